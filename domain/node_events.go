@@ -1,0 +1,111 @@
+package domain
+
+import "time"
+
+// Event is something that happened, in the past tense. Its EventType is the
+// stable name it is stored under: renaming one is a migration.
+type Event interface {
+	EventType() string
+}
+
+// Registration is what a node says about itself when it registers.
+type Registration struct {
+	Name        string            `json:"name"`
+	UID         string            `json:"uid,omitempty"`
+	Kind        NodeKind          `json:"kind"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Addresses   []Address         `json:"addresses,omitempty"`
+	Capacity    ResourceList      `json:"capacity,omitempty"`
+	Allocatable ResourceList      `json:"allocatable,omitempty"`
+	Info        NodeInfo          `json:"info"`
+	MaxJobs     int               `json:"maxJobs,omitempty"`
+	KubeletPort int32             `json:"kubeletPort,omitempty"`
+}
+
+// NodeRegistered: herd saw the node for the first time (or the first time
+// since it was deleted).
+type NodeRegistered struct {
+	Registration
+	At time.Time `json:"at"`
+}
+
+// NodeRestarted: a known node registered again.
+type NodeRestarted struct {
+	Registration
+	// RestartCount is the node's restart count after this restart.
+	RestartCount int `json:"restartCount"`
+	// Reason is RestartCleanStart or RestartCrashRecovery.
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// HeartbeatRecorded: the node reported in. Conditions whose status changed
+// are recorded by NodeConditionChanged events that follow it.
+type HeartbeatRecorded struct {
+	At time.Time `json:"at"`
+	// Metrics as an agent reported them; nil for kubelets and Picos that
+	// report conditions instead.
+	Metrics *Metrics `json:"metrics,omitempty"`
+}
+
+// NodeConditionChanged: a condition appeared or changed status (or reason
+// or message, with the same status). At is the transition time only when
+// From differs from Status.
+type NodeConditionChanged struct {
+	Type ConditionType `json:"type"`
+	// From is the previous status, empty if the node had no such condition.
+	From    ConditionStatus `json:"from,omitempty"`
+	Status  ConditionStatus `json:"status"`
+	Reason  string          `json:"reason,omitempty"`
+	Message string          `json:"message,omitempty"`
+	At      time.Time       `json:"at"`
+}
+
+// NodeBecameReady: the node's Ready condition turned True. A node that was
+// Starting (or Stopped) is Ready from here on.
+type NodeBecameReady struct {
+	At time.Time `json:"at"`
+}
+
+// NodeDeregistered: the node stopped cleanly and said so.
+type NodeDeregistered struct {
+	At time.Time `json:"at"`
+}
+
+// NodeLabelsChanged: the node's labels or annotations were replaced. The
+// maps are the complete new sets.
+type NodeLabelsChanged struct {
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	At          time.Time         `json:"at"`
+}
+
+// NodeDeleted: the node was removed from the fleet.
+type NodeDeleted struct {
+	At time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (NodeRegistered) EventType() string { return "NodeRegistered" }
+
+// EventType implements Event.
+func (NodeRestarted) EventType() string { return "NodeRestarted" }
+
+// EventType implements Event.
+func (HeartbeatRecorded) EventType() string { return "HeartbeatRecorded" }
+
+// EventType implements Event.
+func (NodeConditionChanged) EventType() string { return "NodeConditionChanged" }
+
+// EventType implements Event.
+func (NodeBecameReady) EventType() string { return "NodeBecameReady" }
+
+// EventType implements Event.
+func (NodeDeregistered) EventType() string { return "NodeDeregistered" }
+
+// EventType implements Event.
+func (NodeLabelsChanged) EventType() string { return "NodeLabelsChanged" }
+
+// EventType implements Event.
+func (NodeDeleted) EventType() string { return "NodeDeleted" }
