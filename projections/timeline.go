@@ -1,0 +1,65 @@
+package projections
+
+import (
+	"fmt"
+	"time"
+
+	"herd/domain"
+	"herd/events"
+)
+
+// TimelineEntry is one moment in a node's life as an operator reads it.
+type TimelineEntry struct {
+	// Position is the log position of the event behind the entry.
+	Position int64 `json:"position"`
+	// Node is the node's name.
+	Node string `json:"node"`
+	// At is when it happened, by herd's clock.
+	At time.Time `json:"at"`
+	// Kind is the lifecycle event: Registered, BecameReady, Restarted,
+	// ConditionChanged, Stopped, Deleted, LabelsChanged.
+	Kind string `json:"kind"`
+	// Reason is a short machine-readable cause.
+	Reason string `json:"reason,omitempty"`
+	// Message says what happened in words.
+	Message string `json:"message,omitempty"`
+}
+
+// timelineEntries maps one node event to the lifecycle entries it stands
+// for. Plain heartbeats are not lifecycle events and map to none.
+func timelineEntries(node string, rec events.Record, ev domain.Event) []TimelineEntry {
+	entry := func(at time.Time, kind, reason, msg string) []TimelineEntry {
+		return []TimelineEntry{{Position: rec.Position, Node: node, At: at.UTC(), Kind: kind, Reason: reason, Message: msg}}
+	}
+	switch e := ev.(type) {
+	case domain.NodeRegistered:
+		return entry(e.At, "Registered", string(e.Kind), fmt.Sprintf("registered as a %s node", e.Kind))
+	case domain.NodeRestarted:
+		return entry(e.At, "Restarted", e.Reason, fmt.Sprintf("restart #%d (%s)", e.RestartCount, e.Reason))
+	case domain.NodeBecameReady:
+		return entry(e.At, "BecameReady", "Ready", "node is Ready")
+	case domain.NodeConditionChanged:
+		from := string(e.From)
+		if from == "" {
+			from = "none"
+		}
+		msg := fmt.Sprintf("%s %s -> %s", e.Type, from, e.Status)
+		if e.Message != "" {
+			msg += ": " + e.Message
+		}
+		return entry(e.At, "ConditionChanged", e.Reason, msg)
+	case domain.NodeDeregistered:
+		return entry(e.At, "Stopped", "Deregistered", "node stopped cleanly")
+	case domain.NodeLabelsChanged:
+		return entry(e.At, "LabelsChanged", "", "labels or annotations changed")
+	case domain.NodeDeleted:
+		return entry(e.At, "Deleted", "", "node removed from the fleet")
+	}
+	return nil
+}
+
+const insertTimelineSQL = `INSERT INTO node_timeline (position, seq, node, at, kind, reason, message) VALUES (?, ?, ?, ?, ?, ?, ?)`
+
+func (e TimelineEntry) args(seq int) []any {
+	return []any{e.Position, seq, e.Node, e.At.Format(time.RFC3339Nano), e.Kind, e.Reason, e.Message}
+}

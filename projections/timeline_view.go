@@ -1,0 +1,45 @@
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// TimelineView reads nodes' lifecycle timelines.
+type TimelineView struct {
+	db *sql.DB
+}
+
+// NewTimelineView returns a TimelineView reading db.
+func NewTimelineView(db *sql.DB) *TimelineView { return &TimelineView{db: db} }
+
+// Node returns up to limit entries of node's timeline after the given log
+// position, oldest first. limit <= 0 means all.
+func (v *TimelineView) Node(ctx context.Context, node string, after int64, limit int) ([]TimelineEntry, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := v.db.QueryContext(ctx, `SELECT position, node, at, kind, reason, message FROM node_timeline
+WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?`, node, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("timeline %s: %w", node, err)
+	}
+	defer rows.Close()
+	var out []TimelineEntry
+	for rows.Next() {
+		var (
+			e  TimelineEntry
+			at string
+		)
+		if err := rows.Scan(&e.Position, &e.Node, &at, &e.Kind, &e.Reason, &e.Message); err != nil {
+			return nil, fmt.Errorf("timeline %s: %w", node, err)
+		}
+		if e.At, err = time.Parse(time.RFC3339Nano, at); err != nil {
+			return nil, fmt.Errorf("timeline %s@%d: %w", node, e.Position, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
