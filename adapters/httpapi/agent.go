@@ -1,0 +1,154 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/google/uuid"
+	corev1 "k8s.io/api/core/v1"
+
+	"herd/domain"
+)
+
+// registerAgent is how herd's own agents register: the same Node body as a
+// Kubernetes POST, but registering a known name again is a restart, not a
+// conflict.
+func (s *Server) registerAgent(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	var in corev1.Node
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	if in.Name == "" {
+		in.Name = name
+	}
+	if in.Name != name {
+		s.writeError(w, badRequest("metadata.name %q does not match the node %q in the path", in.Name, name), "Node", name)
+		return
+	}
+	reg := fromNode(in, domain.KindLinux)
+	if reg.UID == "" {
+		reg.UID = uuid.NewString()
+	}
+	now := s.Clock.Now()
+	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, domain.RegisterNode{Registration: reg}, now)
+	})
+	if err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, toNode(n))
+}
+
+// deregisterAgent records a clean stop, so that the next registration is a
+// "clean start".
+func (s *Server) deregisterAgent(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	now := s.Clock.Now()
+	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, domain.DeregisterNode{}, now)
+	})
+	if err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, toNode(n))
+}
+
+// AgentHeartbeat is the body of a herd agent's heartbeat. Every metric is
+// required; a missing one is named in the error.
+type AgentHeartbeat struct {
+	Metrics *AgentMetrics `json:"metrics"`
+}
+
+// AgentMetrics mirrors domain.Metrics with every field optional on the
+// wire, so that a missing field can be told from a zero.
+type AgentMetrics struct {
+	CPUCount             *int     `json:"cpuCount"`
+	Load1                *float64 `json:"load1"`
+	Load5                *float64 `json:"load5"`
+	Load15               *float64 `json:"load15"`
+	MemoryTotalBytes     *int64   `json:"memoryTotalBytes"`
+	MemoryAvailableBytes *int64   `json:"memoryAvailableBytes"`
+	DiskTotalBytes       *int64   `json:"diskTotalBytes"`
+	DiskAvailableBytes   *int64   `json:"diskAvailableBytes"`
+	PIDsMax              *int64   `json:"pidsMax"`
+	PIDsCurrent          *int64   `json:"pidsCurrent"`
+	ActiveJobs           *int     `json:"activeJobs"`
+}
+
+func (s *Server) agentHeartbeat(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	m, err := decodeAgentHeartbeat(r, name)
+	if err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	now := s.Clock.Now()
+	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, domain.RecordHeartbeat{Metrics: &m, Thresholds: s.cfg.Thresholds}, now)
+	})
+	if err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, toNode(n))
+}
+
+// decodeAgentHeartbeat reads the body strictly: unknown fields are typos
+// and rejected, missing metrics are named.
+func decodeAgentHeartbeat(r *http.Request, name string) (domain.Metrics, error) {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return domain.Metrics{}, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var hb AgentHeartbeat
+	if err := dec.Decode(&hb); err != nil {
+		return domain.Metrics{}, badRequest("the heartbeat body is not valid: %v", err)
+	}
+	if hb.Metrics == nil {
+		return domain.Metrics{}, &domain.InvalidError{Kind: "Node", Name: name,
+			Fields: []domain.FieldError{{Field: "metrics", Reason: "Required value"}}}
+	}
+	var (
+		out     domain.Metrics
+		missing []domain.FieldError
+	)
+	take := func(field string, present bool) {
+		if !present {
+			missing = append(missing, domain.FieldError{Field: "metrics." + field, Reason: "Required value"})
+		}
+	}
+	p := hb.Metrics
+	take("cpuCount", set(p.CPUCount, &out.CPUCount))
+	take("load1", set(p.Load1, &out.Load1))
+	take("load5", set(p.Load5, &out.Load5))
+	take("load15", set(p.Load15, &out.Load15))
+	take("memoryTotalBytes", set(p.MemoryTotalBytes, &out.MemoryTotalBytes))
+	take("memoryAvailableBytes", set(p.MemoryAvailableBytes, &out.MemoryAvailableBytes))
+	take("diskTotalBytes", set(p.DiskTotalBytes, &out.DiskTotalBytes))
+	take("diskAvailableBytes", set(p.DiskAvailableBytes, &out.DiskAvailableBytes))
+	take("pidsMax", set(p.PIDsMax, &out.PIDsMax))
+	take("pidsCurrent", set(p.PIDsCurrent, &out.PIDsCurrent))
+	take("activeJobs", set(p.ActiveJobs, &out.ActiveJobs))
+	if len(missing) > 0 {
+		return out, &domain.InvalidError{Kind: "Node", Name: name, Fields: missing}
+	}
+	return out, nil
+}
+
+// set copies *src into dst when src is present and says whether it was.
+func set[T any](src *T, dst *T) bool {
+	if src == nil {
+		return false
+	}
+	*dst = *src
+	return true
+}
+

@@ -1,0 +1,192 @@
+package httpapi
+
+import (
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"herd/domain"
+)
+
+// Labels and annotations herd adds to the Nodes it serves. They are views
+// of herd's own fields, recomputed on every read and ignored on input.
+const (
+	labelKind             = "herd.dev/kind"
+	annotationAgentState  = "herd.dev/agent-state"
+	annotationRestarts    = "herd.dev/restart-count"
+	annotationRestartWhy  = "herd.dev/last-restart-reason"
+	annotationStartedAt   = "herd.dev/started-at"
+	annotationHeartbeatAt = "herd.dev/last-heartbeat"
+	annotationMaxJobs     = "herd.dev/max-jobs"
+)
+
+// toNode renders a domain node as a Kubernetes Node.
+func toNode(n domain.Node) corev1.Node {
+	labels := map[string]string{labelKind: string(n.Kind)}
+	for k, v := range n.Labels {
+		labels[k] = v
+	}
+	ann := map[string]string{
+		annotationAgentState: string(n.AgentState),
+		annotationRestarts:   strconv.Itoa(n.RestartCount),
+		annotationStartedAt:  n.StartedAt.UTC().Format(rfc3339),
+	}
+	if n.LastRestartReason != "" {
+		ann[annotationRestartWhy] = n.LastRestartReason
+	}
+	if !n.LastHeartbeat.IsZero() {
+		ann[annotationHeartbeatAt] = n.LastHeartbeat.UTC().Format(rfc3339)
+	}
+	if n.MaxJobs > 0 {
+		ann[annotationMaxJobs] = strconv.Itoa(n.MaxJobs)
+	}
+	for k, v := range n.Annotations {
+		ann[k] = v
+	}
+	out := corev1.Node{
+		TypeMeta: metav1.TypeMeta{Kind: "Node", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              n.Name,
+			UID:               types.UID(n.UID),
+			ResourceVersion:   strconv.FormatInt(n.ResourceVersion, 10),
+			CreationTimestamp: metav1.NewTime(n.StartedAt),
+			Labels:            labels,
+			Annotations:       ann,
+		},
+		Status: corev1.NodeStatus{
+			Capacity:    toResourceList(n.Capacity),
+			Allocatable: toResourceList(n.Allocatable),
+			NodeInfo: corev1.NodeSystemInfo{
+				MachineID:               n.Info.MachineID,
+				SystemUUID:              n.Info.SystemUUID,
+				BootID:                  n.Info.BootID,
+				KernelVersion:           n.Info.KernelVersion,
+				OSImage:                 n.Info.OSImage,
+				ContainerRuntimeVersion: n.Info.ContainerRuntimeVersion,
+				KubeletVersion:          n.Info.AgentVersion,
+				KubeProxyVersion:        n.Info.KubeProxyVersion,
+				OperatingSystem:         n.Info.OperatingSystem,
+				Architecture:            n.Info.Architecture,
+			},
+		},
+	}
+	out.Status.DaemonEndpoints.KubeletEndpoint.Port = n.KubeletPort
+	for _, a := range n.Addresses {
+		out.Status.Addresses = append(out.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeAddressType(a.Type), Address: a.Address})
+	}
+	for _, c := range n.Conditions {
+		out.Status.Conditions = append(out.Status.Conditions, corev1.NodeCondition{
+			Type:               corev1.NodeConditionType(c.Type),
+			Status:             corev1.ConditionStatus(c.Status),
+			LastHeartbeatTime:  metav1.NewTime(c.LastHeartbeatTime),
+			LastTransitionTime: metav1.NewTime(c.LastTransitionTime),
+			Reason:             c.Reason,
+			Message:            c.Message,
+		})
+	}
+	return out
+}
+
+const rfc3339 = "2006-01-02T15:04:05Z07:00"
+
+// fromNode reads the registration a client posted as a Kubernetes Node.
+// herd's own labels and annotations are dropped: they are outputs.
+func fromNode(in corev1.Node, defaultKind domain.NodeKind) domain.Registration {
+	reg := domain.Registration{
+		Name:        in.Name,
+		UID:         string(in.UID),
+		Kind:        defaultKind,
+		Labels:      withoutHerdKeys(in.Labels),
+		Annotations: withoutHerdKeys(in.Annotations),
+		Capacity:    fromResourceList(in.Status.Capacity),
+		Allocatable: fromResourceList(in.Status.Allocatable),
+		KubeletPort: in.Status.DaemonEndpoints.KubeletEndpoint.Port,
+		Info: domain.NodeInfo{
+			AgentVersion:            in.Status.NodeInfo.KubeletVersion,
+			KernelVersion:           in.Status.NodeInfo.KernelVersion,
+			OSImage:                 in.Status.NodeInfo.OSImage,
+			OperatingSystem:         in.Status.NodeInfo.OperatingSystem,
+			Architecture:            in.Status.NodeInfo.Architecture,
+			ContainerRuntimeVersion: in.Status.NodeInfo.ContainerRuntimeVersion,
+			KubeProxyVersion:        in.Status.NodeInfo.KubeProxyVersion,
+			MachineID:               in.Status.NodeInfo.MachineID,
+			SystemUUID:              in.Status.NodeInfo.SystemUUID,
+			BootID:                  in.Status.NodeInfo.BootID,
+		},
+	}
+	if k, ok := in.Labels[labelKind]; ok {
+		reg.Kind = domain.NodeKind(k)
+	}
+	if v, err := strconv.Atoi(in.Annotations[annotationMaxJobs]); err == nil {
+		reg.MaxJobs = v
+	}
+	for _, a := range in.Status.Addresses {
+		reg.Addresses = append(reg.Addresses, domain.Address{Type: string(a.Type), Address: a.Address})
+	}
+	return reg
+}
+
+// reportedConditions takes the statuses a node computed itself; its
+// timestamps are ignored, herd's clock decides those.
+func reportedConditions(in []corev1.NodeCondition) []domain.ReportedCondition {
+	out := make([]domain.ReportedCondition, 0, len(in))
+	for _, c := range in {
+		out = append(out, domain.ReportedCondition{
+			Type: domain.ConditionType(c.Type), Status: domain.ConditionStatus(c.Status),
+			Reason: c.Reason, Message: c.Message,
+		})
+	}
+	return out
+}
+
+func withoutHerdKeys(m map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range m {
+		if len(k) > len("herd.dev/") && k[:len("herd.dev/")] == "herd.dev/" {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// toResourceList renders base units as Kubernetes quantities: CPU in
+// millicores, memory-like resources in binary SI (256Ki), counts decimal.
+func toResourceList(in domain.ResourceList) corev1.ResourceList {
+	if len(in) == 0 {
+		return nil
+	}
+	out := corev1.ResourceList{}
+	for name, v := range in {
+		switch name {
+		case "cpu":
+			out[corev1.ResourceName(name)] = *resource.NewMilliQuantity(v, resource.DecimalSI)
+		case "memory", "ephemeral-storage":
+			out[corev1.ResourceName(name)] = *resource.NewQuantity(v, resource.BinarySI)
+		default:
+			out[corev1.ResourceName(name)] = *resource.NewQuantity(v, resource.DecimalSI)
+		}
+	}
+	return out
+}
+
+func fromResourceList(in corev1.ResourceList) domain.ResourceList {
+	if len(in) == 0 {
+		return nil
+	}
+	out := domain.ResourceList{}
+	for name, q := range in {
+		if name == corev1.ResourceCPU {
+			out[string(name)] = q.MilliValue()
+		} else {
+			out[string(name)] = q.Value()
+		}
+	}
+	return out
+}

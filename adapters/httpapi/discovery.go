@@ -1,0 +1,83 @@
+package httpapi
+
+import (
+	"net/http"
+	"runtime"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/version"
+)
+
+// herd's own API group, for what Kubernetes has no resource for.
+const (
+	herdGroup   = "herd.dev"
+	herdVersion = "v1"
+)
+
+// kubernetesVersion is the Kubernetes API level herd's core endpoints
+// follow; kubectl compares it with its own to warn about skew.
+const (
+	kubernetesMajor = "1"
+	kubernetesMinor = "33"
+)
+
+func (s *Server) version(w http.ResponseWriter, _ *http.Request) {
+	v := s.cfg.Version
+	if v == "" {
+		v = "dev"
+	}
+	s.writeJSON(w, http.StatusOK, version.Info{
+		Major:      kubernetesMajor,
+		Minor:      kubernetesMinor,
+		GitVersion: "v" + kubernetesMajor + "." + kubernetesMinor + ".0+herd-" + v,
+		GoVersion:  runtime.Version(),
+		Compiler:   runtime.Compiler,
+		Platform:   runtime.GOOS + "/" + runtime.GOARCH,
+	})
+}
+
+// apiVersions answers /api. A client asking for aggregated discovery gets
+// the legacy document with Content-Type application/json, which client-go
+// takes as the sign to fall back to legacy discovery.
+func (s *Server) apiVersions(w http.ResponseWriter, r *http.Request) {
+	s.writeJSON(w, http.StatusOK, metav1.APIVersions{
+		TypeMeta: metav1.TypeMeta{Kind: "APIVersions"},
+		Versions: []string{"v1"},
+		ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{
+			{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host},
+		},
+	})
+}
+
+func (s *Server) apiGroups(w http.ResponseWriter, _ *http.Request) {
+	gv := metav1.GroupVersionForDiscovery{GroupVersion: herdGroup + "/" + herdVersion, Version: herdVersion}
+	s.writeJSON(w, http.StatusOK, metav1.APIGroupList{
+		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
+		Groups:   []metav1.APIGroup{{Name: herdGroup, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}},
+	})
+}
+
+func (s *Server) coreResources(w http.ResponseWriter, _ *http.Request) {
+	s.writeJSON(w, http.StatusOK, metav1.APIResourceList{
+		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+		GroupVersion: "v1",
+		APIResources: []metav1.APIResource{
+			{Name: "nodes", SingularName: "node", Kind: "Node", ShortNames: []string{"no"},
+				Verbs: metav1.Verbs{"create", "delete", "get", "list"}},
+			{Name: "nodes/status", Kind: "Node", Verbs: metav1.Verbs{"get", "patch"}},
+		},
+	})
+}
+
+func (s *Server) herdResources(w http.ResponseWriter, _ *http.Request) {
+	s.writeJSON(w, http.StatusOK, metav1.APIResourceList{
+		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+		GroupVersion: herdGroup + "/" + herdVersion,
+		APIResources: []metav1.APIResource{
+			{Name: "auditevents", SingularName: "auditevent", Kind: "AuditEvent", Verbs: metav1.Verbs{"list"}},
+			{Name: "nodes/timeline", Kind: "NodeTimeline", Verbs: metav1.Verbs{"get"}},
+			{Name: "nodes/heartbeat", Kind: "Heartbeat", Verbs: metav1.Verbs{"create"}},
+			{Name: "nodes/registration", Kind: "Node", Verbs: metav1.Verbs{"update", "delete"}},
+		},
+	})
+}

@@ -1,0 +1,12 @@
+// Package httpapi is herd's Kubernetes-compatible HTTP API: Kubernetes paths
+// and JSON (k8s.io/api types at the boundary, mapped to and from the domain)
+// so that kubectl and client-go work unchanged, plus herd's own endpoints
+// under the herd.dev API group (the audit log, node timelines, agent
+// heartbeats) and /healthz, /readyz and /metrics.
+//
+// Every request body is size-limited and validated before a command runs;
+// every error is a Kubernetes Status; a rejected request appends nothing.
+//
+// httpapi imports domain and projections; it must not import reconcilers or
+// other adapters.
+package httpapi

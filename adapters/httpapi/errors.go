@@ -1,0 +1,89 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"herd/domain"
+)
+
+// requestError is an error the API layer found before any command ran:
+// the request itself is malformed.
+type requestError struct {
+	code   int
+	reason metav1.StatusReason
+	msg    string
+}
+
+func (e *requestError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &requestError{http.StatusBadRequest, metav1.StatusReasonBadRequest, fmt.Sprintf(format, args...)}
+}
+
+func unsupportedMediaType(ct string) error {
+	return &requestError{http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/merge-patch+json, application/strategic-merge-patch+json (got %q)", ct)}
+}
+
+// statusFor maps an error to the HTTP status and Kubernetes Status body the
+// client sees. It is the only place where herd's errors meet HTTP.
+func statusFor(err error, kind, name string) metav1.Status {
+	st := metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure,
+		Message:  err.Error(),
+		Details:  &metav1.StatusDetails{Name: name, Kind: kind},
+	}
+	var (
+		reqErr  *requestError
+		invalid *domain.InvalidError
+		maxErr  *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &reqErr):
+		st.Code, st.Reason = int32(reqErr.code), reqErr.reason
+	case errors.As(err, &maxErr):
+		st.Code, st.Reason = http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge
+		st.Message = fmt.Sprintf("request body too large: the limit is %d bytes", maxErr.Limit)
+	case errors.As(err, &invalid):
+		st.Code, st.Reason = http.StatusUnprocessableEntity, metav1.StatusReasonInvalid
+		for _, f := range invalid.Fields {
+			msg := f.Reason
+			if f.Value != "" {
+				msg = fmt.Sprintf("Invalid value: %q: %s", f.Value, f.Reason)
+			}
+			st.Details.Causes = append(st.Details.Causes, metav1.StatusCause{
+				Type: metav1.CauseTypeFieldValueInvalid, Message: msg, Field: f.Field,
+			})
+		}
+	case errors.Is(err, domain.ErrNotFound):
+		st.Code, st.Reason = http.StatusNotFound, metav1.StatusReasonNotFound
+		if name != "" {
+			st.Message = fmt.Sprintf("%ss %q not found", lower(kind), name)
+		}
+	case errors.Is(err, domain.ErrAlreadyExists):
+		st.Code, st.Reason = http.StatusConflict, metav1.StatusReasonAlreadyExists
+		st.Message = fmt.Sprintf("%ss %q already exists", lower(kind), name)
+	case errors.Is(err, domain.ErrConflict):
+		st.Code, st.Reason = http.StatusConflict, metav1.StatusReasonConflict
+	default:
+		st.Code, st.Reason = http.StatusInternalServerError, metav1.StatusReasonInternalError
+		st.Message = "internal error: " + err.Error()
+	}
+	return st
+}
+
+func lower(kind string) string {
+	if kind == "" {
+		return "object"
+	}
+	b := []byte(kind)
+	if b[0] >= 'A' && b[0] <= 'Z' {
+		b[0] += 'a' - 'A'
+	}
+	return string(b)
+}

@@ -1,0 +1,33 @@
+package httpapi
+
+import (
+	"net/http"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("ok"))
+}
+
+// readyz is ready when the log answers a query.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.Store.Head(r.Context(), s.Store.DB()); err != nil {
+		http.Error(w, "event log unavailable: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("ok"))
+}
+
+func metav1Status(code int32, reason metav1.StatusReason, msg string) metav1.Status {
+	return metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure, Code: code, Reason: reason, Message: msg,
+	}
+}
+
+func (s *Server) writeStatus(w http.ResponseWriter, st metav1.Status) {
+	s.writeJSON(w, int(st.Code), st)
+}

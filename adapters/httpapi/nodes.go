@@ -1,0 +1,181 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/google/uuid"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"herd/domain"
+)
+
+func (s *Server) listNodes(w http.ResponseWriter, r *http.Request) {
+	sel, err := labelSelector(r)
+	if err != nil {
+		s.writeError(w, err, "Node", "")
+		return
+	}
+	nodes, head, err := s.NodeView.List(r.Context())
+	if err != nil {
+		s.writeError(w, err, "Node", "")
+		return
+	}
+	list := corev1.NodeList{
+		TypeMeta: metav1.TypeMeta{Kind: "NodeList", APIVersion: "v1"},
+		ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatInt(head, 10)},
+		Items:    []corev1.Node{},
+	}
+	for _, n := range nodes {
+		kn := toNode(n)
+		if sel.Matches(labels.Set(kn.Labels)) {
+			list.Items = append(list.Items, kn)
+		}
+	}
+	if wantsTable(r) {
+		s.writeJSON(w, http.StatusOK, s.nodeTable(list.Items, list.ResourceVersion, r))
+		return
+	}
+	s.writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) getNode(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	n, err := s.NodeView.Get(r.Context(), name)
+	if err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	kn := toNode(n)
+	if wantsTable(r) {
+		s.writeJSON(w, http.StatusOK, s.nodeTable([]corev1.Node{kn}, kn.ResourceVersion, r))
+		return
+	}
+	s.writeJSON(w, http.StatusOK, kn)
+}
+
+// createNode registers a node the Kubernetes way: a second POST of the
+// same name is 409 AlreadyExists. Conditions the node reports in its
+// status are taken as its first heartbeat, in the same transaction.
+func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
+	var in corev1.Node
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, err, "Node", "")
+		return
+	}
+	reg := fromNode(in, domain.KindLinux)
+	if reg.UID == "" {
+		reg.UID = uuid.NewString()
+	}
+	now := s.Clock.Now()
+	reported := reportedConditions(in.Status.Conditions)
+	n, err := s.Nodes.UpdateNode(r.Context(), reg.Name, func(n domain.Node) ([]domain.Event, error) {
+		evs, err := domain.DecideNode(n, domain.RegisterNode{Registration: reg, FailIfExists: true}, now)
+		if err != nil || len(reported) == 0 {
+			return evs, err
+		}
+		for _, e := range evs {
+			n = domain.EvolveNode(n, e)
+		}
+		more, err := domain.DecideNode(n, domain.RecordHeartbeat{Reported: reported, Thresholds: s.cfg.Thresholds}, now)
+		return append(evs, more...), err
+	})
+	if err != nil {
+		s.writeError(w, err, "Node", reg.Name)
+		return
+	}
+	s.writeJSON(w, http.StatusCreated, toNode(n))
+}
+
+func (s *Server) deleteNode(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	now := s.Clock.Now()
+	_, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
+		if !n.Exists() {
+			return nil, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
+		}
+		return domain.DecideNode(n, domain.DeleteNode{}, now)
+	})
+	if err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusSuccess,
+		Details:  &metav1.StatusDetails{Name: name, Kind: "nodes"},
+	})
+}
+
+// patchNodeStatus is a node's heartbeat in Kubernetes form: a merge or
+// strategic-merge patch {"status":{...}}. Conditions merge by type, as a
+// strategic merge does; herd stamps their times with its own clock.
+func (s *Server) patchNodeStatus(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	switch ct := mediaType(r); ct {
+	case "application/merge-patch+json", "application/strategic-merge-patch+json":
+	default:
+		s.writeError(w, unsupportedMediaType(ct), "Node", name)
+		return
+	}
+	var body struct {
+		Status *corev1.NodeStatus `json:"status"`
+	}
+	if err := decodeJSON(r, &body); err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	if body.Status == nil {
+		s.writeError(w, badRequest(`the patch must be of the form {"status":{...}}`), "Node", name)
+		return
+	}
+	cmd := domain.RecordHeartbeat{Reported: reportedConditions(body.Status.Conditions), Thresholds: s.cfg.Thresholds}
+	now := s.Clock.Now()
+	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, cmd, now)
+	})
+	if err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, toNode(n))
+}
+
+// decodeJSON reads one JSON document from the (size-limited) body.
+func decodeJSON(r *http.Request, v any) error {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	if len(data) == 0 {
+		return badRequest("the request body is empty")
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return badRequest("the request body is not valid JSON for this resource: %v", err)
+	}
+	return nil
+}
+
+func labelSelector(r *http.Request) (labels.Selector, error) {
+	raw := r.URL.Query().Get("labelSelector")
+	sel, err := labels.Parse(raw)
+	if err != nil {
+		return nil, badRequest("unable to parse labelSelector %q: %v", raw, err)
+	}
+	return sel, nil
+}
+
+func mediaType(r *http.Request) string {
+	ct := r.Header.Get("Content-Type")
+	for i := 0; i < len(ct); i++ {
+		if ct[i] == ';' {
+			return ct[:i]
+		}
+	}
+	return ct
+}

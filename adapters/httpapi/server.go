@@ -1,0 +1,147 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+)
+
+// MaxBodyBytes caps every request body. A Node is a few kilobytes; 1 MiB
+// leaves ample room while keeping a misbehaving client from making herd
+// buffer megabytes (kube-apiserver allows 3 MiB for far larger objects).
+const MaxBodyBytes = 1 << 20
+
+// Config tunes the API.
+type Config struct {
+	// Thresholds decide the pressure conditions from agents' metrics.
+	Thresholds domain.Thresholds
+	// Version is herd's own version, reported by /version.
+	Version string
+}
+
+// Deps are what the API reads and writes through.
+type Deps struct {
+	Nodes    domain.NodeRepository
+	NodeView *projections.NodeView
+	Timeline *projections.TimelineView
+	Store    *events.Store
+	Clock    clock.PassiveClock
+	Logger   *zap.Logger
+	Gatherer prometheus.Gatherer
+}
+
+// Server serves herd's HTTP API.
+type Server struct {
+	Deps
+	cfg Config
+	mux *http.ServeMux
+}
+
+// NewServer returns a Server with every route registered.
+func NewServer(deps Deps, cfg Config) *Server {
+	s := &Server{Deps: deps, cfg: cfg, mux: http.NewServeMux()}
+	s.routes()
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	}
+	id := r.Header.Get("X-Request-Id")
+	if id == "" {
+		id = uuid.NewString()
+	}
+	w.Header().Set("X-Request-Id", id)
+	ctx := events.WithMetadata(r.Context(), events.Metadata{
+		Actor:         "system:anonymous",
+		CorrelationID: id,
+		Source:        "httpapi",
+	})
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
+	s.mux.ServeHTTP(rec, r.WithContext(ctx))
+	s.Logger.Debug("request", zap.String("method", r.Method), zap.String("path", r.URL.Path),
+		zap.Int("code", rec.code), zap.Duration("took", time.Since(start)), zap.String("request_id", id))
+}
+
+func (s *Server) routes() {
+	m := s.mux
+	m.HandleFunc("GET /healthz", s.healthz)
+	m.HandleFunc("GET /livez", s.healthz)
+	m.HandleFunc("GET /readyz", s.readyz)
+	m.Handle("GET /metrics", promhttp.HandlerFor(s.Gatherer, promhttp.HandlerOpts{}))
+
+	m.HandleFunc("GET /version", s.version)
+	m.HandleFunc("GET /api", s.apiVersions)
+	m.HandleFunc("GET /apis", s.apiGroups)
+	m.HandleFunc("GET /api/v1", s.coreResources)
+	m.HandleFunc("GET /apis/"+herdGroup+"/"+herdVersion, s.herdResources)
+
+	m.HandleFunc("GET /api/v1/nodes", s.listNodes)
+	m.HandleFunc("POST /api/v1/nodes", s.createNode)
+	m.HandleFunc("GET /api/v1/nodes/{name}", s.getNode)
+	m.HandleFunc("DELETE /api/v1/nodes/{name}", s.deleteNode)
+	m.HandleFunc("GET /api/v1/nodes/{name}/status", s.getNode)
+	m.HandleFunc("PATCH /api/v1/nodes/{name}/status", s.patchNodeStatus)
+
+	herd := "/apis/" + herdGroup + "/" + herdVersion
+	m.HandleFunc("GET "+herd+"/auditevents", s.listAuditEvents)
+	m.HandleFunc("GET "+herd+"/nodes/{name}/timeline", s.nodeTimeline)
+	m.HandleFunc("PUT "+herd+"/nodes/{name}/registration", s.registerAgent)
+	m.HandleFunc("DELETE "+herd+"/nodes/{name}/registration", s.deregisterAgent)
+	m.HandleFunc("POST "+herd+"/nodes/{name}/heartbeat", s.agentHeartbeat)
+
+	m.HandleFunc("/", s.notFound)
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.writeStatus(w, metav1Status(http.StatusNotFound, "NotFound", "the server could not find the requested resource "+r.URL.Path))
+}
+
+// writeJSON writes v as the response body with code.
+func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	if err := enc.Encode(v); err != nil {
+		s.Logger.Debug("write response", zap.Error(err))
+	}
+}
+
+// writeError answers with the Status for err about the named object.
+func (s *Server) writeError(w http.ResponseWriter, err error, kind, name string) {
+	st := statusFor(err, kind, name)
+	if st.Code >= 500 {
+		s.Logger.Error("request failed", zap.String("kind", kind), zap.String("name", name), zap.Error(err))
+	}
+	s.writeStatus(w, st)
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.code = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+// Flush passes flushes through, for streaming responses.
+func (r *statusRecorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}

@@ -1,0 +1,129 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
+)
+
+// wantsTable reports whether the client asked for a server-side table, as
+// kubectl get does (Accept: application/json;as=Table;v=v1;g=meta.k8s.io).
+func wantsTable(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		if strings.Contains(part, "as=Table") && strings.Contains(part, "g=meta.k8s.io") {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeTable renders nodes the way kubectl get nodes prints them; the wide
+// columns (priority 1) show with -o wide.
+func (s *Server) nodeTable(nodes []corev1.Node, rv string, r *http.Request) metav1.Table {
+	t := metav1.Table{
+		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
+		ListMeta: metav1.ListMeta{ResourceVersion: rv},
+		ColumnDefinitions: []metav1.TableColumnDefinition{
+			{Name: "Name", Type: "string", Format: "name", Description: "Name of the node"},
+			{Name: "Status", Type: "string", Description: "Ready, NotReady or Unknown, and SchedulingDisabled when cordoned"},
+			{Name: "Roles", Type: "string", Description: "Roles from node-role.kubernetes.io labels"},
+			{Name: "Age", Type: "string", Description: "Time since herd first saw the node"},
+			{Name: "Version", Type: "string", Description: "Kubelet or agent version"},
+			{Name: "Internal-IP", Type: "string", Priority: 1},
+			{Name: "External-IP", Type: "string", Priority: 1},
+			{Name: "OS-Image", Type: "string", Priority: 1},
+			{Name: "Kernel-Version", Type: "string", Priority: 1},
+			{Name: "Container-Runtime", Type: "string", Priority: 1},
+			{Name: "Kind", Type: "string", Priority: 1, Description: "How herd reaches the node"},
+		},
+	}
+	now := s.Clock.Now()
+	for i := range nodes {
+		n := &nodes[i]
+		t.Rows = append(t.Rows, metav1.TableRow{
+			Cells: []any{
+				n.Name, nodeStatus(n), nodeRoles(n),
+				duration.HumanDuration(now.Sub(n.CreationTimestamp.Time)),
+				n.Status.NodeInfo.KubeletVersion,
+				address(n, corev1.NodeInternalIP), address(n, corev1.NodeExternalIP),
+				orUnknown(n.Status.NodeInfo.OSImage), orUnknown(n.Status.NodeInfo.KernelVersion),
+				orUnknown(n.Status.NodeInfo.ContainerRuntimeVersion), n.Labels[labelKind],
+			},
+			Object: rowObject(r, n),
+		})
+	}
+	return t
+}
+
+// rowObject embeds the object's metadata, or the whole object when the
+// client asked with includeObject=Object.
+func rowObject(r *http.Request, n *corev1.Node) runtime.RawExtension {
+	var v any = metav1.PartialObjectMetadata{
+		TypeMeta:   metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"},
+		ObjectMeta: n.ObjectMeta,
+	}
+	switch r.URL.Query().Get("includeObject") {
+	case "Object":
+		v = n
+	case "None":
+		return runtime.RawExtension{}
+	}
+	raw, _ := json.Marshal(v)
+	return runtime.RawExtension{Raw: raw}
+}
+
+func nodeStatus(n *corev1.Node) string {
+	status := "Unknown"
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			switch c.Status {
+			case corev1.ConditionTrue:
+				status = "Ready"
+			case corev1.ConditionFalse:
+				status = "NotReady"
+			default:
+				status = "NotReady"
+			}
+		}
+	}
+	if n.Spec.Unschedulable {
+		status += ",SchedulingDisabled"
+	}
+	return status
+}
+
+func nodeRoles(n *corev1.Node) string {
+	var roles []string
+	for k := range n.Labels {
+		if role, ok := strings.CutPrefix(k, "node-role.kubernetes.io/"); ok && role != "" {
+			roles = append(roles, role)
+		}
+	}
+	if len(roles) == 0 {
+		return "<none>"
+	}
+	sort.Strings(roles)
+	return strings.Join(roles, ",")
+}
+
+func address(n *corev1.Node, t corev1.NodeAddressType) string {
+	for _, a := range n.Status.Addresses {
+		if a.Type == t {
+			return a.Address
+		}
+	}
+	return "<none>"
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "<unknown>"
+	}
+	return s
+}

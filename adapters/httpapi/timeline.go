@@ -1,0 +1,51 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"herd/projections"
+)
+
+// NodeTimeline is a node's lifecycle, oldest first.
+type NodeTimeline struct {
+	APIVersion string                      `json:"apiVersion"`
+	Kind       string                      `json:"kind"`
+	Node       string                      `json:"node"`
+	Items      []projections.TimelineEntry `json:"items"`
+}
+
+// nodeTimeline serves a node's lifecycle events; ?after= and ?limit= page.
+func (s *Server) nodeTimeline(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if _, err := s.NodeView.Get(r.Context(), name); err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	q := r.URL.Query()
+	var after int64
+	limit := 0
+	if v := q.Get("after"); v != "" {
+		var err error
+		if after, err = strconv.ParseInt(v, 10, 64); err != nil {
+			s.writeError(w, badRequest("after must be a log position, got %q", v), "Node", name)
+			return
+		}
+	}
+	if v := q.Get("limit"); v != "" {
+		var err error
+		if limit, err = strconv.Atoi(v); err != nil || limit < 0 {
+			s.writeError(w, badRequest("limit must be a non-negative integer, got %q", v), "Node", name)
+			return
+		}
+	}
+	items, err := s.Timeline.Node(r.Context(), name, after, limit)
+	if err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	if items == nil {
+		items = []projections.TimelineEntry{}
+	}
+	s.writeJSON(w, http.StatusOK, NodeTimeline{APIVersion: herdGroup + "/" + herdVersion, Kind: "NodeTimeline", Node: name, Items: items})
+}

@@ -1,0 +1,130 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxevent"
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/adapters/httpapi"
+	"herd/events"
+	"herd/projections"
+)
+
+// Options is the whole of `herd serve` as fx options. Tests append options
+// of their own, for instance fx.Decorate to swap the clock.
+func Options(cfg Config, extra ...fx.Option) fx.Option {
+	return fx.Options(
+		fx.Supply(cfg),
+		fx.WithLogger(func(l *zap.Logger) fxevent.Logger {
+			return &fxevent.ZapLogger{Logger: l.Named("fx").WithOptions(zap.IncreaseLevel(zap.WarnLevel))}
+		}),
+		fx.Provide(
+			NewLogger,
+			func() clock.Clock { return clock.RealClock{} },
+			newRegistry,
+			openStore,
+			func(store *events.Store, clk clock.Clock, m *projections.Metrics) *projections.Writer {
+				return projections.NewWriter(store, clk, m)
+			},
+			func(store *events.Store) *projections.NodeView { return projections.NewNodeView(store.DB()) },
+			func(store *events.Store) *projections.TimelineView { return projections.NewTimelineView(store.DB()) },
+			newAPI,
+			newHTTPServer,
+		),
+		fx.Invoke(func(*HTTPServer) {}),
+		fx.Options(extra...),
+	)
+}
+
+func newRegistry() (*prometheus.Registry, prometheus.Registerer, prometheus.Gatherer, *projections.Metrics) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg, reg, reg, projections.NewMetrics(reg)
+}
+
+func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metrics) (*events.Store, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("--data-dir %s: %w", cfg.DataDir, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	store, err := events.Open(ctx, events.Config{Path: cfg.DatabasePath(), PollInterval: cfg.PollInterval}, NewWatermillLogger(log))
+	if err != nil {
+		return nil, err
+	}
+	if err := projections.Migrate(ctx, store.DB()); err != nil {
+		_ = store.Close()
+		return nil, err
+	}
+	head, err := store.Head(ctx, store.DB())
+	if err != nil {
+		_ = store.Close()
+		return nil, err
+	}
+	m.SetHead(head)
+	log.Info("event log open", zap.String("path", cfg.DatabasePath()), zap.Int64("position", head))
+	lc.Append(fx.StopHook(store.Close))
+	return store, nil
+}
+
+func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, tl *projections.TimelineView,
+	store *events.Store, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer) *httpapi.Server {
+	return httpapi.NewServer(httpapi.Deps{
+		Nodes: w, NodeView: nodes, Timeline: tl, Store: store, Clock: clk, Logger: log.Named("http"), Gatherer: g,
+	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version})
+}
+
+// HTTPServer is the API listener. Its address is known once the app has
+// started, which is what lets tests listen on port 0.
+type HTTPServer struct {
+	srv *http.Server
+	ln  net.Listener
+}
+
+// Addr is the address the API listens on.
+func (h *HTTPServer) Addr() string { return h.ln.Addr().String() }
+
+// URL is the API's base URL.
+func (h *HTTPServer) URL() string { return "http://" + h.Addr() }
+
+func newHTTPServer(lc fx.Lifecycle, cfg Config, api *httpapi.Server, log *zap.Logger) *HTTPServer {
+	h := &HTTPServer{srv: &http.Server{
+		Handler: api,
+		// A slow or stalled client must not hold a connection forever;
+		// watches (long-lived responses) set their own deadlines.
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}}
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			ln, err := net.Listen("tcp", cfg.Listen)
+			if err != nil {
+				return fmt.Errorf("--listen %s: %w", cfg.Listen, err)
+			}
+			h.ln = ln
+			log.Info("serving the API", zap.String("url", h.URL()))
+			go func() {
+				if err := h.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					log.Error("API listener stopped", zap.Error(err))
+				}
+			}()
+			return nil
+		},
+		OnStop: func(ctx context.Context) error {
+			return h.srv.Shutdown(ctx)
+		},
+	})
+	return h
+}

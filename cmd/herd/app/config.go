@@ -1,0 +1,91 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"time"
+
+	"herd/domain"
+)
+
+// Config is everything an operator tunes on `herd serve`. Flags and HERD_*
+// variables fill it; Validate names the setting that is wrong.
+type Config struct {
+	// Listen is the address of the HTTP API. The default keeps herd on
+	// loopback until an operator decides otherwise.
+	Listen string
+	// DataDir holds the SQLite database (herd.db and its WAL).
+	DataDir string
+	// LogLevel is debug, info, warn or error.
+	LogLevel string
+	// LogFormat is console (for people) or json (for log shippers).
+	LogFormat string
+	// Thresholds decide agents' pressure conditions.
+	Thresholds domain.Thresholds
+	// PollInterval is how often an idle consumer group polls the log.
+	PollInterval time.Duration
+	// Demo, when above zero, runs that many simulated nodes that register
+	// and heartbeat through the HTTP API, so a new install has a fleet to
+	// look at.
+	Demo int
+	// Version is herd's build version.
+	Version string
+}
+
+// DefaultConfig is what `herd serve` runs with when nothing is set.
+func DefaultConfig() Config {
+	return Config{
+		Listen:       "127.0.0.1:8080",
+		DataDir:      "./herd-data",
+		LogLevel:     "info",
+		LogFormat:    "console",
+		Thresholds:   domain.DefaultThresholds,
+		PollInterval: 100 * time.Millisecond,
+		Version:      "dev",
+	}
+}
+
+// DatabasePath is the SQLite file inside DataDir.
+func (c Config) DatabasePath() string { return filepath.Join(c.DataDir, "herd.db") }
+
+// Validate reports every wrong setting at once, each by its flag name.
+func (c Config) Validate() error {
+	var errs []error
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		errs = append(errs, fmt.Errorf("--listen %q: want host:port: %w", c.Listen, err))
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("--data-dir must not be empty"))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.LogLevel))
+	}
+	switch c.LogFormat {
+	case "console", "json":
+	default:
+		errs = append(errs, fmt.Errorf("--log-format %q: want console or json", c.LogFormat))
+	}
+	t := c.Thresholds
+	for _, p := range []struct {
+		flag string
+		v    int64
+	}{{"--memory-pressure-percent", t.MemoryPercent}, {"--disk-pressure-percent", t.DiskPercent}, {"--pid-pressure-percent", t.PIDPercent}} {
+		if p.v <= 0 || p.v > 100 {
+			errs = append(errs, fmt.Errorf("%s %d: want 1 to 100", p.flag, p.v))
+		}
+	}
+	if t.LoadPerCPU <= 0 {
+		errs = append(errs, fmt.Errorf("--high-load-per-cpu %g: want a positive number", t.LoadPerCPU))
+	}
+	if c.PollInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--poll-interval %s: want a positive duration", c.PollInterval))
+	}
+	if c.Demo < 0 {
+		errs = append(errs, fmt.Errorf("--demo %d: want 0 or more", c.Demo))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,145 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+)
+
+// demoInterval is how often a simulated node reports: herd's agents and the
+// Pico firmware both report every 10 s.
+const demoInterval = 10 * time.Second
+
+// DemoOption runs cfg.Demo simulated nodes against the API once it
+// listens: a mix of linux and illumos agents posting metrics, and Pico-like
+// boards posting Kubernetes node status. They go through the real HTTP API,
+// exactly as real ones would. With Demo 0 it does nothing.
+func DemoOption(cfg Config) fx.Option {
+	if cfg.Demo <= 0 {
+		return fx.Options()
+	}
+	return fx.Invoke(func(lc fx.Lifecycle, h *HTTPServer, log *zap.Logger) {
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		lc.Append(fx.Hook{
+			OnStart: func(context.Context) error {
+				for i := range cfg.Demo {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						runDemoNode(ctx, h.URL(), i, log.Named("demo"))
+					}()
+				}
+				log.Info("demo fleet started", zap.Int("nodes", cfg.Demo))
+				return nil
+			},
+			OnStop: func(context.Context) error {
+				cancel()
+				wg.Wait()
+				return nil
+			},
+		})
+	})
+}
+
+func runDemoNode(ctx context.Context, base string, i int, log *zap.Logger) {
+	kinds := []string{"linux", "illumos", "rp2040"}
+	kind := kinds[i%len(kinds)]
+	name := fmt.Sprintf("demo-%s-%02d", kind, i)
+	c := &http.Client{Timeout: 5 * time.Second}
+	var err error
+	if kind == "rp2040" {
+		err = demoCall(ctx, c, http.MethodPost, base+"/api/v1/nodes", "application/json", picoNode(name))
+	} else {
+		err = demoCall(ctx, c, http.MethodPut, base+"/apis/herd.dev/v1/nodes/"+name+"/registration", "application/json", agentNode(name, kind))
+	}
+	if err != nil {
+		log.Warn("demo node could not register", zap.String("node", name), zap.Error(err))
+	}
+	t := time.NewTicker(demoInterval)
+	defer t.Stop()
+	for {
+		if kind == "rp2040" {
+			err = demoCall(ctx, c, http.MethodPatch, base+"/api/v1/nodes/"+name+"/status", "application/strategic-merge-patch+json",
+				map[string]any{"status": map[string]any{"conditions": []map[string]string{{"type": "Ready", "status": "True", "reason": "KubeletReady"}}}})
+		} else {
+			err = demoCall(ctx, c, http.MethodPost, base+"/apis/herd.dev/v1/nodes/"+name+"/heartbeat", "application/json", demoMetrics(i))
+		}
+		if err != nil && ctx.Err() == nil {
+			log.Warn("demo heartbeat failed", zap.String("node", name), zap.Error(err))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func agentNode(name, kind string) map[string]any {
+	return map[string]any{
+		"metadata": map[string]any{"name": name, "labels": map[string]string{"herd.dev/kind": kind, "herd.dev/demo": "true"}},
+		"status": map[string]any{
+			"capacity":    map[string]string{"cpu": "4", "memory": "8Gi", "pods": "16"},
+			"allocatable": map[string]string{"cpu": "3500m", "memory": "7Gi", "pods": "16"},
+			"nodeInfo":    map[string]string{"kubeletVersion": "herd-agent/dev", "osImage": kind, "architecture": "amd64", "operatingSystem": kind},
+		},
+	}
+}
+
+func picoNode(name string) map[string]any {
+	return map[string]any{
+		"metadata": map[string]any{"name": name, "labels": map[string]string{"herd.dev/kind": "rp2040", "node.kubernetes.io/instance-type": "rp2040-pico", "herd.dev/demo": "true"}},
+		"status": map[string]any{
+			"capacity":   map[string]string{"cpu": "1", "memory": "256Ki", "pods": "0"},
+			"nodeInfo":   map[string]string{"kubeletVersion": "v1.34.0", "osImage": "Pico SDK", "architecture": "arm", "operatingSystem": "linux"},
+			"conditions": []map[string]string{{"type": "Ready", "status": "True", "reason": "KubeletReady"}},
+		},
+	}
+}
+
+// demoMetrics makes up a plausible host; every seventh node runs short of
+// memory now and then, so that conditions move.
+func demoMetrics(i int) map[string]any {
+	const gib = 1 << 30
+	avail := int64(2+rand.IntN(4)) * gib
+	if i%7 == 0 && rand.IntN(3) == 0 {
+		avail = gib / 2
+	}
+	return map[string]any{"metrics": map[string]any{
+		"cpuCount": 4, "load1": rand.Float64() * 3, "load5": 1.0, "load15": 0.8,
+		"memoryTotalBytes": int64(8 * gib), "memoryAvailableBytes": avail,
+		"diskTotalBytes": int64(100 * gib), "diskAvailableBytes": int64(60 * gib),
+		"pidsMax": 32768, "pidsCurrent": 300 + rand.IntN(200), "activeJobs": rand.IntN(4),
+	}}
+}
+
+func demoCall(ctx context.Context, c *http.Client, method, url, contentType string, body any) error {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("User-Agent", "herd-demo")
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusConflict {
+		return fmt.Errorf("%s %s: %s", method, url, resp.Status)
+	}
+	return nil
+}

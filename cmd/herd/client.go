@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// client is the CLI's view of a herd server.
+type client struct {
+	base string
+	http *http.Client
+}
+
+func addServerFlag(cmd *cobra.Command, server *string) {
+	cmd.PersistentFlags().StringVar(server, "server", "http://127.0.0.1:8080", "URL of the herd API")
+}
+
+func newClient(server string) (*client, error) {
+	u, err := url.Parse(server)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("--server %q: want a URL such as http://127.0.0.1:8080", server)
+	}
+	return &client{base: server, http: &http.Client{Timeout: 30 * time.Second}}, nil
+}
+
+// get fetches path into v; an API error comes back as the Status message.
+func (c *client) get(ctx context.Context, path string, query url.Values, v any) error {
+	u := c.base + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("cannot reach herd at %s: %w", c.base, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode >= 300 {
+		var st metav1.Status
+		if json.Unmarshal(data, &st) == nil && st.Message != "" {
+			return fmt.Errorf("%s", st.Message)
+		}
+		return fmt.Errorf("%s: %s", u, resp.Status)
+	}
+	return json.Unmarshal(data, v)
+}
+
+// printStructured writes v as json or yaml; ok is false for other formats.
+func printStructured(w io.Writer, format string, v any) (bool, error) {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "    ")
+		return true, enc.Encode(v)
+	case "yaml":
+		data, err := yaml.Marshal(v)
+		if err != nil {
+			return true, err
+		}
+		_, err = w.Write(data)
+		return true, err
+	case "", "wide":
+		return false, nil
+	}
+	return true, fmt.Errorf("-o %q: want json, yaml or wide", format)
+}

@@ -1,0 +1,16 @@
+// Command herd is the one binary of herd: the control plane (serve), its
+// command-line client (node, log), and the offline tools (replay).
+package main
+
+import (
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	if err := newRootCmd().Execute(); err != nil {
+		os.Exit(1)
+	}
+}

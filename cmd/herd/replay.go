@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"herd/events"
+	"herd/projections"
+)
+
+func newReplayCmd() *cobra.Command {
+	var (
+		dataDir string
+		verify  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "replay",
+		Short: "Rebuild every view from the event log, or verify the live views against a rebuild",
+		Long: `replay rebuilds the node view and the node timelines from the whole event
+log. It holds the database's write lock while it runs: stop herd serve first.
+
+With --verify it changes nothing: it rebuilds into a scratch copy of the
+database (safe while herd serves), compares the rebuilt views with the live
+ones and exits non-zero, naming the first difference, when they differ.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			err := replay(cmd.Context(), dataDir, verify, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return reportErr(cmd, err)
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data-dir", "./herd-data", "directory of the SQLite event log")
+	cmd.Flags().BoolVar(&verify, "verify", false, "compare a rebuild with the live views instead of replacing them")
+	return cmd
+}
+
+func replay(ctx context.Context, dataDir string, verify bool, out, errOut io.Writer) error {
+	path := filepath.Join(dataDir, "herd.db")
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("--data-dir %s: no event log there: %w", dataDir, err)
+	}
+	cfg := events.Config{Path: path}
+	store, err := events.Open(ctx, cfg, nil)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := projections.Migrate(ctx, store.DB()); err != nil {
+		return err
+	}
+	opts := projections.RebuildOptions{Progress: progressPrinter(errOut)}
+	if !verify {
+		stats, err := projections.Rebuild(ctx, store, opts)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "rebuilt the views from %d events up to position %d in %s (%.0f events/s)\n",
+			stats.Events, stats.Head, stats.Took.Round(time.Millisecond), rate(stats))
+		return nil
+	}
+	scratch := filepath.Join(dataDir, fmt.Sprintf("verify-%d.db", os.Getpid()))
+	diff, stats, err := projections.Verify(ctx, store, scratch, cfg, opts)
+	if err != nil {
+		return err
+	}
+	if diff != nil {
+		fmt.Fprintln(out, diff.String())
+		return errors.New("the live views differ from a rebuild of the log")
+	}
+	fmt.Fprintf(out, "the live views equal a rebuild of %d events up to position %d\n", stats.Events, stats.Head)
+	return nil
+}
+
+func rate(s projections.RebuildStats) float64 {
+	if s.Took <= 0 {
+		return 0
+	}
+	return float64(s.Events) / s.Took.Seconds()
+}
+
+// progressPrinter shows progress on one rewritten line when stderr is a
+// terminal, and nothing otherwise (a log file needs no progress bar).
+func progressPrinter(w io.Writer) func(done, total int64) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return func(done, total int64) {
+		pct := 100.0
+		if total > 0 {
+			pct = float64(done) * 100 / float64(total)
+		}
+		fmt.Fprintf(w, "\rreplaying: %d events (%.0f%%)", done, pct)
+		if done >= total {
+			fmt.Fprintln(w)
+		}
+	}
+}

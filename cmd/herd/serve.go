@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/fx"
+
+	"herd/cmd/herd/app"
+)
+
+func newServeCmd() *cobra.Command {
+	cfg := app.DefaultConfig()
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the control plane: the event log, its views and the API",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.Version = version
+			if err := cfg.Validate(); err != nil {
+				return reportErr(cmd, err)
+			}
+			return reportErr(cmd, serve(cfg))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Listen, "listen", cfg.Listen, "address of the HTTP API (host:port)")
+	f.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "directory of the SQLite event log")
+	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error")
+	f.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "console or json")
+	f.Int64Var(&cfg.Thresholds.MemoryPercent, "memory-pressure-percent", cfg.Thresholds.MemoryPercent, "MemoryPressure when an agent's memory use is above this percent")
+	f.Int64Var(&cfg.Thresholds.DiskPercent, "disk-pressure-percent", cfg.Thresholds.DiskPercent, "DiskPressure when an agent's disk use is above this percent")
+	f.Int64Var(&cfg.Thresholds.PIDPercent, "pid-pressure-percent", cfg.Thresholds.PIDPercent, "PIDPressure when an agent's PIDs in use are above this percent of the maximum")
+	f.Float64Var(&cfg.Thresholds.LoadPerCPU, "high-load-per-cpu", cfg.Thresholds.LoadPerCPU, "HighLoad when load1 is above this many times the CPU count")
+	f.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "how often idle consumers poll the log")
+	f.IntVar(&cfg.Demo, "demo", cfg.Demo, "run this many simulated nodes against the API (for a first look)")
+	return cmd
+}
+
+// serve runs herd until SIGINT or SIGTERM, then stops cleanly: the API
+// drains, the log closes.
+func serve(cfg app.Config) error {
+	a := fx.New(app.Options(cfg, app.DemoOption(cfg)))
+	if err := a.Err(); err != nil {
+		return err
+	}
+	startCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := a.Start(startCtx); err != nil {
+		return err
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	<-sig
+	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return a.Stop(stopCtx)
+}
+
+func reportErr(cmd *cobra.Command, err error) error {
+	if err != nil {
+		fmt.Fprintln(cmd.ErrOrStderr(), "herd:", err)
+	}
+	return err
+}
