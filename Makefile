@@ -1,0 +1,60 @@
+# herd's build. `make run` starts a control plane with a simulated fleet;
+# `make test` runs everything CI runs. Both install what they need first.
+
+GO        ?= go
+BIN       := bin/herd
+VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+GOLANGCI  := $(shell $(GO) env GOPATH)/bin/golangci-lint
+GOLANGCI_VERSION := v2.15.0
+
+# go-sqlite3 is cgo: a C compiler is the one thing the Go toolchain lacks.
+export CGO_ENABLED := 1
+
+.PHONY: all build run test unit vet fmt-check illumos bench lint deps clean
+
+all: build
+
+deps:
+	@command -v gcc >/dev/null 2>&1 || { echo "installing gcc (go-sqlite3 needs cgo)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null; }
+	@command -v kubectl >/dev/null 2>&1 || echo "note: kubectl is not on PATH; the kubectl tests will be skipped"
+
+build: deps
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/herd
+
+## run: herd serve on 127.0.0.1:8080 with ./herd-data and six simulated nodes.
+run: build
+	@echo "herd: try  kubectl --server http://127.0.0.1:8080 get nodes   or   $(BIN) node list"
+	./$(BIN) serve --demo 6
+
+## test: formatting, vet, and the whole suite under the race detector.
+test: deps fmt-check vet unit illumos
+
+fmt-check:
+	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.git/*')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+## illumos: the agent side must keep compiling for illumos hosts.
+illumos:
+	CGO_ENABLED=0 GOOS=illumos GOARCH=amd64 $(GO) build ./...
+
+## bench: the benchmarks behind BENCHMARKS.md.
+bench: deps
+	mkdir -p .bench
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./events/ ./projections/ | tee .bench/bench.txt
+
+lint: $(GOLANGCI)
+	$(GOLANGCI) run ./...
+
+$(GOLANGCI):
+	$(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
+
+clean:
+	rm -rf bin .bench
