@@ -151,4 +151,3 @@ func set[T any](src *T, dst *T) bool {
 	*dst = *src
 	return true
 }
-
