@@ -45,7 +45,8 @@ type NodeRestarted struct {
 type HeartbeatRecorded struct {
 	At time.Time `json:"at"`
 	// Metrics as an agent reported them; nil for kubelets and Picos that
-	// report conditions instead.
+	// report conditions instead. A nil here leaves the node's latest
+	// metrics in place.
 	Metrics *Metrics `json:"metrics,omitempty"`
 }
 

@@ -1,0 +1,106 @@
+package domain
+
+// EvolveNode folds one event into the node and returns the result. It is the
+// only way a Node changes: the live view and `herd replay` both call it, so
+// the same log always gives the same node.
+//
+// EvolveNode never mutates n, and the node it returns shares no map, slice
+// or pointer with n or with e: it works on a deep copy and copies what it
+// takes from the event. Changing the result can therefore never change the
+// node a caller kept (say, a snapshot for comparison) or an event that is
+// still to be stored.
+//
+// It increments Version for every event, including event types it does not
+// know (they still occupy a place in the node's stream), and never touches
+// ResourceVersion, which belongs to the projection. Events are expected as
+// values, as DecideNode and UnmarshalEvent return them.
+func EvolveNode(n Node, e Event) Node {
+	n = n.Clone()
+	n.Version++
+	switch e := e.(type) {
+	case NodeRegistered:
+		fresh := Node{
+			Version:         n.Version,
+			ResourceVersion: n.ResourceVersion,
+			AgentState:      AgentStarting,
+			StartedAt:       e.At,
+			RegisteredAt:    e.At,
+		}
+		return withRegistration(fresh, e.Registration)
+	case NodeRestarted:
+		n = withRegistration(n, e.Registration)
+		n.AgentState = AgentStarting
+		n.RestartCount = e.RestartCount
+		n.LastRestartReason = e.Reason
+		n.RegisteredAt = e.At
+	case HeartbeatRecorded:
+		n.LastHeartbeat = e.At
+		if e.Metrics != nil {
+			n.Metrics = e.Metrics.clone()
+		}
+		for i := range n.Conditions {
+			n.Conditions[i].LastHeartbeatTime = e.At
+		}
+	case NodeConditionChanged:
+		n.Conditions = applyCondition(n.Conditions, e)
+	case NodeBecameReady:
+		if n.AgentState == AgentStarting || n.AgentState == AgentStopped {
+			n.AgentState = AgentReady
+		}
+	case NodeDeregistered:
+		n.AgentState = AgentStopped
+	case NodeLabelsChanged:
+		n.Labels = cloneStrings(e.Labels)
+		n.Annotations = cloneStrings(e.Annotations)
+	case NodeDeleted:
+		// A tombstone keeps only what the stream needs: its name and
+		// versions. A later NodeRegistered starts from nothing.
+		return Node{
+			Name:            n.Name,
+			Deleted:         true,
+			Version:         n.Version,
+			ResourceVersion: n.ResourceVersion,
+		}
+	}
+	return n
+}
+
+// withRegistration returns n with every field a node registers with replaced
+// by a deep copy of r's.
+func withRegistration(n Node, r Registration) Node {
+	r = r.clone()
+	n.Name = r.Name
+	n.UID = r.UID
+	n.Kind = r.Kind
+	n.Labels = r.Labels
+	n.Annotations = r.Annotations
+	n.Addresses = r.Addresses
+	n.Capacity = r.Capacity
+	n.Allocatable = r.Allocatable
+	n.Info = r.Info
+	n.MaxJobs = r.MaxJobs
+	n.KubeletPort = r.KubeletPort
+	return n
+}
+
+// applyCondition updates the condition of e.Type in conds, or appends it
+// when the node had none. LastTransitionTime moves only when the status
+// changes or the condition is new; LastHeartbeatTime always moves.
+func applyCondition(conds []Condition, e NodeConditionChanged) []Condition {
+	for i := range conds {
+		c := &conds[i]
+		if c.Type != e.Type {
+			continue
+		}
+		if c.Status != e.Status {
+			c.LastTransitionTime = e.At
+		}
+		c.Status, c.Reason, c.Message = e.Status, e.Reason, e.Message
+		c.LastHeartbeatTime = e.At
+		return conds
+	}
+	return append(conds, Condition{
+		Type: e.Type, Status: e.Status, Reason: e.Reason, Message: e.Message,
+		LastHeartbeatTime: e.At, LastTransitionTime: e.At,
+	})
+}
