@@ -1,0 +1,127 @@
+package domain
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Field paths in a rejected registration follow the Kubernetes Node object
+// where it has the field, so that an API client sees the path of what it
+// sent: metadata.name, metadata.labels, metadata.annotations,
+// status.addresses[i].type, status.addresses[i].address,
+// status.capacity[name], status.allocatable[name] and
+// status.daemonEndpoints.kubeletEndpoint.Port. herd's own fields are named
+// plainly: kind and maxJobs.
+
+// totalAnnotationSizeLimit is Kubernetes' limit on the summed size of an
+// object's annotation keys and values (apimachinery's
+// TotalAnnotationSizeLimitB): 256 KiB.
+const totalAnnotationSizeLimit = 256 * 1024
+
+// validateRegistration collects every problem with r into one *InvalidError,
+// or returns nil.
+func validateRegistration(r Registration) error {
+	var errs []FieldError
+	switch {
+	case r.Name == "":
+		errs = append(errs, FieldError{Field: "metadata.name", Reason: "required"})
+	default:
+		for _, msg := range dns1123SubdomainProblems(r.Name) {
+			errs = append(errs, FieldError{Field: "metadata.name", Value: r.Name, Reason: msg})
+		}
+	}
+	switch {
+	case r.Kind == "":
+		errs = append(errs, FieldError{Field: "kind", Reason: "required"})
+	case !slices.Contains(Kinds, r.Kind):
+		errs = append(errs, FieldError{Field: "kind", Value: string(r.Kind), Reason: "supported values: " + kindList()})
+	}
+	errs = append(errs, metadataProblems(r.Labels, r.Annotations)...)
+	for i, a := range r.Addresses {
+		path := fmt.Sprintf("status.addresses[%d]", i)
+		if a.Type == "" {
+			errs = append(errs, FieldError{Field: path + ".type", Reason: "required"})
+		}
+		if a.Address == "" {
+			errs = append(errs, FieldError{Field: path + ".address", Reason: "required"})
+		}
+	}
+	errs = append(errs, resourceProblems("status.capacity", r.Capacity, nil)...)
+	errs = append(errs, resourceProblems("status.allocatable", r.Allocatable, r.Capacity)...)
+	if r.MaxJobs < 0 {
+		errs = append(errs, FieldError{Field: "maxJobs", Value: strconv.Itoa(r.MaxJobs), Reason: "must not be negative"})
+	}
+	if r.KubeletPort < 0 || r.KubeletPort > 65535 {
+		errs = append(errs, FieldError{
+			Field: "status.daemonEndpoints.kubeletEndpoint.Port", Value: strconv.Itoa(int(r.KubeletPort)),
+			Reason: "must be between 0 and 65535, inclusive",
+		})
+	}
+	return invalid("Node", r.Name, errs)
+}
+
+// metadataProblems checks label keys and values and annotation keys by the
+// Kubernetes rules, in key order so that the same input always gives the
+// same error.
+func metadataProblems(labels, annotations map[string]string) []FieldError {
+	var errs []FieldError
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		for _, msg := range qualifiedNameProblems(k) {
+			errs = append(errs, FieldError{Field: "metadata.labels", Value: k, Reason: msg})
+		}
+		for _, msg := range labelValueProblems(labels[k]) {
+			errs = append(errs, FieldError{Field: "metadata.labels", Value: labels[k], Reason: msg})
+		}
+	}
+	size := 0
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
+		size += len(k) + len(annotations[k])
+		for _, msg := range qualifiedNameProblems(k) {
+			errs = append(errs, FieldError{Field: "metadata.annotations", Value: k, Reason: msg})
+		}
+	}
+	if size > totalAnnotationSizeLimit {
+		errs = append(errs, FieldError{
+			Field:  "metadata.annotations",
+			Reason: fmt.Sprintf("Too long: must have at most %d bytes", totalAnnotationSizeLimit),
+		})
+	}
+	return errs
+}
+
+// resourceProblems checks a resource list: names are qualified names,
+// quantities are not negative and, when limit is given, do not exceed the
+// limit's quantity of the same name.
+func resourceProblems(path string, r, limit ResourceList) []FieldError {
+	var errs []FieldError
+	for _, name := range slices.Sorted(maps.Keys(r)) {
+		for _, msg := range qualifiedNameProblems(name) {
+			errs = append(errs, FieldError{Field: path, Value: name, Reason: msg})
+		}
+		field := path + "[" + name + "]"
+		v := r[name]
+		if v < 0 {
+			errs = append(errs, FieldError{Field: field, Value: strconv.FormatInt(v, 10), Reason: "must not be negative"})
+			continue
+		}
+		if max, ok := limit[name]; ok && v > max {
+			errs = append(errs, FieldError{
+				Field: field, Value: strconv.FormatInt(v, 10),
+				Reason: fmt.Sprintf("must not exceed capacity (%d)", max),
+			})
+		}
+	}
+	return errs
+}
+
+// kindList renders Kinds for an error message: "kubelet", "illumos", ...
+func kindList() string {
+	quoted := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		quoted[i] = strconv.Quote(string(k))
+	}
+	return strings.Join(quoted, ", ")
+}

@@ -1,0 +1,55 @@
+package domain
+
+import (
+	"fmt"
+	"time"
+)
+
+// RegisterNode is a node announcing itself: a herd agent starting, a kubelet
+// first polled, a Pico posting its Node object.
+//
+// The first registration of a name (or the first since the node was
+// deleted) records NodeRegistered: the node starts in AgentStarting with a
+// restart count of 0, and StartedAt and RegisteredAt both set to now.
+//
+// A known node registering again has restarted, and NodeRestarted records
+// it: the restart count goes up by one, the reason is RestartCleanStart when
+// the node had deregistered (AgentStopped) and RestartCrashRecovery
+// otherwise, everything the node registers with is replaced, and the agent
+// is Starting again. StartedAt, LastHeartbeat and the conditions are kept
+// until the next heartbeat says otherwise.
+type RegisterNode struct {
+	Registration
+	// FailIfExists rejects the registration of a known node with
+	// ErrAlreadyExists instead of recording a restart. The Kubernetes
+	// create (POST) sets it; an agent's own registration does not.
+	FailIfExists bool
+}
+
+func (c RegisterNode) decideNode(n Node, now time.Time) ([]Event, error) {
+	if err := validateRegistration(c.Registration); err != nil {
+		return nil, err
+	}
+	reg := c.Registration.clone()
+	if n.Name != "" && n.Name != reg.Name {
+		// The repository loaded another node than the one registering:
+		// a caller bug, never something to record.
+		return nil, fmt.Errorf("register %s on %s: %w", nodeRef(reg.Name), nodeRef(n.Name), ErrConflict)
+	}
+	if !n.Exists() {
+		return []Event{NodeRegistered{Registration: reg, At: now}}, nil
+	}
+	if c.FailIfExists {
+		return nil, fmt.Errorf("%s: %w", nodeRef(reg.Name), ErrAlreadyExists)
+	}
+	reason := RestartCrashRecovery
+	if n.AgentState == AgentStopped {
+		reason = RestartCleanStart
+	}
+	return []Event{NodeRestarted{
+		Registration: reg,
+		RestartCount: n.RestartCount + 1,
+		Reason:       reason,
+		At:           now,
+	}}, nil
+}
