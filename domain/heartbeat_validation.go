@@ -1,0 +1,121 @@
+package domain
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Field paths in a rejected heartbeat: metrics.<field> for herd's agent
+// protocol (metrics.cpuCount, metrics.memoryAvailableBytes, ...),
+// status.conditions[i].type and .status for reported conditions, as in a
+// Kubernetes Node status, and thresholds.<field> for the configuration.
+
+// validate collects every problem with the heartbeat into one
+// *InvalidError, or returns nil.
+func (c RecordHeartbeat) validate(node string) error {
+	var errs []FieldError
+	if c.Metrics != nil {
+		errs = append(errs, metricsProblems(*c.Metrics)...)
+	}
+	errs = append(errs, reportedProblems(c.Reported)...)
+	errs = append(errs, thresholdProblems(c.Thresholds)...)
+	return invalid("Node", node, errs)
+}
+
+// metricsProblems checks an agent's metrics. A zero total means the agent
+// did not measure it, which herd cannot derive a condition from.
+func metricsProblems(m Metrics) []FieldError {
+	var errs []FieldError
+	add := func(field, value, reason string) {
+		errs = append(errs, FieldError{Field: "metrics." + field, Value: value, Reason: reason})
+	}
+	positive := func(field string, v int64) {
+		switch {
+		case v == 0:
+			add(field, "", "required")
+		case v < 0:
+			add(field, strconv.FormatInt(v, 10), "must be greater than zero")
+		}
+	}
+	within := func(field string, v int64, totalField string, total int64) {
+		switch {
+		case v < 0:
+			add(field, strconv.FormatInt(v, 10), "must not be negative")
+		case total > 0 && v > total:
+			add(field, strconv.FormatInt(v, 10), fmt.Sprintf("must not exceed %s (%d)", totalField, total))
+		}
+	}
+	load := func(field string, v float64) {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			add(field, strconv.FormatFloat(v, 'g', -1, 64), "must be a finite number")
+		case v < 0:
+			add(field, strconv.FormatFloat(v, 'g', -1, 64), "must not be negative")
+		}
+	}
+
+	positive("cpuCount", int64(m.CPUCount))
+	load("load1", m.Load1)
+	load("load5", m.Load5)
+	load("load15", m.Load15)
+	positive("memoryTotalBytes", m.MemoryTotalBytes)
+	within("memoryAvailableBytes", m.MemoryAvailableBytes, "memoryTotalBytes", m.MemoryTotalBytes)
+	positive("diskTotalBytes", m.DiskTotalBytes)
+	within("diskAvailableBytes", m.DiskAvailableBytes, "diskTotalBytes", m.DiskTotalBytes)
+	positive("pidsMax", m.PIDsMax)
+	within("pidsCurrent", m.PIDsCurrent, "pidsMax", m.PIDsMax)
+	if m.ActiveJobs < 0 {
+		add("activeJobs", strconv.Itoa(m.ActiveJobs), "must not be negative")
+	}
+	return errs
+}
+
+// reportedProblems checks reported conditions: each has a type, no type
+// appears twice, and each status is True, False or Unknown.
+func reportedProblems(cs []ReportedCondition) []FieldError {
+	var errs []FieldError
+	seen := make(map[ConditionType]bool, len(cs))
+	for i, c := range cs {
+		path := fmt.Sprintf("status.conditions[%d]", i)
+		switch {
+		case c.Type == "":
+			errs = append(errs, FieldError{Field: path + ".type", Reason: "required"})
+		case seen[c.Type]:
+			errs = append(errs, FieldError{Field: path + ".type", Value: string(c.Type), Reason: "Duplicate value"})
+		}
+		seen[c.Type] = true
+		switch c.Status {
+		case ConditionTrue, ConditionFalse, ConditionUnknown:
+		case "":
+			errs = append(errs, FieldError{Field: path + ".status", Reason: "required"})
+		default:
+			errs = append(errs, FieldError{
+				Field: path + ".status", Value: string(c.Status),
+				Reason: `supported values: "True", "False", "Unknown"`,
+			})
+		}
+	}
+	return errs
+}
+
+// thresholdProblems checks the thresholds a heartbeat is judged by. They
+// come from herd's configuration, which should have caught these already.
+func thresholdProblems(t Thresholds) []FieldError {
+	var errs []FieldError
+	percent := func(field string, v int64) {
+		if v < 0 {
+			errs = append(errs, FieldError{Field: "thresholds." + field, Value: strconv.FormatInt(v, 10), Reason: "must not be negative"})
+		}
+	}
+	percent("memoryPercent", t.MemoryPercent)
+	percent("diskPercent", t.DiskPercent)
+	percent("pidPercent", t.PIDPercent)
+	if v := t.LoadPerCPU; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		errs = append(errs, FieldError{
+			Field: "thresholds.loadPerCPU", Value: strconv.FormatFloat(v, 'g', -1, 64),
+			Reason: "must be a finite number, not negative",
+		})
+	}
+	return errs
+}

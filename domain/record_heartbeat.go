@@ -1,0 +1,99 @@
+package domain
+
+import "time"
+
+// RecordHeartbeat is a node reporting in: herd's agent with its metrics, a
+// kubelet or a Pico with the conditions it computed itself.
+//
+// Every accepted heartbeat records HeartbeatRecorded, which moves the node's
+// LastHeartbeat and every condition's LastHeartbeatTime to now. Then the
+// desired conditions are compared with the node's:
+//
+//   - when Reported is not empty, they are the desired conditions: herd takes
+//     their status, reason and message, and keeps its own times;
+//   - otherwise, when Metrics is given, herd derives Ready, MemoryPressure,
+//     DiskPressure, PIDPressure and HighLoad from them (see Thresholds);
+//   - otherwise there are none, and only the heartbeat is recorded.
+//
+// Each desired condition that is new, or whose status, reason or message
+// differs from the node's, records NodeConditionChanged; conditions the
+// heartbeat does not mention stay as they are. A derived condition whose
+// status and reason hold is not recorded again only because its message
+// (which names the measurement at the transition, such as "memory used
+// 93.1% > 90%") would read differently: metrics move on every heartbeat, and
+// the current figures are in the node's Metrics. Finally, when Ready ends up
+// True and was not True before, or the agent is still Starting or Stopped,
+// NodeBecameReady follows.
+//
+// A heartbeat that changes nothing but times thus records exactly one event.
+type RecordHeartbeat struct {
+	// Metrics as herd's agent measured them; nil when the node reports
+	// conditions instead.
+	Metrics *Metrics
+	// Reported are the conditions a kubelet or a Pico computed. Their
+	// types must be unique; their order decides the order in which
+	// conditions herd does not know are appended to the node.
+	Reported []ReportedCondition
+	// Thresholds turn Metrics into pressure conditions; a zero field takes
+	// the value of DefaultThresholds.
+	Thresholds Thresholds
+}
+
+func (c RecordHeartbeat) decideNode(n Node, now time.Time) ([]Event, error) {
+	if err := requireNode(n); err != nil {
+		return nil, err
+	}
+	if err := c.validate(n.Name); err != nil {
+		return nil, err
+	}
+	events := []Event{HeartbeatRecorded{At: now, Metrics: c.Metrics.clone()}}
+
+	desired, derived := c.desiredConditions()
+	wasReady := conditionStatus(n, ConditionReady)
+	ready := wasReady
+	for _, d := range desired {
+		cur, ok := n.Condition(d.Type)
+		same := ok && cur.Status == d.Status && cur.Reason == d.Reason
+		if same && (derived || cur.Message == d.Message) {
+			continue
+		}
+		events = append(events, NodeConditionChanged{
+			Type:    d.Type,
+			From:    cur.Status, // "" when the node had no such condition
+			Status:  d.Status,
+			Reason:  d.Reason,
+			Message: d.Message,
+			At:      now,
+		})
+		if d.Type == ConditionReady {
+			ready = d.Status
+		}
+	}
+
+	starting := n.AgentState == AgentStarting || n.AgentState == AgentStopped
+	if ready == ConditionTrue && (wasReady != ConditionTrue || starting) {
+		events = append(events, NodeBecameReady{At: now})
+	}
+	return events, nil
+}
+
+// desiredConditions returns the conditions this heartbeat asks for, in the
+// order new ones are appended to a node, and whether herd derived them from
+// metrics (rather than taking them as reported).
+func (c RecordHeartbeat) desiredConditions() (conds []ReportedCondition, derived bool) {
+	switch {
+	case len(c.Reported) > 0:
+		return inConditionOrder(c.Reported), false
+	case c.Metrics != nil:
+		return deriveConditions(*c.Metrics, c.Thresholds.withDefaults()), true
+	default:
+		return nil, false
+	}
+}
+
+// conditionStatus is the status of the node's condition of type t, or ""
+// when it has none.
+func conditionStatus(n Node, t ConditionType) ConditionStatus {
+	c, _ := n.Condition(t)
+	return c.Status
+}
