@@ -1,0 +1,45 @@
+package domain
+
+import "time"
+
+// The Ready condition a node is left with when its agent stops cleanly.
+const (
+	// ReasonAgentStopped is the reason of Ready=False after a clean stop.
+	ReasonAgentStopped = "AgentStopped"
+	// MessageAgentStopped is the message that goes with it.
+	MessageAgentStopped = "herd agent stopped cleanly"
+)
+
+// DeregisterNode is a node's agent saying goodbye before it stops: a clean
+// shutdown, as opposed to falling silent.
+//
+// It records NodeDeregistered, which leaves the agent Stopped, followed by
+// NodeConditionChanged turning Ready False (reason ReasonAgentStopped)
+// unless Ready is already False: a stopped node takes no work, and nobody
+// needs to wait for a heartbeat timeout to know it. The node's next
+// registration then counts as a clean start.
+//
+// Deregistering a node that is already Stopped records nothing: agents
+// retry their goodbye, and a retry is not news.
+type DeregisterNode struct{}
+
+func (DeregisterNode) decideNode(n Node, now time.Time) ([]Event, error) {
+	if err := requireNode(n); err != nil {
+		return nil, err
+	}
+	if n.AgentState == AgentStopped {
+		return nil, nil
+	}
+	events := []Event{NodeDeregistered{At: now}}
+	if from := conditionStatus(n, ConditionReady); from != ConditionFalse {
+		events = append(events, NodeConditionChanged{
+			Type:    ConditionReady,
+			From:    from,
+			Status:  ConditionFalse,
+			Reason:  ReasonAgentStopped,
+			Message: MessageAgentStopped,
+			At:      now,
+		})
+	}
+	return events, nil
+}
