@@ -1,0 +1,123 @@
+package domain
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// sampleEvents is one event of every node event type, with every map,
+// slice and pointer filled in.
+func sampleEvents() []Event {
+	reg := registration("web-01")
+	m := healthy()
+	return []Event{
+		NodeRegistered{Registration: reg, At: at(1)},
+		NodeRestarted{Registration: reg, RestartCount: 3, Reason: RestartCleanStart, At: at(2)},
+		HeartbeatRecorded{At: at(3), Metrics: m},
+		NodeConditionChanged{Type: ConditionMemoryPressure, From: ConditionFalse, Status: ConditionTrue, Reason: "HasInsufficientMemory", Message: "memory used 95.0% > 90%", At: at(4)},
+		NodeBecameReady{At: at(5)},
+		NodeDeregistered{At: at(6)},
+		NodeLabelsChanged{Labels: map[string]string{"zone": "c"}, Annotations: map[string]string{"note": "moved"}, At: at(7)},
+		NodeDeleted{At: at(8)},
+	}
+}
+
+// otherEvent is an event type EvolveNode does not know.
+type otherEvent struct{}
+
+func (otherEvent) EventType() string { return "SomethingNew" }
+
+func TestEvolveNodeNeverMutatesItsInput(t *testing.T) {
+	for _, e := range append(sampleEvents(), otherEvent{}) {
+		t.Run(e.EventType(), func(t *testing.T) {
+			n := ready(t, "web-01")
+			n.ResourceVersion = 7
+			before := n.Clone()
+
+			got := EvolveNode(n, e)
+			if diff := cmp.Diff(before, n); diff != "" {
+				t.Fatalf("input node changed (-before +after):\n%s", diff)
+			}
+			if got.Version != n.Version+1 || got.ResourceVersion != 7 {
+				t.Errorf("version %d, resourceVersion %d; want %d, 7", got.Version, got.ResourceVersion, n.Version+1)
+			}
+
+			// The result must share nothing with the input or the event
+			// either: scribbling on it leaves both untouched.
+			eventBefore := cloneEvent(t, e)
+			scribble(&got)
+			if diff := cmp.Diff(before, n); diff != "" {
+				t.Errorf("changing the result changed the input (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(eventBefore, e); diff != "" {
+				t.Errorf("changing the result changed the event (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEvolveNodeIgnoresUnknownEventsButCountsThem(t *testing.T) {
+	n := ready(t, "web-01")
+	got := EvolveNode(n, otherEvent{})
+	n.Version++
+	if diff := cmp.Diff(n, got); diff != "" {
+		t.Errorf("node (-want +got):\n%s", diff)
+	}
+}
+
+func TestDecideNode(t *testing.T) {
+	if _, err := DecideNode(registered("web-01"), nil, t0); !errors.Is(err, ErrInvalid) {
+		t.Errorf("nil command: error %v, want ErrInvalid", err)
+	}
+	if _, err := DecideNode(Node{}, DeleteNode{}, t0); err == nil || err.Error() != "node: not found" {
+		t.Errorf("unnamed unknown node: error %v, want %q", err, "node: not found")
+	}
+	if _, err := DecideNode(Node{Name: "ghost"}, DeleteNode{}, t0); err == nil || err.Error() != `node "ghost": not found` {
+		t.Errorf("unknown node: error %v, want it named", err)
+	}
+	// A wall-clock reading in another zone, with a monotonic part, is
+	// recorded as the same instant in UTC and nothing more.
+	local := time.Now().In(time.FixedZone("CET", 3600))
+	events, err := DecideNode(registered("web-01"), DeleteNode{}, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := events[0].(NodeDeleted).At; got != local.UTC() || got.Location() != time.UTC {
+		t.Errorf("At = %v (%v), want %v in UTC", got, got.Location(), local)
+	}
+}
+
+// scribble changes every map, slice and pointer of n in place.
+func scribble(n *Node) {
+	for _, m := range []map[string]string{n.Labels, n.Annotations} {
+		for k := range m {
+			m[k] = "scribbled"
+		}
+	}
+	for _, r := range []ResourceList{n.Capacity, n.Allocatable} {
+		for k := range r {
+			r[k] = -1
+		}
+	}
+	for i := range n.Addresses {
+		n.Addresses[i].Address = "scribbled"
+	}
+	for i := range n.Conditions {
+		n.Conditions[i].Message = "scribbled"
+	}
+	if n.Metrics != nil {
+		n.Metrics.CPUCount = -1
+	}
+}
+
+// cloneEvent deep-copies an event through the log's own encoding.
+func cloneEvent(t *testing.T, e Event) Event {
+	t.Helper()
+	if _, ok := e.(otherEvent); ok {
+		return e
+	}
+	return roundTrip(t, e)
+}

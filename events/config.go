@@ -1,0 +1,112 @@
+package events
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// Config says where the log lives and how it is read. The zero value of
+// every field but Path means "use the default".
+type Config struct {
+	// Path is the SQLite database file. It is created if missing. ":memory:"
+	// is refused: every pooled connection would get its own empty database.
+	Path string
+
+	// BusyTimeout is how long a statement waits for another connection's
+	// write lock before failing with SQLITE_BUSY. Default 5s: long enough to
+	// ride out a subscriber batch or a migration, short enough that a stuck
+	// writer shows up as an error instead of a hang.
+	BusyTimeout time.Duration
+
+	// PollInterval is how long a subscriber waits before asking again when
+	// its last query found nothing new. Default 100ms: watermill polls on the
+	// wall clock, so this is the added latency of an idle reconciler.
+	PollInterval time.Duration
+
+	// SubscribeBatchSize is how many events a subscriber reads per query.
+	// Default 100 (about 6x the throughput of batch size 1, as measured for
+	// DESIGN.md). A crash re-delivers at most one batch.
+	SubscribeBatchSize int
+
+	// AckDeadline is how long a subscriber waits for a handler to ack an
+	// event before giving up on it and re-delivering it later. Default 30s
+	// (watermill's default). The subscriber holds the write lock meanwhile,
+	// so handlers must ack quickly.
+	AckDeadline time.Duration
+
+	// MaxOpenConns bounds the connection pool. Default GOMAXPROCS, at least
+	// 4: WAL lets readers run beside the one writer, and more connections
+	// than cores only adds contention for the write lock.
+	MaxOpenConns int
+}
+
+const (
+	defaultBusyTimeout        = 5 * time.Second
+	defaultPollInterval       = 100 * time.Millisecond
+	defaultSubscribeBatchSize = 100
+	defaultAckDeadline        = 30 * time.Second
+	minOpenConns              = 4
+)
+
+func (c *Config) setDefaults() {
+	if c.BusyTimeout == 0 {
+		c.BusyTimeout = defaultBusyTimeout
+	}
+	if c.PollInterval == 0 {
+		c.PollInterval = defaultPollInterval
+	}
+	if c.SubscribeBatchSize == 0 {
+		c.SubscribeBatchSize = defaultSubscribeBatchSize
+	}
+	if c.AckDeadline == 0 {
+		c.AckDeadline = defaultAckDeadline
+	}
+	if c.MaxOpenConns == 0 {
+		c.MaxOpenConns = max(runtime.GOMAXPROCS(0), minOpenConns)
+	}
+}
+
+// Validate reports every problem with c at once, each naming its setting.
+// Zero values are valid: they mean the default.
+func (c Config) Validate() error {
+	var errs []error
+	if err := validatePath(c.Path); err != nil {
+		errs = append(errs, fmt.Errorf("events: Path: %w", err))
+	}
+	if c.BusyTimeout < 0 {
+		errs = append(errs, fmt.Errorf("events: BusyTimeout %s is negative", c.BusyTimeout))
+	}
+	if c.BusyTimeout%time.Millisecond != 0 {
+		errs = append(errs, fmt.Errorf("events: BusyTimeout %s is not a whole number of milliseconds", c.BusyTimeout))
+	}
+	if c.PollInterval < 0 {
+		errs = append(errs, fmt.Errorf("events: PollInterval %s is negative", c.PollInterval))
+	}
+	if c.SubscribeBatchSize < 0 {
+		errs = append(errs, fmt.Errorf("events: SubscribeBatchSize %d is negative", c.SubscribeBatchSize))
+	}
+	if c.AckDeadline < 0 {
+		errs = append(errs, fmt.Errorf("events: AckDeadline %s is negative", c.AckDeadline))
+	}
+	if c.MaxOpenConns < 0 {
+		errs = append(errs, fmt.Errorf("events: MaxOpenConns %d is negative", c.MaxOpenConns))
+	}
+	return errors.Join(errs...)
+}
+
+func validatePath(path string) error {
+	switch {
+	case path == "":
+		return errors.New("is empty; name the database file")
+	case path == ":memory:" || strings.Contains(path, "mode=memory"):
+		return fmt.Errorf("%q: an in-memory database is private to one pooled connection; use a file (tests: t.TempDir())", path)
+	case strings.HasPrefix(path, "file:"):
+		return fmt.Errorf("%q: give a plain file path, not a URI; herd sets the connection options", path)
+	case strings.ContainsAny(path, "?#"):
+		return fmt.Errorf("%q: contains ? or #, which the driver would read as options", path)
+	}
+	return nil
+}

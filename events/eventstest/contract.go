@@ -1,0 +1,96 @@
+// Package eventstest is the contract every herd event store must meet,
+// written once and run against each backend (SQLite today; PostgreSQL when
+// herd outgrows one machine), in the manner of watermill's pub/sub tests.
+package eventstest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"herd/events"
+)
+
+// OpenFunc opens a fresh, empty log for one test. It returns the store and
+// a function that opens the same log again, as a restarted process would;
+// the suite closes the first store before reopening. The backend closes
+// whatever is still open when the test ends (Store.Close may be called
+// twice).
+type OpenFunc func(t *testing.T) (store *events.Store, reopen func(t *testing.T) *events.Store)
+
+// RunStoreContract runs the whole contract against the backend open
+// creates. Subscription tests need a short PollInterval (milliseconds) to
+// finish quickly: watermill polls on the wall clock.
+func RunStoreContract(t *testing.T, open OpenFunc) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, open OpenFunc)
+	}{
+		{"AppendAndReadStream", testAppendAndReadStream},
+		{"ReadAfterAndHead", testReadAfterAndHead},
+		{"QueryFilters", testQueryFilters},
+		{"ConflictLeavesLogAndTxIntact", testConflict},
+		{"OneWinnerPerVersion", testOneWinnerPerVersion},
+		{"NoLostUpdates", testNoLostUpdates},
+		{"RollbackLeavesNoEvent", testRollback},
+		{"ConsumerGroupResumesAfterRestart", testResumeAfterRestart},
+		{"ConsumerGroupsAreIndependent", testGroupsIndependent},
+		{"SubscriberUnderConcurrentPublishers", testSubscriberUnderConcurrentPublishers},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.run(t, open)
+		})
+	}
+}
+
+// t0 is the suite's clock: events are recorded at fixed times, never at
+// time.Now, so records compare exactly.
+var t0 = time.Date(2025, 3, 1, 3, 12, 0, 123456789, time.UTC)
+
+// ev is an event of type typ whose payload is {"n":n}.
+func ev(typ string, n int) events.NewEvent {
+	return events.NewEvent{Type: typ, Payload: fmt.Appendf(nil, `{"n":%d}`, n)}
+}
+
+// appendCommit appends evs in a transaction of its own and commits.
+func appendCommit(t *testing.T, s *events.Store, stream string, expected int64, md events.Metadata, at time.Time, evs ...events.NewEvent) []events.Record {
+	t.Helper()
+	records, err := tryAppend(t.Context(), s, stream, expected, md, at, evs...)
+	if err != nil {
+		t.Fatalf("append %s@%d: %v", stream, expected, err)
+	}
+	return records
+}
+
+// tryAppend is appendCommit that returns the error (rolling back) instead
+// of failing the test, for use in goroutines.
+func tryAppend(ctx context.Context, s *events.Store, stream string, expected int64, md events.Metadata, at time.Time, evs ...events.NewEvent) ([]events.Record, error) {
+	tx, err := s.DB().BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	records, err := s.Append(ctx, tx, stream, expected, md, at, evs...)
+	if err != nil {
+		return nil, joinRollback(err, tx.Rollback())
+	}
+	return records, tx.Commit()
+}
+
+func joinRollback(err, rollbackErr error) error {
+	if rollbackErr != nil {
+		return fmt.Errorf("%w (rollback: %v)", err, rollbackErr)
+	}
+	return err
+}
+
+// positions lists the positions of records.
+func positions(records []events.Record) []int64 {
+	ps := make([]int64, len(records))
+	for i, r := range records {
+		ps[i] = r.Position
+	}
+	return ps
+}

@@ -1,0 +1,64 @@
+package eventstest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"herd/events"
+)
+
+func testQueryFilters(t *testing.T, open OpenFunc) {
+	s, _ := open(t)
+	at := func(minutes int) time.Time { return t0.Add(time.Duration(minutes) * time.Minute) }
+	none := events.Metadata{}
+	a := appendCommit(t, s, "node/a", 0, none, at(0), ev("NodeRegistered", 1), ev("HeartbeatRecorded", 2))
+	b := appendCommit(t, s, "node/b", 0, none, at(1), ev("NodeRegistered", 1))
+	z := appendCommit(t, s, "nodes/z", 0, none, at(2), ev("NodeRegistered", 1))
+	p := appendCommit(t, s, "pod/default/x", 0, none, at(3), ev("PodScheduled", 1))
+	a2 := appendCommit(t, s, "node/a", 2, none, at(4), ev("NodeTainted", 3))
+	all := concat(a, b, z, p, a2)
+
+	tests := []struct {
+		name   string
+		filter events.Filter
+		want   []events.Record
+	}{
+		{name: "no filter", filter: events.Filter{}, want: all},
+		{name: "stream", filter: events.Filter{Stream: "node/a"}, want: concat(a, a2)},
+		{name: "prefix stops at the prefix", filter: events.Filter{StreamPrefix: "node/"}, want: concat(a, b, a2)},
+		{name: "prefix without separator", filter: events.Filter{StreamPrefix: "node"}, want: concat(a, b, z, a2)},
+		{name: "one type", filter: events.Filter{Types: []string{"NodeRegistered"}}, want: concat(a[:1], b, z)},
+		{name: "several types", filter: events.Filter{Types: []string{"PodScheduled", "NodeTainted"}}, want: concat(p, a2)},
+		{name: "since is inclusive", filter: events.Filter{Since: at(3)}, want: concat(p, a2)},
+		{name: "until is exclusive", filter: events.Filter{Until: at(1)}, want: a},
+		{name: "time window", filter: events.Filter{Since: at(1), Until: at(3)}, want: concat(b, z)},
+		{name: "after position", filter: events.Filter{After: p[0].Position}, want: a2},
+		{name: "limit", filter: events.Filter{Limit: 2}, want: a},
+		{name: "everything at once", filter: events.Filter{StreamPrefix: "node/", Types: []string{"NodeRegistered", "NodeTainted"}, Since: at(0), Until: at(5), After: a[0].Position, Limit: 1}, want: b},
+		{name: "nothing matches", filter: events.Filter{Stream: "node/a", Types: []string{"PodScheduled"}}, want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.Query(t.Context(), s.DB(), tt.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(positions(tt.want), positions(got)); diff != "" {
+				t.Errorf("Query(%+v) positions (-want +got):\n%s", tt.filter, diff)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Query(%+v) (-want +got):\n%s", tt.filter, diff)
+			}
+		})
+	}
+}
+
+func concat(parts ...[]events.Record) []events.Record {
+	var all []events.Record
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	return all
+}

@@ -1,0 +1,141 @@
+package eventstest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"herd/events"
+)
+
+// testResumeAfterRestart consumes part of the log, closes the store (as a
+// stopping process does) and reopens it: the group resumes exactly after
+// the last event it acked.
+func testResumeAfterRestart(t *testing.T, open OpenFunc) {
+	s, reopen := open(t)
+	var appended []events.Record
+	for i := range 10 {
+		appended = append(appended, appendCommit(t, s, "node/a", int64(i), events.Metadata{Source: "test"}, t0, ev("A", i))...)
+	}
+	msgs, err := s.Subscribe(t.Context(), "health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ReceiveN(t, msgs, 4)
+	if diff := cmp.Diff(appended[:4], got); diff != "" {
+		t.Fatalf("first four delivered (-want +got):\n%s", diff)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	WaitClosed(t, msgs)
+
+	s = reopen(t)
+	msgs, err = s.Subscribe(t.Context(), "health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = ReceiveN(t, msgs, 6)
+	if diff := cmp.Diff(appended[4:], got); diff != "" {
+		t.Fatalf("after restart, delivered (-want +got):\n%s", diff)
+	}
+	more := appendCommit(t, s, "node/a", 10, events.Metadata{}, t0, ev("A", 10), ev("A", 11))
+	got = ReceiveN(t, msgs, 2)
+	if diff := cmp.Diff(more, got); diff != "" {
+		t.Fatalf("new events delivered (-want +got):\n%s", diff)
+	}
+}
+
+// testGroupsIndependent checks that one group's acks do not move another,
+// and that cancelling a subscription's context keeps what it acked.
+func testGroupsIndependent(t *testing.T, open OpenFunc) {
+	s, _ := open(t)
+	appended := appendCommit(t, s, "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2), ev("A", 3), ev("A", 4), ev("A", 5), ev("A", 6))
+
+	ctx, cancel := context.WithCancel(t.Context())
+	a, err := s.Subscribe(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(appended[:3], ReceiveN(t, a, 3)); diff != "" {
+		t.Fatalf("group a (-want +got):\n%s", diff)
+	}
+	// The subscriber holds the write lock until its batch is acked or
+	// abandoned, so group b waits for group a to stop.
+	cancel()
+	WaitClosed(t, a)
+
+	b, err := s.Subscribe(t.Context(), "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(appended, ReceiveN(t, b, 6)); diff != "" {
+		t.Fatalf("group b (-want +got):\n%s", diff)
+	}
+	a, err = s.Subscribe(t.Context(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(appended[3:], ReceiveN(t, a, 3)); diff != "" {
+		t.Fatalf("group a after resubscribing (-want +got):\n%s", diff)
+	}
+}
+
+// testSubscriberUnderConcurrentPublishers appends from several goroutines
+// while a group consumes: every event arrives exactly once, in position
+// order.
+func testSubscriberUnderConcurrentPublishers(t *testing.T, open OpenFunc) {
+	s, _ := open(t)
+	const publishers, perPublisher = 8, 250
+	msgs, err := s.Subscribe(t.Context(), "reconciler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		appended = map[int64]string{}
+		errs     = make(chan error, publishers)
+	)
+	for p := range publishers {
+		wg.Go(func() {
+			stream := fmt.Sprintf("node/%d", p)
+			for i := range perPublisher {
+				records, err := tryAppend(t.Context(), s, stream, int64(i), events.Metadata{}, t0, ev("HeartbeatRecorded", i))
+				if err != nil {
+					errs <- fmt.Errorf("%s@%d: %w", stream, i, err)
+					return
+				}
+				mu.Lock()
+				appended[records[0].Position] = records[0].ID
+				mu.Unlock()
+			}
+		})
+	}
+	received := map[int64]string{}
+	var last int64
+	for range publishers * perPublisher {
+		r := Receive(t, msgs)
+		if r.Position <= last {
+			t.Fatalf("position %d delivered after %d", r.Position, last)
+		}
+		last = r.Position
+		received[r.Position] = r.ID
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if diff := cmp.Diff(appended, received); diff != "" {
+		t.Errorf("delivered (-appended +received):\n%s", diff)
+	}
+	// Nothing more is pending: the next delivery is the next append.
+	sentinel := appendCommit(t, s, "sentinel", 0, events.Metadata{}, t0, ev("Sentinel", 0))
+	if diff := cmp.Diff(sentinel[0], Receive(t, msgs)); diff != "" {
+		t.Errorf("after all appends, delivered (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,83 @@
+package eventstest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"herd/events"
+)
+
+// waitFor bounds every wait in the suite. Generous, because the race
+// detector slows SQLite's callers down a lot; a passing run never waits
+// for it.
+const waitFor = 30 * time.Second
+
+// Eventually fails t unless cond becomes true within timeout, checking
+// every few milliseconds. It never sleeps longer than it has to.
+func Eventually(t testing.TB, timeout time.Duration, cond func() bool, format string, args ...any) {
+	t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline.C:
+			t.Fatalf("not within %s: "+format, append([]any{timeout}, args...)...)
+		case <-tick.C:
+		}
+	}
+}
+
+// Receive takes the next message from msgs, acks it and returns its
+// record. It fails t if none comes within waitFor or msgs is closed.
+func Receive(t testing.TB, msgs <-chan *message.Message) events.Record {
+	t.Helper()
+	deadline := time.NewTimer(waitFor)
+	defer deadline.Stop()
+	select {
+	case msg, ok := <-msgs:
+		if !ok {
+			t.Fatal("subscription closed while a message was expected")
+		}
+		r, err := events.RecordFromMessage(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg.Ack()
+		return r
+	case <-deadline.C:
+		t.Fatalf("no message within %s", waitFor)
+	}
+	return events.Record{}
+}
+
+// ReceiveN is Receive n times.
+func ReceiveN(t testing.TB, msgs <-chan *message.Message, n int) []events.Record {
+	t.Helper()
+	records := make([]events.Record, n)
+	for i := range records {
+		records[i] = Receive(t, msgs)
+	}
+	return records
+}
+
+// WaitClosed waits for msgs to close, dropping (not acking) anything still
+// delivered, as a consumer that is shutting down would.
+func WaitClosed(t testing.TB, msgs <-chan *message.Message) {
+	t.Helper()
+	deadline := time.NewTimer(waitFor)
+	defer deadline.Stop()
+	for {
+		select {
+		case _, ok := <-msgs:
+			if !ok {
+				return
+			}
+		case <-deadline.C:
+			t.Fatalf("subscription not closed within %s", waitFor)
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package events
+
+import "context"
+
+// Metadata says who caused an event and why. It is stored beside every
+// event as JSON and travels with it through subscriptions.
+type Metadata struct {
+	// Actor is who asked for the change: a user, a node, a reconciler.
+	Actor string `json:"actor,omitempty"`
+	// CausationID is the id of the event or request that directly caused
+	// this one.
+	CausationID string `json:"causationId,omitempty"`
+	// CorrelationID is shared by everything that follows from one outside
+	// request, however many hops later.
+	CorrelationID string `json:"correlationId,omitempty"`
+	// Source is the adapter the change came through (httpapi, kubelet,
+	// rp2040, illumos, a reconciler name).
+	Source string `json:"source,omitempty"`
+}
+
+// IsZero reports whether md carries nothing.
+func (md Metadata) IsZero() bool { return md == Metadata{} }
+
+// CausedBy is the metadata for an event caused by r: r is the cause, r's
+// correlation (or r itself, if it started the chain) is kept, and actor and
+// source name who is acting now.
+func CausedBy(r Record, actor, source string) Metadata {
+	correlation := r.Metadata.CorrelationID
+	if correlation == "" {
+		correlation = r.ID
+	}
+	return Metadata{Actor: actor, CausationID: r.ID, CorrelationID: correlation, Source: source}
+}
+
+type metadataKey struct{}
+
+// WithMetadata returns a copy of ctx carrying md, for the edge that knows
+// who is asking (an HTTP handler, an adapter) to hand it to the unit of
+// work that appends.
+func WithMetadata(ctx context.Context, md Metadata) context.Context {
+	return context.WithValue(ctx, metadataKey{}, md)
+}
+
+// MetadataFrom returns the metadata put in ctx by WithMetadata, or the zero
+// Metadata.
+func MetadataFrom(ctx context.Context) Metadata {
+	md, _ := ctx.Value(metadataKey{}).(Metadata)
+	return md
+}

@@ -1,0 +1,145 @@
+package events
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// migrationName is NNNN_description.sql: at least four digits, then a
+// description, so that names sort in the order they apply.
+var migrationName = regexp.MustCompile(`^([0-9]{4,})_([A-Za-z0-9_\-]+)\.sql$`)
+
+const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
+    component  TEXT    NOT NULL,
+    version    INTEGER NOT NULL,
+    name       TEXT    NOT NULL,
+    checksum   TEXT    NOT NULL,
+    applied_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    PRIMARY KEY (component, version)
+) WITHOUT ROWID`
+
+type migration struct {
+	version  int64
+	name     string
+	sql      string
+	checksum string
+}
+
+// Migrate applies the SQL files at the root of fsys that are named
+// NNNN_description.sql, in version order, each exactly once and each in its
+// own transaction, recording them in schema_migrations under component.
+// Components are independent: "events" and "projections" each number their
+// files from 0001. Files not ending in .sql are ignored; a .sql file with
+// another name is an error, so a misnamed migration is never silently
+// skipped.
+//
+// A file that was applied and has since been edited is an error: the
+// database no longer matches what the code believes it is. Statements that
+// cannot run inside a transaction (VACUUM, PRAGMA journal_mode) do not
+// belong in migrations.
+func Migrate(ctx context.Context, db *sql.DB, component string, fsys fs.FS) error {
+	if component == "" {
+		return errors.New("migrate: component is empty")
+	}
+	migrations, err := readMigrations(fsys)
+	if err != nil {
+		return fmt.Errorf("migrate %s: %w", component, err)
+	}
+	if _, err := db.ExecContext(ctx, createMigrationsTable); err != nil {
+		return fmt.Errorf("migrate %s: create schema_migrations: %w", component, err)
+	}
+	for _, m := range migrations {
+		if err := applyMigration(ctx, db, component, m); err != nil {
+			return fmt.Errorf("migrate %s %s: %w", component, m.name, err)
+		}
+	}
+	return nil
+}
+
+func readMigrations(fsys fs.FS) ([]migration, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".sql") {
+			continue
+		}
+		match := migrationName.FindStringSubmatch(name)
+		if match == nil {
+			return nil, fmt.Errorf("%s: migration files are named NNNN_description.sql", name)
+		}
+		version, err := strconv.ParseInt(match[1], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		body, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(body)
+		ms = append(ms, migration{version: version, name: name, sql: string(body), checksum: hex.EncodeToString(sum[:])})
+	}
+	slices.SortFunc(ms, func(a, b migration) int { return cmp.Compare(a.version, b.version) })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("%s and %s have the same version", ms[i-1].name, ms[i].name)
+		}
+	}
+	return ms, nil
+}
+
+// applyMigration runs m unless it is recorded already. The check and the
+// apply share one transaction, which (with _txlock=immediate) holds the write
+// lock, so two processes starting at once cannot both apply a file.
+func applyMigration(ctx context.Context, db *sql.DB, component string, m migration) (err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreTxDone(tx.Rollback()))
+		}
+	}()
+	var applied string
+	err = tx.QueryRowContext(ctx,
+		`SELECT checksum FROM schema_migrations WHERE component = ? AND version = ?`,
+		component, m.version).Scan(&applied)
+	switch {
+	case err == nil && applied == m.checksum:
+		return tx.Rollback()
+	case err == nil:
+		return errors.New("file changed after it was applied; add a new migration instead of editing this one")
+	case !errors.Is(err, sql.ErrNoRows):
+		return err
+	}
+	if _, err = tx.ExecContext(ctx, m.sql); err != nil {
+		return err
+	}
+	if _, err = tx.ExecContext(ctx,
+		`INSERT INTO schema_migrations (component, version, name, checksum) VALUES (?, ?, ?, ?)`,
+		component, m.version, m.name, m.checksum); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func ignoreTxDone(err error) error {
+	if errors.Is(err, sql.ErrTxDone) {
+		return nil
+	}
+	return err
+}

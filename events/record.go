@@ -1,0 +1,87 @@
+package events
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Record is one event as stored.
+type Record struct {
+	// Position is the event's place in the whole log, starting at 1. It only
+	// grows; a view's resourceVersion is the Position of the last event that
+	// touched it.
+	Position int64
+	// ID is the event's uuid.
+	ID string
+	// Stream names what the event happened to: "node/web-01",
+	// "pod/default/nginx", "ipam/default".
+	Stream string
+	// Version is the event's place in its stream, starting at 1, without
+	// gaps.
+	Version int64
+	// Type is the event's name, such as "NodeRegistered".
+	Type string
+	// SchemaVersion is the version of Type's payload shape, starting at 1.
+	SchemaVersion int
+	// RecordedAt is when the event was appended, by herd's clock, in UTC.
+	RecordedAt time.Time
+	// Payload is the event body as JSON.
+	Payload json.RawMessage
+	// Metadata says who caused the event and why.
+	Metadata Metadata
+}
+
+// NewEvent is one event to append.
+type NewEvent struct {
+	// Type is the event's name, such as "NodeRegistered". Required.
+	Type string
+	// SchemaVersion is the version of the payload shape; 0 means 1.
+	SchemaVersion int
+	// Payload is the event body as JSON. Required: "{}" for an empty body.
+	Payload []byte
+}
+
+// recordColumns are the columns scanRecord reads, in its order.
+const recordColumns = `position, event_id, stream, version, type, schema_version, recorded_at, payload, metadata`
+
+// scanRecord reads one row selected with recordColumns.
+func scanRecord(row interface{ Scan(...any) error }) (Record, error) {
+	var (
+		r          Record
+		recordedAt int64
+		payload    []byte
+		metadata   []byte
+	)
+	if err := row.Scan(&r.Position, &r.ID, &r.Stream, &r.Version, &r.Type, &r.SchemaVersion,
+		&recordedAt, &payload, &metadata); err != nil {
+		return Record{}, err
+	}
+	r.RecordedAt = time.Unix(0, recordedAt).UTC()
+	r.Payload = payload
+	if len(metadata) > 0 {
+		if err := json.Unmarshal(metadata, &r.Metadata); err != nil {
+			return Record{}, fmt.Errorf("event %d metadata: %w", r.Position, err)
+		}
+	}
+	return r, nil
+}
+
+// scanRecords reads every row, closing rows.
+func scanRecords(rows *sql.Rows) (_ []Record, err error) {
+	defer func() {
+		if cerr := rows.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	var records []Record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, err
+		}
+		records = append(records, r)
+	}
+	return records, rows.Err()
+}

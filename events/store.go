@@ -1,0 +1,125 @@
+package events
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+
+	"github.com/ThreeDotsLabs/watermill"
+	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations are the events package's schema files, applied by Open under
+// the component name "events".
+func Migrations() fs.FS {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err) // the directory is embedded; this cannot fail
+	}
+	return sub
+}
+
+// Store is herd's event log on one SQLite file. It is safe for concurrent
+// use. Writes go through the caller's transactions (see Append); reads take
+// any Querier.
+type Store struct {
+	db      *sql.DB
+	cfg     Config
+	logger  watermill.LoggerAdapter
+	schema  schemaAdapter
+	offsets offsetsAdapter
+
+	mu            sync.Mutex
+	closed        bool
+	subscriptions []subscription
+}
+
+// subscription is a subscriber the store closes on Close. If stop is set,
+// an AfterFunc of the subscriber's context closes it too and closes done
+// when it has.
+type subscription struct {
+	sub  *wsql.Subscriber
+	stop func() bool
+	done chan struct{}
+}
+
+// Open opens (creating if need be) the log at cfg.Path and brings its
+// schema up to date. A nil logger logs nothing.
+func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Store, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if logger == nil {
+		logger = watermill.NopLogger{}
+	}
+	db, err := OpenDB(cfg.Path, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := Migrate(ctx, db, "events", Migrations()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("events: open %s: %w", cfg.Path, err)
+	}
+	return &Store{
+		db:     db,
+		cfg:    cfg,
+		logger: logger,
+		schema: newSchemaAdapter(cfg.SubscribeBatchSize),
+	}, nil
+}
+
+// DB is the store's connection pool, for the units of work that append
+// events and update views in one transaction.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Close stops every subscriber the store made (each acks what its handler
+// acked before stopping), then closes the database. Closing twice is fine.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	subscriptions := s.subscriptions
+	s.subscriptions = nil
+	s.mu.Unlock()
+
+	var errs []error
+	for _, sn := range subscriptions {
+		if sn.stop != nil && !sn.stop() {
+			// The context ended first and its AfterFunc is closing the
+			// subscriber; a second Close would return before it is done.
+			<-sn.done
+			continue
+		}
+		if err := sn.sub.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := s.db.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// track registers a subscription to be closed by Close.
+func (s *Store) track(sn subscription) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errStoreClosed
+	}
+	s.subscriptions = append(s.subscriptions, sn)
+	return nil
+}
+
+var errStoreClosed = errors.New("events: store is closed")

@@ -1,0 +1,94 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+	"github.com/ThreeDotsLabs/watermill/message"
+)
+
+// retryInterval is how long a subscriber waits after a failed query (for
+// example SQLITE_BUSY after BusyTimeout) before trying again: watermill's
+// default, long enough not to hammer a struggling database.
+const retryInterval = time.Second
+
+// NewSubscriber makes a watermill subscriber for the consumer group group
+// on Topic, for users that need the watermill object (a router). The group
+// resumes after its last acked position, across restarts. Delivery is
+// at-least-once: a batch whose acks were not committed (a crash, a
+// cancelled context) is delivered again. Store.Close closes it too.
+//
+// While its handler runs, a subscriber holds SQLite's write lock (its
+// transaction commits the acks), so handlers must ack quickly: map the
+// event to work and return.
+func (s *Store) NewSubscriber(group string) (*wsql.Subscriber, error) {
+	sub, err := s.newSubscriber(group)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.track(subscription{sub: sub}); err != nil {
+		sub.Close()
+		return nil, err
+	}
+	return sub, nil
+}
+
+func (s *Store) newSubscriber(group string) (*wsql.Subscriber, error) {
+	if group == "" {
+		return nil, errors.New("events: subscribe: consumer group is empty")
+	}
+	ackDeadline := s.cfg.AckDeadline
+	sub, err := wsql.NewSubscriber(wsql.BeginnerFromStdSQL(s.db), wsql.SubscriberConfig{
+		ConsumerGroup: group,
+		AckDeadline:   &ackDeadline,
+		PollInterval:  s.cfg.PollInterval,
+		// A nacked message is re-sent after this long, inside the batch's
+		// transaction, so with the write lock held: keep it short.
+		ResendInterval: s.cfg.PollInterval,
+		RetryInterval:  retryInterval,
+		SchemaAdapter:  s.schema,
+		OffsetsAdapter: s.offsets,
+	}, s.logger)
+	if err != nil {
+		return nil, fmt.Errorf("events: subscribe %s: %w", group, err)
+	}
+	return sub, nil
+}
+
+// Subscribe delivers the log's events to the consumer group group, in
+// position order, starting after the group's last acked position. Ack each
+// message (RecordFromMessage reads it) to move the group on. When ctx ends
+// or the store closes, the channel closes after the acks of handled
+// messages are committed, so a restarted group neither repeats nor skips
+// them.
+func (s *Store) Subscribe(ctx context.Context, group string) (<-chan *message.Message, error) {
+	sub, err := s.newSubscriber(group)
+	if err != nil {
+		return nil, err
+	}
+	// The subscriber gets a context that is never cancelled and is closed
+	// instead: on cancellation watermill would abandon the current batch
+	// without committing its acks, and re-deliver it after a restart.
+	msgs, err := sub.Subscribe(context.WithoutCancel(ctx), Topic)
+	if err != nil {
+		sub.Close()
+		return nil, fmt.Errorf("events: subscribe %s: %w", group, err)
+	}
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(done)
+		if err := sub.Close(); err != nil {
+			s.logger.Error("Closing subscriber", err, map[string]any{"consumer_group": group})
+		}
+	})
+	if err := s.track(subscription{sub: sub, stop: stop, done: done}); err != nil {
+		if stop() {
+			sub.Close()
+		}
+		return nil, err
+	}
+	return msgs, nil
+}
