@@ -1,0 +1,111 @@
+package domain
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestHeartbeatValidation(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(c *RecordHeartbeat)
+		want   []FieldError
+	}{
+		{name: "valid metrics", change: func(*RecordHeartbeat) {}},
+		{name: "full and idle is valid", change: func(c *RecordHeartbeat) {
+			c.Metrics.MemoryAvailableBytes, c.Metrics.DiskAvailableBytes, c.Metrics.PIDsCurrent = 0, 2000, 1000
+			c.Metrics.Load1, c.Metrics.Load5, c.Metrics.Load15, c.Metrics.ActiveJobs = 0, 0, 0, 0
+		}},
+		{
+			name:   "missing metrics are required",
+			change: func(c *RecordHeartbeat) { c.Metrics = &Metrics{} },
+			want: []FieldError{
+				{Field: "metrics.cpuCount", Reason: "required"},
+				{Field: "metrics.memoryTotalBytes", Reason: "required"},
+				{Field: "metrics.diskTotalBytes", Reason: "required"},
+				{Field: "metrics.pidsMax", Reason: "required"},
+			},
+		},
+		{
+			name: "negative totals",
+			change: func(c *RecordHeartbeat) {
+				*c.Metrics = Metrics{CPUCount: -1, MemoryTotalBytes: -2, DiskTotalBytes: -3, PIDsMax: -4}
+			},
+			want: []FieldError{
+				{Field: "metrics.cpuCount", Value: "-1", Reason: "must be greater than zero"},
+				{Field: "metrics.memoryTotalBytes", Value: "-2", Reason: "must be greater than zero"},
+				{Field: "metrics.diskTotalBytes", Value: "-3", Reason: "must be greater than zero"},
+				{Field: "metrics.pidsMax", Value: "-4", Reason: "must be greater than zero"},
+			},
+		},
+		{
+			name: "available and current outside their totals",
+			change: func(c *RecordHeartbeat) {
+				c.Metrics.MemoryAvailableBytes, c.Metrics.DiskAvailableBytes = 1001, -1
+				c.Metrics.PIDsCurrent, c.Metrics.ActiveJobs = 1001, -1
+			},
+			want: []FieldError{
+				{Field: "metrics.memoryAvailableBytes", Value: "1001", Reason: "must not exceed memoryTotalBytes (1000)"},
+				{Field: "metrics.diskAvailableBytes", Value: "-1", Reason: "must not be negative"},
+				{Field: "metrics.pidsCurrent", Value: "1001", Reason: "must not exceed pidsMax (1000)"},
+				{Field: "metrics.activeJobs", Value: "-1", Reason: "must not be negative"},
+			},
+		},
+		{
+			name: "loads negative or not finite",
+			change: func(c *RecordHeartbeat) {
+				c.Metrics.Load1, c.Metrics.Load5, c.Metrics.Load15 = math.NaN(), math.Inf(1), -0.5
+			},
+			want: []FieldError{
+				{Field: "metrics.load1", Value: "NaN", Reason: "must be a finite number"},
+				{Field: "metrics.load5", Value: "+Inf", Reason: "must be a finite number"},
+				{Field: "metrics.load15", Value: "-0.5", Reason: "must not be negative"},
+			},
+		},
+		{
+			name: "reported conditions without type, twice, or with a bad status",
+			change: func(c *RecordHeartbeat) {
+				c.Metrics = nil
+				c.Reported = []ReportedCondition{
+					{Type: ConditionReady, Status: ConditionTrue},
+					{Status: ConditionTrue},
+					{Type: ConditionReady, Status: "true"},
+					{Type: ConditionDiskPressure},
+				}
+			},
+			want: []FieldError{
+				{Field: "status.conditions[1].type", Reason: "required"},
+				{Field: "status.conditions[2].type", Value: "Ready", Reason: "Duplicate value"},
+				{Field: "status.conditions[2].status", Value: "true", Reason: `supported values: "True", "False", "Unknown"`},
+				{Field: "status.conditions[3].status", Reason: "required"},
+			},
+		},
+		{
+			name: "negative or non-finite thresholds",
+			change: func(c *RecordHeartbeat) {
+				c.Thresholds = Thresholds{MemoryPercent: -1, DiskPercent: -2, PIDPercent: -3, LoadPerCPU: math.Inf(-1)}
+			},
+			want: []FieldError{
+				{Field: "thresholds.memoryPercent", Value: "-1", Reason: "must not be negative"},
+				{Field: "thresholds.diskPercent", Value: "-2", Reason: "must not be negative"},
+				{Field: "thresholds.pidPercent", Value: "-3", Reason: "must not be negative"},
+				{Field: "thresholds.loadPerCPU", Value: "-Inf", Reason: "must be a finite number, not negative"},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := RecordHeartbeat{Metrics: healthy()}
+			tc.change(&cmd)
+			events, err := DecideNode(registered("web-01"), cmd, at(10))
+			if err != nil && events != nil {
+				t.Errorf("rejected heartbeat returned events %v", events)
+			}
+			if diff := cmp.Diff(tc.want, fieldErrors(t, err)); diff != "" {
+				t.Errorf("field errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
