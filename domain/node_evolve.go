@@ -4,18 +4,19 @@ package domain
 // only way a Node changes: the live view and `herd replay` both call it, so
 // the same log always gives the same node.
 //
-// EvolveNode never mutates n, and the node it returns shares no map, slice
-// or pointer with n or with e: it works on a deep copy and copies what it
-// takes from the event. Changing the result can therefore never change the
-// node a caller kept (say, a snapshot for comparison) or an event that is
-// still to be stored.
+// EvolveNode never mutates n: a map or slice it changes is copied first, so
+// the caller's node (say, a snapshot kept for comparison) stays as it was.
+// Maps and slices taken from e are copied too, so the result shares nothing
+// with an event that may still be stored. Unchanged maps and slices are
+// shared between n and the result: replay folds millions of heartbeats, and
+// copying every label set each time would make it several times slower.
+// Treat a Node as a value; Clone it before changing one in place.
 //
 // It increments Version for every event, including event types it does not
 // know (they still occupy a place in the node's stream), and never touches
 // ResourceVersion, which belongs to the projection. Events are expected as
 // values, as DecideNode and UnmarshalEvent return them.
 func EvolveNode(n Node, e Event) Node {
-	n = n.Clone()
 	n.Version++
 	switch e := e.(type) {
 	case NodeRegistered:
@@ -38,6 +39,7 @@ func EvolveNode(n Node, e Event) Node {
 		if e.Metrics != nil {
 			n.Metrics = e.Metrics.clone()
 		}
+		n.Conditions = cloneSlice(n.Conditions)
 		for i := range n.Conditions {
 			n.Conditions[i].LastHeartbeatTime = e.At
 		}
@@ -83,10 +85,13 @@ func withRegistration(n Node, r Registration) Node {
 	return n
 }
 
-// applyCondition updates the condition of e.Type in conds, or appends it
-// when the node had none. LastTransitionTime moves only when the status
-// changes or the condition is new; LastHeartbeatTime always moves.
-func applyCondition(conds []Condition, e NodeConditionChanged) []Condition {
+// applyCondition returns a copy of conds in which the condition of e.Type is
+// updated, or appended when the node had none. LastTransitionTime moves only
+// when the status changes or the condition is new; LastHeartbeatTime always
+// moves.
+func applyCondition(old []Condition, e NodeConditionChanged) []Condition {
+	conds := make([]Condition, len(old), len(old)+1)
+	copy(conds, old)
 	for i := range conds {
 		c := &conds[i]
 		if c.Type != e.Type {
