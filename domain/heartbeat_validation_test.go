@@ -54,6 +54,17 @@ func TestHeartbeatValidation(t *testing.T) {
 			},
 		},
 		{
+			name: "the other way round",
+			change: func(c *RecordHeartbeat) {
+				c.Metrics.MemoryAvailableBytes, c.Metrics.DiskAvailableBytes, c.Metrics.PIDsCurrent = -1, 2001, -1
+			},
+			want: []FieldError{
+				{Field: "metrics.memoryAvailableBytes", Value: "-1", Reason: "must not be negative"},
+				{Field: "metrics.diskAvailableBytes", Value: "2001", Reason: "must not exceed diskTotalBytes (2000)"},
+				{Field: "metrics.pidsCurrent", Value: "-1", Reason: "must not be negative"},
+			},
+		},
+		{
 			name: "loads negative or not finite",
 			change: func(c *RecordHeartbeat) {
 				c.Metrics.Load1, c.Metrics.Load5, c.Metrics.Load15 = math.NaN(), math.Inf(1), -0.5
