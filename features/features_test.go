@@ -1,0 +1,39 @@
+package features
+
+import (
+	"testing"
+
+	"github.com/cucumber/godog"
+)
+
+// TestFeatures runs every *.feature file in this directory, each scenario
+// as a subtest with a world of its own: a fresh data directory, a fake
+// clock and a freshly started herd.
+func TestFeatures(t *testing.T) {
+	suite := godog.TestSuite{
+		Name:                "herd",
+		ScenarioInitializer: initializeScenario,
+		Options: &godog.Options{
+			Format:   "pretty",
+			Paths:    []string{"."},
+			TestingT: t,
+			Strict:   true,
+		},
+	}
+	if suite.Run() != 0 {
+		t.Fatal("the behaviour specs failed")
+	}
+}
+
+// initializeScenario gives one scenario its world and binds the steps to
+// it. godog calls it once per scenario, so nothing is shared between them.
+func initializeScenario(sc *godog.ScenarioContext) {
+	w := &world{}
+	sc.Before(w.start)
+	sc.After(w.stop)
+	w.registerHerdSteps(sc)
+	w.registerNodeSteps(sc)
+	w.registerHeartbeatSteps(sc)
+	w.registerLogSteps(sc)
+	w.registerRejectionSteps(sc)
+}

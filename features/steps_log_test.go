@@ -1,0 +1,334 @@
+package features
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"herd/events"
+	"herd/projections"
+)
+
+// auditEvent is one record of herd's log as its audit API shows it.
+type auditEvent struct {
+	Position   int64           `json:"position"`
+	Stream     string          `json:"stream"`
+	Version    int64           `json:"version"`
+	Type       string          `json:"type"`
+	RecordedAt time.Time       `json:"recordedAt"`
+	Payload    json.RawMessage `json:"payload"`
+}
+
+// auditPage is the most records one audit request may return.
+const auditPage = 10000
+
+// logRecords reads every record of the log that matches q, oldest first,
+// page by page as an operator's tool would.
+func (w *world) logRecords(q url.Values) ([]auditEvent, error) {
+	var (
+		out   []auditEvent
+		after int64
+	)
+	for {
+		page := url.Values{}
+		for k, v := range q {
+			page[k] = v
+		}
+		page.Set("limit", strconv.Itoa(auditPage))
+		page.Set("after", strconv.FormatInt(after, 10))
+		var list struct {
+			Items []auditEvent `json:"items"`
+		}
+		if err := w.get(auditPath+"?"+page.Encode(), &list); err != nil {
+			return nil, err
+		}
+		out = append(out, list.Items...)
+		if len(list.Items) < auditPage {
+			return out, nil
+		}
+		after = list.Items[len(list.Items)-1].Position
+	}
+}
+
+// logMark is how far the log reached at one moment, seen two ways: the
+// audit log's records and the node list's resourceVersion (the log head).
+type logMark struct {
+	records []auditEvent
+	head    int64
+}
+
+func (m logMark) String() string {
+	return fmt.Sprintf("%d records, head at position %d", len(m.records), m.head)
+}
+
+func (w *world) logMark() (logMark, error) {
+	recs, err := w.logRecords(nil)
+	if err != nil {
+		return logMark{}, err
+	}
+	list, err := w.listNodes("")
+	if err != nil {
+		return logMark{}, err
+	}
+	head, err := resourceVersion(list.ResourceVersion)
+	if err != nil {
+		return logMark{}, err
+	}
+	return logMark{records: recs, head: head}, nil
+}
+
+// appended is what the log gained since w.before, the mark taken just
+// before the last request.
+func (w *world) appended() ([]auditEvent, logMark, error) {
+	now, err := w.logMark()
+	if err != nil {
+		return nil, now, err
+	}
+	if len(now.records) < len(w.before.records) {
+		return nil, now, fmt.Errorf("the log shrank from %s to %s", w.before, now)
+	}
+	return now.records[len(w.before.records):], now, nil
+}
+
+func (w *world) registerLogSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^nothing was added to the log$`, w.nothingAppended)
+	sc.Step(`^the request added exactly (.+) to the log$`, w.appendedExactly)
+	sc.Step(`^the log records these (\w+) changes for "([^"]+)":$`, w.conditionChangesAre)
+	sc.Step(`^the timeline of "([^"]+)" shows, in order:$`, w.timelineShows)
+	sc.Step(`^the resourceVersion of "([^"]+)" is the log position of its latest event$`, w.resourceVersionIsLatest)
+	sc.Step(`^rebuilding the views from the log gives exactly the live views$`, w.replayEqualsLive)
+}
+
+// nothingAppended checks that the last request left the log as it was:
+// the same records, and the same head.
+func (w *world) nothingAppended() error {
+	added, now, err := w.appended()
+	if err != nil {
+		return err
+	}
+	if len(added) > 0 || now.head != w.before.head {
+		return fmt.Errorf("the log went from %s to %s; new: %s", w.before, now, eventTypes(added))
+	}
+	return nil
+}
+
+// appendedExactly checks the types of what the last request appended, in
+// order: "NodeRegistered", "HeartbeatRecorded and NodeConditionChanged".
+func (w *world) appendedExactly(list string) error {
+	want := splitList(list)
+	added, now, err := w.appended()
+	if err != nil {
+		return err
+	}
+	if got := eventTypes(added); !slices.Equal(got, want) {
+		return fmt.Errorf("the request added %v to the log, want %v", got, want)
+	}
+	if len(added) > 0 && now.head != added[len(added)-1].Position {
+		return fmt.Errorf("the node list says the log head is %d, the log ends at %d", now.head, added[len(added)-1].Position)
+	}
+	return nil
+}
+
+// conditionChangesAre checks every NodeConditionChanged of one condition
+// type in a node's stream against the table: from, to and at. A heartbeat
+// that changes nothing must not appear.
+func (w *world) conditionChangesAre(condition, node string, table *godog.Table) error {
+	recs, err := w.logRecords(url.Values{"stream": {"node/" + node}, "type": {"NodeConditionChanged"}})
+	if err != nil {
+		return err
+	}
+	var got []string
+	for _, r := range recs {
+		var p struct {
+			Type   string    `json:"type"`
+			From   string    `json:"from"`
+			Status string    `json:"status"`
+			At     time.Time `json:"at"`
+		}
+		if err := json.Unmarshal(r.Payload, &p); err != nil {
+			return fmt.Errorf("position %d: %w", r.Position, err)
+		}
+		if p.Type != condition {
+			continue
+		}
+		got = append(got, fmt.Sprintf("%s -> %s at %s", cmp.Or(p.From, "none"), p.Status, w.show(p.At)))
+	}
+	rows, err := tableRows(table, "from", "to", "at")
+	if err != nil {
+		return err
+	}
+	var want []string
+	for _, r := range rows {
+		want = append(want, fmt.Sprintf("%s -> %s at %s", r["from"], r["to"], r["at"]))
+	}
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("the log records these %s changes for %s:\n  %s\nwant:\n  %s",
+			condition, node, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	return nil
+}
+
+// timelineEntry is one line of a node's timeline.
+type timelineEntry struct {
+	Position int64     `json:"position"`
+	At       time.Time `json:"at"`
+	Kind     string    `json:"kind"`
+	Reason   string    `json:"reason"`
+	Message  string    `json:"message"`
+}
+
+// timelineShows checks that the node's timeline holds the table's entries
+// in that order; other entries (condition changes, say) may come between.
+// Columns: kind, and optionally reason and at.
+func (w *world) timelineShows(node string, table *godog.Table) error {
+	var tl struct {
+		Items []timelineEntry `json:"items"`
+	}
+	if err := w.get(timelinePath(node), &tl); err != nil {
+		return err
+	}
+	rows, err := tableRows(table, "kind")
+	if err != nil {
+		return err
+	}
+	var seen []string
+	i := 0
+	for _, e := range tl.Items {
+		line := fmt.Sprintf("%s %s (%s) %s", w.show(e.At), e.Kind, e.Reason, e.Message)
+		seen = append(seen, line)
+		if i < len(rows) && w.timelineMatches(e, rows[i]) {
+			i++
+		}
+	}
+	if i < len(rows) {
+		return fmt.Errorf("the timeline of %s lacks %v (after the earlier rows); it reads:\n  %s",
+			node, rows[i], strings.Join(seen, "\n  "))
+	}
+	return nil
+}
+
+func (w *world) timelineMatches(e timelineEntry, row map[string]string) bool {
+	if e.Kind != row["kind"] {
+		return false
+	}
+	if r, ok := row["reason"]; ok && e.Reason != r {
+		return false
+	}
+	if at, ok := row["at"]; ok && w.show(e.At) != at {
+		return false
+	}
+	return true
+}
+
+// resourceVersionIsLatest checks that a node's resourceVersion is the log
+// position of the last event in its stream.
+func (w *world) resourceVersionIsLatest(node string) error {
+	n, err := w.node(node)
+	if err != nil {
+		return err
+	}
+	rv, err := resourceVersion(n.ResourceVersion)
+	if err != nil {
+		return err
+	}
+	recs, err := w.logRecords(url.Values{"stream": {"node/" + node}})
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return fmt.Errorf("the log holds nothing for %s", node)
+	}
+	if latest := recs[len(recs)-1]; rv != latest.Position {
+		return fmt.Errorf("%s has resourceVersion %d; its latest event is %s at position %d", node, rv, latest.Type, latest.Position)
+	}
+	return nil
+}
+
+// replayEqualsLive rebuilds every view from the scenario's log, in a
+// scratch copy of its database, and compares them with the live views
+// byte for byte. It also checks that the rebuild replayed the whole log.
+func (w *world) replayEqualsLive(ctx context.Context) error {
+	mark, err := w.logMark()
+	if err != nil {
+		return err
+	}
+	scratch := filepath.Join(w.dir, "verify.db")
+	diff, stats, err := projections.Verify(ctx, w.store, scratch, events.Config{PollInterval: 10 * time.Millisecond}, projections.RebuildOptions{})
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	if diff != nil {
+		return fmt.Errorf("the rebuilt views differ from the live ones: %s", diff)
+	}
+	if stats.Events != int64(len(mark.records)) || stats.Head != mark.head {
+		return fmt.Errorf("the rebuild replayed %d events up to %d; the log holds %s", stats.Events, stats.Head, mark)
+	}
+	return nil
+}
+
+func eventTypes(recs []auditEvent) []string {
+	out := []string{}
+	for _, r := range recs {
+		out = append(out, r.Type)
+	}
+	return out
+}
+
+// splitList splits "a, b and c" into its items.
+func splitList(s string) []string {
+	s = strings.ReplaceAll(s, " and ", ", ")
+	var out []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.Trim(strings.TrimSpace(item), `"`); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// tableRows reads a table with a header row into one map per row, and
+// checks that the required columns are there.
+func tableRows(t *godog.Table, required ...string) ([]map[string]string, error) {
+	if len(t.Rows) == 0 {
+		return nil, fmt.Errorf("the table is empty")
+	}
+	var header []string
+	for _, c := range t.Rows[0].Cells {
+		header = append(header, c.Value)
+	}
+	for _, r := range required {
+		if !slices.Contains(header, r) {
+			return nil, fmt.Errorf("the table needs a %q column, has %v", r, header)
+		}
+	}
+	var out []map[string]string
+	for _, row := range t.Rows[1:] {
+		m := map[string]string{}
+		for i, c := range row.Cells {
+			m[header[i]] = c.Value
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// pairs reads a two-column table of names and values, in order.
+func pairs(t *godog.Table) ([][2]string, error) {
+	var out [][2]string
+	for _, row := range t.Rows {
+		if len(row.Cells) != 2 {
+			return nil, fmt.Errorf("want two columns (what, value), got %d", len(row.Cells))
+		}
+		out = append(out, [2]string{row.Cells[0].Value, row.Cells[1].Value})
+	}
+	return out, nil
+}

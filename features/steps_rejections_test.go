@@ -1,0 +1,148 @@
+package features
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/cucumber/godog"
+)
+
+// maxBody is the request body limit herd documents: 1 MiB.
+const maxBody = 1 << 20
+
+// The steps here send requests that herd may well refuse: they record the
+// answer and leave judging it to the Then steps.
+func (w *world) registerRejectionSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^an agent registers a node named "([^"]+)"$`, w.registersNamed)
+	sc.Step(`^a client creates a node named "([^"]+)" through the Kubernetes API$`, w.createsNamed)
+	sc.Step(`^an agent registers "([^"]+)" as kind "([^"]+)"$`, w.registersKind)
+	sc.Step(`^an agent registers "([^"]+)" with (capacity|allocatable) "([^"]+)"$`, w.registersResources)
+	sc.Step(`^an agent registers "([^"]+)" with a body that is not JSON$`, w.registersGarbage)
+	sc.Step(`^an agent registers "([^"]+)" with a Node of (just over|exactly) 1 MiB$`, w.registersLarge)
+	sc.Step(`^the agent on "([^"]+)" sends a heartbeat without (\w+)$`, w.heartbeatWithout)
+	sc.Step(`^the agent on "([^"]+)" sends a heartbeat that is not JSON$`, w.heartbeatGarbage)
+	sc.Step(`^the agent on "([^"]+)" reports (-?\d+) bytes of (memory|disk) available out of (\d+)$`, w.reportsAvailable)
+	sc.Step(`^"([^"]+)" patches its status as "([^"]+)"$`, w.patchesStatusAs)
+	sc.Step(`^a heartbeat arrives for the unknown node "([^"]+)"$`, w.heartbeatForUnknown)
+	sc.Step(`^the request succeeds$`, w.requestSucceeds)
+}
+
+func (w *world) registersNamed(name string) error {
+	body, err := nodeBody(name, "linux", nil)
+	if err != nil {
+		return err
+	}
+	return w.write(http.MethodPut, registrationPath(name), "application/json", body)
+}
+
+func (w *world) createsNamed(name string) error {
+	body, err := nodeBody(name, "linux", nil)
+	if err != nil {
+		return err
+	}
+	return w.write(http.MethodPost, nodesPath, "application/json", body)
+}
+
+func (w *world) registersKind(name, kind string) error {
+	body, err := nodeBody(name, kind, nil)
+	if err != nil {
+		return err
+	}
+	return w.write(http.MethodPut, registrationPath(name), "application/json", body)
+}
+
+func (w *world) registersResources(name, list, value string) error {
+	body, err := nodeBody(name, "linux", [][2]string{{list, value}})
+	if err != nil {
+		return err
+	}
+	return w.write(http.MethodPut, registrationPath(name), "application/json", body)
+}
+
+func (w *world) registersGarbage(name string) error {
+	body := []byte(`{"metadata": {"name": "` + name + `", "labels": {`)
+	return w.write(http.MethodPut, registrationPath(name), "application/json", body)
+}
+
+// registersLarge sends a valid Node padded with trailing whitespace (which
+// JSON allows) to exactly 1 MiB, or to one byte more.
+func (w *world) registersLarge(name, size string) error {
+	body, err := nodeBody(name, "linux", nil)
+	if err != nil {
+		return err
+	}
+	want := maxBody
+	if size == "just over" {
+		want++
+	}
+	body = append(body, bytes.Repeat([]byte(" "), want-len(body))...)
+	if len(body) != want {
+		return fmt.Errorf("made a body of %d bytes, want %d", len(body), want)
+	}
+	return w.write(http.MethodPut, registrationPath(name), "application/json", body)
+}
+
+// heartbeatWithout leaves one metric out of the agent's heartbeat.
+func (w *world) heartbeatWithout(name, metric string) error {
+	data, err := json.Marshal(w.agentFor(name).metrics)
+	if err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	if _, ok := m[metric]; !ok {
+		return fmt.Errorf("an agent reports no metric called %q", metric)
+	}
+	delete(m, metric)
+	body, err := json.Marshal(map[string]any{"metrics": m})
+	if err != nil {
+		return err
+	}
+	return w.write(http.MethodPost, heartbeatPath(name), "application/json", body)
+}
+
+func (w *world) heartbeatGarbage(name string) error {
+	return w.write(http.MethodPost, heartbeatPath(name), "application/json", []byte(`{"metrics": {"cpuCount": 4,`))
+}
+
+// reportsAvailable reports a memory or disk total and what is available of
+// it, whatever the agent measured; herd judges.
+func (w *world) reportsAvailable(name string, available int64, what string, total int64) error {
+	m := w.agentFor(name).metrics
+	if what == "memory" {
+		m.MemoryAvailableBytes, m.MemoryTotalBytes = available, total
+	} else {
+		m.DiskAvailableBytes, m.DiskTotalBytes = available, total
+	}
+	body, err := json.Marshal(map[string]any{"metrics": m})
+	if err != nil {
+		return err
+	}
+	return w.write(http.MethodPost, heartbeatPath(name), "application/json", body)
+}
+
+// patchesStatusAs sends a plain Ready=True status patch with the given
+// Content-Type.
+func (w *world) patchesStatusAs(name, contentType string) error {
+	body := []byte(`{"status":{"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady"}]}}`)
+	return w.write(http.MethodPatch, nodeStatusPath(name), contentType, body)
+}
+
+func (w *world) heartbeatForUnknown(name string) error {
+	body, err := json.Marshal(map[string]any{"metrics": healthyMetrics()})
+	if err != nil {
+		return err
+	}
+	return w.write(http.MethodPost, heartbeatPath(name), "application/json", body)
+}
+
+func (w *world) requestSucceeds() error {
+	if w.last.code < 200 || w.last.code > 299 {
+		return fmt.Errorf("herd refused the request: %s", w.last)
+	}
+	return nil
+}

@@ -1,0 +1,138 @@
+package features
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"time"
+
+	"github.com/cucumber/godog"
+	"go.uber.org/fx"
+	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"herd/cmd/herd/app"
+	"herd/events"
+)
+
+// defaultEpoch is where a scenario's clock stands until its Background
+// says otherwise: a whole second, because Kubernetes timestamps have no
+// finer grain.
+var defaultEpoch = time.Date(2026, time.March, 1, 9, 0, 0, 0, time.UTC)
+
+// Timeouts for the world's own machinery. They bound how long a broken
+// herd can hang a scenario; a healthy one answers in milliseconds.
+const (
+	startStopTimeout = 30 * time.Second
+	requestTimeout   = 10 * time.Second
+)
+
+// world is everything one scenario runs against: its own data directory,
+// its own fake clock, its own herd, and what the operator has seen so far.
+type world struct {
+	dir    string
+	clock  *clocktesting.FakeClock
+	app    *fx.App
+	server *app.HTTPServer
+	store  *events.Store
+	client *http.Client
+
+	// epoch is when herd was started in this scenario; a clock time such
+	// as "09:00:20" in a step means that time on the epoch's day.
+	epoch time.Time
+	// last is the answer to the latest request that could change herd.
+	last response
+	// before is the log as it stood just before that request.
+	before logMark
+	// agents remembers, per node, what its agent registered with and the
+	// metrics it reported last, as a real agent would.
+	agents map[string]*agent
+}
+
+// start gives the scenario a fresh herd: a new data directory, a fake
+// clock, and the real fx app of `herd serve` listening on a free loopback
+// port.
+func (w *world) start(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
+	dir, err := os.MkdirTemp("", "herd-features-*")
+	if err != nil {
+		return ctx, err
+	}
+	w.dir = dir
+	w.clock = clocktesting.NewFakeClock(defaultEpoch)
+	w.epoch = defaultEpoch
+	w.agents = map[string]*agent{}
+	w.client = &http.Client{Timeout: requestTimeout, Transport: &http.Transport{}}
+
+	cfg := app.DefaultConfig()
+	cfg.Listen = "127.0.0.1:0"
+	cfg.DataDir = dir
+	cfg.LogLevel = "error"
+	// watermill polls on the wall clock, which the fake clock cannot drive;
+	// a short interval keeps anything waiting on a consumer group quick.
+	cfg.PollInterval = 10 * time.Millisecond
+
+	w.app = fx.New(app.Options(cfg,
+		fx.Decorate(func(clock.Clock) clock.Clock { return w.clock }),
+		fx.Populate(&w.server, &w.store),
+	))
+	if err := w.app.Err(); err != nil {
+		return ctx, fmt.Errorf("build herd: %w", err)
+	}
+	startCtx, cancel := context.WithTimeout(ctx, startStopTimeout)
+	defer cancel()
+	if err := w.app.Start(startCtx); err != nil {
+		w.app = nil
+		return ctx, fmt.Errorf("start herd: %w", err)
+	}
+	return ctx, nil
+}
+
+// stop shuts the scenario's herd down and removes its data directory.
+func (w *world) stop(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
+	var errs []error
+	if w.app != nil {
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startStopTimeout)
+		defer cancel()
+		if err := w.app.Stop(stopCtx); err != nil {
+			errs = append(errs, fmt.Errorf("stop herd: %w", err))
+		}
+	}
+	if w.client != nil {
+		w.client.CloseIdleConnections()
+	}
+	if w.dir != "" {
+		if err := os.RemoveAll(w.dir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return ctx, errors.Join(errs...)
+}
+
+// clockTime matches a time of day such as 09:00:20.
+var clockTime = regexp.MustCompile(`^\d{2}:\d{2}:\d{2}$`)
+
+// at reads a time as the specs write it: a time of day on the scenario's
+// day ("09:00:20"), or a full RFC 3339 time.
+func (w *world) at(s string) (time.Time, error) {
+	if clockTime.MatchString(s) {
+		tod, err := time.Parse(time.TimeOnly, s)
+		if err != nil {
+			return time.Time{}, err
+		}
+		y, m, d := w.epoch.Date()
+		return time.Date(y, m, d, tod.Hour(), tod.Minute(), tod.Second(), 0, time.UTC), nil
+	}
+	return time.Parse(time.RFC3339, s)
+}
+
+// show renders a time the way the specs write it.
+func (w *world) show(t time.Time) string {
+	t = t.UTC()
+	if y, m, d := t.Date(); t.Truncate(time.Second).Equal(t) && w.epoch.Year() == y && w.epoch.Month() == m && w.epoch.Day() == d {
+		return t.Format(time.TimeOnly)
+	}
+	return t.Format(time.RFC3339Nano)
+}
