@@ -20,11 +20,17 @@ const (
 	auditPath = herdPath + "/auditevents"
 )
 
-func nodePath(name string) string         { return nodesPath + "/" + url.PathEscape(name) }
-func nodeStatusPath(name string) string   { return nodePath(name) + "/status" }
-func registrationPath(name string) string { return herdPath + "/nodes/" + url.PathEscape(name) + "/registration" }
-func heartbeatPath(name string) string    { return herdPath + "/nodes/" + url.PathEscape(name) + "/heartbeat" }
-func timelinePath(name string) string     { return herdPath + "/nodes/" + url.PathEscape(name) + "/timeline" }
+func nodePath(name string) string       { return nodesPath + "/" + url.PathEscape(name) }
+func nodeStatusPath(name string) string { return nodePath(name) + "/status" }
+func registrationPath(name string) string {
+	return herdPath + "/nodes/" + url.PathEscape(name) + "/registration"
+}
+func heartbeatPath(name string) string {
+	return herdPath + "/nodes/" + url.PathEscape(name) + "/heartbeat"
+}
+func timelinePath(name string) string {
+	return herdPath + "/nodes/" + url.PathEscape(name) + "/timeline"
+}
 
 // response is what herd answered to one request.
 type response struct {
