@@ -9,10 +9,10 @@ import (
 	"herd/events"
 )
 
-// waitFor bounds every wait in the suite. Generous, because the race
+// WaitFor bounds every wait in the suite. Generous, because the race
 // detector slows SQLite's callers down a lot; a passing run never waits
 // for it.
-const waitFor = 30 * time.Second
+const WaitFor = 30 * time.Second
 
 // Eventually fails t unless cond becomes true within timeout, checking
 // every few milliseconds. It never sleeps longer than it has to.
@@ -32,10 +32,10 @@ func Eventually(t testing.TB, timeout time.Duration, cond func() bool, format st
 }
 
 // Receive takes the next message from msgs, acks it and returns its
-// record. It fails t if none comes within waitFor or msgs is closed.
+// record. It fails t if none comes within WaitFor or msgs is closed.
 func Receive(t testing.TB, msgs <-chan *message.Message) events.Record {
 	t.Helper()
-	deadline := time.NewTimer(waitFor)
+	deadline := time.NewTimer(WaitFor)
 	defer deadline.Stop()
 	select {
 	case msg, ok := <-msgs:
@@ -49,7 +49,7 @@ func Receive(t testing.TB, msgs <-chan *message.Message) events.Record {
 		msg.Ack()
 		return r
 	case <-deadline.C:
-		t.Fatalf("no message within %s", waitFor)
+		t.Fatalf("no message within %s", WaitFor)
 	}
 	return events.Record{}
 }
@@ -68,7 +68,7 @@ func ReceiveN(t testing.TB, msgs <-chan *message.Message, n int) []events.Record
 // delivered, as a consumer that is shutting down would.
 func WaitClosed(t testing.TB, msgs <-chan *message.Message) {
 	t.Helper()
-	deadline := time.NewTimer(waitFor)
+	deadline := time.NewTimer(WaitFor)
 	defer deadline.Stop()
 	for {
 		select {
@@ -77,7 +77,7 @@ func WaitClosed(t testing.TB, msgs <-chan *message.Message) {
 				return
 			}
 		case <-deadline.C:
-			t.Fatalf("subscription not closed within %s", waitFor)
+			t.Fatalf("subscription not closed within %s", WaitFor)
 		}
 	}
 }
