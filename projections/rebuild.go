@@ -67,25 +67,26 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 	}
 	defer nodes.close()
 
+	readCtx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
 	var stats RebuildStats
-	for stats.Head < total {
-		recs, err := store.ReadAfter(ctx, tx, stats.Head, opts.BatchSize)
-		if err != nil {
-			return stats, fmt.Errorf("rebuild: read after %d: %w", stats.Head, err)
+	for b := range readDecoded(readCtx, store, store.DB(), total, opts.BatchSize) {
+		if b.err != nil {
+			return stats, fmt.Errorf("rebuild: after %d: %w", stats.Head, b.err)
 		}
-		if len(recs) == 0 {
-			break
-		}
-		for _, rec := range recs {
-			if err := nodes.apply(ctx, rec); err != nil {
+		for i, rec := range b.recs {
+			if err := nodes.apply(ctx, rec, b.evs[i]); err != nil {
 				return stats, err
 			}
 		}
-		stats.Events += int64(len(recs))
-		stats.Head = recs[len(recs)-1].Position
+		stats.Events += int64(len(b.recs))
+		stats.Head = b.recs[len(b.recs)-1].Position
 		if opts.Progress != nil {
 			opts.Progress(stats.Events, total)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return stats, err
 	}
 	if err := nodes.flush(ctx); err != nil {
 		return stats, err
@@ -119,14 +120,10 @@ func newNodeRebuild(ctx context.Context, tx *sql.Tx) (*nodeRebuild, error) {
 	return &nodeRebuild{tx: tx, timeline: stmt, nodes: map[string]domain.Node{}}, nil
 }
 
-func (r *nodeRebuild) apply(ctx context.Context, rec events.Record) error {
+func (r *nodeRebuild) apply(ctx context.Context, rec events.Record, ev domain.Event) error {
 	name, ok := strings.CutPrefix(rec.Stream, "node/")
 	if !ok {
 		return nil
-	}
-	ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
-	if err != nil {
-		return fmt.Errorf("rebuild: %s@%d (position %d): %w", rec.Stream, rec.Version, rec.Position, err)
 	}
 	n, seen := r.nodes[name]
 	if !seen {
