@@ -11,7 +11,6 @@ import (
 	"herd/events"
 )
 
-
 func TestRebuildEqualsLiveViews(t *testing.T) {
 	w, store, clk := newWriter(t)
 	ctx := context.Background()
