@@ -64,6 +64,11 @@ func (s *Store) newSubscriber(group string) (*wsql.Subscriber, error) {
 // or the store closes, the channel closes after the acks of handled
 // messages are committed, so a restarted group neither repeats nor skips
 // them.
+//
+// Keep receiving: the subscriber holds SQLite's write lock from reading a
+// batch until its last message is acked, including while it waits for the
+// channel to be read, so a consumer that stops reading stalls every writer
+// (up to AckDeadline per message). Stop by cancelling ctx instead.
 func (s *Store) Subscribe(ctx context.Context, group string) (<-chan *message.Message, error) {
 	sub, err := s.newSubscriber(group)
 	if err != nil {
