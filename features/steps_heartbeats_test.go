@@ -51,6 +51,7 @@ func (w *world) registerHeartbeatSteps(sc *godog.ScenarioContext) {
 
 	sc.Step(`^node "([^"]+)" shows (\w+) (True|False|Unknown) since (\S+), last heartbeat (\S+)$`, w.showsCondition)
 	sc.Step(`^node "([^"]+)" has (these|exactly these) conditions:$`, w.hasConditions)
+	sc.Step(`^node "([^"]+)" has no conditions$`, w.hasNoConditions)
 	sc.Step(`^no time herd shows for "([^"]+)" comes from the node's clock$`, w.timesAreHerds)
 }
 
@@ -159,6 +160,17 @@ func (w *world) hasConditions(name, exactly string, t *godog.Table) error {
 	}
 	if exactly == "exactly these" && len(n.Status.Conditions) != len(rows) {
 		return fmt.Errorf("%s has %d conditions, want %d: %s", name, len(n.Status.Conditions), len(rows), w.conditions(n))
+	}
+	return nil
+}
+
+func (w *world) hasNoConditions(name string) error {
+	n, err := w.node(name)
+	if err != nil {
+		return err
+	}
+	if len(n.Status.Conditions) > 0 {
+		return fmt.Errorf("%s has conditions: %s", name, w.conditions(n))
 	}
 	return nil
 }
