@@ -21,7 +21,8 @@ const lastInsertRowIDQuery = `SELECT last_insert_rowid()`
 // stores nothing and returns a *ConflictError (errors.Is ErrConflict), and
 // tx is still usable, normally to roll back. Nothing is visible to readers
 // or subscribers until tx commits. All events get the time at and the
-// metadata md. No events is a no-op.
+// metadata md. No events is a no-op. The records share evs' payload
+// bytes; do not change them afterwards.
 //
 // The events go through a watermill-sql publisher made for tx, one INSERT
 // for up to 4095 events (SQLite's limit on bound values), so their

@@ -47,7 +47,7 @@ func TestRouterConsumesThroughNewSubscriber(t *testing.T) {
 		defer mu.Unlock()
 		return append([]events.Record(nil), got...)
 	}
-	eventstest.Eventually(t, eventstest.WaitFor, func() bool { return len(received()) == len(appended) }, "router received %d of %d events", len(received()), len(appended))
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool { return len(received()) == len(appended) }, "router handling all %d events", len(appended))
 	if err := router.Close(); err != nil {
 		t.Fatal(err)
 	}
