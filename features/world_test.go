@@ -79,6 +79,7 @@ func (w *world) start(ctx context.Context, _ *godog.Scenario) (context.Context, 
 		fx.Populate(&w.server, &w.store),
 	))
 	if err := w.app.Err(); err != nil {
+		w.app = nil
 		return ctx, fmt.Errorf("build herd: %w", err)
 	}
 	startCtx, cancel := context.WithTimeout(ctx, startStopTimeout)
