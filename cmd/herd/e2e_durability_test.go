@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,7 +54,7 @@ func TestSIGKILLKeepsEveryAcknowledgedWrite(t *testing.T) {
 	// Twice: the second kill hits a database that recovered from the first.
 	var acks []ack
 	for round := 1; round <= 2; round++ {
-		more, inFlight := writeUntilKilled(t, srv, nodes)
+		more, inFlight := writeUntilSignalled(t, srv, nodes, syscall.SIGKILL)
 		t.Logf("round %d: %d writes acknowledged; %d requests in flight at the SIGKILL", round, len(more), inFlight)
 		if ws, ok := srv.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 			t.Fatalf("serve ended with %s, want killed by the test's SIGKILL", srv.cmd.ProcessState)
@@ -83,19 +84,20 @@ func TestSIGKILLKeepsEveryAcknowledgedWrite(t *testing.T) {
 	srv.stop()
 }
 
-// writeUntilKilled streams heartbeats (and now and then a re-registration,
-// which is a restart) for nodes from several clients, SIGKILLs serve once
-// acksBeforeKill writes were acknowledged, and returns every
-// acknowledgement. Until the kill, every write must succeed.
-func writeUntilKilled(t *testing.T, srv *herdProc, nodes []string) (acks []ack, inFlightAtKill int64) {
+// writeUntilSignalled streams heartbeats (and now and then a
+// re-registration, which is a restart) for nodes from several clients,
+// sends serve sig once acksBeforeKill writes were acknowledged, waits for
+// it to exit and returns every acknowledgement. Until the signal, every
+// write must succeed.
+func writeUntilSignalled(t *testing.T, srv *herdProc, nodes []string, sig os.Signal) (acks []ack, inFlightAtSignal int64) {
 	t.Helper()
 	var (
-		killed   atomic.Bool
-		acked    atomic.Int64
-		inFlight atomic.Int64
-		mu       sync.Mutex
-		wg       sync.WaitGroup
-		failure  error
+		signalled atomic.Bool
+		acked     atomic.Int64
+		inFlight  atomic.Int64
+		mu        sync.Mutex
+		wg        sync.WaitGroup
+		failure   error
 	)
 	client := &http.Client{
 		Timeout:   10 * time.Second,
@@ -117,9 +119,9 @@ func writeUntilKilled(t *testing.T, srv *herdProc, nodes []string) (acks []ack, 
 				a, err := write(client, srv.URL, node, w*100000+i)
 				inFlight.Add(-1)
 				if err != nil {
-					if !killed.Load() {
+					if !signalled.Load() {
 						mu.Lock()
-						failure = errors.Join(failure, fmt.Errorf("client %d, write %d before the kill: %w", w, i, err))
+						failure = errors.Join(failure, fmt.Errorf("client %d, write %d before the signal: %w", w, i, err))
 						mu.Unlock()
 					}
 					return
@@ -134,12 +136,11 @@ func writeUntilKilled(t *testing.T, srv *herdProc, nodes []string) (acks []ack, 
 	err := poll(30*time.Second, func() (bool, error) {
 		return acked.Load() >= acksBeforeKill || srv.exited(), nil
 	})
-	inFlightAtKill = inFlight.Load()
-	killed.Store(true)
-	if kerr := srv.cmd.Process.Kill(); kerr != nil {
-		t.Errorf("SIGKILL serve: %v", kerr)
+	inFlightAtSignal = inFlight.Load()
+	signalled.Store(true)
+	if _, serr := srv.signal(sig, stopTimeout); serr != nil {
+		t.Errorf("%v serve: %v", sig, serr)
 	}
-	<-srv.done
 	wg.Wait()
 	if err != nil {
 		t.Fatalf("only %d writes acknowledged: %v", acked.Load(), err)
@@ -147,7 +148,7 @@ func writeUntilKilled(t *testing.T, srv *herdProc, nodes []string) (acks []ack, 
 	if failure != nil {
 		t.Fatalf("writes failed while serve was up:\n%v", failure)
 	}
-	return acks, inFlightAtKill
+	return acks, inFlightAtSignal
 }
 
 // write sends the i-th write of a client for node: mostly heartbeats whose
