@@ -439,10 +439,10 @@ func mustCall(t *testing.T, want int, method, url string, body, out any) []byte 
 }
 
 // table parses the aligned table kubectl and herd print: the header's
-// words and, by the first cell (the name), each row's cells. Cells are cut
+// words and each row's cells, in the order printed. Cells are cut
 // at the header's column offsets, so that empty cells and cells with
 // spaces ("Ubuntu 24.04.1 LTS") come out right.
-func table(t *testing.T, out string) (header []string, rows map[string][]string) {
+func table(t *testing.T, out string) (header []string, rows [][]string) {
 	t.Helper()
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) == 0 || lines[0] == "" {
@@ -468,24 +468,40 @@ func table(t *testing.T, out string) (header []string, rows map[string][]string)
 		return cells
 	}
 	header = cut(lines[0])
-	rows = map[string][]string{}
 	for _, line := range lines[1:] {
-		cells := cut(line)
-		rows[cells[0]] = cells
+		rows = append(rows, cut(line))
 	}
 	return header, rows
 }
 
-// column maps each row's name to its cell in column i.
-func column(rows map[string][]string, i int) map[string]string {
+// byName keys a table's rows by their first cell, the object's name.
+func byName(rows [][]string) map[string][]string {
+	out := map[string][]string{}
+	for _, r := range rows {
+		out[r[0]] = r
+	}
+	return out
+}
+
+// column returns cell i of every row, in the order printed.
+func column(rows [][]string, i int) []string {
+	out := make([]string, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, r[i])
+	}
+	return out
+}
+
+// columnByName maps each row's name to its cell in column i.
+func columnByName(rows [][]string, i int) map[string]string {
 	out := map[string]string{}
-	for name, cells := range rows {
-		out[name] = cells[i]
+	for _, r := range rows {
+		out[r[0]] = r[i]
 	}
 	return out
 }
 
 // names returns the rows' names, sorted.
-func names(rows map[string][]string) []string {
-	return slices.Sorted(maps.Keys(rows))
+func names(rows [][]string) []string {
+	return slices.Sorted(maps.Keys(byName(rows)))
 }

@@ -35,10 +35,10 @@ func TestKubectl(t *testing.T) {
 			t.Errorf("header %q, want %q", header, want)
 		}
 		want := map[string]string{"pico-01": "Ready", "pico-02": "NotReady", "web-01": "Ready"}
-		if got := column(rows, 1); !maps.Equal(got, want) {
+		if got := columnByName(rows, 1); !maps.Equal(got, want) {
 			t.Errorf("STATUS by node %v, want %v", got, want)
 		}
-		if got := rows["web-01"][4]; got != "herd-agent/v0.1.0" {
+		if got := byName(rows)["web-01"][4]; got != "herd-agent/v0.1.0" {
 			t.Errorf("web-01 VERSION %q, want herd-agent/v0.1.0", got)
 		}
 	})
@@ -50,13 +50,13 @@ func TestKubectl(t *testing.T) {
 				t.Errorf("wide header %q lacks %s", header, col)
 			}
 		}
-		web := strings.Join(rows["web-01"], " ")
+		web := strings.Join(byName(rows)["web-01"], " ")
 		for _, want := range []string{"10.0.0.21", "Ubuntu 24.04.1 LTS", "6.8.0-45-generic", "herd://0.1.0", "linux"} {
 			if !strings.Contains(web, want) {
 				t.Errorf("wide row of web-01 %q lacks %q", web, want)
 			}
 		}
-		if pico := strings.Join(rows["pico-01"], " "); !strings.Contains(pico, "192.168.4.17") || !strings.HasSuffix(pico, "rp2040") {
+		if pico := strings.Join(byName(rows)["pico-01"], " "); !strings.Contains(pico, "192.168.4.17") || !strings.HasSuffix(pico, "rp2040") {
 			t.Errorf("wide row of pico-01 %q: want its address and KIND rp2040", pico)
 		}
 	})
