@@ -25,6 +25,10 @@ var eventDecoders = map[string]func([]byte) (Event, error){
 	NodeDeregistered{}.EventType():     decode[NodeDeregistered],
 	NodeLabelsChanged{}.EventType():    decode[NodeLabelsChanged],
 	NodeDeleted{}.EventType():          decode[NodeDeleted],
+	NodeUntainted{}.EventType():        decode[NodeUntainted],
+	NodeTainted{}.EventType():          decode[NodeTainted],
+	NodeBecameNotReady{}.EventType():   decode[NodeBecameNotReady],
+	HeartbeatMissed{}.EventType():      decode[HeartbeatMissed],
 }
 
 // schemaVersions holds each event type's current payload schema version.
@@ -38,6 +42,10 @@ var schemaVersions = map[string]int{
 	NodeDeregistered{}.EventType():     1,
 	NodeLabelsChanged{}.EventType():    1,
 	NodeDeleted{}.EventType():          1,
+	NodeUntainted{}.EventType():        1,
+	NodeTainted{}.EventType():          1,
+	NodeBecameNotReady{}.EventType():   1,
+	HeartbeatMissed{}.EventType():      1,
 }
 
 // UnmarshalEvent rebuilds an event from the type name and JSON payload it

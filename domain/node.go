@@ -108,6 +108,9 @@ type Node struct {
 	KubeletPort int32 `json:"kubeletPort,omitempty"`
 
 	Conditions []Condition `json:"conditions,omitempty"`
+	// Taints repel pods; herd manages those under its condition keys and
+	// leaves the rest to operators.
+	Taints []Taint `json:"taints,omitempty"`
 
 	AgentState        AgentState `json:"agentState,omitempty"`
 	RestartCount      int        `json:"restartCount,omitempty"`

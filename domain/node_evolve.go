@@ -1,5 +1,7 @@
 package domain
 
+import "slices"
+
 // EvolveNode folds one event into the node and returns the result. It is the
 // only way a Node changes: the live view and `herd replay` both call it, so
 // the same log always gives the same node.
@@ -44,13 +46,20 @@ func EvolveNode(n Node, e Event) Node {
 			n.Conditions[i].LastHeartbeatTime = e.At
 		}
 	case NodeConditionChanged:
-		n.Conditions = applyCondition(n.Conditions, e)
+		n.Conditions = applyCondition(n, e)
 	case NodeBecameReady:
 		if n.AgentState == AgentStarting || n.AgentState == AgentStopped {
 			n.AgentState = AgentReady
 		}
 	case NodeDeregistered:
 		n.AgentState = AgentStopped
+	case NodeTainted:
+		n.Taints = append(slices.DeleteFunc(slices.Clone(n.Taints), func(t Taint) bool { return sameTaint(t, e.Taint) }), e.Taint)
+	case NodeUntainted:
+		n.Taints = slices.DeleteFunc(slices.Clone(n.Taints), func(t Taint) bool { return t.Key == e.Key && t.Effect == e.Effect })
+		if len(n.Taints) == 0 {
+			n.Taints = nil
+		}
 	case NodeLabelsChanged:
 		n.Labels = cloneStrings(e.Labels)
 		n.Annotations = cloneStrings(e.Annotations)
@@ -89,7 +98,8 @@ func withRegistration(n Node, r Registration) Node {
 // updated, or appended when the node had none. LastTransitionTime moves only
 // when the status changes or the condition is new; LastHeartbeatTime always
 // moves.
-func applyCondition(old []Condition, e NodeConditionChanged) []Condition {
+func applyCondition(n Node, e NodeConditionChanged) []Condition {
+	old := n.Conditions
 	conds := make([]Condition, len(old), len(old)+1)
 	copy(conds, old)
 	for i := range conds {
@@ -101,11 +111,17 @@ func applyCondition(old []Condition, e NodeConditionChanged) []Condition {
 			c.LastTransitionTime = e.At
 		}
 		c.Status, c.Reason, c.Message = e.Status, e.Reason, e.Message
-		c.LastHeartbeatTime = e.At
 		return conds
+	}
+	// A new condition was last heard of with the node's last heartbeat;
+	// one herd adds to a node that never reported dates from its
+	// registration, as Kubernetes dates it from the node's creation.
+	heard := n.LastHeartbeat
+	if heard.IsZero() {
+		heard = n.RegisteredAt
 	}
 	return append(conds, Condition{
 		Type: e.Type, Status: e.Status, Reason: e.Reason, Message: e.Message,
-		LastHeartbeatTime: e.At, LastTransitionTime: e.At,
+		LastHeartbeatTime: heard, LastTransitionTime: e.At,
 	})
 }

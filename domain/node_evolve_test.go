@@ -22,6 +22,10 @@ func sampleEvents() []Event {
 		NodeDeregistered{At: at(6)},
 		NodeLabelsChanged{Labels: map[string]string{"zone": "c"}, Annotations: map[string]string{"note": "moved"}, At: at(7)},
 		NodeDeleted{At: at(8)},
+		HeartbeatMissed{LastHeartbeat: at(3), Reason: ReasonNodeStatusUnknown, At: at(9)},
+		NodeBecameNotReady{Status: ConditionUnknown, Reason: ReasonNodeStatusUnknown, At: at(9)},
+		NodeTainted{Taint: Taint{Key: TaintUnreachable, Effect: EffectNoExecute, TimeAdded: at(9)}, Cause: "Ready is Unknown", At: at(9)},
+		NodeUntainted{Key: TaintUnreachable, Effect: EffectNoExecute, Cause: "condition cleared", At: at(10)},
 	}
 }
 

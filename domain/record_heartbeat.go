@@ -71,8 +71,11 @@ func (c RecordHeartbeat) decideNode(n Node, now time.Time) ([]Event, error) {
 	}
 
 	starting := n.AgentState == AgentStarting || n.AgentState == AgentStopped
-	if ready == ConditionTrue && (wasReady != ConditionTrue || starting) {
+	switch {
+	case ready == ConditionTrue && (wasReady != ConditionTrue || starting):
 		events = append(events, NodeBecameReady{At: now})
+	case wasReady == ConditionTrue && ready != ConditionTrue:
+		events = append(events, NodeBecameNotReady{Status: ready, Reason: readyReason(desired), At: now})
 	}
 	return events, nil
 }
@@ -96,4 +99,14 @@ func (c RecordHeartbeat) desiredConditions() (conds []ReportedCondition, derived
 func conditionStatus(n Node, t ConditionType) ConditionStatus {
 	c, _ := n.Condition(t)
 	return c.Status
+}
+
+// readyReason is the reason the heartbeat gives Ready, if it names one.
+func readyReason(desired []ReportedCondition) string {
+	for _, d := range desired {
+		if d.Type == ConditionReady {
+			return d.Reason
+		}
+	}
+	return ""
 }

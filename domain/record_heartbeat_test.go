@@ -91,12 +91,13 @@ func TestDecideRecordHeartbeat(t *testing.T) {
 			},
 		},
 		{
-			name: "a reported Ready False is recorded and does not make the node ready",
+			name: "a reported Ready False is recorded and the node becomes not ready",
 			node: kubeletNode,
 			cmd:  RecordHeartbeat{Reported: []ReportedCondition{{Type: ConditionReady, Status: ConditionFalse, Reason: "KubeletNotReady", Message: "PLEG is not healthy"}}},
 			want: []Event{
 				HeartbeatRecorded{At: now},
 				NodeConditionChanged{Type: ConditionReady, From: ConditionTrue, Status: ConditionFalse, Reason: "KubeletNotReady", Message: "PLEG is not healthy", At: now},
+				NodeBecameNotReady{Status: ConditionFalse, Reason: "KubeletNotReady", At: now},
 			},
 		},
 		{

@@ -1,0 +1,69 @@
+package domain
+
+import (
+	"fmt"
+	"time"
+)
+
+// Reasons and messages herd gives conditions it marks Unknown. They are
+// Kubernetes' own (node lifecycle controller), so dashboards and alerts
+// written for Kubernetes read herd's nodes unchanged.
+const (
+	ReasonNodeStatusUnknown      = "NodeStatusUnknown"
+	MessageNodeStatusUnknown     = "Kubelet stopped posting node status."
+	ReasonNodeStatusNeverUpdated = "NodeStatusNeverUpdated"
+	MessageNodeStatusNeverUpd    = "Kubelet never posted node status."
+)
+
+// healthConditions are the conditions that go Unknown when a node falls
+// silent, in the order they are added to a node that never reported.
+var healthConditions = []ConditionType{
+	ConditionReady, ConditionMemoryPressure, ConditionDiskPressure, ConditionPIDPressure, ConditionHighLoad,
+}
+
+// MarkNodeUnreachable is the health rule's verdict that a node missed its
+// deadline: every health condition goes Unknown. A node that never reported
+// gets them all, with NodeStatusNeverUpdated. Conditions already Unknown
+// keep their transition time; a node with nothing left to change records
+// nothing, so repeated checks are harmless. A stopped node is expected to
+// be silent and is left alone.
+type MarkNodeUnreachable struct {
+	// Note is added to the condition messages, for instance to say that
+	// herd suspects it is cut off itself.
+	Note string
+}
+
+func (c MarkNodeUnreachable) decideNode(n Node, now time.Time) ([]Event, error) {
+	if err := requireNode(n); err != nil {
+		return nil, err
+	}
+	if n.AgentState == AgentStopped {
+		return nil, nil
+	}
+	reason, msg := ReasonNodeStatusUnknown, MessageNodeStatusUnknown
+	never := n.LastHeartbeat.IsZero()
+	if never {
+		reason, msg = ReasonNodeStatusNeverUpdated, MessageNodeStatusNeverUpd
+	}
+	if c.Note != "" {
+		msg = fmt.Sprintf("%s %s", msg, c.Note)
+	}
+	var changes []Event
+	for _, t := range healthConditions {
+		cur, ok := n.Condition(t)
+		if (!ok && !never) || cur.Status == ConditionUnknown {
+			continue
+		}
+		changes = append(changes, NodeConditionChanged{
+			Type: t, From: cur.Status, Status: ConditionUnknown, Reason: reason, Message: msg, At: now,
+		})
+	}
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	evs := append([]Event{HeartbeatMissed{LastHeartbeat: n.LastHeartbeat, Reason: reason, At: now}}, changes...)
+	if conditionStatus(n, ConditionReady) == ConditionTrue {
+		evs = append(evs, NodeBecameNotReady{Status: ConditionUnknown, Reason: reason, At: now})
+	}
+	return evs, nil
+}

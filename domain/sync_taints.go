@@ -1,0 +1,86 @@
+package domain
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// SyncConditionTaints makes the node's condition taints follow its
+// conditions, as Kubernetes' node lifecycle controller does:
+//
+//   - Ready Unknown: node.kubernetes.io/unreachable, NoSchedule and NoExecute;
+//   - Ready False: node.kubernetes.io/not-ready, NoSchedule and NoExecute;
+//   - MemoryPressure, DiskPressure, PIDPressure True: memory-pressure,
+//     disk-pressure, pid-pressure, NoSchedule.
+//
+// Taints whose condition cleared are taken off. Taints under other keys are
+// operators' and never touched. Nothing to change records nothing.
+type SyncConditionTaints struct {
+	// WithholdNoExecute leaves out the NoExecute taints (and takes off
+	// those present): when most of the fleet is unreachable together,
+	// herd is more likely the one cut off, and evicting everything would
+	// turn its own outage into the fleet's.
+	WithholdNoExecute bool
+}
+
+func (c SyncConditionTaints) decideNode(n Node, now time.Time) ([]Event, error) {
+	if err := requireNode(n); err != nil {
+		return nil, err
+	}
+	want := desiredConditionTaints(n, c.WithholdNoExecute)
+	var evs []Event
+	for _, t := range n.Taints {
+		if conditionTaintKeys[t.Key] && !slices.ContainsFunc(want, func(w Taint) bool { return sameTaint(w, t) }) {
+			evs = append(evs, NodeUntainted{Key: t.Key, Effect: t.Effect, Cause: "condition cleared", At: now})
+		}
+	}
+	for _, w := range want {
+		if !n.HasTaint(w.Key, w.Effect) {
+			w.TimeAdded = now
+			evs = append(evs, NodeTainted{Taint: w, Cause: taintCause(w.Key), At: now})
+		}
+	}
+	return evs, nil
+}
+
+func desiredConditionTaints(n Node, withholdNoExecute bool) []Taint {
+	var out []Taint
+	both := func(key string) {
+		out = append(out, Taint{Key: key, Effect: EffectNoSchedule})
+		if !withholdNoExecute {
+			out = append(out, Taint{Key: key, Effect: EffectNoExecute})
+		}
+	}
+	switch conditionStatus(n, ConditionReady) {
+	case ConditionUnknown:
+		both(TaintUnreachable)
+	case ConditionFalse:
+		both(TaintNotReady)
+	}
+	for _, p := range []struct {
+		cond ConditionType
+		key  string
+	}{{ConditionMemoryPressure, TaintMemoryPressure}, {ConditionDiskPressure, TaintDiskPressure}, {ConditionPIDPressure, TaintPIDPressure}} {
+		if conditionStatus(n, p.cond) == ConditionTrue {
+			out = append(out, Taint{Key: p.key, Effect: EffectNoSchedule})
+		}
+	}
+	return out
+}
+
+func taintCause(key string) string {
+	switch key {
+	case TaintUnreachable:
+		return "Ready is Unknown"
+	case TaintNotReady:
+		return "Ready is False"
+	case TaintMemoryPressure:
+		return "MemoryPressure is True"
+	case TaintDiskPressure:
+		return "DiskPressure is True"
+	case TaintPIDPressure:
+		return "PIDPressure is True"
+	}
+	return fmt.Sprintf("taint %s", key)
+}
