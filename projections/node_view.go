@@ -26,6 +26,12 @@ func (v *NodeView) Get(ctx context.Context, name string) (domain.Node, error) {
 	return n, err
 }
 
+// GetIncludingDeleted returns the named node even when it was deleted (a
+// tombstone), or domain.ErrNotFound when herd never saw it.
+func (v *NodeView) GetIncludingDeleted(ctx context.Context, name string) (domain.Node, error) {
+	return loadNode(ctx, v.db, name)
+}
+
 // List returns every node in name order and the log head at the moment of
 // reading, which is the list's resourceVersion. Both come from one SQL
 // statement, so they are consistent with each other.

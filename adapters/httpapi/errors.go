@@ -36,7 +36,7 @@ func statusFor(err error, kind, name string) metav1.Status {
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   metav1.StatusFailure,
 		Message:  err.Error(),
-		Details:  &metav1.StatusDetails{Name: name, Kind: kind},
+		Details:  &metav1.StatusDetails{Name: name, Kind: resourceName(kind)},
 	}
 	var (
 		reqErr  *requestError
@@ -75,6 +75,15 @@ func statusFor(err error, kind, name string) metav1.Status {
 		st.Message = "internal error: " + err.Error()
 	}
 	return st
+}
+
+// resourceName is the plural resource of a kind, which kube-apiserver puts
+// in Status details.
+func resourceName(kind string) string {
+	if kind == "" {
+		return ""
+	}
+	return lower(kind) + "s"
 }
 
 func lower(kind string) string {

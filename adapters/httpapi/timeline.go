@@ -18,7 +18,8 @@ type NodeTimeline struct {
 // nodeTimeline serves a node's lifecycle events; ?after= and ?limit= page.
 func (s *Server) nodeTimeline(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	if _, err := s.NodeView.Get(r.Context(), name); err != nil {
+	// A deleted node keeps its timeline: only a name herd never saw is 404.
+	if _, err := s.NodeView.GetIncludingDeleted(r.Context(), name); err != nil {
 		s.writeError(w, err, "Node", name)
 		return
 	}

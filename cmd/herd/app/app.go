@@ -27,7 +27,12 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg),
 		fx.WithLogger(func(l *zap.Logger) fxevent.Logger {
-			return &fxevent.ZapLogger{Logger: l.Named("fx").WithOptions(zap.IncreaseLevel(zap.WarnLevel))}
+			// fx narrates every constructor at info level; an operator
+			// needs only its warnings and errors.
+			if l.Core().Enabled(zap.InfoLevel) {
+				l = l.WithOptions(zap.IncreaseLevel(zap.WarnLevel))
+			}
+			return &fxevent.ZapLogger{Logger: l.Named("fx")}
 		}),
 		fx.Provide(
 			NewLogger,
