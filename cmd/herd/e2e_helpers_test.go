@@ -98,13 +98,24 @@ func herdBinary(t *testing.T) string {
 }
 
 // childEnv is the environment of a child process: the test's own, without
-// any HERD_* setting a developer may have exported, plus extra.
+// any HERD_* setting a developer may have exported, plus extra. A
+// race-enabled child does not linger for its default second at exit
+// (GORACE atexit_sleep_ms=1000): that second, on every CLI call, would be
+// most of the suite's time.
 func childEnv(extra ...string) []string {
 	var env []string
+	gorace := "atexit_sleep_ms=0"
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "HERD_") {
+		switch {
+		case strings.HasPrefix(kv, "HERD_"):
+		case strings.HasPrefix(kv, "GORACE="):
+			gorace = strings.TrimPrefix(kv, "GORACE=") + " " + gorace
+		default:
 			env = append(env, kv)
 		}
+	}
+	if raceEnabled {
+		env = append(env, "GORACE="+gorace)
 	}
 	return append(env, extra...)
 }
