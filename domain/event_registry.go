@@ -17,35 +17,39 @@ var ErrUnknownEventType = errors.New("unknown event type")
 // its event. Adding an event type means adding a line here; the round-trip
 // test fails for any node event left out.
 var eventDecoders = map[string]func([]byte) (Event, error){
-	NodeRegistered{}.EventType():       decode[NodeRegistered],
-	NodeRestarted{}.EventType():        decode[NodeRestarted],
-	HeartbeatRecorded{}.EventType():    decode[HeartbeatRecorded],
-	NodeConditionChanged{}.EventType(): decode[NodeConditionChanged],
-	NodeBecameReady{}.EventType():      decode[NodeBecameReady],
-	NodeDeregistered{}.EventType():     decode[NodeDeregistered],
-	NodeLabelsChanged{}.EventType():    decode[NodeLabelsChanged],
-	NodeDeleted{}.EventType():          decode[NodeDeleted],
-	NodeUntainted{}.EventType():        decode[NodeUntainted],
-	NodeTainted{}.EventType():          decode[NodeTainted],
-	NodeBecameNotReady{}.EventType():   decode[NodeBecameNotReady],
-	HeartbeatMissed{}.EventType():      decode[HeartbeatMissed],
+	NodeRegistered{}.EventType():         decode[NodeRegistered],
+	NodeRestarted{}.EventType():          decode[NodeRestarted],
+	HeartbeatRecorded{}.EventType():      decode[HeartbeatRecorded],
+	NodeConditionChanged{}.EventType():   decode[NodeConditionChanged],
+	NodeBecameReady{}.EventType():        decode[NodeBecameReady],
+	NodeDeregistered{}.EventType():       decode[NodeDeregistered],
+	NodeLabelsChanged{}.EventType():      decode[NodeLabelsChanged],
+	NodeDeleted{}.EventType():            decode[NodeDeleted],
+	FleetDisruptionEnded{}.EventType():   decode[FleetDisruptionEnded],
+	FleetDisruptionStarted{}.EventType(): decode[FleetDisruptionStarted],
+	NodeUntainted{}.EventType():          decode[NodeUntainted],
+	NodeTainted{}.EventType():            decode[NodeTainted],
+	NodeBecameNotReady{}.EventType():     decode[NodeBecameNotReady],
+	HeartbeatMissed{}.EventType():        decode[HeartbeatMissed],
 }
 
 // schemaVersions holds each event type's current payload schema version.
 // Bump one when its JSON changes shape, and teach its decoder the old one.
 var schemaVersions = map[string]int{
-	NodeRegistered{}.EventType():       1,
-	NodeRestarted{}.EventType():        1,
-	HeartbeatRecorded{}.EventType():    1,
-	NodeConditionChanged{}.EventType(): 1,
-	NodeBecameReady{}.EventType():      1,
-	NodeDeregistered{}.EventType():     1,
-	NodeLabelsChanged{}.EventType():    1,
-	NodeDeleted{}.EventType():          1,
-	NodeUntainted{}.EventType():        1,
-	NodeTainted{}.EventType():          1,
-	NodeBecameNotReady{}.EventType():   1,
-	HeartbeatMissed{}.EventType():      1,
+	NodeRegistered{}.EventType():         1,
+	NodeRestarted{}.EventType():          1,
+	HeartbeatRecorded{}.EventType():      1,
+	NodeConditionChanged{}.EventType():   1,
+	NodeBecameReady{}.EventType():        1,
+	NodeDeregistered{}.EventType():       1,
+	NodeLabelsChanged{}.EventType():      1,
+	NodeDeleted{}.EventType():            1,
+	FleetDisruptionEnded{}.EventType():   1,
+	FleetDisruptionStarted{}.EventType(): 1,
+	NodeUntainted{}.EventType():          1,
+	NodeTainted{}.EventType():            1,
+	NodeBecameNotReady{}.EventType():     1,
+	HeartbeatMissed{}.EventType():        1,
 }
 
 // UnmarshalEvent rebuilds an event from the type name and JSON payload it

@@ -8,7 +8,7 @@ import (
 
 func TestMarkNodeUnreachable(t *testing.T) {
 	unknown := func(ty ConditionType, from ConditionStatus, reason, msg string) Event {
-		return NodeConditionChanged{Type: ty, From: from, Status: ConditionUnknown, Reason: reason, Message: msg, At: at(60)}
+		return NodeConditionChanged{Type: ty, From: from, Status: ConditionUnknown, Reason: reason, Message: msg, Inferred: true, At: at(60)}
 	}
 	stopped, _ := run(t, ready(t, "web-01"), step{DeregisterNode{}, at(20)})
 	tests := []struct {

@@ -55,7 +55,7 @@ func (c MarkNodeUnreachable) decideNode(n Node, now time.Time) ([]Event, error) 
 			continue
 		}
 		changes = append(changes, NodeConditionChanged{
-			Type: t, From: cur.Status, Status: ConditionUnknown, Reason: reason, Message: msg, At: now,
+			Type: t, From: cur.Status, Status: ConditionUnknown, Reason: reason, Message: msg, Inferred: true, At: now,
 		})
 	}
 	if len(changes) == 0 {

@@ -60,7 +60,11 @@ type NodeConditionChanged struct {
 	Status  ConditionStatus `json:"status"`
 	Reason  string          `json:"reason,omitempty"`
 	Message string          `json:"message,omitempty"`
-	At      time.Time       `json:"at"`
+	// Inferred is true when herd concluded the status itself (a silent
+	// node's conditions going Unknown): the node reported nothing, so
+	// the condition's lastHeartbeatTime stays at the last real report.
+	Inferred bool      `json:"inferred,omitempty"`
+	At       time.Time `json:"at"`
 }
 
 // NodeBecameReady: the node's Ready condition turned True. A node that was

@@ -111,6 +111,9 @@ func applyCondition(n Node, e NodeConditionChanged) []Condition {
 			c.LastTransitionTime = e.At
 		}
 		c.Status, c.Reason, c.Message = e.Status, e.Reason, e.Message
+		if !e.Inferred {
+			c.LastHeartbeatTime = e.At
+		}
 		return conds
 	}
 	// A new condition was last heard of with the node's last heartbeat;

@@ -26,6 +26,8 @@ func sampleEvents() []Event {
 		NodeBecameNotReady{Status: ConditionUnknown, Reason: ReasonNodeStatusUnknown, At: at(9)},
 		NodeTainted{Taint: Taint{Key: TaintUnreachable, Effect: EffectNoExecute, TimeAdded: at(9)}, Cause: "Ready is Unknown", At: at(9)},
 		NodeUntainted{Key: TaintUnreachable, Effect: EffectNoExecute, Cause: "condition cleared", At: at(10)},
+		FleetDisruptionStarted{Unreachable: 3, Total: 4, At: at(11)},
+		FleetDisruptionEnded{Unreachable: 0, Total: 4, At: at(12)},
 	}
 }
 

@@ -79,7 +79,10 @@ func (w *world) write(method, path, contentType string, body []byte) error {
 	}
 	w.before = mark
 	w.last, err = w.do(method, path, contentType, body)
-	return err
+	if err != nil {
+		return err
+	}
+	return w.settle()
 }
 
 // mustWrite is write for requests the scenario expects herd to accept.

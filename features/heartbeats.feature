@@ -1,3 +1,4 @@
+@without-reconcilers
 Feature: Heartbeats and the conditions herd derives from them
   herd's agent reports its host's metrics every few seconds. The first
   report makes the node Ready. From the metrics herd derives four pressure

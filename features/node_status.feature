@@ -1,3 +1,4 @@
+@without-reconcilers
 Feature: Nodes that report their own conditions
   A kubelet, or a Pico that speaks a little of the Kubernetes node API,
   computes its conditions itself and sends them as a status patch. herd

@@ -1,3 +1,4 @@
+@without-reconcilers
 Feature: Registering nodes
   Machines join the fleet by registering: herd's agent on a Linux or illumos
   host, a Pico posting its Node, a Kubernetes client creating one. herd lists

@@ -1,3 +1,4 @@
+@without-reconcilers
 Feature: Bad input is refused, and nothing is recorded
   herd checks every request before any command runs. Bad input gets a 4xx
   answer in Kubernetes' Status form that names the offending field where

@@ -1,3 +1,4 @@
+@without-reconcilers
 Feature: The views are the log, replayed
   Every view herd answers from can be rebuilt from the log alone, and the
   rebuilt view equals the live one byte for byte. After a busy morning in

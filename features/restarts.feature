@@ -1,3 +1,4 @@
+@without-reconcilers
 Feature: Restarts
   An agent that registers again has restarted. herd counts restarts and
   remembers why the last one happened: "crash recovery" when the agent

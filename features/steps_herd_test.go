@@ -24,8 +24,10 @@ func (w *world) herdRunsAt(when string) error {
 	if err != nil {
 		return fmt.Errorf("want a time such as 2026-03-01 09:00:00 (UTC): %w", err)
 	}
-	w.clock.SetTime(t)
 	w.epoch = t
+	if err := w.setClock(t); err != nil {
+		return err
+	}
 	r, err := w.do(http.MethodGet, "/readyz", "", nil)
 	if err != nil {
 		return err
@@ -43,8 +45,7 @@ func (w *world) timePasses(n int, unit string) error {
 		"minute": time.Minute, "minutes": time.Minute,
 		"hour": time.Hour, "hours": time.Hour,
 	}[unit]
-	w.clock.Step(time.Duration(n) * d)
-	return nil
+	return w.setClock(w.clock.Now().Add(time.Duration(n) * d))
 }
 
 // requestFails checks the last request's HTTP status and the reason of the

@@ -16,6 +16,7 @@ import (
 
 	"herd/cmd/herd/app"
 	"herd/events"
+	"herd/reconcilers"
 )
 
 // defaultEpoch is where a scenario's clock stands until its Background
@@ -39,6 +40,16 @@ type world struct {
 	server *app.HTTPServer
 	store  *events.Store
 	client *http.Client
+	// recs runs herd's reconcilers; nil in features tagged
+	// @without-reconcilers, which specify what requests do by themselves.
+	recs *reconcilers.Manager
+	// monitor predicts the health reconciler's resync ticks on the fake
+	// clock, so that a step can wait until the tick it caused is handled.
+	monitor struct {
+		period   time.Duration
+		next     time.Time
+		expected int64
+	}
 
 	// epoch is when herd was started in this scenario; a clock time such
 	// as "09:00:20" in a step means that time on the epoch's day.
@@ -55,7 +66,7 @@ type world struct {
 // start gives the scenario a fresh herd: a new data directory, a fake
 // clock, and the real fx app of `herd serve` listening on a free loopback
 // port.
-func (w *world) start(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
+func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
 	dir, err := os.MkdirTemp("", "herd-features-*")
 	if err != nil {
 		return ctx, err
@@ -73,10 +84,14 @@ func (w *world) start(ctx context.Context, _ *godog.Scenario) (context.Context, 
 	// watermill polls on the wall clock, which the fake clock cannot drive;
 	// a short interval keeps anything waiting on a consumer group quick.
 	cfg.PollInterval = 10 * time.Millisecond
+	withReconcilers := !hasTag(sc, "@without-reconcilers")
+	if !withReconcilers {
+		cfg.Reconcilers.Enabled = nil
+	}
 
 	w.app = fx.New(app.Options(cfg,
-		fx.Decorate(func(clock.Clock) clock.Clock { return w.clock }),
-		fx.Populate(&w.server, &w.store),
+		fx.Decorate(func(clock.WithTicker) clock.WithTicker { return w.clock }),
+		fx.Populate(&w.server, &w.store, &w.recs),
 	))
 	if err := w.app.Err(); err != nil {
 		w.app = nil
@@ -88,7 +103,23 @@ func (w *world) start(ctx context.Context, _ *godog.Scenario) (context.Context, 
 		w.app = nil
 		return ctx, fmt.Errorf("start herd: %w", err)
 	}
-	return ctx, nil
+	if !withReconcilers {
+		w.recs = nil
+		return ctx, nil
+	}
+	w.monitor.period = cfg.Health.MonitorPeriod
+	w.monitor.next = defaultEpoch.Add(w.monitor.period)
+	w.monitor.expected = 1 // the pass every reconciler makes as it starts
+	return ctx, w.settle()
+}
+
+func hasTag(sc *godog.Scenario, tag string) bool {
+	for _, t := range sc.Tags {
+		if t.Name == tag {
+			return true
+		}
+	}
+	return false
 }
 
 // stop shuts the scenario's herd down and removes its data directory.

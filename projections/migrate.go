@@ -30,4 +30,5 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 var viewTables = []struct{ name, orderBy string }{
 	{"nodes", "name"},
 	{"node_timeline", "position, seq"},
+	{"fleet_health", "name"},
 }

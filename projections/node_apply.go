@@ -3,6 +3,7 @@ package projections
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"herd/domain"
 	"herd/events"
@@ -24,6 +25,10 @@ type nodeRow struct {
 	deleted         bool
 	version         int64
 	resourceVersion int64
+	agentState      string
+	ready           string
+	registeredAt    int64
+	lastHeartbeat   int64
 	data            []byte
 }
 
@@ -38,6 +43,10 @@ func toNodeRow(n domain.Node) (nodeRow, error) {
 		deleted:         n.Deleted,
 		version:         n.Version,
 		resourceVersion: n.ResourceVersion,
+		agentState:      string(n.AgentState),
+		ready:           string(readyStatus(n)),
+		registeredAt:    unixNanos(n.RegisteredAt),
+		lastHeartbeat:   unixNanos(n.LastHeartbeat),
 		data:            data,
 	}, nil
 }
@@ -52,11 +61,26 @@ func unmarshalNode(data []byte) (domain.Node, error) {
 	return n, nil
 }
 
-const upsertNodeSQL = `INSERT INTO nodes (name, kind, deleted, version, resource_version, data)
-VALUES (?, ?, ?, ?, ?, ?)
+const upsertNodeSQL = `INSERT INTO nodes (name, kind, deleted, version, resource_version, agent_state, ready, registered_at, last_heartbeat, data)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, deleted = excluded.deleted,
-  version = excluded.version, resource_version = excluded.resource_version, data = excluded.data`
+  version = excluded.version, resource_version = excluded.resource_version,
+  agent_state = excluded.agent_state, ready = excluded.ready,
+  registered_at = excluded.registered_at, last_heartbeat = excluded.last_heartbeat, data = excluded.data`
 
 func (r nodeRow) args() []any {
-	return []any{r.name, r.kind, r.deleted, r.version, r.resourceVersion, r.data}
+	return []any{r.name, r.kind, r.deleted, r.version, r.resourceVersion, r.agentState, r.ready, r.registeredAt, r.lastHeartbeat, r.data}
+}
+
+func readyStatus(n domain.Node) domain.ConditionStatus {
+	c, _ := n.Condition(domain.ConditionReady)
+	return c.Status
+}
+
+// unixNanos is t in Unix nanoseconds, 0 for the zero time.
+func unixNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }

@@ -110,6 +110,8 @@ type nodeRebuild struct {
 	tx       *sql.Tx
 	timeline *sql.Stmt
 	nodes    map[string]domain.Node
+	fleet    domain.FleetHealth
+	fleetRV  int64
 }
 
 func newNodeRebuild(ctx context.Context, tx *sql.Tx) (*nodeRebuild, error) {
@@ -121,6 +123,10 @@ func newNodeRebuild(ctx context.Context, tx *sql.Tx) (*nodeRebuild, error) {
 }
 
 func (r *nodeRebuild) apply(ctx context.Context, rec events.Record, ev domain.Event) error {
+	if rec.Stream == domain.FleetHealthStream {
+		r.fleet, r.fleetRV = domain.EvolveFleet(r.fleet, ev), rec.Position
+		return nil
+	}
 	name, ok := strings.CutPrefix(rec.Stream, "node/")
 	if !ok {
 		return nil
@@ -140,6 +146,11 @@ func (r *nodeRebuild) apply(ctx context.Context, rec events.Record, ev domain.Ev
 }
 
 func (r *nodeRebuild) flush(ctx context.Context) error {
+	if r.fleet.Version > 0 {
+		if err := storeFleet(ctx, r.tx, r.fleet, r.fleetRV); err != nil {
+			return err
+		}
+	}
 	stmt, err := r.tx.PrepareContext(ctx, upsertNodeSQL)
 	if err != nil {
 		return fmt.Errorf("rebuild: prepare nodes: %w", err)

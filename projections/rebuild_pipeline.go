@@ -79,7 +79,7 @@ func decodeParallel(recs []events.Record) ([]domain.Event, error) {
 			defer wg.Done()
 			for i := lo; i < hi; i++ {
 				rec := recs[i]
-				if !strings.HasPrefix(rec.Stream, "node/") {
+				if !strings.HasPrefix(rec.Stream, "node/") && rec.Stream != domain.FleetHealthStream {
 					continue
 				}
 				ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)

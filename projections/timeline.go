@@ -54,8 +54,27 @@ func timelineEntries(node string, rec events.Record, ev domain.Event) []Timeline
 		return entry(e.At, "LabelsChanged", "", "labels or annotations changed")
 	case domain.NodeDeleted:
 		return entry(e.At, "Deleted", "", "node removed from the fleet")
+	case domain.HeartbeatMissed:
+		last := "never"
+		if !e.LastHeartbeat.IsZero() {
+			last = e.LastHeartbeat.UTC().Format(time.RFC3339)
+		}
+		return entry(e.At, "HeartbeatMissed", e.Reason, "no heartbeat since "+last)
+	case domain.NodeBecameNotReady:
+		return entry(e.At, "BecameNotReady", e.Reason, fmt.Sprintf("Ready is %s", e.Status))
+	case domain.NodeTainted:
+		return entry(e.At, "Tainted", e.Cause, fmt.Sprintf("taint %s", taintString(e.Taint.Key, e.Taint.Value, e.Taint.Effect)))
+	case domain.NodeUntainted:
+		return entry(e.At, "Untainted", e.Cause, fmt.Sprintf("taint %s removed", taintString(e.Key, "", e.Effect)))
 	}
 	return nil
+}
+
+func taintString(key, value string, effect domain.TaintEffect) string {
+	if value != "" {
+		key += "=" + value
+	}
+	return key + ":" + string(effect)
 }
 
 const insertTimelineSQL = `INSERT INTO node_timeline (position, seq, node, at, kind, reason, message) VALUES (?, ?, ?, ?, ?, ?, ?)`

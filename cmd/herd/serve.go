@@ -39,6 +39,12 @@ func newServeCmd() *cobra.Command {
 	f.Float64Var(&cfg.Thresholds.LoadPerCPU, "high-load-per-cpu", cfg.Thresholds.LoadPerCPU, "HighLoad when load1 is above this many times the CPU count")
 	f.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "how often idle consumers poll the log")
 	f.IntVar(&cfg.Demo, "demo", cfg.Demo, "run this many simulated nodes against the API (for a first look)")
+	f.StringSliceVar(&cfg.Reconcilers.Enabled, "reconcilers", cfg.Reconcilers.Enabled, `reconcilers to run: "*" for all, "-name" to switch one off (e.g. "*,-health")`)
+	f.IntVar(&cfg.Reconcilers.Workers, "reconciler-workers", cfg.Reconcilers.Workers, "keys each reconciler works on at once")
+	f.IntVar(&cfg.Reconcilers.MaxRetries, "reconciler-max-retries", cfg.Reconcilers.MaxRetries, "retries with backoff before a failing key waits for the next resync")
+	f.DurationVar(&cfg.Health.MonitorPeriod, "node-monitor-period", cfg.Health.MonitorPeriod, "how often every node's heartbeat deadline is checked (Kubernetes' flag and default)")
+	f.DurationVar(&cfg.Health.GracePeriod, "node-monitor-grace-period", cfg.Health.GracePeriod, "silence after which a node's conditions go Unknown (Kubernetes' flag and default)")
+	f.DurationVar(&cfg.Health.StartupGracePeriod, "node-startup-grace-period", cfg.Health.StartupGracePeriod, "time a new node has to send its first heartbeat (Kubernetes' flag and default)")
 	return cmd
 }
 

@@ -19,6 +19,8 @@ import (
 	"herd/adapters/httpapi"
 	"herd/events"
 	"herd/projections"
+	"herd/reconcilers"
+	"herd/reconcilers/health"
 )
 
 // Options is the whole of `herd serve` as fx options. Tests append options
@@ -36,7 +38,10 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		}),
 		fx.Provide(
 			NewLogger,
-			func() clock.Clock { return clock.RealClock{} },
+			// One clock for everything; tests swap it for a fake one with
+			// fx.Decorate on clock.WithTicker.
+			func() clock.WithTicker { return clock.RealClock{} },
+			func(c clock.WithTicker) clock.Clock { return c },
 			newRegistry,
 			openStore,
 			func(store *events.Store, clk clock.Clock, m *projections.Metrics) *projections.Writer {
@@ -46,7 +51,15 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			func(store *events.Store) *projections.TimelineView { return projections.NewTimelineView(store.DB()) },
 			newAPI,
 			newHTTPServer,
+			func(cfg Config) reconcilers.Config { return cfg.Reconcilers },
+			func(reg prometheus.Registerer) *reconcilers.Metrics { return reconcilers.NewMetrics(reg) },
+			func(w *projections.Writer) health.Repository { return w },
+			func(cfg Config) health.Config { return cfg.Health },
 		),
+		reconcilers.Provide(func(cfg health.Config, repo health.Repository, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*health.Reconciler, error) {
+			return health.New(cfg, repo, view, clk, log)
+		}),
+		reconcilers.Module,
 		fx.Invoke(func(*HTTPServer) {}),
 		fx.Options(extra...),
 	)

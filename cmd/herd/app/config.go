@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"herd/domain"
+	"herd/reconcilers"
+	"herd/reconcilers/health"
 )
 
 // Config is everything an operator tunes on `herd serve`. Flags and HERD_*
@@ -32,6 +34,10 @@ type Config struct {
 	Demo int
 	// Version is herd's build version.
 	Version string
+	// Reconcilers says which reconcilers run and how.
+	Reconcilers reconcilers.Config
+	// Health holds the node health rules' timings.
+	Health health.Config
 }
 
 // DefaultConfig is what `herd serve` runs with when nothing is set.
@@ -44,6 +50,8 @@ func DefaultConfig() Config {
 		Thresholds:   domain.DefaultThresholds,
 		PollInterval: 100 * time.Millisecond,
 		Version:      "dev",
+		Reconcilers:  reconcilers.DefaultConfig(),
+		Health:       health.DefaultConfig(),
 	}
 }
 
@@ -86,6 +94,9 @@ func (c Config) Validate() error {
 	}
 	if c.Demo < 0 {
 		errs = append(errs, fmt.Errorf("--demo %d: want 0 or more", c.Demo))
+	}
+	if err := c.Health.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

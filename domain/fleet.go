@@ -1,0 +1,110 @@
+package domain
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// FleetHealthStream is the log stream of the fleet's health as a whole.
+const FleetHealthStream = "fleet/health"
+
+// FleetHealth is the fleet-level health aggregate: whether so much of the
+// fleet is unreachable at once that herd is more likely the one cut off.
+type FleetHealth struct {
+	// Disrupted is true while a fleet-wide disruption lasts.
+	Disrupted bool `json:"disrupted"`
+	// Unreachable and Total are the counts at the last change.
+	Unreachable int `json:"unreachable"`
+	Total       int `json:"total"`
+	// Since is when the current state began.
+	Since time.Time `json:"since"`
+	// Version is the number of events in the fleet's stream.
+	Version int64 `json:"version"`
+}
+
+// UnhealthyShare is the share of unreachable nodes, among three or more,
+// at which herd suspects itself: Kubernetes' --unhealthy-zone-threshold
+// default, 0.55, as a percentage.
+const UnhealthyShare = 55
+
+// FleetDisruptionStarted: every node, or at least 55% of three or more, is
+// unreachable; herd withholds NoExecute taints.
+type FleetDisruptionStarted struct {
+	Unreachable int       `json:"unreachable"`
+	Total       int       `json:"total"`
+	At          time.Time `json:"at"`
+}
+
+// FleetDisruptionEnded: enough of the fleet is reachable again; NoExecute
+// taints apply as usual.
+type FleetDisruptionEnded struct {
+	Unreachable int       `json:"unreachable"`
+	Total       int       `json:"total"`
+	At          time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (FleetDisruptionStarted) EventType() string { return "FleetDisruptionStarted" }
+
+// EventType implements Event.
+func (FleetDisruptionEnded) EventType() string { return "FleetDisruptionEnded" }
+
+// AssessFleet compares the fleet's reachability with the disruption rule
+// and records a change of state, and nothing otherwise.
+type AssessFleet struct {
+	// Unreachable is the number of nodes whose Ready is Unknown.
+	Unreachable int
+	// Total is the number of nodes expected to report (registered, not
+	// stopped).
+	Total int
+}
+
+// IsDisrupted applies the rule: every node unreachable, or at least
+// UnhealthyShare percent of three or more.
+func (c AssessFleet) IsDisrupted() bool {
+	if c.Total == 0 || c.Unreachable == 0 {
+		return false
+	}
+	return c.Unreachable == c.Total || (c.Total >= 3 && c.Unreachable*100 >= UnhealthyShare*c.Total)
+}
+
+// Note says, for condition messages, what herd suspects and why.
+func (c AssessFleet) Note() string {
+	return fmt.Sprintf("%d of %d nodes are unreachable together: herd suspects it is cut off itself and withholds NoExecute taints.", c.Unreachable, c.Total)
+}
+
+// DecideFleet decides an AssessFleet against the fleet's health.
+func DecideFleet(f FleetHealth, c AssessFleet, now time.Time) ([]Event, error) {
+	if c.Unreachable < 0 || c.Total < 0 || c.Unreachable > c.Total {
+		return nil, &InvalidError{Kind: "FleetHealth", Name: "fleet", Fields: []FieldError{{
+			Field: "unreachable", Value: fmt.Sprint(c.Unreachable), Reason: fmt.Sprintf("must be between 0 and the total %d", c.Total)}}}
+	}
+	now = now.UTC()
+	switch d := c.IsDisrupted(); {
+	case d && !f.Disrupted:
+		return []Event{FleetDisruptionStarted{Unreachable: c.Unreachable, Total: c.Total, At: now}}, nil
+	case !d && f.Disrupted:
+		return []Event{FleetDisruptionEnded{Unreachable: c.Unreachable, Total: c.Total, At: now}}, nil
+	}
+	return nil, nil
+}
+
+// EvolveFleet folds one event into the fleet's health.
+func EvolveFleet(f FleetHealth, e Event) FleetHealth {
+	f.Version++
+	switch e := e.(type) {
+	case FleetDisruptionStarted:
+		f.Disrupted, f.Unreachable, f.Total, f.Since = true, e.Unreachable, e.Total, e.At
+	case FleetDisruptionEnded:
+		f.Disrupted, f.Unreachable, f.Total, f.Since = false, e.Unreachable, e.Total, e.At
+	}
+	return f
+}
+
+// FleetRepository stores the fleet's health.
+type FleetRepository interface {
+	// UpdateFleetHealth runs update on the fleet's health in one
+	// transaction and appends what it returns, as UpdateNode does.
+	UpdateFleetHealth(ctx context.Context, update func(FleetHealth) ([]Event, error)) (FleetHealth, error)
+}

@@ -1,0 +1,57 @@
+package health
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config holds the health rules' timings, under the names and with the
+// defaults of kube-controller-manager's flags.
+type Config struct {
+	// MonitorPeriod is how often every node's deadline is checked
+	// (--node-monitor-period, default 5s).
+	MonitorPeriod time.Duration
+	// GracePeriod is how long a node may stay silent before its
+	// conditions go Unknown (--node-monitor-grace-period, default 40s).
+	GracePeriod time.Duration
+	// StartupGracePeriod is how long a node that never reported may take
+	// to send its first heartbeat (--node-startup-grace-period, default 60s).
+	StartupGracePeriod time.Duration
+	// FullResyncPeriod is how often every node's taints are checked
+	// against its conditions even without an event (default 30s), so that
+	// a crash between a condition change and its taint heals itself.
+	FullResyncPeriod time.Duration
+}
+
+// DefaultConfig is Kubernetes' defaults.
+func DefaultConfig() Config {
+	return Config{
+		MonitorPeriod:      5 * time.Second,
+		GracePeriod:        40 * time.Second,
+		StartupGracePeriod: 60 * time.Second,
+		FullResyncPeriod:   30 * time.Second,
+	}
+}
+
+// Validate names every setting that is wrong.
+func (c Config) Validate() error {
+	var errs []error
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{
+		{"--node-monitor-period", c.MonitorPeriod},
+		{"--node-monitor-grace-period", c.GracePeriod},
+		{"--node-startup-grace-period", c.StartupGracePeriod},
+		{"--health-full-resync-period", c.FullResyncPeriod},
+	} {
+		if d.v <= 0 {
+			errs = append(errs, fmt.Errorf("%s %s: want a positive duration", d.flag, d.v))
+		}
+	}
+	if c.MonitorPeriod > 0 && c.GracePeriod > 0 && c.GracePeriod <= c.MonitorPeriod {
+		errs = append(errs, fmt.Errorf("--node-monitor-grace-period %s must be longer than --node-monitor-period %s, or a single late check marks healthy nodes", c.GracePeriod, c.MonitorPeriod))
+	}
+	return errors.Join(errs...)
+}

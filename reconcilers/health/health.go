@@ -1,0 +1,116 @@
+package health
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+	"herd/reconcilers"
+)
+
+// Keys the reconciler works on besides "node/NAME".
+const (
+	// keyMonitor is the periodic check of every node's deadline.
+	keyMonitor = "monitor"
+	// keyAll re-syncs every node's taints (after a fleet change, and on
+	// the full resync).
+	keyAll = "all"
+)
+
+// Repository is what the reconciler writes through.
+type Repository interface {
+	domain.NodeRepository
+	domain.FleetRepository
+}
+
+// Reconciler is the health reconciler.
+type Reconciler struct {
+	cfg   Config
+	repo  Repository
+	view  *projections.NodeView
+	clock clock.PassiveClock
+	log   *zap.Logger
+
+	mu       sync.Mutex
+	lastFull time.Time
+}
+
+var (
+	_ reconcilers.Reconciler = (*Reconciler)(nil)
+	_ reconcilers.Resyncer   = (*Reconciler)(nil)
+)
+
+// New returns the health reconciler.
+func New(cfg Config, repo Repository, view *projections.NodeView, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Reconciler{cfg: cfg, repo: repo, view: view, clock: clk, log: log.Named("health")}, nil
+}
+
+// Name implements reconcilers.Reconciler.
+func (r *Reconciler) Name() string { return "health" }
+
+// KeysFor maps node events (other than plain heartbeats, which change no
+// condition by themselves) to their node, and fleet changes to every node.
+func (r *Reconciler) KeysFor(rec events.Record) []string {
+	switch {
+	case rec.Stream == domain.FleetHealthStream:
+		return []string{keyAll}
+	case strings.HasPrefix(rec.Stream, "node/") && rec.Type != "HeartbeatRecorded":
+		return []string{rec.Stream}
+	}
+	return nil
+}
+
+// ResyncPeriod implements reconcilers.Resyncer: the monitor period.
+func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.MonitorPeriod }
+
+// Resync checks deadlines every monitor period and every node's taints
+// every full resync period.
+func (r *Reconciler) Resync(context.Context) ([]string, error) {
+	now := r.clock.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lastFull.IsZero() || now.Sub(r.lastFull) >= r.cfg.FullResyncPeriod {
+		r.lastFull = now
+		return []string{keyMonitor, keyAll}, nil
+	}
+	return []string{keyMonitor}, nil
+}
+
+// Reconcile implements reconcilers.Reconciler.
+func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:health", Source: "reconciler/health"})
+	switch key {
+	case keyMonitor:
+		return reconcilers.Result{}, r.monitor(ctx)
+	case keyAll:
+		names, err := r.view.Names(ctx)
+		if err != nil {
+			return reconcilers.Result{}, err
+		}
+		for _, name := range names {
+			if err := r.syncTaints(ctx, name); err != nil {
+				return reconcilers.Result{}, err
+			}
+		}
+		return reconcilers.Result{}, nil
+	}
+	name, ok := strings.CutPrefix(key, "node/")
+	if !ok {
+		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("health: unknown key %q", key))
+	}
+	if _, err := r.assessFleet(ctx, 0); err != nil {
+		return reconcilers.Result{}, err
+	}
+	return reconcilers.Result{}, r.syncTaints(ctx, name)
+}

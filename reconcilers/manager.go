@@ -1,0 +1,156 @@
+package reconcilers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/events"
+)
+
+// Config says which reconcilers run and how.
+type Config struct {
+	// Enabled lists the reconcilers to run, by name; "*" means all of
+	// them, and "-name" switches one off ("*,-health"). From --reconcilers.
+	Enabled []string
+	// Workers is how many keys each reconciler works on at once.
+	Workers int
+	// MaxRetries is how many times a failing key is retried with backoff
+	// before it is set aside until the next resync.
+	MaxRetries int
+}
+
+// DefaultConfig runs every reconciler with two workers and fifteen retries
+// (5 ms doubling to five minutes spans about three minutes of retrying).
+func DefaultConfig() Config {
+	return Config{Enabled: []string{"*"}, Workers: 2, MaxRetries: 15}
+}
+
+// enabled reports whether the named reconciler is switched on.
+func (c Config) enabled(name string) bool {
+	on := false
+	for _, e := range c.Enabled {
+		switch e {
+		case "*", name:
+			on = true
+		case "-" + name:
+			on = false
+		}
+	}
+	return on
+}
+
+// Provide registers a reconciler constructor with the "reconcilers" value
+// group. Adding a reconciler to herd is one more option:
+//
+//	reconcilers.Provide(mypkg.New)
+func Provide(constructor any) fx.Option {
+	return fx.Provide(fx.Annotate(constructor, fx.As(new(Reconciler)), fx.ResultTags(`group:"reconcilers"`)))
+}
+
+// Params are what the Manager is built from.
+type Params struct {
+	fx.In
+
+	Config      Config
+	Reconcilers []Reconciler `group:"reconcilers"`
+	Store       *events.Store
+	Clock       clock.WithTicker
+	Logger      *zap.Logger
+	Metrics     *Metrics
+}
+
+// Manager runs the enabled reconcilers for the life of the app.
+type Manager struct {
+	runners []*runner
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	log     *zap.Logger
+}
+
+// NewManager checks the configuration against the reconcilers there are
+// and prepares a runner for each enabled one.
+func NewManager(p Params) (*Manager, error) {
+	var names []string
+	for _, r := range p.Reconcilers {
+		names = append(names, r.Name())
+	}
+	var errs []error
+	for _, e := range p.Config.Enabled {
+		n := strings.TrimPrefix(e, "-")
+		if n != "*" && !slices.Contains(names, n) {
+			errs = append(errs, fmt.Errorf("--reconcilers: no reconciler named %q (there are: %s)", n, strings.Join(names, ", ")))
+		}
+	}
+	if p.Config.Workers < 1 {
+		errs = append(errs, fmt.Errorf("--reconciler-workers %d: want at least 1", p.Config.Workers))
+	}
+	if p.Config.MaxRetries < 0 {
+		errs = append(errs, fmt.Errorf("--reconciler-max-retries %d: want 0 or more", p.Config.MaxRetries))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	m := &Manager{log: p.Logger.Named("reconcilers")}
+	for _, r := range p.Reconcilers {
+		if p.Config.enabled(r.Name()) {
+			m.runners = append(m.runners, newRunner(r, p.Store, p.Clock, m.log, p.Metrics, p.Config))
+		}
+	}
+	return m, nil
+}
+
+// Running lists the names of the reconcilers that run.
+func (m *Manager) Running() []string {
+	var out []string
+	for _, rn := range m.runners {
+		out = append(out, rn.r.Name())
+	}
+	return out
+}
+
+// Start launches every runner in the background. It does not keep ctx: an
+// fx start context ends when start-up does.
+func (m *Manager) Start(context.Context) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	for _, rn := range m.runners {
+		m.wg.Go(func() {
+			if err := rn.run(ctx); err != nil {
+				m.log.Error("reconciler stopped", zap.String("reconciler", rn.r.Name()), zap.Error(err))
+			}
+		})
+	}
+	m.log.Info("reconcilers running", zap.Strings("reconcilers", m.Running()))
+	return nil
+}
+
+// Stop ends every runner and waits for their workers to finish.
+func (m *Manager) Stop(ctx context.Context) error {
+	if m.cancel == nil {
+		return nil
+	}
+	m.cancel()
+	done := make(chan struct{})
+	go func() { m.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("reconcilers did not stop in time: %w", ctx.Err())
+	}
+}
+
+// Module wires the manager into an fx app: reconcilers come from the
+// "reconcilers" group, the manager starts with the app and stops with it.
+var Module = fx.Module("reconcilers",
+	fx.Provide(NewManager),
+	fx.Invoke(func(lc fx.Lifecycle, m *Manager) { lc.Append(fx.StartStopHook(m.Start, m.Stop)) }),
+)
