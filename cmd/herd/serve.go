@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -51,26 +51,40 @@ func newServeCmd() *cobra.Command {
 // serve runs herd until SIGINT or SIGTERM, then stops cleanly: the API
 // drains, the log closes.
 func serve(cfg app.Config) error {
+	// Listen for signals before anything starts, so that a SIGTERM during
+	// start-up (migrations can take a while) still stops herd cleanly.
+	sigCtx, stopSignals := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stopSignals()
 	a := fx.New(app.Options(cfg, app.DemoOption(cfg)))
 	if err := a.Err(); err != nil {
 		return err
 	}
-	startCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	startCtx, cancel := context.WithTimeout(sigCtx, time.Minute)
 	defer cancel()
 	if err := a.Start(startCtx); err != nil {
+		if sigCtx.Err() != nil {
+			return stop(a)
+		}
 		return err
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	<-sig
-	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return a.Stop(stopCtx)
+	<-sigCtx.Done()
+	return stop(a)
 }
+
+func stop(a *fx.App) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return a.Stop(ctx)
+}
+
+// errReported marks an error a command has already printed, so that main
+// does not print it twice.
+var errReported = errors.New("reported")
 
 func reportErr(cmd *cobra.Command, err error) error {
 	if err != nil {
 		fmt.Fprintln(cmd.ErrOrStderr(), "herd:", err)
+		return fmt.Errorf("%w: %w", errReported, err)
 	}
-	return err
+	return nil
 }
