@@ -164,7 +164,6 @@ func TestCLIErrors(t *testing.T) {
 		env  []string
 		args []string
 		want string // in stderr
-		// cobra marks errors found before a command's RunE runs.
 	}{
 		{name: "unreachable server", args: []string{"node", "list", "--server", "http://127.0.0.1:1"},
 			want: "cannot reach herd at http://127.0.0.1:1"},
