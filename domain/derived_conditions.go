@@ -3,8 +3,10 @@ package domain
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
+	"strconv"
 )
 
 // Reasons herd gives the conditions it derives from an agent's metrics, in
@@ -94,12 +96,12 @@ func loadCondition(m Metrics, perCPU float64) ReportedCondition {
 	if m.Load1 > limit {
 		return ReportedCondition{
 			Type: ConditionHighLoad, Status: ConditionTrue, Reason: ReasonHighLoad,
-			Message: fmt.Sprintf("load1 %g > %g (%g per CPU, %d CPUs)", m.Load1, limit, perCPU, m.CPUCount),
+			Message: fmt.Sprintf("load1 %s > %g (%g per CPU, %d CPUs)", loadString(m.Load1), limit, perCPU, m.CPUCount),
 		}
 	}
 	return ReportedCondition{
 		Type: ConditionHighLoad, Status: ConditionFalse, Reason: ReasonNormalLoad,
-		Message: fmt.Sprintf("load1 %g <= %g (%g per CPU, %d CPUs)", m.Load1, limit, perCPU, m.CPUCount),
+		Message: fmt.Sprintf("load1 %s <= %g (%g per CPU, %d CPUs)", loadString(m.Load1), limit, perCPU, m.CPUCount),
 	}
 }
 
@@ -119,4 +121,10 @@ func conditionRank(t ConditionType) int {
 		return i
 	}
 	return len(conditionOrder)
+}
+
+// loadString renders a load average to three decimals at most, as uptime
+// does give or take, without trailing zeros: 2.767, 8.01, 1.
+func loadString(v float64) string {
+	return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64)
 }

@@ -43,3 +43,28 @@ WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?`, node, after, li
 	}
 	return out, rows.Err()
 }
+
+// Recent returns the newest limit entries across every node, oldest first.
+func (v *TimelineView) Recent(ctx context.Context, limit int) ([]TimelineEntry, error) {
+	rows, err := v.db.QueryContext(ctx, `SELECT position, node, at, kind, reason, message FROM
+(SELECT * FROM node_timeline ORDER BY position DESC, seq DESC LIMIT ?) ORDER BY position, seq`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent timeline: %w", err)
+	}
+	defer rows.Close()
+	var out []TimelineEntry
+	for rows.Next() {
+		var (
+			e  TimelineEntry
+			at string
+		)
+		if err := rows.Scan(&e.Position, &e.Node, &at, &e.Kind, &e.Reason, &e.Message); err != nil {
+			return nil, fmt.Errorf("recent timeline: %w", err)
+		}
+		if e.At, err = time.Parse(time.RFC3339Nano, at); err != nil {
+			return nil, fmt.Errorf("recent timeline @%d: %w", e.Position, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

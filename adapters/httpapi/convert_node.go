@@ -74,6 +74,12 @@ func toNode(n domain.Node) corev1.Node {
 		},
 	}
 	out.Status.DaemonEndpoints.KubeletEndpoint.Port = n.KubeletPort
+	for _, t := range n.Taints {
+		added := metav1.NewTime(t.TimeAdded)
+		out.Spec.Taints = append(out.Spec.Taints, corev1.Taint{
+			Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect), TimeAdded: &added,
+		})
+	}
 	for _, a := range n.Addresses {
 		out.Status.Addresses = append(out.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeAddressType(a.Type), Address: a.Address})
 	}

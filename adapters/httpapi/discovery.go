@@ -65,6 +65,8 @@ func (s *Server) coreResources(w http.ResponseWriter, _ *http.Request) {
 			{Name: "nodes", SingularName: "node", Kind: "Node", ShortNames: []string{"no"},
 				Verbs: metav1.Verbs{"create", "delete", "get", "list"}},
 			{Name: "nodes/status", Kind: "Node", Verbs: metav1.Verbs{"get", "patch"}},
+			{Name: "events", SingularName: "event", Namespaced: true, Kind: "Event", ShortNames: []string{"ev"}, Verbs: metav1.Verbs{"list"}},
+			{Name: "pods", SingularName: "pod", Namespaced: true, Kind: "Pod", ShortNames: []string{"po"}, Verbs: metav1.Verbs{"list"}},
 		},
 	})
 }

@@ -96,6 +96,10 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/v1/nodes/{name}/status", s.getNode)
 	m.HandleFunc("PATCH /api/v1/nodes/{name}/status", s.patchNodeStatus)
 
+	m.HandleFunc("GET /api/v1/events", s.listKubeEvents)
+	m.HandleFunc("GET /api/v1/namespaces/{namespace}/events", s.listKubeEvents)
+	m.HandleFunc("GET /api/v1/pods", s.listPods)
+
 	herd := "/apis/" + herdGroup + "/" + herdVersion
 	m.HandleFunc("GET "+herd+"/auditevents", s.listAuditEvents)
 	m.HandleFunc("GET "+herd+"/nodes/{name}/timeline", s.nodeTimeline)
