@@ -1,0 +1,103 @@
+package reconcilers_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"herd/events"
+	"herd/reconcilers"
+)
+
+// fakeReconciler is a Reconciler whose outcome the test scripts per key.
+// It records every key it is asked to reconcile, in order. Set its fields
+// before the manager starts; they are read concurrently afterwards.
+type fakeReconciler struct {
+	name string
+	// keysFor maps a record to keys; nil means the record's stream is
+	// the key.
+	keysFor func(events.Record) []string
+	// behave decides the outcome of the nth call (from 1) for key; nil
+	// means every call succeeds.
+	behave func(ctx context.Context, key string, n int) (reconcilers.Result, error)
+
+	mu    sync.Mutex
+	calls []string
+	count map[string]int
+}
+
+var _ reconcilers.Reconciler = (*fakeReconciler)(nil)
+
+func newFakeReconciler(name string) *fakeReconciler {
+	return &fakeReconciler{name: name, count: map[string]int{}}
+}
+
+func (f *fakeReconciler) Name() string { return f.name }
+
+func (f *fakeReconciler) KeysFor(rec events.Record) []string {
+	if f.keysFor != nil {
+		return f.keysFor(rec)
+	}
+	return []string{rec.Stream}
+}
+
+func (f *fakeReconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, key)
+	f.count[key]++
+	n := f.count[key]
+	f.mu.Unlock()
+	if f.behave == nil {
+		return reconcilers.Result{}, nil
+	}
+	return f.behave(ctx, key, n)
+}
+
+// Calls returns the keys reconciled so far, in order.
+func (f *fakeReconciler) Calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.calls)
+}
+
+// Count returns how many times key has been reconciled.
+func (f *fakeReconciler) Count(key string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.count[key]
+}
+
+// fakeResyncer is a fakeReconciler that also resyncs a fixed set of keys.
+type fakeResyncer struct {
+	*fakeReconciler
+	period time.Duration
+	keys   []string
+	passes atomic.Int64
+}
+
+var _ reconcilers.Resyncer = (*fakeResyncer)(nil)
+
+func (f *fakeResyncer) ResyncPeriod() time.Duration { return f.period }
+
+func (f *fakeResyncer) Resync(context.Context) ([]string, error) {
+	f.passes.Add(1)
+	return slices.Clone(f.keys), nil
+}
+
+// blockFirst returns a behaviour that holds the first reconcile of key
+// until release is closed (or the manager stops), and lets every other
+// call succeed at once.
+func blockFirst(key string, release <-chan struct{}) func(context.Context, string, int) (reconcilers.Result, error) {
+	return func(ctx context.Context, k string, n int) (reconcilers.Result, error) {
+		if k == key && n == 1 {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return reconcilers.Result{}, ctx.Err()
+			}
+		}
+		return reconcilers.Result{}, nil
+	}
+}
