@@ -97,3 +97,15 @@ func (s *Store) Subscribe(ctx context.Context, group string) (<-chan *message.Me
 	}
 	return msgs, nil
 }
+
+// ConsumerOffset is the log position up to which the consumer group has
+// acknowledged every record: where it resumes after a restart. It is 0 for
+// a group that has acknowledged nothing.
+func (s *Store) ConsumerOffset(ctx context.Context, group string) (int64, error) {
+	var off int64
+	err := s.db.QueryRowContext(ctx, `SELECT COALESCE((SELECT offset_acked FROM consumer_offsets WHERE consumer_group = ?), 0)`, group).Scan(&off)
+	if err != nil {
+		return 0, fmt.Errorf("offset of consumer group %s: %w", group, err)
+	}
+	return off, nil
+}

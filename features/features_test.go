@@ -36,4 +36,5 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerHeartbeatSteps(sc)
 	w.registerLogSteps(sc)
 	w.registerRejectionSteps(sc)
+	w.registerHealthSteps(sc)
 }

@@ -40,6 +40,8 @@ type world struct {
 	server *app.HTTPServer
 	store  *events.Store
 	client *http.Client
+	// cfg is what herd runs with in this scenario.
+	cfg app.Config
 	// recs runs herd's reconcilers; nil in features tagged
 	// @without-reconcilers, which specify what requests do by themselves.
 	recs *reconcilers.Manager
@@ -84,33 +86,53 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 	// watermill polls on the wall clock, which the fake clock cannot drive;
 	// a short interval keeps anything waiting on a consumer group quick.
 	cfg.PollInterval = 10 * time.Millisecond
-	withReconcilers := !hasTag(sc, "@without-reconcilers")
-	if !withReconcilers {
+	switch {
+	case hasTag(sc, "@without-reconcilers"):
 		cfg.Reconcilers.Enabled = nil
+	case hasTag(sc, "@health-off"):
+		cfg.Reconcilers.Enabled = []string{"*", "-health"}
 	}
+	w.cfg = cfg
+	return ctx, w.launch(ctx)
+}
 
-	w.app = fx.New(app.Options(cfg,
+// launch builds and starts herd from w.cfg on the scenario's data directory
+// and clock, and waits for its reconcilers' first pass.
+func (w *world) launch(ctx context.Context) error {
+	w.app = fx.New(app.Options(w.cfg,
 		fx.Decorate(func(clock.WithTicker) clock.WithTicker { return w.clock }),
 		fx.Populate(&w.server, &w.store, &w.recs),
 	))
 	if err := w.app.Err(); err != nil {
 		w.app = nil
-		return ctx, fmt.Errorf("build herd: %w", err)
+		return fmt.Errorf("build herd: %w", err)
 	}
 	startCtx, cancel := context.WithTimeout(ctx, startStopTimeout)
 	defer cancel()
 	if err := w.app.Start(startCtx); err != nil {
 		w.app = nil
-		return ctx, fmt.Errorf("start herd: %w", err)
+		return fmt.Errorf("start herd: %w", err)
 	}
-	if !withReconcilers {
+	if _, ok := w.recs.Status("health"); !ok {
 		w.recs = nil
-		return ctx, nil
+		return nil
 	}
-	w.monitor.period = cfg.Health.MonitorPeriod
-	w.monitor.next = defaultEpoch.Add(w.monitor.period)
+	w.monitor.period = w.cfg.Health.MonitorPeriod
+	w.monitor.next = w.clock.Now().Add(w.monitor.period)
 	w.monitor.expected = 1 // the pass every reconciler makes as it starts
-	return ctx, w.settle()
+	return w.settle()
+}
+
+// restart stops herd and starts it again on the same log and clock, as an
+// operator restarting the process would.
+func (w *world) restart(ctx context.Context) error {
+	stopCtx, cancel := context.WithTimeout(ctx, startStopTimeout)
+	defer cancel()
+	if err := w.app.Stop(stopCtx); err != nil {
+		return fmt.Errorf("stop herd: %w", err)
+	}
+	w.app, w.recs = nil, nil
+	return w.launch(ctx)
 }
 
 func hasTag(sc *godog.Scenario, tag string) bool {

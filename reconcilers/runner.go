@@ -50,6 +50,12 @@ func ConsumerGroup(name string) string { return "reconciler-" + name }
 
 // run works until ctx ends, then drains its workers and returns.
 func (rn *runner) run(ctx context.Context) error {
+	// Until its first message, the consumer stands where it stopped last.
+	off, err := rn.store.ConsumerOffset(ctx, ConsumerGroup(rn.r.Name()))
+	if err != nil {
+		return fmt.Errorf("reconciler %s: %w", rn.r.Name(), err)
+	}
+	rn.lastPos.Store(off)
 	msgs, err := rn.store.Subscribe(ctx, ConsumerGroup(rn.r.Name()))
 	if err != nil {
 		return fmt.Errorf("reconciler %s: subscribe: %w", rn.r.Name(), err)
