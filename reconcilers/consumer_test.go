@@ -93,11 +93,11 @@ func TestABlockedReconcilerDoesNotHoldUpWriters(t *testing.T) {
 	// All their keys wait in the queue behind the blocked one.
 	h.caughtUp(m, "mine")
 	eventually(t, func() bool { return h.value("herd_reconciler_queue_depth", "mine") == writers*each },
-		"queue depth %v, want %d", h.value("herd_reconciler_queue_depth", "mine"), writers*each)
+		"queue depth %v, want %d", h.now("herd_reconciler_queue_depth", "mine"), writers*each)
 
 	close(release)
 	eventually(t, func() bool { return len(f.Calls()) == 1+writers*each },
-		"every key is reconciled once the worker is free; %d so far", len(f.Calls()))
+		"every key is reconciled once the worker is free; %v so far", later(func() any { return len(f.Calls()) }))
 	eventually(t, func() bool { return h.value("herd_reconciler_queue_depth", "mine") == 0 },
-		"queue depth %v, want 0", h.value("herd_reconciler_queue_depth", "mine"))
+		"queue depth %v, want 0", h.now("herd_reconciler_queue_depth", "mine"))
 }

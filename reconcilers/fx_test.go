@@ -67,7 +67,7 @@ func TestAReconcilerIsAddedWithOneFxOption(t *testing.T) {
 	h.append("node/a", 1)
 	h.append("node/b", 2)
 	eventually(t, func() bool { return mine.Count("node/a") > 0 && mine.Count("node/b") > 0 },
-		"mine reconciles the keys of the appended events; it did %v", mine.Calls())
+		"mine reconciles the keys of the appended events; it did %v", mine.seen())
 }
 
 func TestReconcilersAreSwitchedOnAndOffByConfiguration(t *testing.T) {

@@ -155,7 +155,8 @@ func (h *harness) caughtUp(m *reconcilers.Manager, name string) {
 	h.t.Helper()
 	head := h.head()
 	eventually(h.t, func() bool { return status(h.t, m, name).Position >= head },
-		"%s handles the log up to %d", name, head)
+		"%s handles the log up to %d; it is at %v", name, head,
+		later(func() any { s, _ := m.Status(name); return s.Position }))
 }
 
 // settle appends an event on a stream of its own and waits until f has
@@ -184,6 +185,20 @@ func (h *harness) stepUntil(step time.Duration, cond func() bool, format string,
 		h.clock.Step(step)
 		return false
 	}, format, args...)
+}
+
+// later is a value worked out when a failure message is printed, not
+// when the wait begins: for messages that show the state given up on.
+type later func() any
+
+func (l later) String() string { return fmt.Sprint(l()) }
+
+// seen is f's calls, as a failure message prints them.
+func (f *fakeReconciler) seen() later { return func() any { return f.Calls() } }
+
+// now is the metric's value, as a failure message prints it.
+func (h *harness) now(name, reconciler string) later {
+	return func() any { return h.value(name, reconciler) }
 }
 
 func eventually(t *testing.T, cond func() bool, format string, args ...any) {
