@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-
-	"github.com/mattn/go-sqlite3"
 )
 
 // ErrConflict is the optimistic concurrency failure: the stream was not at
@@ -46,13 +44,13 @@ const streamVersionQuery = `SELECT COALESCE(MAX(version), 0) FROM events WHERE s
 // the transaction holds the write lock, so what it reads is what the insert
 // saw. The failed statement was undone (ABORT), so tx stays usable.
 func appendError(ctx context.Context, tx *sql.Tx, stream string, expected int64, err error) error {
-	var se sqlite3.Error
-	if !errors.As(err, &se) || se.Code != sqlite3.ErrConstraint {
+	constraint, trigger := constraintError(err)
+	if !constraint {
 		return fmt.Errorf("append %s@%d: %w", stream, expected, err)
 	}
 	var actual int64
 	if qerr := tx.QueryRowContext(ctx, streamVersionQuery, stream).Scan(&actual); qerr != nil {
-		if se.ExtendedCode == sqlite3.ErrConstraintTrigger {
+		if trigger {
 			return &ConflictError{Stream: stream, Expected: expected, Actual: -1}
 		}
 		return fmt.Errorf("append %s@%d: %w", stream, expected, errors.Join(err, qerr))
