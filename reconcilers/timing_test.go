@@ -10,7 +10,9 @@ import (
 
 func TestAResyncerIsResyncedAtStartAndEveryPeriod(t *testing.T) {
 	h := newHarness(t)
-	f := &fakeResyncer{fakeReconciler: newFakeReconciler("mine"), period: 30 * time.Second, keys: []string{"zone/1", "zone/2"}}
+	// Longer than any wait, so that only the fake clock can bring the
+	// second pass.
+	f := &fakeResyncer{fakeReconciler: newFakeReconciler("mine"), period: 10 * time.Minute, keys: []string{"zone/1", "zone/2"}}
 	m := h.start(config(), f)
 
 	eventually(t, func() bool { return f.Count("zone/1") == 1 && f.Count("zone/2") == 1 },
