@@ -48,7 +48,10 @@ illumos:
 ## bench: the benchmarks behind BENCHMARKS.md.
 bench: deps
 	mkdir -p .bench
-	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./events/ ./projections/ | tee .bench/bench.txt
+	{ $(GO) test -run '^$$' -bench 'Append|RawInsert' -benchtime 3000x ./events/ && \
+	  $(GO) test -run '^$$' -bench Rebuild -benchtime 1x -timeout 30m ./projections/ && \
+	  $(GO) test -run '^$$' -bench Monitor -benchtime 20x ./reconcilers/health/ && \
+	  $(GO) test -run '^$$' -bench AppendWithReconcilers -benchtime 5000x ./cmd/herd/app/ ; } | tee .bench/bench.txt
 
 lint: $(GOLANGCI)
 	$(GOLANGCI) run ./...

@@ -79,6 +79,9 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 				return stats, err
 			}
 		}
+		if len(b.recs) == 0 {
+			continue // a stretch of the log whose records were deleted
+		}
 		stats.Events += int64(len(b.recs))
 		stats.Head = b.recs[len(b.recs)-1].Position
 		if opts.Progress != nil {

@@ -5,52 +5,52 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
 
 	"herd/domain"
 	"herd/events"
 )
 
-// decodedBatch is a run of log records with their node events decoded
-// (nil for records of other streams).
+// decodedBatch is a stretch of the log with its node and fleet events
+// decoded (nil for records of other streams).
 type decodedBatch struct {
 	recs []events.Record
 	evs  []domain.Event
 	err  error
 }
 
-// readDecoded streams the log from the start up to head in batches, reading
-// and decoding ahead of the caller: one goroutine reads rows, and payloads
-// are decoded on every core while the caller folds the previous batch.
-// Reading goes through q outside the rebuild's transaction, which is safe
-// because a rebuild never writes the events table.
+// readDecoded streams the log from the start up to head in position ranges
+// of batchSize, reading and decoding ahead of the caller on every core:
+// worker w reads and decodes ranges w, w+K, w+2K... on its own connection,
+// and the batches come out in log order while the caller folds the
+// previous ones. Reading goes through q outside the rebuild's transaction,
+// which is safe because a rebuild never writes the events table.
 func readDecoded(ctx context.Context, store *events.Store, q events.Querier, head int64, batchSize int) <-chan decodedBatch {
-	raw := make(chan decodedBatch, 2)
-	out := make(chan decodedBatch, 2)
-	go func() {
-		defer close(raw)
-		var after int64
-		for after < head {
-			recs, err := store.ReadAfter(ctx, q, after, batchSize)
-			if err == nil && len(recs) == 0 {
-				err = fmt.Errorf("the log ends at %d, before its head %d", after, head)
+	workers := max(1, runtime.GOMAXPROCS(0))
+	slots := make([]chan decodedBatch, workers)
+	for w := range slots {
+		slots[w] = make(chan decodedBatch, 1)
+		go func() {
+			defer close(slots[w])
+			for lo := int64(w * batchSize); lo < head; lo += int64(workers * batchSize) {
+				b := readBatch(ctx, store, q, lo, min(lo+int64(batchSize), head))
+				select {
+				case slots[w] <- b:
+				case <-ctx.Done():
+					return
+				}
+				if b.err != nil {
+					return
+				}
 			}
-			select {
-			case raw <- decodedBatch{recs: recs, err: err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-			after = recs[len(recs)-1].Position
-		}
-	}()
+		}()
+	}
+	out := make(chan decodedBatch, 1)
 	go func() {
 		defer close(out)
-		for b := range raw {
-			if b.err == nil {
-				b.evs, b.err = decodeParallel(b.recs)
+		for i := 0; ; i++ {
+			b, ok := <-slots[i%workers]
+			if !ok {
+				return
 			}
 			select {
 			case out <- b:
@@ -62,40 +62,23 @@ func readDecoded(ctx context.Context, store *events.Store, q events.Querier, hea
 	return out
 }
 
-// decodeParallel decodes the node events of recs on every core.
-func decodeParallel(recs []events.Record) ([]domain.Event, error) {
+// readBatch reads the records in (lo, hi] and decodes the ones projections
+// fold.
+func readBatch(ctx context.Context, store *events.Store, q events.Querier, lo, hi int64) decodedBatch {
+	recs, err := store.ReadRange(ctx, q, lo, hi)
+	if err != nil {
+		return decodedBatch{err: err}
+	}
 	evs := make([]domain.Event, len(recs))
-	workers := runtime.GOMAXPROCS(0)
-	chunk := (len(recs) + workers - 1) / workers
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*chunk, min((w+1)*chunk, len(recs))
-		if lo >= hi {
-			break
+	for i, rec := range recs {
+		if !strings.HasPrefix(rec.Stream, "node/") && rec.Stream != domain.FleetHealthStream {
+			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				rec := recs[i]
-				if !strings.HasPrefix(rec.Stream, "node/") && rec.Stream != domain.FleetHealthStream {
-					continue
-				}
-				ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
-				if err != nil {
-					errs[w] = fmt.Errorf("rebuild: %s@%d (position %d): %w", rec.Stream, rec.Version, rec.Position, err)
-					return
-				}
-				evs[i] = ev
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
+		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
 		if err != nil {
-			return nil, err
+			return decodedBatch{err: fmt.Errorf("%s@%d (position %d): %w", rec.Stream, rec.Version, rec.Position, err)}
 		}
+		evs[i] = ev
 	}
-	return evs, nil
+	return decodedBatch{recs: recs, evs: evs}
 }
