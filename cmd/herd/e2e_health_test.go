@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestKubectlShowsASilentNode: a node that stops heartbeating shows as
+// NotReady in kubectl get nodes, and kubectl describe node shows its
+// Unknown conditions and the unreachable taints. herd runs with short
+// health timings so that real time can pass quickly; the rules are the
+// same as with Kubernetes' defaults.
+func TestKubectlShowsASilentNode(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not on PATH")
+	}
+	srv := startServe(t, serveOptions{Args: []string{
+		"--node-monitor-period", "100ms", "--node-monitor-grace-period", "1s", "--node-startup-grace-period", "1s",
+	}})
+	registerAgent(t, srv.URL, "web-01")
+	registerAgent(t, srv.URL, "web-02")
+	heartbeat(t, srv.URL, "web-01", healthyMetrics())
+
+	// web-02 keeps reporting, so that one silent node out of two is an
+	// ordinary outage and not a fleet-wide one.
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	defer func() { stop(); <-done }()
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if code, _ := call(t, http.MethodPost, agentPath(srv.URL, "web-02")+"/heartbeat", heartbeatBody(healthyMetrics()), nil); code != http.StatusOK && ctx.Err() == nil {
+				t.Errorf("web-02 heartbeat: %d", code)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+
+	kc := newKubectl(t, srv.URL)
+	eventually(t, 20*time.Second, func() error {
+		_, rows := table(t, kc.must(t, "get", "nodes"))
+		if got := columnByName(rows, 1); got["web-01"] != "NotReady" || got["web-02"] != "Ready" {
+			return fmt.Errorf("STATUS by node %v, want web-01 NotReady and web-02 Ready", got)
+		}
+		return nil
+	})
+	eventually(t, 20*time.Second, func() error {
+		out := kc.must(t, "describe", "node", "web-01")
+		for _, want := range []string{
+			"node.kubernetes.io/unreachable:NoExecute",
+			"node.kubernetes.io/unreachable:NoSchedule",
+			"Ready            Unknown",
+			"MemoryPressure   Unknown",
+			"NodeStatusUnknown",
+			"Kubelet stopped posting node status.",
+			"HeartbeatMissed",
+		} {
+			if !strings.Contains(out, want) {
+				return fmt.Errorf("kubectl describe node web-01 lacks %q:\n%s", want, out)
+			}
+		}
+		return nil
+	})
+}
