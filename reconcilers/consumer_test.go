@@ -101,3 +101,28 @@ func TestABlockedReconcilerDoesNotHoldUpWriters(t *testing.T) {
 	eventually(t, func() bool { return h.value("herd_reconciler_queue_depth", "mine") == 0 },
 		"queue depth %v, want 0", h.now("herd_reconciler_queue_depth", "mine"))
 }
+
+func TestWorkersTakeDifferentKeysButNeverOneKeyTwiceAtOnce(t *testing.T) {
+	h := newHarness(t)
+	release := make(chan struct{})
+	f := newFakeReconciler("mine")
+	f.behave = blockFirst("node/a", release)
+	cfg := config()
+	cfg.Workers = 2
+	m := h.start(cfg, f)
+
+	h.append("node/a", 1)
+	eventually(t, func() bool { return f.Count("node/a") == 1 }, "node/a is being reconciled")
+	h.append("node/a", 1)
+	h.caughtUp(m, "mine")
+	// The second worker is free: it takes node/b, queued after the second
+	// node/a, but leaves node/a to the worker that has it.
+	h.append("node/b", 1)
+	eventually(t, func() bool { return f.Count("node/b") == 1 }, "node/b is reconciled while node/a is blocked")
+	if got := f.Count("node/a"); got != 1 {
+		t.Fatalf("node/a reconciled %d times while its first pass was blocked, want 1", got)
+	}
+
+	close(release)
+	eventually(t, func() bool { return f.Count("node/a") == 2 }, "node/a is reconciled again once its first pass is done")
+}
