@@ -107,7 +107,7 @@ func stop(t *testing.T, m *reconcilers.Manager) {
 // typ (or "Happened").
 func (h *harness) append(stream string, n int, typ ...string) {
 	h.t.Helper()
-	if err := h.tryAppend(context.Background(), stream, n, typ...); err != nil {
+	if err := h.tryAppend(h.t.Context(), stream, n, typ...); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -142,7 +142,7 @@ func (h *harness) tryAppend(ctx context.Context, stream string, n int, typ ...st
 // head is the position of the log's last event.
 func (h *harness) head() int64 {
 	h.t.Helper()
-	head, err := h.store.Head(context.Background(), h.store.DB())
+	head, err := h.store.Head(h.t.Context(), h.store.DB())
 	if err != nil {
 		h.t.Fatal(err)
 	}
