@@ -31,7 +31,7 @@ func (w *Writer) UpdateFleetHealth(ctx context.Context, update func(domain.Fleet
 		if err != nil {
 			return err
 		}
-		start := time.Now()
+		start := time.Now() // wall time for the latency metric, as in appendNode
 		recs, err := w.store.Append(ctx, tx, domain.FleetHealthStream, f.Version, events.MetadataFrom(ctx), w.clock.Now(), pending...)
 		if err != nil {
 			return fmt.Errorf("append %s@%d: %w", domain.FleetHealthStream, f.Version, mapConflict(err))

@@ -45,7 +45,7 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	start := time.Now()
+	start := time.Now() // wall time: how long the rebuild took, for the operator
 	tx, err := store.DB().BeginTx(ctx, nil)
 	if err != nil {
 		return RebuildStats{}, fmt.Errorf("rebuild: begin: %w", err)

@@ -68,6 +68,8 @@ func (w *Writer) appendNode(ctx context.Context, tx *sql.Tx, n domain.Node, evs 
 		return n, err
 	}
 	stream := domain.NodeStream(n.Name)
+	// Append latency is wall time on purpose: a metric of what the append
+	// cost, not a domain time (those come from w.clock).
 	start := time.Now()
 	recs, err := w.store.Append(ctx, tx, stream, n.Version, events.MetadataFrom(ctx), w.clock.Now(), pending...)
 	if err != nil {

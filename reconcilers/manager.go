@@ -78,13 +78,29 @@ type Manager struct {
 // NewManager checks the configuration against the reconcilers there are
 // and prepares a runner for each enabled one.
 func NewManager(p Params) (*Manager, error) {
-	var names []string
+	var (
+		names []string
+		errs  []error
+	)
 	for _, r := range p.Reconcilers {
-		names = append(names, r.Name())
+		n := r.Name()
+		switch {
+		case n == "" || strings.HasPrefix(n, "-") || strings.Contains(n, "*") || strings.Contains(n, ","):
+			errs = append(errs, fmt.Errorf("reconciler name %q: want a plain name (it is the consumer group and the --reconcilers entry)", n))
+		case slices.Contains(names, n):
+			errs = append(errs, fmt.Errorf("two reconcilers are named %q: they would share one consumer group and one would see nothing", n))
+		}
+		if rs, ok := r.(Resyncer); ok && rs.ResyncPeriod() <= 0 {
+			errs = append(errs, fmt.Errorf("reconciler %s: resync period %s: want a positive duration", n, rs.ResyncPeriod()))
+		}
+		names = append(names, n)
 	}
-	var errs []error
 	for _, e := range p.Config.Enabled {
 		n := strings.TrimPrefix(e, "-")
+		if e == "-*" {
+			errs = append(errs, errors.New(`--reconcilers: "-*" is not a thing; give an empty list to run none`))
+			continue
+		}
 		if n != "*" && !slices.Contains(names, n) {
 			errs = append(errs, fmt.Errorf("--reconcilers: no reconciler named %q (there are: %s)", n, strings.Join(names, ", ")))
 		}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
@@ -36,6 +37,15 @@ func newRunner(r Reconciler, store *events.Store, clk clock.WithTicker, log *zap
 	// Failing keys back off exponentially from 5 ms to 5 minutes; the
 	// resync brings back anything set aside, so a long cap is safe.
 	limiter := workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 5*time.Minute)
+	// Every series exists from the start at zero, so that a dashboard or
+	// an alert sees "no errors" rather than "no data".
+	for _, c := range []interface {
+		WithLabelValues(...string) prometheus.Counter
+	}{m.reconciles, m.errors, m.panics, m.poison} {
+		c.WithLabelValues(r.Name())
+	}
+	m.depth.WithLabelValues(r.Name())
+	m.lag.WithLabelValues(r.Name())
 	return &runner{
 		r: r, store: store, clock: clk, metrics: m, cfg: cfg,
 		log: log.With(zap.String("reconciler", r.Name())),
@@ -135,10 +145,10 @@ func (rn *runner) resync(ctx context.Context, rs Resyncer) {
 	for _, k := range keys {
 		rn.queue.Add(k)
 	}
-	rn.resyncs.Add(1)
 	name := rn.r.Name()
 	rn.metrics.depth.WithLabelValues(name).Set(float64(rn.queue.Len()))
 	if head, err := rn.store.Head(ctx, rn.store.DB()); err == nil {
 		rn.metrics.lag.WithLabelValues(name).Set(float64(max(0, head-rn.lastPos.Load())))
 	}
+	rn.resyncs.Add(1)
 }

@@ -18,7 +18,14 @@ func (rn *runner) processNext(ctx context.Context) bool {
 	rn.inFlight.Add(1)
 	defer rn.inFlight.Add(-1)
 	defer rn.queue.Done(key)
+	if ctx.Err() != nil {
+		// The queue hands out its backlog even after ShutDown; stopping
+		// herd must not reconcile all of it with a cancelled context.
+		return true
+	}
 	name := rn.r.Name()
+	// Durations for metrics are wall time on purpose: they measure what the
+	// work cost, which herd's (possibly fake) clock cannot.
 	start := time.Now()
 	res, err := rn.safeReconcile(ctx, key)
 	rn.metrics.reconciles.WithLabelValues(name).Inc()
