@@ -26,22 +26,7 @@ WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?`, node, after, li
 	if err != nil {
 		return nil, fmt.Errorf("timeline %s: %w", node, err)
 	}
-	defer rows.Close()
-	var out []TimelineEntry
-	for rows.Next() {
-		var (
-			e  TimelineEntry
-			at string
-		)
-		if err := rows.Scan(&e.Position, &e.Node, &at, &e.Kind, &e.Reason, &e.Message); err != nil {
-			return nil, fmt.Errorf("timeline %s: %w", node, err)
-		}
-		if e.At, err = time.Parse(time.RFC3339Nano, at); err != nil {
-			return nil, fmt.Errorf("timeline %s@%d: %w", node, e.Position, err)
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return scanTimeline(rows, "timeline "+node)
 }
 
 // Recent returns the newest limit entries across every node, oldest first.
@@ -51,6 +36,12 @@ func (v *TimelineView) Recent(ctx context.Context, limit int) ([]TimelineEntry, 
 	if err != nil {
 		return nil, fmt.Errorf("recent timeline: %w", err)
 	}
+	return scanTimeline(rows, "recent timeline")
+}
+
+// scanTimeline reads timeline rows (position, node, at, kind, reason,
+// message), closing rows.
+func scanTimeline(rows *sql.Rows, what string) ([]TimelineEntry, error) {
 	defer rows.Close()
 	var out []TimelineEntry
 	for rows.Next() {
@@ -59,10 +50,11 @@ func (v *TimelineView) Recent(ctx context.Context, limit int) ([]TimelineEntry, 
 			at string
 		)
 		if err := rows.Scan(&e.Position, &e.Node, &at, &e.Kind, &e.Reason, &e.Message); err != nil {
-			return nil, fmt.Errorf("recent timeline: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
+		var err error
 		if e.At, err = time.Parse(time.RFC3339Nano, at); err != nil {
-			return nil, fmt.Errorf("recent timeline @%d: %w", e.Position, err)
+			return nil, fmt.Errorf("%s @%d: %w", what, e.Position, err)
 		}
 		out = append(out, e)
 	}
