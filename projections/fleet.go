@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"herd/domain"
-	"herd/events"
 )
 
 var _ domain.FleetRepository = (*Writer)(nil)
@@ -27,25 +25,14 @@ func (w *Writer) UpdateFleetHealth(ctx context.Context, update func(domain.Fleet
 			out = f
 			return err
 		}
-		pending, err := encodeEvents(evs)
+		recs, stored, err := w.appendStored(ctx, tx, domain.FleetHealthStream, f.Version, evs)
 		if err != nil {
 			return err
 		}
-		start := time.Now() // wall time for the latency metric, as in appendNode
-		recs, err := w.store.Append(ctx, tx, domain.FleetHealthStream, f.Version, events.MetadataFrom(ctx), w.clock.Now(), pending...)
-		if err != nil {
-			return fmt.Errorf("append %s@%d: %w", domain.FleetHealthStream, f.Version, mapConflict(err))
-		}
-		w.metrics.observeAppend(len(recs), time.Since(start), recs[len(recs)-1].Position)
-		var rv int64
-		for _, rec := range recs {
-			ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
-			if err != nil {
-				return err
-			}
+		for _, ev := range stored {
 			f = domain.EvolveFleet(f, ev)
-			rv = rec.Position
 		}
+		rv := recs[len(recs)-1].Position
 		out = f
 		return storeFleet(ctx, tx, f, rv)
 	})

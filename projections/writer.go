@@ -63,26 +63,13 @@ func (w *Writer) appendNode(ctx context.Context, tx *sql.Tx, n domain.Node, evs 
 	if len(evs) == 0 {
 		return n, nil
 	}
-	pending, err := encodeEvents(evs)
+	stream := domain.NodeStream(n.Name)
+	recs, stored, err := w.appendStored(ctx, tx, stream, n.Version, evs)
 	if err != nil {
 		return n, err
 	}
-	stream := domain.NodeStream(n.Name)
-	// Append latency is wall time on purpose: a metric of what the append
-	// cost, not a domain time (those come from w.clock).
-	start := time.Now()
-	recs, err := w.store.Append(ctx, tx, stream, n.Version, events.MetadataFrom(ctx), w.clock.Now(), pending...)
-	if err != nil {
-		return n, fmt.Errorf("append %s@%d: %w", stream, n.Version, mapConflict(err))
-	}
-	w.metrics.observeAppend(len(recs), time.Since(start), recs[len(recs)-1].Position)
-	for _, rec := range recs {
-		// Fold the event as it was stored, not as the caller built it: the
-		// rebuild folds stored events, and the two must agree to the byte.
-		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
-		if err != nil {
-			return n, fmt.Errorf("decode %s@%d: %w", stream, rec.Version, err)
-		}
+	for i, rec := range recs {
+		ev := stored[i]
 		n = applyNode(n, rec, ev)
 		for _, e := range timelineEntries(n.Name, rec, ev) {
 			if _, err := tx.ExecContext(ctx, insertTimelineSQL, e.args(0)...); err != nil {
@@ -98,6 +85,32 @@ func (w *Writer) appendNode(ctx context.Context, tx *sql.Tx, n domain.Node, evs 
 		return n, fmt.Errorf("node view %s: %w", n.Name, err)
 	}
 	return n, nil
+}
+
+// appendStored appends evs to stream at the expected version and returns
+// the records with their events decoded back from what was stored: views
+// fold stored events, not the caller's, because a rebuild folds stored
+// events and the two must agree to the byte.
+func (w *Writer) appendStored(ctx context.Context, tx *sql.Tx, stream string, expected int64, evs []domain.Event) ([]events.Record, []domain.Event, error) {
+	pending, err := encodeEvents(evs)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Append latency is wall time on purpose: a metric of what the append
+	// cost, not a domain time (those come from w.clock).
+	start := time.Now()
+	recs, err := w.store.Append(ctx, tx, stream, expected, events.MetadataFrom(ctx), w.clock.Now(), pending...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("append %s@%d: %w", stream, expected, mapConflict(err))
+	}
+	w.metrics.observeAppend(len(recs), time.Since(start), recs[len(recs)-1].Position)
+	stored := make([]domain.Event, len(recs))
+	for i, rec := range recs {
+		if stored[i], err = domain.UnmarshalEvent(rec.Type, rec.Payload); err != nil {
+			return nil, nil, fmt.Errorf("decode %s@%d: %w", stream, rec.Version, err)
+		}
+	}
+	return recs, stored, nil
 }
 
 // inTx runs fn in a write transaction (BEGIN IMMEDIATE: the DSN's _txlock),
