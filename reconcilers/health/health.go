@@ -98,8 +98,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 		if err != nil {
 			return reconcilers.Result{}, err
 		}
+		fleet, err := r.view.FleetHealth(ctx)
+		if err != nil {
+			return reconcilers.Result{}, err
+		}
 		for _, name := range names {
-			if err := r.syncTaints(ctx, name); err != nil {
+			if err := r.syncTaints(ctx, name, fleet.Disrupted); err != nil {
 				return reconcilers.Result{}, err
 			}
 		}
@@ -109,8 +113,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 	if !ok {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("health: unknown key %q", key))
 	}
-	if _, err := r.assessFleet(ctx, 0); err != nil {
+	a, err := r.assessFleet(ctx, 0)
+	if err != nil {
 		return reconcilers.Result{}, err
 	}
-	return reconcilers.Result{}, r.syncTaints(ctx, name)
+	return reconcilers.Result{}, r.syncTaints(ctx, name, a.IsDisrupted())
 }

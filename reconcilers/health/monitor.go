@@ -64,15 +64,12 @@ func (r *Reconciler) assessFleet(ctx context.Context, extra int) (domain.AssessF
 	return a, err
 }
 
-// syncTaints makes one node's condition taints follow its conditions. It
-// decides on the view first and opens a write transaction only when there
-// is something to change.
-func (r *Reconciler) syncTaints(ctx context.Context, name string) error {
-	fleet, err := r.view.FleetHealth(ctx)
-	if err != nil {
-		return err
-	}
-	cmd := domain.SyncConditionTaints{WithholdNoExecute: fleet.Disrupted}
+// syncTaints makes one node's condition taints follow its conditions,
+// withholding NoExecute during a fleet disruption. It decides on the view
+// first and opens a write transaction only when there is something to
+// change.
+func (r *Reconciler) syncTaints(ctx context.Context, name string, disrupted bool) error {
+	cmd := domain.SyncConditionTaints{WithholdNoExecute: disrupted}
 	now := r.clock.Now()
 	n, err := r.view.Get(ctx, name)
 	if errors.Is(err, domain.ErrNotFound) {
