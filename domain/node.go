@@ -33,6 +33,8 @@ const (
 	AgentReady AgentState = "Ready"
 	// AgentDraining: cordoned and having its pods evicted.
 	AgentDraining AgentState = "Draining"
+	// AgentDrained: cordoned, and every pod it ran is gone.
+	AgentDrained AgentState = "Drained"
 	// AgentStopped: deregistered cleanly.
 	AgentStopped AgentState = "Stopped"
 )
@@ -107,6 +109,12 @@ type Node struct {
 	// KubeletPort is the port of the node's kubelet endpoint, 0 when none.
 	KubeletPort int32 `json:"kubeletPort,omitempty"`
 
+	// Unschedulable is Kubernetes' spec.unschedulable: a cordoned node
+	// gets no new pods. Operators set it; registrations keep it.
+	Unschedulable bool `json:"unschedulable,omitempty"`
+	// Drain is set while the node is being drained or stays drained.
+	Drain *NodeDrain `json:"drain,omitempty"`
+
 	Conditions []Condition `json:"conditions,omitempty"`
 	// Taints repel pods; herd manages those under its condition keys and
 	// leaves the rest to operators.
@@ -135,6 +143,17 @@ type Node struct {
 	// ResourceVersion is the global log position of the last event that
 	// touched the node. Set by the projection, not by Evolve.
 	ResourceVersion int64 `json:"resourceVersion"`
+}
+
+// NodeDrain is an operator's request to empty a node.
+type NodeDrain struct {
+	// GracePeriodSeconds overrides each pod's own grace period; nil keeps
+	// the pods' own.
+	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
+	// RequestedAt is when the drain began.
+	RequestedAt time.Time `json:"requestedAt"`
+	// DrainedAt is when the last pod left; zero while draining.
+	DrainedAt time.Time `json:"drainedAt"`
 }
 
 // Exists reports whether the node is registered and not deleted.

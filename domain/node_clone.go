@@ -20,6 +20,12 @@ func (n Node) Clone() Node {
 	c.Allocatable = cloneResources(n.Allocatable)
 	c.Conditions = cloneSlice(n.Conditions)
 	c.Metrics = n.Metrics.clone()
+	c.Taints = cloneSlice(n.Taints)
+	if n.Drain != nil {
+		d := *n.Drain
+		d.GracePeriodSeconds = cloneInt64(n.Drain.GracePeriodSeconds)
+		c.Drain = &d
+	}
 	return c
 }
 
@@ -66,4 +72,13 @@ func cloneSlice[T any](s []T) []T {
 		return nil
 	}
 	return slices.Clone(s)
+}
+
+// cloneInt64 copies an optional integer.
+func cloneInt64(p *int64) *int64 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }

@@ -32,7 +32,10 @@ func EvolveNode(n Node, e Event) Node {
 		return withRegistration(fresh, e.Registration)
 	case NodeRestarted:
 		n = withRegistration(n, e.Registration)
-		n.AgentState = AgentStarting
+		// A restart does not end a drain: the operator ends it.
+		if n.AgentState != AgentDraining && n.AgentState != AgentDrained {
+			n.AgentState = AgentStarting
+		}
 		n.RestartCount = e.RestartCount
 		n.LastRestartReason = e.Reason
 		n.RegisteredAt = e.At
@@ -59,6 +62,28 @@ func EvolveNode(n Node, e Event) Node {
 		n.Taints = slices.DeleteFunc(slices.Clone(n.Taints), func(t Taint) bool { return t.Key == e.Key && t.Effect == e.Effect })
 		if len(n.Taints) == 0 {
 			n.Taints = nil
+		}
+	case NodeCordoned:
+		n.Unschedulable = true
+	case NodeUncordoned:
+		n.Unschedulable = false
+	case NodeDrainStarted:
+		n.Unschedulable = true
+		n.AgentState = AgentDraining
+		n.Drain = &NodeDrain{GracePeriodSeconds: cloneInt64(e.GracePeriodSeconds), RequestedAt: e.At}
+	case NodeDrained:
+		n.AgentState = AgentDrained
+		if n.Drain != nil {
+			d := *n.Drain
+			d.DrainedAt = e.At
+			n.Drain = &d
+		}
+	case NodeUndrained:
+		n.Unschedulable = false
+		n.Drain = nil
+		n.AgentState = AgentStarting
+		if c, ok := n.Condition(ConditionReady); ok && c.Status == ConditionTrue {
+			n.AgentState = AgentReady
 		}
 	case NodeLabelsChanged:
 		n.Labels = cloneStrings(e.Labels)

@@ -1,0 +1,46 @@
+package domain
+
+import "time"
+
+// NodeCordoned: an operator marked the node unschedulable.
+type NodeCordoned struct {
+	At time.Time `json:"at"`
+}
+
+// NodeUncordoned: an operator made the node schedulable again.
+type NodeUncordoned struct {
+	At time.Time `json:"at"`
+}
+
+// NodeDrainStarted: an operator asked for the node to be emptied. The node
+// is cordoned and its agent state is Draining.
+type NodeDrainStarted struct {
+	// GracePeriodSeconds overrides each pod's grace period; nil keeps it.
+	GracePeriodSeconds *int64    `json:"gracePeriodSeconds,omitempty"`
+	At                 time.Time `json:"at"`
+}
+
+// NodeDrained: the last pod of a draining node is gone; it stays cordoned.
+type NodeDrained struct {
+	At time.Time `json:"at"`
+}
+
+// NodeUndrained: an operator ended the drain; the node takes pods again.
+type NodeUndrained struct {
+	At time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (NodeCordoned) EventType() string { return "NodeCordoned" }
+
+// EventType implements Event.
+func (NodeUncordoned) EventType() string { return "NodeUncordoned" }
+
+// EventType implements Event.
+func (NodeDrainStarted) EventType() string { return "NodeDrainStarted" }
+
+// EventType implements Event.
+func (NodeDrained) EventType() string { return "NodeDrained" }
+
+// EventType implements Event.
+func (NodeUndrained) EventType() string { return "NodeUndrained" }

@@ -1,0 +1,58 @@
+package domain
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// PodCommand is a command on one pod. As with NodeCommand, the method is
+// unexported so that every command a pod accepts lives in this package.
+type PodCommand interface {
+	decidePod(p Pod, now time.Time) ([]Event, error)
+}
+
+// DecidePod returns the events that cmd causes on pod p at time now, or a
+// typed error; see DecideNode for the contract, which is the same. p is the
+// zero Pod (or one with only Namespace and Name set) when herd has never
+// seen it.
+func DecidePod(p Pod, cmd PodCommand, now time.Time) ([]Event, error) {
+	if cmd == nil {
+		return nil, fmt.Errorf("nil pod command: %w", ErrInvalid)
+	}
+	return cmd.decidePod(p, now.UTC())
+}
+
+// PodRepository is how the world outside the domain stores pods.
+type PodRepository interface {
+	// UpdatePod runs update on the pod's current state inside one
+	// transaction and appends what it returns, as NodeRepository.UpdateNode
+	// does for nodes. It returns the pod as it stands afterwards.
+	UpdatePod(ctx context.Context, namespace, name string, update func(p Pod) ([]Event, error)) (Pod, error)
+	// GetPod returns the pod, or ErrNotFound if it does not exist.
+	GetPod(ctx context.Context, namespace, name string) (Pod, error)
+}
+
+// requirePod returns ErrNotFound unless the pod exists.
+func requirePod(p Pod) error {
+	if p.Exists() {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", podRef(p), ErrNotFound)
+}
+
+// requireManaged refuses a command that only herd's own pods accept.
+func requireManaged(p Pod) error {
+	if err := requirePod(p); err != nil {
+		return err
+	}
+	if p.Observed() {
+		return fmt.Errorf("%s belongs to the kubelet of node %q; herd only observes it: %w", podRef(p), p.Spec.NodeName, ErrConflict)
+	}
+	return nil
+}
+
+// podRef names a pod in an error message.
+func podRef(p Pod) string {
+	return fmt.Sprintf("pod %q", p.Namespace+"/"+p.Name)
+}

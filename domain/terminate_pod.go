@@ -1,0 +1,80 @@
+package domain
+
+import (
+	"fmt"
+	"time"
+)
+
+// TerminationStep is one step of a pod's way out after its deletion was
+// requested, recorded once: repeating a step changes nothing.
+type TerminationStep int
+
+// The termination steps, in order.
+const (
+	// StepShutdownRequested: the runtime was asked to stop the pod.
+	StepShutdownRequested TerminationStep = iota + 1
+	// StepHalted: the grace period ran out and the pod was stopped hard.
+	StepHalted
+	// StepStopped: the runtime reports the pod no longer runs.
+	StepStopped
+	// StepDeprovisioned: the runtime's resources are gone.
+	StepDeprovisioned
+)
+
+// RecordTermination records a termination step of a pod being deleted.
+type RecordTermination struct {
+	Step TerminationStep
+}
+
+func (c RecordTermination) decidePod(p Pod, now time.Time) ([]Event, error) {
+	if err := requireManaged(p); err != nil {
+		return nil, err
+	}
+	d := p.Deletion
+	if d == nil {
+		return nil, fmt.Errorf("%s is not being deleted: %w", podRef(p), ErrConflict)
+	}
+	switch c.Step {
+	case StepShutdownRequested:
+		if d.ShutdownRequestedAt.IsZero() {
+			return []Event{PodShutdownRequested{At: now}}, nil
+		}
+	case StepHalted:
+		if d.HaltedAt.IsZero() && d.StoppedAt.IsZero() {
+			return []Event{PodHalted{At: now}}, nil
+		}
+	case StepStopped:
+		if d.StoppedAt.IsZero() {
+			return []Event{PodStopped{At: now}}, nil
+		}
+	case StepDeprovisioned:
+		if d.DeprovisionedAt.IsZero() {
+			return []Event{PodDeprovisioned{At: now}}, nil
+		}
+	default:
+		return nil, fmt.Errorf("termination step %d: %w", c.Step, ErrInvalid)
+	}
+	return nil, nil
+}
+
+// FinalizePod removes a pod being deleted from the fleet: the last event
+// of its stream, after which watchers see it DELETED. Finalizers still on
+// the pod hold it back (a conflict) until they are removed.
+type FinalizePod struct {
+	// Reason is why the pod goes: "Terminated" after a clean termination,
+	// DeletionByPodGC when its node could not be reached.
+	Reason string
+}
+
+func (c FinalizePod) decidePod(p Pod, now time.Time) ([]Event, error) {
+	if err := requireManaged(p); err != nil {
+		return nil, err
+	}
+	if p.Deletion == nil {
+		return nil, fmt.Errorf("%s is not being deleted: %w", podRef(p), ErrConflict)
+	}
+	if len(p.Finalizers) > 0 {
+		return nil, fmt.Errorf("%s waits for finalizers %v: %w", podRef(p), p.Finalizers, ErrConflict)
+	}
+	return []Event{PodFinalized{Reason: c.Reason, At: now}}, nil
+}
