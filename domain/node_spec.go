@@ -6,6 +6,10 @@ import (
 	"time"
 )
 
+// CauseOperator is the cause recorded on taints an operator put on or took
+// off, as opposed to those the health rules manage.
+const CauseOperator = "set by an operator"
+
 // SetNodeSchedulable cordons (Unschedulable true) or uncordons a node, as
 // `kubectl cordon` and `uncordon` do through spec.unschedulable. Asking for
 // what the node already is changes nothing.
@@ -47,7 +51,7 @@ func (c TaintNode) decideNode(n Node, now time.Time) ([]Event, error) {
 	}
 	t := c.Taint
 	t.TimeAdded = now
-	return []Event{NodeTainted{Taint: t}}, nil
+	return []Event{NodeTainted{Taint: t, Cause: CauseOperator, At: now}}, nil
 }
 
 // UntaintNode removes the node's taints with Key, and with Effect when it
@@ -65,7 +69,7 @@ func (c UntaintNode) decideNode(n Node, now time.Time) ([]Event, error) {
 	var evs []Event
 	for _, t := range n.Taints {
 		if t.Key == c.Key && (c.Effect == "" || t.Effect == c.Effect) {
-			evs = append(evs, NodeUntainted{Key: t.Key, Effect: t.Effect, At: now})
+			evs = append(evs, NodeUntainted{Key: t.Key, Effect: t.Effect, Cause: CauseOperator, At: now})
 		}
 	}
 	if len(evs) == 0 {
@@ -106,7 +110,7 @@ func (c SetNodeSpec) decideNode(n Node, now time.Time) ([]Event, error) {
 	var evs []Event
 	for _, t := range n.Taints {
 		if !slices.ContainsFunc(c.Taints, func(u Taint) bool { return sameTaint(t, u) }) {
-			evs = append(evs, NodeUntainted{Key: t.Key, Effect: t.Effect, At: now})
+			evs = append(evs, NodeUntainted{Key: t.Key, Effect: t.Effect, Cause: CauseOperator, At: now})
 		}
 	}
 	for _, t := range c.Taints {
@@ -114,7 +118,7 @@ func (c SetNodeSpec) decideNode(n Node, now time.Time) ([]Event, error) {
 			continue
 		}
 		t.TimeAdded = now
-		evs = append(evs, NodeTainted{Taint: t})
+		evs = append(evs, NodeTainted{Taint: t, Cause: CauseOperator, At: now})
 	}
 	cordon, err := SetNodeSchedulable{Unschedulable: c.Unschedulable}.decideNode(n, now)
 	return append(evs, cordon...), err

@@ -31,4 +31,5 @@ var viewTables = []struct{ name, orderBy string }{
 	{"nodes", "name"},
 	{"node_timeline", "position, seq"},
 	{"fleet_health", "name"},
+	{"pods", "namespace, name"},
 }

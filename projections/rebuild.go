@@ -61,7 +61,7 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 			return RebuildStats{}, fmt.Errorf("rebuild: empty %s: %w", t.name, err)
 		}
 	}
-	nodes, err := newNodeRebuild(ctx, tx)
+	nodes, err := newViewRebuild(ctx, tx)
 	if err != nil {
 		return RebuildStats{}, err
 	}
@@ -106,28 +106,38 @@ ON CONFLICT (projection) DO UPDATE SET position = excluded.position, rebuilt_at 
 	return stats, nil
 }
 
-// nodeRebuild folds node events in memory and writes each node's row once
+// viewRebuild folds node and pod events in memory and writes each row once
 // at the end: replaying a million heartbeats costs a million folds, not a
 // million row writes.
-type nodeRebuild struct {
+type viewRebuild struct {
 	tx       *sql.Tx
 	timeline *sql.Stmt
 	nodes    map[string]domain.Node
+	pods     map[string]domain.Pod
 	fleet    domain.FleetHealth
 	fleetRV  int64
 }
 
-func newNodeRebuild(ctx context.Context, tx *sql.Tx) (*nodeRebuild, error) {
+func newViewRebuild(ctx context.Context, tx *sql.Tx) (*viewRebuild, error) {
 	stmt, err := tx.PrepareContext(ctx, insertTimelineSQL)
 	if err != nil {
 		return nil, fmt.Errorf("rebuild: prepare timeline: %w", err)
 	}
-	return &nodeRebuild{tx: tx, timeline: stmt, nodes: map[string]domain.Node{}}, nil
+	return &viewRebuild{tx: tx, timeline: stmt, nodes: map[string]domain.Node{}, pods: map[string]domain.Pod{}}, nil
 }
 
-func (r *nodeRebuild) apply(ctx context.Context, rec events.Record, ev domain.Event) error {
+func (r *viewRebuild) apply(ctx context.Context, rec events.Record, ev domain.Event) error {
 	if rec.Stream == domain.FleetHealthStream {
 		r.fleet, r.fleetRV = domain.EvolveFleet(r.fleet, ev), rec.Position
+		return nil
+	}
+	if ns, name, ok := podStreamKey(rec.Stream); ok {
+		key := ns + "/" + name
+		p, seen := r.pods[key]
+		if !seen {
+			p = domain.Pod{Namespace: ns, Name: name}
+		}
+		r.pods[key] = applyPod(p, rec, ev)
 		return nil
 	}
 	name, ok := strings.CutPrefix(rec.Stream, "node/")
@@ -148,11 +158,14 @@ func (r *nodeRebuild) apply(ctx context.Context, rec events.Record, ev domain.Ev
 	return nil
 }
 
-func (r *nodeRebuild) flush(ctx context.Context) error {
+func (r *viewRebuild) flush(ctx context.Context) error {
 	if r.fleet.Version > 0 {
 		if err := storeFleet(ctx, r.tx, r.fleet, r.fleetRV); err != nil {
 			return err
 		}
+	}
+	if err := r.flushPods(ctx); err != nil {
+		return err
 	}
 	stmt, err := r.tx.PrepareContext(ctx, upsertNodeSQL)
 	if err != nil {
@@ -171,4 +184,22 @@ func (r *nodeRebuild) flush(ctx context.Context) error {
 	return nil
 }
 
-func (r *nodeRebuild) close() { _ = r.timeline.Close() }
+func (r *viewRebuild) close() { _ = r.timeline.Close() }
+
+func (r *viewRebuild) flushPods(ctx context.Context) error {
+	stmt, err := r.tx.PrepareContext(ctx, upsertPodSQL)
+	if err != nil {
+		return fmt.Errorf("rebuild: prepare pods: %w", err)
+	}
+	defer stmt.Close()
+	for _, p := range r.pods {
+		args, err := podRowArgs(p)
+		if err != nil {
+			return err
+		}
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("rebuild: pod %s: %w", p.Key(), err)
+		}
+	}
+	return nil
+}

@@ -66,6 +66,20 @@ func timelineEntries(node string, rec events.Record, ev domain.Event) []Timeline
 		return entry(e.At, "Tainted", e.Cause, fmt.Sprintf("taint %s", taintString(e.Taint.Key, e.Taint.Value, e.Taint.Effect)))
 	case domain.NodeUntainted:
 		return entry(e.At, "Untainted", e.Cause, fmt.Sprintf("taint %s removed", taintString(e.Key, "", e.Effect)))
+	case domain.NodeCordoned:
+		return entry(e.At, "Cordoned", "", "node marked unschedulable")
+	case domain.NodeUncordoned:
+		return entry(e.At, "Uncordoned", "", "node marked schedulable")
+	case domain.NodeDrainStarted:
+		msg := "draining: evicting every pod with its own grace period"
+		if e.GracePeriodSeconds != nil {
+			msg = fmt.Sprintf("draining: evicting every pod with a %d s grace period", *e.GracePeriodSeconds)
+		}
+		return entry(e.At, "Draining", "", msg)
+	case domain.NodeDrained:
+		return entry(e.At, "Drained", "", "every pod is gone; the node stays cordoned")
+	case domain.NodeUndrained:
+		return entry(e.At, "Undrained", "", "drain ended; the node takes pods again")
 	}
 	return nil
 }
