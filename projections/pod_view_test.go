@@ -12,7 +12,6 @@ import (
 	"herd/events"
 )
 
-
 func TestPodWriterAndView(t *testing.T) {
 	ctx := t.Context()
 	w, store, clk := newWriter(t)
