@@ -20,6 +20,7 @@ type CreatePod struct {
 	Labels      map[string]string
 	Annotations map[string]string
 	Finalizers  []string
+	Owners      []OwnerReference
 	// Spec is the pod's spec; its TerminationGracePeriodSeconds is
 	// ignored in favour of the field below, which can say "unset".
 	Spec PodSpec
@@ -46,7 +47,7 @@ func (c CreatePod) decidePod(p Pod, now time.Time) ([]Event, error) {
 	evs := []Event{PodCreated{
 		Namespace: c.Namespace, Name: c.Name, UID: c.UID,
 		Labels: cloneStrings(c.Labels), Annotations: cloneStrings(c.Annotations),
-		Finalizers: cloneSlice(c.Finalizers), Spec: spec, At: now,
+		Finalizers: cloneSlice(c.Finalizers), Owners: cloneSlice(c.Owners), Spec: spec, At: now,
 	}}
 	if nodeName != "" {
 		evs = append(evs, PodScheduled{NodeName: nodeName, At: now})

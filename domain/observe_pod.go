@@ -16,6 +16,7 @@ type ObservePod struct {
 	UID         string
 	Labels      map[string]string
 	Annotations map[string]string
+	Owners      []OwnerReference
 	CreatedAt   time.Time
 	Spec        PodSpec
 	Status      PodStatus
@@ -35,7 +36,7 @@ func (c ObservePod) decidePod(p Pod, now time.Time) ([]Event, error) {
 	e := PodObserved{
 		Namespace: c.Namespace, Name: c.Name, UID: c.UID,
 		Labels: cloneStrings(c.Labels), Annotations: cloneStrings(c.Annotations),
-		CreatedAt: c.CreatedAt.UTC(), Spec: c.Spec.clone(), Status: c.Status.clone(), At: now,
+		Owners: cloneSlice(c.Owners), CreatedAt: c.CreatedAt.UTC(), Spec: c.Spec.clone(), Status: c.Status.clone(), At: now,
 	}
 	if p.Exists() && reflect.DeepEqual(EvolvePod(p, e).withoutVersions(), p.withoutVersions()) {
 		return nil, nil

@@ -67,7 +67,11 @@ type Pod struct {
 	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
 	Finalizers  []string          `json:"finalizers,omitempty"`
-	CreatedAt   time.Time         `json:"createdAt"`
+	// Owners are the objects the pod belongs to, as Kubernetes'
+	// ownerReferences; kubectl drain evicts a pod only when one of them is
+	// its controller (or with --force).
+	Owners    []OwnerReference `json:"owners,omitempty"`
+	CreatedAt time.Time        `json:"createdAt"`
 	// Source is who owns the pod's life: herd, or an observed kubelet.
 	Source PodSource `json:"source,omitempty"`
 
@@ -88,6 +92,15 @@ type Pod struct {
 	// ResourceVersion is the global log position of the last event that
 	// touched the pod. Set by the projection.
 	ResourceVersion int64 `json:"resourceVersion"`
+}
+
+// OwnerReference names an object a pod belongs to.
+type OwnerReference struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	UID        string `json:"uid"`
+	Controller bool   `json:"controller,omitempty"`
 }
 
 // PodSpec is what the pod asks for.

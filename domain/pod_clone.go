@@ -64,6 +64,7 @@ func (p Pod) Clone() Pod {
 	c.Labels = cloneStrings(p.Labels)
 	c.Annotations = cloneStrings(p.Annotations)
 	c.Finalizers = cloneSlice(p.Finalizers)
+	c.Owners = cloneSlice(p.Owners)
 	c.Spec = p.Spec.clone()
 	c.Status = p.Status.clone()
 	if p.Deletion != nil {

@@ -12,6 +12,7 @@ type PodCreated struct {
 	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
 	Finalizers  []string          `json:"finalizers,omitempty"`
+	Owners      []OwnerReference  `json:"owners,omitempty"`
 	Spec        PodSpec           `json:"spec"`
 	At          time.Time         `json:"at"`
 }
@@ -98,6 +99,7 @@ type PodObserved struct {
 	UID         string            `json:"uid,omitempty"`
 	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
+	Owners      []OwnerReference  `json:"owners,omitempty"`
 	CreatedAt   time.Time         `json:"createdAt"`
 	Spec        PodSpec           `json:"spec"`
 	Status      PodStatus         `json:"status"`

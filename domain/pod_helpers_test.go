@@ -23,7 +23,8 @@ func samplePodEvents() []Event {
 	}
 	return []Event{
 		PodCreated{Namespace: "default", Name: "web", UID: "uid-1", Labels: map[string]string{"app": "web"},
-			Annotations: map[string]string{"note": "x"}, Finalizers: []string{"herd.dev/keep"}, Spec: spec, At: at(1)},
+			Annotations: map[string]string{"note": "x"}, Finalizers: []string{"herd.dev/keep"},
+			Owners: []OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-1", UID: "rs-1", Controller: true}}, Spec: spec, At: at(1)},
 		PodScheduled{NodeName: "n1", At: at(2)},
 		PodUnschedulable{Message: "0/1 nodes are available: 1 Insufficient memory.", At: at(2)},
 		PodStatusUpdated{Status: status, At: at(3)},
@@ -36,7 +37,8 @@ func samplePodEvents() []Event {
 		PodDeprovisioned{At: at(10)},
 		PodFinalized{Reason: "Terminated", At: at(11)},
 		PodObserved{Namespace: "kube-system", Name: "coredns", UID: "uid-2", Labels: map[string]string{"k8s-app": "dns"},
-			Annotations: map[string]string{"a": "b"}, CreatedAt: at(0), Spec: spec, Status: status, At: at(12)},
+			Annotations: map[string]string{"a": "b"}, Owners: []OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "dns", UID: "ds-1", Controller: true}},
+			CreatedAt: at(0), Spec: spec, Status: status, At: at(12)},
 	}
 }
 
