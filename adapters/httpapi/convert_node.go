@@ -74,6 +74,7 @@ func toNode(n domain.Node) corev1.Node {
 		},
 	}
 	out.Status.DaemonEndpoints.KubeletEndpoint.Port = n.KubeletPort
+	out.Spec.Unschedulable = n.Unschedulable
 	for _, t := range n.Taints {
 		added := metav1.NewTime(t.TimeAdded)
 		out.Spec.Taints = append(out.Spec.Taints, corev1.Taint{

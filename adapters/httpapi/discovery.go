@@ -63,10 +63,16 @@ func (s *Server) coreResources(w http.ResponseWriter, _ *http.Request) {
 		GroupVersion: "v1",
 		APIResources: []metav1.APIResource{
 			{Name: "nodes", SingularName: "node", Kind: "Node", ShortNames: []string{"no"},
-				Verbs: metav1.Verbs{"create", "delete", "get", "list"}},
+				Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch"}},
 			{Name: "nodes/status", Kind: "Node", Verbs: metav1.Verbs{"get", "patch"}},
 			{Name: "events", SingularName: "event", Namespaced: true, Kind: "Event", ShortNames: []string{"ev"}, Verbs: metav1.Verbs{"list"}},
-			{Name: "pods", SingularName: "pod", Namespaced: true, Kind: "Pod", ShortNames: []string{"po"}, Verbs: metav1.Verbs{"list"}},
+			{Name: "pods", SingularName: "pod", Namespaced: true, Kind: "Pod", ShortNames: []string{"po"},
+				Categories: []string{"all"}, Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update"}},
+			{Name: "pods/status", Namespaced: true, Kind: "Pod", Verbs: metav1.Verbs{"get", "patch", "update"}},
+			// kubectl drain evicts through this subresource when discovery
+			// offers it, with the group and version named here.
+			{Name: "pods/eviction", Namespaced: true, Group: "policy", Version: "v1", Kind: "Eviction", Verbs: metav1.Verbs{"create"}},
+			{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: metav1.Verbs{"create"}},
 		},
 	})
 }
@@ -79,6 +85,8 @@ func (s *Server) herdResources(w http.ResponseWriter, _ *http.Request) {
 			{Name: "auditevents", SingularName: "auditevent", Kind: "AuditEvent", Verbs: metav1.Verbs{"list"}},
 			{Name: "nodes/timeline", Kind: "NodeTimeline", Verbs: metav1.Verbs{"get"}},
 			{Name: "nodes/heartbeat", Kind: "Heartbeat", Verbs: metav1.Verbs{"create"}},
+			{Name: "nodes/drain", Kind: "Node", Verbs: metav1.Verbs{"create", "delete"}},
+			{Name: "nodes/taints", Kind: "Node", Verbs: metav1.Verbs{"create", "delete"}},
 			{Name: "nodes/registration", Kind: "Node", Verbs: metav1.Verbs{"update", "delete"}},
 		},
 	})

@@ -96,3 +96,19 @@ func lower(kind string) string {
 	}
 	return string(b)
 }
+
+// staleObject is the conflict of an update written against an old
+// resourceVersion, in kube-apiserver's words.
+func staleObject(resource, name string) error {
+	return fmt.Errorf("Operation cannot be fulfilled on %s %q: the object has been modified; please apply your changes to the latest version and try again: %w",
+		resource, name, domain.ErrConflict)
+}
+
+// successStatus is the Status a delete or a subresource POST answers with.
+func successStatus(resource, name string) metav1.Status {
+	return metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusSuccess,
+		Details:  &metav1.StatusDetails{Name: name, Kind: resource},
+	}
+}

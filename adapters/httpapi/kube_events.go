@@ -96,17 +96,3 @@ func eventFields(e corev1.Event) fields.Set {
 	}
 }
 
-// listPods answers pod lists with what herd runs: none yet. kubectl
-// describe node asks for the node's pods.
-func (s *Server) listPods(w http.ResponseWriter, r *http.Request) {
-	head, err := s.Store.Head(r.Context(), s.Store.DB())
-	if err != nil {
-		s.writeError(w, err, "Pod", "")
-		return
-	}
-	s.writeJSON(w, http.StatusOK, corev1.PodList{
-		TypeMeta: metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"},
-		ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatInt(head, 10)},
-		Items:    []corev1.Pod{},
-	})
-}

@@ -105,11 +105,7 @@ func (s *Server) deleteNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusSuccess,
-		Details:  &metav1.StatusDetails{Name: name, Kind: "nodes"},
-	})
+	s.writeJSON(w, http.StatusOK, successStatus("nodes", name))
 }
 
 // patchNodeStatus is a node's heartbeat in Kubernetes form: a merge or

@@ -33,6 +33,8 @@ type Config struct {
 type Deps struct {
 	Nodes    domain.NodeRepository
 	NodeView *projections.NodeView
+	Pods     domain.PodRepository
+	PodView  *projections.PodView
 	Timeline *projections.TimelineView
 	Store    *events.Store
 	Clock    clock.PassiveClock
@@ -98,7 +100,21 @@ func (s *Server) routes() {
 
 	m.HandleFunc("GET /api/v1/events", s.listKubeEvents)
 	m.HandleFunc("GET /api/v1/namespaces/{namespace}/events", s.listKubeEvents)
+	m.HandleFunc("PATCH /api/v1/nodes/{name}", s.patchNode)
+
 	m.HandleFunc("GET /api/v1/pods", s.listPods)
+	pods := "/api/v1/namespaces/{namespace}/pods"
+	m.HandleFunc("GET "+pods, s.listPods)
+	m.HandleFunc("POST "+pods, s.createPod)
+	m.HandleFunc("GET "+pods+"/{name}", s.getPod)
+	m.HandleFunc("PUT "+pods+"/{name}", s.updatePod)
+	m.HandleFunc("PATCH "+pods+"/{name}", s.patchPod)
+	m.HandleFunc("DELETE "+pods+"/{name}", s.deletePod)
+	m.HandleFunc("GET "+pods+"/{name}/status", s.getPod)
+	m.HandleFunc("PUT "+pods+"/{name}/status", s.updatePodStatus)
+	m.HandleFunc("PATCH "+pods+"/{name}/status", s.patchPodStatus)
+	m.HandleFunc("POST "+pods+"/{name}/eviction", s.evictPod)
+	m.HandleFunc("POST "+pods+"/{name}/binding", s.bindPod)
 
 	herd := "/apis/" + herdGroup + "/" + herdVersion
 	m.HandleFunc("GET "+herd+"/auditevents", s.listAuditEvents)
@@ -106,6 +122,10 @@ func (s *Server) routes() {
 	m.HandleFunc("PUT "+herd+"/nodes/{name}/registration", s.registerAgent)
 	m.HandleFunc("DELETE "+herd+"/nodes/{name}/registration", s.deregisterAgent)
 	m.HandleFunc("POST "+herd+"/nodes/{name}/heartbeat", s.agentHeartbeat)
+	m.HandleFunc("POST "+herd+"/nodes/{name}/drain", s.drainNode)
+	m.HandleFunc("DELETE "+herd+"/nodes/{name}/drain", s.undrainNode)
+	m.HandleFunc("POST "+herd+"/nodes/{name}/taints", s.taintNode)
+	m.HandleFunc("DELETE "+herd+"/nodes/{name}/taints/{key...}", s.untaintNode)
 
 	m.HandleFunc("/", s.notFound)
 }

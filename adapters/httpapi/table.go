@@ -55,7 +55,7 @@ func (s *Server) nodeTable(nodes []corev1.Node, rv string, r *http.Request) meta
 				orUnknown(n.Status.NodeInfo.OSImage), orUnknown(n.Status.NodeInfo.KernelVersion),
 				orUnknown(n.Status.NodeInfo.ContainerRuntimeVersion), n.Labels[labelKind],
 			},
-			Object: rowObject(r, n),
+			Object: rowObject(r, n, n.ObjectMeta),
 		})
 	}
 	return t
@@ -63,14 +63,14 @@ func (s *Server) nodeTable(nodes []corev1.Node, rv string, r *http.Request) meta
 
 // rowObject embeds the object's metadata, or the whole object when the
 // client asked with includeObject=Object.
-func rowObject(r *http.Request, n *corev1.Node) runtime.RawExtension {
+func rowObject(r *http.Request, obj any, meta metav1.ObjectMeta) runtime.RawExtension {
 	var v any = metav1.PartialObjectMetadata{
 		TypeMeta:   metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"},
-		ObjectMeta: n.ObjectMeta,
+		ObjectMeta: meta,
 	}
 	switch r.URL.Query().Get("includeObject") {
 	case "Object":
-		v = n
+		v = obj
 	case "None":
 		return runtime.RawExtension{}
 	}

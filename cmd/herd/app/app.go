@@ -49,6 +49,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			},
 			func(store *events.Store) *projections.NodeView { return projections.NewNodeView(store.DB()) },
 			func(store *events.Store) *projections.TimelineView { return projections.NewTimelineView(store.DB()) },
+			func(store *events.Store) *projections.PodView { return projections.NewPodView(store.DB()) },
 			newAPI,
 			newHTTPServer,
 			func(cfg Config) reconcilers.Config { return cfg.Reconcilers },
@@ -96,10 +97,10 @@ func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metr
 	return store, nil
 }
 
-func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, tl *projections.TimelineView,
+func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
 	store *events.Store, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer) *httpapi.Server {
 	return httpapi.NewServer(httpapi.Deps{
-		Nodes: w, NodeView: nodes, Timeline: tl, Store: store, Clock: clk, Logger: log.Named("http"), Gatherer: g,
+		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, Timeline: tl, Store: store, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version})
 }
 

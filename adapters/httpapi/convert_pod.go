@@ -1,0 +1,245 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"herd/domain"
+)
+
+// Annotations that carry herd's zone extension on a Pod: an illumos host
+// runs the pod as a zone of this brand, installed from this image, with
+// these datasets mounted.
+const (
+	annotationZoneBrand   = "herd.dev/zone-brand"
+	annotationZoneImage   = "herd.dev/zone-image"
+	annotationZoneVolumes = "herd.dev/zone-volumes"
+)
+
+// toPod renders a pod as a Kubernetes Pod.
+func toPod(p domain.Pod) corev1.Pod {
+	out := corev1.Pod{
+		TypeMeta: metav1.TypeMeta{Kind: "Pod", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              p.Name,
+			Namespace:         p.Namespace,
+			UID:               types.UID(p.UID),
+			ResourceVersion:   fmt.Sprint(p.ResourceVersion),
+			Generation:        1,
+			CreationTimestamp: metav1.NewTime(p.CreatedAt),
+			Labels:            p.Labels,
+			Annotations:       zoneAnnotations(p),
+			Finalizers:        p.Finalizers,
+		},
+		Spec: corev1.PodSpec{
+			NodeName:                      p.Spec.NodeName,
+			NodeSelector:                  p.Spec.NodeSelector,
+			TerminationGracePeriodSeconds: &p.Spec.TerminationGracePeriodSeconds,
+			RestartPolicy:                 corev1.RestartPolicyAlways,
+			SchedulerName:                 corev1.DefaultSchedulerName,
+		},
+		Status: corev1.PodStatus{
+			Phase:   corev1.PodPhase(p.Status.Phase),
+			PodIP:   p.Status.PodIP,
+			HostIP:  p.Status.HostIP,
+			Reason:  p.Status.Reason,
+			Message: p.Status.Message,
+		},
+	}
+	if p.Observed() {
+		out.Spec.SchedulerName = ""
+	}
+	for _, o := range p.Owners {
+		ref := metav1.OwnerReference{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: types.UID(o.UID)}
+		if o.Controller {
+			ref.Controller = ptrTo(true)
+		}
+		out.OwnerReferences = append(out.OwnerReferences, ref)
+	}
+	if d := p.Deletion; d != nil {
+		// Kubernetes' deletionTimestamp is when the object is to go: the
+		// grace deadline, not the time of the request.
+		out.DeletionTimestamp = ptrTo(metav1.NewTime(d.Deadline))
+		out.DeletionGracePeriodSeconds = ptrTo(d.GracePeriodSeconds)
+	}
+	for _, t := range p.Spec.Tolerations {
+		out.Spec.Tolerations = append(out.Spec.Tolerations, corev1.Toleration{
+			Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value,
+			Effect: corev1.TaintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds,
+		})
+	}
+	for _, c := range p.Spec.Containers {
+		out.Spec.Containers = append(out.Spec.Containers, corev1.Container{
+			Name: c.Name, Image: c.Image, Command: c.Command, Args: c.Args,
+			Resources: corev1.ResourceRequirements{Requests: toResourceList(c.Requests), Limits: toResourceList(c.Limits)},
+		})
+	}
+	if !p.Status.StartTime.IsZero() {
+		out.Status.StartTime = ptrTo(metav1.NewTime(p.Status.StartTime))
+	}
+	if p.Status.PodIP != "" {
+		out.Status.PodIPs = []corev1.PodIP{{IP: p.Status.PodIP}}
+	}
+	if p.Status.HostIP != "" {
+		out.Status.HostIPs = []corev1.HostIP{{IP: p.Status.HostIP}}
+	}
+	for _, c := range p.Status.Conditions {
+		out.Status.Conditions = append(out.Status.Conditions, corev1.PodCondition{
+			Type: corev1.PodConditionType(c.Type), Status: corev1.ConditionStatus(c.Status),
+			Reason: c.Reason, Message: c.Message, LastTransitionTime: metav1.NewTime(c.LastTransitionTime),
+		})
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		out.Status.ContainerStatuses = append(out.Status.ContainerStatuses, corev1.ContainerStatus{
+			Name: cs.Name, Image: cs.Image, Ready: cs.Ready, RestartCount: cs.RestartCount,
+			State: toContainerState(cs.State), LastTerminationState: toContainerState(cs.LastState),
+		})
+	}
+	return out
+}
+
+// zoneAnnotations are the pod's annotations plus the zone extension.
+func zoneAnnotations(p domain.Pod) map[string]string {
+	z := p.Spec.Zone
+	if z == nil {
+		return p.Annotations
+	}
+	out := make(map[string]string, len(p.Annotations)+3)
+	for k, v := range p.Annotations {
+		out[k] = v
+	}
+	if z.Brand != "" {
+		out[annotationZoneBrand] = z.Brand
+	}
+	if z.Image != "" {
+		out[annotationZoneImage] = z.Image
+	}
+	if len(z.Volumes) > 0 {
+		raw, _ := json.Marshal(z.Volumes)
+		out[annotationZoneVolumes] = string(raw)
+	}
+	return out
+}
+
+func toContainerState(s domain.ContainerState) corev1.ContainerState {
+	var out corev1.ContainerState
+	if w := s.Waiting; w != nil {
+		out.Waiting = &corev1.ContainerStateWaiting{Reason: w.Reason, Message: w.Message}
+	}
+	if r := s.Running; r != nil {
+		out.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(r.StartedAt)}
+	}
+	if t := s.Terminated; t != nil {
+		out.Terminated = &corev1.ContainerStateTerminated{
+			ExitCode: t.ExitCode, Reason: t.Reason, Message: t.Message,
+			StartedAt: metav1.NewTime(t.StartedAt), FinishedAt: metav1.NewTime(t.FinishedAt),
+		}
+	}
+	return out
+}
+
+// fromPod reads a Pod a client posted into the create command. The
+// namespace comes from the request path; herd's zone annotations become
+// the zone spec.
+func fromPod(in corev1.Pod, uid string) (domain.CreatePod, error) {
+	c := domain.CreatePod{
+		Namespace:                     in.Namespace,
+		Name:                          in.Name,
+		UID:                           uid,
+		Labels:                        in.Labels,
+		Annotations:                   withoutHerdKeys(in.Annotations),
+		Finalizers:                    in.Finalizers,
+		TerminationGracePeriodSeconds: in.Spec.TerminationGracePeriodSeconds,
+		Spec: domain.PodSpec{
+			NodeName:     in.Spec.NodeName,
+			NodeSelector: in.Spec.NodeSelector,
+		},
+	}
+	for _, o := range in.OwnerReferences {
+		c.Owners = append(c.Owners, domain.OwnerReference{
+			APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: string(o.UID),
+			Controller: o.Controller != nil && *o.Controller,
+		})
+	}
+	for _, t := range in.Spec.Tolerations {
+		c.Spec.Tolerations = append(c.Spec.Tolerations, domain.Toleration{
+			Key: t.Key, Operator: string(t.Operator), Value: t.Value,
+			Effect: domain.TaintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds,
+		})
+	}
+	for _, k := range in.Spec.Containers {
+		c.Spec.Containers = append(c.Spec.Containers, domain.Container{
+			Name: k.Name, Image: k.Image, Command: k.Command, Args: k.Args,
+			Requests: fromResourceList(k.Resources.Requests), Limits: fromResourceList(k.Resources.Limits),
+		})
+	}
+	zone, err := zoneFromAnnotations(in.Annotations)
+	c.Spec.Zone = zone
+	return c, err
+}
+
+// zoneFromAnnotations reads herd's zone extension; nil when there is none.
+func zoneFromAnnotations(a map[string]string) (*domain.ZoneSpec, error) {
+	brand, image, vols := a[annotationZoneBrand], a[annotationZoneImage], a[annotationZoneVolumes]
+	if brand == "" && image == "" && vols == "" {
+		return nil, nil
+	}
+	z := &domain.ZoneSpec{Brand: brand, Image: image}
+	if vols != "" {
+		dec := json.NewDecoder(strings.NewReader(vols))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&z.Volumes); err != nil {
+			return nil, badRequest("annotation %s: want a JSON list of {name, mountPath, persistent, sizeBytes}: %v", annotationZoneVolumes, err)
+		}
+	}
+	return z, nil
+}
+
+// podStatusFrom reads a status a client or runtime reported.
+func podStatusFrom(in corev1.PodStatus) domain.PodStatus {
+	out := domain.PodStatus{
+		Phase: domain.PodPhase(in.Phase), PodIP: in.PodIP, HostIP: in.HostIP,
+		Reason: in.Reason, Message: in.Message,
+	}
+	if in.StartTime != nil {
+		out.StartTime = in.StartTime.UTC()
+	}
+	for _, c := range in.Conditions {
+		out.Conditions = append(out.Conditions, domain.PodCondition{
+			Type: domain.PodConditionType(c.Type), Status: domain.ConditionStatus(c.Status),
+			Reason: c.Reason, Message: c.Message,
+		})
+	}
+	for _, cs := range in.ContainerStatuses {
+		out.ContainerStatuses = append(out.ContainerStatuses, domain.ContainerStatus{
+			Name: cs.Name, Image: cs.Image, Ready: cs.Ready, RestartCount: cs.RestartCount,
+			State: fromContainerState(cs.State), LastState: fromContainerState(cs.LastTerminationState),
+		})
+	}
+	return out
+}
+
+func fromContainerState(in corev1.ContainerState) domain.ContainerState {
+	var out domain.ContainerState
+	if w := in.Waiting; w != nil {
+		out.Waiting = &domain.ContainerWaiting{Reason: w.Reason, Message: w.Message}
+	}
+	if r := in.Running; r != nil {
+		out.Running = &domain.ContainerRunning{StartedAt: r.StartedAt.UTC()}
+	}
+	if t := in.Terminated; t != nil {
+		out.Terminated = &domain.ContainerTerminated{
+			ExitCode: t.ExitCode, Reason: t.Reason, Message: t.Message,
+			StartedAt: t.StartedAt.UTC(), FinishedAt: t.FinishedAt.UTC(),
+		}
+	}
+	return out
+}
+
+func ptrTo[T any](v T) *T { return &v }
+

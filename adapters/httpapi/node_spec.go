@@ -1,0 +1,122 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"herd/domain"
+)
+
+// patchNode patches a node's spec and metadata, as kubectl cordon,
+// uncordon, taint and label do: spec.unschedulable, spec.taints (the whole
+// list, which Kubernetes replaces rather than merges), labels and
+// annotations. Everything else in the patch is ignored: status comes from
+// the node itself, through the status subresource or its agent.
+func (s *Server) patchNode(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	patch, ct, err := patchBody(r)
+	if err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	now := s.Clock.Now()
+	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
+		if !n.Exists() {
+			return nil, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
+		}
+		in, err := applyPatch(toNode(n), patch, ct)
+		if err != nil {
+			return nil, err
+		}
+		spec := domain.SetNodeSpec{Unschedulable: in.Spec.Unschedulable}
+		for _, t := range in.Spec.Taints {
+			spec.Taints = append(spec.Taints, domain.Taint{Key: t.Key, Value: t.Value, Effect: domain.TaintEffect(t.Effect)})
+		}
+		return decideAll(n, now, spec, domain.SetNodeLabels{
+			Labels: withoutHerdKeys(in.Labels), Annotations: withoutHerdKeys(in.Annotations),
+		})
+	})
+	if err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, toNode(n))
+}
+
+// decideAll decides cmds on n one after another, each on the node as the
+// ones before left it, and returns every event; any rejection rejects all.
+func decideAll(n domain.Node, now time.Time, cmds ...domain.NodeCommand) ([]domain.Event, error) {
+	var all []domain.Event
+	for _, cmd := range cmds {
+		evs, err := domain.DecideNode(n, cmd, now)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range evs {
+			n = domain.EvolveNode(n, e)
+		}
+		all = append(all, evs...)
+	}
+	return all, nil
+}
+
+// drainRequest is the body of a drain: an optional grace period that
+// overrides every pod's own.
+type drainRequest struct {
+	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
+}
+
+// drainNode starts draining a node: cordoned, Draining, every pod evicted.
+func (s *Server) drainNode(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	var req drainRequest
+	if r.ContentLength != 0 {
+		if err := decodeJSON(r, &req); err != nil {
+			s.writeError(w, err, "Node", name)
+			return
+		}
+	}
+	s.nodeCommand(w, r, name, domain.DrainNode{GracePeriodSeconds: req.GracePeriodSeconds})
+}
+
+// undrainNode ends a drain.
+func (s *Server) undrainNode(w http.ResponseWriter, r *http.Request) {
+	s.nodeCommand(w, r, r.PathValue("name"), domain.UndrainNode{})
+}
+
+// taintNode puts one taint on a node, body {"key","value","effect"}.
+func (s *Server) taintNode(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	var t struct {
+		Key    string `json:"key"`
+		Value  string `json:"value"`
+		Effect string `json:"effect"`
+	}
+	if err := decodeJSON(r, &t); err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	s.nodeCommand(w, r, name, domain.TaintNode{Taint: domain.Taint{Key: t.Key, Value: t.Value, Effect: domain.TaintEffect(t.Effect)}})
+}
+
+// untaintNode removes the taints with a key, of one effect when
+// ?effect= says so.
+func (s *Server) untaintNode(w http.ResponseWriter, r *http.Request) {
+	key := strings.TrimSuffix(r.PathValue("key"), "/")
+	s.nodeCommand(w, r, r.PathValue("name"), domain.UntaintNode{Key: key, Effect: domain.TaintEffect(r.URL.Query().Get("effect"))})
+}
+
+// nodeCommand runs one command on an existing node and answers with it.
+func (s *Server) nodeCommand(w http.ResponseWriter, r *http.Request, name string, cmd domain.NodeCommand) {
+	now := s.Clock.Now()
+	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, cmd, now)
+	})
+	if err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, toNode(n))
+}

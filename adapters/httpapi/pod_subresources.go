@@ -1,0 +1,165 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+
+	"herd/domain"
+)
+
+// updatePod is a PUT of a pod: its labels, annotations and finalizers may
+// change; its spec may not. A stale resourceVersion is a conflict.
+func (s *Server) updatePod(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	var in corev1.Pod
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	s.changePod(w, r, ns, name, func(p domain.Pod) (domain.PodCommand, error) {
+		if in.ResourceVersion != "" && in.ResourceVersion != toPod(p).ResourceVersion {
+			return nil, staleObject("pods", name)
+		}
+		return metadataChange(p, in)
+	})
+}
+
+// patchPod patches a pod's metadata (kubectl label, annotate, and the
+// removal of finalizers).
+func (s *Server) patchPod(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	patch, ct, err := patchBody(r)
+	if err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	s.changePod(w, r, ns, name, func(p domain.Pod) (domain.PodCommand, error) {
+		in, err := applyPatch(toPod(p), patch, ct)
+		if err != nil {
+			return nil, err
+		}
+		return metadataChange(p, in)
+	})
+}
+
+// metadataChange is the command that turns p into in, refusing any change
+// to the spec.
+func metadataChange(p domain.Pod, in corev1.Pod) (domain.PodCommand, error) {
+	was, _ := json.Marshal(toPod(p).Spec)
+	now, _ := json.Marshal(in.Spec)
+	if string(was) != string(now) {
+		return nil, &domain.InvalidError{Kind: "Pod", Name: p.Name, Fields: []domain.FieldError{{
+			Field: "spec", Reason: "Forbidden: pod updates may not change fields other than metadata.labels, metadata.annotations and metadata.finalizers",
+		}}}
+	}
+	return domain.SetPodMetadata{Labels: in.Labels, Annotations: withoutHerdKeys(in.Annotations), Finalizers: in.Finalizers}, nil
+}
+
+// updatePodStatus is a PUT of the status subresource.
+func (s *Server) updatePodStatus(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	var in corev1.Pod
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	s.changePod(w, r, ns, name, func(p domain.Pod) (domain.PodCommand, error) {
+		if in.ResourceVersion != "" && in.ResourceVersion != toPod(p).ResourceVersion {
+			return nil, staleObject("pods", name)
+		}
+		return domain.UpdatePodStatus{Status: podStatusFrom(in.Status)}, nil
+	})
+}
+
+// patchPodStatus is a PATCH of the status subresource.
+func (s *Server) patchPodStatus(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	patch, ct, err := patchBody(r)
+	if err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	s.changePod(w, r, ns, name, func(p domain.Pod) (domain.PodCommand, error) {
+		in, err := applyPatch(toPod(p), patch, ct)
+		if err != nil {
+			return nil, err
+		}
+		return domain.UpdatePodStatus{Status: podStatusFrom(in.Status)}, nil
+	})
+}
+
+// evictPod is the policy/v1 Eviction subresource, which kubectl drain
+// uses: the pod is marked as a disruption target and deleted gracefully
+// with the grace period of the eviction's deleteOptions. herd has no
+// disruption budgets, so an eviction is never refused with 429.
+func (s *Server) evictPod(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	var ev policyv1.Eviction
+	if err := decodeJSON(r, &ev); err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	if ev.Name != "" && ev.Name != name {
+		s.writeError(w, badRequest("the name of the eviction (%s) does not match the pod (%s)", ev.Name, name), "Pod", name)
+		return
+	}
+	var grace *int64
+	if ev.DeleteOptions != nil {
+		grace = ev.DeleteOptions.GracePeriodSeconds
+	}
+	s.deletePodWith(w, r, ns, name, grace, &domain.TargetPodDisruption{
+		Reason: domain.ReasonEvictionByEvictionAPI, Message: "Eviction API: evicting",
+	})
+}
+
+// bindPod is the binding subresource: a scheduler's decision.
+func (s *Server) bindPod(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	var b corev1.Binding
+	if err := decodeJSON(r, &b); err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	if b.Target.Kind != "" && b.Target.Kind != "Node" {
+		s.writeError(w, badRequest("a binding's target must be a Node, not %q", b.Target.Kind), "Pod", name)
+		return
+	}
+	if _, err := s.NodeView.Get(r.Context(), b.Target.Name); err != nil {
+		s.writeError(w, fmt.Errorf("binding %s/%s: %w", ns, name, err), "Node", b.Target.Name)
+		return
+	}
+	now := s.Clock.Now()
+	_, err := s.Pods.UpdatePod(r.Context(), ns, name, func(p domain.Pod) ([]domain.Event, error) {
+		return domain.DecidePod(p, domain.BindPod{NodeName: b.Target.Name}, now)
+	})
+	if err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	s.writeJSON(w, http.StatusCreated, successStatus("pods", name))
+}
+
+// changePod decides the command that decide derives from the pod's
+// current state, inside the pod's transaction, and answers with the pod.
+func (s *Server) changePod(w http.ResponseWriter, r *http.Request, ns, name string, decide func(domain.Pod) (domain.PodCommand, error)) {
+	now := s.Clock.Now()
+	p, err := s.Pods.UpdatePod(r.Context(), ns, name, func(p domain.Pod) ([]domain.Event, error) {
+		if !p.Exists() {
+			return nil, fmt.Errorf("pod %q: %w", ns+"/"+name, domain.ErrNotFound)
+		}
+		cmd, err := decide(p)
+		if err != nil {
+			return nil, err
+		}
+		return domain.DecidePod(p, cmd, now)
+	})
+	if err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, toPod(p))
+}

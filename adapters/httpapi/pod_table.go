@@ -1,0 +1,100 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
+)
+
+// podTable renders pods the way kubectl get pods prints them; IP and NODE
+// show with -o wide, and kubectl adds NAMESPACE itself for -A.
+func (s *Server) podTable(pods []corev1.Pod, rv string, r *http.Request) metav1.Table {
+	t := metav1.Table{
+		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
+		ListMeta: metav1.ListMeta{ResourceVersion: rv},
+		ColumnDefinitions: []metav1.TableColumnDefinition{
+			{Name: "Name", Type: "string", Format: "name", Description: "Name of the pod"},
+			{Name: "Ready", Type: "string", Description: "Ready containers of all containers"},
+			{Name: "Status", Type: "string", Description: "The phase, a container's reason, or Terminating"},
+			{Name: "Restarts", Type: "string", Description: "Container restarts"},
+			{Name: "Age", Type: "string", Description: "Time since the pod was created"},
+			{Name: "IP", Type: "string", Priority: 1, Description: "The pod's IP address"},
+			{Name: "Node", Type: "string", Priority: 1, Description: "The node the pod is bound to"},
+			{Name: "Nominated Node", Type: "string", Priority: 1},
+			{Name: "Readiness Gates", Type: "string", Priority: 1},
+		},
+	}
+	now := s.Clock.Now()
+	for i := range pods {
+		p := &pods[i]
+		ready, total, restarts := podReadiness(p)
+		t.Rows = append(t.Rows, metav1.TableRow{
+			Cells: []any{
+				p.Name, fmt.Sprintf("%d/%d", ready, total), podStatus(p), fmt.Sprint(restarts),
+				duration.HumanDuration(now.Sub(p.CreationTimestamp.Time)),
+				orNone(p.Status.PodIP), orNone(p.Spec.NodeName), "<none>", "<none>",
+			},
+			Object: rowObject(r, p, p.ObjectMeta),
+		})
+	}
+	return t
+}
+
+// podReadiness counts ready containers and restarts. A pod whose runtime
+// reports no container statuses (a zone is one container) is ready as a
+// whole when its Ready condition is True.
+func podReadiness(p *corev1.Pod) (ready, total int, restarts int32) {
+	total = len(p.Spec.Containers)
+	if len(p.Status.ContainerStatuses) == 0 {
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+				ready = total
+			}
+		}
+		return ready, total, 0
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Ready {
+			ready++
+		}
+		restarts += cs.RestartCount
+	}
+	return ready, total, restarts
+}
+
+// podStatus is kubectl's STATUS column: the pod's reason or phase, a
+// container's waiting or terminated reason when there is one, and
+// Terminating once deletion was requested.
+func podStatus(p *corev1.Pod) string {
+	reason := string(p.Status.Phase)
+	if p.Status.Reason != "" {
+		reason = p.Status.Reason
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		switch {
+		case cs.State.Waiting != nil && cs.State.Waiting.Reason != "":
+			reason = cs.State.Waiting.Reason
+		case cs.State.Terminated != nil && cs.State.Terminated.Reason != "":
+			reason = cs.State.Terminated.Reason
+		case cs.State.Terminated != nil:
+			reason = fmt.Sprintf("ExitCode:%d", cs.State.Terminated.ExitCode)
+		}
+	}
+	if p.DeletionTimestamp != nil {
+		if p.Status.Reason == "NodeLost" {
+			return "Unknown"
+		}
+		return "Terminating"
+	}
+	return reason
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}

@@ -1,0 +1,207 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/google/uuid"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+
+	"herd/domain"
+	"herd/projections"
+)
+
+// podFieldLabels are the fields a pod list may be selected by, as
+// kube-apiserver supports them for pods (a subset).
+var podFieldLabels = map[string]bool{
+	"metadata.name": true, "metadata.namespace": true, "spec.nodeName": true, "status.phase": true,
+}
+
+// podFields is a pod's selectable fields.
+func podFields(p domain.Pod) fields.Set {
+	return fields.Set{
+		"metadata.name": p.Name, "metadata.namespace": p.Namespace,
+		"spec.nodeName": p.Spec.NodeName, "status.phase": string(p.Status.Phase),
+	}
+}
+
+// fieldSelector parses ?fieldSelector= and refuses fields herd cannot
+// select pods by, with kube-apiserver's wording.
+func fieldSelector(r *http.Request, supported map[string]bool) (fields.Selector, error) {
+	raw := r.URL.Query().Get("fieldSelector")
+	sel, err := fields.ParseSelector(raw)
+	if err != nil {
+		return nil, badRequest("unable to parse fieldSelector %q: %v", raw, err)
+	}
+	for _, req := range sel.Requirements() {
+		if !supported[req.Field] {
+			return nil, badRequest("field label not supported: %s", req.Field)
+		}
+	}
+	return sel, nil
+}
+
+// listPods lists pods across namespaces (/api/v1/pods) or in one.
+func (s *Server) listPods(w http.ResponseWriter, r *http.Request) {
+	lsel, err := labelSelector(r)
+	if err != nil {
+		s.writeError(w, err, "Pod", "")
+		return
+	}
+	fsel, err := fieldSelector(r, podFieldLabels)
+	if err != nil {
+		s.writeError(w, err, "Pod", "")
+		return
+	}
+	f := projections.PodFilter{Namespace: r.PathValue("namespace")}
+	if node, ok := fsel.RequiresExactMatch("spec.nodeName"); ok {
+		f.NodeName, f.Unbound = node, node == ""
+	}
+	if phase, ok := fsel.RequiresExactMatch("status.phase"); ok && phase != "" {
+		f.Phase = domain.PodPhase(phase)
+	}
+	pods, head, err := s.PodView.List(r.Context(), f)
+	if err != nil {
+		s.writeError(w, err, "Pod", "")
+		return
+	}
+	list := corev1.PodList{
+		TypeMeta: metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"},
+		ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatInt(head, 10)},
+		Items:    []corev1.Pod{},
+	}
+	for _, p := range pods {
+		if lsel.Matches(labels.Set(p.Labels)) && fsel.Matches(podFields(p)) {
+			list.Items = append(list.Items, toPod(p))
+		}
+	}
+	if wantsTable(r) {
+		s.writeJSON(w, http.StatusOK, s.podTable(list.Items, list.ResourceVersion, r))
+		return
+	}
+	s.writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) getPod(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	p, err := s.PodView.Get(r.Context(), ns, name)
+	if err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	kp := toPod(p)
+	if wantsTable(r) {
+		s.writeJSON(w, http.StatusOK, s.podTable([]corev1.Pod{kp}, kp.ResourceVersion, r))
+		return
+	}
+	s.writeJSON(w, http.StatusOK, kp)
+}
+
+// createPod creates a pod in the namespace of the path. A name may be
+// generated from metadata.generateName, as Kubernetes does.
+func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
+	ns := r.PathValue("namespace")
+	var in corev1.Pod
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, err, "Pod", "")
+		return
+	}
+	if in.Namespace != "" && in.Namespace != ns {
+		s.writeError(w, badRequest("the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", in.Namespace, ns), "Pod", in.Name)
+		return
+	}
+	in.Namespace = ns
+	if in.Name == "" && in.GenerateName != "" {
+		in.Name = in.GenerateName + utilrand.String(5)
+	}
+	cmd, err := fromPod(in, uuid.NewString())
+	if err != nil {
+		s.writeError(w, err, "Pod", in.Name)
+		return
+	}
+	now := s.Clock.Now()
+	p, err := s.Pods.UpdatePod(r.Context(), ns, cmd.Name, func(p domain.Pod) ([]domain.Event, error) {
+		return domain.DecidePod(p, cmd, now)
+	})
+	if err != nil {
+		s.writeError(w, err, "Pod", cmd.Name)
+		return
+	}
+	s.writeJSON(w, http.StatusCreated, toPod(p))
+}
+
+// deletePod asks for a pod's deletion, with the grace period from
+// ?gracePeriodSeconds= or the DeleteOptions body. The answer is the pod as
+// it now stands (with its deletion timestamp), or a Status when it is
+// already gone, as kube-apiserver answers.
+func (s *Server) deletePod(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	grace, err := gracePeriod(r)
+	if err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	s.deletePodWith(w, r, ns, name, grace, nil)
+}
+
+// deletePodWith runs DeletePod, preceded by disruption when it is set.
+func (s *Server) deletePodWith(w http.ResponseWriter, r *http.Request, ns, name string, grace *int64, disruption *domain.TargetPodDisruption) {
+	now := s.Clock.Now()
+	p, err := s.Pods.UpdatePod(r.Context(), ns, name, func(p domain.Pod) ([]domain.Event, error) {
+		var evs []domain.Event
+		if disruption != nil {
+			more, err := domain.DecidePod(p, *disruption, now)
+			if err != nil {
+				return nil, err
+			}
+			evs = append(evs, more...)
+			for _, e := range more {
+				p = domain.EvolvePod(p, e)
+			}
+		}
+		more, err := domain.DecidePod(p, domain.DeletePod{GracePeriodSeconds: grace}, now)
+		return append(evs, more...), err
+	})
+	if err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	if disruption != nil {
+		s.writeJSON(w, http.StatusCreated, successStatus("pods", name))
+		return
+	}
+	if p.Finalized {
+		st := successStatus("pods", name)
+		st.Details.UID = toPod(p).UID
+		s.writeJSON(w, http.StatusOK, st)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, toPod(p))
+}
+
+// gracePeriod reads the grace period of a delete: the query parameter
+// wins over the body's DeleteOptions; nil when neither gives one.
+func gracePeriod(r *http.Request) (*int64, error) {
+	if raw := r.URL.Query().Get("gracePeriodSeconds"); raw != "" {
+		v, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return nil, badRequest("gracePeriodSeconds %q is not an integer", raw)
+		}
+		return &v, nil
+	}
+	if r.ContentLength == 0 {
+		return nil, nil
+	}
+	var opts metav1.DeleteOptions
+	if err := decodeJSON(r, &opts); err != nil {
+		if st, ok := err.(*requestError); ok && st.msg == "the request body is empty" {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return opts.GracePeriodSeconds, nil
+}
