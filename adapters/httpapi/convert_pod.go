@@ -242,4 +242,3 @@ func fromContainerState(in corev1.ContainerState) domain.ContainerState {
 }
 
 func ptrTo[T any](v T) *T { return &v }
-

@@ -61,20 +61,26 @@ func (s *Server) coreResources(w http.ResponseWriter, _ *http.Request) {
 	s.writeJSON(w, http.StatusOK, metav1.APIResourceList{
 		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
 		GroupVersion: "v1",
-		APIResources: []metav1.APIResource{
-			{Name: "nodes", SingularName: "node", Kind: "Node", ShortNames: []string{"no"},
-				Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch"}},
-			{Name: "nodes/status", Kind: "Node", Verbs: metav1.Verbs{"get", "patch"}},
-			{Name: "events", SingularName: "event", Namespaced: true, Kind: "Event", ShortNames: []string{"ev"}, Verbs: metav1.Verbs{"list"}},
-			{Name: "pods", SingularName: "pod", Namespaced: true, Kind: "Pod", ShortNames: []string{"po"},
-				Categories: []string{"all"}, Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update"}},
-			{Name: "pods/status", Namespaced: true, Kind: "Pod", Verbs: metav1.Verbs{"get", "patch", "update"}},
-			// kubectl drain evicts through this subresource when discovery
-			// offers it, with the group and version named here.
-			{Name: "pods/eviction", Namespaced: true, Group: "policy", Version: "v1", Kind: "Eviction", Verbs: metav1.Verbs{"create"}},
-			{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: metav1.Verbs{"create"}},
-		},
+		APIResources: coreAPIResources(),
 	})
+}
+
+// coreAPIResources are the core/v1 resources herd serves: discovery lists
+// them and the OpenAPI document describes them, from this one list.
+func coreAPIResources() []metav1.APIResource {
+	return []metav1.APIResource{
+		{Name: "nodes", SingularName: "node", Kind: "Node", ShortNames: []string{"no"},
+			Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch"}},
+		{Name: "nodes/status", Kind: "Node", Verbs: metav1.Verbs{"get", "patch"}},
+		{Name: "events", SingularName: "event", Namespaced: true, Kind: "Event", ShortNames: []string{"ev"}, Verbs: metav1.Verbs{"list"}},
+		{Name: "pods", SingularName: "pod", Namespaced: true, Kind: "Pod", ShortNames: []string{"po"},
+			Categories: []string{"all"}, Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update"}},
+		{Name: "pods/status", Namespaced: true, Kind: "Pod", Verbs: metav1.Verbs{"get", "patch", "update"}},
+		// kubectl drain evicts through this subresource when discovery
+		// offers it, with the group and version named here.
+		{Name: "pods/eviction", Namespaced: true, Group: "policy", Version: "v1", Kind: "Eviction", Verbs: metav1.Verbs{"create"}},
+		{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: metav1.Verbs{"create"}},
+	}
 }
 
 func (s *Server) herdResources(w http.ResponseWriter, _ *http.Request) {

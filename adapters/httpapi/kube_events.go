@@ -95,4 +95,3 @@ func eventFields(e corev1.Event) fields.Set {
 		"type":                     e.Type,
 	}
 }
-

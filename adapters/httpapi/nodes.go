@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -151,8 +152,14 @@ func decodeJSON(r *http.Request, v any) error {
 	if len(data) == 0 {
 		return badRequest("the request body is empty")
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return badRequest("the request body is not valid JSON for this resource: %v", err)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	// kubectl asks for strict validation by default (fieldValidation=
+	// Strict): an unknown field is then an error rather than ignored.
+	if r.URL.Query().Get("fieldValidation") == "Strict" {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err != nil {
+		return badRequest("the request body is not valid JSON for this resource: strict decoding error: %v", err)
 	}
 	return nil
 }
