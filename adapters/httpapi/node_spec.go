@@ -104,8 +104,21 @@ func (s *Server) taintNode(w http.ResponseWriter, r *http.Request) {
 // untaintNode removes the taints with a key, of one effect when
 // ?effect= says so.
 func (s *Server) untaintNode(w http.ResponseWriter, r *http.Request) {
-	key := strings.TrimSuffix(r.PathValue("key"), "/")
-	s.nodeCommand(w, r, r.PathValue("name"), domain.UntaintNode{Key: key, Effect: domain.TaintEffect(r.URL.Query().Get("effect"))})
+	name, key := r.PathValue("name"), strings.TrimSuffix(r.PathValue("key"), "/")
+	if _, err := s.NodeView.Get(r.Context(), name); err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	now := s.Clock.Now()
+	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, domain.UntaintNode{Key: key, Effect: domain.TaintEffect(r.URL.Query().Get("effect"))}, now)
+	})
+	if err != nil {
+		// The node exists, so a NotFound here is about the taint.
+		s.writeError(w, err, "Taint", key)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, toNode(n))
 }
 
 // nodeCommand runs one command on an existing node and answers with it.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,15 +35,35 @@ func newClient(server string) (*client, error) {
 
 // get fetches path into v; an API error comes back as the Status message.
 func (c *client) get(ctx context.Context, path string, query url.Values, v any) error {
+	return c.do(ctx, http.MethodGet, path, query, "", nil, v)
+}
+
+// do sends a request with an optional JSON body of the given content type
+// and decodes the answer into out (when out is not nil).
+func (c *client) do(ctx context.Context, method, path string, query url.Values, contentType string, body, out any) error {
 	u := c.base + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	var rd io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		if contentType == "" {
+			contentType = "application/json"
+		}
+		req.Header.Set("Content-Type", contentType)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return fmt.Errorf("cannot reach herd at %s: %w", c.base, err)
@@ -59,7 +80,10 @@ func (c *client) get(ctx context.Context, path string, query url.Values, v any) 
 		}
 		return fmt.Errorf("%s: %s", u, resp.Status)
 	}
-	return json.Unmarshal(data, v)
+	if out == nil {
+		return nil
+	}
+	return json.Unmarshal(data, out)
 }
 
 // printStructured writes v as json or yaml; ok is false for other formats.

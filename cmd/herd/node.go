@@ -18,7 +18,7 @@ import (
 
 func newNodeCmd() *cobra.Command {
 	var server, output, selector string
-	cmd := &cobra.Command{Use: "node", Short: "Inspect the fleet's nodes"}
+	cmd := &cobra.Command{Use: "node", Short: "Inspect the fleet's nodes, cordon, taint and drain them"}
 	addServerFlag(cmd, &server)
 	list := &cobra.Command{
 		Use:   "list",
@@ -93,6 +93,7 @@ func newNodeCmd() *cobra.Command {
 		c.Flags().StringVarP(&output, "output", "o", "", "json or yaml")
 	}
 	cmd.AddCommand(list, get, events)
+	cmd.AddCommand(nodeOpCmds(&server)...)
 	return cmd
 }
 

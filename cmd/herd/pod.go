@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
+)
+
+func newPodCmd() *cobra.Command {
+	var server, output, selector, fieldSel, namespace string
+	var all bool
+	cmd := &cobra.Command{Use: "pod", Short: "List, inspect and delete pods"}
+	addServerFlag(cmd, &server)
+	cmd.PersistentFlags().StringVarP(&namespace, "namespace", "n", "default", "the pods' namespace")
+	list := &cobra.Command{
+		Use: "list", Short: "List pods: NAMESPACE, NAME, STATUS, NODE, IP, AGE", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := newClient(server)
+			if err != nil {
+				return reportErr(cmd, err)
+			}
+			path := "/api/v1/namespaces/" + url.PathEscape(namespace) + "/pods"
+			if all {
+				path = "/api/v1/pods"
+			}
+			q := url.Values{}
+			if selector != "" {
+				q.Set("labelSelector", selector)
+			}
+			if fieldSel != "" {
+				q.Set("fieldSelector", fieldSel)
+			}
+			var pl corev1.PodList
+			if err := c.get(cmd.Context(), path, q, &pl); err != nil {
+				return reportErr(cmd, err)
+			}
+			if done, err := printStructured(cmd.OutOrStdout(), output, pl); done {
+				return reportErr(cmd, err)
+			}
+			printPods(cmd.OutOrStdout(), pl.Items, time.Now())
+			return nil
+		},
+	}
+	list.Flags().BoolVarP(&all, "all-namespaces", "A", false, "list the pods of every namespace")
+	list.Flags().StringVarP(&selector, "selector", "l", "", "label selector, as kubectl's -l")
+	list.Flags().StringVar(&fieldSel, "field-selector", "", "field selector: spec.nodeName, status.phase, metadata.name")
+	get := &cobra.Command{
+		Use: "get NAME", Short: "Show one pod", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := newClient(server)
+			if err != nil {
+				return reportErr(cmd, err)
+			}
+			var p corev1.Pod
+			if err := c.get(cmd.Context(), podPath(namespace, args[0]), nil, &p); err != nil {
+				return reportErr(cmd, err)
+			}
+			if done, err := printStructured(cmd.OutOrStdout(), output, p); done {
+				return reportErr(cmd, err)
+			}
+			printPods(cmd.OutOrStdout(), []corev1.Pod{p}, time.Now())
+			return nil
+		},
+	}
+	var grace int64
+	del := &cobra.Command{
+		Use: "delete NAME", Short: "Delete a pod; it shuts down within its grace period", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := newClient(server)
+			if err != nil {
+				return reportErr(cmd, err)
+			}
+			q := url.Values{}
+			if grace >= 0 {
+				q.Set("gracePeriodSeconds", strconv.FormatInt(grace, 10))
+			}
+			if err := c.do(cmd.Context(), "DELETE", podPath(namespace, args[0]), q, "", nil, nil); err != nil {
+				return reportErr(cmd, err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "pod/%s deleted\n", args[0])
+			return nil
+		},
+	}
+	del.Flags().Int64Var(&grace, "grace-period", -1, "seconds the pod gets to shut down; negative keeps its own")
+	for _, c := range []*cobra.Command{list, get} {
+		c.Flags().StringVarP(&output, "output", "o", "", "json or yaml")
+	}
+	cmd.AddCommand(list, get, del)
+	return cmd
+}
+
+func podPath(namespace, name string) string {
+	return "/api/v1/namespaces/" + url.PathEscape(namespace) + "/pods/" + url.PathEscape(name)
+}
+
+// printPods prints a kubectl-like table.
+func printPods(w io.Writer, pods []corev1.Pod, now time.Time) {
+	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+	fmt.Fprintln(tw, "NAMESPACE\tNAME\tSTATUS\tNODE\tIP\tAGE")
+	for _, p := range pods {
+		status := string(p.Status.Phase)
+		if p.DeletionTimestamp != nil {
+			status = "Terminating"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Namespace, p.Name, status, dash(p.Spec.NodeName), dash(p.Status.PodIP),
+			duration.HumanDuration(now.Sub(p.CreationTimestamp.Time)))
+	}
+	_ = tw.Flush()
+}
