@@ -10,8 +10,15 @@ import (
 // set off. They take milliseconds; watermill polls every 10 ms here.
 const settleTimeout = 10 * time.Second
 
+// resyncTicks predicts one reconciler's resync ticks on the fake clock.
+type resyncTicks struct {
+	period   time.Duration
+	next     time.Time
+	expected int64
+}
+
 // setClock moves herd's fake clock to t and, when reconcilers run, waits
-// until the monitor tick that the move causes (if any) has been handled.
+// until the resync ticks that the move causes (if any) have been handled.
 // The fake clock's ticker fires once when its next tick is reached, then
 // schedules the first tick after the new time; setClock predicts the same.
 func (w *world) setClock(t time.Time) error {
@@ -19,19 +26,22 @@ func (w *world) setClock(t time.Time) error {
 	if w.recs == nil {
 		return nil
 	}
-	if !t.Before(w.monitor.next) {
-		w.monitor.expected++
-		for !w.monitor.next.After(t) {
-			w.monitor.next = w.monitor.next.Add(w.monitor.period)
+	for _, r := range w.resyncs {
+		if !t.Before(r.next) {
+			r.expected++
+			for !r.next.After(t) {
+				r.next = r.next.Add(r.period)
+			}
 		}
 	}
 	return w.settle()
 }
 
-// settle waits until the health reconciler has done every resync the clock
-// asked for, its consumer has read the whole log, and its queue is empty
-// with nothing in flight — twice in a row, since a key taken off the queue
-// shows as neither queued nor in flight for an instant.
+// settle waits until every reconciler has done the resyncs the clock asked
+// for, its consumer has read the whole log, and nothing is queued, in
+// flight, retrying or due — twice in a row, since a key taken off the
+// queue shows as neither queued nor in flight for an instant, and one
+// reconciler's work can give another more.
 func (w *world) settle() error {
 	if w.recs == nil {
 		return nil
@@ -40,24 +50,31 @@ func (w *world) settle() error {
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	quiet := 0
-	for quiet < 2 {
-		if time.Now().After(deadline) {
-			st, _ := w.recs.Status("health")
-			return fmt.Errorf("herd's reconcilers did not settle within %s: %+v, want %d resyncs", settleTimeout, st, w.monitor.expected)
-		}
+	for quiet < 3 {
 		<-tick.C
-		st, ok := w.recs.Status("health")
-		if !ok {
-			return nil
-		}
 		head, err := w.store.Head(context.Background(), w.store.DB())
 		if err != nil {
 			return err
 		}
-		if st.Resyncs >= w.monitor.expected && st.Queued == 0 && st.InFlight == 0 && st.Position >= head {
+		busy := ""
+		for _, name := range w.recs.Running() {
+			st, _ := w.recs.Status(name)
+			want := int64(0)
+			if r := w.resyncs[name]; r != nil {
+				want = r.expected
+			}
+			if st.Resyncs < want || !st.Settled(head) {
+				busy = fmt.Sprintf("%s: %+v, want %d resyncs, log head %d", name, st, want, head)
+				break
+			}
+		}
+		if busy == "" {
 			quiet++
-		} else {
-			quiet = 0
+			continue
+		}
+		quiet = 0
+		if time.Now().After(deadline) {
+			return fmt.Errorf("herd's reconcilers did not settle within %s: %s", settleTimeout, busy)
 		}
 	}
 	return nil

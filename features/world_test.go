@@ -45,13 +45,9 @@ type world struct {
 	// recs runs herd's reconcilers; nil in features tagged
 	// @without-reconcilers, which specify what requests do by themselves.
 	recs *reconcilers.Manager
-	// monitor predicts the health reconciler's resync ticks on the fake
-	// clock, so that a step can wait until the tick it caused is handled.
-	monitor struct {
-		period   time.Duration
-		next     time.Time
-		expected int64
-	}
+	// resyncs predicts each reconciler's resync ticks on the fake clock,
+	// so that a step can wait until the ticks it caused are handled.
+	resyncs map[string]*resyncTicks
 
 	// epoch is when herd was started in this scenario; a clock time such
 	// as "09:00:20" in a step means that time on the epoch's day.
@@ -113,13 +109,18 @@ func (w *world) launch(ctx context.Context) error {
 		w.app = nil
 		return fmt.Errorf("start herd: %w", err)
 	}
-	if _, ok := w.recs.Status("health"); !ok {
+	if len(w.recs.Running()) == 0 {
 		w.recs = nil
 		return nil
 	}
-	w.monitor.period = w.cfg.Health.MonitorPeriod
-	w.monitor.next = w.clock.Now().Add(w.monitor.period)
-	w.monitor.expected = 1 // the pass every reconciler makes as it starts
+	w.resyncs = map[string]*resyncTicks{}
+	for _, name := range w.recs.Running() {
+		st, _ := w.recs.Status(name)
+		if st.ResyncPeriod > 0 {
+			// expected 1: the pass every reconciler makes as it starts.
+			w.resyncs[name] = &resyncTicks{period: st.ResyncPeriod, next: w.clock.Now().Add(st.ResyncPeriod), expected: 1}
+		}
+	}
 	return w.settle()
 }
 

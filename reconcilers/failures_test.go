@@ -13,7 +13,7 @@ import (
 
 var errZoneBusy = errors.New("zone busy")
 
-func TestAFailingKeyIsRetriedWithBackoffOnTheClock(t *testing.T) {
+func TestAFailingKeyIsRetriedWithBackoffWithoutHerdsClockMoving(t *testing.T) {
 	h := newHarness(t)
 	f := newFakeReconciler("mine")
 	f.behave = func(_ context.Context, key string, n int) (reconcilers.Result, error) {
@@ -25,14 +25,9 @@ func TestAFailingKeyIsRetriedWithBackoffOnTheClock(t *testing.T) {
 	h.start(config(), f)
 
 	h.append("node/flaky", 1)
-	eventually(t, func() bool { return h.value("herd_reconciler_errors_total", "mine") == 1 }, "the first failure is counted")
-	// The retry waits on the clock, which has not moved.
-	h.settle(f)
-	if got := f.Count("node/flaky"); got != 1 {
-		t.Fatalf("node/flaky reconciled %d times before the clock moved, want 1", got)
-	}
-
-	h.stepUntil(5*time.Millisecond, func() bool { return f.Count("node/flaky") == 3 },
+	// Retries back off on the wall clock: a failure against a busy
+	// database is not a domain wait, and herd's (here fake) clock stays.
+	eventually(t, func() bool { return f.Count("node/flaky") == 3 },
 		"node/flaky is retried until it succeeds; reconciled %v", f.seen())
 	h.clock.Step(time.Hour)
 	h.settle(f)
@@ -70,7 +65,7 @@ func TestAPanicInReconcileIsRecoveredAndRetried(t *testing.T) {
 	if got := h.value("herd_reconciler_errors_total", "mine"); got != 1 {
 		t.Errorf("herd_reconciler_errors_total = %v, want 1 (a panic is a failure)", got)
 	}
-	h.stepUntil(5*time.Millisecond, func() bool { return f.Count("node/boom") == 2 }, "node/boom is retried after its panic")
+	eventually(t, func() bool { return f.Count("node/boom") == 2 }, "node/boom is retried after its panic")
 }
 
 func TestAPanicInKeysForSetsTheEventAside(t *testing.T) {
@@ -121,7 +116,7 @@ func TestAKeyThatAlwaysFailsIsSetAsideWithoutBlockingOthers(t *testing.T) {
 	h.append("node/good", 1)
 	eventually(t, func() bool { return f.Count("node/good") == 1 }, "node/good is reconciled while node/bad backs off")
 
-	h.stepUntil(5*time.Millisecond, func() bool { return h.value("herd_reconciler_poison_total", "mine") == 1 },
+	eventually(t, func() bool { return h.value("herd_reconciler_poison_total", "mine") == 1 },
 		"node/bad is set aside; reconciled %v", f.seen())
 	h.clock.Step(time.Hour)
 	h.settle(f)
@@ -134,7 +129,7 @@ func TestAKeyThatAlwaysFailsIsSetAsideWithoutBlockingOthers(t *testing.T) {
 
 	// A new event for the key tries it afresh.
 	h.append("node/bad", 1)
-	eventually(t, func() bool { return f.Count("node/bad") == cfg.MaxRetries+2 }, "a new event brings node/bad back")
+	eventually(t, func() bool { return f.Count("node/bad") >= cfg.MaxRetries+2 }, "a new event brings node/bad back")
 }
 
 func TestATerminalErrorIsNotRetried(t *testing.T) {

@@ -26,11 +26,20 @@ type runner struct {
 	log     *zap.Logger
 	metrics *Metrics
 	cfg     Config
-	queue   workqueue.TypedRateLimitingInterface[string]
+	queue   workqueue.TypedDelayingInterface[string]
+	// limiter spaces the retries of a failing key; they wait on the wall
+	// clock (see retry), unlike RequeueAfter, which is domain time.
+	limiter workqueue.TypedRateLimiter[string]
 	lastPos atomic.Int64
 	// resyncs and inFlight let Status tell when the runner has settled.
 	resyncs  atomic.Int64
 	inFlight atomic.Int64
+	// retrying counts failed keys waiting for their retry.
+	retrying atomic.Int64
+	// requeueAt holds when each key asked to be reconciled again, so that
+	// Status can tell a key whose time has come from one still waiting.
+	requeueMu sync.Mutex
+	requeueAt map[string]time.Time
 }
 
 func newRunner(r Reconciler, store *events.Store, clk clock.WithTicker, log *zap.Logger, m *Metrics, cfg Config) *runner {
@@ -49,9 +58,11 @@ func newRunner(r Reconciler, store *events.Store, clk clock.WithTicker, log *zap
 	return &runner{
 		r: r, store: store, clock: clk, metrics: m, cfg: cfg,
 		log: log.With(zap.String("reconciler", r.Name())),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{
+		limiter: limiter,
+		queue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
 			Name: r.Name(), Clock: clk,
 		}),
+		requeueAt: map[string]time.Time{},
 	}
 }
 

@@ -1,5 +1,7 @@
 package reconcilers
 
+import "time"
+
 // Status is a reconciler's progress, for operators' debugging and for
 // tests that must wait until asynchronous work has settled.
 type Status struct {
@@ -12,6 +14,19 @@ type Status struct {
 	// Position is the log position of the last record its consumer
 	// handled.
 	Position int64
+	// ResyncPeriod is how often it resyncs; 0 when it does not.
+	ResyncPeriod time.Duration
+	// Retrying counts failed keys waiting for their retry.
+	Retrying int64
+	// Due counts keys whose RequeueAfter has passed on herd's clock but
+	// which no worker has taken yet.
+	Due int
+}
+
+// Settled reports whether the reconciler has nothing left to do for the
+// log up to head: nothing queued, in flight, retrying or due.
+func (s Status) Settled(head int64) bool {
+	return s.Queued == 0 && s.InFlight == 0 && s.Retrying == 0 && s.Due == 0 && s.Position >= head
 }
 
 // Status returns the named reconciler's progress, and false when it does
@@ -19,12 +34,18 @@ type Status struct {
 func (m *Manager) Status(name string) (Status, bool) {
 	for _, rn := range m.runners {
 		if rn.r.Name() == name {
-			return Status{
+			st := Status{
 				Resyncs:  rn.resyncs.Load(),
 				Queued:   rn.queue.Len(),
 				InFlight: rn.inFlight.Load(),
 				Position: rn.lastPos.Load(),
-			}, true
+				Retrying: rn.retrying.Load(),
+				Due:      rn.due(),
+			}
+			if rs, ok := rn.r.(Resyncer); ok {
+				st.ResyncPeriod = rs.ResyncPeriod()
+			}
+			return st, true
 		}
 	}
 	return Status{}, false

@@ -18,6 +18,11 @@ func (rn *runner) processNext(ctx context.Context) bool {
 	rn.inFlight.Add(1)
 	defer rn.inFlight.Add(-1)
 	defer rn.queue.Done(key)
+	rn.requeueMu.Lock()
+	if at, ok := rn.requeueAt[key]; ok && !at.After(rn.clock.Now()) {
+		delete(rn.requeueAt, key)
+	}
+	rn.requeueMu.Unlock()
 	if ctx.Err() != nil {
 		// The queue hands out its backlog even after ShutDown; stopping
 		// herd must not reconcile all of it with a cancelled context.
@@ -33,18 +38,18 @@ func (rn *runner) processNext(ctx context.Context) bool {
 	log := rn.log.With(zap.String("key", key))
 	switch {
 	case err == nil:
-		rn.queue.Forget(key)
+		rn.limiter.Forget(key)
 		if res.RequeueAfter > 0 {
-			rn.queue.AddAfter(key, res.RequeueAfter)
+			rn.requeueAfter(key, res.RequeueAfter)
 		}
 	case ctx.Err() != nil:
 		// Shutting down: the next start's resync picks the key up again.
 	case IsTerminal(err):
-		rn.queue.Forget(key)
+		rn.limiter.Forget(key)
 		rn.metrics.errors.WithLabelValues(name).Inc()
 		log.Error("reconcile failed for good", zap.Error(err))
-	case rn.queue.NumRequeues(key) >= rn.cfg.MaxRetries:
-		rn.queue.Forget(key)
+	case rn.limiter.NumRequeues(key) >= rn.cfg.MaxRetries:
+		rn.limiter.Forget(key)
 		rn.metrics.errors.WithLabelValues(name).Inc()
 		rn.metrics.poison.WithLabelValues(name).Inc()
 		log.Error("key set aside after repeated failures; the next resync retries it",
@@ -52,7 +57,7 @@ func (rn *runner) processNext(ctx context.Context) bool {
 	default:
 		rn.metrics.errors.WithLabelValues(name).Inc()
 		log.Debug("reconcile failed, retrying with backoff", zap.Error(err))
-		rn.queue.AddRateLimited(key)
+		rn.retry(key)
 	}
 	rn.metrics.depth.WithLabelValues(name).Set(float64(rn.queue.Len()))
 	return true
@@ -68,4 +73,44 @@ func (rn *runner) safeReconcile(ctx context.Context, key string) (res Result, er
 		}
 	}()
 	return rn.r.Reconcile(ctx, key)
+}
+
+// requeueAfter puts key back on the queue after d of herd's clock: an
+// expected wait (a grace period, a toleration), which tests move past by
+// advancing the fake clock.
+func (rn *runner) requeueAfter(key string, d time.Duration) {
+	at := rn.clock.Now().Add(d)
+	rn.requeueMu.Lock()
+	if prev, ok := rn.requeueAt[key]; !ok || at.Before(prev) {
+		rn.requeueAt[key] = at
+	}
+	rn.requeueMu.Unlock()
+	rn.queue.AddAfter(key, d)
+}
+
+// retry puts a failed key back after its backoff. The backoff waits on the
+// wall clock: it paces retries against a real failure (a locked database,
+// a conflict with another writer) and is not a domain time, so a test on a
+// fake clock must not have to move time for a retry to happen.
+func (rn *runner) retry(key string) {
+	rn.retrying.Add(1)
+	time.AfterFunc(rn.limiter.When(key), func() {
+		rn.queue.Add(key)
+		rn.retrying.Add(-1)
+	})
+}
+
+// due counts the requeues whose time has come but which no worker has
+// taken yet.
+func (rn *runner) due() int {
+	now := rn.clock.Now()
+	rn.requeueMu.Lock()
+	defer rn.requeueMu.Unlock()
+	n := 0
+	for _, at := range rn.requeueAt {
+		if !at.After(now) {
+			n++
+		}
+	}
+	return n
 }
