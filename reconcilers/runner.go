@@ -57,7 +57,7 @@ func newRunner(r Reconciler, store *events.Store, clk clock.WithTicker, log *zap
 	m.lag.WithLabelValues(r.Name())
 	return &runner{
 		r: r, store: store, clock: clk, metrics: m, cfg: cfg,
-		log: log.With(zap.String("reconciler", r.Name())),
+		log:     log.With(zap.String("reconciler", r.Name())),
 		limiter: limiter,
 		queue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
 			Name: r.Name(), Clock: clk,
