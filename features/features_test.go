@@ -37,4 +37,5 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerLogSteps(sc)
 	w.registerRejectionSteps(sc)
 	w.registerHealthSteps(sc)
+	w.registerPodSteps(sc)
 }
