@@ -38,7 +38,12 @@ func DemoOption(cfg Config) fx.Option {
 						runDemoNode(ctx, h.URL(), i, log.Named("demo"))
 					}()
 				}
-				log.Info("demo fleet started", zap.Int("nodes", cfg.Demo))
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					runDemoWorkload(ctx, h.URL(), cfg.Demo, log.Named("demo"))
+				}()
+				log.Info("demo fleet started", zap.Int("nodes", cfg.Demo), zap.Int("pods", demoPodsPerNode*cfg.Demo))
 				return nil
 			},
 			OnStop: func(context.Context) error {
@@ -80,6 +85,37 @@ func runDemoNode(ctx context.Context, base string, i int, log *zap.Logger) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+	}
+}
+
+// demoPodsPerNode is how many pods the demo asks for per simulated node.
+const demoPodsPerNode = 2
+
+// runDemoWorkload creates the demo's pods in namespace "demo", once the
+// nodes have had a moment to register: herd's scheduler places them, and
+// a restart of the demo finds them already there (409, which is fine).
+func runDemoWorkload(ctx context.Context, base string, nodes int, log *zap.Logger) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(time.Second):
+	}
+	c := &http.Client{Timeout: 5 * time.Second}
+	for i := range demoPodsPerNode * nodes {
+		app := []string{"web", "cache", "report"}[i%3]
+		pod := map[string]any{
+			"metadata": map[string]any{
+				"name": fmt.Sprintf("%s-%02d", app, i), "labels": map[string]string{"app": app, "herd.dev/demo": "true"},
+				"ownerReferences": []map[string]any{{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": app, "uid": "demo-" + app, "controller": true}},
+			},
+			"spec": map[string]any{"containers": []map[string]any{{
+				"name": app, "image": "demo/" + app,
+				"resources": map[string]any{"requests": map[string]string{"cpu": "250m", "memory": "256Mi"}},
+			}}},
+		}
+		if err := demoCall(ctx, c, http.MethodPost, base+"/api/v1/namespaces/demo/pods", "application/json", pod); err != nil && ctx.Err() == nil {
+			log.Warn("demo pod could not be created", zap.Error(err))
 		}
 	}
 }
