@@ -45,6 +45,8 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&cfg.Health.MonitorPeriod, "node-monitor-period", cfg.Health.MonitorPeriod, "how often every node's heartbeat deadline is checked (Kubernetes' flag and default)")
 	f.DurationVar(&cfg.Health.GracePeriod, "node-monitor-grace-period", cfg.Health.GracePeriod, "silence after which a node's conditions go Unknown (Kubernetes' flag and default)")
 	f.DurationVar(&cfg.Health.StartupGracePeriod, "node-startup-grace-period", cfg.Health.StartupGracePeriod, "time a new node has to send its first heartbeat (Kubernetes' flag and default)")
+	f.DurationVar(&cfg.Scheduler.ResyncPeriod, "scheduler-resync-period", cfg.Scheduler.ResyncPeriod, "how often pending pods are tried again without an event")
+	f.IntVar(&cfg.Scheduler.BindBatchSize, "scheduler-bind-batch-size", cfg.Scheduler.BindBatchSize, "pod bindings per transaction")
 	return cmd
 }
 

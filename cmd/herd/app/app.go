@@ -21,6 +21,7 @@ import (
 	"herd/projections"
 	"herd/reconcilers"
 	"herd/reconcilers/health"
+	"herd/reconcilers/scheduler"
 )
 
 // Options is the whole of `herd serve` as fx options. Tests append options
@@ -56,9 +57,14 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			func(reg prometheus.Registerer) *reconcilers.Metrics { return reconcilers.NewMetrics(reg) },
 			func(w *projections.Writer) health.Repository { return w },
 			func(cfg Config) health.Config { return cfg.Health },
+			func(w *projections.Writer) scheduler.Repository { return w },
+			func(cfg Config) scheduler.Config { return cfg.Scheduler },
 		),
 		reconcilers.Provide(func(cfg health.Config, repo health.Repository, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*health.Reconciler, error) {
 			return health.New(cfg, repo, view, clk, log)
+		}),
+		reconcilers.Provide(func(cfg scheduler.Config, repo scheduler.Repository, nodes *projections.NodeView, pods *projections.PodView, clk clock.Clock, log *zap.Logger) (*scheduler.Reconciler, error) {
+			return scheduler.New(cfg, repo, nodes, pods, clk, log)
 		}),
 		reconcilers.Module,
 		fx.Invoke(func(*HTTPServer) {}),

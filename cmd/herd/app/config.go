@@ -10,6 +10,7 @@ import (
 	"herd/domain"
 	"herd/reconcilers"
 	"herd/reconcilers/health"
+	"herd/reconcilers/scheduler"
 )
 
 // Config is everything an operator tunes on `herd serve`. Flags and HERD_*
@@ -38,6 +39,8 @@ type Config struct {
 	Reconcilers reconcilers.Config
 	// Health holds the node health rules' timings.
 	Health health.Config
+	// Scheduler tunes the scheduler.
+	Scheduler scheduler.Config
 }
 
 // DefaultConfig is what `herd serve` runs with when nothing is set.
@@ -52,6 +55,7 @@ func DefaultConfig() Config {
 		Version:      "dev",
 		Reconcilers:  reconcilers.DefaultConfig(),
 		Health:       health.DefaultConfig(),
+		Scheduler:    scheduler.DefaultConfig(),
 	}
 }
 
@@ -96,6 +100,9 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--demo %d: want 0 or more", c.Demo))
 	}
 	if err := c.Health.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Scheduler.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
