@@ -38,4 +38,5 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerRejectionSteps(sc)
 	w.registerHealthSteps(sc)
 	w.registerPodSteps(sc)
+	w.registerSchedulingSteps(sc)
 }
