@@ -51,6 +51,7 @@ bench: deps
 	{ $(GO) test -run '^$$' -bench 'Append|RawInsert' -benchtime 3000x ./events/ && \
 	  $(GO) test -run '^$$' -bench Rebuild -benchtime 1x -timeout 30m ./projections/ && \
 	  $(GO) test -run '^$$' -bench Monitor -benchtime 20x ./reconcilers/health/ && \
+	  $(GO) test -run '^$$' -bench Schedule10kPodsOnto1kNodes -benchtime 3x -timeout 30m ./reconcilers/scheduler/ && \
 	  $(GO) test -run '^$$' -bench AppendWithReconcilers -benchtime 5000x ./cmd/herd/app/ ; } | tee .bench/bench.txt
 
 lint: $(GOLANGCI)
