@@ -14,5 +14,5 @@
 // batches of one transaction each.
 //
 // It reads the node and pod views and acts only through domain commands
-// (BindPod, MarkPodUnschedulable).
+// (BindPod, MarkPodUnschedulable); it must not import adapters or cmd.
 package scheduler
