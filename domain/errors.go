@@ -65,3 +65,8 @@ func invalid(kind, name string, fields []FieldError) error {
 	}
 	return &InvalidError{Kind: kind, Name: name, Fields: fields}
 }
+
+// ErrForbidden is returned when a command may not be carried out for whoever
+// asks, whatever the input: a device speaking for a name bound to another
+// address.
+var ErrForbidden = errors.New("forbidden")

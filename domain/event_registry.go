@@ -49,6 +49,11 @@ var eventDecoders = map[string]func([]byte) (Event, error){
 	PodDeprovisioned{}.EventType():       decode[PodDeprovisioned],
 	PodFinalized{}.EventType():           decode[PodFinalized],
 	PodObserved{}.EventType():            decode[PodObserved],
+	ConfigMapCreated{}.EventType():       decode[ConfigMapCreated],
+	ConfigMapUpdated{}.EventType():       decode[ConfigMapUpdated],
+	ConfigMapDeleted{}.EventType():       decode[ConfigMapDeleted],
+	DeviceBound{}.EventType():            decode[DeviceBound],
+	DeviceReleased{}.EventType():         decode[DeviceReleased],
 }
 
 // schemaVersions holds each event type's current payload schema version.
@@ -86,6 +91,11 @@ var schemaVersions = map[string]int{
 	PodDeprovisioned{}.EventType():       1,
 	PodFinalized{}.EventType():           1,
 	PodObserved{}.EventType():            1,
+	ConfigMapCreated{}.EventType():       1,
+	ConfigMapUpdated{}.EventType():       1,
+	ConfigMapDeleted{}.EventType():       1,
+	DeviceBound{}.EventType():            1,
+	DeviceReleased{}.EventType():         1,
 }
 
 // UnmarshalEvent rebuilds an event from the type name and JSON payload it

@@ -35,7 +35,7 @@ type NodeRestarted struct {
 	Registration
 	// RestartCount is the node's restart count after this restart.
 	RestartCount int `json:"restartCount"`
-	// Reason is RestartCleanStart or RestartCrashRecovery.
+	// Reason is RestartCleanStart, RestartCrashRecovery or RestartReboot.
 	Reason string    `json:"reason"`
 	At     time.Time `json:"at"`
 }

@@ -33,6 +33,11 @@ func sampleEvents() []Event {
 		NodeDrainStarted{GracePeriodSeconds: ptr(int64(5)), At: at(15)},
 		NodeDrained{At: at(16)},
 		NodeUndrained{At: at(17)},
+		ConfigMapCreated{Namespace: "default", Name: "pico-config", UID: "uid-cm", ConfigMapContent: sampleContent(), At: at(13)},
+		ConfigMapUpdated{ConfigMapContent: sampleContent(), Changed: []string{"data.interval"}, At: at(14)},
+		ConfigMapDeleted{At: at(15)},
+		DeviceBound{Name: "pico-01", Address: "192.168.4.17", At: at(16)},
+		DeviceReleased{Address: "192.168.4.17", At: at(17)},
 	}
 }
 

@@ -26,6 +26,9 @@ import "time"
 // NodeBecameReady follows.
 //
 // A heartbeat that changes nothing but times thus records exactly one event.
+//
+// A report whose System carries a new boot ID is first a restart: see
+// ReportedSystem; NodeRestarted comes before HeartbeatRecorded.
 type RecordHeartbeat struct {
 	// Metrics as herd's agent measured them; nil when the node reports
 	// conditions instead.
@@ -37,6 +40,10 @@ type RecordHeartbeat struct {
 	// Thresholds turn Metrics into pressure conditions; a zero field takes
 	// the value of DefaultThresholds.
 	Thresholds Thresholds
+	// System is what a kubelet or a Pico says about its machine in the
+	// same report, nil when it says nothing. A boot ID other than the one
+	// herd knows means the machine rebooted (see Reboot).
+	System *ReportedSystem
 }
 
 func (c RecordHeartbeat) decideNode(n Node, now time.Time) ([]Event, error) {
@@ -46,7 +53,12 @@ func (c RecordHeartbeat) decideNode(n Node, now time.Time) ([]Event, error) {
 	if err := c.validate(n.Name); err != nil {
 		return nil, err
 	}
-	events := []Event{HeartbeatRecorded{At: now, Metrics: c.Metrics.clone()}}
+	var events []Event
+	if restarted, ok := c.reboot(n, now); ok {
+		events = append(events, restarted)
+		n = EvolveNode(n, restarted)
+	}
+	events = append(events, HeartbeatRecorded{At: now, Metrics: c.Metrics.clone()})
 
 	desired, derived := c.desiredConditions()
 	wasReady := conditionStatus(n, ConditionReady)

@@ -1,0 +1,39 @@
+package domain
+
+import "time"
+
+// ConfigMapCreated: a ConfigMap was created (or created again after it was
+// deleted).
+type ConfigMapCreated struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	UID       string `json:"uid,omitempty"`
+	ConfigMapContent
+	At time.Time `json:"at"`
+}
+
+// ConfigMapUpdated: a ConfigMap's content was replaced, by an update or a
+// patch. The content is the complete new content; Changed names what
+// differs from before, for people reading the audit log.
+type ConfigMapUpdated struct {
+	ConfigMapContent
+	// Changed lists the paths that changed, sorted: data.KEY,
+	// binaryData.KEY, metadata.labels.KEY, metadata.annotations.KEY and
+	// immutable.
+	Changed []string  `json:"changed"`
+	At      time.Time `json:"at"`
+}
+
+// ConfigMapDeleted: a ConfigMap was removed.
+type ConfigMapDeleted struct {
+	At time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (ConfigMapCreated) EventType() string { return "ConfigMapCreated" }
+
+// EventType implements Event.
+func (ConfigMapUpdated) EventType() string { return "ConfigMapUpdated" }
+
+// EventType implements Event.
+func (ConfigMapDeleted) EventType() string { return "ConfigMapDeleted" }

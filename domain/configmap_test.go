@@ -1,0 +1,261 @@
+package domain
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// sampleContent is a ConfigMap's content with a bit of everything.
+func sampleContent() ConfigMapContent {
+	return ConfigMapContent{
+		Labels:      map[string]string{"app": "pico"},
+		Annotations: map[string]string{"herd.dev/readable-by-nodes": "pico-*"},
+		Data:        map[string]string{"interval": "10", "led": "on"},
+		BinaryData:  map[string][]byte{"blob.bin": {0, 1, 2}},
+	}
+}
+
+// created is a ConfigMap created at t0 with sampleContent, at log position 3.
+func created() ConfigMap {
+	cm := EvolveConfigMap(ConfigMap{}, ConfigMapCreated{Namespace: "default", Name: "pico-config", UID: "u1", ConfigMapContent: sampleContent(), At: t0})
+	cm.ResourceVersion = 3
+	return cm
+}
+
+func withData(c ConfigMapContent, k, v string) ConfigMapContent {
+	c = c.clone()
+	c.Data[k] = v
+	return c
+}
+
+func TestDecideConfigMap(t *testing.T) {
+	now := at(30)
+	immutable := created()
+	immutable.Immutable = true
+	deleted := EvolveConfigMap(created(), ConfigMapDeleted{At: at(5)})
+
+	tests := []struct {
+		name    string
+		cm      ConfigMap
+		cmd     ConfigMapCommand
+		want    []Event
+		wantErr error
+	}{
+		{
+			name: "create records the whole content",
+			cmd:  CreateConfigMap{Namespace: "default", Name: "pico-config", UID: "u1", Content: sampleContent()},
+			want: []Event{ConfigMapCreated{Namespace: "default", Name: "pico-config", UID: "u1", ConfigMapContent: sampleContent(), At: now}},
+		},
+		{
+			name:    "create of a taken name",
+			cm:      created(),
+			cmd:     CreateConfigMap{Namespace: "default", Name: "pico-config"},
+			wantErr: ErrAlreadyExists,
+		},
+		{
+			name: "create after delete starts afresh",
+			cm:   deleted,
+			cmd:  CreateConfigMap{Namespace: "default", Name: "pico-config", UID: "u2"},
+			want: []Event{ConfigMapCreated{Namespace: "default", Name: "pico-config", UID: "u2", At: now}},
+		},
+		{
+			name: "update names what changed",
+			cm:   created(),
+			cmd:  UpdateConfigMap{Content: withData(sampleContent(), "interval", "5"), ResourceVersion: 3},
+			want: []Event{ConfigMapUpdated{ConfigMapContent: withData(sampleContent(), "interval", "5"), Changed: []string{"data.interval"}, At: now}},
+		},
+		{
+			name: "update without a resourceVersion applies to whatever is there",
+			cm:   created(),
+			cmd:  UpdateConfigMap{Content: ConfigMapContent{Data: map[string]string{"led": "off"}}},
+			want: []Event{ConfigMapUpdated{ConfigMapContent: ConfigMapContent{Data: map[string]string{"led": "off"}},
+				Changed: []string{"binaryData.blob.bin", "data.interval", "data.led", "metadata.annotations.herd.dev/readable-by-nodes", "metadata.labels.app"}, At: now}},
+		},
+		{
+			name: "an update that changes nothing records nothing",
+			cm:   created(),
+			cmd:  UpdateConfigMap{Content: sampleContent(), ResourceVersion: 3},
+		},
+		{
+			name:    "a stale resourceVersion is a conflict",
+			cm:      created(),
+			cmd:     UpdateConfigMap{Content: withData(sampleContent(), "interval", "5"), ResourceVersion: 2},
+			wantErr: ErrConflict,
+		},
+		{
+			name:    "update of a ConfigMap that does not exist",
+			cmd:     UpdateConfigMap{Content: sampleContent()},
+			wantErr: ErrNotFound,
+		},
+		{
+			name:    "update of a deleted ConfigMap",
+			cm:      deleted,
+			cmd:     UpdateConfigMap{Content: sampleContent()},
+			wantErr: ErrNotFound,
+		},
+		{
+			name:    "an immutable ConfigMap keeps its data",
+			cm:      immutable,
+			cmd:     UpdateConfigMap{Content: ConfigMapContent{Data: map[string]string{"x": "y"}, Immutable: true}},
+			wantErr: ErrInvalid,
+		},
+		{
+			name: "an immutable ConfigMap may change its labels",
+			cm:   immutable,
+			cmd: UpdateConfigMap{Content: func() ConfigMapContent {
+				c := sampleContent()
+				c.Immutable, c.Labels = true, map[string]string{"app": "pico2"}
+				return c
+			}()},
+			want: []Event{ConfigMapUpdated{ConfigMapContent: func() ConfigMapContent {
+				c := sampleContent()
+				c.Immutable, c.Labels = true, map[string]string{"app": "pico2"}
+				return c
+			}(), Changed: []string{"metadata.labels.app"}, At: now}},
+		},
+		{
+			name: "a patch is an update computed from the current content",
+			cm:   created(),
+			cmd: PatchConfigMap{Apply: func(cur ConfigMap) (UpdateConfigMap, error) {
+				cur.Data["interval"] = "1"
+				delete(cur.Data, "led")
+				return UpdateConfigMap{Content: cur.ConfigMapContent}, nil
+			}},
+			want: []Event{ConfigMapUpdated{ConfigMapContent: ConfigMapContent{
+				Labels: sampleContent().Labels, Annotations: sampleContent().Annotations,
+				Data: map[string]string{"interval": "1"}, BinaryData: sampleContent().BinaryData,
+			}, Changed: []string{"data.interval", "data.led"}, At: now}},
+		},
+		{
+			name: "a patch that names a stale resourceVersion is a conflict",
+			cm:   created(),
+			cmd: PatchConfigMap{Apply: func(cur ConfigMap) (UpdateConfigMap, error) {
+				return UpdateConfigMap{Content: withData(cur.ConfigMapContent, "a", "b"), ResourceVersion: 1}, nil
+			}},
+			wantErr: ErrConflict,
+		},
+		{
+			name: "a patch that cannot apply is refused",
+			cm:   created(),
+			cmd: PatchConfigMap{Apply: func(ConfigMap) (UpdateConfigMap, error) {
+				return UpdateConfigMap{}, &InvalidError{Kind: "ConfigMap", Name: "pico-config", Fields: []FieldError{{Field: "patch", Reason: "bad"}}}
+			}},
+			wantErr: ErrInvalid,
+		},
+		{
+			name:    "a patch of nothing",
+			cmd:     PatchConfigMap{Apply: func(c ConfigMap) (UpdateConfigMap, error) { return UpdateConfigMap{}, nil }},
+			wantErr: ErrNotFound,
+		},
+		{
+			name: "delete",
+			cm:   created(),
+			cmd:  DeleteConfigMap{},
+			want: []Event{ConfigMapDeleted{At: now}},
+		},
+		{
+			name:    "delete with a stale resourceVersion",
+			cm:      created(),
+			cmd:     DeleteConfigMap{ResourceVersion: 9},
+			wantErr: ErrConflict,
+		},
+		{
+			name:    "delete twice",
+			cm:      deleted,
+			cmd:     DeleteConfigMap{},
+			wantErr: ErrNotFound,
+		},
+		{
+			name:    "nil command",
+			cmd:     nil,
+			wantErr: ErrInvalid,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := tt.cm.Clone()
+			got, err := DecideConfigMap(tt.cm, tt.cmd, now)
+			checkDecision(t, got, err, tt.want, tt.wantErr)
+			if diff := cmp.Diff(before, tt.cm); diff != "" {
+				t.Errorf("DecideConfigMap changed its input (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConfigMapValidation(t *testing.T) {
+	tests := []struct {
+		name      string
+		cmd       CreateConfigMap
+		wantField []string
+	}{
+		{name: "namespace and name are required", cmd: CreateConfigMap{}, wantField: []string{"metadata.namespace", "metadata.name"}},
+		{name: "namespace is a label", cmd: CreateConfigMap{Namespace: "a.b", Name: "x"}, wantField: []string{"metadata.namespace"}},
+		{name: "name is a subdomain", cmd: CreateConfigMap{Namespace: "default", Name: "Pico_Config"}, wantField: []string{"metadata.name"}},
+		{
+			name: "data keys",
+			cmd: CreateConfigMap{Namespace: "default", Name: "x", Content: ConfigMapContent{
+				Data: map[string]string{"ok-key_1.txt": "", "..x": "", "a b": ""},
+			}},
+			wantField: []string{"data[..x]", "data[a b]"},
+		},
+		{
+			name: "a key in both data and binaryData",
+			cmd: CreateConfigMap{Namespace: "default", Name: "x", Content: ConfigMapContent{
+				Data: map[string]string{"k": "v"}, BinaryData: map[string][]byte{"k": {1}},
+			}},
+			wantField: []string{"data[k]"},
+		},
+		{
+			name: "labels",
+			cmd: CreateConfigMap{Namespace: "default", Name: "x", Content: ConfigMapContent{
+				Labels: map[string]string{"bad key!": "v"},
+			}},
+			wantField: []string{"metadata.labels"},
+		},
+		{
+			name: "more than 1 MiB of data",
+			cmd: CreateConfigMap{Namespace: "default", Name: "x", Content: ConfigMapContent{
+				Data: map[string]string{"big": strings.Repeat("x", 1<<20)},
+			}},
+			wantField: []string{"data"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs, err := DecideConfigMap(ConfigMap{}, tt.cmd, t0)
+			var inv *InvalidError
+			if !errors.As(err, &inv) || evs != nil {
+				t.Fatalf("got %v, %v; want an InvalidError and no events", evs, err)
+			}
+			var fields []string
+			for _, f := range inv.Fields {
+				fields = append(fields, f.Field)
+			}
+			if diff := cmp.Diff(tt.wantField, fields); diff != "" {
+				t.Errorf("fields (-want +got):\n%s\n%v", diff, err)
+			}
+		})
+	}
+}
+
+func TestEvolveConfigMap(t *testing.T) {
+	cm := created()
+	cm = EvolveConfigMap(cm, ConfigMapUpdated{ConfigMapContent: ConfigMapContent{Data: map[string]string{"a": "b"}}, At: at(1)})
+	want := ConfigMap{Namespace: "default", Name: "pico-config", UID: "u1", CreatedAt: t0, Version: 2, ResourceVersion: 3,
+		ConfigMapContent: ConfigMapContent{Data: map[string]string{"a": "b"}}}
+	if diff := cmp.Diff(want, cm); diff != "" {
+		t.Errorf("after update (-want +got):\n%s", diff)
+	}
+	cm = EvolveConfigMap(cm, ConfigMapDeleted{At: at(2)})
+	want = ConfigMap{Namespace: "default", Name: "pico-config", Deleted: true, Version: 3, ResourceVersion: 3}
+	if diff := cmp.Diff(want, cm); diff != "" {
+		t.Errorf("after delete (-want +got):\n%s", diff)
+	}
+	if cm.Exists() {
+		t.Error("a deleted ConfigMap exists")
+	}
+}
