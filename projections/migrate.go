@@ -32,4 +32,6 @@ var viewTables = []struct{ name, orderBy string }{
 	{"node_timeline", "position, seq"},
 	{"fleet_health", "name"},
 	{"pods", "namespace, name"},
+	{"configmaps", "namespace, name"},
+	{"device_bindings", "name"},
 }

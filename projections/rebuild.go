@@ -66,6 +66,7 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 		return RebuildStats{}, err
 	}
 	defer nodes.close()
+	others := newStreamRebuild()
 
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
@@ -78,6 +79,7 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 			if err := nodes.apply(ctx, rec, b.evs[i]); err != nil {
 				return stats, err
 			}
+			others.apply(rec, b.evs[i])
 		}
 		if len(b.recs) == 0 {
 			continue // a stretch of the log whose records were deleted
@@ -92,6 +94,9 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 		return stats, err
 	}
 	if err := nodes.flush(ctx); err != nil {
+		return stats, err
+	}
+	if err := others.flush(ctx, tx); err != nil {
 		return stats, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO projection_checkpoints (projection, position, rebuilt_at) VALUES ('views', ?, ?)
