@@ -111,18 +111,7 @@ func fromNode(in corev1.Node, defaultKind domain.NodeKind) domain.Registration {
 		Capacity:    fromResourceList(in.Status.Capacity),
 		Allocatable: fromResourceList(in.Status.Allocatable),
 		KubeletPort: in.Status.DaemonEndpoints.KubeletEndpoint.Port,
-		Info: domain.NodeInfo{
-			AgentVersion:            in.Status.NodeInfo.KubeletVersion,
-			KernelVersion:           in.Status.NodeInfo.KernelVersion,
-			OSImage:                 in.Status.NodeInfo.OSImage,
-			OperatingSystem:         in.Status.NodeInfo.OperatingSystem,
-			Architecture:            in.Status.NodeInfo.Architecture,
-			ContainerRuntimeVersion: in.Status.NodeInfo.ContainerRuntimeVersion,
-			KubeProxyVersion:        in.Status.NodeInfo.KubeProxyVersion,
-			MachineID:               in.Status.NodeInfo.MachineID,
-			SystemUUID:              in.Status.NodeInfo.SystemUUID,
-			BootID:                  in.Status.NodeInfo.BootID,
-		},
+		Info:        fromNodeInfo(in.Status.NodeInfo),
 	}
 	if k, ok := in.Labels[labelKind]; ok {
 		reg.Kind = domain.NodeKind(k)
@@ -130,10 +119,31 @@ func fromNode(in corev1.Node, defaultKind domain.NodeKind) domain.Registration {
 	if v, err := strconv.Atoi(in.Annotations[annotationMaxJobs]); err == nil {
 		reg.MaxJobs = v
 	}
-	for _, a := range in.Status.Addresses {
-		reg.Addresses = append(reg.Addresses, domain.Address{Type: string(a.Type), Address: a.Address})
-	}
+	reg.Addresses = fromNodeAddresses(in.Status.Addresses)
 	return reg
+}
+
+func fromNodeInfo(in corev1.NodeSystemInfo) domain.NodeInfo {
+	return domain.NodeInfo{
+		AgentVersion:            in.KubeletVersion,
+		KernelVersion:           in.KernelVersion,
+		OSImage:                 in.OSImage,
+		OperatingSystem:         in.OperatingSystem,
+		Architecture:            in.Architecture,
+		ContainerRuntimeVersion: in.ContainerRuntimeVersion,
+		KubeProxyVersion:        in.KubeProxyVersion,
+		MachineID:               in.MachineID,
+		SystemUUID:              in.SystemUUID,
+		BootID:                  in.BootID,
+	}
+}
+
+func fromNodeAddresses(in []corev1.NodeAddress) []domain.Address {
+	var out []domain.Address
+	for _, a := range in {
+		out = append(out, domain.Address{Type: string(a.Type), Address: a.Address})
+	}
+	return out
 }
 
 // reportedConditions takes the statuses a node computed itself; its

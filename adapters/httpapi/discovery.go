@@ -80,6 +80,8 @@ func coreAPIResources() []metav1.APIResource {
 		// offers it, with the group and version named here.
 		{Name: "pods/eviction", Namespaced: true, Group: "policy", Version: "v1", Kind: "Eviction", Verbs: metav1.Verbs{"create"}},
 		{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: metav1.Verbs{"create"}},
+		{Name: "configmaps", SingularName: "configmap", Namespaced: true, Kind: "ConfigMap", ShortNames: []string{"cm"},
+			Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update"}},
 	}
 }
 
@@ -94,6 +96,7 @@ func (s *Server) herdResources(w http.ResponseWriter, _ *http.Request) {
 			{Name: "nodes/drain", Kind: "Node", Verbs: metav1.Verbs{"create", "delete"}},
 			{Name: "nodes/taints", Kind: "Node", Verbs: metav1.Verbs{"create", "delete"}},
 			{Name: "nodes/registration", Kind: "Node", Verbs: metav1.Verbs{"update", "delete"}},
+			{Name: "devicebindings", SingularName: "devicebinding", Kind: "DeviceBinding", Verbs: metav1.Verbs{"delete", "get", "list"}},
 		},
 	})
 }

@@ -70,6 +70,8 @@ func statusFor(err error, kind, name string) metav1.Status {
 		st.Message = fmt.Sprintf("%ss %q already exists", lower(kind), name)
 	case errors.Is(err, domain.ErrConflict):
 		st.Code, st.Reason = http.StatusConflict, metav1.StatusReasonConflict
+	case errors.Is(err, domain.ErrForbidden):
+		st.Code, st.Reason = http.StatusForbidden, metav1.StatusReasonForbidden
 	default:
 		st.Code, st.Reason = http.StatusInternalServerError, metav1.StatusReasonInternalError
 		st.Message = "internal error: " + err.Error()

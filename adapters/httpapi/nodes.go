@@ -69,7 +69,7 @@ func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", "")
 		return
 	}
-	reg := fromNode(in, domain.KindLinux)
+	reg := fromNode(in, postedKind(in))
 	if reg.UID == "" {
 		reg.UID = uuid.NewString()
 	}
@@ -131,7 +131,8 @@ func (s *Server) patchNodeStatus(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, badRequest(`the patch must be of the form {"status":{...}}`), "Node", name)
 		return
 	}
-	cmd := domain.RecordHeartbeat{Reported: reportedConditions(body.Status.Conditions), Thresholds: s.cfg.Thresholds}
+	cmd := domain.RecordHeartbeat{Reported: reportedConditions(body.Status.Conditions), Thresholds: s.cfg.Thresholds,
+		System: reportedSystem(*body.Status)}
 	now := s.Clock.Now()
 	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
 		return domain.DecideNode(n, cmd, now)

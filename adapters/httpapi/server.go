@@ -40,6 +40,14 @@ type Deps struct {
 	Clock    clock.PassiveClock
 	Logger   *zap.Logger
 	Gatherer prometheus.Gatherer
+
+	ConfigMaps     domain.ConfigMapRepository
+	ConfigMapView  *projections.ConfigMapView
+	Devices        domain.DeviceBindingRepository
+	DeviceBindings *projections.DeviceBindingView
+	// Auth tells who sends each request on the API listener; nil serves
+	// every request as Anonymous, as herd does without a token file.
+	Auth Authenticator
 }
 
 // Server serves herd's HTTP API.
@@ -56,8 +64,19 @@ func NewServer(deps Deps, cfg Config) *Server {
 	return s
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler: the API listener, behind
+// authentication and authorization.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	auth := s.Auth
+	if auth == nil {
+		auth = AllowAnonymous{}
+	}
+	s.serve(w, r, mainGate{s: s, auth: auth})
+}
+
+// serve runs one request through gate, then the routes. The user the gate
+// admits is the actor of every event the request causes.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, g gate) {
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 	}
@@ -66,16 +85,37 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		id = uuid.NewString()
 	}
 	w.Header().Set("X-Request-Id", id)
-	ctx := events.WithMetadata(r.Context(), events.Metadata{
-		Actor:         "system:anonymous",
-		CorrelationID: id,
-		Source:        "httpapi",
-	})
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
-	s.mux.ServeHTTP(rec, r.WithContext(ctx))
-	s.Logger.Debug("request", zap.String("method", r.Method), zap.String("path", r.URL.Path),
+	user, err := g.authenticate(r)
+	if err == nil {
+		ctx := events.WithMetadata(withUser(r.Context(), user), events.Metadata{
+			Actor:         user.Name,
+			CorrelationID: id,
+			Source:        g.source(),
+		})
+		r = r.WithContext(ctx)
+		err = g.authorize(r, user)
+	}
+	if err != nil {
+		s.writeError(rec, err, "", "")
+	} else {
+		s.mux.ServeHTTP(rec, r)
+	}
+	s.Logger.Debug("request", zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.String("user", user.Name),
 		zap.Int("code", rec.code), zap.Duration("took", time.Since(start)), zap.String("request_id", id))
+}
+
+// gate admits requests to the routes: the API listener's authentication
+// and roles, or the device listener's rules.
+type gate interface {
+	// authenticate says who sent the request (401 when nobody valid).
+	authenticate(r *http.Request) (User, error)
+	// authorize says whether the user may make the request (403 if
+	// not). r carries the user and the events' metadata already.
+	authorize(r *http.Request, u User) error
+	// source names the listener in the events' metadata.
+	source() string
 }
 
 func (s *Server) routes() {
@@ -118,7 +158,18 @@ func (s *Server) routes() {
 	m.HandleFunc("POST "+pods+"/{name}/eviction", s.evictPod)
 	m.HandleFunc("POST "+pods+"/{name}/binding", s.bindPod)
 
+	m.HandleFunc("GET /api/v1/configmaps", s.listConfigMaps)
+	m.HandleFunc("GET /api/v1/namespaces/{namespace}/configmaps", s.listConfigMaps)
+	m.HandleFunc("POST /api/v1/namespaces/{namespace}/configmaps", s.createConfigMap)
+	m.HandleFunc("GET /api/v1/namespaces/{namespace}/configmaps/{name}", s.getConfigMap)
+	m.HandleFunc("PUT /api/v1/namespaces/{namespace}/configmaps/{name}", s.replaceConfigMap)
+	m.HandleFunc("PATCH /api/v1/namespaces/{namespace}/configmaps/{name}", s.patchConfigMap)
+	m.HandleFunc("DELETE /api/v1/namespaces/{namespace}/configmaps/{name}", s.deleteConfigMap)
+
 	herd := "/apis/" + herdGroup + "/" + herdVersion
+	m.HandleFunc("GET "+herd+"/devicebindings", s.listDeviceBindings)
+	m.HandleFunc("GET "+herd+"/devicebindings/{name}", s.getDeviceBinding)
+	m.HandleFunc("DELETE "+herd+"/devicebindings/{name}", s.releaseDeviceBinding)
 	m.HandleFunc("GET "+herd+"/auditevents", s.listAuditEvents)
 	m.HandleFunc("GET "+herd+"/nodes/{name}/timeline", s.nodeTimeline)
 	m.HandleFunc("PUT "+herd+"/nodes/{name}/registration", s.registerAgent)

@@ -1,0 +1,163 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"strings"
+
+	"herd/domain"
+)
+
+// publicPaths answer anyone, with or without credentials, as
+// kube-apiserver's system:public-info-viewer role allows: load balancers
+// and process supervisors probe them.
+var publicPaths = map[string]bool{"/healthz": true, "/livez": true, "/readyz": true, "/version": true}
+
+// mainGate guards the API listener: it authenticates every request with
+// the configured Authenticator and authorizes it by the user's role.
+type mainGate struct {
+	s    *Server
+	auth Authenticator
+}
+
+func (g mainGate) source() string { return "httpapi" }
+
+func (g mainGate) authenticate(r *http.Request) (User, error) {
+	if publicPaths[r.URL.Path] && r.Header.Get("Authorization") == "" {
+		return User{Name: "system:anonymous", Groups: []string{"system:unauthenticated"}}, nil
+	}
+	return g.auth.Authenticate(r)
+}
+
+// authorize applies the roles (see GroupAdmins): admins do everything,
+// viewers read, nodes act for themselves, and everyone authenticated reads
+// discovery.
+func (g mainGate) authorize(r *http.Request, u User) error {
+	if u.IsAdmin() || publicPaths[r.URL.Path] {
+		return nil
+	}
+	ri := parseRequestInfo(r)
+	readOnly := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if ri.Resource == "" && readOnly && u.Name != "system:anonymous" {
+		return nil // discovery: /api, /apis, /api/v1, /apis/herd.dev/v1
+	}
+	if u.IsViewer() && readOnly {
+		return nil
+	}
+	if node, ok := u.NodeName(); ok {
+		return g.authorizeNode(r, ri, u, node)
+	}
+	return denied(ri, u, "the user has no herd role (groups "+GroupAdmins+", "+GroupViewers+" or "+GroupNodes+")")
+}
+
+// authorizeNode is Kubernetes' Node authorizer and NodeRestriction for a
+// node's token: its own Node (create, read, status), herd's agent
+// endpoints for its own name, and the ConfigMaps granted to it.
+func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node string) error {
+	switch {
+	case ri.Group == "" && ri.Resource == "nodes" && ri.Name == "" && ri.Verb == "create":
+		name, err := peekName(r)
+		if err != nil {
+			return err
+		}
+		if name != node {
+			return denied(ri, u, fmt.Sprintf("node %q cannot create node %q", node, name))
+		}
+		return nil
+	case ri.Group == "" && ri.Resource == "nodes" && ri.Name != "":
+		if ri.Name != node {
+			return denied(ri, u, fmt.Sprintf("node %q cannot %s node %q", node, ri.Verb, ri.Name))
+		}
+		if ri.Verb == "get" && (ri.Subresource == "" || ri.Subresource == "status") ||
+			ri.Verb == "patch" && ri.Subresource == "status" {
+			return nil
+		}
+	case ri.Group == herdGroup && ri.Resource == "nodes" && ri.Name != "":
+		if ri.Name != node {
+			return denied(ri, u, fmt.Sprintf("node %q cannot %s node %q", node, ri.Verb, ri.Name))
+		}
+		if ri.Subresource == "registration" && (ri.Verb == "update" || ri.Verb == "delete") ||
+			ri.Subresource == "heartbeat" && ri.Verb == "create" {
+			return nil
+		}
+	case ri.Group == "" && ri.Resource == "configmaps" && ri.Verb == "get" && ri.Name != "":
+		ok, err := g.s.configMapGranted(r, ri.Namespace, ri.Name, []string{node})
+		if err != nil || ok {
+			return err
+		}
+		return denied(ri, u, fmt.Sprintf("no relationship found between node %q and this object (grant it with the annotation %s)", node, AnnotationReadableByNodes))
+	}
+	return denied(ri, u, fmt.Sprintf("node %q may only register and report for itself and read the ConfigMaps granted to it", node))
+}
+
+// denied is the 403 for ri, worded as kube-apiserver words it.
+func denied(ri requestInfo, u User, why string) error {
+	obj := ri.Resource
+	if ri.Name != "" {
+		obj = fmt.Sprintf("%s %q", ri.Resource, ri.Name)
+	}
+	scope := "at the cluster scope"
+	if ri.Namespace != "" {
+		scope = fmt.Sprintf("in the namespace %q", ri.Namespace)
+	}
+	if obj == "" {
+		return forbidden("forbidden: User %q cannot %s path %q: %s", u.Name, ri.Verb, ri.Path, why)
+	}
+	return forbidden("%s is forbidden: User %q cannot %s resource %q in API group %q %s: %s",
+		obj, u.Name, ri.Verb, ri.resourcePath(), ri.Group, scope, why)
+}
+
+// configMapGranted reports whether the ConfigMap exists and its
+// AnnotationReadableByNodes matches one of names. A ConfigMap that does
+// not exist is not granted: a node learns nothing of what it may not read.
+func (s *Server) configMapGranted(r *http.Request, namespace, name string, names []string) (bool, error) {
+	cm, err := s.ConfigMapView.Get(r.Context(), namespace, name)
+	if errors.Is(err, domain.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return grantedTo(cm.Annotations[AnnotationReadableByNodes], names), nil
+}
+
+// grantedTo reports whether a comma-separated list of glob patterns
+// matches one of names.
+func grantedTo(patterns string, names []string) bool {
+	for p := range strings.SplitSeq(patterns, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		for _, n := range names {
+			if ok, _ := path.Match(p, n); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// peekName reads metadata.name from a JSON body and puts the body back for
+// the handler. A body that does not parse gives "": no name a node or a
+// device may speak for. Reading goes through the request's size limit, so
+// an oversized body is refused here as it would be by the handler.
+func peekName(r *http.Request) (string, error) {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return "", err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	var obj struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(data, &obj)
+	return obj.Metadata.Name, nil
+}

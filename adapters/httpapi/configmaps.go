@@ -1,0 +1,244 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/google/uuid"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"herd/domain"
+)
+
+// listConfigMaps serves GET /api/v1/configmaps (every namespace) and
+// GET /api/v1/namespaces/{namespace}/configmaps, with labelSelector and a
+// fieldSelector on metadata.name and metadata.namespace.
+func (s *Server) listConfigMaps(w http.ResponseWriter, r *http.Request) {
+	ns := r.PathValue("namespace")
+	sel, err := labelSelector(r)
+	if err != nil {
+		s.writeError(w, err, "ConfigMap", "")
+		return
+	}
+	raw := r.URL.Query().Get("fieldSelector")
+	fsel, err := fields.ParseSelector(raw)
+	if err != nil {
+		s.writeError(w, badRequest("unable to parse fieldSelector %q: %v", raw, err), "ConfigMap", "")
+		return
+	}
+	cms, head, err := s.ConfigMapView.List(r.Context(), ns)
+	if err != nil {
+		s.writeError(w, err, "ConfigMap", "")
+		return
+	}
+	list := corev1.ConfigMapList{
+		TypeMeta: metav1.TypeMeta{Kind: "ConfigMapList", APIVersion: "v1"},
+		ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatInt(head, 10)},
+		Items:    []corev1.ConfigMap{},
+	}
+	for _, c := range cms {
+		kc := toConfigMap(c)
+		if sel.Matches(labels.Set(kc.Labels)) && fsel.Matches(fields.Set{"metadata.name": kc.Name, "metadata.namespace": kc.Namespace}) {
+			list.Items = append(list.Items, kc)
+		}
+	}
+	if wantsTable(r) {
+		s.writeJSON(w, http.StatusOK, s.configMapTable(list.Items, list.ResourceVersion, r))
+		return
+	}
+	s.writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) getConfigMap(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	c, err := s.ConfigMapView.Get(r.Context(), ns, name)
+	if err != nil {
+		s.writeError(w, err, "ConfigMap", name)
+		return
+	}
+	kc := toConfigMap(c)
+	if wantsTable(r) {
+		s.writeJSON(w, http.StatusOK, s.configMapTable([]corev1.ConfigMap{kc}, kc.ResourceVersion, r))
+		return
+	}
+	s.writeJSON(w, http.StatusOK, kc)
+}
+
+// createConfigMap is POST /api/v1/namespaces/{namespace}/configmaps, as
+// `kubectl create configmap` sends it.
+func (s *Server) createConfigMap(w http.ResponseWriter, r *http.Request) {
+	ns := r.PathValue("namespace")
+	in, err := s.decodeConfigMap(r, ns, "")
+	if err != nil {
+		s.writeError(w, err, "ConfigMap", in.Name)
+		return
+	}
+	cmd := domain.CreateConfigMap{Namespace: ns, Name: in.Name, UID: uuid.NewString(), Content: fromConfigMap(in)}
+	now := s.Clock.Now()
+	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, in.Name, func(c domain.ConfigMap) ([]domain.Event, error) {
+		return domain.DecideConfigMap(c, cmd, now)
+	})
+	if err != nil {
+		s.writeError(w, err, "ConfigMap", in.Name)
+		return
+	}
+	s.writeJSON(w, http.StatusCreated, toConfigMap(c))
+}
+
+// replaceConfigMap is PUT, as `kubectl replace` and `kubectl edit` send
+// it: the whole new ConfigMap, conditional on its resourceVersion when it
+// carries one.
+func (s *Server) replaceConfigMap(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	in, err := s.decodeConfigMap(r, ns, name)
+	if err != nil {
+		s.writeError(w, err, "ConfigMap", name)
+		return
+	}
+	rv, err := preconditionVersion(in.ResourceVersion)
+	if err != nil {
+		s.writeError(w, err, "ConfigMap", name)
+		return
+	}
+	cmd := domain.UpdateConfigMap{Content: fromConfigMap(in), ResourceVersion: rv}
+	now := s.Clock.Now()
+	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
+		return domain.DecideConfigMap(c, cmd, now)
+	})
+	if err != nil {
+		s.writeError(w, err, "ConfigMap", name)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, toConfigMap(c))
+}
+
+// patchConfigMap is PATCH with a JSON merge, strategic merge or JSON
+// patch, applied to the ConfigMap inside the write's own transaction.
+func (s *Server) patchConfigMap(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	ct := mediaType(r)
+	if ct != mergePatch && ct != strategicPatch && ct != jsonPatch {
+		s.writeError(w, unsupportedPatchType(ct), "ConfigMap", name)
+		return
+	}
+	if err := refuseDryRun(r); err != nil {
+		s.writeError(w, err, "ConfigMap", name)
+		return
+	}
+	patch, err := io.ReadAll(r.Body)
+	if err != nil {
+		s.writeError(w, err, "ConfigMap", name)
+		return
+	}
+	if len(patch) == 0 {
+		s.writeError(w, badRequest("the patch is empty"), "ConfigMap", name)
+		return
+	}
+	cmd := domain.PatchConfigMap{Apply: configMapPatcher(ct, patch)}
+	now := s.Clock.Now()
+	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
+		return domain.DecideConfigMap(c, cmd, now)
+	})
+	if err != nil {
+		s.writeError(w, err, "ConfigMap", name)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, toConfigMap(c))
+}
+
+// deleteConfigMap is DELETE, with DeleteOptions' resourceVersion
+// precondition when the body carries one.
+func (s *Server) deleteConfigMap(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	if err := refuseDryRun(r); err != nil {
+		s.writeError(w, err, "ConfigMap", name)
+		return
+	}
+	var opts metav1.DeleteOptions
+	if data, err := io.ReadAll(r.Body); err != nil {
+		s.writeError(w, err, "ConfigMap", name)
+		return
+	} else if len(bytes.TrimSpace(data)) > 0 {
+		if err := json.Unmarshal(data, &opts); err != nil {
+			s.writeError(w, badRequest("the body is not DeleteOptions: %v", err), "ConfigMap", name)
+			return
+		}
+	}
+	var cmd domain.DeleteConfigMap
+	if p := opts.Preconditions; p != nil && p.ResourceVersion != nil {
+		rv, err := preconditionVersion(*p.ResourceVersion)
+		if err != nil {
+			s.writeError(w, err, "ConfigMap", name)
+			return
+		}
+		cmd.ResourceVersion = rv
+	}
+	now := s.Clock.Now()
+	if _, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
+		return domain.DecideConfigMap(c, cmd, now)
+	}); err != nil {
+		s.writeError(w, err, "ConfigMap", name)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusSuccess,
+		Details:  &metav1.StatusDetails{Name: name, Kind: "configmaps"},
+	})
+}
+
+// decodeConfigMap reads a ConfigMap body for namespace ns and, on a PUT,
+// the name in the path. fieldValidation=Strict (kubectl's default) refuses
+// fields a ConfigMap does not have, as kube-apiserver does.
+func (s *Server) decodeConfigMap(r *http.Request, ns, name string) (corev1.ConfigMap, error) {
+	var in corev1.ConfigMap
+	if err := refuseDryRun(r); err != nil {
+		return in, err
+	}
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return in, err
+	}
+	if len(data) == 0 {
+		return in, badRequest("the request body is empty")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if r.URL.Query().Get("fieldValidation") == "Strict" {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(&in); err != nil {
+		return in, badRequest("the request body is not a valid ConfigMap: %v", err)
+	}
+	if in.Kind != "" && (in.Kind != "ConfigMap" || (in.APIVersion != "" && in.APIVersion != "v1")) {
+		return in, badRequest("the body is a %s %s, not a v1 ConfigMap", in.APIVersion, in.Kind)
+	}
+	if in.Namespace == "" {
+		in.Namespace = ns
+	}
+	if in.Namespace != ns {
+		return in, badRequest("the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", in.Namespace, ns)
+	}
+	if name != "" && in.Name == "" {
+		in.Name = name
+	}
+	if name != "" && in.Name != name {
+		return in, badRequest("the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
+	}
+	return in, nil
+}
+
+// refuseDryRun answers ?dryRun= with 400: herd has no dry run, and a
+// request that asked for one must not change anything.
+func refuseDryRun(r *http.Request) error {
+	if v := r.URL.Query()["dryRun"]; len(v) > 0 {
+		return badRequest("dryRun=%s: herd does not support server-side dry run; nothing was changed", fmt.Sprint(v))
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+package httpapi
+
+import (
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"herd/domain"
+)
+
+// toConfigMap renders a domain ConfigMap as a Kubernetes ConfigMap.
+func toConfigMap(c domain.ConfigMap) corev1.ConfigMap {
+	out := corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              c.Name,
+			Namespace:         c.Namespace,
+			UID:               types.UID(c.UID),
+			ResourceVersion:   strconv.FormatInt(c.ResourceVersion, 10),
+			CreationTimestamp: metav1.NewTime(c.CreatedAt),
+			Labels:            c.Labels,
+			Annotations:       c.Annotations,
+		},
+		Data:       c.Data,
+		BinaryData: c.BinaryData,
+	}
+	if c.Immutable {
+		t := true
+		out.Immutable = &t
+	}
+	return out
+}
+
+// fromConfigMap reads what a client may set on a ConfigMap. Everything
+// else in its metadata (uid, creationTimestamp, managedFields...) is
+// herd's to decide and ignored.
+func fromConfigMap(in corev1.ConfigMap) domain.ConfigMapContent {
+	return domain.ConfigMapContent{
+		Labels:      in.Labels,
+		Annotations: in.Annotations,
+		Data:        in.Data,
+		BinaryData:  in.BinaryData,
+		Immutable:   in.Immutable != nil && *in.Immutable,
+	}
+}
+
+// preconditionVersion reads a resourceVersion a client sent as the version
+// its write is based on: "" is none.
+func preconditionVersion(rv string) (int64, error) {
+	if rv == "" {
+		return 0, nil
+	}
+	v, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil || v <= 0 {
+		return 0, badRequest("metadata.resourceVersion %q is not a resourceVersion herd gave out (a positive log position)", rv)
+	}
+	return v, nil
+}

@@ -1,0 +1,156 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"herd/events"
+	"herd/projections"
+)
+
+var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+// metaT0 is t0 as Kubernetes objects carry it.
+var metaT0 = metav1.NewTime(t0)
+
+// testAPI is a Server on a real SQLite log in the test's temp dir.
+type testAPI struct {
+	*Server
+	store *events.Store
+	clock *clocktesting.FakeClock
+}
+
+func newTestAPI(t *testing.T, auth Authenticator) *testAPI {
+	t.Helper()
+	ctx := context.Background()
+	store, err := events.Open(ctx, events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	if err := projections.Migrate(ctx, store.DB()); err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktesting.NewFakeClock(t0)
+	w := projections.NewWriter(store, clk, nil)
+	db := store.DB()
+	s := NewServer(Deps{
+		Nodes: w, NodeView: projections.NewNodeView(db), Timeline: projections.NewTimelineView(db),
+		Store: store, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
+		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(db),
+		Devices: w, DeviceBindings: projections.NewDeviceBindingView(db),
+		Auth: auth,
+	}, Config{})
+	return &testAPI{Server: s, store: store, clock: clk}
+}
+
+// serve starts the API on a loopback port for the test.
+func (a *testAPI) serve(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(a)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// head is the log's head position.
+func (a *testAPI) head(t *testing.T) int64 {
+	t.Helper()
+	h, err := a.store.Head(t.Context(), a.store.DB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// req is one request in a test table.
+type req struct {
+	method, path, contentType, token string
+	body                             string
+}
+
+// answer is what came back.
+type answer struct {
+	code int
+	body []byte
+}
+
+func (a answer) status(t *testing.T) (reason, message string) {
+	t.Helper()
+	var st struct {
+		Kind    string `json:"kind"`
+		Reason  string `json:"reason"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(a.body, &st); err != nil || st.Kind != "Status" {
+		t.Fatalf("answer %d is not a Status: %s", a.code, a.body)
+	}
+	return st.Reason, st.Message
+}
+
+// send sends rq to base with c (http.DefaultClient when nil).
+func send(t *testing.T, c *http.Client, base string, rq req) answer {
+	t.Helper()
+	if c == nil {
+		c = http.DefaultClient
+	}
+	var body io.Reader
+	if rq.body != "" {
+		body = strings.NewReader(rq.body)
+	}
+	r, err := http.NewRequestWithContext(t.Context(), rq.method, base+rq.path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := rq.contentType
+	if ct == "" && rq.body != "" {
+		ct = "application/json"
+	}
+	if ct != "" {
+		r.Header.Set("Content-Type", ct)
+	}
+	if rq.token != "" {
+		r.Header.Set("Authorization", "Bearer "+rq.token)
+	}
+	resp, err := c.Do(r)
+	if err != nil {
+		t.Fatalf("%s %s: %v", rq.method, rq.path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return answer{code: resp.StatusCode, body: bytes.TrimSpace(data)}
+}
+
+// mustSend is send that requires the status want.
+func mustSend(t *testing.T, c *http.Client, base string, want int, rq req) answer {
+	t.Helper()
+	a := send(t, c, base, rq)
+	if a.code != want {
+		t.Fatalf("%s %s: %d %s, want %d", rq.method, rq.path, a.code, a.body, want)
+	}
+	return a
+}
+
+// nodeJSON is a Node a node or a Pico posts.
+func nodeJSON(name string) string {
+	return `{"apiVersion":"v1","kind":"Node","metadata":{"name":"` + name + `","labels":{"node.kubernetes.io/instance-type":"rp2040-pico"}},` +
+		`"status":{"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","lastHeartbeatTime":"1970-01-01T00:00:00Z","lastTransitionTime":"1970-01-01T00:00:00Z"}],` +
+		`"nodeInfo":{"bootID":"boot-1"}}}`
+}
+
+const readyPatch = `{"status":{"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","lastHeartbeatTime":"1970-01-01T00:00:00Z"}]}}`

@@ -1,0 +1,36 @@
+package httpapi
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"herd/domain"
+)
+
+// labelInstanceType is Kubernetes' well-known instance type label. The
+// k3s-pico-node firmware sets it to "rp2040-pico".
+const labelInstanceType = "node.kubernetes.io/instance-type"
+
+// postedKind is the kind of a node created through the Kubernetes API when
+// it does not name one with the herd.dev/kind label: rp2040 for a board
+// whose instance type says RP2040 (the Pico firmware's "rp2040-pico"),
+// linux otherwise.
+func postedKind(in corev1.Node) domain.NodeKind {
+	if strings.HasPrefix(in.Labels[labelInstanceType], "rp2040") {
+		return domain.KindRP2040
+	}
+	return domain.KindLinux
+}
+
+// reportedSystem is what a status report says about the machine besides
+// its conditions: its system info (a new boot ID is a reboot) and its
+// addresses. nil when it says nothing of either.
+func reportedSystem(st corev1.NodeStatus) *domain.ReportedSystem {
+	info := fromNodeInfo(st.NodeInfo)
+	addrs := fromNodeAddresses(st.Addresses)
+	if info == (domain.NodeInfo{}) && len(addrs) == 0 {
+		return nil
+	}
+	return &domain.ReportedSystem{Info: info, Addresses: addrs}
+}
