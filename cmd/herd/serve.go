@@ -47,6 +47,7 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&cfg.Health.StartupGracePeriod, "node-startup-grace-period", cfg.Health.StartupGracePeriod, "time a new node has to send its first heartbeat (Kubernetes' flag and default)")
 	f.DurationVar(&cfg.Scheduler.ResyncPeriod, "scheduler-resync-period", cfg.Scheduler.ResyncPeriod, "how often pending pods are tried again without an event")
 	f.IntVar(&cfg.Scheduler.BindBatchSize, "scheduler-bind-batch-size", cfg.Scheduler.BindBatchSize, "pod bindings per transaction")
+	addSecurityFlags(f, &cfg)
 	return cmd
 }
 

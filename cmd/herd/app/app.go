@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -21,6 +22,7 @@ import (
 	"herd/projections"
 	"herd/reconcilers"
 	"herd/reconcilers/health"
+	"herd/reconcilers/kubeletprobe"
 	"herd/reconcilers/scheduler"
 )
 
@@ -51,8 +53,14 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			func(store *events.Store) *projections.NodeView { return projections.NewNodeView(store.DB()) },
 			func(store *events.Store) *projections.TimelineView { return projections.NewTimelineView(store.DB()) },
 			func(store *events.Store) *projections.PodView { return projections.NewPodView(store.DB()) },
+			func(store *events.Store) *projections.ConfigMapView { return projections.NewConfigMapView(store.DB()) },
+			func(store *events.Store) *projections.DeviceBindingView {
+				return projections.NewDeviceBindingView(store.DB())
+			},
+			newAuthenticator,
 			newAPI,
 			newHTTPServer,
+			newDeviceServer,
 			func(cfg Config) reconcilers.Config { return cfg.Reconcilers },
 			func(reg prometheus.Registerer) *reconcilers.Metrics { return reconcilers.NewMetrics(reg) },
 			func(w *projections.Writer) health.Repository { return w },
@@ -66,8 +74,11 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		reconcilers.Provide(func(cfg scheduler.Config, repo scheduler.Repository, nodes *projections.NodeView, pods *projections.PodView, clk clock.Clock, log *zap.Logger) (*scheduler.Reconciler, error) {
 			return scheduler.New(cfg, repo, nodes, pods, clk, log)
 		}),
+		reconcilers.Provide(func(cfg Config, w *projections.Writer, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*kubeletprobe.Reconciler, error) {
+			return kubeletprobe.New(cfg.KubeletProbe, w, view, clk, log)
+		}),
 		reconcilers.Module,
-		fx.Invoke(func(*HTTPServer) {}),
+		fx.Invoke(func(*HTTPServer, *DeviceServer) {}),
 		fx.Options(extra...),
 	)
 }
@@ -104,9 +115,11 @@ func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metr
 }
 
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
-	store *events.Store, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer) *httpapi.Server {
+	store *events.Store, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
+	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, auth httpapi.Authenticator) *httpapi.Server {
 	return httpapi.NewServer(httpapi.Deps{
 		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, Timeline: tl, Store: store, Clock: clk, Logger: log.Named("http"), Gatherer: g,
+		ConfigMaps: w, ConfigMapView: cms, Devices: w, DeviceBindings: devices, Auth: auth,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version})
 }
 
@@ -115,13 +128,19 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 type HTTPServer struct {
 	srv *http.Server
 	ln  net.Listener
+	tls bool
 }
 
 // Addr is the address the API listens on.
 func (h *HTTPServer) Addr() string { return h.ln.Addr().String() }
 
-// URL is the API's base URL.
-func (h *HTTPServer) URL() string { return "http://" + h.Addr() }
+// URL is the API's base URL: https when it serves TLS.
+func (h *HTTPServer) URL() string {
+	if h.tls {
+		return "https://" + h.Addr()
+	}
+	return "http://" + h.Addr()
+}
 
 func newHTTPServer(lc fx.Lifecycle, cfg Config, api *httpapi.Server, log *zap.Logger) *HTTPServer {
 	h := &HTTPServer{srv: &http.Server{
@@ -134,9 +153,16 @@ func newHTTPServer(lc fx.Lifecycle, cfg Config, api *httpapi.Server, log *zap.Lo
 	}}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
+			tlsConfig, err := serverTLS(cfg.Security)
+			if err != nil {
+				return err
+			}
 			ln, err := net.Listen("tcp", cfg.Listen)
 			if err != nil {
 				return fmt.Errorf("--listen %s: %w", cfg.Listen, err)
+			}
+			if tlsConfig != nil {
+				ln, h.tls = tls.NewListener(ln, tlsConfig), true
 			}
 			h.ln = ln
 			log.Info("serving the API", zap.String("url", h.URL()))

@@ -10,6 +10,7 @@ import (
 	"herd/domain"
 	"herd/reconcilers"
 	"herd/reconcilers/health"
+	"herd/reconcilers/kubeletprobe"
 	"herd/reconcilers/scheduler"
 )
 
@@ -41,6 +42,10 @@ type Config struct {
 	Health health.Config
 	// Scheduler tunes the scheduler.
 	Scheduler scheduler.Config
+	// Security says who may talk to herd: tokens, TLS, the device listener.
+	Security SecurityConfig
+	// KubeletProbe says which nodes' kubelet endpoints herd probes.
+	KubeletProbe kubeletprobe.Config
 }
 
 // DefaultConfig is what `herd serve` runs with when nothing is set.
@@ -56,6 +61,7 @@ func DefaultConfig() Config {
 		Reconcilers:  reconcilers.DefaultConfig(),
 		Health:       health.DefaultConfig(),
 		Scheduler:    scheduler.DefaultConfig(),
+		KubeletProbe: kubeletprobe.DefaultConfig(),
 	}
 }
 
@@ -103,6 +109,12 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := c.Scheduler.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Security.validate(c.Listen); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.KubeletProbe.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"herd/cmd/herd/app"
+	"herd/domain"
+)
+
+// addSecurityFlags adds the flags of who may talk to herd, and of herd's
+// probes of kubelet endpoints, to serve's flags.
+func addSecurityFlags(f *pflag.FlagSet, cfg *app.Config) {
+	s := &cfg.Security
+	f.StringVar(&s.TokenAuthFile, "token-auth-file", s.TokenAuthFile,
+		`bearer tokens, one per line as kube-apiserver's --token-auth-file: token,user,uid,"group1,group2"; roles are the groups herd:admins, herd:viewers and system:nodes (user system:node:NAME)`)
+	f.BoolVar(&s.InsecureAllowAnonymous, "insecure-allow-anonymous", s.InsecureAllowAnonymous,
+		"without --token-auth-file, listen on a non-loopback --listen anyway: anyone who reaches herd may change anything")
+	f.StringVar(&s.TLSCertFile, "tls-cert-file", s.TLSCertFile, "serve the API over HTTPS with this certificate (PEM)")
+	f.StringVar(&s.TLSPrivateKeyFile, "tls-private-key-file", s.TLSPrivateKeyFile, "the private key of --tls-cert-file (PEM)")
+	f.StringVar(&s.DeviceListen, "device-listen", s.DeviceListen,
+		"also serve a plain-HTTP listener without credentials for devices such as the Pico (host:port); off when empty")
+	f.StringSliceVar(&s.DeviceAllow, "device-allow", s.DeviceAllow, "node names devices may register on --device-listen, as glob patterns (pico-*)")
+	f.StringSliceVar(&s.DeviceSourceNetworks, "device-source-networks", s.DeviceSourceNetworks, "networks devices may connect to --device-listen from (CIDRs)")
+
+	p := &cfg.KubeletProbe
+	f.Var((*kindsValue)(&p.Kinds), "kubelet-probe-kinds", `node kinds whose kubelet endpoint herd probes (GET /healthz), comma-separated; "" for none`)
+	f.DurationVar(&p.Interval, "kubelet-probe-interval", p.Interval, "time between two probes of one node's kubelet endpoint")
+	f.DurationVar(&p.Timeout, "kubelet-probe-timeout", p.Timeout, "how long one probe of a kubelet endpoint may take")
+}
+
+// kindsValue is a comma-separated list of node kinds as a flag. Checking
+// the kinds is the configuration's job, which names every wrong one.
+type kindsValue []domain.NodeKind
+
+func (v *kindsValue) String() string {
+	out := make([]string, len(*v))
+	for i, k := range *v {
+		out[i] = string(k)
+	}
+	return strings.Join(out, ",")
+}
+
+func (v *kindsValue) Set(s string) error {
+	*v = nil
+	for k := range strings.SplitSeq(s, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			*v = append(*v, domain.NodeKind(k))
+		}
+	}
+	return nil
+}
+
+func (v *kindsValue) Type() string { return "kinds" }

@@ -1,0 +1,168 @@
+package kubeletprobe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+	"herd/reconcilers"
+)
+
+// Reconciler probes the kubelet endpoints of the configured kinds of node.
+// Each node is its own key: its probe re-queues itself after the interval
+// (Result.RequeueAfter, on herd's clock), and the resync picks up any node
+// whose chain of probes was broken, by a restart of herd for instance.
+type Reconciler struct {
+	cfg    Config
+	repo   domain.NodeRepository
+	view   *projections.NodeView
+	clock  clock.PassiveClock
+	client *http.Client
+	log    *zap.Logger
+
+	mu sync.Mutex
+	// last is herd's clock at each node's latest probe.
+	last map[string]time.Time
+}
+
+var (
+	_ reconcilers.Reconciler = (*Reconciler)(nil)
+	_ reconcilers.Resyncer   = (*Reconciler)(nil)
+)
+
+// New returns the kubelet probe reconciler.
+func New(cfg Config, repo domain.NodeRepository, view *projections.NodeView, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Reconciler{
+		cfg: cfg, repo: repo, view: view, clock: clk, client: newClient(),
+		log: log.Named("kubeletprobe"), last: map[string]time.Time{},
+	}, nil
+}
+
+// Name implements reconcilers.Reconciler.
+func (r *Reconciler) Name() string { return "kubeletprobe" }
+
+// KeysFor starts (or restarts) a node's probes when it registers, restarts
+// or goes away. Heartbeats and condition changes need no probe.
+func (r *Reconciler) KeysFor(rec events.Record) []string {
+	if !strings.HasPrefix(rec.Stream, "node/") {
+		return nil
+	}
+	switch rec.Type {
+	case "NodeRegistered", "NodeRestarted", "NodeDeleted":
+		return []string{rec.Stream}
+	}
+	return nil
+}
+
+// ResyncPeriod implements reconcilers.Resyncer.
+func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.Interval }
+
+// Resync returns the nodes of the probed kinds that have not been probed
+// for an interval: those herd has not started probing since it started.
+func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
+	names, err := r.view.NamesOfKinds(ctx, r.cfg.Kinds)
+	if err != nil {
+		return nil, err
+	}
+	now := r.clock.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var keys []string
+	for _, n := range names {
+		if last, ok := r.last[n]; !ok || now.Sub(last) > r.cfg.Interval {
+			keys = append(keys, domain.NodeStream(n))
+		}
+	}
+	return keys, nil
+}
+
+// Reconcile probes one node, unless it was probed less than an interval
+// ago, and records the outcome.
+func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+	name, ok := strings.CutPrefix(key, "node/")
+	if !ok {
+		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("kubeletprobe: unknown key %q", key))
+	}
+	now := r.clock.Now()
+	if wait := r.untilDue(name, now); wait > 0 {
+		return reconcilers.Result{RequeueAfter: wait}, nil
+	}
+	n, err := r.view.Get(ctx, name)
+	if errors.Is(err, domain.ErrNotFound) {
+		r.forget(name)
+		return reconcilers.Result{}, nil
+	}
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
+	host, ok := r.target(n)
+	if !ok {
+		r.forget(name)
+		return reconcilers.Result{}, nil
+	}
+	cmd := probe(ctx, r.client, host, n.KubeletPort, r.cfg.Timeout)
+	if ctx.Err() != nil {
+		return reconcilers.Result{}, ctx.Err()
+	}
+	r.mu.Lock()
+	r.last[name] = now
+	r.mu.Unlock()
+	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:kubeletprobe", Source: "reconciler/kubeletprobe"})
+	_, err = r.repo.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) {
+		if !n.Exists() {
+			return nil, nil
+		}
+		return domain.DecideNode(n, cmd, now)
+	})
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
+	r.log.Debug("probed", zap.String("node", name), zap.Bool("reachable", cmd.Reachable), zap.String("message", cmd.Message))
+	return reconcilers.Result{RequeueAfter: r.cfg.Interval}, nil
+}
+
+// target is the host to probe: the node's InternalIP, when it is of a
+// probed kind, running, and advertises a kubelet port.
+func (r *Reconciler) target(n domain.Node) (string, bool) {
+	if !n.Exists() || n.AgentState == domain.AgentStopped || n.KubeletPort <= 0 || !slices.Contains(r.cfg.Kinds, n.Kind) {
+		return "", false
+	}
+	for _, a := range n.Addresses {
+		if a.Type == "InternalIP" && a.Address != "" {
+			return a.Address, true
+		}
+	}
+	return "", false
+}
+
+// untilDue is how long until the node is due for its next probe; 0 or less
+// when it is due now.
+func (r *Reconciler) untilDue(name string, now time.Time) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	last, ok := r.last[name]
+	if !ok {
+		return 0
+	}
+	return r.cfg.Interval - now.Sub(last)
+}
+
+func (r *Reconciler) forget(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.last, name)
+}
