@@ -17,20 +17,33 @@ import (
 
 // client is the CLI's view of a herd server.
 type client struct {
-	base string
-	http *http.Client
+	base  string
+	token string
+	http  *http.Client
 }
 
+// addServerFlag adds the flags that say how to reach herd: --server, and
+// --token and --certificate-authority for a herd that requires them.
 func addServerFlag(cmd *cobra.Command, server *string) {
-	cmd.PersistentFlags().StringVar(server, "server", "http://127.0.0.1:8080", "URL of the herd API")
+	f := cmd.PersistentFlags()
+	f.StringVar(server, "server", "http://127.0.0.1:8080", "URL of the herd API")
+	f.String("token", "", "bearer token for a herd started with --token-auth-file")
+	f.String("certificate-authority", "", "PEM file of the CA that signed herd's TLS certificate (default: the system's)")
 }
 
-func newClient(server string) (*client, error) {
+// newClient is a client of server with the token and CA of cmd's flags.
+func newClient(cmd *cobra.Command, server string) (*client, error) {
 	u, err := url.Parse(server)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("--server %q: want a URL such as http://127.0.0.1:8080", server)
 	}
-	return &client{base: server, http: &http.Client{Timeout: 30 * time.Second}}, nil
+	token, _ := cmd.Flags().GetString("token")
+	caFile, _ := cmd.Flags().GetString("certificate-authority")
+	transport, err := clientTransport(caFile)
+	if err != nil {
+		return nil, err
+	}
+	return &client{base: server, token: token, http: &http.Client{Timeout: 30 * time.Second, Transport: transport}}, nil
 }
 
 // get fetches path into v; an API error comes back as the Status message.
@@ -64,6 +77,7 @@ func (c *client) do(ctx context.Context, method, path string, query url.Values, 
 		}
 		req.Header.Set("Content-Type", contentType)
 	}
+	c.authorize(req)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return fmt.Errorf("cannot reach herd at %s: %w", c.base, err)

@@ -23,7 +23,7 @@ func newLogCmd() *cobra.Command {
 		Short: "Read the audit log: every event, who caused it and when",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := newClient(server)
+			c, err := newClient(cmd, server)
 			if err != nil {
 				return reportErr(cmd, err)
 			}

@@ -25,7 +25,7 @@ func newNodeCmd() *cobra.Command {
 		Short: "List nodes: NAME, STATUS, KIND, AGE, VERSION and the conditions that are true",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := newClient(server)
+			c, err := newClient(cmd, server)
 			if err != nil {
 				return reportErr(cmd, err)
 			}
@@ -50,7 +50,7 @@ func newNodeCmd() *cobra.Command {
 		Short: "Show one node",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := newClient(server)
+			c, err := newClient(cmd, server)
 			if err != nil {
 				return reportErr(cmd, err)
 			}
@@ -70,7 +70,7 @@ func newNodeCmd() *cobra.Command {
 		Short: "Show a node's lifecycle: registered, ready, restarted, conditions, stopped",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := newClient(server)
+			c, err := newClient(cmd, server)
 			if err != nil {
 				return reportErr(cmd, err)
 			}

@@ -19,7 +19,7 @@ func nodeOpCmds(server *string) []*cobra.Command {
 		return &cobra.Command{
 			Use: use + " NAME", Short: short, Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				c, err := newClient(*server)
+				c, err := newClient(cmd, *server)
 				if err != nil {
 					return reportErr(cmd, err)
 				}
@@ -40,7 +40,7 @@ func nodeOpCmds(server *string) []*cobra.Command {
 			if err != nil {
 				return reportErr(cmd, err)
 			}
-			c, err := newClient(*server)
+			c, err := newClient(cmd, *server)
 			if err != nil {
 				return reportErr(cmd, err)
 			}
@@ -56,7 +56,7 @@ func nodeOpCmds(server *string) []*cobra.Command {
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			key, effect, _ := strings.Cut(strings.TrimSuffix(args[1], "-"), ":")
-			c, err := newClient(*server)
+			c, err := newClient(cmd, *server)
 			if err != nil {
 				return reportErr(cmd, err)
 			}
@@ -78,7 +78,7 @@ func nodeOpCmds(server *string) []*cobra.Command {
 		Short: "Cordon a node and evict every pod on it, then wait until it holds none (Drained)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := newClient(*server)
+			c, err := newClient(cmd, *server)
 			if err != nil {
 				return reportErr(cmd, err)
 			}
@@ -99,7 +99,7 @@ func nodeOpCmds(server *string) []*cobra.Command {
 	undrain := &cobra.Command{
 		Use: "undrain NAME", Short: "End a drain: uncordon the node and return it to Ready", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := newClient(*server)
+			c, err := newClient(cmd, *server)
 			if err != nil {
 				return reportErr(cmd, err)
 			}

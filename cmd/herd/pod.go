@@ -22,7 +22,7 @@ func newPodCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use: "list", Short: "List pods: NAMESPACE, NAME, STATUS, NODE, IP, AGE", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := newClient(server)
+			c, err := newClient(cmd, server)
 			if err != nil {
 				return reportErr(cmd, err)
 			}
@@ -54,7 +54,7 @@ func newPodCmd() *cobra.Command {
 	get := &cobra.Command{
 		Use: "get NAME", Short: "Show one pod", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := newClient(server)
+			c, err := newClient(cmd, server)
 			if err != nil {
 				return reportErr(cmd, err)
 			}
@@ -73,7 +73,7 @@ func newPodCmd() *cobra.Command {
 	del := &cobra.Command{
 		Use: "delete NAME", Short: "Delete a pod; it shuts down within its grace period", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := newClient(server)
+			c, err := newClient(cmd, server)
 			if err != nil {
 				return reportErr(cmd, err)
 			}

@@ -231,4 +231,3 @@ func TestConfigValidate(t *testing.T) {
 		t.Error("a bad kind and a timeout longer than the interval passed")
 	}
 }
-
