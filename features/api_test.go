@@ -43,8 +43,15 @@ func (r response) String() string {
 	return fmt.Sprintf("%s %s: %d %s", r.method, r.path, r.code, bytes.TrimSpace(r.body))
 }
 
-// do sends one request to herd and reads the whole answer.
+// do sends one request to herd and reads the whole answer. It carries
+// the admin's token when herd requires tokens: the world's own reads must
+// see everything.
 func (w *world) do(method, path, contentType string, body []byte) (response, error) {
+	return w.doAs(w.auth.admin, method, path, contentType, body)
+}
+
+// doAs is do with token as the bearer token ("" for none).
+func (w *world) doAs(token, method, path, contentType string, body []byte) (response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -57,6 +64,9 @@ func (w *world) do(method, path, contentType string, body []byte) (response, err
 		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set("Accept", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := w.client.Do(req)
 	if err != nil {
 		return response{}, fmt.Errorf("%s %s: %w", method, path, err)
@@ -78,7 +88,7 @@ func (w *world) write(method, path, contentType string, body []byte) error {
 		return err
 	}
 	w.before = mark
-	w.last, err = w.do(method, path, contentType, body)
+	w.last, err = w.doAs(w.auth.actor, method, path, contentType, body)
 	if err != nil {
 		return err
 	}

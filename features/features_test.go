@@ -39,4 +39,7 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerHealthSteps(sc)
 	w.registerPodSteps(sc)
 	w.registerSchedulingSteps(sc)
+	w.registerPicoSteps(sc)
+	w.registerConfigMapSteps(sc)
+	w.registerAuthSteps(sc)
 }

@@ -25,6 +25,7 @@ type auditEvent struct {
 	Version    int64           `json:"version"`
 	Type       string          `json:"type"`
 	RecordedAt time.Time       `json:"recordedAt"`
+	Actor      string          `json:"actor"`
 	Payload    json.RawMessage `json:"payload"`
 }
 

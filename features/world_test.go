@@ -11,6 +11,7 @@ import (
 
 	"github.com/cucumber/godog"
 	"go.uber.org/fx"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -59,6 +60,14 @@ type world struct {
 	// agents remembers, per node, what its agent registered with and the
 	// metrics it reported last, as a real agent would.
 	agents map[string]*agent
+	// auth holds the tokens requests carry, when herd requires them.
+	auth auth
+	// devices are the simulated Picos and herd's device listener.
+	devices devices
+	// kubectlLast is how the operator's latest kubectl command ended.
+	kubectlLast kubectlRun
+	// read holds ConfigMaps as a client read them, for its later writes.
+	read map[string]corev1.ConfigMap
 }
 
 // start gives the scenario a fresh herd: a new data directory, a fake
@@ -88,6 +97,12 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 	case hasTag(sc, "@health-off"):
 		cfg.Reconcilers.Enabled = []string{"*", "-health"}
 	}
+	// herd probes kubelet endpoints on the wall clock's network: only
+	// scenarios about the probes run them, so that the others stay
+	// deterministic.
+	if !hasTag(sc, "@kubelet-probes") {
+		cfg.KubeletProbe.Kinds = nil
+	}
 	w.cfg = cfg
 	return ctx, w.launch(ctx)
 }
@@ -97,7 +112,7 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 func (w *world) launch(ctx context.Context) error {
 	w.app = fx.New(app.Options(w.cfg,
 		fx.Decorate(func(clock.WithTicker) clock.WithTicker { return w.clock }),
-		fx.Populate(&w.server, &w.store, &w.recs),
+		fx.Populate(&w.server, &w.store, &w.recs, &w.devices.listener),
 	))
 	if err := w.app.Err(); err != nil {
 		w.app = nil
@@ -158,6 +173,7 @@ func (w *world) stop(ctx context.Context, _ *godog.Scenario, _ error) (context.C
 	if w.client != nil {
 		w.client.CloseIdleConnections()
 	}
+	errs = append(errs, w.devices.close())
 	if w.dir != "" {
 		if err := os.RemoveAll(w.dir); err != nil {
 			errs = append(errs, err)

@@ -209,12 +209,22 @@ func (s *Server) decodeConfigMap(r *http.Request, ns, name string) (corev1.Confi
 	if len(data) == 0 {
 		return in, badRequest("the request body is empty")
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if r.URL.Query().Get("fieldValidation") == "Strict" {
-		dec.DisallowUnknownFields()
-	}
-	if err := dec.Decode(&in); err != nil {
-		return in, badRequest("the request body is not a valid ConfigMap: %v", err)
+	switch ct := mediaType(r); ct {
+	case protobufType:
+		if err := decodeProtobuf(data, &in); err != nil {
+			return in, err
+		}
+	case "", "application/json":
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if r.URL.Query().Get("fieldValidation") == "Strict" {
+			dec.DisallowUnknownFields()
+		}
+		if err := dec.Decode(&in); err != nil {
+			return in, badRequest("the request body is not a valid ConfigMap: %v", err)
+		}
+	default:
+		return in, &requestError{http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+			fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, %s (got %q)", protobufType, ct)}
 	}
 	if in.Kind != "" && (in.Kind != "ConfigMap" || (in.APIVersion != "" && in.APIVersion != "v1")) {
 		return in, badRequest("the body is a %s %s, not a v1 ConfigMap", in.APIVersion, in.Kind)

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -8,6 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 )
 
 func decodeCM(t *testing.T, a answer) corev1.ConfigMap {
@@ -165,4 +169,33 @@ func TestConfigMapTable(t *testing.T) {
 	if diff := cmp.Diff([]any{"pico-config", float64(3), "90m"}, table.Rows[0].Cells); diff != "" {
 		t.Errorf("cells (-want +got):\n%s", diff)
 	}
+}
+
+// TestConfigMapInProtobuf is kubectl create configmap's request: typed
+// kubectl commands send Kubernetes' protobuf.
+func TestConfigMapInProtobuf(t *testing.T) {
+	api := newTestAPI(t, nil)
+	base := api.serve(t).URL
+	scheme := runtime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	in := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: "pico-config"},
+		Data:       map[string]string{"interval": "5"},
+	}
+	var buf bytes.Buffer
+	if err := protobuf.NewSerializer(scheme, scheme).Encode(in, &buf); err != nil {
+		t.Fatal(err)
+	}
+	got := decodeCM(t, mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: cmPath, contentType: protobufType, body: buf.String()}))
+	if diff := cmp.Diff(in.Data, got.Data); diff != "" || got.Name != "pico-config" {
+		t.Errorf("created %s (-want +got data):\n%s", got.Name, diff)
+	}
+	a := mustSend(t, nil, base, http.StatusBadRequest, req{method: "POST", path: cmPath, contentType: protobufType, body: "k8s\x00garbage"})
+	if reason, _ := a.status(t); reason != "BadRequest" {
+		t.Errorf("garbage protobuf: %s", a.body)
+	}
+	mustSend(t, nil, base, http.StatusUnsupportedMediaType, req{method: "POST", path: cmPath, contentType: "application/yaml", body: "metadata: {}"})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -88,15 +89,13 @@ func resourceName(kind string) string {
 	return lower(kind) + "s"
 }
 
+// lower is a kind as its resource name starts: "ConfigMap" is
+// "configmap", as in `configmaps "x" not found`.
 func lower(kind string) string {
 	if kind == "" {
 		return "object"
 	}
-	b := []byte(kind)
-	if b[0] >= 'A' && b[0] <= 'Z' {
-		b[0] += 'a' - 'A'
-	}
-	return string(b)
+	return strings.ToLower(kind)
 }
 
 // staleObject is the conflict of an update written against an old

@@ -113,6 +113,10 @@ func newAuthenticator(cfg Config, log *zap.Logger) (httpapi.Authenticator, error
 			return nil, err
 		}
 		log.Info("the API requires bearer tokens", zap.String("token_file", sc.TokenAuthFile), zap.Int("tokens", tf.Len()))
+		if !sc.TLS() && !isLoopback(cfg.Listen) {
+			log.Warn("bearer tokens over plain HTTP travel in the clear, and kubectl sends none over it: give --tls-cert-file and --tls-private-key-file",
+				zap.String("listen", cfg.Listen))
+		}
 		return tf, nil
 	}
 	if isLoopback(cfg.Listen) {
