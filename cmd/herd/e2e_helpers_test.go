@@ -148,6 +148,7 @@ type herdProc struct {
 	output  *syncBuffer // stdout and stderr together
 	done    chan struct{}
 	waitErr error // valid once done is closed
+	caFile  string
 }
 
 // serveOptions are how a test starts serve.
@@ -161,6 +162,9 @@ type serveOptions struct {
 	Listen string
 	// Args are extra arguments after the defaults.
 	Args []string
+	// CAFile, when set, is the certificate serve's TLS is checked with:
+	// the URL is https and readiness is awaited over TLS.
+	CAFile string
 }
 
 // startServe starts `herd serve` and waits until /readyz answers 200. The
@@ -181,7 +185,12 @@ func startServe(t *testing.T, opts serveOptions) *herdProc {
 		if pass {
 			args = append(args, "--listen", listen)
 		}
-		p := spawn(t, "http://"+listen, opts.DataDir, opts.Env, append(args, opts.Args...)...)
+		scheme := "http://"
+		if opts.CAFile != "" {
+			scheme = "https://"
+		}
+		p := spawn(t, scheme+listen, opts.DataDir, opts.Env, append(args, opts.Args...)...)
+		p.caFile = opts.CAFile
 		err := p.waitReady(readyTimeout)
 		if err == nil {
 			return p
@@ -234,7 +243,7 @@ func (p *herdProc) exited() bool {
 // waitReady polls /readyz until it answers 200, the process exits, or the
 // deadline passes.
 func (p *herdProc) waitReady(timeout time.Duration) error {
-	c := &http.Client{Timeout: time.Second}
+	c := &http.Client{Timeout: time.Second, Transport: trustingTransport(p.t, p.caFile)}
 	var last error
 	err := poll(timeout, func() (bool, error) {
 		if p.exited() {

@@ -142,6 +142,9 @@ func TestKubectl(t *testing.T) {
 type kubectl struct {
 	base string
 	env  []string
+	// auth are --token and --certificate-authority, for a herd that
+	// requires them.
+	auth []string
 }
 
 func newKubectl(t *testing.T, base string) kubectl {
@@ -152,7 +155,8 @@ func newKubectl(t *testing.T, base string) kubectl {
 // run runs kubectl and returns how it ended.
 func (k kubectl) run(t *testing.T, args ...string) result {
 	t.Helper()
-	return run(t, k.env, "kubectl", append([]string{"--server", k.base, "--request-timeout", "10s"}, args...)...)
+	full := append([]string{"--server", k.base, "--request-timeout", "10s"}, k.auth...)
+	return run(t, k.env, "kubectl", append(full, args...)...)
 }
 
 // must runs kubectl, requires exit 0 and returns its stdout.
