@@ -125,9 +125,19 @@ func (g deviceGate) speakFor(r *http.Request, name, addr string) error {
 	if !allowed(g.cfg.Allow, name) {
 		return forbidden("nodes %q is forbidden: the name does not match --device-allow (%s)", name, strings.Join(g.cfg.Allow, ", "))
 	}
+	cmd := domain.BindDevice{Name: name, Address: addr}
 	now := g.s.Clock.Now()
-	_, err := g.s.Devices.UpdateDeviceBinding(r.Context(), name, func(b domain.DeviceBinding) ([]domain.Event, error) {
-		return domain.DecideDevice(b, domain.BindDevice{Name: name, Address: addr}, now)
+	// Decide on the view first: a bound device reports every 10 s, and
+	// its reports need no write transaction for the binding.
+	b, err := g.s.DeviceBindings.Get(r.Context(), name)
+	if err != nil {
+		return err
+	}
+	if evs, err := domain.DecideDevice(b, cmd, now); err != nil || len(evs) == 0 {
+		return err
+	}
+	_, err = g.s.Devices.UpdateDeviceBinding(r.Context(), name, func(b domain.DeviceBinding) ([]domain.Event, error) {
+		return domain.DecideDevice(b, cmd, now)
 	})
 	return err
 }

@@ -10,7 +10,7 @@ import (
 
 // deviceListener serves api's device handler on 127.0.0.2, so that
 // clients can come from other loopback addresses.
-func deviceListener(t *testing.T, api *testAPI, cfg DeviceConfig) string {
+func deviceListener(t testing.TB, api *testAPI, cfg DeviceConfig) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.2:0")
 	if err != nil {
@@ -24,7 +24,7 @@ func deviceListener(t *testing.T, api *testAPI, cfg DeviceConfig) string {
 }
 
 // from is a client whose connections come from the loopback address ip.
-func from(t *testing.T, ip string) *http.Client {
+func from(t testing.TB, ip string) *http.Client {
 	t.Helper()
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
 	c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}

@@ -33,7 +33,7 @@ type testAPI struct {
 	clock *clocktesting.FakeClock
 }
 
-func newTestAPI(t *testing.T, auth Authenticator) *testAPI {
+func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 	t.Helper()
 	ctx := context.Background()
 	store, err := events.Open(ctx, events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
@@ -58,7 +58,7 @@ func newTestAPI(t *testing.T, auth Authenticator) *testAPI {
 }
 
 // serve starts the API on a loopback port for the test.
-func (a *testAPI) serve(t *testing.T) *httptest.Server {
+func (a *testAPI) serve(t testing.TB) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(a)
 	t.Cleanup(srv.Close)

@@ -111,7 +111,7 @@ func (c Config) Validate() error {
 	if err := c.Scheduler.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := c.Security.validate(c.Listen); err != nil {
+	if err := c.Security.validate(c.Listen, c.Demo); err != nil {
 		errs = append(errs, err)
 	}
 	if err := c.KubeletProbe.Validate(); err != nil {

@@ -44,9 +44,13 @@ type SecurityConfig struct {
 // TLS reports whether the API listener serves HTTPS.
 func (c SecurityConfig) TLS() bool { return c.TLSCertFile != "" }
 
-// validate names every wrong setting; listen is the API address.
-func (c SecurityConfig) validate(listen string) error {
+// validate names every wrong setting; listen is the API address, demo the
+// number of simulated nodes (which send no tokens).
+func (c SecurityConfig) validate(listen string, demo int) error {
 	var errs []error
+	if demo > 0 && c.TokenAuthFile != "" {
+		errs = append(errs, errors.New("--demo runs simulated nodes without tokens: it cannot go with --token-auth-file"))
+	}
 	if c.TokenAuthFile == "" && !c.InsecureAllowAnonymous && !isLoopback(listen) {
 		errs = append(errs, fmt.Errorf("--listen %s is not a loopback address, and without --token-auth-file anyone who reaches it could change anything: "+
 			"give --token-auth-file, or --insecure-allow-anonymous if you mean it", listen))

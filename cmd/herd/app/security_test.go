@@ -15,6 +15,7 @@ func TestSecurityValidate(t *testing.T) {
 	tests := []struct {
 		name    string
 		listen  string
+		demo    int
 		sc      SecurityConfig
 		wantErr []string
 	}{
@@ -31,11 +32,12 @@ func TestSecurityValidate(t *testing.T) {
 		{name: "a device listener without policy", listen: "127.0.0.1:8080", sc: SecurityConfig{DeviceListen: "127.0.0.2:8081"}, wantErr: []string{"--device-allow", "--device-source-networks"}},
 		{name: "a bad network", listen: "127.0.0.1:8080", sc: SecurityConfig{DeviceListen: "127.0.0.2:8081", DeviceAllow: []string{"pico-*"}, DeviceSourceNetworks: []string{"pico-net"}}, wantErr: []string{`--device-source-networks "pico-net"`}},
 		{name: "policy without a listener", listen: "127.0.0.1:8080", sc: SecurityConfig{DeviceAllow: []string{"pico-*"}}, wantErr: []string{"need --device-listen"}},
+		{name: "a demo fleet cannot send tokens", listen: "127.0.0.1:8080", demo: 3, sc: SecurityConfig{TokenAuthFile: tokens}, wantErr: []string{"--demo"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := DefaultConfig()
-			cfg.Listen, cfg.Security = tt.listen, tt.sc
+			cfg.Listen, cfg.Security, cfg.Demo = tt.listen, tt.sc, tt.demo
 			err := cfg.Validate()
 			if len(tt.wantErr) == 0 {
 				if err != nil {
