@@ -71,9 +71,13 @@ Feature: A Raspberry Pi Pico speaks for itself
     When the Pico "pico-01" is switched on
     Then node "pico-01" shows Ready True since 09:01:05, last heartbeat 09:01:05
 
-  Scenario: A Pico offers room for no pod
-    When the Pico "pico-01" is switched on
-    Then node "pico-01" is given no pod
+  Scenario: A Pico is never given a pod
+    Given the Pico "pico-01" was switched on
+    When a client creates pod "tiny"
+    Then pod "tiny" is Pending, unschedulable: "0/1 nodes are available: 1 Too many pods."
+    When "pico-01" reports every 10 seconds for 1 minute
+    Then pod "tiny" is not bound to any node
+    And node "pico-01" offers room for no pod
 
   Scenario: The operator sets the Pico's configuration with kubectl, and its next poll reads it
     Given the Pico "pico-01" was switched on

@@ -58,7 +58,7 @@ func (w *world) registerPicoSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^"([^"]+)" reads the configuration:$`, w.picoRead)
 	sc.Step(`^"([^"]+)" has read no configuration$`, w.picoReadNothing)
 	sc.Step(`^every request of "([^"]+)" so far went out as the firmware writes it$`, w.firmwareBytes)
-	sc.Step(`^node "([^"]+)" is given no pod$`, w.givenNoPod)
+	sc.Step(`^node "([^"]+)" offers room for no pod$`, w.roomForNoPod)
 
 	sc.Step(`^herd soon finds the kubelet endpoint of "([^"]+)" reachable$`, w.soonReachable)
 	sc.Step(`^herd soon finds the kubelet endpoint of "([^"]+)" unreachable: (\w+), "([^"]+)"$`, w.soonUnreachable)
@@ -304,8 +304,9 @@ func (w *world) firmwareBytes(name string) error {
 	return nil
 }
 
-// givenNoPod checks what keeps pods off the node: it offers room for none.
-func (w *world) givenNoPod(name string) error {
+// roomForNoPod checks what keeps pods off the node: capacity and
+// allocatable pods are exactly 0.
+func (w *world) roomForNoPod(name string) error {
 	n, err := w.node(name)
 	if err != nil {
 		return err
