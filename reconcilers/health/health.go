@@ -113,7 +113,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 	if !ok {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("health: unknown key %q", key))
 	}
-	a, err := r.assessFleet(ctx, 0)
+	a, err := r.assessFleet(ctx)
 	if err != nil {
 		return reconcilers.Result{}, err
 	}

@@ -18,7 +18,7 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	if err != nil || len(stale) == 0 {
 		return err
 	}
-	assessment, err := r.assessFleet(ctx, len(stale))
+	assessment, err := r.assessFleetWith(ctx, len(stale))
 	if err != nil {
 		return err
 	}
@@ -41,9 +41,22 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	return nil
 }
 
-// assessFleet counts the fleet's reachability, with extra more nodes about
-// to become unreachable, and records a change of disruption state.
-func (r *Reconciler) assessFleet(ctx context.Context, extra int) (domain.AssessFleet, error) {
+// assessFleet judges the fleet as it stands now: the nodes marked
+// unreachable plus those whose deadline has passed but which the monitor
+// has not marked yet. Counting only the marked ones would let a node's
+// reconcile, running beside a monitor pass, see the outage half-recorded
+// and end the disruption the monitor has just started.
+func (r *Reconciler) assessFleet(ctx context.Context) (domain.AssessFleet, error) {
+	stale, err := r.view.StaleNodes(ctx, r.clock.Now(), r.cfg.GracePeriod, r.cfg.StartupGracePeriod)
+	if err != nil {
+		return domain.AssessFleet{}, err
+	}
+	return r.assessFleetWith(ctx, len(stale))
+}
+
+// assessFleetWith counts the fleet's reachability, with extra more nodes
+// about to become unreachable, and records a change of disruption state.
+func (r *Reconciler) assessFleetWith(ctx context.Context, extra int) (domain.AssessFleet, error) {
 	unreachable, total, err := r.view.Reachability(ctx)
 	if err != nil {
 		return domain.AssessFleet{}, err
