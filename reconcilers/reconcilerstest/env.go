@@ -159,16 +159,17 @@ func (e *Env) GetNode(name string) domain.Node {
 // first.
 func (e *Env) PodTypes(name string) []string {
 	e.t.Helper()
-	return e.streamTypes(domain.PodStream("default", name))
+	return e.StreamTypes(domain.PodStream("default", name))
 }
 
 // NodeTypes lists the types of the events in the node's stream.
 func (e *Env) NodeTypes(name string) []string {
 	e.t.Helper()
-	return e.streamTypes(domain.NodeStream(name))
+	return e.StreamTypes(domain.NodeStream(name))
 }
 
-func (e *Env) streamTypes(stream string) []string {
+// StreamTypes lists the types of the events in a stream, oldest first.
+func (e *Env) StreamTypes(stream string) []string {
 	e.t.Helper()
 	recs, err := e.Store.ReadStream(e.t.Context(), e.Store.DB(), stream, 0)
 	if err != nil {
