@@ -11,8 +11,10 @@ import (
 // AnnotationShutdownSeconds, on a pod, is how many whole seconds it takes
 // to stop once asked to shut down; a negative value makes it ignore
 // shutdown, so that only a halt stops it. Features use it to show a pod
-// stopping inside its grace period, and one halted after it.
-const AnnotationShutdownSeconds = "herd.dev/mock-shutdown-seconds"
+// stopping inside its grace period, and one halted after it. It lives
+// outside the herd.dev/ prefix because the API keeps that prefix for what
+// herd itself writes and drops it from what clients send.
+const AnnotationShutdownSeconds = "mock.herd.dev/shutdown-seconds"
 
 // shutdownDelay reads the pod's shutdown annotation: the delay, whether the
 // pod ignores shutdown, or an error naming the annotation. Without it the

@@ -5,7 +5,7 @@
 // tests use it to see what happened to a pod.
 //
 // A pod stops a configurable time after it is asked to shut down (at once
-// by default); the annotation herd.dev/mock-shutdown-seconds sets that time
+// by default); the annotation mock.herd.dev/shutdown-seconds sets that time
 // per pod, and a negative value makes the pod ignore shutdown so that it
 // has to be halted.
 //

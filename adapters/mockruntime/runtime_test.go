@@ -192,9 +192,9 @@ func TestRefusals(t *testing.T) {
 		{name: "start after shutdown", actions: []action{provision(0), shutdown(1)}, last: start(2),
 			wantErr: "is not started again"},
 		{name: "malformed annotation fails provisioning", annotations: map[string]string{AnnotationShutdownSeconds: "soon"},
-			last: provision(0), wantErr: `annotation herd.dev/mock-shutdown-seconds "soon": want whole seconds`},
+			last: provision(0), wantErr: `annotation mock.herd.dev/shutdown-seconds "soon": want whole seconds`},
 		{name: "malformed annotation fails shutdown", annotations: map[string]string{AnnotationShutdownSeconds: "1.5"},
-			last: shutdown(0), wantErr: `annotation herd.dev/mock-shutdown-seconds "1.5"`},
+			last: shutdown(0), wantErr: `annotation mock.herd.dev/shutdown-seconds "1.5"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -189,7 +189,7 @@ func TestRuntimeFailures(t *testing.T) {
 			name:        "provisioning fails",
 			annotations: map[string]string{mockruntime.AnnotationShutdownSeconds: "later"},
 			wantReason:  ReasonProvisionFailed,
-			wantMessage: `pod default/web: annotation herd.dev/mock-shutdown-seconds "later": want whole seconds (negative to ignore shutdown)`,
+			wantMessage: `pod default/web: annotation mock.herd.dev/shutdown-seconds "later": want whole seconds (negative to ignore shutdown)`,
 		},
 		{
 			name:        "starting fails",
