@@ -120,7 +120,7 @@ func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
 func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:termination", Source: "reconciler/termination"})
 	if node, ok := strings.CutPrefix(key, "node/"); ok {
-		return reconcilers.Result{}, r.reconcileNode(ctx, node)
+		return r.reconcileNode(ctx, node)
 	}
 	rest, ok := strings.CutPrefix(key, "pod/")
 	ns, name, ok2 := strings.Cut(rest, "/")
@@ -138,21 +138,31 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 }
 
 // reconcileNode looks at every herd pod bound to the node: those being
-// deleted, and all of them when the node is gone. Each pod's own key keeps
-// its own wake-ups, so this pass needs none.
-func (r *Reconciler) reconcileNode(ctx context.Context, node string) error {
+// deleted, and all of them when the node is gone. It wakes again at the
+// earliest time one of them asked for, since a node's change (it became
+// unreachable) can bring a pod's garbage collection nearer than the wake-up
+// its own key has.
+func (r *Reconciler) reconcileNode(ctx context.Context, node string) (reconcilers.Result, error) {
 	herd := domain.SourceHerd
 	pods, _, err := r.pods.List(ctx, projections.PodFilter{NodeName: node, Source: &herd})
 	if err != nil {
-		return err
+		return reconcilers.Result{}, err
 	}
-	var errs []error
+	var (
+		next reconcilers.Result
+		errs []error
+	)
 	for _, p := range pods {
-		if _, err := r.reconcilePod(ctx, p); err != nil {
+		res, err := r.reconcilePod(ctx, p)
+		if err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if res.RequeueAfter > 0 && (next.RequeueAfter == 0 || res.RequeueAfter < next.RequeueAfter) {
+			next = res
 		}
 	}
-	return errors.Join(errs...)
+	return next, errors.Join(errs...)
 }
 
 // reconcilePod moves one pod on: garbage collection first, then the

@@ -418,6 +418,32 @@ func TestPodGarbageCollection(t *testing.T) {
 	}
 }
 
+func TestANodeThatBecameUnreachableWakesItsPodsGC(t *testing.T) {
+	f := newFixture(t, testConfig())
+	f.ReadyNode("a1", map[string]string{domain.LabelRuntime: domain.RuntimeAgent})
+	f.Pod("web", reconcilerstest.CreatePod("web", "a1", 30), domain.DeletePod{})
+	f.Pod("db", reconcilerstest.CreatePod("db", "a1", 10), domain.DeletePod{})
+	f.Pod("idle", reconcilerstest.CreatePod("idle", "a1", 30))
+	if res := f.reconcile(t, 0, "web"); res != (reconcilers.Result{}) {
+		t.Fatalf("with a1 Ready: %+v", res)
+	}
+	f.SetTime(45)
+	f.Node("a1", domain.MarkNodeUnreachable{})
+	res, err := f.r.Reconcile(t.Context(), "node/a1")
+	if err != nil || res.RequeueAfter != 60*time.Second {
+		t.Fatalf("the node's pass: %+v %v, want a wake-up at 09:01:45", res, err)
+	}
+	f.SetTime(105)
+	if res, err := f.r.Reconcile(t.Context(), "node/a1"); err != nil || res != (reconcilers.Result{}) {
+		t.Fatalf("at the GC time: %+v %v", res, err)
+	}
+	for name, want := range map[string]string{"web": domain.ReasonDeletionByPodGC, "db": domain.ReasonDeletionByPodGC, "idle": ""} {
+		if got := finalReason(t, f, name); got != want {
+			t.Errorf("%s: finalized with %q, want %q", name, got, want)
+		}
+	}
+}
+
 // finalReason is the reason of the pod's PodFinalized event, "" if none.
 func finalReason(t *testing.T, f *fixture, name string) string {
 	t.Helper()
