@@ -107,6 +107,10 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 	if !hasTag(sc, "@kubelet-probes") {
 		cfg.KubeletProbe.Kinds = nil
 	}
+	if hasTag(sc, "@node-runtime-none") {
+		// herd runs no pod itself: every node's pods are its agent's.
+		cfg.NodeRuntime = app.NodeRuntimeNone
+	}
 	w.cfg = cfg
 	return ctx, w.launch(ctx)
 }
