@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,7 +91,11 @@ func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
 // herd pods are bound to but that no longer exists.
 func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
 	herd := domain.SourceHerd
-	pods, _, err := r.pods.List(ctx, projections.PodFilter{Source: &herd})
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{Source: &herd, Terminating: true})
+	if err != nil {
+		return nil, err
+	}
+	bound, err := r.pods.BoundNodeNames(ctx, herd)
 	if err != nil {
 		return nil, err
 	}
@@ -98,19 +103,13 @@ func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	live := make(map[string]bool, len(names))
-	for _, n := range names {
-		live[n] = true
-	}
 	var keys []string
-	gone := map[string]bool{}
 	for _, p := range pods {
-		switch {
-		case p.Terminating():
-			keys = append(keys, domain.PodStream(p.Namespace, p.Name))
-		case p.Spec.NodeName != "" && !live[p.Spec.NodeName] && !gone[p.Spec.NodeName]:
-			gone[p.Spec.NodeName] = true
-			keys = append(keys, domain.NodeStream(p.Spec.NodeName))
+		keys = append(keys, domain.PodStream(p.Namespace, p.Name))
+	}
+	for _, n := range bound {
+		if _, live := slices.BinarySearch(names, n); !live {
+			keys = append(keys, domain.NodeStream(n))
 		}
 	}
 	return keys, nil

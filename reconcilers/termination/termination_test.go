@@ -25,12 +25,12 @@ type fixture struct {
 // newFixture runs pods of nodes without their own agent on the mock, as
 // herd serve does by default. A long poll period makes the requeues show
 // the deadlines themselves.
-func newFixture(t *testing.T, cfg Config) *fixture {
-	t.Helper()
-	env := reconcilerstest.New(t)
+func newFixture(tt testing.TB, cfg Config) *fixture {
+	tt.Helper()
+	env := reconcilerstest.New(tt)
 	mock, err := mockruntime.New(mockruntime.Config{}, env.Clock)
 	if err != nil {
-		t.Fatal(err)
+		tt.Fatal(err)
 	}
 	runtimes := RuntimesFunc(func(n domain.Node) (Runtime, bool) {
 		if n.RunsOwnPods() || n.Kind == domain.KindKubelet {
@@ -40,7 +40,7 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	})
 	r, err := New(cfg, env.Writer, env.Pods, env.Nodes, runtimes, env.Clock, zap.NewNop())
 	if err != nil {
-		t.Fatal(err)
+		tt.Fatal(err)
 	}
 	return &fixture{Env: env, mock: mock, r: r}
 }
@@ -511,7 +511,7 @@ func TestOrphansOfADeletedNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"pod/default/kept"}, keys); diff != "" {
+	if diff := cmp.Diff([]string{"pod/default/kept", "node/n1"}, keys); diff != "" {
 		t.Errorf("resync keys after the orphans went (-want +got):\n%s", diff)
 	}
 }
