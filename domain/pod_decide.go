@@ -56,3 +56,22 @@ func requireManaged(p Pod) error {
 func podRef(p Pod) string {
 	return fmt.Sprintf("pod %q", p.Namespace+"/"+p.Name)
 }
+
+// DecidePodSequence decides cmds one after another, each on the pod as the
+// events of those before it leave it, and returns all their events: how a
+// caller issues several commands as one unit of work (mark a pod as a
+// disruption target, then delete it). The first error stops it.
+func DecidePodSequence(p Pod, now time.Time, cmds ...PodCommand) ([]Event, error) {
+	var out []Event
+	for _, c := range cmds {
+		evs, err := DecidePod(p, c, now)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range evs {
+			p = EvolvePod(p, e)
+		}
+		out = append(out, evs...)
+	}
+	return out, nil
+}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"herd/adapters/mockruntime"
 	"herd/cmd/herd/app"
 	"herd/events"
 	"herd/reconcilers"
@@ -43,6 +44,9 @@ type world struct {
 	client *http.Client
 	// cfg is what herd runs with in this scenario.
 	cfg app.Config
+	// mock is herd's in-process mock runtime, which runs the pods of
+	// nodes without an agent of their own.
+	mock *mockruntime.Runtime
 	// recs runs herd's reconcilers; nil in features tagged
 	// @without-reconcilers, which specify what requests do by themselves.
 	recs *reconcilers.Manager
@@ -103,6 +107,10 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 	if !hasTag(sc, "@kubelet-probes") {
 		cfg.KubeletProbe.Kinds = nil
 	}
+	if hasTag(sc, "@node-runtime-none") {
+		// herd runs no pod itself: every node's pods are its agent's.
+		cfg.NodeRuntime = app.NodeRuntimeNone
+	}
 	w.cfg = cfg
 	return ctx, w.launch(ctx)
 }
@@ -112,7 +120,7 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 func (w *world) launch(ctx context.Context) error {
 	w.app = fx.New(app.Options(w.cfg,
 		fx.Decorate(func(clock.WithTicker) clock.WithTicker { return w.clock }),
-		fx.Populate(&w.server, &w.store, &w.recs, &w.devices.listener),
+		fx.Populate(&w.server, &w.store, &w.recs, &w.devices.listener, &w.mock),
 	))
 	if err := w.app.Err(); err != nil {
 		w.app = nil

@@ -48,6 +48,9 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&cfg.Scheduler.ResyncPeriod, "scheduler-resync-period", cfg.Scheduler.ResyncPeriod, "how often pending pods are tried again without an event")
 	f.IntVar(&cfg.Scheduler.BindBatchSize, "scheduler-bind-batch-size", cfg.Scheduler.BindBatchSize, "pod bindings per transaction")
 	addSecurityFlags(f, &cfg)
+	f.StringVar(&cfg.NodeRuntime, "node-runtime", cfg.NodeRuntime, `what runs herd's pods on nodes without their own agent (label herd.dev/runtime=agent): "mock" (in-process, runs nothing real) or "none"`)
+	f.DurationVar(&cfg.MockRuntime.ShutdownDelay, "mock-shutdown-delay", cfg.MockRuntime.ShutdownDelay, "how long a pod on the mock runtime takes to stop once asked (per pod: annotation mock.herd.dev/shutdown-seconds)")
+	f.DurationVar(&cfg.Termination.PodGCTimeout, "pod-gc-timeout", cfg.Termination.PodGCTimeout, "how long past its deletion deadline a pod on an unreachable node waits before it is removed anyway")
 	return cmd
 }
 

@@ -21,9 +21,13 @@ import (
 	"herd/events"
 	"herd/projections"
 	"herd/reconcilers"
+	"herd/reconcilers/drain"
 	"herd/reconcilers/health"
 	"herd/reconcilers/kubeletprobe"
+	"herd/reconcilers/noexecute"
 	"herd/reconcilers/scheduler"
+	"herd/reconcilers/termination"
+	"herd/reconcilers/zones"
 )
 
 // Options is the whole of `herd serve` as fx options. Tests append options
@@ -67,6 +71,10 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			func(cfg Config) health.Config { return cfg.Health },
 			func(w *projections.Writer) scheduler.Repository { return w },
 			func(cfg Config) scheduler.Config { return cfg.Scheduler },
+			newMockRuntime,
+			newNodeRuntimes,
+			terminationRuntimes,
+			zonesRuntimes,
 		),
 		reconcilers.Provide(func(cfg health.Config, repo health.Repository, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*health.Reconciler, error) {
 			return health.New(cfg, repo, view, clk, log)
@@ -76,6 +84,22 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		}),
 		reconcilers.Provide(func(cfg Config, w *projections.Writer, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*kubeletprobe.Reconciler, error) {
 			return kubeletprobe.New(cfg.KubeletProbe, w, view, clk, log)
+		}),
+		reconcilers.Provide(func(cfg Config, w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
+			rts termination.Runtimes, clk clock.Clock, log *zap.Logger) (*termination.Reconciler, error) {
+			return termination.New(cfg.Termination, w, pods, nodes, rts, clk, log)
+		}),
+		reconcilers.Provide(func(w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
+			rts zones.Runtimes, clk clock.Clock, log *zap.Logger) *zones.Reconciler {
+			return zones.New(zones.DefaultResyncPeriod, w, pods, nodes, rts, clk, log)
+		}),
+		reconcilers.Provide(func(w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
+			clk clock.Clock, log *zap.Logger) *noexecute.Reconciler {
+			return noexecute.New(noexecute.DefaultResyncPeriod, w, pods, nodes, clk, log)
+		}),
+		reconcilers.Provide(func(w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
+			clk clock.Clock, log *zap.Logger) *drain.Reconciler {
+			return drain.New(drain.DefaultResyncPeriod, w, pods, nodes, clk, log)
 		}),
 		reconcilers.Module,
 		fx.Invoke(func(*HTTPServer, *DeviceServer) {}),

@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"herd/adapters/mockruntime"
 	"herd/domain"
 	"herd/reconcilers"
 	"herd/reconcilers/health"
 	"herd/reconcilers/kubeletprobe"
 	"herd/reconcilers/scheduler"
+	"herd/reconcilers/termination"
 )
 
 // Config is everything an operator tunes on `herd serve`. Flags and HERD_*
@@ -46,7 +48,23 @@ type Config struct {
 	Security SecurityConfig
 	// KubeletProbe says which nodes' kubelet endpoints herd probes.
 	KubeletProbe kubeletprobe.Config
+	// NodeRuntime says what runs herd's pods on nodes without an agent of
+	// their own (label herd.dev/runtime=agent): "mock", the in-process
+	// mock runtime, or "none", which leaves every node's pods to its
+	// agent.
+	NodeRuntime string
+	// MockRuntime tunes the mock runtime.
+	MockRuntime mockruntime.Config
+	// Termination holds pod termination's and pod garbage collection's
+	// timings.
+	Termination termination.Config
 }
+
+// The values of --node-runtime.
+const (
+	NodeRuntimeMock = "mock"
+	NodeRuntimeNone = "none"
+)
 
 // DefaultConfig is what `herd serve` runs with when nothing is set.
 func DefaultConfig() Config {
@@ -62,6 +80,8 @@ func DefaultConfig() Config {
 		Health:       health.DefaultConfig(),
 		Scheduler:    scheduler.DefaultConfig(),
 		KubeletProbe: kubeletprobe.DefaultConfig(),
+		NodeRuntime:  NodeRuntimeMock,
+		Termination:  termination.DefaultConfig(),
 	}
 }
 
@@ -115,6 +135,15 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := c.KubeletProbe.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.NodeRuntime != NodeRuntimeMock && c.NodeRuntime != NodeRuntimeNone {
+		errs = append(errs, fmt.Errorf("--node-runtime %q: want %s or %s", c.NodeRuntime, NodeRuntimeMock, NodeRuntimeNone))
+	}
+	if err := c.MockRuntime.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Termination.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

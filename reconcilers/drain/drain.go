@@ -1,0 +1,177 @@
+package drain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+	"herd/reconcilers"
+)
+
+// MessageEviction is the DisruptionTarget message on a drained pod, that
+// of Kubernetes' eviction API, which `kubectl drain` uses.
+const MessageEviction = "Eviction API: evicting"
+
+// DefaultResyncPeriod is how often every draining node is looked at
+// without an event.
+const DefaultResyncPeriod = 30 * time.Second
+
+// keyDraining stands for every node being drained: a pod that leaves
+// names no node, so its finalization wakes them all (there are few).
+const keyDraining = "draining"
+
+// Repository is what the reconciler writes through.
+type Repository interface {
+	domain.NodeRepository
+	domain.PodRepository
+}
+
+// Reconciler is the drain reconciler. Its keys are "node/NAME" and
+// "draining".
+type Reconciler struct {
+	resync time.Duration
+	repo   Repository
+	pods   *projections.PodView
+	nodes  *projections.NodeView
+	clock  clock.PassiveClock
+	log    *zap.Logger
+}
+
+var (
+	_ reconcilers.Reconciler = (*Reconciler)(nil)
+	_ reconcilers.Resyncer   = (*Reconciler)(nil)
+)
+
+// New returns the drain reconciler, resyncing every resync.
+func New(resync time.Duration, repo Repository, pods *projections.PodView, nodes *projections.NodeView,
+	clk clock.PassiveClock, log *zap.Logger) *Reconciler {
+	return &Reconciler{resync: resync, repo: repo, pods: pods, nodes: nodes, clock: clk, log: log.Named("drain")}
+}
+
+// Name implements reconcilers.Reconciler.
+func (r *Reconciler) Name() string { return "drain" }
+
+// KeysFor maps the start of a drain to its node, a pod bound to a node to
+// that node (it may be draining), and a pod leaving to every draining node.
+func (r *Reconciler) KeysFor(rec events.Record) []string {
+	switch {
+	case strings.HasPrefix(rec.Stream, "node/") && rec.Type == (domain.NodeDrainStarted{}).EventType():
+		return []string{rec.Stream}
+	case strings.HasPrefix(rec.Stream, "pod/") && rec.Type == (domain.PodFinalized{}).EventType():
+		return []string{keyDraining}
+	case strings.HasPrefix(rec.Stream, "pod/") && rec.Type == (domain.PodScheduled{}).EventType():
+		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+		if err != nil {
+			r.log.Error("unreadable binding", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
+			return nil
+		}
+		return []string{domain.NodeStream(ev.(domain.PodScheduled).NodeName)}
+	}
+	return nil
+}
+
+// ResyncPeriod implements reconcilers.Resyncer.
+func (r *Reconciler) ResyncPeriod() time.Duration { return r.resync }
+
+// Resync looks at every draining node.
+func (r *Reconciler) Resync(context.Context) ([]string, error) { return []string{keyDraining}, nil }
+
+// Reconcile implements reconcilers.Reconciler.
+func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:drain", Source: "reconciler/drain"})
+	if key == keyDraining {
+		return reconcilers.Result{}, r.reconcileDraining(ctx)
+	}
+	name, ok := strings.CutPrefix(key, "node/")
+	if !ok || name == "" {
+		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("drain: unknown key %q", key))
+	}
+	n, err := r.nodes.Get(ctx, name)
+	if errors.Is(err, domain.ErrNotFound) {
+		return reconcilers.Result{}, nil
+	}
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
+	return reconcilers.Result{}, r.drain(ctx, n)
+}
+
+func (r *Reconciler) reconcileDraining(ctx context.Context) error {
+	nodes, _, err := r.nodes.List(ctx)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, n := range nodes {
+		if err := r.drain(ctx, n); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// drain evicts every herd pod left on a draining node, or records it
+// Drained when there is none.
+func (r *Reconciler) drain(ctx context.Context, n domain.Node) error {
+	if n.Drain == nil || !n.Drain.DrainedAt.IsZero() {
+		return nil
+	}
+	herd := domain.SourceHerd
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{NodeName: n.Name, Source: &herd})
+	if err != nil {
+		return err
+	}
+	if len(pods) == 0 {
+		_, err := r.repo.UpdateNode(ctx, n.Name, func(n domain.Node) ([]domain.Event, error) {
+			return domain.DecideNode(n, domain.MarkNodeDrained{}, r.clock.Now())
+		})
+		if err == nil {
+			r.log.Info("node drained", zap.String("node", n.Name))
+		}
+		return err
+	}
+	var errs []error
+	for _, p := range pods {
+		if err := r.evict(ctx, p, n); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// evict marks the pod a disruption target and deletes it, with the drain's
+// grace period when it has one; a pod already being deleted only gets the
+// shorter deadline, if the drain's is shorter.
+func (r *Reconciler) evict(ctx context.Context, seen domain.Pod, n domain.Node) error {
+	del := domain.DeletePod{GracePeriodSeconds: n.Drain.GracePeriodSeconds}
+	var evicted bool
+	_, err := r.repo.UpdatePod(ctx, seen.Namespace, seen.Name, func(p domain.Pod) ([]domain.Event, error) {
+		if !p.Exists() || p.UID != seen.UID || p.Spec.NodeName != n.Name {
+			return nil, nil
+		}
+		if p.Terminating() {
+			if del.GracePeriodSeconds == nil {
+				return nil, nil
+			}
+			return domain.DecidePod(p, del, r.clock.Now())
+		}
+		evicted = true
+		return domain.DecidePodSequence(p, r.clock.Now(),
+			domain.TargetPodDisruption{Reason: domain.ReasonEvictionByEvictionAPI, Message: MessageEviction}, del)
+	})
+	if err != nil {
+		return fmt.Errorf("evict %s: %w", seen.Key(), err)
+	}
+	if evicted {
+		r.log.Info("evicting pod: node drain", zap.String("pod", seen.Key()), zap.String("node", n.Name))
+	}
+	return nil
+}

@@ -1,0 +1,176 @@
+package noexecute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+	"herd/reconcilers"
+)
+
+// MessageTaintManager is the DisruptionTarget message on an evicted pod,
+// Kubernetes' own.
+const MessageTaintManager = "Taint manager: deleting due to NoExecute taint"
+
+// DefaultResyncPeriod is how often every node with a NoExecute taint is
+// looked at without an event.
+const DefaultResyncPeriod = 30 * time.Second
+
+// Reconciler is the NoExecute eviction reconciler. Its keys are
+// "node/NAME": a node's taints and the pods bound to it are judged
+// together.
+type Reconciler struct {
+	resync time.Duration
+	repo   domain.PodRepository
+	pods   *projections.PodView
+	nodes  *projections.NodeView
+	clock  clock.PassiveClock
+	log    *zap.Logger
+}
+
+var (
+	_ reconcilers.Reconciler = (*Reconciler)(nil)
+	_ reconcilers.Resyncer   = (*Reconciler)(nil)
+)
+
+// New returns the NoExecute eviction reconciler, resyncing every resync.
+func New(resync time.Duration, repo domain.PodRepository, pods *projections.PodView, nodes *projections.NodeView,
+	clk clock.PassiveClock, log *zap.Logger) *Reconciler {
+	return &Reconciler{resync: resync, repo: repo, pods: pods, nodes: nodes, clock: clk, log: log.Named("noexecute")}
+}
+
+// Name implements reconcilers.Reconciler.
+func (r *Reconciler) Name() string { return "noexecute" }
+
+// KeysFor maps a node's taint changes, and a pod's binding, to the node.
+func (r *Reconciler) KeysFor(rec events.Record) []string {
+	switch {
+	case strings.HasPrefix(rec.Stream, "node/"):
+		if rec.Type == (domain.NodeTainted{}).EventType() || rec.Type == (domain.NodeUntainted{}).EventType() {
+			return []string{rec.Stream}
+		}
+	case strings.HasPrefix(rec.Stream, "pod/") && rec.Type == (domain.PodScheduled{}).EventType():
+		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+		if err != nil {
+			// Only a log written by a newer herd could hold one; the
+			// resync still finds the node if it has a NoExecute taint.
+			r.log.Error("unreadable binding", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
+			return nil
+		}
+		return []string{domain.NodeStream(ev.(domain.PodScheduled).NodeName)}
+	}
+	return nil
+}
+
+// ResyncPeriod implements reconcilers.Resyncer.
+func (r *Reconciler) ResyncPeriod() time.Duration { return r.resync }
+
+// Resync returns every node that has a NoExecute taint.
+func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
+	nodes, _, err := r.nodes.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	for _, n := range nodes {
+		if hasNoExecute(n) {
+			keys = append(keys, domain.NodeStream(n.Name))
+		}
+	}
+	return keys, nil
+}
+
+func hasNoExecute(n domain.Node) bool {
+	for _, t := range n.Taints {
+		if t.Effect == domain.EffectNoExecute {
+			return true
+		}
+	}
+	return false
+}
+
+// Reconcile evicts the pods of one node that are due, and wakes again when
+// the next one will be.
+func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+	name, ok := strings.CutPrefix(key, "node/")
+	if !ok || name == "" {
+		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("noexecute: unknown key %q", key))
+	}
+	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:noexecute", Source: "reconciler/noexecute"})
+	n, err := r.nodes.Get(ctx, name)
+	if errors.Is(err, domain.ErrNotFound) || err == nil && !hasNoExecute(n) {
+		return reconcilers.Result{}, nil
+	}
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
+	herd := domain.SourceHerd
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{NodeName: name, Source: &herd})
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
+	now := r.clock.Now()
+	var (
+		next time.Time
+		errs []error
+	)
+	for _, p := range pods {
+		if p.Terminating() {
+			continue
+		}
+		at, evict := domain.NoExecuteDeadline(n.Taints, p.Spec.Tolerations, boundAt(p))
+		switch {
+		case !evict:
+		case now.Before(at):
+			if next.IsZero() || at.Before(next) {
+				next = at
+			}
+		default:
+			if err := r.evict(ctx, p, name, now); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return reconcilers.Result{}, err
+	}
+	if next.IsZero() {
+		return reconcilers.Result{}, nil
+	}
+	return reconcilers.Result{RequeueAfter: next.Sub(now)}, nil
+}
+
+// boundAt is when the pod was bound: its PodScheduled condition's
+// transition to True, or its creation for a pod created bound.
+func boundAt(p domain.Pod) time.Time {
+	if c, ok := p.Condition(domain.PodConditionScheduled); ok && c.Status == domain.ConditionTrue {
+		return c.LastTransitionTime
+	}
+	return p.CreatedAt
+}
+
+// evict marks the pod a disruption target and deletes it with its own
+// grace period, provided it is still the same pod on the same node.
+func (r *Reconciler) evict(ctx context.Context, seen domain.Pod, node string, now time.Time) error {
+	_, err := r.repo.UpdatePod(ctx, seen.Namespace, seen.Name, func(p domain.Pod) ([]domain.Event, error) {
+		if !p.Exists() || p.UID != seen.UID || p.Spec.NodeName != node || p.Terminating() {
+			return nil, nil
+		}
+		return domain.DecidePodSequence(p, now,
+			domain.TargetPodDisruption{Reason: domain.ReasonDeletionByTaintManager, Message: MessageTaintManager},
+			domain.DeletePod{})
+	})
+	if err != nil {
+		return fmt.Errorf("evict %s: %w", seen.Key(), err)
+	}
+	r.log.Info("evicting pod: NoExecute taint", zap.String("pod", seen.Key()), zap.String("node", node))
+	return nil
+}

@@ -1,0 +1,245 @@
+package termination
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+	"herd/reconcilers"
+)
+
+// Reconciler is the termination reconciler. Its keys are "pod/NS/NAME"
+// (one pod) and "node/NAME" (every pod bound to a node whose state
+// changed).
+type Reconciler struct {
+	cfg      Config
+	repo     domain.PodRepository
+	pods     *projections.PodView
+	nodes    *projections.NodeView
+	runtimes Runtimes
+	clock    clock.PassiveClock
+	log      *zap.Logger
+}
+
+var (
+	_ reconcilers.Reconciler = (*Reconciler)(nil)
+	_ reconcilers.Resyncer   = (*Reconciler)(nil)
+)
+
+// New returns the termination reconciler.
+func New(cfg Config, repo domain.PodRepository, pods *projections.PodView, nodes *projections.NodeView,
+	runtimes Runtimes, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Reconciler{cfg: cfg, repo: repo, pods: pods, nodes: nodes, runtimes: runtimes, clock: clk, log: log.Named("termination")}, nil
+}
+
+// reasonTerminated is the finalization reason after a clean termination.
+const reasonTerminated = "Terminated"
+
+// Name implements reconcilers.Reconciler.
+func (r *Reconciler) Name() string { return "termination" }
+
+// podEvents are the pod events that move a termination on: a deletion or
+// a shorter deadline, a step an agent recorded, finalizers removed.
+var podEvents = map[string]bool{
+	domain.PodDeletionRequested{}.EventType(): true,
+	domain.PodShutdownRequested{}.EventType(): true,
+	domain.PodHalted{}.EventType():            true,
+	domain.PodStopped{}.EventType():           true,
+	domain.PodDeprovisioned{}.EventType():     true,
+	domain.PodMetadataChanged{}.EventType():   true,
+}
+
+// nodeEvents are the node events that change what happens to the pods
+// bound to it: it went away, lost or regained Ready, or changed hands
+// between herd's runtime and its own agent.
+var nodeEvents = map[string]bool{
+	domain.NodeDeleted{}.EventType():        true,
+	domain.NodeBecameNotReady{}.EventType(): true,
+	domain.NodeBecameReady{}.EventType():    true,
+	domain.NodeLabelsChanged{}.EventType():  true,
+	domain.NodeRegistered{}.EventType():     true,
+	domain.NodeRestarted{}.EventType():      true,
+}
+
+// KeysFor implements reconcilers.Reconciler.
+func (r *Reconciler) KeysFor(rec events.Record) []string {
+	switch {
+	case strings.HasPrefix(rec.Stream, "pod/") && podEvents[rec.Type]:
+		return []string{rec.Stream}
+	case strings.HasPrefix(rec.Stream, "node/") && nodeEvents[rec.Type]:
+		return []string{rec.Stream}
+	}
+	return nil
+}
+
+// ResyncPeriod implements reconcilers.Resyncer.
+func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
+
+// Resync returns every terminating herd pod, and every node name that
+// herd pods are bound to but that no longer exists.
+func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
+	herd := domain.SourceHerd
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{Source: &herd, Terminating: true})
+	if err != nil {
+		return nil, err
+	}
+	bound, err := r.pods.BoundNodeNames(ctx, herd)
+	if err != nil {
+		return nil, err
+	}
+	names, err := r.nodes.Names(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	for _, p := range pods {
+		keys = append(keys, domain.PodStream(p.Namespace, p.Name))
+	}
+	for _, n := range bound {
+		if _, live := slices.BinarySearch(names, n); !live {
+			keys = append(keys, domain.NodeStream(n))
+		}
+	}
+	return keys, nil
+}
+
+// Reconcile implements reconcilers.Reconciler.
+func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:termination", Source: "reconciler/termination"})
+	if node, ok := strings.CutPrefix(key, "node/"); ok {
+		return r.reconcileNode(ctx, node)
+	}
+	rest, ok := strings.CutPrefix(key, "pod/")
+	ns, name, ok2 := strings.Cut(rest, "/")
+	if !ok || !ok2 {
+		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("termination: unknown key %q", key))
+	}
+	p, err := r.pods.Get(ctx, ns, name)
+	if errors.Is(err, domain.ErrNotFound) {
+		return reconcilers.Result{}, nil
+	}
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
+	return r.reconcilePod(ctx, p)
+}
+
+// reconcileNode looks at every herd pod bound to the node: those being
+// deleted, and all of them when the node is gone. It wakes again at the
+// earliest time one of them asked for, since a node's change (it became
+// unreachable) can bring a pod's garbage collection nearer than the wake-up
+// its own key has.
+func (r *Reconciler) reconcileNode(ctx context.Context, node string) (reconcilers.Result, error) {
+	herd := domain.SourceHerd
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{NodeName: node, Source: &herd})
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
+	var (
+		next reconcilers.Result
+		errs []error
+	)
+	for _, p := range pods {
+		res, err := r.reconcilePod(ctx, p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if res.RequeueAfter > 0 && (next.RequeueAfter == 0 || res.RequeueAfter < next.RequeueAfter) {
+			next = res
+		}
+	}
+	return next, errors.Join(errs...)
+}
+
+// reconcilePod moves one pod on: garbage collection first, then the
+// runtime's steps or the wait for the node's agent.
+func (r *Reconciler) reconcilePod(ctx context.Context, p domain.Pod) (reconcilers.Result, error) {
+	if p.Observed() {
+		return reconcilers.Result{}, nil
+	}
+	now := r.clock.Now()
+	node, found, err := r.node(ctx, p.Spec.NodeName)
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
+	if !p.Terminating() {
+		if p.Spec.NodeName != "" && !found {
+			return reconcilers.Result{}, r.deleteOrphan(ctx, p)
+		}
+		return reconcilers.Result{}, nil
+	}
+	v := collect(p, node, found, now, r.cfg.PodGCTimeout)
+	if v.collect {
+		return reconcilers.Result{}, r.garbageCollect(ctx, p, v.why, domain.FinalizePod{Reason: domain.ReasonDeletionByPodGC})
+	}
+	rt, ok := r.runtimes.For(node)
+	if !ok {
+		if p.Deletion.DeprovisionedAt.IsZero() {
+			// The node's agent records the steps through the API; each
+			// one wakes this key. Only the GC deadline needs a timer.
+			return after(now, v.at), nil
+		}
+		_, err := r.write(ctx, p, domain.FinalizePod{Reason: reasonTerminated})
+		return reconcilers.Result{}, err
+	}
+	return r.terminate(ctx, p, rt, now)
+}
+
+// node returns the named node, and false when there is none.
+func (r *Reconciler) node(ctx context.Context, name string) (domain.Node, bool, error) {
+	if name == "" {
+		return domain.Node{}, false, nil
+	}
+	n, err := r.nodes.Get(ctx, name)
+	if errors.Is(err, domain.ErrNotFound) {
+		return domain.Node{}, false, nil
+	}
+	return n, err == nil, err
+}
+
+// after is a Result that wakes the key at t; none when t is zero.
+func after(now, t time.Time) reconcilers.Result {
+	if t.IsZero() {
+		return reconcilers.Result{}
+	}
+	return reconcilers.Result{RequeueAfter: max(t.Sub(now), time.Millisecond)}
+}
+
+// write applies cmds to the pod as one unit of work, provided it is still
+// the pod the reconciler looked at. A FinalizePod that finalizers block is
+// left out: the pod waits, and the PodMetadataChanged that removes the
+// last finalizer wakes it again.
+func (r *Reconciler) write(ctx context.Context, seen domain.Pod, cmds ...domain.PodCommand) (domain.Pod, error) {
+	return r.repo.UpdatePod(ctx, seen.Namespace, seen.Name, func(p domain.Pod) ([]domain.Event, error) {
+		if !p.Exists() || p.UID != seen.UID {
+			return nil, nil
+		}
+		if len(p.Finalizers) > 0 {
+			cmds = withoutFinalize(cmds)
+		}
+		return domain.DecidePodSequence(p, r.clock.Now(), cmds...)
+	})
+}
+
+func withoutFinalize(cmds []domain.PodCommand) []domain.PodCommand {
+	var out []domain.PodCommand
+	for _, c := range cmds {
+		if _, ok := c.(domain.FinalizePod); !ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}

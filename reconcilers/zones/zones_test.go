@@ -1,0 +1,270 @@
+package zones
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/zap"
+
+	"herd/adapters/mockruntime"
+	"herd/domain"
+	"herd/events"
+	"herd/reconcilers"
+	"herd/reconcilers/reconcilerstest"
+)
+
+// hooked is the mock runtime with a hook run before Start: to fail it, or
+// to change the world while a pod is being started.
+type hooked struct {
+	*mockruntime.Runtime
+	beforeStart func(p domain.Pod) error
+}
+
+var _ Runtime = (*hooked)(nil)
+
+func (h *hooked) Start(ctx context.Context, p domain.Pod) (domain.RuntimeStatus, error) {
+	if h.beforeStart != nil {
+		if err := h.beforeStart(p); err != nil {
+			return domain.RuntimeStatus{}, err
+		}
+	}
+	return h.Runtime.Start(ctx, p)
+}
+
+type fixture struct {
+	*reconcilerstest.Env
+	rt *hooked
+	r  *Reconciler
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	env := reconcilerstest.New(t)
+	mock, err := mockruntime.New(mockruntime.Config{}, env.Clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{Env: env, rt: &hooked{Runtime: mock}}
+	runtimes := RuntimesFunc(func(n domain.Node) (Runtime, bool) {
+		if n.RunsOwnPods() {
+			return nil, false
+		}
+		return f.rt, true
+	})
+	f.r = New(DefaultResyncPeriod, env.Writer, env.Pods, env.Nodes, runtimes, env.Clock, zap.NewNop())
+	return f
+}
+
+func (f *fixture) reconcile(t *testing.T, key string) {
+	t.Helper()
+	res, err := f.r.Reconcile(t.Context(), key)
+	if err != nil {
+		t.Fatalf("%s: %v", key, err)
+	}
+	if res != (reconcilers.Result{}) {
+		t.Errorf("%s: %+v", key, res)
+	}
+}
+
+func (f *fixture) ops(name string) []mockruntime.Op {
+	p, _ := f.rt.Pod("default", name)
+	return p.Ops()
+}
+
+func TestStartsPodsOnTheRuntime(t *testing.T) {
+	f := newFixture(t)
+	f.Node("n1", domain.RegisterNode{Registration: domain.Registration{Name: "n1", Kind: domain.KindLinux,
+		Addresses: []domain.Address{{Type: "Hostname", Address: "n1"}, {Type: "InternalIP", Address: "192.0.2.10"}}}},
+		reconcilerstest.Report(domain.ConditionTrue))
+	c := reconcilerstest.CreatePod("web", "n1", 30)
+	c.Spec.Containers = append(c.Spec.Containers, domain.Container{Name: "sidecar", Image: "envoy"})
+	f.Pod("web", c)
+	f.SetTime(3)
+	f.reconcile(t, "pod/default/web")
+
+	p, _ := f.GetPod("web")
+	running := &domain.ContainerRunning{StartedAt: reconcilerstest.At(3)}
+	want := domain.PodStatus{
+		Phase: domain.PodRunning, HostIP: "192.0.2.10", StartTime: reconcilerstest.At(3),
+		Conditions: []domain.PodCondition{
+			{Type: domain.PodConditionScheduled, Status: domain.ConditionTrue, LastTransitionTime: reconcilerstest.At(0)},
+			{Type: domain.PodConditionReady, Status: domain.ConditionTrue, LastTransitionTime: reconcilerstest.At(3)},
+		},
+		ContainerStatuses: []domain.ContainerStatus{
+			{Name: "app", Image: "busybox", Ready: true, State: domain.ContainerState{Running: running}},
+			{Name: "sidecar", Image: "envoy", Ready: true, State: domain.ContainerState{Running: running}},
+		},
+	}
+	if diff := cmp.Diff(want, p.Status); diff != "" {
+		t.Errorf("status (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]mockruntime.Op{mockruntime.OpProvision, mockruntime.OpStart}, f.ops("web")); diff != "" {
+		t.Errorf("runtime (-want +got):\n%s", diff)
+	}
+	// Level-based: again changes nothing.
+	f.SetTime(10)
+	f.reconcile(t, "pod/default/web")
+	f.reconcile(t, "node/n1")
+	if diff := cmp.Diff([]string{"PodCreated", "PodScheduled", "PodStatusUpdated"}, f.PodTypes("web")); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestWaitsForAReadyNode(t *testing.T) {
+	f := newFixture(t)
+	f.Node("n1", domain.RegisterNode{Registration: domain.Registration{Name: "n1", Kind: domain.KindLinux}})
+	f.Pod("web", reconcilerstest.CreatePod("web", "n1", 30))
+	f.Pod("orphan", reconcilerstest.CreatePod("orphan", "nowhere", 30))
+	f.reconcile(t, "pod/default/web")
+	f.reconcile(t, "pod/default/orphan")
+	if ops := f.ops("web"); len(ops) != 0 {
+		t.Fatalf("started on a node that never reported: %v", ops)
+	}
+	f.SetTime(4)
+	f.Node("n1", reconcilerstest.Report(domain.ConditionTrue))
+	var keys []string
+	for _, rec := range f.Records(0) {
+		keys = append(keys, f.r.KeysFor(rec)...)
+	}
+	if diff := cmp.Diff([]string{"node/n1", "pod/default/web", "pod/default/orphan", "node/n1"}, keys); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+	f.reconcile(t, "node/n1")
+	if p, _ := f.GetPod("web"); p.Status.Phase != domain.PodRunning || !p.Status.StartTime.Equal(reconcilerstest.At(4)) {
+		t.Errorf("after the node became Ready: %s since %s", p.Status.Phase, p.Status.StartTime)
+	}
+}
+
+func TestLeavesAlone(t *testing.T) {
+	f := newFixture(t)
+	f.ReadyNode("n1", nil)
+	f.ReadyNode("a1", map[string]string{domain.LabelRuntime: domain.RuntimeAgent})
+	f.Pod("agents", reconcilerstest.CreatePod("agents", "a1", 30))
+	f.Pod("unbound", reconcilerstest.CreatePod("unbound", "", 30))
+	held := reconcilerstest.CreatePod("leaving", "n1", 30)
+	f.Pod("leaving", held, domain.DeletePod{})
+	f.Pod("done", reconcilerstest.CreatePod("done", "n1", 30), domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodSucceeded}})
+	if _, err := f.Writer.UpdatePod(t.Context(), "default", "kubelets", func(p domain.Pod) ([]domain.Event, error) {
+		return domain.DecidePod(p, domain.ObservePod{Namespace: "default", Name: "kubelets",
+			Spec: domain.PodSpec{NodeName: "n1"}, Status: domain.PodStatus{Phase: domain.PodPending}}, f.Clock.Now())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"agents", "unbound", "leaving", "done", "kubelets", "never-seen"} {
+		f.reconcile(t, "pod/default/"+name)
+		if _, ok := f.rt.Pod("default", name); ok {
+			t.Errorf("%s: herd's runtime touched it", name)
+		}
+	}
+	f.reconcile(t, "node/a1")
+	keys, err := f.r.Resync(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"pod/default/agents"}, keys); diff != "" {
+		t.Errorf("resync (-want +got):\n%s", diff)
+	}
+	for _, key := range []string{"pod/x", "n1", "node/"} {
+		if _, err := f.r.Reconcile(t.Context(), key); !reconcilers.IsTerminal(err) {
+			t.Errorf("%s: %v, want a terminal error", key, err)
+		}
+	}
+	if got := f.r.KeysFor(events.Record{Stream: "pod/default/web", Type: "PodStatusUpdated"}); got != nil {
+		t.Errorf("a status update: %v", got)
+	}
+}
+
+func TestRuntimeFailures(t *testing.T) {
+	tests := []struct {
+		name        string
+		annotations map[string]string
+		startErr    error
+		wantReason  string
+		wantMessage string
+	}{
+		{
+			name:        "provisioning fails",
+			annotations: map[string]string{mockruntime.AnnotationShutdownSeconds: "later"},
+			wantReason:  ReasonProvisionFailed,
+			wantMessage: `pod default/web: annotation mock.herd.dev/shutdown-seconds "later": want whole seconds (negative to ignore shutdown)`,
+		},
+		{
+			name:        "starting fails",
+			startErr:    errors.New("zoneadm boot: exit status 1"),
+			wantReason:  ReasonStartFailed,
+			wantMessage: "zoneadm boot: exit status 1",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.rt.beforeStart = func(domain.Pod) error { return tt.startErr }
+			f.ReadyNode("n1", nil)
+			c := reconcilerstest.CreatePod("web", "n1", 30)
+			c.Annotations = tt.annotations
+			f.Pod("web", c)
+			f.reconcile(t, "pod/default/web")
+			p, _ := f.GetPod("web")
+			if p.Status.Phase != domain.PodFailed || p.Status.Reason != tt.wantReason || p.Status.Message != tt.wantMessage {
+				t.Errorf("status: %s %q %q, want Failed %q %q", p.Status.Phase, p.Status.Reason, p.Status.Message, tt.wantReason, tt.wantMessage)
+			}
+			if c, _ := p.Condition(domain.PodConditionReady); c.Status != domain.ConditionFalse {
+				t.Errorf("Ready %s", c.Status)
+			}
+			// A failed pod is finished: it is not tried again.
+			f.reconcile(t, "pod/default/web")
+			if n := len(f.PodTypes("web")); n != 3 {
+				t.Errorf("events %v", f.PodTypes("web"))
+			}
+		})
+	}
+}
+
+func TestAPodThatLeftWhileStartingIsRemovedAgain(t *testing.T) {
+	f := newFixture(t)
+	f.ReadyNode("n1", nil)
+	f.Pod("web", reconcilerstest.CreatePod("web", "n1", 30))
+	f.rt.beforeStart = func(domain.Pod) error {
+		// The pod is deleted, and the termination reconciler finishes
+		// with it, before this start reports.
+		f.Pod("web", domain.DeletePod{}, domain.RecordTermination{Step: domain.StepStopped},
+			domain.RecordTermination{Step: domain.StepDeprovisioned}, domain.FinalizePod{Reason: "Terminated"})
+		return nil
+	}
+	f.reconcile(t, "pod/default/web")
+	want := []mockruntime.Op{mockruntime.OpProvision, mockruntime.OpStart, mockruntime.OpStopped, mockruntime.OpDeprovision}
+	if diff := cmp.Diff(want, f.ops("web")); diff != "" {
+		t.Errorf("runtime (-want +got):\n%s", diff)
+	}
+	if types := f.PodTypes("web"); strings.Contains(strings.Join(types, ","), "PodStatusUpdated") {
+		t.Errorf("a status was reported for a pod that had left: %v", types)
+	}
+}
+
+func TestARuntimeThatForgotItsPodsStartsThemAgain(t *testing.T) {
+	f := newFixture(t)
+	f.ReadyNode("n1", nil)
+	f.Pod("web", reconcilerstest.CreatePod("web", "n1", 30))
+	f.reconcile(t, "pod/default/web")
+	// herd restarted: the new mock runtime holds nothing.
+	mock, err := mockruntime.New(mockruntime.Config{}, f.Clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.rt.Runtime = mock
+	f.SetTime(50)
+	keys, err := f.r.Resync(t.Context())
+	if err != nil || !cmp.Equal(keys, []string{"pod/default/web"}) {
+		t.Fatalf("resync: %v %v", keys, err)
+	}
+	f.reconcile(t, "pod/default/web")
+	if p, _ := f.GetPod("web"); p.Status.Phase != domain.PodRunning || !p.Status.StartTime.Equal(reconcilerstest.At(50)) {
+		t.Errorf("%s since %s", p.Status.Phase, p.Status.StartTime)
+	}
+	if diff := cmp.Diff([]mockruntime.Op{mockruntime.OpProvision, mockruntime.OpStart}, f.ops("web")); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
