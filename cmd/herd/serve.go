@@ -48,6 +48,8 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&cfg.Scheduler.ResyncPeriod, "scheduler-resync-period", cfg.Scheduler.ResyncPeriod, "how often pending pods are tried again without an event")
 	f.IntVar(&cfg.Scheduler.BindBatchSize, "scheduler-bind-batch-size", cfg.Scheduler.BindBatchSize, "pod bindings per transaction")
 	addSecurityFlags(f, &cfg)
+	f.StringSliceVar(&cfg.IPAM.Pools, "pod-cidr", cfg.IPAM.Pools, "IPv4 pools pod addresses come from, tried in order (repeatable); the gateway is each pool's network address plus one")
+	f.DurationVar(&cfg.IPAM.ResyncPeriod, "ipam-resync-period", cfg.IPAM.ResyncPeriod, "how often waiting pods and stray addresses are checked without an event")
 	return cmd
 }
 

@@ -22,6 +22,7 @@ import (
 	"herd/projections"
 	"herd/reconcilers"
 	"herd/reconcilers/health"
+	"herd/reconcilers/ipam"
 	"herd/reconcilers/kubeletprobe"
 	"herd/reconcilers/scheduler"
 )
@@ -67,6 +68,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			func(cfg Config) health.Config { return cfg.Health },
 			func(w *projections.Writer) scheduler.Repository { return w },
 			func(cfg Config) scheduler.Config { return cfg.Scheduler },
+			func(store *events.Store) *projections.IPAMView { return projections.NewIPAMView(store.DB()) },
 		),
 		reconcilers.Provide(func(cfg health.Config, repo health.Repository, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*health.Reconciler, error) {
 			return health.New(cfg, repo, view, clk, log)
@@ -76,6 +78,9 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		}),
 		reconcilers.Provide(func(cfg Config, w *projections.Writer, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*kubeletprobe.Reconciler, error) {
 			return kubeletprobe.New(cfg.KubeletProbe, w, view, clk, log)
+		}),
+		reconcilers.Provide(func(cfg Config, w *projections.Writer, pods *projections.PodView, view *projections.IPAMView, clk clock.Clock, log *zap.Logger) (*ipam.Reconciler, error) {
+			return ipam.New(cfg.IPAM, w, pods, view, clk, log)
 		}),
 		reconcilers.Module,
 		fx.Invoke(func(*HTTPServer, *DeviceServer) {}),

@@ -10,6 +10,7 @@ import (
 	"herd/domain"
 	"herd/reconcilers"
 	"herd/reconcilers/health"
+	"herd/reconcilers/ipam"
 	"herd/reconcilers/kubeletprobe"
 	"herd/reconcilers/scheduler"
 )
@@ -46,6 +47,8 @@ type Config struct {
 	Security SecurityConfig
 	// KubeletProbe says which nodes' kubelet endpoints herd probes.
 	KubeletProbe kubeletprobe.Config
+	// IPAM says which pools pod addresses come from.
+	IPAM ipam.Config
 }
 
 // DefaultConfig is what `herd serve` runs with when nothing is set.
@@ -62,6 +65,7 @@ func DefaultConfig() Config {
 		Health:       health.DefaultConfig(),
 		Scheduler:    scheduler.DefaultConfig(),
 		KubeletProbe: kubeletprobe.DefaultConfig(),
+		IPAM:         ipam.DefaultConfig(),
 	}
 }
 
@@ -115,6 +119,9 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := c.KubeletProbe.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := c.IPAM.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
