@@ -42,4 +42,5 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerPicoSteps(sc)
 	w.registerConfigMapSteps(sc)
 	w.registerAuthSteps(sc)
+	w.registerIPAMSteps(sc)
 }
