@@ -18,7 +18,7 @@ func TestEventsDriveAllocationAndRetry(t *testing.T) {
 	f := newFixture(t, "10.88.0.0/30")
 	store := f.store
 	m, err := reconcilers.NewManager(reconcilers.Params{
-		Config: reconcilers.Config{Enabled: []string{"*"}, Workers: 2, MaxRetries: 5},
+		Config:      reconcilers.Config{Enabled: []string{"*"}, Workers: 2, MaxRetries: 5},
 		Reconcilers: []reconcilers.Reconciler{f.r}, Store: store, Clock: f.clock,
 		Logger: zap.NewNop(), Metrics: reconcilers.NewMetrics(prometheus.NewRegistry()),
 	})
