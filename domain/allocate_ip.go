@@ -79,20 +79,29 @@ func (c ReleaseIP) decideIPPool(p IPPool, _ PoolNetwork, now time.Time) ([]Event
 // EvolveIPPool folds one event into the pool. Like EvolveNode it never
 // mutates p and counts every event in Version.
 func EvolveIPPool(p IPPool, e Event) IPPool {
-	p.Version++
-	switch e := e.(type) {
-	case IPAllocated:
-		p.Allocations = maps.Clone(p.Allocations)
-		if p.Allocations == nil {
-			p.Allocations = map[string]IPAllocation{}
-		}
-		p.Allocations[e.Address] = IPAllocation{Address: e.Address, PodUID: e.PodUID, Namespace: e.Namespace, Name: e.Name, At: e.At}
-	case IPReleased:
-		p.Allocations = maps.Clone(p.Allocations)
-		delete(p.Allocations, e.Address)
-		if len(p.Allocations) == 0 {
-			p.Allocations = nil
+	p.Allocations = maps.Clone(p.Allocations)
+	FoldIPPool(&p, e)
+	return p
+}
+
+// FoldIPPool folds events into a pool the caller owns, changing its
+// allocations in place. It is EvolveIPPool without the copy, for a
+// repository that has just loaded a pool of thousands of addresses and
+// would otherwise copy them all for every event.
+func FoldIPPool(p *IPPool, evs ...Event) {
+	for _, e := range evs {
+		p.Version++
+		switch e := e.(type) {
+		case IPAllocated:
+			if p.Allocations == nil {
+				p.Allocations = map[string]IPAllocation{}
+			}
+			p.Allocations[e.Address] = IPAllocation{Address: e.Address, PodUID: e.PodUID, Namespace: e.Namespace, Name: e.Name, At: e.At}
+		case IPReleased:
+			delete(p.Allocations, e.Address)
+			if len(p.Allocations) == 0 {
+				p.Allocations = nil
+			}
 		}
 	}
-	return p
 }

@@ -75,6 +75,34 @@ func (v *IPAMView) Pools(ctx context.Context) ([]IPPoolUsage, error) {
 // queryAllocations reads allocation rows matching where (a WHERE clause,
 // or empty), sorted by pool and numeric address.
 func queryAllocations(ctx context.Context, q events.Querier, where string, args ...any) ([]IPAllocation, error) {
+	out, err := scanAllocations(ctx, q, where, args...)
+	if err != nil {
+		return nil, err
+	}
+	type keyed struct {
+		addr netip.Addr
+		a    IPAllocation
+	}
+	ks := make([]keyed, len(out))
+	for i, a := range out {
+		ks[i].addr, _ = netip.ParseAddr(a.Address)
+		ks[i].a = a
+	}
+	slices.SortFunc(ks, func(x, y keyed) int {
+		if c := cmp.Compare(x.a.Pool, y.a.Pool); c != 0 {
+			return c
+		}
+		return x.addr.Compare(y.addr)
+	})
+	for i := range ks {
+		out[i] = ks[i].a
+	}
+	return out, nil
+}
+
+// scanAllocations reads allocation rows matching where, in no particular
+// order.
+func scanAllocations(ctx context.Context, q events.Querier, where string, args ...any) ([]IPAllocation, error) {
 	rows, err := q.QueryContext(ctx, `SELECT pool, address, pod_uid, namespace, name, allocated_at, position FROM ip_allocations `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("ipam view: %w", err)
@@ -91,13 +119,5 @@ func queryAllocations(ctx context.Context, q events.Querier, where string, args 
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("ipam view: %w", err)
 	}
-	slices.SortFunc(out, func(a, b IPAllocation) int {
-		if c := cmp.Compare(a.Pool, b.Pool); c != 0 {
-			return c
-		}
-		x, _ := netip.ParseAddr(a.Address)
-		y, _ := netip.ParseAddr(b.Address)
-		return x.Compare(y)
-	})
 	return out, nil
 }

@@ -32,7 +32,9 @@ func (w *Writer) UpdateIPPool(ctx context.Context, cidr string, update func(doma
 			return err
 		}
 		for i, rec := range recs {
-			p = domain.EvolveIPPool(p, stored[i])
+			// p was loaded by this transaction and nobody else holds it,
+			// so its allocations change in place.
+			domain.FoldIPPool(&p, stored[i])
 			if err := storeIPAMChange(ctx, tx, cidr, applyIPAM(cidr, rec, stored[i])); err != nil {
 				return err
 			}
@@ -57,7 +59,7 @@ func loadIPPool(ctx context.Context, tx *sql.Tx, cidr string) (domain.IPPool, er
 	if err != nil {
 		return p, fmt.Errorf("load IP pool %s: %w", cidr, err)
 	}
-	allocs, err := queryAllocations(ctx, tx, `WHERE pool = ?`, cidr)
+	allocs, err := scanAllocations(ctx, tx, `WHERE pool = ?`, cidr)
 	if err != nil {
 		return p, err
 	}
