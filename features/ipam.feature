@@ -25,10 +25,14 @@ Feature: Pod addresses
       | 10.88.0.0/24 | 10.88.0.3 | default/web-2 |
       | 10.88.0.0/24 | 10.88.0.4 | shop/cart     |
 
-  Scenario: A pod without a node has no address yet
+  Scenario: A pod gets its address when it is scheduled, not before
+    Given an operator cordons "zone-01"
     When pod "default/web-1" is created without a node
     Then pod "default/web-1" has no IP
     And the log holds 0 "IPAllocated" events
+    When an operator uncordons "zone-01"
+    Then pod "default/web-1" is bound to "zone-01"
+    And pod "default/web-1" has IP "10.88.0.2"
 
   Scenario: A pod is given one address, however often herd looks at it
     When pod "default/web-1" is created on node "zone-01"
