@@ -134,11 +134,20 @@ func podSpecProblems(s PodSpec) []FieldError {
 	}
 	errs = append(errs, tolerationProblems(s.Tolerations)...)
 	if z := s.Zone; z != nil {
+		volumes := map[string]bool{}
 		for i, v := range z.Volumes {
 			path := fmt.Sprintf("spec.zone.volumes[%d]", i)
-			if v.Name == "" {
+			// A volume's name becomes a ZFS dataset name on the host, so it
+			// is held to an RFC 1123 label, as Kubernetes' volume names are.
+			switch {
+			case v.Name == "":
 				errs = append(errs, FieldError{Field: path + ".name", Reason: "Required value"})
+			case len(v.Name) > 63 || !isDNSLabelPart(v.Name):
+				errs = append(errs, FieldError{Field: path + ".name", Value: v.Name, Reason: "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"})
+			case volumes[v.Name]:
+				errs = append(errs, FieldError{Field: path + ".name", Value: v.Name, Reason: "Duplicate value"})
 			}
+			volumes[v.Name] = true
 			if len(v.MountPath) == 0 || v.MountPath[0] != '/' {
 				errs = append(errs, FieldError{Field: path + ".mountPath", Value: v.MountPath, Reason: "must be an absolute path"})
 			}

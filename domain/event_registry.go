@@ -54,6 +54,10 @@ var eventDecoders = map[string]func([]byte) (Event, error){
 	ConfigMapDeleted{}.EventType():       decode[ConfigMapDeleted],
 	DeviceBound{}.EventType():            decode[DeviceBound],
 	DeviceReleased{}.EventType():         decode[DeviceReleased],
+	PodIPAssigned{}.EventType():          decode[PodIPAssigned],
+	PodIPUnavailable{}.EventType():       decode[PodIPUnavailable],
+	IPAllocated{}.EventType():            decode[IPAllocated],
+	IPReleased{}.EventType():             decode[IPReleased],
 }
 
 // schemaVersions holds each event type's current payload schema version.
@@ -96,6 +100,10 @@ var schemaVersions = map[string]int{
 	ConfigMapDeleted{}.EventType():       1,
 	DeviceBound{}.EventType():            1,
 	DeviceReleased{}.EventType():         1,
+	PodIPAssigned{}.EventType():          1,
+	PodIPUnavailable{}.EventType():       1,
+	IPAllocated{}.EventType():            1,
+	IPReleased{}.EventType():             1,
 }
 
 // UnmarshalEvent rebuilds an event from the type name and JSON payload it

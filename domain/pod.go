@@ -82,6 +82,9 @@ type Pod struct {
 	// kubectl shows as Terminating.
 	Deletion *PodDeletion `json:"deletion,omitempty"`
 
+	// Network is the address IPAM gave the pod; nil until it has one.
+	Network *PodNetwork `json:"network,omitempty"`
+
 	// Finalized marks a pod that has left the fleet. The view keeps the row
 	// as a tombstone so that the stream version survives a later pod of
 	// the same name; lists and gets never show it.

@@ -71,5 +71,9 @@ func (p Pod) Clone() Pod {
 		d := *p.Deletion
 		c.Deletion = &d
 	}
+	if p.Network != nil {
+		n := *p.Network
+		c.Network = &n
+	}
 	return c
 }

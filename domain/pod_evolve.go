@@ -80,6 +80,20 @@ func EvolvePod(p Pod, e Event) Pod {
 		p.Status.Conditions = setPodCondition(p.Status.Conditions, PodCondition{Type: PodConditionReady, Status: ConditionFalse, Reason: "PodStopped"}, e.At)
 	case PodDeprovisioned:
 		p.Deletion = p.Deletion.with(func(d *PodDeletion) { d.DeprovisionedAt = e.At })
+	case PodIPAssigned:
+		nw := e.Network
+		p.Network = &nw
+		p.Status = p.Status.clone()
+		p.Status.PodIP = nw.IP
+		p.Status.Conditions = setPodCondition(p.Status.Conditions, PodCondition{
+			Type: PodConditionIPAllocated, Status: ConditionTrue, Reason: ReasonIPAllocated,
+			Message: nw.IP + " from pool " + nw.Pool,
+		}, e.At)
+	case PodIPUnavailable:
+		p.Status = p.Status.clone()
+		p.Status.Conditions = setPodCondition(p.Status.Conditions, PodCondition{
+			Type: PodConditionIPAllocated, Status: ConditionFalse, Reason: ReasonIPPoolExhausted, Message: e.Message,
+		}, e.At)
 	case PodFinalized:
 		// The tombstone keeps the pod's last state, which is what a watcher
 		// is shown when it is told the pod was DELETED.

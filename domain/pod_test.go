@@ -85,6 +85,12 @@ func TestCreatePodRejectsBadInput(t *testing.T) {
 		}, "spec.tolerations[0].operator"},
 		{"empty key with Equal", func(c *CreatePod) { c.Spec.Tolerations = []Toleration{{Value: "v"}} }, "spec.tolerations[0].operator"},
 		{"bad effect", func(c *CreatePod) { c.Spec.Tolerations = []Toleration{{Key: "k", Effect: "Sometimes"}} }, "spec.tolerations[0].effect"},
+		{"volume name not a dataset name", func(c *CreatePod) {
+			c.Spec.Zone = &ZoneSpec{Volumes: []ZoneVolume{{Name: "data/../x", MountPath: "/data"}}}
+		}, "spec.zone.volumes[0].name"},
+		{"duplicate volume", func(c *CreatePod) {
+			c.Spec.Zone = &ZoneSpec{Volumes: []ZoneVolume{{Name: "data", MountPath: "/a"}, {Name: "data", MountPath: "/b"}}}
+		}, "spec.zone.volumes[1].name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -43,4 +43,5 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerConfigMapSteps(sc)
 	w.registerAuthSteps(sc)
 	w.registerTerminationSteps(sc)
+	w.registerIPAMSteps(sc)
 }

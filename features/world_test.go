@@ -61,6 +61,9 @@ type world struct {
 	last response
 	// before is the log as it stood just before that request.
 	before logMark
+	// startErr is why herd refused to start, in a scenario that expects
+	// it to.
+	startErr error
 	// agents remembers, per node, what its agent registered with and the
 	// metrics it reported last, as a real agent would.
 	agents map[string]*agent

@@ -34,4 +34,6 @@ var viewTables = []struct{ name, orderBy string }{
 	{"pods", "namespace, name"},
 	{"configmaps", "namespace, name"},
 	{"device_bindings", "name"},
+	{"ip_pools", "pool"},
+	{"ip_allocations", "pool, address"},
 }

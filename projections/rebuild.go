@@ -121,6 +121,15 @@ type viewRebuild struct {
 	pods     map[string]domain.Pod
 	fleet    domain.FleetHealth
 	fleetRV  int64
+	pools    map[string]*poolRebuild
+}
+
+// poolRebuild is one IP pool during a rebuild: its version, the position
+// of its last event and its allocation rows by address. The rows change in
+// place, so replaying a pool of thousands costs one change per event.
+type poolRebuild struct {
+	version, rv int64
+	rows        map[string]allocationRow
 }
 
 func newViewRebuild(ctx context.Context, tx *sql.Tx) (*viewRebuild, error) {
@@ -128,12 +137,16 @@ func newViewRebuild(ctx context.Context, tx *sql.Tx) (*viewRebuild, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rebuild: prepare timeline: %w", err)
 	}
-	return &viewRebuild{tx: tx, timeline: stmt, nodes: map[string]domain.Node{}, pods: map[string]domain.Pod{}}, nil
+	return &viewRebuild{tx: tx, timeline: stmt, nodes: map[string]domain.Node{}, pods: map[string]domain.Pod{}, pools: map[string]*poolRebuild{}}, nil
 }
 
 func (r *viewRebuild) apply(ctx context.Context, rec events.Record, ev domain.Event) error {
 	if rec.Stream == domain.FleetHealthStream {
 		r.fleet, r.fleetRV = domain.EvolveFleet(r.fleet, ev), rec.Position
+		return nil
+	}
+	if pool, ok := ipPoolStreamKey(rec.Stream); ok {
+		r.applyIPAM(pool, rec, ev)
 		return nil
 	}
 	if ns, name, ok := podStreamKey(rec.Stream); ok {
@@ -172,6 +185,9 @@ func (r *viewRebuild) flush(ctx context.Context) error {
 	if err := r.flushPods(ctx); err != nil {
 		return err
 	}
+	if err := r.flushIPAM(ctx); err != nil {
+		return err
+	}
 	stmt, err := r.tx.PrepareContext(ctx, upsertNodeSQL)
 	if err != nil {
 		return fmt.Errorf("rebuild: prepare nodes: %w", err)
@@ -204,6 +220,36 @@ func (r *viewRebuild) flushPods(ctx context.Context) error {
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("rebuild: pod %s: %w", p.Key(), err)
+		}
+	}
+	return nil
+}
+
+func (r *viewRebuild) applyIPAM(pool string, rec events.Record, ev domain.Event) {
+	p := r.pools[pool]
+	if p == nil {
+		p = &poolRebuild{rows: map[string]allocationRow{}}
+		r.pools[pool] = p
+	}
+	p.version++
+	p.rv = rec.Position
+	switch c := applyIPAM(pool, rec, ev); {
+	case c.put != nil:
+		p.rows[c.put.address] = *c.put
+	case c.del != "":
+		delete(p.rows, c.del)
+	}
+}
+
+func (r *viewRebuild) flushIPAM(ctx context.Context) error {
+	for pool, p := range r.pools {
+		if _, err := r.tx.ExecContext(ctx, upsertIPPoolSQL, pool, p.version, p.rv, len(p.rows)); err != nil {
+			return fmt.Errorf("rebuild: IP pool %s: %w", pool, err)
+		}
+		for _, row := range p.rows {
+			if err := storeIPAMChange(ctx, r.tx, pool, ipamChange{put: &row}); err != nil {
+				return fmt.Errorf("rebuild: %w", err)
+			}
 		}
 	}
 	return nil

@@ -71,7 +71,8 @@ func readBatch(ctx context.Context, store *events.Store, q events.Querier, lo, h
 	}
 	evs := make([]domain.Event, len(recs))
 	for i, rec := range recs {
-		if !strings.HasPrefix(rec.Stream, "node/") && !strings.HasPrefix(rec.Stream, "pod/") && rec.Stream != domain.FleetHealthStream && !otherStream(rec.Stream) {
+		if !strings.HasPrefix(rec.Stream, "node/") && !strings.HasPrefix(rec.Stream, "pod/") && !strings.HasPrefix(rec.Stream, "ipam/") &&
+			rec.Stream != domain.FleetHealthStream && !otherStream(rec.Stream) {
 			continue
 		}
 		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)

@@ -51,6 +51,8 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&cfg.NodeRuntime, "node-runtime", cfg.NodeRuntime, `what runs herd's pods on nodes without their own agent (label herd.dev/runtime=agent): "mock" (in-process, runs nothing real) or "none"`)
 	f.DurationVar(&cfg.MockRuntime.ShutdownDelay, "mock-shutdown-delay", cfg.MockRuntime.ShutdownDelay, "how long a pod on the mock runtime takes to stop once asked (per pod: annotation mock.herd.dev/shutdown-seconds)")
 	f.DurationVar(&cfg.Termination.PodGCTimeout, "pod-gc-timeout", cfg.Termination.PodGCTimeout, "how long past its deletion deadline a pod on an unreachable node waits before it is removed anyway")
+	f.StringSliceVar(&cfg.IPAM.Pools, "pod-cidr", cfg.IPAM.Pools, "IPv4 pools pod addresses come from, tried in order (repeatable); the gateway is each pool's network address plus one")
+	f.DurationVar(&cfg.IPAM.ResyncPeriod, "ipam-resync-period", cfg.IPAM.ResyncPeriod, "how often waiting pods and stray addresses are checked without an event")
 	return cmd
 }
 

@@ -23,6 +23,7 @@ import (
 	"herd/reconcilers"
 	"herd/reconcilers/drain"
 	"herd/reconcilers/health"
+	"herd/reconcilers/ipam"
 	"herd/reconcilers/kubeletprobe"
 	"herd/reconcilers/noexecute"
 	"herd/reconcilers/scheduler"
@@ -75,6 +76,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			newNodeRuntimes,
 			terminationRuntimes,
 			zonesRuntimes,
+			func(store *events.Store) *projections.IPAMView { return projections.NewIPAMView(store.DB()) },
 		),
 		reconcilers.Provide(func(cfg health.Config, repo health.Repository, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*health.Reconciler, error) {
 			return health.New(cfg, repo, view, clk, log)
@@ -100,6 +102,9 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		reconcilers.Provide(func(w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
 			clk clock.Clock, log *zap.Logger) *drain.Reconciler {
 			return drain.New(drain.DefaultResyncPeriod, w, pods, nodes, clk, log)
+		}),
+		reconcilers.Provide(func(cfg Config, w *projections.Writer, pods *projections.PodView, view *projections.IPAMView, clk clock.Clock, log *zap.Logger) (*ipam.Reconciler, error) {
+			return ipam.New(cfg.IPAM, w, pods, view, clk, log)
 		}),
 		reconcilers.Module,
 		fx.Invoke(func(*HTTPServer, *DeviceServer) {}),

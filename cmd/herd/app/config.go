@@ -11,6 +11,7 @@ import (
 	"herd/domain"
 	"herd/reconcilers"
 	"herd/reconcilers/health"
+	"herd/reconcilers/ipam"
 	"herd/reconcilers/kubeletprobe"
 	"herd/reconcilers/scheduler"
 	"herd/reconcilers/termination"
@@ -58,6 +59,8 @@ type Config struct {
 	// Termination holds pod termination's and pod garbage collection's
 	// timings.
 	Termination termination.Config
+	// IPAM says which pools pod addresses come from.
+	IPAM ipam.Config
 }
 
 // The values of --node-runtime.
@@ -82,6 +85,7 @@ func DefaultConfig() Config {
 		KubeletProbe: kubeletprobe.DefaultConfig(),
 		NodeRuntime:  NodeRuntimeMock,
 		Termination:  termination.DefaultConfig(),
+		IPAM:         ipam.DefaultConfig(),
 	}
 }
 
@@ -144,6 +148,9 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := c.Termination.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := c.IPAM.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

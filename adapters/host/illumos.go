@@ -1,0 +1,48 @@
+//go:build illumos
+
+package host
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"herd/adapters/illumos"
+	"herd/domain"
+)
+
+// Kstat reads an illumos host through kstat, uname and the storage pool.
+type Kstat struct {
+	k   *illumos.Kstat
+	run illumos.Runner
+}
+
+var _ Source = (*Kstat)(nil)
+
+// Local is this illumos host.
+func Local(cfg Config) (Source, error) {
+	run := illumos.ExecRunner{}
+	return &Kstat{k: illumos.NewKstat(run, cfg.StoragePool, int64(os.Getpagesize())), run: run}, nil
+}
+
+// Facts implements Source.
+func (h *Kstat) Facts(ctx context.Context) (Facts, error) {
+	cpus, mem, boot, err := h.k.Facts(ctx)
+	if err != nil {
+		return Facts{}, err
+	}
+	f := Facts{CPUs: cpus, MemoryBytes: mem, BootID: fmt.Sprint(boot), OperatingSystem: "illumos", Architecture: runtime.GOARCH}
+	f.Hostname, _ = os.Hostname()
+	if out, err := h.run.Run(ctx, illumos.Command{Name: "uname", Args: []string{"-v"}}); err == nil {
+		f.KernelVersion = strings.TrimSpace(string(out))
+	}
+	if data, err := os.ReadFile("/etc/release"); err == nil {
+		f.OSImage = strings.TrimSpace(strings.SplitN(string(data), "\n", 2)[0])
+	}
+	return f, nil
+}
+
+// Metrics implements Source.
+func (h *Kstat) Metrics(ctx context.Context) (domain.Metrics, error) { return h.k.Metrics(ctx) }

@@ -1,0 +1,107 @@
+package domain
+
+import (
+	"fmt"
+	"maps"
+	"time"
+)
+
+// IPPoolCommand is a command on one IP pool; the method is unexported so
+// that every command a pool accepts lives in this package.
+type IPPoolCommand interface {
+	decideIPPool(p IPPool, n PoolNetwork, now time.Time) ([]Event, error)
+}
+
+// DecideIPPool returns the events cmd causes on pool p at time now, or a
+// typed error. p.CIDR must be set, also for a pool that never handed
+// anything out.
+func DecideIPPool(p IPPool, cmd IPPoolCommand, now time.Time) ([]Event, error) {
+	if cmd == nil {
+		return nil, fmt.Errorf("nil IP pool command: %w", ErrInvalid)
+	}
+	n, err := ParseIPPool(p.CIDR)
+	if err != nil {
+		return nil, err
+	}
+	return cmd.decideIPPool(p, n, now.UTC())
+}
+
+// AllocateIP hands a pod the lowest free address of the pool. It is
+// idempotent per pod UID: a pod that holds an address gets no second one.
+// A full pool refuses with a *PoolExhaustedError.
+type AllocateIP struct {
+	PodUID    string
+	Namespace string
+	Name      string
+}
+
+func (c AllocateIP) decideIPPool(p IPPool, n PoolNetwork, now time.Time) ([]Event, error) {
+	var errs []FieldError
+	if c.PodUID == "" {
+		errs = append(errs, FieldError{Field: "podUID", Reason: "Required value"})
+	}
+	errs = append(errs, objectNameProblems(c.Namespace, c.Name)...)
+	if err := invalid("IPAllocation", c.Namespace+"/"+c.Name, errs); err != nil {
+		return nil, err
+	}
+	if _, ok := p.HolderOf(c.PodUID); ok {
+		return nil, nil
+	}
+	for i := range n.Capacity {
+		addr := n.Address(i).String()
+		if _, used := p.Allocations[addr]; used {
+			continue
+		}
+		return []Event{IPAllocated{Pool: p.CIDR, Address: addr, PodUID: c.PodUID, Namespace: c.Namespace, Name: c.Name, At: now}}, nil
+	}
+	return nil, &PoolExhaustedError{Pool: p.CIDR, InUse: len(p.Allocations), Capacity: n.Capacity}
+}
+
+// ReleaseIP gives back whatever address a pod (by UID) holds in the pool.
+// Releasing a pod that holds none changes nothing.
+type ReleaseIP struct {
+	PodUID string
+	// Reason is recorded on the release; see IPReleased.
+	Reason string
+}
+
+func (c ReleaseIP) decideIPPool(p IPPool, _ PoolNetwork, now time.Time) ([]Event, error) {
+	if c.PodUID == "" {
+		return nil, invalid("IPAllocation", "", []FieldError{{Field: "podUID", Reason: "Required value"}})
+	}
+	a, ok := p.HolderOf(c.PodUID)
+	if !ok {
+		return nil, nil
+	}
+	return []Event{IPReleased{Pool: p.CIDR, Address: a.Address, PodUID: a.PodUID, Namespace: a.Namespace, Name: a.Name, Reason: c.Reason, At: now}}, nil
+}
+
+// EvolveIPPool folds one event into the pool. Like EvolveNode it never
+// mutates p and counts every event in Version.
+func EvolveIPPool(p IPPool, e Event) IPPool {
+	p.Allocations = maps.Clone(p.Allocations)
+	FoldIPPool(&p, e)
+	return p
+}
+
+// FoldIPPool folds events into a pool the caller owns, changing its
+// allocations in place. It is EvolveIPPool without the copy, for a
+// repository that has just loaded a pool of thousands of addresses and
+// would otherwise copy them all for every event.
+func FoldIPPool(p *IPPool, evs ...Event) {
+	for _, e := range evs {
+		p.Version++
+		switch e := e.(type) {
+		case IPAllocated:
+			if p.Allocations == nil {
+				p.Allocations = map[string]IPAllocation{}
+			}
+			p.Allocations[e.Address] = IPAllocation{Address: e.Address, PodUID: e.PodUID, Namespace: e.Namespace, Name: e.Name, At: e.At}
+		case IPReleased:
+			delete(p.Allocations, e.Address)
+			if len(p.Allocations) == 0 {
+				p.Allocations = nil
+			}
+		}
+	}
+}

@@ -1,0 +1,181 @@
+package ipam
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+	"herd/reconcilers"
+)
+
+// Keys the reconciler works on besides "pod/NAMESPACE/NAME".
+const (
+	// keyWaiting tries again every pod that found the pools full.
+	keyWaiting = "waiting"
+	// keyCollect releases addresses whose pods are gone.
+	keyCollect = "collect"
+)
+
+// Reasons recorded on released addresses.
+const (
+	ReleasedPodFinalized = "PodFinalized"
+	ReleasedOrphaned     = "Orphaned"
+	ReleasedSuperseded   = "Superseded"
+)
+
+// Repository is what the reconciler writes through.
+type Repository interface {
+	domain.PodRepository
+	domain.IPPoolRepository
+}
+
+// Reconciler is the IPAM reconciler.
+type Reconciler struct {
+	cfg   Config
+	pools []domain.PoolNetwork
+	repo  Repository
+	pods  *projections.PodView
+	view  *projections.IPAMView
+	clock clock.PassiveClock
+	log   *zap.Logger
+}
+
+var (
+	_ reconcilers.Reconciler = (*Reconciler)(nil)
+	_ reconcilers.Resyncer   = (*Reconciler)(nil)
+)
+
+// New returns the IPAM reconciler, or an error naming the setting that is
+// wrong.
+func New(cfg Config, repo Repository, pods *projections.PodView, view *projections.IPAMView, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+	pools, err := cfg.Validate()
+	if err != nil {
+		return nil, err
+	}
+	return &Reconciler{cfg: cfg, pools: pools, repo: repo, pods: pods, view: view, clock: clk, log: log.Named("ipam")}, nil
+}
+
+// Name implements reconcilers.Reconciler.
+func (r *Reconciler) Name() string { return "ipam" }
+
+// KeysFor maps a pod's binding and finalization to the pod, and a released
+// address to the pods waiting for one.
+func (r *Reconciler) KeysFor(rec events.Record) []string {
+	switch {
+	case strings.HasPrefix(rec.Stream, "pod/"):
+		switch rec.Type {
+		case "PodScheduled", "PodFinalized":
+			return []string{rec.Stream}
+		}
+	case strings.HasPrefix(rec.Stream, "ipam/") && rec.Type == "IPReleased":
+		return []string{keyWaiting}
+	}
+	return nil
+}
+
+// ResyncPeriod implements reconcilers.Resyncer.
+func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
+
+// Resync enqueues every bound pod still without an address, the waiting
+// ones, and a sweep for addresses whose pods are gone.
+func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
+	pods, err := r.needAddress(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keys := []string{keyCollect, keyWaiting}
+	for _, p := range pods {
+		keys = append(keys, domain.PodStream(p.Namespace, p.Name))
+	}
+	return keys, nil
+}
+
+// Reconcile implements reconcilers.Reconciler.
+func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:ipam", Source: "reconciler/ipam"})
+	switch key {
+	case keyWaiting:
+		return reconcilers.Result{}, r.retryWaiting(ctx)
+	case keyCollect:
+		return reconcilers.Result{}, r.collect(ctx)
+	}
+	rest, ok := strings.CutPrefix(key, "pod/")
+	ns, name, ok2 := strings.Cut(rest, "/")
+	if !ok || !ok2 {
+		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("ipam: unknown key %q", key))
+	}
+	p, err := r.pods.GetIncludingFinalized(ctx, ns, name)
+	if errors.Is(err, domain.ErrNotFound) {
+		return reconcilers.Result{}, nil
+	}
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
+	if p.Finalized {
+		return reconcilers.Result{}, r.release(ctx, p.UID, ReleasedPodFinalized)
+	}
+	if !wantsAddress(p) {
+		return reconcilers.Result{}, nil
+	}
+	_, err = r.allocate(ctx, p)
+	return reconcilers.Result{}, err
+}
+
+// wantsAddress reports whether a pod should get an address now: one of
+// herd's own, bound, without one, and neither finished nor being deleted.
+func wantsAddress(p domain.Pod) bool {
+	return p.Exists() && !p.Observed() && p.Spec.NodeName != "" && p.Network == nil && !p.Terminating() && !p.Finished()
+}
+
+// needAddress lists the pods that want an address, oldest first, so that
+// addresses freed in a full pool go to the pods that waited longest.
+func (r *Reconciler) needAddress(ctx context.Context) ([]domain.Pod, error) {
+	herd := domain.SourceHerd
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{Phase: domain.PodPending, Source: &herd})
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.Pod
+	for _, p := range pods {
+		if wantsAddress(p) {
+			out = append(out, p)
+		}
+	}
+	sortOldestFirst(out)
+	return out, nil
+}
+
+// retryWaiting gives addresses to waiting pods, oldest first, until the
+// pools run out again.
+func (r *Reconciler) retryWaiting(ctx context.Context) error {
+	pods, err := r.needAddress(ctx)
+	if err != nil {
+		return err
+	}
+	for i, p := range pods {
+		full, err := r.allocate(ctx, p)
+		if err != nil {
+			return err
+		}
+		if full == "" {
+			continue
+		}
+		// Every pod draws on the same pools: once one finds them full,
+		// the others would too, so they are told without asking again.
+		for _, rest := range pods[i+1:] {
+			if err := r.markUnavailable(ctx, rest, full); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return nil
+}
