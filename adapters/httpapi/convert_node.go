@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -159,10 +160,19 @@ func reportedConditions(in []corev1.NodeCondition) []domain.ReportedCondition {
 	return out
 }
 
+// herdInputKeys are the herd.dev/ keys a client may set: the rest are
+// outputs herd computes (kind, agent state, zone settings it reads
+// separately), which a client echoing an object back must not overwrite.
+var herdInputKeys = map[string]bool{
+	// A node whose own agent runs its pods says so at registration.
+	domain.LabelRuntime: true,
+}
+
+// withoutHerdKeys drops the herd.dev/ keys that are herd's outputs.
 func withoutHerdKeys(m map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range m {
-		if len(k) > len("herd.dev/") && k[:len("herd.dev/")] == "herd.dev/" {
+		if strings.HasPrefix(k, "herd.dev/") && !herdInputKeys[k] {
 			continue
 		}
 		if out == nil {
