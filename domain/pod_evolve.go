@@ -134,7 +134,9 @@ func setPodCondition(conds []PodCondition, c PodCondition, at time.Time) []PodCo
 
 // mergeStatus applies a reported status to old: conditions named in the
 // report replace those of the same type (dated by herd's clock), the rest
-// stay; a zero start time keeps the old one.
+// stay; a zero start time, and an empty pod or host IP, keep the old one
+// (herd's IPAM gives pods their addresses, and a runtime's report that
+// does not repeat the address does not take it away).
 func mergeStatus(old, reported PodStatus, at time.Time) PodStatus {
 	out := reported.clone()
 	conds := slices.Clone(old.Conditions)
@@ -147,6 +149,12 @@ func mergeStatus(old, reported PodStatus, at time.Time) PodStatus {
 	}
 	if out.StartTime.IsZero() {
 		out.StartTime = old.StartTime
+	}
+	if out.PodIP == "" {
+		out.PodIP = old.PodIP
+	}
+	if out.HostIP == "" {
+		out.HostIP = old.HostIP
 	}
 	return out
 }
