@@ -1,6 +1,9 @@
 package domain
 
-import "time"
+import (
+	"cmp"
+	"time"
+)
 
 // The Ready condition a node is left with when its agent stops cleanly.
 const (
@@ -21,9 +24,14 @@ const (
 //
 // Deregistering a node that is already Stopped records nothing: agents
 // retry their goodbye, and a retry is not news.
-type DeregisterNode struct{}
+type DeregisterNode struct {
+	// Message replaces MessageAgentStopped on the Ready condition, for
+	// nodes whose stop is not an agent's (herd no longer polling a
+	// kubelet, say).
+	Message string
+}
 
-func (DeregisterNode) decideNode(n Node, now time.Time) ([]Event, error) {
+func (c DeregisterNode) decideNode(n Node, now time.Time) ([]Event, error) {
 	if err := requireNode(n); err != nil {
 		return nil, err
 	}
@@ -37,7 +45,7 @@ func (DeregisterNode) decideNode(n Node, now time.Time) ([]Event, error) {
 			From:    from,
 			Status:  ConditionFalse,
 			Reason:  ReasonAgentStopped,
-			Message: MessageAgentStopped,
+			Message: cmp.Or(c.Message, MessageAgentStopped),
 			At:      now,
 		})
 	}

@@ -58,6 +58,10 @@ var eventDecoders = map[string]func([]byte) (Event, error){
 	PodIPUnavailable{}.EventType():       decode[PodIPUnavailable],
 	IPAllocated{}.EventType():            decode[IPAllocated],
 	IPReleased{}.EventType():             decode[IPReleased],
+	NodeScrapeFailed{}.EventType():       decode[NodeScrapeFailed],
+	NodeScrapeRecovered{}.EventType():    decode[NodeScrapeRecovered],
+	KubeletTargetSet{}.EventType():       decode[KubeletTargetSet],
+	KubeletTargetRemoved{}.EventType():   decode[KubeletTargetRemoved],
 }
 
 // schemaVersions holds each event type's current payload schema version.
@@ -104,6 +108,10 @@ var schemaVersions = map[string]int{
 	PodIPUnavailable{}.EventType():       1,
 	IPAllocated{}.EventType():            1,
 	IPReleased{}.EventType():             1,
+	NodeScrapeFailed{}.EventType():       1,
+	NodeScrapeRecovered{}.EventType():    1,
+	KubeletTargetSet{}.EventType():       1,
+	KubeletTargetRemoved{}.EventType():   1,
 }
 
 // UnmarshalEvent rebuilds an event from the type name and JSON payload it

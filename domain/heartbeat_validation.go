@@ -18,6 +18,7 @@ func (c RecordHeartbeat) validate(node string) error {
 	if c.Metrics != nil {
 		errs = append(errs, metricsProblems(*c.Metrics)...)
 	}
+	errs = append(errs, c.Kubelet.problems()...)
 	errs = append(errs, reportedProblems(c.Reported)...)
 	errs = append(errs, thresholdProblems(c.Thresholds)...)
 	return invalid("Node", node, errs)

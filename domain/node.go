@@ -131,6 +131,12 @@ type Node struct {
 	LastHeartbeat time.Time `json:"lastHeartbeat"`
 	// Metrics are the latest metrics an agent reported, nil if none.
 	Metrics *Metrics `json:"metrics,omitempty"`
+	// KubeletMetrics are the latest figures a kubelet's summary gave,
+	// nil for nodes that are not kubelets.
+	KubeletMetrics *KubeletMetrics `json:"kubeletMetrics,omitempty"`
+	// ScrapeFailure is why herd cannot hear from the node's kubelet right
+	// now, nil while it can.
+	ScrapeFailure *ScrapeFailure `json:"scrapeFailure,omitempty"`
 
 	// Deleted marks a node removed from the fleet. The view keeps the row
 	// as a tombstone so that the stream version survives a later

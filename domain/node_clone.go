@@ -26,6 +26,8 @@ func (n Node) Clone() Node {
 		d.GracePeriodSeconds = cloneInt64(n.Drain.GracePeriodSeconds)
 		c.Drain = &d
 	}
+	c.KubeletMetrics = n.KubeletMetrics.clone()
+	c.ScrapeFailure = clonePtr(n.ScrapeFailure)
 	return c
 }
 

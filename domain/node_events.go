@@ -48,6 +48,9 @@ type HeartbeatRecorded struct {
 	// report conditions instead. A nil here leaves the node's latest
 	// metrics in place.
 	Metrics *Metrics `json:"metrics,omitempty"`
+	// Kubelet are the figures of a kubelet's summary, nil for other
+	// nodes; a nil here likewise leaves the latest in place.
+	Kubelet *KubeletMetrics `json:"kubelet,omitempty"`
 }
 
 // NodeConditionChanged: a condition appeared or changed status (or reason

@@ -44,6 +44,9 @@ func EvolveNode(n Node, e Event) Node {
 		if e.Metrics != nil {
 			n.Metrics = e.Metrics.clone()
 		}
+		if e.Kubelet != nil {
+			n.KubeletMetrics = e.Kubelet.clone()
+		}
 		n.Conditions = cloneSlice(n.Conditions)
 		for i := range n.Conditions {
 			n.Conditions[i].LastHeartbeatTime = e.At
@@ -85,6 +88,10 @@ func EvolveNode(n Node, e Event) Node {
 		if c, ok := n.Condition(ConditionReady); ok && c.Status == ConditionTrue {
 			n.AgentState = AgentReady
 		}
+	case NodeScrapeFailed:
+		n.ScrapeFailure = &ScrapeFailure{Reason: e.Reason, Message: e.Message, Since: e.At}
+	case NodeScrapeRecovered:
+		n.ScrapeFailure = nil
 	case NodeLabelsChanged:
 		n.Labels = cloneStrings(e.Labels)
 		n.Annotations = cloneStrings(e.Annotations)

@@ -16,7 +16,7 @@ func sampleEvents() []Event {
 	return []Event{
 		NodeRegistered{Registration: reg, At: at(1)},
 		NodeRestarted{Registration: reg, RestartCount: 3, Reason: RestartCleanStart, At: at(2)},
-		HeartbeatRecorded{At: at(3), Metrics: m},
+		HeartbeatRecorded{At: at(3), Metrics: m, Kubelet: kubeletMetrics()},
 		NodeConditionChanged{Type: ConditionMemoryPressure, From: ConditionFalse, Status: ConditionTrue, Reason: "HasInsufficientMemory", Message: "memory used 95.0% > 90%", At: at(4)},
 		NodeBecameReady{At: at(5)},
 		NodeDeregistered{At: at(6)},
@@ -38,6 +38,10 @@ func sampleEvents() []Event {
 		ConfigMapDeleted{At: at(15)},
 		DeviceBound{Name: "pico-01", Address: "192.168.4.17", At: at(16)},
 		DeviceReleased{Address: "192.168.4.17", At: at(17)},
+		NodeScrapeFailed{Reason: "ConnectionRefused", Message: "dial tcp 10.0.0.7:10250: connection refused", At: at(13)},
+		NodeScrapeRecovered{Reason: "ConnectionRefused", At: at(14)},
+		KubeletTargetSet{Target: kubeletTarget("web-01"), At: at(15)},
+		KubeletTargetRemoved{Name: "web-01", Source: SourceAPI, At: at(16)},
 	}
 }
 
@@ -123,6 +127,12 @@ func scribble(n *Node) {
 	}
 	if n.Metrics != nil {
 		n.Metrics.CPUCount = -1
+	}
+	if k := n.KubeletMetrics; k != nil {
+		*k.MemoryAvailableBytes, *k.RlimitMaxPID = 1, -1
+	}
+	if n.ScrapeFailure != nil {
+		n.ScrapeFailure.Reason = "scribbled"
 	}
 }
 

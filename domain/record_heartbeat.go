@@ -33,6 +33,10 @@ type RecordHeartbeat struct {
 	// Metrics as herd's agent measured them; nil when the node reports
 	// conditions instead.
 	Metrics *Metrics
+	// Kubelet are the figures of a kubelet's summary, recorded with the
+	// heartbeat as they are; the kubelet adapter turns them into Reported
+	// conditions by the kubelet's own eviction thresholds.
+	Kubelet *KubeletMetrics
 	// Reported are the conditions a kubelet or a Pico computed. Their
 	// types must be unique; their order decides the order in which
 	// conditions herd does not know are appended to the node.
@@ -58,7 +62,7 @@ func (c RecordHeartbeat) decideNode(n Node, now time.Time) ([]Event, error) {
 		events = append(events, restarted)
 		n = EvolveNode(n, restarted)
 	}
-	events = append(events, HeartbeatRecorded{At: now, Metrics: c.Metrics.clone()})
+	events = append(events, HeartbeatRecorded{At: now, Metrics: c.Metrics.clone(), Kubelet: c.Kubelet.clone()})
 
 	desired, derived := c.desiredConditions()
 	wasReady := conditionStatus(n, ConditionReady)
