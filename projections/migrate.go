@@ -36,4 +36,5 @@ var viewTables = []struct{ name, orderBy string }{
 	{"device_bindings", "name"},
 	{"ip_pools", "pool"},
 	{"ip_allocations", "pool, address"},
+	{"kubelet_targets", "name"},
 }

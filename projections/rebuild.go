@@ -111,9 +111,9 @@ ON CONFLICT (projection) DO UPDATE SET position = excluded.position, rebuilt_at 
 	return stats, nil
 }
 
-// viewRebuild folds node and pod events in memory and writes each row once
-// at the end: replaying a million heartbeats costs a million folds, not a
-// million row writes.
+// viewRebuild folds node, pod, fleet, IP pool and kubelet target events
+// in memory and writes each row once at the end: replaying a million
+// heartbeats costs a million folds, not a million row writes.
 type viewRebuild struct {
 	tx       *sql.Tx
 	timeline *sql.Stmt
@@ -122,6 +122,8 @@ type viewRebuild struct {
 	fleet    domain.FleetHealth
 	fleetRV  int64
 	pools    map[string]*poolRebuild
+	targets  domain.KubeletTargets
+	targetRV int64
 }
 
 // poolRebuild is one IP pool during a rebuild: its version, the position
@@ -158,6 +160,10 @@ func (r *viewRebuild) apply(ctx context.Context, rec events.Record, ev domain.Ev
 		r.pods[key] = applyPod(p, rec, ev)
 		return nil
 	}
+	if rec.Stream == domain.KubeletTargetsStream {
+		r.targets, r.targetRV = applyKubeletTargets(r.targets, rec, ev), rec.Position
+		return nil
+	}
 	name, ok := strings.CutPrefix(rec.Stream, "node/")
 	if !ok {
 		return nil
@@ -187,6 +193,11 @@ func (r *viewRebuild) flush(ctx context.Context) error {
 	}
 	if err := r.flushIPAM(ctx); err != nil {
 		return err
+	}
+	if r.targets.Version > 0 {
+		if err := storeKubeletTargets(ctx, r.tx, r.targets, r.targetRV); err != nil {
+			return err
+		}
 	}
 	stmt, err := r.tx.PrepareContext(ctx, upsertNodeSQL)
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	"herd/events"
 )
 
-// decodedBatch is a stretch of the log with its node and fleet events
-// decoded (nil for records of other streams).
+// decodedBatch is a stretch of the log with its node, fleet and kubelet
+// target events decoded (nil for records of other streams).
 type decodedBatch struct {
 	recs []events.Record
 	evs  []domain.Event
@@ -72,7 +72,7 @@ func readBatch(ctx context.Context, store *events.Store, q events.Querier, lo, h
 	evs := make([]domain.Event, len(recs))
 	for i, rec := range recs {
 		if !strings.HasPrefix(rec.Stream, "node/") && !strings.HasPrefix(rec.Stream, "pod/") && !strings.HasPrefix(rec.Stream, "ipam/") &&
-			rec.Stream != domain.FleetHealthStream && !otherStream(rec.Stream) {
+			rec.Stream != domain.FleetHealthStream && rec.Stream != domain.KubeletTargetsStream && !otherStream(rec.Stream) {
 			continue
 		}
 		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)

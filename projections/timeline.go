@@ -17,7 +17,8 @@ type TimelineEntry struct {
 	// At is when it happened, by herd's clock.
 	At time.Time `json:"at"`
 	// Kind is the lifecycle event: Registered, BecameReady, Restarted,
-	// ConditionChanged, Stopped, Deleted, LabelsChanged.
+	// ConditionChanged, Stopped, Deleted, LabelsChanged, ScrapeFailed,
+	// ScrapeRecovered, ...
 	Kind string `json:"kind"`
 	// Reason is a short machine-readable cause.
 	Reason string `json:"reason,omitempty"`
@@ -62,6 +63,14 @@ func timelineEntries(node string, rec events.Record, ev domain.Event) []Timeline
 		return entry(e.At, "HeartbeatMissed", e.Reason, "no heartbeat since "+last)
 	case domain.NodeBecameNotReady:
 		return entry(e.At, "BecameNotReady", e.Reason, fmt.Sprintf("Ready is %s", e.Status))
+	case domain.NodeScrapeFailed:
+		msg := "herd cannot poll the kubelet"
+		if e.Message != "" {
+			msg += ": " + e.Message
+		}
+		return entry(e.At, "ScrapeFailed", e.Reason, msg)
+	case domain.NodeScrapeRecovered:
+		return entry(e.At, "ScrapeRecovered", e.Reason, "herd polls the kubelet again")
 	case domain.NodeTainted:
 		return entry(e.At, "Tainted", e.Cause, fmt.Sprintf("taint %s", taintString(e.Taint.Key, e.Taint.Value, e.Taint.Effect)))
 	case domain.NodeUntainted:
