@@ -1,0 +1,444 @@
+package kubelet
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+)
+
+// The endpoints a poller reads.
+const (
+	endpointHealthz  = "/healthz"
+	endpointSyncLoop = "/healthz/syncloop"
+	endpointSummary  = "/stats/summary"
+	endpointPods     = "/pods"
+	endpointConfigz  = "/configz"
+	endpointResource = "/metrics/resource"
+	endpointProbes   = "/metrics/probes"
+)
+
+// annotationKubeletURL names, on a kubelet node, the URL herd polls.
+const annotationKubeletURL = "herd.dev/kubelet-url"
+
+// poller polls one kubelet for as long as its context lives. Its run
+// goroutine owns every field but status; one poller never waits for
+// another.
+type poller struct {
+	target  domain.KubeletTarget
+	cfg     Config
+	sink    Sink
+	clock   clock.Clock
+	log     *zap.Logger
+	metrics *Metrics
+	jitter  func() float64
+
+	client *client
+
+	// What the kubelet said last.
+	registered     bool
+	kubeletStarted time.Time
+	settings       settings
+	probes         probeFailures
+	usage          usage
+	pods           *corev1.PodList
+	syncLoop       *Failure
+
+	// failures counts heartbeat polls that failed in a row; recorded is
+	// the scrape failure reason last recorded on the node.
+	failures int
+	recorded string
+	// problems holds, by endpoint, the reason last logged, so that a
+	// broken endpoint is logged when it breaks, not on every poll.
+	problems map[string]string
+
+	nextStats, nextSlow time.Time
+
+	mu     sync.Mutex
+	status TargetStatus
+}
+
+// TargetStatus is what a poller is doing, for tests and operators.
+type TargetStatus struct {
+	Name string
+	// Waiting is true while the poller waits for Next; false while it
+	// polls.
+	Waiting bool
+	// Next is when it polls next.
+	Next time.Time
+	// Heartbeats counts the heartbeats it recorded.
+	Heartbeats int64
+	// Failures counts heartbeat polls that failed in a row.
+	Failures int
+	// LastFailure is the latest failure of any request, nil if none yet.
+	LastFailure *Failure
+}
+
+func newPoller(t domain.KubeletTarget, cfg Config, sink Sink, clk clock.Clock, log *zap.Logger, m *Metrics, jitter func() float64) *poller {
+	return &poller{
+		target: t, cfg: cfg, sink: sink, clock: clk, metrics: m, jitter: jitter,
+		log:      log.With(zap.String("node", t.Name), zap.String("url", t.URL)),
+		settings: defaultSettings(),
+		problems: map[string]string{},
+		status:   TargetStatus{Name: t.Name},
+	}
+}
+
+// run polls until ctx ends: the heartbeat poll (/healthz, /stats/summary)
+// every StatsInterval, or after a backoff while it fails, and the rest
+// every Interval while the kubelet answers. Times come from herd's clock.
+func (p *poller) run(ctx context.Context) {
+	defer func() {
+		if p.client != nil {
+			p.client.close()
+		}
+	}()
+	now := p.clock.Now()
+	p.nextStats, p.nextSlow = now, now.Add(p.cfg.Interval)
+	for ctx.Err() == nil {
+		now = p.clock.Now()
+		switch {
+		case !now.Before(p.nextStats):
+			p.statsPoll(ctx, now)
+		case p.failures == 0 && !now.Before(p.nextSlow):
+			p.slowPoll(ctx, now)
+		default:
+			next := p.nextStats
+			if p.failures == 0 && p.nextSlow.Before(next) {
+				next = p.nextSlow
+			}
+			t := p.clock.NewTimer(next.Sub(now))
+			p.setWaiting(true, next)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+			case <-t.C():
+			}
+			p.setWaiting(false, next)
+		}
+	}
+}
+
+// statsPoll is the heartbeat: /healthz, then /stats/summary. Any failure
+// but an unreadable summary means no heartbeat; the health rules take it
+// from there.
+func (p *poller) statsPoll(ctx context.Context, now time.Time) {
+	p.nextStats = now.Add(p.cfg.StatsInterval)
+	if p.client == nil {
+		c, err := newClient(p.target, p.clock, p.cfg.Timeout)
+		if err != nil {
+			p.fail(ctx, now, asFailure(endpointHealthz, err))
+			return
+		}
+		p.client = c
+	}
+	if _, f := p.scrape(ctx, endpointHealthz, nil); f != nil {
+		p.fail(ctx, now, f)
+		return
+	}
+	if p.syncLoop != nil {
+		if _, f := p.scrape(ctx, endpointSyncLoop, nil); f != nil {
+			p.fail(ctx, now, f)
+			return
+		}
+		p.syncLoop = nil
+	}
+	var (
+		sum     nodeSummary
+		decoded bool
+	)
+	_, f := p.scrape(ctx, endpointSummary, func(body []byte) (err error) {
+		sum, err = decodeSummary(body)
+		return err
+	})
+	switch {
+	case f == nil:
+		decoded = true
+	case f.Reason != ReasonMalformed:
+		p.fail(ctx, now, f)
+		return
+	}
+	p.note(endpointSummary, f)
+
+	recovering := p.failures > 0 || !p.registered
+	p.failures = 0
+	p.metrics.setUp(p.target.Name, true)
+	if recovering {
+		// Fresh settings and pods for a first registration, and after an
+		// outage, during which the slow poll was suspended.
+		p.nextSlow = now.Add(p.cfg.Interval)
+		if !p.slowFetch(ctx) {
+			p.nextStats = now // the next poll records why
+			return
+		}
+	}
+	restarted := decoded && !p.kubeletStarted.IsZero() && !sum.KubeletStarted.IsZero() && !sum.KubeletStarted.Equal(p.kubeletStarted)
+	if decoded && !sum.KubeletStarted.IsZero() {
+		p.kubeletStarted = sum.KubeletStarted
+	}
+	if !p.registered || restarted {
+		if err := p.sink.RegisterNode(ctx, p.registration(sum), restarted); err != nil {
+			p.log.Error("cannot register the kubelet's node", zap.Error(err))
+			return
+		}
+		if restarted {
+			p.log.Info("the kubelet restarted", zap.Time("started", sum.KubeletStarted))
+		}
+		p.registered = true
+	}
+	hb := domain.RecordHeartbeat{Reported: []domain.ReportedCondition{readyCondition()}}
+	if decoded && !sum.empty() {
+		m := p.withUsage(sum.Metrics)
+		hb.Kubelet = &m
+		hb.Reported = append(hb.Reported, pressureConditions(m, p.settings.Thresholds)...)
+	}
+	switch err := p.sink.RecordHeartbeat(ctx, p.target.Name, hb); {
+	case errors.Is(err, domain.ErrNotFound):
+		// The node was deleted while its kubelet runs: register again.
+		p.log.Info("the kubelet's node was deleted; registering it again")
+		p.registered = false
+		return
+	case err != nil:
+		p.log.Error("cannot record the kubelet's heartbeat", zap.Error(err))
+		return
+	}
+	if p.recorded != "" {
+		p.log.Info("herd polls the kubelet again", zap.String("after", p.recorded))
+		p.recorded = ""
+	}
+	p.mu.Lock()
+	p.status.Heartbeats++
+	p.status.Failures = 0
+	p.mu.Unlock()
+	if recovering {
+		p.deliverPods(ctx)
+	}
+}
+
+// slowPoll reads what changes slowly: the sync loop's health, settings,
+// probe and resource figures, and the pods, which it then reports.
+func (p *poller) slowPoll(ctx context.Context, now time.Time) {
+	p.nextSlow = now.Add(p.cfg.Interval)
+	if !p.slowFetch(ctx) || p.syncLoop != nil {
+		p.nextStats = now // let the heartbeat poll record why, now
+		return
+	}
+	p.deliverPods(ctx)
+}
+
+// slowFetch reads /healthz/syncloop, /configz, /metrics/probes,
+// /metrics/resource and /pods into the poller. An endpoint that answers
+// badly keeps what it said last; one that is not served (404) is done
+// without. It returns false when the kubelet could not be reached at all.
+func (p *poller) slowFetch(ctx context.Context) bool {
+	steps := []struct {
+		endpoint string
+		decode   func([]byte) error
+		missing  func()
+	}{
+		{endpointSyncLoop, nil, nil},
+		{endpointConfigz, func(b []byte) (err error) {
+			s, err := decodeConfigz(b)
+			if err == nil {
+				p.useSettings(s)
+			}
+			return err
+		}, func() { p.settings = defaultSettings() }},
+		{endpointProbes, func(b []byte) (err error) {
+			pf, err := decodeProbes(b)
+			if err == nil {
+				p.probes = pf
+			}
+			return err
+		}, func() { p.probes = nil }},
+		{endpointResource, func(b []byte) (err error) {
+			u, err := decodeResource(b)
+			if err == nil {
+				p.usage = u
+				if u.ScrapeError {
+					err = errors.New("the kubelet reports resource_scrape_error 1: its own resource figures are incomplete")
+				}
+			}
+			return err
+		}, func() { p.usage = usage{} }},
+		{endpointPods, func(b []byte) (err error) {
+			l, err := decodePods(b)
+			if err == nil {
+				p.pods = &l
+			}
+			return err
+		}, func() { p.pods = nil }},
+	}
+	for _, s := range steps {
+		notFound, f := p.scrape(ctx, s.endpoint, s.decode)
+		if f != nil && f.connectionLevel() {
+			return false
+		}
+		if s.endpoint == endpointSyncLoop {
+			p.syncLoop = nil
+			if f != nil && f.Reason == ReasonUnhealthy {
+				p.syncLoop = f
+			}
+		}
+		if notFound && s.missing != nil {
+			s.missing()
+		}
+		p.note(s.endpoint, f)
+	}
+	return true
+}
+
+// useSettings takes a kubelet's /configz, logging what herd could not read.
+func (p *poller) useSettings(s settings) {
+	for _, err := range s.Problems {
+		p.log.Warn("a kubelet setting herd cannot read is left out", zap.Error(err))
+	}
+	p.settings = s
+}
+
+// deliverPods reports the pods of the last /pods, if the node is
+// registered and the kubelet served them.
+func (p *poller) deliverPods(ctx context.Context) {
+	if !p.registered || p.pods == nil {
+		return
+	}
+	pods := ObservedPods(p.target.Name, *p.pods, p.probes, p.usage)
+	if err := p.sink.ObservePods(ctx, p.target.Name, pods); err != nil {
+		p.log.Error("cannot record the kubelet's pods", zap.Error(err))
+	}
+}
+
+// scrape fetches one endpoint and decodes its answer, counting both in the
+// metrics. An answer that does not decode is a MalformedResponse failure.
+func (p *poller) scrape(ctx context.Context, endpoint string, decode func([]byte) error) (notFound bool, f *Failure) {
+	start := time.Now() // wall time: what the request cost, not a domain time
+	body, notFound, f := p.client.get(ctx, endpoint)
+	if f == nil && !notFound && decode != nil {
+		if err := decode(body); err != nil {
+			f = &Failure{Endpoint: endpoint, Reason: ReasonMalformed, Message: err.Error()}
+		}
+	}
+	p.metrics.observe(p.target.Name, endpoint, time.Since(start), f)
+	if f != nil {
+		p.mu.Lock()
+		p.status.LastFailure = f
+		p.mu.Unlock()
+	}
+	return notFound, f
+}
+
+// note logs an endpoint's failure when its reason changes, and its
+// recovery; f is nil on success.
+func (p *poller) note(endpoint string, f *Failure) {
+	prev := p.problems[endpoint]
+	switch {
+	case f == nil && prev != "":
+		delete(p.problems, endpoint)
+		p.log.Info("a kubelet endpoint answers again", zap.String("endpoint", endpoint), zap.String("after", prev))
+	case f != nil && f.Reason != prev:
+		p.problems[endpoint] = f.Reason
+		p.log.Warn("a kubelet endpoint answers badly; herd keeps what it said last",
+			zap.String("endpoint", endpoint), zap.String("reason", f.Reason), zap.String("message", f.Message))
+	}
+}
+
+// fail handles a failed heartbeat poll: no heartbeat, a backoff, and the
+// reason recorded on the node when it changed.
+func (p *poller) fail(ctx context.Context, now time.Time, f *Failure) {
+	p.failures++
+	p.nextStats = now.Add(backoff(p.cfg.StatsInterval, p.cfg.MaxBackoff, p.failures, p.jitter()))
+	p.metrics.setUp(p.target.Name, false)
+	p.mu.Lock()
+	p.status.Failures = p.failures
+	p.status.LastFailure = f
+	p.mu.Unlock()
+	if f.Reason == p.recorded {
+		return
+	}
+	p.log.Warn("cannot poll the kubelet; no heartbeats until it answers",
+		zap.String("endpoint", f.Endpoint), zap.String("reason", f.Reason), zap.String("message", f.Message))
+	err := p.sink.RecordScrapeFailure(ctx, p.target.Name, domain.RecordScrapeFailure{Reason: f.Reason, Message: f.Endpoint + ": " + f.Message})
+	switch {
+	case err == nil, errors.Is(err, domain.ErrNotFound): // a node never registered has nothing to record on
+		p.recorded = f.Reason
+	case ctx.Err() == nil:
+		p.log.Error("cannot record why the kubelet cannot be polled", zap.Error(err))
+	}
+}
+
+// registration is what herd registers the kubelet's node with: capacity
+// from the summary and /configz, allocatable as the kubelet computes it,
+// addresses from the target and the pods' host IP.
+func (p *poller) registration(sum nodeSummary) domain.Registration {
+	reg := domain.Registration{
+		Name: p.target.Name, UID: uuid.NewString(), Kind: domain.KindKubelet,
+		Annotations: map[string]string{annotationKubeletURL: p.target.URL},
+		Addresses:   []domain.Address{{Type: "Hostname", Address: p.target.Name}},
+	}
+	if ip := p.hostIP(); ip != "" {
+		reg.Addresses = append([]domain.Address{{Type: "InternalIP", Address: ip}}, reg.Addresses...)
+	}
+	capacity := sum.capacity()
+	if p.settings.MaxPods > 0 {
+		capacity["pods"] = p.settings.MaxPods
+	}
+	if len(capacity) > 0 {
+		reg.Capacity = capacity
+		reg.Allocatable = p.settings.allocatable(capacity)
+	}
+	if u, err := url.Parse(p.target.URL); err == nil {
+		if port, err := strconv.ParseInt(u.Port(), 10, 32); err == nil {
+			reg.KubeletPort = int32(port)
+		}
+	}
+	return reg
+}
+
+// hostIP is the node's IP as its pods report it.
+func (p *poller) hostIP() string {
+	if p.pods == nil {
+		return ""
+	}
+	for _, pod := range p.pods.Items {
+		if pod.Status.HostIP != "" {
+			return pod.Status.HostIP
+		}
+	}
+	return ""
+}
+
+// withUsage fills the CPU figure a summary left out from
+// /metrics/resource's node_cpu_usage_seconds_total.
+func (p *poller) withUsage(m domain.KubeletMetrics) domain.KubeletMetrics {
+	if m.CPUUsageCoreNanoSeconds == nil && p.usage.NodeCPUSeconds != nil && *p.usage.NodeCPUSeconds >= 0 {
+		v := uint64(*p.usage.NodeCPUSeconds * 1e9)
+		m.CPUUsageCoreNanoSeconds = &v
+	}
+	if m.MemoryWorkingSetBytes == nil && p.usage.NodeMemoryWorkingSet != nil && *p.usage.NodeMemoryWorkingSet >= 0 {
+		v := uint64(*p.usage.NodeMemoryWorkingSet)
+		m.MemoryWorkingSetBytes = &v
+	}
+	return m
+}
+
+func (p *poller) setWaiting(waiting bool, next time.Time) {
+	p.mu.Lock()
+	p.status.Waiting, p.status.Next = waiting, next
+	p.mu.Unlock()
+}
+
+// Status returns what the poller is doing.
+func (p *poller) Status() TargetStatus {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.status
+}

@@ -1,0 +1,115 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+)
+
+// Sink is the adapter's output port: everything the pollers tell herd.
+// Commands implements it with domain commands; tests record the calls.
+type Sink interface {
+	// RegisterNode registers a kubelet's node unless herd already knows
+	// it as a running kubelet node. restarted registers it again all the
+	// same, as a restart, because the kubelet itself restarted.
+	RegisterNode(ctx context.Context, reg domain.Registration, restarted bool) error
+	// RecordHeartbeat records a poll that reached the kubelet, ending any
+	// scrape failure the node had.
+	RecordHeartbeat(ctx context.Context, node string, hb domain.RecordHeartbeat) error
+	// RecordScrapeFailure notes why herd cannot poll the kubelet.
+	RecordScrapeFailure(ctx context.Context, node string, f domain.RecordScrapeFailure) error
+	// ObservePods reports every pod the kubelet runs, as it reports them.
+	ObservePods(ctx context.Context, node string, pods []ObservedPod) error
+	// StopObserving says herd no longer polls the node's kubelet: its
+	// target was removed.
+	StopObserving(ctx context.Context, node string) error
+}
+
+// PodObserver records the pods a kubelet reports. It is the part of the
+// Sink that pods, not nodes, answer for.
+type PodObserver interface {
+	ObservePods(ctx context.Context, node string, pods []ObservedPod) error
+}
+
+// Commands is the Sink that acts through domain commands on a node
+// repository, at the time of herd's clock.
+type Commands struct {
+	Nodes domain.NodeRepository
+	Pods  PodObserver
+	Clock clock.PassiveClock
+}
+
+var _ Sink = (*Commands)(nil)
+
+// messageStopped is Ready's message on a kubelet node herd stopped polling.
+const messageStopped = "herd no longer polls this kubelet: its target was removed"
+
+// RegisterNode implements Sink. The node keeps the UID herd gave it first.
+func (c *Commands) RegisterNode(ctx context.Context, reg domain.Registration, restarted bool) error {
+	now := c.Clock.Now()
+	_, err := c.Nodes.UpdateNode(ctx, reg.Name, func(n domain.Node) ([]domain.Event, error) {
+		if n.Exists() && n.Kind != domain.KindKubelet {
+			return nil, fmt.Errorf("node %q is a %s node, not this kubelet's: %w", n.Name, n.Kind, domain.ErrConflict)
+		}
+		if n.Exists() && n.AgentState != domain.AgentStopped && !restarted {
+			return nil, nil
+		}
+		if n.Exists() {
+			reg.UID = n.UID
+		}
+		return domain.DecideNode(n, domain.RegisterNode{Registration: reg}, now)
+	})
+	return err
+}
+
+// RecordHeartbeat implements Sink: ClearScrapeFailure and the heartbeat,
+// in one transaction.
+func (c *Commands) RecordHeartbeat(ctx context.Context, node string, hb domain.RecordHeartbeat) error {
+	now := c.Clock.Now()
+	_, err := c.Nodes.UpdateNode(ctx, node, func(n domain.Node) ([]domain.Event, error) {
+		evs, err := domain.DecideNode(n, domain.ClearScrapeFailure{}, now)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range evs {
+			n = domain.EvolveNode(n, e)
+		}
+		more, err := domain.DecideNode(n, hb, now)
+		if err != nil {
+			return nil, err
+		}
+		return append(evs, more...), nil
+	})
+	return err
+}
+
+// RecordScrapeFailure implements Sink.
+func (c *Commands) RecordScrapeFailure(ctx context.Context, node string, f domain.RecordScrapeFailure) error {
+	now := c.Clock.Now()
+	_, err := c.Nodes.UpdateNode(ctx, node, func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, f, now)
+	})
+	return err
+}
+
+// ObservePods implements Sink through the PodObserver.
+func (c *Commands) ObservePods(ctx context.Context, node string, pods []ObservedPod) error {
+	return c.Pods.ObservePods(ctx, node, pods)
+}
+
+// StopObserving implements Sink: the node is deregistered, so that the
+// health rules leave a node nobody polls alone instead of calling it
+// unreachable. A node herd never registered is no error.
+func (c *Commands) StopObserving(ctx context.Context, node string) error {
+	now := c.Clock.Now()
+	_, err := c.Nodes.UpdateNode(ctx, node, func(n domain.Node) ([]domain.Event, error) {
+		if !n.Exists() || n.Kind != domain.KindKubelet {
+			return nil, nil
+		}
+		return domain.DecideNode(n, domain.DeregisterNode{Message: messageStopped}, now)
+	})
+	return err
+}
