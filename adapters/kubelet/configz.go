@@ -3,6 +3,8 @@ package kubelet
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -64,7 +66,7 @@ func decodeConfigz(body []byte) (settings, error) {
 		name string
 		m    map[string]string
 	}{{"kubeReserved", kc.KubeReserved}, {"systemReserved", kc.SystemReserved}} {
-		for _, res := range sortedKeys(part.m) {
+		for _, res := range slices.Sorted(maps.Keys(part.m)) {
 			q, err := resource.ParseQuantity(part.m[res])
 			if err != nil || q.Sign() < 0 {
 				s.Problems = append(s.Problems, fmt.Errorf("%s %s=%q: not a quantity", part.name, res, part.m[res]))

@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,7 +68,7 @@ func ParseEvictionHard(m map[string]string) ([]Threshold, []error) {
 		out  []Threshold
 		errs []error
 	)
-	for _, signal := range sortedKeys(m) {
+	for _, signal := range slices.Sorted(maps.Keys(m)) {
 		if _, ok := signalConditions[signal]; !ok {
 			continue
 		}
@@ -219,13 +220,4 @@ func pressureConditions(m domain.KubeletMetrics, thresholds []Threshold) []domai
 func readyCondition() domain.ReportedCondition {
 	return domain.ReportedCondition{Type: domain.ConditionReady, Status: domain.ConditionTrue,
 		Reason: reasonKubeletReady, Message: messageKubeletReady}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

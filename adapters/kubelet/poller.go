@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -52,6 +53,9 @@ type poller struct {
 	usage          usage
 	pods           *corev1.PodList
 	syncLoop       *Failure
+	// delivered are the pods last reported to the sink, so that an
+	// unchanged list costs no transaction.
+	delivered []domain.ObservePod
 
 	// failures counts heartbeat polls that failed in a row; recorded is
 	// the scrape failure reason last recorded on the node.
@@ -311,10 +315,15 @@ func (p *poller) deliverPods(ctx context.Context) {
 	if !p.registered || p.pods == nil {
 		return
 	}
-	pods := ObservedPods(p.target.Name, *p.pods, p.probes, p.usage)
+	pods := ObservedPods(p.target.Name, *p.pods, p.probes)
+	if p.delivered != nil && reflect.DeepEqual(pods, p.delivered) {
+		return
+	}
 	if err := p.sink.ObservePods(ctx, p.target.Name, pods); err != nil {
 		p.log.Error("cannot record the kubelet's pods", zap.Error(err))
+		return
 	}
+	p.delivered = pods
 }
 
 // scrape fetches one endpoint and decodes its answer, counting both in the

@@ -80,23 +80,15 @@ func decodeProbes(body []byte) (probeFailures, error) {
 	return out, nil
 }
 
-// usage is what /metrics/resource says about the node and its containers.
+// usage is what /metrics/resource says about the node.
 type usage struct {
 	// NodeCPUSeconds and NodeMemoryWorkingSet are the node's figures, nil
 	// when not served.
 	NodeCPUSeconds       *float64
 	NodeMemoryWorkingSet *float64
-	// Containers holds each container's CPU seconds and working set.
-	Containers map[containerRef]containerUsage
 	// ScrapeError is the kubelet saying it failed to collect them
 	// (resource_scrape_error 1).
 	ScrapeError bool
-}
-
-// containerUsage is one container's resource use.
-type containerUsage struct {
-	CPUSeconds        float64
-	MemoryWorkingSetBytes float64
 }
 
 // decodeResource reads /metrics/resource.
@@ -105,7 +97,7 @@ func decodeResource(body []byte) (usage, error) {
 	if err != nil {
 		return usage{}, err
 	}
-	u := usage{Containers: map[containerRef]containerUsage{}}
+	var u usage
 	if ms := fams["node_cpu_usage_seconds_total"].GetMetric(); len(ms) > 0 {
 		v := value(ms[0])
 		u.NodeCPUSeconds = &v
@@ -116,20 +108,6 @@ func decodeResource(body []byte) (usage, error) {
 	}
 	for _, m := range fams["resource_scrape_error"].GetMetric() {
 		u.ScrapeError = u.ScrapeError || value(m) != 0
-	}
-	ref := func(m *dto.Metric) containerRef {
-		l := labels(m)
-		return containerRef{Namespace: l["namespace"], Pod: l["pod"], Container: l["container"]}
-	}
-	for _, m := range fams["container_cpu_usage_seconds_total"].GetMetric() {
-		c := u.Containers[ref(m)]
-		c.CPUSeconds = value(m)
-		u.Containers[ref(m)] = c
-	}
-	for _, m := range fams["container_memory_working_set_bytes"].GetMetric() {
-		c := u.Containers[ref(m)]
-		c.MemoryWorkingSetBytes = value(m)
-		u.Containers[ref(m)] = c
 	}
 	return u, nil
 }

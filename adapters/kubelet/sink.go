@@ -2,11 +2,13 @@ package kubelet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"k8s.io/utils/clock"
 
 	"herd/domain"
+	"herd/projections"
 )
 
 // Sink is the adapter's output port: everything the pollers tell herd.
@@ -21,24 +23,29 @@ type Sink interface {
 	RecordHeartbeat(ctx context.Context, node string, hb domain.RecordHeartbeat) error
 	// RecordScrapeFailure notes why herd cannot poll the kubelet.
 	RecordScrapeFailure(ctx context.Context, node string, f domain.RecordScrapeFailure) error
-	// ObservePods reports every pod the kubelet runs, as it reports them.
-	ObservePods(ctx context.Context, node string, pods []ObservedPod) error
+	// ObservePods reports every pod the kubelet runs, as it reports them;
+	// pods herd observed on the node before and the kubelet no longer
+	// lists are gone.
+	ObservePods(ctx context.Context, node string, pods []domain.ObservePod) error
 	// StopObserving says herd no longer polls the node's kubelet: its
 	// target was removed.
 	StopObserving(ctx context.Context, node string) error
 }
 
-// PodObserver records the pods a kubelet reports. It is the part of the
-// Sink that pods, not nodes, answer for.
-type PodObserver interface {
-	ObservePods(ctx context.Context, node string, pods []ObservedPod) error
+// PodStore is where observed pods are recorded: projections.Writer and
+// projections.PodView together.
+type PodStore interface {
+	// UpdatePods runs several pod updates in one transaction.
+	UpdatePods(ctx context.Context, updates []projections.PodUpdate) ([]domain.Pod, error)
+	// List lists pods.
+	List(ctx context.Context, f projections.PodFilter) ([]domain.Pod, int64, error)
 }
 
-// Commands is the Sink that acts through domain commands on a node
-// repository, at the time of herd's clock.
+// Commands is the Sink that acts through domain commands, at the time of
+// herd's clock.
 type Commands struct {
 	Nodes domain.NodeRepository
-	Pods  PodObserver
+	Pods  PodStore
 	Clock clock.PassiveClock
 }
 
@@ -95,14 +102,18 @@ func (c *Commands) RecordScrapeFailure(ctx context.Context, node string, f domai
 	return err
 }
 
-// ObservePods implements Sink through the PodObserver.
-func (c *Commands) ObservePods(ctx context.Context, node string, pods []ObservedPod) error {
-	return c.Pods.ObservePods(ctx, node, pods)
+// ObservePods implements Sink: one ObservePod per reported pod and one
+// ForgetObservedPod per pod that left the node, in one transaction. A pod
+// the domain refuses (a name herd's own pods hold, a name that is not
+// valid) is left out and named in the error; the others are recorded.
+func (c *Commands) ObservePods(ctx context.Context, node string, pods []domain.ObservePod) error {
+	return c.observe(ctx, node, pods)
 }
 
 // StopObserving implements Sink: the node is deregistered, so that the
 // health rules leave a node nobody polls alone instead of calling it
-// unreachable. A node herd never registered is no error.
+// unreachable, and its observed pods are forgotten. A node herd never
+// registered is no error.
 func (c *Commands) StopObserving(ctx context.Context, node string) error {
 	now := c.Clock.Now()
 	_, err := c.Nodes.UpdateNode(ctx, node, func(n domain.Node) ([]domain.Event, error) {
@@ -111,5 +122,49 @@ func (c *Commands) StopObserving(ctx context.Context, node string) error {
 		}
 		return domain.DecideNode(n, domain.DeregisterNode{Message: messageStopped}, now)
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	return c.observe(ctx, node, nil)
+}
+
+func (c *Commands) observe(ctx context.Context, node string, pods []domain.ObservePod) error {
+	kubelet := domain.SourceKubelet
+	known, _, err := c.Pods.List(ctx, projections.PodFilter{NodeName: node, Source: &kubelet})
+	if err != nil {
+		return err
+	}
+	now := c.Clock.Now()
+	var (
+		updates []projections.PodUpdate
+		refused []error
+		listed  = make(map[string]bool, len(pods))
+	)
+	for _, op := range pods {
+		listed[op.Namespace+"/"+op.Name] = true
+		updates = append(updates, projections.PodUpdate{Namespace: op.Namespace, Name: op.Name,
+			Update: func(p domain.Pod) ([]domain.Event, error) {
+				evs, err := domain.DecidePod(p, op, now)
+				if errors.Is(err, domain.ErrConflict) || errors.Is(err, domain.ErrInvalid) {
+					refused = append(refused, err)
+					return nil, nil
+				}
+				return evs, err
+			}})
+	}
+	for _, p := range known {
+		if !listed[p.Key()] {
+			updates = append(updates, projections.PodUpdate{Namespace: p.Namespace, Name: p.Name,
+				Update: func(p domain.Pod) ([]domain.Event, error) {
+					return domain.DecidePod(p, domain.ForgetObservedPod{}, now)
+				}})
+		}
+	}
+	if len(updates) == 0 {
+		return nil
+	}
+	if _, err := c.Pods.UpdatePods(ctx, updates); err != nil {
+		return err
+	}
+	return errors.Join(refused...)
 }

@@ -1,0 +1,41 @@
+package kubelet
+
+import (
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/events"
+	"herd/projections"
+	"herd/reconcilers"
+)
+
+// Module runs herd's kubelet pollers for the life of the app. It needs a
+// Config, the store, the Writer, herd's clock, a logger and a Prometheus
+// registerer; it provides the *Manager, which also joins herd's
+// reconcilers (as "kubelet") to follow changes to the set of targets.
+var Module = fx.Options(
+	fx.Provide(
+		NewMetrics,
+		func(store *events.Store) *projections.KubeletTargetView {
+			return projections.NewKubeletTargetView(store.DB())
+		},
+		func(w *projections.Writer, store *events.Store, clk clock.Clock) Sink {
+			return &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(store.DB())}, Clock: clk}
+		},
+		func(cfg Config, sink Sink, w *projections.Writer, view *projections.KubeletTargetView, clk clock.Clock, log *zap.Logger, m *Metrics) (*Manager, error) {
+			return NewManager(cfg, sink, w, view, clk, log, m)
+		},
+	),
+	reconcilers.Provide(func(m *Manager) *Manager { return m }),
+	fx.Invoke(func(lc fx.Lifecycle, m *Manager) {
+		lc.Append(fx.Hook{OnStart: m.Start, OnStop: m.Stop})
+	}),
+)
+
+// podStore joins the writer's batched pod updates and the pod view's
+// lists into a PodStore.
+type podStore struct {
+	*projections.Writer
+	*projections.PodView
+}
