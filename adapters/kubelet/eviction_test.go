@@ -22,12 +22,18 @@ func roomy() domain.KubeletMetrics {
 }
 
 var (
-	memOK   = domain.ReportedCondition{Type: domain.ConditionMemoryPressure, Status: domain.ConditionFalse, Reason: "KubeletHasSufficientMemory", Message: "kubelet has sufficient memory available"}
-	diskOK  = domain.ReportedCondition{Type: domain.ConditionDiskPressure, Status: domain.ConditionFalse, Reason: "KubeletHasNoDiskPressure", Message: "kubelet has no disk pressure"}
-	pidOK   = domain.ReportedCondition{Type: domain.ConditionPIDPressure, Status: domain.ConditionFalse, Reason: "KubeletHasSufficientPID", Message: "kubelet has sufficient PID available"}
-	memLow  = func(msg string) domain.ReportedCondition { return domain.ReportedCondition{Type: domain.ConditionMemoryPressure, Status: domain.ConditionTrue, Reason: "KubeletHasInsufficientMemory", Message: msg} }
-	diskLow = func(msg string) domain.ReportedCondition { return domain.ReportedCondition{Type: domain.ConditionDiskPressure, Status: domain.ConditionTrue, Reason: "KubeletHasDiskPressure", Message: msg} }
-	pidLow  = func(msg string) domain.ReportedCondition { return domain.ReportedCondition{Type: domain.ConditionPIDPressure, Status: domain.ConditionTrue, Reason: "KubeletHasInsufficientPID", Message: msg} }
+	memOK  = domain.ReportedCondition{Type: domain.ConditionMemoryPressure, Status: domain.ConditionFalse, Reason: "KubeletHasSufficientMemory", Message: "kubelet has sufficient memory available"}
+	diskOK = domain.ReportedCondition{Type: domain.ConditionDiskPressure, Status: domain.ConditionFalse, Reason: "KubeletHasNoDiskPressure", Message: "kubelet has no disk pressure"}
+	pidOK  = domain.ReportedCondition{Type: domain.ConditionPIDPressure, Status: domain.ConditionFalse, Reason: "KubeletHasSufficientPID", Message: "kubelet has sufficient PID available"}
+	memLow = func(msg string) domain.ReportedCondition {
+		return domain.ReportedCondition{Type: domain.ConditionMemoryPressure, Status: domain.ConditionTrue, Reason: "KubeletHasInsufficientMemory", Message: msg}
+	}
+	diskLow = func(msg string) domain.ReportedCondition {
+		return domain.ReportedCondition{Type: domain.ConditionDiskPressure, Status: domain.ConditionTrue, Reason: "KubeletHasDiskPressure", Message: msg}
+	}
+	pidLow = func(msg string) domain.ReportedCondition {
+		return domain.ReportedCondition{Type: domain.ConditionPIDPressure, Status: domain.ConditionTrue, Reason: "KubeletHasInsufficientPID", Message: msg}
+	}
 )
 
 func TestPressureConditions(t *testing.T) {

@@ -82,10 +82,16 @@ func transportFailure(ctx context.Context, endpoint string, err error, auth stri
 		f.Reason, f.Message = ReasonTLSError, fmt.Sprintf("the kubelet's serving certificate is not valid: %v", invalidCert)
 	case errors.As(err, &verify):
 		f.Reason, f.Message = ReasonTLSError, fmt.Sprintf("the kubelet's serving certificate does not verify: %v", verify.Err)
-	case errors.As(err, &notTLS):
+	case errors.As(err, &notTLS), strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
 		f.Reason, f.Message = ReasonTLSError, "the kubelet does not speak TLS on this port: use an http:// URL for its read-only port"
 	case errors.As(err, &alert):
 		f.Reason, f.Message = ReasonTLSError, fmt.Sprintf("the kubelet broke off the TLS handshake (%v): it does not accept herd's %s", alert, auth)
+	case strings.Contains(err.Error(), "remote error: tls: "):
+		// The kubelet's alert, such as "certificate required" or "bad
+		// certificate": it refuses what herd presented, or that it
+		// presented nothing.
+		_, said, _ := strings.Cut(err.Error(), "remote error: tls: ")
+		f.Reason, f.Message = ReasonTLSError, fmt.Sprintf("the kubelet broke off the TLS handshake (%s): it does not accept herd's %s", said, auth)
 	case strings.Contains(err.Error(), "tls: "):
 		f.Reason, f.Message = ReasonTLSError, fmt.Sprintf("TLS handshake failed: %v", err)
 	case errors.As(err, &dnsErr):
@@ -114,7 +120,7 @@ func statusFailure(endpoint string, code int, body []byte, auth string) *Failure
 	case code == http.StatusForbidden:
 		f.Reason = ReasonForbidden
 		f.Message = fmt.Sprintf("the kubelet knows herd's identity but forbids %s (403 Forbidden): grant it get on %s", endpoint, kubeletResource(endpoint))
-	case strings.HasPrefix(endpoint, "/healthz"):
+	case strings.HasPrefix(endpoint, "/healthz") && code >= 500:
 		f.Reason = ReasonUnhealthy
 		f.Message = fmt.Sprintf("the kubelet reports itself unhealthy (%d)", code)
 	default:
