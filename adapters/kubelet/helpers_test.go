@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
+	corev1 "k8s.io/api/core/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"herd/adapters/kubelet/kubelettest"
@@ -233,3 +234,5 @@ func serverCA(t *testing.T, srv *httptest.Server) string {
 	writeFile(t, path, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})))
 	return path
 }
+
+func podList(pods ...corev1.Pod) corev1.PodList { return corev1.PodList{Items: pods} }
