@@ -179,6 +179,10 @@ func (s *Server) routes() {
 	m.HandleFunc("DELETE "+herd+"/nodes/{name}/drain", s.undrainNode)
 	m.HandleFunc("POST "+herd+"/nodes/{name}/taints", s.taintNode)
 	m.HandleFunc("DELETE "+herd+"/nodes/{name}/taints/{key...}", s.untaintNode)
+	m.HandleFunc("GET "+herd+"/kubelettargets", s.listKubeletTargets)
+	m.HandleFunc("GET "+herd+"/kubelettargets/{name}", s.getKubeletTarget)
+	m.HandleFunc("PUT "+herd+"/kubelettargets/{name}", s.putKubeletTarget)
+	m.HandleFunc("DELETE "+herd+"/kubelettargets/{name}", s.deleteKubeletTarget)
 
 	m.HandleFunc("/", s.notFound)
 }

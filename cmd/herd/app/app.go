@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"herd/adapters/httpapi"
+	"herd/adapters/kubelet"
 	"herd/events"
 	"herd/projections"
 	"herd/reconcilers"
@@ -77,6 +78,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			terminationRuntimes,
 			zonesRuntimes,
 			func(store *events.Store) *projections.IPAMView { return projections.NewIPAMView(store.DB()) },
+			func(cfg Config) kubelet.Config { return cfg.Kubelet },
 		),
 		reconcilers.Provide(func(cfg health.Config, repo health.Repository, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*health.Reconciler, error) {
 			return health.New(cfg, repo, view, clk, log)
@@ -106,6 +108,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		reconcilers.Provide(func(cfg Config, w *projections.Writer, pods *projections.PodView, view *projections.IPAMView, clk clock.Clock, log *zap.Logger) (*ipam.Reconciler, error) {
 			return ipam.New(cfg.IPAM, w, pods, view, clk, log)
 		}),
+		kubelet.Module,
 		reconcilers.Module,
 		fx.Invoke(func(*HTTPServer, *DeviceServer) {}),
 		fx.Options(extra...),

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"herd/adapters/kubelet"
 	"herd/adapters/mockruntime"
 	"herd/domain"
 	"herd/reconcilers"
@@ -61,6 +62,8 @@ type Config struct {
 	Termination termination.Config
 	// IPAM says which pools pod addresses come from.
 	IPAM ipam.Config
+	// Kubelet says which kubelets herd polls, and how.
+	Kubelet kubelet.Config
 }
 
 // The values of --node-runtime.
@@ -86,6 +89,7 @@ func DefaultConfig() Config {
 		NodeRuntime:  NodeRuntimeMock,
 		Termination:  termination.DefaultConfig(),
 		IPAM:         ipam.DefaultConfig(),
+		Kubelet:      kubelet.DefaultConfig(),
 	}
 }
 
@@ -151,6 +155,9 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if _, err := c.IPAM.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Kubelet.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
