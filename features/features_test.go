@@ -37,6 +37,7 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerLogSteps(sc)
 	w.registerRejectionSteps(sc)
 	w.registerHealthSteps(sc)
+	w.registerKubeletSteps(sc)
 	w.registerPodSteps(sc)
 	w.registerSchedulingSteps(sc)
 	w.registerPicoSteps(sc)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"herd/adapters/kubelet"
 	"herd/adapters/mockruntime"
 	"herd/cmd/herd/app"
 	"herd/events"
@@ -50,6 +51,9 @@ type world struct {
 	// recs runs herd's reconcilers; nil in features tagged
 	// @without-reconcilers, which specify what requests do by themselves.
 	recs *reconcilers.Manager
+	// kubelets polls the scenario's simulated kubelets, sims.
+	kubelets *kubelet.Manager
+	sims     map[string]*simKubelet
 	// resyncs predicts each reconciler's resync ticks on the fake clock,
 	// so that a step can wait until the ticks it caused are handled.
 	resyncs map[string]*resyncTicks
@@ -123,7 +127,7 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 func (w *world) launch(ctx context.Context) error {
 	w.app = fx.New(app.Options(w.cfg,
 		fx.Decorate(func(clock.WithTicker) clock.WithTicker { return w.clock }),
-		fx.Populate(&w.server, &w.store, &w.recs, &w.devices.listener, &w.mock),
+		fx.Populate(&w.server, &w.store, &w.recs, &w.devices.listener, &w.mock, &w.kubelets),
 	))
 	if err := w.app.Err(); err != nil {
 		w.app = nil
@@ -158,7 +162,7 @@ func (w *world) restart(ctx context.Context) error {
 	if err := w.app.Stop(stopCtx); err != nil {
 		return fmt.Errorf("stop herd: %w", err)
 	}
-	w.app, w.recs = nil, nil
+	w.app, w.recs, w.kubelets = nil, nil, nil
 	return w.launch(ctx)
 }
 
@@ -185,6 +189,9 @@ func (w *world) stop(ctx context.Context, _ *godog.Scenario, _ error) (context.C
 		w.client.CloseIdleConnections()
 	}
 	errs = append(errs, w.devices.close())
+	for _, s := range w.sims {
+		s.server.Close()
+	}
 	if w.dir != "" {
 		if err := os.RemoveAll(w.dir); err != nil {
 			errs = append(errs, err)
