@@ -49,7 +49,9 @@ func (w *world) registerKubeletSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the container of pod "([^"]+)" waits with reason "(\w+)" after (\d+) restarts, having last exited with code (\d+)$`, w.containerWaits)
 }
 
-func kubeletTargetPath(name string) string { return herdPath + "/kubelettargets/" + url.PathEscape(name) }
+func kubeletTargetPath(name string) string {
+	return herdPath + "/kubelettargets/" + url.PathEscape(name)
+}
 
 // polling reports whether herd polls any kubelet.
 func (w *world) polling() bool { return w.kubelets != nil && len(w.kubelets.Status()) > 0 }
