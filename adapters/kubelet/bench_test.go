@@ -1,0 +1,169 @@
+package kubelet
+
+import (
+	"encoding/pem"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/adapters/kubelet/kubelettest"
+	"herd/events"
+	"herd/projections"
+)
+
+// benchWindow is how long BenchmarkPoll500Kubelets measures: three stats
+// polls and one slow poll of every kubelet at the default intervals.
+// HERD_BENCH_WINDOW overrides it (a Go duration).
+func benchWindow(b *testing.B) time.Duration {
+	if v := os.Getenv("HERD_BENCH_WINDOW"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			b.Fatalf("HERD_BENCH_WINDOW=%q: %v", v, err)
+		}
+		return d
+	}
+	return 30 * time.Second
+}
+
+// BenchmarkPoll500Kubelets is herd polling 500 simulated kubelets on
+// loopback at the default intervals (stats every 10 s, the rest every
+// 30 s), each with four pods, on the real clock, writing every heartbeat
+// to a real SQLite log. Once every kubelet has been polled for the first
+// time, it measures the process's CPU time (user and system, from
+// getrusage) over a window of real time and reports it per wall second:
+// cpu-cores below 1 means herd needs less than one core. The simulated
+// kubelets run in the same process, so the figure includes serving them:
+// herd's own share is smaller. Run it once: -benchtime 1x.
+//
+// plain polls the kubelets' read-only port; tls polls them over TLS with
+// a CA bundle and a bearer token, as on port 10250 (one handshake per
+// kubelet: herd keeps its connections).
+func BenchmarkPoll500Kubelets(b *testing.B) {
+	b.Run("plain", func(b *testing.B) { benchmarkPoll(b, false) })
+	b.Run("tls", func(b *testing.B) { benchmarkPoll(b, true) })
+}
+
+func benchmarkPoll(b *testing.B, withTLS bool) {
+	const kubelets = 500
+	window := benchWindow(b)
+	store, err := events.Open(b.Context(), events.Config{Path: filepath.Join(b.TempDir(), "herd.db")}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	if err := projections.Migrate(b.Context(), store.DB()); err != nil {
+		b.Fatal(err)
+	}
+	clk := clock.RealClock{}
+	w := projections.NewWriter(store, clk, nil)
+	cfg := DefaultConfig()
+	token := filepath.Join(b.TempDir(), "token")
+	if err := os.WriteFile(token, []byte("bench-token"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	for i := range kubelets {
+		name := fmt.Sprintf("worker-%03d", i)
+		k := kubelettest.New(name)
+		k.SetPods(kubelettest.RunningPod("shop", name+"-web"), kubelettest.RunningPod("shop", name+"-api"),
+			kubelettest.RunningPod("kube-system", name+"-proxy"), kubelettest.CrashLoopingPod("batch", name+"-job", 4))
+		srv := httptest.NewUnstartedServer(k)
+		if withTLS {
+			k.RequireToken("bench-token")
+			srv.StartTLS()
+			if cfg.Defaults.CAFile == "" {
+				cfg.Defaults.CAFile = filepath.Join(b.TempDir(), "ca.pem")
+				ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+				if err := os.WriteFile(cfg.Defaults.CAFile, ca, 0o600); err != nil {
+					b.Fatal(err)
+				}
+				cfg.Defaults.BearerTokenFile = token
+			}
+		} else {
+			srv.Start()
+		}
+		defer srv.Close()
+		cfg.Flags = append(cfg.Flags, name+"="+srv.URL)
+	}
+	sink := &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(store.DB())}, Clock: clk}
+	reg := prometheus.NewRegistry()
+	m, err := NewManager(cfg, sink, w, projections.NewKubeletTargetView(store.DB()), clk, zap.NewNop(), NewMetrics(reg))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := m.Start(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	defer m.Stop(b.Context())
+
+	heartbeats := func() (total int64, polled int) {
+		for _, s := range m.Status() {
+			total += s.Heartbeats
+			if s.Heartbeats > 0 {
+				polled++
+			}
+		}
+		return total, polled
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for _, polled := heartbeats(); polled < kubelets; _, polled = heartbeats() {
+		if time.Now().After(deadline) {
+			b.Fatalf("only %d of %d kubelets polled within 3 minutes", polled, kubelets)
+		}
+		<-tick.C
+	}
+
+	b.ResetTimer()
+	for range b.N {
+		beats0, _ := heartbeats()
+		requests0 := requests(b, reg)
+		cpu0, wall0 := cpuTime(b), time.Now()
+		<-time.After(window) // the measurement is of real time passing
+		cpu, wall := cpuTime(b)-cpu0, time.Since(wall0)
+		beats, _ := heartbeats()
+		b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cpu-cores")
+		b.ReportMetric(float64(beats-beats0)/wall.Seconds(), "heartbeats/s")
+		b.ReportMetric((requests(b, reg)-requests0)/wall.Seconds(), "requests/s")
+	}
+	b.StopTimer()
+	for _, s := range m.Status() {
+		if s.Failures > 0 {
+			b.Errorf("%s failed %d polls in a row: %+v", s.Name, s.Failures, s.LastFailure)
+		}
+	}
+}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// requests is how many requests herd made to kubelets so far.
+func requests(b *testing.B, g prometheus.Gatherer) float64 {
+	fams, err := g.Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	total := 0.0
+	for _, f := range fams {
+		if f.GetName() == "herd_kubelet_scrapes_total" {
+			for _, m := range f.GetMetric() {
+				total += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return total
+}
