@@ -27,6 +27,7 @@ const (
 	ReasonMalformed         = "MalformedResponse"
 	ReasonTooLarge          = "ResponseTooLarge"
 	ReasonConfigError       = "ConfigError"
+	ReasonPanic             = "Panic"
 )
 
 // Failure is one failed request to a kubelet, in an operator's words.

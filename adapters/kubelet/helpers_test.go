@@ -38,6 +38,8 @@ type recorder struct {
 	pods         [][]domain.ObservePod
 	stopped      []string
 	heartbeatErr error
+	// panics makes the next RecordHeartbeat panic.
+	panics bool
 }
 
 type registration struct {
@@ -57,6 +59,10 @@ func (r *recorder) RegisterNode(_ context.Context, reg domain.Registration, rest
 func (r *recorder) RecordHeartbeat(_ context.Context, _ string, hb domain.RecordHeartbeat) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.panics {
+		r.panics = false
+		panic("a bug met by an odd answer")
+	}
 	if r.heartbeatErr != nil {
 		err := r.heartbeatErr
 		r.heartbeatErr = nil

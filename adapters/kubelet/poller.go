@@ -112,9 +112,9 @@ func (p *poller) run(ctx context.Context) {
 		now = p.clock.Now()
 		switch {
 		case !now.Before(p.nextStats):
-			p.statsPoll(ctx, now)
+			p.safely(func() { p.statsPoll(ctx, now) })
 		case p.failures == 0 && !now.Before(p.nextSlow):
-			p.slowPoll(ctx, now)
+			p.safely(func() { p.slowPoll(ctx, now) })
 		default:
 			next := p.nextStats
 			if p.failures == 0 && p.nextSlow.Before(next) {
@@ -130,6 +130,21 @@ func (p *poller) run(ctx context.Context) {
 			p.setWaiting(false, next)
 		}
 	}
+}
+
+// safely runs one poll, turning a panic (a bug, in herd or a library,
+// met by something a kubelet sent) into a logged error, so that one
+// kubelet's odd answer never takes the poller, or herd, down. The poll's
+// schedule was set before it ran, so the next one comes in its time.
+func (p *poller) safely(poll func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.log.Error("a poll of the kubelet panicked; herd polls it again in its time",
+				zap.Any("panic", r), zap.StackSkip("stack", 1))
+			p.metrics.observe(p.target.Name, "poll", 0, &Failure{Reason: ReasonPanic})
+		}
+	}()
+	poll()
 }
 
 // statsPoll is the heartbeat: /healthz, then /stats/summary. Any failure

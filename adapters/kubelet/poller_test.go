@@ -502,3 +502,19 @@ func TestPollerSyncLoop(t *testing.T) {
 		t.Errorf("heartbeats did not resume with the sync loop: %d, want %d", len(hbs), before+1)
 	}
 }
+
+func TestPollerSurvivesAPanic(t *testing.T) {
+	k := kubelettest.New("worker-a")
+	r := newRig(t, k, serve(t, k), nil)
+	r.sink.mu.Lock()
+	r.sink.panics = true
+	r.sink.mu.Unlock()
+	r.pass(10 * time.Second)
+	r.pass(10 * time.Second)
+	if _, hbs, _, _ := r.sink.snapshot(); len(hbs) != 2 {
+		t.Errorf("%d heartbeats, want 2: the first and the one after the panic", len(hbs))
+	}
+	if n := testutil.ToFloat64(r.metrics.errors.WithLabelValues("worker-a", "poll", ReasonPanic)); n != 1 {
+		t.Errorf("%v panics counted, want 1", n)
+	}
+}
