@@ -193,10 +193,13 @@ func (p *poller) statsPoll(ctx context.Context, now time.Time) {
 	p.metrics.setUp(p.target.Name, true)
 	if recovering {
 		// Fresh settings and pods for a first registration, and after an
-		// outage, during which the slow poll was suspended.
+		// outage, during which the slow poll was suspended. What does not
+		// answer now is done without: /healthz and the summary did, so
+		// the node gets its heartbeat, and the next slow poll tries again.
 		p.nextSlow = now.Add(p.cfg.Interval)
-		if !p.slowFetch(ctx) {
-			p.nextStats = now // the next poll records why
+		p.slowFetch(ctx)
+		if p.syncLoop != nil {
+			p.fail(ctx, now, p.syncLoop)
 			return
 		}
 	}

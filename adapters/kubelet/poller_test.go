@@ -518,3 +518,26 @@ func TestPollerSurvivesAPanic(t *testing.T) {
 		t.Errorf("%v panics counted, want 1", n)
 	}
 }
+
+func TestPollerRegistersWhenOnlyTheSlowEndpointsFail(t *testing.T) {
+	k := kubelettest.New("worker-a")
+	k.SetPods(kubelettest.RunningPod("shop", "web"))
+	k.Respond("/pods", http.StatusForbidden, "Forbidden (user=herd, verb=get, resource=nodes, subresource=proxy)")
+	k.Respond("/configz", http.StatusInternalServerError, "boom")
+	r := newRig(t, k, serve(t, k), nil)
+	regs, hbs, fails, pods := r.sink.snapshot()
+	if len(regs) != 1 || len(hbs) != 1 || len(fails) != 0 || len(pods) != 0 {
+		t.Fatalf("%d registrations, %d heartbeats, failures %+v, %d pod reports; want 1, 1, none, 0", len(regs), len(hbs), fails, len(pods))
+	}
+	if _, ok := regs[0].reg.Capacity["pods"]; ok {
+		t.Errorf("capacity %v: without /configz herd does not know the pod limit", regs[0].reg.Capacity)
+	}
+	if n := testutil.ToFloat64(r.metrics.errors.WithLabelValues("worker-a", endpointPods, ReasonForbidden)); n != 1 {
+		t.Errorf("%v forbidden /pods counted, want 1", n)
+	}
+	k.Respond("/pods", 0, "")
+	r.pass(30 * time.Second)
+	if _, _, _, pods := r.sink.snapshot(); len(pods) != 1 {
+		t.Errorf("%d pod reports once /pods answers, want 1", len(pods))
+	}
+}
