@@ -64,6 +64,8 @@ type poller struct {
 	// problems holds, by endpoint, the reason last logged, so that a
 	// broken endpoint is logged when it breaks, not on every poll.
 	problems map[string]string
+	// complaints holds, by what failed, the error last logged.
+	complaints map[string]string
 
 	nextStats, nextSlow time.Time
 
@@ -90,10 +92,11 @@ type TargetStatus struct {
 func newPoller(t domain.KubeletTarget, cfg Config, sink Sink, clk clock.Clock, log *zap.Logger, m *Metrics, jitter func() float64) *poller {
 	return &poller{
 		target: t, cfg: cfg, sink: sink, clock: clk, metrics: m, jitter: jitter,
-		log:      log.With(zap.String("node", t.Name), zap.String("url", t.URL)),
-		settings: defaultSettings(),
-		problems: map[string]string{},
-		status:   TargetStatus{Name: t.Name},
+		log:        log.With(zap.String("node", t.Name), zap.String("url", t.URL)),
+		settings:   defaultSettings(),
+		problems:   map[string]string{},
+		complaints: map[string]string{},
+		status:     TargetStatus{Name: t.Name},
 	}
 }
 
@@ -209,7 +212,7 @@ func (p *poller) statsPoll(ctx context.Context, now time.Time) {
 	}
 	if !p.registered || restarted {
 		if err := p.sink.RegisterNode(ctx, p.registration(sum), restarted); err != nil {
-			p.log.Error("cannot register the kubelet's node", zap.Error(err))
+			p.complain(ctx, "cannot register the kubelet's node", err)
 			return
 		}
 		if restarted {
@@ -230,7 +233,7 @@ func (p *poller) statsPoll(ctx context.Context, now time.Time) {
 		p.registered = false
 		return
 	case err != nil:
-		p.log.Error("cannot record the kubelet's heartbeat", zap.Error(err))
+		p.complain(ctx, "cannot record the kubelet's heartbeat", err)
 		return
 	}
 	if p.recorded != "" {
@@ -338,7 +341,7 @@ func (p *poller) deliverPods(ctx context.Context) {
 		return
 	}
 	if err := p.sink.ObservePods(ctx, p.target.Name, pods); err != nil {
-		p.log.Error("cannot record the kubelet's pods", zap.Error(err))
+		p.complain(ctx, "cannot record the kubelet's pods", err)
 		return
 	}
 	p.delivered = pods
@@ -378,6 +381,21 @@ func (p *poller) note(endpoint string, f *Failure) {
 	}
 }
 
+// complain logs a failure to write what the kubelet said: at error level
+// when it is new, at debug level when it repeats on every poll (a node
+// name another kind of node holds, say), and not at all while herd stops.
+func (p *poller) complain(ctx context.Context, what string, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	if p.complaints[what] == err.Error() {
+		p.log.Debug(what, zap.Error(err))
+		return
+	}
+	p.complaints[what] = err.Error()
+	p.log.Error(what, zap.Error(err))
+}
+
 // fail handles a failed heartbeat poll: no heartbeat, a backoff, and the
 // reason recorded on the node when it changed.
 func (p *poller) fail(ctx context.Context, now time.Time, f *Failure) {
@@ -397,8 +415,8 @@ func (p *poller) fail(ctx context.Context, now time.Time, f *Failure) {
 	switch {
 	case err == nil, errors.Is(err, domain.ErrNotFound): // a node never registered has nothing to record on
 		p.recorded = f.Reason
-	case ctx.Err() == nil:
-		p.log.Error("cannot record why the kubelet cannot be polled", zap.Error(err))
+	default:
+		p.complain(ctx, "cannot record why the kubelet cannot be polled", err)
 	}
 }
 
