@@ -22,6 +22,8 @@ const (
 	annotationStartedAt   = "herd.dev/started-at"
 	annotationHeartbeatAt = "herd.dev/last-heartbeat"
 	annotationMaxJobs     = "herd.dev/max-jobs"
+	// annotationScrapeFailure says why herd cannot poll a kubelet node.
+	annotationScrapeFailure = "herd.dev/scrape-failure"
 )
 
 // toNode renders a domain node as a Kubernetes Node.
@@ -43,6 +45,10 @@ func toNode(n domain.Node) corev1.Node {
 	}
 	if n.MaxJobs > 0 {
 		ann[annotationMaxJobs] = strconv.Itoa(n.MaxJobs)
+	}
+	if f := n.ScrapeFailure; f != nil {
+		// Why herd cannot hear from the node's kubelet: "Reason: message".
+		ann[annotationScrapeFailure] = f.Reason + ": " + f.Message
 	}
 	for k, v := range n.Annotations {
 		ann[k] = v

@@ -94,6 +94,7 @@ func (s *Server) herdResources(w http.ResponseWriter, _ *http.Request) {
 			{Name: "nodes/timeline", Kind: "NodeTimeline", Verbs: metav1.Verbs{"get"}},
 			{Name: "nodes/heartbeat", Kind: "Heartbeat", Verbs: metav1.Verbs{"create"}},
 			{Name: "nodes/drain", Kind: "Node", Verbs: metav1.Verbs{"create", "delete"}},
+			{Name: "kubelettargets", SingularName: "kubelettarget", Kind: "KubeletTarget", Verbs: metav1.Verbs{"delete", "get", "list", "update"}},
 			{Name: "nodes/taints", Kind: "Node", Verbs: metav1.Verbs{"create", "delete"}},
 			{Name: "nodes/registration", Kind: "Node", Verbs: metav1.Verbs{"update", "delete"}},
 			{Name: "devicebindings", SingularName: "devicebinding", Kind: "DeviceBinding", Verbs: metav1.Verbs{"delete", "get", "list"}},

@@ -48,7 +48,8 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 	w := projections.NewWriter(store, clk, nil)
 	db := store.DB()
 	s := NewServer(Deps{
-		Nodes: w, NodeView: projections.NewNodeView(db), Timeline: projections.NewTimelineView(db),
+		Nodes: w, NodeView: projections.NewNodeView(db), Timeline: projections.NewTimelineView(db), KubeletTargets: w,
+		Pods: w, PodView: projections.NewPodView(db),
 		Store: store, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(db),
 		Devices: w, DeviceBindings: projections.NewDeviceBindingView(db),

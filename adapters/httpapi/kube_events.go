@@ -17,7 +17,7 @@ import (
 const recentEvents = 500
 
 // warningKinds are the lifecycle events an operator should look at.
-var warningKinds = map[string]bool{"HeartbeatMissed": true, "BecameNotReady": true, "Tainted": true}
+var warningKinds = map[string]bool{"HeartbeatMissed": true, "BecameNotReady": true, "Tainted": true, "ScrapeFailed": true}
 
 // listKubeEvents serves nodes' timelines as core/v1 Events, which is what
 // kubectl describe node and kubectl get events show. fieldSelector

@@ -62,16 +62,6 @@ func (s *Server) kubeletTargetView() *projections.KubeletTargetView {
 	return projections.NewKubeletTargetView(s.Store.DB())
 }
 
-// kubeletTargetRepo is the Writer behind Nodes, which stores the targets
-// too.
-func (s *Server) kubeletTargetRepo() (domain.KubeletTargetRepository, error) {
-	repo, ok := s.Nodes.(domain.KubeletTargetRepository)
-	if !ok {
-		return nil, errors.New("this herd's node repository keeps no kubelet targets")
-	}
-	return repo, nil
-}
-
 func (s *Server) listKubeletTargets(w http.ResponseWriter, r *http.Request) {
 	ts, head, err := s.kubeletTargetView().Targets(r.Context())
 	if err != nil {
@@ -134,11 +124,7 @@ func (s *Server) putKubeletTarget(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, kindKubeletTarget, name)
 		return
 	}
-	repo, err := s.kubeletTargetRepo()
-	if err != nil {
-		s.writeError(w, err, kindKubeletTarget, name)
-		return
-	}
+	repo := s.KubeletTargets
 	existed := false
 	ts, err := repo.UpdateKubeletTargets(r.Context(), func(ts domain.KubeletTargets) ([]domain.Event, error) {
 		_, existed = ts.Targets[name]
@@ -159,11 +145,7 @@ func (s *Server) putKubeletTarget(w http.ResponseWriter, r *http.Request) {
 // the kubelet and stops its node.
 func (s *Server) deleteKubeletTarget(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	repo, err := s.kubeletTargetRepo()
-	if err != nil {
-		s.writeError(w, err, kindKubeletTarget, name)
-		return
-	}
+	repo := s.KubeletTargets
 	if _, err := repo.UpdateKubeletTargets(r.Context(), func(ts domain.KubeletTargets) ([]domain.Event, error) {
 		return domain.DecideKubeletTargets(ts, domain.RemoveKubeletTarget{Name: name}, s.Clock.Now())
 	}); err != nil {

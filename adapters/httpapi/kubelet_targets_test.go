@@ -37,7 +37,7 @@ func targetAPI(t *testing.T) (*httptest.Server, *projections.Writer, *events.Sto
 	clk := clocktesting.NewFakeClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	w := projections.NewWriter(store, clk, nil)
 	s := NewServer(Deps{
-		Nodes: w, NodeView: projections.NewNodeView(store.DB()), Pods: w, PodView: projections.NewPodView(store.DB()),
+		Nodes: w, NodeView: projections.NewNodeView(store.DB()), Pods: w, PodView: projections.NewPodView(store.DB()), KubeletTargets: w,
 		Timeline: projections.NewTimelineView(store.DB()), Store: store, Clock: clk, Logger: zap.NewNop(),
 	}, Config{})
 	srv := httptest.NewServer(s)

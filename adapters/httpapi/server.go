@@ -34,12 +34,14 @@ type Deps struct {
 	Nodes    domain.NodeRepository
 	NodeView *projections.NodeView
 	Pods     domain.PodRepository
-	PodView  *projections.PodView
-	Timeline *projections.TimelineView
-	Store    *events.Store
-	Clock    clock.PassiveClock
-	Logger   *zap.Logger
-	Gatherer prometheus.Gatherer
+	// KubeletTargets stores the kubelets herd polls.
+	KubeletTargets domain.KubeletTargetRepository
+	PodView        *projections.PodView
+	Timeline       *projections.TimelineView
+	Store          *events.Store
+	Clock          clock.PassiveClock
+	Logger         *zap.Logger
+	Gatherer       prometheus.Gatherer
 
 	ConfigMaps     domain.ConfigMapRepository
 	ConfigMapView  *projections.ConfigMapView

@@ -150,7 +150,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 	store *events.Store, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, auth httpapi.Authenticator) *httpapi.Server {
 	return httpapi.NewServer(httpapi.Deps{
-		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, Timeline: tl, Store: store, Clock: clk, Logger: log.Named("http"), Gatherer: g,
+		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, Store: store, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 		ConfigMaps: w, ConfigMapView: cms, Devices: w, DeviceBindings: devices, Auth: auth,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version})
 }
