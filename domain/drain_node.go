@@ -40,16 +40,20 @@ func (MarkNodeDrained) decideNode(n Node, now time.Time) ([]Event, error) {
 }
 
 // UndrainNode ends a drain: the node is uncordoned and back to Ready (or
-// Starting, if it is not Ready). A node that is not drained changes
-// nothing.
+// Starting, if it is not Ready). A node that was only cordoned (as
+// `kubectl drain` leaves it) is uncordoned; one neither drained nor
+// cordoned changes nothing.
 type UndrainNode struct{}
 
 func (UndrainNode) decideNode(n Node, now time.Time) ([]Event, error) {
 	if err := requireNode(n); err != nil {
 		return nil, err
 	}
-	if n.Drain == nil {
-		return nil, nil
+	switch {
+	case n.Drain != nil:
+		return []Event{NodeUndrained{At: now}}, nil
+	case n.Unschedulable:
+		return []Event{NodeUncordoned{At: now}}, nil
 	}
-	return []Event{NodeUndrained{At: now}}, nil
+	return nil, nil
 }

@@ -105,6 +105,11 @@ func TestDrainLifecycle(t *testing.T) {
 	if _, evs, _ := nodeDecide(t, n, UndrainNode{}, 15); len(evs) != 0 {
 		t.Errorf("undrain of an undrained node appended %v", evs)
 	}
+	// kubectl drain only cordons; undrain uncordons such a node.
+	cordoned, _, _ := nodeDecide(t, n, SetNodeSchedulable{Unschedulable: true}, 15)
+	if back, evs, _ := nodeDecide(t, cordoned, UndrainNode{}, 16); len(evs) != 1 || back.Unschedulable {
+		t.Errorf("undrain of a cordoned node: %v, unschedulable=%v", evs, back.Unschedulable)
+	}
 	if _, _, err := nodeDecide(t, n, DrainNode{GracePeriodSeconds: ptr(int64(-1))}, 16); !errors.Is(err, ErrInvalid) {
 		t.Errorf("negative grace: %v", err)
 	}
