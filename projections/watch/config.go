@@ -1,0 +1,105 @@
+package watch
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config tunes the hub. The zero value of every field means its default.
+type Config struct {
+	// CacheSize is how many recent events the hub keeps, with the objects
+	// they changed, for watchers to read. It is also how far a watcher may
+	// fall behind the log before it is cut off as too slow. Default 8192:
+	// eight seconds of a thousand events a second, a few tens of megabytes
+	// at most.
+	CacheSize int
+
+	// History is how long a resourceVersion stays usable: a watch or a
+	// continued list may start from any log position whose next event was
+	// recorded less than History ago, by herd's clock. Default 5m,
+	// Kubernetes' default etcd compaction interval, after which
+	// kube-apiserver answers 410 Expired too.
+	History time.Duration
+
+	// PollInterval is how long the hub waits before reading the log again
+	// when it found nothing new. It is most of the latency between an
+	// append and its watchers. Default 5ms; one indexed read each time.
+	PollInterval time.Duration
+
+	// BookmarkInterval is how often watchers that allow bookmarks are told
+	// the log position they have seen everything up to, by herd's clock.
+	// Default 1m, as kube-apiserver sends them.
+	BookmarkInterval time.Duration
+
+	// BatchSize is how many events the hub, or a watcher catching up from
+	// the log, reads at once. Default 1000.
+	BatchSize int
+
+	// WaitForPosition bounds how long a watch or a list waits for the hub
+	// to reach a resourceVersion newer than it has seen before answering
+	// "too large resource version". Default 3s, kube-apiserver's.
+	WaitForPosition time.Duration
+}
+
+const (
+	defaultCacheSize        = 8192
+	defaultHistory          = 5 * time.Minute
+	defaultPollInterval     = 5 * time.Millisecond
+	defaultBookmarkInterval = time.Minute
+	defaultBatchSize        = 1000
+	defaultWaitForPosition  = 3 * time.Second
+)
+
+// DefaultConfig is the configuration with every default filled in.
+func DefaultConfig() Config {
+	var c Config
+	c.setDefaults()
+	return c
+}
+
+func (c *Config) setDefaults() {
+	if c.CacheSize == 0 {
+		c.CacheSize = defaultCacheSize
+	}
+	if c.History == 0 {
+		c.History = defaultHistory
+	}
+	if c.PollInterval == 0 {
+		c.PollInterval = defaultPollInterval
+	}
+	if c.BookmarkInterval == 0 {
+		c.BookmarkInterval = defaultBookmarkInterval
+	}
+	if c.BatchSize == 0 {
+		c.BatchSize = defaultBatchSize
+	}
+	if c.WaitForPosition == 0 {
+		c.WaitForPosition = defaultWaitForPosition
+	}
+}
+
+// Validate reports every problem with c at once, each naming its setting.
+// Zero values are valid: they mean the default.
+func (c Config) Validate() error {
+	var errs []error
+	if c.CacheSize < 0 {
+		errs = append(errs, fmt.Errorf("watch: CacheSize %d is negative", c.CacheSize))
+	}
+	if c.History < 0 {
+		errs = append(errs, fmt.Errorf("watch: History %s is negative", c.History))
+	}
+	if c.PollInterval < 0 {
+		errs = append(errs, fmt.Errorf("watch: PollInterval %s is negative", c.PollInterval))
+	}
+	if c.BookmarkInterval < 0 {
+		errs = append(errs, fmt.Errorf("watch: BookmarkInterval %s is negative", c.BookmarkInterval))
+	}
+	if c.BatchSize < 0 {
+		errs = append(errs, fmt.Errorf("watch: BatchSize %d is negative", c.BatchSize))
+	}
+	if c.WaitForPosition < 0 {
+		errs = append(errs, fmt.Errorf("watch: WaitForPosition %s is negative", c.WaitForPosition))
+	}
+	return errors.Join(errs...)
+}

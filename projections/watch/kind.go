@@ -1,0 +1,165 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"herd/events"
+)
+
+// Kind tells the hub about one resource, whose objects' states are of type
+// S. Adding a resource to watches and lists is one Kind.
+type Kind[S any] struct {
+	// Resource names the resource in requests and errors: "nodes".
+	Resource string
+	// Prefix selects the streams that hold the resource's objects, one
+	// stream per object: "node/". No prefix may start another.
+	Prefix string
+	// Fold folds one event of an object's stream into its state; the
+	// state of an object seen for the first time is the zero S. It must
+	// be pure: the hub and every watcher reading history fold the same
+	// events and must agree.
+	Fold func(s S, rec events.Record) (S, error)
+	// Meta says whether s is an object clients see (created and not
+	// deleted) and, if so, what lists sort by and selectors match. It is
+	// called for every event, so it must be cheap.
+	Meta func(s S) (Meta, bool)
+	// Encode renders s as clients see it, with resourceVersion rv. The hub
+	// calls it at most once per object version, and only when a client
+	// needs it.
+	Encode func(s S, rv int64) ([]byte, error)
+	// Rows reads the resource's view: up to limit objects (all when limit
+	// is 0) whose keys sort after after, in key order, deleted ones
+	// included, and the log position the rows reflect, all consistent with
+	// each other.
+	Rows func(ctx context.Context, after string, limit int) ([]Row[S], int64, error)
+}
+
+// Row is one object as a view holds it.
+type Row[S any] struct {
+	// Key is the object's key, as Meta gives it; deleted objects keep theirs.
+	Key string
+	// Stream is the object's stream in the log.
+	Stream string
+	// ResourceVersion is the position of the last event that touched it.
+	ResourceVersion int64
+	// State is the object's state.
+	State S
+}
+
+// Meta is what lists and selectors need of an object.
+type Meta struct {
+	// Key identifies the object within its resource and orders lists:
+	// "name", or "namespace/name".
+	Key string
+	// Labels are matched by label selectors.
+	Labels map[string]string
+	// Fields are matched by field selectors: "metadata.name" and the
+	// resource's own.
+	Fields map[string]string
+}
+
+// Object is one object of a resource as it stood at one log position.
+// Objects are shared by every watcher and never change; Exists is false
+// for one not created yet or deleted, whose state the hub keeps for
+// folding.
+type Object struct {
+	// Stream is the object's stream.
+	Stream string
+	// ResourceVersion is the log position the object is as of.
+	ResourceVersion int64
+	// Meta is valid when Exists.
+	Meta Meta
+	// Exists is true for an object clients see.
+	Exists bool
+
+	state any
+	kind  resource
+
+	once    sync.Once
+	encoded []byte
+	err     error
+}
+
+// JSON is the object as clients see it, rendered on first use and shared
+// from then on.
+func (o *Object) JSON() ([]byte, error) {
+	o.once.Do(func() { o.encoded, o.err = o.kind.encode(o.state, o.ResourceVersion) })
+	return o.encoded, o.err
+}
+
+// at is the same object stamped with a later resourceVersion: the last
+// state of a deleted object, as its DELETED event carries it.
+func (o *Object) at(rv int64) *Object {
+	return &Object{Stream: o.Stream, ResourceVersion: rv, Meta: o.Meta, Exists: o.Exists, state: o.state, kind: o.kind}
+}
+
+// resource is a Kind with its state type erased, as the hub holds it.
+type resource interface {
+	name() string
+	prefix() string
+	fold(prev *Object, rec events.Record) (*Object, error)
+	encode(state any, rv int64) ([]byte, error)
+	rows(ctx context.Context, after string, limit int) ([]*Object, []string, int64, error)
+	validate() error
+}
+
+func (k *Kind[S]) name() string   { return k.Resource }
+func (k *Kind[S]) prefix() string { return k.Prefix }
+
+func (k *Kind[S]) object(stream string, s S, rv int64) *Object {
+	m, ok := k.Meta(s)
+	return &Object{Stream: stream, ResourceVersion: rv, Meta: m, Exists: ok, state: s, kind: k}
+}
+
+// fold applies rec to prev (nil for an object never seen). On an error the
+// object stays as it was, at the event's position.
+func (k *Kind[S]) fold(prev *Object, rec events.Record) (*Object, error) {
+	var s S
+	if prev != nil {
+		s = prev.state.(S)
+	}
+	next, err := k.Fold(s, rec)
+	if err != nil {
+		return k.object(rec.Stream, s, rec.Position), err
+	}
+	return k.object(rec.Stream, next, rec.Position), nil
+}
+
+func (k *Kind[S]) encode(state any, rv int64) ([]byte, error) {
+	return k.Encode(state.(S), rv)
+}
+
+// rows reads the view and returns its objects with their keys.
+func (k *Kind[S]) rows(ctx context.Context, after string, limit int) ([]*Object, []string, int64, error) {
+	rows, head, err := k.Rows(ctx, after, limit)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("%s: %w", k.Resource, err)
+	}
+	objs := make([]*Object, len(rows))
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		objs[i] = k.object(r.Stream, r.State, r.ResourceVersion)
+		keys[i] = r.Key
+	}
+	return objs, keys, head, nil
+}
+
+func (k *Kind[S]) validate() error {
+	var errs []error
+	if k.Resource == "" {
+		errs = append(errs, errors.New("Resource is empty"))
+	}
+	if k.Prefix == "" {
+		errs = append(errs, errors.New("Prefix is empty"))
+	}
+	if k.Fold == nil || k.Meta == nil || k.Encode == nil || k.Rows == nil {
+		errs = append(errs, errors.New("Fold, Meta, Encode and Rows are all required"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("watch: kind %q: %w", k.Resource, err)
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package watch
+
+import "context"
+
+// ListRequest says which objects to list, and as of when.
+type ListRequest struct {
+	// Resource is a registered Kind's Resource.
+	Resource string
+	// At is the log position to list as of; 0 lists the current state.
+	// Every page of one listing passes the position its first page
+	// returned, so that later pages show the same moment of the log.
+	At int64
+	// After continues a listing: only objects whose keys sort after it.
+	After string
+	// Limit caps the items returned; 0 returns all of them.
+	Limit int
+	// Match selects objects; nil selects every one.
+	Match func(*Object) bool
+}
+
+// ListResult is one page of a listing.
+type ListResult struct {
+	// Items are the objects, in key order, each as it stood at
+	// ResourceVersion.
+	Items []*Object
+	// ResourceVersion is the log position the page is as of.
+	ResourceVersion int64
+	// More is true when objects follow the last item; a next page asks
+	// for them with After set to its key and At to ResourceVersion.
+	More bool
+}
+
+// List reads a page of a resource as it stood at one log position. Rows
+// the view changed since are folded from the log back to that position,
+// so a long listing stays consistent however busy the log is. A position
+// older than the history kept fails with an *ExpiredError, one past the
+// log's head with a *TooLargeError.
+func (h *Hub) List(ctx context.Context, req ListRequest) (ListResult, error) {
+	k, err := h.kindIndex(req.Resource)
+	if err != nil {
+		return ListResult{}, err
+	}
+	if req.At > 0 {
+		if err := h.checkRetained(ctx, req.At); err != nil {
+			return ListResult{}, err
+		}
+	}
+	// Read a page and one more, so that More is known; with no limit, the
+	// whole view at once.
+	batch := 0
+	if req.Limit > 0 {
+		batch = max(req.Limit+1, min(h.cfg.BatchSize, 4*req.Limit))
+	}
+	res := ListResult{ResourceVersion: req.At}
+	after, first := req.After, true
+	for {
+		objs, keys, head, err := h.kinds[k].rows(ctx, after, batch)
+		if err != nil {
+			return ListResult{}, err
+		}
+		if first {
+			first = false
+			if res.ResourceVersion == 0 {
+				res.ResourceVersion = head
+			} else if res.ResourceVersion > head {
+				return ListResult{}, &TooLargeError{Position: res.ResourceVersion, Current: head}
+			}
+		}
+		for i, o := range objs {
+			after = keys[i]
+			if o.ResourceVersion > res.ResourceVersion {
+				if o, err = h.stateAt(ctx, k, o.Stream, res.ResourceVersion); err != nil {
+					return ListResult{}, err
+				}
+			}
+			if o == nil || !o.Exists || (req.Match != nil && !req.Match(o)) {
+				continue
+			}
+			if req.Limit > 0 && len(res.Items) == req.Limit {
+				res.More = true
+				return res, nil
+			}
+			res.Items = append(res.Items, o)
+		}
+		if batch == 0 || len(objs) < batch {
+			return res, nil
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package watch
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Metrics are the hub's Prometheus metrics. A nil *Metrics records nothing.
+type Metrics struct {
+	watchers     prometheus.Gauge
+	position     prometheus.Gauge
+	cutOff       prometheus.Counter
+	historyReads prometheus.Counter
+	foldErrors   prometheus.Counter
+}
+
+// NewMetrics registers the hub's metrics with reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		watchers: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "herd_watchers",
+			Help: "Watches open now.",
+		}),
+		position: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "herd_watch_position",
+			Help: "Log position the watch hub has read up to.",
+		}),
+		cutOff: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "herd_watchers_cut_off_total",
+			Help: "Watchers cut off for falling further behind the log than the watch cache holds.",
+		}),
+		historyReads: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "herd_watch_history_events_read_total",
+			Help: "Events read from the log by watches resuming from before the watch cache.",
+		}),
+		foldErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "herd_watch_fold_errors_total",
+			Help: "Events the watch hub could not fold into their object (the object stays as it was).",
+		}),
+	}
+	reg.MustRegister(m.watchers, m.position, m.cutOff, m.historyReads, m.foldErrors)
+	return m
+}
+
+func (m *Metrics) addWatchers(n int) {
+	if m != nil {
+		m.watchers.Add(float64(n))
+	}
+}
+
+func (m *Metrics) setPosition(pos int64) {
+	if m != nil {
+		m.position.Set(float64(pos))
+	}
+}
+
+func (m *Metrics) cutOffOne() {
+	if m != nil {
+		m.cutOff.Inc()
+	}
+}
+
+func (m *Metrics) readHistory(n int) {
+	if m != nil {
+		m.historyReads.Add(float64(n))
+	}
+}
+
+func (m *Metrics) foldError() {
+	if m != nil {
+		m.foldErrors.Inc()
+	}
+}
