@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"herd/domain"
+	"herd/projections/watch"
 )
 
 // requestError is an error the API layer found before any command ran:
@@ -40,11 +42,31 @@ func statusFor(err error, kind, name string) metav1.Status {
 		Details:  &metav1.StatusDetails{Name: name, Kind: resourceName(kind)},
 	}
 	var (
-		reqErr  *requestError
-		invalid *domain.InvalidError
-		maxErr  *http.MaxBytesError
+		reqErr    *requestError
+		invalid   *domain.InvalidError
+		maxErr    *http.MaxBytesError
+		apiStatus apierrors.APIStatus
+		contErr   *continueExpiredError
+		tooLarge  *watch.TooLargeError
 	)
 	switch {
+	case errors.As(err, &apiStatus):
+		st = apiStatus.Status()
+		st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
+	case errors.As(err, &contErr):
+		st.Code, st.Reason = http.StatusGone, metav1.StatusReasonExpired
+		st.Message = continueExpiredMessage
+		st.Continue = contErr.next
+	case errors.Is(err, watch.ErrExpired), errors.Is(err, watch.ErrTooSlow):
+		st.Code, st.Reason = http.StatusGone, metav1.StatusReasonExpired
+	case errors.As(err, &tooLarge):
+		// What kube-apiserver answers, and client-go's reflectors
+		// recognise by the cause: start again from a fresh list.
+		st.Code, st.Reason = http.StatusGatewayTimeout, metav1.StatusReasonTimeout
+		st.Details.RetryAfterSeconds = 1
+		st.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
+	case errors.Is(err, watch.ErrClosed), errors.Is(err, watch.ErrNotStarted):
+		st.Code, st.Reason = http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable
 	case errors.As(err, &reqErr):
 		st.Code, st.Reason = int32(reqErr.code), reqErr.reason
 	case errors.As(err, &maxErr):

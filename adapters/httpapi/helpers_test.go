@@ -19,6 +19,7 @@ import (
 
 	"herd/events"
 	"herd/projections"
+	"herd/projections/watch"
 )
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -47,14 +48,25 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 	clk := clocktesting.NewFakeClock(t0)
 	w := projections.NewWriter(store, clk, nil)
 	db := store.DB()
-	s := NewServer(Deps{
+	hub, err := watch.NewHub(store, watch.Config{PollInterval: time.Millisecond}, clk, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewServer(Deps{
 		Nodes: w, NodeView: projections.NewNodeView(db), Timeline: projections.NewTimelineView(db), KubeletTargets: w,
 		Pods: w, PodView: projections.NewPodView(db),
-		Store: store, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
+		Store: store, Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(db),
 		Devices: w, DeviceBindings: projections.NewDeviceBindingView(db),
 		Auth: auth,
 	}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(hub.Stop)
 	return &testAPI{Server: s, store: store, clock: clk}
 }
 

@@ -36,10 +36,13 @@ func targetAPI(t *testing.T) (*httptest.Server, *projections.Writer, *events.Sto
 	}
 	clk := clocktesting.NewFakeClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	w := projections.NewWriter(store, clk, nil)
-	s := NewServer(Deps{
+	s, err := NewServer(Deps{
 		Nodes: w, NodeView: projections.NewNodeView(store.DB()), Pods: w, PodView: projections.NewPodView(store.DB()), KubeletTargets: w,
 		Timeline: projections.NewTimelineView(store.DB()), Store: store, Clock: clk, Logger: zap.NewNop(),
 	}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	return srv, w, store

@@ -6,43 +6,18 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"herd/domain"
 )
 
+// listNodes lists or, with ?watch=true, watches nodes through the shared
+// list and watch helpers (list.go, watch.go).
 func (s *Server) listNodes(w http.ResponseWriter, r *http.Request) {
-	sel, err := labelSelector(r)
-	if err != nil {
-		s.writeError(w, err, "Node", "")
-		return
-	}
-	nodes, head, err := s.NodeView.List(r.Context())
-	if err != nil {
-		s.writeError(w, err, "Node", "")
-		return
-	}
-	list := corev1.NodeList{
-		TypeMeta: metav1.TypeMeta{Kind: "NodeList", APIVersion: "v1"},
-		ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatInt(head, 10)},
-		Items:    []corev1.Node{},
-	}
-	for _, n := range nodes {
-		kn := toNode(n)
-		if sel.Matches(labels.Set(kn.Labels)) {
-			list.Items = append(list.Items, kn)
-		}
-	}
-	if wantsTable(r) {
-		s.writeJSON(w, http.StatusOK, s.nodeTable(list.Items, list.ResourceVersion, r))
-		return
-	}
-	s.writeJSON(w, http.StatusOK, list)
+	s.serveCollection(w, r, s.resource("nodes"))
 }
 
 func (s *Server) getNode(w http.ResponseWriter, r *http.Request) {

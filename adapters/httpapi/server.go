@@ -14,6 +14,7 @@ import (
 	"herd/domain"
 	"herd/events"
 	"herd/projections"
+	"herd/projections/watch"
 )
 
 // MaxBodyBytes caps every request body. A Node is a few kilobytes; 1 MiB
@@ -39,6 +40,8 @@ type Deps struct {
 	PodView        *projections.PodView
 	Timeline       *projections.TimelineView
 	Store          *events.Store
+	// Watch serves watches and consistent lists of every resource.
+	Watch          *watch.Hub
 	Clock          clock.PassiveClock
 	Logger         *zap.Logger
 	Gatherer       prometheus.Gatherer
@@ -57,13 +60,20 @@ type Server struct {
 	Deps
 	cfg Config
 	mux *http.ServeMux
+	// apiResources are the resources listed and watched through the
+	// shared helpers.
+	apiResources []*apiResource
 }
 
-// NewServer returns a Server with every route registered.
-func NewServer(deps Deps, cfg Config) *Server {
+// NewServer returns a Server with every route registered, and tells the
+// watch hub (which must not have started yet) about every resource.
+func NewServer(deps Deps, cfg Config) (*Server, error) {
 	s := &Server{Deps: deps, cfg: cfg, mux: http.NewServeMux()}
+	if err := s.registerWatches(); err != nil {
+		return nil, err
+	}
 	s.routes()
-	return s
+	return s, nil
 }
 
 // ServeHTTP implements http.Handler: the API listener, behind
@@ -228,3 +238,7 @@ func (r *statusRecorder) Flush() {
 		f.Flush()
 	}
 }
+
+// Unwrap lets http.ResponseController reach the connection, which
+// long-lived watches need to lift the server's deadlines.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

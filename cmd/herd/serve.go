@@ -44,6 +44,10 @@ func newServeCmd() *cobra.Command {
 	f.IntVar(&cfg.Reconcilers.MaxRetries, "reconciler-max-retries", cfg.Reconcilers.MaxRetries, "retries with backoff before a failing key waits for the next resync")
 	f.DurationVar(&cfg.Health.MonitorPeriod, "node-monitor-period", cfg.Health.MonitorPeriod, "how often every node's heartbeat deadline is checked (Kubernetes' flag and default)")
 	f.DurationVar(&cfg.Health.GracePeriod, "node-monitor-grace-period", cfg.Health.GracePeriod, "silence after which a node's conditions go Unknown (Kubernetes' flag and default)")
+	f.IntVar(&cfg.Watch.CacheSize, "watch-cache-size", cfg.Watch.CacheSize, "recent events kept in memory for watches; a watcher further behind is cut off with 410 Expired")
+	f.DurationVar(&cfg.Watch.History, "watch-history", cfg.Watch.History, "how long a resourceVersion stays usable for resuming a watch or continuing a list (then 410 Expired)")
+	f.DurationVar(&cfg.Watch.BookmarkInterval, "watch-bookmark-interval", cfg.Watch.BookmarkInterval, "how often watches that allow bookmarks get one")
+	f.DurationVar(&cfg.Watch.PollInterval, "watch-poll-interval", cfg.Watch.PollInterval, "how often the watch hub looks for new events when idle; most of a watch's latency")
 	k := &cfg.Kubelet
 	f.StringSliceVar(&k.Flags, "kubelet", k.Flags, "a kubelet to poll, as NODE=URL (https://host:10250, or http://host:10255 for the read-only port); repeatable")
 	f.StringVar(&k.File, "kubelet-config", k.File, "a YAML file of kubelets to poll, with their TLS settings and credentials")

@@ -21,6 +21,7 @@ import (
 	"herd/adapters/kubelet"
 	"herd/events"
 	"herd/projections"
+	"herd/projections/watch"
 	"herd/reconcilers"
 	"herd/reconcilers/drain"
 	"herd/reconcilers/health"
@@ -64,6 +65,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 				return projections.NewDeviceBindingView(store.DB())
 			},
 			newAuthenticator,
+			newWatchHub,
 			newAPI,
 			newHTTPServer,
 			newDeviceServer,
@@ -147,12 +149,28 @@ func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metr
 }
 
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
-	store *events.Store, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
-	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, auth httpapi.Authenticator) *httpapi.Server {
+	store *events.Store, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
+	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, auth httpapi.Authenticator) (*httpapi.Server, error) {
 	return httpapi.NewServer(httpapi.Deps{
-		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, Store: store, Clock: clk, Logger: log.Named("http"), Gatherer: g,
+		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, Store: store, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 		ConfigMaps: w, ConfigMapView: cms, Devices: w, DeviceBindings: devices, Auth: auth,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version})
+}
+
+// newWatchHub follows the log for every watch. It starts before the API
+// listens, once the API has told it about every resource, and its watches
+// end as soon as the API begins to shut down: a watch would otherwise
+// hold the shutdown until it timed out.
+func newWatchHub(lc fx.Lifecycle, cfg Config, store *events.Store, clk clock.WithTicker, log *zap.Logger, reg prometheus.Registerer) (*watch.Hub, error) {
+	hub, err := watch.NewHub(store, cfg.Watch, clk, log.Named("watch"), watch.NewMetrics(reg))
+	if err != nil {
+		return nil, err
+	}
+	lc.Append(fx.Hook{
+		OnStart: hub.Start,
+		OnStop:  func(context.Context) error { hub.Stop(); return nil },
+	})
+	return hub, nil
 }
 
 // HTTPServer is the API listener. Its address is known once the app has
@@ -174,7 +192,7 @@ func (h *HTTPServer) URL() string {
 	return "http://" + h.Addr()
 }
 
-func newHTTPServer(lc fx.Lifecycle, cfg Config, api *httpapi.Server, log *zap.Logger) *HTTPServer {
+func newHTTPServer(lc fx.Lifecycle, cfg Config, api *httpapi.Server, hub *watch.Hub, log *zap.Logger) *HTTPServer {
 	h := &HTTPServer{srv: &http.Server{
 		Handler: api,
 		// A slow or stalled client must not hold a connection forever;
@@ -183,6 +201,9 @@ func newHTTPServer(lc fx.Lifecycle, cfg Config, api *httpapi.Server, log *zap.Lo
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}}
+	// Shutdown waits for every request to end; watches end when the hub
+	// stops (with a last bookmark, so that clients resume exactly).
+	h.srv.RegisterOnShutdown(hub.Stop)
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
 			tlsConfig, err := serverTLS(cfg.Security)

@@ -10,6 +10,7 @@ import (
 	"herd/adapters/kubelet"
 	"herd/adapters/mockruntime"
 	"herd/domain"
+	"herd/projections/watch"
 	"herd/reconcilers"
 	"herd/reconcilers/health"
 	"herd/reconcilers/ipam"
@@ -64,6 +65,9 @@ type Config struct {
 	IPAM ipam.Config
 	// Kubelet says which kubelets herd polls, and how.
 	Kubelet kubelet.Config
+	// Watch tunes watches: the watch cache, the history kept for resuming,
+	// bookmarks.
+	Watch watch.Config
 }
 
 // The values of --node-runtime.
@@ -90,6 +94,7 @@ func DefaultConfig() Config {
 		Termination:  termination.DefaultConfig(),
 		IPAM:         ipam.DefaultConfig(),
 		Kubelet:      kubelet.DefaultConfig(),
+		Watch:        watch.DefaultConfig(),
 	}
 }
 
@@ -159,6 +164,18 @@ func (c Config) Validate() error {
 	}
 	if err := c.Kubelet.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	w := c.Watch
+	if w.CacheSize <= 0 {
+		errs = append(errs, fmt.Errorf("--watch-cache-size %d: want a positive number of events", w.CacheSize))
+	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--watch-history", w.History}, {"--watch-bookmark-interval", w.BookmarkInterval}, {"--watch-poll-interval", w.PollInterval}} {
+		if d.v <= 0 {
+			errs = append(errs, fmt.Errorf("%s %s: want a positive duration", d.flag, d.v))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -1,0 +1,104 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"herd/projections/watch"
+)
+
+// rawList is a Kubernetes list whose items are already encoded.
+type rawList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata"`
+	Items           []json.RawMessage `json:"items"`
+}
+
+// continueExpiredError is a continue token whose resourceVersion is older
+// than the history herd keeps. next continues the listing from the same
+// place, inconsistently, at the current state.
+type continueExpiredError struct{ next string }
+
+func (e *continueExpiredError) Error() string { return continueExpiredMessage }
+
+// continueExpiredMessage is kube-apiserver's message for an expired
+// continue token.
+const continueExpiredMessage = "The provided continue parameter is too old to display a consistent list result. " +
+	"You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. " +
+	"Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+
+// serveList answers a list of res the Kubernetes way: label and field
+// selectors; limit and continue, every page as of the resourceVersion of
+// the first; resourceVersion with resourceVersionMatch (Exact lists the
+// state at that log position, NotOlderThan or none the current one); and
+// a server-side table when kubectl asks for one.
+func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res *apiResource, o listOptions) {
+	req := watch.ListRequest{Resource: res.name, Limit: o.limit, Match: o.match}
+	switch {
+	case o.cont != nil:
+		req.At, req.After = o.cont.RV, o.cont.Start
+	case o.rvMatch == metav1.ResourceVersionMatchExact:
+		req.At = o.position
+	}
+	page, err := s.Watch.List(r.Context(), req)
+	if errors.Is(err, watch.ErrExpired) && o.cont != nil {
+		err = &continueExpiredError{next: continueToken{V: continueVersion, Start: o.cont.Start}.encode()}
+	}
+	if err == nil && page.ResourceVersion < o.position {
+		// NotOlderThan a position the log has not reached.
+		err = &watch.TooLargeError{Position: o.position, Current: page.ResourceVersion}
+	}
+	if err != nil {
+		s.writeError(w, err, res.kind, "")
+		return
+	}
+	items := make([][]byte, len(page.Items))
+	for i, obj := range page.Items {
+		if items[i], err = obj.JSON(); err != nil {
+			s.writeError(w, err, res.kind, obj.Meta.Key)
+			return
+		}
+	}
+	meta := metav1.ListMeta{ResourceVersion: strconv.FormatInt(page.ResourceVersion, 10)}
+	if page.More {
+		meta.Continue = continueToken{V: continueVersion, RV: page.ResourceVersion, Start: page.Items[len(page.Items)-1].Meta.Key}.encode()
+	}
+	if wantsTable(r) {
+		t, err := res.table(s, r, items, meta.ResourceVersion)
+		if err != nil {
+			s.writeError(w, err, res.kind, "")
+			return
+		}
+		t.Continue = meta.Continue
+		s.writeJSON(w, http.StatusOK, t)
+		return
+	}
+	list := rawList{
+		TypeMeta: metav1.TypeMeta{Kind: res.kind + "List", APIVersion: res.apiVersion},
+		ListMeta: meta,
+		Items:    make([]json.RawMessage, len(items)),
+	}
+	for i, data := range items {
+		list.Items[i] = data
+	}
+	s.writeJSON(w, http.StatusOK, list)
+}
+
+// serveCollection is a GET of res's collection: a watch with ?watch=true,
+// a list otherwise.
+func (s *Server) serveCollection(w http.ResponseWriter, r *http.Request, res *apiResource) {
+	o, err := parseListOptions(r, res)
+	if err != nil {
+		s.writeError(w, err, res.kind, "")
+		return
+	}
+	if o.watch {
+		s.serveWatch(w, r, res, o)
+		return
+	}
+	s.serveList(w, r, res, o)
+}

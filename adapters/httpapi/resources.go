@@ -1,0 +1,115 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"herd/domain"
+	"herd/projections"
+	"herd/projections/watch"
+)
+
+// apiResource is one Kubernetes resource that herd lists and watches
+// through the shared list and watch helpers. Serving another resource
+// takes one more entry in (*Server).resources: its names, its field
+// labels, its table, and a watch.Kind saying where its objects live in
+// the log and how they look.
+type apiResource struct {
+	// name is the plural resource name, as in the path: "nodes".
+	name string
+	// kind and apiVersion name the objects: "Node", "v1". Lists are
+	// kind+"List".
+	kind, apiVersion string
+	// fieldLabels are what field selectors may name, as kube-apiserver
+	// allows them for this resource.
+	fieldLabels []string
+	// table renders objects (their JSON, as the kind encodes them) as the
+	// server-side table kubectl prints.
+	table func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error)
+	// register tells the watch hub about the resource.
+	register func(h *watch.Hub) error
+}
+
+// resources are every resource served through the shared helpers.
+func (s *Server) resources() []*apiResource {
+	return []*apiResource{s.nodeResource()}
+}
+
+// resource returns the resource named name; it must be one of resources.
+func (s *Server) resource(name string) *apiResource {
+	i := slices.IndexFunc(s.apiResources, func(r *apiResource) bool { return r.name == name })
+	return s.apiResources[i]
+}
+
+// registerWatches tells the watch hub about every resource.
+func (s *Server) registerWatches() error {
+	s.apiResources = s.resources()
+	if s.Watch == nil {
+		return nil
+	}
+	for _, res := range s.apiResources {
+		if err := res.register(s.Watch); err != nil {
+			return fmt.Errorf("httpapi: %s: %w", res.name, err)
+		}
+	}
+	return nil
+}
+
+func (s *Server) nodeResource() *apiResource {
+	view := s.NodeView
+	return &apiResource{
+		name: "nodes", kind: "Node", apiVersion: "v1",
+		// kube-apiserver's field labels for nodes.
+		fieldLabels: []string{"metadata.name", "spec.unschedulable"},
+		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
+			nodes := make([]corev1.Node, len(items))
+			for i, data := range items {
+				if err := json.Unmarshal(data, &nodes[i]); err != nil {
+					return metav1.Table{}, fmt.Errorf("decode node: %w", err)
+				}
+			}
+			return s.nodeTable(nodes, rv, r), nil
+		},
+		register: func(h *watch.Hub) error {
+			return watch.Register(h, &watch.Kind[domain.Node]{
+				Resource: "nodes",
+				Prefix:   domain.NodeStream(""),
+				Fold:     projections.FoldNode,
+				Meta: func(n domain.Node) (watch.Meta, bool) {
+					if !n.Exists() {
+						return watch.Meta{}, false
+					}
+					kn := toNode(n)
+					return watch.Meta{Key: n.Name, Labels: kn.Labels, Fields: nodeFields(&kn)}, true
+				},
+				Encode: func(n domain.Node, rv int64) ([]byte, error) {
+					n.ResourceVersion = rv
+					return json.Marshal(toNode(n))
+				},
+				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.Node], int64, error) {
+					nodes, head, err := view.Rows(ctx, after, limit)
+					rows := make([]watch.Row[domain.Node], len(nodes))
+					for i, n := range nodes {
+						rows[i] = watch.Row[domain.Node]{Key: n.Name, Stream: domain.NodeStream(n.Name), ResourceVersion: n.ResourceVersion, State: n}
+					}
+					return rows, head, err
+				},
+			})
+		},
+	}
+}
+
+// nodeFields are the fields of a Node that field selectors match.
+func nodeFields(n *corev1.Node) map[string]string {
+	return map[string]string{
+		"metadata.name":      n.Name,
+		"spec.unschedulable": strconv.FormatBool(n.Spec.Unschedulable),
+	}
+}
