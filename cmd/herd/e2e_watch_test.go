@@ -1,0 +1,332 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+// watchTimeout bounds the wait for a change to reach a watcher. A healthy
+// herd delivers in milliseconds; an informer reconnecting after a restart
+// backs off for a few seconds.
+const watchTimeout = 60 * time.Second
+
+// informerLog records, in order, what an informer's handlers were told:
+// "ADDED name@rv", "MODIFIED name@rv", "DELETED name@rv". Updates that
+// change nothing (a relist's resync) are counted apart.
+type informerLog struct {
+	mu     sync.Mutex
+	seen   []string
+	resync int
+}
+
+func (l *informerLog) add(typ string, obj any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch n := obj.(type) {
+	case *corev1.Node:
+		l.seen = append(l.seen, fmt.Sprintf("%s %s@%s", typ, n.Name, n.ResourceVersion))
+	case cache.DeletedFinalStateUnknown:
+		// The informer missed the deletion and found out from a relist.
+		l.seen = append(l.seen, fmt.Sprintf("%s %s@unknown", typ, n.Key))
+	default:
+		l.seen = append(l.seen, fmt.Sprintf("%s %T", typ, obj))
+	}
+}
+
+func (l *informerLog) handlers() cache.ResourceEventHandlerFuncs {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { l.add("ADDED", obj) },
+		UpdateFunc: func(old, cur any) {
+			if old.(*corev1.Node).ResourceVersion == cur.(*corev1.Node).ResourceVersion {
+				l.mu.Lock()
+				l.resync++
+				l.mu.Unlock()
+				return
+			}
+			l.add("MODIFIED", cur)
+		},
+		DeleteFunc: func(obj any) { l.add("DELETED", obj) },
+	}
+}
+
+func (l *informerLog) snapshot() ([]string, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.seen), l.resync
+}
+
+// nodeChangesAfter is what a watch of nodes from position after must see,
+// read from herd's own audit log: every event of a node's stream, as the
+// change it made, at its position.
+func nodeChangesAfter(t *testing.T, base string, after int64) []string {
+	t.Helper()
+	var want []string
+	for _, e := range readLog(t, base) {
+		name, ok := strings.CutPrefix(e.Stream, "node/")
+		if !ok || e.Position <= after {
+			continue
+		}
+		typ := "MODIFIED"
+		switch e.Type {
+		case "NodeRegistered":
+			typ = "ADDED"
+		case "NodeDeleted":
+			typ = "DELETED"
+		}
+		want = append(want, fmt.Sprintf("%s %s@%d", typ, name, e.Position))
+	}
+	return want
+}
+
+// TestInformerSeesEveryChangeAndSurvivesARestart runs a client-go shared
+// informer on nodes against a real herd serve: it starts from herd's
+// current state, is told of every add, update and delete in the order of
+// the log, and when herd restarts it resumes where it was, missing
+// nothing and repeating nothing.
+func TestInformerSeesEveryChangeAndSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := startServe(t, serveOptions{DataDir: dir})
+	postNode(t, srv.URL, nodeJSON(t, "pico-node.json", "pico-01"))
+
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory := informers.NewSharedInformerFactory(cs, 0)
+	nodes := factory.Core().V1().Nodes().Informer()
+	log := &informerLog{}
+	if _, err := nodes.AddEventHandler(log.handlers()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer func() {
+		cancel()
+		factory.Shutdown()
+	}()
+	factory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced) {
+		t.Fatal("the informer never synced")
+	}
+	synced, err := strconv.ParseInt(nodes.LastSyncResourceVersion(), 10, 64)
+	if err != nil {
+		t.Fatalf("the informer synced at resourceVersion %q: %v", nodes.LastSyncResourceVersion(), err)
+	}
+	initial, _ := log.snapshot()
+	if len(initial) != 1 || !strings.HasPrefix(initial[0], "ADDED pico-01@") {
+		t.Fatalf("the informer started with %v, want pico-01 added", initial)
+	}
+
+	seesAll := func(base string) {
+		t.Helper()
+		eventually(t, watchTimeout, func() error {
+			want := append(slices.Clone(initial), nodeChangesAfter(t, base, synced)...)
+			got, resync := log.snapshot()
+			if !slices.Equal(got, want) {
+				return fmt.Errorf("the informer saw\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+			}
+			if resync != 0 {
+				return fmt.Errorf("the informer relisted (%d resyncs) instead of resuming", resync)
+			}
+			return nil
+		})
+	}
+
+	registerAgent(t, srv.URL, "web-01")
+	heartbeat(t, srv.URL, "web-01", healthyMetrics())
+	postNode(t, srv.URL, nodeJSON(t, "pico-node.json", "pico-02", withReady("False", "KubeletNotReady")))
+	mustCall(t, http.StatusOK, http.MethodDelete, srv.URL+"/api/v1/nodes/pico-01", nil, nil)
+	heartbeat(t, srv.URL, "web-01", healthyMetrics())
+	seesAll(srv.URL)
+
+	// herd restarts on the same address; what happens after it is back
+	// reaches the informer too, exactly once.
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	srv.stop()
+	srv = startServe(t, serveOptions{DataDir: dir, Listen: addr, Args: []string{"--listen", addr}})
+	registerAgent(t, srv.URL, "web-02")
+	heartbeat(t, srv.URL, "web-02", healthyMetrics())
+	mustCall(t, http.StatusOK, http.MethodDelete, srv.URL+"/api/v1/nodes/web-01", nil, nil)
+	postNode(t, srv.URL, nodeJSON(t, "pico-node.json", "pico-01"))
+	seesAll(srv.URL)
+}
+
+// stream is a long-running command whose output is read as it comes.
+type stream struct {
+	cmd    *exec.Cmd
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	lines  []string
+	done   chan struct{}
+}
+
+// startStream runs name with args until the test ends or stop is called,
+// collecting its stdout line by line.
+func startStream(t *testing.T, env []string, name string, args ...string) *stream {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	s := &stream{cmd: exec.CommandContext(ctx, name, args...), cancel: cancel, done: make(chan struct{})}
+	s.cmd.Env = env
+	out, err := s.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	s.cmd.Stderr = &stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() {
+		defer close(s.done)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			s.mu.Lock()
+			s.lines = append(s.lines, sc.Text())
+			s.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		s.stop()
+		if t.Failed() {
+			t.Logf("%s %s printed:\n%s\nstderr:\n%s", name, strings.Join(args, " "), strings.Join(s.output(), "\n"), stderr.String())
+		}
+	})
+	return s
+}
+
+func (s *stream) output() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.lines)
+}
+
+func (s *stream) stop() {
+	s.cancel()
+	<-s.done
+	_ = s.cmd.Wait()
+}
+
+// waitFor waits until the output has a line, after the first from lines,
+// whose fields include every one of want; it returns the line's index.
+func (s *stream) waitFor(t *testing.T, from int, want ...string) int {
+	t.Helper()
+	found := -1
+	eventually(t, watchTimeout, func() error {
+		lines := s.output()
+		for i := from; i < len(lines); i++ {
+			fields := strings.Fields(lines[i])
+			if !slices.ContainsFunc(want, func(w string) bool { return !slices.Contains(fields, w) }) {
+				found = i
+				return nil
+			}
+		}
+		return fmt.Errorf("no line with %q after line %d:\n%s", want, from, strings.Join(lines, "\n"))
+	})
+	return found
+}
+
+// TestKubectlGetWatch runs `kubectl get nodes -w` against a real herd
+// serve and reads its output as the fleet changes: every change is a new
+// row, in order, with its kind of change.
+func TestKubectlGetWatch(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not on PATH")
+	}
+	srv := startServe(t, serveOptions{})
+	postNode(t, srv.URL, nodeJSON(t, "pico-node.json", "pico-01"))
+	kc := newKubectl(t, srv.URL)
+
+	t.Run("every node", func(t *testing.T) {
+		w := startStream(t, kc.env, "kubectl", "--server", srv.URL, "get", "nodes", "-w", "--output-watch-events")
+		i := w.waitFor(t, 0, "ADDED", "pico-01", "Ready")
+		if header := strings.Fields(w.output()[0]); !slices.Equal(header, []string{"EVENT", "NAME", "STATUS", "ROLES", "AGE", "VERSION"}) {
+			t.Errorf("header %q", header)
+		}
+		registerAgent(t, srv.URL, "web-01")
+		i = w.waitFor(t, i+1, "ADDED", "web-01")
+		heartbeat(t, srv.URL, "web-01", healthyMetrics())
+		i = w.waitFor(t, i+1, "MODIFIED", "web-01", "Ready")
+		mustCall(t, http.StatusOK, http.MethodDelete, srv.URL+"/api/v1/nodes/pico-01", nil, nil)
+		w.waitFor(t, i+1, "DELETED", "pico-01")
+	})
+
+	t.Run("one node, wide", func(t *testing.T) {
+		w := startStream(t, kc.env, "kubectl", "--server", srv.URL, "get", "node", "web-01", "-w", "-o", "wide")
+		i := w.waitFor(t, 0, "web-01", "Ready", "10.0.0.21", "linux")
+		if header := strings.Fields(w.output()[0]); !slices.Contains(header, "KIND") || !slices.Contains(header, "INTERNAL-IP") {
+			t.Errorf("wide header %q", header)
+		}
+		registerAgent(t, srv.URL, "web-02")
+		heartbeat(t, srv.URL, "web-01", healthyMetrics())
+		i = w.waitFor(t, i+1, "web-01", "Ready")
+		for _, line := range w.output()[1:] {
+			if strings.Fields(line)[0] != "web-01" {
+				t.Errorf("a watch of web-01 printed %q", line)
+			}
+		}
+	})
+}
+
+// watchFrame is one event of a raw watch stream.
+type watchFrame struct {
+	Type   string          `json:"type"`
+	Object json.RawMessage `json:"object"`
+}
+
+// TestWatchFromAnOldResourceVersionExpires starts herd with a one-second
+// watch history: a resourceVersion whose next event is older than that is
+// answered the Kubernetes way, an ERROR event with 410 Expired, while
+// resuming from the newest still works.
+func TestWatchFromAnOldResourceVersionExpires(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, serveOptions{Args: []string{"--watch-history", "1s"}})
+	first := postNode(t, srv.URL, nodeJSON(t, "pico-node.json", "pico-01"))
+	c := &http.Client{Timeout: 10 * time.Second}
+	firstFrame := func(rv string) watchFrame {
+		t.Helper()
+		resp, err := c.Get(srv.URL + "/api/v1/nodes?watch=true&timeoutSeconds=1&resourceVersion=" + rv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var f watchFrame
+		if err := json.NewDecoder(resp.Body).Decode(&f); err != nil && err != io.EOF {
+			t.Fatalf("watch from %s: %v", rv, err)
+		}
+		return f
+	}
+	eventually(t, watchTimeout, func() error {
+		f := firstFrame("0")
+		if f.Type != "ADDED" {
+			return fmt.Errorf("a watch from 0 starts with %s", f.Type)
+		}
+		f = firstFrame(strconv.FormatInt(resourceVersion(t, first)-1, 10))
+		var st struct {
+			Code   int    `json:"code"`
+			Reason string `json:"reason"`
+		}
+		_ = json.Unmarshal(f.Object, &st)
+		if f.Type != "ERROR" || st.Code != http.StatusGone || st.Reason != "Expired" {
+			return fmt.Errorf("a watch from before pico-01 began with %s %s", f.Type, f.Object)
+		}
+		return nil
+	})
+}
