@@ -45,4 +45,5 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerAuthSteps(sc)
 	w.registerTerminationSteps(sc)
 	w.registerIPAMSteps(sc)
+	w.registerWatchSteps(sc)
 }

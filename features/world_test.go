@@ -79,6 +79,8 @@ type world struct {
 	kubectlLast kubectlRun
 	// read holds ConfigMaps as a client read them, for its later writes.
 	read map[string]corev1.ConfigMap
+	// watching holds a client's open watch and paged listing.
+	watching watching
 }
 
 // start gives the scenario a fresh herd: a new data directory, a fake
@@ -178,6 +180,7 @@ func hasTag(sc *godog.Scenario, tag string) bool {
 // stop shuts the scenario's herd down and removes its data directory.
 func (w *world) stop(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
 	var errs []error
+	w.watching.close()
 	if w.app != nil {
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startStopTimeout)
 		defer cancel()

@@ -72,6 +72,18 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, res *apiReso
 	}
 	defer wt.Close()
 
+	// The watch's time and its bookmark ticks run from before the client
+	// hears of it: whatever herd's clock does after that reaches the watch.
+	timeout := o.timeout
+	if timeout == 0 {
+		timeout = defaultWatchTimeout + rand.N(defaultWatchTimeout)
+	}
+	timer := s.Watch.NewTimer(timeout)
+	defer timer.Stop()
+	var bookmarks <-chan struct{}
+	if o.allowBookmarks {
+		bookmarks = s.Watch.Bookmarks()
+	}
 	f := s.startStream(w, r, res)
 	for _, obj := range initial {
 		if err := f.event(watch.Added, obj, true); err != nil {
@@ -89,26 +101,17 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, res *apiReso
 		return
 	}
 
-	timeout := o.timeout
-	if timeout == 0 {
-		timeout = defaultWatchTimeout + rand.N(defaultWatchTimeout)
-	}
-	timer := s.Watch.NewTimer(timeout)
-	defer timer.Stop()
 	for {
 		if err := s.drain(ctx, wt, f); err != nil {
 			s.endWatch(f, wt, o, err)
 			return
-		}
-		var bookmarks <-chan struct{}
-		if o.allowBookmarks {
-			bookmarks = s.Watch.Bookmarks()
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-wt.Changed():
 		case <-bookmarks:
+			bookmarks = s.Watch.Bookmarks()
 			if err := s.drain(ctx, wt, f); err != nil {
 				s.endWatch(f, wt, o, err)
 				return

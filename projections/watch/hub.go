@@ -141,9 +141,12 @@ func (h *Hub) Start(ctx context.Context) error {
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
+	// The ticker exists before Start returns, so that no tick of herd's
+	// clock after it is missed.
+	ticker := h.clock.NewTicker(h.cfg.BookmarkInterval)
 	h.done.Add(2)
 	go h.follow(runCtx)
-	go h.tickBookmarks(runCtx)
+	go h.tickBookmarks(runCtx, ticker)
 	return nil
 }
 
@@ -191,9 +194,8 @@ func (h *Hub) follow(ctx context.Context) {
 
 // tickBookmarks wakes the watchers that asked for bookmarks every
 // BookmarkInterval of herd's clock.
-func (h *Hub) tickBookmarks(ctx context.Context) {
+func (h *Hub) tickBookmarks(ctx context.Context, t clock.Ticker) {
 	defer h.done.Done()
-	t := h.clock.NewTicker(h.cfg.BookmarkInterval)
 	defer t.Stop()
 	for {
 		select {
