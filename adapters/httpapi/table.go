@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -98,10 +99,16 @@ func nodeStatus(n *corev1.Node) string {
 	return status
 }
 
+// nodeRoles are the roles kubectl shows: node-role.kubernetes.io/<role>
+// labels, and the older kubernetes.io/role=<role>.
 func nodeRoles(n *corev1.Node) string {
 	var roles []string
-	for k := range n.Labels {
-		if role, ok := strings.CutPrefix(k, "node-role.kubernetes.io/"); ok && role != "" {
+	for k, v := range n.Labels {
+		role, ok := strings.CutPrefix(k, "node-role.kubernetes.io/")
+		if !ok && k == "kubernetes.io/role" {
+			role, ok = v, true
+		}
+		if ok && role != "" && !slices.Contains(roles, role) {
 			roles = append(roles, role)
 		}
 	}

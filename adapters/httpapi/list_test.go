@@ -1,0 +1,150 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"herd/domain"
+	"herd/projections/watch"
+)
+
+func TestListAndWatchRefuseWhatKubernetesRefuses(t *testing.T) {
+	a := newWatchAPI(t, watch.Config{WaitForPosition: 20 * time.Millisecond})
+	a.do(t, "web-01", register("web-01", nil))
+	valid := continueToken{V: continueVersion, RV: a.head(t), Start: "web-01"}.encode()
+	tests := []struct {
+		name   string
+		query  string
+		code   int
+		reason metav1.StatusReason
+		says   string
+	}{
+		{"a label selector that does not parse", "labelSelector=" + url.QueryEscape("zone in ("), 400, metav1.StatusReasonBadRequest, "unable to parse labelSelector"},
+		{"a field selector that does not parse", "fieldSelector=" + url.QueryEscape("a=b=c"), 400, metav1.StatusReasonBadRequest, "unable to parse fieldSelector"},
+		{"a field nodes cannot be selected by", "fieldSelector=spec.nodeName%3Dx", 400, metav1.StatusReasonBadRequest, "field label not supported: spec.nodeName"},
+		{"a resourceVersion that is not a position", "resourceVersion=abc", 400, metav1.StatusReasonBadRequest, "resourceVersion must be a log position"},
+		{"a negative limit", "limit=-1", 400, metav1.StatusReasonBadRequest, "limit must be a non-negative integer"},
+		{"a continue token that is not one", "continue=garbage", 400, metav1.StatusReasonBadRequest, "continue key is not valid"},
+		{"a continue token with a resourceVersion", "continue=" + valid + "&resourceVersion=3", 400, metav1.StatusReasonBadRequest, "specifying resource version is not allowed when using continue"},
+		{"watch that is not a boolean", "watch=sometimes", 400, metav1.StatusReasonBadRequest, "watch must be true or false"},
+		{"a timeout that is not a number", "watch=true&timeoutSeconds=soon", 400, metav1.StatusReasonBadRequest, "timeoutSeconds must be an integer"},
+		{"resourceVersionMatch without a resourceVersion", "resourceVersionMatch=Exact", 422, metav1.StatusReasonInvalid, "resourceVersionMatch is forbidden unless resourceVersion is provided"},
+		{"Exact at resourceVersion 0", "resourceVersion=0&resourceVersionMatch=Exact", 422, metav1.StatusReasonInvalid, `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`},
+		{"sendInitialEvents on a list", "sendInitialEvents=true", 422, metav1.StatusReasonInvalid, "sendInitialEvents is forbidden for list"},
+		{"sendInitialEvents without NotOlderThan", "watch=true&sendInitialEvents=true", 422, metav1.StatusReasonInvalid, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"},
+		{"resourceVersionMatch on a plain watch", "watch=true&resourceVersion=1&resourceVersionMatch=NotOlderThan", 422, metav1.StatusReasonInvalid, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"},
+		{"a list newer than the log", "resourceVersion=9999", 504, metav1.StatusReasonTimeout, "Too large resource version: 9999"},
+		{"an exact list newer than the log", "resourceVersion=9999&resourceVersionMatch=Exact", 504, metav1.StatusReasonTimeout, "Too large resource version: 9999"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := a.head(t)
+			code, body := a.get(t, "/api/v1/nodes?"+tt.query, "")
+			var st metav1.Status
+			if err := json.Unmarshal(body, &st); err != nil {
+				t.Fatalf("%d %s: not a Status", code, body)
+			}
+			if code != tt.code || st.Code != int32(tt.code) || st.Reason != tt.reason || st.Kind != "Status" || !strings.Contains(st.Message, tt.says) {
+				t.Errorf("%d %s %q, want %d %s saying %q", code, st.Reason, st.Message, tt.code, tt.reason, tt.says)
+			}
+			if after := a.head(t); after != before {
+				t.Errorf("the log moved from %d to %d", before, after)
+			}
+		})
+	}
+}
+
+func names(t *testing.T, body []byte) (rv string, cont string, out []string) {
+	t.Helper()
+	var list corev1.NodeList
+	if err := json.Unmarshal(body, &list); err != nil {
+		t.Fatalf("not a NodeList: %s", body)
+	}
+	for _, n := range list.Items {
+		out = append(out, n.Name+"@"+n.ResourceVersion)
+	}
+	return list.ResourceVersion, list.Continue, out
+}
+
+func TestAnExactListShowsTheFleetAsItWas(t *testing.T) {
+	a := newWatchAPI(t, watch.Config{})
+	a1 := a.do(t, "a", register("a", nil))
+	b1 := a.do(t, "b", register("b", nil))
+	at := a.head(t)
+	a.do(t, "a", domain.DeleteNode{})
+	a.do(t, "b", healthy())
+	c := a.do(t, "c", register("c", nil))
+	b2, _ := a.w.GetNode(t.Context(), "b")
+	rv := func(n domain.Node) string { return n.Name + "@" + strconv.FormatInt(n.ResourceVersion, 10) }
+
+	tests := []struct {
+		name  string
+		query string
+		rv    int64
+		want  []string
+	}{
+		{"exactly at a past position", "resourceVersion=" + strconv.FormatInt(at, 10) + "&resourceVersionMatch=Exact", at, []string{rv(a1), rv(b1)}},
+		{"not older than it: the current state", "resourceVersion=" + strconv.FormatInt(at, 10), a.head(t), []string{rv(b2), rv(c)}},
+		{"any: the current state", "resourceVersion=0", a.head(t), []string{rv(b2), rv(c)}},
+		{"with a field selector, exactly then", "resourceVersion=" + strconv.FormatInt(at, 10) + "&resourceVersionMatch=Exact&fieldSelector=metadata.name%3Da", at, []string{rv(a1)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, body := a.get(t, "/api/v1/nodes?"+tt.query, "")
+			if code != http.StatusOK {
+				t.Fatalf("%d %s", code, body)
+			}
+			gotRV, _, got := names(t, body)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("items (-want +got):\n%s", diff)
+			}
+			if gotRV != strconv.FormatInt(tt.rv, 10) {
+				t.Errorf("list resourceVersion %s, want %d", gotRV, tt.rv)
+			}
+		})
+	}
+}
+
+func TestTablePagesCarryTheContinueToken(t *testing.T) {
+	a := newWatchAPI(t, watch.Config{})
+	for _, n := range []string{"a", "b", "c"} {
+		a.do(t, n, register(n, nil))
+	}
+	var rows []string
+	cont := ""
+	for pages := 0; ; pages++ {
+		q := "/api/v1/nodes?limit=2"
+		if cont != "" {
+			q += "&continue=" + cont
+		}
+		code, body := a.get(t, q, "application/json;as=Table;v=v1;g=meta.k8s.io")
+		if code != http.StatusOK {
+			t.Fatalf("%d %s", code, body)
+		}
+		var tbl metav1.Table
+		if err := json.Unmarshal(body, &tbl); err != nil || tbl.Kind != "Table" {
+			t.Fatalf("not a Table: %s", body)
+		}
+		for _, r := range tbl.Rows {
+			rows = append(rows, r.Cells[0].(string))
+		}
+		if cont = tbl.Continue; cont == "" {
+			break
+		}
+		if pages > 3 {
+			t.Fatal("the pages do not end")
+		}
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c"}, rows); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+}

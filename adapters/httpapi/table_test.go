@@ -1,0 +1,76 @@
+package httpapi
+
+import (
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"herd/domain"
+)
+
+// TestNodeTableFollowsKubectl checks the cells of the node table against
+// what kubectl's own printer shows for the same Node.
+func TestNodeTableFollowsKubectl(t *testing.T) {
+	now := t0
+	s := &Server{Deps: Deps{Clock: clocktesting.NewFakeClock(now)}}
+	ready := func(status domain.ConditionStatus) []domain.Condition {
+		return []domain.Condition{{Type: domain.ConditionReady, Status: status}}
+	}
+	base := domain.Node{
+		Name: "web-01", Kind: domain.KindLinux, StartedAt: now.Add(-90 * time.Minute), Version: 1,
+		Info:      domain.NodeInfo{AgentVersion: "herd-agent/1.0", OSImage: "Ubuntu 24.04.1 LTS", KernelVersion: "6.8.0", ContainerRuntimeVersion: "containerd://2.0"},
+		Addresses: []domain.Address{{Type: "InternalIP", Address: "10.0.0.21"}},
+	}
+	with := func(f func(*domain.Node)) domain.Node {
+		n := base
+		f(&n)
+		return n
+	}
+	tests := []struct {
+		name string
+		node domain.Node
+		want []any
+	}{
+		{"ready", with(func(n *domain.Node) { n.Conditions = ready(domain.ConditionTrue) }),
+			[]any{"web-01", "Ready", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux"}},
+		{"not ready", with(func(n *domain.Node) { n.Conditions = ready(domain.ConditionFalse) }),
+			[]any{"web-01", "NotReady", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux"}},
+		{"silent: Ready Unknown reads NotReady, as kubectl prints it", with(func(n *domain.Node) { n.Conditions = ready(domain.ConditionUnknown) }),
+			[]any{"web-01", "NotReady", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux"}},
+		{"never reported: Unknown", with(func(n *domain.Node) {}),
+			[]any{"web-01", "Unknown", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux"}},
+		{"cordoned", with(func(n *domain.Node) { n.Conditions = ready(domain.ConditionTrue); n.Unschedulable = true }),
+			[]any{"web-01", "Ready,SchedulingDisabled", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux"}},
+		{"roles from both kinds of label", with(func(n *domain.Node) {
+			n.Labels = map[string]string{"node-role.kubernetes.io/worker": "", "node-role.kubernetes.io/control-plane": "", "kubernetes.io/role": "edge"}
+		}), []any{"web-01", "Unknown", "control-plane,edge,worker", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux"}},
+		{"nothing known of the software", with(func(n *domain.Node) { n.Info = domain.NodeInfo{}; n.Addresses = nil; n.Kind = domain.KindRP2040 }),
+			[]any{"web-01", "Unknown", "<none>", "90m", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>", "rp2040"}},
+	}
+	r := httptest.NewRequest("GET", "/api/v1/nodes", nil)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tbl := s.nodeTable([]corev1.Node{toNode(tt.node)}, "7", r)
+			var cols []string
+			for _, c := range tbl.ColumnDefinitions {
+				if c.Priority == 0 {
+					cols = append(cols, c.Name)
+				}
+			}
+			if want := []string{"Name", "Status", "Roles", "Age", "Version"}; !cmp.Equal(cols, want) {
+				t.Errorf("columns %v, want %v", cols, want)
+			}
+			if diff := cmp.Diff(tt.want, tbl.Rows[0].Cells); diff != "" {
+				t.Errorf("cells (-want +got):\n%s", diff)
+			}
+			if tbl.ResourceVersion != "7" || tbl.Kind != "Table" || tbl.APIVersion != metav1.SchemeGroupVersion.String() {
+				t.Errorf("table %s %s at %q", tbl.APIVersion, tbl.Kind, tbl.ResourceVersion)
+			}
+		})
+	}
+}
