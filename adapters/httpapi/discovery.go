@@ -70,11 +70,11 @@ func (s *Server) coreResources(w http.ResponseWriter, _ *http.Request) {
 func coreAPIResources() []metav1.APIResource {
 	return []metav1.APIResource{
 		{Name: "nodes", SingularName: "node", Kind: "Node", ShortNames: []string{"no"},
-			Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch"}},
+			Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "watch"}},
 		{Name: "nodes/status", Kind: "Node", Verbs: metav1.Verbs{"get", "patch"}},
 		{Name: "events", SingularName: "event", Namespaced: true, Kind: "Event", ShortNames: []string{"ev"}, Verbs: metav1.Verbs{"list"}},
 		{Name: "pods", SingularName: "pod", Namespaced: true, Kind: "Pod", ShortNames: []string{"po"},
-			Categories: []string{"all"}, Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update"}},
+			Categories: []string{"all"}, Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}},
 		{Name: "pods/status", Namespaced: true, Kind: "Pod", Verbs: metav1.Verbs{"get", "patch", "update"}},
 		// kubectl drain evicts through this subresource when discovery
 		// offers it, with the group and version named here.

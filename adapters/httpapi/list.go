@@ -38,6 +38,9 @@ const continueExpiredMessage = "The provided continue parameter is too old to di
 // a server-side table when kubectl asks for one.
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res *apiResource, o listOptions) {
 	req := watch.ListRequest{Resource: res.name, Limit: o.limit, Match: o.match}
+	if o.namespace != "" {
+		req.Prefix = o.namespace + "/"
+	}
 	switch {
 	case o.cont != nil:
 		req.At, req.After = o.cont.RV, o.cont.Start

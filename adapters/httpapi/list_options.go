@@ -24,8 +24,10 @@ import (
 
 // listOptions are a list or watch request's query parameters, checked.
 type listOptions struct {
-	labels labels.Selector
-	fields fields.Selector
+	// namespace is the namespace of the path; "" across namespaces.
+	namespace string
+	labels    labels.Selector
+	fields    fields.Selector
 	// rv is resourceVersion as given: "" (most recent), "0" (any) or a
 	// log position, parsed into position.
 	rv       string
@@ -43,9 +45,10 @@ type listOptions struct {
 	timeout time.Duration
 }
 
-// match is the selectors as a watch.Object predicate.
+// match is the namespace and the selectors as a watch.Object predicate.
 func (o listOptions) match(obj *watch.Object) bool {
-	return o.labels.Matches(labels.Set(obj.Meta.Labels)) && o.fields.Matches(fields.Set(obj.Meta.Fields))
+	return (o.namespace == "" || obj.Meta.Fields["metadata.namespace"] == o.namespace) &&
+		o.labels.Matches(labels.Set(obj.Meta.Labels)) && o.fields.Matches(fields.Set(obj.Meta.Fields))
 }
 
 // parseListOptions reads the query of a list or watch of res, refusing
@@ -58,6 +61,9 @@ func parseListOptions(r *http.Request, res *apiResource) (listOptions, error) {
 		o   listOptions
 		err error
 	)
+	if res.namespaced {
+		o.namespace = r.PathValue("namespace")
+	}
 	if o.labels, err = labelSelector(r); err != nil {
 		return o, err
 	}

@@ -8,11 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
 	"herd/domain"
-	"herd/projections"
 )
 
 // podFieldLabels are the fields a pod list may be selected by, as
@@ -29,61 +27,11 @@ func podFields(p domain.Pod) fields.Set {
 	}
 }
 
-// fieldSelector parses ?fieldSelector= and refuses fields herd cannot
-// select pods by, with kube-apiserver's wording.
-func fieldSelector(r *http.Request, supported map[string]bool) (fields.Selector, error) {
-	raw := r.URL.Query().Get("fieldSelector")
-	sel, err := fields.ParseSelector(raw)
-	if err != nil {
-		return nil, badRequest("unable to parse fieldSelector %q: %v", raw, err)
-	}
-	for _, req := range sel.Requirements() {
-		if !supported[req.Field] {
-			return nil, badRequest("field label not supported: %s", req.Field)
-		}
-	}
-	return sel, nil
-}
-
-// listPods lists pods across namespaces (/api/v1/pods) or in one.
+// listPods lists or, with ?watch=true, watches pods, across namespaces
+// (/api/v1/pods) or in one, through the shared list and watch helpers
+// (list.go, watch.go).
 func (s *Server) listPods(w http.ResponseWriter, r *http.Request) {
-	lsel, err := labelSelector(r)
-	if err != nil {
-		s.writeError(w, err, "Pod", "")
-		return
-	}
-	fsel, err := fieldSelector(r, podFieldLabels)
-	if err != nil {
-		s.writeError(w, err, "Pod", "")
-		return
-	}
-	f := projections.PodFilter{Namespace: r.PathValue("namespace")}
-	if node, ok := fsel.RequiresExactMatch("spec.nodeName"); ok {
-		f.NodeName, f.Unbound = node, node == ""
-	}
-	if phase, ok := fsel.RequiresExactMatch("status.phase"); ok && phase != "" {
-		f.Phase = domain.PodPhase(phase)
-	}
-	pods, head, err := s.PodView.List(r.Context(), f)
-	if err != nil {
-		s.writeError(w, err, "Pod", "")
-		return
-	}
-	list := corev1.PodList{
-		TypeMeta: metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"},
-		ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatInt(head, 10)},
-		Items:    []corev1.Pod{},
-	}
-	for _, p := range pods {
-		if lsel.Matches(labels.Set(p.Labels)) && fsel.Matches(podFields(p)) {
-			list.Items = append(list.Items, toPod(p))
-		}
-	}
-	if wantsTable(r) {
-		s.writeJSON(w, http.StatusOK, s.podTable(list.Items, list.ResourceVersion, r))
-		return
-	}
-	s.writeJSON(w, http.StatusOK, list)
+	s.serveCollection(w, r, s.resource("pods"))
 }
 
 func (s *Server) getPod(w http.ResponseWriter, r *http.Request) {

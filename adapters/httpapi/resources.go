@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -27,6 +28,9 @@ type apiResource struct {
 	// kind and apiVersion name the objects: "Node", "v1". Lists are
 	// kind+"List".
 	kind, apiVersion string
+	// namespaced resources are listed across namespaces or in the one the
+	// path names; their keys are "namespace/name".
+	namespaced bool
 	// fieldLabels are what field selectors may name, as kube-apiserver
 	// allows them for this resource.
 	fieldLabels []string
@@ -39,7 +43,7 @@ type apiResource struct {
 
 // resources are every resource served through the shared helpers.
 func (s *Server) resources() []*apiResource {
-	return []*apiResource{s.nodeResource()}
+	return []*apiResource{s.nodeResource(), s.podResource()}
 }
 
 // resource returns the resource named name; it must be one of resources.
@@ -111,5 +115,47 @@ func nodeFields(n *corev1.Node) map[string]string {
 	return map[string]string{
 		"metadata.name":      n.Name,
 		"spec.unschedulable": strconv.FormatBool(n.Spec.Unschedulable),
+	}
+}
+
+func (s *Server) podResource() *apiResource {
+	view := s.PodView
+	return &apiResource{
+		name: "pods", kind: "Pod", apiVersion: "v1", namespaced: true,
+		fieldLabels: slices.Sorted(maps.Keys(podFieldLabels)),
+		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
+			pods := make([]corev1.Pod, len(items))
+			for i, data := range items {
+				if err := json.Unmarshal(data, &pods[i]); err != nil {
+					return metav1.Table{}, fmt.Errorf("decode pod: %w", err)
+				}
+			}
+			return s.podTable(pods, rv, r), nil
+		},
+		register: func(h *watch.Hub) error {
+			return watch.Register(h, &watch.Kind[domain.Pod]{
+				Resource: "pods",
+				Prefix:   "pod/",
+				Fold:     projections.FoldPod,
+				Meta: func(p domain.Pod) (watch.Meta, bool) {
+					if !p.Exists() {
+						return watch.Meta{}, false
+					}
+					return watch.Meta{Key: p.Key(), Labels: toPod(p).Labels, Fields: podFields(p)}, true
+				},
+				Encode: func(p domain.Pod, rv int64) ([]byte, error) {
+					p.ResourceVersion = rv
+					return json.Marshal(toPod(p))
+				},
+				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.Pod], int64, error) {
+					pods, head, err := view.Rows(ctx, after, limit)
+					rows := make([]watch.Row[domain.Pod], len(pods))
+					for i, p := range pods {
+						rows[i] = watch.Row[domain.Pod]{Key: p.Key(), Stream: domain.PodStream(p.Namespace, p.Name), ResourceVersion: p.ResourceVersion, State: p}
+					}
+					return rows, head, err
+				},
+			})
+		},
 	}
 }

@@ -41,10 +41,10 @@ type Deps struct {
 	Timeline       *projections.TimelineView
 	Store          *events.Store
 	// Watch serves watches and consistent lists of every resource.
-	Watch          *watch.Hub
-	Clock          clock.PassiveClock
-	Logger         *zap.Logger
-	Gatherer       prometheus.Gatherer
+	Watch    *watch.Hub
+	Clock    clock.PassiveClock
+	Logger   *zap.Logger
+	Gatherer prometheus.Gatherer
 
 	ConfigMaps     domain.ConfigMapRepository
 	ConfigMapView  *projections.ConfigMapView

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -28,8 +29,9 @@ import (
 const watchTimeout = 60 * time.Second
 
 // informerLog records, in order, what an informer's handlers were told:
-// "ADDED name@rv", "MODIFIED name@rv", "DELETED name@rv". Updates that
-// change nothing (a relist's resync) are counted apart.
+// "ADDED name@rv", "MODIFIED name@rv", "DELETED name@rv" (names of
+// namespaced objects as namespace/name). Updates that change nothing (a
+// relist's resync) are counted apart.
 type informerLog struct {
 	mu     sync.Mutex
 	seen   []string
@@ -39,22 +41,33 @@ type informerLog struct {
 func (l *informerLog) add(typ string, obj any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch n := obj.(type) {
-	case *corev1.Node:
-		l.seen = append(l.seen, fmt.Sprintf("%s %s@%s", typ, n.Name, n.ResourceVersion))
-	case cache.DeletedFinalStateUnknown:
+	if gone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		// The informer missed the deletion and found out from a relist.
-		l.seen = append(l.seen, fmt.Sprintf("%s %s@unknown", typ, n.Key))
-	default:
-		l.seen = append(l.seen, fmt.Sprintf("%s %T", typ, obj))
+		l.seen = append(l.seen, fmt.Sprintf("%s %s@unknown", typ, gone.Key))
+		return
 	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		l.seen = append(l.seen, fmt.Sprintf("%s %T", typ, obj))
+		return
+	}
+	l.seen = append(l.seen, fmt.Sprintf("%s %s@%s", typ, objectKey(m.GetNamespace(), m.GetName()), m.GetResourceVersion()))
+}
+
+func objectKey(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
 }
 
 func (l *informerLog) handlers() cache.ResourceEventHandlerFuncs {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { l.add("ADDED", obj) },
 		UpdateFunc: func(old, cur any) {
-			if old.(*corev1.Node).ResourceVersion == cur.(*corev1.Node).ResourceVersion {
+			o, oerr := meta.Accessor(old)
+			c, cerr := meta.Accessor(cur)
+			if oerr == nil && cerr == nil && o.GetResourceVersion() == c.GetResourceVersion() {
 				l.mu.Lock()
 				l.resync++
 				l.mu.Unlock()
@@ -72,49 +85,67 @@ func (l *informerLog) snapshot() ([]string, int) {
 	return slices.Clone(l.seen), l.resync
 }
 
-// nodeChangesAfter is what a watch of nodes from position after must see,
-// read from herd's own audit log: every event of a node's stream, as the
-// change it made, at its position.
-func nodeChangesAfter(t *testing.T, base string, after int64) []string {
+// changesAfter is what a watch of the objects whose streams start with
+// prefix ("node/", "pod/") must see from position after, read from herd's
+// own audit log: every event of an object's stream, at its position, as
+// the change it made. An object's first event, or its first after it was
+// deleted, adds it; the event type deleting deletes it.
+func changesAfter(t *testing.T, base, prefix, deleting string, after int64) []string {
 	t.Helper()
 	var want []string
+	exists := map[string]bool{}
 	for _, e := range readLog(t, base) {
-		name, ok := strings.CutPrefix(e.Stream, "node/")
-		if !ok || e.Position <= after {
+		key, ok := strings.CutPrefix(e.Stream, prefix)
+		if !ok {
 			continue
 		}
 		typ := "MODIFIED"
-		switch e.Type {
-		case "NodeRegistered":
-			typ = "ADDED"
-		case "NodeDeleted":
-			typ = "DELETED"
+		switch {
+		case e.Type == deleting:
+			typ, exists[key] = "DELETED", false
+		case !exists[key]:
+			typ, exists[key] = "ADDED", true
 		}
-		want = append(want, fmt.Sprintf("%s %s@%d", typ, name, e.Position))
+		if e.Position > after {
+			want = append(want, fmt.Sprintf("%s %s@%d", typ, key, e.Position))
+		}
 	}
 	return want
 }
 
-// TestInformerSeesEveryChangeAndSurvivesARestart runs a client-go shared
-// informer on nodes against a real herd serve: it starts from herd's
-// current state, is told of every add, update and delete in the order of
-// the log, and when herd restarts it resumes where it was, missing
-// nothing and repeating nothing.
+// TestInformerSeesEveryChangeAndSurvivesARestart runs client-go shared
+// informers on nodes and pods against a real herd serve: they start from
+// herd's current state, are told of every add, update and delete in the
+// order of the log, and when herd restarts they resume where they were,
+// missing nothing and repeating nothing.
 func TestInformerSeesEveryChangeAndSurvivesARestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	srv := startServe(t, serveOptions{DataDir: dir})
 	postNode(t, srv.URL, nodeJSON(t, "pico-node.json", "pico-01"))
+	createPod(t, srv.URL, "default", "before")
 
 	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	factory := informers.NewSharedInformerFactory(cs, 0)
-	nodes := factory.Core().V1().Nodes().Informer()
-	log := &informerLog{}
-	if _, err := nodes.AddEventHandler(log.handlers()); err != nil {
-		t.Fatal(err)
+	type watched struct {
+		name, prefix, deleting string
+		informer               cache.SharedIndexInformer
+		log                    *informerLog
+		synced                 int64
+		initial                []string
+	}
+	all := []*watched{
+		{name: "nodes", prefix: "node/", deleting: "NodeDeleted", informer: factory.Core().V1().Nodes().Informer()},
+		{name: "pods", prefix: "pod/", deleting: "PodFinalized", informer: factory.Core().V1().Pods().Informer()},
+	}
+	for _, w := range all {
+		w.log = &informerLog{}
+		if _, err := w.informer.AddEventHandler(w.log.handlers()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer func() {
@@ -122,50 +153,95 @@ func TestInformerSeesEveryChangeAndSurvivesARestart(t *testing.T) {
 		factory.Shutdown()
 	}()
 	factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced) {
-		t.Fatal("the informer never synced")
+	for _, w := range all {
+		if !cache.WaitForCacheSync(ctx.Done(), w.informer.HasSynced) {
+			t.Fatalf("the %s informer never synced", w.name)
+		}
+		if w.synced, err = strconv.ParseInt(w.informer.LastSyncResourceVersion(), 10, 64); err != nil {
+			t.Fatalf("the %s informer synced at resourceVersion %q: %v", w.name, w.informer.LastSyncResourceVersion(), err)
+		}
+		w.initial, _ = w.log.snapshot()
 	}
-	synced, err := strconv.ParseInt(nodes.LastSyncResourceVersion(), 10, 64)
-	if err != nil {
-		t.Fatalf("the informer synced at resourceVersion %q: %v", nodes.LastSyncResourceVersion(), err)
+	// The scheduler may have touched the pod already; the informers start
+	// with what exists.
+	if first := withoutRVs(all[0].initial[:1]); !slices.Equal(first, []string{"ADDED pico-01"}) {
+		t.Fatalf("the nodes informer started with %v, want pico-01 added", all[0].initial)
 	}
-	initial, _ := log.snapshot()
-	if len(initial) != 1 || !strings.HasPrefix(initial[0], "ADDED pico-01@") {
-		t.Fatalf("the informer started with %v, want pico-01 added", initial)
+	if first := withoutRVs(all[1].initial[:1]); !slices.Equal(first, []string{"ADDED default/before"}) {
+		t.Fatalf("the pods informer started with %v, want default/before added", all[1].initial)
 	}
 
 	seesAll := func(base string) {
 		t.Helper()
-		eventually(t, watchTimeout, func() error {
-			want := append(slices.Clone(initial), nodeChangesAfter(t, base, synced)...)
-			got, resync := log.snapshot()
-			if !slices.Equal(got, want) {
-				return fmt.Errorf("the informer saw\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-			}
-			if resync != 0 {
-				return fmt.Errorf("the informer relisted (%d resyncs) instead of resuming", resync)
-			}
-			return nil
-		})
+		for _, w := range all {
+			eventually(t, watchTimeout, func() error {
+				want := append(slices.Clone(w.initial), changesAfter(t, base, w.prefix, w.deleting, w.synced)...)
+				got, resync := w.log.snapshot()
+				if !slices.Equal(got, want) {
+					return fmt.Errorf("the %s informer saw\n  %s\nwant\n  %s", w.name, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+				}
+				if resync != 0 {
+					return fmt.Errorf("the %s informer relisted (%d resyncs) instead of resuming", w.name, resync)
+				}
+				return nil
+			})
+		}
 	}
 
 	registerAgent(t, srv.URL, "web-01")
 	heartbeat(t, srv.URL, "web-01", healthyMetrics())
+	createPod(t, srv.URL, "default", "p1")
+	createPod(t, srv.URL, "team-a", "p2")
 	postNode(t, srv.URL, nodeJSON(t, "pico-node.json", "pico-02", withReady("False", "KubeletNotReady")))
 	mustCall(t, http.StatusOK, http.MethodDelete, srv.URL+"/api/v1/nodes/pico-01", nil, nil)
+	deletePodNow(t, srv.URL, "default", "before")
 	heartbeat(t, srv.URL, "web-01", healthyMetrics())
 	seesAll(srv.URL)
 
 	// herd restarts on the same address; what happens after it is back
-	// reaches the informer too, exactly once.
+	// reaches the informers too, exactly once.
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	srv.stop()
 	srv = startServe(t, serveOptions{DataDir: dir, Listen: addr, Args: []string{"--listen", addr}})
 	registerAgent(t, srv.URL, "web-02")
 	heartbeat(t, srv.URL, "web-02", healthyMetrics())
+	createPod(t, srv.URL, "default", "p3")
+	deletePodNow(t, srv.URL, "team-a", "p2")
 	mustCall(t, http.StatusOK, http.MethodDelete, srv.URL+"/api/v1/nodes/web-01", nil, nil)
 	postNode(t, srv.URL, nodeJSON(t, "pico-node.json", "pico-01"))
 	seesAll(srv.URL)
+}
+
+// withoutRVs strips the "@resourceVersion" of informer log lines.
+func withoutRVs(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i], _, _ = strings.Cut(l, "@")
+	}
+	return out
+}
+
+// createPod creates a one-container pod through the Kubernetes API. Its
+// node selector matches no node, so it stays pending, and a deletion
+// removes it at once, without waiting for a node to stop it.
+func createPod(t *testing.T, base, namespace, name string) corev1.Pod {
+	t.Helper()
+	var p corev1.Pod
+	body := map[string]any{
+		"metadata": map[string]any{"name": name},
+		"spec": map[string]any{
+			"containers":   []any{map[string]any{"name": "c", "image": "nginx"}},
+			"nodeSelector": map[string]any{"herd.dev/test": "nowhere"},
+		},
+	}
+	mustCall(t, http.StatusCreated, http.MethodPost, base+"/api/v1/namespaces/"+namespace+"/pods", body, &p)
+	return p
+}
+
+// deletePodNow deletes a pod without a grace period.
+func deletePodNow(t *testing.T, base, namespace, name string) {
+	t.Helper()
+	mustCall(t, http.StatusOK, http.MethodDelete, base+"/api/v1/namespaces/"+namespace+"/pods/"+name+"?gracePeriodSeconds=0", nil, nil)
 }
 
 // stream is a long-running command whose output is read as it comes.
@@ -268,9 +344,22 @@ func TestKubectlGetWatch(t *testing.T) {
 		w.waitFor(t, i+1, "DELETED", "pico-01")
 	})
 
+	t.Run("pods in every namespace", func(t *testing.T) {
+		createPod(t, srv.URL, "default", "before")
+		w := startStream(t, kc.env, "kubectl", "--server", srv.URL, "get", "pods", "-A", "-w", "--output-watch-events")
+		i := w.waitFor(t, 0, "ADDED", "default", "before", "Pending")
+		if header := strings.Fields(w.output()[0]); !slices.Equal(header, []string{"EVENT", "NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE"}) {
+			t.Errorf("header %q", header)
+		}
+		createPod(t, srv.URL, "team-a", "web")
+		i = w.waitFor(t, i+1, "ADDED", "team-a", "web")
+		deletePodNow(t, srv.URL, "team-a", "web")
+		w.waitFor(t, i+1, "DELETED", "team-a", "web")
+	})
+
 	t.Run("one node, wide", func(t *testing.T) {
 		w := startStream(t, kc.env, "kubectl", "--server", srv.URL, "get", "node", "web-01", "-w", "-o", "wide")
-		i := w.waitFor(t, 0, "web-01", "Ready", "10.0.0.21", "linux")
+		i := w.waitFor(t, 0, "web-01", "10.0.0.21", "linux")
 		if header := strings.Fields(w.output()[0]); !slices.Contains(header, "KIND") || !slices.Contains(header, "INTERNAL-IP") {
 			t.Errorf("wide header %q", header)
 		}

@@ -1,6 +1,9 @@
 package watch
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // ListRequest says which objects to list, and as of when.
 type ListRequest struct {
@@ -12,6 +15,11 @@ type ListRequest struct {
 	At int64
 	// After continues a listing: only objects whose keys sort after it.
 	After string
+	// Prefix keeps the objects whose keys start with it, such as
+	// "default/" for one namespace's pods. The kind's Rows must keep such
+	// keys together, and start with them when asked for the rows after
+	// Prefix.
+	Prefix string
 	// Limit caps the items returned; 0 returns all of them.
 	Limit int
 	// Match selects objects; nil selects every one.
@@ -53,6 +61,9 @@ func (h *Hub) List(ctx context.Context, req ListRequest) (ListResult, error) {
 	}
 	res := ListResult{ResourceVersion: req.At}
 	after, first := req.After, true
+	if req.Prefix != "" && !strings.HasPrefix(after, req.Prefix) {
+		after = req.Prefix
+	}
 	for {
 		objs, keys, head, err := h.kinds[k].rows(ctx, after, batch)
 		if err != nil {
@@ -67,6 +78,9 @@ func (h *Hub) List(ctx context.Context, req ListRequest) (ListResult, error) {
 			}
 		}
 		for i, o := range objs {
+			if !strings.HasPrefix(keys[i], req.Prefix) {
+				return res, nil // past the prefix's keys
+			}
 			after = keys[i]
 			if o.ResourceVersion > res.ResourceVersion {
 				if o, err = h.stateAt(ctx, k, o.Stream, res.ResourceVersion); err != nil {
