@@ -43,7 +43,7 @@ func TestFoldNodeRebuildsTheNodeAtEveryPosition(t *testing.T) {
 		history = append(history, seen{s.name, n.ResourceVersion, n})
 	}
 	for _, h := range history {
-		recs, err := store.ReadStreamAt(ctx, store.DB(), domain.NodeStream(h.name), h.at)
+		recs, err := store.ReadStreamRange(ctx, store.DB(), domain.NodeStream(h.name), 0, h.at)
 		if err != nil {
 			t.Fatal(err)
 		}

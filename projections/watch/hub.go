@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +45,13 @@ type Hub struct {
 	ring     ring
 	notify   chan struct{} // closed when pos moves or the hub stops
 	bookmark chan struct{} // closed at every bookmark tick
+	// bases are copies of latest taken now and then, oldest first: history
+	// folds an object forward from the newest one before the position it
+	// wants, rather than from the first event of its stream.
+	bases []base
+	// based is when the newest base was taken, by herd's clock; read and
+	// written only by the goroutine that polls.
+	based time.Time
 
 	stopOnce sync.Once
 	cancel   context.CancelFunc
@@ -124,6 +133,9 @@ func (h *Hub) Start(ctx context.Context) error {
 	}
 	h.mu.Lock()
 	h.pos, h.floor = pos, floor
+	// The views' snapshot is the first base, each kind as of its own view.
+	h.bases = []base{{at: slices.Clone(h.kindHead), objs: maps.Clone(h.latest)}}
+	h.based = h.clock.Now()
 	h.mu.Unlock()
 	for h.pos < floor {
 		n, err := h.poll(ctx)
@@ -175,6 +187,7 @@ func (h *Hub) follow(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		h.rebase()
 		wait := h.cfg.PollInterval
 		switch {
 		case err != nil:
@@ -251,6 +264,38 @@ func (h *Hub) poll(ctx context.Context) (int, error) {
 	h.mu.Unlock()
 	h.metrics.setPosition(recs[len(recs)-1].Position)
 	return len(recs), nil
+}
+
+// maxBases is how many bases the hub keeps. Taken every History/2, three
+// reach back at least History: every resourceVersion a watch or a list
+// may still use folds forward from one of them.
+const maxBases = 3
+
+// base is every object's state as of known log positions, one per kind.
+type base struct {
+	at   []int64
+	objs map[string]*Object
+}
+
+// rebase takes a new base every History/2 of herd's clock. Objects are
+// shared, not copied: a base costs a map of pointers, plus the old states
+// of objects that change afterwards.
+func (h *Hub) rebase() {
+	if h.clock.Since(h.based) < h.cfg.History/2 {
+		return
+	}
+	at := make([]int64, len(h.kinds))
+	for i := range at {
+		at[i] = h.pos
+	}
+	b := base{at: at, objs: maps.Clone(h.latest)} // only this goroutine writes latest
+	h.mu.Lock()
+	h.bases = append(h.bases, b)
+	if len(h.bases) > maxBases {
+		h.bases = slices.Delete(h.bases, 0, len(h.bases)-maxBases)
+	}
+	h.mu.Unlock()
+	h.based = h.clock.Now()
 }
 
 // fold applies rec to prev; an event that cannot be folded (written by a
@@ -352,15 +397,28 @@ func (h *Hub) checkRetained(ctx context.Context, pos int64) error {
 	return nil
 }
 
-// stateAt is the object of stream as it stood at log position pos, folded
-// from the log; nil when the stream had no event by then.
+// stateAt is the object of stream as it stood at log position pos: the
+// newest base at or before pos, folded forward with the stream's events
+// up to pos (or the stream folded from its first event, when pos is older
+// than every base); nil when the stream had no event by then.
 func (h *Hub) stateAt(ctx context.Context, k int, stream string, pos int64) (*Object, error) {
-	recs, err := h.store.ReadStreamAt(ctx, h.store.DB(), stream, pos)
+	var (
+		o    *Object
+		from int64
+	)
+	h.mu.RLock()
+	for i := len(h.bases) - 1; i >= 0; i-- {
+		if b := h.bases[i]; b.at[k] <= pos {
+			o, from = b.objs[stream], b.at[k]
+			break
+		}
+	}
+	h.mu.RUnlock()
+	recs, err := h.store.ReadStreamRange(ctx, h.store.DB(), stream, from, pos)
 	if err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
 	h.metrics.readHistory(len(recs))
-	var o *Object
 	for _, rec := range recs {
 		o = h.fold(k, o, rec)
 	}

@@ -107,10 +107,13 @@ func TestWatchSeesEveryChangeInOrderWithTheObjectAsItWas(t *testing.T) {
 // TestResumeFromAnyPositionSeesExactlyTheRest resumes a watch from every
 // position of a history, on a hub whose cache holds it all and on one
 // whose cache holds only its last events, so that resuming reads the log
-// first and switches to the cache on the way.
+// first and switches to the cache on the way. The second hub starts in the
+// middle of the history and takes a new base later, so that history is
+// folded from a stream's first event, from the views it started with, and
+// from a base it took.
 func TestResumeFromAnyPositionSeesExactlyTheRest(t *testing.T) {
-	f := newFixture(t, watch.Config{})
-	small, err := watch.NewHub(f.store, watch.Config{CacheSize: 4, PollInterval: time.Millisecond, BatchSize: 3}, f.clk, nil, nil)
+	f := newFixture(t, watch.Config{History: time.Hour})
+	small, err := watch.NewHub(f.store, watch.Config{CacheSize: 4, PollInterval: time.Millisecond, BatchSize: 3, History: time.Hour}, f.clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,12 +121,19 @@ func TestResumeFromAnyPositionSeesExactlyTheRest(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.start(t)
-	if err := small.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(small.Stop)
 	ref, _ := mustWatch(t, f.hub, watch.Request{Resource: "nodes", Initial: true})
-	busyMorning(t, f)
+	step := 0
+	busyMorning(t, f, func() {
+		switch step++; step {
+		case 3:
+			if err := small.Start(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(small.Stop)
+		case 6:
+			f.clk.Step(31 * time.Minute) // past History/2: both hubs take a new base
+		}
+	})
 	head := f.head(t)
 	all := receive(t, ref, len(expectedFromLog(t, f)))
 	eventstest.Eventually(t, eventstest.WaitFor, func() bool { return small.Position() >= head }, "small hub at %d", head)

@@ -9,7 +9,7 @@ import (
 	"herd/events"
 )
 
-func TestReadStreamAtStopsAtThePosition(t *testing.T) {
+func TestReadStreamRangeKeepsToTheRange(t *testing.T) {
 	s, _ := openSQLite(t)
 	ctx := t.Context()
 	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -35,22 +35,24 @@ func TestReadStreamAtStopsAtThePosition(t *testing.T) {
 	a3 := appendOne("node/a", 2)
 
 	tests := []struct {
-		name   string
-		stream string
-		at     int64
-		want   []int64
+		name      string
+		stream    string
+		after, to int64
+		want      []int64
 	}{
-		{"before the stream began", "node/a", 0, nil},
-		{"at its first event", "node/a", a1, []int64{a1}},
-		{"between its events", "node/a", b1, []int64{a1}},
-		{"at a later event", "node/a", a2, []int64{a1, a2}},
-		{"past its end", "node/a", a3 + 10, []int64{a1, a2, a3}},
-		{"another stream", "node/b", a3, []int64{b1}},
-		{"unknown stream", "node/c", a3, nil},
+		{"before the stream began", "node/a", 0, 0, nil},
+		{"up to its first event", "node/a", 0, a1, []int64{a1}},
+		{"up to between its events", "node/a", 0, b1, []int64{a1}},
+		{"up to a later event", "node/a", 0, a2, []int64{a1, a2}},
+		{"past its end", "node/a", 0, a3 + 10, []int64{a1, a2, a3}},
+		{"from between its events", "node/a", b1, a3, []int64{a2, a3}},
+		{"from its last event", "node/a", a3, a3 + 10, nil},
+		{"another stream", "node/b", 0, a3, []int64{b1}},
+		{"unknown stream", "node/c", 0, a3, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			recs, err := s.ReadStreamAt(ctx, s.DB(), tt.stream, tt.at)
+			recs, err := s.ReadStreamRange(ctx, s.DB(), tt.stream, tt.after, tt.to)
 			if err != nil {
 				t.Fatal(err)
 			}
