@@ -116,6 +116,8 @@ func (w *world) registerWatchSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^a client has listed the nodes$`, w.clientListed)
 	sc.Step(`^a client watches the nodes from the resourceVersion of its list$`, w.watchesFromList)
 	sc.Step(`^a client watches the nodes from now(, allowing bookmarks)?$`, w.watchesFromNow)
+	sc.Step(`^a client watches the nodes from now for (\d+) seconds, allowing bookmarks$`, w.watchesFromNowFor)
+	sc.Step(`^the watch has ended$`, w.watchHasEnded)
 	sc.Step(`^a client watches the node "([^"]+)" from now$`, w.watchesNodeFromNow)
 	sc.Step(`^a client watches the nodes with sendInitialEvents$`, w.watchesWithInitialEvents)
 	sc.Step(`^the watch shows, in order:$`, w.watchShows)
@@ -156,6 +158,23 @@ func (w *world) watchesFromNow(bookmarks string) error {
 		q.Set("allowWatchBookmarks", "true")
 	}
 	return w.openWatch(q)
+}
+
+func (w *world) watchesFromNowFor(seconds int) error {
+	if err := w.clientListed(); err != nil {
+		return err
+	}
+	return w.openWatch(url.Values{"resourceVersion": {w.watching.listRV}, "allowWatchBookmarks": {"true"}, "timeoutSeconds": {strconv.Itoa(seconds)}})
+}
+
+func (w *world) watchHasEnded() error {
+	if w.watching.stream == nil {
+		return errors.New("no client is watching")
+	}
+	if f, err := w.watching.stream.next(); err != io.EOF {
+		return fmt.Errorf("the watch goes on: %s %s (%v)", f.Type, f.Object, err)
+	}
+	return nil
 }
 
 func (w *world) watchesNodeFromNow(name string) error {

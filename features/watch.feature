@@ -49,6 +49,15 @@ Feature: Watching the fleet from any point in its history
     When 1 minute passes
     Then the watch shows a BOOKMARK at the log head
 
+  Scenario: A watch ends when its time is up, telling how far it got
+    Given the linux node "web-01" registers through herd's agent
+    And a client watches the nodes from now for 30 seconds, allowing bookmarks
+    When a client deletes the node "web-01"
+    Then the watch's next event is DELETED "web-01"
+    When 30 seconds pass
+    Then the watch shows a BOOKMARK at the log head
+    And the watch has ended
+
   Scenario: A watch that does not ask for bookmarks gets none
     Given the linux node "web-01" registers through herd's agent
     And a client watches the nodes from now
