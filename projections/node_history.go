@@ -30,36 +30,13 @@ func FoldNode(n domain.Node, rec events.Record) (domain.Node, error) {
 
 // Rows returns up to limit nodes whose names sort after after, in name
 // order, deleted ones (tombstones) included, and the log head at the
-// moment of reading; limit 0 or less means all of them. Rows and head come
-// from one SQL statement, so they are consistent with each other: every
-// row is as the log left it at head.
+// moment of reading; limit 0 or less means all of them. Rows and head
+// come from one SQL statement, so they are consistent with each other:
+// every row is as the log left it at head.
 func (v *NodeView) Rows(ctx context.Context, after string, limit int) ([]domain.Node, int64, error) {
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	rows, err := v.db.QueryContext(ctx, `SELECT n.data, h.head FROM (SELECT COALESCE(MAX(position), 0) AS head FROM events) h
+	return viewRows(ctx, v.db, "node", unmarshalNode, `SELECT n.data, h.head FROM (SELECT COALESCE(MAX(position), 0) AS head FROM events) h
 LEFT JOIN (SELECT name, data FROM nodes WHERE name > ? ORDER BY name LIMIT ?) n ORDER BY n.name`, after, limit)
-	if err != nil {
-		return nil, 0, fmt.Errorf("node rows after %q: %w", after, err)
-	}
-	defer rows.Close()
-	var (
-		out  []domain.Node
-		head int64
-	)
-	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data, &head); err != nil {
-			return nil, 0, fmt.Errorf("node rows after %q: %w", after, err)
-		}
-		if data == nil {
-			continue
-		}
-		n, err := unmarshalNode(data)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, n)
-	}
-	return out, head, rows.Err()
 }

@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"herd/domain"
 )
@@ -20,40 +17,10 @@ import (
 // listConfigMaps serves GET /api/v1/configmaps (every namespace) and
 // GET /api/v1/namespaces/{namespace}/configmaps, with labelSelector and a
 // fieldSelector on metadata.name and metadata.namespace.
+// listConfigMaps lists or, with ?watch=true, watches ConfigMaps, across
+// namespaces or in one, through the shared list and watch helpers.
 func (s *Server) listConfigMaps(w http.ResponseWriter, r *http.Request) {
-	ns := r.PathValue("namespace")
-	sel, err := labelSelector(r)
-	if err != nil {
-		s.writeError(w, err, "ConfigMap", "")
-		return
-	}
-	raw := r.URL.Query().Get("fieldSelector")
-	fsel, err := fields.ParseSelector(raw)
-	if err != nil {
-		s.writeError(w, badRequest("unable to parse fieldSelector %q: %v", raw, err), "ConfigMap", "")
-		return
-	}
-	cms, head, err := s.ConfigMapView.List(r.Context(), ns)
-	if err != nil {
-		s.writeError(w, err, "ConfigMap", "")
-		return
-	}
-	list := corev1.ConfigMapList{
-		TypeMeta: metav1.TypeMeta{Kind: "ConfigMapList", APIVersion: "v1"},
-		ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatInt(head, 10)},
-		Items:    []corev1.ConfigMap{},
-	}
-	for _, c := range cms {
-		kc := toConfigMap(c)
-		if sel.Matches(labels.Set(kc.Labels)) && fsel.Matches(fields.Set{"metadata.name": kc.Name, "metadata.namespace": kc.Namespace}) {
-			list.Items = append(list.Items, kc)
-		}
-	}
-	if wantsTable(r) {
-		s.writeJSON(w, http.StatusOK, s.configMapTable(list.Items, list.ResourceVersion, r))
-		return
-	}
-	s.writeJSON(w, http.StatusOK, list)
+	s.serveCollection(w, r, s.resource("configmaps"))
 }
 
 func (s *Server) getConfigMap(w http.ResponseWriter, r *http.Request) {

@@ -37,13 +37,15 @@ type apiResource struct {
 	// table renders objects (their JSON, as the kind encodes them) as the
 	// server-side table kubectl prints.
 	table func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error)
-	// register tells the watch hub about the resource.
+	// register tells the watch hub about the resource; hasView says
+	// whether Deps holds the view it reads.
 	register func(h *watch.Hub) error
+	hasView  bool
 }
 
 // resources are every resource served through the shared helpers.
 func (s *Server) resources() []*apiResource {
-	return []*apiResource{s.nodeResource(), s.podResource()}
+	return []*apiResource{s.nodeResource(), s.podResource(), s.configMapResource()}
 }
 
 // resource returns the resource named name; it must be one of resources.
@@ -59,6 +61,9 @@ func (s *Server) registerWatches() error {
 		return nil
 	}
 	for _, res := range s.apiResources {
+		if !res.hasView {
+			return fmt.Errorf("httpapi: %s: Deps has no view of them to list and watch", res.name)
+		}
 		if err := res.register(s.Watch); err != nil {
 			return fmt.Errorf("httpapi: %s: %w", res.name, err)
 		}
@@ -69,7 +74,7 @@ func (s *Server) registerWatches() error {
 func (s *Server) nodeResource() *apiResource {
 	view := s.NodeView
 	return &apiResource{
-		name: "nodes", kind: "Node", apiVersion: "v1",
+		name: "nodes", kind: "Node", apiVersion: "v1", hasView: view != nil,
 		// kube-apiserver's field labels for nodes.
 		fieldLabels: []string{"metadata.name", "spec.unschedulable"},
 		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
@@ -121,7 +126,7 @@ func nodeFields(n *corev1.Node) map[string]string {
 func (s *Server) podResource() *apiResource {
 	view := s.PodView
 	return &apiResource{
-		name: "pods", kind: "Pod", apiVersion: "v1", namespaced: true,
+		name: "pods", kind: "Pod", apiVersion: "v1", namespaced: true, hasView: view != nil,
 		fieldLabels: slices.Sorted(maps.Keys(podFieldLabels)),
 		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
 			pods := make([]corev1.Pod, len(items))
@@ -152,6 +157,51 @@ func (s *Server) podResource() *apiResource {
 					rows := make([]watch.Row[domain.Pod], len(pods))
 					for i, p := range pods {
 						rows[i] = watch.Row[domain.Pod]{Key: p.Key(), Stream: domain.PodStream(p.Namespace, p.Name), ResourceVersion: p.ResourceVersion, State: p}
+					}
+					return rows, head, err
+				},
+			})
+		},
+	}
+}
+
+func (s *Server) configMapResource() *apiResource {
+	view := s.ConfigMapView
+	return &apiResource{
+		name: "configmaps", kind: "ConfigMap", apiVersion: "v1", namespaced: true, hasView: view != nil,
+		fieldLabels: []string{"metadata.name", "metadata.namespace"},
+		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
+			cms := make([]corev1.ConfigMap, len(items))
+			for i, data := range items {
+				if err := json.Unmarshal(data, &cms[i]); err != nil {
+					return metav1.Table{}, fmt.Errorf("decode configmap: %w", err)
+				}
+			}
+			return s.configMapTable(cms, rv, r), nil
+		},
+		register: func(h *watch.Hub) error {
+			return watch.Register(h, &watch.Kind[domain.ConfigMap]{
+				Resource: "configmaps",
+				Prefix:   "configmap/",
+				Fold:     projections.FoldConfigMap,
+				Meta: func(c domain.ConfigMap) (watch.Meta, bool) {
+					if !c.Exists() {
+						return watch.Meta{}, false
+					}
+					return watch.Meta{
+						Key: c.Namespace + "/" + c.Name, Labels: toConfigMap(c).Labels,
+						Fields: map[string]string{"metadata.name": c.Name, "metadata.namespace": c.Namespace},
+					}, true
+				},
+				Encode: func(c domain.ConfigMap, rv int64) ([]byte, error) {
+					c.ResourceVersion = rv
+					return json.Marshal(toConfigMap(c))
+				},
+				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.ConfigMap], int64, error) {
+					cms, head, err := view.Rows(ctx, after, limit)
+					rows := make([]watch.Row[domain.ConfigMap], len(cms))
+					for i, c := range cms {
+						rows[i] = watch.Row[domain.ConfigMap]{Key: c.Namespace + "/" + c.Name, Stream: domain.ConfigMapStream(c.Namespace, c.Name), ResourceVersion: c.ResourceVersion, State: c}
 					}
 					return rows, head, err
 				},

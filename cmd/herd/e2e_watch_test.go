@@ -114,7 +114,7 @@ func changesAfter(t *testing.T, base, prefix, deleting string, after int64) []st
 }
 
 // TestInformerSeesEveryChangeAndSurvivesARestart runs client-go shared
-// informers on nodes and pods against a real herd serve: they start from
+// informers on nodes, pods and ConfigMaps against a real herd serve: they start from
 // herd's current state, are told of every add, update and delete in the
 // order of the log, and when herd restarts they resume where they were,
 // missing nothing and repeating nothing.
@@ -140,6 +140,7 @@ func TestInformerSeesEveryChangeAndSurvivesARestart(t *testing.T) {
 	all := []*watched{
 		{name: "nodes", prefix: "node/", deleting: "NodeDeleted", informer: factory.Core().V1().Nodes().Informer()},
 		{name: "pods", prefix: "pod/", deleting: "PodFinalized", informer: factory.Core().V1().Pods().Informer()},
+		{name: "configmaps", prefix: "configmap/", deleting: "ConfigMapDeleted", informer: factory.Core().V1().ConfigMaps().Informer()},
 	}
 	for _, w := range all {
 		w.log = &informerLog{}
@@ -196,6 +197,7 @@ func TestInformerSeesEveryChangeAndSurvivesARestart(t *testing.T) {
 	mustCall(t, http.StatusOK, http.MethodDelete, srv.URL+"/api/v1/nodes/pico-01", nil, nil)
 	deletePodNow(t, srv.URL, "default", "before")
 	heartbeat(t, srv.URL, "web-01", healthyMetrics())
+	createConfigMap(t, srv.URL, "default", "pico-config", "5")
 	seesAll(srv.URL)
 
 	// herd restarts on the same address; what happens after it is back
@@ -209,7 +211,20 @@ func TestInformerSeesEveryChangeAndSurvivesARestart(t *testing.T) {
 	deletePodNow(t, srv.URL, "team-a", "p2")
 	mustCall(t, http.StatusOK, http.MethodDelete, srv.URL+"/api/v1/nodes/web-01", nil, nil)
 	postNode(t, srv.URL, nodeJSON(t, "pico-node.json", "pico-01"))
+	mustCall(t, http.StatusOK, http.MethodPut, srv.URL+"/api/v1/namespaces/default/configmaps/pico-config", configMapBody("pico-config", "10"), nil)
+	createConfigMap(t, srv.URL, "team-a", "settings", "1")
+	mustCall(t, http.StatusOK, http.MethodDelete, srv.URL+"/api/v1/namespaces/default/configmaps/pico-config", nil, nil)
 	seesAll(srv.URL)
+}
+
+func configMapBody(name, interval string) map[string]any {
+	return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name}, "data": map[string]any{"interval": interval}}
+}
+
+// createConfigMap creates a ConfigMap through the Kubernetes API.
+func createConfigMap(t *testing.T, base, namespace, name, interval string) {
+	t.Helper()
+	mustCall(t, http.StatusCreated, http.MethodPost, base+"/api/v1/namespaces/"+namespace+"/configmaps", configMapBody(name, interval), nil)
 }
 
 // withoutRVs strips the "@resourceVersion" of informer log lines.
