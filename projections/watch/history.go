@@ -1,0 +1,74 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// waitFor waits until the hub has read the log up to pos, for at most
+// WaitForPosition.
+func (h *Hub) waitFor(ctx context.Context, pos int64) error {
+	timer := time.NewTimer(h.cfg.WaitForPosition)
+	defer timer.Stop()
+	for {
+		h.mu.RLock()
+		cur, ch, stopped := h.pos, h.notify, h.stopped
+		h.mu.RUnlock()
+		switch {
+		case stopped:
+			return ErrClosed
+		case pos <= cur:
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return &TooLargeError{Position: pos, Current: cur}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// checkRetained fails with an *ExpiredError when pos is older than the
+// history kept: when the first event after it was recorded more than
+// History ago.
+func (h *Hub) checkRetained(ctx context.Context, pos int64) error {
+	next, err := h.store.ReadAfter(ctx, h.store.DB(), pos, 1)
+	if err != nil {
+		return fmt.Errorf("watch: history after %d: %w", pos, err)
+	}
+	if len(next) == 1 && next[0].RecordedAt.Before(h.clock.Now().Add(-h.cfg.History)) {
+		return &ExpiredError{Position: pos, History: h.cfg.History}
+	}
+	return nil
+}
+
+// stateAt is the object of stream as it stood at log position pos: the
+// newest base at or before pos, folded forward with the stream's events
+// up to pos (or the stream folded from its first event, when pos is older
+// than every base); nil when the stream had no event by then.
+func (h *Hub) stateAt(ctx context.Context, k int, stream string, pos int64) (*Object, error) {
+	var (
+		o    *Object
+		from int64
+	)
+	h.mu.RLock()
+	for i := len(h.bases) - 1; i >= 0; i-- {
+		if b := h.bases[i]; b.at[k] <= pos {
+			o, from = b.objs[stream], b.at[k]
+			break
+		}
+	}
+	h.mu.RUnlock()
+	recs, err := h.store.ReadStreamRange(ctx, h.store.DB(), stream, from, pos)
+	if err != nil {
+		return nil, fmt.Errorf("watch: %w", err)
+	}
+	h.metrics.readHistory(len(recs))
+	for _, rec := range recs {
+		o = h.fold(k, o, rec)
+	}
+	return o, nil
+}
