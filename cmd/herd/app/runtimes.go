@@ -4,10 +4,20 @@ import (
 	"go.uber.org/zap"
 	"k8s.io/utils/clock"
 
+	"herd/adapters/illumos"
 	"herd/adapters/mockruntime"
 	"herd/domain"
 	"herd/reconcilers/termination"
 	"herd/reconcilers/zones"
+)
+
+// Both runtimes fit both reconcilers: one set of domain types for the
+// mock and for zones.
+var (
+	_ zones.Runtime       = (*mockruntime.Runtime)(nil)
+	_ termination.Runtime = (*mockruntime.Runtime)(nil)
+	_ zones.Runtime       = (*illumos.Runtime)(nil)
+	_ termination.Runtime = (*illumos.Runtime)(nil)
 )
 
 // nodeRuntimes decides which runtime in this process runs a node's pods:
