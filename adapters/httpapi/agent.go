@@ -30,6 +30,10 @@ func (s *Server) registerAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reg := fromNode(in, domain.KindLinux)
+	if err := agentRuntimeLabel(in, &reg); err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
 	if reg.UID == "" {
 		reg.UID = uuid.NewString()
 	}

@@ -29,8 +29,9 @@ var metaT0 = metav1.NewTime(t0)
 // testAPI is a Server on a real SQLite log in the test's temp dir.
 type testAPI struct {
 	*Server
-	store *events.Store
-	clock *clocktesting.FakeClock
+	store  *events.Store
+	clock  *clocktesting.FakeClock
+	writer *projections.Writer
 }
 
 func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
@@ -55,7 +56,7 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 		Devices: w, DeviceBindings: projections.NewDeviceBindingView(db),
 		Auth: auth,
 	}, Config{})
-	return &testAPI{Server: s, store: store, clock: clk}
+	return &testAPI{Server: s, store: store, clock: clk, writer: w}
 }
 
 // serve starts the API on a loopback port for the test.
