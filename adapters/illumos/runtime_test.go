@@ -140,7 +140,7 @@ func TestInitNamesWhatIsMissing(t *testing.T) {
 		want   string
 	}{
 		{"no such pool", func(c *illumos.Config) { c.StoragePool = "tank" }, "storage pool tank: zfs list"},
-		{"no such link", func(c *illumos.Config) { c.NetworkMode, c.Link = illumos.NetworkDirect, "ixgbe0" }, "--vnic-link ixgbe0: no such data link on this host"},
+		{"no such link", func(c *illumos.Config) { c.NetworkMode, c.Link = illumos.NetworkDirect, "ixgbe0" }, "--physical-link ixgbe0: no such data link on this host"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

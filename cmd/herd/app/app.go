@@ -74,6 +74,8 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			func(w *projections.Writer) scheduler.Repository { return w },
 			func(cfg Config) scheduler.Config { return cfg.Scheduler },
 			newMockRuntime,
+			newRunner,
+			newLocalRuntime,
 			newNodeRuntimes,
 			terminationRuntimes,
 			zonesRuntimes,
@@ -111,6 +113,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		}),
 		kubelet.Module,
 		reconcilers.Module,
+		localNodeOption(cfg),
 		fx.Invoke(func(*HTTPServer, *DeviceServer) {}),
 		fx.Options(extra...),
 	)

@@ -64,6 +64,10 @@ type Config struct {
 	IPAM ipam.Config
 	// Kubelet says which kubelets herd polls, and how.
 	Kubelet kubelet.Config
+	// LocalNode, when named (--local-node), is this host as a node of the
+	// fleet: herd registers it, reports its metrics and runs its pods
+	// itself, as an agent would, for a single-host install.
+	LocalNode NodeConfig
 }
 
 // The values of --node-runtime.
@@ -90,6 +94,7 @@ func DefaultConfig() Config {
 		Termination:  termination.DefaultConfig(),
 		IPAM:         ipam.DefaultConfig(),
 		Kubelet:      kubelet.DefaultConfig(),
+		LocalNode:    DefaultNodeConfig(),
 	}
 }
 
@@ -105,16 +110,7 @@ func (c Config) Validate() error {
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir must not be empty"))
 	}
-	switch c.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		errs = append(errs, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.LogLevel))
-	}
-	switch c.LogFormat {
-	case "console", "json":
-	default:
-		errs = append(errs, fmt.Errorf("--log-format %q: want console or json", c.LogFormat))
-	}
+	errs = append(errs, validateLogging(c.LogLevel, c.LogFormat)...)
 	t := c.Thresholds
 	for _, p := range []struct {
 		flag string
@@ -159,6 +155,11 @@ func (c Config) Validate() error {
 	}
 	if err := c.Kubelet.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if c.LocalNode.Name != "" {
+		if err := c.LocalNode.Validate("--local-node"); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }

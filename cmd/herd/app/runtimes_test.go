@@ -35,9 +35,9 @@ func TestNodeRuntimes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.NodeRuntime = tt.nodeRuntime
-			nr := newNodeRuntimes(cfg, mock, zap.NewNop())
+			nr := newNodeRuntimes(cfg, mock, localRuntime{}, zap.NewNop())
 			rt, ok := nr.forNode(tt.node)
-			if ok != tt.want || ok && rt != mock {
+			if ok != tt.want || ok && rt != podRuntime(mock) {
 				t.Errorf("forNode = %v, %v; want %v", rt, ok, tt.want)
 			}
 			trt, tok := terminationRuntimes(nr).For(tt.node)
