@@ -89,7 +89,8 @@ func PodStatusToAPI(p domain.Pod, st domain.PodStatus) corev1.Pod {
 }
 
 // NodeFromAPI reads a Node as herd serves it: its kind (herd.dev/kind),
-// its labels, addresses, capacity and conditions.
+// its labels, addresses, capacity and conditions, and its agent's state
+// and restarts.
 func NodeFromAPI(in corev1.Node) domain.Node {
 	labels := maps.Clone(in.Labels)
 	delete(labels, labelKind)
@@ -106,6 +107,9 @@ func NodeFromAPI(in corev1.Node) domain.Node {
 		Version:       1,
 	}
 	n.ResourceVersion, _ = strconv.ParseInt(in.ResourceVersion, 10, 64)
+	n.AgentState = domain.AgentState(in.Annotations[annotationAgentState])
+	n.RestartCount, _ = strconv.Atoi(in.Annotations[annotationRestarts])
+	n.LastRestartReason = in.Annotations[annotationRestartWhy]
 	for _, c := range in.Status.Conditions {
 		n.Conditions = append(n.Conditions, domain.Condition{
 			Type: domain.ConditionType(c.Type), Status: domain.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message,

@@ -67,3 +67,25 @@ func TestConfigValidatesPodSettings(t *testing.T) {
 		t.Errorf("defaults: %v", err)
 	}
 }
+
+func TestTheLocalNodesRuntime(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+	mock, err := mockruntime.New(mockruntime.Config{}, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := mockruntime.New(mockruntime.Config{}, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.NodeRuntime = NodeRuntimeNone
+	cfg.LocalNode.Name = "solo"
+	nr := newNodeRuntimes(cfg, mock, localRuntime{own}, zap.NewNop())
+	if rt, ok := nr.forNode(domain.Node{Name: "solo", Kind: domain.KindLinux}); !ok || rt != podRuntime(own) {
+		t.Errorf("the local node: %v %v", rt, ok)
+	}
+	if rt, ok := nr.forNode(domain.Node{Name: "n1", Kind: domain.KindLinux}); ok {
+		t.Errorf("another node under --node-runtime=none: %v", rt)
+	}
+}
