@@ -45,4 +45,6 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerAuthSteps(sc)
 	w.registerTerminationSteps(sc)
 	w.registerIPAMSteps(sc)
+	w.registerZoneSteps(sc)
+	w.registerAgentSteps(sc)
 }

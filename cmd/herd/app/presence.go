@@ -71,6 +71,9 @@ func (p *Presence) Start(ctx context.Context) error {
 	}
 	p.log.Info("node registered", zap.String("kind", string(n.Kind)), zap.Int("restarts", n.RestartCount),
 		zap.String("reason", n.LastRestartReason), zap.Any("allocatable", n.Allocatable))
+	// The first report is part of the start: herd knows the node Ready
+	// once the start is done.
+	p.report(ctx, reg)
 	loop, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	p.done.Go(func() { p.heartbeats(loop, reg) })
@@ -97,27 +100,33 @@ func (p *Presence) register(ctx context.Context, reg domain.Registration) (domai
 	}
 }
 
-// heartbeats reports at once, then every interval until ctx ends. A node
-// an operator deleted meanwhile registers again, as a kubelet does.
+// heartbeats reports every interval until ctx ends.
 func (p *Presence) heartbeats(ctx context.Context, reg domain.Registration) {
 	t := p.clock.NewTicker(p.cfg.HeartbeatInterval)
 	defer t.Stop()
 	for {
-		err := p.beat(ctx)
-		if errors.Is(err, domain.ErrNotFound) && ctx.Err() == nil {
-			p.log.Warn("herd no longer knows the node; registering again")
-			if _, err = p.reg.Register(ctx, reg); err == nil {
-				err = p.beat(ctx)
-			}
-		}
-		if err != nil && ctx.Err() == nil {
-			p.log.Warn("heartbeat failed", zap.Error(err))
-		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C():
 		}
+		p.report(ctx, reg)
+	}
+}
+
+// report sends one heartbeat. A node an operator deleted meanwhile
+// registers again, as a kubelet does; a failure is logged and the next
+// interval tries again.
+func (p *Presence) report(ctx context.Context, reg domain.Registration) {
+	err := p.beat(ctx)
+	if errors.Is(err, domain.ErrNotFound) && ctx.Err() == nil {
+		p.log.Warn("herd no longer knows the node; registering again")
+		if _, err = p.reg.Register(ctx, reg); err == nil {
+			err = p.beat(ctx)
+		}
+	}
+	if err != nil && ctx.Err() == nil {
+		p.log.Warn("heartbeat failed", zap.Error(err))
 	}
 }
 
