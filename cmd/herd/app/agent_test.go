@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -203,5 +205,54 @@ func TestConfigurationNamesWhatIsWrong(t *testing.T) {
 	}
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Errorf("serve without a local node: %v", err)
+	}
+}
+
+func TestAnAgentWithItsNodesTokenRunsItsPods(t *testing.T) {
+	tokens := filepath.Join(t.TempDir(), "tokens.csv")
+	if err := os.WriteFile(tokens, []byte("admin-token,alice,1,herd:admins\nzone-token,system:node:zone-01,2,system:nodes\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Listen, cfg.DataDir, cfg.LogLevel, cfg.PollInterval = "127.0.0.1:0", t.TempDir(), "error", 10*time.Millisecond
+	cfg.Security.TokenAuthFile = tokens
+	var srv *HTTPServer
+	startApp(t, fx.New(Options(cfg, fx.Populate(&srv)), fx.NopLogger))
+
+	agent := DefaultAgentConfig()
+	agent.Server, agent.Token, agent.LogLevel, agent.PollInterval = srv.URL(), "zone-token", "error", 20*time.Millisecond
+	agent.Node.Name = "zone-01"
+	startApp(t, fx.New(AgentOptions(agent, fx.Decorate(func(host.Source) host.Source { return &fakeHost{} })), fx.NopLogger))
+
+	admin, err := herdclient.New(herdclient.Config{Server: srv.URL(), Token: "admin-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL()+"/api/v1/namespaces/default/pods",
+		strings.NewReader(`{"metadata":{"name":"web"},"spec":{"containers":[{"name":"app","image":"busybox"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer admin-token")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %s", resp.Status)
+	}
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+		p, err := admin.Pod(t.Context(), "default", "web")
+		return err == nil && p.Spec.NodeName == "zone-01" && p.Status.Phase == domain.PodRunning
+	}, "the agent runs the pod with its node's token")
+	// The node's token reads its own pods only.
+	own, err := herdclient.New(herdclient.Config{Server: srv.URL(), Token: "zone-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := own.List(t.Context(), "zone-02"); !errors.Is(err, domain.ErrForbidden) {
+		t.Errorf("another node's pods with zone-01's token: %v", err)
 	}
 }
