@@ -56,7 +56,8 @@ bench: deps
 	  $(GO) test -run '^$$' -bench TaintedNode -benchtime 50x ./reconcilers/noexecute/ && \
 	  $(GO) test -run '^$$' -bench AppendWithReconcilers -benchtime 5000x ./cmd/herd/app/ && \
 	  $(GO) test -run '^$$' -bench Poll500Kubelets -benchtime 1x ./adapters/kubelet/ && \
-	  $(GO) test -run '^$$' -bench WatchFanOut -benchtime 5000x ./cmd/herd/app/ ; } | tee .bench/bench.txt
+	  $(GO) test -run '^$$' -bench WatchFanOut -benchtime 5000x ./cmd/herd/app/ && \
+	  $(GO) test -run '^$$' -bench AgentPoll -benchtime 20x ./cmd/herd/app/ ; } | tee .bench/bench.txt
 
 lint: $(GOLANGCI)
 	$(GOLANGCI) run ./...

@@ -21,6 +21,33 @@ const (
 	StepDeprovisioned
 )
 
+// terminationStepNames are the steps' names on the wire and in logs.
+var terminationStepNames = map[TerminationStep]string{
+	StepShutdownRequested: "ShutdownRequested",
+	StepHalted:            "Halted",
+	StepStopped:           "Stopped",
+	StepDeprovisioned:     "Deprovisioned",
+}
+
+// String is the step's name: ShutdownRequested, Halted, Stopped or
+// Deprovisioned.
+func (s TerminationStep) String() string {
+	if n, ok := terminationStepNames[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("TerminationStep(%d)", int(s))
+}
+
+// ParseTerminationStep reads a step's name, as String writes it.
+func ParseTerminationStep(name string) (TerminationStep, error) {
+	for s, n := range terminationStepNames {
+		if n == name {
+			return s, nil
+		}
+	}
+	return 0, fmt.Errorf("termination step %q: want ShutdownRequested, Halted, Stopped or Deprovisioned: %w", name, ErrInvalid)
+}
+
 // RecordTermination records a termination step of a pod being deleted.
 type RecordTermination struct {
 	Step TerminationStep

@@ -33,6 +33,7 @@ Feature: Draining a node empties it
       | event                 | at       | reason                |
       | PodCreated            | 09:00:00 |                       |
       | PodScheduled          | 09:00:00 |                       |
+      | PodIPAssigned         | 09:00:00 |                       |
       | PodStatusUpdated      | 09:00:00 |                       |
       | PodDisruptionTargeted | 09:00:00 | EvictionByEvictionAPI |
       | PodDeletionRequested  | 09:00:00 |                       |

@@ -91,6 +91,7 @@ Feature: Pods are evicted from nodes with NoExecute taints they do not tolerate
       | event                 | at       | reason                 |
       | PodCreated            | 09:00:00 |                        |
       | PodScheduled          | 09:00:00 |                        |
+      | PodIPAssigned         | 09:00:00 |                        |
       | PodStatusUpdated      | 09:00:00 |                        |
       | PodDisruptionTargeted | 09:05:45 | DeletionByTaintManager |
       | PodDeletionRequested  | 09:05:45 |                        |

@@ -46,4 +46,6 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerTerminationSteps(sc)
 	w.registerIPAMSteps(sc)
 	w.registerWatchSteps(sc)
+	w.registerZoneSteps(sc)
+	w.registerAgentSteps(sc)
 }

@@ -18,7 +18,7 @@ Feature: Pod addresses
     And pod "default/web-2" is created on node "zone-01"
     And pod "shop/cart" is created on node "zone-01"
     Then pod "default/web-1" has IP "10.88.0.2"
-    And pod "default/web-1" is Pending with condition herd.dev/IPAllocated True: "10.88.0.2 from pool 10.88.0.0/24"
+    And pod "default/web-1" is Running with condition herd.dev/IPAllocated True: "10.88.0.2 from pool 10.88.0.0/24"
     And the addresses in use are:
       | pool         | address   | pod           |
       | 10.88.0.0/24 | 10.88.0.2 | default/web-1 |
@@ -49,6 +49,20 @@ Feature: Pod addresses
     Then pod "default/web-1" has IP "10.88.0.2"
     And pod "default/web-2" has no IP
     And pod "default/web-2" is Pending with condition herd.dev/IPAllocated False: "IP pool 10.88.0.0/30 exhausted: 1 of 1 addresses in use"
+
+  Scenario: A finalized pod gives its address back, and the pod waiting longest takes it
+    Given herd hands out pod addresses from "10.88.0.0/30"
+    When pod "default/web-1" is created on node "zone-01"
+    And pod "default/web-2" is created on node "zone-01"
+    Then pod "default/web-2" has no IP
+    When a client deletes pod "default/web-1"
+    Then pod "default/web-1" is gone
+    And pod "default/web-2" has IP "10.88.0.2"
+    And pod "default/web-2" is Running with condition herd.dev/IPAllocated True: "10.88.0.2 from pool 10.88.0.0/30"
+    And the addresses in use are:
+      | pool         | address   | pod           |
+      | 10.88.0.0/30 | 10.88.0.2 | default/web-2 |
+    And the log holds 1 "IPReleased" event
 
   Scenario: A second pool serves when the first is full
     Given herd hands out pod addresses from "10.88.0.0/30" and "10.99.0.0/24"

@@ -36,6 +36,7 @@ Feature: Pods leave gracefully, and nothing stays Terminating for ever
       | event                | at       | reason     |
       | PodCreated           | 09:00:00 |            |
       | PodScheduled         | 09:00:00 |            |
+      | PodIPAssigned        | 09:00:00 |            |
       | PodStatusUpdated     | 09:00:00 |            |
       | PodDeletionRequested | 09:00:00 |            |
       | PodShutdownRequested | 09:00:00 |            |
@@ -63,6 +64,7 @@ Feature: Pods leave gracefully, and nothing stays Terminating for ever
       | event                | at       | reason     |
       | PodCreated           | 09:00:00 |            |
       | PodScheduled         | 09:00:00 |            |
+      | PodIPAssigned        | 09:00:00 |            |
       | PodStatusUpdated     | 09:00:00 |            |
       | PodDeletionRequested | 09:00:00 |            |
       | PodShutdownRequested | 09:00:00 |            |
@@ -149,6 +151,7 @@ Feature: Pods leave gracefully, and nothing stays Terminating for ever
       | event                 | at       | reason          |
       | PodCreated            | 09:00:00 |                 |
       | PodScheduled          | 09:00:00 |                 |
+      | PodIPAssigned         | 09:00:00 |                 |
       | PodStatusUpdated      | 09:00:00 |                 |
       | PodDisruptionTargeted | 09:00:00 | DeletionByPodGC |
       | PodDeletionRequested  | 09:00:00 |                 |

@@ -81,6 +81,11 @@ type world struct {
 	read map[string]corev1.ConfigMap
 	// watching holds a client's open watch and paged listing.
 	watching watching
+	// zones is the simulated illumos host of herd's own node, when the
+	// scenario runs one.
+	zones *zoneHost
+	// agent is the scenario's in-process `herd agent`, when it runs one.
+	agent *agentProc
 }
 
 // start gives the scenario a fresh herd: a new data directory, a fake
@@ -127,10 +132,10 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 // launch builds and starts herd from w.cfg on the scenario's data directory
 // and clock, and waits for its reconcilers' first pass.
 func (w *world) launch(ctx context.Context) error {
-	w.app = fx.New(app.Options(w.cfg,
+	w.app = fx.New(app.Options(w.cfg, append([]fx.Option{
 		fx.Decorate(func(clock.WithTicker) clock.WithTicker { return w.clock }),
 		fx.Populate(&w.server, &w.store, &w.recs, &w.devices.listener, &w.mock, &w.kubelets),
-	))
+	}, w.zoneOptions()...)...))
 	if err := w.app.Err(); err != nil {
 		w.app = nil
 		return fmt.Errorf("build herd: %w", err)
@@ -181,6 +186,7 @@ func hasTag(sc *godog.Scenario, tag string) bool {
 func (w *world) stop(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
 	var errs []error
 	w.watching.close()
+	errs = append(errs, w.stopAgent())
 	if w.app != nil {
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startStopTimeout)
 		defer cancel()

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/fx"
@@ -183,5 +184,39 @@ func TestBadConfigurationFailsStartWithTheSettingNamed(t *testing.T) {
 				t.Errorf("fx app: error %v, want one mentioning %q", err, tt.want[0])
 			}
 		})
+	}
+}
+
+func TestWithoutALogReconcilersRunOnTheirResyncs(t *testing.T) {
+	h := newHarness(t)
+	f := &fakeResyncer{fakeReconciler: newFakeReconciler("mine"), period: time.Minute, keys: []string{"pod/default/web"}}
+	f.behave = func(_ context.Context, key string, n int) (reconcilers.Result, error) {
+		if n == 1 {
+			return reconcilers.Result{RequeueAfter: 5 * time.Second}, nil
+		}
+		return reconcilers.Result{}, nil
+	}
+	var mgr *reconcilers.Manager
+	// A node's agent: no *events.Store in the app at all.
+	app := fx.New(
+		fx.NopLogger,
+		fx.Supply(config()),
+		fx.Provide(
+			func() clock.WithTicker { return h.clock },
+			zap.NewNop,
+			func() *reconcilers.Metrics { return h.metrics },
+		),
+		reconcilers.Provide(func() *fakeResyncer { return f }),
+		reconcilers.Module,
+		fx.Populate(&mgr),
+	)
+	startApp(t, app)
+	eventually(t, func() bool { return f.Count("pod/default/web") == 1 }, "the first resync's key is reconciled; reconciled %v", f.seen())
+	h.clock.Step(5 * time.Second)
+	eventually(t, func() bool { return f.Count("pod/default/web") == 2 }, "the requeue comes; reconciled %v", f.seen())
+	h.clock.Step(time.Minute)
+	eventually(t, func() bool { return f.Count("pod/default/web") == 3 }, "the next resync comes; reconciled %v", f.seen())
+	if st, _ := mgr.Status("mine"); st.Position != 0 {
+		t.Errorf("a position in a log there is none of: %+v", st)
 	}
 }

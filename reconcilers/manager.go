@@ -61,10 +61,12 @@ type Params struct {
 
 	Config      Config
 	Reconcilers []Reconciler `group:"reconcilers"`
-	Store       *events.Store
-	Clock       clock.WithTicker
-	Logger      *zap.Logger
-	Metrics     *Metrics
+	// Store is the log the reconcilers consume; without one (a node's
+	// agent) they run on their resyncs alone.
+	Store   *events.Store `optional:"true"`
+	Clock   clock.WithTicker
+	Logger  *zap.Logger
+	Metrics *Metrics
 }
 
 // Manager runs the enabled reconcilers for the life of the app.

@@ -69,20 +69,24 @@ func newRunner(r Reconciler, store *events.Store, clk clock.WithTicker, log *zap
 // ConsumerGroup is the watermill consumer group of the named reconciler.
 func ConsumerGroup(name string) string { return "reconciler-" + name }
 
-// run works until ctx ends, then drains its workers and returns.
+// run works until ctx ends, then drains its workers and returns. Without
+// a store (a node's agent, which has no log of its own) it works from its
+// resyncs alone.
 func (rn *runner) run(ctx context.Context) error {
-	// Until its first message, the consumer stands where it stopped last.
-	off, err := rn.store.ConsumerOffset(ctx, ConsumerGroup(rn.r.Name()))
-	if err != nil {
-		return fmt.Errorf("reconciler %s: %w", rn.r.Name(), err)
-	}
-	rn.lastPos.Store(off)
-	msgs, err := rn.store.Subscribe(ctx, ConsumerGroup(rn.r.Name()))
-	if err != nil {
-		return fmt.Errorf("reconciler %s: subscribe: %w", rn.r.Name(), err)
-	}
 	var wg sync.WaitGroup
-	wg.Go(func() { rn.consume(msgs) })
+	if rn.store != nil {
+		// Until its first message, the consumer stands where it stopped last.
+		off, err := rn.store.ConsumerOffset(ctx, ConsumerGroup(rn.r.Name()))
+		if err != nil {
+			return fmt.Errorf("reconciler %s: %w", rn.r.Name(), err)
+		}
+		rn.lastPos.Store(off)
+		msgs, err := rn.store.Subscribe(ctx, ConsumerGroup(rn.r.Name()))
+		if err != nil {
+			return fmt.Errorf("reconciler %s: subscribe: %w", rn.r.Name(), err)
+		}
+		wg.Go(func() { rn.consume(msgs) })
+	}
 	for range rn.cfg.Workers {
 		wg.Go(func() {
 			for rn.processNext(ctx) {
@@ -158,8 +162,10 @@ func (rn *runner) resync(ctx context.Context, rs Resyncer) {
 	}
 	name := rn.r.Name()
 	rn.metrics.depth.WithLabelValues(name).Set(float64(rn.queue.Len()))
-	if head, err := rn.store.Head(ctx, rn.store.DB()); err == nil {
-		rn.metrics.lag.WithLabelValues(name).Set(float64(max(0, head-rn.lastPos.Load())))
+	if rn.store != nil {
+		if head, err := rn.store.Head(ctx, rn.store.DB()); err == nil {
+			rn.metrics.lag.WithLabelValues(name).Set(float64(max(0, head-rn.lastPos.Load())))
+		}
 	}
 	rn.resyncs.Add(1)
 }

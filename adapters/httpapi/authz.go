@@ -85,6 +85,8 @@ func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node st
 			ri.Subresource == "heartbeat" && ri.Verb == "create" {
 			return nil
 		}
+	case ri.Resource == "pods" && (ri.Group == "" || ri.Group == herdGroup):
+		return g.authorizeNodePods(r, ri, u, node)
 	case ri.Group == "" && ri.Resource == "configmaps" && ri.Verb == "get" && ri.Name != "":
 		ok, err := g.s.configMapGranted(r, ri.Namespace, ri.Name, []string{node})
 		if err != nil || ok {
@@ -92,7 +94,7 @@ func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node st
 		}
 		return denied(ri, u, fmt.Sprintf("no relationship found between node %q and this object (grant it with the annotation %s)", node, AnnotationReadableByNodes))
 	}
-	return denied(ri, u, fmt.Sprintf("node %q may only register and report for itself and read the ConfigMaps granted to it", node))
+	return denied(ri, u, fmt.Sprintf("node %q may only register and report for itself, run the pods bound to it and read the ConfigMaps granted to it", node))
 }
 
 // denied is the 403 for ri, worded as kube-apiserver words it.

@@ -33,7 +33,7 @@ func toPod(p domain.Pod) corev1.Pod {
 			Generation:        1,
 			CreationTimestamp: metav1.NewTime(p.CreatedAt),
 			Labels:            p.Labels,
-			Annotations:       zoneAnnotations(p),
+			Annotations:       podAnnotations(p),
 			Finalizers:        p.Finalizers,
 		},
 		Spec: corev1.PodSpec{

@@ -97,6 +97,7 @@ func (s *Server) herdResources(w http.ResponseWriter, _ *http.Request) {
 			{Name: "kubelettargets", SingularName: "kubelettarget", Kind: "KubeletTarget", Verbs: metav1.Verbs{"delete", "get", "list", "update"}},
 			{Name: "nodes/taints", Kind: "Node", Verbs: metav1.Verbs{"create", "delete"}},
 			{Name: "nodes/registration", Kind: "Node", Verbs: metav1.Verbs{"update", "delete"}},
+			{Name: "pods/termination", Namespaced: true, Kind: "Pod", Verbs: metav1.Verbs{"create"}},
 			{Name: "devicebindings", SingularName: "devicebinding", Kind: "DeviceBinding", Verbs: metav1.Verbs{"delete", "get", "list"}},
 		},
 	})

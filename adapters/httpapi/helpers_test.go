@@ -30,8 +30,9 @@ var metaT0 = metav1.NewTime(t0)
 // testAPI is a Server on a real SQLite log in the test's temp dir.
 type testAPI struct {
 	*Server
-	store *events.Store
-	clock *clocktesting.FakeClock
+	store  *events.Store
+	clock  *clocktesting.FakeClock
+	writer *projections.Writer
 }
 
 func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
@@ -67,7 +68,7 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 		t.Fatal(err)
 	}
 	t.Cleanup(hub.Stop)
-	return &testAPI{Server: s, store: store, clock: clk}
+	return &testAPI{Server: s, store: store, clock: clk, writer: w}
 }
 
 // serve starts the API on a loopback port for the test.

@@ -195,6 +195,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET "+herd+"/kubelettargets/{name}", s.getKubeletTarget)
 	m.HandleFunc("PUT "+herd+"/kubelettargets/{name}", s.putKubeletTarget)
 	m.HandleFunc("DELETE "+herd+"/kubelettargets/{name}", s.deleteKubeletTarget)
+	m.HandleFunc("POST "+herd+"/namespaces/{namespace}/pods/{name}/termination", s.recordTermination)
 
 	m.HandleFunc("/", s.notFound)
 }

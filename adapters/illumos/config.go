@@ -96,7 +96,7 @@ func (c Config) Validate() error {
 		}
 	case NetworkDirect:
 		if err := ValidLinkName(c.Link); err != nil {
-			errs = append(errs, fmt.Errorf("--vnic-link (needed in direct mode): %w", err))
+			errs = append(errs, fmt.Errorf("--physical-link (needed in direct mode): %w", err))
 		}
 	default:
 		errs = append(errs, fmt.Errorf("--network-mode %q: want etherstub or direct", c.NetworkMode))

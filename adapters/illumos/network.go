@@ -33,7 +33,7 @@ func (n *Network) Init(ctx context.Context) error {
 			return err
 		}
 		if !slices.Contains(links, n.cfg.Link) {
-			return fmt.Errorf("--vnic-link %s: no such data link on this host (dladm show-link lists %s)", n.cfg.Link, strings.Join(links, ", "))
+			return fmt.Errorf("--physical-link %s: no such data link on this host (dladm show-link lists %s)", n.cfg.Link, strings.Join(links, ", "))
 		}
 		return nil
 	}

@@ -139,20 +139,20 @@ func (r *Runtime) Provision(ctx context.Context, p domain.Pod) error {
 
 // Start boots the pod's installed zone and reports its address. Starting
 // a running zone reports it again.
-func (r *Runtime) Start(ctx context.Context, p domain.Pod) (PodStatus, error) {
+func (r *Runtime) Start(ctx context.Context, p domain.Pod) (domain.RuntimeStatus, error) {
 	name := ZoneName(p)
 	defer r.locks.lock(name)()
 	z, found, err := r.zone(ctx, name)
 	if err != nil {
-		return PodStatus{}, err
+		return domain.RuntimeStatus{}, err
 	}
-	st := PodStatus{StartedAt: p.Status.StartTime}
+	st := domain.RuntimeStatus{StartedAt: p.Status.StartTime}
 	if p.Network != nil {
 		st.PodIP = p.Network.IP
 	}
 	switch {
 	case !found:
-		return PodStatus{}, fmt.Errorf("start zone %s: it does not exist; provision the pod first", name)
+		return domain.RuntimeStatus{}, fmt.Errorf("start zone %s: it does not exist; provision the pod first", name)
 	case z.State == ZoneRunning:
 		if st.StartedAt.IsZero() {
 			st.StartedAt = r.clock.Now()
@@ -160,37 +160,37 @@ func (r *Runtime) Start(ctx context.Context, p domain.Pod) (PodStatus, error) {
 		return st, nil
 	case z.State == ZoneInstalled || z.State == ZoneReady:
 		if err := r.zoneadm(ctx, name, "boot"); err != nil {
-			return PodStatus{}, fmt.Errorf("boot zone %s: %w", name, err)
+			return domain.RuntimeStatus{}, fmt.Errorf("boot zone %s: %w", name, err)
 		}
 		st.StartedAt = r.clock.Now()
 		return st, nil
 	}
-	return PodStatus{}, fmt.Errorf("start zone %s: it is %s", name, z.State)
+	return domain.RuntimeStatus{}, fmt.Errorf("start zone %s: it is %s", name, z.State)
 }
 
 // State reports where the pod stands. An installed zone that is not
 // running is Provisioned while its pod waits to start, and Stopped once
 // the pod has started or is being deleted.
-func (r *Runtime) State(ctx context.Context, p domain.Pod) (PodState, error) {
+func (r *Runtime) State(ctx context.Context, p domain.Pod) (domain.RuntimeState, error) {
 	z, found, err := r.zone(ctx, ZoneName(p))
 	if err != nil {
-		return PodState{}, err
+		return domain.RuntimeState{}, err
 	}
 	if !found {
-		return PodState{Phase: PhaseAbsent}, nil
+		return domain.RuntimeState{Phase: domain.RuntimeAbsent}, nil
 	}
-	st := PodState{Zone: z.State}
+	var st domain.RuntimeState
 	switch z.State {
 	case ZoneRunning:
-		st.Phase = PhaseRunning
+		st.Phase = domain.RuntimeRunning
 	case ZoneShuttingDown:
-		st.Phase, st.Message = PhaseRunning, "the zone is shutting down"
+		st.Phase, st.Message = domain.RuntimeRunning, "the zone is shutting down"
 	case ZoneDown:
-		st.Phase, st.Message = PhaseStopped, "the zone is down and releasing its resources"
+		st.Phase, st.Message = domain.RuntimeStopped, "the zone is down and releasing its resources"
 	default: // configured, incomplete, installed, ready
-		st.Phase = PhaseProvisioned
+		st.Phase = domain.RuntimeProvisioned
 		if !p.Status.StartTime.IsZero() || p.Terminating() {
-			st.Phase = PhaseStopped
+			st.Phase = domain.RuntimeStopped
 		}
 	}
 	return st, nil

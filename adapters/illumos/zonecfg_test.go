@@ -131,7 +131,7 @@ func TestConfigValidate(t *testing.T) {
 		{"bad pool", func(c *Config) { c.StoragePool = "rpool/herd" }, "--storage-pool"},
 		{"no pool", func(c *Config) { c.StoragePool = "" }, "--storage-pool"},
 		{"bad mode", func(c *Config) { c.NetworkMode = "bridge" }, `--network-mode "bridge"`},
-		{"direct without link", func(c *Config) { c.NetworkMode = NetworkDirect }, "--vnic-link"},
+		{"direct without link", func(c *Config) { c.NetworkMode = NetworkDirect }, "--physical-link"},
 		{"bad etherstub", func(c *Config) { c.Etherstub = "stub01" }, "leading zero"},
 		{"bad brand", func(c *Config) { c.CustomBrands = []string{"Bad Brand"} }, "--zone-brands"},
 		{"unknown default brand", func(c *Config) { c.DefaultBrand = "pkgsrc" }, "--default-brand"},

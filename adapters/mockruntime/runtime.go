@@ -266,3 +266,8 @@ func (r *Runtime) stop(e *entry, at time.Time) {
 func (r *Runtime) record(e *entry, op Op, at time.Time) {
 	e.History = append(e.History, Step{Op: op, At: at})
 }
+
+// Ephemeral reports that the mock's pods live in memory and end with the
+// process: after a restart it holds none, and the zones reconciler starts
+// a pod that was running again instead of failing it as vanished.
+func (r *Runtime) Ephemeral() bool { return true }

@@ -1,5 +1,6 @@
-// Command herd is the one binary of herd: the control plane (serve), its
-// command-line client (node, log), and the offline tools (replay).
+// Command herd is the one binary of herd: the control plane (serve), the
+// node side (agent), its command-line client (node, log), and the offline
+// tools (replay).
 package main
 
 import (

@@ -69,6 +69,8 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&cfg.Termination.PodGCTimeout, "pod-gc-timeout", cfg.Termination.PodGCTimeout, "how long past its deletion deadline a pod on an unreachable node waits before it is removed anyway")
 	f.StringSliceVar(&cfg.IPAM.Pools, "pod-cidr", cfg.IPAM.Pools, "IPv4 pools pod addresses come from, tried in order (repeatable); the gateway is each pool's network address plus one")
 	f.DurationVar(&cfg.IPAM.ResyncPeriod, "ipam-resync-period", cfg.IPAM.ResyncPeriod, "how often waiting pods and stray addresses are checked without an event")
+	f.StringVar(&cfg.LocalNode.Name, "local-node", cfg.LocalNode.Name, "run this host as a node of that name too, as herd agent would: herd registers it, reports its metrics and runs its pods (single-host installs)")
+	addNodeFlags(f, &cfg.LocalNode)
 	return cmd
 }
 

@@ -17,4 +17,9 @@
 //
 // It reads the pod and node views, calls runtimes through the small
 // interface it declares, and writes only through domain commands.
+//
+// NodeReconciler is the same runtime steps on the node's side: `herd
+// agent` runs it for its own node against its local runtime, reading its
+// pods and recording each step through herd's HTTP API, and leaves
+// finalization and garbage collection to herd serve.
 package termination

@@ -10,6 +10,9 @@ const (
 	ReasonStartFailed     = "StartFailed"
 	ReasonRuntimeFailed   = "RuntimeFailed"
 	ReasonRuntimeStopped  = "RuntimeStopped"
+	// ReasonRuntimeVanished: the pod ran, and its runtime no longer holds
+	// it (its zone was deleted behind herd's back).
+	ReasonRuntimeVanished = "RuntimeVanished"
 )
 
 // runningStatus is a pod's status once its runtime runs it: Running, Ready,

@@ -12,7 +12,6 @@ import (
 
 	"herd/domain"
 	"herd/events"
-	"herd/projections"
 	"herd/reconcilers"
 )
 
@@ -20,13 +19,24 @@ import (
 // checked against its runtime without an event.
 const DefaultResyncPeriod = 30 * time.Second
 
+// Config says which pods the reconciler looks after and how often it
+// checks them without an event.
+type Config struct {
+	// ResyncPeriod is how often every pod that should run is checked
+	// against its runtime: the pass that notices a zone that vanished or
+	// stopped, and, in an agent, the poll that finds new pods.
+	ResyncPeriod time.Duration
+	// Node, when set, limits the reconciler to the pods bound to that
+	// node: an agent's own. Empty in herd serve, which looks at every
+	// node whose runtime is in the process.
+	Node string
+}
+
 // Reconciler starts herd's pods on their node's runtime. Its keys are
 // "pod/NS/NAME" and "node/NAME" (every pod bound to the node).
 type Reconciler struct {
-	resync   time.Duration
-	repo     domain.PodRepository
-	pods     *projections.PodView
-	nodes    *projections.NodeView
+	cfg      Config
+	pods     Pods
 	runtimes Runtimes
 	clock    clock.PassiveClock
 	log      *zap.Logger
@@ -37,10 +47,13 @@ var (
 	_ reconcilers.Resyncer   = (*Reconciler)(nil)
 )
 
-// New returns the zones reconciler, resyncing every resync.
-func New(resync time.Duration, repo domain.PodRepository, pods *projections.PodView, nodes *projections.NodeView,
-	runtimes Runtimes, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
-	return &Reconciler{resync: resync, repo: repo, pods: pods, nodes: nodes, runtimes: runtimes, clock: clk, log: log.Named("zones")}
+// New returns the zones reconciler, or an error naming the setting that is
+// wrong.
+func New(cfg Config, pods Pods, runtimes Runtimes, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+	if cfg.ResyncPeriod <= 0 {
+		return nil, fmt.Errorf("zones resync period %s: want a positive duration", cfg.ResyncPeriod)
+	}
+	return &Reconciler{cfg: cfg, pods: pods, runtimes: runtimes, clock: clk, log: log.Named("zones")}, nil
 }
 
 // Name implements reconcilers.Reconciler.
@@ -56,10 +69,11 @@ var nodeEvents = map[string]bool{
 	domain.NodeLabelsChanged{}.EventType(): true,
 }
 
-// KeysFor maps a pod's binding to the pod, and node changes to the node.
+// KeysFor maps a pod's address — the last thing it waits for once bound —
+// to the pod, and node changes to the node.
 func (r *Reconciler) KeysFor(rec events.Record) []string {
 	switch {
-	case strings.HasPrefix(rec.Stream, "pod/") && rec.Type == (domain.PodScheduled{}).EventType():
+	case strings.HasPrefix(rec.Stream, "pod/") && rec.Type == (domain.PodIPAssigned{}).EventType():
 		return []string{rec.Stream}
 	case strings.HasPrefix(rec.Stream, "node/") && nodeEvents[rec.Type]:
 		return []string{rec.Stream}
@@ -68,12 +82,12 @@ func (r *Reconciler) KeysFor(rec events.Record) []string {
 }
 
 // ResyncPeriod implements reconcilers.Resyncer.
-func (r *Reconciler) ResyncPeriod() time.Duration { return r.resync }
+func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
 
-// Resync returns every herd pod that is bound and should run.
+// Resync returns every herd pod that is bound and should run (on the
+// reconciler's node, when it has one).
 func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
-	herd := domain.SourceHerd
-	pods, _, err := r.pods.List(ctx, projections.PodFilter{Source: &herd})
+	pods, err := r.pods.List(ctx, r.cfg.Node)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +117,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 	if !ok || !ok2 {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("zones: unknown key %q", key))
 	}
-	p, err := r.pods.Get(ctx, ns, name)
+	p, err := r.pods.Pod(ctx, ns, name)
 	if errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, nil
 	}
@@ -114,8 +128,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 }
 
 func (r *Reconciler) reconcileNode(ctx context.Context, name string) error {
-	herd := domain.SourceHerd
-	pods, _, err := r.pods.List(ctx, projections.PodFilter{NodeName: name, Source: &herd})
+	if r.cfg.Node != "" && name != r.cfg.Node {
+		return nil
+	}
+	pods, err := r.pods.List(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -126,81 +142,4 @@ func (r *Reconciler) reconcileNode(ctx context.Context, name string) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// run brings one pod to running on its node's runtime, if that runtime is
-// in this process and the node is Ready, and reports what came of it.
-func (r *Reconciler) run(ctx context.Context, p domain.Pod) error {
-	if !shouldRun(p) {
-		return nil
-	}
-	node, err := r.nodes.Get(ctx, p.Spec.NodeName)
-	if errors.Is(err, domain.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if c, ok := node.Condition(domain.ConditionReady); !ok || c.Status != domain.ConditionTrue {
-		return nil // its NodeBecameReady wakes the node's pods
-	}
-	rt, ok := r.runtimes.For(node)
-	if !ok {
-		return nil
-	}
-	st, err := rt.State(ctx, p)
-	if err != nil {
-		return fmt.Errorf("pod %s: runtime state: %w", p.Key(), err)
-	}
-	switch st.Phase {
-	case domain.RuntimeRunning:
-		if p.Status.Phase == domain.PodRunning {
-			return nil
-		}
-	case domain.RuntimeFailed:
-		return r.report(ctx, p, rt, failedStatus(node, ReasonRuntimeFailed, st.Message))
-	case domain.RuntimeStopped:
-		return r.report(ctx, p, rt, failedStatus(node, ReasonRuntimeStopped, "the runtime reports the pod stopped, and nobody asked it to"))
-	case domain.RuntimeAbsent:
-		if err := rt.Provision(ctx, p); err != nil {
-			return r.failed(ctx, p, rt, node, ReasonProvisionFailed, err)
-		}
-	}
-	status, err := rt.Start(ctx, p)
-	if err != nil {
-		return r.failed(ctx, p, rt, node, ReasonStartFailed, err)
-	}
-	return r.report(ctx, p, rt, runningStatus(p, node, status))
-}
-
-// failed reports a runtime's error as the pod's failure, unless herd is
-// stopping (then the next start retries).
-func (r *Reconciler) failed(ctx context.Context, p domain.Pod, rt Runtime, node domain.Node, reason string, err error) error {
-	if ctx.Err() != nil {
-		return err
-	}
-	r.log.Warn("pod failed on its runtime", zap.String("pod", p.Key()), zap.String("node", node.Name), zap.String("reason", reason), zap.Error(err))
-	return r.report(ctx, p, rt, failedStatus(node, reason, err.Error()))
-}
-
-// report records the pod's status, provided it is still the pod that was
-// started and should run. A pod that left the fleet meanwhile has what was
-// just started removed again: the termination reconciler has already
-// finished with it.
-func (r *Reconciler) report(ctx context.Context, seen domain.Pod, rt Runtime, status domain.PodStatus) error {
-	var left bool
-	_, err := r.repo.UpdatePod(ctx, seen.Namespace, seen.Name, func(p domain.Pod) ([]domain.Event, error) {
-		left = !p.Exists() || p.UID != seen.UID || p.Deletion != nil && !p.Deletion.DeprovisionedAt.IsZero()
-		if left || !shouldRun(p) || p.Spec.NodeName != seen.Spec.NodeName {
-			return nil, nil
-		}
-		return domain.DecidePod(p, domain.UpdatePodStatus{Status: status}, r.clock.Now())
-	})
-	if err != nil {
-		return fmt.Errorf("pod %s: report status: %w", seen.Key(), err)
-	}
-	if left {
-		return rt.Deprovision(ctx, seen)
-	}
-	return nil
 }

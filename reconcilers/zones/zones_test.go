@@ -37,7 +37,10 @@ func (h *hooked) Start(ctx context.Context, p domain.Pod) (domain.RuntimeStatus,
 type fixture struct {
 	*reconcilerstest.Env
 	rt *hooked
-	r  *Reconciler
+	// runtime runs the pods of nodes without an agent: rt unless a test
+	// says otherwise.
+	runtime Runtime
+	r       *Reconciler
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -48,14 +51,31 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{Env: env, rt: &hooked{Runtime: mock}}
+	f.runtime = f.rt
 	runtimes := RuntimesFunc(func(n domain.Node) (Runtime, bool) {
 		if n.RunsOwnPods() {
 			return nil, false
 		}
-		return f.rt, true
+		return f.runtime, true
 	})
-	f.r = New(DefaultResyncPeriod, env.Writer, env.Pods, env.Nodes, runtimes, env.Clock, zap.NewNop())
+	r, err := New(Config{ResyncPeriod: DefaultResyncPeriod}, Local{Repo: env.Writer, Pods: env.Pods, Nodes: env.Nodes, Clock: env.Clock},
+		runtimes, env.Clock, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.r = r
 	return f
+}
+
+// network is the address IPAM gives default/name in these tests.
+func network(ip string) domain.PodNetwork {
+	return domain.PodNetwork{Pool: "10.88.0.0/16", IP: ip, PrefixLength: 16, Gateway: "10.88.0.1"}
+}
+
+// addressed creates default/name as c says and gives it an address, as
+// the scheduler and IPAM would.
+func (f *fixture) addressed(name string, c domain.CreatePod, ip string) domain.Pod {
+	return f.Pod(name, c, domain.AssignPodIP{Network: network(ip)})
 }
 
 func (f *fixture) reconcile(t *testing.T, key string) {
@@ -81,16 +101,18 @@ func TestStartsPodsOnTheRuntime(t *testing.T) {
 		reconcilerstest.Report(domain.ConditionTrue))
 	c := reconcilerstest.CreatePod("web", "n1", 30)
 	c.Spec.Containers = append(c.Spec.Containers, domain.Container{Name: "sidecar", Image: "envoy"})
-	f.Pod("web", c)
+	f.addressed("web", c, "10.88.0.2")
 	f.SetTime(3)
 	f.reconcile(t, "pod/default/web")
 
 	p, _ := f.GetPod("web")
 	running := &domain.ContainerRunning{StartedAt: reconcilerstest.At(3)}
 	want := domain.PodStatus{
-		Phase: domain.PodRunning, HostIP: "192.0.2.10", StartTime: reconcilerstest.At(3),
+		Phase: domain.PodRunning, HostIP: "192.0.2.10", PodIP: "10.88.0.2", StartTime: reconcilerstest.At(3),
 		Conditions: []domain.PodCondition{
 			{Type: domain.PodConditionScheduled, Status: domain.ConditionTrue, LastTransitionTime: reconcilerstest.At(0)},
+			{Type: domain.PodConditionIPAllocated, Status: domain.ConditionTrue, Reason: domain.ReasonIPAllocated,
+				Message: "10.88.0.2 from pool 10.88.0.0/16", LastTransitionTime: reconcilerstest.At(0)},
 			{Type: domain.PodConditionReady, Status: domain.ConditionTrue, LastTransitionTime: reconcilerstest.At(3)},
 		},
 		ContainerStatuses: []domain.ContainerStatus{
@@ -108,7 +130,7 @@ func TestStartsPodsOnTheRuntime(t *testing.T) {
 	f.SetTime(10)
 	f.reconcile(t, "pod/default/web")
 	f.reconcile(t, "node/n1")
-	if diff := cmp.Diff([]string{"PodCreated", "PodScheduled", "PodStatusUpdated"}, f.PodTypes("web")); diff != "" {
+	if diff := cmp.Diff([]string{"PodCreated", "PodScheduled", "PodIPAssigned", "PodStatusUpdated"}, f.PodTypes("web")); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
@@ -116,8 +138,8 @@ func TestStartsPodsOnTheRuntime(t *testing.T) {
 func TestWaitsForAReadyNode(t *testing.T) {
 	f := newFixture(t)
 	f.Node("n1", domain.RegisterNode{Registration: domain.Registration{Name: "n1", Kind: domain.KindLinux}})
-	f.Pod("web", reconcilerstest.CreatePod("web", "n1", 30))
-	f.Pod("orphan", reconcilerstest.CreatePod("orphan", "nowhere", 30))
+	f.addressed("web", reconcilerstest.CreatePod("web", "n1", 30), "10.88.0.2")
+	f.addressed("orphan", reconcilerstest.CreatePod("orphan", "nowhere", 30), "10.88.0.3")
 	f.reconcile(t, "pod/default/web")
 	f.reconcile(t, "pod/default/orphan")
 	if ops := f.ops("web"); len(ops) != 0 {
@@ -142,11 +164,11 @@ func TestLeavesAlone(t *testing.T) {
 	f := newFixture(t)
 	f.ReadyNode("n1", nil)
 	f.ReadyNode("a1", map[string]string{domain.LabelRuntime: domain.RuntimeAgent})
-	f.Pod("agents", reconcilerstest.CreatePod("agents", "a1", 30))
+	f.addressed("agents", reconcilerstest.CreatePod("agents", "a1", 30), "10.88.0.2")
 	f.Pod("unbound", reconcilerstest.CreatePod("unbound", "", 30))
 	held := reconcilerstest.CreatePod("leaving", "n1", 30)
-	f.Pod("leaving", held, domain.DeletePod{})
-	f.Pod("done", reconcilerstest.CreatePod("done", "n1", 30), domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodSucceeded}})
+	f.Pod("leaving", held, domain.AssignPodIP{Network: network("10.88.0.3")}, domain.DeletePod{})
+	f.Pod("done", reconcilerstest.CreatePod("done", "n1", 30), domain.AssignPodIP{Network: network("10.88.0.4")}, domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodSucceeded}})
 	if _, err := f.Writer.UpdatePod(t.Context(), "default", "kubelets", func(p domain.Pod) ([]domain.Event, error) {
 		return domain.DecidePod(p, domain.ObservePod{Namespace: "default", Name: "kubelets",
 			Spec: domain.PodSpec{NodeName: "n1"}, Status: domain.PodStatus{Phase: domain.PodPending}}, f.Clock.Now())
@@ -205,7 +227,7 @@ func TestRuntimeFailures(t *testing.T) {
 			f.ReadyNode("n1", nil)
 			c := reconcilerstest.CreatePod("web", "n1", 30)
 			c.Annotations = tt.annotations
-			f.Pod("web", c)
+			f.addressed("web", c, "10.88.0.2")
 			f.reconcile(t, "pod/default/web")
 			p, _ := f.GetPod("web")
 			if p.Status.Phase != domain.PodFailed || p.Status.Reason != tt.wantReason || p.Status.Message != tt.wantMessage {
@@ -216,7 +238,7 @@ func TestRuntimeFailures(t *testing.T) {
 			}
 			// A failed pod is finished: it is not tried again.
 			f.reconcile(t, "pod/default/web")
-			if n := len(f.PodTypes("web")); n != 3 {
+			if n := len(f.PodTypes("web")); n != 4 {
 				t.Errorf("events %v", f.PodTypes("web"))
 			}
 		})
@@ -226,7 +248,7 @@ func TestRuntimeFailures(t *testing.T) {
 func TestAPodThatLeftWhileStartingIsRemovedAgain(t *testing.T) {
 	f := newFixture(t)
 	f.ReadyNode("n1", nil)
-	f.Pod("web", reconcilerstest.CreatePod("web", "n1", 30))
+	f.addressed("web", reconcilerstest.CreatePod("web", "n1", 30), "10.88.0.2")
 	f.rt.beforeStart = func(domain.Pod) error {
 		// The pod is deleted, and the termination reconciler finishes
 		// with it, before this start reports.
@@ -247,7 +269,7 @@ func TestAPodThatLeftWhileStartingIsRemovedAgain(t *testing.T) {
 func TestARuntimeThatForgotItsPodsStartsThemAgain(t *testing.T) {
 	f := newFixture(t)
 	f.ReadyNode("n1", nil)
-	f.Pod("web", reconcilerstest.CreatePod("web", "n1", 30))
+	f.addressed("web", reconcilerstest.CreatePod("web", "n1", 30), "10.88.0.2")
 	f.reconcile(t, "pod/default/web")
 	// herd restarted: the new mock runtime holds nothing.
 	mock, err := mockruntime.New(mockruntime.Config{}, f.Clock)
@@ -266,5 +288,65 @@ func TestARuntimeThatForgotItsPodsStartsThemAgain(t *testing.T) {
 	}
 	if diff := cmp.Diff([]mockruntime.Op{mockruntime.OpProvision, mockruntime.OpStart}, f.ops("web")); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestWaitsForItsAddress(t *testing.T) {
+	f := newFixture(t)
+	f.ReadyNode("n1", nil)
+	f.Pod("web", reconcilerstest.CreatePod("web", "n1", 30))
+	f.reconcile(t, "pod/default/web")
+	if _, ok := f.rt.Pod("default", "web"); ok {
+		t.Fatal("provisioned before IPAM gave the pod its address")
+	}
+	head := f.Head()
+	f.SetTime(2)
+	f.Pod("web", domain.AssignPodIP{Network: network("10.88.0.7")})
+	var keys []string
+	for _, rec := range f.Records(head) {
+		keys = append(keys, f.r.KeysFor(rec)...)
+	}
+	if diff := cmp.Diff([]string{"pod/default/web"}, keys); diff != "" {
+		t.Fatalf("the address does not wake the pod (-want +got):\n%s", diff)
+	}
+	f.reconcile(t, keys[0])
+	p, _ := f.GetPod("web")
+	if p.Status.Phase != domain.PodRunning || p.Status.PodIP != "10.88.0.7" {
+		t.Errorf("%s with IP %q, want Running with the address IPAM gave", p.Status.Phase, p.Status.PodIP)
+	}
+}
+
+func TestAnAgentsReconcilerKeepsToItsNode(t *testing.T) {
+	env := reconcilerstest.New(t)
+	mock, err := mockruntime.New(mockruntime.Config{}, env.Clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Config{ResyncPeriod: DefaultResyncPeriod, Node: "a1"}, Local{Repo: env.Writer, Pods: env.Pods, Nodes: env.Nodes, Clock: env.Clock},
+		RuntimesFunc(func(domain.Node) (Runtime, bool) { return mock, true }), env.Clock, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.ReadyNode("a1", nil)
+	env.ReadyNode("a2", nil)
+	env.Pod("mine", reconcilerstest.CreatePod("mine", "a1", 30), domain.AssignPodIP{Network: network("10.88.0.2")})
+	env.Pod("theirs", reconcilerstest.CreatePod("theirs", "a2", 30), domain.AssignPodIP{Network: network("10.88.0.3")})
+	keys, err := r.Resync(t.Context())
+	if err != nil || !cmp.Equal(keys, []string{"pod/default/mine"}) {
+		t.Fatalf("resync: %v %v", keys, err)
+	}
+	for _, key := range []string{"pod/default/mine", "pod/default/theirs", "node/a2"} {
+		if _, err := r.Reconcile(t.Context(), key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := mock.Pod("default", "theirs"); ok {
+		t.Error("an agent ran another node's pod")
+	}
+	if p, _ := env.GetPod("mine"); p.Status.Phase != domain.PodRunning {
+		t.Errorf("its own pod: %s", p.Status.Phase)
+	}
+	if _, err := New(Config{}, nil, nil, nil, zap.NewNop()); err == nil || !strings.Contains(err.Error(), "zones resync period 0s") {
+		t.Errorf("a zero resync period: %v", err)
 	}
 }

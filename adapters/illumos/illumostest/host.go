@@ -25,6 +25,9 @@ type Host struct {
 	addrs    map[string]string // address object → address
 	commands []illumos.Command
 	failures []failure
+	hangs    []*Hang
+	// stubborn zones take `zoneadm shutdown` and never finish it.
+	stubborn map[string]bool
 	nextID   int
 	uuids    int
 }
@@ -49,8 +52,40 @@ func NewHost() *Host {
 		links:    []string{"e1000g0"},
 		datasets: map[string]map[string]string{"rpool": {"mountpoint": "/rpool"}},
 		modes:    map[string]string{}, ifs: map[string]bool{"lo0": true},
-		addrs: map[string]string{"lo0/v4": "127.0.0.1/8"},
+		addrs:    map[string]string{"lo0/v4": "127.0.0.1/8"},
+		stubborn: map[string]bool{},
 	}
+}
+
+// Hang is a command that does not return until its caller gives up, as
+// one running when herd goes down never does.
+type Hang struct {
+	prefix  string
+	reached chan struct{}
+}
+
+// Reached is closed once the command has started and hangs.
+func (h *Hang) Reached() <-chan struct{} { return h.reached }
+
+// HangNext makes the next command whose rendering starts with prefix hang
+// until its context ends, then fail with the context's error, having
+// changed nothing — except an install, which leaves its zone incomplete,
+// as an interrupted `zoneadm install` does.
+func (h *Host) HangNext(prefix string) *Hang {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	hg := &Hang{prefix: prefix, reached: make(chan struct{})}
+	h.hangs = append(h.hangs, hg)
+	return hg
+}
+
+// IgnoreShutdown makes a zone take `zoneadm shutdown` and stay
+// shutting_down for ever, as a zone whose init does not stop; only a halt
+// takes it down.
+func (h *Host) IgnoreShutdown(zone string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stubborn[zone] = true
 }
 
 // FailNext makes the next command whose rendering starts with prefix fail
@@ -98,17 +133,24 @@ func (h *Host) Run(ctx context.Context, c illumos.Command) ([]byte, error) {
 		return nil, err
 	}
 	h.mu.Lock()
+	rendered := c.String()
+	for i, hg := range h.hangs {
+		if strings.HasPrefix(rendered, hg.prefix) {
+			h.hangs = slices.Delete(h.hangs, i, i+1)
+			h.commands = append(h.commands, c)
+			h.interrupt(c)
+			h.mu.Unlock()
+			close(hg.reached)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+	}
 	defer h.mu.Unlock()
 	h.commands = append(h.commands, c)
-	rendered := c.String()
 	for i, f := range h.failures {
 		if strings.HasPrefix(rendered, f.prefix) {
 			h.failures = slices.Delete(h.failures, i, i+1)
-			if len(c.Args) >= 3 && c.Name == "zoneadm" && c.Args[2] == "install" {
-				if z := h.zones[c.Args[1]]; z != nil && z.state == "configured" {
-					z.state = "incomplete"
-				}
-			}
+			h.interrupt(c)
 			return nil, &illumos.ExitError{Command: c, Code: 1, Stderr: f.stderr}
 		}
 	}
@@ -136,6 +178,16 @@ func (h *Host) Run(ctx context.Context, c illumos.Command) ([]byte, error) {
 		return nil, &illumos.ExitError{Command: c, Code: 1, Stderr: err.Error()}
 	}
 	return []byte(out), nil
+}
+
+// interrupt leaves what a command cut short leaves: an install, its zone
+// incomplete.
+func (h *Host) interrupt(c illumos.Command) {
+	if len(c.Args) >= 3 && c.Name == "zoneadm" && c.Args[2] == "install" {
+		if z := h.zones[c.Args[1]]; z != nil && z.state == "configured" {
+			z.state = "incomplete"
+		}
+	}
 }
 
 // ZoneState returns a zone's state, and false when there is no such zone.

@@ -1,6 +1,8 @@
 package illumostest
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -85,5 +87,57 @@ func TestHostZoneLifecycle(t *testing.T) {
 	run("zonecfg", "-z", "z1", "delete", "-F")
 	if names := h.ZoneNames(); len(names) != 0 {
 		t.Errorf("zones %v after delete", names)
+	}
+}
+
+func TestAZoneThatIgnoresShutdownAndACommandThatHangs(t *testing.T) {
+	h := NewHost()
+	run := func(name string, args ...string) error {
+		t.Helper()
+		_, err := h.Run(t.Context(), illumos.Command{Name: name, Args: args})
+		return err
+	}
+	for _, c := range [][]string{{"zfs", "create", "rpool/z1"}, {"chmod", "700", "/rpool/z1"}} {
+		if err := run(c[0], c[1:]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := h.Run(t.Context(), illumos.Command{Name: "zonecfg", Args: []string{"-z", "z1", "-f", "/dev/stdin"},
+		Stdin: "create -b\nset brand=sparse\nset zonepath=/rpool/z1\ncommit\n"}); err != nil {
+		t.Fatal(err)
+	}
+	// herd goes down in the middle of the install.
+	hang := h.HangNext("zoneadm -z z1 install")
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.Run(ctx, illumos.Command{Name: "zoneadm", Args: []string{"-z", "z1", "install"}})
+		done <- err
+	}()
+	<-hang.Reached()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("the hung install ended with %v", err)
+	}
+	if got, _ := h.ZoneState("z1"); got != "incomplete" {
+		t.Errorf("after the interrupted install: %s", got)
+	}
+	for _, c := range [][]string{{"zoneadm", "-z", "z1", "uninstall", "-F"}, {"zoneadm", "-z", "z1", "install"}, {"zoneadm", "-z", "z1", "boot"}} {
+		if err := run(c[0], c[1:]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.IgnoreShutdown("z1")
+	if err := run("zoneadm", "-z", "z1", "shutdown"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.ZoneState("z1"); got != "shutting_down" {
+		t.Errorf("a zone that ignores shutdown: %s", got)
+	}
+	if err := run("zoneadm", "-z", "z1", "halt"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.ZoneState("z1"); got != "installed" {
+		t.Errorf("after the halt: %s", got)
 	}
 }

@@ -73,6 +73,9 @@ func (h *Host) zoneadm(args []string) (string, error) {
 			return bad()
 		}
 		z.state = "installed"
+		if h.stubborn[z.name] {
+			z.state = "shutting_down"
+		}
 	case "halt":
 		switch z.state {
 		case "running", "ready", "shutting_down", "down":

@@ -76,6 +76,8 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			func(w *projections.Writer) scheduler.Repository { return w },
 			func(cfg Config) scheduler.Config { return cfg.Scheduler },
 			newMockRuntime,
+			newRunner,
+			newLocalRuntime,
 			newNodeRuntimes,
 			terminationRuntimes,
 			zonesRuntimes,
@@ -96,8 +98,9 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			return termination.New(cfg.Termination, w, pods, nodes, rts, clk, log)
 		}),
 		reconcilers.Provide(func(w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
-			rts zones.Runtimes, clk clock.Clock, log *zap.Logger) *zones.Reconciler {
-			return zones.New(zones.DefaultResyncPeriod, w, pods, nodes, rts, clk, log)
+			rts zones.Runtimes, clk clock.Clock, log *zap.Logger) (*zones.Reconciler, error) {
+			return zones.New(zones.Config{ResyncPeriod: zones.DefaultResyncPeriod},
+				zones.Local{Repo: w, Pods: pods, Nodes: nodes, Clock: clk}, rts, clk, log)
 		}),
 		reconcilers.Provide(func(w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
 			clk clock.Clock, log *zap.Logger) *noexecute.Reconciler {
@@ -112,6 +115,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		}),
 		kubelet.Module,
 		reconcilers.Module,
+		localNodeOption(cfg),
 		fx.Invoke(func(*HTTPServer, *DeviceServer) {}),
 		fx.Options(extra...),
 	)

@@ -68,6 +68,10 @@ type Config struct {
 	// Watch tunes watches: the watch cache, the history kept for resuming,
 	// bookmarks.
 	Watch watch.Config
+	// LocalNode, when named (--local-node), is this host as a node of the
+	// fleet: herd registers it, reports its metrics and runs its pods
+	// itself, as an agent would, for a single-host install.
+	LocalNode NodeConfig
 }
 
 // The values of --node-runtime.
@@ -95,6 +99,7 @@ func DefaultConfig() Config {
 		IPAM:         ipam.DefaultConfig(),
 		Kubelet:      kubelet.DefaultConfig(),
 		Watch:        watch.DefaultConfig(),
+		LocalNode:    DefaultNodeConfig(),
 	}
 }
 
@@ -110,16 +115,7 @@ func (c Config) Validate() error {
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir must not be empty"))
 	}
-	switch c.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		errs = append(errs, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.LogLevel))
-	}
-	switch c.LogFormat {
-	case "console", "json":
-	default:
-		errs = append(errs, fmt.Errorf("--log-format %q: want console or json", c.LogFormat))
-	}
+	errs = append(errs, validateLogging(c.LogLevel, c.LogFormat)...)
 	t := c.Thresholds
 	for _, p := range []struct {
 		flag string
@@ -175,6 +171,11 @@ func (c Config) Validate() error {
 	}{{"--watch-history", w.History}, {"--watch-bookmark-interval", w.BookmarkInterval}, {"--watch-poll-interval", w.PollInterval}} {
 		if d.v <= 0 {
 			errs = append(errs, fmt.Errorf("%s %s: want a positive duration", d.flag, d.v))
+		}
+	}
+	if c.LocalNode.Name != "" {
+		if err := c.LocalNode.Validate("--local-node"); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

@@ -1,10 +1,28 @@
 package app
 
 import (
+	"fmt"
+
 	"github.com/ThreeDotsLabs/watermill"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
+
+// validateLogging names a wrong --log-level or --log-format.
+func validateLogging(level, format string) []error {
+	var errs []error
+	switch level {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("--log-level %q: want debug, info, warn or error", level))
+	}
+	switch format {
+	case "console", "json":
+	default:
+		errs = append(errs, fmt.Errorf("--log-format %q: want console or json", format))
+	}
+	return errs
+}
 
 // NewLogger builds the process logger from the configuration.
 func NewLogger(cfg Config) (*zap.Logger, error) {

@@ -35,9 +35,9 @@ func TestNodeRuntimes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.NodeRuntime = tt.nodeRuntime
-			nr := newNodeRuntimes(cfg, mock, zap.NewNop())
+			nr := newNodeRuntimes(cfg, mock, localRuntime{}, zap.NewNop())
 			rt, ok := nr.forNode(tt.node)
-			if ok != tt.want || ok && rt != mock {
+			if ok != tt.want || ok && rt != podRuntime(mock) {
 				t.Errorf("forNode = %v, %v; want %v", rt, ok, tt.want)
 			}
 			trt, tok := terminationRuntimes(nr).For(tt.node)
@@ -65,5 +65,27 @@ func TestConfigValidatesPodSettings(t *testing.T) {
 	}
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Errorf("defaults: %v", err)
+	}
+}
+
+func TestTheLocalNodesRuntime(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+	mock, err := mockruntime.New(mockruntime.Config{}, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := mockruntime.New(mockruntime.Config{}, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.NodeRuntime = NodeRuntimeNone
+	cfg.LocalNode.Name = "solo"
+	nr := newNodeRuntimes(cfg, mock, localRuntime{own}, zap.NewNop())
+	if rt, ok := nr.forNode(domain.Node{Name: "solo", Kind: domain.KindLinux}); !ok || rt != podRuntime(own) {
+		t.Errorf("the local node: %v %v", rt, ok)
+	}
+	if rt, ok := nr.forNode(domain.Node{Name: "n1", Kind: domain.KindLinux}); ok {
+		t.Errorf("another node under --node-runtime=none: %v", rt)
 	}
 }

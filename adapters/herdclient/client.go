@@ -1,0 +1,153 @@
+package herdclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"herd/domain"
+)
+
+// Config says how to reach herd.
+type Config struct {
+	// Server is herd's URL, such as http://127.0.0.1:8080 (--server).
+	Server string
+	// Token is the bearer token sent with every request (--token); empty
+	// for a herd without --token-auth-file.
+	Token string
+	// Transport carries the requests; nil for Go's default (a test's own,
+	// or one that trusts herd's CA).
+	Transport http.RoundTripper
+	// Timeout bounds each request (default 30 s): a herd that does not
+	// answer must not stall a heartbeat for ever.
+	Timeout time.Duration
+	// UserAgent names the client in herd's logs (default herd-agent).
+	UserAgent string
+}
+
+// Client talks to one herd. It is safe for concurrent use.
+type Client struct {
+	base  string
+	token string
+	ua    string
+	http  *http.Client
+}
+
+// New returns a client of cfg.Server, or an error naming what is wrong.
+func New(cfg Config) (*Client, error) {
+	u, err := url.Parse(cfg.Server)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+		return nil, fmt.Errorf("--server %q: want a URL such as http://127.0.0.1:8080", cfg.Server)
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = "herd-agent"
+	}
+	return &Client{
+		base: u.Scheme + "://" + u.Host, token: cfg.Token, ua: cfg.UserAgent,
+		http: &http.Client{Timeout: cfg.Timeout, Transport: cfg.Transport},
+	}, nil
+}
+
+// Server is the URL the client talks to.
+func (c *Client) Server() string { return c.base }
+
+// StatusError is herd's answer to a request it refused: the HTTP status
+// and the Kubernetes Status it sent. 404 matches domain.ErrNotFound and
+// 409 domain.ErrConflict with errors.Is.
+type StatusError struct {
+	Method, Path string
+	Code         int
+	Reason       string
+	Message      string
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("herd refused %s %s: %d %s: %s", e.Method, e.Path, e.Code, e.Reason, e.Message)
+}
+
+// Is lets callers branch on the domain's errors.
+func (e *StatusError) Is(target error) bool {
+	switch e.Code {
+	case http.StatusNotFound:
+		return target == domain.ErrNotFound
+	case http.StatusConflict:
+		return target == domain.ErrConflict
+	case http.StatusForbidden, http.StatusUnauthorized:
+		return target == domain.ErrForbidden
+	}
+	return false
+}
+
+// do sends method path with body (JSON) and decodes a 2xx answer into out
+// when out is not nil.
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, body, out any) error {
+	u := c.base + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	var rd io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.ua)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("cannot reach herd at %s: %w", c.base, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("%s %s: read the answer: %w", method, path, err)
+	}
+	if resp.StatusCode >= 300 {
+		se := &StatusError{Method: method, Path: path, Code: resp.StatusCode, Message: resp.Status}
+		var st metav1.Status
+		if json.Unmarshal(data, &st) == nil && st.Message != "" {
+			se.Reason, se.Message = string(st.Reason), st.Message
+		}
+		return se
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%s %s: decode the answer: %w", method, path, err)
+	}
+	return nil
+}
+
+// Retryable reports whether a request may succeed if sent again: herd
+// could not be reached, or answered with a server error.
+func Retryable(err error) bool {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.Code >= 500 || se.Code == http.StatusTooManyRequests
+	}
+	return err != nil
+}

@@ -1,0 +1,57 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"herd/domain"
+)
+
+// recordTermination is POST
+// /apis/herd.dev/v1/namespaces/NS/pods/NAME/termination: a node's agent
+// records a step of a pod's way out that its runtime took. Recording a
+// step again changes nothing; a pod that is not being deleted, or that is
+// another pod than the UID names, is a conflict. The answer is the pod.
+func (s *Server) recordTermination(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	req, err := decodeTerminationStep(r, name)
+	if err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	step, err := domain.ParseTerminationStep(req.Step)
+	if err != nil {
+		s.writeError(w, &domain.InvalidError{Kind: "Pod", Name: name, Fields: []domain.FieldError{{
+			Field: "step", Value: req.Step, Reason: `supported values: "ShutdownRequested", "Halted", "Stopped", "Deprovisioned"`,
+		}}}, "Pod", name)
+		return
+	}
+	s.changePod(w, r, ns, name, func(p domain.Pod) (domain.PodCommand, error) {
+		if req.UID != "" && req.UID != p.UID {
+			return nil, fmt.Errorf("pod %s/%s is another pod now (UID %s, not %s): %w", ns, name, p.UID, req.UID, domain.ErrConflict)
+		}
+		return domain.RecordTermination{Step: step}, nil
+	})
+}
+
+// decodeTerminationStep reads the body strictly: an unknown field is a
+// typo, a missing step is named.
+func decodeTerminationStep(r *http.Request, name string) (TerminationStepRequest, error) {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return TerminationStepRequest{}, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var req TerminationStepRequest
+	if err := dec.Decode(&req); err != nil {
+		return req, badRequest("the termination body is not valid: %v", err)
+	}
+	if req.Step == "" {
+		return req, &domain.InvalidError{Kind: "Pod", Name: name, Fields: []domain.FieldError{{Field: "step", Reason: "Required value"}}}
+	}
+	return req, nil
+}

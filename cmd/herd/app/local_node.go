@@ -1,0 +1,74 @@
+package app
+
+import (
+	"context"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/adapters/host"
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+)
+
+// localRegistry registers `herd serve --local-node`'s own host through
+// herd's unit of work: the same commands an agent's requests run.
+type localRegistry struct {
+	w          *projections.Writer
+	clock      clock.PassiveClock
+	thresholds domain.Thresholds
+}
+
+var _ Registry = localRegistry{}
+
+func (l localRegistry) ctx(ctx context.Context, node string) context.Context {
+	return events.WithMetadata(ctx, events.Metadata{Actor: "system:node:" + node, Source: "local-node"})
+}
+
+func (l localRegistry) Register(ctx context.Context, reg domain.Registration) (domain.Node, error) {
+	return l.w.UpdateNode(l.ctx(ctx, reg.Name), reg.Name, func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, domain.RegisterNode{Registration: reg}, l.clock.Now())
+	})
+}
+
+func (l localRegistry) Heartbeat(ctx context.Context, name string, m domain.Metrics) (domain.Node, error) {
+	return l.w.UpdateNode(l.ctx(ctx, name), name, func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, domain.RecordHeartbeat{Metrics: &m, Thresholds: l.thresholds}, l.clock.Now())
+	})
+}
+
+func (l localRegistry) Deregister(ctx context.Context, name string) error {
+	_, err := l.w.UpdateNode(l.ctx(ctx, name), name, func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, domain.DeregisterNode{}, l.clock.Now())
+	})
+	return err
+}
+
+// localNodeOption runs `herd serve --local-node NAME`: herd registers its
+// own host as NAME, heartbeats with the host's metrics and runs the node's
+// pods in the process on the node's runtime (nodeRuntimes), through the
+// same reconcilers as every other node's. Without --local-node it does
+// nothing.
+func localNodeOption(cfg Config) fx.Option {
+	if cfg.LocalNode.Name == "" {
+		return fx.Options()
+	}
+	return fx.Options(
+		fx.Provide(func(cfg Config) (host.Source, error) { return host.Local(cfg.LocalNode.hostConfig()) }),
+		fx.Invoke(func(lc fx.Lifecycle, cfg Config, w *projections.Writer, pods *projections.PodView, src host.Source,
+			clk clock.WithTicker, log *zap.Logger) {
+			jobs := func(ctx context.Context) (int, error) { return runningPods(ctx, pods, cfg.LocalNode.Name) }
+			p := NewPresence(cfg.LocalNode, localRegistry{w: w, clock: clk, thresholds: cfg.Thresholds}, src, jobs, nil, cfg.Version, clk, log)
+			lc.Append(fx.StartStopHook(p.Start, p.Stop))
+		}),
+	)
+}
+
+// runningPods counts the herd pods Running on node.
+func runningPods(ctx context.Context, pods *projections.PodView, node string) (int, error) {
+	herd := domain.SourceHerd
+	list, _, err := pods.List(ctx, projections.PodFilter{NodeName: node, Source: &herd, Phase: domain.PodRunning})
+	return len(list), err
+}

@@ -1,0 +1,72 @@
+package zones
+
+import (
+	"context"
+
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/projections"
+)
+
+// Pods is where the reconciler reads the pods it runs and the nodes they
+// are bound to, and reports what became of them: herd's views and unit of
+// work inside herd serve (Local), herd's API inside an agent.
+type Pods interface {
+	// Pod returns the pod; an error matching domain.ErrNotFound when
+	// there is none.
+	Pod(ctx context.Context, namespace, name string) (domain.Pod, error)
+	// List returns herd's own pods bound to node, or bound to any node
+	// when node is "".
+	List(ctx context.Context, node string) ([]domain.Pod, error)
+	// Node returns the node; an error matching domain.ErrNotFound when
+	// there is none.
+	Node(ctx context.Context, name string) (domain.Node, error)
+	// UpdateStatus reports a status of the pod namespace/name. decide sees
+	// the pod as it stands (one that does not Exist when it is gone) and
+	// returns the status to record, or false to record nothing; the
+	// decision and the write are one step, so a pod that changed in
+	// between is decided on again.
+	UpdateStatus(ctx context.Context, namespace, name string, decide func(domain.Pod) (domain.PodStatus, bool)) error
+}
+
+// Local is Pods on herd's own views and unit of work, for the reconciler
+// inside herd serve.
+type Local struct {
+	Repo  domain.PodRepository
+	Pods  *projections.PodView
+	Nodes *projections.NodeView
+	Clock clock.PassiveClock
+}
+
+var _ Pods = Local{}
+
+// Pod implements Pods.
+func (l Local) Pod(ctx context.Context, namespace, name string) (domain.Pod, error) {
+	return l.Pods.Get(ctx, namespace, name)
+}
+
+// List implements Pods.
+func (l Local) List(ctx context.Context, node string) ([]domain.Pod, error) {
+	herd := domain.SourceHerd
+	pods, _, err := l.Pods.List(ctx, projections.PodFilter{NodeName: node, Source: &herd})
+	return pods, err
+}
+
+// Node implements Pods.
+func (l Local) Node(ctx context.Context, name string) (domain.Node, error) {
+	return l.Nodes.Get(ctx, name)
+}
+
+// UpdateStatus implements Pods: the decision runs inside the pod's unit of
+// work.
+func (l Local) UpdateStatus(ctx context.Context, namespace, name string, decide func(domain.Pod) (domain.PodStatus, bool)) error {
+	_, err := l.Repo.UpdatePod(ctx, namespace, name, func(p domain.Pod) ([]domain.Event, error) {
+		st, ok := decide(p)
+		if !ok {
+			return nil, nil
+		}
+		return domain.DecidePod(p, domain.UpdatePodStatus{Status: st}, l.Clock.Now())
+	})
+	return err
+}
