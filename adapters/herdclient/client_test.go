@@ -52,10 +52,6 @@ func newHerd(t *testing.T, auth httpapi.Authenticator) *herd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := hub.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(hub.Stop)
 	s, err := httpapi.NewServer(httpapi.Deps{
 		Nodes: w, NodeView: projections.NewNodeView(db), Pods: w, PodView: pods, Timeline: projections.NewTimelineView(db),
 		Store: store, Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
@@ -65,6 +61,11 @@ func newHerd(t *testing.T, auth httpapi.Authenticator) *herd {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The hub starts once the API has registered what it watches.
+	if err := hub.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(hub.Stop)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	return &herd{url: srv.URL, writer: w, pods: pods, clock: clk}
