@@ -111,7 +111,7 @@ func TestAKeyThatAlwaysFailsIsSetAsideWithoutBlockingOthers(t *testing.T) {
 	h.start(cfg, f)
 
 	h.append("node/bad", 1)
-	eventually(t, func() bool { return f.Count("node/bad") == 1 }, "node/bad is reconciled")
+	eventually(t, func() bool { return f.Count("node/bad") >= 1 }, "node/bad is reconciled")
 	// node/bad is backing off; other keys go ahead without the clock.
 	h.append("node/good", 1)
 	eventually(t, func() bool { return f.Count("node/good") == 1 }, "node/good is reconciled while node/bad backs off")
