@@ -34,7 +34,7 @@ func PodFromAPI(in corev1.Pod) (domain.Pod, error) {
 		Labels: c.Labels, Annotations: c.Annotations, Finalizers: c.Finalizers, Owners: c.Owners,
 		CreatedAt: in.CreationTimestamp.UTC(),
 		Spec:      c.Spec,
-		Status:    podStatusFrom(in.Status),
+		Status:    PodStatusFromAPI(in.Status),
 		// Version is unknown to a client; any pod it was given exists.
 		Version:         1,
 		ResourceVersion: rv,
@@ -100,8 +100,8 @@ func NodeFromAPI(in corev1.Node) domain.Node {
 	n := domain.Node{
 		Name: in.Name, UID: string(in.UID), Kind: domain.NodeKind(in.Labels[labelKind]), Labels: labels,
 		Addresses:     fromNodeAddresses(in.Status.Addresses),
-		Capacity:      fromResourceList(in.Status.Capacity),
-		Allocatable:   fromResourceList(in.Status.Allocatable),
+		Capacity:      ResourcesFromAPI(in.Status.Capacity),
+		Allocatable:   ResourcesFromAPI(in.Status.Allocatable),
 		Info:          fromNodeInfo(in.Status.NodeInfo),
 		Unschedulable: in.Spec.Unschedulable,
 		Version:       1,

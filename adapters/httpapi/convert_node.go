@@ -115,8 +115,8 @@ func fromNode(in corev1.Node, defaultKind domain.NodeKind) domain.Registration {
 		Kind:        defaultKind,
 		Labels:      withoutHerdKeys(in.Labels),
 		Annotations: withoutHerdKeys(in.Annotations),
-		Capacity:    fromResourceList(in.Status.Capacity),
-		Allocatable: fromResourceList(in.Status.Allocatable),
+		Capacity:    ResourcesFromAPI(in.Status.Capacity),
+		Allocatable: ResourcesFromAPI(in.Status.Allocatable),
 		KubeletPort: in.Status.DaemonEndpoints.KubeletEndpoint.Port,
 		Info:        fromNodeInfo(in.Status.NodeInfo),
 	}
@@ -209,7 +209,9 @@ func toResourceList(in domain.ResourceList) corev1.ResourceList {
 	return out
 }
 
-func fromResourceList(in corev1.ResourceList) domain.ResourceList {
+// ResourcesFromAPI reads Kubernetes quantities in herd's base units: CPU
+// in millicores, everything else in plain units (bytes, counts).
+func ResourcesFromAPI(in corev1.ResourceList) domain.ResourceList {
 	if len(in) == 0 {
 		return nil
 	}

@@ -155,32 +155,45 @@ func fromPod(in corev1.Pod, uid string) (domain.CreatePod, error) {
 		Annotations:                   withoutHerdKeys(in.Annotations),
 		Finalizers:                    in.Finalizers,
 		TerminationGracePeriodSeconds: in.Spec.TerminationGracePeriodSeconds,
-		Spec: domain.PodSpec{
-			NodeName:     in.Spec.NodeName,
-			NodeSelector: in.Spec.NodeSelector,
-		},
-	}
-	for _, o := range in.OwnerReferences {
-		c.Owners = append(c.Owners, domain.OwnerReference{
-			APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: string(o.UID),
-			Controller: o.Controller != nil && *o.Controller,
-		})
-	}
-	for _, t := range in.Spec.Tolerations {
-		c.Spec.Tolerations = append(c.Spec.Tolerations, domain.Toleration{
-			Key: t.Key, Operator: string(t.Operator), Value: t.Value,
-			Effect: domain.TaintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds,
-		})
-	}
-	for _, k := range in.Spec.Containers {
-		c.Spec.Containers = append(c.Spec.Containers, domain.Container{
-			Name: k.Name, Image: k.Image, Command: k.Command, Args: k.Args,
-			Requests: fromResourceList(k.Resources.Requests), Limits: fromResourceList(k.Resources.Limits),
-		})
+		Owners:                        OwnersFromAPI(in.OwnerReferences),
+		Spec:                          PodSpecFromAPI(in.Spec),
 	}
 	zone, err := zoneFromAnnotations(in.Annotations)
 	c.Spec.Zone = zone
 	return c, err
+}
+
+// PodSpecFromAPI reads what herd keeps of a Kubernetes pod spec: node,
+// node selector, tolerations and containers with their resources. The
+// grace period and the zone are left to the caller, which knows their
+// defaults.
+func PodSpecFromAPI(in corev1.PodSpec) domain.PodSpec {
+	out := domain.PodSpec{NodeName: in.NodeName, NodeSelector: in.NodeSelector}
+	for _, t := range in.Tolerations {
+		out.Tolerations = append(out.Tolerations, domain.Toleration{
+			Key: t.Key, Operator: string(t.Operator), Value: t.Value,
+			Effect: domain.TaintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds,
+		})
+	}
+	for _, k := range in.Containers {
+		out.Containers = append(out.Containers, domain.Container{
+			Name: k.Name, Image: k.Image, Command: k.Command, Args: k.Args,
+			Requests: ResourcesFromAPI(k.Resources.Requests), Limits: ResourcesFromAPI(k.Resources.Limits),
+		})
+	}
+	return out
+}
+
+// OwnersFromAPI reads a Kubernetes object's ownerReferences.
+func OwnersFromAPI(in []metav1.OwnerReference) []domain.OwnerReference {
+	var out []domain.OwnerReference
+	for _, o := range in {
+		out = append(out, domain.OwnerReference{
+			APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: string(o.UID),
+			Controller: o.Controller != nil && *o.Controller,
+		})
+	}
+	return out
 }
 
 // zoneFromAnnotations reads herd's zone extension; nil when there is none.
@@ -200,8 +213,9 @@ func zoneFromAnnotations(a map[string]string) (*domain.ZoneSpec, error) {
 	return z, nil
 }
 
-// podStatusFrom reads a status a client or runtime reported.
-func podStatusFrom(in corev1.PodStatus) domain.PodStatus {
+// PodStatusFromAPI reads a status a client, a runtime or a kubelet
+// reported; times in UTC.
+func PodStatusFromAPI(in corev1.PodStatus) domain.PodStatus {
 	out := domain.PodStatus{
 		Phase: domain.PodPhase(in.Phase), PodIP: in.PodIP, HostIP: in.HostIP,
 		Reason: in.Reason, Message: in.Message,

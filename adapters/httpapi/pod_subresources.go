@@ -71,7 +71,7 @@ func (s *Server) updatePodStatus(w http.ResponseWriter, r *http.Request) {
 		if in.ResourceVersion != "" && in.ResourceVersion != toPod(p).ResourceVersion {
 			return nil, staleObject("pods", name)
 		}
-		return domain.UpdatePodStatus{Status: podStatusFrom(in.Status)}, nil
+		return domain.UpdatePodStatus{Status: PodStatusFromAPI(in.Status)}, nil
 	})
 }
 
@@ -88,7 +88,7 @@ func (s *Server) patchPodStatus(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		return domain.UpdatePodStatus{Status: podStatusFrom(in.Status)}, nil
+		return domain.UpdatePodStatus{Status: PodStatusFromAPI(in.Status)}, nil
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"herd/adapters/httpapi"
 	"herd/domain"
 )
 
@@ -59,48 +60,19 @@ func observedPod(node string, p corev1.Pod, probes probeFailures) domain.Observe
 	o := domain.ObservePod{
 		Namespace: p.Namespace, Name: p.Name, UID: string(p.UID),
 		Labels: p.Labels, Annotations: p.Annotations,
+		Owners:    httpapi.OwnersFromAPI(p.OwnerReferences),
 		CreatedAt: p.CreationTimestamp.UTC(),
-		Spec: domain.PodSpec{
-			NodeName: node, NodeSelector: p.Spec.NodeSelector,
-			TerminationGracePeriodSeconds: domain.DefaultTerminationGracePeriodSeconds,
-		},
-		Status: domain.PodStatus{
-			Phase: domain.PodPhase(p.Status.Phase), PodIP: p.Status.PodIP, HostIP: p.Status.HostIP,
-			Reason: p.Status.Reason, Message: p.Status.Message,
-		},
+		Spec:      httpapi.PodSpecFromAPI(p.Spec),
+		Status:    httpapi.PodStatusFromAPI(p.Status),
 	}
+	// The pod is on the node this kubelet is, whatever its spec says.
+	o.Spec.NodeName = node
+	o.Spec.TerminationGracePeriodSeconds = domain.DefaultTerminationGracePeriodSeconds
 	if o.Namespace == "" {
 		o.Namespace = "default"
 	}
 	if g := p.Spec.TerminationGracePeriodSeconds; g != nil && *g >= 0 {
 		o.Spec.TerminationGracePeriodSeconds = *g
-	}
-	for _, ref := range p.OwnerReferences {
-		o.Owners = append(o.Owners, domain.OwnerReference{
-			APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: string(ref.UID),
-			Controller: ref.Controller != nil && *ref.Controller,
-		})
-	}
-	for _, t := range p.Spec.Tolerations {
-		o.Spec.Tolerations = append(o.Spec.Tolerations, domain.Toleration{
-			Key: t.Key, Operator: string(t.Operator), Value: t.Value,
-			Effect: domain.TaintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds,
-		})
-	}
-	for _, c := range p.Spec.Containers {
-		o.Spec.Containers = append(o.Spec.Containers, domain.Container{
-			Name: c.Name, Image: c.Image, Command: c.Command, Args: c.Args,
-			Requests: resources(c.Resources.Requests), Limits: resources(c.Resources.Limits),
-		})
-	}
-	if t := p.Status.StartTime; t != nil {
-		o.Status.StartTime = t.UTC()
-	}
-	for _, c := range p.Status.Conditions {
-		o.Status.Conditions = append(o.Status.Conditions, domain.PodCondition{
-			Type: domain.PodConditionType(c.Type), Status: domain.ConditionStatus(c.Status),
-			Reason: c.Reason, Message: c.Message,
-		})
 	}
 	var loops []string
 	for _, s := range p.Status.InitContainerStatuses {
@@ -108,8 +80,8 @@ func observedPod(node string, p corev1.Pod, probes probeFailures) domain.Observe
 			loops = append(loops, "init container "+loopDetail(s))
 		}
 	}
-	for _, s := range p.Status.ContainerStatuses {
-		cs := containerStatus(s)
+	for i, s := range p.Status.ContainerStatuses {
+		cs := &o.Status.ContainerStatuses[i]
 		for _, pc := range probes[containerRef{Namespace: o.Namespace, Pod: p.Name, Container: s.Name}] {
 			if pc.PodUID == "" || pc.PodUID == string(p.UID) {
 				cs.ProbeFailures += pc.Failed
@@ -121,38 +93,12 @@ func observedPod(node string, p corev1.Pod, probes probeFailures) domain.Observe
 				w.Reason = ReasonCrashLoopBackOff
 			}
 		}
-		o.Status.ContainerStatuses = append(o.Status.ContainerStatuses, cs)
 	}
 	if len(loops) > 0 && o.Status.Reason == "" {
 		o.Status.Reason = ReasonCrashLoopBackOff
 		o.Status.Message = strings.Join(loops, "; ")
 	}
 	return o
-}
-
-// containerStatus maps one container's status; times in UTC.
-func containerStatus(s corev1.ContainerStatus) domain.ContainerStatus {
-	return domain.ContainerStatus{
-		Name: s.Name, Image: s.Image, Ready: s.Ready, RestartCount: s.RestartCount,
-		State: containerState(s.State), LastState: containerState(s.LastTerminationState),
-	}
-}
-
-func containerState(s corev1.ContainerState) domain.ContainerState {
-	var out domain.ContainerState
-	if w := s.Waiting; w != nil {
-		out.Waiting = &domain.ContainerWaiting{Reason: w.Reason, Message: w.Message}
-	}
-	if r := s.Running; r != nil {
-		out.Running = &domain.ContainerRunning{StartedAt: r.StartedAt.UTC()}
-	}
-	if t := s.Terminated; t != nil {
-		out.Terminated = &domain.ContainerTerminated{
-			ExitCode: t.ExitCode, Reason: t.Reason, Message: t.Message,
-			StartedAt: t.StartedAt.UTC(), FinishedAt: t.FinishedAt.UTC(),
-		}
-	}
-	return out
 }
 
 // crashLooping is the kubelet backing off the container's restarts, or
@@ -174,21 +120,4 @@ func loopDetail(s corev1.ContainerStatus) string {
 		}
 	}
 	return msg
-}
-
-// resources converts Kubernetes quantities to herd's base units: CPU in
-// millicores, the rest in plain units.
-func resources(in corev1.ResourceList) domain.ResourceList {
-	if len(in) == 0 {
-		return nil
-	}
-	out := domain.ResourceList{}
-	for name, q := range in {
-		if name == corev1.ResourceCPU {
-			out[string(name)] = q.MilliValue()
-		} else {
-			out[string(name)] = q.Value()
-		}
-	}
-	return out
 }
