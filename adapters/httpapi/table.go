@@ -49,7 +49,7 @@ func (s *Server) nodeTable(nodes []corev1.Node, rv string, r *http.Request) meta
 		n := &nodes[i]
 		t.Rows = append(t.Rows, metav1.TableRow{
 			Cells: []any{
-				n.Name, nodeStatus(n), nodeRoles(n),
+				n.Name, NodeStatus(n), nodeRoles(n),
 				duration.HumanDuration(now.Sub(n.CreationTimestamp.Time)),
 				n.Status.NodeInfo.KubeletVersion,
 				address(n, corev1.NodeInternalIP), address(n, corev1.NodeExternalIP),
@@ -79,7 +79,9 @@ func rowObject(r *http.Request, obj any, meta metav1.ObjectMeta) runtime.RawExte
 	return runtime.RawExtension{Raw: raw}
 }
 
-func nodeStatus(n *corev1.Node) string {
+// NodeStatus is kubectl's STATUS of a node: Ready, NotReady or Unknown,
+// with SchedulingDisabled when it is cordoned.
+func NodeStatus(n *corev1.Node) string {
 	status := "Unknown"
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {

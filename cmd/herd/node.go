@@ -102,26 +102,10 @@ func printNodes(w io.Writer, nodes []corev1.Node, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSTATUS\tKIND\tAGE\tVERSION\tCONDITIONS")
 	for _, n := range nodes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, readiness(n), dash(n.Labels["herd.dev/kind"]),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, httpapi.NodeStatus(&n), dash(n.Labels["herd.dev/kind"]),
 			duration.HumanDuration(now.Sub(n.CreationTimestamp.Time)), dash(n.Status.NodeInfo.KubeletVersion), trueConditions(n))
 	}
 	_ = tw.Flush()
-}
-
-func readiness(n corev1.Node) string {
-	s := "Unknown"
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			s = "NotReady"
-			if c.Status == corev1.ConditionTrue {
-				s = "Ready"
-			}
-		}
-	}
-	if n.Spec.Unschedulable {
-		s += ",SchedulingDisabled"
-	}
-	return s
 }
 
 // trueConditions lists the conditions other than Ready that hold.
