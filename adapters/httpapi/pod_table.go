@@ -33,7 +33,7 @@ func (s *Server) podTable(pods []corev1.Pod, rv string, r *http.Request) metav1.
 		ready, total, restarts := podReadiness(p)
 		t.Rows = append(t.Rows, metav1.TableRow{
 			Cells: []any{
-				p.Name, fmt.Sprintf("%d/%d", ready, total), podStatus(p), fmt.Sprint(restarts),
+				p.Name, fmt.Sprintf("%d/%d", ready, total), PodDisplayStatus(p), fmt.Sprint(restarts),
 				duration.HumanDuration(now.Sub(p.CreationTimestamp.Time)),
 				orNone(p.Status.PodIP), orNone(p.Spec.NodeName), "<none>", "<none>",
 			},
@@ -65,10 +65,10 @@ func podReadiness(p *corev1.Pod) (ready, total int, restarts int32) {
 	return ready, total, restarts
 }
 
-// podStatus is kubectl's STATUS column: the pod's reason or phase, a
+// PodDisplayStatus is kubectl's STATUS column: the pod's reason or phase, a
 // container's waiting or terminated reason when there is one, and
 // Terminating once deletion was requested.
-func podStatus(p *corev1.Pod) string {
+func PodDisplayStatus(p *corev1.Pod) string {
 	reason := string(p.Status.Phase)
 	if p.Status.Reason != "" {
 		reason = p.Status.Reason

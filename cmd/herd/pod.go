@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
+
+	"herd/adapters/httpapi"
 )
 
 func newPodCmd() *cobra.Command {
@@ -105,11 +107,7 @@ func printPods(w io.Writer, pods []corev1.Pod, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	fmt.Fprintln(tw, "NAMESPACE\tNAME\tSTATUS\tNODE\tIP\tAGE")
 	for _, p := range pods {
-		status := string(p.Status.Phase)
-		if p.DeletionTimestamp != nil {
-			status = "Terminating"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Namespace, p.Name, status, dash(p.Spec.NodeName), dash(p.Status.PodIP),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Namespace, p.Name, httpapi.PodDisplayStatus(&p), dash(p.Spec.NodeName), dash(p.Status.PodIP),
 			duration.HumanDuration(now.Sub(p.CreationTimestamp.Time)))
 	}
 	_ = tw.Flush()
