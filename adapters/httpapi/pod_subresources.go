@@ -11,9 +11,33 @@ import (
 	"herd/domain"
 )
 
+// podCommandFrom is how a PUT or PATCH turns the pod the client wants
+// (in) into a command on the pod as it stands (p).
+type podCommandFrom func(p domain.Pod, in corev1.Pod) (domain.PodCommand, error)
+
 // updatePod is a PUT of a pod: its labels, annotations and finalizers may
-// change; its spec may not. A stale resourceVersion is a conflict.
-func (s *Server) updatePod(w http.ResponseWriter, r *http.Request) {
+// change; its spec may not.
+func (s *Server) updatePod(w http.ResponseWriter, r *http.Request) { s.putPod(w, r, metadataChange) }
+
+// patchPod patches a pod's metadata (kubectl label, annotate, and the
+// removal of finalizers).
+func (s *Server) patchPod(w http.ResponseWriter, r *http.Request) {
+	s.patchPodWith(w, r, metadataChange)
+}
+
+// updatePodStatus is a PUT of the status subresource.
+func (s *Server) updatePodStatus(w http.ResponseWriter, r *http.Request) {
+	s.putPod(w, r, statusChange)
+}
+
+// patchPodStatus is a PATCH of the status subresource.
+func (s *Server) patchPodStatus(w http.ResponseWriter, r *http.Request) {
+	s.patchPodWith(w, r, statusChange)
+}
+
+// putPod decodes the pod a PUT sends and runs the command cmd makes of it;
+// a stale resourceVersion is a conflict.
+func (s *Server) putPod(w http.ResponseWriter, r *http.Request, cmd podCommandFrom) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
 	var in corev1.Pod
 	if err := decodeJSON(r, &in); err != nil {
@@ -24,13 +48,13 @@ func (s *Server) updatePod(w http.ResponseWriter, r *http.Request) {
 		if in.ResourceVersion != "" && in.ResourceVersion != toPod(p).ResourceVersion {
 			return nil, staleObject("pods", name)
 		}
-		return metadataChange(p, in)
+		return cmd(p, in)
 	})
 }
 
-// patchPod patches a pod's metadata (kubectl label, annotate, and the
-// removal of finalizers).
-func (s *Server) patchPod(w http.ResponseWriter, r *http.Request) {
+// patchPodWith applies a PATCH to the pod as it stands and runs the
+// command cmd makes of the result.
+func (s *Server) patchPodWith(w http.ResponseWriter, r *http.Request, cmd podCommandFrom) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
 	patch, ct, err := patchBody(r)
 	if err != nil {
@@ -42,7 +66,7 @@ func (s *Server) patchPod(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		return metadataChange(p, in)
+		return cmd(p, in)
 	})
 }
 
@@ -59,37 +83,9 @@ func metadataChange(p domain.Pod, in corev1.Pod) (domain.PodCommand, error) {
 	return domain.SetPodMetadata{Labels: in.Labels, Annotations: withoutHerdKeys(in.Annotations), Finalizers: in.Finalizers}, nil
 }
 
-// updatePodStatus is a PUT of the status subresource.
-func (s *Server) updatePodStatus(w http.ResponseWriter, r *http.Request) {
-	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	var in corev1.Pod
-	if err := decodeJSON(r, &in); err != nil {
-		s.writeError(w, err, "Pod", name)
-		return
-	}
-	s.changePod(w, r, ns, name, func(p domain.Pod) (domain.PodCommand, error) {
-		if in.ResourceVersion != "" && in.ResourceVersion != toPod(p).ResourceVersion {
-			return nil, staleObject("pods", name)
-		}
-		return domain.UpdatePodStatus{Status: PodStatusFromAPI(in.Status)}, nil
-	})
-}
-
-// patchPodStatus is a PATCH of the status subresource.
-func (s *Server) patchPodStatus(w http.ResponseWriter, r *http.Request) {
-	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	patch, ct, err := patchBody(r)
-	if err != nil {
-		s.writeError(w, err, "Pod", name)
-		return
-	}
-	s.changePod(w, r, ns, name, func(p domain.Pod) (domain.PodCommand, error) {
-		in, err := applyPatch(toPod(p), patch, ct)
-		if err != nil {
-			return nil, err
-		}
-		return domain.UpdatePodStatus{Status: PodStatusFromAPI(in.Status)}, nil
-	})
+// statusChange is the status report in carries.
+func statusChange(_ domain.Pod, in corev1.Pod) (domain.PodCommand, error) {
+	return domain.UpdatePodStatus{Status: PodStatusFromAPI(in.Status)}, nil
 }
 
 // evictPod is the policy/v1 Eviction subresource, which kubectl drain
