@@ -52,3 +52,22 @@ func nodeRef(name string) string {
 	}
 	return fmt.Sprintf("node %q", name)
 }
+
+// DecideNodeSequence decides cmds one after another, each on the node as
+// the events of those before it leave it, and returns all their events:
+// how a caller issues several commands as one unit of work (register, then
+// take the first status report). The first error stops it.
+func DecideNodeSequence(n Node, now time.Time, cmds ...NodeCommand) ([]Event, error) {
+	var out []Event
+	for _, c := range cmds {
+		evs, err := DecideNode(n, c, now)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range evs {
+			n = EvolveNode(n, e)
+		}
+		out = append(out, evs...)
+	}
+	return out, nil
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"herd/domain"
 )
@@ -34,7 +33,7 @@ func (s *Server) patchNode(w http.ResponseWriter, r *http.Request) {
 		for _, t := range in.Spec.Taints {
 			spec.Taints = append(spec.Taints, domain.Taint{Key: t.Key, Value: t.Value, Effect: domain.TaintEffect(t.Effect)})
 		}
-		return decideAll(n, now, spec, domain.SetNodeLabels{
+		return domain.DecideNodeSequence(n, now, spec, domain.SetNodeLabels{
 			Labels: withoutHerdKeys(in.Labels), Annotations: withoutHerdKeys(in.Annotations),
 		})
 	})
@@ -43,23 +42,6 @@ func (s *Server) patchNode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeJSON(w, http.StatusOK, toNode(n))
-}
-
-// decideAll decides cmds on n one after another, each on the node as the
-// ones before left it, and returns every event; any rejection rejects all.
-func decideAll(n domain.Node, now time.Time, cmds ...domain.NodeCommand) ([]domain.Event, error) {
-	var all []domain.Event
-	for _, cmd := range cmds {
-		evs, err := domain.DecideNode(n, cmd, now)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range evs {
-			n = domain.EvolveNode(n, e)
-		}
-		all = append(all, evs...)
-	}
-	return all, nil
 }
 
 // drainRequest is the body of a drain: an optional grace period that

@@ -49,17 +49,12 @@ func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
 		reg.UID = uuid.NewString()
 	}
 	now := s.Clock.Now()
-	reported := reportedConditions(in.Status.Conditions)
+	cmds := []domain.NodeCommand{domain.RegisterNode{Registration: reg, FailIfExists: true}}
+	if reported := reportedConditions(in.Status.Conditions); len(reported) > 0 {
+		cmds = append(cmds, domain.RecordHeartbeat{Reported: reported, Thresholds: s.cfg.Thresholds})
+	}
 	n, err := s.Nodes.UpdateNode(r.Context(), reg.Name, func(n domain.Node) ([]domain.Event, error) {
-		evs, err := domain.DecideNode(n, domain.RegisterNode{Registration: reg, FailIfExists: true}, now)
-		if err != nil || len(reported) == 0 {
-			return evs, err
-		}
-		for _, e := range evs {
-			n = domain.EvolveNode(n, e)
-		}
-		more, err := domain.DecideNode(n, domain.RecordHeartbeat{Reported: reported, Thresholds: s.cfg.Thresholds}, now)
-		return append(evs, more...), err
+		return domain.DecideNodeSequence(n, now, cmds...)
 	})
 	if err != nil {
 		s.writeError(w, err, "Node", reg.Name)

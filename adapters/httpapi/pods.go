@@ -98,21 +98,14 @@ func (s *Server) deletePod(w http.ResponseWriter, r *http.Request) {
 
 // deletePodWith runs DeletePod, preceded by disruption when it is set.
 func (s *Server) deletePodWith(w http.ResponseWriter, r *http.Request, ns, name string, grace *int64, disruption *domain.TargetPodDisruption) {
+	var cmds []domain.PodCommand
+	if disruption != nil {
+		cmds = append(cmds, *disruption)
+	}
+	cmds = append(cmds, domain.DeletePod{GracePeriodSeconds: grace})
 	now := s.Clock.Now()
 	p, err := s.Pods.UpdatePod(r.Context(), ns, name, func(p domain.Pod) ([]domain.Event, error) {
-		var evs []domain.Event
-		if disruption != nil {
-			more, err := domain.DecidePod(p, *disruption, now)
-			if err != nil {
-				return nil, err
-			}
-			evs = append(evs, more...)
-			for _, e := range more {
-				p = domain.EvolvePod(p, e)
-			}
-		}
-		more, err := domain.DecidePod(p, domain.DeletePod{GracePeriodSeconds: grace}, now)
-		return append(evs, more...), err
+		return domain.DecidePodSequence(p, now, cmds...)
 	})
 	if err != nil {
 		s.writeError(w, err, "Pod", name)

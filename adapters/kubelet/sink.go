@@ -77,18 +77,7 @@ func (c *Commands) RegisterNode(ctx context.Context, reg domain.Registration, re
 func (c *Commands) RecordHeartbeat(ctx context.Context, node string, hb domain.RecordHeartbeat) error {
 	now := c.Clock.Now()
 	_, err := c.Nodes.UpdateNode(ctx, node, func(n domain.Node) ([]domain.Event, error) {
-		evs, err := domain.DecideNode(n, domain.ClearScrapeFailure{}, now)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range evs {
-			n = domain.EvolveNode(n, e)
-		}
-		more, err := domain.DecideNode(n, hb, now)
-		if err != nil {
-			return nil, err
-		}
-		return append(evs, more...), nil
+		return domain.DecideNodeSequence(n, now, domain.ClearScrapeFailure{}, hb)
 	})
 	return err
 }
