@@ -66,18 +66,7 @@ func (e *Env) SetTime(s int) { e.Clock.SetTime(At(s)) }
 func (e *Env) Node(name string, cmds ...domain.NodeCommand) domain.Node {
 	e.t.Helper()
 	n, err := e.Writer.UpdateNode(e.t.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		var out []domain.Event
-		for _, c := range cmds {
-			evs, err := domain.DecideNode(n, c, e.Clock.Now())
-			if err != nil {
-				return nil, err
-			}
-			for _, ev := range evs {
-				n = domain.EvolveNode(n, ev)
-			}
-			out = append(out, evs...)
-		}
-		return out, nil
+		return domain.DecideNodeSequence(n, e.Clock.Now(), cmds...)
 	})
 	if err != nil {
 		e.t.Fatalf("node %s: %v", name, err)
