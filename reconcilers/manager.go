@@ -141,7 +141,9 @@ func (m *Manager) Start(context.Context) error {
 	m.cancel = cancel
 	for _, rn := range m.runners {
 		m.wg.Go(func() {
-			if err := rn.run(ctx); err != nil {
+			// An error after Stop is the stop itself (a start-up read cut
+			// short), not a failure to report.
+			if err := rn.run(ctx); err != nil && ctx.Err() == nil {
 				m.log.Error("reconciler stopped", zap.String("reconciler", rn.r.Name()), zap.Error(err))
 			}
 		})

@@ -92,6 +92,13 @@ func (e *StatusError) Is(target error) bool {
 // do sends method path with body (JSON) and decodes a 2xx answer into out
 // when out is not nil.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, body, out any) error {
+	return c.Do(ctx, method, path, query, "", body, out)
+}
+
+// Do sends method path with body as JSON under contentType (a patch type,
+// or application/json when empty) and decodes a 2xx answer into out when
+// out is not nil. A refusal is a *StatusError.
+func (c *Client) Do(ctx context.Context, method, path string, query url.Values, contentType string, body, out any) error {
 	u := c.base + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
@@ -111,7 +118,10 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.ua)
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		if contentType == "" {
+			contentType = "application/json"
+		}
+		req.Header.Set("Content-Type", contentType)
 	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)

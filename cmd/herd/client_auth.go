@@ -26,10 +26,3 @@ func clientTransport(caFile string) (http.RoundTripper, error) {
 	t.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	return t, nil
 }
-
-// authorize adds the bearer token, when there is one.
-func (c *client) authorize(req *http.Request) {
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-}
