@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"go.uber.org/fx"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"herd/cmd/herd/app"
@@ -110,20 +106,5 @@ const agentStartTimeout = time.Minute
 // runAgent runs the agent until SIGINT or SIGTERM, then deregisters the
 // node and stops.
 func runAgent(cfg app.AgentConfig) error {
-	sigCtx, stopSignals := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stopSignals()
-	a := fx.New(app.AgentOptions(cfg))
-	if err := a.Err(); err != nil {
-		return err
-	}
-	startCtx, cancel := context.WithTimeout(sigCtx, agentStartTimeout)
-	defer cancel()
-	if err := a.Start(startCtx); err != nil {
-		if sigCtx.Err() != nil {
-			return stop(a)
-		}
-		return err
-	}
-	<-sigCtx.Done()
-	return stop(a)
+	return runUntilSignalled(app.AgentOptions(cfg), agentStartTimeout)
 }

@@ -77,15 +77,21 @@ func newServeCmd() *cobra.Command {
 // serve runs herd until SIGINT or SIGTERM, then stops cleanly: the API
 // drains, the log closes.
 func serve(cfg app.Config) error {
-	// Listen for signals before anything starts, so that a SIGTERM during
-	// start-up (migrations can take a while) still stops herd cleanly.
+	return runUntilSignalled(app.Options(cfg, app.DemoOption(cfg)), time.Minute)
+}
+
+// runUntilSignalled builds the app from opts, starts it within
+// startTimeout and runs it until SIGINT or SIGTERM. Signals are listened
+// for before anything starts, so that one during start-up (migrations can
+// take a while) still stops it cleanly.
+func runUntilSignalled(opts fx.Option, startTimeout time.Duration) error {
 	sigCtx, stopSignals := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stopSignals()
-	a := fx.New(app.Options(cfg, app.DemoOption(cfg)))
+	a := fx.New(opts)
 	if err := a.Err(); err != nil {
 		return err
 	}
-	startCtx, cancel := context.WithTimeout(sigCtx, time.Minute)
+	startCtx, cancel := context.WithTimeout(sigCtx, startTimeout)
 	defer cancel()
 	if err := a.Start(startCtx); err != nil {
 		if sigCtx.Err() != nil {

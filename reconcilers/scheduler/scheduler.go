@@ -129,6 +129,8 @@ func (r *Reconciler) schedule(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Wall time on purpose: what the pass cost, for the debug log, not a
+	// domain time (those come from r.clock).
 	start := time.Now()
 	decisions := plan(nodes, pods)
 	planned := time.Since(start)
