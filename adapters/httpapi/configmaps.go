@@ -169,12 +169,9 @@ func (s *Server) decodeConfigMap(r *http.Request, ns, name string) (corev1.Confi
 	if err := refuseDryRun(r); err != nil {
 		return in, err
 	}
-	data, err := io.ReadAll(r.Body)
+	data, err := readBody(r)
 	if err != nil {
 		return in, err
-	}
-	if len(data) == 0 {
-		return in, badRequest("the request body is empty")
 	}
 	switch ct := mediaType(r); ct {
 	case protobufType:

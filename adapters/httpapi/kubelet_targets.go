@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -162,12 +161,9 @@ func (s *Server) deleteKubeletTarget(w http.ResponseWriter, r *http.Request) {
 // decodeKubeletTarget reads a KubeletTarget strictly.
 func decodeKubeletTarget(r *http.Request) (KubeletTarget, error) {
 	var in KubeletTarget
-	data, err := io.ReadAll(r.Body)
+	data, err := readBody(r)
 	if err != nil {
 		return in, err
-	}
-	if len(data) == 0 {
-		return in, badRequest("the request body is empty")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

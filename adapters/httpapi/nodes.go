@@ -114,14 +114,28 @@ func (s *Server) patchNodeStatus(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, toNode(n))
 }
 
-// decodeJSON reads one JSON document from the (size-limited) body.
-func decodeJSON(r *http.Request, v any) error {
+// errEmptyBody is the answer to a request that needed a body and sent
+// none; a caller for which the body is optional branches on it.
+var errEmptyBody = badRequest("the request body is empty")
+
+// readBody reads the whole (size-limited) body, refusing an empty one
+// with errEmptyBody.
+func readBody(r *http.Request) ([]byte, error) {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(data) == 0 {
-		return badRequest("the request body is empty")
+		return nil, errEmptyBody
+	}
+	return data, nil
+}
+
+// decodeJSON reads one JSON document from the (size-limited) body.
+func decodeJSON(r *http.Request, v any) error {
+	data, err := readBody(r)
+	if err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	// kubectl asks for strict validation by default (fieldValidation=

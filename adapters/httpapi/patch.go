@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -18,12 +17,9 @@ func patchBody(r *http.Request) (data []byte, contentType string, err error) {
 	default:
 		return nil, "", unsupportedMediaType(contentType)
 	}
-	data, err = io.ReadAll(r.Body)
+	data, err = readBody(r)
 	if err != nil {
 		return nil, "", err
-	}
-	if len(data) == 0 {
-		return nil, "", badRequest("the request body is empty")
 	}
 	return data, contentType, nil
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -139,7 +140,7 @@ func gracePeriod(r *http.Request) (*int64, error) {
 	}
 	var opts metav1.DeleteOptions
 	if err := decodeJSON(r, &opts); err != nil {
-		if st, ok := err.(*requestError); ok && st.msg == "the request body is empty" {
+		if errors.Is(err, errEmptyBody) {
 			return nil, nil
 		}
 		return nil, err
