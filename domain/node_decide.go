@@ -58,14 +58,21 @@ func nodeRef(name string) string {
 // how a caller issues several commands as one unit of work (register, then
 // take the first status report). The first error stops it.
 func DecideNodeSequence(n Node, now time.Time, cmds ...NodeCommand) ([]Event, error) {
+	return decideSequence(n, now, cmds, DecideNode, EvolveNode)
+}
+
+// decideSequence decides cmds one after another on s, folding each one's
+// events in before the next: the shape of DecideNodeSequence and
+// DecidePodSequence.
+func decideSequence[S, C any](s S, now time.Time, cmds []C, decide func(S, C, time.Time) ([]Event, error), evolve func(S, Event) S) ([]Event, error) {
 	var out []Event
 	for _, c := range cmds {
-		evs, err := DecideNode(n, c, now)
+		evs, err := decide(s, c, now)
 		if err != nil {
 			return nil, err
 		}
 		for _, e := range evs {
-			n = EvolveNode(n, e)
+			s = evolve(s, e)
 		}
 		out = append(out, evs...)
 	}

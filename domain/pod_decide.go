@@ -62,16 +62,5 @@ func podRef(p Pod) string {
 // caller issues several commands as one unit of work (mark a pod as a
 // disruption target, then delete it). The first error stops it.
 func DecidePodSequence(p Pod, now time.Time, cmds ...PodCommand) ([]Event, error) {
-	var out []Event
-	for _, c := range cmds {
-		evs, err := DecidePod(p, c, now)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range evs {
-			p = EvolvePod(p, e)
-		}
-		out = append(out, evs...)
-	}
-	return out, nil
+	return decideSequence(p, now, cmds, DecidePod, EvolvePod)
 }
