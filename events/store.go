@@ -39,6 +39,8 @@ type Store struct {
 	mu            sync.Mutex
 	closed        bool
 	subscriptions []subscription
+
+	commits commits
 }
 
 // subscription is a subscriber the store closes on Close. If stop is set,
