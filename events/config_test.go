@@ -69,7 +69,7 @@ func TestOpenDBSettings(t *testing.T) {
 		want   string
 	}{
 		{"journal_mode", "wal"},
-		{"synchronous", "1"}, // NORMAL
+		{"synchronous", "2"}, // FULL
 		{"foreign_keys", "1"},
 		{"busy_timeout", "5000"},
 	}

@@ -11,6 +11,9 @@ type Metrics struct {
 	appends       prometheus.Counter
 	appendLatency prometheus.Histogram
 	head          prometheus.Gauge
+	groupSize     prometheus.Histogram
+	groupRejected prometheus.Counter
+	groupLatency  prometheus.Histogram
 }
 
 // NewMetrics registers the log's metrics with reg.
@@ -31,8 +34,23 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "herd_log_head_position",
 			Help: "Global position of the newest event in the log.",
 		}),
+		groupSize: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "herd_commit_group_commands",
+			Help: "Commands committed together in one write transaction (group commit).",
+			// 1 on an idle herd, up to the group limit (512) under load.
+			Buckets: prometheus.ExponentialBuckets(1, 2, 10),
+		}),
+		groupRejected: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "herd_commit_commands_rejected_total",
+			Help: "Commands rolled back alone inside a group commit (rejected, conflicting, or failed).",
+		}),
+		groupLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "herd_commit_duration_seconds",
+			Help: "Time one group commit held the write lock: its commands and the commit's fsync.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 14),
+		}),
 	}
-	reg.MustRegister(m.appends, m.appendLatency, m.head)
+	reg.MustRegister(m.appends, m.appendLatency, m.head, m.groupSize, m.groupRejected, m.groupLatency)
 	return m
 }
 
@@ -43,11 +61,24 @@ func (m *Metrics) SetHead(position int64) {
 	}
 }
 
-func (m *Metrics) observeAppend(n int, took time.Duration, head int64) {
+func (m *Metrics) observeAppend(n int, took time.Duration) {
 	if m == nil {
 		return
 	}
 	m.appends.Add(float64(n))
 	m.appendLatency.Observe(took.Seconds())
-	m.head.Set(float64(head))
+}
+
+// observeGroup records one group commit of size commands, of which
+// committed made it; head is the log head after it (0: nothing appended).
+func (m *Metrics) observeGroup(size, committed int, took time.Duration, head int64) {
+	if m == nil {
+		return
+	}
+	m.groupSize.Observe(float64(size))
+	m.groupRejected.Add(float64(size - committed))
+	m.groupLatency.Observe(took.Seconds())
+	if head > 0 {
+		m.head.Set(float64(head))
+	}
 }

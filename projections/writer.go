@@ -22,6 +22,7 @@ type Writer struct {
 	store   *events.Store
 	clock   clock.PassiveClock
 	metrics *Metrics
+	group   *groupCommit
 }
 
 var _ domain.NodeRepository = (*Writer)(nil)
@@ -29,7 +30,7 @@ var _ domain.NodeRepository = (*Writer)(nil)
 // NewWriter returns a Writer appending to store, stamping records with
 // clk's time. metrics may be nil.
 func NewWriter(store *events.Store, clk clock.PassiveClock, metrics *Metrics) *Writer {
-	return &Writer{store: store, clock: clk, metrics: metrics}
+	return &Writer{store: store, clock: clk, metrics: metrics, group: &groupCommit{store: store, metrics: metrics}}
 }
 
 // UpdateNode implements domain.NodeRepository.
@@ -103,7 +104,8 @@ func (w *Writer) appendStored(ctx context.Context, tx *sql.Tx, stream string, ex
 	if err != nil {
 		return nil, nil, fmt.Errorf("append %s@%d: %w", stream, expected, mapConflict(err))
 	}
-	w.metrics.observeAppend(len(recs), time.Since(start), recs[len(recs)-1].Position)
+	w.metrics.observeAppend(len(recs), time.Since(start))
+	w.group.appended(recs[len(recs)-1].Position)
 	stored := make([]domain.Event, len(recs))
 	for i, rec := range recs {
 		if stored[i], err = domain.UnmarshalEvent(rec.Type, rec.Payload); err != nil {
@@ -113,21 +115,12 @@ func (w *Writer) appendStored(ctx context.Context, tx *sql.Tx, stream string, ex
 	return recs, stored, nil
 }
 
-// inTx runs fn in a write transaction (BEGIN IMMEDIATE: the DSN's _txlock),
-// committing when fn succeeds and rolling back otherwise.
+// inTx runs fn as one command of a group commit (see groupCommit): in a
+// write transaction shared with other callers' commands, inside its own
+// savepoint. It returns once that transaction committed, or with fn's
+// error, in which case nothing fn wrote remains. fn must not call inTx.
 func (w *Writer) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := w.store.DB().BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	return w.group.do(ctx, fn)
 }
 
 // encodeEvents turns domain events into the log's type-plus-bytes form.
