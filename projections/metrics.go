@@ -45,8 +45,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Commands rolled back alone inside a group commit (rejected, conflicting, or failed).",
 		}),
 		groupLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "herd_commit_duration_seconds",
-			Help: "Time one group commit held the write lock: its commands and the commit's fsync.",
+			Name:    "herd_commit_duration_seconds",
+			Help:    "Time one group commit held the write lock: its commands and the commit's fsync.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 14),
 		}),
 	}
