@@ -17,17 +17,20 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 )
 
 // Durability under SIGKILL: how many acknowledged writes to collect before
-// the kill, and how many clients write at once. A few hundred writes from
-// eight clients keep several requests in flight at the moment of the kill
-// while the test stays within seconds.
+// the kill, and how many clients write at once. Sixty-four connections,
+// the fleet-scale load's shape, keep many requests in flight at the moment
+// of the kill, so that herd dies in the middle of group commits, while
+// the test stays within seconds.
 const (
-	durabilityNodes   = 5
-	durabilityClients = 8
-	acksBeforeKill    = 400
+	durabilityNodes   = 32
+	durabilityClients = 64
+	acksBeforeKill    = 1500
 )
 
 // ack is one write herd acknowledged with 200 OK: the node it touched and
@@ -145,6 +148,9 @@ func writeUntilSignalled(t *testing.T, srv *herdProc, nodes []string, sig os.Sig
 	err := poll(30*time.Second, func() (bool, error) {
 		return acked.Load() >= acksBeforeKill || srv.exited(), nil
 	})
+	if err == nil {
+		requireGroupedCommits(t, srv.URL)
+	}
 	inFlightAtSignal = inFlight.Load()
 	signalled.Store(true)
 	if _, serr := srv.signal(sig, stopTimeout); serr != nil {
@@ -277,5 +283,30 @@ func checkViewsFollowLog(t *testing.T, base string, log []auditEvent, nodes []st
 		if rv != last["node/"+name] {
 			t.Errorf("node %s: resourceVersion %d, but the last event on its stream is at %d", name, rv, last["node/"+name])
 		}
+	}
+}
+
+// requireGroupedCommits checks, on herd's /metrics, that the load really
+// was committed in groups of more than one command: otherwise the kill
+// would not test what it means to.
+func requireGroupedCommits(t *testing.T, base string) {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatalf("metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("metrics: %v", err)
+	}
+	f, ok := families["herd_commit_group_commands"]
+	if !ok || len(f.GetMetric()) != 1 {
+		t.Fatal("metrics: no herd_commit_group_commands")
+	}
+	h := f.GetMetric()[0].GetHistogram()
+	if h.GetSampleSum() <= float64(h.GetSampleCount()) {
+		t.Errorf("%d group commits carried %.0f commands: the writes were never grouped", h.GetSampleCount(), h.GetSampleSum())
 	}
 }
