@@ -28,6 +28,9 @@ type Config struct {
 	Thresholds domain.Thresholds
 	// Version is herd's own version, reported by /version.
 	Version string
+	// Profiling serves Go's profiles under /debug/pprof/ to
+	// administrators (kube-apiserver's --profiling).
+	Profiling bool
 }
 
 // Deps are what the API reads and writes through.
@@ -73,6 +76,9 @@ func NewServer(deps Deps, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.routes()
+	if cfg.Profiling {
+		s.profilingRoutes()
+	}
 	return s, nil
 }
 

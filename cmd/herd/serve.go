@@ -38,6 +38,7 @@ func newServeCmd() *cobra.Command {
 	f.Int64Var(&cfg.Thresholds.PIDPercent, "pid-pressure-percent", cfg.Thresholds.PIDPercent, "PIDPressure when an agent's PIDs in use are above this percent of the maximum")
 	f.Float64Var(&cfg.Thresholds.LoadPerCPU, "high-load-per-cpu", cfg.Thresholds.LoadPerCPU, "HighLoad when load1 is above this many times the CPU count")
 	f.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "how often idle consumers poll the log")
+	f.BoolVar(&cfg.Profiling, "profiling", cfg.Profiling, "serve Go's profiles under /debug/pprof/ to administrators (kube-apiserver's flag)")
 	f.IntVar(&cfg.Demo, "demo", cfg.Demo, "run this many simulated nodes against the API (for a first look)")
 	f.StringSliceVar(&cfg.Reconcilers.Enabled, "reconcilers", cfg.Reconcilers.Enabled, `reconcilers to run: "*" for all, "-name" to switch one off (e.g. "*,-health")`)
 	f.IntVar(&cfg.Reconcilers.Workers, "reconciler-workers", cfg.Reconcilers.Workers, "keys each reconciler works on at once")

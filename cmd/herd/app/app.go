@@ -158,7 +158,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 	return httpapi.NewServer(httpapi.Deps{
 		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, Store: store, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 		ConfigMaps: w, ConfigMapView: cms, Devices: w, DeviceBindings: devices, Auth: auth,
-	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version})
+	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling})
 }
 
 // newWatchHub follows the log for every watch. It starts before the API

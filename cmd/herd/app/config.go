@@ -41,6 +41,10 @@ type Config struct {
 	Demo int
 	// Version is herd's build version.
 	Version string
+	// Profiling serves Go's profiles under /debug/pprof/ on the API
+	// listener, to administrators only. Off by default: a CPU profile
+	// costs herd CPU while it runs.
+	Profiling bool
 	// Reconcilers says which reconcilers run and how.
 	Reconcilers reconcilers.Config
 	// Health holds the node health rules' timings.

@@ -1,0 +1,37 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/http/pprof"
+)
+
+// profilingRoutes serves Go's profiles under /debug/pprof/, as
+// kube-apiserver does with --profiling: what an operator needs to see
+// where herd spends its time under a real load. Only administrators may
+// read them when herd requires tokens: a profile shows what herd runs and
+// a CPU profile costs herd CPU while it runs.
+func (s *Server) profilingRoutes() {
+	m := s.mux
+	for path, h := range map[string]http.HandlerFunc{
+		"/debug/pprof/":        pprof.Index,
+		"/debug/pprof/cmdline": pprof.Cmdline,
+		"/debug/pprof/profile": pprof.Profile,
+		"/debug/pprof/symbol":  pprof.Symbol,
+		"/debug/pprof/trace":   pprof.Trace,
+	} {
+		m.Handle("GET "+path, s.adminsOnly(h))
+	}
+}
+
+// adminsOnly refuses h to everyone but administrators. Without a token
+// file every request is anonymous, which is an administrator, as for the
+// rest of the API.
+func (s *Server) adminsOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, _ := UserFrom(r.Context()); !u.IsAdmin() {
+			s.writeError(w, forbidden("user %q cannot read profiles: only the group %s may", u.Name, GroupAdmins), "", "")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
