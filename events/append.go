@@ -35,7 +35,6 @@ func (s *Store) Append(ctx context.Context, tx *sql.Tx, stream string, expectedV
 		return nil, err
 	}
 	at = at.UTC()
-	recordedAt := formatTime(at)
 	records := make([]Record, len(evs))
 	msgs := make(message.Messages, len(evs))
 	for i, ev := range evs {
@@ -53,10 +52,8 @@ func (s *Store) Append(ctx context.Context, tx *sql.Tx, stream string, expectedV
 			Payload:       json.RawMessage(ev.Payload),
 			Metadata:      md,
 		}
-		msgs[i] = toMessage(&records[i], recordedAt)
+		msgs[i] = appendMessage(ctx, &records[i])
 	}
-	// The publisher executes with the first message's context.
-	msgs[0].SetContext(ctx)
 
 	pub, err := wsql.NewPublisher(wsql.TxFromStdSQL(tx), wsql.PublisherConfig{SchemaAdapter: s.schema}, s.logger)
 	if err != nil {

@@ -61,6 +61,17 @@ func (a schemaAdapter) InsertQuery(params wsql.InsertQueryParams) (wsql.Query, e
 	args := make([]any, 0, n*insertArgs)
 	var enc rowEncoder
 	for _, msg := range params.Msgs {
+		if r := appendedRecord(msg); r != nil {
+			md, err := enc.json(r.Metadata)
+			if err != nil {
+				return wsql.Query{}, fmt.Errorf("events: message %s: metadata: %w", msg.UUID, err)
+			}
+			args = append(args, r.ID, r.Stream, r.Version, r.Type, int64(r.SchemaVersion),
+				r.RecordedAt.UnixNano(), []byte(r.Payload), md)
+			continue
+		}
+		// A message published through watermill by someone other than
+		// Append carries its Record as string metadata.
 		row, err := enc.encode(msg.UUID, msg.Metadata)
 		if err != nil {
 			return wsql.Query{}, err
