@@ -14,7 +14,7 @@ import (
 
 func newLoadgenCmd() *cobra.Command {
 	cfg := loadgen.DefaultConfig()
-	var tokenFile, output string
+	var tokenFile, output, jsonFile string
 	cmd := &cobra.Command{
 		Use:   "loadgen",
 		Short: "Simulate a fleet against a herd: register nodes, send their heartbeats, report what herd acknowledged",
@@ -58,6 +58,9 @@ It loads herd on this machine only: a --server outside 127.0.0.0/8 and ::1
 				if err := r.Print(cmd.OutOrStdout(), output); err != nil {
 					return reportErr(cmd, err)
 				}
+				if err := writeReport(jsonFile, r); err != nil {
+					return reportErr(cmd, err)
+				}
 			}
 			return reportErr(cmd, runErr)
 		},
@@ -83,5 +86,22 @@ It loads herd on this machine only: a --server outside 127.0.0.0/8 and ::1
 	f.IntVar(&cfg.ServerPID, "server-pid", cfg.ServerPID, "herd's process ID on this machine: report its CPU and memory over the window")
 	f.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "how long one request may take")
 	f.StringVarP(&output, "output", "o", "text", "text or json")
+	f.StringVar(&jsonFile, "json-file", "", "also write the report as JSON to this file (for make bench)")
 	return cmd
+}
+
+// writeReport writes r as JSON to path; nothing when path is empty.
+func writeReport(path string, r loadgen.Report) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--json-file: %w", err)
+	}
+	if err := r.Print(f, "json"); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("--json-file %s: %w", path, err)
+	}
+	return f.Close()
 }

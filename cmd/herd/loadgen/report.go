@@ -75,7 +75,10 @@ func (r Report) Print(w io.Writer, format string) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	interval := "as fast as possible"
-	if r.IntervalSeconds > 0 {
+	switch {
+	case r.Idle:
+		interval = "none in the window"
+	case r.IntervalSeconds > 0:
 		interval = fmt.Sprintf("every %gs per node", r.IntervalSeconds)
 	}
 	fmt.Fprintf(tw, "herd loadgen\t%s style, %d nodes, %d connections, heartbeats %s\n", r.Style, r.Nodes, r.Connections, interval)
