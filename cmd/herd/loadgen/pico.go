@@ -10,7 +10,9 @@ import (
 // POST of the Node (and the status PATCH when it exists), then status
 // PATCHes, each on a connection of its own with Connection: close, as the
 // firmware's small HTTP client sends them. Connections then bounds the
-// requests in flight, not the connections opened.
+// requests in flight, not the connections opened. The boards serve no
+// port-10250 endpoint: herd's kubelet probes (of rp2040 nodes by default)
+// find none, which herd serve's --kubelet-probe-kinds "" leaves out.
 type picoClient struct {
 	boards []*picosim.Pico
 }

@@ -28,8 +28,11 @@ type Report struct {
 	Heartbeats Phase `json:"heartbeats,omitzero"`
 	// WindowSeconds is the measured window's length.
 	WindowSeconds float64 `json:"windowSeconds"`
-	// Server is herd's process over the window, with --server-pid.
+	// ServerProcess is herd's process over the window, with --server-pid.
 	ServerProcess *Process `json:"serverProcess,omitempty"`
+	// LoadgenProcess is loadgen's own, which shares the machine with
+	// herd (nil where /proc cannot tell).
+	LoadgenProcess *Process `json:"loadgenProcess,omitempty"`
 	// Silence is how late herd marked the silent nodes, with
 	// --fall-silent.
 	Silence *Silence `json:"silence,omitempty"`
@@ -93,6 +96,9 @@ func (r Report) Print(w io.Writer, format string) error {
 	if p := r.ServerProcess; p != nil {
 		fmt.Fprintf(tw, "herd cpu\t%.3f of a core (%.2f s of CPU in %.1f s)\n", p.CPUCores, p.CPUSeconds, r.WindowSeconds)
 		fmt.Fprintf(tw, "herd rss\tfinal %s, peak in window %s, peak of the process %s\n", mib(p.RSSFinalBytes), mib(p.RSSPeakBytes), mib(p.HWMBytes))
+	}
+	if p := r.LoadgenProcess; p != nil {
+		fmt.Fprintf(tw, "loadgen cpu\t%.3f of a core\n", p.CPUCores)
 	}
 	if s := r.Silence; s != nil {
 		fmt.Fprintf(tw, "fall silent\t%d of %d nodes marked Unknown (grace %gs)", s.Marked, s.Silent, s.GracePeriodSeconds)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 )
@@ -89,6 +90,8 @@ func (g *generator) run(ctx context.Context) (Report, error) {
 	if err != nil {
 		return r, err
 	}
+	// loadgen's own share of the machine, where /proc tells it.
+	self, _ := watchProcess(os.Getpid())
 	start := time.Now()
 	switch {
 	case cfg.Idle:
@@ -118,6 +121,7 @@ func (g *generator) run(ctx context.Context) (Report, error) {
 	if r.ServerProcess, err = watch.stop(); err != nil {
 		return r, err
 	}
+	r.LoadgenProcess, _ = self.stop()
 	if r.Silence != nil && r.Silence.Err != "" {
 		return r, errors.New(r.Silence.Err)
 	}
