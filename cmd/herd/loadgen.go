@@ -29,7 +29,8 @@ window.
 --idle registers the nodes and sends nothing for --duration: herd's idle CPU.
 --fall-silent K stops K nodes when the window opens while the rest go on,
 and reports how late herd marked each of them Unknown by herd's own clock,
-against --grace-period (herd's --node-monitor-grace-period).
+against --node-monitor-grace-period: herd serve's flag of the same name, so
+that HERD_NODE_MONITOR_GRACE_PERIOD sets both.
 
 It loads herd on this machine only: a --server outside 127.0.0.0/8 and ::1
 (after resolving its name) is refused unless --allow-remote is given.`,
@@ -80,9 +81,9 @@ It loads herd on this machine only: a --server outside 127.0.0.0/8 and ::1
 	f.DurationVar(&cfg.Interval, "interval", cfg.Interval, "each node's heartbeat interval; 0 sends as fast as the connections allow")
 	f.BoolVar(&cfg.Idle, "idle", cfg.Idle, "send nothing in the window: herd's idle CPU with --nodes registered")
 	f.IntVar(&cfg.FallSilent, "fall-silent", cfg.FallSilent, "this many nodes stop heartbeating when the window opens; report how late herd marks them")
-	f.DurationVar(&cfg.GracePeriod, "grace-period", cfg.GracePeriod, "herd's --node-monitor-grace-period, against which lateness is measured")
-	f.DurationVar(&cfg.FallSilentTimeout, "fall-silent-timeout", cfg.FallSilentTimeout, "how long to wait for herd to mark the silent nodes (default twice --grace-period plus a minute)")
-	f.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "how often the node list is read while waiting for silent nodes to be marked")
+	f.DurationVar(&cfg.GracePeriod, "node-monitor-grace-period", cfg.GracePeriod, "herd serve's --node-monitor-grace-period, against which lateness is measured")
+	f.DurationVar(&cfg.FallSilentTimeout, "fall-silent-timeout", cfg.FallSilentTimeout, "how long to wait for herd to mark the silent nodes (default twice --node-monitor-grace-period plus a minute)")
+	f.DurationVar(&cfg.ListInterval, "list-interval", cfg.ListInterval, "how often the node list is read while waiting for silent nodes to be marked")
 	f.IntVar(&cfg.ServerPID, "server-pid", cfg.ServerPID, "herd's process ID on this machine: report its CPU and memory over the window")
 	f.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "how long one request may take")
 	f.StringVarP(&output, "output", "o", "text", "text or json")

@@ -72,16 +72,16 @@ type Config struct {
 	// opens while the rest go on (--fall-silent).
 	FallSilent int
 	// GracePeriod is herd's --node-monitor-grace-period, against which
-	// lateness is measured (--grace-period).
+	// lateness is measured (--node-monitor-grace-period, as serve's flag).
 	GracePeriod time.Duration
 	// FallSilentTimeout bounds the wait for herd to mark the silent nodes
 	// (--fall-silent-timeout; default twice the grace period plus a
 	// minute).
 	FallSilentTimeout time.Duration
-	// PollInterval is how often the node list is read while waiting for
-	// the silent nodes (--poll-interval). It does not change the lateness
+	// ListInterval is how often the node list is read while waiting for
+	// the silent nodes (--list-interval). It does not change the lateness
 	// measured, which comes from herd's own timestamps.
-	PollInterval time.Duration
+	ListInterval time.Duration
 	// ServerPID is herd's process ID on this machine, whose CPU and memory
 	// are reported for the window (--server-pid); zero reports none.
 	ServerPID int
@@ -97,7 +97,7 @@ const maxNodes = 1_000_000
 func DefaultConfig() Config {
 	return Config{
 		Server: "http://127.0.0.1:8080", Style: StyleKubelet, Nodes: 100, Connections: 64,
-		Duration: 10 * time.Second, GracePeriod: DefaultGracePeriod, PollInterval: time.Second,
+		Duration: 10 * time.Second, GracePeriod: DefaultGracePeriod, ListInterval: time.Second,
 		Timeout: 30 * time.Second,
 	}
 }
@@ -113,8 +113,8 @@ func (c *Config) setDefaults() {
 	if c.FallSilentTimeout <= 0 {
 		c.FallSilentTimeout = 2*c.GracePeriod + time.Minute
 	}
-	if c.PollInterval <= 0 {
-		c.PollInterval = time.Second
+	if c.ListInterval <= 0 {
+		c.ListInterval = time.Second
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 30 * time.Second
@@ -157,7 +157,7 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("--idle and --fall-silent: an idle run sends nothing, so no node can fall silent in it"))
 	}
 	if c.FallSilent > 0 && c.GracePeriod <= 0 {
-		errs = append(errs, fmt.Errorf("--grace-period %s: want herd's positive --node-monitor-grace-period", c.GracePeriod))
+		errs = append(errs, fmt.Errorf("--node-monitor-grace-period %s: want herd's, which is positive", c.GracePeriod))
 	}
 	if c.ServerPID < 0 {
 		errs = append(errs, fmt.Errorf("--server-pid %d: want a process ID", c.ServerPID))

@@ -97,7 +97,7 @@ func TestNodesThatFallSilentAreMarkedOnTime(t *testing.T) {
 	})
 	cfg := tiny(server, loadgen.StyleKubelet)
 	cfg.Nodes, cfg.FallSilent, cfg.GracePeriod = 6, 2, grace
-	cfg.Interval, cfg.PollInterval, cfg.FallSilentTimeout = 200*time.Millisecond, 100*time.Millisecond, 20*time.Second
+	cfg.Interval, cfg.ListInterval, cfg.FallSilentTimeout = 200*time.Millisecond, 100*time.Millisecond, 20*time.Second
 	r, err := loadgen.Run(t.Context(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ type listedNode struct {
 // listPage is how many nodes one list request asks for.
 const listPage = 500
 
-// watchSilence reads the node list every PollInterval until every silent
+// watchSilence reads the node list every ListInterval until every silent
 // node's Ready is Unknown since the silence began, or the deadline.
 func (g *generator) watchSilence(ctx context.Context, silent []int, since time.Time) Silence {
 	cfg := g.cfg
@@ -81,7 +81,7 @@ func (g *generator) watchSilence(ctx context.Context, silent []int, since time.T
 	from := since.Truncate(time.Second)
 	late := map[string]time.Duration{}
 	deadline := time.After(cfg.FallSilentTimeout)
-	tick := time.NewTicker(cfg.PollInterval)
+	tick := time.NewTicker(cfg.ListInterval)
 	defer tick.Stop()
 	for {
 		nodes, err := g.listNodes(ctx, hc)
