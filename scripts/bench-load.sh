@@ -30,7 +30,9 @@ trap stop_herd EXIT
 trap 'exit 130' INT TERM
 
 # Port 0: the kernel picks a free port, and herd logs the URL it got.
-"$herd" serve --listen 127.0.0.1:0 --data-dir "$data" --log-format json --log-level info >"$log" 2>&1 &
+# Every reconciler runs, whatever HERD_RECONCILERS says: the targets are
+# measured with all of them on.
+"$herd" serve --listen 127.0.0.1:0 --data-dir "$data" --reconcilers '*' --log-format json --log-level info >"$log" 2>&1 &
 pid=$!
 
 url=
