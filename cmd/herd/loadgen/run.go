@@ -73,6 +73,7 @@ func (g *generator) run(ctx context.Context) (Report, error) {
 	}
 
 	g.say("registering %d %s nodes over %d connections", cfg.Nodes, cfg.Style, cfg.Connections)
+	registering := time.Now()
 	r.Register = g.drive(ctx, all, g.client.register, nil, 0)
 	if r.Register.Acknowledged == 0 {
 		return r, fmt.Errorf("no node could register with %s: %s", cfg.Server, r.Register.FirstError)
@@ -108,7 +109,7 @@ func (g *generator) run(ctx context.Context) (Report, error) {
 		done := make(chan Silence, 1)
 		go func() {
 			defer close(stop)
-			done <- g.watchSilence(ctx, silent, start)
+			done <- g.watchSilence(ctx, silent, start, registering.Add(cfg.GracePeriod))
 		}()
 		r.Heartbeats = g.drive(ctx, all[:cfg.Nodes-len(silent)], g.client.heartbeat, stop, cfg.Interval)
 		s := <-done

@@ -127,6 +127,22 @@ func TestNodesThatFallSilentAreMarkedOnTime(t *testing.T) {
 	}
 }
 
+// TestTheWaitForSilentNodesEnds: a herd that never marks them (its health
+// reconciler off) is given up on at --fall-silent-timeout.
+func TestTheWaitForSilentNodesEnds(t *testing.T) {
+	server := startHerd(t, func(c *app.Config) { c.Reconcilers.Enabled = []string{"*", "-health"} })
+	cfg := tiny(server, loadgen.StyleAgent)
+	cfg.FallSilent, cfg.GracePeriod, cfg.FallSilentTimeout = 2, 100*time.Millisecond, time.Second
+	cfg.Interval, cfg.ListInterval = 100*time.Millisecond, 100*time.Millisecond
+	r, err := loadgen.Run(t.Context(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Silence; s == nil || !s.TimedOut || s.Marked != 0 || s.WaitedSeconds < 1 || s.WaitedSeconds > 10 {
+		t.Errorf("silence %+v", s)
+	}
+}
+
 func TestTheReportPrintsAsAFixedBlockAndAsJSON(t *testing.T) {
 	r := loadgen.Report{Style: "kubelet", Server: "http://127.0.0.1:8080", Nodes: 10000, Connections: 64,
 		Register:      loadgen.Phase{Requests: 10000, Acknowledged: 9999, Seconds: 2, PerSecond: 4999.5, Errors: map[string]uint64{"503": 1}, FirstError: "POST /api/v1/nodes: Service Unavailable"},

@@ -58,9 +58,12 @@ type listedNode struct {
 // listPage is how many nodes one list request asks for.
 const listPage = 500
 
-// watchSilence reads the node list every ListInterval until every silent
-// node's Ready is Unknown since the silence began, or the deadline.
-func (g *generator) watchSilence(ctx context.Context, silent []int, since time.Time) Silence {
+// watchSilence reads the node list every ListInterval, from earliest on,
+// until every silent node's Ready is Unknown since the silence began, or
+// the deadline. No node can be marked before earliest — a grace period
+// after the first registration, its first heartbeat — so the lists, which
+// load herd too, start then.
+func (g *generator) watchSilence(ctx context.Context, silent []int, since, earliest time.Time) Silence {
 	cfg := g.cfg
 	s := Silence{Silent: len(silent), GracePeriodSeconds: cfg.GracePeriod.Seconds()}
 	isSilent := make(map[string]bool, len(silent))
@@ -80,7 +83,12 @@ func (g *generator) watchSilence(ctx context.Context, silent []int, since time.T
 	// began counts.
 	from := since.Truncate(time.Second)
 	late := map[string]time.Duration{}
-	deadline := time.After(cfg.FallSilentTimeout)
+	deadline := since.Add(cfg.FallSilentTimeout)
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Until(earliest)):
+	case <-time.After(time.Until(deadline)):
+	}
 	tick := time.NewTicker(cfg.ListInterval)
 	defer tick.Stop()
 	for {
@@ -109,11 +117,13 @@ func (g *generator) watchSilence(ctx context.Context, silent []int, since time.T
 		if len(late) == len(silent) {
 			break
 		}
+		if !time.Now().Before(deadline) {
+			s.TimedOut = true
+			break
+		}
 		select {
 		case <-ctx.Done():
 			s.Err = ctx.Err().Error()
-		case <-deadline:
-			s.TimedOut = true
 		case <-tick.C:
 			continue
 		}
@@ -122,15 +132,19 @@ func (g *generator) watchSilence(ctx context.Context, silent []int, since time.T
 	s.WaitedSeconds = time.Since(since).Seconds()
 	s.Marked = len(late)
 	if len(late) > 0 {
-		ds := slices.Sorted(maps.Values(late))
-		// The nearest rank: the smallest lateness at least q of the
-		// nodes had.
-		at := func(q float64) float64 {
-			return ds[min(max(int(math.Ceil(q*float64(len(ds))))-1, 0), len(ds)-1)].Seconds()
-		}
-		s.LatenessP50, s.LatenessP99, s.LatenessMax = at(0.50), at(0.99), ds[len(ds)-1].Seconds()
+		s.LatenessP50, s.LatenessP99, s.LatenessMax = spread(slices.Sorted(maps.Values(late)))
 	}
 	return s
+}
+
+// spread is the median, the 99th percentile and the maximum of sorted
+// latenesses in seconds, by nearest rank: the smallest lateness at least
+// that share of the nodes had.
+func spread(sorted []time.Duration) (p50, p99, maxi float64) {
+	at := func(q float64) float64 {
+		return sorted[min(max(int(math.Ceil(q*float64(len(sorted))))-1, 0), len(sorted)-1)].Seconds()
+	}
+	return at(0.50), at(0.99), sorted[len(sorted)-1].Seconds()
 }
 
 // listNodes reads every node, a page at a time.
