@@ -11,7 +11,7 @@ GOLANGCI_VERSION := v2.15.0
 # go-sqlite3 is cgo: a C compiler is the one thing the Go toolchain lacks.
 export CGO_ENABLED := 1
 
-.PHONY: all build run test unit vet fmt-check illumos bench lint deps clean
+.PHONY: all build run test unit vet fmt-check illumos bench bench-load lint deps clean
 
 all: build
 
@@ -58,6 +58,25 @@ bench: deps
 	  $(GO) test -run '^$$' -bench Poll500Kubelets -benchtime 1x ./adapters/kubelet/ && \
 	  $(GO) test -run '^$$' -bench WatchFanOut -benchtime 5000x ./cmd/herd/app/ && \
 	  $(GO) test -run '^$$' -bench AgentPoll -benchtime 20x ./cmd/herd/app/ ; } | tee .bench/bench.txt
+	$(MAKE) bench-load
+
+# The fleet bench-load simulates; smaller runs: make bench-load NODES=500 DURATION=5s
+NODES         ?= 10000
+CONNECTIONS   ?= 64
+DURATION      ?= 60s
+IDLE_NODES    ?= 1000
+IDLE_DURATION ?= 60s
+
+## bench-load: herd serve under herd loadgen over HTTP — kubelet-style then
+## agent-style heartbeats from NODES nodes on CONNECTIONS connections, and
+## herd's idle CPU with IDLE_NODES registered — each against a fresh herd
+## (every reconciler on) on a free loopback port, with the load generator on
+## the same machine. Reports in .bench/load-*.txt and .json.
+bench-load: build
+	mkdir -p .bench
+	./scripts/bench-load.sh $(BIN) .bench/load-kubelet --style kubelet --nodes $(NODES) --connections $(CONNECTIONS) --duration $(DURATION)
+	./scripts/bench-load.sh $(BIN) .bench/load-agent --style agent --nodes $(NODES) --connections $(CONNECTIONS) --duration $(DURATION)
+	./scripts/bench-load.sh $(BIN) .bench/load-idle --style kubelet --nodes $(IDLE_NODES) --connections $(CONNECTIONS) --idle --duration $(IDLE_DURATION)
 
 lint: $(GOLANGCI)
 	$(GOLANGCI) run ./...

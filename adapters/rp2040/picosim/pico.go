@@ -37,6 +37,10 @@ type Config struct {
 	Clock clock.PassiveClock
 	// Timeout bounds one request; 10 s when zero.
 	Timeout time.Duration
+	// NoHistory keeps no exchanges for History: a load generator's
+	// thousands of boards, each reporting for minutes, would otherwise
+	// keep every request they ever sent.
+	NoHistory bool
 }
 
 // Exchange is one request the board sent and what came back.
@@ -201,7 +205,8 @@ func (x Exchange) failure() error {
 	return nil
 }
 
-// History returns every exchange so far, oldest first.
+// History returns every exchange so far, oldest first (none with
+// NoHistory).
 func (p *Pico) History() []Exchange {
 	p.mu.Lock()
 	defer p.mu.Unlock()

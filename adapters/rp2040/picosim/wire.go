@@ -35,9 +35,11 @@ func (p *Pico) request(method, path, contentType, body string) []byte {
 func (p *Pico) send(method, path, contentType, body string) Exchange {
 	x := Exchange{Request: p.request(method, path, contentType, body)}
 	x.Status, x.Body, x.Err = p.roundTrip(x.Request)
-	p.mu.Lock()
-	p.history = append(p.history, x)
-	p.mu.Unlock()
+	if !p.cfg.NoHistory {
+		p.mu.Lock()
+		p.history = append(p.history, x)
+		p.mu.Unlock()
+	}
 	return x
 }
 

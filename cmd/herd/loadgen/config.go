@@ -1,0 +1,166 @@
+package loadgen
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"time"
+)
+
+// The styles of client loadgen speaks as.
+const (
+	// StyleKubelet registers with POST /api/v1/nodes and heartbeats with a
+	// strategic-merge PATCH of the node's status, as a kubelet does.
+	StyleKubelet = "kubelet"
+	// StyleAgent registers and heartbeats with metrics through herd's
+	// agent endpoints, as herd agent does.
+	StyleAgent = "agent"
+	// StylePico sends the RP2040 firmware's requests byte for byte, one
+	// connection per request, as the board does.
+	StylePico = "pico"
+)
+
+// Styles are the styles loadgen speaks, in the order --help lists them.
+var Styles = []string{StyleKubelet, StyleAgent, StylePico}
+
+// DefaultGracePeriod is Kubernetes' node-monitor-grace-period, herd's
+// default: how long a node may stay silent before its Ready condition goes
+// Unknown.
+const DefaultGracePeriod = 40 * time.Second
+
+// Config is one load run.
+type Config struct {
+	// Server is herd's URL (--server).
+	Server string
+	// AllowRemote lets Server be outside 127.0.0.0/8 and ::1
+	// (--allow-remote). Off, loadgen refuses to load any other machine.
+	AllowRemote bool
+	// Token is the bearer token sent with every request (--token or the
+	// first line of --token-file); the pico style sends none, as the
+	// firmware sends none.
+	Token string
+	// InsecureSkipVerify accepts any TLS certificate from an https Server
+	// (--insecure-skip-verify): a lab's self-signed herd.
+	InsecureSkipVerify bool
+	// Style is how the nodes talk to herd: kubelet, agent or pico.
+	Style string
+	// Nodes is how many nodes are registered and heartbeat (--nodes).
+	Nodes int
+	// Connections is how many requests are in flight at once, one worker
+	// each; for the kubelet and agent styles also the number of TCP
+	// connections (--connections).
+	Connections int
+	// NamePrefix starts every node's name, followed by its number in
+	// five digits or more (default "loadgen-STYLE-", "pico-loadgen-" for pico, which
+	// a --device-allow of pico-* accepts).
+	NamePrefix string
+	// Duration is the measured window (--duration). With Idle nothing is
+	// sent during it; with FallSilent the window ends when every silent
+	// node is marked, or at FallSilentTimeout.
+	Duration time.Duration
+	// Warmup is heartbeating before the window opens (--warmup); zero is
+	// one heartbeat from every node.
+	Warmup time.Duration
+	// Interval is each node's heartbeat interval (--interval); zero sends
+	// as fast as the connections allow.
+	Interval time.Duration
+	// Idle sends nothing during the window: herd's idle CPU with Nodes
+	// registered (--idle).
+	Idle bool
+	// FallSilent is how many nodes stop heartbeating when the window
+	// opens while the rest go on (--fall-silent).
+	FallSilent int
+	// GracePeriod is herd's --node-monitor-grace-period, against which
+	// lateness is measured (--node-monitor-grace-period, as serve's flag).
+	GracePeriod time.Duration
+	// FallSilentTimeout bounds the wait for herd to mark the silent nodes
+	// (--fall-silent-timeout; default twice the grace period plus a
+	// minute).
+	FallSilentTimeout time.Duration
+	// ListInterval is how often the node list is read while waiting for
+	// the silent nodes (--list-interval). It does not change the lateness
+	// measured, which comes from herd's own timestamps.
+	ListInterval time.Duration
+	// ServerPID is herd's process ID on this machine, whose CPU and memory
+	// are reported for the window (--server-pid); zero reports none.
+	ServerPID int
+	// Timeout bounds one request (--timeout).
+	Timeout time.Duration
+}
+
+// maxNodes bounds a run: a million nodes' state is what one loadgen
+// process holds comfortably.
+const maxNodes = 1_000_000
+
+// DefaultConfig is a small kubelet-style run against a local herd.
+func DefaultConfig() Config {
+	return Config{
+		Server: "http://127.0.0.1:8080", Style: StyleKubelet, Nodes: 100, Connections: 64,
+		Duration: 10 * time.Second, GracePeriod: DefaultGracePeriod, ListInterval: time.Second,
+		Timeout: 30 * time.Second,
+	}
+}
+
+// setDefaults fills what depends on other settings.
+func (c *Config) setDefaults() {
+	if c.NamePrefix == "" {
+		c.NamePrefix = "loadgen-" + c.Style + "-"
+		if c.Style == StylePico {
+			c.NamePrefix = "pico-loadgen-"
+		}
+	}
+	if c.FallSilentTimeout <= 0 {
+		c.FallSilentTimeout = 2*c.GracePeriod + time.Minute
+	}
+	if c.ListInterval <= 0 {
+		c.ListInterval = time.Second
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 30 * time.Second
+	}
+}
+
+// Validate names every setting that is wrong.
+func (c Config) Validate() error {
+	var errs []error
+	if u, err := url.Parse(c.Server); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("--server %q: want a URL such as http://127.0.0.1:8080", c.Server))
+	} else if c.Style == StylePico && u.Scheme != "http" {
+		errs = append(errs, fmt.Errorf("--style pico: the firmware speaks plain http only, not %s", c.Server))
+	}
+	if !slices.Contains(Styles, c.Style) {
+		errs = append(errs, fmt.Errorf("--style %q: want one of %v", c.Style, Styles))
+	}
+	if c.Style == StylePico && c.Token != "" {
+		errs = append(errs, errors.New("--token: the pico style sends no token, as the firmware sends none; point --server at herd's --device-listen"))
+	}
+	if c.Nodes < 1 {
+		errs = append(errs, fmt.Errorf("--nodes %d: want at least 1", c.Nodes))
+	}
+	if c.Nodes > maxNodes {
+		errs = append(errs, fmt.Errorf("--nodes %d: at most %d", c.Nodes, maxNodes))
+	}
+	if c.Connections < 1 {
+		errs = append(errs, fmt.Errorf("--connections %d: want at least 1", c.Connections))
+	}
+	if c.Duration <= 0 && c.FallSilent == 0 {
+		errs = append(errs, fmt.Errorf("--duration %s: want a positive duration", c.Duration))
+	}
+	if c.Warmup < 0 || c.Interval < 0 {
+		errs = append(errs, fmt.Errorf("--warmup %s, --interval %s: neither may be negative", c.Warmup, c.Interval))
+	}
+	if c.FallSilent < 0 || c.FallSilent > c.Nodes {
+		errs = append(errs, fmt.Errorf("--fall-silent %d: want between 0 and --nodes (%d)", c.FallSilent, c.Nodes))
+	}
+	if c.Idle && c.FallSilent > 0 {
+		errs = append(errs, errors.New("--idle and --fall-silent: an idle run sends nothing, so no node can fall silent in it"))
+	}
+	if c.FallSilent > 0 && c.GracePeriod <= 0 {
+		errs = append(errs, fmt.Errorf("--node-monitor-grace-period %s: want herd's, which is positive", c.GracePeriod))
+	}
+	if c.ServerPID < 0 {
+		errs = append(errs, fmt.Errorf("--server-pid %d: want a process ID", c.ServerPID))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,154 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// kubeletUserAgent is what a kubelet of the version the nodes report
+// sends, marked as loadgen's.
+const kubeletUserAgent = "kubelet/v1.34.0 (linux/amd64) herd-loadgen"
+
+// kubeletClient speaks as a kubelet: POST of its Node, and a
+// strategic-merge PATCH of its status with the four conditions a kubelet
+// reports, each with a fresh lastHeartbeatTime.
+type kubeletClient struct {
+	base, token string
+	names       []string
+	http        *http.Client
+	// patch is the status patch cut at its timestamps: the pieces are
+	// joined with the time of each heartbeat.
+	patch []string
+}
+
+// stampPlaceholder stands for the heartbeat's time in a body rendered
+// once; no real heartbeat carries it.
+var stampPlaceholder = time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+
+func newKubeletClient(cfg Config, names []string, hc *http.Client) (*kubeletClient, error) {
+	st := struct {
+		Status corev1.NodeStatus `json:"status"`
+	}{corev1.NodeStatus{Conditions: kubeletConditions(stampPlaceholder)}}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	stamp, _ := json.Marshal(metav1.NewTime(stampPlaceholder))
+	return &kubeletClient{base: strings.TrimSuffix(cfg.Server, "/"), token: cfg.Token, names: names, http: hc,
+		patch: strings.Split(string(data), string(stamp))}, nil
+}
+
+// kubeletConditions are what a healthy kubelet reports (its reasons and
+// messages are the kubelet's own).
+func kubeletConditions(now time.Time) []corev1.NodeCondition {
+	t := metav1.NewTime(now)
+	cond := func(typ corev1.NodeConditionType, status corev1.ConditionStatus, reason, msg string) corev1.NodeCondition {
+		return corev1.NodeCondition{Type: typ, Status: status, LastHeartbeatTime: t, LastTransitionTime: t, Reason: reason, Message: msg}
+	}
+	return []corev1.NodeCondition{
+		cond(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+		cond(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+		cond(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+		cond(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status"),
+	}
+}
+
+// node is the Node a kubelet registers.
+func (k *kubeletClient) node(name string, now time.Time) corev1.Node {
+	res := corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16Gi"), corev1.ResourcePods: resource.MustParse("110"),
+	}
+	return corev1.Node{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+			"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+		}},
+		Status: corev1.NodeStatus{
+			Conditions:  kubeletConditions(now),
+			Addresses:   []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: name}},
+			Capacity:    res,
+			Allocatable: res,
+			NodeInfo: corev1.NodeSystemInfo{MachineID: name, SystemUUID: name, BootID: "loadgen-boot", KernelVersion: "6.1.0",
+				OSImage: "Debian GNU/Linux 12", ContainerRuntimeVersion: "containerd://1.7.0", KubeletVersion: "v1.34.0",
+				OperatingSystem: "linux", Architecture: "amd64"},
+		},
+	}
+}
+
+// register POSTs the node; one that exists (409) reports its status
+// instead, as a restarted kubelet does.
+func (k *kubeletClient) register(ctx context.Context, i int) outcome {
+	body, err := json.Marshal(k.node(k.names[i], time.Now()))
+	if err != nil {
+		return outcome{err: err}
+	}
+	o := k.send(ctx, http.MethodPost, "/api/v1/nodes", "application/json", body)
+	if o.status == http.StatusConflict {
+		return k.heartbeat(ctx, i)
+	}
+	return o
+}
+
+func (k *kubeletClient) heartbeat(ctx context.Context, i int) outcome {
+	now, _ := json.Marshal(metav1.NewTime(time.Now()))
+	body := []byte(strings.Join(k.patch, string(now)))
+	return k.send(ctx, http.MethodPatch, "/api/v1/nodes/"+url.PathEscape(k.names[i])+"/status", "application/strategic-merge-patch+json", body)
+}
+
+func (k *kubeletClient) send(ctx context.Context, method, path, contentType string, body []byte) outcome {
+	req, err := http.NewRequestWithContext(ctx, method, k.base+path, bytes.NewReader(body))
+	if err != nil {
+		return outcome{err: err}
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", kubeletUserAgent)
+	if k.token != "" {
+		req.Header.Set("Authorization", "Bearer "+k.token)
+	}
+	return roundTrip(k.http, req)
+}
+
+// roundTrip sends req and reads the whole answer, so that the connection
+// is reused.
+func roundTrip(hc *http.Client, req *http.Request) outcome {
+	resp, err := hc.Do(req)
+	if err != nil {
+		return outcome{err: err}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return outcome{status: resp.StatusCode, err: &httpError{method: req.Method, path: req.URL.Path, status: resp.StatusCode, body: string(msg)}}
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return outcome{status: resp.StatusCode, err: err}
+	}
+	return outcome{status: resp.StatusCode}
+}
+
+// httpError is a refusal, with what herd said.
+type httpError struct {
+	method, path string
+	status       int
+	body         string
+}
+
+func (e *httpError) Error() string {
+	var st metav1.Status
+	if json.Unmarshal([]byte(e.body), &st) == nil && st.Message != "" {
+		return e.method + " " + e.path + ": " + http.StatusText(e.status) + ": " + st.Message
+	}
+	return e.method + " " + e.path + ": " + http.StatusText(e.status) + ": " + strings.TrimSpace(e.body)
+}

@@ -1,0 +1,135 @@
+package loadgen
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// Report is what a run measured; `-o json` prints it as is.
+type Report struct {
+	// Style, Server, Nodes, Connections and IntervalSeconds say what was
+	// run.
+	Style           string  `json:"style"`
+	Server          string  `json:"server"`
+	Nodes           int     `json:"nodes"`
+	Connections     int     `json:"connections"`
+	IntervalSeconds float64 `json:"intervalSeconds"`
+	// Idle is true for a run that sent nothing in its window.
+	Idle bool `json:"idle,omitempty"`
+	// Register, Warmup and Heartbeats are the three phases; Heartbeats is
+	// the measured window (empty for an idle run).
+	Register   Phase `json:"register"`
+	Warmup     Phase `json:"warmup"`
+	Heartbeats Phase `json:"heartbeats,omitzero"`
+	// WindowSeconds is the measured window's length.
+	WindowSeconds float64 `json:"windowSeconds"`
+	// ServerProcess is herd's process over the window, with --server-pid.
+	ServerProcess *Process `json:"serverProcess,omitempty"`
+	// LoadgenProcess is loadgen's own, which shares the machine with
+	// herd (nil where /proc cannot tell).
+	LoadgenProcess *Process `json:"loadgenProcess,omitempty"`
+	// Silence is how late herd marked the silent nodes, with
+	// --fall-silent.
+	Silence *Silence `json:"silence,omitempty"`
+}
+
+// Phase is one phase's requests.
+type Phase struct {
+	// Requests were sent; Acknowledged got a 2xx.
+	Requests     uint64 `json:"requests"`
+	Acknowledged uint64 `json:"acknowledged"`
+	// Seconds is how long the phase took; PerSecond is acknowledged
+	// requests per second of it.
+	Seconds   float64 `json:"seconds"`
+	PerSecond float64 `json:"perSecond"`
+	// Latency is of acknowledged requests, nil when there were none.
+	Latency *Latency `json:"latency,omitempty"`
+	// Errors counts the others by HTTP status ("transport" when herd did
+	// not answer).
+	Errors map[string]uint64 `json:"errors,omitempty"`
+	// FirstError is one of them in words.
+	FirstError string `json:"firstError,omitempty"`
+}
+
+// Latency is in milliseconds, from a log-linear histogram (within 1.6%);
+// Max is exact.
+type Latency struct {
+	P50 float64 `json:"p50Ms"`
+	P99 float64 `json:"p99Ms"`
+	Max float64 `json:"maxMs"`
+}
+
+// Print writes the report as a fixed block of text, or as JSON when
+// format is "json".
+func (r Report) Print(w io.Writer, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case "", "text":
+	default:
+		return fmt.Errorf("-o %q: want text or json", format)
+	}
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	interval := "as fast as possible"
+	switch {
+	case r.Idle:
+		interval = "none in the window"
+	case r.IntervalSeconds > 0:
+		interval = fmt.Sprintf("every %gs per node", r.IntervalSeconds)
+	}
+	fmt.Fprintf(tw, "herd loadgen\t%s style, %d nodes, %d connections, heartbeats %s\n", r.Style, r.Nodes, r.Connections, interval)
+	fmt.Fprintf(tw, "server\t%s\n", r.Server)
+	printPhase(tw, "register", r.Register)
+	printPhase(tw, "warm-up", r.Warmup)
+	if r.Idle {
+		fmt.Fprintf(tw, "idle\t%.1fs with nothing sent\n", r.WindowSeconds)
+	} else {
+		printPhase(tw, "heartbeats", r.Heartbeats)
+	}
+	if p := r.ServerProcess; p != nil {
+		fmt.Fprintf(tw, "herd cpu\t%.3f of a core (%.2f s of CPU in %.1f s)\n", p.CPUCores, p.CPUSeconds, r.WindowSeconds)
+		fmt.Fprintf(tw, "herd rss\tfinal %s, peak in window %s, peak of the process %s\n", mib(p.RSSFinalBytes), mib(p.RSSPeakBytes), mib(p.HWMBytes))
+	}
+	if p := r.LoadgenProcess; p != nil {
+		fmt.Fprintf(tw, "loadgen cpu\t%.3f of a core\n", p.CPUCores)
+	}
+	if s := r.Silence; s != nil {
+		fmt.Fprintf(tw, "fall silent\t%d of %d nodes marked Unknown (grace %gs)", s.Marked, s.Silent, s.GracePeriodSeconds)
+		if s.TimedOut {
+			fmt.Fprintf(tw, ", gave up after %.0fs", s.WaitedSeconds)
+		}
+		fmt.Fprintln(tw)
+		if s.Marked > 0 {
+			fmt.Fprintf(tw, "lateness\tp50 %+.0fs  p99 %+.0fs  max %+.0fs  (herd's clock, to the second)\n", s.LatenessP50, s.LatenessP99, s.LatenessMax)
+		}
+		if s.HeartbeatingNotReady > 0 {
+			fmt.Fprintf(tw, "wrongly marked\t%d heartbeating nodes not Ready\n", s.HeartbeatingNotReady)
+		}
+	}
+	return tw.Flush()
+}
+
+func printPhase(w io.Writer, name string, p Phase) {
+	fmt.Fprintf(w, "%s\t%d/%d acknowledged in %.1fs, %.0f/s", name, p.Acknowledged, p.Requests, p.Seconds, p.PerSecond)
+	if l := p.Latency; l != nil {
+		fmt.Fprintf(w, "; latency p50 %.1fms p99 %.1fms max %.1fms", l.P50, l.P99, l.Max)
+	}
+	fmt.Fprintln(w)
+	if len(p.Errors) > 0 {
+		keys := slices.Sorted(maps.Keys(p.Errors))
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("%s×%d", k, p.Errors[k])
+		}
+		fmt.Fprintf(w, "  errors\t%s; first: %s\n", strings.Join(parts, " "), p.FirstError)
+	}
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
