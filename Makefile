@@ -74,9 +74,9 @@ IDLE_DURATION ?= 60s
 ## the same machine. Reports in .bench/load-*.txt and .json.
 bench-load: build
 	mkdir -p .bench
-	./scripts/bench-load.sh $(BIN) .bench/load-kubelet --style kubelet --nodes $(NODES) --connections $(CONNECTIONS) --duration $(DURATION)
-	./scripts/bench-load.sh $(BIN) .bench/load-agent --style agent --nodes $(NODES) --connections $(CONNECTIONS) --duration $(DURATION)
-	./scripts/bench-load.sh $(BIN) .bench/load-idle --style kubelet --nodes $(IDLE_NODES) --connections $(CONNECTIONS) --idle --duration $(IDLE_DURATION)
+	./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/load-kubelet --style kubelet --nodes $(NODES) --connections $(CONNECTIONS) --duration $(DURATION)
+	./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/load-agent --style agent --nodes $(NODES) --connections $(CONNECTIONS) --duration $(DURATION)
+	./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/load-idle --style kubelet --nodes $(IDLE_NODES) --connections $(CONNECTIONS) --idle --duration $(IDLE_DURATION)
 
 lint: $(GOLANGCI)
 	$(GOLANGCI) run ./...
