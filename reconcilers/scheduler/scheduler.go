@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -61,12 +60,12 @@ func (r *Reconciler) Name() string { return "scheduler" }
 // labels and deletions all change where pods fit.
 func (r *Reconciler) KeysFor(rec events.Record) []string {
 	switch {
-	case strings.HasPrefix(rec.Stream, "node/"):
+	case domain.NodeAggregate.Owns(rec.Stream):
 		if rec.Type == "HeartbeatRecorded" {
 			return nil
 		}
 		return []string{keyPending}
-	case strings.HasPrefix(rec.Stream, "pod/"):
+	case domain.PodAggregate.Owns(rec.Stream):
 		switch rec.Type {
 		case "PodCreated", "PodFinalized":
 			return []string{keyPending}
