@@ -65,20 +65,9 @@ LEFT JOIN nodes n ON n.deleted = 0 ORDER BY n.name`)
 
 // loadNode reads a node's row, tombstones included, or domain.ErrNotFound.
 func loadNode(ctx context.Context, q events.Querier, name string) (domain.Node, error) {
-	rows, err := q.QueryContext(ctx, `SELECT data FROM nodes WHERE name = ?`, name)
+	data, err := rowData(ctx, q, fmt.Sprintf("node %q", name), `SELECT data FROM nodes WHERE name = ?`, name)
 	if err != nil {
-		return domain.Node{}, fmt.Errorf("load node %s: %w", name, err)
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return domain.Node{}, fmt.Errorf("load node %s: %w", name, err)
-		}
-		return domain.Node{}, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
-	}
-	var data []byte
-	if err := rows.Scan(&data); err != nil {
-		return domain.Node{}, fmt.Errorf("load node %s: %w", name, err)
+		return domain.Node{}, err
 	}
 	return unmarshalNode(data)
 }

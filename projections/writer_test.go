@@ -89,7 +89,7 @@ func TestStaleWriterGetsConflict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = w.appendNode(ctx, tx, n, evs)
+	_, _, err = w.appendStored(ctx, tx, domain.NodeStream(n.Name), n.Version, evs)
 	if !errors.Is(err, domain.ErrConflict) {
 		t.Fatalf("stale append: err = %v, want ErrConflict", err)
 	}
