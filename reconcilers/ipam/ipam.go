@@ -72,7 +72,7 @@ func (r *Reconciler) KeysFor(rec events.Record) []string {
 	switch {
 	case domain.PodAggregate.Owns(rec.Stream):
 		switch rec.Type {
-		case "PodScheduled", "PodFinalized":
+		case (domain.PodScheduled{}).EventType(), (domain.PodFinalized{}).EventType():
 			return []string{rec.Stream}
 		}
 	case domain.IPPoolAggregate.Owns(rec.Stream) && rec.Type == (domain.IPReleased{}).EventType():

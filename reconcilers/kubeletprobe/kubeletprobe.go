@@ -61,7 +61,7 @@ func (r *Reconciler) KeysFor(rec events.Record) []string {
 		return nil
 	}
 	switch rec.Type {
-	case "NodeRegistered", "NodeRestarted", "NodeDeleted":
+	case (domain.NodeRegistered{}).EventType(), (domain.NodeRestarted{}).EventType(), (domain.NodeDeleted{}).EventType():
 		return []string{rec.Stream}
 	}
 	return nil

@@ -61,15 +61,15 @@ func (r *Reconciler) Name() string { return "scheduler" }
 func (r *Reconciler) KeysFor(rec events.Record) []string {
 	switch {
 	case domain.NodeAggregate.Owns(rec.Stream):
-		if rec.Type == "HeartbeatRecorded" {
+		if rec.Type == (domain.HeartbeatRecorded{}).EventType() {
 			return nil
 		}
 		return []string{keyPending}
 	case domain.PodAggregate.Owns(rec.Stream):
 		switch rec.Type {
-		case "PodCreated", "PodFinalized":
+		case (domain.PodCreated{}).EventType(), (domain.PodFinalized{}).EventType():
 			return []string{keyPending}
-		case "PodStatusUpdated":
+		case (domain.PodStatusUpdated{}).EventType():
 			if finishedPhase(rec.Payload) {
 				return []string{keyPending}
 			}
