@@ -72,8 +72,10 @@ type DeviceBindingView struct {
 	db *sql.DB
 }
 
-// NewDeviceBindingView returns a DeviceBindingView reading db.
-func NewDeviceBindingView(db *sql.DB) *DeviceBindingView { return &DeviceBindingView{db: db} }
+// NewDeviceBindingView returns a DeviceBindingView reading the views beside store.
+func NewDeviceBindingView(store *events.Store) *DeviceBindingView {
+	return &DeviceBindingView{db: store.DB()}
+}
 
 // Get returns the binding of a name: the zero binding, not an error, when
 // it is not bound.

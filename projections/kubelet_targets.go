@@ -81,30 +81,25 @@ func decodeKubeletTargets(data []byte, ts *domain.KubeletTargets) error {
 
 // KubeletTargetView reads the kubelets herd polls.
 type KubeletTargetView struct {
-	db *sql.DB
+	store *events.Store
+	db    *sql.DB
 }
 
-// NewKubeletTargetView returns a KubeletTargetView reading db.
-func NewKubeletTargetView(db *sql.DB) *KubeletTargetView { return &KubeletTargetView{db: db} }
+// NewKubeletTargetView returns a KubeletTargetView reading the views beside store.
+func NewKubeletTargetView(store *events.Store) *KubeletTargetView {
+	return &KubeletTargetView{store: store, db: store.DB()}
+}
 
 // Targets returns the set of targets (empty before any event) and the log
 // head at the moment of reading (a list's resourceVersion), from one
 // statement.
 func (v *KubeletTargetView) Targets(ctx context.Context) (domain.KubeletTargets, int64, error) {
-	var (
-		data []byte
-		head int64
-		ts   domain.KubeletTargets
-	)
-	err := v.db.QueryRowContext(ctx, `SELECT k.data, h.head FROM (SELECT COALESCE(MAX(position), 0) AS head FROM events) h
-LEFT JOIN kubelet_targets k ON k.name = 'targets'`).Scan(&data, &head)
-	if err != nil {
-		return ts, 0, fmt.Errorf("load kubelet targets: %w", err)
+	var ts domain.KubeletTargets
+	data, head, err := v.store.DataAtHead(ctx, v.db, `kubelet_targets r ON r.name = 'targets'`)
+	if err != nil || len(data) == 0 {
+		return ts, head, err
 	}
-	if data == nil {
-		return ts, head, nil
-	}
-	return ts, head, decodeKubeletTargets(data, &ts)
+	return ts, head, decodeKubeletTargets(data[0], &ts)
 }
 
 // Get returns the named target, or domain.ErrNotFound.

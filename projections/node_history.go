@@ -24,6 +24,6 @@ func (v *NodeView) Rows(ctx context.Context, after string, limit int) ([]domain.
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	return viewRows(ctx, v.db, "node", unmarshalNode, `SELECT n.data, h.head FROM (SELECT COALESCE(MAX(position), 0) AS head FROM events) h
-LEFT JOIN (SELECT name, data FROM nodes WHERE name > ? ORDER BY name LIMIT ?) n ORDER BY n.name`, after, limit)
+	return viewRows(ctx, v.store, v.db, "node", unmarshalNode,
+		`(SELECT name, data FROM nodes WHERE name > ? ORDER BY name LIMIT ?) r ORDER BY r.name`, after, limit)
 }
