@@ -17,8 +17,7 @@ import (
 // Writer is the unit of work: it loads an aggregate from its view row,
 // lets the domain decide, appends the resulting events with the expected
 // version and updates the inline views — all in one SQLite transaction.
-// It implements the repository of every aggregate described (see
-// aggregate): one update path, one transaction per call.
+// It implements domain.NodeRepository.
 type Writer struct {
 	store   *events.Store
 	clock   clock.PassiveClock
