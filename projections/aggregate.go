@@ -56,11 +56,23 @@ type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-// update is the unit of work of every repository method: load the
+// update runs updateTx for key in a transaction of its own: what every
+// repository method of one aggregate does.
+func (a *aggregate[S]) update(ctx context.Context, w *Writer, key string, decide func(S) ([]domain.Event, error)) (S, error) {
+	var out S
+	err := w.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = a.updateTx(ctx, w, tx, key, decide)
+		return err
+	})
+	return out, err
+}
+
+// updateTx is the unit of work of every repository method: load the
 // aggregate's row, let decide say what happens, append those events with
 // the row's version as the expected version, fold the stored events and
 // write the rows, all in tx. It returns the state as far as it got.
-func (a *aggregate[S]) update(ctx context.Context, w *Writer, tx *sql.Tx, key string, decide func(S) ([]domain.Event, error)) (S, error) {
+func (a *aggregate[S]) updateTx(ctx context.Context, w *Writer, tx *sql.Tx, key string, decide func(S) ([]domain.Event, error)) (S, error) {
 	s, err := a.load(ctx, tx, key)
 	if errors.Is(err, domain.ErrNotFound) {
 		s, err = a.fresh(key), nil

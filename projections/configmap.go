@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -45,13 +44,7 @@ var _ domain.ConfigMapRepository = (*Writer)(nil)
 
 // UpdateConfigMap implements domain.ConfigMapRepository.
 func (w *Writer) UpdateConfigMap(ctx context.Context, namespace, name string, update func(domain.ConfigMap) ([]domain.Event, error)) (domain.ConfigMap, error) {
-	var out domain.ConfigMap
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = configMaps.update(ctx, w, tx, namespace+"/"+name, update)
-		return err
-	})
-	return out, err
+	return configMaps.update(ctx, w, namespace+"/"+name, update)
 }
 
 const upsertConfigMapSQL = `INSERT INTO configmaps (namespace, name, deleted, version, resource_version, data) VALUES (?, ?, ?, ?, ?, ?)

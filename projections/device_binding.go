@@ -40,13 +40,7 @@ var _ domain.DeviceBindingRepository = (*Writer)(nil)
 
 // UpdateDeviceBinding implements domain.DeviceBindingRepository.
 func (w *Writer) UpdateDeviceBinding(ctx context.Context, name string, update func(domain.DeviceBinding) ([]domain.Event, error)) (domain.DeviceBinding, error) {
-	var out domain.DeviceBinding
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = deviceBindings.update(ctx, w, tx, name, update)
-		return err
-	})
-	return out, err
+	return deviceBindings.update(ctx, w, name, update)
 }
 
 const upsertDeviceBindingSQL = `INSERT INTO device_bindings (name, address, version, resource_version, data) VALUES (?, ?, ?, ?, ?)

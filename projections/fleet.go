@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,13 +40,7 @@ var _ domain.FleetRepository = (*Writer)(nil)
 
 // UpdateFleetHealth implements domain.FleetRepository.
 func (w *Writer) UpdateFleetHealth(ctx context.Context, update func(domain.FleetHealth) ([]domain.Event, error)) (domain.FleetHealth, error) {
-	var out domain.FleetHealth
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = fleet.update(ctx, w, tx, fleetKey, update)
-		return err
-	})
-	return out, err
+	return fleet.update(ctx, w, fleetKey, update)
 }
 
 // FleetHealth reads the fleet's health; the zero value before any event.

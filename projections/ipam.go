@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
@@ -42,13 +41,7 @@ var _ domain.IPPoolRepository = (*Writer)(nil)
 // same pool only the first commits; the other gets domain.ErrConflict and
 // decides again on the pool as it now stands.
 func (w *Writer) UpdateIPPool(ctx context.Context, cidr string, update func(domain.IPPool) ([]domain.Event, error)) (domain.IPPool, error) {
-	var out domain.IPPool
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = ipPools.update(ctx, w, tx, cidr, update)
-		return err
-	})
-	return out, err
+	return ipPools.update(ctx, w, cidr, update)
 }
 
 // loadIPPool reads a pool's snapshot: its version and its allocations. A

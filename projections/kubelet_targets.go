@@ -49,13 +49,7 @@ var _ domain.KubeletTargetRepository = (*Writer)(nil)
 
 // UpdateKubeletTargets implements domain.KubeletTargetRepository.
 func (w *Writer) UpdateKubeletTargets(ctx context.Context, update func(domain.KubeletTargets) ([]domain.Event, error)) (domain.KubeletTargets, error) {
-	var out domain.KubeletTargets
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = kubeletTargets.update(ctx, w, tx, kubeletTargetsKey, update)
-		return err
-	})
-	return out, err
+	return kubeletTargets.update(ctx, w, kubeletTargetsKey, update)
 }
 
 const upsertKubeletTargetsSQL = `INSERT INTO kubelet_targets (name, version, resource_version, data) VALUES ('targets', ?, ?, ?)

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -48,13 +47,7 @@ var _ domain.NodeRepository = (*Writer)(nil)
 
 // UpdateNode implements domain.NodeRepository.
 func (w *Writer) UpdateNode(ctx context.Context, name string, update func(domain.Node) ([]domain.Event, error)) (domain.Node, error) {
-	var out domain.Node
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = nodes.update(ctx, w, tx, name, update)
-		return err
-	})
-	return out, err
+	return nodes.update(ctx, w, name, update)
 }
 
 // GetNode implements domain.NodeRepository.

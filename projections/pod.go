@@ -45,13 +45,7 @@ var _ domain.PodRepository = (*Writer)(nil)
 
 // UpdatePod implements domain.PodRepository.
 func (w *Writer) UpdatePod(ctx context.Context, namespace, name string, update func(domain.Pod) ([]domain.Event, error)) (domain.Pod, error) {
-	var out domain.Pod
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = pods.update(ctx, w, tx, namespace+"/"+name, update)
-		return err
-	})
-	return out, err
+	return pods.update(ctx, w, namespace+"/"+name, update)
 }
 
 // PodUpdate is one pod's part of UpdatePods.
@@ -67,7 +61,7 @@ func (w *Writer) UpdatePods(ctx context.Context, updates []PodUpdate) ([]domain.
 	out := make([]domain.Pod, len(updates))
 	err := w.inTx(ctx, func(tx *sql.Tx) error {
 		for i, u := range updates {
-			p, err := pods.update(ctx, w, tx, u.Namespace+"/"+u.Name, u.Update)
+			p, err := pods.updateTx(ctx, w, tx, u.Namespace+"/"+u.Name, u.Update)
 			if err != nil {
 				return err
 			}
