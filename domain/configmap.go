@@ -49,7 +49,9 @@ func (c ConfigMap) Exists() bool { return c.Version > 0 && !c.Deleted }
 
 // ConfigMapStream is the name of the log stream that holds a ConfigMap's
 // events.
-func ConfigMapStream(namespace, name string) string { return "configmap/" + namespace + "/" + name }
+func ConfigMapStream(namespace, name string) string {
+	return ConfigMapAggregate.Stream(namespace + "/" + name)
+}
 
 // Clone returns a deep copy: no map is shared with c. Empty maps come back
 // as nil (see Node.Clone).

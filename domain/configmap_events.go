@@ -37,3 +37,11 @@ func (ConfigMapUpdated) EventType() string { return "ConfigMapUpdated" }
 
 // EventType implements Event.
 func (ConfigMapDeleted) EventType() string { return "ConfigMapDeleted" }
+
+// ConfigMapAggregate is the ConfigMap in the log: streams
+// "configmap/NAMESPACE/NAME" and the events they hold.
+var ConfigMapAggregate = defineAggregate("configmap",
+	eventOf[ConfigMapCreated](1),
+	eventOf[ConfigMapUpdated](1),
+	eventOf[ConfigMapDeleted](1),
+)

@@ -27,7 +27,14 @@ type DeviceBinding struct {
 func (b DeviceBinding) Bound() bool { return b.Address != "" }
 
 // DeviceStream is the name of the log stream of a device name's binding.
-func DeviceStream(name string) string { return "device/" + name }
+func DeviceStream(name string) string { return DeviceAggregate.Stream(name) }
+
+// DeviceAggregate is the device-name binding in the log: streams
+// "device/NAME" and the events they hold.
+var DeviceAggregate = defineAggregate("device",
+	eventOf[DeviceBound](1),
+	eventOf[DeviceReleased](1),
+)
 
 // DeviceBound: a device name was bound to the address it spoke from.
 type DeviceBound struct {

@@ -7,7 +7,14 @@ import (
 )
 
 // FleetHealthStream is the log stream of the fleet's health as a whole.
-const FleetHealthStream = "fleet/health"
+var FleetHealthStream = FleetAggregate.Stream("health")
+
+// FleetAggregate is the fleet's health in the log: its one stream and its
+// events.
+var FleetAggregate = defineAggregate("fleet",
+	eventOf[FleetDisruptionStarted](1),
+	eventOf[FleetDisruptionEnded](1),
+)
 
 // FleetHealth is the fleet-level health aggregate: whether so much of the
 // fleet is unreachable at once that herd is more likely the one cut off.

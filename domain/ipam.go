@@ -38,7 +38,7 @@ type IPAllocation struct {
 }
 
 // IPPoolStream is the name of the log stream that holds a pool's events.
-func IPPoolStream(cidr string) string { return "ipam/" + cidr }
+func IPPoolStream(cidr string) string { return IPPoolAggregate.Stream(cidr) }
 
 // ErrPoolExhausted is what every *PoolExhaustedError matches with
 // errors.Is.

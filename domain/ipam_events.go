@@ -31,3 +31,10 @@ func (IPAllocated) EventType() string { return "IPAllocated" }
 
 // EventType implements Event.
 func (IPReleased) EventType() string { return "IPReleased" }
+
+// IPPoolAggregate is the IP pool in the log: streams "ipam/CIDR" and the
+// events they hold.
+var IPPoolAggregate = defineAggregate("ipam",
+	eventOf[IPAllocated](1),
+	eventOf[IPReleased](1),
+)

@@ -9,7 +9,14 @@ import (
 // KubeletTargetsStream is the log stream of the kubelets herd polls: one
 // stream for the whole set, so that a change to it is one append checked
 // against one version, as the fleet's health is.
-const KubeletTargetsStream = "kubelet/targets"
+var KubeletTargetsStream = KubeletTargetsAggregate.Stream("targets")
+
+// KubeletTargetsAggregate is the set of kubelet targets in the log: its
+// one stream and its events.
+var KubeletTargetsAggregate = defineAggregate("kubelet",
+	eventOf[KubeletTargetSet](1),
+	eventOf[KubeletTargetRemoved](1),
+)
 
 // TargetSource says where a kubelet target was declared.
 type TargetSource string

@@ -177,4 +177,4 @@ func (n Node) Condition(t ConditionType) (Condition, bool) {
 }
 
 // NodeStream is the name of the log stream that holds a node's events.
-func NodeStream(name string) string { return "node/" + name }
+func NodeStream(name string) string { return NodeAggregate.Stream(name) }

@@ -117,3 +117,27 @@ func (NodeLabelsChanged) EventType() string { return "NodeLabelsChanged" }
 
 // EventType implements Event.
 func (NodeDeleted) EventType() string { return "NodeDeleted" }
+
+// NodeAggregate is the node in the log: streams "node/NAME" and the events
+// they hold, with their schema versions.
+var NodeAggregate = defineAggregate("node",
+	eventOf[NodeRegistered](1),
+	eventOf[NodeRestarted](1),
+	eventOf[HeartbeatRecorded](1),
+	eventOf[NodeConditionChanged](1),
+	eventOf[NodeBecameReady](1),
+	eventOf[NodeBecameNotReady](1),
+	eventOf[HeartbeatMissed](1),
+	eventOf[NodeDeregistered](1),
+	eventOf[NodeLabelsChanged](1),
+	eventOf[NodeDeleted](1),
+	eventOf[NodeTainted](1),
+	eventOf[NodeUntainted](1),
+	eventOf[NodeCordoned](1),
+	eventOf[NodeUncordoned](1),
+	eventOf[NodeDrainStarted](1),
+	eventOf[NodeDrained](1),
+	eventOf[NodeUndrained](1),
+	eventOf[NodeScrapeFailed](1),
+	eventOf[NodeScrapeRecovered](1),
+)

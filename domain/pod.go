@@ -304,4 +304,4 @@ func (p Pod) Limits() ResourceList {
 func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
 
 // PodStream is the name of the log stream that holds a pod's events.
-func PodStream(namespace, name string) string { return "pod/" + namespace + "/" + name }
+func PodStream(namespace, name string) string { return PodAggregate.Stream(namespace + "/" + name) }

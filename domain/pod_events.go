@@ -144,3 +144,23 @@ func (PodFinalized) EventType() string { return "PodFinalized" }
 
 // EventType implements Event.
 func (PodObserved) EventType() string { return "PodObserved" }
+
+// PodAggregate is the pod in the log: streams "pod/NAMESPACE/NAME" and the
+// events they hold, with their schema versions.
+var PodAggregate = defineAggregate("pod",
+	eventOf[PodCreated](1),
+	eventOf[PodObserved](1),
+	eventOf[PodScheduled](1),
+	eventOf[PodUnschedulable](1),
+	eventOf[PodStatusUpdated](1),
+	eventOf[PodMetadataChanged](1),
+	eventOf[PodDisruptionTargeted](1),
+	eventOf[PodDeletionRequested](1),
+	eventOf[PodShutdownRequested](1),
+	eventOf[PodHalted](1),
+	eventOf[PodStopped](1),
+	eventOf[PodDeprovisioned](1),
+	eventOf[PodIPAssigned](1),
+	eventOf[PodIPUnavailable](1),
+	eventOf[PodFinalized](1),
+)

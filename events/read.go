@@ -20,7 +20,7 @@ var (
 const (
 	readStreamQuery = `SELECT ` + recordColumns + ` FROM events WHERE stream = ? AND version > ? ORDER BY version`
 	readAfterQuery  = `SELECT ` + recordColumns + ` FROM events WHERE position > ? ORDER BY position LIMIT ?`
-	headQuery       = `SELECT COALESCE(MAX(position), 0) FROM events`
+	headQuery       = `SELECT COALESCE(MAX(position), 0) AS head FROM events`
 )
 
 // ReadStream returns the events of stream after version afterVersion, in

@@ -11,67 +11,48 @@ import (
 	"herd/events"
 )
 
+// deviceBindings describes the binding of a device name: its row in
+// device_bindings.
+var deviceBindings = describe(&aggregate[domain.DeviceBinding]{
+	of:      domain.DeviceAggregate,
+	fresh:   func(name string) domain.DeviceBinding { return domain.DeviceBinding{Name: name} },
+	load:    loadDeviceBinding,
+	version: func(b domain.DeviceBinding) int64 { return b.Version },
+	evolve: func(b domain.DeviceBinding, rec events.Record, ev domain.Event) domain.DeviceBinding {
+		b = domain.EvolveDevice(b, ev)
+		b.ResourceVersion = rec.Position
+		return b
+	},
+	upsert: func(ctx context.Context, x execer, _ string, b domain.DeviceBinding, _ int64) error {
+		data, err := json.Marshal(b)
+		if err != nil {
+			return fmt.Errorf("encode device binding %s: %w", b.Name, err)
+		}
+		if _, err := x.ExecContext(ctx, upsertDeviceBindingSQL, b.Name, b.Address, b.Version, b.ResourceVersion, data); err != nil {
+			return fmt.Errorf("device binding view %s: %w", b.Name, err)
+		}
+		return nil
+	},
+	tables: []viewTable{{"device_bindings", "name"}},
+})
+
 var _ domain.DeviceBindingRepository = (*Writer)(nil)
 
 // UpdateDeviceBinding implements domain.DeviceBindingRepository.
 func (w *Writer) UpdateDeviceBinding(ctx context.Context, name string, update func(domain.DeviceBinding) ([]domain.Event, error)) (domain.DeviceBinding, error) {
-	var out domain.DeviceBinding
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
-		b, err := loadDeviceBinding(ctx, tx, name)
-		if err != nil {
-			return err
-		}
-		evs, err := update(b)
-		if err != nil || len(evs) == 0 {
-			out = b
-			return err
-		}
-		recs, stored, err := w.appendStored(ctx, tx, domain.DeviceStream(name), b.Version, evs)
-		if err != nil {
-			return err
-		}
-		for i, rec := range recs {
-			b = applyDeviceBinding(b, rec, stored[i])
-		}
-		out = b
-		return storeDeviceBinding(ctx, tx, b)
-	})
-	return out, err
-}
-
-func applyDeviceBinding(b domain.DeviceBinding, rec events.Record, ev domain.Event) domain.DeviceBinding {
-	b = domain.EvolveDevice(b, ev)
-	b.ResourceVersion = rec.Position
-	return b
+	return deviceBindings.update(ctx, w, name, update)
 }
 
 const upsertDeviceBindingSQL = `INSERT INTO device_bindings (name, address, version, resource_version, data) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (name) DO UPDATE SET address = excluded.address, version = excluded.version,
   resource_version = excluded.resource_version, data = excluded.data`
 
-func storeDeviceBinding(ctx context.Context, tx execer, b domain.DeviceBinding) error {
-	data, err := json.Marshal(b)
+// loadDeviceBinding reads a binding, or domain.ErrNotFound when the name
+// was never bound.
+func loadDeviceBinding(ctx context.Context, q events.Querier, name string) (domain.DeviceBinding, error) {
+	data, err := rowData(ctx, q, "device binding "+name, `SELECT data FROM device_bindings WHERE name = ?`, name)
 	if err != nil {
-		return fmt.Errorf("encode device binding %s: %w", b.Name, err)
-	}
-	if _, err := tx.ExecContext(ctx, upsertDeviceBindingSQL, b.Name, b.Address, b.Version, b.ResourceVersion, data); err != nil {
-		return fmt.Errorf("device binding view %s: %w", b.Name, err)
-	}
-	return nil
-}
-
-// loadDeviceBinding reads a binding, the zero binding (with its name) when
-// the name was never bound.
-func loadDeviceBinding(ctx context.Context, q interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}, name string) (domain.DeviceBinding, error) {
-	var data []byte
-	err := q.QueryRowContext(ctx, `SELECT data FROM device_bindings WHERE name = ?`, name).Scan(&data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return domain.DeviceBinding{Name: name}, nil
-	}
-	if err != nil {
-		return domain.DeviceBinding{}, fmt.Errorf("load device binding %s: %w", name, err)
+		return domain.DeviceBinding{}, err
 	}
 	var b domain.DeviceBinding
 	if err := json.Unmarshal(data, &b); err != nil {
@@ -85,13 +66,19 @@ type DeviceBindingView struct {
 	db *sql.DB
 }
 
-// NewDeviceBindingView returns a DeviceBindingView reading db.
-func NewDeviceBindingView(db *sql.DB) *DeviceBindingView { return &DeviceBindingView{db: db} }
+// NewDeviceBindingView returns a DeviceBindingView reading the views beside store.
+func NewDeviceBindingView(store *events.Store) *DeviceBindingView {
+	return &DeviceBindingView{db: store.DB()}
+}
 
 // Get returns the binding of a name: the zero binding, not an error, when
 // it is not bound.
 func (v *DeviceBindingView) Get(ctx context.Context, name string) (domain.DeviceBinding, error) {
-	return loadDeviceBinding(ctx, v.db, name)
+	b, err := loadDeviceBinding(ctx, v.db, name)
+	if errors.Is(err, domain.ErrNotFound) {
+		return deviceBindings.fresh(name), nil
+	}
+	return b, err
 }
 
 // List returns the names that are bound, in name order.

@@ -2,79 +2,66 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 
 	"herd/domain"
+	"herd/events"
 )
+
+// fleet describes the fleet's health: one row in fleet_health, as its one
+// stream holds it.
+var fleet = describe(&aggregate[domain.FleetHealth]{
+	of:      domain.FleetAggregate,
+	fresh:   func(string) domain.FleetHealth { return domain.FleetHealth{} },
+	load:    loadFleet,
+	version: func(f domain.FleetHealth) int64 { return f.Version },
+	evolve: func(f domain.FleetHealth, _ events.Record, ev domain.Event) domain.FleetHealth {
+		return domain.EvolveFleet(f, ev)
+	},
+	upsert: func(ctx context.Context, x execer, _ string, f domain.FleetHealth, rv int64) error {
+		data, err := json.Marshal(f)
+		if err != nil {
+			return fmt.Errorf("encode fleet health: %w", err)
+		}
+		if _, err := x.ExecContext(ctx, upsertFleetSQL, f.Version, rv, data); err != nil {
+			return fmt.Errorf("fleet view: %w", err)
+		}
+		return nil
+	},
+	tables: []viewTable{{"fleet_health", "name"}},
+})
+
+// fleetKey is the key of the fleet's one stream.
+var fleetKey, _ = domain.FleetAggregate.Key(domain.FleetHealthStream)
 
 var _ domain.FleetRepository = (*Writer)(nil)
 
 // UpdateFleetHealth implements domain.FleetRepository.
 func (w *Writer) UpdateFleetHealth(ctx context.Context, update func(domain.FleetHealth) ([]domain.Event, error)) (domain.FleetHealth, error) {
-	var out domain.FleetHealth
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
-		f, err := loadFleet(ctx, tx)
-		if err != nil {
-			return err
-		}
-		evs, err := update(f)
-		if err != nil || len(evs) == 0 {
-			out = f
-			return err
-		}
-		recs, stored, err := w.appendStored(ctx, tx, domain.FleetHealthStream, f.Version, evs)
-		if err != nil {
-			return err
-		}
-		for _, ev := range stored {
-			f = domain.EvolveFleet(f, ev)
-		}
-		rv := recs[len(recs)-1].Position
-		out = f
-		return storeFleet(ctx, tx, f, rv)
-	})
-	return out, err
+	return fleet.update(ctx, w, fleetKey, update)
 }
 
 // FleetHealth reads the fleet's health; the zero value before any event.
 func (v *NodeView) FleetHealth(ctx context.Context) (domain.FleetHealth, error) {
-	return loadFleet(ctx, v.db)
+	f, err := loadFleet(ctx, v.db, fleetKey)
+	if errors.Is(err, domain.ErrNotFound) {
+		return domain.FleetHealth{}, nil
+	}
+	return f, err
 }
 
 const upsertFleetSQL = `INSERT INTO fleet_health (name, version, resource_version, data) VALUES ('fleet', ?, ?, ?)
 ON CONFLICT (name) DO UPDATE SET version = excluded.version, resource_version = excluded.resource_version, data = excluded.data`
 
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
-func storeFleet(ctx context.Context, tx execer, f domain.FleetHealth, resourceVersion int64) error {
-	data, err := json.Marshal(f)
+// loadFleet reads the fleet's health, or domain.ErrNotFound before its
+// first event.
+func loadFleet(ctx context.Context, q events.Querier, _ string) (domain.FleetHealth, error) {
+	var f domain.FleetHealth
+	data, err := rowData(ctx, q, "fleet health", `SELECT data FROM fleet_health WHERE name = 'fleet'`)
 	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, upsertFleetSQL, f.Version, resourceVersion, data); err != nil {
-		return fmt.Errorf("fleet view: %w", err)
-	}
-	return nil
-}
-
-func loadFleet(ctx context.Context, q interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}) (domain.FleetHealth, error) {
-	var (
-		data []byte
-		f    domain.FleetHealth
-	)
-	err := q.QueryRowContext(ctx, `SELECT data FROM fleet_health WHERE name = 'fleet'`).Scan(&data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return f, nil
-	}
-	if err != nil {
-		return f, fmt.Errorf("load fleet health: %w", err)
+		return f, err
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
 		return f, fmt.Errorf("decode fleet health: %w", err)

@@ -5,48 +5,38 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"herd/events"
 )
 
-// viewRows reads the rows a view's Rows method selects: query must select
-// a row's data and the log head (the head joined to the rows, so that an
-// empty result still carries it), in key order. Rows and head come from
-// one statement, so they are consistent with each other.
-func viewRows[T any](ctx context.Context, db *sql.DB, what string, decode func([]byte) (T, error), query string, args ...any) ([]T, int64, error) {
-	rows, err := db.QueryContext(ctx, query, args...)
+// viewRows reads the rows a view's List or Rows method selects, with the
+// log head: rowsFrom is what the store's DataAtHead joins to the head (a
+// table or subquery under the alias r, and its order). Rows and head come
+// from one statement, so they are consistent with each other.
+func viewRows[T any](ctx context.Context, store *events.Store, db *sql.DB, what string, decode func([]byte) (T, error), rowsFrom string, args ...any) ([]T, int64, error) {
+	data, head, err := store.DataAtHead(ctx, db, rowsFrom, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s rows: %w", what, err)
 	}
-	defer rows.Close()
-	var (
-		out  []T
-		head int64
-	)
-	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data, &head); err != nil {
-			return nil, 0, fmt.Errorf("%s rows: %w", what, err)
-		}
-		if data == nil {
-			continue
-		}
-		v, err := decode(data)
+	out := make([]T, 0, len(data))
+	for _, d := range data {
+		v, err := decode(d)
 		if err != nil {
 			return nil, 0, err
 		}
 		out = append(out, v)
 	}
-	return out, head, rows.Err()
+	return out, head, nil
 }
 
-// namespacedRowsQuery selects up to a limit of a namespaced view's rows
-// whose (namespace, name) sort after a key's, and the log head.
-func namespacedRowsQuery(table string) string {
-	return `SELECT r.data, h.head FROM (SELECT COALESCE(MAX(position), 0) AS head FROM events) h
-LEFT JOIN (SELECT namespace, name, data FROM ` + table + ` WHERE (namespace, name) > (?, ?) ORDER BY namespace, name LIMIT ?) r
+// namespacedRowsFrom selects up to a limit of a namespaced view's rows
+// whose (namespace, name) sort after a key's.
+func namespacedRowsFrom(table string) string {
+	return `(SELECT namespace, name, data FROM ` + table + ` WHERE (namespace, name) > (?, ?) ORDER BY namespace, name LIMIT ?) r
 ORDER BY r.namespace, r.name`
 }
 
-// namespacedRowsArgs are namespacedRowsQuery's arguments for the rows after
+// namespacedRowsArgs are namespacedRowsFrom's arguments for the rows after
 // key ("namespace/name"; "" for all) and limit (0 or less for no limit).
 // Namespaces and names are DNS labels and subdomains, with no "/" in
 // either, so "namespace/name" orders as (namespace, name) does.

@@ -3,7 +3,6 @@ package projections
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"herd/domain"
@@ -41,9 +40,6 @@ func applyIPAM(pool string, rec events.Record, ev domain.Event) ipamChange {
 	}
 	return ipamChange{}
 }
-
-// ipPoolStreamKey returns the pool of an "ipam/<cidr>" stream.
-func ipPoolStreamKey(stream string) (string, bool) { return strings.CutPrefix(stream, "ipam/") }
 
 const (
 	upsertIPPoolSQL = `INSERT INTO ip_pools (pool, version, resource_version, in_use) VALUES (?, ?, ?, ?)

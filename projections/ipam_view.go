@@ -34,8 +34,8 @@ type IPAMView struct {
 	db *sql.DB
 }
 
-// NewIPAMView returns an IPAMView reading db.
-func NewIPAMView(db *sql.DB) *IPAMView { return &IPAMView{db: db} }
+// NewIPAMView returns an IPAMView reading the views beside store.
+func NewIPAMView(store *events.Store) *IPAMView { return &IPAMView{db: store.DB()} }
 
 // AllocationOf returns the address a pod (by UID) holds, in any pool, and
 // whether it holds one.

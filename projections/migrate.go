@@ -24,17 +24,3 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 	}
 	return nil
 }
-
-// viewTables are the tables a rebuild empties and refills, in the order a
-// comparison reports them, each with the columns that order its rows.
-var viewTables = []struct{ name, orderBy string }{
-	{"nodes", "name"},
-	{"node_timeline", "position, seq"},
-	{"fleet_health", "name"},
-	{"pods", "namespace, name"},
-	{"configmaps", "namespace, name"},
-	{"device_bindings", "name"},
-	{"ip_pools", "pool"},
-	{"ip_allocations", "pool, address"},
-	{"kubelet_targets", "name"},
-}

@@ -2,8 +2,6 @@ package projections
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"herd/domain"
 	"herd/events"
@@ -14,18 +12,7 @@ import (
 // and consistent lists use it to rebuild a node as it stood at any log
 // position. A node seen for the first time is the zero Node.
 func FoldNode(n domain.Node, rec events.Record) (domain.Node, error) {
-	name, ok := strings.CutPrefix(rec.Stream, "node/")
-	if !ok {
-		return n, fmt.Errorf("fold node: %s@%d is not a node's stream", rec.Stream, rec.Version)
-	}
-	ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
-	if err != nil {
-		return n, fmt.Errorf("fold %s@%d: %w", rec.Stream, rec.Version, err)
-	}
-	if n.Name == "" {
-		n.Name = name
-	}
-	return applyNode(n, rec, ev), nil
+	return nodes.fold(n, rec)
 }
 
 // Rows returns up to limit nodes whose names sort after after, in name
@@ -37,6 +24,6 @@ func (v *NodeView) Rows(ctx context.Context, after string, limit int) ([]domain.
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	return viewRows(ctx, v.db, "node", unmarshalNode, `SELECT n.data, h.head FROM (SELECT COALESCE(MAX(position), 0) AS head FROM events) h
-LEFT JOIN (SELECT name, data FROM nodes WHERE name > ? ORDER BY name LIMIT ?) n ORDER BY n.name`, after, limit)
+	return viewRows(ctx, v.store, v.db, "node", unmarshalNode,
+		`(SELECT name, data FROM nodes WHERE name > ? ORDER BY name LIMIT ?) r ORDER BY r.name`, after, limit)
 }

@@ -69,7 +69,7 @@ func TestNodeRowsPageThroughTheViewWithTombstones(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	view := NewNodeView(store.DB())
+	view := NewNodeView(store)
 	tests := []struct {
 		name  string
 		after string

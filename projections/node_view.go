@@ -11,11 +11,14 @@ import (
 
 // NodeView answers queries about nodes from the node view.
 type NodeView struct {
-	db *sql.DB
+	store *events.Store
+	db    *sql.DB
 }
 
-// NewNodeView returns a NodeView reading db.
-func NewNodeView(db *sql.DB) *NodeView { return &NodeView{db: db} }
+// NewNodeView returns a NodeView reading the views beside store.
+func NewNodeView(store *events.Store) *NodeView {
+	return &NodeView{store: store, db: store.DB()}
+}
 
 // Get returns the named node, or domain.ErrNotFound.
 func (v *NodeView) Get(ctx context.Context, name string) (domain.Node, error) {
@@ -36,49 +39,14 @@ func (v *NodeView) GetIncludingDeleted(ctx context.Context, name string) (domain
 // reading, which is the list's resourceVersion. Both come from one SQL
 // statement, so they are consistent with each other.
 func (v *NodeView) List(ctx context.Context) ([]domain.Node, int64, error) {
-	rows, err := v.db.QueryContext(ctx, `SELECT n.data, h.head FROM (SELECT COALESCE(MAX(position), 0) AS head FROM events) h
-LEFT JOIN nodes n ON n.deleted = 0 ORDER BY n.name`)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list nodes: %w", err)
-	}
-	defer rows.Close()
-	var (
-		out  []domain.Node
-		head int64
-	)
-	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data, &head); err != nil {
-			return nil, 0, fmt.Errorf("list nodes: %w", err)
-		}
-		if data == nil {
-			continue
-		}
-		n, err := unmarshalNode(data)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, n)
-	}
-	return out, head, rows.Err()
+	return viewRows(ctx, v.store, v.db, "node", unmarshalNode, `nodes r ON r.deleted = 0 ORDER BY r.name`)
 }
 
 // loadNode reads a node's row, tombstones included, or domain.ErrNotFound.
 func loadNode(ctx context.Context, q events.Querier, name string) (domain.Node, error) {
-	rows, err := q.QueryContext(ctx, `SELECT data FROM nodes WHERE name = ?`, name)
+	data, err := rowData(ctx, q, fmt.Sprintf("node %q", name), `SELECT data FROM nodes WHERE name = ?`, name)
 	if err != nil {
-		return domain.Node{}, fmt.Errorf("load node %s: %w", name, err)
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return domain.Node{}, fmt.Errorf("load node %s: %w", name, err)
-		}
-		return domain.Node{}, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
-	}
-	var data []byte
-	if err := rows.Scan(&data); err != nil {
-		return domain.Node{}, fmt.Errorf("load node %s: %w", name, err)
+		return domain.Node{}, err
 	}
 	return unmarshalNode(data)
 }

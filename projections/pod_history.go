@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"fmt"
 
 	"herd/domain"
 	"herd/events"
@@ -13,23 +12,12 @@ import (
 // as it stood at any log position. A pod seen for the first time is the
 // zero Pod.
 func FoldPod(p domain.Pod, rec events.Record) (domain.Pod, error) {
-	namespace, name, ok := podStreamKey(rec.Stream)
-	if !ok {
-		return p, fmt.Errorf("fold pod: %s@%d is not a pod's stream", rec.Stream, rec.Version)
-	}
-	ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
-	if err != nil {
-		return p, fmt.Errorf("fold %s@%d: %w", rec.Stream, rec.Version, err)
-	}
-	if p.Name == "" {
-		p.Namespace, p.Name = namespace, name
-	}
-	return applyPod(p, rec, ev), nil
+	return pods.fold(p, rec)
 }
 
 // Rows returns up to limit pods whose keys ("namespace/name") sort after
 // after, in key order, finalized ones (tombstones) included, and the log
 // head at the moment of reading; limit 0 or less means all of them.
 func (v *PodView) Rows(ctx context.Context, after string, limit int) ([]domain.Pod, int64, error) {
-	return viewRows(ctx, v.db, "pod", unmarshalPod, namespacedRowsQuery("pods"), namespacedRowsArgs(after, limit)...)
+	return viewRows(ctx, v.store, v.db, "pod", unmarshalPod, namespacedRowsFrom("pods"), namespacedRowsArgs(after, limit)...)
 }

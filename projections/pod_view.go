@@ -7,15 +7,19 @@ import (
 	"strings"
 
 	"herd/domain"
+	"herd/events"
 )
 
 // PodView answers queries about pods from the pod view.
 type PodView struct {
-	db *sql.DB
+	store *events.Store
+	db    *sql.DB
 }
 
-// NewPodView returns a PodView reading db.
-func NewPodView(db *sql.DB) *PodView { return &PodView{db: db} }
+// NewPodView returns a PodView reading the views beside store.
+func NewPodView(store *events.Store) *PodView {
+	return &PodView{store: store, db: store.DB()}
+}
 
 // Get returns the pod, or domain.ErrNotFound when it does not exist or was
 // finalized.
@@ -53,50 +57,26 @@ type PodFilter struct {
 // head at the moment of reading (the list's resourceVersion), both from
 // one statement.
 func (v *PodView) List(ctx context.Context, f PodFilter) ([]domain.Pod, int64, error) {
-	where := []string{"p.finalized = 0"}
+	where := []string{"r.finalized = 0"}
 	var args []any
 	if f.Namespace != "" {
-		where, args = append(where, "p.namespace = ?"), append(args, f.Namespace)
+		where, args = append(where, "r.namespace = ?"), append(args, f.Namespace)
 	}
 	switch {
 	case f.Unbound:
-		where = append(where, "p.node_name = ''")
+		where = append(where, "r.node_name = ''")
 	case f.NodeName != "":
-		where, args = append(where, "p.node_name = ?"), append(args, f.NodeName)
+		where, args = append(where, "r.node_name = ?"), append(args, f.NodeName)
 	}
 	if f.Phase != "" {
-		where, args = append(where, "p.phase = ?"), append(args, string(f.Phase))
+		where, args = append(where, "r.phase = ?"), append(args, string(f.Phase))
 	}
 	if f.Source != nil {
-		where, args = append(where, "p.source = ?"), append(args, string(*f.Source))
+		where, args = append(where, "r.source = ?"), append(args, string(*f.Source))
 	}
 	if f.Terminating {
-		where = append(where, "p.terminating = 1")
+		where = append(where, "r.terminating = 1")
 	}
-	q := `SELECT p.data, h.head FROM (SELECT COALESCE(MAX(position), 0) AS head FROM events) h
-LEFT JOIN pods p ON ` + strings.Join(where, " AND ") + ` ORDER BY p.namespace, p.name`
-	rows, err := v.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list pods: %w", err)
-	}
-	defer rows.Close()
-	var (
-		out  []domain.Pod
-		head int64
-	)
-	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data, &head); err != nil {
-			return nil, 0, fmt.Errorf("list pods: %w", err)
-		}
-		if data == nil {
-			continue
-		}
-		p, err := unmarshalPod(data)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, p)
-	}
-	return out, head, rows.Err()
+	return viewRows(ctx, v.store, v.db, "pod", unmarshalPod,
+		`pods r ON `+strings.Join(where, " AND ")+` ORDER BY r.namespace, r.name`, args...)
 }

@@ -2,12 +2,9 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
-	"herd/domain"
 	"herd/events"
 )
 
@@ -35,7 +32,8 @@ type RebuildStats struct {
 }
 
 // Rebuild empties every view and refills it from the whole log, through the
-// same apply functions the inline views use, in one transaction: readers
+// same descriptions the inline views use (each record goes to the
+// aggregate whose stream it is on), in one transaction: readers
 // see either the old views or the new ones. It holds the write lock while
 // it runs, so it is meant for a stopped herd or a scratch copy.
 func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (RebuildStats, error) {
@@ -56,17 +54,17 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 	if err != nil {
 		return RebuildStats{}, fmt.Errorf("rebuild: head: %w", err)
 	}
-	for _, t := range viewTables {
+	for _, t := range allViewTables() {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.name); err != nil {
 			return RebuildStats{}, fmt.Errorf("rebuild: empty %s: %w", t.name, err)
 		}
 	}
-	nodes, err := newViewRebuild(ctx, tx)
-	if err != nil {
-		return RebuildStats{}, err
+	x := newPreparedTx(tx)
+	defer x.close()
+	rebuilders := make(map[view]rebuilder, len(views))
+	for _, v := range views {
+		rebuilders[v] = v.rebuild()
 	}
-	defer nodes.close()
-	others := newStreamRebuild()
 
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
@@ -76,10 +74,12 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 			return stats, fmt.Errorf("rebuild: after %d: %w", stats.Head, b.err)
 		}
 		for i, rec := range b.recs {
-			if err := nodes.apply(ctx, rec, b.evs[i]); err != nil {
+			if b.views[i] == nil {
+				continue // a stream no view folds
+			}
+			if err := rebuilders[b.views[i]].apply(ctx, x, rec, b.evs[i]); err != nil {
 				return stats, err
 			}
-			others.apply(rec, b.evs[i])
 		}
 		if len(b.recs) == 0 {
 			continue // a stretch of the log whose records were deleted
@@ -93,11 +93,10 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 	if err := ctx.Err(); err != nil {
 		return stats, err
 	}
-	if err := nodes.flush(ctx); err != nil {
-		return stats, err
-	}
-	if err := others.flush(ctx, tx); err != nil {
-		return stats, err
+	for _, v := range views {
+		if err := rebuilders[v].flush(ctx, x); err != nil {
+			return stats, err
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO projection_checkpoints (projection, position, rebuilt_at) VALUES ('views', ?, ?)
 ON CONFLICT (projection) DO UPDATE SET position = excluded.position, rebuilt_at = excluded.rebuilt_at`,
@@ -109,159 +108,4 @@ ON CONFLICT (projection) DO UPDATE SET position = excluded.position, rebuilt_at 
 	}
 	stats.Took = time.Since(start)
 	return stats, nil
-}
-
-// viewRebuild folds node, pod, fleet, IP pool and kubelet target events
-// in memory and writes each row once at the end: replaying a million
-// heartbeats costs a million folds, not a million row writes.
-type viewRebuild struct {
-	tx       *sql.Tx
-	timeline *sql.Stmt
-	nodes    map[string]domain.Node
-	pods     map[string]domain.Pod
-	fleet    domain.FleetHealth
-	fleetRV  int64
-	pools    map[string]*poolRebuild
-	targets  domain.KubeletTargets
-	targetRV int64
-}
-
-// poolRebuild is one IP pool during a rebuild: its version, the position
-// of its last event and its allocation rows by address. The rows change in
-// place, so replaying a pool of thousands costs one change per event.
-type poolRebuild struct {
-	version, rv int64
-	rows        map[string]allocationRow
-}
-
-func newViewRebuild(ctx context.Context, tx *sql.Tx) (*viewRebuild, error) {
-	stmt, err := tx.PrepareContext(ctx, insertTimelineSQL)
-	if err != nil {
-		return nil, fmt.Errorf("rebuild: prepare timeline: %w", err)
-	}
-	return &viewRebuild{tx: tx, timeline: stmt, nodes: map[string]domain.Node{}, pods: map[string]domain.Pod{}, pools: map[string]*poolRebuild{}}, nil
-}
-
-func (r *viewRebuild) apply(ctx context.Context, rec events.Record, ev domain.Event) error {
-	if rec.Stream == domain.FleetHealthStream {
-		r.fleet, r.fleetRV = domain.EvolveFleet(r.fleet, ev), rec.Position
-		return nil
-	}
-	if pool, ok := ipPoolStreamKey(rec.Stream); ok {
-		r.applyIPAM(pool, rec, ev)
-		return nil
-	}
-	if ns, name, ok := podStreamKey(rec.Stream); ok {
-		key := ns + "/" + name
-		p, seen := r.pods[key]
-		if !seen {
-			p = domain.Pod{Namespace: ns, Name: name}
-		}
-		r.pods[key] = applyPod(p, rec, ev)
-		return nil
-	}
-	if rec.Stream == domain.KubeletTargetsStream {
-		r.targets, r.targetRV = applyKubeletTargets(r.targets, rec, ev), rec.Position
-		return nil
-	}
-	name, ok := strings.CutPrefix(rec.Stream, "node/")
-	if !ok {
-		return nil
-	}
-	n, seen := r.nodes[name]
-	if !seen {
-		n = domain.Node{Name: name}
-	}
-	n = applyNode(n, rec, ev)
-	r.nodes[name] = n
-	for _, e := range timelineEntries(name, rec, ev) {
-		if _, err := r.timeline.ExecContext(ctx, e.args(0)...); err != nil {
-			return fmt.Errorf("rebuild: timeline %s@%d: %w", name, rec.Position, err)
-		}
-	}
-	return nil
-}
-
-func (r *viewRebuild) flush(ctx context.Context) error {
-	if r.fleet.Version > 0 {
-		if err := storeFleet(ctx, r.tx, r.fleet, r.fleetRV); err != nil {
-			return err
-		}
-	}
-	if err := r.flushPods(ctx); err != nil {
-		return err
-	}
-	if err := r.flushIPAM(ctx); err != nil {
-		return err
-	}
-	if r.targets.Version > 0 {
-		if err := storeKubeletTargets(ctx, r.tx, r.targets, r.targetRV); err != nil {
-			return err
-		}
-	}
-	stmt, err := r.tx.PrepareContext(ctx, upsertNodeSQL)
-	if err != nil {
-		return fmt.Errorf("rebuild: prepare nodes: %w", err)
-	}
-	defer stmt.Close()
-	for _, n := range r.nodes {
-		row, err := toNodeRow(n)
-		if err != nil {
-			return err
-		}
-		if _, err := stmt.ExecContext(ctx, row.args()...); err != nil {
-			return fmt.Errorf("rebuild: node %s: %w", n.Name, err)
-		}
-	}
-	return nil
-}
-
-func (r *viewRebuild) close() { _ = r.timeline.Close() }
-
-func (r *viewRebuild) flushPods(ctx context.Context) error {
-	stmt, err := r.tx.PrepareContext(ctx, upsertPodSQL)
-	if err != nil {
-		return fmt.Errorf("rebuild: prepare pods: %w", err)
-	}
-	defer stmt.Close()
-	for _, p := range r.pods {
-		args, err := podRowArgs(p)
-		if err != nil {
-			return err
-		}
-		if _, err := stmt.ExecContext(ctx, args...); err != nil {
-			return fmt.Errorf("rebuild: pod %s: %w", p.Key(), err)
-		}
-	}
-	return nil
-}
-
-func (r *viewRebuild) applyIPAM(pool string, rec events.Record, ev domain.Event) {
-	p := r.pools[pool]
-	if p == nil {
-		p = &poolRebuild{rows: map[string]allocationRow{}}
-		r.pools[pool] = p
-	}
-	p.version++
-	p.rv = rec.Position
-	switch c := applyIPAM(pool, rec, ev); {
-	case c.put != nil:
-		p.rows[c.put.address] = *c.put
-	case c.del != "":
-		delete(p.rows, c.del)
-	}
-}
-
-func (r *viewRebuild) flushIPAM(ctx context.Context) error {
-	for pool, p := range r.pools {
-		if _, err := r.tx.ExecContext(ctx, upsertIPPoolSQL, pool, p.version, p.rv, len(p.rows)); err != nil {
-			return fmt.Errorf("rebuild: IP pool %s: %w", pool, err)
-		}
-		for _, row := range p.rows {
-			if err := storeIPAMChange(ctx, r.tx, pool, ipamChange{put: &row}); err != nil {
-				return fmt.Errorf("rebuild: %w", err)
-			}
-		}
-	}
-	return nil
 }

@@ -4,18 +4,19 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"strings"
 
 	"herd/domain"
 	"herd/events"
 )
 
-// decodedBatch is a stretch of the log with its node, fleet and kubelet
-// target events decoded (nil for records of other streams).
+// decodedBatch is a stretch of the log with, for each record, the view of
+// the aggregate whose stream it is on and its event decoded (both nil for
+// a stream no view folds).
 type decodedBatch struct {
-	recs []events.Record
-	evs  []domain.Event
-	err  error
+	recs  []events.Record
+	views []view
+	evs   []domain.Event
+	err   error
 }
 
 // readDecoded streams the log from the start up to head in position ranges
@@ -62,24 +63,25 @@ func readDecoded(ctx context.Context, store *events.Store, q events.Querier, hea
 	return out
 }
 
-// readBatch reads the records in (lo, hi] and decodes the ones projections
-// fold.
+// readBatch reads the records in (lo, hi], routes each to its view and
+// decodes the ones a view folds.
 func readBatch(ctx context.Context, store *events.Store, q events.Querier, lo, hi int64) decodedBatch {
 	recs, err := store.ReadRange(ctx, q, lo, hi)
 	if err != nil {
 		return decodedBatch{err: err}
 	}
+	views := make([]view, len(recs))
 	evs := make([]domain.Event, len(recs))
 	for i, rec := range recs {
-		if !strings.HasPrefix(rec.Stream, "node/") && !strings.HasPrefix(rec.Stream, "pod/") && !strings.HasPrefix(rec.Stream, "ipam/") &&
-			rec.Stream != domain.FleetHealthStream && rec.Stream != domain.KubeletTargetsStream && !otherStream(rec.Stream) {
+		v, ok := viewOf(rec.Stream)
+		if !ok {
 			continue
 		}
 		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
 		if err != nil {
 			return decodedBatch{err: fmt.Errorf("%s@%d (position %d): %w", rec.Stream, rec.Version, rec.Position, err)}
 		}
-		evs[i] = ev
+		views[i], evs[i] = v, ev
 	}
-	return decodedBatch{recs: recs, evs: evs}
+	return decodedBatch{recs: recs, views: views, evs: evs}
 }

@@ -44,11 +44,11 @@ func TestRebuildEqualsLiveViews(t *testing.T) {
 	}
 
 	// Rebuilding the live views in place changes nothing either.
-	before, _, _ := NewNodeView(store.DB()).List(ctx)
+	before, _, _ := NewNodeView(store).List(ctx)
 	if _, err := Rebuild(ctx, store, RebuildOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	after, _, _ := NewNodeView(store.DB()).List(ctx)
+	after, _, _ := NewNodeView(store).List(ctx)
 	if len(before) != 2 || len(after) != len(before) {
 		t.Fatalf("nodes before rebuild %d, after %d, want 2", len(before), len(after))
 	}

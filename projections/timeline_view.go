@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"herd/events"
 )
 
 // TimelineView reads nodes' lifecycle timelines.
@@ -12,8 +14,10 @@ type TimelineView struct {
 	db *sql.DB
 }
 
-// NewTimelineView returns a TimelineView reading db.
-func NewTimelineView(db *sql.DB) *TimelineView { return &TimelineView{db: db} }
+// NewTimelineView returns a TimelineView reading the views beside store.
+func NewTimelineView(store *events.Store) *TimelineView {
+	return &TimelineView{db: store.DB()}
+}
 
 // Node returns up to limit entries of node's timeline after the given log
 // position, oldest first. limit <= 0 means all.

@@ -44,7 +44,7 @@ func Verify(ctx context.Context, live *events.Store, scratchPath string, cfg eve
 	if err := Migrate(ctx, scratch.DB()); err != nil {
 		return nil, RebuildStats{}, err
 	}
-	for _, t := range viewTables {
+	for _, t := range allViewTables() {
 		if _, err := scratch.DB().ExecContext(ctx, fmt.Sprintf("CREATE TABLE live_%s AS SELECT * FROM %s", t.name, t.name)); err != nil {
 			return nil, RebuildStats{}, fmt.Errorf("verify: keep live %s: %w", t.name, err)
 		}
@@ -53,7 +53,7 @@ func Verify(ctx context.Context, live *events.Store, scratchPath string, cfg eve
 	if err != nil {
 		return nil, stats, err
 	}
-	for _, t := range viewTables {
+	for _, t := range allViewTables() {
 		d, err := firstDifference(ctx, scratch.DB(), t.name, t.orderBy)
 		if err != nil || d != nil {
 			return d, stats, err

@@ -25,67 +25,10 @@ type Writer struct {
 	group   *groupCommit
 }
 
-var _ domain.NodeRepository = (*Writer)(nil)
-
 // NewWriter returns a Writer appending to store, stamping records with
 // clk's time. metrics may be nil.
 func NewWriter(store *events.Store, clk clock.PassiveClock, metrics *Metrics) *Writer {
 	return &Writer{store: store, clock: clk, metrics: metrics, group: &groupCommit{store: store, metrics: metrics}}
-}
-
-// UpdateNode implements domain.NodeRepository.
-func (w *Writer) UpdateNode(ctx context.Context, name string, update func(domain.Node) ([]domain.Event, error)) (domain.Node, error) {
-	var out domain.Node
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
-		n, err := loadNode(ctx, tx, name)
-		if errors.Is(err, domain.ErrNotFound) {
-			n, err = domain.Node{Name: name}, nil
-		}
-		if err != nil {
-			return err
-		}
-		evs, err := update(n)
-		if err != nil {
-			return err
-		}
-		out, err = w.appendNode(ctx, tx, n, evs)
-		return err
-	})
-	return out, err
-}
-
-// GetNode implements domain.NodeRepository.
-func (w *Writer) GetNode(ctx context.Context, name string) (domain.Node, error) {
-	return NewNodeView(w.store.DB()).Get(ctx, name)
-}
-
-// appendNode appends evs to n's stream and folds them into the views.
-func (w *Writer) appendNode(ctx context.Context, tx *sql.Tx, n domain.Node, evs []domain.Event) (domain.Node, error) {
-	if len(evs) == 0 {
-		return n, nil
-	}
-	stream := domain.NodeStream(n.Name)
-	recs, stored, err := w.appendStored(ctx, tx, stream, n.Version, evs)
-	if err != nil {
-		return n, err
-	}
-	for i, rec := range recs {
-		ev := stored[i]
-		n = applyNode(n, rec, ev)
-		for _, e := range timelineEntries(n.Name, rec, ev) {
-			if _, err := tx.ExecContext(ctx, insertTimelineSQL, e.args(0)...); err != nil {
-				return n, fmt.Errorf("timeline %s@%d: %w", n.Name, rec.Position, err)
-			}
-		}
-	}
-	row, err := toNodeRow(n)
-	if err != nil {
-		return n, err
-	}
-	if _, err := tx.ExecContext(ctx, upsertNodeSQL, row.args()...); err != nil {
-		return n, fmt.Errorf("node view %s: %w", n.Name, err)
-	}
-	return n, nil
 }
 
 // appendStored appends evs to stream at the expected version and returns

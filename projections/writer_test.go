@@ -18,7 +18,7 @@ func TestWriterReadsItsOwnWrites(t *testing.T) {
 	clk.Step(time.Second)
 	n2 := do(t, w, clk, "web-01", metrics(500))
 
-	got, err := NewNodeView(store.DB()).Get(ctx, "web-01")
+	got, err := NewNodeView(store).Get(ctx, "web-01")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestStaleWriterGetsConflict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = w.appendNode(ctx, tx, n, evs)
+	_, _, err = w.appendStored(ctx, tx, domain.NodeStream(n.Name), n.Version, evs)
 	if !errors.Is(err, domain.ErrConflict) {
 		t.Fatalf("stale append: err = %v, want ErrConflict", err)
 	}
@@ -105,7 +105,7 @@ func TestTimelineRecordsLifecycleNotHeartbeats(t *testing.T) {
 	do(t, w, clk, "web-01", domain.DeregisterNode{})
 	do(t, w, clk, "web-01", register("web-01", domain.KindLinux))
 
-	entries, err := NewTimelineView(store.DB()).Node(context.Background(), "web-01", 0, 0)
+	entries, err := NewTimelineView(store).Node(context.Background(), "web-01", 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,16 +46,15 @@ func newHerd(t *testing.T, auth httpapi.Authenticator) *herd {
 	}
 	clk := clocktesting.NewFakeClock(t0)
 	w := projections.NewWriter(store, clk, nil)
-	db := store.DB()
-	pods := projections.NewPodView(db)
+	pods := projections.NewPodView(store)
 	hub, err := watch.NewHub(store, watch.Config{PollInterval: time.Millisecond}, clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, err := httpapi.NewServer(httpapi.Deps{
-		Nodes: w, NodeView: projections.NewNodeView(db), Pods: w, PodView: pods, Timeline: projections.NewTimelineView(db),
+		Nodes: w, NodeView: projections.NewNodeView(store), Pods: w, PodView: pods, Timeline: projections.NewTimelineView(store),
 		Store: store, Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
-		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(db), Devices: w, DeviceBindings: projections.NewDeviceBindingView(db),
+		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store), Devices: w, DeviceBindings: projections.NewDeviceBindingView(store),
 		Auth: auth,
 	}, httpapi.Config{Thresholds: domain.DefaultThresholds})
 	if err != nil {

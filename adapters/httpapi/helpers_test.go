@@ -48,17 +48,16 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 	}
 	clk := clocktesting.NewFakeClock(t0)
 	w := projections.NewWriter(store, clk, nil)
-	db := store.DB()
 	hub, err := watch.NewHub(store, watch.Config{PollInterval: time.Millisecond}, clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, err := NewServer(Deps{
-		Nodes: w, NodeView: projections.NewNodeView(db), Timeline: projections.NewTimelineView(db), KubeletTargets: w,
-		Pods: w, PodView: projections.NewPodView(db),
+		Nodes: w, NodeView: projections.NewNodeView(store), Timeline: projections.NewTimelineView(store), KubeletTargets: w,
+		Pods: w, PodView: projections.NewPodView(store),
 		Store: store, Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
-		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(db),
-		Devices: w, DeviceBindings: projections.NewDeviceBindingView(db),
+		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store),
+		Devices: w, DeviceBindings: projections.NewDeviceBindingView(store),
 		Auth: auth,
 	}, Config{})
 	if err != nil {

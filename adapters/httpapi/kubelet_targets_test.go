@@ -37,8 +37,8 @@ func targetAPI(t *testing.T) (*httptest.Server, *projections.Writer, *events.Sto
 	clk := clocktesting.NewFakeClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	w := projections.NewWriter(store, clk, nil)
 	s, err := NewServer(Deps{
-		Nodes: w, NodeView: projections.NewNodeView(store.DB()), Pods: w, PodView: projections.NewPodView(store.DB()), KubeletTargets: w,
-		Timeline: projections.NewTimelineView(store.DB()), Store: store, Clock: clk, Logger: zap.NewNop(),
+		Nodes: w, NodeView: projections.NewNodeView(store), Pods: w, PodView: projections.NewPodView(store), KubeletTargets: w,
+		Timeline: projections.NewTimelineView(store), Store: store, Clock: clk, Logger: zap.NewNop(),
 	}, Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -89,7 +89,7 @@ func (s *Server) nodeResource() *apiResource {
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[domain.Node]{
 				Resource: "nodes",
-				Prefix:   domain.NodeStream(""),
+				Prefix:   domain.NodeAggregate.Prefix(),
 				Fold:     projections.FoldNode,
 				Meta: func(n domain.Node) (watch.Meta, bool) {
 					if !n.Exists() {
@@ -140,7 +140,7 @@ func (s *Server) podResource() *apiResource {
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[domain.Pod]{
 				Resource: "pods",
-				Prefix:   "pod/",
+				Prefix:   domain.PodAggregate.Prefix(),
 				Fold:     projections.FoldPod,
 				Meta: func(p domain.Pod) (watch.Meta, bool) {
 					if !p.Exists() {
@@ -182,7 +182,7 @@ func (s *Server) configMapResource() *apiResource {
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[domain.ConfigMap]{
 				Resource: "configmaps",
-				Prefix:   "configmap/",
+				Prefix:   domain.ConfigMapAggregate.Prefix(),
 				Fold:     projections.FoldConfigMap,
 				Meta: func(c domain.ConfigMap) (watch.Meta, bool) {
 					if !c.Exists() {

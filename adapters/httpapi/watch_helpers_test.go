@@ -54,10 +54,10 @@ func newWatchAPI(t *testing.T, cfg watch.Config) *watchAPI {
 	}
 	w := projections.NewWriter(store, clk, nil)
 	srv, err := NewServer(Deps{
-		Nodes: w, NodeView: projections.NewNodeView(store.DB()), Pods: w, PodView: projections.NewPodView(store.DB()),
-		Timeline: projections.NewTimelineView(store.DB()), KubeletTargets: w,
-		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store.DB()),
-		Devices: w, DeviceBindings: projections.NewDeviceBindingView(store.DB()),
+		Nodes: w, NodeView: projections.NewNodeView(store), Pods: w, PodView: projections.NewPodView(store),
+		Timeline: projections.NewTimelineView(store), KubeletTargets: w,
+		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store),
+		Devices: w, DeviceBindings: projections.NewDeviceBindingView(store),
 		Store: store, Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 	}, Config{Thresholds: domain.DefaultThresholds})
 	if err != nil {

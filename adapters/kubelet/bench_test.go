@@ -92,9 +92,9 @@ func benchmarkPoll(b *testing.B, withTLS bool) {
 		defer srv.Close()
 		cfg.Flags = append(cfg.Flags, name+"="+srv.URL)
 	}
-	sink := &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(store.DB())}, Clock: clk}
+	sink := &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(store)}, Clock: clk}
 	reg := prometheus.NewRegistry()
-	m, err := NewManager(cfg, sink, w, projections.NewKubeletTargetView(store.DB()), clk, zap.NewNop(), NewMetrics(reg))
+	m, err := NewManager(cfg, sink, w, projections.NewKubeletTargetView(store), clk, zap.NewNop(), NewMetrics(reg))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -42,8 +42,8 @@ func newHerdRig(t *testing.T) *herdRig {
 	clk := clocktesting.NewFakeClock(t0)
 	return &herdRig{
 		t: t, clock: clk, store: store, writer: projections.NewWriter(store, clk, nil),
-		nodes: projections.NewNodeView(store.DB()), pods: projections.NewPodView(store.DB()),
-		targets: projections.NewKubeletTargetView(store.DB()),
+		nodes: projections.NewNodeView(store), pods: projections.NewPodView(store),
+		targets: projections.NewKubeletTargetView(store),
 	}
 }
 

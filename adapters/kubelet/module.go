@@ -18,10 +18,10 @@ var Module = fx.Options(
 	fx.Provide(
 		NewMetrics,
 		func(store *events.Store) *projections.KubeletTargetView {
-			return projections.NewKubeletTargetView(store.DB())
+			return projections.NewKubeletTargetView(store)
 		},
 		func(w *projections.Writer, store *events.Store, clk clock.Clock) Sink {
-			return &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(store.DB())}, Clock: clk}
+			return &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(store)}, Clock: clk}
 		},
 		func(cfg Config, sink Sink, w *projections.Writer, view *projections.KubeletTargetView, clk clock.Clock, log *zap.Logger, m *Metrics) (*Manager, error) {
 			return NewManager(cfg, sink, w, view, clk, log, m)

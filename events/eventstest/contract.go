@@ -29,6 +29,7 @@ func RunStoreContract(t *testing.T, open OpenFunc) {
 	}{
 		{"AppendAndReadStream", testAppendAndReadStream},
 		{"ReadAfterAndHead", testReadAfterAndHead},
+		{"DataAtHead", testDataAtHead},
 		{"QueryFilters", testQueryFilters},
 		{"ConflictLeavesLogAndTxIntact", testConflict},
 		{"OneWinnerPerVersion", testOneWinnerPerVersion},

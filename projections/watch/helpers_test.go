@@ -47,7 +47,7 @@ func newFixture(t *testing.T, cfg watch.Config) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	view := projections.NewNodeView(store.DB())
+	view := projections.NewNodeView(store)
 	if err := watch.Register(hub, nodeKind(view)); err != nil {
 		t.Fatal(err)
 	}

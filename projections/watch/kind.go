@@ -15,7 +15,9 @@ type Kind[S any] struct {
 	// Resource names the resource in requests and errors: "nodes".
 	Resource string
 	// Prefix selects the streams that hold the resource's objects, one
-	// stream per object: "node/". No prefix may start another.
+	// stream per object: the prefix of the aggregate's streams, as the
+	// domain's description of the aggregate gives it. No prefix may start
+	// another.
 	Prefix string
 	// Fold folds one event of an object's stream into its state; the
 	// state of an object seen for the first time is the zero S. It must

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -63,11 +62,11 @@ func (r *Reconciler) Name() string { return "drain" }
 // that node (it may be draining), and a pod leaving to every draining node.
 func (r *Reconciler) KeysFor(rec events.Record) []string {
 	switch {
-	case strings.HasPrefix(rec.Stream, "node/") && rec.Type == (domain.NodeDrainStarted{}).EventType():
+	case domain.NodeAggregate.Owns(rec.Stream) && rec.Type == (domain.NodeDrainStarted{}).EventType():
 		return []string{rec.Stream}
-	case strings.HasPrefix(rec.Stream, "pod/") && rec.Type == (domain.PodFinalized{}).EventType():
+	case domain.PodAggregate.Owns(rec.Stream) && rec.Type == (domain.PodFinalized{}).EventType():
 		return []string{keyDraining}
-	case strings.HasPrefix(rec.Stream, "pod/") && rec.Type == (domain.PodScheduled{}).EventType():
+	case domain.PodAggregate.Owns(rec.Stream) && rec.Type == (domain.PodScheduled{}).EventType():
 		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
 		if err != nil {
 			r.log.Error("unreadable binding", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
@@ -90,7 +89,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 	if key == keyDraining {
 		return reconcilers.Result{}, r.reconcileDraining(ctx)
 	}
-	name, ok := strings.CutPrefix(key, "node/")
+	name, ok := domain.NodeAggregate.Key(key)
 	if !ok || name == "" {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("drain: unknown key %q", key))
 	}

@@ -3,7 +3,6 @@ package health
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -65,7 +64,7 @@ func (r *Reconciler) KeysFor(rec events.Record) []string {
 	switch {
 	case rec.Stream == domain.FleetHealthStream:
 		return []string{keyAll}
-	case strings.HasPrefix(rec.Stream, "node/") && rec.Type != "HeartbeatRecorded":
+	case domain.NodeAggregate.Owns(rec.Stream) && rec.Type != (domain.HeartbeatRecorded{}).EventType():
 		return []string{rec.Stream}
 	}
 	return nil
@@ -109,7 +108,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 		}
 		return reconcilers.Result{}, nil
 	}
-	name, ok := strings.CutPrefix(key, "node/")
+	name, ok := domain.NodeAggregate.Key(key)
 	if !ok {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("health: unknown key %q", key))
 	}

@@ -51,7 +51,7 @@ func BenchmarkMonitor(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	r, err := New(DefaultConfig(), w, projections.NewNodeView(store.DB()), clk, zap.NewNop())
+	r, err := New(DefaultConfig(), w, projections.NewNodeView(store), clk, zap.NewNop())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -70,12 +70,12 @@ func (r *Reconciler) Name() string { return "ipam" }
 // address to the pods waiting for one.
 func (r *Reconciler) KeysFor(rec events.Record) []string {
 	switch {
-	case strings.HasPrefix(rec.Stream, "pod/"):
+	case domain.PodAggregate.Owns(rec.Stream):
 		switch rec.Type {
-		case "PodScheduled", "PodFinalized":
+		case (domain.PodScheduled{}).EventType(), (domain.PodFinalized{}).EventType():
 			return []string{rec.Stream}
 		}
-	case strings.HasPrefix(rec.Stream, "ipam/") && rec.Type == "IPReleased":
+	case domain.IPPoolAggregate.Owns(rec.Stream) && rec.Type == (domain.IPReleased{}).EventType():
 		return []string{keyWaiting}
 	}
 	return nil
@@ -107,7 +107,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 	case keyCollect:
 		return reconcilers.Result{}, r.collect(ctx)
 	}
-	rest, ok := strings.CutPrefix(key, "pod/")
+	rest, ok := domain.PodAggregate.Key(key)
 	ns, name, ok2 := strings.Cut(rest, "/")
 	if !ok || !ok2 {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("ipam: unknown key %q", key))

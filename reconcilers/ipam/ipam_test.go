@@ -45,7 +45,7 @@ func newFixture(t *testing.T, pools ...string) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, store: store, clock: clocktesting.NewFakeClock(t0),
-		pods: projections.NewPodView(store.DB()), view: projections.NewIPAMView(store.DB())}
+		pods: projections.NewPodView(store), view: projections.NewIPAMView(store)}
 	f.w = projections.NewWriter(store, f.clock, nil)
 	cfg := DefaultConfig()
 	cfg.Pools = pools

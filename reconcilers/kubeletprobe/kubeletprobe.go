@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -58,11 +57,11 @@ func (r *Reconciler) Name() string { return "kubeletprobe" }
 // KeysFor starts (or restarts) a node's probes when it registers, restarts
 // or goes away. Heartbeats and condition changes need no probe.
 func (r *Reconciler) KeysFor(rec events.Record) []string {
-	if !strings.HasPrefix(rec.Stream, "node/") {
+	if !domain.NodeAggregate.Owns(rec.Stream) {
 		return nil
 	}
 	switch rec.Type {
-	case "NodeRegistered", "NodeRestarted", "NodeDeleted":
+	case (domain.NodeRegistered{}).EventType(), (domain.NodeRestarted{}).EventType(), (domain.NodeDeleted{}).EventType():
 		return []string{rec.Stream}
 	}
 	return nil
@@ -93,7 +92,7 @@ func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
 // Reconcile probes one node, unless it was probed less than an interval
 // ago, and records the outcome.
 func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
-	name, ok := strings.CutPrefix(key, "node/")
+	name, ok := domain.NodeAggregate.Key(key)
 	if !ok {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("kubeletprobe: unknown key %q", key))
 	}

@@ -41,7 +41,7 @@ func newHarness(t *testing.T, cfg Config) *harness {
 	}
 	clk := clocktesting.NewFakeClock(t0)
 	w := projections.NewWriter(store, clk, nil)
-	view := projections.NewNodeView(store.DB())
+	view := projections.NewNodeView(store)
 	r, err := New(cfg, w, view, clk, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)

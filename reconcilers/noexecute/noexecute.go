@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -53,11 +52,11 @@ func (r *Reconciler) Name() string { return "noexecute" }
 // KeysFor maps a node's taint changes, and a pod's binding, to the node.
 func (r *Reconciler) KeysFor(rec events.Record) []string {
 	switch {
-	case strings.HasPrefix(rec.Stream, "node/"):
+	case domain.NodeAggregate.Owns(rec.Stream):
 		if rec.Type == (domain.NodeTainted{}).EventType() || rec.Type == (domain.NodeUntainted{}).EventType() {
 			return []string{rec.Stream}
 		}
-	case strings.HasPrefix(rec.Stream, "pod/") && rec.Type == (domain.PodScheduled{}).EventType():
+	case domain.PodAggregate.Owns(rec.Stream) && rec.Type == (domain.PodScheduled{}).EventType():
 		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
 		if err != nil {
 			// Only a log written by a newer herd could hold one; the
@@ -100,7 +99,7 @@ func hasNoExecute(n domain.Node) bool {
 // Reconcile evicts the pods of one node that are due, and wakes again when
 // the next one will be.
 func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
-	name, ok := strings.CutPrefix(key, "node/")
+	name, ok := domain.NodeAggregate.Key(key)
 	if !ok || name == "" {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("noexecute: unknown key %q", key))
 	}

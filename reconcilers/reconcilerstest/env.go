@@ -54,8 +54,8 @@ func New(t testing.TB) *Env {
 	return &Env{
 		t: t, Store: store, Clock: clk,
 		Writer: projections.NewWriter(store, clk, nil),
-		Nodes:  projections.NewNodeView(store.DB()),
-		Pods:   projections.NewPodView(store.DB()),
+		Nodes:  projections.NewNodeView(store),
+		Pods:   projections.NewPodView(store),
 	}
 }
 

@@ -49,8 +49,8 @@ func newHarness(t testing.TB, cfg Config) *harness {
 	}
 	clk := clocktesting.NewFakeClock(t0)
 	w := projections.NewWriter(store, clk, nil)
-	pods := projections.NewPodView(store.DB())
-	r, err := New(cfg, w, projections.NewNodeView(store.DB()), pods, clk, zap.NewNop())
+	pods := projections.NewPodView(store)
+	r, err := New(cfg, w, projections.NewNodeView(store), pods, clk, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}

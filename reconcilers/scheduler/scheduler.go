@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -61,16 +60,16 @@ func (r *Reconciler) Name() string { return "scheduler" }
 // labels and deletions all change where pods fit.
 func (r *Reconciler) KeysFor(rec events.Record) []string {
 	switch {
-	case strings.HasPrefix(rec.Stream, "node/"):
-		if rec.Type == "HeartbeatRecorded" {
+	case domain.NodeAggregate.Owns(rec.Stream):
+		if rec.Type == (domain.HeartbeatRecorded{}).EventType() {
 			return nil
 		}
 		return []string{keyPending}
-	case strings.HasPrefix(rec.Stream, "pod/"):
+	case domain.PodAggregate.Owns(rec.Stream):
 		switch rec.Type {
-		case "PodCreated", "PodFinalized":
+		case (domain.PodCreated{}).EventType(), (domain.PodFinalized{}).EventType():
 			return []string{keyPending}
-		case "PodStatusUpdated":
+		case (domain.PodStatusUpdated{}).EventType():
 			if finishedPhase(rec.Payload) {
 				return []string{keyPending}
 			}

@@ -97,7 +97,7 @@ func (r *NodeReconciler) mine(p domain.Pod) bool {
 // Reconcile implements reconcilers.Reconciler.
 func (r *NodeReconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:termination", Source: "reconciler/termination"})
-	rest, ok := strings.CutPrefix(key, "pod/")
+	rest, ok := domain.PodAggregate.Key(key)
 	ns, name, ok2 := strings.Cut(rest, "/")
 	if !ok || !ok2 {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("termination: unknown key %q", key))

@@ -76,9 +76,9 @@ var nodeEvents = map[string]bool{
 // KeysFor implements reconcilers.Reconciler.
 func (r *Reconciler) KeysFor(rec events.Record) []string {
 	switch {
-	case strings.HasPrefix(rec.Stream, "pod/") && podEvents[rec.Type]:
+	case domain.PodAggregate.Owns(rec.Stream) && podEvents[rec.Type]:
 		return []string{rec.Stream}
-	case strings.HasPrefix(rec.Stream, "node/") && nodeEvents[rec.Type]:
+	case domain.NodeAggregate.Owns(rec.Stream) && nodeEvents[rec.Type]:
 		return []string{rec.Stream}
 	}
 	return nil
@@ -118,10 +118,10 @@ func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
 // Reconcile implements reconcilers.Reconciler.
 func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:termination", Source: "reconciler/termination"})
-	if node, ok := strings.CutPrefix(key, "node/"); ok {
+	if node, ok := domain.NodeAggregate.Key(key); ok {
 		return r.reconcileNode(ctx, node)
 	}
-	rest, ok := strings.CutPrefix(key, "pod/")
+	rest, ok := domain.PodAggregate.Key(key)
 	ns, name, ok2 := strings.Cut(rest, "/")
 	if !ok || !ok2 {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("termination: unknown key %q", key))

@@ -73,9 +73,9 @@ var nodeEvents = map[string]bool{
 // to the pod, and node changes to the node.
 func (r *Reconciler) KeysFor(rec events.Record) []string {
 	switch {
-	case strings.HasPrefix(rec.Stream, "pod/") && rec.Type == (domain.PodIPAssigned{}).EventType():
+	case domain.PodAggregate.Owns(rec.Stream) && rec.Type == (domain.PodIPAssigned{}).EventType():
 		return []string{rec.Stream}
-	case strings.HasPrefix(rec.Stream, "node/") && nodeEvents[rec.Type]:
+	case domain.NodeAggregate.Owns(rec.Stream) && nodeEvents[rec.Type]:
 		return []string{rec.Stream}
 	}
 	return nil
@@ -109,10 +109,10 @@ func shouldRun(p domain.Pod) bool {
 // Reconcile implements reconcilers.Reconciler.
 func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:zones", Source: "reconciler/zones"})
-	if name, ok := strings.CutPrefix(key, "node/"); ok && name != "" {
+	if name, ok := domain.NodeAggregate.Key(key); ok && name != "" {
 		return reconcilers.Result{}, r.reconcileNode(ctx, name)
 	}
-	rest, ok := strings.CutPrefix(key, "pod/")
+	rest, ok := domain.PodAggregate.Key(key)
 	ns, name, ok2 := strings.Cut(rest, "/")
 	if !ok || !ok2 {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("zones: unknown key %q", key))

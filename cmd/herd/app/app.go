@@ -57,12 +57,12 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			func(store *events.Store, clk clock.Clock, m *projections.Metrics) *projections.Writer {
 				return projections.NewWriter(store, clk, m)
 			},
-			func(store *events.Store) *projections.NodeView { return projections.NewNodeView(store.DB()) },
-			func(store *events.Store) *projections.TimelineView { return projections.NewTimelineView(store.DB()) },
-			func(store *events.Store) *projections.PodView { return projections.NewPodView(store.DB()) },
-			func(store *events.Store) *projections.ConfigMapView { return projections.NewConfigMapView(store.DB()) },
+			func(store *events.Store) *projections.NodeView { return projections.NewNodeView(store) },
+			func(store *events.Store) *projections.TimelineView { return projections.NewTimelineView(store) },
+			func(store *events.Store) *projections.PodView { return projections.NewPodView(store) },
+			func(store *events.Store) *projections.ConfigMapView { return projections.NewConfigMapView(store) },
 			func(store *events.Store) *projections.DeviceBindingView {
-				return projections.NewDeviceBindingView(store.DB())
+				return projections.NewDeviceBindingView(store)
 			},
 			newAuthenticator,
 			newWatchHub,
@@ -81,7 +81,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			newNodeRuntimes,
 			terminationRuntimes,
 			zonesRuntimes,
-			func(store *events.Store) *projections.IPAMView { return projections.NewIPAMView(store.DB()) },
+			func(store *events.Store) *projections.IPAMView { return projections.NewIPAMView(store) },
 			func(cfg Config) kubelet.Config { return cfg.Kubelet },
 		),
 		reconcilers.Provide(func(cfg health.Config, repo health.Repository, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*health.Reconciler, error) {

@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -9,13 +10,49 @@ import (
 	"herd/events"
 )
 
-// applyNode folds one logged node event into the node: the domain's Evolve
-// plus what only the log knows, the resourceVersion. The inline view and
-// the rebuild both use it, which is what makes their rows equal.
-func applyNode(n domain.Node, rec events.Record, ev domain.Event) domain.Node {
-	n = domain.EvolveNode(n, ev)
-	n.ResourceVersion = rec.Position
-	return n
+// nodes describes the node: its row in nodes, and its timeline entries in
+// node_timeline beside it.
+var nodes = describe(&aggregate[domain.Node]{
+	of:      domain.NodeAggregate,
+	fresh:   func(name string) domain.Node { return domain.Node{Name: name} },
+	load:    loadNode,
+	version: func(n domain.Node) int64 { return n.Version },
+	evolve: func(n domain.Node, rec events.Record, ev domain.Event) domain.Node {
+		n = domain.EvolveNode(n, ev)
+		n.ResourceVersion = rec.Position
+		return n
+	},
+	eventRows: func(ctx context.Context, x execer, name string, rec events.Record, ev domain.Event) error {
+		for _, e := range timelineEntries(name, rec, ev) {
+			if _, err := x.ExecContext(ctx, insertTimelineSQL, e.args(0)...); err != nil {
+				return fmt.Errorf("timeline %s@%d: %w", name, rec.Position, err)
+			}
+		}
+		return nil
+	},
+	upsert: func(ctx context.Context, x execer, _ string, n domain.Node, _ int64) error {
+		row, err := toNodeRow(n)
+		if err != nil {
+			return err
+		}
+		if _, err := x.ExecContext(ctx, upsertNodeSQL, row.args()...); err != nil {
+			return fmt.Errorf("node view %s: %w", n.Name, err)
+		}
+		return nil
+	},
+	tables: []viewTable{{"nodes", "name"}, {"node_timeline", "position, seq"}},
+})
+
+var _ domain.NodeRepository = (*Writer)(nil)
+
+// UpdateNode implements domain.NodeRepository.
+func (w *Writer) UpdateNode(ctx context.Context, name string, update func(domain.Node) ([]domain.Event, error)) (domain.Node, error) {
+	return nodes.update(ctx, w, name, update)
+}
+
+// GetNode implements domain.NodeRepository.
+func (w *Writer) GetNode(ctx context.Context, name string) (domain.Node, error) {
+	return NewNodeView(w.store).Get(ctx, name)
 }
 
 // nodeRow is the node view's row for n.

@@ -1,0 +1,126 @@
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"herd/domain"
+	"herd/events"
+)
+
+// aggregate describes one aggregate's view once: which streams and events
+// are its own (the domain's description), how a stored record folds into
+// its state, and how its view row is read and written. The unit of work
+// (update), the rebuild (rebuild), watches and lists (fold), and the
+// tables a rebuild empties and Verify compares all derive from it, so an
+// aggregate is one file that calls describe. S is the aggregate's state as
+// the unit of work loads it.
+type aggregate[S any] struct {
+	// of is the aggregate in the log: its stream prefix, how a stream
+	// name is made from its key, and its event types.
+	of *domain.Aggregate
+	// fresh is the state of the aggregate with key before its first event.
+	fresh func(key string) S
+	// load reads the aggregate's row by key (inside the unit of work's
+	// transaction), tombstones included; domain.ErrNotFound, or fresh(key),
+	// when there is none.
+	load func(ctx context.Context, q events.Querier, key string) (S, error)
+	// version is the number of events s reflects: the expected version of
+	// the next append to its stream.
+	version func(s S) int64
+	// evolve folds one stored record into the state: the domain's Evolve
+	// plus what only the log knows, such as the resourceVersion. The
+	// inline view and the rebuild both fold through it, which is what
+	// makes their rows equal.
+	evolve func(s S, rec events.Record, ev domain.Event) S
+	// eventRows, when set, writes the rows one stored event adds or
+	// removes beside the aggregate's own (a node's timeline, a pool's
+	// allocations), live and in a rebuild alike.
+	eventRows func(ctx context.Context, x execer, key string, rec events.Record, ev domain.Event) error
+	// upsert writes the aggregate's row; rv is the position of the last
+	// event folded into s.
+	upsert func(ctx context.Context, x execer, key string, s S, rv int64) error
+	// tables are the view tables the aggregate writes, each with the
+	// columns that order its rows.
+	tables []viewTable
+}
+
+// viewTable is a table of a view, with the columns that order its rows.
+type viewTable struct{ name, orderBy string }
+
+// execer is what writes a view row: a transaction, or a rebuild's cache of
+// prepared statements.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// update runs updateTx for key in a transaction of its own: what every
+// repository method of one aggregate does.
+func (a *aggregate[S]) update(ctx context.Context, w *Writer, key string, decide func(S) ([]domain.Event, error)) (S, error) {
+	var out S
+	err := w.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = a.updateTx(ctx, w, tx, key, decide)
+		return err
+	})
+	return out, err
+}
+
+// updateTx is the unit of work of every repository method: load the
+// aggregate's row, let decide say what happens, append those events with
+// the row's version as the expected version, fold the stored events and
+// write the rows, all in tx. It returns the state as far as it got.
+func (a *aggregate[S]) updateTx(ctx context.Context, w *Writer, tx *sql.Tx, key string, decide func(S) ([]domain.Event, error)) (S, error) {
+	s, err := a.load(ctx, tx, key)
+	if errors.Is(err, domain.ErrNotFound) {
+		s, err = a.fresh(key), nil
+	}
+	if err != nil {
+		return s, err
+	}
+	evs, err := decide(s)
+	if err != nil || len(evs) == 0 {
+		return s, err
+	}
+	recs, stored, err := w.appendStored(ctx, tx, a.of.Stream(key), a.version(s), evs)
+	if err != nil {
+		return s, err
+	}
+	for i, rec := range recs {
+		if s, err = a.apply(ctx, tx, key, s, rec, stored[i]); err != nil {
+			return s, err
+		}
+	}
+	return s, a.upsert(ctx, tx, key, s, recs[len(recs)-1].Position)
+}
+
+// apply folds one stored event into s and writes the rows it adds beside
+// the aggregate's own.
+func (a *aggregate[S]) apply(ctx context.Context, x execer, key string, s S, rec events.Record, ev domain.Event) (S, error) {
+	s = a.evolve(s, rec, ev)
+	if a.eventRows == nil {
+		return s, nil
+	}
+	return s, a.eventRows(ctx, x, key, rec, ev)
+}
+
+// fold folds one logged record of the aggregate's streams into s, as the
+// inline view does; a state never seen (version 0) starts as fresh. Watches
+// and consistent lists use it to rebuild an object as it stood at any log
+// position.
+func (a *aggregate[S]) fold(s S, rec events.Record) (S, error) {
+	key, ok := a.of.Key(rec.Stream)
+	if !ok {
+		return s, fmt.Errorf("fold %s: %s@%d is not one of its streams", a.of.Name(), rec.Stream, rec.Version)
+	}
+	ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+	if err != nil {
+		return s, fmt.Errorf("fold %s@%d: %w", rec.Stream, rec.Version, err)
+	}
+	if a.version(s) == 0 {
+		s = a.fresh(key)
+	}
+	return a.evolve(s, rec, ev), nil
+}
