@@ -119,7 +119,7 @@ func TestGroupCommitRejectsOneCommandAndCommitsTheOthers(t *testing.T) {
 	}
 	// web-01's rejected heartbeat left no trace; its accepted one did, as
 	// the next version of the stream.
-	web01, err := NewNodeView(store.DB()).Get(ctx, "web-01")
+	web01, err := NewNodeView(store).Get(ctx, "web-01")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,11 +163,11 @@ func TestGroupCommitOfOneObjectEqualsOneAfterTheOther(t *testing.T) {
 				i, seq[i].got.Version, seq[i].got.ResourceVersion, grp[i].got.Version, grp[i].got.ResourceVersion)
 		}
 	}
-	a, err := NewNodeView(seqStore.DB()).Get(t.Context(), "web-01")
+	a, err := NewNodeView(seqStore).Get(t.Context(), "web-01")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewNodeView(grpStore.DB()).Get(t.Context(), "web-01")
+	b, err := NewNodeView(grpStore).Get(t.Context(), "web-01")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestGroupCommitSurvivesAPanickingCommand(t *testing.T) {
 	if panicErr == nil || okErr != nil {
 		t.Fatalf("panicking command err = %v (want an error), its neighbour err = %v (want nil)", panicErr, okErr)
 	}
-	if _, err := NewNodeView(store.DB()).Get(t.Context(), "web-01"); err != nil {
+	if _, err := NewNodeView(store).Get(t.Context(), "web-01"); err != nil {
 		t.Errorf("the neighbour's registration did not commit: %v", err)
 	}
 }
