@@ -84,12 +84,12 @@ func (a *aggregate[S]) updateTx(ctx context.Context, w *Writer, tx *sql.Tx, key 
 	if err != nil || len(evs) == 0 {
 		return s, err
 	}
-	recs, stored, err := w.appendStored(ctx, tx, a.of.Stream(key), a.version(s), evs)
+	recs, err := w.appendEvents(ctx, tx, a.of.Stream(key), a.version(s), evs)
 	if err != nil {
 		return s, err
 	}
 	for i, rec := range recs {
-		if s, err = a.apply(ctx, tx, key, s, rec, stored[i]); err != nil {
+		if s, err = a.apply(ctx, tx, key, s, rec, evs[i]); err != nil {
 			return s, err
 		}
 	}

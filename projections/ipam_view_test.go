@@ -149,7 +149,7 @@ func TestIPAMStaleWriterGetsConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	_, _, err = w.appendStored(ctx, tx, domain.IPPoolStream(pool), 0, []domain.Event{
+	_, err = w.appendEvents(ctx, tx, domain.IPPoolStream(pool), 0, []domain.Event{
 		domain.IPAllocated{Pool: pool, Address: "10.88.0.2", PodUID: "b", Namespace: "default", Name: "b", At: t0},
 	})
 	if !errors.Is(err, domain.ErrConflict) {
