@@ -127,6 +127,9 @@ func (w *Writer) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	if head, err := w.store.Head(ctx, w.store.DB()); err == nil { // wake the log's followers (dispatcher, watch hub) now
+		w.store.Committed(head)
+	}
 	return nil
 }
 
