@@ -31,6 +31,7 @@ type dispatcher struct {
 	store   *events.Store
 	runners []*runner
 	log     *zap.Logger
+	metrics *Metrics
 }
 
 // subscribe starts following the log where the dispatcher's group stands
@@ -44,6 +45,7 @@ func (d *dispatcher) subscribe(ctx context.Context) (<-chan *message.Message, er
 	if err != nil {
 		return nil, fmt.Errorf("reconcilers: follow the log: %w", err)
 	}
+	d.metrics.follower.Store(f)
 	pos := f.Position()
 	for _, rn := range d.runners {
 		rn.lastPos.Store(pos)

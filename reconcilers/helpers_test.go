@@ -37,12 +37,20 @@ type harness struct {
 	barriers int
 }
 
-func newHarness(t *testing.T) *harness {
+// newHarness opens a store whose followers poll only once an hour: every
+// append announces its commit, and only that can wake the dispatcher in
+// time. tune changes the store's configuration.
+func newHarness(t *testing.T, tune ...func(*events.Config)) *harness {
 	t.Helper()
-	store, err := events.Open(t.Context(), events.Config{
-		Path:         filepath.Join(t.TempDir(), "herd.db"),
-		PollInterval: 5 * time.Millisecond,
-	}, nil)
+	cfg := events.Config{
+		Path:           filepath.Join(t.TempDir(), "herd.db"),
+		PollInterval:   5 * time.Millisecond,
+		FollowInterval: time.Hour,
+	}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	store, err := events.Open(t.Context(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

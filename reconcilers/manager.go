@@ -74,6 +74,7 @@ type Params struct {
 type Manager struct {
 	runners []*runner
 	store   *events.Store
+	metrics *Metrics
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	log     *zap.Logger
@@ -118,7 +119,7 @@ func NewManager(p Params) (*Manager, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	m := &Manager{log: p.Logger.Named("reconcilers"), store: p.Store}
+	m := &Manager{log: p.Logger.Named("reconcilers"), store: p.Store, metrics: p.Metrics}
 	for _, r := range p.Reconcilers {
 		if p.Config.enabled(r.Name()) {
 			m.runners = append(m.runners, newRunner(r, p.Store, p.Clock, m.log, p.Metrics, p.Config))
@@ -142,7 +143,7 @@ func (m *Manager) Running() []string {
 func (m *Manager) Start(context.Context) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	if m.store != nil && len(m.runners) > 0 {
-		d := &dispatcher{store: m.store, runners: m.runners, log: m.log}
+		d := &dispatcher{store: m.store, runners: m.runners, log: m.log, metrics: m.metrics}
 		msgs, err := d.subscribe(ctx)
 		if err != nil {
 			cancel()

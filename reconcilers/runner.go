@@ -59,8 +59,8 @@ func newRunner(r Reconciler, store *events.Store, clk clock.WithTicker, log *zap
 		r: r, store: store, clock: clk, metrics: m, cfg: cfg,
 		depthGauge: m.depth.WithLabelValues(r.Name()),
 		lagGauge:   m.lag.WithLabelValues(r.Name()),
-		log:     log.With(zap.String("reconciler", r.Name())),
-		limiter: limiter,
+		log:        log.With(zap.String("reconciler", r.Name())),
+		limiter:    limiter,
 		queue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
 			Name: r.Name(), Clock: clk,
 		}),
