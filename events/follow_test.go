@@ -135,7 +135,7 @@ func TestAnIdleFollowerWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() { _ = s.Close() })
 	f, err := s.NewFollower(events.FollowerConfig{Group: "g"})
 	if err != nil {
 		t.Fatal(err)

@@ -264,12 +264,12 @@ func (h *harness) probe() *sql.Conn {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	h.t.Cleanup(func() { db.Close() })
+	h.t.Cleanup(func() { _ = db.Close() })
 	conn, err := db.Conn(h.t.Context())
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	h.t.Cleanup(func() { conn.Close() })
+	h.t.Cleanup(func() { _ = conn.Close() })
 	return conn
 }
 
