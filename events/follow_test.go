@@ -167,7 +167,11 @@ func TestAnIdleFollowerWritesNothing(t *testing.T) {
 	}
 	defer conn.Close()
 	before, reads := dataVersion(t, conn), f.Reads()
-	eventstest.Eventually(t, eventstest.WaitFor, func() bool { return f.Reads() >= reads+20 }, "twenty fallback polls")
+	// The probe holds the write lock meanwhile: a poll that wanted it
+	// would wait behind it, and the polls would stop.
+	holdWriteLock(t, conn, func() {
+		eventstest.Eventually(t, eventstest.WaitFor, func() bool { return f.Reads() >= reads+20 }, "twenty fallback polls while another connection holds the write lock")
+	})
 	if after := dataVersion(t, conn); after != before {
 		t.Errorf("data_version went from %d to %d over twenty idle polls: the idle follower wrote", before, after)
 	}
@@ -239,5 +243,17 @@ func TestAnUnreadableEventIsDeliveredAsSuch(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"1", "unreadable", "3"}, got); diff != "" {
 		t.Errorf("delivered (-want +got):\n%s", diff)
+	}
+}
+
+// holdWriteLock runs fn while conn holds SQLite's write lock.
+func holdWriteLock(t *testing.T, conn *sql.Conn, fn func()) {
+	t.Helper()
+	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	fn()
+	if _, err := conn.ExecContext(t.Context(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -243,7 +243,11 @@ func TestAnIdleDispatcherWritesNothing(t *testing.T) {
 
 	conn := h.probe()
 	before, reads := dataVersion(t, conn), h.reads()
-	eventually(t, func() bool { return h.reads() >= reads+20 }, "twenty fallback polls")
+	// The probe holds the write lock meanwhile: a poll that wanted it
+	// would wait behind it, and the polls would stop.
+	holdWriteLock(t, conn, func() {
+		eventually(t, func() bool { return h.reads() >= reads+20 }, "twenty fallback polls while another connection holds the write lock")
+	})
 	if after := dataVersion(t, conn); after != before {
 		t.Errorf("data_version went from %d to %d over twenty idle polls: the idle dispatcher wrote", before, after)
 	}
@@ -308,5 +312,17 @@ func TestLagFollowsTheDispatcher(t *testing.T) {
 	}
 	if got := h.value("herd_reconciler_lag_events", "mine"); got != 0 {
 		t.Errorf("lag after the last event = %v, want 0", got)
+	}
+}
+
+// holdWriteLock runs fn while conn holds SQLite's write lock.
+func holdWriteLock(t *testing.T, conn *sql.Conn, fn func()) {
+	t.Helper()
+	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	fn()
+	if _, err := conn.ExecContext(t.Context(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
 	}
 }

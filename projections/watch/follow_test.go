@@ -49,7 +49,16 @@ func TestAnIdleHubWritesNothing(t *testing.T) {
 	}
 	defer conn.Close()
 	before, reads := dataVersion(t, conn), watch.Reads(f.hub)
-	eventstest.Eventually(t, eventstest.WaitFor, func() bool { return watch.Reads(f.hub) >= reads+20 }, "twenty fallback polls")
+	// The probe holds the write lock meanwhile: a poll that wanted it
+	// would wait behind it, and the polls would stop.
+	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool { return watch.Reads(f.hub) >= reads+20 },
+		"twenty fallback polls while another connection holds the write lock")
+	if _, err := conn.ExecContext(t.Context(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
 	if after := dataVersion(t, conn); after != before {
 		t.Errorf("data_version went from %d to %d over twenty idle polls: the idle hub wrote", before, after)
 	}
