@@ -63,7 +63,9 @@ func (s *Store) NewFollower(cfg FollowerConfig) (*Follower, error) {
 	return f, nil
 }
 
-// Reads counts the follower's reads of the log, for tests and debugging.
+// Reads counts the follower's reads of the log, whether they found
+// anything or not: about one per announced commit while busy, one per
+// FollowInterval while idle.
 func (f *Follower) Reads() int64 { return f.reads.Load() }
 
 // Position is where the group stands: the last position acked, or where
