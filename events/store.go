@@ -39,7 +39,8 @@ type Store struct {
 	closed        bool
 	subscriptions []subscription
 
-	commits commits
+	commits    commits
+	lastAppend lastAppend
 }
 
 // subscription is a subscriber (watermill-sql's, or a Follower) the store

@@ -124,11 +124,8 @@ func (w *Writer) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		_ = tx.Rollback()
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := w.store.Commit(tx); err != nil {
 		return fmt.Errorf("commit: %w", err)
-	}
-	if head, err := w.store.Head(ctx, w.store.DB()); err == nil { // wake the log's followers (dispatcher, watch hub) now
-		w.store.Committed(head)
 	}
 	return nil
 }
