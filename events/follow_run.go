@@ -108,8 +108,7 @@ func (f *Follower) read(ctx context.Context, pos int64) ([]followed, error) {
 // deliver hands msg over and waits for its ack; a nack delivers it again
 // after a pause. It is false when ctx ended first.
 func (f *Follower) deliver(ctx context.Context, out chan<- *message.Message, msg *message.Message) bool {
-	for {
-		m := msg.Copy()
+	for m := msg; ; m = msg.Copy() { // a message is acked or nacked once
 		m.SetContext(ctx)
 		select {
 		case out <- m:

@@ -257,3 +257,26 @@ func holdWriteLock(t *testing.T, conn *sql.Conn, fn func()) {
 		t.Fatal(err)
 	}
 }
+
+// A nacked message comes again, and nothing after it comes first.
+func TestANackedMessageIsDeliveredAgain(t *testing.T) {
+	s, _ := openFollowed(5*time.Millisecond, time.Hour)(t)
+	appendOne(t, s, "node/a", 0, false)
+	appendOne(t, s, "node/a", 1, false)
+	msgs, err := follow(t.Context(), s, "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := receive(t, msgs, eventstest.WaitFor)
+	if !ok {
+		t.Fatal("nothing delivered")
+	}
+	m.Nack()
+	var got []int64
+	for range 2 {
+		got = append(got, eventstest.Receive(t, msgs).Position)
+	}
+	if diff := cmp.Diff([]int64{1, 2}, got); diff != "" {
+		t.Errorf("after a nack, delivered (-want +got):\n%s", diff)
+	}
+}
