@@ -24,6 +24,9 @@ const lastInsertRowIDQuery = `SELECT last_insert_rowid()`
 // metadata md. No events is a no-op. The records share evs' payload
 // bytes; do not change them afterwards.
 //
+// Commit tx with Store.Commit, so that the log's followers hear of the
+// events at once.
+//
 // The events go through a watermill-sql publisher made for tx, one INSERT
 // for up to 4095 events (SQLite's limit on bound values), so their
 // positions are consecutive.
@@ -72,6 +75,7 @@ func (s *Store) Append(ctx context.Context, tx *sql.Tx, stream string, expectedV
 			records[i].Position = last - int64(end-1-i)
 		}
 	}
+	s.noteAppend(tx, records[len(records)-1].Position)
 	return records, nil
 }
 

@@ -26,6 +26,21 @@ type Config struct {
 	// wall clock, so this is the added latency of an idle reconciler.
 	PollInterval time.Duration
 
+	// FollowInterval is how long a Follower waits, when no commit is
+	// announced, before reading the log anyway. Default 1s: commits made
+	// through this store wake followers at once (Committed), so the timer
+	// only bounds how late they see a commit they were not told of (one
+	// by another process on the same file), and an idle follower costs a
+	// plain indexed read a second, never the write lock.
+	FollowInterval time.Duration
+
+	// FollowSaveInterval is how often, at most, a Follower writes its
+	// position while it moves (and once more when it stops). Default 1s:
+	// one small write a second while busy, none while idle; a crash
+	// re-delivers at most about this long of the log, which the
+	// at-least-once consumers (reconcilers resync anyway) take in stride.
+	FollowSaveInterval time.Duration
+
 	// SubscribeBatchSize is how many events a subscriber reads per query.
 	// Default 100 (about 6x the throughput of batch size 1, as measured for
 	// DESIGN.md). A crash re-delivers at most one batch.
@@ -47,6 +62,8 @@ const (
 	defaultBusyTimeout        = 5 * time.Second
 	defaultPollInterval       = 100 * time.Millisecond
 	defaultSubscribeBatchSize = 100
+	defaultFollowInterval     = time.Second
+	defaultFollowSaveInterval = time.Second
 	defaultAckDeadline        = 30 * time.Second
 	minOpenConns              = 4
 )
@@ -57,6 +74,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.PollInterval == 0 {
 		c.PollInterval = defaultPollInterval
+	}
+	if c.FollowInterval == 0 {
+		c.FollowInterval = defaultFollowInterval
+	}
+	if c.FollowSaveInterval == 0 {
+		c.FollowSaveInterval = defaultFollowSaveInterval
 	}
 	if c.SubscribeBatchSize == 0 {
 		c.SubscribeBatchSize = defaultSubscribeBatchSize
@@ -84,6 +107,12 @@ func (c Config) Validate() error {
 	}
 	if c.PollInterval < 0 {
 		errs = append(errs, fmt.Errorf("events: PollInterval %s is negative", c.PollInterval))
+	}
+	if c.FollowInterval < 0 {
+		errs = append(errs, fmt.Errorf("events: FollowInterval %s is negative", c.FollowInterval))
+	}
+	if c.FollowSaveInterval < 0 {
+		errs = append(errs, fmt.Errorf("events: FollowSaveInterval %s is negative", c.FollowSaveInterval))
 	}
 	if c.SubscribeBatchSize < 0 {
 		errs = append(errs, fmt.Errorf("events: SubscribeBatchSize %d is negative", c.SubscribeBatchSize))

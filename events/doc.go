@@ -7,7 +7,11 @@
 // together or not at all. UNIQUE(stream, version) plus a no-gap trigger
 // make appends optimistic: a writer with a stale expected version gets a
 // *ConflictError, never a lost update. Subscribe and NewSubscriber give
-// durable watermill consumer groups over the same table. Migrate is a small
+// durable watermill consumer groups over the same table that take the
+// write lock on every poll; a Follower is a watermill subscriber that
+// reads with plain reads, wakes when a commit is announced (Committed)
+// and writes its position only when it moved, which is how herd's own
+// followers read the log. Migrate is a small
 // versioned migrator that other packages use for their own tables.
 //
 // Events are never updated. Old rows of high-volume, state-free event

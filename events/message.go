@@ -28,6 +28,9 @@ const (
 	KeyCausationID   = "causation_id"
 	KeyCorrelationID = "correlation_id" // watermill's middleware.CorrelationIDMetadataKey
 	KeySource        = "source"
+	// keyUnreadable marks a message a Follower made for a stored event it
+	// could not read, so that its consumer sets it aside by its position.
+	keyUnreadable = "unreadable"
 )
 
 // toMessage is r as a watermill message. Position is left out while it is
@@ -81,6 +84,9 @@ func setIfNotEmpty(m message.Metadata, key, value string) {
 // RecordFromMessage is the Record a subscribed message carries. It fails on
 // a message that did not come from the log.
 func RecordFromMessage(msg *message.Message) (Record, error) {
+	if why := msg.Metadata[keyUnreadable]; why != "" {
+		return Record{}, fmt.Errorf("event %s is unreadable: %s", msg.Metadata[KeyPosition], why)
+	}
 	r, err := fromMetadata(msg.UUID, msg.Metadata, true)
 	if err != nil {
 		return Record{}, err

@@ -62,7 +62,8 @@ func scanRecord(row interface{ Scan(...any) error }) (Record, error) {
 	r.Payload = payload
 	if len(metadata) > 0 {
 		if err := json.Unmarshal(metadata, &r.Metadata); err != nil {
-			return Record{}, fmt.Errorf("event %d metadata: %w", r.Position, err)
+			// The position is kept: a follower sets the record aside by it.
+			return Record{Position: r.Position}, fmt.Errorf("event %d metadata: %w", r.Position, err)
 		}
 	}
 	return r, nil

@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/ThreeDotsLabs/watermill"
-	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 )
 
 //go:embed migrations/*.sql
@@ -40,14 +39,15 @@ type Store struct {
 	closed        bool
 	subscriptions []subscription
 
-	commits commits
+	commits    commits
+	lastAppend lastAppend
 }
 
-// subscription is a subscriber the store closes on Close. If stop is set,
-// an AfterFunc of the subscriber's context closes it too and closes done
-// when it has.
+// subscription is a subscriber (watermill-sql's, or a Follower) the store
+// closes on Close. If stop is set, an AfterFunc of the subscriber's
+// context closes it too and closes done when it has.
 type subscription struct {
-	sub  *wsql.Subscriber
+	sub  interface{ Close() error }
 	stop func() bool
 	done chan struct{}
 }

@@ -106,8 +106,8 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 	cfg.Listen = "127.0.0.1:0"
 	cfg.DataDir = dir
 	cfg.LogLevel = "error"
-	// watermill polls on the wall clock, which the fake clock cannot drive;
-	// a short interval keeps anything waiting on a consumer group quick.
+	// herd's own writes wake the reconcilers at once; a short fallback
+	// poll keeps anything a commit did not announce quick too.
 	cfg.PollInterval = 10 * time.Millisecond
 	switch {
 	case hasTag(sc, "@without-reconcilers"):

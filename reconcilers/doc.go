@@ -1,14 +1,18 @@
 // Package reconcilers is herd's reconciler framework: level-based
 // reconcilers in the manner of controller-runtime, fed by the event log.
 //
-// Each reconciler has its own durable watermill consumer group on the event
-// table. Its message handler only maps a log record to keys and puts them
-// on a de-duplicating, rate-limited work queue (client-go's), then acks: the
-// SQLite subscriber holds the write lock while a message is handled, so any
-// real work there would stall every writer. Workers drain the queue outside
-// any transaction and act only through domain commands. A resync timer
-// enqueues every key periodically, so a crash between an event and its
-// effect heals itself.
+// One dispatcher follows the log for every reconciler (the consumer group
+// "reconcilers", through an events.Follower, which is a watermill
+// subscriber): it reads each record once, outside any transaction, and
+// hands it to every reconciler's KeysFor, which only puts keys on that
+// reconciler's de-duplicating, rate-limited work queue (client-go's) and
+// returns; the record is acked once all have. A record nobody can read is
+// set aside by every reconciler, one a KeysFor panics on by that
+// reconciler alone; both are logged and counted, and the others go on.
+// Workers drain each queue outside any transaction and act only through
+// domain commands. A resync timer enqueues every key periodically, so a
+// crash between an event and its effect heals itself, and delivery may
+// repeat a short stretch of the log after a crash.
 //
 // Subpackages hold the reconcilers themselves (health, ...). This package
 // imports events and projections for the log and the views; it must not

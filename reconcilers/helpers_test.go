@@ -37,12 +37,20 @@ type harness struct {
 	barriers int
 }
 
-func newHarness(t *testing.T) *harness {
+// newHarness opens a store whose followers poll only once an hour: every
+// append announces its commit, and only that can wake the dispatcher in
+// time. tune changes the store's configuration.
+func newHarness(t *testing.T, tune ...func(*events.Config)) *harness {
 	t.Helper()
-	store, err := events.Open(t.Context(), events.Config{
-		Path:         filepath.Join(t.TempDir(), "herd.db"),
-		PollInterval: 5 * time.Millisecond,
-	}, nil)
+	cfg := events.Config{
+		Path:           filepath.Join(t.TempDir(), "herd.db"),
+		PollInterval:   5 * time.Millisecond,
+		FollowInterval: time.Hour,
+	}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	store, err := events.Open(t.Context(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +140,9 @@ func (h *harness) tryAppend(ctx context.Context, stream string, n int, typ ...st
 	if _, err := h.store.Append(ctx, tx, stream, h.versions[stream], events.Metadata{}, t0, evs...); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	// As herd's unit of work does, announcing the commit: the dispatcher
+	// reads at once.
+	if err := h.store.Commit(tx); err != nil {
 		return err
 	}
 	h.versions[stream] += int64(n)

@@ -61,17 +61,20 @@ type Params struct {
 
 	Config      Config
 	Reconcilers []Reconciler `group:"reconcilers"`
-	// Store is the log the reconcilers consume; without one (a node's
-	// agent) they run on their resyncs alone.
+	// Store is the log the dispatcher follows for the reconcilers; without
+	// one (a node's agent) they run on their resyncs alone.
 	Store   *events.Store `optional:"true"`
 	Clock   clock.WithTicker
 	Logger  *zap.Logger
 	Metrics *Metrics
 }
 
-// Manager runs the enabled reconcilers for the life of the app.
+// Manager runs the enabled reconcilers, and the one dispatcher that feeds
+// them the log, for the life of the app.
 type Manager struct {
 	runners []*runner
+	store   *events.Store
+	metrics *Metrics
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	log     *zap.Logger
@@ -88,9 +91,9 @@ func NewManager(p Params) (*Manager, error) {
 		n := r.Name()
 		switch {
 		case n == "" || strings.HasPrefix(n, "-") || strings.Contains(n, "*") || strings.Contains(n, ","):
-			errs = append(errs, fmt.Errorf("reconciler name %q: want a plain name (it is the consumer group and the --reconcilers entry)", n))
+			errs = append(errs, fmt.Errorf("reconciler name %q: want a plain name (it is the --reconcilers entry and the metrics' label)", n))
 		case slices.Contains(names, n):
-			errs = append(errs, fmt.Errorf("two reconcilers are named %q: they would share one consumer group and one would see nothing", n))
+			errs = append(errs, fmt.Errorf("two reconcilers are named %q: --reconcilers, metrics and Status could not tell them apart", n))
 		}
 		if rs, ok := r.(Resyncer); ok && rs.ResyncPeriod() <= 0 {
 			errs = append(errs, fmt.Errorf("reconciler %s: resync period %s: want a positive duration", n, rs.ResyncPeriod()))
@@ -116,7 +119,7 @@ func NewManager(p Params) (*Manager, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	m := &Manager{log: p.Logger.Named("reconcilers")}
+	m := &Manager{log: p.Logger.Named("reconcilers"), store: p.Store, metrics: p.Metrics}
 	for _, r := range p.Reconcilers {
 		if p.Config.enabled(r.Name()) {
 			m.runners = append(m.runners, newRunner(r, p.Store, p.Clock, m.log, p.Metrics, p.Config))
@@ -134,25 +137,30 @@ func (m *Manager) Running() []string {
 	return out
 }
 
-// Start launches every runner in the background. It does not keep ctx: an
-// fx start context ends when start-up does.
+// Start launches every runner, and the dispatcher when there is a log and
+// a reconciler to feed, in the background. It does not keep ctx: an fx
+// start context ends when start-up does.
 func (m *Manager) Start(context.Context) error {
 	ctx, cancel := context.WithCancel(context.Background())
+	if m.store != nil && len(m.runners) > 0 {
+		d := &dispatcher{store: m.store, runners: m.runners, log: m.log, metrics: m.metrics}
+		msgs, err := d.subscribe(ctx)
+		if err != nil {
+			cancel()
+			return err
+		}
+		m.wg.Go(func() { d.run(msgs) })
+	}
 	m.cancel = cancel
 	for _, rn := range m.runners {
-		m.wg.Go(func() {
-			// An error after Stop is the stop itself (a start-up read cut
-			// short), not a failure to report.
-			if err := rn.run(ctx); err != nil && ctx.Err() == nil {
-				m.log.Error("reconciler stopped", zap.String("reconciler", rn.r.Name()), zap.Error(err))
-			}
-		})
+		m.wg.Go(func() { rn.run(ctx) })
 	}
 	m.log.Info("reconcilers running", zap.Strings("reconcilers", m.Running()))
 	return nil
 }
 
-// Stop ends every runner and waits for their workers to finish.
+// Stop ends every runner and waits for their workers to finish, and for
+// the dispatcher to save its position.
 func (m *Manager) Stop(ctx context.Context) error {
 	if m.cancel == nil {
 		return nil

@@ -12,11 +12,11 @@ import (
 // be. It is level-based: Reconcile gets a key, never the event, reads the
 // current state and acts on that, so running it twice is harmless.
 type Reconciler interface {
-	// Name identifies the reconciler in configuration, metrics and logs;
-	// its consumer group is "reconciler-" + Name.
+	// Name identifies the reconciler in configuration, metrics and logs.
 	Name() string
-	// KeysFor maps one log record to the keys it may affect. It runs
-	// inside the consumer's handler, so it must be quick and do no I/O.
+	// KeysFor maps one log record to the keys it may affect. The
+	// dispatcher calls it for every reconciler in turn before it moves
+	// on, so it must be quick and do no I/O.
 	KeysFor(rec events.Record) []string
 	// Reconcile brings one key to its desired state.
 	Reconcile(ctx context.Context, key string) (Result, error)

@@ -2,7 +2,6 @@ package reconcilers
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,12 +12,10 @@ import (
 	"k8s.io/utils/clock"
 
 	"herd/events"
-
-	"github.com/ThreeDotsLabs/watermill/message"
 )
 
-// runner runs one reconciler: its consumer group, its queue, its workers
-// and its resync timer.
+// runner runs one reconciler: its queue, its workers and its resync
+// timer. The dispatcher, shared by all runners, feeds it the log.
 type runner struct {
 	r       Reconciler
 	store   *events.Store
@@ -30,7 +27,12 @@ type runner struct {
 	// limiter spaces the retries of a failing key; they wait on the wall
 	// clock (see retry), unlike RequeueAfter, which is domain time.
 	limiter workqueue.TypedRateLimiter[string]
+	// lastPos is the last log position the dispatcher handed it.
 	lastPos atomic.Int64
+	// depthGauge and lagGauge are its series of the depth and lag metrics,
+	// looked up once: the dispatcher sets them on every record.
+	depthGauge prometheus.Gauge
+	lagGauge   prometheus.Gauge
 	// resyncs and inFlight let Status tell when the runner has settled.
 	resyncs  atomic.Int64
 	inFlight atomic.Int64
@@ -53,12 +55,12 @@ func newRunner(r Reconciler, store *events.Store, clk clock.WithTicker, log *zap
 	}{m.reconciles, m.errors, m.panics, m.poison} {
 		c.WithLabelValues(r.Name())
 	}
-	m.depth.WithLabelValues(r.Name())
-	m.lag.WithLabelValues(r.Name())
 	return &runner{
 		r: r, store: store, clock: clk, metrics: m, cfg: cfg,
-		log:     log.With(zap.String("reconciler", r.Name())),
-		limiter: limiter,
+		depthGauge: m.depth.WithLabelValues(r.Name()),
+		lagGauge:   m.lag.WithLabelValues(r.Name()),
+		log:        log.With(zap.String("reconciler", r.Name())),
+		limiter:    limiter,
 		queue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
 			Name: r.Name(), Clock: clk,
 		}),
@@ -66,27 +68,11 @@ func newRunner(r Reconciler, store *events.Store, clk clock.WithTicker, log *zap
 	}
 }
 
-// ConsumerGroup is the watermill consumer group of the named reconciler.
-func ConsumerGroup(name string) string { return "reconciler-" + name }
-
-// run works until ctx ends, then drains its workers and returns. Without
-// a store (a node's agent, which has no log of its own) it works from its
-// resyncs alone.
-func (rn *runner) run(ctx context.Context) error {
+// run works until ctx ends, then drains its workers and returns. The
+// dispatcher feeds it the log's keys; without a store (a node's agent,
+// which has no log of its own) it works from its resyncs alone.
+func (rn *runner) run(ctx context.Context) {
 	var wg sync.WaitGroup
-	if rn.store != nil {
-		// Until its first message, the consumer stands where it stopped last.
-		off, err := rn.store.ConsumerOffset(ctx, ConsumerGroup(rn.r.Name()))
-		if err != nil {
-			return fmt.Errorf("reconciler %s: %w", rn.r.Name(), err)
-		}
-		rn.lastPos.Store(off)
-		msgs, err := rn.store.Subscribe(ctx, ConsumerGroup(rn.r.Name()))
-		if err != nil {
-			return fmt.Errorf("reconciler %s: subscribe: %w", rn.r.Name(), err)
-		}
-		wg.Go(func() { rn.consume(msgs) })
-	}
 	for range rn.cfg.Workers {
 		wg.Go(func() {
 			for rn.processNext(ctx) {
@@ -99,37 +85,42 @@ func (rn *runner) run(ctx context.Context) error {
 	<-ctx.Done()
 	rn.queue.ShutDown()
 	wg.Wait()
-	return nil
 }
 
-// consume maps every record to keys and acks at once: the subscriber holds
-// the database's write lock until the ack.
-func (rn *runner) consume(msgs <-chan *message.Message) {
-	for msg := range msgs {
-		rn.handle(msg)
-		msg.Ack()
-	}
-}
-
-func (rn *runner) handle(msg *message.Message) {
+// enqueueFor queues the keys rec maps to, for the dispatcher, with head
+// the newest log position it knows of. A panicking KeysFor sets the
+// record aside for this reconciler alone.
+func (rn *runner) enqueueFor(rec events.Record, head int64) {
 	defer func() {
 		if p := recover(); p != nil {
 			rn.metrics.panics.WithLabelValues(rn.r.Name()).Inc()
 			rn.metrics.poison.WithLabelValues(rn.r.Name()).Inc()
-			rn.log.Error("handler panicked; message set aside", zap.String("message", msg.UUID), zap.Any("panic", p))
+			rn.moved(rec.Position, head)
+			rn.log.Error("KeysFor panicked; event set aside", zap.String("event", rec.ID),
+				zap.Int64("position", rec.Position), zap.Any("panic", p))
 		}
 	}()
-	rec, err := events.RecordFromMessage(msg)
-	if err != nil {
-		rn.metrics.poison.WithLabelValues(rn.r.Name()).Inc()
-		rn.log.Error("unreadable message set aside", zap.String("message", msg.UUID), zap.Error(err))
-		return
-	}
 	for _, key := range rn.r.KeysFor(rec) {
 		rn.queue.Add(key)
 	}
-	rn.lastPos.Store(rec.Position)
-	rn.metrics.depth.WithLabelValues(rn.r.Name()).Set(float64(rn.queue.Len()))
+	rn.moved(rec.Position, head)
+}
+
+// setAside counts and logs a record nobody could read, and moves past it.
+func (rn *runner) setAside(id string, pos, head int64, err error) {
+	rn.metrics.poison.WithLabelValues(rn.r.Name()).Inc()
+	rn.log.Error("unreadable event set aside", zap.String("event", id), zap.Int64("position", pos), zap.Error(err))
+	rn.moved(pos, head)
+}
+
+// moved records that the reconciler has queued the log up to pos, and its
+// lag behind head.
+func (rn *runner) moved(pos, head int64) {
+	if pos > rn.lastPos.Load() {
+		rn.lastPos.Store(pos)
+	}
+	rn.depthGauge.Set(float64(rn.queue.Len()))
+	rn.lagGauge.Set(float64(max(0, head-pos)))
 }
 
 func (rn *runner) resyncLoop(ctx context.Context, rs Resyncer) {
@@ -160,11 +151,10 @@ func (rn *runner) resync(ctx context.Context, rs Resyncer) {
 	for _, k := range keys {
 		rn.queue.Add(k)
 	}
-	name := rn.r.Name()
-	rn.metrics.depth.WithLabelValues(name).Set(float64(rn.queue.Len()))
+	rn.depthGauge.Set(float64(rn.queue.Len()))
 	if rn.store != nil {
 		if head, err := rn.store.Head(ctx, rn.store.DB()); err == nil {
-			rn.metrics.lag.WithLabelValues(name).Set(float64(max(0, head-rn.lastPos.Load())))
+			rn.lagGauge.Set(float64(max(0, head-rn.lastPos.Load())))
 		}
 	}
 	rn.resyncs.Add(1)

@@ -11,8 +11,8 @@ type Status struct {
 	Queued int
 	// InFlight is the number of keys being reconciled right now.
 	InFlight int64
-	// Position is the log position of the last record its consumer
-	// handled.
+	// Position is the log position of the last record the dispatcher
+	// handed it (or where the dispatcher started, before the first).
 	Position int64
 	// ResyncPeriod is how often it resyncs; 0 when it does not.
 	ResyncPeriod time.Duration

@@ -37,7 +37,7 @@ func newServeCmd() *cobra.Command {
 	f.Int64Var(&cfg.Thresholds.DiskPercent, "disk-pressure-percent", cfg.Thresholds.DiskPercent, "DiskPressure when an agent's disk use is above this percent")
 	f.Int64Var(&cfg.Thresholds.PIDPercent, "pid-pressure-percent", cfg.Thresholds.PIDPercent, "PIDPressure when an agent's PIDs in use are above this percent of the maximum")
 	f.Float64Var(&cfg.Thresholds.LoadPerCPU, "high-load-per-cpu", cfg.Thresholds.LoadPerCPU, "HighLoad when load1 is above this many times the CPU count")
-	f.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "how often idle consumers poll the log")
+	f.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "how often the reconcilers look for writes herd was not told of (another process's); herd's own are seen at once")
 	f.BoolVar(&cfg.Profiling, "profiling", cfg.Profiling, "serve Go's profiles under /debug/pprof/ to administrators (kube-apiserver's flag)")
 	f.IntVar(&cfg.Demo, "demo", cfg.Demo, "run this many simulated nodes against the API (for a first look)")
 	f.StringSliceVar(&cfg.Reconcilers.Enabled, "reconcilers", cfg.Reconcilers.Enabled, `reconcilers to run: "*" for all, "-name" to switch one off (e.g. "*,-health")`)
@@ -48,7 +48,7 @@ func newServeCmd() *cobra.Command {
 	f.IntVar(&cfg.Watch.CacheSize, "watch-cache-size", cfg.Watch.CacheSize, "recent events kept in memory for watches; a watcher further behind is cut off with 410 Expired")
 	f.DurationVar(&cfg.Watch.History, "watch-history", cfg.Watch.History, "how long a resourceVersion stays usable for resuming a watch or continuing a list (then 410 Expired)")
 	f.DurationVar(&cfg.Watch.BookmarkInterval, "watch-bookmark-interval", cfg.Watch.BookmarkInterval, "how often watches that allow bookmarks get one")
-	f.DurationVar(&cfg.Watch.PollInterval, "watch-poll-interval", cfg.Watch.PollInterval, "how often the watch hub looks for new events when idle; most of a watch's latency")
+	f.DurationVar(&cfg.Watch.PollInterval, "watch-poll-interval", cfg.Watch.PollInterval, "how often the watch hub looks for writes herd was not told of (another process's); herd's own are seen at once")
 	k := &cfg.Kubelet
 	f.StringSliceVar(&k.Flags, "kubelet", k.Flags, "a kubelet to poll, as NODE=URL (https://host:10250, or http://host:10255 for the read-only port); repeatable")
 	f.StringVar(&k.File, "kubelet-config", k.File, "a YAML file of kubelets to poll, with their TLS settings and credentials")

@@ -35,9 +35,7 @@ func RunStoreContract(t *testing.T, open OpenFunc) {
 		{"OneWinnerPerVersion", testOneWinnerPerVersion},
 		{"NoLostUpdates", testNoLostUpdates},
 		{"RollbackLeavesNoEvent", testRollback},
-		{"ConsumerGroupResumesAfterRestart", testResumeAfterRestart},
-		{"ConsumerGroupsAreIndependent", testGroupsIndependent},
-		{"SubscriberUnderConcurrentPublishers", testSubscriberUnderConcurrentPublishers},
+		{"Subscribe", func(t *testing.T, open OpenFunc) { RunSubscriberContract(t, open, StoreSubscribe) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

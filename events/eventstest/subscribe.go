@@ -6,21 +6,52 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/go-cmp/cmp"
 
 	"herd/events"
 )
 
+// SubscribeFunc subscribes a consumer group to the log of s: the store's
+// own Subscribe, or another subscriber over the same store (a Follower).
+type SubscribeFunc func(ctx context.Context, s *events.Store, group string) (<-chan *message.Message, error)
+
+// StoreSubscribe is the store's own Subscribe, as a SubscribeFunc.
+func StoreSubscribe(ctx context.Context, s *events.Store, group string) (<-chan *message.Message, error) {
+	return s.Subscribe(ctx, group)
+}
+
+// RunSubscriberContract runs the subscription part of the contract with
+// subscribe: delivery in order, resuming after restarts, independent
+// groups, concurrent publishers. Appends in it announce no commits, so a
+// subscriber that waits for announcements needs a short fallback poll.
+func RunSubscriberContract(t *testing.T, open OpenFunc, subscribe SubscribeFunc) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, open OpenFunc, subscribe SubscribeFunc)
+	}{
+		{"ConsumerGroupResumesAfterRestart", testResumeAfterRestart},
+		{"ConsumerGroupsAreIndependent", testGroupsIndependent},
+		{"SubscriberUnderConcurrentPublishers", testSubscriberUnderConcurrentPublishers},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.run(t, open, subscribe)
+		})
+	}
+}
+
 // testResumeAfterRestart consumes part of the log, closes the store (as a
 // stopping process does) and reopens it: the group resumes exactly after
 // the last event it acked.
-func testResumeAfterRestart(t *testing.T, open OpenFunc) {
+func testResumeAfterRestart(t *testing.T, open OpenFunc, subscribe SubscribeFunc) {
 	s, reopen := open(t)
 	var appended []events.Record
 	for i := range 10 {
 		appended = append(appended, appendCommit(t, s, "node/a", int64(i), events.Metadata{Source: "test"}, t0, ev("A", i))...)
 	}
-	msgs, err := s.Subscribe(t.Context(), "health")
+	msgs, err := subscribe(t.Context(), s, "health")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +65,7 @@ func testResumeAfterRestart(t *testing.T, open OpenFunc) {
 	WaitClosed(t, msgs)
 
 	s = reopen(t)
-	msgs, err = s.Subscribe(t.Context(), "health")
+	msgs, err = subscribe(t.Context(), s, "health")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +82,12 @@ func testResumeAfterRestart(t *testing.T, open OpenFunc) {
 
 // testGroupsIndependent checks that one group's acks do not move another,
 // and that cancelling a subscription's context keeps what it acked.
-func testGroupsIndependent(t *testing.T, open OpenFunc) {
+func testGroupsIndependent(t *testing.T, open OpenFunc, subscribe SubscribeFunc) {
 	s, _ := open(t)
 	appended := appendCommit(t, s, "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2), ev("A", 3), ev("A", 4), ev("A", 5), ev("A", 6))
 
 	ctx, cancel := context.WithCancel(t.Context())
-	a, err := s.Subscribe(ctx, "a")
+	a, err := subscribe(ctx, s, "a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,14 +99,14 @@ func testGroupsIndependent(t *testing.T, open OpenFunc) {
 	cancel()
 	WaitClosed(t, a)
 
-	b, err := s.Subscribe(t.Context(), "b")
+	b, err := subscribe(t.Context(), s, "b")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(appended, ReceiveN(t, b, 6)); diff != "" {
 		t.Fatalf("group b (-want +got):\n%s", diff)
 	}
-	a, err = s.Subscribe(t.Context(), "a")
+	a, err = subscribe(t.Context(), s, "a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,10 +126,10 @@ func testGroupsIndependent(t *testing.T, open OpenFunc) {
 // testSubscriberUnderConcurrentPublishers appends from several goroutines
 // while a group consumes: every event arrives exactly once, in position
 // order.
-func testSubscriberUnderConcurrentPublishers(t *testing.T, open OpenFunc) {
+func testSubscriberUnderConcurrentPublishers(t *testing.T, open OpenFunc, subscribe SubscribeFunc) {
 	s, _ := open(t)
 	const publishers, perPublisher = 8, 250
-	msgs, err := s.Subscribe(t.Context(), "reconciler")
+	msgs, err := subscribe(t.Context(), s, "reconciler")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,9 +22,13 @@ type Config struct {
 	// kube-apiserver answers 410 Expired too.
 	History time.Duration
 
-	// PollInterval is how long the hub waits before reading the log again
-	// when it found nothing new. It is most of the latency between an
-	// append and its watchers. Default 5ms; one indexed read each time.
+	// PollInterval is how long the hub waits, when no commit is announced,
+	// before reading the log anyway. Commits made through herd's unit of
+	// work wake the hub at once (events.Store.Committed), so this only
+	// bounds how late a watcher sees a commit the hub was not told of (one
+	// by another process on the same file). Default 1s, up from 5ms when
+	// it was the whole of a watch's latency: an idle herd reads once a
+	// second instead of two hundred times.
 	PollInterval time.Duration
 
 	// BookmarkInterval is how often watchers that allow bookmarks are told
@@ -45,7 +49,7 @@ type Config struct {
 const (
 	defaultCacheSize        = 8192
 	defaultHistory          = 5 * time.Minute
-	defaultPollInterval     = 5 * time.Millisecond
+	defaultPollInterval     = time.Second
 	defaultBookmarkInterval = time.Minute
 	defaultBatchSize        = 1000
 	defaultWaitForPosition  = 3 * time.Second

@@ -16,12 +16,18 @@ import (
 // before trying again: long enough not to hammer a struggling database.
 const retryInterval = time.Second
 
-// follow polls the log until ctx ends.
+// follow reads the log until ctx ends: at once when a commit is
+// announced in-process, and every PollInterval only to catch commits it
+// was not told of. Its reads are plain reads outside any transaction, so
+// an idle hub never takes the write lock.
 func (h *Hub) follow(ctx context.Context) {
 	defer h.done.Done()
 	timer := time.NewTimer(h.cfg.PollInterval)
 	defer timer.Stop()
 	for {
+		// Taken before the read: a commit after it closes the channel, so
+		// the wait below cannot miss it.
+		_, committed := h.store.CommitSignal()
 		n, err := h.poll(ctx)
 		if ctx.Err() != nil {
 			return
@@ -31,7 +37,7 @@ func (h *Hub) follow(ctx context.Context) {
 		switch {
 		case err != nil:
 			h.log.Error("watch: reading the log", zap.Int64("position", h.pos), zap.Error(err))
-			wait = retryInterval
+			wait, committed = retryInterval, nil
 		case n == h.cfg.BatchSize:
 			continue // there is more to read
 		}
@@ -39,6 +45,7 @@ func (h *Hub) follow(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-committed:
 		case <-timer.C:
 		}
 	}
@@ -67,6 +74,7 @@ func (h *Hub) tickBookmarks(ctx context.Context, t clock.Ticker) {
 // so it reads h.pos and h.latest without the lock: nobody else writes
 // them.
 func (h *Hub) poll(ctx context.Context) (int, error) {
+	h.reads.Add(1)
 	recs, err := h.store.ReadAfter(ctx, h.store.DB(), h.pos, h.cfg.BatchSize)
 	if err != nil || len(recs) == 0 {
 		return 0, err

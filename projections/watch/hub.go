@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -48,6 +49,9 @@ type Hub struct {
 	// based is when the newest base was taken, by herd's clock; read and
 	// written only by the goroutine that polls.
 	based time.Time
+
+	// reads counts the hub's reads of the log, for tests.
+	reads atomic.Int64
 
 	stopOnce sync.Once
 	cancel   context.CancelFunc

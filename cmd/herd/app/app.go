@@ -133,7 +133,7 @@ func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metr
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	store, err := events.Open(ctx, events.Config{Path: cfg.DatabasePath(), PollInterval: cfg.PollInterval}, NewWatermillLogger(log))
+	store, err := events.Open(ctx, events.Config{Path: cfg.DatabasePath(), FollowInterval: cfg.PollInterval}, NewWatermillLogger(log))
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,11 @@ type Config struct {
 	LogFormat string
 	// Thresholds decide agents' pressure conditions.
 	Thresholds domain.Thresholds
-	// PollInterval is how often an idle consumer group polls the log.
+	// PollInterval is how often the reconcilers' dispatcher reads the log
+	// when no commit was announced. herd's own writes wake it at once, so
+	// this only bounds how late it sees a write it was not told of (another
+	// process on the same file); an idle herd reads once per interval and
+	// writes nothing. Default 1s.
 	PollInterval time.Duration
 	// Demo, when above zero, runs that many simulated nodes that register
 	// and heartbeat through the HTTP API, so a new install has a fleet to
@@ -92,7 +96,7 @@ func DefaultConfig() Config {
 		LogLevel:     "info",
 		LogFormat:    "console",
 		Thresholds:   domain.DefaultThresholds,
-		PollInterval: 100 * time.Millisecond,
+		PollInterval: time.Second,
 		Version:      "dev",
 		Reconcilers:  reconcilers.DefaultConfig(),
 		Health:       health.DefaultConfig(),
