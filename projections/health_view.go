@@ -63,7 +63,7 @@ WHERE deleted = 0 AND agent_state <> 'Stopped'`)
 	var out []NodeDeadline
 	for rows.Next() {
 		var (
-			d          NodeDeadline
+			d       NodeDeadline
 			hb, reg int64
 		)
 		if err := rows.Scan(&d.Name, &d.Ready, &hb, &reg); err != nil {
