@@ -62,3 +62,31 @@ func (v *NodeView) NamesWithNoExecute(ctx context.Context) ([]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// taintCheckSQL repeats the WHERE clause of the partial index
+// nodes_needing_taint_check word for word.
+const taintCheckSQL = `SELECT name FROM nodes
+WHERE deleted = 0 AND (ready <> 'True'
+        OR instr(CAST(data AS TEXT), '"key":"node.kubernetes.io/') > 0
+        OR instr(CAST(data AS TEXT), 'Pressure","status":"True"') > 0) ORDER BY name`
+
+// NamesNeedingTaintCheck names the nodes whose condition taints may not
+// follow their conditions: Ready not True, a condition taint on, or a
+// pressure condition True. A node outside it has no condition taint and
+// needs none. It reads the nodes_needing_taint_check index alone.
+func (v *NodeView) NamesNeedingTaintCheck(ctx context.Context) ([]string, error) {
+	rows, err := v.db.QueryContext(ctx, taintCheckSQL)
+	if err != nil {
+		return nil, fmt.Errorf("nodes needing a taint check: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, fmt.Errorf("nodes needing a taint check: %w", err)
+		}
+		out = append(out, name)
+	}
+	return out, rows.Err()
+}

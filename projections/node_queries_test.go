@@ -44,9 +44,40 @@ func TestDrainingAndNoExecuteQueries(t *testing.T) {
 	if diff := cmp.Diff([]string{"no-execute"}, noExecute); diff != "" {
 		t.Errorf("NamesWithNoExecute (-want +got):\n%s", diff)
 	}
+	check, err := v.NamesNeedingTaintCheck(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// None reported, so Ready is not True on any of them.
+	if diff := cmp.Diff([]string{"drained", "draining", "no-execute", "no-schedule", "plain"}, check); diff != "" {
+		t.Errorf("NamesNeedingTaintCheck (-want +got):\n%s", diff)
+	}
 	do(t, w, clk, "no-execute", domain.UntaintNode{Key: "example.com/gpu", Effect: domain.EffectNoExecute})
 	if noExecute, err = v.NamesWithNoExecute(ctx); err != nil || len(noExecute) != 0 {
 		t.Errorf("NamesWithNoExecute after the untaint = %v, %v; want none", noExecute, err)
+	}
+}
+
+func TestNamesNeedingTaintCheck(t *testing.T) {
+	w, store, clk := newWriter(t)
+	ready := domain.RecordHeartbeat{Reported: []domain.ReportedCondition{{Type: domain.ConditionReady, Status: domain.ConditionTrue}}}
+	for _, name := range []string{"healthy", "pressure", "tainted", "not-ready"} {
+		do(t, w, clk, name, register(name, domain.KindLinux))
+		do(t, w, clk, name, ready)
+	}
+	do(t, w, clk, "pressure", domain.RecordHeartbeat{Reported: []domain.ReportedCondition{
+		{Type: domain.ConditionReady, Status: domain.ConditionTrue}, {Type: domain.ConditionDiskPressure, Status: domain.ConditionTrue}}})
+	// Ready again, its unreachable taint not yet taken off.
+	do(t, w, clk, "tainted", domain.MarkNodeUnreachable{})
+	do(t, w, clk, "tainted", domain.SyncConditionTaints{})
+	do(t, w, clk, "tainted", ready)
+	do(t, w, clk, "not-ready", domain.MarkNodeUnreachable{})
+	got, err := NewNodeView(store.DB()).NamesNeedingTaintCheck(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"not-ready", "pressure", "tainted"}, got); diff != "" {
+		t.Errorf("NamesNeedingTaintCheck (-want +got):\n%s", diff)
 	}
 }
 

@@ -32,8 +32,9 @@ func (r *Reconciler) reconcileNode(ctx context.Context, name string) error {
 }
 
 // syncAll is the full resync: it counts the fleet afresh from the view,
-// judges it, and brings every node's taints in line. It runs on the full
-// resync period and after the disruption state changes.
+// judges it, and brings the taints in line of every node that has or
+// needs a condition taint (the others have nothing to change). It runs on
+// the full resync period and after the disruption state changes.
 func (r *Reconciler) syncAll(ctx context.Context) error {
 	if err := r.seed(ctx); err != nil {
 		return err
@@ -42,7 +43,7 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	names, err := r.view.Names(ctx)
+	names, err := r.view.NamesNeedingTaintCheck(ctx)
 	if err != nil {
 		return err
 	}

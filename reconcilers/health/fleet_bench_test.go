@@ -86,6 +86,10 @@ func BenchmarkReconcileNode(b *testing.B) {
 				b.Fatal(err)
 			}
 			ctx := context.Background()
+			// The fleet is counted once, at the first need.
+			if err := r.seed(ctx); err != nil {
+				b.Fatal(err)
+			}
 			i := 0
 			b.ResetTimer()
 			for b.Loop() {
@@ -95,6 +99,46 @@ func BenchmarkReconcileNode(b *testing.B) {
 				i++
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/key")
+		})
+	}
+}
+
+// BenchmarkMarkSilent measures the monitor pass that finds silent of nodes
+// past their deadline together and marks them: the time from the end of
+// their grace period until the last of them is Unknown.
+func BenchmarkMarkSilent(b *testing.B) {
+	for _, c := range []struct{ nodes, silent int }{{20000, 20000}, {100000, 10000}, {100000, 100000}} {
+		b.Run(fmt.Sprintf("%d-of-%d", c.silent, c.nodes), func(b *testing.B) {
+			if c.nodes > 20000 && testing.Short() {
+				b.Skip("large fleet")
+			}
+			f := newBenchFleet(b, c.nodes)
+			f.clk.Step(30 * time.Second)
+			// The first nodes - silent report again; the rest fall silent.
+			hb := domain.RecordHeartbeat{}
+			for i := range c.nodes - c.silent {
+				if _, err := f.w.UpdateNode(context.Background(), benchNodeName(c.nodes-1-i), func(n domain.Node) ([]domain.Event, error) {
+					return domain.DecideNode(n, hb, f.clk.Now())
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			r, err := New(DefaultConfig(), f.w, f.view, f.clk, zap.NewNop())
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			if err := r.seed(ctx); err != nil {
+				b.Fatal(err)
+			}
+			f.clk.Step(11 * time.Second)
+			b.ResetTimer()
+			for b.Loop() {
+				if err := r.monitor(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds(), "s/pass")
 		})
 	}
 }

@@ -43,8 +43,8 @@ func (v *countingView) NodeDeadlines(ctx context.Context) ([]projections.NodeDea
 	return out, err
 }
 
-func (v *countingView) Names(ctx context.Context) ([]string, error) {
-	out, err := v.View.Names(ctx)
+func (v *countingView) NamesNeedingTaintCheck(ctx context.Context) ([]string, error) {
+	out, err := v.View.NamesNeedingTaintCheck(ctx)
 	v.rows.Add(int64(len(out)))
 	return out, err
 }

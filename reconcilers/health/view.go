@@ -28,8 +28,10 @@ type DeadlineReader interface {
 	// NodeDeadlines lists every node expected to report, from which the
 	// fleet's count starts.
 	NodeDeadlines(ctx context.Context) ([]projections.NodeDeadline, error)
-	// Names lists every node, for the full resync of taints.
-	Names(ctx context.Context) ([]string, error)
+	// NamesNeedingTaintCheck names the nodes whose condition taints may
+	// not follow their conditions, for the full resync: in a healthy
+	// fleet, none.
+	NamesNeedingTaintCheck(ctx context.Context) ([]string, error)
 }
 
 // View is everything the health reconciler reads.
