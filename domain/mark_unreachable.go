@@ -79,14 +79,6 @@ func Silent(lastHeartbeat, registeredAt, now time.Time, grace, startupGrace time
 	return lastHeartbeat.Before(now.Add(-grace))
 }
 
-// Unreachable reports whether n counts as unreachable for the fleet
-// disruption rule at now: its Ready is Unknown, or it is Silent and the
-// health check has not marked it yet.
-func (n Node) Unreachable(now time.Time, grace, startupGrace time.Duration) bool {
-	return conditionStatus(n, ConditionReady) == ConditionUnknown ||
-		Silent(n.LastHeartbeat, n.RegisteredAt, now, grace, startupGrace)
-}
-
 // ExpectedToReport reports whether n counts in the fleet disruption rule:
 // registered, not deleted, not stopped.
 func (n Node) ExpectedToReport() bool { return n.Exists() && n.AgentState != AgentStopped }

@@ -3,6 +3,7 @@ package health
 import (
 	"context"
 	"errors"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -23,7 +24,7 @@ func (r *Reconciler) reconcileNode(ctx context.Context, name string) error {
 	if err := r.seedIfNeeded(ctx); err != nil {
 		return err
 	}
-	r.fleet.set(name, n.ExpectedToReport(), n.Unreachable(now, r.cfg.GracePeriod, r.cfg.StartupGracePeriod))
+	r.observe(n, name, now)
 	disrupted, err := r.recordFleet(ctx, r.fleet.assessment())
 	if err != nil || !n.Exists() {
 		return err
@@ -79,13 +80,19 @@ func (r *Reconciler) seed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m := make(map[string]bool, len(ds))
+	m := make(map[string]reach, len(ds))
 	for _, d := range ds {
-		m[d.Name] = d.Ready == domain.ConditionUnknown ||
-			domain.Silent(d.LastHeartbeat, d.RegisteredAt, now, r.cfg.GracePeriod, r.cfg.StartupGracePeriod)
+		m[d.Name] = classify(d.Ready, d.LastHeartbeat, d.RegisteredAt, now, r.cfg)
 	}
 	r.fleet.seed(m)
 	return nil
+}
+
+// observe counts node n (read under name; absent when deleted) as it is
+// at now.
+func (r *Reconciler) observe(n domain.Node, name string, now time.Time) {
+	ready, _ := n.Condition(domain.ConditionReady)
+	r.fleet.set(name, n.ExpectedToReport(), classify(ready.Status, n.LastHeartbeat, n.RegisteredAt, now, r.cfg))
 }
 
 // recordFleet compares a with the fleet's recorded health, records a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -30,8 +31,8 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	if err := r.seedIfNeeded(ctx); err != nil {
 		return err
 	}
-	for _, name := range stale {
-		r.fleet.set(name, true, true)
+	if err := r.recount(ctx, stale, now); err != nil {
+		return err
 	}
 	assessment := r.fleet.assessment()
 	disrupted, err := r.recordFleet(ctx, assessment)
@@ -57,6 +58,7 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 			return nil
 		}
 		if err == nil {
+			r.fleet.set(name, true, unknown)
 			r.log.Info("node stopped reporting", zap.String("node", name))
 		}
 		return err
@@ -69,6 +71,32 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 		errs = append(errs, mark(name))
 	}
 	return errors.Join(errs...)
+}
+
+// recount brings the tally up to date with a monitor pass's findings: the
+// stale nodes count as silent, and a node the tally still holds silent
+// that is no longer stale (it reported, or was marked, stopped or deleted)
+// is read again. Those are the nodes that changed since the last pass, not
+// the fleet.
+func (r *Reconciler) recount(ctx context.Context, stale []string, now time.Time) error {
+	isStale := make(map[string]bool, len(stale))
+	for _, name := range stale {
+		isStale[name] = true
+	}
+	for _, name := range r.fleet.silentNames() {
+		if isStale[name] {
+			continue
+		}
+		n, err := r.view.Get(ctx, name)
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
+		r.observe(n, name, now)
+	}
+	for _, name := range stale {
+		r.fleet.set(name, true, silent)
+	}
+	return nil
 }
 
 // forEach runs do for every name, at most limit at a time, and returns the
