@@ -83,17 +83,6 @@ func fromUnixNanos(ns int64) time.Time {
 	return time.Unix(0, ns).UTC()
 }
 
-// Reachability counts the nodes expected to report (registered, not
-// stopped or deleted) and those among them whose Ready is Unknown.
-func (v *NodeView) Reachability(ctx context.Context) (unreachable, total int, err error) {
-	err = v.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(ready = 'Unknown'), 0) FROM nodes
-WHERE deleted = 0 AND agent_state <> 'Stopped'`).Scan(&total, &unreachable)
-	if err != nil {
-		return 0, 0, fmt.Errorf("reachability: %w", err)
-	}
-	return unreachable, total, nil
-}
-
 // Names returns every node's name, in order.
 func (v *NodeView) Names(ctx context.Context) ([]string, error) {
 	rows, err := v.db.QueryContext(ctx, `SELECT name FROM nodes WHERE deleted = 0 ORDER BY name`)
