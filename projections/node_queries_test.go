@@ -91,7 +91,7 @@ func BenchmarkNodeQueries(b *testing.B) {
 	ctx := context.Background()
 	for i := range nodes {
 		name := fmt.Sprintf("node-%06d", i)
-		cmds := []domain.NodeCommand{register(name, domain.KindLinux), metrics(1 << 30)}
+		cmds := []domain.NodeCommand{register(name, domain.KindLinux), metrics(500)}
 		switch {
 		case i%10000 == 1:
 			cmds = append(cmds, domain.DrainNode{})
