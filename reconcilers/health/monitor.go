@@ -11,9 +11,10 @@ import (
 	"herd/domain"
 )
 
-// markers bounds how many nodes one monitor pass marks at once. The unit
-// of work commits concurrent updates together, so many markers in flight
-// make few commits; more than this only queues up behind the writer.
+// markers bounds how many nodes one monitor pass marks at once. A unit of
+// work that group-commits concurrent updates (DESIGN.md, "Writes are
+// group-committed") turns that many updates in flight into few commits;
+// more would only queue up behind the writer.
 const markers = 64
 
 // monitor is one check of every node's deadline. It finds the silent nodes
