@@ -32,8 +32,10 @@ func (c BindPod) decidePod(p Pod, now time.Time) ([]Event, error) {
 }
 
 // MarkPodUnschedulable records that no node fits the pod. It changes
-// nothing when the pod is bound, terminating, or already carries the same
-// message.
+// nothing when the pod is bound, terminating, or already unschedulable for
+// the same reasons: a message that differs only in its counts ("0/48
+// nodes are available" against "0/49") is not recorded again, or every
+// node that registers would append one event per pending pod.
 type MarkPodUnschedulable struct {
 	Message string
 }
@@ -45,7 +47,7 @@ func (c MarkPodUnschedulable) decidePod(p Pod, now time.Time) ([]Event, error) {
 	if p.Spec.NodeName != "" || p.Terminating() {
 		return nil, nil
 	}
-	if cond, ok := p.Condition(PodConditionScheduled); ok && cond.Status == ConditionFalse && cond.Message == c.Message {
+	if cond, ok := p.Condition(PodConditionScheduled); ok && cond.Status == ConditionFalse && SameUnschedulableReasons(cond.Message, c.Message) {
 		return nil, nil
 	}
 	return []Event{PodUnschedulable{Message: c.Message, At: now}}, nil

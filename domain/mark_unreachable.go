@@ -67,3 +67,18 @@ func (c MarkNodeUnreachable) decideNode(n Node, now time.Time) ([]Event, error) 
 	}
 	return evs, nil
 }
+
+// Silent reports whether a node has missed its deadline at now: its last
+// heartbeat is older than grace or, never having reported, its
+// registration is older than startupGrace. It is the rule the health check
+// applies, in the same strict form as its query over the node view.
+func Silent(lastHeartbeat, registeredAt, now time.Time, grace, startupGrace time.Duration) bool {
+	if lastHeartbeat.IsZero() {
+		return registeredAt.Before(now.Add(-startupGrace))
+	}
+	return lastHeartbeat.Before(now.Add(-grace))
+}
+
+// ExpectedToReport reports whether n counts in the fleet disruption rule:
+// registered, not deleted, not stopped.
+func (n Node) ExpectedToReport() bool { return n.Exists() && n.AgentState != AgentStopped }

@@ -7,8 +7,11 @@ Feature: Scheduling pods onto nodes
   the nodes that fit, the least allocated wins; an untolerated
   PreferNoSchedule taint counts against a node. A pod that fits nowhere
   stays Pending and says why, counting the reasons as the Kubernetes
-  scheduler does; herd tries it again whenever the nodes change, whenever
-  a pod lets go of its room, and every 30 seconds.
+  scheduler does, and records that again only when the reasons change,
+  not the counts. herd tries it again after 1 second, doubling to 10
+  (the Kubernetes scheduler's backoff), at once whenever a node comes,
+  becomes Ready, loses a taint or its cordon, or a pod lets go of its
+  room, and every 30 seconds.
 
   Background:
     Given herd is running and the time is 2026-03-01 09:00:00

@@ -4,18 +4,17 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"herd/domain"
 )
 
 // StaleNodes returns the nodes whose deadline has passed at now and that
 // are not yet marked: registered, not stopped or deleted, Ready not
 // Unknown, and either their last heartbeat is older than grace or, never
-// having reported, their registration is older than startupGrace. It scans
-// integer columns only, so checking ten thousand nodes stays cheap.
+// having reported, their registration is older than startupGrace. It reads
+// the nodes_by_deadline index, so it costs what it finds, not the fleet.
 func (v *NodeView) StaleNodes(ctx context.Context, now time.Time, grace, startupGrace time.Duration) ([]string, error) {
-	rows, err := v.db.QueryContext(ctx, `SELECT name FROM nodes
-WHERE deleted = 0 AND agent_state <> 'Stopped' AND ready <> 'Unknown'
-  AND ((last_heartbeat > 0 AND last_heartbeat < ?) OR (last_heartbeat = 0 AND registered_at < ?))
-ORDER BY name`, now.Add(-grace).UnixNano(), now.Add(-startupGrace).UnixNano())
+	rows, err := v.db.QueryContext(ctx, staleNodesSQL, now.Add(-grace).UnixNano(), now.Add(-startupGrace).UnixNano())
 	if err != nil {
 		return nil, fmt.Errorf("stale nodes: %w", err)
 	}
@@ -31,15 +30,57 @@ ORDER BY name`, now.Add(-grace).UnixNano(), now.Add(-startupGrace).UnixNano())
 	return out, rows.Err()
 }
 
-// Reachability counts the nodes expected to report (registered, not
-// stopped or deleted) and those among them whose Ready is Unknown.
-func (v *NodeView) Reachability(ctx context.Context) (unreachable, total int, err error) {
-	err = v.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(ready = 'Unknown'), 0) FROM nodes
-WHERE deleted = 0 AND agent_state <> 'Stopped'`).Scan(&total, &unreachable)
+// staleNodesSQL is StaleNodes' query. Each half of the union is one range
+// of the nodes_by_deadline index (the heartbeat deadline, the startup
+// deadline); written as one OR, SQLite scans the index from the first
+// heartbeat on.
+const staleNodesSQL = `SELECT name FROM nodes
+WHERE deleted = 0 AND agent_state <> 'Stopped' AND ready <> 'Unknown' AND last_heartbeat > 0 AND last_heartbeat < ?1
+UNION ALL
+SELECT name FROM nodes
+WHERE deleted = 0 AND agent_state <> 'Stopped' AND ready <> 'Unknown' AND last_heartbeat = 0 AND registered_at < ?2
+ORDER BY name`
+
+// NodeDeadline is what the fleet disruption rule needs of one node.
+type NodeDeadline struct {
+	Name          string
+	Ready         domain.ConditionStatus
+	LastHeartbeat time.Time // zero when the node never reported
+	RegisteredAt  time.Time
+}
+
+// NodeDeadlines returns the nodes expected to report (registered, not
+// stopped or deleted) with their Ready status and times, from columns only.
+// The health rules read it once to start counting the fleet and once per
+// full resync, never per node.
+func (v *NodeView) NodeDeadlines(ctx context.Context) ([]NodeDeadline, error) {
+	rows, err := v.db.QueryContext(ctx, `SELECT name, ready, last_heartbeat, registered_at FROM nodes
+WHERE deleted = 0 AND agent_state <> 'Stopped'`)
 	if err != nil {
-		return 0, 0, fmt.Errorf("reachability: %w", err)
+		return nil, fmt.Errorf("node deadlines: %w", err)
 	}
-	return unreachable, total, nil
+	defer rows.Close()
+	var out []NodeDeadline
+	for rows.Next() {
+		var (
+			d       NodeDeadline
+			hb, reg int64
+		)
+		if err := rows.Scan(&d.Name, &d.Ready, &hb, &reg); err != nil {
+			return nil, fmt.Errorf("node deadlines: %w", err)
+		}
+		d.LastHeartbeat, d.RegisteredAt = fromUnixNanos(hb), fromUnixNanos(reg)
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// fromUnixNanos undoes unixNanos: 0 is the zero time.
+func fromUnixNanos(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns).UTC()
 }
 
 // Names returns every node's name, in order.

@@ -39,7 +39,7 @@ type Reconciler struct {
 	resync time.Duration
 	repo   Repository
 	pods   *projections.PodView
-	nodes  *projections.NodeView
+	nodes  NodeReader
 	clock  clock.PassiveClock
 	log    *zap.Logger
 }
@@ -49,8 +49,19 @@ var (
 	_ reconcilers.Resyncer   = (*Reconciler)(nil)
 )
 
+// NodeReader is what the reconciler reads of the nodes: one node per key,
+// and the few nodes being drained, never the whole fleet.
+type NodeReader interface {
+	// Get returns the named node, or domain.ErrNotFound.
+	Get(ctx context.Context, name string) (domain.Node, error)
+	// Draining returns the nodes being drained.
+	Draining(ctx context.Context) ([]domain.Node, error)
+}
+
+var _ NodeReader = (*projections.NodeView)(nil)
+
 // New returns the drain reconciler, resyncing every resync.
-func New(resync time.Duration, repo Repository, pods *projections.PodView, nodes *projections.NodeView,
+func New(resync time.Duration, repo Repository, pods *projections.PodView, nodes NodeReader,
 	clk clock.PassiveClock, log *zap.Logger) *Reconciler {
 	return &Reconciler{resync: resync, repo: repo, pods: pods, nodes: nodes, clock: clk, log: log.Named("drain")}
 }
@@ -103,8 +114,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 	return reconcilers.Result{}, r.drain(ctx, n)
 }
 
+// reconcileDraining goes over the nodes being drained: the few the view's
+// index finds, not the fleet, since every pod that leaves any node calls
+// for it.
 func (r *Reconciler) reconcileDraining(ctx context.Context) error {
-	nodes, _, err := r.nodes.List(ctx)
+	nodes, err := r.nodes.Draining(ctx)
 	if err != nil {
 		return err
 	}

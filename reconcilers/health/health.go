@@ -11,7 +11,6 @@ import (
 
 	"herd/domain"
 	"herd/events"
-	"herd/projections"
 	"herd/reconcilers"
 )
 
@@ -34,9 +33,10 @@ type Repository interface {
 type Reconciler struct {
 	cfg   Config
 	repo  Repository
-	view  *projections.NodeView
+	view  View
 	clock clock.PassiveClock
 	log   *zap.Logger
+	fleet tally
 
 	mu       sync.Mutex
 	lastFull time.Time
@@ -48,7 +48,7 @@ var (
 )
 
 // New returns the health reconciler.
-func New(cfg Config, repo Repository, view *projections.NodeView, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+func New(cfg Config, repo Repository, view View, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -93,28 +93,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 	case keyMonitor:
 		return reconcilers.Result{}, r.monitor(ctx)
 	case keyAll:
-		names, err := r.view.Names(ctx)
-		if err != nil {
-			return reconcilers.Result{}, err
-		}
-		fleet, err := r.view.FleetHealth(ctx)
-		if err != nil {
-			return reconcilers.Result{}, err
-		}
-		for _, name := range names {
-			if err := r.syncTaints(ctx, name, fleet.Disrupted); err != nil {
-				return reconcilers.Result{}, err
-			}
-		}
-		return reconcilers.Result{}, nil
+		return reconcilers.Result{}, r.syncAll(ctx)
 	}
 	name, ok := domain.NodeAggregate.Key(key)
 	if !ok {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("health: unknown key %q", key))
 	}
-	a, err := r.assessFleet(ctx)
-	if err != nil {
-		return reconcilers.Result{}, err
-	}
-	return reconcilers.Result{}, r.syncTaints(ctx, name, a.IsDisrupted())
+	return reconcilers.Result{}, r.reconcileNode(ctx, name)
 }

@@ -3,102 +3,127 @@ package health
 import (
 	"context"
 	"errors"
+	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
 	"herd/domain"
 )
 
-// monitor is one check of every node's deadline. It judges the fleet first,
-// counting the nodes about to be marked, so that in a mass outage not one
-// NoExecute taint goes on before herd has recognised the outage as its own.
+// markers bounds how many nodes one monitor pass marks at once. A unit of
+// work that group-commits concurrent updates (DESIGN.md, "Writes are
+// group-committed") turns that many updates in flight into few commits;
+// more would only queue up behind the writer.
+const markers = 64
+
+// monitor is one check of every node's deadline. It finds the silent nodes
+// through the view's deadline index, counts them as unreachable before
+// marking any, and judges the fleet first, so that in a mass outage not one
+// NoExecute taint goes on before herd has recognised the outage as its
+// own. Then it marks them, many at once, each with its taints in the same
+// update.
 func (r *Reconciler) monitor(ctx context.Context) error {
 	now := r.clock.Now()
 	stale, err := r.view.StaleNodes(ctx, now, r.cfg.GracePeriod, r.cfg.StartupGracePeriod)
-	if err != nil || len(stale) == 0 {
-		return err
-	}
-	assessment, err := r.assessFleetWith(ctx, len(stale))
 	if err != nil {
 		return err
 	}
+	if err := r.seedIfNeeded(ctx); err != nil {
+		return err
+	}
+	if err := r.recount(ctx, stale, now); err != nil {
+		return err
+	}
+	assessment := r.fleet.assessment()
+	disrupted, err := r.recordFleet(ctx, assessment)
+	if err != nil || len(stale) == 0 {
+		return err
+	}
 	note := ""
-	if assessment.IsDisrupted() {
+	if disrupted {
 		note = assessment.Note()
 	}
-	for _, name := range stale {
+	cmds := []domain.NodeCommand{
+		domain.MarkNodeUnreachable{Note: note},
+		domain.SyncConditionTaints{WithholdNoExecute: disrupted},
+	}
+	mark := func(name string) error {
 		_, err := r.repo.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNode(n, domain.MarkNodeUnreachable{Note: note}, now)
+			if !n.Exists() || n.AgentState == domain.AgentStopped {
+				return nil, nil // deleted or stopped since the query
+			}
+			return domain.DecideNodeSequence(n, now, cmds...)
 		})
 		if errors.Is(err, domain.ErrNotFound) {
-			continue // deleted since the query
+			return nil
 		}
-		if err != nil {
+		if err == nil {
+			r.fleet.set(name, true, unknown)
+			r.log.Info("node stopped reporting", zap.String("node", name))
+		}
+		return err
+	}
+	// A node whose update failed in the crowd (a lock waited on too
+	// long) is tried once more alone, so one slow commit does not leave
+	// it unmarked until the next pass.
+	var errs []error
+	for _, name := range forEach(ctx, stale, markers, mark) {
+		errs = append(errs, mark(name))
+	}
+	return errors.Join(errs...)
+}
+
+// recount brings the tally up to date with a monitor pass's findings: the
+// stale nodes count as silent, and a node the tally still holds silent
+// that is no longer stale (it reported, or was marked, stopped or deleted)
+// is read again. Those are the nodes that changed since the last pass, not
+// the fleet.
+func (r *Reconciler) recount(ctx context.Context, stale []string, now time.Time) error {
+	isStale := make(map[string]bool, len(stale))
+	for _, name := range stale {
+		isStale[name] = true
+	}
+	for _, name := range r.fleet.silentNames() {
+		if isStale[name] {
+			continue
+		}
+		n, err := r.view.Get(ctx, name)
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			return err
 		}
-		r.log.Info("node stopped reporting", zap.String("node", name))
+		r.observe(n, name, now)
+	}
+	for _, name := range stale {
+		r.fleet.set(name, true, silent)
 	}
 	return nil
 }
 
-// assessFleet judges the fleet as it stands now: the nodes marked
-// unreachable plus those whose deadline has passed but which the monitor
-// has not marked yet. Counting only the marked ones would let a node's
-// reconcile, running beside a monitor pass, see the outage half-recorded
-// and end the disruption the monitor has just started.
-func (r *Reconciler) assessFleet(ctx context.Context) (domain.AssessFleet, error) {
-	stale, err := r.view.StaleNodes(ctx, r.clock.Now(), r.cfg.GracePeriod, r.cfg.StartupGracePeriod)
-	if err != nil {
-		return domain.AssessFleet{}, err
-	}
-	return r.assessFleetWith(ctx, len(stale))
-}
-
-// assessFleetWith counts the fleet's reachability, with extra more nodes
-// about to become unreachable, and records a change of disruption state.
-func (r *Reconciler) assessFleetWith(ctx context.Context, extra int) (domain.AssessFleet, error) {
-	unreachable, total, err := r.view.Reachability(ctx)
-	if err != nil {
-		return domain.AssessFleet{}, err
-	}
-	a := domain.AssessFleet{Unreachable: min(unreachable+extra, total), Total: total}
-	now := r.clock.Now()
-	fleet, err := r.view.FleetHealth(ctx)
-	if err != nil || a.IsDisrupted() == fleet.Disrupted {
-		return a, err
-	}
-	_, err = r.repo.UpdateFleetHealth(ctx, func(f domain.FleetHealth) ([]domain.Event, error) {
-		return domain.DecideFleet(f, a, now)
-	})
-	if err == nil {
-		r.log.Warn("fleet disruption state changed", zap.Bool("disrupted", a.IsDisrupted()),
-			zap.Int("unreachable", a.Unreachable), zap.Int("total", a.Total))
-	}
-	return a, err
-}
-
-// syncTaints makes one node's condition taints follow its conditions,
-// withholding NoExecute during a fleet disruption. It decides on the view
-// first and opens a write transaction only when there is something to
-// change.
-func (r *Reconciler) syncTaints(ctx context.Context, name string, disrupted bool) error {
-	cmd := domain.SyncConditionTaints{WithholdNoExecute: disrupted}
-	now := r.clock.Now()
-	n, err := r.view.Get(ctx, name)
-	if errors.Is(err, domain.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if evs, err := domain.DecideNode(n, cmd, now); err != nil || len(evs) == 0 {
-		return err
-	}
-	_, err = r.repo.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) {
-		if !n.Exists() {
-			return nil, nil
+// forEach runs do for every name, at most limit at a time, and returns the
+// names it failed for. A failure does not stop the others: one node's
+// conflict must not leave the rest of an outage unmarked.
+func forEach(ctx context.Context, names []string, limit int, do func(string) error) []string {
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		failed []string
+		sem    = make(chan struct{}, limit)
+	)
+	for _, name := range names {
+		if ctx.Err() != nil {
+			break
 		}
-		return domain.DecideNode(n, cmd, now)
-	})
-	return err
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := do(name); err != nil {
+				mu.Lock()
+				failed = append(failed, name)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return failed
 }

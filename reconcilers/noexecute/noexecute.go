@@ -30,7 +30,7 @@ type Reconciler struct {
 	resync time.Duration
 	repo   domain.PodRepository
 	pods   *projections.PodView
-	nodes  *projections.NodeView
+	nodes  NodeReader
 	clock  clock.PassiveClock
 	log    *zap.Logger
 }
@@ -40,8 +40,20 @@ var (
 	_ reconcilers.Resyncer   = (*Reconciler)(nil)
 )
 
+// NodeReader is what the reconciler reads of the nodes: one node per key,
+// and on resync the names of the few nodes with a NoExecute taint, never
+// the whole fleet.
+type NodeReader interface {
+	// Get returns the named node, or domain.ErrNotFound.
+	Get(ctx context.Context, name string) (domain.Node, error)
+	// NamesWithNoExecute names the nodes that may carry a NoExecute taint.
+	NamesWithNoExecute(ctx context.Context) ([]string, error)
+}
+
+var _ NodeReader = (*projections.NodeView)(nil)
+
 // New returns the NoExecute eviction reconciler, resyncing every resync.
-func New(resync time.Duration, repo domain.PodRepository, pods *projections.PodView, nodes *projections.NodeView,
+func New(resync time.Duration, repo domain.PodRepository, pods *projections.PodView, nodes NodeReader,
 	clk clock.PassiveClock, log *zap.Logger) *Reconciler {
 	return &Reconciler{resync: resync, repo: repo, pods: pods, nodes: nodes, clock: clk, log: log.Named("noexecute")}
 }
@@ -72,17 +84,16 @@ func (r *Reconciler) KeysFor(rec events.Record) []string {
 // ResyncPeriod implements reconcilers.Resyncer.
 func (r *Reconciler) ResyncPeriod() time.Duration { return r.resync }
 
-// Resync returns every node that has a NoExecute taint.
+// Resync returns every node that may have a NoExecute taint: the few the
+// view's index names, not the fleet. Reconcile checks the node itself.
 func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
-	nodes, _, err := r.nodes.List(ctx)
+	names, err := r.nodes.NamesWithNoExecute(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var keys []string
-	for _, n := range nodes {
-		if hasNoExecute(n) {
-			keys = append(keys, domain.NodeStream(n.Name))
-		}
+	keys := make([]string, 0, len(names))
+	for _, name := range names {
+		keys = append(keys, domain.NodeStream(name))
 	}
 	return keys, nil
 }

@@ -19,11 +19,19 @@ type Config struct {
 	// fewer commits but hold the log's write lock longer, and every other
 	// writer waits for it. 0 means the default.
 	BindBatchSize int
+	// InitialBackoff is how long a pod that fit nowhere waits before it is
+	// tried again without a change in the fleet (default 1s, the
+	// Kubernetes scheduler's podInitialBackoffSeconds). Each further
+	// failure doubles the wait. 0 means the default.
+	InitialBackoff time.Duration
+	// MaxBackoff caps that wait (default 10s, the Kubernetes scheduler's
+	// podMaxBackoffSeconds). 0 means the default.
+	MaxBackoff time.Duration
 }
 
 // DefaultConfig is what herd serve runs with.
 func DefaultConfig() Config {
-	return Config{ResyncPeriod: 30 * time.Second, BindBatchSize: 500}
+	return Config{ResyncPeriod: 30 * time.Second, BindBatchSize: 500, InitialBackoff: time.Second, MaxBackoff: 10 * time.Second}
 }
 
 // setDefaults fills the settings left at zero.
@@ -34,6 +42,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.BindBatchSize == 0 {
 		c.BindBatchSize = d.BindBatchSize
+	}
+	if c.InitialBackoff == 0 {
+		c.InitialBackoff = d.InitialBackoff
+	}
+	if c.MaxBackoff == 0 {
+		c.MaxBackoff = max(d.MaxBackoff, c.InitialBackoff)
 	}
 }
 
@@ -46,6 +60,15 @@ func (c Config) Validate() error {
 	}
 	if c.BindBatchSize < 0 {
 		errs = append(errs, fmt.Errorf("--scheduler-bind-batch-size %d: want 1 or more", c.BindBatchSize))
+	}
+	if c.InitialBackoff < 0 {
+		errs = append(errs, fmt.Errorf("--scheduler-initial-backoff %s: want a positive duration", c.InitialBackoff))
+	}
+	if c.MaxBackoff < 0 {
+		errs = append(errs, fmt.Errorf("--scheduler-max-backoff %s: want a positive duration", c.MaxBackoff))
+	}
+	if c.InitialBackoff > 0 && c.MaxBackoff > 0 && c.MaxBackoff < c.InitialBackoff {
+		errs = append(errs, fmt.Errorf("--scheduler-max-backoff %s is shorter than --scheduler-initial-backoff %s", c.MaxBackoff, c.InitialBackoff))
 	}
 	return errors.Join(errs...)
 }

@@ -17,8 +17,8 @@ type decision struct {
 	Node string
 	// Message counts the reasons no node fits, when Node is "".
 	Message string
-	// Recorded is true when the pod already carries Message, so there is
-	// nothing to write.
+	// Recorded is true when the pod already carries Message, or one that
+	// differs only in its counts, so there is nothing to write.
 	Recorded bool
 }
 
@@ -165,6 +165,6 @@ func (p *pass) place(pod *domain.Pod) decision {
 	}
 	d.Message = unschedulableMessage(len(p.nodes), reasons)
 	cond, ok := pod.Condition(domain.PodConditionScheduled)
-	d.Recorded = ok && cond.Status == domain.ConditionFalse && cond.Message == d.Message
+	d.Recorded = ok && cond.Status == domain.ConditionFalse && domain.SameUnschedulableReasons(cond.Message, d.Message)
 	return d
 }

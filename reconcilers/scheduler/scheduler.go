@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -35,6 +37,13 @@ type Reconciler struct {
 	pods  *projections.PodView
 	clock clock.PassiveClock
 	log   *zap.Logger
+
+	// backoff holds the pods no node took, until they are tried again.
+	backoff *backoff
+	// roomMayHaveGrown is set by KeysFor when an event may make room for
+	// pods that fit nowhere before, and taken by the next pass, which
+	// then tries every pending pod at once.
+	roomMayHaveGrown atomic.Bool
 }
 
 var (
@@ -48,7 +57,8 @@ func New(cfg Config, repo Repository, nodes *projections.NodeView, pods *project
 		return nil, err
 	}
 	cfg.setDefaults()
-	return &Reconciler{cfg: cfg, repo: repo, nodes: nodes, pods: pods, clock: clk, log: log.Named("scheduler")}, nil
+	return &Reconciler{cfg: cfg, repo: repo, nodes: nodes, pods: pods, clock: clk, log: log.Named("scheduler"),
+		backoff: newBackoff(cfg.InitialBackoff, cfg.MaxBackoff)}, nil
 }
 
 // Name implements reconcilers.Reconciler.
@@ -57,25 +67,48 @@ func (r *Reconciler) Name() string { return "scheduler" }
 // KeysFor calls for a pass when a pod is created, when a pod lets go of
 // its node's resources (finalized, or finished), and on every node event
 // but a plain heartbeat: registrations, conditions, taints, cordons,
-// labels and deletions all change where pods fit.
+// labels and deletions all change where pods fit. Of these, the ones that
+// may make room for a pod that fit nowhere (see mayMakeRoom) also end
+// every pod's backoff; the others leave backing-off pods alone.
 func (r *Reconciler) KeysFor(rec events.Record) []string {
 	switch {
 	case domain.NodeAggregate.Owns(rec.Stream):
 		if rec.Type == (domain.HeartbeatRecorded{}).EventType() {
 			return nil
 		}
+		if mayMakeRoom[rec.Type] {
+			r.roomMayHaveGrown.Store(true)
+		}
 		return []string{keyPending}
 	case domain.PodAggregate.Owns(rec.Stream):
 		switch rec.Type {
-		case (domain.PodCreated{}).EventType(), (domain.PodFinalized{}).EventType():
+		case (domain.PodCreated{}).EventType():
+			return []string{keyPending}
+		case (domain.PodFinalized{}).EventType():
+			r.roomMayHaveGrown.Store(true)
 			return []string{keyPending}
 		case (domain.PodStatusUpdated{}).EventType():
 			if finishedPhase(rec.Payload) {
+				r.roomMayHaveGrown.Store(true)
 				return []string{keyPending}
 			}
 		}
 	}
 	return nil
+}
+
+// mayMakeRoom are the node events after which a pod that fit nowhere may
+// fit: a node came (with its capacity), became Ready, lost a taint or its
+// cordon, or got labels a selector may match. A node going away, tainted,
+// cordoned or not ready cannot help one.
+var mayMakeRoom = map[string]bool{
+	(domain.NodeRegistered{}).EventType():    true,
+	(domain.NodeRestarted{}).EventType():     true,
+	(domain.NodeBecameReady{}).EventType():   true,
+	(domain.NodeUntainted{}).EventType():     true,
+	(domain.NodeUncordoned{}).EventType():    true,
+	(domain.NodeUndrained{}).EventType():     true,
+	(domain.NodeLabelsChanged{}).EventType(): true,
 }
 
 // finishedPhase reports whether a PodStatusUpdated payload takes the pod
@@ -98,18 +131,28 @@ func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
 // Resync tries every pending pod again.
 func (r *Reconciler) Resync(context.Context) ([]string, error) { return []string{keyPending}, nil }
 
-// Reconcile implements reconcilers.Reconciler.
+// Reconcile implements reconcilers.Reconciler. It asks to run again when
+// the first pod's backoff ends.
 func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
 	if key != keyPending {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("scheduler: unknown key %q", key))
 	}
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:scheduler", Source: "reconciler/scheduler"})
-	return reconcilers.Result{}, r.schedule(ctx)
+	err := r.schedule(ctx)
+	d, ok := r.backoff.next(r.clock.Now())
+	if !ok {
+		d = 0
+	}
+	return reconcilers.Result{RequeueAfter: d}, err
 }
 
-// schedule is one pass: it reads the fleet, plans every pending pod in
-// memory and writes the outcome.
+// schedule is one pass: it reads the fleet, plans every pending pod that
+// is not backing off in memory and writes the outcome.
 func (r *Reconciler) schedule(ctx context.Context) error {
+	if r.roomMayHaveGrown.Swap(false) {
+		r.backoff.flush()
+	}
+	now := r.clock.Now()
 	herd := domain.SourceHerd
 	waiting, _, err := r.pods.List(ctx, projections.PodFilter{Unbound: true, Source: &herd})
 	if err != nil {
@@ -117,7 +160,7 @@ func (r *Reconciler) schedule(ctx context.Context) error {
 	}
 	// Most passes find nothing to do: look before reading the whole
 	// fleet.
-	if !anyPending(waiting) {
+	if !r.anyDue(waiting, now) {
 		return nil
 	}
 	nodes, _, err := r.nodes.List(ctx)
@@ -128,11 +171,19 @@ func (r *Reconciler) schedule(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A pending pod holds no node's resources, so one that is backing off
+	// can be left out of the pass altogether.
+	pods = slices.DeleteFunc(pods, func(p domain.Pod) bool { return pending(p) && r.backoff.waiting(keyOf(p), now) })
 	// Wall time on purpose: what the pass cost, for the debug log, not a
 	// domain time (those come from r.clock).
 	start := time.Now()
 	decisions := plan(nodes, pods)
 	planned := time.Since(start)
+	for _, d := range decisions {
+		if d.Node == "" {
+			r.backoff.failed(podKey{d.Namespace, d.Name}, now)
+		}
+	}
 	bound, marked, err := r.write(ctx, decisions)
 	r.log.Debug("scheduling pass", zap.Int("pending", len(decisions)), zap.Int("bound", bound),
 		zap.Int("unschedulable", len(decisions)-bound), zap.Int("marked", marked),
@@ -140,11 +191,21 @@ func (r *Reconciler) schedule(ctx context.Context) error {
 	return err
 }
 
-func anyPending(pods []domain.Pod) bool {
+// anyDue reports whether any of pods is pending and not backing off, and
+// forgets the backoff of every pod that no longer waits.
+func (r *Reconciler) anyDue(pods []domain.Pod, now time.Time) bool {
+	waiting := make(map[podKey]bool, len(pods))
+	due := false
 	for _, p := range pods {
-		if pending(p) {
-			return true
+		if !pending(p) {
+			continue
 		}
+		k := keyOf(p)
+		waiting[k] = true
+		due = due || !r.backoff.waiting(k, now)
 	}
-	return false
+	r.backoff.keep(waiting)
+	return due
 }
+
+func keyOf(p domain.Pod) podKey { return podKey{p.Namespace, p.Name} }

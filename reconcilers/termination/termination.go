@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -95,11 +94,7 @@ func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	bound, err := r.pods.BoundNodeNames(ctx, herd)
-	if err != nil {
-		return nil, err
-	}
-	names, err := r.nodes.Names(ctx)
+	gone, err := r.pods.GoneNodeNames(ctx, herd)
 	if err != nil {
 		return nil, err
 	}
@@ -107,10 +102,8 @@ func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
 	for _, p := range pods {
 		keys = append(keys, domain.PodStream(p.Namespace, p.Name))
 	}
-	for _, n := range bound {
-		if _, live := slices.BinarySearch(names, n); !live {
-			keys = append(keys, domain.NodeStream(n))
-		}
+	for _, n := range gone {
+		keys = append(keys, domain.NodeStream(n))
 	}
 	return keys, nil
 }

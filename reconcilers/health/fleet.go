@@ -1,0 +1,131 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.uber.org/zap"
+
+	"herd/domain"
+)
+
+// reconcileNode brings one node's taints in line with its conditions. It
+// reads that node and the fleet's recorded health, one row each, and
+// judges the fleet from the tally, which it updates with this node: a
+// node coming back can end a disruption at once, without reading the
+// rest of the fleet.
+func (r *Reconciler) reconcileNode(ctx context.Context, name string) error {
+	now := r.clock.Now()
+	n, err := r.view.Get(ctx, name)
+	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return err
+	}
+	if err := r.seedIfNeeded(ctx); err != nil {
+		return err
+	}
+	r.observe(n, name, now)
+	disrupted, err := r.recordFleet(ctx, r.fleet.assessment())
+	if err != nil || !n.Exists() {
+		return err
+	}
+	return r.syncTaints(ctx, n, disrupted)
+}
+
+// syncAll is the full resync: it counts the fleet afresh from the view,
+// judges it, and brings the taints in line of every node that has or
+// needs a condition taint (the others have nothing to change). It runs on
+// the full resync period and after the disruption state changes.
+func (r *Reconciler) syncAll(ctx context.Context) error {
+	if err := r.seed(ctx); err != nil {
+		return err
+	}
+	disrupted, err := r.recordFleet(ctx, r.fleet.assessment())
+	if err != nil {
+		return err
+	}
+	names, err := r.view.NamesNeedingTaintCheck(ctx)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		n, err := r.view.Get(ctx, name)
+		if errors.Is(err, domain.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := r.syncTaints(ctx, n, disrupted); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// seedIfNeeded counts the fleet from the view the first time it is needed.
+func (r *Reconciler) seedIfNeeded(ctx context.Context) error {
+	if !r.fleet.needsSeed() {
+		return nil
+	}
+	return r.seed(ctx)
+}
+
+// seed counts the fleet from the view: the nodes expected to report, and
+// which of them are unreachable (Ready Unknown, or past their deadline and
+// not marked yet).
+func (r *Reconciler) seed(ctx context.Context) error {
+	now := r.clock.Now()
+	ds, err := r.view.NodeDeadlines(ctx)
+	if err != nil {
+		return err
+	}
+	m := make(map[string]reach, len(ds))
+	for _, d := range ds {
+		m[d.Name] = classify(d.Ready, d.LastHeartbeat, d.RegisteredAt, now, r.cfg)
+	}
+	r.fleet.seed(m)
+	return nil
+}
+
+// observe counts node n (read under name; absent when deleted) as it is
+// at now.
+func (r *Reconciler) observe(n domain.Node, name string, now time.Time) {
+	ready, _ := n.Condition(domain.ConditionReady)
+	r.fleet.set(name, n.ExpectedToReport(), classify(ready.Status, n.LastHeartbeat, n.RegisteredAt, now, r.cfg))
+}
+
+// recordFleet compares a with the fleet's recorded health, records a
+// change of disruption state, and returns whether the fleet is disrupted.
+func (r *Reconciler) recordFleet(ctx context.Context, a domain.AssessFleet) (bool, error) {
+	f, err := r.view.FleetHealth(ctx)
+	if err != nil || a.IsDisrupted() == f.Disrupted {
+		return a.IsDisrupted(), err
+	}
+	_, err = r.repo.UpdateFleetHealth(ctx, func(f domain.FleetHealth) ([]domain.Event, error) {
+		return domain.DecideFleet(f, a, r.clock.Now())
+	})
+	if err == nil {
+		r.log.Warn("fleet disruption state changed", zap.Bool("disrupted", a.IsDisrupted()),
+			zap.Int("unreachable", a.Unreachable), zap.Int("total", a.Total))
+	}
+	return a.IsDisrupted(), err
+}
+
+// syncTaints makes one node's condition taints follow its conditions,
+// withholding NoExecute during a fleet disruption. It decides on n as read
+// and opens a write transaction only when there is something to change.
+func (r *Reconciler) syncTaints(ctx context.Context, n domain.Node, disrupted bool) error {
+	cmd := domain.SyncConditionTaints{WithholdNoExecute: disrupted}
+	now := r.clock.Now()
+	if evs, err := domain.DecideNode(n, cmd, now); err != nil || len(evs) == 0 {
+		return err
+	}
+	_, err := r.repo.UpdateNode(ctx, n.Name, func(n domain.Node) ([]domain.Event, error) {
+		if !n.Exists() {
+			return nil, nil
+		}
+		return domain.DecideNode(n, cmd, now)
+	})
+	return err
+}

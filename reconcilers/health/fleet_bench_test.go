@@ -1,0 +1,186 @@
+package health
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+)
+
+// benchFleet is a herd with registered, reporting nodes on a fake clock.
+type benchFleet struct {
+	store *events.Store
+	w     *projections.Writer
+	view  *projections.NodeView
+	clk   *clocktesting.FakeClock
+}
+
+// newBenchFleet registers nodes named node-00000… that all report once at
+// the fake clock's start.
+func newBenchFleet(tb testing.TB, nodes int) *benchFleet {
+	tb.Helper()
+	ctx := context.Background()
+	store, err := events.Open(ctx, events.Config{Path: filepath.Join(tb.TempDir(), "herd.db")}, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	if err := projections.Migrate(ctx, store.DB()); err != nil {
+		tb.Fatal(err)
+	}
+	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC))
+	w := projections.NewWriter(store, clk, nil)
+	hb := domain.RecordHeartbeat{Metrics: &domain.Metrics{CPUCount: 4, MemoryTotalBytes: 100, MemoryAvailableBytes: 50,
+		DiskTotalBytes: 100, DiskAvailableBytes: 50, PIDsMax: 100, PIDsCurrent: 1}}
+	for i := range nodes {
+		name := benchNodeName(i)
+		reg := domain.RegisterNode{Registration: domain.Registration{Name: name, Kind: domain.KindLinux}}
+		if _, err := w.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) {
+			return domain.DecideNodeSequence(n, clk.Now(), reg, hb)
+		}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return &benchFleet{store: store, w: w, view: projections.NewNodeView(store), clk: clk}
+}
+
+func benchNodeName(i int) string { return fmt.Sprintf("node-%06d", i) }
+
+// heartbeat has the first n nodes report at the fake clock's time.
+func (f *benchFleet) heartbeat(tb testing.TB, n int) {
+	tb.Helper()
+	hb := domain.RecordHeartbeat{Metrics: &domain.Metrics{CPUCount: 4, MemoryTotalBytes: 100, MemoryAvailableBytes: 50,
+		DiskTotalBytes: 100, DiskAvailableBytes: 50, PIDsMax: 100, PIDsCurrent: 1}}
+	for i := range n {
+		if _, err := f.w.UpdateNode(context.Background(), benchNodeName(i), func(nd domain.Node) ([]domain.Event, error) {
+			return domain.DecideNode(nd, hb, f.clk.Now())
+		}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReconcileNode measures one node's reconcile in a fleet of which
+// 90% has just fallen silent and not been marked yet: the key a mass outage
+// puts on the queue for every node.
+func BenchmarkReconcileNode(b *testing.B) {
+	for _, nodes := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprint(nodes), func(b *testing.B) {
+			if nodes > 10000 && testing.Short() {
+				b.Skip("large fleet")
+			}
+			f := newBenchFleet(b, nodes)
+			f.clk.Step(30 * time.Second)
+			f.heartbeat(b, nodes/10)
+			f.clk.Step(15 * time.Second)
+			r, err := New(DefaultConfig(), f.w, f.view, f.clk, zap.NewNop())
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			// The fleet is counted once, at the first need.
+			if err := r.seed(ctx); err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := r.Reconcile(ctx, "node/"+benchNodeName(i%nodes)); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/key")
+		})
+	}
+}
+
+// BenchmarkMarkSilent measures the monitor pass that finds silent of nodes
+// past their deadline together and marks them: the time from the end of
+// their grace period until the last of them is Unknown.
+func BenchmarkMarkSilent(b *testing.B) {
+	for _, c := range []struct{ nodes, silent int }{{20000, 20000}, {100000, 10000}, {100000, 100000}} {
+		b.Run(fmt.Sprintf("%d-of-%d", c.silent, c.nodes), func(b *testing.B) {
+			if c.nodes > 20000 && testing.Short() {
+				b.Skip("large fleet")
+			}
+			f := newBenchFleet(b, c.nodes)
+			f.clk.Step(30 * time.Second)
+			// The first nodes - silent report again; the rest fall silent.
+			hb := domain.RecordHeartbeat{}
+			for i := range c.nodes - c.silent {
+				if _, err := f.w.UpdateNode(context.Background(), benchNodeName(c.nodes-1-i), func(n domain.Node) ([]domain.Event, error) {
+					return domain.DecideNode(n, hb, f.clk.Now())
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			r, err := New(DefaultConfig(), f.w, f.view, f.clk, zap.NewNop())
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			if err := r.seed(ctx); err != nil {
+				b.Fatal(err)
+			}
+			f.clk.Step(11 * time.Second)
+			b.ResetTimer()
+			for b.Loop() {
+				if err := r.monitor(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds(), "s/pass")
+		})
+	}
+}
+
+// BenchmarkFullResync measures the health rules' full resync (every 30 s,
+// and when a disruption begins or ends) in a healthy fleet of 100,000
+// nodes, against reading and judging every node as it did before.
+func BenchmarkFullResync(b *testing.B) {
+	const nodes = 100000
+	if testing.Short() {
+		b.Skip("large fleet")
+	}
+	f := newBenchFleet(b, nodes)
+	r, err := New(DefaultConfig(), f.w, f.view, f.clk, zap.NewNop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.Run("now", func(b *testing.B) {
+		for b.Loop() {
+			if err := r.syncAll(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/resync")
+	})
+	b.Run("every-node", func(b *testing.B) {
+		for b.Loop() {
+			names, err := f.view.Names(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, name := range names {
+				n, err := f.view.Get(ctx, name)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.syncTaints(ctx, n, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/resync")
+	})
+}
