@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,6 +83,30 @@ func TestSharedFixturesDecode(t *testing.T) {
 			case strings.HasPrefix(name, "metrics-resource"):
 				if _, err := decodeResource(body); err != nil {
 					t.Fatal(err)
+				}
+			case strings.HasPrefix(name, "metrics-cadvisor"), strings.HasPrefix(name, "metrics-kubelet"):
+				// Endpoints herd does not poll yet (/metrics/cadvisor and
+				// /metrics): its Prometheus text reader must take them, the
+				// first step to reading them.
+				fams, err := parseText(name, body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(fams) == 0 {
+					t.Error("no metric families")
+				}
+			case strings.HasPrefix(name, "spec"):
+				// /spec (cAdvisor's MachineInfo), not polled yet either: it
+				// holds the machine's size, which kubelet nodes lack.
+				var spec struct {
+					NumCores       int   `json:"num_cores"`
+					MemoryCapacity int64 `json:"memory_capacity"`
+				}
+				if err := json.Unmarshal(body, &spec); err != nil {
+					t.Fatal(err)
+				}
+				if spec.NumCores <= 0 || spec.MemoryCapacity <= 0 {
+					t.Errorf("a machine of %d cores and %d bytes", spec.NumCores, spec.MemoryCapacity)
 				}
 			default:
 				t.Fatalf("herd has no decoder for %s: name it after the endpoint it records", name)
