@@ -45,6 +45,12 @@ type aggregate[S any] struct {
 	// tables are the view tables the aggregate writes, each with the
 	// columns that order its rows.
 	tables []viewTable
+	// cached asks the unit of work to remember each committed state, so
+	// that the next command on the same key need not decode its row: for
+	// aggregates written far more often than anything else (a node's
+	// heartbeats). The state must be treated as immutable, which the
+	// domain's deciders and evolves already do.
+	cached bool
 }
 
 // viewTable is a table of a view, with the columns that order its rows.
@@ -73,6 +79,18 @@ func (a *aggregate[S]) update(ctx context.Context, w *Writer, key string, decide
 // the row's version as the expected version, fold the stored events and
 // write the rows, all in tx. It returns the state as far as it got.
 func (a *aggregate[S]) updateTx(ctx context.Context, w *Writer, tx *sql.Tx, key string, decide func(S) ([]domain.Event, error)) (S, error) {
+	stream := a.of.Stream(key)
+	if a.cached {
+		if cached, ok := w.states.get(stream); ok {
+			s, err := a.decideAndWrite(ctx, w, tx, key, cached.(S), decide)
+			if !errors.Is(err, domain.ErrConflict) {
+				return s, err
+			}
+			// Something else wrote the stream since: decide again on the
+			// row as it stands.
+			w.states.forget(stream)
+		}
+	}
 	s, err := a.load(ctx, tx, key)
 	if errors.Is(err, domain.ErrNotFound) {
 		s, err = a.fresh(key), nil
@@ -80,11 +98,19 @@ func (a *aggregate[S]) updateTx(ctx context.Context, w *Writer, tx *sql.Tx, key 
 	if err != nil {
 		return s, err
 	}
+	return a.decideAndWrite(ctx, w, tx, key, s, decide)
+}
+
+// decideAndWrite lets decide say what happens to s, appends those events
+// with s's version as the expected version, folds them and writes the
+// rows, all in tx.
+func (a *aggregate[S]) decideAndWrite(ctx context.Context, w *Writer, tx *sql.Tx, key string, s S, decide func(S) ([]domain.Event, error)) (S, error) {
 	evs, err := decide(s)
 	if err != nil || len(evs) == 0 {
 		return s, err
 	}
-	recs, err := w.appendEvents(ctx, tx, a.of.Stream(key), a.version(s), evs)
+	stream := a.of.Stream(key)
+	recs, err := w.appendEvents(ctx, tx, stream, a.version(s), evs)
 	if err != nil {
 		return s, err
 	}
@@ -93,7 +119,14 @@ func (a *aggregate[S]) updateTx(ctx context.Context, w *Writer, tx *sql.Tx, key 
 			return s, err
 		}
 	}
-	return s, a.upsert(ctx, tx, key, s, recs[len(recs)-1].Position)
+	if err := a.upsert(ctx, tx, key, s, recs[len(recs)-1].Position); err != nil {
+		return s, err
+	}
+	if a.cached {
+		version := a.version(s)
+		w.group.afterCommit(func() { w.states.put(stream, version, s) })
+	}
+	return s, nil
 }
 
 // apply folds one stored event into s and writes the rows it adds beside

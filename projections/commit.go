@@ -56,6 +56,9 @@ type command struct {
 	err error
 	// head is the highest log position fn appended, 0 for none.
 	head int64
+	// committed run once the group that holds the command has committed;
+	// a command rolled back drops them.
+	committed []func()
 	// lead is closed to make this command's caller the leader; done is
 	// closed once its group committed or failed.
 	lead, done chan struct{}
@@ -129,6 +132,15 @@ func (g *groupCommit) commit(group []*command) {
 		}
 	}
 	g.metrics.observeGroup(len(group), committed, time.Since(start), head)
+	if err == nil {
+		for _, c := range group {
+			if c.err == nil {
+				for _, fn := range c.committed {
+					fn()
+				}
+			}
+		}
+	}
 	if head > 0 {
 		g.store.Committed(head)
 	}
@@ -188,7 +200,7 @@ func (g *groupCommit) runCommand(tx *sql.Tx, c *command, alone bool) error {
 		return nil
 	}
 	if c.err != nil {
-		c.head = 0
+		c.head, c.committed = 0, nil
 		if _, err := tx.ExecContext(ctx, rollbackToSQL); err != nil {
 			return fmt.Errorf("roll back a rejected command: %w", err)
 		}
@@ -203,6 +215,14 @@ func (g *groupCommit) runCommand(tx *sql.Tx, c *command, alone bool) error {
 func (g *groupCommit) appended(pos int64) {
 	if c := g.current; c != nil {
 		c.head = max(c.head, pos)
+	}
+}
+
+// afterCommit runs fn once the running command's group has committed,
+// and never if the command or its group is rolled back.
+func (g *groupCommit) afterCommit(fn func()) {
+	if c := g.current; c != nil {
+		c.committed = append(c.committed, fn)
 	}
 }
 

@@ -41,6 +41,9 @@ var nodes = describe(&aggregate[domain.Node]{
 		return nil
 	},
 	tables: []viewTable{{"nodes", "name"}, {"node_timeline", "position, seq"}},
+	// A node is written on every heartbeat; decoding its row each time
+	// was the largest cost of one.
+	cached: true,
 })
 
 var _ domain.NodeRepository = (*Writer)(nil)

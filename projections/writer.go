@@ -23,6 +23,9 @@ type Writer struct {
 	clock   clock.PassiveClock
 	metrics *Metrics
 	group   *groupCommit
+	// states remembers the committed states of the aggregates that ask
+	// for it (see aggregate.cached).
+	states stateCache
 }
 
 // NewWriter returns a Writer appending to store, stamping records with

@@ -1,0 +1,60 @@
+package projections
+
+import "sync"
+
+// maxCachedStates bounds the states the unit of work remembers. A node
+// costs a few kilobytes decoded, so 131,072 of them stay within a few
+// hundred megabytes; a larger fleet evicts at random and decodes the rows
+// of the nodes it forgot, as it would without the cache.
+const maxCachedStates = 1 << 17
+
+// stateCache remembers, by stream, the state the unit of work last
+// committed for an aggregate that asks for it (the node: a heartbeat
+// would otherwise decode the node's whole JSON row inside the write lock,
+// the largest single cost of a heartbeat). Entries are put only after the
+// group that wrote them committed, so a rolled-back command never leaves
+// one behind. A remembered state can still be stale if something else
+// wrote the stream (another process on the same file); the append's
+// expected version then conflicts, and the unit of work forgets the entry
+// and decides again on the row (see aggregate.updateTx).
+type stateCache struct {
+	mu sync.Mutex
+	m  map[string]cachedState
+}
+
+// cachedState is a state and the stream version it reflects.
+type cachedState struct {
+	version int64
+	state   any
+}
+
+func (c *stateCache) get(stream string) (any, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[stream]
+	return e.state, ok
+}
+
+func (c *stateCache) put(stream string, version int64, state any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[string]cachedState)
+	}
+	if _, ok := c.m[stream]; !ok && len(c.m) >= maxCachedStates {
+		for k := range c.m { // an arbitrary entry: Go's map order
+			delete(c.m, k)
+			break
+		}
+	}
+	if e, ok := c.m[stream]; ok && e.version > version {
+		return // a newer state is already remembered
+	}
+	c.m[stream] = cachedState{version: version, state: state}
+}
+
+func (c *stateCache) forget(stream string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, stream)
+}
