@@ -2,7 +2,6 @@ package events_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -118,17 +117,6 @@ func TestACommitSignalWakesTheFollowerAtOnce(t *testing.T) {
 	}
 }
 
-// dataVersion is SQLite's data_version as conn sees it: it changes when
-// another connection commits a write.
-func dataVersion(t *testing.T, conn *sql.Conn) int64 {
-	t.Helper()
-	var v int64
-	if err := conn.QueryRowContext(t.Context(), "PRAGMA data_version").Scan(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 func TestAnIdleFollowerWritesNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "herd.db")
 	s, err := events.Open(t.Context(), events.Config{Path: path, FollowInterval: time.Millisecond, FollowSaveInterval: time.Millisecond}, nil)
@@ -166,13 +154,13 @@ func TestAnIdleFollowerWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	before, reads := dataVersion(t, conn), f.Reads()
+	before, reads := eventstest.DataVersion(t, conn), f.Reads()
 	// The probe holds the write lock meanwhile: a poll that wanted it
 	// would wait behind it, and the polls would stop.
-	holdWriteLock(t, conn, func() {
+	eventstest.HoldWriteLock(t, conn, func() {
 		eventstest.Eventually(t, eventstest.WaitFor, func() bool { return f.Reads() >= reads+20 }, "twenty fallback polls while another connection holds the write lock")
 	})
-	if after := dataVersion(t, conn); after != before {
+	if after := eventstest.DataVersion(t, conn); after != before {
 		t.Errorf("data_version went from %d to %d over twenty idle polls: the idle follower wrote", before, after)
 	}
 }
@@ -243,18 +231,6 @@ func TestAnUnreadableEventIsDeliveredAsSuch(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"1", "unreadable", "3"}, got); diff != "" {
 		t.Errorf("delivered (-want +got):\n%s", diff)
-	}
-}
-
-// holdWriteLock runs fn while conn holds SQLite's write lock.
-func holdWriteLock(t *testing.T, conn *sql.Conn, fn func()) {
-	t.Helper()
-	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	fn()
-	if _, err := conn.ExecContext(t.Context(), "ROLLBACK"); err != nil {
-		t.Fatal(err)
 	}
 }
 

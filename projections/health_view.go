@@ -14,20 +14,7 @@ import (
 // having reported, their registration is older than startupGrace. It reads
 // the nodes_by_deadline index, so it costs what it finds, not the fleet.
 func (v *NodeView) StaleNodes(ctx context.Context, now time.Time, grace, startupGrace time.Duration) ([]string, error) {
-	rows, err := v.db.QueryContext(ctx, staleNodesSQL, now.Add(-grace).UnixNano(), now.Add(-startupGrace).UnixNano())
-	if err != nil {
-		return nil, fmt.Errorf("stale nodes: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("stale nodes: %w", err)
-		}
-		out = append(out, name)
-	}
-	return out, rows.Err()
+	return queryNames(ctx, v.db, "stale nodes", staleNodesSQL, now.Add(-grace).UnixNano(), now.Add(-startupGrace).UnixNano())
 }
 
 // staleNodesSQL is StaleNodes' query. Each half of the union is one range
@@ -85,18 +72,5 @@ func fromUnixNanos(ns int64) time.Time {
 
 // Names returns every node's name, in order.
 func (v *NodeView) Names(ctx context.Context) ([]string, error) {
-	rows, err := v.db.QueryContext(ctx, `SELECT name FROM nodes WHERE deleted = 0 ORDER BY name`)
-	if err != nil {
-		return nil, fmt.Errorf("node names: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("node names: %w", err)
-		}
-		out = append(out, name)
-	}
-	return out, rows.Err()
+	return queryNames(ctx, v.db, "node names", `SELECT name FROM nodes WHERE deleted = 0 ORDER BY name`)
 }

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"herd/domain"
@@ -18,19 +17,6 @@ func (v *NodeView) NamesOfKinds(ctx context.Context, kinds []domain.NodeKind) ([
 	for i, k := range kinds {
 		args[i] = string(k)
 	}
-	rows, err := v.db.QueryContext(ctx, `SELECT name FROM nodes WHERE deleted = 0 AND kind IN (?`+
+	return queryNames(ctx, v.db, "node names by kind", `SELECT name FROM nodes WHERE deleted = 0 AND kind IN (?`+
 		strings.Repeat(",?", len(kinds)-1)+`) ORDER BY name`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("node names by kind: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("node names by kind: %w", err)
-		}
-		out = append(out, name)
-	}
-	return out, rows.Err()
 }

@@ -47,20 +47,7 @@ func (v *NodeView) Draining(ctx context.Context) ([]domain.Node, error) {
 // name order, from the nodes_with_no_execute index alone. It may name a
 // node whose JSON mentions the effect elsewhere; callers check the node.
 func (v *NodeView) NamesWithNoExecute(ctx context.Context) ([]string, error) {
-	rows, err := v.db.QueryContext(ctx, noExecuteSQL)
-	if err != nil {
-		return nil, fmt.Errorf("nodes with NoExecute taints: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("nodes with NoExecute taints: %w", err)
-		}
-		out = append(out, name)
-	}
-	return out, rows.Err()
+	return queryNames(ctx, v.db, "nodes with NoExecute taints", noExecuteSQL)
 }
 
 // taintCheckSQL repeats the WHERE clause of the partial index
@@ -75,18 +62,5 @@ WHERE deleted = 0 AND (ready <> 'True'
 // pressure condition True. A node outside it has no condition taint and
 // needs none. It reads the nodes_needing_taint_check index alone.
 func (v *NodeView) NamesNeedingTaintCheck(ctx context.Context) ([]string, error) {
-	rows, err := v.db.QueryContext(ctx, taintCheckSQL)
-	if err != nil {
-		return nil, fmt.Errorf("nodes needing a taint check: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("nodes needing a taint check: %w", err)
-		}
-		out = append(out, name)
-	}
-	return out, rows.Err()
+	return queryNames(ctx, v.db, "nodes needing a taint check", taintCheckSQL)
 }

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"fmt"
 
 	"herd/domain"
 )
@@ -12,21 +11,8 @@ import (
 // bound node by its key, so it costs what the pods are bound to, not the
 // fleet.
 func (v *PodView) GoneNodeNames(ctx context.Context, source domain.PodSource) ([]string, error) {
-	rows, err := v.db.QueryContext(ctx, `SELECT DISTINCT p.node_name FROM pods p
+	return queryNames(ctx, v.db, "gone node names", `SELECT DISTINCT p.node_name FROM pods p
 WHERE p.finalized = 0 AND p.source = ? AND p.node_name <> ''
   AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.name = p.node_name AND n.deleted = 0)
 ORDER BY p.node_name`, string(source))
-	if err != nil {
-		return nil, fmt.Errorf("gone node names: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, fmt.Errorf("gone node names: %w", err)
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"herd/events"
+	"herd/events/eventstest"
 	"herd/reconcilers"
 )
 
@@ -242,13 +243,13 @@ func TestAnIdleDispatcherWritesNothing(t *testing.T) {
 	eventually(t, func() bool { return h.offset() == 1 }, "position 1 is saved")
 
 	conn := h.probe()
-	before, reads := dataVersion(t, conn), h.reads()
+	before, reads := eventstest.DataVersion(t, conn), h.reads()
 	// The probe holds the write lock meanwhile: a poll that wanted it
 	// would wait behind it, and the polls would stop.
-	holdWriteLock(t, conn, func() {
+	eventstest.HoldWriteLock(t, conn, func() {
 		eventually(t, func() bool { return h.reads() >= reads+20 }, "twenty fallback polls while another connection holds the write lock")
 	})
-	if after := dataVersion(t, conn); after != before {
+	if after := eventstest.DataVersion(t, conn); after != before {
 		t.Errorf("data_version went from %d to %d over twenty idle polls: the idle dispatcher wrote", before, after)
 	}
 }
@@ -277,15 +278,6 @@ func (h *harness) probe() *sql.Conn {
 	return conn
 }
 
-func dataVersion(t *testing.T, conn *sql.Conn) int64 {
-	t.Helper()
-	var v int64
-	if err := conn.QueryRowContext(t.Context(), "PRAGMA data_version").Scan(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // Lag moves with the dispatcher, not only on resyncs (the fake does not
 // resync): handed each of five events of one commit, the reconciler's lag
 // is what was left after the one before.
@@ -312,17 +304,5 @@ func TestLagFollowsTheDispatcher(t *testing.T) {
 	}
 	if got := h.value("herd_reconciler_lag_events", "mine"); got != 0 {
 		t.Errorf("lag after the last event = %v, want 0", got)
-	}
-}
-
-// holdWriteLock runs fn while conn holds SQLite's write lock.
-func holdWriteLock(t *testing.T, conn *sql.Conn, fn func()) {
-	t.Helper()
-	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	fn()
-	if _, err := conn.ExecContext(t.Context(), "ROLLBACK"); err != nil {
-		t.Fatal(err)
 	}
 }

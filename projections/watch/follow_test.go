@@ -1,7 +1,6 @@
 package watch_test
 
 import (
-	"database/sql"
 	"testing"
 	"time"
 
@@ -22,17 +21,6 @@ func TestACommitWakesTheHubAtOnce(t *testing.T) {
 	}
 }
 
-// dataVersion is SQLite's data_version as conn sees it: it changes when
-// another connection commits a write.
-func dataVersion(t *testing.T, conn *sql.Conn) int64 {
-	t.Helper()
-	var v int64
-	if err := conn.QueryRowContext(t.Context(), "PRAGMA data_version").Scan(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 func TestAnIdleHubWritesNothing(t *testing.T) {
 	f := newFixture(t, watch.Config{PollInterval: time.Millisecond})
 	f.do(t, "web-01", register("web-01", nil))
@@ -48,7 +36,7 @@ func TestAnIdleHubWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	before, reads := dataVersion(t, conn), watch.Reads(f.hub)
+	before, reads := eventstest.DataVersion(t, conn), watch.Reads(f.hub)
 	// The probe holds the write lock meanwhile: a poll that wanted it
 	// would wait behind it, and the polls would stop.
 	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
@@ -59,12 +47,12 @@ func TestAnIdleHubWritesNothing(t *testing.T) {
 	if _, err := conn.ExecContext(t.Context(), "ROLLBACK"); err != nil {
 		t.Fatal(err)
 	}
-	if after := dataVersion(t, conn); after != before {
+	if after := eventstest.DataVersion(t, conn); after != before {
 		t.Errorf("data_version went from %d to %d over twenty idle polls: the idle hub wrote", before, after)
 	}
 	// The probe sees writes: one more command moves it.
 	f.do(t, "web-02", register("web-02", nil))
-	if after := dataVersion(t, conn); after == before {
+	if after := eventstest.DataVersion(t, conn); after == before {
 		t.Errorf("data_version stayed %d after a write: the probe sees nothing", before)
 	}
 }
