@@ -2,11 +2,13 @@ package projections
 
 import "sync"
 
-// maxCachedStates bounds the states the unit of work remembers. A node
-// costs a few kilobytes decoded, so 131,072 of them stay within a few
-// hundred megabytes; a larger fleet evicts at random and decodes the rows
-// of the nodes it forgot, as it would without the cache.
-const maxCachedStates = 1 << 17
+// maxCachedStates bounds the states the unit of work remembers. A
+// remembered node costs a few kilobytes, and herd's other copies of the
+// fleet (the watch hub's objects and their history) already cost far
+// more at 100,000 nodes: 16,384 nodes keep a fleet of that size entirely
+// in memory, and a larger one evicts at random and decodes the rows of
+// the nodes it forgot, as it would without the cache.
+const maxCachedStates = 1 << 14
 
 // stateCache remembers, by stream, the state the unit of work last
 // committed for an aggregate that asks for it (the node: a heartbeat
