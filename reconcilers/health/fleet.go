@@ -3,6 +3,7 @@ package health
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"go.uber.org/zap"
@@ -48,19 +49,23 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range names {
+	// Many at a time, as the monitor marks: each sync that writes waits
+	// for a group commit, and the writes of many share one. One by one, a
+	// fleet change over 100,000 nodes took minutes.
+	failed := forEach(ctx, names, markers, func(name string) error {
 		n, err := r.view.Get(ctx, name)
 		if errors.Is(err, domain.ErrNotFound) {
-			continue
+			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if err := r.syncTaints(ctx, n, disrupted); err != nil {
-			return err
-		}
+		return r.syncTaints(ctx, n, disrupted)
+	})
+	if len(failed) > 0 {
+		return fmt.Errorf("taints of %d nodes not synced, %s among them", len(failed), failed[0])
 	}
-	return nil
+	return ctx.Err()
 }
 
 // seedIfNeeded counts the fleet from the view the first time it is needed.
