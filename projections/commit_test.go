@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"herd/domain"
+	"herd/events/eventstest"
 )
 
 // holdGroup makes the next commands queue behind a command that blocks
@@ -28,19 +29,11 @@ func holdGroup(t *testing.T, w *Writer) (queued func(n int), release func()) {
 	<-started
 	queued = func(n int) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
+		eventstest.Eventually(t, eventstest.WaitFor, func() bool {
 			w.group.mu.Lock()
-			got := len(w.group.queue)
-			w.group.mu.Unlock()
-			if got >= n {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d commands queued, want %d", got, n)
-			}
-			time.Sleep(time.Millisecond) // polling a queue length, not waiting for time to pass
-		}
+			defer w.group.mu.Unlock()
+			return len(w.group.queue) >= n
+		}, "%d commands queued behind the held one", n)
 	}
 	release = func() {
 		close(unblock)
