@@ -75,7 +75,6 @@ func (s *Store) Append(ctx context.Context, tx *sql.Tx, stream string, expectedV
 			records[i].Position = last - int64(end-1-i)
 		}
 	}
-	s.noteAppend(tx, records[len(records)-1].Position)
 	return records, nil
 }
 

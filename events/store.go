@@ -40,7 +40,6 @@ type Store struct {
 	subscriptions []subscription
 
 	commits    commits
-	lastAppend lastAppend
 }
 
 // subscription is a subscriber (watermill-sql's, or a Follower) the store

@@ -211,7 +211,11 @@ func TestWithoutALogReconcilersRunOnTheirResyncs(t *testing.T) {
 		fx.Populate(&mgr),
 	)
 	startApp(t, app)
-	eventually(t, func() bool { return f.Count("pod/default/web") == 1 }, "the first resync's key is reconciled; reconciled %v", f.seen())
+	// Not in flight any more: the requeue is on the clock before it moves.
+	eventually(t, func() bool {
+		st, _ := mgr.Status("mine")
+		return f.Count("pod/default/web") == 1 && st.InFlight == 0
+	}, "the first resync's key is reconciled; reconciled %v", f.seen())
 	h.clock.Step(5 * time.Second)
 	eventually(t, func() bool { return f.Count("pod/default/web") == 2 }, "the requeue comes; reconciled %v", f.seen())
 	h.clock.Step(time.Minute)

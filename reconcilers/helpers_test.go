@@ -137,14 +137,16 @@ func (h *harness) tryAppend(ctx context.Context, stream string, n int, typ ...st
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := h.store.Append(ctx, tx, stream, h.versions[stream], events.Metadata{}, t0, evs...); err != nil {
+	recs, err := h.store.Append(ctx, tx, stream, h.versions[stream], events.Metadata{}, t0, evs...)
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
 		return err
 	}
 	// As herd's unit of work does, announcing the commit: the dispatcher
 	// reads at once.
-	if err := h.store.Commit(tx); err != nil {
-		return err
-	}
+	h.store.Committed(recs[len(recs)-1].Position)
 	h.versions[stream] += int64(n)
 	return nil
 }
