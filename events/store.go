@@ -39,7 +39,7 @@ type Store struct {
 	closed        bool
 	subscriptions []subscription
 
-	commits    commits
+	commits commits
 }
 
 // subscription is a subscriber (watermill-sql's, or a Follower) the store
