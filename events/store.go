@@ -69,12 +69,21 @@ func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Sto
 		db.Close()
 		return nil, fmt.Errorf("events: open %s: %w", cfg.Path, err)
 	}
-	return &Store{
+	s := &Store{
 		db:     db,
 		cfg:    cfg,
 		logger: logger,
 		schema: newSchemaAdapter(cfg.SubscribeBatchSize),
-	}, nil
+	}
+	// The commit signal starts at the head as found, so that the head it
+	// reports (lag, for one) is right before herd's first commit too.
+	head, err := s.Head(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("events: open %s: %w", cfg.Path, err)
+	}
+	s.commits.head = head
+	return s, nil
 }
 
 // DB is the store's connection pool, for the units of work that append

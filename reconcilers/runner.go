@@ -153,9 +153,10 @@ func (rn *runner) resync(ctx context.Context, rs Resyncer) {
 	}
 	rn.depthGauge.Set(float64(rn.queue.Len()))
 	if rn.store != nil {
-		if head, err := rn.store.Head(ctx, rn.store.DB()); err == nil {
-			rn.lagGauge.Set(float64(max(0, head-rn.lastPos.Load())))
-		}
+		// The head the last commit announced, as the dispatcher reads it:
+		// an idle herd's resyncs need not query the log for it.
+		head, _ := rn.store.CommitSignal()
+		rn.lagGauge.Set(float64(max(0, head-rn.lastPos.Load())))
 	}
 	rn.resyncs.Add(1)
 }
