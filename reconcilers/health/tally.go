@@ -69,14 +69,9 @@ func (t *tally) needsSeed() bool {
 func (t *tally) seed(nodes map[string]reach) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.seeded, t.nodes, t.down, t.silent = true, nodes, 0, map[string]struct{}{}
+	t.seeded, t.nodes, t.down, t.silent = true, make(map[string]reach, len(nodes)), 0, map[string]struct{}{}
 	for name, r := range nodes {
-		if r != reachable {
-			t.down++
-		}
-		if r == silent {
-			t.silent[name] = struct{}{}
-		}
+		t.setLocked(name, true, r)
 	}
 }
 
@@ -87,6 +82,11 @@ func (t *tally) set(name string, expected bool, r reach) {
 	if t.nodes == nil {
 		t.nodes, t.silent = map[string]reach{}, map[string]struct{}{}
 	}
+	t.setLocked(name, expected, r)
+}
+
+// setLocked is set with t.mu held.
+func (t *tally) setLocked(name string, expected bool, r reach) {
 	if was, ok := t.nodes[name]; ok && was != reachable {
 		t.down--
 	}
