@@ -39,7 +39,8 @@ type Store struct {
 	closed        bool
 	subscriptions []subscription
 
-	commits commits
+	commits    commits
+	compaction compaction
 }
 
 // subscription is a subscriber (watermill-sql's, or a Follower) the store
@@ -83,6 +84,10 @@ func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Sto
 		return nil, fmt.Errorf("events: open %s: %w", cfg.Path, err)
 	}
 	s.commits.head = head
+	if err := s.loadCompaction(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("events: open %s: %w", cfg.Path, err)
+	}
 	return s, nil
 }
 

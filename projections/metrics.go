@@ -14,6 +14,7 @@ type Metrics struct {
 	groupSize     prometheus.Histogram
 	groupRejected prometheus.Counter
 	groupLatency  prometheus.Histogram
+	compactions   prometheus.Histogram
 }
 
 // NewMetrics registers the log's metrics with reg.
@@ -49,8 +50,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Time one group commit held the write lock: its commands and the commit's fsync.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 14),
 		}),
+		compactions: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "herd_log_compaction_batch_events",
+			Help: "Events deleted by one batch of the heartbeat retention policy (one command of a group commit).",
+			// Up to the batch size (256 by default).
+			Buckets: prometheus.ExponentialBuckets(1, 2, 10),
+		}),
 	}
-	reg.MustRegister(m.appends, m.appendLatency, m.head, m.groupSize, m.groupRejected, m.groupLatency)
+	reg.MustRegister(m.appends, m.appendLatency, m.head, m.groupSize, m.groupRejected, m.groupLatency, m.compactions)
 	return m
 }
 
@@ -80,5 +87,12 @@ func (m *Metrics) observeGroup(size, committed int, took time.Duration, head int
 	m.groupLatency.Observe(took.Seconds())
 	if head > 0 {
 		m.head.Set(float64(head))
+	}
+}
+
+// observeCompaction records one batch of n deleted events.
+func (m *Metrics) observeCompaction(n int) {
+	if m != nil {
+		m.compactions.Observe(float64(n))
 	}
 }

@@ -49,6 +49,10 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&cfg.Watch.History, "watch-history", cfg.Watch.History, "how long a resourceVersion stays usable for resuming a watch or continuing a list (then 410 Expired)")
 	f.DurationVar(&cfg.Watch.BookmarkInterval, "watch-bookmark-interval", cfg.Watch.BookmarkInterval, "how often watches that allow bookmarks get one")
 	f.DurationVar(&cfg.Watch.PollInterval, "watch-poll-interval", cfg.Watch.PollInterval, "how often the watch hub looks for writes herd was not told of (another process's); herd's own are seen at once")
+	f.DurationVar(&cfg.Compaction.Retention, "heartbeat-retention", cfg.Compaction.Retention,
+		"keep every heartbeat this long; older ones a later heartbeat of the same node supersedes are deleted (each node's newest and every other event are kept for ever; 0 keeps every heartbeat)")
+	f.DurationVar(&cfg.Compaction.KeepEvery, "heartbeat-keep-every", cfg.Compaction.KeepEvery,
+		"beyond --heartbeat-retention, still keep one heartbeat per node per this much time, for charts and time travel (0 keeps none)")
 	k := &cfg.Kubelet
 	f.StringSliceVar(&k.Flags, "kubelet", k.Flags, "a kubelet to poll, as NODE=URL (https://host:10250, or http://host:10255 for the read-only port); repeatable")
 	f.StringVar(&k.File, "kubelet-config", k.File, "a YAML file of kubelets to poll, with their TLS settings and credentials")

@@ -30,9 +30,16 @@ type ExpiredError struct {
 	Position int64
 	// History is how much history herd keeps.
 	History time.Duration
+	// CompactedThrough is the log's compaction point when the position
+	// is older than it, else 0.
+	CompactedThrough int64
 }
 
 func (e *ExpiredError) Error() string {
+	if e.CompactedThrough > 0 {
+		return fmt.Sprintf("too old resource version: %d (%d): the log's old heartbeats were compacted through %d; list again for a current one",
+			e.Position, e.CompactedThrough, e.CompactedThrough)
+	}
 	return fmt.Sprintf("too old resource version: %d (herd keeps %s of history; list again for a current one)", e.Position, e.History)
 }
 

@@ -32,9 +32,14 @@ func (h *Hub) waitFor(ctx context.Context, pos int64) error {
 }
 
 // checkRetained fails with an *ExpiredError when pos is older than the
-// history kept: when the first event after it was recorded more than
-// History ago.
+// history kept: when it is before the log's compaction point (old
+// heartbeats after it were deleted, so the log no longer tells how things
+// stood then), or the first event after it was recorded more than History
+// ago.
 func (h *Hub) checkRetained(ctx context.Context, pos int64) error {
+	if c := h.store.Compaction(); pos < c.Through {
+		return &ExpiredError{Position: pos, History: h.cfg.History, CompactedThrough: c.Through}
+	}
 	next, err := h.store.ReadAfter(ctx, h.store.DB(), pos, 1)
 	if err != nil {
 		return fmt.Errorf("watch: history after %d: %w", pos, err)

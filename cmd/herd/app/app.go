@@ -65,6 +65,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 				return projections.NewDeviceBindingView(store)
 			},
 			newAuthenticator,
+			newCompactor,
 			newWatchHub,
 			newAPI,
 			newHTTPServer,
@@ -116,7 +117,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		kubelet.Module,
 		reconcilers.Module,
 		localNodeOption(cfg),
-		fx.Invoke(func(*HTTPServer, *DeviceServer) {}),
+		fx.Invoke(func(*HTTPServer, *DeviceServer, *projections.Compactor) {}),
 		fx.Options(extra...),
 	)
 }
@@ -127,7 +128,7 @@ func newRegistry() (*prometheus.Registry, prometheus.Registerer, prometheus.Gath
 	return reg, reg, reg, projections.NewMetrics(reg)
 }
 
-func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metrics) (*events.Store, error) {
+func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metrics, reg prometheus.Registerer) (*events.Store, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("--data-dir %s: %w", cfg.DataDir, err)
 	}
@@ -147,6 +148,7 @@ func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metr
 		return nil, err
 	}
 	m.SetHead(head)
+	projections.RegisterLogMetrics(reg, store)
 	log.Info("event log open", zap.String("path", cfg.DatabasePath()), zap.Int64("position", head))
 	lc.Append(fx.StopHook(store.Close))
 	return store, nil

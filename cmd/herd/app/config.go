@@ -10,6 +10,7 @@ import (
 	"herd/adapters/kubelet"
 	"herd/adapters/mockruntime"
 	"herd/domain"
+	"herd/projections"
 	"herd/projections/watch"
 	"herd/reconcilers"
 	"herd/reconcilers/health"
@@ -76,6 +77,8 @@ type Config struct {
 	// Watch tunes watches: the watch cache, the history kept for resuming,
 	// bookmarks.
 	Watch watch.Config
+	// Compaction is the retention policy for plain heartbeats.
+	Compaction projections.CompactionConfig
 	// LocalNode, when named (--local-node), is this host as a node of the
 	// fleet: herd registers it, reports its metrics and runs its pods
 	// itself, as an agent would, for a single-host install.
@@ -108,6 +111,7 @@ func DefaultConfig() Config {
 		Kubelet:      kubelet.DefaultConfig(),
 		Watch:        watch.DefaultConfig(),
 		LocalNode:    DefaultNodeConfig(),
+		Compaction:   projections.CompactionConfig{Retention: projections.DefaultHeartbeatRetention},
 	}
 }
 
@@ -141,6 +145,9 @@ func (c Config) Validate() error {
 	}
 	if c.Demo < 0 {
 		errs = append(errs, fmt.Errorf("--demo %d: want 0 or more", c.Demo))
+	}
+	if err := c.Compaction.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := c.Health.Validate(); err != nil {
 		errs = append(errs, err)

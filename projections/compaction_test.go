@@ -1,0 +1,231 @@
+package projections
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"herd/domain"
+	"herd/events"
+)
+
+// logCensus is what a log holds: events per type, and each node stream's
+// newest heartbeat.
+type logCensus struct {
+	byType     map[string]int
+	newestBeat map[string]int64
+	all        []events.Record
+}
+
+func census(t *testing.T, store *events.Store) logCensus {
+	t.Helper()
+	ctx := context.Background()
+	head, err := store.Head(ctx, store.DB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := store.ReadRange(ctx, store.DB(), 0, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := logCensus{byType: map[string]int{}, newestBeat: map[string]int64{}, all: recs}
+	for _, r := range recs {
+		c.byType[r.Type]++
+		if r.Type == heartbeatType {
+			c.newestBeat[r.Stream] = r.Position
+		}
+	}
+	return c
+}
+
+func pico(status domain.ConditionStatus) domain.RecordHeartbeat {
+	return domain.RecordHeartbeat{Reported: []domain.ReportedCondition{{Type: domain.ConditionReady, Status: status, Reason: "PicoReady"}}}
+}
+
+func TestCompactionKeepsNewestHeartbeatsAndEveryOtherEvent(t *testing.T) {
+	w, store, clk := newWriter(t)
+	ctx := context.Background()
+	do(t, w, clk, "agent", register("agent", domain.KindIllumos))
+	do(t, w, clk, "pico", register("pico", domain.KindRP2040))
+	do(t, w, clk, "quiet", register("quiet", domain.KindLinux))
+	do(t, w, clk, "gone", register("gone", domain.KindLinux))
+	for i := range 360 { // an hour at 10 s
+		clk.Step(10 * time.Second)
+		avail := int64(500)
+		if i%30 < 3 {
+			avail = 50 // memory pressure comes and goes
+		}
+		do(t, w, clk, "agent", metrics(avail))
+		status := domain.ConditionTrue
+		if i > 100 && i < 120 {
+			status = domain.ConditionFalse
+		}
+		do(t, w, clk, "pico", pico(status))
+		switch {
+		case i < 50:
+			do(t, w, clk, "quiet", metrics(400)) // then plain heartbeats only
+		case i < 300:
+			do(t, w, clk, "quiet", domain.RecordHeartbeat{})
+		}
+		switch {
+		case i < 200:
+			do(t, w, clk, "gone", metrics(500))
+		case i == 200:
+			do(t, w, clk, "gone", domain.DeleteNode{})
+		}
+		if i == 150 {
+			do(t, w, clk, "agent", domain.DeregisterNode{})
+			do(t, w, clk, "agent", register("agent", domain.KindIllumos))
+		}
+	}
+	before := census(t, store)
+	nodesBefore, _, err := NewNodeView(store).List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	c, err := NewCompactor(w, CompactionConfig{Retention: 15 * time.Minute, BatchSize: 50, ScanSize: 97}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := c.Compact(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := census(t, store)
+	cut := clk.Now().Add(-15 * time.Minute)
+
+	// Every event but superseded heartbeats before the cut is still there.
+	for typ, n := range before.byType {
+		if typ != heartbeatType && after.byType[typ] != n {
+			t.Errorf("%s: %d before compaction, %d after", typ, n, after.byType[typ])
+		}
+	}
+	if diff := cmp.Diff(before.newestBeat, after.newestBeat); diff != "" {
+		t.Errorf("each node's newest heartbeat (-before +after):\n%s", diff)
+	}
+	deleted := before.byType[heartbeatType] - after.byType[heartbeatType]
+	if deleted == 0 || deleted != stats.Deleted {
+		t.Fatalf("round says it deleted %d, the log lost %d heartbeats", stats.Deleted, deleted)
+	}
+	// Every heartbeat recorded after the cut is kept.
+	kept := map[int64]bool{}
+	for _, r := range after.all {
+		kept[r.Position] = true
+	}
+	for _, r := range before.all {
+		if !r.RecordedAt.Before(cut) && !kept[r.Position] {
+			t.Fatalf("%s@%d recorded at %s, after the cut %s, was deleted", r.Stream, r.Version, r.RecordedAt, cut)
+		}
+	}
+	// The quiet node's last metrics came from a heartbeat that no later
+	// one superseded: it is kept.
+	nodesAfter, _, err := NewNodeView(store).List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(nodesBefore, nodesAfter); diff != "" {
+		t.Errorf("compaction changed the node view:\n%s", diff)
+	}
+
+	// The log's own bookkeeping: the compaction point, the count.
+	comp := store.Compaction()
+	if comp.Through == 0 || comp.Through != stats.Through || comp.Deleted != int64(deleted) || !comp.Before.Equal(cut) {
+		t.Errorf("compaction = %+v, want through %d, %d deleted, before %s", comp, stats.Through, deleted, cut)
+	}
+	var count, head int64
+	if err := store.DB().QueryRowContext(ctx, `SELECT COUNT(*), MAX(position) FROM events`).Scan(&count, &head); err != nil {
+		t.Fatal(err)
+	}
+	if count != head-comp.Deleted {
+		t.Errorf("%d events in the log, head %d minus %d deleted says %d", count, head, comp.Deleted, head-comp.Deleted)
+	}
+
+	// A rebuild of what is kept equals the live views.
+	diff, _, err := Verify(ctx, store, filepath.Join(t.TempDir(), "scratch.db"), events.Config{}, RebuildOptions{BatchSize: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff != nil {
+		t.Fatalf("after compaction, rebuilt views differ from live ones: %s", diff)
+	}
+
+	// A second round, and a restarted compactor, find nothing more.
+	if s, err := c.Compact(ctx); err != nil || s.Deleted != 0 {
+		t.Errorf("second round deleted %d (%v), want 0", s.Deleted, err)
+	}
+	restarted, _ := NewCompactor(w, CompactionConfig{Retention: 15 * time.Minute}, nil)
+	if s, err := restarted.Compact(ctx); err != nil || s.Deleted != 0 {
+		t.Errorf("a restarted compactor deleted %d (%v), want 0", s.Deleted, err)
+	}
+	reopened, err := events.Open(ctx, events.Config{Path: storePath(t, store)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reopened.Close()
+	if got := reopened.Compaction(); got != comp {
+		t.Errorf("reopened log says %+v, want %+v", got, comp)
+	}
+}
+
+// storePath is the file behind store.
+func storePath(t *testing.T, store *events.Store) string {
+	t.Helper()
+	var seq int
+	var name, file string
+	if err := store.DB().QueryRowContext(context.Background(), `PRAGMA database_list`).Scan(&seq, &name, &file); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// TestCompactionKeepsAThinnedSeries keeps, beyond the retention window,
+// the first heartbeat of each node in every KeepEvery, and no other
+// superseded one.
+func TestCompactionKeepsAThinnedSeries(t *testing.T) {
+	w, store, clk := newWriter(t)
+	ctx := context.Background()
+	do(t, w, clk, "pico", register("pico", domain.KindRP2040))
+	for range 360 {
+		clk.Step(10 * time.Second)
+		do(t, w, clk, "pico", pico(domain.ConditionTrue))
+	}
+	before := census(t, store)
+	c, err := NewCompactor(w, CompactionConfig{Retention: 15 * time.Minute, KeepEvery: 5 * time.Minute, ScanSize: 50}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cut := clk.Now().Add(-15 * time.Minute)
+	bucket := func(r events.Record) int64 { return r.RecordedAt.UnixNano() / int64(5*time.Minute) }
+	had, kept := map[int64]int{}, map[int64]int{}
+	for _, r := range before.all {
+		if r.Type == heartbeatType && r.RecordedAt.Before(cut) {
+			had[bucket(r)]++
+		}
+	}
+	for _, r := range census(t, store).all {
+		if r.Type == heartbeatType && r.RecordedAt.Before(cut) {
+			kept[bucket(r)]++
+		}
+	}
+	last := bucket(events.Record{RecordedAt: cut.Add(-time.Nanosecond)})
+	for b, n := range had {
+		want := 1
+		if b == last {
+			want = 2 // the first of the bucket, and the newest before the cut
+		}
+		if kept[b] != want {
+			t.Errorf("bucket %d: %d heartbeats, %d kept, want %d", b, n, kept[b], want)
+		}
+	}
+	diff, _, err := Verify(ctx, store, filepath.Join(t.TempDir(), "scratch.db"), events.Config{}, RebuildOptions{})
+	if err != nil || diff != nil {
+		t.Fatalf("verify after thinning: %v %v", diff, err)
+	}
+}

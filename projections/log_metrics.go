@@ -1,0 +1,56 @@
+package projections
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"herd/events"
+)
+
+// logCollector reports the log's size and what the retention policy has
+// deleted, read when Prometheus scrapes rather than kept up to date.
+type logCollector struct {
+	store *events.Store
+
+	events, bytes, free, through, deleted *prometheus.Desc
+}
+
+// scrapeTimeout bounds the queries of one scrape: a few PRAGMAs and one
+// index probe.
+const scrapeTimeout = 5 * time.Second
+
+// RegisterLogMetrics registers the collector of store's size and
+// compaction with reg.
+func RegisterLogMetrics(reg prometheus.Registerer, store *events.Store) {
+	reg.MustRegister(&logCollector{
+		store:   store,
+		events:  prometheus.NewDesc("herd_log_events", "Events in the log now: appended and not deleted by the retention policy.", nil, nil),
+		bytes:   prometheus.NewDesc("herd_log_database_bytes", "Size of the SQLite database file (the log, its views and their indexes), free pages included.", nil, nil),
+		free:    prometheus.NewDesc("herd_log_free_bytes", "Bytes of free pages in the database file, reused by new events before the file grows.", nil, nil),
+		through: prometheus.NewDesc("herd_log_compacted_through_position", "The compaction point: a watch or list at an older resourceVersion gets 410 Expired.", nil, nil),
+		deleted: prometheus.NewDesc("herd_log_compacted_events_total", "Superseded plain heartbeats deleted by the retention policy.", nil, nil),
+	})
+}
+
+func (c *logCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.events, c.bytes, c.free, c.through, c.deleted} {
+		ch <- d
+	}
+}
+
+func (c *logCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	comp := c.store.Compaction()
+	ch <- prometheus.MustNewConstMetric(c.through, prometheus.GaugeValue, float64(comp.Through))
+	ch <- prometheus.MustNewConstMetric(c.deleted, prometheus.CounterValue, float64(comp.Deleted))
+	if head, err := c.store.Head(ctx, c.store.DB()); err == nil {
+		ch <- prometheus.MustNewConstMetric(c.events, prometheus.GaugeValue, float64(head-comp.Deleted))
+	}
+	if size, err := c.store.FileSize(ctx); err == nil {
+		ch <- prometheus.MustNewConstMetric(c.bytes, prometheus.GaugeValue, float64(size.Bytes))
+		ch <- prometheus.MustNewConstMetric(c.free, prometheus.GaugeValue, float64(size.FreeBytes))
+	}
+}
