@@ -48,8 +48,8 @@ const DefaultHeartbeatRetention = 15 * time.Minute
 
 const (
 	defaultCompactionInterval = 10 * time.Second
-	defaultCompactionBatch = 256
-	defaultCompactionScan  = 4096
+	defaultCompactionBatch    = 256
+	defaultCompactionScan     = 4096
 )
 
 func (c *CompactionConfig) setDefaults() {
