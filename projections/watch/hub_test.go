@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"herd/domain"
+	"herd/projections"
 	"herd/events/eventstest"
 	"herd/projections/watch"
 )
@@ -380,5 +381,46 @@ func TestRegisterRefusesWhatItCannotServe(t *testing.T) {
 	}
 	if _, _, err := f.hub.Watch(t.Context(), watch.Request{Resource: "pods"}); !errors.Is(err, watch.ErrUnknownResource) {
 		t.Errorf("watch of an unregistered resource: %v", err)
+	}
+}
+
+// TestAPositionBeforeTheCompactionPointIsExpired: once old heartbeats are
+// deleted, the log no longer tells how a node stood before the compaction
+// point, so a watch or list there gets 410, as after etcd's compaction;
+// from the point on, a watch sees every change that is left, in order.
+func TestAPositionBeforeTheCompactionPointIsExpired(t *testing.T) {
+	f := newFixture(t, watch.Config{History: time.Hour})
+	early := f.do(t, "a", register("a", nil)).ResourceVersion
+	for range 60 {
+		f.clk.Step(10 * time.Second)
+		f.do(t, "a", domain.RecordHeartbeat{})
+	}
+	c, err := projections.NewCompactor(f.w, projections.CompactionConfig{Retention: 5 * time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := c.Compact(t.Context())
+	if err != nil || stats.Deleted == 0 {
+		t.Fatalf("compaction deleted %d: %v", stats.Deleted, err)
+	}
+	f.start(t)
+	through := f.store.Compaction().Through
+	for _, from := range []int64{early, through - 1} {
+		_, _, err := f.hub.Watch(t.Context(), watch.Request{Resource: "nodes", From: from})
+		var expired *watch.ExpiredError
+		if !errors.As(err, &expired) || expired.CompactedThrough != through {
+			t.Errorf("watch from %d, before the compaction point %d: %v, want expired", from, through, err)
+		}
+		if _, err := f.hub.List(t.Context(), watch.ListRequest{Resource: "nodes", At: from}); !errors.Is(err, watch.ErrExpired) {
+			t.Errorf("list at %d: %v, want expired", from, err)
+		}
+	}
+	head := f.head(t)
+	w, _ := mustWatch(t, f.hub, watch.Request{Resource: "nodes", From: through})
+	got := receive(t, w, int(head-through))
+	for i, s := range got {
+		if want := through + 1 + int64(i); s.Node.ResourceVersion != want {
+			t.Fatalf("watch from the compaction point %d: event %d at %d, want %d (every event after the point is kept)", through, i, s.Node.ResourceVersion, want)
+		}
 	}
 }
