@@ -2,11 +2,14 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	"herd/domain"
 	"herd/events"
 )
 
@@ -43,7 +46,25 @@ type AuditEventList struct {
 		ResourceVersion string `json:"resourceVersion,omitempty"`
 		Continue        string `json:"continue,omitempty"`
 	} `json:"metadata"`
-	Items []AuditEvent `json:"items"`
+	// Thinned is set when the page reaches into the part of the log the
+	// heartbeat retention policy has thinned: not every heartbeat
+	// recorded before Thinned.Before is there.
+	Thinned *AuditThinned `json:"thinned,omitempty"`
+	Items   []AuditEvent  `json:"items"`
+}
+
+// AuditThinned says where, and how far, the log's history was thinned.
+type AuditThinned struct {
+	// Before is the recorded time before which superseded plain
+	// heartbeats were deleted.
+	Before time.Time `json:"before"`
+	// ThroughPosition is the compaction point: a watch or list at an
+	// older resourceVersion gets 410 Expired.
+	ThroughPosition int64 `json:"throughPosition"`
+	// DeletedHeartbeats is how many heartbeats were deleted in all.
+	DeletedHeartbeats int64 `json:"deletedHeartbeats"`
+	// Message says it in words.
+	Message string `json:"message"`
 }
 
 // listAuditEvents serves the audit log: ?stream= (exact, or a prefix when it
@@ -64,6 +85,7 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 	for _, rec := range recs {
 		list.Items = append(list.Items, toAuditEvent(rec))
 	}
+	list.Thinned = thinnedFor(s.Store.Compaction(), f)
 	if len(recs) == f.Limit {
 		list.Metadata.Continue = strconv.FormatInt(recs[len(recs)-1].Position, 10)
 	}
@@ -125,5 +147,22 @@ func toAuditEvent(rec events.Record) AuditEvent {
 		Actor: rec.Metadata.Actor, CausationID: rec.Metadata.CausationID,
 		CorrelationID: rec.Metadata.CorrelationID, Source: rec.Metadata.Source,
 		Payload: rec.Payload,
+	}
+}
+
+// thinnedFor says how the log was thinned when f reaches back before the
+// compaction and asks for heartbeats; nil otherwise.
+func thinnedFor(c events.Compaction, f events.Filter) *AuditThinned {
+	heartbeat := domain.HeartbeatRecorded{}.EventType()
+	switch {
+	case c.Deleted == 0, f.After >= c.Through, !f.Since.IsZero() && !f.Since.Before(c.Before):
+		return nil
+	case len(f.Types) > 0 && !slices.Contains(f.Types, heartbeat):
+		return nil
+	}
+	return &AuditThinned{
+		Before: c.Before, ThroughPosition: c.Through, DeletedHeartbeats: c.Deleted,
+		Message: fmt.Sprintf("history before %s is thinned: %d plain heartbeats a later heartbeat of the same node superseded were deleted "+
+			"by the retention policy; each node's newest heartbeat and every other event are kept", c.Before.Format(time.RFC3339), c.Deleted),
 	}
 }

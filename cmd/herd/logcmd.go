@@ -46,6 +46,9 @@ func newLogCmd() *cobra.Command {
 			if done, err := printStructured(cmd.OutOrStdout(), output, list); done {
 				return reportErr(cmd, err)
 			}
+			if t := list.Thinned; t != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", t.Message)
+			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 8, 3, ' ', 0)
 			fmt.Fprintln(tw, "POSITION\tRECORDED\tSTREAM\tVERSION\tTYPE\tACTOR\tSOURCE")
 			for _, e := range list.Items {

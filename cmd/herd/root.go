@@ -25,7 +25,7 @@ HERD_DATA_DIR). A flag given on the command line wins.`,
 			return bindEnv(cmd)
 		},
 	}
-	root.AddCommand(newServeCmd(), newAgentCmd(), newReplayCmd(), newNodeCmd(), newPodCmd(), newLogCmd(), newDeviceCmd(), newLoadgenCmd(), newVersionCmd())
+	root.AddCommand(newServeCmd(), newAgentCmd(), newReplayCmd(), newVacuumCmd(), newNodeCmd(), newPodCmd(), newLogCmd(), newDeviceCmd(), newLoadgenCmd(), newVersionCmd())
 	return root
 }
 

@@ -53,6 +53,8 @@ func newServeCmd() *cobra.Command {
 		"keep every heartbeat this long; older ones a later heartbeat of the same node supersedes are deleted (each node's newest and every other event are kept for ever; 0 keeps every heartbeat)")
 	f.DurationVar(&cfg.Compaction.KeepEvery, "heartbeat-keep-every", cfg.Compaction.KeepEvery,
 		"beyond --heartbeat-retention, still keep one heartbeat per node per this much time, for charts and time travel (0 keeps none)")
+	f.DurationVar(&cfg.Compaction.Interval, "heartbeat-compaction-interval", cfg.Compaction.Interval,
+		"how often herd looks for heartbeats to delete under --heartbeat-retention (default 10s)")
 	k := &cfg.Kubelet
 	f.StringSliceVar(&k.Flags, "kubelet", k.Flags, "a kubelet to poll, as NODE=URL (https://host:10250, or http://host:10255 for the read-only port); repeatable")
 	f.StringVar(&k.File, "kubelet-config", k.File, "a YAML file of kubelets to poll, with their TLS settings and credentials")
