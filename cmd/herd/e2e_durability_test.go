@@ -57,7 +57,7 @@ func TestSIGKILLKeepsEveryAcknowledgedWrite(t *testing.T) {
 	// Twice: the second kill hits a database that recovered from the first.
 	var acks []ack
 	for round := 1; round <= 2; round++ {
-		more, inFlight := writeUntilSignalled(t, srv, nodes, syscall.SIGKILL)
+		more, inFlight := writeUntilSignalled(t, srv, nodes, syscall.SIGKILL, nil)
 		t.Logf("round %d: %d writes acknowledged; %d requests in flight at the SIGKILL", round, len(more), inFlight)
 		if ws, ok := srv.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 			t.Fatalf("serve ended with %s, want killed by the test's SIGKILL", srv.cmd.ProcessState)
@@ -98,10 +98,11 @@ func TestSIGKILLKeepsEveryAcknowledgedWrite(t *testing.T) {
 
 // writeUntilSignalled streams heartbeats (and now and then a
 // re-registration, which is a restart) for nodes from several clients,
-// sends serve sig once acksBeforeKill writes were acknowledged, waits for
+// sends serve sig once acksBeforeKill writes were acknowledged (and ready,
+// when given, holds), waits for
 // it to exit and returns every acknowledgement. Until the signal, every
 // write must succeed.
-func writeUntilSignalled(t *testing.T, srv *herdProc, nodes []string, sig os.Signal) (acks []ack, inFlightAtSignal int64) {
+func writeUntilSignalled(t *testing.T, srv *herdProc, nodes []string, sig os.Signal, ready func() bool) (acks []ack, inFlightAtSignal int64) {
 	t.Helper()
 	var (
 		signalled atomic.Bool
@@ -146,7 +147,7 @@ func writeUntilSignalled(t *testing.T, srv *herdProc, nodes []string, sig os.Sig
 		}()
 	}
 	err := poll(30*time.Second, func() (bool, error) {
-		return acked.Load() >= acksBeforeKill || srv.exited(), nil
+		return acked.Load() >= acksBeforeKill && (ready == nil || ready()) || srv.exited(), nil
 	})
 	if err == nil {
 		requireGroupedCommits(t, srv.URL)

@@ -59,7 +59,7 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 	for _, name := range nodes {
 		registerAgent(t, srv.URL, name)
 	}
-	acks, inFlight := writeUntilSignalled(t, srv, nodes, syscall.SIGTERM)
+	acks, inFlight := writeUntilSignalled(t, srv, nodes, syscall.SIGTERM, nil)
 	t.Logf("%d writes acknowledged; %d requests in flight at the SIGTERM", len(acks), inFlight)
 	if code := srv.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("serve exited %d (%s) after SIGTERM under load, want 0", code, srv.cmd.ProcessState)
