@@ -48,4 +48,5 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerWatchSteps(sc)
 	w.registerZoneSteps(sc)
 	w.registerAgentSteps(sc)
+	w.registerRetentionSteps(sc)
 }

@@ -19,6 +19,7 @@ import (
 	"herd/adapters/mockruntime"
 	"herd/cmd/herd/app"
 	"herd/events"
+	"herd/projections"
 	"herd/reconcilers"
 )
 
@@ -86,6 +87,10 @@ type world struct {
 	zones *zoneHost
 	// agent is the scenario's in-process `herd agent`, when it runs one.
 	agent *agentProc
+	// compactor is herd's heartbeat retention policy; beforeRetention is
+	// the log as it stood before the scenario's last round of it.
+	compactor       *projections.Compactor
+	beforeRetention []events.Record
 }
 
 // start gives the scenario a fresh herd: a new data directory, a fake
@@ -109,6 +114,10 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 	// herd's own writes wake the reconcilers at once; a short fallback
 	// poll keeps anything a commit did not announce quick too.
 	cfg.PollInterval = 10 * time.Millisecond
+	// The heartbeat retention policy runs when a step says so ("herd's
+	// heartbeat retention runs"), not on its timer, so that what a
+	// scenario's log holds does not depend on how far its clock moved.
+	cfg.Compaction.Interval = 24 * time.Hour
 	switch {
 	case hasTag(sc, "@without-reconcilers"):
 		cfg.Reconcilers.Enabled = nil
@@ -134,7 +143,7 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 func (w *world) launch(ctx context.Context) error {
 	w.app = fx.New(app.Options(w.cfg, append([]fx.Option{
 		fx.Decorate(func(clock.WithTicker) clock.WithTicker { return w.clock }),
-		fx.Populate(&w.server, &w.store, &w.recs, &w.devices.listener, &w.mock, &w.kubelets),
+		fx.Populate(&w.server, &w.store, &w.recs, &w.devices.listener, &w.mock, &w.kubelets, &w.compactor),
 	}, w.zoneOptions()...)...))
 	if err := w.app.Err(); err != nil {
 		w.app = nil
