@@ -3,8 +3,8 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"

@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"herd/domain"
-	"herd/projections"
 	"herd/events/eventstest"
+	"herd/projections"
 	"herd/projections/watch"
 )
 
