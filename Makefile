@@ -11,7 +11,7 @@ GOLANGCI_VERSION := v2.15.0
 # go-sqlite3 is cgo: a C compiler is the one thing the Go toolchain lacks.
 export CGO_ENABLED := 1
 
-.PHONY: all build run test unit vet fmt-check illumos bench bench-load lint deps clean
+.PHONY: all build run test unit vet fmt-check illumos bench bench-load bench-retention lint deps clean
 
 all: build
 
@@ -49,7 +49,7 @@ illumos:
 bench: deps
 	mkdir -p .bench
 	{ $(GO) test -run '^$$' -bench 'Append|RawInsert' -benchtime 3000x ./events/ && \
-	  $(GO) test -run '^$$' -bench Rebuild -benchtime 1x -timeout 30m ./projections/ && \
+	  $(GO) test -run '^$$' -bench 'Rebuild|RetentionFleet' -benchtime 1x -timeout 60m ./projections/ && \
 	  $(GO) test -run '^$$' -bench Monitor -benchtime 20x ./reconcilers/health/ && \
 	  $(GO) test -run '^$$' -bench Schedule10kPodsOnto1kNodes -benchtime 3x -timeout 30m ./reconcilers/scheduler/ && \
 	  $(GO) test -run '^$$' -bench 'Terminate|Resync' -benchtime 50x ./reconcilers/termination/ && \
@@ -59,6 +59,7 @@ bench: deps
 	  $(GO) test -run '^$$' -bench WatchFanOut -benchtime 5000x ./cmd/herd/app/ && \
 	  $(GO) test -run '^$$' -bench AgentPoll -benchtime 20x ./cmd/herd/app/ ; } | tee .bench/bench.txt
 	$(MAKE) bench-load
+	$(MAKE) bench-retention
 
 # The fleet bench-load simulates; smaller runs: make bench-load NODES=500 DURATION=5s
 NODES         ?= 10000
@@ -77,6 +78,18 @@ bench-load: build
 	./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/load-kubelet --style kubelet --nodes $(NODES) --connections $(CONNECTIONS) --duration $(DURATION)
 	./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/load-agent --style agent --nodes $(NODES) --connections $(CONNECTIONS) --duration $(DURATION)
 	./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/load-idle --style kubelet --nodes $(IDLE_NODES) --connections $(CONNECTIONS) --idle --duration $(IDLE_DURATION)
+
+## bench-retention: what the heartbeat retention policy costs writers — the
+## kubelet-style load against a herd that keeps every heartbeat, then one
+## that deletes them 10 s after they are superseded (compacting through
+## most of the run), each twice, alternating. Reports in .bench/retention-*.
+RETENTION_DURATION ?= 120s
+bench-retention: build
+	mkdir -p .bench
+	for run in 1 2; do \
+	  HERD_SERVE_ARGS='--heartbeat-retention=0' ./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/retention-off-$$run --style kubelet --nodes $(NODES) --connections $(CONNECTIONS) --duration $(RETENTION_DURATION) && \
+	  HERD_SERVE_ARGS='--heartbeat-retention=10s' ./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/retention-on-$$run --style kubelet --nodes $(NODES) --connections $(CONNECTIONS) --duration $(RETENTION_DURATION) || exit 1; \
+	done
 
 lint: $(GOLANGCI)
 	$(GOLANGCI) run ./...

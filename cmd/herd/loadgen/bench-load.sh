@@ -5,7 +5,8 @@
 # loopback port with a temporary data directory, `herd loadgen` against it
 # with --server-pid, the report in OUT.txt and OUT.json and herd's log in
 # OUT.serve.log. herd is stopped with SIGTERM (then SIGKILL after 30 s)
-# and its data removed however the run ends.
+# and its data removed however the run ends. HERD_SERVE_ARGS are added to
+# serve's own arguments (word-split), such as a retention setting.
 set -euo pipefail
 
 herd=$1 out=$2
@@ -32,7 +33,7 @@ trap 'exit 130' INT TERM
 # Port 0: the kernel picks a free port, and herd logs the URL it got.
 # Every reconciler runs, whatever HERD_RECONCILERS says: the targets are
 # measured with all of them on.
-"$herd" serve --listen 127.0.0.1:0 --data-dir "$data" --reconcilers '*' --log-format json --log-level info >"$log" 2>&1 &
+"$herd" serve --listen 127.0.0.1:0 --data-dir "$data" --reconcilers '*' --log-format json --log-level info ${HERD_SERVE_ARGS:-} >"$log" 2>&1 &
 pid=$!
 
 url=
@@ -49,3 +50,6 @@ done
 
 echo "bench-load: herd serve (pid $pid) at $url: herd loadgen $*" >&2
 "$herd" loadgen --server "$url" --server-pid "$pid" --json-file "$out.json" "$@" | tee "$out.txt"
+# The log's size and what the retention policy deleted, as herd saw them at
+# the end of the run.
+curl -fsS "$url/metrics" | grep '^herd_log_' >"$out.log-metrics.txt" || true
