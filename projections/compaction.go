@@ -240,7 +240,14 @@ func (c *Compactor) keepForSeries(stream string, at time.Time) bool {
 func (c *Compactor) delete(ctx context.Context, positions []int64, through int64, before time.Time) error {
 	d := events.Deletion{Positions: positions, Through: through, Before: before, At: c.clock.Now()}
 	c.store.RaiseCompactionPoint(through)
-	if err := c.w.inTx(ctx, func(tx *sql.Tx) error { return c.store.DeleteEvents(ctx, tx, d) }); err != nil {
+	var took time.Duration
+	err := c.w.inTx(ctx, func(tx *sql.Tx) error {
+		// Wall time on purpose: how long the batch held the write lock.
+		start := time.Now()
+		defer func() { took = time.Since(start) }()
+		return c.store.DeleteEvents(ctx, tx, d)
+	})
+	if err != nil {
 		// What was read is no longer certain to match the log: read it
 		// again from the start next round.
 		c.scanned = 0
@@ -249,6 +256,6 @@ func (c *Compactor) delete(ctx context.Context, positions []int64, through int64
 		return fmt.Errorf("compact: %w", err)
 	}
 	c.store.Deleted(d)
-	c.metrics.observeCompaction(len(positions))
+	c.metrics.observeCompaction(len(positions), took)
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"herd/domain"
@@ -65,8 +66,10 @@ func runFleet(b *testing.B, path string, nodes, minutes int) {
 		b.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)
-	w := NewWriter(store, clk, nil)
-	c, err := NewCompactor(w, CompactionConfig{Retention: DefaultHeartbeatRetention}, nil)
+	reg := prometheus.NewRegistry()
+	m := NewMetrics(reg)
+	w := NewWriter(store, clk, m)
+	c, err := NewCompactor(w, CompactionConfig{Retention: DefaultHeartbeatRetention}, m)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -103,6 +106,7 @@ func runFleet(b *testing.B, path string, nodes, minutes int) {
 			float64(size)/1e6, comp.Deleted, float64(beats)/time.Since(start).Seconds())
 	}
 	b.ReportMetric(float64(beats)/time.Since(start).Seconds(), "heartbeats/s")
+	reportBatchTimes(b, reg)
 	if len(steady) == 0 {
 		b.Logf("run at least %d minutes to see the file once the window is full", steadyFrom/6)
 		return
@@ -154,4 +158,28 @@ func fileBytes(b *testing.B, path string) int64 {
 		}
 	}
 	return total
+}
+
+// reportBatchTimes logs how long the retention policy's batches held the
+// write lock, from the histogram herd serves on /metrics.
+func reportBatchTimes(b *testing.B, g prometheus.Gatherer) {
+	families, err := g.Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "herd_log_compaction_batch_duration_seconds" {
+			continue
+		}
+		h := f.GetMetric()[0].GetHistogram()
+		if h.GetSampleCount() == 0 {
+			return
+		}
+		var within []string
+		for _, bk := range h.GetBucket() {
+			within = append(within, fmt.Sprintf("<=%gms: %d", bk.GetUpperBound()*1000, bk.GetCumulativeCount()))
+		}
+		b.Logf("%d deletion batches, mean %.2f ms; cumulative %v", h.GetSampleCount(), h.GetSampleSum()/float64(h.GetSampleCount())*1000, within)
+		b.ReportMetric(h.GetSampleSum()/float64(h.GetSampleCount())*1000, "ms/batch")
+	}
 }
