@@ -62,6 +62,9 @@ func TestSIGKILLDuringCompactionLosesNothingKept(t *testing.T) {
 			t.Errorf("node %s is at %d, but a write at %d was acknowledged", n.Name, rv, newest[n.Name])
 		}
 	}
+	if res := mustHerd(t, "log", "--server", srv.URL, "--limit", "1"); !strings.Contains(res.Stderr, "is thinned") {
+		t.Errorf("herd log said %q on stderr, want a note that history is thinned", res.Stderr)
+	}
 	srv.stop()
 
 	store, err := events.Open(context.Background(), events.Config{Path: filepath.Join(dataDir, "herd.db")}, nil)
