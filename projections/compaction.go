@@ -107,11 +107,32 @@ type Compactor struct {
 	keptBucket map[string]int64
 }
 
-// beat is a heartbeat the compactor has seen.
+// beat is a heartbeat the compactor has seen: its position, time and
+// shape (which of metrics and kubelet figures it carries, as shared empty
+// values, so that remembering a node's heartbeat does not keep its
+// figures in memory).
 type beat struct {
-	pos int64
-	at  time.Time
-	hb  domain.HeartbeatRecorded
+	pos   int64
+	at    time.Time
+	shape domain.HeartbeatRecorded
+}
+
+// Shared stand-ins for a heartbeat's figures in a beat's shape.
+var (
+	someMetrics = &domain.Metrics{}
+	someKubelet = &domain.KubeletMetrics{}
+)
+
+// shapeOf is hb with its figures replaced by the shared stand-ins.
+func shapeOf(hb domain.HeartbeatRecorded) domain.HeartbeatRecorded {
+	var s domain.HeartbeatRecorded
+	if hb.Metrics != nil {
+		s.Metrics = someMetrics
+	}
+	if hb.Kubelet != nil {
+		s.Kubelet = someKubelet
+	}
+	return s
 }
 
 // NewCompactor returns a compactor deleting through w's group commit.
@@ -209,14 +230,14 @@ func (c *Compactor) see(rec events.Record) (gone []int64, by int64, err error) {
 	waiting := c.pending[rec.Stream][:0]
 	for _, p := range c.pending[rec.Stream] {
 		switch {
-		case !hb.Supersedes(p.hb):
+		case !hb.Supersedes(p.shape):
 			waiting = append(waiting, p)
 		case c.keepForSeries(rec.Stream, p.at):
 		default:
 			gone = append(gone, p.pos)
 		}
 	}
-	c.pending[rec.Stream] = append(waiting, beat{pos: rec.Position, at: rec.RecordedAt, hb: hb})
+	c.pending[rec.Stream] = append(waiting, beat{pos: rec.Position, at: rec.RecordedAt, shape: shapeOf(hb)})
 	return gone, rec.Position, nil
 }
 
