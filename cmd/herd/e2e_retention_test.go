@@ -62,6 +62,10 @@ func TestSIGKILLDuringCompactionLosesNothingKept(t *testing.T) {
 			t.Errorf("node %s is at %d, but a write at %d was acknowledged", n.Name, rv, newest[n.Name])
 		}
 	}
+	served := map[string]float64{}
+	for _, name := range []string{"herd_log_events", "herd_log_database_bytes", "herd_log_compacted_events_total", "herd_log_compacted_through_position"} {
+		served[name] = metricValue(t, srv.URL, name)
+	}
 	if res := mustHerd(t, "log", "--server", srv.URL, "--limit", "1"); !strings.Contains(res.Stderr, "is thinned") {
 		t.Errorf("herd log said %q on stderr, want a note that history is thinned", res.Stderr)
 	}
@@ -80,6 +84,18 @@ func TestSIGKILLDuringCompactionLosesNothingKept(t *testing.T) {
 	}
 	if comp.Deleted == 0 || count != head-comp.Deleted {
 		t.Errorf("the log holds %d events; its head %d minus the %d it says it deleted is %d", count, head, comp.Deleted, head-comp.Deleted)
+	}
+	want := map[string]float64{
+		"herd_log_events": float64(count), "herd_log_compacted_events_total": float64(comp.Deleted),
+		"herd_log_compacted_through_position": float64(comp.Through),
+	}
+	for name, v := range want {
+		if served[name] != v {
+			t.Errorf("/metrics said %s %g, the log says %g", name, served[name], v)
+		}
+	}
+	if served["herd_log_database_bytes"] <= 0 {
+		t.Errorf("/metrics said herd_log_database_bytes %g", served["herd_log_database_bytes"])
 	}
 	t.Logf("%d heartbeats deleted across two SIGKILLs, compaction point %d, %d events kept", comp.Deleted, comp.Through, count)
 	res := mustHerd(t, "replay", "--verify", "--data-dir", dataDir)
