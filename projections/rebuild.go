@@ -14,8 +14,11 @@ type RebuildOptions struct {
 	// large enough that query overhead vanishes, small enough to keep memory
 	// flat.
 	BatchSize int
-	// Progress, when set, is called after every batch with the records
-	// replayed so far and the total to replay.
+	// Progress, when set, is called after every batch with the log
+	// position replayed up to and the log's head: the events replayed and
+	// the total when no record was deleted, and a steady measure of the
+	// way left when a retention policy deleted some (their positions pass
+	// as quickly as the gaps are read).
 	Progress func(done, total int64)
 	// Now stamps the checkpoint; defaults to the wall clock.
 	Now func() time.Time
@@ -96,13 +99,12 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 				return stats, err
 			}
 		}
-		if len(b.recs) == 0 {
-			continue // a stretch of the log whose records were deleted
+		if len(b.recs) > 0 { // else a stretch whose records were deleted
+			stats.Events += int64(len(b.recs))
+			stats.Head = b.recs[len(b.recs)-1].Position
 		}
-		stats.Events += int64(len(b.recs))
-		stats.Head = b.recs[len(b.recs)-1].Position
 		if opts.Progress != nil {
-			opts.Progress(stats.Events, total)
+			opts.Progress(b.upTo, total)
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -13,6 +13,9 @@ import (
 // the aggregate whose stream it is on and its event decoded (both nil for
 // a stream no view folds).
 type decodedBatch struct {
+	// upTo is the position the batch reads up to, whether or not a
+	// record is left there.
+	upTo  int64
 	recs  []events.Record
 	views []view
 	evs   []domain.Event
@@ -97,5 +100,5 @@ func readBatch(ctx context.Context, store *events.Store, q events.Querier, lo, h
 		}
 		views[i], evs[i] = v, ev
 	}
-	return decodedBatch{recs: recs, views: views, evs: evs}
+	return decodedBatch{upTo: hi, recs: recs, views: views, evs: evs}
 }

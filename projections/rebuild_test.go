@@ -3,6 +3,7 @@ package projections
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,9 +123,23 @@ func TestRebuildSkipsStretchesOfDeletedRecords(t *testing.T) {
 	if err := store.DB().QueryRowContext(ctx, `SELECT COUNT(*), MAX(position) FROM events`).Scan(&kept, &head); err != nil {
 		t.Fatal(err)
 	}
-	stats, err := Rebuild(ctx, store, RebuildOptions{BatchSize: 2})
+	var progress []int64
+	stats, err := Rebuild(ctx, store, RebuildOptions{BatchSize: 2, Progress: func(done, total int64) {
+		if total != head {
+			t.Errorf("progress of %d towards %d, want towards the head, %d", done, total, head)
+		}
+		progress = append(progress, done)
+	}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Every batch, gaps included, moves progress on to its last position.
+	var want []int64
+	for p := int64(2); p < head; p += 2 {
+		want = append(want, p)
+	}
+	if want = append(want, head); !slices.Equal(progress, want) {
+		t.Errorf("progress at %v, want %v", progress, want)
 	}
 	if stats.Events != kept || stats.Head != head {
 		t.Errorf("rebuild replayed %d events up to %d, want %d up to %d", stats.Events, stats.Head, kept, head)
