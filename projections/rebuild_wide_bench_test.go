@@ -124,7 +124,7 @@ func peakRSS() (int64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	s := bufio.NewScanner(f)
 	for s.Scan() {
 		if v, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
@@ -148,7 +148,7 @@ func TestWriteWideLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	defer func() { _ = store.Close() }()
 	if err := Migrate(ctx, store.DB()); err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestProgressPrinterIsSilentOffATerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	if p := progressPrinter(f); p != nil {
 		t.Error("a progress printer for a plain file")
 	}
