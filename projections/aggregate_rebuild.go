@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
+	"slices"
 
 	"herd/domain"
 	"herd/events"
@@ -47,13 +49,27 @@ func (r *aggregateRebuild[S]) apply(ctx context.Context, x execer, rec events.Re
 	return nil
 }
 
+// flush writes every aggregate's row in key order, which is the order of
+// the view's primary key: each row then lands at the end of the table's
+// B-tree, in the one page being filled, instead of somewhere in a tree
+// too large for SQLite's page cache (in random order, 100,000 node rows
+// cost 28 µs each). Rows are encoded on every core and written on one.
+// Each state is let go once its row is encoded.
 func (r *aggregateRebuild[S]) flush(ctx context.Context, x execer) error {
-	for key, st := range r.states {
-		if err := r.a.upsert(ctx, x, key, st.s, st.rv); err != nil {
+	keys := slices.Sorted(maps.Keys(r.states))
+	states := make([]*rebuiltState[S], len(keys))
+	for i, key := range keys {
+		states[i] = r.states[key]
+	}
+	r.states = nil
+	return writeRows(ctx, x, len(keys), func(rec execer, i int) error {
+		st := states[i]
+		states[i] = nil
+		if err := r.a.upsert(ctx, rec, keys[i], st.s, st.rv); err != nil {
 			return fmt.Errorf("rebuild: %w", err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // preparedTx executes through one prepared statement per query text, so a
@@ -82,9 +98,11 @@ func (p *preparedTx) ExecContext(ctx context.Context, query string, args ...any)
 	return stmt.ExecContext(ctx, args...)
 }
 
-// close closes every prepared statement.
+// close closes every prepared statement; the next ExecContext prepares
+// its statement again.
 func (p *preparedTx) close() {
 	for _, stmt := range p.stmts {
 		_ = stmt.Close()
 	}
+	clear(p.stmts)
 }

@@ -14,8 +14,11 @@ type RebuildOptions struct {
 	// large enough that query overhead vanishes, small enough to keep memory
 	// flat.
 	BatchSize int
-	// Progress, when set, is called after every batch with the records
-	// replayed so far and the total to replay.
+	// Progress, when set, is called after every batch with the log
+	// position replayed up to and the log's head: the events replayed and
+	// the total when no record was deleted, and a steady measure of the
+	// way left when a retention policy deleted some (their positions pass
+	// as quickly as the gaps are read).
 	Progress func(done, total int64)
 	// Now stamps the checkpoint; defaults to the wall clock.
 	Now func() time.Time
@@ -36,6 +39,16 @@ type RebuildStats struct {
 // aggregate whose stream it is on), in one transaction: readers
 // see either the old views or the new ones. It holds the write lock while
 // it runs, so it is meant for a stopped herd or a scratch copy.
+//
+// Its cost follows the rows it writes as much as the events it reads, so
+// rows are written the cheap way for SQLite: the views' secondary indexes
+// are dropped and created again at the end (one sort each instead of an
+// insert at a random place per row), rows beside an aggregate's own
+// (timelines) go in as their events come, in log order, many to a
+// statement, and each aggregate's row goes in at the end in key order,
+// encoded on every core. Memory follows the aggregates, not the log: one
+// folded state per aggregate (one per row of its view), plus a few
+// batches of records and of encoded rows per core.
 func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (RebuildStats, error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 20000
@@ -54,13 +67,18 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 	if err != nil {
 		return RebuildStats{}, fmt.Errorf("rebuild: head: %w", err)
 	}
+	indexes, err := dropViewIndexes(ctx, tx)
+	if err != nil {
+		return RebuildStats{}, err
+	}
 	for _, t := range allViewTables() {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.name); err != nil {
 			return RebuildStats{}, fmt.Errorf("rebuild: empty %s: %w", t.name, err)
 		}
 	}
-	x := newPreparedTx(tx)
-	defer x.close()
+	prepared := newPreparedTx(tx)
+	defer prepared.close()
+	x := newBatchedInserts(prepared)
 	rebuilders := make(map[view]rebuilder, len(views))
 	for _, v := range views {
 		rebuilders[v] = v.rebuild()
@@ -81,13 +99,12 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 				return stats, err
 			}
 		}
-		if len(b.recs) == 0 {
-			continue // a stretch of the log whose records were deleted
+		if len(b.recs) > 0 { // else a stretch whose records were deleted
+			stats.Events += int64(len(b.recs))
+			stats.Head = b.recs[len(b.recs)-1].Position
 		}
-		stats.Events += int64(len(b.recs))
-		stats.Head = b.recs[len(b.recs)-1].Position
 		if opts.Progress != nil {
-			opts.Progress(stats.Events, total)
+			opts.Progress(b.upTo, total)
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -97,6 +114,13 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 		if err := rebuilders[v].flush(ctx, x); err != nil {
 			return stats, err
 		}
+	}
+	if err := x.flush(ctx); err != nil {
+		return stats, fmt.Errorf("rebuild: %w", err)
+	}
+	prepared.close() // the statements must be finished before the schema changes
+	if err := createViewIndexes(ctx, tx, indexes); err != nil {
+		return stats, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO projection_checkpoints (projection, position, rebuilt_at) VALUES ('views', ?, ?)
 ON CONFLICT (projection) DO UPDATE SET position = excluded.position, rebuilt_at = excluded.rebuilt_at`,

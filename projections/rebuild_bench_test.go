@@ -22,6 +22,7 @@ func BenchmarkRebuild(b *testing.B) {
 	store := openStore(b)
 	ctx := context.Background()
 	total := fillLog(b, store, nodes, eventsPerNode)
+	resetPeakRSS()
 	b.ResetTimer()
 	for range b.N {
 		stats, err := Rebuild(ctx, store, RebuildOptions{})
@@ -33,6 +34,9 @@ func BenchmarkRebuild(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(total*int64(b.N))/b.Elapsed().Seconds(), "events/s")
+	if peak, ok := peakRSS(); ok {
+		b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MB")
+	}
 }
 
 // fillLog writes a realistic node history straight into the log (no views):

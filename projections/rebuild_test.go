@@ -3,6 +3,7 @@ package projections
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,5 +74,74 @@ func TestVerifyNamesTheFirstDifference(t *testing.T) {
 	if diff.Table != "nodes" || !strings.Contains(diff.Key, "name=b") ||
 		!strings.Contains(diff.Live, "rp2040") || strings.Contains(diff.Rebuilt, "rp2040") {
 		t.Errorf("difference = %+v", diff)
+	}
+}
+
+func TestRebuildKeepsTheViewsSchema(t *testing.T) {
+	w, store, clk := newWriter(t)
+	ctx := context.Background()
+	do(t, w, clk, "a", register("a", domain.KindLinux))
+	schema := func() string {
+		var out []string
+		rows, err := store.DB().QueryContext(ctx, `SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_schema ORDER BY name`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var typ, name, table, sql string
+			if err := rows.Scan(&typ, &name, &table, &sql); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, strings.Join([]string{typ, name, table, sql}, " "))
+		}
+		return strings.Join(out, "\n")
+	}
+	before := schema()
+	if _, err := Rebuild(ctx, store, RebuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if after := schema(); after != before {
+		t.Errorf("schema after a rebuild:\n%s\nwant:\n%s", after, before)
+	}
+}
+
+func TestRebuildSkipsStretchesOfDeletedRecords(t *testing.T) {
+	w, store, clk := newWriter(t)
+	ctx := context.Background()
+	do(t, w, clk, "a", register("a", domain.KindLinux))
+	for range 9 {
+		clk.Step(10 * time.Second)
+		do(t, w, clk, "a", metrics(500))
+	}
+	// Positions 3 to 8 are heartbeats a retention policy deleted: with
+	// batches of 2, whole ranges come back empty.
+	if _, err := store.DB().ExecContext(ctx, `DELETE FROM events WHERE position BETWEEN 3 AND 8`); err != nil {
+		t.Fatal(err)
+	}
+	var kept, head int64
+	if err := store.DB().QueryRowContext(ctx, `SELECT COUNT(*), MAX(position) FROM events`).Scan(&kept, &head); err != nil {
+		t.Fatal(err)
+	}
+	var progress []int64
+	stats, err := Rebuild(ctx, store, RebuildOptions{BatchSize: 2, Progress: func(done, total int64) {
+		if total != head {
+			t.Errorf("progress of %d towards %d, want towards the head, %d", done, total, head)
+		}
+		progress = append(progress, done)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every batch, gaps included, moves progress on to its last position.
+	var want []int64
+	for p := int64(2); p < head; p += 2 {
+		want = append(want, p)
+	}
+	if want = append(want, head); !slices.Equal(progress, want) {
+		t.Errorf("progress at %v, want %v", progress, want)
+	}
+	if stats.Events != kept || stats.Head != head {
+		t.Errorf("rebuild replayed %d events up to %d, want %d up to %d", stats.Events, stats.Head, kept, head)
 	}
 }

@@ -83,25 +83,3 @@ func rate(s projections.RebuildStats) float64 {
 	}
 	return float64(s.Events) / s.Took.Seconds()
 }
-
-// progressPrinter shows progress on one rewritten line when stderr is a
-// terminal, and nothing otherwise (a log file needs no progress bar).
-func progressPrinter(w io.Writer) func(done, total int64) {
-	f, ok := w.(*os.File)
-	if !ok {
-		return nil
-	}
-	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return nil
-	}
-	return func(done, total int64) {
-		pct := 100.0
-		if total > 0 {
-			pct = float64(done) * 100 / float64(total)
-		}
-		fmt.Fprintf(w, "\rreplaying: %d events (%.0f%%)", done, pct)
-		if done >= total {
-			fmt.Fprintln(w)
-		}
-	}
-}
