@@ -56,7 +56,7 @@ func TestConfigValidate(t *testing.T) {
 
 func TestOpenDBRefusesMemory(t *testing.T) {
 	if db, err := events.OpenDB(":memory:", events.Config{}); err == nil {
-		db.Close()
+		_ = db.Close()
 		t.Fatal("OpenDB(:memory:) succeeded; each pooled connection would see its own database")
 	}
 }

@@ -38,7 +38,7 @@ func OpenDB(path string, cfg Config) (*sql.DB, error) {
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
 	if err := db.Ping(); err != nil {
-		db.Close()
+		_ = db.Close() // the open failed; that error is the one returned
 		return nil, fmt.Errorf("events: open %s: %w", path, err)
 	}
 	return db, nil

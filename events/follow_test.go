@@ -148,12 +148,12 @@ func TestAnIdleFollowerWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer other.Close()
+	defer func() { _ = other.Close() }()
 	conn, err := other.Conn(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	before, reads := eventstest.DataVersion(t, conn), f.Reads()
 	// The probe holds the write lock meanwhile: a poll that wanted it
 	// would wait behind it, and the polls would stop.

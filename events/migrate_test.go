@@ -18,7 +18,7 @@ func openTestDB(t *testing.T) *sql.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() { _ = db.Close() })
 	return db
 }
 
@@ -143,7 +143,7 @@ func TestOpenTwiceMigratesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	want := []string{"1 0001_events.sql", "2 0002_consumer_offsets.sql"}
 	if diff := cmp.Diff(want, applied(t, db, "events")); diff != "" {
 		t.Errorf("events migrations (-want +got):\n%s", diff)

@@ -54,7 +54,7 @@ func TestSimulatedPicoAgainstHerdServe(t *testing.T) {
 	go func() {
 		stopped <- pico.Run(ctx, clock.RealClock{}, picosim.Timing{ReportEvery: 200 * time.Millisecond, PollEvery: 300 * time.Millisecond})
 	}()
-	defer func() { stop(); <-stopped }()
+	defer func() { stop(); _ = <-stopped }() // after stop the pico returns the cancellation
 
 	node := func() (corev1.Node, string) {
 		var n corev1.Node

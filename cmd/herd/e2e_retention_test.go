@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -74,7 +75,7 @@ func TestSIGKILLDuringCompactionLosesNothingKept(t *testing.T) {
 	comp := store.Compaction()
 	var count, head int64
 	err = store.DB().QueryRow(`SELECT COUNT(*), MAX(position) FROM events`).Scan(&count, &head)
-	store.Close()
+	err = errors.Join(err, store.Close())
 	if err != nil {
 		t.Fatal(err)
 	}
