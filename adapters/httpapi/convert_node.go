@@ -74,7 +74,7 @@ func toNode(n domain.Node) corev1.Node {
 				OSImage:                 n.Info.OSImage,
 				ContainerRuntimeVersion: n.Info.ContainerRuntimeVersion,
 				KubeletVersion:          n.Info.AgentVersion,
-				KubeProxyVersion:        n.Info.KubeProxyVersion,
+				KubeProxyVersion:        n.Info.KubeProxyVersion, //nolint:staticcheck // SA1019: kubelets before 1.31 still report it; herd passes on what the node sends
 				OperatingSystem:         n.Info.OperatingSystem,
 				Architecture:            n.Info.Architecture,
 			},
@@ -138,7 +138,7 @@ func fromNodeInfo(in corev1.NodeSystemInfo) domain.NodeInfo {
 		OperatingSystem:         in.OperatingSystem,
 		Architecture:            in.Architecture,
 		ContainerRuntimeVersion: in.ContainerRuntimeVersion,
-		KubeProxyVersion:        in.KubeProxyVersion,
+		KubeProxyVersion:        in.KubeProxyVersion, //nolint:staticcheck // SA1019: kubelets before 1.31 still report it; herd passes on what the node sends
 		MachineID:               in.MachineID,
 		SystemUUID:              in.SystemUUID,
 		BootID:                  in.BootID,

@@ -211,7 +211,7 @@ func write(c *http.Client, base, node string, i int) (*ack, error) {
 	if readErr != nil || json.Unmarshal(got, &n) != nil {
 		// The process died between the header and the end of the
 		// body: the client cannot know the write was acknowledged.
-		return nil, fmt.Errorf("%s %s: answer cut off: %v", method, url, readErr)
+		return nil, fmt.Errorf("%s %s: answer cut off: %v", method, url, readErr) //nolint:errorlint // readErr is nil when the body read whole but is not JSON
 	}
 	rv, err := strconv.ParseInt(n.ResourceVersion, 10, 64)
 	if err != nil || n.Name != node {

@@ -247,7 +247,7 @@ func (p *herdProc) waitReady(timeout time.Duration) error {
 	var last error
 	err := poll(timeout, func() (bool, error) {
 		if p.exited() {
-			return false, fmt.Errorf("serve exited before it was ready: %v", p.waitErr)
+			return false, fmt.Errorf("serve exited before it was ready: %v", p.waitErr) //nolint:errorlint // waitErr is nil when serve exited 0; "<nil>" says so, %w would not
 		}
 		resp, err := c.Get(p.URL + "/readyz")
 		if err != nil {
@@ -260,7 +260,7 @@ func (p *herdProc) waitReady(timeout time.Duration) error {
 		return resp.StatusCode == http.StatusOK, nil
 	})
 	if err != nil && last != nil {
-		return fmt.Errorf("%w (last: %v)", err, last)
+		return fmt.Errorf("%w (last: %w)", err, last)
 	}
 	return err
 }

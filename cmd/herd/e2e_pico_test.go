@@ -54,7 +54,12 @@ func TestSimulatedPicoAgainstHerdServe(t *testing.T) {
 	go func() {
 		stopped <- pico.Run(ctx, clock.RealClock{}, picosim.Timing{ReportEvery: 200 * time.Millisecond, PollEvery: 300 * time.Millisecond})
 	}()
-	defer func() { stop(); _ = <-stopped }() // after stop the pico returns the cancellation
+	defer func() {
+		stop()
+		if err := <-stopped; !errors.Is(err, context.Canceled) {
+			t.Errorf("pico: %v, want it to stop with the cancellation", err)
+		}
+	}()
 
 	node := func() (corev1.Node, string) {
 		var n corev1.Node
