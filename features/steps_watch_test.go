@@ -84,7 +84,7 @@ func (w *world) openWatch(query url.Values) error {
 	}
 	req.Header.Set("Accept", "application/json")
 	// A watch lasts; the world's client gives up on requests that do.
-	resp, err := (&http.Client{Transport: w.client.Transport}).Do(req)
+	resp, err := (&http.Client{Transport: w.client.Transport}).Do(req) //nolint:bodyclose // a watch stream: its reading goroutine closes the body
 	if err != nil {
 		cancel()
 		return err

@@ -380,7 +380,7 @@ func TestKubectlGetWatch(t *testing.T) {
 		}
 		registerAgent(t, srv.URL, "web-02")
 		heartbeat(t, srv.URL, "web-01", healthyMetrics())
-		i = w.waitFor(t, i+1, "web-01", "Ready")
+		w.waitFor(t, i+1, "web-01", "Ready")
 		for _, line := range w.output()[1:] {
 			if strings.Fields(line)[0] != "web-01" {
 				t.Errorf("a watch of web-01 printed %q", line)
