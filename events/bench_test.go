@@ -101,7 +101,7 @@ func BenchmarkRawInsert(b *testing.B) {
 
 func rawDB(b *testing.B) *sql.DB {
 	path := filepath.Join(b.TempDir(), "raw.db")
-	db, err := events.OpenDB(path, events.Config{})
+	db, err := events.OpenDB(b.Context(), path, events.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -144,7 +144,7 @@ func TestAnIdleFollowerWritesNothing(t *testing.T) {
 		return err == nil && off == last
 	}, "position %d is saved", last)
 
-	other, err := events.OpenDB(path, events.Config{})
+	other, err := events.OpenDB(t.Context(), path, events.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

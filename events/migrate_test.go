@@ -14,7 +14,7 @@ import (
 
 func openTestDB(t *testing.T) *sql.DB {
 	t.Helper()
-	db, err := events.OpenDB(filepath.Join(t.TempDir(), "test.db"), events.Config{})
+	db, err := events.OpenDB(t.Context(), filepath.Join(t.TempDir(), "test.db"), events.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestOpenTwiceMigratesOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db, err := events.OpenDB(path, events.Config{})
+	db, err := events.OpenDB(t.Context(), path, events.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Sto
 	if logger == nil {
 		logger = watermill.NopLogger{}
 	}
-	db, err := OpenDB(cfg.Path, cfg)
+	db, err := OpenDB(ctx, cfg.Path, cfg)
 	if err != nil {
 		return nil, err
 	}

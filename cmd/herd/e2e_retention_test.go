@@ -93,7 +93,7 @@ func TestSIGKILLDuringCompactionLosesNothingKept(t *testing.T) {
 // 0 when herd does not answer.
 func metricValue(t *testing.T, base, name string) float64 {
 	t.Helper()
-	resp, err := http.Get(base + "/metrics")
+	resp, err := get(t.Context(), http.DefaultClient, base+"/metrics")
 	if err != nil {
 		return 0
 	}

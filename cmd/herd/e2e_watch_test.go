@@ -406,7 +406,7 @@ func TestWatchFromAnOldResourceVersionExpires(t *testing.T) {
 	c := &http.Client{Timeout: 10 * time.Second}
 	firstFrame := func(rv string) watchFrame {
 		t.Helper()
-		resp, err := c.Get(srv.URL + "/api/v1/nodes?watch=true&timeoutSeconds=1&resourceVersion=" + rv)
+		resp, err := get(t.Context(), c, srv.URL+"/api/v1/nodes?watch=true&timeoutSeconds=1&resourceVersion="+rv)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,7 @@ func TestAnIdleHubWritesNothing(t *testing.T) {
 	f.do(t, "web-01", register("web-01", nil))
 	f.start(t)
 
-	other, err := events.OpenDB(dbPath(t, f), events.Config{})
+	other, err := events.OpenDB(t.Context(), dbPath(t, f), events.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
