@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -56,7 +57,7 @@ func TestNodeTableFollowsKubectl(t *testing.T) {
 	r := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/api/v1/nodes", nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tbl := s.nodeTable([]corev1.Node{toNode(tt.node)}, "7", r)
+			tbl := s.nodeTable([]corev1.Node{conversions.NodeToAPI(tt.node)}, "7", r)
 			var cols []string
 			for _, c := range tbl.ColumnDefinitions {
 				if c.Priority == 0 {
