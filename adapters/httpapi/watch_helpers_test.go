@@ -118,7 +118,7 @@ func (a *watchAPI) get(t *testing.T, path, accept string) (int, []byte) {
 	if accept != "" {
 		req.Header.Set("Accept", accept)
 	}
-	resp, err := http.DefaultClient.Do(req) //nolint:bodyclose // a watch stream: the body is closed by t.Cleanup below
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
