@@ -33,14 +33,14 @@ const (
 	ReasonIPPoolExhausted = "IPPoolExhausted"
 )
 
-// PodIPAssigned: IPAM gave the pod an address; the pod shows it as its
+// PodIPAssigned records that IPAM gave the pod an address; the pod shows it as its
 // podIP from now on.
 type PodIPAssigned struct {
 	Network PodNetwork `json:"network"`
 	At      time.Time  `json:"at"`
 }
 
-// PodIPUnavailable: no pool had an address for the pod; Message says
+// PodIPUnavailable records that no pool had an address for the pod; Message says
 // which pool and how full.
 type PodIPUnavailable struct {
 	Message string    `json:"message"`

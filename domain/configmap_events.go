@@ -2,7 +2,7 @@ package domain
 
 import "time"
 
-// ConfigMapCreated: a ConfigMap was created (or created again after it was
+// ConfigMapCreated records that a ConfigMap was created (or created again after it was
 // deleted).
 type ConfigMapCreated struct {
 	Namespace string `json:"namespace"`
@@ -12,7 +12,7 @@ type ConfigMapCreated struct {
 	At time.Time `json:"at"`
 }
 
-// ConfigMapUpdated: a ConfigMap's content was replaced, by an update or a
+// ConfigMapUpdated records that a ConfigMap's content was replaced, by an update or a
 // patch. The content is the complete new content; Changed names what
 // differs from before, for people reading the audit log.
 type ConfigMapUpdated struct {
@@ -24,7 +24,7 @@ type ConfigMapUpdated struct {
 	At      time.Time `json:"at"`
 }
 
-// ConfigMapDeleted: a ConfigMap was removed.
+// ConfigMapDeleted records that a ConfigMap was removed.
 type ConfigMapDeleted struct {
 	At time.Time `json:"at"`
 }

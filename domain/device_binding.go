@@ -36,14 +36,14 @@ var DeviceAggregate = defineAggregate("device",
 	eventOf[DeviceReleased](1),
 )
 
-// DeviceBound: a device name was bound to the address it spoke from.
+// DeviceBound records that a device name was bound to the address it spoke from.
 type DeviceBound struct {
 	Name    string    `json:"name"`
 	Address string    `json:"address"`
 	At      time.Time `json:"at"`
 }
 
-// DeviceReleased: an admin released a device name from its address, so
+// DeviceReleased records that an admin released a device name from its address, so
 // that the next address to speak for it is bound instead.
 type DeviceReleased struct {
 	Address string    `json:"address"`

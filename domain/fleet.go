@@ -35,7 +35,7 @@ type FleetHealth struct {
 // default, 0.55, as a percentage.
 const UnhealthyShare = 55
 
-// FleetDisruptionStarted: every node, or at least 55% of three or more, is
+// FleetDisruptionStarted records that every node, or at least 55% of three or more, is
 // unreachable; herd withholds NoExecute taints.
 type FleetDisruptionStarted struct {
 	Unreachable int       `json:"unreachable"`
@@ -43,7 +43,7 @@ type FleetDisruptionStarted struct {
 	At          time.Time `json:"at"`
 }
 
-// FleetDisruptionEnded: enough of the fleet is reachable again; NoExecute
+// FleetDisruptionEnded records that enough of the fleet is reachable again; NoExecute
 // taints apply as usual.
 type FleetDisruptionEnded struct {
 	Unreachable int       `json:"unreachable"`

@@ -2,7 +2,7 @@ package domain
 
 import "time"
 
-// HeartbeatMissed: herd's clock passed the node's deadline (its last
+// HeartbeatMissed records that herd's clock passed the node's deadline (its last
 // heartbeat plus the grace period, or its registration plus the startup
 // grace period when it never reported) and herd marked its conditions
 // Unknown.
@@ -14,7 +14,7 @@ type HeartbeatMissed struct {
 	At     time.Time `json:"at"`
 }
 
-// NodeBecameNotReady: the node's Ready condition left True.
+// NodeBecameNotReady records that the node's Ready condition left True.
 type NodeBecameNotReady struct {
 	// Status is Ready's new status, False or Unknown.
 	Status ConditionStatus `json:"status"`
@@ -22,7 +22,7 @@ type NodeBecameNotReady struct {
 	At     time.Time       `json:"at"`
 }
 
-// NodeTainted: a taint was put on the node.
+// NodeTainted records that a taint was put on the node.
 type NodeTainted struct {
 	Taint Taint `json:"taint"`
 	// Cause says why, in words (the condition behind it, or who asked).
@@ -30,7 +30,7 @@ type NodeTainted struct {
 	At    time.Time `json:"at"`
 }
 
-// NodeUntainted: a taint was taken off the node.
+// NodeUntainted records that a taint was taken off the node.
 type NodeUntainted struct {
 	Key    string      `json:"key"`
 	Effect TaintEffect `json:"effect"`

@@ -2,7 +2,7 @@ package domain
 
 import "time"
 
-// IPAllocated: a pool handed an address to a pod.
+// IPAllocated records that a pool handed an address to a pod.
 type IPAllocated struct {
 	Pool      string    `json:"pool"`
 	Address   string    `json:"address"`
@@ -12,7 +12,7 @@ type IPAllocated struct {
 	At        time.Time `json:"at"`
 }
 
-// IPReleased: a pod's address went back to its pool, free for the next
+// IPReleased records that a pod's address went back to its pool, free for the next
 // pod. Reason says why: "PodFinalized" when its pod left the fleet,
 // "Orphaned" when herd found it held by a pod that no longer exists,
 // "Superseded" when the pod had already been given another address.

@@ -78,13 +78,13 @@ type KubeletTargets struct {
 	Version int64 `json:"version"`
 }
 
-// KubeletTargetSet: a target was added or changed.
+// KubeletTargetSet records that a target was added or changed.
 type KubeletTargetSet struct {
 	Target KubeletTarget `json:"target"`
 	At     time.Time     `json:"at"`
 }
 
-// KubeletTargetRemoved: herd no longer polls the named kubelet.
+// KubeletTargetRemoved records that herd no longer polls the named kubelet.
 type KubeletTargetRemoved struct {
 	Name   string       `json:"name"`
 	Source TargetSource `json:"source"`

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -117,7 +118,7 @@ func (c SyncConfiguredKubeletTargets) decideTargets(ts KubeletTargets, now time.
 // fieldErrorsOf returns the fields of an *InvalidError, or one field
 // holding any other error's message.
 func fieldErrorsOf(err error) []FieldError {
-	if inv, ok := err.(*InvalidError); ok {
+	if inv, ok := errors.AsType[*InvalidError](err); ok {
 		return inv.Fields
 	}
 	return []FieldError{{Field: "spec", Reason: err.Error()}}

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"testing"
 	"time"
@@ -117,12 +118,16 @@ func TestValidateKubeletTarget(t *testing.T) {
 			k := kubeletTarget("web-01")
 			tt.change(&k)
 			err := ValidateKubeletTarget(k)
-			if err != nil && err.(*InvalidError).Kind != "KubeletTarget" {
-				t.Errorf("kind %q, want KubeletTarget", err.(*InvalidError).Kind)
-			}
 			var got []FieldError
 			if err != nil {
-				got = err.(*InvalidError).Fields
+				inv, ok := errors.AsType[*InvalidError](err)
+				if !ok {
+					t.Fatalf("error %v, want an *InvalidError", err)
+				}
+				if inv.Kind != "KubeletTarget" {
+					t.Errorf("kind %q, want KubeletTarget", inv.Kind)
+				}
+				got = inv.Fields
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("field errors (-want +got):\n%s", diff)
@@ -199,7 +204,7 @@ func TestSyncConfiguredKubeletTargetsNamesEveryProblem(t *testing.T) {
 		{Field: "targets[1].name", Value: "k8s-01", Reason: "Duplicate value"},
 		{Field: "targets[2].spec.url", Value: "ftp://y", Reason: `the scheme must be "https" (the kubelet's port 10250) or "http" (its read-only port)`},
 	}
-	inv, ok := err.(*InvalidError)
+	inv, ok := errors.AsType[*InvalidError](err)
 	if !ok {
 		t.Fatalf("error %v, want an *InvalidError", err)
 	}

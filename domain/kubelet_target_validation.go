@@ -19,8 +19,8 @@ func ValidateKubeletTarget(t KubeletTarget) error {
 	add := func(field, value, reason string) {
 		errs = append(errs, FieldError{Field: field, Value: value, Reason: reason})
 	}
-	switch {
-	case t.Name == "":
+	switch t.Name {
+	case "":
 		add("metadata.name", "", "required")
 	default:
 		for _, msg := range dns1123SubdomainProblems(t.Name) {

@@ -23,14 +23,14 @@ type Registration struct {
 	KubeletPort int32             `json:"kubeletPort,omitempty"`
 }
 
-// NodeRegistered: herd saw the node for the first time (or the first time
+// NodeRegistered records that herd saw the node for the first time (or the first time
 // since it was deleted).
 type NodeRegistered struct {
 	Registration
 	At time.Time `json:"at"`
 }
 
-// NodeRestarted: a known node registered again.
+// NodeRestarted records that a known node registered again.
 type NodeRestarted struct {
 	Registration
 	// RestartCount is the node's restart count after this restart.
@@ -40,7 +40,7 @@ type NodeRestarted struct {
 	At     time.Time `json:"at"`
 }
 
-// HeartbeatRecorded: the node reported in. Conditions whose status changed
+// HeartbeatRecorded records that the node reported in. Conditions whose status changed
 // are recorded by NodeConditionChanged events that follow it.
 type HeartbeatRecorded struct {
 	At time.Time `json:"at"`
@@ -53,7 +53,7 @@ type HeartbeatRecorded struct {
 	Kubelet *KubeletMetrics `json:"kubelet,omitempty"`
 }
 
-// NodeConditionChanged: a condition appeared or changed status (or reason
+// NodeConditionChanged records that a condition appeared or changed status (or reason
 // or message, with the same status). At is the transition time only when
 // From differs from Status.
 type NodeConditionChanged struct {
@@ -70,18 +70,18 @@ type NodeConditionChanged struct {
 	At       time.Time `json:"at"`
 }
 
-// NodeBecameReady: the node's Ready condition turned True. A node that was
+// NodeBecameReady records that the node's Ready condition turned True. A node that was
 // Starting (or Stopped) is Ready from here on.
 type NodeBecameReady struct {
 	At time.Time `json:"at"`
 }
 
-// NodeDeregistered: the node stopped cleanly and said so.
+// NodeDeregistered records that the node stopped cleanly and said so.
 type NodeDeregistered struct {
 	At time.Time `json:"at"`
 }
 
-// NodeLabelsChanged: the node's labels or annotations were replaced. The
+// NodeLabelsChanged records that the node's labels or annotations were replaced. The
 // maps are the complete new sets.
 type NodeLabelsChanged struct {
 	Labels      map[string]string `json:"labels,omitempty"`
@@ -89,7 +89,7 @@ type NodeLabelsChanged struct {
 	At          time.Time         `json:"at"`
 }
 
-// NodeDeleted: the node was removed from the fleet.
+// NodeDeleted records that the node was removed from the fleet.
 type NodeDeleted struct {
 	At time.Time `json:"at"`
 }

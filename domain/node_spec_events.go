@@ -2,17 +2,17 @@ package domain
 
 import "time"
 
-// NodeCordoned: an operator marked the node unschedulable.
+// NodeCordoned records that an operator marked the node unschedulable.
 type NodeCordoned struct {
 	At time.Time `json:"at"`
 }
 
-// NodeUncordoned: an operator made the node schedulable again.
+// NodeUncordoned records that an operator made the node schedulable again.
 type NodeUncordoned struct {
 	At time.Time `json:"at"`
 }
 
-// NodeDrainStarted: an operator asked for the node to be emptied. The node
+// NodeDrainStarted records that an operator asked for the node to be emptied. The node
 // is cordoned and its agent state is Draining.
 type NodeDrainStarted struct {
 	// GracePeriodSeconds overrides each pod's grace period; nil keeps it.
@@ -20,12 +20,12 @@ type NodeDrainStarted struct {
 	At                 time.Time `json:"at"`
 }
 
-// NodeDrained: the last pod of a draining node is gone; it stays cordoned.
+// NodeDrained records that the last pod of a draining node is gone; it stays cordoned.
 type NodeDrained struct {
 	At time.Time `json:"at"`
 }
 
-// NodeUndrained: an operator ended the drain; the node takes pods again.
+// NodeUndrained records that an operator ended the drain; the node takes pods again.
 type NodeUndrained struct {
 	At time.Time `json:"at"`
 }

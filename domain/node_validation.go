@@ -25,8 +25,8 @@ const totalAnnotationSizeLimit = 256 * 1024
 // or returns nil.
 func validateRegistration(r Registration) error {
 	var errs []FieldError
-	switch {
-	case r.Name == "":
+	switch r.Name {
+	case "":
 		errs = append(errs, FieldError{Field: "metadata.name", Reason: "required"})
 	default:
 		for _, msg := range dns1123SubdomainProblems(r.Name) {

@@ -214,18 +214,18 @@ type ContainerState struct {
 	Terminated *ContainerTerminated `json:"terminated,omitempty"`
 }
 
-// ContainerWaiting: the container is not running yet, or again.
+// ContainerWaiting describes a container that is not running yet, or again.
 type ContainerWaiting struct {
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
 }
 
-// ContainerRunning: the container runs.
+// ContainerRunning describes a container that runs.
 type ContainerRunning struct {
 	StartedAt time.Time `json:"startedAt"`
 }
 
-// ContainerTerminated: the container ended.
+// ContainerTerminated describes a container that ended.
 type ContainerTerminated struct {
 	ExitCode   int32     `json:"exitCode"`
 	Reason     string    `json:"reason,omitempty"`

@@ -2,7 +2,7 @@ package domain
 
 import "time"
 
-// PodCreated: a pod was created through herd's API, defaults applied. A
+// PodCreated records that a pod was created through herd's API, defaults applied. A
 // pod created with spec.nodeName set is bound at once by a PodScheduled
 // that follows.
 type PodCreated struct {
@@ -17,19 +17,19 @@ type PodCreated struct {
 	At          time.Time         `json:"at"`
 }
 
-// PodScheduled: the pod was bound to a node.
+// PodScheduled records that the pod was bound to a node.
 type PodScheduled struct {
 	NodeName string    `json:"nodeName"`
 	At       time.Time `json:"at"`
 }
 
-// PodUnschedulable: no node fits the pod; Message counts why.
+// PodUnschedulable records that no node fits the pod; Message counts why.
 type PodUnschedulable struct {
 	Message string    `json:"message"`
 	At      time.Time `json:"at"`
 }
 
-// PodStatusUpdated: the node's runtime (or a client through the status
+// PodStatusUpdated records that the node's runtime (or a client through the status
 // subresource) reported the pod's status. It carries the whole status;
 // herd dates condition transitions itself.
 type PodStatusUpdated struct {
@@ -37,7 +37,7 @@ type PodStatusUpdated struct {
 	At     time.Time `json:"at"`
 }
 
-// PodMetadataChanged: labels, annotations or finalizers were replaced.
+// PodMetadataChanged records that labels, annotations or finalizers were replaced.
 type PodMetadataChanged struct {
 	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
@@ -45,7 +45,7 @@ type PodMetadataChanged struct {
 	At          time.Time         `json:"at"`
 }
 
-// PodDisruptionTargeted: the pod is about to be evicted; Reason says by
+// PodDisruptionTargeted records that the pod is about to be evicted; Reason says by
 // whom (DeletionByTaintManager, EvictionByEvictionAPI, DeletionByPodGC).
 type PodDisruptionTargeted struct {
 	Reason  string    `json:"reason"`
@@ -53,7 +53,7 @@ type PodDisruptionTargeted struct {
 	At      time.Time `json:"at"`
 }
 
-// PodDeletionRequested: deletion was asked for, or an earlier deadline
+// PodDeletionRequested records that deletion was asked for, or an earlier deadline
 // was shortened. Deadline is At plus the grace period.
 type PodDeletionRequested struct {
 	GracePeriodSeconds int64     `json:"gracePeriodSeconds"`
@@ -61,28 +61,28 @@ type PodDeletionRequested struct {
 	At                 time.Time `json:"at"`
 }
 
-// PodShutdownRequested: the node's runtime was asked to stop the pod.
+// PodShutdownRequested records that the node's runtime was asked to stop the pod.
 type PodShutdownRequested struct {
 	At time.Time `json:"at"`
 }
 
-// PodHalted: the grace period ran out before the pod stopped, so it was
+// PodHalted records that the grace period ran out before the pod stopped, so it was
 // stopped at once.
 type PodHalted struct {
 	At time.Time `json:"at"`
 }
 
-// PodStopped: the node's runtime reports that the pod no longer runs.
+// PodStopped records that the node's runtime reports that the pod no longer runs.
 type PodStopped struct {
 	At time.Time `json:"at"`
 }
 
-// PodDeprovisioned: the runtime's resources for the pod are gone.
+// PodDeprovisioned records that the runtime's resources for the pod are gone.
 type PodDeprovisioned struct {
 	At time.Time `json:"at"`
 }
 
-// PodFinalized: the pod left the fleet. Watchers see it DELETED.
+// PodFinalized records that the pod left the fleet. Watchers see it DELETED.
 type PodFinalized struct {
 	// Reason is why: "Terminated", "NeverScheduled", "Finished",
 	// DeletionByPodGC, or "Vanished" for an observed pod its kubelet no
@@ -91,7 +91,7 @@ type PodFinalized struct {
 	At     time.Time `json:"at"`
 }
 
-// PodObserved: a kubelet reported a pod herd only watches, or a change to
+// PodObserved records that a kubelet reported a pod herd only watches, or a change to
 // it. It carries the pod as the kubelet sees it.
 type PodObserved struct {
 	Namespace   string            `json:"namespace"`

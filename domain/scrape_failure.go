@@ -19,7 +19,7 @@ type ScrapeFailure struct {
 	Since time.Time `json:"since"`
 }
 
-// NodeScrapeFailed: herd could not poll the node's kubelet, for a reason
+// NodeScrapeFailed records that herd could not poll the node's kubelet, for a reason
 // other than the one it last recorded.
 type NodeScrapeFailed struct {
 	Reason  string    `json:"reason"`
@@ -27,7 +27,7 @@ type NodeScrapeFailed struct {
 	At      time.Time `json:"at"`
 }
 
-// NodeScrapeRecovered: herd polls the node's kubelet again.
+// NodeScrapeRecovered records that herd polls the node's kubelet again.
 type NodeScrapeRecovered struct {
 	// Reason is the failure that ended.
 	Reason string    `json:"reason"`

@@ -32,7 +32,7 @@ func BenchmarkAppend(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer s.Close()
+			defer func() { _ = s.Close() }()
 			evs := make([]events.NewEvent, size.n)
 			for i := range evs {
 				evs[i] = events.NewEvent{Type: "HeartbeatRecorded", Payload: benchPayload}
@@ -71,7 +71,7 @@ func BenchmarkRawInsert(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer stmt.Close()
+			defer func() { _ = stmt.Close() }()
 			metadata := `{"actor":"node/web-01","correlationId":"0195c4b2-8f3e-7a10-9d2e-3b7c1f0a9e55","source":"kubelet"}`
 			at := time.Date(2025, 3, 1, 3, 12, 0, 0, time.UTC).UnixNano()
 			args := make([]any, 0, 8*size.n)
@@ -101,11 +101,11 @@ func BenchmarkRawInsert(b *testing.B) {
 
 func rawDB(b *testing.B) *sql.DB {
 	path := filepath.Join(b.TempDir(), "raw.db")
-	db, err := events.OpenDB(path, events.Config{})
+	db, err := events.OpenDB(b.Context(), path, events.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { db.Close() })
+	b.Cleanup(func() { _ = db.Close() })
 	if err := events.Migrate(context.Background(), db, "events", events.Migrations()); err != nil {
 		b.Fatal(fmt.Errorf("raw table: %w", err))
 	}

@@ -55,8 +55,8 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestOpenDBRefusesMemory(t *testing.T) {
-	if db, err := events.OpenDB(":memory:", events.Config{}); err == nil {
-		db.Close()
+	if db, err := events.OpenDB(t.Context(), ":memory:", events.Config{}); err == nil {
+		_ = db.Close()
 		t.Fatal("OpenDB(:memory:) succeeded; each pooled connection would see its own database")
 	}
 }

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"net/url"
@@ -20,8 +21,8 @@ const stmtCacheSize = 64
 // OpenDB opens the SQLite file at path with herd's connection settings.
 // Only BusyTimeout and MaxOpenConns are taken from cfg (zero means the
 // default); cfg.Path is ignored in favour of path. It does not migrate; see
-// Open.
-func OpenDB(path string, cfg Config) (*sql.DB, error) {
+// Open. ctx bounds the first connection.
+func OpenDB(ctx context.Context, path string, cfg Config) (*sql.DB, error) {
 	cfg.Path = path
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -37,8 +38,8 @@ func OpenDB(path string, cfg Config) (*sql.DB, error) {
 	db.SetMaxIdleConns(cfg.MaxOpenConns)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-	if err := db.Ping(); err != nil {
-		db.Close()
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close() // the open failed; that error is the one returned
 		return nil, fmt.Errorf("events: open %s: %w", path, err)
 	}
 	return db, nil

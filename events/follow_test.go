@@ -144,16 +144,16 @@ func TestAnIdleFollowerWritesNothing(t *testing.T) {
 		return err == nil && off == last
 	}, "position %d is saved", last)
 
-	other, err := events.OpenDB(path, events.Config{})
+	other, err := events.OpenDB(t.Context(), path, events.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer other.Close()
+	defer func() { _ = other.Close() }()
 	conn, err := other.Conn(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	before, reads := eventstest.DataVersion(t, conn), f.Reads()
 	// The probe holds the write lock meanwhile: a poll that wanted it
 	// would wait behind it, and the polls would stop.

@@ -14,11 +14,11 @@ import (
 
 func openTestDB(t *testing.T) *sql.DB {
 	t.Helper()
-	db, err := events.OpenDB(filepath.Join(t.TempDir(), "test.db"), events.Config{})
+	db, err := events.OpenDB(t.Context(), filepath.Join(t.TempDir(), "test.db"), events.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() { _ = db.Close() })
 	return db
 }
 
@@ -139,12 +139,12 @@ func TestOpenTwiceMigratesOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db, err := events.OpenDB(path, events.Config{})
+	db, err := events.OpenDB(t.Context(), path, events.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	want := []string{"1 0001_events.sql", "2 0002_consumer_offsets.sql"}
+	defer func() { _ = db.Close() }()
+	want := []string{"1 0001_events.sql", "2 0002_consumer_offsets.sql", "3 0003_compaction.sql"}
 	if diff := cmp.Diff(want, applied(t, db, "events")); diff != "" {
 		t.Errorf("events migrations (-want +got):\n%s", diff)
 	}

@@ -62,12 +62,12 @@ func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Sto
 	if logger == nil {
 		logger = watermill.NopLogger{}
 	}
-	db, err := OpenDB(cfg.Path, cfg)
+	db, err := OpenDB(ctx, cfg.Path, cfg)
 	if err != nil {
 		return nil, err
 	}
 	if err := Migrate(ctx, db, "events", Migrations()); err != nil {
-		db.Close()
+		_ = db.Close() // the open failed; that error is the one returned
 		return nil, fmt.Errorf("events: open %s: %w", cfg.Path, err)
 	}
 	s := &Store{
@@ -80,12 +80,12 @@ func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Sto
 	// reports (lag, for one) is right before herd's first commit too.
 	head, err := s.Head(ctx, db)
 	if err != nil {
-		db.Close()
+		_ = db.Close() // the open failed; that error is the one returned
 		return nil, fmt.Errorf("events: open %s: %w", cfg.Path, err)
 	}
 	s.commits.head = head
 	if err := s.loadCompaction(ctx); err != nil {
-		db.Close()
+		_ = db.Close() // the open failed; that error is the one returned
 		return nil, fmt.Errorf("events: open %s: %w", cfg.Path, err)
 	}
 	return s, nil

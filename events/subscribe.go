@@ -30,7 +30,7 @@ func (s *Store) NewSubscriber(group string) (*wsql.Subscriber, error) {
 		return nil, err
 	}
 	if err := s.track(subscription{sub: sub}); err != nil {
-		sub.Close()
+		_ = sub.Close() // subscribing failed; that error is the one returned
 		return nil, err
 	}
 	return sub, nil
@@ -79,7 +79,7 @@ func (s *Store) Subscribe(ctx context.Context, group string) (<-chan *message.Me
 	// without committing its acks, and re-deliver it after a restart.
 	msgs, err := sub.Subscribe(context.WithoutCancel(ctx), Topic)
 	if err != nil {
-		sub.Close()
+		_ = sub.Close() // subscribing failed; that error is the one returned
 		return nil, fmt.Errorf("events: subscribe %s: %w", group, err)
 	}
 	done := make(chan struct{})
@@ -91,7 +91,7 @@ func (s *Store) Subscribe(ctx context.Context, group string) (<-chan *message.Me
 	})
 	if err := s.track(subscription{sub: sub, stop: stop, done: done}); err != nil {
 		if stop() {
-			sub.Close()
+			_ = sub.Close() // subscribing failed; that error is the one returned
 		}
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func (w *world) refusesToStart(text string) error {
 		return errors.New("herd started")
 	}
 	if !strings.Contains(w.startErr.Error(), text) {
-		return fmt.Errorf("herd refused to start saying %q, want it to say %q", w.startErr, text)
+		return fmt.Errorf("herd refused to start saying %q, want it to say %q", w.startErr.Error(), text)
 	}
 	return nil
 }

@@ -225,8 +225,12 @@ func (w *world) picoKeepsReporting(name string, every, n int, unit string) error
 		if err := w.setClock(w.clock.Now().Add(period)); err != nil {
 			return err
 		}
-		if code, err := p.Report(); err != nil || code != http.StatusOK {
-			return fmt.Errorf("the report after %s: %d %v", elapsed, code, err)
+		code, err := p.Report()
+		if err != nil {
+			return fmt.Errorf("the report after %s: %w", elapsed, err)
+		}
+		if code != http.StatusOK {
+			return fmt.Errorf("the report after %s: %d", elapsed, code)
 		}
 		if err := w.settle(); err != nil {
 			return err

@@ -33,10 +33,10 @@ func (w *world) registerTerminationSteps(sc *godog.ScenarioContext) {
 // shutdownAnnotation turns "ignoring shutdown" or "taking N seconds to shut
 // down" into the mock runtime's annotation.
 func shutdownAnnotation(how string) (map[string]string, error) {
-	switch {
-	case how == "":
+	switch how {
+	case "":
 		return nil, nil
-	case how == "ignoring shutdown":
+	case "ignoring shutdown":
 		return map[string]string{mockruntime.AnnotationShutdownSeconds: "-1"}, nil
 	}
 	var n int

@@ -84,7 +84,7 @@ func (w *world) openWatch(query url.Values) error {
 	}
 	req.Header.Set("Accept", "application/json")
 	// A watch lasts; the world's client gives up on requests that do.
-	resp, err := (&http.Client{Transport: w.client.Transport}).Do(req)
+	resp, err := (&http.Client{Transport: w.client.Transport}).Do(req) //nolint:bodyclose // a watch stream: its reading goroutine closes the body
 	if err != nil {
 		cancel()
 		return err
@@ -171,8 +171,12 @@ func (w *world) watchHasEnded() error {
 	if w.watching.stream == nil {
 		return errors.New("no client is watching")
 	}
-	if f, err := w.watching.stream.next(); err != io.EOF {
-		return fmt.Errorf("the watch goes on: %s %s (%v)", f.Type, f.Object, err)
+	f, err := w.watching.stream.next()
+	if err == nil {
+		return fmt.Errorf("the watch goes on: %s %s", f.Type, f.Object)
+	}
+	if !errors.Is(err, io.EOF) {
+		return fmt.Errorf("the watch ends with %w, want the end of the stream", err)
 	}
 	return nil
 }
@@ -351,8 +355,10 @@ func (w *world) watchEndsWithError(code int, reason string) error {
 	if f.Type != "ERROR" || st.Kind != "Status" || int(st.Code) != code || string(st.Reason) != reason {
 		return fmt.Errorf("got %s %s, want an ERROR with a %d %s Status", f.Type, f.Object, code, reason)
 	}
-	if f, err := w.watching.stream.next(); err != io.EOF {
-		return fmt.Errorf("the watch went on after the error: %s %s (%v)", f.Type, f.Object, err)
+	if f, err := w.watching.stream.next(); err == nil {
+		return fmt.Errorf("the watch went on after the error: %s %s", f.Type, f.Object)
+	} else if !errors.Is(err, io.EOF) {
+		return fmt.Errorf("the watch ends with %w after the error, want the end of the stream", err)
 	}
 	return nil
 }

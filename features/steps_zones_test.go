@@ -14,8 +14,8 @@ import (
 	"go.uber.org/fx"
 	"sigs.k8s.io/yaml"
 
+	"herd/adapters/conversions"
 	"herd/adapters/host"
-	"herd/adapters/httpapi"
 	"herd/adapters/illumos"
 	"herd/adapters/illumos/illumostest"
 	"herd/cmd/herd/app"
@@ -317,9 +317,9 @@ func (w *world) podRunsWithIP(ref, ip string) error {
 	if err != nil {
 		return err
 	}
-	if p.Status.Phase != "Running" || p.Status.PodIP != ip || p.Annotations[httpapi.AnnotationNetworkIP] != ip {
+	if p.Status.Phase != "Running" || p.Status.PodIP != ip || p.Annotations[conversions.AnnotationNetworkIP] != ip {
 		return fmt.Errorf("pod %s is %s with IP %q (annotation %q), want Running with %s", ref, p.Status.Phase, p.Status.PodIP,
-			p.Annotations[httpapi.AnnotationNetworkIP], ip)
+			p.Annotations[conversions.AnnotationNetworkIP], ip)
 	}
 	return nil
 }

@@ -165,7 +165,7 @@ func TestCompactionKeepsNewestHeartbeatsAndEveryOtherEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer reopened.Close()
+	defer func() { _ = reopened.Close() }()
 	if got := reopened.Compaction(); got != comp {
 		t.Errorf("reopened log says %+v, want %+v", got, comp)
 	}

@@ -92,10 +92,10 @@ func BenchmarkNodeQueries(b *testing.B) {
 	for i := range nodes {
 		name := fmt.Sprintf("node-%06d", i)
 		cmds := []domain.NodeCommand{register(name, domain.KindLinux), metrics(500)}
-		switch {
-		case i%10000 == 1:
+		switch i % 10000 {
+		case 1:
 			cmds = append(cmds, domain.DrainNode{})
-		case i%10000 == 2:
+		case 2:
 			cmds = append(cmds, domain.TaintNode{Taint: domain.Taint{Key: "example.com/gpu", Effect: domain.EffectNoExecute}})
 		}
 		if _, err := w.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) {

@@ -61,7 +61,7 @@ func runFleet(b *testing.B, path string, nodes, minutes int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer store.Close()
+	defer func() { _ = store.Close() }()
 	if err := Migrate(ctx, store.DB()); err != nil {
 		b.Fatal(err)
 	}

@@ -265,7 +265,7 @@ func (h *harness) probe() *sql.Conn {
 	if err := h.store.DB().QueryRowContext(h.t.Context(), "PRAGMA database_list").Scan(&seq, &name, &file); err != nil {
 		h.t.Fatal(err)
 	}
-	db, err := events.OpenDB(file, events.Config{})
+	db, err := events.OpenDB(h.t.Context(), file, events.Config{})
 	if err != nil {
 		h.t.Fatal(err)
 	}

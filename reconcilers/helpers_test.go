@@ -185,20 +185,6 @@ func (h *harness) settle(f *fakeReconciler) {
 	eventually(h.t, func() bool { return f.Count(key) > 0 }, "%s reconciles %s", f.name, key)
 }
 
-// stepUntil advances the fake clock by step between checks until cond
-// holds: the way to release work the queue delays, however far the
-// worker has got when the test looks.
-func (h *harness) stepUntil(step time.Duration, cond func() bool, format string, args ...any) {
-	h.t.Helper()
-	eventually(h.t, func() bool {
-		if cond() {
-			return true
-		}
-		h.clock.Step(step)
-		return false
-	}, format, args...)
-}
-
 // later is a value worked out when a failure message is printed, not
 // when the wait begins: for messages that show the state given up on.
 type later func() any

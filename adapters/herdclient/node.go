@@ -6,7 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"herd/adapters/httpapi"
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -20,16 +20,16 @@ func nodePath(name, sub string) string {
 // start when the node had deregistered.
 func (c *Client) Register(ctx context.Context, reg domain.Registration) (domain.Node, error) {
 	var out corev1.Node
-	if err := c.do(ctx, "PUT", nodePath(reg.Name, "registration"), nil, httpapi.RegistrationToAPI(reg), &out); err != nil {
+	if err := c.do(ctx, "PUT", nodePath(reg.Name, "registration"), nil, conversions.RegistrationToAPI(reg), &out); err != nil {
 		return domain.Node{}, err
 	}
-	return httpapi.NodeFromAPI(out), nil
+	return conversions.NodeFromAPI(out), nil
 }
 
 // Heartbeat reports the node's metrics (POST .../nodes/NAME/heartbeat);
 // herd derives the node's conditions from them.
 func (c *Client) Heartbeat(ctx context.Context, name string, m domain.Metrics) (domain.Node, error) {
-	body := httpapi.AgentHeartbeat{Metrics: &httpapi.AgentMetrics{
+	body := conversions.AgentHeartbeat{Metrics: &conversions.AgentMetrics{
 		CPUCount: &m.CPUCount, Load1: &m.Load1, Load5: &m.Load5, Load15: &m.Load15,
 		MemoryTotalBytes: &m.MemoryTotalBytes, MemoryAvailableBytes: &m.MemoryAvailableBytes,
 		DiskTotalBytes: &m.DiskTotalBytes, DiskAvailableBytes: &m.DiskAvailableBytes,
@@ -39,7 +39,7 @@ func (c *Client) Heartbeat(ctx context.Context, name string, m domain.Metrics) (
 	if err := c.do(ctx, "POST", nodePath(name, "heartbeat"), nil, body, &out); err != nil {
 		return domain.Node{}, err
 	}
-	return httpapi.NodeFromAPI(out), nil
+	return conversions.NodeFromAPI(out), nil
 }
 
 // Deregister says goodbye before a clean stop (DELETE
@@ -54,5 +54,5 @@ func (c *Client) Node(ctx context.Context, name string) (domain.Node, error) {
 	if err := c.do(ctx, "GET", "/api/v1/nodes/"+url.PathEscape(name), nil, nil, &out); err != nil {
 		return domain.Node{}, err
 	}
-	return httpapi.NodeFromAPI(out), nil
+	return conversions.NodeFromAPI(out), nil
 }

@@ -8,7 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"herd/adapters/httpapi"
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -28,7 +28,7 @@ func (c *Client) Pod(ctx context.Context, namespace, name string) (domain.Pod, e
 	if err := c.do(ctx, "GET", podPath(namespace, name), nil, nil, &out); err != nil {
 		return domain.Pod{}, err
 	}
-	return httpapi.PodFromAPI(out)
+	return conversions.PodFromAPI(out)
 }
 
 // List returns herd's own pods bound to node (GET
@@ -46,7 +46,7 @@ func (c *Client) List(ctx context.Context, node string) ([]domain.Pod, error) {
 	}
 	pods := make([]domain.Pod, 0, len(out.Items))
 	for _, kp := range out.Items {
-		p, err := httpapi.PodFromAPI(kp)
+		p, err := conversions.PodFromAPI(kp)
 		if err != nil {
 			return nil, err
 		}
@@ -78,7 +78,7 @@ func (c *Client) UpdateStatus(ctx context.Context, namespace, name string, decid
 		if !p.Exists() {
 			return fmt.Errorf("pod %s/%s: %w", namespace, name, domain.ErrNotFound)
 		}
-		err = c.do(ctx, "PUT", podPath(namespace, name)+"/status", nil, httpapi.PodStatusToAPI(p, st), nil)
+		err = c.do(ctx, "PUT", podPath(namespace, name)+"/status", nil, conversions.PodStatusToAPI(p, st), nil)
 		if errors.Is(err, domain.ErrConflict) || errors.Is(err, domain.ErrNotFound) {
 			continue // changed or gone meanwhile: decide again
 		}
@@ -94,7 +94,7 @@ func (c *Client) UpdateStatus(ctx context.Context, namespace, name string, decid
 func (c *Client) RecordTermination(ctx context.Context, seen domain.Pod, steps ...domain.TerminationStep) error {
 	path := "/apis/herd.dev/v1/namespaces/" + url.PathEscape(seen.Namespace) + "/pods/" + url.PathEscape(seen.Name) + "/termination"
 	for _, s := range steps {
-		body := httpapi.TerminationStepRequest{Step: s.String(), UID: seen.UID}
+		body := conversions.TerminationStepRequest{Step: s.String(), UID: seen.UID}
 		if err := c.do(ctx, "POST", path, nil, body, nil); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,8 +47,11 @@ func (p *Proc) Facts(context.Context) (Facts, error) {
 		return Facts{}, fmt.Errorf("host: /proc/stat: %w", err)
 	}
 	mem, err := p.fs.Meminfo()
-	if err != nil || mem.MemTotalBytes == nil {
-		return Facts{}, fmt.Errorf("host: /proc/meminfo has no MemTotal: %v", err)
+	if err != nil {
+		return Facts{}, fmt.Errorf("host: /proc/meminfo: %w", err)
+	}
+	if mem.MemTotalBytes == nil {
+		return Facts{}, errors.New("host: /proc/meminfo has no MemTotal")
 	}
 	f := Facts{
 		CPUs: len(st.CPU), MemoryBytes: int64(*mem.MemTotalBytes),
@@ -83,12 +87,18 @@ func (p *Proc) Metrics(context.Context) (domain.Metrics, error) {
 		return domain.Metrics{}, fmt.Errorf("host: /proc/loadavg: %w", err)
 	}
 	mem, err := p.fs.Meminfo()
-	if err != nil || mem.MemTotalBytes == nil || mem.MemAvailableBytes == nil {
-		return domain.Metrics{}, fmt.Errorf("host: /proc/meminfo lacks MemTotal or MemAvailable: %v", err)
+	if err != nil {
+		return domain.Metrics{}, fmt.Errorf("host: /proc/meminfo: %w", err)
+	}
+	if mem.MemTotalBytes == nil || mem.MemAvailableBytes == nil {
+		return domain.Metrics{}, errors.New("host: /proc/meminfo lacks MemTotal or MemAvailable")
 	}
 	pidMax, err := p.fs.SysctlInts("kernel.pid_max")
-	if err != nil || len(pidMax) != 1 {
-		return domain.Metrics{}, fmt.Errorf("host: /proc/sys/kernel/pid_max: %v", err)
+	if err != nil {
+		return domain.Metrics{}, fmt.Errorf("host: /proc/sys/kernel/pid_max: %w", err)
+	}
+	if len(pidMax) != 1 {
+		return domain.Metrics{}, fmt.Errorf("host: /proc/sys/kernel/pid_max holds %d values, want 1", len(pidMax))
 	}
 	procs, err := p.fs.AllProcs()
 	if err != nil {
@@ -101,8 +111,8 @@ func (p *Proc) Metrics(context.Context) (domain.Metrics, error) {
 	return domain.Metrics{
 		CPUCount: len(st.CPU), Load1: load.Load1, Load5: load.Load5, Load15: load.Load15,
 		MemoryTotalBytes: int64(*mem.MemTotalBytes), MemoryAvailableBytes: int64(*mem.MemAvailableBytes),
-		DiskTotalBytes:     int64(fs.Blocks) * int64(fs.Bsize),
-		DiskAvailableBytes: int64(fs.Bavail) * int64(fs.Bsize),
+		DiskTotalBytes:     int64(fs.Blocks) * int64(fs.Bsize), //nolint:unconvert // Statfs_t.Bsize is int32 on 32-bit Linux
+		DiskAvailableBytes: int64(fs.Bavail) * int64(fs.Bsize), //nolint:unconvert // Statfs_t.Bsize is int32 on 32-bit Linux
 		PIDsMax:            int64(pidMax[0]), PIDsCurrent: int64(len(procs)),
 	}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -33,7 +34,7 @@ func (s *Server) registerAgent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	reg := fromNode(in, domain.KindLinux)
+	reg := conversions.RegistrationFromAPI(in, domain.KindLinux)
 	if reg.UID == "" {
 		reg.UID = uuid.NewString()
 	}
@@ -45,7 +46,7 @@ func (s *Server) registerAgent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, toNode(n))
+	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
 }
 
 // deregisterAgent records a clean stop, so that the next registration is a
@@ -60,29 +61,7 @@ func (s *Server) deregisterAgent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, toNode(n))
-}
-
-// AgentHeartbeat is the body of a herd agent's heartbeat. Every metric is
-// required; a missing one is named in the error.
-type AgentHeartbeat struct {
-	Metrics *AgentMetrics `json:"metrics"`
-}
-
-// AgentMetrics mirrors domain.Metrics with every field optional on the
-// wire, so that a missing field can be told from a zero.
-type AgentMetrics struct {
-	CPUCount             *int     `json:"cpuCount"`
-	Load1                *float64 `json:"load1"`
-	Load5                *float64 `json:"load5"`
-	Load15               *float64 `json:"load15"`
-	MemoryTotalBytes     *int64   `json:"memoryTotalBytes"`
-	MemoryAvailableBytes *int64   `json:"memoryAvailableBytes"`
-	DiskTotalBytes       *int64   `json:"diskTotalBytes"`
-	DiskAvailableBytes   *int64   `json:"diskAvailableBytes"`
-	PIDsMax              *int64   `json:"pidsMax"`
-	PIDsCurrent          *int64   `json:"pidsCurrent"`
-	ActiveJobs           *int     `json:"activeJobs"`
+	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
 }
 
 func (s *Server) agentHeartbeat(w http.ResponseWriter, r *http.Request) {
@@ -100,7 +79,7 @@ func (s *Server) agentHeartbeat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, toNode(n))
+	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
 }
 
 // decodeAgentHeartbeat reads the body strictly: unknown fields are typos
@@ -112,7 +91,7 @@ func decodeAgentHeartbeat(r *http.Request, name string) (domain.Metrics, error) 
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var hb AgentHeartbeat
+	var hb conversions.AgentHeartbeat
 	if err := dec.Decode(&hb); err != nil {
 		return domain.Metrics{}, badRequest("the heartbeat body is not valid: %v", err)
 	}

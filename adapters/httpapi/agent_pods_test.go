@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -56,7 +57,7 @@ func TestAnAgentReadsBackThePodHerdHas(t *testing.T) {
 			if err := json.Unmarshal(mustSend(t, nil, base, 200, req{method: "GET", path: "/api/v1/namespaces/default/pods/web"}).body, &kp); err != nil {
 				t.Fatal(err)
 			}
-			got, err := PodFromAPI(kp)
+			got, err := conversions.PodFromAPI(kp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,29 +66,6 @@ func TestAnAgentReadsBackThePodHerdHas(t *testing.T) {
 			opts := cmp.Options{cmpopts.IgnoreFields(domain.Pod{}, "Version"), cmpopts.IgnoreFields(domain.PodCondition{}, "LastTransitionTime"), cmpopts.EquateEmpty()}
 			if diff := cmp.Diff(want, got, opts); diff != "" {
 				t.Errorf("(-herd's +the agent's):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestPodFromAPINamesWhatItCannotRead(t *testing.T) {
-	tests := []struct {
-		name string
-		edit func(*corev1.Pod)
-		want string
-	}{
-		{"no resourceVersion", func(p *corev1.Pod) { p.ResourceVersion = "" }, `resourceVersion ""`},
-		{"a prefix length that is no number", func(p *corev1.Pod) { p.Annotations[AnnotationNetworkPrefixLength] = "sixteen" }, "herd.dev/pod-network-prefix-length"},
-		{"a step time that is no time", func(p *corev1.Pod) { p.Annotations[AnnotationStoppedAt] = "yesterday" }, "herd.dev/stopped-at"},
-		{"bad zone volumes", func(p *corev1.Pod) { p.Annotations[annotationZoneVolumes] = "[{" }, "herd.dev/zone-volumes"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			api := newTestAPI(t, nil)
-			kp := toPod(api.podOn(t, "web", "zone-01", domain.DeletePod{}))
-			tt.edit(&kp)
-			if _, err := PodFromAPI(kp); err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("%v, want an error naming %s", err, tt.want)
 			}
 		})
 	}
@@ -138,12 +116,12 @@ func TestRecordingTerminationSteps(t *testing.T) {
 	if err := json.Unmarshal(mustSend(t, nil, base, 200, req{method: "GET", path: "/api/v1/namespaces/default/pods/web"}).body, &kp); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{AnnotationShutdownRequestedAt, AnnotationStoppedAt} {
+	for _, k := range []string{conversions.AnnotationShutdownRequestedAt, conversions.AnnotationStoppedAt} {
 		if kp.Annotations[k] != t0.Format(time.RFC3339Nano) {
 			t.Errorf("%s = %q", k, kp.Annotations[k])
 		}
 	}
-	if _, ok := kp.Annotations[AnnotationDeprovisionedAt]; ok {
+	if _, ok := kp.Annotations[conversions.AnnotationDeprovisionedAt]; ok {
 		t.Error("deprovisioned before anyone said so")
 	}
 }
@@ -202,7 +180,7 @@ func TestAnAgentSaysItRunsItsOwnPods(t *testing.T) {
 	if !n.RunsOwnPods() || n.Kind != domain.KindIllumos {
 		t.Errorf("%s node, runs its own pods: %v", n.Kind, n.RunsOwnPods())
 	}
-	if got := NodeFromAPI(toNode(n)); got.Name != "zone-01" || got.Kind != domain.KindIllumos || !got.RunsOwnPods() {
+	if got := conversions.NodeFromAPI(conversions.NodeToAPI(n)); got.Name != "zone-01" || got.Kind != domain.KindIllumos || !got.RunsOwnPods() {
 		t.Errorf("read back: %+v", got)
 	}
 }

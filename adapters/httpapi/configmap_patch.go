@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -35,7 +36,7 @@ func unsupportedPatchType(ct string) error {
 // into it is a precondition, and one it left alone holds by construction.
 func configMapPatcher(contentType string, patch []byte) func(domain.ConfigMap) (domain.UpdateConfigMap, error) {
 	return func(cur domain.ConfigMap) (domain.UpdateConfigMap, error) {
-		original, err := json.Marshal(toConfigMap(cur))
+		original, err := json.Marshal(conversions.ConfigMapToAPI(cur))
 		if err != nil {
 			return domain.UpdateConfigMap{}, err
 		}
@@ -77,6 +78,6 @@ func configMapPatcher(contentType string, patch []byte) func(domain.ConfigMap) (
 		if err != nil {
 			return domain.UpdateConfigMap{}, err
 		}
-		return domain.UpdateConfigMap{Content: fromConfigMap(out), ResourceVersion: rv}, nil
+		return domain.UpdateConfigMap{Content: conversions.ConfigMapFromAPI(out), ResourceVersion: rv}, nil
 	}
 }

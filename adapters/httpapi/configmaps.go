@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -30,7 +31,7 @@ func (s *Server) getConfigMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "ConfigMap", name)
 		return
 	}
-	kc := toConfigMap(c)
+	kc := conversions.ConfigMapToAPI(c)
 	if wantsTable(r) {
 		s.writeJSON(w, http.StatusOK, s.configMapTable([]corev1.ConfigMap{kc}, kc.ResourceVersion, r))
 		return
@@ -47,7 +48,7 @@ func (s *Server) createConfigMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "ConfigMap", in.Name)
 		return
 	}
-	cmd := domain.CreateConfigMap{Namespace: ns, Name: in.Name, UID: uuid.NewString(), Content: fromConfigMap(in)}
+	cmd := domain.CreateConfigMap{Namespace: ns, Name: in.Name, UID: uuid.NewString(), Content: conversions.ConfigMapFromAPI(in)}
 	now := s.Clock.Now()
 	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, in.Name, func(c domain.ConfigMap) ([]domain.Event, error) {
 		return domain.DecideConfigMap(c, cmd, now)
@@ -56,7 +57,7 @@ func (s *Server) createConfigMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "ConfigMap", in.Name)
 		return
 	}
-	s.writeJSON(w, http.StatusCreated, toConfigMap(c))
+	s.writeJSON(w, http.StatusCreated, conversions.ConfigMapToAPI(c))
 }
 
 // replaceConfigMap is PUT, as `kubectl replace` and `kubectl edit` send
@@ -74,7 +75,7 @@ func (s *Server) replaceConfigMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "ConfigMap", name)
 		return
 	}
-	cmd := domain.UpdateConfigMap{Content: fromConfigMap(in), ResourceVersion: rv}
+	cmd := domain.UpdateConfigMap{Content: conversions.ConfigMapFromAPI(in), ResourceVersion: rv}
 	now := s.Clock.Now()
 	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
 		return domain.DecideConfigMap(c, cmd, now)
@@ -83,7 +84,7 @@ func (s *Server) replaceConfigMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "ConfigMap", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, toConfigMap(c))
+	s.writeJSON(w, http.StatusOK, conversions.ConfigMapToAPI(c))
 }
 
 // patchConfigMap is PATCH with a JSON merge, strategic merge or JSON
@@ -117,7 +118,7 @@ func (s *Server) patchConfigMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "ConfigMap", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, toConfigMap(c))
+	s.writeJSON(w, http.StatusOK, conversions.ConfigMapToAPI(c))
 }
 
 // deleteConfigMap is DELETE, with DeleteOptions' resourceVersion

@@ -7,6 +7,8 @@
 // Every request body is size-limited and validated before a command runs;
 // every error is a Kubernetes Status; a rejected request appends nothing.
 //
-// httpapi imports domain and projections; it must not import reconcilers or
-// other adapters.
+// Kubernetes objects are mapped to and from the domain by
+// adapters/conversions, which the other edges share. httpapi imports
+// domain, events, projections and adapters/conversions; it must not import
+// reconcilers or other adapters.
 package httpapi

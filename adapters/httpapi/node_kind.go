@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -27,8 +28,8 @@ func postedKind(in corev1.Node) domain.NodeKind {
 // its conditions: its system info (a new boot ID is a reboot) and its
 // addresses. nil when it says nothing of either.
 func reportedSystem(st corev1.NodeStatus) *domain.ReportedSystem {
-	info := fromNodeInfo(st.NodeInfo)
-	addrs := fromNodeAddresses(st.Addresses)
+	info := conversions.NodeInfoFromAPI(st.NodeInfo)
+	addrs := conversions.AddressesFromAPI(st.Addresses)
 	if info == (domain.NodeInfo{}) && len(addrs) == 0 {
 		return nil
 	}

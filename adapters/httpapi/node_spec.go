@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -25,7 +26,7 @@ func (s *Server) patchNode(w http.ResponseWriter, r *http.Request) {
 		if !n.Exists() {
 			return nil, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
 		}
-		in, err := applyPatch(toNode(n), patch, ct)
+		in, err := applyPatch(conversions.NodeToAPI(n), patch, ct)
 		if err != nil {
 			return nil, err
 		}
@@ -34,14 +35,14 @@ func (s *Server) patchNode(w http.ResponseWriter, r *http.Request) {
 			spec.Taints = append(spec.Taints, domain.Taint{Key: t.Key, Value: t.Value, Effect: domain.TaintEffect(t.Effect)})
 		}
 		return domain.DecideNodeSequence(n, now, spec, domain.SetNodeLabels{
-			Labels: withoutHerdKeys(in.Labels), Annotations: withoutHerdKeys(in.Annotations),
+			Labels: conversions.WithoutHerdKeys(in.Labels), Annotations: conversions.WithoutHerdKeys(in.Annotations),
 		})
 	})
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, toNode(n))
+	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
 }
 
 // drainRequest is the body of a drain: an optional grace period that
@@ -100,7 +101,7 @@ func (s *Server) untaintNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Taint", key)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, toNode(n))
+	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
 }
 
 // nodeCommand runs one command on an existing node and answers with it.
@@ -113,5 +114,5 @@ func (s *Server) nodeCommand(w http.ResponseWriter, r *http.Request, name string
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, toNode(n))
+	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
 }

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -27,7 +28,7 @@ func (s *Server) getNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	kn := toNode(n)
+	kn := conversions.NodeToAPI(n)
 	if wantsTable(r) {
 		s.writeJSON(w, http.StatusOK, s.nodeTable([]corev1.Node{kn}, kn.ResourceVersion, r))
 		return
@@ -44,13 +45,13 @@ func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", "")
 		return
 	}
-	reg := fromNode(in, postedKind(in))
+	reg := conversions.RegistrationFromAPI(in, postedKind(in))
 	if reg.UID == "" {
 		reg.UID = uuid.NewString()
 	}
 	now := s.Clock.Now()
 	cmds := []domain.NodeCommand{domain.RegisterNode{Registration: reg, FailIfExists: true}}
-	if reported := reportedConditions(in.Status.Conditions); len(reported) > 0 {
+	if reported := conversions.ReportedConditionsFromAPI(in.Status.Conditions); len(reported) > 0 {
 		cmds = append(cmds, domain.RecordHeartbeat{Reported: reported, Thresholds: s.cfg.Thresholds})
 	}
 	n, err := s.Nodes.UpdateNode(r.Context(), reg.Name, func(n domain.Node) ([]domain.Event, error) {
@@ -60,7 +61,7 @@ func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", reg.Name)
 		return
 	}
-	s.writeJSON(w, http.StatusCreated, toNode(n))
+	s.writeJSON(w, http.StatusCreated, conversions.NodeToAPI(n))
 }
 
 func (s *Server) deleteNode(w http.ResponseWriter, r *http.Request) {
@@ -101,7 +102,7 @@ func (s *Server) patchNodeStatus(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, badRequest(`the patch must be of the form {"status":{...}}`), "Node", name)
 		return
 	}
-	cmd := domain.RecordHeartbeat{Reported: reportedConditions(body.Status.Conditions), Thresholds: s.cfg.Thresholds,
+	cmd := domain.RecordHeartbeat{Reported: conversions.ReportedConditionsFromAPI(body.Status.Conditions), Thresholds: s.cfg.Thresholds,
 		System: reportedSystem(*body.Status)}
 	now := s.Clock.Now()
 	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
@@ -111,7 +112,7 @@ func (s *Server) patchNodeStatus(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, toNode(n))
+	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
 }
 
 // errEmptyBody is the answer to a request that needed a body and sent

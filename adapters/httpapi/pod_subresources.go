@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -45,7 +46,7 @@ func (s *Server) putPod(w http.ResponseWriter, r *http.Request, cmd podCommandFr
 		return
 	}
 	s.changePod(w, r, ns, name, func(p domain.Pod) (domain.PodCommand, error) {
-		if in.ResourceVersion != "" && in.ResourceVersion != toPod(p).ResourceVersion {
+		if in.ResourceVersion != "" && in.ResourceVersion != conversions.PodToAPI(p).ResourceVersion {
 			return nil, staleObject("pods", name)
 		}
 		return cmd(p, in)
@@ -62,7 +63,7 @@ func (s *Server) patchPodWith(w http.ResponseWriter, r *http.Request, cmd podCom
 		return
 	}
 	s.changePod(w, r, ns, name, func(p domain.Pod) (domain.PodCommand, error) {
-		in, err := applyPatch(toPod(p), patch, ct)
+		in, err := applyPatch(conversions.PodToAPI(p), patch, ct)
 		if err != nil {
 			return nil, err
 		}
@@ -73,19 +74,19 @@ func (s *Server) patchPodWith(w http.ResponseWriter, r *http.Request, cmd podCom
 // metadataChange is the command that turns p into in, refusing any change
 // to the spec.
 func metadataChange(p domain.Pod, in corev1.Pod) (domain.PodCommand, error) {
-	was, _ := json.Marshal(toPod(p).Spec)
+	was, _ := json.Marshal(conversions.PodToAPI(p).Spec)
 	now, _ := json.Marshal(in.Spec)
 	if string(was) != string(now) {
 		return nil, &domain.InvalidError{Kind: "Pod", Name: p.Name, Fields: []domain.FieldError{{
 			Field: "spec", Reason: "Forbidden: pod updates may not change fields other than metadata.labels, metadata.annotations and metadata.finalizers",
 		}}}
 	}
-	return domain.SetPodMetadata{Labels: in.Labels, Annotations: withoutHerdKeys(in.Annotations), Finalizers: in.Finalizers}, nil
+	return domain.SetPodMetadata{Labels: in.Labels, Annotations: conversions.WithoutHerdKeys(in.Annotations), Finalizers: in.Finalizers}, nil
 }
 
 // statusChange is the status report in carries.
 func statusChange(_ domain.Pod, in corev1.Pod) (domain.PodCommand, error) {
-	return domain.UpdatePodStatus{Status: PodStatusFromAPI(in.Status)}, nil
+	return domain.UpdatePodStatus{Status: conversions.PodStatusFromAPI(in.Status)}, nil
 }
 
 // evictPod is the policy/v1 Eviction subresource, which kubectl drain
@@ -157,5 +158,5 @@ func (s *Server) changePod(w http.ResponseWriter, r *http.Request, ns, name stri
 		s.writeError(w, err, "Pod", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, toPod(p))
+	s.writeJSON(w, http.StatusOK, conversions.PodToAPI(p))
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -39,14 +40,14 @@ func (s *Server) recordTermination(w http.ResponseWriter, r *http.Request) {
 
 // decodeTerminationStep reads the body strictly: an unknown field is a
 // typo, a missing step is named.
-func decodeTerminationStep(r *http.Request, name string) (TerminationStepRequest, error) {
+func decodeTerminationStep(r *http.Request, name string) (conversions.TerminationStepRequest, error) {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		return TerminationStepRequest{}, err
+		return conversions.TerminationStepRequest{}, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var req TerminationStepRequest
+	var req conversions.TerminationStepRequest
 	if err := dec.Decode(&req); err != nil {
 		return req, badRequest("the termination body is not valid: %v", err)
 	}

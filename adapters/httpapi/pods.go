@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -42,7 +43,7 @@ func (s *Server) getPod(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Pod", name)
 		return
 	}
-	kp := toPod(p)
+	kp := conversions.PodToAPI(p)
 	if wantsTable(r) {
 		s.writeJSON(w, http.StatusOK, s.podTable([]corev1.Pod{kp}, kp.ResourceVersion, r))
 		return
@@ -67,9 +68,9 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 	if in.Name == "" && in.GenerateName != "" {
 		in.Name = in.GenerateName + utilrand.String(5)
 	}
-	cmd, err := fromPod(in, uuid.NewString())
+	cmd, err := conversions.CreatePodFromAPI(in, uuid.NewString())
 	if err != nil {
-		s.writeError(w, err, "Pod", in.Name)
+		s.writeError(w, badRequest("%s", err), "Pod", in.Name)
 		return
 	}
 	now := s.Clock.Now()
@@ -80,7 +81,7 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Pod", cmd.Name)
 		return
 	}
-	s.writeJSON(w, http.StatusCreated, toPod(p))
+	s.writeJSON(w, http.StatusCreated, conversions.PodToAPI(p))
 }
 
 // deletePod asks for a pod's deletion, with the grace period from
@@ -118,11 +119,11 @@ func (s *Server) deletePodWith(w http.ResponseWriter, r *http.Request, ns, name 
 	}
 	if p.Finalized {
 		st := successStatus("pods", name)
-		st.Details.UID = toPod(p).UID
+		st.Details.UID = conversions.PodToAPI(p).UID
 		s.writeJSON(w, http.StatusOK, st)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, toPod(p))
+	s.writeJSON(w, http.StatusOK, conversions.PodToAPI(p))
 }
 
 // gracePeriod reads the grace period of a delete: the query parameter

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -60,7 +61,7 @@ func TestPodsArePagedAndWatchedByNamespace(t *testing.T) {
 	a.pod(t, "default", "c", domain.DeletePod{GracePeriodSeconds: &zero})
 	a.pod(t, "default", "bb", createPod("default", "bb"))
 	cont2, second := podNames(t, mustGet(t, a, "/api/v1/namespaces/default/pods?limit=2&continue="+cont))
-	if got := append(first, second...); !cmp.Equal(got, []string{"default/a", "default/b", "default/c"}) || cont2 != "" {
+	if got := slices.Concat(first, second); !cmp.Equal(got, []string{"default/a", "default/b", "default/c"}) || cont2 != "" {
 		t.Errorf("pages of default: %v (continue %q), want a, b and c as when the first page was read, and no more", got, cont2)
 	}
 

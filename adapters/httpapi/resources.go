@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 	"herd/projections"
 	"herd/projections/watch"
@@ -95,12 +96,12 @@ func (s *Server) nodeResource() *apiResource {
 					if !n.Exists() {
 						return watch.Meta{}, false
 					}
-					kn := toNode(n)
+					kn := conversions.NodeToAPI(n)
 					return watch.Meta{Key: n.Name, Labels: kn.Labels, Fields: nodeFields(&kn)}, true
 				},
 				Encode: func(n domain.Node, rv int64) ([]byte, error) {
 					n.ResourceVersion = rv
-					return json.Marshal(toNode(n))
+					return json.Marshal(conversions.NodeToAPI(n))
 				},
 				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.Node], int64, error) {
 					nodes, head, err := view.Rows(ctx, after, limit)
@@ -146,11 +147,11 @@ func (s *Server) podResource() *apiResource {
 					if !p.Exists() {
 						return watch.Meta{}, false
 					}
-					return watch.Meta{Key: p.Key(), Labels: toPod(p).Labels, Fields: podFields(p)}, true
+					return watch.Meta{Key: p.Key(), Labels: conversions.PodToAPI(p).Labels, Fields: podFields(p)}, true
 				},
 				Encode: func(p domain.Pod, rv int64) ([]byte, error) {
 					p.ResourceVersion = rv
-					return json.Marshal(toPod(p))
+					return json.Marshal(conversions.PodToAPI(p))
 				},
 				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.Pod], int64, error) {
 					pods, head, err := view.Rows(ctx, after, limit)
@@ -189,13 +190,13 @@ func (s *Server) configMapResource() *apiResource {
 						return watch.Meta{}, false
 					}
 					return watch.Meta{
-						Key: c.Namespace + "/" + c.Name, Labels: toConfigMap(c).Labels,
+						Key: c.Namespace + "/" + c.Name, Labels: conversions.ConfigMapToAPI(c).Labels,
 						Fields: map[string]string{"metadata.name": c.Name, "metadata.namespace": c.Namespace},
 					}, true
 				},
 				Encode: func(c domain.ConfigMap, rv int64) ([]byte, error) {
 					c.ResourceVersion = rv
-					return json.Marshal(toConfigMap(c))
+					return json.Marshal(conversions.ConfigMapToAPI(c))
 				},
 				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.ConfigMap], int64, error) {
 					cms, head, err := view.Rows(ctx, after, limit)

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
+
+	"herd/adapters/conversions"
 )
 
 // wantsTable reports whether the client asked for a server-side table, as
@@ -54,7 +56,7 @@ func (s *Server) nodeTable(nodes []corev1.Node, rv string, r *http.Request) meta
 				n.Status.NodeInfo.KubeletVersion,
 				address(n, corev1.NodeInternalIP), address(n, corev1.NodeExternalIP),
 				orUnknown(n.Status.NodeInfo.OSImage), orUnknown(n.Status.NodeInfo.KernelVersion),
-				orUnknown(n.Status.NodeInfo.ContainerRuntimeVersion), n.Labels[labelKind],
+				orUnknown(n.Status.NodeInfo.ContainerRuntimeVersion), n.Labels[conversions.LabelKind],
 			},
 			Object: rowObject(r, n, n.ObjectMeta),
 		})

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -52,10 +54,10 @@ func TestNodeTableFollowsKubectl(t *testing.T) {
 		{"nothing known of the software", with(func(n *domain.Node) { n.Info = domain.NodeInfo{}; n.Addresses = nil; n.Kind = domain.KindRP2040 }),
 			[]any{"web-01", "Unknown", "<none>", "90m", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>", "rp2040"}},
 	}
-	r := httptest.NewRequest("GET", "/api/v1/nodes", nil)
+	r := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/api/v1/nodes", nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tbl := s.nodeTable([]corev1.Node{toNode(tt.node)}, "7", r)
+			tbl := s.nodeTable([]corev1.Node{conversions.NodeToAPI(tt.node)}, "7", r)
 			var cols []string
 			for _, c := range tbl.ColumnDefinitions {
 				if c.Priority == 0 {

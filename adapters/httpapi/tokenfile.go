@@ -29,7 +29,7 @@ func LoadTokenFile(path string) (*TokenFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--token-auth-file: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: the parse error is the one that matters
 	tf, err := ParseTokenFile(f)
 	if err != nil {
 		return nil, fmt.Errorf("--token-auth-file %s: %w", path, err)

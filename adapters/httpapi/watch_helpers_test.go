@@ -147,7 +147,7 @@ func (a *watchAPI) open(t *testing.T, path string, headers map[string]string) *l
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req) //nolint:bodyclose // a watch stream: the body is closed by t.Cleanup below
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,8 +86,8 @@ func (k *Kstat) read(ctx context.Context, names ...string) (map[string]int64, er
 	return vals, nil
 }
 
-// CPUs and memory are what the host registers with; BootTime tells one
-// boot from the next.
+// Facts reads the CPUs and memory the host registers with, and its boot
+// time, which tells one boot from the next.
 func (k *Kstat) Facts(ctx context.Context) (cpus int, memoryBytes int64, bootTime int64, err error) {
 	v, err := k.read(ctx, kstatNCPUs, kstatPhysmem, kstatBootTime)
 	if err != nil {

@@ -58,7 +58,7 @@ func benchmarkPoll(b *testing.B, withTLS bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer store.Close()
+	defer func() { _ = store.Close() }()
 	if err := projections.Migrate(b.Context(), store.DB()); err != nil {
 		b.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func benchmarkPoll(b *testing.B, withTLS bool) {
 	if err := m.Start(b.Context()); err != nil {
 		b.Fatal(err)
 	}
-	defer m.Stop(b.Context())
+	defer func() { _ = m.Stop(b.Context()) }()
 
 	heartbeats := func() (total int64, polled int) {
 		for _, s := range m.Status() {

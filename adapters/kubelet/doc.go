@@ -16,6 +16,7 @@
 // targets, and the Manager, a reconciler on that stream, starts and stops
 // pollers to match.
 //
-// kubelet imports domain, events, projections and reconcilers; it must
-// not import other adapters or anything under cmd.
+// kubelet imports domain, events, projections, reconcilers and
+// adapters/conversions; it must not import other adapters or anything
+// under cmd.
 package kubelet

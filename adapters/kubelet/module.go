@@ -17,9 +17,7 @@ import (
 var Module = fx.Options(
 	fx.Provide(
 		NewMetrics,
-		func(store *events.Store) *projections.KubeletTargetView {
-			return projections.NewKubeletTargetView(store)
-		},
+		projections.NewKubeletTargetView,
 		func(w *projections.Writer, store *events.Store, clk clock.Clock) Sink {
 			return &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(store)}, Clock: clk}
 		},

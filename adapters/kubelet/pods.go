@@ -8,7 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"herd/adapters/httpapi"
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -60,10 +60,10 @@ func observedPod(node string, p corev1.Pod, probes probeFailures) domain.Observe
 	o := domain.ObservePod{
 		Namespace: p.Namespace, Name: p.Name, UID: string(p.UID),
 		Labels: p.Labels, Annotations: p.Annotations,
-		Owners:    httpapi.OwnersFromAPI(p.OwnerReferences),
+		Owners:    conversions.OwnersFromAPI(p.OwnerReferences),
 		CreatedAt: p.CreationTimestamp.UTC(),
-		Spec:      httpapi.PodSpecFromAPI(p.Spec),
-		Status:    httpapi.PodStatusFromAPI(p.Status),
+		Spec:      conversions.PodSpecFromAPI(p.Spec),
+		Status:    conversions.PodStatusFromAPI(p.Status),
 	}
 	// The pod is on the node this kubelet is, whatever its spec says.
 	o.Spec.NodeName = node

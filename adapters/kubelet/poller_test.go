@@ -52,7 +52,7 @@ func TestPollerRegistersHeartbeatsAndReportsPods(t *testing.T) {
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	portNum := int32(0)
 	for _, c := range port {
-		portNum = portNum*10 + int32(c-'0')
+		portNum = portNum*10 + c - '0'
 	}
 	wantReg := domain.Registration{
 		Name: "worker-a", Kind: domain.KindKubelet,

@@ -8,7 +8,7 @@ import (
 	"herd/domain"
 )
 
-// AnnotationShutdownSeconds, on a pod, is how many whole seconds it takes
+// AnnotationShutdownSeconds is, on a pod, how many whole seconds it takes
 // to stop once asked to shut down; a negative value makes it ignore
 // shutdown, so that only a halt stops it. Features use it to show a pod
 // stopping inside its grace period, and one halted after it. It lives

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -129,7 +130,7 @@ func writeUntilSignalled(t *testing.T, srv *herdProc, nodes []string, sig os.Sig
 			for i := 0; ; i++ {
 				node := nodes[(w+i)%len(nodes)]
 				inFlight.Add(1)
-				a, err := write(client, srv.URL, node, w*100000+i)
+				a, err := write(t.Context(), client, srv.URL, node, w*100000+i)
 				inFlight.Add(-1)
 				if err != nil {
 					if !signalled.Load() {
@@ -171,7 +172,7 @@ func writeUntilSignalled(t *testing.T, srv *herdProc, nodes []string, sig os.Sig
 // metrics wander across the pressure thresholds (so that conditions
 // change too), every 50th a re-registration. It returns the
 // acknowledgement, or nil when the answer was cut off by the kill.
-func write(c *http.Client, base, node string, i int) (*ack, error) {
+func write(ctx context.Context, c *http.Client, base, node string, i int) (*ack, error) {
 	method, url := http.MethodPost, agentPath(base, node)+"/heartbeat"
 	var body any
 	if i%50 == 49 {
@@ -193,7 +194,7 @@ func write(c *http.Client, base, node string, i int) (*ack, error) {
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequest(method, url, bytes.NewReader(data))
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +212,7 @@ func write(c *http.Client, base, node string, i int) (*ack, error) {
 	if readErr != nil || json.Unmarshal(got, &n) != nil {
 		// The process died between the header and the end of the
 		// body: the client cannot know the write was acknowledged.
-		return nil, fmt.Errorf("%s %s: answer cut off: %v", method, url, readErr)
+		return nil, fmt.Errorf("%s %s: answer cut off: %v", method, url, readErr) //nolint:errorlint // readErr is nil when the body read whole but is not JSON
 	}
 	rv, err := strconv.ParseInt(n.ResourceVersion, 10, 64)
 	if err != nil || n.Name != node {
@@ -292,7 +293,7 @@ func checkViewsFollowLog(t *testing.T, base string, log []auditEvent, nodes []st
 // would not test what it means to.
 func requireGroupedCommits(t *testing.T, base string) {
 	t.Helper()
-	resp, err := http.Get(base + "/metrics")
+	resp, err := get(t.Context(), http.DefaultClient, base+"/metrics")
 	if err != nil {
 		t.Fatalf("metrics: %v", err)
 	}

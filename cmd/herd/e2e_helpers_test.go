@@ -207,7 +207,7 @@ func startServe(t *testing.T, opts serveOptions) *herdProc {
 func spawn(t *testing.T, url, dataDir string, env []string, args ...string) *herdProc {
 	t.Helper()
 	out := &syncBuffer{}
-	cmd := exec.Command(herdBinary(t), args...)
+	cmd := exec.Command(herdBinary(t), args...) //nolint:noctx // herd outlives t.Context(), which ends before the cleanup that stops it with SIGTERM and checks how it exited
 	cmd.Env = childEnv(env...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -247,9 +247,9 @@ func (p *herdProc) waitReady(timeout time.Duration) error {
 	var last error
 	err := poll(timeout, func() (bool, error) {
 		if p.exited() {
-			return false, fmt.Errorf("serve exited before it was ready: %v", p.waitErr)
+			return false, fmt.Errorf("serve exited before it was ready: %v", p.waitErr) //nolint:errorlint // waitErr is nil when serve exited 0; "<nil>" says so, %w would not
 		}
-		resp, err := c.Get(p.URL + "/readyz")
+		resp, err := get(p.t.Context(), c, p.URL+"/readyz")
 		if err != nil {
 			last = err
 			return false, nil
@@ -260,7 +260,7 @@ func (p *herdProc) waitReady(timeout time.Duration) error {
 		return resp.StatusCode == http.StatusOK, nil
 	})
 	if err != nil && last != nil {
-		return fmt.Errorf("%w (last: %v)", err, last)
+		return fmt.Errorf("%w (last: %w)", err, last)
 	}
 	return err
 }
@@ -524,4 +524,13 @@ func columnByName(rows [][]string, i int) map[string]string {
 // names returns the rows' names, sorted.
 func names(rows [][]string) []string {
 	return slices.Sorted(maps.Keys(byName(rows)))
+}
+
+// get is c.Get bound to ctx, so that a request ends with its test.
+func get(ctx context.Context, c *http.Client, url string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.Do(req)
 }

@@ -54,7 +54,13 @@ func TestSimulatedPicoAgainstHerdServe(t *testing.T) {
 	go func() {
 		stopped <- pico.Run(ctx, clock.RealClock{}, picosim.Timing{ReportEvery: 200 * time.Millisecond, PollEvery: 300 * time.Millisecond})
 	}()
-	defer func() { stop(); <-stopped }()
+	defer func() {
+		stop()
+		// nil when the subtest that stops the Pico has taken its result.
+		if err := <-stopped; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("pico: %v, want it to stop with the cancellation", err)
+		}
+	}()
 
 	node := func() (corev1.Node, string) {
 		var n corev1.Node

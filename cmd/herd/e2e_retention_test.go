@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -78,7 +79,7 @@ func TestSIGKILLDuringCompactionLosesNothingKept(t *testing.T) {
 	comp := store.Compaction()
 	var count, head int64
 	err = store.DB().QueryRow(`SELECT COUNT(*), MAX(position) FROM events`).Scan(&count, &head)
-	store.Close()
+	err = errors.Join(err, store.Close())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestSIGKILLDuringCompactionLosesNothingKept(t *testing.T) {
 // 0 when herd does not answer.
 func metricValue(t *testing.T, base, name string) float64 {
 	t.Helper()
-	resp, err := http.Get(base + "/metrics")
+	resp, err := get(t.Context(), http.DefaultClient, base+"/metrics")
 	if err != nil {
 		return 0
 	}

@@ -24,7 +24,7 @@ func TestServeStopsCleanly(t *testing.T) {
 			registerAgent(t, srv.URL, "stop-01")
 			hb := heartbeat(t, srv.URL, "stop-01", healthyMetrics())
 			// An idle keep-alive connection must not hold the stop up.
-			if resp, err := http.Get(srv.URL + "/healthz"); err == nil {
+			if resp, err := get(t.Context(), http.DefaultClient, srv.URL+"/healthz"); err == nil {
 				_ = resp.Body.Close()
 			}
 			code, err := srv.signal(sig, stopTimeout)

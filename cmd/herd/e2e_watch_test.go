@@ -380,7 +380,7 @@ func TestKubectlGetWatch(t *testing.T) {
 		}
 		registerAgent(t, srv.URL, "web-02")
 		heartbeat(t, srv.URL, "web-01", healthyMetrics())
-		i = w.waitFor(t, i+1, "web-01", "Ready")
+		w.waitFor(t, i+1, "web-01", "Ready")
 		for _, line := range w.output()[1:] {
 			if strings.Fields(line)[0] != "web-01" {
 				t.Errorf("a watch of web-01 printed %q", line)
@@ -406,7 +406,7 @@ func TestWatchFromAnOldResourceVersionExpires(t *testing.T) {
 	c := &http.Client{Timeout: 10 * time.Second}
 	firstFrame := func(rv string) watchFrame {
 		t.Helper()
-		resp, err := c.Get(srv.URL + "/api/v1/nodes?watch=true&timeoutSeconds=1&resourceVersion=" + rv)
+		resp, err := get(t.Context(), c, srv.URL+"/api/v1/nodes?watch=true&timeoutSeconds=1&resourceVersion="+rv)
 		if err != nil {
 			t.Fatal(err)
 		}

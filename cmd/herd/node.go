@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 
+	"herd/adapters/conversions"
 	"herd/adapters/httpapi"
 )
 
@@ -102,7 +103,7 @@ func printNodes(w io.Writer, nodes []corev1.Node, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSTATUS\tKIND\tAGE\tVERSION\tCONDITIONS")
 	for _, n := range nodes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, httpapi.NodeStatus(&n), dash(n.Labels["herd.dev/kind"]),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, httpapi.NodeStatus(&n), dash(n.Labels[conversions.LabelKind]),
 			duration.HumanDuration(now.Sub(n.CreationTimestamp.Time)), dash(n.Status.NodeInfo.KubeletVersion), trueConditions(n))
 	}
 	_ = tw.Flush()

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -136,7 +137,7 @@ func waitDrained(cmd *cobra.Command, c *client, name string, timeout time.Durati
 		if err := c.get(cmd.Context(), "/api/v1/nodes/"+url.PathEscape(name), nil, &n); err != nil {
 			return err
 		}
-		if n.Annotations["herd.dev/agent-state"] == string(domain.AgentDrained) {
+		if n.Annotations[conversions.AnnotationAgentState] == string(domain.AgentDrained) {
 			fmt.Fprintf(cmd.OutOrStdout(), "node/%s drained\n", name)
 			return nil
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,7 +35,7 @@ while it runs: stop herd serve first.`,
 	return cmd
 }
 
-func vacuum(ctx context.Context, dataDir string, out io.Writer) error {
+func vacuum(ctx context.Context, dataDir string, out io.Writer) (err error) {
 	path := filepath.Join(dataDir, "herd.db")
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("--data-dir %s: no event log there: %w", dataDir, err)
@@ -43,7 +44,7 @@ func vacuum(ctx context.Context, dataDir string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer func() { err = errors.Join(err, store.Close()) }()
 	before, err := store.FileSize(ctx)
 	if err != nil {
 		return err

@@ -104,7 +104,9 @@ func testNoLostUpdates(t *testing.T, open OpenFunc) {
 			t.Fatalf("event %d has version %d; the stream has a gap", i, r.Version)
 		}
 		var n int
-		fmt.Sscanf(string(r.Payload), `{"n":%d}`, &n)
+		if _, err := fmt.Sscanf(string(r.Payload), `{"n":%d}`, &n); err != nil {
+			t.Errorf("event %d: payload %s: %v", i, r.Payload, err)
+		}
 		got[fmt.Sprintf("%s %d", r.Type, n)]++
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -80,7 +80,7 @@ func tryAppend(ctx context.Context, s *events.Store, stream string, expected int
 
 func joinRollback(err, rollbackErr error) error {
 	if rollbackErr != nil {
-		return fmt.Errorf("%w (rollback: %v)", err, rollbackErr)
+		return fmt.Errorf("%w (rollback: %w)", err, rollbackErr)
 	}
 	return err
 }

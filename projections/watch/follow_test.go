@@ -26,16 +26,16 @@ func TestAnIdleHubWritesNothing(t *testing.T) {
 	f.do(t, "web-01", register("web-01", nil))
 	f.start(t)
 
-	other, err := events.OpenDB(dbPath(t, f), events.Config{})
+	other, err := events.OpenDB(t.Context(), dbPath(t, f), events.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer other.Close()
+	defer func() { _ = other.Close() }()
 	conn, err := other.Conn(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	before, reads := eventstest.DataVersion(t, conn), watch.Reads(f.hub)
 	// The probe holds the write lock meanwhile: a poll that wanted it
 	// would wait behind it, and the polls would stop.

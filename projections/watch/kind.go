@@ -152,13 +152,13 @@ func (k *Kind[S]) rows(ctx context.Context, after string, limit int) ([]*Object,
 func (k *Kind[S]) validate() error {
 	var errs []error
 	if k.Resource == "" {
-		errs = append(errs, errors.New("Resource is empty"))
+		errs = append(errs, errors.New("the Resource field is empty"))
 	}
 	if k.Prefix == "" {
-		errs = append(errs, errors.New("Prefix is empty"))
+		errs = append(errs, errors.New("the Prefix field is empty"))
 	}
 	if k.Fold == nil || k.Meta == nil || k.Encode == nil || k.Rows == nil {
-		errs = append(errs, errors.New("Fold, Meta, Encode and Rows are all required"))
+		errs = append(errs, errors.New("the Fold, Meta, Encode and Rows fields are all required"))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("watch: kind %q: %w", k.Resource, err)

@@ -50,12 +50,3 @@ func (r *ring) after(dst []entry, pos int64, max int) []entry {
 	}
 	return dst
 }
-
-// find returns the entry at position pos, if the ring holds it.
-func (r *ring) find(pos int64) (entry, bool) {
-	i := sort.Search(r.n, func(i int) bool { return r.at(i).pos >= pos })
-	if i < r.n && r.at(i).pos == pos {
-		return *r.at(i), true
-	}
-	return entry{}, false
-}

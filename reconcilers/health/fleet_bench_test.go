@@ -32,7 +32,7 @@ func newBenchFleet(tb testing.TB, nodes int) *benchFleet {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { store.Close() })
+	tb.Cleanup(func() { _ = store.Close() })
 	if err := projections.Migrate(ctx, store.DB()); err != nil {
 		tb.Fatal(err)
 	}

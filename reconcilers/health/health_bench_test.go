@@ -25,7 +25,7 @@ func BenchmarkMonitor(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer store.Close()
+	defer func() { _ = store.Close() }()
 	if err := projections.Migrate(ctx, store.DB()); err != nil {
 		b.Fatal(err)
 	}

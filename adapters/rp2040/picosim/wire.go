@@ -52,7 +52,7 @@ func (p *Pico) roundTrip(raw []byte) (int, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }() // one request per connection; its answer is already read or failed
 	// A deadline on the wall clock: how long the network may take is not
 	// the board's time.
 	if err := conn.SetDeadline(time.Now().Add(p.cfg.Timeout)); err != nil {

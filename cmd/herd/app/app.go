@@ -57,13 +57,11 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			func(store *events.Store, clk clock.Clock, m *projections.Metrics) *projections.Writer {
 				return projections.NewWriter(store, clk, m)
 			},
-			func(store *events.Store) *projections.NodeView { return projections.NewNodeView(store) },
-			func(store *events.Store) *projections.TimelineView { return projections.NewTimelineView(store) },
-			func(store *events.Store) *projections.PodView { return projections.NewPodView(store) },
-			func(store *events.Store) *projections.ConfigMapView { return projections.NewConfigMapView(store) },
-			func(store *events.Store) *projections.DeviceBindingView {
-				return projections.NewDeviceBindingView(store)
-			},
+			projections.NewNodeView,
+			projections.NewTimelineView,
+			projections.NewPodView,
+			projections.NewConfigMapView,
+			projections.NewDeviceBindingView,
 			newAuthenticator,
 			newCompactor,
 			newWatchHub,
@@ -71,7 +69,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			newHTTPServer,
 			newDeviceServer,
 			func(cfg Config) reconcilers.Config { return cfg.Reconcilers },
-			func(reg prometheus.Registerer) *reconcilers.Metrics { return reconcilers.NewMetrics(reg) },
+			reconcilers.NewMetrics,
 			func(w *projections.Writer) health.Repository { return w },
 			func(cfg Config) health.Config { return cfg.Health },
 			func(w *projections.Writer) scheduler.Repository { return w },
@@ -82,7 +80,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			newNodeRuntimes,
 			terminationRuntimes,
 			zonesRuntimes,
-			func(store *events.Store) *projections.IPAMView { return projections.NewIPAMView(store) },
+			projections.NewIPAMView,
 			func(cfg Config) kubelet.Config { return cfg.Kubelet },
 		),
 		reconcilers.Provide(func(cfg health.Config, repo health.Repository, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*health.Reconciler, error) {

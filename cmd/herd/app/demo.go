@@ -12,6 +12,8 @@ import (
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+
+	"herd/adapters/conversions"
 )
 
 // demoInterval is how often a simulated node reports: herd's agents and the
@@ -122,7 +124,7 @@ func runDemoWorkload(ctx context.Context, base string, nodes int, log *zap.Logge
 
 func agentNode(name, kind string) map[string]any {
 	return map[string]any{
-		"metadata": map[string]any{"name": name, "labels": map[string]string{"herd.dev/kind": kind, "herd.dev/demo": "true"}},
+		"metadata": map[string]any{"name": name, "labels": map[string]string{conversions.LabelKind: kind, "herd.dev/demo": "true"}},
 		"status": map[string]any{
 			"capacity":    map[string]string{"cpu": "4", "memory": "8Gi", "pods": "16"},
 			"allocatable": map[string]string{"cpu": "3500m", "memory": "7Gi", "pods": "16"},
@@ -133,7 +135,7 @@ func agentNode(name, kind string) map[string]any {
 
 func picoNode(name string) map[string]any {
 	return map[string]any{
-		"metadata": map[string]any{"name": name, "labels": map[string]string{"herd.dev/kind": "rp2040", "node.kubernetes.io/instance-type": "rp2040-pico", "herd.dev/demo": "true"}},
+		"metadata": map[string]any{"name": name, "labels": map[string]string{conversions.LabelKind: "rp2040", "node.kubernetes.io/instance-type": "rp2040-pico", "herd.dev/demo": "true"}},
 		"status": map[string]any{
 			"capacity":   map[string]string{"cpu": "1", "memory": "256Ki", "pods": "0"},
 			"nodeInfo":   map[string]string{"kubeletVersion": "v1.34.0", "osImage": "Pico SDK", "architecture": "arm", "operatingSystem": "linux"},

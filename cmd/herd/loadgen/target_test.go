@@ -44,7 +44,7 @@ func TestARemoteHerdIsRefusedBeforeAnythingIsSent(t *testing.T) {
 	if err != nil {
 		t.Skipf("cannot listen on %s: %v", ip, err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }()
 	var connections atomic.Int64
 	go func() {
 		for {

@@ -1,4 +1,4 @@
-package httpapi
+package conversions
 
 import (
 	"strconv"
@@ -15,8 +15,8 @@ import (
 // Labels and annotations herd adds to the Nodes it serves. They are views
 // of herd's own fields, recomputed on every read and ignored on input.
 const (
-	labelKind             = "herd.dev/kind"
-	annotationAgentState  = "herd.dev/agent-state"
+	LabelKind             = "herd.dev/kind"
+	AnnotationAgentState  = "herd.dev/agent-state"
 	annotationRestarts    = "herd.dev/restart-count"
 	annotationRestartWhy  = "herd.dev/last-restart-reason"
 	annotationStartedAt   = "herd.dev/started-at"
@@ -26,14 +26,14 @@ const (
 	annotationScrapeFailure = "herd.dev/scrape-failure"
 )
 
-// toNode renders a domain node as a Kubernetes Node.
-func toNode(n domain.Node) corev1.Node {
-	labels := map[string]string{labelKind: string(n.Kind)}
+// NodeToAPI renders a domain node as a Kubernetes Node.
+func NodeToAPI(n domain.Node) corev1.Node {
+	labels := map[string]string{LabelKind: string(n.Kind)}
 	for k, v := range n.Labels {
 		labels[k] = v
 	}
 	ann := map[string]string{
-		annotationAgentState: string(n.AgentState),
+		AnnotationAgentState: string(n.AgentState),
 		annotationRestarts:   strconv.Itoa(n.RestartCount),
 		annotationStartedAt:  n.StartedAt.UTC().Format(rfc3339),
 	}
@@ -74,7 +74,7 @@ func toNode(n domain.Node) corev1.Node {
 				OSImage:                 n.Info.OSImage,
 				ContainerRuntimeVersion: n.Info.ContainerRuntimeVersion,
 				KubeletVersion:          n.Info.AgentVersion,
-				KubeProxyVersion:        n.Info.KubeProxyVersion,
+				KubeProxyVersion:        n.Info.KubeProxyVersion, //nolint:staticcheck // SA1019: kubelets before 1.31 still report it; herd passes on what the node sends
 				OperatingSystem:         n.Info.OperatingSystem,
 				Architecture:            n.Info.Architecture,
 			},
@@ -106,31 +106,34 @@ func toNode(n domain.Node) corev1.Node {
 
 const rfc3339 = "2006-01-02T15:04:05Z07:00"
 
-// fromNode reads the registration a client posted as a Kubernetes Node.
-// herd's own labels and annotations are dropped: they are outputs.
-func fromNode(in corev1.Node, defaultKind domain.NodeKind) domain.Registration {
+// RegistrationFromAPI reads the registration a client posted as a
+// Kubernetes Node. herd's own labels and annotations are dropped: they are
+// outputs.
+func RegistrationFromAPI(in corev1.Node, defaultKind domain.NodeKind) domain.Registration {
 	reg := domain.Registration{
 		Name:        in.Name,
 		UID:         string(in.UID),
 		Kind:        defaultKind,
-		Labels:      withoutHerdKeys(in.Labels),
-		Annotations: withoutHerdKeys(in.Annotations),
+		Labels:      WithoutHerdKeys(in.Labels),
+		Annotations: WithoutHerdKeys(in.Annotations),
 		Capacity:    ResourcesFromAPI(in.Status.Capacity),
 		Allocatable: ResourcesFromAPI(in.Status.Allocatable),
 		KubeletPort: in.Status.DaemonEndpoints.KubeletEndpoint.Port,
-		Info:        fromNodeInfo(in.Status.NodeInfo),
+		Info:        NodeInfoFromAPI(in.Status.NodeInfo),
 	}
-	if k, ok := in.Labels[labelKind]; ok {
+	if k, ok := in.Labels[LabelKind]; ok {
 		reg.Kind = domain.NodeKind(k)
 	}
 	if v, err := strconv.Atoi(in.Annotations[annotationMaxJobs]); err == nil {
 		reg.MaxJobs = v
 	}
-	reg.Addresses = fromNodeAddresses(in.Status.Addresses)
+	reg.Addresses = AddressesFromAPI(in.Status.Addresses)
 	return reg
 }
 
-func fromNodeInfo(in corev1.NodeSystemInfo) domain.NodeInfo {
+// NodeInfoFromAPI reads the software a node reports (status.nodeInfo);
+// kubeletVersion is the version of whatever agent speaks for the node.
+func NodeInfoFromAPI(in corev1.NodeSystemInfo) domain.NodeInfo {
 	return domain.NodeInfo{
 		AgentVersion:            in.KubeletVersion,
 		KernelVersion:           in.KernelVersion,
@@ -138,14 +141,15 @@ func fromNodeInfo(in corev1.NodeSystemInfo) domain.NodeInfo {
 		OperatingSystem:         in.OperatingSystem,
 		Architecture:            in.Architecture,
 		ContainerRuntimeVersion: in.ContainerRuntimeVersion,
-		KubeProxyVersion:        in.KubeProxyVersion,
+		KubeProxyVersion:        in.KubeProxyVersion, //nolint:staticcheck // SA1019: kubelets before 1.31 still report it; herd passes on what the node sends
 		MachineID:               in.MachineID,
 		SystemUUID:              in.SystemUUID,
 		BootID:                  in.BootID,
 	}
 }
 
-func fromNodeAddresses(in []corev1.NodeAddress) []domain.Address {
+// AddressesFromAPI reads a node's reported addresses (status.addresses).
+func AddressesFromAPI(in []corev1.NodeAddress) []domain.Address {
 	var out []domain.Address
 	for _, a := range in {
 		out = append(out, domain.Address{Type: string(a.Type), Address: a.Address})
@@ -153,9 +157,9 @@ func fromNodeAddresses(in []corev1.NodeAddress) []domain.Address {
 	return out
 }
 
-// reportedConditions takes the statuses a node computed itself; its
+// ReportedConditionsFromAPI takes the statuses a node computed itself; its
 // timestamps are ignored, herd's clock decides those.
-func reportedConditions(in []corev1.NodeCondition) []domain.ReportedCondition {
+func ReportedConditionsFromAPI(in []corev1.NodeCondition) []domain.ReportedCondition {
 	out := make([]domain.ReportedCondition, 0, len(in))
 	for _, c := range in {
 		out = append(out, domain.ReportedCondition{
@@ -174,8 +178,8 @@ var herdInputKeys = map[string]bool{
 	domain.LabelRuntime: true,
 }
 
-// withoutHerdKeys drops the herd.dev/ keys that are herd's outputs.
-func withoutHerdKeys(m map[string]string) map[string]string {
+// WithoutHerdKeys drops the herd.dev/ keys that are herd's outputs.
+func WithoutHerdKeys(m map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range m {
 		if strings.HasPrefix(k, "herd.dev/") && !herdInputKeys[k] {

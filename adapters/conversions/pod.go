@@ -1,4 +1,4 @@
-package httpapi
+package conversions
 
 import (
 	"encoding/json"
@@ -16,13 +16,13 @@ import (
 // runs the pod as a zone of this brand, installed from this image, with
 // these datasets mounted.
 const (
-	annotationZoneBrand   = "herd.dev/zone-brand"
-	annotationZoneImage   = "herd.dev/zone-image"
-	annotationZoneVolumes = "herd.dev/zone-volumes"
+	AnnotationZoneBrand   = "herd.dev/zone-brand"
+	AnnotationZoneImage   = "herd.dev/zone-image"
+	AnnotationZoneVolumes = "herd.dev/zone-volumes"
 )
 
-// toPod renders a pod as a Kubernetes Pod.
-func toPod(p domain.Pod) corev1.Pod {
+// PodToAPI renders a pod as a Kubernetes Pod.
+func PodToAPI(p domain.Pod) corev1.Pod {
 	out := corev1.Pod{
 		TypeMeta: metav1.TypeMeta{Kind: "Pod", APIVersion: "v1"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -114,14 +114,14 @@ func zoneAnnotations(p domain.Pod) map[string]string {
 		out[k] = v
 	}
 	if z.Brand != "" {
-		out[annotationZoneBrand] = z.Brand
+		out[AnnotationZoneBrand] = z.Brand
 	}
 	if z.Image != "" {
-		out[annotationZoneImage] = z.Image
+		out[AnnotationZoneImage] = z.Image
 	}
 	if len(z.Volumes) > 0 {
 		raw, _ := json.Marshal(z.Volumes)
-		out[annotationZoneVolumes] = string(raw)
+		out[AnnotationZoneVolumes] = string(raw)
 	}
 	return out
 }
@@ -143,16 +143,16 @@ func toContainerState(s domain.ContainerState) corev1.ContainerState {
 	return out
 }
 
-// fromPod reads a Pod a client posted into the create command. The
+// CreatePodFromAPI reads a Pod a client posted into the create command. The
 // namespace comes from the request path; herd's zone annotations become
 // the zone spec.
-func fromPod(in corev1.Pod, uid string) (domain.CreatePod, error) {
+func CreatePodFromAPI(in corev1.Pod, uid string) (domain.CreatePod, error) {
 	c := domain.CreatePod{
 		Namespace:                     in.Namespace,
 		Name:                          in.Name,
 		UID:                           uid,
 		Labels:                        in.Labels,
-		Annotations:                   withoutHerdKeys(in.Annotations),
+		Annotations:                   WithoutHerdKeys(in.Annotations),
 		Finalizers:                    in.Finalizers,
 		TerminationGracePeriodSeconds: in.Spec.TerminationGracePeriodSeconds,
 		Owners:                        OwnersFromAPI(in.OwnerReferences),
@@ -198,7 +198,7 @@ func OwnersFromAPI(in []metav1.OwnerReference) []domain.OwnerReference {
 
 // zoneFromAnnotations reads herd's zone extension; nil when there is none.
 func zoneFromAnnotations(a map[string]string) (*domain.ZoneSpec, error) {
-	brand, image, vols := a[annotationZoneBrand], a[annotationZoneImage], a[annotationZoneVolumes]
+	brand, image, vols := a[AnnotationZoneBrand], a[AnnotationZoneImage], a[AnnotationZoneVolumes]
 	if brand == "" && image == "" && vols == "" {
 		return nil, nil
 	}
@@ -207,7 +207,7 @@ func zoneFromAnnotations(a map[string]string) (*domain.ZoneSpec, error) {
 		dec := json.NewDecoder(strings.NewReader(vols))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&z.Volumes); err != nil {
-			return nil, badRequest("annotation %s: want a JSON list of {name, mountPath, persistent, sizeBytes}: %v", annotationZoneVolumes, err)
+			return nil, fmt.Errorf("annotation %s: want a JSON list of {name, mountPath, persistent, sizeBytes}: %w", AnnotationZoneVolumes, err)
 		}
 	}
 	return z, nil

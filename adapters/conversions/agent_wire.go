@@ -1,4 +1,4 @@
-package httpapi
+package conversions
 
 import (
 	"fmt"
@@ -13,15 +13,15 @@ import (
 )
 
 // The API's objects as herd's own agents read and write them: the inverse
-// of what the server renders, kept beside it so that both sides speak of
-// one set of fields and annotations.
+// of what the server renders (node.go, pod.go), kept in one package so
+// that both sides speak of one set of fields and annotations.
 
 // PodFromAPI reads a Pod as herd serves it back into the domain pod a
 // node's runtime works with: its spec and zone, its status, its address
 // (herd.dev/pod-network-*) and the termination steps recorded so far.
 // herd's output annotations are taken out of the pod's own annotations.
 func PodFromAPI(in corev1.Pod) (domain.Pod, error) {
-	c, err := fromPod(in, string(in.UID))
+	c, err := CreatePodFromAPI(in, string(in.UID))
 	if err != nil {
 		return domain.Pod{}, err
 	}
@@ -83,7 +83,7 @@ func PodFromAPI(in corev1.Pod) (domain.Pod, error) {
 func PodStatusToAPI(p domain.Pod, st domain.PodStatus) corev1.Pod {
 	q := p
 	q.Status = st
-	out := toPod(q)
+	out := PodToAPI(q)
 	out.ResourceVersion = strconv.FormatInt(p.ResourceVersion, 10)
 	return out
 }
@@ -93,21 +93,21 @@ func PodStatusToAPI(p domain.Pod, st domain.PodStatus) corev1.Pod {
 // and restarts.
 func NodeFromAPI(in corev1.Node) domain.Node {
 	labels := maps.Clone(in.Labels)
-	delete(labels, labelKind)
+	delete(labels, LabelKind)
 	if len(labels) == 0 {
 		labels = nil
 	}
 	n := domain.Node{
-		Name: in.Name, UID: string(in.UID), Kind: domain.NodeKind(in.Labels[labelKind]), Labels: labels,
-		Addresses:     fromNodeAddresses(in.Status.Addresses),
+		Name: in.Name, UID: string(in.UID), Kind: domain.NodeKind(in.Labels[LabelKind]), Labels: labels,
+		Addresses:     AddressesFromAPI(in.Status.Addresses),
 		Capacity:      ResourcesFromAPI(in.Status.Capacity),
 		Allocatable:   ResourcesFromAPI(in.Status.Allocatable),
-		Info:          fromNodeInfo(in.Status.NodeInfo),
+		Info:          NodeInfoFromAPI(in.Status.NodeInfo),
 		Unschedulable: in.Spec.Unschedulable,
 		Version:       1,
 	}
 	n.ResourceVersion, _ = strconv.ParseInt(in.ResourceVersion, 10, 64)
-	n.AgentState = domain.AgentState(in.Annotations[annotationAgentState])
+	n.AgentState = domain.AgentState(in.Annotations[AnnotationAgentState])
 	n.RestartCount, _ = strconv.Atoi(in.Annotations[annotationRestarts])
 	n.LastRestartReason = in.Annotations[annotationRestartWhy]
 	for _, c := range in.Status.Conditions {
@@ -128,7 +128,7 @@ func RegistrationToAPI(reg domain.Registration) corev1.Node {
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[labelKind] = string(reg.Kind)
+	labels[LabelKind] = string(reg.Kind)
 	out := corev1.Node{
 		TypeMeta:   metav1.TypeMeta{Kind: "Node", APIVersion: "v1"},
 		ObjectMeta: metav1.ObjectMeta{Name: reg.Name, Labels: labels, Annotations: maps.Clone(reg.Annotations)},
@@ -159,4 +159,26 @@ type TerminationStepRequest struct {
 	// the same name in the meantime is another pod, and the request is a
 	// conflict.
 	UID string `json:"uid,omitempty"`
+}
+
+// AgentHeartbeat is the body of a herd agent's heartbeat. Every metric is
+// required; a missing one is named in the error.
+type AgentHeartbeat struct {
+	Metrics *AgentMetrics `json:"metrics"`
+}
+
+// AgentMetrics mirrors domain.Metrics with every field optional on the
+// wire, so that a missing field can be told from a zero.
+type AgentMetrics struct {
+	CPUCount             *int     `json:"cpuCount"`
+	Load1                *float64 `json:"load1"`
+	Load5                *float64 `json:"load5"`
+	Load15               *float64 `json:"load15"`
+	MemoryTotalBytes     *int64   `json:"memoryTotalBytes"`
+	MemoryAvailableBytes *int64   `json:"memoryAvailableBytes"`
+	DiskTotalBytes       *int64   `json:"diskTotalBytes"`
+	DiskAvailableBytes   *int64   `json:"diskAvailableBytes"`
+	PIDsMax              *int64   `json:"pidsMax"`
+	PIDsCurrent          *int64   `json:"pidsCurrent"`
+	ActiveJobs           *int     `json:"activeJobs"`
 }

@@ -1,4 +1,4 @@
-package httpapi
+package conversions
 
 import (
 	"strconv"
@@ -10,8 +10,8 @@ import (
 	"herd/domain"
 )
 
-// toConfigMap renders a domain ConfigMap as a Kubernetes ConfigMap.
-func toConfigMap(c domain.ConfigMap) corev1.ConfigMap {
+// ConfigMapToAPI renders a domain ConfigMap as a Kubernetes ConfigMap.
+func ConfigMapToAPI(c domain.ConfigMap) corev1.ConfigMap {
 	out := corev1.ConfigMap{
 		TypeMeta: metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -33,10 +33,10 @@ func toConfigMap(c domain.ConfigMap) corev1.ConfigMap {
 	return out
 }
 
-// fromConfigMap reads what a client may set on a ConfigMap. Everything
+// ConfigMapFromAPI reads what a client may set on a ConfigMap. Everything
 // else in its metadata (uid, creationTimestamp, managedFields...) is
 // herd's to decide and ignored.
-func fromConfigMap(in corev1.ConfigMap) domain.ConfigMapContent {
+func ConfigMapFromAPI(in corev1.ConfigMap) domain.ConfigMapContent {
 	return domain.ConfigMapContent{
 		Labels:      in.Labels,
 		Annotations: in.Annotations,
@@ -44,17 +44,4 @@ func fromConfigMap(in corev1.ConfigMap) domain.ConfigMapContent {
 		BinaryData:  in.BinaryData,
 		Immutable:   in.Immutable != nil && *in.Immutable,
 	}
-}
-
-// preconditionVersion reads a resourceVersion a client sent as the version
-// its write is based on: "" is none.
-func preconditionVersion(rv string) (int64, error) {
-	if rv == "" {
-		return 0, nil
-	}
-	v, err := strconv.ParseInt(rv, 10, 64)
-	if err != nil || v <= 0 {
-		return 0, badRequest("metadata.resourceVersion %q is not a resourceVersion herd gave out (a positive log position)", rv)
-	}
-	return v, nil
 }
