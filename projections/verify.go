@@ -40,7 +40,9 @@ func Verify(ctx context.Context, live *events.Store, scratchPath string, cfg eve
 	if err != nil {
 		return nil, RebuildStats{}, fmt.Errorf("verify: open scratch: %w", err)
 	}
-	defer scratch.Close()
+	// The scratch copy is removed right after; closing it can only fail
+	// on a file about to be deleted.
+	defer func() { _ = scratch.Close() }()
 	if err := Migrate(ctx, scratch.DB()); err != nil {
 		return nil, RebuildStats{}, err
 	}

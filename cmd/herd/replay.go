@@ -40,7 +40,7 @@ ones and exits non-zero, naming the first difference, when they differ.`,
 	return cmd
 }
 
-func replay(ctx context.Context, dataDir string, verify bool, out, errOut io.Writer) error {
+func replay(ctx context.Context, dataDir string, verify bool, out, errOut io.Writer) (err error) {
 	path := filepath.Join(dataDir, "herd.db")
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("--data-dir %s: no event log there: %w", dataDir, err)
@@ -50,7 +50,9 @@ func replay(ctx context.Context, dataDir string, verify bool, out, errOut io.Wri
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	// Closing checkpoints the rebuild's WAL into the database file: a
+	// failure there is the operator's to know.
+	defer func() { err = errors.Join(err, store.Close()) }()
 	if err := projections.Migrate(ctx, store.DB()); err != nil {
 		return err
 	}
