@@ -143,22 +143,8 @@ func (s *Store) ReadTypeRange(ctx context.Context, q Querier, typ string, after,
 	if err != nil {
 		return nil, fmt.Errorf("read %s in (%d, %d): %w", typ, after, before, err)
 	}
-	defer rows.Close()
-	var out []Record
-	for rows.Next() {
-		var (
-			r          Record
-			recordedAt int64
-			payload    []byte
-		)
-		if err := rows.Scan(&r.Position, &r.Stream, &r.Version, &r.Type, &r.SchemaVersion, &recordedAt, &payload); err != nil {
-			return nil, fmt.Errorf("read %s in (%d, %d): %w", typ, after, before, err)
-		}
-		r.RecordedAt = time.Unix(0, recordedAt).UTC()
-		r.Payload = payload
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanBareRecords(rows, 0)
+	if err != nil {
 		return nil, fmt.Errorf("read %s in (%d, %d): %w", typ, after, before, err)
 	}
 	return out, nil

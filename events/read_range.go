@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 )
@@ -18,8 +19,19 @@ func (s *Store) ReadRange(ctx context.Context, q Querier, after, upTo int64) ([]
 	if err != nil {
 		return nil, fmt.Errorf("read range (%d, %d]: %w", after, upTo, err)
 	}
+	out, err := scanBareRecords(rows, int(max(0, min(upTo-after, 1<<16))))
+	if err != nil {
+		return nil, fmt.Errorf("read range (%d, %d]: %w", after, upTo, err)
+	}
+	return out, nil
+}
+
+// scanBareRecords reads rows of position, stream, version, type, schema
+// version, recorded time and payload — records without their ids and
+// metadata — and closes them. capHint sizes the result.
+func scanBareRecords(rows *sql.Rows, capHint int) ([]Record, error) {
 	defer rows.Close()
-	out := make([]Record, 0, max(0, min(upTo-after, 1<<16)))
+	out := make([]Record, 0, capHint)
 	for rows.Next() {
 		var (
 			r          Record
@@ -27,14 +39,11 @@ func (s *Store) ReadRange(ctx context.Context, q Querier, after, upTo int64) ([]
 			payload    []byte
 		)
 		if err := rows.Scan(&r.Position, &r.Stream, &r.Version, &r.Type, &r.SchemaVersion, &recordedAt, &payload); err != nil {
-			return nil, fmt.Errorf("read range (%d, %d]: %w", after, upTo, err)
+			return nil, err
 		}
 		r.RecordedAt = time.Unix(0, recordedAt).UTC()
 		r.Payload = payload
 		out = append(out, r)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read range (%d, %d]: %w", after, upTo, err)
-	}
-	return out, nil
+	return out, rows.Err()
 }
