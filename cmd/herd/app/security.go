@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+	"k8s.io/utils/clock"
 
 	"herd/adapters/httpapi"
 )
@@ -123,16 +124,18 @@ const plainHTTPTokensWarning = "kubectl will not authenticate over plain HTTP: i
 	"(\"You must be logged in to the server\"), and tokens over plain HTTP travel in the clear; " +
 	"give --tls-cert-file and --tls-private-key-file (herd's own CLI and agents still send their tokens)"
 
-// newAuthenticator reads the token file, or says loudly that herd takes
-// every request.
-func newAuthenticator(cfg Config, log *zap.Logger) (httpapi.Authenticator, error) {
+// newAuthenticator reads the token file, and again whenever it changes,
+// or says loudly that herd takes every request.
+func newAuthenticator(lc fx.Lifecycle, cfg Config, clk clock.WithTicker, log *zap.Logger) (httpapi.Authenticator, error) {
 	sc := cfg.Security
 	if sc.TokenAuthFile != "" {
-		tf, err := httpapi.LoadTokenFile(sc.TokenAuthFile)
+		tf, err := httpapi.NewReloadingTokenFile(sc.TokenAuthFile, log)
 		if err != nil {
 			return nil, err
 		}
-		log.Info("the API requires bearer tokens", zap.String("token_file", sc.TokenAuthFile), zap.Int("tokens", tf.Len()))
+		watchTokenFile(lc, tf, clk)
+		log.Info("the API requires bearer tokens", zap.String("token_file", sc.TokenAuthFile), zap.Int("tokens", tf.Len()),
+			zap.Duration("checked_every", httpapi.TokenFileCheckInterval))
 		if !sc.TLS() {
 			log.Warn(plainHTTPTokensWarning, zap.String("listen", cfg.Listen), zap.Bool("loopback", isLoopback(cfg.Listen)))
 		}
