@@ -4,6 +4,8 @@ Feature: Who may write
   needs a bearer token, and the groups say what it may do: herd:admins
   everything, herd:viewers read, and a node's token (system:node:NAME in
   system:nodes) only its own node and the ConfigMaps granted to it.
+  herd reads the token file again when it changes, within a few seconds,
+  and on SIGHUP; a file that no longer parses keeps the tokens it had.
   Boards that cannot authenticate at all use the device listener: node
   registration, status and granted ConfigMaps only, for allowed names,
   from allowed networks, each name bound to the first address it came
@@ -41,6 +43,16 @@ Feature: Who may write
     When a client creates the ConfigMap "pico-config" with data "interval=10"
     Then the request fails with 403 Forbidden
     And nothing was added to the log
+
+  Scenario: A changed token file takes effect without a restart
+    When the token file is changed to:
+      | token        | user  | uid | groups       |
+      | admin-secret | alice | 1   | herd:admins  |
+      | carol-secret | carol | 5   | herd:viewers |
+    Then herd refuses the token "carol-secret"
+    When 5 seconds pass
+    Then herd accepts the token "carol-secret"
+    And herd refuses the token "viewer-pass"
 
   Scenario: The audit log names the user who made each change
     Given the requests come from "alice"

@@ -29,6 +29,9 @@ type auth struct {
 
 func (w *world) registerAuthSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^herd requires bearer tokens from a token file:$`, w.requireTokens)
+	sc.Step(`^the token file is changed to:$`, w.changeTokenFile)
+	sc.Step(`^herd accepts the token "([^"]+)"$`, w.tokenAccepted)
+	sc.Step(`^herd refuses the token "([^"]+)"$`, w.tokenRefused)
 	sc.Step(`^the requests come from "([^"]+)"$`, w.requestsFrom)
 	sc.Step(`^the requests carry (no token|the token "[^"]*")$`, w.requestsCarry)
 	sc.Step(`^herd listens for devices named "([^"]+)" from (.+)$`, w.listenForDevices)
@@ -43,32 +46,9 @@ func (w *world) registerAuthSteps(sc *godog.ScenarioContext) {
 // admin's token, and so do the scenario's requests until a step says
 // otherwise.
 func (w *world) requireTokens(t *godog.Table) error {
-	rows, err := tableRows(t, "token", "user", "uid", "groups")
+	path, err := w.writeTokenFile(t)
 	if err != nil {
 		return err
-	}
-	path := filepath.Join(w.dir, "tokens.csv")
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	cw := csv.NewWriter(f)
-	w.auth = auth{users: map[string]string{}}
-	for _, r := range rows {
-		if err := cw.Write([]string{r["token"], r["user"], r["uid"], r["groups"]}); err != nil {
-			return err
-		}
-		w.auth.users[r["user"]] = r["token"]
-		if w.auth.admin == "" && slices.Contains(strings.Split(r["groups"], ","), "herd:admins") {
-			w.auth.admin = r["token"]
-		}
-	}
-	cw.Flush()
-	if err := errors.Join(cw.Error(), f.Close()); err != nil {
-		return err
-	}
-	if w.auth.admin == "" {
-		return fmt.Errorf("the token file needs an admin (group herd:admins), for the scenario's own reads")
 	}
 	w.auth.actor = w.auth.admin
 	// Tokens travel over TLS, as they do to kube-apiserver: kubectl sends
@@ -84,6 +64,77 @@ func (w *world) requireTokens(t *godog.Table) error {
 	w.cfg.Security.TokenAuthFile = path
 	w.cfg.Security.TLSCertFile, w.cfg.Security.TLSPrivateKeyFile = cert, key
 	return w.restart(context.Background())
+}
+
+// writeTokenFile writes the table as the scenario's token file and
+// takes its tokens as the world's.
+func (w *world) writeTokenFile(t *godog.Table) (string, error) {
+	rows, err := tableRows(t, "token", "user", "uid", "groups")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(w.dir, "tokens.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	cw := csv.NewWriter(f)
+	w.auth.users = map[string]string{}
+	w.auth.admin = ""
+	for _, r := range rows {
+		if err := cw.Write([]string{r["token"], r["user"], r["uid"], r["groups"]}); err != nil {
+			return "", errors.Join(err, f.Close())
+		}
+		w.auth.users[r["user"]] = r["token"]
+		if w.auth.admin == "" && slices.Contains(strings.Split(r["groups"], ","), "herd:admins") {
+			w.auth.admin = r["token"]
+		}
+	}
+	cw.Flush()
+	if err := errors.Join(cw.Error(), f.Close()); err != nil {
+		return "", err
+	}
+	if w.auth.admin == "" {
+		return "", fmt.Errorf("the token file needs an admin (group herd:admins), for the scenario's own reads")
+	}
+	return path, nil
+}
+
+// changeTokenFile rewrites the running herd's token file; herd reads it
+// again when its check comes round on herd's clock.
+func (w *world) changeTokenFile(t *godog.Table) error {
+	if w.cfg.Security.TokenAuthFile == "" {
+		return errors.New("herd runs without a token file: a step must require tokens first")
+	}
+	_, err := w.writeTokenFile(t)
+	return err
+}
+
+// tokenAccepted waits, on the wall clock, for herd to take token: herd
+// reads a changed file on its own goroutine once its clock has moved.
+func (w *world) tokenAccepted(token string) error {
+	return eventually("herd accepts the token "+token, func() error {
+		r, err := w.doAs(token, http.MethodGet, "/api/v1/namespaces/default/configmaps", "", nil)
+		if err != nil {
+			return err
+		}
+		if r.code != http.StatusOK {
+			return fmt.Errorf("want 200, got %s", r)
+		}
+		return nil
+	})
+}
+
+// tokenRefused checks that herd answers token with 401 now.
+func (w *world) tokenRefused(token string) error {
+	r, err := w.doAs(token, http.MethodGet, "/api/v1/namespaces/default/configmaps", "", nil)
+	if err != nil {
+		return err
+	}
+	if r.code != http.StatusUnauthorized {
+		return fmt.Errorf("want 401 Unauthorized, got %s", r)
+	}
+	return nil
 }
 
 func (w *world) requestsFrom(user string) error {

@@ -15,8 +15,9 @@ import (
 //
 //	token,user,uid,"group1,group2"
 //
-// with the groups column optional. Blank lines are skipped. The file is
-// read once, at start.
+// with the groups column optional. Blank lines are skipped. A TokenFile
+// holds the tokens of one read of the file; ReloadingTokenFile reads it
+// again when it changes.
 type TokenFile struct {
 	users map[string]User
 }

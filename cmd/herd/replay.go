@@ -24,7 +24,9 @@ func newReplayCmd() *cobra.Command {
 		Use:   "replay",
 		Short: "Rebuild every view from the event log, or verify the live views against a rebuild",
 		Long: `replay rebuilds the node view and the node timelines from the whole event
-log. It holds the database's write lock while it runs: stop herd serve first.
+log. It holds the data directory's lock (herd.lock) while it runs, and
+refuses to start while herd serve, or another rebuild, holds it: stop herd
+serve first.
 
 With --verify it changes nothing: it rebuilds into a scratch copy of the
 database (safe while herd serves), compares the rebuilt views with the live
@@ -44,6 +46,15 @@ func replay(ctx context.Context, dataDir string, verify bool, out, errOut io.Wri
 	path := filepath.Join(dataDir, "herd.db")
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("--data-dir %s: no event log there: %w", dataDir, err)
+	}
+	if !verify {
+		lock, err := events.LockDataDir(dataDir, "herd replay")
+		if err != nil {
+			return refuseLocked(err, "stop it first, or use --verify, which is safe while serving")
+		}
+		// Released after the store has closed: the deferred close below
+		// runs first.
+		defer func() { err = errors.Join(err, lock.Release()) }()
 	}
 	cfg := events.Config{Path: path}
 	store, err := events.Open(ctx, cfg, nil)
@@ -84,4 +95,13 @@ func rate(s projections.RebuildStats) float64 {
 		return 0
 	}
 	return float64(s.Events) / s.Took.Seconds()
+}
+
+// refuseLocked words the refusal of a command whose data directory another
+// herd holds: who holds it, and what to do about it (hint).
+func refuseLocked(err error, hint string) error {
+	if _, ok := errors.AsType[*events.LockedError](err); ok {
+		return fmt.Errorf("%w; %s", err, hint)
+	}
+	return err
 }

@@ -17,6 +17,8 @@ func addSecurityFlags(f *pflag.FlagSet, cfg *app.Config) {
 		`bearer tokens, one per line as kube-apiserver's --token-auth-file: token,user,uid,"group1,group2"; roles are the groups herd:admins, herd:viewers and system:nodes (user system:node:NAME)`)
 	f.BoolVar(&s.InsecureAllowAnonymous, "insecure-allow-anonymous", s.InsecureAllowAnonymous,
 		"without --token-auth-file, listen on a non-loopback --listen anyway: anyone who reaches herd may change anything")
+	f.BoolVar(&s.InsecureAllowHTTPTokens, "insecure-allow-http-tokens", s.InsecureAllowHTTPTokens,
+		"with --token-auth-file but without --tls-cert-file, listen on a non-loopback --listen anyway: tokens cross the network in the clear, and kubectl sends none")
 	f.StringVar(&s.TLSCertFile, "tls-cert-file", s.TLSCertFile, "serve the API over HTTPS with this certificate (PEM)")
 	f.StringVar(&s.TLSPrivateKeyFile, "tls-private-key-file", s.TLSPrivateKeyFile, "the private key of --tls-cert-file (PEM)")
 	f.StringVar(&s.DeviceListen, "device-listen", s.DeviceListen,

@@ -24,8 +24,9 @@ herd never needs it: pages freed by the heartbeat retention policy are reused
 by new events, so the file stops growing once the retention window is full.
 Run it after lowering --heartbeat-retention, or after a first compaction of a
 log that grew without one, to give the space back to the file system. It
-needs as much free disk as the database itself and holds the write lock
-while it runs: stop herd serve first.`,
+needs as much free disk as the database itself, and refuses to start while
+herd serve (or a rebuild) holds the data directory's lock: stop herd serve
+first.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return reportErr(cmd, vacuum(cmd.Context(), dataDir, cmd.OutOrStdout()))
@@ -40,6 +41,13 @@ func vacuum(ctx context.Context, dataDir string, out io.Writer) (err error) {
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("--data-dir %s: no event log there: %w", dataDir, err)
 	}
+	lock, err := events.LockDataDir(dataDir, "herd vacuum")
+	if err != nil {
+		return refuseLocked(err, "stop it first: vacuum rewrites the whole database file")
+	}
+	// Released after the store has closed: the deferred close below runs
+	// first.
+	defer func() { err = errors.Join(err, lock.Release()) }()
 	store, err := events.Open(ctx, events.Config{Path: path}, nil)
 	if err != nil {
 		return err
@@ -50,7 +58,7 @@ func vacuum(ctx context.Context, dataDir string, out io.Writer) (err error) {
 		return err
 	}
 	if _, err := store.DB().ExecContext(ctx, `VACUUM`); err != nil {
-		return fmt.Errorf("vacuum %s (is herd serve still running?): %w", path, err)
+		return fmt.Errorf("vacuum %s: %w", path, err)
 	}
 	after, err := store.FileSize(ctx)
 	if err != nil {

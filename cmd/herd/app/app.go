@@ -130,6 +130,9 @@ func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metr
 	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("--data-dir %s: %w", cfg.DataDir, err)
 	}
+	if err := lockDataDir(lc, cfg, log); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	store, err := events.Open(ctx, events.Config{Path: cfg.DatabasePath(), FollowInterval: cfg.PollInterval}, NewWatermillLogger(log))

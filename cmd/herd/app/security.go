@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+	"k8s.io/utils/clock"
 
 	"herd/adapters/httpapi"
 )
@@ -28,6 +29,10 @@ type SecurityConfig struct {
 	// address other than loopback. Anyone who can reach it may then
 	// change anything.
 	InsecureAllowAnonymous bool
+	// InsecureAllowHTTPTokens lets herd with a token file but without TLS
+	// listen on an address other than loopback. The tokens then cross the
+	// network in the clear, and kubectl sends none over plain HTTP.
+	InsecureAllowHTTPTokens bool
 	// TLSCertFile and TLSPrivateKeyFile make the API listener serve HTTPS.
 	TLSCertFile       string
 	TLSPrivateKeyFile string
@@ -54,6 +59,10 @@ func (c SecurityConfig) validate(listen string, demo int) error {
 	if c.TokenAuthFile == "" && !c.InsecureAllowAnonymous && !isLoopback(listen) {
 		errs = append(errs, fmt.Errorf("--listen %s is not a loopback address, and without --token-auth-file anyone who reaches it could change anything: "+
 			"give --token-auth-file, or --insecure-allow-anonymous if you mean it", listen))
+	}
+	if c.TokenAuthFile != "" && !c.TLS() && !c.InsecureAllowHTTPTokens && !isLoopback(listen) {
+		errs = append(errs, fmt.Errorf("--listen %s is not a loopback address, and --token-auth-file without --tls-cert-file sends the tokens over plain HTTP, "+
+			"in the clear (and kubectl sends none over it): give --tls-cert-file and --tls-private-key-file, or --insecure-allow-http-tokens if you mean it", listen))
 	}
 	if c.TokenAuthFile != "" {
 		if _, err := os.Stat(c.TokenAuthFile); err != nil {
@@ -107,19 +116,28 @@ func isLoopback(listen string) bool {
 	return err == nil && addr.IsLoopback()
 }
 
-// newAuthenticator reads the token file, or says loudly that herd takes
-// every request.
-func newAuthenticator(cfg Config, log *zap.Logger) (httpapi.Authenticator, error) {
+// plainHTTPTokensWarning is said at start by a herd with tokens and no
+// TLS: kubectl refuses to send a bearer token over plain HTTP and then
+// only answers "You must be logged in to the server", which does not say
+// why.
+const plainHTTPTokensWarning = "kubectl will not authenticate over plain HTTP: it sends no bearer token to an http:// server " +
+	"(\"You must be logged in to the server\"), and tokens over plain HTTP travel in the clear; " +
+	"give --tls-cert-file and --tls-private-key-file (herd's own CLI and agents still send their tokens)"
+
+// newAuthenticator reads the token file, and again whenever it changes,
+// or says loudly that herd takes every request.
+func newAuthenticator(lc fx.Lifecycle, cfg Config, clk clock.WithTicker, log *zap.Logger) (httpapi.Authenticator, error) {
 	sc := cfg.Security
 	if sc.TokenAuthFile != "" {
-		tf, err := httpapi.LoadTokenFile(sc.TokenAuthFile)
+		tf, err := httpapi.NewReloadingTokenFile(sc.TokenAuthFile, log)
 		if err != nil {
 			return nil, err
 		}
-		log.Info("the API requires bearer tokens", zap.String("token_file", sc.TokenAuthFile), zap.Int("tokens", tf.Len()))
-		if !sc.TLS() && !isLoopback(cfg.Listen) {
-			log.Warn("bearer tokens over plain HTTP travel in the clear, and kubectl sends none over it: give --tls-cert-file and --tls-private-key-file",
-				zap.String("listen", cfg.Listen))
+		watchTokenFile(lc, tf, clk)
+		log.Info("the API requires bearer tokens", zap.String("token_file", sc.TokenAuthFile), zap.Int("tokens", tf.Len()),
+			zap.Duration("checked_every", httpapi.TokenFileCheckInterval))
+		if !sc.TLS() {
+			log.Warn(plainHTTPTokensWarning, zap.String("listen", cfg.Listen), zap.Bool("loopback", isLoopback(cfg.Listen)))
 		}
 		return tf, nil
 	}
