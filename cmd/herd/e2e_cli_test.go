@@ -194,3 +194,33 @@ func TestVersion(t *testing.T) {
 		t.Errorf("herd version = %q, want %q", out, "herd "+e2eVersion)
 	}
 }
+
+// TestConfigErrors: a bad flag or HERD_ variable is one line naming it,
+// and exit status 2, before anything starts — not fx's screens of wrapping.
+func TestConfigErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+		want string // in the one line of stderr
+	}{
+		{name: "reconcilers -*", args: []string{"--reconcilers", "-*"}, want: `--reconcilers: "-*" is not a thing`},
+		{name: "unknown reconciler", args: []string{"--reconcilers", "*,-helth"}, want: `--reconcilers: no reconciler named "helth"`},
+		{name: "reconciler workers", args: []string{"--reconciler-workers", "0"}, want: "--reconciler-workers 0"},
+		{name: "watch cache", args: []string{"--watch-cache-size", "0"}, want: "--watch-cache-size 0"},
+		{name: "kubelet config", args: []string{"--kubelet-config", "/no/such/kubelets.yaml"}, want: "--kubelet-config"},
+		{name: "flag value", args: []string{"--poll-interval", "often"}, want: `"often" for "--poll-interval"`},
+		{name: "environment", env: []string{"HERD_WATCH_HISTORY=forever"}, want: `HERD_WATCH_HISTORY="forever"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"serve", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0"}, tc.args...)
+			res := herd(t, tc.env, args...)
+			lines := strings.Split(strings.TrimRight(res.Stderr, "\n"), "\n")
+			if res.Code != 2 || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
+				t.Errorf("herd %s: exit %d, stderr %q; want exit 2 and one line with %q", strings.Join(args, " "), res.Code, res.Stderr, tc.want)
+			}
+		})
+	}
+}
