@@ -103,6 +103,13 @@ func TestCLI(t *testing.T) {
 		}
 	})
 
+	t.Run("node undrain of a node never drained", func(t *testing.T) {
+		res := mustHerd(t, "node", "undrain", "cli-agent", server)
+		if want := "node/cli-agent already undrained: it was not draining\n"; res.Stdout != want {
+			t.Errorf("herd node undrain said %q, want %q", res.Stdout, want)
+		}
+	})
+
 	t.Run("log --stream", func(t *testing.T) {
 		out := mustHerd(t, "log", server, "--stream", "node/cli-agent").Stdout
 		header, rows := table(t, out)
