@@ -136,10 +136,31 @@ func TestCLI(t *testing.T) {
 		}
 	})
 
+	t.Run("node list -o wide", func(t *testing.T) {
+		header, rows := table(t, mustHerd(t, "node", "list", server, "-o", "wide").Stdout)
+		if want := []string{"NAME", "STATUS", "KIND", "AGE", "VERSION", "CONDITIONS", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"}; !slices.Equal(header, want) {
+			t.Fatalf("header %q, want %q", header, want)
+		}
+		if len(rows) != 3 {
+			t.Errorf("%d nodes, want 3", len(rows))
+		}
+	})
+
+	t.Run("list -o name", func(t *testing.T) {
+		if out, want := mustHerd(t, "node", "list", server, "-o", "name").Stdout, "node/cli-agent\nnode/cli-down\nnode/cli-pico\n"; out != want {
+			t.Errorf("node list -o name = %q, want %q", out, want)
+		}
+		if out := mustHerd(t, "pod", "list", "-A", server, "-o", "name").Stdout; out != "" {
+			t.Errorf("pod list -o name of no pods = %q, want nothing", out)
+		}
+	})
+
 	t.Run("unknown output format", func(t *testing.T) {
-		res := herd(t, nil, "node", "list", server, "-o", "xml")
-		if res.Code == 0 || !strings.Contains(res.Stderr, `-o "xml"`) {
-			t.Errorf("exit %d, stderr %q: want non-zero and the bad -o named", res.Code, res.Stderr)
+		for _, args := range [][]string{{"node", "list"}, {"node", "get", "cli-agent"}, {"pod", "list"}, {"device", "list"}, {"log"}} {
+			res := herd(t, nil, append(args, server, "-o", "xml")...)
+			if res.Code != 2 || !strings.Contains(res.Stderr, `"xml" for "-o, --output"`) || !strings.Contains(res.Stderr, "want ") {
+				t.Errorf("herd %s -o xml: exit %d, stderr %q; want 2, the bad -o named and what it takes", strings.Join(args, " "), res.Code, res.Stderr)
+			}
 		}
 	})
 

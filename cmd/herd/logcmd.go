@@ -59,7 +59,7 @@ events as they are recorded until Ctrl-C.`,
 	}
 	addServerFlag(cmd, &lf.server)
 	f := cmd.Flags()
-	f.StringVarP(&lf.output, "output", "o", "", "json or yaml")
+	addOutputFlag(f, &lf.output, outputJSON, outputYAML)
 	f.StringVar(&lf.stream, "stream", "", "one stream (node/web-01), or every stream under a prefix ending in / (node/)")
 	f.StringVar(&lf.types, "type", "", "event types, comma-separated (NodeRegistered,NodeConditionChanged)")
 	f.StringVar(&lf.since, "since", "", "only events of this last while, such as 5m or 2h (an RFC 3339 time works too)")
@@ -117,9 +117,6 @@ func (lf logFlags) query(now time.Time) (url.Values, error) {
 		return nil, fmt.Errorf("--tail %d and --limit %d: give one of them", lf.tail, lf.limit)
 	case lf.tail > 0:
 		q.Set("tail", strconv.Itoa(lf.tail))
-	}
-	if lf.output != "" && lf.output != "json" && lf.output != "yaml" {
-		return nil, fmt.Errorf("-o %q: want json or yaml", lf.output)
 	}
 	return q, nil
 }
