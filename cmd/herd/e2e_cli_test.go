@@ -90,11 +90,14 @@ func TestCLI(t *testing.T) {
 
 	t.Run("node events", func(t *testing.T) {
 		header, _ := table(t, mustHerd(t, "node", "events", "cli-agent", server).Stdout)
-		if want := []string{"TIME", "EVENT", "REASON", "MESSAGE"}; !slices.Equal(header, want) {
+		if want := []string{"TIME", "TYPE", "EVENT", "REASON", "MESSAGE"}; !slices.Equal(header, want) {
 			t.Errorf("header %q, want %q", header, want)
 		}
 		_, rows := table(t, mustHerd(t, "node", "events", "cli-agent", server).Stdout)
-		events := column(rows, 1)
+		events := column(rows, 2)
+		if types := column(rows, 1); !slices.Contains(types, "Normal") {
+			t.Errorf("types of cli-agent's events %q, want Normal ones", types)
+		}
 		if !slices.Contains(events, "Registered") || !slices.Contains(events, "BecameReady") {
 			t.Errorf("events of cli-agent %q, want Registered and BecameReady", events)
 		}

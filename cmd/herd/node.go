@@ -83,9 +83,9 @@ func newNodeCmd() *cobra.Command {
 				return reportErr(cmd, err)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 8, 3, ' ', 0)
-			fmt.Fprintln(tw, "TIME\tEVENT\tREASON\tMESSAGE")
+			fmt.Fprintln(tw, "TIME\tTYPE\tEVENT\tREASON\tMESSAGE")
 			for _, e := range tl.Items {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.At.Format(time.RFC3339), e.Kind, dash(e.Reason), e.Message)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.Format(time.RFC3339), dash(e.Type), e.Kind, dash(e.Reason), e.Message)
 			}
 			return tw.Flush()
 		},
