@@ -116,13 +116,13 @@ func timelineEntries(node string, rec events.Record, ev domain.Event) []Timeline
 }
 
 // conditionType is Warning when a condition leaves its healthy status:
-// Ready anything but True, any other condition (the pressures, HighLoad,
-// NetworkUnavailable) True or Unknown, as Kubernetes' node conditions
-// read. A condition first known as Unknown (a node just registered) is
-// nothing to look at yet.
+// Ready and KubeletReachable anything but True, any other condition (the
+// pressures, HighLoad, NetworkUnavailable, a node problem detector's)
+// True or Unknown, as Kubernetes' node conditions read. A condition first
+// known as Unknown (a node just registered) is nothing to look at yet.
 func conditionType(c domain.ConditionType, from, s domain.ConditionStatus) string {
 	healthy := domain.ConditionFalse
-	if c == domain.ConditionReady {
+	if c == domain.ConditionReady || c == domain.ConditionKubeletReachable {
 		healthy = domain.ConditionTrue
 	}
 	if s == healthy || (from == "" && s == domain.ConditionUnknown) {

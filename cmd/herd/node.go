@@ -15,6 +15,7 @@ import (
 
 	"herd/adapters/conversions"
 	"herd/adapters/httpapi"
+	"herd/domain"
 )
 
 func newNodeCmd() *cobra.Command {
@@ -150,11 +151,13 @@ func unknown(s string) string {
 	return s
 }
 
-// trueConditions lists the conditions other than Ready that hold.
+// trueConditions lists the conditions that hold and say something is
+// wrong: not Ready, nor KubeletReachable, which are good news when True.
 func trueConditions(n corev1.Node) string {
 	var out []string
 	for _, c := range n.Status.Conditions {
-		if c.Type != corev1.NodeReady && c.Status == corev1.ConditionTrue {
+		good := c.Type == corev1.NodeReady || c.Type == corev1.NodeConditionType(domain.ConditionKubeletReachable)
+		if !good && c.Status == corev1.ConditionTrue {
 			out = append(out, string(c.Type))
 		}
 	}

@@ -9,5 +9,5 @@ UPDATE node_timeline SET type = 'Warning'
     WHERE kind IN ('HeartbeatMissed', 'BecameNotReady', 'ScrapeFailed', 'Restarted', 'Draining')
         OR (kind = 'Tainted' AND reason <> 'set by an operator')
         OR (kind = 'ConditionChanged' AND (
-            (message LIKE 'Ready %' AND (message LIKE '% -> False%' OR message LIKE '% -> Unknown%'))
-            OR (message NOT LIKE 'Ready %' AND (message LIKE '% -> True%' OR message LIKE '% -> Unknown%'))));
+            ((message LIKE 'Ready %' OR message LIKE 'KubeletReachable %') AND (message LIKE '% -> False%' OR message LIKE '% -> Unknown%'))
+            OR (message NOT LIKE 'Ready %' AND message NOT LIKE 'KubeletReachable %' AND (message LIKE '% -> True%' OR message LIKE '% -> Unknown%'))));
