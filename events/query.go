@@ -26,6 +26,10 @@ type Filter struct {
 	After int64
 	// Limit caps the number of events returned; 0 means no cap.
 	Limit int
+	// Newest, with a Limit, takes the newest Limit events that match rather
+	// than the oldest (`herd log --tail`); they still come in position
+	// order.
+	Newest bool
 }
 
 // Query returns the events f matches, in position order.
@@ -91,6 +95,10 @@ func (f Filter) sql() (string, []any, error) {
 	b.WriteString("SELECT " + recordColumns + " FROM events")
 	if len(where) > 0 {
 		b.WriteString(" WHERE " + strings.Join(where, " AND "))
+	}
+	if f.Newest && f.Limit > 0 {
+		b.WriteString(" ORDER BY position DESC LIMIT ?")
+		return "SELECT " + recordColumns + " FROM (" + b.String() + ") ORDER BY position", append(args, f.Limit), nil
 	}
 	b.WriteString(" ORDER BY position")
 	if f.Limit > 0 {

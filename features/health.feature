@@ -32,11 +32,11 @@ Feature: Nodes that fall silent
       | node.kubernetes.io/unreachable | NoSchedule |
       | node.kubernetes.io/unreachable | NoExecute  |
     And the timeline of "web-01" shows, in order:
-      | kind            | reason            | at       |
-      | Registered      | linux             | 09:00:00 |
-      | BecameReady     | Ready             | 09:00:00 |
-      | HeartbeatMissed | NodeStatusUnknown | 09:00:41 |
-      | BecameNotReady  | NodeStatusUnknown | 09:00:41 |
+      | kind            | type    | reason            | at       |
+      | Registered      | Normal  | linux             | 09:00:00 |
+      | BecameReady     | Normal  | Ready             | 09:00:00 |
+      | HeartbeatMissed | Warning | NodeStatusUnknown | 09:00:41 |
+      | BecameNotReady  | Warning | NodeStatusUnknown | 09:00:41 |
 
   Scenario: A condition already Unknown keeps the time it went Unknown
     Given node "web-01" has registered and is Ready

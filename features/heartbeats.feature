@@ -43,7 +43,7 @@ Feature: Heartbeats and the conditions herd derives from them
       | agent state    | Ready    |
       | last heartbeat | 09:00:10 |
 
-  Scenario Outline: <condition> turns True only above its threshold, and False again below it
+  Scenario Outline: <condition> turns True only above its threshold, a Warning, and False again below it
     Given the agent on "web-01" reports healthy metrics
     When 10 seconds pass
     And the agent on "web-01" reports <exactly at the threshold>
@@ -67,11 +67,11 @@ Feature: Heartbeats and the conditions herd derives from them
       | False | True  | 09:00:20 |
       | True  | False | 09:00:40 |
     And the timeline of "web-01" shows, in order:
-      | kind             | reason   | at       |
-      | Registered       | linux    | 09:00:00 |
-      | BecameReady      | Ready    | 09:00:00 |
-      | ConditionChanged | <raised> | 09:00:20 |
-      | ConditionChanged | <eased>  | 09:00:40 |
+      | kind             | type    | reason   | at       |
+      | Registered       | Normal  | linux    | 09:00:00 |
+      | BecameReady      | Normal  | Ready    | 09:00:00 |
+      | ConditionChanged | Warning | <raised> | 09:00:20 |
+      | ConditionChanged | Normal  | <eased>  | 09:00:40 |
     And the resourceVersion of "web-01" is the log position of its latest event
 
     Examples:

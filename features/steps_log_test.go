@@ -183,13 +183,14 @@ type timelineEntry struct {
 	Position int64     `json:"position"`
 	At       time.Time `json:"at"`
 	Kind     string    `json:"kind"`
+	Type     string    `json:"type"`
 	Reason   string    `json:"reason"`
 	Message  string    `json:"message"`
 }
 
 // timelineShows checks that the node's timeline holds the table's entries
 // in that order; other entries (condition changes, say) may come between.
-// Columns: kind, and optionally reason and at.
+// Columns: kind, and optionally type (Normal or Warning), reason and at.
 func (w *world) timelineShows(node string, table *godog.Table) error {
 	var tl struct {
 		Items []timelineEntry `json:"items"`
@@ -204,7 +205,7 @@ func (w *world) timelineShows(node string, table *godog.Table) error {
 	var seen []string
 	i := 0
 	for _, e := range tl.Items {
-		line := fmt.Sprintf("%s %s (%s) %s", w.show(e.At), e.Kind, e.Reason, e.Message)
+		line := fmt.Sprintf("%s %s %s (%s) %s", w.show(e.At), e.Type, e.Kind, e.Reason, e.Message)
 		seen = append(seen, line)
 		if i < len(rows) && w.timelineMatches(e, rows[i]) {
 			i++
@@ -222,6 +223,9 @@ func (w *world) timelineMatches(e timelineEntry, row map[string]string) bool {
 		return false
 	}
 	if r, ok := row["reason"]; ok && e.Reason != r {
+		return false
+	}
+	if typ, ok := row["type"]; ok && e.Type != typ {
 		return false
 	}
 	if at, ok := row["at"]; ok && w.show(e.At) != at {

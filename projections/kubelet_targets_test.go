@@ -115,7 +115,7 @@ func TestRebuildKeepsKubeletTargetsAndScrapeFailures(t *testing.T) {
 		kinds = append(kinds, e.Kind+" "+e.Reason+": "+e.Message)
 	}
 	want := []string{
-		"Registered kubelet: registered as a kubelet node",
+		"Registered kubelet: registered as a node of kind kubelet",
 		"ScrapeFailed ConnectionRefused: herd cannot poll the kubelet: connection refused",
 		"ScrapeRecovered ConnectionRefused: herd polls the kubelet again",
 	}

@@ -8,6 +8,16 @@ import (
 	"herd/events"
 )
 
+// The types of a timeline entry, as a Kubernetes Event's type.
+const (
+	// TimelineNormal is an entry that needs nobody's attention.
+	TimelineNormal = "Normal"
+	// TimelineWarning is an entry an operator should look at: Kubernetes'
+	// Warning events (NodeNotReady, a pressure condition True, a node
+	// unreachable or rebooted, an eviction, a failed scrape).
+	TimelineWarning = "Warning"
+)
+
 // TimelineEntry is one moment in a node's life as an operator reads it.
 type TimelineEntry struct {
 	// Position is the log position of the event behind the entry.
@@ -20,6 +30,9 @@ type TimelineEntry struct {
 	// ConditionChanged, Stopped, Deleted, LabelsChanged, ScrapeFailed,
 	// ScrapeRecovered, ...
 	Kind string `json:"kind"`
+	// Type is TimelineWarning or TimelineNormal, the type of the
+	// Kubernetes Event the entry is shown as.
+	Type string `json:"type"`
 	// Reason is a short machine-readable cause.
 	Reason string `json:"reason,omitempty"`
 	// Message says what happened in words.
@@ -29,68 +42,93 @@ type TimelineEntry struct {
 // timelineEntries maps one node event to the lifecycle entries it stands
 // for. Plain heartbeats are not lifecycle events and map to none.
 func timelineEntries(node string, rec events.Record, ev domain.Event) []TimelineEntry {
-	entry := func(at time.Time, kind, reason, msg string) []TimelineEntry {
-		return []TimelineEntry{{Position: rec.Position, Node: node, At: at.UTC(), Kind: kind, Reason: reason, Message: msg}}
+	entry := func(at time.Time, kind, typ, reason, msg string) []TimelineEntry {
+		return []TimelineEntry{{Position: rec.Position, Node: node, At: at.UTC(), Kind: kind, Type: typ, Reason: reason, Message: msg}}
 	}
+	const normal, warning = TimelineNormal, TimelineWarning
 	switch e := ev.(type) {
 	case domain.NodeRegistered:
-		return entry(e.At, "Registered", string(e.Kind), fmt.Sprintf("registered as a %s node", e.Kind))
+		return entry(e.At, "Registered", normal, string(e.Kind), fmt.Sprintf("registered as a node of kind %s", e.Kind))
 	case domain.NodeRestarted:
-		return entry(e.At, "Restarted", e.Reason, fmt.Sprintf("restart #%d (%s)", e.RestartCount, e.Reason))
+		// The kubelet's Rebooted event is a Warning: what ran on the node
+		// stopped.
+		return entry(e.At, "Restarted", warning, e.Reason, fmt.Sprintf("node restarted (restart #%d: %s)", e.RestartCount, e.Reason))
 	case domain.NodeBecameReady:
-		return entry(e.At, "BecameReady", "Ready", "node is Ready")
+		return entry(e.At, "BecameReady", normal, "Ready", "node is Ready")
 	case domain.NodeConditionChanged:
-		from := string(e.From)
-		if from == "" {
-			from = "none"
+		msg := fmt.Sprintf("%s changed from %s to %s", e.Type, e.From, e.Status)
+		if e.From == "" {
+			msg = fmt.Sprintf("%s is %s", e.Type, e.Status)
 		}
-		msg := fmt.Sprintf("%s %s -> %s", e.Type, from, e.Status)
 		if e.Message != "" {
 			msg += ": " + e.Message
 		}
-		return entry(e.At, "ConditionChanged", e.Reason, msg)
+		return entry(e.At, "ConditionChanged", conditionType(e.Type, e.From, e.Status), e.Reason, msg)
 	case domain.NodeDeregistered:
-		return entry(e.At, "Stopped", "Deregistered", "node stopped cleanly")
+		return entry(e.At, "Stopped", normal, "Deregistered", "node stopped cleanly")
 	case domain.NodeLabelsChanged:
-		return entry(e.At, "LabelsChanged", "", "labels or annotations changed")
+		return entry(e.At, "LabelsChanged", normal, "", "labels or annotations changed")
 	case domain.NodeDeleted:
-		return entry(e.At, "Deleted", "", "node removed from the fleet")
+		return entry(e.At, "Deleted", normal, "", "node removed from the fleet")
 	case domain.HeartbeatMissed:
-		last := "never"
+		msg := "no heartbeat ever received"
 		if !e.LastHeartbeat.IsZero() {
-			last = e.LastHeartbeat.UTC().Format(time.RFC3339)
+			msg = "no heartbeat since " + e.LastHeartbeat.UTC().Format(time.RFC3339)
 		}
-		return entry(e.At, "HeartbeatMissed", e.Reason, "no heartbeat since "+last)
+		return entry(e.At, "HeartbeatMissed", warning, e.Reason, msg)
 	case domain.NodeBecameNotReady:
-		return entry(e.At, "BecameNotReady", e.Reason, fmt.Sprintf("Ready is %s", e.Status))
+		return entry(e.At, "BecameNotReady", warning, e.Reason, fmt.Sprintf("node is not Ready: Ready is %s", e.Status))
 	case domain.NodeScrapeFailed:
 		msg := "herd cannot poll the kubelet"
 		if e.Message != "" {
 			msg += ": " + e.Message
 		}
-		return entry(e.At, "ScrapeFailed", e.Reason, msg)
+		return entry(e.At, "ScrapeFailed", warning, e.Reason, msg)
 	case domain.NodeScrapeRecovered:
-		return entry(e.At, "ScrapeRecovered", e.Reason, "herd polls the kubelet again")
+		return entry(e.At, "ScrapeRecovered", normal, e.Reason, "herd polls the kubelet again")
 	case domain.NodeTainted:
-		return entry(e.At, "Tainted", e.Cause, fmt.Sprintf("taint %s", taintString(e.Taint.Key, e.Taint.Value, e.Taint.Effect)))
-	case domain.NodeUntainted:
-		return entry(e.At, "Untainted", e.Cause, fmt.Sprintf("taint %s removed", taintString(e.Key, "", e.Effect)))
-	case domain.NodeCordoned:
-		return entry(e.At, "Cordoned", "", "node marked unschedulable")
-	case domain.NodeUncordoned:
-		return entry(e.At, "Uncordoned", "", "node marked schedulable")
-	case domain.NodeDrainStarted:
-		msg := "draining: evicting every pod with its own grace period"
-		if e.GracePeriodSeconds != nil {
-			msg = fmt.Sprintf("draining: evicting every pod with a %d s grace period", *e.GracePeriodSeconds)
+		// An operator's taint is an intent; one herd puts on for a
+		// condition (unreachable, not ready, pressure) is trouble.
+		typ := warning
+		if e.Cause == domain.CauseOperator {
+			typ = normal
 		}
-		return entry(e.At, "Draining", "", msg)
+		return entry(e.At, "Tainted", typ, e.Cause, fmt.Sprintf("taint %s added", taintString(e.Taint.Key, e.Taint.Value, e.Taint.Effect)))
+	case domain.NodeUntainted:
+		return entry(e.At, "Untainted", normal, e.Cause, fmt.Sprintf("taint %s removed", taintString(e.Key, "", e.Effect)))
+	case domain.NodeCordoned:
+		return entry(e.At, "Cordoned", normal, "", "node marked unschedulable")
+	case domain.NodeUncordoned:
+		return entry(e.At, "Uncordoned", normal, "", "node marked schedulable")
+	case domain.NodeDrainStarted:
+		// Evictions are Warnings in Kubernetes: the node's pods are stopped.
+		msg := "draining: evicting every pod, each with its own grace period"
+		if e.GracePeriodSeconds != nil {
+			msg = fmt.Sprintf("draining: evicting every pod with a grace period of %d s", *e.GracePeriodSeconds)
+		}
+		return entry(e.At, "Draining", warning, "", msg)
 	case domain.NodeDrained:
-		return entry(e.At, "Drained", "", "every pod is gone; the node stays cordoned")
+		return entry(e.At, "Drained", normal, "", "every pod is gone; the node stays cordoned")
 	case domain.NodeUndrained:
-		return entry(e.At, "Undrained", "", "drain ended; the node takes pods again")
+		return entry(e.At, "Undrained", normal, "", "drain ended; the node takes pods again")
 	}
 	return nil
+}
+
+// conditionType is Warning when a condition leaves its healthy status:
+// Ready and KubeletReachable anything but True, any other condition (the
+// pressures, HighLoad, NetworkUnavailable, a node problem detector's)
+// True or Unknown, as Kubernetes' node conditions read. A condition first
+// known as Unknown (a node just registered) is nothing to look at yet.
+func conditionType(c domain.ConditionType, from, s domain.ConditionStatus) string {
+	healthy := domain.ConditionFalse
+	if c == domain.ConditionReady || c == domain.ConditionKubeletReachable {
+		healthy = domain.ConditionTrue
+	}
+	if s == healthy || (from == "" && s == domain.ConditionUnknown) {
+		return TimelineNormal
+	}
+	return TimelineWarning
 }
 
 func taintString(key, value string, effect domain.TaintEffect) string {
@@ -100,8 +138,8 @@ func taintString(key, value string, effect domain.TaintEffect) string {
 	return key + ":" + string(effect)
 }
 
-const insertTimelineSQL = `INSERT INTO node_timeline (position, seq, node, at, kind, reason, message) VALUES (?, ?, ?, ?, ?, ?, ?)`
+const insertTimelineSQL = `INSERT INTO node_timeline (position, seq, node, at, kind, reason, message, type) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 
 func (e TimelineEntry) args(seq int) []any {
-	return []any{e.Position, seq, e.Node, e.At.Format(time.RFC3339Nano), e.Kind, e.Reason, e.Message}
+	return []any{e.Position, seq, e.Node, e.At.Format(time.RFC3339Nano), e.Kind, e.Reason, e.Message, e.Type}
 }

@@ -25,7 +25,7 @@ func (v *TimelineView) Node(ctx context.Context, node string, after int64, limit
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := v.db.QueryContext(ctx, `SELECT position, node, at, kind, reason, message FROM node_timeline
+	rows, err := v.db.QueryContext(ctx, `SELECT position, node, at, kind, reason, message, type FROM node_timeline
 WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?`, node, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("timeline %s: %w", node, err)
@@ -35,7 +35,7 @@ WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?`, node, after, li
 
 // Recent returns the newest limit entries across every node, oldest first.
 func (v *TimelineView) Recent(ctx context.Context, limit int) ([]TimelineEntry, error) {
-	rows, err := v.db.QueryContext(ctx, `SELECT position, node, at, kind, reason, message FROM
+	rows, err := v.db.QueryContext(ctx, `SELECT position, node, at, kind, reason, message, type FROM
 (SELECT * FROM node_timeline ORDER BY position DESC, seq DESC LIMIT ?) ORDER BY position, seq`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recent timeline: %w", err)
@@ -44,7 +44,7 @@ func (v *TimelineView) Recent(ctx context.Context, limit int) ([]TimelineEntry, 
 }
 
 // scanTimeline reads timeline rows (position, node, at, kind, reason,
-// message), closing rows.
+// message, type), closing rows.
 func scanTimeline(rows *sql.Rows, what string) ([]TimelineEntry, error) {
 	defer rows.Close()
 	var out []TimelineEntry
@@ -53,7 +53,7 @@ func scanTimeline(rows *sql.Rows, what string) ([]TimelineEntry, error) {
 			e  TimelineEntry
 			at string
 		)
-		if err := rows.Scan(&e.Position, &e.Node, &at, &e.Kind, &e.Reason, &e.Message); err != nil {
+		if err := rows.Scan(&e.Position, &e.Node, &at, &e.Kind, &e.Reason, &e.Message, &e.Type); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		var err error

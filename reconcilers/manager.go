@@ -105,22 +105,7 @@ func NewManager(p Params) (*Manager, error) {
 		}
 		names = append(names, n)
 	}
-	for _, e := range p.Config.Enabled {
-		n := strings.TrimPrefix(e, "-")
-		if e == "-*" {
-			errs = append(errs, errors.New(`--reconcilers: "-*" is not a thing; give an empty list to run none`))
-			continue
-		}
-		if n != "*" && !slices.Contains(names, n) {
-			errs = append(errs, fmt.Errorf("--reconcilers: no reconciler named %q (there are: %s)", n, strings.Join(names, ", ")))
-		}
-	}
-	if p.Config.Workers < 1 {
-		errs = append(errs, fmt.Errorf("--reconciler-workers %d: want at least 1", p.Config.Workers))
-	}
-	if p.Config.MaxRetries < 0 {
-		errs = append(errs, fmt.Errorf("--reconciler-max-retries %d: want 0 or more", p.Config.MaxRetries))
-	}
+	errs = append(errs, p.Config.Validate(names))
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

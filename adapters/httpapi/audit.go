@@ -69,7 +69,8 @@ type AuditThinned struct {
 
 // listAuditEvents serves the audit log: ?stream= (exact, or a prefix when it
 // ends in "/"), ?type= (comma-separated), ?since= and ?until= (RFC 3339),
-// ?after= (a log position), ?limit= and ?continue=.
+// ?after= (a log position), ?limit= and ?continue=, or ?tail= for the
+// newest events that match.
 func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 	f, err := auditFilter(r)
 	if err != nil {
@@ -86,7 +87,7 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 		list.Items = append(list.Items, toAuditEvent(rec))
 	}
 	list.Thinned = thinnedFor(s.Store.Compaction(), f)
-	if len(recs) == f.Limit {
+	if len(recs) == f.Limit && !f.Newest {
 		list.Metadata.Continue = strconv.FormatInt(recs[len(recs)-1].Position, 10)
 	}
 	s.writeJSON(w, http.StatusOK, list)
@@ -102,6 +103,12 @@ func auditFilter(r *http.Request) (events.Filter, error) {
 	}
 	if t := q.Get("type"); t != "" {
 		f.Types = strings.Split(t, ",")
+		known := domain.EventTypes()
+		for _, typ := range f.Types {
+			if !slices.Contains(known, typ) {
+				return f, badRequest("type %q is not an event type; the types are %s", typ, strings.Join(known, ", "))
+			}
+		}
 	}
 	var err error
 	if f.Since, err = timeParam(q.Get("since"), "since"); err != nil {
@@ -125,6 +132,13 @@ func auditFilter(r *http.Request) (events.Filter, error) {
 			return f, badRequest("limit must be an integer from 1 to %d, got %q", maxAuditLimit, v)
 		}
 		f.Limit = n
+	}
+	if v := q.Get("tail"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > maxAuditLimit {
+			return f, badRequest("tail must be an integer from 1 to %d, got %q", maxAuditLimit, v)
+		}
+		f.Limit, f.Newest = n, true
 	}
 	return f, nil
 }

@@ -16,9 +16,6 @@ import (
 // recentEvents is how many timeline entries an unfiltered event list shows.
 const recentEvents = 500
 
-// warningKinds are the lifecycle events an operator should look at.
-var warningKinds = map[string]bool{"HeartbeatMissed": true, "BecameNotReady": true, "Tainted": true, "ScrapeFailed": true}
-
 // listKubeEvents serves nodes' timelines as core/v1 Events, which is what
 // kubectl describe node and kubectl get events show. fieldSelector
 // involvedObject.name narrows it to one node.
@@ -60,8 +57,10 @@ func (s *Server) listKubeEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 func toKubeEvent(e projections.TimelineEntry) corev1.Event {
+	// The timeline decided the type where it knew the event (a pressure
+	// True is a Warning, False is not).
 	typ := corev1.EventTypeNormal
-	if warningKinds[e.Kind] {
+	if e.Type == projections.TimelineWarning {
 		typ = corev1.EventTypeWarning
 	}
 	at := metav1.NewTime(e.At)

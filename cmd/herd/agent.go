@@ -30,7 +30,7 @@ HTTP API only.`,
 			cfg.Token, _ = cmd.Flags().GetString("token")
 			cfg.CAFile, _ = cmd.Flags().GetString("certificate-authority")
 			if err := cfg.Validate(); err != nil {
-				return reportErr(cmd, err)
+				return reportErr(cmd, configError{err})
 			}
 			return reportErr(cmd, runAgent(cfg))
 		},

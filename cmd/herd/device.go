@@ -34,6 +34,15 @@ func newDeviceCmd() *cobra.Command {
 			if done, err := printStructured(cmd.OutOrStdout(), output, l); done {
 				return reportErr(cmd, err)
 			}
+			if output == outputName {
+				names := make([]string, len(l.Items))
+				for i, b := range l.Items {
+					names[i] = b.Name
+				}
+				printNames(cmd.OutOrStdout(), "devicebinding", names)
+				return nil
+			}
+			// -o wide has no more to show than the table.
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 8, 3, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tADDRESS\tBOUND")
 			for _, b := range l.Items {
@@ -42,7 +51,7 @@ func newDeviceCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	list.Flags().StringVarP(&output, "output", "o", "", "json or yaml")
+	addOutputFlag(list.Flags(), &output, listOutputs...)
 	release := &cobra.Command{
 		Use:   "release NAME",
 		Short: "Free a device name from its address, so that the next address to register it is bound instead",

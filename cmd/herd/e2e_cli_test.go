@@ -90,16 +90,26 @@ func TestCLI(t *testing.T) {
 
 	t.Run("node events", func(t *testing.T) {
 		header, _ := table(t, mustHerd(t, "node", "events", "cli-agent", server).Stdout)
-		if want := []string{"TIME", "EVENT", "REASON", "MESSAGE"}; !slices.Equal(header, want) {
+		if want := []string{"TIME", "TYPE", "EVENT", "REASON", "MESSAGE"}; !slices.Equal(header, want) {
 			t.Errorf("header %q, want %q", header, want)
 		}
 		_, rows := table(t, mustHerd(t, "node", "events", "cli-agent", server).Stdout)
-		events := column(rows, 1)
+		events := column(rows, 2)
+		if types := column(rows, 1); !slices.Contains(types, "Normal") {
+			t.Errorf("types of cli-agent's events %q, want Normal ones", types)
+		}
 		if !slices.Contains(events, "Registered") || !slices.Contains(events, "BecameReady") {
 			t.Errorf("events of cli-agent %q, want Registered and BecameReady", events)
 		}
 		if events[0] != "Registered" {
 			t.Errorf("first event %q, want Registered", events[0])
+		}
+	})
+
+	t.Run("node undrain of a node never drained", func(t *testing.T) {
+		res := mustHerd(t, "node", "undrain", "cli-agent", server)
+		if want := "node/cli-agent already undrained: it was not draining\n"; res.Stdout != want {
+			t.Errorf("herd node undrain said %q, want %q", res.Stdout, want)
 		}
 	})
 
@@ -129,10 +139,31 @@ func TestCLI(t *testing.T) {
 		}
 	})
 
+	t.Run("node list -o wide", func(t *testing.T) {
+		header, rows := table(t, mustHerd(t, "node", "list", server, "-o", "wide").Stdout)
+		if want := []string{"NAME", "STATUS", "KIND", "AGE", "VERSION", "CONDITIONS", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"}; !slices.Equal(header, want) {
+			t.Fatalf("header %q, want %q", header, want)
+		}
+		if len(rows) != 3 {
+			t.Errorf("%d nodes, want 3", len(rows))
+		}
+	})
+
+	t.Run("list -o name", func(t *testing.T) {
+		if out, want := mustHerd(t, "node", "list", server, "-o", "name").Stdout, "node/cli-agent\nnode/cli-down\nnode/cli-pico\n"; out != want {
+			t.Errorf("node list -o name = %q, want %q", out, want)
+		}
+		if out := mustHerd(t, "pod", "list", "-A", server, "-o", "name").Stdout; out != "" {
+			t.Errorf("pod list -o name of no pods = %q, want nothing", out)
+		}
+	})
+
 	t.Run("unknown output format", func(t *testing.T) {
-		res := herd(t, nil, "node", "list", server, "-o", "xml")
-		if res.Code == 0 || !strings.Contains(res.Stderr, `-o "xml"`) {
-			t.Errorf("exit %d, stderr %q: want non-zero and the bad -o named", res.Code, res.Stderr)
+		for _, args := range [][]string{{"node", "list"}, {"node", "get", "cli-agent"}, {"pod", "list"}, {"device", "list"}, {"log"}} {
+			res := herd(t, nil, append(args, server, "-o", "xml")...)
+			if res.Code != 2 || !strings.Contains(res.Stderr, `"xml" for "-o, --output"`) || !strings.Contains(res.Stderr, "want ") {
+				t.Errorf("herd %s -o xml: exit %d, stderr %q; want 2, the bad -o named and what it takes", strings.Join(args, " "), res.Code, res.Stderr)
+			}
 		}
 	})
 
@@ -192,5 +223,35 @@ func TestVersion(t *testing.T) {
 	t.Parallel()
 	if out := mustHerd(t, "version").Stdout; strings.TrimSpace(out) != "herd "+e2eVersion {
 		t.Errorf("herd version = %q, want %q", out, "herd "+e2eVersion)
+	}
+}
+
+// TestConfigErrors: a bad flag or HERD_ variable is one line naming it,
+// and exit status 2, before anything starts — not fx's screens of wrapping.
+func TestConfigErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+		want string // in the one line of stderr
+	}{
+		{name: "reconcilers -*", args: []string{"--reconcilers", "-*"}, want: `--reconcilers: "-*" is not a thing`},
+		{name: "unknown reconciler", args: []string{"--reconcilers", "*,-helth"}, want: `--reconcilers: no reconciler named "helth"`},
+		{name: "reconciler workers", args: []string{"--reconciler-workers", "0"}, want: "--reconciler-workers 0"},
+		{name: "watch cache", args: []string{"--watch-cache-size", "0"}, want: "--watch-cache-size 0"},
+		{name: "kubelet config", args: []string{"--kubelet-config", "/no/such/kubelets.yaml"}, want: "--kubelet-config"},
+		{name: "flag value", args: []string{"--poll-interval", "often"}, want: `"often" for "--poll-interval"`},
+		{name: "environment", env: []string{"HERD_WATCH_HISTORY=forever"}, want: `HERD_WATCH_HISTORY="forever"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"serve", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0"}, tc.args...)
+			res := herd(t, tc.env, args...)
+			lines := strings.Split(strings.TrimRight(res.Stderr, "\n"), "\n")
+			if res.Code != 2 || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
+				t.Errorf("herd %s: exit %d, stderr %q; want exit 2 and one line with %q", strings.Join(args, " "), res.Code, res.Stderr, tc.want)
+			}
+		})
 	}
 }

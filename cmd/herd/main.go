@@ -5,7 +5,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 )
 
@@ -15,8 +14,8 @@ var version = "dev"
 func main() {
 	if err := newRootCmd().Execute(); err != nil {
 		if !errors.Is(err, errReported) {
-			fmt.Fprintln(os.Stderr, "herd:", err)
+			printErr(os.Stderr, err)
 		}
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }

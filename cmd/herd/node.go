@@ -15,6 +15,7 @@ import (
 
 	"herd/adapters/conversions"
 	"herd/adapters/httpapi"
+	"herd/domain"
 )
 
 func newNodeCmd() *cobra.Command {
@@ -41,7 +42,7 @@ func newNodeCmd() *cobra.Command {
 			if done, err := printStructured(cmd.OutOrStdout(), output, nl); done {
 				return reportErr(cmd, err)
 			}
-			printNodes(cmd.OutOrStdout(), nl.Items, time.Now())
+			printNodes(cmd.OutOrStdout(), nl.Items, time.Now(), output)
 			return nil
 		},
 	}
@@ -62,7 +63,7 @@ func newNodeCmd() *cobra.Command {
 			if done, err := printStructured(cmd.OutOrStdout(), output, n); done {
 				return reportErr(cmd, err)
 			}
-			printNodes(cmd.OutOrStdout(), []corev1.Node{n}, time.Now())
+			printNodes(cmd.OutOrStdout(), []corev1.Node{n}, time.Now(), output)
 			return nil
 		},
 	}
@@ -83,37 +84,80 @@ func newNodeCmd() *cobra.Command {
 				return reportErr(cmd, err)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 8, 3, ' ', 0)
-			fmt.Fprintln(tw, "TIME\tEVENT\tREASON\tMESSAGE")
+			fmt.Fprintln(tw, "TIME\tTYPE\tEVENT\tREASON\tMESSAGE")
 			for _, e := range tl.Items {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.At.Format(time.RFC3339), e.Kind, dash(e.Reason), e.Message)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.Format(time.RFC3339), dash(e.Type), e.Kind, dash(e.Reason), e.Message)
 			}
 			return tw.Flush()
 		},
 	}
-	for _, c := range []*cobra.Command{list, get, events} {
-		c.Flags().StringVarP(&output, "output", "o", "", "json or yaml")
+	for _, c := range []*cobra.Command{list, get} {
+		addOutputFlag(c.Flags(), &output, listOutputs...)
 	}
+	addOutputFlag(events.Flags(), &output, outputJSON, outputYAML)
 	cmd.AddCommand(list, get, events)
 	cmd.AddCommand(nodeOpCmds(&server)...)
 	return cmd
 }
 
-// printNodes prints the kubectl-like table.
-func printNodes(w io.Writer, nodes []corev1.Node, now time.Time) {
+// printNodes prints the kubectl-like table (-o wide adds kubectl's wide
+// columns: addresses, OS image, kernel, runtime), or -o name's node/NAME
+// lines.
+func printNodes(w io.Writer, nodes []corev1.Node, now time.Time, output string) {
+	if output == outputName {
+		names := make([]string, len(nodes))
+		for i, n := range nodes {
+			names[i] = n.Name
+		}
+		printNames(w, "node", names)
+		return
+	}
+	wide := output == outputWide
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTATUS\tKIND\tAGE\tVERSION\tCONDITIONS")
+	header := "NAME\tSTATUS\tKIND\tAGE\tVERSION\tCONDITIONS"
+	if wide {
+		header += "\tINTERNAL-IP\tEXTERNAL-IP\tOS-IMAGE\tKERNEL-VERSION\tCONTAINER-RUNTIME"
+	}
+	fmt.Fprintln(tw, header)
 	for _, n := range nodes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, httpapi.NodeStatus(&n), dash(n.Labels[conversions.LabelKind]),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s", n.Name, httpapi.NodeStatus(&n), dash(n.Labels[conversions.LabelKind]),
 			duration.HumanDuration(now.Sub(n.CreationTimestamp.Time)), dash(n.Status.NodeInfo.KubeletVersion), trueConditions(n))
+		if wide {
+			info := n.Status.NodeInfo
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s", nodeAddress(n, corev1.NodeInternalIP), nodeAddress(n, corev1.NodeExternalIP),
+				unknown(info.OSImage), unknown(info.KernelVersion), unknown(info.ContainerRuntimeVersion))
+		}
+		fmt.Fprintln(tw)
 	}
 	_ = tw.Flush()
 }
 
-// trueConditions lists the conditions other than Ready that hold.
+// nodeAddress is a node's first address of a type, or <none> as kubectl
+// prints it.
+func nodeAddress(n corev1.Node, t corev1.NodeAddressType) string {
+	for _, a := range n.Status.Addresses {
+		if a.Type == t {
+			return a.Address
+		}
+	}
+	return "<none>"
+}
+
+// unknown is s, or <unknown> as kubectl prints an empty System Info field.
+func unknown(s string) string {
+	if s == "" {
+		return "<unknown>"
+	}
+	return s
+}
+
+// trueConditions lists the conditions that hold and say something is
+// wrong: not Ready, nor KubeletReachable, which are good news when True.
 func trueConditions(n corev1.Node) string {
 	var out []string
 	for _, c := range n.Status.Conditions {
-		if c.Type != corev1.NodeReady && c.Status == corev1.ConditionTrue {
+		good := c.Type == corev1.NodeReady || c.Type == corev1.NodeConditionType(domain.ConditionKubeletReachable)
+		if !good && c.Status == corev1.ConditionTrue {
 			out = append(out, string(c.Type))
 		}
 	}

@@ -104,10 +104,14 @@ func nodeOpCmds(server *string) []*cobra.Command {
 			if err != nil {
 				return reportErr(cmd, err)
 			}
+			var before corev1.Node
+			if err := c.get(cmd.Context(), "/api/v1/nodes/"+url.PathEscape(args[0]), nil, &before); err != nil {
+				return reportErr(cmd, err)
+			}
 			if err := c.do(cmd.Context(), "DELETE", "/apis/herd.dev/v1/nodes/"+url.PathEscape(args[0])+"/drain", nil, "", nil, nil); err != nil {
 				return reportErr(cmd, err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "node/%s undrained\n", args[0])
+			fmt.Fprintf(cmd.OutOrStdout(), "node/%s %s\n", args[0], undrained(before))
 			return nil
 		},
 	}
@@ -116,6 +120,21 @@ func nodeOpCmds(server *string) []*cobra.Command {
 		schedulable("uncordon", "Mark a node schedulable again", "uncordoned", false),
 		taint, untaint, drain, undrain,
 	}
+}
+
+// undrained says what undrain did to a node that was as before: ended its
+// drain, uncordoned it (a node only cordoned, as kubectl drain leaves it),
+// or nothing — said as kubectl uncordon says "already uncordoned", and
+// not an error.
+func undrained(before corev1.Node) string {
+	switch domain.AgentState(before.Annotations[conversions.AnnotationAgentState]) {
+	case domain.AgentDraining, domain.AgentDrained:
+		return "undrained"
+	}
+	if before.Spec.Unschedulable {
+		return "uncordoned (it was not draining)"
+	}
+	return "already undrained: it was not draining"
 }
 
 // parseTaint reads kubectl's taint syntax, key[=value]:Effect.

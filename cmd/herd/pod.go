@@ -46,7 +46,7 @@ func newPodCmd() *cobra.Command {
 			if done, err := printStructured(cmd.OutOrStdout(), output, pl); done {
 				return reportErr(cmd, err)
 			}
-			printPods(cmd.OutOrStdout(), pl.Items, time.Now())
+			printPods(cmd.OutOrStdout(), pl.Items, time.Now(), output)
 			return nil
 		},
 	}
@@ -67,7 +67,7 @@ func newPodCmd() *cobra.Command {
 			if done, err := printStructured(cmd.OutOrStdout(), output, p); done {
 				return reportErr(cmd, err)
 			}
-			printPods(cmd.OutOrStdout(), []corev1.Pod{p}, time.Now())
+			printPods(cmd.OutOrStdout(), []corev1.Pod{p}, time.Now(), output)
 			return nil
 		},
 	}
@@ -92,7 +92,7 @@ func newPodCmd() *cobra.Command {
 	}
 	del.Flags().Int64Var(&grace, "grace-period", -1, "seconds the pod gets to shut down; negative keeps its own")
 	for _, c := range []*cobra.Command{list, get} {
-		c.Flags().StringVarP(&output, "output", "o", "", "json or yaml")
+		addOutputFlag(c.Flags(), &output, listOutputs...)
 	}
 	cmd.AddCommand(list, get, del)
 	return cmd
@@ -102,13 +102,39 @@ func podPath(namespace, name string) string {
 	return "/api/v1/namespaces/" + url.PathEscape(namespace) + "/pods/" + url.PathEscape(name)
 }
 
-// printPods prints a kubectl-like table.
-func printPods(w io.Writer, pods []corev1.Pod, now time.Time) {
+// printPods prints a kubectl-like table (-o wide adds READY and
+// RESTARTS, as kubectl's plain table has them), or -o name's pod/NAME
+// lines.
+func printPods(w io.Writer, pods []corev1.Pod, now time.Time, output string) {
+	if output == outputName {
+		names := make([]string, len(pods))
+		for i, p := range pods {
+			names[i] = p.Name
+		}
+		printNames(w, "pod", names)
+		return
+	}
+	wide := output == outputWide
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, "NAMESPACE\tNAME\tSTATUS\tNODE\tIP\tAGE")
+	header := "NAMESPACE\tNAME\tSTATUS\tNODE\tIP\tAGE"
+	if wide {
+		header += "\tREADY\tRESTARTS"
+	}
+	fmt.Fprintln(tw, header)
 	for _, p := range pods {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Namespace, p.Name, httpapi.PodDisplayStatus(&p), dash(p.Spec.NodeName), dash(p.Status.PodIP),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s", p.Namespace, p.Name, httpapi.PodDisplayStatus(&p), dash(p.Spec.NodeName), dash(p.Status.PodIP),
 			duration.HumanDuration(now.Sub(p.CreationTimestamp.Time)))
+		if wide {
+			var ready, restarts int32
+			for _, c := range p.Status.ContainerStatuses {
+				if c.Ready {
+					ready++
+				}
+				restarts += c.RestartCount
+			}
+			fmt.Fprintf(tw, "\t%d/%d\t%d", ready, len(p.Spec.Containers), restarts)
+		}
+		fmt.Fprintln(tw)
 	}
 	_ = tw.Flush()
 }

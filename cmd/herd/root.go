@@ -22,9 +22,14 @@ HERD_DATA_DIR). A flag given on the command line wins.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return bindEnv(cmd)
+			if err := bindEnv(cmd); err != nil {
+				return configError{err}
+			}
+			return nil
 		},
 	}
+	// A flag's bad value is a configuration error: exit status 2.
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return configError{err} })
 	root.AddCommand(newServeCmd(), newAgentCmd(), newReplayCmd(), newVacuumCmd(), newNodeCmd(), newPodCmd(), newLogCmd(), newDeviceCmd(), newLoadgenCmd(), newVersionCmd())
 	return root
 }

@@ -23,7 +23,7 @@ func newServeCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.Version = version
 			if err := cfg.Validate(); err != nil {
-				return reportErr(cmd, err)
+				return reportErr(cmd, configError{err})
 			}
 			return reportErr(cmd, serve(cfg))
 		},
@@ -96,7 +96,7 @@ func runUntilSignalled(opts fx.Option, startTimeout time.Duration) error {
 	defer stopSignals()
 	a := fx.New(opts)
 	if err := a.Err(); err != nil {
-		return err
+		return rootCause(err)
 	}
 	startCtx, cancel := context.WithTimeout(sigCtx, startTimeout)
 	defer cancel()
@@ -104,7 +104,7 @@ func runUntilSignalled(opts fx.Option, startTimeout time.Duration) error {
 		if sigCtx.Err() != nil {
 			return stop(a)
 		}
-		return err
+		return rootCause(err)
 	}
 	<-sigCtx.Done()
 	return stop(a)
@@ -122,7 +122,7 @@ var errReported = errors.New("reported")
 
 func reportErr(cmd *cobra.Command, err error) error {
 	if err != nil {
-		fmt.Fprintln(cmd.ErrOrStderr(), "herd:", err)
+		printErr(cmd.ErrOrStderr(), err)
 		return fmt.Errorf("%w: %w", errReported, err)
 	}
 	return nil

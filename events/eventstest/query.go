@@ -36,6 +36,8 @@ func testQueryFilters(t *testing.T, open OpenFunc) {
 		{name: "time window", filter: events.Filter{Since: at(1), Until: at(3)}, want: concat(b, z)},
 		{name: "after position", filter: events.Filter{After: p[0].Position}, want: a2},
 		{name: "limit", filter: events.Filter{Limit: 2}, want: a},
+		{name: "newest, in position order", filter: events.Filter{Limit: 2, Newest: true}, want: concat(p, a2)},
+		{name: "newest of a stream", filter: events.Filter{Stream: "node/a", Limit: 2, Newest: true}, want: concat(a[1:], a2)},
 		{name: "everything at once", filter: events.Filter{StreamPrefix: "node/", Types: []string{"NodeRegistered", "NodeTainted"}, Since: at(0), Until: at(5), After: a[0].Position, Limit: 1}, want: b},
 		{name: "nothing matches", filter: events.Filter{Stream: "node/a", Types: []string{"PodScheduled"}}, want: nil},
 	}

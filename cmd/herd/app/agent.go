@@ -12,7 +12,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/fx"
-	"go.uber.org/fx/fxevent"
 	"go.uber.org/zap"
 	"k8s.io/utils/clock"
 
@@ -105,12 +104,7 @@ func (c AgentConfig) termination() (termination.Config, error) {
 func AgentOptions(cfg AgentConfig, extra ...fx.Option) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg),
-		fx.WithLogger(func(l *zap.Logger) fxevent.Logger {
-			if l.Core().Enabled(zap.InfoLevel) {
-				l = l.WithOptions(zap.IncreaseLevel(zap.WarnLevel))
-			}
-			return &fxevent.ZapLogger{Logger: l.Named("fx")}
-		}),
+		fx.WithLogger(newFxLogger),
 		fx.Provide(
 			func(cfg AgentConfig) (*zap.Logger, error) {
 				l, err := NewLogger(Config{LogLevel: cfg.LogLevel, LogFormat: cfg.LogFormat})

@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.uber.org/fx"
-	"go.uber.org/fx/fxevent"
 	"go.uber.org/zap"
 	"k8s.io/utils/clock"
 
@@ -38,14 +37,7 @@ import (
 func Options(cfg Config, extra ...fx.Option) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg),
-		fx.WithLogger(func(l *zap.Logger) fxevent.Logger {
-			// fx narrates every constructor at info level; an operator
-			// needs only its warnings and errors.
-			if l.Core().Enabled(zap.InfoLevel) {
-				l = l.WithOptions(zap.IncreaseLevel(zap.WarnLevel))
-			}
-			return &fxevent.ZapLogger{Logger: l.Named("fx")}
-		}),
+		fx.WithLogger(newFxLogger),
 		fx.Provide(
 			NewLogger,
 			// One clock for everything; tests swap it for a fake one with

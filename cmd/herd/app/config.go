@@ -146,6 +146,9 @@ func (c Config) Validate() error {
 	if c.Demo < 0 {
 		errs = append(errs, fmt.Errorf("--demo %d: want 0 or more", c.Demo))
 	}
+	if err := c.Reconcilers.Validate(ServeReconcilers); err != nil {
+		errs = append(errs, err)
+	}
 	if err := c.Compaction.Validate(); err != nil {
 		errs = append(errs, err)
 	}

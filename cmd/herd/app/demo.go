@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+	"k8s.io/utils/clock"
 
 	"herd/adapters/conversions"
+	"herd/adapters/rp2040/picosim"
 )
 
 // demoInterval is how often a simulated node reports: herd's agents and the
@@ -21,9 +24,11 @@ import (
 const demoInterval = 10 * time.Second
 
 // DemoOption runs cfg.Demo simulated nodes against the API once it
-// listens: a mix of linux and illumos agents posting metrics, and Pico-like
-// boards posting Kubernetes node status. They go through the real HTTP API,
-// exactly as real ones would. With Demo 0 it does nothing.
+// listens: a mix of linux and illumos agents posting metrics, and
+// simulated Picos (adapters/rp2040/picosim) sending what the firmware
+// sends, byte for byte — addresses, allocatable, System Info — so that an
+// operator sees what a real board produces. They go through the real
+// HTTP API, exactly as real ones would. With Demo 0 it does nothing.
 func DemoOption(cfg Config) fx.Option {
 	if cfg.Demo <= 0 {
 		return fx.Options()
@@ -61,25 +66,19 @@ func runDemoNode(ctx context.Context, base string, i int, log *zap.Logger) {
 	kinds := []string{"linux", "illumos", "rp2040"}
 	kind := kinds[i%len(kinds)]
 	name := fmt.Sprintf("demo-%s-%02d", kind, i)
-	c := &http.Client{Timeout: 5 * time.Second}
-	var err error
 	if kind == "rp2040" {
-		err = demoCall(ctx, c, http.MethodPost, base+"/api/v1/nodes", "application/json", picoNode(name))
-	} else {
-		err = demoCall(ctx, c, http.MethodPut, base+"/apis/herd.dev/v1/nodes/"+name+"/registration", "application/json", agentNode(name, kind))
+		runDemoPico(ctx, base, name, log)
+		return
 	}
+	c := &http.Client{Timeout: 5 * time.Second}
+	err := demoCall(ctx, c, http.MethodPut, base+"/apis/herd.dev/v1/nodes/"+name+"/registration", "application/json", agentNode(name, kind))
 	if err != nil {
 		log.Warn("demo node could not register", zap.String("node", name), zap.Error(err))
 	}
 	t := time.NewTicker(demoInterval)
 	defer t.Stop()
 	for {
-		if kind == "rp2040" {
-			err = demoCall(ctx, c, http.MethodPatch, base+"/api/v1/nodes/"+name+"/status", "application/strategic-merge-patch+json",
-				map[string]any{"status": map[string]any{"conditions": []map[string]string{{"type": "Ready", "status": "True", "reason": "KubeletReady"}}}})
-		} else {
-			err = demoCall(ctx, c, http.MethodPost, base+"/apis/herd.dev/v1/nodes/"+name+"/heartbeat", "application/json", demoMetrics(i))
-		}
+		err = demoCall(ctx, c, http.MethodPost, base+"/apis/herd.dev/v1/nodes/"+name+"/heartbeat", "application/json", demoMetrics(i))
 		if err != nil && ctx.Err() == nil {
 			log.Warn("demo heartbeat failed", zap.String("node", name), zap.Error(err))
 		}
@@ -89,6 +88,24 @@ func runDemoNode(ctx context.Context, base string, i int, log *zap.Logger) {
 		case <-t.C:
 		}
 	}
+}
+
+// runDemoPico runs one simulated board until ctx ends: its firmware's
+// registration, status reports and ConfigMap reads, and its port-10250
+// endpoint on loopback for herd's probe. The firmware speaks plain HTTP
+// only, so with the API on TLS the demo has no boards.
+func runDemoPico(ctx context.Context, base, name string, log *zap.Logger) {
+	if !strings.HasPrefix(base, "http://") {
+		log.Warn("the demo's Pico boards speak plain HTTP only, and the API serves TLS: no boards", zap.String("node", name))
+		return
+	}
+	p, err := picosim.New(picosim.Config{Name: name, Server: base, KubeletListen: "127.0.0.1:0", NoHistory: true})
+	if err != nil {
+		log.Warn("demo board could not start", zap.String("node", name), zap.Error(err))
+		return
+	}
+	defer func() { _ = p.Close() }() // its kubelet endpoint; the board has nothing else to flush
+	_ = p.Run(ctx, clock.RealClock{}, picosim.Timing{})
 }
 
 // demoPodsPerNode is how many pods the demo asks for per simulated node.
@@ -129,17 +146,6 @@ func agentNode(name, kind string) map[string]any {
 			"capacity":    map[string]string{"cpu": "4", "memory": "8Gi", "pods": "16"},
 			"allocatable": map[string]string{"cpu": "3500m", "memory": "7Gi", "pods": "16"},
 			"nodeInfo":    map[string]string{"kubeletVersion": "herd-agent/dev", "osImage": kind, "architecture": "amd64", "operatingSystem": kind},
-		},
-	}
-}
-
-func picoNode(name string) map[string]any {
-	return map[string]any{
-		"metadata": map[string]any{"name": name, "labels": map[string]string{conversions.LabelKind: "rp2040", "node.kubernetes.io/instance-type": "rp2040-pico", "herd.dev/demo": "true"}},
-		"status": map[string]any{
-			"capacity":   map[string]string{"cpu": "1", "memory": "256Ki", "pods": "0"},
-			"nodeInfo":   map[string]string{"kubeletVersion": "v1.34.0", "osImage": "Pico SDK", "architecture": "arm", "operatingSystem": "linux"},
-			"conditions": []map[string]string{{"type": "Ready", "status": "True", "reason": "KubeletReady"}},
 		},
 	}
 }

@@ -1,0 +1,8 @@
+package app
+
+// ServeReconcilers are the names of the reconcilers herd serve runs, as
+// --reconcilers takes them. The names are the reconcilers' own (their
+// Name method); they are listed here too so that the configuration can be
+// checked before anything is built, and TestServeReconcilersListed keeps
+// the list equal to what Options builds.
+var ServeReconcilers = []string{"drain", "health", "ipam", "kubelet", "kubeletprobe", "noexecute", "scheduler", "termination", "zones"}

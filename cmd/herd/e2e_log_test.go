@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestLogCommand: herd log reads the audit log as kubectl logs reads a
+// pod's: --since a while back, --tail the newest, -f live until Ctrl-C,
+// and a wrong --type says which types there are.
+func TestLogCommand(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, serveOptions{})
+	for _, n := range []string{"log-a", "log-b", "log-c"} {
+		registerAgent(t, srv.URL, n)
+	}
+	server := "--server=" + srv.URL
+	_, all := table(t, mustHerd(t, "log", server).Stdout)
+
+	t.Run("--since a duration", func(t *testing.T) {
+		_, rows := table(t, mustHerd(t, "log", server, "--since", "5m").Stdout)
+		if got, want := column(rows, 0), column(all, 0); !slices.Equal(got, want) {
+			t.Errorf("--since 5m: positions %q, want every one so far %q", got, want)
+		}
+		_, rows = table(t, mustHerd(t, "log", server, "--since-time", time.Now().Add(time.Hour).UTC().Format(time.RFC3339)).Stdout)
+		if len(rows) != 0 {
+			t.Errorf("--since-time an hour ahead: %d events, want none", len(rows))
+		}
+	})
+
+	t.Run("--tail", func(t *testing.T) {
+		_, rows := table(t, mustHerd(t, "log", server, "--tail", "2").Stdout)
+		if got, want := column(rows, 0), column(all[len(all)-2:], 0); !slices.Equal(got, want) {
+			t.Errorf("--tail 2: positions %q, want the newest two %q", got, want)
+		}
+	})
+
+	t.Run("--type unknown", func(t *testing.T) {
+		res := herd(t, nil, "log", server, "--type", "Bogus")
+		if res.Code == 0 || !strings.Contains(res.Stderr, `"Bogus"`) || !strings.Contains(res.Stderr, "NodeRegistered") {
+			t.Errorf("exit %d, stderr %q: want non-zero, Bogus named and the types there are", res.Code, res.Stderr)
+		}
+	})
+
+	t.Run("--since not a duration", func(t *testing.T) {
+		res := herd(t, nil, "log", server, "--since", "yesterday")
+		if res.Code != 2 || !strings.Contains(res.Stderr, `--since "yesterday"`) {
+			t.Errorf("exit %d, stderr %q: want 2 and --since named", res.Code, res.Stderr)
+		}
+	})
+
+	t.Run("-f", func(t *testing.T) {
+		p := spawn(t, srv.URL, "", nil, "log", server, "-f", "--stream", "node/", "--tail", "1")
+		eventually(t, 10*time.Second, func() error {
+			if out := p.output.String(); !strings.Contains(out, "node/log-c") {
+				return fmt.Errorf("no node/log-c yet in %q", out)
+			}
+			return nil
+		})
+		registerAgent(t, srv.URL, "log-d")
+		eventually(t, 10*time.Second, func() error {
+			if out := p.output.String(); !strings.Contains(out, "node/log-d") {
+				return fmt.Errorf("log -f has not shown node/log-d: %q", out)
+			}
+			return nil
+		})
+		if code, err := p.signal(syscall.SIGINT, 10*time.Second); err != nil || code != 0 {
+			t.Errorf("herd log -f after Ctrl-C: exit %d, %v; want 0", code, err)
+		}
+		if out := p.output.String(); strings.Count(out, "POSITION") != 1 || strings.Contains(out, "node/log-a") {
+			t.Errorf("herd log -f --tail 1 printed %q: want one header, and nothing older than the tail", out)
+		}
+	})
+}
