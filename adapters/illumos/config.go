@@ -53,6 +53,9 @@ type Config struct {
 	// LXKernelVersion is the Linux kernel version lx zones report
 	// (default 4.4).
 	LXKernelVersion string
+	// Retry is how a command that failed on a busy or locked resource is
+	// tried again (--command-attempts, --command-backoff).
+	Retry Retry
 }
 
 // DefaultConfig is a host with an rpool, an etherstub and sparse zones.
@@ -64,6 +67,7 @@ func DefaultConfig() Config {
 		DefaultBrand:    BrandSparse,
 		ImageDir:        "/var/lib/herd/images",
 		LXKernelVersion: "4.4",
+		Retry:           DefaultRetry(),
 	}
 }
 
@@ -114,6 +118,9 @@ func (c Config) Validate() error {
 	}
 	if c.LXKernelVersion == "" {
 		errs = append(errs, errors.New("--lx-kernel-version must not be empty"))
+	}
+	if err := c.Retry.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

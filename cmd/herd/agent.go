@@ -63,6 +63,8 @@ func addNodeFlags(f *pflag.FlagSet, c *app.NodeConfig) {
 	f.StringSliceVar(&c.Illumos.CustomBrands, "zone-brands", c.Illumos.CustomBrands, "further zone brands this host runs besides lx and sparse")
 	f.StringVar(&c.Illumos.ImageDir, "image-dir", c.Illumos.ImageDir, "where zone images named without a path are found")
 	f.StringVar(&c.Illumos.LXKernelVersion, "lx-kernel-version", c.Illumos.LXKernelVersion, "the Linux kernel version lx zones report")
+	f.IntVar(&c.Illumos.Retry.Attempts, "command-attempts", c.Illumos.Retry.Attempts, "how many times a zoneadm, zonecfg, dladm, zfs or ipadm command that failed on a busy or locked resource is run in all before the pod fails (runtime illumos)")
+	f.DurationVar(&c.Illumos.Retry.Backoff, "command-backoff", c.Illumos.Retry.Backoff, "the wait before a busy command's second attempt; it doubles for each further one")
 	f.StringVar(&c.Host.DiskPath, "disk-path", c.Host.DiskPath, "a path on the filesystem whose space the heartbeat reports (Linux)")
 }
 

@@ -169,8 +169,8 @@ func newAgentClient(cfg AgentConfig) (*herdclient.Client, error) {
 
 // newAgentRuntime is the runtime of the agent's node: its own mock, or
 // zones on this host.
-func newAgentRuntime(lc fx.Lifecycle, cfg AgentConfig, run illumos.Runner, clk clock.Clock) (podRuntime, error) {
-	return newPodRuntime(lc, cfg.Node, func() (*mockruntime.Runtime, error) { return mockruntime.New(cfg.MockRuntime, clk) }, run, clk)
+func newAgentRuntime(lc fx.Lifecycle, cfg AgentConfig, run illumos.Runner, clk clock.Clock, log *zap.Logger) (podRuntime, error) {
+	return newPodRuntime(lc, cfg.Node, func() (*mockruntime.Runtime, error) { return mockruntime.New(cfg.MockRuntime, clk) }, run, clk, log)
 }
 
 // startPresence registers the node as the agent starts and deregisters

@@ -188,6 +188,7 @@ func TestConfigurationNamesWhatIsWrong(t *testing.T) {
 	serve.LocalNode.Name = "Solo_1"
 	serve.LocalNode.Runtime = RuntimeIllumos
 	serve.LocalNode.Illumos.NetworkMode = "bridge"
+	serve.LocalNode.Illumos.Retry.Attempts = 0
 	for _, tt := range []struct {
 		name string
 		err  error
@@ -195,7 +196,7 @@ func TestConfigurationNamesWhatIsWrong(t *testing.T) {
 	}{
 		{"agent", agent.Validate(), []string{"--node-name is required", `--server "herd:8080"`, "--poll-interval 0s", `--runtime "docker"`,
 			"--reserve-cpu -1m", "--heartbeat-interval 0s", `--node-ip "zone-01"`}},
-		{"serve", serve.Validate(), []string{`--local-node "Solo_1"`, `--network-mode "bridge"`}},
+		{"serve", serve.Validate(), []string{`--local-node "Solo_1"`, `--network-mode "bridge"`, "--command-attempts 0"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.err == nil {
