@@ -40,6 +40,7 @@ HTTP API only.`,
 	f.StringVar(&cfg.Node.Name, "node-name", cfg.Node.Name, "the node's name in the fleet (required)")
 	addNodeFlags(f, &cfg.Node)
 	f.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "how often the node's pods are read from herd and checked against the runtime")
+	f.StringVar(&cfg.MetricsListen, "metrics-listen", cfg.MetricsListen, "where the agent serves /metrics (Prometheus) and /healthz; loopback by default, empty for none")
 	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error")
 	f.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "console or json")
 	f.DurationVar(&cfg.MockRuntime.ShutdownDelay, "mock-shutdown-delay", cfg.MockRuntime.ShutdownDelay, "how long a pod on the mock runtime takes to stop once asked (per pod: annotation mock.herd.dev/shutdown-seconds)")

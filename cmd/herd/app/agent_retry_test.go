@@ -38,7 +38,7 @@ func TestAnAgentRetriesABusyCommandAndFailsThePodOnlyAfterTheLimit(t *testing.T)
 				h.FailNext(zoneDataset, zfsBusy)
 			}
 			cfg := DefaultAgentConfig()
-			cfg.Server, cfg.LogLevel, cfg.PollInterval = url, "error", 20*time.Millisecond
+			cfg.Server, cfg.LogLevel, cfg.PollInterval, cfg.MetricsListen = url, "error", 20*time.Millisecond, ""
 			cfg.Node.Name, cfg.Node.Runtime, cfg.Node.HeartbeatInterval = "zone-01", RuntimeIllumos, time.Second
 			cfg.Node.Illumos.Retry = illumos.Retry{Attempts: 3, Backoff: time.Millisecond}
 			startApp(t, fx.New(AgentOptions(cfg,
