@@ -45,28 +45,25 @@ func TestIsTransient(t *testing.T) {
 }
 
 // runWithClock runs c through a retrying runner over host, stepping the
-// fake clock whenever the runner waits, and returns the command's result
-// and the waits it made.
-func runWithClock(t *testing.T, host *illumostest.Host, c illumos.Command) ([]byte, error, []time.Duration) {
+// fake clock whenever the runner waits, and returns the waits it made and
+// the command's error.
+func runWithClock(t *testing.T, host *illumostest.Host, c illumos.Command) ([]time.Duration, error) {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(t0)
 	var waits []time.Duration
 	r := &illumos.RetryingRunner{Runner: host, Clock: clk, Retry: illumos.DefaultRetry(),
 		OnRetry: func(_ illumos.Command, _ int, wait time.Duration, _ error) { waits = append(waits, wait) }}
-	type result struct {
-		out []byte
-		err error
-	}
+	type result struct{ err error }
 	done := make(chan result, 1)
 	go func() {
-		out, err := r.Run(t.Context(), c)
-		done <- result{out, err}
+		_, err := r.Run(t.Context(), c)
+		done <- result{err}
 	}()
 	deadline := time.After(10 * time.Second)
 	for {
 		select {
 		case res := <-done:
-			return res.out, res.err, waits
+			return waits, res.err
 		case <-deadline:
 			t.Fatal("the runner did not return")
 		case <-time.After(time.Millisecond):
@@ -83,7 +80,7 @@ func TestRetryingRunnerTriesABusyResourceAgain(t *testing.T) {
 	for range 3 {
 		host.FailNext("dladm create-etherstub", "dladm: etherstub creation failed: object busy")
 	}
-	if _, err, waits := runWithClock(t, host, create); err != nil {
+	if waits, err := runWithClock(t, host, create); err != nil {
 		t.Fatalf("after three busy failures: %v, want success on the fourth attempt", err)
 	} else if want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second}; !slices.Equal(waits, want) {
 		t.Errorf("waits %v, want %v (doubling from the backoff)", waits, want)
@@ -98,7 +95,7 @@ func TestRetryingRunnerGivesUpWithTheCommandsMessage(t *testing.T) {
 	for range 10 {
 		host.FailNext("zoneadm -z herd-a install", "zoneadm: zone 'herd-a': another zoneadm may have an operation in progress.")
 	}
-	_, err, waits := runWithClock(t, host, illumos.Command{Name: "zoneadm", Args: []string{"-z", "herd-a", "install"}})
+	waits, err := runWithClock(t, host, illumos.Command{Name: "zoneadm", Args: []string{"-z", "herd-a", "install"}})
 	if err == nil || !strings.Contains(err.Error(), "another zoneadm may have an operation in progress") || !strings.Contains(err.Error(), "after 5 attempts") {
 		t.Fatalf("error %v, want the command's own message after 5 attempts", err)
 	}
@@ -114,7 +111,7 @@ func TestRetryingRunnerGivesUpWithTheCommandsMessage(t *testing.T) {
 func TestRetryingRunnerDoesNotRetryLastingFailures(t *testing.T) {
 	host := illumostest.NewHost()
 	host.FailNext("zfs list", "cannot open 'tank': dataset does not exist")
-	_, err, waits := runWithClock(t, host, illumos.Command{Name: "zfs", Args: []string{"list", "tank"}})
+	waits, err := runWithClock(t, host, illumos.Command{Name: "zfs", Args: []string{"list", "tank"}})
 	if err == nil || strings.Contains(err.Error(), "attempts") || len(waits) != 0 {
 		t.Errorf("error %v after %d waits, want the failure at once", err, len(waits))
 	}
