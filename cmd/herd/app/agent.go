@@ -143,7 +143,7 @@ func AgentOptions(cfg AgentConfig, extra ...fx.Option) fx.Option {
 				return rc
 			},
 		),
-		fx.Invoke(startPresence, func(*MetricsServer) {}),
+		fx.Invoke(startPresence, startOrphanCollection, func(*MetricsServer) {}),
 		reconcilers.Provide(func(cfg AgentConfig, c *herdclient.Client, rt podRuntime, clk clock.Clock, log *zap.Logger) (*zones.Reconciler, error) {
 			own := zones.RuntimesFunc(func(n domain.Node) (zones.Runtime, bool) { return rt, n.Name == cfg.Node.Name })
 			return zones.New(zones.Config{ResyncPeriod: cfg.PollInterval, Node: cfg.Node.Name}, c, own, clk, log)
