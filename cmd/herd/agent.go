@@ -39,7 +39,7 @@ HTTP API only.`,
 	f := cmd.Flags()
 	f.StringVar(&cfg.Node.Name, "node-name", cfg.Node.Name, "the node's name in the fleet (required)")
 	addNodeFlags(f, &cfg.Node)
-	f.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "how often the node's pods are read from herd and checked against the runtime")
+	f.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "how often every pod of the node is checked against the runtime (new and deleted pods arrive at once through a watch)")
 	f.StringVar(&cfg.MetricsListen, "metrics-listen", cfg.MetricsListen, "where the agent serves /metrics (Prometheus) and /healthz; loopback by default, empty for none")
 	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error")
 	f.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "console or json")

@@ -39,8 +39,9 @@ type AgentConfig struct {
 	CAFile string
 	// Node is the host the agent runs and how.
 	Node NodeConfig
-	// PollInterval is how often the agent lists its pods on herd to find
-	// new work and checks them against its runtime (--poll-interval).
+	// PollInterval is how often the agent checks every pod against its
+	// runtime (--poll-interval); new and changed pods come at once through
+	// the watch (podFollower).
 	PollInterval time.Duration
 	// LogLevel and LogFormat are as for serve.
 	LogLevel  string
@@ -156,6 +157,7 @@ func AgentOptions(cfg AgentConfig, extra ...fx.Option) fx.Option {
 			return termination.NewNode(tc, cfg.Node.Name, c, rt, clk, log)
 		}),
 		reconcilers.Module,
+		fx.Invoke(startPodFollower),
 		fx.Options(extra...),
 	)
 }

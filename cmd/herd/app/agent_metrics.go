@@ -34,6 +34,7 @@ type agentMetrics struct {
 	commandRetries    *prometheus.CounterVec
 	orphansRemoved    *prometheus.CounterVec
 	orphanRemovalErrs prometheus.Counter
+	podRelists        prometheus.Counter
 }
 
 func newAgentMetrics() *agentMetrics {
@@ -57,7 +58,10 @@ func newAgentMetrics() *agentMetrics {
 			Help: "Zones, VNICs and datasets herd made for pods that no longer exist, removed, by kind."}, []string{"kind"}),
 		orphanRemovalErrs: prometheus.NewCounter(prometheus.CounterOpts{Name: "herd_agent_orphan_removal_failures_total",
 			Help: "Attempts to remove a leftover of a pod that no longer exists that failed."}),
+		podRelists: prometheus.NewCounter(prometheus.CounterOpts{Name: "herd_agent_pod_watch_relists_total",
+			Help: "Lists of the node's pods after herd answered a watch with 410 Expired."}),
 	}
+	f(m.podRelists)
 	f(m.podsRunning)
 	f(m.heartbeats)
 	f(m.commandDuration)

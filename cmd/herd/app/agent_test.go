@@ -267,4 +267,15 @@ func TestAnAgentWithItsNodesTokenRunsItsPods(t *testing.T) {
 	if _, err := own.List(t.Context(), "zone-02"); !errors.Is(err, domain.ErrForbidden) {
 		t.Errorf("another node's pods with zone-01's token: %v", err)
 	}
+	// It watches them too, as the agent does, and no other node's.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var seen []string
+	_, err = own.WatchPods(ctx, "zone-01", "", time.Minute, func(ev herdclient.PodEvent) { seen = append(seen, ev.Pod.Name); cancel() })
+	if len(seen) != 1 || seen[0] != "web" {
+		t.Errorf("watching zone-01's pods with its token: saw %v (%v), want web", seen, err)
+	}
+	if _, err := own.WatchPods(t.Context(), "zone-02", "", time.Minute, func(herdclient.PodEvent) {}); !errors.Is(err, domain.ErrForbidden) {
+		t.Errorf("watching another node's pods with zone-01's token: %v", err)
+	}
 }
