@@ -62,7 +62,7 @@ func (w *world) agentStartsKeeping(node, os string, cpus int, memory, keepCPU, k
 	h.facts.CPUs, h.facts.MemoryBytes = cpus, mem.Value()
 	h.metrics.CPUCount, h.metrics.MemoryTotalBytes, h.metrics.MemoryAvailableBytes = cpus, mem.Value(), mem.Value()/2
 	cfg := app.DefaultAgentConfig()
-	cfg.Server, cfg.LogLevel, cfg.Version = w.server.URL(), "error", "test"
+	cfg.Server, cfg.LogLevel, cfg.Version, cfg.MetricsListen = w.server.URL(), "error", "test", ""
 	cfg.Node.Name, cfg.Node.ReserveCPU, cfg.Node.ReserveMemory = node, kc.MilliValue(), km.Value()
 	w.agent = &agentProc{cfg: cfg, host: h}
 	return w.startAgent()

@@ -127,6 +127,15 @@ func (m *Manager) Running() []string {
 	return out
 }
 
+// Enqueue queues key for every running reconciler now, for a source of
+// changes other than the log: an agent's watch of its pods on herd's API.
+// A key queued after Stop is dropped.
+func (m *Manager) Enqueue(key string) {
+	for _, rn := range m.runners {
+		rn.queue.Add(key)
+	}
+}
+
 // Start launches every runner, and the dispatcher when there is a log and
 // a reconciler to feed, in the background. It does not keep ctx: an fx
 // start context ends when start-up does.

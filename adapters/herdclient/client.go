@@ -39,6 +39,9 @@ type Client struct {
 	token string
 	ua    string
 	http  *http.Client
+	// stream carries watches: no overall timeout, since a watch lasts as
+	// long as the timeoutSeconds it asks herd for.
+	stream *http.Client
 }
 
 // New returns a client of cfg.Server, or an error naming what is wrong.
@@ -55,7 +58,8 @@ func New(cfg Config) (*Client, error) {
 	}
 	return &Client{
 		base: u.Scheme + "://" + u.Host, token: cfg.Token, ua: cfg.UserAgent,
-		http: &http.Client{Timeout: cfg.Timeout, Transport: cfg.Transport},
+		http:   &http.Client{Timeout: cfg.Timeout, Transport: cfg.Transport},
+		stream: &http.Client{Transport: cfg.Transport},
 	}, nil
 }
 
@@ -63,8 +67,8 @@ func New(cfg Config) (*Client, error) {
 func (c *Client) Server() string { return c.base }
 
 // StatusError is herd's answer to a request it refused: the HTTP status
-// and the Kubernetes Status it sent. 404 matches domain.ErrNotFound and
-// 409 domain.ErrConflict with errors.Is.
+// and the Kubernetes Status it sent. 404 matches domain.ErrNotFound,
+// 409 domain.ErrConflict and 410 ErrExpired with errors.Is.
 type StatusError struct {
 	Method, Path string
 	Code         int
@@ -83,6 +87,8 @@ func (e *StatusError) Is(target error) bool {
 		return target == domain.ErrNotFound
 	case http.StatusConflict:
 		return target == domain.ErrConflict
+	case http.StatusGone:
+		return target == ErrExpired
 	case http.StatusForbidden, http.StatusUnauthorized:
 		return target == domain.ErrForbidden
 	}

@@ -36,25 +36,8 @@ func (c *Client) Pod(ctx context.Context, namespace, name string) (domain.Pod, e
 // observes on a kubelet are left out. node must be named: a node's agent
 // may read its own pods only.
 func (c *Client) List(ctx context.Context, node string) ([]domain.Pod, error) {
-	if node == "" {
-		return nil, errors.New("herdclient: list pods: name the node")
-	}
-	var out corev1.PodList
-	q := url.Values{"fieldSelector": {"spec.nodeName=" + node}}
-	if err := c.do(ctx, "GET", "/api/v1/pods", q, nil, &out); err != nil {
-		return nil, err
-	}
-	pods := make([]domain.Pod, 0, len(out.Items))
-	for _, kp := range out.Items {
-		p, err := conversions.PodFromAPI(kp)
-		if err != nil {
-			return nil, err
-		}
-		if !p.Observed() {
-			pods = append(pods, p)
-		}
-	}
-	return pods, nil
+	pods, _, err := c.ListPods(ctx, node)
+	return pods, err
 }
 
 // UpdateStatus reports a pod's status (PUT .../pods/NAME/status) under the

@@ -37,8 +37,19 @@ type Config struct {
 	Root string
 	// NetworkMode is etherstub or direct (--network-mode).
 	NetworkMode string
-	// Etherstub names the etherstub in etherstub mode (default herdstub0).
+	// Etherstub names the etherstub in etherstub mode (--etherstub-name,
+	// or its older spelling --etherstub; default herdstub0).
 	Etherstub string
+	// ZonesDataset is the dataset under which each zone's root dataset is
+	// made (--zones-dataset; default <pool>/herd/zones). One elsewhere —
+	// another pool, a faster disk — is made if missing, and each zone's
+	// dataset under it is mounted at Root/zones/<zone> all the same, so
+	// zonepaths do not depend on where the data lives.
+	ZonesDataset string
+	// ImagesDataset is a dataset for the zone images (--images-dataset;
+	// default none, ImageDir is a plain directory). When set, it is made
+	// if missing, mounted at ImageDir, so images dropped there live on it.
+	ImagesDataset string
 	// Link is the physical link VNICs are made on in direct mode.
 	Link string
 	// DefaultBrand is the brand of pods that name none (default sparse).
@@ -53,6 +64,9 @@ type Config struct {
 	// LXKernelVersion is the Linux kernel version lx zones report
 	// (default 4.4).
 	LXKernelVersion string
+	// Retry is how a command that failed on a busy or locked resource is
+	// tried again (--command-attempts, --command-backoff).
+	Retry Retry
 }
 
 // DefaultConfig is a host with an rpool, an etherstub and sparse zones.
@@ -64,6 +78,7 @@ func DefaultConfig() Config {
 		DefaultBrand:    BrandSparse,
 		ImageDir:        "/var/lib/herd/images",
 		LXKernelVersion: "4.4",
+		Retry:           DefaultRetry(),
 	}
 }
 
@@ -71,6 +86,9 @@ func DefaultConfig() Config {
 func (c *Config) setDefaults() {
 	if c.Root == "" && c.StoragePool != "" {
 		c.Root = "/" + c.StoragePool + "/herd"
+	}
+	if c.ZonesDataset == "" && c.StoragePool != "" {
+		c.ZonesDataset = c.baseDataset() + "/zones"
 	}
 }
 
@@ -92,7 +110,7 @@ func (c Config) Validate() error {
 	switch c.NetworkMode {
 	case NetworkEtherstub:
 		if err := ValidLinkName(c.Etherstub); err != nil {
-			errs = append(errs, fmt.Errorf("--etherstub: %w", err))
+			errs = append(errs, fmt.Errorf("--etherstub-name: %w", err))
 		}
 	case NetworkDirect:
 		if err := ValidLinkName(c.Link); err != nil {
@@ -109,11 +127,26 @@ func (c Config) Validate() error {
 	if !slices.Contains(c.Brands(), c.DefaultBrand) {
 		errs = append(errs, fmt.Errorf("--default-brand %q: not one this host runs (%s)", c.DefaultBrand, strings.Join(c.Brands(), ", ")))
 	}
+	if c.StoragePool != "" {
+		if err := validDataset(c.ZonesDataset); err != nil {
+			errs = append(errs, fmt.Errorf("--zones-dataset: %w", err))
+		}
+	}
+	if c.ImagesDataset != "" {
+		if err := validDataset(c.ImagesDataset); err != nil {
+			errs = append(errs, fmt.Errorf("--images-dataset: %w", err))
+		} else if within(c.ImagesDataset, c.ZonesDataset) || within(c.ZonesDataset, c.ImagesDataset) {
+			errs = append(errs, fmt.Errorf("--images-dataset %s: overlaps --zones-dataset %s; images and zone roots need datasets apart", c.ImagesDataset, c.ZonesDataset))
+		}
+	}
 	if !path.IsAbs(c.ImageDir) {
 		errs = append(errs, fmt.Errorf("--image-dir %q: want an absolute path", c.ImageDir))
 	}
 	if c.LXKernelVersion == "" {
 		errs = append(errs, errors.New("--lx-kernel-version must not be empty"))
+	}
+	if err := c.Retry.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -131,3 +164,21 @@ func validDatasetComponent(s string) error {
 	}
 	return nil
 }
+
+// validDataset checks a dataset below a pool: pool/name[/name...], each
+// component a valid dataset component.
+func validDataset(s string) error {
+	parts := strings.Split(s, "/")
+	if len(parts) < 2 {
+		return fmt.Errorf("%q: want a dataset below a pool, such as tank/zones", s)
+	}
+	for _, p := range parts {
+		if err := validDatasetComponent(p); err != nil {
+			return fmt.Errorf("%q: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// within reports whether dataset ds is parent or lies below it.
+func within(ds, parent string) bool { return ds == parent || strings.HasPrefix(ds, parent+"/") }

@@ -256,16 +256,8 @@ func (r *Runtime) Deprovision(ctx context.Context, p domain.Pod) error {
 		return err
 	}
 	if found {
-		if err := r.halt(ctx, z); err != nil {
+		if err := r.deleteZone(ctx, z); err != nil {
 			return err
-		}
-		if z.State != ZoneConfigured {
-			if err := r.zoneadm(ctx, name, "uninstall", "-F"); err != nil {
-				return fmt.Errorf("uninstall zone %s: %w", name, err)
-			}
-		}
-		if _, err := r.run.Run(ctx, Command{Name: "zonecfg", Args: []string{"-z", name, "delete", "-F"}}); err != nil {
-			return fmt.Errorf("delete zone %s: %w", name, err)
 		}
 	}
 	if err := r.network.removeVNIC(ctx, VNICName(p)); err != nil {

@@ -2,6 +2,7 @@ package illumos
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -35,7 +36,7 @@ func (s *Storage) Init(ctx context.Context) error {
 	have := parseLines(out)
 	base := []Command{
 		{Name: "zfs", Args: []string{"create", "-o", "mountpoint=" + s.cfg.Root, s.cfg.baseDataset()}},
-		{Name: "zfs", Args: []string{"create", s.cfg.zonesDataset()}},
+		{Name: "zfs", Args: []string{"create", s.cfg.herdZonesDataset()}},
 		{Name: "zfs", Args: []string{"create", s.cfg.volumesDataset()}},
 		{Name: "zfs", Args: []string{"create", s.cfg.persistentDataset()}},
 	}
@@ -47,18 +48,53 @@ func (s *Storage) Init(ctx context.Context) error {
 			return fmt.Errorf("storage: %w", err)
 		}
 	}
+	if s.cfg.ownZonesDataset() {
+		if err := s.ensureDataset(ctx, "--zones-dataset", s.cfg.zonesDataset()); err != nil {
+			return err
+		}
+	}
+	if s.cfg.ImagesDataset != "" {
+		if err := s.ensureDataset(ctx, "--images-dataset", s.cfg.ImagesDataset, "-o", "mountpoint="+s.cfg.ImageDir); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// datasets lists every filesystem under <pool>/herd.
+// ensureDataset makes a dataset an operator named by flag, with its
+// parents and the options given, unless it exists.
+func (s *Storage) ensureDataset(ctx context.Context, flag, ds string, opts ...string) error {
+	_, err := s.run.Run(ctx, Command{Name: "zfs", Args: []string{"list", "-H", "-o", "name", "-t", "filesystem", "-d", "0", ds}})
+	var ee *ExitError
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &ee) || !strings.Contains(ee.Stderr, "does not exist"):
+		return fmt.Errorf("%s %s: %w", flag, ds, err)
+	}
+	args := append(append([]string{"create", "-p"}, opts...), ds)
+	if _, err := s.run.Run(ctx, Command{Name: "zfs", Args: args}); err != nil {
+		return fmt.Errorf("%s %s: %w", flag, ds, err)
+	}
+	return nil
+}
+
+// datasets lists every filesystem under <pool>/herd, and under
+// --zones-dataset when that lies elsewhere.
 func (s *Storage) datasets(ctx context.Context) (map[string]bool, error) {
-	out, err := s.run.Run(ctx, Command{Name: "zfs", Args: []string{"list", "-H", "-o", "name", "-t", "filesystem", "-r", s.cfg.baseDataset()}})
-	if err != nil {
-		return nil, fmt.Errorf("storage: %w", err)
+	roots := []string{s.cfg.baseDataset()}
+	if s.cfg.ownZonesDataset() && !within(s.cfg.zonesDataset(), s.cfg.baseDataset()) {
+		roots = append(roots, s.cfg.zonesDataset())
 	}
 	have := map[string]bool{}
-	for _, l := range parseLines(out) {
-		have[l] = true
+	for _, root := range roots {
+		out, err := s.run.Run(ctx, Command{Name: "zfs", Args: []string{"list", "-H", "-o", "name", "-t", "filesystem", "-r", root}})
+		if err != nil {
+			return nil, fmt.Errorf("storage: %w", err)
+		}
+		for _, l := range parseLines(out) {
+			have[l] = true
+		}
 	}
 	return have, nil
 }
@@ -71,6 +107,9 @@ func (s *Storage) ensure(ctx context.Context, z zoneSpec) error {
 	}
 	if !have[z.dataset] {
 		args := []string{"create"}
+		if s.cfg.ownZonesDataset() {
+			args = append(args, "-o", "mountpoint="+z.zonepath)
+		}
 		if z.quota > 0 {
 			args = append(args, "-o", "quota="+sizeString(z.quota))
 		}

@@ -137,6 +137,11 @@ func TestConfigValidate(t *testing.T) {
 		{"unknown default brand", func(c *Config) { c.DefaultBrand = "pkgsrc" }, "--default-brand"},
 		{"relative image dir", func(c *Config) { c.ImageDir = "images" }, "--image-dir"},
 		{"relative root", func(c *Config) { c.Root = "zones" }, "--zone-root"},
+		{"zones dataset without a pool", func(c *Config) { c.ZonesDataset = "zones" }, `--zones-dataset: "zones": want a dataset below a pool`},
+		{"bad zones dataset", func(c *Config) { c.ZonesDataset = "tank/my zones" }, "--zones-dataset"},
+		{"bad images dataset", func(c *Config) { c.ImagesDataset = "tank//images" }, "--images-dataset"},
+		{"images among the zones", func(c *Config) { c.ImagesDataset = "rpool/herd/zones/images" }, "--images-dataset rpool/herd/zones/images: overlaps --zones-dataset"},
+		{"bad etherstub name", func(c *Config) { c.Etherstub = "stub" }, "--etherstub-name"},
 	}
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Fatalf("default config: %v", err)

@@ -48,16 +48,25 @@ type volumeSpec struct {
 
 // Datasets of the storage layout under <pool>/herd.
 func (c Config) baseDataset() string       { return c.StoragePool + "/herd" }
-func (c Config) zonesDataset() string      { return c.baseDataset() + "/zones" }
+func (c Config) zonesDataset() string      { return c.ZonesDataset }
+func (c Config) herdZonesDataset() string  { return c.baseDataset() + "/zones" }
 func (c Config) volumesDataset() string    { return c.baseDataset() + "/volumes" }
 func (c Config) persistentDataset() string { return c.baseDataset() + "/persistent" }
 
 // mountpoint is where a dataset under <pool>/herd is mounted: Root with
-// the rest of its name.
+// the rest of its name. A zone's dataset under a --zones-dataset of its
+// own is mounted at Root/zones/<zone> as well (zoneMountpoint).
 func (c Config) mountpoint(dataset string) string {
+	if rest, ok := strings.CutPrefix(dataset, c.zonesDataset()+"/"); ok && c.ownZonesDataset() {
+		return c.Root + "/zones/" + rest
+	}
 	rel := strings.TrimPrefix(dataset, c.baseDataset())
 	return c.Root + rel
 }
+
+// ownZonesDataset reports whether the zones' datasets live elsewhere than
+// <pool>/herd/zones: each is then made with its mountpoint set.
+func (c Config) ownZonesDataset() bool { return c.zonesDataset() != c.herdZonesDataset() }
 
 // specFor resolves the zone of a pod, or says with ErrUnrunnable why this
 // host cannot run it.

@@ -18,8 +18,15 @@ import (
 // own agent.
 func startAgent(t *testing.T, url, name string) *herdProc {
 	t.Helper()
+	return startAgentWithMetrics(t, url, name, freeAddr(t))
+}
+
+// startAgentWithMetrics is startAgent with the agent's /metrics and
+// /healthz on metrics.
+func startAgentWithMetrics(t *testing.T, url, name, metrics string) *herdProc {
+	t.Helper()
 	p := spawn(t, url, "", nil, "agent", "--server", url, "--node-name", name, "--runtime", "mock",
-		"--poll-interval", "100ms", "--heartbeat-interval", "1s", "--log-level", "warn")
+		"--poll-interval", "100ms", "--heartbeat-interval", "1s", "--log-level", "warn", "--metrics-listen", metrics)
 	eventually(t, readyTimeout, func() error {
 		if p.exited() {
 			t.Fatalf("herd agent %s exited: %v\n%s", name, p.waitErr, p.output.String())
@@ -191,6 +198,31 @@ func TestTwoAgentsRunPodsAndADrainGivesTheirAddressesBack(t *testing.T) {
 		if n.Annotations["herd.dev/agent-state"] != "Stopped" || nodeReady(n) {
 			t.Errorf("node %s after its agent stopped: %s, Ready %v", name, n.Annotations["herd.dev/agent-state"], nodeReady(n))
 		}
+	}
+	srv.stop()
+}
+
+// TestAnAgentServesMetricsAndHealthz starts herd serve and an agent, and
+// reads the agent's /healthz and /metrics on loopback.
+func TestAnAgentServesMetricsAndHealthz(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, serveOptions{})
+	addr := freeAddr(t)
+	a := startAgentWithMetrics(t, srv.URL, "m1", addr)
+	if code, body := call(t, http.MethodGet, "http://"+addr+"/healthz", nil, nil); code != http.StatusOK || string(body) != "ok\n" {
+		t.Errorf("/healthz: %d %q", code, body)
+	}
+	eventually(t, readyTimeout, func() error {
+		_, body := call(t, http.MethodGet, "http://"+addr+"/metrics", nil, nil)
+		for _, want := range []string{`herd_agent_heartbeats_total{result="sent"}`, "herd_agent_pods_running 0", "herd_reconciler_reconciles_total"} {
+			if !strings.Contains(string(body), want) {
+				return fmt.Errorf("/metrics lacks %s", want)
+			}
+		}
+		return nil
+	})
+	if code, err := a.signal(syscall.SIGTERM, stopTimeout); err != nil || code != 0 {
+		t.Fatalf("agent: exit %d, %v", code, err)
 	}
 	srv.stop()
 }

@@ -38,8 +38,9 @@ type AgentConfig struct {
 	CAFile string
 	// Node is the host the agent runs and how.
 	Node NodeConfig
-	// PollInterval is how often the agent lists its pods on herd to find
-	// new work and checks them against its runtime (--poll-interval).
+	// PollInterval is how often the agent checks every pod against its
+	// runtime (--poll-interval); new and changed pods come at once through
+	// the watch (podFollower).
 	PollInterval time.Duration
 	// LogLevel and LogFormat are as for serve.
 	LogLevel  string
@@ -53,6 +54,9 @@ type AgentConfig struct {
 	TerminationPoll time.Duration
 	// MockRuntime tunes the mock runtime (--mock-shutdown-delay).
 	MockRuntime mockruntime.Config
+	// MetricsListen is where /metrics and /healthz are served
+	// (--metrics-listen, default 127.0.0.1:9464; empty for none).
+	MetricsListen string
 }
 
 // DefaultAgentConfig is an agent of a mock node polling herd every 2 s.
@@ -66,6 +70,7 @@ func DefaultAgentConfig() AgentConfig {
 		Version:         "dev",
 		Reconcilers:     reconcilers.DefaultConfig(),
 		TerminationPoll: termination.DefaultConfig().PollPeriod,
+		MetricsListen:   DefaultMetricsListen,
 	}
 }
 
@@ -79,6 +84,9 @@ func (c AgentConfig) Validate() error {
 		errs = append(errs, fmt.Errorf("--poll-interval %s: want a positive duration", c.PollInterval))
 	}
 	errs = append(errs, validateLogging(c.LogLevel, c.LogFormat)...)
+	if err := validMetricsListen(c.MetricsListen); err != nil {
+		errs = append(errs, err)
+	}
 	if err := c.MockRuntime.Validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -119,17 +127,18 @@ func AgentOptions(cfg AgentConfig, extra ...fx.Option) fx.Option {
 			func(cfg AgentConfig) (host.Source, error) { return host.Local(cfg.Node.hostConfig()) },
 			newRunner,
 			newAgentRuntime,
-			func() (prometheus.Registerer, *reconcilers.Metrics) {
-				reg := prometheus.NewRegistry()
-				return reg, reconcilers.NewMetrics(reg)
+			newAgentMetrics,
+			func(m *agentMetrics) (prometheus.Registerer, *reconcilers.Metrics) {
+				return m.registry, reconcilers.NewMetrics(m.registry)
 			},
+			newMetricsServer,
 			func(cfg AgentConfig) reconcilers.Config {
 				rc := cfg.Reconcilers
 				rc.Enabled = []string{"*"}
 				return rc
 			},
 		),
-		fx.Invoke(startPresence),
+		fx.Invoke(startPresence, startOrphanCollection, func(*MetricsServer) {}),
 		reconcilers.Provide(func(cfg AgentConfig, c *herdclient.Client, rt podRuntime, clk clock.Clock, log *zap.Logger) (*zones.Reconciler, error) {
 			own := zones.RuntimesFunc(func(n domain.Node) (zones.Runtime, bool) { return rt, n.Name == cfg.Node.Name })
 			return zones.New(zones.Config{ResyncPeriod: cfg.PollInterval, Node: cfg.Node.Name}, c, own, clk, log)
@@ -142,6 +151,7 @@ func AgentOptions(cfg AgentConfig, extra ...fx.Option) fx.Option {
 			return termination.NewNode(tc, cfg.Node.Name, c, rt, clk, log)
 		}),
 		reconcilers.Module,
+		fx.Invoke(startPodFollower),
 		fx.Options(extra...),
 	)
 }
@@ -163,14 +173,14 @@ func newAgentClient(cfg AgentConfig) (*herdclient.Client, error) {
 
 // newAgentRuntime is the runtime of the agent's node: its own mock, or
 // zones on this host.
-func newAgentRuntime(lc fx.Lifecycle, cfg AgentConfig, run illumos.Runner, clk clock.Clock) (podRuntime, error) {
-	return newPodRuntime(lc, cfg.Node, func() (*mockruntime.Runtime, error) { return mockruntime.New(cfg.MockRuntime, clk) }, run, clk)
+func newAgentRuntime(lc fx.Lifecycle, cfg AgentConfig, run illumos.Runner, clk clock.Clock, log *zap.Logger, m *agentMetrics) (podRuntime, error) {
+	return newPodRuntime(lc, cfg.Node, func() (*mockruntime.Runtime, error) { return mockruntime.New(cfg.MockRuntime, clk) }, run, clk, log, m)
 }
 
 // startPresence registers the node as the agent starts and deregisters
 // it as the agent stops, with herd.dev/runtime=agent: herd serve leaves
 // the node's pods to the agent.
-func startPresence(lc fx.Lifecycle, cfg AgentConfig, c *herdclient.Client, src host.Source, clk clock.WithTicker, log *zap.Logger) {
+func startPresence(lc fx.Lifecycle, cfg AgentConfig, c *herdclient.Client, src host.Source, clk clock.WithTicker, log *zap.Logger, m *agentMetrics) {
 	jobs := func(ctx context.Context) (int, error) {
 		pods, err := c.List(ctx, cfg.Node.Name)
 		n := 0
@@ -179,10 +189,13 @@ func startPresence(lc fx.Lifecycle, cfg AgentConfig, c *herdclient.Client, src h
 				n++
 			}
 		}
+		if err == nil {
+			m.podsRunning.Set(float64(n))
+		}
 		return n, err
 	}
 	labels := map[string]string{domain.LabelRuntime: domain.RuntimeAgent}
-	p := NewPresence(cfg.Node, c, src, jobs, labels, cfg.Version, clk, log)
+	p := NewPresence(cfg.Node, countingRegistry{Registry: c, m: m}, src, jobs, labels, cfg.Version, clk, log)
 	lc.Append(fx.StartStopHook(p.Start, p.Stop))
 	log.Info("agent configured", zap.String("server", c.Server()), zap.String("runtime", cfg.Node.Runtime))
 }

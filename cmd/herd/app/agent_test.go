@@ -58,14 +58,20 @@ func startServe(t *testing.T) string {
 
 // agentApp is `herd agent` for zone-01 against server, with zones on the
 // simulated host h and the fake host's metrics.
-func agentApp(server string, h *illumostest.Host) *fx.App {
-	cfg := DefaultAgentConfig()
-	cfg.Server, cfg.LogLevel, cfg.PollInterval = server, "error", 20*time.Millisecond
-	cfg.Node.Name, cfg.Node.Runtime, cfg.Node.HeartbeatInterval = "zone-01", RuntimeIllumos, time.Second
-	return fx.New(AgentOptions(cfg,
+func agentApp(server string, h *illumostest.Host, extra ...fx.Option) *fx.App {
+	return fx.New(AgentOptions(agentConfig(server), append([]fx.Option{
 		fx.Decorate(func(illumos.Runner) illumos.Runner { return h }),
 		fx.Decorate(func(host.Source) host.Source { return &fakeHost{} }),
-	), fx.NopLogger)
+	}, extra...)...), fx.NopLogger)
+}
+
+// agentConfig is zone-01's agent against server, polling every 20 ms,
+// with its metrics on a free loopback port.
+func agentConfig(server string) AgentConfig {
+	cfg := DefaultAgentConfig()
+	cfg.Server, cfg.LogLevel, cfg.PollInterval, cfg.MetricsListen = server, "error", 20*time.Millisecond, "127.0.0.1:0"
+	cfg.Node.Name, cfg.Node.Runtime, cfg.Node.HeartbeatInterval = "zone-01", RuntimeIllumos, time.Second
+	return cfg
 }
 
 func post(t *testing.T, url, body string) {
@@ -182,20 +188,21 @@ func TestServeRunsItsOwnHostAsALocalNode(t *testing.T) {
 
 func TestConfigurationNamesWhatIsWrong(t *testing.T) {
 	agent := DefaultAgentConfig()
-	agent.Server, agent.PollInterval = "herd:8080", 0
+	agent.Server, agent.PollInterval, agent.MetricsListen = "herd:8080", 0, "9464"
 	agent.Node.Runtime, agent.Node.ReserveCPU, agent.Node.HeartbeatInterval, agent.Node.Address = "docker", -1, 0, "zone-01"
 	serve := DefaultConfig()
 	serve.LocalNode.Name = "Solo_1"
 	serve.LocalNode.Runtime = RuntimeIllumos
 	serve.LocalNode.Illumos.NetworkMode = "bridge"
+	serve.LocalNode.Illumos.Retry.Attempts = 0
 	for _, tt := range []struct {
 		name string
 		err  error
 		want []string
 	}{
 		{"agent", agent.Validate(), []string{"--node-name is required", `--server "herd:8080"`, "--poll-interval 0s", `--runtime "docker"`,
-			"--reserve-cpu -1m", "--heartbeat-interval 0s", `--node-ip "zone-01"`}},
-		{"serve", serve.Validate(), []string{`--local-node "Solo_1"`, `--network-mode "bridge"`}},
+			"--reserve-cpu -1m", "--heartbeat-interval 0s", `--node-ip "zone-01"`, `--metrics-listen "9464"`}},
+		{"serve", serve.Validate(), []string{`--local-node "Solo_1"`, `--network-mode "bridge"`, "--command-attempts 0"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.err == nil {
@@ -225,7 +232,7 @@ func TestAnAgentWithItsNodesTokenRunsItsPods(t *testing.T) {
 	startApp(t, fx.New(Options(cfg, fx.Populate(&srv)), fx.NopLogger))
 
 	agent := DefaultAgentConfig()
-	agent.Server, agent.Token, agent.LogLevel, agent.PollInterval = srv.URL(), "zone-token", "error", 20*time.Millisecond
+	agent.Server, agent.Token, agent.LogLevel, agent.PollInterval, agent.MetricsListen = srv.URL(), "zone-token", "error", 20*time.Millisecond, ""
 	agent.Node.Name = "zone-01"
 	startApp(t, fx.New(AgentOptions(agent, fx.Decorate(func(host.Source) host.Source { return &fakeHost{} })), fx.NopLogger))
 
@@ -259,5 +266,16 @@ func TestAnAgentWithItsNodesTokenRunsItsPods(t *testing.T) {
 	}
 	if _, err := own.List(t.Context(), "zone-02"); !errors.Is(err, domain.ErrForbidden) {
 		t.Errorf("another node's pods with zone-01's token: %v", err)
+	}
+	// It watches them too, as the agent does, and no other node's.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var seen []string
+	_, err = own.WatchPods(ctx, "zone-01", "", time.Minute, func(ev herdclient.PodEvent) { seen = append(seen, ev.Pod.Name); cancel() })
+	if len(seen) != 1 || seen[0] != "web" {
+		t.Errorf("watching zone-01's pods with its token: saw %v (%v), want web", seen, err)
+	}
+	if _, err := own.WatchPods(t.Context(), "zone-02", "", time.Minute, func(herdclient.PodEvent) {}); !errors.Is(err, domain.ErrForbidden) {
+		t.Errorf("watching another node's pods with zone-01's token: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
@@ -100,21 +101,35 @@ func newRunner() illumos.Runner { return illumos.ExecRunner{} }
 
 // newLocalRuntime is the runtime of --local-node: the process's mock, or
 // zones on this host, prepared (base datasets, etherstub) as herd starts.
-func newLocalRuntime(lc fx.Lifecycle, cfg Config, mock *mockruntime.Runtime, run illumos.Runner, clk clock.Clock) (localRuntime, error) {
+func newLocalRuntime(lc fx.Lifecycle, cfg Config, mock *mockruntime.Runtime, run illumos.Runner, clk clock.Clock, log *zap.Logger) (localRuntime, error) {
 	if cfg.LocalNode.Name == "" {
 		return localRuntime{}, nil
 	}
-	rt, err := newPodRuntime(lc, cfg.LocalNode, func() (*mockruntime.Runtime, error) { return mock, nil }, run, clk)
+	rt, err := newPodRuntime(lc, cfg.LocalNode, func() (*mockruntime.Runtime, error) { return mock, nil }, run, clk, log, nil)
 	return localRuntime{rt}, err
 }
 
 // newPodRuntime is a node's runtime as node names it: a mock (from
 // newMock), or zones on this host through run, initialised when the app
-// starts.
-func newPodRuntime(lc fx.Lifecycle, node NodeConfig, newMock func() (*mockruntime.Runtime, error), run illumos.Runner, clk clock.Clock) (podRuntime, error) {
+// starts. A command that fails on a busy or locked resource is tried
+// again (illumos.RetryingRunner), each retry logged. m, when not nil (the
+// agent's), measures every run and counts the retries.
+func newPodRuntime(lc fx.Lifecycle, node NodeConfig, newMock func() (*mockruntime.Runtime, error), run illumos.Runner, clk clock.Clock,
+	log *zap.Logger, m *agentMetrics) (podRuntime, error) {
 	if node.Runtime != RuntimeIllumos {
 		return newMock()
 	}
+	if m != nil {
+		run = instrumentedRunner{run: run, m: m}
+	}
+	run = &illumos.RetryingRunner{Runner: run, Clock: clk, Retry: node.Illumos.Retry,
+		OnRetry: func(c illumos.Command, attempt int, wait time.Duration, err error) {
+			if m != nil {
+				m.commandRetries.WithLabelValues(c.Name).Inc()
+			}
+			log.Info("host command failed on a busy resource; trying again",
+				zap.String("command", c.String()), zap.Int("attempt", attempt), zap.Duration("wait", wait), zap.Error(err))
+		}}
 	rt, err := illumos.New(node.Illumos, run, clk)
 	if err != nil {
 		return nil, err
