@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"sync"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
@@ -52,32 +51,16 @@ func startOrphanCollection(lc fx.Lifecycle, cfg AgentConfig, rt podRuntime, c *h
 			log.Info("removed a leftover of a deleted pod", zap.String("kind", r.Kind), zap.String("name", r.Name))
 		}
 	}
-	var (
-		cancel context.CancelFunc
-		done   sync.WaitGroup
-	)
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			var ctx context.Context
-			ctx, cancel = context.WithCancel(context.Background())
-			done.Go(func() {
-				t := clk.NewTicker(cfg.PollInterval)
-				defer t.Stop()
-				for {
-					pass(ctx)
-					select {
-					case <-ctx.Done():
-						return
-					case <-t.C():
-					}
-				}
-			})
-			return nil
-		},
-		OnStop: func(context.Context) error {
-			cancel()
-			done.Wait()
-			return nil
-		},
+	t := clk.NewTicker(cfg.PollInterval) // now: a clock step just after start counts
+	runInBackground(lc, func(ctx context.Context) {
+		defer t.Stop()
+		for {
+			pass(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C():
+			}
+		}
 	})
 }

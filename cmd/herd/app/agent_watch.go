@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"go.uber.org/fx"
@@ -107,21 +106,5 @@ func (f *podFollower) wait(ctx context.Context, msg string, err error) {
 func startPodFollower(lc fx.Lifecycle, cfg AgentConfig, c *herdclient.Client, m *reconcilers.Manager, clk clock.WithTicker, met *agentMetrics, log *zap.Logger) {
 	f := &podFollower{src: c, node: cfg.Node.Name, enqueue: m.Enqueue, clock: clk, timeout: podWatchTimeout,
 		log: log.Named("watch"), relisted: met.podRelists.Inc}
-	var (
-		cancel context.CancelFunc
-		done   sync.WaitGroup
-	)
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			var ctx context.Context
-			ctx, cancel = context.WithCancel(context.Background())
-			done.Go(func() { f.run(ctx) })
-			return nil
-		},
-		OnStop: func(context.Context) error {
-			cancel()
-			done.Wait()
-			return nil
-		},
-	})
+	runInBackground(lc, f.run)
 }

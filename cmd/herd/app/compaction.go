@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"sync"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
@@ -25,35 +24,23 @@ func newCompactor(lc fx.Lifecycle, cfg Config, w *projections.Writer, m *project
 		return c, nil
 	}
 	log = log.Named("compaction")
-	ctx, cancel := context.WithCancel(context.Background())
-	var done sync.WaitGroup
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			ticker := clk.NewTicker(c.Interval())
-			done.Go(func() {
-				defer ticker.Stop()
-				for {
-					select {
-					case <-ctx.Done():
-						return
-					case <-ticker.C():
-					}
-					stats, err := c.Compact(ctx)
-					switch {
-					case err != nil && !errors.Is(err, context.Canceled):
-						log.Warn("heartbeat compaction failed; the next round retries", zap.Error(err))
-					case stats.Deleted > 0:
-						log.Debug("old heartbeats deleted", zap.Int("events", stats.Deleted), zap.Int64("through", stats.Through))
-					}
-				}
-			})
-			return nil
-		},
-		OnStop: func(context.Context) error {
-			cancel()
-			done.Wait()
-			return nil
-		},
+	ticker := clk.NewTicker(c.Interval()) // now: a clock step just after start counts
+	runInBackground(lc, func(ctx context.Context) {
+		defer ticker.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ticker.C():
+			}
+			stats, err := c.Compact(ctx)
+			switch {
+			case err != nil && !errors.Is(err, context.Canceled):
+				log.Warn("heartbeat compaction failed; the next round retries", zap.Error(err))
+			case stats.Deleted > 0:
+				log.Debug("old heartbeats deleted", zap.Int("events", stats.Deleted), zap.Int64("through", stats.Through))
+			}
+		}
 	})
 	return c, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 
 	"go.uber.org/fx"
@@ -17,35 +16,24 @@ import (
 // changes (checked on clk) and on SIGHUP, the signal daemons take as
 // "read your configuration again".
 func watchTokenFile(lc fx.Lifecycle, tf *httpapi.ReloadingTokenFile, clk clock.WithTicker) {
-	var (
-		cancel context.CancelFunc
-		hup    = make(chan os.Signal, 1)
-		wg     sync.WaitGroup
-	)
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			var ctx context.Context
-			ctx, cancel = context.WithCancel(context.Background())
-			signal.Notify(hup, syscall.SIGHUP)
-			t := clk.NewTicker(httpapi.TokenFileCheckInterval)
-			wg.Go(func() { tf.Run(ctx, t) })
-			wg.Go(func() {
-				for {
-					select {
-					case <-ctx.Done():
-						return
-					case <-hup:
-						tf.Reload("SIGHUP")
-					}
+	// SIGHUP is caught from here on, before the app starts: its default
+	// action would end herd.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	// The ticker starts now, not on the goroutine, so that a test's clock
+	// step right after start is never missed.
+	t := clk.NewTicker(httpapi.TokenFileCheckInterval)
+	runInBackground(lc,
+		func(ctx context.Context) { tf.Run(ctx, t) },
+		func(ctx context.Context) {
+			defer signal.Stop(hup)
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-hup:
+					tf.Reload("SIGHUP")
 				}
-			})
-			return nil
-		},
-		OnStop: func(context.Context) error {
-			signal.Stop(hup)
-			cancel()
-			wg.Wait()
-			return nil
-		},
-	})
+			}
+		})
 }
