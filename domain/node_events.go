@@ -140,4 +140,5 @@ var NodeAggregate = defineAggregate("node",
 	eventOf[NodeUndrained](1),
 	eventOf[NodeScrapeFailed](1),
 	eventOf[NodeScrapeRecovered](1),
+	eventOf[NodeMachineObserved](1),
 )

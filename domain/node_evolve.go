@@ -92,6 +92,8 @@ func EvolveNode(n Node, e Event) Node {
 		n.ScrapeFailure = &ScrapeFailure{Reason: e.Reason, Message: e.Message, Since: e.At}
 	case NodeScrapeRecovered:
 		n.ScrapeFailure = nil
+	case NodeMachineObserved:
+		n = e.apply(n)
 	case NodeLabelsChanged:
 		n.Labels = cloneStrings(e.Labels)
 		n.Annotations = cloneStrings(e.Annotations)

@@ -40,6 +40,7 @@ func sampleEvents() []Event {
 		DeviceReleased{Address: "192.168.4.17", At: at(17)},
 		NodeScrapeFailed{Reason: "ConnectionRefused", Message: "dial tcp 10.0.0.7:10250: connection refused", At: at(13)},
 		NodeScrapeRecovered{Reason: "ConnectionRefused", At: at(14)},
+		NodeMachineObserved{Capacity: ResourceList{"cpu": 2000}, Allocatable: ResourceList{"cpu": 2000}, MachineID: "f3fa05a9", SystemUUID: "ec2856b5", BootID: "bdab808d", At: at(15)},
 		KubeletTargetSet{Target: kubeletTarget("web-01"), At: at(15)},
 		KubeletTargetRemoved{Name: "web-01", Source: SourceAPI, At: at(16)},
 	}
