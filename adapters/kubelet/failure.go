@@ -135,14 +135,16 @@ func statusFailure(endpoint string, code int, body []byte, auth string) *Failure
 }
 
 // kubeletResource is the node subresource the kubelet's authorizer checks
-// for a path (the kubelet's auth.go): nodes/stats, nodes/metrics, else
-// nodes/proxy.
+// for a path (the kubelet's auth.go): nodes/stats, nodes/metrics,
+// nodes/spec, else nodes/proxy.
 func kubeletResource(endpoint string) string {
 	switch {
 	case strings.HasPrefix(endpoint, "/stats"):
 		return "nodes/stats"
 	case strings.HasPrefix(endpoint, "/metrics"):
 		return "nodes/metrics"
+	case strings.HasPrefix(endpoint, "/spec"):
+		return "nodes/spec"
 	}
 	return "nodes/proxy"
 }

@@ -36,6 +36,7 @@ type recorder struct {
 	heartbeats   []domain.RecordHeartbeat
 	failures     []domain.RecordScrapeFailure
 	pods         [][]domain.ObservePod
+	machines     []domain.ObserveMachine
 	stopped      []string
 	heartbeatErr error
 	// panics makes the next RecordHeartbeat panic.
@@ -84,6 +85,20 @@ func (r *recorder) ObservePods(_ context.Context, _ string, pods []domain.Observ
 	defer r.mu.Unlock()
 	r.pods = append(r.pods, pods)
 	return nil
+}
+
+func (r *recorder) ObserveMachine(_ context.Context, _ string, m domain.ObserveMachine) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.machines = append(r.machines, m)
+	return nil
+}
+
+// observedMachines returns a copy of the machines the recorder was told.
+func (r *recorder) observedMachines() []domain.ObserveMachine {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]domain.ObserveMachine(nil), r.machines...)
 }
 
 func (r *recorder) StopObserving(_ context.Context, node string) error {

@@ -112,6 +112,7 @@ func TestBrokenBodiesAreErrors(t *testing.T) {
 		"configz":  {"configz.json", "/configz", func(b []byte) error { _, err := decodeConfigz(b); return err }},
 		"probes":   {"metrics-probes.txt", "/metrics/probes", func(b []byte) error { _, err := decodeProbes(b); return err }},
 		"resource": {"metrics-resource.txt", "/metrics/resource", func(b []byte) error { _, err := decodeResource(b); return err }},
+		"spec":     {"spec.json", "/spec", func(b []byte) error { _, err := decodeSpec(b); return err }},
 	}
 	for name, d := range decoders {
 		t.Run(name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package kubelet
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/url"
 	"reflect"
 	"strconv"
@@ -26,6 +27,7 @@ const (
 	endpointConfigz  = "/configz"
 	endpointResource = "/metrics/resource"
 	endpointProbes   = "/metrics/probes"
+	endpointSpec     = "/spec"
 )
 
 // annotationKubeletURL names, on a kubelet node, the URL herd polls.
@@ -53,6 +55,17 @@ type poller struct {
 	usage          usage
 	pods           *corev1.PodList
 	syncLoop       *Failure
+	// spec is the machine of the last /spec, nil until one answered;
+	// specDue asks the next slow fetch to read it again, and slowPolls
+	// counts slow fetches, to read it every specEvery.
+	spec      *machineSpec
+	specDue   bool
+	slowPolls int
+	// given is the capacity the kubelet gave itself (summary, /configz)
+	// at the last registration; observed is the ObserveMachine last
+	// delivered, so that an unchanged machine costs no transaction.
+	given    domain.ResourceList
+	observed *domain.ObserveMachine
 	// delivered are the pods last reported to the sink, so that an
 	// unchanged list costs no transaction.
 	delivered []domain.ObservePod
@@ -200,6 +213,7 @@ func (p *poller) statsPoll(ctx context.Context, now time.Time) {
 		// answer now is done without: /healthz and the summary did, so
 		// the node gets its heartbeat, and the next slow poll tries again.
 		p.nextSlow = now.Add(p.cfg.Interval)
+		p.specDue = true
 		p.slowFetch(ctx)
 		if p.syncLoop != nil {
 			p.fail(ctx, now, p.syncLoop)
@@ -210,7 +224,13 @@ func (p *poller) statsPoll(ctx context.Context, now time.Time) {
 	if decoded && !sum.KubeletStarted.IsZero() {
 		p.kubeletStarted = sum.KubeletStarted
 	}
+	if restarted {
+		// A reboot restarts the kubelet: a new boot ID, perhaps other
+		// cores or memory.
+		p.readSpec(ctx)
+	}
 	if !p.registered || restarted {
+		p.observed = nil
 		if err := p.sink.RegisterNode(ctx, p.registration(sum), restarted); err != nil {
 			p.complain(ctx, "cannot register the kubelet's node", err)
 			return
@@ -244,6 +264,7 @@ func (p *poller) statsPoll(ctx context.Context, now time.Time) {
 	p.status.Heartbeats++
 	p.status.Failures = 0
 	p.mu.Unlock()
+	p.deliverMachine(ctx)
 	if recovering {
 		p.deliverPods(ctx)
 	}
@@ -257,34 +278,39 @@ func (p *poller) slowPoll(ctx context.Context, now time.Time) {
 		p.nextStats = now // let the heartbeat poll record why, now
 		return
 	}
+	p.deliverMachine(ctx)
 	p.deliverPods(ctx)
 }
 
-// slowFetch reads /healthz/syncloop, /configz, /metrics/probes,
-// /metrics/resource and /pods into the poller. An endpoint that answers
+// slowFetch reads /healthz/syncloop, /configz, /spec (when due),
+// /metrics/probes, /metrics/resource and /pods into the poller. An endpoint that answers
 // badly keeps what it said last; one that is not served (404) is done
 // without. It returns false when the kubelet could not be reached at all.
 func (p *poller) slowFetch(ctx context.Context) bool {
+	p.slowPolls++
+	specDue := p.spec == nil || p.specDue || p.slowPolls%specEvery == 0
 	steps := []struct {
 		endpoint string
 		decode   func([]byte) error
 		missing  func()
+		skip     bool
 	}{
-		{endpointSyncLoop, nil, nil},
+		{endpointSyncLoop, nil, nil, false},
 		{endpointConfigz, func(b []byte) (err error) {
 			s, err := decodeConfigz(b)
 			if err == nil {
 				p.useSettings(s)
 			}
 			return err
-		}, func() { p.settings = defaultSettings() }},
+		}, func() { p.settings = defaultSettings() }, false},
+		{endpointSpec, p.decodeSpec, nil, !specDue},
 		{endpointProbes, func(b []byte) (err error) {
 			pf, err := decodeProbes(b)
 			if err == nil {
 				p.probes = pf
 			}
 			return err
-		}, func() { p.probes = nil }},
+		}, func() { p.probes = nil }, false},
 		{endpointResource, func(b []byte) (err error) {
 			u, err := decodeResource(b)
 			if err == nil {
@@ -294,16 +320,19 @@ func (p *poller) slowFetch(ctx context.Context) bool {
 				}
 			}
 			return err
-		}, func() { p.usage = usage{} }},
+		}, func() { p.usage = usage{} }, false},
 		{endpointPods, func(b []byte) (err error) {
 			l, err := decodePods(b)
 			if err == nil {
 				p.pods = &l
 			}
 			return err
-		}, func() { p.pods = nil }},
+		}, func() { p.pods = nil }, false},
 	}
 	for _, s := range steps {
+		if s.skip {
+			continue
+		}
 		notFound, f := p.scrape(ctx, s.endpoint, s.decode)
 		if f != nil && f.connectionLevel() {
 			return false
@@ -313,6 +342,9 @@ func (p *poller) slowFetch(ctx context.Context) bool {
 			if f != nil && f.Reason == ReasonUnhealthy {
 				p.syncLoop = f
 			}
+		}
+		if s.endpoint == endpointSpec && f == nil {
+			p.specDue = false
 		}
 		if notFound && s.missing != nil {
 			s.missing()
@@ -435,6 +467,15 @@ func (p *poller) registration(sum nodeSummary) domain.Registration {
 	capacity := sum.capacity()
 	if p.settings.MaxPods > 0 {
 		capacity["pods"] = p.settings.MaxPods
+	}
+	p.given = maps.Clone(capacity)
+	if p.spec != nil {
+		for name, v := range p.spec.capacity() {
+			if _, ok := capacity[name]; !ok {
+				capacity[name] = v
+			}
+		}
+		reg.Info.MachineID, reg.Info.SystemUUID, reg.Info.BootID = p.spec.MachineID, p.spec.SystemUUID, p.spec.BootID
 	}
 	if len(capacity) > 0 {
 		reg.Capacity = capacity

@@ -58,11 +58,14 @@ func TestPollerRegistersHeartbeatsAndReportsPods(t *testing.T) {
 		Name: "worker-a", Kind: domain.KindKubelet,
 		Annotations: map[string]string{"herd.dev/kubelet-url": srv.URL},
 		Addresses:   []domain.Address{{Type: "InternalIP", Address: "10.20.4.17"}, {Type: "Hostname", Address: "worker-a"}},
-		Capacity:    domain.ResourceList{"memory": kubelettest.MemoryCapacity, "ephemeral-storage": kubelettest.DiskCapacity, "pods": 110},
+		// CPU from /spec, which the summary has no figure for.
+		Capacity: domain.ResourceList{"cpu": kubelettest.Cores * 1000, "memory": kubelettest.MemoryCapacity,
+			"ephemeral-storage": kubelettest.DiskCapacity, "pods": 110},
 		// The kubelet's own arithmetic: kubeReserved 512Mi and the default
 		// hard thresholds (100Mi, 10% of the disk) are not for pods.
-		Allocatable: domain.ResourceList{"memory": kubelettest.MemoryCapacity - 512<<20 - 100<<20,
+		Allocatable: domain.ResourceList{"cpu": kubelettest.Cores * 1000, "memory": kubelettest.MemoryCapacity - 512<<20 - 100<<20,
 			"ephemeral-storage": kubelettest.DiskCapacity * 9 / 10, "pods": 110},
+		Info:        domain.NodeInfo{MachineID: kubelettest.MachineID, SystemUUID: kubelettest.SystemUUID, BootID: kubelettest.BootID},
 		KubeletPort: portNum,
 	}
 	if len(regs) != 1 || regs[0].restarted || regs[0].reg.UID == "" {

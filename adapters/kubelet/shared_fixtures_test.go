@@ -1,7 +1,6 @@
 package kubelet
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,17 +95,14 @@ func TestSharedFixturesDecode(t *testing.T) {
 					t.Error("no metric families")
 				}
 			case strings.HasPrefix(name, "spec"):
-				// /spec (cAdvisor's MachineInfo), not polled yet either: it
-				// holds the machine's size, which kubelet nodes lack.
-				var spec struct {
-					NumCores       int   `json:"num_cores"`
-					MemoryCapacity int64 `json:"memory_capacity"`
-				}
-				if err := json.Unmarshal(body, &spec); err != nil {
+				// /spec (cAdvisor's MachineInfo): the machine's size and
+				// identity, which kubelet nodes lack elsewhere.
+				spec, err := decodeSpec(body)
+				if err != nil {
 					t.Fatal(err)
 				}
-				if spec.NumCores <= 0 || spec.MemoryCapacity <= 0 {
-					t.Errorf("a machine of %d cores and %d bytes", spec.NumCores, spec.MemoryCapacity)
+				if c := spec.capacity(); c["cpu"] <= 0 || c["memory"] <= 0 || spec.MachineID == "" || spec.SystemUUID == "" || spec.BootID == "" {
+					t.Errorf("a machine of %v, identity %+v", c, spec)
 				}
 			default:
 				t.Fatalf("herd has no decoder for %s: name it after the endpoint it records", name)

@@ -27,6 +27,9 @@ type Sink interface {
 	// pods herd observed on the node before and the kubelet no longer
 	// lists are gone.
 	ObservePods(ctx context.Context, node string, pods []domain.ObservePod) error
+	// ObserveMachine records what the kubelet's /spec says of its
+	// machine, for what the kubelet gave no figure of.
+	ObserveMachine(ctx context.Context, node string, m domain.ObserveMachine) error
 	// StopObserving says herd no longer polls the node's kubelet: its
 	// target was removed.
 	StopObserving(ctx context.Context, node string) error
@@ -87,6 +90,15 @@ func (c *Commands) RecordScrapeFailure(ctx context.Context, node string, f domai
 	now := c.Clock.Now()
 	_, err := c.Nodes.UpdateNode(ctx, node, func(n domain.Node) ([]domain.Event, error) {
 		return domain.DecideNode(n, f, now)
+	})
+	return err
+}
+
+// ObserveMachine implements Sink.
+func (c *Commands) ObserveMachine(ctx context.Context, node string, m domain.ObserveMachine) error {
+	now := c.Clock.Now()
+	_, err := c.Nodes.UpdateNode(ctx, node, func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, m, now)
 	})
 	return err
 }

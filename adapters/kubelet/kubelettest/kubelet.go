@@ -1,6 +1,7 @@
 // Package kubelettest is a simulated kubelet for tests, specs and
 // benchmarks: an http.Handler serving /healthz, /healthz/syncloop,
-// /stats/summary, /pods, /configz, /metrics/resource and /metrics/probes
+// /stats/summary, /pods, /configz, /spec, /metrics/resource and
+// /metrics/probes
 // the way a kubelet does, with state a test can change (memory running
 // out, a pod crash-looping, the kubelet refusing credentials or hanging).
 // Serve it with httptest.NewServer or httptest.NewTLSServer, which listen
@@ -29,6 +30,13 @@ const (
 	DiskCapacity   = 100 << 30
 	Inodes         = 6_553_600
 	MaxPID         = 4_194_304
+	// Cores is the simulated machine's CPU count, as /spec reports it.
+	Cores = 4
+	// MachineID and SystemUUID are the simulated machine's identity.
+	MachineID  = "6f1c2a9d3e5b4c7a8d0e1f2a3b4c5d6e"
+	SystemUUID = "ec2a1f5e-3b7d-4c9a-8e2f-61d0b4a7c3e9"
+	// BootID is the boot New starts the machine in.
+	BootID = "9c3d5e7f-1a2b-4c6d-8e0f-2a4b6c8d0e1f"
 )
 
 // Kubelet is one simulated kubelet. Its zero value is not usable; call New.
@@ -45,6 +53,7 @@ type Kubelet struct {
 	probes       map[probe]int
 	evictionHard map[string]string
 	configz      bool
+	bootID       string
 	unhealthy    string
 	token        string
 	overrides    map[string]response
@@ -76,6 +85,7 @@ func New(name string) *Kubelet {
 		procs:        612,
 		probes:       map[probe]int{},
 		configz:      true,
+		bootID:       BootID,
 		overrides:    map[string]response{},
 		requests:     map[string]int{},
 	}
@@ -107,6 +117,12 @@ func (k *Kubelet) SetStarted(t time.Time) { k.change(func() { k.started = t.UTC(
 // SetEvictionHard sets the evictionHard /configz reports; nil reports none
 // (the kubelet's defaults apply).
 func (k *Kubelet) SetEvictionHard(m map[string]string) { k.change(func() { k.evictionHard = m }) }
+
+// Reboot gives the machine a new boot ID and restarts the kubelet at t,
+// as a reboot does.
+func (k *Kubelet) Reboot(bootID string, t time.Time) {
+	k.change(func() { k.bootID, k.started = bootID, t.UTC() })
+}
 
 // ServeConfigz switches /configz on or off (off answers 404, as the
 // read-only port does).
@@ -215,7 +231,7 @@ func (k *Kubelet) answer(r *http.Request) (int, []byte, string) {
 		if !k.configz {
 			return http.StatusNotFound, []byte("404 page not found\n"), "text/plain; charset=utf-8"
 		}
-	case "/stats/summary", "/pods", "/metrics/resource", "/metrics/probes":
+	case "/stats/summary", "/pods", "/spec", "/metrics/resource", "/metrics/probes":
 	default:
 		return http.StatusNotFound, []byte("404 page not found\n"), "text/plain; charset=utf-8"
 	}
@@ -246,6 +262,11 @@ func (k *Kubelet) encode() map[string][]byte {
 		cfg["evictionHard"] = k.evictionHard
 	}
 	out["/configz"] = must(map[string]any{"kubeletconfig": cfg})
+	out["/spec"] = must(map[string]any{
+		"num_cores": Cores, "cpu_frequency_khz": 2_900_000, "memory_capacity": MemoryCapacity,
+		"machine_id": MachineID, "system_uuid": SystemUUID, "boot_id": k.bootID,
+		"cloud_provider": "Unknown", "instance_type": "Unknown", "instance_id": "None",
+	})
 	out["/metrics/probes"] = []byte(k.probeText())
 	out["/metrics/resource"] = []byte(fmt.Sprintf(resourceText, float64(MemoryCapacity-k.memAvailable)))
 	return out
