@@ -105,7 +105,7 @@ func EvolveNode(n Node, e Event) Node {
 			ResourceVersion: n.ResourceVersion,
 		}
 	}
-	return n
+	return withCurrentDerivedLabels(n)
 }
 
 // withRegistration returns n with every field a node registers with replaced

@@ -65,3 +65,20 @@ func derivedLabelProblems(labels map[string]string, n Node) []FieldError {
 	}
 	return errs
 }
+
+// withCurrentDerivedLabels returns n with its derived labels set when one
+// is missing or stale, n itself otherwise: a node row stored before herd
+// stored them gains them with the node's next event, of any type. The
+// check is a map lookup, cheap enough for every heartbeat of a replay.
+func withCurrentDerivedLabels(n Node) Node {
+	if n.Kind == "" {
+		return n
+	}
+	for k, derive := range derivedLabels {
+		if v, ok := n.Labels[k]; !ok || v != derive(n) {
+			n.Labels = withDerivedLabels(n.Labels, n)
+			return n
+		}
+	}
+	return n
+}

@@ -13,7 +13,9 @@ import (
 func TestDerivedLabelsAreStored(t *testing.T) {
 	reg := registration("zone-01")
 	tests := []struct {
-		name   string
+		name string
+		// start is the node before the events; empty by default.
+		start  Node
 		events []Event
 		want   map[string]string
 	}{
@@ -36,6 +38,12 @@ func TestDerivedLabelsAreStored(t *testing.T) {
 			want: map[string]string{LabelKind: "linux"},
 		},
 		{
+			name:   "a heartbeat on a node stored before herd stored its kind label",
+			start:  Node{Name: "zone-01", Kind: KindIllumos, Labels: map[string]string{"zone": "a"}, Version: 1},
+			events: []Event{HeartbeatRecorded{At: at(1)}},
+			want:   map[string]string{"zone": "a", LabelKind: "illumos"},
+		},
+		{
 			name: "labels replaced by a client",
 			events: []Event{
 				NodeRegistered{Registration: reg, At: t0},
@@ -46,7 +54,7 @@ func TestDerivedLabelsAreStored(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			n := Node{}
+			n := tc.start
 			for _, e := range tc.events {
 				n = EvolveNode(n, e)
 			}
