@@ -95,7 +95,7 @@ func EvolveNode(n Node, e Event) Node {
 	case NodeMachineObserved:
 		n = e.apply(n)
 	case NodeLabelsChanged:
-		n.Labels = cloneStrings(e.Labels)
+		n.Labels = withDerivedLabels(e.Labels, n)
 		n.Annotations = cloneStrings(e.Annotations)
 	case NodeDeleted:
 		// A tombstone keeps only what the stream needs: its name and
@@ -107,17 +107,19 @@ func EvolveNode(n Node, e Event) Node {
 			ResourceVersion: n.ResourceVersion,
 		}
 	}
-	return n
+	return withCurrentDerivedLabels(n)
 }
 
 // withRegistration returns n with every field a node registers with replaced
-// by a deep copy of r's.
+// by a deep copy of r's, and its derived labels set.
 func withRegistration(n Node, r Registration) Node {
 	r = r.clone()
 	n.Name = r.Name
 	n.UID = r.UID
 	n.Kind = r.Kind
-	n.Labels = r.Labels
+	// herd's derived labels (herd.dev/kind) are stored with the node's own,
+	// also when replaying a registration recorded before they were.
+	n.Labels = withDerivedLabels(r.Labels, n)
 	n.Annotations = r.Annotations
 	n.Addresses = r.Addresses
 	n.Capacity = r.Capacity

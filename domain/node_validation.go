@@ -14,7 +14,8 @@ import (
 // status.addresses[i].type, status.addresses[i].address,
 // status.capacity[name], status.allocatable[name] and
 // status.daemonEndpoints.kubeletEndpoint.Port. herd's own fields are named
-// plainly: kind and maxJobs.
+// plainly: kind and maxJobs, except that a kind given as the herd.dev/kind
+// label is named by the label's path, metadata.labels[herd.dev/kind].
 
 // totalAnnotationSizeLimit is Kubernetes' limit on the summed size of an
 // object's annotation keys and values (apimachinery's
@@ -33,12 +34,20 @@ func validateRegistration(r Registration) error {
 			errs = append(errs, FieldError{Field: "metadata.name", Value: r.Name, Reason: msg})
 		}
 	}
+	// A client that named the kind with the herd.dev/kind label reads the
+	// label's path in a rejection; one that contradicts it, that the label
+	// is herd's.
+	kindField := "kind"
+	if v, ok := r.Labels[LabelKind]; ok && v == string(r.Kind) {
+		kindField = "metadata.labels[" + LabelKind + "]"
+	}
 	switch {
 	case r.Kind == "":
-		errs = append(errs, FieldError{Field: "kind", Reason: "required"})
+		errs = append(errs, FieldError{Field: kindField, Reason: "required"})
 	case !slices.Contains(Kinds, r.Kind):
-		errs = append(errs, FieldError{Field: "kind", Value: string(r.Kind), Reason: "supported values: " + kindList()})
+		errs = append(errs, FieldError{Field: kindField, Value: string(r.Kind), Reason: "supported values: " + kindList()})
 	}
+	errs = append(errs, derivedLabelProblems(r.Labels, Node{Kind: r.Kind})...)
 	errs = append(errs, metadataProblems(r.Labels, r.Annotations)...)
 	for i, a := range r.Addresses {
 		path := fmt.Sprintf("status.addresses[%d]", i)

@@ -42,11 +42,12 @@ func (c RecordHeartbeat) reboot(n Node, now time.Time) (Event, bool) {
 	}, true
 }
 
-// registration is what the node registered with, as it stands now.
+// registration is what the node registered with, as it stands now; its
+// derived labels are left to EvolveNode, as RegisterNode leaves them.
 func (n Node) registration() Registration {
 	return Registration{
 		Name: n.Name, UID: n.UID, Kind: n.Kind,
-		Labels: n.Labels, Annotations: n.Annotations, Addresses: n.Addresses,
+		Labels: withoutDerivedLabels(n.Labels), Annotations: n.Annotations, Addresses: n.Addresses,
 		Capacity: n.Capacity, Allocatable: n.Allocatable, Info: n.Info,
 		MaxJobs: n.MaxJobs, KubeletPort: n.KubeletPort,
 	}

@@ -31,6 +31,9 @@ func (c RegisterNode) decideNode(n Node, now time.Time) ([]Event, error) {
 		return nil, err
 	}
 	reg := c.Registration.clone()
+	// The kind label is the kind again: the event records it once, and
+	// EvolveNode derives the label.
+	reg.Labels = withoutDerivedLabels(reg.Labels)
 	if n.Name != "" && n.Name != reg.Name {
 		// The repository loaded another node than the one registering:
 		// a caller bug, never something to record.

@@ -118,7 +118,7 @@ func TestEvolveRegistration(t *testing.T) {
 			want: func(Node) Node {
 				return Node{
 					Name: "web-01", UID: "uid-web-01", Kind: KindIllumos,
-					Labels:      map[string]string{"herd.io/pool": "builders", "zone": "a"},
+					Labels:      map[string]string{"herd.io/pool": "builders", "zone": "a", LabelKind: "illumos"},
 					Annotations: map[string]string{"herd.io/owner": "ops team"},
 					Addresses:   []Address{{Type: "InternalIP", Address: "10.0.0.7"}, {Type: "Hostname", Address: "web-01"}},
 					Capacity:    ResourceList{"cpu": 8000, "memory": 32 << 30, "pods": 40},
@@ -138,7 +138,7 @@ func TestEvolveRegistration(t *testing.T) {
 			},
 			want: func(before Node) Node {
 				n := before.Clone()
-				n.Labels = map[string]string{"zone": "b"}
+				n.Labels = map[string]string{"zone": "b", LabelKind: "illumos"}
 				n.Addresses = nil
 				n.AgentState = AgentStarting
 				n.RestartCount = 1

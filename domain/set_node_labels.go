@@ -12,6 +12,10 @@ import (
 // '/', then up to 63 characters of [A-Za-z0-9-_.] starting and ending
 // alphanumeric); a label value is empty or up to 63 such characters.
 //
+// herd's derived labels (herd.dev/kind) stay whatever the new set says:
+// a set may repeat them, and one that gives another value is refused,
+// naming the label.
+//
 // It records NodeLabelsChanged, or nothing when both sets are what the node
 // already has (an empty set and no set are the same).
 type SetNodeLabels struct {
@@ -25,15 +29,16 @@ func (c SetNodeLabels) decideNode(n Node, now time.Time) ([]Event, error) {
 	if err := requireNode(n); err != nil {
 		return nil, err
 	}
-	if err := invalid("Node", n.Name, metadataProblems(c.Labels, c.Annotations)); err != nil {
+	problems := append(derivedLabelProblems(c.Labels, n), metadataProblems(c.Labels, c.Annotations)...)
+	if err := invalid("Node", n.Name, problems); err != nil {
 		return nil, err
 	}
 	// maps.Equal treats nil and empty alike, as JSON will.
-	if maps.Equal(n.Labels, c.Labels) && maps.Equal(n.Annotations, c.Annotations) {
+	if maps.Equal(n.Labels, withDerivedLabels(c.Labels, n)) && maps.Equal(n.Annotations, c.Annotations) {
 		return nil, nil
 	}
 	return []Event{NodeLabelsChanged{
-		Labels:      cloneStrings(c.Labels),
+		Labels:      withoutDerivedLabels(c.Labels),
 		Annotations: cloneStrings(c.Annotations),
 		At:          now,
 	}}, nil

@@ -9,7 +9,8 @@ import (
 func TestDecideSetNodeLabels(t *testing.T) {
 	now := at(60)
 	bare := registered("web-01")
-	bare.Labels, bare.Annotations = nil, nil
+	// Only herd's own label is left: a node has its kind label always.
+	bare.Labels, bare.Annotations = map[string]string{LabelKind: "illumos"}, nil
 
 	tests := []struct {
 		name    string
@@ -75,7 +76,7 @@ func TestSetNodeLabelsKeepsNoReferenceToTheCommand(t *testing.T) {
 	}
 	labels["zone"] = "changed later"
 	n := fold(registered("web-01"), events...)
-	if diff := cmp.Diff(map[string]string{"zone": "b"}, n.Labels); diff != "" {
+	if diff := cmp.Diff(map[string]string{"zone": "b", LabelKind: "illumos"}, n.Labels); diff != "" {
 		t.Errorf("labels (-want +got):\n%s", diff)
 	}
 }

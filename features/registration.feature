@@ -49,6 +49,21 @@ Feature: Registering nodes
       | kind        | rp2040   |
       | agent state | Starting |
 
+  Scenario: herd's kind label is the node's, and a client's own herd.dev/ labels are kept
+    Given the illumos node "zone-01" is created through the Kubernetes API with:
+      | labels | herd.dev/demo=true |
+    When a client labels node "zone-01" with "herd.dev/kind=illumos"
+    Then the request succeeds
+    And node "zone-01" shows:
+      | kind                | illumos |
+      | label herd.dev/demo | true    |
+    And listing the nodes with label selector "herd.dev/demo=true" shows exactly "zone-01"
+    When a client labels node "zone-01" with "herd.dev/kind=linux"
+    Then the request fails with 422 Invalid
+    And the error names the field "metadata.labels[herd.dev/kind]"
+    And node "zone-01" shows:
+      | kind | illumos |
+
   Scenario: Creating a node that already exists through the Kubernetes API is a conflict
     Given the linux node "web-01" is created through the Kubernetes API with:
       | labels   | role=web            |

@@ -18,7 +18,9 @@ Feature: Bad input is refused, and nothing is recorded
       | request                                                                        | field                       |
       | an agent registers a node named "Web_01"                                       | metadata.name               |
       | a client creates a node named "Web_01" through the Kubernetes API              | metadata.name               |
-      | an agent registers "web-02" as kind "toaster"                                  | kind                        |
+      | an agent registers "web-02" as kind "toaster"                                  | metadata.labels[herd.dev/kind] |
+      | a client creates the node "web-02" of kind "toaster" through the Kubernetes API | metadata.labels[herd.dev/kind] |
+      | a client labels node "web-01" with "herd.dev/kind=illumos"                     | metadata.labels[herd.dev/kind] |
       | an agent registers "web-02" with capacity "cpu=-2"                             | status.capacity[cpu]        |
       | an agent registers "web-02" with capacity "memory=-1Gi"                        | status.capacity[memory]     |
       | an agent registers "web-02" with allocatable "pods=-1"                         | status.allocatable[pods]    |

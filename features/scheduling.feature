@@ -50,6 +50,18 @@ Feature: Scheduling pods onto nodes
       """
     Then pod "cache" is Pending, unschedulable: "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector."
 
+  Scenario: A nodeSelector on herd.dev/kind picks the nodes of that kind
+    Given these nodes have registered and are Ready:
+      | name    | kind    | allocatable       |
+      | web-01  | linux   | cpu=4, memory=8Gi |
+      | zone-01 | illumos | cpu=4, memory=8Gi |
+    When a client creates pod "zone-job" with:
+      """
+      spec:
+        nodeSelector: {herd.dev/kind: illumos}
+      """
+    Then pod "zone-job" is bound to "zone-01"
+
   Scenario: A NoSchedule taint keeps out the pods that do not tolerate it
     Given these nodes have registered and are Ready:
       | name   | kind  | allocatable       |

@@ -53,6 +53,7 @@ func (w *world) registerNodeSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the node "([^"]+)" is created through the Kubernetes API again$`, w.createdAgain)
 	sc.Step(`^"([^"]+)" posts its Node to the Kubernetes API:$`, w.postsNode)
 	sc.Step(`^a client deletes the node "([^"]+)"$`, w.deletes)
+	sc.Step(`^a client labels node "([^"]+)" with "([^"]+)"$`, w.labelsNode)
 
 	sc.Step(`^node "([^"]+)" shows:$`, w.nodeShows)
 	sc.Step(`^listing the nodes shows exactly (.+)$`, w.listShows)
@@ -207,6 +208,17 @@ func (w *world) createdWith(kind, name string, t *godog.Table) error {
 		return err
 	}
 	return w.createdWithProps(kind, name, props)
+}
+
+// labelsNode is kubectl label node NAME KEY=VALUE --overwrite: a strategic
+// merge patch of the node's labels.
+func (w *world) labelsNode(name, kv string) error {
+	k, v, _ := strings.Cut(kv, "=")
+	data, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{k: v}}})
+	if err != nil {
+		return err
+	}
+	return w.write(http.MethodPatch, nodePath(name), "application/strategic-merge-patch+json", data)
 }
 
 // createdWithProps is a Kubernetes client creating the node: POST.

@@ -18,6 +18,7 @@ func (w *world) registerRejectionSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^an agent registers a node named "([^"]+)"$`, w.registersNamed)
 	sc.Step(`^a client creates a node named "([^"]+)" through the Kubernetes API$`, w.createsNamed)
 	sc.Step(`^an agent registers "([^"]+)" as kind "([^"]+)"$`, w.registersKind)
+	sc.Step(`^a client creates the node "([^"]+)" of kind "([^"]+)" through the Kubernetes API$`, w.createsKind)
 	sc.Step(`^an agent registers "([^"]+)" with (capacity|allocatable) "([^"]+)"$`, w.registersResources)
 	sc.Step(`^an agent registers "([^"]+)" with a body that is not JSON$`, w.registersGarbage)
 	sc.Step(`^an agent registers "([^"]+)" with a Node of (just over|exactly) 1 MiB$`, w.registersLarge)
@@ -51,6 +52,16 @@ func (w *world) registersKind(name, kind string) error {
 		return err
 	}
 	return w.write(http.MethodPut, registrationPath(name), "application/json", body)
+}
+
+// createsKind is a client creating a node whose herd.dev/kind label says
+// kind.
+func (w *world) createsKind(name, kind string) error {
+	body, err := nodeBody(name, kind, nil)
+	if err != nil {
+		return err
+	}
+	return w.write(http.MethodPost, nodesPath, "application/json", body)
 }
 
 func (w *world) registersResources(name, list, value string) error {

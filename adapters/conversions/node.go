@@ -1,6 +1,7 @@
 package conversions
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 
@@ -12,10 +13,13 @@ import (
 	"herd/domain"
 )
 
-// Labels and annotations herd adds to the Nodes it serves. They are views
-// of herd's own fields, recomputed on every read and ignored on input.
+// LabelKind is the node label that carries the node's kind; the domain
+// stores it with the node's labels (domain.LabelKind).
+const LabelKind = domain.LabelKind
+
+// Annotations herd adds to the Nodes it serves. They are views of herd's
+// own fields, recomputed on every read and ignored on input.
 const (
-	LabelKind             = "herd.dev/kind"
 	AnnotationAgentState  = "herd.dev/agent-state"
 	annotationRestarts    = "herd.dev/restart-count"
 	annotationRestartWhy  = "herd.dev/last-restart-reason"
@@ -28,6 +32,8 @@ const (
 
 // NodeToAPI renders a domain node as a Kubernetes Node.
 func NodeToAPI(n domain.Node) corev1.Node {
+	// The node stores its kind label; a node row written before it did
+	// still shows one.
 	labels := map[string]string{LabelKind: string(n.Kind)}
 	for k, v := range n.Labels {
 		labels[k] = v
@@ -107,14 +113,16 @@ func NodeToAPI(n domain.Node) corev1.Node {
 const rfc3339 = "2006-01-02T15:04:05Z07:00"
 
 // RegistrationFromAPI reads the registration a client posted as a
-// Kubernetes Node. herd's own labels and annotations are dropped: they are
-// outputs.
+// Kubernetes Node. Its labels are taken as sent: herd.dev/kind names the
+// kind (defaultKind without it), and the domain refuses a derived label it
+// disagrees with rather than have it vanish. herd's own annotations are
+// dropped: they are outputs.
 func RegistrationFromAPI(in corev1.Node, defaultKind domain.NodeKind) domain.Registration {
 	reg := domain.Registration{
 		Name:        in.Name,
 		UID:         string(in.UID),
 		Kind:        defaultKind,
-		Labels:      WithoutHerdKeys(in.Labels),
+		Labels:      maps.Clone(in.Labels),
 		Annotations: WithoutHerdKeys(in.Annotations),
 		Capacity:    ResourcesFromAPI(in.Status.Capacity),
 		Allocatable: ResourcesFromAPI(in.Status.Allocatable),
@@ -170,9 +178,11 @@ func ReportedConditionsFromAPI(in []corev1.NodeCondition) []domain.ReportedCondi
 	return out
 }
 
-// herdInputKeys are the herd.dev/ keys a client may set: the rest are
-// outputs herd computes (kind, agent state, zone settings it reads
-// separately), which a client echoing an object back must not overwrite.
+// herdInputKeys are the herd.dev/ annotation keys a client may set: the
+// rest are outputs herd computes (agent state, restarts, zone settings it
+// reads separately), which a client echoing an object back must not
+// overwrite. Labels are not filtered: the domain checks the ones it
+// derives (domain.LabelKind).
 var herdInputKeys = map[string]bool{
 	// A node whose own agent runs its pods says so at registration.
 	domain.LabelRuntime: true,

@@ -174,7 +174,9 @@ func TestAnAgentSaysItRunsItsOwnPods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]string{"herd.dev/runtime": "agent", "rack": "r1"}, n.Labels); diff != "" {
+	// The kind label is stored, and a client's own herd.dev/ label kept.
+	want := map[string]string{"herd.dev/kind": "illumos", "herd.dev/runtime": "agent", "herd.dev/other": "x", "rack": "r1"}
+	if diff := cmp.Diff(want, n.Labels); diff != "" {
 		t.Errorf("labels (-want +got):\n%s", diff)
 	}
 	if !n.RunsOwnPods() || n.Kind != domain.KindIllumos {

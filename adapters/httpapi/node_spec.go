@@ -35,7 +35,8 @@ func (s *Server) patchNode(w http.ResponseWriter, r *http.Request) {
 			spec.Taints = append(spec.Taints, domain.Taint{Key: t.Key, Value: t.Value, Effect: domain.TaintEffect(t.Effect)})
 		}
 		return domain.DecideNodeSequence(n, now, spec, domain.SetNodeLabels{
-			Labels: conversions.WithoutHerdKeys(in.Labels), Annotations: conversions.WithoutHerdKeys(in.Annotations),
+			// Labels go as sent: the domain refuses a change to one it derives.
+			Labels: in.Labels, Annotations: conversions.WithoutHerdKeys(in.Annotations),
 		})
 	})
 	if err != nil {
