@@ -107,7 +107,7 @@ func EvolveNode(n Node, e Event) Node {
 			ResourceVersion: n.ResourceVersion,
 		}
 	}
-	return withCurrentDerivedLabels(n)
+	return WithDerivedLabels(n)
 }
 
 // withRegistration returns n with every field a node registers with replaced

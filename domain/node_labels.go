@@ -66,11 +66,13 @@ func derivedLabelProblems(labels map[string]string, n Node) []FieldError {
 	return errs
 }
 
-// withCurrentDerivedLabels returns n with its derived labels set when one
-// is missing or stale, n itself otherwise: a node row stored before herd
-// stored them gains them with the node's next event, of any type. The
-// check is a map lookup, cheap enough for every heartbeat of a replay.
-func withCurrentDerivedLabels(n Node) Node {
+// WithDerivedLabels returns n with its derived labels set when one is
+// missing or stale, n itself otherwise. EvolveNode ends with it, so a node
+// row stored before herd stored them gains them with the node's next
+// event, of any type; the views upgrade such rows with it when herd
+// starts, so that they equal a rebuild of the log at once. The check is a
+// map lookup, cheap enough for every heartbeat of a replay.
+func WithDerivedLabels(n Node) Node {
 	if n.Kind == "" {
 		return n
 	}

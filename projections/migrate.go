@@ -22,5 +22,5 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 	if err := events.Migrate(ctx, db, "projections", sub); err != nil {
 		return fmt.Errorf("migrate views: %w", err)
 	}
-	return nil
+	return storeDerivedLabels(ctx, db)
 }
