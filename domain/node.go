@@ -37,6 +37,10 @@ const (
 	AgentDrained AgentState = "Drained"
 	// AgentStopped: deregistered cleanly.
 	AgentStopped AgentState = "Stopped"
+	// AgentLost: its heartbeats stopped without a deregistration, and herd
+	// marked its conditions Unknown (a killed agent, a dead machine, a cut
+	// network). Its next heartbeat brings it back.
+	AgentLost AgentState = "Lost"
 )
 
 // Restart reasons recorded when a known node registers again.

@@ -54,8 +54,14 @@ func EvolveNode(n Node, e Event) Node {
 	case NodeConditionChanged:
 		n.Conditions = applyCondition(n, e)
 	case NodeBecameReady:
-		if n.AgentState == AgentStarting || n.AgentState == AgentStopped {
+		if n.AgentState == AgentStarting || n.AgentState == AgentStopped || n.AgentState == AgentLost {
 			n.AgentState = AgentReady
+		}
+	case HeartbeatMissed:
+		// A drain goes on and a clean stop stays a stop; a node that was
+		// running, or never reported, is lost.
+		if n.AgentState == AgentReady || n.AgentState == AgentStarting {
+			n.AgentState = AgentLost
 		}
 	case NodeDeregistered:
 		n.AgentState = AgentStopped

@@ -22,8 +22,8 @@ import "time"
 // (which names the measurement at the transition, such as "memory used
 // 93.1% > 90%") would read differently: metrics move on every heartbeat, and
 // the current figures are in the node's Metrics. Finally, when Ready ends up
-// True and was not True before, or the agent is still Starting or Stopped,
-// NodeBecameReady follows.
+// True and was not True before, or the agent is still Starting, Stopped or
+// Lost, NodeBecameReady follows.
 //
 // A heartbeat that changes nothing but times thus records exactly one event.
 //
@@ -86,7 +86,7 @@ func (c RecordHeartbeat) decideNode(n Node, now time.Time) ([]Event, error) {
 		}
 	}
 
-	starting := n.AgentState == AgentStarting || n.AgentState == AgentStopped
+	starting := n.AgentState == AgentStarting || n.AgentState == AgentStopped || n.AgentState == AgentLost
 	switch {
 	case ready == ConditionTrue && (wasReady != ConditionTrue || starting):
 		events = append(events, NodeBecameReady{At: now})

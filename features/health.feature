@@ -65,8 +65,10 @@ Feature: Nodes that fall silent
   Scenario: A heartbeat after the silence makes the node Ready again and lifts the taints
     Given node "web-01" has registered and is Ready
     And 45 seconds pass
+    Then node "web-01" is in agent state Lost
     When the agent on "web-01" reports healthy metrics
     Then node "web-01" shows Ready True since 09:00:45, last heartbeat 09:00:45
+    And node "web-01" is in agent state Ready
     And node "web-01" has no taints
     And the timeline of "web-01" shows, in order:
       | kind            | at       |

@@ -44,6 +44,7 @@ func (s *Server) nodeTable(nodes []corev1.Node, rv string, r *http.Request) meta
 			{Name: "Kernel-Version", Type: "string", Priority: 1},
 			{Name: "Container-Runtime", Type: "string", Priority: 1},
 			{Name: "Kind", Type: "string", Priority: 1, Description: "How herd reaches the node"},
+			{Name: "State", Type: "string", Priority: 1, Description: "The agent state: Starting, Ready, Draining, Drained, Stopped, or Lost when its heartbeats stopped without a deregistration"},
 		},
 	}
 	now := s.Clock.Now()
@@ -57,6 +58,7 @@ func (s *Server) nodeTable(nodes []corev1.Node, rv string, r *http.Request) meta
 				address(n, corev1.NodeInternalIP), address(n, corev1.NodeExternalIP),
 				orUnknown(n.Status.NodeInfo.OSImage), orUnknown(n.Status.NodeInfo.KernelVersion),
 				orUnknown(n.Status.NodeInfo.ContainerRuntimeVersion), n.Labels[conversions.LabelKind],
+				n.Annotations[conversions.AnnotationAgentState],
 			},
 			Object: rowObject(r, n, n.ObjectMeta),
 		})

@@ -25,24 +25,24 @@ func TestCLI(t *testing.T) {
 
 	t.Run("node list", func(t *testing.T) {
 		header, rows := table(t, mustHerd(t, "node", "list", server).Stdout)
-		if want := []string{"NAME", "STATUS", "KIND", "AGE", "VERSION", "CONDITIONS"}; !slices.Equal(header, want) {
+		if want := []string{"NAME", "STATUS", "STATE", "KIND", "AGE", "VERSION", "CONDITIONS"}; !slices.Equal(header, want) {
 			t.Fatalf("header %q, want %q", header, want)
 		}
 		want := map[string][]string{
-			"cli-agent": {"Ready", "linux", "herd-agent/v0.1.0", "<none>"},
-			"cli-pico":  {"Ready", "rp2040", "v1.34.0", "MemoryPressure"},
-			"cli-down":  {"NotReady", "rp2040", "v1.34.0", "<none>"},
+			"cli-agent": {"Ready", "Ready", "linux", "herd-agent/v0.1.0", "<none>"},
+			"cli-pico":  {"Ready", "Ready", "rp2040", "v1.34.0", "MemoryPressure"},
+			"cli-down":  {"NotReady", "Starting", "rp2040", "v1.34.0", "<none>"},
 		}
 		if got := names(rows); !slices.Equal(got, slices.Sorted(maps.Keys(want))) {
 			t.Fatalf("nodes %q, want %q", got, slices.Sorted(maps.Keys(want)))
 		}
 		for name, w := range want {
 			r := byName(rows)[name]
-			if got := []string{r[1], r[2], r[4], r[5]}; !slices.Equal(got, w) {
-				t.Errorf("%s: STATUS KIND VERSION CONDITIONS = %q, want %q", name, got, w)
+			if got := []string{r[1], r[2], r[3], r[5], r[6]}; !slices.Equal(got, w) {
+				t.Errorf("%s: STATUS STATE KIND VERSION CONDITIONS = %q, want %q", name, got, w)
 			}
-			if r[3] == "" || strings.HasPrefix(r[3], "-") {
-				t.Errorf("%s: AGE %q, want a duration such as 2s", name, r[3])
+			if r[4] == "" || strings.HasPrefix(r[4], "-") {
+				t.Errorf("%s: AGE %q, want a duration such as 2s", name, r[4])
 			}
 		}
 	})
@@ -141,7 +141,7 @@ func TestCLI(t *testing.T) {
 
 	t.Run("node list -o wide", func(t *testing.T) {
 		header, rows := table(t, mustHerd(t, "node", "list", server, "-o", "wide").Stdout)
-		if want := []string{"NAME", "STATUS", "KIND", "AGE", "VERSION", "CONDITIONS", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"}; !slices.Equal(header, want) {
+		if want := []string{"NAME", "STATUS", "STATE", "KIND", "AGE", "VERSION", "CONDITIONS", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"}; !slices.Equal(header, want) {
 			t.Fatalf("header %q, want %q", header, want)
 		}
 		if len(rows) != 3 {

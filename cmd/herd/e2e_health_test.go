@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,20 @@ func TestKubectlShowsASilentNode(t *testing.T) {
 		_, rows := table(t, kc.must(t, "get", "nodes"))
 		if got := columnByName(rows, 1); got["web-01"] != "NotReady" || got["web-02"] != "Ready" {
 			return fmt.Errorf("STATUS by node %v, want web-01 NotReady and web-02 Ready", got)
+		}
+		return nil
+	})
+	// The agent went silent without a word: Lost, in kubectl's wide table
+	// and in herd's own list.
+	eventually(t, 20*time.Second, func() error {
+		header, rows := table(t, kc.must(t, "get", "nodes", "-o", "wide"))
+		state := columnByName(rows, slices.Index(header, "STATE"))
+		if state["web-01"] != "Lost" || state["web-02"] != "Ready" {
+			return fmt.Errorf("kubectl STATE by node %v, want web-01 Lost and web-02 Ready", state)
+		}
+		header, rows = table(t, mustHerd(t, "node", "list", "--server", srv.URL).Stdout)
+		if state := columnByName(rows, slices.Index(header, "STATE")); state["web-01"] != "Lost" {
+			return fmt.Errorf("herd node list STATE by node %v, want web-01 Lost", state)
 		}
 		return nil
 	})

@@ -45,7 +45,7 @@ func TestKubectl(t *testing.T) {
 
 	t.Run("get nodes -o wide", func(t *testing.T) {
 		header, rows := table(t, kc.must(t, "get", "nodes", "-o", "wide"))
-		for _, col := range []string{"INTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME", "KIND"} {
+		for _, col := range []string{"INTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME", "KIND", "STATE"} {
 			if !slices.Contains(header, col) {
 				t.Errorf("wide header %q lacks %s", header, col)
 			}
@@ -56,8 +56,8 @@ func TestKubectl(t *testing.T) {
 				t.Errorf("wide row of web-01 %q lacks %q", web, want)
 			}
 		}
-		if pico := strings.Join(byName(rows)["pico-01"], " "); !strings.Contains(pico, "192.168.4.17") || !strings.HasSuffix(pico, "rp2040") {
-			t.Errorf("wide row of pico-01 %q: want its address and KIND rp2040", pico)
+		if pico := strings.Join(byName(rows)["pico-01"], " "); !strings.Contains(pico, "192.168.4.17") || !strings.HasSuffix(pico, "rp2040 Ready") {
+			t.Errorf("wide row of pico-01 %q: want its address, KIND rp2040 and STATE Ready", pico)
 		}
 	})
 

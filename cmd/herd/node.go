@@ -114,13 +114,14 @@ func printNodes(w io.Writer, nodes []corev1.Node, now time.Time, output string) 
 	}
 	wide := output == outputWide
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	header := "NAME\tSTATUS\tKIND\tAGE\tVERSION\tCONDITIONS"
+	header := "NAME\tSTATUS\tSTATE\tKIND\tAGE\tVERSION\tCONDITIONS"
 	if wide {
 		header += "\tINTERNAL-IP\tEXTERNAL-IP\tOS-IMAGE\tKERNEL-VERSION\tCONTAINER-RUNTIME"
 	}
 	fmt.Fprintln(tw, header)
 	for _, n := range nodes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s", n.Name, httpapi.NodeStatus(&n), dash(n.Labels[conversions.LabelKind]),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s", n.Name, httpapi.NodeStatus(&n), dash(n.Annotations[conversions.AnnotationAgentState]),
+			dash(n.Labels[conversions.LabelKind]),
 			duration.HumanDuration(now.Sub(n.CreationTimestamp.Time)), dash(n.Status.NodeInfo.KubeletVersion), trueConditions(n))
 		if wide {
 			info := n.Status.NodeInfo
