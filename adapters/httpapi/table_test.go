@@ -24,7 +24,7 @@ func TestNodeTableFollowsKubectl(t *testing.T) {
 		return []domain.Condition{{Type: domain.ConditionReady, Status: status}}
 	}
 	base := domain.Node{
-		Name: "web-01", Kind: domain.KindLinux, StartedAt: now.Add(-90 * time.Minute), Version: 1,
+		Name: "web-01", Kind: domain.KindLinux, StartedAt: now.Add(-90 * time.Minute), Version: 1, AgentState: domain.AgentReady,
 		Info:      domain.NodeInfo{AgentVersion: "herd-agent/1.0", OSImage: "Ubuntu 24.04.1 LTS", KernelVersion: "6.8.0", ContainerRuntimeVersion: "containerd://2.0"},
 		Addresses: []domain.Address{{Type: "InternalIP", Address: "10.0.0.21"}},
 	}
@@ -39,20 +39,23 @@ func TestNodeTableFollowsKubectl(t *testing.T) {
 		want []any
 	}{
 		{"ready", with(func(n *domain.Node) { n.Conditions = ready(domain.ConditionTrue) }),
-			[]any{"web-01", "Ready", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux"}},
+			[]any{"web-01", "Ready", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux", "Ready"}},
 		{"not ready", with(func(n *domain.Node) { n.Conditions = ready(domain.ConditionFalse) }),
-			[]any{"web-01", "NotReady", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux"}},
-		{"silent: Ready Unknown reads NotReady, as kubectl prints it", with(func(n *domain.Node) { n.Conditions = ready(domain.ConditionUnknown) }),
-			[]any{"web-01", "NotReady", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux"}},
+			[]any{"web-01", "NotReady", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux", "Ready"}},
+		{"silent: Ready Unknown reads NotReady, as kubectl prints it, and the agent is Lost", with(func(n *domain.Node) {
+			n.Conditions = ready(domain.ConditionUnknown)
+			n.AgentState = domain.AgentLost
+		}),
+			[]any{"web-01", "NotReady", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux", "Lost"}},
 		{"never reported: Unknown", with(func(n *domain.Node) {}),
-			[]any{"web-01", "Unknown", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux"}},
+			[]any{"web-01", "Unknown", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux", "Ready"}},
 		{"cordoned", with(func(n *domain.Node) { n.Conditions = ready(domain.ConditionTrue); n.Unschedulable = true }),
-			[]any{"web-01", "Ready,SchedulingDisabled", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux"}},
+			[]any{"web-01", "Ready,SchedulingDisabled", "<none>", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux", "Ready"}},
 		{"roles from both kinds of label", with(func(n *domain.Node) {
 			n.Labels = map[string]string{"node-role.kubernetes.io/worker": "", "node-role.kubernetes.io/control-plane": "", "kubernetes.io/role": "edge"}
-		}), []any{"web-01", "Unknown", "control-plane,edge,worker", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux"}},
+		}), []any{"web-01", "Unknown", "control-plane,edge,worker", "90m", "herd-agent/1.0", "10.0.0.21", "<none>", "Ubuntu 24.04.1 LTS", "6.8.0", "containerd://2.0", "linux", "Ready"}},
 		{"nothing known of the software", with(func(n *domain.Node) { n.Info = domain.NodeInfo{}; n.Addresses = nil; n.Kind = domain.KindRP2040 }),
-			[]any{"web-01", "Unknown", "<none>", "90m", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>", "rp2040"}},
+			[]any{"web-01", "Unknown", "<none>", "90m", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>", "rp2040", "Ready"}},
 	}
 	r := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/api/v1/nodes", nil)
 	for _, tt := range tests {
