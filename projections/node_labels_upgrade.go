@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
-	"time"
 
 	"herd/domain"
 )
@@ -62,8 +61,10 @@ func storeDerivedLabels(ctx context.Context, db *sql.DB) error {
 			return fmt.Errorf("store derived labels of %s: %w", n.Name, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO projection_checkpoints (projection, position, rebuilt_at) VALUES (?, 0, ?)`,
-		derivedLabelsMark, time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
+	// Stamped by SQLite's clock: bookkeeping for an operator, never read
+	// by herd, and Migrate has no clock of herd's to take.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO projection_checkpoints (projection, position, rebuilt_at)
+VALUES (?, 0, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`, derivedLabelsMark); err != nil {
 		return fmt.Errorf("store derived labels: %w", err)
 	}
 	return tx.Commit()

@@ -18,8 +18,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -293,13 +291,7 @@ func checkViewsFollowLog(t *testing.T, base string, log []auditEvent, nodes []st
 // would not test what it means to.
 func requireGroupedCommits(t *testing.T, base string) {
 	t.Helper()
-	resp, err := get(t.Context(), http.DefaultClient, base+"/metrics")
-	if err != nil {
-		t.Fatalf("metrics: %v", err)
-	}
-	defer resp.Body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	families, err := scrapeMetrics(t, base)
 	if err != nil {
 		t.Fatalf("metrics: %v", err)
 	}

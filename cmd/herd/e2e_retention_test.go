@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
@@ -105,17 +106,23 @@ func TestSIGKILLDuringCompactionLosesNothingKept(t *testing.T) {
 	}
 }
 
+// scrapeMetrics reads herd's /metrics with the Prometheus parser.
+func scrapeMetrics(t *testing.T, base string) (map[string]*dto.MetricFamily, error) {
+	t.Helper()
+	resp, err := get(t.Context(), http.DefaultClient, base+"/metrics")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(resp.Body)
+}
+
 // metricValue reads one unlabelled counter or gauge from herd's /metrics,
 // 0 when herd does not answer.
 func metricValue(t *testing.T, base, name string) float64 {
 	t.Helper()
-	resp, err := get(t.Context(), http.DefaultClient, base+"/metrics")
-	if err != nil {
-		return 0
-	}
-	defer resp.Body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	families, err := scrapeMetrics(t, base)
 	if err != nil {
 		return 0
 	}

@@ -43,27 +43,17 @@ ones and exits non-zero, naming the first difference, when they differ.`,
 }
 
 func replay(ctx context.Context, dataDir string, verify bool, out, errOut io.Writer) (err error) {
-	path := filepath.Join(dataDir, "herd.db")
-	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("--data-dir %s: no event log there: %w", dataDir, err)
+	role := "herd replay"
+	if verify {
+		role = "" // a verify reads a snapshot: safe while herd serves
 	}
-	if !verify {
-		lock, err := events.LockDataDir(dataDir, "herd replay")
-		if err != nil {
-			return refuseLocked(err, "stop it first, or use --verify, which is safe while serving")
-		}
-		// Released after the store has closed: the deferred close below
-		// runs first.
-		defer func() { err = errors.Join(err, lock.Release()) }()
-	}
-	cfg := events.Config{Path: path}
-	store, err := events.Open(ctx, cfg, nil)
+	store, closeLog, err := openOfflineLog(ctx, dataDir, role, "stop it first, or use --verify, which is safe while serving")
 	if err != nil {
 		return err
 	}
 	// Closing checkpoints the rebuild's WAL into the database file: a
 	// failure there is the operator's to know.
-	defer func() { err = errors.Join(err, store.Close()) }()
+	defer func() { err = errors.Join(err, closeLog()) }()
 	if err := projections.Migrate(ctx, store.DB()); err != nil {
 		return err
 	}
@@ -78,7 +68,7 @@ func replay(ctx context.Context, dataDir string, verify bool, out, errOut io.Wri
 		return nil
 	}
 	scratch := filepath.Join(dataDir, fmt.Sprintf("verify-%d.db", os.Getpid()))
-	diff, stats, err := projections.Verify(ctx, store, scratch, cfg, opts)
+	diff, stats, err := projections.Verify(ctx, store, scratch, events.Config{}, opts)
 	if err != nil {
 		return err
 	}
@@ -95,13 +85,4 @@ func rate(s projections.RebuildStats) float64 {
 		return 0
 	}
 	return float64(s.Events) / s.Took.Seconds()
-}
-
-// refuseLocked words the refusal of a command whose data directory another
-// herd holds: who holds it, and what to do about it (hint).
-func refuseLocked(err error, hint string) error {
-	if _, ok := errors.AsType[*events.LockedError](err); ok {
-		return fmt.Errorf("%w; %s", err, hint)
-	}
-	return err
 }

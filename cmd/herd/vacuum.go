@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-
-	"herd/events"
 )
 
 func newVacuumCmd() *cobra.Command {
@@ -37,22 +34,12 @@ first.`,
 }
 
 func vacuum(ctx context.Context, dataDir string, out io.Writer) (err error) {
-	path := filepath.Join(dataDir, "herd.db")
-	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("--data-dir %s: no event log there: %w", dataDir, err)
-	}
-	lock, err := events.LockDataDir(dataDir, "herd vacuum")
-	if err != nil {
-		return refuseLocked(err, "stop it first: vacuum rewrites the whole database file")
-	}
-	// Released after the store has closed: the deferred close below runs
-	// first.
-	defer func() { err = errors.Join(err, lock.Release()) }()
-	store, err := events.Open(ctx, events.Config{Path: path}, nil)
+	store, closeLog, err := openOfflineLog(ctx, dataDir, "herd vacuum", "stop it first: vacuum rewrites the whole database file")
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, store.Close()) }()
+	defer func() { err = errors.Join(err, closeLog()) }()
+	path := filepath.Join(dataDir, "herd.db")
 	before, err := store.FileSize(ctx)
 	if err != nil {
 		return err
