@@ -57,9 +57,13 @@ type Thresholds struct {
 	PIDPercent int64 `json:"pidPercent"`
 	// LoadPerCPU: HighLoad when load1 > this × CPU count.
 	LoadPerCPU float64 `json:"loadPerCPU"`
+	// CPUPercent: CPUPressure when CPU use > this % of the node's CPUs.
+	CPUPercent int64 `json:"cpuPercent,omitempty"`
 }
 
 // DefaultThresholds are herd's defaults: 90% for memory, disk and PIDs (the
 // same share as the kubelet's default eviction signals leave roughly free
-// on a typical host) and a load average of twice the CPU count.
-var DefaultThresholds = Thresholds{MemoryPercent: 90, DiskPercent: 90, PIDPercent: 90, LoadPerCPU: 2}
+// on a typical host), a load average of twice the CPU count, and 80% CPU
+// use (herd's own choice: Kubernetes has no CPU condition, and 80% leaves
+// headroom for a burst while flagging a node that stays busy).
+var DefaultThresholds = Thresholds{MemoryPercent: 90, DiskPercent: 90, PIDPercent: 90, LoadPerCPU: 2, CPUPercent: 80}

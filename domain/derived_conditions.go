@@ -38,6 +38,7 @@ func (t Thresholds) withDefaults() Thresholds {
 		DiskPercent:   cmp.Or(t.DiskPercent, d.DiskPercent),
 		PIDPercent:    cmp.Or(t.PIDPercent, d.PIDPercent),
 		LoadPerCPU:    cmp.Or(t.LoadPerCPU, d.LoadPerCPU),
+		CPUPercent:    cmp.Or(t.CPUPercent, d.CPUPercent),
 	}
 }
 

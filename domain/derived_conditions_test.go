@@ -100,7 +100,7 @@ func TestDerivedConditionThresholds(t *testing.T) {
 
 func TestThresholdDefaults(t *testing.T) {
 	got := Thresholds{DiskPercent: 80}.withDefaults()
-	want := Thresholds{MemoryPercent: 90, DiskPercent: 80, PIDPercent: 90, LoadPerCPU: 2}
+	want := Thresholds{MemoryPercent: 90, DiskPercent: 80, PIDPercent: 90, LoadPerCPU: 2, CPUPercent: 80}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("thresholds (-want +got):\n%s", diff)
 	}
@@ -113,4 +113,28 @@ func findReported(cs []ReportedCondition, t ConditionType) (ReportedCondition, b
 		}
 	}
 	return ReportedCondition{}, false
+}
+
+func TestHealthyStatus(t *testing.T) {
+	for _, tc := range []struct {
+		t       ConditionType
+		s       ConditionStatus
+		trouble bool
+	}{
+		{ConditionReady, ConditionTrue, false},
+		{ConditionReady, ConditionFalse, true},
+		{ConditionReady, ConditionUnknown, true},
+		{ConditionKubeletReachable, ConditionTrue, false},
+		{ConditionServicesHealthy, ConditionFalse, true},
+		{ConditionMemoryPressure, ConditionTrue, true},
+		{ConditionMemoryPressure, ConditionFalse, false},
+		{ConditionMemoryPressure, ConditionUnknown, true},
+		{ConditionCPUThrottling, ConditionTrue, true},
+		{"KernelDeadlock", ConditionTrue, true},
+		{"KernelDeadlock", ConditionFalse, false},
+	} {
+		if got := SignalsTrouble(tc.t, tc.s); got != tc.trouble {
+			t.Errorf("SignalsTrouble(%s, %s) = %v, want %v", tc.t, tc.s, got, tc.trouble)
+		}
+	}
 }
