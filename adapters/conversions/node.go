@@ -25,7 +25,12 @@ const (
 	annotationRestartWhy  = "herd.dev/last-restart-reason"
 	annotationStartedAt   = "herd.dev/started-at"
 	annotationHeartbeatAt = "herd.dev/last-heartbeat"
-	annotationMaxJobs     = "herd.dev/max-jobs"
+	// AnnotationMaxJobs caps the pods herd places on the node (an
+	// agent's --max-jobs); absent when there is no cap.
+	AnnotationMaxJobs = "herd.dev/max-jobs"
+	// AnnotationActiveJobs is the pods the node's agent last reported
+	// running; absent for a node whose agent reports no metrics.
+	AnnotationActiveJobs = "herd.dev/active-jobs"
 	// annotationScrapeFailure says why herd cannot poll a kubelet node.
 	annotationScrapeFailure = "herd.dev/scrape-failure"
 )
@@ -50,7 +55,10 @@ func NodeToAPI(n domain.Node) corev1.Node {
 		ann[annotationHeartbeatAt] = n.LastHeartbeat.UTC().Format(rfc3339)
 	}
 	if n.MaxJobs > 0 {
-		ann[annotationMaxJobs] = strconv.Itoa(n.MaxJobs)
+		ann[AnnotationMaxJobs] = strconv.Itoa(n.MaxJobs)
+	}
+	if n.Metrics != nil {
+		ann[AnnotationActiveJobs] = strconv.Itoa(n.Metrics.ActiveJobs)
 	}
 	if f := n.ScrapeFailure; f != nil {
 		// Why herd cannot hear from the node's kubelet: "Reason: message".
@@ -132,7 +140,7 @@ func RegistrationFromAPI(in corev1.Node, defaultKind domain.NodeKind) domain.Reg
 	if k, ok := in.Labels[LabelKind]; ok {
 		reg.Kind = domain.NodeKind(k)
 	}
-	if v, err := strconv.Atoi(in.Annotations[annotationMaxJobs]); err == nil {
+	if v, err := strconv.Atoi(in.Annotations[AnnotationMaxJobs]); err == nil {
 		reg.MaxJobs = v
 	}
 	reg.Addresses = AddressesFromAPI(in.Status.Addresses)

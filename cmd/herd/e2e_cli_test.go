@@ -25,21 +25,24 @@ func TestCLI(t *testing.T) {
 
 	t.Run("node list", func(t *testing.T) {
 		header, rows := table(t, mustHerd(t, "node", "list", server).Stdout)
-		if want := []string{"NAME", "STATUS", "STATE", "KIND", "AGE", "VERSION", "CONDITIONS"}; !slices.Equal(header, want) {
+		if want := []string{"NAME", "STATUS", "STATE", "KIND", "AGE", "VERSION", "JOBS", "CONDITIONS"}; !slices.Equal(header, want) {
 			t.Fatalf("header %q, want %q", header, want)
 		}
+		// JOBS is active/max: the agent runs 1 of at most 8; a Pico
+		// reports neither. CONDITIONS lists only trouble: a True
+		// pressure by name, anything else by its status.
 		want := map[string][]string{
-			"cli-agent": {"Ready", "Ready", "linux", "herd-agent/v0.1.0", "<none>"},
-			"cli-pico":  {"Ready", "Ready", "rp2040", "v1.34.0", "MemoryPressure"},
-			"cli-down":  {"NotReady", "Starting", "rp2040", "v1.34.0", "<none>"},
+			"cli-agent": {"Ready", "Ready", "linux", "herd-agent/v0.1.0", "1/8", "<none>"},
+			"cli-pico":  {"Ready", "Ready", "rp2040", "v1.34.0", "-", "MemoryPressure"},
+			"cli-down":  {"NotReady", "Starting", "rp2040", "v1.34.0", "-", "Ready=False"},
 		}
 		if got := names(rows); !slices.Equal(got, slices.Sorted(maps.Keys(want))) {
 			t.Fatalf("nodes %q, want %q", got, slices.Sorted(maps.Keys(want)))
 		}
 		for name, w := range want {
 			r := byName(rows)[name]
-			if got := []string{r[1], r[2], r[3], r[5], r[6]}; !slices.Equal(got, w) {
-				t.Errorf("%s: STATUS STATE KIND VERSION CONDITIONS = %q, want %q", name, got, w)
+			if got := []string{r[1], r[2], r[3], r[5], r[6], r[7]}; !slices.Equal(got, w) {
+				t.Errorf("%s: STATUS STATE KIND VERSION JOBS CONDITIONS = %q, want %q", name, got, w)
 			}
 			if r[4] == "" || strings.HasPrefix(r[4], "-") {
 				t.Errorf("%s: AGE %q, want a duration such as 2s", name, r[4])
@@ -141,7 +144,7 @@ func TestCLI(t *testing.T) {
 
 	t.Run("node list -o wide", func(t *testing.T) {
 		header, rows := table(t, mustHerd(t, "node", "list", server, "-o", "wide").Stdout)
-		if want := []string{"NAME", "STATUS", "STATE", "KIND", "AGE", "VERSION", "CONDITIONS", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"}; !slices.Equal(header, want) {
+		if want := []string{"NAME", "STATUS", "STATE", "KIND", "AGE", "VERSION", "JOBS", "CONDITIONS", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"}; !slices.Equal(header, want) {
 			t.Fatalf("header %q, want %q", header, want)
 		}
 		if len(rows) != 3 {

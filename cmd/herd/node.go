@@ -24,7 +24,7 @@ func newNodeCmd() *cobra.Command {
 	addServerFlag(cmd, &server)
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List nodes: NAME, STATUS, KIND, AGE, VERSION and the conditions that are true",
+		Short: "List nodes: NAME, STATUS, STATE, KIND, AGE, VERSION, active/max JOBS and the conditions that signal trouble",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := newClient(cmd, server)
@@ -114,15 +114,15 @@ func printNodes(w io.Writer, nodes []corev1.Node, now time.Time, output string) 
 	}
 	wide := output == outputWide
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	header := "NAME\tSTATUS\tSTATE\tKIND\tAGE\tVERSION\tCONDITIONS"
+	header := "NAME\tSTATUS\tSTATE\tKIND\tAGE\tVERSION\tJOBS\tCONDITIONS"
 	if wide {
 		header += "\tINTERNAL-IP\tEXTERNAL-IP\tOS-IMAGE\tKERNEL-VERSION\tCONTAINER-RUNTIME"
 	}
 	fmt.Fprintln(tw, header)
 	for _, n := range nodes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s", n.Name, httpapi.NodeStatus(&n), dash(n.Annotations[conversions.AnnotationAgentState]),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", n.Name, httpapi.NodeStatus(&n), dash(n.Annotations[conversions.AnnotationAgentState]),
 			dash(n.Labels[conversions.LabelKind]),
-			duration.HumanDuration(now.Sub(n.CreationTimestamp.Time)), dash(n.Status.NodeInfo.KubeletVersion), trueConditions(n))
+			duration.HumanDuration(now.Sub(n.CreationTimestamp.Time)), dash(n.Status.NodeInfo.KubeletVersion), jobs(n), troubleConditions(n))
 		if wide {
 			info := n.Status.NodeInfo
 			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s", nodeAddress(n, corev1.NodeInternalIP), nodeAddress(n, corev1.NodeExternalIP),
@@ -152,14 +152,20 @@ func unknown(s string) string {
 	return s
 }
 
-// trueConditions lists the conditions that hold and say something is
-// wrong: not Ready, nor KubeletReachable, which are good news when True.
-func trueConditions(n corev1.Node) string {
+// troubleConditions lists the conditions that signal trouble
+// (domain.SignalsTrouble): a True pressure (or any condition whose True is
+// bad news) by its name, anything else out of its healthy status as
+// TYPE=STATUS (Ready=False, ServicesHealthy=False, DiskPressure=Unknown).
+func troubleConditions(n corev1.Node) string {
 	var out []string
 	for _, c := range n.Status.Conditions {
-		good := c.Type == corev1.NodeReady || c.Type == corev1.NodeConditionType(domain.ConditionKubeletReachable)
-		if !good && c.Status == corev1.ConditionTrue {
+		t, s := domain.ConditionType(c.Type), domain.ConditionStatus(c.Status)
+		switch {
+		case !domain.SignalsTrouble(t, s):
+		case s == domain.ConditionTrue:
 			out = append(out, string(c.Type))
+		default:
+			out = append(out, string(c.Type)+"="+string(c.Status))
 		}
 	}
 	if len(out) == 0 {
@@ -167,6 +173,17 @@ func trueConditions(n corev1.Node) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, ",")
+}
+
+// jobs is ACTIVE/MAX: the pods the node's agent reports running over its
+// --max-jobs, each - when unknown (no agent metrics, no cap); - alone when
+// both are.
+func jobs(n corev1.Node) string {
+	active, limit := n.Annotations[conversions.AnnotationActiveJobs], n.Annotations[conversions.AnnotationMaxJobs]
+	if active == "" && limit == "" {
+		return "-"
+	}
+	return dash(active) + "/" + dash(limit)
 }
 
 func dash(s string) string {
