@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"herd/adapters/kubelet/kubelettest"
 )
 
@@ -28,7 +31,9 @@ func TestServePollsKubelets(t *testing.T) {
 		t.Skip("kubectl is not on PATH")
 	}
 	plain := kubelettest.New("worker-a")
-	plain.SetPods(kubelettest.RunningPod("shop", "web"), kubelettest.CrashLoopingPod("shop", "api", 6))
+	web := kubelettest.RunningPod("shop", "web")
+	web.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m")}
+	plain.SetPods(web, kubelettest.CrashLoopingPod("shop", "api", 6))
 	plainSrv := httptest.NewServer(plain)
 	defer plainSrv.Close()
 
@@ -75,6 +80,14 @@ targets:
 		got := kc.must(t, "get", "pod", "api", "-n", "shop", "-o", "jsonpath={.spec.nodeName} {.status.reason} {.status.containerStatuses[0].restartCount}")
 		if got != "worker-a CrashLoopBackOff 6" {
 			return fmt.Errorf("pod shop/api: %q, want worker-a CrashLoopBackOff 6", got)
+		}
+		return nil
+	})
+	// The kubelet's /spec gives the node its CPUs: kubectl divides the
+	// pods' requests by them (250m of 4 cores).
+	eventually(t, 20*time.Second, func() error {
+		if out := kc.must(t, "describe", "node", "worker-a"); !strings.Contains(out, "cpu                250m (6%)") {
+			return fmt.Errorf("kubectl describe node worker-a does not show 250m (6%%) of CPU requested:\n%s", out)
 		}
 		return nil
 	})
