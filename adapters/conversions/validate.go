@@ -1,0 +1,234 @@
+package conversions
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"herd/domain"
+)
+
+// The checks below refuse what kube-apiserver refuses in the fields herd
+// reads, with Kubernetes' own field paths and, through apimachinery's
+// validation helpers, its own rules for label and annotation keys and
+// values. They run before a command is built, so a refused object appends
+// nothing. What herd does not read of an object (most of a pod's spec) is
+// checked where kube-apiserver's refusal is plain (an enum, a negative
+// quantity), so that a client learns of its mistake from herd as it would
+// from Kubernetes instead of having the field silently dropped.
+
+// Supported values of the enums herd checks, as kube-apiserver lists them.
+var (
+	restartPolicies  = []string{string(corev1.RestartPolicyAlways), string(corev1.RestartPolicyNever), string(corev1.RestartPolicyOnFailure)}
+	pullPolicies     = []string{string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever)}
+	dnsPolicies      = []string{string(corev1.DNSClusterFirst), string(corev1.DNSClusterFirstWithHostNet), string(corev1.DNSDefault), string(corev1.DNSNone)}
+	protocols        = []string{string(corev1.ProtocolSCTP), string(corev1.ProtocolTCP), string(corev1.ProtocolUDP)}
+	taintEffects     = []string{string(corev1.TaintEffectNoExecute), string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule)}
+	tolerationOps    = []string{string(corev1.TolerationOpEqual), string(corev1.TolerationOpExists)}
+	conditionStates  = []string{string(corev1.ConditionFalse), string(corev1.ConditionTrue), string(corev1.ConditionUnknown)}
+	podPhases        = []string{string(corev1.PodFailed), string(corev1.PodPending), string(corev1.PodRunning), string(corev1.PodSucceeded), string(corev1.PodUnknown)}
+	nodeAddressTypes = []string{string(corev1.NodeExternalDNS), string(corev1.NodeExternalIP), string(corev1.NodeHostName), string(corev1.NodeInternalDNS), string(corev1.NodeInternalIP)}
+)
+
+// ValidateTypeMeta refuses an object whose kind or apiVersion, when set,
+// is not the resource's: a Pod posted to /api/v1/nodes is not a node.
+func ValidateTypeMeta(tm metav1.TypeMeta, kind, apiVersion, name string) error {
+	var errs field.ErrorList
+	if tm.Kind != "" && tm.Kind != kind {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), tm.Kind, "must be "+kind))
+	}
+	if tm.APIVersion != "" && tm.APIVersion != apiVersion {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), tm.APIVersion, "must be "+apiVersion))
+	}
+	return invalidFrom(kind, name, errs)
+}
+
+// ValidateNode checks a Node a client creates or replaces, status
+// included: its labels and annotations, taints, capacity, conditions,
+// addresses and kubelet port.
+func ValidateNode(in *corev1.Node) error {
+	errs := validateMeta(&in.ObjectMeta)
+	errs = append(errs, validateTaints(in.Spec.Taints, field.NewPath("spec", "taints"))...)
+	errs = append(errs, validateNodeStatus(&in.Status, field.NewPath("status"))...)
+	return invalidFrom("Node", in.Name, errs)
+}
+
+// ValidatePod checks a Pod a client creates or replaces.
+func ValidatePod(in *corev1.Pod) error {
+	errs := validateMeta(&in.ObjectMeta)
+	errs = append(errs, validatePodSpec(&in.Spec, field.NewPath("spec"))...)
+	errs = append(errs, validatePodStatus(&in.Status, field.NewPath("status"))...)
+	return invalidFrom("Pod", in.Name, errs)
+}
+
+// ValidatePodStatus checks the status a client writes through
+// pods/NAME/status.
+func ValidatePodStatus(name string, in *corev1.PodStatus) error {
+	return invalidFrom("Pod", name, validatePodStatus(in, field.NewPath("status")))
+}
+
+func validateMeta(m *metav1.ObjectMeta) field.ErrorList {
+	path := field.NewPath("metadata")
+	errs := metav1validation.ValidateLabels(m.Labels, path.Child("labels"))
+	return append(errs, apivalidation.ValidateAnnotations(m.Annotations, path.Child("annotations"))...)
+}
+
+func validateNodeStatus(s *corev1.NodeStatus, path *field.Path) field.ErrorList {
+	errs := validateQuantities(s.Capacity, path.Child("capacity"))
+	errs = append(errs, validateQuantities(s.Allocatable, path.Child("allocatable"))...)
+	for i, c := range s.Conditions {
+		p := path.Child("conditions").Index(i)
+		if c.Type == "" {
+			errs = append(errs, field.Required(p.Child("type"), ""))
+		}
+		errs = append(errs, enum(p.Child("status"), string(c.Status), conditionStates, false)...)
+	}
+	for i, a := range s.Addresses {
+		p := path.Child("addresses").Index(i)
+		errs = append(errs, enum(p.Child("type"), string(a.Type), nodeAddressTypes, false)...)
+		if a.Address == "" {
+			errs = append(errs, field.Required(p.Child("address"), ""))
+		}
+	}
+	if port := s.DaemonEndpoints.KubeletEndpoint.Port; port != 0 {
+		for _, msg := range validation.IsValidPortNum(int(port)) {
+			errs = append(errs, field.Invalid(path.Child("daemonEndpoints", "kubeletEndpoint", "Port"), port, msg))
+		}
+	}
+	return errs
+}
+
+func validateTaints(ts []corev1.Taint, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, t := range ts {
+		p := path.Index(i)
+		errs = append(errs, metav1validation.ValidateLabelName(t.Key, p.Child("key"))...)
+		for _, msg := range validation.IsValidLabelValue(t.Value) {
+			errs = append(errs, field.Invalid(p.Child("value"), t.Value, msg))
+		}
+		errs = append(errs, enum(p.Child("effect"), string(t.Effect), taintEffects, false)...)
+	}
+	return errs
+}
+
+func validatePodSpec(s *corev1.PodSpec, path *field.Path) field.ErrorList {
+	errs := enum(path.Child("restartPolicy"), string(s.RestartPolicy), restartPolicies, true)
+	errs = append(errs, enum(path.Child("dnsPolicy"), string(s.DNSPolicy), dnsPolicies, true)...)
+	if g := s.TerminationGracePeriodSeconds; g != nil && *g < 0 {
+		errs = append(errs, field.Invalid(path.Child("terminationGracePeriodSeconds"), *g, "must be greater than or equal to 0"))
+	}
+	errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, path.Child("nodeSelector"))...)
+	for i, t := range s.Tolerations {
+		p := path.Child("tolerations").Index(i)
+		if t.Key != "" {
+			errs = append(errs, metav1validation.ValidateLabelName(t.Key, p.Child("key"))...)
+		}
+		errs = append(errs, enum(p.Child("operator"), string(t.Operator), tolerationOps, true)...)
+		errs = append(errs, enum(p.Child("effect"), string(t.Effect), taintEffects, true)...)
+		if t.Operator == corev1.TolerationOpExists && t.Value != "" {
+			errs = append(errs, field.Invalid(p.Child("operator"), t.Operator, "value must be empty when `operator` is 'Exists'"))
+		}
+	}
+	for _, group := range []struct {
+		name string
+		list []corev1.Container
+	}{{"initContainers", s.InitContainers}, {"containers", s.Containers}} {
+		for i := range group.list {
+			errs = append(errs, validateContainer(&group.list[i], path.Child(group.name).Index(i))...)
+		}
+	}
+	return errs
+}
+
+func validateContainer(c *corev1.Container, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if c.Name == "" {
+		errs = append(errs, field.Required(path.Child("name"), ""))
+	} else {
+		for _, msg := range validation.IsDNS1123Label(c.Name) {
+			errs = append(errs, field.Invalid(path.Child("name"), c.Name, msg))
+		}
+	}
+	errs = append(errs, enum(path.Child("imagePullPolicy"), string(c.ImagePullPolicy), pullPolicies, true)...)
+	for j, p := range c.Ports {
+		pp := path.Child("ports").Index(j)
+		for _, msg := range validation.IsValidPortNum(int(p.ContainerPort)) {
+			errs = append(errs, field.Invalid(pp.Child("containerPort"), p.ContainerPort, msg))
+		}
+		if p.HostPort != 0 {
+			for _, msg := range validation.IsValidPortNum(int(p.HostPort)) {
+				errs = append(errs, field.Invalid(pp.Child("hostPort"), p.HostPort, msg))
+			}
+		}
+		errs = append(errs, enum(pp.Child("protocol"), string(p.Protocol), protocols, true)...)
+	}
+	res := path.Child("resources")
+	errs = append(errs, validateQuantities(c.Resources.Requests, res.Child("requests"))...)
+	errs = append(errs, validateQuantities(c.Resources.Limits, res.Child("limits"))...)
+	for name, req := range c.Resources.Requests {
+		if lim, ok := c.Resources.Limits[name]; ok && req.Cmp(lim) > 0 {
+			errs = append(errs, field.Invalid(res.Child("requests").Key(string(name)), req.String(),
+				fmt.Sprintf("must be less than or equal to %s limit of %s", name, lim.String())))
+		}
+	}
+	return errs
+}
+
+func validatePodStatus(s *corev1.PodStatus, path *field.Path) field.ErrorList {
+	errs := enum(path.Child("phase"), string(s.Phase), podPhases, true)
+	for i, c := range s.Conditions {
+		p := path.Child("conditions").Index(i)
+		if c.Type == "" {
+			errs = append(errs, field.Required(p.Child("type"), ""))
+		}
+		errs = append(errs, enum(p.Child("status"), string(c.Status), conditionStates, false)...)
+	}
+	return errs
+}
+
+// validateQuantities refuses negative quantities, as kube-apiserver does
+// for every resource list.
+func validateQuantities(l corev1.ResourceList, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, name := range slices.Sorted(maps.Keys(l)) {
+		q := l[name]
+		if q.Cmp(resource.Quantity{}) < 0 {
+			errs = append(errs, field.Invalid(path.Key(string(name)), q.String(), "must be greater than or equal to 0"))
+		}
+	}
+	return errs
+}
+
+// enum refuses v unless it is one of supported; empty is allowed when
+// optional (herd, like Kubernetes, fills in the default).
+func enum(path *field.Path, v string, supported []string, optional bool) field.ErrorList {
+	if v == "" && optional || slices.Contains(supported, v) {
+		return nil
+	}
+	if v == "" {
+		return field.ErrorList{field.Required(path, fmt.Sprintf("supported values: %q", supported))}
+	}
+	return field.ErrorList{field.NotSupported(path, v, supported)}
+}
+
+// invalidFrom turns apimachinery's field errors into herd's InvalidError,
+// which the API serves as a 422 Status with a cause per field; nil when
+// there are none.
+func invalidFrom(kind, name string, errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	out := &domain.InvalidError{Kind: kind, Name: name}
+	for _, e := range errs {
+		out.Fields = append(out.Fields, domain.FieldError{Field: e.Field, Reason: e.ErrorBody()})
+	}
+	return out
+}
