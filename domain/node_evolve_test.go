@@ -43,6 +43,9 @@ func sampleEvents() []Event {
 		NodeMachineObserved{Capacity: ResourceList{"cpu": 2000}, Allocatable: ResourceList{"cpu": 2000}, MachineID: "f3fa05a9", SystemUUID: "ec2856b5", BootID: "bdab808d", At: at(15)},
 		KubeletTargetSet{Target: kubeletTarget("web-01"), At: at(15)},
 		KubeletTargetRemoved{Name: "web-01", Source: SourceAPI, At: at(16)},
+		NamespaceCreated{Name: "shop", UID: "uid-ns", Labels: map[string]string{"team": "shop"}, Reason: "in use", At: at(17)},
+		NamespaceTerminating{At: at(18)},
+		NamespaceDeleted{At: at(19)},
 	}
 }
 
