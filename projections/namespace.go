@@ -1,0 +1,137 @@
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"herd/domain"
+	"herd/events"
+)
+
+// namespaces describes the namespace: its row in namespaces.
+var namespaces = describe(&aggregate[domain.Namespace]{
+	of:    domain.NamespaceAggregate,
+	fresh: func(name string) domain.Namespace { return domain.Namespace{Name: name} },
+	load: func(ctx context.Context, q events.Querier, name string) (domain.Namespace, error) {
+		return loadNamespace(ctx, q, name)
+	},
+	version: func(ns domain.Namespace) int64 { return ns.Version },
+	evolve: func(ns domain.Namespace, rec events.Record, ev domain.Event) domain.Namespace {
+		ns = domain.EvolveNamespace(ns, ev)
+		ns.ResourceVersion = rec.Position
+		return ns
+	},
+	upsert: func(ctx context.Context, x execer, _ string, ns domain.Namespace, _ int64) error {
+		data, err := json.Marshal(ns)
+		if err != nil {
+			return fmt.Errorf("encode namespace %s: %w", ns.Name, err)
+		}
+		if _, err := x.ExecContext(ctx, upsertNamespaceSQL, ns.Name, ns.Deleted, ns.Version, ns.ResourceVersion, data); err != nil {
+			return fmt.Errorf("namespace view %s: %w", ns.Name, err)
+		}
+		return nil
+	},
+	tables: []viewTable{{"namespaces", "name"}},
+})
+
+var _ domain.NamespaceRepository = (*Writer)(nil)
+
+// UpdateNamespace implements domain.NamespaceRepository.
+func (w *Writer) UpdateNamespace(ctx context.Context, name string, update func(domain.Namespace) ([]domain.Event, error)) (domain.Namespace, error) {
+	return namespaces.update(ctx, w, name, update)
+}
+
+const upsertNamespaceSQL = `INSERT INTO namespaces (name, deleted, version, resource_version, data) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (name) DO UPDATE SET deleted = excluded.deleted, version = excluded.version,
+  resource_version = excluded.resource_version, data = excluded.data`
+
+func unmarshalNamespace(data []byte) (domain.Namespace, error) {
+	var ns domain.Namespace
+	if err := json.Unmarshal(data, &ns); err != nil {
+		return domain.Namespace{}, fmt.Errorf("decode namespace row: %w", err)
+	}
+	return ns, nil
+}
+
+// loadNamespace reads a namespace's row, tombstones included, or
+// domain.ErrNotFound.
+func loadNamespace(ctx context.Context, q events.Querier, name string) (domain.Namespace, error) {
+	data, err := rowData(ctx, q, fmt.Sprintf("namespaces %q", name), `SELECT data FROM namespaces WHERE name = ?`, name)
+	if err != nil {
+		return domain.Namespace{}, err
+	}
+	return unmarshalNamespace(data)
+}
+
+// NamespaceView answers queries about namespaces from the namespace view.
+type NamespaceView struct {
+	store *events.Store
+	db    *sql.DB
+}
+
+// NewNamespaceView returns a NamespaceView reading the views beside store.
+func NewNamespaceView(store *events.Store) *NamespaceView {
+	return &NamespaceView{store: store, db: store.DB()}
+}
+
+// Get returns the namespace, terminating ones included, or
+// domain.ErrNotFound when it does not exist or is gone.
+func (v *NamespaceView) Get(ctx context.Context, name string) (domain.Namespace, error) {
+	ns, err := loadNamespace(ctx, v.db, name)
+	if err == nil && ns.Deleted {
+		return domain.Namespace{}, fmt.Errorf("namespaces %q: %w", name, domain.ErrNotFound)
+	}
+	return ns, err
+}
+
+// AcceptsObjects returns nil when objects may be created in the namespace,
+// and otherwise domain.ErrNotFound (no such namespace) or
+// domain.ErrForbidden (it is terminating), with Kubernetes' messages.
+func (v *NamespaceView) AcceptsObjects(ctx context.Context, name string) error {
+	ns, err := loadNamespace(ctx, v.db, name)
+	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return err
+	}
+	return ns.AcceptsObjects(name)
+}
+
+// List returns the namespaces by name, terminating ones included, with the
+// log head at the moment of reading, from one statement.
+func (v *NamespaceView) List(ctx context.Context) ([]domain.Namespace, int64, error) {
+	return viewRows(ctx, v.store, v.db, "namespace", unmarshalNamespace, `namespaces r ON r.deleted = 0 ORDER BY r.name`)
+}
+
+// Terminating returns the namespaces being deleted.
+func (v *NamespaceView) Terminating(ctx context.Context) ([]domain.Namespace, error) {
+	all, _, err := v.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.Namespace
+	for _, ns := range all {
+		if ns.Phase() == domain.PhaseTerminating {
+			out = append(out, ns)
+		}
+	}
+	return out, nil
+}
+
+// Rows returns up to limit namespaces whose names sort after after, in
+// name order, tombstones included, and the log head at the moment of
+// reading; limit 0 or less means all of them.
+func (v *NamespaceView) Rows(ctx context.Context, after string, limit int) ([]domain.Namespace, int64, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	return viewRows(ctx, v.store, v.db, "namespace", unmarshalNamespace,
+		`(SELECT name, data FROM namespaces WHERE name > ? ORDER BY name LIMIT ?) r ORDER BY r.name`, after, limit)
+}
+
+// FoldNamespace folds one logged event of a namespace's stream into the
+// namespace, as the inline view does: watches and consistent lists use it.
+func FoldNamespace(ns domain.Namespace, rec events.Record) (domain.Namespace, error) {
+	return namespaces.fold(ns, rec)
+}

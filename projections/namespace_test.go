@@ -1,0 +1,93 @@
+package projections
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"herd/domain"
+	"herd/events"
+)
+
+func doNamespace(tb testing.TB, w *Writer, now time.Time, name string, cmd domain.NamespaceCommand) (domain.Namespace, error) {
+	tb.Helper()
+	return w.UpdateNamespace(tb.Context(), name, func(ns domain.Namespace) ([]domain.Event, error) {
+		return domain.DecideNamespace(ns, cmd, now)
+	})
+}
+
+// TestNamespaceView: what the writer records, the view reads; a
+// terminating namespace is listed but takes no objects; a gone one is
+// neither; a rebuild of the log gives the same rows.
+func TestNamespaceView(t *testing.T) {
+	w, store, clk := newWriter(t)
+	ctx := t.Context()
+	view := NewNamespaceView(store)
+	for _, name := range domain.SystemNamespaces {
+		if _, err := doNamespace(t, w, clk.Now(), name, domain.EnsureNamespace{Name: name, Reason: "system"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"shop", "lab"} {
+		if _, err := doNamespace(t, w, clk.Now(), name, domain.CreateNamespace{Name: name, UID: "uid-" + name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk.Step(time.Minute)
+	shop, err := doNamespace(t, w, clk.Now(), "shop", domain.DeleteNamespace{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := store.Head(ctx, store.DB())
+	if shop.Phase() != domain.PhaseTerminating || shop.ResourceVersion != head {
+		t.Errorf("shop after delete: phase %s rv %d, want Terminating at the head %d", shop.Phase(), shop.ResourceVersion, head)
+	}
+	if err := view.AcceptsObjects(ctx, "shop"); !errors.Is(err, domain.ErrForbidden) {
+		t.Errorf("terminating shop accepts objects: %v", err)
+	}
+	if err := view.AcceptsObjects(ctx, "lab"); err != nil {
+		t.Errorf("lab refuses objects: %v", err)
+	}
+	if err := view.AcceptsObjects(ctx, "nowhere"); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("nowhere accepts objects: %v", err)
+	}
+	terminating, err := view.Terminating(ctx)
+	if err != nil || len(terminating) != 1 || terminating[0].Name != "shop" {
+		t.Errorf("terminating %v, %v; want shop", terminating, err)
+	}
+	if _, err := doNamespace(t, w, clk.Now(), "lab", domain.DeleteNamespace{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := doNamespace(t, w, clk.Now(), "lab", domain.FinalizeNamespace{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := view.Get(ctx, "lab"); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("gone lab: %v", err)
+	}
+	list, rv, err := view.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, ns := range list {
+		names = append(names, ns.Name)
+	}
+	head, _ = store.Head(ctx, store.DB())
+	if want := []string{"default", "kube-node-lease", "kube-public", "kube-system", "shop"}; !slices.Equal(names, want) || rv != head {
+		t.Errorf("list %q at %d, want %q at the head %d", names, rv, want, head)
+	}
+	rows, _, err := view.Rows(ctx, "kube-public", 2)
+	if err != nil || len(rows) != 2 || rows[0].Name != "kube-system" || rows[1].Name != "lab" || !rows[1].Deleted {
+		t.Errorf("rows after kube-public: %+v, %v; want kube-system and lab's tombstone", rows, err)
+	}
+
+	diff, _, err := Verify(ctx, store, filepath.Join(t.TempDir(), "scratch.db"), events.Config{}, RebuildOptions{BatchSize: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff != nil {
+		t.Fatalf("rebuilt namespaces differ from live ones: %s", diff)
+	}
+}
