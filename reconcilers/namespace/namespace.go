@@ -1,0 +1,179 @@
+// Package namespace empties the namespaces being deleted, as Kubernetes'
+// namespace controller does: once an operator deletes a namespace it is
+// Terminating and takes no new objects; this reconciler deletes its pods
+// (each with its own grace period, through the usual termination) and its
+// ConfigMaps, and when none is left the namespace goes.
+//
+// Pods a kubelet runs outside herd (observed, not herd's own) are not
+// herd's to delete and do not hold the namespace back.
+package namespace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+	"herd/reconcilers"
+)
+
+// DefaultResyncPeriod is how often every terminating namespace is looked
+// at without an event.
+const DefaultResyncPeriod = 30 * time.Second
+
+// Repository is what the reconciler writes through.
+type Repository interface {
+	domain.NamespaceRepository
+	domain.PodRepository
+	domain.ConfigMapRepository
+}
+
+// Reconciler is the namespace reconciler. Its keys are "namespace/NAME".
+type Reconciler struct {
+	resync     time.Duration
+	repo       Repository
+	namespaces *projections.NamespaceView
+	pods       *projections.PodView
+	configMaps *projections.ConfigMapView
+	clock      clock.PassiveClock
+	log        *zap.Logger
+}
+
+var (
+	_ reconcilers.Reconciler = (*Reconciler)(nil)
+	_ reconcilers.Resyncer   = (*Reconciler)(nil)
+)
+
+// New returns the namespace reconciler, resyncing every resync.
+func New(resync time.Duration, repo Repository, namespaces *projections.NamespaceView, pods *projections.PodView,
+	configMaps *projections.ConfigMapView, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
+	return &Reconciler{resync: resync, repo: repo, namespaces: namespaces, pods: pods, configMaps: configMaps,
+		clock: clk, log: log.Named("namespace")}
+}
+
+// Name implements reconcilers.Reconciler.
+func (r *Reconciler) Name() string { return "namespace" }
+
+// KeysFor maps a namespace turning Terminating to it, and a pod finalized
+// or a ConfigMap deleted to its namespace, which may be waiting for it.
+// The namespace is the first part of the pod's or ConfigMap's key, so no
+// payload is decoded.
+func (r *Reconciler) KeysFor(rec events.Record) []string {
+	switch {
+	case domain.NamespaceAggregate.Owns(rec.Stream) && rec.Type == (domain.NamespaceTerminating{}).EventType():
+		return []string{rec.Stream}
+	case domain.PodAggregate.Owns(rec.Stream) && rec.Type == (domain.PodFinalized{}).EventType():
+		key, _ := domain.PodAggregate.Key(rec.Stream)
+		return namespaceOf(key)
+	case domain.ConfigMapAggregate.Owns(rec.Stream) && rec.Type == (domain.ConfigMapDeleted{}).EventType():
+		key, _ := domain.ConfigMapAggregate.Key(rec.Stream)
+		return namespaceOf(key)
+	}
+	return nil
+}
+
+// namespaceOf is the key of the namespace of a "namespace/name" key.
+func namespaceOf(key string) []string {
+	ns, _, ok := strings.Cut(key, "/")
+	if !ok || ns == "" {
+		return nil
+	}
+	return []string{domain.NamespaceStream(ns)}
+}
+
+// ResyncPeriod implements reconcilers.Resyncer.
+func (r *Reconciler) ResyncPeriod() time.Duration { return r.resync }
+
+// Resync returns every terminating namespace.
+func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
+	nss, err := r.namespaces.Terminating(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, len(nss))
+	for i, ns := range nss {
+		keys[i] = domain.NamespaceStream(ns.Name)
+	}
+	return keys, nil
+}
+
+// Reconcile implements reconcilers.Reconciler: it deletes what a
+// terminating namespace still holds, or removes the namespace once it
+// holds nothing.
+func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:namespace", Source: "reconciler/namespace"})
+	name, ok := domain.NamespaceAggregate.Key(key)
+	if !ok || name == "" {
+		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("namespace: unknown key %q", key))
+	}
+	ns, err := r.namespaces.Get(ctx, name)
+	if errors.Is(err, domain.ErrNotFound) {
+		return reconcilers.Result{}, nil
+	}
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
+	if ns.Phase() != domain.PhaseTerminating {
+		return reconcilers.Result{}, nil
+	}
+	left, err := r.empty(ctx, name)
+	if err != nil || left > 0 {
+		return reconcilers.Result{}, err
+	}
+	_, err = r.repo.UpdateNamespace(ctx, name, func(ns domain.Namespace) ([]domain.Event, error) {
+		return domain.DecideNamespace(ns, domain.FinalizeNamespace{}, r.clock.Now())
+	})
+	if err == nil {
+		r.log.Info("namespace deleted", zap.String("namespace", name))
+	}
+	return reconcilers.Result{}, err
+}
+
+// empty asks for the deletion of every pod of herd's and every ConfigMap
+// in the namespace, and returns how many pods are still there (being
+// terminated; each one's finalization wakes the namespace again).
+func (r *Reconciler) empty(ctx context.Context, namespace string) (int, error) {
+	herd := domain.SourceHerd
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: namespace, Source: &herd})
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	for _, p := range pods {
+		if p.Terminating() {
+			continue
+		}
+		_, err := r.repo.UpdatePod(ctx, namespace, p.Name, func(p domain.Pod) ([]domain.Event, error) {
+			return domain.DecidePod(p, domain.DeletePod{}, r.clock.Now())
+		})
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			errs = append(errs, fmt.Errorf("delete pod %s/%s: %w", namespace, p.Name, err))
+		}
+	}
+	cms, _, err := r.configMaps.List(ctx, namespace)
+	if err != nil {
+		return 0, err
+	}
+	for _, cm := range cms {
+		_, err := r.repo.UpdateConfigMap(ctx, namespace, cm.Name, func(cm domain.ConfigMap) ([]domain.Event, error) {
+			return domain.DecideConfigMap(cm, domain.DeleteConfigMap{}, r.clock.Now())
+		})
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			errs = append(errs, fmt.Errorf("delete configmap %s/%s: %w", namespace, cm.Name, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return 0, err
+	}
+	// Pods that went at once (never scheduled) are finalized already;
+	// count what is left.
+	left, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: namespace, Source: &herd})
+	return len(left), err
+}
