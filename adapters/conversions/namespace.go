@@ -1,0 +1,56 @@
+package conversions
+
+import (
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"herd/domain"
+)
+
+// NamespaceToAPI renders a domain namespace as a Kubernetes Namespace. As
+// in Kubernetes, every namespace carries the kubernetes.io/metadata.name
+// label and the kubernetes finalizer, and a terminating one its deletion
+// timestamp.
+func NamespaceToAPI(ns domain.Namespace) corev1.Namespace {
+	labels := map[string]string{corev1.LabelMetadataName: ns.Name}
+	for k, v := range ns.Labels {
+		labels[k] = v
+	}
+	out := corev1.Namespace{
+		TypeMeta: metav1.TypeMeta{Kind: "Namespace", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              ns.Name,
+			UID:               types.UID(ns.UID),
+			ResourceVersion:   strconv.FormatInt(ns.ResourceVersion, 10),
+			CreationTimestamp: metav1.NewTime(ns.CreatedAt),
+			Labels:            labels,
+			Annotations:       ns.Annotations,
+		},
+		Spec:   corev1.NamespaceSpec{Finalizers: []corev1.FinalizerName{corev1.FinalizerKubernetes}},
+		Status: corev1.NamespaceStatus{Phase: corev1.NamespacePhase(ns.Phase())},
+	}
+	if !ns.TerminatingSince.IsZero() {
+		t := metav1.NewTime(ns.TerminatingSince)
+		out.DeletionTimestamp = &t
+	}
+	return out
+}
+
+// CreateNamespaceFromAPI reads a Namespace a client posted. The
+// kubernetes.io/metadata.name label is herd's to set and is not kept.
+func CreateNamespaceFromAPI(in corev1.Namespace, uid string) domain.CreateNamespace {
+	var labels map[string]string
+	for k, v := range in.Labels {
+		if k == corev1.LabelMetadataName {
+			continue
+		}
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[k] = v
+	}
+	return domain.CreateNamespace{Name: in.Name, UID: uid, Labels: labels, Annotations: in.Annotations}
+}

@@ -1,0 +1,30 @@
+package conversions
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"herd/domain"
+)
+
+func TestNamespaceToAPI(t *testing.T) {
+	created := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	ns := domain.Namespace{Name: "shop", UID: "u1", Labels: map[string]string{"team": "shop"}, CreatedAt: created, Version: 1, ResourceVersion: 42}
+	got := NamespaceToAPI(ns)
+	if got.Status.Phase != corev1.NamespaceActive || got.Labels[corev1.LabelMetadataName] != "shop" || got.Labels["team"] != "shop" ||
+		got.ResourceVersion != "42" || got.DeletionTimestamp != nil || !got.CreationTimestamp.Equal(&metav1.Time{Time: created}) {
+		t.Errorf("active namespace: %+v", got)
+	}
+	ns.TerminatingSince = created.Add(time.Hour)
+	got = NamespaceToAPI(ns)
+	if got.Status.Phase != corev1.NamespaceTerminating || got.DeletionTimestamp == nil || !got.DeletionTimestamp.Time.Equal(ns.TerminatingSince) {
+		t.Errorf("terminating namespace: %+v", got)
+	}
+	cmd := CreateNamespaceFromAPI(got, "u2")
+	if cmd.Name != "shop" || cmd.UID != "u2" || len(cmd.Labels) != 1 || cmd.Labels["team"] != "shop" {
+		t.Errorf("create from API: %+v", cmd)
+	}
+}
