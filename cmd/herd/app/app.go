@@ -26,6 +26,7 @@ import (
 	"herd/reconcilers/health"
 	"herd/reconcilers/ipam"
 	"herd/reconcilers/kubeletprobe"
+	"herd/reconcilers/namespace"
 	"herd/reconcilers/noexecute"
 	"herd/reconcilers/scheduler"
 	"herd/reconcilers/termination"
@@ -53,6 +54,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			projections.NewTimelineView,
 			projections.NewPodView,
 			projections.NewConfigMapView,
+			projections.NewNamespaceView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
 			newCompactor,
@@ -100,6 +102,10 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		reconcilers.Provide(func(w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
 			clk clock.Clock, log *zap.Logger) *drain.Reconciler {
 			return drain.New(drain.DefaultResyncPeriod, w, pods, nodes, clk, log)
+		}),
+		reconcilers.Provide(func(w *projections.Writer, namespaces *projections.NamespaceView, pods *projections.PodView,
+			configMaps *projections.ConfigMapView, clk clock.Clock, log *zap.Logger) *namespace.Reconciler {
+			return namespace.New(namespace.DefaultResyncPeriod, w, namespaces, pods, configMaps, clk, log)
 		}),
 		reconcilers.Provide(func(cfg Config, w *projections.Writer, pods *projections.PodView, view *projections.IPAMView, clk clock.Clock, log *zap.Logger) (*ipam.Reconciler, error) {
 			return ipam.New(cfg.IPAM, w, pods, view, clk, log)
