@@ -72,6 +72,14 @@ type NamespaceCreated struct {
 	At     time.Time `json:"at"`
 }
 
+// Reasons herd gives a namespace it created itself.
+const (
+	// NamespaceReasonSystem: one of the SystemNamespaces.
+	NamespaceReasonSystem = "system"
+	// NamespaceReasonInUse: it held objects herd knew of.
+	NamespaceReasonInUse = "in use"
+)
+
 // NamespaceTerminating records that a namespace's deletion was asked for:
 // from now on it takes no new objects, and herd empties it.
 type NamespaceTerminating struct {

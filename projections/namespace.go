@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"herd/domain"
 	"herd/events"
@@ -134,4 +136,54 @@ func (v *NamespaceView) Rows(ctx context.Context, after string, limit int) ([]do
 // namespace, as the inline view does: watches and consistent lists use it.
 func FoldNamespace(ns domain.Namespace, rec events.Record) (domain.Namespace, error) {
 	return namespaces.fold(ns, rec)
+}
+
+// EnsureNamespaces creates the namespaces herd needs and has no record of:
+// the system namespaces, and every namespace that holds a pod or a
+// ConfigMap (objects created before herd kept namespaces, or pods a
+// kubelet runs in a namespace no one created in herd). It appends nothing
+// when all exist, and returns the names it created.
+func (w *Writer) EnsureNamespaces(ctx context.Context, uid func() string) ([]string, error) {
+	rows, err := w.store.DB().QueryContext(ctx, `SELECT namespace FROM pods WHERE finalized = 0
+UNION SELECT namespace FROM configmaps WHERE deleted = 0
+EXCEPT SELECT name FROM namespaces WHERE deleted = 0`)
+	if err != nil {
+		return nil, fmt.Errorf("namespaces in use: %w", err)
+	}
+	inUse := map[string]bool{}
+	for rows.Next() {
+		var ns string
+		if err := rows.Scan(&ns); err != nil {
+			_ = rows.Close()
+			return nil, fmt.Errorf("namespaces in use: %w", err)
+		}
+		inUse[ns] = true
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, fmt.Errorf("namespaces in use: %w", err)
+	}
+	want := make([]domain.EnsureNamespace, 0, len(domain.SystemNamespaces)+len(inUse))
+	for _, name := range domain.SystemNamespaces {
+		want = append(want, domain.EnsureNamespace{Name: name, Reason: domain.NamespaceReasonSystem})
+		delete(inUse, name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(inUse)) {
+		want = append(want, domain.EnsureNamespace{Name: name, Reason: domain.NamespaceReasonInUse})
+	}
+	var created []string
+	for _, cmd := range want {
+		cmd.UID = uid()
+		before := int64(0)
+		ns, err := w.UpdateNamespace(ctx, cmd.Name, func(ns domain.Namespace) ([]domain.Event, error) {
+			before = ns.Version
+			return domain.DecideNamespace(ns, cmd, w.clock.Now())
+		})
+		if err != nil {
+			return created, fmt.Errorf("namespace %s: %w", cmd.Name, err)
+		}
+		if ns.Version != before {
+			created = append(created, cmd.Name)
+		}
+	}
+	return created, nil
 }

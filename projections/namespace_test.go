@@ -91,3 +91,41 @@ func TestNamespaceView(t *testing.T) {
 		t.Fatalf("rebuilt namespaces differ from live ones: %s", diff)
 	}
 }
+
+// TestEnsureNamespaces: the system namespaces and those holding objects
+// are created once; a second start appends nothing.
+func TestEnsureNamespaces(t *testing.T) {
+	w, store, clk := newWriter(t)
+	ctx := t.Context()
+	grace := int64(0)
+	if _, err := w.UpdatePod(ctx, "shop", "web", func(p domain.Pod) ([]domain.Event, error) {
+		return domain.DecidePod(p, domain.CreatePod{Namespace: "shop", Name: "web", UID: "u",
+			TerminationGracePeriodSeconds: &grace, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "app", Image: "x"}}}}, clk.Now())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"lab", "kube-system"} {
+		if _, err := w.UpdateConfigMap(ctx, ns, "settings", func(cm domain.ConfigMap) ([]domain.Event, error) {
+			return domain.DecideConfigMap(cm, domain.CreateConfigMap{Namespace: ns, Name: "settings"}, clk.Now())
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	uid := func() string { n++; return "uid-" + string(rune('a'+n)) }
+	created, err := w.EnsureNamespaces(ctx, uid)
+	if want := []string{"default", "kube-system", "kube-public", "kube-node-lease", "lab", "shop"}; err != nil || !slices.Equal(created, want) {
+		t.Fatalf("created %q, %v; want %q", created, err, want)
+	}
+	view := NewNamespaceView(store)
+	if ns, err := view.Get(ctx, "shop"); err != nil || ns.UID == "" || ns.Phase() != domain.PhaseActive {
+		t.Errorf("shop: %+v, %v", ns, err)
+	}
+	head, _ := store.Head(ctx, store.DB())
+	if created, err := w.EnsureNamespaces(ctx, uid); err != nil || len(created) != 0 {
+		t.Errorf("second start created %q, %v", created, err)
+	}
+	if h, _ := store.Head(ctx, store.DB()); h != head {
+		t.Errorf("a second start moved the head from %d to %d", head, h)
+	}
+}
