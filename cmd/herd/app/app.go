@@ -113,6 +113,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		kubelet.Module,
 		reconcilers.Module,
 		localNodeOption(cfg),
+		fx.Invoke(ensureNamespaces),
 		fx.Invoke(func(*HTTPServer, *DeviceServer, *projections.Compactor) {}),
 		fx.Options(extra...),
 	)
