@@ -46,6 +46,11 @@ func sampleEvents() []Event {
 		NamespaceCreated{Name: "shop", UID: "uid-ns", Labels: map[string]string{"team": "shop"}, Reason: "in use", At: at(17)},
 		NamespaceTerminating{At: at(18)},
 		NamespaceDeleted{At: at(19)},
+		LeaseCreated{Namespace: NodeLeaseNamespace, Name: "web-01", UID: "uid-l", Spec: LeaseSpec{HolderIdentity: "web-01", LeaseDurationSeconds: ptr(int32(40)), RenewTime: ptr(at(20))},
+			Owners: []OwnerReference{{APIVersion: "v1", Kind: "Node", Name: "web-01", UID: "uid-n"}}, At: at(20)},
+		LeaseUpdated{Spec: LeaseSpec{HolderIdentity: "web-02", RenewTime: ptr(at(21))}, At: at(21)},
+		LeaseRenewed{RenewTime: at(22), At: at(22)},
+		LeaseDeleted{At: at(23)},
 	}
 }
 

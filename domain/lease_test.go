@@ -1,0 +1,87 @@
+package domain
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func nodeLease(renew time.Time) LeaseContent {
+	return LeaseContent{
+		Owners: []OwnerReference{{APIVersion: "v1", Kind: "Node", Name: "web-01", UID: "uid-n"}},
+		Spec:   LeaseSpec{HolderIdentity: "web-01", LeaseDurationSeconds: ptr(int32(40)), RenewTime: ptr(renew)},
+	}
+}
+
+// TestLeaseRenewalsAreCheap: the kubelet's renewal (only renewTime moves)
+// is LeaseRenewed; a new holder is LeaseUpdated; the same content again is
+// nothing. Each renewal of a node's lease is the node's heartbeat.
+func TestLeaseRenewalsAreCheap(t *testing.T) {
+	l := Lease{Namespace: NodeLeaseNamespace, Name: "web-01"}
+	apply := func(cmd LeaseCommand, when int) []Event {
+		t.Helper()
+		evs, err := DecideLease(l, cmd, at(when))
+		if err != nil {
+			t.Fatalf("%T: %v", cmd, err)
+		}
+		for _, e := range evs {
+			l = EvolveLease(l, e)
+		}
+		return evs
+	}
+	evs := apply(CreateLease{Namespace: NodeLeaseNamespace, Name: "web-01", UID: "u", Content: nodeLease(at(1))}, 1)
+	if node, _, ok := NodeHeartbeat(l, evs); !ok || node != "web-01" {
+		t.Errorf("the lease's creation is not web-01's heartbeat")
+	}
+	if _, err := DecideLease(l, CreateLease{Namespace: NodeLeaseNamespace, Name: "web-01", Content: nodeLease(at(1))}, at(2)); !errors.Is(err, ErrAlreadyExists) {
+		t.Errorf("create again: %v", err)
+	}
+	evs = apply(UpdateLease{Content: nodeLease(at(10)), ResourceVersion: l.ResourceVersion}, 10)
+	if !cmp.Equal(evs, []Event{LeaseRenewed{RenewTime: at(10), At: at(10)}}) {
+		t.Errorf("renewal: %v", evs)
+	}
+	if _, _, ok := NodeHeartbeat(l, evs); !ok {
+		t.Error("a renewal is not the node's heartbeat")
+	}
+	if !l.Spec.RenewTime.Equal(at(10)) || l.Version != 2 || l.Spec.HolderIdentity != "web-01" {
+		t.Errorf("after renewal: %+v", l)
+	}
+	if evs := apply(UpdateLease{Content: nodeLease(at(10))}, 11); len(evs) != 0 {
+		t.Errorf("the same content again recorded %v", evs)
+	}
+	moved := nodeLease(at(12))
+	moved.Spec.HolderIdentity = "web-02"
+	if evs := apply(UpdateLease{Content: moved}, 12); len(evs) != 1 || evs[0].EventType() != "LeaseUpdated" {
+		t.Errorf("a new holder recorded %v", evs)
+	}
+	other := Lease{Namespace: "default", Name: "web-01", Version: 1}
+	if _, _, ok := NodeHeartbeat(other, []Event{LeaseRenewed{}}); ok {
+		t.Error("a lease outside kube-node-lease counts as a node's heartbeat")
+	}
+	if _, err := DecideLease(l, UpdateLease{Content: nodeLease(at(13)), ResourceVersion: 999}, at(13)); !errors.Is(err, ErrConflict) {
+		t.Errorf("stale update: %v", err)
+	}
+	evs = apply(DeleteLease{}, 14)
+	if l.Exists() || len(evs) != 1 {
+		t.Errorf("after delete: %+v", l)
+	}
+	if _, err := DecideLease(l, UpdateLease{Content: nodeLease(at(15))}, at(15)); !errors.Is(err, ErrNotFound) {
+		t.Errorf("update a deleted lease: %v", err)
+	}
+}
+
+func TestLeaseRefusals(t *testing.T) {
+	bad := nodeLease(at(1))
+	bad.Spec.LeaseDurationSeconds = ptr(int32(0))
+	bad.Spec.LeaseTransitions = ptr(int32(-1))
+	_, err := DecideLease(Lease{}, CreateLease{Namespace: NodeLeaseNamespace, Name: "web-01", Content: bad}, at(1))
+	var inv *InvalidError
+	if !errors.As(err, &inv) || len(inv.Fields) != 2 || inv.Fields[0].Field != "spec.leaseDurationSeconds" || inv.Fields[1].Field != "spec.leaseTransitions" {
+		t.Errorf("bad figures: %v", err)
+	}
+	if _, err := DecideLease(Lease{}, CreateLease{Namespace: NodeLeaseNamespace, Name: "Web_01", Content: nodeLease(at(1))}, at(1)); !errors.Is(err, ErrInvalid) {
+		t.Errorf("bad name: %v", err)
+	}
+}
