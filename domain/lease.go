@@ -3,6 +3,7 @@ package domain
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -218,7 +219,7 @@ func (c UpdateLease) decideLease(l Lease, now time.Time) ([]Event, error) {
 			l.Name, l.ResourceVersion, c.ResourceVersion, ErrConflict)
 	}
 	next := c.Content.Spec
-	sameOther := equalStrings(l.Labels, c.Content.Labels) && equalStrings(l.Annotations, c.Content.Annotations) &&
+	sameOther := maps.Equal(l.Labels, c.Content.Labels) && maps.Equal(l.Annotations, c.Content.Annotations) &&
 		slices.Equal(l.Owners, c.Content.Owners)
 	withOldRenew := next
 	withOldRenew.RenewTime = l.Spec.RenewTime
@@ -303,16 +304,4 @@ func equalPtr[T comparable](a, b *T) bool {
 
 func equalTime(a, b *time.Time) bool {
 	return a == nil && b == nil || a != nil && b != nil && a.Equal(*b)
-}
-
-func equalStrings(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
