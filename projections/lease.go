@@ -1,0 +1,139 @@
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"herd/domain"
+	"herd/events"
+)
+
+// leases describes the lease: its row in leases.
+var leases = describe(&aggregate[domain.Lease]{
+	of: domain.LeaseAggregate,
+	fresh: func(key string) domain.Lease {
+		namespace, name, _ := strings.Cut(key, "/")
+		return domain.Lease{Namespace: namespace, Name: name}
+	},
+	load: func(ctx context.Context, q events.Querier, key string) (domain.Lease, error) {
+		namespace, name, _ := strings.Cut(key, "/")
+		return loadLease(ctx, q, namespace, name)
+	},
+	version: func(l domain.Lease) int64 { return l.Version },
+	evolve: func(l domain.Lease, rec events.Record, ev domain.Event) domain.Lease {
+		l = domain.EvolveLease(l, ev)
+		l.ResourceVersion = rec.Position
+		return l
+	},
+	upsert: func(ctx context.Context, x execer, _ string, l domain.Lease, _ int64) error {
+		data, err := json.Marshal(l)
+		if err != nil {
+			return fmt.Errorf("encode lease %s: %w", l.Key(), err)
+		}
+		if _, err := x.ExecContext(ctx, upsertLeaseSQL, l.Namespace, l.Name, l.Deleted, l.Version, l.ResourceVersion, data); err != nil {
+			return fmt.Errorf("lease view %s: %w", l.Key(), err)
+		}
+		return nil
+	},
+	tables: []viewTable{{"leases", "namespace, name"}},
+})
+
+var _ domain.LeaseRepository = (*Writer)(nil)
+
+// UpdateLease implements domain.LeaseRepository: the lease's events and,
+// for a renewal of a node's lease, the node's heartbeat commit together or
+// not at all. A lease whose node herd does not know (yet) is renewed
+// alone.
+func (w *Writer) UpdateLease(ctx context.Context, namespace, name string, update func(domain.Lease) ([]domain.Event, error)) (domain.Lease, error) {
+	var out domain.Lease
+	err := w.inTx(ctx, func(tx *sql.Tx) error {
+		var decided []domain.Event
+		l, err := leases.updateTx(ctx, w, tx, namespace+"/"+name, func(l domain.Lease) ([]domain.Event, error) {
+			evs, err := update(l)
+			decided = evs
+			return evs, err
+		})
+		out = l
+		if err != nil {
+			return err
+		}
+		node, hb, ok := domain.NodeHeartbeat(l, decided)
+		if !ok {
+			return nil
+		}
+		now := w.clock.Now()
+		_, err = nodes.updateTx(ctx, w, tx, node, func(n domain.Node) ([]domain.Event, error) {
+			if !n.Exists() {
+				return nil, nil
+			}
+			return domain.DecideNode(n, hb, now)
+		})
+		return err
+	})
+	return out, err
+}
+
+const upsertLeaseSQL = `INSERT INTO leases (namespace, name, deleted, version, resource_version, data) VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (namespace, name) DO UPDATE SET deleted = excluded.deleted, version = excluded.version,
+  resource_version = excluded.resource_version, data = excluded.data`
+
+func unmarshalLease(data []byte) (domain.Lease, error) {
+	var l domain.Lease
+	if err := json.Unmarshal(data, &l); err != nil {
+		return domain.Lease{}, fmt.Errorf("decode lease row: %w", err)
+	}
+	return l, nil
+}
+
+// loadLease reads a lease's row, tombstones included, or
+// domain.ErrNotFound.
+func loadLease(ctx context.Context, q events.Querier, namespace, name string) (domain.Lease, error) {
+	data, err := rowData(ctx, q, fmt.Sprintf("leases.coordination.k8s.io %q", name), `SELECT data FROM leases WHERE namespace = ? AND name = ?`, namespace, name)
+	if err != nil {
+		return domain.Lease{}, err
+	}
+	return unmarshalLease(data)
+}
+
+// LeaseView answers queries about leases from the lease view.
+type LeaseView struct {
+	store *events.Store
+	db    *sql.DB
+}
+
+// NewLeaseView returns a LeaseView reading the views beside store.
+func NewLeaseView(store *events.Store) *LeaseView {
+	return &LeaseView{store: store, db: store.DB()}
+}
+
+// Get returns the lease, or domain.ErrNotFound when it does not exist.
+func (v *LeaseView) Get(ctx context.Context, namespace, name string) (domain.Lease, error) {
+	l, err := loadLease(ctx, v.db, namespace, name)
+	if err == nil && l.Deleted {
+		return domain.Lease{}, fmt.Errorf("leases.coordination.k8s.io %q: %w", name, domain.ErrNotFound)
+	}
+	return l, err
+}
+
+// List returns the leases of a namespace — of every namespace when
+// namespace is "" — by namespace and name, with the log head at the moment
+// of reading.
+func (v *LeaseView) List(ctx context.Context, namespace string) ([]domain.Lease, int64, error) {
+	return viewRows(ctx, v.store, v.db, "lease", unmarshalLease,
+		`leases r ON r.deleted = 0 AND (? = '' OR r.namespace = ?) ORDER BY r.namespace, r.name`, namespace, namespace)
+}
+
+// Rows returns up to limit leases whose keys sort after after, tombstones
+// included, and the log head; limit 0 or less means all of them.
+func (v *LeaseView) Rows(ctx context.Context, after string, limit int) ([]domain.Lease, int64, error) {
+	return viewRows(ctx, v.store, v.db, "lease", unmarshalLease, namespacedRowsFrom("leases"), namespacedRowsArgs(after, limit)...)
+}
+
+// FoldLease folds one logged event of a lease's stream into the lease, as
+// the inline view does: watches and consistent lists use it.
+func FoldLease(l domain.Lease, rec events.Record) (domain.Lease, error) {
+	return leases.fold(l, rec)
+}
