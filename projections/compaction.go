@@ -96,8 +96,9 @@ type Compactor struct {
 	metrics *Metrics
 
 	mu sync.Mutex // one round at a time
-	// scanned is the position up to which the log has been read.
-	scanned int64
+	// scanned is, by compacted type, the position up to which the log
+	// has been read.
+	scanned map[string]int64
 	// pending are, per node stream, the heartbeats seen and not yet
 	// superseded: the newest, and an older one only if the newest does
 	// not supersede it.
@@ -114,7 +115,7 @@ type Compactor struct {
 type beat struct {
 	pos   int64
 	at    time.Time
-	shape domain.HeartbeatRecorded
+	shape domain.Event
 }
 
 // Shared stand-ins for a heartbeat's figures in a beat's shape.
@@ -144,7 +145,7 @@ func NewCompactor(w *Writer, cfg CompactionConfig, metrics *Metrics) (*Compactor
 	}
 	return &Compactor{
 		w: w, store: w.store, clock: w.clock, cfg: cfg, metrics: metrics,
-		pending: map[string][]beat{}, keptBucket: map[string]int64{},
+		scanned: map[string]int64{}, pending: map[string][]beat{}, keptBucket: map[string]int64{},
 	}, nil
 }
 
@@ -162,7 +163,10 @@ type CompactionStats struct {
 	Through int64
 }
 
-var heartbeatType = domain.HeartbeatRecorded{}.EventType()
+// compactedTypes are the frequent events the retention policy thins: a
+// node's heartbeats and a lease's renewals (a kubelet renews its node's
+// lease every 10 s, and leader elections every few seconds).
+var compactedTypes = []string{domain.HeartbeatRecorded{}.EventType(), domain.LeaseRenewed{}.EventType()}
 
 // Compact runs one round: it reads the heartbeats recorded before now
 // minus the retention that it has not read yet, and deletes those a later
@@ -182,63 +186,86 @@ func (c *Compactor) Compact(ctx context.Context) (CompactionStats, error) {
 	}
 	var doomed []int64
 	var through int64
-	for c.scanned < horizon-1 {
-		recs, err := c.store.ReadTypeRange(ctx, c.store.DB(), heartbeatType, c.scanned, horizon, c.cfg.ScanSize)
-		if err != nil {
-			return stats, fmt.Errorf("compact: %w", err)
-		}
-		for _, rec := range recs {
-			gone, by, err := c.see(rec)
+	for _, typ := range compactedTypes {
+		for c.scanned[typ] < horizon-1 {
+			recs, err := c.store.ReadTypeRange(ctx, c.store.DB(), typ, c.scanned[typ], horizon, c.cfg.ScanSize)
 			if err != nil {
-				return stats, fmt.Errorf("compact: %s@%d (position %d): %w", rec.Stream, rec.Version, rec.Position, err)
+				return stats, fmt.Errorf("compact: %w", err)
 			}
-			if len(gone) > 0 {
-				doomed = append(doomed, gone...)
-				through = max(through, by)
+			for _, rec := range recs {
+				gone, by, err := c.see(rec)
+				if err != nil {
+					return stats, fmt.Errorf("compact: %s@%d (position %d): %w", rec.Stream, rec.Version, rec.Position, err)
+				}
+				if len(gone) > 0 {
+					doomed = append(doomed, gone...)
+					through = max(through, by)
+				}
 			}
-		}
-		if len(recs) < c.cfg.ScanSize {
-			c.scanned = horizon - 1
-		} else {
-			c.scanned = recs[len(recs)-1].Position
-		}
-		for len(doomed) >= c.cfg.BatchSize || (len(doomed) > 0 && c.scanned >= horizon-1) {
-			n := min(len(doomed), c.cfg.BatchSize)
-			if err := c.delete(ctx, doomed[:n], through, before); err != nil {
-				return stats, err
+			if len(recs) < c.cfg.ScanSize {
+				c.scanned[typ] = horizon - 1
+			} else {
+				c.scanned[typ] = recs[len(recs)-1].Position
 			}
-			stats.Deleted += n
-			doomed = doomed[n:]
+			for len(doomed) >= c.cfg.BatchSize || (len(doomed) > 0 && c.scanned[typ] >= horizon-1) {
+				n := min(len(doomed), c.cfg.BatchSize)
+				if err := c.delete(ctx, doomed[:n], through, before); err != nil {
+					return stats, err
+				}
+				stats.Deleted += n
+				doomed = doomed[n:]
+			}
 		}
 	}
 	stats.Through = c.store.Compaction().Through
 	return stats, nil
 }
 
-// see takes one heartbeat in log order and returns the positions of the
-// pending heartbeats of its node that it supersedes and that are not kept
-// for the thinned series, and its own position (what they relied on).
+// see takes one heartbeat or lease renewal in log order and returns the
+// positions of the pending ones of its stream that it supersedes and that
+// are not kept for the thinned series, and its own position (what they
+// relied on).
 func (c *Compactor) see(rec events.Record) (gone []int64, by int64, err error) {
 	ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
 	if err != nil {
 		return nil, 0, err
 	}
-	hb, ok := ev.(domain.HeartbeatRecorded)
-	if !ok {
-		return nil, 0, fmt.Errorf("a %s is not a heartbeat", rec.Type)
+	var shape domain.Event
+	switch e := ev.(type) {
+	case domain.HeartbeatRecorded:
+		shape = shapeOf(e)
+	case domain.LeaseRenewed:
+		shape = domain.LeaseRenewed{}
+	default:
+		return nil, 0, fmt.Errorf("a %s is neither a heartbeat nor a lease renewal", rec.Type)
 	}
 	waiting := c.pending[rec.Stream][:0]
 	for _, p := range c.pending[rec.Stream] {
 		switch {
-		case !hb.Supersedes(p.shape):
+		case !supersedes(shape, p.shape):
 			waiting = append(waiting, p)
 		case c.keepForSeries(rec.Stream, p.at):
 		default:
 			gone = append(gone, p.pos)
 		}
 	}
-	c.pending[rec.Stream] = append(waiting, beat{pos: rec.Position, at: rec.RecordedAt, shape: shapeOf(hb)})
+	c.pending[rec.Stream] = append(waiting, beat{pos: rec.Position, at: rec.RecordedAt, shape: shape})
 	return gone, rec.Position, nil
+}
+
+// supersedes says whether a later event of a stream makes an earlier one
+// state-free: a heartbeat by domain.HeartbeatRecorded.Supersedes, and a
+// lease's renewal any renewal before it (it sets only the renew time).
+func supersedes(later, earlier domain.Event) bool {
+	switch l := later.(type) {
+	case domain.HeartbeatRecorded:
+		e, ok := earlier.(domain.HeartbeatRecorded)
+		return ok && l.Supersedes(e)
+	case domain.LeaseRenewed:
+		_, ok := earlier.(domain.LeaseRenewed)
+		return ok
+	}
+	return false
 }
 
 // keepForSeries says whether a superseded heartbeat recorded at is kept
@@ -271,7 +298,7 @@ func (c *Compactor) delete(ctx context.Context, positions []int64, through int64
 	if err != nil {
 		// What was read is no longer certain to match the log: read it
 		// again from the start next round.
-		c.scanned = 0
+		clear(c.scanned)
 		clear(c.pending)
 		clear(c.keptBucket)
 		return fmt.Errorf("compact: %w", err)

@@ -3,6 +3,7 @@ package projections
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -34,7 +35,7 @@ func census(t *testing.T, store *events.Store) logCensus {
 	c := logCensus{byType: map[string]int{}, newestBeat: map[string]int64{}, all: recs}
 	for _, r := range recs {
 		c.byType[r.Type]++
-		if r.Type == heartbeatType {
+		if slices.Contains(compactedTypes, r.Type) {
 			c.newestBeat[r.Stream] = r.Position
 		}
 	}
@@ -52,7 +53,23 @@ func TestCompactionKeepsNewestHeartbeatsAndEveryOtherEvent(t *testing.T) {
 	do(t, w, clk, "pico", register("pico", domain.KindRP2040))
 	do(t, w, clk, "quiet", register("quiet", domain.KindLinux))
 	do(t, w, clk, "gone", register("gone", domain.KindLinux))
+	do(t, w, clk, "kubelet", register("kubelet", domain.KindKubelet))
+	renew := func(ns, name string) {
+		t.Helper()
+		if _, err := w.UpdateLease(ctx, ns, name, func(l domain.Lease) ([]domain.Event, error) {
+			if !l.Exists() {
+				return domain.DecideLease(l, domain.CreateLease{Namespace: ns, Name: name, Content: leaseContent(name, clk.Now())}, clk.Now())
+			}
+			return domain.DecideLease(l, domain.UpdateLease{Content: leaseContent(name, clk.Now())}, clk.Now())
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for i := range 360 { // an hour at 10 s
+		renew(domain.NodeLeaseNamespace, "kubelet") // the node's heartbeat too
+		if i%3 == 0 {
+			renew("default", "leader")
+		}
 		clk.Step(10 * time.Second)
 		avail := int64(500)
 		if i%30 < 3 {
@@ -100,16 +117,22 @@ func TestCompactionKeepsNewestHeartbeatsAndEveryOtherEvent(t *testing.T) {
 
 	// Every event but superseded heartbeats before the cut is still there.
 	for typ, n := range before.byType {
-		if typ != heartbeatType && after.byType[typ] != n {
+		if !slices.Contains(compactedTypes, typ) && after.byType[typ] != n {
 			t.Errorf("%s: %d before compaction, %d after", typ, n, after.byType[typ])
 		}
 	}
 	if diff := cmp.Diff(before.newestBeat, after.newestBeat); diff != "" {
-		t.Errorf("each node's newest heartbeat (-before +after):\n%s", diff)
+		t.Errorf("each node's newest heartbeat and each lease's newest renewal (-before +after):\n%s", diff)
 	}
-	deleted := before.byType[heartbeatType] - after.byType[heartbeatType]
+	deleted := 0
+	for _, typ := range compactedTypes {
+		if before.byType[typ] == after.byType[typ] {
+			t.Errorf("no %s was deleted", typ)
+		}
+		deleted += before.byType[typ] - after.byType[typ]
+	}
 	if deleted == 0 || deleted != stats.Deleted {
-		t.Fatalf("round says it deleted %d, the log lost %d heartbeats", stats.Deleted, deleted)
+		t.Fatalf("round says it deleted %d, the log lost %d heartbeats and renewals", stats.Deleted, deleted)
 	}
 	// Every heartbeat recorded after the cut is kept.
 	kept := map[int64]bool{}
@@ -205,12 +228,12 @@ func TestCompactionKeepsAThinnedSeries(t *testing.T) {
 	bucket := func(r events.Record) int64 { return r.RecordedAt.UnixNano() / int64(5*time.Minute) }
 	had, kept := map[int64]int{}, map[int64]int{}
 	for _, r := range before.all {
-		if r.Type == heartbeatType && r.RecordedAt.Before(cut) {
+		if r.Type == compactedTypes[0] && r.RecordedAt.Before(cut) {
 			had[bucket(r)]++
 		}
 	}
 	for _, r := range census(t, store).all {
-		if r.Type == heartbeatType && r.RecordedAt.Before(cut) {
+		if r.Type == compactedTypes[0] && r.RecordedAt.Before(cut) {
 			kept[bucket(r)]++
 		}
 	}
