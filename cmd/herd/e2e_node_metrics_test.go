@@ -34,7 +34,7 @@ func TestServeExposesPerNodeSeries(t *testing.T) {
 	got := scrapeNodeSeries(t, srv.URL)
 	want := map[string]map[string]float64{
 		"web-01": {
-			`herd_node_condition{condition="Ready",kind="linux",node="web-01",status="True"}`:          1,
+			`herd_node_condition{condition="Ready",kind="linux",node="web-01",status="True"}`:           1,
 			`herd_node_condition{condition="MemoryPressure",kind="linux",node="web-01",status="False"}`: 1,
 			`herd_node_agent_state{kind="linux",node="web-01",state="Ready"}`:                           1,
 			`herd_node_cordoned{kind="linux",node="web-01"}`:                                            0,
