@@ -1,8 +1,11 @@
 package projections
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -159,7 +162,7 @@ func (s *NodeSeries) snapshot() []namedSample {
 
 // Describe implements prometheus.Collector.
 func (s *NodeSeries) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range nodeDescs.all() {
+	for _, d := range allNodeDescs() {
 		ch <- d
 	}
 }
@@ -168,7 +171,9 @@ func (s *NodeSeries) Describe(ch chan<- *prometheus.Desc) {
 // exists, computed now.
 func (s *NodeSeries) Collect(ch chan<- prometheus.Metric) {
 	now := s.clock.Now()
-	for _, n := range s.snapshot() {
-		n.collect(ch, now)
-	}
+	nodes := s.snapshot()
+	slices.SortFunc(nodes, func(a, b namedSample) int {
+		return cmp.Or(strings.Compare(a.kind, b.kind), strings.Compare(a.name, b.name))
+	})
+	collectNodes(ch, nodes, now)
 }
