@@ -44,7 +44,6 @@ func BenchmarkNodeSeriesScrape(b *testing.B) {
 
 	client := &http.Client{}
 	var body bytes.Buffer
-	series := 0
 	cpuBefore := cpuTime(b)
 	for b.Loop() {
 		body.Reset()
@@ -61,8 +60,8 @@ func BenchmarkNodeSeriesScrape(b *testing.B) {
 		if err != nil || resp.StatusCode != http.StatusOK {
 			b.Fatalf("GET /metrics: %d %v", resp.StatusCode, err)
 		}
-		series = bytes.Count(body.Bytes(), []byte("\nherd_node_"))
 	}
+	series, seriesBytes := nodeSeriesText(body.Bytes())
 	// CPU time says what a scrape costs on a machine that others share,
 	// where ns/op also counts the waits for a core; it includes the
 	// client's side (reading and gunzipping the text).
@@ -70,6 +69,19 @@ func BenchmarkNodeSeriesScrape(b *testing.B) {
 	b.ReportMetric(float64(body.Len()), "bytes/scrape")
 	b.ReportMetric(float64(series), "node-series/scrape")
 	b.ReportMetric(float64(series)/fleet, "series/node")
+	b.ReportMetric(float64(seriesBytes)/fleet, "bytes/node")
+}
+
+// nodeSeriesText counts the samples of per-node series in a scrape's text
+// and their bytes (newlines included, HELP and TYPE lines left out).
+func nodeSeriesText(text []byte) (series, size int) {
+	for line := range bytes.Lines(text) {
+		if bytes.HasPrefix(line, []byte("herd_node_")) {
+			series++
+			size += len(line)
+		}
+	}
+	return series, size
 }
 
 // cpuTime is the CPU time the process used so far, user and system.
