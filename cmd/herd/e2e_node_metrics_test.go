@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	dto "github.com/prometheus/client_model/go"
 )
 
@@ -44,6 +46,7 @@ func TestServeExposesPerNodeSeries(t *testing.T) {
 			`herd_node_active_jobs{kind="linux",node="web-01"}`:                                         1,
 			`herd_node_heartbeats_total{kind="linux",node="web-01"}`:                                    1,
 			`herd_node_restarts_total{kind="linux",node="web-01"}`:                                      0,
+			`herd_node_max_jobs{kind="linux",node="web-01"}`:                                            8,
 		},
 		"web-02": {
 			`herd_node_memory_usage_ratio{kind="linux",node="web-02"}`: 0.875,
@@ -63,6 +66,14 @@ func TestServeExposesPerNodeSeries(t *testing.T) {
 		if _, ok := got[node][fmt.Sprintf(`herd_node_heartbeat_age_seconds{kind=%q,node=%q}`, kindOf(node), node)]; !ok && node != "pico-01" {
 			t.Errorf("%s has no heartbeat age: %s", node, keys(got[node]))
 		}
+	}
+	// An agent reports everything but CPU use: it has a series of every
+	// other family.
+	wantFamilies := []string{"herd_node_active_jobs", "herd_node_agent_state", "herd_node_condition", "herd_node_cordoned",
+		"herd_node_disk_usage_ratio", "herd_node_heartbeat_age_seconds", "herd_node_heartbeats_total", "herd_node_load1",
+		"herd_node_max_jobs", "herd_node_memory_usage_ratio", "herd_node_pid_usage_ratio", "herd_node_restarts_total"}
+	if diff := cmp.Diff(wantFamilies, families(got["web-01"])); diff != "" {
+		t.Errorf("web-01's series (-want +got):\n%s", diff)
 	}
 	// herd's own host registers and heartbeats on its own schedule.
 	eventually(t, 30*time.Second, func() error {
@@ -138,6 +149,19 @@ func scrapeNodeSeries(t *testing.T, base string) map[string]map[string]float64 {
 			out[node][name+"{"+strings.Join(labels, ",")+"}"] = value(m)
 		}
 	}
+	return out
+}
+
+// families lists the names of a node's series, sorted.
+func families(series map[string]float64) []string {
+	var out []string
+	for k := range series {
+		name, _, _ := strings.Cut(k, "{")
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 
