@@ -51,6 +51,9 @@ type aggregate[S any] struct {
 	// heartbeats). The state must be treated as immutable, which the
 	// domain's deciders and evolves already do.
 	cached bool
+	// observers, when set, returns the observers of this aggregate's
+	// committed states on w (see Observer).
+	observers func(w *Writer) []Observer[S]
 }
 
 // viewTable is a table of a view, with the columns that order its rows.
@@ -122,9 +125,22 @@ func (a *aggregate[S]) decideAndWrite(ctx context.Context, w *Writer, tx *sql.Tx
 	if err := a.upsert(ctx, tx, key, s, recs[len(recs)-1].Position); err != nil {
 		return s, err
 	}
-	if a.cached {
+	var obs []Observer[S]
+	if a.observers != nil {
+		obs = a.observers(w)
+	}
+	if a.cached || len(obs) > 0 {
+		// One function after the commit for both: a heartbeat pays for
+		// one closure, not two.
 		version := a.version(s)
-		w.group.afterCommit(func() { w.states.put(stream, version, s) })
+		w.group.afterCommit(func() {
+			if a.cached {
+				w.states.put(stream, version, s)
+			}
+			for _, o := range obs {
+				o(s, evs)
+			}
+		})
 	}
 	return s, nil
 }

@@ -47,7 +47,8 @@ var nodes = describe(&aggregate[domain.Node]{
 	tables: []viewTable{{"nodes", "name"}, {"node_timeline", "position, seq"}},
 	// A node is written on every heartbeat; decoding its row each time
 	// was the largest cost of one.
-	cached: true,
+	cached:    true,
+	observers: func(w *Writer) []Observer[domain.Node] { return w.nodeObservers.load() },
 })
 
 var _ domain.NodeRepository = (*Writer)(nil)

@@ -26,6 +26,8 @@ type Writer struct {
 	// states remembers the committed states of the aggregates that ask
 	// for it (see aggregate.cached).
 	states stateCache
+	// nodeObservers are told of every committed node state (ObserveNodes).
+	nodeObservers observers[domain.Node]
 }
 
 // NewWriter returns a Writer appending to store, stamping records with

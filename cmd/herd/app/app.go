@@ -114,6 +114,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		reconcilers.Module,
 		localNodeOption(cfg),
 		fx.Invoke(ensureNamespaces),
+		fx.Invoke(registerNodeSeries),
 		fx.Invoke(func(*HTTPServer, *DeviceServer, *projections.Compactor) {}),
 		fx.Options(extra...),
 	)
@@ -123,6 +124,18 @@ func newRegistry() (*prometheus.Registry, prometheus.Registerer, prometheus.Gath
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return reg, reg, reg, projections.NewMetrics(reg)
+}
+
+// registerNodeSeries puts the per-node series on /metrics: fed by the
+// unit of work from the moment it exists, and filled with the nodes of
+// the view as herd starts, before the API listens.
+func registerNodeSeries(lc fx.Lifecycle, reg prometheus.Registerer, w *projections.Writer, view *projections.NodeView, clk clock.Clock) error {
+	series := projections.NewNodeSeries(w, clk)
+	if err := reg.Register(series); err != nil {
+		return fmt.Errorf("per-node metrics: %w", err)
+	}
+	lc.Append(fx.StartHook(func(ctx context.Context) error { return series.Load(ctx, view) }))
+	return nil
 }
 
 func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metrics, reg prometheus.Registerer) (*events.Store, error) {

@@ -1,0 +1,51 @@
+package projections
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"herd/domain"
+)
+
+// Observer is told of each state of an aggregate that the unit of work
+// commits, with the events that led to it from the state before. It runs
+// on the goroutine that committed, after the commit and before the
+// commands' callers are answered, once per command, in commit order; so it
+// must be quick (no I/O, no encoding, no allocation it can avoid) and must
+// not call the Writer. A command rolled back is never observed. The state
+// is shared with the unit of work and must be treated as immutable, as
+// the domain's deciders and evolves already treat it.
+type Observer[S any] func(s S, evs []domain.Event)
+
+// observers is a copy-on-write list of observers: adding one is rare (at
+// start-up), reading the list happens on every commit, so a commit pays
+// one atomic load and takes no lock.
+type observers[S any] struct {
+	mu   sync.Mutex // serialises add
+	list atomic.Pointer[[]Observer[S]]
+}
+
+// add appends o to the list.
+func (o *observers[S]) add(obs Observer[S]) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var next []Observer[S]
+	if cur := o.list.Load(); cur != nil {
+		next = append(next, *cur...)
+	}
+	next = append(next, obs)
+	o.list.Store(&next)
+}
+
+// load returns the observers, nil when there are none.
+func (o *observers[S]) load() []Observer[S] {
+	if cur := o.list.Load(); cur != nil {
+		return *cur
+	}
+	return nil
+}
+
+// ObserveNodes makes the Writer tell obs of every node state it commits
+// from now on (see Observer). herd's per-node Prometheus series are kept
+// this way, without reading the log or the view on a heartbeat.
+func (w *Writer) ObserveNodes(obs Observer[domain.Node]) { w.nodeObservers.add(obs) }
