@@ -24,7 +24,7 @@ func (h *herdRig) head() int64 {
 func TestSignalsAppendOnlyWhatChanged(t *testing.T) {
 	h := newHerdRig(t)
 	k := kubelettest.New("worker-a")
-	web := kubelettest.RunningPod("shop", "web")
+	web := kubelettest.WithCPULimit(kubelettest.RunningPod("shop", "web"), "500m")
 	k.SetPods(web)
 	srv := serve(t, k)
 	cfg := DefaultConfig()

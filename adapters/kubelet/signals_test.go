@@ -105,8 +105,8 @@ func (r *recorder) podCondition(t *testing.T, name string, typ domain.PodConditi
 
 func TestPollerCPUThrottlingRaisedAndCleared(t *testing.T) {
 	k := kubelettest.New("worker-a")
-	web, api := kubelettest.RunningPod("shop", "web"), kubelettest.RunningPod("shop", "api")
-	k.SetPods(web, api)
+	web, api := kubelettest.WithCPULimit(kubelettest.RunningPod("shop", "web"), "500m"), kubelettest.WithCPULimit(kubelettest.RunningPod("shop", "api"), "1")
+	k.SetPods(web, api, kubelettest.RunningPod("shop", "db"))
 	r := newRig(t, k, serve(t, k), nil)
 	if c := reported(r.sink.lastHeartbeat(t), domain.ConditionCPUThrottling); c.Status != "none" {
 		t.Fatalf("after one read: %+v, want no CPUThrottling yet (one read gives no share)", c)
@@ -122,14 +122,15 @@ func TestPollerCPUThrottlingRaisedAndCleared(t *testing.T) {
 	if diff := cmp.Diff(want, reported(hb, domain.ConditionCPUThrottling)); diff != "" {
 		t.Errorf("after 30s of throttling (-want +got):\n%s", diff)
 	}
-	if c, ok := r.sink.podCondition(t, "web", domain.PodConditionCPUThrottled); ok {
-		t.Errorf("web: %+v before the window passed", c)
+	noThrottling := domain.PodCondition{Type: domain.PodConditionCPUThrottled, Status: domain.ConditionFalse, Reason: domain.ReasonNoCPUThrottling,
+		Message: "no container was throttled in more than 25% of its CPU periods for 1m0s"}
+	if c, _ := r.sink.podCondition(t, "web", domain.PodConditionCPUThrottled); c != noThrottling {
+		t.Errorf("web before the window passed: %+v, want %+v", c, noThrottling)
 	}
 
 	// A second interval: a minute, and web is throttled.
 	k.AddCPUPeriods(web, "web", 300, 240)
 	k.AddCPUPeriods(api, "api", 300, 30)
-	raised := r.clock.Now().Add(20 * time.Second) // the slow poll's time
 	hb = r.slowPoll()
 	want = domain.ReportedCondition{Type: domain.ConditionCPUThrottling, Status: domain.ConditionTrue, Reason: domain.ReasonContainersThrottled,
 		Message: "throttled in more than 25% of their CPU periods for 1m0s: shop/web/web (80%)"}
@@ -137,13 +138,16 @@ func TestPollerCPUThrottlingRaisedAndCleared(t *testing.T) {
 		t.Errorf("after 60s of throttling (-want +got):\n%s", diff)
 	}
 	wantPod := domain.PodCondition{Type: domain.PodConditionCPUThrottled, Status: domain.ConditionTrue, Reason: domain.ReasonContainersThrottled,
-		Message: "throttled in more than 25% of its CPU periods for 1m0s: web (80%)", LastTransitionTime: raised}
+		Message: "throttled in more than 25% of its CPU periods for 1m0s: web (80%)"}
 	got, _ := r.sink.podCondition(t, "web", domain.PodConditionCPUThrottled)
 	if diff := cmp.Diff(wantPod, got); diff != "" {
 		t.Errorf("web's condition (-want +got):\n%s", diff)
 	}
-	if c, ok := r.sink.podCondition(t, "api", domain.PodConditionCPUThrottled); ok {
-		t.Errorf("api: %+v, though throttled in a tenth of its periods only", c)
+	if c, _ := r.sink.podCondition(t, "api", domain.PodConditionCPUThrottled); c != noThrottling {
+		t.Errorf("api, throttled in a tenth of its periods only: %+v, want %+v", c, noThrottling)
+	}
+	if c, ok := r.sink.podCondition(t, "db", domain.PodConditionCPUThrottled); ok {
+		t.Errorf("db, without a CPU limit: %+v, want none (cAdvisor has no CFS figures for it)", c)
 	}
 
 	// Still throttled, at another share: the message keeps the share web
@@ -162,8 +166,8 @@ func TestPollerCPUThrottlingRaisedAndCleared(t *testing.T) {
 	if c := reported(r.slowPoll(), domain.ConditionCPUThrottling); c.Status != domain.ConditionFalse || c.Reason != domain.ReasonNoCPUThrottling {
 		t.Errorf("after the throttling ended: %+v, want False NoCPUThrottling", c)
 	}
-	if c, ok := r.sink.podCondition(t, "web", domain.PodConditionCPUThrottled); ok {
-		t.Errorf("web: %+v after the throttling ended", c)
+	if c, _ := r.sink.podCondition(t, "web", domain.PodConditionCPUThrottled); c != noThrottling {
+		t.Errorf("web after the throttling ended: %+v, want %+v", c, noThrottling)
 	}
 }
 

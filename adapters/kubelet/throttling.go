@@ -24,8 +24,10 @@ type throttle struct {
 	// since is the start of the run of reads in which the container was
 	// throttled above the threshold; zero when the last read was not.
 	since time.Time
-	// share is the share of periods throttled in the last read.
+	// share is the share of periods throttled in the last read; known is
+	// false until a second read gave it one.
 	share float64
+	known bool
 	// raised is when the container was called throttled, and at what
 	// share; zero while it is not. Messages carry this share, so that a
 	// condition is not changed by a figure that moves on every poll.
@@ -62,7 +64,7 @@ func (t *throttling) observe(s cadvisorSample, now time.Time, sig Signals) {
 			*th = throttle{last: c}
 			continue
 		}
-		th.share = 0
+		th.share, th.known = 0, true
 		if periods > 0 {
 			th.share = throttled / periods * 100
 		}
@@ -112,29 +114,35 @@ func (t *throttling) condition(sig Signals) (domain.ReportedCondition, bool) {
 		Reason: domain.ReasonNoCPUThrottling, Message: fmt.Sprintf(messageNoThrottlingFmt, sig.ThrottledPercent, sig.ThrottledFor)}, true
 }
 
-// podCondition is the CPUThrottled condition of pod namespace/name while
-// any of its containers is throttled: True, naming them, since the first
-// of them was called throttled.
+// podCondition is the CPUThrottled condition of pod namespace/name: True,
+// naming its throttled containers, while any is; False once herd has
+// figures for one of its containers and none is; and false (left out, so
+// that the pod keeps what it had) while herd has none, as for a pod whose
+// containers have no CPU limit, which cAdvisor gives no CFS figures for.
+// herd dates its transitions (see domain.ObservePod).
 func (t *throttling) podCondition(namespace, name string, sig Signals) (domain.PodCondition, bool) {
 	var (
 		names []string
-		since time.Time
+		known bool
 	)
 	for ref, th := range t.containers {
-		if ref.Namespace != namespace || ref.Pod != name || th.raised.IsZero() {
+		if ref.Namespace != namespace || ref.Pod != name {
 			continue
 		}
-		names = append(names, fmt.Sprintf("%s (%.0f%%)", ref.Container, th.raisedShare))
-		if since.IsZero() || th.raised.Before(since) {
-			since = th.raised
+		known = known || th.known
+		if !th.raised.IsZero() {
+			names = append(names, fmt.Sprintf("%s (%.0f%%)", ref.Container, th.raisedShare))
 		}
 	}
-	if len(names) == 0 {
-		return domain.PodCondition{}, false
+	switch {
+	case len(names) > 0:
+		slices.Sort(names)
+		return domain.PodCondition{Type: domain.PodConditionCPUThrottled, Status: domain.ConditionTrue,
+			Reason:  domain.ReasonContainersThrottled,
+			Message: fmt.Sprintf(messagePodThrottledFmt, sig.ThrottledPercent, sig.ThrottledFor, strings.Join(names, ", "))}, true
+	case known:
+		return domain.PodCondition{Type: domain.PodConditionCPUThrottled, Status: domain.ConditionFalse,
+			Reason: domain.ReasonNoCPUThrottling, Message: fmt.Sprintf(messageNoThrottlingFmt, sig.ThrottledPercent, sig.ThrottledFor)}, true
 	}
-	slices.Sort(names)
-	return domain.PodCondition{Type: domain.PodConditionCPUThrottled, Status: domain.ConditionTrue,
-		Reason:             domain.ReasonContainersThrottled,
-		Message:            fmt.Sprintf(messagePodThrottledFmt, sig.ThrottledPercent, sig.ThrottledFor, strings.Join(names, ", ")),
-		LastTransitionTime: since}, true
+	return domain.PodCondition{}, false
 }

@@ -73,6 +73,12 @@ type Kubelet struct {
 	opErrors     map[string]uint64
 	relistSum    float64
 	relists      uint64
+	// Growth of the counters with every read of /metrics/cadvisor and
+	// /metrics, for a trouble that goes on (see metrics.go).
+	throttling     map[container]int
+	netPerRead     uint64
+	opsPerRead     map[string]uint64
+	relistsPerRead float64
 
 	// Encoded answers, rebuilt only when the state changes, so that a
 	// benchmark measures herd rather than the simulation.
@@ -112,6 +118,8 @@ func New(name string) *Kubelet {
 		version:      Version,
 		cfs:          map[container]cfs{},
 		opErrors:     map[string]uint64{},
+		throttling:   map[container]int{},
+		opsPerRead:   map[string]uint64{},
 	}
 }
 
@@ -297,6 +305,7 @@ func (k *Kubelet) answer(r *http.Request) (int, []byte, string) {
 	default:
 		return http.StatusNotFound, []byte("404 page not found\n"), "text/plain; charset=utf-8"
 	}
+	k.grow(path)
 	if k.bodies == nil {
 		k.bodies = k.encode()
 	}

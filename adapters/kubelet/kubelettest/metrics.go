@@ -2,23 +2,27 @@ package kubelettest
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// cadvisorText renders /metrics/cadvisor: the CFS counters of every
-// container of the pods (those a test never set at zero), and the node's
-// interfaces' error counters under id "/", labelled as cAdvisor labels
-// them. k.mu is held.
+// cadvisorText renders /metrics/cadvisor: the CFS counters of the
+// containers with a CPU limit (cAdvisor has none for the others) and of
+// those a test gave CPU periods, and the node's interfaces' error
+// counters under id "/", labelled as cAdvisor labels them. k.mu is held.
 func (k *Kubelet) cadvisorText() string {
-	counters := map[container]cfs{}
+	counters := maps.Clone(k.cfs)
 	for _, p := range k.pods {
 		for _, c := range p.Spec.Containers {
-			counters[container{p.Namespace, p.Name, c.Name}] = cfs{}
+			if _, limited := c.Resources.Limits[corev1.ResourceCPU]; limited {
+				ref := container{p.Namespace, p.Name, c.Name}
+				counters[ref] = k.cfs[ref]
+			}
 		}
-	}
-	for c, v := range k.cfs {
-		counters[c] = v
 	}
 	var periods, throttled []string
 	for c, v := range counters {
@@ -68,4 +72,98 @@ func (k *Kubelet) kubeletText() string {
 		fmt.Fprintf(&b, "kubelet_runtime_operations_errors_total{operation_type=%q} %d\n", op, k.opErrors[op])
 	}
 	return b.String()
+}
+
+// readPeriods is how many CFS periods a container counts between two
+// reads of a trouble that goes on: 30 s, herd's default slow poll
+// interval, of the kubelet's 100 ms periods.
+const readPeriods = 300
+
+// readSeconds is the time between two reads that the counters of a
+// trouble that goes on assume: herd's default slow poll interval.
+const readSeconds = 30
+
+// ThrottleContinuously makes a container of a pod count readPeriods more
+// CFS periods with every read of /metrics/cadvisor, percent of them
+// throttled, as if it ran on under its CPU limit; a negative percent stops
+// that.
+func (k *Kubelet) ThrottleContinuously(pod corev1.Pod, name string, percent int) {
+	k.change(func() {
+		c := container{pod.Namespace, pod.Name, name}
+		if percent < 0 {
+			delete(k.throttling, c)
+			return
+		}
+		k.throttling[c] = percent
+	})
+}
+
+// FailNetworkContinuously makes the node's eth0 count perSecond receive
+// errors a second (times readSeconds) more with every read of
+// /metrics/cadvisor; 0 stops that.
+func (k *Kubelet) FailNetworkContinuously(perSecond uint64) {
+	k.change(func() { k.netPerRead = perSecond * readSeconds })
+}
+
+// FailRuntimeContinuously makes the container runtime fail n more
+// operations of a type with every read of /metrics; 0 stops that.
+func (k *Kubelet) FailRuntimeContinuously(operation string, n uint64) {
+	k.change(func() {
+		if n == 0 {
+			delete(k.opsPerRead, operation)
+			return
+		}
+		k.opsPerRead[operation] = n
+	})
+}
+
+// RelistContinuously makes the kubelet count readSeconds more relists
+// with every read of /metrics, each taking seconds; 0 stops that.
+func (k *Kubelet) RelistContinuously(seconds float64) {
+	k.change(func() { k.relistsPerRead = seconds })
+}
+
+// grow counts what a trouble that goes on adds before a read of path.
+// k.mu is held.
+func (k *Kubelet) grow(path string) {
+	for c := range k.throttling {
+		if _, ok := k.cfs[c]; !ok {
+			k.cfs[c] = cfs{}
+			k.bodies = nil
+		}
+	}
+	switch {
+	case path == "/metrics/cadvisor" && (len(k.throttling) > 0 || k.netPerRead > 0):
+		for c, percent := range k.throttling {
+			v := k.cfs[c]
+			v.periods += readPeriods
+			v.throttled += uint64(readPeriods * percent / 100)
+			k.cfs[c] = v
+		}
+		k.netErrors += k.netPerRead
+		k.bodies = nil
+	case path == "/metrics" && (len(k.opsPerRead) > 0 || k.relistsPerRead > 0):
+		for op, n := range k.opsPerRead {
+			k.opErrors[op] += n
+		}
+		if k.relistsPerRead > 0 {
+			k.relists += readSeconds
+			k.relistSum += readSeconds * k.relistsPerRead
+		}
+		k.bodies = nil
+	}
+}
+
+// WithCPULimit returns p with a CPU limit on each of its containers, such
+// as "500m": cAdvisor counts the CFS periods of those.
+func WithCPULimit(p corev1.Pod, limit string) corev1.Pod {
+	p = *p.DeepCopy()
+	for i := range p.Spec.Containers {
+		c := &p.Spec.Containers[i]
+		if c.Resources.Limits == nil {
+			c.Resources.Limits = corev1.ResourceList{}
+		}
+		c.Resources.Limits[corev1.ResourceCPU] = resource.MustParse(limit)
+	}
+	return p
 }
