@@ -79,6 +79,8 @@ type Kubelet struct {
 	netPerRead     uint64
 	opsPerRead     map[string]uint64
 	relistsPerRead float64
+	// extra is served after the state's own answer, by path.
+	extra map[string][]byte
 
 	// Encoded answers, rebuilt only when the state changes, so that a
 	// benchmark measures herd rather than the simulation.
@@ -273,6 +275,29 @@ func (k *Kubelet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
+	if code == http.StatusOK {
+		k.mu.Lock()
+		extra := k.extra[r.URL.Path]
+		if _, overridden := k.overrides[r.URL.Path]; overridden {
+			extra = nil
+		}
+		k.mu.Unlock()
+		_, _ = w.Write(extra)
+	}
+}
+
+// ServeExtra makes path (/metrics/cadvisor or /metrics) answer text after
+// what the state says: more metric families, so that the answer is as
+// large as a real kubelet's. text is shared, not copied (many simulated
+// kubelets may serve one); it must not change, and must not hold the
+// families the state serves.
+func (k *Kubelet) ServeExtra(path string, text []byte) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.extra == nil {
+		k.extra = map[string][]byte{}
+	}
+	k.extra[path] = text
 }
 
 // answer is what the kubelet says to r.
