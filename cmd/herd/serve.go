@@ -64,7 +64,7 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&k.Defaults.BearerTokenFile, "kubelet-token-file", k.Defaults.BearerTokenFile, "file holding the bearer token herd presents to the --kubelet kubelets (read before every poll)")
 	f.BoolVar(&k.Defaults.InsecureSkipVerify, "kubelet-insecure-skip-tls-verify", k.Defaults.InsecureSkipVerify, "accept any serving certificate from the --kubelet kubelets (labs only)")
 	f.DurationVar(&k.StatsInterval, "kubelet-stats-interval", k.StatsInterval, "how often each kubelet's /healthz and /stats/summary are polled, each poll a heartbeat")
-	f.DurationVar(&k.Interval, "kubelet-poll-interval", k.Interval, "how often each kubelet's pods, settings and probe and resource metrics are polled")
+	f.DurationVar(&k.Interval, "kubelet-poll-interval", k.Interval, "how often each kubelet's pods, settings, machine, and probe, resource, cAdvisor and own metrics are polled")
 	f.DurationVar(&k.Timeout, "kubelet-timeout", k.Timeout, "how long one request to a kubelet may take")
 	f.Float64Var(&k.Signals.ThrottledPercent, "kubelet-cpu-throttled-percent", k.Signals.ThrottledPercent,
 		"share of its CPU periods a container may be throttled in before it counts as throttled (CPUThrottling, from /metrics/cadvisor; the default is the share at which kubernetes-mixin's CPUThrottlingHigh alert fires)")
