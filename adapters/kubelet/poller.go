@@ -300,9 +300,9 @@ func (p *poller) slowPoll(ctx context.Context, now time.Time) {
 
 // slowFetch reads /healthz/syncloop, /configz, /spec (when due),
 // /metrics/probes, /metrics/resource, /metrics/cadvisor, /metrics and
-// /pods into the poller. An endpoint that answers
-// badly keeps what it said last; one that is not served (404) is done
-// without. It returns false when the kubelet could not be reached at all.
+// /pods into the poller. An endpoint that answers badly keeps what it
+// said last; one that is not served (404) is done without. It returns
+// false when the kubelet could not be reached at all.
 func (p *poller) slowFetch(ctx context.Context) bool {
 	p.slowPolls++
 	specDue := p.spec == nil || p.specDue || p.slowPolls%specEvery == 0
