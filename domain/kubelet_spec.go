@@ -8,7 +8,7 @@ import (
 // ObserveMachine records what a kubelet's /spec says of its machine (the
 // CPU count and memory its cAdvisor sees, the machine's identity and its
 // boot) for the resources and System Info fields the kubelet gave no
-// other figure for. Without it a kubelet node has no CPU capacity, and
+// other figure for, and the kubelet's version its /metrics gives. Without it a kubelet node has no CPU capacity, and
 // kubectl describe divides CPU requests by zero.
 //
 // It records NodeMachineObserved only when it changes something on the
@@ -22,6 +22,9 @@ type ObserveMachine struct {
 	MachineID   string
 	SystemUUID  string
 	BootID      string
+	// AgentVersion is the kubelet's version, as its /metrics'
+	// kubernetes_build_info says.
+	AgentVersion string
 }
 
 // NodeMachineObserved records that a kubelet's /spec told herd something
@@ -33,7 +36,10 @@ type NodeMachineObserved struct {
 	MachineID   string       `json:"machineID,omitempty"`
 	SystemUUID  string       `json:"systemUUID,omitempty"`
 	BootID      string       `json:"bootID,omitempty"`
-	At          time.Time    `json:"at"`
+	// AgentVersion is the kubelet's version; empty in events recorded
+	// before herd read it.
+	AgentVersion string    `json:"agentVersion,omitempty"`
+	At           time.Time `json:"at"`
 }
 
 // EventType implements Event.
@@ -58,7 +64,7 @@ func (c ObserveMachine) decideNode(n Node, now time.Time) ([]Event, error) {
 		return nil, invalid("Node", n.Name, fields)
 	}
 	e := NodeMachineObserved{Capacity: cloneResources(c.Capacity), Allocatable: cloneResources(c.Allocatable),
-		MachineID: c.MachineID, SystemUUID: c.SystemUUID, BootID: c.BootID, At: now}
+		MachineID: c.MachineID, SystemUUID: c.SystemUUID, BootID: c.BootID, AgentVersion: c.AgentVersion, At: now}
 	if e.apply(n).sameMachine(n) {
 		return nil, nil
 	}
@@ -90,6 +96,9 @@ func (e NodeMachineObserved) apply(n Node) Node {
 	}
 	if e.BootID != "" {
 		n.Info.BootID = e.BootID
+	}
+	if e.AgentVersion != "" {
+		n.Info.AgentVersion = e.AgentVersion
 	}
 	return n
 }

@@ -45,6 +45,16 @@ func TestObserveMachine(t *testing.T) {
 				MachineID: spec.MachineID, SystemUUID: spec.SystemUUID, BootID: spec.BootID, At: at(19)})
 		}, ObserveMachine{BootID: "0b5e3c11"}, []Event{NodeMachineObserved{BootID: "0b5e3c11", At: at(20)}}, nil, nil},
 		{"nothing said changes nothing", kubeletNode, ObserveMachine{}, nil, nil, nil},
+		{"a new kubelet version is news", kubeletNode, ObserveMachine{AgentVersion: "v1.34.2"},
+			[]Event{NodeMachineObserved{AgentVersion: "v1.34.2", At: at(20)}},
+			func(n Node) Node {
+				n.Info.AgentVersion = "v1.34.2"
+				return n
+			}, nil},
+		{"the same kubelet version is no news", func(t *testing.T) Node {
+			n := kubeletNode(t)
+			return EvolveNode(n, NodeMachineObserved{AgentVersion: "v1.34.2", At: at(19)})
+		}, ObserveMachine{AgentVersion: "v1.34.2"}, nil, nil, nil},
 		{"an unknown node", func(*testing.T) Node { return Node{Name: "worker-a"} }, spec, nil, nil, ErrNotFound},
 		{"a negative figure", kubeletNode, ObserveMachine{Capacity: ResourceList{"cpu": -1}}, nil, nil, ErrInvalid},
 	}

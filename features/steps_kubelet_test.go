@@ -47,6 +47,7 @@ func (w *world) registerKubeletSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^pod "([^"]+)" runs on "([^"]+)", observed through its kubelet$`, w.podObservedOn)
 	sc.Step(`^pod "([^"]+)" shows (\w+): "([^"]*)"$`, w.podShowsReason)
 	sc.Step(`^the container of pod "([^"]+)" waits with reason "(\w+)" after (\d+) restarts, having last exited with code (\d+)$`, w.containerWaits)
+	w.registerKubeletSignalSteps(sc)
 }
 
 func kubeletTargetPath(name string) string {
@@ -300,6 +301,171 @@ func (w *world) containerWaits(ref, reason string, restarts, exitCode int) error
 	want := fmt.Sprintf("waiting with reason %q, %d restarts, last exit code %d", reason, restarts, exitCode)
 	if have := fmt.Sprintf("%s, %d restarts, %s", got, c.RestartCount, last); have != want {
 		return fmt.Errorf("the container of pod %s: %s; want %s", ref, have, want)
+	}
+	return nil
+}
+
+func (w *world) registerKubeletSignalSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^a kubelet "([^"]+)" running pod "([^"]+)" with a CPU limit of (\S+), that herd polls$`, w.kubeletWithLimitedPod)
+	sc.Step(`^the kubelet on "([^"]+)" is upgraded to "([^"]+)"$`, w.kubeletUpgraded)
+	sc.Step(`^the kubelet on "([^"]+)" uses ([\d.]+) of its \d+ CPU cores$`, w.kubeletUsesCores)
+	sc.Step(`^the kubelet on "([^"]+)" holds the container of pod "([^"]+)" back in (\d+)% of its CPU periods$`, w.kubeletThrottles)
+	sc.Step(`^the kubelet on "([^"]+)" gives the container of pod "([^"]+)" the CPU it needs$`, w.kubeletStopsThrottling)
+	sc.Step(`^the network interfaces of "([^"]+)" count (\d+) errors a second$`, w.networkErrors)
+	sc.Step(`^the network interfaces of "([^"]+)" count no more errors$`, w.networkQuiet)
+	sc.Step(`^the container runtime on "([^"]+)" keeps failing (\w+) operations$`, w.runtimeFails)
+	sc.Step(`^the container runtime on "([^"]+)" no longer fails (\w+) operations$`, w.runtimeRecovers)
+	sc.Step(`^the kubelet on "([^"]+)" takes ([\d.]+) seconds to relist its pods$`, w.kubeletRelists)
+	sc.Step(`^node "([^"]+)" shows System Info:$`, w.nodeShowsSystemInfo)
+	sc.Step(`^the next (\d+) seconds add only heartbeats to the log$`, w.onlyHeartbeats)
+}
+
+// simPod is the pod of the scenario's kubelet named by ref.
+func (w *world) simPod(name, ref string) (*simKubelet, corev1.Pod, error) {
+	s, err := w.sim(name)
+	if err != nil {
+		return nil, corev1.Pod{}, err
+	}
+	ns, pod := podRef(ref)
+	for _, p := range s.pods {
+		if p.Namespace == ns && p.Name == pod {
+			return s, p, nil
+		}
+	}
+	return nil, corev1.Pod{}, fmt.Errorf("the kubelet %q runs no pod %s", name, ref)
+}
+
+// kubeletWithLimitedPod starts a kubelet that runs a pod whose container
+// has a CPU limit from before herd first polls it.
+func (w *world) kubeletWithLimitedPod(name, ref, limit string) error {
+	ns, pod := podRef(ref)
+	p := kubelettest.WithCPULimit(kubelettest.RunningPod(ns, pod), limit)
+	if err := w.pollNewKubelet(name, func(k *kubelettest.Kubelet) { k.SetPods(p) }); err != nil {
+		return err
+	}
+	w.sims[name].pods = []corev1.Pod{p}
+	return nil
+}
+
+func (w *world) kubeletUpgraded(name, version string) error {
+	s, err := w.sim(name)
+	if err != nil {
+		return err
+	}
+	s.kubelet.SetVersion(version)
+	return nil
+}
+
+func (w *world) kubeletUsesCores(name string, cores float64) error {
+	s, err := w.sim(name)
+	if err != nil {
+		return err
+	}
+	s.kubelet.SetCPUUsage(uint64(cores * 1e9))
+	return nil
+}
+
+func (w *world) kubeletThrottles(name, ref string, percent int) error {
+	s, p, err := w.simPod(name, ref)
+	if err != nil {
+		return err
+	}
+	s.kubelet.ThrottleContinuously(p, p.Spec.Containers[0].Name, percent)
+	return nil
+}
+
+func (w *world) kubeletStopsThrottling(name, ref string) error {
+	return w.kubeletThrottles(name, ref, 0)
+}
+
+func (w *world) networkErrors(name string, perSecond int) error {
+	s, err := w.sim(name)
+	if err != nil {
+		return err
+	}
+	s.kubelet.FailNetworkContinuously(uint64(perSecond))
+	return nil
+}
+
+func (w *world) networkQuiet(name string) error { return w.networkErrors(name, 0) }
+
+func (w *world) runtimeFails(name, operation string) error {
+	s, err := w.sim(name)
+	if err != nil {
+		return err
+	}
+	s.kubelet.FailRuntimeContinuously(operation, 2)
+	return nil
+}
+
+func (w *world) runtimeRecovers(name, operation string) error {
+	s, err := w.sim(name)
+	if err != nil {
+		return err
+	}
+	s.kubelet.FailRuntimeContinuously(operation, 0)
+	return nil
+}
+
+func (w *world) kubeletRelists(name string, seconds float64) error {
+	s, err := w.sim(name)
+	if err != nil {
+		return err
+	}
+	s.kubelet.RelistContinuously(seconds)
+	return nil
+}
+
+// nodeShowsSystemInfo checks the node's System Info, as kubectl describe
+// node shows it.
+func (w *world) nodeShowsSystemInfo(name string, t *godog.Table) error {
+	rows, err := pairs(t)
+	if err != nil {
+		return err
+	}
+	n, err := w.node(name)
+	if err != nil {
+		return err
+	}
+	info := n.Status.NodeInfo
+	fields := map[string]string{
+		"kubelet version": info.KubeletVersion, "machine ID": info.MachineID,
+		"system UUID": info.SystemUUID, "boot ID": info.BootID,
+	}
+	for _, r := range rows {
+		got, ok := fields[r[0]]
+		switch {
+		case !ok:
+			return fmt.Errorf("the spec asks about %q, which the steps do not know", r[0])
+		case got != r[1]:
+			return fmt.Errorf("%s of %s is %q, want %q", r[0], name, got, r[1])
+		}
+	}
+	return nil
+}
+
+// onlyHeartbeats lets the time pass and checks that the log grew by
+// heartbeats only.
+func (w *world) onlyHeartbeats(seconds int) error {
+	before, err := w.logMark()
+	if err != nil {
+		return err
+	}
+	if err := w.timePasses(seconds, "seconds"); err != nil {
+		return err
+	}
+	now, err := w.logMark()
+	if err != nil {
+		return err
+	}
+	added := now.records[len(before.records):]
+	for _, t := range eventTypes(added) {
+		if t != "HeartbeatRecorded" {
+			return fmt.Errorf("%d seconds in which nothing changed added %v to the log", seconds, eventTypes(added))
+		}
+	}
+	if len(added) == 0 {
+		return fmt.Errorf("%d seconds added no heartbeat to the log", seconds)
 	}
 	return nil
 }

@@ -1,11 +1,13 @@
 package kubelet
 
 import (
+	"bytes"
 	"encoding/pem"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -36,10 +38,14 @@ func benchWindow(b *testing.B) time.Duration {
 // BenchmarkPoll500Kubelets is herd polling 500 simulated kubelets on
 // loopback at the default intervals (stats every 10 s, the rest every
 // 30 s), each with four pods, on the real clock, writing every heartbeat
-// to a real SQLite log. Once every kubelet has been polled for the first
+// to a real SQLite log. Every kubelet serves every endpoint herd reads,
+// /spec, /metrics/cadvisor and /metrics included, the last two as large as
+// real kubelets' (see realisticMetrics). Once every kubelet has been polled for the first
 // time, it measures the process's CPU time (user and system, from
 // getrusage) over a window of real time and reports it per wall second:
-// cpu-cores below 1 means herd needs less than one core. The simulated
+// cpu-cores below 1 means herd needs less than one core; cpu-s/cycle is
+// the CPU time of one slow poll cycle (30 s: three heartbeats and one
+// slow poll of every kubelet), and ms/kubelet-cycle its share per kubelet. The simulated
 // kubelets run in the same process, so the figure includes serving them:
 // herd's own share is smaller. Run it once: -benchtime 1x.
 //
@@ -65,6 +71,7 @@ func benchmarkPoll(b *testing.B, withTLS bool) {
 	clk := clock.RealClock{}
 	w := projections.NewWriter(store, clk, nil)
 	cfg := DefaultConfig()
+	cadvisor, metrics := realisticMetrics(b)
 	token := filepath.Join(b.TempDir(), "token")
 	if err := os.WriteFile(token, []byte("bench-token"), 0o600); err != nil {
 		b.Fatal(err)
@@ -72,8 +79,10 @@ func benchmarkPoll(b *testing.B, withTLS bool) {
 	for i := range kubelets {
 		name := fmt.Sprintf("worker-%03d", i)
 		k := kubelettest.New(name)
-		k.SetPods(kubelettest.RunningPod("shop", name+"-web"), kubelettest.RunningPod("shop", name+"-api"),
+		k.SetPods(kubelettest.WithCPULimit(kubelettest.RunningPod("shop", name+"-web"), "500m"), kubelettest.RunningPod("shop", name+"-api"),
 			kubelettest.RunningPod("kube-system", name+"-proxy"), kubelettest.CrashLoopingPod("batch", name+"-job", 4))
+		k.ServeExtra(endpointCadvisor, cadvisor)
+		k.ServeExtra(endpointMetrics, metrics)
 		srv := httptest.NewUnstartedServer(k)
 		if withTLS {
 			k.RequireToken("bench-token")
@@ -131,6 +140,9 @@ func benchmarkPoll(b *testing.B, withTLS bool) {
 		cpu, wall := cpuTime(b)-cpu0, time.Since(wall0)
 		beats, _ := heartbeats()
 		b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cpu-cores")
+		cycle := cpu.Seconds() / wall.Seconds() * cfg.Interval.Seconds()
+		b.ReportMetric(cycle, "cpu-s/cycle")
+		b.ReportMetric(cycle/kubelets*1000, "ms/kubelet-cycle")
 		b.ReportMetric(float64(beats-beats0)/wall.Seconds(), "heartbeats/s")
 		b.ReportMetric((requests(b, reg)-requests0)/wall.Seconds(), "requests/s")
 	}
@@ -139,7 +151,51 @@ func benchmarkPoll(b *testing.B, withTLS bool) {
 		if s.Failures > 0 {
 			b.Errorf("%s failed %d polls in a row: %+v", s.Name, s.Failures, s.LastFailure)
 		}
+		if f := s.LastFailure; f != nil {
+			b.Errorf("%s: %+v", s.Name, f)
+		}
 	}
+}
+
+// realisticMetrics is what the simulated kubelets serve on
+// /metrics/cadvisor and /metrics beyond the families they simulate: the
+// recorded minikube and EKS answers without those families (1.4 MB and
+// 240 kB) when the shared fixtures are here, else generated families of
+// the same sizes.
+func realisticMetrics(b *testing.B) (cadvisor, metrics []byte) {
+	read := func(name string, drop [][]byte, size int, filler string) []byte {
+		body, err := os.ReadFile(filepath.Join(sharedFixtures(), name))
+		if err != nil {
+			return generatedFamily(filler, size)
+		}
+		var out bytes.Buffer
+		for line := range bytes.Lines(body) {
+			name := line
+			if bytes.HasPrefix(line, []byte("# ")) && len(line) > 7 {
+				name = line[7:]
+			}
+			if !slices.ContainsFunc(drop, func(f []byte) bool { return bytes.HasPrefix(name, f) }) {
+				out.Write(line)
+			}
+		}
+		b.Logf("serving %s (%d bytes) from %s", name, out.Len(), sharedFixtures())
+		return out.Bytes()
+	}
+	pleg := [][]byte{[]byte("kubelet_pleg_relist_duration_seconds"), []byte("kubelet_runtime_operations_errors_total"), []byte("kubernetes_build_info")}
+	return read("metrics-cadvisor-minikube.txt", cadvisorFamilies, 1_400_000, "container_memory_working_set_bytes"),
+		read("metrics-kubelet-eks.txt", pleg, 240_000, "rest_client_request_duration_seconds_bucket")
+}
+
+// generatedFamily is a gauge family of about size bytes, with labels as
+// long as cAdvisor's.
+func generatedFamily(name string, size int) []byte {
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "# HELP %s Generated for the benchmark.\n# TYPE %s gauge\n", name, name)
+	for i := 0; out.Len() < size; i++ {
+		fmt.Fprintf(&out, "%s{container=\"c%d\",id=\"/kubepods/burstable/pod%08d-5f89-43b7-b88b-6ee26f5b18a4/%064d\",image=\"registry.example.com/app:1.0\",name=\"%064d\",namespace=\"shop\",pod=\"app-%d\"} %d 1782468875486\n",
+			name, i, i, i, i, i, i*4096)
+	}
+	return out.Bytes()
 }
 
 // cpuTime is the CPU time the process has used, user and system.

@@ -33,7 +33,8 @@ type Config struct {
 	// nodeStatusUpdateFrequency).
 	StatsInterval time.Duration
 	// Interval is how often the rest is polled: /healthz/syncloop, /pods,
-	// /configz, /metrics/resource and /metrics/probes
+	// /configz, /spec (every tenth time), /metrics/resource,
+	// /metrics/probes, /metrics/cadvisor and /metrics
 	// (--kubelet-poll-interval, default 30s).
 	Interval time.Duration
 	// Timeout bounds each request to a kubelet (--kubelet-timeout,
@@ -43,6 +44,96 @@ type Config struct {
 	// doubles from StatsInterval with every failure
 	// (--kubelet-max-backoff, default 2m).
 	MaxBackoff time.Duration
+	// Signals are the thresholds of the conditions herd reads from a
+	// kubelet's figures beyond its own eviction thresholds.
+	Signals Signals
+}
+
+// Signals are the thresholds by which herd turns a kubelet's figures into
+// the conditions Kubernetes has no rule for: CPUPressure, CPUThrottling,
+// NetworkUnavailable and ContainerRuntimeUnhealthy. A zero field takes
+// DefaultSignals' value.
+type Signals struct {
+	// CPUPercent raises CPUPressure while the node's CPU use
+	// (/stats/summary's usageNanoCores) is above this share of its cores
+	// (/spec's num_cores). It is herd's agents' threshold,
+	// Thresholds.CPUPercent (--cpu-pressure-percent, default 80).
+	CPUPercent int64
+	// ThrottledPercent counts a container as throttled while the CFS
+	// quota held it back in more than this share of its scheduling
+	// periods (/metrics/cadvisor) (--kubelet-cpu-throttled-percent,
+	// default 25: the share at which the Prometheus community's
+	// kubernetes-mixin alert CPUThrottlingHigh fires).
+	ThrottledPercent float64
+	// ThrottledFor is how long a container must stay throttled before
+	// CPUThrottling is raised (--kubelet-cpu-throttled-for, default 1m:
+	// two slow polls at the default --kubelet-poll-interval, so that one
+	// busy moment is not called trouble).
+	ThrottledFor time.Duration
+	// NetworkErrorsPerSecond raises NetworkUnavailable while the node's
+	// network interfaces (cAdvisor's container id "/") count more receive
+	// and transmit errors per second than this between two slow polls
+	// (--kubelet-network-errors-per-second, default 1: a healthy link
+	// counts none, and a few stray errors in a poll interval are not an
+	// outage).
+	NetworkErrorsPerSecond float64
+	// RelistSlow raises ContainerRuntimeUnhealthy while the kubelet's
+	// pod lifecycle event generator took longer than this, on average,
+	// to relist the runtime's pods between two slow polls
+	// (kubelet_pleg_relist_duration_seconds; --kubelet-pleg-relist-slow,
+	// default 1s: the kubelet relists every second, so a slower relist
+	// falls behind).
+	RelistSlow time.Duration
+}
+
+// DefaultSignals are the thresholds herd uses unless told otherwise.
+func DefaultSignals() Signals {
+	return Signals{
+		CPUPercent: domain.DefaultThresholds.CPUPercent, ThrottledPercent: 25, ThrottledFor: time.Minute,
+		NetworkErrorsPerSecond: 1, RelistSlow: time.Second,
+	}
+}
+
+// withDefaults fills the zero fields from DefaultSignals.
+func (s Signals) withDefaults() Signals {
+	d := DefaultSignals()
+	if s.CPUPercent == 0 {
+		s.CPUPercent = d.CPUPercent
+	}
+	if s.ThrottledPercent == 0 {
+		s.ThrottledPercent = d.ThrottledPercent
+	}
+	if s.ThrottledFor == 0 {
+		s.ThrottledFor = d.ThrottledFor
+	}
+	if s.NetworkErrorsPerSecond == 0 {
+		s.NetworkErrorsPerSecond = d.NetworkErrorsPerSecond
+	}
+	if s.RelistSlow == 0 {
+		s.RelistSlow = d.RelistSlow
+	}
+	return s
+}
+
+// validate names every signal threshold that is out of range.
+func (s Signals) validate() []error {
+	var errs []error
+	if s.CPUPercent < 0 || s.CPUPercent > 100 {
+		errs = append(errs, fmt.Errorf("--cpu-pressure-percent %d: want a percentage from 1 to 100", s.CPUPercent))
+	}
+	if s.ThrottledPercent < 0 || s.ThrottledPercent >= 100 {
+		errs = append(errs, fmt.Errorf("--kubelet-cpu-throttled-percent %g: want a percentage from above 0 to below 100", s.ThrottledPercent))
+	}
+	if s.ThrottledFor < 0 {
+		errs = append(errs, fmt.Errorf("--kubelet-cpu-throttled-for %s: want a positive duration", s.ThrottledFor))
+	}
+	if s.NetworkErrorsPerSecond < 0 {
+		errs = append(errs, fmt.Errorf("--kubelet-network-errors-per-second %g: want a positive rate", s.NetworkErrorsPerSecond))
+	}
+	if s.RelistSlow < 0 {
+		errs = append(errs, fmt.Errorf("--kubelet-pleg-relist-slow %s: want a positive duration", s.RelistSlow))
+	}
+	return errs
 }
 
 // DefaultConfig polls no kubelet, at the default intervals.
@@ -52,6 +143,7 @@ func DefaultConfig() Config {
 		Interval:      30 * time.Second,
 		Timeout:       5 * time.Second,
 		MaxBackoff:    2 * time.Minute,
+		Signals:       DefaultSignals(),
 	}
 }
 
@@ -111,6 +203,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s %s: want a positive duration", d.flag, d.v))
 		}
 	}
+	errs = append(errs, c.Signals.validate()...)
 	if _, err := c.Targets(); err != nil {
 		errs = append(errs, err)
 	}

@@ -78,6 +78,15 @@ func TestConfigValidateNamesEveryProblem(t *testing.T) {
 			"--kubelet-timeout 0s: want a positive duration",
 			"--kubelet-max-backoff 0s: want a positive duration",
 		}},
+		{"signal thresholds", func(c *Config) {
+			c.Signals = Signals{CPUPercent: 120, ThrottledPercent: 100, ThrottledFor: -time.Minute, NetworkErrorsPerSecond: -1, RelistSlow: -time.Second}
+		}, []string{
+			"--cpu-pressure-percent 120: want a percentage from 1 to 100",
+			"--kubelet-cpu-throttled-percent 100: want a percentage from above 0 to below 100",
+			"--kubelet-cpu-throttled-for -1m0s: want a positive duration",
+			"--kubelet-network-errors-per-second -1: want a positive rate",
+			"--kubelet-pleg-relist-slow -1s: want a positive duration",
+		}},
 		{"a flag without a URL", func(c *Config) { c.Flags = []string{"worker-1"} }, []string{
 			`--kubelet "worker-1": want NAME=URL, such as worker-1=https://10.0.0.11:10250`,
 		}},

@@ -1,9 +1,11 @@
 // Package kubelet observes Kubernetes nodes through their kubelet's HTTP
 // API: one poller per configured kubelet turns /healthz, /stats/summary,
-// /pods, /configz, /metrics/resource and /metrics/probes into herd
-// commands — the node's registration, its heartbeats with the kubelet's
-// own eviction signals as conditions, why herd cannot reach it, and the
-// pods it runs.
+// /pods, /configz, /spec, /metrics/resource, /metrics/probes,
+// /metrics/cadvisor and /metrics into herd commands — the node's
+// registration, machine and kubelet version, its heartbeats with the
+// kubelet's own eviction signals and herd's reading of its CPU, CFS
+// throttling, network error and container runtime figures as conditions,
+// why herd cannot reach it, and the pods it runs.
 //
 // Every write goes through the Sink, the adapter's output port, whose
 // production implementation issues domain commands through a repository;

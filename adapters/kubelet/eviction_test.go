@@ -25,6 +25,7 @@ var (
 	memOK  = domain.ReportedCondition{Type: domain.ConditionMemoryPressure, Status: domain.ConditionFalse, Reason: "KubeletHasSufficientMemory", Message: "kubelet has sufficient memory available"}
 	diskOK = domain.ReportedCondition{Type: domain.ConditionDiskPressure, Status: domain.ConditionFalse, Reason: "KubeletHasNoDiskPressure", Message: "kubelet has no disk pressure"}
 	pidOK  = domain.ReportedCondition{Type: domain.ConditionPIDPressure, Status: domain.ConditionFalse, Reason: "KubeletHasSufficientPID", Message: "kubelet has sufficient PID available"}
+	cpuOK  = domain.ReportedCondition{Type: domain.ConditionCPUPressure, Status: domain.ConditionFalse, Reason: domain.ReasonHasSufficientCPU, Message: "CPU use is at or below 80% of the node's 4 cores"}
 	memLow = func(msg string) domain.ReportedCondition {
 		return domain.ReportedCondition{Type: domain.ConditionMemoryPressure, Status: domain.ConditionTrue, Reason: "KubeletHasInsufficientMemory", Message: msg}
 	}

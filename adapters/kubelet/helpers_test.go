@@ -137,6 +137,9 @@ type rig struct {
 	metrics *Metrics
 	done    chan struct{}
 	cancel  context.CancelFunc
+	// slowAligned is true once slowPoll moved the clock to a heartbeat
+	// just after a slow poll.
+	slowAligned bool
 }
 
 // testConfig is the default configuration.

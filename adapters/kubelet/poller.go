@@ -28,6 +28,8 @@ const (
 	endpointResource = "/metrics/resource"
 	endpointProbes   = "/metrics/probes"
 	endpointSpec     = "/spec"
+	endpointCadvisor = "/metrics/cadvisor"
+	endpointMetrics  = "/metrics"
 )
 
 // annotationKubeletURL names, on a kubelet node, the URL herd polls.
@@ -55,6 +57,15 @@ type poller struct {
 	usage          usage
 	pods           *corev1.PodList
 	syncLoop       *Failure
+	// signals are the thresholds of the conditions below; throttle,
+	// network and runtime follow /metrics/cadvisor's and /metrics'
+	// counters from one slow poll to the next; version is the kubelet's
+	// own, from /metrics.
+	signals  Signals
+	throttle throttling
+	network  networkErrors
+	runtime  runtimeHealth
+	version  string
 	// spec is the machine of the last /spec, nil until one answered;
 	// specDue asks the next slow fetch to read it again, and slowPolls
 	// counts slow fetches, to read it every specEvery.
@@ -107,6 +118,7 @@ func newPoller(t domain.KubeletTarget, cfg Config, sink Sink, clk clock.Clock, l
 		target: t, cfg: cfg, sink: sink, clock: clk, metrics: m, jitter: jitter,
 		log:        log.With(zap.String("node", t.Name), zap.String("url", t.URL)),
 		settings:   defaultSettings(),
+		signals:    cfg.Signals.withDefaults(),
 		problems:   map[string]string{},
 		complaints: map[string]string{},
 		status:     TargetStatus{Name: t.Name},
@@ -245,7 +257,11 @@ func (p *poller) statsPoll(ctx context.Context, now time.Time) {
 		m := p.withUsage(sum.Metrics)
 		hb.Kubelet = &m
 		hb.Reported = append(hb.Reported, pressureConditions(m, p.settings.Thresholds)...)
+		if c, ok := cpuPressure(m, p.spec, p.signals.CPUPercent); ok {
+			hb.Reported = append(hb.Reported, c)
+		}
 	}
+	hb.Reported = append(hb.Reported, p.slowConditions()...)
 	switch err := p.sink.RecordHeartbeat(ctx, p.target.Name, hb); {
 	case errors.Is(err, domain.ErrNotFound):
 		// The node was deleted while its kubelet runs: register again.
@@ -283,9 +299,10 @@ func (p *poller) slowPoll(ctx context.Context, now time.Time) {
 }
 
 // slowFetch reads /healthz/syncloop, /configz, /spec (when due),
-// /metrics/probes, /metrics/resource and /pods into the poller. An endpoint that answers
-// badly keeps what it said last; one that is not served (404) is done
-// without. It returns false when the kubelet could not be reached at all.
+// /metrics/probes, /metrics/resource, /metrics/cadvisor, /metrics and
+// /pods into the poller. An endpoint that answers badly keeps what it
+// said last; one that is not served (404) is done without. It returns
+// false when the kubelet could not be reached at all.
 func (p *poller) slowFetch(ctx context.Context) bool {
 	p.slowPolls++
 	specDue := p.spec == nil || p.specDue || p.slowPolls%specEvery == 0
@@ -321,6 +338,8 @@ func (p *poller) slowFetch(ctx context.Context) bool {
 			}
 			return err
 		}, func() { p.usage = usage{} }, false},
+		{endpointCadvisor, p.decodeCadvisor, func() { p.throttle, p.network = throttling{}, networkErrors{} }, false},
+		{endpointMetrics, p.decodeKubeletMetrics, func() { p.runtime = runtimeHealth{} }, false},
 		{endpointPods, func(b []byte) (err error) {
 			l, err := decodePods(b)
 			if err == nil {
@@ -369,6 +388,7 @@ func (p *poller) deliverPods(ctx context.Context) {
 		return
 	}
 	pods := ObservedPods(p.target.Name, *p.pods, p.probes)
+	p.withThrottling(pods)
 	if p.delivered != nil && reflect.DeepEqual(pods, p.delivered) {
 		return
 	}
@@ -477,6 +497,7 @@ func (p *poller) registration(sum nodeSummary) domain.Registration {
 		}
 		reg.Info.MachineID, reg.Info.SystemUUID, reg.Info.BootID = p.spec.MachineID, p.spec.SystemUUID, p.spec.BootID
 	}
+	reg.Info.AgentVersion = p.version
 	if len(capacity) > 0 {
 		reg.Capacity = capacity
 		reg.Allocatable = p.settings.allocatable(capacity)

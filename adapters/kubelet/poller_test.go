@@ -65,7 +65,8 @@ func TestPollerRegistersHeartbeatsAndReportsPods(t *testing.T) {
 		// hard thresholds (100Mi, 10% of the disk) are not for pods.
 		Allocatable: domain.ResourceList{"cpu": kubelettest.Cores * 1000, "memory": kubelettest.MemoryCapacity - 512<<20 - 100<<20,
 			"ephemeral-storage": kubelettest.DiskCapacity * 9 / 10, "pods": 110},
-		Info:        domain.NodeInfo{MachineID: kubelettest.MachineID, SystemUUID: kubelettest.SystemUUID, BootID: kubelettest.BootID},
+		Info: domain.NodeInfo{AgentVersion: kubelettest.Version,
+			MachineID: kubelettest.MachineID, SystemUUID: kubelettest.SystemUUID, BootID: kubelettest.BootID},
 		KubeletPort: portNum,
 	}
 	if len(regs) != 1 || regs[0].restarted || regs[0].reg.UID == "" {
@@ -86,7 +87,7 @@ func TestPollerRegistersHeartbeatsAndReportsPods(t *testing.T) {
 		},
 		Reported: []domain.ReportedCondition{
 			{Type: domain.ConditionReady, Status: domain.ConditionTrue, Reason: "KubeletReady", Message: "kubelet answers /healthz"},
-			memOK, diskOK, pidOK,
+			memOK, diskOK, pidOK, cpuOK,
 		},
 	}
 	if len(hbs) != 1 {
@@ -380,7 +381,7 @@ func TestPollerBrokenSummaryIsCountedNotAFalseCondition(t *testing.T) {
 	k := kubelettest.New("worker-a")
 	k.SetMemoryAvailable(50 << 20)
 	r := newRig(t, k, serve(t, k), nil)
-	if hb := r.sink.lastHeartbeat(t); len(hb.Reported) != 4 || hb.Reported[1].Status != domain.ConditionTrue {
+	if hb := r.sink.lastHeartbeat(t); len(hb.Reported) != 5 || hb.Reported[1].Status != domain.ConditionTrue {
 		t.Fatalf("first heartbeat %+v, want MemoryPressure True", hb.Reported)
 	}
 	k.Respond("/stats/summary", http.StatusOK, `{"node":{"nodeName":"worker-a","memory":{"availableBytes":`)
@@ -397,12 +398,12 @@ func TestPollerBrokenSummaryIsCountedNotAFalseCondition(t *testing.T) {
 		t.Errorf("%v malformed summaries counted, want 1", n)
 	}
 	// Broken pods, settings and metrics cost what they said, nothing more.
-	for _, ep := range []string{"/pods", "/configz", "/metrics/probes", "/metrics/resource"} {
+	for _, ep := range []string{"/pods", "/configz", "/metrics/probes", "/metrics/resource", "/metrics/cadvisor", "/metrics"} {
 		k.Respond(ep, http.StatusOK, "{\"items\": [")
 	}
 	r.pass(10 * time.Second)
 	r.pass(10 * time.Second)
-	for _, ep := range []string{"/pods", "/configz", "/metrics/probes", "/metrics/resource"} {
+	for _, ep := range []string{"/pods", "/configz", "/metrics/probes", "/metrics/resource", "/metrics/cadvisor", "/metrics"} {
 		if n := testutil.ToFloat64(r.metrics.errors.WithLabelValues("worker-a", ep, ReasonMalformed)); n != 1 {
 			t.Errorf("%s: %v malformed answers counted, want 1", ep, n)
 		}

@@ -83,16 +83,21 @@ func TestSharedFixturesDecode(t *testing.T) {
 				if _, err := decodeResource(body); err != nil {
 					t.Fatal(err)
 				}
-			case strings.HasPrefix(name, "metrics-cadvisor"), strings.HasPrefix(name, "metrics-kubelet"):
-				// Endpoints herd does not poll yet (/metrics/cadvisor and
-				// /metrics): its Prometheus text reader must take them, the
-				// first step to reading them.
-				fams, err := parseText(name, body)
+			case strings.HasPrefix(name, "metrics-cadvisor"):
+				s, err := decodeCadvisor(body)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(fams) == 0 {
-					t.Error("no metric families")
+				if len(s.CFS) == 0 || !s.NetworkKnown {
+					t.Errorf("%d containers with CFS figures, node network errors known %v: want some and true", len(s.CFS), s.NetworkKnown)
+				}
+			case strings.HasPrefix(name, "metrics-kubelet"):
+				s, err := decodeKubeletMetrics(body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.Version == "" || !s.RelistKnown {
+					t.Errorf("%+v: want the kubelet's version and its relist figures", s)
 				}
 			case strings.HasPrefix(name, "spec"):
 				// /spec (cAdvisor's MachineInfo): the machine's size and

@@ -94,13 +94,18 @@ func (p *poller) readSpec(ctx context.Context) {
 }
 
 // deliverMachine tells herd the machine of the last /spec, for what the
-// kubelet gave no figure of, if the node is registered and the machine is
-// not what herd was told last.
+// kubelet gave no figure of, and the kubelet's version of the last
+// /metrics, if the node is registered and they are not what herd was told
+// last.
 func (p *poller) deliverMachine(ctx context.Context) {
-	if !p.registered || p.spec == nil {
+	if !p.registered || (p.spec == nil && p.version == "") {
 		return
 	}
-	obs := p.spec.observation(p.given, p.settings)
+	var obs domain.ObserveMachine
+	if p.spec != nil {
+		obs = p.spec.observation(p.given, p.settings)
+	}
+	obs.AgentVersion = p.version
 	if p.observed != nil && reflect.DeepEqual(obs, *p.observed) {
 		return
 	}

@@ -61,7 +61,7 @@ func TestPollerReadsTheMachineSpec(t *testing.T) {
 	if len(regs) != 1 || regs[0].reg.Capacity["cpu"] != kubelettest.Cores*1000 || regs[0].reg.Allocatable["cpu"] != kubelettest.Cores*1000 {
 		t.Fatalf("registrations %+v, want one with %d cores", regs, kubelettest.Cores)
 	}
-	wantInfo := domain.NodeInfo{MachineID: kubelettest.MachineID, SystemUUID: kubelettest.SystemUUID, BootID: kubelettest.BootID}
+	wantInfo := domain.NodeInfo{AgentVersion: kubelettest.Version, MachineID: kubelettest.MachineID, SystemUUID: kubelettest.SystemUUID, BootID: kubelettest.BootID}
 	if regs[0].reg.Info != wantInfo {
 		t.Errorf("System Info %+v, want %+v", regs[0].reg.Info, wantInfo)
 	}
@@ -69,7 +69,8 @@ func TestPollerReadsTheMachineSpec(t *testing.T) {
 	// same told through ObserveMachine: only what the kubelet gave none of.
 	want := domain.ObserveMachine{Capacity: domain.ResourceList{"cpu": kubelettest.Cores * 1000},
 		Allocatable: domain.ResourceList{"cpu": kubelettest.Cores * 1000},
-		MachineID:   kubelettest.MachineID, SystemUUID: kubelettest.SystemUUID, BootID: kubelettest.BootID}
+		MachineID:   kubelettest.MachineID, SystemUUID: kubelettest.SystemUUID, BootID: kubelettest.BootID,
+		AgentVersion: kubelettest.Version}
 	machines := r.sink.observedMachines()
 	if len(machines) != 1 {
 		t.Fatalf("%d machines observed, want 1", len(machines))
@@ -123,7 +124,8 @@ func TestPollerNamesASpecFailure(t *testing.T) {
 	// It answers later: the next slow poll reads it, since herd has none.
 	k.Respond("/spec", 0, "")
 	r.pass(30 * time.Second)
-	if m := r.sink.observedMachines(); len(m) != 1 || m[0].Capacity["cpu"] != kubelettest.Cores*1000 {
-		t.Errorf("machines %+v, want one with the CPUs once /spec answers", m)
+	// (The first told only the kubelet's version, from /metrics.)
+	if m := r.sink.observedMachines(); len(m) != 2 || m[0].Capacity != nil || m[1].Capacity["cpu"] != kubelettest.Cores*1000 {
+		t.Errorf("machines %+v, want the version alone, then the CPUs once /spec answers", m)
 	}
 }

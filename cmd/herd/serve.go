@@ -64,8 +64,16 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&k.Defaults.BearerTokenFile, "kubelet-token-file", k.Defaults.BearerTokenFile, "file holding the bearer token herd presents to the --kubelet kubelets (read before every poll)")
 	f.BoolVar(&k.Defaults.InsecureSkipVerify, "kubelet-insecure-skip-tls-verify", k.Defaults.InsecureSkipVerify, "accept any serving certificate from the --kubelet kubelets (labs only)")
 	f.DurationVar(&k.StatsInterval, "kubelet-stats-interval", k.StatsInterval, "how often each kubelet's /healthz and /stats/summary are polled, each poll a heartbeat")
-	f.DurationVar(&k.Interval, "kubelet-poll-interval", k.Interval, "how often each kubelet's pods, settings and probe and resource metrics are polled")
+	f.DurationVar(&k.Interval, "kubelet-poll-interval", k.Interval, "how often each kubelet's pods, settings, machine, and probe, resource, cAdvisor and own metrics are polled")
 	f.DurationVar(&k.Timeout, "kubelet-timeout", k.Timeout, "how long one request to a kubelet may take")
+	f.Float64Var(&k.Signals.ThrottledPercent, "kubelet-cpu-throttled-percent", k.Signals.ThrottledPercent,
+		"share of its CPU periods a container may be throttled in before it counts as throttled (CPUThrottling, from /metrics/cadvisor; the default is the share at which kubernetes-mixin's CPUThrottlingHigh alert fires)")
+	f.DurationVar(&k.Signals.ThrottledFor, "kubelet-cpu-throttled-for", k.Signals.ThrottledFor,
+		"how long a container must stay throttled before CPUThrottling is raised (the default is two polls at the default --kubelet-poll-interval)")
+	f.Float64Var(&k.Signals.NetworkErrorsPerSecond, "kubelet-network-errors-per-second", k.Signals.NetworkErrorsPerSecond,
+		"receive and transmit errors per second on a kubelet node's interfaces above which it is NetworkUnavailable (from /metrics/cadvisor; a healthy link counts none, and the default lets a few stray errors pass)")
+	f.DurationVar(&k.Signals.RelistSlow, "kubelet-pleg-relist-slow", k.Signals.RelistSlow,
+		"mean pod lifecycle relist time above which a kubelet's container runtime is ContainerRuntimeUnhealthy (from /metrics' kubelet_pleg_relist_duration_seconds; the default is the kubelet's relist period, beyond which relists fall behind)")
 	f.DurationVar(&k.MaxBackoff, "kubelet-max-backoff", k.MaxBackoff, "longest wait between polls of a kubelet that keeps failing")
 	f.DurationVar(&cfg.Health.StartupGracePeriod, "node-startup-grace-period", cfg.Health.StartupGracePeriod, "time a new node has to send its first heartbeat (Kubernetes' flag and default)")
 	f.DurationVar(&cfg.Scheduler.ResyncPeriod, "scheduler-resync-period", cfg.Scheduler.ResyncPeriod, "how often pending pods are tried again without an event")

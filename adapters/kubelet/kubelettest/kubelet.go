@@ -1,9 +1,10 @@
 // Package kubelettest is a simulated kubelet for tests, specs and
 // benchmarks: an http.Handler serving /healthz, /healthz/syncloop,
-// /stats/summary, /pods, /configz, /spec, /metrics/resource and
-// /metrics/probes
-// the way a kubelet does, with state a test can change (memory running
-// out, a pod crash-looping, the kubelet refusing credentials or hanging).
+// /stats/summary, /pods, /configz, /spec, /metrics/resource,
+// /metrics/probes, /metrics/cadvisor and /metrics the way a kubelet does,
+// with state a test can change (memory running out, a pod crash-looping,
+// a container throttled, the network failing, the container runtime
+// failing, the kubelet refusing credentials or hanging).
 // Serve it with httptest.NewServer or httptest.NewTLSServer, which listen
 // on loopback only.
 package kubelettest
@@ -32,6 +33,12 @@ const (
 	MaxPID         = 4_194_304
 	// Cores is the simulated machine's CPU count, as /spec reports it.
 	Cores = 4
+	// CPUUsageNanoCores is the node's CPU use New starts with: 0.47 of
+	// its 4 cores.
+	CPUUsageNanoCores = 468_231_907
+	// Version is the kubelet version New starts with, as /metrics'
+	// kubernetes_build_info reports it.
+	Version = "v1.33.1"
 	// MachineID and SystemUUID are the simulated machine's identity.
 	MachineID  = "6f1c2a9d3e5b4c7a8d0e1f2a3b4c5d6e"
 	SystemUUID = "ec2a1f5e-3b7d-4c9a-8e2f-61d0b4a7c3e9"
@@ -59,6 +66,21 @@ type Kubelet struct {
 	overrides    map[string]response
 	hold         chan struct{}
 	requests     map[string]int
+	cpuUsage     uint64
+	version      string
+	cfs          map[container]cfs
+	netErrors    uint64
+	opErrors     map[string]uint64
+	relistSum    float64
+	relists      uint64
+	// Growth of the counters with every read of /metrics/cadvisor and
+	// /metrics, for a trouble that goes on (see metrics.go).
+	throttling     map[container]int
+	netPerRead     uint64
+	opsPerRead     map[string]uint64
+	relistsPerRead float64
+	// extra is served after the state's own answer, by path.
+	extra map[string][]byte
 
 	// Encoded answers, rebuilt only when the state changes, so that a
 	// benchmark measures herd rather than the simulation.
@@ -66,6 +88,12 @@ type Kubelet struct {
 }
 
 type probe struct{ namespace, pod, uid, container, kind string }
+
+type container struct{ namespace, pod, name string }
+
+// cfs are a container's CFS scheduling periods and how many of them its
+// CPU limit throttled.
+type cfs struct{ periods, throttled uint64 }
 
 type response struct {
 	code int
@@ -88,6 +116,12 @@ func New(name string) *Kubelet {
 		bootID:       BootID,
 		overrides:    map[string]response{},
 		requests:     map[string]int{},
+		cpuUsage:     CPUUsageNanoCores,
+		version:      Version,
+		cfs:          map[container]cfs{},
+		opErrors:     map[string]uint64{},
+		throttling:   map[container]int{},
+		opsPerRead:   map[string]uint64{},
 	}
 }
 
@@ -159,6 +193,44 @@ func (k *Kubelet) SetProbeFailures(pod corev1.Pod, container, kind string, n int
 	})
 }
 
+// SetCPUUsage sets the node's CPU use in nanocores (/stats/summary's
+// usageNanoCores).
+func (k *Kubelet) SetCPUUsage(nanoCores uint64) { k.change(func() { k.cpuUsage = nanoCores }) }
+
+// SetVersion sets the kubelet's version (/metrics' kubernetes_build_info).
+func (k *Kubelet) SetVersion(v string) { k.change(func() { k.version = v }) }
+
+// AddCPUPeriods adds CFS scheduling periods to a container of a pod
+// (/metrics/cadvisor), throttled of them held back by its CPU limit.
+func (k *Kubelet) AddCPUPeriods(pod corev1.Pod, name string, periods, throttled uint64) {
+	k.change(func() {
+		c := container{pod.Namespace, pod.Name, name}
+		v := k.cfs[c]
+		v.periods += periods
+		v.throttled += throttled
+		k.cfs[c] = v
+	})
+}
+
+// AddNetworkErrors adds receive errors to the node's eth0
+// (/metrics/cadvisor, id "/").
+func (k *Kubelet) AddNetworkErrors(n uint64) { k.change(func() { k.netErrors += n }) }
+
+// AddRuntimeErrors adds failed container runtime operations of a type,
+// such as pull_image (/metrics' kubelet_runtime_operations_errors_total).
+func (k *Kubelet) AddRuntimeErrors(operation string, n uint64) {
+	k.change(func() { k.opErrors[operation] += n })
+}
+
+// AddRelists adds pod lifecycle relists that took each seconds
+// (/metrics' kubelet_pleg_relist_duration_seconds).
+func (k *Kubelet) AddRelists(n uint64, each float64) {
+	k.change(func() {
+		k.relists += n
+		k.relistSum += float64(n) * each
+	})
+}
+
 // Hold makes every request wait until the returned release is called: a
 // kubelet that hangs.
 func (k *Kubelet) Hold() (release func()) {
@@ -203,6 +275,29 @@ func (k *Kubelet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
+	if code == http.StatusOK {
+		k.mu.Lock()
+		extra := k.extra[r.URL.Path]
+		if _, overridden := k.overrides[r.URL.Path]; overridden {
+			extra = nil
+		}
+		k.mu.Unlock()
+		_, _ = w.Write(extra)
+	}
+}
+
+// ServeExtra makes path (/metrics/cadvisor or /metrics) answer text after
+// what the state says: more metric families, so that the answer is as
+// large as a real kubelet's. text is shared, not copied (many simulated
+// kubelets may serve one); it must not change, and must not hold the
+// families the state serves.
+func (k *Kubelet) ServeExtra(path string, text []byte) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.extra == nil {
+		k.extra = map[string][]byte{}
+	}
+	k.extra[path] = text
 }
 
 // answer is what the kubelet says to r.
@@ -231,10 +326,11 @@ func (k *Kubelet) answer(r *http.Request) (int, []byte, string) {
 		if !k.configz {
 			return http.StatusNotFound, []byte("404 page not found\n"), "text/plain; charset=utf-8"
 		}
-	case "/stats/summary", "/pods", "/spec", "/metrics/resource", "/metrics/probes":
+	case "/stats/summary", "/pods", "/spec", "/metrics/resource", "/metrics/probes", "/metrics/cadvisor", "/metrics":
 	default:
 		return http.StatusNotFound, []byte("404 page not found\n"), "text/plain; charset=utf-8"
 	}
+	k.grow(path)
 	if k.bodies == nil {
 		k.bodies = k.encode()
 	}
@@ -269,6 +365,8 @@ func (k *Kubelet) encode() map[string][]byte {
 	})
 	out["/metrics/probes"] = []byte(k.probeText())
 	out["/metrics/resource"] = []byte(fmt.Sprintf(resourceText, float64(MemoryCapacity-k.memAvailable)))
+	out["/metrics/cadvisor"] = []byte(k.cadvisorText())
+	out["/metrics"] = []byte(k.kubeletText())
 	return out
 }
 
@@ -289,7 +387,7 @@ func (k *Kubelet) summary() statsapi.Summary {
 				Memory: &statsapi.MemoryStats{Time: now, WorkingSetBytes: u64(71_725_056)}},
 		},
 		StartTime: metav1.NewTime(k.started.Add(-20 * time.Second)),
-		CPU:       &statsapi.CPUStats{Time: now, UsageNanoCores: u64(468_231_907), UsageCoreNanoSeconds: u64(81_237_785_130_882)},
+		CPU:       &statsapi.CPUStats{Time: now, UsageNanoCores: u64(k.cpuUsage), UsageCoreNanoSeconds: u64(81_237_785_130_882)},
 		Memory: &statsapi.MemoryStats{Time: now, AvailableBytes: u64(k.memAvailable),
 			UsageBytes: u64(MemoryCapacity - k.memAvailable + 1<<30), WorkingSetBytes: u64(MemoryCapacity - k.memAvailable)},
 		Fs:      fs,

@@ -75,7 +75,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			terminationRuntimes,
 			zonesRuntimes,
 			projections.NewIPAMView,
-			func(cfg Config) kubelet.Config { return cfg.Kubelet },
+			kubeletConfig,
 		),
 		reconcilers.Provide(func(cfg health.Config, repo health.Repository, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*health.Reconciler, error) {
 			return health.New(cfg, repo, view, clk, log)
