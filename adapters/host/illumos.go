@@ -59,3 +59,6 @@ func (h *Kstat) Metrics(ctx context.Context) (domain.Metrics, error) {
 	m.Links, _ = dladmLinks(ctx, h.run)
 	return m, nil
 }
+
+// LocalServices is this host's service manager: SMF, through svcs.
+func LocalServices() (ServiceManager, error) { return NewSMF(illumos.ExecRunner{}), nil }

@@ -140,3 +140,6 @@ func osRelease(path string) string {
 	}
 	return "Linux"
 }
+
+// LocalServices is this host's service manager: systemd, over D-Bus.
+func LocalServices() (ServiceManager, error) { return LocalSystemd(), nil }
