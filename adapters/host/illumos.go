@@ -62,3 +62,7 @@ func (h *Kstat) Metrics(ctx context.Context) (domain.Metrics, error) {
 
 // LocalServices is this host's service manager: SMF, through svcs.
 func LocalServices() (ServiceManager, error) { return NewSMF(illumos.ExecRunner{}), nil }
+
+// ServiceName is the name under which a watched service is asked for and
+// reported: as given, since svcs takes any FMRI or abbreviation of one.
+func ServiceName(name string) string { return name }

@@ -143,3 +143,7 @@ func osRelease(path string) string {
 
 // LocalServices is this host's service manager: systemd, over D-Bus.
 func LocalServices() (ServiceManager, error) { return LocalSystemd(), nil }
+
+// ServiceName is the name under which a watched service is asked for and
+// reported: its systemd unit name (UnitName).
+func ServiceName(name string) string { return UnitName(name) }

@@ -17,3 +17,6 @@ func Local(Config) (Source, error) {
 func LocalServices() (ServiceManager, error) {
 	return nil, fmt.Errorf("--watch-service: herd's agent watches systemd (linux) and SMF (illumos) services, not %s' services", runtime.GOOS)
 }
+
+// ServiceName is name as given: this platform watches no services.
+func ServiceName(name string) string { return name }
