@@ -150,6 +150,7 @@ func AgentOptions(cfg AgentConfig, extra ...fx.Option) fx.Option {
 			func(c clock.WithTicker) clock.Clock { return c },
 			newAgentClient,
 			func(cfg AgentConfig) (host.Source, error) { return host.Local(cfg.Node.hostConfig()) },
+			newServiceManager,
 			newRunner,
 			newAgentRuntime,
 			newAgentMetrics,
@@ -205,7 +206,8 @@ func newAgentRuntime(lc fx.Lifecycle, cfg AgentConfig, run illumos.Runner, clk c
 // startPresence registers the node as the agent starts and deregisters
 // it as the agent stops, with herd.dev/runtime=agent: herd serve leaves
 // the node's pods to the agent.
-func startPresence(lc fx.Lifecycle, cfg AgentConfig, c *herdclient.Client, src host.Source, clk clock.WithTicker, log *zap.Logger, m *agentMetrics) error {
+func startPresence(lc fx.Lifecycle, cfg AgentConfig, c *herdclient.Client, src host.Source, svc host.ServiceManager,
+	clk clock.WithTicker, log *zap.Logger, m *agentMetrics) {
 	jobs := func(ctx context.Context) (int, error) {
 		pods, err := c.List(ctx, cfg.Node.Name)
 		n := 0
@@ -221,21 +223,26 @@ func startPresence(lc fx.Lifecycle, cfg AgentConfig, c *herdclient.Client, src h
 	}
 	labels := map[string]string{domain.LabelRuntime: domain.RuntimeAgent}
 	p := NewPresence(cfg.Node, countingRegistry{Registry: c, m: m}, src, jobs, labels, cfg.Version, clk, log)
-	if len(cfg.WatchServices) > 0 {
-		mgr, err := host.LocalServices()
-		if err != nil {
-			return err
-		}
+	if svc != nil && len(cfg.WatchServices) > 0 {
 		names := make([]string, len(cfg.WatchServices))
 		for i, n := range cfg.WatchServices {
 			names[i] = host.ServiceName(n)
 		}
-		p.WatchServices(mgr, names)
+		p.WatchServices(svc, names)
 	}
 	lc.Append(fx.StartStopHook(p.Start, p.Stop))
 	log.Info("agent configured", zap.String("server", c.Server()), zap.String("runtime", cfg.Node.Runtime),
 		zap.Strings("watchServices", cfg.WatchServices))
-	return nil
+}
+
+// newServiceManager is the host's service manager when the agent watches
+// services (--watch-service), nil when it watches none: a host without
+// systemd runs an agent that watches nothing.
+func newServiceManager(cfg AgentConfig) (host.ServiceManager, error) {
+	if len(cfg.WatchServices) == 0 {
+		return nil, nil
+	}
+	return host.LocalServices()
 }
 
 // clientTransport trusts the CA in caFile besides nothing else, or the
