@@ -134,13 +134,16 @@ func (s ServiceState) failure() string {
 
 // namesItsTrouble reports whether a derived condition's message names
 // what is wrong (the services not running, the links down) rather than a
-// measurement: while it signals trouble, a new message is recorded even
-// with the same status and reason, so that the node always names what
-// is wrong now.
+// measurement: then a new message is recorded even with the same status
+// and reason, so that the node always names what is wrong now. Unknown
+// services are left out: their message is an error's text, which need not
+// read the same twice, and a change of wording is no news.
 func namesItsTrouble(c ReportedCondition) bool {
 	switch c.Type {
-	case ConditionServicesHealthy, ConditionNetworkUnavailable:
-		return SignalsTrouble(c.Type, c.Status)
+	case ConditionServicesHealthy:
+		return c.Status == ConditionFalse
+	case ConditionNetworkUnavailable:
+		return c.Status == ConditionTrue
 	}
 	return false
 }

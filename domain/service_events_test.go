@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -122,5 +123,21 @@ func TestNoLinkUpNamesTheLinksDown(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("NetworkUnavailable changes (-want +got):\n%s", diff)
+	}
+}
+
+// TestUnknownServicesAreNotRecordedForTheirWording: while the agent cannot
+// ask its service manager, a reason worded differently from one heartbeat
+// to the next records nothing new.
+func TestUnknownServicesAreNotRecordedForTheirWording(t *testing.T) {
+	timeout := func(ms int) ServiceState {
+		return ServiceState{Name: "nginx.service", Status: ServiceUnknown, State: fmt.Sprintf("cannot reach systemd: timeout after %dms", ms)}
+	}
+	_, events := run(t, registered("web-01"),
+		step{RecordHeartbeat{Metrics: watching(timeout(5001))}, at(10)},
+		step{RecordHeartbeat{Metrics: watching(timeout(5003))}, at(20)},
+	)
+	if got := serviceEvents(events); len(got) != 1 {
+		t.Errorf("ServicesHealthy recorded %d times, want once: %v", len(got), got)
 	}
 }
