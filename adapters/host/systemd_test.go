@@ -51,7 +51,7 @@ func startBus(t *testing.T) string {
 	if err := os.WriteFile(config, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(daemon, "--config-file="+config, "--nofork", "--nopidfile", "--print-address=1")
+	cmd := exec.CommandContext(t.Context(), daemon, "--config-file="+config, "--nofork", "--nopidfile", "--print-address=1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -81,11 +81,11 @@ func dial(ctx context.Context, addr string) (*dbus.Conn, error) {
 		return nil, err
 	}
 	if err := c.Auth([]dbus.Auth{dbus.AuthExternal(strconv.Itoa(os.Getuid()))}); err != nil {
-		c.Close()
+		_ = c.Close()
 		return nil, err
 	}
 	if err := c.Hello(); err != nil {
-		c.Close()
+		_ = c.Close()
 		return nil, err
 	}
 	return c, nil
@@ -142,7 +142,7 @@ func exportManager(t *testing.T, addr string, m *fakeManager) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() { _ = c.Close() })
 	if err := c.Export(m, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager"); err != nil {
 		t.Fatal(err)
 	}
