@@ -95,7 +95,11 @@ func networkCondition(links []NetworkLink) ReportedCondition {
 // servicesCondition is ServicesHealthy: False naming every service that
 // does not run, else Unknown naming those the agent cannot see, else True.
 func servicesCondition(ss []ServiceState) ReportedCondition {
-	var failed, unknown, running []string
+	var failed, running []string
+	// unknown are the services herd's agent cannot tell, grouped by why:
+	// one unreachable systemd is one reason for all of them.
+	var unknown, why []string
+	unknownFor := map[string][]string{}
 	for _, s := range ss {
 		switch s.Status {
 		case ServiceRunning:
@@ -103,19 +107,26 @@ func servicesCondition(ss []ServiceState) ReportedCondition {
 		case ServiceFailed:
 			failed = append(failed, s.failure())
 		default:
-			unknown = append(unknown, fmt.Sprintf("%s (%s)", s.Name, s.State))
+			if _, ok := unknownFor[s.State]; !ok {
+				why = append(why, s.State)
+			}
+			unknownFor[s.State] = append(unknownFor[s.State], s.Name)
 		}
 	}
+	for _, w := range why {
+		unknown = append(unknown, fmt.Sprintf("%s (%s)", strings.Join(unknownFor[w], ", "), w))
+	}
+	nUnknown := len(ss) - len(failed) - len(running)
 	switch {
 	case len(failed) > 0:
 		return ReportedCondition{
 			Type: ConditionServicesHealthy, Status: ConditionFalse, Reason: ReasonServicesFailed,
 			Message: fmt.Sprintf("%d of %d watched services are not running: %s", len(failed), len(ss), strings.Join(failed, "; ")),
 		}
-	case len(unknown) > 0:
+	case nUnknown > 0:
 		return ReportedCondition{
 			Type: ConditionServicesHealthy, Status: ConditionUnknown, Reason: ReasonServicesUnknown,
-			Message: fmt.Sprintf("the state of %d of %d watched services is unknown: %s", len(unknown), len(ss), strings.Join(unknown, "; ")),
+			Message: fmt.Sprintf("the state of %d of %d watched services is unknown: %s", nUnknown, len(ss), strings.Join(unknown, "; ")),
 		}
 	}
 	return ReportedCondition{

@@ -72,7 +72,20 @@ func TestAgentSignalConditions(t *testing.T) {
 				}
 			},
 			want: ReportedCondition{Type: ConditionServicesHealthy, Status: ConditionUnknown, Reason: ReasonServicesUnknown,
-				Message: "the state of 2 of 2 watched services is unknown: ssh.service (cannot reach systemd: no such file); cron.service (cannot reach systemd: no such file)"},
+				Message: "the state of 2 of 2 watched services is unknown: ssh.service, cron.service (cannot reach systemd: no such file)"},
+		},
+		{
+			name: "services unknown for different reasons are grouped by reason",
+			change: func(m *Metrics) {
+				m.Services = []ServiceState{
+					{Name: "ssh", Status: ServiceUnknown, State: "cannot run svcs: signal: killed"},
+					{Name: "cron", Status: ServiceRunning, State: "online"},
+					{Name: "ntp", Status: ServiceUnknown, State: "svcs ntp line 1 \"online\": want a state and an FMRI"},
+					{Name: "nfs/server", Status: ServiceUnknown, State: "cannot run svcs: signal: killed"},
+				}
+			},
+			want: ReportedCondition{Type: ConditionServicesHealthy, Status: ConditionUnknown, Reason: ReasonServicesUnknown,
+				Message: "the state of 3 of 4 watched services is unknown: ssh, nfs/server (cannot run svcs: signal: killed); ntp (svcs ntp line 1 \"online\": want a state and an FMRI)"},
 		},
 	}
 	for _, tc := range tests {

@@ -5,6 +5,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -36,10 +37,24 @@ func NewSystemd(connect func(context.Context) (*sdbus.Conn, error)) *Systemd {
 	return &Systemd{connect: connect}
 }
 
-// LocalSystemd is this host's systemd: the system bus, or systemd's
-// private socket when the bus is not running and herd runs as root
-// (go-systemd's NewWithContext).
-func LocalSystemd() *Systemd { return NewSystemd(sdbus.NewWithContext) }
+// LocalSystemd is this host's systemd: through the system bus, or
+// systemd's private socket when the bus is not running and herd runs as
+// root, as go-systemd's NewWithContext tries them — but saying why each
+// failed, where NewWithContext keeps the last reason only.
+func LocalSystemd() *Systemd { return NewSystemd(connectLocal) }
+
+// connectLocal reaches this host's systemd (see LocalSystemd).
+func connectLocal(ctx context.Context) (*sdbus.Conn, error) {
+	c, err := sdbus.NewSystemConnectionContext(ctx)
+	if err == nil || os.Geteuid() != 0 {
+		return c, err
+	}
+	c, perr := sdbus.NewSystemdConnectionContext(ctx)
+	if perr == nil {
+		return c, nil
+	}
+	return nil, fmt.Errorf("system bus: %w; systemd's private socket: %w", err, perr)
+}
 
 // unitTypes are the suffixes of systemd's unit names (systemd.unit(5)).
 var unitTypes = []string{".service", ".socket", ".target", ".device", ".mount", ".automount",
