@@ -135,8 +135,9 @@ func (m *fakeManager) ListUnitsByNames(names []string) ([]unitStatus, *dbus.Erro
 }
 
 // exportManager puts m on the bus at addr under systemd's well-known name
-// and object path, until the test ends.
-func exportManager(t *testing.T, addr string, m *fakeManager) {
+// and object path, until the test ends or it closes the connection it
+// returns.
+func exportManager(t *testing.T, addr string, m *fakeManager) *dbus.Conn {
 	t.Helper()
 	c, err := dial(t.Context(), addr)
 	if err != nil {
@@ -150,6 +151,7 @@ func exportManager(t *testing.T, addr string, m *fakeManager) {
 	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
 		t.Fatalf("own org.freedesktop.systemd1: reply %v, error %v", reply, err)
 	}
+	return c
 }
 
 // TestSystemdOverARealBus asks a stand-in systemd for units through the
@@ -229,4 +231,33 @@ func TestSystemdUnreachableIsUnknown(t *testing.T) {
 			t.Errorf("services %+v, want Unknown", got)
 		}
 	})
+}
+
+// TestSystemdComesBack: systemd leaving the bus (a restart, a re-exec)
+// makes the units Unknown; once it is back, the next heartbeat tells
+// their state again.
+func TestSystemdComesBack(t *testing.T) {
+	addr := startBus(t)
+	m := &fakeManager{units: map[string][2]string{"nginx.service": {"active", "running"}}}
+	gone := exportManager(t, addr, m)
+	sd := NewSystemd(connectTo(addr))
+	t.Cleanup(func() { _ = sd.Close() })
+	running := []domain.ServiceState{{Name: "nginx.service", Status: domain.ServiceRunning, State: "active/running"}}
+
+	got, err := sd.Services(t.Context(), []string{"nginx"})
+	if err != nil || !cmp.Equal(running, got) {
+		t.Fatalf("before: %+v, %v", got, err)
+	}
+	if err := gone.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err = sd.Services(t.Context(), []string{"nginx"})
+	if err == nil || len(got) != 1 || got[0].Status != domain.ServiceUnknown {
+		t.Errorf("with systemd gone: %+v, %v; want Unknown and an error", got, err)
+	}
+	exportManager(t, addr, m)
+	got, err = sd.Services(t.Context(), []string{"nginx"})
+	if err != nil || !cmp.Equal(running, got) {
+		t.Errorf("with systemd back: %+v, %v; want nginx.service running", got, err)
+	}
 }
