@@ -23,6 +23,8 @@ all: build
 deps:
 	@command -v gcc >/dev/null 2>&1 || { echo "installing gcc (go-sqlite3 needs cgo)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null; }
+	@command -v dbus-daemon >/dev/null 2>&1 || { echo "installing dbus-daemon (the agent's systemd tests talk D-Bus through a private bus)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dbus-daemon >/dev/null; }
 	@command -v kubectl >/dev/null 2>&1 || echo "note: kubectl is not on PATH; the kubectl tests will be skipped"
 
 build: deps

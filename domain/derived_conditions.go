@@ -25,9 +25,13 @@ const (
 
 // conditionOrder is the order in which herd appends conditions a node did
 // not have yet; types not listed follow in the order they were reported.
+// NetworkUnavailable, which herd derives between CPUPressure and
+// ServicesHealthy, is left out: a kubelet reports it too, and kubelet
+// nodes keep it where they report it.
 var conditionOrder = []ConditionType{
 	ConditionReady, ConditionMemoryPressure, ConditionDiskPressure,
 	ConditionPIDPressure, ConditionHighLoad,
+	ConditionCPUPressure, ConditionServicesHealthy,
 }
 
 // withDefaults returns t with every zero field set from DefaultThresholds.
@@ -42,11 +46,13 @@ func (t Thresholds) withDefaults() Thresholds {
 	}
 }
 
-// deriveConditions turns validated metrics into the five conditions herd
-// computes for its own agents, in conditionOrder. A node that reports
-// metrics is heartbeating, hence Ready.
+// deriveConditions turns validated metrics into the conditions herd
+// computes for its own agents, in conditionOrder: always Ready, the three
+// pressures and HighLoad; CPUPressure, NetworkUnavailable and
+// ServicesHealthy only when the agent reports CPU use, links and watched
+// services. A node that reports metrics is heartbeating, hence Ready.
 func deriveConditions(m Metrics, t Thresholds) []ReportedCondition {
-	return []ReportedCondition{
+	conds := []ReportedCondition{
 		{
 			Type: ConditionReady, Status: ConditionTrue,
 			Reason: ReasonAgentReady, Message: "herd agent is posting ready status",
@@ -62,6 +68,16 @@ func deriveConditions(m Metrics, t Thresholds) []ReportedCondition {
 			ReasonHasSufficientPID, ReasonHasInsufficientPID),
 		loadCondition(m, t.LoadPerCPU),
 	}
+	if m.CPUPercent != nil {
+		conds = append(conds, cpuCondition(*m.CPUPercent, t.CPUPercent))
+	}
+	if len(m.Links) > 0 {
+		conds = append(conds, networkCondition(m.Links))
+	}
+	if len(m.Services) > 0 {
+		conds = append(conds, servicesCondition(m.Services))
+	}
+	return conds
 }
 
 // percentCondition is True when used is strictly more than percent % of

@@ -69,6 +69,42 @@ func metricsProblems(m Metrics) []FieldError {
 	if m.ActiveJobs < 0 {
 		add("activeJobs", strconv.Itoa(m.ActiveJobs), "must not be negative")
 	}
+	if p := m.CPUPercent; p != nil && !(*p >= 0 && *p <= 100) { // NaN fails both
+		add("cpuPercent", strconv.FormatFloat(*p, 'g', -1, 64), "must be between 0 and 100")
+	}
+	errs = append(errs, namedProblems("metrics.links", m.Links, func(l NetworkLink) string { return l.Name })...)
+	errs = append(errs, namedProblems("metrics.services", m.Services, func(s ServiceState) string { return s.Name })...)
+	for i, s := range m.Services {
+		switch s.Status {
+		case ServiceRunning, ServiceFailed, ServiceUnknown:
+		case "":
+			errs = append(errs, FieldError{Field: fmt.Sprintf("metrics.services[%d].status", i), Reason: "required"})
+		default:
+			errs = append(errs, FieldError{
+				Field: fmt.Sprintf("metrics.services[%d].status", i), Value: string(s.Status),
+				Reason: `supported values: "Running", "Failed", "Unknown"`,
+			})
+		}
+	}
+	return errs
+}
+
+// namedProblems checks that every item of a reported list has a name and
+// no name appears twice; path is the list's field path.
+func namedProblems[T any](path string, items []T, name func(T) string) []FieldError {
+	var errs []FieldError
+	seen := make(map[string]bool, len(items))
+	for i, it := range items {
+		field := fmt.Sprintf("%s[%d].name", path, i)
+		switch n := name(it); {
+		case n == "":
+			errs = append(errs, FieldError{Field: field, Reason: "required"})
+		case seen[n]:
+			errs = append(errs, FieldError{Field: field, Value: n, Reason: "Duplicate value"})
+		default:
+			seen[n] = true
+		}
+	}
 	return errs
 }
 
@@ -112,6 +148,7 @@ func thresholdProblems(t Thresholds) []FieldError {
 	percent("memoryPercent", t.MemoryPercent)
 	percent("diskPercent", t.DiskPercent)
 	percent("pidPercent", t.PIDPercent)
+	percent("cpuPercent", t.CPUPercent)
 	if v := t.LoadPerCPU; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		errs = append(errs, FieldError{
 			Field: "thresholds.loadPerCPU", Value: strconv.FormatFloat(v, 'g', -1, 64),

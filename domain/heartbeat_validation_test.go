@@ -76,6 +76,47 @@ func TestHeartbeatValidation(t *testing.T) {
 			},
 		},
 		{
+			name: "CPU use, links and services as reported are valid",
+			change: func(c *RecordHeartbeat) {
+				c.Metrics.CPUPercent = ptr(100.0)
+				c.Metrics.Links = []NetworkLink{{Name: "eth0", State: "up", Up: true}}
+				c.Metrics.Services = []ServiceState{{Name: "ssh.service", Status: ServiceUnknown}}
+			},
+		},
+		{
+			name:   "CPU use outside 0 to 100 or not finite",
+			change: func(c *RecordHeartbeat) { c.Metrics.CPUPercent = ptr(100.5) },
+			want:   []FieldError{{Field: "metrics.cpuPercent", Value: "100.5", Reason: "must be between 0 and 100"}},
+		},
+		{
+			name:   "negative CPU use",
+			change: func(c *RecordHeartbeat) { c.Metrics.CPUPercent = ptr(-1.0) },
+			want:   []FieldError{{Field: "metrics.cpuPercent", Value: "-1", Reason: "must be between 0 and 100"}},
+		},
+		{
+			name:   "CPU use not a number",
+			change: func(c *RecordHeartbeat) { c.Metrics.CPUPercent = ptr(math.NaN()) },
+			want:   []FieldError{{Field: "metrics.cpuPercent", Value: "NaN", Reason: "must be between 0 and 100"}},
+		},
+		{
+			name: "links and services without a name, twice, or with a bad status",
+			change: func(c *RecordHeartbeat) {
+				c.Metrics.Links = []NetworkLink{{Name: "eth0"}, {}, {Name: "eth0"}}
+				c.Metrics.Services = []ServiceState{
+					{Name: "ssh.service", Status: ServiceRunning}, {Status: ServiceFailed},
+					{Name: "ssh.service", Status: "running"}, {Name: "cron.service"},
+				}
+			},
+			want: []FieldError{
+				{Field: "metrics.links[1].name", Reason: "required"},
+				{Field: "metrics.links[2].name", Value: "eth0", Reason: "Duplicate value"},
+				{Field: "metrics.services[1].name", Reason: "required"},
+				{Field: "metrics.services[2].name", Value: "ssh.service", Reason: "Duplicate value"},
+				{Field: "metrics.services[2].status", Value: "running", Reason: `supported values: "Running", "Failed", "Unknown"`},
+				{Field: "metrics.services[3].status", Reason: "required"},
+			},
+		},
+		{
 			name: "reported conditions without type, twice, or with a bad status",
 			change: func(c *RecordHeartbeat) {
 				c.Metrics = nil

@@ -93,6 +93,19 @@ type Metrics struct {
 	PIDsMax              int64   `json:"pidsMax"`
 	PIDsCurrent          int64   `json:"pidsCurrent"`
 	ActiveJobs           int     `json:"activeJobs"`
+	// CPUPercent is the share of the node's CPUs that was busy since the
+	// agent's previous heartbeat, 0 to 100. nil when the agent does not
+	// measure it (its first heartbeat, an older agent, a host it cannot
+	// read): herd then derives no CPUPressure.
+	CPUPercent *float64 `json:"cpuPercent,omitempty"`
+	// Links are the node's network links other than loopback and whether
+	// each is up (see NetworkLink); nil when the agent does not report
+	// them, and then herd derives no NetworkUnavailable.
+	Links []NetworkLink `json:"links,omitempty"`
+	// Services are the states of the services the agent watches (herd
+	// agent --watch-service); nil when it watches none, and then herd
+	// derives no ServicesHealthy.
+	Services []ServiceState `json:"services,omitempty"`
 }
 
 // Node is the node aggregate: everything herd knows about one machine. The
@@ -141,6 +154,11 @@ type Node struct {
 	// ScrapeFailure is why herd cannot hear from the node's kubelet right
 	// now, nil while it can.
 	ScrapeFailure *ScrapeFailure `json:"scrapeFailure,omitempty"`
+	// FailedServices are the watched services herd last recorded as
+	// failed (NodeServiceFailed), by name, with the state they failed in;
+	// a NodeServiceRecovered takes one out. herd records each failure and
+	// each recovery once, however many heartbeats report it.
+	FailedServices map[string]string `json:"failedServices,omitempty"`
 
 	// Deleted marks a node removed from the fleet. The view keeps the row
 	// as a tombstone so that the stream version survives a later

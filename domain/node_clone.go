@@ -28,6 +28,7 @@ func (n Node) Clone() Node {
 	}
 	c.KubeletMetrics = n.KubeletMetrics.clone()
 	c.ScrapeFailure = clonePtr(n.ScrapeFailure)
+	c.FailedServices = cloneStrings(n.FailedServices)
 	return c
 }
 
@@ -49,6 +50,9 @@ func (m *Metrics) clone() *Metrics {
 		return nil
 	}
 	c := *m
+	c.CPUPercent = clonePtr(m.CPUPercent)
+	c.Links = cloneSlice(m.Links)
+	c.Services = cloneSlice(m.Services)
 	return &c
 }
 

@@ -141,4 +141,6 @@ var NodeAggregate = defineAggregate("node",
 	eventOf[NodeScrapeFailed](1),
 	eventOf[NodeScrapeRecovered](1),
 	eventOf[NodeMachineObserved](1),
+	eventOf[NodeServiceFailed](1),
+	eventOf[NodeServiceRecovered](1),
 )

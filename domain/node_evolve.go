@@ -98,6 +98,10 @@ func EvolveNode(n Node, e Event) Node {
 		n.ScrapeFailure = &ScrapeFailure{Reason: e.Reason, Message: e.Message, Since: e.At}
 	case NodeScrapeRecovered:
 		n.ScrapeFailure = nil
+	case NodeServiceFailed:
+		n.FailedServices = withServiceFailed(n.FailedServices, e.Service, e.State)
+	case NodeServiceRecovered:
+		n.FailedServices = withServiceRecovered(n.FailedServices, e.Service)
 	case NodeMachineObserved:
 		n = e.apply(n)
 	case NodeLabelsChanged:

@@ -13,6 +13,9 @@ import (
 func sampleEvents() []Event {
 	reg := registration("web-01")
 	m := healthy()
+	m.CPUPercent = ptr(42.5)
+	m.Links = []NetworkLink{{Name: "eth0", State: "up", Up: true}}
+	m.Services = []ServiceState{{Name: "nginx.service", Status: ServiceFailed, State: "failed/failed"}}
 	return []Event{
 		NodeRegistered{Registration: reg, At: at(1)},
 		NodeRestarted{Registration: reg, RestartCount: 3, Reason: RestartCleanStart, At: at(2)},
@@ -41,6 +44,8 @@ func sampleEvents() []Event {
 		NodeScrapeFailed{Reason: "ConnectionRefused", Message: "dial tcp 10.0.0.7:10250: connection refused", At: at(13)},
 		NodeScrapeRecovered{Reason: "ConnectionRefused", At: at(14)},
 		NodeMachineObserved{Capacity: ResourceList{"cpu": 2000}, Allocatable: ResourceList{"cpu": 2000}, MachineID: "f3fa05a9", SystemUUID: "ec2856b5", BootID: "bdab808d", At: at(15)},
+		NodeServiceFailed{Service: "nginx.service", State: "failed/failed", At: at(15)},
+		NodeServiceRecovered{Service: "nginx.service", State: "active/running", At: at(16)},
 		KubeletTargetSet{Target: kubeletTarget("web-01"), At: at(15)},
 		KubeletTargetRemoved{Name: "web-01", Source: SourceAPI, At: at(16)},
 		NamespaceCreated{Name: "shop", UID: "uid-ns", Labels: map[string]string{"team": "shop"}, Reason: "in use", At: at(17)},
@@ -134,8 +139,20 @@ func scribble(n *Node) {
 	for i := range n.Conditions {
 		n.Conditions[i].Message = "scribbled"
 	}
-	if n.Metrics != nil {
-		n.Metrics.CPUCount = -1
+	if m := n.Metrics; m != nil {
+		m.CPUCount = -1
+		if m.CPUPercent != nil {
+			*m.CPUPercent = -1
+		}
+		for i := range m.Links {
+			m.Links[i].Name = "scribbled"
+		}
+		for i := range m.Services {
+			m.Services[i].State = "scribbled"
+		}
+	}
+	for k := range n.FailedServices {
+		n.FailedServices[k] = "scribbled"
 	}
 	if k := n.KubeletMetrics; k != nil {
 		*k.MemoryAvailableBytes, *k.RlimitMaxPID = 1, -1

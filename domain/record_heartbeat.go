@@ -12,7 +12,9 @@ import "time"
 //   - when Reported is not empty, they are the desired conditions: herd takes
 //     their status, reason and message, and keeps its own times;
 //   - otherwise, when Metrics is given, herd derives Ready, MemoryPressure,
-//     DiskPressure, PIDPressure and HighLoad from them (see Thresholds);
+//     DiskPressure, PIDPressure and HighLoad from them (see Thresholds),
+//     and CPUPressure, NetworkUnavailable and ServicesHealthy when the
+//     agent reports CPU use, its links and the services it watches;
 //   - otherwise there are none, and only the heartbeat is recorded.
 //
 // Each desired condition that is new, or whose status, reason or message
@@ -21,7 +23,13 @@ import "time"
 // status and reason hold is not recorded again only because its message
 // (which names the measurement at the transition, such as "memory used
 // 93.1% > 90%") would read differently: metrics move on every heartbeat, and
-// the current figures are in the node's Metrics. Finally, when Ready ends up
+// the current figures are in the node's Metrics. ServicesHealthy False and
+// NetworkUnavailable True are the exception: their message names the
+// services not running and the links down, and a new one is recorded.
+//
+// Each watched service that fails records NodeServiceFailed, and each that
+// runs again NodeServiceRecovered, once per change (see
+// serviceTransitions). Finally, when Ready ends up
 // True and was not True before, or the agent is still Starting, Stopped or
 // Lost, NodeBecameReady follows.
 //
@@ -70,7 +78,7 @@ func (c RecordHeartbeat) decideNode(n Node, now time.Time) ([]Event, error) {
 	for _, d := range desired {
 		cur, ok := n.Condition(d.Type)
 		same := ok && cur.Status == d.Status && cur.Reason == d.Reason
-		if same && (derived || cur.Message == d.Message) {
+		if same && (cur.Message == d.Message || derived && !namesItsTrouble(d)) {
 			continue
 		}
 		events = append(events, NodeConditionChanged{
@@ -84,6 +92,10 @@ func (c RecordHeartbeat) decideNode(n Node, now time.Time) ([]Event, error) {
 		if d.Type == ConditionReady {
 			ready = d.Status
 		}
+	}
+
+	if c.Metrics != nil {
+		events = append(events, serviceTransitions(n, c.Metrics.Services, now)...)
 	}
 
 	starting := n.AgentState == AgentStarting || n.AgentState == AgentStopped || n.AgentState == AgentLost

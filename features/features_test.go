@@ -48,5 +48,6 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerWatchSteps(sc)
 	w.registerZoneSteps(sc)
 	w.registerAgentSteps(sc)
+	w.registerAgentSignalSteps(sc)
 	w.registerRetentionSteps(sc)
 }

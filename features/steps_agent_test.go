@@ -23,6 +23,10 @@ type agentProc struct {
 	cfg  app.AgentConfig
 	host *nodeHost
 	app  *fx.App
+	// extra are fx options of the scenario's own (a host's services).
+	extra []fx.Option
+	// services stands in for the host's service manager, if it has one.
+	services *hostServices
 }
 
 // Steps about `herd agent`: registration, heartbeats, clean stops, and
@@ -72,10 +76,10 @@ func (w *world) agentStartsKeeping(node, os string, cpus int, memory, keepCPU, k
 // start did: the registration and the first heartbeat.
 func (w *world) startAgent() error {
 	a := w.agent
-	a.app = fx.New(app.AgentOptions(a.cfg,
+	a.app = fx.New(app.AgentOptions(a.cfg, append([]fx.Option{
 		fx.Decorate(func(clock.WithTicker) clock.WithTicker { return w.clock }),
 		fx.Decorate(func(host.Source) host.Source { return a.host }),
-	), fx.NopLogger)
+	}, a.extra...)...), fx.NopLogger)
 	if err := a.app.Err(); err != nil {
 		return err
 	}

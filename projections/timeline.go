@@ -86,6 +86,14 @@ func timelineEntries(node string, rec events.Record, ev domain.Event) []Timeline
 		return entry(e.At, "ScrapeFailed", warning, e.Reason, msg)
 	case domain.NodeScrapeRecovered:
 		return entry(e.At, "ScrapeRecovered", normal, e.Reason, "herd polls the kubelet again")
+	case domain.NodeServiceFailed:
+		msg := fmt.Sprintf("service %s stopped running: %s", e.Service, e.State)
+		if e.State == domain.ServiceNotFound {
+			msg = fmt.Sprintf("service %s does not exist", e.Service)
+		}
+		return entry(e.At, "ServiceFailed", warning, "ServiceFailed", msg)
+	case domain.NodeServiceRecovered:
+		return entry(e.At, "ServiceRecovered", normal, "ServiceRecovered", fmt.Sprintf("service %s runs again: %s", e.Service, e.State))
 	case domain.NodeTainted:
 		// An operator's taint is an intent; one herd puts on for a
 		// condition (unreachable, not ready, pressure) is trouble.
@@ -115,17 +123,14 @@ func timelineEntries(node string, rec events.Record, ev domain.Event) []Timeline
 	return nil
 }
 
-// conditionType is Warning when a condition leaves its healthy status:
-// Ready and KubeletReachable anything but True, any other condition (the
-// pressures, HighLoad, NetworkUnavailable, a node problem detector's)
-// True or Unknown, as Kubernetes' node conditions read. A condition first
-// known as Unknown (a node just registered) is nothing to look at yet.
+// conditionType is Warning when a condition leaves its healthy status
+// (domain.HealthyStatus): Ready, KubeletReachable and ServicesHealthy
+// anything but True, any other condition (the pressures, HighLoad,
+// NetworkUnavailable, a node problem detector's) True or Unknown, as
+// Kubernetes' node conditions read. A condition first known as Unknown (a
+// node just registered) is nothing to look at yet.
 func conditionType(c domain.ConditionType, from, s domain.ConditionStatus) string {
-	healthy := domain.ConditionFalse
-	if c == domain.ConditionReady || c == domain.ConditionKubeletReachable {
-		healthy = domain.ConditionTrue
-	}
-	if s == healthy || (from == "" && s == domain.ConditionUnknown) {
+	if s == domain.HealthyStatus(c) || (from == "" && s == domain.ConditionUnknown) {
 		return TimelineNormal
 	}
 	return TimelineWarning

@@ -162,7 +162,8 @@ type TerminationStepRequest struct {
 }
 
 // AgentHeartbeat is the body of a herd agent's heartbeat. Every metric is
-// required; a missing one is named in the error.
+// required, but for CPU use, links and services; a missing one is named
+// in the error.
 type AgentHeartbeat struct {
 	Metrics *AgentMetrics `json:"metrics"`
 }
@@ -181,4 +182,10 @@ type AgentMetrics struct {
 	PIDsMax              *int64   `json:"pidsMax"`
 	PIDsCurrent          *int64   `json:"pidsCurrent"`
 	ActiveJobs           *int     `json:"activeJobs"`
+	// CPUPercent, Links and Services are optional: an agent that does not
+	// report them leaves them out, and herd derives no CPUPressure,
+	// NetworkUnavailable or ServicesHealthy (see domain.Metrics).
+	CPUPercent *float64              `json:"cpuPercent,omitempty"`
+	Links      []domain.NetworkLink  `json:"links,omitempty"`
+	Services   []domain.ServiceState `json:"services,omitempty"`
 }

@@ -34,6 +34,7 @@ func (c *Client) Heartbeat(ctx context.Context, name string, m domain.Metrics) (
 		MemoryTotalBytes: &m.MemoryTotalBytes, MemoryAvailableBytes: &m.MemoryAvailableBytes,
 		DiskTotalBytes: &m.DiskTotalBytes, DiskAvailableBytes: &m.DiskAvailableBytes,
 		PIDsMax: &m.PIDsMax, PIDsCurrent: &m.PIDsCurrent, ActiveJobs: &m.ActiveJobs,
+		CPUPercent: m.CPUPercent, Links: m.Links, Services: m.Services,
 	}}
 	var out corev1.Node
 	if err := c.do(ctx, "POST", nodePath(name, "heartbeat"), nil, body, &out); err != nil {

@@ -17,6 +17,7 @@ import (
 type Kstat struct {
 	k   *illumos.Kstat
 	run illumos.Runner
+	cpu cpuSampler
 }
 
 var _ Source = (*Kstat)(nil)
@@ -44,5 +45,24 @@ func (h *Kstat) Facts(ctx context.Context) (Facts, error) {
 	return f, nil
 }
 
-// Metrics implements Source.
-func (h *Kstat) Metrics(ctx context.Context) (domain.Metrics, error) { return h.k.Metrics(ctx) }
+// Metrics implements Source. CPU use comes from the cpu kstats' ticks
+// between two heartbeats, the links from dladm; a host where either cannot
+// be read reports none of it rather than no heartbeat.
+func (h *Kstat) Metrics(ctx context.Context) (domain.Metrics, error) {
+	m, err := h.k.Metrics(ctx)
+	if err != nil {
+		return m, err
+	}
+	if busy, all, err := kstatCPUTicks(ctx, h.run); err == nil {
+		m.CPUPercent = h.cpu.percent(busy, all)
+	}
+	m.Links, _ = dladmLinks(ctx, h.run)
+	return m, nil
+}
+
+// LocalServices is this host's service manager: SMF, through svcs.
+func LocalServices() (ServiceManager, error) { return NewSMF(illumos.ExecRunner{}), nil }
+
+// ServiceName is the name under which a watched service is asked for and
+// reported: as given, since svcs takes any FMRI or abbreviation of one.
+func ServiceName(name string) string { return name }

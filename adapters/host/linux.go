@@ -17,28 +17,31 @@ import (
 	"herd/domain"
 )
 
-// Proc reads a Linux host from /proc (through prometheus/procfs) and /etc.
+// Proc reads a Linux host from /proc (through prometheus/procfs), its
+// network links from /sys/class/net, and /etc.
 type Proc struct {
 	fs       procfs.FS
+	sysNet   string
 	etc      string
 	diskPath string
+	cpu      cpuSampler
 }
 
 var _ Source = (*Proc)(nil)
 
-// NewProc reads the proc filesystem mounted at procRoot, the files of
-// etcDir (os-release, machine-id), and the space of the filesystem that
-// holds diskPath.
-func NewProc(procRoot, etcDir, diskPath string) (*Proc, error) {
+// NewProc reads the proc filesystem mounted at procRoot, the links under
+// sysRoot/class/net, the files of etcDir (os-release, machine-id), and the
+// space of the filesystem that holds diskPath.
+func NewProc(procRoot, sysRoot, etcDir, diskPath string) (*Proc, error) {
 	fs, err := procfs.NewFS(procRoot)
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
-	return &Proc{fs: fs, etc: etcDir, diskPath: diskPath}, nil
+	return &Proc{fs: fs, sysNet: filepath.Join(sysRoot, "class", "net"), etc: etcDir, diskPath: diskPath}, nil
 }
 
 // Local is this Linux host.
-func Local(cfg Config) (Source, error) { return NewProc("/proc", "/etc", cfg.DiskPath) }
+func Local(cfg Config) (Source, error) { return NewProc("/proc", "/sys", "/etc", cfg.DiskPath) }
 
 // Facts implements Source.
 func (p *Proc) Facts(context.Context) (Facts, error) {
@@ -108,12 +111,19 @@ func (p *Proc) Metrics(context.Context) (domain.Metrics, error) {
 	if err := syscall.Statfs(p.diskPath, &fs); err != nil {
 		return domain.Metrics{}, fmt.Errorf("host: disk space of %s: %w", p.diskPath, err)
 	}
+	// A host whose /sys cannot be read reports no links, rather than no
+	// heartbeat: herd then derives no NetworkUnavailable.
+	links, _ := sysLinks(p.sysNet)
+	c := st.CPUTotal
+	busy := c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal
 	return domain.Metrics{
 		CPUCount: len(st.CPU), Load1: load.Load1, Load5: load.Load5, Load15: load.Load15,
 		MemoryTotalBytes: int64(*mem.MemTotalBytes), MemoryAvailableBytes: int64(*mem.MemAvailableBytes),
 		DiskTotalBytes:     int64(fs.Blocks) * int64(fs.Bsize), //nolint:unconvert // Statfs_t.Bsize is int32 on 32-bit Linux
 		DiskAvailableBytes: int64(fs.Bavail) * int64(fs.Bsize), //nolint:unconvert // Statfs_t.Bsize is int32 on 32-bit Linux
 		PIDsMax:            int64(pidMax[0]), PIDsCurrent: int64(len(procs)),
+		CPUPercent: p.cpu.percent(busy, busy+c.Idle+c.Iowait),
+		Links:      links,
 	}, nil
 }
 
@@ -130,3 +140,10 @@ func osRelease(path string) string {
 	}
 	return "Linux"
 }
+
+// LocalServices is this host's service manager: systemd, over D-Bus.
+func LocalServices() (ServiceManager, error) { return LocalSystemd(), nil }
+
+// ServiceName is the name under which a watched service is asked for and
+// reported: its systemd unit name (UnitName).
+func ServiceName(name string) string { return UnitName(name) }

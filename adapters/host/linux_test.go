@@ -3,14 +3,20 @@
 package host
 
 import (
+	"math"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"herd/domain"
 )
 
 func TestProcReadsARecordedHost(t *testing.T) {
-	p, err := NewProc("testdata/proc", "testdata/etc", t.TempDir())
+	p, err := NewProc("testdata/proc", "testdata/sys", "testdata/etc", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,6 +43,97 @@ func TestProcReadsARecordedHost(t *testing.T) {
 	if m.DiskTotalBytes <= 0 || m.DiskAvailableBytes <= 0 || m.DiskAvailableBytes > m.DiskTotalBytes {
 		t.Errorf("disk %d of %d available", m.DiskAvailableBytes, m.DiskTotalBytes)
 	}
+	if m.CPUPercent != nil {
+		t.Errorf("CPU use %v%% from the first reading; want none until a second", *m.CPUPercent)
+	}
+	wantLinks := []domain.NetworkLink{{Name: "eth0", State: "up", Up: true}, {Name: "eth1", State: "down"}}
+	if diff := cmp.Diff(wantLinks, m.Links); diff != "" {
+		t.Errorf("links (-want +got):\n%s", diff)
+	}
+}
+
+// TestProcTakesCPUUseBetweenHeartbeats reads /proc/stat twice, as two
+// heartbeats do, with the host 3/4 busy in between.
+func TestProcTakesCPUUseBetweenHeartbeats(t *testing.T) {
+	proc := filepath.Join(t.TempDir(), "proc")
+	if err := os.CopyFS(proc, os.DirFS("testdata/proc")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewProc(proc, "testdata/sys", "testdata/etc", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Metrics(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// 100 s of CPU time later (USER_HZ 100: 10000 ticks): user +5000,
+	// system +2000, softirq +500, idle +2000, iowait +500.
+	stat, err := os.ReadFile(filepath.Join(proc, "stat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := strings.Replace(string(stat), "cpu  10132153 290696 3084719 46828483 16683 0 25195 0 0 0",
+		"cpu  10137153 290696 3086719 46830483 17183 0 25695 0 0 0", 1)
+	if err := os.WriteFile(filepath.Join(proc, "stat"), []byte(later), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := p.Metrics(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.CPUPercent == nil || math.Abs(*m.CPUPercent-75) > 1e-9 {
+		t.Errorf("CPU use %v, want 75%%", m.CPUPercent)
+	}
+}
+
+// TestSysLinks: loopback never counts; physical links count alone when
+// there are any, and a link whose state is unknown is up when it has a
+// carrier.
+func TestSysLinks(t *testing.T) {
+	dir := t.TempDir()
+	link := func(name, typ, operstate, carrier string, physical bool) {
+		d := filepath.Join(dir, name)
+		files := map[string]string{"type": typ, "operstate": operstate}
+		if carrier != "" {
+			files["carrier"] = carrier
+		}
+		if physical {
+			files["device"] = ""
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for f, v := range files {
+			if err := os.WriteFile(filepath.Join(d, f), []byte(v+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	link("lo", "772", "unknown", "1", false)
+	link("tun0", "65534", "unknown", "1", false)
+	link("docker0", "1", "down", "", false)
+	got, err := sysLinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []domain.NetworkLink{{Name: "docker0", State: "down"}, {Name: "tun0", State: "unknown", Up: true}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("virtual links only (-want +got):\n%s", diff)
+	}
+
+	link("enp3s0", "1", "lowerlayerdown", "0", true)
+	got, err = sysLinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []domain.NetworkLink{{Name: "enp3s0", State: "lowerlayerdown"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("with a physical link (-want +got):\n%s", diff)
+	}
+
+	if _, err := sysLinks(filepath.Join(dir, "missing")); err == nil {
+		t.Error("links of a missing directory: no error")
+	}
 }
 
 // TestLocalReadsThisHost reads the machine the test runs on.
@@ -62,7 +159,7 @@ func TestLocalReadsThisHost(t *testing.T) {
 }
 
 func TestProcNamesWhatIsMissing(t *testing.T) {
-	p, err := NewProc(t.TempDir(), t.TempDir(), "/")
+	p, err := NewProc(t.TempDir(), t.TempDir(), t.TempDir(), "/")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,6 +120,7 @@ func decodeAgentHeartbeat(r *http.Request, name string) (domain.Metrics, error) 
 	take("pidsMax", set(p.PIDsMax, &out.PIDsMax))
 	take("pidsCurrent", set(p.PIDsCurrent, &out.PIDsCurrent))
 	take("activeJobs", set(p.ActiveJobs, &out.ActiveJobs))
+	out.CPUPercent, out.Links, out.Services = p.CPUPercent, p.Links, p.Services // optional
 	if len(missing) > 0 {
 		return out, &domain.InvalidError{Kind: "Node", Name: name, Fields: missing}
 	}

@@ -43,6 +43,7 @@ HTTP API only.`,
 	f.StringVar(&cfg.MetricsListen, "metrics-listen", cfg.MetricsListen, "where the agent serves /metrics (Prometheus) and /healthz; loopback by default, empty for none")
 	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error")
 	f.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "console or json")
+	f.StringArrayVar(&cfg.WatchServices, "watch-service", cfg.WatchServices, "a service whose state every heartbeat reports, for the node's ServicesHealthy condition; repeat for more: a systemd unit on Linux (nginx is nginx.service), an SMF service on illumos (svc:/network/ssh:default or ssh). One that does not exist counts as failed")
 	f.DurationVar(&cfg.MockRuntime.ShutdownDelay, "mock-shutdown-delay", cfg.MockRuntime.ShutdownDelay, "how long a pod on the mock runtime takes to stop once asked (per pod: annotation mock.herd.dev/shutdown-seconds)")
 	return cmd
 }

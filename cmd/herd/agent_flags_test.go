@@ -46,3 +46,19 @@ func TestOnlyServeTakesPodCIDR(t *testing.T) {
 		t.Error("herd serve lacks --pod-cidr")
 	}
 }
+
+// TestWatchServiceRepeats: --watch-service is given once per service,
+// and a name with a comma is one name.
+func TestWatchServiceRepeats(t *testing.T) {
+	cmd := newAgentCmd()
+	if err := cmd.Flags().Parse([]string{"--watch-service", "nginx", "--watch-service", "svc:/network/ssh:default,x"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := cmd.Flags().GetStringArray("watch-service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"nginx", "svc:/network/ssh:default,x"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -57,6 +58,10 @@ type AgentConfig struct {
 	// MetricsListen is where /metrics and /healthz are served
 	// (--metrics-listen, default 127.0.0.1:9464; empty for none).
 	MetricsListen string
+	// WatchServices are the services whose state every heartbeat carries
+	// (--watch-service): systemd units on Linux (nginx is nginx.service),
+	// SMF services on illumos. herd derives ServicesHealthy from them.
+	WatchServices []string
 }
 
 // DefaultAgentConfig is an agent of a mock node polling herd every 2 s.
@@ -93,7 +98,27 @@ func (c AgentConfig) Validate() error {
 	if _, err := c.termination(); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, validWatchServices(c.WatchServices)...)
 	return errors.Join(errs...)
+}
+
+// validWatchServices checks --watch-service: no empty name, and no
+// service named twice (nginx and nginx.service are the same unit).
+func validWatchServices(names []string) []error {
+	var errs []error
+	seen := map[string]string{}
+	for _, n := range names {
+		key := host.ServiceName(n)
+		switch first, dup := seen[key]; {
+		case strings.TrimSpace(n) == "":
+			errs = append(errs, errors.New("--watch-service: a service name must not be empty"))
+		case dup:
+			errs = append(errs, fmt.Errorf("--watch-service %q: the same service as %q, given already", n, first))
+		default:
+			seen[key] = n
+		}
+	}
+	return errs
 }
 
 // termination is the node's termination reconciler's configuration: it
@@ -125,6 +150,7 @@ func AgentOptions(cfg AgentConfig, extra ...fx.Option) fx.Option {
 			func(c clock.WithTicker) clock.Clock { return c },
 			newAgentClient,
 			func(cfg AgentConfig) (host.Source, error) { return host.Local(cfg.Node.hostConfig()) },
+			newServiceManager,
 			newRunner,
 			newAgentRuntime,
 			newAgentMetrics,
@@ -180,7 +206,8 @@ func newAgentRuntime(lc fx.Lifecycle, cfg AgentConfig, run illumos.Runner, clk c
 // startPresence registers the node as the agent starts and deregisters
 // it as the agent stops, with herd.dev/runtime=agent: herd serve leaves
 // the node's pods to the agent.
-func startPresence(lc fx.Lifecycle, cfg AgentConfig, c *herdclient.Client, src host.Source, clk clock.WithTicker, log *zap.Logger, m *agentMetrics) {
+func startPresence(lc fx.Lifecycle, cfg AgentConfig, c *herdclient.Client, src host.Source, svc host.ServiceManager,
+	clk clock.WithTicker, log *zap.Logger, m *agentMetrics) {
 	jobs := func(ctx context.Context) (int, error) {
 		pods, err := c.List(ctx, cfg.Node.Name)
 		n := 0
@@ -196,8 +223,26 @@ func startPresence(lc fx.Lifecycle, cfg AgentConfig, c *herdclient.Client, src h
 	}
 	labels := map[string]string{domain.LabelRuntime: domain.RuntimeAgent}
 	p := NewPresence(cfg.Node, countingRegistry{Registry: c, m: m}, src, jobs, labels, cfg.Version, clk, log)
+	if svc != nil && len(cfg.WatchServices) > 0 {
+		names := make([]string, len(cfg.WatchServices))
+		for i, n := range cfg.WatchServices {
+			names[i] = host.ServiceName(n)
+		}
+		p.WatchServices(svc, names)
+	}
 	lc.Append(fx.StartStopHook(p.Start, p.Stop))
-	log.Info("agent configured", zap.String("server", c.Server()), zap.String("runtime", cfg.Node.Runtime))
+	log.Info("agent configured", zap.String("server", c.Server()), zap.String("runtime", cfg.Node.Runtime),
+		zap.Strings("watchServices", cfg.WatchServices))
+}
+
+// newServiceManager is the host's service manager when the agent watches
+// services (--watch-service), nil when it watches none: a host without
+// systemd runs an agent that watches nothing.
+func newServiceManager(cfg AgentConfig) (host.ServiceManager, error) {
+	if len(cfg.WatchServices) == 0 {
+		return nil, nil
+	}
+	return host.LocalServices()
 }
 
 // clientTransport trusts the CA in caFile besides nothing else, or the

@@ -190,19 +190,22 @@ func TestConfigurationNamesWhatIsWrong(t *testing.T) {
 	agent := DefaultAgentConfig()
 	agent.Server, agent.PollInterval, agent.MetricsListen = "herd:8080", 0, "9464"
 	agent.Node.Runtime, agent.Node.ReserveCPU, agent.Node.HeartbeatInterval, agent.Node.Address = "docker", -1, 0, "zone-01"
+	agent.WatchServices = []string{"svc:/network/ssh:default", "", "svc:/network/ssh:default"}
 	serve := DefaultConfig()
 	serve.LocalNode.Name = "Solo_1"
 	serve.LocalNode.Runtime = RuntimeIllumos
 	serve.LocalNode.Illumos.NetworkMode = "bridge"
 	serve.LocalNode.Illumos.Retry.Attempts = 0
+	serve.Thresholds.CPUPercent = 101
 	for _, tt := range []struct {
 		name string
 		err  error
 		want []string
 	}{
 		{"agent", agent.Validate(), []string{"--node-name is required", `--server "herd:8080"`, "--poll-interval 0s", `--runtime "docker"`,
-			"--reserve-cpu -1m", "--heartbeat-interval 0s", `--node-ip "zone-01"`, `--metrics-listen "9464"`}},
-		{"serve", serve.Validate(), []string{`--local-node "Solo_1"`, `--network-mode "bridge"`, "--command-attempts 0"}},
+			"--reserve-cpu -1m", "--heartbeat-interval 0s", `--node-ip "zone-01"`, `--metrics-listen "9464"`,
+			"--watch-service: a service name must not be empty", `--watch-service "svc:/network/ssh:default": the same service as "svc:/network/ssh:default", given already`}},
+		{"serve", serve.Validate(), []string{`--local-node "Solo_1"`, `--network-mode "bridge"`, "--command-attempts 0", "--cpu-pressure-percent 101: want 1 to 100"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.err == nil {

@@ -132,7 +132,8 @@ func (c Config) Validate() error {
 	for _, p := range []struct {
 		flag string
 		v    int64
-	}{{"--memory-pressure-percent", t.MemoryPercent}, {"--disk-pressure-percent", t.DiskPercent}, {"--pid-pressure-percent", t.PIDPercent}} {
+	}{{"--memory-pressure-percent", t.MemoryPercent}, {"--disk-pressure-percent", t.DiskPercent}, {"--pid-pressure-percent", t.PIDPercent},
+		{"--cpu-pressure-percent", t.CPUPercent}} {
 		if p.v <= 0 || p.v > 100 {
 			errs = append(errs, fmt.Errorf("%s %d: want 1 to 100", p.flag, p.v))
 		}

@@ -39,6 +39,14 @@ type Presence struct {
 	clock   clock.WithTicker
 	log     *zap.Logger
 
+	// services tells the state of the watched services; nil when the
+	// node watches none (WatchServices).
+	services host.ServiceManager
+	watched  []string
+	// servicesBlind is set while the service manager cannot be asked, so
+	// that the failure is logged once and not with every heartbeat.
+	servicesBlind bool
+
 	cancel context.CancelFunc
 	done   sync.WaitGroup
 }
@@ -54,6 +62,13 @@ func NewPresence(cfg NodeConfig, reg Registry, src host.Source, jobs func(contex
 	version string, clk clock.WithTicker, log *zap.Logger) *Presence {
 	return &Presence{cfg: cfg, reg: reg, src: src, jobs: jobs, labels: labels, version: version, clock: clk,
 		log: log.Named("presence")}
+}
+
+// WatchServices makes every heartbeat carry the state of the named
+// services as mgr tells it (herd agent --watch-service); herd derives
+// ServicesHealthy from them. Call it before Start.
+func (p *Presence) WatchServices(mgr host.ServiceManager, names []string) {
+	p.services, p.watched = mgr, names
 }
 
 // Start registers the node, waiting for herd while it cannot be reached
@@ -138,8 +153,28 @@ func (p *Presence) beat(ctx context.Context) error {
 	if m.ActiveJobs, err = p.jobs(ctx); err != nil {
 		return fmt.Errorf("count the pods: %w", err)
 	}
+	m.Services = p.watchedServices(ctx)
 	_, err = p.reg.Heartbeat(ctx, p.cfg.Name, m)
 	return err
+}
+
+// watchedServices asks the service manager about the watched services.
+// One it cannot ask leaves them Unknown — herd shows ServicesHealthy
+// Unknown — and is logged when it starts and when it ends.
+func (p *Presence) watchedServices(ctx context.Context) []domain.ServiceState {
+	if p.services == nil || len(p.watched) == 0 {
+		return nil
+	}
+	ss, err := p.services.Services(ctx, p.watched)
+	switch {
+	case err != nil && !p.servicesBlind && ctx.Err() == nil:
+		p.log.Warn("cannot tell the state of the watched services; herd shows them Unknown", zap.Strings("services", p.watched), zap.Error(err))
+		p.servicesBlind = true
+	case err == nil && p.servicesBlind:
+		p.log.Info("the state of the watched services can be told again", zap.Strings("services", p.watched))
+		p.servicesBlind = false
+	}
+	return ss
 }
 
 // Stop ends the heartbeats and deregisters the node. A herd that cannot
@@ -151,6 +186,9 @@ func (p *Presence) Stop(ctx context.Context) error {
 	}
 	p.cancel()
 	p.done.Wait()
+	if p.services != nil {
+		_ = p.services.Close()
+	}
 	if err := p.reg.Deregister(ctx, p.cfg.Name); err != nil {
 		p.log.Warn("could not deregister; herd will see the node fall silent", zap.Error(err))
 		return nil
