@@ -63,8 +63,9 @@ func ofNode(series map[string]float64, node string) map[string]float64 {
 	return out
 }
 
-func u64(v uint64) *uint64 { return &v }
-func i64(v int64) *int64   { return &v }
+func u64(v uint64) *uint64   { return &v }
+func i64(v int64) *int64     { return &v }
+func f64(v float64) *float64 { return &v }
 
 func TestNodeSeriesFollowsCommits(t *testing.T) {
 	w, _, clk := newWriter(t)
@@ -76,6 +77,7 @@ func TestNodeSeriesFollowsCommits(t *testing.T) {
 	hb := domain.RecordHeartbeat{Metrics: &domain.Metrics{
 		CPUCount: 4, Load1: 1.5, MemoryTotalBytes: 1000, MemoryAvailableBytes: 250,
 		DiskTotalBytes: 1000, DiskAvailableBytes: 950, PIDsMax: 1000, PIDsCurrent: 100, ActiveJobs: 3,
+		CPUPercent: f64(37.5),
 	}}
 	do(t, w, clk, "web-01", hb)
 	clk.Step(10 * time.Second)
@@ -98,12 +100,14 @@ func TestNodeSeriesFollowsCommits(t *testing.T) {
 	got := scrapeSeries(t, s)
 	web := map[string]float64{
 		`herd_node_agent_state{kind="linux",node="web-01",state="Ready"}`:                           1,
+		`herd_node_condition{condition="CPUPressure",kind="linux",node="web-01",status="False"}`:    1,
 		`herd_node_condition{condition="DiskPressure",kind="linux",node="web-01",status="False"}`:   1,
 		`herd_node_condition{condition="HighLoad",kind="linux",node="web-01",status="False"}`:       1,
 		`herd_node_condition{condition="MemoryPressure",kind="linux",node="web-01",status="False"}`: 1,
 		`herd_node_condition{condition="PIDPressure",kind="linux",node="web-01",status="False"}`:    1,
 		`herd_node_condition{condition="Ready",kind="linux",node="web-01",status="True"}`:           1,
 		`herd_node_cordoned{kind="linux",node="web-01"}`:                                            1,
+		`herd_node_cpu_usage_ratio{kind="linux",node="web-01"}`:                                     0.375,
 		`herd_node_memory_usage_ratio{kind="linux",node="web-01"}`:                                  0.75,
 		`herd_node_disk_usage_ratio{kind="linux",node="web-01"}`:                                    0.05,
 		`herd_node_pid_usage_ratio{kind="linux",node="web-01"}`:                                     0.1,

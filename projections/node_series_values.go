@@ -41,7 +41,7 @@ type nodeFamily struct {
 var nodeFamilies = []nodeFamily{
 	family("herd_node_cordoned", "1 while the node is cordoned (unschedulable), else 0.", prometheus.GaugeValue,
 		func(n *nodeSample, _ time.Time) (float64, bool) { return boolValue(n.unschedulable), true }),
-	family("herd_node_cpu_usage_ratio", "Share of the node's CPUs in use, 0 to 1 (kubelet nodes: the summary's usageNanoCores over the node's CPU capacity).", prometheus.GaugeValue,
+	family("herd_node_cpu_usage_ratio", "Share of the node's CPUs in use, 0 to 1 (agents: their CPU use since the last heartbeat; kubelet nodes: the summary's usageNanoCores over the node's CPU capacity).", prometheus.GaugeValue,
 		func(n *nodeSample, _ time.Time) (float64, bool) { return n.cpuRatio() }),
 	family("herd_node_memory_usage_ratio", "Share of the node's memory in use, 0 to 1 (agents: 1 - available/total; kubelets: workingSet/(workingSet + available)).", prometheus.GaugeValue,
 		func(n *nodeSample, _ time.Time) (float64, bool) { return n.memoryRatio() }),
@@ -193,10 +193,14 @@ func conditionTypes(nodes []namedSample) []domain.ConditionType {
 	return types
 }
 
-// cpuRatio is the share of the node's CPUs in use, where it is known: a
-// kubelet's summary says how many nanocores are busy, and the node's
-// capacity how many millicores it has. herd's agents report no CPU use.
+// cpuRatio is the share of the node's CPUs in use, where it is known: an
+// agent reports the percent busy since its last heartbeat; a kubelet's
+// summary says how many nanocores are busy, and the node's capacity how
+// many millicores it has.
 func (n nodeSample) cpuRatio() (float64, bool) {
+	if n.metrics != nil && n.metrics.CPUPercent != nil {
+		return *n.metrics.CPUPercent / 100, true
+	}
 	if n.kubelet == nil || n.kubelet.CPUUsageNanoCores == nil || n.cpuMillis <= 0 {
 		return 0, false
 	}

@@ -67,8 +67,8 @@ func TestServeExposesPerNodeSeries(t *testing.T) {
 			t.Errorf("%s has no heartbeat age: %s", node, keys(got[node]))
 		}
 	}
-	// An agent reports everything but CPU use: it has a series of every
-	// other family.
+	// An agent whose heartbeat carries no CPU use (its first one, or an
+	// older agent's) has a series of every other family.
 	wantFamilies := []string{"herd_node_active_jobs", "herd_node_agent_state", "herd_node_condition", "herd_node_cordoned",
 		"herd_node_disk_usage_ratio", "herd_node_heartbeat_age_seconds", "herd_node_heartbeats_total", "herd_node_load1",
 		"herd_node_max_jobs", "herd_node_memory_usage_ratio", "herd_node_pid_usage_ratio", "herd_node_restarts_total"}
