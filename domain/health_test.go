@@ -71,12 +71,19 @@ func TestSyncConditionTaints(t *testing.T) {
 	pressured, _ := run(t, ready(t, "web-01"), step{RecordHeartbeat{Metrics: &Metrics{
 		CPUCount: 4, MemoryTotalBytes: 100, MemoryAvailableBytes: 5, DiskTotalBytes: 100, DiskAvailableBytes: 50, PIDsMax: 100, PIDsCurrent: 1,
 	}}, at(20)})
+	cutOff, _ := run(t, ready(t, "web-01"), step{RecordHeartbeat{Reported: []ReportedCondition{
+		{Type: ConditionReady, Status: ConditionTrue},
+		{Type: ConditionNetworkUnavailable, Status: ConditionTrue, Reason: ReasonNoLinkUp},
+	}}, at(20)})
 	tests := []struct {
 		name     string
 		node     Node
 		withhold bool
 		want     []Taint
 	}{
+		{"an unavailable network repels new pods, as Kubernetes' network-unavailable taint does", cutOff, false, []Taint{
+			{Key: TaintNetworkUnavailable, Effect: EffectNoSchedule, TimeAdded: at(70)},
+		}},
 		{"Ready Unknown is unreachable, NoSchedule and NoExecute", unreachable, false, []Taint{
 			{Key: TaintUnreachable, Effect: EffectNoSchedule, TimeAdded: at(70)},
 			{Key: TaintUnreachable, Effect: EffectNoExecute, TimeAdded: at(70)},

@@ -61,7 +61,8 @@ func desiredConditionTaints(n Node, withholdNoExecute bool) []Taint {
 	for _, p := range []struct {
 		cond ConditionType
 		key  string
-	}{{ConditionMemoryPressure, TaintMemoryPressure}, {ConditionDiskPressure, TaintDiskPressure}, {ConditionPIDPressure, TaintPIDPressure}} {
+	}{{ConditionMemoryPressure, TaintMemoryPressure}, {ConditionDiskPressure, TaintDiskPressure}, {ConditionPIDPressure, TaintPIDPressure},
+		{ConditionNetworkUnavailable, TaintNetworkUnavailable}} {
 		if conditionStatus(n, p.cond) == ConditionTrue {
 			out = append(out, Taint{Key: p.key, Effect: EffectNoSchedule})
 		}
@@ -81,6 +82,8 @@ func taintCause(key string) string {
 		return "DiskPressure is True"
 	case TaintPIDPressure:
 		return "PIDPressure is True"
+	case TaintNetworkUnavailable:
+		return "NetworkUnavailable is True"
 	}
 	return fmt.Sprintf("taint %s", key)
 }

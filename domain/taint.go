@@ -25,6 +25,8 @@ const (
 	TaintMemoryPressure = "node.kubernetes.io/memory-pressure"
 	TaintDiskPressure   = "node.kubernetes.io/disk-pressure"
 	TaintPIDPressure    = "node.kubernetes.io/pid-pressure"
+	// TaintNetworkUnavailable: NetworkUnavailable is True.
+	TaintNetworkUnavailable = "node.kubernetes.io/network-unavailable"
 )
 
 // conditionTaintKeys are the taint keys herd manages from conditions; taints
@@ -33,6 +35,7 @@ const (
 var conditionTaintKeys = map[string]bool{
 	TaintUnreachable: true, TaintNotReady: true,
 	TaintMemoryPressure: true, TaintDiskPressure: true, TaintPIDPressure: true,
+	TaintNetworkUnavailable: true,
 }
 
 // Taint repels pods that do not tolerate it.
