@@ -43,7 +43,7 @@ func (s *Server) patchNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
+	s.writeNode(w, http.StatusOK, n)
 }
 
 // drainRequest is the body of a drain: an optional grace period that
@@ -102,7 +102,7 @@ func (s *Server) untaintNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Taint", key)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
+	s.writeNode(w, http.StatusOK, n)
 }
 
 // nodeCommand runs one command on an existing node and answers with it.
@@ -115,5 +115,5 @@ func (s *Server) nodeCommand(w http.ResponseWriter, r *http.Request, name string
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
+	s.writeNode(w, http.StatusOK, n)
 }

@@ -29,11 +29,12 @@ func (s *Server) getNode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	kn := conversions.NodeToAPI(n)
-	if wantsTable(r) {
-		s.writeJSON(w, http.StatusOK, s.nodeTable([]corev1.Node{kn}, kn.ResourceVersion, r))
+	if wantsTable(w) {
+		t := s.nodeTable([]corev1.Node{kn}, kn.ResourceVersion, r)
+		s.writeObject(w, http.StatusOK, &t)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, kn)
+	s.writeObject(w, http.StatusOK, &kn)
 }
 
 // createNode registers a node the Kubernetes way: a second POST of the
@@ -41,7 +42,7 @@ func (s *Server) getNode(w http.ResponseWriter, r *http.Request) {
 // status are taken as its first heartbeat, in the same transaction.
 func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
 	var in corev1.Node
-	if err := decodeJSON(r, &in); err != nil {
+	if err := decodeObject(r, &in); err != nil {
 		s.writeError(w, err, "Node", "")
 		return
 	}
@@ -61,7 +62,7 @@ func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", reg.Name)
 		return
 	}
-	s.writeJSON(w, http.StatusCreated, conversions.NodeToAPI(n))
+	s.writeNode(w, http.StatusCreated, n)
 }
 
 func (s *Server) deleteNode(w http.ResponseWriter, r *http.Request) {
@@ -77,7 +78,7 @@ func (s *Server) deleteNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, successStatus("nodes", name))
+	s.writeStatus(w, successStatus("nodes", name))
 }
 
 // patchNodeStatus is a node's heartbeat in Kubernetes form: a merge or
@@ -112,7 +113,7 @@ func (s *Server) patchNodeStatus(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
+	s.writeNode(w, http.StatusOK, n)
 }
 
 // errEmptyBody is the answer to a request that needed a body and sent
