@@ -166,6 +166,8 @@ func (s *Server) routes() {
 	m.HandleFunc("DELETE /api/v1/nodes/{name}", s.deleteNode)
 	m.HandleFunc("GET /api/v1/nodes/{name}/status", s.getNode)
 	m.HandleFunc("PATCH /api/v1/nodes/{name}/status", s.patchNodeStatus)
+	m.HandleFunc("PUT /api/v1/nodes/{name}", s.updateNode)
+	m.HandleFunc("PUT /api/v1/nodes/{name}/status", s.updateNodeStatus)
 
 	m.HandleFunc("GET /api/v1/events", s.listKubeEvents)
 	m.HandleFunc("GET /api/v1/namespaces/{namespace}/events", s.listKubeEvents)
