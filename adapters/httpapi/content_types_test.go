@@ -55,7 +55,7 @@ func exchange(t *testing.T, base, method, path, ct, accept string, body []byte) 
 }
 
 // encode is obj in media type mt, as client-go encodes it.
-func encode(t *testing.T, mt string, obj runtime.Object) []byte {
+func encode(t testing.TB, mt string, obj runtime.Object) []byte {
 	t.Helper()
 	info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), mt)
 	if !ok {
