@@ -61,12 +61,12 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res *apiResou
 		s.writeError(w, err, res.kind, "")
 		return
 	}
-	meta := metav1.ListMeta{ResourceVersion: strconv.FormatInt(page.ResourceVersion, 10)}
+	lm := metav1.ListMeta{ResourceVersion: strconv.FormatInt(page.ResourceVersion, 10)}
 	if page.More {
-		meta.Continue = continueToken{V: continueVersion, RV: page.ResourceVersion, Start: page.Items[len(page.Items)-1].Meta.Key}.encode()
+		lm.Continue = continueToken{V: continueVersion, RV: page.ResourceVersion, Start: page.Items[len(page.Items)-1].Meta.Key}.encode()
 	}
 	if !outputOf(w).isJSON() {
-		s.writeTypedList(w, res, page.Items, meta)
+		s.writeTypedList(w, res, page.Items, lm)
 		return
 	}
 	items := make([][]byte, len(page.Items))
@@ -77,18 +77,18 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res *apiResou
 		}
 	}
 	if wantsTable(w) {
-		t, err := res.table(s, r, items, meta.ResourceVersion)
+		t, err := res.table(s, r, items, lm.ResourceVersion)
 		if err != nil {
 			s.writeError(w, err, res.kind, "")
 			return
 		}
-		t.Continue = meta.Continue
+		t.Continue = lm.Continue
 		s.writeObject(w, http.StatusOK, &t)
 		return
 	}
 	list := rawList{
 		TypeMeta: metav1.TypeMeta{Kind: res.kind + "List", APIVersion: res.apiVersion},
-		ListMeta: meta,
+		ListMeta: lm,
 		Items:    make([]json.RawMessage, len(items)),
 	}
 	for i, data := range items {
@@ -99,8 +99,9 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res *apiResou
 
 // writeTypedList answers with a list of res's objects in the negotiated
 // media type other than JSON: the list in its Kubernetes type (NodeList),
-// encoded whole by apimachinery's serializer. JSON lists are written from
-// the objects' shared JSON instead, which is faster.
+// encoded whole by apimachinery's serializer. JSON lists are put together
+// from each object's JSON as the watch hub renders it, the JSON watches
+// share.
 func (s *Server) writeTypedList(w http.ResponseWriter, res *apiResource, objs []*watch.Object, lm metav1.ListMeta) {
 	items := make([]runtime.Object, len(objs))
 	for i, o := range objs {
