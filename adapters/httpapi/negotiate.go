@@ -92,8 +92,7 @@ func negotiate(accept string, o offer) (output, error) {
 	}
 	for _, c := range goautoneg.ParseAccept(accept) {
 		for _, info := range o.types {
-			if !(c.Type == "*" && c.SubType == "*") &&
-				!(c.Type == info.MediaTypeType && (c.SubType == "*" || c.SubType == info.MediaTypeSubType)) {
+			if !matches(c, info) {
 				continue
 			}
 			if out, ok := acceptable(c.Params, info, o); ok {
@@ -103,6 +102,18 @@ func negotiate(accept string, o offer) (output, error) {
 	}
 	return jsonOutput, &requestError{http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
 		fmt.Sprintf("only the following media types are accepted: %s (the Accept header asked for %q)", mediaTypeNames(o.types), accept)}
+}
+
+// matches says whether an Accept clause names info's media type: */*,
+// type/*, or the type itself.
+func matches(c goautoneg.Accept, info runtime.SerializerInfo) bool {
+	switch {
+	case c.Type == "*" && c.SubType == "*":
+		return true
+	case c.Type != info.MediaTypeType:
+		return false
+	}
+	return c.SubType == "*" || c.SubType == info.MediaTypeSubType
 }
 
 // acceptable says whether a clause's parameters can be honoured in info.

@@ -71,14 +71,8 @@ func (s *Server) startStream(w http.ResponseWriter, r *http.Request, res *apiRes
 	return f
 }
 
-// wantsEventStream reports whether the client asked for Server-Sent
-// Events, as a browser's EventSource does.
-func wantsEventStream(r *http.Request) bool {
-	return wantsEventStreamHeader(r.Header.Get("Accept"))
-}
-
 // wantsEventStreamHeader says whether an Accept header names Server-Sent
-// Events.
+// Events, as a browser's EventSource sends.
 func wantsEventStreamHeader(accept string) bool {
 	return strings.Contains(accept, "text/event-stream")
 }
