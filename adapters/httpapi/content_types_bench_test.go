@@ -154,7 +154,7 @@ func BenchmarkNodeBodyCodec(b *testing.B) {
 			info, _ := runtime.SerializerInfoForMediaType(servedTypes, mt)
 			s := &Server{Deps: Deps{Logger: zap.NewNop()}}
 			for b.Loop() {
-				r := httptest.NewRequest("PUT", "/api/v1/nodes/n1/status", bytes.NewReader(body))
+				r := httptest.NewRequestWithContext(b.Context(), "PUT", "/api/v1/nodes/n1/status", bytes.NewReader(body))
 				r.Header.Set("Content-Type", mt)
 				var n corev1.Node
 				if err := decodeObject(r, &n); err != nil {

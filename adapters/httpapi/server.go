@@ -66,6 +66,9 @@ type Server struct {
 	// apiResources are the resources listed and watched through the
 	// shared helpers.
 	apiResources []*apiResource
+	// encodings are the watch hub's objects in protobuf and CBOR, shared
+	// by every watcher that asked for them.
+	encodings sharedEncodings
 }
 
 // NewServer returns a Server with every route registered, and tells the

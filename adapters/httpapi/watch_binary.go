@@ -7,6 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
+
+	"herd/projections/watch"
 )
 
 // binaryFrames writes a watch's events in protobuf or CBOR, as
@@ -21,6 +23,8 @@ type binaryFrames struct {
 	// application/vnd.kubernetes.protobuf;stream=watch or
 	// application/cbor-seq.
 	contentType string
+	// mediaType is the objects' media type.
+	mediaType string
 	// embedded encodes the objects; events the framed events.
 	embedded runtime.Encoder
 	events   streaming.Encoder
@@ -37,6 +41,7 @@ func newBinaryFrames(info runtime.SerializerInfo, out *bytes.Buffer) *binaryFram
 	}
 	return &binaryFrames{
 		contentType: ct,
+		mediaType:   info.MediaType,
 		embedded:    codecs.WithoutConversion().EncoderForVersion(info.Serializer, nil),
 		events:      streaming.NewEncoder(info.StreamSerializer.Framer.NewFrameWriter(out), info.StreamSerializer.Serializer),
 	}
@@ -48,7 +53,28 @@ func (b *binaryFrames) frame(typ string, obj runtime.Object) error {
 	if err := b.embedded.Encode(obj, &b.obj); err != nil {
 		return err
 	}
-	return b.events.Encode(&metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: b.obj.Bytes()}})
+	return b.raw(typ, b.obj.Bytes())
+}
+
+// event writes one change of the watch hub's object o, encoded once for
+// every watcher through shared.
+func (b *binaryFrames) event(typ string, res *apiResource, o *watch.Object, shared *sharedEncodings) error {
+	data, err := shared.get(o, b.mediaType, func() ([]byte, error) {
+		var buf bytes.Buffer
+		if err := b.embedded.Encode(res.object(o), &buf); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	})
+	if err != nil {
+		return err
+	}
+	return b.raw(typ, data)
+}
+
+// raw writes one event whose object is already encoded.
+func (b *binaryFrames) raw(typ string, obj []byte) error {
+	return b.events.Encode(&metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: obj}})
 }
 
 // bookmark writes a BOOKMARK: an empty object of res's kind carrying only
