@@ -158,7 +158,7 @@ func peekName(r *http.Request) (string, error) {
 		return "", err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(data))
-	if ct := mediaType(r); ct != "" && ct != runtime.ContentTypeJSON {
+	if ct := bodyMediaType(r); ct != runtime.ContentTypeJSON {
 		// protobuf or CBOR: the body names its kind, which the scheme
 		// decodes it as. A body that does not decode names nobody; the
 		// handler says what is wrong with it.

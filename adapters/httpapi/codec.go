@@ -93,10 +93,7 @@ func decodeObject(r *http.Request, into runtime.Object) error {
 // scheme knows than into's (an older version of it): that object is
 // returned instead of into.
 func decodeBody(r *http.Request, into runtime.Object) (runtime.Object, error) {
-	ct := mediaType(r)
-	if ct == "" {
-		ct = runtime.ContentTypeJSON
-	}
+	ct := bodyMediaType(r)
 	info, ok := runtime.SerializerInfoForMediaType(servedTypes, ct)
 	if !ok {
 		return nil, unsupportedBodyType(ct)
@@ -114,6 +111,16 @@ func decodeBody(r *http.Request, into runtime.Object) (runtime.Object, error) {
 		return nil, badRequest("the request body is not a valid %s %s: %v", info.MediaType, kindOf(into), err)
 	}
 	return obj, nil
+}
+
+// bodyMediaType is the media type of r's body, lower-cased as media
+// types compare (RFC 9110); JSON when the request names none.
+func bodyMediaType(r *http.Request) string {
+	ct := strings.ToLower(strings.TrimSpace(mediaType(r)))
+	if ct == "" {
+		return runtime.ContentTypeJSON
+	}
+	return ct
 }
 
 // describeKind names obj's kind with its version: "policy/v1beta1

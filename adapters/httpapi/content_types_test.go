@@ -227,6 +227,8 @@ func TestEveryResourceRoundTripsInEveryEncoding(t *testing.T) {
 func TestUnreadableBodiesAre415AndChangeNothing(t *testing.T) {
 	a := newWatchAPI(t, watch.Config{})
 	want(t, exchange(t, a.url, "POST", "/api/v1/nodes", "", "", []byte(nodeJSON("n1"))), http.StatusCreated)
+	// Media types are case-insensitive.
+	want(t, exchange(t, a.url, "POST", "/api/v1/nodes", "Application/JSON; charset=utf-8", "", []byte(nodeJSON("n0"))), http.StatusCreated)
 	for _, tc := range []struct{ name, method, path, ct string }{
 		{"node as YAML", "POST", "/api/v1/nodes", "application/yaml"},
 		{"node update as text", "PUT", "/api/v1/nodes/n1", "text/plain"},
