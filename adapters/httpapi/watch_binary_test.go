@@ -27,7 +27,7 @@ type binaryWatch struct {
 
 // openBinaryWatch starts a watch of path asking for accept, the media
 // type mt's frames expected back.
-func openBinaryWatch(t *testing.T, base, path, accept, mt string) *binaryWatch {
+func openBinaryWatch(t testing.TB, base, path, accept, mt string) *binaryWatch {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	r, err := http.NewRequestWithContext(ctx, "GET", base+path, nil)
@@ -57,7 +57,7 @@ func openBinaryWatch(t *testing.T, base, path, accept, mt string) *binaryWatch {
 }
 
 // next is the next event.
-func (b *binaryWatch) next(t *testing.T) (watch.EventType, runtime.Object) {
+func (b *binaryWatch) next(t testing.TB) (watch.EventType, runtime.Object) {
 	t.Helper()
 	typ, obj, err := b.dec.Decode()
 	if err != nil {
