@@ -27,7 +27,8 @@ const (
 
 // frames writes one watch's events in the form its client asked for:
 // Kubernetes' stream of JSON watch events, one a line (objects as
-// Tables when kubectl asks for them), or Server-Sent Events for browsers.
+// Tables when kubectl asks for them), protobuf or CBOR frames (binary), or
+// Server-Sent Events for browsers.
 // Frames are buffered until flush, which sends them at once.
 type frames struct {
 	s   *Server
