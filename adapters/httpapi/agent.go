@@ -46,7 +46,7 @@ func (s *Server) registerAgent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
+	s.writeNode(w, http.StatusOK, n)
 }
 
 // deregisterAgent records a clean stop, so that the next registration is a
@@ -61,7 +61,7 @@ func (s *Server) deregisterAgent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
+	s.writeNode(w, http.StatusOK, n)
 }
 
 func (s *Server) agentHeartbeat(w http.ResponseWriter, r *http.Request) {
@@ -79,7 +79,7 @@ func (s *Server) agentHeartbeat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
+	s.writeNode(w, http.StatusOK, n)
 }
 
 // decodeAgentHeartbeat reads the body strictly: unknown fields are typos

@@ -10,6 +10,9 @@ import (
 	"path"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"herd/domain"
 )
 
@@ -74,7 +77,7 @@ func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node st
 			return denied(ri, u, fmt.Sprintf("node %q cannot %s node %q", node, ri.Verb, ri.Name))
 		}
 		if ri.Verb == "get" && (ri.Subresource == "" || ri.Subresource == "status") ||
-			ri.Verb == "patch" && ri.Subresource == "status" {
+			(ri.Verb == "patch" || ri.Verb == "update") && ri.Subresource == "status" {
 			return nil
 		}
 	case ri.Group == herdGroup && ri.Resource == "nodes" && ri.Name != "":
@@ -155,6 +158,24 @@ func peekName(r *http.Request) (string, error) {
 		return "", err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(data))
+	if ct := bodyMediaType(r); ct != runtime.ContentTypeJSON {
+		// protobuf or CBOR: the body names its kind, which the scheme
+		// decodes it as. A body that does not decode names nobody; the
+		// handler says what is wrong with it.
+		info, ok := runtime.SerializerInfoForMediaType(servedTypes, ct)
+		if !ok {
+			return "", nil
+		}
+		obj, _, err := info.Serializer.Decode(data, nil, nil)
+		if err != nil {
+			return "", nil
+		}
+		acc, err := meta.Accessor(obj)
+		if err != nil {
+			return "", nil
+		}
+		return acc.GetName(), nil
+	}
 	var obj struct {
 		Metadata struct {
 			Name string `json:"name"`

@@ -54,6 +54,11 @@ func TestAuthorization(t *testing.T) {
 		{"viewer writes nothing", req{method: "DELETE", path: "/api/v1/nodes/pico-02", token: "viewer-token"}, 403, "Forbidden"},
 		{"viewer creates no ConfigMap", req{method: "POST", path: "/api/v1/namespaces/default/configmaps", token: "viewer-token", body: `{"metadata":{"name":"x"}}`}, 403, "Forbidden"},
 		{"node registers itself", req{method: "POST", path: "/api/v1/nodes", token: "pico1-token", body: nodeJSON("pico-01")}, 201, ""},
+		// client-go's default: the Node in protobuf, its name inside it.
+		{"node registers itself in protobuf (already there)", req{method: "POST", path: "/api/v1/nodes", token: "pico2-token", contentType: protobufType, body: string(encode(t, protobufType, testNode("pico-02")))}, 409, "AlreadyExists"},
+		{"node registers no other in protobuf", req{method: "POST", path: "/api/v1/nodes", token: "pico1-token", contentType: protobufType, body: string(encode(t, protobufType, testNode("pico-03")))}, 403, "Forbidden"},
+		{"node reports its status with a PUT", req{method: "PUT", path: "/api/v1/nodes/pico-01/status", token: "pico1-token", contentType: protobufType, body: string(encode(t, protobufType, testNode("pico-01")))}, 200, ""},
+		{"node updates no other's status", req{method: "PUT", path: "/api/v1/nodes/pico-02/status", token: "pico1-token", contentType: protobufType, body: string(encode(t, protobufType, testNode("pico-02")))}, 403, "Forbidden"},
 		{"node registers no other", req{method: "POST", path: "/api/v1/nodes", token: "pico1-token", body: nodeJSON("pico-03")}, 403, "Forbidden"},
 		{"node reports its own status", req{method: "PATCH", path: "/api/v1/nodes/pico-01/status", token: "pico1-token", contentType: strategicPatch, body: readyPatch}, 200, ""},
 		{"node patches no other node", req{method: "PATCH", path: "/api/v1/nodes/pico-02/status", token: "pico1-token", contentType: strategicPatch, body: readyPatch}, 403, "Forbidden"},

@@ -1,8 +1,7 @@
 package httpapi
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -32,11 +31,12 @@ func (s *Server) getConfigMap(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	kc := conversions.ConfigMapToAPI(c)
-	if wantsTable(r) {
-		s.writeJSON(w, http.StatusOK, s.configMapTable([]corev1.ConfigMap{kc}, kc.ResourceVersion, r))
+	if wantsTable(w) {
+		t := s.configMapTable([]corev1.ConfigMap{kc}, kc.ResourceVersion, r)
+		s.writeObject(w, http.StatusOK, &t)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, kc)
+	s.writeObject(w, http.StatusOK, &kc)
 }
 
 // createConfigMap is POST /api/v1/namespaces/{namespace}/configmaps, as
@@ -57,7 +57,7 @@ func (s *Server) createConfigMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "ConfigMap", in.Name)
 		return
 	}
-	s.writeJSON(w, http.StatusCreated, conversions.ConfigMapToAPI(c))
+	s.writeConfigMap(w, http.StatusCreated, c)
 }
 
 // replaceConfigMap is PUT, as `kubectl replace` and `kubectl edit` send
@@ -84,7 +84,7 @@ func (s *Server) replaceConfigMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "ConfigMap", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.ConfigMapToAPI(c))
+	s.writeConfigMap(w, http.StatusOK, c)
 }
 
 // patchConfigMap is PATCH with a JSON merge, strategic merge or JSON
@@ -118,7 +118,7 @@ func (s *Server) patchConfigMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "ConfigMap", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.ConfigMapToAPI(c))
+	s.writeConfigMap(w, http.StatusOK, c)
 }
 
 // deleteConfigMap is DELETE, with DeleteOptions' resourceVersion
@@ -130,14 +130,9 @@ func (s *Server) deleteConfigMap(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var opts metav1.DeleteOptions
-	if data, err := io.ReadAll(r.Body); err != nil {
+	if err := decodeObject(r, &opts); err != nil && !errors.Is(err, errEmptyBody) {
 		s.writeError(w, err, "ConfigMap", name)
 		return
-	} else if len(bytes.TrimSpace(data)) > 0 {
-		if err := json.Unmarshal(data, &opts); err != nil {
-			s.writeError(w, badRequest("the body is not DeleteOptions: %v", err), "ConfigMap", name)
-			return
-		}
 	}
 	var cmd domain.DeleteConfigMap
 	if p := opts.Preconditions; p != nil && p.ResourceVersion != nil {
@@ -155,11 +150,7 @@ func (s *Server) deleteConfigMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "ConfigMap", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusSuccess,
-		Details:  &metav1.StatusDetails{Name: name, Kind: "configmaps"},
-	})
+	s.writeStatus(w, successStatus("configmaps", name))
 }
 
 // decodeConfigMap reads a ConfigMap body for namespace ns and, on a PUT,
@@ -170,26 +161,8 @@ func (s *Server) decodeConfigMap(r *http.Request, ns, name string) (corev1.Confi
 	if err := refuseDryRun(r); err != nil {
 		return in, err
 	}
-	data, err := readBody(r)
-	if err != nil {
+	if err := decodeObject(r, &in); err != nil {
 		return in, err
-	}
-	switch ct := mediaType(r); ct {
-	case protobufType:
-		if err := decodeProtobuf(data, &in); err != nil {
-			return in, err
-		}
-	case "", "application/json":
-		dec := json.NewDecoder(bytes.NewReader(data))
-		if r.URL.Query().Get("fieldValidation") == "Strict" {
-			dec.DisallowUnknownFields()
-		}
-		if err := dec.Decode(&in); err != nil {
-			return in, badRequest("the request body is not a valid ConfigMap: %v", err)
-		}
-	default:
-		return in, &requestError{http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
-			fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, %s (got %q)", protobufType, ct)}
 	}
 	if in.Kind != "" && (in.Kind != "ConfigMap" || (in.APIVersion != "" && in.APIVersion != "v1")) {
 		return in, badRequest("the body is a %s %s, not a v1 ConfigMap", in.APIVersion, in.Kind)

@@ -70,8 +70,8 @@ func (s *Server) coreResources(w http.ResponseWriter, _ *http.Request) {
 func coreAPIResources() []metav1.APIResource {
 	return []metav1.APIResource{
 		{Name: "nodes", SingularName: "node", Kind: "Node", ShortNames: []string{"no"},
-			Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "watch"}},
-		{Name: "nodes/status", Kind: "Node", Verbs: metav1.Verbs{"get", "patch"}},
+			Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}},
+		{Name: "nodes/status", Kind: "Node", Verbs: metav1.Verbs{"get", "patch", "update"}},
 		{Name: "events", SingularName: "event", Namespaced: true, Kind: "Event", ShortNames: []string{"ev"}, Verbs: metav1.Verbs{"list"}},
 		{Name: "pods", SingularName: "pod", Namespaced: true, Kind: "Pod", ShortNames: []string{"po"},
 			Categories: []string{"all"}, Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}},

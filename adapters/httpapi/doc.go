@@ -1,6 +1,7 @@
 // Package httpapi is herd's Kubernetes-compatible HTTP API: Kubernetes paths
-// and JSON (k8s.io/api types at the boundary, mapped to and from the domain)
-// so that kubectl and client-go work unchanged, plus herd's own endpoints
+// and bodies in JSON, protobuf or CBOR (k8s.io/api types at the boundary,
+// read and written by apimachinery's serializers, mapped to and from the
+// domain) so that kubectl and client-go work unchanged, plus herd's own endpoints
 // under the herd.dev API group (the audit log, node timelines, agent
 // heartbeats) and /healthz, /readyz and /metrics.
 //

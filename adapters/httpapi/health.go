@@ -28,6 +28,13 @@ func metav1Status(code int32, reason metav1.StatusReason, msg string) metav1.Sta
 	}
 }
 
+// writeStatus answers with st, in the negotiated media type (JSON when
+// negotiation failed, as kube-apiserver answers errors then), with its
+// code: 200 for a success Status that names none.
 func (s *Server) writeStatus(w http.ResponseWriter, st metav1.Status) {
-	s.writeJSON(w, int(st.Code), st)
+	code := int(st.Code)
+	if code == 0 {
+		code = http.StatusOK
+	}
+	s.writeObject(w, code, &st)
 }

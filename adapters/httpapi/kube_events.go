@@ -53,7 +53,7 @@ func (s *Server) listKubeEvents(w http.ResponseWriter, r *http.Request) {
 	if n := len(entries); n > 0 {
 		list.ResourceVersion = strconv.FormatInt(entries[n-1].Position, 10)
 	}
-	s.writeJSON(w, http.StatusOK, list)
+	s.writeObject(w, http.StatusOK, &list)
 }
 
 func toKubeEvent(e projections.TimelineEntry) corev1.Event {

@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"strconv"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"herd/projections/watch"
 )
@@ -59,6 +61,14 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res *apiResou
 		s.writeError(w, err, res.kind, "")
 		return
 	}
+	lm := metav1.ListMeta{ResourceVersion: strconv.FormatInt(page.ResourceVersion, 10)}
+	if page.More {
+		lm.Continue = continueToken{V: continueVersion, RV: page.ResourceVersion, Start: page.Items[len(page.Items)-1].Meta.Key}.encode()
+	}
+	if !outputOf(w).isJSON() {
+		s.writeTypedList(w, res, page.Items, lm)
+		return
+	}
 	items := make([][]byte, len(page.Items))
 	for i, obj := range page.Items {
 		if items[i], err = obj.JSON(); err != nil {
@@ -66,29 +76,50 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res *apiResou
 			return
 		}
 	}
-	meta := metav1.ListMeta{ResourceVersion: strconv.FormatInt(page.ResourceVersion, 10)}
-	if page.More {
-		meta.Continue = continueToken{V: continueVersion, RV: page.ResourceVersion, Start: page.Items[len(page.Items)-1].Meta.Key}.encode()
-	}
-	if wantsTable(r) {
-		t, err := res.table(s, r, items, meta.ResourceVersion)
+	if wantsTable(w) {
+		t, err := res.table(s, r, items, lm.ResourceVersion)
 		if err != nil {
 			s.writeError(w, err, res.kind, "")
 			return
 		}
-		t.Continue = meta.Continue
-		s.writeJSON(w, http.StatusOK, t)
+		t.Continue = lm.Continue
+		s.writeObject(w, http.StatusOK, &t)
 		return
 	}
 	list := rawList{
 		TypeMeta: metav1.TypeMeta{Kind: res.kind + "List", APIVersion: res.apiVersion},
-		ListMeta: meta,
+		ListMeta: lm,
 		Items:    make([]json.RawMessage, len(items)),
 	}
 	for i, data := range items {
 		list.Items[i] = data
 	}
 	s.writeJSON(w, http.StatusOK, list)
+}
+
+// writeTypedList answers with a list of res's objects in the negotiated
+// media type other than JSON: the list in its Kubernetes type (NodeList),
+// encoded whole by apimachinery's serializer. JSON lists are put together
+// from each object's JSON as the watch hub renders it, the JSON watches
+// share.
+func (s *Server) writeTypedList(w http.ResponseWriter, res *apiResource, objs []*watch.Object, lm metav1.ListMeta) {
+	items := make([]runtime.Object, len(objs))
+	for i, o := range objs {
+		items[i] = res.object(o)
+	}
+	list := res.newList()
+	if err := meta.SetList(list, items); err != nil {
+		s.writeError(w, err, res.kind, "")
+		return
+	}
+	acc, err := meta.ListAccessor(list)
+	if err != nil {
+		s.writeError(w, err, res.kind, "")
+		return
+	}
+	acc.SetResourceVersion(lm.ResourceVersion)
+	acc.SetContinue(lm.Continue)
+	s.writeObject(w, http.StatusOK, list)
 }
 
 // serveCollection is a GET of res's collection: a watch with ?watch=true,

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -30,20 +33,58 @@ func (s *Server) patchNode(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		spec := domain.SetNodeSpec{Unschedulable: in.Spec.Unschedulable}
-		for _, t := range in.Spec.Taints {
-			spec.Taints = append(spec.Taints, domain.Taint{Key: t.Key, Value: t.Value, Effect: domain.TaintEffect(t.Effect)})
-		}
-		return domain.DecideNodeSequence(n, now, spec, domain.SetNodeLabels{
-			// Labels go as sent: the domain refuses a change to one it derives.
-			Labels: in.Labels, Annotations: conversions.WithoutHerdKeys(in.Annotations),
-		})
+		return nodeSpecChange(n, in, now)
 	})
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
+	s.writeNode(w, http.StatusOK, n)
+}
+
+// updateNode is a PUT of a node, as client-go's Update sends it: the
+// node's spec (unschedulable and taints), labels and annotations become
+// what the body says, and the rest is ignored as a PATCH ignores it. A
+// resourceVersion other than the node's is a conflict.
+func (s *Server) updateNode(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	var in corev1.Node
+	if err := decodeObject(r, &in); err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	if in.Name != "" && in.Name != name {
+		s.writeError(w, badRequest("the name of the object (%s) does not match the name on the URL (%s)", in.Name, name), "Node", name)
+		return
+	}
+	now := s.Clock.Now()
+	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
+		if !n.Exists() {
+			return nil, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
+		}
+		if in.ResourceVersion != "" && in.ResourceVersion != conversions.NodeToAPI(n).ResourceVersion {
+			return nil, staleObject("nodes", name)
+		}
+		return nodeSpecChange(n, in, now)
+	})
+	if err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	s.writeNode(w, http.StatusOK, n)
+}
+
+// nodeSpecChange is what turns node n into in: its spec, labels and
+// annotations.
+func nodeSpecChange(n domain.Node, in corev1.Node, now time.Time) ([]domain.Event, error) {
+	spec := domain.SetNodeSpec{Unschedulable: in.Spec.Unschedulable}
+	for _, t := range in.Spec.Taints {
+		spec.Taints = append(spec.Taints, domain.Taint{Key: t.Key, Value: t.Value, Effect: domain.TaintEffect(t.Effect)})
+	}
+	return domain.DecideNodeSequence(n, now, spec, domain.SetNodeLabels{
+		// Labels go as sent: the domain refuses a change to one it derives.
+		Labels: in.Labels, Annotations: conversions.WithoutHerdKeys(in.Annotations),
+	})
 }
 
 // drainRequest is the body of a drain: an optional grace period that
@@ -102,7 +143,7 @@ func (s *Server) untaintNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Taint", key)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
+	s.writeNode(w, http.StatusOK, n)
 }
 
 // nodeCommand runs one command on an existing node and answers with it.
@@ -115,5 +156,5 @@ func (s *Server) nodeCommand(w http.ResponseWriter, r *http.Request, name string
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
+	s.writeNode(w, http.StatusOK, n)
 }

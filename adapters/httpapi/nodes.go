@@ -29,11 +29,12 @@ func (s *Server) getNode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	kn := conversions.NodeToAPI(n)
-	if wantsTable(r) {
-		s.writeJSON(w, http.StatusOK, s.nodeTable([]corev1.Node{kn}, kn.ResourceVersion, r))
+	if wantsTable(w) {
+		t := s.nodeTable([]corev1.Node{kn}, kn.ResourceVersion, r)
+		s.writeObject(w, http.StatusOK, &t)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, kn)
+	s.writeObject(w, http.StatusOK, &kn)
 }
 
 // createNode registers a node the Kubernetes way: a second POST of the
@@ -41,7 +42,7 @@ func (s *Server) getNode(w http.ResponseWriter, r *http.Request) {
 // status are taken as its first heartbeat, in the same transaction.
 func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
 	var in corev1.Node
-	if err := decodeJSON(r, &in); err != nil {
+	if err := decodeObject(r, &in); err != nil {
 		s.writeError(w, err, "Node", "")
 		return
 	}
@@ -61,7 +62,7 @@ func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", reg.Name)
 		return
 	}
-	s.writeJSON(w, http.StatusCreated, conversions.NodeToAPI(n))
+	s.writeNode(w, http.StatusCreated, n)
 }
 
 func (s *Server) deleteNode(w http.ResponseWriter, r *http.Request) {
@@ -77,7 +78,7 @@ func (s *Server) deleteNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, successStatus("nodes", name))
+	s.writeStatus(w, successStatus("nodes", name))
 }
 
 // patchNodeStatus is a node's heartbeat in Kubernetes form: a merge or
@@ -102,17 +103,43 @@ func (s *Server) patchNodeStatus(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, badRequest(`the patch must be of the form {"status":{...}}`), "Node", name)
 		return
 	}
-	cmd := domain.RecordHeartbeat{Reported: conversions.ReportedConditionsFromAPI(body.Status.Conditions), Thresholds: s.cfg.Thresholds,
-		System: reportedSystem(*body.Status)}
+	s.heartbeat(w, r, name, "", *body.Status)
+}
+
+// updateNodeStatus is a PUT of a node's status subresource, as
+// client-go's UpdateStatus sends it: a heartbeat carrying the whole
+// status, conditional on the body's resourceVersion when it has one.
+func (s *Server) updateNodeStatus(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	var in corev1.Node
+	if err := decodeObject(r, &in); err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
+	if in.Name != "" && in.Name != name {
+		s.writeError(w, badRequest("the name of the object (%s) does not match the name on the URL (%s)", in.Name, name), "Node", name)
+		return
+	}
+	s.heartbeat(w, r, name, in.ResourceVersion, in.Status)
+}
+
+// heartbeat records status as the node's report and answers with the
+// node; rv, when set, must be the node's resourceVersion.
+func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, name, rv string, status corev1.NodeStatus) {
+	cmd := domain.RecordHeartbeat{Reported: conversions.ReportedConditionsFromAPI(status.Conditions), Thresholds: s.cfg.Thresholds,
+		System: reportedSystem(status)}
 	now := s.Clock.Now()
 	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
+		if rv != "" && n.Exists() && rv != conversions.NodeToAPI(n).ResourceVersion {
+			return nil, staleObject("nodes", name)
+		}
 		return domain.DecideNode(n, cmd, now)
 	})
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.NodeToAPI(n))
+	s.writeNode(w, http.StatusOK, n)
 }
 
 // errEmptyBody is the answer to a request that needed a body and sent

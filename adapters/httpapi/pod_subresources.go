@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	policyv1beta1 "k8s.io/api/policy/v1beta1"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -41,7 +42,7 @@ func (s *Server) patchPodStatus(w http.ResponseWriter, r *http.Request) {
 func (s *Server) putPod(w http.ResponseWriter, r *http.Request, cmd podCommandFrom) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
 	var in corev1.Pod
-	if err := decodeJSON(r, &in); err != nil {
+	if err := decodeObject(r, &in); err != nil {
 		s.writeError(w, err, "Pod", name)
 		return
 	}
@@ -95,8 +96,8 @@ func statusChange(_ domain.Pod, in corev1.Pod) (domain.PodCommand, error) {
 // disruption budgets, so an eviction is never refused with 429.
 func (s *Server) evictPod(w http.ResponseWriter, r *http.Request) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	var ev policyv1.Eviction
-	if err := decodeJSON(r, &ev); err != nil {
+	ev, err := decodeEviction(r)
+	if err != nil {
 		s.writeError(w, err, "Pod", name)
 		return
 	}
@@ -117,7 +118,7 @@ func (s *Server) evictPod(w http.ResponseWriter, r *http.Request) {
 func (s *Server) bindPod(w http.ResponseWriter, r *http.Request) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
 	var b corev1.Binding
-	if err := decodeJSON(r, &b); err != nil {
+	if err := decodeObject(r, &b); err != nil {
 		s.writeError(w, err, "Pod", name)
 		return
 	}
@@ -137,7 +138,8 @@ func (s *Server) bindPod(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Pod", name)
 		return
 	}
-	s.writeJSON(w, http.StatusCreated, successStatus("pods", name))
+	st := successStatus("pods", name)
+	s.writeObject(w, http.StatusCreated, &st)
 }
 
 // changePod decides the command that decide derives from the pod's
@@ -158,5 +160,24 @@ func (s *Server) changePod(w http.ResponseWriter, r *http.Request, ns, name stri
 		s.writeError(w, err, "Pod", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.PodToAPI(p))
+	s.writePod(w, http.StatusOK, p)
+}
+
+// decodeEviction reads an Eviction of policy/v1 or, as kubectl drain sends
+// it to a server it believes older, policy/v1beta1: the two have the same
+// fields.
+func decodeEviction(r *http.Request) (policyv1.Eviction, error) {
+	var ev policyv1.Eviction
+	obj, err := decodeBody(r, &ev)
+	if err != nil {
+		return ev, err
+	}
+	switch old := obj.(type) {
+	case *policyv1.Eviction:
+	case *policyv1beta1.Eviction:
+		ev.ObjectMeta, ev.DeleteOptions = old.ObjectMeta, old.DeleteOptions
+	default:
+		return ev, badRequest("the body is a %s, not an Eviction", describeKind(obj))
+	}
+	return ev, nil
 }

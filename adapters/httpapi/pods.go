@@ -44,11 +44,12 @@ func (s *Server) getPod(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	kp := conversions.PodToAPI(p)
-	if wantsTable(r) {
-		s.writeJSON(w, http.StatusOK, s.podTable([]corev1.Pod{kp}, kp.ResourceVersion, r))
+	if wantsTable(w) {
+		t := s.podTable([]corev1.Pod{kp}, kp.ResourceVersion, r)
+		s.writeObject(w, http.StatusOK, &t)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, kp)
+	s.writeObject(w, http.StatusOK, &kp)
 }
 
 // createPod creates a pod in the namespace of the path. A name may be
@@ -56,7 +57,7 @@ func (s *Server) getPod(w http.ResponseWriter, r *http.Request) {
 func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 	ns := r.PathValue("namespace")
 	var in corev1.Pod
-	if err := decodeJSON(r, &in); err != nil {
+	if err := decodeObject(r, &in); err != nil {
 		s.writeError(w, err, "Pod", "")
 		return
 	}
@@ -81,7 +82,7 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Pod", cmd.Name)
 		return
 	}
-	s.writeJSON(w, http.StatusCreated, conversions.PodToAPI(p))
+	s.writePod(w, http.StatusCreated, p)
 }
 
 // deletePod asks for a pod's deletion, with the grace period from
@@ -114,16 +115,17 @@ func (s *Server) deletePodWith(w http.ResponseWriter, r *http.Request, ns, name 
 		return
 	}
 	if disruption != nil {
-		s.writeJSON(w, http.StatusCreated, successStatus("pods", name))
+		st := successStatus("pods", name)
+		s.writeObject(w, http.StatusCreated, &st)
 		return
 	}
 	if p.Finalized {
 		st := successStatus("pods", name)
 		st.Details.UID = conversions.PodToAPI(p).UID
-		s.writeJSON(w, http.StatusOK, st)
+		s.writeStatus(w, st)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, conversions.PodToAPI(p))
+	s.writePod(w, http.StatusOK, p)
 }
 
 // gracePeriod reads the grace period of a delete: the query parameter
@@ -140,7 +142,7 @@ func gracePeriod(r *http.Request) (*int64, error) {
 		return nil, nil
 	}
 	var opts metav1.DeleteOptions
-	if err := decodeJSON(r, &opts); err != nil {
+	if err := decodeObject(r, &opts); err != nil {
 		if errors.Is(err, errEmptyBody) {
 			return nil, nil
 		}

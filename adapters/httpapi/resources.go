@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -42,6 +43,11 @@ type apiResource struct {
 	// whether Deps holds the view it reads.
 	register func(h *watch.Hub) error
 	hasView  bool
+	// object is an object of the watch hub in its Kubernetes type, for
+	// the media types other than JSON; newObject and newList are an empty
+	// object of the kind and of its list.
+	object             func(o *watch.Object) runtime.Object
+	newObject, newList func() runtime.Object
 }
 
 // resources are every resource served through the shared helpers.
@@ -76,6 +82,12 @@ func (s *Server) nodeResource() *apiResource {
 	view := s.NodeView
 	return &apiResource{
 		name: "nodes", kind: "Node", apiVersion: "v1", hasView: view != nil,
+		object: func(o *watch.Object) runtime.Object {
+			n := nodeAt(o.State().(domain.Node), o.ResourceVersion)
+			return &n
+		},
+		newObject: func() runtime.Object { return &corev1.Node{} },
+		newList:   func() runtime.Object { return &corev1.NodeList{} },
 		// kube-apiserver's field labels for nodes.
 		fieldLabels: []string{"metadata.name", "spec.unschedulable"},
 		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
@@ -100,8 +112,7 @@ func (s *Server) nodeResource() *apiResource {
 					return watch.Meta{Key: n.Name, Labels: kn.Labels, Fields: nodeFields(&kn)}, true
 				},
 				Encode: func(n domain.Node, rv int64) ([]byte, error) {
-					n.ResourceVersion = rv
-					return json.Marshal(conversions.NodeToAPI(n))
+					return json.Marshal(nodeAt(n, rv))
 				},
 				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.Node], int64, error) {
 					nodes, head, err := view.Rows(ctx, after, limit)
@@ -128,6 +139,12 @@ func (s *Server) podResource() *apiResource {
 	view := s.PodView
 	return &apiResource{
 		name: "pods", kind: "Pod", apiVersion: "v1", namespaced: true, hasView: view != nil,
+		object: func(o *watch.Object) runtime.Object {
+			p := podAt(o.State().(domain.Pod), o.ResourceVersion)
+			return &p
+		},
+		newObject:   func() runtime.Object { return &corev1.Pod{} },
+		newList:     func() runtime.Object { return &corev1.PodList{} },
 		fieldLabels: slices.Sorted(maps.Keys(podFieldLabels)),
 		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
 			pods := make([]corev1.Pod, len(items))
@@ -150,8 +167,7 @@ func (s *Server) podResource() *apiResource {
 					return watch.Meta{Key: p.Key(), Labels: conversions.PodToAPI(p).Labels, Fields: podFields(p)}, true
 				},
 				Encode: func(p domain.Pod, rv int64) ([]byte, error) {
-					p.ResourceVersion = rv
-					return json.Marshal(conversions.PodToAPI(p))
+					return json.Marshal(podAt(p, rv))
 				},
 				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.Pod], int64, error) {
 					pods, head, err := view.Rows(ctx, after, limit)
@@ -170,6 +186,12 @@ func (s *Server) configMapResource() *apiResource {
 	view := s.ConfigMapView
 	return &apiResource{
 		name: "configmaps", kind: "ConfigMap", apiVersion: "v1", namespaced: true, hasView: view != nil,
+		object: func(o *watch.Object) runtime.Object {
+			c := configMapAt(o.State().(domain.ConfigMap), o.ResourceVersion)
+			return &c
+		},
+		newObject:   func() runtime.Object { return &corev1.ConfigMap{} },
+		newList:     func() runtime.Object { return &corev1.ConfigMapList{} },
 		fieldLabels: []string{"metadata.name", "metadata.namespace"},
 		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
 			cms := make([]corev1.ConfigMap, len(items))
@@ -195,8 +217,7 @@ func (s *Server) configMapResource() *apiResource {
 					}, true
 				},
 				Encode: func(c domain.ConfigMap, rv int64) ([]byte, error) {
-					c.ResourceVersion = rv
-					return json.Marshal(conversions.ConfigMapToAPI(c))
+					return json.Marshal(configMapAt(c, rv))
 				},
 				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.ConfigMap], int64, error) {
 					cms, head, err := view.Rows(ctx, after, limit)
@@ -209,4 +230,40 @@ func (s *Server) configMapResource() *apiResource {
 			})
 		},
 	}
+}
+
+// nodeAt is n as clients see it at resourceVersion rv.
+func nodeAt(n domain.Node, rv int64) corev1.Node {
+	n.ResourceVersion = rv
+	return conversions.NodeToAPI(n)
+}
+
+// podAt is p as clients see it at resourceVersion rv.
+func podAt(p domain.Pod, rv int64) corev1.Pod {
+	p.ResourceVersion = rv
+	return conversions.PodToAPI(p)
+}
+
+// configMapAt is c as clients see it at resourceVersion rv.
+func configMapAt(c domain.ConfigMap, rv int64) corev1.ConfigMap {
+	c.ResourceVersion = rv
+	return conversions.ConfigMapToAPI(c)
+}
+
+// writeNode answers with n in the negotiated media type.
+func (s *Server) writeNode(w http.ResponseWriter, code int, n domain.Node) {
+	kn := conversions.NodeToAPI(n)
+	s.writeObject(w, code, &kn)
+}
+
+// writePod answers with p in the negotiated media type.
+func (s *Server) writePod(w http.ResponseWriter, code int, p domain.Pod) {
+	kp := conversions.PodToAPI(p)
+	s.writeObject(w, code, &kp)
+}
+
+// writeConfigMap answers with c in the negotiated media type.
+func (s *Server) writeConfigMap(w http.ResponseWriter, code int, c domain.ConfigMap) {
+	kc := conversions.ConfigMapToAPI(c)
+	s.writeObject(w, code, &kc)
 }

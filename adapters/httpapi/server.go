@@ -66,6 +66,9 @@ type Server struct {
 	// apiResources are the resources listed and watched through the
 	// shared helpers.
 	apiResources []*apiResource
+	// encodings are the watch hub's objects in protobuf and CBOR, shared
+	// by every watcher that asked for them.
+	encodings sharedEncodings
 }
 
 // NewServer returns a Server with every route registered, and tells the
@@ -104,7 +107,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, g gate) {
 	}
 	w.Header().Set("X-Request-Id", id)
 	start := time.Now()
-	rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
+	rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK, out: jsonOutput}
+	// The answer's form is settled before anything changes: a request
+	// whose answer no form fits is refused with 406 and does nothing.
+	var negotiated error
+	if o, ok := offerFor(r, parseRequestInfo(r)); ok {
+		rec.out, negotiated = negotiate(r.Header.Get("Accept"), o)
+	}
 	user, err := g.authenticate(r)
 	if err == nil {
 		ctx := events.WithMetadata(withUser(r.Context(), user), events.Metadata{
@@ -115,13 +124,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, g gate) {
 		r = r.WithContext(ctx)
 		err = g.authorize(r, user)
 	}
+	if err == nil {
+		err = negotiated
+	}
 	if err != nil {
 		s.writeError(rec, err, "", "")
 	} else {
 		s.mux.ServeHTTP(rec, r)
 	}
 	s.Logger.Debug("request", zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.String("user", user.Name),
-		zap.Int("code", rec.code), zap.Duration("took", time.Since(start)), zap.String("request_id", id))
+		zap.Int("code", rec.code), zap.String("content_type", mediaType(r)), zap.String("answered_as", rec.out.info.MediaType), zap.Duration("took", time.Since(start)), zap.String("request_id", id))
 }
 
 // gate admits requests to the routes: the API listener's authentication
@@ -157,6 +169,8 @@ func (s *Server) routes() {
 	m.HandleFunc("DELETE /api/v1/nodes/{name}", s.deleteNode)
 	m.HandleFunc("GET /api/v1/nodes/{name}/status", s.getNode)
 	m.HandleFunc("PATCH /api/v1/nodes/{name}/status", s.patchNodeStatus)
+	m.HandleFunc("PUT /api/v1/nodes/{name}", s.updateNode)
+	m.HandleFunc("PUT /api/v1/nodes/{name}/status", s.updateNodeStatus)
 
 	m.HandleFunc("GET /api/v1/events", s.listKubeEvents)
 	m.HandleFunc("GET /api/v1/namespaces/{namespace}/events", s.listKubeEvents)
@@ -229,9 +243,13 @@ func (s *Server) writeError(w http.ResponseWriter, err error, kind, name string)
 	s.writeStatus(w, st)
 }
 
+// statusRecorder is the ResponseWriter every handler writes to: it
+// records the status code for the request log, and carries the answer's
+// negotiated form to the helpers that write objects and errors.
 type statusRecorder struct {
 	http.ResponseWriter
 	code int
+	out  output
 }
 
 func (r *statusRecorder) WriteHeader(code int) {

@@ -15,17 +15,6 @@ import (
 	"herd/adapters/conversions"
 )
 
-// wantsTable reports whether the client asked for a server-side table, as
-// kubectl get does (Accept: application/json;as=Table;v=v1;g=meta.k8s.io).
-func wantsTable(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
-		if strings.Contains(part, "as=Table") && strings.Contains(part, "g=meta.k8s.io") {
-			return true
-		}
-	}
-	return false
-}
-
 // nodeTable renders nodes the way kubectl get nodes prints them; the wide
 // columns (priority 1) show with -o wide.
 func (s *Server) nodeTable(nodes []corev1.Node, rv string, r *http.Request) metav1.Table {

@@ -42,7 +42,7 @@ const (
 // it can resume from its last resourceVersion or list again.
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, res *apiResource, o listOptions) {
 	ctx := r.Context()
-	if o.rv == "" && wantsEventStream(r) {
+	if o.rv == "" && outputOf(w).sse {
 		// A browser's EventSource resumes by sending the last id it saw.
 		if id := r.Header.Get("Last-Event-ID"); id != "" {
 			pos, err := strconv.ParseInt(id, 10, 64)

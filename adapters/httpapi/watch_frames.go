@@ -27,7 +27,8 @@ const (
 
 // frames writes one watch's events in the form its client asked for:
 // Kubernetes' stream of JSON watch events, one a line (objects as
-// Tables when kubectl asks for them), or Server-Sent Events for browsers.
+// Tables when kubectl asks for them), protobuf or CBOR frames (binary), or
+// Server-Sent Events for browsers.
 // Frames are buffered until flush, which sends them at once.
 type frames struct {
 	s   *Server
@@ -42,6 +43,9 @@ type frames struct {
 	// only once per watch.
 	table, headersSent bool
 	buf                bytes.Buffer
+	// binary writes protobuf and CBOR frames; nil for JSON and
+	// Server-Sent Events.
+	binary *binaryFrames
 	// broken is the error of a write that failed: the client is gone or
 	// stopped reading, and nothing more can be sent.
 	broken error
@@ -51,28 +55,35 @@ type frames struct {
 // the watch's frame writer. The server's read deadline is lifted: a watch
 // lasts as long as it lasts.
 func (s *Server) startStream(w http.ResponseWriter, r *http.Request, res *apiResource) *frames {
-	f := &frames{s: s, r: r, w: w, rc: http.NewResponseController(w), res: res, sse: wantsEventStream(r), table: wantsTable(r)}
+	out := outputOf(w)
+	f := &frames{s: s, r: r, w: w, rc: http.NewResponseController(w), res: res, sse: out.sse, table: out.table}
 	_ = f.rc.SetReadDeadline(time.Time{}) // not every ResponseWriter has a connection (tests)
-	if f.sse {
-		f.table = false
+	switch {
+	case f.sse:
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
-	} else {
+	case out.isJSON():
 		w.Header().Set("Content-Type", "application/json")
+	default:
+		f.binary = newBinaryFrames(out.info, &f.buf)
+		w.Header().Set("Content-Type", f.binary.contentType)
 	}
 	w.WriteHeader(http.StatusOK)
 	return f
 }
 
-// wantsEventStream reports whether the client asked for Server-Sent
-// Events, as a browser's EventSource does.
-func wantsEventStream(r *http.Request) bool {
-	return strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+// wantsEventStreamHeader says whether an Accept header names Server-Sent
+// Events, as a browser's EventSource sends.
+func wantsEventStreamHeader(accept string) bool {
+	return strings.Contains(accept, "text/event-stream")
 }
 
 // event writes one change. Synthetic events (the initial state) carry no
 // Server-Sent Events id: resuming from the middle of them would be wrong.
 func (f *frames) event(typ watch.EventType, obj *watch.Object, synthetic bool) error {
+	if f.binary != nil {
+		return f.binary.event(string(typ), f.res, obj, &f.s.encodings)
+	}
 	data, err := obj.JSON()
 	if err != nil {
 		return err
@@ -103,6 +114,10 @@ func (f *frames) event(typ watch.EventType, obj *watch.Object, synthetic bool) e
 // marks the end of the initial state (k8s.io/initial-events-end).
 func (f *frames) bookmark(rv int64, initialEnd bool) {
 	srv := strconv.FormatInt(rv, 10)
+	if f.binary != nil {
+		f.binary.bookmark(f.res, srv, initialEnd)
+		return
+	}
 	var obj any
 	if f.table {
 		obj = metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}, ListMeta: metav1.ListMeta{ResourceVersion: srv}}
@@ -131,6 +146,10 @@ func (f *frames) position(rv int64) {
 
 // status writes an ERROR event carrying st.
 func (f *frames) status(st metav1.Status) {
+	if f.binary != nil {
+		_ = f.binary.frame(frameError, &st)
+		return
+	}
 	data, _ := json.Marshal(st)
 	f.frame(frameError, data, 0)
 }

@@ -34,7 +34,7 @@ type watchAPI struct {
 	hub   *watch.Hub
 }
 
-func newWatchAPI(t *testing.T, cfg watch.Config) *watchAPI {
+func newWatchAPI(t testing.TB, cfg watch.Config) *watchAPI {
 	t.Helper()
 	store, err := events.Open(t.Context(), events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
 	if err != nil {
@@ -76,7 +76,7 @@ func newWatchAPI(t *testing.T, cfg watch.Config) *watchAPI {
 }
 
 // do runs one command on a node at the clock's time.
-func (a *watchAPI) do(t *testing.T, name string, cmd domain.NodeCommand) domain.Node {
+func (a *watchAPI) do(t testing.TB, name string, cmd domain.NodeCommand) domain.Node {
 	t.Helper()
 	n, err := a.w.UpdateNode(context.Background(), name, func(n domain.Node) ([]domain.Event, error) {
 		return domain.DecideNode(n, cmd, a.clk.Now())
@@ -87,7 +87,7 @@ func (a *watchAPI) do(t *testing.T, name string, cmd domain.NodeCommand) domain.
 	return n
 }
 
-func (a *watchAPI) head(t *testing.T) int64 {
+func (a *watchAPI) head(t testing.TB) int64 {
 	t.Helper()
 	h, err := a.store.Head(t.Context(), a.store.DB())
 	if err != nil {

@@ -92,6 +92,11 @@ func (o *Object) JSON() ([]byte, error) {
 	return o.encoded, o.err
 }
 
+// State is the object's state as the kind's Fold left it, for a client
+// that renders it in another form than JSON. It is shared and must not be
+// changed.
+func (o *Object) State() any { return o.state }
+
 // at is the same object stamped with a later resourceVersion: the last
 // state of a deleted object, as its DELETED event carries it.
 func (o *Object) at(rv int64) *Object {

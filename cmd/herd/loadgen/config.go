@@ -87,7 +87,23 @@ type Config struct {
 	ServerPID int
 	// Timeout bounds one request (--timeout).
 	Timeout time.Duration
+	// Encoding is what the kubelet style's nodes speak (--encoding): json,
+	// protobuf (client-go's default for built-in kinds) or cbor. The node
+	// is registered in it and every answer asked for in it; heartbeats
+	// stay strategic-merge patches, which are JSON whatever the client
+	// prefers, as a kubelet's are.
+	Encoding string
 }
+
+// The encodings --encoding names, and the media types they stand for.
+const (
+	EncodingJSON     = "json"
+	EncodingProtobuf = "protobuf"
+	EncodingCBOR     = "cbor"
+)
+
+// Encodings are the values --encoding takes.
+var Encodings = []string{EncodingJSON, EncodingProtobuf, EncodingCBOR}
 
 // maxNodes bounds a run: a million nodes' state is what one loadgen
 // process holds comfortably.
@@ -98,7 +114,7 @@ func DefaultConfig() Config {
 	return Config{
 		Server: "http://127.0.0.1:8080", Style: StyleKubelet, Nodes: 100, Connections: 64,
 		Duration: 10 * time.Second, GracePeriod: DefaultGracePeriod, ListInterval: time.Second,
-		Timeout: 30 * time.Second,
+		Timeout: 30 * time.Second, Encoding: EncodingJSON,
 	}
 }
 
@@ -118,6 +134,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 30 * time.Second
+	}
+	if c.Encoding == "" {
+		c.Encoding = EncodingJSON
 	}
 }
 
@@ -161,6 +180,11 @@ func (c Config) Validate() error {
 	}
 	if c.ServerPID < 0 {
 		errs = append(errs, fmt.Errorf("--server-pid %d: want a process ID", c.ServerPID))
+	}
+	if c.Encoding != "" && !slices.Contains(Encodings, c.Encoding) {
+		errs = append(errs, fmt.Errorf("--encoding %q: want one of %v", c.Encoding, Encodings))
+	} else if c.Encoding != "" && c.Encoding != EncodingJSON && c.Style != StyleKubelet {
+		errs = append(errs, fmt.Errorf("--encoding %s: only the kubelet style speaks Kubernetes' encodings; the %s style speaks JSON", c.Encoding, c.Style))
 	}
 	return errors.Join(errs...)
 }

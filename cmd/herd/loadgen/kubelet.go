@@ -29,6 +29,9 @@ type kubeletClient struct {
 	// patch is the status patch cut at its timestamps: the pieces are
 	// joined with the time of each heartbeat.
 	patch []string
+	// mediaType is what the node is registered in and answers are asked
+	// for in.
+	mediaType string
 }
 
 // stampPlaceholder stands for the heartbeat's time in a body rendered
@@ -44,8 +47,12 @@ func newKubeletClient(cfg Config, names []string, hc *http.Client) (*kubeletClie
 		return nil, err
 	}
 	stamp, _ := json.Marshal(metav1.NewTime(stampPlaceholder))
+	mt, ok := mediaTypes[cfg.Encoding]
+	if !ok {
+		mt = mediaTypes[EncodingJSON]
+	}
 	return &kubeletClient{base: strings.TrimSuffix(cfg.Server, "/"), token: cfg.Token, names: names, http: hc,
-		patch: strings.Split(string(data), string(stamp))}, nil
+		patch: strings.Split(string(data), string(stamp)), mediaType: mt}, nil
 }
 
 // kubeletConditions are what a healthy kubelet reports (its reasons and
@@ -88,11 +95,12 @@ func (k *kubeletClient) node(name string, now time.Time) corev1.Node {
 // register POSTs the node; one that exists (409) reports its status
 // instead, as a restarted kubelet does.
 func (k *kubeletClient) register(ctx context.Context, i int) outcome {
-	body, err := json.Marshal(k.node(k.names[i], time.Now()))
+	n := k.node(k.names[i], time.Now())
+	body, err := encodeAs(k.mediaType, &n)
 	if err != nil {
 		return outcome{err: err}
 	}
-	o := k.send(ctx, http.MethodPost, "/api/v1/nodes", "application/json", body)
+	o := k.send(ctx, http.MethodPost, "/api/v1/nodes", k.mediaType, body)
 	if o.status == http.StatusConflict {
 		return k.heartbeat(ctx, i)
 	}
@@ -111,12 +119,16 @@ func (k *kubeletClient) send(ctx context.Context, method, path, contentType stri
 		return outcome{err: err}
 	}
 	req.Header.Set("Content-Type", contentType)
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", k.mediaType)
 	req.Header.Set("User-Agent", kubeletUserAgent)
 	if k.token != "" {
 		req.Header.Set("Authorization", "Bearer "+k.token)
 	}
-	return roundTrip(k.http, req)
+	o := roundTrip(k.http, req)
+	if o.err == nil {
+		o.err = answeredIn(o.contentType, k.mediaType)
+	}
+	return o
 }
 
 // roundTrip sends req and reads the whole answer, so that the connection
@@ -135,7 +147,7 @@ func roundTrip(hc *http.Client, req *http.Request) outcome {
 	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
 		return outcome{status: resp.StatusCode, err: err}
 	}
-	return outcome{status: resp.StatusCode}
+	return outcome{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type")}
 }
 
 // httpError is a refusal, with what herd said.

@@ -19,6 +19,8 @@ type Report struct {
 	Nodes           int     `json:"nodes"`
 	Connections     int     `json:"connections"`
 	IntervalSeconds float64 `json:"intervalSeconds"`
+	// Encoding is what the nodes registered in and asked answers in.
+	Encoding string `json:"encoding,omitempty"`
 	// Idle is true for a run that sent nothing in its window.
 	Idle bool `json:"idle,omitempty"`
 	// Register, Warmup and Heartbeats are the three phases; Heartbeats is
@@ -84,7 +86,11 @@ func (r Report) Print(w io.Writer, format string) error {
 	case r.IntervalSeconds > 0:
 		interval = fmt.Sprintf("every %gs per node", r.IntervalSeconds)
 	}
-	fmt.Fprintf(tw, "herd loadgen\t%s style, %d nodes, %d connections, heartbeats %s\n", r.Style, r.Nodes, r.Connections, interval)
+	style := r.Style + " style"
+	if r.Encoding != "" && r.Encoding != EncodingJSON {
+		style += " in " + r.Encoding
+	}
+	fmt.Fprintf(tw, "herd loadgen\t%s, %d nodes, %d connections, heartbeats %s\n", style, r.Nodes, r.Connections, interval)
 	fmt.Fprintf(tw, "server\t%s\n", r.Server)
 	printPhase(tw, "register", r.Register)
 	printPhase(tw, "warm-up", r.Warmup)

@@ -174,3 +174,43 @@ herd rss      final 100.0 MiB, peak in window 120.0 MiB, peak of the process 130
 		}
 	}
 }
+
+// TestKubeletNodesSpeakEveryEncoding: with --encoding, kubelet-style
+// nodes register in protobuf or CBOR and herd answers every request in
+// it (a run counts an answer in another media type as an error).
+func TestKubeletNodesSpeakEveryEncoding(t *testing.T) {
+	server := startHerd(t, nil)
+	for _, enc := range loadgen.Encodings {
+		t.Run(enc, func(t *testing.T) {
+			cfg := tiny(server, loadgen.StyleKubelet)
+			cfg.Encoding, cfg.NamePrefix = enc, "enc-"+enc+"-"
+			r, err := loadgen.Run(t.Context(), cfg, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, p := range map[string]loadgen.Phase{"register": r.Register, "heartbeats": r.Heartbeats} {
+				if p.Acknowledged != p.Requests || len(p.Errors) > 0 {
+					t.Errorf("%s: %d of %d acknowledged, errors %v (%s)", name, p.Acknowledged, p.Requests, p.Errors, p.FirstError)
+				}
+			}
+			if _, ok := nodes(t, server)["enc-"+enc+"-00000"]; !ok {
+				t.Errorf("node enc-%s-00000 was not registered", enc)
+			}
+		})
+	}
+}
+
+// TestEncodingIsValidated: an unknown encoding, or one a style does not
+// speak, is refused by name.
+func TestEncodingIsValidated(t *testing.T) {
+	for _, tc := range []struct{ style, encoding, want string }{
+		{loadgen.StyleKubelet, "yaml", `--encoding "yaml"`},
+		{loadgen.StyleAgent, loadgen.EncodingProtobuf, "--encoding protobuf: only the kubelet style"},
+	} {
+		cfg := tiny("http://127.0.0.1:1", tc.style)
+		cfg.Encoding = tc.encoding
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s in %s: %v, want an error naming %q", tc.style, tc.encoding, err, tc.want)
+		}
+	}
+}

@@ -12,6 +12,8 @@ import (
 type outcome struct {
 	status int
 	err    error
+	// contentType is a 2xx answer's Content-Type.
+	contentType string
 }
 
 // acknowledged is true when herd answered 2xx.

@@ -1,0 +1,143 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	policyv1beta1 "k8s.io/api/policy/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+)
+
+// scheme knows every Kubernetes type herd reads or writes in a body:
+// core/v1 (with meta/v1's Status, WatchEvent and options), policy's
+// Eviction, and meta.k8s.io/v1's Table.
+var scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(corev1.AddToScheme(s))
+	utilruntime.Must(policyv1.AddToScheme(s))
+	// kubectl drain still speaks policy/v1beta1 to servers that do not
+	// list policy/v1.
+	utilruntime.Must(policyv1beta1.AddToScheme(s))
+	utilruntime.Must(metav1.AddMetaToScheme(s))
+	return s
+}()
+
+// codecs are apimachinery's serializers over scheme: the same JSON,
+// protobuf and CBOR that kube-apiserver and client-go use.
+var codecs = serializer.NewCodecFactory(scheme, serializer.WithSerializer(cbor.NewSerializerInfo))
+
+// protobufType is Kubernetes' protobuf media type, which client-go's
+// typed clients send built-in objects in by default.
+const protobufType = runtime.ContentTypeProtobuf
+
+// servedTypes are the media types herd reads and writes Kubernetes objects
+// in, JSON first: the answer to */* and to a request with no Accept.
+// YAML is left out, as it always was.
+var servedTypes = func() []runtime.SerializerInfo {
+	var out []runtime.SerializerInfo
+	for _, mt := range []string{runtime.ContentTypeJSON, runtime.ContentTypeProtobuf, runtime.ContentTypeCBOR} {
+		info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), mt)
+		if !ok {
+			panic("httpapi: apimachinery has no serializer for " + mt)
+		}
+		out = append(out, info)
+	}
+	return out
+}()
+
+// jsonOnly is the one media type herd's own kinds (herd.dev) come in:
+// they have no protobuf form.
+var jsonOnly = servedTypes[:1]
+
+// mediaTypeNames lists the media types of infos, as 406 and 415 name them.
+func mediaTypeNames(infos []runtime.SerializerInfo) string {
+	names := make([]string, len(infos))
+	for i, info := range infos {
+		names[i] = info.MediaType
+	}
+	return strings.Join(names, ", ")
+}
+
+// unsupportedBodyType is the 415 of a create or update whose body is in
+// a media type herd does not read, naming the ones it does.
+func unsupportedBodyType(ct string) error {
+	return &requestError{http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s (got %q)", mediaTypeNames(servedTypes), ct)}
+}
+
+// decodeObject reads the (size-limited) body into into, in the media type
+// its Content-Type names (JSON when it names none), with apimachinery's
+// serializer for that type. fieldValidation=Strict (kubectl's default)
+// refuses fields the kind does not have, as kube-apiserver does; protobuf
+// has no unknown fields to refuse. A body of another kind than into's is
+// a 400.
+func decodeObject(r *http.Request, into runtime.Object) error {
+	obj, err := decodeBody(r, into)
+	if err != nil {
+		return err
+	}
+	if obj != into {
+		return badRequest("the body is a %s, not a %s", describeKind(obj), kindOf(into))
+	}
+	return nil
+}
+
+// decodeBody is decodeObject for a body that may be of another kind the
+// scheme knows than into's (an older version of it): that object is
+// returned instead of into.
+func decodeBody(r *http.Request, into runtime.Object) (runtime.Object, error) {
+	ct := bodyMediaType(r)
+	info, ok := runtime.SerializerInfoForMediaType(servedTypes, ct)
+	if !ok {
+		return nil, unsupportedBodyType(ct)
+	}
+	data, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	dec := info.Serializer
+	if r.URL.Query().Get("fieldValidation") == "Strict" && info.StrictSerializer != nil {
+		dec = info.StrictSerializer
+	}
+	obj, _, err := dec.Decode(data, nil, into)
+	if err != nil {
+		return nil, badRequest("the request body is not a valid %s %s: %v", info.MediaType, kindOf(into), err)
+	}
+	return obj, nil
+}
+
+// bodyMediaType is the media type of r's body, lower-cased as media
+// types compare (RFC 9110); JSON when the request names none.
+func bodyMediaType(r *http.Request) string {
+	ct := strings.ToLower(strings.TrimSpace(mediaType(r)))
+	if ct == "" {
+		return runtime.ContentTypeJSON
+	}
+	return ct
+}
+
+// describeKind names obj's kind with its version: "policy/v1beta1
+// Eviction".
+func describeKind(obj runtime.Object) string {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Kind == "" {
+		return kindOf(obj)
+	}
+	return gvk.GroupVersion().String() + " " + gvk.Kind
+}
+
+// kindOf names into's kind as the scheme knows it: "/v1, Kind=Node".
+func kindOf(into runtime.Object) string {
+	gvks, _, err := scheme.ObjectKinds(into)
+	if err != nil || len(gvks) == 0 {
+		return fmt.Sprintf("%T", into)
+	}
+	return gvks[0].Kind
+}
