@@ -64,3 +64,15 @@ func scanTimeline(rows *sql.Rows, what string) ([]TimelineEntry, error) {
 	}
 	return out, rows.Err()
 }
+
+// Between returns every entry of every node's timeline with a log position
+// in (after, upTo], oldest first: the node events a Kubernetes Event list
+// or watch shows for that stretch of the log.
+func (v *TimelineView) Between(ctx context.Context, after, upTo int64) ([]TimelineEntry, error) {
+	rows, err := v.db.QueryContext(ctx, `SELECT position, node, at, kind, reason, message, type FROM node_timeline
+WHERE position > ? AND position <= ? ORDER BY position, seq`, after, upTo)
+	if err != nil {
+		return nil, fmt.Errorf("timeline (%d, %d]: %w", after, upTo, err)
+	}
+	return scanTimeline(rows, "timeline")
+}

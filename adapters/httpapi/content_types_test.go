@@ -273,7 +273,7 @@ func TestAcceptIsNegotiatedAsKubeAPIServerDoes(t *testing.T) {
 		{"table of one", "/api/v1/nodes/n1", table, runtime.ContentTypeJSON, true},
 		{"protobuf table passed over", "/api/v1/nodes", "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io," + table, runtime.ContentTypeJSON, true},
 		{"protobuf table then protobuf", "/api/v1/nodes", "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/vnd.kubernetes.protobuf", runtime.ContentTypeProtobuf, false},
-		{"no table of events", "/api/v1/events", table + ",application/json", runtime.ContentTypeJSON, false},
+		{"table of events", "/api/v1/events", table + ",application/json", runtime.ContentTypeJSON, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := exchange(t, a.url, "GET", tc.path, "", tc.accept, nil)

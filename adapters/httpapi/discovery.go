@@ -53,7 +53,7 @@ func (s *Server) apiGroups(w http.ResponseWriter, _ *http.Request) {
 	gv := metav1.GroupVersionForDiscovery{GroupVersion: herdGroup + "/" + herdVersion, Version: herdVersion}
 	s.writeJSON(w, http.StatusOK, metav1.APIGroupList{
 		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
-		Groups:   []metav1.APIGroup{{Name: herdGroup, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}},
+		Groups:   []metav1.APIGroup{{Name: herdGroup, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}, eventsAPIGroup()},
 	})
 }
 
@@ -72,7 +72,7 @@ func coreAPIResources() []metav1.APIResource {
 		{Name: "nodes", SingularName: "node", Kind: "Node", ShortNames: []string{"no"},
 			Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}},
 		{Name: "nodes/status", Kind: "Node", Verbs: metav1.Verbs{"get", "patch", "update"}},
-		{Name: "events", SingularName: "event", Namespaced: true, Kind: "Event", ShortNames: []string{"ev"}, Verbs: metav1.Verbs{"list"}},
+		{Name: "events", SingularName: "event", Namespaced: true, Kind: "Event", ShortNames: []string{"ev"}, Verbs: metav1.Verbs{"get", "list", "watch"}},
 		{Name: "pods", SingularName: "pod", Namespaced: true, Kind: "Pod", ShortNames: []string{"po"},
 			Categories: []string{"all"}, Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}},
 		{Name: "pods/status", Namespaced: true, Kind: "Pod", Verbs: metav1.Verbs{"get", "patch", "update"}},

@@ -3,94 +3,298 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 
-	"herd/projections"
+	"herd/domain"
+	"herd/projections/watch"
 )
 
-// recentEvents is how many timeline entries an unfiltered event list shows.
-const recentEvents = 500
+// eventFieldLabels are what field selectors may name on core/v1 Events,
+// as kube-apiserver allows them.
+var eventFieldLabels = []string{
+	"involvedObject.apiVersion", "involvedObject.fieldPath", "involvedObject.kind", "involvedObject.name",
+	"involvedObject.namespace", "involvedObject.resourceVersion", "involvedObject.uid",
+	"metadata.name", "metadata.namespace", "reason", "reportingComponent", "source", "type",
+}
 
-// listKubeEvents serves nodes' timelines as core/v1 Events, which is what
-// kubectl describe node and kubectl get events show. fieldSelector
-// involvedObject.name narrows it to one node.
+// eventsV1FieldLabels are events.k8s.io/v1's field labels, each with the
+// core/v1 label it stands for, as kube-apiserver converts them.
+var eventsV1FieldLabels = map[string]string{
+	"regarding.apiVersion": "involvedObject.apiVersion", "regarding.fieldPath": "involvedObject.fieldPath",
+	"regarding.kind": "involvedObject.kind", "regarding.name": "involvedObject.name",
+	"regarding.namespace": "involvedObject.namespace", "regarding.resourceVersion": "involvedObject.resourceVersion",
+	"regarding.uid": "involvedObject.uid", "reportingController": "reportingComponent",
+	"metadata.name": "metadata.name", "metadata.namespace": "metadata.namespace", "reason": "reason", "type": "type",
+}
+
+// eventResource is Events in the core group (v1 true) or in
+// events.k8s.io/v1: served from the log by the handlers here, not through
+// the watch hub, since every event is its own object and never changes.
+func eventResource(core bool) *apiResource {
+	if core {
+		return &apiResource{
+			name: "events", kind: "Event", apiVersion: "v1", namespaced: true, fieldLabels: eventFieldLabels,
+			newObject: func() runtime.Object { return &corev1.Event{} },
+			newList:   func() runtime.Object { return &corev1.EventList{} },
+		}
+	}
+	labels := make([]string, 0, len(eventsV1FieldLabels))
+	for l := range eventsV1FieldLabels {
+		labels = append(labels, l)
+	}
+	slices.Sort(labels)
+	return &apiResource{
+		name: "events", kind: "Event", apiVersion: eventsv1.SchemeGroupVersion.String(), namespaced: true, fieldLabels: labels,
+		newObject: func() runtime.Object { return &eventsv1.Event{} },
+		newList:   func() runtime.Object { return &eventsv1.EventList{} },
+	}
+}
+
+// listKubeEvents serves core/v1 Events: a list, or a watch with
+// ?watch=true.
 func (s *Server) listKubeEvents(w http.ResponseWriter, r *http.Request) {
-	raw := r.URL.Query().Get("fieldSelector")
-	sel, err := fields.ParseSelector(raw)
+	s.serveEvents(w, r, eventResource(true))
+}
+
+// listEventsV1 serves events.k8s.io/v1 Events.
+func (s *Server) listEventsV1(w http.ResponseWriter, r *http.Request) {
+	s.serveEvents(w, r, eventResource(false))
+}
+
+// getKubeEvent serves one core/v1 Event by name.
+func (s *Server) getKubeEvent(w http.ResponseWriter, r *http.Request) {
+	s.getEvent(w, r, eventResource(true))
+}
+
+// getEventV1 serves one events.k8s.io/v1 Event by name.
+func (s *Server) getEventV1(w http.ResponseWriter, r *http.Request) {
+	s.getEvent(w, r, eventResource(false))
+}
+
+// serveEvents answers a list or watch of Events: the namespace of the
+// path, field and label selectors, limit and continue (every page as of
+// the first's resourceVersion), resourceVersion with resourceVersionMatch,
+// and a Table for kubectl.
+func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, res *apiResource) {
+	o, err := parseListOptions(r, res)
+	if err == nil && res.apiVersion != "v1" {
+		o.fields, err = o.fields.Transform(func(f, v string) (string, string, error) { return eventsV1FieldLabels[f], v, nil })
+	}
 	if err != nil {
-		s.writeError(w, badRequest("unable to parse fieldSelector %q: %v", raw, err), "Event", "")
+		s.writeError(w, err, res.kind, "")
+		return
+	}
+	if o.watch {
+		s.watchEvents(w, r, res, o)
+		return
+	}
+	ctx := r.Context()
+	head, err := s.Store.Head(ctx, s.Store.DB())
+	if err != nil {
+		s.writeError(w, err, res.kind, "")
+		return
+	}
+	upTo, afterPos, afterSeq := head, int64(0), -1
+	switch {
+	case o.cont != nil:
+		if afterPos, afterSeq, err = parseEventKey(o.cont.Start); err != nil {
+			s.writeError(w, err, res.kind, "")
+			return
+		}
+		if o.cont.RV > 0 {
+			upTo = o.cont.RV
+		}
+	case o.rv != "" && o.rv != "0" && o.position > head:
+		s.writeError(w, &watch.TooLargeError{Position: o.position, Current: head}, res.kind, "")
+		return
+	case o.rvMatch == metav1.ResourceVersionMatchExact:
+		upTo = o.position
+	}
+	evs, err := s.newEventReader(eventScopeFor(o)).next(ctx, upTo)
+	if err != nil {
+		s.writeError(w, err, res.kind, "")
 		return
 	}
 	var (
-		entries []projections.TimelineEntry
-		uid     string
+		page []derivedEvent
+		lm   = metav1.ListMeta{ResourceVersion: strconv.FormatInt(upTo, 10)}
 	)
-	if name, ok := sel.RequiresExactMatch("involvedObject.name"); ok {
-		if n, err := s.NodeView.GetIncludingDeleted(r.Context(), name); err == nil {
-			uid = n.UID
+	for _, d := range evs {
+		if !d.after(afterPos, afterSeq) || !o.matchEvent(d) {
+			continue
 		}
-		entries, err = s.Timeline.Node(r.Context(), name, 0, 0)
-	} else {
-		entries, err = s.Timeline.Recent(r.Context(), recentEvents)
+		if o.limit > 0 && len(page) == o.limit {
+			last := page[len(page)-1]
+			lm.Continue = continueToken{V: continueVersion, RV: upTo, Start: eventKey(last)}.encode()
+			break
+		}
+		page = append(page, d)
 	}
-	if err != nil {
-		s.writeError(w, err, "Event", "")
+	if wantsTable(w) {
+		t := s.eventTable(page, lm.ResourceVersion, r)
+		t.Continue = lm.Continue
+		s.writeObject(w, http.StatusOK, &t)
 		return
 	}
-	list := corev1.EventList{TypeMeta: metav1.TypeMeta{Kind: "EventList", APIVersion: "v1"}, Items: []corev1.Event{}}
-	for _, e := range entries {
-		ev := toKubeEvent(e)
-		ev.InvolvedObject.UID = types.UID(uid)
-		if sel.Matches(eventFields(ev)) {
-			list.Items = append(list.Items, ev)
+	s.writeObject(w, http.StatusOK, eventList(res, page, lm))
+}
+
+// eventList is page as res's list kind.
+func eventList(res *apiResource, page []derivedEvent, lm metav1.ListMeta) runtime.Object {
+	if res.apiVersion == "v1" {
+		l := &corev1.EventList{TypeMeta: metav1.TypeMeta{Kind: "EventList", APIVersion: "v1"}, ListMeta: lm, Items: make([]corev1.Event, len(page))}
+		for i, d := range page {
+			l.Items[i] = d.core()
+		}
+		return l
+	}
+	l := &eventsv1.EventList{TypeMeta: metav1.TypeMeta{Kind: "EventList", APIVersion: res.apiVersion}, ListMeta: lm, Items: make([]eventsv1.Event, len(page))}
+	for i, d := range page {
+		l.Items[i] = d.v1()
+	}
+	return l
+}
+
+// eventObject is d as res's kind.
+func eventObject(res *apiResource, d derivedEvent) runtime.Object {
+	if res.apiVersion == "v1" {
+		e := d.core()
+		return &e
+	}
+	e := d.v1()
+	return &e
+}
+
+// getEvent answers one Event by the name herd gave it.
+func (s *Server) getEvent(w http.ResponseWriter, r *http.Request, res *apiResource) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	notFound := fmt.Errorf("event %q not found in namespace %q: %w", name, ns, domain.ErrNotFound)
+	object, pos, _, ok := parseEventName(name)
+	if !ok {
+		s.writeError(w, notFound, res.kind, name)
+		return
+	}
+	ctx := r.Context()
+	head, err := s.Store.Head(ctx, s.Store.DB())
+	if err != nil {
+		s.writeError(w, err, res.kind, name)
+		return
+	}
+	if pos > head {
+		s.writeError(w, notFound, res.kind, name)
+		return
+	}
+	scope := eventScope{pods: true, podStream: domain.PodStream(ns, object), nodes: ns == metav1.NamespaceDefault, node: object}
+	evs, err := s.newEventReader(scope).next(ctx, pos)
+	if err != nil {
+		s.writeError(w, err, res.kind, name)
+		return
+	}
+	for _, d := range evs {
+		if d.pos == pos && d.name() == name && d.namespace == ns {
+			s.writeObject(w, http.StatusOK, eventObject(res, d))
+			return
 		}
 	}
-	if n := len(entries); n > 0 {
-		list.ResourceVersion = strconv.FormatInt(entries[n-1].Position, 10)
-	}
-	s.writeObject(w, http.StatusOK, &list)
+	s.writeError(w, notFound, res.kind, name)
 }
 
-func toKubeEvent(e projections.TimelineEntry) corev1.Event {
-	// The timeline decided the type where it knew the event (a pressure
-	// True is a Warning, False is not).
-	typ := corev1.EventTypeNormal
-	if e.Type == projections.TimelineWarning {
-		typ = corev1.EventTypeWarning
-	}
-	at := metav1.NewTime(e.At)
-	return corev1.Event{
-		TypeMeta: metav1.TypeMeta{Kind: "Event", APIVersion: "v1"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:              fmt.Sprintf("%s.%d", e.Node, e.Position),
-			Namespace:         metav1.NamespaceDefault,
-			ResourceVersion:   strconv.FormatInt(e.Position, 10),
-			CreationTimestamp: at,
-		},
-		InvolvedObject: corev1.ObjectReference{Kind: "Node", Name: e.Node, APIVersion: "v1"},
-		Reason:         e.Kind,
-		Message:        e.Message,
-		Source:         corev1.EventSource{Component: "herd"},
-		FirstTimestamp: at,
-		LastTimestamp:  at,
-		Count:          1,
-		Type:           typ,
-	}
+// eventKey is where a listing resumes after d: "POSITION.INDEX".
+func eventKey(d derivedEvent) string {
+	return strconv.FormatInt(d.pos, 10) + "." + strconv.Itoa(d.seq)
 }
 
-// eventFields are the fields kubectl selects events by.
+// parseEventKey reads an eventKey.
+func parseEventKey(key string) (pos int64, seq int, err error) {
+	p, s, ok := strings.Cut(key, ".")
+	if ok {
+		pos, err = strconv.ParseInt(p, 10, 64)
+		if err == nil {
+			seq, err = strconv.Atoi(s)
+		}
+	}
+	if !ok || err != nil || pos < 0 || seq < 0 {
+		return 0, 0, badRequest("continue key is not valid: %q is no event's place in the log; start the list again without it", key)
+	}
+	return pos, seq, nil
+}
+
+// matchEvent says whether d is in the listing's namespace and matches
+// its selectors. Events have no labels: only a selector that asks for
+// none matches them.
+func (o listOptions) matchEvent(d derivedEvent) bool {
+	return (o.namespace == "" || d.namespace == o.namespace) &&
+		o.labels.Matches(labels.Set{}) && o.fields.Matches(eventFields(d.core()))
+}
+
+// eventFields are the fields Events are selected by, under their core/v1
+// labels.
 func eventFields(e corev1.Event) fields.Set {
 	return fields.Set{
-		"involvedObject.kind":      e.InvolvedObject.Kind,
-		"involvedObject.name":      e.InvolvedObject.Name,
-		"involvedObject.namespace": e.InvolvedObject.Namespace,
-		"involvedObject.uid":       string(e.InvolvedObject.UID),
-		"reason":                   e.Reason,
-		"type":                     e.Type,
+		"metadata.name":                  e.Name,
+		"metadata.namespace":             e.Namespace,
+		"involvedObject.kind":            e.InvolvedObject.Kind,
+		"involvedObject.name":            e.InvolvedObject.Name,
+		"involvedObject.namespace":       e.InvolvedObject.Namespace,
+		"involvedObject.uid":             string(e.InvolvedObject.UID),
+		"involvedObject.apiVersion":      e.InvolvedObject.APIVersion,
+		"involvedObject.resourceVersion": e.InvolvedObject.ResourceVersion,
+		"involvedObject.fieldPath":       e.InvolvedObject.FieldPath,
+		"reason":                         e.Reason,
+		"reportingComponent":             e.ReportingController,
+		"source":                         e.Source.Component,
+		"type":                           e.Type,
 	}
+}
+
+// eventScopeFor is what a listing needs to read: only nodes' events or
+// only pods', one pod's stream or one namespace's, as the path and the
+// field selector allow.
+func eventScopeFor(o listOptions) eventScope {
+	sc := eventScope{nodes: true, pods: true, podPrefix: domain.PodAggregate.Prefix()}
+	exact := func(f string) (string, bool) { return o.fields.RequiresExactMatch(f) }
+	if kind, ok := exact("involvedObject.kind"); ok {
+		sc.nodes, sc.pods = kind == "Node", kind == "Pod"
+	}
+	ns := o.namespace
+	if v, ok := exact("metadata.namespace"); ok {
+		if ns != "" && v != ns {
+			return eventScope{}
+		}
+		ns = v
+	}
+	if ns != "" && ns != metav1.NamespaceDefault {
+		sc.nodes = false
+	}
+	podNS := ns
+	if v, ok := exact("involvedObject.namespace"); ok {
+		if v == "" {
+			sc.pods = false
+		} else {
+			sc.nodes = false
+			if podNS != "" && podNS != v {
+				sc.pods = false
+			}
+			podNS = v
+		}
+	}
+	if podNS != "" {
+		sc.podPrefix = domain.PodAggregate.Prefix() + podNS + "/"
+	}
+	if name, ok := exact("involvedObject.name"); ok {
+		sc.node = name
+		if podNS != "" {
+			sc.podStream = domain.PodStream(podNS, name)
+		}
+	}
+	return sc
 }

@@ -54,13 +54,13 @@ func offerFor(r *http.Request, ri requestInfo) (offer, bool) {
 		return offer{}, false
 	case ri.Group == herdGroup:
 		return offer{types: jsonOnly}, true
-	case ri.Group != "":
+	case ri.Group != "" && ri.Group != eventsGroup:
 		return offer{}, false
 	}
 	o := offer{types: servedTypes}
 	if ri.Verb == "get" || ri.Verb == "list" {
 		switch ri.Resource {
-		case "nodes", "pods", "configmaps":
+		case "nodes", "pods", "configmaps", "events":
 			o.table = ri.Subresource == "" || ri.Subresource == "status"
 		}
 		o.watch = ri.Verb == "list" && isWatch(r)

@@ -174,6 +174,11 @@ func (s *Server) routes() {
 
 	m.HandleFunc("GET /api/v1/events", s.listKubeEvents)
 	m.HandleFunc("GET /api/v1/namespaces/{namespace}/events", s.listKubeEvents)
+	m.HandleFunc("GET /api/v1/namespaces/{namespace}/events/{name}", s.getKubeEvent)
+	m.HandleFunc("GET /apis/"+eventsGroupVersion, s.eventsResources)
+	m.HandleFunc("GET /apis/"+eventsGroupVersion+"/events", s.listEventsV1)
+	m.HandleFunc("GET /apis/"+eventsGroupVersion+"/namespaces/{namespace}/events", s.listEventsV1)
+	m.HandleFunc("GET /apis/"+eventsGroupVersion+"/namespaces/{namespace}/events/{name}", s.getEventV1)
 	m.HandleFunc("PATCH /api/v1/nodes/{name}", s.patchNode)
 
 	m.HandleFunc("GET /api/v1/pods", s.listPods)

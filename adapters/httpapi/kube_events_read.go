@@ -1,0 +1,297 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+)
+
+// derivedEvent is one Kubernetes Event as herd derives it from its log:
+// never stored, named and versioned by the log position it comes from.
+type derivedEvent struct {
+	// pos is the log position of the record behind the event; seq tells
+	// apart the events of one record (a Killing per container).
+	pos int64
+	seq int
+	at  time.Time
+	// namespace is the event's own: its pod's, or "default" for a node's,
+	// as Kubernetes puts them.
+	namespace string
+	object    corev1.ObjectReference
+	reason    string
+	typ       string
+	message   string
+	component string
+	// host is the node the event happened on, when there is one.
+	host string
+}
+
+// name is the event's name: its object's name, a dot and the log
+// position in hex, as Kubernetes' event names look; a second event of the
+// same record adds "-" and its index.
+func (d derivedEvent) name() string {
+	n := d.object.Name + "." + strconv.FormatInt(d.pos, 16)
+	if d.seq > 0 {
+		n += "-" + strconv.Itoa(d.seq)
+	}
+	return n
+}
+
+// key orders events: by log position, then by index.
+func (d derivedEvent) after(pos int64, seq int) bool {
+	return d.pos > pos || d.pos == pos && d.seq > seq
+}
+
+// parseEventName splits an event's name into its object's name, log
+// position and index; ok is false for a name herd never gives.
+func parseEventName(name string) (object string, pos int64, seq int, ok bool) {
+	i := strings.LastIndexByte(name, '.')
+	if i <= 0 {
+		return "", 0, 0, false
+	}
+	object, rest := name[:i], name[i+1:]
+	if hex, idx, found := strings.Cut(rest, "-"); found {
+		n, err := strconv.Atoi(idx)
+		if err != nil || n <= 0 || strconv.Itoa(n) != idx {
+			return "", 0, 0, false
+		}
+		rest, seq = hex, n
+	}
+	p, err := strconv.ParseInt(rest, 16, 64)
+	if err != nil || p <= 0 || strconv.FormatInt(p, 16) != rest {
+		return "", 0, 0, false
+	}
+	return object, p, seq, true
+}
+
+// core is the event as a core/v1 Event.
+func (d derivedEvent) core() corev1.Event {
+	at := metav1.NewTime(d.at)
+	return corev1.Event{
+		TypeMeta: metav1.TypeMeta{Kind: "Event", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: d.name(), Namespace: d.namespace,
+			UID:               eventUID(d),
+			ResourceVersion:   strconv.FormatInt(d.pos, 10),
+			CreationTimestamp: at,
+		},
+		InvolvedObject:      d.object,
+		Reason:              d.reason,
+		Message:             d.message,
+		Source:              corev1.EventSource{Component: d.component, Host: d.host},
+		FirstTimestamp:      at,
+		LastTimestamp:       at,
+		EventTime:           metav1.NewMicroTime(d.at),
+		Count:               1,
+		Type:                d.typ,
+		Action:              d.reason,
+		ReportingController: d.component,
+		ReportingInstance:   reportingInstance(d),
+	}
+}
+
+// v1 is the event as an events.k8s.io/v1 Event.
+func (d derivedEvent) v1() eventsv1.Event {
+	c := d.core()
+	return eventsv1.Event{
+		TypeMeta:                 metav1.TypeMeta{Kind: "Event", APIVersion: eventsv1.SchemeGroupVersion.String()},
+		ObjectMeta:               c.ObjectMeta,
+		EventTime:                c.EventTime,
+		ReportingController:      c.ReportingController,
+		ReportingInstance:        c.ReportingInstance,
+		Action:                   c.Action,
+		Reason:                   c.Reason,
+		Regarding:                c.InvolvedObject,
+		Note:                     c.Message,
+		Type:                     c.Type,
+		DeprecatedSource:         c.Source,
+		DeprecatedFirstTimestamp: c.FirstTimestamp,
+		DeprecatedLastTimestamp:  c.LastTimestamp,
+		DeprecatedCount:          c.Count,
+	}
+}
+
+// eventUID is a stable uid for the event, from its place in the log.
+func eventUID(d derivedEvent) types.UID {
+	return types.UID(fmt.Sprintf("00000000-0000-4000-8000-%08x%04x", d.pos, d.seq))
+}
+
+// reportingInstance is who reported the event: the component, on the
+// node when it acted there.
+func reportingInstance(d derivedEvent) string {
+	if d.host != "" {
+		return d.component + "-" + d.host
+	}
+	return d.component
+}
+
+// eventScope narrows what an event reader reads, from the request's path
+// and field selector, so that kubectl describe reads one pod's stream
+// rather than every pod's.
+type eventScope struct {
+	nodes, pods bool
+	// node is the one node whose events are read, "" for every node's.
+	node string
+	// podStream is the one pod stream read; podPrefix the streams read
+	// when podStream is "".
+	podStream, podPrefix string
+}
+
+// eventReader reads the log's events in order: each next returns the
+// events of a further stretch of the log. It keeps the pods it has seen
+// folded up to where it has read, since a pod's events depend on what
+// the pod was before.
+type eventReader struct {
+	s     *Server
+	scope eventScope
+	pos   int64
+	pods  map[string]domain.Pod
+	// nodeUIDs caches the uids of nodes' events.
+	nodeUIDs map[string]string
+}
+
+func (s *Server) newEventReader(scope eventScope) *eventReader {
+	return &eventReader{s: s, scope: scope, pods: map[string]domain.Pod{}, nodeUIDs: map[string]string{}}
+}
+
+// next returns the events of the log in (r.pos, upTo], oldest first, and
+// moves r to upTo.
+func (r *eventReader) next(ctx context.Context, upTo int64) ([]derivedEvent, error) {
+	if upTo <= r.pos {
+		return nil, nil
+	}
+	var out []derivedEvent
+	if r.scope.pods {
+		evs, err := r.podEvents(ctx, upTo)
+		if err != nil {
+			return nil, err
+		}
+		out = evs
+	}
+	if r.scope.nodes {
+		evs, err := r.nodeEvents(ctx, upTo)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, evs...)
+	}
+	slices.SortStableFunc(out, func(a, b derivedEvent) int {
+		if a.pos != b.pos {
+			return int(min(max(a.pos-b.pos, -1), 1))
+		}
+		return a.seq - b.seq
+	})
+	r.pos = upTo
+	return out, nil
+}
+
+func (r *eventReader) nodeEvents(ctx context.Context, upTo int64) ([]derivedEvent, error) {
+	var (
+		entries []projections.TimelineEntry
+		err     error
+	)
+	if r.scope.node != "" {
+		entries, err = r.s.Timeline.Node(ctx, r.scope.node, r.pos, 0)
+	} else {
+		entries, err = r.s.Timeline.Between(ctx, r.pos, upTo)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]derivedEvent, 0, len(entries))
+	for _, e := range entries {
+		if e.Position > upTo {
+			break
+		}
+		uid, ok := r.nodeUIDs[e.Node]
+		if !ok {
+			n, err := r.s.NodeView.GetIncludingDeleted(ctx, e.Node)
+			switch {
+			case err == nil:
+				uid = n.UID
+			case !errors.Is(err, domain.ErrNotFound):
+				return nil, err
+			}
+			r.nodeUIDs[e.Node] = uid
+		}
+		typ := corev1.EventTypeNormal
+		if e.Type == projections.TimelineWarning {
+			typ = corev1.EventTypeWarning
+		}
+		out = append(out, derivedEvent{
+			pos: e.Position, at: e.At, namespace: metav1.NamespaceDefault,
+			object:    corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: e.Node, UID: types.UID(uid)},
+			reason:    e.Kind,
+			typ:       typ,
+			message:   e.Message,
+			component: componentHerd,
+			host:      e.Node,
+		})
+	}
+	return out, nil
+}
+
+func (r *eventReader) podEvents(ctx context.Context, upTo int64) ([]derivedEvent, error) {
+	f := events.Filter{Stream: r.scope.podStream, StreamPrefix: r.scope.podPrefix, After: r.pos}
+	if f.Stream != "" {
+		f.StreamPrefix = ""
+	}
+	recs, err := r.s.Store.Query(ctx, r.s.Store.DB(), f)
+	if err != nil {
+		return nil, err
+	}
+	var out []derivedEvent
+	for _, rec := range recs {
+		if rec.Position > upTo {
+			break
+		}
+		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("event %d of %s: %w", rec.Position, rec.Stream, err)
+		}
+		prev := r.pods[rec.Stream]
+		cur, err := projections.FoldPod(prev, rec)
+		if err != nil {
+			return nil, fmt.Errorf("event %d of %s: %w", rec.Position, rec.Stream, err)
+		}
+		r.pods[rec.Stream] = cur
+		ns, name, _ := strings.Cut(strings.TrimPrefix(rec.Stream, domain.PodAggregate.Prefix()), "/")
+		if cur.Namespace == "" {
+			cur.Namespace, cur.Name = ns, name
+		}
+		for i, pe := range podEvents(prev, cur, ev) {
+			out = append(out, derivedEvent{
+				pos: rec.Position, seq: i, at: rec.RecordedAt, namespace: ns,
+				object: corev1.ObjectReference{
+					Kind: "Pod", APIVersion: "v1", Namespace: ns, Name: name, UID: types.UID(cur.UID),
+					ResourceVersion: strconv.FormatInt(rec.Position, 10), FieldPath: pe.fieldPath,
+				},
+				reason: pe.reason, typ: pe.typ, message: pe.message, component: pe.component,
+				host: podHost(pe, cur),
+			})
+		}
+	}
+	return out, nil
+}
+
+// podHost is the node a pod's event happened on: the runtime's events
+// happen on the pod's node; the scheduler's and the controllers' in herd.
+func podHost(pe podEvent, p domain.Pod) string {
+	if pe.component == componentRuntime {
+		return p.Spec.NodeName
+	}
+	return ""
+}
