@@ -50,4 +50,5 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerAgentSteps(sc)
 	w.registerAgentSignalSteps(sc)
 	w.registerRetentionSteps(sc)
+	w.registerEventSteps(sc)
 }
