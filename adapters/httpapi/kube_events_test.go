@@ -5,11 +5,14 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"herd/domain"
 	"herd/projections/watch"
@@ -286,5 +289,49 @@ func TestParseEventName(t *testing.T) {
 		if _, _, _, ok := parseEventName(bad); ok {
 			t.Errorf("%q parsed", bad)
 		}
+	}
+}
+
+// TestEventsWatchInProtobufAndCBOR: client-go's binary watches of Events
+// carry the events so far, the end of them as a bookmark, and new ones,
+// in both groups.
+func TestEventsWatchInProtobufAndCBOR(t *testing.T) {
+	a := eventsFleet(t)
+	for _, tc := range []struct{ path, accept, mt string }{
+		{"/api/v1/namespaces/demo/events", "application/vnd.kubernetes.protobuf, application/json", runtime.ContentTypeProtobuf},
+		{"/apis/events.k8s.io/v1/namespaces/demo/events", "application/cbor", runtime.ContentTypeCBOR},
+	} {
+		t.Run(tc.mt, func(t *testing.T) {
+			w := openBinaryWatch(t, a.url, tc.path+"?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", tc.accept, tc.mt)
+			reason := func(obj runtime.Object) string {
+				switch e := obj.(type) {
+				case *corev1.Event:
+					return e.Reason + " " + e.InvolvedObject.Name
+				case *eventsv1.Event:
+					return e.Reason + " " + e.Regarding.Name
+				}
+				t.Fatalf("not an Event: %T", obj)
+				return ""
+			}
+			if typ, obj := w.next(t); typ != "ADDED" || reason(obj) != "Scheduled web" {
+				t.Errorf("first event %s %s", typ, reason(obj))
+			}
+			for {
+				typ, obj := w.next(t)
+				if typ == "BOOKMARK" {
+					acc, _ := meta.Accessor(obj)
+					if acc.GetAnnotations()["k8s.io/initial-events-end"] != "true" {
+						t.Errorf("bookmark %v without the end of the initial events", acc.GetAnnotations())
+					}
+					break
+				}
+			}
+			name := "new-" + strings.ToLower(tc.mt[len(tc.mt)-4:])
+			a.pod(t, "demo", name, createPod("demo", name))
+			a.pod(t, "demo", name, domain.BindPod{NodeName: "web-01"})
+			if typ, obj := w.next(t); typ != "ADDED" || reason(obj) != "Scheduled "+name {
+				t.Errorf("new event %s %s", typ, reason(obj))
+			}
+		})
 	}
 }
