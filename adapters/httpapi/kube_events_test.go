@@ -335,3 +335,41 @@ func TestEventsWatchInProtobufAndCBOR(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkEventList lists the events of 500 pods that were scheduled,
+// started and deleted, the way kubectl get events -A asks (limit=500),
+// and as kubectl describe pod asks for one pod's.
+func BenchmarkEventList(b *testing.B) {
+	a := newWatchAPI(b, watch.Config{})
+	a.do(b, "web-01", register("web-01", nil))
+	running := domain.PodStatus{Phase: domain.PodRunning, ContainerStatuses: []domain.ContainerStatus{
+		{Name: "c", State: domain.ContainerState{Running: &domain.ContainerRunning{StartedAt: t0}}},
+	}}
+	for i := range 500 {
+		name := "p" + strconv.Itoa(i)
+		for _, cmd := range []domain.PodCommand{createPod("demo", name), domain.BindPod{NodeName: "web-01"}, domain.UpdatePodStatus{Status: running}, domain.DeletePod{}} {
+			if _, err := a.w.UpdatePod(b.Context(), "demo", name, func(p domain.Pod) ([]domain.Event, error) {
+				return domain.DecidePod(p, cmd, a.clk.Now())
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for _, bc := range []struct{ name, path string }{
+		{"all", "/api/v1/events?limit=500"},
+		{"one pod", "/api/v1/namespaces/demo/events?fieldSelector=involvedObject.name%3Dp250,involvedObject.namespace%3Ddemo,involvedObject.kind%3DPod"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				resp, err := http.Get(a.url + bc.path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Fatal(resp.Status)
+				}
+			}
+		})
+	}
+}
