@@ -119,25 +119,29 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, res *apiRes
 	case o.rvMatch == metav1.ResourceVersionMatchExact:
 		upTo = o.position
 	}
-	evs, err := s.newEventReader(eventScopeFor(o)).next(ctx, upTo)
-	if err != nil {
-		s.writeError(w, err, res.kind, "")
-		return
-	}
 	var (
-		page []derivedEvent
-		lm   = metav1.ListMeta{ResourceVersion: strconv.FormatInt(upTo, 10)}
+		page   []derivedEvent
+		lm     = metav1.ListMeta{ResourceVersion: strconv.FormatInt(upTo, 10)}
+		reader = s.newEventReader(eventScopeFor(o))
 	)
-	for _, d := range evs {
-		if !d.after(afterPos, afterSeq) || !o.matchEvent(d) {
-			continue
+	// Read the log a batch at a time, only as far as the page needs.
+	for reader.pos < upTo && lm.Continue == "" {
+		evs, err := reader.batch(ctx, upTo)
+		if err != nil {
+			s.writeError(w, err, res.kind, "")
+			return
 		}
-		if o.limit > 0 && len(page) == o.limit {
-			last := page[len(page)-1]
-			lm.Continue = continueToken{V: continueVersion, RV: upTo, Start: eventKey(last)}.encode()
-			break
+		for _, d := range evs {
+			if !d.after(afterPos, afterSeq) || !o.matchEvent(d) {
+				continue
+			}
+			if o.limit > 0 && len(page) == o.limit {
+				last := page[len(page)-1]
+				lm.Continue = continueToken{V: continueVersion, RV: upTo, Start: eventKey(last)}.encode()
+				break
+			}
+			page = append(page, d)
 		}
-		page = append(page, d)
 	}
 	if wantsTable(w) {
 		t := s.eventTable(page, lm.ResourceVersion, r)

@@ -167,22 +167,42 @@ func (s *Server) newEventReader(scope eventScope) *eventReader {
 	return &eventReader{s: s, scope: scope, pods: map[string]domain.Pod{}, nodeUIDs: map[string]string{}}
 }
 
+// eventBatch is how many pod records an event reader reads at once: a
+// list that has found its page stops reading there. A variable so that
+// tests can make batches end between a record's events and a node's.
+var eventBatch = 1000
+
 // next returns the events of the log in (r.pos, upTo], oldest first, and
 // moves r to upTo.
 func (r *eventReader) next(ctx context.Context, upTo int64) ([]derivedEvent, error) {
+	var out []derivedEvent
+	for r.pos < upTo {
+		evs, err := r.batch(ctx, upTo)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, evs...)
+	}
+	return out, nil
+}
+
+// batch returns the events of the next stretch of the log up to upTo,
+// oldest first, and moves r to its end: up to eventBatch pod records.
+func (r *eventReader) batch(ctx context.Context, upTo int64) ([]derivedEvent, error) {
 	if upTo <= r.pos {
 		return nil, nil
 	}
 	var out []derivedEvent
+	end := upTo
 	if r.scope.pods {
-		evs, err := r.podEvents(ctx, upTo)
+		evs, last, err := r.podEvents(ctx, upTo)
 		if err != nil {
 			return nil, err
 		}
-		out = evs
+		out, end = evs, last
 	}
 	if r.scope.nodes {
-		evs, err := r.nodeEvents(ctx, upTo)
+		evs, err := r.nodeEvents(ctx, end)
 		if err != nil {
 			return nil, err
 		}
@@ -194,7 +214,7 @@ func (r *eventReader) next(ctx context.Context, upTo int64) ([]derivedEvent, err
 		}
 		return a.seq - b.seq
 	})
-	r.pos = upTo
+	r.pos = end
 	return out, nil
 }
 
@@ -244,28 +264,35 @@ func (r *eventReader) nodeEvents(ctx context.Context, upTo int64) ([]derivedEven
 	return out, nil
 }
 
-func (r *eventReader) podEvents(ctx context.Context, upTo int64) ([]derivedEvent, error) {
-	f := events.Filter{Stream: r.scope.podStream, StreamPrefix: r.scope.podPrefix, After: r.pos}
+// podEvents returns the events of up to eventBatch pod records after
+// r.pos and up to upTo, and the log position they reach: upTo, or the last
+// record read when there are more.
+func (r *eventReader) podEvents(ctx context.Context, upTo int64) ([]derivedEvent, int64, error) {
+	f := events.Filter{Stream: r.scope.podStream, StreamPrefix: r.scope.podPrefix, After: r.pos, Limit: eventBatch}
 	if f.Stream != "" {
 		f.StreamPrefix = ""
 	}
 	recs, err := r.s.Store.Query(ctx, r.s.Store.DB(), f)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	end := upTo
+	if n := len(recs); n == eventBatch && recs[n-1].Position < upTo {
+		end = recs[n-1].Position
 	}
 	var out []derivedEvent
 	for _, rec := range recs {
-		if rec.Position > upTo {
+		if rec.Position > end {
 			break
 		}
 		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
 		if err != nil {
-			return nil, fmt.Errorf("event %d of %s: %w", rec.Position, rec.Stream, err)
+			return nil, 0, fmt.Errorf("event %d of %s: %w", rec.Position, rec.Stream, err)
 		}
 		prev := r.pods[rec.Stream]
 		cur, err := projections.FoldPod(prev, rec)
 		if err != nil {
-			return nil, fmt.Errorf("event %d of %s: %w", rec.Position, rec.Stream, err)
+			return nil, 0, fmt.Errorf("event %d of %s: %w", rec.Position, rec.Stream, err)
 		}
 		r.pods[rec.Stream] = cur
 		ns, name, _ := strings.Cut(strings.TrimPrefix(rec.Stream, domain.PodAggregate.Prefix()), "/")
@@ -284,7 +311,7 @@ func (r *eventReader) podEvents(ctx context.Context, upTo int64) ([]derivedEvent
 			})
 		}
 	}
-	return out, nil
+	return out, end, nil
 }
 
 // podHost is the node a pod's event happened on: the runtime's events

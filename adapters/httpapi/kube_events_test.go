@@ -373,3 +373,29 @@ func BenchmarkEventList(b *testing.B) {
 		})
 	}
 }
+
+// TestEventsReadInSmallBatches: reading the log a few records at a time
+// gives the same events, in the same order, listed whole or page by page.
+func TestEventsReadInSmallBatches(t *testing.T) {
+	a := eventsFleet(t)
+	all := decodeEventList(t, mustGet(t, a, "/api/v1/events")).Items
+	defer func(n int) { eventBatch = n }(eventBatch)
+	for _, n := range []int{1, 2, 3} {
+		eventBatch = n
+		if d := cmp.Diff(all, decodeEventList(t, mustGet(t, a, "/api/v1/events")).Items); d != "" {
+			t.Errorf("batches of %d (-whole +batched):\n%s", n, d)
+		}
+		var paged []corev1.Event
+		for path := "/api/v1/events?limit=3"; ; {
+			l := decodeEventList(t, mustGet(t, a, path))
+			paged = append(paged, l.Items...)
+			if l.Continue == "" {
+				break
+			}
+			path = "/api/v1/events?limit=3&continue=" + url.QueryEscape(l.Continue)
+		}
+		if d := cmp.Diff(all, paged); d != "" {
+			t.Errorf("batches of %d, pages of 3 (-whole +paged):\n%s", n, d)
+		}
+	}
+}
