@@ -361,7 +361,11 @@ func BenchmarkEventList(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				resp, err := http.Get(a.url + bc.path)
+				req, err := http.NewRequestWithContext(b.Context(), http.MethodGet, a.url+bc.path, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				resp, err := http.DefaultClient.Do(req)
 				if err != nil {
 					b.Fatal(err)
 				}
