@@ -124,9 +124,10 @@ func (d derivedEvent) v1() eventsv1.Event {
 	}
 }
 
-// eventUID is a stable uid for the event, from its place in the log.
+// eventUID is a stable uid for the event, in a uuid's shape, from its
+// place in the log: its index, then its log position.
 func eventUID(d derivedEvent) types.UID {
-	return types.UID(fmt.Sprintf("00000000-0000-4000-8000-%08x%04x", d.pos, d.seq))
+	return types.UID(fmt.Sprintf("%08x-0000-4000-8000-%012x", d.seq, d.pos))
 }
 
 // reportingInstance is who reported the event: the component, on the

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -267,6 +268,22 @@ func TestEventsWatch(t *testing.T) {
 	}
 	if f.Type != "ADDED" || e.Reason != "Scheduled" || e.InvolvedObject.Name != "new" || e.Namespace != "demo" {
 		t.Errorf("watched %s %s %s/%s", f.Type, e.Reason, e.Namespace, e.InvolvedObject.Name)
+	}
+
+	// A watch whose time is up ends with a bookmark where it got to.
+	w = a.open(t, "/api/v1/events?watch=true&allowWatchBookmarks=true&timeoutSeconds=5&resourceVersion="+strconv.FormatInt(rv, 10), nil)
+	a.clk.Step(5 * time.Second)
+	for {
+		f := w.frame(t)
+		if f.Type == "BOOKMARK" {
+			if got, want := objectRV(t, f), "@"+strconv.FormatInt(a.head(t), 10); got != want {
+				t.Errorf("last bookmark %s, want %s", got, want)
+			}
+			break
+		}
+	}
+	if l, ok := w.next(t); ok {
+		t.Errorf("the watch goes on after its time: %s", l)
 	}
 
 	a.store.RaiseCompactionPoint(rv)

@@ -178,10 +178,7 @@ func (ew *eventWatch) frame(d derivedEvent, synthetic bool) error {
 // unless the client is gone.
 func (ew *eventWatch) end(err error) {
 	f := ew.f
-	if f.broken != nil || ew.s == nil {
-		return
-	}
-	if ctxErr := f.r.Context().Err(); ctxErr != nil {
+	if f.broken != nil || f.r.Context().Err() != nil {
 		return
 	}
 	ew.s.Logger.Error("events watch failed", zap.Int64("position", ew.reader.pos), zap.Error(err))
