@@ -420,3 +420,28 @@ func TestEventsReadInSmallBatches(t *testing.T) {
 		}
 	}
 }
+
+// TestWhoReadsEvents: viewers and admins read events in both groups; a
+// node reads none, and nobody writes them.
+func TestWhoReadsEvents(t *testing.T) {
+	_, base := newAuthAPI(t)
+	for _, tc := range []struct {
+		name string
+		rq   req
+		code int
+	}{
+		{"admin lists", req{method: "GET", path: "/api/v1/events", token: "admin-token"}, 200},
+		{"viewer lists", req{method: "GET", path: "/api/v1/namespaces/default/events", token: "viewer-token"}, 200},
+		{"viewer lists events.k8s.io", req{method: "GET", path: "/apis/events.k8s.io/v1/events", token: "viewer-token"}, 200},
+		{"node lists none", req{method: "GET", path: "/api/v1/events", token: "pico1-token"}, 403},
+		{"node lists no events.k8s.io", req{method: "GET", path: "/apis/events.k8s.io/v1/events", token: "pico1-token"}, 403},
+		{"no role lists none", req{method: "GET", path: "/api/v1/events", token: "norole-token"}, 403},
+		{"viewer writes none", req{method: "POST", path: "/api/v1/namespaces/default/events", token: "viewer-token", body: `{}`}, 403},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if a := send(t, nil, base, tc.rq); a.code != tc.code {
+				t.Errorf("%s %s: %d %s, want %d", tc.rq.method, tc.rq.path, a.code, a.body, tc.code)
+			}
+		})
+	}
+}
