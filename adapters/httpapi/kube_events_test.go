@@ -445,3 +445,19 @@ func TestWhoReadsEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestNodeEventTypes: a node's event has the type its timeline gave it:
+// a drain is a Warning, since the node's pods are stopped.
+func TestNodeEventTypes(t *testing.T) {
+	a := newWatchAPI(t, watch.Config{})
+	a.do(t, "web-01", register("web-01", nil))
+	a.do(t, "web-01", domain.DrainNode{})
+	got := seenOf(decodeEventList(t, mustGet(t, a, "/api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DNode")).Items)
+	var types []string
+	for _, s := range got {
+		types = append(types, s.Reason+" "+s.Type)
+	}
+	if want := []string{"Registered Normal", "Draining Warning"}; !cmp.Equal(want, types) {
+		t.Errorf("node events %v, want %v", types, want)
+	}
+}
