@@ -41,6 +41,10 @@ var (
 // ValidateTypeMeta refuses an object whose kind or apiVersion, when set,
 // is not the resource's: a Pod posted to /api/v1/nodes is not a node.
 func ValidateTypeMeta(tm metav1.TypeMeta, kind, apiVersion, name string) error {
+	return invalidFrom(kind, name, validateTypeMeta(tm, kind, apiVersion))
+}
+
+func validateTypeMeta(tm metav1.TypeMeta, kind, apiVersion string) field.ErrorList {
 	var errs field.ErrorList
 	if tm.Kind != "" && tm.Kind != kind {
 		errs = append(errs, field.Invalid(field.NewPath("kind"), tm.Kind, "must be "+kind))
@@ -48,31 +52,66 @@ func ValidateTypeMeta(tm metav1.TypeMeta, kind, apiVersion, name string) error {
 	if tm.APIVersion != "" && tm.APIVersion != apiVersion {
 		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), tm.APIVersion, "must be "+apiVersion))
 	}
-	return invalidFrom(kind, name, errs)
+	return errs
 }
 
-// ValidateNode checks a Node a client creates or replaces, status
-// included: its labels and annotations, taints, capacity, conditions,
-// addresses and kubelet port.
+// ValidateNode checks a Node a client creates, status included: its kind
+// and apiVersion when set, labels and annotations, taints, capacity,
+// conditions, addresses and kubelet port.
 func ValidateNode(in *corev1.Node) error {
-	errs := validateMeta(&in.ObjectMeta)
-	errs = append(errs, validateTaints(in.Spec.Taints, field.NewPath("spec", "taints"))...)
+	errs := validateNodeMetaAndSpec(in)
 	errs = append(errs, validateNodeStatus(&in.Status, field.NewPath("status"))...)
 	return invalidFrom("Node", in.Name, errs)
 }
 
-// ValidatePod checks a Pod a client creates or replaces.
+// ValidateNodeUpdate checks a Node a client replaces or patches: as
+// ValidateNode without the status, which an update of the node itself
+// does not write (kube-apiserver keeps the stored one, and so does herd).
+func ValidateNodeUpdate(in *corev1.Node) error {
+	return invalidFrom("Node", in.Name, validateNodeMetaAndSpec(in))
+}
+
+// ValidateNodeStatus checks the status a node reports through
+// nodes/NAME/status, and the kind and apiVersion of the body when set.
+func ValidateNodeStatus(in *corev1.Node) error {
+	errs := validateTypeMeta(in.TypeMeta, "Node", "v1")
+	errs = append(errs, validateNodeStatus(&in.Status, field.NewPath("status"))...)
+	return invalidFrom("Node", in.Name, errs)
+}
+
+func validateNodeMetaAndSpec(in *corev1.Node) field.ErrorList {
+	errs := validateTypeMeta(in.TypeMeta, "Node", "v1")
+	errs = append(errs, validateMeta(&in.ObjectMeta)...)
+	return append(errs, validateTaints(in.Spec.Taints, field.NewPath("spec", "taints"))...)
+}
+
+// ValidatePod checks a Pod a client creates: its kind and apiVersion when
+// set, metadata, spec and status.
 func ValidatePod(in *corev1.Pod) error {
-	errs := validateMeta(&in.ObjectMeta)
-	errs = append(errs, validatePodSpec(&in.Spec, field.NewPath("spec"))...)
+	errs := validatePodMetaAndSpec(in)
 	errs = append(errs, validatePodStatus(&in.Status, field.NewPath("status"))...)
 	return invalidFrom("Pod", in.Name, errs)
 }
 
+// ValidatePodUpdate checks a Pod a client replaces or patches: as
+// ValidatePod without the status, which an update of the pod itself does
+// not write.
+func ValidatePodUpdate(in *corev1.Pod) error {
+	return invalidFrom("Pod", in.Name, validatePodMetaAndSpec(in))
+}
+
 // ValidatePodStatus checks the status a client writes through
-// pods/NAME/status.
-func ValidatePodStatus(name string, in *corev1.PodStatus) error {
-	return invalidFrom("Pod", name, validatePodStatus(in, field.NewPath("status")))
+// pods/NAME/status, and the kind and apiVersion of the body when set.
+func ValidatePodStatus(in *corev1.Pod) error {
+	errs := validateTypeMeta(in.TypeMeta, "Pod", "v1")
+	errs = append(errs, validatePodStatus(&in.Status, field.NewPath("status"))...)
+	return invalidFrom("Pod", in.Name, errs)
+}
+
+func validatePodMetaAndSpec(in *corev1.Pod) field.ErrorList {
+	errs := validateTypeMeta(in.TypeMeta, "Pod", "v1")
+	errs = append(errs, validateMeta(&in.ObjectMeta)...)
+	return append(errs, validatePodSpec(&in.Spec, field.NewPath("spec"))...)
 }
 
 func validateMeta(m *metav1.ObjectMeta) field.ErrorList {
