@@ -9,8 +9,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // rejection is one bad write and how herd must refuse it: the code, the
@@ -305,4 +308,37 @@ func TestAgentRegistrationIsValidated(t *testing.T) {
 		{"a negative capacity", req{method: "PUT", path: reg,
 			body: nodeWith(`{}`, `{"capacity":{"pods":"-1"}}`)}, 422, []string{"status.capacity[pods]"}, "must be greater than or equal to 0"},
 	})
+}
+
+// TestInvalidIsKubeApiserversStatus: a 422 is the Status kube-apiserver
+// builds from the same field errors: the kind (not the resource) in its
+// details, a cause per field with the cause type of its error, and the
+// same message.
+func TestInvalidIsKubeApiserversStatus(t *testing.T) {
+	_, base := newValidationAPI(t)
+	body := strings.Replace(podWith(t, `"restartPolicy":"Always"`, `"restartPolicy":"Whenever"`), `"name":"web","image"`, `"name":"","image"`, 1)
+	a := mustSend(t, nil, base, http.StatusUnprocessableEntity, req{method: "POST", path: validationPod, body: body})
+	var got metav1.Status
+	if err := json.Unmarshal(a.body, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "web-2", field.ErrorList{
+		field.NotSupported(field.NewPath("spec", "restartPolicy"), "Whenever", []string{"Always", "Never", "OnFailure"}),
+		field.Required(field.NewPath("spec", "containers").Index(0).Child("name"), ""),
+	}).Status()
+	if diff := cmp.Diff(want.Details, got.Details); diff != "" {
+		t.Errorf("details (-kube-apiserver +herd):\n%s", diff)
+	}
+
+	a = mustSend(t, nil, base, http.StatusUnprocessableEntity, req{method: "POST", path: validationPod,
+		body: podWith(t, `"restartPolicy":"Always"`, `"restartPolicy":"Whenever"`)})
+	if err := json.Unmarshal(a.body, &got); err != nil {
+		t.Fatal(err)
+	}
+	want = apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "web-2", field.ErrorList{
+		field.NotSupported(field.NewPath("spec", "restartPolicy"), "Whenever", []string{"Always", "Never", "OnFailure"}),
+	}).Status()
+	if got.Message != want.Message {
+		t.Errorf("message %q, kube-apiserver says %q", got.Message, want.Message)
+	}
 }
