@@ -27,15 +27,14 @@ import (
 
 // Supported values of the enums herd checks, as kube-apiserver lists them.
 var (
-	restartPolicies  = []string{string(corev1.RestartPolicyAlways), string(corev1.RestartPolicyNever), string(corev1.RestartPolicyOnFailure)}
-	pullPolicies     = []string{string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever)}
-	dnsPolicies      = []string{string(corev1.DNSClusterFirst), string(corev1.DNSClusterFirstWithHostNet), string(corev1.DNSDefault), string(corev1.DNSNone)}
-	protocols        = []string{string(corev1.ProtocolSCTP), string(corev1.ProtocolTCP), string(corev1.ProtocolUDP)}
-	taintEffects     = []string{string(corev1.TaintEffectNoExecute), string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule)}
-	tolerationOps    = []string{string(corev1.TolerationOpEqual), string(corev1.TolerationOpExists)}
-	conditionStates  = []string{string(corev1.ConditionFalse), string(corev1.ConditionTrue), string(corev1.ConditionUnknown)}
-	podPhases        = []string{string(corev1.PodFailed), string(corev1.PodPending), string(corev1.PodRunning), string(corev1.PodSucceeded), string(corev1.PodUnknown)}
-	nodeAddressTypes = []string{string(corev1.NodeExternalDNS), string(corev1.NodeExternalIP), string(corev1.NodeHostName), string(corev1.NodeInternalDNS), string(corev1.NodeInternalIP)}
+	restartPolicies = []string{string(corev1.RestartPolicyAlways), string(corev1.RestartPolicyNever), string(corev1.RestartPolicyOnFailure)}
+	pullPolicies    = []string{string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever)}
+	dnsPolicies     = []string{string(corev1.DNSClusterFirst), string(corev1.DNSClusterFirstWithHostNet), string(corev1.DNSDefault), string(corev1.DNSNone)}
+	protocols       = []string{string(corev1.ProtocolSCTP), string(corev1.ProtocolTCP), string(corev1.ProtocolUDP)}
+	taintEffects    = []string{string(corev1.TaintEffectNoExecute), string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule)}
+	tolerationOps   = []string{string(corev1.TolerationOpEqual), string(corev1.TolerationOpExists)}
+	conditionStates = []string{string(corev1.ConditionFalse), string(corev1.ConditionTrue), string(corev1.ConditionUnknown)}
+	podPhases       = []string{string(corev1.PodFailed), string(corev1.PodPending), string(corev1.PodRunning), string(corev1.PodSucceeded), string(corev1.PodUnknown)}
 )
 
 // ValidateTypeMeta refuses an object whose kind or apiVersion, when set,
@@ -130,12 +129,21 @@ func validateNodeStatus(s *corev1.NodeStatus, path *field.Path) field.ErrorList 
 		}
 		errs = append(errs, enum(p.Child("status"), string(c.Status), conditionStates, false)...)
 	}
+	// Kubernetes takes an address of any type (a provider may have its
+	// own) but not the same address twice.
+	seen := make(map[corev1.NodeAddress]bool, len(s.Addresses))
 	for i, a := range s.Addresses {
 		p := path.Child("addresses").Index(i)
-		errs = append(errs, enum(p.Child("type"), string(a.Type), nodeAddressTypes, false)...)
+		if a.Type == "" {
+			errs = append(errs, field.Required(p.Child("type"), ""))
+		}
 		if a.Address == "" {
 			errs = append(errs, field.Required(p.Child("address"), ""))
 		}
+		if seen[a] {
+			errs = append(errs, field.Duplicate(p, a))
+		}
+		seen[a] = true
 	}
 	if port := s.DaemonEndpoints.KubeletEndpoint.Port; port != 0 {
 		for _, msg := range validation.IsValidPortNum(int(port)) {

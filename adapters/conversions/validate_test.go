@@ -93,9 +93,14 @@ func TestValidateRefusesWhatKubernetesRefuses(t *testing.T) {
 		}, "status.conditions[0].status", `supported values: "False", "True", "Unknown"`},
 		{"address type", func() error {
 			n := validNode()
-			n.Status.Addresses[0].Type = "MagicIP"
+			n.Status.Addresses[0].Type = ""
 			return ValidateNode(n)
-		}, "status.addresses[0].type", `Unsupported value: "MagicIP"`},
+		}, "status.addresses[0].type", "Required value"},
+		{"duplicate address", func() error {
+			n := validNode()
+			n.Status.Addresses = append(n.Status.Addresses, n.Status.Addresses[0])
+			return ValidateNode(n)
+		}, "status.addresses[1]", "Duplicate value"},
 		{"label value", func() error {
 			n := validNode()
 			n.Labels["zone"] = "rack 1"
@@ -252,6 +257,22 @@ func TestUpdatesLeaveTheStatusAlone(t *testing.T) {
 	p.Spec.RestartPolicy = "Whenever"
 	if err := ValidatePodStatus(p); err != nil {
 		t.Errorf("a pod status is refused for its spec: %v", err)
+	}
+}
+
+// TestValidateIsNoStricterThanKubernetes: what kube-apiserver takes,
+// herd takes too: a node address type is any string (a provider may have
+// its own), an empty enum is the default.
+func TestValidateIsNoStricterThanKubernetes(t *testing.T) {
+	n := validNode()
+	n.Status.Addresses = append(n.Status.Addresses, corev1.NodeAddress{Type: "CloudPrivateIP", Address: "10.0.0.1"})
+	if err := ValidateNode(n); err != nil {
+		t.Errorf("a node with an address of its provider's type is refused: %v", err)
+	}
+	p := validPod()
+	p.Spec.RestartPolicy, p.Spec.DNSPolicy, p.Spec.Containers[0].ImagePullPolicy, p.Spec.Containers[0].Ports[0].Protocol = "", "", "", ""
+	if err := ValidatePod(p); err != nil {
+		t.Errorf("a pod that leaves its policies to the defaults is refused: %v", err)
 	}
 }
 
