@@ -77,16 +77,24 @@ func unsupportedBodyType(ct string) error {
 // serializer for that type. fieldValidation=Strict (kubectl's default)
 // refuses fields the kind does not have, as kube-apiserver does; protobuf
 // has no unknown fields to refuse. A body of another kind than into's is
-// a 400.
+// a 400, in kube-apiserver's words.
 func decodeObject(r *http.Request, into runtime.Object) error {
 	obj, err := decodeBody(r, into)
 	if err != nil {
 		return err
 	}
 	if obj != into {
-		return badRequest("the body is a %s, not a %s", describeKind(obj), kindOf(into))
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		return cannotBeHandled(gvk.Kind, gvk.Version, into, fmt.Errorf("the body is a %s, not a %s", describeKind(obj), kindOf(into)))
 	}
 	return nil
+}
+
+// cannotBeHandled is kube-apiserver's 400 for a body that names a kind
+// it cannot decode as into's: `Pod in version "v1" cannot be handled as
+// a Node: ...`.
+func cannotBeHandled(kind, version string, into runtime.Object, err error) error {
+	return badRequest("%s in version %q cannot be handled as a %s: %v", kind, version, kindOf(into), err)
 }
 
 // decodeBody is decodeObject for a body that may be of another kind the
@@ -106,7 +114,10 @@ func decodeBody(r *http.Request, into runtime.Object) (runtime.Object, error) {
 	if r.URL.Query().Get("fieldValidation") == "Strict" && info.StrictSerializer != nil {
 		dec = info.StrictSerializer
 	}
-	obj, _, err := dec.Decode(data, nil, into)
+	obj, gvk, err := dec.Decode(data, nil, into)
+	if err != nil && gvk != nil && gvk.Kind != "" && runtime.IsNotRegisteredError(err) {
+		return nil, cannotBeHandled(gvk.Kind, gvk.Version, into, err)
+	}
 	if err != nil {
 		return nil, badRequest("the request body is not a valid %s %s: %v", info.MediaType, kindOf(into), err)
 	}

@@ -75,8 +75,14 @@ func (s *Server) updateNode(w http.ResponseWriter, r *http.Request) {
 }
 
 // nodeSpecChange is what turns node n into in: its spec, labels and
-// annotations.
+// annotations, once in passes kube-apiserver's checks of them.
 func nodeSpecChange(n domain.Node, in corev1.Node, now time.Time) ([]domain.Event, error) {
+	if in.Name == "" {
+		in.Name = n.Name
+	}
+	if err := conversions.ValidateNodeUpdate(&in); err != nil {
+		return nil, err
+	}
 	spec := domain.SetNodeSpec{Unschedulable: in.Spec.Unschedulable}
 	for _, t := range in.Spec.Taints {
 		spec.Taints = append(spec.Taints, domain.Taint{Key: t.Key, Value: t.Value, Effect: domain.TaintEffect(t.Effect)})
