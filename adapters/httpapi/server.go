@@ -216,6 +216,7 @@ func (s *Server) routes() {
 	m.HandleFunc("PUT "+herd+"/kubelettargets/{name}", s.putKubeletTarget)
 	m.HandleFunc("DELETE "+herd+"/kubelettargets/{name}", s.deleteKubeletTarget)
 	m.HandleFunc("POST "+herd+"/namespaces/{namespace}/pods/{name}/termination", s.recordTermination)
+	s.metricsRoutes(m)
 
 	m.HandleFunc("/", s.notFound)
 }
