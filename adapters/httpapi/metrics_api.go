@@ -92,7 +92,7 @@ func (s *Server) getNodeMetrics(w http.ResponseWriter, r *http.Request) {
 	m, ok := nodeMetrics(n, s.Clock.Now())
 	if !ok {
 		s.writeError(w, noFigures(metricsv1beta1.Resource("nodes"), name,
-			fmt.Sprintf("herd has no CPU and memory figures for node %q yet: none of its heartbeats carried them (a herd agent reports its CPU use from its second heartbeat on, a kubelet with its summary; a Pico reports none)", name)), "", name)
+			fmt.Sprintf("herd has no CPU and memory figures for node %q yet: its heartbeats have not reported both (a herd agent reports its CPU use once it has measured it between two samples, a kubelet with its summary; a Pico reports none)", name)), "", name)
 		return
 	}
 	s.writeObject(w, http.StatusOK, &m)
