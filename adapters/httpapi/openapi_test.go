@@ -286,7 +286,8 @@ func TestOpenAPIDocumentsAreCachedByTheirHash(t *testing.T) {
 	}
 	hashed := index.Paths["api/v1"].ServerRelativeURL
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	get := func(path string, header ...string) *http.Response {
+	// get answers with the status and the header of a GET of path.
+	get := func(path string, header ...string) answered {
 		t.Helper()
 		r, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+path, nil)
 		if err != nil {
@@ -301,7 +302,7 @@ func TestOpenAPIDocumentsAreCachedByTheirHash(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = resp.Body.Close()
-		return resp
+		return answered{StatusCode: resp.StatusCode, Header: resp.Header}
 	}
 
 	resp := get(hashed)
@@ -333,4 +334,10 @@ func TestOpenAPIDocumentsAreCachedByTheirHash(t *testing.T) {
 	if a := send(t, nil, base, req{method: "GET", path: "/openapi/v3/api/v1"}); a.code != 401 || json.Unmarshal(a.body, &meta) != nil {
 		t.Errorf("anonymous: %d %s, want 401", a.code, a.body)
 	}
+}
+
+// answered is the status and the header of an answer.
+type answered struct {
+	StatusCode int
+	Header     http.Header
 }
