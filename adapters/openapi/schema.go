@@ -222,9 +222,12 @@ func (g *generator) schema(t reflect.Type) Schema {
 	return Schema{}
 }
 
-// swaggerDoc is t's SwaggerDoc map (k8s.io/api generates one per type), or
-// nil.
+// swaggerDoc is t's SwaggerDoc map (k8s.io/api generates one per type),
+// or its entry in otherDocs, or nil.
 func swaggerDoc(t reflect.Type) map[string]string {
+	if d, ok := otherDocs[t]; ok {
+		return d
+	}
 	type documented interface{ SwaggerDoc() map[string]string }
 	if d, ok := reflect.Zero(t).Interface().(documented); ok {
 		return d.SwaggerDoc()

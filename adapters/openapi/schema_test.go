@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 )
 
 func TestPodSchemaFromTheTypes(t *testing.T) {
@@ -101,5 +102,21 @@ func TestAKindOnceAndATypeWithoutKind(t *testing.T) {
 	}
 	if !strings.HasPrefix(patch["description"].(string), "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.") {
 		t.Errorf("Patch's description %q", patch["description"])
+	}
+}
+
+func TestMetricsSchemasAreDocumented(t *testing.T) {
+	s := Schemas(Kind{GVK: metricsv1beta1.SchemeGroupVersion.WithKind("PodMetrics"), Object: metricsv1beta1.PodMetrics{}})
+	pod := s["io.k8s.metrics.pkg.apis.metrics.v1beta1.PodMetrics"]
+	if d, _ := pod["description"].(string); d != "PodMetrics sets resource usage metrics of a pod." {
+		t.Errorf("PodMetrics' description %q", d)
+	}
+	props := pod["properties"].(map[string]Schema)
+	if d, _ := props["window"]["description"].(string); !strings.Contains(d, "[Timestamp-Window, Timestamp]") {
+		t.Errorf("window's description %q", d)
+	}
+	container := s["io.k8s.metrics.pkg.apis.metrics.v1beta1.ContainerMetrics"]
+	if d, _ := container["properties"].(map[string]Schema)["usage"]["description"].(string); d != "The memory usage is the memory working set." {
+		t.Errorf("containers[].usage's description %q", d)
 	}
 }
