@@ -13,11 +13,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 )
 
 // scheme knows every Kubernetes type herd reads or writes in a body:
 // core/v1 (with meta/v1's Status, WatchEvent and options), policy's
-// Eviction, and meta.k8s.io/v1's Table.
+// Eviction, metrics.k8s.io's NodeMetrics and PodMetrics, and
+// meta.k8s.io/v1's Table.
 var scheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(corev1.AddToScheme(s))
@@ -25,6 +27,7 @@ var scheme = func() *runtime.Scheme {
 	// kubectl drain still speaks policy/v1beta1 to servers that do not
 	// list policy/v1.
 	utilruntime.Must(policyv1beta1.AddToScheme(s))
+	utilruntime.Must(metricsv1beta1.AddToScheme(s))
 	utilruntime.Must(metav1.AddMetaToScheme(s))
 	return s
 }()

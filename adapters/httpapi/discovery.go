@@ -53,7 +53,7 @@ func (s *Server) apiGroups(w http.ResponseWriter, _ *http.Request) {
 	gv := metav1.GroupVersionForDiscovery{GroupVersion: herdGroup + "/" + herdVersion, Version: herdVersion}
 	s.writeJSON(w, http.StatusOK, metav1.APIGroupList{
 		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
-		Groups:   []metav1.APIGroup{{Name: herdGroup, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}},
+		Groups:   []metav1.APIGroup{{Name: herdGroup, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}, metricsAPIGroup()},
 	})
 }
 

@@ -44,7 +44,8 @@ type offer struct {
 }
 
 // offerFor is what the endpoint of r answers in: herd's own kinds only in
-// JSON; Kubernetes' kinds in JSON, protobuf and CBOR, and as Tables on a
+// JSON; Kubernetes' kinds (metrics.k8s.io's among them) in JSON, protobuf
+// and CBOR, and as Tables on a
 // get or list of nodes, pods and ConfigMaps. Paths that are no resource
 // (discovery, health, metrics) have no offer and answer as they always
 // did.
@@ -54,6 +55,8 @@ func offerFor(r *http.Request, ri requestInfo) (offer, bool) {
 		return offer{}, false
 	case ri.Group == herdGroup:
 		return offer{types: jsonOnly}, true
+	case ri.Group == metricsGroup:
+		return offer{types: servedTypes}, true
 	case ri.Group != "":
 		return offer{}, false
 	}

@@ -157,7 +157,7 @@ func (s *Server) routes() {
 
 	m.HandleFunc("GET /version", s.version)
 	m.HandleFunc("GET /openapi/v3", s.openAPIIndex)
-	m.HandleFunc("GET /openapi/v3/api/v1", s.openAPICore)
+	m.HandleFunc("GET /openapi/v3/{path...}", s.openAPIGroupVersion)
 	m.HandleFunc("GET /api", s.apiVersions)
 	m.HandleFunc("GET /apis", s.apiGroups)
 	m.HandleFunc("GET /api/v1", s.coreResources)
@@ -216,6 +216,7 @@ func (s *Server) routes() {
 	m.HandleFunc("PUT "+herd+"/kubelettargets/{name}", s.putKubeletTarget)
 	m.HandleFunc("DELETE "+herd+"/kubelettargets/{name}", s.deleteKubeletTarget)
 	m.HandleFunc("POST "+herd+"/namespaces/{namespace}/pods/{name}/termination", s.recordTermination)
+	s.metricsRoutes(m)
 
 	m.HandleFunc("/", s.notFound)
 }
