@@ -59,8 +59,9 @@ func (g mainGate) authorize(r *http.Request, u User) error {
 }
 
 // authorizeNode is Kubernetes' Node authorizer and NodeRestriction for a
-// node's token: its own Node (create, read, status), herd's agent
-// endpoints for its own name, and the ConfigMaps granted to it.
+// node's token: its own Node (create, read, status), its own Lease,
+// herd's agent endpoints for its own name, and the ConfigMaps granted to
+// it.
 func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node string) error {
 	switch {
 	case ri.Group == "" && ri.Resource == "nodes" && ri.Name == "" && ri.Verb == "create":
@@ -88,6 +89,8 @@ func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node st
 			ri.Subresource == "heartbeat" && ri.Verb == "create" {
 			return nil
 		}
+	case ri.Group == coordinationGroup && ri.Resource == "leases":
+		return g.authorizeNodeLease(r, ri, u, node)
 	case ri.Resource == "pods" && (ri.Group == "" || ri.Group == herdGroup):
 		return g.authorizeNodePods(r, ri, u, node)
 	case ri.Group == "" && ri.Resource == "configmaps" && ri.Verb == "get" && ri.Name != "":
@@ -97,7 +100,7 @@ func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node st
 		}
 		return denied(ri, u, fmt.Sprintf("no relationship found between node %q and this object (grant it with the annotation %s)", node, AnnotationReadableByNodes))
 	}
-	return denied(ri, u, fmt.Sprintf("node %q may only register and report for itself, run the pods bound to it and read the ConfigMaps granted to it", node))
+	return denied(ri, u, fmt.Sprintf("node %q may only register and report for itself, renew its own lease, run the pods bound to it and read the ConfigMaps granted to it", node))
 }
 
 // denied is the 403 for ri, worded as kube-apiserver words it.

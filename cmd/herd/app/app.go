@@ -55,6 +55,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			projections.NewPodView,
 			projections.NewConfigMapView,
 			projections.NewNamespaceView,
+			projections.NewLeaseView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
 			newCompactor,
@@ -169,10 +170,12 @@ func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metr
 
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
 	store *events.Store, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
-	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, auth httpapi.Authenticator) (*httpapi.Server, error) {
+	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
+	auth httpapi.Authenticator) (*httpapi.Server, error) {
 	return httpapi.NewServer(httpapi.Deps{
 		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, Store: store, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 		ConfigMaps: w, ConfigMapView: cms, Devices: w, DeviceBindings: devices, Auth: auth,
+		Namespaces: w, NamespaceView: nss, Leases: w, LeaseView: leases,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling})
 }
 
