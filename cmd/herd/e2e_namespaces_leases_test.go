@@ -292,4 +292,3 @@ func awaitEvents(t *testing.T, w watch.Interface, types ...watch.EventType) {
 		}
 	}
 }
-
