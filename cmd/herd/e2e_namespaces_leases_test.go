@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"slices"
 	"strings"
@@ -258,6 +259,13 @@ func e2ePod(name, node string) *corev1.Pod {
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec:       corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
 	}
+}
+
+// createNamespace creates a namespace for a test's pods and ConfigMaps:
+// herd refuses them in a namespace that does not exist.
+func createNamespace(t *testing.T, base, name string) {
+	t.Helper()
+	mustCall(t, http.StatusCreated, http.MethodPost, base+"/api/v1/namespaces", map[string]any{"metadata": map[string]string{"name": name}}, nil)
 }
 
 // logHead is the log's head: the resourceVersion of a list.
