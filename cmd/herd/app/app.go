@@ -105,8 +105,8 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			return drain.New(drain.DefaultResyncPeriod, w, pods, nodes, clk, log)
 		}),
 		reconcilers.Provide(func(w *projections.Writer, namespaces *projections.NamespaceView, pods *projections.PodView,
-			configMaps *projections.ConfigMapView, clk clock.Clock, log *zap.Logger) *namespace.Reconciler {
-			return namespace.New(namespace.DefaultResyncPeriod, w, namespaces, pods, configMaps, clk, log)
+			configMaps *projections.ConfigMapView, leases *projections.LeaseView, clk clock.Clock, log *zap.Logger) *namespace.Reconciler {
+			return namespace.New(namespace.DefaultResyncPeriod, w, namespaces, pods, configMaps, leases, clk, log)
 		}),
 		reconcilers.Provide(func(cfg Config, w *projections.Writer, pods *projections.PodView, view *projections.IPAMView, clk clock.Clock, log *zap.Logger) (*ipam.Reconciler, error) {
 			return ipam.New(cfg.IPAM, w, pods, view, clk, log)
