@@ -88,12 +88,18 @@ func TestClientGoNamespacesAndLeases(t *testing.T) {
 	}
 	eventually(t, watchTimeout, func() error {
 		cms, err := cs.CoreV1().ConfigMaps("shop").List(ctx, metav1.ListOptions{})
-		if err != nil || len(cms.Items) != 0 {
-			return fmt.Errorf("ConfigMaps in shop: %v %v", cms, err)
+		switch {
+		case err != nil:
+			return fmt.Errorf("ConfigMaps in shop: %w", err)
+		case len(cms.Items) != 0:
+			return fmt.Errorf("ConfigMaps in shop: %d, want none", len(cms.Items))
 		}
 		p, err := cs.CoreV1().Pods("shop").Get(ctx, "web", metav1.GetOptions{})
-		if err != nil || p.DeletionTimestamp == nil {
-			return fmt.Errorf("pod shop/web %v %v, want it terminating", p, err)
+		switch {
+		case err != nil:
+			return fmt.Errorf("pod shop/web: %w", err)
+		case p.DeletionTimestamp == nil:
+			return fmt.Errorf("pod shop/web is not terminating")
 		}
 		return nil
 	})
@@ -104,7 +110,7 @@ func TestClientGoNamespacesAndLeases(t *testing.T) {
 	awaitEvents(t, nw, watch.Modified, watch.Deleted)
 	eventually(t, watchTimeout, func() error {
 		if _, err := nss.Get(ctx, "shop", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("namespace shop: %v, want it gone", err)
+			return fmt.Errorf("namespace shop is still there (%v)", err) //nolint:errorlint // nil while it exists; only shown
 		}
 		return nil
 	})
