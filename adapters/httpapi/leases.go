@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/google/uuid"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -52,13 +53,15 @@ func (s *Server) getLease(w http.ResponseWriter, r *http.Request) {
 }
 
 // nodeLeaseDurationSeconds is the duration of the lease herd derives for a
-// node: the kubelet's default (nodeLeaseDurationSeconds, 40 s), which is
-// also Kubernetes' node monitor grace period.
+// node when it is not told its node monitor grace period: the kubelet's
+// default (nodeLeaseDurationSeconds, 40 s), which is also Kubernetes'
+// node monitor grace period.
 const nodeLeaseDurationSeconds int32 = 40
 
 // nodeLease is the lease herd shows for a node that no client keeps one
-// for: held by the node, renewed at its last heartbeat, owned by the Node,
-// with the node's resourceVersion. It is not stored and cannot be written
+// for: held by the node, renewed at its last heartbeat, lasting herd's
+// node monitor grace period, owned by the Node, with the node's
+// resourceVersion. It is not stored and cannot be written
 // as such: a PUT or PATCH of it creates the stored lease first.
 func (s *Server) nodeLease(ctx context.Context, name string) (domain.Lease, bool) {
 	n, err := s.NodeView.Get(ctx, name)
@@ -66,6 +69,9 @@ func (s *Server) nodeLease(ctx context.Context, name string) (domain.Lease, bool
 		return domain.Lease{}, false
 	}
 	d := nodeLeaseDurationSeconds
+	if g := s.cfg.NodeMonitorGracePeriod; g >= time.Second {
+		d = int32(g / time.Second)
+	}
 	l := domain.Lease{
 		Namespace: domain.NodeLeaseNamespace, Name: name, CreatedAt: n.RegisteredAt,
 		Owners:          []domain.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: n.Name, UID: n.UID}},

@@ -123,6 +123,15 @@ func TestDerivedNodeLease(t *testing.T) {
 		!l.Spec.RenewTime.Time.Equal(n.LastHeartbeat) || len(l.OwnerReferences) != 1 || l.OwnerReferences[0].Kind != "Node" {
 		t.Fatalf("derived lease %+v", l)
 	}
+	// herd's node monitor grace period, when it is told it, is the lease's
+	// duration: how long the node may stay silent.
+	api.cfg.NodeMonitorGracePeriod = 2 * time.Second
+	if err := json.Unmarshal(mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: leasesPath + "/pico-01"}).body, &l); err != nil {
+		t.Fatal(err)
+	}
+	if *l.Spec.LeaseDurationSeconds != 2 {
+		t.Errorf("derived lease lasts %d s, want herd's grace period of 2 s", *l.Spec.LeaseDurationSeconds)
+	}
 	if stored, err := api.LeaseView.Get(t.Context(), domain.NodeLeaseNamespace, "pico-01"); err == nil {
 		t.Fatalf("the derived lease was stored: %+v", stored)
 	}

@@ -31,6 +31,10 @@ type Config struct {
 	// Profiling serves Go's profiles under /debug/pprof/ to
 	// administrators (kube-apiserver's --profiling).
 	Profiling bool
+	// NodeMonitorGracePeriod is how long herd lets a node stay silent
+	// (--node-monitor-grace-period): the duration of the lease herd
+	// derives for a node that keeps none. Zero means the kubelet's 40 s.
+	NodeMonitorGracePeriod time.Duration
 }
 
 // Deps are what the API reads and writes through.

@@ -176,7 +176,8 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, Store: store, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 		ConfigMaps: w, ConfigMapView: cms, Devices: w, DeviceBindings: devices, Auth: auth,
 		Namespaces: w, NamespaceView: nss, Leases: w, LeaseView: leases,
-	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling})
+	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
+		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
 }
 
 // newWatchHub follows the log for every watch. It starts before the API
