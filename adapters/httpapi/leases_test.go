@@ -224,3 +224,50 @@ func tableOf(t *testing.T, base, path string) metav1.Table {
 	}
 	return tbl
 }
+
+// TestLeaseDiscoveryAndOpenAPI: /apis lists coordination.k8s.io, its v1
+// lists leases, and /openapi/v3 points kubectl to a document that knows
+// the Lease kind, which kubectl needs before it creates one from a file.
+func TestLeaseDiscoveryAndOpenAPI(t *testing.T) {
+	base := newTestAPI(t, nil).serve(t).URL
+	var groups metav1.APIGroupList
+	if err := json.Unmarshal(mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: "/apis"}).body, &groups); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, g := range groups.Groups {
+		found = found || g.Name == "coordination.k8s.io" && g.PreferredVersion.GroupVersion == "coordination.k8s.io/v1"
+	}
+	if !found {
+		t.Errorf("/apis lists no coordination.k8s.io/v1: %+v", groups)
+	}
+	var res metav1.APIResourceList
+	if err := json.Unmarshal(mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: "/apis/coordination.k8s.io/v1"}).body, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.APIResources) != 1 || res.APIResources[0].Name != "leases" || !res.APIResources[0].Namespaced {
+		t.Errorf("coordination.k8s.io/v1 resources: %+v", res.APIResources)
+	}
+	var index struct {
+		Paths map[string]struct {
+			URL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: "/openapi/v3"}).body, &index); err != nil {
+		t.Fatal(err)
+	}
+	doc := mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: index.Paths["apis/coordination.k8s.io/v1"].URL})
+	if !strings.Contains(string(doc.body), `"io.k8s.api.coordination.v1.Lease"`) ||
+		!strings.Contains(string(doc.body), `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}`) {
+		t.Errorf("the OpenAPI document of coordination.k8s.io/v1: %s", doc.body)
+	}
+	var core struct {
+		Paths map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: "/openapi/v3/api/v1"}).body, &core); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := core.Paths["/api/v1/namespaces/{name}"]; !ok {
+		t.Errorf("core/v1's OpenAPI has no namespace path")
+	}
+}

@@ -11,7 +11,8 @@ import (
 // parameter); without it, kubectl refuses unless told --validate=false.
 func (s *Server) openAPIIndex(w http.ResponseWriter, _ *http.Request) {
 	s.writeJSON(w, http.StatusOK, map[string]any{
-		"paths": map[string]any{"api/v1": map[string]string{"serverRelativeURL": "/openapi/v3/api/v1"}},
+		"paths": map[string]any{"api/v1": map[string]string{"serverRelativeURL": "/openapi/v3/api/v1"},
+			"apis/" + coordinationGroup + "/v1": map[string]string{"serverRelativeURL": openAPICoordinationPath}},
 	})
 }
 

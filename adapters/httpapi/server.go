@@ -169,6 +169,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /version", s.version)
 	m.HandleFunc("GET /openapi/v3", s.openAPIIndex)
 	m.HandleFunc("GET /openapi/v3/api/v1", s.openAPICore)
+	m.HandleFunc("GET "+openAPICoordinationPath, s.openAPICoordination)
 	m.HandleFunc("GET /api", s.apiVersions)
 	m.HandleFunc("GET /apis", s.apiGroups)
 	m.HandleFunc("GET /api/v1", s.coreResources)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -252,6 +254,13 @@ func TestALeaseKeepsANodeReady(t *testing.T) {
 	// heartbeat.
 	if out := kc.must(t, "describe", "node", "silent"); !strings.Contains(out, "HolderIdentity:  silent") {
 		t.Errorf("kubectl describe node silent shows no lease:\n%s", out)
+	}
+	manifest := filepath.Join(t.TempDir(), "lease.yaml")
+	if err := os.WriteFile(manifest, []byte("apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: leader\n  namespace: default\nspec:\n  holderIdentity: me\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := kc.must(t, "create", "-f", manifest); !strings.Contains(out, "lease.coordination.k8s.io/leader created") {
+		t.Errorf("kubectl create -f lease.yaml said %q", out)
 	}
 	kc.must(t, "create", "ns", "lab")
 	if out := kc.must(t, "delete", "ns", "lab"); !strings.Contains(out, `namespace "lab" deleted`) {
