@@ -50,4 +50,6 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerAgentSteps(sc)
 	w.registerAgentSignalSteps(sc)
 	w.registerRetentionSteps(sc)
+	w.registerNamespaceSteps(sc)
+	w.registerLeaseSteps(sc)
 }

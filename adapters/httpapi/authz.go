@@ -62,8 +62,9 @@ func (g mainGate) authorize(r *http.Request, u User) error {
 }
 
 // authorizeNode is Kubernetes' Node authorizer and NodeRestriction for a
-// node's token: its own Node (create, read, status), herd's agent
-// endpoints for its own name, and the ConfigMaps granted to it.
+// node's token: its own Node (create, read, status), its own Lease,
+// herd's agent endpoints for its own name, and the ConfigMaps granted to
+// it.
 func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node string) error {
 	switch {
 	case ri.Group == "" && ri.Resource == "nodes" && ri.Name == "" && ri.Verb == "create":
@@ -91,6 +92,8 @@ func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node st
 			ri.Subresource == "heartbeat" && ri.Verb == "create" {
 			return nil
 		}
+	case ri.Group == coordinationGroup && ri.Resource == "leases":
+		return g.authorizeNodeLease(r, ri, u, node)
 	case ri.Resource == "pods" && (ri.Group == "" || ri.Group == herdGroup):
 		return g.authorizeNodePods(r, ri, u, node)
 	case ri.Group == "" && ri.Resource == "configmaps" && ri.Verb == "get" && ri.Name != "":
@@ -137,7 +140,7 @@ func roleOf(u User) string {
 		roles = append(roles, "viewer: may get, list and watch every resource")
 	}
 	if node, ok := u.NodeName(); ok {
-		roles = append(roles, fmt.Sprintf("node %q: may register and report for node %q only, run the pods bound to it and read the ConfigMaps granted to it", node, node))
+		roles = append(roles, fmt.Sprintf("node %q: may register and report for node %q only, renew its own lease, run the pods bound to it and read the ConfigMaps granted to it", node, node))
 	}
 	switch len(roles) {
 	case 0:

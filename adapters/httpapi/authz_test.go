@@ -160,7 +160,7 @@ func TestForbiddenNamesTheRole(t *testing.T) {
 	_, base := newAuthAPI(t)
 	const (
 		viewer = `(role viewer: may get, list and watch every resource, and nothing else)`
-		node   = `(role node "pico-01": may register and report for node "pico-01" only, run the pods bound to it and read the ConfigMaps granted to it)`
+		node   = `(role node "pico-01": may register and report for node "pico-01" only, renew its own lease, run the pods bound to it and read the ConfigMaps granted to it)`
 		none   = `(no herd role: may read only discovery, /version and the health endpoints; herd's roles are the groups herd:admins, herd:viewers and system:nodes)`
 	)
 	tests := []struct {
@@ -218,7 +218,7 @@ func TestRoleOfSaysEveryRole(t *testing.T) {
 	}{
 		{"admin", User{Name: "alice", Groups: []string{GroupMasters}}, "role admin: may do everything"},
 		{"viewer and node", User{Name: NodeUserPrefix + "pico-01", Groups: []string{GroupNodes, GroupViewers}},
-			`roles viewer: may get, list and watch every resource; node "pico-01": may register and report for node "pico-01" only, run the pods bound to it and read the ConfigMaps granted to it`},
+			`roles viewer: may get, list and watch every resource; node "pico-01": may register and report for node "pico-01" only, renew its own lease, run the pods bound to it and read the ConfigMaps granted to it`},
 		{"a node's name without the nodes group", User{Name: NodeUserPrefix + "pico-01"}, "no herd role: may read only discovery, /version and the health endpoints; herd's roles are the groups herd:admins, herd:viewers and system:nodes"},
 	} {
 		if got := roleOf(tt.u); got != tt.want {

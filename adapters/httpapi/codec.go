@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	policyv1beta1 "k8s.io/api/policy/v1beta1"
@@ -18,12 +19,13 @@ import (
 
 // scheme knows every Kubernetes type herd reads or writes in a body:
 // core/v1 (with meta/v1's Status, WatchEvent and options), policy's
-// Eviction, metrics.k8s.io's NodeMetrics and PodMetrics, and
-// meta.k8s.io/v1's Table.
+// Eviction, coordination.k8s.io's Lease, metrics.k8s.io's NodeMetrics and
+// PodMetrics, and meta.k8s.io/v1's Table.
 var scheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(corev1.AddToScheme(s))
 	utilruntime.Must(policyv1.AddToScheme(s))
+	utilruntime.Must(coordinationv1.AddToScheme(s))
 	// kubectl drain still speaks policy/v1beta1 to servers that do not
 	// list policy/v1.
 	utilruntime.Must(policyv1beta1.AddToScheme(s))

@@ -141,7 +141,7 @@ func TestNodeMetricsAPI(t *testing.T) {
 		{"no watch, as metrics-server", req{method: "GET", path: nodes + "?watch=true", token: "viewer-token"},
 			405, "MethodNotAllowed", "watch is not supported on nodes.metrics.k8s.io", true},
 		{"a node reads no metrics", req{method: "GET", path: nodes, token: "pico1-token"},
-			403, "Forbidden", `may register and report for node "pico-01" only, run the pods bound to it and read the ConfigMaps granted to it) cannot list resource "nodes" in API group "metrics.k8s.io"`, true},
+			403, "Forbidden", `may register and report for node "pico-01" only, renew its own lease, run the pods bound to it and read the ConfigMaps granted to it) cannot list resource "nodes" in API group "metrics.k8s.io"`, true},
 		{"someone without a role reads none", req{method: "GET", path: nodes + "/web-01", token: "norole-token"},
 			403, "Forbidden", "", true},
 		{"nobody writes metrics", req{method: "DELETE", path: nodes + "/web-01", token: "viewer-token"},

@@ -44,11 +44,10 @@ type offer struct {
 }
 
 // offerFor is what the endpoint of r answers in: herd's own kinds only in
-// JSON; Kubernetes' kinds (metrics.k8s.io's among them) in JSON, protobuf
-// and CBOR, and as Tables on a
-// get or list of nodes, pods and ConfigMaps. Paths that are no resource
-// (discovery, health, metrics) have no offer and answer as they always
-// did.
+// JSON; Kubernetes' kinds (metrics.k8s.io's among them) in JSON, protobuf and CBOR, and as Tables on a
+// get or list of nodes, pods, ConfigMaps, namespaces and leases. Paths
+// that are no resource (discovery, health, metrics) have no offer and
+// answer as they always did.
 func offerFor(r *http.Request, ri requestInfo) (offer, bool) {
 	switch {
 	case ri.Resource == "":
@@ -57,13 +56,13 @@ func offerFor(r *http.Request, ri requestInfo) (offer, bool) {
 		return offer{types: jsonOnly}, true
 	case ri.Group == metricsGroup:
 		return offer{types: servedTypes}, true
-	case ri.Group != "":
+	case ri.Group != "" && ri.Group != coordinationGroup:
 		return offer{}, false
 	}
 	o := offer{types: servedTypes}
 	if ri.Verb == "get" || ri.Verb == "list" {
 		switch ri.Resource {
-		case "nodes", "pods", "configmaps":
+		case "nodes", "pods", "configmaps", "namespaces", "leases":
 			o.table = ri.Subresource == "" || ri.Subresource == "status"
 		}
 		o.watch = ri.Verb == "list" && isWatch(r)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,6 +40,7 @@ func openAPIGroupVersions() []openAPIGroupVersion {
 		// core/v1; herd serves no other policy resource.
 		{gv: policyv1.SchemeGroupVersion, kinds: []string{"Eviction"}},
 		{gv: metricsv1beta1.SchemeGroupVersion, resources: metricsAPIResources()},
+		{gv: coordinationv1.SchemeGroupVersion, resources: coordinationAPIResources()},
 	}
 }
 

@@ -78,6 +78,10 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, badRequest("%s", err), "Pod", in.Name)
 		return
 	}
+	if err := s.acceptsObjects(r.Context(), corev1.Resource("pods"), ns, cmd.Name); err != nil {
+		s.writeError(w, err, "Pod", cmd.Name)
+		return
+	}
 	now := s.Clock.Now()
 	p, err := s.Pods.UpdatePod(r.Context(), ns, cmd.Name, func(p domain.Pod) ([]domain.Event, error) {
 		return domain.DecidePod(p, cmd, now)

@@ -31,6 +31,10 @@ type Config struct {
 	// Profiling serves Go's profiles under /debug/pprof/ to
 	// administrators (kube-apiserver's --profiling).
 	Profiling bool
+	// NodeMonitorGracePeriod is how long herd lets a node stay silent
+	// (--node-monitor-grace-period): the duration of the lease herd
+	// derives for a node that keeps none. Zero means the kubelet's 40 s.
+	NodeMonitorGracePeriod time.Duration
 }
 
 // Deps are what the API reads and writes through.
@@ -53,6 +57,13 @@ type Deps struct {
 	ConfigMapView  *projections.ConfigMapView
 	Devices        domain.DeviceBindingRepository
 	DeviceBindings *projections.DeviceBindingView
+	// Namespaces and NamespaceView store and read namespaces; every
+	// create of a namespaced object checks its namespace first.
+	Namespaces    domain.NamespaceRepository
+	NamespaceView *projections.NamespaceView
+	// Leases and LeaseView store and read leases (coordination.k8s.io).
+	Leases    domain.LeaseRepository
+	LeaseView *projections.LeaseView
 	// Auth tells who sends each request on the API listener; nil serves
 	// every request as Anonymous, as herd does without a token file.
 	Auth Authenticator
@@ -197,6 +208,22 @@ func (s *Server) routes() {
 	m.HandleFunc("PUT /api/v1/namespaces/{namespace}/configmaps/{name}", s.replaceConfigMap)
 	m.HandleFunc("PATCH /api/v1/namespaces/{namespace}/configmaps/{name}", s.patchConfigMap)
 	m.HandleFunc("DELETE /api/v1/namespaces/{namespace}/configmaps/{name}", s.deleteConfigMap)
+
+	m.HandleFunc("GET /api/v1/namespaces", s.listNamespaces)
+	m.HandleFunc("POST /api/v1/namespaces", s.createNamespace)
+	m.HandleFunc("GET /api/v1/namespaces/{name}", s.getNamespace)
+	m.HandleFunc("DELETE /api/v1/namespaces/{name}", s.deleteNamespace)
+
+	m.HandleFunc("GET /apis/"+coordinationGroup, s.coordinationGroupInfo)
+	m.HandleFunc("GET /apis/"+coordinationGroup+"/v1", s.coordinationResources)
+	leases := "/apis/" + coordinationGroup + "/v1/namespaces/{namespace}/leases"
+	m.HandleFunc("GET /apis/"+coordinationGroup+"/v1/leases", s.listLeases)
+	m.HandleFunc("GET "+leases, s.listLeases)
+	m.HandleFunc("POST "+leases, s.createLease)
+	m.HandleFunc("GET "+leases+"/{name}", s.getLease)
+	m.HandleFunc("PUT "+leases+"/{name}", s.replaceLease)
+	m.HandleFunc("PATCH "+leases+"/{name}", s.patchLease)
+	m.HandleFunc("DELETE "+leases+"/{name}", s.deleteLease)
 
 	herd := "/apis/" + herdGroup + "/" + herdVersion
 	m.HandleFunc("GET "+herd+"/devicebindings", s.listDeviceBindings)
