@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/cucumber/godog"
 	corev1 "k8s.io/api/core/v1"
@@ -23,7 +22,6 @@ func (w *world) registerNamespaceSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^a client asks for the ConfigMap "([^"]+)" in namespace "([^"]+)"$`, w.asksForConfigMapIn)
 	sc.Step(`^namespace "([^"]+)" holds no ConfigMaps$`, w.holdsNoConfigMaps)
 	sc.Step(`^a client asks for pod "([^"]+)"$`, w.asksForPod)
-	sc.Step(`^the error says "(.*)"$`, w.errorSays)
 }
 
 // namespaceExists has an operator create the namespace.
@@ -88,16 +86,4 @@ func (w *world) holdsNoConfigMaps(namespace string) error {
 // judge.
 func (w *world) asksForPod(ref string) error {
 	return w.postPod(basicPod(ref))
-}
-
-// errorSays checks the message of the Status herd answered with.
-func (w *world) errorSays(want string) error {
-	st, err := w.status()
-	if err != nil {
-		return err
-	}
-	if !strings.Contains(st.Message, want) {
-		return fmt.Errorf("the error says %q, want %q in it", st.Message, want)
-	}
-	return nil
 }

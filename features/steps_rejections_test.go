@@ -262,8 +262,12 @@ func (w *world) postsPodAsNode(name string) error {
 	return w.write(http.MethodPost, nodesPath, "application/json", []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"`+name+`"}}`))
 }
 
-// errorSays checks that the last answer's Status says text.
+// errorSays checks that the last answer's Status says text; quotes
+// around the whole of it are the scenario's, not the message's.
 func (w *world) errorSays(text string) error {
+	if len(text) >= 2 && strings.HasPrefix(text, `"`) && strings.HasSuffix(text, `"`) {
+		text = text[1 : len(text)-1]
+	}
 	st, err := w.status()
 	if err != nil {
 		return err
