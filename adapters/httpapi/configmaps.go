@@ -113,7 +113,7 @@ func (s *Server) patchConfigMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, badRequest("the patch is empty"), "ConfigMap", name)
 		return
 	}
-	cmd := domain.PatchConfigMap{Apply: configMapPatcher(ct, patch)}
+	cmd := domain.PatchConfigMap{Apply: configMapPatcher(ct, patch, strictPatch(r))}
 	now := s.Clock.Now()
 	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
 		return domain.DecideConfigMap(c, cmd, now)

@@ -151,8 +151,9 @@ func (s *Server) patchLease(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, badRequest("the patch is empty"), "Lease", name)
 		return
 	}
+	strict := strictPatch(r)
 	s.updateLease(w, r, ns, name, func(cur domain.Lease) (domain.UpdateLease, error) {
-		out, err := applyPatch(conversions.LeaseToAPI(cur), patch, ct)
+		out, err := applyPatch(conversions.LeaseToAPI(cur), patch, ct, strict)
 		if err != nil {
 			return domain.UpdateLease{}, err
 		}

@@ -24,12 +24,12 @@ func (s *Server) patchNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	now := s.Clock.Now()
+	now, strict := s.Clock.Now(), strictPatch(r)
 	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
 		if !n.Exists() {
 			return nil, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
 		}
-		in, err := applyPatch(conversions.NodeToAPI(n), patch, ct)
+		in, err := applyPatch(conversions.NodeToAPI(n), patch, ct, strict)
 		if err != nil {
 			return nil, err
 		}

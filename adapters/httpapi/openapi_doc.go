@@ -347,14 +347,13 @@ func queryParameter(name, typ, doc string) map[string]any {
 	return map[string]any{"name": name, "in": "query", "description": doc, "schema": map[string]any{"type": typ, "uniqueItems": true}}
 }
 
-// writeParameters are the query parameters of a create or update herd
-// honours, or of a patch when patch is set. kubectl reads fieldValidation
-// on a kind's PATCH to learn that herd checks fields itself, and then
-// sends Strict.
+// writeParameters are the query parameters of a create, update or patch
+// herd honours. kubectl reads fieldValidation on a kind's PATCH to learn
+// that herd checks fields itself, and then sends Strict.
 func writeParameters(patch bool) []map[string]any {
 	doc := "Strict (kubectl's default) refuses a body with fields its kind does not have, or with a field twice; any other value lets herd drop such fields."
 	if patch {
-		doc = "Accepted for kubectl's sake; a patch is applied to the object as herd has it, and fields its kind does not have are dropped whatever the value."
+		doc = "Strict (kubectl's default) refuses a patch whose result has fields its kind does not have, or a field twice; any other value lets herd drop such fields."
 	}
 	return []map[string]any{queryParameter("fieldValidation", "string", doc)}
 }

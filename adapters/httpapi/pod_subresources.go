@@ -63,8 +63,9 @@ func (s *Server) patchPodWith(w http.ResponseWriter, r *http.Request, cmd podCom
 		s.writeError(w, err, "Pod", name)
 		return
 	}
+	strict := strictPatch(r)
 	s.changePod(w, r, ns, name, func(p domain.Pod) (domain.PodCommand, error) {
-		in, err := applyPatch(conversions.PodToAPI(p), patch, ct)
+		in, err := applyPatch(conversions.PodToAPI(p), patch, ct, strict)
 		if err != nil {
 			return nil, err
 		}
