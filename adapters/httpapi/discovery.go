@@ -116,6 +116,9 @@ func coreAPIResources() []metav1.APIResource {
 			Verbs: metav1.Verbs{"create", "delete", "get", "list", "watch"}},
 		{Name: "configmaps", SingularName: "configmap", Namespaced: true, Kind: "ConfigMap", ShortNames: []string{"cm"},
 			Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}},
+		// Read-only and always empty: herd has no Services (services.go).
+		{Name: "services", SingularName: "service", Namespaced: true, Kind: "Service", ShortNames: []string{"svc"},
+			Categories: []string{"all"}, Verbs: metav1.Verbs{"get", "list"}},
 	}
 }
 

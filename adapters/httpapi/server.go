@@ -201,6 +201,10 @@ func (s *Server) routes() {
 	m.HandleFunc("POST "+pods+"/{name}/eviction", s.evictPod)
 	m.HandleFunc("POST "+pods+"/{name}/binding", s.bindPod)
 
+	m.HandleFunc("GET /api/v1/services", s.listServices)
+	m.HandleFunc("GET /api/v1/namespaces/{namespace}/services", s.listServices)
+	m.HandleFunc("GET /api/v1/namespaces/{namespace}/services/{name}", s.getService)
+
 	m.HandleFunc("GET /api/v1/configmaps", s.listConfigMaps)
 	m.HandleFunc("GET /api/v1/namespaces/{namespace}/configmaps", s.listConfigMaps)
 	m.HandleFunc("POST /api/v1/namespaces/{namespace}/configmaps", s.createConfigMap)
