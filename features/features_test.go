@@ -50,5 +50,7 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerAgentSteps(sc)
 	w.registerAgentSignalSteps(sc)
 	w.registerRetentionSteps(sc)
+	w.registerNamespaceSteps(sc)
+	w.registerLeaseSteps(sc)
 	w.registerEventSteps(sc)
 }

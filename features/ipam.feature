@@ -14,6 +14,7 @@ Feature: Pod addresses
     And node "zone-01" has registered and is Ready
 
   Scenario: Pods get the lowest free addresses, after the gateway
+    Given the namespace "shop" exists
     When pod "default/web-1" is created on node "zone-01"
     And pod "default/web-2" is created on node "zone-01"
     And pod "shop/cart" is created on node "zone-01"

@@ -33,7 +33,8 @@ Feature: Pods through the Kubernetes API
       | node.kubernetes.io/unreachable | Exists   | NoExecute | 300     |
 
   Scenario: Pods are listed by label, by node, by phase and across namespaces
-    Given a client creates pod "web"
+    Given the namespace "batch" exists
+    And a client creates pod "web"
     And a client creates pod "db"
     And a client creates pod "batch/report"
     And a client binds pod "web" to "n1"

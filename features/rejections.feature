@@ -48,3 +48,33 @@ Feature: Bad input is refused, and nothing is recorded
     When an agent registers "web-02" with a Node of exactly 1 MiB
     Then the request succeeds
     And the request added exactly NodeRegistered to the log
+
+  Scenario Outline: What Kubernetes refuses, herd refuses, naming the field: <request>
+    When <request>
+    Then the request fails with 422 Invalid
+    And the error names the field "<field>"
+    And nothing was added to the log
+
+    Examples:
+      | request                                                                   | field                                         |
+      | "web-01" reports capacity "pods=-1" in a status patch                     | status.capacity[pods]                         |
+      | "web-01" reports allocatable "memory=-1Gi" in a status patch              | status.allocatable[memory]                    |
+      | "web-01" reports its Ready condition as "Maybe"                           | status.conditions[0].status                   |
+      | a client taints node "web-01" with effect "Sometimes" through the Kubernetes API | spec.taints[0].effect                  |
+      | a client labels node "web-01" with "zone=rack 1"                          | metadata.labels                               |
+      | a client labels node "web-01" with "-zone=a"                              | metadata.labels                               |
+      | a client creates pod "web" with restart policy "Whenever"                 | spec.restartPolicy                            |
+      | a client creates pod "web" with image pull policy "Sometimes"             | spec.containers[0].imagePullPolicy            |
+      | a client creates pod "web" with memory request "-64Mi"                    | spec.containers[0].resources.requests[memory] |
+      | a client creates pod "web" requesting 2 CPU with a limit of 1 CPU         | spec.containers[0].resources.requests[cpu]    |
+      | a client creates pod "web" with toleration operator "Like"                | spec.tolerations[0].operator                  |
+      | a client creates pod "web" with port protocol "ICMP"                      | spec.containers[0].ports[0].protocol          |
+      | a client creates pod "web" with container port "70000"                    | spec.containers[0].ports[0].containerPort     |
+      | a client creates pod "web" with label "app=web site"                      | metadata.labels                               |
+      | a client creates pod "web" with annotation "bad key!=x"                   | metadata.annotations                          |
+
+  Scenario: A Pod sent as a node is not a node
+    When a client posts a Pod named "web-02" to the nodes of the Kubernetes API
+    Then the request fails with 400 BadRequest
+    And the error says Pod in version "v1" cannot be handled as a Node
+    And nothing was added to the log

@@ -15,11 +15,9 @@ import (
 
 // namespaces describes the namespace: its row in namespaces.
 var namespaces = describe(&aggregate[domain.Namespace]{
-	of:    domain.NamespaceAggregate,
-	fresh: func(name string) domain.Namespace { return domain.Namespace{Name: name} },
-	load: func(ctx context.Context, q events.Querier, name string) (domain.Namespace, error) {
-		return loadNamespace(ctx, q, name)
-	},
+	of:      domain.NamespaceAggregate,
+	fresh:   func(name string) domain.Namespace { return domain.Namespace{Name: name} },
+	load:    loadNamespace,
 	version: func(ns domain.Namespace) int64 { return ns.Version },
 	evolve: func(ns domain.Namespace, rec events.Record, ev domain.Event) domain.Namespace {
 		ns = domain.EvolveNamespace(ns, ev)

@@ -27,20 +27,23 @@ import (
 
 // Supported values of the enums herd checks, as kube-apiserver lists them.
 var (
-	restartPolicies  = []string{string(corev1.RestartPolicyAlways), string(corev1.RestartPolicyNever), string(corev1.RestartPolicyOnFailure)}
-	pullPolicies     = []string{string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever)}
-	dnsPolicies      = []string{string(corev1.DNSClusterFirst), string(corev1.DNSClusterFirstWithHostNet), string(corev1.DNSDefault), string(corev1.DNSNone)}
-	protocols        = []string{string(corev1.ProtocolSCTP), string(corev1.ProtocolTCP), string(corev1.ProtocolUDP)}
-	taintEffects     = []string{string(corev1.TaintEffectNoExecute), string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule)}
-	tolerationOps    = []string{string(corev1.TolerationOpEqual), string(corev1.TolerationOpExists)}
-	conditionStates  = []string{string(corev1.ConditionFalse), string(corev1.ConditionTrue), string(corev1.ConditionUnknown)}
-	podPhases        = []string{string(corev1.PodFailed), string(corev1.PodPending), string(corev1.PodRunning), string(corev1.PodSucceeded), string(corev1.PodUnknown)}
-	nodeAddressTypes = []string{string(corev1.NodeExternalDNS), string(corev1.NodeExternalIP), string(corev1.NodeHostName), string(corev1.NodeInternalDNS), string(corev1.NodeInternalIP)}
+	restartPolicies = []string{string(corev1.RestartPolicyAlways), string(corev1.RestartPolicyNever), string(corev1.RestartPolicyOnFailure)}
+	pullPolicies    = []string{string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever)}
+	dnsPolicies     = []string{string(corev1.DNSClusterFirst), string(corev1.DNSClusterFirstWithHostNet), string(corev1.DNSDefault), string(corev1.DNSNone)}
+	protocols       = []string{string(corev1.ProtocolSCTP), string(corev1.ProtocolTCP), string(corev1.ProtocolUDP)}
+	taintEffects    = []string{string(corev1.TaintEffectNoExecute), string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule)}
+	tolerationOps   = []string{string(corev1.TolerationOpEqual), string(corev1.TolerationOpExists)}
+	conditionStates = []string{string(corev1.ConditionFalse), string(corev1.ConditionTrue), string(corev1.ConditionUnknown)}
+	podPhases       = []string{string(corev1.PodFailed), string(corev1.PodPending), string(corev1.PodRunning), string(corev1.PodSucceeded), string(corev1.PodUnknown)}
 )
 
 // ValidateTypeMeta refuses an object whose kind or apiVersion, when set,
 // is not the resource's: a Pod posted to /api/v1/nodes is not a node.
 func ValidateTypeMeta(tm metav1.TypeMeta, kind, apiVersion, name string) error {
+	return invalidFrom(kind, name, validateTypeMeta(tm, kind, apiVersion))
+}
+
+func validateTypeMeta(tm metav1.TypeMeta, kind, apiVersion string) field.ErrorList {
 	var errs field.ErrorList
 	if tm.Kind != "" && tm.Kind != kind {
 		errs = append(errs, field.Invalid(field.NewPath("kind"), tm.Kind, "must be "+kind))
@@ -48,31 +51,66 @@ func ValidateTypeMeta(tm metav1.TypeMeta, kind, apiVersion, name string) error {
 	if tm.APIVersion != "" && tm.APIVersion != apiVersion {
 		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), tm.APIVersion, "must be "+apiVersion))
 	}
-	return invalidFrom(kind, name, errs)
+	return errs
 }
 
-// ValidateNode checks a Node a client creates or replaces, status
-// included: its labels and annotations, taints, capacity, conditions,
-// addresses and kubelet port.
+// ValidateNode checks a Node a client creates, status included: its kind
+// and apiVersion when set, labels and annotations, taints, capacity,
+// conditions, addresses and kubelet port.
 func ValidateNode(in *corev1.Node) error {
-	errs := validateMeta(&in.ObjectMeta)
-	errs = append(errs, validateTaints(in.Spec.Taints, field.NewPath("spec", "taints"))...)
+	errs := validateNodeMetaAndSpec(in)
 	errs = append(errs, validateNodeStatus(&in.Status, field.NewPath("status"))...)
 	return invalidFrom("Node", in.Name, errs)
 }
 
-// ValidatePod checks a Pod a client creates or replaces.
+// ValidateNodeUpdate checks a Node a client replaces or patches: as
+// ValidateNode without the status, which an update of the node itself
+// does not write (kube-apiserver keeps the stored one, and so does herd).
+func ValidateNodeUpdate(in *corev1.Node) error {
+	return invalidFrom("Node", in.Name, validateNodeMetaAndSpec(in))
+}
+
+// ValidateNodeStatus checks the status a node reports through
+// nodes/NAME/status, and the kind and apiVersion of the body when set.
+func ValidateNodeStatus(in *corev1.Node) error {
+	errs := validateTypeMeta(in.TypeMeta, "Node", "v1")
+	errs = append(errs, validateNodeStatus(&in.Status, field.NewPath("status"))...)
+	return invalidFrom("Node", in.Name, errs)
+}
+
+func validateNodeMetaAndSpec(in *corev1.Node) field.ErrorList {
+	errs := validateTypeMeta(in.TypeMeta, "Node", "v1")
+	errs = append(errs, validateMeta(&in.ObjectMeta)...)
+	return append(errs, validateTaints(in.Spec.Taints, field.NewPath("spec", "taints"))...)
+}
+
+// ValidatePod checks a Pod a client creates: its kind and apiVersion when
+// set, metadata, spec and status.
 func ValidatePod(in *corev1.Pod) error {
-	errs := validateMeta(&in.ObjectMeta)
-	errs = append(errs, validatePodSpec(&in.Spec, field.NewPath("spec"))...)
+	errs := validatePodMetaAndSpec(in)
 	errs = append(errs, validatePodStatus(&in.Status, field.NewPath("status"))...)
 	return invalidFrom("Pod", in.Name, errs)
 }
 
+// ValidatePodUpdate checks a Pod a client replaces or patches: as
+// ValidatePod without the status, which an update of the pod itself does
+// not write.
+func ValidatePodUpdate(in *corev1.Pod) error {
+	return invalidFrom("Pod", in.Name, validatePodMetaAndSpec(in))
+}
+
 // ValidatePodStatus checks the status a client writes through
-// pods/NAME/status.
-func ValidatePodStatus(name string, in *corev1.PodStatus) error {
-	return invalidFrom("Pod", name, validatePodStatus(in, field.NewPath("status")))
+// pods/NAME/status, and the kind and apiVersion of the body when set.
+func ValidatePodStatus(in *corev1.Pod) error {
+	errs := validateTypeMeta(in.TypeMeta, "Pod", "v1")
+	errs = append(errs, validatePodStatus(&in.Status, field.NewPath("status"))...)
+	return invalidFrom("Pod", in.Name, errs)
+}
+
+func validatePodMetaAndSpec(in *corev1.Pod) field.ErrorList {
+	errs := validateTypeMeta(in.TypeMeta, "Pod", "v1")
+	errs = append(errs, validateMeta(&in.ObjectMeta)...)
+	return append(errs, validatePodSpec(&in.Spec, field.NewPath("spec"))...)
 }
 
 func validateMeta(m *metav1.ObjectMeta) field.ErrorList {
@@ -91,12 +129,21 @@ func validateNodeStatus(s *corev1.NodeStatus, path *field.Path) field.ErrorList 
 		}
 		errs = append(errs, enum(p.Child("status"), string(c.Status), conditionStates, false)...)
 	}
+	// Kubernetes takes an address of any type (a provider may have its
+	// own) but not the same address twice.
+	seen := make(map[corev1.NodeAddress]bool, len(s.Addresses))
 	for i, a := range s.Addresses {
 		p := path.Child("addresses").Index(i)
-		errs = append(errs, enum(p.Child("type"), string(a.Type), nodeAddressTypes, false)...)
+		if a.Type == "" {
+			errs = append(errs, field.Required(p.Child("type"), ""))
+		}
 		if a.Address == "" {
 			errs = append(errs, field.Required(p.Child("address"), ""))
 		}
+		if seen[a] {
+			errs = append(errs, field.Duplicate(p, a))
+		}
+		seen[a] = true
 	}
 	if port := s.DaemonEndpoints.KubeletEndpoint.Port; port != 0 {
 		for _, msg := range validation.IsValidPortNum(int(port)) {

@@ -93,9 +93,14 @@ func TestValidateRefusesWhatKubernetesRefuses(t *testing.T) {
 		}, "status.conditions[0].status", `supported values: "False", "True", "Unknown"`},
 		{"address type", func() error {
 			n := validNode()
-			n.Status.Addresses[0].Type = "MagicIP"
+			n.Status.Addresses[0].Type = ""
 			return ValidateNode(n)
-		}, "status.addresses[0].type", `Unsupported value: "MagicIP"`},
+		}, "status.addresses[0].type", "Required value"},
+		{"duplicate address", func() error {
+			n := validNode()
+			n.Status.Addresses = append(n.Status.Addresses, n.Status.Addresses[0])
+			return ValidateNode(n)
+		}, "status.addresses[1]", "Duplicate value"},
 		{"label value", func() error {
 			n := validNode()
 			n.Labels["zone"] = "rack 1"
@@ -173,8 +178,38 @@ func TestValidateRefusesWhatKubernetesRefuses(t *testing.T) {
 			return ValidatePod(p)
 		}, "spec.nodeSelector", "a valid label must be"},
 		{"pod phase", func() error {
-			return ValidatePodStatus("web", &corev1.PodStatus{Phase: "Sleeping"})
+			return ValidatePodStatus(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Status: corev1.PodStatus{Phase: "Sleeping"}})
 		}, "status.phase", `Unsupported value: "Sleeping"`},
+		{"node posted as a Pod", func() error {
+			n := validNode()
+			n.Kind = "Pod"
+			return ValidateNode(n)
+		}, "kind", "must be Node"},
+		{"node status of a Pod", func() error {
+			n := validNode()
+			n.Kind = "Pod"
+			return ValidateNodeStatus(n)
+		}, "kind", "must be Node"},
+		{"node status capacity", func() error {
+			n := validNode()
+			n.Status.Capacity[corev1.ResourcePods] = resource.MustParse("-1")
+			return ValidateNodeStatus(n)
+		}, "status.capacity[pods]", "must be greater than or equal to 0"},
+		{"node update taint", func() error {
+			n := validNode()
+			n.Spec.Taints[0].Effect = "Sometimes"
+			return ValidateNodeUpdate(n)
+		}, "spec.taints[0].effect", `Unsupported value: "Sometimes"`},
+		{"pod update label", func() error {
+			p := validPod()
+			p.Labels = map[string]string{"app": "web site"}
+			return ValidatePodUpdate(p)
+		}, "metadata.labels", "a valid label must be"},
+		{"pod status of a Node", func() error {
+			p := validPod()
+			p.Kind = "Node"
+			return ValidatePodStatus(p)
+		}, "kind", "must be Pod"},
 		{"kind", func() error {
 			return ValidateTypeMeta(metav1.TypeMeta{Kind: "Pod", APIVersion: "v1"}, "Node", "v1", "web-01")
 		}, "kind", "must be Node"},
@@ -195,6 +230,49 @@ func TestValidateRefusesWhatKubernetesRefuses(t *testing.T) {
 			}
 			t.Errorf("fields %+v, want one on %s saying %q", inv.Fields, tc.field, tc.says)
 		})
+	}
+}
+
+// TestUpdatesLeaveTheStatusAlone: a PUT or PATCH of the object itself
+// does not write its status, so a status herd would refuse from a client
+// does not stop a change of labels or spec; and the status subresource
+// does not look at the spec.
+func TestUpdatesLeaveTheStatusAlone(t *testing.T) {
+	n := validNode()
+	n.Status.Capacity[corev1.ResourcePods] = resource.MustParse("-1")
+	if err := ValidateNodeUpdate(n); err != nil {
+		t.Errorf("a node update is refused for its status: %v", err)
+	}
+	n = validNode()
+	n.Spec.Taints[0].Effect = "Sometimes"
+	if err := ValidateNodeStatus(n); err != nil {
+		t.Errorf("a node status is refused for its spec: %v", err)
+	}
+	p := validPod()
+	p.Status.Phase = "Sleeping"
+	if err := ValidatePodUpdate(p); err != nil {
+		t.Errorf("a pod update is refused for its status: %v", err)
+	}
+	p = validPod()
+	p.Spec.RestartPolicy = "Whenever"
+	if err := ValidatePodStatus(p); err != nil {
+		t.Errorf("a pod status is refused for its spec: %v", err)
+	}
+}
+
+// TestValidateIsNoStricterThanKubernetes: what kube-apiserver takes,
+// herd takes too: a node address type is any string (a provider may have
+// its own), an empty enum is the default.
+func TestValidateIsNoStricterThanKubernetes(t *testing.T) {
+	n := validNode()
+	n.Status.Addresses = append(n.Status.Addresses, corev1.NodeAddress{Type: "CloudPrivateIP", Address: "10.0.0.1"})
+	if err := ValidateNode(n); err != nil {
+		t.Errorf("a node with an address of its provider's type is refused: %v", err)
+	}
+	p := validPod()
+	p.Spec.RestartPolicy, p.Spec.DNSPolicy, p.Spec.Containers[0].ImagePullPolicy, p.Spec.Containers[0].Ports[0].Protocol = "", "", "", ""
+	if err := ValidatePod(p); err != nil {
+		t.Errorf("a pod that leaves its policies to the defaults is refused: %v", err)
 	}
 }
 

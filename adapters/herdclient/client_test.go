@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -55,9 +56,13 @@ func newHerd(t *testing.T, auth httpapi.Authenticator) *herd {
 		Nodes: w, NodeView: projections.NewNodeView(store), Pods: w, PodView: pods, Timeline: projections.NewTimelineView(store),
 		Store: store, Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store), Devices: w, DeviceBindings: projections.NewDeviceBindingView(store),
+		Namespaces: w, NamespaceView: projections.NewNamespaceView(store), Leases: w, LeaseView: projections.NewLeaseView(store),
 		Auth: auth,
 	}, httpapi.Config{Thresholds: domain.DefaultThresholds})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.EnsureNamespaces(ctx, uuid.NewString); err != nil {
 		t.Fatal(err)
 	}
 	// The hub starts once the API has registered what it watches.

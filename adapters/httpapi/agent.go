@@ -30,6 +30,10 @@ func (s *Server) registerAgent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, badRequest("metadata.name %q does not match the node %q in the path", in.Name, name), "Node", name)
 		return
 	}
+	if err := conversions.ValidateNode(&in); err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
 	if err := checkRuntimeLabel(in); err != nil {
 		s.writeError(w, err, "Node", name)
 		return

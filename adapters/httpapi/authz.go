@@ -8,10 +8,13 @@ import (
 	"io"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"herd/domain"
 )
@@ -55,12 +58,13 @@ func (g mainGate) authorize(r *http.Request, u User) error {
 	if node, ok := u.NodeName(); ok {
 		return g.authorizeNode(r, ri, u, node)
 	}
-	return denied(ri, u, "the user has no herd role (groups "+GroupAdmins+", "+GroupViewers+" or "+GroupNodes+")")
+	return denied(ri, u, "")
 }
 
 // authorizeNode is Kubernetes' Node authorizer and NodeRestriction for a
-// node's token: its own Node (create, read, status), herd's agent
-// endpoints for its own name, and the ConfigMaps granted to it.
+// node's token: its own Node (create, read, status), its own Lease,
+// herd's agent endpoints for its own name, and the ConfigMaps granted to
+// it.
 func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node string) error {
 	switch {
 	case ri.Group == "" && ri.Resource == "nodes" && ri.Name == "" && ri.Verb == "create":
@@ -88,6 +92,8 @@ func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node st
 			ri.Subresource == "heartbeat" && ri.Verb == "create" {
 			return nil
 		}
+	case ri.Group == coordinationGroup && ri.Resource == "leases":
+		return g.authorizeNodeLease(r, ri, u, node)
 	case ri.Resource == "pods" && (ri.Group == "" || ri.Group == herdGroup):
 		return g.authorizeNodePods(r, ri, u, node)
 	case ri.Group == "" && ri.Resource == "configmaps" && ri.Verb == "get" && ri.Name != "":
@@ -97,24 +103,56 @@ func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node st
 		}
 		return denied(ri, u, fmt.Sprintf("no relationship found between node %q and this object (grant it with the annotation %s)", node, AnnotationReadableByNodes))
 	}
-	return denied(ri, u, fmt.Sprintf("node %q may only register and report for itself, run the pods bound to it and read the ConfigMaps granted to it", node))
+	return denied(ri, u, "")
 }
 
-// denied is the 403 for ri, worded as kube-apiserver words it.
+// denied is the 403 for ri, worded and shaped as kube-apiserver's (a
+// Forbidden Status whose details name the resource and the object), with
+// the user's role and what it allows after the user's name, and why,
+// when there is more to say than the role, at the end.
 func denied(ri requestInfo, u User, why string) error {
-	obj := ri.Resource
-	if ri.Name != "" {
-		obj = fmt.Sprintf("%s %q", ri.Resource, ri.Name)
+	who := fmt.Sprintf("User %q (%s)", u.Name, roleOf(u))
+	var msg string
+	if ri.Resource == "" {
+		msg = fmt.Sprintf("%s cannot %s path %q", who, ri.Verb, ri.Path)
+	} else {
+		scope := "at the cluster scope"
+		if ri.Namespace != "" {
+			scope = fmt.Sprintf("in the namespace %q", ri.Namespace)
+		}
+		msg = fmt.Sprintf("%s cannot %s resource %q in API group %q %s", who, ri.Verb, ri.resourcePath(), ri.Group, scope)
 	}
-	scope := "at the cluster scope"
-	if ri.Namespace != "" {
-		scope = fmt.Sprintf("in the namespace %q", ri.Namespace)
+	if why != "" {
+		msg += ": " + why
 	}
-	if obj == "" {
-		return forbidden("forbidden: User %q cannot %s path %q: %s", u.Name, ri.Verb, ri.Path, why)
+	return apierrors.NewForbidden(schema.GroupResource{Group: ri.Group, Resource: ri.Resource}, ri.Name, errors.New(msg))
+}
+
+// roleOf names the herd roles u has and what they allow (see
+// GroupAdmins), as a refusal tells the user: whether to ask for another
+// role or use another token.
+func roleOf(u User) string {
+	if u.IsAdmin() {
+		return "role admin: may do everything"
 	}
-	return forbidden("%s is forbidden: User %q cannot %s resource %q in API group %q %s: %s",
-		obj, u.Name, ri.Verb, ri.resourcePath(), ri.Group, scope, why)
+	var roles []string
+	if slices.Contains(u.Groups, GroupViewers) {
+		roles = append(roles, "viewer: may get, list and watch every resource")
+	}
+	if node, ok := u.NodeName(); ok {
+		roles = append(roles, fmt.Sprintf("node %q: may register and report for node %q only, renew its own lease, run the pods bound to it and read the ConfigMaps granted to it", node, node))
+	}
+	switch len(roles) {
+	case 0:
+		return fmt.Sprintf("no herd role: may read only discovery, /version and the health endpoints; herd's roles are the groups %s, %s and %s",
+			GroupAdmins, GroupViewers, GroupNodes)
+	case 1:
+		if strings.HasPrefix(roles[0], "viewer:") {
+			return "role " + roles[0] + ", and nothing else"
+		}
+		return "role " + roles[0]
+	}
+	return "roles " + strings.Join(roles, "; ")
 }
 
 // configMapGranted reports whether the ConfigMap exists and its

@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 const tokens = `admin-token,alice,1,herd:admins
@@ -145,6 +148,81 @@ func TestWithoutATokenFileEveryoneIsAnonymous(t *testing.T) {
 	for _, r := range recs {
 		if r.Metadata.Actor != "system:anonymous" || r.Metadata.Source != "httpapi" {
 			t.Errorf("%s: actor %q source %q, want system:anonymous through httpapi", r.Type, r.Metadata.Actor, r.Metadata.Source)
+		}
+	}
+}
+
+// TestForbiddenNamesTheRole: a refusal says which role the user has and
+// what that role may do, in kube-apiserver's Status (403, reason
+// Forbidden, details naming the resource and object), so that a user
+// knows whether to ask for another role or use another token.
+func TestForbiddenNamesTheRole(t *testing.T) {
+	_, base := newAuthAPI(t)
+	const (
+		viewer = `(role viewer: may get, list and watch every resource, and nothing else)`
+		node   = `(role node "pico-01": may register and report for node "pico-01" only, renew its own lease, run the pods bound to it and read the ConfigMaps granted to it)`
+		none   = `(no herd role: may read only discovery, /version and the health endpoints; herd's roles are the groups herd:admins, herd:viewers and system:nodes)`
+	)
+	tests := []struct {
+		name    string
+		rq      req
+		message string
+		details metav1.StatusDetails
+	}{
+		{"a viewer creates a pod", req{method: "POST", path: "/api/v1/namespaces/shop/pods", token: "viewer-token", body: `{"metadata":{"name":"web"}}`},
+			`pods is forbidden: User "bob" ` + viewer + ` cannot create resource "pods" in API group "" in the namespace "shop"`,
+			metav1.StatusDetails{Kind: "pods"}},
+		{"a viewer deletes a node", req{method: "DELETE", path: "/api/v1/nodes/pico-02", token: "viewer-token"},
+			`nodes "pico-02" is forbidden: User "bob" ` + viewer + ` cannot delete resource "nodes" in API group "" at the cluster scope`,
+			metav1.StatusDetails{Kind: "nodes", Name: "pico-02"}},
+		{"a node patches another node's status", req{method: "PATCH", path: "/api/v1/nodes/pico-02/status", token: "pico1-token", contentType: strategicPatch, body: readyPatch},
+			`nodes "pico-02" is forbidden: User "system:node:pico-01" ` + node + ` cannot patch resource "nodes/status" in API group "" at the cluster scope: node "pico-01" cannot patch node "pico-02"`,
+			metav1.StatusDetails{Kind: "nodes", Name: "pico-02"}},
+		{"a node deletes itself", req{method: "DELETE", path: "/api/v1/nodes/pico-01", token: "pico1-token"},
+			`nodes "pico-01" is forbidden: User "system:node:pico-01" ` + node + ` cannot delete resource "nodes" in API group "" at the cluster scope`,
+			metav1.StatusDetails{Kind: "nodes", Name: "pico-01"}},
+		{"a user with no role lists nodes", req{method: "GET", path: "/api/v1/nodes", token: "norole-token"},
+			`nodes is forbidden: User "carol" ` + none + ` cannot list resource "nodes" in API group "" at the cluster scope`,
+			metav1.StatusDetails{Kind: "nodes"}},
+		{"a user with no role reads the audit log", req{method: "GET", path: "/apis/herd.dev/v1/auditevents", token: "norole-token"},
+			`auditevents.herd.dev is forbidden: User "carol" ` + none + ` cannot list resource "auditevents" in API group "herd.dev" at the cluster scope`,
+			metav1.StatusDetails{Group: "herd.dev", Kind: "auditevents"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := mustSend(t, nil, base, http.StatusForbidden, tt.rq)
+			var st metav1.Status
+			if err := json.Unmarshal(a.body, &st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Kind != "Status" || st.Reason != metav1.StatusReasonForbidden || st.Code != http.StatusForbidden || st.Status != metav1.StatusFailure {
+				t.Errorf("not kube-apiserver's Forbidden Status: %s", a.body)
+			}
+			if st.Message != tt.message {
+				t.Errorf("message\n %s\nwant\n %s", st.Message, tt.message)
+			}
+			if diff := cmp.Diff(&tt.details, st.Details); diff != "" {
+				t.Errorf("details (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRoleOfSaysEveryRole: a user in more than one of herd's groups is
+// told each role it has.
+func TestRoleOfSaysEveryRole(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		u    User
+		want string
+	}{
+		{"admin", User{Name: "alice", Groups: []string{GroupMasters}}, "role admin: may do everything"},
+		{"viewer and node", User{Name: NodeUserPrefix + "pico-01", Groups: []string{GroupNodes, GroupViewers}},
+			`roles viewer: may get, list and watch every resource; node "pico-01": may register and report for node "pico-01" only, renew its own lease, run the pods bound to it and read the ConfigMaps granted to it`},
+		{"a node's name without the nodes group", User{Name: NodeUserPrefix + "pico-01"}, "no herd role: may read only discovery, /version and the health endpoints; herd's roles are the groups herd:admins, herd:viewers and system:nodes"},
+	} {
+		if got := roleOf(tt.u); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

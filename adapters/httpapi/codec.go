@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -14,19 +15,23 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 )
 
 // scheme knows every Kubernetes type herd reads or writes in a body:
 // core/v1 (with meta/v1's Status, WatchEvent and options), policy's
-// Eviction, and meta.k8s.io/v1's Table.
+// Eviction, coordination.k8s.io's Lease, metrics.k8s.io's NodeMetrics and
+// PodMetrics, and meta.k8s.io/v1's Table.
 var scheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(corev1.AddToScheme(s))
 	utilruntime.Must(eventsv1.AddToScheme(s))
 	utilruntime.Must(policyv1.AddToScheme(s))
+	utilruntime.Must(coordinationv1.AddToScheme(s))
 	// kubectl drain still speaks policy/v1beta1 to servers that do not
 	// list policy/v1.
 	utilruntime.Must(policyv1beta1.AddToScheme(s))
+	utilruntime.Must(metricsv1beta1.AddToScheme(s))
 	utilruntime.Must(metav1.AddMetaToScheme(s))
 	return s
 }()
@@ -79,16 +84,24 @@ func unsupportedBodyType(ct string) error {
 // serializer for that type. fieldValidation=Strict (kubectl's default)
 // refuses fields the kind does not have, as kube-apiserver does; protobuf
 // has no unknown fields to refuse. A body of another kind than into's is
-// a 400.
+// a 400, in kube-apiserver's words.
 func decodeObject(r *http.Request, into runtime.Object) error {
 	obj, err := decodeBody(r, into)
 	if err != nil {
 		return err
 	}
 	if obj != into {
-		return badRequest("the body is a %s, not a %s", describeKind(obj), kindOf(into))
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		return cannotBeHandled(gvk.Kind, gvk.Version, into, fmt.Errorf("the body is a %s, not a %s", describeKind(obj), kindOf(into)))
 	}
 	return nil
+}
+
+// cannotBeHandled is kube-apiserver's 400 for a body that names a kind
+// it cannot decode as into's: `Pod in version "v1" cannot be handled as
+// a Node: ...`.
+func cannotBeHandled(kind, version string, into runtime.Object, err error) error {
+	return badRequest("%s in version %q cannot be handled as a %s: %v", kind, version, kindOf(into), err)
 }
 
 // decodeBody is decodeObject for a body that may be of another kind the
@@ -108,7 +121,10 @@ func decodeBody(r *http.Request, into runtime.Object) (runtime.Object, error) {
 	if r.URL.Query().Get("fieldValidation") == "Strict" && info.StrictSerializer != nil {
 		dec = info.StrictSerializer
 	}
-	obj, _, err := dec.Decode(data, nil, into)
+	obj, gvk, err := dec.Decode(data, nil, into)
+	if err != nil && gvk != nil && gvk.Kind != "" && runtime.IsNotRegisteredError(err) {
+		return nil, cannotBeHandled(gvk.Kind, gvk.Version, into, err)
+	}
 	if err != nil {
 		return nil, badRequest("the request body is not a valid %s %s: %v", info.MediaType, kindOf(into), err)
 	}

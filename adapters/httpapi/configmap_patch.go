@@ -34,7 +34,7 @@ func unsupportedPatchType(ct string) error {
 // merge, Kubernetes' strategic merge with ConfigMap's schema, RFC 6902 JSON
 // patch). The result becomes an update; a resourceVersion the patch wrote
 // into it is a precondition, and one it left alone holds by construction.
-func configMapPatcher(contentType string, patch []byte) func(domain.ConfigMap) (domain.UpdateConfigMap, error) {
+func configMapPatcher(contentType string, patch []byte, strict bool) func(domain.ConfigMap) (domain.UpdateConfigMap, error) {
 	return func(cur domain.ConfigMap) (domain.UpdateConfigMap, error) {
 		original, err := json.Marshal(conversions.ConfigMapToAPI(cur))
 		if err != nil {
@@ -60,9 +60,8 @@ func configMapPatcher(contentType string, patch []byte) func(domain.ConfigMap) (
 				Fields: []domain.FieldError{{Field: "patch", Reason: "cannot apply: " + err.Error()}}}
 		}
 		var out corev1.ConfigMap
-		if err := json.Unmarshal(patched, &out); err != nil {
-			return domain.UpdateConfigMap{}, &domain.InvalidError{Kind: "ConfigMap", Name: cur.Name,
-				Fields: []domain.FieldError{{Field: "patch", Reason: "the patched object is not a ConfigMap: " + err.Error()}}}
+		if err := decodePatched(patched, &out, strict); err != nil {
+			return domain.UpdateConfigMap{}, err
 		}
 		var errs []domain.FieldError
 		if out.Name != cur.Name {

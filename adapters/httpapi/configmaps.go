@@ -48,6 +48,10 @@ func (s *Server) createConfigMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "ConfigMap", in.Name)
 		return
 	}
+	if err := s.acceptsObjects(r.Context(), corev1.Resource("configmaps"), ns, in.Name); err != nil {
+		s.writeError(w, err, "ConfigMap", in.Name)
+		return
+	}
 	cmd := domain.CreateConfigMap{Namespace: ns, Name: in.Name, UID: uuid.NewString(), Content: conversions.ConfigMapFromAPI(in)}
 	now := s.Clock.Now()
 	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, in.Name, func(c domain.ConfigMap) ([]domain.Event, error) {
@@ -109,7 +113,7 @@ func (s *Server) patchConfigMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, badRequest("the patch is empty"), "ConfigMap", name)
 		return
 	}
-	cmd := domain.PatchConfigMap{Apply: configMapPatcher(ct, patch)}
+	cmd := domain.PatchConfigMap{Apply: configMapPatcher(ct, patch, strictPatch(r))}
 	now := s.Clock.Now()
 	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
 		return domain.DecideConfigMap(c, cmd, now)

@@ -72,6 +72,7 @@ func TestConfigMapLifecycle(t *testing.T) {
 	stalePatch := `{"metadata":{"resourceVersion":"` + stale.ResourceVersion + `"},"data":{"interval":"98"}}`
 	mustSend(t, nil, base, http.StatusConflict, req{method: "PATCH", path: cmPath + "/pico-config", contentType: mergePatch, body: stalePatch})
 
+	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: "/api/v1/namespaces", body: `{"metadata":{"name":"lab"}}`})
 	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: "/api/v1/namespaces/lab/configmaps", body: `{"metadata":{"name":"other","labels":{"app":"lab"}}}`})
 	lists := []struct{ path, want string }{
 		{"/api/v1/configmaps", "default/pico-config lab/other"},

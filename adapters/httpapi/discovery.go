@@ -53,8 +53,40 @@ func (s *Server) apiGroups(w http.ResponseWriter, _ *http.Request) {
 	gv := metav1.GroupVersionForDiscovery{GroupVersion: herdGroup + "/" + herdVersion, Version: herdVersion}
 	s.writeJSON(w, http.StatusOK, metav1.APIGroupList{
 		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
-		Groups:   []metav1.APIGroup{{Name: herdGroup, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}, eventsAPIGroup()},
+		Groups:   []metav1.APIGroup{coordinationAPIGroup(), eventsAPIGroup(), {Name: herdGroup, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}, metricsAPIGroup()},
 	})
+}
+
+// coordinationAPIGroup is coordination.k8s.io as discovery lists it: v1,
+// for leases.
+func coordinationAPIGroup() metav1.APIGroup {
+	gv := metav1.GroupVersionForDiscovery{GroupVersion: coordinationGroup + "/v1", Version: "v1"}
+	return metav1.APIGroup{Name: coordinationGroup, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}
+}
+
+// coordinationGroupInfo answers /apis/coordination.k8s.io.
+func (s *Server) coordinationGroupInfo(w http.ResponseWriter, _ *http.Request) {
+	g := coordinationAPIGroup()
+	g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
+	s.writeJSON(w, http.StatusOK, g)
+}
+
+// coordinationResources answers /apis/coordination.k8s.io/v1: leases.
+func (s *Server) coordinationResources(w http.ResponseWriter, _ *http.Request) {
+	s.writeJSON(w, http.StatusOK, metav1.APIResourceList{
+		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+		GroupVersion: coordinationGroup + "/v1",
+		APIResources: coordinationAPIResources(),
+	})
+}
+
+// coordinationAPIResources are the coordination.k8s.io/v1 resources herd
+// serves: discovery lists them and the OpenAPI document describes them.
+func coordinationAPIResources() []metav1.APIResource {
+	return []metav1.APIResource{
+		{Name: "leases", SingularName: "lease", Namespaced: true, Kind: "Lease",
+			Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}},
+	}
 }
 
 func (s *Server) coreResources(w http.ResponseWriter, _ *http.Request) {
@@ -80,8 +112,13 @@ func coreAPIResources() []metav1.APIResource {
 		// offers it, with the group and version named here.
 		{Name: "pods/eviction", Namespaced: true, Group: "policy", Version: "v1", Kind: "Eviction", Verbs: metav1.Verbs{"create"}},
 		{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: metav1.Verbs{"create"}},
+		{Name: "namespaces", SingularName: "namespace", Kind: "Namespace", ShortNames: []string{"ns"},
+			Verbs: metav1.Verbs{"create", "delete", "get", "list", "watch"}},
 		{Name: "configmaps", SingularName: "configmap", Namespaced: true, Kind: "ConfigMap", ShortNames: []string{"cm"},
 			Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}},
+		// Read-only and always empty: herd has no Services (services.go).
+		{Name: "services", SingularName: "service", Namespaced: true, Kind: "Service", ShortNames: []string{"svc"},
+			Categories: []string{"all"}, Verbs: metav1.Verbs{"get", "list"}},
 	}
 }
 

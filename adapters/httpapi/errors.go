@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"herd/domain"
 	"herd/projections/watch"
@@ -73,14 +74,17 @@ func statusFor(err error, kind, name string) metav1.Status {
 		st.Code, st.Reason = http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge
 		st.Message = fmt.Sprintf("request body too large: the limit is %d bytes", maxErr.Limit)
 	case errors.As(err, &invalid):
+		// As kube-apiserver's NewInvalid: the details name the kind, not
+		// the resource.
 		st.Code, st.Reason = http.StatusUnprocessableEntity, metav1.StatusReasonInvalid
+		st.Details.Kind = invalid.Kind
 		for _, f := range invalid.Fields {
 			msg := f.Reason
 			if f.Value != "" {
 				msg = fmt.Sprintf("Invalid value: %q: %s", f.Value, f.Reason)
 			}
 			st.Details.Causes = append(st.Details.Causes, metav1.StatusCause{
-				Type: metav1.CauseTypeFieldValueInvalid, Message: msg, Field: f.Field,
+				Type: causeType(msg), Message: msg, Field: f.Field,
 			})
 		}
 	case errors.Is(err, domain.ErrNotFound):
@@ -100,6 +104,29 @@ func statusFor(err error, kind, name string) metav1.Status {
 		st.Message = "internal error: " + err.Error()
 	}
 	return st
+}
+
+// causeTypes are the kinds of field error whose message starts with
+// their name (apimachinery's field.Error), most specific first.
+var causeTypes = []field.ErrorType{
+	field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeDuplicate,
+	field.ErrorTypeForbidden, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeNotFound,
+}
+
+// causeType is the cause type of a field error by its message, as
+// kube-apiserver gives it: FieldValueNotSupported for "Unsupported value:
+// ...", FieldValueRequired for "Required value" (or herd's "required"),
+// and FieldValueInvalid for the rest.
+func causeType(msg string) metav1.CauseType {
+	if msg == "required" {
+		return metav1.CauseTypeFieldValueRequired
+	}
+	for _, t := range causeTypes {
+		if strings.HasPrefix(msg, t.String()) {
+			return metav1.CauseType(t)
+		}
+	}
+	return metav1.CauseTypeFieldValueInvalid
 }
 
 // resourceName is the plural resource of a kind, which kube-apiserver puts

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -58,9 +59,15 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 		Store: store, Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store),
 		Devices: w, DeviceBindings: projections.NewDeviceBindingView(store),
+		Namespaces: w, NamespaceView: projections.NewNamespaceView(store), Leases: w, LeaseView: projections.NewLeaseView(store),
 		Auth: auth,
 	}, Config{})
 	if err != nil {
+		t.Fatal(err)
+	}
+	// As herd serve does at start: default, kube-system, kube-public and
+	// kube-node-lease exist.
+	if _, err := w.EnsureNamespaces(ctx, uuid.NewString); err != nil {
 		t.Fatal(err)
 	}
 	if err := hub.Start(ctx); err != nil {

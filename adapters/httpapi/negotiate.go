@@ -44,23 +44,25 @@ type offer struct {
 }
 
 // offerFor is what the endpoint of r answers in: herd's own kinds only in
-// JSON; Kubernetes' kinds in JSON, protobuf and CBOR, and as Tables on a
-// get or list of nodes, pods and ConfigMaps. Paths that are no resource
-// (discovery, health, metrics) have no offer and answer as they always
-// did.
+// JSON; Kubernetes' kinds (metrics.k8s.io's among them) in JSON, protobuf and CBOR, and as Tables on a
+// get or list of nodes, pods, ConfigMaps, namespaces and leases. Paths
+// that are no resource (discovery, health, metrics) have no offer and
+// answer as they always did.
 func offerFor(r *http.Request, ri requestInfo) (offer, bool) {
 	switch {
 	case ri.Resource == "":
 		return offer{}, false
 	case ri.Group == herdGroup:
 		return offer{types: jsonOnly}, true
-	case ri.Group != "" && ri.Group != eventsGroup:
+	case ri.Group == metricsGroup:
+		return offer{types: servedTypes}, true
+	case ri.Group != "" && ri.Group != coordinationGroup && ri.Group != eventsGroup:
 		return offer{}, false
 	}
 	o := offer{types: servedTypes}
 	if ri.Verb == "get" || ri.Verb == "list" {
 		switch ri.Resource {
-		case "nodes", "pods", "configmaps", "events":
+		case "nodes", "pods", "configmaps", "namespaces", "leases", "events":
 			o.table = ri.Subresource == "" || ri.Subresource == "status"
 		}
 		o.watch = ri.Verb == "list" && isWatch(r)

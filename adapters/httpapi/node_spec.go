@@ -24,12 +24,12 @@ func (s *Server) patchNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	now := s.Clock.Now()
+	now, strict := s.Clock.Now(), strictPatch(r)
 	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
 		if !n.Exists() {
 			return nil, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
 		}
-		in, err := applyPatch(conversions.NodeToAPI(n), patch, ct)
+		in, err := applyPatch(conversions.NodeToAPI(n), patch, ct, strict)
 		if err != nil {
 			return nil, err
 		}
@@ -75,8 +75,14 @@ func (s *Server) updateNode(w http.ResponseWriter, r *http.Request) {
 }
 
 // nodeSpecChange is what turns node n into in: its spec, labels and
-// annotations.
+// annotations, once in passes kube-apiserver's checks of them.
 func nodeSpecChange(n domain.Node, in corev1.Node, now time.Time) ([]domain.Event, error) {
+	if in.Name == "" {
+		in.Name = n.Name
+	}
+	if err := conversions.ValidateNodeUpdate(&in); err != nil {
+		return nil, err
+	}
 	spec := domain.SetNodeSpec{Unschedulable: in.Spec.Unschedulable}
 	for _, t := range in.Spec.Taints {
 		spec.Taints = append(spec.Taints, domain.Taint{Key: t.Key, Value: t.Value, Effect: domain.TaintEffect(t.Effect)})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"herd/adapters/conversions"
@@ -44,6 +45,10 @@ func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
 	var in corev1.Node
 	if err := decodeObject(r, &in); err != nil {
 		s.writeError(w, err, "Node", "")
+		return
+	}
+	if err := conversions.ValidateNode(&in); err != nil {
+		s.writeError(w, err, "Node", in.Name)
 		return
 	}
 	reg := conversions.RegistrationFromAPI(in, postedKind(in))
@@ -83,7 +88,9 @@ func (s *Server) deleteNode(w http.ResponseWriter, r *http.Request) {
 
 // patchNodeStatus is a node's heartbeat in Kubernetes form: a merge or
 // strategic-merge patch {"status":{...}}. Conditions merge by type, as a
-// strategic merge does; herd stamps their times with its own clock.
+// strategic merge does; herd stamps their times with its own clock. What
+// the patch sets is checked as kube-apiserver checks a node's status (the
+// rest is the node's as it stands, already checked).
 func (s *Server) patchNodeStatus(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	switch ct := mediaType(r); ct {
@@ -103,6 +110,10 @@ func (s *Server) patchNodeStatus(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, badRequest(`the patch must be of the form {"status":{...}}`), "Node", name)
 		return
 	}
+	if err := conversions.ValidateNodeStatus(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: *body.Status}); err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
 	s.heartbeat(w, r, name, "", *body.Status)
 }
 
@@ -118,6 +129,13 @@ func (s *Server) updateNodeStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	if in.Name != "" && in.Name != name {
 		s.writeError(w, badRequest("the name of the object (%s) does not match the name on the URL (%s)", in.Name, name), "Node", name)
+		return
+	}
+	if in.Name == "" {
+		in.Name = name
+	}
+	if err := conversions.ValidateNodeStatus(&in); err != nil {
+		s.writeError(w, err, "Node", name)
 		return
 	}
 	s.heartbeat(w, r, name, in.ResourceVersion, in.Status)

@@ -3,9 +3,11 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	kjson "sigs.k8s.io/json"
 )
 
 // patchBody reads a PATCH request's body and the patch type from its
@@ -24,10 +26,41 @@ func patchBody(r *http.Request) (data []byte, contentType string, err error) {
 	return data, contentType, nil
 }
 
+// strictPatch says whether the request asks for strict field validation
+// (fieldValidation=Strict, kubectl's default): a patch that brings a field
+// the kind does not have is then refused instead of the field dropped.
+func strictPatch(r *http.Request) bool { return r.URL.Query().Get("fieldValidation") == "Strict" }
+
+// decodePatched reads a patched object into out, case-sensitively as
+// kube-apiserver does; when strict, a field out's type does not have, or
+// a field twice, is a 400 naming each (sigs.k8s.io/json, the decoder of
+// apimachinery's strict serializer, gives their paths).
+func decodePatched(patched []byte, out any, strict bool) error {
+	if !strict {
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(patched, out); err != nil {
+			return badRequest("the patched object is not valid: %v", err)
+		}
+		return nil
+	}
+	problems, err := kjson.UnmarshalStrict(patched, out)
+	if err != nil {
+		return badRequest("the patched object is not valid: %v", err)
+	}
+	if len(problems) > 0 {
+		msgs := make([]string, len(problems))
+		for i, p := range problems {
+			msgs[i] = p.Error()
+		}
+		return badRequest("strict decoding error: %s", strings.Join(msgs, ", "))
+	}
+	return nil
+}
+
 // applyPatch applies a patch of the given type to object (any Kubernetes
-// type) and decodes the result into out, which has object's type. A patch
-// that does not apply is a 400 naming why.
-func applyPatch[T any](object T, patch []byte, contentType string) (T, error) {
+// type) and decodes the result into out, which has object's type,
+// strictly when asked (see strictPatch). A patch that does not apply is a
+// 400 naming why.
+func applyPatch[T any](object T, patch []byte, contentType string, strict bool) (T, error) {
 	var out T
 	original, err := json.Marshal(object)
 	if err != nil {
@@ -50,8 +83,5 @@ func applyPatch[T any](object T, patch []byte, contentType string) (T, error) {
 	if err != nil {
 		return out, badRequest("the patch does not apply: %v", err)
 	}
-	if err := json.Unmarshal(patched, &out); err != nil {
-		return out, badRequest("the patched object is not valid: %v", err)
-	}
-	return out, nil
+	return out, decodePatched(patched, &out, strict)
 }

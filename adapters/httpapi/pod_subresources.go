@@ -63,8 +63,9 @@ func (s *Server) patchPodWith(w http.ResponseWriter, r *http.Request, cmd podCom
 		s.writeError(w, err, "Pod", name)
 		return
 	}
+	strict := strictPatch(r)
 	s.changePod(w, r, ns, name, func(p domain.Pod) (domain.PodCommand, error) {
-		in, err := applyPatch(conversions.PodToAPI(p), patch, ct)
+		in, err := applyPatch(conversions.PodToAPI(p), patch, ct, strict)
 		if err != nil {
 			return nil, err
 		}
@@ -73,8 +74,14 @@ func (s *Server) patchPodWith(w http.ResponseWriter, r *http.Request, cmd podCom
 }
 
 // metadataChange is the command that turns p into in, refusing any change
-// to the spec.
+// to the spec and metadata kube-apiserver would refuse.
 func metadataChange(p domain.Pod, in corev1.Pod) (domain.PodCommand, error) {
+	if in.Name == "" {
+		in.Name = p.Name
+	}
+	if err := conversions.ValidatePodUpdate(&in); err != nil {
+		return nil, err
+	}
 	was, _ := json.Marshal(conversions.PodToAPI(p).Spec)
 	now, _ := json.Marshal(in.Spec)
 	if string(was) != string(now) {
@@ -85,8 +92,15 @@ func metadataChange(p domain.Pod, in corev1.Pod) (domain.PodCommand, error) {
 	return domain.SetPodMetadata{Labels: in.Labels, Annotations: conversions.WithoutHerdKeys(in.Annotations), Finalizers: in.Finalizers}, nil
 }
 
-// statusChange is the status report in carries.
-func statusChange(_ domain.Pod, in corev1.Pod) (domain.PodCommand, error) {
+// statusChange is the status report in carries, once it passes
+// kube-apiserver's checks of a pod's status.
+func statusChange(p domain.Pod, in corev1.Pod) (domain.PodCommand, error) {
+	if in.Name == "" {
+		in.Name = p.Name
+	}
+	if err := conversions.ValidatePodStatus(&in); err != nil {
+		return nil, err
+	}
 	return domain.UpdatePodStatus{Status: conversions.PodStatusFromAPI(in.Status)}, nil
 }
 

@@ -69,9 +69,17 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 	if in.Name == "" && in.GenerateName != "" {
 		in.Name = in.GenerateName + utilrand.String(5)
 	}
+	if err := conversions.ValidatePod(&in); err != nil {
+		s.writeError(w, err, "Pod", in.Name)
+		return
+	}
 	cmd, err := conversions.CreatePodFromAPI(in, uuid.NewString())
 	if err != nil {
 		s.writeError(w, badRequest("%s", err), "Pod", in.Name)
+		return
+	}
+	if err := s.acceptsObjects(r.Context(), corev1.Resource("pods"), ns, cmd.Name); err != nil {
+		s.writeError(w, err, "Pod", cmd.Name)
 		return
 	}
 	now := s.Clock.Now()

@@ -52,7 +52,7 @@ type apiResource struct {
 
 // resources are every resource served through the shared helpers.
 func (s *Server) resources() []*apiResource {
-	return []*apiResource{s.nodeResource(), s.podResource(), s.configMapResource()}
+	return []*apiResource{s.nodeResource(), s.podResource(), s.configMapResource(), s.namespaceResource(), s.leaseResource()}
 }
 
 // resource returns the resource named name; it must be one of resources.

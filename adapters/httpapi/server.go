@@ -31,6 +31,10 @@ type Config struct {
 	// Profiling serves Go's profiles under /debug/pprof/ to
 	// administrators (kube-apiserver's --profiling).
 	Profiling bool
+	// NodeMonitorGracePeriod is how long herd lets a node stay silent
+	// (--node-monitor-grace-period): the duration of the lease herd
+	// derives for a node that keeps none. Zero means the kubelet's 40 s.
+	NodeMonitorGracePeriod time.Duration
 }
 
 // Deps are what the API reads and writes through.
@@ -53,6 +57,13 @@ type Deps struct {
 	ConfigMapView  *projections.ConfigMapView
 	Devices        domain.DeviceBindingRepository
 	DeviceBindings *projections.DeviceBindingView
+	// Namespaces and NamespaceView store and read namespaces; every
+	// create of a namespaced object checks its namespace first.
+	Namespaces    domain.NamespaceRepository
+	NamespaceView *projections.NamespaceView
+	// Leases and LeaseView store and read leases (coordination.k8s.io).
+	Leases    domain.LeaseRepository
+	LeaseView *projections.LeaseView
 	// Auth tells who sends each request on the API listener; nil serves
 	// every request as Anonymous, as herd does without a token file.
 	Auth Authenticator
@@ -157,7 +168,7 @@ func (s *Server) routes() {
 
 	m.HandleFunc("GET /version", s.version)
 	m.HandleFunc("GET /openapi/v3", s.openAPIIndex)
-	m.HandleFunc("GET /openapi/v3/api/v1", s.openAPICore)
+	m.HandleFunc("GET /openapi/v3/{path...}", s.openAPIGroupVersion)
 	m.HandleFunc("GET /api", s.apiVersions)
 	m.HandleFunc("GET /apis", s.apiGroups)
 	m.HandleFunc("GET /api/v1", s.coreResources)
@@ -195,6 +206,10 @@ func (s *Server) routes() {
 	m.HandleFunc("POST "+pods+"/{name}/eviction", s.evictPod)
 	m.HandleFunc("POST "+pods+"/{name}/binding", s.bindPod)
 
+	m.HandleFunc("GET /api/v1/services", s.listServices)
+	m.HandleFunc("GET /api/v1/namespaces/{namespace}/services", s.listServices)
+	m.HandleFunc("GET /api/v1/namespaces/{namespace}/services/{name}", s.getService)
+
 	m.HandleFunc("GET /api/v1/configmaps", s.listConfigMaps)
 	m.HandleFunc("GET /api/v1/namespaces/{namespace}/configmaps", s.listConfigMaps)
 	m.HandleFunc("POST /api/v1/namespaces/{namespace}/configmaps", s.createConfigMap)
@@ -202,6 +217,22 @@ func (s *Server) routes() {
 	m.HandleFunc("PUT /api/v1/namespaces/{namespace}/configmaps/{name}", s.replaceConfigMap)
 	m.HandleFunc("PATCH /api/v1/namespaces/{namespace}/configmaps/{name}", s.patchConfigMap)
 	m.HandleFunc("DELETE /api/v1/namespaces/{namespace}/configmaps/{name}", s.deleteConfigMap)
+
+	m.HandleFunc("GET /api/v1/namespaces", s.listNamespaces)
+	m.HandleFunc("POST /api/v1/namespaces", s.createNamespace)
+	m.HandleFunc("GET /api/v1/namespaces/{name}", s.getNamespace)
+	m.HandleFunc("DELETE /api/v1/namespaces/{name}", s.deleteNamespace)
+
+	m.HandleFunc("GET /apis/"+coordinationGroup, s.coordinationGroupInfo)
+	m.HandleFunc("GET /apis/"+coordinationGroup+"/v1", s.coordinationResources)
+	leases := "/apis/" + coordinationGroup + "/v1/namespaces/{namespace}/leases"
+	m.HandleFunc("GET /apis/"+coordinationGroup+"/v1/leases", s.listLeases)
+	m.HandleFunc("GET "+leases, s.listLeases)
+	m.HandleFunc("POST "+leases, s.createLease)
+	m.HandleFunc("GET "+leases+"/{name}", s.getLease)
+	m.HandleFunc("PUT "+leases+"/{name}", s.replaceLease)
+	m.HandleFunc("PATCH "+leases+"/{name}", s.patchLease)
+	m.HandleFunc("DELETE "+leases+"/{name}", s.deleteLease)
 
 	herd := "/apis/" + herdGroup + "/" + herdVersion
 	m.HandleFunc("GET "+herd+"/devicebindings", s.listDeviceBindings)
@@ -221,6 +252,7 @@ func (s *Server) routes() {
 	m.HandleFunc("PUT "+herd+"/kubelettargets/{name}", s.putKubeletTarget)
 	m.HandleFunc("DELETE "+herd+"/kubelettargets/{name}", s.deleteKubeletTarget)
 	m.HandleFunc("POST "+herd+"/namespaces/{namespace}/pods/{name}/termination", s.recordTermination)
+	s.metricsRoutes(m)
 
 	m.HandleFunc("/", s.notFound)
 }

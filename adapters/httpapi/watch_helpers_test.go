@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -58,9 +59,13 @@ func newWatchAPI(t testing.TB, cfg watch.Config) *watchAPI {
 		Timeline: projections.NewTimelineView(store), KubeletTargets: w,
 		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store),
 		Devices: w, DeviceBindings: projections.NewDeviceBindingView(store),
+		Namespaces: w, NamespaceView: projections.NewNamespaceView(store), Leases: w, LeaseView: projections.NewLeaseView(store),
 		Store: store, Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 	}, Config{Thresholds: domain.DefaultThresholds})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.EnsureNamespaces(t.Context(), uuid.NewString); err != nil {
 		t.Fatal(err)
 	}
 	if err := hub.Start(t.Context()); err != nil {

@@ -270,3 +270,30 @@ func TestCommandsRefuseToTakeOverAnotherNode(t *testing.T) {
 		t.Errorf("herd's own shop/web was taken over: %+v", p)
 	}
 }
+
+// TestObservedPodsBringTheirNamespace: a kubelet's pods in a namespace
+// herd does not know are recorded all the same, and their namespace is
+// created ("in use") rather than the pods refused.
+func TestObservedPodsBringTheirNamespace(t *testing.T) {
+	h := newHerdRig(t)
+	nss := projections.NewNamespaceView(h.store)
+	c := &Commands{Nodes: h.writer, Pods: podStore{h.writer, h.pods}, Namespaces: namespaceStore{h.writer, nss}, Clock: h.clock}
+	l := ObservedPods("worker-a", podList(kubelettest.RunningPod("lab", "probe"), kubelettest.RunningPod("lab", "cache")), nil)
+	if err := c.ObservePods(t.Context(), "worker-a", l); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := h.pods.Get(t.Context(), "lab", "probe"); err != nil || !p.Observed() {
+		t.Errorf("lab/probe: %+v, %v; want it observed", p, err)
+	}
+	ns, err := nss.Get(t.Context(), "lab")
+	if err != nil || ns.Phase() != domain.PhaseActive {
+		t.Fatalf("namespace lab: %+v, %v; want it Active", ns, err)
+	}
+	// A second poll writes no namespace again.
+	if err := c.ObservePods(t.Context(), "worker-a", l); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := nss.Get(t.Context(), "lab"); again.Version != ns.Version {
+		t.Errorf("namespace lab went from version %d to %d on a second poll", ns.Version, again.Version)
+	}
+}

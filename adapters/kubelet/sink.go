@@ -49,7 +49,10 @@ type PodStore interface {
 type Commands struct {
 	Nodes domain.NodeRepository
 	Pods  PodStore
-	Clock clock.PassiveClock
+	// Namespaces, when set, is where the namespaces of observed pods are
+	// made to exist (see ensureNamespaces).
+	Namespaces NamespaceStore
+	Clock      clock.PassiveClock
 }
 
 var _ Sink = (*Commands)(nil)
@@ -163,6 +166,9 @@ func (c *Commands) observe(ctx context.Context, node string, pods []domain.Obser
 	}
 	if len(updates) == 0 {
 		return nil
+	}
+	if err := c.ensureNamespaces(ctx, pods); err != nil {
+		return err
 	}
 	if _, err := c.Pods.UpdatePods(ctx, updates); err != nil {
 		return err

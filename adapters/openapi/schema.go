@@ -9,6 +9,7 @@
 package openapi
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -26,22 +27,30 @@ type Schema = map[string]any
 // Kind is a kind whose schema is wanted, with its group, version and kind
 // for the x-kubernetes-group-version-kind extension kubectl looks up.
 type Kind struct {
+	// GVK is the kind's group, version and kind; a zero GVK asks for the
+	// schema of a type that is no kind of its own (meta/v1's Patch), with
+	// no extension.
 	GVK    schema.GroupVersionKind
 	Object any // a value of the Go type, such as corev1.Pod{}
 }
 
 // Schemas returns the component schemas of kinds and of every type they
-// reach, by their Kubernetes names (io.k8s.api.core.v1.Pod).
+// reach, by their Kubernetes names (io.k8s.api.core.v1.Pod). A type that
+// is several kinds (meta/v1's Status in every group) lists each once.
 func Schemas(kinds ...Kind) map[string]Schema {
 	g := generator{out: map[string]Schema{}}
 	for _, k := range kinds {
 		t := reflect.TypeOf(k.Object)
 		name := g.named(t)
+		if k.GVK.Empty() {
+			continue
+		}
 		s := g.out[name]
 		gvks, _ := s["x-kubernetes-group-version-kind"].([]map[string]string)
-		s["x-kubernetes-group-version-kind"] = append(gvks, map[string]string{
-			"group": k.GVK.Group, "version": k.GVK.Version, "kind": k.GVK.Kind,
-		})
+		gvk := map[string]string{"group": k.GVK.Group, "version": k.GVK.Version, "kind": k.GVK.Kind}
+		if !slices.ContainsFunc(gvks, func(m map[string]string) bool { return maps.Equal(m, gvk) }) {
+			s["x-kubernetes-group-version-kind"] = append(gvks, gvk)
+		}
 	}
 	return g.out
 }
@@ -213,9 +222,12 @@ func (g *generator) schema(t reflect.Type) Schema {
 	return Schema{}
 }
 
-// swaggerDoc is t's SwaggerDoc map (k8s.io/api generates one per type), or
-// nil.
+// swaggerDoc is t's SwaggerDoc map (k8s.io/api generates one per type),
+// or its entry in otherDocs, or nil.
 func swaggerDoc(t reflect.Type) map[string]string {
+	if d, ok := otherDocs[t]; ok {
+		return d
+	}
 	type documented interface{ SwaggerDoc() map[string]string }
 	if d, ok := reflect.Zero(t).Interface().(documented); ok {
 		return d.SwaggerDoc()

@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 )
 
 func TestPodSchemaFromTheTypes(t *testing.T) {
@@ -76,5 +78,45 @@ func TestName(t *testing.T) {
 		if got := Name(typ); got != want {
 			t.Errorf("Name(%v) = %s, want %s", typ, got, want)
 		}
+	}
+}
+
+func TestAKindOnceAndATypeWithoutKind(t *testing.T) {
+	status := schema.GroupVersionKind{Version: "v1", Kind: "Status"}
+	s := Schemas(
+		Kind{GVK: status, Object: metav1.Status{}},
+		Kind{GVK: status, Object: metav1.Status{}},
+		Kind{GVK: schema.GroupVersionKind{Group: "policy", Version: "v1", Kind: "Status"}, Object: metav1.Status{}},
+		Kind{Object: metav1.Patch{}},
+	)
+	gvk, _ := s["io.k8s.apimachinery.pkg.apis.meta.v1.Status"]["x-kubernetes-group-version-kind"].([]map[string]string)
+	if len(gvk) != 2 || gvk[0]["group"] != "" || gvk[1]["group"] != "policy" {
+		t.Errorf("Status's GVKs %v, want v1 and policy/v1 once each", gvk)
+	}
+	patch := s["io.k8s.apimachinery.pkg.apis.meta.v1.Patch"]
+	if patch == nil {
+		t.Fatal("no Patch schema")
+	}
+	if _, ok := patch["x-kubernetes-group-version-kind"]; ok {
+		t.Errorf("Patch, which is no kind, has a GVK: %v", patch)
+	}
+	if !strings.HasPrefix(patch["description"].(string), "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.") {
+		t.Errorf("Patch's description %q", patch["description"])
+	}
+}
+
+func TestMetricsSchemasAreDocumented(t *testing.T) {
+	s := Schemas(Kind{GVK: metricsv1beta1.SchemeGroupVersion.WithKind("PodMetrics"), Object: metricsv1beta1.PodMetrics{}})
+	pod := s["io.k8s.metrics.pkg.apis.metrics.v1beta1.PodMetrics"]
+	if d, _ := pod["description"].(string); d != "PodMetrics sets resource usage metrics of a pod." {
+		t.Errorf("PodMetrics' description %q", d)
+	}
+	props := pod["properties"].(map[string]Schema)
+	if d, _ := props["window"]["description"].(string); !strings.Contains(d, "[Timestamp-Window, Timestamp]") {
+		t.Errorf("window's description %q", d)
+	}
+	container := s["io.k8s.metrics.pkg.apis.metrics.v1beta1.ContainerMetrics"]
+	if d, _ := container["properties"].(map[string]Schema)["usage"]["description"].(string); d != "The memory usage is the memory working set." {
+		t.Errorf("containers[].usage's description %q", d)
 	}
 }

@@ -192,6 +192,7 @@ func TestInformerSeesEveryChangeAndSurvivesARestart(t *testing.T) {
 	registerAgent(t, srv.URL, "web-01")
 	heartbeat(t, srv.URL, "web-01", healthyMetrics())
 	createPod(t, srv.URL, "default", "p1")
+	createNamespace(t, srv.URL, "team-a")
 	createPod(t, srv.URL, "team-a", "p2")
 	postNode(t, srv.URL, nodeJSON(t, "pico-node.json", "pico-02", withReady("False", "KubeletNotReady")))
 	mustCall(t, http.StatusOK, http.MethodDelete, srv.URL+"/api/v1/nodes/pico-01", nil, nil)
@@ -366,6 +367,7 @@ func TestKubectlGetWatch(t *testing.T) {
 		if header := strings.Fields(w.output()[0]); !slices.Equal(header, []string{"EVENT", "NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE"}) {
 			t.Errorf("header %q", header)
 		}
+		createNamespace(t, srv.URL, "team-a")
 		createPod(t, srv.URL, "team-a", "web")
 		i = w.waitFor(t, i+1, "ADDED", "team-a", "web")
 		deletePodNow(t, srv.URL, "team-a", "web")

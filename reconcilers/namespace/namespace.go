@@ -1,8 +1,8 @@
 // Package namespace empties the namespaces being deleted, as Kubernetes'
 // namespace controller does: once an operator deletes a namespace it is
 // Terminating and takes no new objects; this reconciler deletes its pods
-// (each with its own grace period, through the usual termination) and its
-// ConfigMaps, and when none is left the namespace goes.
+// (each with its own grace period, through the usual termination), its
+// ConfigMaps and its leases, and when none is left the namespace goes.
 //
 // Pods a kubelet runs outside herd (observed, not herd's own) are not
 // herd's to delete and do not hold the namespace back.
@@ -33,6 +33,7 @@ type Repository interface {
 	domain.NamespaceRepository
 	domain.PodRepository
 	domain.ConfigMapRepository
+	domain.LeaseRepository
 }
 
 // Reconciler is the namespace reconciler. Its keys are "namespace/NAME".
@@ -42,6 +43,7 @@ type Reconciler struct {
 	namespaces *projections.NamespaceView
 	pods       *projections.PodView
 	configMaps *projections.ConfigMapView
+	leases     *projections.LeaseView
 	clock      clock.PassiveClock
 	log        *zap.Logger
 }
@@ -53,8 +55,8 @@ var (
 
 // New returns the namespace reconciler, resyncing every resync.
 func New(resync time.Duration, repo Repository, namespaces *projections.NamespaceView, pods *projections.PodView,
-	configMaps *projections.ConfigMapView, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
-	return &Reconciler{resync: resync, repo: repo, namespaces: namespaces, pods: pods, configMaps: configMaps,
+	configMaps *projections.ConfigMapView, leases *projections.LeaseView, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
+	return &Reconciler{resync: resync, repo: repo, namespaces: namespaces, pods: pods, configMaps: configMaps, leases: leases,
 		clock: clk, log: log.Named("namespace")}
 }
 
@@ -136,8 +138,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 	return reconcilers.Result{}, err
 }
 
-// empty asks for the deletion of every pod of herd's and every ConfigMap
-// in the namespace, and returns how many pods are still there (being
+// empty asks for the deletion of every pod of herd's, every ConfigMap and
+// every lease in the namespace, and returns how many pods are still there (being
 // terminated; each one's finalization wakes the namespace again).
 func (r *Reconciler) empty(ctx context.Context, namespace string) (int, error) {
 	herd := domain.SourceHerd
@@ -167,6 +169,18 @@ func (r *Reconciler) empty(ctx context.Context, namespace string) (int, error) {
 		})
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			errs = append(errs, fmt.Errorf("delete configmap %s/%s: %w", namespace, cm.Name, err))
+		}
+	}
+	ls, _, err := r.leases.List(ctx, namespace)
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range ls {
+		_, err := r.repo.UpdateLease(ctx, namespace, l.Name, func(l domain.Lease) ([]domain.Event, error) {
+			return domain.DecideLease(l, domain.DeleteLease{}, r.clock.Now())
+		})
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			errs = append(errs, fmt.Errorf("delete lease %s/%s: %w", namespace, l.Name, err))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -18,12 +18,14 @@ type fixture struct {
 	r          *Reconciler
 	namespaces *projections.NamespaceView
 	configMaps *projections.ConfigMapView
+	leases     *projections.LeaseView
 }
 
 func newFixture(t *testing.T) *fixture {
 	env := reconcilerstest.New(t)
-	f := &fixture{Env: env, namespaces: projections.NewNamespaceView(env.Store), configMaps: projections.NewConfigMapView(env.Store)}
-	f.r = New(DefaultResyncPeriod, env.Writer, f.namespaces, env.Pods, f.configMaps, env.Clock, zap.NewNop())
+	f := &fixture{Env: env, namespaces: projections.NewNamespaceView(env.Store), configMaps: projections.NewConfigMapView(env.Store),
+		leases: projections.NewLeaseView(env.Store)}
+	f.r = New(DefaultResyncPeriod, env.Writer, f.namespaces, env.Pods, f.configMaps, f.leases, env.Clock, zap.NewNop())
 	return f
 }
 
@@ -74,6 +76,11 @@ func TestDeletingANamespaceEmptiesItThenRemovesIt(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := f.Writer.UpdateLease(ctx, ns, "leader", func(l domain.Lease) ([]domain.Event, error) {
+			return domain.DecideLease(l, domain.CreateLease{Namespace: ns, Name: "leader"}, f.Clock.Now())
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	f.reconcile(t, "shop") // Active: nothing to do
@@ -93,6 +100,9 @@ func TestDeletingANamespaceEmptiesItThenRemovesIt(t *testing.T) {
 	}
 	if cms, _, _ := f.configMaps.List(ctx, "shop"); len(cms) != 0 {
 		t.Errorf("shop's ConfigMaps left: %v", cms)
+	}
+	if ls, _, _ := f.leases.List(ctx, "shop"); len(ls) != 0 {
+		t.Errorf("shop's leases left: %v", ls)
 	}
 	if ns, err := f.namespaces.Get(ctx, "shop"); err != nil || ns.Phase() != domain.PhaseTerminating {
 		t.Fatalf("shop while web terminates: %+v, %v; want Terminating", ns, err)
@@ -127,6 +137,9 @@ func TestDeletingANamespaceEmptiesItThenRemovesIt(t *testing.T) {
 	}
 	if cms, _, _ := f.configMaps.List(ctx, "lab"); len(cms) != 1 {
 		t.Errorf("lab's ConfigMaps: %v", cms)
+	}
+	if ls, _, _ := f.leases.List(ctx, "lab"); len(ls) != 1 {
+		t.Errorf("lab's leases: %v", ls)
 	}
 	head = f.Head()
 	f.reconcile(t, "shop")

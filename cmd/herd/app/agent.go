@@ -164,7 +164,9 @@ func AgentOptions(cfg AgentConfig, extra ...fx.Option) fx.Option {
 				return rc
 			},
 		),
-		fx.Invoke(startPresence, startOrphanCollection, func(*MetricsServer) {}),
+		// The metrics listener first: fx starts hooks in the order they
+		// were added, so /healthz answers before the node registers.
+		fx.Invoke(func(*MetricsServer) {}, startPresence, startOrphanCollection),
 		reconcilers.Provide(func(cfg AgentConfig, c *herdclient.Client, rt podRuntime, clk clock.Clock, log *zap.Logger) (*zones.Reconciler, error) {
 			own := zones.RuntimesFunc(func(n domain.Node) (zones.Runtime, bool) { return rt, n.Name == cfg.Node.Name })
 			return zones.New(zones.Config{ResyncPeriod: cfg.PollInterval, Node: cfg.Node.Name}, c, own, clk, log)

@@ -55,6 +55,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			projections.NewPodView,
 			projections.NewConfigMapView,
 			projections.NewNamespaceView,
+			projections.NewLeaseView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
 			newCompactor,
@@ -104,8 +105,8 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			return drain.New(drain.DefaultResyncPeriod, w, pods, nodes, clk, log)
 		}),
 		reconcilers.Provide(func(w *projections.Writer, namespaces *projections.NamespaceView, pods *projections.PodView,
-			configMaps *projections.ConfigMapView, clk clock.Clock, log *zap.Logger) *namespace.Reconciler {
-			return namespace.New(namespace.DefaultResyncPeriod, w, namespaces, pods, configMaps, clk, log)
+			configMaps *projections.ConfigMapView, leases *projections.LeaseView, clk clock.Clock, log *zap.Logger) *namespace.Reconciler {
+			return namespace.New(namespace.DefaultResyncPeriod, w, namespaces, pods, configMaps, leases, clk, log)
 		}),
 		reconcilers.Provide(func(cfg Config, w *projections.Writer, pods *projections.PodView, view *projections.IPAMView, clk clock.Clock, log *zap.Logger) (*ipam.Reconciler, error) {
 			return ipam.New(cfg.IPAM, w, pods, view, clk, log)
@@ -169,11 +170,14 @@ func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metr
 
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
 	store *events.Store, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
-	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, auth httpapi.Authenticator) (*httpapi.Server, error) {
+	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
+	auth httpapi.Authenticator) (*httpapi.Server, error) {
 	return httpapi.NewServer(httpapi.Deps{
 		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, Store: store, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 		ConfigMaps: w, ConfigMapView: cms, Devices: w, DeviceBindings: devices, Auth: auth,
-	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling})
+		Namespaces: w, NamespaceView: nss, Leases: w, LeaseView: leases,
+	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
+		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
 }
 
 // newWatchHub follows the log for every watch. It starts before the API

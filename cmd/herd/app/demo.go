@@ -111,9 +111,10 @@ func runDemoPico(ctx context.Context, base, name string, log *zap.Logger) {
 // demoPodsPerNode is how many pods the demo asks for per simulated node.
 const demoPodsPerNode = 2
 
-// runDemoWorkload creates the demo's pods in namespace "demo", once the
-// nodes have had a moment to register: herd's scheduler places them, and
-// a restart of the demo finds them already there (409, which is fine).
+// runDemoWorkload creates namespace "demo" and the demo's pods in it, once
+// the nodes have had a moment to register: herd's scheduler places them,
+// and a restart of the demo finds them already there (409, which is
+// fine).
 func runDemoWorkload(ctx context.Context, base string, nodes int, log *zap.Logger) {
 	select {
 	case <-ctx.Done():
@@ -121,6 +122,10 @@ func runDemoWorkload(ctx context.Context, base string, nodes int, log *zap.Logge
 	case <-time.After(time.Second):
 	}
 	c := &http.Client{Timeout: 5 * time.Second}
+	ns := map[string]any{"metadata": map[string]any{"name": "demo", "labels": map[string]string{"herd.dev/demo": "true"}}}
+	if err := demoCall(ctx, c, http.MethodPost, base+"/api/v1/namespaces", "application/json", ns); err != nil && ctx.Err() == nil {
+		log.Warn("demo namespace could not be created", zap.Error(err))
+	}
 	for i := range demoPodsPerNode * nodes {
 		app := []string{"web", "cache", "report"}[i%3]
 		pod := map[string]any{
