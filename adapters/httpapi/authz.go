@@ -43,11 +43,10 @@ func (g mainGate) authenticate(r *http.Request) (User, error) {
 // authorize applies the roles (see GroupAdmins): admins do everything,
 // viewers read, nodes act for themselves, and everyone authenticated reads
 // discovery.
-func (g mainGate) authorize(r *http.Request, u User) error {
+func (g mainGate) authorize(r *http.Request, u User, ri requestInfo) error {
 	if u.IsAdmin() || publicPaths[r.URL.Path] {
 		return nil
 	}
-	ri := parseRequestInfo(r)
 	readOnly := r.Method == http.MethodGet || r.Method == http.MethodHead
 	if ri.Resource == "" && readOnly && u.Name != "system:anonymous" {
 		return nil // discovery: /api, /apis, /api/v1, /apis/herd.dev/v1

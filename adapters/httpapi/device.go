@@ -84,9 +84,8 @@ func (g deviceGate) authenticate(r *http.Request) (User, error) {
 	return User{}, forbidden("devices may not connect from %s: it is not in --device-source-networks", addr)
 }
 
-func (g deviceGate) authorize(r *http.Request, u User) error {
+func (g deviceGate) authorize(r *http.Request, u User, ri requestInfo) error {
 	addr := strings.TrimPrefix(u.Name, "system:device:")
-	ri := parseRequestInfo(r)
 	switch {
 	case ri.Group == "" && ri.Resource == "nodes" && ri.Name == "" && ri.Subresource == "" && ri.Verb == "create":
 		name, err := peekName(r)

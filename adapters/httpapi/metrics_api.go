@@ -149,7 +149,7 @@ func noFigures(gr schema.GroupResource, name, why string) error {
 }
 
 // metricsRoutes serves metrics.k8s.io/v1beta1.
-func (s *Server) metricsRoutes(m *http.ServeMux) {
+func (s *Server) metricsRoutes(m routeMux) {
 	base := "/apis/" + metricsGroup + "/" + metricsVersion
 	m.HandleFunc("GET "+base, s.metricsResources)
 	m.HandleFunc("GET "+base+"/nodes", s.listNodeMetrics)

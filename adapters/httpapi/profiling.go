@@ -11,7 +11,7 @@ import (
 // read them when herd requires tokens: a profile shows what herd runs and
 // a CPU profile costs herd CPU while it runs.
 func (s *Server) profilingRoutes() {
-	m := s.mux
+	m := routeMux{s}
 	for path, h := range map[string]http.HandlerFunc{
 		"/debug/pprof/":        pprof.Index,
 		"/debug/pprof/cmdline": pprof.Cmdline,

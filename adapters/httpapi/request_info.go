@@ -27,51 +27,70 @@ func (ri requestInfo) resourcePath() string {
 	return ri.Resource
 }
 
-// parseRequestInfo reads the verb and resource of a request from its
-// method and path: /api/v1/... for the core group, /apis/GROUP/VERSION/...
-// for others, with namespaces/NS/ in front of namespaced resources.
-func parseRequestInfo(r *http.Request) requestInfo {
-	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	ri := requestInfo{Path: r.URL.Path}
+// routeInfo is what the route a request matched says it asks for: the
+// pattern the mux matched (r.Pattern) gives the shape — /api/v1/... for
+// the core group, /apis/GROUP/VERSION/... for others, the resource and
+// subresource as its literal segments — and its wildcards the values:
+// {namespace} the namespace, {name} the object, any other wildcard (a
+// taint's key) part of the subresource. Nothing is guessed from the path
+// itself. A route that is no resource (discovery, health) leaves Resource
+// empty.
+func routeInfo(r *http.Request) requestInfo {
+	pattern := r.Pattern
+	if _, path, ok := strings.Cut(pattern, " "); ok {
+		pattern = path
+	}
+	ri := requestInfo{Path: r.URL.Path, Verb: verbOf(r.Method, false)}
+	segs := strings.Split(strings.Trim(pattern, "/"), "/")
 	switch {
-	case len(parts) >= 2 && parts[0] == "api":
-		parts = parts[2:]
-	case len(parts) >= 3 && parts[0] == "apis":
-		ri.Group = parts[1]
-		parts = parts[3:]
+	case len(segs) >= 2 && segs[0] == "api":
+		segs = segs[2:]
+	case len(segs) >= 3 && segs[0] == "apis":
+		ri.Group = segs[1]
+		segs = segs[3:]
 	default:
 		ri.Verb = strings.ToLower(r.Method)
 		return ri
 	}
-	if len(parts) >= 3 && parts[0] == "namespaces" {
-		ri.Namespace = parts[1]
-		parts = parts[2:]
-	}
-	if len(parts) > 0 {
-		ri.Resource = parts[0]
-	}
-	if len(parts) > 1 {
-		ri.Name = parts[1]
-	}
-	if len(parts) > 2 {
-		ri.Subresource = strings.Join(parts[2:], "/")
-	}
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		ri.Verb = "get"
-		if ri.Name == "" {
-			ri.Verb = "list"
+	var sub []string
+	for i, seg := range segs {
+		wildcard := strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(seg, "{"), "}"), "...")
+		switch {
+		case seg == "namespaces" && i+1 < len(segs) && segs[i+1] == "{namespace}":
+		case seg == "{namespace}":
+			ri.Namespace = r.PathValue("namespace")
+		case seg == "{name}":
+			ri.Name = r.PathValue("name")
+		case strings.HasPrefix(seg, "{"):
+			sub = append(sub, r.PathValue(wildcard))
+		case ri.Resource == "":
+			ri.Resource = seg
+		default:
+			sub = append(sub, seg)
 		}
-	case http.MethodPost:
-		ri.Verb = "create"
-	case http.MethodPut:
-		ri.Verb = "update"
-	case http.MethodPatch:
-		ri.Verb = "patch"
-	case http.MethodDelete:
-		ri.Verb = "delete"
-	default:
-		ri.Verb = strings.ToLower(r.Method)
 	}
+	ri.Subresource = strings.Join(sub, "/")
+	ri.Verb = verbOf(r.Method, ri.Name != "")
 	return ri
+}
+
+// verbOf is the Kubernetes verb of a request's method: a GET is a get of
+// a named object and a list otherwise.
+func verbOf(method string, named bool) string {
+	switch method {
+	case http.MethodGet, http.MethodHead:
+		if named {
+			return "get"
+		}
+		return "list"
+	case http.MethodPost:
+		return "create"
+	case http.MethodPut:
+		return "update"
+	case http.MethodPatch:
+		return "patch"
+	case http.MethodDelete:
+		return "delete"
+	}
+	return strings.ToLower(method)
 }

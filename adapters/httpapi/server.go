@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 
@@ -119,29 +121,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, g gate) {
 	w.Header().Set("X-Request-Id", id)
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK, out: jsonOutput}
-	// The answer's form is settled before anything changes: a request
-	// whose answer no form fits is refused with 406 and does nothing.
-	var negotiated error
-	if o, ok := offerFor(r, parseRequestInfo(r)); ok {
-		rec.out, negotiated = negotiate(r.Header.Get("Accept"), o)
-	}
 	user, err := g.authenticate(r)
-	if err == nil {
+	if err != nil {
+		s.writeError(rec, err, "", "")
+	} else {
 		ctx := events.WithMetadata(withUser(r.Context(), user), events.Metadata{
 			Actor:         user.Name,
 			CorrelationID: id,
 			Source:        g.source(),
 		})
-		r = r.WithContext(ctx)
-		err = g.authorize(r, user)
-	}
-	if err == nil {
-		err = negotiated
-	}
-	if err != nil {
-		s.writeError(rec, err, "", "")
-	} else {
-		s.mux.ServeHTTP(rec, r)
+		ctx = context.WithValue(ctx, gateKey{}, g)
+		// The route decides the rest (see admit): who may, and in which
+		// form the answer comes.
+		s.mux.ServeHTTP(rec, r.WithContext(ctx))
 	}
 	s.Logger.Debug("request", zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.String("user", user.Name),
 		zap.Int("code", rec.code), zap.String("content_type", mediaType(r)), zap.String("answered_as", rec.out.info.MediaType), zap.Duration("took", time.Since(start)), zap.String("request_id", id))
@@ -152,15 +144,61 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, g gate) {
 type gate interface {
 	// authenticate says who sent the request (401 when nobody valid).
 	authenticate(r *http.Request) (User, error)
-	// authorize says whether the user may make the request (403 if
-	// not). r carries the user and the events' metadata already.
-	authorize(r *http.Request, u User) error
+	// authorize says whether the user may make the request ri says the
+	// matched route asks for (403 if not). r carries the user and the
+	// events' metadata already.
+	authorize(r *http.Request, u User, ri requestInfo) error
 	// source names the listener in the events' metadata.
 	source() string
 }
 
+// gateKey carries the gate that admitted a request to its route.
+type gateKey struct{}
+
+// routeMux registers routes on the server's mux, each behind admit.
+type routeMux struct{ s *Server }
+
+// HandleFunc registers fn for pattern, behind admit.
+func (m routeMux) HandleFunc(pattern string, fn http.HandlerFunc) { m.Handle(pattern, fn) }
+
+// Handle registers h for pattern, behind admit.
+func (m routeMux) Handle(pattern string, h http.Handler) { m.s.mux.Handle(pattern, m.s.admit(h)) }
+
+// admit runs once the mux has matched a route: the gate that
+// authenticated the request decides from the route (routeInfo) whether
+// the user may make it, and the answer's form is settled, before h runs
+// and anything changes — a request refused (403) or whose answer no form
+// fits (406) does nothing.
+func (s *Server) admit(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ri := routeInfo(r)
+		g, _ := r.Context().Value(gateKey{}).(gate)
+		u, _ := UserFrom(r.Context())
+		var err error
+		if g == nil {
+			err = errors.New("no gate admitted the request")
+		} else {
+			err = g.authorize(r, u, ri)
+		}
+		if o, ok := offerFor(r, ri); ok {
+			out, negotiated := negotiate(r.Header.Get("Accept"), o)
+			if rec, isRec := w.(*statusRecorder); isRec {
+				rec.out = out
+			}
+			if err == nil {
+				err = negotiated
+			}
+		}
+		if err != nil {
+			s.writeError(w, err, "", "")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 func (s *Server) routes() {
-	m := s.mux
+	m := routeMux{s}
 	m.HandleFunc("GET /healthz", s.healthz)
 	m.HandleFunc("GET /livez", s.healthz)
 	m.HandleFunc("GET /readyz", s.readyz)
