@@ -43,7 +43,7 @@ func TestRouteInfoComesFromTheMatchedRoute(t *testing.T) {
 		{"POST", "/api/v1/nodes/web-01/bogus", requestInfo{Verb: "post"}},
 	} {
 		got = requestInfo{}
-		mux.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(tc.method, tc.path, nil))
+		mux.ServeHTTP(httptest.NewRecorder(), httptest.NewRequestWithContext(t.Context(), tc.method, tc.path, nil))
 		tc.want.Path = tc.path
 		if got != tc.want {
 			t.Errorf("%s %s: %+v, want %+v", tc.method, tc.path, got, tc.want)
