@@ -1,14 +1,12 @@
 package httpapi
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -129,24 +127,12 @@ func (s *Server) patchConfigMap(w http.ResponseWriter, r *http.Request) {
 // precondition when the body carries one.
 func (s *Server) deleteConfigMap(w http.ResponseWriter, r *http.Request) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	if err := refuseDryRun(r); err != nil {
+	rv, err := deletePrecondition(r)
+	if err != nil {
 		s.writeError(w, err, "ConfigMap", name)
 		return
 	}
-	var opts metav1.DeleteOptions
-	if err := decodeObject(r, &opts); err != nil && !errors.Is(err, errEmptyBody) {
-		s.writeError(w, err, "ConfigMap", name)
-		return
-	}
-	var cmd domain.DeleteConfigMap
-	if p := opts.Preconditions; p != nil && p.ResourceVersion != nil {
-		rv, err := preconditionVersion(*p.ResourceVersion)
-		if err != nil {
-			s.writeError(w, err, "ConfigMap", name)
-			return
-		}
-		cmd.ResourceVersion = rv
-	}
+	cmd := domain.DeleteConfigMap{ResourceVersion: rv}
 	now := s.Clock.Now()
 	if _, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
 		return domain.DecideConfigMap(c, cmd, now)

@@ -214,24 +214,12 @@ func (s *Server) updateLease(w http.ResponseWriter, r *http.Request, ns, name st
 // when the body carries one.
 func (s *Server) deleteLease(w http.ResponseWriter, r *http.Request) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	if err := refuseDryRun(r); err != nil {
+	rv, err := deletePrecondition(r)
+	if err != nil {
 		s.writeError(w, err, "Lease", name)
 		return
 	}
-	var opts metav1.DeleteOptions
-	if err := decodeObject(r, &opts); err != nil && !errors.Is(err, errEmptyBody) {
-		s.writeError(w, err, "Lease", name)
-		return
-	}
-	var cmd domain.DeleteLease
-	if p := opts.Preconditions; p != nil && p.ResourceVersion != nil {
-		rv, err := preconditionVersion(*p.ResourceVersion)
-		if err != nil {
-			s.writeError(w, err, "Lease", name)
-			return
-		}
-		cmd.ResourceVersion = rv
-	}
+	cmd := domain.DeleteLease{ResourceVersion: rv}
 	now := s.Clock.Now()
 	if _, err := s.Leases.UpdateLease(r.Context(), ns, name, func(l domain.Lease) ([]domain.Event, error) {
 		return domain.DecideLease(l, cmd, now)

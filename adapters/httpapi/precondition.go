@@ -1,6 +1,12 @@
 package httpapi
 
-import "strconv"
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // preconditionVersion reads a resourceVersion a client sent as the version
 // its write is based on: "" is none.
@@ -13,4 +19,21 @@ func preconditionVersion(rv string) (int64, error) {
 		return 0, badRequest("metadata.resourceVersion %q is not a resourceVersion herd gave out (a positive log position)", rv)
 	}
 	return v, nil
+}
+
+// deletePrecondition reads a DELETE's options, when the body carries any,
+// and returns the resourceVersion its preconditions name (0 for none). A
+// dry run is refused: herd has none.
+func deletePrecondition(r *http.Request) (int64, error) {
+	if err := refuseDryRun(r); err != nil {
+		return 0, err
+	}
+	var opts metav1.DeleteOptions
+	if err := decodeObject(r, &opts); err != nil && !errors.Is(err, errEmptyBody) {
+		return 0, err
+	}
+	if p := opts.Preconditions; p != nil && p.ResourceVersion != nil {
+		return preconditionVersion(*p.ResourceVersion)
+	}
+	return 0, nil
 }
