@@ -279,11 +279,9 @@ func (s *Server) leaseResource() *apiResource {
 		newList:     func() runtime.Object { return &coordinationv1.LeaseList{} },
 		fieldLabels: []string{"metadata.name", "metadata.namespace"},
 		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
-			ls := make([]coordinationv1.Lease, len(items))
-			for i, data := range items {
-				if err := json.Unmarshal(data, &ls[i]); err != nil {
-					return metav1.Table{}, fmt.Errorf("decode lease: %w", err)
-				}
+			ls, err := decodeItems[coordinationv1.Lease](items, "lease")
+			if err != nil {
+				return metav1.Table{}, err
 			}
 			return s.leaseTable(ls, rv, r), nil
 		},

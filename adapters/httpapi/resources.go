@@ -91,11 +91,9 @@ func (s *Server) nodeResource() *apiResource {
 		// kube-apiserver's field labels for nodes.
 		fieldLabels: []string{"metadata.name", "spec.unschedulable"},
 		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
-			nodes := make([]corev1.Node, len(items))
-			for i, data := range items {
-				if err := json.Unmarshal(data, &nodes[i]); err != nil {
-					return metav1.Table{}, fmt.Errorf("decode node: %w", err)
-				}
+			nodes, err := decodeItems[corev1.Node](items, "node")
+			if err != nil {
+				return metav1.Table{}, err
 			}
 			return s.nodeTable(nodes, rv, r), nil
 		},
@@ -147,11 +145,9 @@ func (s *Server) podResource() *apiResource {
 		newList:     func() runtime.Object { return &corev1.PodList{} },
 		fieldLabels: slices.Sorted(maps.Keys(podFieldLabels)),
 		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
-			pods := make([]corev1.Pod, len(items))
-			for i, data := range items {
-				if err := json.Unmarshal(data, &pods[i]); err != nil {
-					return metav1.Table{}, fmt.Errorf("decode pod: %w", err)
-				}
+			pods, err := decodeItems[corev1.Pod](items, "pod")
+			if err != nil {
+				return metav1.Table{}, err
 			}
 			return s.podTable(pods, rv, r), nil
 		},
@@ -194,11 +190,9 @@ func (s *Server) configMapResource() *apiResource {
 		newList:     func() runtime.Object { return &corev1.ConfigMapList{} },
 		fieldLabels: []string{"metadata.name", "metadata.namespace"},
 		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
-			cms := make([]corev1.ConfigMap, len(items))
-			for i, data := range items {
-				if err := json.Unmarshal(data, &cms[i]); err != nil {
-					return metav1.Table{}, fmt.Errorf("decode configmap: %w", err)
-				}
+			cms, err := decodeItems[corev1.ConfigMap](items, "configmap")
+			if err != nil {
+				return metav1.Table{}, err
 			}
 			return s.configMapTable(cms, rv, r), nil
 		},

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"sort"
@@ -128,4 +129,16 @@ func orUnknown(s string) string {
 		return "<unknown>"
 	}
 	return s
+}
+
+// decodeItems reads the JSON of a list's items (as the watch hub renders
+// them) into T, for a table.
+func decodeItems[T any](items [][]byte, what string) ([]T, error) {
+	out := make([]T, len(items))
+	for i, data := range items {
+		if err := json.Unmarshal(data, &out[i]); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", what, err)
+		}
+	}
+	return out, nil
 }
