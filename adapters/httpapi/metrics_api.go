@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 	"herd/projections/watch"
 )
@@ -70,7 +71,7 @@ func (s *Server) listNodeMetrics(w http.ResponseWriter, r *http.Request) {
 	now := s.Clock.Now()
 	list := metricsv1beta1.NodeMetricsList{Items: []metricsv1beta1.NodeMetrics{}}
 	for _, o := range page.Items {
-		if m, ok := nodeMetrics(o.State().(domain.Node), now); ok {
+		if m, ok := conversions.NodeMetricsFromNode(o.State().(domain.Node), now); ok {
 			list.Items = append(list.Items, m)
 		}
 	}
@@ -89,7 +90,7 @@ func (s *Server) getNodeMetrics(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "", name)
 		return
 	}
-	m, ok := nodeMetrics(n, s.Clock.Now())
+	m, ok := conversions.NodeMetricsFromNode(n, s.Clock.Now())
 	if !ok {
 		s.writeError(w, noFigures(metricsv1beta1.Resource("nodes"), name,
 			fmt.Sprintf("herd has no CPU and memory figures for node %q yet: its heartbeats have not reported both (a herd agent reports its CPU use once it has measured it between two samples, a kubelet with its summary; a Pico reports none)", name)), "", name)

@@ -1,4 +1,4 @@
-package httpapi
+package conversions
 
 import (
 	"testing"
@@ -62,7 +62,7 @@ func TestNodeMetricsFromTheNewestHeartbeat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := nodeMetrics(tt.node, now)
+			got, ok := NodeMetricsFromNode(tt.node, now)
 			if tt.want == nil {
 				if ok {
 					t.Fatalf("figures %+v for a node without any", got)
@@ -82,7 +82,7 @@ func TestNodeMetricsFromTheNewestHeartbeat(t *testing.T) {
 func TestAgentCPUInMillicoresAsKubectlTopPrintsIt(t *testing.T) {
 	pct := 37.5
 	n := domain.Node{Name: "web-01", LastHeartbeat: t0, Metrics: &domain.Metrics{CPUCount: 4, CPUPercent: &pct, MemoryTotalBytes: 2, MemoryAvailableBytes: 1}}
-	m, ok := nodeMetrics(n, t0)
+	m, ok := NodeMetricsFromNode(n, t0)
 	if !ok {
 		t.Fatal("no figures")
 	}

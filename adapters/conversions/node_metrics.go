@@ -1,4 +1,4 @@
-package httpapi
+package conversions
 
 import (
 	"math"
@@ -27,7 +27,7 @@ const (
 	kubeletMetricsWindow = 10 * time.Second
 )
 
-// nodeMetrics is n's NodeMetrics from the figures of its newest
+// NodeMetricsFromNode is n's NodeMetrics from the figures of its newest
 // heartbeat, as metrics-server would serve them, and false when herd has
 // no CPU and memory figures for n: a Pico, an agent before its first
 // measured CPU share, a kubelet whose summary left either out.
@@ -37,7 +37,7 @@ const (
 // agent's CPU is its CPU share times its CPUs, and its memory what is
 // not available of the total. now is the object's creationTimestamp:
 // metrics are made when they are asked for.
-func nodeMetrics(n domain.Node, now time.Time) (metricsv1beta1.NodeMetrics, bool) {
+func NodeMetricsFromNode(n domain.Node, now time.Time) (metricsv1beta1.NodeMetrics, bool) {
 	var (
 		usage  corev1.ResourceList
 		window time.Duration
