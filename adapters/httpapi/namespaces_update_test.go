@@ -158,3 +158,27 @@ func wantMeta(t *testing.T, what string, ns corev1.Namespace, labels, annotation
 		t.Errorf("%s: labels %v annotations %v; want %v %v", what, ns.Labels, ns.Annotations, labels, annotations)
 	}
 }
+
+// TestOnlyAnOperatorChangesANamespace: a viewer or a node may not label a
+// namespace; an administrator may.
+func TestOnlyAnOperatorChangesANamespace(t *testing.T) {
+	_, base := newAuthAPI(t)
+	label := `{"metadata":{"labels":{"team":"web"}}}`
+	for _, tc := range []struct {
+		name string
+		rq   req
+		code int
+	}{
+		{"viewer patches none", req{method: "PATCH", path: "/api/v1/namespaces/default", token: "viewer-token", contentType: mergePatch, body: label}, 403},
+		{"viewer puts none", req{method: "PUT", path: "/api/v1/namespaces/default", token: "viewer-token", body: `{"metadata":{"name":"default"}}`}, 403},
+		{"node patches none", req{method: "PATCH", path: "/api/v1/namespaces/default", token: "pico1-token", contentType: mergePatch, body: label}, 403},
+		{"node puts none", req{method: "PUT", path: "/api/v1/namespaces/default", token: "pico1-token", body: `{"metadata":{"name":"default"}}`}, 403},
+		{"admin patches", req{method: "PATCH", path: "/api/v1/namespaces/default", token: "admin-token", contentType: mergePatch, body: label}, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if a := send(t, nil, base, tc.rq); a.code != tc.code {
+				t.Errorf("%s %s: %d %s, want %d", tc.rq.method, tc.rq.path, a.code, a.body, tc.code)
+			}
+		})
+	}
+}
