@@ -185,9 +185,10 @@ func startHerdWithToken(t *testing.T) (*recorder, string) {
 }
 
 // TestClientGoDefaultClientset: client-go's typed clientset, configured
-// with nothing but herd's address and a token, sends nodes, pods and
-// ConfigMaps in protobuf and reads herd's protobuf answers and watches:
-// create, get, update, patch, list and watch each of them.
+// with nothing but herd's address and a token, sends nodes, pods,
+// ConfigMaps, leases and namespaces in protobuf and reads herd's protobuf
+// answers and watches: create, get, update, patch, list and watch each of
+// them; and its Events informer sees a pod's Scheduled event.
 func TestClientGoDefaultClientset(t *testing.T) {
 	t.Parallel()
 	rec, token := startHerdWithToken(t)
