@@ -80,6 +80,15 @@ const (
 	NamespaceReasonInUse = "in use"
 )
 
+// NamespaceUpdated records that a namespace's labels and annotations
+// changed, as kubectl label, annotate and edit change them: both maps as
+// they now are, whole.
+type NamespaceUpdated struct {
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	At          time.Time         `json:"at"`
+}
+
 // NamespaceTerminating records that a namespace's deletion was asked for:
 // from now on it takes no new objects, and herd empties it.
 type NamespaceTerminating struct {
@@ -95,6 +104,9 @@ type NamespaceDeleted struct {
 func (NamespaceCreated) EventType() string { return "NamespaceCreated" }
 
 // EventType implements Event.
+func (NamespaceUpdated) EventType() string { return "NamespaceUpdated" }
+
+// EventType implements Event.
 func (NamespaceTerminating) EventType() string { return "NamespaceTerminating" }
 
 // EventType implements Event.
@@ -104,12 +116,13 @@ func (NamespaceDeleted) EventType() string { return "NamespaceDeleted" }
 // and the events they hold.
 var NamespaceAggregate = defineAggregate("namespace",
 	eventOf[NamespaceCreated](1),
+	eventOf[NamespaceUpdated](1),
 	eventOf[NamespaceTerminating](1),
 	eventOf[NamespaceDeleted](1),
 )
 
 // NamespaceCommand is a command on one namespace: CreateNamespace,
-// EnsureNamespace, DeleteNamespace or FinalizeNamespace.
+// EnsureNamespace, UpdateNamespace, DeleteNamespace or FinalizeNamespace.
 type NamespaceCommand interface {
 	decideNamespace(ns Namespace, now time.Time) ([]Event, error)
 }
@@ -134,6 +147,8 @@ func EvolveNamespace(ns Namespace, e Event) Namespace {
 			Name: e.Name, UID: e.UID, Labels: cloneStrings(e.Labels), Annotations: cloneStrings(e.Annotations),
 			CreatedAt: e.At, Version: ns.Version, ResourceVersion: ns.ResourceVersion,
 		}
+	case NamespaceUpdated:
+		ns.Labels, ns.Annotations = cloneStrings(e.Labels), cloneStrings(e.Annotations)
 	case NamespaceTerminating:
 		ns.TerminatingSince = e.At
 	case NamespaceDeleted:

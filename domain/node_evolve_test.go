@@ -49,6 +49,7 @@ func sampleEvents() []Event {
 		KubeletTargetSet{Target: kubeletTarget("web-01"), At: at(15)},
 		KubeletTargetRemoved{Name: "web-01", Source: SourceAPI, At: at(16)},
 		NamespaceCreated{Name: "shop", UID: "uid-ns", Labels: map[string]string{"team": "shop"}, Reason: "in use", At: at(17)},
+		NamespaceUpdated{Labels: map[string]string{"team": "web"}, Annotations: map[string]string{"owner": "ann"}, At: at(18)},
 		NamespaceTerminating{At: at(18)},
 		NamespaceDeleted{At: at(19)},
 		LeaseCreated{Namespace: NodeLeaseNamespace, Name: "web-01", UID: "uid-l", Spec: LeaseSpec{HolderIdentity: "web-01", LeaseDurationSeconds: ptr(int32(40)), RenewTime: ptr(at(20))},

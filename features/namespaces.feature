@@ -68,3 +68,19 @@ Feature: Namespaces scope pods and ConfigMaps, and deleting one empties it
       kubectl delete namespace lab
       """
     Then kubectl prints "namespace "lab" deleted"
+
+  Scenario: An operator labels a namespace
+    When the operator runs:
+      """
+      kubectl create namespace lab
+      """
+    And the operator runs:
+      """
+      kubectl label namespace lab team=web
+      """
+    Then kubectl prints "namespace/lab labeled"
+    When the operator runs:
+      """
+      kubectl get namespaces -l team=web
+      """
+    Then kubectl prints "lab"

@@ -42,8 +42,24 @@ func NamespaceToAPI(ns domain.Namespace) corev1.Namespace {
 // CreateNamespaceFromAPI reads a Namespace a client posted. The
 // kubernetes.io/metadata.name label is herd's to set and is not kept.
 func CreateNamespaceFromAPI(in corev1.Namespace, uid string) domain.CreateNamespace {
+	return domain.CreateNamespace{Name: in.Name, UID: uid, Labels: namespaceLabelsFromAPI(in.Labels), Annotations: in.Annotations}
+}
+
+// UpdateNamespaceFromAPI reads a Namespace a client put (or a patch made),
+// based on resourceVersion rv (0 for none). As on create, the
+// kubernetes.io/metadata.name label is herd's and whatever the client says
+// of it is ignored, as kube-apiserver sets it to the name again; spec and
+// status are not the client's to change either.
+func UpdateNamespaceFromAPI(in corev1.Namespace, rv int64) domain.UpdateNamespace {
+	return domain.UpdateNamespace{Name: in.Name, UID: string(in.UID), Labels: namespaceLabelsFromAPI(in.Labels),
+		Annotations: in.Annotations, ResourceVersion: rv}
+}
+
+// namespaceLabelsFromAPI is a client's labels of a namespace without the
+// kubernetes.io/metadata.name label, which NamespaceToAPI adds.
+func namespaceLabelsFromAPI(in map[string]string) map[string]string {
 	var labels map[string]string
-	for k, v := range in.Labels {
+	for k, v := range in {
 		if k == corev1.LabelMetadataName {
 			continue
 		}
@@ -52,5 +68,5 @@ func CreateNamespaceFromAPI(in corev1.Namespace, uid string) domain.CreateNamesp
 		}
 		labels[k] = v
 	}
-	return domain.CreateNamespace{Name: in.Name, UID: uid, Labels: labels, Annotations: in.Annotations}
+	return labels
 }

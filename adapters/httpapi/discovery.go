@@ -113,7 +113,7 @@ func coreAPIResources() []metav1.APIResource {
 		{Name: "pods/eviction", Namespaced: true, Group: "policy", Version: "v1", Kind: "Eviction", Verbs: metav1.Verbs{"create"}},
 		{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: metav1.Verbs{"create"}},
 		{Name: "namespaces", SingularName: "namespace", Kind: "Namespace", ShortNames: []string{"ns"},
-			Verbs: metav1.Verbs{"create", "delete", "get", "list", "watch"}},
+			Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}},
 		{Name: "configmaps", SingularName: "configmap", Namespaced: true, Kind: "ConfigMap", ShortNames: []string{"cm"},
 			Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}},
 		// Read-only and always empty: herd has no Services (services.go).

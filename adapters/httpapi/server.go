@@ -259,6 +259,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/v1/namespaces", s.listNamespaces)
 	m.HandleFunc("POST /api/v1/namespaces", s.createNamespace)
 	m.HandleFunc("GET /api/v1/namespaces/{name}", s.getNamespace)
+	m.HandleFunc("PUT /api/v1/namespaces/{name}", s.replaceNamespace)
+	m.HandleFunc("PATCH /api/v1/namespaces/{name}", s.patchNamespace)
 	m.HandleFunc("DELETE /api/v1/namespaces/{name}", s.deleteNamespace)
 
 	m.HandleFunc("GET /apis/"+coordinationGroup, s.coordinationGroupInfo)

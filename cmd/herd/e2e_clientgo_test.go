@@ -35,10 +35,12 @@ const (
 	envCBORChildToken = "E2E_CLIENTGO_CBOR_TOKEN"
 )
 
-// exchange is one request as it crossed the wire: its method and path,
-// the media type of its body and of the answer's.
+// exchange is one request as it crossed the wire: its method, the
+// resource its path names, whether it was a watch, and the media types of
+// its body and of the answer's.
 type exchange struct {
-	method, path, sent, answered string
+	method, resource, path, sent, answered string
+	watch                                  bool
 }
 
 // recorder is a reverse proxy on a loopback port in front of herd that
@@ -62,9 +64,11 @@ func newRecorder(t *testing.T, target string) *recorder {
 	proxy.ModifyResponse = func(resp *http.Response) error {
 		rec.mu.Lock()
 		defer rec.mu.Unlock()
+		req := resp.Request
 		rec.log = append(rec.log, exchange{
-			method: resp.Request.Method, path: resp.Request.URL.Path,
-			sent:     mediaTypeOf(resp.Request.Header.Get("Content-Type")),
+			method: req.Method, resource: resourceOf(req.URL.Path), path: req.URL.Path,
+			watch:    req.URL.Query().Get("watch") == "true",
+			sent:     mediaTypeOf(req.Header.Get("Content-Type")),
 			answered: resp.Header.Get("Content-Type"),
 		})
 		return nil
@@ -76,6 +80,33 @@ func newRecorder(t *testing.T, target string) *recorder {
 }
 
 func mediaTypeOf(ct string) string { return strings.TrimSpace(strings.SplitN(ct, ";", 2)[0]) }
+
+// resourceOf is the resource an API path names: "pods" for
+// /api/v1/namespaces/default/pods/web, "namespaces" for
+// /api/v1/namespaces/shop, "leases" for
+// /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1; ""
+// for a path outside the API.
+func resourceOf(path string) string {
+	var rest string
+	switch {
+	case strings.HasPrefix(path, "/api/v1/"):
+		rest = strings.TrimPrefix(path, "/api/v1/")
+	case strings.HasPrefix(path, "/apis/"):
+		// /apis/GROUP/VERSION/...
+		parts := strings.SplitN(strings.TrimPrefix(path, "/apis/"), "/", 3)
+		if len(parts) < 3 {
+			return ""
+		}
+		rest = parts[2]
+	default:
+		return ""
+	}
+	segs := strings.Split(rest, "/")
+	if segs[0] == "namespaces" && len(segs) >= 3 {
+		return segs[2]
+	}
+	return segs[0]
+}
 
 // seen says whether some exchange matched.
 func (r *recorder) seen(match func(exchange) bool) bool {
@@ -89,24 +120,57 @@ func (r *recorder) dump() string {
 	defer r.mu.Unlock()
 	var b strings.Builder
 	for _, e := range r.log {
-		fmt.Fprintf(&b, "%s %s sent %q answered %q\n", e.method, e.path, e.sent, e.answered)
+		fmt.Fprintf(&b, "%s %s (%s, watch %t) sent %q answered %q\n", e.method, e.path, e.resource, e.watch, e.sent, e.answered)
 	}
 	return b.String()
 }
 
-// expectExchanges fails the test unless, for each method, a body was sent
-// in sent and an answer came in answered, and a watch streamed in stream.
-func expectExchanges(t *testing.T, rec *recorder, sent, answered, stream string) {
+// wire is what a client's traffic must have been in: bodies sent in Sent,
+// answers in Answered, watches streamed as Stream.
+type wire struct{ Sent, Answered, Stream string }
+
+// The wire of client-go's default clientset, and of one preferring CBOR.
+var (
+	protobufWire = wire{runtime.ContentTypeProtobuf, runtime.ContentTypeProtobuf, "application/vnd.kubernetes.protobuf;stream=watch"}
+	cborWire     = wire{runtime.ContentTypeCBOR, runtime.ContentTypeCBOR, runtime.ContentTypeCBORSequence}
+)
+
+// clientsetResources are the resources exerciseClientset writes: each is
+// created (POST), updated (PUT), patched, got, listed and watched.
+var clientsetResources = []string{"nodes", "pods", "configmaps", "leases", "namespaces"}
+
+// expectExchanges fails the test unless, for each of resources, a body
+// was POSTed and PUT in w.Sent and answered in w.Answered, a PATCH and a
+// GET were answered in w.Answered, and a watch streamed as w.Stream; and
+// for each of watched (such as events, which client-go's informer lists
+// through a watch of its own) a watch streamed as w.Stream.
+func expectExchanges(t *testing.T, rec *recorder, w wire, resources, watched []string) {
 	t.Helper()
-	for _, method := range []string{"POST", "PUT"} {
-		if !rec.seen(func(e exchange) bool {
-			return e.method == method && e.sent == sent && mediaTypeOf(e.answered) == answered
-		}) {
-			t.Errorf("no %s sent in %s and answered in %s:\n%s", method, sent, answered, rec.dump())
+	answered := func(e exchange) bool { return mediaTypeOf(e.answered) == w.Answered }
+	for _, res := range resources {
+		for _, method := range []string{"POST", "PUT"} {
+			if !rec.seen(func(e exchange) bool {
+				return e.resource == res && e.method == method && e.sent == w.Sent && answered(e)
+			}) {
+				t.Errorf("no %s of %s sent in %s and answered in %s", method, res, w.Sent, w.Answered)
+			}
+		}
+		if !rec.seen(func(e exchange) bool { return e.resource == res && e.method == "PATCH" && answered(e) }) {
+			t.Errorf("no PATCH of %s answered in %s", res, w.Answered)
+		}
+		if !rec.seen(func(e exchange) bool { return e.resource == res && e.method == "GET" && !e.watch && answered(e) }) {
+			t.Errorf("no GET of %s answered in %s", res, w.Answered)
 		}
 	}
-	if !rec.seen(func(e exchange) bool { return e.method == "GET" && e.answered == stream }) {
-		t.Errorf("no watch streamed as %s:\n%s", stream, rec.dump())
+	for _, res := range slices.Concat(resources, watched) {
+		if !rec.seen(func(e exchange) bool {
+			return e.resource == res && e.method == "GET" && e.watch && e.answered == w.Stream
+		}) {
+			t.Errorf("no watch of %s streamed as %s", res, w.Stream)
+		}
+	}
+	if t.Failed() {
+		t.Logf("what crossed the wire:\n%s", rec.dump())
 	}
 }
 
@@ -121,9 +185,10 @@ func startHerdWithToken(t *testing.T) (*recorder, string) {
 }
 
 // TestClientGoDefaultClientset: client-go's typed clientset, configured
-// with nothing but herd's address and a token, sends nodes, pods and
-// ConfigMaps in protobuf and reads herd's protobuf answers and watches:
-// create, get, update, patch, list and watch each of them.
+// with nothing but herd's address and a token, sends nodes, pods,
+// ConfigMaps, leases and namespaces in protobuf and reads herd's protobuf
+// answers and watches: create, get, update, patch, list and watch each of
+// them; and its Events informer sees a pod's Scheduled event.
 func TestClientGoDefaultClientset(t *testing.T) {
 	t.Parallel()
 	rec, token := startHerdWithToken(t)
@@ -132,7 +197,7 @@ func TestClientGoDefaultClientset(t *testing.T) {
 		t.Fatal(err)
 	}
 	exerciseClientset(t, cs, "pb")
-	expectExchanges(t, rec, runtime.ContentTypeProtobuf, runtime.ContentTypeProtobuf, "application/vnd.kubernetes.protobuf;stream=watch")
+	expectExchanges(t, rec, protobufWire, clientsetResources, []string{"events"})
 }
 
 // TestClientGoPreferringCBOR: the same with client-go's CBOR feature gates
@@ -154,7 +219,7 @@ func TestClientGoPreferringCBOR(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestClientGoCBORChild") {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
-	expectExchanges(t, rec, runtime.ContentTypeCBOR, runtime.ContentTypeCBOR, runtime.ContentTypeCBORSequence)
+	expectExchanges(t, rec, cborWire, clientsetResources, []string{"events"})
 }
 
 // TestClientGoCBORChild is TestClientGoPreferringCBOR's child process; on
@@ -177,7 +242,9 @@ func TestClientGoCBORChild(t *testing.T) {
 }
 
 // exerciseClientset creates, reads, updates, patches, lists and watches a
-// node, a pod and a ConfigMap, names ending in suffix.
+// node, a pod, a ConfigMap, a lease and a namespace, names ending in
+// suffix, and keeps an informer of Events that sees a pod's Scheduled
+// event.
 func exerciseClientset(t *testing.T, cs kubernetes.Interface, suffix string) {
 	t.Helper()
 	ctx := t.Context()
@@ -272,6 +339,46 @@ func exerciseClientset(t *testing.T, cs kubernetes.Interface, suffix string) {
 	}
 	if err := cms.Delete(ctx, cmName, metav1.DeleteOptions{}); err != nil {
 		t.Fatalf("delete configmap: %v", err)
+	}
+
+	exerciseNamespaces(t, cs, "client-go-"+suffix)
+	exerciseLeases(t, cs, "worker-"+suffix)
+	exerciseEvents(t, cs, suffix)
+}
+
+// exerciseNamespaces creates, reads, updates, patches, lists and watches
+// namespace name, as kubectl create, get, edit and label do.
+func exerciseNamespaces(t *testing.T, cs kubernetes.Interface, name string) {
+	t.Helper()
+	ctx := t.Context()
+	nss := cs.CoreV1().Namespaces()
+	ns, err := nss.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"step": "created"}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create namespace: %v", err)
+	}
+	nw, err := nss.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name, ResourceVersion: ns.ResourceVersion})
+	if err != nil {
+		t.Fatalf("watch namespaces: %v", err)
+	}
+	defer nw.Stop()
+	if ns, err = nss.Get(ctx, name, metav1.GetOptions{}); err != nil {
+		t.Fatalf("get namespace: %v", err)
+	}
+	ns.Labels["step"] = "updated"
+	if _, err = nss.Update(ctx, ns, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("update namespace: %v", err)
+	}
+	awaitLabel(t, nw, "step", "updated")
+	ns, err = nss.Patch(ctx, name, types.StrategicMergePatchType, []byte(`{"metadata":{"labels":{"step":"patched"}}}`), metav1.PatchOptions{})
+	if err != nil {
+		t.Fatalf("patch namespace: %v", err)
+	}
+	if ns.Labels[corev1.LabelMetadataName] != name || ns.Status.Phase != corev1.NamespaceActive {
+		t.Errorf("patched namespace %v %s, want it Active with its name label", ns.Labels, ns.Status.Phase)
+	}
+	awaitLabel(t, nw, "step", "patched")
+	if list, err := nss.List(ctx, metav1.ListOptions{LabelSelector: "step=patched"}); err != nil || len(list.Items) != 1 || list.Items[0].Name != name {
+		t.Fatalf("list namespaces: %v %v", list, err)
 	}
 }
 

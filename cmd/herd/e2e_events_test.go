@@ -141,11 +141,56 @@ func TestClientGoEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e := awaitScheduledEvent(t, cs, "default", "informed", func() { createScheduledPod(t, srv.URL, "default", "informed") })
+	if e.Message != "Successfully assigned default/informed to n1" || e.InvolvedObject.UID == "" {
+		t.Errorf("informer saw %s/%s %q about %+v", e.Namespace, e.Name, e.Message, e.InvolvedObject)
+	}
+
+	list, err := cs.EventsV1().Events("default").List(t.Context(), metav1.ListOptions{FieldSelector: "regarding.name=informed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) == 0 || list.Items[0].Reason != "Scheduled" || list.Items[0].Regarding.Kind != "Pod" || list.Items[0].EventTime.IsZero() {
+		t.Errorf("events.k8s.io/v1 events of pod informed: %+v", list.Items)
+	}
+}
+
+// exerciseEvents keeps an informer of Events, as a controller does, and
+// waits until it sees the Scheduled event of a new pod: it creates a Ready
+// node and a pod, both named events-SUFFIX, for herd's scheduler to put
+// the one on the other.
+func exerciseEvents(t *testing.T, cs kubernetes.Interface, suffix string) {
+	t.Helper()
+	ctx := t.Context()
+	name := "events-" + suffix
+	if _, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{
+			Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+		}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create a Ready node: %v", err)
+	}
+	e := awaitScheduledEvent(t, cs, "default", name, func() {
+		if _, err := cs.CoreV1().Pods("default").Create(ctx, e2ePod(name, ""), metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create pod: %v", err)
+		}
+	})
+	if want := "Successfully assigned default/" + name + " to " + name; e.Message != want || e.InvolvedObject.Kind != "Pod" {
+		t.Errorf("informer saw %q about %+v, want %q about the pod", e.Message, e.InvolvedObject, want)
+	}
+}
+
+// awaitScheduledEvent starts an informer of Events on cs, runs create
+// once it has synced, and returns the Scheduled event of pod
+// namespace/name that the informer then sees.
+func awaitScheduledEvent(t *testing.T, cs kubernetes.Interface, namespace, name string, create func()) *corev1.Event {
+	t.Helper()
 	factory := informers.NewSharedInformerFactory(cs, 0)
 	inf := factory.Core().V1().Events().Informer()
 	scheduled := make(chan *corev1.Event, 16)
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
-		if e, ok := obj.(*corev1.Event); ok && e.Reason == "Scheduled" && e.InvolvedObject.Name == "informed" {
+		if e, ok := obj.(*corev1.Event); ok && e.Reason == "Scheduled" && e.Namespace == namespace && e.InvolvedObject.Name == name {
 			scheduled <- e
 		}
 	}}); err != nil {
@@ -161,21 +206,12 @@ func TestClientGoEvents(t *testing.T) {
 	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		t.Fatal("the Events informer never synced")
 	}
-	createScheduledPod(t, srv.URL, "default", "informed")
+	create()
 	select {
 	case e := <-scheduled:
-		if e.Namespace != "default" || e.Message != "Successfully assigned default/informed to n1" || e.InvolvedObject.UID == "" {
-			t.Errorf("informer saw %s/%s %q about %+v", e.Namespace, e.Name, e.Message, e.InvolvedObject)
-		}
+		return e
 	case <-time.After(30 * time.Second):
-		t.Fatal("the informer saw no Scheduled event of pod informed")
-	}
-
-	list, err := cs.EventsV1().Events("default").List(t.Context(), metav1.ListOptions{FieldSelector: "regarding.name=informed"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Items) == 0 || list.Items[0].Reason != "Scheduled" || list.Items[0].Regarding.Kind != "Pod" || list.Items[0].EventTime.IsZero() {
-		t.Errorf("events.k8s.io/v1 events of pod informed: %+v", list.Items)
+		t.Fatalf("the informer saw no Scheduled event of pod %s/%s", namespace, name)
+		return nil
 	}
 }

@@ -16,7 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
@@ -69,7 +68,7 @@ func TestClientGoNamespacesAndLeases(t *testing.T) {
 		t.Fatalf("delete kube-system: %v, want Forbidden", err)
 	}
 
-	exerciseLeases(t, cs)
+	exerciseLeases(t, cs, "worker-1")
 
 	// The namespace holds a pod that a finalizer keeps (as a controller
 	// would until it has cleaned up) and a ConfigMap.
@@ -116,30 +115,30 @@ func TestClientGoNamespacesAndLeases(t *testing.T) {
 		}
 		return nil
 	})
-	expectExchanges(t, rec, runtime.ContentTypeProtobuf, runtime.ContentTypeProtobuf, "application/vnd.kubernetes.protobuf;stream=watch")
+	expectExchanges(t, rec, protobufWire, []string{"leases"}, []string{"namespaces"})
 }
 
-// exerciseLeases creates, reads, updates, patches, lists and watches a
-// node's lease as a kubelet keeps it.
-func exerciseLeases(t *testing.T, cs kubernetes.Interface) {
+// exerciseLeases creates, reads, updates, patches, lists and watches the
+// lease of node name as a kubelet keeps it.
+func exerciseLeases(t *testing.T, cs kubernetes.Interface, name string) {
 	t.Helper()
 	ctx := t.Context()
 	leases := cs.CoordinationV1().Leases("kube-node-lease")
-	holder, d := "worker-1", int32(40)
+	holder, d := name, int32(40)
 	now := metav1.NewMicroTime(time.Now())
 	l, err := leases.Create(ctx, &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: "worker-1", Labels: map[string]string{"step": "created"}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"step": "created"}},
 		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &d, RenewTime: &now},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("create lease: %v", err)
 	}
-	lw, err := leases.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=worker-1", ResourceVersion: l.ResourceVersion})
+	lw, err := leases.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name, ResourceVersion: l.ResourceVersion})
 	if err != nil {
 		t.Fatalf("watch leases: %v", err)
 	}
 	defer lw.Stop()
-	if l, err = leases.Get(ctx, "worker-1", metav1.GetOptions{}); err != nil {
+	if l, err = leases.Get(ctx, name, metav1.GetOptions{}); err != nil {
 		t.Fatalf("get lease: %v", err)
 	}
 	l.Labels["step"] = "updated"
@@ -147,11 +146,11 @@ func exerciseLeases(t *testing.T, cs kubernetes.Interface) {
 		t.Fatalf("update lease: %v", err)
 	}
 	awaitLabel(t, lw, "step", "updated")
-	if _, err = leases.Patch(ctx, "worker-1", types.StrategicMergePatchType, []byte(`{"metadata":{"labels":{"step":"patched"}}}`), metav1.PatchOptions{}); err != nil {
+	if _, err = leases.Patch(ctx, name, types.StrategicMergePatchType, []byte(`{"metadata":{"labels":{"step":"patched"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatalf("patch lease: %v", err)
 	}
 	awaitLabel(t, lw, "step", "patched")
-	if list, err := leases.List(ctx, metav1.ListOptions{}); err != nil || !slices.ContainsFunc(list.Items, func(l coordinationv1.Lease) bool { return l.Name == "worker-1" }) {
+	if list, err := leases.List(ctx, metav1.ListOptions{}); err != nil || !slices.ContainsFunc(list.Items, func(l coordinationv1.Lease) bool { return l.Name == name }) {
 		t.Fatalf("list leases: %v %v", list, err)
 	}
 }
