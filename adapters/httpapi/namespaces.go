@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -67,24 +66,12 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request) {
 // namespaces are refused with 403.
 func (s *Server) deleteNamespace(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	if err := refuseDryRun(r); err != nil {
+	rv, err := deletePrecondition(r)
+	if err != nil {
 		s.writeError(w, err, "Namespace", name)
 		return
 	}
-	var opts metav1.DeleteOptions
-	if err := decodeObject(r, &opts); err != nil && !errors.Is(err, errEmptyBody) {
-		s.writeError(w, err, "Namespace", name)
-		return
-	}
-	var cmd domain.DeleteNamespace
-	if p := opts.Preconditions; p != nil && p.ResourceVersion != nil {
-		rv, err := preconditionVersion(*p.ResourceVersion)
-		if err != nil {
-			s.writeError(w, err, "Namespace", name)
-			return
-		}
-		cmd.ResourceVersion = rv
-	}
+	cmd := domain.DeleteNamespace{ResourceVersion: rv}
 	now := s.Clock.Now()
 	ns, err := s.Namespaces.UpdateNamespace(r.Context(), name, func(ns domain.Namespace) ([]domain.Event, error) {
 		return domain.DecideNamespace(ns, cmd, now)
@@ -141,11 +128,9 @@ func (s *Server) namespaceResource() *apiResource {
 		// kube-apiserver's field labels for namespaces.
 		fieldLabels: []string{"metadata.name", "status.phase"},
 		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
-			nss := make([]corev1.Namespace, len(items))
-			for i, data := range items {
-				if err := json.Unmarshal(data, &nss[i]); err != nil {
-					return metav1.Table{}, fmt.Errorf("decode namespace: %w", err)
-				}
+			nss, err := decodeItems[corev1.Namespace](items, "namespace")
+			if err != nil {
+				return metav1.Table{}, err
 			}
 			return s.namespaceTable(nss, rv, r), nil
 		},
