@@ -156,15 +156,20 @@ func agentNode(name, kind string) map[string]any {
 }
 
 // demoMetrics makes up a plausible host; every seventh node runs short of
-// memory now and then, so that conditions move.
+// memory now and then, and every fifth is busy now and then, so that
+// conditions move.
 func demoMetrics(i int) map[string]any {
 	const gib = 1 << 30
 	avail := int64(2+rand.IntN(4)) * gib
 	if i%7 == 0 && rand.IntN(3) == 0 {
 		avail = gib / 2
 	}
+	cpu := 5 + rand.Float64()*50
+	if i%5 == 1 && rand.IntN(3) == 0 {
+		cpu = 85 + rand.Float64()*10
+	}
 	return map[string]any{"metrics": map[string]any{
-		"cpuCount": 4, "load1": rand.Float64() * 3, "load5": 1.0, "load15": 0.8,
+		"cpuCount": 4, "cpuPercent": cpu, "load1": rand.Float64() * 3, "load5": 1.0, "load15": 0.8,
 		"memoryTotalBytes": int64(8 * gib), "memoryAvailableBytes": avail,
 		"diskTotalBytes": int64(100 * gib), "diskAvailableBytes": int64(60 * gib),
 		"pidsMax": 32768, "pidsCurrent": 300 + rand.IntN(200), "activeJobs": rand.IntN(4),

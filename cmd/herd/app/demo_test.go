@@ -44,3 +44,37 @@ func TestDemoPicosLookLikeRealBoards(t *testing.T) {
 	}
 	stopApp(t, a)
 }
+
+// TestDemoAgentsHaveFigures: kubectl top node has something to show on
+// the demo: its agents report CPU use with their other figures.
+func TestDemoAgentsHaveFigures(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Listen, cfg.DataDir, cfg.LogLevel, cfg.PollInterval = "127.0.0.1:0", t.TempDir(), "error", 10*time.Millisecond
+	cfg.Demo = 2 // demo-linux-00, demo-illumos-01
+	var srv *HTTPServer
+	a := startApp(t, fx.New(Options(cfg, DemoOption(cfg), fx.Populate(&srv)), fx.NopLogger))
+	var list struct {
+		Items []struct {
+			Metadata struct{ Name string } `json:"metadata"`
+			Usage    map[string]string     `json:"usage"`
+		} `json:"items"`
+	}
+	eventually(t, "the demo's agents have CPU and memory figures", func() bool {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL()+"/apis/metrics.k8s.io/v1beta1/nodes", nil)
+		if err != nil {
+			return false
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&list) == nil && len(list.Items) == 2
+	})
+	for _, m := range list.Items {
+		if m.Usage["cpu"] == "" || m.Usage["memory"] == "" {
+			t.Errorf("%s: usage %v, want cpu and memory", m.Metadata.Name, m.Usage)
+		}
+	}
+	stopApp(t, a)
+}
