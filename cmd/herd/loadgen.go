@@ -74,6 +74,7 @@ It loads herd on this machine only: a --server outside 127.0.0.0/8 and ::1
 	f.BoolVar(&cfg.InsecureSkipVerify, "insecure-skip-verify", cfg.InsecureSkipVerify, "accept any TLS certificate from an https --server (labs only)")
 	f.StringVar(&cfg.Style, "style", cfg.Style, "how the nodes talk to herd: "+strings.Join(loadgen.Styles, ", "))
 	f.StringVar(&cfg.Encoding, "encoding", cfg.Encoding, "what kubelet-style nodes register in and ask answers in: "+strings.Join(loadgen.Encodings, ", ")+" (heartbeat patches are JSON, as a kubelet's are)")
+	f.StringVar(&cfg.StatusUpdate, "status-update", cfg.StatusUpdate, "how kubelet-style nodes report: patch (a strategic-merge PATCH of nodes/NAME/status, as a kubelet sends it) or put (the whole Node PUT in --encoding, as client-go's UpdateStatus sends it)")
 	f.IntVar(&cfg.Nodes, "nodes", cfg.Nodes, "nodes to register and heartbeat")
 	f.IntVar(&cfg.Connections, "connections", cfg.Connections, "requests in flight at once, each on its own TCP connection (pico: a new connection per request, as the firmware)")
 	f.StringVar(&cfg.NamePrefix, "name-prefix", cfg.NamePrefix, `node names are this and a number of five digits or more (default "loadgen-STYLE-", "pico-loadgen-" for pico)`)

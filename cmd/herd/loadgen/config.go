@@ -91,9 +91,23 @@ type Config struct {
 	// protobuf (client-go's default for built-in kinds) or cbor. The node
 	// is registered in it and every answer asked for in it; heartbeats
 	// stay strategic-merge patches, which are JSON whatever the client
-	// prefers, as a kubelet's are.
+	// prefers, as a kubelet's are, unless StatusUpdate is put.
 	Encoding string
+	// StatusUpdate is how kubelet-style nodes report (--status-update):
+	// patch, a strategic-merge PATCH of nodes/NAME/status as the kubelet
+	// sends it, or put, the whole Node PUT to nodes/NAME/status in the
+	// Encoding, as client-go's UpdateStatus sends it.
+	StatusUpdate string
 }
+
+// The ways --status-update names.
+const (
+	StatusUpdatePatch = "patch"
+	StatusUpdatePut   = "put"
+)
+
+// StatusUpdates are the values --status-update takes.
+var StatusUpdates = []string{StatusUpdatePatch, StatusUpdatePut}
 
 // The encodings --encoding names, and the media types they stand for.
 const (
@@ -114,7 +128,7 @@ func DefaultConfig() Config {
 	return Config{
 		Server: "http://127.0.0.1:8080", Style: StyleKubelet, Nodes: 100, Connections: 64,
 		Duration: 10 * time.Second, GracePeriod: DefaultGracePeriod, ListInterval: time.Second,
-		Timeout: 30 * time.Second, Encoding: EncodingJSON,
+		Timeout: 30 * time.Second, Encoding: EncodingJSON, StatusUpdate: StatusUpdatePatch,
 	}
 }
 
@@ -185,6 +199,11 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--encoding %q: want one of %v", c.Encoding, Encodings))
 	} else if c.Encoding != "" && c.Encoding != EncodingJSON && c.Style != StyleKubelet {
 		errs = append(errs, fmt.Errorf("--encoding %s: only the kubelet style speaks Kubernetes' encodings; the %s style speaks JSON", c.Encoding, c.Style))
+	}
+	if c.StatusUpdate != "" && !slices.Contains(StatusUpdates, c.StatusUpdate) {
+		errs = append(errs, fmt.Errorf("--status-update %q: want one of %v", c.StatusUpdate, StatusUpdates))
+	} else if c.StatusUpdate == StatusUpdatePut && c.Style != StyleKubelet {
+		errs = append(errs, fmt.Errorf("--status-update put: only the kubelet style updates a Node's status; the %s style reports its own way", c.Style))
 	}
 	return errors.Join(errs...)
 }

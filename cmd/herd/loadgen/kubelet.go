@@ -32,6 +32,9 @@ type kubeletClient struct {
 	// mediaType is what the node is registered in and answers are asked
 	// for in.
 	mediaType string
+	// put says each heartbeat is a PUT of the whole Node to its status,
+	// in mediaType, as client-go's UpdateStatus sends it.
+	put bool
 }
 
 // stampPlaceholder stands for the heartbeat's time in a body rendered
@@ -52,7 +55,7 @@ func newKubeletClient(cfg Config, names []string, hc *http.Client) (*kubeletClie
 		mt = mediaTypes[EncodingJSON]
 	}
 	return &kubeletClient{base: strings.TrimSuffix(cfg.Server, "/"), token: cfg.Token, names: names, http: hc,
-		patch: strings.Split(string(data), string(stamp)), mediaType: mt}, nil
+		patch: strings.Split(string(data), string(stamp)), mediaType: mt, put: cfg.StatusUpdate == StatusUpdatePut}, nil
 }
 
 // kubeletConditions are what a healthy kubelet reports (its reasons and
@@ -108,9 +111,20 @@ func (k *kubeletClient) register(ctx context.Context, i int) outcome {
 }
 
 func (k *kubeletClient) heartbeat(ctx context.Context, i int) outcome {
+	path := "/api/v1/nodes/" + url.PathEscape(k.names[i]) + "/status"
+	if k.put {
+		// Unconditional (no resourceVersion), as a PUT from a client that
+		// does not read its node back first.
+		n := k.node(k.names[i], time.Now())
+		body, err := encodeAs(k.mediaType, &n)
+		if err != nil {
+			return outcome{err: err}
+		}
+		return k.send(ctx, http.MethodPut, path, k.mediaType, body)
+	}
 	now, _ := json.Marshal(metav1.NewTime(time.Now()))
 	body := []byte(strings.Join(k.patch, string(now)))
-	return k.send(ctx, http.MethodPatch, "/api/v1/nodes/"+url.PathEscape(k.names[i])+"/status", "application/strategic-merge-patch+json", body)
+	return k.send(ctx, http.MethodPatch, path, "application/strategic-merge-patch+json", body)
 }
 
 func (k *kubeletClient) send(ctx context.Context, method, path, contentType string, body []byte) outcome {

@@ -21,6 +21,8 @@ type Report struct {
 	IntervalSeconds float64 `json:"intervalSeconds"`
 	// Encoding is what the nodes registered in and asked answers in.
 	Encoding string `json:"encoding,omitempty"`
+	// StatusUpdate is how kubelet-style nodes reported: patch or put.
+	StatusUpdate string `json:"statusUpdate,omitempty"`
 	// Idle is true for a run that sent nothing in its window.
 	Idle bool `json:"idle,omitempty"`
 	// Register, Warmup and Heartbeats are the three phases; Heartbeats is
@@ -87,6 +89,9 @@ func (r Report) Print(w io.Writer, format string) error {
 		interval = fmt.Sprintf("every %gs per node", r.IntervalSeconds)
 	}
 	style := r.Style + " style"
+	if r.StatusUpdate == StatusUpdatePut {
+		style += ", status PUT"
+	}
 	if r.Encoding != "" && r.Encoding != EncodingJSON {
 		style += " in " + r.Encoding
 	}

@@ -65,7 +65,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (Report, error) {
 
 func (g *generator) run(ctx context.Context) (Report, error) {
 	cfg := g.cfg
-	r := Report{Style: cfg.Style, Encoding: cfg.Encoding, Server: cfg.Server, Nodes: cfg.Nodes, Connections: cfg.Connections,
+	r := Report{Style: cfg.Style, Encoding: cfg.Encoding, StatusUpdate: cfg.StatusUpdate, Server: cfg.Server, Nodes: cfg.Nodes, Connections: cfg.Connections,
 		IntervalSeconds: cfg.Interval.Seconds(), Idle: cfg.Idle}
 	all := make([]int, cfg.Nodes)
 	for i := range all {

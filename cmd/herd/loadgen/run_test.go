@@ -182,21 +182,38 @@ func TestKubeletNodesSpeakEveryEncoding(t *testing.T) {
 	server := startHerd(t, nil)
 	for _, enc := range loadgen.Encodings {
 		t.Run(enc, func(t *testing.T) {
-			cfg := tiny(server, loadgen.StyleKubelet)
-			cfg.Encoding, cfg.NamePrefix = enc, "enc-"+enc+"-"
-			r, err := loadgen.Run(t.Context(), cfg, io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for name, p := range map[string]loadgen.Phase{"register": r.Register, "heartbeats": r.Heartbeats} {
-				if p.Acknowledged != p.Requests || len(p.Errors) > 0 {
-					t.Errorf("%s: %d of %d acknowledged, errors %v (%s)", name, p.Acknowledged, p.Requests, p.Errors, p.FirstError)
+			for _, update := range loadgen.StatusUpdates {
+				cfg := tiny(server, loadgen.StyleKubelet)
+				cfg.Encoding, cfg.StatusUpdate, cfg.NamePrefix = enc, update, "enc-"+enc+"-"+update+"-"
+				r, err := loadgen.Run(t.Context(), cfg, io.Discard)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for name, p := range map[string]loadgen.Phase{"register": r.Register, "heartbeats": r.Heartbeats} {
+					if p.Acknowledged != p.Requests || len(p.Errors) > 0 || p.Requests == 0 {
+						t.Errorf("%s %s: %d of %d acknowledged, errors %v (%s)", update, name, p.Acknowledged, p.Requests, p.Errors, p.FirstError)
+					}
+				}
+				if _, ok := nodes(t, server)[cfg.NamePrefix+"00000"]; !ok {
+					t.Errorf("node %s00000 was not registered", cfg.NamePrefix)
 				}
 			}
-			if _, ok := nodes(t, server)["enc-"+enc+"-00000"]; !ok {
-				t.Errorf("node enc-%s-00000 was not registered", enc)
-			}
 		})
+	}
+}
+
+// TestStatusUpdateIsValidated: --status-update takes patch or put, and
+// only for kubelet-style nodes.
+func TestStatusUpdateIsValidated(t *testing.T) {
+	for _, tc := range []struct{ style, update, want string }{
+		{loadgen.StyleKubelet, "post", `--status-update "post"`},
+		{loadgen.StylePico, loadgen.StatusUpdatePut, "--status-update put: only the kubelet style"},
+	} {
+		cfg := tiny("http://127.0.0.1:1", tc.style)
+		cfg.StatusUpdate = tc.update
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s with %s: %v, want an error naming %q", tc.style, tc.update, err, tc.want)
+		}
 	}
 }
 
