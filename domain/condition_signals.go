@@ -25,19 +25,21 @@ const (
 
 // Reasons of the conditions above and of NetworkUnavailable.
 const (
-	ReasonHasSufficientCPU          = "HasSufficientCPU"
-	ReasonHasInsufficientCPU        = "HasInsufficientCPU"
-	ReasonNoCPUThrottling           = "NoCPUThrottling"
-	ReasonContainersThrottled       = "ContainersThrottled"
-	ReasonContainerRuntimeHealthy   = "ContainerRuntimeIsHealthy"
-	ReasonContainerRuntimeErrors    = "ContainerRuntimeErrors"
-	ReasonPodLifecycleSlow          = "PodLifecycleEventGeneratorSlow"
-	ReasonServicesRunning           = "ServicesRunning"
-	ReasonServicesFailed            = "ServicesFailed"
-	ReasonNetworkAvailable          = "NetworkAvailable"
-	ReasonNoLinkUp                  = "NoLinkUp"
-	ReasonNetworkErrors             = "NetworkErrors"
-	ReasonNetworkUnavailableKubelet = "KubeletReportsNetworkUnavailable"
+	ReasonHasSufficientCPU        = "HasSufficientCPU"
+	ReasonHasInsufficientCPU      = "HasInsufficientCPU"
+	ReasonNoCPUThrottling         = "NoCPUThrottling"
+	ReasonContainersThrottled     = "ContainersThrottled"
+	ReasonContainerRuntimeHealthy = "ContainerRuntimeIsHealthy"
+	ReasonContainerRuntimeErrors  = "ContainerRuntimeErrors"
+	ReasonPodLifecycleSlow        = "PodLifecycleEventGeneratorSlow"
+	ReasonServicesRunning         = "ServicesRunning"
+	ReasonServicesFailed          = "ServicesFailed"
+	ReasonNetworkAvailable        = "NetworkAvailable"
+	ReasonNoLinkUp                = "NoLinkUp"
+	ReasonNetworkErrors           = "NetworkErrors"
+	// ReasonMetricsNotServed: the endpoint a condition was judged from
+	// stopped being served, so herd cannot tell any more.
+	ReasonMetricsNotServed = "MetricsNotServed"
 )
 
 // HealthyStatus is the status a condition of type t has when all is well:

@@ -66,6 +66,9 @@ type poller struct {
 	network  networkErrors
 	runtime  runtimeHealth
 	version  string
+	// notServed holds the endpoints that answered 404 after herd had
+	// judged conditions from them: those conditions are Unknown.
+	notServed map[string]bool
 	// spec is the machine of the last /spec, nil until one answered;
 	// specDue asks the next slow fetch to read it again, and slowPolls
 	// counts slow fetches, to read it every specEvery.
@@ -338,8 +341,14 @@ func (p *poller) slowFetch(ctx context.Context) bool {
 			}
 			return err
 		}, func() { p.usage = usage{} }, false},
-		{endpointCadvisor, p.decodeCadvisor, func() { p.throttle, p.network = throttling{}, networkErrors{} }, false},
-		{endpointMetrics, p.decodeKubeletMetrics, func() { p.runtime = runtimeHealth{} }, false},
+		{endpointCadvisor, p.decodeCadvisor, func() {
+			p.stopServing(endpointCadvisor, p.throttle.known || p.network.known)
+			p.throttle, p.network = throttling{}, networkErrors{}
+		}, false},
+		{endpointMetrics, p.decodeKubeletMetrics, func() {
+			p.stopServing(endpointMetrics, p.runtime.known)
+			p.runtime = runtimeHealth{}
+		}, false},
 		{endpointPods, func(b []byte) (err error) {
 			l, err := decodePods(b)
 			if err == nil {

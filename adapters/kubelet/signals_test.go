@@ -294,3 +294,38 @@ func TestPollerNamesCadvisorAndMetricsFailures(t *testing.T) {
 		t.Errorf("failures %+v: the node beats without these figures", fails)
 	}
 }
+
+// TestPollerEndpointThatStopsBeingServed: conditions herd judged from an
+// endpoint that then answers 404 turn Unknown, naming the endpoint, rather
+// than stay as they last were; once it is served again they are judged
+// again. An endpoint never served gives no condition at all.
+func TestPollerEndpointThatStopsBeingServed(t *testing.T) {
+	k := kubelettest.New("worker-a")
+	r := newRig(t, k, serve(t, k), nil)
+	k.AddRelists(30, 0.02)
+	r.slowPoll()
+	hb := r.slowPoll()
+	for _, typ := range []domain.ConditionType{domain.ConditionCPUThrottling, domain.ConditionNetworkUnavailable, domain.ConditionContainerRuntimeUnhealthy} {
+		if c := reported(hb, typ); c.Status != domain.ConditionFalse {
+			t.Fatalf("%s while served: %+v, want False", typ, c)
+		}
+	}
+	k.Respond("/metrics/cadvisor", http.StatusNotFound, "404 page not found")
+	hb = r.slowPoll()
+	for _, typ := range []domain.ConditionType{domain.ConditionCPUThrottling, domain.ConditionNetworkUnavailable} {
+		want := domain.ReportedCondition{Type: typ, Status: domain.ConditionUnknown, Reason: domain.ReasonMetricsNotServed,
+			Message: "the kubelet no longer serves /metrics/cadvisor, which herd judged this condition from"}
+		if diff := cmp.Diff(want, reported(hb, typ)); diff != "" {
+			t.Errorf("%s once /metrics/cadvisor is gone (-want +got):\n%s", typ, diff)
+		}
+	}
+	if c := reported(hb, domain.ConditionContainerRuntimeUnhealthy); c.Status != domain.ConditionFalse {
+		t.Errorf("ContainerRuntimeUnhealthy, from /metrics still served: %+v, want False", c)
+	}
+	k.Respond("/metrics/cadvisor", 0, "")
+	r.slowPoll()
+	hb = r.slowPoll()
+	if c := reported(hb, domain.ConditionCPUThrottling); c.Status != domain.ConditionFalse {
+		t.Errorf("CPUThrottling once /metrics/cadvisor is back: %+v, want False", c)
+	}
+}
