@@ -63,17 +63,7 @@ func configMapPatcher(contentType string, patch []byte, strict bool) func(domain
 		if err := decodePatched(patched, &out, strict); err != nil {
 			return domain.UpdateConfigMap{}, err
 		}
-		var errs []domain.FieldError
-		if out.Name != cur.Name {
-			errs = append(errs, domain.FieldError{Field: "metadata.name", Value: out.Name, Reason: "field is immutable"})
-		}
-		if out.Namespace != cur.Namespace {
-			errs = append(errs, domain.FieldError{Field: "metadata.namespace", Value: out.Namespace, Reason: "field is immutable"})
-		}
-		if len(errs) > 0 {
-			return domain.UpdateConfigMap{}, &domain.InvalidError{Kind: "ConfigMap", Name: cur.Name, Fields: errs}
-		}
-		rv, err := preconditionVersion(out.ResourceVersion)
+		rv, err := patchedIdentity("ConfigMap", cur.Name, cur.Namespace, out.ObjectMeta)
 		if err != nil {
 			return domain.UpdateConfigMap{}, err
 		}

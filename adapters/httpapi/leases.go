@@ -157,17 +157,7 @@ func (s *Server) patchLease(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return domain.UpdateLease{}, err
 		}
-		var errs []domain.FieldError
-		if out.Name != cur.Name {
-			errs = append(errs, domain.FieldError{Field: "metadata.name", Value: out.Name, Reason: "field is immutable"})
-		}
-		if out.Namespace != cur.Namespace {
-			errs = append(errs, domain.FieldError{Field: "metadata.namespace", Value: out.Namespace, Reason: "field is immutable"})
-		}
-		if len(errs) > 0 {
-			return domain.UpdateLease{}, &domain.InvalidError{Kind: "Lease", Name: cur.Name, Fields: errs}
-		}
-		rv, err := preconditionVersion(out.ResourceVersion)
+		rv, err := patchedIdentity("Lease", cur.Name, cur.Namespace, out.ObjectMeta)
 		if err != nil {
 			return domain.UpdateLease{}, err
 		}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"herd/domain"
 )
 
 // preconditionVersion reads a resourceVersion a client sent as the version
@@ -36,4 +38,21 @@ func deletePrecondition(r *http.Request) (int64, error) {
 		return preconditionVersion(*p.ResourceVersion)
 	}
 	return 0, nil
+}
+
+// patchedIdentity checks that a patch left an object's name and namespace
+// as they were, as kube-apiserver does, and returns the resourceVersion
+// the patched object names as its precondition (0 for none).
+func patchedIdentity(kind, name, namespace string, out metav1.ObjectMeta) (int64, error) {
+	var errs []domain.FieldError
+	if out.Name != name {
+		errs = append(errs, domain.FieldError{Field: "metadata.name", Value: out.Name, Reason: "field is immutable"})
+	}
+	if out.Namespace != namespace {
+		errs = append(errs, domain.FieldError{Field: "metadata.namespace", Value: out.Namespace, Reason: "field is immutable"})
+	}
+	if len(errs) > 0 {
+		return 0, &domain.InvalidError{Kind: kind, Name: name, Fields: errs}
+	}
+	return preconditionVersion(out.ResourceVersion)
 }
