@@ -110,13 +110,7 @@ func (v *NamespaceView) Terminating(ctx context.Context) ([]domain.Namespace, er
 	if err != nil {
 		return nil, err
 	}
-	var out []domain.Namespace
-	for _, ns := range all {
-		if ns.Phase() == domain.PhaseTerminating {
-			out = append(out, ns)
-		}
-	}
-	return out, nil
+	return slices.DeleteFunc(all, func(ns domain.Namespace) bool { return ns.Phase() != domain.PhaseTerminating }), nil
 }
 
 // Rows returns up to limit namespaces whose names sort after after, in
