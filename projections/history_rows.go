@@ -29,6 +29,26 @@ func viewRows[T any](ctx context.Context, store *events.Store, db *sql.DB, what 
 	return out, head, nil
 }
 
+// namedRowsFrom selects up to a limit of a cluster-wide view's rows whose
+// name sorts after a name.
+func namedRowsFrom(table string) string {
+	return `(SELECT name, data FROM ` + table + ` WHERE name > ? ORDER BY name LIMIT ?) r ORDER BY r.name`
+}
+
+// namedRowsArgs are namedRowsFrom's arguments for the rows after name
+// ("" for all) and limit (0 or less for no limit).
+func namedRowsArgs(after string, limit int) []any {
+	return []any{after, sqlLimit(limit)}
+}
+
+// sqlLimit is limit as SQLite's LIMIT takes it: 0 or less means none.
+func sqlLimit(limit int) int {
+	if limit <= 0 {
+		return -1 // SQLite: no limit
+	}
+	return limit
+}
+
 // namespacedRowsFrom selects up to a limit of a namespaced view's rows
 // whose (namespace, name) sort after a key's.
 func namespacedRowsFrom(table string) string {
@@ -41,9 +61,6 @@ ORDER BY r.namespace, r.name`
 // Namespaces and names are DNS labels and subdomains, with no "/" in
 // either, so "namespace/name" orders as (namespace, name) does.
 func namespacedRowsArgs(after string, limit int) []any {
-	if limit <= 0 {
-		limit = -1 // SQLite: no limit
-	}
 	ns, name, _ := strings.Cut(after, "/")
-	return []any{ns, name, limit}
+	return []any{ns, name, sqlLimit(limit)}
 }

@@ -117,11 +117,7 @@ func (v *NamespaceView) Terminating(ctx context.Context) ([]domain.Namespace, er
 // name order, tombstones included, and the log head at the moment of
 // reading; limit 0 or less means all of them.
 func (v *NamespaceView) Rows(ctx context.Context, after string, limit int) ([]domain.Namespace, int64, error) {
-	if limit <= 0 {
-		limit = -1 // SQLite: no limit
-	}
-	return viewRows(ctx, v.store, v.db, "namespace", unmarshalNamespace,
-		`(SELECT name, data FROM namespaces WHERE name > ? ORDER BY name LIMIT ?) r ORDER BY r.name`, after, limit)
+	return viewRows(ctx, v.store, v.db, "namespace", unmarshalNamespace, namedRowsFrom("namespaces"), namedRowsArgs(after, limit)...)
 }
 
 // FoldNamespace folds one logged event of a namespace's stream into the

@@ -21,9 +21,5 @@ func FoldNode(n domain.Node, rec events.Record) (domain.Node, error) {
 // come from one SQL statement, so they are consistent with each other:
 // every row is as the log left it at head.
 func (v *NodeView) Rows(ctx context.Context, after string, limit int) ([]domain.Node, int64, error) {
-	if limit <= 0 {
-		limit = -1 // SQLite: no limit
-	}
-	return viewRows(ctx, v.store, v.db, "node", unmarshalNode,
-		`(SELECT name, data FROM nodes WHERE name > ? ORDER BY name LIMIT ?) r ORDER BY r.name`, after, limit)
+	return viewRows(ctx, v.store, v.db, "node", unmarshalNode, namedRowsFrom("nodes"), namedRowsArgs(after, limit)...)
 }

@@ -22,11 +22,8 @@ func NewTimelineView(store *events.Store) *TimelineView {
 // Node returns up to limit entries of node's timeline after the given log
 // position, oldest first. limit <= 0 means all.
 func (v *TimelineView) Node(ctx context.Context, node string, after int64, limit int) ([]TimelineEntry, error) {
-	if limit <= 0 {
-		limit = -1
-	}
 	rows, err := v.db.QueryContext(ctx, `SELECT position, node, at, kind, reason, message, type FROM node_timeline
-WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?`, node, after, limit)
+WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?`, node, after, sqlLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("timeline %s: %w", node, err)
 	}
