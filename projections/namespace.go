@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 
 	"herd/domain"
@@ -132,31 +131,21 @@ func FoldNamespace(ns domain.Namespace, rec events.Record) (domain.Namespace, er
 // kubelet runs in a namespace no one created in herd). It appends nothing
 // when all exist, and returns the names it created.
 func (w *Writer) EnsureNamespaces(ctx context.Context, uid func() string) ([]string, error) {
-	rows, err := w.store.DB().QueryContext(ctx, `SELECT namespace FROM pods WHERE finalized = 0
+	inUse, err := queryNames(ctx, w.store.DB(), "namespaces in use", `SELECT namespace FROM pods WHERE finalized = 0
 UNION SELECT namespace FROM configmaps WHERE deleted = 0
-EXCEPT SELECT name FROM namespaces WHERE deleted = 0`)
+EXCEPT SELECT name FROM namespaces WHERE deleted = 0
+ORDER BY 1`)
 	if err != nil {
-		return nil, fmt.Errorf("namespaces in use: %w", err)
-	}
-	inUse := map[string]bool{}
-	for rows.Next() {
-		var ns string
-		if err := rows.Scan(&ns); err != nil {
-			_ = rows.Close()
-			return nil, fmt.Errorf("namespaces in use: %w", err)
-		}
-		inUse[ns] = true
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return nil, fmt.Errorf("namespaces in use: %w", err)
+		return nil, err
 	}
 	want := make([]domain.EnsureNamespace, 0, len(domain.SystemNamespaces)+len(inUse))
 	for _, name := range domain.SystemNamespaces {
 		want = append(want, domain.EnsureNamespace{Name: name, Reason: domain.NamespaceReasonSystem})
-		delete(inUse, name)
 	}
-	for _, name := range slices.Sorted(maps.Keys(inUse)) {
-		want = append(want, domain.EnsureNamespace{Name: name, Reason: domain.NamespaceReasonInUse})
+	for _, name := range inUse {
+		if !slices.Contains(domain.SystemNamespaces, name) {
+			want = append(want, domain.EnsureNamespace{Name: name, Reason: domain.NamespaceReasonInUse})
+		}
 	}
 	var created []string
 	for _, cmd := range want {
