@@ -75,18 +75,10 @@ func (c ObserveMachine) decideNode(n Node, now time.Time) ([]Event, error) {
 // shared, as EvolveNode allows.
 func (e NodeMachineObserved) apply(n Node) Node {
 	if len(e.Capacity) > 0 {
-		n.Capacity = cloneResources(n.Capacity)
-		if n.Capacity == nil {
-			n.Capacity = ResourceList{}
-		}
-		maps.Copy(n.Capacity, e.Capacity)
+		n.Capacity = mergedResources(n.Capacity, e.Capacity)
 	}
 	if len(e.Allocatable) > 0 {
-		n.Allocatable = cloneResources(n.Allocatable)
-		if n.Allocatable == nil {
-			n.Allocatable = ResourceList{}
-		}
-		maps.Copy(n.Allocatable, e.Allocatable)
+		n.Allocatable = mergedResources(n.Allocatable, e.Allocatable)
 	}
 	if e.MachineID != "" {
 		n.Info.MachineID = e.MachineID
@@ -101,6 +93,15 @@ func (e NodeMachineObserved) apply(n Node) Node {
 		n.Info.AgentVersion = e.AgentVersion
 	}
 	return n
+}
+
+// mergedResources returns a new list with base's resources, each of set
+// replacing base's.
+func mergedResources(base, set ResourceList) ResourceList {
+	out := make(ResourceList, len(base)+len(set))
+	maps.Copy(out, base)
+	maps.Copy(out, set)
+	return out
 }
 
 // sameMachine reports whether n and o have the same resources and
