@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -29,11 +30,7 @@ type observers[S any] struct {
 func (o *observers[S]) add(obs Observer[S]) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var next []Observer[S]
-	if cur := o.list.Load(); cur != nil {
-		next = append(next, *cur...)
-	}
-	next = append(next, obs)
+	next := append(slices.Clone(o.load()), obs)
 	o.list.Store(&next)
 }
 
