@@ -103,13 +103,7 @@ func collectNodes(ch chan<- prometheus.Metric, nodes []namedSample, now time.Tim
 	pairs := make([][]*dto.LabelPair, len(nodes))
 	kinds := make(map[string]*dto.LabelPair)
 	for i := range nodes {
-		n := &nodes[i]
-		kind := kinds[n.kind]
-		if kind == nil {
-			kind = labelPair("kind", n.kind)
-			kinds[n.kind] = kind
-		}
-		pairs[i] = []*dto.LabelPair{kind, labelPair("node", n.name)}
+		pairs[i] = []*dto.LabelPair{sharedPair(kinds, "kind", nodes[i].kind), labelPair("node", nodes[i].name)}
 	}
 	statuses := make(map[domain.ConditionStatus]*dto.LabelPair)
 	for _, t := range conditionTypes(nodes) {
@@ -119,11 +113,7 @@ func collectNodes(ch chan<- prometheus.Metric, nodes []namedSample, now time.Tim
 				if c.Type != t {
 					continue
 				}
-				status := statuses[c.Status]
-				if status == nil {
-					status = labelPair("status", string(c.Status))
-					statuses[c.Status] = status
-				}
+				status := sharedPair(statuses, "status", c.Status)
 				ch <- &nodeMetric{desc: conditionDesc, value: 1, labels: []*dto.LabelPair{condition, pairs[i][0], pairs[i][1], status}}
 				break
 			}
@@ -132,11 +122,7 @@ func collectNodes(ch chan<- prometheus.Metric, nodes []namedSample, now time.Tim
 	states := make(map[domain.AgentState]*dto.LabelPair)
 	for i := range nodes {
 		if st := nodes[i].agentState; st != "" {
-			state := states[st]
-			if state == nil {
-				state = labelPair("state", string(st))
-				states[st] = state
-			}
+			state := sharedPair(states, "state", st)
 			ch <- &nodeMetric{desc: agentStateDesc, value: 1, labels: []*dto.LabelPair{pairs[i][0], pairs[i][1], state}}
 		}
 	}
@@ -177,6 +163,17 @@ func (m *nodeMetric) Write(out *dto.Metric) error {
 
 func labelPair(name, value string) *dto.LabelPair {
 	return &dto.LabelPair{Name: &name, Value: &value}
+}
+
+// sharedPair is the label pair name=value from made, made once and kept
+// there for the series that share it.
+func sharedPair[V ~string](made map[V]*dto.LabelPair, name string, value V) *dto.LabelPair {
+	p := made[value]
+	if p == nil {
+		p = labelPair(name, string(value))
+		made[value] = p
+	}
+	return p
 }
 
 // conditionTypes are the condition types any of nodes has, sorted.
