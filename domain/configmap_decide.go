@@ -75,14 +75,3 @@ func requireConfigMap(c ConfigMap) error {
 	}
 	return fmt.Errorf("configmap %q: %w", c.Name, ErrNotFound)
 }
-
-// checkResourceVersion is the optimistic-concurrency precondition of an
-// update, a patch or a delete: want 0 means none.
-func checkResourceVersion(c ConfigMap, want int64) error {
-	if want == 0 || want == c.ResourceVersion {
-		return nil
-	}
-	return fmt.Errorf("operation cannot be fulfilled on configmaps %q: the object has been modified "+
-		"(resourceVersion %d, the request was based on %d); please apply your changes to the latest version and try again: %w",
-		c.Name, c.ResourceVersion, want, ErrConflict)
-}

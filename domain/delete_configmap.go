@@ -15,7 +15,7 @@ func (c DeleteConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, 
 	if err := requireConfigMap(cm); err != nil {
 		return nil, err
 	}
-	if err := checkResourceVersion(cm, c.ResourceVersion); err != nil {
+	if err := checkResourceVersion("configmaps", cm.Name, cm.ResourceVersion, c.ResourceVersion); err != nil {
 		return nil, err
 	}
 	return []Event{ConfigMapDeleted{At: now}}, nil

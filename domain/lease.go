@@ -213,10 +213,8 @@ func (c UpdateLease) decideLease(l Lease, now time.Time) ([]Event, error) {
 	if err := invalid("Lease", l.Name, leaseContentProblems(c.Content)); err != nil {
 		return nil, err
 	}
-	if c.ResourceVersion != 0 && c.ResourceVersion != l.ResourceVersion {
-		return nil, fmt.Errorf("operation cannot be fulfilled on leases.coordination.k8s.io %q: the object has been modified "+
-			"(resourceVersion %d, the request was based on %d); please apply your changes to the latest version and try again: %w",
-			l.Name, l.ResourceVersion, c.ResourceVersion, ErrConflict)
+	if err := checkResourceVersion("leases.coordination.k8s.io", l.Name, l.ResourceVersion, c.ResourceVersion); err != nil {
+		return nil, err
 	}
 	next := c.Content.Spec
 	sameOther := maps.Equal(l.Labels, c.Content.Labels) && maps.Equal(l.Annotations, c.Content.Annotations) &&

@@ -31,10 +31,8 @@ func (c UpdateNamespace) decideNamespace(ns Namespace, now time.Time) ([]Event, 
 	if !ns.Exists() {
 		return nil, fmt.Errorf("namespaces %q not found: %w", ns.Name, ErrNotFound)
 	}
-	if c.ResourceVersion != 0 && c.ResourceVersion != ns.ResourceVersion {
-		return nil, fmt.Errorf("operation cannot be fulfilled on namespaces %q: the object has been modified "+
-			"(resourceVersion %d, the request was based on %d); please apply your changes to the latest version and try again: %w",
-			ns.Name, ns.ResourceVersion, c.ResourceVersion, ErrConflict)
+	if err := checkResourceVersion("namespaces", ns.Name, ns.ResourceVersion, c.ResourceVersion); err != nil {
+		return nil, err
 	}
 	var errs []FieldError
 	if c.Name != "" && c.Name != ns.Name {

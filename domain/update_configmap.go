@@ -28,7 +28,7 @@ func (c UpdateConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, 
 	if err := requireConfigMap(cm); err != nil {
 		return nil, err
 	}
-	if err := checkResourceVersion(cm, c.ResourceVersion); err != nil {
+	if err := checkResourceVersion("configmaps", cm.Name, cm.ResourceVersion, c.ResourceVersion); err != nil {
 		return nil, err
 	}
 	errs := configMapContentProblems(c.Content)
