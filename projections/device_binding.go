@@ -95,22 +95,11 @@ func (v *DeviceBindingView) BoundTo(ctx context.Context, address string) ([]doma
 }
 
 func (v *DeviceBindingView) query(ctx context.Context, q string, args ...any) ([]domain.DeviceBinding, error) {
-	rows, err := v.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("device bindings: %w", err)
-	}
-	defer rows.Close()
-	var out []domain.DeviceBinding
-	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data); err != nil {
-			return nil, fmt.Errorf("device bindings: %w", err)
-		}
+	return queryRows(ctx, v.db, "device bindings", func(data []byte) (domain.DeviceBinding, error) {
 		var b domain.DeviceBinding
 		if err := json.Unmarshal(data, &b); err != nil {
-			return nil, fmt.Errorf("decode device binding: %w", err)
+			return domain.DeviceBinding{}, fmt.Errorf("decode device binding: %w", err)
 		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+		return b, nil
+	}, q, args...)
 }

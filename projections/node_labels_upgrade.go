@@ -28,24 +28,9 @@ func storeDerivedLabels(ctx context.Context, db *sql.DB) error {
 	if done > 0 {
 		return nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT data FROM nodes WHERE deleted = 0 AND instr(CAST(data AS TEXT), ?) = 0`,
-		`"`+domain.LabelKind+`":`)
+	stale, err := queryRows(ctx, tx, "nodes without derived labels", unmarshalNode,
+		`SELECT data FROM nodes WHERE deleted = 0 AND instr(CAST(data AS TEXT), ?) = 0`, `"`+domain.LabelKind+`":`)
 	if err != nil {
-		return fmt.Errorf("store derived labels: %w", err)
-	}
-	var stale []domain.Node
-	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data); err != nil {
-			return fmt.Errorf("store derived labels: %w", err)
-		}
-		n, err := unmarshalNode(data)
-		if err != nil {
-			return fmt.Errorf("store derived labels: %w", err)
-		}
-		stale = append(stale, n)
-	}
-	if err := rows.Err(); err != nil {
 		return fmt.Errorf("store derived labels: %w", err)
 	}
 	for _, n := range stale {
