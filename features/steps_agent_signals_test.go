@@ -64,17 +64,6 @@ func (w *world) registerAgentSignalSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the links of the host of "([^"]+)" are (.+)$`, w.hostLinks)
 }
 
-// quotedName finds the names in a list such as `"nginx", "ssh" and "cron"`.
-var quotedName = regexp.MustCompile(`"([^"]+)"`)
-
-func quotedNames(list string) []string {
-	var names []string
-	for _, m := range quotedName.FindAllStringSubmatch(list, -1) {
-		names = append(names, m[1])
-	}
-	return names
-}
-
 // agentWatches starts an agent on a linux host (4 CPUs, 16Gi) whose
 // services run, watching the named ones (--watch-service); its links
 // eth0 and eth1 are up.
@@ -83,7 +72,7 @@ func (w *world) agentWatches(node, running, watched string) error {
 		return errors.New("the scenario runs one agent")
 	}
 	svc := &hostServices{states: map[string]domain.ServiceState{}}
-	for _, n := range quotedNames(running) {
+	for _, n := range splitList(running) {
 		unit := host.ServiceName(n)
 		svc.states[unit] = domain.ServiceState{Name: unit, Status: domain.ServiceRunning, State: "active/running"}
 	}
@@ -94,7 +83,7 @@ func (w *world) agentWatches(node, running, watched string) error {
 	cfg := app.DefaultAgentConfig()
 	cfg.Server, cfg.LogLevel, cfg.Version, cfg.MetricsListen = w.server.URL(), "error", "test", ""
 	cfg.Node.Name = node
-	cfg.WatchServices = quotedNames(watched)
+	cfg.WatchServices = splitList(watched)
 	w.agent = &agentProc{cfg: cfg, host: h, services: svc, extra: []fx.Option{
 		fx.Decorate(func(host.ServiceManager) host.ServiceManager { return svc }),
 	}}

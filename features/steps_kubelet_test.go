@@ -154,14 +154,19 @@ func (w *world) waitFirstPoll(name string) error {
 	}
 }
 
-func (w *world) kubeletMemory(name string, n int, unit string) error {
+// onKubelet changes what the scenario's kubelet of a node serves.
+func (w *world) onKubelet(name string, change func(*kubelettest.Kubelet)) error {
 	s, err := w.sim(name)
 	if err != nil {
 		return err
 	}
-	shift := map[string]uint{"Mi": 20, "Gi": 30}[unit]
-	s.kubelet.SetMemoryAvailable(uint64(n) << shift)
+	change(s.kubelet)
 	return nil
+}
+
+func (w *world) kubeletMemory(name string, n int, unit string) error {
+	shift := map[string]uint{"Mi": 20, "Gi": 30}[unit]
+	return w.onKubelet(name, func(k *kubelettest.Kubelet) { k.SetMemoryAvailable(uint64(n) << shift) })
 }
 
 func (w *world) kubeletStops(name string) error {
@@ -348,21 +353,11 @@ func (w *world) kubeletWithLimitedPod(name, ref, limit string) error {
 }
 
 func (w *world) kubeletUpgraded(name, version string) error {
-	s, err := w.sim(name)
-	if err != nil {
-		return err
-	}
-	s.kubelet.SetVersion(version)
-	return nil
+	return w.onKubelet(name, func(k *kubelettest.Kubelet) { k.SetVersion(version) })
 }
 
 func (w *world) kubeletUsesCores(name string, cores float64) error {
-	s, err := w.sim(name)
-	if err != nil {
-		return err
-	}
-	s.kubelet.SetCPUUsage(uint64(cores * 1e9))
-	return nil
+	return w.onKubelet(name, func(k *kubelettest.Kubelet) { k.SetCPUUsage(uint64(cores * 1e9)) })
 }
 
 func (w *world) kubeletThrottles(name, ref string, percent int) error {
@@ -379,41 +374,21 @@ func (w *world) kubeletStopsThrottling(name, ref string) error {
 }
 
 func (w *world) networkErrors(name string, perSecond int) error {
-	s, err := w.sim(name)
-	if err != nil {
-		return err
-	}
-	s.kubelet.FailNetworkContinuously(uint64(perSecond))
-	return nil
+	return w.onKubelet(name, func(k *kubelettest.Kubelet) { k.FailNetworkContinuously(uint64(perSecond)) })
 }
 
 func (w *world) networkQuiet(name string) error { return w.networkErrors(name, 0) }
 
 func (w *world) runtimeFails(name, operation string) error {
-	s, err := w.sim(name)
-	if err != nil {
-		return err
-	}
-	s.kubelet.FailRuntimeContinuously(operation, 2)
-	return nil
+	return w.onKubelet(name, func(k *kubelettest.Kubelet) { k.FailRuntimeContinuously(operation, 2) })
 }
 
 func (w *world) runtimeRecovers(name, operation string) error {
-	s, err := w.sim(name)
-	if err != nil {
-		return err
-	}
-	s.kubelet.FailRuntimeContinuously(operation, 0)
-	return nil
+	return w.onKubelet(name, func(k *kubelettest.Kubelet) { k.FailRuntimeContinuously(operation, 0) })
 }
 
 func (w *world) kubeletRelists(name string, seconds float64) error {
-	s, err := w.sim(name)
-	if err != nil {
-		return err
-	}
-	s.kubelet.RelistContinuously(seconds)
-	return nil
+	return w.onKubelet(name, func(k *kubelettest.Kubelet) { k.RelistContinuously(seconds) })
 }
 
 // nodeShowsSystemInfo checks the node's System Info, as kubectl describe

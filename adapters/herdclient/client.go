@@ -105,10 +105,6 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 // or application/json when empty) and decodes a 2xx answer into out when
 // out is not nil. A refusal is a *StatusError.
 func (c *Client) Do(ctx context.Context, method, path string, query url.Values, contentType string, body, out any) error {
-	u := c.base + path
-	if len(query) > 0 {
-		u += "?" + query.Encode()
-	}
 	var rd io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
@@ -117,20 +113,15 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 		}
 		rd = bytes.NewReader(data)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	req, err := c.newRequest(ctx, method, path, query, rd)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.ua)
 	if body != nil {
 		if contentType == "" {
 			contentType = "application/json"
 		}
 		req.Header.Set("Content-Type", contentType)
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -142,12 +133,7 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 		return fmt.Errorf("%s %s: read the answer: %w", method, path, err)
 	}
 	if resp.StatusCode >= 300 {
-		se := &StatusError{Method: method, Path: path, Code: resp.StatusCode, Message: resp.Status}
-		var st metav1.Status
-		if json.Unmarshal(data, &st) == nil && st.Message != "" {
-			se.Reason, se.Message = string(st.Reason), st.Message
-		}
-		return se
+		return refusal(method, path, resp, data)
 	}
 	if out == nil {
 		return nil
@@ -156,6 +142,37 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 		return fmt.Errorf("%s %s: decode the answer: %w", method, path, err)
 	}
 	return nil
+}
+
+// newRequest is method path?query to herd, asking for JSON, with the
+// client's User-Agent and token.
+func (c *Client) newRequest(ctx context.Context, method, path string, query url.Values, body io.Reader) (*http.Request, error) {
+	u := c.base + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.ua)
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	return req, nil
+}
+
+// refusal is herd's answer resp (a status of 300 or above), whose body
+// was data, as a *StatusError: the Kubernetes Status's reason and
+// message when it sent one, else the HTTP status.
+func refusal(method, path string, resp *http.Response, data []byte) *StatusError {
+	se := &StatusError{Method: method, Path: path, Code: resp.StatusCode, Message: resp.Status}
+	var st metav1.Status
+	if json.Unmarshal(data, &st) == nil && st.Message != "" {
+		se.Reason, se.Message = string(st.Reason), st.Message
+	}
+	return se
 }
 
 // Retryable reports whether a request may succeed if sent again: herd

@@ -80,14 +80,9 @@ func (c *Client) WatchPods(ctx context.Context, node, rv string, timeout time.Du
 		"timeoutSeconds": {strconv.Itoa(max(1, int(timeout/time.Second)))},
 	}
 	const path = "/api/v1/pods"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path+"?"+q.Encode(), nil)
+	req, err := c.newRequest(ctx, http.MethodGet, path, q, nil)
 	if err != nil {
 		return rv, err
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.ua)
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := c.stream.Do(req)
 	if err != nil {
@@ -96,12 +91,7 @@ func (c *Client) WatchPods(ctx context.Context, node, rv string, timeout time.Du
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		se := &StatusError{Method: http.MethodGet, Path: path, Code: resp.StatusCode, Message: resp.Status}
-		var st metav1.Status
-		if json.Unmarshal(data, &st) == nil && st.Message != "" {
-			se.Reason, se.Message = string(st.Reason), st.Message
-		}
-		return rv, se
+		return rv, refusal(http.MethodGet, path, resp, data)
 	}
 	dec := json.NewDecoder(resp.Body)
 	for {

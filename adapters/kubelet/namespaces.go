@@ -39,8 +39,9 @@ func (s namespaceStore) AcceptsObjects(ctx context.Context, name string) error {
 // runs, not a request: herd does not refuse them as it refuses a client's
 // create in a namespace it does not know, but creates the namespace ("in
 // use"), so that every pod herd shows lives in a namespace herd shows. A
-// terminating namespace takes them too. Each namespace costs one read per
-// poll; a write only when it is missing.
+// terminating namespace takes them too. Each namespace costs one read
+// when the kubelet's pods changed (an unchanged list is not delivered);
+// a write only when it is missing.
 func (c *Commands) ensureNamespaces(ctx context.Context, pods []domain.ObservePod) error {
 	if c.Namespaces == nil {
 		return nil

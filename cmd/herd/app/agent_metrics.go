@@ -40,7 +40,6 @@ type agentMetrics struct {
 func newAgentMetrics() *agentMetrics {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	f := func(c prometheus.Collector) { reg.MustRegister(c) }
 	m := &agentMetrics{
 		registry: reg,
 		podsRunning: prometheus.NewGauge(prometheus.GaugeOpts{Name: "herd_agent_pods_running",
@@ -61,14 +60,8 @@ func newAgentMetrics() *agentMetrics {
 		podRelists: prometheus.NewCounter(prometheus.CounterOpts{Name: "herd_agent_pod_watch_relists_total",
 			Help: "Lists of the node's pods after herd answered a watch with 410 Expired."}),
 	}
-	f(m.podRelists)
-	f(m.podsRunning)
-	f(m.heartbeats)
-	f(m.commandDuration)
-	f(m.commandFailures)
-	f(m.commandRetries)
-	f(m.orphansRemoved)
-	f(m.orphanRemovalErrs)
+	reg.MustRegister(m.podsRunning, m.heartbeats, m.commandDuration, m.commandFailures, m.commandRetries,
+		m.orphansRemoved, m.orphanRemovalErrs, m.podRelists)
 	for _, r := range []string{"sent", "failed"} {
 		m.heartbeats.WithLabelValues(r)
 	}
