@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -93,22 +92,9 @@ func (s *Server) replaceConfigMap(w http.ResponseWriter, r *http.Request) {
 // patch, applied to the ConfigMap inside the write's own transaction.
 func (s *Server) patchConfigMap(w http.ResponseWriter, r *http.Request) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	ct := mediaType(r)
-	if ct != mergePatch && ct != strategicPatch && ct != jsonPatch {
-		s.writeError(w, unsupportedPatchType(ct), "ConfigMap", name)
-		return
-	}
-	if err := refuseDryRun(r); err != nil {
-		s.writeError(w, err, "ConfigMap", name)
-		return
-	}
-	patch, err := io.ReadAll(r.Body)
+	patch, ct, err := objectPatch(r)
 	if err != nil {
 		s.writeError(w, err, "ConfigMap", name)
-		return
-	}
-	if len(patch) == 0 {
-		s.writeError(w, badRequest("the patch is empty"), "ConfigMap", name)
 		return
 	}
 	cmd := domain.PatchConfigMap{Apply: configMapPatcher(ct, patch, strictPatch(r))}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -133,22 +132,9 @@ func (s *Server) replaceLease(w http.ResponseWriter, r *http.Request) {
 // applied to the lease inside the write's own transaction.
 func (s *Server) patchLease(w http.ResponseWriter, r *http.Request) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	ct := mediaType(r)
-	if ct != mergePatch && ct != strategicPatch && ct != jsonPatch {
-		s.writeError(w, unsupportedPatchType(ct), "Lease", name)
-		return
-	}
-	if err := refuseDryRun(r); err != nil {
-		s.writeError(w, err, "Lease", name)
-		return
-	}
-	patch, err := io.ReadAll(r.Body)
+	patch, ct, err := objectPatch(r)
 	if err != nil {
 		s.writeError(w, err, "Lease", name)
-		return
-	}
-	if len(patch) == 0 {
-		s.writeError(w, badRequest("the patch is empty"), "Lease", name)
 		return
 	}
 	strict := strictPatch(r)

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 
@@ -24,6 +25,27 @@ func patchBody(r *http.Request) (data []byte, contentType string, err error) {
 		return nil, "", err
 	}
 	return data, contentType, nil
+}
+
+// objectPatch reads the PATCH of a ConfigMap or a lease: its patch type
+// from the Content-Type (415 naming the three herd applies otherwise), a
+// refused dry run, and a body that must not be empty.
+func objectPatch(r *http.Request) (patch []byte, contentType string, err error) {
+	contentType = mediaType(r)
+	if contentType != mergePatch && contentType != strategicPatch && contentType != jsonPatch {
+		return nil, "", unsupportedPatchType(contentType)
+	}
+	if err := refuseDryRun(r); err != nil {
+		return nil, "", err
+	}
+	patch, err = io.ReadAll(r.Body)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(patch) == 0 {
+		return nil, "", badRequest("the patch is empty")
+	}
+	return patch, contentType, nil
 }
 
 // strictPatch says whether the request asks for strict field validation
