@@ -143,19 +143,7 @@ func (s *Server) decodeConfigMap(r *http.Request, ns, name string) (corev1.Confi
 	if in.Kind != "" && (in.Kind != "ConfigMap" || (in.APIVersion != "" && in.APIVersion != "v1")) {
 		return in, badRequest("the body is a %s %s, not a v1 ConfigMap", in.APIVersion, in.Kind)
 	}
-	if in.Namespace == "" {
-		in.Namespace = ns
-	}
-	if in.Namespace != ns {
-		return in, badRequest("the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", in.Namespace, ns)
-	}
-	if name != "" && in.Name == "" {
-		in.Name = name
-	}
-	if name != "" && in.Name != name {
-		return in, badRequest("the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
-	}
-	return in, nil
+	return in, pathIdentity(&in.ObjectMeta, ns, name)
 }
 
 // refuseDryRun answers ?dryRun= with 400: herd has no dry run, and a

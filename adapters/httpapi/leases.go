@@ -216,19 +216,7 @@ func (s *Server) decodeLease(r *http.Request, ns, name string) (coordinationv1.L
 	if err := decodeObject(r, &in); err != nil {
 		return in, err
 	}
-	if in.Namespace == "" {
-		in.Namespace = ns
-	}
-	if in.Namespace != ns {
-		return in, badRequest("the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", in.Namespace, ns)
-	}
-	if name != "" && in.Name == "" {
-		in.Name = name
-	}
-	if name != "" && in.Name != name {
-		return in, badRequest("the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
-	}
-	return in, nil
+	return in, pathIdentity(&in.ObjectMeta, ns, name)
 }
 
 // writeLease answers with l in the negotiated form, a Table for kubectl
