@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 	coordinationv1 "k8s.io/api/coordination/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"herd/adapters/conversions"
@@ -242,13 +241,7 @@ func (s *Server) leaseResource() *apiResource {
 		newObject:   func() runtime.Object { return &coordinationv1.Lease{} },
 		newList:     func() runtime.Object { return &coordinationv1.LeaseList{} },
 		fieldLabels: []string{"metadata.name", "metadata.namespace"},
-		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
-			ls, err := decodeItems[coordinationv1.Lease](items, "lease")
-			if err != nil {
-				return metav1.Table{}, err
-			}
-			return s.leaseTable(ls, rv, r), nil
-		},
+		table:       itemsTable("lease", (*Server).leaseTable),
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[domain.Lease]{
 				Resource: "leases",
