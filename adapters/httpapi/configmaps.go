@@ -97,7 +97,7 @@ func (s *Server) patchConfigMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "ConfigMap", name)
 		return
 	}
-	cmd := domain.PatchConfigMap{Apply: configMapPatcher(ct, patch, strictPatch(r))}
+	cmd := domain.PatchConfigMap{Apply: configMapPatcher(ct, patch, strictFields(r))}
 	now := s.Clock.Now()
 	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
 		return domain.DecideConfigMap(c, cmd, now)

@@ -136,7 +136,7 @@ func (s *Server) patchLease(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Lease", name)
 		return
 	}
-	strict := strictPatch(r)
+	strict := strictFields(r)
 	s.updateLease(w, r, ns, name, func(cur domain.Lease) (domain.UpdateLease, error) {
 		out, err := applyPatch(conversions.LeaseToAPI(cur), patch, ct, strict)
 		if err != nil {

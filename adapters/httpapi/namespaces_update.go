@@ -46,7 +46,7 @@ func (s *Server) patchNamespace(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Namespace", name)
 		return
 	}
-	strict := strictPatch(r)
+	strict := strictFields(r)
 	s.updateNamespace(w, r, name, func(cur domain.Namespace) (domain.UpdateNamespace, error) {
 		out, err := applyPatch(conversions.NamespaceToAPI(cur), patch, ct, strict)
 		if err != nil {

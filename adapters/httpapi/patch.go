@@ -48,11 +48,6 @@ func objectPatch(r *http.Request) (patch []byte, contentType string, err error) 
 	return patch, contentType, nil
 }
 
-// strictPatch says whether the request asks for strict field validation
-// (fieldValidation=Strict, kubectl's default): a patch that brings a field
-// the kind does not have is then refused instead of the field dropped.
-func strictPatch(r *http.Request) bool { return r.URL.Query().Get("fieldValidation") == "Strict" }
-
 // decodePatched reads a patched object into out, case-sensitively as
 // kube-apiserver does; when strict, a field out's type does not have, or
 // a field twice, is a 400 naming each (sigs.k8s.io/json, the decoder of
@@ -80,7 +75,7 @@ func decodePatched(patched []byte, out any, strict bool) error {
 
 // applyPatch applies a patch of the given type to object (any Kubernetes
 // type) and decodes the result into out, which has object's type,
-// strictly when asked (see strictPatch). A patch that does not apply is a
+// strictly when asked (see strictFields). A patch that does not apply is a
 // 400 naming why.
 func applyPatch[T any](object T, patch []byte, contentType string, strict bool) (T, error) {
 	var out T
