@@ -140,9 +140,6 @@ func (s *Server) decodeConfigMap(r *http.Request, ns, name string) (corev1.Confi
 	if err := decodeObject(r, &in); err != nil {
 		return in, err
 	}
-	if in.Kind != "" && (in.Kind != "ConfigMap" || (in.APIVersion != "" && in.APIVersion != "v1")) {
-		return in, badRequest("the body is a %s %s, not a v1 ConfigMap", in.APIVersion, in.Kind)
-	}
 	return in, pathIdentity(&in.ObjectMeta, ns, name)
 }
 

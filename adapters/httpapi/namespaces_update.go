@@ -93,9 +93,6 @@ func decodeNamespace(r *http.Request, name string) (corev1.Namespace, error) {
 	if err := decodeObject(r, &in); err != nil {
 		return in, err
 	}
-	if in.Kind != "" && (in.Kind != "Namespace" || (in.APIVersion != "" && in.APIVersion != "v1")) {
-		return in, badRequest("the body is a %s %s, not a v1 Namespace", in.APIVersion, in.Kind)
-	}
 	if in.Name == "" {
 		in.Name = name
 	}
