@@ -118,7 +118,7 @@ func decodeBody(r *http.Request, into runtime.Object) (runtime.Object, error) {
 		return nil, err
 	}
 	dec := info.Serializer
-	if r.URL.Query().Get("fieldValidation") == "Strict" && info.StrictSerializer != nil {
+	if strictFields(r) && info.StrictSerializer != nil {
 		dec = info.StrictSerializer
 	}
 	obj, gvk, err := dec.Decode(data, nil, into)
@@ -130,6 +130,12 @@ func decodeBody(r *http.Request, into runtime.Object) (runtime.Object, error) {
 	}
 	return obj, nil
 }
+
+// strictFields says whether the request asks for strict field validation
+// (fieldValidation=Strict, kubectl's default): a body or patch that brings
+// a field the kind does not have is then refused instead of the field
+// dropped.
+func strictFields(r *http.Request) bool { return r.URL.Query().Get("fieldValidation") == "Strict" }
 
 // bodyMediaType is the media type of r's body, lower-cased as media
 // types compare (RFC 9110); JSON when the request names none.

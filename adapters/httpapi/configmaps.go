@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -93,25 +92,12 @@ func (s *Server) replaceConfigMap(w http.ResponseWriter, r *http.Request) {
 // patch, applied to the ConfigMap inside the write's own transaction.
 func (s *Server) patchConfigMap(w http.ResponseWriter, r *http.Request) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	ct := mediaType(r)
-	if ct != mergePatch && ct != strategicPatch && ct != jsonPatch {
-		s.writeError(w, unsupportedPatchType(ct), "ConfigMap", name)
-		return
-	}
-	if err := refuseDryRun(r); err != nil {
-		s.writeError(w, err, "ConfigMap", name)
-		return
-	}
-	patch, err := io.ReadAll(r.Body)
+	patch, ct, err := objectPatch(r)
 	if err != nil {
 		s.writeError(w, err, "ConfigMap", name)
 		return
 	}
-	if len(patch) == 0 {
-		s.writeError(w, badRequest("the patch is empty"), "ConfigMap", name)
-		return
-	}
-	cmd := domain.PatchConfigMap{Apply: configMapPatcher(ct, patch, strictPatch(r))}
+	cmd := domain.PatchConfigMap{Apply: configMapPatcher(ct, patch, strictFields(r))}
 	now := s.Clock.Now()
 	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
 		return domain.DecideConfigMap(c, cmd, now)
@@ -154,22 +140,7 @@ func (s *Server) decodeConfigMap(r *http.Request, ns, name string) (corev1.Confi
 	if err := decodeObject(r, &in); err != nil {
 		return in, err
 	}
-	if in.Kind != "" && (in.Kind != "ConfigMap" || (in.APIVersion != "" && in.APIVersion != "v1")) {
-		return in, badRequest("the body is a %s %s, not a v1 ConfigMap", in.APIVersion, in.Kind)
-	}
-	if in.Namespace == "" {
-		in.Namespace = ns
-	}
-	if in.Namespace != ns {
-		return in, badRequest("the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", in.Namespace, ns)
-	}
-	if name != "" && in.Name == "" {
-		in.Name = name
-	}
-	if name != "" && in.Name != name {
-		return in, badRequest("the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
-	}
-	return in, nil
+	return in, pathIdentity(&in.ObjectMeta, ns, name)
 }
 
 // refuseDryRun answers ?dryRun= with 400: herd has no dry run, and a

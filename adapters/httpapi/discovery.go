@@ -50,23 +50,25 @@ func (s *Server) apiVersions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) apiGroups(w http.ResponseWriter, _ *http.Request) {
-	gv := metav1.GroupVersionForDiscovery{GroupVersion: herdGroup + "/" + herdVersion, Version: herdVersion}
 	s.writeJSON(w, http.StatusOK, metav1.APIGroupList{
 		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
-		Groups:   []metav1.APIGroup{coordinationAPIGroup(), eventsAPIGroup(), {Name: herdGroup, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}, metricsAPIGroup()},
+		Groups: []metav1.APIGroup{
+			apiGroup(coordinationGroup, "v1"), apiGroup(eventsGroup, "v1"),
+			apiGroup(herdGroup, herdVersion), apiGroup(metricsGroup, metricsVersion),
+		},
 	})
 }
 
-// coordinationAPIGroup is coordination.k8s.io as discovery lists it: v1,
-// for leases.
-func coordinationAPIGroup() metav1.APIGroup {
-	gv := metav1.GroupVersionForDiscovery{GroupVersion: coordinationGroup + "/v1", Version: "v1"}
-	return metav1.APIGroup{Name: coordinationGroup, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}
+// apiGroup is an API group as discovery lists it, serving the one version
+// it prefers.
+func apiGroup(group, version string) metav1.APIGroup {
+	gv := metav1.GroupVersionForDiscovery{GroupVersion: group + "/" + version, Version: version}
+	return metav1.APIGroup{Name: group, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}
 }
 
 // coordinationGroupInfo answers /apis/coordination.k8s.io.
 func (s *Server) coordinationGroupInfo(w http.ResponseWriter, _ *http.Request) {
-	g := coordinationAPIGroup()
+	g := apiGroup(coordinationGroup, "v1")
 	g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
 	s.writeJSON(w, http.StatusOK, g)
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -36,48 +37,42 @@ var eventsV1FieldLabels = map[string]string{
 	"metadata.name": "metadata.name", "metadata.namespace": "metadata.namespace", "reason": "reason", "type": "type",
 }
 
-// eventResource is Events in the core group (v1 true) or in
+// coreEvents and eventsV1 are Events in the core group and in
 // events.k8s.io/v1: served from the log by the handlers here, not through
 // the watch hub, since every event is its own object and never changes.
-func eventResource(core bool) *apiResource {
-	if core {
-		return &apiResource{
-			name: "events", kind: "Event", apiVersion: "v1", namespaced: true, fieldLabels: eventFieldLabels,
-			newObject: func() runtime.Object { return &corev1.Event{} },
-			newList:   func() runtime.Object { return &corev1.EventList{} },
-		}
+var (
+	coreEvents = &apiResource{
+		name: "events", kind: "Event", apiVersion: "v1", namespaced: true, fieldLabels: eventFieldLabels,
+		newObject: func() runtime.Object { return &corev1.Event{} },
+		newList:   func() runtime.Object { return &corev1.EventList{} },
 	}
-	labels := make([]string, 0, len(eventsV1FieldLabels))
-	for l := range eventsV1FieldLabels {
-		labels = append(labels, l)
+	eventsV1 = &apiResource{
+		name: "events", kind: "Event", apiVersion: eventsv1.SchemeGroupVersion.String(), namespaced: true,
+		fieldLabels: slices.Sorted(maps.Keys(eventsV1FieldLabels)),
+		newObject:   func() runtime.Object { return &eventsv1.Event{} },
+		newList:     func() runtime.Object { return &eventsv1.EventList{} },
 	}
-	slices.Sort(labels)
-	return &apiResource{
-		name: "events", kind: "Event", apiVersion: eventsv1.SchemeGroupVersion.String(), namespaced: true, fieldLabels: labels,
-		newObject: func() runtime.Object { return &eventsv1.Event{} },
-		newList:   func() runtime.Object { return &eventsv1.EventList{} },
-	}
-}
+)
 
 // listKubeEvents serves core/v1 Events: a list, or a watch with
 // ?watch=true.
 func (s *Server) listKubeEvents(w http.ResponseWriter, r *http.Request) {
-	s.serveEvents(w, r, eventResource(true))
+	s.serveEvents(w, r, coreEvents)
 }
 
 // listEventsV1 serves events.k8s.io/v1 Events.
 func (s *Server) listEventsV1(w http.ResponseWriter, r *http.Request) {
-	s.serveEvents(w, r, eventResource(false))
+	s.serveEvents(w, r, eventsV1)
 }
 
 // getKubeEvent serves one core/v1 Event by name.
 func (s *Server) getKubeEvent(w http.ResponseWriter, r *http.Request) {
-	s.getEvent(w, r, eventResource(true))
+	s.getEvent(w, r, coreEvents)
 }
 
 // getEventV1 serves one events.k8s.io/v1 Event by name.
 func (s *Server) getEventV1(w http.ResponseWriter, r *http.Request) {
-	s.getEvent(w, r, eventResource(false))
+	s.getEvent(w, r, eventsV1)
 }
 
 // serveEvents answers a list or watch of Events: the namespace of the

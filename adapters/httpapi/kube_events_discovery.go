@@ -14,12 +14,6 @@ const (
 	eventsGroupVersion = eventsGroup + "/v1"
 )
 
-// eventsAPIGroup is events.k8s.io as /apis lists it.
-func eventsAPIGroup() metav1.APIGroup {
-	gv := metav1.GroupVersionForDiscovery{GroupVersion: eventsGroupVersion, Version: "v1"}
-	return metav1.APIGroup{Name: eventsGroup, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}
-}
-
 // eventsResources answers /apis/events.k8s.io/v1.
 func (s *Server) eventsResources(w http.ResponseWriter, _ *http.Request) {
 	s.writeJSON(w, http.StatusOK, metav1.APIResourceList{

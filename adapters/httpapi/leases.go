@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
 	"github.com/google/uuid"
 	coordinationv1 "k8s.io/api/coordination/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"herd/adapters/conversions"
@@ -133,25 +131,12 @@ func (s *Server) replaceLease(w http.ResponseWriter, r *http.Request) {
 // applied to the lease inside the write's own transaction.
 func (s *Server) patchLease(w http.ResponseWriter, r *http.Request) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	ct := mediaType(r)
-	if ct != mergePatch && ct != strategicPatch && ct != jsonPatch {
-		s.writeError(w, unsupportedPatchType(ct), "Lease", name)
-		return
-	}
-	if err := refuseDryRun(r); err != nil {
-		s.writeError(w, err, "Lease", name)
-		return
-	}
-	patch, err := io.ReadAll(r.Body)
+	patch, ct, err := objectPatch(r)
 	if err != nil {
 		s.writeError(w, err, "Lease", name)
 		return
 	}
-	if len(patch) == 0 {
-		s.writeError(w, badRequest("the patch is empty"), "Lease", name)
-		return
-	}
-	strict := strictPatch(r)
+	strict := strictFields(r)
 	s.updateLease(w, r, ns, name, func(cur domain.Lease) (domain.UpdateLease, error) {
 		out, err := applyPatch(conversions.LeaseToAPI(cur), patch, ct, strict)
 		if err != nil {
@@ -230,19 +215,7 @@ func (s *Server) decodeLease(r *http.Request, ns, name string) (coordinationv1.L
 	if err := decodeObject(r, &in); err != nil {
 		return in, err
 	}
-	if in.Namespace == "" {
-		in.Namespace = ns
-	}
-	if in.Namespace != ns {
-		return in, badRequest("the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", in.Namespace, ns)
-	}
-	if name != "" && in.Name == "" {
-		in.Name = name
-	}
-	if name != "" && in.Name != name {
-		return in, badRequest("the name of the object (%s) does not match the name on the URL (%s)", in.Name, name)
-	}
-	return in, nil
+	return in, pathIdentity(&in.ObjectMeta, ns, name)
 }
 
 // writeLease answers with l in the negotiated form, a Table for kubectl
@@ -268,13 +241,7 @@ func (s *Server) leaseResource() *apiResource {
 		newObject:   func() runtime.Object { return &coordinationv1.Lease{} },
 		newList:     func() runtime.Object { return &coordinationv1.LeaseList{} },
 		fieldLabels: []string{"metadata.name", "metadata.namespace"},
-		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
-			ls, err := decodeItems[coordinationv1.Lease](items, "lease")
-			if err != nil {
-				return metav1.Table{}, err
-			}
-			return s.leaseTable(ls, rv, r), nil
-		},
+		table:       itemsTable("lease", (*Server).leaseTable),
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[domain.Lease]{
 				Resource: "leases",

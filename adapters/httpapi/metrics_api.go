@@ -159,9 +159,3 @@ func (s *Server) metricsRoutes(m routeMux) {
 	m.HandleFunc("GET "+base+"/namespaces/{namespace}/pods", s.listPodMetrics)
 	m.HandleFunc("GET "+base+"/namespaces/{namespace}/pods/{name}", s.getPodMetrics)
 }
-
-// metricsAPIGroup is metrics.k8s.io as /apis lists it.
-func metricsAPIGroup() metav1.APIGroup {
-	gv := metav1.GroupVersionForDiscovery{GroupVersion: metricsGroup + "/" + metricsVersion, Version: metricsVersion}
-	return metav1.APIGroup{Name: metricsGroup, Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv}
-}

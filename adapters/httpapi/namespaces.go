@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -127,13 +126,7 @@ func (s *Server) namespaceResource() *apiResource {
 		newList:   func() runtime.Object { return &corev1.NamespaceList{} },
 		// kube-apiserver's field labels for namespaces.
 		fieldLabels: []string{"metadata.name", "status.phase"},
-		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
-			nss, err := decodeItems[corev1.Namespace](items, "namespace")
-			if err != nil {
-				return metav1.Table{}, err
-			}
-			return s.namespaceTable(nss, rv, r), nil
-		},
+		table:       itemsTable("namespace", (*Server).namespaceTable),
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[domain.Namespace]{
 				Resource: "namespaces",

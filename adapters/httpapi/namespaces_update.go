@@ -46,7 +46,7 @@ func (s *Server) patchNamespace(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Namespace", name)
 		return
 	}
-	strict := strictPatch(r)
+	strict := strictFields(r)
 	s.updateNamespace(w, r, name, func(cur domain.Namespace) (domain.UpdateNamespace, error) {
 		out, err := applyPatch(conversions.NamespaceToAPI(cur), patch, ct, strict)
 		if err != nil {
@@ -92,9 +92,6 @@ func decodeNamespace(r *http.Request, name string) (corev1.Namespace, error) {
 	}
 	if err := decodeObject(r, &in); err != nil {
 		return in, err
-	}
-	if in.Kind != "" && (in.Kind != "Namespace" || (in.APIVersion != "" && in.APIVersion != "v1")) {
-		return in, badRequest("the body is a %s %s, not a v1 Namespace", in.APIVersion, in.Kind)
 	}
 	if in.Name == "" {
 		in.Name = name

@@ -24,7 +24,7 @@ func (s *Server) patchNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	now, strict := s.Clock.Now(), strictPatch(r)
+	now, strict := s.Clock.Now(), strictFields(r)
 	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
 		if !n.Exists() {
 			return nil, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)

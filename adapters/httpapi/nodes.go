@@ -184,9 +184,9 @@ func decodeJSON(r *http.Request, v any) error {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	// kubectl asks for strict validation by default (fieldValidation=
-	// Strict): an unknown field is then an error rather than ignored.
-	if r.URL.Query().Get("fieldValidation") == "Strict" {
+	// kubectl asks for strict validation by default: an unknown field is
+	// then an error rather than ignored.
+	if strictFields(r) {
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(v); err != nil {

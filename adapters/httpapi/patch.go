@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 
@@ -26,10 +27,26 @@ func patchBody(r *http.Request) (data []byte, contentType string, err error) {
 	return data, contentType, nil
 }
 
-// strictPatch says whether the request asks for strict field validation
-// (fieldValidation=Strict, kubectl's default): a patch that brings a field
-// the kind does not have is then refused instead of the field dropped.
-func strictPatch(r *http.Request) bool { return r.URL.Query().Get("fieldValidation") == "Strict" }
+// objectPatch reads the PATCH of a ConfigMap or a lease: its patch type
+// from the Content-Type (415 naming the three herd applies otherwise), a
+// refused dry run, and a body that must not be empty.
+func objectPatch(r *http.Request) (patch []byte, contentType string, err error) {
+	contentType = mediaType(r)
+	if contentType != mergePatch && contentType != strategicPatch && contentType != jsonPatch {
+		return nil, "", unsupportedPatchType(contentType)
+	}
+	if err := refuseDryRun(r); err != nil {
+		return nil, "", err
+	}
+	patch, err = io.ReadAll(r.Body)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(patch) == 0 {
+		return nil, "", badRequest("the patch is empty")
+	}
+	return patch, contentType, nil
+}
 
 // decodePatched reads a patched object into out, case-sensitively as
 // kube-apiserver does; when strict, a field out's type does not have, or
@@ -58,7 +75,7 @@ func decodePatched(patched []byte, out any, strict bool) error {
 
 // applyPatch applies a patch of the given type to object (any Kubernetes
 // type) and decodes the result into out, which has object's type,
-// strictly when asked (see strictPatch). A patch that does not apply is a
+// strictly when asked (see strictFields). A patch that does not apply is a
 // 400 naming why.
 func applyPatch[T any](object T, patch []byte, contentType string, strict bool) (T, error) {
 	var out T

@@ -63,7 +63,7 @@ func (s *Server) patchPodWith(w http.ResponseWriter, r *http.Request, cmd podCom
 		s.writeError(w, err, "Pod", name)
 		return
 	}
-	strict := strictPatch(r)
+	strict := strictFields(r)
 	s.changePod(w, r, ns, name, func(p domain.Pod) (domain.PodCommand, error) {
 		in, err := applyPatch(conversions.PodToAPI(p), patch, ct, strict)
 		if err != nil {

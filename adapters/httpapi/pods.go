@@ -61,11 +61,10 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Pod", "")
 		return
 	}
-	if in.Namespace != "" && in.Namespace != ns {
-		s.writeError(w, badRequest("the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", in.Namespace, ns), "Pod", in.Name)
+	if err := pathIdentity(&in.ObjectMeta, ns, ""); err != nil {
+		s.writeError(w, err, "Pod", in.Name)
 		return
 	}
-	in.Namespace = ns
 	if in.Name == "" && in.GenerateName != "" {
 		in.Name = in.GenerateName + utilrand.String(5)
 	}

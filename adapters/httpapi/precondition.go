@@ -56,3 +56,23 @@ func patchedIdentity(kind, name, namespace string, out metav1.ObjectMeta) (int64
 	}
 	return preconditionVersion(out.ResourceVersion)
 }
+
+// pathIdentity gives a namespaced object from a request's body the
+// namespace of the path, and on a PUT (name not "") the name, when the
+// body leaves them out, and refuses a body naming others, as
+// kube-apiserver does.
+func pathIdentity(meta *metav1.ObjectMeta, ns, name string) error {
+	if meta.Namespace == "" {
+		meta.Namespace = ns
+	}
+	if meta.Namespace != ns {
+		return badRequest("the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", meta.Namespace, ns)
+	}
+	if name != "" && meta.Name == "" {
+		meta.Name = name
+	}
+	if name != "" && meta.Name != name {
+		return badRequest("the name of the object (%s) does not match the name on the URL (%s)", meta.Name, name)
+	}
+	return nil
+}

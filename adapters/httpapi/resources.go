@@ -90,13 +90,7 @@ func (s *Server) nodeResource() *apiResource {
 		newList:   func() runtime.Object { return &corev1.NodeList{} },
 		// kube-apiserver's field labels for nodes.
 		fieldLabels: []string{"metadata.name", "spec.unschedulable"},
-		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
-			nodes, err := decodeItems[corev1.Node](items, "node")
-			if err != nil {
-				return metav1.Table{}, err
-			}
-			return s.nodeTable(nodes, rv, r), nil
-		},
+		table:       itemsTable("node", (*Server).nodeTable),
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[domain.Node]{
 				Resource: "nodes",
@@ -144,13 +138,7 @@ func (s *Server) podResource() *apiResource {
 		newObject:   func() runtime.Object { return &corev1.Pod{} },
 		newList:     func() runtime.Object { return &corev1.PodList{} },
 		fieldLabels: slices.Sorted(maps.Keys(podFieldLabels)),
-		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
-			pods, err := decodeItems[corev1.Pod](items, "pod")
-			if err != nil {
-				return metav1.Table{}, err
-			}
-			return s.podTable(pods, rv, r), nil
-		},
+		table:       itemsTable("pod", (*Server).podTable),
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[domain.Pod]{
 				Resource: "pods",
@@ -189,13 +177,7 @@ func (s *Server) configMapResource() *apiResource {
 		newObject:   func() runtime.Object { return &corev1.ConfigMap{} },
 		newList:     func() runtime.Object { return &corev1.ConfigMapList{} },
 		fieldLabels: []string{"metadata.name", "metadata.namespace"},
-		table: func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
-			cms, err := decodeItems[corev1.ConfigMap](items, "configmap")
-			if err != nil {
-				return metav1.Table{}, err
-			}
-			return s.configMapTable(cms, rv, r), nil
-		},
+		table:       itemsTable("configmap", (*Server).configMapTable),
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[domain.ConfigMap]{
 				Resource: "configmaps",

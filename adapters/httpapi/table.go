@@ -131,14 +131,17 @@ func orUnknown(s string) string {
 	return s
 }
 
-// decodeItems reads the JSON of a list's items (as the watch hub renders
-// them) into T, for a table.
-func decodeItems[T any](items [][]byte, what string) ([]T, error) {
-	out := make([]T, len(items))
-	for i, data := range items {
-		if err := json.Unmarshal(data, &out[i]); err != nil {
-			return nil, fmt.Errorf("decode %s: %w", what, err)
+// itemsTable is an apiResource's table: the JSON of a list's items (as
+// the watch hub renders them) read into T, what names them in an error,
+// and rendered by table.
+func itemsTable[T any](what string, table func(*Server, []T, string, *http.Request) metav1.Table) func(*Server, *http.Request, [][]byte, string) (metav1.Table, error) {
+	return func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
+		out := make([]T, len(items))
+		for i, data := range items {
+			if err := json.Unmarshal(data, &out[i]); err != nil {
+				return metav1.Table{}, fmt.Errorf("decode %s: %w", what, err)
+			}
 		}
+		return table(s, out, rv, r), nil
 	}
-	return out, nil
 }
