@@ -17,6 +17,9 @@ import (
 // herd killed with SIGKILL leaves no stale lock behind.
 const LockFileName = "herd.lock"
 
+// DatabaseFileName is the event log's SQLite file in a data directory.
+const DatabaseFileName = "herd.db"
+
 // DataDirLock is a held lock on a data directory: while it is held, no
 // other herd that asks for the lock may serve, rebuild or vacuum the
 // database there. SQLite's own locks do not cover this: they keep two
@@ -96,7 +99,7 @@ func writeHolder(f *os.File, role string) error {
 
 // holder reads who holds the lock at path into a *LockedError.
 func holder(dir, path string) error {
-	e := &LockedError{Database: filepath.Join(dir, "herd.db")}
+	e := &LockedError{Database: filepath.Join(dir, DatabaseFileName)}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return e

@@ -16,7 +16,7 @@ import (
 // holder's name and hint. closeLog closes the store, then gives the lock
 // back.
 func openOfflineLog(ctx context.Context, dataDir, role, hint string) (store *events.Store, closeLog func() error, err error) {
-	path := filepath.Join(dataDir, "herd.db")
+	path := filepath.Join(dataDir, events.DatabaseFileName)
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil, fmt.Errorf("--data-dir %s: no event log there: %w", dataDir, err)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"herd/events"
 )
 
 func newVacuumCmd() *cobra.Command {
@@ -39,7 +41,7 @@ func vacuum(ctx context.Context, dataDir string, out io.Writer) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, closeLog()) }()
-	path := filepath.Join(dataDir, "herd.db")
+	path := filepath.Join(dataDir, events.DatabaseFileName)
 	before, err := store.FileSize(ctx)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"herd/adapters/kubelet"
 	"herd/adapters/mockruntime"
 	"herd/domain"
+	"herd/events"
 	"herd/projections"
 	"herd/projections/watch"
 	"herd/reconcilers"
@@ -116,7 +117,7 @@ func DefaultConfig() Config {
 }
 
 // DatabasePath is the SQLite file inside DataDir.
-func (c Config) DatabasePath() string { return filepath.Join(c.DataDir, "herd.db") }
+func (c Config) DatabasePath() string { return filepath.Join(c.DataDir, events.DatabaseFileName) }
 
 // Validate reports every wrong setting at once, each by its flag name.
 func (c Config) Validate() error {
