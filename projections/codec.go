@@ -6,7 +6,7 @@ import gojson "github.com/goccy/go-json"
 // bytes encoding/json writes (map keys sorted, HTML and U+2028/U+2029
 // escaped, the same float and time forms), which `herd replay --verify`
 // compares, in about a third of the time and with one allocation;
-// codec_test.go holds it to those bytes. bench/jsoncodecs weighs the
+// codec_test.go holds it to those bytes. projections/codecbench weighs the
 // libraries.
 func marshalStored(v any) ([]byte, error) { return gojson.Marshal(v) }
 

@@ -8,5 +8,5 @@
 // It is a module of its own, so that the candidates it weighs are not
 // herd's dependencies:
 //
-//	cd bench/jsoncodecs && go test -v -run . -bench . -benchtime 300ms -count 3
+//	cd projections/codecbench && go test -v -run . -bench . -benchtime 300ms -count 3
 package jsoncodecs

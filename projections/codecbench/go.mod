@@ -1,4 +1,4 @@
-module herd/bench/jsoncodecs
+module herd/projections/codecbench
 
 go 1.26.0
 
