@@ -16,7 +16,7 @@ GOVERSION := $(shell $(GO) env GOVERSION)
 # go-sqlite3 is cgo: a C compiler is the one thing the Go toolchain lacks.
 export CGO_ENABLED := 1
 
-.PHONY: all build run test unit vet fmt-check illumos bench bench-load bench-retention lint golangci-lint deps clean
+.PHONY: all build run test unit vet fmt-check illumos bench bench-load bench-fleet bench-retention lint golangci-lint deps clean
 
 all: build
 
@@ -69,6 +69,7 @@ bench: deps
 	  $(GO) test -run '^$$' -bench AgentPoll -benchtime 20x ./cmd/herd/app/ ; } | tee .bench/bench.txt
 	$(MAKE) bench-load
 	$(MAKE) bench-retention
+	$(MAKE) bench-fleet
 
 # The fleet bench-load simulates; smaller runs: make bench-load NODES=500 DURATION=5s
 NODES         ?= 10000
@@ -87,6 +88,22 @@ bench-load: build
 	./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/load-kubelet --style kubelet --nodes $(NODES) --connections $(CONNECTIONS) --duration $(DURATION)
 	./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/load-agent --style agent --nodes $(NODES) --connections $(CONNECTIONS) --duration $(DURATION)
 	./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/load-idle --style kubelet --nodes $(IDLE_NODES) --connections $(CONNECTIONS) --idle --duration $(IDLE_DURATION)
+
+## bench-fleet: a fleet of kubelets as they are today — each renewing its
+## node Lease every 10 s and reporting its status every 5 minutes — against
+## a fresh herd: 100000 nodes for 10m unless NODES and DURATION are given
+## (make bench-fleet NODES=1000 DURATION=30s). Reports, with how far behind
+## its schedule the load generator fell and herd's CPU and peak RSS, in
+## .bench/fleet.txt and .json.
+fleet_default = $(if $(filter command line environment,$(origin $(1))),$($(1)),$(2))
+FLEET_NODES       = $(call fleet_default,NODES,100000)
+FLEET_DURATION    = $(call fleet_default,DURATION,10m)
+FLEET_CONNECTIONS = $(call fleet_default,CONNECTIONS,256)
+FLEET_STATUS      ?= 5m
+bench-fleet: build
+	mkdir -p .bench
+	./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/fleet --style kubelet --lease --interval 10s --status-every $(FLEET_STATUS) \
+	  --nodes $(FLEET_NODES) --connections $(FLEET_CONNECTIONS) --duration $(FLEET_DURATION)
 
 ## bench-retention: what the heartbeat retention policy costs writers — the
 ## kubelet-style load against a herd that keeps every heartbeat, then one

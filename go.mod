@@ -7,6 +7,7 @@ require (
 	github.com/ThreeDotsLabs/watermill-sql/v4 v4.1.2
 	github.com/coreos/go-systemd/v22 v22.7.0
 	github.com/cucumber/godog v0.15.1
+	github.com/goccy/go-json v0.12.0
 	github.com/godbus/dbus/v5 v5.2.4
 	github.com/google/go-cmp v0.7.0
 	github.com/google/uuid v1.6.0

@@ -26,7 +26,7 @@ type EventSchema struct {
 	// Version is the payload's current schema version. Bump it when the
 	// JSON changes shape, and teach the decoder the old one.
 	Version int
-	decode  func([]byte) (Event, error)
+	decode  func([]byte, Unmarshal) (Event, error)
 }
 
 // eventOf is the schema of event type E at schema version v.

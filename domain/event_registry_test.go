@@ -105,3 +105,30 @@ func TestReplayEqualsLive(t *testing.T) {
 		t.Errorf("after delete and re-registration: version %d, restarts %d, started %v", live.Version, live.RestartCount, live.StartedAt)
 	}
 }
+
+// TestUnmarshalEventWithDecodesWithTheCodecGiven: replay hands its own
+// JSON library to UnmarshalEventWith; the event is the one UnmarshalEvent
+// makes, and a library's error is the decode's.
+func TestUnmarshalEventWithDecodesWithTheCodecGiven(t *testing.T) {
+	payload := []byte(`{"at":"2026-03-01T09:00:00Z","metrics":{"cpuCount":4,"load1":0.5}}`)
+	calls := 0
+	counting := func(data []byte, v any) error { calls++; return json.Unmarshal(data, v) }
+	got, err := UnmarshalEventWith("HeartbeatRecorded", payload, counting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := UnmarshalEvent("HeartbeatRecorded", payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || !cmp.Equal(got, want) {
+		t.Errorf("%d calls, decoded %+v, want %+v", calls, got, want)
+	}
+	refuse := func([]byte, any) error { return errors.New("refused") }
+	if _, err := UnmarshalEventWith("HeartbeatRecorded", payload, refuse); err == nil || !strings.Contains(err.Error(), "decode HeartbeatRecorded: refused") {
+		t.Errorf("a refusing codec: %v", err)
+	}
+	if _, err := UnmarshalEventWith("NoSuchEvent", payload, counting); !errors.Is(err, ErrUnknownEventType) || calls != 1 {
+		t.Errorf("an unknown type: %v after %d calls", err, calls)
+	}
+}

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -78,7 +77,7 @@ type nodeRow struct {
 }
 
 func toNodeRow(n domain.Node) (nodeRow, error) {
-	data, err := json.Marshal(n)
+	data, err := marshalStored(n)
 	if err != nil {
 		return nodeRow{}, fmt.Errorf("encode node %s: %w", n.Name, err)
 	}
@@ -100,7 +99,7 @@ func toNodeRow(n domain.Node) (nodeRow, error) {
 // Node is read back from storage.
 func unmarshalNode(data []byte) (domain.Node, error) {
 	var n domain.Node
-	if err := json.Unmarshal(data, &n); err != nil {
+	if err := unmarshalStored(data, &n); err != nil {
 		return domain.Node{}, fmt.Errorf("decode node row: %w", err)
 	}
 	return n, nil

@@ -3,7 +3,6 @@ package projections
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -89,7 +88,7 @@ ON CONFLICT (namespace, name) DO UPDATE SET uid = excluded.uid, node_name = excl
 
 // podRowArgs are the upsert's arguments for p.
 func podRowArgs(p domain.Pod) ([]any, error) {
-	data, err := json.Marshal(p)
+	data, err := marshalStored(p)
 	if err != nil {
 		return nil, fmt.Errorf("encode pod %s: %w", p.Key(), err)
 	}
@@ -101,7 +100,7 @@ func podRowArgs(p domain.Pod) ([]any, error) {
 // is read back from storage.
 func unmarshalPod(data []byte) (domain.Pod, error) {
 	var p domain.Pod
-	if err := json.Unmarshal(data, &p); err != nil {
+	if err := unmarshalStored(data, &p); err != nil {
 		return domain.Pod{}, fmt.Errorf("decode pod row: %w", err)
 	}
 	return p, nil

@@ -94,7 +94,7 @@ func readBatch(ctx context.Context, store *events.Store, q events.Querier, lo, h
 		if !ok {
 			continue
 		}
-		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+		ev, err := domain.UnmarshalEventWith(rec.Type, rec.Payload, unmarshalStored)
 		if err != nil {
 			return decodedBatch{err: fmt.Errorf("%s@%d (position %d): %w", rec.Stream, rec.Version, rec.Position, err)}
 		}

@@ -26,6 +26,14 @@ latency p50/p99/max and refusals by HTTP status. Given --server-pid, it also
 reports herd's CPU (as a fraction of a core) and resident memory over the
 window.
 
+--lease makes kubelet-style nodes heartbeat as kubelets do today: each keeps
+its Lease in kube-node-lease, renewed every --interval (10s for a kubelet) by
+a PUT with the resourceVersion it last saw (after a 409 it reads the lease
+and tries again), and reports its status only every --status-every (5m). The
+report breaks the requests down by kind. With --interval, the report also
+says how far behind its schedule loadgen sent: when that lag grows, the
+fleet simulated is slower than the one asked for.
+
 --idle registers the nodes and sends nothing for --duration: herd's idle CPU.
 --fall-silent K stops K nodes when the window opens while the rest go on,
 and reports how late herd marked each of them Unknown by herd's own clock,
@@ -36,7 +44,8 @@ It loads herd on this machine only: a --server outside 127.0.0.0/8 and ::1
 (after resolving its name) is refused unless --allow-remote is given.`,
 		Example: `  herd serve --data-dir /tmp/herd-bench &
   herd loadgen --nodes 10000 --connections 64 --duration 60s --server-pid $!
-  herd loadgen --style agent --nodes 1000 --fall-silent 100 -o json`,
+  herd loadgen --style agent --nodes 1000 --fall-silent 100 -o json
+  herd loadgen --lease --interval 10s --status-every 5m --nodes 100000 --duration 10m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if tokenFile != "" {
@@ -75,6 +84,8 @@ It loads herd on this machine only: a --server outside 127.0.0.0/8 and ::1
 	f.StringVar(&cfg.Style, "style", cfg.Style, "how the nodes talk to herd: "+strings.Join(loadgen.Styles, ", "))
 	f.StringVar(&cfg.Encoding, "encoding", cfg.Encoding, "what kubelet-style nodes register in and ask answers in: "+strings.Join(loadgen.Encodings, ", ")+" (heartbeat patches are JSON, as a kubelet's are)")
 	f.StringVar(&cfg.StatusUpdate, "status-update", cfg.StatusUpdate, "how kubelet-style nodes report: patch (a strategic-merge PATCH of nodes/NAME/status, as a kubelet sends it) or put (the whole Node PUT in --encoding, as client-go's UpdateStatus sends it)")
+	f.BoolVar(&cfg.Lease, "lease", cfg.Lease, "kubelet-style nodes keep a node Lease as kubelets do: a lease renewal (a PUT of it in kube-node-lease) every --interval, a status report every --status-every")
+	f.DurationVar(&cfg.StatusEvery, "status-every", cfg.StatusEvery, "with --lease, how often each node reports its status (the kubelet's nodeStatusReportFrequency); the first report after registering is spread over half of it either side")
 	f.IntVar(&cfg.Nodes, "nodes", cfg.Nodes, "nodes to register and heartbeat")
 	f.IntVar(&cfg.Connections, "connections", cfg.Connections, "requests in flight at once, each on its own TCP connection (pico: a new connection per request, as the firmware)")
 	f.StringVar(&cfg.NamePrefix, "name-prefix", cfg.NamePrefix, `node names are this and a number of five digits or more (default "loadgen-STYLE-", "pico-loadgen-" for pico)`)

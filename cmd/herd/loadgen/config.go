@@ -98,7 +98,21 @@ type Config struct {
 	// sends it, or put, the whole Node PUT to nodes/NAME/status in the
 	// Encoding, as client-go's UpdateStatus sends it.
 	StatusUpdate string
+	// Lease makes kubelet-style nodes heartbeat as kubelets do since
+	// Kubernetes 1.17 (--lease): each keeps its Lease in kube-node-lease,
+	// renewed every Interval by a PUT with the resourceVersion it last
+	// saw, and reports its status only every StatusEvery.
+	Lease bool
+	// StatusEvery is how often a node with Lease reports its status
+	// (--status-every): the kubelet's nodeStatusReportFrequency. A node's
+	// first report after registering comes after StatusEvery plus a
+	// uniformly random part of it between -1/2 and +1/2, as a restarted
+	// kubelet's does, so that the fleet's reports are spread.
+	StatusEvery time.Duration
 }
+
+// DefaultStatusEvery is the kubelet's nodeStatusReportFrequency.
+const DefaultStatusEvery = 5 * time.Minute
 
 // The ways --status-update names.
 const (
@@ -128,7 +142,7 @@ func DefaultConfig() Config {
 	return Config{
 		Server: "http://127.0.0.1:8080", Style: StyleKubelet, Nodes: 100, Connections: 64,
 		Duration: 10 * time.Second, GracePeriod: DefaultGracePeriod, ListInterval: time.Second,
-		Timeout: 30 * time.Second, Encoding: EncodingJSON, StatusUpdate: StatusUpdatePatch,
+		Timeout: 30 * time.Second, Encoding: EncodingJSON, StatusUpdate: StatusUpdatePatch, StatusEvery: DefaultStatusEvery,
 	}
 }
 
@@ -204,6 +218,12 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--status-update %q: want one of %v", c.StatusUpdate, StatusUpdates))
 	} else if c.StatusUpdate == StatusUpdatePut && c.Style != StyleKubelet {
 		errs = append(errs, fmt.Errorf("--status-update put: only the kubelet style updates a Node's status; the %s style reports its own way", c.Style))
+	}
+	if c.Lease && c.Style != StyleKubelet {
+		errs = append(errs, fmt.Errorf("--lease: only the kubelet style keeps a node lease; the %s style heartbeats its own way", c.Style))
+	}
+	if c.Lease && c.StatusEvery <= 0 {
+		errs = append(errs, fmt.Errorf("--status-every %s: want a positive duration", c.StatusEvery))
 	}
 	return errors.Join(errs...)
 }

@@ -6,14 +6,32 @@ import (
 	"time"
 )
 
+// turn is one node's turn: it sends what node i sends and records each
+// request in s.
+type turn func(ctx context.Context, i int, s *stats)
+
+// one is the turn of a node that sends a single request.
+func one(send func(context.Context, int) outcome) turn {
+	return func(ctx context.Context, i int, s *stats) {
+		t0 := time.Now()
+		o := send(ctx, i)
+		if ctx.Err() != nil {
+			return // cancelled by the operator, not refused by herd
+		}
+		s.record(o, time.Since(t0))
+	}
+}
+
 // drive runs one worker per connection, node i going to worker i mod
-// Connections, and sends send for each of a worker's nodes in turn: one
+// Connections, and gives each of a worker's nodes its turn in turn: one
 // pass when stop is nil, else round after round until stop is closed.
 // With an interval, node i's heartbeat of round k is due at
 // start + k·interval + i·interval/len(nodes), so the fleet's heartbeats
 // are spread evenly; without one, each worker sends as fast as herd
-// answers. A request in flight when stop closes is awaited and counted.
-func (g *generator) drive(ctx context.Context, nodes []int, send func(context.Context, int) outcome, stop <-chan struct{}, interval time.Duration) Phase {
+// answers. How late each turn began behind its due time is recorded as
+// the schedule's lag. A request in flight when stop closes is awaited and
+// counted.
+func (g *generator) drive(ctx context.Context, nodes []int, send turn, stop <-chan struct{}, interval time.Duration) Phase {
 	conns := g.cfg.Connections
 	shares := make([][]int, min(conns, len(nodes)))
 	for j, i := range nodes {
@@ -36,13 +54,12 @@ func (g *generator) drive(ctx context.Context, nodes []int, send func(context.Co
 						if !sleepUntil(ctx, stop, due) {
 							return
 						}
+						s.lag.record(time.Since(due))
 					}
-					t0 := time.Now()
-					o := send(ctx, i)
+					send(ctx, i, s)
 					if ctx.Err() != nil {
-						return // cancelled by the operator, not refused by herd
+						return
 					}
-					s.record(o, time.Since(t0))
 				}
 				if stop == nil {
 					return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"mime"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -12,11 +13,13 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 )
 
-// codecs are apimachinery's serializers for core/v1, the ones client-go
-// sends a kubelet's Node with.
+// codecs are apimachinery's serializers for core/v1 and
+// coordination.k8s.io/v1, the ones client-go sends a kubelet's Node and
+// Lease with.
 var codecs = func() serializer.CodecFactory {
 	s := runtime.NewScheme()
 	utilruntime.Must(corev1.AddToScheme(s))
+	utilruntime.Must(coordinationv1.AddToScheme(s))
 	return serializer.NewCodecFactory(s, serializer.WithSerializer(cbor.NewSerializerInfo))
 }()
 
@@ -45,6 +48,18 @@ func answeredIn(contentType, mt string) error {
 	got, _, err := mime.ParseMediaType(contentType)
 	if err != nil || got != mt {
 		return fmt.Errorf("herd answered in %q, not the %s asked for", contentType, mt)
+	}
+	return nil
+}
+
+// decodeAs decodes data, in media type mt, into obj.
+func decodeAs(mt string, data []byte, obj runtime.Object) error {
+	info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), mt)
+	if !ok {
+		return fmt.Errorf("no serializer for %s", mt)
+	}
+	if _, _, err := info.Serializer.Decode(data, nil, obj); err != nil {
+		return fmt.Errorf("decode %T from %s: %w", obj, mt, err)
 	}
 	return nil
 }

@@ -128,40 +128,59 @@ func (k *kubeletClient) heartbeat(ctx context.Context, i int) outcome {
 }
 
 func (k *kubeletClient) send(ctx context.Context, method, path, contentType string, body []byte) outcome {
-	req, err := http.NewRequestWithContext(ctx, method, k.base+path, bytes.NewReader(body))
-	if err != nil {
-		return outcome{err: err}
+	o, _ := k.exchange(ctx, method, path, contentType, body, false)
+	return o
+}
+
+// exchange sends a request as the kubelet and, with keep, returns a 2xx
+// answer's body too.
+func (k *kubeletClient) exchange(ctx context.Context, method, path, contentType string, body []byte, keep bool) (outcome, []byte) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
 	}
-	req.Header.Set("Content-Type", contentType)
+	req, err := http.NewRequestWithContext(ctx, method, k.base+path, rd)
+	if err != nil {
+		return outcome{err: err}, nil
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", contentType)
+	}
 	req.Header.Set("Accept", k.mediaType)
 	req.Header.Set("User-Agent", kubeletUserAgent)
 	if k.token != "" {
 		req.Header.Set("Authorization", "Bearer "+k.token)
 	}
-	o := roundTrip(k.http, req)
+	o, answer := exchange(k.http, req, keep)
 	if o.err == nil {
 		o.err = answeredIn(o.contentType, k.mediaType)
 	}
-	return o
+	return o, answer
 }
 
-// roundTrip sends req and reads the whole answer, so that the connection
-// is reused.
-func roundTrip(hc *http.Client, req *http.Request) outcome {
+// exchange sends req and reads the whole answer, so that the connection
+// is reused; with keep, it returns a 2xx answer's body too.
+func exchange(hc *http.Client, req *http.Request, keep bool) (outcome, []byte) {
 	resp, err := hc.Do(req)
 	if err != nil {
-		return outcome{err: err}
+		return outcome{err: err}, nil
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		_, _ = io.Copy(io.Discard, resp.Body)
-		return outcome{status: resp.StatusCode, err: &httpError{method: req.Method, path: req.URL.Path, status: resp.StatusCode, body: string(msg)}}
+		return outcome{status: resp.StatusCode, err: &httpError{method: req.Method, path: req.URL.Path, status: resp.StatusCode, body: string(msg)}}, nil
 	}
-	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-		return outcome{status: resp.StatusCode, err: err}
+	var answer []byte
+	if keep {
+		answer, err = io.ReadAll(resp.Body)
+	} else {
+		_, err = io.Copy(io.Discard, resp.Body)
 	}
-	return outcome{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type")}
+	if err != nil {
+		return outcome{status: resp.StatusCode, err: err}, nil
+	}
+	return outcome{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type")}, answer
 }
 
 // httpError is a refusal, with what herd said.

@@ -23,6 +23,10 @@ type Report struct {
 	Encoding string `json:"encoding,omitempty"`
 	// StatusUpdate is how kubelet-style nodes reported: patch or put.
 	StatusUpdate string `json:"statusUpdate,omitempty"`
+	// Lease is true when kubelet-style nodes kept node leases, reporting
+	// their status every StatusEverySeconds (--lease, --status-every).
+	Lease              bool    `json:"lease,omitempty"`
+	StatusEverySeconds float64 `json:"statusEverySeconds,omitempty"`
 	// Idle is true for a run that sent nothing in its window.
 	Idle bool `json:"idle,omitempty"`
 	// Register, Warmup and Heartbeats are the three phases; Heartbeats is
@@ -58,10 +62,19 @@ type Phase struct {
 	Errors map[string]uint64 `json:"errors,omitempty"`
 	// FirstError is one of them in words.
 	FirstError string `json:"firstError,omitempty"`
+	// ScheduleLag is how far behind its schedule the load generator sent
+	// (with --interval): how late each node's turn began after the time
+	// it was due. A large lag means the fleet simulated was slower than
+	// the one asked for, and the rate measured is not the rate asked.
+	ScheduleLag *Latency `json:"scheduleLag,omitempty"`
+	// Kinds break the requests down by what was sent, for nodes that send
+	// more than one kind (kubelets with --lease: "lease renewal",
+	// "status report"...).
+	Kinds map[string]Phase `json:"kinds,omitempty"`
 }
 
 // Latency is in milliseconds, from a log-linear histogram (within 1.6%);
-// Max is exact.
+// Max is exact. It also measures schedule lag.
 type Latency struct {
 	P50 float64 `json:"p50Ms"`
 	P99 float64 `json:"p99Ms"`
@@ -89,6 +102,9 @@ func (r Report) Print(w io.Writer, format string) error {
 		interval = fmt.Sprintf("every %gs per node", r.IntervalSeconds)
 	}
 	style := r.Style + " style"
+	if r.Lease {
+		style += fmt.Sprintf(" with node leases, status every %gs", r.StatusEverySeconds)
+	}
 	if r.StatusUpdate == StatusUpdatePut {
 		style += ", status PUT"
 	}
@@ -133,14 +149,32 @@ func printPhase(w io.Writer, name string, p Phase) {
 		fmt.Fprintf(w, "; latency p50 %.1fms p99 %.1fms max %.1fms", l.P50, l.P99, l.Max)
 	}
 	fmt.Fprintln(w)
-	if len(p.Errors) > 0 {
-		keys := slices.Sorted(maps.Keys(p.Errors))
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = fmt.Sprintf("%s×%d", k, p.Errors[k])
-		}
-		fmt.Fprintf(w, "  errors\t%s; first: %s\n", strings.Join(parts, " "), p.FirstError)
+	printErrors(w, "  errors", p)
+	if l := p.ScheduleLag; l != nil {
+		fmt.Fprintf(w, "  behind schedule\tp50 %.1fms p99 %.1fms max %.1fms\n", l.P50, l.P99, l.Max)
 	}
+	for _, kind := range slices.Sorted(maps.Keys(p.Kinds)) {
+		k := p.Kinds[kind]
+		fmt.Fprintf(w, "  %s\t%d/%d acknowledged, %.0f/s", kind, k.Acknowledged, k.Requests, k.PerSecond)
+		if l := k.Latency; l != nil {
+			fmt.Fprintf(w, "; latency p50 %.1fms p99 %.1fms max %.1fms", l.P50, l.P99, l.Max)
+		}
+		fmt.Fprintln(w)
+		printErrors(w, "    errors", k)
+	}
+}
+
+// printErrors writes p's refusals by status on one line, if any.
+func printErrors(w io.Writer, label string, p Phase) {
+	if len(p.Errors) == 0 {
+		return
+	}
+	keys := slices.Sorted(maps.Keys(p.Errors))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s×%d", k, p.Errors[k])
+	}
+	fmt.Fprintf(w, "%s\t%s; first: %s\n", label, strings.Join(parts, " "), p.FirstError)
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }

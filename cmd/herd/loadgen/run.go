@@ -20,9 +20,11 @@ type client interface {
 
 // generator is one run's nodes and the connections they share.
 type generator struct {
-	cfg    Config
-	names  []string
-	client client
+	cfg   Config
+	names []string
+	// register and beat are a node's turns: registering, and each
+	// heartbeat after.
+	register, beat turn
 	// progress gets a line as each phase starts.
 	progress io.Writer
 }
@@ -48,17 +50,27 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (Report, error) {
 	}
 	transport := newTransport(cfg, cfg.Connections)
 	defer transport.CloseIdleConnections()
+	var c client
 	var err error
 	switch cfg.Style {
 	case StyleKubelet:
-		g.client, err = newKubeletClient(cfg, g.names, &http.Client{Transport: transport, Timeout: cfg.Timeout})
+		var k *kubeletClient
+		k, err = newKubeletClient(cfg, g.names, &http.Client{Transport: transport, Timeout: cfg.Timeout})
+		c = k
+		if err == nil && cfg.Lease {
+			l := newLeaseKubelet(k, cfg.StatusEvery)
+			g.register, g.beat = l.register, l.beat
+		}
 	case StyleAgent:
-		g.client, err = newAgentClient(cfg, g.names, transport)
+		c, err = newAgentClient(cfg, g.names, transport)
 	case StylePico:
-		g.client, err = newPicoClient(cfg, g.names)
+		c, err = newPicoClient(cfg, g.names)
 	}
 	if err != nil {
 		return Report{}, err
+	}
+	if g.register == nil {
+		g.register, g.beat = one(c.register), one(c.heartbeat)
 	}
 	return g.run(ctx)
 }
@@ -66,7 +78,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (Report, error) {
 func (g *generator) run(ctx context.Context) (Report, error) {
 	cfg := g.cfg
 	r := Report{Style: cfg.Style, Encoding: cfg.Encoding, StatusUpdate: cfg.StatusUpdate, Server: cfg.Server, Nodes: cfg.Nodes, Connections: cfg.Connections,
-		IntervalSeconds: cfg.Interval.Seconds(), Idle: cfg.Idle}
+		IntervalSeconds: cfg.Interval.Seconds(), Idle: cfg.Idle, Lease: cfg.Lease}
+	if cfg.Lease {
+		r.StatusEverySeconds = cfg.StatusEvery.Seconds()
+	}
 	all := make([]int, cfg.Nodes)
 	for i := range all {
 		all[i] = i
@@ -74,17 +89,17 @@ func (g *generator) run(ctx context.Context) (Report, error) {
 
 	g.say("registering %d %s nodes over %d connections", cfg.Nodes, cfg.Style, cfg.Connections)
 	registering := time.Now()
-	r.Register = g.drive(ctx, all, g.client.register, nil, 0)
+	r.Register = g.drive(ctx, all, g.register, nil, 0)
 	if r.Register.Acknowledged == 0 {
 		return r, fmt.Errorf("no node could register with %s: %s", cfg.Server, r.Register.FirstError)
 	}
 
 	if cfg.Warmup > 0 {
 		g.say("warming up for %s", cfg.Warmup)
-		r.Warmup = g.drive(ctx, all, g.client.heartbeat, stopAfter(cfg.Warmup), cfg.Interval)
+		r.Warmup = g.drive(ctx, all, g.beat, stopAfter(cfg.Warmup), cfg.Interval)
 	} else {
 		g.say("warming up: one heartbeat from every node")
-		r.Warmup = g.drive(ctx, all, g.client.heartbeat, nil, 0)
+		r.Warmup = g.drive(ctx, all, g.beat, nil, 0)
 	}
 
 	watch, err := watchProcess(cfg.ServerPID)
@@ -111,12 +126,12 @@ func (g *generator) run(ctx context.Context) (Report, error) {
 			defer close(stop)
 			done <- g.watchSilence(ctx, silent, start, registering.Add(cfg.GracePeriod))
 		}()
-		r.Heartbeats = g.drive(ctx, all[:cfg.Nodes-len(silent)], g.client.heartbeat, stop, cfg.Interval)
+		r.Heartbeats = g.drive(ctx, all[:cfg.Nodes-len(silent)], g.beat, stop, cfg.Interval)
 		s := <-done
 		r.Silence = &s
 	default:
 		g.say("measuring for %s", cfg.Duration)
-		r.Heartbeats = g.drive(ctx, all, g.client.heartbeat, stopAfter(cfg.Duration), cfg.Interval)
+		r.Heartbeats = g.drive(ctx, all, g.beat, stopAfter(cfg.Duration), cfg.Interval)
 	}
 	r.WindowSeconds = time.Since(start).Seconds()
 	if r.ServerProcess, err = watch.stop(); err != nil {

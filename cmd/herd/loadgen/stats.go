@@ -36,6 +36,12 @@ type stats struct {
 	// firstError is one error message, so that a run that failed says
 	// why.
 	firstError error
+	// lag is how late each scheduled turn began, behind its due time:
+	// the load generator falling behind its own schedule.
+	lag histogram
+	// kinds break the requests down by what was sent, for a client whose
+	// turns send more than one kind (the kubelet with --lease).
+	kinds map[string]*stats
 }
 
 func (s *stats) record(o outcome, took time.Duration) {
@@ -57,10 +63,34 @@ func (s *stats) record(o outcome, took time.Duration) {
 	}
 }
 
+// recordKind records a request of one kind, in the total and in its
+// kind's own count.
+func (s *stats) recordKind(kind string, o outcome, took time.Duration) {
+	s.record(o, took)
+	s.kind(kind).record(o, took)
+}
+
+// kind is the count of one kind of request, made on first use.
+func (s *stats) kind(name string) *stats {
+	if s.kinds == nil {
+		s.kinds = map[string]*stats{}
+	}
+	k := s.kinds[name]
+	if k == nil {
+		k = &stats{}
+		s.kinds[name] = k
+	}
+	return k
+}
+
 func (s *stats) merge(o *stats) {
 	s.sent += o.sent
 	s.acked += o.acked
 	s.latency.merge(&o.latency)
+	s.lag.merge(&o.lag)
+	for name, k := range o.kinds {
+		s.kind(name).merge(k)
+	}
 	if len(o.errors) > 0 && s.errors == nil {
 		s.errors = map[string]uint64{}
 	}
@@ -78,15 +108,26 @@ func (s *stats) phase(elapsed time.Duration) Phase {
 	if elapsed > 0 {
 		p.PerSecond = float64(s.acked) / elapsed.Seconds()
 	}
-	if s.latency.total > 0 {
-		p.Latency = &Latency{
-			P50: ms(s.latency.quantile(0.50)), P99: ms(s.latency.quantile(0.99)), Max: ms(s.latency.max),
+	p.Latency = s.latency.summary()
+	p.ScheduleLag = s.lag.summary()
+	if len(s.kinds) > 0 {
+		p.Kinds = make(map[string]Phase, len(s.kinds))
+		for kind, k := range s.kinds {
+			p.Kinds[kind] = k.phase(elapsed)
 		}
 	}
 	if s.firstError != nil {
 		p.FirstError = s.firstError.Error()
 	}
 	return p
+}
+
+// summary is the histogram's p50, p99 and maximum; nil when it is empty.
+func (h *histogram) summary() *Latency {
+	if h.total == 0 {
+		return nil
+	}
+	return &Latency{P50: ms(h.quantile(0.50)), P99: ms(h.quantile(0.99)), Max: ms(h.max)}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
