@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -67,7 +67,7 @@ func (g mainGate) authorize(r *http.Request, u User, ri requestInfo) error {
 func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node string) error {
 	switch {
 	case ri.Group == "" && ri.Resource == "nodes" && ri.Name == "" && ri.Verb == "create":
-		name, err := peekName(r)
+		name, err := peekName(r, &corev1.Node{})
 		if err != nil {
 			return err
 		}
@@ -185,39 +185,29 @@ func grantedTo(patterns string, names []string) bool {
 	return false
 }
 
-// peekName reads metadata.name from a JSON body and puts the body back for
-// the handler. A body that does not parse gives "": no name a node or a
-// device may speak for. Reading goes through the request's size limit, so
-// an oversized body is refused here as it would be by the handler.
-func peekName(r *http.Request) (string, error) {
+// peekName reads metadata.name from the body, decoded as into by the very
+// decoder the handler uses (apimachinery's, case-sensitive, strict when
+// fieldValidation=Strict asks), and puts the body back for the handler.
+// One decoder for both is the point: encoding/json matches keys without
+// regard to case, so a body with "name":"victim" and "Name":"n1" once
+// passed this check as n1 and was stored as victim. A body that does not
+// decode gets the handler's own 400 here; reading goes through the
+// request's size limit, so an oversized body is refused here as it would
+// be by the handler.
+func peekName(r *http.Request, into runtime.Object) (string, error) {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		return "", err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(data))
-	if ct := bodyMediaType(r); ct != runtime.ContentTypeJSON {
-		// protobuf or CBOR: the body names its kind, which the scheme
-		// decodes it as. A body that does not decode names nobody; the
-		// handler says what is wrong with it.
-		info, ok := runtime.SerializerInfoForMediaType(servedTypes, ct)
-		if !ok {
-			return "", nil
-		}
-		obj, _, err := info.Serializer.Decode(data, nil, nil)
-		if err != nil {
-			return "", nil
-		}
-		acc, err := meta.Accessor(obj)
-		if err != nil {
-			return "", nil
-		}
-		return acc.GetName(), nil
+	defer func() { r.Body = io.NopCloser(bytes.NewReader(data)) }()
+	obj, err := decodeBody(r, into)
+	if err != nil {
+		return "", err
 	}
-	var obj struct {
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return "", badRequest("the request body names no object: %v", err)
 	}
-	_ = json.Unmarshal(data, &obj)
-	return obj.Metadata.Name, nil
+	return acc.GetName(), nil
 }

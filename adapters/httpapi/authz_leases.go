@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+
 	"herd/domain"
 )
 
@@ -20,7 +22,7 @@ func (g mainGate) authorizeNodeLease(r *http.Request, ri requestInfo, u User, no
 		if ri.Name != "" {
 			break
 		}
-		name, err := peekName(r)
+		name, err := peekName(r, &coordinationv1.Lease{})
 		if err != nil {
 			return err
 		}

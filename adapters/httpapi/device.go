@@ -8,6 +8,8 @@ import (
 	"path"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"herd/domain"
 )
 
@@ -88,7 +90,7 @@ func (g deviceGate) authorize(r *http.Request, u User, ri requestInfo) error {
 	addr := strings.TrimPrefix(u.Name, "system:device:")
 	switch {
 	case ri.Group == "" && ri.Resource == "nodes" && ri.Name == "" && ri.Subresource == "" && ri.Verb == "create":
-		name, err := peekName(r)
+		name, err := peekName(r, &corev1.Node{})
 		if err != nil {
 			return err
 		}

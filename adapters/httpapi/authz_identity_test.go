@@ -1,0 +1,57 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/netip"
+	"testing"
+)
+
+// caseTwinNode is a Node body that names two objects: "name" (what the
+// handler's case-sensitive decoder reads) and "Name" (what encoding/json,
+// blind to case, read last). Authorization once read the second and the
+// handler stored the first.
+func caseTwinNode(stored, claimed string) string {
+	return `{"apiVersion":"v1","kind":"Node","metadata":{"name":"` + stored + `","Name":"` + claimed + `",` +
+		`"labels":{"node-role.kubernetes.io/control-plane":""}},"status":{"capacity":{"cpu":"500"}}}`
+}
+
+// TestANodeSpeaksOnlyForTheNameTheHandlerReads: a body whose keys differ
+// only in case names one object to authorization and the handler alike,
+// on the main listener with a node's token and on the device listener
+// with no credential; the victim is never created and the log does not
+// move.
+func TestANodeSpeaksOnlyForTheNameTheHandlerReads(t *testing.T) {
+	api, base := newAuthAPI(t)
+	dev := deviceListener(t, api, DeviceConfig{
+		Allow:          []string{"pico-*"},
+		SourceNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.3/32")},
+	})
+	pico := from(t, "127.0.0.3")
+	lease := `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"pico-02","Name":"pico-01","namespace":"kube-node-lease"},` +
+		`"spec":{"holderIdentity":"pico-02"}}`
+	tests := []struct {
+		name   string
+		client *http.Client
+		base   string
+		rq     req
+	}{
+		{"a node's token, a Node", nil, base, req{method: "POST", path: "/api/v1/nodes", token: "pico1-token", body: caseTwinNode("victim", "pico-01")}},
+		{"a node's token, a Lease", nil, base, req{method: "POST", path: "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", token: "pico1-token", body: lease}},
+		{"the device listener, a Node", pico, dev, req{method: "POST", path: "/api/v1/nodes", body: caseTwinNode("web-01", "pico-07")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := api.head(t)
+			a := send(t, tt.client, tt.base, tt.rq)
+			if a.code != http.StatusForbidden {
+				t.Fatalf("%d %s, want 403", a.code, a.body)
+			}
+			if after := api.head(t); after != before {
+				t.Errorf("a refused request moved the log from %d to %d", before, after)
+			}
+		})
+	}
+	for _, name := range []string{"victim", "web-01"} {
+		mustSend(t, nil, base, http.StatusNotFound, req{method: "GET", path: "/api/v1/nodes/" + name, token: "admin-token"})
+	}
+}
