@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 
@@ -38,6 +39,10 @@ func (s *Server) registerAgent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
+	if err := s.restrictRegistrationLabels(r, in); err != nil {
+		s.writeError(w, err, "Node", name)
+		return
+	}
 	reg := conversions.RegistrationFromAPI(in, domain.KindLinux)
 	if reg.UID == "" {
 		reg.UID = uuid.NewString()
@@ -51,6 +56,24 @@ func (s *Server) registerAgent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeNode(w, http.StatusOK, n)
+}
+
+// restrictRegistrationLabels applies NodeRestriction to an agent's
+// registration, judged against the labels the node has now: an agent
+// that restarts repeats its labels, and those pass.
+func (s *Server) restrictRegistrationLabels(r *http.Request, in corev1.Node) error {
+	if u, ok := UserFrom(r.Context()); !ok || u.IsAdmin() {
+		return nil
+	}
+	n, err := s.NodeView.Get(r.Context(), in.Name)
+	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return err
+	}
+	var old map[string]string
+	if err == nil {
+		old = conversions.NodeToAPI(n).Labels
+	}
+	return restrictNodeLabels(in.Name, old, in.Labels)
 }
 
 // deregisterAgent records a clean stop, so that the next registration is a

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -67,14 +68,14 @@ func (g mainGate) authorize(r *http.Request, u User, ri requestInfo) error {
 func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node string) error {
 	switch {
 	case ri.Group == "" && ri.Resource == "nodes" && ri.Name == "" && ri.Verb == "create":
-		name, err := peekName(r, &corev1.Node{})
+		obj, err := peekObject(r, &corev1.Node{})
 		if err != nil {
 			return err
 		}
-		if name != node {
+		if name := obj.GetName(); name != node {
 			return denied(ri, u, fmt.Sprintf("node %q cannot create node %q", node, name))
 		}
-		return nil
+		return restrictNodeLabels(node, nil, obj.GetLabels())
 	case ri.Group == "" && ri.Resource == "nodes" && ri.Name != "":
 		if ri.Name != node {
 			return denied(ri, u, fmt.Sprintf("node %q cannot %s node %q", node, ri.Verb, ri.Name))
@@ -185,7 +186,7 @@ func grantedTo(patterns string, names []string) bool {
 	return false
 }
 
-// peekName reads metadata.name from the body, decoded as into by the very
+// peekObject reads the object's metadata from the body, decoded as into by the very
 // decoder the handler uses (apimachinery's, case-sensitive, strict when
 // fieldValidation=Strict asks), and puts the body back for the handler.
 // One decoder for both is the point: encoding/json matches keys without
@@ -194,20 +195,20 @@ func grantedTo(patterns string, names []string) bool {
 // decode gets the handler's own 400 here; reading goes through the
 // request's size limit, so an oversized body is refused here as it would
 // be by the handler.
-func peekName(r *http.Request, into runtime.Object) (string, error) {
+func peekObject(r *http.Request, into runtime.Object) (metav1.Object, error) {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(data))
 	defer func() { r.Body = io.NopCloser(bytes.NewReader(data)) }()
 	obj, err := decodeBody(r, into)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	acc, err := meta.Accessor(obj)
 	if err != nil {
-		return "", badRequest("the request body names no object: %v", err)
+		return nil, badRequest("the request body names no object: %v", err)
 	}
-	return acc.GetName(), nil
+	return acc, nil
 }

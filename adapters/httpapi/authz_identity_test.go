@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"net/netip"
+	"strings"
 	"testing"
 )
 
@@ -53,5 +54,63 @@ func TestANodeSpeaksOnlyForTheNameTheHandlerReads(t *testing.T) {
 	}
 	for _, name := range []string{"victim", "web-01"} {
 		mustSend(t, nil, base, http.StatusNotFound, req{method: "GET", path: "/api/v1/nodes/" + name, token: "admin-token"})
+	}
+}
+
+// labelledNode is nodeJSON for name with one more label.
+func labelledNode(name, label string) string {
+	return `{"apiVersion":"v1","kind":"Node","metadata":{"name":"` + name + `","labels":{"` + label + `":"","kubernetes.io/hostname":"` + name + `"}}}`
+}
+
+// TestNodeRestrictionLabels: a node registering itself, or an agent
+// registering again, may set the kubelet's own labels but not a role nor
+// anything under node-restriction.kubernetes.io, as kube-apiserver's
+// NodeRestriction answers; an administrator may; a refusal names the
+// labels and appends nothing.
+func TestNodeRestrictionLabels(t *testing.T) {
+	api, base := newAuthAPI(t)
+	dev := deviceListener(t, api, DeviceConfig{
+		Allow:          []string{"pico-*"},
+		SourceNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.3/32")},
+	})
+	pico := from(t, "127.0.0.3")
+	registration := "/apis/herd.dev/v1/nodes/pico-02/registration"
+	tests := []struct {
+		name   string
+		client *http.Client
+		base   string
+		rq     req
+		code   int
+		want   string
+	}{
+		{"a node gives itself a role", nil, base, req{method: "POST", path: "/api/v1/nodes", token: "pico1-token", body: labelledNode("pico-01", "node-role.kubernetes.io/control-plane")}, 403,
+			`node "pico-01" is not allowed to set the following labels: node-role.kubernetes.io/control-plane`},
+		{"a node sets a node-restriction label", nil, base, req{method: "POST", path: "/api/v1/nodes", token: "pico1-token", body: labelledNode("pico-01", "node-restriction.kubernetes.io/secure")}, 403,
+			"node-restriction.kubernetes.io/secure"},
+		{"nor under a subdomain of k8s.io", nil, base, req{method: "POST", path: "/api/v1/nodes", token: "pico1-token", body: labelledNode("pico-01", "example.k8s.io/x")}, 403, "example.k8s.io/x"},
+		{"a device gives itself a role", pico, dev, req{method: "POST", path: "/api/v1/nodes", body: labelledNode("pico-05", "node-role.kubernetes.io/worker")}, 403, "node-role.kubernetes.io/worker"},
+		{"an agent gives itself a role when it registers again", nil, base, req{method: "PUT", path: registration, token: "pico2-token", body: labelledNode("pico-02", "node-role.kubernetes.io/worker")}, 403,
+			`node "pico-02" is not allowed to modify labels: node-role.kubernetes.io/worker`},
+		{"the kubelet's own labels pass", nil, base, req{method: "POST", path: "/api/v1/nodes", token: "pico1-token", body: labelledNode("pico-01", "node.kubernetes.io/exclude-from-external-load-balancers")}, 201, ""},
+		{"labels of its own domain pass", nil, base, req{method: "PUT", path: registration, token: "pico2-token", body: labelledNode("pico-02", "example.com/rack")}, 200, ""},
+		{"an administrator gives a role", nil, base, req{method: "POST", path: "/api/v1/nodes", token: "admin-token", body: labelledNode("web-01", "node-role.kubernetes.io/control-plane")}, 201, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := api.head(t)
+			a := send(t, tt.client, tt.base, tt.rq)
+			if a.code != tt.code {
+				t.Fatalf("%d %s, want %d", a.code, a.body, tt.code)
+			}
+			if tt.code != http.StatusForbidden {
+				return
+			}
+			if _, msg := a.status(t); !strings.Contains(msg, tt.want) {
+				t.Errorf("message %q does not say %q", msg, tt.want)
+			}
+			if after := api.head(t); after != before {
+				t.Errorf("a refused request moved the log from %d to %d", before, after)
+			}
+		})
 	}
 }

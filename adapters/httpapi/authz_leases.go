@@ -22,14 +22,14 @@ func (g mainGate) authorizeNodeLease(r *http.Request, ri requestInfo, u User, no
 		if ri.Name != "" {
 			break
 		}
-		name, err := peekName(r, &coordinationv1.Lease{})
+		obj, err := peekObject(r, &coordinationv1.Lease{})
 		if err != nil {
 			return err
 		}
-		if name == node {
+		if name := obj.GetName(); name == node {
 			return nil
 		}
-		return denied(ri, u, fmt.Sprintf("node %q cannot create the lease %q", node, name))
+		return denied(ri, u, fmt.Sprintf("node %q cannot create the lease %q", node, obj.GetName()))
 	case "get", "update", "patch":
 		if ri.Name == node && ri.Subresource == "" {
 			return nil

@@ -90,11 +90,14 @@ func (g deviceGate) authorize(r *http.Request, u User, ri requestInfo) error {
 	addr := strings.TrimPrefix(u.Name, "system:device:")
 	switch {
 	case ri.Group == "" && ri.Resource == "nodes" && ri.Name == "" && ri.Subresource == "" && ri.Verb == "create":
-		name, err := peekName(r, &corev1.Node{})
+		obj, err := peekObject(r, &corev1.Node{})
 		if err != nil {
 			return err
 		}
-		return g.speakFor(r, name, addr)
+		if err := restrictNodeLabels(obj.GetName(), nil, obj.GetLabels()); err != nil {
+			return err
+		}
+		return g.speakFor(r, obj.GetName(), addr)
 	case ri.Group == "" && ri.Resource == "nodes" && ri.Subresource == "status" && ri.Verb == "patch":
 		return g.speakFor(r, ri.Name, addr)
 	case ri.Group == "" && ri.Resource == "configmaps" && ri.Name != "" && ri.Subresource == "" && ri.Verb == "get":
