@@ -29,6 +29,10 @@ const (
 	GroupMasters = "system:masters"
 	GroupViewers = "herd:viewers"
 	GroupNodes   = "system:nodes"
+	// GroupMonitoring may scrape /metrics and nothing else, as
+	// Kubernetes' system:monitoring group: the credential to give
+	// Prometheus.
+	GroupMonitoring = "system:monitoring"
 	// NodeUserPrefix starts the user name of a node's token:
 	// system:node:NAME.
 	NodeUserPrefix = "system:node:"

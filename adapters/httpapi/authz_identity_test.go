@@ -114,3 +114,19 @@ func TestNodeRestrictionLabels(t *testing.T) {
 		})
 	}
 }
+
+// TestMetricsAreReadAsTheFleetIs: /metrics names every node and its
+// state, so a node's token, which may not list nodes, may not scrape it
+// either; administrators, viewers and the system:monitoring group may.
+func TestMetricsAreReadAsTheFleetIs(t *testing.T) {
+	_, base := newAuthAPI(t)
+	for token, code := range map[string]int{
+		"admin-token": 200, "viewer-token": 200, "prom-token": 200,
+		"pico1-token": 403, "norole-token": 403, "": 401,
+	} {
+		a := send(t, nil, base, req{method: "GET", path: "/metrics", token: token})
+		if a.code != code {
+			t.Errorf("token %q: %d %s, want %d", token, a.code, a.body, code)
+		}
+	}
+}

@@ -15,6 +15,7 @@ viewer-token,bob,2,herd:viewers
 pico1-token,system:node:pico-01,3,system:nodes
 pico2-token,system:node:pico-02,4,system:nodes
 norole-token,carol,5
+prom-token,prometheus,6,system:monitoring
 `
 
 // newAuthAPI is a server with the test tokens, a pico-01 node, and two

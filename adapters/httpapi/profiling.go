@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"net/http/pprof"
+	"slices"
 )
 
 // profilingRoutes serves Go's profiles under /debug/pprof/, as
@@ -30,6 +31,19 @@ func (s *Server) adminsOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u, _ := UserFrom(r.Context()); !u.IsAdmin() {
 			s.writeError(w, forbidden("user %q cannot read profiles: only the group %s may", u.Name, GroupAdmins), "", "")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// scrapersOnly refuses h to everyone but administrators, viewers and the
+// group system:monitoring: /metrics names every node and its state, which
+// a node's token may not list, so it is read as the fleet is read.
+func (s *Server) scrapersOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, _ := UserFrom(r.Context()); !u.IsViewer() && !slices.Contains(u.Groups, GroupMonitoring) {
+			s.writeError(w, forbidden("user %q cannot read /metrics: only the groups %s, %s and %s may", u.Name, GroupAdmins, GroupViewers, GroupMonitoring), "", "")
 			return
 		}
 		h.ServeHTTP(w, r)
