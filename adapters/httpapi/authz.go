@@ -76,6 +76,14 @@ func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node st
 			return denied(ri, u, fmt.Sprintf("node %q cannot create node %q", node, name))
 		}
 		return restrictNodeLabels(node, nil, obj.GetLabels())
+	case ri.Group == "" && ri.Resource == "nodes" && ri.Name == "" && (ri.Verb == "list" || ri.Verb == "watch"):
+		// A kubelet's node informer lists and watches its own Node
+		// through fieldSelector=metadata.name=NAME, which kube-apiserver's
+		// Node authorizer allows.
+		if selectsExactly(r, "metadata.name", node) {
+			return nil
+		}
+		return denied(ri, u, fmt.Sprintf("node %q may only %s itself (fieldSelector=metadata.name=%s)", node, ri.Verb, node))
 	case ri.Group == "" && ri.Resource == "nodes" && ri.Name != "":
 		if ri.Name != node {
 			return denied(ri, u, fmt.Sprintf("node %q cannot %s node %q", node, ri.Verb, ri.Name))

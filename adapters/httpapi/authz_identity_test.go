@@ -130,3 +130,29 @@ func TestMetricsAreReadAsTheFleetIs(t *testing.T) {
 		}
 	}
 }
+
+// TestANodeListsItselfAsAKubeletDoes: a kubelet's node informer lists and
+// watches its own Node with fieldSelector=metadata.name=NAME, which
+// kube-apiserver allows; any other list stays refused.
+func TestANodeListsItselfAsAKubeletDoes(t *testing.T) {
+	_, base := newAuthAPI(t)
+	tests := []struct {
+		name, query string
+		code        int
+	}{
+		{"itself", "?fieldSelector=metadata.name%3Dpico-02", 200},
+		{"itself, with more terms", "?fieldSelector=metadata.name%3Dpico-02,spec.unschedulable%3Dfalse", 200},
+		{"another", "?fieldSelector=metadata.name%3Dpico-01", 403},
+		{"all", "", 403},
+		{"by a set", "?fieldSelector=metadata.name!%3Dpico-01", 403},
+	}
+	for _, tt := range tests {
+		a := send(t, nil, base, req{method: "GET", path: "/api/v1/nodes" + tt.query, token: "pico2-token"})
+		if a.code != tt.code {
+			t.Errorf("%s: %d %s, want %d", tt.name, a.code, a.body, tt.code)
+		}
+		if tt.code == 200 && !strings.Contains(string(a.body), `"name":"pico-02"`) {
+			t.Errorf("%s: the list lacks the node: %s", tt.name, a.body)
+		}
+	}
+}

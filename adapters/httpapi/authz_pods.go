@@ -18,11 +18,8 @@ import (
 func (g mainGate) authorizeNodePods(r *http.Request, ri requestInfo, u User, node string) error {
 	switch {
 	case ri.Group == "" && ri.Name == "" && ri.Verb == "list":
-		sel, err := fields.ParseSelector(r.URL.Query().Get("fieldSelector"))
-		if err == nil {
-			if v, ok := sel.RequiresExactMatch("spec.nodeName"); ok && v == node {
-				return nil
-			}
+		if selectsExactly(r, "spec.nodeName", node) {
+			return nil
 		}
 		return denied(ri, u, fmt.Sprintf("node %q may only list the pods bound to it (fieldSelector=spec.nodeName=%s)", node, node))
 	case ri.Name != "" && nodePodVerb(ri):
@@ -41,6 +38,17 @@ func (g mainGate) authorizeNodePods(r *http.Request, ri requestInfo, u User, nod
 
 // nodePodVerb reports whether ri is something a node does to a pod of its
 // own: read it, write its status, record a termination step.
+// selectsExactly says whether the request's fieldSelector requires field
+// to be value, whatever else it selects.
+func selectsExactly(r *http.Request, field, value string) bool {
+	sel, err := fields.ParseSelector(r.URL.Query().Get("fieldSelector"))
+	if err != nil {
+		return false
+	}
+	v, ok := sel.RequiresExactMatch(field)
+	return ok && v == value
+}
+
 func nodePodVerb(ri requestInfo) bool {
 	switch ri.Group {
 	case "":
