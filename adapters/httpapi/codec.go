@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -32,6 +34,8 @@ var scheme = func() *runtime.Scheme {
 	// list policy/v1.
 	utilruntime.Must(policyv1beta1.AddToScheme(s))
 	utilruntime.Must(metricsv1beta1.AddToScheme(s))
+	utilruntime.Must(authorizationv1.AddToScheme(s))
+	utilruntime.Must(authenticationv1.AddToScheme(s))
 	utilruntime.Must(metav1.AddMetaToScheme(s))
 	return s
 }()

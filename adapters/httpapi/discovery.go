@@ -55,6 +55,7 @@ func (s *Server) apiGroups(w http.ResponseWriter, _ *http.Request) {
 		Groups: []metav1.APIGroup{
 			apiGroup(coordinationGroup, "v1"), apiGroup(eventsGroup, "v1"),
 			apiGroup(herdGroup, herdVersion), apiGroup(metricsGroup, metricsVersion),
+			apiGroup(authorizationGroup, "v1"), apiGroup(authenticationGroup, "v1"),
 		},
 	})
 }

@@ -54,7 +54,7 @@ func offerFor(r *http.Request, ri requestInfo) (offer, bool) {
 		return offer{}, false
 	case ri.Group == herdGroup:
 		return offer{types: jsonOnly}, true
-	case ri.Group == metricsGroup:
+	case ri.Group == metricsGroup, ri.Group == authorizationGroup, ri.Group == authenticationGroup:
 		return offer{types: servedTypes}, true
 	case ri.Group != "" && ri.Group != coordinationGroup && ri.Group != eventsGroup:
 		return offer{}, false

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"slices"
+	"strings"
 )
 
 // profilingRoutes serves Go's profiles under /debug/pprof/, as
@@ -29,8 +30,9 @@ func (s *Server) profilingRoutes() {
 // rest of the API.
 func (s *Server) adminsOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, _ := UserFrom(r.Context()); !u.IsAdmin() {
-			s.writeError(w, forbidden("user %q cannot read profiles: only the group %s may", u.Name, GroupAdmins), "", "")
+		u, _ := UserFrom(r.Context())
+		if err := nonResourceRule(u, r.URL.Path); err != nil {
+			s.writeError(w, err, "", "")
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -42,10 +44,29 @@ func (s *Server) adminsOnly(h http.Handler) http.Handler {
 // a node's token may not list, so it is read as the fleet is read.
 func (s *Server) scrapersOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, _ := UserFrom(r.Context()); !u.IsViewer() && !slices.Contains(u.Groups, GroupMonitoring) {
-			s.writeError(w, forbidden("user %q cannot read /metrics: only the groups %s, %s and %s may", u.Name, GroupAdmins, GroupViewers, GroupMonitoring), "", "")
+		u, _ := UserFrom(r.Context())
+		if err := nonResourceRule(u, r.URL.Path); err != nil {
+			s.writeError(w, err, "", "")
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// nonResourceRule is who may read the paths that are no resource beyond
+// what the gate allows every authenticated user: profiles are for
+// administrators, /metrics for administrators, viewers and
+// system:monitoring. Their handlers and `kubectl auth can-i` both ask it.
+func nonResourceRule(u User, path string) error {
+	switch {
+	case strings.HasPrefix(path, "/debug/pprof"):
+		if !u.IsAdmin() {
+			return forbidden("user %q cannot read profiles: only the group %s may", u.Name, GroupAdmins)
+		}
+	case path == "/metrics":
+		if !u.IsViewer() && !slices.Contains(u.Groups, GroupMonitoring) {
+			return forbidden("user %q cannot read /metrics: only the groups %s, %s and %s may", u.Name, GroupAdmins, GroupViewers, GroupMonitoring)
+		}
+	}
+	return nil
 }

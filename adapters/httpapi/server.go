@@ -293,6 +293,7 @@ func (s *Server) routes() {
 	m.HandleFunc("DELETE "+herd+"/kubelettargets/{name}", s.deleteKubeletTarget)
 	m.HandleFunc("POST "+herd+"/namespaces/{namespace}/pods/{name}/termination", s.recordTermination)
 	s.metricsRoutes(m)
+	s.selfReviewRoutes(m)
 
 	m.HandleFunc("/", s.notFound)
 }
