@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -47,11 +48,11 @@ func configMapPatcher(contentType string, patch []byte, strict bool) func(domain
 		case strategicPatch:
 			patched, err = strategicpatch.StrategicMergePatch(original, patch, corev1.ConfigMap{})
 		case jsonPatch:
-			var ops jsonpatch.Patch
-			if ops, err = jsonpatch.DecodePatch(patch); err != nil {
-				return domain.UpdateConfigMap{}, badRequest("the JSON patch does not parse: %v", err)
+			patched, err = applyJSONPatch(original, patch)
+			var limit *requestError
+			if errors.As(err, &limit) {
+				return domain.UpdateConfigMap{}, err
 			}
-			patched, err = ops.Apply(original)
 		default:
 			return domain.UpdateConfigMap{}, unsupportedPatchType(contentType)
 		}

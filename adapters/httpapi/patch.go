@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -90,9 +91,10 @@ func applyPatch[T any](object T, patch []byte, contentType string, strict bool) 
 	case "application/strategic-merge-patch+json":
 		patched, err = strategicpatch.StrategicMergePatch(original, patch, object)
 	case "application/json-patch+json":
-		var ops jsonpatch.Patch
-		if ops, err = jsonpatch.DecodePatch(patch); err == nil {
-			patched, err = ops.Apply(original)
+		patched, err = applyJSONPatch(original, patch)
+		var limit *requestError
+		if errors.As(err, &limit) {
+			return out, err
 		}
 	default:
 		return out, unsupportedMediaType(contentType)
