@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
@@ -114,13 +113,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, g gate) {
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 	}
-	id := r.Header.Get("X-Request-Id")
-	if id == "" {
-		id = uuid.NewString()
-	}
-	w.Header().Set("X-Request-Id", id)
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK, out: jsonOutput}
+	id, err := requestID(r.Header.Get("X-Request-Id"))
+	if err != nil {
+		s.writeError(rec, err, "", "")
+		return
+	}
+	w.Header().Set("X-Request-Id", id)
+	if err := checkQuery(r.URL.RawQuery); err != nil {
+		s.writeError(rec, err, "", "")
+		return
+	}
 	user, err := g.authenticate(r)
 	if err != nil {
 		s.writeError(rec, err, "", "")
