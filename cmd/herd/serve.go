@@ -47,6 +47,7 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&cfg.Health.MonitorPeriod, "node-monitor-period", cfg.Health.MonitorPeriod, "how often every node's heartbeat deadline is checked (Kubernetes' flag and default)")
 	f.DurationVar(&cfg.Health.GracePeriod, "node-monitor-grace-period", cfg.Health.GracePeriod, "silence after which a node's conditions go Unknown (Kubernetes' flag and default)")
 	f.IntVar(&cfg.Watch.CacheSize, "watch-cache-size", cfg.Watch.CacheSize, "recent events kept in memory for watches; a watcher further behind is cut off with 410 Expired")
+	f.Int64Var(&cfg.Watch.CacheBytes, "watch-cache-bytes", cfg.Watch.CacheBytes, "memory the recent events kept for watches may hold (their objects, as herd estimates them); past it the oldest are dropped, as if --watch-cache-size were smaller (default 64 MiB: a bound on clients that write large objects, far above what 8,192 heartbeats hold)")
 	f.DurationVar(&cfg.Watch.History, "watch-history", cfg.Watch.History, "how long a resourceVersion stays usable for resuming a watch or continuing a list (then 410 Expired)")
 	f.DurationVar(&cfg.Watch.BookmarkInterval, "watch-bookmark-interval", cfg.Watch.BookmarkInterval, "how often watches that allow bookmarks get one")
 	f.DurationVar(&cfg.Watch.PollInterval, "watch-poll-interval", cfg.Watch.PollInterval, "how often the watch hub looks for writes herd was not told of (another process's); herd's own are seen at once")

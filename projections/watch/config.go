@@ -15,6 +15,15 @@ type Config struct {
 	// at most.
 	CacheSize int
 
+	// CacheBytes bounds the same recent events by the memory they hold:
+	// when their objects add up to more, the oldest are dropped, as if
+	// CacheSize were smaller. Without it a client that writes large
+	// objects (a ConfigMap of a megabyte, rewritten; a node's huge status
+	// reports) grows herd's memory by its object's size on every write.
+	// Default 64 MiB: far above what 8,192 heartbeats hold, so CacheSize
+	// decides in an ordinary fleet.
+	CacheBytes int64
+
 	// History is how long a resourceVersion stays usable: a watch or a
 	// continued list may start from any log position whose next event was
 	// recorded less than History ago, by herd's clock. Default 5m,
@@ -48,6 +57,7 @@ type Config struct {
 
 const (
 	defaultCacheSize        = 8192
+	defaultCacheBytes       = 64 << 20
 	defaultHistory          = 5 * time.Minute
 	defaultPollInterval     = time.Second
 	defaultBookmarkInterval = time.Minute
@@ -65,6 +75,9 @@ func DefaultConfig() Config {
 func (c *Config) setDefaults() {
 	if c.CacheSize == 0 {
 		c.CacheSize = defaultCacheSize
+	}
+	if c.CacheBytes == 0 {
+		c.CacheBytes = defaultCacheBytes
 	}
 	if c.History == 0 {
 		c.History = defaultHistory
@@ -89,6 +102,9 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.CacheSize < 0 {
 		errs = append(errs, fmt.Errorf("watch: CacheSize %d is negative", c.CacheSize))
+	}
+	if c.CacheBytes < 0 {
+		errs = append(errs, fmt.Errorf("watch: CacheBytes %d is negative", c.CacheBytes))
 	}
 	if c.History < 0 {
 		errs = append(errs, fmt.Errorf("watch: History %s is negative", c.History))

@@ -67,8 +67,8 @@ type TooSlowError struct {
 	Resource string
 	// Position is how far the watcher had got: it may resume from there.
 	Position int64
-	// Behind is how many events the hub keeps, all of which the watcher
-	// had yet to read.
+	// Behind is how many events the hub keeps (at most CacheSize, fewer
+	// when CacheBytes binds), all of which the watcher had yet to read.
 	Behind int
 }
 

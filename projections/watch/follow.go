@@ -93,6 +93,7 @@ func (h *Hub) poll(ctx context.Context) (int, error) {
 		cur := h.fold(k, prev, rec)
 		fresh[rec.Stream] = cur
 		if e, ok := newEntry(k, prev, cur, rec.Position); ok {
+			e.size = entrySize(rec)
 			entries = append(entries, e)
 		}
 	}
@@ -105,6 +106,10 @@ func (h *Hub) poll(ctx context.Context) (int, error) {
 			h.floor = old.pos
 		}
 	}
+	if pos, dropped := h.ring.shed(h.cfg.CacheBytes); dropped {
+		h.floor = pos
+	}
+	h.metrics.setCache(h.ring.n, h.ring.bytes)
 	h.pos = recs[len(recs)-1].Position
 	close(h.notify)
 	h.notify = make(chan struct{})
@@ -159,6 +164,20 @@ func (h *Hub) fold(k int, prev *Object, rec events.Record) *Object {
 
 // newEntry is the entry for an event that took an object from prev to
 // cur; ok is false when clients see the object neither before nor after.
+// entryOverhead is what an entry holds beyond its event's bytes: the
+// objects' structs, maps and labels, roughly, for an object whose event
+// carried little (a heartbeat).
+const entryOverhead = 1 << 10
+
+// entrySize is how much memory the entry of rec holds, roughly: what the
+// event brought in (its payload becomes the new object's state, and the
+// object's rendering to clients is about as large again) plus the fixed
+// overhead. What a client sends is what it costs; an object that does not
+// change shares its unchanged parts with its previous state.
+func entrySize(rec events.Record) int64 {
+	return 2*int64(len(rec.Payload)) + entryOverhead
+}
+
 func newEntry(k int, prev, cur *Object, pos int64) (entry, bool) {
 	e := entry{pos: pos, kind: k, prev: prev, cur: cur}
 	if prev != nil && prev.Exists {

@@ -9,6 +9,8 @@ type Metrics struct {
 	cutOff       prometheus.Counter
 	historyReads prometheus.Counter
 	foldErrors   prometheus.Counter
+	cacheEvents  prometheus.Gauge
+	cacheBytes   prometheus.Gauge
 }
 
 // NewMetrics registers the hub's metrics with reg.
@@ -34,8 +36,16 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "herd_watch_fold_errors_total",
 			Help: "Events the watch hub could not fold into their object (the object stays as it was).",
 		}),
+		cacheEvents: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "herd_watch_cache_events",
+			Help: "Recent events the watch hub holds in memory for watchers (at most --watch-cache-size).",
+		}),
+		cacheBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "herd_watch_cache_bytes",
+			Help: "Memory the watch hub's recent events hold, as herd estimates it (at most --watch-cache-bytes).",
+		}),
 	}
-	reg.MustRegister(m.watchers, m.position, m.cutOff, m.historyReads, m.foldErrors)
+	reg.MustRegister(m.watchers, m.position, m.cutOff, m.historyReads, m.foldErrors, m.cacheEvents, m.cacheBytes)
 	return m
 }
 
@@ -66,5 +76,12 @@ func (m *Metrics) readHistory(n int) {
 func (m *Metrics) foldError() {
 	if m != nil {
 		m.foldErrors.Inc()
+	}
+}
+
+func (m *Metrics) setCache(events int, bytes int64) {
+	if m != nil {
+		m.cacheEvents.Set(float64(events))
+		m.cacheBytes.Set(float64(bytes))
 	}
 }

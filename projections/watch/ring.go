@@ -9,6 +9,7 @@ import "sort"
 type entry struct {
 	pos       int64
 	kind      int
+	size      int64 // what the entry holds in memory, roughly (entrySize)
 	prev, cur *Object
 	gone      *Object
 }
@@ -16,8 +17,9 @@ type entry struct {
 // ring holds the most recent entries, oldest first, in a fixed array.
 type ring struct {
 	buf   []entry
-	start int // index of the oldest entry
-	n     int // number of entries held
+	start int   // index of the oldest entry
+	n     int   // number of entries held
+	bytes int64 // the entries' sizes added up
 }
 
 func newRing(size int) ring { return ring{buf: make([]entry, size)} }
@@ -28,15 +30,32 @@ func (r *ring) push(e entry) (old entry, evicted bool) {
 	if len(r.buf) == 0 {
 		return e, true
 	}
+	r.bytes += e.size
 	if r.n < len(r.buf) {
 		r.buf[(r.start+r.n)%len(r.buf)] = e
 		r.n++
 		return entry{}, false
 	}
 	old = r.buf[r.start]
+	r.bytes -= old.size
 	r.buf[r.start] = e
 	r.start = (r.start + 1) % len(r.buf)
 	return old, true
+}
+
+// shed drops the oldest entries while the ring holds more than maxBytes,
+// keeping at least the newest, and returns the position of the last one
+// dropped, with dropped true when it dropped any.
+func (r *ring) shed(maxBytes int64) (pos int64, dropped bool) {
+	for r.bytes > maxBytes && r.n > 1 {
+		old := r.buf[r.start]
+		r.buf[r.start] = entry{} // let the objects go
+		r.bytes -= old.size
+		r.start = (r.start + 1) % len(r.buf)
+		r.n--
+		pos, dropped = old.pos, true
+	}
+	return pos, dropped
 }
 
 func (r *ring) at(i int) *entry { return &r.buf[(r.start+i)%len(r.buf)] }

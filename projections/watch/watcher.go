@@ -154,7 +154,7 @@ func (w *Watcher) Next(ctx context.Context) ([]Event, error) {
 	if w.cursor < h.floor {
 		h.mu.RUnlock()
 		h.metrics.cutOffOne()
-		return nil, &TooSlowError{Resource: h.kinds[w.kind].name(), Position: w.cursor, Behind: h.cfg.CacheSize}
+		return nil, &TooSlowError{Resource: h.kinds[w.kind].name(), Position: w.cursor, Behind: h.ring.n}
 	}
 	w.buf = h.ring.after(w.buf[:0], w.cursor, h.cfg.BatchSize)
 	if len(w.buf) == h.cfg.BatchSize {

@@ -185,6 +185,9 @@ func (c Config) Validate() error {
 	if w.CacheSize <= 0 {
 		errs = append(errs, fmt.Errorf("--watch-cache-size %d: want a positive number of events", w.CacheSize))
 	}
+	if w.CacheBytes <= 0 {
+		errs = append(errs, fmt.Errorf("--watch-cache-bytes %d: want a positive number of bytes", w.CacheBytes))
+	}
 	for _, d := range []struct {
 		flag string
 		v    time.Duration
