@@ -17,3 +17,19 @@ func constraintError(err error) (constraint, trigger bool) {
 	}
 	return true, se.ExtendedCode == sqlite3.ErrConstraintTrigger
 }
+
+// storageError reports whether err is SQLite failing to store what it was
+// given — a full disk (SQLITE_FULL, also what max_page_count gives), an
+// I/O error, a read-only or unopenable file — rather than refusing a
+// statement for what it says.
+func storageError(err error) bool {
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code {
+	case sqlite3.ErrFull, sqlite3.ErrIoErr, sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
+		return true
+	}
+	return false
+}

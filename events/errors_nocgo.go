@@ -6,3 +6,6 @@ package events
 // and refuses to open a database at all. herd's agent, which needs no
 // database, builds without cgo (for illumos hosts, say).
 func constraintError(error) (constraint, trigger bool) { return false, false }
+
+// storageError is never true without cgo, for the same reason.
+func storageError(error) bool { return false }

@@ -12,7 +12,9 @@ import (
 // run reads and delivers the log after pos until ctx ends, then saves the
 // position acked so far and closes out.
 func (f *Follower) run(ctx context.Context, out chan<- *message.Message, pos int64, done chan struct{}) {
-	p := &followerPosition{f: f, acked: pos, saved: pos, savedAt: time.Now()}
+	now := time.Now()
+	p := &followerPosition{f: f, acked: pos, saved: pos, savedAt: now, nextAt: now.Add(f.store.cfg.FollowSaveInterval), failed: saveBackoff()}
+	readFailed := saveBackoff()
 	defer func() {
 		p.save(context.WithoutCancel(ctx))
 		close(out)
@@ -36,8 +38,11 @@ func (f *Follower) run(ctx context.Context, out chan<- *message.Message, pos int
 		}
 		interval := cfg.FollowInterval
 		if err != nil {
-			f.store.logger.Error("Reading the log", err, map[string]any{"consumer_group": f.cfg.Group, "position": p.acked})
-			interval, committed = retryInterval, nil
+			interval, committed = readFailed.Failed(), nil
+			f.store.logger.Error("Reading the log", err, map[string]any{"consumer_group": f.cfg.Group, "position": p.acked,
+				"failures": readFailed.Failures(), "retry_in": interval.String()})
+		} else {
+			readFailed.Succeeded()
 		}
 		for _, m := range msgs {
 			if !f.deliver(ctx, out, m.msg) {
@@ -53,7 +58,7 @@ func (f *Follower) run(ctx context.Context, out chan<- *message.Message, pos int
 		wait.Reset(interval)
 		var saveDue <-chan time.Time
 		if p.acked != p.saved {
-			saveSoon.Reset(max(0, cfg.FollowSaveInterval-time.Since(p.savedAt)))
+			saveSoon.Reset(p.untilDue())
 			saveDue = saveSoon.C
 		}
 		select {
@@ -139,25 +144,44 @@ type followerPosition struct {
 	acked   int64
 	saved   int64
 	savedAt time.Time
+	// nextAt is when the position may be saved next: FollowSaveInterval
+	// after the last save, or a backoff after a failed one.
+	nextAt time.Time
+	failed Backoff
 }
 
-// saveIfDue saves the position when it has not been saved for
-// FollowSaveInterval.
+// saveBackoff is how a follower that cannot save its position waits
+// before trying again: from a second up to half a minute, so that a full
+// disk costs a handful of tries and log lines a minute, not a busy core.
+func saveBackoff() Backoff { return Backoff{Initial: time.Second, Max: 30 * time.Second} }
+
+// saveIfDue saves the position when it is due.
 func (p *followerPosition) saveIfDue(ctx context.Context) {
-	if time.Since(p.savedAt) >= p.f.store.cfg.FollowSaveInterval {
+	if !time.Now().Before(p.nextAt) {
 		p.save(ctx)
 	}
 }
 
+// untilDue is how long until the position may be saved next.
+func (p *followerPosition) untilDue() time.Duration { return max(0, time.Until(p.nextAt)) }
+
 // save writes the position if it has moved. A failure is logged and the
-// save tried again later: until then a restart repeats a little more.
+// save tried again after a backoff: until then a restart repeats a little
+// more. The outcome tells the store whether the log can be written.
 func (p *followerPosition) save(ctx context.Context) {
 	if p.acked == p.saved {
 		return
 	}
-	if _, err := p.f.store.db.ExecContext(ctx, ackQuery, p.f.cfg.Group, p.acked); err != nil {
-		p.f.store.logger.Error("Saving the consumer group's position", err, map[string]any{"consumer_group": p.f.cfg.Group, "position": p.acked})
+	_, err := p.f.store.db.ExecContext(ctx, ackQuery, p.f.cfg.Group, p.acked)
+	p.f.store.ObserveWrite(err)
+	if err != nil {
+		wait := p.failed.Failed()
+		p.nextAt = time.Now().Add(wait)
+		p.f.store.logger.Error("Saving the consumer group's position", err, map[string]any{
+			"consumer_group": p.f.cfg.Group, "position": p.acked, "failures": p.failed.Failures(), "retry_in": wait.String()})
 		return
 	}
+	p.failed.Succeeded()
 	p.saved, p.savedAt = p.acked, time.Now()
+	p.nextAt = p.savedAt.Add(p.f.store.cfg.FollowSaveInterval)
 }

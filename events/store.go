@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sync"
+	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
 )
@@ -41,6 +42,7 @@ type Store struct {
 
 	commits    commits
 	compaction compaction
+	writes     writeHealth
 }
 
 // subscription is a subscriber (watermill-sql's, or a Follower) the store
@@ -75,6 +77,7 @@ func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Sto
 		cfg:    cfg,
 		logger: logger,
 		schema: newSchemaAdapter(cfg.SubscribeBatchSize),
+		writes: writeHealth{probe: Backoff{Initial: time.Second, Max: 30 * time.Second}},
 	}
 	// The commit signal starts at the head as found, so that the head it
 	// reports (lag, for one) is right before herd's first commit too.

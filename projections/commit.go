@@ -132,6 +132,7 @@ func (g *groupCommit) commit(group []*command) {
 		}
 	}
 	g.metrics.observeGroup(len(group), committed, time.Since(start), head)
+	g.observeWrites(err, group, committed)
 	if err == nil {
 		for _, c := range group {
 			if c.err == nil {
@@ -146,6 +147,24 @@ func (g *groupCommit) commit(group []*command) {
 	}
 	for _, c := range group {
 		close(c.done)
+	}
+}
+
+// observeWrites tells the store whether the log could be written: a
+// failed transaction, or commands that failed for want of storage (a full
+// disk fails the insert itself), say it could not; a commit says it could.
+func (g *groupCommit) observeWrites(err error, group []*command, committed int) {
+	if err != nil {
+		g.store.ObserveWrite(err)
+		return
+	}
+	for _, c := range group {
+		if c.err != nil {
+			g.store.ObserveWrite(c.err)
+		}
+	}
+	if committed > 0 {
+		g.store.ObserveWrite(nil)
 	}
 }
 

@@ -11,9 +11,15 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte("ok"))
 }
 
-// readyz is ready when the log answers a query.
+// readyz is ready when the log answers a query and can be written: a herd
+// whose every write fails (a full disk) is not ready, and says why, until
+// a write succeeds again.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.Store.Head(r.Context(), s.Store.DB()); err != nil {
+		http.Error(w, "event log unavailable: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	if err := s.Store.Unwritable(r.Context()); err != nil {
 		http.Error(w, "event log unavailable: "+err.Error(), http.StatusServiceUnavailable)
 		return
 	}
