@@ -29,12 +29,20 @@ func (d Difference) String() string {
 // safe while herd serves), rebuilds every view in the copy and compares the
 // rebuilt rows with the live ones. It returns nil when they are equal byte
 // for byte, else the first difference. The scratch file is removed after.
+//
+// It first checks that the scratch copy's filesystem has room for it
+// (verifyRoom), and removes the copy, its journal and its WAL however it
+// ends: a verify that failed for want of room once left a half-written
+// copy behind and filled the disk.
 func Verify(ctx context.Context, live *events.Store, scratchPath string, cfg events.Config, opts RebuildOptions) (*Difference, RebuildStats, error) {
-	_ = os.Remove(scratchPath)
+	if err := verifyRoom(ctx, live, scratchPath); err != nil {
+		return nil, RebuildStats{}, err
+	}
+	removeDB(scratchPath)
+	defer removeDB(scratchPath)
 	if _, err := live.DB().ExecContext(ctx, `VACUUM INTO ?`, scratchPath); err != nil {
 		return nil, RebuildStats{}, fmt.Errorf("verify: snapshot to %s: %w", scratchPath, err)
 	}
-	defer removeDB(scratchPath)
 	cfg.Path = scratchPath
 	scratch, err := events.Open(ctx, cfg, nil)
 	if err != nil {
@@ -121,7 +129,7 @@ func describeRow(cols []string, vals []any, keys []string) (key, row string) {
 }
 
 func removeDB(path string) {
-	for _, suffix := range []string{"", "-wal", "-shm"} {
+	for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
 		_ = os.Remove(path + suffix)
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,10 +32,17 @@ serve first.
 
 With --verify it changes nothing: it rebuilds into a scratch copy of the
 database (safe while herd serves), compares the rebuilt views with the live
-ones and exits non-zero, naming the first difference, when they differ.`,
+ones and exits non-zero, naming the first difference, when they differ.
+It first checks that the data directory's filesystem has room for the
+copy (about twice the log), and removes the copy however it ends, Ctrl-C
+included.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			err := replay(cmd.Context(), dataDir, verify, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			// Ctrl-C or SIGTERM ends the rebuild through its context, so
+			// that the scratch copy is removed on the way out.
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			err := replay(ctx, dataDir, verify, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			return reportErr(cmd, err)
 		},
 	}
