@@ -46,15 +46,39 @@ func UnschedulableReasons(msg string) ([]string, bool) {
 }
 
 // SameUnschedulableReasons reports whether two unschedulable messages say
-// the same thing but for their counts: equal, or both in the FitError form
-// with the same reasons. A pod that carries one need not record the other;
-// the counts move with every node that comes and goes, the reasons only
-// when something an operator can act on changed.
+// the same thing but for their counts and for nodes' readiness: equal, or
+// both in the FitError form with the same reasons once the readiness ones
+// are set aside (see readinessReason). A pod that carries one need not
+// record the other; the counts move with every node that comes and goes,
+// and a node turns not-ready and Ready again with its heartbeats, neither
+// of which a pending pod can act on: without this, one node registering
+// (not Ready yet) and then turning Ready recorded two events for every
+// pending pod. The reasons are recorded again when something an operator
+// can act on changed, or when readiness is all there is to say.
 func SameUnschedulableReasons(a, b string) bool {
 	if a == b {
 		return true
 	}
 	ra, okA := UnschedulableReasons(a)
 	rb, okB := UnschedulableReasons(b)
-	return okA && okB && slices.Equal(ra, rb)
+	return okA && okB && slices.Equal(withoutReadiness(ra), withoutReadiness(rb))
+}
+
+// readinessReason reports whether a FitError reason is about a node's
+// readiness: not Ready, or carrying the not-ready or unreachable taint
+// that herd and Kubernetes put on such a node.
+func readinessReason(reason string) bool {
+	return reason == "node(s) were not ready" ||
+		strings.HasPrefix(reason, "node(s) had untolerated taint {"+TaintNotReady+":") ||
+		strings.HasPrefix(reason, "node(s) had untolerated taint {"+TaintUnreachable+":")
+}
+
+// withoutReadiness is reasons without the readiness ones, unless those
+// are all there is.
+func withoutReadiness(reasons []string) []string {
+	rest := slices.DeleteFunc(slices.Clone(reasons), readinessReason)
+	if len(rest) == 0 {
+		return reasons
+	}
+	return rest
 }

@@ -17,6 +17,14 @@ func TestSameUnschedulableReasons(t *testing.T) {
 		{name: "a reason gone", a: "0/2 nodes are available: 1 Insufficient cpu, 1 Too many pods.", b: "0/2 nodes are available: 2 Insufficient cpu.", want: false},
 		{name: "no nodes, then a node", a: "no nodes available to schedule pods", b: "0/1 nodes are available: 1 node(s) were not ready.", want: false},
 		{name: "no reasons at all", a: "0/1 nodes are available.", b: "0/2 nodes are available.", want: true},
+		{name: "a node not ready comes", a: "0/1 nodes are available: 1 Insufficient cpu.",
+			b: "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }.", want: true},
+		{name: "a node falls silent", a: "0/2 nodes are available: 2 Insufficient cpu.",
+			b: "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were not ready.", want: true},
+		{name: "an unreachable node", a: "0/2 nodes are available: 2 Insufficient cpu.",
+			b: "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }.", want: true},
+		{name: "readiness was all there was to say", a: "0/1 nodes are available: 1 node(s) were not ready.",
+			b: "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were not ready.", want: false},
 		{name: "taints differ", a: "0/1 nodes are available: 1 node(s) had untolerated taint {a: 1}.", b: "0/1 nodes are available: 1 node(s) had untolerated taint {a: 2}.", want: false},
 	}
 	for _, tt := range tests {
