@@ -43,6 +43,7 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerPicoSteps(sc)
 	w.registerConfigMapSteps(sc)
 	w.registerAuthSteps(sc)
+	w.registerIdentitySteps(sc)
 	w.registerTerminationSteps(sc)
 	w.registerIPAMSteps(sc)
 	w.registerWatchSteps(sc)
