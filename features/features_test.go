@@ -44,6 +44,7 @@ func initializeScenario(sc *godog.ScenarioContext) {
 	w.registerConfigMapSteps(sc)
 	w.registerAuthSteps(sc)
 	w.registerIdentitySteps(sc)
+	w.registerFullDiskSteps(sc)
 	w.registerTerminationSteps(sc)
 	w.registerIPAMSteps(sc)
 	w.registerWatchSteps(sc)

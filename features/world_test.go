@@ -76,6 +76,8 @@ type world struct {
 	auth auth
 	// devices are the simulated Picos and herd's device listener.
 	devices devices
+	// freeDisk lifts the full disk a scenario made, if it made one.
+	freeDisk func() error
 	// kubectlLast is how the operator's latest kubectl command ended.
 	kubectlLast kubectlRun
 	// read holds ConfigMaps as a client read them, for its later writes.
