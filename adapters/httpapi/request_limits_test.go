@@ -38,8 +38,10 @@ func TestAQueryThatDoesNotParseIsRefused(t *testing.T) {
 }
 
 // TestXRequestIdIsBounded: a client's X-Request-Id becomes the correlation
-// id of every event its request causes, so an over-long or unprintable
-// one is refused before anything is written; a sane one is echoed.
+// id of every event its request causes, so one that breaks
+// kube-apiserver's Audit-ID rule (too long, or not letters and digits
+// between hyphens) is refused before anything is written; a sane one is
+// echoed.
 func TestXRequestIdIsBounded(t *testing.T) {
 	api := newTestAPI(t, nil)
 	base := api.serve(t).URL
@@ -58,7 +60,7 @@ func TestXRequestIdIsBounded(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	for _, id := range []string{strings.Repeat("x", 600_000), strings.Repeat("y", maxRequestIDLength+1), "two words", "tab\there"} {
+	for _, id := range []string{strings.Repeat("x", 600_000), strings.Repeat("y", maxRequestIDLength+1), "two words", "tab\there", "-leading", "under_score"} {
 		before := api.head(t)
 		if resp := post(id); resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("an X-Request-Id of %d bytes: %d, want 400", len(id), resp.StatusCode)
@@ -68,6 +70,9 @@ func TestXRequestIdIsBounded(t *testing.T) {
 		}
 	}
 	id := "0af7651916cd43dd8448eb211c80319c-" + strings.Repeat("z", maxRequestIDLength-33)
+	if len(id) != maxRequestIDLength {
+		t.Fatalf("the test's id is %d long", len(id))
+	}
 	if resp := post(id); resp.StatusCode != http.StatusCreated || resp.Header.Get("X-Request-Id") != id {
 		t.Errorf("a sane X-Request-Id: %d, echoed %q", resp.StatusCode, resp.Header.Get("X-Request-Id"))
 	}

@@ -45,3 +45,25 @@ func TestTheWatchCacheIsBoundedInBytes(t *testing.T) {
 		t.Errorf("resumed after the cut-off (-want +got):\n%s", diff)
 	}
 }
+
+// TestASmallEventOnALargeObjectCountsTheObject: a node registered with
+// many labels and then heartbeating sends little each time, but every
+// entry holds the node's labels; the cache counts them, so it stays
+// within its bound.
+func TestASmallEventOnALargeObjectCountsTheObject(t *testing.T) {
+	const bound = 256 << 10
+	f := newFixture(t, watch.Config{CacheSize: 8192, CacheBytes: bound})
+	f.start(t)
+	labels := map[string]string{}
+	for j := range 500 {
+		labels[fmt.Sprintf("example.com/l%03d", j)] = strings.Repeat("v", 60)
+	}
+	f.do(t, "wide", register("wide", labels))
+	for i := range 40 {
+		f.do(t, "wide", heartbeat(int64(100+i)))
+	}
+	mustWatch(t, f.hub, watch.Request{Resource: "nodes", From: f.head(t)})
+	if n, bytes := watch.Cache(f.hub); bytes > bound || n >= 41 {
+		t.Errorf("the cache holds %d events, %d bytes; want at most %d bytes", n, bytes, bound)
+	}
+}

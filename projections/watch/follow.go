@@ -93,7 +93,7 @@ func (h *Hub) poll(ctx context.Context) (int, error) {
 		cur := h.fold(k, prev, rec)
 		fresh[rec.Stream] = cur
 		if e, ok := newEntry(k, prev, cur, rec.Position); ok {
-			e.size = entrySize(rec)
+			e.size = entrySize(rec, cur)
 			entries = append(entries, e)
 		}
 	}
@@ -171,11 +171,26 @@ const entryOverhead = 1 << 10
 
 // entrySize is how much memory the entry of rec holds, roughly: what the
 // event brought in (its payload becomes the new object's state, and the
-// object's rendering to clients is about as large again) plus the fixed
-// overhead. What a client sends is what it costs; an object that does not
-// change shares its unchanged parts with its previous state.
-func entrySize(rec events.Record) int64 {
-	return 2*int64(len(rec.Payload)) + entryOverhead
+// object's rendering to clients is about as large again), the labels and
+// fields the new object's Meta holds a copy of (a heartbeat is small, but
+// a node that registered with a megabyte of labels carries them into
+// every entry), and the fixed overhead. What a client sends is what it
+// costs; an object's unchanged parts are shared with its previous state.
+func entrySize(rec events.Record, cur *Object) int64 {
+	size := 2*int64(len(rec.Payload)) + entryOverhead
+	if cur != nil {
+		size += 2 * (mapBytes(cur.Meta.Labels) + mapBytes(cur.Meta.Fields))
+	}
+	return size
+}
+
+// mapBytes is the bytes of m's keys and values.
+func mapBytes(m map[string]string) int64 {
+	var n int64
+	for k, v := range m {
+		n += int64(len(k) + len(v))
+	}
+	return n
 }
 
 func newEntry(k int, prev, cur *Object, pos int64) (entry, bool) {
