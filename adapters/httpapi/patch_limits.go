@@ -44,8 +44,7 @@ func applyJSONPatch(original, patch []byte) ([]byte, error) {
 	}
 	patched, err := ops.Apply(original)
 	var tooMuch *jsonpatch.AccumulatedCopySizeError
-	switch {
-	case errors.As(err, &tooMuch):
+	if errors.As(err, &tooMuch) {
 		return nil, &requestError{http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
 			fmt.Sprintf("the JSON patch's copy operations would add more than %d bytes: %v", maxJSONPatchCopyBytes, err)}
 	}
