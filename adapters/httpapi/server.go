@@ -298,6 +298,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST "+herd+"/namespaces/{namespace}/pods/{name}/termination", s.recordTermination)
 	s.metricsRoutes(m)
 	s.selfReviewRoutes(m)
+	s.unservedRoutes(m)
 
 	m.HandleFunc("/", s.notFound)
 }

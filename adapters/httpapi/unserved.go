@@ -1,0 +1,50 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// What herd does not serve, said plainly: a client that asks for it gets
+// a Status naming what it asked for and why herd has none, instead of a
+// bare 404 that reads like a typo. kubectl prints the message as it is.
+var unserved = []struct {
+	pattern, why string
+	code         int
+	reason       metav1.StatusReason
+}{
+	{"GET /api/v1/namespaces/{namespace}/pods/{name}/log",
+		"herd keeps no container logs: its agents run pods on runtimes (zones, the mock runtime) whose output herd does not collect; read it on the node (a zone's console log with zlogin -C)",
+		http.StatusNotFound, metav1.StatusReasonNotFound},
+	{"/api/v1/namespaces/{namespace}/pods/{name}/exec",
+		"herd cannot run commands in a pod's containers: it has no streaming connection to its nodes' runtimes; log in to the node (zlogin ZONE on illumos)",
+		http.StatusNotFound, metav1.StatusReasonNotFound},
+	{"/api/v1/namespaces/{namespace}/pods/{name}/attach",
+		"herd cannot attach to a pod's containers: it has no streaming connection to its nodes' runtimes",
+		http.StatusNotFound, metav1.StatusReasonNotFound},
+	{"/api/v1/namespaces/{namespace}/pods/{name}/portforward",
+		"herd cannot forward ports to a pod: it has no streaming connection to its nodes' runtimes; reach the pod at its address (kubectl get pod -o wide)",
+		http.StatusNotFound, metav1.StatusReasonNotFound},
+	{"POST /api/v1/namespaces/{namespace}/services",
+		"herd has no Services: nothing routes to pods by selector and no cluster DNS names them; reach a pod at its address (kubectl get pods -o wide)",
+		http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
+	{"PUT /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
+	{"PATCH /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
+	{"DELETE /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to delete", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
+	{"/apis/apps/",
+		"herd serves no apps/v1 workloads yet (Deployments, ReplicaSets, DaemonSets, StatefulSets): it schedules pods you create yourself, and a pod evicted by a drain is not re-created",
+		http.StatusNotFound, metav1.StatusReasonNotFound},
+	{"/apis/batch/", "herd serves no batch/v1 Jobs or CronJobs yet: it schedules pods you create yourself",
+		http.StatusNotFound, metav1.StatusReasonNotFound},
+}
+
+// unservedRoutes answers each of unserved with its Status.
+func (s *Server) unservedRoutes(m routeMux) {
+	for _, u := range unserved {
+		m.HandleFunc(u.pattern, func(w http.ResponseWriter, r *http.Request) {
+			s.writeStatus(w, metav1Status(int32(u.code), u.reason, fmt.Sprintf("%s %s: %s", r.Method, r.URL.Path, u.why))) //nolint:gosec // the codes are the constants above
+		})
+	}
+}
