@@ -137,6 +137,8 @@ Feature: Scheduling pods onto nodes
     And pod "second" is Pending, unschedulable: "0/1 nodes are available: 1 Insufficient cpu."
     When the linux node "web-02" registers through herd's agent with:
       | allocatable | cpu=4, memory=8Gi |
-    Then pod "second" is Pending, unschedulable: "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were not ready."
+    # A node that is not Ready yet is nothing the pod can act on: its
+    # reasons stay as they were recorded, and the log gains no event.
+    Then pod "second" is Pending, unschedulable: "0/1 nodes are available: 1 Insufficient cpu."
     When the agent on "web-02" reports healthy metrics
     Then pod "second" is bound to "web-02"
