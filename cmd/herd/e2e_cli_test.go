@@ -116,6 +116,14 @@ func TestCLI(t *testing.T) {
 		}
 	})
 
+	t.Run("node undrain of a node kubectl drain left cordoned", func(t *testing.T) {
+		mustHerd(t, "node", "cordon", "cli-agent", server)
+		res := mustHerd(t, "node", "undrain", "cli-agent", server)
+		if want := "herd had no drain of its own to end"; !strings.Contains(res.Stdout, "node/cli-agent uncordoned (it had been cordoned") || !strings.Contains(res.Stdout, want) {
+			t.Errorf("herd node undrain said %q, want it to say it uncordoned the node and %q", res.Stdout, want)
+		}
+	})
+
 	t.Run("log --stream", func(t *testing.T) {
 		out := mustHerd(t, "log", server, "--stream", "node/cli-agent").Stdout
 		header, rows := table(t, out)

@@ -123,16 +123,17 @@ func nodeOpCmds(server *string) []*cobra.Command {
 }
 
 // undrained says what undrain did to a node that was as before: ended its
-// drain, uncordoned it (a node only cordoned, as kubectl drain leaves it),
-// or nothing — said as kubectl uncordon says "already uncordoned", and
-// not an error.
+// drain, uncordoned it (a node only cordoned: kubectl drain cordons the
+// node and evicts its pods itself, leaving no drain of herd's to end), or
+// nothing — said as kubectl uncordon says "already uncordoned", and not
+// an error.
 func undrained(before corev1.Node) string {
 	switch domain.AgentState(before.Annotations[conversions.AnnotationAgentState]) {
 	case domain.AgentDraining, domain.AgentDrained:
 		return "undrained"
 	}
 	if before.Spec.Unschedulable {
-		return "uncordoned (it was not draining)"
+		return "uncordoned (it had been cordoned, as kubectl drain leaves a node; herd had no drain of its own to end)"
 	}
 	return "already undrained: it was not draining"
 }
