@@ -71,8 +71,35 @@ func TestLogCommand(t *testing.T) {
 		if code, err := p.signal(syscall.SIGINT, 10*time.Second); err != nil || code != 0 {
 			t.Errorf("herd log -f after Ctrl-C: exit %d, %v; want 0", code, err)
 		}
-		if out := p.output.String(); strings.Count(out, "POSITION") != 1 || strings.Contains(out, "node/log-a") {
+		out := p.output.String()
+		if strings.Count(out, "POSITION") != 1 || strings.Contains(out, "node/log-a") {
 			t.Errorf("herd log -f --tail 1 printed %q: want one header, and nothing older than the tail", out)
+		}
+		// The live rows keep the header's columns.
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		header := lines[0]
+		for _, line := range lines[1:] {
+			if i := strings.Index(header, "STREAM"); len(line) <= i || line[i-1] != ' ' || line[i] != 'n' {
+				t.Errorf("row %q does not line up with the header %q", line, header)
+			}
+		}
+	})
+
+	t.Run("more keeps the filters", func(t *testing.T) {
+		res := mustHerd(t, "log", server, "--stream", "node/", "--limit", "2")
+		_, first := table(t, res.Stdout)
+		more, ok := strings.CutPrefix(strings.TrimSpace(res.Stderr), "more: herd ")
+		if !ok || !strings.Contains(more, "--stream node/") || !strings.Contains(more, "--limit 2") {
+			t.Fatalf("the hint %q: want the next page's command with --stream node/ and --limit 2", res.Stderr)
+		}
+		_, next := table(t, mustHerd(t, strings.Fields(more)...).Stdout)
+		if len(next) == 0 || next[0][0] <= first[len(first)-1][0] && len(next[0][0]) <= len(first[len(first)-1][0]) {
+			t.Errorf("the next page %q does not follow the first %q", next, first)
+		}
+		for _, row := range next {
+			if !strings.HasPrefix(row[2], "node/") {
+				t.Errorf("the next page holds %s: the hint dropped the stream filter", row[2])
+			}
 		}
 	})
 }

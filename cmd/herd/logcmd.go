@@ -3,12 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/url"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,7 +49,7 @@ events as they are recorded until Ctrl-C.`,
 				return reportErr(cmd, err)
 			}
 			if !lf.follow {
-				return reportErr(cmd, printLogPage(cmd, c, q, lf.output))
+				return reportErr(cmd, printLogPage(cmd, c, q, lf.output, lf.moreHint(q)))
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
@@ -121,8 +120,35 @@ func (lf logFlags) query(now time.Time) (url.Values, error) {
 	return q, nil
 }
 
-// printLogPage prints one page of the log, and how to read the next.
-func printLogPage(cmd *cobra.Command, c *client, q url.Values, output string) error {
+// moreHint is the command that reads the page after position after: the
+// same filters (the resolved --since as --since-time, so that it still
+// starts where this page did), from there on.
+func (lf logFlags) moreHint(q url.Values) func(after string) string {
+	return func(after string) string {
+		args := []string{"herd", "log"}
+		if lf.server != "" {
+			args = append(args, "--server", lf.server)
+		}
+		for _, f := range []struct{ flag, value string }{
+			{"--stream", lf.stream}, {"--type", lf.types}, {"--since-time", q.Get("since")}, {"--until", lf.until},
+		} {
+			if f.value != "" {
+				args = append(args, f.flag, f.value)
+			}
+		}
+		if lf.limit > 0 {
+			args = append(args, "--limit", strconv.Itoa(lf.limit))
+		}
+		if lf.output != "" {
+			args = append(args, "-o", lf.output)
+		}
+		return strings.Join(append(args, "--after", after), " ")
+	}
+}
+
+// printLogPage prints one page of the log, and the command that reads the
+// next.
+func printLogPage(cmd *cobra.Command, c *client, q url.Values, output string, more func(after string) string) error {
 	var list httpapi.AuditEventList
 	if err := c.get(cmd.Context(), "/apis/herd.dev/v1/auditevents", q, &list); err != nil {
 		return err
@@ -133,19 +159,20 @@ func printLogPage(cmd *cobra.Command, c *client, q url.Values, output string) er
 	if t := list.Thinned; t != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", t.Message)
 	}
-	if err := printLogRows(cmd.OutOrStdout(), list.Items, true); err != nil {
-		return err
-	}
+	var table logTable
+	table.print(cmd.OutOrStdout(), list.Items)
 	if list.Metadata.Continue != "" {
-		fmt.Fprintf(cmd.ErrOrStderr(), "more: herd log --after %s\n", list.Metadata.Continue)
+		fmt.Fprintf(cmd.ErrOrStderr(), "more: %s\n", more(list.Metadata.Continue))
 	}
 	return nil
 }
 
 // followLog prints the events q matches and then, every followInterval,
 // those recorded since, until ctx ends (Ctrl-C), which is not an error.
+// Live rows keep the columns of the first page, so they line up with its
+// header.
 func followLog(ctx context.Context, cmd *cobra.Command, c *client, q url.Values, output string) error {
-	header := output == ""
+	var table logTable
 	for {
 		var list httpapi.AuditEventList
 		if err := c.get(ctx, "/apis/herd.dev/v1/auditevents", q, &list); err != nil {
@@ -159,11 +186,8 @@ func followLog(ctx context.Context, cmd *cobra.Command, c *client, q url.Values,
 				return err
 			}
 		}
-		if output == "" && (header || len(list.Items) > 0) {
-			if err := printLogRows(cmd.OutOrStdout(), list.Items, header); err != nil {
-				return err
-			}
-			header = false
+		if output == "" {
+			table.print(cmd.OutOrStdout(), list.Items)
 		}
 		if n := len(list.Items); n > 0 {
 			q.Set("after", strconv.FormatInt(list.Items[n-1].Position, 10))
@@ -179,17 +203,4 @@ func followLog(ctx context.Context, cmd *cobra.Command, c *client, q url.Values,
 		case <-time.After(followInterval):
 		}
 	}
-}
-
-// printLogRows prints events as a table, with its header when asked.
-func printLogRows(w io.Writer, items []httpapi.AuditEvent, header bool) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	if header {
-		fmt.Fprintln(tw, "POSITION\tRECORDED\tSTREAM\tVERSION\tTYPE\tACTOR\tSOURCE")
-	}
-	for _, e := range items {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\n", e.Position, e.RecordedAt.Format(time.RFC3339),
-			e.Stream, e.Version, e.Type, dash(e.Actor), dash(e.Source))
-	}
-	return tw.Flush()
 }
