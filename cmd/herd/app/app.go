@@ -164,7 +164,16 @@ func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metr
 	m.SetHead(head)
 	projections.RegisterLogMetrics(reg, store)
 	log.Info("event log open", zap.String("path", cfg.DatabasePath()), zap.Int64("position", head))
-	lc.Append(fx.StopHook(store.Close))
+	lc.Append(fx.StopHook(func() error {
+		// The log closes last of all: what herd acknowledged is in it.
+		err := store.Close()
+		if err != nil {
+			log.Error("the event log did not close cleanly", zap.Error(err))
+			return err
+		}
+		log.Info("herd stopped: the event log is closed", zap.String("path", cfg.DatabasePath()))
+		return nil
+	}))
 	return store, nil
 }
 
@@ -250,7 +259,13 @@ func newHTTPServer(lc fx.Lifecycle, cfg Config, api *httpapi.Server, hub *watch.
 			return nil
 		},
 		OnStop: func(ctx context.Context) error {
-			return h.srv.Shutdown(ctx)
+			// The API stops first (fx stops in the reverse order of start):
+			// requests under way finish, then the reconcilers and the log
+			// close behind it.
+			log.Info("shutting down: the API takes no new requests and finishes those under way", zap.String("url", h.URL()))
+			err := h.srv.Shutdown(ctx)
+			log.Info("the API has stopped", zap.Error(err))
+			return err
 		},
 	})
 	return h
