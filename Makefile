@@ -30,9 +30,9 @@ deps:
 build: deps
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/herd
 
-## run: herd serve on 127.0.0.1:8080 with ./herd-data and six simulated nodes.
+## run: herd serve on 127.0.0.1:8080 (or HERD_LISTEN) with ./herd-data and
+## six simulated nodes; herd logs where to point kubectl once it listens.
 run: build
-	@echo "herd: try  kubectl --server http://127.0.0.1:8080 get nodes   or   $(BIN) node list"
 	./$(BIN) serve --demo 6
 
 ## test: formatting, vet, the linter, and the whole suite under the race

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,4 +21,18 @@ func TestServeSaysWhenItShutsDown(t *testing.T) {
 	if shutting < 0 || stopped < shutting {
 		t.Errorf("herd serve's log does not say it shut down, then stopped:\n%s", out)
 	}
+}
+
+// TestTheDemoSaysWhereToLook: make run's herd names the address it really
+// listens on, which HERD_LISTEN may have moved from the default.
+func TestTheDemoSaysWhereToLook(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	srv := startServe(t, serveOptions{Listen: addr, Env: []string{"HERD_LISTEN=" + addr}, Args: []string{"--log-level", "info", "--demo", "1"}})
+	eventually(t, readyTimeout, func() error {
+		if want := "look at the fleet: kubectl --server http://" + addr + " get nodes"; !strings.Contains(srv.output.String(), want) {
+			return fmt.Errorf("herd serve --demo did not say %q:\n%s", want, srv.output.String())
+		}
+		return nil
+	})
 }

@@ -251,6 +251,11 @@ func newHTTPServer(lc fx.Lifecycle, cfg Config, api *httpapi.Server, hub *watch.
 			}
 			h.ln = ln
 			log.Info("serving the API", zap.String("url", h.URL()))
+			if cfg.Demo > 0 {
+				// Where to look, at the address herd really took (which
+				// --listen or HERD_LISTEN chose), for whoever ran make run.
+				log.Info("look at the fleet: kubectl --server " + h.URL() + " get nodes -o wide   or   bin/herd node list --server " + h.URL())
+			}
 			go func() {
 				if err := h.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 					log.Error("API listener stopped", zap.Error(err))
