@@ -104,6 +104,8 @@ func EvolveNode(n Node, e Event) Node {
 		n.FailedServices = withServiceRecovered(n.FailedServices, e.Service)
 	case NodeMachineObserved:
 		n = e.apply(n)
+	case NodeKubeletEndpointChanged:
+		n = e.apply(n)
 	case NodeLabelsChanged:
 		n.Labels = withDerivedLabels(e.Labels, n)
 		n.Annotations = cloneStrings(e.Annotations)

@@ -46,6 +46,7 @@ func sampleEvents() []Event {
 		NodeMachineObserved{Capacity: ResourceList{"cpu": 2000}, Allocatable: ResourceList{"cpu": 2000}, MachineID: "f3fa05a9", SystemUUID: "ec2856b5", BootID: "bdab808d", At: at(15)},
 		NodeServiceFailed{Service: "nginx.service", State: "failed/failed", At: at(15)},
 		NodeServiceRecovered{Service: "nginx.service", State: "active/running", At: at(16)},
+		NodeKubeletEndpointChanged{KubeletPort: 41234, FromPort: 10250, Addresses: []Address{{Type: "InternalIP", Address: "127.0.0.1"}}, At: at(16)},
 		KubeletTargetSet{Target: kubeletTarget("web-01"), At: at(15)},
 		KubeletTargetRemoved{Name: "web-01", Source: SourceAPI, At: at(16)},
 		NamespaceCreated{Name: "shop", UID: "uid-ns", Labels: map[string]string{"team": "shop"}, Reason: "in use", At: at(17)},

@@ -36,7 +36,10 @@ import "time"
 // A heartbeat that changes nothing but times thus records exactly one event.
 //
 // A report whose System carries a new boot ID is first a restart: see
-// ReportedSystem; NodeRestarted comes before HeartbeatRecorded.
+// ReportedSystem; NodeRestarted comes before HeartbeatRecorded. A report
+// that names another kubelet port or other addresses than the node's
+// records NodeKubeletEndpointChanged, also before HeartbeatRecorded, so
+// that herd probes the kubelet where it listens now.
 type RecordHeartbeat struct {
 	// Metrics as herd's agent measured them; nil when the node reports
 	// conditions instead.
@@ -69,6 +72,10 @@ func (c RecordHeartbeat) decideNode(n Node, now time.Time) ([]Event, error) {
 	if restarted, ok := c.reboot(n, now); ok {
 		events = append(events, restarted)
 		n = EvolveNode(n, restarted)
+	}
+	if moved, ok := c.System.endpointChange(n, now); ok {
+		events = append(events, moved)
+		n = EvolveNode(n, moved)
 	}
 	events = append(events, HeartbeatRecorded{At: now, Metrics: c.Metrics.clone(), Kubelet: c.Kubelet.clone()})
 
