@@ -53,9 +53,12 @@ func DemoOption(cfg Config) fx.Option {
 				log.Info("demo fleet started", zap.Int("nodes", cfg.Demo), zap.Int("pods", demoPodsPerNode*cfg.Demo))
 				return nil
 			},
-			OnStop: func(context.Context) error {
+			OnStop: func(stop context.Context) error {
 				cancel()
 				wg.Wait()
+				// Before the HTTP server closes (fx stops it after this hook,
+				// having started it before): a clean Ctrl-C is a clean stop.
+				deregisterDemoNodes(stop, h.URL(), cfg.Demo, log.Named("demo"))
 				return nil
 			},
 		})
@@ -63,9 +66,7 @@ func DemoOption(cfg Config) fx.Option {
 }
 
 func runDemoNode(ctx context.Context, base string, i int, log *zap.Logger) {
-	kinds := []string{"linux", "illumos", "rp2040"}
-	kind := kinds[i%len(kinds)]
-	name := fmt.Sprintf("demo-%s-%02d", kind, i)
+	name, kind := demoNode(i)
 	if kind == "rp2040" {
 		runDemoPico(ctx, base, name, log)
 		return
