@@ -79,7 +79,11 @@ func runDemoNode(ctx context.Context, base string, i int, log *zap.Logger) {
 	t := time.NewTicker(demoInterval)
 	defer t.Stop()
 	for {
-		err = demoCall(ctx, c, http.MethodPost, base+"/apis/herd.dev/v1/nodes/"+name+"/heartbeat", "application/json", demoMetrics(i))
+		jobs, err := demoRunningPods(ctx, c, base, name)
+		if err != nil && ctx.Err() == nil {
+			log.Warn("demo node could not count its pods", zap.String("node", name), zap.Error(err))
+		}
+		err = demoCall(ctx, c, http.MethodPost, base+"/apis/herd.dev/v1/nodes/"+name+"/heartbeat", "application/json", demoMetrics(i, jobs))
 		if err != nil && ctx.Err() == nil {
 			log.Warn("demo heartbeat failed", zap.String("node", name), zap.Error(err))
 		}
@@ -156,10 +160,10 @@ func agentNode(name, kind string) map[string]any {
 	}
 }
 
-// demoMetrics makes up a plausible host; every seventh node runs short of
-// memory now and then, and every fifth is busy now and then, so that
-// conditions move.
-func demoMetrics(i int) map[string]any {
+// demoMetrics makes up a plausible host running jobs pods; every seventh
+// node runs short of memory now and then, and every fifth is busy now and
+// then, so that conditions move.
+func demoMetrics(i, jobs int) map[string]any {
 	const gib = 1 << 30
 	avail := int64(2+rand.IntN(4)) * gib
 	if i%7 == 0 && rand.IntN(3) == 0 {
@@ -173,7 +177,7 @@ func demoMetrics(i int) map[string]any {
 		"cpuCount": 4, "cpuPercent": cpu, "load1": rand.Float64() * 3, "load5": 1.0, "load15": 0.8,
 		"memoryTotalBytes": int64(8 * gib), "memoryAvailableBytes": avail,
 		"diskTotalBytes": int64(100 * gib), "diskAvailableBytes": int64(60 * gib),
-		"pidsMax": 32768, "pidsCurrent": 300 + rand.IntN(200), "activeJobs": rand.IntN(4),
+		"pidsMax": 32768, "pidsCurrent": 300 + rand.IntN(200), "activeJobs": jobs,
 	}}
 }
 
