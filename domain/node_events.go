@@ -144,4 +144,6 @@ var NodeAggregate = defineAggregate("node",
 	eventOf[NodeServiceFailed](1),
 	eventOf[NodeServiceRecovered](1),
 	eventOf[NodeKubeletEndpointChanged](1),
+	eventOf[NodePressureEased](1),
+	eventOf[NodePressureReturned](1),
 )

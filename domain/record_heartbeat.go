@@ -19,13 +19,21 @@ import "time"
 //
 // Each desired condition that is new, or whose status, reason or message
 // differs from the node's, records NodeConditionChanged; conditions the
-// heartbeat does not mention stay as they are. A derived condition whose
-// status and reason hold is not recorded again only because its message
-// (which names the measurement at the transition, such as "memory used
-// 93.1% > 90%") would read differently: metrics move on every heartbeat, and
-// the current figures are in the node's Metrics. ServicesHealthy False and
-// NetworkUnavailable True are the exception: their message names the
-// services not running and the links down, and a new one is recorded.
+// heartbeat does not mention stay as they are. A derived condition's
+// message names the threshold, not the reading ("memory used above the 90%
+// threshold"), so that it does not go stale: the figures of the moment are
+// the node's Metrics (kubectl top). A derived condition whose status and
+// reason hold is not recorded again for a message alone, except
+// ServicesHealthy False and NetworkUnavailable True, whose message names
+// the services not running and the links down.
+//
+// A derived pressure condition (see heldPressure) that is True stays True
+// while its signal is back under the threshold for less than
+// Thresholds.TransitionPeriod, as the kubelet's
+// --eviction-pressure-transition-period holds its own: the first report
+// under records NodePressureEased, a report above again within the period
+// NodePressureReturned, and only a report under once the period has passed
+// since NodePressureEased turns the condition False.
 //
 // Each watched service that fails records NodeServiceFailed, and each that
 // runs again NodeServiceRecovered, once per change (see
@@ -83,6 +91,15 @@ func (c RecordHeartbeat) decideNode(n Node, now time.Time) ([]Event, error) {
 	wasReady := conditionStatus(n, ConditionReady)
 	ready := wasReady
 	for _, d := range desired {
+		if derived {
+			hold, turn := holdPressure(n, d, c.Thresholds.TransitionPeriod, now)
+			if turn != nil {
+				events = append(events, turn)
+			}
+			if hold {
+				continue
+			}
+		}
 		cur, ok := n.Condition(d.Type)
 		same := ok && cur.Status == d.Status && cur.Reason == d.Reason
 		if same && (cur.Message == d.Message || derived && !namesItsTrouble(d)) {

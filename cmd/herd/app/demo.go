@@ -83,7 +83,7 @@ func runDemoNode(ctx context.Context, base string, i int, log *zap.Logger) {
 		if err != nil && ctx.Err() == nil {
 			log.Warn("demo node could not count its pods", zap.String("node", name), zap.Error(err))
 		}
-		err = demoCall(ctx, c, http.MethodPost, base+"/apis/herd.dev/v1/nodes/"+name+"/heartbeat", "application/json", demoMetrics(i, jobs))
+		err = demoCall(ctx, c, http.MethodPost, base+"/apis/herd.dev/v1/nodes/"+name+"/heartbeat", "application/json", demoMetrics(i, jobs, time.Now()))
 		if err != nil && ctx.Err() == nil {
 			log.Warn("demo heartbeat failed", zap.String("node", name), zap.Error(err))
 		}
@@ -160,17 +160,21 @@ func agentNode(name, kind string) map[string]any {
 	}
 }
 
-// demoMetrics makes up a plausible host running jobs pods; every seventh
-// node runs short of memory now and then, and every fifth is busy now and
-// then, so that conditions move.
-func demoMetrics(i, jobs int) map[string]any {
+// demoMetrics makes up a plausible host running jobs pods at now. Its
+// figures wander a little, well clear of the thresholds; every seventh
+// node runs short of memory for two minutes in every twenty, and every
+// fifth is busy for three minutes in every fifteen, so that conditions
+// move, as episodes an operator can follow rather than noise that flips
+// them on every other heartbeat.
+func demoMetrics(i, jobs int, now time.Time) map[string]any {
 	const gib = 1 << 30
-	avail := int64(2+rand.IntN(4)) * gib
-	if i%7 == 0 && rand.IntN(3) == 0 {
+	minute := int(now.Unix()/60) + i // nodes take their turns apart
+	avail := 4*gib + rand.Int64N(gib) - gib/2
+	if i%7 == 0 && minute%20 < 2 {
 		avail = gib / 2
 	}
-	cpu := 5 + rand.Float64()*50
-	if i%5 == 1 && rand.IntN(3) == 0 {
+	cpu := 20 + rand.Float64()*20
+	if i%5 == 1 && minute%15 < 3 {
 		cpu = 85 + rand.Float64()*10
 	}
 	return map[string]any{"metrics": map[string]any{

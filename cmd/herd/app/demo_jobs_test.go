@@ -54,7 +54,7 @@ func TestDemoJobsAreThePodsTheNodeRuns(t *testing.T) {
 		if got != running[name] {
 			t.Errorf("%s: %d jobs, want the %d pods Running on it", name, got, running[name])
 		}
-		if m := demoMetrics(0, got)["metrics"].(map[string]any); m["activeJobs"] != got {
+		if m := demoMetrics(0, got, time.Now())["metrics"].(map[string]any); m["activeJobs"] != got {
 			t.Errorf("%s: heartbeat's activeJobs %v, want %d", name, m["activeJobs"], got)
 		}
 	}
