@@ -60,12 +60,12 @@ func cpuCondition(used float64, percent int64) ReportedCondition {
 	if used > float64(percent) {
 		return ReportedCondition{
 			Type: ConditionCPUPressure, Status: ConditionTrue, Reason: ReasonHasInsufficientCPU,
-			Message: fmt.Sprintf("CPU used %.1f%% > %d%%", used, percent),
+			Message: fmt.Sprintf("CPU used above the %d%% threshold", percent),
 		}
 	}
 	return ReportedCondition{
 		Type: ConditionCPUPressure, Status: ConditionFalse, Reason: ReasonHasSufficientCPU,
-		Message: fmt.Sprintf("CPU used %.1f%% <= %d%%", used, percent),
+		Message: fmt.Sprintf("CPU used at or below the %d%% threshold", percent),
 	}
 }
 

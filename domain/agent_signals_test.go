@@ -16,18 +16,18 @@ func TestAgentSignalConditions(t *testing.T) {
 		{
 			name:   "CPU exactly at 80% is no pressure",
 			change: func(m *Metrics) { m.CPUPercent = ptr(80.0) },
-			want:   ReportedCondition{Type: ConditionCPUPressure, Status: ConditionFalse, Reason: ReasonHasSufficientCPU, Message: "CPU used 80.0% <= 80%"},
+			want:   ReportedCondition{Type: ConditionCPUPressure, Status: ConditionFalse, Reason: ReasonHasSufficientCPU, Message: "CPU used at or below the 80% threshold"},
 		},
 		{
 			name:   "CPU just above 80% is pressure",
 			change: func(m *Metrics) { m.CPUPercent = ptr(80.04) },
-			want:   ReportedCondition{Type: ConditionCPUPressure, Status: ConditionTrue, Reason: ReasonHasInsufficientCPU, Message: "CPU used 80.0% > 80%"},
+			want:   ReportedCondition{Type: ConditionCPUPressure, Status: ConditionTrue, Reason: ReasonHasInsufficientCPU, Message: "CPU used above the 80% threshold"},
 		},
 		{
 			name:       "a configured CPU threshold",
 			change:     func(m *Metrics) { m.CPUPercent = ptr(51.5) },
 			thresholds: Thresholds{CPUPercent: 50},
-			want:       ReportedCondition{Type: ConditionCPUPressure, Status: ConditionTrue, Reason: ReasonHasInsufficientCPU, Message: "CPU used 51.5% > 50%"},
+			want:       ReportedCondition{Type: ConditionCPUPressure, Status: ConditionTrue, Reason: ReasonHasInsufficientCPU, Message: "CPU used above the 50% threshold"},
 		},
 		{
 			name: "one link up is a network",

@@ -59,11 +59,19 @@ type Thresholds struct {
 	LoadPerCPU float64 `json:"loadPerCPU"`
 	// CPUPercent: CPUPressure when CPU use > this % of the node's CPUs.
 	CPUPercent int64 `json:"cpuPercent,omitempty"`
+	// TransitionPeriod: how long a pressure condition (the three
+	// pressures, HighLoad, CPUPressure) stays True once its signal is
+	// back under the threshold, as the kubelet's
+	// --eviction-pressure-transition-period. 0 holds nothing; it takes no
+	// default from DefaultThresholds.
+	TransitionPeriod time.Duration `json:"transitionPeriod,omitempty"`
 }
 
 // DefaultThresholds are herd's defaults: 90% for memory, disk and PIDs (the
 // same share as the kubelet's default eviction signals leave roughly free
 // on a typical host), a load average of twice the CPU count, and 80% CPU
 // use (herd's own choice: Kubernetes has no CPU condition, and 80% leaves
-// headroom for a burst while flagging a node that stays busy).
-var DefaultThresholds = Thresholds{MemoryPercent: 90, DiskPercent: 90, PIDPercent: 90, LoadPerCPU: 2, CPUPercent: 80}
+// headroom for a burst while flagging a node that stays busy), and the
+// kubelet's 5-minute pressure transition period.
+var DefaultThresholds = Thresholds{MemoryPercent: 90, DiskPercent: 90, PIDPercent: 90, LoadPerCPU: 2, CPUPercent: 80,
+	TransitionPeriod: DefaultPressureTransitionPeriod}

@@ -3,10 +3,8 @@ package domain
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"math/bits"
 	"slices"
-	"strconv"
 )
 
 // Reasons herd gives the conditions it derives from an agent's metrics, in
@@ -43,6 +41,8 @@ func (t Thresholds) withDefaults() Thresholds {
 		PIDPercent:    cmp.Or(t.PIDPercent, d.PIDPercent),
 		LoadPerCPU:    cmp.Or(t.LoadPerCPU, d.LoadPerCPU),
 		CPUPercent:    cmp.Or(t.CPUPercent, d.CPUPercent),
+		// 0 means no hold, not "the default".
+		TransitionPeriod: t.TransitionPeriod,
 	}
 }
 
@@ -82,17 +82,18 @@ func deriveConditions(m Metrics, t Thresholds) []ReportedCondition {
 
 // percentCondition is True when used is strictly more than percent % of
 // total. used, total and percent must not be negative, and total not zero.
+// Its message names the threshold, not the reading, which would be stale
+// by the next heartbeat.
 func percentCondition(t ConditionType, what string, used, total, percent int64, okReason, pressureReason string) ReportedCondition {
-	shown := float64(used) / float64(total) * 100 // for the message only
 	if exceedsPercent(used, total, percent) {
 		return ReportedCondition{
 			Type: t, Status: ConditionTrue, Reason: pressureReason,
-			Message: fmt.Sprintf("%s %.1f%% > %d%%", what, shown, percent),
+			Message: fmt.Sprintf("%s above the %d%% threshold", what, percent),
 		}
 	}
 	return ReportedCondition{
 		Type: t, Status: ConditionFalse, Reason: okReason,
-		Message: fmt.Sprintf("%s %.1f%% <= %d%%", what, shown, percent),
+		Message: fmt.Sprintf("%s at or below the %d%% threshold", what, percent),
 	}
 }
 
@@ -107,18 +108,19 @@ func exceedsPercent(used, total, percent int64) bool {
 }
 
 // loadCondition is HighLoad True when the one-minute load average is
-// strictly above perCPU times the CPU count.
+// strictly above perCPU times the CPU count; its message names the
+// threshold, not the reading.
 func loadCondition(m Metrics, perCPU float64) ReportedCondition {
 	limit := perCPU * float64(m.CPUCount)
 	if m.Load1 > limit {
 		return ReportedCondition{
 			Type: ConditionHighLoad, Status: ConditionTrue, Reason: ReasonHighLoad,
-			Message: fmt.Sprintf("load1 %s > %g (%g per CPU, %d CPUs)", loadString(m.Load1), limit, perCPU, m.CPUCount),
+			Message: fmt.Sprintf("load1 above the threshold of %g (%g per CPU, %d CPUs)", limit, perCPU, m.CPUCount),
 		}
 	}
 	return ReportedCondition{
 		Type: ConditionHighLoad, Status: ConditionFalse, Reason: ReasonNormalLoad,
-		Message: fmt.Sprintf("load1 %s <= %g (%g per CPU, %d CPUs)", loadString(m.Load1), limit, perCPU, m.CPUCount),
+		Message: fmt.Sprintf("load1 at or below the threshold of %g (%g per CPU, %d CPUs)", limit, perCPU, m.CPUCount),
 	}
 }
 
@@ -138,10 +140,4 @@ func conditionRank(t ConditionType) int {
 		return i
 	}
 	return len(conditionOrder)
-}
-
-// loadString renders a load average to three decimals at most, as uptime
-// does give or take, without trailing zeros: 2.767, 8.01, 1.
-func loadString(v float64) string {
-	return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64)
 }

@@ -159,6 +159,12 @@ type Node struct {
 	// a NodeServiceRecovered takes one out. herd records each failure and
 	// each recovery once, however many heartbeats report it.
 	FailedServices map[string]string `json:"failedServices,omitempty"`
+	// PressureEasedAt holds, for each pressure condition that is True
+	// while its signal is back under the threshold, when herd first saw
+	// it under (NodePressureEased): the condition clears once the signal
+	// has stayed under for the transition period. Kept in the node so that
+	// a replay of the log decides as the live herd did.
+	PressureEasedAt map[ConditionType]time.Time `json:"pressureEasedAt,omitempty"`
 
 	// Deleted marks a node removed from the fleet. The view keeps the row
 	// as a tombstone so that the stream version survives a later

@@ -29,6 +29,7 @@ func (n Node) Clone() Node {
 	c.KubeletMetrics = n.KubeletMetrics.clone()
 	c.ScrapeFailure = clonePtr(n.ScrapeFailure)
 	c.FailedServices = cloneStrings(n.FailedServices)
+	c.PressureEasedAt = cloneEasing(n.PressureEasedAt)
 	return c
 }
 

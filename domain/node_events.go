@@ -143,4 +143,7 @@ var NodeAggregate = defineAggregate("node",
 	eventOf[NodeMachineObserved](1),
 	eventOf[NodeServiceFailed](1),
 	eventOf[NodeServiceRecovered](1),
+	eventOf[NodeKubeletEndpointChanged](1),
+	eventOf[NodePressureEased](1),
+	eventOf[NodePressureReturned](1),
 )

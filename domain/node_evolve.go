@@ -53,6 +53,11 @@ func EvolveNode(n Node, e Event) Node {
 		}
 	case NodeConditionChanged:
 		n.Conditions = applyCondition(n, e)
+		n.PressureEasedAt = withoutEasing(n.PressureEasedAt, e.Type)
+	case NodePressureEased:
+		n.PressureEasedAt = withEasing(n.PressureEasedAt, e.Type, e.At)
+	case NodePressureReturned:
+		n.PressureEasedAt = withoutEasing(n.PressureEasedAt, e.Type)
 	case NodeBecameReady:
 		if n.AgentState == AgentStarting || n.AgentState == AgentStopped || n.AgentState == AgentLost {
 			n.AgentState = AgentReady
@@ -103,6 +108,8 @@ func EvolveNode(n Node, e Event) Node {
 	case NodeServiceRecovered:
 		n.FailedServices = withServiceRecovered(n.FailedServices, e.Service)
 	case NodeMachineObserved:
+		n = e.apply(n)
+	case NodeKubeletEndpointChanged:
 		n = e.apply(n)
 	case NodeLabelsChanged:
 		n.Labels = withDerivedLabels(e.Labels, n)

@@ -14,6 +14,10 @@ type ReportedSystem struct {
 	// Addresses are the node's addresses as it reports them now; empty
 	// leaves the known ones.
 	Addresses []Address
+	// KubeletPort is the port of its kubelet endpoint as it reports it
+	// now (status.daemonEndpoints.kubeletEndpoint.Port); 0 leaves the
+	// known one.
+	KubeletPort int32
 }
 
 // reboot returns the NodeRestarted a heartbeat implies when it carries a
@@ -33,6 +37,9 @@ func (c RecordHeartbeat) reboot(n Node, now time.Time) (Event, bool) {
 	reg.Info = s.Info
 	if len(s.Addresses) > 0 {
 		reg.Addresses = cloneSlice(s.Addresses)
+	}
+	if s.KubeletPort > 0 {
+		reg.KubeletPort = s.KubeletPort
 	}
 	return NodeRestarted{
 		Registration: reg.clone(),

@@ -19,13 +19,21 @@ import "time"
 //
 // Each desired condition that is new, or whose status, reason or message
 // differs from the node's, records NodeConditionChanged; conditions the
-// heartbeat does not mention stay as they are. A derived condition whose
-// status and reason hold is not recorded again only because its message
-// (which names the measurement at the transition, such as "memory used
-// 93.1% > 90%") would read differently: metrics move on every heartbeat, and
-// the current figures are in the node's Metrics. ServicesHealthy False and
-// NetworkUnavailable True are the exception: their message names the
-// services not running and the links down, and a new one is recorded.
+// heartbeat does not mention stay as they are. A derived condition's
+// message names the threshold, not the reading ("memory used above the 90%
+// threshold"), so that it does not go stale: the figures of the moment are
+// the node's Metrics (kubectl top). A derived condition whose status and
+// reason hold is not recorded again for a message alone, except
+// ServicesHealthy False and NetworkUnavailable True, whose message names
+// the services not running and the links down.
+//
+// A derived pressure condition (see heldPressure) that is True stays True
+// while its signal is back under the threshold for less than
+// Thresholds.TransitionPeriod, as the kubelet's
+// --eviction-pressure-transition-period holds its own: the first report
+// under records NodePressureEased, a report above again within the period
+// NodePressureReturned, and only a report under once the period has passed
+// since NodePressureEased turns the condition False.
 //
 // Each watched service that fails records NodeServiceFailed, and each that
 // runs again NodeServiceRecovered, once per change (see
@@ -36,7 +44,10 @@ import "time"
 // A heartbeat that changes nothing but times thus records exactly one event.
 //
 // A report whose System carries a new boot ID is first a restart: see
-// ReportedSystem; NodeRestarted comes before HeartbeatRecorded.
+// ReportedSystem; NodeRestarted comes before HeartbeatRecorded. A report
+// that names another kubelet port or other addresses than the node's
+// records NodeKubeletEndpointChanged, also before HeartbeatRecorded, so
+// that herd probes the kubelet where it listens now.
 type RecordHeartbeat struct {
 	// Metrics as herd's agent measured them; nil when the node reports
 	// conditions instead.
@@ -70,12 +81,25 @@ func (c RecordHeartbeat) decideNode(n Node, now time.Time) ([]Event, error) {
 		events = append(events, restarted)
 		n = EvolveNode(n, restarted)
 	}
+	if moved, ok := c.System.endpointChange(n, now); ok {
+		events = append(events, moved)
+		n = EvolveNode(n, moved)
+	}
 	events = append(events, HeartbeatRecorded{At: now, Metrics: c.Metrics.clone(), Kubelet: c.Kubelet.clone()})
 
 	desired, derived := c.desiredConditions()
 	wasReady := conditionStatus(n, ConditionReady)
 	ready := wasReady
 	for _, d := range desired {
+		if derived {
+			hold, turn := holdPressure(n, d, c.Thresholds.TransitionPeriod, now)
+			if turn != nil {
+				events = append(events, turn)
+			}
+			if hold {
+				continue
+			}
+		}
 		cur, ok := n.Condition(d.Type)
 		same := ok && cur.Status == d.Status && cur.Reason == d.Reason
 		if same && (cur.Message == d.Message || derived && !namesItsTrouble(d)) {

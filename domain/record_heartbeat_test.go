@@ -10,10 +10,10 @@ import (
 func healthyChanges(now time.Time) []Event {
 	return []Event{
 		NodeConditionChanged{Type: ConditionReady, Status: ConditionTrue, Reason: "AgentReady", Message: "herd agent is posting ready status", At: now},
-		NodeConditionChanged{Type: ConditionMemoryPressure, Status: ConditionFalse, Reason: "HasSufficientMemory", Message: "memory used 50.0% <= 90%", At: now},
-		NodeConditionChanged{Type: ConditionDiskPressure, Status: ConditionFalse, Reason: "HasNoDiskPressure", Message: "disk used 50.0% <= 90%", At: now},
-		NodeConditionChanged{Type: ConditionPIDPressure, Status: ConditionFalse, Reason: "HasSufficientPID", Message: "PIDs in use 10.0% <= 90%", At: now},
-		NodeConditionChanged{Type: ConditionHighLoad, Status: ConditionFalse, Reason: "NormalLoad", Message: "load1 1 <= 8 (2 per CPU, 4 CPUs)", At: now},
+		NodeConditionChanged{Type: ConditionMemoryPressure, Status: ConditionFalse, Reason: "HasSufficientMemory", Message: "memory used at or below the 90% threshold", At: now},
+		NodeConditionChanged{Type: ConditionDiskPressure, Status: ConditionFalse, Reason: "HasNoDiskPressure", Message: "disk used at or below the 90% threshold", At: now},
+		NodeConditionChanged{Type: ConditionPIDPressure, Status: ConditionFalse, Reason: "HasSufficientPID", Message: "PIDs in use at or below the 90% threshold", At: now},
+		NodeConditionChanged{Type: ConditionHighLoad, Status: ConditionFalse, Reason: "NormalLoad", Message: "load1 at or below the threshold of 8 (2 per CPU, 4 CPUs)", At: now},
 	}
 }
 

@@ -132,6 +132,12 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 	if !hasTag(sc, "@kubelet-probes") {
 		cfg.KubeletProbe.Kinds = nil
 	}
+	// Pressure conditions follow their figures heartbeat by heartbeat,
+	// as the older scenarios expect, unless a scenario is about the
+	// transition period (herd's default is the kubelet's five minutes).
+	if !hasTag(sc, "@pressure-hold") {
+		cfg.Thresholds.TransitionPeriod = 0
+	}
 	if hasTag(sc, "@node-runtime-none") {
 		// herd runs no pod itself: every node's pods are its agent's.
 		cfg.NodeRuntime = app.NodeRuntimeNone

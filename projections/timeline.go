@@ -2,6 +2,7 @@ package projections
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"herd/domain"
@@ -84,6 +85,8 @@ func timelineEntries(node string, rec events.Record, ev domain.Event) []Timeline
 			msg += ": " + e.Message
 		}
 		return entry(e.At, "ScrapeFailed", warning, e.Reason, msg)
+	case domain.NodeKubeletEndpointChanged:
+		return entry(e.At, "KubeletEndpointChanged", normal, "KubeletEndpointChanged", kubeletEndpointMessage(e))
 	case domain.NodeScrapeRecovered:
 		return entry(e.At, "ScrapeRecovered", normal, e.Reason, "herd polls the kubelet again")
 	case domain.NodeServiceFailed:
@@ -134,6 +137,22 @@ func conditionType(c domain.ConditionType, from, s domain.ConditionStatus) strin
 		return TimelineNormal
 	}
 	return TimelineWarning
+}
+
+// kubeletEndpointMessage says where the node's kubelet listens now.
+func kubeletEndpointMessage(e domain.NodeKubeletEndpointChanged) string {
+	var parts []string
+	if e.KubeletPort > 0 {
+		parts = append(parts, fmt.Sprintf("kubelet port %d (was %d)", e.KubeletPort, e.FromPort))
+	}
+	if len(e.Addresses) > 0 {
+		as := make([]string, len(e.Addresses))
+		for i, a := range e.Addresses {
+			as[i] = a.Type + " " + a.Address
+		}
+		parts = append(parts, "addresses "+strings.Join(as, ", "))
+	}
+	return "node reports its kubelet endpoint anew: " + strings.Join(parts, "; ")
 }
 
 func taintString(key, value string, effect domain.TaintEffect) string {

@@ -105,7 +105,7 @@ func NodeToAPI(n domain.Node) corev1.Node {
 	for _, a := range n.Addresses {
 		out.Status.Addresses = append(out.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeAddressType(a.Type), Address: a.Address})
 	}
-	for _, c := range n.Conditions {
+	for _, c := range readyLast(n.Conditions) {
 		out.Status.Conditions = append(out.Status.Conditions, corev1.NodeCondition{
 			Type:               corev1.NodeConditionType(c.Type),
 			Status:             corev1.ConditionStatus(c.Status),
@@ -116,6 +116,23 @@ func NodeToAPI(n domain.Node) corev1.Node {
 		})
 	}
 	return out
+}
+
+// readyLast returns cs with Ready moved to the end and the rest in their
+// order, as a kubelet's setNodeStatus appends them (MemoryPressure,
+// DiskPressure, PIDPressure, then Ready): scripts read a node's readiness
+// as .status.conditions[-1], so herd's own conditions go before Ready too.
+func readyLast(cs []domain.Condition) []domain.Condition {
+	out := make([]domain.Condition, 0, len(cs))
+	var ready []domain.Condition
+	for _, c := range cs {
+		if c.Type == domain.ConditionReady {
+			ready = append(ready, c)
+			continue
+		}
+		out = append(out, c)
+	}
+	return append(out, ready...)
 }
 
 const rfc3339 = "2006-01-02T15:04:05Z07:00"

@@ -25,13 +25,15 @@ func postedKind(in corev1.Node) domain.NodeKind {
 }
 
 // reportedSystem is what a status report says about the machine besides
-// its conditions: its system info (a new boot ID is a reboot) and its
-// addresses. nil when it says nothing of either.
+// its conditions: its system info (a new boot ID is a reboot), its
+// addresses and its kubelet's port (herd probes the one reported last).
+// nil when it says nothing of these.
 func reportedSystem(st corev1.NodeStatus) *domain.ReportedSystem {
 	info := conversions.NodeInfoFromAPI(st.NodeInfo)
 	addrs := conversions.AddressesFromAPI(st.Addresses)
-	if info == (domain.NodeInfo{}) && len(addrs) == 0 {
+	port := st.DaemonEndpoints.KubeletEndpoint.Port
+	if info == (domain.NodeInfo{}) && len(addrs) == 0 && port == 0 {
 		return nil
 	}
-	return &domain.ReportedSystem{Info: info, Addresses: addrs}
+	return &domain.ReportedSystem{Info: info, Addresses: addrs, KubeletPort: port}
 }

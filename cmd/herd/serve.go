@@ -38,6 +38,7 @@ func newServeCmd() *cobra.Command {
 	f.Int64Var(&cfg.Thresholds.PIDPercent, "pid-pressure-percent", cfg.Thresholds.PIDPercent, "PIDPressure when an agent's PIDs in use are above this percent of the maximum")
 	f.Float64Var(&cfg.Thresholds.LoadPerCPU, "high-load-per-cpu", cfg.Thresholds.LoadPerCPU, "HighLoad when load1 is above this many times the CPU count")
 	f.Int64Var(&cfg.Thresholds.CPUPercent, "cpu-pressure-percent", cfg.Thresholds.CPUPercent, "CPUPressure when an agent's CPU use since its previous heartbeat is above this percent; the default is herd's own (Kubernetes has no CPU condition): headroom for a burst, yet a node that stays busy is flagged")
+	f.DurationVar(&cfg.Thresholds.TransitionPeriod, "pressure-transition-period", cfg.Thresholds.TransitionPeriod, "how long a pressure condition stays True once its signal is back under the threshold (the kubelet's --eviction-pressure-transition-period and default); 0 clears it at once")
 	f.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "how often the reconcilers look for writes herd was not told of (another process's); herd's own are seen at once")
 	f.BoolVar(&cfg.Profiling, "profiling", cfg.Profiling, "serve Go's profiles under /debug/pprof/ to administrators (kube-apiserver's flag)")
 	f.IntVar(&cfg.Demo, "demo", cfg.Demo, "run this many simulated nodes against the API (for a first look)")

@@ -55,13 +55,19 @@ func New(cfg Config, repo domain.NodeRepository, view *projections.NodeView, clk
 func (r *Reconciler) Name() string { return "kubeletprobe" }
 
 // KeysFor starts (or restarts) a node's probes when it registers, restarts
-// or goes away. Heartbeats and condition changes need no probe.
+// or goes away, and probes at once a node whose kubelet endpoint moved:
+// the old port's failure says nothing about the new one. Heartbeats and
+// condition changes need no probe.
 func (r *Reconciler) KeysFor(rec events.Record) []string {
-	if !domain.NodeAggregate.Owns(rec.Stream) {
+	name, ok := domain.NodeAggregate.Key(rec.Stream)
+	if !ok {
 		return nil
 	}
 	switch rec.Type {
 	case (domain.NodeRegistered{}).EventType(), (domain.NodeRestarted{}).EventType(), (domain.NodeDeleted{}).EventType():
+		return []string{rec.Stream}
+	case (domain.NodeKubeletEndpointChanged{}).EventType():
+		r.forget(name)
 		return []string{rec.Stream}
 	}
 	return nil

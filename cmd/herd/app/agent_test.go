@@ -197,6 +197,7 @@ func TestConfigurationNamesWhatIsWrong(t *testing.T) {
 	serve.LocalNode.Illumos.NetworkMode = "bridge"
 	serve.LocalNode.Illumos.Retry.Attempts = 0
 	serve.Thresholds.CPUPercent = 101
+	serve.Thresholds.TransitionPeriod = -time.Second
 	for _, tt := range []struct {
 		name string
 		err  error
@@ -205,7 +206,8 @@ func TestConfigurationNamesWhatIsWrong(t *testing.T) {
 		{"agent", agent.Validate(), []string{"--node-name is required", `--server "herd:8080"`, "--poll-interval 0s", `--runtime "docker"`,
 			"--reserve-cpu -1m", "--heartbeat-interval 0s", `--node-ip "zone-01"`, `--metrics-listen "9464"`,
 			"--watch-service: a service name must not be empty", `--watch-service "svc:/network/ssh:default": the same service as "svc:/network/ssh:default", given already`}},
-		{"serve", serve.Validate(), []string{`--local-node "Solo_1"`, `--network-mode "bridge"`, "--command-attempts 0", "--cpu-pressure-percent 101: want 1 to 100"}},
+		{"serve", serve.Validate(), []string{`--local-node "Solo_1"`, `--network-mode "bridge"`, "--command-attempts 0", "--cpu-pressure-percent 101: want 1 to 100",
+			"--pressure-transition-period -1s: want 0 or more"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.err == nil {

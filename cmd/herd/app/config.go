@@ -142,6 +142,9 @@ func (c Config) Validate() error {
 	if t.LoadPerCPU <= 0 {
 		errs = append(errs, fmt.Errorf("--high-load-per-cpu %g: want a positive number", t.LoadPerCPU))
 	}
+	if t.TransitionPeriod < 0 {
+		errs = append(errs, fmt.Errorf("--pressure-transition-period %s: want 0 or more", t.TransitionPeriod))
+	}
 	if c.PollInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--poll-interval %s: want a positive duration", c.PollInterval))
 	}

@@ -53,9 +53,12 @@ func DemoOption(cfg Config) fx.Option {
 				log.Info("demo fleet started", zap.Int("nodes", cfg.Demo), zap.Int("pods", demoPodsPerNode*cfg.Demo))
 				return nil
 			},
-			OnStop: func(context.Context) error {
+			OnStop: func(stop context.Context) error {
 				cancel()
 				wg.Wait()
+				// Before the HTTP server closes (fx stops it after this hook,
+				// having started it before): a clean Ctrl-C is a clean stop.
+				deregisterDemoNodes(stop, h.URL(), cfg.Demo, log.Named("demo"))
 				return nil
 			},
 		})
@@ -63,9 +66,7 @@ func DemoOption(cfg Config) fx.Option {
 }
 
 func runDemoNode(ctx context.Context, base string, i int, log *zap.Logger) {
-	kinds := []string{"linux", "illumos", "rp2040"}
-	kind := kinds[i%len(kinds)]
-	name := fmt.Sprintf("demo-%s-%02d", kind, i)
+	name, kind := demoNode(i)
 	if kind == "rp2040" {
 		runDemoPico(ctx, base, name, log)
 		return
@@ -78,7 +79,11 @@ func runDemoNode(ctx context.Context, base string, i int, log *zap.Logger) {
 	t := time.NewTicker(demoInterval)
 	defer t.Stop()
 	for {
-		err = demoCall(ctx, c, http.MethodPost, base+"/apis/herd.dev/v1/nodes/"+name+"/heartbeat", "application/json", demoMetrics(i))
+		jobs, err := demoRunningPods(ctx, c, base, name)
+		if err != nil && ctx.Err() == nil {
+			log.Warn("demo node could not count its pods", zap.String("node", name), zap.Error(err))
+		}
+		err = demoCall(ctx, c, http.MethodPost, base+"/apis/herd.dev/v1/nodes/"+name+"/heartbeat", "application/json", demoMetrics(i, jobs, time.Now()))
 		if err != nil && ctx.Err() == nil {
 			log.Warn("demo heartbeat failed", zap.String("node", name), zap.Error(err))
 		}
@@ -155,24 +160,28 @@ func agentNode(name, kind string) map[string]any {
 	}
 }
 
-// demoMetrics makes up a plausible host; every seventh node runs short of
-// memory now and then, and every fifth is busy now and then, so that
-// conditions move.
-func demoMetrics(i int) map[string]any {
+// demoMetrics makes up a plausible host running jobs pods at now. Its
+// figures wander a little, well clear of the thresholds; every seventh
+// node runs short of memory for two minutes in every twenty, and every
+// fifth is busy for three minutes in every fifteen, so that conditions
+// move, as episodes an operator can follow rather than noise that flips
+// them on every other heartbeat.
+func demoMetrics(i, jobs int, now time.Time) map[string]any {
 	const gib = 1 << 30
-	avail := int64(2+rand.IntN(4)) * gib
-	if i%7 == 0 && rand.IntN(3) == 0 {
+	minute := int(now.Unix()/60) + i // nodes take their turns apart
+	avail := 4*gib + rand.Int64N(gib) - gib/2
+	if i%7 == 0 && minute%20 < 2 {
 		avail = gib / 2
 	}
-	cpu := 5 + rand.Float64()*50
-	if i%5 == 1 && rand.IntN(3) == 0 {
+	cpu := 20 + rand.Float64()*20
+	if i%5 == 1 && minute%15 < 3 {
 		cpu = 85 + rand.Float64()*10
 	}
 	return map[string]any{"metrics": map[string]any{
 		"cpuCount": 4, "cpuPercent": cpu, "load1": rand.Float64() * 3, "load5": 1.0, "load15": 0.8,
 		"memoryTotalBytes": int64(8 * gib), "memoryAvailableBytes": avail,
 		"diskTotalBytes": int64(100 * gib), "diskAvailableBytes": int64(60 * gib),
-		"pidsMax": 32768, "pidsCurrent": 300 + rand.IntN(200), "activeJobs": rand.IntN(4),
+		"pidsMax": 32768, "pidsCurrent": 300 + rand.IntN(200), "activeJobs": jobs,
 	}}
 }
 

@@ -1,0 +1,44 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// demoRunningPods counts the pods Running on the demo node name, as
+// `herd agent` counts its own for the heartbeat's activeJobs: JOBS shows
+// what the node runs (herd's mock runtime runs the demo agents' pods), so
+// a drained node shows 0 and a busy one its pods.
+func demoRunningPods(ctx context.Context, c *http.Client, base, name string) (int, error) {
+	q := url.Values{"fieldSelector": {"spec.nodeName=" + name}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/pods?"+q.Encode(), nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "herd-demo")
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("list the pods of %s: %s", name, resp.Status)
+	}
+	var list corev1.PodList
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		return 0, fmt.Errorf("list the pods of %s: %w", name, err)
+	}
+	n := 0
+	for _, p := range list.Items {
+		if p.Status.Phase == corev1.PodRunning {
+			n++
+		}
+	}
+	return n, nil
+}
