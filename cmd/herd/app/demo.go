@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -71,12 +72,25 @@ func runDemoNode(ctx context.Context, base string, i int, log *zap.Logger) {
 		runDemoPico(ctx, base, name, log)
 		return
 	}
+	runDemoAgent(ctx, base, i, demoInterval, log)
+}
+
+// runDemoAgent is a simulated herd agent for demo node i, heartbeating
+// every interval until ctx ends. When an operator deletes its node
+// (kubectl delete node), the next heartbeat is 404 and the agent
+// registers again, as a real agent does when it restarts, and says so
+// once, rather than failing every heartbeat until herd restarts.
+func runDemoAgent(ctx context.Context, base string, i int, interval time.Duration, log *zap.Logger) {
+	name, kind := demoNode(i)
 	c := &http.Client{Timeout: 5 * time.Second}
-	err := demoCall(ctx, c, http.MethodPut, base+"/apis/herd.dev/v1/nodes/"+name+"/registration", "application/json", agentNode(name, kind))
-	if err != nil {
-		log.Warn("demo node could not register", zap.String("node", name), zap.Error(err))
+	register := func() {
+		err := demoCall(ctx, c, http.MethodPut, base+"/apis/herd.dev/v1/nodes/"+name+"/registration", "application/json", agentNode(name, kind))
+		if err != nil && ctx.Err() == nil {
+			log.Warn("demo node could not register", zap.String("node", name), zap.Error(err))
+		}
 	}
-	t := time.NewTicker(demoInterval)
+	register()
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		jobs, err := demoRunningPods(ctx, c, base, name)
@@ -84,7 +98,12 @@ func runDemoNode(ctx context.Context, base string, i int, log *zap.Logger) {
 			log.Warn("demo node could not count its pods", zap.String("node", name), zap.Error(err))
 		}
 		err = demoCall(ctx, c, http.MethodPost, base+"/apis/herd.dev/v1/nodes/"+name+"/heartbeat", "application/json", demoMetrics(i, jobs, time.Now()))
-		if err != nil && ctx.Err() == nil {
+		var status demoStatusError
+		switch {
+		case errors.As(err, &status) && status.code == http.StatusNotFound:
+			log.Info("demo node was deleted: it registers again, as its agent would on a restart", zap.String("node", name))
+			register()
+		case err != nil && ctx.Err() == nil:
 			log.Warn("demo heartbeat failed", zap.String("node", name), zap.Error(err))
 		}
 		select {
@@ -94,6 +113,14 @@ func runDemoNode(ctx context.Context, base string, i int, log *zap.Logger) {
 		}
 	}
 }
+
+// demoStatusError is an answer of herd's that the demo did not want.
+type demoStatusError struct {
+	method, url, status string
+	code                int
+}
+
+func (e demoStatusError) Error() string { return fmt.Sprintf("%s %s: %s", e.method, e.url, e.status) }
 
 // runDemoPico runs one simulated board until ctx ends: its firmware's
 // registration, status reports and ConfigMap reads, and its port-10250
@@ -202,7 +229,7 @@ func demoCall(ctx context.Context, c *http.Client, method, url, contentType stri
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusConflict {
-		return fmt.Errorf("%s %s: %s", method, url, resp.Status)
+		return demoStatusError{method: method, url: url, status: resp.Status, code: resp.StatusCode}
 	}
 	return nil
 }
