@@ -42,6 +42,11 @@ type aggregate[S any] struct {
 	// upsert writes the aggregate's row; rv is the position of the last
 	// event folded into s.
 	upsert func(ctx context.Context, x execer, key string, s S, rv int64) error
+	// hotOnly, when set, says whether events change only the part of the
+	// state upsertHot writes (a node's plain heartbeat); the unit of work
+	// then writes that part alone. A rebuild always writes through upsert.
+	hotOnly   func(evs []domain.Event) bool
+	upsertHot func(ctx context.Context, x execer, key string, s S, rv int64) error
 	// tables are the view tables the aggregate writes, each with the
 	// columns that order its rows.
 	tables []viewTable
@@ -122,7 +127,11 @@ func (a *aggregate[S]) decideAndWrite(ctx context.Context, w *Writer, tx *sql.Tx
 			return s, err
 		}
 	}
-	if err := a.upsert(ctx, tx, key, s, recs[len(recs)-1].Position); err != nil {
+	write := a.upsert
+	if a.hotOnly != nil && a.hotOnly(evs) {
+		write = a.upsertHot
+	}
+	if err := write(ctx, tx, key, s, recs[len(recs)-1].Position); err != nil {
 		return s, err
 	}
 	var obs []Observer[S]

@@ -21,10 +21,10 @@ func (v *NodeView) StaleNodes(ctx context.Context, now time.Time, grace, startup
 // of the nodes_by_deadline index (the heartbeat deadline, the startup
 // deadline); written as one OR, SQLite scans the index from the first
 // heartbeat on.
-const staleNodesSQL = `SELECT name FROM nodes
+const staleNodesSQL = `SELECT name FROM node_rows
 WHERE deleted = 0 AND agent_state <> 'Stopped' AND ready <> 'Unknown' AND last_heartbeat > 0 AND last_heartbeat < ?1
 UNION ALL
-SELECT name FROM nodes
+SELECT name FROM node_rows
 WHERE deleted = 0 AND agent_state <> 'Stopped' AND ready <> 'Unknown' AND last_heartbeat = 0 AND registered_at < ?2
 ORDER BY name`
 
@@ -41,7 +41,7 @@ type NodeDeadline struct {
 // The health rules read it once to start counting the fleet and once per
 // full resync, never per node.
 func (v *NodeView) NodeDeadlines(ctx context.Context) ([]NodeDeadline, error) {
-	rows, err := v.db.QueryContext(ctx, `SELECT name, ready, last_heartbeat, registered_at FROM nodes
+	rows, err := v.db.QueryContext(ctx, `SELECT name, ready, last_heartbeat, registered_at FROM node_rows
 WHERE deleted = 0 AND agent_state <> 'Stopped'`)
 	if err != nil {
 		return nil, fmt.Errorf("node deadlines: %w", err)

@@ -22,5 +22,8 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 	if err := events.Migrate(ctx, db, "projections", sub); err != nil {
 		return fmt.Errorf("migrate views: %w", err)
 	}
-	return storeDerivedLabels(ctx, db)
+	if err := storeDerivedLabels(ctx, db); err != nil {
+		return err
+	}
+	return splitNodeRows(ctx, db)
 }

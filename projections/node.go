@@ -34,16 +34,14 @@ var nodes = describe(&aggregate[domain.Node]{
 		return nil
 	},
 	upsert: func(ctx context.Context, x execer, _ string, n domain.Node, _ int64) error {
-		row, err := toNodeRow(n)
-		if err != nil {
-			return err
-		}
-		if _, err := x.ExecContext(ctx, upsertNodeSQL, row.args()...); err != nil {
-			return fmt.Errorf("node view %s: %w", n.Name, err)
-		}
-		return nil
+		return upsertNode(ctx, x, n)
 	},
-	tables: []viewTable{{"nodes", "name"}, {"node_timeline", "position, seq"}},
+	// A plain heartbeat rewrites only the node's hot row.
+	hotOnly: onlyHeartbeats,
+	upsertHot: func(ctx context.Context, x execer, _ string, n domain.Node, _ int64) error {
+		return upsertNodeHot(ctx, x, n)
+	},
+	tables: []viewTable{{"nodes", "name"}, {"node_heartbeats", "name"}, {"node_timeline", "position, seq"}},
 	// A node is written on every heartbeat; decoding its row each time
 	// was the largest cost of one.
 	cached:    true,
@@ -62,58 +60,69 @@ func (w *Writer) GetNode(ctx context.Context, name string) (domain.Node, error) 
 	return NewNodeView(w.store).Get(ctx, name)
 }
 
-// nodeRow is the node view's row for n.
+// nodeRow is the node view's cold row for n (see node_hot.go).
 type nodeRow struct {
-	name            string
-	kind            string
-	deleted         bool
-	version         int64
-	resourceVersion int64
-	agentState      string
-	ready           string
-	registeredAt    int64
-	lastHeartbeat   int64
-	data            []byte
+	name         string
+	kind         string
+	deleted      bool
+	agentState   string
+	ready        string
+	registeredAt int64
+	data         []byte
 }
 
 func toNodeRow(n domain.Node) (nodeRow, error) {
-	data, err := marshalStored(n)
+	data, err := marshalStored(coldOf(n))
 	if err != nil {
 		return nodeRow{}, fmt.Errorf("encode node %s: %w", n.Name, err)
 	}
 	return nodeRow{
-		name:            n.Name,
-		kind:            string(n.Kind),
-		deleted:         n.Deleted,
-		version:         n.Version,
-		resourceVersion: n.ResourceVersion,
-		agentState:      string(n.AgentState),
-		ready:           string(readyStatus(n)),
-		registeredAt:    unixNanos(n.RegisteredAt),
-		lastHeartbeat:   unixNanos(n.LastHeartbeat),
-		data:            data,
+		name:         n.Name,
+		kind:         string(n.Kind),
+		deleted:      n.Deleted,
+		agentState:   string(n.AgentState),
+		ready:        string(readyStatus(n)),
+		registeredAt: unixNanos(n.RegisteredAt),
+		data:         data,
 	}, nil
 }
 
-// unmarshalNode rebuilds a node from its stored row; it is the only way a
-// Node is read back from storage.
-func unmarshalNode(data []byte) (domain.Node, error) {
-	var n domain.Node
-	if err := unmarshalStored(data, &n); err != nil {
-		return domain.Node{}, fmt.Errorf("decode node row: %w", err)
+// upsertNode writes both of n's rows: what every change but a plain
+// heartbeat does.
+func upsertNode(ctx context.Context, x execer, n domain.Node) error {
+	row, err := toNodeRow(n)
+	if err != nil {
+		return err
 	}
-	return n, nil
+	if _, err := x.ExecContext(ctx, upsertNodeSQL, row.args()...); err != nil {
+		return fmt.Errorf("node view %s: %w", n.Name, err)
+	}
+	return upsertNodeHot(ctx, x, n)
 }
 
-const upsertNodeSQL = `INSERT INTO nodes (name, kind, deleted, version, resource_version, agent_state, ready, registered_at, last_heartbeat, data)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+// upsertNodeHot writes n's hot row only.
+func upsertNodeHot(ctx context.Context, x execer, n domain.Node) error {
+	data, err := marshalStored(hotOf(n))
+	if err != nil {
+		return fmt.Errorf("encode node %s's heartbeat: %w", n.Name, err)
+	}
+	if _, err := x.ExecContext(ctx, upsertNodeHotSQL, n.Name, unixNanos(n.LastHeartbeat), data); err != nil {
+		return fmt.Errorf("node view %s's heartbeat: %w", n.Name, err)
+	}
+	return nil
+}
+
+const upsertNodeSQL = `INSERT INTO nodes (name, kind, deleted, agent_state, ready, registered_at, data)
+VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, deleted = excluded.deleted,
-  version = excluded.version, resource_version = excluded.resource_version,
   agent_state = excluded.agent_state, ready = excluded.ready,
-  registered_at = excluded.registered_at, last_heartbeat = excluded.last_heartbeat, data = excluded.data`
+  registered_at = excluded.registered_at, data = excluded.data`
+
+const upsertNodeHotSQL = `INSERT INTO node_heartbeats (name, last_heartbeat, data) VALUES (?, ?, ?)
+ON CONFLICT (name) DO UPDATE SET last_heartbeat = excluded.last_heartbeat, data = excluded.data`
 
 func (r nodeRow) args() []any {
-	return []any{r.name, r.kind, r.deleted, r.version, r.resourceVersion, r.agentState, r.ready, r.registeredAt, r.lastHeartbeat, r.data}
+	return []any{r.name, r.kind, r.deleted, r.agentState, r.ready, r.registeredAt, r.data}
 }
 
 func readyStatus(n domain.Node) domain.ConditionStatus {

@@ -29,7 +29,7 @@ func storeDerivedLabels(ctx context.Context, db *sql.DB) error {
 		return nil
 	}
 	stale, err := queryRows(ctx, tx, "nodes without derived labels", unmarshalNode,
-		`SELECT data FROM nodes WHERE deleted = 0 AND instr(CAST(data AS TEXT), ?) = 0`, `"`+domain.LabelKind+`":`)
+		`SELECT data FROM node_rows WHERE deleted = 0 AND instr(CAST(data AS TEXT), ?) = 0`, `"`+domain.LabelKind+`":`)
 	if err != nil {
 		return fmt.Errorf("store derived labels: %w", err)
 	}
@@ -38,11 +38,7 @@ func storeDerivedLabels(ctx context.Context, db *sql.DB) error {
 		if maps.Equal(up.Labels, n.Labels) {
 			continue
 		}
-		row, err := toNodeRow(up)
-		if err != nil {
-			return fmt.Errorf("store derived labels: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, upsertNodeSQL, row.args()...); err != nil {
+		if err := upsertNode(ctx, tx, up); err != nil {
 			return fmt.Errorf("store derived labels of %s: %w", n.Name, err)
 		}
 	}

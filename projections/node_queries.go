@@ -11,8 +11,8 @@ import (
 // indexes nodes_with_drain and nodes_with_no_execute word for word: SQLite
 // uses a partial index only for a query whose WHERE contains its own.
 const (
-	drainingSQL = `SELECT data FROM nodes
-WHERE instr(CAST(data AS TEXT), '"drain":{') > 0 AND deleted = 0 ORDER BY name`
+	drainingSQL = `SELECT n.data || x'00' || COALESCE(h.data, x'') FROM nodes n LEFT JOIN node_heartbeats h ON h.name = n.name
+WHERE instr(CAST(n.data AS TEXT), '"drain":{') > 0 AND n.deleted = 0 ORDER BY n.name`
 	noExecuteSQL = `SELECT name FROM nodes
 WHERE instr(CAST(data AS TEXT), '"effect":"NoExecute"') > 0 AND deleted = 0 ORDER BY name`
 )

@@ -39,12 +39,12 @@ func (v *NodeView) GetIncludingDeleted(ctx context.Context, name string) (domain
 // reading, which is the list's resourceVersion. Both come from one SQL
 // statement, so they are consistent with each other.
 func (v *NodeView) List(ctx context.Context) ([]domain.Node, int64, error) {
-	return viewRows(ctx, v.store, v.db, "node", unmarshalNode, `nodes r ON r.deleted = 0 ORDER BY r.name`)
+	return viewRows(ctx, v.store, v.db, "node", unmarshalNode, `node_rows r ON r.deleted = 0 ORDER BY r.name`)
 }
 
 // loadNode reads a node's row, tombstones included, or domain.ErrNotFound.
 func loadNode(ctx context.Context, q events.Querier, name string) (domain.Node, error) {
-	data, err := rowData(ctx, q, fmt.Sprintf("node %q", name), `SELECT data FROM nodes WHERE name = ?`, name)
+	data, err := rowData(ctx, q, fmt.Sprintf("node %q", name), `SELECT data FROM node_rows WHERE name = ?`, name)
 	if err != nil {
 		return domain.Node{}, err
 	}

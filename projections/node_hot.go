@@ -1,0 +1,90 @@
+package projections
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"time"
+
+	"herd/domain"
+)
+
+// nodeHot is the part of a node that a plain heartbeat changes, stored
+// apart from the rest in node_heartbeats (see migration 0012): the
+// node's version and resourceVersion (every event moves them), its last
+// heartbeat and latest figures, and the lastHeartbeatTime of each of its
+// conditions, in their order.
+type nodeHot struct {
+	Version             int64                  `json:"version"`
+	ResourceVersion     int64                  `json:"resourceVersion"`
+	LastHeartbeat       time.Time              `json:"lastHeartbeat"`
+	Metrics             *domain.Metrics        `json:"metrics,omitempty"`
+	KubeletMetrics      *domain.KubeletMetrics `json:"kubeletMetrics,omitempty"`
+	ConditionHeartbeats []time.Time            `json:"conditionHeartbeats,omitempty"`
+}
+
+// hotOf is n's hot part.
+func hotOf(n domain.Node) nodeHot {
+	h := nodeHot{Version: n.Version, ResourceVersion: n.ResourceVersion, LastHeartbeat: n.LastHeartbeat, Metrics: n.Metrics, KubeletMetrics: n.KubeletMetrics}
+	if len(n.Conditions) > 0 {
+		h.ConditionHeartbeats = make([]time.Time, len(n.Conditions))
+		for i, c := range n.Conditions {
+			h.ConditionHeartbeats[i] = c.LastHeartbeatTime
+		}
+	}
+	return h
+}
+
+// coldOf is n without its hot part: what the nodes row holds, the same
+// bytes whatever heartbeats came since the last transition.
+func coldOf(n domain.Node) domain.Node {
+	n.Version, n.ResourceVersion, n.LastHeartbeat, n.Metrics, n.KubeletMetrics = 0, 0, time.Time{}, nil, nil
+	if len(n.Conditions) > 0 {
+		n.Conditions = slices.Clone(n.Conditions)
+		for i := range n.Conditions {
+			n.Conditions[i].LastHeartbeatTime = time.Time{}
+		}
+	}
+	return n
+}
+
+// withHot is n with h laid over it.
+func (h nodeHot) withHot(n domain.Node) domain.Node {
+	n.Version, n.ResourceVersion, n.LastHeartbeat, n.Metrics, n.KubeletMetrics = h.Version, h.ResourceVersion, h.LastHeartbeat, h.Metrics, h.KubeletMetrics
+	for i := range min(len(n.Conditions), len(h.ConditionHeartbeats)) {
+		n.Conditions[i].LastHeartbeatTime = h.ConditionHeartbeats[i]
+	}
+	return n
+}
+
+// onlyHeartbeats reports whether evs change nothing but a node's hot part:
+// every one a HeartbeatRecorded, whose evolve moves only the last
+// heartbeat, the figures and the conditions' heartbeat times.
+func onlyHeartbeats(evs []domain.Event) bool {
+	for _, ev := range evs {
+		if _, ok := ev.(domain.HeartbeatRecorded); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// unmarshalNode rebuilds a node from what node_rows reads: its cold JSON,
+// a NUL byte and its hot JSON (none for a row written before the split,
+// whose JSON is whole). It is the only way a Node is read back from
+// storage.
+func unmarshalNode(data []byte) (domain.Node, error) {
+	cold, hot, _ := bytes.Cut(data, []byte{0})
+	var n domain.Node
+	if err := unmarshalStored(cold, &n); err != nil {
+		return domain.Node{}, fmt.Errorf("decode node row: %w", err)
+	}
+	if len(hot) == 0 {
+		return n, nil
+	}
+	var h nodeHot
+	if err := unmarshalStored(hot, &h); err != nil {
+		return domain.Node{}, fmt.Errorf("decode node %s's heartbeat row: %w", n.Name, err)
+	}
+	return h.withHot(n), nil
+}
