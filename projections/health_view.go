@@ -8,26 +8,6 @@ import (
 	"herd/domain"
 )
 
-// StaleNodes returns the nodes whose deadline has passed at now and that
-// are not yet marked: registered, not stopped or deleted, Ready not
-// Unknown, and either their last heartbeat is older than grace or, never
-// having reported, their registration is older than startupGrace. It reads
-// the nodes_by_deadline index, so it costs what it finds, not the fleet.
-func (v *NodeView) StaleNodes(ctx context.Context, now time.Time, grace, startupGrace time.Duration) ([]string, error) {
-	return queryNames(ctx, v.db, "stale nodes", staleNodesSQL, now.Add(-grace).UnixNano(), now.Add(-startupGrace).UnixNano())
-}
-
-// staleNodesSQL is StaleNodes' query. Each half of the union is one range
-// of the nodes_by_deadline index (the heartbeat deadline, the startup
-// deadline); written as one OR, SQLite scans the index from the first
-// heartbeat on.
-const staleNodesSQL = `SELECT name FROM node_rows
-WHERE deleted = 0 AND agent_state <> 'Stopped' AND ready <> 'Unknown' AND last_heartbeat > 0 AND last_heartbeat < ?1
-UNION ALL
-SELECT name FROM node_rows
-WHERE deleted = 0 AND agent_state <> 'Stopped' AND ready <> 'Unknown' AND last_heartbeat = 0 AND registered_at < ?2
-ORDER BY name`
-
 // NodeDeadline is what the fleet disruption rule needs of one node.
 type NodeDeadline struct {
 	Name          string
@@ -38,8 +18,8 @@ type NodeDeadline struct {
 
 // NodeDeadlines returns the nodes expected to report (registered, not
 // stopped or deleted) with their Ready status and times, from columns only.
-// The health rules read it once to start counting the fleet and once per
-// full resync, never per node.
+// The health rules read it once to start counting the fleet and keeping
+// the deadlines in memory, and once per full resync, never per node.
 func (v *NodeView) NodeDeadlines(ctx context.Context) ([]NodeDeadline, error) {
 	rows, err := v.db.QueryContext(ctx, `SELECT name, ready, last_heartbeat, registered_at FROM node_rows
 WHERE deleted = 0 AND agent_state <> 'Stopped'`)

@@ -68,9 +68,10 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// seedIfNeeded counts the fleet from the view the first time it is needed.
+// seedIfNeeded counts the fleet and takes the deadlines from the view the
+// first time they are needed.
 func (r *Reconciler) seedIfNeeded(ctx context.Context) error {
-	if !r.fleet.needsSeed() {
+	if !r.fleet.needsSeed() && r.deadlines.seeded() {
 		return nil
 	}
 	return r.seed(ctx)
@@ -78,7 +79,7 @@ func (r *Reconciler) seedIfNeeded(ctx context.Context) error {
 
 // seed counts the fleet from the view: the nodes expected to report, and
 // which of them are unreachable (Ready Unknown, or past their deadline and
-// not marked yet).
+// not marked yet); and takes every node's deadline from it.
 func (r *Reconciler) seed(ctx context.Context) error {
 	now := r.clock.Now()
 	ds, err := r.view.NodeDeadlines(ctx)
@@ -90,6 +91,7 @@ func (r *Reconciler) seed(ctx context.Context) error {
 		m[d.Name] = classify(d.Ready, d.LastHeartbeat, d.RegisteredAt, now, r.cfg)
 	}
 	r.fleet.seed(m)
+	r.deadlines.seed(ds)
 	return nil
 }
 
@@ -98,6 +100,7 @@ func (r *Reconciler) seed(ctx context.Context) error {
 func (r *Reconciler) observe(n domain.Node, name string, now time.Time) {
 	ready, _ := n.Condition(domain.ConditionReady)
 	r.fleet.set(name, n.ExpectedToReport(), classify(ready.Status, n.LastHeartbeat, n.RegisteredAt, now, r.cfg))
+	r.deadlines.observe(n, name)
 }
 
 // recordFleet compares a with the fleet's recorded health, records a

@@ -37,6 +37,8 @@ type Reconciler struct {
 	clock clock.PassiveClock
 	log   *zap.Logger
 	fleet tally
+	// deadlines are every node's heartbeat deadline, in memory.
+	deadlines deadlines
 
 	mu       sync.Mutex
 	lastFull time.Time
@@ -64,7 +66,14 @@ func (r *Reconciler) KeysFor(rec events.Record) []string {
 	switch {
 	case rec.Stream == domain.FleetHealthStream:
 		return []string{keyAll}
-	case domain.NodeAggregate.Owns(rec.Stream) && rec.Type != (domain.HeartbeatRecorded{}).EventType():
+	case domain.NodeAggregate.Owns(rec.Stream) && rec.Type == (domain.HeartbeatRecorded{}).EventType():
+		// A heartbeat moves the node's deadline and nothing else the
+		// health rules act on: noted here, as the dispatcher reads it,
+		// with no reconcile.
+		if name, ok := domain.NodeAggregate.Key(rec.Stream); ok {
+			r.deadlines.heartbeat(name, rec.RecordedAt)
+		}
+	case domain.NodeAggregate.Owns(rec.Stream):
 		return []string{rec.Stream}
 	}
 	return nil

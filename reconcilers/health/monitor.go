@@ -20,18 +20,18 @@ import (
 const markers = 256
 
 // monitor is one check of every node's deadline. It finds the silent nodes
-// through the view's deadline index, counts them as unreachable before
+// among the deadlines it keeps in memory, counts them as unreachable before
 // marking any, and judges the fleet first, so that in a mass outage not one
 // NoExecute taint goes on before herd has recognised the outage as its
 // own. Then it marks them, many at once, each with its taints in the same
 // update.
 func (r *Reconciler) monitor(ctx context.Context) error {
 	now := r.clock.Now()
-	stale, err := r.view.StaleNodes(ctx, now, r.cfg.GracePeriod, r.cfg.StartupGracePeriod)
-	if err != nil {
+	if err := r.seedIfNeeded(ctx); err != nil {
 		return err
 	}
-	if err := r.seedIfNeeded(ctx); err != nil {
+	stale, err := r.confirmStale(ctx, r.deadlines.stale(now, r.cfg), now)
+	if err != nil {
 		return err
 	}
 	if err := r.recount(ctx, stale, now); err != nil {
@@ -62,6 +62,7 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 		}
 		if err == nil {
 			r.fleet.set(name, true, unknown)
+			r.deadlines.marked(name)
 			r.log.Info("node stopped reporting", zap.String("node", name))
 		}
 		return err
@@ -128,4 +129,26 @@ func forEach(ctx context.Context, names []string, limit int, do func(string) err
 	}
 	wg.Wait()
 	return failed
+}
+
+// confirmStale keeps, of the nodes the deadlines in memory call silent,
+// those the view says are: a heartbeat the dispatcher has not handed
+// over yet (it follows the log a little behind the commits) must not get
+// a node marked, nor counted against the fleet. It reads one row per
+// candidate, which in a quiet fleet is none.
+func (r *Reconciler) confirmStale(ctx context.Context, candidates []string, now time.Time) ([]string, error) {
+	var stale []string
+	for _, name := range candidates {
+		n, err := r.view.Get(ctx, name)
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return nil, err
+		}
+		r.deadlines.observe(n, name)
+		ready, _ := n.Condition(domain.ConditionReady)
+		if n.ExpectedToReport() && ready.Status != domain.ConditionUnknown &&
+			domain.Silent(n.LastHeartbeat, n.RegisteredAt, now, r.cfg.GracePeriod, r.cfg.StartupGracePeriod) {
+			stale = append(stale, name)
+		}
+	}
+	return stale, nil
 }

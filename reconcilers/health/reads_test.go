@@ -31,12 +31,6 @@ func (v *countingView) FleetHealth(ctx context.Context) (domain.FleetHealth, err
 	return v.View.FleetHealth(ctx)
 }
 
-func (v *countingView) StaleNodes(ctx context.Context, now time.Time, grace, startupGrace time.Duration) ([]string, error) {
-	out, err := v.View.StaleNodes(ctx, now, grace, startupGrace)
-	v.rows.Add(int64(len(out)))
-	return out, err
-}
-
 func (v *countingView) NodeDeadlines(ctx context.Context) ([]projections.NodeDeadline, error) {
 	out, err := v.View.NodeDeadlines(ctx)
 	v.rows.Add(int64(len(out)))
@@ -116,4 +110,54 @@ func TestReadsDoNotGrowWithTheFleet(t *testing.T) {
 		t.Errorf("rows read %+v: want at most 4 for any of them", small)
 	}
 	t.Logf("rows read: %+v", small)
+}
+
+// TestDeadlinesFedByTheDispatcherNeedNoReads: the heartbeats the
+// dispatcher hands over (KeysFor) move the deadlines kept in memory, so a
+// monitor pass over a fleet that keeps reporting reads no node at all;
+// only a node the memory thinks silent is read, to confirm it.
+func TestDeadlinesFedByTheDispatcherNeedNoReads(t *testing.T) {
+	const nodes = 100
+	f := newBenchFleet(t, nodes)
+	view := &countingView{View: f.view}
+	r, err := New(DefaultConfig(), f.w, view, f.clk, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := r.monitor(ctx); err != nil { // the seed: one read of the fleet
+		t.Fatal(err)
+	}
+	from, err := f.store.Head(ctx, f.store.DB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.clk.Step(30 * time.Second)
+	f.heartbeat(t, nodes)
+	recs, err := f.store.ReadAfter(ctx, f.store.DB(), from, 10*nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		if keys := r.KeysFor(rec); len(keys) > 0 {
+			t.Fatalf("a plain heartbeat asked for a reconcile of %v", keys)
+		}
+	}
+	f.clk.Step(30 * time.Second) // past the registration's grace, not the heartbeats'
+	view.rows.Store(0)
+	if err := r.monitor(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := view.rows.Load(); got > 1 {
+		t.Errorf("a monitor pass over %d nodes that all reported read %d rows, want at most the fleet's health row", nodes, got)
+	}
+	for i := range nodes {
+		n, err := f.view.Get(ctx, benchNodeName(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := n.Condition(domain.ConditionReady); c.Status == domain.ConditionUnknown {
+			t.Fatalf("%s was marked though it reported", n.Name)
+		}
+	}
 }

@@ -2,7 +2,6 @@ package health
 
 import (
 	"context"
-	"time"
 
 	"herd/domain"
 	"herd/projections"
@@ -23,10 +22,8 @@ type FleetReader interface {
 // DeadlineReader answers the monitor pass and the full resync, which run
 // once per period for the whole fleet, never per node.
 type DeadlineReader interface {
-	// StaleNodes names the nodes past their deadline and not yet marked.
-	StaleNodes(ctx context.Context, now time.Time, grace, startupGrace time.Duration) ([]string, error)
 	// NodeDeadlines lists every node expected to report, from which the
-	// fleet's count starts.
+	// fleet's count and the deadlines kept in memory start.
 	NodeDeadlines(ctx context.Context) ([]projections.NodeDeadline, error)
 	// NamesNeedingTaintCheck names the nodes whose condition taints may
 	// not follow their conditions, for the full resync: in a healthy

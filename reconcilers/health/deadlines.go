@@ -1,0 +1,111 @@
+package health
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"herd/domain"
+	"herd/projections"
+)
+
+// deadlines is every node's heartbeat deadline, in memory: seeded from the
+// view (at the first need and on every full resync, which also heals any
+// drift) and fed by the dispatcher, which hands the health rules every
+// heartbeat record as it reads the log (KeysFor), and by every node's
+// reconcile. The monitor pass finds the silent nodes here, so no index
+// has to follow each node's last heartbeat in the database: a heartbeat
+// writes only its event and the node's small hot row. After a restart
+// the seed reads each node's last heartbeat from the view, so a node
+// that fell silent while herd was down is marked as before.
+type deadlines struct {
+	mu sync.Mutex
+	m  map[string]deadline
+}
+
+// deadline is what the monitor needs of one node.
+type deadline struct {
+	lastHeartbeat, registeredAt time.Time
+	// watched is false for a node already marked (Ready Unknown): it can
+	// miss no further deadline until it reports again.
+	watched bool
+}
+
+// seed takes ds, the nodes expected to report, as the view has them; a
+// heartbeat the dispatcher handed over since the view was read is kept.
+func (d *deadlines) seed(ds []projections.NodeDeadline) {
+	m := make(map[string]deadline, len(ds))
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, nd := range ds {
+		e := deadline{lastHeartbeat: nd.LastHeartbeat, registeredAt: nd.RegisteredAt, watched: nd.Ready != domain.ConditionUnknown}
+		if old, ok := d.m[nd.Name]; ok && old.lastHeartbeat.After(e.lastHeartbeat) {
+			e.lastHeartbeat, e.watched = old.lastHeartbeat, true
+		}
+		m[nd.Name] = e
+	}
+	d.m = m
+}
+
+// seeded reports whether seed has run.
+func (d *deadlines) seeded() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.m != nil
+}
+
+// heartbeat records that node name reported at at. A node not known yet
+// waits for its reconcile (or the seed) to say whether it is expected
+// to report.
+func (d *deadlines) heartbeat(name string, at time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if e, ok := d.m[name]; ok && at.After(e.lastHeartbeat) {
+		e.lastHeartbeat, e.watched = at, true
+		d.m[name] = e
+	}
+}
+
+// observe takes node n (read under name) as its reconcile read it.
+func (d *deadlines) observe(n domain.Node, name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil {
+		return // the seed will read it
+	}
+	if !n.ExpectedToReport() {
+		delete(d.m, name)
+		return
+	}
+	ready, _ := n.Condition(domain.ConditionReady)
+	e := deadline{lastHeartbeat: n.LastHeartbeat, registeredAt: n.RegisteredAt, watched: ready.Status != domain.ConditionUnknown}
+	if old, ok := d.m[name]; ok && old.lastHeartbeat.After(e.lastHeartbeat) {
+		e.lastHeartbeat, e.watched = old.lastHeartbeat, true
+	}
+	d.m[name] = e
+}
+
+// marked notes that node name was marked unreachable: it is watched again
+// once it reports.
+func (d *deadlines) marked(name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if e, ok := d.m[name]; ok {
+		e.watched = false
+		d.m[name] = e
+	}
+}
+
+// stale names, in order, the watched nodes past their deadline at now.
+func (d *deadlines) stale(now time.Time, cfg Config) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for name, e := range d.m {
+		if e.watched && domain.Silent(e.lastHeartbeat, e.registeredAt, now, cfg.GracePeriod, cfg.StartupGracePeriod) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
