@@ -21,28 +21,15 @@ func (s *Server) profilingRoutes() {
 		"/debug/pprof/symbol":  pprof.Symbol,
 		"/debug/pprof/trace":   pprof.Trace,
 	} {
-		m.Handle("GET "+path, s.adminsOnly(h))
+		m.Handle("GET "+path, s.ruled(h))
 	}
 }
 
-// adminsOnly refuses h to everyone but administrators. Without a token
-// file every request is anonymous, which is an administrator, as for the
-// rest of the API.
-func (s *Server) adminsOnly(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, _ := UserFrom(r.Context())
-		if err := nonResourceRule(u, r.URL.Path); err != nil {
-			s.writeError(w, err, "", "")
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-// scrapersOnly refuses h to everyone but administrators, viewers and the
-// group system:monitoring: /metrics names every node and its state, which
-// a node's token may not list, so it is read as the fleet is read.
-func (s *Server) scrapersOnly(h http.Handler) http.Handler {
+// ruled refuses h to whom nonResourceRule refuses its path: profiles to
+// all but administrators, /metrics to all but those who read the fleet.
+// Without a token file every request is anonymous, which is an
+// administrator, as for the rest of the API.
+func (s *Server) ruled(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, _ := UserFrom(r.Context())
 		if err := nonResourceRule(u, r.URL.Path); err != nil {

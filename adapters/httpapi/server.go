@@ -206,7 +206,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /healthz", s.healthz)
 	m.HandleFunc("GET /livez", s.healthz)
 	m.HandleFunc("GET /readyz", s.readyz)
-	m.Handle("GET /metrics", s.scrapersOnly(promhttp.HandlerFor(s.Gatherer, promhttp.HandlerOpts{})))
+	m.Handle("GET /metrics", s.ruled(promhttp.HandlerFor(s.Gatherer, promhttp.HandlerOpts{})))
 
 	m.HandleFunc("GET /version", s.version)
 	m.HandleFunc("GET /openapi/v3", s.openAPIIndex)
