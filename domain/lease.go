@@ -35,6 +35,13 @@ type Lease struct {
 	// ResourceVersion is the log position of the last event that touched
 	// the lease. Set by the projection, not by Evolve.
 	ResourceVersion int64 `json:"resourceVersion"`
+	// RenewedAt is when herd recorded the last event that set the
+	// lease's renew time (its creation or update with one, or a
+	// renewal), by herd's clock, not the holder's: for a node's lease it
+	// is the node's last heartbeat by the lease. Set by the projection
+	// from the event's record, kept in its own column of the view, and
+	// not part of the lease's JSON.
+	RenewedAt time.Time `json:"-"`
 }
 
 // LeaseSpec is what a lease's holder writes. Times are the holder's, in
@@ -95,7 +102,10 @@ type LeaseUpdated struct {
 
 // LeaseRenewed records that a lease's holder renewed it: only its renew
 // time moved. Like a node's heartbeat it is frequent, and herd's retention
-// keeps only the newest of a lease's renewals once they are old.
+// keeps only the newest of a lease's renewals once they are old. A
+// renewal of a node's lease is that node's heartbeat, and the only event
+// it records: the node's own stream and row do not move (see
+// NodeLeaseHolder).
 type LeaseRenewed struct {
 	RenewTime time.Time `json:"renewTime"`
 	At        time.Time `json:"at"`
@@ -168,9 +178,9 @@ func EvolveLease(l Lease, e Event) Lease {
 // LeaseRepository is how the world outside the domain stores leases.
 type LeaseRepository interface {
 	// UpdateLease runs update on the lease's current state and appends
-	// what it returns, in one transaction, as UpdateNode does. When
-	// NodeHeartbeat says the events renew a node's lease and that node
-	// exists, its heartbeat is recorded in the same transaction.
+	// what it returns, in one transaction, as UpdateNode does. A renewal
+	// of a node's lease records only the lease's event: it is the node's
+	// heartbeat by itself (see NodeLeaseHolder).
 	UpdateLease(ctx context.Context, namespace, name string, update func(Lease) ([]Event, error)) (Lease, error)
 }
 
@@ -246,28 +256,43 @@ func (c DeleteLease) decideLease(l Lease, now time.Time) ([]Event, error) {
 	return []Event{LeaseDeleted{At: now}}, nil
 }
 
-// NodeHeartbeat says whether events just decided on lease l renew a
-// node's lease — a lease in kube-node-lease, created, renewed or updated
-// with a renew time — and so count as the heartbeat of the node it is
-// named after, as Kubernetes' node lifecycle counts them. It returns the
-// node's name and the heartbeat to record: a plain one, which moves the
-// node's last heartbeat and leaves its conditions to what the node
-// reports, and which herd's retention thins like any other.
-func NodeHeartbeat(l Lease, evs []Event) (node string, hb RecordHeartbeat, ok bool) {
-	if l.Namespace != NodeLeaseNamespace {
-		return "", RecordHeartbeat{}, false
+// NodeLeaseHolder returns the node a lease in kube-node-lease speaks for:
+// the one it is named after, as Kubernetes' node lifecycle reads it. Each
+// renewal of that lease is the node's heartbeat, recorded once, as
+// LeaseRenewed in the lease's stream: the health rules take the later of
+// the node's own last report and its lease's RenewedAt as the moment the
+// node was last heard from. Nothing else of the node moves, as in
+// Kubernetes, where Leases exist so that heartbeats stop rewriting the
+// Node object.
+func NodeLeaseHolder(namespace, name string) (node string, ok bool) {
+	if namespace != NodeLeaseNamespace || name == "" {
+		return "", false
 	}
-	for _, e := range evs {
-		switch e := e.(type) {
-		case LeaseCreated:
-			ok = e.Spec.RenewTime != nil
-		case LeaseRenewed:
-			ok = true
-		case LeaseUpdated:
-			ok = e.Spec.RenewTime != nil
-		}
+	return name, true
+}
+
+// SetsRenewTime reports whether lease event e sets its lease's renew
+// time: a renewal, or a creation or update that carries one.
+func SetsRenewTime(e Event) bool {
+	switch e := e.(type) {
+	case LeaseRenewed:
+		return true
+	case LeaseCreated:
+		return e.Spec.RenewTime != nil
+	case LeaseUpdated:
+		return e.Spec.RenewTime != nil
 	}
-	return l.Name, RecordHeartbeat{}, ok
+	return false
+}
+
+// LastHeard is when herd last heard from node n: its own last report, or
+// the renewal of its lease renewedAt (zero when it has none), whichever is
+// later.
+func LastHeard(n Node, renewedAt time.Time) time.Time {
+	if renewedAt.After(n.LastHeartbeat) {
+		return renewedAt
+	}
+	return n.LastHeartbeat
 }
 
 // leaseContentProblems checks a lease's labels, annotations and figures.

@@ -32,7 +32,7 @@ func TestLeaseRenewalsAreCheap(t *testing.T) {
 		return evs
 	}
 	evs := apply(CreateLease{Namespace: NodeLeaseNamespace, Name: "web-01", UID: "u", Content: nodeLease(at(1))}, 1)
-	if node, _, ok := NodeHeartbeat(l, evs); !ok || node != "web-01" {
+	if node, ok := NodeLeaseHolder(l.Namespace, l.Name); !ok || node != "web-01" || !SetsRenewTime(evs[0]) {
 		t.Errorf("the lease's creation is not web-01's heartbeat")
 	}
 	if _, err := DecideLease(l, CreateLease{Namespace: NodeLeaseNamespace, Name: "web-01", Content: nodeLease(at(1))}, at(2)); !errors.Is(err, ErrAlreadyExists) {
@@ -42,7 +42,7 @@ func TestLeaseRenewalsAreCheap(t *testing.T) {
 	if !cmp.Equal(evs, []Event{LeaseRenewed{RenewTime: at(10), At: at(10)}}) {
 		t.Errorf("renewal: %v", evs)
 	}
-	if _, _, ok := NodeHeartbeat(l, evs); !ok {
+	if !SetsRenewTime(evs[0]) {
 		t.Error("a renewal is not the node's heartbeat")
 	}
 	if !l.Spec.RenewTime.Equal(at(10)) || l.Version != 2 || l.Spec.HolderIdentity != "web-01" {
@@ -56,9 +56,15 @@ func TestLeaseRenewalsAreCheap(t *testing.T) {
 	if evs := apply(UpdateLease{Content: moved}, 12); len(evs) != 1 || evs[0].EventType() != "LeaseUpdated" {
 		t.Errorf("a new holder recorded %v", evs)
 	}
-	other := Lease{Namespace: "default", Name: "web-01", Version: 1}
-	if _, _, ok := NodeHeartbeat(other, []Event{LeaseRenewed{}}); ok {
+	if _, ok := NodeLeaseHolder("default", "web-01"); ok {
 		t.Error("a lease outside kube-node-lease counts as a node's heartbeat")
+	}
+	if SetsRenewTime(LeaseUpdated{}) || SetsRenewTime(LeaseDeleted{}) {
+		t.Error("an update without a renew time, or a deletion, counts as a renewal")
+	}
+	n := Node{LastHeartbeat: at(5)}
+	if !LastHeard(n, at(10)).Equal(at(10)) || !LastHeard(n, at(3)).Equal(at(5)) || !LastHeard(n, time.Time{}).Equal(at(5)) {
+		t.Error("LastHeard is not the later of the node's report and its lease's renewal")
 	}
 	if _, err := DecideLease(l, UpdateLease{Content: nodeLease(at(13)), ResourceVersion: 999}, at(13)); !errors.Is(err, ErrConflict) {
 		t.Errorf("stale update: %v", err)

@@ -31,6 +31,11 @@ type MarkNodeUnreachable struct {
 	// Note is added to the condition messages, for instance to say that
 	// herd suspects it is cut off itself.
 	Note string
+	// LastHeard is when herd last heard from the node by its lease
+	// (domain.LastHeard); HeartbeatMissed records the later of it and
+	// the node's own last report. Whether the node ever posted its status
+	// is judged by its own reports, as Kubernetes judges it.
+	LastHeard time.Time
 }
 
 func (c MarkNodeUnreachable) decideNode(n Node, now time.Time) ([]Event, error) {
@@ -61,7 +66,11 @@ func (c MarkNodeUnreachable) decideNode(n Node, now time.Time) ([]Event, error) 
 	if len(changes) == 0 {
 		return nil, nil
 	}
-	evs := append([]Event{HeartbeatMissed{LastHeartbeat: n.LastHeartbeat, Reason: reason, At: now}}, changes...)
+	last := n.LastHeartbeat
+	if c.LastHeard.After(last) {
+		last = c.LastHeard
+	}
+	evs := append([]Event{HeartbeatMissed{LastHeartbeat: last, Reason: reason, At: now}}, changes...)
 	if conditionStatus(n, ConditionReady) == ConditionTrue {
 		evs = append(evs, NodeBecameNotReady{Status: ConditionUnknown, Reason: reason, At: now})
 	}

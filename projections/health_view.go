@@ -2,6 +2,7 @@ package projections
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,9 +11,12 @@ import (
 
 // NodeDeadline is what the fleet disruption rule needs of one node.
 type NodeDeadline struct {
-	Name          string
-	Ready         domain.ConditionStatus
-	LastHeartbeat time.Time // zero when the node never reported
+	Name  string
+	Ready domain.ConditionStatus
+	// LastHeartbeat is when herd last heard from the node: its own last
+	// report or its lease's last renewal, whichever is later
+	// (domain.LastHeard); zero when it never did.
+	LastHeartbeat time.Time
 	RegisteredAt  time.Time
 }
 
@@ -21,8 +25,10 @@ type NodeDeadline struct {
 // The health rules read it once to start counting the fleet and keeping
 // the deadlines in memory, and once per full resync, never per node.
 func (v *NodeView) NodeDeadlines(ctx context.Context) ([]NodeDeadline, error) {
-	rows, err := v.db.QueryContext(ctx, `SELECT name, ready, last_heartbeat, registered_at FROM node_rows
-WHERE deleted = 0 AND agent_state <> 'Stopped'`)
+	rows, err := v.db.QueryContext(ctx, `SELECT n.name, n.ready,
+  MAX(n.last_heartbeat, COALESCE(l.renewed_at, 0)), n.registered_at FROM node_rows n
+LEFT JOIN leases l ON l.namespace = '`+domain.NodeLeaseNamespace+`' AND l.name = n.name AND l.deleted = 0
+WHERE n.deleted = 0 AND n.agent_state <> 'Stopped'`)
 	if err != nil {
 		return nil, fmt.Errorf("node deadlines: %w", err)
 	}
@@ -40,6 +46,19 @@ WHERE deleted = 0 AND agent_state <> 'Stopped'`)
 		out = append(out, d)
 	}
 	return out, rows.Err()
+}
+
+// NodeLeaseRenewedAt returns when node name's lease in kube-node-lease
+// was last renewed, by herd's clock: zero when the node has no lease.
+func (v *NodeView) NodeLeaseRenewedAt(ctx context.Context, name string) (time.Time, error) {
+	l, err := loadLease(ctx, v.db, domain.NodeLeaseNamespace, name)
+	switch {
+	case errors.Is(err, domain.ErrNotFound) || err == nil && l.Deleted:
+		return time.Time{}, nil
+	case err != nil:
+		return time.Time{}, err
+	}
+	return l.RenewedAt, nil
 }
 
 // fromUnixNanos undoes unixNanos: 0 is the zero time.

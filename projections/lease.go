@@ -25,6 +25,9 @@ var leases = describe(&aggregate[domain.Lease]{
 	version: func(l domain.Lease) int64 { return l.Version },
 	evolve: func(l domain.Lease, rec events.Record, ev domain.Event) domain.Lease {
 		l = domain.EvolveLease(l, ev)
+		if domain.SetsRenewTime(ev) {
+			l.RenewedAt = rec.RecordedAt
+		}
 		// The stream's version, not a count of folds: retention deletes
 		// old renewals, and a rebuild folds fewer events than were
 		// appended.
@@ -37,7 +40,7 @@ var leases = describe(&aggregate[domain.Lease]{
 		if err != nil {
 			return fmt.Errorf("encode lease %s: %w", l.Key(), err)
 		}
-		if _, err := x.ExecContext(ctx, upsertLeaseSQL, l.Namespace, l.Name, l.Deleted, l.Version, l.ResourceVersion, data); err != nil {
+		if _, err := x.ExecContext(ctx, upsertLeaseSQL, l.Namespace, l.Name, l.Deleted, l.Version, l.ResourceVersion, unixNanos(l.RenewedAt), data); err != nil {
 			return fmt.Errorf("lease view %s: %w", l.Key(), err)
 		}
 		return nil
@@ -47,42 +50,23 @@ var leases = describe(&aggregate[domain.Lease]{
 
 var _ domain.LeaseRepository = (*Writer)(nil)
 
-// UpdateLease implements domain.LeaseRepository: the lease's events and,
-// for a renewal of a node's lease, the node's heartbeat commit together or
-// not at all. A lease whose node herd does not know (yet) is renewed
-// alone.
+// UpdateLease implements domain.LeaseRepository. A renewal of a node's
+// lease commits the lease's one event and writes its row alone: it is the
+// node's heartbeat by itself (domain.NodeLeaseHolder).
 func (w *Writer) UpdateLease(ctx context.Context, namespace, name string, update func(domain.Lease) ([]domain.Event, error)) (domain.Lease, error) {
 	var out domain.Lease
 	err := w.inTx(ctx, func(tx *sql.Tx) error {
-		var decided []domain.Event
-		l, err := leases.updateTx(ctx, w, tx, namespace+"/"+name, func(l domain.Lease) ([]domain.Event, error) {
-			evs, err := update(l)
-			decided = evs
-			return evs, err
-		})
+		l, err := leases.updateTx(ctx, w, tx, namespace+"/"+name, update)
 		out = l
-		if err != nil {
-			return err
-		}
-		node, hb, ok := domain.NodeHeartbeat(l, decided)
-		if !ok {
-			return nil
-		}
-		now := w.clock.Now()
-		_, err = nodes.updateTx(ctx, w, tx, node, func(n domain.Node) ([]domain.Event, error) {
-			if !n.Exists() {
-				return nil, nil
-			}
-			return domain.DecideNode(n, hb, now)
-		})
 		return err
 	})
 	return out, err
 }
 
-const upsertLeaseSQL = `INSERT INTO leases (namespace, name, deleted, version, resource_version, data) VALUES (?, ?, ?, ?, ?, ?)
+const upsertLeaseSQL = `INSERT INTO leases (namespace, name, deleted, version, resource_version, renewed_at, data)
+VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (namespace, name) DO UPDATE SET deleted = excluded.deleted, version = excluded.version,
-  resource_version = excluded.resource_version, data = excluded.data`
+  resource_version = excluded.resource_version, renewed_at = excluded.renewed_at, data = excluded.data`
 
 func unmarshalLease(data []byte) (domain.Lease, error) {
 	var l domain.Lease
@@ -95,11 +79,28 @@ func unmarshalLease(data []byte) (domain.Lease, error) {
 // loadLease reads a lease's row, tombstones included, or
 // domain.ErrNotFound.
 func loadLease(ctx context.Context, q events.Querier, namespace, name string) (domain.Lease, error) {
-	data, err := rowData(ctx, q, fmt.Sprintf("leases.coordination.k8s.io %q", name), `SELECT data FROM leases WHERE namespace = ? AND name = ?`, namespace, name)
+	what := fmt.Sprintf("leases.coordination.k8s.io %q", name)
+	rows, err := q.QueryContext(ctx, `SELECT data, renewed_at FROM leases WHERE namespace = ? AND name = ?`, namespace, name)
 	if err != nil {
-		return domain.Lease{}, err
+		return domain.Lease{}, fmt.Errorf("load %s: %w", what, err)
 	}
-	return unmarshalLease(data)
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return domain.Lease{}, fmt.Errorf("load %s: %w", what, err)
+		}
+		return domain.Lease{}, fmt.Errorf("%s: %w", what, domain.ErrNotFound)
+	}
+	var (
+		data      []byte
+		renewedAt int64
+	)
+	if err := rows.Scan(&data, &renewedAt); err != nil {
+		return domain.Lease{}, fmt.Errorf("load %s: %w", what, err)
+	}
+	l, err := unmarshalLease(data)
+	l.RenewedAt = fromUnixNanos(renewedAt)
+	return l, err
 }
 
 // LeaseView answers queries about leases from the lease view.

@@ -25,5 +25,8 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 	if err := storeDerivedLabels(ctx, db); err != nil {
 		return err
 	}
-	return splitNodeRows(ctx, db)
+	if err := splitNodeRows(ctx, db); err != nil {
+		return err
+	}
+	return leasesRenewedAt(ctx, db)
 }

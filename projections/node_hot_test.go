@@ -15,11 +15,17 @@ import (
 // countNodeRowWrites installs triggers that count every insert into and
 // update of the node's full (cold) row, and returns the count so far.
 func countNodeRowWrites(t *testing.T, store *events.Store) func() int {
+	return countRowWrites(t, store, "nodes")
+}
+
+// countRowWrites installs triggers that count every insert into and
+// update of table's rows, and returns the count so far.
+func countRowWrites(t *testing.T, store *events.Store, table string) func() int {
 	t.Helper()
 	for _, stmt := range []string{
-		`CREATE TABLE test_node_row_writes (name TEXT NOT NULL)`,
-		`CREATE TRIGGER test_count_node_inserts AFTER INSERT ON nodes BEGIN INSERT INTO test_node_row_writes VALUES (new.name); END`,
-		`CREATE TRIGGER test_count_node_updates AFTER UPDATE ON nodes BEGIN INSERT INTO test_node_row_writes VALUES (new.name); END`,
+		`CREATE TABLE IF NOT EXISTS test_row_writes (tbl TEXT NOT NULL)`,
+		`CREATE TRIGGER test_count_` + table + `_inserts AFTER INSERT ON ` + table + ` BEGIN INSERT INTO test_row_writes VALUES ('` + table + `'); END`,
+		`CREATE TRIGGER test_count_` + table + `_updates AFTER UPDATE ON ` + table + ` BEGIN INSERT INTO test_row_writes VALUES ('` + table + `'); END`,
 	} {
 		if _, err := store.DB().ExecContext(t.Context(), stmt); err != nil {
 			t.Fatal(err)
@@ -27,7 +33,7 @@ func countNodeRowWrites(t *testing.T, store *events.Store) func() int {
 	}
 	return func() int {
 		var n int
-		if err := store.DB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM test_node_row_writes`).Scan(&n); err != nil {
+		if err := store.DB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM test_row_writes WHERE tbl = ?`, table).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n

@@ -25,7 +25,7 @@ func nodeLeaseJSON(node, renew string) string {
 
 // TestLeaseLifecycle: a lease is created, read, renewed with a PUT,
 // patched three ways, listed, shown as kubectl shows it, and deleted; a
-// renewal of a node's lease is the node's heartbeat.
+// renewal of a node's lease is the node's heartbeat, kept with the lease.
 func TestLeaseLifecycle(t *testing.T) {
 	api := newTestAPI(t, nil)
 	base := api.serve(t).URL
@@ -53,9 +53,17 @@ func TestLeaseLifecycle(t *testing.T) {
 	if !renewed.Spec.RenewTime.Time.Equal(t0.Add(30*time.Second)) || renewed.ResourceVersion == l.ResourceVersion {
 		t.Fatalf("renewed lease %+v", renewed)
 	}
-	n, err := api.NodeView.Get(t.Context(), "pico-01")
-	if err != nil || !n.LastHeartbeat.Equal(t0.Add(30*time.Second)) {
-		t.Errorf("node's last heartbeat %v (%v), want the renewal's time", n.LastHeartbeat, err)
+	var read coordinationv1.Lease
+	if err := json.Unmarshal(mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: leasesPath + "/pico-01"}).body, &read); err != nil {
+		t.Fatal(err)
+	}
+	if !read.Spec.RenewTime.Time.Equal(renewed.Spec.RenewTime.Time) || read.ResourceVersion != renewed.ResourceVersion {
+		t.Errorf("GET after the renewal: renewTime %v, resourceVersion %s; want %v, %s", read.Spec.RenewTime, read.ResourceVersion, renewed.Spec.RenewTime, renewed.ResourceVersion)
+	}
+	// The renewal is the node's heartbeat by itself: herd heard from the
+	// node then, and the node's own object did not move.
+	if at, err := api.NodeView.NodeLeaseRenewedAt(t.Context(), "pico-01"); err != nil || !at.Equal(api.clock.Now()) {
+		t.Errorf("node last heard by its lease at %v (%v), want the renewal's time %v", at, err, api.clock.Now())
 	}
 	// The stale version is refused.
 	mustSend(t, nil, base, http.StatusConflict, req{method: "PUT", path: leasesPath + "/pico-01", body: string(body)})

@@ -54,7 +54,7 @@ func (d *deadlines) seeded() bool {
 	return d.m != nil
 }
 
-// heartbeat records that node name reported at at. A node not known yet
+// heartbeat records that node name reported, or renewed its lease, at at. A node not known yet
 // waits for its reconcile (or the seed) to say whether it is expected
 // to report.
 func (d *deadlines) heartbeat(name string, at time.Time) {
@@ -83,6 +83,13 @@ func (d *deadlines) observe(n domain.Node, name string) {
 		e.lastHeartbeat, e.watched = old.lastHeartbeat, true
 	}
 	d.m[name] = e
+}
+
+// last is when node name was last heard from, as the deadlines have it.
+func (d *deadlines) last(name string) time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.m[name].lastHeartbeat
 }
 
 // marked notes that node name was marked unreachable: it is watched again

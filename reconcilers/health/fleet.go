@@ -18,8 +18,8 @@ import (
 // rest of the fleet.
 func (r *Reconciler) reconcileNode(ctx context.Context, name string) error {
 	now := r.clock.Now()
-	n, err := r.view.Get(ctx, name)
-	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+	n, err := heard(ctx, r.view, name)
+	if err != nil {
 		return err
 	}
 	if err := r.seedIfNeeded(ctx); err != nil {

@@ -3,6 +3,7 @@ package health
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -62,6 +63,8 @@ func (r *Reconciler) Name() string { return "health" }
 
 // KeysFor maps node events (other than plain heartbeats, which change no
 // condition by themselves) to their node, and fleet changes to every node.
+// Plain heartbeats, and the renewals of nodes' leases, move the node's
+// deadline kept in memory and need no reconcile.
 func (r *Reconciler) KeysFor(rec events.Record) []string {
 	switch {
 	case rec.Stream == domain.FleetHealthStream:
@@ -75,6 +78,15 @@ func (r *Reconciler) KeysFor(rec events.Record) []string {
 		}
 	case domain.NodeAggregate.Owns(rec.Stream):
 		return []string{rec.Stream}
+	case domain.LeaseAggregate.Owns(rec.Stream) && rec.Type != (domain.LeaseDeleted{}).EventType():
+		// A node's lease renewed (or written with a renew time) is the
+		// node's heartbeat: the same, read from the lease's stream.
+		if key, ok := domain.LeaseAggregate.Key(rec.Stream); ok {
+			namespace, name, _ := strings.Cut(key, "/")
+			if node, ok := domain.NodeLeaseHolder(namespace, name); ok {
+				r.deadlines.heartbeat(node, rec.RecordedAt)
+			}
+		}
 	}
 	return nil
 }

@@ -46,11 +46,11 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	if disrupted {
 		note = assessment.Note()
 	}
-	cmds := []domain.NodeCommand{
-		domain.MarkNodeUnreachable{Note: note},
-		domain.SyncConditionTaints{WithholdNoExecute: disrupted},
-	}
 	mark := func(name string) error {
+		cmds := []domain.NodeCommand{
+			domain.MarkNodeUnreachable{Note: note, LastHeard: r.deadlines.last(name)},
+			domain.SyncConditionTaints{WithholdNoExecute: disrupted},
+		}
 		_, err := r.repo.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) {
 			if !n.Exists() || n.AgentState == domain.AgentStopped {
 				return nil, nil // deleted or stopped since the query
@@ -91,8 +91,8 @@ func (r *Reconciler) recount(ctx context.Context, stale []string, now time.Time)
 		if isStale[name] {
 			continue
 		}
-		n, err := r.view.Get(ctx, name)
-		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		n, err := heard(ctx, r.view, name)
+		if err != nil {
 			return err
 		}
 		r.observe(n, name, now)
@@ -139,8 +139,8 @@ func forEach(ctx context.Context, names []string, limit int, do func(string) err
 func (r *Reconciler) confirmStale(ctx context.Context, candidates []string, now time.Time) ([]string, error) {
 	var stale []string
 	for _, name := range candidates {
-		n, err := r.view.Get(ctx, name)
-		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		n, err := heard(ctx, r.view, name)
+		if err != nil {
 			return nil, err
 		}
 		r.deadlines.observe(n, name)

@@ -2,6 +2,8 @@ package health
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"herd/domain"
 	"herd/projections"
@@ -12,6 +14,9 @@ import (
 type NodeReader interface {
 	// Get returns the named node, or domain.ErrNotFound.
 	Get(ctx context.Context, name string) (domain.Node, error)
+	// NodeLeaseRenewedAt returns when the node's lease was last renewed,
+	// by herd's clock; zero when it has no lease.
+	NodeLeaseRenewedAt(ctx context.Context, name string) (time.Time, error)
 }
 
 // FleetReader reads the fleet's recorded health: one row.
@@ -39,3 +44,23 @@ type View interface {
 }
 
 var _ View = (*projections.NodeView)(nil)
+
+// heard reads node name as the health rules judge it: its LastHeartbeat is
+// when herd last heard from it, by its own reports or its lease's
+// renewals (domain.LastHeard). It is the zero node, with no error, when
+// the node does not exist.
+func heard(ctx context.Context, v NodeReader, name string) (domain.Node, error) {
+	n, err := v.Get(ctx, name)
+	if errors.Is(err, domain.ErrNotFound) {
+		return domain.Node{}, nil
+	}
+	if err != nil {
+		return domain.Node{}, err
+	}
+	renewed, err := v.NodeLeaseRenewedAt(ctx, name)
+	if err != nil {
+		return domain.Node{}, err
+	}
+	n.LastHeartbeat = domain.LastHeard(n, renewed)
+	return n, nil
+}

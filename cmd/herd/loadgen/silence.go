@@ -15,8 +15,9 @@ import (
 
 // Silence is how late herd marked the nodes that fell silent: for each,
 // its Ready condition's lastTransitionTime to Unknown against its
-// lastHeartbeatTime plus the grace period, all as herd reports them
-// (Kubernetes' times are to the second, so each lateness is too).
+// lastHeartbeatTime (or, with --lease, its lease's renewTime, if later)
+// plus the grace period, all as herd reports them (Kubernetes' times are
+// to the second, so each lateness is too).
 type Silence struct {
 	// Silent nodes stopped heartbeating; Marked of them were seen with
 	// Ready Unknown before the deadline.
@@ -91,6 +92,18 @@ func (g *generator) watchSilence(ctx context.Context, silent []int, since, earli
 	}
 	tick := time.NewTicker(cfg.ListInterval)
 	defer tick.Stop()
+	// A node that keeps a lease is last heard from at its lease's last
+	// renewal, which its Node does not show (its conditions' heartbeat
+	// times move only with its status reports). The silent nodes renew no
+	// more, so one read of their leases once the silence began is theirs.
+	var renewed map[string]time.Time
+	if cfg.Lease {
+		var err error
+		if renewed, err = g.listLeaseRenewals(ctx, hc); err != nil {
+			s.Err = fmt.Sprintf("read the node leases: %v", err)
+			return s
+		}
+	}
 	for {
 		nodes, err := g.listNodes(ctx, hc)
 		if err != nil {
@@ -107,7 +120,11 @@ func (g *generator) watchSilence(ctx context.Context, silent []int, since, earli
 				switch {
 				case isSilent[name] && c.Status == "Unknown" && !c.LastTransitionTime.Before(from):
 					if _, seen := late[name]; !seen {
-						late[name] = c.LastTransitionTime.Sub(c.LastHeartbeatTime.Add(cfg.GracePeriod))
+						heard := c.LastHeartbeatTime
+						if r := renewed[name]; r.After(heard) {
+							heard = r.Truncate(time.Second)
+						}
+						late[name] = c.LastTransitionTime.Sub(heard.Add(cfg.GracePeriod))
 					}
 				case ours[name] && !isSilent[name] && c.Status != "True":
 					s.HeartbeatingNotReady++
@@ -147,22 +164,53 @@ func spread(sorted []time.Duration) (p50, p99, maxi float64) {
 	return at(0.50), at(0.99), sorted[len(sorted)-1].Seconds()
 }
 
+// listedLease is the part of a listed Lease the wait reads.
+type listedLease struct {
+	Metadata struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		RenewTime *time.Time `json:"renewTime"`
+	} `json:"spec"`
+}
+
+// listLeaseRenewals reads the renew time of every lease in
+// kube-node-lease, by name.
+func (g *generator) listLeaseRenewals(ctx context.Context, hc *http.Client) (map[string]time.Time, error) {
+	leases, err := listAll[listedLease](ctx, g.cfg, hc, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]time.Time, len(leases))
+	for _, l := range leases {
+		if l.Spec.RenewTime != nil {
+			out[l.Metadata.Name] = *l.Spec.RenewTime
+		}
+	}
+	return out, nil
+}
+
 // listNodes reads every node, a page at a time.
 func (g *generator) listNodes(ctx context.Context, hc *http.Client) ([]listedNode, error) {
-	var all []listedNode
+	return listAll[listedNode](ctx, g.cfg, hc, "/api/v1/nodes")
+}
+
+// listAll reads every item of the list at path, a page at a time.
+func listAll[T any](ctx context.Context, cfg Config, hc *http.Client, path string) ([]T, error) {
+	var all []T
 	cont := ""
 	for {
 		q := url.Values{"limit": {fmt.Sprint(listPage)}}
 		if cont != "" {
 			q.Set("continue", cont)
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(g.cfg.Server, "/")+"/api/v1/nodes?"+q.Encode(), nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(cfg.Server, "/")+path+"?"+q.Encode(), nil)
 		if err != nil {
 			return nil, err
 		}
 		req.Header.Set("Accept", "application/json")
-		if g.cfg.Token != "" {
-			req.Header.Set("Authorization", "Bearer "+g.cfg.Token)
+		if cfg.Token != "" {
+			req.Header.Set("Authorization", "Bearer "+cfg.Token)
 		}
 		resp, err := hc.Do(req)
 		if err != nil {
@@ -172,15 +220,15 @@ func (g *generator) listNodes(ctx context.Context, hc *http.Client) ([]listedNod
 			Metadata struct {
 				Continue string `json:"continue"`
 			} `json:"metadata"`
-			Items []listedNode `json:"items"`
+			Items []T `json:"items"`
 		}
 		err = json.NewDecoder(resp.Body).Decode(&page)
 		_ = resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("GET /api/v1/nodes: %s", resp.Status)
+			return nil, fmt.Errorf("GET %s: %s", path, resp.Status)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("GET /api/v1/nodes: %w", err)
+			return nil, fmt.Errorf("GET %s: %w", path, err)
 		}
 		all = append(all, page.Items...)
 		if cont = page.Metadata.Continue; cont == "" {
