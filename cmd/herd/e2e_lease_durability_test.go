@@ -142,7 +142,8 @@ func TestSIGKILLUnderLeaseLoadKeepsEveryRenewal(t *testing.T) {
 		var l coordinationv1.Lease
 		mustCall(t, http.StatusOK, http.MethodGet, leasesURL+"/"+name, nil, &l)
 		got, want := l.Spec.RenewTime.Time, lastAcked[name].renew
-		if !got.Equal(want) && !(inFlight[name].node != "" && got.Equal(inFlight[name].renew)) {
+		wasInFlight := inFlight[name].node != "" && got.Equal(inFlight[name].renew)
+		if !got.Equal(want) && !wasInFlight {
 			t.Errorf("%s: lease renewed at %v after the restart, want the last acknowledged %v (or the one in flight at the kill)", name, got, want)
 		}
 		if l.ResourceVersion != strconv.FormatInt(last["lease/kube-node-lease/"+name], 10) {
