@@ -153,31 +153,38 @@ func (s *Server) patchLease(w http.ResponseWriter, r *http.Request) {
 // updateLease runs the update that next makes of the current lease, in
 // one transaction. A node's lease that herd only derived is created from
 // the update, whatever resourceVersion it names: there is nothing stored
-// it could be stale against.
+// it could be stale against. The node is read for that only when the
+// lease is not stored, so a renewal reads nothing but its lease.
 func (s *Server) updateLease(w http.ResponseWriter, r *http.Request, ns, name string, next func(domain.Lease) (domain.UpdateLease, error)) {
-	derived, canDerive := domain.Lease{}, false
-	if ns == domain.NodeLeaseNamespace {
-		derived, canDerive = s.nodeLease(r.Context(), name)
-	}
 	now := s.Clock.Now()
 	uid := uuid.NewString()
-	l, err := s.Leases.UpdateLease(r.Context(), ns, name, func(l domain.Lease) ([]domain.Event, error) {
-		if !l.Exists() && canDerive {
-			cmd, err := next(derived)
+	update := func(derived *domain.Lease) (l domain.Lease, missing bool, err error) {
+		l, err = s.Leases.UpdateLease(r.Context(), ns, name, func(l domain.Lease) ([]domain.Event, error) {
+			if !l.Exists() && derived != nil {
+				cmd, err := next(*derived)
+				if err != nil {
+					return nil, err
+				}
+				return domain.DecideLease(l, domain.CreateLease{Namespace: ns, Name: name, UID: uid, Content: cmd.Content}, now)
+			}
+			if !l.Exists() {
+				missing = true
+				return nil, fmt.Errorf("leases.coordination.k8s.io %q not found: %w", name, domain.ErrNotFound)
+			}
+			cmd, err := next(l)
 			if err != nil {
 				return nil, err
 			}
-			return domain.DecideLease(l, domain.CreateLease{Namespace: ns, Name: name, UID: uid, Content: cmd.Content}, now)
+			return domain.DecideLease(l, cmd, now)
+		})
+		return l, missing, err
+	}
+	l, missing, err := update(nil)
+	if missing && ns == domain.NodeLeaseNamespace {
+		if derived, ok := s.nodeLease(r.Context(), name); ok {
+			l, _, err = update(&derived)
 		}
-		if !l.Exists() {
-			return nil, fmt.Errorf("leases.coordination.k8s.io %q not found: %w", name, domain.ErrNotFound)
-		}
-		cmd, err := next(l)
-		if err != nil {
-			return nil, err
-		}
-		return domain.DecideLease(l, cmd, now)
-	})
+	}
 	if err != nil {
 		s.writeError(w, err, "Lease", name)
 		return
