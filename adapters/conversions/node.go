@@ -35,14 +35,22 @@ const (
 	annotationScrapeFailure = "herd.dev/scrape-failure"
 )
 
-// NodeToAPI renders a domain node as a Kubernetes Node.
-func NodeToAPI(n domain.Node) corev1.Node {
+// NodeLabels are the labels a Kubernetes client sees on n: its own and
+// its kind.
+func NodeLabels(n domain.Node) map[string]string {
 	// The node stores its kind label; a node row written before it did
 	// still shows one.
-	labels := map[string]string{LabelKind: string(n.Kind)}
+	labels := make(map[string]string, len(n.Labels)+1)
+	labels[LabelKind] = string(n.Kind)
 	for k, v := range n.Labels {
 		labels[k] = v
 	}
+	return labels
+}
+
+// NodeToAPI renders a domain node as a Kubernetes Node.
+func NodeToAPI(n domain.Node) corev1.Node {
+	labels := NodeLabels(n)
 	ann := map[string]string{
 		AnnotationAgentState: string(n.AgentState),
 		annotationRestarts:   strconv.Itoa(n.RestartCount),

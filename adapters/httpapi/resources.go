@@ -100,8 +100,7 @@ func (s *Server) nodeResource() *apiResource {
 					if !n.Exists() {
 						return watch.Meta{}, false
 					}
-					kn := conversions.NodeToAPI(n)
-					return watch.Meta{Key: n.Name, Labels: kn.Labels, Fields: nodeFields(&kn)}, true
+					return watch.Meta{Key: n.Name, Labels: conversions.NodeLabels(n), Fields: nodeFields(n.Name, n.Unschedulable)}, true
 				},
 				Encode: func(n domain.Node, rv int64) ([]byte, error) {
 					return json.Marshal(nodeAt(n, rv))
@@ -120,10 +119,10 @@ func (s *Server) nodeResource() *apiResource {
 }
 
 // nodeFields are the fields of a Node that field selectors match.
-func nodeFields(n *corev1.Node) map[string]string {
+func nodeFields(name string, unschedulable bool) map[string]string {
 	return map[string]string{
-		"metadata.name":      n.Name,
-		"spec.unschedulable": strconv.FormatBool(n.Spec.Unschedulable),
+		"metadata.name":      name,
+		"spec.unschedulable": strconv.FormatBool(unschedulable),
 	}
 }
 
@@ -148,7 +147,7 @@ func (s *Server) podResource() *apiResource {
 					if !p.Exists() {
 						return watch.Meta{}, false
 					}
-					return watch.Meta{Key: p.Key(), Labels: conversions.PodToAPI(p).Labels, Fields: podFields(p)}, true
+					return watch.Meta{Key: p.Key(), Labels: p.Labels, Fields: podFields(p)}, true
 				},
 				Encode: func(p domain.Pod, rv int64) ([]byte, error) {
 					return json.Marshal(podAt(p, rv))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 
 	"herd/events"
@@ -130,9 +131,26 @@ func (k *Kind[S]) fold(prev *Object, rec events.Record) (*Object, error) {
 	}
 	next, err := k.Fold(s, rec)
 	if err != nil {
-		return k.object(rec.Stream, s, rec.Position), err
+		return k.object(rec.Stream, s, rec.Position).sharingMeta(prev), err
 	}
-	return k.object(rec.Stream, next, rec.Position), nil
+	return k.object(rec.Stream, next, rec.Position).sharingMeta(prev), nil
+}
+
+// sharingMeta makes o share prev's labels and fields where they are
+// equal, so that the versions of an object the hub keeps (latest, bases,
+// recent events) hold one copy of them: most events, heartbeats above
+// all, change neither.
+func (o *Object) sharingMeta(prev *Object) *Object {
+	if prev == nil || !prev.Exists || !o.Exists {
+		return o
+	}
+	if maps.Equal(o.Meta.Labels, prev.Meta.Labels) {
+		o.Meta.Labels = prev.Meta.Labels
+	}
+	if maps.Equal(o.Meta.Fields, prev.Meta.Fields) {
+		o.Meta.Fields = prev.Meta.Fields
+	}
+	return o
 }
 
 func (k *Kind[S]) encode(state any, rv int64) ([]byte, error) {
