@@ -21,7 +21,8 @@ func newLoadgenCmd() *cobra.Command {
 		Long: `herd loadgen registers --nodes nodes with the herd at --server and sends their
 heartbeats as kubelets, herd agents or RP2040 boards do (--style), over
 --connections connections. It warms up (one heartbeat from every node, or
---warmup), then measures for --duration: acknowledged heartbeats per second,
+--warmup; with --interval, each node instead keeps to its schedule from the
+moment it has registered, while the others register), then measures for --duration: acknowledged heartbeats per second,
 latency p50/p99/max and refusals by HTTP status. Given --server-pid, it also
 reports herd's CPU (as a fraction of a core) and resident memory over the
 window.
@@ -90,7 +91,7 @@ It loads herd on this machine only: a --server outside 127.0.0.0/8 and ::1
 	f.IntVar(&cfg.Connections, "connections", cfg.Connections, "requests in flight at once, each on its own TCP connection (pico: a new connection per request, as the firmware)")
 	f.StringVar(&cfg.NamePrefix, "name-prefix", cfg.NamePrefix, `node names are this and a number of five digits or more (default "loadgen-STYLE-", "pico-loadgen-" for pico)`)
 	f.DurationVar(&cfg.Duration, "duration", cfg.Duration, "the measured window (with --fall-silent the window ends once every silent node is marked)")
-	f.DurationVar(&cfg.Warmup, "warmup", cfg.Warmup, "heartbeat this long before measuring; 0 is one heartbeat from every node")
+	f.DurationVar(&cfg.Warmup, "warmup", cfg.Warmup, "heartbeat this long before measuring; 0 is one heartbeat from every node (none with --interval: paced nodes keep to their schedule from registration on)")
 	f.DurationVar(&cfg.Interval, "interval", cfg.Interval, "each node's heartbeat interval; 0 sends as fast as the connections allow")
 	f.BoolVar(&cfg.Idle, "idle", cfg.Idle, "send nothing in the window: herd's idle CPU with --nodes registered")
 	f.IntVar(&cfg.FallSilent, "fall-silent", cfg.FallSilent, "this many nodes stop heartbeating when the window opens; report how late herd marks them")

@@ -246,3 +246,35 @@ heartbeats         6000000/6000010 acknowledged in 600.0s, 10000/s; latency p50 
 		}
 	}
 }
+
+// TestPacedNodesKeepAliveWhileTheOthersRegister: with an interval, a node
+// renews its lease from the moment it has registered, while the rest of
+// the fleet still registers; no node heartbeats before it has registered
+// (herd would refuse it); unpaced runs send nothing of the kind.
+func TestPacedNodesKeepAliveWhileTheOthersRegister(t *testing.T) {
+	server := startHerd(t, nil)
+	cfg := leaseRun(server)
+	// One connection registers 20 nodes one after the other, three
+	// requests each: far longer than one interval.
+	cfg.Nodes, cfg.Connections, cfg.Interval, cfg.NamePrefix = 20, 1, time.Millisecond, "kept-"
+	r, err := loadgen.Run(t.Context(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := r.KeptAlive
+	if k.Acknowledged == 0 || k.Acknowledged != k.Requests || len(k.Errors) > 0 {
+		t.Errorf("kept alive: %d of %d acknowledged, errors %v (%s)", k.Acknowledged, k.Requests, k.Errors, k.FirstError)
+	}
+	if r.Warmup.Requests != 0 {
+		t.Errorf("a paced run sent a warm-up burst of %d requests", r.Warmup.Requests)
+	}
+
+	cfg.Interval, cfg.NamePrefix = 0, "unpaced-"
+	r, err = loadgen.Run(t.Context(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.KeptAlive.Requests != 0 || r.Warmup.Requests != uint64(cfg.Nodes) {
+		t.Errorf("unpaced: kept alive %d, warm-up %d requests", r.KeptAlive.Requests, r.Warmup.Requests)
+	}
+}

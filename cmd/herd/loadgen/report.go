@@ -33,6 +33,11 @@ type Report struct {
 	// the measured window (empty for an idle run).
 	Register   Phase `json:"register"`
 	Warmup     Phase `json:"warmup"`
+	// KeptAlive is the heartbeats of nodes already registered while the
+	// others registered, with --interval: a kubelet renews its lease from
+	// the moment it has registered, and a fleet of 100,000 takes minutes
+	// to register, longer than its nodes' grace period.
+	KeptAlive Phase `json:"keptAlive,omitzero"`
 	Heartbeats Phase `json:"heartbeats,omitzero"`
 	// WindowSeconds is the measured window's length.
 	WindowSeconds float64 `json:"windowSeconds"`
@@ -114,6 +119,9 @@ func (r Report) Print(w io.Writer, format string) error {
 	fmt.Fprintf(tw, "herd loadgen\t%s, %d nodes, %d connections, heartbeats %s\n", style, r.Nodes, r.Connections, interval)
 	fmt.Fprintf(tw, "server\t%s\n", r.Server)
 	printPhase(tw, "register", r.Register)
+	if r.KeptAlive.Requests > 0 {
+		printPhase(tw, "kept alive", r.KeptAlive)
+	}
 	printPhase(tw, "warm-up", r.Warmup)
 	if r.Idle {
 		fmt.Fprintf(tw, "idle\t%.1fs with nothing sent\n", r.WindowSeconds)

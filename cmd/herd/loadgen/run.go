@@ -89,15 +89,19 @@ func (g *generator) run(ctx context.Context) (Report, error) {
 
 	g.say("registering %d %s nodes over %d connections", cfg.Nodes, cfg.Style, cfg.Connections)
 	registering := time.Now()
-	r.Register = g.drive(ctx, all, g.register, nil, 0)
+	r.Register, r.KeptAlive = g.registerAll(ctx, all)
 	if r.Register.Acknowledged == 0 {
 		return r, fmt.Errorf("no node could register with %s: %s", cfg.Server, r.Register.FirstError)
 	}
 
-	if cfg.Warmup > 0 {
+	switch {
+	case cfg.Warmup > 0:
 		g.say("warming up for %s", cfg.Warmup)
 		r.Warmup = g.drive(ctx, all, g.beat, stopAfter(cfg.Warmup), cfg.Interval)
-	} else {
+	case cfg.Interval > 0:
+		// Every node has kept to its schedule since it registered: a
+		// burst of one heartbeat from each would be a load no fleet sends.
+	default:
 		g.say("warming up: one heartbeat from every node")
 		r.Warmup = g.drive(ctx, all, g.beat, nil, 0)
 	}
