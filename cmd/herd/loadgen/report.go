@@ -31,13 +31,13 @@ type Report struct {
 	Idle bool `json:"idle,omitempty"`
 	// Register, Warmup and Heartbeats are the three phases; Heartbeats is
 	// the measured window (empty for an idle run).
-	Register   Phase `json:"register"`
-	Warmup     Phase `json:"warmup"`
+	Register Phase `json:"register"`
+	Warmup   Phase `json:"warmup"`
 	// KeptAlive is the heartbeats of nodes already registered while the
 	// others registered, with --interval: a kubelet renews its lease from
 	// the moment it has registered, and a fleet of 100,000 takes minutes
 	// to register, longer than its nodes' grace period.
-	KeptAlive Phase `json:"keptAlive,omitzero"`
+	KeptAlive  Phase `json:"keptAlive,omitzero"`
 	Heartbeats Phase `json:"heartbeats,omitzero"`
 	// WindowSeconds is the measured window's length.
 	WindowSeconds float64 `json:"windowSeconds"`
