@@ -1,0 +1,77 @@
+package pgtest
+
+import (
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMissingPostgreSQLSaysWhyAndHowToInstall(t *testing.T) {
+	pattern := filepath.Join(t.TempDir(), "*", "bin", "initdb")
+	_, err := findBinDir(pattern)
+	var missing notInstalledError
+	if !errors.As(err, &missing) {
+		t.Fatalf("no initdb at %s: %v; want notInstalledError", pattern, err)
+	}
+	for _, want := range []string{"not installed", pattern, "make deps"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+}
+
+func TestVersion15IsPreferred(t *testing.T) {
+	root := t.TempDir()
+	for _, v := range []string{"13", "15", "17"} {
+		bin := filepath.Join(root, v, "bin")
+		if err := os.MkdirAll(bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bin, "initdb"), nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pattern := filepath.Join(root, "*", "bin", "initdb")
+	if dir, err := findBinDir(pattern); err != nil || dir != filepath.Join(root, "15", "bin") {
+		t.Errorf("findBinDir: %s, %v; want version 15's", dir, err)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "15")); err != nil {
+		t.Fatal(err)
+	}
+	if dir, err := findBinDir(pattern); err != nil || dir != filepath.Join(root, "17", "bin") {
+		t.Errorf("findBinDir without 15: %s, %v; want the newest, 17", dir, err)
+	}
+}
+
+func TestDatabaseNamesFitPostgreSQL(t *testing.T) {
+	if got := databaseName("TestA/sub-Test_2", 7); got != "pgtest_7_testa_sub_test_2" {
+		t.Errorf("databaseName: %q", got)
+	}
+	if got := databaseName(strings.Repeat("x", 100), 1); len(got) != 63 {
+		t.Errorf("a long test's database name is %d bytes; PostgreSQL keeps 63", len(got))
+	}
+}
+
+func TestStartOnATakenPortSaysSo(t *testing.T) {
+	s := Server(t)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = taken.Close() }()
+	if err := s.Stop("fast"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Start(); err != nil {
+			t.Error(err)
+		}
+	})
+	other := &Instance{bin: s.bin, dir: s.dir, own: s.own, port: taken.Addr().(*net.TCPAddr).Port}
+	if err := other.start(); !errors.Is(err, errPortInUse) {
+		t.Errorf("start on a taken port: %v; want errPortInUse", err)
+	}
+}

@@ -1,0 +1,114 @@
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// shared is this test binary's server, started by the first Server call.
+var shared struct {
+	sync.Mutex
+	tried bool
+	inst  *Instance
+	err   error
+}
+
+// databases numbers the databases URL creates, which keeps their names
+// apart.
+var databases atomic.Int64
+
+// Server returns this test binary's PostgreSQL server, starting it if no
+// test has yet. When PostgreSQL is not installed it skips the test, or
+// fails it if HERD_REQUIRE_POSTGRES=1; any other failure to start fails it.
+func Server(t testing.TB) *Instance {
+	t.Helper()
+	shared.Lock()
+	if !shared.tried {
+		shared.tried = true
+		shared.inst, shared.err = start()
+	}
+	inst, err := shared.inst, shared.err
+	shared.Unlock()
+	var missing notInstalledError
+	if errors.As(err, &missing) && os.Getenv("HERD_REQUIRE_POSTGRES") != "1" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst
+}
+
+// URL returns the URL, postgres://postgres@127.0.0.1:PORT/NAME?sslmode=disable,
+// of a new, empty database on this test binary's server, made for this
+// test and dropped, whoever is still connected to it, when the test ends.
+// It skips or fails the test as Server does.
+func URL(t testing.TB) string {
+	t.Helper()
+	s := Server(t)
+	name := databaseName(t.Name(), databases.Add(1))
+	ident := pgx.Identifier{name}.Sanitize()
+	if err := s.exec("CREATE DATABASE " + ident); err != nil {
+		t.Fatalf("pgtest: creating database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := s.exec("DROP DATABASE IF EXISTS " + ident + " WITH (FORCE)"); err != nil {
+			t.Errorf("pgtest: dropping database %s: %v", name, err)
+		}
+	})
+	return urlOf(s.port, name)
+}
+
+// Run runs the tests of m, then stops the server if one was started and
+// removes its directory, and returns m's exit code. A package whose tests
+// use pgtest calls it from TestMain: os.Exit(pgtest.Run(m)).
+func Run(m *testing.M) int {
+	code := m.Run()
+	shared.Lock()
+	inst := shared.inst
+	shared.tried, shared.inst, shared.err = true, nil, errors.New("pgtest: Run has stopped the server")
+	shared.Unlock()
+	if inst != nil {
+		if err := inst.Stop("fast"); err != nil && !errors.Is(err, errNotRunning) {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		if err := os.RemoveAll(inst.dir); err != nil {
+			fmt.Fprintln(os.Stderr, "pgtest:", err)
+		}
+	}
+	return code
+}
+
+// exec runs one statement in the server's postgres database.
+func (s *Instance) exec(sql string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, s.AdminURL())
+	if err != nil {
+		return err
+	}
+	_, err = conn.Exec(ctx, sql)
+	return errors.Join(err, conn.Close(ctx))
+}
+
+// databaseName is the n-th database's name: n, then as much of the test's
+// name as fits in PostgreSQL's 63 bytes, lower case, other than [a-z0-9]
+// made _.
+func databaseName(test string, n int64) string {
+	name := fmt.Sprintf("pgtest_%d_", n) + strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, strings.ToLower(test))
+	return name[:min(len(name), 63)]
+}
