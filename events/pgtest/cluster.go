@@ -29,6 +29,7 @@ func start() (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	removeStale(os.TempDir(), bin, own)
 	dir, err := os.MkdirTemp(os.TempDir(), fmt.Sprintf("%s%d-", dirPrefix, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: %w", err)

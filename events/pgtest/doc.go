@@ -18,7 +18,9 @@
 //
 // If the test process is killed before Run can do that, on Linux the
 // server gets SIGQUIT (PostgreSQL's immediate shutdown) from the kernel as
-// its parent dies.
+// its parent dies; and the next test binary that starts a server removes
+// the directories of test processes that no longer exist, stopping any
+// server still running in one first.
 //
 // When PostgreSQL is not installed, URL and Server skip the test and say
 // so; `make deps` installs it. With HERD_REQUIRE_POSTGRES=1 in the

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -43,6 +45,35 @@ func TestVersion15IsPreferred(t *testing.T) {
 	}
 	if dir, err := findBinDir(pattern); err != nil || dir != filepath.Join(root, "17", "bin") {
 		t.Errorf("findBinDir without 15: %s, %v; want the newest, 17", dir, err)
+	}
+}
+
+func TestStaleClustersOfGoneProcessesAreRemoved(t *testing.T) {
+	gone := exec.CommandContext(t.Context(), "true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	stale := filepath.Join(tmp, dirPrefix+strconv.Itoa(gone.Process.Pid)+"-1")
+	mine := filepath.Join(tmp, dirPrefix+strconv.Itoa(os.Getpid())+"-1")
+	other := filepath.Join(tmp, "herd-pgtest-x")
+	for _, dir := range []string{stale, mine, other} {
+		if err := os.MkdirAll(filepath.Join(dir, "data"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	own, err := clusterOwner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	removeStale(tmp, t.TempDir(), own)
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s of a process that is gone: %v; want it removed", stale, err)
+	}
+	for _, dir := range []string{mine, other} {
+		if _, err := os.Stat(dir); err != nil {
+			t.Errorf("%s: %v; want it kept", dir, err)
+		}
 	}
 }
 
