@@ -13,7 +13,7 @@ import (
 
 // testOneWinnerPerVersion starts several writers at the same expected
 // version, round after round: exactly one of them may win each round.
-func testOneWinnerPerVersion(t *testing.T, open OpenFunc) {
+func testOneWinnerPerVersion(t *testing.T, open OpenLogFunc) {
 	s, _ := open(t)
 	const rounds, writers = 20, 6
 	for round := range int64(rounds) {
@@ -46,7 +46,7 @@ func testOneWinnerPerVersion(t *testing.T, open OpenFunc) {
 		if len(others) > 0 || len(wins) != 1 || conflicts != writers-1 {
 			t.Fatalf("round %d: winners %v, %d conflicts, other errors %v; want one winner, %d conflicts", round, wins, conflicts, others, writers-1)
 		}
-		stored, err := s.ReadStream(t.Context(), s.DB(), "ipam/default", round)
+		stored, err := s.ReadStream(t.Context(), "ipam/default", round)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func testOneWinnerPerVersion(t *testing.T, open OpenFunc) {
 // testNoLostUpdates has writers read the stream's version outside their
 // transaction (as a command handler reads a view), then append, retrying on
 // conflict. Every successful append must be in the stream, once.
-func testNoLostUpdates(t *testing.T, open OpenFunc) {
+func testNoLostUpdates(t *testing.T, open OpenLogFunc) {
 	s, _ := open(t)
 	const writers, perWriter = 6, 15
 	var wg sync.WaitGroup
@@ -67,7 +67,7 @@ func testNoLostUpdates(t *testing.T, open OpenFunc) {
 	for w := range writers {
 		wg.Go(func() {
 			for i := 0; i < perWriter; {
-				current, err := s.ReadStream(t.Context(), s.DB(), "node/a", 0)
+				current, err := s.ReadStream(t.Context(), "node/a", 0)
 				if err != nil {
 					errs <- err
 					return
@@ -88,7 +88,7 @@ func testNoLostUpdates(t *testing.T, open OpenFunc) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	stored, err := s.ReadStream(t.Context(), s.DB(), "node/a", 0)
+	stored, err := s.ReadStream(t.Context(), "node/a", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,10 @@ import (
 	"herd/events"
 )
 
-func testConflict(t *testing.T, open OpenFunc) {
+func testConflict(t *testing.T, open OpenLogFunc) {
 	s, _ := open(t)
 	before := appendCommit(t, s, "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2))
-	head, err := s.Head(t.Context(), s.DB())
+	head, err := s.Head(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func testConflict(t *testing.T, open OpenFunc) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()
-			tx, err := s.DB().BeginTx(ctx, nil)
+			tx, err := s.Begin(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,7 +39,7 @@ func testConflict(t *testing.T, open OpenFunc) {
 			for i := range evs {
 				evs[i] = ev("B", i)
 			}
-			got, err := s.Append(ctx, tx, "node/a", tt.expected, events.Metadata{}, t0, evs...)
+			got, err := tx.Append(ctx, "node/a", tt.expected, events.Metadata{}, t0, evs...)
 			if !errors.Is(err, events.ErrConflict) {
 				tx.Rollback()
 				t.Fatalf("Append expecting %d = %v, %v; want ErrConflict", tt.expected, got, err)
@@ -53,7 +53,7 @@ func testConflict(t *testing.T, open OpenFunc) {
 				t.Errorf("ConflictError (-want +got):\n%s", diff)
 			}
 			// The transaction is still usable: it reads, then rolls back.
-			inTx, err := s.ReadStream(ctx, tx, "node/a", 0)
+			inTx, err := tx.ReadStream(ctx, "node/a", 0)
 			if err != nil {
 				t.Fatalf("read in the transaction after a conflict: %v", err)
 			}
@@ -63,14 +63,14 @@ func testConflict(t *testing.T, open OpenFunc) {
 			if err := tx.Rollback(); err != nil {
 				t.Fatalf("rollback after a conflict: %v", err)
 			}
-			after, err := s.ReadStream(ctx, s.DB(), "node/a", 0)
+			after, err := s.ReadStream(ctx, "node/a", 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(before, after); diff != "" {
 				t.Errorf("stream after the conflict (-want +got):\n%s", diff)
 			}
-			if h, err := s.Head(ctx, s.DB()); err != nil || h != head {
+			if h, err := s.Head(ctx); err != nil || h != head {
 				t.Errorf("Head = %d, %v; want %d", h, err, head)
 			}
 		})
@@ -79,19 +79,19 @@ func testConflict(t *testing.T, open OpenFunc) {
 	appendCommit(t, s, "node/a", 2, events.Metadata{}, t0, ev("A", 3))
 }
 
-func testRollback(t *testing.T, open OpenFunc) {
+func testRollback(t *testing.T, open OpenLogFunc) {
 	s, _ := open(t)
 	ctx := t.Context()
-	tx, err := s.DB().BeginTx(ctx, nil)
+	tx, err := s.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	appended, err := s.Append(ctx, tx, "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2))
+	appended, err := tx.Append(ctx, "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2))
 	if err != nil {
 		tx.Rollback()
 		t.Fatal(err)
 	}
-	inTx, err := s.ReadStream(ctx, tx, "node/a", 0)
+	inTx, err := tx.ReadStream(ctx, "node/a", 0)
 	if err != nil {
 		tx.Rollback()
 		t.Fatal(err)
@@ -102,10 +102,10 @@ func testRollback(t *testing.T, open OpenFunc) {
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.ReadAfter(ctx, s.DB(), 0, 0); err != nil || len(got) != 0 {
+	if got, err := s.ReadAfter(ctx, 0, 0); err != nil || len(got) != 0 {
 		t.Errorf("log after rollback = %v, %v; want empty", got, err)
 	}
-	if h, err := s.Head(ctx, s.DB()); err != nil || h != 0 {
+	if h, err := s.Head(ctx); err != nil || h != 0 {
 		t.Errorf("Head after rollback = %d, %v; want 0", h, err)
 	}
 	again := appendCommit(t, s, "node/a", 0, events.Metadata{}, t0, ev("A", 1))

@@ -12,30 +12,60 @@ import (
 	"herd/events"
 )
 
-// OpenFunc opens a fresh, empty log for one test. It returns the store and
-// a function that opens the same log again, as a restarted process would;
-// the suite closes the first store before reopening. The backend closes
-// whatever is still open when the test ends (Store.Close may be called
-// twice).
+// OpenFunc opens a fresh, empty SQLite store for one test. It returns the
+// store and a function that opens the same log again, as a restarted
+// process would; the suite closes the first store before reopening. The
+// backend closes whatever is still open when the test ends (Store.Close
+// may be called twice).
 type OpenFunc func(t *testing.T) (store *events.Store, reopen func(t *testing.T) *events.Store)
 
-// RunStoreContract runs the whole contract against the backend open
-// creates. Subscription tests need a short PollInterval (milliseconds) to
-// finish quickly: watermill polls on the wall clock.
+// OpenLogFunc opens a fresh, empty log for one test, on any engine, and
+// says how to open the same log again.
+type OpenLogFunc func(t *testing.T) (log events.Log, reopen func(t *testing.T) events.Log)
+
+// RunStoreContract runs the whole contract against the SQLite store open
+// creates: the log's contract, then what only the store offers (reads at
+// the head of its views, watermill subscriptions). Subscription tests need
+// a short PollInterval (milliseconds) to finish quickly: watermill polls
+// on the wall clock.
 func RunStoreContract(t *testing.T, open OpenFunc) {
+	t.Run("Log", func(t *testing.T) {
+		RunLogContract(t, func(t *testing.T) (events.Log, func(t *testing.T) events.Log) {
+			s, reopen := open(t)
+			return s.Log(), func(t *testing.T) events.Log { return reopen(t).Log() }
+		})
+	})
 	tests := []struct {
 		name string
 		run  func(t *testing.T, open OpenFunc)
 	}{
+		{"DataAtHead", testDataAtHead},
+		{"Subscribe", func(t *testing.T, open OpenFunc) { RunSubscriberContract(t, open, StoreSubscribe) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.run(t, open)
+		})
+	}
+}
+
+// RunLogContract runs the log's contract against the engine open creates:
+// the same tests for SQLite and PostgreSQL.
+func RunLogContract(t *testing.T, open OpenLogFunc) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, open OpenLogFunc)
+	}{
 		{"AppendAndReadStream", testAppendAndReadStream},
 		{"ReadAfterAndHead", testReadAfterAndHead},
-		{"DataAtHead", testDataAtHead},
 		{"QueryFilters", testQueryFilters},
 		{"ConflictLeavesLogAndTxIntact", testConflict},
 		{"OneWinnerPerVersion", testOneWinnerPerVersion},
 		{"NoLostUpdates", testNoLostUpdates},
 		{"RollbackLeavesNoEvent", testRollback},
-		{"Subscribe", func(t *testing.T, open OpenFunc) { RunSubscriberContract(t, open, StoreSubscribe) }},
+		{"CommitSignal", testCommitSignal},
+		{"SurvivesReopen", testSurvivesReopen},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,9 +85,9 @@ func ev(typ string, n int) events.NewEvent {
 }
 
 // appendCommit appends evs in a transaction of its own and commits.
-func appendCommit(t *testing.T, s *events.Store, stream string, expected int64, md events.Metadata, at time.Time, evs ...events.NewEvent) []events.Record {
+func appendCommit(t *testing.T, l events.Log, stream string, expected int64, md events.Metadata, at time.Time, evs ...events.NewEvent) []events.Record {
 	t.Helper()
-	records, err := tryAppend(t.Context(), s, stream, expected, md, at, evs...)
+	records, err := tryAppend(t.Context(), l, stream, expected, md, at, evs...)
 	if err != nil {
 		t.Fatalf("append %s@%d: %v", stream, expected, err)
 	}
@@ -66,12 +96,12 @@ func appendCommit(t *testing.T, s *events.Store, stream string, expected int64, 
 
 // tryAppend is appendCommit that returns the error (rolling back) instead
 // of failing the test, for use in goroutines.
-func tryAppend(ctx context.Context, s *events.Store, stream string, expected int64, md events.Metadata, at time.Time, evs ...events.NewEvent) ([]events.Record, error) {
-	tx, err := s.DB().BeginTx(ctx, nil)
+func tryAppend(ctx context.Context, l events.Log, stream string, expected int64, md events.Metadata, at time.Time, evs ...events.NewEvent) ([]events.Record, error) {
+	tx, err := l.Begin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	records, err := s.Append(ctx, tx, stream, expected, md, at, evs...)
+	records, err := tx.Append(ctx, stream, expected, md, at, evs...)
 	if err != nil {
 		return nil, joinRollback(err, tx.Rollback())
 	}

@@ -9,7 +9,7 @@ import (
 	"herd/events"
 )
 
-func testQueryFilters(t *testing.T, open OpenFunc) {
+func testQueryFilters(t *testing.T, open OpenLogFunc) {
 	s, _ := open(t)
 	at := func(minutes int) time.Time { return t0.Add(time.Duration(minutes) * time.Minute) }
 	none := events.Metadata{}
@@ -43,7 +43,7 @@ func testQueryFilters(t *testing.T, open OpenFunc) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := s.Query(t.Context(), s.DB(), tt.filter)
+			got, err := s.Query(t.Context(), tt.filter)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,7 @@ import (
 	"herd/events"
 )
 
-func testAppendAndReadStream(t *testing.T, open OpenFunc) {
+func testAppendAndReadStream(t *testing.T, open OpenLogFunc) {
 	s, _ := open(t)
 	md := events.Metadata{Actor: "alice", CausationID: "req-1", CorrelationID: "corr-1", Source: "httpapi"}
 	// A local time with nanoseconds: it must come back as the same instant,
@@ -60,7 +60,7 @@ func testAppendAndReadStream(t *testing.T, open OpenFunc) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := s.ReadStream(t.Context(), s.DB(), tt.stream, tt.after)
+			got, err := s.ReadStream(t.Context(), tt.stream, tt.after)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,10 +71,10 @@ func testAppendAndReadStream(t *testing.T, open OpenFunc) {
 	}
 }
 
-func testReadAfterAndHead(t *testing.T, open OpenFunc) {
+func testReadAfterAndHead(t *testing.T, open OpenLogFunc) {
 	s, _ := open(t)
 	ctx := t.Context()
-	head, err := s.Head(ctx, s.DB())
+	head, err := s.Head(ctx)
 	if err != nil || head != 0 {
 		t.Fatalf("Head of an empty log = %d, %v; want 0, nil", head, err)
 	}
@@ -83,7 +83,7 @@ func testReadAfterAndHead(t *testing.T, open OpenFunc) {
 	all = append(all, appendCommit(t, s, "pod/default/x", 0, events.Metadata{}, t0, ev("B", 1))...)
 	all = append(all, appendCommit(t, s, "node/a", 2, events.Metadata{}, t0, ev("A", 3), ev("A", 4), ev("A", 5))...)
 
-	head, err = s.Head(ctx, s.DB())
+	head, err = s.Head(ctx)
 	if err != nil || head != all[len(all)-1].Position {
 		t.Fatalf("Head = %d, %v; want %d", head, err, all[len(all)-1].Position)
 	}
@@ -102,7 +102,7 @@ func testReadAfterAndHead(t *testing.T, open OpenFunc) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := s.ReadAfter(ctx, s.DB(), tt.after, tt.limit)
+			got, err := s.ReadAfter(ctx, tt.after, tt.limit)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,60 @@
+package events
+
+import (
+	"context"
+	"time"
+)
+
+// Log is the event log behind one interface, whatever engine keeps it:
+// SQLite on one machine (Store.Log), PostgreSQL past it (OpenPostgres).
+// The contract suite in eventstest runs unchanged against each.
+type Log interface {
+	LogReader
+	// Begin starts a transaction that appends: what it appends is seen
+	// by readers, all of it, once Commit returns, and never after
+	// Rollback.
+	Begin(ctx context.Context) (LogTx, error)
+	// CommitSignal returns the newest head announced and a channel closed
+	// by the next commit past it. Take the signal before reading the log,
+	// then wait on the channel once the read found nothing new: a commit
+	// between the two closes it.
+	CommitSignal() (int64, <-chan struct{})
+	// Close releases the log's connections.
+	Close() error
+}
+
+// LogReader reads the log. Outside a transaction a reader sees only
+// committed events, and a follower that reads forward from a position
+// never skips one: an event becomes visible at a position only once every
+// event before it is visible or gone for good.
+type LogReader interface {
+	// Head is the position of the newest event every reader can see, 0
+	// for an empty log: a list's resourceVersion.
+	Head(ctx context.Context) (int64, error)
+	// ReadStream returns the events of stream after version afterVersion,
+	// in version order.
+	ReadStream(ctx context.Context, stream string, afterVersion int64) ([]Record, error)
+	// ReadAfter returns up to limit events after position, in position
+	// order; limit 0 or less means all of them.
+	ReadAfter(ctx context.Context, position int64, limit int) ([]Record, error)
+	// ReadStreamRange returns the events of stream whose positions lie in
+	// (after, upTo], in version order.
+	ReadStreamRange(ctx context.Context, stream string, after, upTo int64) ([]Record, error)
+	// Query returns the events f matches, in position order.
+	Query(ctx context.Context, f Filter) ([]Record, error)
+}
+
+// LogTx is one transaction on the log. Its reads see its own appends.
+type LogTx interface {
+	LogReader
+	// Append stores evs as the next events of stream. expectedVersion is
+	// the stream's version as the caller last saw it (0 for a new
+	// stream); when the stream is elsewhere Append stores nothing,
+	// returns a *ConflictError, and the transaction stays usable. All
+	// events get the time at and the metadata md.
+	Append(ctx context.Context, stream string, expectedVersion int64, md Metadata, at time.Time, evs ...NewEvent) ([]Record, error)
+	// Commit makes the appends visible and wakes the log's followers.
+	Commit() error
+	// Rollback drops them. After Commit it does nothing.
+	Rollback() error
+}

@@ -1,0 +1,95 @@
+package events
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// Log is the store as the storage port sees it.
+func (s *Store) Log() Log { return sqliteLog{s} }
+
+// sqliteLog reads through the store's pool; sqliteTx inside one
+// transaction.
+type sqliteLog struct{ s *Store }
+
+var _ Log = sqliteLog{}
+
+func (l sqliteLog) Begin(ctx context.Context) (LogTx, error) {
+	tx, err := l.s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &sqliteTx{s: l.s, tx: tx}, nil
+}
+
+func (l sqliteLog) CommitSignal() (int64, <-chan struct{}) { return l.s.CommitSignal() }
+func (l sqliteLog) Close() error                           { return l.s.Close() }
+
+func (l sqliteLog) Head(ctx context.Context) (int64, error) { return l.s.Head(ctx, l.s.db) }
+
+func (l sqliteLog) ReadStream(ctx context.Context, stream string, afterVersion int64) ([]Record, error) {
+	return l.s.ReadStream(ctx, l.s.db, stream, afterVersion)
+}
+
+func (l sqliteLog) ReadAfter(ctx context.Context, position int64, limit int) ([]Record, error) {
+	return l.s.ReadAfter(ctx, l.s.db, position, limit)
+}
+
+func (l sqliteLog) ReadStreamRange(ctx context.Context, stream string, after, upTo int64) ([]Record, error) {
+	return l.s.ReadStreamRange(ctx, l.s.db, stream, after, upTo)
+}
+
+func (l sqliteLog) Query(ctx context.Context, f Filter) ([]Record, error) {
+	return l.s.Query(ctx, l.s.db, f)
+}
+
+type sqliteTx struct {
+	s    *Store
+	tx   *sql.Tx
+	last int64 // the newest position appended
+}
+
+func (t *sqliteTx) Head(ctx context.Context) (int64, error) { return t.s.Head(ctx, t.tx) }
+
+func (t *sqliteTx) ReadStream(ctx context.Context, stream string, afterVersion int64) ([]Record, error) {
+	return t.s.ReadStream(ctx, t.tx, stream, afterVersion)
+}
+
+func (t *sqliteTx) ReadAfter(ctx context.Context, position int64, limit int) ([]Record, error) {
+	return t.s.ReadAfter(ctx, t.tx, position, limit)
+}
+
+func (t *sqliteTx) ReadStreamRange(ctx context.Context, stream string, after, upTo int64) ([]Record, error) {
+	return t.s.ReadStreamRange(ctx, t.tx, stream, after, upTo)
+}
+
+func (t *sqliteTx) Query(ctx context.Context, f Filter) ([]Record, error) {
+	return t.s.Query(ctx, t.tx, f)
+}
+
+func (t *sqliteTx) Append(ctx context.Context, stream string, expectedVersion int64, md Metadata, at time.Time, evs ...NewEvent) ([]Record, error) {
+	recs, err := t.s.Append(ctx, t.tx, stream, expectedVersion, md, at, evs...)
+	if len(recs) > 0 {
+		t.last = max(t.last, recs[len(recs)-1].Position)
+	}
+	return recs, err
+}
+
+func (t *sqliteTx) Commit() error {
+	if err := t.tx.Commit(); err != nil {
+		return err
+	}
+	if t.last > 0 {
+		t.s.Committed(t.last)
+	}
+	return nil
+}
+
+func (t *sqliteTx) Rollback() error {
+	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return err
+	}
+	return nil
+}
