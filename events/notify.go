@@ -17,8 +17,16 @@ type commits struct {
 // position head has committed. The unit of work calls it after every
 // commit that appended; a head at or below one already announced wakes
 // nobody.
-func (s *Store) Committed(head int64) {
-	c := &s.commits
+func (s *Store) Committed(head int64) { s.commits.announce(head) }
+
+// CommitSignal returns the newest head announced by Committed and a
+// channel that is closed by the next announcement past it. Take the
+// signal before reading the log, then wait on the channel once the read
+// found nothing new: a commit between the two closes the channel, so it is
+// never missed.
+func (s *Store) CommitSignal() (int64, <-chan struct{}) { return s.commits.signal() }
+
+func (c *commits) announce(head int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if head <= c.head {
@@ -31,13 +39,7 @@ func (s *Store) Committed(head int64) {
 	}
 }
 
-// CommitSignal returns the newest head announced by Committed and a
-// channel that is closed by the next announcement past it. Take the
-// signal before reading the log, then wait on the channel once the read
-// found nothing new: a commit between the two closes the channel, so it is
-// never missed.
-func (s *Store) CommitSignal() (int64, <-chan struct{}) {
-	c := &s.commits
+func (c *commits) signal() (int64, <-chan struct{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ch == nil {

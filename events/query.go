@@ -49,6 +49,7 @@ func (s *Store) Query(ctx context.Context, q Querier, f Filter) ([]Record, error
 	return records, nil
 }
 
+// sql is the query for f, with ? for its arguments.
 func (f Filter) sql() (string, []any, error) {
 	var (
 		where []string
@@ -98,7 +99,7 @@ func (f Filter) sql() (string, []any, error) {
 	}
 	if f.Newest && f.Limit > 0 {
 		b.WriteString(" ORDER BY position DESC LIMIT ?")
-		return "SELECT " + recordColumns + " FROM (" + b.String() + ") ORDER BY position", append(args, f.Limit), nil
+		return "SELECT " + recordColumns + " FROM (" + b.String() + ") AS newest ORDER BY position", append(args, f.Limit), nil
 	}
 	b.WriteString(" ORDER BY position")
 	if f.Limit > 0 {

@@ -41,7 +41,7 @@ func testConflict(t *testing.T, open OpenLogFunc) {
 			}
 			got, err := tx.Append(ctx, "node/a", tt.expected, events.Metadata{}, t0, evs...)
 			if !errors.Is(err, events.ErrConflict) {
-				tx.Rollback()
+				_ = tx.Rollback()
 				t.Fatalf("Append expecting %d = %v, %v; want ErrConflict", tt.expected, got, err)
 			}
 			var ce *events.ConflictError
@@ -88,12 +88,12 @@ func testRollback(t *testing.T, open OpenLogFunc) {
 	}
 	appended, err := tx.Append(ctx, "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2))
 	if err != nil {
-		tx.Rollback()
+		_ = tx.Rollback()
 		t.Fatal(err)
 	}
 	inTx, err := tx.ReadStream(ctx, "node/a", 0)
 	if err != nil {
-		tx.Rollback()
+		_ = tx.Rollback()
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(appended, inTx); diff != "" {

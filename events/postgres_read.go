@@ -1,0 +1,126 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// pgRecordColumns are recordColumns in PostgreSQL's terms.
+const pgRecordColumns = `position, event_id::text, stream, version, type, schema_version, recorded_at, payload, metadata`
+
+// pgReader reads the log through q: the pool, or a transaction that
+// reads its own appends.
+type pgReader struct{ q pgQuerier }
+
+// Head is the newest position committed.
+func (p *Postgres) Head(ctx context.Context) (int64, error) { return p.reader().Head(ctx) }
+
+// ReadStream returns the events of stream after afterVersion.
+func (p *Postgres) ReadStream(ctx context.Context, stream string, afterVersion int64) ([]Record, error) {
+	return p.reader().ReadStream(ctx, stream, afterVersion)
+}
+
+// ReadAfter returns up to limit events after position.
+func (p *Postgres) ReadAfter(ctx context.Context, position int64, limit int) ([]Record, error) {
+	return p.reader().ReadAfter(ctx, position, limit)
+}
+
+// ReadStreamRange returns the events of stream in (after, upTo].
+func (p *Postgres) ReadStreamRange(ctx context.Context, stream string, after, upTo int64) ([]Record, error) {
+	return p.reader().ReadStreamRange(ctx, stream, after, upTo)
+}
+
+// Query returns the events f matches.
+func (p *Postgres) Query(ctx context.Context, f Filter) ([]Record, error) {
+	return p.reader().Query(ctx, f)
+}
+
+func (p *Postgres) reader() pgReader { return pgReader{q: p.pool} }
+
+func (r pgReader) Head(ctx context.Context) (int64, error) {
+	var head int64
+	err := r.q.QueryRow(ctx, `SELECT position FROM log_head WHERE id = 1`).Scan(&head)
+	if err != nil {
+		return 0, fmt.Errorf("head: %w", err)
+	}
+	return head, nil
+}
+
+func (r pgReader) ReadStream(ctx context.Context, stream string, afterVersion int64) ([]Record, error) {
+	recs, err := r.records(ctx, `SELECT `+pgRecordColumns+` FROM events WHERE stream = $1 AND version > $2 ORDER BY version`, stream, afterVersion)
+	if err != nil {
+		return nil, fmt.Errorf("read stream %s after %d: %w", stream, afterVersion, err)
+	}
+	return recs, nil
+}
+
+func (r pgReader) ReadAfter(ctx context.Context, position int64, limit int) ([]Record, error) {
+	q := `SELECT ` + pgRecordColumns + ` FROM events WHERE position > $1 ORDER BY position`
+	args := []any{position}
+	if limit > 0 {
+		q += ` LIMIT $2`
+		args = append(args, limit)
+	}
+	recs, err := r.records(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read after %d: %w", position, err)
+	}
+	return recs, nil
+}
+
+func (r pgReader) ReadStreamRange(ctx context.Context, stream string, after, upTo int64) ([]Record, error) {
+	recs, err := r.records(ctx, `SELECT `+pgRecordColumns+` FROM events WHERE stream = $1 AND position > $2 AND position <= $3 ORDER BY version`, stream, after, upTo)
+	if err != nil {
+		return nil, fmt.Errorf("read stream %s in (%d, %d]: %w", stream, after, upTo, err)
+	}
+	return recs, nil
+}
+
+func (r pgReader) Query(ctx context.Context, f Filter) ([]Record, error) {
+	q, args, err := f.sql()
+	if err != nil {
+		return nil, err
+	}
+	q = strings.ReplaceAll(q, "SELECT "+recordColumns, "SELECT "+pgRecordColumns)
+	recs, err := r.records(ctx, numberPlaceholders(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("query events: %w", err)
+	}
+	return recs, nil
+}
+
+// records runs q and reads every row as a Record.
+func (r pgReader) records(ctx context.Context, q string, args ...any) ([]Record, error) {
+	rows, err := r.q.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		rec, err := scanRecord(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	return out, rows.Err()
+}
+
+// numberPlaceholders turns SQLite's ? into PostgreSQL's $1, $2... The
+// queries it is given (Filter's) hold no ? in a literal.
+func numberPlaceholders(q string) string {
+	var b strings.Builder
+	n := 0
+	for _, c := range q {
+		if c == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
