@@ -19,6 +19,12 @@ type Log interface {
 	// then wait on the channel once the read found nothing new: a commit
 	// between the two closes it.
 	CommitSignal() (int64, <-chan struct{})
+	// Compaction is how far the retention policy has thinned the log: a
+	// read at a position before its Through gets 410 Expired.
+	Compaction() Compaction
+	// Unwritable says why the log cannot be written now (a full disk, no
+	// primary database reachable), or nil: /readyz reports it.
+	Unwritable(ctx context.Context) error
 	// Close releases the log's connections.
 	Close() error
 }

@@ -26,6 +26,8 @@ func (l sqliteLog) Begin(ctx context.Context) (LogTx, error) {
 
 func (l sqliteLog) CommitSignal() (int64, <-chan struct{}) { return l.s.CommitSignal() }
 func (l sqliteLog) Close() error                           { return l.s.Close() }
+func (l sqliteLog) Compaction() Compaction                 { return l.s.Compaction() }
+func (l sqliteLog) Unwritable(ctx context.Context) error   { return l.s.Unwritable(ctx) }
 
 func (l sqliteLog) Head(ctx context.Context) (int64, error) { return l.s.Head(ctx, l.s.db) }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -82,6 +83,20 @@ func (p *Postgres) Close() error {
 // process or a notification of another's, and a channel closed by the
 // next announcement past it.
 func (p *Postgres) CommitSignal() (int64, <-chan struct{}) { return p.commits.signal() }
+
+// Compaction is the zero Compaction: the retention policy does not run
+// on PostgreSQL yet, so nothing has been thinned.
+func (p *Postgres) Compaction() Compaction { return Compaction{} }
+
+// Unwritable is why the database cannot be reached now, or nil.
+func (p *Postgres) Unwritable(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := p.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return nil
+}
 
 // Begin starts a transaction that appends.
 func (p *Postgres) Begin(ctx context.Context) (LogTx, error) {

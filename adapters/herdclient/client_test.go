@@ -48,13 +48,13 @@ func newHerd(t *testing.T, auth httpapi.Authenticator) *herd {
 	clk := clocktesting.NewFakeClock(t0)
 	w := projections.NewWriter(store, clk, nil)
 	pods := projections.NewPodView(store)
-	hub, err := watch.NewHub(store, watch.Config{PollInterval: time.Millisecond}, clk, nil, nil)
+	hub, err := watch.NewHub(store.Log(), watch.Config{PollInterval: time.Millisecond}, clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, err := httpapi.NewServer(httpapi.Deps{
 		Nodes: w, NodeView: projections.NewNodeView(store), Pods: w, PodView: pods, Timeline: projections.NewTimelineView(store),
-		Store: store, Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
+		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store), Devices: w, DeviceBindings: projections.NewDeviceBindingView(store),
 		Namespaces: w, NamespaceView: projections.NewNamespaceView(store), Leases: w, LeaseView: projections.NewLeaseView(store),
 		Auth: auth,

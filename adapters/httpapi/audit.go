@@ -77,7 +77,7 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "AuditEvent", "")
 		return
 	}
-	recs, err := s.Store.Query(r.Context(), s.Store.DB(), f)
+	recs, err := s.Log.Query(r.Context(), f)
 	if err != nil {
 		s.writeError(w, err, "AuditEvent", "")
 		return
@@ -86,7 +86,7 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 	for _, rec := range recs {
 		list.Items = append(list.Items, toAuditEvent(rec))
 	}
-	list.Thinned = thinnedFor(s.Store.Compaction(), f)
+	list.Thinned = thinnedFor(s.Log.Compaction(), f)
 	if len(recs) == f.Limit && !f.Newest {
 		list.Metadata.Continue = strconv.FormatInt(recs[len(recs)-1].Position, 10)
 	}

@@ -15,11 +15,11 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 // whose every write fails (a full disk) is not ready, and says why, until
 // a write succeeds again.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.Store.Head(r.Context(), s.Store.DB()); err != nil {
+	if _, err := s.Log.Head(r.Context()); err != nil {
 		http.Error(w, "event log unavailable: "+err.Error(), http.StatusServiceUnavailable)
 		return
 	}
-	if err := s.Store.Unwritable(r.Context()); err != nil {
+	if err := s.Log.Unwritable(r.Context()); err != nil {
 		http.Error(w, "event log unavailable: "+err.Error(), http.StatusServiceUnavailable)
 		return
 	}

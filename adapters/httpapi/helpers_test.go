@@ -49,14 +49,14 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 	}
 	clk := clocktesting.NewFakeClock(t0)
 	w := projections.NewWriter(store, clk, nil)
-	hub, err := watch.NewHub(store, watch.Config{PollInterval: time.Millisecond}, clk, nil, nil)
+	hub, err := watch.NewHub(store.Log(), watch.Config{PollInterval: time.Millisecond}, clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, err := NewServer(Deps{
 		Nodes: w, NodeView: projections.NewNodeView(store), Timeline: projections.NewTimelineView(store), KubeletTargets: w,
 		Pods: w, PodView: projections.NewPodView(store),
-		Store: store, Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
+		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store),
 		Devices: w, DeviceBindings: projections.NewDeviceBindingView(store),
 		Namespaces: w, NamespaceView: projections.NewNamespaceView(store), Leases: w, LeaseView: projections.NewLeaseView(store),

@@ -93,7 +93,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, res *apiRes
 		return
 	}
 	ctx := r.Context()
-	head, err := s.Store.Head(ctx, s.Store.DB())
+	head, err := s.Log.Head(ctx)
 	if err != nil {
 		s.writeError(w, err, res.kind, "")
 		return
@@ -183,7 +183,7 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request, res *apiResour
 		return
 	}
 	ctx := r.Context()
-	head, err := s.Store.Head(ctx, s.Store.DB())
+	head, err := s.Log.Head(ctx)
 	if err != nil {
 		s.writeError(w, err, res.kind, name)
 		return

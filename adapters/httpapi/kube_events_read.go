@@ -273,7 +273,7 @@ func (r *eventReader) podEvents(ctx context.Context, upTo int64) ([]derivedEvent
 	if f.Stream != "" {
 		f.StreamPrefix = ""
 	}
-	recs, err := r.s.Store.Query(ctx, r.s.Store.DB(), f)
+	recs, err := r.s.Log.Query(ctx, f)
 	if err != nil {
 		return nil, 0, err
 	}

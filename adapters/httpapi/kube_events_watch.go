@@ -28,7 +28,7 @@ const eventPollInterval = time.Second
 // BOOKMARK at the end of the initial events when bookmarks are allowed.
 func (s *Server) watchEvents(w http.ResponseWriter, r *http.Request, res *apiResource, o listOptions) {
 	ctx := r.Context()
-	head, err := s.Store.Head(ctx, s.Store.DB())
+	head, err := s.Log.Head(ctx)
 	if err != nil {
 		s.writeError(w, err, res.kind, "")
 		return
@@ -47,7 +47,7 @@ func (s *Server) watchEvents(w http.ResponseWriter, r *http.Request, res *apiRes
 		from = o.position
 	}
 	var startErr error
-	switch c := s.Store.Compaction(); {
+	switch c := s.Log.Compaction(); {
 	case !initial && from < c.Through:
 		startErr = &watch.ExpiredError{Position: from, CompactedThrough: c.Through}
 	case !initial && from > head:
@@ -91,8 +91,8 @@ func (s *Server) watchEvents(w http.ResponseWriter, r *http.Request, res *apiRes
 	defer poll.Stop()
 	for {
 		// Taken before the read: a commit after it closes the channel.
-		_, committed := s.Store.CommitSignal()
-		head, err := s.Store.Head(ctx, s.Store.DB())
+		_, committed := s.Log.CommitSignal()
+		head, err := s.Log.Head(ctx)
 		if err == nil {
 			err = ew.send(ctx, head, false)
 		}

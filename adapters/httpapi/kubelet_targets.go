@@ -58,7 +58,7 @@ type KubeletTargetList struct {
 const kindKubeletTarget = "KubeletTarget"
 
 func (s *Server) kubeletTargetView() *projections.KubeletTargetView {
-	return projections.NewKubeletTargetView(s.Store)
+	return s.KubeletTargetView
 }
 
 func (s *Server) listKubeletTargets(w http.ResponseWriter, r *http.Request) {

@@ -39,7 +39,7 @@ func targetAPI(t *testing.T) (*httptest.Server, *projections.Writer, *events.Sto
 	s, err := NewServer(Deps{
 		Nodes: w, NodeView: projections.NewNodeView(store), Pods: w, PodView: projections.NewPodView(store), KubeletTargets: w,
 		Namespaces: w, NamespaceView: projections.NewNamespaceView(store), Leases: w, LeaseView: projections.NewLeaseView(store),
-		Timeline: projections.NewTimelineView(store), Store: store, Clock: clk, Logger: zap.NewNop(),
+		Timeline: projections.NewTimelineView(store), Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store), Clock: clk, Logger: zap.NewNop(),
 	}, Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -47,7 +47,11 @@ type Deps struct {
 	KubeletTargets domain.KubeletTargetRepository
 	PodView        *projections.PodView
 	Timeline       *projections.TimelineView
-	Store          *events.Store
+	// KubeletTargetView reads the kubelets herd polls.
+	KubeletTargetView *projections.KubeletTargetView
+	// Log is the event log itself: its head, audit queries, commits,
+	// compaction and whether it can be written.
+	Log events.Log
 	// Watch serves watches and consistent lists of every resource.
 	Watch    *watch.Hub
 	Clock    clock.PassiveClock

@@ -23,7 +23,7 @@ func (s *Server) listServices(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "", "")
 		return
 	}
-	head, err := s.Store.Head(r.Context(), s.Store.DB())
+	head, err := s.Log.Head(r.Context())
 	if err != nil {
 		s.writeError(w, err, "", "")
 		return

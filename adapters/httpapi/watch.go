@@ -132,7 +132,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, res *apiReso
 func (s *Server) watchRequest(ctx context.Context, res *apiResource, o listOptions) (req watch.Request, initialEnd bool, err error) {
 	req = watch.Request{Resource: res.name, Match: o.match}
 	// The newest state, for "" (the most recent, a consistent read).
-	latest := func() (int64, error) { return s.Store.Head(ctx, s.Store.DB()) }
+	latest := func() (int64, error) { return s.Log.Head(ctx) }
 	switch {
 	case o.sendInitialEvents != nil && *o.sendInitialEvents:
 		req.Initial, initialEnd = true, o.allowBookmarks

@@ -49,7 +49,7 @@ func newWatchAPI(t testing.TB, cfg watch.Config) *watchAPI {
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = time.Millisecond
 	}
-	hub, err := watch.NewHub(store, cfg, clk, nil, nil)
+	hub, err := watch.NewHub(store.Log(), cfg, clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func newWatchAPI(t testing.TB, cfg watch.Config) *watchAPI {
 		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store),
 		Devices: w, DeviceBindings: projections.NewDeviceBindingView(store),
 		Namespaces: w, NamespaceView: projections.NewNamespaceView(store), Leases: w, LeaseView: projections.NewLeaseView(store),
-		Store: store, Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
+		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 	}, Config{Thresholds: domain.DefaultThresholds})
 	if err != nil {
 		t.Fatal(err)

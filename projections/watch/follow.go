@@ -75,7 +75,7 @@ func (h *Hub) tickBookmarks(ctx context.Context, t clock.Ticker) {
 // them.
 func (h *Hub) poll(ctx context.Context) (int, error) {
 	h.reads.Add(1)
-	recs, err := h.store.ReadAfter(ctx, h.store.DB(), h.pos, h.cfg.BatchSize)
+	recs, err := h.store.ReadAfter(ctx, h.pos, h.cfg.BatchSize)
 	if err != nil || len(recs) == 0 {
 		return 0, err
 	}

@@ -43,7 +43,7 @@ func newFixture(t *testing.T, cfg watch.Config) *fixture {
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = time.Millisecond
 	}
-	hub, err := watch.NewHub(store, cfg, clk, nil, nil)
+	hub, err := watch.NewHub(store.Log(), cfg, clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

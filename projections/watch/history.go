@@ -40,7 +40,7 @@ func (h *Hub) checkRetained(ctx context.Context, pos int64) error {
 	if c := h.store.Compaction(); pos < c.Through {
 		return &ExpiredError{Position: pos, History: h.cfg.History, CompactedThrough: c.Through}
 	}
-	next, err := h.store.ReadAfter(ctx, h.store.DB(), pos, 1)
+	next, err := h.store.ReadAfter(ctx, pos, 1)
 	if err != nil {
 		return fmt.Errorf("watch: history after %d: %w", pos, err)
 	}
@@ -67,7 +67,7 @@ func (h *Hub) stateAt(ctx context.Context, k int, stream string, pos int64) (*Ob
 		}
 	}
 	h.mu.RUnlock()
-	recs, err := h.store.ReadStreamRange(ctx, h.store.DB(), stream, from, pos)
+	recs, err := h.store.ReadStreamRange(ctx, stream, from, pos)
 	if err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}

@@ -20,7 +20,7 @@ import (
 // Hub follows the log once for every watcher. Register every Kind, then
 // Start it; Stop ends every watch.
 type Hub struct {
-	store   *events.Store
+	store   Log
 	cfg     Config
 	clock   clock.WithTicker
 	log     *zap.Logger
@@ -58,9 +58,21 @@ type Hub struct {
 	done     sync.WaitGroup
 }
 
-// NewHub returns a hub over store, timing bookmarks and history by clk.
-// metrics may be nil.
-func NewHub(store *events.Store, cfg Config, clk clock.WithTicker, log *zap.Logger, metrics *Metrics) (*Hub, error) {
+// Log is what the hub reads of the event log: the storage port's reads,
+// its commit signal and how far it has been compacted.
+type Log interface {
+	Head(ctx context.Context) (int64, error)
+	ReadAfter(ctx context.Context, position int64, limit int) ([]events.Record, error)
+	ReadStreamRange(ctx context.Context, stream string, after, upTo int64) ([]events.Record, error)
+	CommitSignal() (int64, <-chan struct{})
+	Compaction() events.Compaction
+}
+
+var _ Log = events.Log(nil)
+
+// NewHub returns a hub over the log store, timing bookmarks and history
+// by clk. metrics may be nil.
+func NewHub(store Log, cfg Config, clk clock.WithTicker, log *zap.Logger, metrics *Metrics) (*Hub, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -110,7 +122,7 @@ func (h *Hub) Start(ctx context.Context) error {
 	h.started = true
 	h.mu.Unlock()
 
-	head, err := h.store.Head(ctx, h.store.DB())
+	head, err := h.store.Head(ctx)
 	if err != nil {
 		return fmt.Errorf("watch: start: %w", err)
 	}

@@ -114,7 +114,7 @@ func TestWatchSeesEveryChangeInOrderWithTheObjectAsItWas(t *testing.T) {
 // from a base it took.
 func TestResumeFromAnyPositionSeesExactlyTheRest(t *testing.T) {
 	f := newFixture(t, watch.Config{History: time.Hour})
-	small, err := watch.NewHub(f.store, watch.Config{CacheSize: 4, PollInterval: time.Millisecond, BatchSize: 3, History: time.Hour}, f.clk, nil, nil)
+	small, err := watch.NewHub(f.store.Log(), watch.Config{CacheSize: 4, PollInterval: time.Millisecond, BatchSize: 3, History: time.Hour}, f.clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

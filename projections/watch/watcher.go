@@ -190,7 +190,7 @@ func (w *Watcher) nextFromLog(ctx context.Context) ([]Event, error) {
 		w.attached, w.history = true, nil
 		return w.Next(ctx)
 	}
-	recs, err := h.store.ReadAfter(ctx, h.store.DB(), w.cursor, h.cfg.BatchSize)
+	recs, err := h.store.ReadAfter(ctx, w.cursor, h.cfg.BatchSize)
 	if err != nil {
 		return nil, err
 	}

@@ -182,7 +182,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
 	auth httpapi.Authenticator) (*httpapi.Server, error) {
 	return httpapi.NewServer(httpapi.Deps{
-		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, Store: store, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
+		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, KubeletTargetView: projections.NewKubeletTargetView(store), Log: store.Log(), Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 		ConfigMaps: w, ConfigMapView: cms, Devices: w, DeviceBindings: devices, Auth: auth,
 		Namespaces: w, NamespaceView: nss, Leases: w, LeaseView: leases,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
@@ -194,7 +194,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 // end as soon as the API begins to shut down: a watch would otherwise
 // hold the shutdown until it timed out.
 func newWatchHub(lc fx.Lifecycle, cfg Config, store *events.Store, clk clock.WithTicker, log *zap.Logger, reg prometheus.Registerer) (*watch.Hub, error) {
-	hub, err := watch.NewHub(store, cfg.Watch, clk, log.Named("watch"), watch.NewMetrics(reg))
+	hub, err := watch.NewHub(store.Log(), cfg.Watch, clk, log.Named("watch"), watch.NewMetrics(reg))
 	if err != nil {
 		return nil, err
 	}
