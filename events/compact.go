@@ -208,3 +208,11 @@ func (s *Store) FileSize(ctx context.Context) (FileSize, error) {
 	}
 	return FileSize{Bytes: pages * size, FreeBytes: free * size}, nil
 }
+
+// Vacuum rewrites the database file without its free pages, giving them
+// back to the file system (`herd vacuum`). It needs the database to
+// itself: nothing else may be writing.
+func (s *Store) Vacuum(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, `VACUUM`)
+	return err
+}

@@ -31,7 +31,7 @@ func BenchmarkHeartbeatWAL(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Cleanup(func() { _ = store.Close() })
-			if err := Migrate(ctx, store.DB()); err != nil {
+			if err := Migrate(ctx, store); err != nil {
 				b.Fatal(err)
 			}
 			clk := clocktesting.NewFakeClock(t0)

@@ -23,7 +23,7 @@ func openStore(tb testing.TB) *events.Store {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = store.Close() })
-	if err := Migrate(ctx, store.DB()); err != nil {
+	if err := Migrate(ctx, store); err != nil {
 		tb.Fatal(err)
 	}
 	return store

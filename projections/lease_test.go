@@ -148,7 +148,7 @@ func TestLeasesRenewedBeforeTheirRenewalTimeWasKeptAreFilledAtStart(t *testing.T
 			t.Fatal(err)
 		}
 	}
-	if err := Migrate(ctx, store.DB()); err != nil {
+	if err := Migrate(ctx, store); err != nil {
 		t.Fatal(err)
 	}
 	nodes := NewNodeView(store)

@@ -13,8 +13,12 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// Migrate creates or upgrades the view tables in db.
-func Migrate(ctx context.Context, db *sql.DB) error {
+// Migrate creates or upgrades the view tables in the store's database.
+func Migrate(ctx context.Context, store *events.Store) error {
+	return migrate(ctx, store.DB())
+}
+
+func migrate(ctx context.Context, db *sql.DB) error {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return err

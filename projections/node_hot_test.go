@@ -121,7 +121,7 @@ func TestNodeRowsWrittenWholeAreSplitAtStart(t *testing.T) {
 	if diff := cmp.Diff(before, got); diff != "" {
 		t.Fatalf("a row written whole reads (-wrote +read):\n%s", diff)
 	}
-	if err := Migrate(ctx, store.DB()); err != nil {
+	if err := Migrate(ctx, store); err != nil {
 		t.Fatal(err)
 	}
 	diff, _, err := Verify(ctx, store, filepath.Join(t.TempDir(), "scratch.db"), events.Config{}, RebuildOptions{})

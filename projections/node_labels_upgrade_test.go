@@ -43,7 +43,7 @@ func TestStartingUpgradesNodeRowsWithoutTheirKindLabel(t *testing.T) {
 
 	// A database that was already upgraded is left alone.
 	stripKindLabel()
-	if err := Migrate(ctx, store.DB()); err != nil {
+	if err := Migrate(ctx, store); err != nil {
 		t.Fatal(err)
 	}
 	if got := kindLabel(); got != "" {
@@ -54,7 +54,7 @@ func TestStartingUpgradesNodeRowsWithoutTheirKindLabel(t *testing.T) {
 	if _, err := store.DB().ExecContext(ctx, `DELETE FROM projection_checkpoints WHERE projection = ?`, derivedLabelsMark); err != nil {
 		t.Fatal(err)
 	}
-	if err := Migrate(ctx, store.DB()); err != nil {
+	if err := Migrate(ctx, store); err != nil {
 		t.Fatal(err)
 	}
 	if got := kindLabel(); got != string(domain.KindIllumos) {

@@ -149,7 +149,7 @@ func TestWriteWideLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = store.Close() }()
-	if err := Migrate(ctx, store.DB()); err != nil {
+	if err := Migrate(ctx, store); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%d events", fillWideLog(t, store, 100000))

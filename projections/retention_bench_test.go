@@ -62,7 +62,7 @@ func runFleet(b *testing.B, path string, nodes, minutes int) {
 		b.Fatal(err)
 	}
 	defer func() { _ = store.Close() }()
-	if err := Migrate(ctx, store.DB()); err != nil {
+	if err := Migrate(ctx, store); err != nil {
 		b.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)

@@ -51,7 +51,7 @@ func Verify(ctx context.Context, live *events.Store, scratchPath string, cfg eve
 	// The scratch copy is removed right after; closing it can only fail
 	// on a file about to be deleted.
 	defer func() { _ = scratch.Close() }()
-	if err := Migrate(ctx, scratch.DB()); err != nil {
+	if err := Migrate(ctx, scratch); err != nil {
 		return nil, RebuildStats{}, err
 	}
 	for _, t := range allViewTables() {

@@ -44,7 +44,7 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(ctx, store.DB()); err != nil {
+	if err := projections.Migrate(ctx, store); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)

@@ -31,7 +31,7 @@ func targetAPI(t *testing.T) (*httptest.Server, *projections.Writer, *events.Sto
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(t.Context(), store.DB()); err != nil {
+	if err := projections.Migrate(t.Context(), store); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))

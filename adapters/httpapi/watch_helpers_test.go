@@ -42,7 +42,7 @@ func newWatchAPI(t testing.TB, cfg watch.Config) *watchAPI {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(t.Context(), store.DB()); err != nil {
+	if err := projections.Migrate(t.Context(), store); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)

@@ -65,7 +65,7 @@ func benchmarkPoll(b *testing.B, withTLS bool) {
 		b.Fatal(err)
 	}
 	defer func() { _ = store.Close() }()
-	if err := projections.Migrate(b.Context(), store.DB()); err != nil {
+	if err := projections.Migrate(b.Context(), store); err != nil {
 		b.Fatal(err)
 	}
 	clk := clock.RealClock{}

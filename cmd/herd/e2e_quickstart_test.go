@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,7 +63,7 @@ func TestQuickstartRunsAsWritten(t *testing.T) {
 	eventually(t, 60*time.Second, func() error {
 		res := run(t, env, "kubectl", "--server", srv.URL, "get", "pods", "-n", "demo", "--field-selector", "spec.nodeName=demo-linux-00", "-o", "name")
 		if res.Code != 0 || strings.TrimSpace(res.Stdout) == "" {
-			return errors.New("no demo pod on demo-linux-00 yet")
+			return fmt.Errorf("no demo pod on demo-linux-00 yet: %d %q %q", res.Code, res.Stdout, res.Stderr)
 		}
 		return nil
 	})

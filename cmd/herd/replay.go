@@ -63,7 +63,7 @@ func replay(ctx context.Context, dataDir string, verify bool, out, errOut io.Wri
 	// Closing checkpoints the rebuild's WAL into the database file: a
 	// failure there is the operator's to know.
 	defer func() { err = errors.Join(err, closeLog()) }()
-	if err := projections.Migrate(ctx, store.DB()); err != nil {
+	if err := projections.Migrate(ctx, store); err != nil {
 		return err
 	}
 	opts := projections.RebuildOptions{Progress: progressPrinter(errOut)}

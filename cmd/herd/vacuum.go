@@ -46,7 +46,7 @@ func vacuum(ctx context.Context, dataDir string, out io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	if _, err := store.DB().ExecContext(ctx, `VACUUM`); err != nil {
+	if err := store.Vacuum(ctx); err != nil {
 		return fmt.Errorf("vacuum %s: %w", path, err)
 	}
 	after, err := store.FileSize(ctx)

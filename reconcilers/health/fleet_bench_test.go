@@ -33,7 +33,7 @@ func newBenchFleet(tb testing.TB, nodes int) *benchFleet {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(ctx, store.DB()); err != nil {
+	if err := projections.Migrate(ctx, store); err != nil {
 		tb.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC))

@@ -26,7 +26,7 @@ func BenchmarkMonitor(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer func() { _ = store.Close() }()
-	if err := projections.Migrate(ctx, store.DB()); err != nil {
+	if err := projections.Migrate(ctx, store); err != nil {
 		b.Fatal(err)
 	}
 	t0 := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)

@@ -41,7 +41,7 @@ func newFixture(t *testing.T, pools ...string) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(t.Context(), store.DB()); err != nil {
+	if err := projections.Migrate(t.Context(), store); err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, store: store, clock: clocktesting.NewFakeClock(t0),

@@ -47,7 +47,7 @@ func New(t testing.TB) *Env {
 			t.Error(err)
 		}
 	})
-	if err := projections.Migrate(ctx, store.DB()); err != nil {
+	if err := projections.Migrate(ctx, store); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(T0)
@@ -160,7 +160,7 @@ func (e *Env) NodeTypes(name string) []string {
 // StreamTypes lists the types of the events in a stream, oldest first.
 func (e *Env) StreamTypes(stream string) []string {
 	e.t.Helper()
-	recs, err := e.Store.ReadStream(e.t.Context(), e.Store.DB(), stream, 0)
+	recs, err := e.Store.Log().ReadStream(e.t.Context(), stream, 0)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func (e *Env) StreamTypes(stream string) []string {
 // Records returns the log's records after position, for tests of KeysFor.
 func (e *Env) Records(after int64) []events.Record {
 	e.t.Helper()
-	recs, err := e.Store.ReadAfter(e.t.Context(), e.Store.DB(), after, 10000)
+	recs, err := e.Store.Log().ReadAfter(e.t.Context(), after, 10000)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func (e *Env) Records(after int64) []events.Record {
 // Head is the log's last position.
 func (e *Env) Head() int64 {
 	e.t.Helper()
-	h, err := e.Store.Head(e.t.Context(), e.Store.DB())
+	h, err := e.Store.Log().Head(e.t.Context())
 	if err != nil {
 		e.t.Fatal(err)
 	}

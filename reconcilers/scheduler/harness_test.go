@@ -44,7 +44,7 @@ func newHarness(t testing.TB, cfg Config) *harness {
 			t.Error(err)
 		}
 	})
-	if err := projections.Migrate(ctx, store.DB()); err != nil {
+	if err := projections.Migrate(ctx, store); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)

@@ -152,11 +152,11 @@ func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metr
 	if err != nil {
 		return nil, err
 	}
-	if err := projections.Migrate(ctx, store.DB()); err != nil {
+	if err := projections.Migrate(ctx, store); err != nil {
 		_ = store.Close()
 		return nil, err
 	}
-	head, err := store.Head(ctx, store.DB())
+	head, err := store.Log().Head(ctx)
 	if err != nil {
 		_ = store.Close()
 		return nil, err
