@@ -36,8 +36,17 @@ const (
 )
 
 // NodeLabels are the labels a Kubernetes client sees on n: its own and
-// its kind.
+// its kind. The map is n's own when n holds its kind label already (every
+// node evolved since herd stores it): it must not be changed.
 func NodeLabels(n domain.Node) map[string]string {
+	if k, ok := n.Labels[LabelKind]; ok && k == string(n.Kind) {
+		return n.Labels
+	}
+	return nodeLabelsCopy(n)
+}
+
+// nodeLabelsCopy is NodeLabels in a map of its own.
+func nodeLabelsCopy(n domain.Node) map[string]string {
 	// The node stores its kind label; a node row written before it did
 	// still shows one.
 	labels := make(map[string]string, len(n.Labels)+1)
@@ -50,7 +59,7 @@ func NodeLabels(n domain.Node) map[string]string {
 
 // NodeToAPI renders a domain node as a Kubernetes Node.
 func NodeToAPI(n domain.Node) corev1.Node {
-	labels := NodeLabels(n)
+	labels := nodeLabelsCopy(n)
 	ann := map[string]string{
 		AnnotationAgentState: string(n.AgentState),
 		annotationRestarts:   strconv.Itoa(n.RestartCount),

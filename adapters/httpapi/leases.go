@@ -259,7 +259,7 @@ func (s *Server) leaseResource() *apiResource {
 						return watch.Meta{}, false
 					}
 					return watch.Meta{Key: l.Key(), Labels: l.Labels,
-						Fields: map[string]string{"metadata.name": l.Name, "metadata.namespace": l.Namespace}}, true
+						Fields: namespacedFields{l.Namespace, l.Name}}, true
 				},
 				Encode: func(l domain.Lease, rv int64) ([]byte, error) {
 					return json.Marshal(leaseAt(l, rv))

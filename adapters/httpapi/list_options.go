@@ -47,8 +47,9 @@ type listOptions struct {
 
 // match is the namespace and the selectors as a watch.Object predicate.
 func (o listOptions) match(obj *watch.Object) bool {
-	return (o.namespace == "" || obj.Meta.Fields["metadata.namespace"] == o.namespace) &&
-		o.labels.Matches(labels.Set(obj.Meta.Labels)) && o.fields.Matches(fields.Set(obj.Meta.Fields))
+	fs := obj.Meta.FieldSet()
+	return (o.namespace == "" || fs.Get("metadata.namespace") == o.namespace) &&
+		o.labels.Matches(labels.Set(obj.Meta.Labels)) && o.fields.Matches(fs)
 }
 
 // parseListOptions reads the query of a list or watch of res, refusing

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -137,7 +138,7 @@ func (s *Server) namespaceResource() *apiResource {
 						return watch.Meta{}, false
 					}
 					return watch.Meta{Key: ns.Name, Labels: conversions.NamespaceToAPI(ns).Labels,
-						Fields: map[string]string{"metadata.name": ns.Name, "status.phase": ns.Phase()}}, true
+						Fields: fields.Set{"metadata.name": ns.Name, "status.phase": ns.Phase()}}, true
 				},
 				Encode: func(ns domain.Namespace, rv int64) ([]byte, error) {
 					return json.Marshal(namespaceAt(ns, rv))

@@ -100,7 +100,7 @@ func (s *Server) nodeResource() *apiResource {
 					if !n.Exists() {
 						return watch.Meta{}, false
 					}
-					return watch.Meta{Key: n.Name, Labels: conversions.NodeLabels(n), Fields: nodeFields(n.Name, n.Unschedulable)}, true
+					return watch.Meta{Key: n.Name, Labels: conversions.NodeLabels(n), Fields: nodeFields{n.Name, n.Unschedulable}}, true
 				},
 				Encode: func(n domain.Node, rv int64) ([]byte, error) {
 					return json.Marshal(nodeAt(n, rv))
@@ -118,12 +118,44 @@ func (s *Server) nodeResource() *apiResource {
 	}
 }
 
-// nodeFields are the fields of a Node that field selectors match.
-func nodeFields(name string, unschedulable bool) map[string]string {
-	return map[string]string{
-		"metadata.name":      name,
-		"spec.unschedulable": strconv.FormatBool(unschedulable),
+// nodeFields are the fields of a Node that field selectors match
+// (kube-apiserver's field labels for nodes), as a value rather than a
+// map: the watch hub keeps one for every node.
+type nodeFields struct {
+	name          string
+	unschedulable bool
+}
+
+func (f nodeFields) Has(field string) bool {
+	return field == "metadata.name" || field == "spec.unschedulable"
+}
+
+func (f nodeFields) Get(field string) string {
+	switch field {
+	case "metadata.name":
+		return f.name
+	case "spec.unschedulable":
+		return strconv.FormatBool(f.unschedulable)
 	}
+	return ""
+}
+
+// namespacedFields are metadata.name and metadata.namespace, the fields
+// of a namespaced object that field selectors match, as a value.
+type namespacedFields struct{ namespace, name string }
+
+func (f namespacedFields) Has(field string) bool {
+	return field == "metadata.name" || field == "metadata.namespace"
+}
+
+func (f namespacedFields) Get(field string) string {
+	switch field {
+	case "metadata.name":
+		return f.name
+	case "metadata.namespace":
+		return f.namespace
+	}
+	return ""
 }
 
 func (s *Server) podResource() *apiResource {
@@ -188,7 +220,7 @@ func (s *Server) configMapResource() *apiResource {
 					}
 					return watch.Meta{
 						Key: c.Namespace + "/" + c.Name, Labels: conversions.ConfigMapToAPI(c).Labels,
-						Fields: map[string]string{"metadata.name": c.Name, "metadata.namespace": c.Namespace},
+						Fields: namespacedFields{c.Namespace, c.Name},
 					}, true
 				},
 				Encode: func(c domain.ConfigMap, rv int64) ([]byte, error) {

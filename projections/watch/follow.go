@@ -171,15 +171,15 @@ const entryOverhead = 1 << 10
 
 // entrySize is how much memory the entry of rec holds, roughly: what the
 // event brought in (its payload becomes the new object's state, and the
-// object's rendering to clients is about as large again), the labels and
-// fields the new object's Meta holds a copy of (a heartbeat is small, but
+// object's rendering to clients is about as large again), the labels the
+// new object's Meta may hold a copy of (a heartbeat is small, but
 // a node that registered with a megabyte of labels carries them into
 // every entry), and the fixed overhead. What a client sends is what it
 // costs; an object's unchanged parts are shared with its previous state.
 func entrySize(rec events.Record, cur *Object) int64 {
 	size := 2*int64(len(rec.Payload)) + entryOverhead
 	if cur != nil {
-		size += 2 * (mapBytes(cur.Meta.Labels) + mapBytes(cur.Meta.Fields))
+		size += 2 * mapBytes(cur.Meta.Labels)
 	}
 	return size
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/fields"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"herd/domain"
@@ -70,7 +71,7 @@ func nodeKind(view *projections.NodeView) *watch.Kind[domain.Node] {
 		Prefix:   "node/",
 		Fold:     projections.FoldNode,
 		Meta: func(n domain.Node) (watch.Meta, bool) {
-			return watch.Meta{Key: n.Name, Labels: n.Labels, Fields: map[string]string{"metadata.name": n.Name}}, n.Exists()
+			return watch.Meta{Key: n.Name, Labels: n.Labels, Fields: fields.Set{"metadata.name": n.Name}}, n.Exists()
 		},
 		Encode: func(n domain.Node, rv int64) ([]byte, error) {
 			n.ResourceVersion = rv

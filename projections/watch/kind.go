@@ -57,12 +57,34 @@ type Meta struct {
 	// Key identifies the object within its resource and orders lists:
 	// "name", or "namespace/name".
 	Key string
-	// Labels are matched by label selectors.
+	// Labels are matched by label selectors. The map may be the
+	// object's own: it must not be changed.
 	Labels map[string]string
 	// Fields are matched by field selectors: "metadata.name" and the
-	// resource's own.
-	Fields map[string]string
+	// resource's own. A small value that answers from the object (rather
+	// than a map built for every event) keeps the hub's memory down.
+	Fields Fields
 }
+
+// Fields are an object's selectable fields: apimachinery's fields.Fields
+// (fields.Set is one).
+type Fields interface {
+	Has(field string) bool
+	Get(field string) string
+}
+
+// FieldSet is Fields that answers nothing: an object that does not exist.
+func (m Meta) FieldSet() Fields {
+	if m.Fields == nil {
+		return noFields{}
+	}
+	return m.Fields
+}
+
+type noFields struct{}
+
+func (noFields) Has(string) bool   { return false }
+func (noFields) Get(string) string { return "" }
 
 // Object is one object of a resource as it stood at one log position.
 // Objects are shared by every watcher and never change; Exists is false
@@ -136,19 +158,12 @@ func (k *Kind[S]) fold(prev *Object, rec events.Record) (*Object, error) {
 	return k.object(rec.Stream, next, rec.Position).sharingMeta(prev), nil
 }
 
-// sharingMeta makes o share prev's labels and fields where they are
-// equal, so that the versions of an object the hub keeps (latest, bases,
-// recent events) hold one copy of them: most events, heartbeats above
-// all, change neither.
+// sharingMeta makes o share prev's labels where they are equal, so that
+// the versions of an object the hub keeps (latest, bases, recent events)
+// hold one copy of them: most events, heartbeats above all, change none.
 func (o *Object) sharingMeta(prev *Object) *Object {
-	if prev == nil || !prev.Exists || !o.Exists {
-		return o
-	}
-	if maps.Equal(o.Meta.Labels, prev.Meta.Labels) {
+	if prev != nil && prev.Exists && o.Exists && maps.Equal(o.Meta.Labels, prev.Meta.Labels) {
 		o.Meta.Labels = prev.Meta.Labels
-	}
-	if maps.Equal(o.Meta.Fields, prev.Meta.Fields) {
-		o.Meta.Fields = prev.Meta.Fields
 	}
 	return o
 }
