@@ -25,6 +25,10 @@ type Log interface {
 	// Unwritable says why the log cannot be written now (a full disk, no
 	// primary database reachable), or nil: /readyz reports it.
 	Unwritable(ctx context.Context) error
+	// ObserveWrite tells the log how a write ended (nil for a success),
+	// for Unwritable: a storage failure makes the log unwritable until a
+	// later write succeeds.
+	ObserveWrite(err error)
 	// Close releases the log's connections.
 	Close() error
 }
@@ -59,6 +63,13 @@ type LogTx interface {
 	// returns a *ConflictError, and the transaction stays usable. All
 	// events get the time at and the metadata md.
 	Append(ctx context.Context, stream string, expectedVersion int64, md Metadata, at time.Time, evs ...NewEvent) ([]Record, error)
+	// Savepoint marks the point RollbackToSavepoint returns to and
+	// ReleaseSavepoint forgets: the group commit runs each command in
+	// one, so that a refused command leaves the others' work in place.
+	// They nest.
+	Savepoint(ctx context.Context) error
+	RollbackToSavepoint(ctx context.Context) error
+	ReleaseSavepoint(ctx context.Context) error
 	// Commit makes the appends visible and wakes the log's followers.
 	Commit() error
 	// Rollback drops them. After Commit it does nothing.

@@ -28,6 +28,16 @@ func (l sqliteLog) CommitSignal() (int64, <-chan struct{}) { return l.s.CommitSi
 func (l sqliteLog) Close() error                           { return l.s.Close() }
 func (l sqliteLog) Compaction() Compaction                 { return l.s.Compaction() }
 func (l sqliteLog) Unwritable(ctx context.Context) error   { return l.s.Unwritable(ctx) }
+func (l sqliteLog) ObserveWrite(err error)                 { l.s.ObserveWrite(err) }
+
+// SQLiteTx is the SQLite transaction behind tx, for the views that write
+// in the same transaction as the log; nil when tx is another engine's.
+func SQLiteTx(tx LogTx) *sql.Tx {
+	if t, ok := tx.(*sqliteTx); ok {
+		return t.tx
+	}
+	return nil
+}
 
 func (l sqliteLog) Head(ctx context.Context) (int64, error) { return l.s.Head(ctx, l.s.db) }
 
@@ -48,9 +58,9 @@ func (l sqliteLog) Query(ctx context.Context, f Filter) ([]Record, error) {
 }
 
 type sqliteTx struct {
-	s    *Store
-	tx   *sql.Tx
-	last int64 // the newest position appended
+	s          *Store
+	tx         *sql.Tx
+	savepoints // the newest position appended and kept
 }
 
 func (t *sqliteTx) Head(ctx context.Context) (int64, error) { return t.s.Head(ctx, t.tx) }
@@ -73,10 +83,40 @@ func (t *sqliteTx) Query(ctx context.Context, f Filter) ([]Record, error) {
 
 func (t *sqliteTx) Append(ctx context.Context, stream string, expectedVersion int64, md Metadata, at time.Time, evs ...NewEvent) ([]Record, error) {
 	recs, err := t.s.Append(ctx, t.tx, stream, expectedVersion, md, at, evs...)
-	if len(recs) > 0 {
-		t.last = max(t.last, recs[len(recs)-1].Position)
+	if err == nil && len(recs) > 0 {
+		t.appended(recs[len(recs)-1].Position)
 	}
 	return recs, err
+}
+
+const (
+	savepointSQL  = `SAVEPOINT command`
+	releaseSQL    = `RELEASE command`
+	rollbackToSQL = `ROLLBACK TO command`
+)
+
+func (t *sqliteTx) Savepoint(ctx context.Context) error {
+	if _, err := t.tx.ExecContext(ctx, savepointSQL); err != nil {
+		return err
+	}
+	t.mark()
+	return nil
+}
+
+func (t *sqliteTx) RollbackToSavepoint(ctx context.Context) error {
+	if _, err := t.tx.ExecContext(ctx, rollbackToSQL); err != nil {
+		return err
+	}
+	t.undo()
+	return nil
+}
+
+func (t *sqliteTx) ReleaseSavepoint(ctx context.Context) error {
+	if _, err := t.tx.ExecContext(ctx, releaseSQL); err != nil {
+		return err
+	}
+	t.forget()
+	return nil
 }
 
 func (t *sqliteTx) Commit() error {

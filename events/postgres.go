@@ -98,6 +98,10 @@ func (p *Postgres) Unwritable(ctx context.Context) error {
 	return nil
 }
 
+// ObserveWrite does nothing: whether PostgreSQL can be written is asked
+// of it (Unwritable), not inferred from the last write.
+func (p *Postgres) ObserveWrite(error) {}
+
 // Begin starts a transaction that appends.
 func (p *Postgres) Begin(ctx context.Context) (LogTx, error) {
 	tx, err := p.pool.Begin(ctx)

@@ -32,9 +32,33 @@ const uniqueViolation = "23505"
 
 // postgresTx is one transaction on the PostgreSQL log.
 type postgresTx struct {
-	p    *Postgres
-	tx   pgx.Tx
-	last int64 // the newest position appended
+	p          *Postgres
+	tx         pgx.Tx
+	savepoints // the newest position appended and kept
+}
+
+func (t *postgresTx) Savepoint(ctx context.Context) error {
+	if _, err := t.tx.Exec(ctx, savepointSQL); err != nil {
+		return err
+	}
+	t.mark()
+	return nil
+}
+
+func (t *postgresTx) RollbackToSavepoint(ctx context.Context) error {
+	if _, err := t.tx.Exec(ctx, rollbackToSQL); err != nil {
+		return err
+	}
+	t.undo()
+	return nil
+}
+
+func (t *postgresTx) ReleaseSavepoint(ctx context.Context) error {
+	if _, err := t.tx.Exec(ctx, releaseSQL); err != nil {
+		return err
+	}
+	t.forget()
+	return nil
 }
 
 func (t *postgresTx) reader() pgReader { return pgReader{q: t.tx} }
@@ -81,7 +105,7 @@ func (t *postgresTx) Append(ctx context.Context, stream string, expectedVersion 
 	if err := sp.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("append %s@%d: %w", stream, expectedVersion, err)
 	}
-	t.last = max(t.last, records[len(records)-1].Position)
+	t.appended(records[len(records)-1].Position)
 	return records, nil
 }
 

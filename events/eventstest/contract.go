@@ -66,6 +66,7 @@ func RunLogContract(t *testing.T, open OpenLogFunc) {
 		{"RollbackLeavesNoEvent", testRollback},
 		{"CommitSignal", testCommitSignal},
 		{"SurvivesReopen", testSurvivesReopen},
+		{"Savepoints", testSavepoints},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
