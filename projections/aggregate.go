@@ -74,7 +74,7 @@ type execer interface {
 // repository method of one aggregate does.
 func (a *aggregate[S]) update(ctx context.Context, w *Writer, key string, decide func(S) ([]domain.Event, error)) (S, error) {
 	var out S
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
+	err := w.inTx(ctx, func(tx unitTx) error {
 		var err error
 		out, err = a.updateTx(ctx, w, tx, key, decide)
 		return err
@@ -86,7 +86,7 @@ func (a *aggregate[S]) update(ctx context.Context, w *Writer, key string, decide
 // aggregate's row, let decide say what happens, append those events with
 // the row's version as the expected version, fold the stored events and
 // write the rows, all in tx. It returns the state as far as it got.
-func (a *aggregate[S]) updateTx(ctx context.Context, w *Writer, tx *sql.Tx, key string, decide func(S) ([]domain.Event, error)) (S, error) {
+func (a *aggregate[S]) updateTx(ctx context.Context, w *Writer, tx unitTx, key string, decide func(S) ([]domain.Event, error)) (S, error) {
 	stream := a.of.Stream(key)
 	if a.cached {
 		if cached, ok := w.states.get(stream); ok {
@@ -99,7 +99,7 @@ func (a *aggregate[S]) updateTx(ctx context.Context, w *Writer, tx *sql.Tx, key 
 			w.states.forget(stream)
 		}
 	}
-	s, err := a.load(ctx, tx, key)
+	s, err := a.load(ctx, tx.sql, key)
 	if errors.Is(err, domain.ErrNotFound) {
 		s, err = a.fresh(key), nil
 	}
@@ -112,7 +112,7 @@ func (a *aggregate[S]) updateTx(ctx context.Context, w *Writer, tx *sql.Tx, key 
 // decideAndWrite lets decide say what happens to s, appends those events
 // with s's version as the expected version, folds them and writes the
 // rows, all in tx.
-func (a *aggregate[S]) decideAndWrite(ctx context.Context, w *Writer, tx *sql.Tx, key string, s S, decide func(S) ([]domain.Event, error)) (S, error) {
+func (a *aggregate[S]) decideAndWrite(ctx context.Context, w *Writer, tx unitTx, key string, s S, decide func(S) ([]domain.Event, error)) (S, error) {
 	evs, err := decide(s)
 	if err != nil || len(evs) == 0 {
 		return s, err
@@ -123,7 +123,7 @@ func (a *aggregate[S]) decideAndWrite(ctx context.Context, w *Writer, tx *sql.Tx
 		return s, err
 	}
 	for i, rec := range recs {
-		if s, err = a.apply(ctx, tx, key, s, rec, evs[i]); err != nil {
+		if s, err = a.apply(ctx, tx.sql, key, s, rec, evs[i]); err != nil {
 			return s, err
 		}
 	}
@@ -131,7 +131,7 @@ func (a *aggregate[S]) decideAndWrite(ctx context.Context, w *Writer, tx *sql.Tx
 	if a.hotOnly != nil && a.hotOnly(evs) {
 		write = a.upsertHot
 	}
-	if err := write(ctx, tx, key, s, recs[len(recs)-1].Position); err != nil {
+	if err := write(ctx, tx.sql, key, s, recs[len(recs)-1].Position); err != nil {
 		return s, err
 	}
 	var obs []Observer[S]

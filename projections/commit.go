@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sync"
 	"time"
@@ -16,16 +15,8 @@ import (
 // group's work around 10–20 ms, well below one heartbeat's p99 target.
 const maxGroup = 512
 
-// Savepoint statements: each command of a group runs inside one, so that a
-// rejected command rolls back alone. The name can be fixed because
-// savepoints are never nested: one is released or rolled back before the
-// next command starts.
-const (
-	savepointSQL   = `SAVEPOINT command`
-	releaseSQL     = `RELEASE command`
-	rollbackToSQL  = `ROLLBACK TO command`
-	errPanicFormat = "command panicked: %v"
-)
+// errPanicFormat is the error of a command that panicked.
+const errPanicFormat = "command panicked: %v"
 
 // groupCommit is the unit of work's writer side: it takes the commands of
 // concurrent callers (API requests, reconcilers) into one write
@@ -37,7 +28,7 @@ const (
 // at once, and commands that arrive during a commit's fsync form the next
 // group.
 type groupCommit struct {
-	store   *events.Store
+	log     events.Log
 	metrics *Metrics
 
 	mu      sync.Mutex
@@ -52,7 +43,7 @@ type groupCommit struct {
 // command is one caller's function and its answer.
 type command struct {
 	ctx context.Context
-	fn  func(*sql.Tx) error
+	fn  func(unitTx) error
 	err error
 	// head is the highest log position fn appended, 0 for none.
 	head int64
@@ -69,7 +60,7 @@ type command struct {
 // or the commit's. fn must not call do again: it runs on the leader.
 // fn's writes are visible to the commands after it in the same group,
 // exactly as if they had run one after the other.
-func (g *groupCommit) do(ctx context.Context, fn func(*sql.Tx) error) error {
+func (g *groupCommit) do(ctx context.Context, fn func(unitTx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -142,9 +133,6 @@ func (g *groupCommit) commit(group []*command) {
 			}
 		}
 	}
-	if head > 0 {
-		g.store.Committed(head)
-	}
 	for _, c := range group {
 		close(c.done)
 	}
@@ -155,40 +143,42 @@ func (g *groupCommit) commit(group []*command) {
 // disk fails the insert itself), say it could not; a commit says it could.
 func (g *groupCommit) observeWrites(err error, group []*command, committed int) {
 	if err != nil {
-		g.store.ObserveWrite(err)
+		g.log.ObserveWrite(err)
 		return
 	}
 	for _, c := range group {
 		if c.err != nil {
-			g.store.ObserveWrite(c.err)
+			g.log.ObserveWrite(c.err)
 		}
 	}
 	if committed > 0 {
-		g.store.ObserveWrite(nil)
+		g.log.ObserveWrite(nil)
 	}
 }
 
 // runGroup begins the transaction, runs each command in its savepoint and
-// commits. A non-nil error means nothing committed.
+// commits. A non-nil error means nothing committed. The commit announces
+// the head the group kept to the log's followers.
 func (g *groupCommit) runGroup(group []*command) error {
 	// The transaction outlives any one caller: begun without a caller's
 	// context, which database/sql would roll back when that caller goes.
-	tx, err := g.store.DB().BeginTx(context.Background(), nil)
+	ltx, err := g.log.Begin(context.Background())
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	tx := newUnitTx(ltx)
 	alone := len(group) == 1
 	for _, c := range group {
 		if err := g.runCommand(tx, c, alone); err != nil {
-			_ = tx.Rollback()
+			_ = ltx.Rollback()
 			return err
 		}
 	}
 	if alone && group[0].err != nil {
-		_ = tx.Rollback()
+		_ = ltx.Rollback()
 		return nil
 	}
-	if err := tx.Commit(); err != nil {
+	if err := ltx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
@@ -198,7 +188,7 @@ func (g *groupCommit) runGroup(group []*command) error {
 // failure rolls back the whole transaction, which is cheaper). The
 // command's own failure goes to c.err; a returned error means the
 // transaction itself is broken.
-func (g *groupCommit) runCommand(tx *sql.Tx, c *command, alone bool) error {
+func (g *groupCommit) runCommand(tx unitTx, c *command, alone bool) error {
 	if err := c.ctx.Err(); err != nil {
 		c.err = err // the caller gave up before its turn: nothing ran
 		return nil
@@ -208,7 +198,7 @@ func (g *groupCommit) runCommand(tx *sql.Tx, c *command, alone bool) error {
 	// whole group shares. Its values (actor, correlation) are kept.
 	ctx := context.WithoutCancel(c.ctx)
 	if !alone {
-		if _, err := tx.ExecContext(ctx, savepointSQL); err != nil {
+		if err := tx.log.Savepoint(ctx); err != nil {
 			return fmt.Errorf("savepoint: %w", err)
 		}
 	}
@@ -220,11 +210,11 @@ func (g *groupCommit) runCommand(tx *sql.Tx, c *command, alone bool) error {
 	}
 	if c.err != nil {
 		c.head, c.committed = 0, nil
-		if _, err := tx.ExecContext(ctx, rollbackToSQL); err != nil {
+		if err := tx.log.RollbackToSavepoint(ctx); err != nil {
 			return fmt.Errorf("roll back a rejected command: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, releaseSQL); err != nil {
+	if err := tx.log.ReleaseSavepoint(ctx); err != nil {
 		return fmt.Errorf("release savepoint: %w", err)
 	}
 	return nil
@@ -247,7 +237,7 @@ func (g *groupCommit) afterCommit(fn func()) {
 
 // call runs fn, turning a panic into the command's error: one bad command
 // must not take the group, or herd, down with it.
-func call(fn func(*sql.Tx) error, tx *sql.Tx) (err error) {
+func call(fn func(unitTx) error, tx unitTx) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf(errPanicFormat, p)

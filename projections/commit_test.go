@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"sync"
 	"testing"
@@ -20,7 +19,7 @@ func holdGroup(t *testing.T, w *Writer) (queued func(n int), release func()) {
 	started, unblock := make(chan struct{}), make(chan struct{})
 	held := make(chan error, 1)
 	go func() {
-		held <- w.inTx(t.Context(), func(*sql.Tx) error {
+		held <- w.inTx(t.Context(), func(unitTx) error {
 			close(started)
 			<-unblock
 			return nil

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -289,11 +288,11 @@ func (c *Compactor) delete(ctx context.Context, positions []int64, through int64
 	d := events.Deletion{Positions: positions, Through: through, Before: before, At: c.clock.Now()}
 	c.store.RaiseCompactionPoint(through)
 	var took time.Duration
-	err := c.w.inTx(ctx, func(tx *sql.Tx) error {
+	err := c.w.inTx(ctx, func(tx unitTx) error {
 		// Wall time on purpose: how long the batch held the write lock.
 		start := time.Now()
 		defer func() { took = time.Since(start) }()
-		return c.store.DeleteEvents(ctx, tx, d)
+		return c.store.DeleteEvents(ctx, tx.sql, d)
 	})
 	if err != nil {
 		// What was read is no longer certain to match the log: read it

@@ -144,11 +144,12 @@ func TestIPAMStaleWriterGetsConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A writer that read version 0 appends at version 0 and must lose.
-	tx, err := store.DB().BeginTx(ctx, nil)
+	ltx, err := store.Log().Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = tx.Rollback() }()
+	defer func() { _ = ltx.Rollback() }()
+	tx := newUnitTx(ltx)
 	_, err = w.appendEvents(ctx, tx, domain.IPPoolStream(pool), 0, []domain.Event{
 		domain.IPAllocated{Pool: pool, Address: "10.88.0.2", PodUID: "b", Namespace: "default", Name: "b", At: t0},
 	})

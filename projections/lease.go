@@ -55,7 +55,7 @@ var _ domain.LeaseRepository = (*Writer)(nil)
 // node's heartbeat by itself (domain.NodeLeaseHolder).
 func (w *Writer) UpdateLease(ctx context.Context, namespace, name string, update func(domain.Lease) ([]domain.Event, error)) (domain.Lease, error) {
 	var out domain.Lease
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
+	err := w.inTx(ctx, func(tx unitTx) error {
 		l, err := leases.updateTx(ctx, w, tx, namespace+"/"+name, update)
 		out = l
 		return err

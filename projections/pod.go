@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -58,7 +57,7 @@ type PodUpdate struct {
 // one commit per batch rather than one per pod.
 func (w *Writer) UpdatePods(ctx context.Context, updates []PodUpdate) ([]domain.Pod, error) {
 	out := make([]domain.Pod, len(updates))
-	err := w.inTx(ctx, func(tx *sql.Tx) error {
+	err := w.inTx(ctx, func(tx unitTx) error {
 		for i, u := range updates {
 			p, err := pods.updateTx(ctx, w, tx, u.Namespace+"/"+u.Name, u.Update)
 			if err != nil {

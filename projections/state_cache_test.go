@@ -1,7 +1,6 @@
 package projections
 
 import (
-	"database/sql"
 	"errors"
 	"testing"
 	"time"
@@ -33,7 +32,7 @@ func TestRememberedNodeIsNeverStale(t *testing.T) {
 	// A command that wrote the node and was then rolled back leaves no
 	// memory of what it wrote.
 	stream := domain.NodeStream("web-01")
-	err := w.inTx(t.Context(), func(tx *sql.Tx) error {
+	err := w.inTx(t.Context(), func(tx unitTx) error {
 		if _, err := nodes.updateTx(t.Context(), w, tx, "web-01", func(n domain.Node) ([]domain.Event, error) {
 			return domain.DecideNode(n, metrics(100), clk.Now())
 		}); err != nil {

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,7 +32,7 @@ type Writer struct {
 // NewWriter returns a Writer appending to store, stamping records with
 // clk's time. metrics may be nil.
 func NewWriter(store *events.Store, clk clock.PassiveClock, metrics *Metrics) *Writer {
-	return &Writer{store: store, clock: clk, metrics: metrics, group: &groupCommit{store: store, metrics: metrics}}
+	return &Writer{store: store, clock: clk, metrics: metrics, group: &groupCommit{log: store.Log(), metrics: metrics}}
 }
 
 // appendEvents appends evs to stream at the expected version and returns
@@ -43,7 +42,7 @@ func NewWriter(store *events.Store, clk clock.PassiveClock, metrics *Metrics) *W
 // through JSON unchanged (times in UTC without a monotonic reading, no
 // shared maps or slices), so a rebuild, which folds the stored payloads,
 // gives the same rows; the rebuild-equals-live tests hold both to that.
-func (w *Writer) appendEvents(ctx context.Context, tx *sql.Tx, stream string, expected int64, evs []domain.Event) ([]events.Record, error) {
+func (w *Writer) appendEvents(ctx context.Context, tx unitTx, stream string, expected int64, evs []domain.Event) ([]events.Record, error) {
 	pending, err := encodeEvents(evs)
 	if err != nil {
 		return nil, err
@@ -51,7 +50,7 @@ func (w *Writer) appendEvents(ctx context.Context, tx *sql.Tx, stream string, ex
 	// Append latency is wall time on purpose: a metric of what the append
 	// cost, not a domain time (those come from w.clock).
 	start := time.Now()
-	recs, err := w.store.Append(ctx, tx, stream, expected, events.MetadataFrom(ctx), w.clock.Now(), pending...)
+	recs, err := tx.log.Append(ctx, stream, expected, events.MetadataFrom(ctx), w.clock.Now(), pending...)
 	if err != nil {
 		return nil, fmt.Errorf("append %s@%d: %w", stream, expected, mapConflict(err))
 	}
@@ -64,7 +63,7 @@ func (w *Writer) appendEvents(ctx context.Context, tx *sql.Tx, stream string, ex
 // write transaction shared with other callers' commands, inside its own
 // savepoint. It returns once that transaction committed, or with fn's
 // error, in which case nothing fn wrote remains. fn must not call inTx.
-func (w *Writer) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+func (w *Writer) inTx(ctx context.Context, fn func(unitTx) error) error {
 	return w.group.do(ctx, fn)
 }
 

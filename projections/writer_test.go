@@ -80,11 +80,12 @@ func TestStaleWriterGetsConflict(t *testing.T) {
 	do(t, w, clk, "web-01", metrics(500))
 
 	// A writer that decided on an old snapshot must not overwrite.
-	tx, err := store.DB().BeginTx(ctx, nil)
+	ltx, err := store.Log().Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = tx.Rollback() }()
+	defer func() { _ = ltx.Rollback() }()
+	tx := newUnitTx(ltx)
 	evs, err := domain.DecideNode(n, metrics(400), clk.Now())
 	if err != nil {
 		t.Fatal(err)
