@@ -63,10 +63,19 @@ func (w *Writer) UpdateLease(ctx context.Context, namespace, name string, update
 	return out, err
 }
 
-const upsertLeaseSQL = `INSERT INTO leases (namespace, name, deleted, version, resource_version, renewed_at, data)
-VALUES (?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (namespace, name) DO UPDATE SET deleted = excluded.deleted, version = excluded.version,
-  resource_version = excluded.resource_version, renewed_at = excluded.renewed_at, data = excluded.data`
+// leaseSchema is the lease view's table; renewed_at is when herd received
+// the newest renewal, by its own clock (unix nanoseconds).
+var leaseSchema = viewSchema{
+	table:   "leases",
+	keys:    []string{"namespace", "name"},
+	columns: []string{"deleted", "version", "resource_version", "renewed_at", "data"},
+}
+
+var (
+	upsertLeaseSQL = leaseSchema.upsertSQL(sqliteDialect)
+	loadLeaseSQL   = leaseSchema.getSQL(sqliteDialect, "data", "renewed_at")
+	leaseRowsFrom  = "(" + leaseSchema.rowsAfterSQL(sqliteDialect, "data") + ") r ORDER BY r.namespace, r.name"
+)
 
 func unmarshalLease(data []byte) (domain.Lease, error) {
 	var l domain.Lease
@@ -80,7 +89,7 @@ func unmarshalLease(data []byte) (domain.Lease, error) {
 // domain.ErrNotFound.
 func loadLease(ctx context.Context, q events.Querier, namespace, name string) (domain.Lease, error) {
 	what := fmt.Sprintf("leases.coordination.k8s.io %q", name)
-	rows, err := q.QueryContext(ctx, `SELECT data, renewed_at FROM leases WHERE namespace = ? AND name = ?`, namespace, name)
+	rows, err := q.QueryContext(ctx, loadLeaseSQL, namespace, name)
 	if err != nil {
 		return domain.Lease{}, fmt.Errorf("load %s: %w", what, err)
 	}
@@ -134,7 +143,7 @@ func (v *LeaseView) List(ctx context.Context, namespace string) ([]domain.Lease,
 // Rows returns up to limit leases whose keys sort after after, tombstones
 // included, and the log head; limit 0 or less means all of them.
 func (v *LeaseView) Rows(ctx context.Context, after string, limit int) ([]domain.Lease, int64, error) {
-	return viewRows(ctx, v.store, v.db, "lease", unmarshalLease, namespacedRowsFrom("leases"), namespacedRowsArgs(after, limit)...)
+	return viewRows(ctx, v.store, v.db, "lease", unmarshalLease, leaseRowsFrom, namespacedRowsArgs(after, limit)...)
 }
 
 // FoldLease folds one logged event of a lease's stream into the lease, as

@@ -13,6 +13,20 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+//go:embed postgres_migrations/*.sql
+var postgresMigrations embed.FS
+
+// PostgresMigrations are the views' migrations for PostgreSQL, applied
+// under the component "projections" as on SQLite. Only the tables whose
+// statements are made from a viewSchema are there yet.
+func PostgresMigrations() fs.FS {
+	sub, err := fs.Sub(postgresMigrations, "postgres_migrations")
+	if err != nil {
+		panic(err) // the embedded directory exists: a build error otherwise
+	}
+	return sub
+}
+
 // Migrate creates or upgrades the view tables in the store's database.
 func Migrate(ctx context.Context, store *events.Store) error {
 	return migrate(ctx, store.DB())

@@ -1,0 +1,90 @@
+package projections
+
+import (
+	"strconv"
+	"strings"
+)
+
+// viewSchema describes one view table once: the columns that key its
+// rows, in the order lists page by them; the columns kept beside the data
+// for queries; and the data column itself. The statements every view
+// needs — get a row by key, upsert it, the rows after a key — are made
+// from it in each engine's dialect, rather than written by hand per table
+// and per engine.
+type viewSchema struct {
+	table string
+	// keys are the primary key's columns, in list order.
+	keys []string
+	// columns are the others, data last by convention of the statements.
+	columns []string
+}
+
+// dialect is what differs between the engines' SQL here.
+type dialect struct {
+	// placeholder is the n-th argument's marker, from 1.
+	placeholder func(n int) string
+	// limit is LIMIT's argument for limit: 0 or less means none.
+	limit func(limit int) any
+}
+
+var (
+	sqliteDialect = dialect{
+		placeholder: func(int) string { return "?" },
+		limit:       func(n int) any { return sqlLimit(n) },
+	}
+	postgresDialect = dialect{
+		placeholder: func(n int) string { return "$" + strconv.Itoa(n) },
+		// LIMIT NULL is no limit on PostgreSQL.
+		limit: func(n int) any {
+			if n <= 0 {
+				return nil
+			}
+			return n
+		},
+	}
+)
+
+// placeholders are the markers of arguments from..from+n-1.
+func (d dialect) placeholders(from, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d.placeholder(from + i)
+	}
+	return out
+}
+
+// getSQL selects cols of the row with the given keys.
+func (v viewSchema) getSQL(d dialect, cols ...string) string {
+	where := make([]string, len(v.keys))
+	for i, k := range v.keys {
+		where[i] = k + " = " + d.placeholder(i+1)
+	}
+	return "SELECT " + strings.Join(cols, ", ") + " FROM " + v.table + " WHERE " + strings.Join(where, " AND ")
+}
+
+// upsertSQL writes a row: its keys, then its columns, as arguments in
+// that order.
+func (v viewSchema) upsertSQL(d dialect) string {
+	all := append(append([]string{}, v.keys...), v.columns...)
+	set := make([]string, len(v.columns))
+	for i, c := range v.columns {
+		set[i] = c + " = excluded." + c
+	}
+	return "INSERT INTO " + v.table + " (" + strings.Join(all, ", ") + ") VALUES (" +
+		strings.Join(d.placeholders(1, len(all)), ", ") + ") ON CONFLICT (" + strings.Join(v.keys, ", ") +
+		") DO UPDATE SET " + strings.Join(set, ", ")
+}
+
+// rowsAfterSQL selects the keys and cols of up to a limit of rows whose
+// keys sort after the given ones, in key order: the keys, then the limit,
+// as arguments.
+func (v viewSchema) rowsAfterSQL(d dialect, cols ...string) string {
+	keys := strings.Join(v.keys, ", ")
+	after := strings.Join(d.placeholders(1, len(v.keys)), ", ")
+	if len(v.keys) > 1 {
+		keys, after = "("+keys+")", "("+after+")"
+	}
+	return "SELECT " + strings.Join(append(append([]string{}, v.keys...), cols...), ", ") + " FROM " + v.table +
+		" WHERE " + keys + " > " + after + " ORDER BY " + strings.Join(v.keys, ", ") +
+		" LIMIT " + d.placeholder(len(v.keys)+1)
+}
