@@ -30,15 +30,6 @@ func (l sqliteLog) Compaction() Compaction                 { return l.s.Compacti
 func (l sqliteLog) Unwritable(ctx context.Context) error   { return l.s.Unwritable(ctx) }
 func (l sqliteLog) ObserveWrite(err error)                 { l.s.ObserveWrite(err) }
 
-// SQLiteTx is the SQLite transaction behind tx, for the views that write
-// in the same transaction as the log; nil when tx is another engine's.
-func SQLiteTx(tx LogTx) *sql.Tx {
-	if t, ok := tx.(*sqliteTx); ok {
-		return t.tx
-	}
-	return nil
-}
-
 func (l sqliteLog) Head(ctx context.Context) (int64, error) { return l.s.Head(ctx, l.s.db) }
 
 func (l sqliteLog) ReadStream(ctx context.Context, stream string, afterVersion int64) ([]Record, error) {

@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -33,12 +33,12 @@ const uniqueViolation = "23505"
 // postgresTx is one transaction on the PostgreSQL log.
 type postgresTx struct {
 	p          *Postgres
-	tx         pgx.Tx
+	tx         *sql.Tx
 	savepoints // the newest position appended and kept
 }
 
 func (t *postgresTx) Savepoint(ctx context.Context) error {
-	if _, err := t.tx.Exec(ctx, savepointSQL); err != nil {
+	if _, err := t.tx.ExecContext(ctx, savepointSQL); err != nil {
 		return err
 	}
 	t.mark()
@@ -46,7 +46,7 @@ func (t *postgresTx) Savepoint(ctx context.Context) error {
 }
 
 func (t *postgresTx) RollbackToSavepoint(ctx context.Context) error {
-	if _, err := t.tx.Exec(ctx, rollbackToSQL); err != nil {
+	if _, err := t.tx.ExecContext(ctx, rollbackToSQL); err != nil {
 		return err
 	}
 	t.undo()
@@ -54,7 +54,7 @@ func (t *postgresTx) RollbackToSavepoint(ctx context.Context) error {
 }
 
 func (t *postgresTx) ReleaseSavepoint(ctx context.Context) error {
-	if _, err := t.tx.Exec(ctx, releaseSQL); err != nil {
+	if _, err := t.tx.ExecContext(ctx, releaseSQL); err != nil {
 		return err
 	}
 	t.forget()
@@ -95,14 +95,14 @@ func (t *postgresTx) Append(ctx context.Context, stream string, expectedVersion 
 	if err != nil {
 		return nil, err
 	}
-	sp, err := t.tx.Begin(ctx)
-	if err != nil {
+	if _, err := t.tx.ExecContext(ctx, `SAVEPOINT herd_append`); err != nil {
 		return nil, fmt.Errorf("append %s@%d: %w", stream, expectedVersion, err)
 	}
-	if err := t.insert(ctx, sp, stream, expectedVersion, records, cols); err != nil {
-		return nil, errors.Join(err, sp.Rollback(ctx))
+	if err := t.insert(ctx, stream, expectedVersion, records, cols); err != nil {
+		_, rollbackErr := t.tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT herd_append`)
+		return nil, errors.Join(err, rollbackErr)
 	}
-	if err := sp.Commit(ctx); err != nil {
+	if _, err := t.tx.ExecContext(ctx, `RELEASE SAVEPOINT herd_append`); err != nil {
 		return nil, fmt.Errorf("append %s@%d: %w", stream, expectedVersion, err)
 	}
 	t.appended(records[len(records)-1].Position)
@@ -113,12 +113,12 @@ func (t *postgresTx) Append(ctx context.Context, stream string, expectedVersion 
 // the rows. The positions come first: once the head is locked, every
 // append before this one has committed, so the version read is the
 // stream's last.
-func (t *postgresTx) insert(ctx context.Context, sp pgx.Tx, stream string, expected int64, records []Record, cols insertColumns) error {
+func (t *postgresTx) insert(ctx context.Context, stream string, expected int64, records []Record, cols insertColumns) error {
 	var last int64
-	if err := sp.QueryRow(ctx, pgTakePositions, len(records)).Scan(&last); err != nil {
+	if err := t.tx.QueryRowContext(ctx, pgTakePositions, len(records)).Scan(&last); err != nil {
 		return fmt.Errorf("append %s@%d: take positions: %w", stream, expected, err)
 	}
-	actual, err := streamVersion(ctx, sp, stream)
+	actual, err := streamVersion(ctx, t.tx, stream)
 	if err != nil {
 		return fmt.Errorf("append %s@%d: %w", stream, expected, err)
 	}
@@ -130,7 +130,7 @@ func (t *postgresTx) insert(ctx context.Context, sp pgx.Tx, stream string, expec
 		records[i].Position = last - int64(len(records)-1-i)
 		cols.positions[i] = records[i].Position
 	}
-	_, err = sp.Exec(ctx, pgInsertEvents, cols.positions, cols.ids, cols.streams, cols.versions, cols.types, cols.schemas, cols.recorded, cols.payloads, cols.metadata)
+	_, err = t.tx.ExecContext(ctx, pgInsertEvents, cols.positions, cols.ids, cols.streams, cols.versions, cols.types, cols.schemas, cols.recorded, cols.payloads, cols.metadata)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == uniqueViolation && pgErr.ConstraintName == "events_stream_version_key" {
 		// A writer that did not take the head first (none of herd's):
@@ -147,16 +147,18 @@ func (t *postgresTx) insert(ctx context.Context, sp pgx.Tx, stream string, expec
 // when it cannot be read. The failed savepoint is rolled back first, by
 // the caller, so this reads on a fresh connection from the pool.
 func (t *postgresTx) versionAfterConflict(ctx context.Context, stream string) int64 {
-	v, err := streamVersion(ctx, t.p.pool, stream)
+	v, err := streamVersion(ctx, t.p.db, stream)
 	if err != nil {
 		return -1
 	}
 	return v
 }
 
-func streamVersion(ctx context.Context, q pgQuerier, stream string) (int64, error) {
+func streamVersion(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}, stream string) (int64, error) {
 	var v int64
-	err := q.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = $1`, stream).Scan(&v)
+	err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = $1`, stream).Scan(&v)
 	return v, err
 }
 
@@ -166,11 +168,11 @@ func streamVersion(ctx context.Context, q pgQuerier, stream string) (int64, erro
 func (t *postgresTx) Commit() error {
 	ctx := context.Background()
 	if t.last > 0 {
-		if _, err := t.tx.Exec(ctx, `SELECT pg_notify($1, $2)`, commitChannel, strconv.FormatInt(t.last, 10)); err != nil {
-			return errors.Join(fmt.Errorf("postgres: announce commit: %w", err), t.tx.Rollback(ctx))
+		if _, err := t.tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, commitChannel, strconv.FormatInt(t.last, 10)); err != nil {
+			return errors.Join(fmt.Errorf("postgres: announce commit: %w", err), t.tx.Rollback())
 		}
 	}
-	if err := t.tx.Commit(ctx); err != nil {
+	if err := t.tx.Commit(); err != nil {
 		return fmt.Errorf("postgres: commit: %w", err)
 	}
 	if t.last > 0 {
@@ -181,7 +183,7 @@ func (t *postgresTx) Commit() error {
 
 // Rollback drops the appends; after Commit it does nothing.
 func (t *postgresTx) Rollback() error {
-	if err := t.tx.Rollback(context.Background()); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
 		return fmt.Errorf("postgres: rollback: %w", err)
 	}
 	return nil

@@ -2,12 +2,10 @@ package events
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 const createPostgresMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -26,7 +24,7 @@ const migrationLock = `SELECT pg_advisory_xact_lock(hashtext('herd schema_migrat
 // MigratePostgres is Migrate for PostgreSQL: the files of fsys in version
 // order, each once and in its own transaction, checksummed, a file
 // changed after it was applied refused.
-func MigratePostgres(ctx context.Context, pool *pgxpool.Pool, component string, fsys fs.FS) error {
+func MigratePostgres(ctx context.Context, db *sql.DB, component string, fsys fs.FS) error {
 	if component == "" {
 		return errors.New("migrate: component is empty")
 	}
@@ -35,37 +33,46 @@ func MigratePostgres(ctx context.Context, pool *pgxpool.Pool, component string, 
 		return fmt.Errorf("migrate %s: %w", component, err)
 	}
 	for _, m := range migrations {
-		if err := applyPostgresMigration(ctx, pool, component, m); err != nil {
+		if err := applyPostgresMigration(ctx, db, component, m); err != nil {
 			return fmt.Errorf("migrate %s %s: %w", component, m.name, err)
 		}
 	}
 	return nil
 }
 
-func applyPostgresMigration(ctx context.Context, pool *pgxpool.Pool, component string, m migration) error {
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, migrationLock); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, createPostgresMigrationsTable); err != nil {
-			return err
-		}
-		var applied string
-		err := tx.QueryRow(ctx, `SELECT checksum FROM schema_migrations WHERE component = $1 AND version = $2`,
-			component, m.version).Scan(&applied)
-		switch {
-		case err == nil && applied == m.checksum:
-			return nil
-		case err == nil:
-			return errors.New("file changed after it was applied; add a new migration instead of editing this one")
-		case !errors.Is(err, pgx.ErrNoRows):
-			return err
-		}
-		if _, err := tx.Exec(ctx, m.sql); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO schema_migrations (component, version, name, checksum) VALUES ($1, $2, $3, $4)`,
-			component, m.version, m.name, m.checksum)
+func applyPostgresMigration(ctx context.Context, db *sql.DB, component string, m migration) (err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
 		return err
-	})
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreTxDone(tx.Rollback()))
+		}
+	}()
+	if _, err = tx.ExecContext(ctx, migrationLock); err != nil {
+		return err
+	}
+	if _, err = tx.ExecContext(ctx, createPostgresMigrationsTable); err != nil {
+		return err
+	}
+	var applied string
+	err = tx.QueryRowContext(ctx, `SELECT checksum FROM schema_migrations WHERE component = $1 AND version = $2`,
+		component, m.version).Scan(&applied)
+	switch {
+	case err == nil && applied == m.checksum:
+		return tx.Rollback()
+	case err == nil:
+		return errors.New("file changed after it was applied; add a new migration instead of editing this one")
+	case !errors.Is(err, sql.ErrNoRows):
+		return err
+	}
+	if _, err = tx.ExecContext(ctx, m.sql); err != nil {
+		return err
+	}
+	if _, err = tx.ExecContext(ctx, `INSERT INTO schema_migrations (component, version, name, checksum) VALUES ($1, $2, $3, $4)`,
+		component, m.version, m.name, m.checksum); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

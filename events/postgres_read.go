@@ -12,7 +12,7 @@ const pgRecordColumns = `position, event_id::text, stream, version, type, schema
 
 // pgReader reads the log through q: the pool, or a transaction that
 // reads its own appends.
-type pgReader struct{ q pgQuerier }
+type pgReader struct{ q Querier }
 
 // Head is the newest position committed.
 func (p *Postgres) Head(ctx context.Context) (int64, error) { return p.reader().Head(ctx) }
@@ -37,15 +37,22 @@ func (p *Postgres) Query(ctx context.Context, f Filter) ([]Record, error) {
 	return p.reader().Query(ctx, f)
 }
 
-func (p *Postgres) reader() pgReader { return pgReader{q: p.pool} }
+func (p *Postgres) reader() pgReader { return pgReader{q: p.db} }
 
 func (r pgReader) Head(ctx context.Context) (int64, error) {
 	var head int64
-	err := r.q.QueryRow(ctx, `SELECT position FROM log_head WHERE id = 1`).Scan(&head)
+	rows, err := r.q.QueryContext(ctx, `SELECT position FROM log_head WHERE id = 1`)
 	if err != nil {
 		return 0, fmt.Errorf("head: %w", err)
 	}
-	return head, nil
+	defer rows.Close()
+	if !rows.Next() {
+		return 0, fmt.Errorf("head: %w", rowsErr(rows))
+	}
+	if err := rows.Scan(&head); err != nil {
+		return 0, fmt.Errorf("head: %w", err)
+	}
+	return head, rows.Close()
 }
 
 func (r pgReader) ReadStream(ctx context.Context, stream string, afterVersion int64) ([]Record, error) {
@@ -93,20 +100,11 @@ func (r pgReader) Query(ctx context.Context, f Filter) ([]Record, error) {
 
 // records runs q and reads every row as a Record.
 func (r pgReader) records(ctx context.Context, q string, args ...any) ([]Record, error) {
-	rows, err := r.q.Query(ctx, q, args...)
+	rows, err := r.q.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []Record
-	for rows.Next() {
-		rec, err := scanRecord(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
-	}
-	return out, rows.Err()
+	return scanRecords(rows)
 }
 
 // numberPlaceholders turns SQLite's ? into PostgreSQL's $1, $2... The

@@ -2,12 +2,13 @@ package projections
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL's database/sql driver, "pgx"
 
 	"herd/events"
 	"herd/events/pgtest"
@@ -41,9 +42,26 @@ func sqliteViewEngine(t *testing.T) viewEngine {
 	if err := Migrate(t.Context(), store); err != nil {
 		t.Fatal(err)
 	}
-	db := store.DB()
+	return sqlViewEngine("sqlite", sqliteDialect, store.DB())
+}
+
+func postgresViewEngine(t *testing.T) viewEngine {
+	db, err := sql.Open("pgx", pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if err := events.MigratePostgres(t.Context(), db, "projections", PostgresMigrations()); err != nil {
+		t.Fatal(err)
+	}
+	return sqlViewEngine("postgres", postgresDialect, db)
+}
+
+// sqlViewEngine runs statements through database/sql, as the views do on
+// either engine.
+func sqlViewEngine(name string, d dialect, db *sql.DB) viewEngine {
 	return viewEngine{
-		name: "sqlite", dialect: sqliteDialect,
+		name: name, dialect: d,
 		exec: func(ctx context.Context, q string, args ...any) error {
 			_, err := db.ExecContext(ctx, q, args...)
 			return err
@@ -57,34 +75,6 @@ func sqliteViewEngine(t *testing.T) viewEngine {
 		},
 		one: func(ctx context.Context, q string, args []any, dest ...any) error {
 			return db.QueryRowContext(ctx, q, args...).Scan(dest...)
-		},
-	}
-}
-
-func postgresViewEngine(t *testing.T) viewEngine {
-	pool, err := pgxpool.New(t.Context(), pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	if err := events.MigratePostgres(t.Context(), pool, "projections", PostgresMigrations()); err != nil {
-		t.Fatal(err)
-	}
-	return viewEngine{
-		name: "postgres", dialect: postgresDialect,
-		exec: func(ctx context.Context, q string, args ...any) error {
-			_, err := pool.Exec(ctx, q, args...)
-			return err
-		},
-		rows: func(ctx context.Context, q string, args ...any) ([]viewRow, error) {
-			rows, err := pool.Query(ctx, q, args...)
-			if err != nil {
-				return nil, err
-			}
-			return scanViewRows(rows.Next, rows.Scan, rows.Err, func() error { rows.Close(); return nil })
-		},
-		one: func(ctx context.Context, q string, args []any, dest ...any) error {
-			return pool.QueryRow(ctx, q, args...).Scan(dest...)
 		},
 	}
 }
