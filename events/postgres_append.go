@@ -10,25 +10,30 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // commitChannel is the channel NOTIFY announces commits on; its payload
 // is the newest position the transaction appended.
 const commitChannel = "herd_events"
 
+// pgInsertEvents inserts the rows only if the stream ($10) is at the
+// expected version ($11): a stale append inserts nothing and fails
+// nothing, so the transaction stays usable without a savepoint. It runs
+// after pgTakePositions, in a snapshot taken once every append before it
+// has committed, so the version it reads is the stream's last.
 const pgInsertEvents = `INSERT INTO events (position, event_id, stream, version, type, schema_version, recorded_at, payload, metadata)
-SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::integer[], $7::bigint[], $8::bytea[], $9::bytea[])`
+SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::integer[], $7::bigint[], $8::bytea[], $9::bytea[])
+WHERE (SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = $10) = $11`
+
+// pgGiveBackPositions returns the positions a stale append took: it
+// still holds the head, so nobody has seen them.
+const pgGiveBackPositions = `UPDATE log_head SET position = position - $1 WHERE id = 1`
 
 // pgTakePositions hands out n positions and locks the head until the
 // transaction ends: appenders of every replica take their positions one
 // transaction after another, so positions commit in order. Rolling back
 // (the savepoint of a refused append included) gives them back.
 const pgTakePositions = `UPDATE log_head SET position = position + $1 WHERE id = 1 RETURNING position`
-
-// uniqueViolation is PostgreSQL's SQLSTATE for a unique index refusing a
-// row: here, another writer stored the stream's next version first.
-const uniqueViolation = "23505"
 
 // postgresTx is one transaction on the PostgreSQL log.
 type postgresTx struct {
@@ -95,63 +100,42 @@ func (t *postgresTx) Append(ctx context.Context, stream string, expectedVersion 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := t.tx.ExecContext(ctx, `SAVEPOINT herd_append`); err != nil {
-		return nil, fmt.Errorf("append %s@%d: %w", stream, expectedVersion, err)
-	}
 	if err := t.insert(ctx, stream, expectedVersion, records, cols); err != nil {
-		_, rollbackErr := t.tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT herd_append`)
-		return nil, errors.Join(err, rollbackErr)
-	}
-	if _, err := t.tx.ExecContext(ctx, `RELEASE SAVEPOINT herd_append`); err != nil {
-		return nil, fmt.Errorf("append %s@%d: %w", stream, expectedVersion, err)
+		return nil, err
 	}
 	t.appended(records[len(records)-1].Position)
 	return records, nil
 }
 
-// insert takes the positions, checks the stream's version and inserts
-// the rows. The positions come first: once the head is locked, every
-// append before this one has committed, so the version read is the
-// stream's last.
+// insert takes the positions and inserts the rows if the stream is at
+// the expected version; if it is not, it gives the positions back and
+// returns a *ConflictError. Two round trips in all.
 func (t *postgresTx) insert(ctx context.Context, stream string, expected int64, records []Record, cols insertColumns) error {
 	var last int64
 	if err := t.tx.QueryRowContext(ctx, pgTakePositions, len(records)).Scan(&last); err != nil {
 		return fmt.Errorf("append %s@%d: take positions: %w", stream, expected, err)
-	}
-	actual, err := streamVersion(ctx, t.tx, stream)
-	if err != nil {
-		return fmt.Errorf("append %s@%d: %w", stream, expected, err)
-	}
-	if actual != expected {
-		return &ConflictError{Stream: stream, Expected: expected, Actual: actual}
 	}
 	cols.positions = make([]int64, len(records))
 	for i := range records {
 		records[i].Position = last - int64(len(records)-1-i)
 		cols.positions[i] = records[i].Position
 	}
-	_, err = t.tx.ExecContext(ctx, pgInsertEvents, cols.positions, cols.ids, cols.streams, cols.versions, cols.types, cols.schemas, cols.recorded, cols.payloads, cols.metadata)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == uniqueViolation && pgErr.ConstraintName == "events_stream_version_key" {
-		// A writer that did not take the head first (none of herd's):
-		// read where the stream is now, outside the failed savepoint.
-		return &ConflictError{Stream: stream, Expected: expected, Actual: t.versionAfterConflict(ctx, stream)}
-	}
+	res, err := t.tx.ExecContext(ctx, pgInsertEvents, cols.positions, cols.ids, cols.streams, cols.versions, cols.types,
+		cols.schemas, cols.recorded, cols.payloads, cols.metadata, stream, expected)
 	if err != nil {
 		return fmt.Errorf("append %s@%d: %w", stream, expected, err)
 	}
-	return nil
-}
-
-// versionAfterConflict is the stream's version for a ConflictError, -1
-// when it cannot be read. The failed savepoint is rolled back first, by
-// the caller, so this reads on a fresh connection from the pool.
-func (t *postgresTx) versionAfterConflict(ctx context.Context, stream string) int64 {
-	v, err := streamVersion(ctx, t.p.db, stream)
-	if err != nil {
-		return -1
+	if n, err := res.RowsAffected(); err != nil || n == int64(len(records)) {
+		return err
 	}
-	return v
+	if _, err := t.tx.ExecContext(ctx, pgGiveBackPositions, len(records)); err != nil {
+		return fmt.Errorf("append %s@%d: give back positions: %w", stream, expected, err)
+	}
+	actual, err := streamVersion(ctx, t.tx, stream)
+	if err != nil {
+		actual = -1
+	}
+	return &ConflictError{Stream: stream, Expected: expected, Actual: actual}
 }
 
 func streamVersion(ctx context.Context, q interface {
