@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -169,37 +170,61 @@ type serveOptions struct {
 
 // startServe starts `herd serve` and waits until /readyz answers 200. The
 // process is killed when the test ends, whatever happened.
+//
+// Without a Listen, serve listens on a port the kernel picks (--listen
+// 127.0.0.1:0) and the URL is the one it logs. A port found free and
+// handed to serve can be taken by another test's herd first; serve then
+// fails, and its readiness would have been answered by the other herd.
 func startServe(t *testing.T, opts serveOptions) *herdProc {
 	t.Helper()
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
 	}
-	// A port found free can be taken by someone else before serve binds
-	// it; try a few before calling it a failure.
-	for attempt := 1; ; attempt++ {
-		listen, pass := opts.Listen, opts.Listen == ""
-		if pass {
-			listen = freeAddr(t)
+	pick := opts.Listen == ""
+	args := []string{"serve", "--data-dir", opts.DataDir, "--log-level", "warn"}
+	scheme := "http://"
+	if opts.CAFile != "" {
+		scheme = "https://"
+	}
+	url := scheme + opts.Listen
+	if pick {
+		// info, for the line that says where serve listens; a test's own
+		// --log-level in Args comes later and wins.
+		args = []string{"serve", "--data-dir", opts.DataDir, "--log-level", "info", "--listen", "127.0.0.1:0"}
+		url = ""
+	}
+	p := spawn(t, url, opts.DataDir, opts.Env, append(args, opts.Args...)...)
+	p.caFile = opts.CAFile
+	if pick {
+		found, err := p.servingURL(readyTimeout)
+		if err != nil {
+			t.Fatalf("herd serve did not say where it listens: %v\noutput:\n%s", err, p.output.String())
 		}
-		args := []string{"serve", "--data-dir", opts.DataDir, "--log-level", "warn"}
-		if pass {
-			args = append(args, "--listen", listen)
-		}
-		scheme := "http://"
-		if opts.CAFile != "" {
-			scheme = "https://"
-		}
-		p := spawn(t, scheme+listen, opts.DataDir, opts.Env, append(args, opts.Args...)...)
-		p.caFile = opts.CAFile
-		err := p.waitReady(readyTimeout)
-		if err == nil {
-			return p
-		}
-		if pass && attempt < 3 && strings.Contains(p.output.String(), "address already in use") {
-			continue
-		}
+		p.URL = found
+	}
+	if err := p.waitReady(readyTimeout); err != nil {
 		t.Fatalf("herd serve did not become ready: %v\noutput:\n%s", err, p.output.String())
 	}
+	return p
+}
+
+// servingLine is how serve logs the URL it serves the API at.
+var servingLine = regexp.MustCompile(`serving the API.*?"url": "([^"]+)"`)
+
+// servingURL waits for serve to log the URL it serves the API at.
+func (p *herdProc) servingURL(timeout time.Duration) (string, error) {
+	var url string
+	err := poll(timeout, func() (bool, error) {
+		if m := servingLine.FindStringSubmatch(p.output.String()); m != nil {
+			url = m[1]
+			return true, nil
+		}
+		if p.exited() {
+			return false, fmt.Errorf("serve exited before it listened: %v", p.waitErr) //nolint:errorlint // waitErr is nil when serve exited 0; "<nil>" says so, %w would not
+		}
+		return false, nil
+	})
+	return url, err
 }
 
 // spawn starts the herd binary with args; the caller waits for whatever
