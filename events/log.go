@@ -54,9 +54,21 @@ type LogReader interface {
 	Query(ctx context.Context, f Filter) ([]Record, error)
 }
 
+// Engine names an engine behind the port, for what above it still
+// speaks each engine's SQL (the views' statements).
+type Engine string
+
+// The engines.
+const (
+	EngineSQLite   Engine = "sqlite"
+	EnginePostgres Engine = "postgres"
+)
+
 // LogTx is one transaction on the log. Its reads see its own appends.
 type LogTx interface {
 	LogReader
+	// Engine is the engine the transaction runs on.
+	Engine() Engine
 	// Append stores evs as the next events of stream. expectedVersion is
 	// the stream's version as the caller last saw it (0 for a new
 	// stream); when the stream is elsewhere Append stores nothing,

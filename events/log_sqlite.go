@@ -54,6 +54,8 @@ type sqliteTx struct {
 	savepoints // the newest position appended and kept
 }
 
+func (t *sqliteTx) Engine() Engine { return EngineSQLite }
+
 func (t *sqliteTx) Head(ctx context.Context) (int64, error) { return t.s.Head(ctx, t.tx) }
 
 func (t *sqliteTx) ReadStream(ctx context.Context, stream string, afterVersion int64) ([]Record, error) {

@@ -42,6 +42,8 @@ type postgresTx struct {
 	savepoints // the newest position appended and kept
 }
 
+func (t *postgresTx) Engine() Engine { return EnginePostgres }
+
 func (t *postgresTx) Savepoint(ctx context.Context) error {
 	if _, err := t.tx.ExecContext(ctx, savepointSQL); err != nil {
 		return err

@@ -99,7 +99,7 @@ func (a *aggregate[S]) updateTx(ctx context.Context, w *Writer, tx unitTx, key s
 			w.states.forget(stream)
 		}
 	}
-	s, err := a.load(ctx, tx.sql, key)
+	s, err := a.load(ctx, tx.views(), key)
 	if errors.Is(err, domain.ErrNotFound) {
 		s, err = a.fresh(key), nil
 	}
@@ -123,7 +123,7 @@ func (a *aggregate[S]) decideAndWrite(ctx context.Context, w *Writer, tx unitTx,
 		return s, err
 	}
 	for i, rec := range recs {
-		if s, err = a.apply(ctx, tx.sql, key, s, rec, evs[i]); err != nil {
+		if s, err = a.apply(ctx, tx.views(), key, s, rec, evs[i]); err != nil {
 			return s, err
 		}
 	}
@@ -131,7 +131,7 @@ func (a *aggregate[S]) decideAndWrite(ctx context.Context, w *Writer, tx unitTx,
 	if a.hotOnly != nil && a.hotOnly(evs) {
 		write = a.upsertHot
 	}
-	if err := write(ctx, tx.sql, key, s, recs[len(recs)-1].Position); err != nil {
+	if err := write(ctx, tx.views(), key, s, recs[len(recs)-1].Position); err != nil {
 		return s, err
 	}
 	var obs []Observer[S]

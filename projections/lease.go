@@ -40,7 +40,7 @@ var leases = describe(&aggregate[domain.Lease]{
 		if err != nil {
 			return fmt.Errorf("encode lease %s: %w", l.Key(), err)
 		}
-		if _, err := x.ExecContext(ctx, upsertLeaseSQL, l.Namespace, l.Name, l.Deleted, l.Version, l.ResourceVersion, unixNanos(l.RenewedAt), data); err != nil {
+		if _, err := x.ExecContext(ctx, leaseSQL[dialectOf(x).name].upsert, l.Namespace, l.Name, l.Deleted, l.Version, l.ResourceVersion, unixNanos(l.RenewedAt), data); err != nil {
 			return fmt.Errorf("lease view %s: %w", l.Key(), err)
 		}
 		return nil
@@ -71,11 +71,21 @@ var leaseSchema = viewSchema{
 	columns: []string{"deleted", "version", "resource_version", "renewed_at", "data"},
 }
 
-var (
-	upsertLeaseSQL = leaseSchema.upsertSQL(sqliteDialect)
-	loadLeaseSQL   = leaseSchema.getSQL(sqliteDialect, "data", "renewed_at")
-	leaseRowsFrom  = "(" + leaseSchema.rowsAfterSQL(sqliteDialect, "data") + ") r ORDER BY r.namespace, r.name"
-)
+// leaseStatements are the lease view's statements in one dialect.
+type leaseStatements struct{ upsert, load string }
+
+// leaseSQL has them for each engine, by the dialect's name.
+var leaseSQL = func() map[string]leaseStatements {
+	m := map[string]leaseStatements{}
+	for _, d := range []dialect{sqliteDialect, postgresDialect} {
+		m[d.name] = leaseStatements{upsert: leaseSchema.upsertSQL(d), load: leaseSchema.getSQL(d, "data", "renewed_at")}
+	}
+	return m
+}()
+
+// leaseRowsFrom is the lease rows a page reads, for the store's
+// DataAtHead (SQLite).
+var leaseRowsFrom = "(" + leaseSchema.rowsAfterSQL(sqliteDialect, "data") + ") r ORDER BY r.namespace, r.name"
 
 func unmarshalLease(data []byte) (domain.Lease, error) {
 	var l domain.Lease
@@ -89,7 +99,7 @@ func unmarshalLease(data []byte) (domain.Lease, error) {
 // domain.ErrNotFound.
 func loadLease(ctx context.Context, q events.Querier, namespace, name string) (domain.Lease, error) {
 	what := fmt.Sprintf("leases.coordination.k8s.io %q", name)
-	rows, err := q.QueryContext(ctx, loadLeaseSQL, namespace, name)
+	rows, err := q.QueryContext(ctx, leaseSQL[dialectOf(q).name].load, namespace, name)
 	if err != nil {
 		return domain.Lease{}, fmt.Errorf("load %s: %w", what, err)
 	}

@@ -8,11 +8,54 @@ import (
 
 // unitTx is one unit of work's transaction, seen two ways: the log's,
 // through the storage port, for appending; and the same transaction as
-// the views write it (database/sql on either engine). The views' own
-// statements are SQLite's for now, but for those made from a viewSchema.
+// the views write it (database/sql on either engine), with the dialect
+// of its engine.
 type unitTx struct {
 	log events.LogTx
 	sql *sql.Tx
+	d   dialect
 }
 
-func newUnitTx(tx events.LogTx) unitTx { return unitTx{log: tx, sql: events.SQLTx(tx)} }
+func newUnitTx(tx events.LogTx) unitTx {
+	d := sqliteDialect
+	if tx.Engine() == events.EnginePostgres {
+		d = postgresDialect
+	}
+	return unitTx{log: tx, sql: events.SQLTx(tx), d: d}
+}
+
+// views is the transaction as the views' statements run in it.
+func (tx unitTx) views() viewTx { return viewTx{Tx: tx.sql, d: tx.d} }
+
+// viewTx is a transaction that knows its engine's dialect, so that a
+// view whose statements are made from a viewSchema picks the right ones
+// (dialectOf).
+type viewTx struct {
+	*sql.Tx
+	d dialect
+}
+
+func (v viewTx) sqlDialect() dialect { return v.d }
+
+// dialectOf is the dialect of the statements q runs: its own when it
+// knows it (a viewTx), else SQLite's, which every other reader and writer
+// of the views is.
+func dialectOf(q any) dialect {
+	if d, ok := q.(interface{ sqlDialect() dialect }); ok {
+		return d.sqlDialect()
+	}
+	return sqliteDialect
+}
+
+var (
+	_ execer         = viewTx{}
+	_ events.Querier = viewTx{}
+)
+
+// viewDB reads the views outside a transaction, in its engine's dialect.
+type viewDB struct {
+	*sql.DB
+	d dialect
+}
+
+func (v viewDB) sqlDialect() dialect { return v.d }

@@ -21,6 +21,8 @@ type viewSchema struct {
 
 // dialect is what differs between the engines' SQL here.
 type dialect struct {
+	// name is the engine's.
+	name string
 	// placeholder is the n-th argument's marker, from 1.
 	placeholder func(n int) string
 	// limit is LIMIT's argument for limit: 0 or less means none.
@@ -29,10 +31,12 @@ type dialect struct {
 
 var (
 	sqliteDialect = dialect{
+		name:        "sqlite",
 		placeholder: func(int) string { return "?" },
 		limit:       func(n int) any { return sqlLimit(n) },
 	}
 	postgresDialect = dialect{
+		name:        "postgres",
 		placeholder: func(n int) string { return "$" + strconv.Itoa(n) },
 		// LIMIT NULL is no limit on PostgreSQL.
 		limit: func(n int) any {
