@@ -21,7 +21,7 @@ func (l sqliteLog) Begin(ctx context.Context) (LogTx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sqliteTx{s: l.s, tx: tx}, nil
+	return &sqliteTx{s: l.s, txSavepoints: txSavepoints{tx: tx}}, nil
 }
 
 func (l sqliteLog) CommitSignal() (int64, <-chan struct{}) { return l.s.CommitSignal() }
@@ -49,9 +49,8 @@ func (l sqliteLog) Query(ctx context.Context, f Filter) ([]Record, error) {
 }
 
 type sqliteTx struct {
-	s          *Store
-	tx         *sql.Tx
-	savepoints // the newest position appended and kept
+	s *Store
+	txSavepoints
 }
 
 func (t *sqliteTx) Engine() Engine { return EngineSQLite }
@@ -80,36 +79,6 @@ func (t *sqliteTx) Append(ctx context.Context, stream string, expectedVersion in
 		t.appended(recs[len(recs)-1].Position)
 	}
 	return recs, err
-}
-
-const (
-	savepointSQL  = `SAVEPOINT command`
-	releaseSQL    = `RELEASE command`
-	rollbackToSQL = `ROLLBACK TO command`
-)
-
-func (t *sqliteTx) Savepoint(ctx context.Context) error {
-	if _, err := t.tx.ExecContext(ctx, savepointSQL); err != nil {
-		return err
-	}
-	t.mark()
-	return nil
-}
-
-func (t *sqliteTx) RollbackToSavepoint(ctx context.Context) error {
-	if _, err := t.tx.ExecContext(ctx, rollbackToSQL); err != nil {
-		return err
-	}
-	t.undo()
-	return nil
-}
-
-func (t *sqliteTx) ReleaseSavepoint(ctx context.Context) error {
-	if _, err := t.tx.ExecContext(ctx, releaseSQL); err != nil {
-		return err
-	}
-	t.forget()
-	return nil
 }
 
 func (t *sqliteTx) Commit() error {

@@ -55,11 +55,8 @@ func Migrate(ctx context.Context, db *sql.DB, component string, fsys fs.FS) erro
 	if err != nil {
 		return fmt.Errorf("migrate %s: %w", component, err)
 	}
-	if _, err := db.ExecContext(ctx, createMigrationsTable); err != nil {
-		return fmt.Errorf("migrate %s: create schema_migrations: %w", component, err)
-	}
 	for _, m := range migrations {
-		if err := applyMigration(ctx, db, component, m); err != nil {
+		if err := applyMigration(ctx, db, component, m, sqliteMigrationStatements); err != nil {
 			return fmt.Errorf("migrate %s %s: %w", component, m.name, err)
 		}
 	}
@@ -101,10 +98,26 @@ func readMigrations(fsys fs.FS) ([]migration, error) {
 	return ms, nil
 }
 
+// migrationStatements are an engine's statements for applying
+// migrations: lock (may be empty) serialises processes that start at
+// once, create makes schema_migrations, and checksum and record read and
+// write one file's row (component, version; then name and checksum).
+type migrationStatements struct {
+	lock, create, checksum, record string
+}
+
+var sqliteMigrationStatements = migrationStatements{
+	// The transaction begins immediate (_txlock=immediate) and so holds
+	// SQLite's write lock already.
+	create:   createMigrationsTable,
+	checksum: `SELECT checksum FROM schema_migrations WHERE component = ? AND version = ?`,
+	record:   `INSERT INTO schema_migrations (component, version, name, checksum) VALUES (?, ?, ?, ?)`,
+}
+
 // applyMigration runs m unless it is recorded already. The check and the
-// apply share one transaction, which (with _txlock=immediate) holds the write
-// lock, so two processes starting at once cannot both apply a file.
-func applyMigration(ctx context.Context, db *sql.DB, component string, m migration) (err error) {
+// apply share one transaction, which holds the engine's lock, so two
+// processes starting at once cannot both apply a file.
+func applyMigration(ctx context.Context, db *sql.DB, component string, m migration, st migrationStatements) (err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -114,10 +127,16 @@ func applyMigration(ctx context.Context, db *sql.DB, component string, m migrati
 			err = errors.Join(err, ignoreTxDone(tx.Rollback()))
 		}
 	}()
+	for _, stmt := range []string{st.lock, st.create} {
+		if stmt == "" {
+			continue
+		}
+		if _, err = tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
 	var applied string
-	err = tx.QueryRowContext(ctx,
-		`SELECT checksum FROM schema_migrations WHERE component = ? AND version = ?`,
-		component, m.version).Scan(&applied)
+	err = tx.QueryRowContext(ctx, st.checksum, component, m.version).Scan(&applied)
 	switch {
 	case err == nil && applied == m.checksum:
 		return tx.Rollback()
@@ -129,9 +148,7 @@ func applyMigration(ctx context.Context, db *sql.DB, component string, m migrati
 	if _, err = tx.ExecContext(ctx, m.sql); err != nil {
 		return err
 	}
-	if _, err = tx.ExecContext(ctx,
-		`INSERT INTO schema_migrations (component, version, name, checksum) VALUES (?, ?, ?, ?)`,
-		component, m.version, m.name, m.checksum); err != nil {
+	if _, err = tx.ExecContext(ctx, st.record, component, m.version, m.name, m.checksum); err != nil {
 		return err
 	}
 	return tx.Commit()

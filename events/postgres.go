@@ -125,7 +125,7 @@ func (p *Postgres) Begin(ctx context.Context) (LogTx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: begin: %w", err)
 	}
-	return &postgresTx{p: p, tx: tx}, nil
+	return &postgresTx{p: p, txSavepoints: txSavepoints{tx: tx}}, nil
 }
 
 // SQLTx is the database/sql transaction behind tx, on either engine, for

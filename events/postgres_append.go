@@ -37,36 +37,11 @@ const pgTakePositions = `UPDATE log_head SET position = position + $1 WHERE id =
 
 // postgresTx is one transaction on the PostgreSQL log.
 type postgresTx struct {
-	p          *Postgres
-	tx         *sql.Tx
-	savepoints // the newest position appended and kept
+	p *Postgres
+	txSavepoints
 }
 
 func (t *postgresTx) Engine() Engine { return EnginePostgres }
-
-func (t *postgresTx) Savepoint(ctx context.Context) error {
-	if _, err := t.tx.ExecContext(ctx, savepointSQL); err != nil {
-		return err
-	}
-	t.mark()
-	return nil
-}
-
-func (t *postgresTx) RollbackToSavepoint(ctx context.Context) error {
-	if _, err := t.tx.ExecContext(ctx, rollbackToSQL); err != nil {
-		return err
-	}
-	t.undo()
-	return nil
-}
-
-func (t *postgresTx) ReleaseSavepoint(ctx context.Context) error {
-	if _, err := t.tx.ExecContext(ctx, releaseSQL); err != nil {
-		return err
-	}
-	t.forget()
-	return nil
-}
 
 func (t *postgresTx) reader() pgReader { return pgReader{q: t.tx} }
 

@@ -1,5 +1,52 @@
 package events
 
+import (
+	"context"
+	"database/sql"
+)
+
+// The savepoint statements: each command of a group commit runs inside
+// one. The name can be fixed because they nest by position, not by name.
+const (
+	savepointSQL  = `SAVEPOINT command`
+	releaseSQL    = `RELEASE command`
+	rollbackToSQL = `ROLLBACK TO command`
+)
+
+// txSavepoints gives a database/sql transaction, on either engine, the
+// port's savepoints, and keeps what each undoes of its appends.
+type txSavepoints struct {
+	tx *sql.Tx
+	savepoints
+}
+
+// Savepoint implements LogTx.
+func (t *txSavepoints) Savepoint(ctx context.Context) error {
+	if _, err := t.tx.ExecContext(ctx, savepointSQL); err != nil {
+		return err
+	}
+	t.mark()
+	return nil
+}
+
+// RollbackToSavepoint implements LogTx.
+func (t *txSavepoints) RollbackToSavepoint(ctx context.Context) error {
+	if _, err := t.tx.ExecContext(ctx, rollbackToSQL); err != nil {
+		return err
+	}
+	t.undo()
+	return nil
+}
+
+// ReleaseSavepoint implements LogTx.
+func (t *txSavepoints) ReleaseSavepoint(ctx context.Context) error {
+	if _, err := t.tx.ExecContext(ctx, releaseSQL); err != nil {
+		return err
+	}
+	t.forget()
+	return nil
+}
+
 // savepoints keeps, for a transaction, the newest position it appended
 // and will commit: a rollback to a savepoint gives back the positions
 // appended since, and a commit announces only what it kept, so that no
