@@ -48,6 +48,11 @@ type migration struct {
 // cannot run inside a transaction (VACUUM, PRAGMA journal_mode) do not
 // belong in migrations.
 func Migrate(ctx context.Context, db *sql.DB, component string, fsys fs.FS) error {
+	return migrate(ctx, db, component, fsys, sqliteMigrationStatements)
+}
+
+// migrate applies fsys's migrations with an engine's statements.
+func migrate(ctx context.Context, db *sql.DB, component string, fsys fs.FS, st migrationStatements) error {
 	if component == "" {
 		return errors.New("migrate: component is empty")
 	}
@@ -56,7 +61,7 @@ func Migrate(ctx context.Context, db *sql.DB, component string, fsys fs.FS) erro
 		return fmt.Errorf("migrate %s: %w", component, err)
 	}
 	for _, m := range migrations {
-		if err := applyMigration(ctx, db, component, m, sqliteMigrationStatements); err != nil {
+		if err := applyMigration(ctx, db, component, m, st); err != nil {
 			return fmt.Errorf("migrate %s %s: %w", component, m.name, err)
 		}
 	}

@@ -3,8 +3,6 @@ package events
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
 	"io/fs"
 )
 
@@ -30,17 +28,5 @@ var postgresMigrationStatements = migrationStatements{
 // order, each once and in its own transaction, checksummed, a file
 // changed after it was applied refused.
 func MigratePostgres(ctx context.Context, db *sql.DB, component string, fsys fs.FS) error {
-	if component == "" {
-		return errors.New("migrate: component is empty")
-	}
-	migrations, err := readMigrations(fsys)
-	if err != nil {
-		return fmt.Errorf("migrate %s: %w", component, err)
-	}
-	for _, m := range migrations {
-		if err := applyMigration(ctx, db, component, m, postgresMigrationStatements); err != nil {
-			return fmt.Errorf("migrate %s %s: %w", component, m.name, err)
-		}
-	}
-	return nil
+	return migrate(ctx, db, component, fsys, postgresMigrationStatements)
 }
