@@ -13,7 +13,9 @@ import (
 type unitTx struct {
 	log events.LogTx
 	sql *sql.Tx
-	d   dialect
+	// v is sql with its dialect, made once per transaction: a pointer,
+	// so that handing it to the views as an execer allocates nothing.
+	v *viewTx
 }
 
 func newUnitTx(tx events.LogTx) unitTx {
@@ -21,11 +23,12 @@ func newUnitTx(tx events.LogTx) unitTx {
 	if tx.Engine() == events.EnginePostgres {
 		d = postgresDialect
 	}
-	return unitTx{log: tx, sql: events.SQLTx(tx), d: d}
+	sqlTx := events.SQLTx(tx)
+	return unitTx{log: tx, sql: sqlTx, v: &viewTx{Tx: sqlTx, d: d}}
 }
 
 // views is the transaction as the views' statements run in it.
-func (tx unitTx) views() viewTx { return viewTx{Tx: tx.sql, d: tx.d} }
+func (tx unitTx) views() *viewTx { return tx.v }
 
 // viewTx is a transaction that knows its engine's dialect, so that a
 // view whose statements are made from a viewSchema picks the right ones
@@ -48,8 +51,8 @@ func dialectOf(q any) dialect {
 }
 
 var (
-	_ execer         = viewTx{}
-	_ events.Querier = viewTx{}
+	_ execer         = (*viewTx)(nil)
+	_ events.Querier = (*viewTx)(nil)
 )
 
 // viewDB reads the views outside a transaction, in its engine's dialect.
