@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 )
 
@@ -17,6 +18,14 @@ func (s *Store) DataAtHead(ctx context.Context, q Querier, rowsFrom string, args
 	if err != nil {
 		return nil, 0, fmt.Errorf("rows at head: %w", err)
 	}
+	return ScanDataAtHead(rows)
+}
+
+// ScanDataAtHead reads rows of (data, head), as a statement that joins
+// view rows to the log's head selects them on either engine, and closes
+// them: the data of every row (none when the join found none) and the
+// head.
+func ScanDataAtHead(rows *sql.Rows) ([][]byte, int64, error) {
 	defer rows.Close()
 	var (
 		out  [][]byte

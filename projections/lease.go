@@ -72,20 +72,17 @@ var leaseSchema = viewSchema{
 }
 
 // leaseStatements are the lease view's statements in one dialect.
-type leaseStatements struct{ upsert, load string }
+type leaseStatements struct{ upsert, load, rowsAtHead string }
 
 // leaseSQL has them for each engine, by the dialect's name.
 var leaseSQL = func() map[string]leaseStatements {
 	m := map[string]leaseStatements{}
 	for _, d := range []dialect{sqliteDialect, postgresDialect} {
-		m[d.name] = leaseStatements{upsert: leaseSchema.upsertSQL(d), load: leaseSchema.getSQL(d, "data", "renewed_at")}
+		m[d.name] = leaseStatements{upsert: leaseSchema.upsertSQL(d), load: leaseSchema.getSQL(d, "data", "renewed_at"),
+			rowsAtHead: leaseSchema.rowsAtHeadSQL(d)}
 	}
 	return m
 }()
-
-// leaseRowsFrom is the lease rows a page reads, for the store's
-// DataAtHead (SQLite).
-var leaseRowsFrom = "(" + leaseSchema.rowsAfterSQL(sqliteDialect, "data") + ") r ORDER BY r.namespace, r.name"
 
 func unmarshalLease(data []byte) (domain.Lease, error) {
 	var l domain.Lease
@@ -126,16 +123,18 @@ func loadLease(ctx context.Context, q events.Querier, namespace, name string) (d
 type LeaseView struct {
 	store *events.Store
 	db    *sql.DB
+	// q reads the rows whose statements come in the engine's dialect.
+	q events.Querier
 }
 
 // NewLeaseView returns a LeaseView reading the views beside store.
 func NewLeaseView(store *events.Store) *LeaseView {
-	return &LeaseView{store: store, db: store.DB()}
+	return &LeaseView{store: store, db: store.DB(), q: store.DB()}
 }
 
 // Get returns the lease, or domain.ErrNotFound when it does not exist.
 func (v *LeaseView) Get(ctx context.Context, namespace, name string) (domain.Lease, error) {
-	l, err := loadLease(ctx, v.db, namespace, name)
+	l, err := loadLease(ctx, v.q, namespace, name)
 	if err == nil && l.Deleted {
 		return domain.Lease{}, fmt.Errorf("leases.coordination.k8s.io %q: %w", name, domain.ErrNotFound)
 	}
@@ -153,7 +152,25 @@ func (v *LeaseView) List(ctx context.Context, namespace string) ([]domain.Lease,
 // Rows returns up to limit leases whose keys sort after after, tombstones
 // included, and the log head; limit 0 or less means all of them.
 func (v *LeaseView) Rows(ctx context.Context, after string, limit int) ([]domain.Lease, int64, error) {
-	return viewRows(ctx, v.store, v.db, "lease", unmarshalLease, leaseRowsFrom, namespacedRowsArgs(after, limit)...)
+	d := dialectOf(v.q)
+	ns, name, _ := strings.Cut(after, "/")
+	rows, err := v.q.QueryContext(ctx, leaseSQL[d.name].rowsAtHead, ns, name, d.limit(limit))
+	if err != nil {
+		return nil, 0, fmt.Errorf("lease rows: %w", err)
+	}
+	data, head, err := events.ScanDataAtHead(rows)
+	if err != nil {
+		return nil, 0, fmt.Errorf("lease rows: %w", err)
+	}
+	out := make([]domain.Lease, 0, len(data))
+	for _, b := range data {
+		l, err := unmarshalLease(b)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, l)
+	}
+	return out, head, nil
 }
 
 // FoldLease folds one logged event of a lease's stream into the lease, as

@@ -17,11 +17,13 @@ import (
 
 // TestLeasesThroughTheUnitOfWorkOnPostgres: the lease aggregate's unit of
 // work — load the row, decide, append, write the row, in one
-// group-committed transaction — runs on PostgreSQL as on SQLite. A
+// group-committed transaction — and its reads run on PostgreSQL as on
+// SQLite. A
 // created and renewed lease reads back with its resourceVersion and
 // herd's time of the renewal; a stale renewal gets ErrConflict and
 // changes nothing; many leases renewed at once are group-committed
-// without losing one, each row at its last event's position.
+// without losing one, each row at its last event's position; the view
+// pages through them at the log's head.
 func TestLeasesThroughTheUnitOfWorkOnPostgres(t *testing.T) {
 	ctx := t.Context()
 	url := pgtest.URL(t)
@@ -107,6 +109,19 @@ func TestLeasesThroughTheUnitOfWorkOnPostgres(t *testing.T) {
 	last := map[string]int64{}
 	for _, r := range recs {
 		last[r.Stream] = r.Position
+	}
+	// The lease view reads the same rows at the log's head.
+	view := &LeaseView{q: views}
+	all, at, err := view.Rows(ctx, "", 0)
+	if h, _ := log.Head(ctx); err != nil || at != h || len(all) != leases+1 {
+		t.Fatalf("rows: %d at %d (head %d), %v; want %d", len(all), at, h, err, leases+1)
+	}
+	page, _, err := view.Rows(ctx, domain.NodeLeaseNamespace+"/n-05", 3)
+	if err != nil || len(page) != 3 || page[0].Name != "n-06" || page[2].Name != "n-08" {
+		t.Errorf("the page after n-05: %+v, %v", page, err)
+	}
+	if got, err := view.Get(ctx, domain.NodeLeaseNamespace, "web-01"); err != nil || got.ResourceVersion != stored.ResourceVersion {
+		t.Errorf("get web-01: %+v, %v", got, err)
 	}
 	for i := range leases {
 		name := fmt.Sprintf("n-%02d", i)

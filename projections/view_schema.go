@@ -27,6 +27,8 @@ type dialect struct {
 	placeholder func(n int) string
 	// limit is LIMIT's argument for limit: 0 or less means none.
 	limit func(limit int) any
+	// head selects the log's head as one row, one column named head.
+	head string
 }
 
 var (
@@ -34,6 +36,7 @@ var (
 		name:        "sqlite",
 		placeholder: func(int) string { return "?" },
 		limit:       func(n int) any { return sqlLimit(n) },
+		head:        `SELECT COALESCE(MAX(position), 0) AS head FROM events`,
 	}
 	postgresDialect = dialect{
 		name:        "postgres",
@@ -45,6 +48,7 @@ var (
 			}
 			return n
 		},
+		head: `SELECT position AS head FROM log_head WHERE id = 1`,
 	}
 )
 
@@ -91,4 +95,17 @@ func (v viewSchema) rowsAfterSQL(d dialect, cols ...string) string {
 	return "SELECT " + strings.Join(append(append([]string{}, v.keys...), cols...), ", ") + " FROM " + v.table +
 		" WHERE " + keys + " > " + after + " ORDER BY " + strings.Join(v.keys, ", ") +
 		" LIMIT " + d.placeholder(len(v.keys)+1)
+}
+
+// rowsAtHeadSQL is rowsAfterSQL's rows' data joined to the log's head in
+// one statement, so that the rows are as the log left them at that head
+// (events.ScanDataAtHead reads it); the head comes back even when no row
+// does. Its arguments are rowsAfterSQL's.
+func (v viewSchema) rowsAtHeadSQL(d dialect) string {
+	order := make([]string, len(v.keys))
+	for i, k := range v.keys {
+		order[i] = "r." + k
+	}
+	return "SELECT r.data, h.head FROM (" + d.head + ") h LEFT JOIN (" + v.rowsAfterSQL(d, "data") +
+		") r ON true ORDER BY " + strings.Join(order, ", ")
 }
