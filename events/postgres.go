@@ -14,10 +14,10 @@ import (
 )
 
 // Postgres is the log kept in PostgreSQL, which any number of herd
-// processes share. Its writers append concurrently, each in its own
-// transaction; its readers see the log in commit order (settledCondition);
-// its followers learn of commits through LISTEN/NOTIFY, from this process
-// and every other.
+// processes share. Its writers take their positions from one head row,
+// held until they commit, so positions commit in order and a reader that
+// has seen one has seen every one before it; its followers learn of
+// commits through LISTEN/NOTIFY, from this process and every other.
 //
 // It speaks to PostgreSQL through pgx's database/sql driver, so that the
 // views write in an appending transaction as they do on SQLite (a
@@ -55,9 +55,10 @@ func PostgresMigrations() fs.FS {
 // maxPostgresConns bounds one herd's connections to PostgreSQL, as
 // pgxpool's default does (4 on this 2-core machine). Appending
 // transactions queue on the head row anyway: with 16 connections 64
-// writers appended 700–870 events/s, with 4 1,030–1,150
-// (BenchmarkLogAppendParallel). herd's writes are group-committed, one
-// transaction at a time; the rest serve reads.
+// writers appended 700–870 events/s, with 4 1,030–1,150, before appends
+// took two round trips (BenchmarkLogAppendParallel, BENCHMARKS.md).
+// herd's writes are group-committed, one transaction at a time; the rest
+// serve reads.
 const maxPostgresConns = 4
 
 // OpenPostgres connects to the database at url (libpq's URL or key=value

@@ -144,16 +144,17 @@ func runDemoPico(ctx context.Context, base, name string, log *zap.Logger) {
 const demoPodsPerNode = 2
 
 // runDemoWorkload creates namespace "demo" and the demo's pods in it, once
-// the nodes have had a moment to register: herd's scheduler places them,
-// and a restart of the demo finds them already there (409, which is
-// fine).
+// every demo node is Ready (or demoReadyWait has passed): herd's
+// scheduler spreads them over the nodes, and a restart of the demo finds
+// them already there (409, which is fine).
 func runDemoWorkload(ctx context.Context, base string, nodes int, log *zap.Logger) {
-	select {
-	case <-ctx.Done():
-		return
-	case <-time.After(time.Second):
-	}
 	c := &http.Client{Timeout: 5 * time.Second}
+	if err := waitDemoNodesReady(ctx, c, base, nodes); err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		log.Warn("creating the demo's pods before every demo node is Ready", zap.Error(err))
+	}
 	ns := map[string]any{"metadata": map[string]any{"name": "demo", "labels": map[string]string{"herd.dev/demo": "true"}}}
 	if err := demoCall(ctx, c, http.MethodPost, base+"/api/v1/namespaces", "application/json", ns); err != nil && ctx.Err() == nil {
 		log.Warn("demo namespace could not be created", zap.Error(err))

@@ -1,0 +1,76 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// demoReadyWait bounds how long the demo's pods wait for every demo node
+// to be Ready: on a loaded machine the agents take longer to start, and
+// pods created before a node is Ready never land on it (the quickstart
+// then finds no pod to drain on demo-linux-00). Past it the pods are
+// created anyway, on the nodes that are Ready.
+const demoReadyWait = 30 * time.Second
+
+// waitDemoNodesReady waits until nodes demo nodes are Ready, polling the
+// API, for at most demoReadyWait.
+func waitDemoNodesReady(ctx context.Context, c *http.Client, base string, nodes int) error {
+	deadline := time.Now().Add(demoReadyWait)
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ready, err := demoNodesReady(ctx, c, base)
+		if err == nil && ready >= nodes {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			if err != nil {
+				return fmt.Errorf("the demo nodes after %s: %w", demoReadyWait, err)
+			}
+			return fmt.Errorf("%d of %d demo nodes Ready after %s", ready, nodes, demoReadyWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// demoNodesReady counts the demo's nodes whose Ready condition is True.
+func demoNodesReady(ctx context.Context, c *http.Client, base string) (int, error) {
+	q := url.Values{"labelSelector": {"herd.dev/demo=true"}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/nodes?"+q.Encode(), nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "herd-demo")
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("list the demo nodes: %s", resp.Status)
+	}
+	var list corev1.NodeList
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		return 0, fmt.Errorf("list the demo nodes: %w", err)
+	}
+	n := 0
+	for _, node := range list.Items {
+		for _, c := range node.Status.Conditions {
+			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
