@@ -134,3 +134,12 @@ func TestLeasesThroughTheUnitOfWorkOnPostgres(t *testing.T) {
 		}
 	}
 }
+
+// viewDB reads the views outside a transaction, in its engine's dialect:
+// what a view constructor for PostgreSQL will hand its reads.
+type viewDB struct {
+	*sql.DB
+	d dialect
+}
+
+func (v viewDB) sqlDialect() dialect { return v.d }

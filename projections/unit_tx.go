@@ -54,11 +54,3 @@ var (
 	_ execer         = (*viewTx)(nil)
 	_ events.Querier = (*viewTx)(nil)
 )
-
-// viewDB reads the views outside a transaction, in its engine's dialect.
-type viewDB struct {
-	*sql.DB
-	d dialect
-}
-
-func (v viewDB) sqlDialect() dialect { return v.d }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -15,23 +16,9 @@ import (
 // what the node runs (herd's mock runtime runs the demo agents' pods), so
 // a drained node shows 0 and a busy one its pods.
 func demoRunningPods(ctx context.Context, c *http.Client, base, name string) (int, error) {
-	q := url.Values{"fieldSelector": {"spec.nodeName=" + name}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/pods?"+q.Encode(), nil)
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "herd-demo")
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("list the pods of %s: %s", name, resp.Status)
-	}
 	var list corev1.PodList
-	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+	q := url.Values{"fieldSelector": {"spec.nodeName=" + name}}
+	if err := demoList(ctx, c, base+"/api/v1/pods?"+q.Encode(), &list); err != nil {
 		return 0, fmt.Errorf("list the pods of %s: %w", name, err)
 	}
 	n := 0
@@ -41,4 +28,23 @@ func demoRunningPods(ctx context.Context, c *http.Client, base, name string) (in
 		}
 	}
 	return n, nil
+}
+
+// demoList GETs a list from herd's API as JSON into list.
+func demoList(ctx context.Context, c *http.Client, url string, list any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "herd-demo")
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return errors.New(resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(list)
 }

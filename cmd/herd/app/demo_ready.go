@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -45,23 +44,9 @@ func waitDemoNodesReady(ctx context.Context, c *http.Client, base string, nodes 
 
 // demoNodesReady counts the demo's nodes whose Ready condition is True.
 func demoNodesReady(ctx context.Context, c *http.Client, base string) (int, error) {
-	q := url.Values{"labelSelector": {"herd.dev/demo=true"}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/nodes?"+q.Encode(), nil)
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "herd-demo")
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("list the demo nodes: %s", resp.Status)
-	}
 	var list corev1.NodeList
-	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+	q := url.Values{"labelSelector": {"herd.dev/demo=true"}}
+	if err := demoList(ctx, c, base+"/api/v1/nodes?"+q.Encode(), &list); err != nil {
 		return 0, fmt.Errorf("list the demo nodes: %w", err)
 	}
 	n := 0
