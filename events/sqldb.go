@@ -1,0 +1,16 @@
+package events
+
+import "database/sql"
+
+// SQLDB is the database/sql pool behind log, on either engine, and its
+// engine: the views read their tables beside the log through it. It is
+// nil for a Log of neither engine (a test's fake).
+func SQLDB(log Log) (*sql.DB, Engine) {
+	switch l := log.(type) {
+	case sqliteLog:
+		return l.s.db, EngineSQLite
+	case *Postgres:
+		return l.db, EnginePostgres
+	}
+	return nil, ""
+}
