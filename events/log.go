@@ -10,6 +10,7 @@ import (
 // The contract suite in eventstest runs unchanged against each.
 type Log interface {
 	LogReader
+	GroupPositions
 	// Begin starts a transaction that appends: what it appends is seen
 	// by readers, all of it, once Commit returns, and never after
 	// Rollback.
@@ -52,6 +53,22 @@ type LogReader interface {
 	ReadStreamRange(ctx context.Context, stream string, after, upTo int64) ([]Record, error)
 	// Query returns the events f matches, in position order.
 	Query(ctx context.Context, f Filter) ([]Record, error)
+}
+
+// GroupPositions keeps where each consumer group stands in the log, in
+// the log's own database: a Follower resumes where its group left off,
+// after a restart, and in whichever process shares the database. Groups
+// are independent; a group's name is compared byte by byte.
+type GroupPositions interface {
+	// GroupPosition is the position after which group resumes: the one
+	// it saved last. A group not seen before starts at the lowest
+	// position saved by the groups whose names begin with inherit (none,
+	// or inherit "": 0), and is registered there at once, so that a
+	// crash before its first save does not send it back further.
+	GroupPosition(ctx context.Context, group, inherit string) (int64, error)
+	// SaveGroupPosition records that group has handled the log up to
+	// and including position.
+	SaveGroupPosition(ctx context.Context, group string, position int64) error
 }
 
 // Engine names an engine behind the port, for what above it still
