@@ -1,31 +1,35 @@
 package events
 
 import (
+	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
 )
 
-// Follower delivers the log to one consumer group as watermill messages
-// without taking SQLite's write lock to read: it reads with plain reads
-// (WAL lets them run beside the writer), is woken by the store's commit
-// signal (see Committed), and reads on a timer only to catch commits it
-// was not told of, such as another process's. Ack each message to move
+// Follower delivers the log to one consumer group as watermill messages,
+// on any engine behind the port. It reads with the log's plain reads
+// (ReadAfter; on SQLite, WAL lets them run beside the writer, without
+// the write lock), is woken by the log's commit signal (CommitSignal),
+// and reads on a timer only to catch commits it was not told of: on
+// SQLite another process's, on PostgreSQL one whose notification was
+// lost while the listening connection was down. Ack each message to move
 // on; the next one comes only after the ack.
 //
-// Its position is kept in consumer_offsets under its group, written only
-// when it has moved, at most once every FollowSaveInterval and when the
-// subscription ends, so an idle follower writes nothing. Delivery is
-// therefore at-least-once: after a crash, the records acked since the
-// last save are delivered again. Its consumers must be idempotent, as
-// herd's reconcilers are (they also resync).
+// Its position is kept by the log (GroupPositions) under its group,
+// written only when it has moved, at most once every SaveInterval and
+// when the subscription ends, so an idle follower writes nothing.
+// Delivery is therefore at-least-once: after a crash, the records acked
+// since the last save are delivered again. Its consumers must be
+// idempotent, as herd's reconcilers are (they also resync).
 type Follower struct {
-	store *Store
+	log   Log
 	cfg   FollowerConfig
 	reads atomic.Int64
 	acked atomic.Int64
@@ -39,7 +43,9 @@ type Follower struct {
 
 var _ message.Subscriber = (*Follower)(nil)
 
-// FollowerConfig names a follower's consumer group.
+// FollowerConfig names a follower's consumer group and says how it reads.
+// The zero value of every field but Group means "use the default"; a
+// follower of a Store takes its defaults from the store's Config.
 type FollowerConfig struct {
 	// Group is the consumer group whose position the follower keeps.
 	Group string
@@ -49,23 +55,112 @@ type FollowerConfig struct {
 	// group per consumer neither replays its whole log nor skips what
 	// the slowest old group had not handled; with none, from the start.
 	Inherit string
+	// PollInterval is how long the follower waits, when no commit is
+	// announced, before reading the log anyway. Default: a Store's
+	// FollowInterval, else 1s, which only bounds how late the follower
+	// sees a commit it was not told of.
+	PollInterval time.Duration
+	// SaveInterval is how often, at most, the follower saves its position
+	// while it moves (and once more when it stops). Default: a Store's
+	// FollowSaveInterval, else 1s: a crash re-delivers about that much.
+	SaveInterval time.Duration
+	// BatchSize is how many events one read takes. Default: a Store's
+	// SubscribeBatchSize, else 100.
+	BatchSize int
+	// RedeliverAfter is how long the follower waits before delivering a
+	// nacked message again. Default: a Store's PollInterval, else 100ms.
+	RedeliverAfter time.Duration
+	// Logger logs the reads and saves that fail. Default: a Store's
+	// logger, else none.
+	Logger watermill.LoggerAdapter
 }
 
-// NewFollower makes a follower for cfg.Group. Store.Close closes it too.
-func (s *Store) NewFollower(cfg FollowerConfig) (*Follower, error) {
-	if cfg.Group == "" {
-		return nil, errors.New("events: follow: consumer group is empty")
+// fromStore fills what c leaves zero from the store's configuration.
+func (c *FollowerConfig) fromStore(cfg Config, logger watermill.LoggerAdapter) {
+	c.PollInterval = cmp.Or(c.PollInterval, cfg.FollowInterval)
+	c.SaveInterval = cmp.Or(c.SaveInterval, cfg.FollowSaveInterval)
+	c.BatchSize = cmp.Or(c.BatchSize, cfg.SubscribeBatchSize)
+	c.RedeliverAfter = cmp.Or(c.RedeliverAfter, cfg.PollInterval)
+	if c.Logger == nil {
+		c.Logger = logger
 	}
-	f := &Follower{store: s, cfg: cfg}
+}
+
+func (c *FollowerConfig) setDefaults() {
+	c.PollInterval = cmp.Or(c.PollInterval, defaultFollowInterval)
+	c.SaveInterval = cmp.Or(c.SaveInterval, defaultFollowSaveInterval)
+	c.BatchSize = cmp.Or(c.BatchSize, defaultSubscribeBatchSize)
+	c.RedeliverAfter = cmp.Or(c.RedeliverAfter, defaultPollInterval)
+	if c.Logger == nil {
+		c.Logger = watermill.NopLogger{}
+	}
+}
+
+// Validate reports every problem with c at once, each naming its setting.
+func (c FollowerConfig) Validate() error {
+	var errs []error
+	if c.Group == "" {
+		errs = append(errs, errors.New("events: follow: Group is empty; name the consumer group"))
+	}
+	if c.PollInterval < 0 {
+		errs = append(errs, fmt.Errorf("events: follow %s: PollInterval %s is negative", c.Group, c.PollInterval))
+	}
+	if c.SaveInterval < 0 {
+		errs = append(errs, fmt.Errorf("events: follow %s: SaveInterval %s is negative", c.Group, c.SaveInterval))
+	}
+	if c.BatchSize < 0 {
+		errs = append(errs, fmt.Errorf("events: follow %s: BatchSize %d is negative", c.Group, c.BatchSize))
+	}
+	if c.RedeliverAfter < 0 {
+		errs = append(errs, fmt.Errorf("events: follow %s: RedeliverAfter %s is negative", c.Group, c.RedeliverAfter))
+	}
+	return errors.Join(errs...)
+}
+
+// NewFollower makes a follower of log for cfg.Group. The log's Close
+// closes it too, once its position is saved, when the log is a Store's
+// (Store.Log) or a Postgres; ending its subscription's context or
+// closing it stops it in any case.
+func NewFollower(log Log, cfg FollowerConfig) (*Follower, error) {
+	if m, ok := log.(followerMaker); ok {
+		return m.newFollower(cfg)
+	}
+	return newFollower(log, cfg)
+}
+
+// followerMaker is a log that makes its own followers: with its defaults,
+// and closing them when it closes.
+type followerMaker interface {
+	newFollower(cfg FollowerConfig) (*Follower, error)
+}
+
+func newFollower(log Log, cfg FollowerConfig) (*Follower, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Follower{log: log, cfg: cfg}, nil
+}
+
+// NewFollower makes a follower of the store's log for cfg.Group, with
+// the store's settings where cfg has none. Store.Close closes it too.
+func (s *Store) NewFollower(cfg FollowerConfig) (*Follower, error) {
+	cfg.fromStore(s.cfg, s.logger)
+	f, err := newFollower(s.Log(), cfg)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.track(subscription{sub: f}); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
+func (l sqliteLog) newFollower(cfg FollowerConfig) (*Follower, error) { return l.s.NewFollower(cfg) }
+
 // Reads counts the follower's reads of the log, whether they found
 // anything or not: about one per announced commit while busy, one per
-// FollowInterval while idle.
+// PollInterval while idle. A read is counted once it has returned.
 func (f *Follower) Reads() int64 { return f.reads.Load() }
 
 // Position is where the group stands: the last position acked, or where
@@ -88,9 +183,12 @@ func (f *Follower) Subscribe(ctx context.Context, topic string) (<-chan *message
 	case f.running:
 		return nil, fmt.Errorf("events: follow %s: already subscribed", f.cfg.Group)
 	}
-	pos, err := f.start(ctx)
+	// A new group is registered at once at its inherited position, so
+	// that a crash before its first save does not send it back to the
+	// start of the log.
+	pos, err := f.log.GroupPosition(ctx, f.cfg.Group, f.cfg.Inherit)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("events: follow %s: %w", f.cfg.Group, err)
 	}
 	f.acked.Store(pos)
 	ctx, f.cancel = context.WithCancel(ctx)
@@ -111,37 +209,4 @@ func (f *Follower) Close() error {
 		<-done
 	}
 	return nil
-}
-
-const (
-	groupOffsetQuery   = `SELECT offset_acked FROM consumer_offsets WHERE consumer_group = ?`
-	lowestInheritQuery = `SELECT MIN(offset_acked) FROM consumer_offsets WHERE substr(consumer_group, 1, length(?1)) = ?1`
-)
-
-// start is where the group resumes. A new group is registered at once at
-// its inherited position, so that a crash before its first save does not
-// send it back to the start of the log.
-func (f *Follower) start(ctx context.Context) (int64, error) {
-	db := f.store.db
-	var pos int64
-	err := db.QueryRowContext(ctx, groupOffsetQuery, f.cfg.Group).Scan(&pos)
-	if err == nil {
-		return pos, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("events: follow %s: %w", f.cfg.Group, err)
-	}
-	if f.cfg.Inherit != "" {
-		var lowest *int64
-		if err := db.QueryRowContext(ctx, lowestInheritQuery, f.cfg.Inherit).Scan(&lowest); err != nil {
-			return 0, fmt.Errorf("events: follow %s: inherit from %s*: %w", f.cfg.Group, f.cfg.Inherit, err)
-		}
-		if lowest != nil {
-			pos = *lowest
-		}
-	}
-	if _, err := db.ExecContext(ctx, ackQuery, f.cfg.Group, pos); err != nil {
-		return 0, fmt.Errorf("events: follow %s: register: %w", f.cfg.Group, err)
-	}
-	return pos, nil
 }

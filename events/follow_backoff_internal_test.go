@@ -28,7 +28,10 @@ func TestAFollowerThatCannotSaveItsPositionBacksOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &Follower{store: store, cfg: FollowerConfig{Group: "reconcilers"}}
+	f, err := store.NewFollower(FollowerConfig{Group: "reconcilers"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	p := &followerPosition{f: f, acked: 7, failed: saveBackoff()}
 	_ = store.db.Close() // every save fails from now on
 

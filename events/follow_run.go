@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -13,7 +14,8 @@ import (
 // position acked so far and closes out.
 func (f *Follower) run(ctx context.Context, out chan<- *message.Message, pos int64, done chan struct{}) {
 	now := time.Now()
-	p := &followerPosition{f: f, acked: pos, saved: pos, savedAt: now, nextAt: now.Add(f.store.cfg.FollowSaveInterval), failed: saveBackoff()}
+	cfg := f.cfg
+	p := &followerPosition{f: f, acked: pos, saved: pos, savedAt: now, nextAt: now.Add(cfg.SaveInterval), failed: saveBackoff()}
 	readFailed := saveBackoff()
 	defer func() {
 		p.save(context.WithoutCancel(ctx))
@@ -23,23 +25,22 @@ func (f *Follower) run(ctx context.Context, out chan<- *message.Message, pos int
 		f.mu.Unlock()
 		close(done)
 	}()
-	cfg := f.store.cfg
-	wait := time.NewTimer(cfg.FollowInterval)
+	wait := time.NewTimer(cfg.PollInterval)
 	defer wait.Stop()
-	saveSoon := time.NewTimer(cfg.FollowSaveInterval)
+	saveSoon := time.NewTimer(cfg.SaveInterval)
 	defer saveSoon.Stop()
 	for {
 		// The signal is taken before the read: a commit after it closes
 		// the channel, so the wait below cannot miss it.
-		_, committed := f.store.CommitSignal()
-		msgs, err := f.read(ctx, p.acked)
+		_, committed := f.log.CommitSignal()
+		msgs, more, err := f.read(ctx, p.acked)
 		if ctx.Err() != nil {
 			return
 		}
-		interval := cfg.FollowInterval
+		interval := cfg.PollInterval
 		if err != nil {
 			interval, committed = readFailed.Failed(), nil
-			f.store.logger.Error("Reading the log", err, map[string]any{"consumer_group": f.cfg.Group, "position": p.acked,
+			cfg.Logger.Error("Reading the log", err, map[string]any{"consumer_group": f.cfg.Group, "position": p.acked,
 				"failures": readFailed.Failures(), "retry_in": interval.String()})
 		} else {
 			readFailed.Succeeded()
@@ -52,7 +53,7 @@ func (f *Follower) run(ctx context.Context, out chan<- *message.Message, pos int
 			f.acked.Store(m.pos)
 			p.saveIfDue(ctx)
 		}
-		if err == nil && len(msgs) == cfg.SubscribeBatchSize {
+		if err == nil && more {
 			continue // there is more to read
 		}
 		wait.Reset(interval)
@@ -78,36 +79,49 @@ type followed struct {
 	msg *message.Message
 }
 
-// read is the next batch after pos, read outside any transaction, so
-// that it does not take the write lock. A record that cannot be read
-// becomes a message that says so, for its consumer to set aside: one bad
-// row must not stop the follower.
-func (f *Follower) read(ctx context.Context, pos int64) ([]followed, error) {
-	f.reads.Add(1)
-	rows, err := f.store.db.QueryContext(ctx, readAfterQuery, pos, f.store.cfg.SubscribeBatchSize)
+// read is the next batch after pos, read outside any transaction (on
+// SQLite, without the write lock), and whether there may be more to read
+// at once. A record that cannot be read becomes a message that says so,
+// for its consumer to set aside: one bad row must not stop the follower.
+func (f *Follower) read(ctx context.Context, pos int64) ([]followed, bool, error) {
+	defer f.reads.Add(1)
+	recs, err := f.log.ReadAfter(ctx, pos, f.cfg.BatchSize)
+	var bad *unreadableError
+	if errors.As(err, &bad) {
+		return f.readOne(ctx, pos)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("follow %s: read after %d: %w", f.cfg.Group, pos, err)
+		return nil, false, fmt.Errorf("follow %s: %w", f.cfg.Group, err)
 	}
-	defer rows.Close()
-	var out []followed
-	for rows.Next() {
-		r, err := scanRecord(rows)
-		switch {
-		case err == nil:
-			out = append(out, followed{pos: r.Position, msg: toMessage(&r, formatTime(r.RecordedAt))})
-		case r.Position > 0:
-			msg := message.NewMessage(r.ID, nil)
-			msg.Metadata[KeyPosition] = strconv.FormatInt(r.Position, 10)
-			msg.Metadata[keyUnreadable] = err.Error()
-			out = append(out, followed{pos: r.Position, msg: msg})
-		default:
-			return nil, fmt.Errorf("follow %s: read after %d: %w", f.cfg.Group, pos, err)
-		}
+	return followedRecords(recs), len(recs) == f.cfg.BatchSize, nil
+}
+
+// readOne reads the one record after pos, for a batch after pos that
+// holds a record that cannot be read: the records before it come one at
+// a time, then it comes as a message that says so, and the reads after
+// it go on in batches.
+func (f *Follower) readOne(ctx context.Context, pos int64) ([]followed, bool, error) {
+	recs, err := f.log.ReadAfter(ctx, pos, 1)
+	var bad *unreadableError
+	switch {
+	case errors.As(err, &bad):
+		msg := message.NewMessage("", nil)
+		msg.Metadata[KeyPosition] = strconv.FormatInt(bad.position, 10)
+		msg.Metadata[keyUnreadable] = bad.Error()
+		return []followed{{pos: bad.position, msg: msg}}, true, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("follow %s: %w", f.cfg.Group, err)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("follow %s: read after %d: %w", f.cfg.Group, pos, err)
+	return followedRecords(recs), true, nil
+}
+
+// followedRecords are recs as the messages a follower delivers.
+func followedRecords(recs []Record) []followed {
+	out := make([]followed, len(recs))
+	for i := range recs {
+		out[i] = followed{pos: recs[i].Position, msg: toMessage(&recs[i], formatTime(recs[i].RecordedAt))}
 	}
-	return out, nil
+	return out
 }
 
 // deliver hands msg over and waits for its ack; a nack delivers it again
@@ -127,7 +141,7 @@ func (f *Follower) deliver(ctx context.Context, out chan<- *message.Message, msg
 		case <-ctx.Done():
 			return false
 		}
-		pause := time.NewTimer(f.store.cfg.PollInterval)
+		pause := time.NewTimer(f.cfg.RedeliverAfter)
 		select {
 		case <-pause.C:
 		case <-ctx.Done():
@@ -138,13 +152,13 @@ func (f *Follower) deliver(ctx context.Context, out chan<- *message.Message, msg
 }
 
 // followerPosition is where a follower's group stands: acked in memory,
-// saved in consumer_offsets.
+// saved by the log (GroupPositions).
 type followerPosition struct {
 	f       *Follower
 	acked   int64
 	saved   int64
 	savedAt time.Time
-	// nextAt is when the position may be saved next: FollowSaveInterval
+	// nextAt is when the position may be saved next: SaveInterval
 	// after the last save, or a backoff after a failed one.
 	nextAt time.Time
 	failed Backoff
@@ -167,21 +181,21 @@ func (p *followerPosition) untilDue() time.Duration { return max(0, time.Until(p
 
 // save writes the position if it has moved. A failure is logged and the
 // save tried again after a backoff: until then a restart repeats a little
-// more. The outcome tells the store whether the log can be written.
+// more. The outcome tells the log whether it can be written.
 func (p *followerPosition) save(ctx context.Context) {
 	if p.acked == p.saved {
 		return
 	}
-	_, err := p.f.store.db.ExecContext(ctx, ackQuery, p.f.cfg.Group, p.acked)
-	p.f.store.ObserveWrite(err)
+	err := p.f.log.SaveGroupPosition(ctx, p.f.cfg.Group, p.acked)
+	p.f.log.ObserveWrite(err)
 	if err != nil {
 		wait := p.failed.Failed()
 		p.nextAt = time.Now().Add(wait)
-		p.f.store.logger.Error("Saving the consumer group's position", err, map[string]any{
+		p.f.cfg.Logger.Error("Saving the consumer group's position", err, map[string]any{
 			"consumer_group": p.f.cfg.Group, "position": p.acked, "failures": p.failed.Failures(), "retry_in": wait.String()})
 		return
 	}
 	p.failed.Succeeded()
 	p.saved, p.savedAt = p.acked, time.Now()
-	p.nextAt = p.savedAt.Add(p.f.store.cfg.FollowSaveInterval)
+	p.nextAt = p.savedAt.Add(p.f.cfg.SaveInterval)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -254,5 +255,20 @@ func TestANackedMessageIsDeliveredAgain(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int64{1, 2}, got); diff != "" {
 		t.Errorf("after a nack, delivered (-want +got):\n%s", diff)
+	}
+}
+
+// A follower's configuration is checked when it is made, every problem
+// named at once.
+func TestFollowerConfigIsValidated(t *testing.T) {
+	s, _ := openFollowed(time.Hour, time.Hour)(t)
+	_, err := s.NewFollower(events.FollowerConfig{PollInterval: -time.Second, SaveInterval: -time.Second, BatchSize: -1, RedeliverAfter: -time.Second})
+	if err == nil {
+		t.Fatal("a follower without a group and with negative settings was made")
+	}
+	for _, setting := range []string{"Group", "PollInterval", "SaveInterval", "BatchSize", "RedeliverAfter"} {
+		if !strings.Contains(err.Error(), setting) {
+			t.Errorf("error %q does not name %s", err, setting)
+		}
 	}
 }

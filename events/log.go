@@ -30,7 +30,9 @@ type Log interface {
 	// for Unwritable: a storage failure makes the log unwritable until a
 	// later write succeeds.
 	ObserveWrite(err error)
-	// Close releases the log's connections.
+	// Close closes the followers made of the log (NewFollower), each
+	// once it has saved its position, and releases the log's
+	// connections.
 	Close() error
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sync"
@@ -36,6 +37,12 @@ type Postgres struct {
 
 	stopListening context.CancelFunc
 	listening     sync.WaitGroup
+
+	// mu guards closed and followers: the followers made of this log
+	// (NewFollower), which Close closes first.
+	mu        sync.Mutex
+	closed    bool
+	followers []*Follower
 }
 
 var _ Log = (*Postgres)(nil)
@@ -83,6 +90,13 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 		return nil, err
 	}
 	p := &Postgres{db: db}
+	// The commit signal starts at the head as found, so that the head it
+	// reports (the reconcilers' lag, for one) is right before the first
+	// commit announced.
+	if p.commits.head, err = p.Head(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
 	if err := p.startListening(ctx, cfg); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -90,11 +104,47 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 	return p, nil
 }
 
-// Close stops listening and closes the connections. Closing twice is fine.
+// Close closes the followers made of the log (each saves its position
+// first), stops listening and closes the connections. Closing twice is
+// fine.
 func (p *Postgres) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	followers := p.followers
+	p.followers = nil
+	p.mu.Unlock()
+
+	var errs []error
+	for _, f := range followers {
+		if err := f.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	p.stopListening()
 	p.listening.Wait()
-	return p.db.Close()
+	if err := p.db.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// newFollower makes a follower that Close closes.
+func (p *Postgres) newFollower(cfg FollowerConfig) (*Follower, error) {
+	f, err := newFollower(p, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, errStoreClosed
+	}
+	p.followers = append(p.followers, f)
+	return f, nil
 }
 
 // CommitSignal returns the newest head announced, by a commit of this

@@ -63,7 +63,7 @@ func scanRecord(row interface{ Scan(...any) error }) (Record, error) {
 	if len(metadata) > 0 {
 		if err := json.Unmarshal(metadata, &r.Metadata); err != nil {
 			// The position is kept: a follower sets the record aside by it.
-			return Record{Position: r.Position}, fmt.Errorf("event %d metadata: %w", r.Position, err)
+			return Record{Position: r.Position}, &unreadableError{position: r.Position, err: fmt.Errorf("metadata: %w", err)}
 		}
 	}
 	return r, nil
@@ -86,3 +86,15 @@ func scanRecords(rows *sql.Rows) (_ []Record, err error) {
 	}
 	return records, rows.Err()
 }
+
+// unreadableError is a stored event that cannot be read (its metadata is
+// not JSON, say), by its position: a follower delivers it as a message
+// that says so, rather than stop at it for ever, and a read that fails
+// for any other reason (a lost connection) is told apart from it.
+type unreadableError struct {
+	position int64
+	err      error
+}
+
+func (e *unreadableError) Error() string { return fmt.Sprintf("event %d %v", e.position, e.err) }
+func (e *unreadableError) Unwrap() error { return e.err }
