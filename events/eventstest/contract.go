@@ -14,14 +14,35 @@ import (
 
 // OpenFunc opens a fresh, empty SQLite store for one test. It returns the
 // store and a function that opens the same log again, as a restarted
-// process would; the suite closes the first store before reopening. The
+// process would (the suite closes the first store before), or as another
+// process sharing the file would (the first still open). The
 // backend closes whatever is still open when the test ends (Store.Close
 // may be called twice).
 type OpenFunc func(t *testing.T) (store *events.Store, reopen func(t *testing.T) *events.Store)
 
 // OpenLogFunc opens a fresh, empty log for one test, on any engine, and
-// says how to open the same log again.
+// says how to open the same log again: after closing the first, as a
+// restarted process would, or beside it, as another process sharing the
+// database would. The backend closes whatever is still open when the
+// test ends (Close may be called twice).
 type OpenLogFunc func(t *testing.T) (log events.Log, reopen func(t *testing.T) events.Log)
+
+// LogOption fits the log contract to what an engine can do.
+type LogOption func(*logOptions)
+
+type logOptions struct {
+	othersCommitsPolled bool
+}
+
+// OthersCommitsPolled says that the engine's followers find another
+// process's commits only by polling, as on SQLite, where no one can tell
+// them. The contract then gives a follower a short fallback poll where it
+// tests such commits; without this option it gives it an hour, so that
+// only the engine's announcement (PostgreSQL's LISTEN/NOTIFY) can deliver
+// them in time.
+func OthersCommitsPolled() LogOption {
+	return func(o *logOptions) { o.othersCommitsPolled = true }
+}
 
 // RunStoreContract runs the whole contract against the SQLite store open
 // creates: the log's contract, then what only the store offers (reads at
@@ -33,7 +54,7 @@ func RunStoreContract(t *testing.T, open OpenFunc) {
 		RunLogContract(t, func(t *testing.T) (events.Log, func(t *testing.T) events.Log) {
 			s, reopen := open(t)
 			return s.Log(), func(t *testing.T) events.Log { return reopen(t).Log() }
-		})
+		}, OthersCommitsPolled())
 	})
 	tests := []struct {
 		name string
@@ -51,8 +72,17 @@ func RunStoreContract(t *testing.T, open OpenFunc) {
 }
 
 // RunLogContract runs the log's contract against the engine open creates:
-// the same tests for SQLite and PostgreSQL.
-func RunLogContract(t *testing.T, open OpenLogFunc) {
+// the same tests for SQLite and PostgreSQL, its followers' (Follow)
+// included.
+func RunLogContract(t *testing.T, open OpenLogFunc, opts ...LogOption) {
+	var o logOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	t.Run("Follow", func(t *testing.T) {
+		t.Parallel()
+		runFollowContract(t, open, o)
+	})
 	tests := []struct {
 		name string
 		run  func(t *testing.T, open OpenLogFunc)
