@@ -28,16 +28,16 @@ const legacyGroupPrefix = "reconciler-"
 // stretch of the log comes again: delivery is at-least-once, and
 // reconcilers are level-based and resync anyway.
 type dispatcher struct {
-	store   *events.Store
-	runners []*runner
-	log     *zap.Logger
-	metrics *Metrics
+	eventLog events.Log
+	runners  []*runner
+	log      *zap.Logger
+	metrics  *Metrics
 }
 
 // subscribe starts following the log where the dispatcher's group stands
 // and tells every runner that position.
 func (d *dispatcher) subscribe(ctx context.Context) (<-chan *message.Message, error) {
-	f, err := d.store.NewFollower(events.FollowerConfig{Group: ConsumerGroup, Inherit: legacyGroupPrefix})
+	f, err := events.NewFollower(d.eventLog, events.FollowerConfig{Group: ConsumerGroup, Inherit: legacyGroupPrefix})
 	if err != nil {
 		return nil, fmt.Errorf("reconcilers: follow the log: %w", err)
 	}
@@ -66,7 +66,7 @@ func (d *dispatcher) run(msgs <-chan *message.Message) {
 func (d *dispatcher) dispatch(msg *message.Message) {
 	// The head announced by the last commit, or this record when a commit
 	// went unannounced (another process's): lag without a query.
-	head, _ := d.store.CommitSignal()
+	head, _ := d.eventLog.CommitSignal()
 	rec, err := events.RecordFromMessage(msg)
 	if err != nil {
 		// Unreadable for one is unreadable for all: each sets it aside.

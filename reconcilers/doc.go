@@ -3,7 +3,9 @@
 //
 // One dispatcher follows the log for every reconciler (the consumer group
 // "reconcilers", through an events.Follower, which is a watermill
-// subscriber): it reads each record once, outside any transaction, and
+// subscriber, over the storage port events.Log: SQLite or PostgreSQL,
+// which keeps the group's position): it reads each record once, outside
+// any transaction, and
 // hands it to every reconciler's KeysFor, which only puts keys on that
 // reconciler's de-duplicating, rate-limited work queue (client-go's) and
 // returns; the record is acked once all have. A record nobody can read is

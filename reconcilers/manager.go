@@ -66,8 +66,12 @@ type Params struct {
 
 	Config      Config
 	Reconcilers []Reconciler `group:"reconcilers"`
-	// Store is the log the dispatcher follows for the reconcilers; without
-	// one (a node's agent) they run on their resyncs alone.
+	// Log is the log the dispatcher follows for the reconcilers, on
+	// either engine; without one (a node's agent) they run on their
+	// resyncs alone.
+	Log events.Log `optional:"true"`
+	// Store is the SQLite log, followed through Store.Log when Log is
+	// nil: what callers gave before the storage port.
 	Store   *events.Store `optional:"true"`
 	Clock   clock.WithTicker
 	Logger  *zap.Logger
@@ -77,12 +81,12 @@ type Params struct {
 // Manager runs the enabled reconcilers, and the one dispatcher that feeds
 // them the log, for the life of the app.
 type Manager struct {
-	runners []*runner
-	store   *events.Store
-	metrics *Metrics
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	log     *zap.Logger
+	runners  []*runner
+	eventLog events.Log
+	metrics  *Metrics
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	log      *zap.Logger
 }
 
 // NewManager checks the configuration against the reconcilers there are
@@ -109,10 +113,14 @@ func NewManager(p Params) (*Manager, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	m := &Manager{log: p.Logger.Named("reconcilers"), store: p.Store, metrics: p.Metrics}
+	eventLog := p.Log
+	if eventLog == nil && p.Store != nil {
+		eventLog = p.Store.Log()
+	}
+	m := &Manager{log: p.Logger.Named("reconcilers"), eventLog: eventLog, metrics: p.Metrics}
 	for _, r := range p.Reconcilers {
 		if p.Config.enabled(r.Name()) {
-			m.runners = append(m.runners, newRunner(r, p.Store, p.Clock, m.log, p.Metrics, p.Config))
+			m.runners = append(m.runners, newRunner(r, eventLog, p.Clock, m.log, p.Metrics, p.Config))
 		}
 	}
 	return m, nil
@@ -141,8 +149,8 @@ func (m *Manager) Enqueue(key string) {
 // start context ends when start-up does.
 func (m *Manager) Start(context.Context) error {
 	ctx, cancel := context.WithCancel(context.Background())
-	if m.store != nil && len(m.runners) > 0 {
-		d := &dispatcher{store: m.store, runners: m.runners, log: m.log, metrics: m.metrics}
+	if m.eventLog != nil && len(m.runners) > 0 {
+		d := &dispatcher{eventLog: m.eventLog, runners: m.runners, log: m.log, metrics: m.metrics}
 		msgs, err := d.subscribe(ctx)
 		if err != nil {
 			cancel()

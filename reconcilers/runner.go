@@ -17,13 +17,13 @@ import (
 // runner runs one reconciler: its queue, its workers and its resync
 // timer. The dispatcher, shared by all runners, feeds it the log.
 type runner struct {
-	r       Reconciler
-	store   *events.Store
-	clock   clock.WithTicker
-	log     *zap.Logger
-	metrics *Metrics
-	cfg     Config
-	queue   workqueue.TypedDelayingInterface[string]
+	r        Reconciler
+	eventLog events.Log // the log the dispatcher follows, or nil
+	clock    clock.WithTicker
+	log      *zap.Logger
+	metrics  *Metrics
+	cfg      Config
+	queue    workqueue.TypedDelayingInterface[string]
 	// limiter spaces the retries of a failing key; they wait on the wall
 	// clock (see retry), unlike RequeueAfter, which is domain time.
 	limiter workqueue.TypedRateLimiter[string]
@@ -44,7 +44,7 @@ type runner struct {
 	requeueAt map[string]time.Time
 }
 
-func newRunner(r Reconciler, store *events.Store, clk clock.WithTicker, log *zap.Logger, m *Metrics, cfg Config) *runner {
+func newRunner(r Reconciler, eventLog events.Log, clk clock.WithTicker, log *zap.Logger, m *Metrics, cfg Config) *runner {
 	// Failing keys back off exponentially from 5 ms to 5 minutes; the
 	// resync brings back anything set aside, so a long cap is safe.
 	limiter := workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 5*time.Minute)
@@ -56,7 +56,7 @@ func newRunner(r Reconciler, store *events.Store, clk clock.WithTicker, log *zap
 		c.WithLabelValues(r.Name())
 	}
 	return &runner{
-		r: r, store: store, clock: clk, metrics: m, cfg: cfg,
+		r: r, eventLog: eventLog, clock: clk, metrics: m, cfg: cfg,
 		depthGauge: m.depth.WithLabelValues(r.Name()),
 		lagGauge:   m.lag.WithLabelValues(r.Name()),
 		log:        log.With(zap.String("reconciler", r.Name())),
@@ -69,7 +69,7 @@ func newRunner(r Reconciler, store *events.Store, clk clock.WithTicker, log *zap
 }
 
 // run works until ctx ends, then drains its workers and returns. The
-// dispatcher feeds it the log's keys; without a store (a node's agent,
+// dispatcher feeds it the log's keys; without a log (a node's agent,
 // which has no log of its own) it works from its resyncs alone.
 func (rn *runner) run(ctx context.Context) {
 	var wg sync.WaitGroup
@@ -152,10 +152,10 @@ func (rn *runner) resync(ctx context.Context, rs Resyncer) {
 		rn.queue.Add(k)
 	}
 	rn.depthGauge.Set(float64(rn.queue.Len()))
-	if rn.store != nil {
+	if rn.eventLog != nil {
 		// The head the last commit announced, as the dispatcher reads it:
 		// an idle herd's resyncs need not query the log for it.
-		head, _ := rn.store.CommitSignal()
+		head, _ := rn.eventLog.CommitSignal()
 		rn.lagGauge.Set(float64(max(0, head-rn.lastPos.Load())))
 	}
 	rn.resyncs.Add(1)

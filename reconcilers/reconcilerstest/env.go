@@ -26,7 +26,11 @@ func At(s int) time.Time { return T0.Add(time.Duration(s) * time.Second) }
 
 // Env is one test's log, views, unit of work and clock.
 type Env struct {
-	t      testing.TB
+	t testing.TB
+	// Log is the log through the storage port, as the reconcilers'
+	// dispatcher follows it.
+	Log events.Log
+	// Store is the same log as the SQLite store, for the views.
 	Store  *events.Store
 	Clock  *clocktesting.FakeClock
 	Writer *projections.Writer
@@ -52,7 +56,7 @@ func New(t testing.TB) *Env {
 	}
 	clk := clocktesting.NewFakeClock(T0)
 	return &Env{
-		t: t, Store: store, Clock: clk,
+		t: t, Log: store.Log(), Store: store, Clock: clk,
 		Writer: projections.NewWriter(store, clk, nil),
 		Nodes:  projections.NewNodeView(store),
 		Pods:   projections.NewPodView(store),
@@ -160,7 +164,7 @@ func (e *Env) NodeTypes(name string) []string {
 // StreamTypes lists the types of the events in a stream, oldest first.
 func (e *Env) StreamTypes(stream string) []string {
 	e.t.Helper()
-	recs, err := e.Store.Log().ReadStream(e.t.Context(), stream, 0)
+	recs, err := e.Log.ReadStream(e.t.Context(), stream, 0)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -174,7 +178,7 @@ func (e *Env) StreamTypes(stream string) []string {
 // Records returns the log's records after position, for tests of KeysFor.
 func (e *Env) Records(after int64) []events.Record {
 	e.t.Helper()
-	recs, err := e.Store.Log().ReadAfter(e.t.Context(), after, 10000)
+	recs, err := e.Log.ReadAfter(e.t.Context(), after, 10000)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -184,7 +188,7 @@ func (e *Env) Records(after int64) []events.Record {
 // Head is the log's last position.
 func (e *Env) Head() int64 {
 	e.t.Helper()
-	h, err := e.Store.Log().Head(e.t.Context())
+	h, err := e.Log.Head(e.t.Context())
 	if err != nil {
 		e.t.Fatal(err)
 	}
