@@ -76,11 +76,11 @@ func (r *aggregateRebuild[S]) flush(ctx context.Context, x execer) error {
 // rebuild that writes the same few statements a million times parses each
 // once.
 type preparedTx struct {
-	tx    *sql.Tx
+	tx    *viewTx
 	stmts map[string]*sql.Stmt
 }
 
-func newPreparedTx(tx *sql.Tx) *preparedTx {
+func newPreparedTx(tx *viewTx) *preparedTx {
 	return &preparedTx{tx: tx, stmts: map[string]*sql.Stmt{}}
 }
 
@@ -95,7 +95,7 @@ func (p *preparedTx) ExecContext(ctx context.Context, query string, args ...any)
 		}
 		p.stmts[query] = stmt
 	}
-	return stmt.ExecContext(ctx, args...)
+	return stmt.ExecContext(ctx, p.tx.d.args(args)...)
 }
 
 // close closes every prepared statement; the next ExecContext prepares

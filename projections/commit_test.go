@@ -111,7 +111,7 @@ func TestGroupCommitRejectsOneCommandAndCommitsTheOthers(t *testing.T) {
 	}
 	// web-01's rejected heartbeat left no trace; its accepted one did, as
 	// the next version of the stream.
-	web01, err := NewNodeView(store).Get(ctx, "web-01")
+	web01, err := NewNodeView(store.Log()).Get(ctx, "web-01")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,11 +155,11 @@ func TestGroupCommitOfOneObjectEqualsOneAfterTheOther(t *testing.T) {
 				i, seq[i].got.Version, seq[i].got.ResourceVersion, grp[i].got.Version, grp[i].got.ResourceVersion)
 		}
 	}
-	a, err := NewNodeView(seqStore).Get(t.Context(), "web-01")
+	a, err := NewNodeView(seqStore.Log()).Get(t.Context(), "web-01")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewNodeView(grpStore).Get(t.Context(), "web-01")
+	b, err := NewNodeView(grpStore.Log()).Get(t.Context(), "web-01")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestGroupCommitSurvivesAPanickingCommand(t *testing.T) {
 	if panicErr == nil || okErr != nil {
 		t.Fatalf("panicking command err = %v (want an error), its neighbour err = %v (want nil)", panicErr, okErr)
 	}
-	if _, err := NewNodeView(store).Get(t.Context(), "web-01"); err != nil {
+	if _, err := NewNodeView(store.Log()).Get(t.Context(), "web-01"); err != nil {
 		t.Errorf("the neighbour's registration did not commit: %v", err)
 	}
 }

@@ -142,8 +142,12 @@ func NewCompactor(w *Writer, cfg CompactionConfig, metrics *Metrics) (*Compactor
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	store := events.SQLiteStore(w.log)
+	if store == nil {
+		return nil, errors.New("retention: herd thins its log on SQLite only for now; on PostgreSQL it keeps every event (run without --retention-heartbeats)")
+	}
 	return &Compactor{
-		w: w, store: w.store, clock: w.clock, cfg: cfg, metrics: metrics,
+		w: w, store: store, clock: w.clock, cfg: cfg, metrics: metrics,
 		scanned: map[string]int64{}, pending: map[string][]beat{}, keptBucket: map[string]int64{},
 	}, nil
 }

@@ -99,7 +99,7 @@ func TestCompactionKeepsNewestHeartbeatsAndEveryOtherEvent(t *testing.T) {
 		}
 	}
 	before := census(t, store)
-	nodesBefore, _, err := NewNodeView(store).List(ctx)
+	nodesBefore, _, err := NewNodeView(store.Log()).List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestCompactionKeepsNewestHeartbeatsAndEveryOtherEvent(t *testing.T) {
 	}
 	// The quiet node's last metrics came from a heartbeat that no later
 	// one superseded: it is kept.
-	nodesAfter, _, err := NewNodeView(store).List(ctx)
+	nodesAfter, _, err := NewNodeView(store.Log()).List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func doConfigMap(tb testing.TB, w *Writer, now time.Time, ns, name string, cmd d
 func TestConfigMapViewReadsWhatWasWritten(t *testing.T) {
 	w, store, clk := newWriter(t)
 	ctx := t.Context()
-	view := NewConfigMapView(store)
+	view := NewConfigMapView(store.Log())
 	content := domain.ConfigMapContent{Labels: map[string]string{"app": "pico"}, Data: map[string]string{"interval": "10"}}
 	for _, c := range []struct{ ns, name string }{{"default", "pico-config"}, {"default", "other"}, {"lab", "pico-config"}} {
 		if _, err := doConfigMap(t, w, clk.Now(), c.ns, c.name, domain.CreateConfigMap{Namespace: c.ns, Name: c.name, Content: content}); err != nil {
@@ -139,7 +139,7 @@ func TestRebuildEqualsLiveConfigMapsAndBindings(t *testing.T) {
 		t.Fatalf("rebuilt views differ from live ones: %s", diff)
 	}
 
-	bindings := NewDeviceBindingView(store)
+	bindings := NewDeviceBindingView(store.Log())
 	bound, err := bindings.BoundTo(ctx, "127.0.0.3")
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"herd/domain"
@@ -13,13 +12,12 @@ import (
 // Watches build on it: Get and List give the state, the log gives the
 // changes after a list's resourceVersion.
 type ConfigMapView struct {
-	store *events.Store
-	db    *sql.DB
+	db *viewDB
 }
 
-// NewConfigMapView returns a ConfigMapView reading the views beside store.
-func NewConfigMapView(store *events.Store) *ConfigMapView {
-	return &ConfigMapView{store: store, db: store.DB()}
+// NewConfigMapView returns a ConfigMapView reading the views beside log.
+func NewConfigMapView(log events.Log) *ConfigMapView {
+	return &ConfigMapView{db: newViewDB(log)}
 }
 
 // Get returns the ConfigMap, or domain.ErrNotFound when it does not exist
@@ -36,6 +34,6 @@ func (v *ConfigMapView) Get(ctx context.Context, namespace, name string) (domain
 // namespace is "" — ordered by namespace and name, with the log head at
 // the moment of reading (the list's resourceVersion), from one statement.
 func (v *ConfigMapView) List(ctx context.Context, namespace string) ([]domain.ConfigMap, int64, error) {
-	return viewRows(ctx, v.store, v.db, "configmap", unmarshalConfigMap,
+	return viewRows(ctx, v.db, "configmap", unmarshalConfigMap,
 		`configmaps r ON r.deleted = 0 AND (? = '' OR r.namespace = ?) ORDER BY r.namespace, r.name`, namespace, namespace)
 }

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,12 +62,12 @@ func loadDeviceBinding(ctx context.Context, q events.Querier, name string) (doma
 
 // DeviceBindingView answers which address each device name is bound to.
 type DeviceBindingView struct {
-	db *sql.DB
+	db *viewDB
 }
 
-// NewDeviceBindingView returns a DeviceBindingView reading the views beside store.
-func NewDeviceBindingView(store *events.Store) *DeviceBindingView {
-	return &DeviceBindingView{db: store.DB()}
+// NewDeviceBindingView returns a DeviceBindingView reading the views beside log.
+func NewDeviceBindingView(log events.Log) *DeviceBindingView {
+	return &DeviceBindingView{db: newViewDB(log)}
 }
 
 // Get returns the binding of a name: the zero binding, not an error, when

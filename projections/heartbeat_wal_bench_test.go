@@ -31,11 +31,11 @@ func BenchmarkHeartbeatWAL(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Cleanup(func() { _ = store.Close() })
-			if err := Migrate(ctx, store); err != nil {
+			if err := Migrate(ctx, store.Log()); err != nil {
 				b.Fatal(err)
 			}
 			clk := clocktesting.NewFakeClock(t0)
-			w := NewWriter(store, clk, nil)
+			w := NewWriter(store.Log(), clk, nil)
 			names := make([]string, group)
 			for i := range names {
 				names[i] = fmt.Sprintf("node-%02d", i)

@@ -23,7 +23,7 @@ func openStore(tb testing.TB) *events.Store {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = store.Close() })
-	if err := Migrate(ctx, store); err != nil {
+	if err := Migrate(ctx, store.Log()); err != nil {
 		tb.Fatal(err)
 	}
 	return store
@@ -32,7 +32,7 @@ func openStore(tb testing.TB) *events.Store {
 func newWriter(tb testing.TB) (*Writer, *events.Store, *clocktesting.FakeClock) {
 	store := openStore(tb)
 	clk := clocktesting.NewFakeClock(t0)
-	return NewWriter(store, clk, nil), store, clk
+	return NewWriter(store.Log(), clk, nil), store, clk
 }
 
 // do runs one command on a node through the writer at the clock's time.

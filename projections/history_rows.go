@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -13,8 +12,8 @@ import (
 // log head: rowsFrom is what the store's DataAtHead joins to the head (a
 // table or subquery under the alias r, and its order). Rows and head come
 // from one statement, so they are consistent with each other.
-func viewRows[T any](ctx context.Context, store *events.Store, db *sql.DB, what string, decode func([]byte) (T, error), rowsFrom string, args ...any) ([]T, int64, error) {
-	data, head, err := store.DataAtHead(ctx, db, rowsFrom, args...)
+func viewRows[T any](ctx context.Context, db *viewDB, what string, decode func([]byte) (T, error), rowsFrom string, args ...any) ([]T, int64, error) {
+	data, head, err := dataAtHead(ctx, db, rowsFrom, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s rows: %w", what, err)
 	}
@@ -29,6 +28,21 @@ func viewRows[T any](ctx context.Context, store *events.Store, db *sql.DB, what 
 	return out, head, nil
 }
 
+// dataAtHead reads the data column of the view rows that rowsFrom selects
+// together with the log head, in one statement, so that the rows are as
+// the log left them at that head: a list and its resourceVersion agree.
+// rowsFrom is what follows LEFT JOIN: a view table or subquery under the
+// alias r, with its join condition if any, and its ORDER BY (r.data is
+// read), such as "nodes r ON r.deleted = 0 ORDER BY r.name". The head
+// comes back even when no row matches.
+func dataAtHead(ctx context.Context, db *viewDB, rowsFrom string, args ...any) ([][]byte, int64, error) {
+	rows, err := db.QueryContext(ctx, `SELECT r.data, h.head FROM (`+db.d.head+`) h LEFT JOIN `+rowsFrom, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("rows at head: %w", err)
+	}
+	return events.ScanDataAtHead(rows)
+}
+
 // namedRowsFrom selects up to a limit of a cluster-wide view's rows whose
 // name sorts after a name.
 func namedRowsFrom(table string) string {
@@ -41,12 +55,13 @@ func namedRowsArgs(after string, limit int) []any {
 	return []any{after, sqlLimit(limit)}
 }
 
-// sqlLimit is limit as SQLite's LIMIT takes it: 0 or less means none.
-func sqlLimit(limit int) int {
+// sqlLimit is limit as a LIMIT's argument: 0 or less means none
+// (SQLite's -1; PostgreSQL's NULL, postgresArgs).
+func sqlLimit(limit int) limitArg {
 	if limit <= 0 {
 		return -1 // SQLite: no limit
 	}
-	return limit
+	return limitArg(limit)
 }
 
 // namespacedRowsFrom selects up to a limit of a namespaced view's rows

@@ -3,7 +3,6 @@ package projections
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -31,11 +30,11 @@ type IPPoolUsage struct {
 
 // IPAMView answers queries about IP pools and their addresses.
 type IPAMView struct {
-	db *sql.DB
+	db *viewDB
 }
 
-// NewIPAMView returns an IPAMView reading the views beside store.
-func NewIPAMView(store *events.Store) *IPAMView { return &IPAMView{db: store.DB()} }
+// NewIPAMView returns an IPAMView reading the views beside log.
+func NewIPAMView(log events.Log) *IPAMView { return &IPAMView{db: newViewDB(log)} }
 
 // AllocationOf returns the address a pod (by UID) holds, in any pool, and
 // whether it holds one.

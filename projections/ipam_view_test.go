@@ -29,7 +29,7 @@ func allocCmd(uid string) domain.AllocateIP {
 func TestIPAMWriterAndView(t *testing.T) {
 	ctx := t.Context()
 	w, store, _ := newWriter(t)
-	view := NewIPAMView(store)
+	view := NewIPAMView(store.Log())
 	const pool = "10.88.0.0/24"
 	for i := range 12 {
 		if _, err := poolDo(ctx, w, pool, allocCmd(fmt.Sprintf("u%d", i))); err != nil {
@@ -120,7 +120,7 @@ func TestIPAMConcurrentAllocatorsNeverShareAnAddress(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	all, err := NewIPAMView(store).Allocations(ctx)
+	all, err := NewIPAMView(store.Log()).Allocations(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,10 +176,10 @@ func TestRebuildRestoresIPAM(t *testing.T) {
 	if diff != nil {
 		t.Errorf("rebuilt IPAM view differs from the live one: %s", diff)
 	}
-	if _, err := Rebuild(ctx, store, RebuildOptions{}); err != nil {
+	if _, err := Rebuild(ctx, store.Log(), RebuildOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	pools, _ := NewIPAMView(store).Pools(ctx)
+	pools, _ := NewIPAMView(store.Log()).Pools(ctx)
 	want := []IPPoolUsage{{Pool: "10.88.0.0/24", InUse: 4}, {Pool: "10.89.0.0/30", InUse: 0}}
 	if diff := cmp.Diff(want, pools, cmpopts.IgnoreFields(IPPoolUsage{}, "ResourceVersion")); diff != "" {
 		t.Errorf("pools after an in-place rebuild (-want +got):\n%s", diff)

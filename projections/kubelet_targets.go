@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,13 +74,12 @@ func decodeKubeletTargets(data []byte, ts *domain.KubeletTargets) error {
 
 // KubeletTargetView reads the kubelets herd polls.
 type KubeletTargetView struct {
-	store *events.Store
-	db    *sql.DB
+	db *viewDB
 }
 
-// NewKubeletTargetView returns a KubeletTargetView reading the views beside store.
-func NewKubeletTargetView(store *events.Store) *KubeletTargetView {
-	return &KubeletTargetView{store: store, db: store.DB()}
+// NewKubeletTargetView returns a KubeletTargetView reading the views beside log.
+func NewKubeletTargetView(log events.Log) *KubeletTargetView {
+	return &KubeletTargetView{db: newViewDB(log)}
 }
 
 // Targets returns the set of targets (empty before any event) and the log
@@ -89,7 +87,7 @@ func NewKubeletTargetView(store *events.Store) *KubeletTargetView {
 // statement.
 func (v *KubeletTargetView) Targets(ctx context.Context) (domain.KubeletTargets, int64, error) {
 	var ts domain.KubeletTargets
-	data, head, err := v.store.DataAtHead(ctx, v.db, `kubelet_targets r ON r.name = 'targets'`)
+	data, head, err := dataAtHead(ctx, v.db, `kubelet_targets r ON r.name = 'targets'`)
 	if err != nil || len(data) == 0 {
 		return ts, head, err
 	}

@@ -28,7 +28,7 @@ func setTargets(t *testing.T, w *Writer, now time.Time, cmd domain.KubeletTarget
 func TestKubeletTargetsReadTheirOwnWrites(t *testing.T) {
 	w, store, clk := newWriter(t)
 	ctx := t.Context()
-	view := NewKubeletTargetView(store)
+	view := NewKubeletTargetView(store.Log())
 
 	empty, head, err := view.Targets(ctx)
 	if err != nil || empty.Version != 0 || len(empty.Targets) != 0 || head != 0 {
@@ -106,7 +106,7 @@ func TestRebuildKeepsKubeletTargetsAndScrapeFailures(t *testing.T) {
 	if diff != nil {
 		t.Fatalf("rebuilt views differ from live ones: %s", diff)
 	}
-	entries, err := NewTimelineView(store).Node(ctx, "k8s-01", 0, 0)
+	entries, err := NewTimelineView(store.Log()).Node(ctx, "k8s-01", 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

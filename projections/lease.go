@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -121,20 +120,17 @@ func loadLease(ctx context.Context, q events.Querier, namespace, name string) (d
 
 // LeaseView answers queries about leases from the lease view.
 type LeaseView struct {
-	store *events.Store
-	db    *sql.DB
-	// q reads the rows whose statements come in the engine's dialect.
-	q events.Querier
+	db *viewDB
 }
 
-// NewLeaseView returns a LeaseView reading the views beside store.
-func NewLeaseView(store *events.Store) *LeaseView {
-	return &LeaseView{store: store, db: store.DB(), q: store.DB()}
+// NewLeaseView returns a LeaseView reading the views beside log.
+func NewLeaseView(log events.Log) *LeaseView {
+	return &LeaseView{db: newViewDB(log)}
 }
 
 // Get returns the lease, or domain.ErrNotFound when it does not exist.
 func (v *LeaseView) Get(ctx context.Context, namespace, name string) (domain.Lease, error) {
-	l, err := loadLease(ctx, v.q, namespace, name)
+	l, err := loadLease(ctx, v.db, namespace, name)
 	if err == nil && l.Deleted {
 		return domain.Lease{}, fmt.Errorf("leases.coordination.k8s.io %q: %w", name, domain.ErrNotFound)
 	}
@@ -145,16 +141,16 @@ func (v *LeaseView) Get(ctx context.Context, namespace, name string) (domain.Lea
 // namespace is "" — by namespace and name, with the log head at the moment
 // of reading.
 func (v *LeaseView) List(ctx context.Context, namespace string) ([]domain.Lease, int64, error) {
-	return viewRows(ctx, v.store, v.db, "lease", unmarshalLease,
+	return viewRows(ctx, v.db, "lease", unmarshalLease,
 		`leases r ON r.deleted = 0 AND (? = '' OR r.namespace = ?) ORDER BY r.namespace, r.name`, namespace, namespace)
 }
 
 // Rows returns up to limit leases whose keys sort after after, tombstones
 // included, and the log head; limit 0 or less means all of them.
 func (v *LeaseView) Rows(ctx context.Context, after string, limit int) ([]domain.Lease, int64, error) {
-	d := dialectOf(v.q)
+	d := v.db.d
 	ns, name, _ := strings.Cut(after, "/")
-	rows, err := v.q.QueryContext(ctx, leaseSQL[d.name].rowsAtHead, ns, name, d.limit(limit))
+	rows, err := v.db.QueryContext(ctx, leaseSQL[d.name].rowsAtHead, ns, name, d.limit(limit))
 	if err != nil {
 		return nil, 0, fmt.Errorf("lease rows: %w", err)
 	}

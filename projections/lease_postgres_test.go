@@ -40,7 +40,7 @@ func TestLeasesThroughTheUnitOfWorkOnPostgres(t *testing.T) {
 	if err := events.MigratePostgres(ctx, db, "projections", PostgresMigrations()); err != nil {
 		t.Fatal(err)
 	}
-	views := viewDB{DB: db, d: postgresDialect}
+	views := &viewDB{db: db, d: postgresDialect}
 	clk := clocktesting.NewFakeClock(t0)
 	w := &Writer{clock: clk, group: &groupCommit{log: log}}
 	update := func(name string, cmd domain.LeaseCommand) (domain.Lease, error) {
@@ -111,7 +111,7 @@ func TestLeasesThroughTheUnitOfWorkOnPostgres(t *testing.T) {
 		last[r.Stream] = r.Position
 	}
 	// The lease view reads the same rows at the log's head.
-	view := &LeaseView{q: views}
+	view := &LeaseView{db: views}
 	all, at, err := view.Rows(ctx, "", 0)
 	if h, _ := log.Head(ctx); err != nil || at != h || len(all) != leases+1 {
 		t.Fatalf("rows: %d at %d (head %d), %v; want %d", len(all), at, h, err, leases+1)
@@ -134,12 +134,3 @@ func TestLeasesThroughTheUnitOfWorkOnPostgres(t *testing.T) {
 		}
 	}
 }
-
-// viewDB reads the views outside a transaction, in its engine's dialect:
-// what a view constructor for PostgreSQL will hand its reads.
-type viewDB struct {
-	*sql.DB
-	d dialect
-}
-
-func (v viewDB) sqlDialect() dialect { return v.d }

@@ -44,7 +44,7 @@ func TestANodesLeaseRenewalIsItsHeartbeat(t *testing.T) {
 			return domain.DecideLease(l, cmd, clk.Now())
 		})
 	}
-	nodes := NewNodeView(store)
+	nodes := NewNodeView(store.Log())
 	before, err := nodes.Get(ctx, "web-01")
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func TestANodesLeaseRenewalIsItsHeartbeat(t *testing.T) {
 	if h, _ := store.Head(ctx, store.DB()); h != head+2 {
 		t.Errorf("two leases that renew no node appended %d events, want 2", h-head)
 	}
-	view := NewLeaseView(store)
+	view := NewLeaseView(store.Log())
 	list, _, err := view.List(ctx, domain.NodeLeaseNamespace)
 	if err != nil || len(list) != 2 || list[0].Name != "unknown" || list[1].Name != "web-01" {
 		t.Errorf("kube-node-lease leases %+v, %v", list, err)
@@ -148,10 +148,10 @@ func TestLeasesRenewedBeforeTheirRenewalTimeWasKeptAreFilledAtStart(t *testing.T
 			t.Fatal(err)
 		}
 	}
-	if err := Migrate(ctx, store); err != nil {
+	if err := Migrate(ctx, store.Log()); err != nil {
 		t.Fatal(err)
 	}
-	nodes := NewNodeView(store)
+	nodes := NewNodeView(store.Log())
 	for name, want := range map[string]time.Time{"renewed": renewedAt, "recreated": {}, "gone": {}} {
 		if at, err := nodes.NodeLeaseRenewedAt(ctx, name); err != nil || !at.Equal(want) {
 			t.Errorf("%s renewed at %v (%v) after the upgrade, want %v", name, at, err, want)

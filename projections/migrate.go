@@ -17,8 +17,9 @@ var migrations embed.FS
 var postgresMigrations embed.FS
 
 // PostgresMigrations are the views' migrations for PostgreSQL, applied
-// under the component "projections" as on SQLite. Only the tables whose
-// statements are made from a viewSchema are there yet.
+// under the component "projections" as on SQLite. A database is born
+// there in the views' present shape: none of SQLite's upgrades of older
+// rows applies.
 func PostgresMigrations() fs.FS {
 	sub, err := fs.Sub(postgresMigrations, "postgres_migrations")
 	if err != nil {
@@ -27,9 +28,17 @@ func PostgresMigrations() fs.FS {
 	return sub
 }
 
-// Migrate creates or upgrades the view tables in the store's database.
-func Migrate(ctx context.Context, store *events.Store) error {
-	return migrate(ctx, store.DB())
+// Migrate creates or upgrades the view tables beside log, on whichever
+// engine keeps it.
+func Migrate(ctx context.Context, log events.Log) error {
+	db, engine := events.SQLDB(log)
+	if engine == events.EnginePostgres {
+		if err := events.MigratePostgres(ctx, db, "projections", PostgresMigrations()); err != nil {
+			return fmt.Errorf("migrate views: %w", err)
+		}
+		return nil
+	}
+	return migrate(ctx, db)
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {

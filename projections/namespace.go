@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,13 +66,12 @@ func loadNamespace(ctx context.Context, q events.Querier, name string) (domain.N
 
 // NamespaceView answers queries about namespaces from the namespace view.
 type NamespaceView struct {
-	store *events.Store
-	db    *sql.DB
+	db *viewDB
 }
 
-// NewNamespaceView returns a NamespaceView reading the views beside store.
-func NewNamespaceView(store *events.Store) *NamespaceView {
-	return &NamespaceView{store: store, db: store.DB()}
+// NewNamespaceView returns a NamespaceView reading the views beside log.
+func NewNamespaceView(log events.Log) *NamespaceView {
+	return &NamespaceView{db: newViewDB(log)}
 }
 
 // Get returns the namespace, terminating ones included, or
@@ -100,7 +98,7 @@ func (v *NamespaceView) AcceptsObjects(ctx context.Context, name string) error {
 // List returns the namespaces by name, terminating ones included, with the
 // log head at the moment of reading, from one statement.
 func (v *NamespaceView) List(ctx context.Context) ([]domain.Namespace, int64, error) {
-	return viewRows(ctx, v.store, v.db, "namespace", unmarshalNamespace, `namespaces r ON r.deleted = 0 ORDER BY r.name`)
+	return viewRows(ctx, v.db, "namespace", unmarshalNamespace, `namespaces r ON r.deleted = 0 ORDER BY r.name`)
 }
 
 // Terminating returns the namespaces being deleted.
@@ -116,7 +114,7 @@ func (v *NamespaceView) Terminating(ctx context.Context) ([]domain.Namespace, er
 // name order, tombstones included, and the log head at the moment of
 // reading; limit 0 or less means all of them.
 func (v *NamespaceView) Rows(ctx context.Context, after string, limit int) ([]domain.Namespace, int64, error) {
-	return viewRows(ctx, v.store, v.db, "namespace", unmarshalNamespace, namedRowsFrom("namespaces"), namedRowsArgs(after, limit)...)
+	return viewRows(ctx, v.db, "namespace", unmarshalNamespace, namedRowsFrom("namespaces"), namedRowsArgs(after, limit)...)
 }
 
 // FoldNamespace folds one logged event of a namespace's stream into the
@@ -131,7 +129,7 @@ func FoldNamespace(ns domain.Namespace, rec events.Record) (domain.Namespace, er
 // kubelet runs in a namespace no one created in herd). It appends nothing
 // when all exist, and returns the names it created.
 func (w *Writer) EnsureNamespaces(ctx context.Context, uid func() string) ([]string, error) {
-	inUse, err := queryNames(ctx, w.store.DB(), "namespaces in use", `SELECT namespace FROM pods WHERE finalized = 0
+	inUse, err := queryNames(ctx, w.views, "namespaces in use", `SELECT namespace FROM pods WHERE finalized = 0
 UNION SELECT namespace FROM configmaps WHERE deleted = 0
 EXCEPT SELECT name FROM namespaces WHERE deleted = 0
 ORDER BY 1`)

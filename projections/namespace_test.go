@@ -24,7 +24,7 @@ func doNamespace(tb testing.TB, w *Writer, now time.Time, name string, cmd domai
 func TestNamespaceView(t *testing.T) {
 	w, store, clk := newWriter(t)
 	ctx := t.Context()
-	view := NewNamespaceView(store)
+	view := NewNamespaceView(store.Log())
 	for _, name := range domain.SystemNamespaces {
 		if _, err := doNamespace(t, w, clk.Now(), name, domain.EnsureNamespace{Name: name, Reason: "system"}); err != nil {
 			t.Fatal(err)
@@ -117,7 +117,7 @@ func TestEnsureNamespaces(t *testing.T) {
 	if want := []string{"default", "kube-system", "kube-public", "kube-node-lease", "lab", "shop"}; err != nil || !slices.Equal(created, want) {
 		t.Fatalf("created %q, %v; want %q", created, err, want)
 	}
-	view := NewNamespaceView(store)
+	view := NewNamespaceView(store.Log())
 	if ns, err := view.Get(ctx, "shop"); err != nil || ns.UID == "" || ns.Phase() != domain.PhaseActive {
 		t.Errorf("shop: %+v, %v", ns, err)
 	}

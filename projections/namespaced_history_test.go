@@ -99,7 +99,7 @@ func TestPodsAndConfigMapsFoldAndPageLikeTheirViews(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ps, head, err := NewPodView(store).Rows(ctx, tt.after, tt.limit)
+			ps, head, err := NewPodView(store.Log()).Rows(ctx, tt.after, tt.limit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +107,7 @@ func TestPodsAndConfigMapsFoldAndPageLikeTheirViews(t *testing.T) {
 			for _, p := range ps {
 				gotPods = append(gotPods, p.Key()+map[bool]string{true: " (finalized)"}[p.Finalized])
 			}
-			cs, head2, err := NewConfigMapView(store).Rows(ctx, tt.after, tt.limit)
+			cs, head2, err := NewConfigMapView(store.Log()).Rows(ctx, tt.after, tt.limit)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -57,7 +57,7 @@ func (w *Writer) UpdateNode(ctx context.Context, name string, update func(domain
 
 // GetNode implements domain.NodeRepository.
 func (w *Writer) GetNode(ctx context.Context, name string) (domain.Node, error) {
-	return NewNodeView(w.store).Get(ctx, name)
+	return NewNodeView(w.log).Get(ctx, name)
 }
 
 // nodeRow is the node view's cold row for n (see node_hot.go).

@@ -69,7 +69,7 @@ func TestNodeRowsPageThroughTheViewWithTombstones(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	view := NewNodeView(store)
+	view := NewNodeView(store.Log())
 	tests := []struct {
 		name  string
 		after string

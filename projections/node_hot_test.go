@@ -51,7 +51,7 @@ func TestAPlainHeartbeatWritesOnlyTheHotRow(t *testing.T) {
 	do(t, w, clk, "a", register("a", domain.KindLinux))
 	do(t, w, clk, "a", metrics(500)) // the first report: Ready, conditions appear
 	writes := countNodeRowWrites(t, store)
-	view := NewNodeView(store)
+	view := NewNodeView(store.Log())
 	for i := range 10 {
 		clk.Step(10 * time.Second)
 		after := do(t, w, clk, "a", metrics(int64(400+i)))
@@ -114,14 +114,14 @@ func TestNodeRowsWrittenWholeAreSplitAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := NewNodeView(store).Get(ctx, "a")
+	got, err := NewNodeView(store.Log()).Get(ctx, "a")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(before, got); diff != "" {
 		t.Fatalf("a row written whole reads (-wrote +read):\n%s", diff)
 	}
-	if err := Migrate(ctx, store); err != nil {
+	if err := Migrate(ctx, store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	diff, _, err := Verify(ctx, store, filepath.Join(t.TempDir(), "scratch.db"), events.Config{}, RebuildOptions{})

@@ -19,7 +19,7 @@ func TestStartingUpgradesNodeRowsWithoutTheirKindLabel(t *testing.T) {
 	do(t, w, clk, "old", register("old", domain.KindIllumos))
 	stripKindLabel := func() {
 		t.Helper()
-		n, err := NewNodeView(store).Get(ctx, "old")
+		n, err := NewNodeView(store.Log()).Get(ctx, "old")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +34,7 @@ func TestStartingUpgradesNodeRowsWithoutTheirKindLabel(t *testing.T) {
 	}
 	kindLabel := func() string {
 		t.Helper()
-		n, err := NewNodeView(store).Get(ctx, "old")
+		n, err := NewNodeView(store.Log()).Get(ctx, "old")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func TestStartingUpgradesNodeRowsWithoutTheirKindLabel(t *testing.T) {
 
 	// A database that was already upgraded is left alone.
 	stripKindLabel()
-	if err := Migrate(ctx, store); err != nil {
+	if err := Migrate(ctx, store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	if got := kindLabel(); got != "" {
@@ -54,7 +54,7 @@ func TestStartingUpgradesNodeRowsWithoutTheirKindLabel(t *testing.T) {
 	if _, err := store.DB().ExecContext(ctx, `DELETE FROM projection_checkpoints WHERE projection = ?`, derivedLabelsMark); err != nil {
 		t.Fatal(err)
 	}
-	if err := Migrate(ctx, store); err != nil {
+	if err := Migrate(ctx, store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	if got := kindLabel(); got != string(domain.KindIllumos) {

@@ -24,7 +24,7 @@ func TestDrainingAndNoExecuteQueries(t *testing.T) {
 	do(t, w, clk, "gone", domain.TaintNode{Taint: domain.Taint{Key: "example.com/gpu", Effect: domain.EffectNoExecute}})
 	do(t, w, clk, "gone", domain.DrainNode{})
 	do(t, w, clk, "gone", domain.DeleteNode{})
-	v := NewNodeView(store)
+	v := NewNodeView(store.Log())
 
 	draining, err := v.Draining(ctx)
 	if err != nil {
@@ -72,7 +72,7 @@ func TestNamesNeedingTaintCheck(t *testing.T) {
 	do(t, w, clk, "tainted", domain.SyncConditionTaints{})
 	do(t, w, clk, "tainted", ready)
 	do(t, w, clk, "not-ready", domain.MarkNodeUnreachable{})
-	got, err := NewNodeView(store).NamesNeedingTaintCheck(t.Context())
+	got, err := NewNodeView(store.Log()).NamesNeedingTaintCheck(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func BenchmarkNodeQueries(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	v := NewNodeView(store)
+	v := NewNodeView(store.Log())
 	for _, q := range []struct {
 		name string
 		run  func() (int, error)

@@ -161,9 +161,9 @@ func TestNodeSeriesLoadsTheView(t *testing.T) {
 	do(t, w, clk, "gone", domain.DeleteNode{})
 
 	// herd starts again: a new writer and collector on the same log.
-	w2 := NewWriter(store, clk, nil)
+	w2 := NewWriter(store.Log(), clk, nil)
 	s := NewNodeSeries(w2, clk)
-	if err := s.Load(t.Context(), NewNodeView(store)); err != nil {
+	if err := s.Load(t.Context(), NewNodeView(store.Log())); err != nil {
 		t.Fatal(err)
 	}
 	got := scrapeSeries(t, s)
@@ -195,7 +195,7 @@ func TestNodeSeriesLoadKeepsNewerDeletions(t *testing.T) {
 	deleted := n
 	deleted.Version, deleted.Deleted = n.Version+1, true
 	s.observe(deleted, []domain.Event{domain.NodeDeleted{}})
-	if err := s.Load(t.Context(), NewNodeView(store)); err != nil {
+	if err := s.Load(t.Context(), NewNodeView(store.Log())); err != nil {
 		t.Fatal(err)
 	}
 	if left := ofNode(scrapeSeries(t, s), "a"); len(left) > 0 {

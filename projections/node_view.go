@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"herd/domain"
@@ -11,13 +10,12 @@ import (
 
 // NodeView answers queries about nodes from the node view.
 type NodeView struct {
-	store *events.Store
-	db    *sql.DB
+	db *viewDB
 }
 
-// NewNodeView returns a NodeView reading the views beside store.
-func NewNodeView(store *events.Store) *NodeView {
-	return &NodeView{store: store, db: store.DB()}
+// NewNodeView returns a NodeView reading the views beside log.
+func NewNodeView(log events.Log) *NodeView {
+	return &NodeView{db: newViewDB(log)}
 }
 
 // Get returns the named node, or domain.ErrNotFound.
@@ -39,7 +37,7 @@ func (v *NodeView) GetIncludingDeleted(ctx context.Context, name string) (domain
 // reading, which is the list's resourceVersion. Both come from one SQL
 // statement, so they are consistent with each other.
 func (v *NodeView) List(ctx context.Context) ([]domain.Node, int64, error) {
-	return viewRows(ctx, v.store, v.db, "node", unmarshalNode, `node_rows r ON r.deleted = 0 ORDER BY r.name`)
+	return viewRows(ctx, v.db, "node", unmarshalNode, `node_rows r ON r.deleted = 0 ORDER BY r.name`)
 }
 
 // loadNode reads a node's row, tombstones included, or domain.ErrNotFound.

@@ -75,7 +75,7 @@ func (w *Writer) UpdatePods(ctx context.Context, updates []PodUpdate) ([]domain.
 
 // GetPod implements domain.PodRepository.
 func (w *Writer) GetPod(ctx context.Context, namespace, name string) (domain.Pod, error) {
-	return NewPodView(w.store).Get(ctx, namespace, name)
+	return NewPodView(w.log).Get(ctx, namespace, name)
 }
 
 const upsertPodSQL = `INSERT INTO pods (namespace, name, uid, node_name, phase, terminating, finalized, source, version, resource_version, data)

@@ -19,5 +19,5 @@ func FoldPod(p domain.Pod, rec events.Record) (domain.Pod, error) {
 // after, in key order, finalized ones (tombstones) included, and the log
 // head at the moment of reading; limit 0 or less means all of them.
 func (v *PodView) Rows(ctx context.Context, after string, limit int) ([]domain.Pod, int64, error) {
-	return viewRows(ctx, v.store, v.db, "pod", unmarshalPod, namespacedRowsFrom("pods"), namespacedRowsArgs(after, limit)...)
+	return viewRows(ctx, v.db, "pod", unmarshalPod, namespacedRowsFrom("pods"), namespacedRowsArgs(after, limit)...)
 }

@@ -11,7 +11,7 @@ import (
 func TestBoundNodeNames(t *testing.T) {
 	ctx := t.Context()
 	w, store, clk := newWriter(t)
-	view := NewPodView(store)
+	view := NewPodView(store.Log())
 	apply := func(ns, name string, cmds ...domain.PodCommand) {
 		t.Helper()
 		if _, err := w.UpdatePod(ctx, ns, name, func(p domain.Pod) ([]domain.Event, error) {

@@ -11,7 +11,7 @@ import (
 func TestGoneNodeNames(t *testing.T) {
 	ctx := t.Context()
 	w, store, clk := newWriter(t)
-	view := NewPodView(store)
+	view := NewPodView(store.Log())
 	create := func(name, node string) {
 		t.Helper()
 		if _, err := w.UpdatePod(ctx, "default", name, func(p domain.Pod) ([]domain.Event, error) {

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -12,13 +11,12 @@ import (
 
 // PodView answers queries about pods from the pod view.
 type PodView struct {
-	store *events.Store
-	db    *sql.DB
+	db *viewDB
 }
 
-// NewPodView returns a PodView reading the views beside store.
-func NewPodView(store *events.Store) *PodView {
-	return &PodView{store: store, db: store.DB()}
+// NewPodView returns a PodView reading the views beside log.
+func NewPodView(log events.Log) *PodView {
+	return &PodView{db: newViewDB(log)}
 }
 
 // Get returns the pod, or domain.ErrNotFound when it does not exist or was
@@ -77,6 +75,6 @@ func (v *PodView) List(ctx context.Context, f PodFilter) ([]domain.Pod, int64, e
 	if f.Terminating {
 		where = append(where, "r.terminating = 1")
 	}
-	return viewRows(ctx, v.store, v.db, "pod", unmarshalPod,
+	return viewRows(ctx, v.db, "pod", unmarshalPod,
 		`pods r ON `+strings.Join(where, " AND ")+` ORDER BY r.namespace, r.name`, args...)
 }

@@ -15,7 +15,7 @@ import (
 func TestPodWriterAndView(t *testing.T) {
 	ctx := t.Context()
 	w, store, clk := newWriter(t)
-	view := NewPodView(store)
+	view := NewPodView(store.Log())
 	pod := func(ns, name string, cmd domain.PodCommand) (domain.Pod, error) {
 		return w.UpdatePod(ctx, ns, name, func(p domain.Pod) ([]domain.Event, error) {
 			return domain.DecidePod(p, cmd, clk.Now())

@@ -49,7 +49,7 @@ type RebuildStats struct {
 // encoded on every core. Memory follows the aggregates, not the log: one
 // folded state per aggregate (one per row of its view), plus a few
 // batches of records and of encoded rows per core.
-func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (RebuildStats, error) {
+func Rebuild(ctx context.Context, log events.Log, opts RebuildOptions) (RebuildStats, error) {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 20000
 	}
@@ -57,13 +57,14 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 		opts.Now = time.Now
 	}
 	start := time.Now() // wall time: how long the rebuild took, for the operator
-	tx, err := store.DB().BeginTx(ctx, nil)
+	ltx, err := log.Begin(ctx)
 	if err != nil {
 		return RebuildStats{}, fmt.Errorf("rebuild: begin: %w", err)
 	}
-	defer func() { _ = tx.Rollback() }()
+	defer func() { _ = ltx.Rollback() }()
+	tx := newUnitTx(ltx).views()
 
-	total, err := store.Head(ctx, tx)
+	total, err := ltx.Head(ctx)
 	if err != nil {
 		return RebuildStats{}, fmt.Errorf("rebuild: head: %w", err)
 	}
@@ -87,7 +88,7 @@ func Rebuild(ctx context.Context, store *events.Store, opts RebuildOptions) (Reb
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
 	var stats RebuildStats
-	for b := range readDecoded(readCtx, store, store.DB(), total, opts.BatchSize) {
+	for b := range readDecoded(readCtx, rangeReader(log), total, opts.BatchSize) {
 		if b.err != nil {
 			return stats, fmt.Errorf("rebuild: after %d: %w", stats.Head, b.err)
 		}
@@ -127,7 +128,7 @@ ON CONFLICT (projection) DO UPDATE SET position = excluded.position, rebuilt_at 
 		stats.Head, opts.Now().UTC().Format(time.RFC3339Nano)); err != nil {
 		return stats, fmt.Errorf("rebuild: checkpoint: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := ltx.Commit(); err != nil {
 		return stats, fmt.Errorf("rebuild: commit: %w", err)
 	}
 	stats.Took = time.Since(start)

@@ -25,7 +25,7 @@ func BenchmarkRebuild(b *testing.B) {
 	resetPeakRSS()
 	b.ResetTimer()
 	for range b.N {
-		stats, err := Rebuild(ctx, store, RebuildOptions{})
+		stats, err := Rebuild(ctx, store.Log(), RebuildOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,13 +2,24 @@ package projections
 
 import (
 	"context"
-	"database/sql"
+
 	"fmt"
 )
 
 // viewIndex is a secondary index of a view table, with the statement its
 // migration created it with.
 type viewIndex struct{ name, sql string }
+
+// viewIndexesSQL selects a table's secondary indexes and their
+// statements, in each engine's catalogue: on PostgreSQL those behind a
+// constraint (the primary key) are left out, as SQLite gives them no SQL.
+var viewIndexesSQL = map[string]string{
+	sqliteDialect.name: `SELECT name, sql FROM sqlite_schema
+WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`,
+	postgresDialect.name: `SELECT i.indexname, i.indexdef FROM pg_indexes i
+WHERE i.schemaname = current_schema() AND i.tablename = ?
+  AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname) ORDER BY i.indexname`,
+}
 
 // dropViewIndexes drops the secondary indexes of the view tables inside
 // the rebuild's transaction and returns them, for createViewIndexes to
@@ -18,11 +29,10 @@ type viewIndex struct{ name, sql string }
 // afterwards, it sorts its entries once. Indexes behind a primary key or
 // a UNIQUE constraint (without SQL of their own) stay. Readers on other
 // connections see the old schema, indexes and all, until the commit.
-func dropViewIndexes(ctx context.Context, tx *sql.Tx) ([]viewIndex, error) {
+func dropViewIndexes(ctx context.Context, tx *viewTx) ([]viewIndex, error) {
 	var out []viewIndex
 	for _, t := range allViewTables() {
-		rows, err := tx.QueryContext(ctx, `SELECT name, sql FROM sqlite_schema
-WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`, t.name)
+		rows, err := tx.QueryContext(ctx, viewIndexesSQL[tx.d.name], t.name)
 		if err != nil {
 			return nil, fmt.Errorf("rebuild: indexes of %s: %w", t.name, err)
 		}
@@ -48,7 +58,7 @@ WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`, t.name
 
 // createViewIndexes creates the indexes dropViewIndexes dropped, with the
 // statements they were created with.
-func createViewIndexes(ctx context.Context, tx *sql.Tx, indexes []viewIndex) error {
+func createViewIndexes(ctx context.Context, tx *viewTx, indexes []viewIndex) error {
 	for _, ix := range indexes {
 		if _, err := tx.ExecContext(ctx, ix.sql); err != nil {
 			return fmt.Errorf("rebuild: create index %s: %w", ix.name, err)

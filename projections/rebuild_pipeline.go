@@ -22,16 +22,40 @@ type decodedBatch struct {
 	err   error
 }
 
+// readRange reads the records whose positions lie in (after, upTo].
+type readRange func(ctx context.Context, after, upTo int64) ([]events.Record, error)
+
+// rangeReader reads ranges of log's records outside a transaction, which
+// is safe for a rebuild because it never writes the events table: on
+// SQLite without their ids and metadata, which no view folds; on another
+// engine through the port, as ReadAfter with the records past the range
+// (there when the range has gaps) left out.
+func rangeReader(log events.Log) readRange {
+	if store := events.SQLiteStore(log); store != nil {
+		return func(ctx context.Context, after, upTo int64) ([]events.Record, error) {
+			return store.ReadRange(ctx, store.DB(), after, upTo)
+		}
+	}
+	return func(ctx context.Context, after, upTo int64) ([]events.Record, error) {
+		recs, err := log.ReadAfter(ctx, after, int(upTo-after))
+		if err != nil {
+			return nil, fmt.Errorf("read range (%d, %d]: %w", after, upTo, err)
+		}
+		for len(recs) > 0 && recs[len(recs)-1].Position > upTo {
+			recs = recs[:len(recs)-1]
+		}
+		return recs, nil
+	}
+}
+
 // readDecoded streams the log from the start up to head in position ranges
 // of batchSize, reading and decoding ahead of the caller on every core, in
-// log order, while the caller folds the previous ones. Reading goes
-// through q outside the rebuild's transaction, which is safe because a
-// rebuild never writes the events table.
-func readDecoded(ctx context.Context, store *events.Store, q events.Querier, head int64, batchSize int) <-chan decodedBatch {
+// log order, while the caller folds the previous ones.
+func readDecoded(ctx context.Context, read readRange, head int64, batchSize int) <-chan decodedBatch {
 	batches := int((head + int64(batchSize) - 1) / int64(batchSize))
 	return inOrder(ctx, batches, func(i int) (decodedBatch, bool) {
 		lo := int64(i) * int64(batchSize)
-		b := readBatch(ctx, store, q, lo, min(lo+int64(batchSize), head))
+		b := readBatch(ctx, read, lo, min(lo+int64(batchSize), head))
 		return b, b.err == nil
 	})
 }
@@ -82,8 +106,8 @@ func inOrder[T any](ctx context.Context, n int, produce func(i int) (T, bool)) <
 
 // readBatch reads the records in (lo, hi], routes each to its view and
 // decodes the ones a view folds.
-func readBatch(ctx context.Context, store *events.Store, q events.Querier, lo, hi int64) decodedBatch {
-	recs, err := store.ReadRange(ctx, q, lo, hi)
+func readBatch(ctx context.Context, read readRange, lo, hi int64) decodedBatch {
+	recs, err := read(ctx, lo, hi)
 	if err != nil {
 		return decodedBatch{err: err}
 	}

@@ -45,11 +45,11 @@ func TestRebuildEqualsLiveViews(t *testing.T) {
 	}
 
 	// Rebuilding the live views in place changes nothing either.
-	before, _, _ := NewNodeView(store).List(ctx)
-	if _, err := Rebuild(ctx, store, RebuildOptions{}); err != nil {
+	before, _, _ := NewNodeView(store.Log()).List(ctx)
+	if _, err := Rebuild(ctx, store.Log(), RebuildOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	after, _, _ := NewNodeView(store).List(ctx)
+	after, _, _ := NewNodeView(store.Log()).List(ctx)
 	if len(before) != 2 || len(after) != len(before) {
 		t.Fatalf("nodes before rebuild %d, after %d, want 2", len(before), len(after))
 	}
@@ -98,7 +98,7 @@ func TestRebuildKeepsTheViewsSchema(t *testing.T) {
 		return strings.Join(out, "\n")
 	}
 	before := schema()
-	if _, err := Rebuild(ctx, store, RebuildOptions{}); err != nil {
+	if _, err := Rebuild(ctx, store.Log(), RebuildOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if after := schema(); after != before {
@@ -124,7 +124,7 @@ func TestRebuildSkipsStretchesOfDeletedRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	var progress []int64
-	stats, err := Rebuild(ctx, store, RebuildOptions{BatchSize: 2, Progress: func(done, total int64) {
+	stats, err := Rebuild(ctx, store.Log(), RebuildOptions{BatchSize: 2, Progress: func(done, total int64) {
 		if total != head {
 			t.Errorf("progress of %d towards %d, want towards the head, %d", done, total, head)
 		}

@@ -33,7 +33,7 @@ func BenchmarkRebuildWide(b *testing.B) {
 	resetPeakRSS()
 	b.ResetTimer()
 	for range b.N {
-		stats, err := Rebuild(ctx, store, RebuildOptions{})
+		stats, err := Rebuild(ctx, store.Log(), RebuildOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func TestWriteWideLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = store.Close() }()
-	if err := Migrate(ctx, store); err != nil {
+	if err := Migrate(ctx, store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%d events", fillWideLog(t, store, 100000))

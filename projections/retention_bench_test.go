@@ -62,13 +62,13 @@ func runFleet(b *testing.B, path string, nodes, minutes int) {
 		b.Fatal(err)
 	}
 	defer func() { _ = store.Close() }()
-	if err := Migrate(ctx, store); err != nil {
+	if err := Migrate(ctx, store.Log()); err != nil {
 		b.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)
 	reg := prometheus.NewRegistry()
 	m := NewMetrics(reg)
-	w := NewWriter(store, clk, m)
+	w := NewWriter(store.Log(), clk, m)
 	c, err := NewCompactor(w, CompactionConfig{Retention: DefaultHeartbeatRetention}, m)
 	if err != nil {
 		b.Fatal(err)

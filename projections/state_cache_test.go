@@ -18,7 +18,7 @@ func TestRememberedNodeIsNeverStale(t *testing.T) {
 	do(t, w, clk, "web-01", metrics(500)) // remembered now
 
 	// Another writer (another process on the same file) moves the node on.
-	other := NewWriter(store, clk, nil)
+	other := NewWriter(store.Log(), clk, nil)
 	clk.Step(time.Second)
 	theirs := do(t, other, clk, "web-01", metrics(400))
 
@@ -46,7 +46,7 @@ func TestRememberedNodeIsNeverStale(t *testing.T) {
 	if s, ok := w.states.get(stream); !ok || s.(domain.Node).Version != mine.Version {
 		t.Fatalf("remembered %+v after a rolled-back command, want version %d", s, mine.Version)
 	}
-	got, err := NewNodeView(store).Get(t.Context(), "web-01")
+	got, err := NewNodeView(store.Log()).Get(t.Context(), "web-01")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,12 +11,12 @@ import (
 
 // TimelineView reads nodes' lifecycle timelines.
 type TimelineView struct {
-	db *sql.DB
+	db *viewDB
 }
 
-// NewTimelineView returns a TimelineView reading the views beside store.
-func NewTimelineView(store *events.Store) *TimelineView {
-	return &TimelineView{db: store.DB()}
+// NewTimelineView returns a TimelineView reading the views beside log.
+func NewTimelineView(log events.Log) *TimelineView {
+	return &TimelineView{db: newViewDB(log)}
 }
 
 // Node returns up to limit entries of node's timeline after the given log

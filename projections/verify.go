@@ -51,7 +51,7 @@ func Verify(ctx context.Context, live *events.Store, scratchPath string, cfg eve
 	// The scratch copy is removed right after; closing it can only fail
 	// on a file about to be deleted.
 	defer func() { _ = scratch.Close() }()
-	if err := Migrate(ctx, scratch); err != nil {
+	if err := Migrate(ctx, scratch.Log()); err != nil {
 		return nil, RebuildStats{}, err
 	}
 	for _, t := range allViewTables() {
@@ -59,7 +59,7 @@ func Verify(ctx context.Context, live *events.Store, scratchPath string, cfg eve
 			return nil, RebuildStats{}, fmt.Errorf("verify: keep live %s: %w", t.name, err)
 		}
 	}
-	stats, err := Rebuild(ctx, scratch, opts)
+	stats, err := Rebuild(ctx, scratch.Log(), opts)
 	if err != nil {
 		return nil, stats, err
 	}

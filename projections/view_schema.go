@@ -29,6 +29,12 @@ type dialect struct {
 	limit func(limit int) any
 	// head selects the log's head as one row, one column named head.
 	head string
+	// bind turns a statement written with SQLite's "?" markers into the
+	// engine's; args turns its arguments into the engine's (view_db.go).
+	bind func(query string) string
+	args func(args []any) []any
+	// greatest is the function that picks the largest of its arguments.
+	greatest string
 }
 
 var (
@@ -37,6 +43,9 @@ var (
 		placeholder: func(int) string { return "?" },
 		limit:       func(n int) any { return sqlLimit(n) },
 		head:        `SELECT COALESCE(MAX(position), 0) AS head FROM events`,
+		bind:        func(q string) string { return q },
+		args:        func(a []any) []any { return a },
+		greatest:    "MAX",
 	}
 	postgresDialect = dialect{
 		name:        "postgres",
@@ -48,7 +57,10 @@ var (
 			}
 			return n
 		},
-		head: `SELECT position AS head FROM log_head WHERE id = 1`,
+		head:     `SELECT position AS head FROM log_head WHERE id = 1`,
+		bind:     rebindPostgres,
+		args:     postgresArgs,
+		greatest: "GREATEST",
 	}
 )
 

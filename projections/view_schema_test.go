@@ -39,7 +39,7 @@ func sqliteViewEngine(t *testing.T) viewEngine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := Migrate(t.Context(), store); err != nil {
+	if err := Migrate(t.Context(), store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	return sqlViewEngine("sqlite", sqliteDialect, store.DB())
@@ -58,8 +58,9 @@ func postgresViewEngine(t *testing.T) viewEngine {
 }
 
 // sqlViewEngine runs statements through database/sql, as the views do on
-// either engine.
-func sqlViewEngine(name string, d dialect, db *sql.DB) viewEngine {
+// either engine (viewDB).
+func sqlViewEngine(name string, d dialect, sqlDB *sql.DB) viewEngine {
+	db := &viewDB{db: sqlDB, d: d}
 	return viewEngine{
 		name: name, dialect: d,
 		exec: func(ctx context.Context, q string, args ...any) error {

@@ -15,10 +15,12 @@ import (
 
 // Writer is the unit of work: it loads an aggregate from its view row,
 // lets the domain decide, appends the resulting events with the expected
-// version and updates the inline views — all in one SQLite transaction.
-// It implements domain.NodeRepository.
+// version and updates the inline views — all in one transaction, on
+// either engine. It implements domain.NodeRepository.
 type Writer struct {
-	store   *events.Store
+	log events.Log
+	// views reads the views outside a transaction (EnsureNamespaces).
+	views   *viewDB
 	clock   clock.PassiveClock
 	metrics *Metrics
 	group   *groupCommit
@@ -29,10 +31,10 @@ type Writer struct {
 	nodeObservers observers[domain.Node]
 }
 
-// NewWriter returns a Writer appending to store, stamping records with
+// NewWriter returns a Writer appending to log, stamping records with
 // clk's time. metrics may be nil.
-func NewWriter(store *events.Store, clk clock.PassiveClock, metrics *Metrics) *Writer {
-	return &Writer{store: store, clock: clk, metrics: metrics, group: &groupCommit{log: store.Log(), metrics: metrics}}
+func NewWriter(log events.Log, clk clock.PassiveClock, metrics *Metrics) *Writer {
+	return &Writer{log: log, views: newViewDB(log), clock: clk, metrics: metrics, group: &groupCommit{log: log, metrics: metrics}}
 }
 
 // appendEvents appends evs to stream at the expected version and returns

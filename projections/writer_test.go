@@ -18,7 +18,7 @@ func TestWriterReadsItsOwnWrites(t *testing.T) {
 	clk.Step(time.Second)
 	n2 := do(t, w, clk, "web-01", metrics(500))
 
-	got, err := NewNodeView(store).Get(ctx, "web-01")
+	got, err := NewNodeView(store.Log()).Get(ctx, "web-01")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestTimelineRecordsLifecycleNotHeartbeats(t *testing.T) {
 	do(t, w, clk, "web-01", domain.DeregisterNode{})
 	do(t, w, clk, "web-01", register("web-01", domain.KindLinux))
 
-	entries, err := NewTimelineView(store).Node(context.Background(), "web-01", 0, 0)
+	entries, err := NewTimelineView(store.Log()).Node(context.Background(), "web-01", 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,21 +42,21 @@ func newHerd(t *testing.T, auth httpapi.Authenticator) *herd {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(ctx, store); err != nil {
+	if err := projections.Migrate(ctx, store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)
-	w := projections.NewWriter(store, clk, nil)
-	pods := projections.NewPodView(store)
+	w := projections.NewWriter(store.Log(), clk, nil)
+	pods := projections.NewPodView(store.Log())
 	hub, err := watch.NewHub(store.Log(), watch.Config{PollInterval: time.Millisecond}, clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, err := httpapi.NewServer(httpapi.Deps{
-		Nodes: w, NodeView: projections.NewNodeView(store), Pods: w, PodView: pods, Timeline: projections.NewTimelineView(store),
-		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
-		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store), Devices: w, DeviceBindings: projections.NewDeviceBindingView(store),
-		Namespaces: w, NamespaceView: projections.NewNamespaceView(store), Leases: w, LeaseView: projections.NewLeaseView(store),
+		Nodes: w, NodeView: projections.NewNodeView(store.Log()), Pods: w, PodView: pods, Timeline: projections.NewTimelineView(store.Log()),
+		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
+		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store.Log()), Devices: w, DeviceBindings: projections.NewDeviceBindingView(store.Log()),
+		Namespaces: w, NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w, LeaseView: projections.NewLeaseView(store.Log()),
 		Auth: auth,
 	}, httpapi.Config{Thresholds: domain.DefaultThresholds})
 	if err != nil {

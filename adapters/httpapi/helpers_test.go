@@ -44,22 +44,22 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(ctx, store); err != nil {
+	if err := projections.Migrate(ctx, store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)
-	w := projections.NewWriter(store, clk, nil)
+	w := projections.NewWriter(store.Log(), clk, nil)
 	hub, err := watch.NewHub(store.Log(), watch.Config{PollInterval: time.Millisecond}, clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, err := NewServer(Deps{
-		Nodes: w, NodeView: projections.NewNodeView(store), Timeline: projections.NewTimelineView(store), KubeletTargets: w,
-		Pods: w, PodView: projections.NewPodView(store),
-		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
-		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store),
-		Devices: w, DeviceBindings: projections.NewDeviceBindingView(store),
-		Namespaces: w, NamespaceView: projections.NewNamespaceView(store), Leases: w, LeaseView: projections.NewLeaseView(store),
+		Nodes: w, NodeView: projections.NewNodeView(store.Log()), Timeline: projections.NewTimelineView(store.Log()), KubeletTargets: w,
+		Pods: w, PodView: projections.NewPodView(store.Log()),
+		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
+		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store.Log()),
+		Devices: w, DeviceBindings: projections.NewDeviceBindingView(store.Log()),
+		Namespaces: w, NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w, LeaseView: projections.NewLeaseView(store.Log()),
 		Auth: auth,
 	}, Config{})
 	if err != nil {

@@ -31,15 +31,15 @@ func targetAPI(t *testing.T) (*httptest.Server, *projections.Writer, *events.Sto
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(t.Context(), store); err != nil {
+	if err := projections.Migrate(t.Context(), store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	w := projections.NewWriter(store, clk, nil)
+	w := projections.NewWriter(store.Log(), clk, nil)
 	s, err := NewServer(Deps{
-		Nodes: w, NodeView: projections.NewNodeView(store), Pods: w, PodView: projections.NewPodView(store), KubeletTargets: w,
-		Namespaces: w, NamespaceView: projections.NewNamespaceView(store), Leases: w, LeaseView: projections.NewLeaseView(store),
-		Timeline: projections.NewTimelineView(store), Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store), Clock: clk, Logger: zap.NewNop(),
+		Nodes: w, NodeView: projections.NewNodeView(store.Log()), Pods: w, PodView: projections.NewPodView(store.Log()), KubeletTargets: w,
+		Namespaces: w, NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w, LeaseView: projections.NewLeaseView(store.Log()),
+		Timeline: projections.NewTimelineView(store.Log()), Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Clock: clk, Logger: zap.NewNop(),
 	}, Config{})
 	if err != nil {
 		t.Fatal(err)

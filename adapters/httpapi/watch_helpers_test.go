@@ -42,7 +42,7 @@ func newWatchAPI(t testing.TB, cfg watch.Config) *watchAPI {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(t.Context(), store); err != nil {
+	if err := projections.Migrate(t.Context(), store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)
@@ -53,14 +53,14 @@ func newWatchAPI(t testing.TB, cfg watch.Config) *watchAPI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := projections.NewWriter(store, clk, nil)
+	w := projections.NewWriter(store.Log(), clk, nil)
 	srv, err := NewServer(Deps{
-		Nodes: w, NodeView: projections.NewNodeView(store), Pods: w, PodView: projections.NewPodView(store),
-		Timeline: projections.NewTimelineView(store), KubeletTargets: w,
-		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store),
-		Devices: w, DeviceBindings: projections.NewDeviceBindingView(store),
-		Namespaces: w, NamespaceView: projections.NewNamespaceView(store), Leases: w, LeaseView: projections.NewLeaseView(store),
-		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
+		Nodes: w, NodeView: projections.NewNodeView(store.Log()), Pods: w, PodView: projections.NewPodView(store.Log()),
+		Timeline: projections.NewTimelineView(store.Log()), KubeletTargets: w,
+		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store.Log()),
+		Devices: w, DeviceBindings: projections.NewDeviceBindingView(store.Log()),
+		Namespaces: w, NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w, LeaseView: projections.NewLeaseView(store.Log()),
+		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 	}, Config{Thresholds: domain.DefaultThresholds})
 	if err != nil {
 		t.Fatal(err)

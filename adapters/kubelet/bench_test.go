@@ -65,11 +65,11 @@ func benchmarkPoll(b *testing.B, withTLS bool) {
 		b.Fatal(err)
 	}
 	defer func() { _ = store.Close() }()
-	if err := projections.Migrate(b.Context(), store); err != nil {
+	if err := projections.Migrate(b.Context(), store.Log()); err != nil {
 		b.Fatal(err)
 	}
 	clk := clock.RealClock{}
-	w := projections.NewWriter(store, clk, nil)
+	w := projections.NewWriter(store.Log(), clk, nil)
 	cfg := DefaultConfig()
 	cadvisor, metrics := realisticMetrics(b)
 	token := filepath.Join(b.TempDir(), "token")
@@ -101,9 +101,9 @@ func benchmarkPoll(b *testing.B, withTLS bool) {
 		defer srv.Close()
 		cfg.Flags = append(cfg.Flags, name+"="+srv.URL)
 	}
-	sink := &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(store)}, Clock: clk}
+	sink := &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(store.Log())}, Clock: clk}
 	reg := prometheus.NewRegistry()
-	m, err := NewManager(cfg, sink, w, projections.NewKubeletTargetView(store), clk, zap.NewNop(), NewMetrics(reg))
+	m, err := NewManager(cfg, sink, w, projections.NewKubeletTargetView(store.Log()), clk, zap.NewNop(), NewMetrics(reg))
 	if err != nil {
 		b.Fatal(err)
 	}

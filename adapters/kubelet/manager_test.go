@@ -36,14 +36,14 @@ func newHerdRig(t *testing.T) *herdRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(t.Context(), store); err != nil {
+	if err := projections.Migrate(t.Context(), store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)
 	return &herdRig{
-		t: t, clock: clk, store: store, writer: projections.NewWriter(store, clk, nil),
-		nodes: projections.NewNodeView(store), pods: projections.NewPodView(store),
-		targets: projections.NewKubeletTargetView(store),
+		t: t, clock: clk, store: store, writer: projections.NewWriter(store.Log(), clk, nil),
+		nodes: projections.NewNodeView(store.Log()), pods: projections.NewPodView(store.Log()),
+		targets: projections.NewKubeletTargetView(store.Log()),
 	}
 }
 
@@ -276,7 +276,7 @@ func TestCommandsRefuseToTakeOverAnotherNode(t *testing.T) {
 // created ("in use") rather than the pods refused.
 func TestObservedPodsBringTheirNamespace(t *testing.T) {
 	h := newHerdRig(t)
-	nss := projections.NewNamespaceView(h.store)
+	nss := projections.NewNamespaceView(h.store.Log())
 	c := &Commands{Nodes: h.writer, Pods: podStore{h.writer, h.pods}, Namespaces: namespaceStore{h.writer, nss}, Clock: h.clock}
 	l := ObservedPods("worker-a", podList(kubelettest.RunningPod("lab", "probe"), kubelettest.RunningPod("lab", "cache")), nil)
 	if err := c.ObservePods(t.Context(), "worker-a", l); err != nil {

@@ -19,8 +19,8 @@ var Module = fx.Options(
 		NewMetrics,
 		projections.NewKubeletTargetView,
 		func(w *projections.Writer, store *events.Store, clk clock.Clock) Sink {
-			return &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(store)},
-				Namespaces: namespaceStore{w, projections.NewNamespaceView(store)}, Clock: clk}
+			return &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(store.Log())},
+				Namespaces: namespaceStore{w, projections.NewNamespaceView(store.Log())}, Clock: clk}
 		},
 		func(cfg Config, sink Sink, w *projections.Writer, view *projections.KubeletTargetView, clk clock.Clock, log *zap.Logger, m *Metrics) (*Manager, error) {
 			return NewManager(cfg, sink, w, view, clk, log, m)

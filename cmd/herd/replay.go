@@ -63,12 +63,12 @@ func replay(ctx context.Context, dataDir string, verify bool, out, errOut io.Wri
 	// Closing checkpoints the rebuild's WAL into the database file: a
 	// failure there is the operator's to know.
 	defer func() { err = errors.Join(err, closeLog()) }()
-	if err := projections.Migrate(ctx, store); err != nil {
+	if err := projections.Migrate(ctx, store.Log()); err != nil {
 		return err
 	}
 	opts := projections.RebuildOptions{Progress: progressPrinter(errOut)}
 	if !verify {
-		stats, err := projections.Rebuild(ctx, store, opts)
+		stats, err := projections.Rebuild(ctx, store.Log(), opts)
 		if err != nil {
 			return err
 		}

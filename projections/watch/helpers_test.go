@@ -37,7 +37,7 @@ func newFixture(t *testing.T, cfg watch.Config) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(t.Context(), store); err != nil {
+	if err := projections.Migrate(t.Context(), store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)
@@ -48,11 +48,11 @@ func newFixture(t *testing.T, cfg watch.Config) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	view := projections.NewNodeView(store)
+	view := projections.NewNodeView(store.Log())
 	if err := watch.Register(hub, nodeKind(view)); err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{store: store, w: projections.NewWriter(store, clk, nil), view: view, clk: clk, hub: hub}
+	return &fixture{store: store, w: projections.NewWriter(store.Log(), clk, nil), view: view, clk: clk, hub: hub}
 }
 
 func (f *fixture) start(t *testing.T) {

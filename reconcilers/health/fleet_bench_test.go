@@ -33,11 +33,11 @@ func newBenchFleet(tb testing.TB, nodes int) *benchFleet {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(ctx, store); err != nil {
+	if err := projections.Migrate(ctx, store.Log()); err != nil {
 		tb.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC))
-	w := projections.NewWriter(store, clk, nil)
+	w := projections.NewWriter(store.Log(), clk, nil)
 	hb := domain.RecordHeartbeat{Metrics: &domain.Metrics{CPUCount: 4, MemoryTotalBytes: 100, MemoryAvailableBytes: 50,
 		DiskTotalBytes: 100, DiskAvailableBytes: 50, PIDsMax: 100, PIDsCurrent: 1}}
 	for i := range nodes {
@@ -49,7 +49,7 @@ func newBenchFleet(tb testing.TB, nodes int) *benchFleet {
 			tb.Fatal(err)
 		}
 	}
-	return &benchFleet{store: store, w: w, view: projections.NewNodeView(store), clk: clk}
+	return &benchFleet{store: store, w: w, view: projections.NewNodeView(store.Log()), clk: clk}
 }
 
 func benchNodeName(i int) string { return fmt.Sprintf("node-%06d", i) }

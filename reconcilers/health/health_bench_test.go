@@ -26,12 +26,12 @@ func BenchmarkMonitor(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer func() { _ = store.Close() }()
-	if err := projections.Migrate(ctx, store); err != nil {
+	if err := projections.Migrate(ctx, store.Log()); err != nil {
 		b.Fatal(err)
 	}
 	t0 := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	clk := clocktesting.NewFakeClock(t0)
-	w := projections.NewWriter(store, clk, nil)
+	w := projections.NewWriter(store.Log(), clk, nil)
 	hb := domain.RecordHeartbeat{Metrics: &domain.Metrics{CPUCount: 4, MemoryTotalBytes: 100, MemoryAvailableBytes: 50,
 		DiskTotalBytes: 100, DiskAvailableBytes: 50, PIDsMax: 100, PIDsCurrent: 1}}
 	for i := range nodes {
@@ -51,7 +51,7 @@ func BenchmarkMonitor(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	r, err := New(DefaultConfig(), w, projections.NewNodeView(store), clk, zap.NewNop())
+	r, err := New(DefaultConfig(), w, projections.NewNodeView(store.Log()), clk, zap.NewNop())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -41,12 +41,12 @@ func newFixture(t *testing.T, pools ...string) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(t.Context(), store); err != nil {
+	if err := projections.Migrate(t.Context(), store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, store: store, clock: clocktesting.NewFakeClock(t0),
-		pods: projections.NewPodView(store), view: projections.NewIPAMView(store)}
-	f.w = projections.NewWriter(store, f.clock, nil)
+		pods: projections.NewPodView(store.Log()), view: projections.NewIPAMView(store.Log())}
+	f.w = projections.NewWriter(store.Log(), f.clock, nil)
 	cfg := DefaultConfig()
 	cfg.Pools = pools
 	f.r, err = New(cfg, f.w, f.pods, f.view, f.clock, zap.NewNop())

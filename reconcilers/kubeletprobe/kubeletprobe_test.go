@@ -36,12 +36,12 @@ func newHarness(t *testing.T, cfg Config) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(t.Context(), store); err != nil {
+	if err := projections.Migrate(t.Context(), store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)
-	w := projections.NewWriter(store, clk, nil)
-	view := projections.NewNodeView(store)
+	w := projections.NewWriter(store.Log(), clk, nil)
+	view := projections.NewNodeView(store.Log())
 	r, err := New(cfg, w, view, clk, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)

@@ -23,8 +23,8 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	env := reconcilerstest.New(t)
-	f := &fixture{Env: env, namespaces: projections.NewNamespaceView(env.Store), configMaps: projections.NewConfigMapView(env.Store),
-		leases: projections.NewLeaseView(env.Store)}
+	f := &fixture{Env: env, namespaces: projections.NewNamespaceView(env.Store.Log()), configMaps: projections.NewConfigMapView(env.Store.Log()),
+		leases: projections.NewLeaseView(env.Store.Log())}
 	f.r = New(DefaultResyncPeriod, env.Writer, f.namespaces, env.Pods, f.configMaps, f.leases, env.Clock, zap.NewNop())
 	return f
 }

@@ -51,15 +51,15 @@ func New(t testing.TB) *Env {
 			t.Error(err)
 		}
 	})
-	if err := projections.Migrate(ctx, store); err != nil {
+	if err := projections.Migrate(ctx, store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(T0)
 	return &Env{
 		t: t, Log: store.Log(), Store: store, Clock: clk,
-		Writer: projections.NewWriter(store, clk, nil),
-		Nodes:  projections.NewNodeView(store),
-		Pods:   projections.NewPodView(store),
+		Writer: projections.NewWriter(store.Log(), clk, nil),
+		Nodes:  projections.NewNodeView(store.Log()),
+		Pods:   projections.NewPodView(store.Log()),
 	}
 }
 

@@ -44,13 +44,13 @@ func newHarness(t testing.TB, cfg Config) *harness {
 			t.Error(err)
 		}
 	})
-	if err := projections.Migrate(ctx, store); err != nil {
+	if err := projections.Migrate(ctx, store.Log()); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)
-	w := projections.NewWriter(store, clk, nil)
-	pods := projections.NewPodView(store)
-	r, err := New(cfg, w, projections.NewNodeView(store), pods, clk, zap.NewNop())
+	w := projections.NewWriter(store.Log(), clk, nil)
+	pods := projections.NewPodView(store.Log())
+	r, err := New(cfg, w, projections.NewNodeView(store.Log()), pods, clk, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}

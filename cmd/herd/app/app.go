@@ -48,7 +48,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			newRegistry,
 			openStore,
 			func(store *events.Store, clk clock.Clock, m *projections.Metrics) *projections.Writer {
-				return projections.NewWriter(store, clk, m)
+				return projections.NewWriter(store.Log(), clk, m)
 			},
 			projections.NewNodeView,
 			projections.NewTimelineView,
@@ -152,7 +152,7 @@ func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metr
 	if err != nil {
 		return nil, err
 	}
-	if err := projections.Migrate(ctx, store); err != nil {
+	if err := projections.Migrate(ctx, store.Log()); err != nil {
 		_ = store.Close()
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
 	auth httpapi.Authenticator) (*httpapi.Server, error) {
 	return httpapi.NewServer(httpapi.Deps{
-		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, KubeletTargetView: projections.NewKubeletTargetView(store), Log: store.Log(), Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
+		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Log: store.Log(), Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 		ConfigMaps: w, ConfigMapView: cms, Devices: w, DeviceBindings: devices, Auth: auth,
 		Namespaces: w, NamespaceView: nss, Leases: w, LeaseView: leases,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
