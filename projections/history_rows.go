@@ -46,7 +46,7 @@ func dataAtHead(ctx context.Context, db *viewDB, rowsFrom string, args ...any) (
 // namedRowsFrom selects up to a limit of a cluster-wide view's rows whose
 // name sorts after a name.
 func namedRowsFrom(table string) string {
-	return `(SELECT name, data FROM ` + table + ` WHERE name > ? ORDER BY name LIMIT ?) r ORDER BY r.name`
+	return `(SELECT name, data FROM ` + table + ` WHERE name > ? ORDER BY name LIMIT ?) r ON true ORDER BY r.name`
 }
 
 // namedRowsArgs are namedRowsFrom's arguments for the rows after name
@@ -67,7 +67,7 @@ func sqlLimit(limit int) limitArg {
 // namespacedRowsFrom selects up to a limit of a namespaced view's rows
 // whose (namespace, name) sort after a key's.
 func namespacedRowsFrom(table string) string {
-	return `(SELECT namespace, name, data FROM ` + table + ` WHERE (namespace, name) > (?, ?) ORDER BY namespace, name LIMIT ?) r
+	return `(SELECT namespace, name, data FROM ` + table + ` WHERE (namespace, name) > (?, ?) ORDER BY namespace, name LIMIT ?) r ON true
 ORDER BY r.namespace, r.name`
 }
 

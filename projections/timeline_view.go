@@ -33,7 +33,7 @@ WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?`, node, after, sq
 // Recent returns the newest limit entries across every node, oldest first.
 func (v *TimelineView) Recent(ctx context.Context, limit int) ([]TimelineEntry, error) {
 	rows, err := v.db.QueryContext(ctx, `SELECT position, node, at, kind, reason, message, type FROM
-(SELECT * FROM node_timeline ORDER BY position DESC, seq DESC LIMIT ?) ORDER BY position, seq`, limit)
+(SELECT * FROM node_timeline ORDER BY position DESC, seq DESC LIMIT ?) t ORDER BY position, seq`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recent timeline: %w", err)
 	}

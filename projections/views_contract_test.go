@@ -1,0 +1,459 @@
+package projections
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"herd/domain"
+	"herd/events"
+	"herd/events/pgtest"
+)
+
+// The views' contract: what every engine behind the storage port must do
+// for the views, run unchanged against SQLite and PostgreSQL. A fleet is
+// written through the unit of work; then every view reads back what was
+// written (read-your-writes) at the log's head (a list's resourceVersion),
+// pages through its rows in byte order, answers the node queries that
+// look into a node's data, and a rebuild from the log gives the same
+// answers as the views kept inline.
+
+func TestViewsContractSQLite(t *testing.T) {
+	runViewsContract(t, func(t *testing.T) events.Log {
+		store, err := events.Open(t.Context(), events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = store.Close() })
+		return store.Log()
+	})
+}
+
+func TestViewsContractPostgres(t *testing.T) {
+	runViewsContract(t, func(t *testing.T) events.Log {
+		log, err := events.OpenPostgres(t.Context(), pgtest.URL(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = log.Close() })
+		return log
+	})
+}
+
+func runViewsContract(t *testing.T, open func(t *testing.T) events.Log) {
+	for _, c := range []struct {
+		name string
+		run  func(t *testing.T, f *contractFleet)
+	}{
+		{"ReadYourWrites", contractReadYourWrites},
+		{"ListsAtTheHead", contractListsAtTheHead},
+		{"PagesInByteOrder", contractPagesInByteOrder},
+		{"NodeQueries", contractNodeQueries},
+		{"EveryOtherQuery", contractEveryOtherQuery},
+		{"RebuildEqualsLive", contractRebuildEqualsLive},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			log := open(t)
+			if err := Migrate(t.Context(), log); err != nil {
+				t.Fatal(err)
+			}
+			c.run(t, writeContractFleet(t, log))
+		})
+	}
+}
+
+// contractFleet is a small fleet of every aggregate the views hold,
+// written through the unit of work, with what each write answered.
+type contractFleet struct {
+	log   events.Log
+	w     *Writer
+	clk   *clocktesting.FakeClock
+	nodes map[string]domain.Node
+	pods  map[string]domain.Pod
+}
+
+// contractNodeNames sort differently in byte order ("-" < "." < digits <
+// letters) than in most locales' collations, which ignore punctuation.
+var contractNodeNames = []string{"a-1", "a.0", "a0", "b", "drained", "draining", "gone", "no-execute", "pico-1"}
+
+func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
+	t.Helper()
+	ctx := t.Context()
+	clk := clocktesting.NewFakeClock(t0)
+	f := &contractFleet{log: log, w: NewWriter(log, clk, nil), clk: clk, nodes: map[string]domain.Node{}, pods: map[string]domain.Pod{}}
+	node := func(name string, cmd domain.NodeCommand) {
+		t.Helper()
+		n, err := f.w.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) { return domain.DecideNode(n, cmd, clk.Now()) })
+		if err != nil {
+			t.Fatalf("%T on %s: %v", cmd, name, err)
+		}
+		f.nodes[name] = n
+	}
+	for _, name := range contractNodeNames {
+		kind := domain.KindLinux
+		if name == "pico-1" {
+			kind = domain.KindRP2040
+		}
+		node(name, register(name, kind))
+	}
+	clk.Step(time.Second)
+	node("a0", metrics(600))
+	node("b", domain.SetNodeSchedulable{Unschedulable: true})
+	node("draining", domain.DrainNode{})
+	node("drained", domain.DrainNode{})
+	node("drained", domain.MarkNodeDrained{})
+	node("no-execute", domain.TaintNode{Taint: domain.Taint{Key: "example.com/gpu", Effect: domain.EffectNoExecute}})
+	node("gone", domain.DeleteNode{})
+
+	pod := func(ns, name, nodeName string) {
+		t.Helper()
+		p, err := f.w.UpdatePod(ctx, ns, name, func(p domain.Pod) ([]domain.Event, error) {
+			return domain.DecidePod(p, domain.CreatePod{Namespace: ns, Name: name, UID: "uid-" + ns + "-" + name,
+				Spec: domain.PodSpec{NodeName: nodeName, Containers: []domain.Container{{Name: "c"}}}}, clk.Now())
+		})
+		if err != nil {
+			t.Fatalf("pod %s/%s: %v", ns, name, err)
+		}
+		f.pods[p.Key()] = p
+	}
+	pod("default", "web-a", "a0")
+	pod("default", "web.b", "a0")
+	pod("shop", "cart", "b")
+	pod("shop", "queue", "")
+
+	for _, ns := range []string{"default", "shop"} {
+		if _, err := f.w.UpdateNamespace(ctx, ns, func(n domain.Namespace) ([]domain.Event, error) {
+			return domain.DecideNamespace(n, domain.CreateNamespace{Name: ns, UID: "uid-" + ns}, clk.Now())
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.w.UpdateConfigMap(ctx, "shop", "settings", func(cm domain.ConfigMap) ([]domain.Event, error) {
+		return domain.DecideConfigMap(cm, domain.CreateConfigMap{Namespace: "shop", Name: "settings",
+			Content: domain.ConfigMapContent{Data: map[string]string{"k": "v"}}}, clk.Now())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a0", "b"} {
+		if _, err := f.w.UpdateLease(ctx, domain.NodeLeaseNamespace, name, func(l domain.Lease) ([]domain.Event, error) {
+			return domain.DecideLease(l, domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name,
+				Content: leaseContent(name, clk.Now())}, clk.Now())
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, uid := range []string{"u1", "u2"} {
+		if _, err := f.w.UpdateIPPool(ctx, "10.88.0.0/24", func(p domain.IPPool) ([]domain.Event, error) {
+			return domain.DecideIPPool(p, allocCmd(uid), clk.Now())
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := setTargets(t, f.w, clk.Now(), domain.SetKubeletTarget{Target: target("k8s-02", "http://127.0.0.1:10256")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.w.UpdateDeviceBinding(ctx, "pico-1", func(b domain.DeviceBinding) ([]domain.Event, error) {
+		return domain.DecideDevice(b, domain.BindDevice{Name: "pico-1", Address: "127.0.0.7"}, clk.Now())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func contractReadYourWrites(t *testing.T, f *contractFleet) {
+	ctx := t.Context()
+	nodes := NewNodeView(f.log)
+	for name, want := range f.nodes {
+		got, err := nodes.GetIncludingDeleted(ctx, name)
+		if err != nil {
+			t.Fatalf("node %s: %v", name, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("node %s as written and as read (-written +read):\n%s", name, diff)
+		}
+	}
+	if _, err := nodes.Get(ctx, "gone"); err == nil {
+		t.Error("a deleted node reads back")
+	}
+	pods := NewPodView(f.log)
+	for key, want := range f.pods {
+		got, err := pods.Get(ctx, want.Namespace, want.Name)
+		if err != nil {
+			t.Fatalf("pod %s: %v", key, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("pod %s as written and as read (-written +read):\n%s", key, diff)
+		}
+	}
+	cm, err := NewConfigMapView(f.log).Get(ctx, "shop", "settings")
+	if err != nil || cm.Data["k"] != "v" {
+		t.Errorf("configmap: %+v, %v", cm, err)
+	}
+	if l, err := NewLeaseView(f.log).Get(ctx, domain.NodeLeaseNamespace, "a0"); err != nil || !l.RenewedAt.Equal(f.clk.Now()) {
+		t.Errorf("lease: %+v, %v", l, err)
+	}
+	if a, ok, err := NewIPAMView(f.log).AllocationOf(ctx, "u2"); err != nil || !ok || a.Address == "" {
+		t.Errorf("allocation of u2: %+v %v %v", a, ok, err)
+	}
+	if b, err := NewDeviceBindingView(f.log).Get(ctx, "pico-1"); err != nil || b.Address != "127.0.0.7" {
+		t.Errorf("device binding: %+v, %v", b, err)
+	}
+	if err := NewNamespaceView(f.log).AcceptsObjects(ctx, "shop"); err != nil {
+		t.Errorf("namespace shop: %v", err)
+	}
+	// A refused command writes nothing, on any engine.
+	head, _ := f.log.Head(ctx)
+	if _, err := f.w.UpdateNode(ctx, "gone", func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, domain.SetNodeSchedulable{Unschedulable: true}, f.clk.Now())
+	}); err == nil {
+		t.Error("cordoning a deleted node was accepted")
+	}
+	stale := f.nodes["b"]
+	if _, err := f.w.UpdateLease(ctx, domain.NodeLeaseNamespace, "b", func(l domain.Lease) ([]domain.Event, error) {
+		return domain.DecideLease(l, domain.UpdateLease{Content: leaseContent("b", f.clk.Now()), ResourceVersion: stale.ResourceVersion}, f.clk.Now())
+	}); err == nil {
+		t.Error("a renewal at a stale resourceVersion was accepted")
+	}
+	if h, _ := f.log.Head(ctx); h != head {
+		t.Errorf("refused commands moved the head from %d to %d", head, h)
+	}
+}
+
+func contractListsAtTheHead(t *testing.T, f *contractFleet) {
+	ctx := t.Context()
+	head, err := f.log.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, n int, at int64, err error, want int) {
+		t.Helper()
+		if err != nil || at != head || n != want {
+			t.Errorf("%s: %d rows at %d, %v; want %d at the head %d", what, n, at, err, want, head)
+		}
+	}
+	ns, at, err := NewNodeView(f.log).List(ctx)
+	check("nodes", len(ns), at, err, len(contractNodeNames)-1)
+	ps, at, err := NewPodView(f.log).List(ctx, PodFilter{})
+	check("pods", len(ps), at, err, 4)
+	ps, at, err = NewPodView(f.log).List(ctx, PodFilter{NodeName: "a0"})
+	check("pods on a0", len(ps), at, err, 2)
+	ps, at, err = NewPodView(f.log).List(ctx, PodFilter{Unbound: true})
+	check("unbound pods", len(ps), at, err, 1)
+	cms, at, err := NewConfigMapView(f.log).List(ctx, "")
+	check("configmaps", len(cms), at, err, 1)
+	ls, at, err := NewLeaseView(f.log).List(ctx, domain.NodeLeaseNamespace)
+	check("leases", len(ls), at, err, 2)
+	nss, at, err := NewNamespaceView(f.log).List(ctx)
+	check("namespaces", len(nss), at, err, 2)
+
+	// A list of a view with no rows still has a head.
+	empty, at, err := NewConfigMapView(f.log).List(ctx, "nowhere")
+	check("configmaps of an empty namespace", len(empty), at, err, 0)
+}
+
+func contractPagesInByteOrder(t *testing.T, f *contractFleet) {
+	ctx := t.Context()
+	v := NewNodeView(f.log)
+	var (
+		got   []string
+		after string
+	)
+	for {
+		page, _, err := v.Rows(ctx, after, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range page {
+			got = append(got, n.Name)
+		}
+		if len(page) < 2 {
+			break
+		}
+		after = page[len(page)-1].Name
+	}
+	// Rows include tombstones (a watch's history needs them).
+	if diff := cmp.Diff(contractNodeNames, got); diff != "" {
+		t.Errorf("node rows in pages of 2 (-want +got):\n%s", diff)
+	}
+	pods, _, err := NewPodView(f.log).Rows(ctx, "default/web-a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, p := range pods {
+		keys = append(keys, p.Key())
+	}
+	if diff := cmp.Diff([]string{"default/web.b", "shop/cart", "shop/queue"}, keys); diff != "" {
+		t.Errorf("pod rows after default/web-a (-want +got):\n%s", diff)
+	}
+}
+
+func contractNodeQueries(t *testing.T, f *contractFleet) {
+	ctx := t.Context()
+	v := NewNodeView(f.log)
+	var draining []string
+	ns, err := v.Draining(ctx)
+	for _, n := range ns {
+		draining = append(draining, n.Name)
+	}
+	if err != nil || !cmp.Equal(draining, []string{"draining"}) {
+		t.Errorf("Draining: %v, %v; want [draining]", draining, err)
+	}
+	if got, err := v.NamesWithNoExecute(ctx); err != nil || !cmp.Equal(got, []string{"no-execute"}) {
+		t.Errorf("NamesWithNoExecute: %v, %v", got, err)
+	}
+	// Only a0 reported (Ready), so every other one not deleted needs a
+	// check.
+	want := []string{"a-1", "a.0", "b", "drained", "draining", "no-execute", "pico-1"}
+	if got, err := v.NamesNeedingTaintCheck(ctx); err != nil || !cmp.Equal(got, want) {
+		t.Errorf("NamesNeedingTaintCheck: %v, %v; want %v", got, err, want)
+	}
+	if got, err := v.NamesOfKinds(ctx, []domain.NodeKind{domain.KindRP2040}); err != nil || !cmp.Equal(got, []string{"pico-1"}) {
+		t.Errorf("NamesOfKinds(rp2040): %v, %v", got, err)
+	}
+	deadlines, err := v.NodeDeadlines(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heard := map[string]time.Time{}
+	for _, d := range deadlines {
+		heard[d.Name] = d.LastHeartbeat
+	}
+	// a0 reported at t0+1s and renewed its lease at the fleet's last
+	// write: the later counts. a-1 never did either.
+	if len(deadlines) != len(contractNodeNames)-1 || !heard["a0"].Equal(f.clk.Now()) || !heard["a-1"].IsZero() {
+		t.Errorf("NodeDeadlines: %+v", deadlines)
+	}
+	if got, err := NewPodView(f.log).BoundNodeNames(ctx, ""); err != nil || len(got) == 0 {
+		t.Errorf("BoundNodeNames: %v, %v", got, err)
+	}
+}
+
+// contractEveryOtherQuery runs the views' remaining statements, so that
+// none is left that only one engine understands.
+func contractEveryOtherQuery(t *testing.T, f *contractFleet) {
+	ctx := t.Context()
+	head, _ := f.log.Head(ctx)
+	tl := NewTimelineView(f.log)
+	if es, err := tl.Node(ctx, "drained", 0, 0); err != nil || len(es) < 2 {
+		t.Errorf("timeline of drained: %+v, %v", es, err)
+	}
+	if es, err := tl.Node(ctx, "drained", 0, 1); err != nil || len(es) != 1 {
+		t.Errorf("timeline of drained, limit 1: %+v, %v", es, err)
+	}
+	if es, err := tl.Between(ctx, 0, head); err != nil || len(es) == 0 {
+		t.Errorf("timeline up to the head: %d entries, %v", len(es), err)
+	}
+	pods := NewPodView(f.log)
+	herd := domain.PodSource("")
+	for _, c := range []struct {
+		f    PodFilter
+		want int
+	}{
+		{PodFilter{Namespace: "shop"}, 2},
+		{PodFilter{Phase: domain.PodPending}, 4},
+		{PodFilter{Source: &herd}, 4},
+		{PodFilter{Terminating: true}, 0},
+	} {
+		if ps, _, err := pods.List(ctx, c.f); err != nil || len(ps) != c.want {
+			t.Errorf("pods %+v: %d, %v; want %d", c.f, len(ps), err, c.want)
+		}
+	}
+	if gone, err := pods.GoneNodeNames(ctx, herd); err != nil || len(gone) != 0 {
+		t.Errorf("GoneNodeNames: %v, %v", gone, err)
+	}
+	if got, err := NewNodeView(f.log).Names(ctx); err != nil || len(got) != len(contractNodeNames)-1 {
+		t.Errorf("Names: %v, %v", got, err)
+	}
+	if at, err := NewNodeView(f.log).NodeLeaseRenewedAt(ctx, "b"); err != nil || !at.Equal(f.clk.Now()) {
+		t.Errorf("lease of b renewed at %v, %v", at, err)
+	}
+	if ns, err := NewNamespaceView(f.log).Terminating(ctx); err != nil || len(ns) != 0 {
+		t.Errorf("Terminating: %v, %v", ns, err)
+	}
+	created, err := f.w.EnsureNamespaces(ctx, func() string { return "uid" })
+	// default exists already; the namespace of the node leases is in use.
+	if want := []string{"kube-system", "kube-public", "kube-node-lease"}; err != nil || !cmp.Equal(created, want) {
+		t.Errorf("EnsureNamespaces created %v, %v; want %v", created, err, want)
+	}
+	ts, at, err := NewKubeletTargetView(f.log).Targets(ctx)
+	if h, _ := f.log.Head(ctx); err != nil || at != h || len(ts.Targets) != 1 {
+		t.Errorf("kubelet targets: %+v at %d (head %d), %v", ts, at, h, err)
+	}
+	if kt, err := NewKubeletTargetView(f.log).Get(ctx, "k8s-02"); err != nil || kt.URL != "http://127.0.0.1:10256" {
+		t.Errorf("kubelet target k8s-02: %+v, %v", kt, err)
+	}
+	if bs, err := NewDeviceBindingView(f.log).BoundTo(ctx, "127.0.0.7"); err != nil || len(bs) != 1 {
+		t.Errorf("BoundTo: %+v, %v", bs, err)
+	}
+}
+
+func contractRebuildEqualsLive(t *testing.T, f *contractFleet) {
+	ctx := t.Context()
+	live := contractSnapshot(t, f.log)
+	stats, err := Rebuild(ctx, f.log, RebuildOptions{BatchSize: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head, _ := f.log.Head(ctx); stats.Head != head || stats.Events != head {
+		t.Errorf("rebuild: %+v, want every event up to the head %d", stats, head)
+	}
+	if diff := cmp.Diff(live, contractSnapshot(t, f.log)); diff != "" {
+		t.Errorf("views kept inline and rebuilt from the log (-live +rebuilt):\n%s", diff)
+	}
+	// The rebuilt views go on as the inline ones would.
+	if _, err := f.w.UpdateNode(ctx, "a-1", func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, domain.SetNodeSchedulable{Unschedulable: true}, f.clk.Now())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := NewNodeView(f.log).Get(ctx, "a-1"); err != nil || !n.Unschedulable {
+		t.Errorf("a-1 after a cordon on the rebuilt views: %+v, %v", n, err)
+	}
+}
+
+// contractSnapshot is every view's answer, as JSON.
+func contractSnapshot(t *testing.T, log events.Log) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string]string{}
+	put := func(what string, v any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[what] = string(b)
+	}
+	nodes, _, err := NewNodeView(log).Rows(ctx, "", 0)
+	put("nodes", nodes, err)
+	pods, _, err := NewPodView(log).Rows(ctx, "", 0)
+	put("pods", pods, err)
+	cms, _, err := NewConfigMapView(log).Rows(ctx, "", 0)
+	put("configmaps", cms, err)
+	leases, _, err := NewLeaseView(log).Rows(ctx, "", 0)
+	put("leases", leases, err)
+	nss, _, err := NewNamespaceView(log).Rows(ctx, "", 0)
+	put("namespaces", nss, err)
+	allocs, err := NewIPAMView(log).Allocations(ctx)
+	put("allocations", allocs, err)
+	pools, err := NewIPAMView(log).Pools(ctx)
+	put("pools", pools, err)
+	bindings, err := NewDeviceBindingView(log).List(ctx)
+	put("device bindings", bindings, err)
+	recent, err := NewTimelineView(log).Recent(ctx, 1000)
+	put("timeline", recent, err)
+	fleet, err := NewNodeView(log).FleetHealth(ctx)
+	put("fleet", fleet, err)
+	targets, _, err := NewKubeletTargetView(log).Targets(ctx)
+	put("kubelet targets", targets, err)
+	return out
+}
