@@ -143,8 +143,8 @@ func NewCompactor(w *Writer, cfg CompactionConfig, metrics *Metrics) (*Compactor
 		return nil, err
 	}
 	store := events.SQLiteStore(w.log)
-	if store == nil {
-		return nil, errors.New("retention: herd thins its log on SQLite only for now; on PostgreSQL it keeps every event (run without --retention-heartbeats)")
+	if store == nil && cfg.Retention > 0 {
+		return nil, errors.New("--heartbeat-retention: herd thins its log on SQLite only for now; on PostgreSQL it keeps every heartbeat (--heartbeat-retention 0)")
 	}
 	return &Compactor{
 		w: w, store: store, clock: w.clock, cfg: cfg, metrics: metrics,

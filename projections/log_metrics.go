@@ -12,7 +12,7 @@ import (
 // logCollector reports the log's size and what the retention policy has
 // deleted, read when Prometheus scrapes rather than kept up to date.
 type logCollector struct {
-	store *events.Store
+	log events.Log
 
 	events, bytes, free, through, deleted *prometheus.Desc
 }
@@ -21,11 +21,13 @@ type logCollector struct {
 // index probe.
 const scrapeTimeout = 5 * time.Second
 
-// RegisterLogMetrics registers the collector of store's size and
-// compaction with reg.
-func RegisterLogMetrics(reg prometheus.Registerer, store *events.Store) {
+// RegisterLogMetrics registers the collector of log's size and
+// compaction with reg. The database's size is the SQLite file's; on
+// PostgreSQL, whose size is the database server's to report, it is left
+// out.
+func RegisterLogMetrics(reg prometheus.Registerer, log events.Log) {
 	reg.MustRegister(&logCollector{
-		store:   store,
+		log:     log,
 		events:  prometheus.NewDesc("herd_log_events", "Events in the log now: appended and not deleted by the retention policy.", nil, nil),
 		bytes:   prometheus.NewDesc("herd_log_database_bytes", "Size of the SQLite database file (the log, its views and their indexes), free pages included.", nil, nil),
 		free:    prometheus.NewDesc("herd_log_free_bytes", "Bytes of free pages in the database file, reused by new events before the file grows.", nil, nil),
@@ -43,13 +45,17 @@ func (c *logCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *logCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 	defer cancel()
-	comp := c.store.Compaction()
+	comp := c.log.Compaction()
 	ch <- prometheus.MustNewConstMetric(c.through, prometheus.GaugeValue, float64(comp.Through))
 	ch <- prometheus.MustNewConstMetric(c.deleted, prometheus.CounterValue, float64(comp.Deleted))
-	if head, err := c.store.Head(ctx, c.store.DB()); err == nil {
+	if head, err := c.log.Head(ctx); err == nil {
 		ch <- prometheus.MustNewConstMetric(c.events, prometheus.GaugeValue, float64(head-comp.Deleted))
 	}
-	if size, err := c.store.FileSize(ctx); err == nil {
+	store := events.SQLiteStore(c.log)
+	if store == nil {
+		return
+	}
+	if size, err := store.FileSize(ctx); err == nil {
 		ch <- prometheus.MustNewConstMetric(c.bytes, prometheus.GaugeValue, float64(size.Bytes))
 		ch <- prometheus.MustNewConstMetric(c.free, prometheus.GaugeValue, float64(size.FreeBytes))
 	}

@@ -18,9 +18,9 @@ var Module = fx.Options(
 	fx.Provide(
 		NewMetrics,
 		projections.NewKubeletTargetView,
-		func(w *projections.Writer, store *events.Store, clk clock.Clock) Sink {
-			return &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(store.Log())},
-				Namespaces: namespaceStore{w, projections.NewNamespaceView(store.Log())}, Clock: clk}
+		func(w *projections.Writer, log events.Log, clk clock.Clock) Sink {
+			return &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(log)},
+				Namespaces: namespaceStore{w, projections.NewNamespaceView(log)}, Clock: clk}
 		},
 		func(cfg Config, sink Sink, w *projections.Writer, view *projections.KubeletTargetView, clk clock.Clock, log *zap.Logger, m *Metrics) (*Manager, error) {
 			return NewManager(cfg, sink, w, view, clk, log, m)

@@ -46,9 +46,12 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			func() clock.WithTicker { return clock.RealClock{} },
 			func(c clock.WithTicker) clock.Clock { return c },
 			newRegistry,
-			openStore,
-			func(store *events.Store, clk clock.Clock, m *projections.Metrics) *projections.Writer {
-				return projections.NewWriter(store.Log(), clk, m)
+			openLog,
+			// The SQLite store behind the log, nil on PostgreSQL: the
+			// reconcilers' dispatcher follows it.
+			events.SQLiteStore,
+			func(l events.Log, clk clock.Clock, m *projections.Metrics) *projections.Writer {
+				return projections.NewWriter(l, clk, m)
 			},
 			projections.NewNodeView,
 			projections.NewTimelineView,
@@ -139,50 +142,72 @@ func registerNodeSeries(lc fx.Lifecycle, reg prometheus.Registerer, w *projectio
 	return nil
 }
 
-func openStore(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metrics, reg prometheus.Registerer) (*events.Store, error) {
-	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
-		return nil, fmt.Errorf("--data-dir %s: %w", cfg.DataDir, err)
-	}
-	if err := lockDataDir(lc, cfg, log); err != nil {
+// openLog opens the event log where --database says, brings its views'
+// tables up to date, and closes it last of all when herd stops: what herd
+// acknowledged is in it. A SQLite file is herd's alone (its directory is
+// locked); a PostgreSQL database is shared by every replica.
+func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metrics, reg prometheus.Registerer) (events.Log, error) {
+	db, err := parseDatabase(cfg.Database, cfg.DataDir)
+	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	store, err := events.Open(ctx, events.Config{Path: cfg.DatabasePath(), FollowInterval: cfg.PollInterval}, NewWatermillLogger(log))
-	if err != nil {
+	var l events.Log
+	switch db.engine {
+	case events.EnginePostgres:
+		pg, err := events.OpenPostgres(ctx, db.url)
+		if err != nil {
+			return nil, fmt.Errorf("--database %s: %w", db, err)
+		}
+		l = pg
+	default:
+		dir := db.dir()
+		if cfg.Database == "" {
+			dir = cfg.DataDir
+		}
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("--data-dir %s: %w", dir, err)
+		}
+		if err := lockDataDir(lc, dir, log); err != nil {
+			return nil, err
+		}
+		store, err := events.Open(ctx, events.Config{Path: db.path, FollowInterval: cfg.PollInterval}, NewWatermillLogger(log))
+		if err != nil {
+			return nil, err
+		}
+		l = store.Log()
+	}
+	if err := projections.Migrate(ctx, l); err != nil {
+		_ = l.Close()
 		return nil, err
 	}
-	if err := projections.Migrate(ctx, store.Log()); err != nil {
-		_ = store.Close()
-		return nil, err
-	}
-	head, err := store.Log().Head(ctx)
+	head, err := l.Head(ctx)
 	if err != nil {
-		_ = store.Close()
+		_ = l.Close()
 		return nil, err
 	}
 	m.SetHead(head)
-	projections.RegisterLogMetrics(reg, store)
-	log.Info("event log open", zap.String("path", cfg.DatabasePath()), zap.Int64("position", head))
+	projections.RegisterLogMetrics(reg, l)
+	log.Info("event log open", zap.Stringer("database", db), zap.Int64("position", head))
 	lc.Append(fx.StopHook(func() error {
-		// The log closes last of all: what herd acknowledged is in it.
-		err := store.Close()
+		err := l.Close()
 		if err != nil {
 			log.Error("the event log did not close cleanly", zap.Error(err))
 			return err
 		}
-		log.Info("herd stopped: the event log is closed", zap.String("path", cfg.DatabasePath()))
+		log.Info("herd stopped: the event log is closed", zap.Stringer("database", db))
 		return nil
 	}))
-	return store, nil
+	return l, nil
 }
 
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
-	store *events.Store, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
+	kubeletTargets *projections.KubeletTargetView, elog events.Log, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
 	auth httpapi.Authenticator) (*httpapi.Server, error) {
 	return httpapi.NewServer(httpapi.Deps{
-		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Log: store.Log(), Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
+		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, KubeletTargetView: kubeletTargets, Log: elog, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 		ConfigMaps: w, ConfigMapView: cms, Devices: w, DeviceBindings: devices, Auth: auth,
 		Namespaces: w, NamespaceView: nss, Leases: w, LeaseView: leases,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
@@ -193,8 +218,8 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 // listens, once the API has told it about every resource, and its watches
 // end as soon as the API begins to shut down: a watch would otherwise
 // hold the shutdown until it timed out.
-func newWatchHub(lc fx.Lifecycle, cfg Config, store *events.Store, clk clock.WithTicker, log *zap.Logger, reg prometheus.Registerer) (*watch.Hub, error) {
-	hub, err := watch.NewHub(store.Log(), cfg.Watch, clk, log.Named("watch"), watch.NewMetrics(reg))
+func newWatchHub(lc fx.Lifecycle, cfg Config, elog events.Log, clk clock.WithTicker, log *zap.Logger, reg prometheus.Registerer) (*watch.Hub, error) {
+	hub, err := watch.NewHub(elog, cfg.Watch, clk, log.Named("watch"), watch.NewMetrics(reg))
 	if err != nil {
 		return nil, err
 	}

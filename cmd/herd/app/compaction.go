@@ -8,13 +8,19 @@ import (
 	"go.uber.org/zap"
 	"k8s.io/utils/clock"
 
+	"herd/events"
 	"herd/projections"
 )
 
 // newCompactor runs the heartbeat retention policy every interval of the
 // injected clock while herd serves, from start to stop.
 func newCompactor(lc fx.Lifecycle, cfg Config, w *projections.Writer, m *projections.Metrics,
-	clk clock.WithTicker, log *zap.Logger) (*projections.Compactor, error) {
+	clk clock.WithTicker, log *zap.Logger, elog events.Log) (*projections.Compactor, error) {
+	if events.SQLiteStore(elog) == nil && cfg.Compaction.Retention > 0 {
+		log.Warn("heartbeat retention runs on SQLite only for now: on PostgreSQL every heartbeat is kept",
+			zap.Duration("heartbeat_retention", cfg.Compaction.Retention))
+		cfg.Compaction.Retention = 0
+	}
 	c, err := projections.NewCompactor(w, cfg.Compaction, m)
 	if err != nil {
 		return nil, err

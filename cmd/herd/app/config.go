@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"path/filepath"
 	"time"
 
 	"herd/adapters/kubelet"
 	"herd/adapters/mockruntime"
 	"herd/domain"
-	"herd/events"
 	"herd/projections"
 	"herd/projections/watch"
 	"herd/reconcilers"
@@ -27,8 +25,13 @@ type Config struct {
 	// Listen is the address of the HTTP API. The default keeps herd on
 	// loopback until an operator decides otherwise.
 	Listen string
-	// DataDir holds the SQLite database (herd.db and its WAL).
+	// DataDir holds the SQLite database (herd.db and its WAL) when
+	// Database is empty.
 	DataDir string
+	// Database is where the log and its views live: sqlite:///path/herd.db,
+	// or a PostgreSQL connection string that any number of herd serve
+	// processes share. Empty is herd.db in DataDir.
+	Database string
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
 	// LogFormat is console (for people) or json (for log shippers).
@@ -116,8 +119,15 @@ func DefaultConfig() Config {
 	}
 }
 
-// DatabasePath is the SQLite file inside DataDir.
-func (c Config) DatabasePath() string { return filepath.Join(c.DataDir, events.DatabaseFileName) }
+// DatabasePath is the SQLite file: --database's, or herd.db inside
+// DataDir. It is empty when the log is in PostgreSQL.
+func (c Config) DatabasePath() string {
+	d, err := parseDatabase(c.Database, c.DataDir)
+	if err != nil {
+		return ""
+	}
+	return d.path
+}
 
 // Validate reports every wrong setting at once, each by its flag name.
 func (c Config) Validate() error {
@@ -127,6 +137,9 @@ func (c Config) Validate() error {
 	}
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir must not be empty"))
+	}
+	if _, err := parseDatabase(c.Database, c.DataDir); err != nil {
+		errs = append(errs, err)
 	}
 	errs = append(errs, validateLogging(c.LogLevel, c.LogFormat)...)
 	t := c.Thresholds
