@@ -1,21 +1,44 @@
 package features
 
 import (
+	"os"
 	"testing"
 
 	"github.com/cucumber/godog"
+
+	"herd/events/pgtest"
 )
 
-// TestFeatures runs every *.feature file in this directory, each scenario
-// as a subtest with a world of its own: a fresh data directory, a fake
-// clock and a freshly started herd.
+// TestMain stops the specs' PostgreSQL server when they are done.
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+
+// TestFeatures runs every *.feature file in this directory against herd
+// on its default engine, SQLite, each scenario as a subtest with a world
+// of its own: a fresh data directory, a fake clock and a freshly started
+// herd.
 func TestFeatures(t *testing.T) {
+	runFeatures(t, "", nil)
+}
+
+// TestFeaturesOnPostgres runs them again with herd's log and views in
+// PostgreSQL, each scenario on a fresh database, but for the scenarios
+// tagged @sqlite: what herd does on SQLite alone (a full disk under its
+// file, thinning the log).
+func TestFeaturesOnPostgres(t *testing.T) {
+	pgtest.Server(t) // skips, saying why, when PostgreSQL cannot be had
+	runFeatures(t, "~@sqlite", func() string { return pgtest.URL(t) })
+}
+
+// runFeatures runs the scenarios that tags select (all for ""); database,
+// when set, gives each scenario the --database herd runs on.
+func runFeatures(t *testing.T, tags string, database func() string) {
 	suite := godog.TestSuite{
 		Name:                "herd",
-		ScenarioInitializer: initializeScenario,
+		ScenarioInitializer: func(sc *godog.ScenarioContext) { initializeScenario(sc, database) },
 		Options: &godog.Options{
 			Format:   "pretty",
 			Paths:    []string{"."},
+			Tags:     tags,
 			TestingT: t,
 			Strict:   true,
 		},
@@ -27,8 +50,8 @@ func TestFeatures(t *testing.T) {
 
 // initializeScenario gives one scenario its world and binds the steps to
 // it. godog calls it once per scenario, so nothing is shared between them.
-func initializeScenario(sc *godog.ScenarioContext) {
-	w := &world{}
+func initializeScenario(sc *godog.ScenarioContext, database func() string) {
+	w := &world{database: database}
 	sc.Before(w.start)
 	sc.After(w.stop)
 	w.registerHerdSteps(sc)

@@ -1,3 +1,4 @@
+@sqlite
 Feature: A full disk
   When the disk under herd's log fills up, every write is refused with an
   error that says so, nothing acknowledged is lost, and /readyz says herd

@@ -73,7 +73,7 @@ func (w *world) settle() error {
 	quiet := 0
 	for quiet < 3 {
 		<-tick.C
-		head, err := w.store.Head(context.Background(), w.store.DB())
+		head, err := w.log.Head(context.Background())
 		if err != nil {
 			return err
 		}

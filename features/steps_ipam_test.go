@@ -109,7 +109,7 @@ func (w *world) addressesInUse(t *godog.Table) error {
 	if err != nil {
 		return err
 	}
-	all, err := projections.NewIPAMView(w.store.Log()).Allocations(context.Background())
+	all, err := projections.NewIPAMView(w.log).Allocations(context.Background())
 	if err != nil {
 		return err
 	}

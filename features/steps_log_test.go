@@ -266,8 +266,16 @@ func (w *world) replayEqualsLive(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	scratch := filepath.Join(w.dir, "verify.db")
-	diff, stats, err := projections.Verify(ctx, w.store, scratch, events.Config{PollInterval: 10 * time.Millisecond}, projections.RebuildOptions{})
+	var (
+		diff  *projections.Difference
+		stats projections.RebuildStats
+	)
+	if w.store != nil {
+		scratch := filepath.Join(w.dir, "verify.db")
+		diff, stats, err = projections.Verify(ctx, w.store, scratch, events.Config{PollInterval: 10 * time.Millisecond}, projections.RebuildOptions{})
+	} else {
+		diff, stats, err = projections.VerifyInPlace(ctx, w.log, projections.RebuildOptions{})
+	}
 	if err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}

@@ -59,11 +59,7 @@ func (w *world) retentionRuns() error {
 // wholeLog reads every event the log holds, in order.
 func (w *world) wholeLog() ([]events.Record, error) {
 	ctx := context.Background()
-	head, err := w.store.Head(ctx, w.store.DB())
-	if err != nil {
-		return nil, err
-	}
-	return w.store.ReadRange(ctx, w.store.DB(), 0, head)
+	return w.log.ReadAfter(ctx, 0, 0)
 }
 
 // heartbeatsOf are the recorded times of node's heartbeats in recs.

@@ -38,10 +38,15 @@ const (
 // world is everything one scenario runs against: its own data directory,
 // its own fake clock, its own herd, and what the operator has seen so far.
 type world struct {
-	dir    string
-	clock  *clocktesting.FakeClock
-	app    *fx.App
-	server *app.HTTPServer
+	// database, when set, gives the scenario's herd its --database (a
+	// fresh PostgreSQL database); else herd keeps its log in dir.
+	database func() string
+	dir      string
+	clock    *clocktesting.FakeClock
+	app      *fx.App
+	server   *app.HTTPServer
+	log      events.Log
+	// store is the SQLite store behind log; nil on PostgreSQL.
 	store  *events.Store
 	client *http.Client
 	// cfg is what herd runs with in this scenario.
@@ -112,6 +117,9 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 	cfg := app.DefaultConfig()
 	cfg.Listen = "127.0.0.1:0"
 	cfg.DataDir = dir
+	if w.database != nil {
+		cfg.Database = w.database()
+	}
 	cfg.LogLevel = "error"
 	// herd's own writes wake the reconcilers at once; a short fallback
 	// poll keeps anything a commit did not announce quick too.
@@ -151,7 +159,7 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 func (w *world) launch(ctx context.Context) error {
 	w.app = fx.New(app.Options(w.cfg, append([]fx.Option{
 		fx.Decorate(func(clock.WithTicker) clock.WithTicker { return w.clock }),
-		fx.Populate(&w.server, &w.store, &w.recs, &w.devices.listener, &w.mock, &w.kubelets, &w.compactor),
+		fx.Populate(&w.server, &w.log, &w.recs, &w.devices.listener, &w.mock, &w.kubelets, &w.compactor),
 	}, w.zoneOptions()...)...))
 	if err := w.app.Err(); err != nil {
 		w.app = nil
@@ -163,6 +171,7 @@ func (w *world) launch(ctx context.Context) error {
 		w.app = nil
 		return fmt.Errorf("start herd: %w", err)
 	}
+	w.store = events.SQLiteStore(w.log)
 	if len(w.recs.Running()) == 0 {
 		w.recs = nil
 		return nil

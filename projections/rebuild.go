@@ -50,27 +50,44 @@ type RebuildStats struct {
 // folded state per aggregate (one per row of its view), plus a few
 // batches of records and of encoded rows per core.
 func Rebuild(ctx context.Context, log events.Log, opts RebuildOptions) (RebuildStats, error) {
-	if opts.BatchSize <= 0 {
-		opts.BatchSize = 20000
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
 	start := time.Now() // wall time: how long the rebuild took, for the operator
 	ltx, err := log.Begin(ctx)
 	if err != nil {
 		return RebuildStats{}, fmt.Errorf("rebuild: begin: %w", err)
 	}
 	defer func() { _ = ltx.Rollback() }()
-	tx := newUnitTx(ltx).views()
+	stats, err := rebuildIn(ctx, log, ltx, opts, true)
+	if err != nil {
+		return stats, err
+	}
+	if err := ltx.Commit(); err != nil {
+		return stats, fmt.Errorf("rebuild: commit: %w", err)
+	}
+	stats.Took = time.Since(start)
+	return stats, nil
+}
 
+// rebuildIn empties the view tables ltx sees and refills them from log
+// up to ltx's head, in ltx; the caller commits or rolls back. With
+// reindex, the tables' secondary indexes are dropped first and created
+// again at the end.
+func rebuildIn(ctx context.Context, log events.Log, ltx events.LogTx, opts RebuildOptions, reindex bool) (RebuildStats, error) {
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 20000
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	tx := newUnitTx(ltx).views()
 	total, err := ltx.Head(ctx)
 	if err != nil {
 		return RebuildStats{}, fmt.Errorf("rebuild: head: %w", err)
 	}
-	indexes, err := dropViewIndexes(ctx, tx)
-	if err != nil {
-		return RebuildStats{}, err
+	var indexes []viewIndex
+	if reindex {
+		if indexes, err = dropViewIndexes(ctx, tx); err != nil {
+			return RebuildStats{}, err
+		}
 	}
 	for _, t := range allViewTables() {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.name); err != nil {
@@ -128,9 +145,5 @@ ON CONFLICT (projection) DO UPDATE SET position = excluded.position, rebuilt_at 
 		stats.Head, opts.Now().UTC().Format(time.RFC3339Nano)); err != nil {
 		return stats, fmt.Errorf("rebuild: checkpoint: %w", err)
 	}
-	if err := ltx.Commit(); err != nil {
-		return stats, fmt.Errorf("rebuild: commit: %w", err)
-	}
-	stats.Took = time.Since(start)
 	return stats, nil
 }

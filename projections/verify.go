@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"strings"
@@ -74,10 +73,16 @@ func Verify(ctx context.Context, live *events.Store, scratchPath string, cfg eve
 
 // firstDifference compares live_<table> with <table> row by row in key
 // order, using SQL's own value comparison (BLOBs byte for byte).
-func firstDifference(ctx context.Context, db *sql.DB, table, orderBy string) (*Difference, error) {
-	q := fmt.Sprintf(`SELECT 'live', * FROM (SELECT * FROM live_%[1]s EXCEPT SELECT * FROM %[1]s)
-UNION ALL SELECT 'rebuilt', * FROM (SELECT * FROM %[1]s EXCEPT SELECT * FROM live_%[1]s)
-ORDER BY %[2]s LIMIT 2`, table, orderBy)
+func firstDifference(ctx context.Context, db events.Querier, table, orderBy string) (*Difference, error) {
+	return firstDifferenceOf(ctx, db, table, "live_"+table, table, orderBy)
+}
+
+// firstDifferenceOf compares the tables live and rebuilt, copies of the
+// view table named table, row by row in key order.
+func firstDifferenceOf(ctx context.Context, db events.Querier, table, live, rebuilt, orderBy string) (*Difference, error) {
+	q := fmt.Sprintf(`SELECT 'live', * FROM (SELECT * FROM %[1]s EXCEPT SELECT * FROM %[2]s) l
+UNION ALL SELECT 'rebuilt', * FROM (SELECT * FROM %[2]s EXCEPT SELECT * FROM %[1]s) r
+ORDER BY %[3]s LIMIT 2`, live, rebuilt, orderBy)
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("verify: compare %s: %w", table, err)
