@@ -13,14 +13,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"herd/cmd/herd/app"
 	"herd/events"
 	"herd/projections"
 )
 
 func newReplayCmd() *cobra.Command {
 	var (
-		dataDir string
-		verify  bool
+		dataDir, database string
+		verify            bool
 	)
 	cmd := &cobra.Command{
 		Use:   "replay",
@@ -35,18 +36,27 @@ database (safe while herd serves), compares the rebuilt views with the live
 ones and exits non-zero, naming the first difference, when they differ.
 It first checks that the data directory's filesystem has room for the
 copy (about twice the log), and removes the copy however it ends, Ctrl-C
-included.`,
+included.
+
+With --database on PostgreSQL there is no lock and no file: replay
+rebuilds in one transaction (stop every herd serve replica first, or their
+writes wait for it), and --verify rebuilds into temporary tables at one
+snapshot of the log and compares, changing nothing, while replicas serve.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Ctrl-C or SIGTERM ends the rebuild through its context, so
 			// that the scratch copy is removed on the way out.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if database != "" {
+				return reportErr(cmd, replayDatabase(ctx, dataDir, database, verify, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			}
 			err := replay(ctx, dataDir, verify, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			return reportErr(cmd, err)
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data-dir", "./herd-data", "directory of the SQLite event log")
+	cmd.Flags().StringVar(&database, "database", "", "the event log's database, as herd serve's --database (sqlite:///path/herd.db or a PostgreSQL URL); overrides --data-dir")
 	cmd.Flags().BoolVar(&verify, "verify", false, "compare a rebuild with the live views instead of replacing them")
 	return cmd
 }
@@ -69,15 +79,56 @@ func replay(ctx context.Context, dataDir string, verify bool, out, errOut io.Wri
 	opts := projections.RebuildOptions{Progress: progressPrinter(errOut)}
 	if !verify {
 		stats, err := projections.Rebuild(ctx, store.Log(), opts)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "rebuilt the views from %d events up to position %d in %s (%.0f events/s)\n",
-			stats.Events, stats.Head, stats.Took.Round(time.Millisecond), rate(stats))
-		return nil
+		return reportRebuild(out, stats, err)
 	}
 	scratch := filepath.Join(dataDir, fmt.Sprintf("verify-%d.db", os.Getpid()))
 	diff, stats, err := projections.Verify(ctx, store, scratch, events.Config{}, opts)
+	return reportVerify(out, diff, stats, err)
+}
+
+// replayDatabase is replay for --database: on SQLite, replay in the
+// file's directory; on PostgreSQL, a rebuild or an in-place verify.
+func replayDatabase(ctx context.Context, dataDir, database string, verify bool, out, errOut io.Writer) (err error) {
+	db, err := app.ParseDatabase(database, dataDir)
+	if err != nil {
+		return err
+	}
+	if db.Engine == events.EngineSQLite {
+		if filepath.Base(db.Path) != events.DatabaseFileName {
+			return fmt.Errorf("--database %s: replay works on a data directory's %s", db, events.DatabaseFileName)
+		}
+		return replay(ctx, filepath.Dir(db.Path), verify, out, errOut)
+	}
+	log, err := events.OpenPostgres(ctx, db.URL)
+	if err != nil {
+		return fmt.Errorf("--database %s: %w", db, err)
+	}
+	defer func() { err = errors.Join(err, log.Close()) }()
+	if err := projections.Migrate(ctx, log); err != nil {
+		return err
+	}
+	opts := projections.RebuildOptions{Progress: progressPrinter(errOut)}
+	if !verify {
+		stats, err := projections.Rebuild(ctx, log, opts)
+		return reportRebuild(out, stats, err)
+	}
+	diff, stats, err := projections.VerifyInPlace(ctx, log, opts)
+	return reportVerify(out, diff, stats, err)
+}
+
+// reportRebuild tells the operator what a rebuild did.
+func reportRebuild(out io.Writer, stats projections.RebuildStats, err error) error {
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "rebuilt the views from %d events up to position %d in %s (%.0f events/s)\n",
+		stats.Events, stats.Head, stats.Took.Round(time.Millisecond), rate(stats))
+	return nil
+}
+
+// reportVerify tells the operator what a verify found, and fails when
+// the views differ.
+func reportVerify(out io.Writer, diff *projections.Difference, stats projections.RebuildStats, err error) error {
 	if err != nil {
 		return err
 	}

@@ -147,16 +147,16 @@ func registerNodeSeries(lc fx.Lifecycle, reg prometheus.Registerer, w *projectio
 // acknowledged is in it. A SQLite file is herd's alone (its directory is
 // locked); a PostgreSQL database is shared by every replica.
 func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metrics, reg prometheus.Registerer) (events.Log, error) {
-	db, err := parseDatabase(cfg.Database, cfg.DataDir)
+	db, err := ParseDatabase(cfg.Database, cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var l events.Log
-	switch db.engine {
+	switch db.Engine {
 	case events.EnginePostgres:
-		pg, err := events.OpenPostgres(ctx, db.url)
+		pg, err := events.OpenPostgres(ctx, db.URL)
 		if err != nil {
 			return nil, fmt.Errorf("--database %s: %w", db, err)
 		}
@@ -172,7 +172,7 @@ func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metric
 		if err := lockDataDir(lc, dir, log); err != nil {
 			return nil, err
 		}
-		store, err := events.Open(ctx, events.Config{Path: db.path, FollowInterval: cfg.PollInterval}, NewWatermillLogger(log))
+		store, err := events.Open(ctx, events.Config{Path: db.Path, FollowInterval: cfg.PollInterval}, NewWatermillLogger(log))
 		if err != nil {
 			return nil, err
 		}

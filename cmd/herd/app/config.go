@@ -122,11 +122,11 @@ func DefaultConfig() Config {
 // DatabasePath is the SQLite file: --database's, or herd.db inside
 // DataDir. It is empty when the log is in PostgreSQL.
 func (c Config) DatabasePath() string {
-	d, err := parseDatabase(c.Database, c.DataDir)
+	d, err := ParseDatabase(c.Database, c.DataDir)
 	if err != nil {
 		return ""
 	}
-	return d.path
+	return d.Path
 }
 
 // Validate reports every wrong setting at once, each by its flag name.
@@ -138,7 +138,7 @@ func (c Config) Validate() error {
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir must not be empty"))
 	}
-	if _, err := parseDatabase(c.Database, c.DataDir); err != nil {
+	if _, err := ParseDatabase(c.Database, c.DataDir); err != nil {
 		errs = append(errs, err)
 	}
 	errs = append(errs, validateLogging(c.LogLevel, c.LogFormat)...)
