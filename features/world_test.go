@@ -172,6 +172,9 @@ func (w *world) launch(ctx context.Context) error {
 		return fmt.Errorf("start herd: %w", err)
 	}
 	w.store = events.SQLiteStore(w.log)
+	if w.database != nil && w.store != nil {
+		return errors.New("herd was given a PostgreSQL database and opened a SQLite file")
+	}
 	if len(w.recs.Running()) == 0 {
 		w.recs = nil
 		return nil
