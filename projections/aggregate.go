@@ -88,7 +88,7 @@ func (a *aggregate[S]) update(ctx context.Context, w *Writer, key string, decide
 // write the rows, all in tx. It returns the state as far as it got.
 func (a *aggregate[S]) updateTx(ctx context.Context, w *Writer, tx unitTx, key string, decide func(S) ([]domain.Event, error)) (S, error) {
 	stream := a.of.Stream(key)
-	if a.cached {
+	if a.cached && w.cacheStates {
 		if cached, ok := w.states.get(stream); ok {
 			s, err := a.decideAndWrite(ctx, w, tx, key, cached.(S), decide)
 			if !errors.Is(err, domain.ErrConflict) {
@@ -138,12 +138,13 @@ func (a *aggregate[S]) decideAndWrite(ctx context.Context, w *Writer, tx unitTx,
 	if a.observers != nil {
 		obs = a.observers(w)
 	}
-	if a.cached || len(obs) > 0 {
+	cache := a.cached && w.cacheStates
+	if cache || len(obs) > 0 {
 		// One function after the commit for both: a heartbeat pays for
 		// one closure, not two.
 		version := a.version(s)
 		w.group.afterCommit(func() {
-			if a.cached {
+			if cache {
 				w.states.put(stream, version, s)
 			}
 			for _, o := range obs {

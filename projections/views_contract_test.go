@@ -490,3 +490,47 @@ func TestVerifyInPlaceOnPostgres(t *testing.T) {
 		t.Fatalf("verify after a row was changed behind herd's back: %v, %v", diff, err)
 	}
 }
+
+// TestReplicasDecideOnEachOthersWrites: two herd processes on one
+// PostgreSQL database each decide a command on the node as the other
+// left it, never on a state of their own remembered from before.
+func TestReplicasDecideOnEachOthersWrites(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.URL(t)
+	open := func() *Writer {
+		log, err := events.OpenPostgres(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = log.Close() })
+		if err := Migrate(ctx, log); err != nil {
+			t.Fatal(err)
+		}
+		return NewWriter(log, clocktesting.NewFakeClock(t0), nil)
+	}
+	a, b := open(), open()
+	cordon := func(w *Writer, unschedulable bool) domain.Node {
+		t.Helper()
+		n, err := w.UpdateNode(ctx, "web-01", func(n domain.Node) ([]domain.Event, error) {
+			return domain.DecideNode(n, domain.SetNodeSchedulable{Unschedulable: unschedulable}, t0)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if _, err := a.UpdateNode(ctx, "web-01", func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, register("web-01", domain.KindLinux), t0)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cordon(a, true)
+	cordon(b, false)
+	if n := cordon(a, true); !n.Unschedulable || n.Version != 4 {
+		t.Errorf("a cordon through the first replica after an uncordon through the second: unschedulable %v at version %d, want true at 4",
+			n.Unschedulable, n.Version)
+	}
+	if n, err := NewNodeView(b.log).Get(ctx, "web-01"); err != nil || !n.Unschedulable {
+		t.Errorf("the second replica reads %+v, %v", n, err)
+	}
+}

@@ -25,8 +25,13 @@ type Writer struct {
 	metrics *Metrics
 	group   *groupCommit
 	// states remembers the committed states of the aggregates that ask
-	// for it (see aggregate.cached).
-	states stateCache
+	// for it (see aggregate.cached), when cacheStates: on SQLite, whose
+	// one writer is this process. On PostgreSQL other replicas write the
+	// same streams, and a state remembered here could decide a command
+	// on what another replica has since changed (a cordon answered as
+	// already done), so every command reads its row.
+	states      stateCache
+	cacheStates bool
 	// nodeObservers are told of every committed node state (ObserveNodes).
 	nodeObservers observers[domain.Node]
 }
@@ -34,7 +39,9 @@ type Writer struct {
 // NewWriter returns a Writer appending to log, stamping records with
 // clk's time. metrics may be nil.
 func NewWriter(log events.Log, clk clock.PassiveClock, metrics *Metrics) *Writer {
-	return &Writer{log: log, views: newViewDB(log), clock: clk, metrics: metrics, group: &groupCommit{log: log, metrics: metrics}}
+	_, engine := events.SQLDB(log)
+	return &Writer{log: log, views: newViewDB(log), clock: clk, metrics: metrics, group: &groupCommit{log: log, metrics: metrics},
+		cacheStates: engine != events.EnginePostgres}
 }
 
 // appendEvents appends evs to stream at the expected version and returns
