@@ -11,8 +11,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"herd/domain"
+	"herd/events"
 	"herd/projections/watch"
 )
+
+// unavailableRetryAfter is the Retry-After, in seconds, of an answer
+// while the database cannot be reached: a standby's promotion takes a
+// few seconds.
+const unavailableRetryAfter = 2
 
 // requestError is an error the API layer found before any command ran:
 // the request itself is malformed.
@@ -99,6 +105,13 @@ func statusFor(err error, kind, name string) metav1.Status {
 		st.Code, st.Reason = http.StatusConflict, metav1.StatusReasonConflict
 	case errors.Is(err, domain.ErrForbidden):
 		st.Code, st.Reason = http.StatusForbidden, metav1.StatusReasonForbidden
+	case events.Unavailable(err):
+		// No database primary answers: retry shortly, perhaps on
+		// another replica. A write was not acknowledged, whether or not
+		// it reached the database before the connection broke.
+		st.Code, st.Reason = http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable
+		st.Message = "the database cannot be reached: " + err.Error()
+		st.Details.RetryAfterSeconds = unavailableRetryAfter
 	default:
 		st.Code, st.Reason = http.StatusInternalServerError, metav1.StatusReasonInternalError
 		st.Message = "internal error: " + err.Error()

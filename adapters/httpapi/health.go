@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -41,6 +42,9 @@ func (s *Server) writeStatus(w http.ResponseWriter, st metav1.Status) {
 	code := int(st.Code)
 	if code == 0 {
 		code = http.StatusOK
+	}
+	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
 	}
 	s.writeObject(w, code, &st)
 }

@@ -439,6 +439,19 @@ var apiClient = &http.Client{Timeout: 10 * time.Second}
 // the raw response body.
 func call(t *testing.T, method, url string, body, out any) (int, []byte) {
 	t.Helper()
+	resp, data := send(t, method, url, body)
+	if out != nil && resp.StatusCode < 300 {
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("%s %s: decode %s: %v", method, url, data, err)
+		}
+	}
+	return resp.StatusCode, data
+}
+
+// send sends body as call does and returns the answer (its body already
+// read and closed) and its body.
+func send(t *testing.T, method, url string, body any) (*http.Response, []byte) {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		data, ok := body.([]byte)
@@ -467,12 +480,7 @@ func call(t *testing.T, method, url string, body, out any) (int, []byte) {
 	if err != nil {
 		t.Fatalf("%s %s: read body: %v", method, url, err)
 	}
-	if out != nil && resp.StatusCode < 300 {
-		if err := json.Unmarshal(data, out); err != nil {
-			t.Fatalf("%s %s: decode %s: %v", method, url, data, err)
-		}
-	}
-	return resp.StatusCode, data
+	return resp, data
 }
 
 // mustCall is call that requires the status want.

@@ -68,6 +68,33 @@ func URL(t testing.TB) string {
 	return urlOf(s.port, name)
 }
 
+// Private starts a PostgreSQL server of the test's own, for a test that
+// stops, kills or restarts it (the shared server of Server serves every
+// other test at once), and returns it with the URL of a database on it.
+// The server is stopped and its directory removed when the test ends. It
+// skips or fails the test as Server does.
+func Private(t testing.TB) (*Instance, string) {
+	t.Helper()
+	inst, err := start()
+	var missing notInstalledError
+	if errors.As(err, &missing) && os.Getenv("HERD_REQUIRE_POSTGRES") != "1" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := inst.Stop("immediate"); err != nil && !errors.Is(err, errNotRunning) {
+			t.Errorf("pgtest: %v", err)
+		}
+		_ = os.RemoveAll(inst.dir)
+	})
+	if err := inst.exec("CREATE DATABASE herd"); err != nil {
+		t.Fatalf("pgtest: creating database herd: %v", err)
+	}
+	return inst, urlOf(inst.port, "herd")
+}
+
 // Run runs the tests of m, then stops the server if one was started and
 // removes its directory, and returns m's exit code. A package whose tests
 // use pgtest calls it from TestMain: os.Exit(pgtest.Run(m)).
