@@ -48,8 +48,9 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
+# deps installed PostgreSQL: a test that needs it fails rather than skips.
 unit:
-	$(GO) test -race -count=1 -timeout 30m ./...
+	HERD_REQUIRE_POSTGRES=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## illumos: the agent side must keep compiling for illumos hosts.
 illumos:
