@@ -448,30 +448,40 @@ func call(t *testing.T, method, url string, body, out any) (int, []byte) {
 	return resp.StatusCode, data
 }
 
-// send sends body as call does and returns the answer (its body already
-// read and closed) and its body.
-func send(t *testing.T, method, url string, body any) (*http.Response, []byte) {
-	t.Helper()
+// newJSONRequest is a request of body (JSON-encoded unless it is already
+// []byte) that asks for JSON back.
+func newJSONRequest(method, url string, body any) (*http.Request, error) {
 	var rd io.Reader
 	if body != nil {
 		data, ok := body.([]byte)
 		if !ok {
 			var err error
 			if data, err = json.Marshal(body); err != nil {
-				t.Fatalf("encode %s %s: %v", method, url, err)
+				return nil, fmt.Errorf("encode %s %s: %w", method, url, err)
 			}
 		}
 		rd = bytes.NewReader(data)
 	}
-	req, err := http.NewRequestWithContext(t.Context(), method, url, rd)
+	req, err := http.NewRequestWithContext(context.Background(), method, url, rd)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
+		return nil, fmt.Errorf("%s %s: %w", method, url, err)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := apiClient.Do(req)
+	return req, nil
+}
+
+// send sends body as call does and returns the answer (its body already
+// read and closed) and its body.
+func send(t *testing.T, method, url string, body any) (*http.Response, []byte) {
+	t.Helper()
+	req, err := newJSONRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := apiClient.Do(req.WithContext(t.Context()))
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
 	}
