@@ -36,7 +36,8 @@ start while herd serve (or a replay or vacuum) holds it: stop herd serve
 first. The SQLite file is left where it is.
 
 It refuses a PostgreSQL database that already holds a log, even of one
-event, and changes nothing there. The copy is one transaction: a migrate
+event (herd serve writes one as soon as it starts on a database), and
+changes nothing there. The copy is one transaction: a migrate
 that fails or is interrupted while copying leaves no log behind, and can
 be run again. One that fails after the copy says so; build the views then
 with herd replay --database.
@@ -106,7 +107,8 @@ func migrate(ctx context.Context, src, dst app.Database, out, errOut io.Writer) 
 
 	stats, err := events.CopyLog(ctx, store, log, progressPrinterOf(errOut, copyWords))
 	if errors.Is(err, events.ErrLogNotEmpty) {
-		return fmt.Errorf("--to %s: %w; nothing was copied", dst, err)
+		return fmt.Errorf("--to %s: %w; nothing was copied: give migrate a new, empty database "+
+			"(herd serve writes its namespaces to a log as soon as it starts on one)", dst, err)
 	}
 	if err != nil {
 		return fmt.Errorf("nothing was copied to %s: %w", dst, err)

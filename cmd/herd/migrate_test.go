@@ -332,3 +332,22 @@ func TestMigrateNamesAnUnreachableTarget(t *testing.T) {
 	}
 	_ = lock.Release()
 }
+
+func TestCopyProgressLine(t *testing.T) {
+	tests := []struct {
+		name        string
+		done, total int64
+		elapsed     time.Duration
+		want        string
+	}{
+		{"half way", 50000, 100000, time.Second, "copying: 50,000/100,000 events (50%), 50,000 events/s, 1s left"},
+		{"every event copied", 100000, 100000, 2 * time.Second, "copied 100,000 events in 2s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := copyWords.line(tt.done, tt.total, tt.elapsed); got != tt.want {
+				t.Errorf("copyWords.line(%d, %d, %s) = %q, want %q", tt.done, tt.total, tt.elapsed, got, tt.want)
+			}
+		})
+	}
+}
