@@ -299,3 +299,43 @@ func TestCopyLogOfAnEmptyLog(t *testing.T) {
 		t.Errorf("head %d (%v), want 0", head, err)
 	}
 }
+
+// TestCopyLogCancelledLeavesNoLog: a copy cancelled half way (Ctrl-C in
+// herd migrate) rolls back whole, and the target takes a copy afterwards.
+func TestCopyLogCancelledLeavesNoLog(t *testing.T) {
+	src, _ := openSQLite(t)
+	tx, err := src.DB().BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := make([]events.NewEvent, 1000)
+	for i := range evs {
+		evs[i] = events.NewEvent{Type: "HeartbeatRecorded", Payload: []byte(`{}`)}
+	}
+	for s := range 25 {
+		if _, err := src.Append(t.Context(), tx, fmt.Sprintf("node/n%d", s), 0, events.Metadata{}, copyT0, evs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	dst := openTarget(t, pgtest.URL(t))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	_, err = events.CopyLog(ctx, src, dst, func(done, total int64) {
+		if done < total {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled copy: %v, want context.Canceled", err)
+	}
+	if rows := pgRows(t, dst); len(rows) != 0 {
+		t.Fatalf("a cancelled copy left %d events", len(rows))
+	}
+	stats, err := events.CopyLog(t.Context(), src, dst, nil)
+	if err != nil || stats.Events != 25_000 || stats.Head != 25_000 {
+		t.Fatalf("copy after a cancelled one: %+v, %v; want 25,000 events", stats, err)
+	}
+}
