@@ -190,3 +190,14 @@ func SQLTx(tx LogTx) *sql.Tx {
 	}
 	return nil
 }
+
+// withConn runs fn on one of the pool's connections as pgx's own, for
+// what database/sql cannot say: COPY (CopyLog).
+func (p *Postgres) withConn(ctx context.Context, fn func(*pgx.Conn) error) error {
+	conn, err := p.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	defer func() { _ = conn.Close() }() // back to the pool
+	return conn.Raw(func(dc any) error { return fn(dc.(*stdlib.Conn).Conn()) })
+}

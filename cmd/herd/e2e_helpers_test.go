@@ -58,7 +58,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	binDir = dir
-	code := pgtest.Run(m)
+	code := pgtest.Run(m) // stops the PostgreSQL server of the tests that started one
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -16,13 +16,19 @@ import (
 // holder's name and hint. closeLog closes the store, then gives the lock
 // back.
 func openOfflineLog(ctx context.Context, dataDir, role, hint string) (store *events.Store, closeLog func() error, err error) {
-	path := filepath.Join(dataDir, events.DatabaseFileName)
+	return openOfflineFile(ctx, filepath.Join(dataDir, events.DatabaseFileName), "--data-dir "+dataDir, role, hint)
+}
+
+// openOfflineFile is openOfflineLog for the SQLite file at path, which
+// errors name as flag. The lock is that of the file's directory, the one
+// herd serve --database sqlite://path takes.
+func openOfflineFile(ctx context.Context, path, flag, role, hint string) (store *events.Store, closeLog func() error, err error) {
 	if _, err := os.Stat(path); err != nil {
-		return nil, nil, fmt.Errorf("--data-dir %s: no event log there: %w", dataDir, err)
+		return nil, nil, fmt.Errorf("%s: no event log there: %w", flag, err)
 	}
 	release := func() error { return nil }
 	if role != "" {
-		lock, err := events.LockDataDir(dataDir, role)
+		lock, err := events.LockDataDir(filepath.Dir(path), role)
 		if err != nil {
 			if _, ok := errors.AsType[*events.LockedError](err); ok {
 				return nil, nil, fmt.Errorf("%w; %s", err, hint)

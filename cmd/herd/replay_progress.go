@@ -8,11 +8,24 @@ import (
 	"time"
 )
 
+// progressWords name the work a progress line shows: what it is doing
+// while it runs ("replaying"), what it did once every event is through
+// ("replayed"), and what comes after, if anything.
+type progressWords struct{ doing, did, then string }
+
+var (
+	replayWords = progressWords{"replaying", "replayed", "; writing the views"}
+	copyWords   = progressWords{"copying", "copied", ""}
+)
+
 // progressPrinter shows a replay's progress on one line rewritten in
 // place — events done, rate, time left — when w is a terminal, and returns
 // nil otherwise: a log file or a pipe needs no progress bar, and a
 // carriage return in one is noise.
-func progressPrinter(w io.Writer) func(done, total int64) {
+func progressPrinter(w io.Writer) func(done, total int64) { return progressPrinterOf(w, replayWords) }
+
+// progressPrinterOf is progressPrinter for the work words names.
+func progressPrinterOf(w io.Writer, words progressWords) func(done, total int64) {
 	f, ok := w.(*os.File)
 	if !ok {
 		return nil
@@ -24,7 +37,7 @@ func progressPrinter(w io.Writer) func(done, total int64) {
 	return func(done, total int64) {
 		// "\r" goes back to the start of the line, "\x1b[K" clears what
 		// a longer line before left behind.
-		fmt.Fprintf(w, "\r%s\x1b[K", progressLine(done, total, time.Since(start)))
+		fmt.Fprintf(w, "\r%s\x1b[K", words.line(done, total, time.Since(start)))
 		if done >= total {
 			fmt.Fprintln(w)
 		}
@@ -38,10 +51,15 @@ func progressPrinter(w io.Writer) func(done, total int64) {
 // takes a while for a wide fleet (each aggregate's row goes in at the
 // end).
 func progressLine(done, total int64, elapsed time.Duration) string {
+	return replayWords.line(done, total, elapsed)
+}
+
+// line is progressLine in words.
+func (words progressWords) line(done, total int64, elapsed time.Duration) string {
 	if done >= total {
-		return fmt.Sprintf("replayed %s events in %s; writing the views", thousands(total), elapsed.Round(100*time.Millisecond))
+		return fmt.Sprintf("%s %s events in %s%s", words.did, thousands(total), elapsed.Round(100*time.Millisecond), words.then)
 	}
-	line := fmt.Sprintf("replaying: %s/%s events (%d%%)", thousands(done), thousands(total), done*100/total)
+	line := fmt.Sprintf("%s: %s/%s events (%d%%)", words.doing, thousands(done), thousands(total), done*100/total)
 	if done <= 0 || elapsed <= 0 {
 		return line
 	}

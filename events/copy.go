@@ -1,0 +1,188 @@
+package events
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// ErrLogNotEmpty is CopyLog's refusal of a target that already holds a
+// log: copying into it would mix two histories.
+var ErrLogNotEmpty = errors.New("the target already holds an event log")
+
+// CopyStats says what CopyLog copied.
+type CopyStats struct {
+	// Events is the number of events copied.
+	Events int64
+	// Head is the position of the newest event copied, now the target's
+	// head: its next append takes Head+1.
+	Head int64
+	// Took is the wall time of the copy.
+	Took time.Duration
+}
+
+// copyProgressEvery is how many rows pass between two progress calls:
+// about ten a second at the rates measured (BENCHMARKS.md), often
+// enough for a progress line, rarely enough to cost nothing.
+const copyProgressEvery = 10_000
+
+// copyColumns are the columns CopyLog reads from SQLite and writes to
+// PostgreSQL, in this order.
+var copyColumns = []string{"position", "event_id", "stream", "version", "type", "schema_version", "recorded_at", "payload", "metadata"}
+
+// CopyLog copies every event of the SQLite log from into the PostgreSQL
+// log to, as stored: position, id, stream, version, type, schema
+// version, recorded time, and the payload's and metadata's bytes (read
+// raw, not decoded and encoded again). Positions are kept, gaps left by
+// the retention policy included, since clients hold them as
+// resourceVersions, and the target's head becomes the source's, so that
+// its next append continues after it.
+//
+// The copy is one transaction with PostgreSQL's COPY. It first locks
+// the target's head row, the one every appender takes, and refuses
+// with ErrLogNotEmpty, changing nothing, when the target holds an
+// event or has handed out a position; a copy that fails leaves the
+// target as it found it.
+//
+// The source is read in one statement, so at one moment of the log;
+// the caller keeps writers off it (herd migrate holds the data
+// directory's lock). Three things are not copied: the views (rebuild
+// them on the target), consumer-group positions (herd's followers then
+// start from the beginning of the log, and reconcilers are level-based),
+// and the compaction point, which PostgreSQL does not keep yet
+// (Postgres.Compaction is zero): a watch from a position before it is
+// served the thinned history rather than refused.
+//
+// progress, when set, is called now and then with the events copied
+// and the events to copy, last with both equal.
+func CopyLog(ctx context.Context, from *Store, to *Postgres, progress func(done, total int64)) (CopyStats, error) {
+	start := time.Now() // wall time: how long the copy took, for the operator
+	var total int64
+	if err := from.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM events`).Scan(&total); err != nil {
+		return CopyStats{}, fmt.Errorf("copy log: count events: %w", err)
+	}
+	rows, err := from.db.QueryContext(ctx, `SELECT `+recordColumns+` FROM events ORDER BY position`)
+	if err != nil {
+		return CopyStats{}, fmt.Errorf("copy log: read: %w", err)
+	}
+	defer rows.Close()
+	src := &copySource{rows: rows, total: total, progress: progress}
+	err = to.withConn(ctx, func(conn *pgx.Conn) error { return copyInto(ctx, conn, src) })
+	if err != nil {
+		return CopyStats{}, fmt.Errorf("copy log: %w", err)
+	}
+	to.commits.announce(src.last)
+	if progress != nil {
+		progress(src.copied, src.copied)
+	}
+	return CopyStats{Events: src.copied, Head: src.last, Took: time.Since(start)}, nil
+}
+
+// copyInto copies src into conn's events table in one transaction,
+// refusing a log that is not empty, and moves the head to the last
+// position copied.
+func copyInto(ctx context.Context, conn *pgx.Conn, src *copySource) (err error) {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			// A cancelled ctx must still end the transaction.
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	// Appenders update this row first and hold it to their commit: with
+	// it locked, nothing is appended between the check and the copy.
+	var head int64
+	if err := tx.QueryRow(ctx, `SELECT position FROM log_head WHERE id = 1 FOR UPDATE`).Scan(&head); err != nil {
+		return fmt.Errorf("lock the head: %w", err)
+	}
+	var found bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM events)`).Scan(&found); err != nil {
+		return fmt.Errorf("look for events: %w", err)
+	}
+	if head != 0 || found {
+		return fmt.Errorf("%w (head at position %d): herd copies a log only into an empty database", ErrLogNotEmpty, head)
+	}
+	n, err := tx.CopyFrom(ctx, pgx.Identifier{"events"}, copyColumns, src)
+	if err != nil {
+		return err
+	}
+	if n != src.copied {
+		return fmt.Errorf("copied %d rows, read %d", n, src.copied)
+	}
+	if src.last > 0 {
+		if _, err := tx.Exec(ctx, `UPDATE log_head SET position = $1 WHERE id = 1`, src.last); err != nil {
+			return fmt.Errorf("move the head: %w", err)
+		}
+		// Replicas already following this database learn of the log as
+		// of any commit.
+		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, commitChannel, strconv.FormatInt(src.last, 10)); err != nil {
+			return fmt.Errorf("announce the copy: %w", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// copySource feeds COPY the SQLite rows one at a time, as pgx.CopyFromSource.
+// pgx calls it from a goroutine of its own, and progress with it.
+type copySource struct {
+	rows     *sql.Rows
+	total    int64
+	progress func(done, total int64)
+
+	values []any
+	copied int64
+	last   int64
+	err    error
+}
+
+func (s *copySource) Next() bool {
+	if s.err != nil || !s.rows.Next() {
+		return false
+	}
+	var (
+		position, version, recorded int64
+		id, stream, typ             string
+		schema                      int32
+		payload, metadata           []byte
+	)
+	if err := s.rows.Scan(&position, &id, &stream, &version, &typ, &schema, &recorded, &payload, &metadata); err != nil {
+		s.err = fmt.Errorf("read after %d: %w", s.last, err)
+		return false
+	}
+	// PostgreSQL keeps an id as a uuid and gives it back in its
+	// canonical form: an id in any other spelling would come back
+	// changed, so it is refused rather than altered.
+	uid, err := uuid.Parse(id)
+	if err != nil || uid.String() != id {
+		s.err = fmt.Errorf("event %d: id %q is not a uuid in canonical form", position, id)
+		return false
+	}
+	s.values = []any{position, [16]byte(uid), stream, version, typ, schema, recorded, payload, metadata}
+	s.copied++
+	s.last = position
+	if s.progress != nil && s.copied%copyProgressEvery == 0 {
+		s.progress(s.copied, max(s.total, s.copied))
+	}
+	return true
+}
+
+func (s *copySource) Values() ([]any, error) { return s.values, nil }
+
+func (s *copySource) Err() error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.rows.Err()
+}
