@@ -16,7 +16,7 @@ GOVERSION := $(shell $(GO) env GOVERSION)
 # go-sqlite3 is cgo: a C compiler is the one thing the Go toolchain lacks.
 export CGO_ENABLED := 1
 
-.PHONY: all build run test unit vet fmt-check illumos bench bench-load bench-fleet bench-retention lint golangci-lint deps clean
+.PHONY: all build run test unit vet fmt-check illumos bench bench-load bench-load-pg bench-fleet bench-retention lint golangci-lint deps clean
 
 all: build
 
@@ -91,6 +91,21 @@ bench-load: build
 	./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/load-kubelet --style kubelet --nodes $(NODES) --connections $(CONNECTIONS) --duration $(DURATION)
 	./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/load-agent --style agent --nodes $(NODES) --connections $(CONNECTIONS) --duration $(DURATION)
 	./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/load-idle --style kubelet --nodes $(IDLE_NODES) --connections $(CONNECTIONS) --idle --duration $(IDLE_DURATION)
+
+## bench-load-pg: herd on PostgreSQL under herd loadgen — NODES kubelets
+## with node leases renewed as fast as CONNECTIONS connections carry them
+## (a status report every 5 minutes) for DURATION, against one herd serve
+## replica, then against two sharing the database (node i renewing through
+## replica i mod 2 only), each time on a fresh throwaway PostgreSQL 15
+## cluster (fsync and synchronous_commit on) on a free loopback port. The
+## reports, with each replica's CPU and RSS and PostgreSQL's CPU, in
+## .bench/load-pg-1.txt and -2.txt and .json.
+bench-load-pg: build
+	mkdir -p .bench
+	for replicas in 1 2; do \
+	  ./cmd/herd/loadgen/bench-load-pg.sh $(BIN) .bench/load-pg-$$replicas $$replicas --style kubelet --lease --interval 0 --status-every 5m \
+	    --nodes $(NODES) --connections $(CONNECTIONS) --duration $(DURATION) || exit 1; \
+	done
 
 ## bench-fleet: a fleet of kubelets as they are today — each renewing its
 ## node Lease every 10 s and reporting its status every 5 minutes — against

@@ -35,6 +35,14 @@ report breaks the requests down by kind. With --interval, the report also
 says how far behind its schedule loadgen sent: when that lag grows, the
 fleet simulated is slower than the one asked for.
 
+Several --server URLs (repeated or comma-separated) load replicas of one
+herd that share a database: node i talks to the i mod n-th server only, and
+each connection to one server only, as a kubelet behind a load balancer with
+sticky connections would, so that a node's lease renewals and status
+reports all reach the same replica. The report breaks each phase down by
+server; with one --server-pid for each replica, it gives each one's CPU and
+memory and their sum.
+
 --idle registers the nodes and sends nothing for --duration: herd's idle CPU.
 --fall-silent K stops K nodes when the window opens while the rest go on,
 and reports how late herd marked each of them Unknown by herd's own clock,
@@ -42,11 +50,13 @@ against --node-monitor-grace-period: herd serve's flag of the same name, so
 that HERD_NODE_MONITOR_GRACE_PERIOD sets both.
 
 It loads herd on this machine only: a --server outside 127.0.0.0/8 and ::1
-(after resolving its name) is refused unless --allow-remote is given.`,
+(after resolving its name) is refused unless --allow-remote is given, and
+so is the whole run when any one of several is.`,
 		Example: `  herd serve --data-dir /tmp/herd-bench &
   herd loadgen --nodes 10000 --connections 64 --duration 60s --server-pid $!
   herd loadgen --style agent --nodes 1000 --fall-silent 100 -o json
-  herd loadgen --lease --interval 10s --status-every 5m --nodes 100000 --duration 10m`,
+  herd loadgen --lease --interval 10s --status-every 5m --nodes 100000 --duration 10m
+  herd loadgen --server http://127.0.0.1:8080,http://127.0.0.1:8081 --server-pid 4242,4243 --lease`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if tokenFile != "" {
@@ -77,7 +87,7 @@ It loads herd on this machine only: a --server outside 127.0.0.0/8 and ::1
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cfg.Server, "server", cfg.Server, "URL of the herd to load")
+	f.StringSliceVar(&cfg.Servers, "server", cfg.Servers, "URL of the herd to load; several (repeated or comma-separated) for replicas sharing one database, node i talking to the i mod n-th only")
 	f.BoolVar(&cfg.AllowRemote, "allow-remote", cfg.AllowRemote, "load a herd outside 127.0.0.0/8 and ::1 too (it is refused otherwise)")
 	f.StringVar(&cfg.Token, "token", cfg.Token, "bearer token for a herd started with --token-auth-file")
 	f.StringVar(&tokenFile, "token-file", "", "file whose first line is the bearer token")
@@ -98,7 +108,7 @@ It loads herd on this machine only: a --server outside 127.0.0.0/8 and ::1
 	f.DurationVar(&cfg.GracePeriod, "node-monitor-grace-period", cfg.GracePeriod, "herd serve's --node-monitor-grace-period, against which lateness is measured")
 	f.DurationVar(&cfg.FallSilentTimeout, "fall-silent-timeout", cfg.FallSilentTimeout, "how long to wait for herd to mark the silent nodes (default twice --node-monitor-grace-period plus a minute)")
 	f.DurationVar(&cfg.ListInterval, "list-interval", cfg.ListInterval, "how often the node list is read while waiting for silent nodes to be marked")
-	f.IntVar(&cfg.ServerPID, "server-pid", cfg.ServerPID, "herd's process ID on this machine: report its CPU and memory over the window")
+	f.IntSliceVar(&cfg.ServerPIDs, "server-pid", cfg.ServerPIDs, "herd's process ID on this machine: report its CPU and memory over the window; several (repeated or comma-separated) for replicas, each reported and summed")
 	f.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "how long one request may take")
 	f.StringVarP(&output, "output", "o", "text", "text or json")
 	f.StringVar(&jsonFile, "json-file", "", "also write the report as JSON to this file (for make bench)")

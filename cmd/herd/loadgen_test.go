@@ -7,8 +7,9 @@ import (
 )
 
 // TestLoadgenRefusesARemoteServer: a --server outside loopback, given as
-// a flag or as HERD_SERVER, is refused with a message that says why and
-// what to give instead, and nothing is printed as a result.
+// a flag or as HERD_SERVER, alone or among several, is refused with a
+// message that says why and what to give instead, and nothing is printed
+// as a result.
 func TestLoadgenRefusesARemoteServer(t *testing.T) {
 	tests := []struct {
 		name string
@@ -17,6 +18,9 @@ func TestLoadgenRefusesARemoteServer(t *testing.T) {
 	}{
 		{"flag", []string{"loadgen", "--server", "http://192.0.2.1:8080", "--nodes", "2"}, ""},
 		{"environment", []string{"loadgen", "--nodes", "2"}, "http://192.0.2.1:8080"},
+		{"second of two, comma-separated", []string{"loadgen", "--server", "http://127.0.0.1:1,http://192.0.2.1:8080", "--nodes", "2"}, ""},
+		{"second of two, repeated", []string{"loadgen", "--server", "http://127.0.0.1:1", "--server", "http://192.0.2.1:8080", "--nodes", "2"}, ""},
+		{"second of two in the environment", []string{"loadgen", "--nodes", "2"}, "http://127.0.0.1:1,http://192.0.2.1:8080"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,5 +50,22 @@ func TestLoadgenNamesAWrongSetting(t *testing.T) {
 	cmd.SetArgs([]string{"loadgen", "--style", "kubelets", "-o", "json"})
 	if err := cmd.Execute(); err == nil || !strings.Contains(errOut.String(), `--style "kubelets": want one of [kubelet agent pico]`) {
 		t.Errorf("%v: %s", err, errOut.String())
+	}
+}
+
+// TestLoadgenTakesSeveralServerPIDs: --server-pid is repeatable and takes
+// a comma-separated list, each process once.
+func TestLoadgenTakesSeveralServerPIDs(t *testing.T) {
+	for _, args := range [][]string{
+		{"loadgen", "--server-pid", "7,8,7"},
+		{"loadgen", "--server-pid", "7", "--server-pid", "8", "--server-pid", "7"},
+	} {
+		var errOut bytes.Buffer
+		cmd := newRootCmd()
+		cmd.SetErr(&errOut)
+		cmd.SetArgs(args)
+		if err := cmd.Execute(); err == nil || !strings.Contains(errOut.String(), "--server-pid 7: given twice") {
+			t.Errorf("%v: %v: %s", args, err, errOut.String())
+		}
 	}
 }

@@ -12,17 +12,26 @@ import (
 // agentClient speaks as herd agent, through the agent's own client:
 // registration, then heartbeats with the host's metrics.
 type agentClient struct {
-	c     *herdclient.Client
-	names []string
+	cfg Config
+	// clients are one for each server, in the order of cfg.Servers.
+	clients []*herdclient.Client
+	names   []string
 }
 
 func newAgentClient(cfg Config, names []string, t http.RoundTripper) (*agentClient, error) {
-	c, err := herdclient.New(herdclient.Config{Server: cfg.Server, Token: cfg.Token, Transport: t, Timeout: cfg.Timeout, UserAgent: "herd-agent/loadgen"})
-	if err != nil {
-		return nil, err
+	a := &agentClient{cfg: cfg, clients: make([]*herdclient.Client, len(cfg.Servers)), names: names}
+	for s, server := range cfg.Servers {
+		c, err := herdclient.New(herdclient.Config{Server: server, Token: cfg.Token, Transport: t, Timeout: cfg.Timeout, UserAgent: "herd-agent/loadgen"})
+		if err != nil {
+			return nil, err
+		}
+		a.clients[s] = c
 	}
-	return &agentClient{c: c, names: names}, nil
+	return a, nil
 }
+
+// client is node i's agent's client, of its server.
+func (a *agentClient) client(i int) *herdclient.Client { return a.clients[a.cfg.server(i)] }
 
 // agentMetrics are a healthy four-CPU host's: no pressure, no high load.
 var agentMetrics = domain.Metrics{CPUCount: 4, Load1: 0.5, Load5: 0.4, Load15: 0.3,
@@ -31,7 +40,7 @@ var agentMetrics = domain.Metrics{CPUCount: 4, Load1: 0.5, Load5: 0.4, Load15: 0
 
 func (a *agentClient) register(ctx context.Context, i int) outcome {
 	name := a.names[i]
-	_, err := a.c.Register(ctx, domain.Registration{Name: name, Kind: domain.KindLinux,
+	_, err := a.client(i).Register(ctx, domain.Registration{Name: name, Kind: domain.KindLinux,
 		Labels:      map[string]string{domain.LabelRuntime: domain.RuntimeAgent, "kubernetes.io/os": "linux"},
 		Addresses:   []domain.Address{{Type: "Hostname", Address: name}},
 		Capacity:    domain.ResourceList{"cpu": 4000, "memory": 16 << 30, "pods": 110},
@@ -41,7 +50,7 @@ func (a *agentClient) register(ctx context.Context, i int) outcome {
 }
 
 func (a *agentClient) heartbeat(ctx context.Context, i int) outcome {
-	_, err := a.c.Heartbeat(ctx, a.names[i], agentMetrics)
+	_, err := a.client(i).Heartbeat(ctx, a.names[i], agentMetrics)
 	return agentOutcome(err)
 }
 

@@ -31,16 +31,21 @@ const DefaultGracePeriod = 40 * time.Second
 
 // Config is one load run.
 type Config struct {
-	// Server is herd's URL (--server).
-	Server string
-	// AllowRemote lets Server be outside 127.0.0.0/8 and ::1
+	// Servers are the URLs of the herds loaded (--server, repeatable or
+	// comma-separated): one herd, or replicas of one herd that share a
+	// database. Node i talks to Servers[i mod len(Servers)] only, and
+	// each connection to one server only, as a kubelet behind a load
+	// balancer with sticky connections would: its lease renewals and
+	// status reports all reach the same replica.
+	Servers []string
+	// AllowRemote lets Servers be outside 127.0.0.0/8 and ::1
 	// (--allow-remote). Off, loadgen refuses to load any other machine.
 	AllowRemote bool
 	// Token is the bearer token sent with every request (--token or the
 	// first line of --token-file); the pico style sends none, as the
 	// firmware sends none.
 	Token string
-	// InsecureSkipVerify accepts any TLS certificate from an https Server
+	// InsecureSkipVerify accepts any TLS certificate from an https server
 	// (--insecure-skip-verify): a lab's self-signed herd.
 	InsecureSkipVerify bool
 	// Style is how the nodes talk to herd: kubelet, agent or pico.
@@ -82,9 +87,12 @@ type Config struct {
 	// the silent nodes (--list-interval). It does not change the lateness
 	// measured, which comes from herd's own timestamps.
 	ListInterval time.Duration
-	// ServerPID is herd's process ID on this machine, whose CPU and memory
-	// are reported for the window (--server-pid); zero reports none.
-	ServerPID int
+	// ServerPIDs are herd's process IDs on this machine, one for each
+	// replica, whose CPU and memory are reported for the window, each and
+	// summed (--server-pid, repeatable or comma-separated); none reports
+	// none, and a 0 among them is ignored, as --server-pid 0 always meant
+	// none.
+	ServerPIDs []int
 	// Timeout bounds one request (--timeout).
 	Timeout time.Duration
 	// Encoding is what the kubelet style's nodes speak (--encoding): json,
@@ -140,7 +148,7 @@ const maxNodes = 1_000_000
 // DefaultConfig is a small kubelet-style run against a local herd.
 func DefaultConfig() Config {
 	return Config{
-		Server: "http://127.0.0.1:8080", Style: StyleKubelet, Nodes: 100, Connections: 64,
+		Servers: []string{"http://127.0.0.1:8080"}, Style: StyleKubelet, Nodes: 100, Connections: 64,
 		Duration: 10 * time.Second, GracePeriod: DefaultGracePeriod, ListInterval: time.Second,
 		Timeout: 30 * time.Second, Encoding: EncodingJSON, StatusUpdate: StatusUpdatePatch, StatusEvery: DefaultStatusEvery,
 	}
@@ -166,15 +174,31 @@ func (c *Config) setDefaults() {
 	if c.Encoding == "" {
 		c.Encoding = EncodingJSON
 	}
+	c.ServerPIDs = slices.DeleteFunc(slices.Clone(c.ServerPIDs), func(pid int) bool { return pid == 0 })
 }
+
+// server is the index in Servers of the herd node i talks to, for every
+// request it sends.
+func (c Config) server(i int) int { return i % len(c.Servers) }
 
 // Validate names every setting that is wrong.
 func (c Config) Validate() error {
 	var errs []error
-	if u, err := url.Parse(c.Server); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Errorf("--server %q: want a URL such as http://127.0.0.1:8080", c.Server))
-	} else if c.Style == StylePico && u.Scheme != "http" {
-		errs = append(errs, fmt.Errorf("--style pico: the firmware speaks plain http only, not %s", c.Server))
+	if len(c.Servers) == 0 {
+		errs = append(errs, errors.New("--server: want at least one URL, such as http://127.0.0.1:8080"))
+	}
+	for i, s := range c.Servers {
+		if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("--server %q: want a URL such as http://127.0.0.1:8080", s))
+		} else if c.Style == StylePico && u.Scheme != "http" {
+			errs = append(errs, fmt.Errorf("--style pico: the firmware speaks plain http only, not %s", s))
+		}
+		if slices.Index(c.Servers, s) < i {
+			errs = append(errs, fmt.Errorf("--server %s: given twice; each replica once", s))
+		}
+	}
+	if len(c.Servers) > 1 && c.Connections >= 1 && c.Connections < len(c.Servers) {
+		errs = append(errs, fmt.Errorf("--connections %d: want at least one for each of the %d servers", c.Connections, len(c.Servers)))
 	}
 	if !slices.Contains(Styles, c.Style) {
 		errs = append(errs, fmt.Errorf("--style %q: want one of %v", c.Style, Styles))
@@ -206,8 +230,12 @@ func (c Config) Validate() error {
 	if c.FallSilent > 0 && c.GracePeriod <= 0 {
 		errs = append(errs, fmt.Errorf("--node-monitor-grace-period %s: want herd's, which is positive", c.GracePeriod))
 	}
-	if c.ServerPID < 0 {
-		errs = append(errs, fmt.Errorf("--server-pid %d: want a process ID", c.ServerPID))
+	for i, pid := range c.ServerPIDs {
+		if pid < 0 {
+			errs = append(errs, fmt.Errorf("--server-pid %d: want a process ID", pid))
+		} else if pid > 0 && slices.Index(c.ServerPIDs, pid) < i {
+			errs = append(errs, fmt.Errorf("--server-pid %d: given twice; each process once", pid))
+		}
 	}
 	if c.Encoding != "" && !slices.Contains(Encodings, c.Encoding) {
 		errs = append(errs, fmt.Errorf("--encoding %q: want one of %v", c.Encoding, Encodings))

@@ -4,7 +4,9 @@
 // acknowledged: heartbeats per second, latency percentiles, refusals by
 // HTTP status, and — given herd's process ID — herd's CPU and memory over
 // the measured window. It also measures an idle herd, and how late herd
-// marks nodes that fall silent, by herd's own clock.
+// marks nodes that fall silent, by herd's own clock. Given several
+// servers — replicas of one herd sharing a database — each node talks to
+// one of them only, and the report breaks every phase down by server.
 //
 // It speaks to herd over HTTP only, through the clients herd's own edges
 // use (adapters/herdclient, adapters/rp2040/picosim), and refuses any

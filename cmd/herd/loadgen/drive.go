@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -22,21 +23,17 @@ func one(send func(context.Context, int) outcome) turn {
 	}
 }
 
-// drive runs one worker per connection, node i going to worker i mod
-// Connections, and gives each of a worker's nodes its turn in turn: one
-// pass when stop is nil, else round after round until stop is closed.
-// With an interval, node i's heartbeat of round k is due at
-// start + k·interval + i·interval/len(nodes), so the fleet's heartbeats
+// drive runs one worker per connection and gives each of a worker's
+// nodes its turn in turn: one pass when stop is nil, else round after
+// round until stop is closed. With an interval, the heartbeat of round k
+// of the node at place j of nodes is due at
+// start + k·interval + j·interval/len(nodes), so the fleet's heartbeats
 // are spread evenly; without one, each worker sends as fast as herd
 // answers. How late each turn began behind its due time is recorded as
 // the schedule's lag. A request in flight when stop closes is awaited and
-// counted.
+// counted. With several servers, the phase is broken down by server too.
 func (g *generator) drive(ctx context.Context, nodes []int, send turn, stop <-chan struct{}, interval time.Duration) Phase {
-	conns := g.cfg.Connections
-	shares := make([][]int, min(conns, len(nodes)))
-	for j, i := range nodes {
-		shares[j%conns] = append(shares[j%conns], i)
-	}
+	shares := g.shares(nodes)
 	results := make([]stats, len(shares))
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -44,19 +41,18 @@ func (g *generator) drive(ctx context.Context, nodes []int, send turn, stop <-ch
 		wg.Go(func() {
 			s := &results[w]
 			for round := 0; ; round++ {
-				for k, i := range share {
+				for _, slot := range share.slots {
 					if stopped(ctx, stop) {
 						return
 					}
 					if interval > 0 {
-						slot := w + k*conns // the node's place in nodes
 						due := start.Add(time.Duration(round)*interval + interval*time.Duration(slot)/time.Duration(len(nodes)))
 						if !sleepUntil(ctx, stop, due) {
 							return
 						}
 						s.lag.record(time.Since(due))
 					}
-					send(ctx, i, s)
+					send(ctx, nodes[slot], s)
 					if ctx.Err() != nil {
 						return
 					}
@@ -70,10 +66,51 @@ func (g *generator) drive(ctx context.Context, nodes []int, send turn, stop <-ch
 	wg.Wait()
 	elapsed := time.Since(start)
 	var total stats
-	for i := range results {
-		total.merge(&results[i])
+	byServer := make([]stats, len(g.cfg.Servers))
+	for w := range results {
+		total.merge(&results[w])
+		byServer[shares[w].server].merge(&results[w])
 	}
-	return total.phase(elapsed)
+	p := total.phase(elapsed)
+	if len(byServer) > 1 {
+		p.Servers = make([]Phase, len(byServer))
+		for s := range byServer {
+			p.Servers[s] = byServer[s].phase(elapsed)
+		}
+	}
+	return p
+}
+
+// share is one worker's part of a phase: the server it talks to, and its
+// nodes as their places in the nodes driven.
+type share struct {
+	server int
+	slots  []int
+}
+
+// shares deals nodes out to the Connections workers. Worker w talks to
+// server w mod S only (S servers), so that each connection stays with one
+// server, and takes every c-th of that server's nodes (c the workers of
+// that server). With one server, or Connections a multiple of S, node
+// place j goes to worker j mod Connections. Workers left without a node
+// are dropped.
+func (g *generator) shares(nodes []int) []share {
+	conns, n := g.cfg.Connections, len(g.cfg.Servers)
+	all := make([]share, conns)
+	for w := range all {
+		all[w].server = w % n
+	}
+	workers, dealt := make([]int, n), make([]int, n)
+	for s := range workers {
+		workers[s] = (conns - s + n - 1) / n // s, s+n, s+2n… below conns
+	}
+	for j, i := range nodes {
+		s := g.cfg.server(i)
+		w := s + dealt[s]%workers[s]*n
+		dealt[s]++
+		all[w].slots = append(all[w].slots, j)
+	}
+	return slices.DeleteFunc(all, func(sh share) bool { return len(sh.slots) == 0 })
 }
 
 // stopped is true once ctx ended or stop closed.

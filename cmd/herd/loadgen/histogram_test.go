@@ -51,7 +51,7 @@ func TestBucketsCoverEveryLatencyInOrder(t *testing.T) {
 
 func TestConfigValidateNamesEveryWrongSetting(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.Server, cfg.Style, cfg.Nodes, cfg.Connections, cfg.FallSilent = "ftp://x", "kubelets", 0, 0, 3
+	cfg.Servers, cfg.Style, cfg.Nodes, cfg.Connections, cfg.FallSilent = []string{"ftp://x"}, "kubelets", 0, 0, 3
 	err := cfg.Validate()
 	for _, flag := range []string{"--server", "--style", "--nodes", "--connections", "--fall-silent"} {
 		if err == nil || !strings.Contains(err.Error(), flag) {

@@ -23,9 +23,13 @@ const kubeletUserAgent = "kubelet/v1.34.0 (linux/amd64) herd-loadgen"
 // strategic-merge PATCH of its status with the four conditions a kubelet
 // reports, each with a fresh lastHeartbeatTime.
 type kubeletClient struct {
-	base, token string
-	names       []string
-	http        *http.Client
+	cfg   Config
+	token string
+	// bases are the servers' URLs without a trailing slash, in the order
+	// of cfg.Servers.
+	bases []string
+	names []string
+	http  *http.Client
 	// patch is the status patch cut at its timestamps: the pieces are
 	// joined with the time of each heartbeat.
 	patch []string
@@ -54,7 +58,11 @@ func newKubeletClient(cfg Config, names []string, hc *http.Client) (*kubeletClie
 	if !ok {
 		mt = mediaTypes[EncodingJSON]
 	}
-	return &kubeletClient{base: strings.TrimSuffix(cfg.Server, "/"), token: cfg.Token, names: names, http: hc,
+	bases := make([]string, len(cfg.Servers))
+	for s, server := range cfg.Servers {
+		bases[s] = strings.TrimSuffix(server, "/")
+	}
+	return &kubeletClient{cfg: cfg, bases: bases, token: cfg.Token, names: names, http: hc,
 		patch: strings.Split(string(data), string(stamp)), mediaType: mt, put: cfg.StatusUpdate == StatusUpdatePut}, nil
 }
 
@@ -103,7 +111,7 @@ func (k *kubeletClient) register(ctx context.Context, i int) outcome {
 	if err != nil {
 		return outcome{err: err}
 	}
-	o := k.send(ctx, http.MethodPost, "/api/v1/nodes", k.mediaType, body)
+	o := k.send(ctx, i, http.MethodPost, "/api/v1/nodes", k.mediaType, body)
 	if o.status == http.StatusConflict {
 		return k.heartbeat(ctx, i)
 	}
@@ -120,26 +128,26 @@ func (k *kubeletClient) heartbeat(ctx context.Context, i int) outcome {
 		if err != nil {
 			return outcome{err: err}
 		}
-		return k.send(ctx, http.MethodPut, path, k.mediaType, body)
+		return k.send(ctx, i, http.MethodPut, path, k.mediaType, body)
 	}
 	now, _ := json.Marshal(metav1.NewTime(time.Now()))
 	body := []byte(strings.Join(k.patch, string(now)))
-	return k.send(ctx, http.MethodPatch, path, "application/strategic-merge-patch+json", body)
+	return k.send(ctx, i, http.MethodPatch, path, "application/strategic-merge-patch+json", body)
 }
 
-func (k *kubeletClient) send(ctx context.Context, method, path, contentType string, body []byte) outcome {
-	o, _ := k.exchange(ctx, method, path, contentType, body, false)
+func (k *kubeletClient) send(ctx context.Context, i int, method, path, contentType string, body []byte) outcome {
+	o, _ := k.exchange(ctx, i, method, path, contentType, body, false)
 	return o
 }
 
-// exchange sends a request as the kubelet and, with keep, returns a 2xx
-// answer's body too.
-func (k *kubeletClient) exchange(ctx context.Context, method, path, contentType string, body []byte, keep bool) (outcome, []byte) {
+// exchange sends a request of node i's kubelet to its server and, with
+// keep, returns a 2xx answer's body too.
+func (k *kubeletClient) exchange(ctx context.Context, i int, method, path, contentType string, body []byte, keep bool) (outcome, []byte) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, k.base+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, k.bases[k.cfg.server(i)]+path, rd)
 	if err != nil {
 		return outcome{err: err}, nil
 	}

@@ -157,7 +157,7 @@ func (l *leaseKubelet) ensure(ctx context.Context, i int, s *stats) bool {
 // the request's error.
 func (l *leaseKubelet) send(ctx context.Context, i int, s *stats, kind, method, path string, body []byte) outcome {
 	return timed(ctx, s, kind, func() outcome {
-		o, answer := l.k.exchange(ctx, method, path, l.k.mediaType, body, true)
+		o, answer := l.k.exchange(ctx, i, method, path, l.k.mediaType, body, true)
 		if !o.acknowledged() {
 			return o
 		}

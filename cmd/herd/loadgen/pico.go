@@ -20,7 +20,7 @@ type picoClient struct {
 func newPicoClient(cfg Config, names []string) (*picoClient, error) {
 	boards := make([]*picosim.Pico, len(names))
 	for i, name := range names {
-		p, err := picosim.New(picosim.Config{Name: name, Server: cfg.Server, Timeout: cfg.Timeout, NoHistory: true})
+		p, err := picosim.New(picosim.Config{Name: name, Server: cfg.Servers[cfg.server(i)], Timeout: cfg.Timeout, NoHistory: true})
 		if err != nil {
 			return nil, err
 		}

@@ -12,10 +12,11 @@ import (
 	"time"
 )
 
-// Process is herd's process over the measured window.
+// Process is herd's process over the measured window, or several of them
+// together.
 type Process struct {
-	// PID is the process measured.
-	PID int `json:"pid"`
+	// PID is the process measured; none for processes together.
+	PID int `json:"pid,omitempty"`
 	// CPUSeconds is its user and system time in the window; CPUCores is
 	// that as a fraction of one core (0.5 is half a core).
 	CPUSeconds float64 `json:"cpuSeconds"`
@@ -84,32 +85,38 @@ func memory(pid int) (rss, hwm int64, err error) {
 	return rss, hwm, nil
 }
 
-// processWatch measures pid from start until stop.
+// processWatch measures a set of processes from start until stop.
 type processWatch struct {
-	pid      int
-	cpu0     time.Duration
-	start    time.Time
-	cancel   context.CancelFunc
-	done     sync.WaitGroup
-	peak     int64
+	pids   []int
+	cpu0   []time.Duration
+	start  time.Time
+	cancel context.CancelFunc
+	done   sync.WaitGroup
+	// peaks are each process's most resident memory sampled, peakSum the
+	// most they held together at one sample.
+	peaks    []int64
+	peakSum  int64
 	sampling error
 }
 
-// watchProcess starts measuring pid; nil when pid is 0.
-func watchProcess(pid int) (*processWatch, error) {
-	if pid == 0 {
+// watchProcesses starts measuring pids; nil when there are none.
+func watchProcesses(pids []int) (*processWatch, error) {
+	if len(pids) == 0 {
 		return nil, nil
 	}
-	cpu0, err := cpuTime(pid)
-	if err != nil {
-		return nil, err
+	w := &processWatch{pids: pids, cpu0: make([]time.Duration, len(pids)), peaks: make([]int64, len(pids))}
+	for k, pid := range pids {
+		cpu, err := cpuTime(pid)
+		if err != nil {
+			return nil, err
+		}
+		w.cpu0[k] = cpu
 	}
-	rss, _, err := memory(pid)
-	if err != nil {
+	if err := w.sample(); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &processWatch{pid: pid, cpu0: cpu0, start: time.Now(), cancel: cancel, peak: rss}
+	w.start, w.cancel = time.Now(), cancel
 	w.done.Go(func() {
 		t := time.NewTicker(rssSampleEvery)
 		defer t.Stop()
@@ -118,40 +125,77 @@ func watchProcess(pid int) (*processWatch, error) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				rss, _, err := memory(pid)
-				if err != nil {
+				if err := w.sample(); err != nil {
 					w.sampling = err
 					return
 				}
-				w.peak = max(w.peak, rss)
 			}
 		}
 	})
 	return w, nil
 }
 
-// stop ends the window and reports it; a nil watch reports nil.
-func (w *processWatch) stop() (*Process, error) {
-	if w == nil {
-		return nil, nil
+// sample reads every process's resident memory, one after the other, and
+// keeps the peaks.
+func (w *processWatch) sample() error {
+	var sum int64
+	for k, pid := range w.pids {
+		rss, _, err := memory(pid)
+		if err != nil {
+			return err
+		}
+		w.peaks[k] = max(w.peaks[k], rss)
+		sum += rss
 	}
-	cpu1, err := cpuTime(w.pid)
+	w.peakSum = max(w.peakSum, sum)
+	return nil
+}
+
+// stop ends the window and reports it: the processes together, and each
+// in the order of pids. The total of one process is that process; of
+// several it has no PID, and its high-water mark is the sum of theirs (at
+// most, since they need not have peaked at once). A nil watch reports
+// nil.
+func (w *processWatch) stop() (*Process, []Process, error) {
+	if w == nil {
+		return nil, nil, nil
+	}
+	cpu1 := make([]time.Duration, len(w.pids))
+	var err error
+	for k, pid := range w.pids {
+		if cpu1[k], err = cpuTime(pid); err != nil {
+			break
+		}
+	}
 	elapsed := time.Since(w.start)
 	w.cancel()
 	w.done.Wait()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if w.sampling != nil {
-		return nil, w.sampling
+		return nil, nil, w.sampling
 	}
-	rss, hwm, err := memory(w.pid)
-	if err != nil {
-		return nil, err
+	each := make([]Process, len(w.pids))
+	var total Process
+	for k, pid := range w.pids {
+		rss, hwm, err := memory(pid)
+		if err != nil {
+			return nil, nil, err
+		}
+		cpu := (cpu1[k] - w.cpu0[k]).Seconds()
+		each[k] = Process{
+			PID: pid, CPUSeconds: cpu, CPUCores: cpu / elapsed.Seconds(),
+			RSSFinalBytes: rss, RSSPeakBytes: max(w.peaks[k], rss), HWMBytes: hwm,
+		}
+		total.CPUSeconds += cpu
+		total.CPUCores += each[k].CPUCores
+		total.RSSFinalBytes += rss
+		total.HWMBytes += hwm
 	}
-	cpu := (cpu1 - w.cpu0).Seconds()
-	return &Process{
-		PID: w.pid, CPUSeconds: cpu, CPUCores: cpu / elapsed.Seconds(),
-		RSSFinalBytes: rss, RSSPeakBytes: max(w.peak, rss), HWMBytes: hwm,
-	}, nil
+	total.RSSPeakBytes = max(w.peakSum, total.RSSFinalBytes)
+	if len(each) == 1 {
+		total = each[0]
+	}
+	return &total, each, nil
 }

@@ -13,12 +13,16 @@ import (
 // Report is what a run measured; `-o json` prints it as is.
 type Report struct {
 	// Style, Server, Nodes, Connections and IntervalSeconds say what was
-	// run.
-	Style           string  `json:"style"`
-	Server          string  `json:"server"`
-	Nodes           int     `json:"nodes"`
-	Connections     int     `json:"connections"`
-	IntervalSeconds float64 `json:"intervalSeconds"`
+	// run. Server is the herd loaded, the first of Servers when there were
+	// several.
+	Style  string `json:"style"`
+	Server string `json:"server"`
+	// Servers are every herd loaded, when there were several (replicas):
+	// node i talked to Servers[i mod len(Servers)].
+	Servers         []string `json:"servers,omitempty"`
+	Nodes           int      `json:"nodes"`
+	Connections     int      `json:"connections"`
+	IntervalSeconds float64  `json:"intervalSeconds"`
 	// Encoding is what the nodes registered in and asked answers in.
 	Encoding string `json:"encoding,omitempty"`
 	// StatusUpdate is how kubelet-style nodes reported: patch or put.
@@ -41,8 +45,10 @@ type Report struct {
 	Heartbeats Phase `json:"heartbeats,omitzero"`
 	// WindowSeconds is the measured window's length.
 	WindowSeconds float64 `json:"windowSeconds"`
-	// ServerProcess is herd's process over the window, with --server-pid.
-	ServerProcess *Process `json:"serverProcess,omitempty"`
+	// ServerProcess is herd's process over the window, with --server-pid;
+	// with several, their sum, and ServerProcesses each of them.
+	ServerProcess   *Process  `json:"serverProcess,omitempty"`
+	ServerProcesses []Process `json:"serverProcesses,omitempty"`
 	// LoadgenProcess is loadgen's own, which shares the machine with
 	// herd (nil where /proc cannot tell).
 	LoadgenProcess *Process `json:"loadgenProcess,omitempty"`
@@ -76,6 +82,9 @@ type Phase struct {
 	// more than one kind (kubelets with --lease: "lease renewal",
 	// "status report"...).
 	Kinds map[string]Phase `json:"kinds,omitempty"`
+	// Servers break the requests down by server, in the order of
+	// Report.Servers, when there were several.
+	Servers []Phase `json:"servers,omitempty"`
 }
 
 // Latency is in milliseconds, from a log-linear histogram (within 1.6%);
@@ -117,7 +126,14 @@ func (r Report) Print(w io.Writer, format string) error {
 		style += " in " + r.Encoding
 	}
 	fmt.Fprintf(tw, "herd loadgen\t%s, %d nodes, %d connections, heartbeats %s\n", style, r.Nodes, r.Connections, interval)
-	fmt.Fprintf(tw, "server\t%s\n", r.Server)
+	if len(r.Servers) > 1 {
+		fmt.Fprintf(tw, "servers\t%d, node i talking to server i mod %d\n", len(r.Servers), len(r.Servers))
+		for s, server := range r.Servers {
+			fmt.Fprintf(tw, "  server %d\t%s\n", s, server)
+		}
+	} else {
+		fmt.Fprintf(tw, "server\t%s\n", r.Server)
+	}
 	printPhase(tw, "register", r.Register)
 	if r.KeptAlive.Requests > 0 {
 		printPhase(tw, "kept alive", r.KeptAlive)
@@ -128,7 +144,14 @@ func (r Report) Print(w io.Writer, format string) error {
 	} else {
 		printPhase(tw, "heartbeats", r.Heartbeats)
 	}
-	if p := r.ServerProcess; p != nil {
+	if p := r.ServerProcess; p != nil && len(r.ServerProcesses) > 1 {
+		fmt.Fprintf(tw, "herd cpu\t%.3f of a core (%.2f s of CPU in %.1f s), %d processes together\n", p.CPUCores, p.CPUSeconds, r.WindowSeconds, len(r.ServerProcesses))
+		fmt.Fprintf(tw, "herd rss\tfinal %s, peak in window %s, peaks of the processes %s, together\n", mib(p.RSSFinalBytes), mib(p.RSSPeakBytes), mib(p.HWMBytes))
+		for _, e := range r.ServerProcesses {
+			fmt.Fprintf(tw, "  pid %d\tcpu %.3f of a core (%.2f s); rss final %s, peak in window %s, peak of the process %s\n",
+				e.PID, e.CPUCores, e.CPUSeconds, mib(e.RSSFinalBytes), mib(e.RSSPeakBytes), mib(e.HWMBytes))
+		}
+	} else if p != nil {
 		fmt.Fprintf(tw, "herd cpu\t%.3f of a core (%.2f s of CPU in %.1f s)\n", p.CPUCores, p.CPUSeconds, r.WindowSeconds)
 		fmt.Fprintf(tw, "herd rss\tfinal %s, peak in window %s, peak of the process %s\n", mib(p.RSSFinalBytes), mib(p.RSSPeakBytes), mib(p.HWMBytes))
 	}
@@ -162,14 +185,22 @@ func printPhase(w io.Writer, name string, p Phase) {
 		fmt.Fprintf(w, "  behind schedule\tp50 %.1fms p99 %.1fms max %.1fms\n", l.P50, l.P99, l.Max)
 	}
 	for _, kind := range slices.Sorted(maps.Keys(p.Kinds)) {
-		k := p.Kinds[kind]
-		fmt.Fprintf(w, "  %s\t%d/%d acknowledged, %.0f/s", kind, k.Acknowledged, k.Requests, k.PerSecond)
-		if l := k.Latency; l != nil {
-			fmt.Fprintf(w, "; latency p50 %.1fms p99 %.1fms max %.1fms", l.P50, l.P99, l.Max)
-		}
-		fmt.Fprintln(w)
-		printErrors(w, "    errors", k)
+		printPart(w, kind, p.Kinds[kind])
 	}
+	for s, sp := range p.Servers {
+		printPart(w, fmt.Sprintf("server %d", s), sp)
+	}
+}
+
+// printPart writes one part of a phase — a kind of request, or a server's
+// share — on a line of its own, its refusals on the next.
+func printPart(w io.Writer, name string, p Phase) {
+	fmt.Fprintf(w, "  %s\t%d/%d acknowledged, %.0f/s", name, p.Acknowledged, p.Requests, p.PerSecond)
+	if l := p.Latency; l != nil {
+		fmt.Fprintf(w, "; latency p50 %.1fms p99 %.1fms max %.1fms", l.P50, l.P99, l.Max)
+	}
+	fmt.Fprintln(w)
+	printErrors(w, "    errors", p)
 }
 
 // printErrors writes p's refusals by status on one line, if any.

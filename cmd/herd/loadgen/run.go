@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -30,17 +31,20 @@ type generator struct {
 }
 
 // Run registers the nodes, warms up and measures the window, then reports.
-// It refuses a server outside loopback (ErrRemote) unless cfg.AllowRemote,
-// before sending anything. Progress lines go to progress. The run stops
-// early when ctx ends, reporting what it measured so far.
+// It refuses any server outside loopback (ErrRemote) unless
+// cfg.AllowRemote, before sending anything to any. Progress lines go to
+// progress. The run stops early when ctx ends, reporting what it measured
+// so far.
 func Run(ctx context.Context, cfg Config, progress io.Writer) (Report, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return Report{}, err
 	}
 	if !cfg.AllowRemote {
-		if err := CheckTarget(ctx, cfg.Server); err != nil {
-			return Report{}, err
+		for _, server := range cfg.Servers {
+			if err := CheckTarget(ctx, server); err != nil {
+				return Report{}, err
+			}
 		}
 	}
 	g := &generator{cfg: cfg, names: make([]string, cfg.Nodes), progress: progress}
@@ -48,7 +52,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (Report, error) {
 	for i := range g.names {
 		g.names[i] = fmt.Sprintf("%s%0*d", cfg.NamePrefix, width, i)
 	}
-	transport := newTransport(cfg, cfg.Connections)
+	// Each server has every len(Servers)-th worker, and so as many
+	// connections, rounded up.
+	transport := newTransport(cfg, (cfg.Connections+len(cfg.Servers)-1)/len(cfg.Servers))
 	defer transport.CloseIdleConnections()
 	var c client
 	var err error
@@ -77,8 +83,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (Report, error) {
 
 func (g *generator) run(ctx context.Context) (Report, error) {
 	cfg := g.cfg
-	r := Report{Style: cfg.Style, Encoding: cfg.Encoding, StatusUpdate: cfg.StatusUpdate, Server: cfg.Server, Nodes: cfg.Nodes, Connections: cfg.Connections,
+	r := Report{Style: cfg.Style, Encoding: cfg.Encoding, StatusUpdate: cfg.StatusUpdate, Server: cfg.Servers[0], Nodes: cfg.Nodes, Connections: cfg.Connections,
 		IntervalSeconds: cfg.Interval.Seconds(), Idle: cfg.Idle, Lease: cfg.Lease}
+	if len(cfg.Servers) > 1 {
+		r.Servers = cfg.Servers
+	}
 	if cfg.Lease {
 		r.StatusEverySeconds = cfg.StatusEvery.Seconds()
 	}
@@ -91,7 +100,7 @@ func (g *generator) run(ctx context.Context) (Report, error) {
 	registering := time.Now()
 	r.Register, r.KeptAlive = g.registerAll(ctx, all)
 	if r.Register.Acknowledged == 0 {
-		return r, fmt.Errorf("no node could register with %s: %s", cfg.Server, r.Register.FirstError)
+		return r, fmt.Errorf("no node could register with %s: %s", strings.Join(cfg.Servers, ", "), r.Register.FirstError)
 	}
 
 	switch {
@@ -106,12 +115,12 @@ func (g *generator) run(ctx context.Context) (Report, error) {
 		r.Warmup = g.drive(ctx, all, g.beat, nil, 0)
 	}
 
-	watch, err := watchProcess(cfg.ServerPID)
+	watch, err := watchProcesses(cfg.ServerPIDs)
 	if err != nil {
 		return r, err
 	}
 	// loadgen's own share of the machine, where /proc tells it.
-	self, _ := watchProcess(os.Getpid())
+	self, _ := watchProcesses([]int{os.Getpid()})
 	start := time.Now()
 	switch {
 	case cfg.Idle:
@@ -138,10 +147,14 @@ func (g *generator) run(ctx context.Context) (Report, error) {
 		r.Heartbeats = g.drive(ctx, all, g.beat, stopAfter(cfg.Duration), cfg.Interval)
 	}
 	r.WindowSeconds = time.Since(start).Seconds()
-	if r.ServerProcess, err = watch.stop(); err != nil {
+	var each []Process
+	if r.ServerProcess, each, err = watch.stop(); err != nil {
 		return r, err
 	}
-	r.LoadgenProcess, _ = self.stop()
+	if len(each) > 1 {
+		r.ServerProcesses = each
+	}
+	r.LoadgenProcess, _, _ = self.stop()
 	if r.Silence != nil && r.Silence.Err != "" {
 		return r, errors.New(r.Silence.Err)
 	}

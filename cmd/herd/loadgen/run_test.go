@@ -19,7 +19,7 @@ import (
 // of a second.
 func tiny(server, style string) loadgen.Config {
 	cfg := loadgen.DefaultConfig()
-	cfg.Server, cfg.Style, cfg.Nodes, cfg.Connections, cfg.Duration = server, style, 5, 2, 300*time.Millisecond
+	cfg.Servers, cfg.Style, cfg.Nodes, cfg.Connections, cfg.Duration = []string{server}, style, 5, 2, 300*time.Millisecond
 	return cfg
 }
 
@@ -28,7 +28,7 @@ func TestEveryStyleRegistersItsNodesAndHerdAcknowledgesEveryHeartbeat(t *testing
 	for _, style := range loadgen.Styles {
 		t.Run(style, func(t *testing.T) {
 			cfg := tiny(server, style)
-			cfg.ServerPID = os.Getpid() // herd runs in the test's process
+			cfg.ServerPIDs = []int{os.Getpid()} // herd runs in the test's process
 			r, err := loadgen.Run(t.Context(), cfg, io.Discard)
 			if err != nil {
 				t.Fatal(err)
@@ -77,7 +77,7 @@ func TestARunAgainstRegisteredNodesStillGetsOnly2xx(t *testing.T) {
 func TestIdleSendsNothingInTheWindow(t *testing.T) {
 	server := startHerd(t, nil)
 	cfg := tiny(server, loadgen.StyleAgent)
-	cfg.Idle, cfg.Duration, cfg.ServerPID = true, 200*time.Millisecond, os.Getpid()
+	cfg.Idle, cfg.Duration, cfg.ServerPIDs = true, 200*time.Millisecond, []int{os.Getpid()}
 	r, err := loadgen.Run(t.Context(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)

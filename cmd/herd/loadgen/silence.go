@@ -61,9 +61,10 @@ const listPage = 500
 
 // watchSilence reads the node list every ListInterval, from earliest on,
 // until every silent node's Ready is Unknown since the silence began, or
-// the deadline. No node can be marked before earliest — a grace period
-// after the first registration, its first heartbeat — so the lists, which
-// load herd too, start then.
+// the deadline. It reads from the first server: replicas share one
+// database, so any of them lists every node. No node can be marked before
+// earliest — a grace period after the first registration, its first
+// heartbeat — so the lists, which load herd too, start then.
 func (g *generator) watchSilence(ctx context.Context, silent []int, since, earliest time.Time) Silence {
 	cfg := g.cfg
 	s := Silence{Silent: len(silent), GracePeriodSeconds: cfg.GracePeriod.Seconds()}
@@ -204,7 +205,7 @@ func listAll[T any](ctx context.Context, cfg Config, hc *http.Client, path strin
 		if cont != "" {
 			q.Set("continue", cont)
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(cfg.Server, "/")+path+"?"+q.Encode(), nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(cfg.Servers[0], "/")+path+"?"+q.Encode(), nil)
 		if err != nil {
 			return nil, err
 		}

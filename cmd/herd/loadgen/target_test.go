@@ -56,15 +56,27 @@ func TestARemoteHerdIsRefusedBeforeAnythingIsSent(t *testing.T) {
 			_ = c.Close()
 		}
 	}()
-	for _, style := range loadgen.Styles {
-		cfg := tiny("http://"+ln.Addr().String(), style)
-		_, err := loadgen.Run(t.Context(), cfg, io.Discard)
-		if !errors.Is(err, loadgen.ErrRemote) || !strings.Contains(err.Error(), "--allow-remote") {
-			t.Errorf("%s: %v, want a refusal that names --allow-remote", style, err)
+	// A herd on loopback beside it, given first, hears nothing either:
+	// the run is refused as a whole.
+	local := newNodeStub(t)
+	remote := "http://" + ln.Addr().String()
+	for _, servers := range [][]string{{remote}, {local.srv.URL, remote}} {
+		for _, style := range loadgen.Styles {
+			cfg := tiny(servers[0], style)
+			cfg.Servers = servers
+			_, err := loadgen.Run(t.Context(), cfg, io.Discard)
+			if !errors.Is(err, loadgen.ErrRemote) || !strings.Contains(err.Error(), "--allow-remote") || !strings.Contains(err.Error(), remote) {
+				t.Errorf("%s against %v: %v, want a refusal that names %s and --allow-remote", style, servers, err, remote)
+			}
 		}
 	}
 	if n := connections.Load(); n != 0 {
 		t.Errorf("%d connections reached the remote herd", n)
+	}
+	local.mu.Lock()
+	defer local.mu.Unlock()
+	if local.conns != 0 {
+		t.Errorf("%d connections reached the herd beside it", local.conns)
 	}
 }
 

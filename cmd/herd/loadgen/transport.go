@@ -7,11 +7,12 @@ import (
 	"time"
 )
 
-// newTransport carries every request of a run over at most conns TCP
-// connections, all kept open between requests, so that "64 connections"
-// is 64 connections: HTTP/1.1 only, since HTTP/2 would multiplex them
-// onto one. Without allowRemote it connects to loopback addresses only.
-func newTransport(cfg Config, conns int) *http.Transport {
+// newTransport carries every request of a run over at most perServer TCP
+// connections to each of the servers, all kept open between requests, so
+// that "64 connections" is 64 connections: HTTP/1.1 only, since HTTP/2
+// would multiplex them onto one. Without allowRemote it connects to
+// loopback addresses only.
+func newTransport(cfg Config, perServer int) *http.Transport {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	if !cfg.AllowRemote {
 		d.Control = loopbackOnly
@@ -20,9 +21,9 @@ func newTransport(cfg Config, conns int) *http.Transport {
 	protocols.SetHTTP1(true)
 	t := &http.Transport{
 		DialContext:         d.DialContext,
-		MaxConnsPerHost:     conns,
-		MaxIdleConnsPerHost: conns,
-		MaxIdleConns:        conns,
+		MaxConnsPerHost:     perServer,
+		MaxIdleConnsPerHost: perServer,
+		MaxIdleConns:        perServer * len(cfg.Servers),
 		IdleConnTimeout:     90 * time.Second,
 		Protocols:           &protocols,
 	}
