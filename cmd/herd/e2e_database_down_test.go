@@ -30,10 +30,10 @@ func TestDatabaseDownAnswers503AndComesBack(t *testing.T) {
 		{http.MethodGet, "/api/v1/configmaps", nil},
 		{http.MethodPost, "/api/v1/namespaces/default/configmaps", configMapBody("during", "2")},
 	} {
-		resp, body := send(t, c.method, srv.URL+c.path, c.body)
-		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		a := send(t, c.method, srv.URL+c.path, c.body)
+		if a.code != http.StatusServiceUnavailable || a.header.Get("Retry-After") == "" {
 			t.Errorf("%s %s with the database down: %d, Retry-After %q; want 503 with a Retry-After\n%s",
-				c.method, c.path, resp.StatusCode, resp.Header.Get("Retry-After"), body)
+				c.method, c.path, a.code, a.header.Get("Retry-After"), a.body)
 		}
 	}
 	if code, _ := call(t, http.MethodGet, srv.URL+"/readyz", nil, nil); code != http.StatusServiceUnavailable {

@@ -439,13 +439,20 @@ var apiClient = &http.Client{Timeout: 10 * time.Second}
 // the raw response body.
 func call(t *testing.T, method, url string, body, out any) (int, []byte) {
 	t.Helper()
-	resp, data := send(t, method, url, body)
-	if out != nil && resp.StatusCode < 300 {
-		if err := json.Unmarshal(data, out); err != nil {
-			t.Fatalf("%s %s: decode %s: %v", method, url, data, err)
+	a := send(t, method, url, body)
+	if out != nil && a.code < 300 {
+		if err := json.Unmarshal(a.body, out); err != nil {
+			t.Fatalf("%s %s: decode %s: %v", method, url, a.body, err)
 		}
 	}
-	return resp.StatusCode, data
+	return a.code, a.body
+}
+
+// answer is a response as send read it.
+type answer struct {
+	code   int
+	header http.Header
+	body   []byte
 }
 
 // newJSONRequest is a request of body (JSON-encoded unless it is already
@@ -473,9 +480,8 @@ func newJSONRequest(method, url string, body any) (*http.Request, error) {
 	return req, nil
 }
 
-// send sends body as call does and returns the answer (its body already
-// read and closed) and its body.
-func send(t *testing.T, method, url string, body any) (*http.Response, []byte) {
+// send sends body as call does and returns the answer, its body read.
+func send(t *testing.T, method, url string, body any) answer {
 	t.Helper()
 	req, err := newJSONRequest(method, url, body)
 	if err != nil {
@@ -490,7 +496,7 @@ func send(t *testing.T, method, url string, body any) (*http.Response, []byte) {
 	if err != nil {
 		t.Fatalf("%s %s: read body: %v", method, url, err)
 	}
-	return resp, data
+	return answer{code: resp.StatusCode, header: resp.Header, body: data}
 }
 
 // mustCall is call that requires the status want.
