@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"herd/events/pgtest"
 )
 
 // The process-level tests build the real herd binary once per run and
@@ -56,7 +58,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	binDir = dir
-	code := m.Run()
+	code := pgtest.Run(m) // the replicas' tests share a PostgreSQL server
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }
