@@ -37,9 +37,12 @@ import (
 //
 // A replica that does not lead tries again every two seconds or so (its
 // caller's loop), so another replica takes over within about ten seconds
-// of a leader's death. The leader gives up before PostgreSQL lets another
-// replica have the lock (4 s against 8 s), so two replicas never run the
-// job at once beyond the work already under way when the leader noticed.
+// of a leader's death. Cut off from the database, the leader gives up
+// before PostgreSQL lets another replica have the lock (4 s against 8 s),
+// so two replicas do not run the job at once beyond the work already
+// under way when the leader noticed. (An operator who ends the leader's
+// session, pg_terminate_backend, frees the lock at once; the leader
+// notices at its next ping.)
 
 const (
 	// leaderPingInterval is how often a replica checks the session that
