@@ -50,8 +50,10 @@ const (
 	leaderPingInterval = 2 * time.Second
 	// leaderPingTimeout bounds one check, and a release.
 	leaderPingTimeout = 2 * time.Second
-	// leaderConnectTimeout bounds opening the session.
-	leaderConnectTimeout = 10 * time.Second
+	// leaderTryTimeout bounds one TryLead, opening the session included:
+	// a database that does not answer must not hold the session's lock
+	// (and its pings) for as long as the kernel would wait.
+	leaderTryTimeout = 10 * time.Second
 )
 
 // leaderKeepalives are the session's TCP keepalives on the server's side:
@@ -137,6 +139,8 @@ func (l *postgresLeadership) TryLead(ctx context.Context, job string) (Term, err
 	case l.terms[job] != nil:
 		return nil, errLeadingAlready(job)
 	}
+	ctx, cancel := context.WithTimeout(ctx, leaderTryTimeout)
+	defer cancel()
 	if l.conn == nil {
 		if err := l.connect(ctx); err != nil {
 			return nil, fmt.Errorf("postgres: lead %s: %w", job, err)
@@ -180,8 +184,6 @@ func (l *postgresLeadership) connect(ctx context.Context) error {
 	}
 	// For whoever looks at pg_stat_activity; PostgreSQL cuts it at 63 bytes.
 	cfg.RuntimeParams["application_name"] = "herd leader " + l.cfg.Replica
-	ctx, cancel := context.WithTimeout(ctx, leaderConnectTimeout)
-	defer cancel()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
