@@ -13,6 +13,9 @@
 // and writes its position only when it moved, which is how herd's own
 // followers read the log. Migrate is a small
 // versioned migrator that other packages use for their own tables.
+// Leadership elects, among the herd processes sharing a log, the one that
+// runs a job (on PostgreSQL by advisory locks; on SQLite, which one
+// process writes, at once).
 //
 // Events are never updated. Old rows of high-volume, state-free event
 // types (plain heartbeats) may be deleted by a documented retention

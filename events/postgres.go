@@ -34,15 +34,20 @@ import (
 type Postgres struct {
 	db      *sql.DB
 	commits commits
+	// connConfig is what the connections of its own (listening, leading)
+	// are made from.
+	connConfig *pgx.ConnConfig
 
 	stopListening context.CancelFunc
 	listening     sync.WaitGroup
 
-	// mu guards closed and followers: the followers made of this log
-	// (NewFollower), which Close closes first.
-	mu        sync.Mutex
-	closed    bool
-	followers []*Follower
+	// mu guards closed, followers and leaderships: the followers made of
+	// this log (NewFollower), which Close closes first, and the
+	// leaderships (Leadership), whose terms it ends next.
+	mu          sync.Mutex
+	closed      bool
+	followers   []*Follower
+	leaderships []*postgresLeadership
 }
 
 var _ Log = (*Postgres)(nil)
@@ -89,7 +94,7 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	p := &Postgres{db: db}
+	p := &Postgres{db: db, connConfig: cfg}
 	// The commit signal starts at the head as found, so that the head it
 	// reports (the reconcilers' lag, for one) is right before the first
 	// commit announced.
@@ -105,7 +110,8 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 }
 
 // Close closes the followers made of the log (each saves its position
-// first), stops listening and closes the connections. Closing twice is
+// first), ends the terms of its leaderships, stops listening and closes
+// the connections. Closing twice is
 // fine.
 func (p *Postgres) Close() error {
 	p.mu.Lock()
@@ -114,8 +120,8 @@ func (p *Postgres) Close() error {
 		return nil
 	}
 	p.closed = true
-	followers := p.followers
-	p.followers = nil
+	followers, leaderships := p.followers, p.leaderships
+	p.followers, p.leaderships = nil, nil
 	p.mu.Unlock()
 
 	var errs []error
@@ -123,6 +129,10 @@ func (p *Postgres) Close() error {
 		if err := f.Close(); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	// After the followers have saved: whoever leads next resumes there.
+	for _, l := range leaderships {
+		l.close()
 	}
 	p.stopListening()
 	p.listening.Wait()

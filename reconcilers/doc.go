@@ -16,6 +16,11 @@
 // crash between an event and its effect heals itself, and delivery may
 // repeat a short stretch of the log after a crash.
 //
+// Of the herd processes sharing a log, one at a time runs the
+// reconcilers: the one that leads the job Job (events.Leadership; on
+// SQLite herd leads at once). Another takes over, from the dispatcher's
+// saved position and with a resync of every key, when the leader goes.
+//
 // Subpackages hold the reconcilers themselves (health, ...). This package
 // imports events and projections for the log and the views; it must not
 // import adapters or cmd.

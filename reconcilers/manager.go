@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
@@ -72,21 +73,40 @@ type Params struct {
 	Log events.Log `optional:"true"`
 	// Store is the SQLite log, followed through Store.Log when Log is
 	// nil: what callers gave before the storage port.
-	Store   *events.Store `optional:"true"`
-	Clock   clock.WithTicker
-	Logger  *zap.Logger
-	Metrics *Metrics
+	Store *events.Store `optional:"true"`
+	// Leadership elects the one replica, of those sharing the log, that
+	// runs the reconcilers (the job Job); without one this process leads
+	// at once, as one that shares its log with no one does.
+	Leadership events.Leadership `optional:"true"`
+	Clock      clock.WithTicker
+	Logger     *zap.Logger
+	Metrics    *Metrics
 }
 
 // Manager runs the enabled reconcilers, and the one dispatcher that feeds
-// them the log, for the life of the app.
+// them the log, for the life of the app, while this replica leads them
+// (Params.Leadership): one replica at a time runs them.
 type Manager struct {
-	runners  []*runner
-	eventLog events.Log
-	metrics  *Metrics
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
-	log      *zap.Logger
+	enabled    []Reconciler
+	eventLog   events.Log
+	leadership events.Leadership
+	clock      clock.WithTicker
+	cfg        Config
+	metrics    *Metrics
+	log        *zap.Logger
+	leading    atomic.Bool
+
+	// mu guards runners: the current term's while this replica leads,
+	// else the last term's (their queues shut down: what Enqueue adds is
+	// dropped), or before the first term those made for it. ran says
+	// they have run, so the next term makes its own: a work queue does
+	// not start again once shut down.
+	mu      sync.Mutex
+	runners []*runner
+	ran     bool
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // NewManager checks the configuration against the reconcilers there are
@@ -117,57 +137,86 @@ func NewManager(p Params) (*Manager, error) {
 	if eventLog == nil && p.Store != nil {
 		eventLog = p.Store.Log()
 	}
-	m := &Manager{log: p.Logger.Named("reconcilers"), eventLog: eventLog, metrics: p.Metrics}
+	leadership := p.Leadership
+	if leadership == nil {
+		leadership = events.SoleLeadership(events.LeadershipConfig{})
+	}
+	m := &Manager{log: p.Logger.Named("reconcilers"), eventLog: eventLog, leadership: leadership,
+		clock: p.Clock, cfg: p.Config, metrics: p.Metrics}
 	for _, r := range p.Reconcilers {
 		if p.Config.enabled(r.Name()) {
-			m.runners = append(m.runners, newRunner(r, eventLog, p.Clock, m.log, p.Metrics, p.Config))
+			m.enabled = append(m.enabled, r)
 		}
 	}
+	m.runners = m.newRunners()
+	p.Metrics.leader.WithLabelValues(Job).Set(0)
 	return m, nil
 }
 
-// Running lists the names of the reconcilers that run.
+// newRunners makes a runner for each enabled reconciler.
+func (m *Manager) newRunners() []*runner {
+	runners := make([]*runner, 0, len(m.enabled))
+	for _, r := range m.enabled {
+		runners = append(runners, newRunner(r, m.eventLog, m.clock, m.log, m.metrics, m.cfg))
+	}
+	return runners
+}
+
+// current is the runner set Status looks at.
+func (m *Manager) current() []*runner {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.runners
+}
+
+// Running lists the names of the reconcilers that run while this replica
+// leads them.
 func (m *Manager) Running() []string {
 	var out []string
-	for _, rn := range m.runners {
-		out = append(out, rn.r.Name())
+	for _, r := range m.enabled {
+		out = append(out, r.Name())
 	}
 	return out
 }
 
 // Enqueue queues key for every running reconciler now, for a source of
 // changes other than the log: an agent's watch of its pods on herd's API.
-// A key queued after Stop is dropped.
+// A key queued after Stop, or while another replica leads, is dropped.
 func (m *Manager) Enqueue(key string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, rn := range m.runners {
 		rn.queue.Add(key)
 	}
 }
 
-// Start launches every runner, and the dispatcher when there is a log and
-// a reconciler to feed, in the background. It does not keep ctx: an fx
-// start context ends when start-up does.
+// Start asks to lead the reconcilers. When this replica leads at once
+// (on SQLite always), it launches every runner, and the dispatcher when
+// there is a log and a reconciler to feed, before it returns; otherwise
+// it returns at once and they start in the background once this replica
+// leads. It does not keep ctx: an fx start context ends when start-up
+// does.
 func (m *Manager) Start(context.Context) error {
 	ctx, cancel := context.WithCancel(context.Background())
-	if m.eventLog != nil && len(m.runners) > 0 {
-		d := &dispatcher{eventLog: m.eventLog, runners: m.runners, log: m.log, metrics: m.metrics}
-		msgs, err := d.subscribe(ctx)
+	term, err := m.leadership.TryLead(ctx, Job)
+	if err == nil {
+		run, err := m.begin(ctx)
 		if err != nil {
+			_ = term.Release()
 			cancel()
 			return err
 		}
-		m.wg.Go(func() { d.run(msgs) })
+		m.cancel = cancel
+		m.wg.Go(func() { m.lead(ctx, term, run) })
+		return nil
 	}
 	m.cancel = cancel
-	for _, rn := range m.runners {
-		m.wg.Go(func() { rn.run(ctx) })
-	}
-	m.log.Info("reconcilers running", zap.Strings("reconcilers", m.Running()))
+	m.wg.Go(func() { m.lead(ctx, nil, nil) })
 	return nil
 }
 
 // Stop ends every runner and waits for their workers to finish, and for
-// the dispatcher to save its position.
+// the dispatcher to save its position, then lets another replica lead.
 func (m *Manager) Stop(ctx context.Context) error {
 	if m.cancel == nil {
 		return nil

@@ -17,6 +17,9 @@ type Metrics struct {
 	duration   *prometheus.HistogramVec
 	depth      *prometheus.GaugeVec
 	lag        *prometheus.GaugeVec
+	// leader is 1 while this replica leads a job (Job), 0 while it
+	// waits for another to go.
+	leader *prometheus.GaugeVec
 	// follower is the dispatcher's, once it follows the log; its reads
 	// are herd_reconciler_log_reads_total.
 	follower atomic.Pointer[events.Follower]
@@ -34,6 +37,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 9)}, l),
 		depth: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "herd_reconciler_queue_depth", Help: "Keys waiting in the work queue."}, l),
 		lag:   prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "herd_reconciler_lag_events", Help: "Events between the log head and the last one the dispatcher handed the reconciler."}, l),
+		leader: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "herd_leader",
+			Help: "1 while this replica leads the job (runs it), 0 while another replica of those sharing the database does."}, []string{"job"}),
 	}
 	reads := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "herd_reconciler_log_reads_total",
 		Help: "Reads of the log by the reconcilers' dispatcher: about one per announced commit while busy, one per --poll-interval while idle."},
@@ -43,6 +48,6 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			}
 			return 0
 		})
-	reg.MustRegister(m.reconciles, m.errors, m.panics, m.poison, m.duration, m.depth, m.lag, reads)
+	reg.MustRegister(m.reconciles, m.errors, m.panics, m.poison, m.duration, m.depth, m.lag, m.leader, reads)
 	return m
 }

@@ -30,9 +30,10 @@ func (s Status) Settled(head int64) bool {
 }
 
 // Status returns the named reconciler's progress, and false when it does
-// not run.
+// not run. While another replica leads, it is the progress of this
+// replica's last term (or none, before its first).
 func (m *Manager) Status(name string) (Status, bool) {
-	for _, rn := range m.runners {
+	for _, rn := range m.current() {
 		if rn.r.Name() == name {
 			st := Status{
 				Resyncs:  rn.resyncs.Load(),

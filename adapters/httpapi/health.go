@@ -1,11 +1,22 @@
 package httpapi
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"herd/events"
 )
+
+// LeaderSource says which replica, of those sharing the log, runs a job
+// that runs on one at a time (reconcilers.Manager for the reconcilers).
+type LeaderSource interface {
+	Leader(ctx context.Context) (leader events.Leader, ok bool, err error)
+}
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -14,7 +25,10 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 
 // readyz is ready when the log answers a query and can be written: a herd
 // whose every write fails (a full disk) is not ready, and says why, until
-// a write succeeds again.
+// a write succeeds again. A replica that does not lead the reconcilers is
+// ready all the same: it serves reads and writes. ?verbose says, as
+// kube-apiserver's does, what was checked, and which replica leads the
+// reconcilers.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.Log.Head(r.Context()); err != nil {
 		http.Error(w, "event log unavailable: "+err.Error(), http.StatusServiceUnavailable)
@@ -25,7 +39,29 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write([]byte("ok"))
+	if !r.URL.Query().Has("verbose") {
+		_, _ = w.Write([]byte("ok"))
+		return
+	}
+	_, _ = fmt.Fprintf(w, "[+]log ok\n%sreadyz check passed\n", s.reconcilersLeader(r.Context()))
+}
+
+// reconcilersLeader is /readyz?verbose's line on who leads the
+// reconcilers, or nothing when herd runs none.
+func (s *Server) reconcilersLeader(ctx context.Context) string {
+	if s.Reconcilers == nil {
+		return ""
+	}
+	who, ok, err := s.Reconcilers.Leader(ctx)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("[+]reconcilers: who leads them is unknown: %v\n", err)
+	case !ok:
+		return "[+]reconcilers: no replica leads them now; one takes over within seconds\n"
+	case who.Self:
+		return fmt.Sprintf("[+]reconcilers led by %s (this replica) since %s\n", who.Replica, who.Since.UTC().Format(time.RFC3339))
+	}
+	return fmt.Sprintf("[+]reconcilers led by %s since %s\n", who.Replica, who.Since.UTC().Format(time.RFC3339))
 }
 
 func metav1Status(code int32, reason metav1.StatusReason, msg string) metav1.Status {

@@ -72,6 +72,9 @@ type Deps struct {
 	// Auth tells who sends each request on the API listener; nil serves
 	// every request as Anonymous, as herd does without a token file.
 	Auth Authenticator
+	// Reconcilers says which replica runs the reconcilers, for
+	// /readyz?verbose; nil says nothing of them.
+	Reconcilers LeaderSource
 }
 
 // Server serves herd's HTTP API.

@@ -50,6 +50,9 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			// The SQLite store behind the log, nil on PostgreSQL: the
 			// reconcilers' dispatcher follows it.
 			events.SQLiteStore,
+			// Who runs the reconcilers: on SQLite this herd, at once; on
+			// PostgreSQL the replica that holds their advisory lock.
+			func(l events.Log) events.Leadership { return events.LeadershipOf(l, events.LeadershipConfig{}) },
 			func(l events.Log, clk clock.Clock, m *projections.Metrics) *projections.Writer {
 				return projections.NewWriter(l, clk, m)
 			},
@@ -205,11 +208,11 @@ func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metric
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
 	kubeletTargets *projections.KubeletTargetView, elog events.Log, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
-	auth httpapi.Authenticator) (*httpapi.Server, error) {
+	auth httpapi.Authenticator, recs *reconcilers.Manager) (*httpapi.Server, error) {
 	return httpapi.NewServer(httpapi.Deps{
 		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, KubeletTargetView: kubeletTargets, Log: elog, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 		ConfigMaps: w, ConfigMapView: cms, Devices: w, DeviceBindings: devices, Auth: auth,
-		Namespaces: w, NamespaceView: nss, Leases: w, LeaseView: leases,
+		Namespaces: w, NamespaceView: nss, Leases: w, LeaseView: leases, Reconcilers: recs,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
 }
