@@ -90,7 +90,10 @@ func (s *Instance) Promote() error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("pgtest: promote: still in recovery after a minute (%v)", err)
+			if err != nil {
+				return fmt.Errorf("pgtest: promote: still in recovery after a minute: %w", err)
+			}
+			return errors.New("pgtest: promote: still in recovery after a minute")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
