@@ -15,11 +15,11 @@ import (
 // its place in the log, for every reconciler at once.
 const ConsumerGroup = "reconcilers"
 
-// legacyGroupPrefix begins the consumer groups of herd versions that gave
+// LegacyGroupPrefix begins the consumer groups of herd versions that gave
 // each reconciler its own ("reconciler-" + name). The dispatcher's group
 // starts where the slowest of them stood, so an upgraded herd neither
 // replays its whole log nor skips what one of them had not handled.
-const legacyGroupPrefix = "reconciler-"
+const LegacyGroupPrefix = "reconciler-"
 
 // dispatcher follows the log for every running reconciler: it reads each
 // record once and hands it to every reconciler's KeysFor, which only
@@ -37,7 +37,7 @@ type dispatcher struct {
 // subscribe starts following the log where the dispatcher's group stands
 // and tells every runner that position.
 func (d *dispatcher) subscribe(ctx context.Context) (<-chan *message.Message, error) {
-	f, err := events.NewFollower(d.eventLog, events.FollowerConfig{Group: ConsumerGroup, Inherit: legacyGroupPrefix})
+	f, err := events.NewFollower(d.eventLog, events.FollowerConfig{Group: ConsumerGroup, Inherit: LegacyGroupPrefix})
 	if err != nil {
 		return nil, fmt.Errorf("reconcilers: follow the log: %w", err)
 	}

@@ -25,10 +25,10 @@ func TestLeaderKilledWhileANodeFallsSilent(t *testing.T) {
 	url := pgtest.URL(t)
 	args := []string{"--database", url, "--node-monitor-period", "200ms",
 		"--node-monitor-grace-period", grace.String(), "--node-startup-grace-period", grace.String()}
-	leader := startServe(t, serveOptions{Args: args})
-	eventually(t, readyTimeout, func() error { return leads(t, leader, "(this replica)", 1) })
-	other := startServe(t, serveOptions{Args: args})
-	eventually(t, readyTimeout, func() error { return leads(t, other, "led by", 0) })
+	leader := startServe(t, serveOptions{Args: append(args, "--replica-name", "east")})
+	eventually(t, readyTimeout, func() error { return leads(t, leader, "led by east (this replica)", 1) })
+	other := startServe(t, serveOptions{Args: append(args, "--replica-name", "west")})
+	eventually(t, readyTimeout, func() error { return leads(t, other, "led by east since", 0) })
 
 	registerAgent(t, other.URL, "web-01")
 	heartbeat(t, other.URL, "web-01", healthyMetrics())
@@ -47,6 +47,7 @@ func TestLeaderKilledWhileANodeFallsSilent(t *testing.T) {
 	}
 	killed := time.Now()
 	var marked time.Time
+	eventually(t, 60*time.Second, func() error { return leads(t, other, "led by west (this replica)", 1) })
 	eventually(t, 60*time.Second, func() error {
 		n := getNode(t, other.URL, "web-01")
 		if ready := readyStatus(n); ready != corev1.ConditionUnknown {

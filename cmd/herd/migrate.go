@@ -15,6 +15,7 @@ import (
 	"herd/cmd/herd/app"
 	"herd/events"
 	"herd/projections"
+	"herd/reconcilers"
 )
 
 func newMigrateCmd() *cobra.Command {
@@ -42,9 +43,9 @@ that fails or is interrupted while copying leaves no log behind, and can
 be run again. One that fails after the copy says so; build the views then
 with herd replay --database.
 
-Not carried over: where the reconcilers stood in the log (on PostgreSQL
-they follow the copied log once from its start, and resync from the views
-anyway); and, when retention has thinned the log, its compaction point,
+Where the reconcilers stood in the log is carried over, so that they
+carry on from there. Not carried over: when retention has thinned the
+log, its compaction point,
 which herd on PostgreSQL does not keep yet: a watch resumed from a
 resourceVersion older than that point is served the thinned history
 instead of being refused with 410 Expired. migrate says which point that is.`,
@@ -115,6 +116,9 @@ func migrate(ctx context.Context, src, dst app.Database, out, errOut io.Writer) 
 	}
 	fmt.Fprintf(out, "copied %d events up to position %d from %s to %s in %s (%.0f events/s)\n",
 		stats.Events, stats.Head, src, dst, stats.Took.Round(time.Millisecond), perSecond(stats.Events, stats.Took))
+	if err := copyReconcilersPosition(ctx, store.Log(), log, out); err != nil {
+		return err
+	}
 	reportNotCopied(out, store.Compaction())
 
 	if err := buildViews(ctx, log, out, errOut); err != nil {
@@ -136,9 +140,24 @@ func buildViews(ctx context.Context, log events.Log, out, errOut io.Writer) erro
 	return reportVerify(out, diff, stats, err)
 }
 
+// copyReconcilersPosition carries where the reconcilers' dispatcher stood
+// in the log over to the copy, at the same position, so that on
+// PostgreSQL they carry on from there rather than read the log again
+// from its start.
+func copyReconcilersPosition(ctx context.Context, from, to events.Log, out io.Writer) error {
+	pos, err := from.GroupPosition(ctx, reconcilers.ConsumerGroup, reconcilers.LegacyGroupPrefix)
+	if err != nil {
+		return fmt.Errorf("the log is copied, but not where the reconcilers stood in it: %w", err)
+	}
+	if err := to.SaveGroupPosition(ctx, reconcilers.ConsumerGroup, pos); err != nil {
+		return fmt.Errorf("the log is copied, but not where the reconcilers stood in it: %w", err)
+	}
+	fmt.Fprintf(out, "copied where the reconcilers stood in the log: position %d\n", pos)
+	return nil
+}
+
 // reportNotCopied tells the operator what the copy left behind.
 func reportNotCopied(out io.Writer, c events.Compaction) {
-	fmt.Fprintln(out, "not copied: where the reconcilers stood in the log; on PostgreSQL they follow it once from its start")
 	if c.Through > 0 || c.Deleted > 0 {
 		// herd on PostgreSQL keeps no compaction point yet
 		// (Postgres.Compaction is zero), so this one cannot be carried.

@@ -18,6 +18,7 @@ import (
 	"herd/events"
 	"herd/events/pgtest"
 	"herd/projections"
+	"herd/reconcilers"
 )
 
 // runHerd runs herd with args in this process, as main would.
@@ -156,6 +157,10 @@ func TestMigrateMovesTheFleetToPostgres(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFleet(t, dir)
 	url := pgtest.URL(t)
+	// The reconcilers of the herd that served this log had handled it
+	// up to position 100.
+	const handled = 100
+	saveGroupPosition(t, path, reconcilers.ConsumerGroup, handled)
 
 	stdout, stderr, err := runHerd(t, "migrate", "--from", "sqlite://"+path, "--to", url)
 	if err != nil {
@@ -163,7 +168,7 @@ func TestMigrateMovesTheFleetToPostgres(t *testing.T) {
 	}
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^copied \d+ events up to position \d+ from sqlite://` + regexp.QuoteMeta(path) + ` to postgres://`),
-		regexp.MustCompile(`(?m)^not copied: where the reconcilers stood`),
+		regexp.MustCompile(`(?m)^copied where the reconcilers stood in the log: position 100$`),
 		regexp.MustCompile(`(?m)^not copied: the compaction point, position \d+ \(retention deleted \d+ `),
 		regexp.MustCompile(`(?m)^rebuilt the views from \d+ events up to position \d+`),
 		regexp.MustCompile(`(?m)^the live views equal a rebuild of \d+ events up to position \d+`),
@@ -210,6 +215,9 @@ func TestMigrateMovesTheFleetToPostgres(t *testing.T) {
 	}
 	if want := fmt.Sprintf("copied %d events up to position %d ", len(srcRecs), head); !strings.Contains(stdout, want) {
 		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+	if pos, err := dst.GroupPosition(ctx, reconcilers.ConsumerGroup, ""); err != nil || pos != handled {
+		t.Errorf("the reconcilers stand at %d on PostgreSQL (%v), want %d as on SQLite", pos, err, handled)
 	}
 	if diff := cmp.Diff(readViews(t, src.Log()), readViews(t, dst)); diff != "" {
 		t.Errorf("views (-SQLite +PostgreSQL):\n%s", diff)
@@ -349,5 +357,19 @@ func TestCopyProgressLine(t *testing.T) {
 				t.Errorf("copyWords.line(%d, %d, %s) = %q, want %q", tt.done, tt.total, tt.elapsed, got, tt.want)
 			}
 		})
+	}
+}
+
+// saveGroupPosition records in the SQLite log at path that group has
+// handled it up to pos, as a herd serve's dispatcher does.
+func saveGroupPosition(t *testing.T, path, group string, pos int64) {
+	t.Helper()
+	store, err := events.Open(t.Context(), events.Config{Path: path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = store.Close() }()
+	if err := store.Log().SaveGroupPosition(t.Context(), group, pos); err != nil {
+		t.Fatal(err)
 	}
 }

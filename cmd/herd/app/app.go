@@ -52,7 +52,9 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			events.SQLiteStore,
 			// Who runs the reconcilers: on SQLite this herd, at once; on
 			// PostgreSQL the replica that holds their advisory lock.
-			func(l events.Log) events.Leadership { return events.LeadershipOf(l, events.LeadershipConfig{}) },
+			func(l events.Log, cfg Config) events.Leadership {
+				return events.LeadershipOf(l, events.LeadershipConfig{Replica: cfg.ReplicaName})
+			},
 			func(l events.Log, clk clock.Clock, m *projections.Metrics) *projections.Writer {
 				return projections.NewWriter(l, clk, m)
 			},

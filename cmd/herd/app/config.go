@@ -32,6 +32,10 @@ type Config struct {
 	// or a PostgreSQL connection string that any number of herd serve
 	// processes share. Empty is herd.db in DataDir.
 	Database string
+	// ReplicaName names this herd serve among the replicas sharing a
+	// PostgreSQL database, in /readyz and the leaders' table; empty is
+	// hostname:pid.
+	ReplicaName string
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
 	// LogFormat is console (for people) or json (for log shippers).
