@@ -1,0 +1,98 @@
+package projections
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"herd/domain"
+	"herd/events"
+	"herd/events/pgtest"
+)
+
+// TestGroupCommitOnPostgres: on PostgreSQL, where a failed statement
+// aborts the whole transaction, a group of commands still commits the
+// accepted ones and leaves no trace of the refused ones — those refused
+// by a domain rule before writing, and one that fails after appending —
+// and the answers are those of the commands run one after the other.
+func TestGroupCommitOnPostgres(t *testing.T) {
+	ctx := t.Context()
+	log, err := events.OpenPostgres(ctx, pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = log.Close() })
+	if err := Migrate(ctx, log); err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktesting.NewFakeClock(t0)
+	w := NewWriter(log, clk, nil)
+	do(t, w, clk, "web-01", register("web-01", domain.KindLinux))
+	clk.Step(time.Second)
+	before, _ := log.Head(ctx)
+
+	cmds := []*nodeCommand{
+		{node: "web-02", cmd: register("web-02", domain.KindLinux)},
+		{node: "web-01", cmd: metrics(-1)}, // impossible metrics: refused
+		{node: "ghost", cmd: metrics(1)},   // unknown node: refused
+		{node: "web-01", cmd: metrics(500)},
+	}
+	queued, release := holdGroup(t, w)
+	var wg sync.WaitGroup
+	for i, cmd := range cmds {
+		wg.Go(func() {
+			cmd.got, cmd.err = w.UpdateNode(ctx, cmd.node, func(n domain.Node) ([]domain.Event, error) {
+				return domain.DecideNode(n, cmd.cmd, clk.Now())
+			})
+		})
+		queued(i + 1)
+	}
+	failed := errors.New("failed after writing")
+	var failedErr error
+	wg.Go(func() {
+		failedErr = w.inTx(ctx, func(tx unitTx) error {
+			if _, err := w.appendEvents(ctx, tx, domain.NodeStream("web-09"), 0, []domain.Event{
+				domain.NodeRegistered{Registration: register("web-09", domain.KindLinux).Registration}}); err != nil {
+				return err
+			}
+			return failed
+		})
+	})
+	queued(len(cmds) + 1)
+	release()
+	wg.Wait()
+
+	want := []error{nil, domain.ErrInvalid, domain.ErrNotFound, nil}
+	for i, cmd := range cmds {
+		if !errors.Is(cmd.err, want[i]) || (want[i] == nil) != (cmd.err == nil) {
+			t.Errorf("command %d (%T on %s): %v, want %v", i, cmd.cmd, cmd.node, cmd.err, want[i])
+		}
+	}
+	if !errors.Is(failedErr, failed) {
+		t.Errorf("the command that failed after writing: %v", failedErr)
+	}
+	recs, err := log.ReadAfter(ctx, before, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streams := map[string]int{}
+	for _, r := range recs {
+		streams[r.Stream]++
+	}
+	if streams[domain.NodeStream("ghost")] != 0 || streams[domain.NodeStream("web-09")] != 0 {
+		t.Errorf("refused or failed commands left events: %v", streams)
+	}
+	if streams[domain.NodeStream("web-02")] == 0 || streams[domain.NodeStream("web-01")] == 0 {
+		t.Errorf("accepted commands' events: %v", streams)
+	}
+	web01, err := NewNodeView(log).Get(ctx, "web-01")
+	if err != nil || web01.Version != cmds[3].got.Version || web01.Metrics == nil || web01.Metrics.MemoryAvailableBytes != 500 {
+		t.Errorf("web-01 after the group: %+v, %v (the heartbeat answered version %d)", web01.Metrics, err, cmds[3].got.Version)
+	}
+	if head, _ := log.Head(ctx); head != recs[len(recs)-1].Position || int64(len(recs)) != head-before {
+		t.Errorf("positions after the group: %d events after %d, head %d: a gap or a lost position", len(recs), before, head)
+	}
+}
