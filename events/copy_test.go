@@ -97,13 +97,14 @@ VALUES ('0195c4b2-8f3e-7a10-9d2e-3b7c1f0a9e56', 'ipam/default', 1, 'IPPoolCreate
 		t.Fatal(err)
 	}
 	d := events.Deletion{Positions: []int64{4, 5}, Through: 6, Before: copyT0.Add(30 * time.Second), At: copyT0.Add(time.Hour)}
-	if err := s.DeleteEvents(ctx, del, d); err != nil {
+	c, err := s.DeleteEvents(ctx, del, d)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := del.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	s.Deleted(d)
+	s.Compacted(c)
 }
 
 func openTarget(t *testing.T, url string) *events.Postgres {
