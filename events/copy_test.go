@@ -124,7 +124,8 @@ func TestCopyLogKeepsEveryEventAsStored(t *testing.T) {
 	ctx := t.Context()
 	src, _ := openSQLite(t)
 	fillSQLite(t, src)
-	dst := openTarget(t, pgtest.URL(t))
+	url := pgtest.URL(t)
+	dst := openTarget(t, url)
 
 	var calls [][2]int64
 	stats, err := events.CopyLog(ctx, src, dst, func(done, total int64) { calls = append(calls, [2]int64{done, total}) })
@@ -149,6 +150,11 @@ func TestCopyLogKeepsEveryEventAsStored(t *testing.T) {
 	}
 	if got, _ := dst.CommitSignal(); got != srcHead {
 		t.Errorf("commit signal at %d after the copy, want %d", got, srcHead)
+	}
+	// The compaction record comes along: a watch from before the point is
+	// refused on PostgreSQL too, by this replica and by one opened later.
+	if want := src.Compaction(); want.Through != 6 || dst.Compaction() != want || openTarget(t, url).Compaction() != want {
+		t.Errorf("compaction on SQLite %+v, on PostgreSQL %+v; want the same, through 6", want, dst.Compaction())
 	}
 	if diff := cmp.Diff([][2]int64{{7, 7}}, calls); diff != "" {
 		t.Errorf("progress calls (-want +got):\n%s", diff)
