@@ -35,11 +35,16 @@ func TestDeleteEventsIsAllOrNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DeleteEvents(ctx, tx, d); err != nil {
+		c, err := s.DeleteEvents(ctx, tx, d)
+		if err != nil {
 			_ = tx.Rollback()
 			return err
 		}
-		return tx.Commit()
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+		s.Compacted(c)
+		return nil
 	}
 	count := func() (n int) {
 		if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM events`).Scan(&n); err != nil {
@@ -58,7 +63,6 @@ func TestDeleteEventsIsAllOrNothing(t *testing.T) {
 	if err := del(d); err != nil {
 		t.Fatal(err)
 	}
-	s.Deleted(d)
 	want := events.Compaction{Through: 3, Before: d.Before, Deleted: 2, At: d.At}
 	if got := s.Compaction(); got != want {
 		t.Errorf("compaction in memory %+v, want %+v", got, want)

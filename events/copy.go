@@ -50,14 +50,18 @@ var copyColumns = []string{"position", "event_id", "stream", "version", "type", 
 // event or has handed out a position; a copy that fails leaves the
 // target as it found it.
 //
+// The source's compaction record (its compaction point, how many events
+// the retention policy deleted and until when) becomes the target's, in
+// the same transaction: a watch or list from before the point is refused
+// there as it was on SQLite, and replicas already following the database
+// hear of it.
+//
 // The source is read in one statement, so at one moment of the log;
 // the caller keeps writers off it (herd migrate holds the data
-// directory's lock). Three things are not copied: the views (rebuild
-// them on the target), consumer-group positions (herd's followers then
-// start from the beginning of the log, and reconcilers are level-based),
-// and the compaction point, which PostgreSQL does not keep yet
-// (Postgres.Compaction is zero): a watch from a position before it is
-// served the thinned history rather than refused.
+// directory's lock). Two things are not copied: the views (rebuild
+// them on the target) and consumer-group positions (herd's followers
+// then start from the beginning of the log, and reconcilers are
+// level-based).
 //
 // progress, when set, is called now and then with the events copied
 // and the events to copy, last with both equal.
@@ -73,11 +77,13 @@ func CopyLog(ctx context.Context, from *Store, to *Postgres, progress func(done,
 	}
 	defer rows.Close()
 	src := &copySource{rows: rows, total: total, progress: progress}
-	err = to.withConn(ctx, func(conn *pgx.Conn) error { return copyInto(ctx, conn, src) })
+	comp := from.Compaction()
+	err = to.withConn(ctx, func(conn *pgx.Conn) error { return copyInto(ctx, conn, src, rowOf(comp)) })
 	if err != nil {
 		return CopyStats{}, fmt.Errorf("copy log: %w", err)
 	}
 	to.commits.announce(src.last)
+	to.compaction.learn(comp)
 	if progress != nil {
 		progress(src.copied, src.copied)
 	}
@@ -85,9 +91,9 @@ func CopyLog(ctx context.Context, from *Store, to *Postgres, progress func(done,
 }
 
 // copyInto copies src into conn's events table in one transaction,
-// refusing a log that is not empty, and moves the head to the last
-// position copied.
-func copyInto(ctx context.Context, conn *pgx.Conn, src *copySource) (err error) {
+// refusing a log that is not empty, moves the head to the last position
+// copied and writes comp as the log's compaction record.
+func copyInto(ctx context.Context, conn *pgx.Conn, src *copySource, comp compactionRow) (err error) {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return err
@@ -126,6 +132,15 @@ func copyInto(ctx context.Context, conn *pgx.Conn, src *copySource) (err error) 
 		// of any commit.
 		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, commitChannel, strconv.FormatInt(src.last, 10)); err != nil {
 			return fmt.Errorf("announce the copy: %w", err)
+		}
+	}
+	if comp != (compactionRow{}) {
+		if _, err := tx.Exec(ctx, `UPDATE log_compaction SET through = $1, before = $2, deleted = $3, thinned_at = $4 WHERE id = 1`,
+			comp.through, comp.before, comp.deleted, comp.at); err != nil {
+			return fmt.Errorf("copy the compaction record: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, compactionChannel, comp.payload()); err != nil {
+			return fmt.Errorf("announce the compaction record: %w", err)
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {

@@ -9,9 +9,9 @@ import (
 )
 
 // Leadership elects, among the herd processes that share a log, the one
-// replica that runs a job (the reconcilers; retention next): a job run by
-// two replicas at once would act twice on every event. A job is a name,
-// compared byte by byte.
+// replica that runs a job (the reconcilers, the retention policy): a job
+// run by two replicas at once would act twice on every event. A job is a
+// name, compared byte by byte.
 //
 // On SQLite herd serve is the log's only writer (its data directory is
 // locked), so it leads every job at once (LeadershipOf). On PostgreSQL a

@@ -20,8 +20,10 @@ type Log interface {
 	// then wait on the channel once the read found nothing new: a commit
 	// between the two closes it.
 	CommitSignal() (int64, <-chan struct{})
-	// Compaction is how far the retention policy has thinned the log: a
-	// read at a position before its Through gets 410 Expired.
+	// Compaction is how far the retention policy has thinned the log, as
+	// this process knows it: a read at a position before its Through
+	// gets 410 Expired. On PostgreSQL a replica learns of another's
+	// deletion a little after it commits (Postgres.Compaction).
 	Compaction() Compaction
 	// Unwritable says why the log cannot be written now (a full disk, no
 	// primary database reachable), or nil: /readyz reports it.

@@ -48,6 +48,27 @@ func (l sqliteLog) Query(ctx context.Context, f Filter) ([]Record, error) {
 	return l.s.Query(ctx, l.s.db, f)
 }
 
+var _ Compactable = sqliteLog{}
+
+func (l sqliteLog) FirstRecordedAt(ctx context.Context, t time.Time) (int64, error) {
+	return l.s.FirstRecordedAt(ctx, l.s.db, t)
+}
+
+func (l sqliteLog) ReadTypeRange(ctx context.Context, typ string, after, before int64, limit int) ([]Record, error) {
+	return l.s.ReadTypeRange(ctx, l.s.db, typ, after, before, limit)
+}
+
+func (l sqliteLog) RaiseCompactionPoint(through int64) { l.s.RaiseCompactionPoint(through) }
+func (l sqliteLog) Compacted(c Compaction)             { l.s.Compacted(c) }
+
+func (l sqliteLog) DeleteEvents(ctx context.Context, tx LogTx, d Deletion) (Compaction, error) {
+	t, ok := tx.(*sqliteTx)
+	if !ok || t.s != l.s {
+		return Compaction{}, errors.New("delete events: the transaction is not this log's")
+	}
+	return l.s.DeleteEvents(ctx, t.tx, d)
+}
+
 type sqliteTx struct {
 	s *Store
 	txSavepoints

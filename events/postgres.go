@@ -34,6 +34,9 @@ import (
 type Postgres struct {
 	db      *sql.DB
 	commits commits
+	// compaction is this replica's copy of the log_compaction row
+	// (postgres_compaction.go).
+	compaction compaction
 	// connConfig is what the connections of its own (listening, leading)
 	// are made from.
 	connConfig *pgx.ConnConfig
@@ -106,6 +109,11 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	// Once listening, so that a deletion committed meanwhile is heard.
+	if err := p.loadCompaction(ctx); err != nil {
+		_ = p.Close()
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -161,10 +169,6 @@ func (p *Postgres) newFollower(cfg FollowerConfig) (*Follower, error) {
 // process or a notification of another's, and a channel closed by the
 // next announcement past it.
 func (p *Postgres) CommitSignal() (int64, <-chan struct{}) { return p.commits.signal() }
-
-// Compaction is the zero Compaction: the retention policy does not run
-// on PostgreSQL yet, so nothing has been thinned.
-func (p *Postgres) Compaction() Compaction { return Compaction{} }
 
 // Unwritable is why the database cannot be reached now, or nil.
 func (p *Postgres) Unwritable(ctx context.Context) error {

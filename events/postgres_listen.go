@@ -10,8 +10,10 @@ import (
 )
 
 // startListening opens the connection that listens for commits on
-// commitChannel: once it returns, every commit of any process sharing the
-// database is announced to this one's followers.
+// commitChannel and for deletions on compactionChannel: once it returns,
+// every commit of any process sharing the database is announced to this
+// one's followers, and every deletion moves this one's compaction point.
+// It also starts the periodic read of the compaction record.
 func (p *Postgres) startListening(ctx context.Context, cfg *pgx.ConnConfig) error {
 	conn, err := p.listenConn(ctx, cfg)
 	if err != nil {
@@ -19,8 +21,9 @@ func (p *Postgres) startListening(ctx context.Context, cfg *pgx.ConnConfig) erro
 	}
 	listenCtx, stop := context.WithCancel(context.Background())
 	p.stopListening = stop
-	p.listening.Add(1)
+	p.listening.Add(2)
 	go p.listen(listenCtx, cfg, conn)
+	go p.refreshCompaction(listenCtx)
 	return nil
 }
 
@@ -29,16 +32,17 @@ func (p *Postgres) listenConn(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Co
 	if err != nil {
 		return nil, err
 	}
-	if _, err := conn.Exec(ctx, "LISTEN "+commitChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+commitChannel+"; LISTEN "+compactionChannel); err != nil {
 		_ = conn.Close(context.Background())
 		return nil, err
 	}
 	return conn, nil
 }
 
-// listen announces the commits PostgreSQL notifies until ctx ends. A lost
-// connection is made again after a backoff; the followers' own fallback
-// poll covers what was announced meanwhile.
+// listen announces the commits and deletions PostgreSQL notifies until
+// ctx ends. A lost connection is made again after a backoff; the
+// followers' own fallback poll covers the commits announced meanwhile,
+// and a read of the compaction record once it is back the deletions.
 func (p *Postgres) listen(ctx context.Context, cfg *pgx.ConnConfig, conn *pgx.Conn) {
 	defer p.listening.Done()
 	backoff := Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second}
@@ -59,6 +63,7 @@ func (p *Postgres) listen(ctx context.Context, cfg *pgx.ConnConfig, conn *pgx.Co
 		var err error
 		if conn, err = p.listenConn(ctx, cfg); err == nil {
 			backoff.Succeeded()
+			_ = p.loadCompaction(ctx) // else refreshCompaction's next read
 		}
 	}
 }
@@ -71,8 +76,15 @@ func (p *Postgres) announceNotifications(ctx context.Context, conn *pgx.Conn) {
 		if err != nil {
 			return
 		}
-		if head, err := strconv.ParseInt(n.Payload, 10, 64); err == nil {
-			p.commits.announce(head)
+		switch n.Channel {
+		case commitChannel:
+			if head, err := strconv.ParseInt(n.Payload, 10, 64); err == nil {
+				p.commits.announce(head)
+			}
+		case compactionChannel:
+			if c, ok := parseCompactionPayload(n.Payload); ok {
+				p.compaction.learn(c)
+			}
 		}
 	}
 }

@@ -16,8 +16,8 @@ func SQLDB(log Log) (*sql.DB, Engine) {
 }
 
 // SQLiteStore is the SQLite store behind log, or nil when another engine
-// keeps it: what herd does on SQLite only (thinning the log, copying the
-// file to verify it) asks for it.
+// keeps it: what herd does on SQLite only (copying the file to verify
+// it, the file's size) asks for it.
 func SQLiteStore(log Log) *Store {
 	if l, ok := log.(sqliteLog); ok {
 		return l.s

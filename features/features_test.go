@@ -23,7 +23,7 @@ func TestFeatures(t *testing.T) {
 // TestFeaturesOnPostgres runs them again with herd's log and views in
 // PostgreSQL, each scenario on a fresh database, but for the scenarios
 // tagged @sqlite: what herd does on SQLite alone (a full disk under its
-// file, thinning the log).
+// file).
 func TestFeaturesOnPostgres(t *testing.T) {
 	pgtest.Server(t) // skips, saying why, when PostgreSQL cannot be had
 	runFeatures(t, "~@sqlite", func() string { return pgtest.URL(t) })

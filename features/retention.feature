@@ -1,4 +1,4 @@
-@without-reconcilers @sqlite
+@without-reconcilers
 Feature: A bounded log
   A fleet reports in every few seconds, and a log that kept every report
   would grow for ever. herd keeps every heartbeat for --heartbeat-retention

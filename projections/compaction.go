@@ -45,6 +45,11 @@ type CompactionConfig struct {
 // (about 0.6 GB) rather than 86 million a day.
 const DefaultHeartbeatRetention = 15 * time.Minute
 
+// RetentionJob is the name under which the replicas sharing a log elect
+// the one that runs the retention policy (events.Leadership): herd_leader's
+// job label.
+const RetentionJob = "retention"
+
 const (
 	defaultCompactionInterval = 10 * time.Second
 	defaultCompactionBatch    = 256
@@ -89,7 +94,7 @@ func (c CompactionConfig) Validate() error {
 // and reads the kept heartbeats again from the start of the log.
 type Compactor struct {
 	w       *Writer
-	store   *events.Store
+	log     events.Compactable
 	clock   clock.PassiveClock
 	cfg     CompactionConfig
 	metrics *Metrics
@@ -135,19 +140,25 @@ func shapeOf(hb domain.HeartbeatRecorded) domain.HeartbeatRecorded {
 	return s
 }
 
-// NewCompactor returns a compactor deleting through w's group commit.
-// metrics may be nil.
+// NewCompactor returns a compactor deleting through w's group commit,
+// on either engine. metrics may be nil.
+//
+// On PostgreSQL the replicas sharing the database must not all run it:
+// the one that leads the job RetentionJob does (cmd/herd). Two at once
+// would not corrupt the log — a batch that finds an event already gone
+// is refused whole, and the compactor then reads the log again — but
+// they would race each other for nothing.
 func NewCompactor(w *Writer, cfg CompactionConfig, metrics *Metrics) (*Compactor, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	store := events.SQLiteStore(w.log)
-	if store == nil && cfg.Retention > 0 {
-		return nil, errors.New("--heartbeat-retention: herd thins its log on SQLite only for now; on PostgreSQL it keeps every heartbeat (--heartbeat-retention 0)")
+	log, ok := w.log.(events.Compactable)
+	if !ok && cfg.Retention > 0 {
+		return nil, fmt.Errorf("--heartbeat-retention: a log of %T cannot be thinned; keep every heartbeat (--heartbeat-retention 0)", w.log)
 	}
 	return &Compactor{
-		w: w, store: store, clock: w.clock, cfg: cfg, metrics: metrics,
+		w: w, log: log, clock: w.clock, cfg: cfg, metrics: metrics,
 		scanned: map[string]int64{}, pending: map[string][]beat{}, keptBucket: map[string]int64{},
 	}, nil
 }
@@ -183,7 +194,7 @@ func (c *Compactor) Compact(ctx context.Context) (CompactionStats, error) {
 		return stats, nil
 	}
 	before := c.clock.Now().Add(-c.cfg.Retention)
-	horizon, err := c.store.FirstRecordedAt(ctx, c.store.DB(), before)
+	horizon, err := c.log.FirstRecordedAt(ctx, before)
 	if err != nil {
 		return stats, fmt.Errorf("compact: %w", err)
 	}
@@ -191,7 +202,7 @@ func (c *Compactor) Compact(ctx context.Context) (CompactionStats, error) {
 	var through int64
 	for _, typ := range compactedTypes {
 		for c.scanned[typ] < horizon-1 {
-			recs, err := c.store.ReadTypeRange(ctx, c.store.DB(), typ, c.scanned[typ], horizon, c.cfg.ScanSize)
+			recs, err := c.log.ReadTypeRange(ctx, typ, c.scanned[typ], horizon, c.cfg.ScanSize)
 			if err != nil {
 				return stats, fmt.Errorf("compact: %w", err)
 			}
@@ -220,7 +231,7 @@ func (c *Compactor) Compact(ctx context.Context) (CompactionStats, error) {
 			}
 		}
 	}
-	stats.Through = c.store.Compaction().Through
+	stats.Through = c.log.Compaction().Through
 	return stats, nil
 }
 
@@ -286,17 +297,22 @@ func (c *Compactor) keepForSeries(stream string, at time.Time) bool {
 }
 
 // delete removes one batch as one command of a group commit. The
-// compaction point moves first, so that no watch starts from a position
-// whose history is going.
+// compaction point moves first, so that no watch on this replica starts
+// from a position whose history is going.
 func (c *Compactor) delete(ctx context.Context, positions []int64, through int64, before time.Time) error {
 	d := events.Deletion{Positions: positions, Through: through, Before: before, At: c.clock.Now()}
-	c.store.RaiseCompactionPoint(through)
-	var took time.Duration
+	c.log.RaiseCompactionPoint(through)
+	var (
+		took time.Duration
+		now  events.Compaction
+	)
 	err := c.w.inTx(ctx, func(tx unitTx) error {
 		// Wall time on purpose: how long the batch held the write lock.
 		start := time.Now()
 		defer func() { took = time.Since(start) }()
-		return c.store.DeleteEvents(ctx, tx.sql, d)
+		var err error
+		now, err = c.log.DeleteEvents(ctx, tx.log, d)
+		return err
 	})
 	if err != nil {
 		// What was read is no longer certain to match the log: read it
@@ -306,7 +322,7 @@ func (c *Compactor) delete(ctx context.Context, positions []int64, through int64
 		clear(c.keptBucket)
 		return fmt.Errorf("compact: %w", err)
 	}
-	c.store.Deleted(d)
+	c.log.Compacted(now)
 	c.metrics.observeCompaction(len(positions), took)
 	return nil
 }

@@ -8,10 +8,71 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"herd/domain"
 	"herd/events"
+	"herd/events/eventstest"
+	"herd/events/pgtest"
 )
+
+// compactionEngines are the engines the retention tests run on. Each
+// opens a fresh log with its views migrated, and says how to open the
+// same log in another process: another replica sharing the database on
+// PostgreSQL; on SQLite, which one herd writes, the file opened again.
+var compactionEngines = []struct {
+	name string
+	open func(t *testing.T) (log events.Log, another func(t *testing.T) events.Log)
+}{
+	{"SQLite", func(t *testing.T) (events.Log, func(t *testing.T) events.Log) {
+		store := openStore(t)
+		return store.Log(), func(t *testing.T) events.Log {
+			s, err := events.Open(t.Context(), events.Config{Path: storePath(t, store)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			return s.Log()
+		}
+	}},
+	{"PostgreSQL", func(t *testing.T) (events.Log, func(t *testing.T) events.Log) {
+		url := pgtest.URL(t)
+		open := func(t *testing.T) events.Log {
+			log, err := events.OpenPostgres(t.Context(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = log.Close() })
+			return log
+		}
+		log := open(t)
+		if err := Migrate(t.Context(), log); err != nil {
+			t.Fatal(err)
+		}
+		return log, open
+	}},
+}
+
+// verifyLive rebuilds the views from log and compares them with the live
+// ones, as replay --verify does on each engine.
+func verifyLive(t *testing.T, log events.Log, opts RebuildOptions) {
+	t.Helper()
+	var (
+		diff *Difference
+		err  error
+	)
+	if store := events.SQLiteStore(log); store != nil {
+		diff, _, err = Verify(t.Context(), store, filepath.Join(t.TempDir(), "scratch.db"), events.Config{}, opts)
+	} else {
+		diff, _, err = VerifyInPlace(t.Context(), log, opts)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff != nil {
+		t.Fatalf("after compaction, rebuilt views differ from live ones: %s", diff)
+	}
+}
 
 // logCensus is what a log holds: events per type, and each node stream's
 // newest heartbeat.
@@ -21,14 +82,9 @@ type logCensus struct {
 	all        []events.Record
 }
 
-func census(t *testing.T, store *events.Store) logCensus {
+func census(t *testing.T, log events.Log) logCensus {
 	t.Helper()
-	ctx := context.Background()
-	head, err := store.Head(ctx, store.DB())
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := store.ReadRange(ctx, store.DB(), 0, head)
+	recs, err := log.ReadAfter(t.Context(), 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,9 +102,28 @@ func pico(status domain.ConditionStatus) domain.RecordHeartbeat {
 	return domain.RecordHeartbeat{Reported: []domain.ReportedCondition{{Type: domain.ConditionReady, Status: status, Reason: "PicoReady"}}}
 }
 
+// TestCompactionKeepsNewestHeartbeatsAndEveryOtherEvent, on each engine:
+// superseded heartbeats and lease renewals older than the window go;
+// each node's newest, every later one and every other event stay; the
+// compaction point moves, in the log and, on PostgreSQL, on the other
+// replicas; what is kept rebuilds to the live views.
 func TestCompactionKeepsNewestHeartbeatsAndEveryOtherEvent(t *testing.T) {
-	w, store, clk := newWriter(t)
+	for _, e := range compactionEngines {
+		t.Run(e.name, func(t *testing.T) {
+			log, another := e.open(t)
+			testCompactionKeepsNewest(t, log, another)
+		})
+	}
+}
+
+func testCompactionKeepsNewest(t *testing.T, log events.Log, another func(t *testing.T) events.Log) {
+	clk := clocktesting.NewFakeClock(t0)
+	w := NewWriter(log, clk, nil)
 	ctx := context.Background()
+	var replica events.Log // another replica, there before the compaction
+	if _, engine := events.SQLDB(log); engine == events.EnginePostgres {
+		replica = another(t)
+	}
 	do(t, w, clk, "agent", register("agent", domain.KindIllumos))
 	do(t, w, clk, "pico", register("pico", domain.KindRP2040))
 	do(t, w, clk, "quiet", register("quiet", domain.KindLinux))
@@ -98,8 +173,8 @@ func TestCompactionKeepsNewestHeartbeatsAndEveryOtherEvent(t *testing.T) {
 			do(t, w, clk, "agent", register("agent", domain.KindIllumos))
 		}
 	}
-	before := census(t, store)
-	nodesBefore, _, err := NewNodeView(store.Log()).List(ctx)
+	before := census(t, log)
+	nodesBefore, _, err := NewNodeView(log).List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +187,7 @@ func TestCompactionKeepsNewestHeartbeatsAndEveryOtherEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	after := census(t, store)
+	after := census(t, log)
 	cut := clk.Now().Add(-15 * time.Minute)
 
 	// Every event but superseded heartbeats before the cut is still there.
@@ -146,7 +221,7 @@ func TestCompactionKeepsNewestHeartbeatsAndEveryOtherEvent(t *testing.T) {
 	}
 	// The quiet node's last metrics came from a heartbeat that no later
 	// one superseded: it is kept.
-	nodesAfter, _, err := NewNodeView(store.Log()).List(ctx)
+	nodesAfter, _, err := NewNodeView(log).List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,26 +230,20 @@ func TestCompactionKeepsNewestHeartbeatsAndEveryOtherEvent(t *testing.T) {
 	}
 
 	// The log's own bookkeeping: the compaction point, the count.
-	comp := store.Compaction()
+	comp := log.Compaction()
 	if comp.Through == 0 || comp.Through != stats.Through || comp.Deleted != int64(deleted) || !comp.Before.Equal(cut) {
 		t.Errorf("compaction = %+v, want through %d, %d deleted, before %s", comp, stats.Through, deleted, cut)
 	}
-	var count, head int64
-	if err := store.DB().QueryRowContext(ctx, `SELECT COUNT(*), MAX(position) FROM events`).Scan(&count, &head); err != nil {
+	head, err := log.Head(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if count != head-comp.Deleted {
+	if count := int64(len(after.all)); count != head-comp.Deleted {
 		t.Errorf("%d events in the log, head %d minus %d deleted says %d", count, head, comp.Deleted, head-comp.Deleted)
 	}
 
 	// A rebuild of what is kept equals the live views.
-	diff, _, err := Verify(ctx, store, filepath.Join(t.TempDir(), "scratch.db"), events.Config{}, RebuildOptions{BatchSize: 64})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff != nil {
-		t.Fatalf("after compaction, rebuilt views differ from live ones: %s", diff)
-	}
+	verifyLive(t, log, RebuildOptions{BatchSize: 64})
 
 	// A second round, and a restarted compactor, find nothing more.
 	if s, err := c.Compact(ctx); err != nil || s.Deleted != 0 {
@@ -184,13 +253,14 @@ func TestCompactionKeepsNewestHeartbeatsAndEveryOtherEvent(t *testing.T) {
 	if s, err := restarted.Compact(ctx); err != nil || s.Deleted != 0 {
 		t.Errorf("a restarted compactor deleted %d (%v), want 0", s.Deleted, err)
 	}
-	reopened, err := events.Open(ctx, events.Config{Path: storePath(t, store)}, nil)
-	if err != nil {
-		t.Fatal(err)
+	// A process that opens the log reads the compaction; a replica that
+	// was there hears of it.
+	if got := another(t).Compaction(); got != comp {
+		t.Errorf("the log opened again says %+v, want %+v", got, comp)
 	}
-	defer func() { _ = reopened.Close() }()
-	if got := reopened.Compaction(); got != comp {
-		t.Errorf("reopened log says %+v, want %+v", got, comp)
+	if replica != nil {
+		eventstest.Eventually(t, eventstest.WaitFor, func() bool { return replica.Compaction() == comp },
+			"another replica hears of the compaction %+v", comp)
 	}
 }
 
@@ -209,14 +279,24 @@ func storePath(t *testing.T, store *events.Store) string {
 // the first heartbeat of each node in every KeepEvery, and no other
 // superseded one.
 func TestCompactionKeepsAThinnedSeries(t *testing.T) {
-	w, store, clk := newWriter(t)
+	for _, e := range compactionEngines {
+		t.Run(e.name, func(t *testing.T) {
+			log, _ := e.open(t)
+			testCompactionKeepsAThinnedSeries(t, log)
+		})
+	}
+}
+
+func testCompactionKeepsAThinnedSeries(t *testing.T, log events.Log) {
+	clk := clocktesting.NewFakeClock(t0)
+	w := NewWriter(log, clk, nil)
 	ctx := context.Background()
 	do(t, w, clk, "pico", register("pico", domain.KindRP2040))
 	for range 360 {
 		clk.Step(10 * time.Second)
 		do(t, w, clk, "pico", pico(domain.ConditionTrue))
 	}
-	before := census(t, store)
+	before := census(t, log)
 	c, err := NewCompactor(w, CompactionConfig{Retention: 15 * time.Minute, KeepEvery: 5 * time.Minute, ScanSize: 50}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +312,7 @@ func TestCompactionKeepsAThinnedSeries(t *testing.T) {
 			had[bucket(r)]++
 		}
 	}
-	for _, r := range census(t, store).all {
+	for _, r := range census(t, log).all {
 		if r.Type == compactedTypes[0] && r.RecordedAt.Before(cut) {
 			kept[bucket(r)]++
 		}
@@ -247,8 +327,5 @@ func TestCompactionKeepsAThinnedSeries(t *testing.T) {
 			t.Errorf("bucket %d: %d heartbeats, %d kept, want %d", b, n, kept[b], want)
 		}
 	}
-	diff, _, err := Verify(ctx, store, filepath.Join(t.TempDir(), "scratch.db"), events.Config{}, RebuildOptions{})
-	if err != nil || diff != nil {
-		t.Fatalf("verify after thinning: %v %v", diff, err)
-	}
+	verifyLive(t, log, RebuildOptions{})
 }

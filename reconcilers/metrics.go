@@ -17,8 +17,8 @@ type Metrics struct {
 	duration   *prometheus.HistogramVec
 	depth      *prometheus.GaugeVec
 	lag        *prometheus.GaugeVec
-	// leader is 1 while this replica leads a job (Job), 0 while it
-	// waits for another to go.
+	// leader is 1 while this replica leads a job (Job, or another's:
+	// Leading), 0 while it waits for another to go.
 	leader *prometheus.GaugeVec
 	// follower is the dispatcher's, once it follows the log; its reads
 	// are herd_reconciler_log_reads_total.
@@ -50,4 +50,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		})
 	reg.MustRegister(m.reconciles, m.errors, m.panics, m.poison, m.duration, m.depth, m.lag, m.leader, reads)
 	return m
+}
+
+// Leading sets herd_leader for a job run outside the Manager (the
+// retention policy): 1 while this replica leads it, 0 while it waits.
+func (m *Metrics) Leading(job string, leads bool) {
+	v := 0.0
+	if leads {
+		v = 1
+	}
+	m.leader.WithLabelValues(job).Set(v)
 }

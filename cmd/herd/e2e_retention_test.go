@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -17,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"herd/events"
+	"herd/events/pgtest"
 )
 
 // retentionArgs make herd compact as it goes: heartbeats are kept for a
@@ -135,4 +137,59 @@ func metricValue(t *testing.T, base, name string) float64 {
 		return c.GetValue()
 	}
 	return m.GetGauge().GetValue()
+}
+
+// TestServeReplicasThinTheLogOnOne: two herd serve replicas on one
+// PostgreSQL database with retention on. One of them runs it
+// (herd_leader{job="retention"} is 1 there, 0 on the other); old
+// heartbeats written through the other go; the other replica hears of
+// the compaction point and refuses a list at a resourceVersion before it
+// with 410 Expired; what is kept verifies against the live views.
+func TestServeReplicasThinTheLogOnOne(t *testing.T) {
+	herdBinary(t) // skipped with -short, before a database is made
+	database := pgtest.URL(t)
+	args := append([]string{"--database", database, "--reconcilers="}, retentionArgs...)
+	a := startServe(t, serveOptions{Args: args})
+	eventually(t, readyTimeout, func() error { return leadsRetention(t, a, 1) })
+	b := startServe(t, serveOptions{Args: args})
+	eventually(t, readyTimeout, func() error { return leadsRetention(t, b, 0) })
+
+	registerAgent(t, b.URL, "agent-00")
+	old := resourceVersion(t, heartbeat(t, b.URL, "agent-00", healthyMetrics()))
+	// Heartbeats through b until a, which runs the retention, has thinned
+	// them and b has heard of it.
+	eventually(t, time.Minute, func() error {
+		heartbeat(t, b.URL, "agent-00", healthyMetrics())
+		if through := metricValue(t, b.URL, "herd_log_compacted_through_position"); through <= float64(old) {
+			return fmt.Errorf("b's compaction point is %g, not past %d yet", through, old)
+		}
+		return nil
+	})
+	if n := metricValue(t, b.URL, "herd_log_compacted_events_total"); n == 0 {
+		t.Errorf("b says the retention deleted %g events", n)
+	}
+	mustCall(t, http.StatusGone, http.MethodGet,
+		b.URL+"/api/v1/nodes?resourceVersionMatch=Exact&resourceVersion="+strconv.FormatInt(old, 10), nil, nil)
+	if err := leadsRetention(t, b, 0); err != nil {
+		t.Errorf("b after the deletions: %v", err)
+	}
+	a.stop()
+	b.stop()
+	if res := mustHerd(t, "replay", "--verify", "--database", database); !strings.Contains(res.Stdout, "the live views equal a rebuild") {
+		t.Errorf("replay --verify said %q, want that the live views equal a rebuild", res.Stdout)
+	}
+}
+
+// leadsRetention checks that p's herd_leader{job="retention"} is gauge.
+func leadsRetention(t *testing.T, p *herdProc, gauge int) error {
+	t.Helper()
+	metrics, err := fetch(t, p.URL+"/metrics")
+	if err != nil {
+		return err
+	}
+	series := `herd_leader{job="retention"} ` + strconv.Itoa(gauge)
+	if !strings.Contains(metrics, series+"\n") {
+		return fmt.Errorf("/metrics has no %s", series)
+	}
+	return nil
 }

@@ -43,12 +43,11 @@ that fails or is interrupted while copying leaves no log behind, and can
 be run again. One that fails after the copy says so; build the views then
 with herd replay --database.
 
-Where the reconcilers stood in the log is carried over, so that they
-carry on from there. Not carried over: when retention has thinned the
-log, its compaction point,
-which herd on PostgreSQL does not keep yet: a watch resumed from a
-resourceVersion older than that point is served the thinned history
-instead of being refused with 410 Expired. migrate says which point that is.`,
+When retention has thinned the log, its compaction point comes along: a
+watch or list at a resourceVersion older than that point is refused with
+410 Expired on PostgreSQL as it was on SQLite. migrate says which point
+that is. Where the reconcilers stood in the log comes along too, so that
+they carry on from there.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			src, dst, err := migrateFlags(from, to)
@@ -119,7 +118,7 @@ func migrate(ctx context.Context, src, dst app.Database, out, errOut io.Writer) 
 	if err := copyReconcilersPosition(ctx, store.Log(), log, out); err != nil {
 		return err
 	}
-	reportNotCopied(out, store.Compaction())
+	reportCompaction(out, store.Compaction())
 
 	if err := buildViews(ctx, log, out, errOut); err != nil {
 		return fmt.Errorf("%w\nthe log is copied to %s but its views are not built and verified: run herd replay --database with that URL", err, dst)
@@ -156,14 +155,12 @@ func copyReconcilersPosition(ctx context.Context, from, to events.Log, out io.Wr
 	return nil
 }
 
-// reportNotCopied tells the operator what the copy left behind.
-func reportNotCopied(out io.Writer, c events.Compaction) {
+// reportCompaction tells the operator which compaction point the copy
+// carried, if retention had thinned the log.
+func reportCompaction(out io.Writer, c events.Compaction) {
 	if c.Through > 0 || c.Deleted > 0 {
-		// herd on PostgreSQL keeps no compaction point yet
-		// (Postgres.Compaction is zero), so this one cannot be carried.
-		fmt.Fprintf(out, "not copied: the compaction point, position %d (retention deleted %d heartbeats and lease renewals before it); "+
-			"herd on PostgreSQL keeps none yet, so a watch from before it gets the thinned history rather than 410 Expired\n",
-			c.Through, c.Deleted)
+		fmt.Fprintf(out, "copied the compaction point, position %d (retention deleted %d heartbeats and lease renewals before it): "+
+			"a watch or list from before it gets 410 Expired on PostgreSQL too\n", c.Through, c.Deleted)
 	}
 }
 

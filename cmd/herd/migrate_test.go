@@ -169,7 +169,7 @@ func TestMigrateMovesTheFleetToPostgres(t *testing.T) {
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^copied \d+ events up to position \d+ from sqlite://` + regexp.QuoteMeta(path) + ` to postgres://`),
 		regexp.MustCompile(`(?m)^copied where the reconcilers stood in the log: position 100$`),
-		regexp.MustCompile(`(?m)^not copied: the compaction point, position \d+ \(retention deleted \d+ `),
+		regexp.MustCompile(`(?m)^copied the compaction point, position \d+ \(retention deleted \d+ `),
 		regexp.MustCompile(`(?m)^rebuilt the views from \d+ events up to position \d+`),
 		regexp.MustCompile(`(?m)^the live views equal a rebuild of \d+ events up to position \d+`),
 	} {
@@ -212,6 +212,9 @@ func TestMigrateMovesTheFleetToPostgres(t *testing.T) {
 	}
 	if got, err := dst.Head(ctx); err != nil || got != head {
 		t.Errorf("head on PostgreSQL %d (%v), want %d", got, err, head)
+	}
+	if want := src.Compaction(); want.Through == 0 || dst.Compaction() != want {
+		t.Errorf("compaction on PostgreSQL %+v, want SQLite's %+v", dst.Compaction(), want)
 	}
 	if want := fmt.Sprintf("copied %d events up to position %d ", len(srcRecs), head); !strings.Contains(stdout, want) {
 		t.Errorf("stdout lacks %q:\n%s", want, stdout)

@@ -83,6 +83,10 @@ func RunLogContract(t *testing.T, open OpenLogFunc, opts ...LogOption) {
 		t.Parallel()
 		runFollowContract(t, open, o)
 	})
+	t.Run("Compaction", func(t *testing.T) {
+		t.Parallel()
+		testCompaction(t, open, o)
+	})
 	tests := []struct {
 		name string
 		run  func(t *testing.T, open OpenLogFunc)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,16 +15,23 @@ import (
 	"herd/domain"
 	"herd/events"
 	"herd/events/eventstest"
+	"herd/events/pgtest"
 	"herd/projections"
 	"herd/projections/watch"
 )
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
-// fixture is a real log in a temp dir, its writer and node view, a fake
-// clock and a hub over them.
+// TestMain stops the tests' PostgreSQL server when they are done.
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+
+// fixture is a real log, its writer and node view, a fake clock and a
+// hub over them: on SQLite in a temp dir (newFixture), or on PostgreSQL
+// with the hub and the view on another replica than the writer
+// (newReplicasFixture).
 type fixture struct {
-	store *events.Store
+	store *events.Store // nil on PostgreSQL
+	log   events.Log    // the writer's
 	w     *projections.Writer
 	view  *projections.NodeView
 	clk   *clocktesting.FakeClock
@@ -37,22 +45,49 @@ func newFixture(t *testing.T, cfg watch.Config) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(t.Context(), store.Log()); err != nil {
+	f := newFixtureOn(t, cfg, store.Log(), store.Log())
+	f.store = store
+	return f
+}
+
+// newReplicasFixture is a fixture on two herd processes sharing one
+// PostgreSQL database: the writer appends through one, the hub and the
+// view read through the other, whose log it also returns.
+func newReplicasFixture(t *testing.T, cfg watch.Config) (*fixture, *events.Postgres) {
+	t.Helper()
+	url := pgtest.URL(t)
+	open := func() *events.Postgres {
+		l, err := events.OpenPostgres(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = l.Close() })
+		return l
+	}
+	writer, reader := open(), open()
+	return newFixtureOn(t, cfg, writer, reader), reader
+}
+
+// newFixtureOn is a fixture whose writer appends to write and whose hub
+// and view read read.
+func newFixtureOn(t *testing.T, cfg watch.Config, write, read events.Log) *fixture {
+	t.Helper()
+	if err := projections.Migrate(t.Context(), write); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = time.Millisecond
 	}
-	hub, err := watch.NewHub(store.Log(), cfg, clk, nil, nil)
+	hub, err := watch.NewHub(read, cfg, clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	view := projections.NewNodeView(store.Log())
+	view := projections.NewNodeView(read)
 	if err := watch.Register(hub, nodeKind(view)); err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{store: store, w: projections.NewWriter(store.Log(), clk, nil), view: view, clk: clk, hub: hub}
+	return &fixture{log: write, w: projections.NewWriter(write, clk, nil), view: view, clk: clk, hub: hub}
 }
 
 func (f *fixture) start(t *testing.T) {
@@ -103,7 +138,7 @@ func (f *fixture) do(t *testing.T, name string, cmd domain.NodeCommand) domain.N
 
 func (f *fixture) head(t *testing.T) int64 {
 	t.Helper()
-	head, err := f.store.Head(t.Context(), f.store.DB())
+	head, err := f.log.Head(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

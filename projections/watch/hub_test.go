@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"herd/domain"
+	"herd/events"
 	"herd/events/eventstest"
 	"herd/projections"
 	"herd/projections/watch"
@@ -387,9 +388,23 @@ func TestRegisterRefusesWhatItCannotServe(t *testing.T) {
 // TestAPositionBeforeTheCompactionPointIsExpired: once old heartbeats are
 // deleted, the log no longer tells how a node stood before the compaction
 // point, so a watch or list there gets 410, as after etcd's compaction;
-// from the point on, a watch sees every change that is left, in order.
+// from the point on, a watch sees every change that is left, in order. On
+// PostgreSQL the hub runs on another replica than the compaction, and
+// refuses once it has heard of the point.
 func TestAPositionBeforeTheCompactionPointIsExpired(t *testing.T) {
-	f := newFixture(t, watch.Config{History: time.Hour})
+	t.Run("SQLite", func(t *testing.T) {
+		f := newFixture(t, watch.Config{History: time.Hour})
+		testCompactionPointExpires(t, f, f.store.Log())
+	})
+	t.Run("PostgreSQL", func(t *testing.T) {
+		f, replica := newReplicasFixture(t, watch.Config{History: time.Hour})
+		testCompactionPointExpires(t, f, replica)
+	})
+}
+
+// testCompactionPointExpires compacts through f's writer and watches
+// through f's hub, which reads hubLog.
+func testCompactionPointExpires(t *testing.T, f *fixture, hubLog events.Log) {
 	early := f.do(t, "a", register("a", nil)).ResourceVersion
 	for range 60 {
 		f.clk.Step(10 * time.Second)
@@ -404,7 +419,12 @@ func TestAPositionBeforeTheCompactionPointIsExpired(t *testing.T) {
 		t.Fatalf("compaction deleted %d: %v", stats.Deleted, err)
 	}
 	f.start(t)
-	through := f.store.Compaction().Through
+	through := f.log.Compaction().Through
+	if through != stats.Through || through == 0 {
+		t.Fatalf("the compacting log's point is %d, the round says %d", through, stats.Through)
+	}
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool { return hubLog.Compaction().Through == through },
+		"the hub's replica hears of the compaction point %d", through)
 	for _, from := range []int64{early, through - 1} {
 		_, _, err := f.hub.Watch(t.Context(), watch.Request{Resource: "nodes", From: from})
 		var expired *watch.ExpiredError
