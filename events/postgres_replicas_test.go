@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"herd/events"
+	"herd/events/eventstest"
 	"herd/events/pgtest"
 )
 
@@ -17,14 +18,7 @@ import (
 // position order, and a commit through one wakes the other's followers.
 func TestPostgresReplicasShareOneLog(t *testing.T) {
 	url := pgtest.URL(t)
-	open := func() *events.Postgres {
-		l, err := events.OpenPostgres(t.Context(), url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = l.Close() })
-		return l
-	}
+	open := func() *events.Postgres { return eventstest.OpenPostgres(t, url) }
 	a, b := open(), open()
 	at := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 

@@ -9,7 +9,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"herd/domain"
-	"herd/events"
+	"herd/events/eventstest"
 	"herd/events/pgtest"
 )
 
@@ -20,11 +20,7 @@ import (
 // and the answers are those of the commands run one after the other.
 func TestGroupCommitOnPostgres(t *testing.T) {
 	ctx := t.Context()
-	log, err := events.OpenPostgres(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = log.Close() })
+	log := eventstest.OpenPostgres(t, pgtest.URL(t))
 	if err := Migrate(ctx, log); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/events/eventstest"
 	"herd/events/pgtest"
 )
 
@@ -27,11 +28,7 @@ import (
 func TestLeasesThroughTheUnitOfWorkOnPostgres(t *testing.T) {
 	ctx := t.Context()
 	url := pgtest.URL(t)
-	log, err := events.OpenPostgres(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = log.Close() })
+	log := eventstest.OpenPostgres(t, url)
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		t.Fatal(err)

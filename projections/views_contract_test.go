@@ -12,6 +12,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/events/eventstest"
 	"herd/events/pgtest"
 )
 
@@ -36,11 +37,7 @@ func TestViewsContractSQLite(t *testing.T) {
 
 func TestViewsContractPostgres(t *testing.T) {
 	runViewsContract(t, func(t *testing.T) events.Log {
-		log, err := events.OpenPostgres(t.Context(), pgtest.URL(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = log.Close() })
+		log := eventstest.OpenPostgres(t, pgtest.URL(t))
 		return log
 	})
 }
@@ -463,11 +460,7 @@ func contractSnapshot(t *testing.T, log events.Log) map[string]string {
 // they were, and names the first row that differs once one does.
 func TestVerifyInPlaceOnPostgres(t *testing.T) {
 	ctx := t.Context()
-	log, err := events.OpenPostgres(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = log.Close() })
+	log := eventstest.OpenPostgres(t, pgtest.URL(t))
 	if err := Migrate(ctx, log); err != nil {
 		t.Fatal(err)
 	}
@@ -498,11 +491,7 @@ func TestReplicasDecideOnEachOthersWrites(t *testing.T) {
 	ctx := t.Context()
 	url := pgtest.URL(t)
 	open := func() *Writer {
-		log, err := events.OpenPostgres(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = log.Close() })
+		log := eventstest.OpenPostgres(t, url)
 		if err := Migrate(ctx, log); err != nil {
 			t.Fatal(err)
 		}

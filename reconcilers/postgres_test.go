@@ -9,6 +9,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"herd/events"
+	"herd/events/eventstest"
 	"herd/events/pgtest"
 	"herd/reconcilers"
 )
@@ -22,14 +23,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
 // in the database.
 func TestTheDispatcherFollowsAPostgreSQLLog(t *testing.T) {
 	url := pgtest.URL(t)
-	open := func() *events.Postgres {
-		l, err := events.OpenPostgres(t.Context(), url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = l.Close() })
-		return l
-	}
+	open := func() *events.Postgres { return eventstest.OpenPostgres(t, url) }
 	log, other := open(), open()
 	f := newFakeReconciler("pg")
 	m, err := reconcilers.NewManager(reconcilers.Params{

@@ -56,14 +56,7 @@ func newFixture(t *testing.T, cfg watch.Config) *fixture {
 func newReplicasFixture(t *testing.T, cfg watch.Config) (*fixture, *events.Postgres) {
 	t.Helper()
 	url := pgtest.URL(t)
-	open := func() *events.Postgres {
-		l, err := events.OpenPostgres(t.Context(), url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = l.Close() })
-		return l
-	}
+	open := func() *events.Postgres { return eventstest.OpenPostgres(t, url) }
 	writer, reader := open(), open()
 	return newFixtureOn(t, cfg, writer, reader), reader
 }

@@ -53,14 +53,7 @@ func (r *jobRunner) end() {
 func TestOneReplicaRunsAJob(t *testing.T) {
 	t.Run("PostgreSQL", func(t *testing.T) {
 		url := pgtest.URL(t)
-		open := func() *events.Postgres {
-			l, err := events.OpenPostgres(t.Context(), url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = l.Close() })
-			return l
-		}
+		open := func() *events.Postgres { return eventstest.OpenPostgres(t, url) }
 		logA, logB := open(), open()
 		a := runJob(t, logA.Leadership(events.LeadershipConfig{Replica: "a"}))
 		eventstest.Eventually(t, eventstest.WaitFor, func() bool { return a.running.Load() && a.leads.Load() }, "the first replica runs the job")
