@@ -61,24 +61,36 @@ func (s *Store) DeleteEvents(ctx context.Context, tx *sql.Tx, d Deletion) (Compa
 		args[i] = p
 	}
 	q := `DELETE FROM events WHERE position IN (?` + strings.Repeat(",?", len(d.Positions)-1) + `)`
-	res, err := tx.ExecContext(ctx, q, args...)
+	r, err := deleteAndRecord(ctx, tx, d, q, args, `UPDATE log_compaction SET through = MAX(through, ?), before = MAX(before, ?),
+deleted = deleted + ?, thinned_at = ? WHERE id = 1 RETURNING through, before, deleted, thinned_at`)
 	if err != nil {
-		return Compaction{}, fmt.Errorf("delete %d events: %w", len(d.Positions), err)
+		return Compaction{}, err
+	}
+	return r.compaction(), nil
+}
+
+// deleteAndRecord deletes d's events with del (its args), refusing the
+// whole deletion with ErrConflict when one of them is gone, and moves
+// the compaction record with record (d's through, before, the number
+// deleted and d's time, in that order), in tx, on either engine.
+func deleteAndRecord(ctx context.Context, tx *sql.Tx, d Deletion, del string, args []any, record string) (compactionRow, error) {
+	var r compactionRow
+	res, err := tx.ExecContext(ctx, del, args...)
+	if err != nil {
+		return r, fmt.Errorf("delete %d events: %w", len(d.Positions), err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return Compaction{}, fmt.Errorf("delete %d events: %w", len(d.Positions), err)
+		return r, fmt.Errorf("delete %d events: %w", len(d.Positions), err)
 	}
 	if n != int64(len(d.Positions)) {
-		return Compaction{}, fmt.Errorf("delete %d events: only %d were there: %w", len(d.Positions), n, ErrConflict)
+		return r, fmt.Errorf("delete %d events: only %d were there: %w", len(d.Positions), n, ErrConflict)
 	}
-	var r compactionRow
-	if err := tx.QueryRowContext(ctx, `UPDATE log_compaction SET through = MAX(through, ?), before = MAX(before, ?),
-deleted = deleted + ?, thinned_at = ? WHERE id = 1 RETURNING through, before, deleted, thinned_at`,
-		d.Through, nanos(d.Before), n, nanos(d.At)).Scan(&r.through, &r.before, &r.deleted, &r.at); err != nil {
-		return Compaction{}, fmt.Errorf("record compaction: %w", err)
+	if err := tx.QueryRowContext(ctx, record, d.Through, nanos(d.Before), n, nanos(d.At)).
+		Scan(&r.through, &r.before, &r.deleted, &r.at); err != nil {
+		return r, fmt.Errorf("record compaction: %w", err)
 	}
-	return r.compaction(), nil
+	return r, nil
 }
 
 const readTypeQuery = `SELECT position, stream, version, type, schema_version, recorded_at, payload

@@ -91,21 +91,9 @@ func (p *Postgres) DeleteEvents(ctx context.Context, tx LogTx, d Deletion) (Comp
 	if len(d.Positions) == 0 {
 		return p.Compaction(), nil
 	}
-	res, err := t.tx.ExecContext(ctx, `DELETE FROM events WHERE position = ANY($1)`, d.Positions)
+	r, err := deleteAndRecord(ctx, t.tx, d, `DELETE FROM events WHERE position = ANY($1)`, []any{d.Positions}, pgRecordCompaction)
 	if err != nil {
-		return Compaction{}, fmt.Errorf("delete %d events: %w", len(d.Positions), err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return Compaction{}, fmt.Errorf("delete %d events: %w", len(d.Positions), err)
-	}
-	if n != int64(len(d.Positions)) {
-		return Compaction{}, fmt.Errorf("delete %d events: only %d were there: %w", len(d.Positions), n, ErrConflict)
-	}
-	var r compactionRow
-	if err := t.tx.QueryRowContext(ctx, pgRecordCompaction, d.Through, nanos(d.Before), n, nanos(d.At)).
-		Scan(&r.through, &r.before, &r.deleted, &r.at); err != nil {
-		return Compaction{}, fmt.Errorf("record compaction: %w", err)
+		return Compaction{}, err
 	}
 	if _, err := t.tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, compactionChannel, r.payload()); err != nil {
 		return Compaction{}, fmt.Errorf("announce compaction: %w", err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/go-cmp/cmp"
 
 	"herd/events"
@@ -46,49 +47,12 @@ func testFollowUnderConcurrentAppenders(t *testing.T, open OpenLogFunc, o logOpt
 	other := reopen(t)
 	_, msgs := follow(t.Context(), t, l, events.FollowerConfig{Group: "g", PollInterval: o.othersPoll()})
 	const writers, each = 6, 40
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		appended = map[int64]string{}
-		errs     = make(chan error, writers)
-	)
-	for w := range writers {
-		via := l
+	appendConcurrently(t, msgs, writers, each, func(w int) events.Log {
 		if w%2 == 1 {
-			via = other
+			return other
 		}
-		wg.Go(func() {
-			stream := fmt.Sprintf("node/%d", w)
-			for i := range each {
-				recs, err := tryAppend(t.Context(), via, stream, int64(i), events.Metadata{}, t0, ev("HeartbeatRecorded", i))
-				if err != nil {
-					errs <- fmt.Errorf("%s@%d: %w", stream, i, err)
-					return
-				}
-				mu.Lock()
-				appended[recs[0].Position] = recs[0].ID
-				mu.Unlock()
-			}
-		})
-	}
-	received := map[int64]string{}
-	var last int64
-	for range writers * each {
-		r := Receive(t, msgs)
-		if r.Position <= last {
-			t.Fatalf("position %d delivered after %d", r.Position, last)
-		}
-		last = r.Position
-		received[r.Position] = r.ID
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if diff := cmp.Diff(appended, received); diff != "" {
-		t.Errorf("delivered (-appended +received):\n%s", diff)
-	}
+		return l
+	})
 }
 
 // testFollowInherit: a group not seen before starts where the slowest of
@@ -128,5 +92,52 @@ func testFollowInherit(t *testing.T, open OpenLogFunc, _ logOptions) {
 				t.Errorf("first position delivered = %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+// appendConcurrently has writers append each events to a stream of their
+// own, at once, through the log via(writer) names, while msgs delivers
+// them: every event must arrive once, in position order, none skipped.
+func appendConcurrently(t *testing.T, msgs <-chan *message.Message, writers, each int, via func(writer int) events.Log) {
+	t.Helper()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		appended = map[int64]string{}
+		errs     = make(chan error, writers)
+	)
+	for w := range writers {
+		log := via(w)
+		wg.Go(func() {
+			stream := fmt.Sprintf("node/%d", w)
+			for i := range each {
+				recs, err := tryAppend(t.Context(), log, stream, int64(i), events.Metadata{}, t0, ev("HeartbeatRecorded", i))
+				if err != nil {
+					errs <- fmt.Errorf("%s@%d: %w", stream, i, err)
+					return
+				}
+				mu.Lock()
+				appended[recs[0].Position] = recs[0].ID
+				mu.Unlock()
+			}
+		})
+	}
+	received := map[int64]string{}
+	var last int64
+	for range writers * each {
+		r := Receive(t, msgs)
+		if r.Position <= last {
+			t.Fatalf("position %d delivered after %d", r.Position, last)
+		}
+		last = r.Position
+		received[r.Position] = r.ID
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if diff := cmp.Diff(appended, received); diff != "" {
+		t.Errorf("delivered (-appended +received):\n%s", diff)
 	}
 }

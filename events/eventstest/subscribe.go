@@ -2,8 +2,6 @@ package eventstest
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -133,45 +131,7 @@ func testSubscriberUnderConcurrentPublishers(t *testing.T, open OpenFunc, subscr
 	if err != nil {
 		t.Fatal(err)
 	}
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		appended = map[int64]string{}
-		errs     = make(chan error, publishers)
-	)
-	for p := range publishers {
-		wg.Go(func() {
-			stream := fmt.Sprintf("node/%d", p)
-			for i := range perPublisher {
-				records, err := tryAppend(t.Context(), s.Log(), stream, int64(i), events.Metadata{}, t0, ev("HeartbeatRecorded", i))
-				if err != nil {
-					errs <- fmt.Errorf("%s@%d: %w", stream, i, err)
-					return
-				}
-				mu.Lock()
-				appended[records[0].Position] = records[0].ID
-				mu.Unlock()
-			}
-		})
-	}
-	received := map[int64]string{}
-	var last int64
-	for range publishers * perPublisher {
-		r := Receive(t, msgs)
-		if r.Position <= last {
-			t.Fatalf("position %d delivered after %d", r.Position, last)
-		}
-		last = r.Position
-		received[r.Position] = r.ID
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if diff := cmp.Diff(appended, received); diff != "" {
-		t.Errorf("delivered (-appended +received):\n%s", diff)
-	}
+	appendConcurrently(t, msgs, publishers, perPublisher, func(int) events.Log { return s.Log() })
 	// Nothing more is pending: the next delivery is the next append.
 	sentinel := appendCommit(t, s.Log(), "sentinel", 0, events.Metadata{}, t0, ev("Sentinel", 0))
 	if diff := cmp.Diff(sentinel[0], Receive(t, msgs)); diff != "" {
