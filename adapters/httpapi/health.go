@@ -43,25 +43,26 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte("ok"))
 		return
 	}
-	_, _ = fmt.Fprintf(w, "[+]log ok\n%sreadyz check passed\n", s.reconcilersLeader(r.Context()))
+	_, _ = fmt.Fprintf(w, "[+]log ok\n%s%sreadyz check passed\n",
+		leaderLine(r.Context(), "reconcilers", s.Reconcilers), leaderLine(r.Context(), "retention", s.Retention))
 }
 
-// reconcilersLeader is /readyz?verbose's line on who leads the
-// reconcilers, or nothing when herd runs none.
-func (s *Server) reconcilersLeader(ctx context.Context) string {
-	if s.Reconcilers == nil {
+// leaderLine is /readyz?verbose's line on who leads job, or nothing when
+// herd does not run it.
+func leaderLine(ctx context.Context, job string, src LeaderSource) string {
+	if src == nil {
 		return ""
 	}
-	who, ok, err := s.Reconcilers.Leader(ctx)
+	who, ok, err := src.Leader(ctx)
 	switch {
 	case err != nil:
-		return fmt.Sprintf("[+]reconcilers: who leads them is unknown: %v\n", err)
+		return fmt.Sprintf("[+]%s: who leads it is unknown: %v\n", job, err)
 	case !ok:
-		return "[+]reconcilers: no replica leads them now; one takes over within seconds\n"
+		return fmt.Sprintf("[+]%s: no replica leads it now; one takes over within seconds\n", job)
 	case who.Self:
-		return fmt.Sprintf("[+]reconcilers led by %s (this replica) since %s\n", who.Replica, who.Since.UTC().Format(time.RFC3339))
+		return fmt.Sprintf("[+]%s led by %s (this replica) since %s\n", job, who.Replica, who.Since.UTC().Format(time.RFC3339))
 	}
-	return fmt.Sprintf("[+]reconcilers led by %s since %s\n", who.Replica, who.Since.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("[+]%s led by %s since %s\n", job, who.Replica, who.Since.UTC().Format(time.RFC3339))
 }
 
 func metav1Status(code int32, reason metav1.StatusReason, msg string) metav1.Status {

@@ -75,6 +75,9 @@ type Deps struct {
 	// Reconcilers says which replica runs the reconcilers, for
 	// /readyz?verbose; nil says nothing of them.
 	Reconcilers LeaderSource
+	// Retention says which replica runs the heartbeat retention policy,
+	// likewise.
+	Retention LeaderSource
 }
 
 // Server serves herd's HTTP API.

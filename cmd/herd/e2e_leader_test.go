@@ -22,6 +22,14 @@ func TestServeReplicasRunTheReconcilersOnOne(t *testing.T) {
 	database := pgtest.URL(t)
 	a := startServe(t, serveOptions{Args: []string{"--database", database}})
 	eventually(t, readyTimeout, func() error { return leads(t, a, "(this replica)", 1) })
+	// The heartbeat retention policy (on by default) is led too.
+	eventually(t, readyTimeout, func() error {
+		body, err := fetch(t, a.URL+"/readyz?verbose")
+		if err == nil && !strings.Contains(body, "[+]retention led by ") {
+			err = fmt.Errorf("/readyz?verbose names no leader of the retention policy:\n%s", body)
+		}
+		return err
+	})
 	b := startServe(t, serveOptions{Args: []string{"--database", database}})
 	first := fmt.Sprintf("led by %s:%d since", hostname(t), a.cmd.Process.Pid)
 	eventually(t, readyTimeout, func() error { return leads(t, b, first, 0) })

@@ -210,11 +210,15 @@ func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metric
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
 	kubeletTargets *projections.KubeletTargetView, elog events.Log, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
-	auth httpapi.Authenticator, recs *reconcilers.Manager) (*httpapi.Server, error) {
+	auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
+	var retention httpapi.LeaderSource
+	if compactor.Enabled() {
+		retention = jobLeader{leadership, projections.RetentionJob}
+	}
 	return httpapi.NewServer(httpapi.Deps{
 		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, KubeletTargetView: kubeletTargets, Log: elog, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 		ConfigMaps: w, ConfigMapView: cms, Devices: w, DeviceBindings: devices, Auth: auth,
-		Namespaces: w, NamespaceView: nss, Leases: w, LeaseView: leases, Reconcilers: recs,
+		Namespaces: w, NamespaceView: nss, Leases: w, LeaseView: leases, Reconcilers: recs, Retention: retention,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
 }

@@ -94,3 +94,13 @@ func runTerm(ctx context.Context, term events.Term, run func(ctx context.Context
 	_ = term.Release()
 	return lost && ctx.Err() == nil
 }
+
+// jobLeader says who leads one job, for /readyz?verbose.
+type jobLeader struct {
+	l   events.Leadership
+	job string
+}
+
+func (j jobLeader) Leader(ctx context.Context) (events.Leader, bool, error) {
+	return j.l.Leader(ctx, j.job)
+}
