@@ -39,21 +39,18 @@ func TestPrimaryDiesStandbyPromotedNoAcknowledgedWriteLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	beforePromotion := writers.count()
-	time.Sleep(500 * time.Millisecond) // writers meet a database with no primary
+	writers.waitAnswered(http.StatusServiceUnavailable) // writers meet a database with no primary
 	if err := standby.Promote(); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("phase: promoted at %s", time.Since(t0))
 	writers.waitAcked(beforePromotion + 50)
 	t.Logf("phase: 50 more acked at %s", time.Since(t0))
-	statuses := writers.stop()
+	writers.stop()
 	if srv.exited() {
 		t.Fatalf("herd serve exited during the failover:\n%s", srv.output.String())
 	}
 
-	if statuses[http.StatusServiceUnavailable] == 0 {
-		t.Error("no write met the database without a primary: the test did not test the gap")
-	}
 	writers.checkStored(srv.URL)
 	t.Logf("phase: checked at %s", time.Since(t0))
 	defer func() { t.Logf("phase: verified at %s", time.Since(t0)) }()

@@ -99,6 +99,19 @@ func (w *configMapWriters) waitAcked(n int) {
 	})
 }
 
+// waitAnswered waits until some write was answered with code.
+func (w *configMapWriters) waitAnswered(code int) {
+	w.t.Helper()
+	eventually(w.t, 60*time.Second, func() error {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.statuses[code] == 0 {
+			return fmt.Errorf("no write answered %d yet: %v", code, w.statuses)
+		}
+		return nil
+	})
+}
+
 // stop stops the writers and returns every answer's count.
 func (w *configMapWriters) stop() map[int]int {
 	close(w.stopping)
