@@ -150,7 +150,7 @@ func (v *LeaseView) List(ctx context.Context, namespace string) ([]domain.Lease,
 func (v *LeaseView) Rows(ctx context.Context, after string, limit int) ([]domain.Lease, int64, error) {
 	d := v.db.d
 	ns, name, _ := strings.Cut(after, "/")
-	rows, err := v.db.QueryContext(ctx, leaseSQL[d.name].rowsAtHead, ns, name, d.limit(limit))
+	rows, err := v.db.QueryContext(ctx, leaseSQL[d.name].rowsAtHead, ns, name, sqlLimit(limit))
 	if err != nil {
 		return nil, 0, fmt.Errorf("lease rows: %w", err)
 	}

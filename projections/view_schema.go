@@ -25,8 +25,6 @@ type dialect struct {
 	name string
 	// placeholder is the n-th argument's marker, from 1.
 	placeholder func(n int) string
-	// limit is LIMIT's argument for limit: 0 or less means none.
-	limit func(limit int) any
 	// head selects the log's head as one row, one column named head.
 	head string
 	// bind turns a statement written with SQLite's "?" markers into the
@@ -41,7 +39,6 @@ var (
 	sqliteDialect = dialect{
 		name:        "sqlite",
 		placeholder: func(int) string { return "?" },
-		limit:       func(n int) any { return sqlLimit(n) },
 		head:        `SELECT COALESCE(MAX(position), 0) AS head FROM events`,
 		bind:        func(q string) string { return q },
 		args:        func(a []any) []any { return a },
@@ -50,17 +47,10 @@ var (
 	postgresDialect = dialect{
 		name:        "postgres",
 		placeholder: func(n int) string { return "$" + strconv.Itoa(n) },
-		// LIMIT NULL is no limit on PostgreSQL.
-		limit: func(n int) any {
-			if n <= 0 {
-				return nil
-			}
-			return n
-		},
-		head:     `SELECT position AS head FROM log_head WHERE id = 1`,
-		bind:     rebindPostgres,
-		args:     postgresArgs,
-		greatest: "GREATEST",
+		head:        `SELECT position AS head FROM log_head WHERE id = 1`,
+		bind:        rebindPostgres,
+		args:        postgresArgs,
+		greatest:    "GREATEST",
 	}
 )
 

@@ -128,7 +128,7 @@ func TestLeaseSchemaStatementsAgreeOnEveryEngine(t *testing.T) {
 				t.Fatalf("%s: upsert %s/%s: %v", e.name, r.ns, r.name, err)
 			}
 		}
-		got, err := e.rows(ctx, "SELECT namespace, name, data FROM ("+leaseSchema.rowsAfterSQL(e.dialect, "data")+") r", "default", "", e.dialect.limit(1))
+		got, err := e.rows(ctx, "SELECT namespace, name, data FROM ("+leaseSchema.rowsAfterSQL(e.dialect, "data")+") r", "default", "", sqlLimit(1))
 		if err != nil {
 			t.Fatalf("%s: %v", e.name, err)
 		}
@@ -137,7 +137,7 @@ func TestLeaseSchemaStatementsAgreeOnEveryEngine(t *testing.T) {
 		}
 		var pagesOf [][]viewRow
 		for _, p := range pages {
-			rows, err := e.rows(ctx, leaseSchema.rowsAfterSQL(e.dialect, "data"), p.ns, p.name, e.dialect.limit(p.limit))
+			rows, err := e.rows(ctx, leaseSchema.rowsAfterSQL(e.dialect, "data"), p.ns, p.name, sqlLimit(p.limit))
 			if err != nil {
 				t.Fatalf("%s: rows after %s/%s: %v", e.name, p.ns, p.name, err)
 			}

@@ -9,6 +9,10 @@ import (
 	"time"
 )
 
+// retryPause is how long a writer pauses after a write that was not
+// acknowledged, as a client backing off would.
+const retryPause = 50 * time.Millisecond
+
 // configMapWriters create ConfigMaps without pause through one or more
 // herd replicas, as clients that retry elsewhere would, and remember
 // which ones herd acknowledged (201) and what every answer was.
@@ -47,17 +51,18 @@ func startConfigMapWriters(t *testing.T, n int, urls func() []string) *configMap
 				w.mu.Unlock()
 				switch code {
 				case http.StatusCreated:
+					continue
 				case http.StatusServiceUnavailable:
 					if retryAfter == "" {
 						t.Errorf("503 without Retry-After: %s", body)
 					}
-					time.Sleep(50 * time.Millisecond)
 				case 0:
-					time.Sleep(50 * time.Millisecond)
 				default:
 					t.Errorf("create %s through %s: %d %s", name, base, code, body)
-					time.Sleep(50 * time.Millisecond)
 				}
+				// A client's pause before it retries: not a wait for
+				// anything, so no deadline to wait on.
+				time.Sleep(retryPause)
 			}
 		})
 	}
