@@ -16,6 +16,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/events/eventstest"
 	"herd/events/pgtest"
 	"herd/projections"
 	"herd/reconcilers"
@@ -192,17 +193,7 @@ func TestMigrateMovesTheFleetToPostgres(t *testing.T) {
 	}
 	defer func() { _ = dst.Close() }()
 
-	srcRecs, err := src.Log().ReadAfter(ctx, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dstRecs, err := dst.ReadAfter(ctx, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(srcRecs, dstRecs); diff != "" {
-		t.Errorf("records (-SQLite +PostgreSQL):\n%s", diff)
-	}
+	srcRecs := eventstest.SameRecords(t, src.Log(), dst)
 	head, err := src.Log().Head(ctx)
 	if err != nil {
 		t.Fatal(err)
