@@ -67,6 +67,13 @@ type AuditThinned struct {
 	Message string `json:"message"`
 }
 
+// auditEventKind serves herd's audit trail: every event in the log, with
+// its actor and cause, listed (herd.dev, JSON only).
+func (s *Server) auditEventKind() *kind {
+	return &kind{gv: herdGV, resource: "auditevents", singular: "auditevent", name: "AuditEvent",
+		verbs: verbs{list: s.listAuditEvents}}
+}
+
 // listAuditEvents serves the audit log: ?stream= (exact, or a prefix when it
 // ends in "/"), ?type= (comma-separated), ?since= and ?until= (RFC 3339),
 // ?after= (a log position), ?limit= and ?continue=, or ?tail= for the

@@ -68,19 +68,12 @@ var servedTypes = func() []runtime.SerializerInfo {
 var jsonOnly = servedTypes[:1]
 
 // mediaTypeNames lists the media types of infos, as 406 and 415 name them.
-func mediaTypeNames(infos []runtime.SerializerInfo) string {
+func mediaTypeNames(infos []runtime.SerializerInfo) []string {
 	names := make([]string, len(infos))
 	for i, info := range infos {
 		names[i] = info.MediaType
 	}
-	return strings.Join(names, ", ")
-}
-
-// unsupportedBodyType is the 415 of a create or update whose body is in
-// a media type herd does not read, naming the ones it does.
-func unsupportedBodyType(ct string) error {
-	return &requestError{http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
-		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s (got %q)", mediaTypeNames(servedTypes), ct)}
+	return names
 }
 
 // decodeObject reads the (size-limited) body into into, in the media type
@@ -115,7 +108,7 @@ func decodeBody(r *http.Request, into runtime.Object) (runtime.Object, error) {
 	ct := bodyMediaType(r)
 	info, ok := runtime.SerializerInfoForMediaType(servedTypes, ct)
 	if !ok {
-		return nil, unsupportedBodyType(ct)
+		return nil, unsupportedType(ct, mediaTypeNames(servedTypes))
 	}
 	data, err := readBody(r)
 	if err != nil {

@@ -1,146 +1,63 @@
 package httpapi
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
 
 	"herd/adapters/conversions"
 	"herd/domain"
 )
 
-// listConfigMaps serves GET /api/v1/configmaps (every namespace) and
-// GET /api/v1/namespaces/{namespace}/configmaps, with labelSelector and a
-// fieldSelector on metadata.name and metadata.namespace.
-// listConfigMaps lists or, with ?watch=true, watches ConfigMaps, across
-// namespaces or in one, through the shared list and watch helpers.
-func (s *Server) listConfigMaps(w http.ResponseWriter, r *http.Request) {
-	s.serveCollection(w, r, s.resource("configmaps"))
+// configMapKind serves ConfigMaps (core/v1), as `kubectl create
+// configmap`, `kubectl edit` and client-go write them.
+func (s *Server) configMapKind() *kind {
+	o := &object[domain.ConfigMap, domain.ConfigMapCommand, corev1.ConfigMap, *corev1.ConfigMap]{
+		kind: &kind{
+			gv: corev1.SchemeGroupVersion, resource: "configmaps", singular: "configmap", name: "ConfigMap",
+			namespaced: true, shortNames: []string{"cm"},
+			list: s.configMapResource(),
+		},
+		read: func(ctx context.Context, key domain.Key) (domain.ConfigMap, error) {
+			return s.ConfigMapView.Get(ctx, key.Namespace, key.Name)
+		},
+		exec: decided[domain.ConfigMap, domain.ConfigMapCommand]{
+			update: func(ctx context.Context, key domain.Key, decide func(domain.ConfigMap) ([]domain.Event, error)) (domain.ConfigMap, error) {
+				return s.ConfigMaps.UpdateConfigMap(ctx, key.Namespace, key.Name, decide)
+			},
+			decide: domain.DecideConfigMap, clock: s.Clock,
+		},
+		toAPI: conversions.ConfigMapToAPI,
+		create: func(in *corev1.ConfigMap, key domain.Key) (domain.ConfigMapCommand, error) {
+			return domain.CreateConfigMap{Namespace: key.Namespace, Name: key.Name, UID: uuid.NewString(), Content: conversions.ConfigMapFromAPI(*in)}, nil
+		},
+		update: func(in *corev1.ConfigMap, rv int64) (domain.ConfigMapCommand, error) {
+			return domain.UpdateConfigMap{Content: conversions.ConfigMapFromAPI(*in), ResourceVersion: rv}, nil
+		},
+		delete: func(rv int64) domain.ConfigMapCommand { return domain.DeleteConfigMap{ResourceVersion: rv} },
+		rows:   configMapRows,
+	}
+	return o.describe(s)
 }
 
-func (s *Server) getConfigMap(w http.ResponseWriter, r *http.Request) {
-	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	c, err := s.ConfigMapView.Get(r.Context(), ns, name)
-	if err != nil {
-		s.writeError(w, err, "ConfigMap", name)
-		return
-	}
-	kc := conversions.ConfigMapToAPI(c)
-	if wantsTable(w) {
-		t := s.configMapTable([]corev1.ConfigMap{kc}, kc.ResourceVersion, r)
-		s.writeObject(w, http.StatusOK, &t)
-		return
-	}
-	s.writeObject(w, http.StatusOK, &kc)
-}
-
-// createConfigMap is POST /api/v1/namespaces/{namespace}/configmaps, as
-// `kubectl create configmap` sends it.
-func (s *Server) createConfigMap(w http.ResponseWriter, r *http.Request) {
-	ns := r.PathValue("namespace")
-	in, err := s.decodeConfigMap(r, ns, "")
-	if err != nil {
-		s.writeError(w, err, "ConfigMap", in.Name)
-		return
-	}
-	if err := s.acceptsObjects(r.Context(), corev1.Resource("configmaps"), ns, in.Name); err != nil {
-		s.writeError(w, err, "ConfigMap", in.Name)
-		return
-	}
-	cmd := domain.CreateConfigMap{Namespace: ns, Name: in.Name, UID: uuid.NewString(), Content: conversions.ConfigMapFromAPI(in)}
+// configMapRows are the columns kubectl get configmaps prints: NAME,
+// DATA (the number of keys), AGE.
+func configMapRows(s *Server, cms []corev1.ConfigMap, _ *http.Request) tableRows {
+	t := tableRows{columns: []metav1.TableColumnDefinition{
+		{Name: "Name", Type: "string", Format: "name", Description: "Name of the ConfigMap"},
+		{Name: "Data", Type: "integer", Description: "Number of keys in data and binaryData"},
+		{Name: "Age", Type: "string", Description: "Time since the ConfigMap was created"},
+	}}
 	now := s.Clock.Now()
-	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, in.Name, func(c domain.ConfigMap) ([]domain.Event, error) {
-		return domain.DecideConfigMap(c, cmd, now)
-	})
-	if err != nil {
-		s.writeError(w, err, "ConfigMap", in.Name)
-		return
+	for _, c := range cms {
+		t.cells = append(t.cells, []any{c.Name, int64(len(c.Data) + len(c.BinaryData)), duration.HumanDuration(now.Sub(c.CreationTimestamp.Time))})
 	}
-	s.writeConfigMap(w, http.StatusCreated, c)
-}
-
-// replaceConfigMap is PUT, as `kubectl replace` and `kubectl edit` send
-// it: the whole new ConfigMap, conditional on its resourceVersion when it
-// carries one.
-func (s *Server) replaceConfigMap(w http.ResponseWriter, r *http.Request) {
-	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	in, err := s.decodeConfigMap(r, ns, name)
-	if err != nil {
-		s.writeError(w, err, "ConfigMap", name)
-		return
-	}
-	rv, err := preconditionVersion(in.ResourceVersion)
-	if err != nil {
-		s.writeError(w, err, "ConfigMap", name)
-		return
-	}
-	cmd := domain.UpdateConfigMap{Content: conversions.ConfigMapFromAPI(in), ResourceVersion: rv}
-	now := s.Clock.Now()
-	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
-		return domain.DecideConfigMap(c, cmd, now)
-	})
-	if err != nil {
-		s.writeError(w, err, "ConfigMap", name)
-		return
-	}
-	s.writeConfigMap(w, http.StatusOK, c)
-}
-
-// patchConfigMap is PATCH with a JSON merge, strategic merge or JSON
-// patch, applied to the ConfigMap inside the write's own transaction.
-func (s *Server) patchConfigMap(w http.ResponseWriter, r *http.Request) {
-	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	patch, ct, err := objectPatch(r)
-	if err != nil {
-		s.writeError(w, err, "ConfigMap", name)
-		return
-	}
-	cmd := domain.PatchConfigMap{Apply: configMapPatcher(ct, patch, strictFields(r))}
-	now := s.Clock.Now()
-	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
-		return domain.DecideConfigMap(c, cmd, now)
-	})
-	if err != nil {
-		s.writeError(w, err, "ConfigMap", name)
-		return
-	}
-	s.writeConfigMap(w, http.StatusOK, c)
-}
-
-// deleteConfigMap is DELETE, with DeleteOptions' resourceVersion
-// precondition when the body carries one.
-func (s *Server) deleteConfigMap(w http.ResponseWriter, r *http.Request) {
-	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	rv, err := deletePrecondition(r)
-	if err != nil {
-		s.writeError(w, err, "ConfigMap", name)
-		return
-	}
-	cmd := domain.DeleteConfigMap{ResourceVersion: rv}
-	now := s.Clock.Now()
-	if _, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
-		return domain.DecideConfigMap(c, cmd, now)
-	}); err != nil {
-		s.writeError(w, err, "ConfigMap", name)
-		return
-	}
-	s.writeStatus(w, successStatus("configmaps", name))
-}
-
-// decodeConfigMap reads a ConfigMap body for namespace ns and, on a PUT,
-// the name in the path. fieldValidation=Strict (kubectl's default) refuses
-// fields a ConfigMap does not have, as kube-apiserver does.
-func (s *Server) decodeConfigMap(r *http.Request, ns, name string) (corev1.ConfigMap, error) {
-	var in corev1.ConfigMap
-	if err := refuseDryRun(r); err != nil {
-		return in, err
-	}
-	if err := decodeObject(r, &in); err != nil {
-		return in, err
-	}
-	return in, pathIdentity(&in.ObjectMeta, ns, name)
+	return t
 }
 
 // refuseDryRun answers ?dryRun= with 400: herd has no dry run, and a

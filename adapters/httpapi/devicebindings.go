@@ -34,6 +34,14 @@ func toDeviceBinding(b domain.DeviceBinding) DeviceBinding {
 	}
 }
 
+// deviceBindingKind serves which device speaks for which node on the
+// device listener (herd.dev, JSON only); a binding is released by a
+// delete.
+func (s *Server) deviceBindingKind() *kind {
+	return &kind{gv: herdGV, resource: "devicebindings", singular: "devicebinding", name: "DeviceBinding",
+		verbs: verbs{list: s.listDeviceBindings, get: s.getDeviceBinding, delete: s.releaseDeviceBinding}}
+}
+
 func (s *Server) listDeviceBindings(w http.ResponseWriter, r *http.Request) {
 	bs, err := s.DeviceBindings.List(r.Context())
 	if err != nil {

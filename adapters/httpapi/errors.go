@@ -34,11 +34,6 @@ func badRequest(format string, args ...any) error {
 	return &requestError{http.StatusBadRequest, metav1.StatusReasonBadRequest, fmt.Sprintf(format, args...)}
 }
 
-func unsupportedMediaType(ct string) error {
-	return &requestError{http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
-		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/merge-patch+json, application/strategic-merge-patch+json (got %q)", ct)}
-}
-
 // statusFor maps an error to the HTTP status and Kubernetes Status body the
 // client sees. It is the only place where herd's errors meet HTTP.
 func statusFor(err error, kind, name string) metav1.Status {

@@ -61,6 +61,12 @@ func (s *Server) kubeletTargetView() *projections.KubeletTargetView {
 	return s.KubeletTargetView
 }
 
+// kubeletTargetKind serves the kubelets herd polls (herd.dev, JSON only).
+func (s *Server) kubeletTargetKind() *kind {
+	return &kind{gv: herdGV, resource: "kubelettargets", singular: "kubelettarget", name: "KubeletTarget",
+		verbs: verbs{list: s.listKubeletTargets, get: s.getKubeletTarget, update: s.putKubeletTarget, delete: s.deleteKubeletTarget}}
+}
+
 func (s *Server) listKubeletTargets(w http.ResponseWriter, r *http.Request) {
 	ts, head, err := s.kubeletTargetView().Targets(r.Context())
 	if err != nil {

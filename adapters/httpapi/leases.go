@@ -3,14 +3,14 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/google/uuid"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -24,30 +24,64 @@ const coordinationGroup = "coordination.k8s.io"
 // leasesResource is the group resource of leases, as errors name it.
 var leasesResource = coordinationv1.Resource("leases")
 
-// listLeases lists or, with ?watch=true, watches leases, across namespaces
-// or in one.
-func (s *Server) listLeases(w http.ResponseWriter, r *http.Request) {
-	s.serveCollection(w, r, s.resource("leases"))
+// leaseKind serves leases (coordination.k8s.io/v1), as kubelets keep
+// their nodes' leases in kube-node-lease and controllers their leader
+// elections. A node's lease that no client keeps — a node herd's agent or
+// a polled kubelet reports for — is derived from the node, so that
+// `kubectl describe node` shows when it was last heard of (see
+// nodeLease); a PUT or PATCH of it creates the stored lease. A renewal
+// reads nothing but its lease.
+func (s *Server) leaseKind() *kind {
+	o := &object[domain.Lease, domain.LeaseCommand, coordinationv1.Lease, *coordinationv1.Lease]{
+		kind: &kind{
+			gv: coordinationv1.SchemeGroupVersion, resource: "leases", singular: "lease", name: "Lease",
+			namespaced: true, list: s.leaseResource(),
+		},
+		read: func(ctx context.Context, key domain.Key) (domain.Lease, error) {
+			return s.LeaseView.Get(ctx, key.Namespace, key.Name)
+		},
+		derive: func(ctx context.Context, key domain.Key) (domain.Lease, bool) {
+			if key.Namespace != domain.NodeLeaseNamespace {
+				return domain.Lease{}, false
+			}
+			return s.nodeLease(ctx, key.Name)
+		},
+		exec: decided[domain.Lease, domain.LeaseCommand]{
+			update: func(ctx context.Context, key domain.Key, decide func(domain.Lease) ([]domain.Event, error)) (domain.Lease, error) {
+				return s.Leases.UpdateLease(ctx, key.Namespace, key.Name, decide)
+			},
+			decide: domain.DecideLease, clock: s.Clock,
+		},
+		toAPI: conversions.LeaseToAPI,
+		create: func(in *coordinationv1.Lease, key domain.Key) (domain.LeaseCommand, error) {
+			return domain.CreateLease{Namespace: key.Namespace, Name: key.Name, UID: uuid.NewString(), Content: conversions.LeaseFromAPI(*in)}, nil
+		},
+		update: func(in *coordinationv1.Lease, rv int64) (domain.LeaseCommand, error) {
+			return domain.UpdateLease{Content: conversions.LeaseFromAPI(*in), ResourceVersion: rv}, nil
+		},
+		delete: func(rv int64) domain.LeaseCommand { return domain.DeleteLease{ResourceVersion: rv} },
+		rows:   leaseRows,
+	}
+	return o.describe(s)
 }
 
-// getLease answers a stored lease. A node's lease (kube-node-lease/NAME)
-// that no client keeps — a node herd's agent or a polled kubelet reports
-// for — is derived from the node, so that `kubectl describe node` shows
-// when it was last heard of: see nodeLease.
-func (s *Server) getLease(w http.ResponseWriter, r *http.Request) {
-	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	l, err := s.LeaseView.Get(r.Context(), ns, name)
-	if errors.Is(err, domain.ErrNotFound) && ns == domain.NodeLeaseNamespace {
-		var ok bool
-		if l, ok = s.nodeLease(r.Context(), name); ok {
-			err = nil
+// leaseRows are the columns kubectl get leases prints: NAME, HOLDER (the
+// holder's identity), AGE.
+func leaseRows(s *Server, ls []coordinationv1.Lease, _ *http.Request) tableRows {
+	t := tableRows{columns: []metav1.TableColumnDefinition{
+		{Name: "Name", Type: "string", Format: "name", Description: "Name of the lease"},
+		{Name: "Holder", Type: "string", Description: "The identity of the lease's holder"},
+		{Name: "Age", Type: "string", Description: "Time since the lease was created"},
+	}}
+	now := s.Clock.Now()
+	for _, l := range ls {
+		holder := ""
+		if l.Spec.HolderIdentity != nil {
+			holder = *l.Spec.HolderIdentity
 		}
+		t.cells = append(t.cells, []any{l.Name, holder, duration.HumanDuration(now.Sub(l.CreationTimestamp.Time))})
 	}
-	if err != nil {
-		s.writeError(w, err, "Lease", name)
-		return
-	}
-	s.writeLease(w, r, http.StatusOK, l)
+	return t
 }
 
 // nodeLeaseDurationSeconds is the duration of the lease herd derives for a
@@ -83,160 +117,6 @@ func (s *Server) nodeLease(ctx context.Context, name string) (domain.Lease, bool
 	return l, true
 }
 
-// createLease is POST, as a kubelet creates its node's lease.
-func (s *Server) createLease(w http.ResponseWriter, r *http.Request) {
-	ns := r.PathValue("namespace")
-	in, err := s.decodeLease(r, ns, "")
-	if err != nil {
-		s.writeError(w, err, "Lease", in.Name)
-		return
-	}
-	if err := s.acceptsObjects(r.Context(), leasesResource, ns, in.Name); err != nil {
-		s.writeError(w, err, "Lease", in.Name)
-		return
-	}
-	cmd := domain.CreateLease{Namespace: ns, Name: in.Name, UID: uuid.NewString(), Content: conversions.LeaseFromAPI(in)}
-	now := s.Clock.Now()
-	l, err := s.Leases.UpdateLease(r.Context(), ns, in.Name, func(l domain.Lease) ([]domain.Event, error) {
-		return domain.DecideLease(l, cmd, now)
-	})
-	if err != nil {
-		s.writeError(w, err, "Lease", in.Name)
-		return
-	}
-	s.writeLease(w, r, http.StatusCreated, l)
-}
-
-// replaceLease is PUT, as a kubelet renews its lease: the whole new
-// lease, conditional on its resourceVersion. A node's lease that herd
-// only derived (see getLease) is created by it.
-func (s *Server) replaceLease(w http.ResponseWriter, r *http.Request) {
-	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	in, err := s.decodeLease(r, ns, name)
-	if err != nil {
-		s.writeError(w, err, "Lease", name)
-		return
-	}
-	rv, err := preconditionVersion(in.ResourceVersion)
-	if err != nil {
-		s.writeError(w, err, "Lease", name)
-		return
-	}
-	s.updateLease(w, r, ns, name, func(domain.Lease) (domain.UpdateLease, error) {
-		return domain.UpdateLease{Content: conversions.LeaseFromAPI(in), ResourceVersion: rv}, nil
-	})
-}
-
-// patchLease is PATCH with a JSON merge, strategic merge or JSON patch,
-// applied to the lease inside the write's own transaction.
-func (s *Server) patchLease(w http.ResponseWriter, r *http.Request) {
-	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	patch, ct, err := objectPatch(r)
-	if err != nil {
-		s.writeError(w, err, "Lease", name)
-		return
-	}
-	strict := strictFields(r)
-	s.updateLease(w, r, ns, name, func(cur domain.Lease) (domain.UpdateLease, error) {
-		out, err := applyPatch(conversions.LeaseToAPI(cur), patch, ct, strict)
-		if err != nil {
-			return domain.UpdateLease{}, err
-		}
-		rv, err := patchedIdentity("Lease", cur.Name, cur.Namespace, out.ObjectMeta)
-		if err != nil {
-			return domain.UpdateLease{}, err
-		}
-		return domain.UpdateLease{Content: conversions.LeaseFromAPI(out), ResourceVersion: rv}, nil
-	})
-}
-
-// updateLease runs the update that next makes of the current lease, in
-// one transaction. A node's lease that herd only derived is created from
-// the update, whatever resourceVersion it names: there is nothing stored
-// it could be stale against. The node is read for that only when the
-// lease is not stored, so a renewal reads nothing but its lease.
-func (s *Server) updateLease(w http.ResponseWriter, r *http.Request, ns, name string, next func(domain.Lease) (domain.UpdateLease, error)) {
-	now := s.Clock.Now()
-	uid := uuid.NewString()
-	update := func(derived *domain.Lease) (l domain.Lease, missing bool, err error) {
-		l, err = s.Leases.UpdateLease(r.Context(), ns, name, func(l domain.Lease) ([]domain.Event, error) {
-			if !l.Exists() && derived != nil {
-				cmd, err := next(*derived)
-				if err != nil {
-					return nil, err
-				}
-				return domain.DecideLease(l, domain.CreateLease{Namespace: ns, Name: name, UID: uid, Content: cmd.Content}, now)
-			}
-			if !l.Exists() {
-				missing = true
-				return nil, fmt.Errorf("leases.coordination.k8s.io %q not found: %w", name, domain.ErrNotFound)
-			}
-			cmd, err := next(l)
-			if err != nil {
-				return nil, err
-			}
-			return domain.DecideLease(l, cmd, now)
-		})
-		return l, missing, err
-	}
-	l, missing, err := update(nil)
-	if missing && ns == domain.NodeLeaseNamespace {
-		if derived, ok := s.nodeLease(r.Context(), name); ok {
-			l, _, err = update(&derived)
-		}
-	}
-	if err != nil {
-		s.writeError(w, err, "Lease", name)
-		return
-	}
-	s.writeLease(w, r, http.StatusOK, l)
-}
-
-// deleteLease is DELETE, with DeleteOptions' resourceVersion precondition
-// when the body carries one.
-func (s *Server) deleteLease(w http.ResponseWriter, r *http.Request) {
-	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	rv, err := deletePrecondition(r)
-	if err != nil {
-		s.writeError(w, err, "Lease", name)
-		return
-	}
-	cmd := domain.DeleteLease{ResourceVersion: rv}
-	now := s.Clock.Now()
-	if _, err := s.Leases.UpdateLease(r.Context(), ns, name, func(l domain.Lease) ([]domain.Event, error) {
-		return domain.DecideLease(l, cmd, now)
-	}); err != nil {
-		s.writeError(w, err, "Lease", name)
-		return
-	}
-	s.writeStatus(w, successStatus("leases", name))
-}
-
-// decodeLease reads a Lease body for namespace ns and, on a PUT, the name
-// in the path.
-func (s *Server) decodeLease(r *http.Request, ns, name string) (coordinationv1.Lease, error) {
-	var in coordinationv1.Lease
-	if err := refuseDryRun(r); err != nil {
-		return in, err
-	}
-	if err := decodeObject(r, &in); err != nil {
-		return in, err
-	}
-	return in, pathIdentity(&in.ObjectMeta, ns, name)
-}
-
-// writeLease answers with l in the negotiated form, a Table for kubectl
-// get.
-func (s *Server) writeLease(w http.ResponseWriter, r *http.Request, code int, l domain.Lease) {
-	kl := conversions.LeaseToAPI(l)
-	if wantsTable(w) {
-		t := s.leaseTable([]coordinationv1.Lease{kl}, kl.ResourceVersion, r)
-		s.writeObject(w, code, &t)
-		return
-	}
-	s.writeObject(w, code, &kl)
-}
-
 func (s *Server) leaseResource() *apiResource {
 	view := s.LeaseView
 	return &apiResource{
@@ -248,7 +128,6 @@ func (s *Server) leaseResource() *apiResource {
 		newObject:   func() runtime.Object { return &coordinationv1.Lease{} },
 		newList:     func() runtime.Object { return &coordinationv1.LeaseList{} },
 		fieldLabels: []string{"metadata.name", "metadata.namespace"},
-		table:       itemsTable("lease", (*Server).leaseTable),
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[domain.Lease]{
 				Resource: "leases",

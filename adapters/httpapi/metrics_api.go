@@ -25,23 +25,20 @@ const (
 	metricsVersion = "v1beta1"
 )
 
-// metricsAPIResources are the resources of metrics.k8s.io/v1beta1, as
-// metrics-server lists them: discovery lists them and the OpenAPI
-// document describes them.
-func metricsAPIResources() []metav1.APIResource {
-	return []metav1.APIResource{
-		{Name: "nodes", Kind: "NodeMetrics", Verbs: metav1.Verbs{"get", "list"}},
-		{Name: "pods", Namespaced: true, Kind: "PodMetrics", Verbs: metav1.Verbs{"get", "list"}},
+// nodeMetricsKind and podMetricsKind serve metrics.k8s.io/v1beta1 as
+// metrics-server does: read-only, no watch, no table.
+func (s *Server) nodeMetricsKind() *kind {
+	return &kind{
+		gv: metricsv1beta1.SchemeGroupVersion, resource: "nodes", name: "NodeMetrics",
+		verbs: verbs{list: s.listNodeMetrics, get: s.getNodeMetrics},
 	}
 }
 
-// metricsResources answers discovery of metrics.k8s.io/v1beta1.
-func (s *Server) metricsResources(w http.ResponseWriter, _ *http.Request) {
-	s.writeJSON(w, http.StatusOK, metav1.APIResourceList{
-		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
-		GroupVersion: metricsGroup + "/" + metricsVersion,
-		APIResources: metricsAPIResources(),
-	})
+func (s *Server) podMetricsKind() *kind {
+	return &kind{
+		gv: metricsv1beta1.SchemeGroupVersion, resource: "pods", name: "PodMetrics", namespaced: true,
+		verbs: verbs{list: s.listPodMetrics, get: s.getPodMetrics},
+	}
 }
 
 // What field selectors on NodeMetrics and PodMetrics may name, as
@@ -147,15 +144,4 @@ func noFigures(gr schema.GroupResource, name, why string) error {
 	err := apierrors.NewNotFound(gr, name)
 	err.ErrStatus.Message += ": " + why
 	return err
-}
-
-// metricsRoutes serves metrics.k8s.io/v1beta1.
-func (s *Server) metricsRoutes(m routeMux) {
-	base := "/apis/" + metricsGroup + "/" + metricsVersion
-	m.HandleFunc("GET "+base, s.metricsResources)
-	m.HandleFunc("GET "+base+"/nodes", s.listNodeMetrics)
-	m.HandleFunc("GET "+base+"/nodes/{name}", s.getNodeMetrics)
-	m.HandleFunc("GET "+base+"/pods", s.listPodMetrics)
-	m.HandleFunc("GET "+base+"/namespaces/{namespace}/pods", s.listPodMetrics)
-	m.HandleFunc("GET "+base+"/namespaces/{namespace}/pods/{name}", s.getPodMetrics)
 }

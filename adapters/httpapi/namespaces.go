@@ -10,9 +10,11 @@ import (
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/duration"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -20,83 +22,54 @@ import (
 	"herd/projections/watch"
 )
 
-// listNamespaces lists or, with ?watch=true, watches namespaces, with
-// label selectors and field selectors on metadata.name and status.phase.
-func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request) {
-	s.serveCollection(w, r, s.resource("namespaces"))
+// namespaceKind serves namespaces (core/v1). A delete turns the
+// namespace Terminating at once and answers with it as it now stands, as
+// kube-apiserver does; herd then deletes what it holds, and the namespace
+// goes. The system namespaces are refused with 403. A PUT or PATCH changes
+// only the labels and annotations: spec and status are ignored, as
+// kube-apiserver ignores them on an update.
+func (s *Server) namespaceKind() *kind {
+	o := &object[domain.Namespace, domain.NamespaceCommand, corev1.Namespace, *corev1.Namespace]{
+		kind: &kind{
+			gv: corev1.SchemeGroupVersion, resource: "namespaces", singular: "namespace", name: "Namespace",
+			shortNames: []string{"ns"}, list: s.namespaceResource(),
+		},
+		read: func(ctx context.Context, key domain.Key) (domain.Namespace, error) {
+			return s.NamespaceView.Get(ctx, key.Name)
+		},
+		exec: decided[domain.Namespace, domain.NamespaceCommand]{
+			update: func(ctx context.Context, key domain.Key, decide func(domain.Namespace) ([]domain.Event, error)) (domain.Namespace, error) {
+				return s.Namespaces.UpdateNamespace(ctx, key.Name, decide)
+			},
+			decide: domain.DecideNamespace, clock: s.Clock,
+		},
+		toAPI: conversions.NamespaceToAPI,
+		create: func(in *corev1.Namespace, _ domain.Key) (domain.NamespaceCommand, error) {
+			return conversions.CreateNamespaceFromAPI(*in, uuid.NewString()), nil
+		},
+		update: func(in *corev1.Namespace, rv int64) (domain.NamespaceCommand, error) {
+			return conversions.UpdateNamespaceFromAPI(*in, rv), nil
+		},
+		delete:              func(rv int64) domain.NamespaceCommand { return domain.DeleteNamespace{ResourceVersion: rv} },
+		deleteAnswersObject: true,
+		rows:                namespaceRows,
+	}
+	return o.describe(s)
 }
 
-func (s *Server) getNamespace(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	ns, err := s.NamespaceView.Get(r.Context(), name)
-	if err != nil {
-		s.writeError(w, err, "Namespace", name)
-		return
-	}
-	s.writeNamespace(w, r, http.StatusOK, ns)
-}
-
-// createNamespace is POST /api/v1/namespaces, as `kubectl create
-// namespace` sends it.
-func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request) {
-	var in corev1.Namespace
-	if err := refuseDryRun(r); err != nil {
-		s.writeError(w, err, "Namespace", "")
-		return
-	}
-	if err := decodeObject(r, &in); err != nil {
-		s.writeError(w, err, "Namespace", "")
-		return
-	}
-	cmd := conversions.CreateNamespaceFromAPI(in, uuid.NewString())
+// namespaceRows are the columns kubectl get namespaces prints: NAME,
+// STATUS (Active or Terminating), AGE.
+func namespaceRows(s *Server, nss []corev1.Namespace, _ *http.Request) tableRows {
+	t := tableRows{columns: []metav1.TableColumnDefinition{
+		{Name: "Name", Type: "string", Format: "name", Description: "Name of the namespace"},
+		{Name: "Status", Type: "string", Description: "The phase of the namespace: Active or Terminating"},
+		{Name: "Age", Type: "string", Description: "Time since the namespace was created"},
+	}}
 	now := s.Clock.Now()
-	ns, err := s.Namespaces.UpdateNamespace(r.Context(), in.Name, func(ns domain.Namespace) ([]domain.Event, error) {
-		return domain.DecideNamespace(ns, cmd, now)
-	})
-	if err != nil {
-		s.writeError(w, err, "Namespace", in.Name)
-		return
+	for _, ns := range nss {
+		t.cells = append(t.cells, []any{ns.Name, string(ns.Status.Phase), duration.HumanDuration(now.Sub(ns.CreationTimestamp.Time))})
 	}
-	s.writeNamespace(w, r, http.StatusCreated, ns)
-}
-
-// deleteNamespace is DELETE: the namespace turns Terminating at once and
-// the answer is it as it now stands, 200, as kube-apiserver answers; herd
-// then deletes what it holds, and the namespace goes. The system
-// namespaces are refused with 403.
-func (s *Server) deleteNamespace(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	rv, err := deletePrecondition(r)
-	if err != nil {
-		s.writeError(w, err, "Namespace", name)
-		return
-	}
-	cmd := domain.DeleteNamespace{ResourceVersion: rv}
-	now := s.Clock.Now()
-	ns, err := s.Namespaces.UpdateNamespace(r.Context(), name, func(ns domain.Namespace) ([]domain.Event, error) {
-		return domain.DecideNamespace(ns, cmd, now)
-	})
-	if errors.Is(err, domain.ErrForbidden) {
-		err = apierrors.NewForbidden(schema.GroupResource{Resource: "namespaces"}, name,
-			errors.New("this namespace may not be deleted"))
-	}
-	if err != nil {
-		s.writeError(w, err, "Namespace", name)
-		return
-	}
-	s.writeNamespace(w, r, http.StatusOK, ns)
-}
-
-// writeNamespace answers with ns in the negotiated form, a Table row for
-// kubectl get.
-func (s *Server) writeNamespace(w http.ResponseWriter, r *http.Request, code int, ns domain.Namespace) {
-	kn := conversions.NamespaceToAPI(ns)
-	if wantsTable(w) {
-		t := s.namespaceTable([]corev1.Namespace{kn}, kn.ResourceVersion, r)
-		s.writeObject(w, code, &t)
-		return
-	}
-	s.writeObject(w, code, &kn)
+	return t
 }
 
 // acceptsObjects refuses the creation of a resource's object in a
@@ -127,7 +100,6 @@ func (s *Server) namespaceResource() *apiResource {
 		newList:   func() runtime.Object { return &corev1.NamespaceList{} },
 		// kube-apiserver's field labels for namespaces.
 		fieldLabels: []string{"metadata.name", "status.phase"},
-		table:       itemsTable("namespace", (*Server).namespaceTable),
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[domain.Namespace]{
 				Resource: "namespaces",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/munnerz/goautoneg"
 	"go.uber.org/zap"
@@ -43,29 +44,26 @@ type offer struct {
 	watch bool
 }
 
-// offerFor is what the endpoint of r answers in: herd's own kinds only in
-// JSON; Kubernetes' kinds (metrics.k8s.io's among them) in JSON, protobuf and CBOR, and as Tables on a
-// get or list of nodes, pods, ConfigMaps, namespaces and leases. Paths
-// that are no resource (discovery, health, metrics) have no offer and
-// answer as they always did.
-func offerFor(r *http.Request, ri requestInfo) (offer, bool) {
-	switch {
-	case ri.Resource == "":
+// offerFor is what the endpoint of r answers in, from its kind: herd's
+// own group only in JSON; Kubernetes' kinds in JSON, protobuf and CBOR,
+// and as Tables on a get or list of a kind (or subresource) that has
+// one. Paths that are no resource (discovery, health, metrics) have no
+// offer and answer as they always did.
+func (s *Server) offerFor(r *http.Request, ri requestInfo) (offer, bool) {
+	if ri.Resource == "" {
 		return offer{}, false
-	case ri.Group == herdGroup:
+	}
+	if ri.Group == herdGroup {
 		return offer{types: jsonOnly}, true
-	case ri.Group == metricsGroup, ri.Group == authorizationGroup, ri.Group == authenticationGroup:
-		return offer{types: servedTypes}, true
-	case ri.Group != "" && ri.Group != coordinationGroup && ri.Group != eventsGroup:
+	}
+	k, ok := s.kindFor(ri.Group, ri.Resource)
+	if !ok {
 		return offer{}, false
 	}
 	o := offer{types: servedTypes}
 	if ri.Verb == "get" || ri.Verb == "list" {
-		switch ri.Resource {
-		case "nodes", "pods", "configmaps", "namespaces", "leases", "events":
-			o.table = ri.Subresource == "" || ri.Subresource == "status"
-		}
-		o.watch = ri.Verb == "list" && isWatch(r)
+		o.table = k.hasTable(ri.Subresource)
+		o.watch = ri.Verb == "list" && k.watch && isWatch(r)
 	}
 	return o, true
 }
@@ -103,7 +101,7 @@ func negotiate(accept string, o offer) (output, error) {
 		}
 	}
 	return jsonOutput, &requestError{http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
-		fmt.Sprintf("only the following media types are accepted: %s (the Accept header asked for %q)", mediaTypeNames(o.types), accept)}
+		fmt.Sprintf("only the following media types are accepted: %s (the Accept header asked for %q)", strings.Join(mediaTypeNames(o.types), ", "), accept)}
 }
 
 // matches says whether an Accept clause names info's media type: */*,

@@ -19,7 +19,7 @@ import (
 // the node itself, through the status subresource or its agent.
 func (s *Server) patchNode(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	patch, ct, err := patchBody(r)
+	patch, ct, err := objectPatch(r)
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return

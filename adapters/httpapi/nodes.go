@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,26 +17,36 @@ import (
 	"herd/domain"
 )
 
-// listNodes lists or, with ?watch=true, watches nodes through the shared
-// list and watch helpers (list.go, watch.go).
-func (s *Server) listNodes(w http.ResponseWriter, r *http.Request) {
-	s.serveCollection(w, r, s.resource("nodes"))
-}
-
-func (s *Server) getNode(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	n, err := s.NodeView.Get(r.Context(), name)
-	if err != nil {
-		s.writeError(w, err, "Node", name)
-		return
+// nodeKind serves nodes (core/v1). A node registers itself with a POST
+// (kubelets, Pico boards) or through herd's own registration; its status
+// subresource takes its heartbeats; herd's own verbs on a node — drain,
+// taints, registration, heartbeats, its timeline — are served under
+// herd.dev.
+func (s *Server) nodeKind() *kind {
+	o := &object[domain.Node, domain.NodeCommand, corev1.Node, *corev1.Node]{
+		kind: &kind{
+			gv: corev1.SchemeGroupVersion, resource: "nodes", singular: "node", name: "Node",
+			shortNames: []string{"no"}, list: s.nodeResource(),
+		},
+		read: func(ctx context.Context, key domain.Key) (domain.Node, error) {
+			return s.NodeView.Get(ctx, key.Name)
+		},
+		toAPI: conversions.NodeToAPI,
+		rows:  nodeRows,
 	}
-	kn := conversions.NodeToAPI(n)
-	if wantsTable(w) {
-		t := s.nodeTable([]corev1.Node{kn}, kn.ResourceVersion, r)
-		s.writeObject(w, http.StatusOK, &t)
-		return
+	k := o.describe(s)
+	k.verbs.create, k.verbs.update, k.verbs.patch, k.verbs.delete = s.createNode, s.updateNode, s.patchNode, s.deleteNode
+	herd := herdGV
+	k.subresources = []subresource{
+		{name: "status", verbs: verbs{get: k.verbs.get, update: s.updateNodeStatus, patch: s.patchNodeStatus}, table: true},
+		{name: "timeline", gv: herd, object: "NodeTimeline", verbs: verbs{get: s.nodeTimeline}},
+		{name: "heartbeat", gv: herd, object: "Heartbeat", verbs: verbs{create: s.agentHeartbeat}},
+		{name: "drain", gv: herd, verbs: verbs{create: s.drainNode, delete: s.undrainNode}},
+		{name: "taints", gv: herd, verbs: verbs{create: s.taintNode}},
+		{name: "taints", gv: herd, rest: "{key...}", verbs: verbs{delete: s.untaintNode}},
+		{name: "registration", gv: herd, verbs: verbs{update: s.registerAgent, delete: s.deregisterAgent}},
 	}
-	s.writeObject(w, http.StatusOK, &kn)
+	return k
 }
 
 // createNode registers a node the Kubernetes way: a second POST of the
@@ -96,7 +107,7 @@ func (s *Server) patchNodeStatus(w http.ResponseWriter, r *http.Request) {
 	switch ct := mediaType(r); ct {
 	case "application/merge-patch+json", "application/strategic-merge-patch+json":
 	default:
-		s.writeError(w, unsupportedMediaType(ct), "Node", name)
+		s.writeError(w, unsupportedType(ct, []string{mergePatch, strategicPatch}), "Node", name)
 		return
 	}
 	var body struct {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/munnerz/goautoneg"
@@ -25,12 +24,12 @@ type openAPIDoc struct {
 }
 
 // openAPIDocs are the documents of every group-version in
-// openAPIGroupVersions by their path ("api/v1"), and the index, built
-// once: they change only with herd.
-var openAPIDocs = sync.OnceValues(func() (map[string]openAPIDoc, error) {
+// openAPIGroupVersions by their path ("api/v1"), and the index ("").
+// Each server builds them once: they change only with herd.
+func openAPIDocs(kinds []*kind) (map[string]openAPIDoc, error) {
 	docs := map[string]openAPIDoc{}
 	index := map[string]map[string]string{}
-	for _, g := range openAPIGroupVersions() {
+	for _, g := range openAPIGroupVersions(kinds) {
 		doc, err := openAPIDocument(g)
 		if err != nil {
 			return nil, err
@@ -49,7 +48,7 @@ var openAPIDocs = sync.OnceValues(func() (map[string]openAPIDoc, error) {
 	}
 	docs[""] = d
 	return docs, nil
-})
+}
 
 // newOpenAPIDoc is v in JSON, with its hash.
 func newOpenAPIDoc(v any) (openAPIDoc, error) {
@@ -86,7 +85,7 @@ func (s *Server) openAPIGroupVersion(w http.ResponseWriter, r *http.Request) {
 // serveOpenAPI answers with the document at path ("" for the index), in
 // JSON: herd does not serve the documents' protobuf form.
 func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, path string) {
-	docs, err := openAPIDocs()
+	docs, err := s.openAPI()
 	if err != nil {
 		s.writeError(w, err, "", "")
 		return

@@ -7,12 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
 	"herd/adapters/openapi"
 )
@@ -28,20 +24,32 @@ type openAPIGroupVersion struct {
 	kinds []string
 }
 
-// openAPIGroupVersions is every group-version herd describes, each with
-// the resources its discovery lists. A group-version herd comes to serve
-// (coordination.k8s.io/v1's Lease, events.k8s.io/v1's Event) is one more
-// entry here, with its discovery's resources, its types in the scheme
-// (codec.go); its document and its place in the index follow.
-func openAPIGroupVersions() []openAPIGroupVersion {
-	return []openAPIGroupVersion{
-		{gv: corev1.SchemeGroupVersion, resources: coreAPIResources(), kinds: []string{"Namespace", "NamespaceList"}},
-		// policy/v1's Eviction is posted to pods/eviction, a path of
-		// core/v1; herd serves no other policy resource.
-		{gv: policyv1.SchemeGroupVersion, kinds: []string{"Eviction"}},
-		{gv: metricsv1beta1.SchemeGroupVersion, resources: metricsAPIResources()},
-		{gv: coordinationv1.SchemeGroupVersion, resources: coordinationAPIResources()},
+// openAPIGroupVersions is every group-version the kinds are served
+// under, each with the resources its discovery lists, and the
+// group-versions of the objects subresources take (policy/v1's Eviction,
+// posted to pods/eviction) with those kinds. herd's own group has no
+// Go types in the scheme to describe, and no document.
+func openAPIGroupVersions(kinds []*kind) []openAPIGroupVersion {
+	var out []openAPIGroupVersion
+	for _, gv := range groupVersions(kinds) {
+		if gv.Group != herdGroup {
+			out = append(out, openAPIGroupVersion{gv: gv, resources: resourcesAt(kinds, gv)})
+		}
 	}
+	for _, k := range kinds {
+		for _, sub := range k.subresources {
+			if sub.objectGV == nil {
+				continue
+			}
+			i := slices.IndexFunc(out, func(g openAPIGroupVersion) bool { return g.gv == *sub.objectGV })
+			if i < 0 {
+				out = append(out, openAPIGroupVersion{gv: *sub.objectGV})
+				i = len(out) - 1
+			}
+			out[i].kinds = append(out[i].kinds, sub.object)
+		}
+	}
+	return out
 }
 
 // openAPIPath is where gv's document is under /openapi/v3, and the

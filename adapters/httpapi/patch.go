@@ -2,44 +2,47 @@ package httpapi
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	kjson "sigs.k8s.io/json"
 )
 
-// patchBody reads a PATCH request's body and the patch type from its
-// Content-Type, refusing types herd does not apply.
-func patchBody(r *http.Request) (data []byte, contentType string, err error) {
-	contentType = mediaType(r)
-	switch contentType {
-	case "application/merge-patch+json", "application/strategic-merge-patch+json", "application/json-patch+json":
-	default:
-		return nil, "", unsupportedMediaType(contentType)
-	}
-	data, err = readBody(r)
-	if err != nil {
-		return nil, "", err
-	}
-	return data, contentType, nil
+// The patch types herd applies, as kube-apiserver names them.
+const (
+	mergePatch     = "application/merge-patch+json"
+	strategicPatch = "application/strategic-merge-patch+json"
+	jsonPatch      = "application/json-patch+json"
+)
+
+// patchTypes are the patch types every PATCH of an object accepts.
+var patchTypes = []string{jsonPatch, mergePatch, strategicPatch}
+
+// unsupportedType is the 415 of a body in a media type the endpoint does
+// not read, naming those it does: a PATCH in another format (server-side
+// apply's application/apply-patch+yaml), an object in YAML.
+func unsupportedType(ct string, accepted []string) error {
+	return &requestError{http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s (got %q)", strings.Join(accepted, ", "), ct)}
 }
 
-// objectPatch reads the PATCH of a ConfigMap or a lease: its patch type
-// from the Content-Type (415 naming the three herd applies otherwise), a
-// refused dry run, and a body that must not be empty.
+// objectPatch reads the body of a PATCH: its patch type from the
+// Content-Type (415 naming those herd applies otherwise), a refused dry
+// run, and a body that must not be empty.
 func objectPatch(r *http.Request) (patch []byte, contentType string, err error) {
 	contentType = mediaType(r)
-	if contentType != mergePatch && contentType != strategicPatch && contentType != jsonPatch {
-		return nil, "", unsupportedPatchType(contentType)
+	if !slices.Contains(patchTypes, contentType) {
+		return nil, "", unsupportedType(contentType, patchTypes)
 	}
 	if err := refuseDryRun(r); err != nil {
 		return nil, "", err
 	}
-	patch, err = io.ReadAll(r.Body)
+	patch, err = readBody(r)
 	if err != nil {
 		return nil, "", err
 	}
@@ -86,18 +89,16 @@ func applyPatch[T any](object T, patch []byte, contentType string, strict bool) 
 	}
 	var patched []byte
 	switch contentType {
-	case "application/merge-patch+json":
+	case mergePatch:
 		patched, err = jsonpatch.MergePatch(original, patch)
-	case "application/strategic-merge-patch+json":
+	case strategicPatch:
 		patched, err = strategicpatch.StrategicMergePatch(original, patch, object)
-	case "application/json-patch+json":
-		patched, err = applyJSONPatch(original, patch)
-		var limit *requestError
-		if errors.As(err, &limit) {
+	case jsonPatch:
+		if patched, err = applyJSONPatch(original, patch); err != nil {
 			return out, err
 		}
 	default:
-		return out, unsupportedMediaType(contentType)
+		return out, unsupportedType(contentType, patchTypes)
 	}
 	if err != nil {
 		return out, badRequest("the patch does not apply: %v", err)

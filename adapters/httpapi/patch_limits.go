@@ -30,9 +30,8 @@ func init() { jsonpatch.AccumulatedCopySizeLimit = maxJSONPatchCopyBytes }
 // applyJSONPatch applies an RFC 6902 patch to original within the limits
 // above: a patch that does not parse is a 400, one with too many
 // operations a 413, one whose copies would grow the document past the
-// limit a 422, as kube-apiserver answers each; an operation that does
-// not apply is returned as the library's error, which each kind's PATCH
-// answers as it always has.
+// limit a 422, and one whose operations do not apply (a failed test) a
+// 422 too, as kube-apiserver answers each.
 func applyJSONPatch(original, patch []byte) ([]byte, error) {
 	ops, err := jsonpatch.DecodePatch(patch)
 	if err != nil {
@@ -48,5 +47,8 @@ func applyJSONPatch(original, patch []byte) ([]byte, error) {
 		return nil, &requestError{http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
 			fmt.Sprintf("the JSON patch's copy operations would add more than %d bytes: %v", maxJSONPatchCopyBytes, err)}
 	}
-	return patched, err
+	if err != nil {
+		return nil, &requestError{http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the JSON patch does not apply: " + err.Error()}
+	}
+	return patched, nil
 }

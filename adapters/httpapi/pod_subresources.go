@@ -58,7 +58,7 @@ func (s *Server) putPod(w http.ResponseWriter, r *http.Request, cmd podCommandFr
 // command cmd makes of the result.
 func (s *Server) patchPodWith(w http.ResponseWriter, r *http.Request, cmd podCommandFrom) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	patch, ct, err := patchBody(r)
+	patch, ct, err := objectPatch(r)
 	if err != nil {
 		s.writeError(w, err, "Pod", name)
 		return

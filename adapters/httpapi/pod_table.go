@@ -9,35 +9,28 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 )
 
-// podTable renders pods the way kubectl get pods prints them; IP and NODE
+// podRows are pods as kubectl get pods prints them; IP and NODE
 // show with -o wide, and kubectl adds NAMESPACE itself for -A.
-func (s *Server) podTable(pods []corev1.Pod, rv string, r *http.Request) metav1.Table {
-	t := metav1.Table{
-		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
-		ListMeta: metav1.ListMeta{ResourceVersion: rv},
-		ColumnDefinitions: []metav1.TableColumnDefinition{
-			{Name: "Name", Type: "string", Format: "name", Description: "Name of the pod"},
-			{Name: "Ready", Type: "string", Description: "Ready containers of all containers"},
-			{Name: "Status", Type: "string", Description: "The phase, a container's reason, or Terminating"},
-			{Name: "Restarts", Type: "string", Description: "Container restarts"},
-			{Name: "Age", Type: "string", Description: "Time since the pod was created"},
-			{Name: "IP", Type: "string", Priority: 1, Description: "The pod's IP address"},
-			{Name: "Node", Type: "string", Priority: 1, Description: "The node the pod is bound to"},
-			{Name: "Nominated Node", Type: "string", Priority: 1},
-			{Name: "Readiness Gates", Type: "string", Priority: 1},
-		},
-	}
+func podRows(s *Server, pods []corev1.Pod, _ *http.Request) tableRows {
+	t := tableRows{columns: []metav1.TableColumnDefinition{
+		{Name: "Name", Type: "string", Format: "name", Description: "Name of the pod"},
+		{Name: "Ready", Type: "string", Description: "Ready containers of all containers"},
+		{Name: "Status", Type: "string", Description: "The phase, a container's reason, or Terminating"},
+		{Name: "Restarts", Type: "string", Description: "Container restarts"},
+		{Name: "Age", Type: "string", Description: "Time since the pod was created"},
+		{Name: "IP", Type: "string", Priority: 1, Description: "The pod's IP address"},
+		{Name: "Node", Type: "string", Priority: 1, Description: "The node the pod is bound to"},
+		{Name: "Nominated Node", Type: "string", Priority: 1},
+		{Name: "Readiness Gates", Type: "string", Priority: 1},
+	}}
 	now := s.Clock.Now()
 	for i := range pods {
 		p := &pods[i]
 		ready, total, restarts := podReadiness(p)
-		t.Rows = append(t.Rows, metav1.TableRow{
-			Cells: []any{
-				p.Name, fmt.Sprintf("%d/%d", ready, total), PodDisplayStatus(p), fmt.Sprint(restarts),
-				duration.HumanDuration(now.Sub(p.CreationTimestamp.Time)),
-				orNone(p.Status.PodIP), orNone(p.Spec.NodeName), "<none>", "<none>",
-			},
-			Object: rowObject(r, p, p.ObjectMeta),
+		t.cells = append(t.cells, []any{
+			p.Name, fmt.Sprintf("%d/%d", ready, total), PodDisplayStatus(p), fmt.Sprint(restarts),
+			duration.HumanDuration(now.Sub(p.CreationTimestamp.Time)),
+			orNone(p.Status.PodIP), orNone(p.Spec.NodeName), "<none>", "<none>",
 		})
 	}
 	return t

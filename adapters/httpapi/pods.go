@@ -1,12 +1,14 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
 
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
@@ -29,27 +31,34 @@ func podFields(p domain.Pod) fields.Set {
 	}
 }
 
-// listPods lists or, with ?watch=true, watches pods, across namespaces
-// (/api/v1/pods) or in one, through the shared list and watch helpers
-// (list.go, watch.go).
-func (s *Server) listPods(w http.ResponseWriter, r *http.Request) {
-	s.serveCollection(w, r, s.resource("pods"))
-}
-
-func (s *Server) getPod(w http.ResponseWriter, r *http.Request) {
-	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	p, err := s.PodView.Get(r.Context(), ns, name)
-	if err != nil {
-		s.writeError(w, err, "Pod", name)
-		return
+// podKind serves pods (core/v1): created by users, scheduled by herd,
+// bound and evicted as in Kubernetes; their nodes report through the
+// status subresource, and herd's agents record each step of a pod's
+// termination under herd.dev.
+func (s *Server) podKind() *kind {
+	o := &object[domain.Pod, domain.PodCommand, corev1.Pod, *corev1.Pod]{
+		kind: &kind{
+			gv: corev1.SchemeGroupVersion, resource: "pods", singular: "pod", name: "Pod",
+			namespaced: true, shortNames: []string{"po"}, categories: []string{"all"}, list: s.podResource(),
+		},
+		read: func(ctx context.Context, key domain.Key) (domain.Pod, error) {
+			return s.PodView.Get(ctx, key.Namespace, key.Name)
+		},
+		toAPI: conversions.PodToAPI,
+		rows:  podRows,
 	}
-	kp := conversions.PodToAPI(p)
-	if wantsTable(w) {
-		t := s.podTable([]corev1.Pod{kp}, kp.ResourceVersion, r)
-		s.writeObject(w, http.StatusOK, &t)
-		return
+	k := o.describe(s)
+	k.verbs.create, k.verbs.update, k.verbs.patch, k.verbs.delete = s.createPod, s.updatePod, s.patchPod, s.deletePod
+	policy := policyv1.SchemeGroupVersion
+	k.subresources = []subresource{
+		{name: "status", verbs: verbs{get: k.verbs.get, update: s.updatePodStatus, patch: s.patchPodStatus}, table: true},
+		// kubectl drain evicts through this subresource when discovery
+		// offers it, with the group and version named here.
+		{name: "eviction", object: "Eviction", objectGV: &policy, verbs: verbs{create: s.evictPod}},
+		{name: "binding", object: "Binding", verbs: verbs{create: s.bindPod}},
+		{name: "termination", gv: herdGV, verbs: verbs{create: s.recordTermination}},
 	}
-	s.writeObject(w, http.StatusOK, &kp)
+	return k
 }
 
 // createPod creates a pod in the namespace of the path. A name may be

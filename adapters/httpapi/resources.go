@@ -19,11 +19,9 @@ import (
 	"herd/projections/watch"
 )
 
-// apiResource is one Kubernetes resource that herd lists and watches
-// through the shared list and watch helpers. Serving another resource
-// takes one more entry in (*Server).resources: its names, its field
-// labels, its table, and a watch.Kind saying where its objects live in
-// the log and how they look.
+// apiResource is how a kind is listed and watched through the shared
+// list and watch helpers: its names, its field labels, its table, and a
+// watch.Kind saying where its objects live in the log and how they look.
 type apiResource struct {
 	// name is the plural resource name, as in the path: "nodes".
 	name string
@@ -50,24 +48,17 @@ type apiResource struct {
 	newObject, newList func() runtime.Object
 }
 
-// resources are every resource served through the shared helpers.
-func (s *Server) resources() []*apiResource {
-	return []*apiResource{s.nodeResource(), s.podResource(), s.configMapResource(), s.namespaceResource(), s.leaseResource()}
-}
-
-// resource returns the resource named name; it must be one of resources.
-func (s *Server) resource(name string) *apiResource {
-	i := slices.IndexFunc(s.apiResources, func(r *apiResource) bool { return r.name == name })
-	return s.apiResources[i]
-}
-
-// registerWatches tells the watch hub about every resource.
+// registerWatches tells the watch hub about every kind listed and
+// watched through the shared helpers.
 func (s *Server) registerWatches() error {
-	s.apiResources = s.resources()
 	if s.Watch == nil {
 		return nil
 	}
-	for _, res := range s.apiResources {
+	for _, k := range s.served {
+		res := k.list
+		if res == nil {
+			continue
+		}
 		if !res.hasView {
 			return fmt.Errorf("httpapi: %s: Deps has no view of them to list and watch", res.name)
 		}
@@ -90,7 +81,6 @@ func (s *Server) nodeResource() *apiResource {
 		newList:   func() runtime.Object { return &corev1.NodeList{} },
 		// kube-apiserver's field labels for nodes.
 		fieldLabels: []string{"metadata.name", "spec.unschedulable"},
-		table:       itemsTable("node", (*Server).nodeTable),
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[domain.Node]{
 				Resource: "nodes",
@@ -169,7 +159,6 @@ func (s *Server) podResource() *apiResource {
 		newObject:   func() runtime.Object { return &corev1.Pod{} },
 		newList:     func() runtime.Object { return &corev1.PodList{} },
 		fieldLabels: slices.Sorted(maps.Keys(podFieldLabels)),
-		table:       itemsTable("pod", (*Server).podTable),
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[domain.Pod]{
 				Resource: "pods",
@@ -208,7 +197,6 @@ func (s *Server) configMapResource() *apiResource {
 		newObject:   func() runtime.Object { return &corev1.ConfigMap{} },
 		newList:     func() runtime.Object { return &corev1.ConfigMapList{} },
 		fieldLabels: []string{"metadata.name", "metadata.namespace"},
-		table:       itemsTable("configmap", (*Server).configMapTable),
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[domain.ConfigMap]{
 				Resource: "configmaps",

@@ -8,7 +8,6 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The review APIs every authenticated user may call about itself, as
@@ -21,43 +20,21 @@ const (
 	authenticationGroup = authenticationv1.GroupName
 )
 
-// authorizationAPIResources are authorization.k8s.io/v1's resources herd
-// serves.
-func authorizationAPIResources() []metav1.APIResource {
-	return []metav1.APIResource{
-		{Name: "selfsubjectaccessreviews", SingularName: "selfsubjectaccessreview", Kind: "SelfSubjectAccessReview", Verbs: metav1.Verbs{"create"}},
-		{Name: "selfsubjectrulesreviews", SingularName: "selfsubjectrulesreview", Kind: "SelfSubjectRulesReview", Verbs: metav1.Verbs{"create"}},
-	}
+// The reviews every authenticated user may create about itself: what it
+// may do (kubectl auth can-i, --list) and who it is (kubectl auth whoami).
+func (s *Server) selfSubjectAccessReviewKind() *kind {
+	return &kind{gv: authorizationv1.SchemeGroupVersion, resource: "selfsubjectaccessreviews", singular: "selfsubjectaccessreview",
+		name: "SelfSubjectAccessReview", verbs: verbs{create: s.selfSubjectAccessReview}}
 }
 
-// authenticationAPIResources are authentication.k8s.io/v1's resources
-// herd serves.
-func authenticationAPIResources() []metav1.APIResource {
-	return []metav1.APIResource{
-		{Name: "selfsubjectreviews", SingularName: "selfsubjectreview", Kind: "SelfSubjectReview", Verbs: metav1.Verbs{"create"}},
-	}
+func (s *Server) selfSubjectRulesReviewKind() *kind {
+	return &kind{gv: authorizationv1.SchemeGroupVersion, resource: "selfsubjectrulesreviews", singular: "selfsubjectrulesreview",
+		name: "SelfSubjectRulesReview", verbs: verbs{create: s.selfSubjectRulesReview}}
 }
 
-// selfReviewRoutes registers the review APIs and their discovery.
-func (s *Server) selfReviewRoutes(m routeMux) {
-	for group, resources := range map[string]func() []metav1.APIResource{
-		authorizationGroup: authorizationAPIResources, authenticationGroup: authenticationAPIResources,
-	} {
-		m.HandleFunc("GET /apis/"+group, func(w http.ResponseWriter, _ *http.Request) {
-			g := apiGroup(group, "v1")
-			g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
-			s.writeJSON(w, http.StatusOK, g)
-		})
-		m.HandleFunc("GET /apis/"+group+"/v1", func(w http.ResponseWriter, _ *http.Request) {
-			s.writeJSON(w, http.StatusOK, metav1.APIResourceList{
-				TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
-				GroupVersion: group + "/v1", APIResources: resources(),
-			})
-		})
-	}
-	m.HandleFunc("POST /apis/"+authorizationGroup+"/v1/selfsubjectaccessreviews", s.selfSubjectAccessReview)
-	m.HandleFunc("POST /apis/"+authorizationGroup+"/v1/selfsubjectrulesreviews", s.selfSubjectRulesReview)
-	m.HandleFunc("POST /apis/"+authenticationGroup+"/v1/selfsubjectreviews", s.selfSubjectReview)
+func (s *Server) selfSubjectReviewKind() *kind {
+	return &kind{gv: authenticationv1.SchemeGroupVersion, resource: "selfsubjectreviews", singular: "selfsubjectreview",
+		name: "SelfSubjectReview", verbs: verbs{create: s.selfSubjectReview}}
 }
 
 // isSelfReview says whether ri is one of the reviews every authenticated

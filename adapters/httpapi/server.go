@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 
 	"herd/domain"
@@ -85,9 +87,12 @@ type Server struct {
 	Deps
 	cfg Config
 	mux *http.ServeMux
-	// apiResources are the resources listed and watched through the
-	// shared helpers.
-	apiResources []*apiResource
+	// served are the kinds of every resource served (kinds.go), and
+	// byResource each by its group and resource.
+	served     []*kind
+	byResource map[schema.GroupResource]*kind
+	// openAPI are the OpenAPI documents, built from served on first use.
+	openAPI func() (map[string]openAPIDoc, error)
 	// encodings are the watch hub's objects in protobuf and CBOR, shared
 	// by every watcher that asked for them.
 	encodings sharedEncodings
@@ -97,6 +102,10 @@ type Server struct {
 // watch hub (which must not have started yet) about every resource.
 func NewServer(deps Deps, cfg Config) (*Server, error) {
 	s := &Server{Deps: deps, cfg: cfg, mux: http.NewServeMux()}
+	if err := s.indexKinds(); err != nil {
+		return nil, err
+	}
+	s.openAPI = sync.OnceValues(func() (map[string]openAPIDoc, error) { return openAPIDocs(s.served) })
 	if err := s.registerWatches(); err != nil {
 		return nil, err
 	}
@@ -194,7 +203,7 @@ func (s *Server) admit(h http.Handler) http.Handler {
 		} else {
 			err = g.authorize(r, u, ri)
 		}
-		if o, ok := offerFor(r, ri); ok {
+		if o, ok := s.offerFor(r, ri); ok {
 			out, negotiated := negotiate(r.Header.Get("Accept"), o)
 			if rec, isRec := w.(*statusRecorder); isRec {
 				rec.out = out
@@ -221,93 +230,10 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /version", s.version)
 	m.HandleFunc("GET /openapi/v3", s.openAPIIndex)
 	m.HandleFunc("GET /openapi/v3/{path...}", s.openAPIGroupVersion)
-	m.HandleFunc("GET /api", s.apiVersions)
-	m.HandleFunc("GET /apis", s.apiGroups)
-	m.HandleFunc("GET /api/v1", s.coreResources)
-	m.HandleFunc("GET /apis/"+herdGroup+"/"+herdVersion, s.herdResources)
-
-	m.HandleFunc("GET /api/v1/nodes", s.listNodes)
-	m.HandleFunc("POST /api/v1/nodes", s.createNode)
-	m.HandleFunc("GET /api/v1/nodes/{name}", s.getNode)
-	m.HandleFunc("DELETE /api/v1/nodes/{name}", s.deleteNode)
-	m.HandleFunc("GET /api/v1/nodes/{name}/status", s.getNode)
-	m.HandleFunc("PATCH /api/v1/nodes/{name}/status", s.patchNodeStatus)
-	m.HandleFunc("PUT /api/v1/nodes/{name}", s.updateNode)
-	m.HandleFunc("PUT /api/v1/nodes/{name}/status", s.updateNodeStatus)
-
-	m.HandleFunc("GET /api/v1/events", s.listKubeEvents)
-	m.HandleFunc("GET /api/v1/namespaces/{namespace}/events", s.listKubeEvents)
-	m.HandleFunc("GET /api/v1/namespaces/{namespace}/events/{name}", s.getKubeEvent)
-	m.HandleFunc("GET /apis/"+eventsGroupVersion, s.eventsResources)
-	m.HandleFunc("GET /apis/"+eventsGroupVersion+"/events", s.listEventsV1)
-	m.HandleFunc("GET /apis/"+eventsGroupVersion+"/namespaces/{namespace}/events", s.listEventsV1)
-	m.HandleFunc("GET /apis/"+eventsGroupVersion+"/namespaces/{namespace}/events/{name}", s.getEventV1)
-	m.HandleFunc("PATCH /api/v1/nodes/{name}", s.patchNode)
-
-	m.HandleFunc("GET /api/v1/pods", s.listPods)
-	pods := "/api/v1/namespaces/{namespace}/pods"
-	m.HandleFunc("GET "+pods, s.listPods)
-	m.HandleFunc("POST "+pods, s.createPod)
-	m.HandleFunc("GET "+pods+"/{name}", s.getPod)
-	m.HandleFunc("PUT "+pods+"/{name}", s.updatePod)
-	m.HandleFunc("PATCH "+pods+"/{name}", s.patchPod)
-	m.HandleFunc("DELETE "+pods+"/{name}", s.deletePod)
-	m.HandleFunc("GET "+pods+"/{name}/status", s.getPod)
-	m.HandleFunc("PUT "+pods+"/{name}/status", s.updatePodStatus)
-	m.HandleFunc("PATCH "+pods+"/{name}/status", s.patchPodStatus)
-	m.HandleFunc("POST "+pods+"/{name}/eviction", s.evictPod)
-	m.HandleFunc("POST "+pods+"/{name}/binding", s.bindPod)
-
-	m.HandleFunc("GET /api/v1/services", s.listServices)
-	m.HandleFunc("GET /api/v1/namespaces/{namespace}/services", s.listServices)
-	m.HandleFunc("GET /api/v1/namespaces/{namespace}/services/{name}", s.getService)
-
-	m.HandleFunc("GET /api/v1/configmaps", s.listConfigMaps)
-	m.HandleFunc("GET /api/v1/namespaces/{namespace}/configmaps", s.listConfigMaps)
-	m.HandleFunc("POST /api/v1/namespaces/{namespace}/configmaps", s.createConfigMap)
-	m.HandleFunc("GET /api/v1/namespaces/{namespace}/configmaps/{name}", s.getConfigMap)
-	m.HandleFunc("PUT /api/v1/namespaces/{namespace}/configmaps/{name}", s.replaceConfigMap)
-	m.HandleFunc("PATCH /api/v1/namespaces/{namespace}/configmaps/{name}", s.patchConfigMap)
-	m.HandleFunc("DELETE /api/v1/namespaces/{namespace}/configmaps/{name}", s.deleteConfigMap)
-
-	m.HandleFunc("GET /api/v1/namespaces", s.listNamespaces)
-	m.HandleFunc("POST /api/v1/namespaces", s.createNamespace)
-	m.HandleFunc("GET /api/v1/namespaces/{name}", s.getNamespace)
-	m.HandleFunc("PUT /api/v1/namespaces/{name}", s.replaceNamespace)
-	m.HandleFunc("PATCH /api/v1/namespaces/{name}", s.patchNamespace)
-	m.HandleFunc("DELETE /api/v1/namespaces/{name}", s.deleteNamespace)
-
-	m.HandleFunc("GET /apis/"+coordinationGroup, s.coordinationGroupInfo)
-	m.HandleFunc("GET /apis/"+coordinationGroup+"/v1", s.coordinationResources)
-	leases := "/apis/" + coordinationGroup + "/v1/namespaces/{namespace}/leases"
-	m.HandleFunc("GET /apis/"+coordinationGroup+"/v1/leases", s.listLeases)
-	m.HandleFunc("GET "+leases, s.listLeases)
-	m.HandleFunc("POST "+leases, s.createLease)
-	m.HandleFunc("GET "+leases+"/{name}", s.getLease)
-	m.HandleFunc("PUT "+leases+"/{name}", s.replaceLease)
-	m.HandleFunc("PATCH "+leases+"/{name}", s.patchLease)
-	m.HandleFunc("DELETE "+leases+"/{name}", s.deleteLease)
-
-	herd := "/apis/" + herdGroup + "/" + herdVersion
-	m.HandleFunc("GET "+herd+"/devicebindings", s.listDeviceBindings)
-	m.HandleFunc("GET "+herd+"/devicebindings/{name}", s.getDeviceBinding)
-	m.HandleFunc("DELETE "+herd+"/devicebindings/{name}", s.releaseDeviceBinding)
-	m.HandleFunc("GET "+herd+"/auditevents", s.listAuditEvents)
-	m.HandleFunc("GET "+herd+"/nodes/{name}/timeline", s.nodeTimeline)
-	m.HandleFunc("PUT "+herd+"/nodes/{name}/registration", s.registerAgent)
-	m.HandleFunc("DELETE "+herd+"/nodes/{name}/registration", s.deregisterAgent)
-	m.HandleFunc("POST "+herd+"/nodes/{name}/heartbeat", s.agentHeartbeat)
-	m.HandleFunc("POST "+herd+"/nodes/{name}/drain", s.drainNode)
-	m.HandleFunc("DELETE "+herd+"/nodes/{name}/drain", s.undrainNode)
-	m.HandleFunc("POST "+herd+"/nodes/{name}/taints", s.taintNode)
-	m.HandleFunc("DELETE "+herd+"/nodes/{name}/taints/{key...}", s.untaintNode)
-	m.HandleFunc("GET "+herd+"/kubelettargets", s.listKubeletTargets)
-	m.HandleFunc("GET "+herd+"/kubelettargets/{name}", s.getKubeletTarget)
-	m.HandleFunc("PUT "+herd+"/kubelettargets/{name}", s.putKubeletTarget)
-	m.HandleFunc("DELETE "+herd+"/kubelettargets/{name}", s.deleteKubeletTarget)
-	m.HandleFunc("POST "+herd+"/namespaces/{namespace}/pods/{name}/termination", s.recordTermination)
-	s.metricsRoutes(m)
-	s.selfReviewRoutes(m)
+	s.discoveryRoutes(m)
+	for _, k := range s.served {
+		k.routes(m)
+	}
 	s.unservedRoutes(m)
 
 	m.HandleFunc("/", s.notFound)

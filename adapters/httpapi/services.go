@@ -16,6 +16,15 @@ import (
 // services` says there are none instead of that the resource type does
 // not exist.
 
+// serviceKind serves services read-only and always empty.
+func (s *Server) serviceKind() *kind {
+	return &kind{
+		gv: corev1.SchemeGroupVersion, resource: "services", singular: "service", name: "Service",
+		namespaced: true, shortNames: []string{"svc"}, categories: []string{"all"},
+		verbs: verbs{list: s.listServices, get: s.getService},
+	}
+}
+
 // listServices is an empty ServiceList at the log head, in one namespace
 // or all.
 func (s *Server) listServices(w http.ResponseWriter, r *http.Request) {

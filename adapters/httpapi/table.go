@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
 	"sort"
@@ -16,41 +15,34 @@ import (
 	"herd/adapters/conversions"
 )
 
-// nodeTable renders nodes the way kubectl get nodes prints them; the wide
+// nodeRows are nodes as kubectl get nodes prints them; the wide
 // columns (priority 1) show with -o wide.
-func (s *Server) nodeTable(nodes []corev1.Node, rv string, r *http.Request) metav1.Table {
-	t := metav1.Table{
-		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
-		ListMeta: metav1.ListMeta{ResourceVersion: rv},
-		ColumnDefinitions: []metav1.TableColumnDefinition{
-			{Name: "Name", Type: "string", Format: "name", Description: "Name of the node"},
-			{Name: "Status", Type: "string", Description: "Ready, NotReady or Unknown, and SchedulingDisabled when cordoned"},
-			{Name: "Roles", Type: "string", Description: "Roles from node-role.kubernetes.io labels"},
-			{Name: "Age", Type: "string", Description: "Time since herd first saw the node"},
-			{Name: "Version", Type: "string", Description: "Kubelet or agent version"},
-			{Name: "Internal-IP", Type: "string", Priority: 1},
-			{Name: "External-IP", Type: "string", Priority: 1},
-			{Name: "OS-Image", Type: "string", Priority: 1},
-			{Name: "Kernel-Version", Type: "string", Priority: 1},
-			{Name: "Container-Runtime", Type: "string", Priority: 1},
-			{Name: "Kind", Type: "string", Priority: 1, Description: "How herd reaches the node"},
-			{Name: "State", Type: "string", Priority: 1, Description: "The agent state: Starting, Ready, Draining, Drained, Stopped, or Lost when its heartbeats stopped without a deregistration"},
-		},
-	}
+func nodeRows(s *Server, nodes []corev1.Node, _ *http.Request) tableRows {
+	t := tableRows{columns: []metav1.TableColumnDefinition{
+		{Name: "Name", Type: "string", Format: "name", Description: "Name of the node"},
+		{Name: "Status", Type: "string", Description: "Ready, NotReady or Unknown, and SchedulingDisabled when cordoned"},
+		{Name: "Roles", Type: "string", Description: "Roles from node-role.kubernetes.io labels"},
+		{Name: "Age", Type: "string", Description: "Time since herd first saw the node"},
+		{Name: "Version", Type: "string", Description: "Kubelet or agent version"},
+		{Name: "Internal-IP", Type: "string", Priority: 1},
+		{Name: "External-IP", Type: "string", Priority: 1},
+		{Name: "OS-Image", Type: "string", Priority: 1},
+		{Name: "Kernel-Version", Type: "string", Priority: 1},
+		{Name: "Container-Runtime", Type: "string", Priority: 1},
+		{Name: "Kind", Type: "string", Priority: 1, Description: "How herd reaches the node"},
+		{Name: "State", Type: "string", Priority: 1, Description: "The agent state: Starting, Ready, Draining, Drained, Stopped, or Lost when its heartbeats stopped without a deregistration"},
+	}}
 	now := s.Clock.Now()
 	for i := range nodes {
 		n := &nodes[i]
-		t.Rows = append(t.Rows, metav1.TableRow{
-			Cells: []any{
-				n.Name, NodeStatus(n), nodeRoles(n),
-				duration.HumanDuration(now.Sub(n.CreationTimestamp.Time)),
-				n.Status.NodeInfo.KubeletVersion,
-				address(n, corev1.NodeInternalIP), address(n, corev1.NodeExternalIP),
-				orUnknown(n.Status.NodeInfo.OSImage), orUnknown(n.Status.NodeInfo.KernelVersion),
-				orUnknown(n.Status.NodeInfo.ContainerRuntimeVersion), n.Labels[conversions.LabelKind],
-				n.Annotations[conversions.AnnotationAgentState],
-			},
-			Object: rowObject(r, n, n.ObjectMeta),
+		t.cells = append(t.cells, []any{
+			n.Name, NodeStatus(n), nodeRoles(n),
+			duration.HumanDuration(now.Sub(n.CreationTimestamp.Time)),
+			n.Status.NodeInfo.KubeletVersion,
+			address(n, corev1.NodeInternalIP), address(n, corev1.NodeExternalIP),
+			orUnknown(n.Status.NodeInfo.OSImage), orUnknown(n.Status.NodeInfo.KernelVersion),
+			orUnknown(n.Status.NodeInfo.ContainerRuntimeVersion), n.Labels[conversions.LabelKind],
+			n.Annotations[conversions.AnnotationAgentState],
 		})
 	}
 	return t
@@ -129,19 +121,4 @@ func orUnknown(s string) string {
 		return "<unknown>"
 	}
 	return s
-}
-
-// itemsTable is an apiResource's table: the JSON of a list's items (as
-// the watch hub renders them) read into T, what names them in an error,
-// and rendered by table.
-func itemsTable[T any](what string, table func(*Server, []T, string, *http.Request) metav1.Table) func(*Server, *http.Request, [][]byte, string) (metav1.Table, error) {
-	return func(s *Server, r *http.Request, items [][]byte, rv string) (metav1.Table, error) {
-		out := make([]T, len(items))
-		for i, data := range items {
-			if err := json.Unmarshal(data, &out[i]); err != nil {
-				return metav1.Table{}, fmt.Errorf("decode %s: %w", what, err)
-			}
-		}
-		return table(s, out, rv, r), nil
-	}
 }

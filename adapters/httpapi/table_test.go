@@ -1,13 +1,13 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -20,6 +20,9 @@ import (
 func TestNodeTableFollowsKubectl(t *testing.T) {
 	now := t0
 	s := &Server{Deps: Deps{Clock: clocktesting.NewFakeClock(now)}}
+	if err := s.indexKinds(); err != nil {
+		t.Fatal(err)
+	}
 	ready := func(status domain.ConditionStatus) []domain.Condition {
 		return []domain.Condition{{Type: domain.ConditionReady, Status: status}}
 	}
@@ -60,7 +63,15 @@ func TestNodeTableFollowsKubectl(t *testing.T) {
 	r := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/api/v1/nodes", nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tbl := s.nodeTable([]corev1.Node{conversions.NodeToAPI(tt.node)}, "7", r)
+			k, _ := s.kindFor("", "nodes")
+			item, err := json.Marshal(conversions.NodeToAPI(tt.node))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tbl, err := k.list.table(s, r, [][]byte{item}, "7")
+			if err != nil {
+				t.Fatal(err)
+			}
 			var cols []string
 			for _, c := range tbl.ColumnDefinitions {
 				if c.Priority == 0 {
