@@ -8,10 +8,12 @@ import (
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"herd/adapters/conversions"
 	"herd/domain"
+	"herd/projections"
 )
 
 // configMapKind serves ConfigMaps (core/v1), as `kubectl create
@@ -21,7 +23,16 @@ func (s *Server) configMapKind() *kind {
 		kind: &kind{
 			gv: corev1.SchemeGroupVersion, resource: "configmaps", singular: "configmap", name: "ConfigMap",
 			namespaced: true, shortNames: []string{"cm"},
-			list: s.configMapResource(),
+		},
+		listing: &listing[domain.ConfigMap]{
+			aggregate: domain.ConfigMapAggregate, fold: projections.FoldConfigMap,
+			rows: s.ConfigMapView.Rows, hasView: s.ConfigMapView != nil,
+			key:             func(c domain.ConfigMap) domain.Key { return domain.Key{Namespace: c.Namespace, Name: c.Name} },
+			exists:          domain.ConfigMap.Exists,
+			resourceVersion: func(c domain.ConfigMap) int64 { return c.ResourceVersion },
+			labels:          func(c domain.ConfigMap) map[string]string { return conversions.ConfigMapToAPI(c).Labels },
+			fields:          func(c domain.ConfigMap) fields.Fields { return namespacedFields{c.Namespace, c.Name} },
+			fieldLabels:     []string{"metadata.name", "metadata.namespace"},
 		},
 		read: func(ctx context.Context, key domain.Key) (domain.ConfigMap, error) {
 			return s.ConfigMapView.Get(ctx, key.Namespace, key.Name)

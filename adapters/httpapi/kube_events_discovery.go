@@ -7,7 +7,6 @@ import (
 
 // The events.k8s.io API group, which serves the same Events as core/v1 in
 // their newer shape.
-const eventsGroup = eventsv1.GroupName
 
 // coreEventKind serves core/v1 Events, which herd derives from its log:
 // read-only, listed and watched by the handlers of kube_events.go.

@@ -2,27 +2,22 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"time"
 
 	"github.com/google/uuid"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"herd/adapters/conversions"
 	"herd/domain"
 	"herd/projections"
-	"herd/projections/watch"
 )
 
 // coordinationGroup is the API group of leases.
 const coordinationGroup = "coordination.k8s.io"
-
-// leasesResource is the group resource of leases, as errors name it.
-var leasesResource = coordinationv1.Resource("leases")
 
 // leaseKind serves leases (coordination.k8s.io/v1), as kubelets keep
 // their nodes' leases in kube-node-lease and controllers their leader
@@ -35,7 +30,17 @@ func (s *Server) leaseKind() *kind {
 	o := &object[domain.Lease, domain.LeaseCommand, coordinationv1.Lease, *coordinationv1.Lease]{
 		kind: &kind{
 			gv: coordinationv1.SchemeGroupVersion, resource: "leases", singular: "lease", name: "Lease",
-			namespaced: true, list: s.leaseResource(),
+			namespaced: true,
+		},
+		listing: &listing[domain.Lease]{
+			aggregate: domain.LeaseAggregate, fold: projections.FoldLease,
+			rows: s.LeaseView.Rows, hasView: s.LeaseView != nil,
+			key:             func(l domain.Lease) domain.Key { return domain.Key{Namespace: l.Namespace, Name: l.Name} },
+			exists:          domain.Lease.Exists,
+			resourceVersion: func(l domain.Lease) int64 { return l.ResourceVersion },
+			labels:          func(l domain.Lease) map[string]string { return l.Labels },
+			fields:          func(l domain.Lease) fields.Fields { return namespacedFields{l.Namespace, l.Name} },
+			fieldLabels:     []string{"metadata.name", "metadata.namespace"},
 		},
 		read: func(ctx context.Context, key domain.Key) (domain.Lease, error) {
 			return s.LeaseView.Get(ctx, key.Namespace, key.Name)
@@ -115,49 +120,4 @@ func (s *Server) nodeLease(ctx context.Context, name string) (domain.Lease, bool
 		l.Spec.RenewTime = &t
 	}
 	return l, true
-}
-
-func (s *Server) leaseResource() *apiResource {
-	view := s.LeaseView
-	return &apiResource{
-		name: "leases", kind: "Lease", apiVersion: coordinationv1.SchemeGroupVersion.String(), namespaced: true, hasView: view != nil,
-		object: func(o *watch.Object) runtime.Object {
-			l := leaseAt(o.State().(domain.Lease), o.ResourceVersion)
-			return &l
-		},
-		newObject:   func() runtime.Object { return &coordinationv1.Lease{} },
-		newList:     func() runtime.Object { return &coordinationv1.LeaseList{} },
-		fieldLabels: []string{"metadata.name", "metadata.namespace"},
-		register: func(h *watch.Hub) error {
-			return watch.Register(h, &watch.Kind[domain.Lease]{
-				Resource: "leases",
-				Prefix:   domain.LeaseAggregate.Prefix(),
-				Fold:     projections.FoldLease,
-				Meta: func(l domain.Lease) (watch.Meta, bool) {
-					if !l.Exists() {
-						return watch.Meta{}, false
-					}
-					return watch.Meta{Key: l.Key(), Labels: l.Labels,
-						Fields: namespacedFields{l.Namespace, l.Name}}, true
-				},
-				Encode: func(l domain.Lease, rv int64) ([]byte, error) {
-					return json.Marshal(leaseAt(l, rv))
-				},
-				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.Lease], int64, error) {
-					ls, head, err := view.Rows(ctx, after, limit)
-					rows := make([]watch.Row[domain.Lease], len(ls))
-					for i, l := range ls {
-						rows[i] = watch.Row[domain.Lease]{Key: l.Key(), Stream: domain.LeaseStream(l.Namespace, l.Name), ResourceVersion: l.ResourceVersion, State: l}
-					}
-					return rows, head, err
-				},
-			})
-		},
-	}
-}
-
-// leaseAt is l as clients see it at resourceVersion rv.
-func leaseAt(l domain.Lease, rv int64) coordinationv1.Lease {
-	l.ResourceVersion = rv
-	return conversions.LeaseToAPI(l)
 }

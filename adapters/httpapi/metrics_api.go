@@ -17,16 +17,10 @@ import (
 	"herd/projections/watch"
 )
 
-// The resource metrics API, metrics.k8s.io/v1beta1, which `kubectl top`
-// reads and metrics-server serves in a Kubernetes cluster. herd serves it
-// from the figures its nodes' heartbeats carry.
-const (
-	metricsGroup   = metricsv1beta1.GroupName
-	metricsVersion = "v1beta1"
-)
-
-// nodeMetricsKind and podMetricsKind serve metrics.k8s.io/v1beta1 as
-// metrics-server does: read-only, no watch, no table.
+// nodeMetricsKind and podMetricsKind serve the resource metrics API,
+// metrics.k8s.io/v1beta1, which `kubectl top` reads and metrics-server
+// serves in a Kubernetes cluster: read-only, no watch, no table. herd
+// serves it from the figures its nodes' heartbeats carry.
 func (s *Server) nodeMetricsKind() *kind {
 	return &kind{
 		gv: metricsv1beta1.SchemeGroupVersion, resource: "nodes", name: "NodeMetrics",

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -12,14 +11,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"herd/adapters/conversions"
 	"herd/domain"
 	"herd/projections"
-	"herd/projections/watch"
 )
 
 // namespaceKind serves namespaces (core/v1). A delete turns the
@@ -32,7 +29,20 @@ func (s *Server) namespaceKind() *kind {
 	o := &object[domain.Namespace, domain.NamespaceCommand, corev1.Namespace, *corev1.Namespace]{
 		kind: &kind{
 			gv: corev1.SchemeGroupVersion, resource: "namespaces", singular: "namespace", name: "Namespace",
-			shortNames: []string{"ns"}, list: s.namespaceResource(),
+			shortNames: []string{"ns"},
+		},
+		listing: &listing[domain.Namespace]{
+			aggregate: domain.NamespaceAggregate, fold: projections.FoldNamespace,
+			rows: s.NamespaceView.Rows, hasView: s.NamespaceView != nil,
+			key:             func(ns domain.Namespace) domain.Key { return domain.Key{Name: ns.Name} },
+			exists:          domain.Namespace.Exists,
+			resourceVersion: func(ns domain.Namespace) int64 { return ns.ResourceVersion },
+			labels:          func(ns domain.Namespace) map[string]string { return conversions.NamespaceToAPI(ns).Labels },
+			fields: func(ns domain.Namespace) fields.Fields {
+				return fields.Set{"metadata.name": ns.Name, "status.phase": ns.Phase()}
+			},
+			// kube-apiserver's field labels for namespaces.
+			fieldLabels: []string{"metadata.name", "status.phase"},
 		},
 		read: func(ctx context.Context, key domain.Key) (domain.Namespace, error) {
 			return s.NamespaceView.Get(ctx, key.Name)
@@ -86,50 +96,4 @@ func (s *Server) acceptsObjects(ctx context.Context, gr schema.GroupResource, na
 		return apierrors.NewForbidden(gr, name, errors.New(msg))
 	}
 	return err
-}
-
-func (s *Server) namespaceResource() *apiResource {
-	view := s.NamespaceView
-	return &apiResource{
-		name: "namespaces", kind: "Namespace", apiVersion: "v1", hasView: view != nil,
-		object: func(o *watch.Object) runtime.Object {
-			ns := namespaceAt(o.State().(domain.Namespace), o.ResourceVersion)
-			return &ns
-		},
-		newObject: func() runtime.Object { return &corev1.Namespace{} },
-		newList:   func() runtime.Object { return &corev1.NamespaceList{} },
-		// kube-apiserver's field labels for namespaces.
-		fieldLabels: []string{"metadata.name", "status.phase"},
-		register: func(h *watch.Hub) error {
-			return watch.Register(h, &watch.Kind[domain.Namespace]{
-				Resource: "namespaces",
-				Prefix:   domain.NamespaceAggregate.Prefix(),
-				Fold:     projections.FoldNamespace,
-				Meta: func(ns domain.Namespace) (watch.Meta, bool) {
-					if !ns.Exists() {
-						return watch.Meta{}, false
-					}
-					return watch.Meta{Key: ns.Name, Labels: conversions.NamespaceToAPI(ns).Labels,
-						Fields: fields.Set{"metadata.name": ns.Name, "status.phase": ns.Phase()}}, true
-				},
-				Encode: func(ns domain.Namespace, rv int64) ([]byte, error) {
-					return json.Marshal(namespaceAt(ns, rv))
-				},
-				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.Namespace], int64, error) {
-					nss, head, err := view.Rows(ctx, after, limit)
-					rows := make([]watch.Row[domain.Namespace], len(nss))
-					for i, ns := range nss {
-						rows[i] = watch.Row[domain.Namespace]{Key: ns.Name, Stream: domain.NamespaceStream(ns.Name), ResourceVersion: ns.ResourceVersion, State: ns}
-					}
-					return rows, head, err
-				},
-			})
-		},
-	}
-}
-
-// namespaceAt is ns as clients see it at resourceVersion rv.
-func namespaceAt(ns domain.Namespace, rv int64) corev1.Namespace {
-	ns.ResourceVersion = rv
-	return conversions.NamespaceToAPI(ns)
 }

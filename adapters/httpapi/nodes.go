@@ -11,10 +11,12 @@ import (
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"herd/adapters/conversions"
 	"herd/domain"
+	"herd/projections"
 )
 
 // nodeKind serves nodes (core/v1). A node registers itself with a POST
@@ -26,7 +28,19 @@ func (s *Server) nodeKind() *kind {
 	o := &object[domain.Node, domain.NodeCommand, corev1.Node, *corev1.Node]{
 		kind: &kind{
 			gv: corev1.SchemeGroupVersion, resource: "nodes", singular: "node", name: "Node",
-			shortNames: []string{"no"}, list: s.nodeResource(),
+			shortNames: []string{"no"},
+		},
+		listing: &listing[domain.Node]{
+			aggregate: domain.NodeAggregate, fold: projections.FoldNode,
+			rows: s.NodeView.Rows, hasView: s.NodeView != nil,
+			key:             func(n domain.Node) domain.Key { return domain.Key{Name: n.Name} },
+			exists:          domain.Node.Exists,
+			resourceVersion: func(n domain.Node) int64 { return n.ResourceVersion },
+			labels:          conversions.NodeLabels,
+			// A value, not a map: the watch hub keeps one for every node.
+			fields: func(n domain.Node) fields.Fields { return nodeFields{n.Name, n.Unschedulable} },
+			// kube-apiserver's field labels for nodes.
+			fieldLabels: []string{"metadata.name", "spec.unschedulable"},
 		},
 		read: func(ctx context.Context, key domain.Key) (domain.Node, error) {
 			return s.NodeView.Get(ctx, key.Name)
@@ -223,4 +237,10 @@ func mediaType(r *http.Request) string {
 		}
 	}
 	return ct
+}
+
+// writeNode answers with n in the negotiated media type.
+func (s *Server) writeNode(w http.ResponseWriter, code int, n domain.Node) {
+	kn := conversions.NodeToAPI(n)
+	s.writeObject(w, code, &kn)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -54,6 +55,8 @@ type object[S, C, O any, PO apiObject[O]] struct {
 	// rows render objects as the Table kubectl prints; nil for a kind
 	// without one.
 	rows func(s *Server, objs []O, r *http.Request) tableRows
+	// listing lists and watches the objects through the watch hub.
+	listing *listing[S]
 }
 
 // tableRows are a table's columns and one row of cells per object.
@@ -76,7 +79,11 @@ func (o *object[S, C, O, PO]) describe(s *Server) *kind {
 	if o.delete != nil {
 		k.verbs.delete = func(w http.ResponseWriter, r *http.Request) { o.serveDelete(s, w, r) }
 	}
-	if k.list != nil {
+	if o.listing != nil {
+		k.list = o.listing.resource(k, o.at, func() runtime.Object { return PO(new(O)) }, func() runtime.Object {
+			list, _ := scheme.New(k.gv.WithKind(k.name + "List"))
+			return list
+		})
 		k.verbs.list = func(w http.ResponseWriter, r *http.Request) { s.serveCollection(w, r, k.list) }
 		k.watch = true
 	}
@@ -93,6 +100,13 @@ func (o *object[S, C, O, PO]) describe(s *Server) *kind {
 		}
 	}
 	return k
+}
+
+// at is st as clients see it at resourceVersion rv.
+func (o *object[S, C, O, PO]) at(st S, rv int64) runtime.Object {
+	obj := o.toAPI(st)
+	PO(&obj).SetResourceVersion(strconv.FormatInt(rv, 10))
+	return PO(&obj)
 }
 
 // keyOf is the key a request's path names.

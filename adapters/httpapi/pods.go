@@ -3,7 +3,9 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -15,6 +17,7 @@ import (
 
 	"herd/adapters/conversions"
 	"herd/domain"
+	"herd/projections"
 )
 
 // podFieldLabels are the fields a pod list may be selected by, as
@@ -39,7 +42,17 @@ func (s *Server) podKind() *kind {
 	o := &object[domain.Pod, domain.PodCommand, corev1.Pod, *corev1.Pod]{
 		kind: &kind{
 			gv: corev1.SchemeGroupVersion, resource: "pods", singular: "pod", name: "Pod",
-			namespaced: true, shortNames: []string{"po"}, categories: []string{"all"}, list: s.podResource(),
+			namespaced: true, shortNames: []string{"po"}, categories: []string{"all"},
+		},
+		listing: &listing[domain.Pod]{
+			aggregate: domain.PodAggregate, fold: projections.FoldPod,
+			rows: s.PodView.Rows, hasView: s.PodView != nil,
+			key:             func(p domain.Pod) domain.Key { return domain.Key{Namespace: p.Namespace, Name: p.Name} },
+			exists:          domain.Pod.Exists,
+			resourceVersion: func(p domain.Pod) int64 { return p.ResourceVersion },
+			labels:          func(p domain.Pod) map[string]string { return p.Labels },
+			fields:          func(p domain.Pod) fields.Fields { return podFields(p) },
+			fieldLabels:     slices.Sorted(maps.Keys(podFieldLabels)),
 		},
 		read: func(ctx context.Context, key domain.Key) (domain.Pod, error) {
 			return s.PodView.Get(ctx, key.Namespace, key.Name)
@@ -165,4 +178,10 @@ func gracePeriod(r *http.Request) (*int64, error) {
 		return nil, err
 	}
 	return opts.GracePeriodSeconds, nil
+}
+
+// writePod answers with p in the negotiated media type.
+func (s *Server) writePod(w http.ResponseWriter, code int, p domain.Pod) {
+	kp := conversions.PodToAPI(p)
+	s.writeObject(w, code, &kp)
 }

@@ -4,18 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"herd/adapters/conversions"
 	"herd/domain"
-	"herd/projections"
+	"herd/events"
 	"herd/projections/watch"
 )
 
@@ -69,37 +66,55 @@ func (s *Server) registerWatches() error {
 	return nil
 }
 
-func (s *Server) nodeResource() *apiResource {
-	view := s.NodeView
+// listing is how a kind's objects are listed and watched through the
+// watch hub: the aggregate whose streams hold them, how its events fold,
+// the view that holds them, and what selectors match.
+type listing[S any] struct {
+	aggregate *domain.Aggregate
+	fold      func(S, events.Record) (S, error)
+	// rows reads the view (see watch.Kind's Rows); hasView says whether
+	// Deps has the view to read.
+	rows    func(ctx context.Context, after string, limit int) ([]S, int64, error)
+	hasView bool
+	// key names an object; exists says whether clients see it (created
+	// and not deleted); resourceVersion is its position.
+	key             func(S) domain.Key
+	exists          func(S) bool
+	resourceVersion func(S) int64
+	// labels and fields are what label and field selectors match;
+	// fieldLabels the fields selectors may name, as kube-apiserver allows
+	// them for the resource.
+	labels      func(S) map[string]string
+	fields      func(S) fields.Fields
+	fieldLabels []string
+}
+
+// resource is the apiResource of o's kind, listed as l says.
+func (l *listing[S]) resource(k *kind, toAPI func(S, int64) runtime.Object, newObject, newList func() runtime.Object) *apiResource {
 	return &apiResource{
-		name: "nodes", kind: "Node", apiVersion: "v1", hasView: view != nil,
-		object: func(o *watch.Object) runtime.Object {
-			n := nodeAt(o.State().(domain.Node), o.ResourceVersion)
-			return &n
-		},
-		newObject: func() runtime.Object { return &corev1.Node{} },
-		newList:   func() runtime.Object { return &corev1.NodeList{} },
-		// kube-apiserver's field labels for nodes.
-		fieldLabels: []string{"metadata.name", "spec.unschedulable"},
+		name: k.resource, kind: k.name, apiVersion: k.gv.String(), namespaced: k.namespaced, hasView: l.hasView,
+		object:      func(o *watch.Object) runtime.Object { return toAPI(o.State().(S), o.ResourceVersion) },
+		newObject:   newObject,
+		newList:     newList,
+		fieldLabels: l.fieldLabels,
 		register: func(h *watch.Hub) error {
-			return watch.Register(h, &watch.Kind[domain.Node]{
-				Resource: "nodes",
-				Prefix:   domain.NodeAggregate.Prefix(),
-				Fold:     projections.FoldNode,
-				Meta: func(n domain.Node) (watch.Meta, bool) {
-					if !n.Exists() {
+			return watch.Register(h, &watch.Kind[S]{
+				Resource: k.resource,
+				Prefix:   l.aggregate.Prefix(),
+				Fold:     l.fold,
+				Meta: func(st S) (watch.Meta, bool) {
+					if !l.exists(st) {
 						return watch.Meta{}, false
 					}
-					return watch.Meta{Key: n.Name, Labels: conversions.NodeLabels(n), Fields: nodeFields{n.Name, n.Unschedulable}}, true
+					return watch.Meta{Key: l.key(st).String(), Labels: l.labels(st), Fields: l.fields(st)}, true
 				},
-				Encode: func(n domain.Node, rv int64) ([]byte, error) {
-					return json.Marshal(nodeAt(n, rv))
-				},
-				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.Node], int64, error) {
-					nodes, head, err := view.Rows(ctx, after, limit)
-					rows := make([]watch.Row[domain.Node], len(nodes))
-					for i, n := range nodes {
-						rows[i] = watch.Row[domain.Node]{Key: n.Name, Stream: domain.NodeStream(n.Name), ResourceVersion: n.ResourceVersion, State: n}
+				Encode: func(st S, rv int64) ([]byte, error) { return json.Marshal(toAPI(st, rv)) },
+				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[S], int64, error) {
+					sts, head, err := l.rows(ctx, after, limit)
+					rows := make([]watch.Row[S], len(sts))
+					for i, st := range sts {
+						key := l.key(st).String()
+						rows[i] = watch.Row[S]{Key: key, Stream: l.aggregate.Stream(key), ResourceVersion: l.resourceVersion(st), State: st}
 					}
 					return rows, head, err
 				},
@@ -146,119 +161,4 @@ func (f namespacedFields) Get(field string) string {
 		return f.namespace
 	}
 	return ""
-}
-
-func (s *Server) podResource() *apiResource {
-	view := s.PodView
-	return &apiResource{
-		name: "pods", kind: "Pod", apiVersion: "v1", namespaced: true, hasView: view != nil,
-		object: func(o *watch.Object) runtime.Object {
-			p := podAt(o.State().(domain.Pod), o.ResourceVersion)
-			return &p
-		},
-		newObject:   func() runtime.Object { return &corev1.Pod{} },
-		newList:     func() runtime.Object { return &corev1.PodList{} },
-		fieldLabels: slices.Sorted(maps.Keys(podFieldLabels)),
-		register: func(h *watch.Hub) error {
-			return watch.Register(h, &watch.Kind[domain.Pod]{
-				Resource: "pods",
-				Prefix:   domain.PodAggregate.Prefix(),
-				Fold:     projections.FoldPod,
-				Meta: func(p domain.Pod) (watch.Meta, bool) {
-					if !p.Exists() {
-						return watch.Meta{}, false
-					}
-					return watch.Meta{Key: p.Key(), Labels: p.Labels, Fields: podFields(p)}, true
-				},
-				Encode: func(p domain.Pod, rv int64) ([]byte, error) {
-					return json.Marshal(podAt(p, rv))
-				},
-				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.Pod], int64, error) {
-					pods, head, err := view.Rows(ctx, after, limit)
-					rows := make([]watch.Row[domain.Pod], len(pods))
-					for i, p := range pods {
-						rows[i] = watch.Row[domain.Pod]{Key: p.Key(), Stream: domain.PodStream(p.Namespace, p.Name), ResourceVersion: p.ResourceVersion, State: p}
-					}
-					return rows, head, err
-				},
-			})
-		},
-	}
-}
-
-func (s *Server) configMapResource() *apiResource {
-	view := s.ConfigMapView
-	return &apiResource{
-		name: "configmaps", kind: "ConfigMap", apiVersion: "v1", namespaced: true, hasView: view != nil,
-		object: func(o *watch.Object) runtime.Object {
-			c := configMapAt(o.State().(domain.ConfigMap), o.ResourceVersion)
-			return &c
-		},
-		newObject:   func() runtime.Object { return &corev1.ConfigMap{} },
-		newList:     func() runtime.Object { return &corev1.ConfigMapList{} },
-		fieldLabels: []string{"metadata.name", "metadata.namespace"},
-		register: func(h *watch.Hub) error {
-			return watch.Register(h, &watch.Kind[domain.ConfigMap]{
-				Resource: "configmaps",
-				Prefix:   domain.ConfigMapAggregate.Prefix(),
-				Fold:     projections.FoldConfigMap,
-				Meta: func(c domain.ConfigMap) (watch.Meta, bool) {
-					if !c.Exists() {
-						return watch.Meta{}, false
-					}
-					return watch.Meta{
-						Key: c.Namespace + "/" + c.Name, Labels: conversions.ConfigMapToAPI(c).Labels,
-						Fields: namespacedFields{c.Namespace, c.Name},
-					}, true
-				},
-				Encode: func(c domain.ConfigMap, rv int64) ([]byte, error) {
-					return json.Marshal(configMapAt(c, rv))
-				},
-				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.ConfigMap], int64, error) {
-					cms, head, err := view.Rows(ctx, after, limit)
-					rows := make([]watch.Row[domain.ConfigMap], len(cms))
-					for i, c := range cms {
-						rows[i] = watch.Row[domain.ConfigMap]{Key: c.Namespace + "/" + c.Name, Stream: domain.ConfigMapStream(c.Namespace, c.Name), ResourceVersion: c.ResourceVersion, State: c}
-					}
-					return rows, head, err
-				},
-			})
-		},
-	}
-}
-
-// nodeAt is n as clients see it at resourceVersion rv.
-func nodeAt(n domain.Node, rv int64) corev1.Node {
-	n.ResourceVersion = rv
-	return conversions.NodeToAPI(n)
-}
-
-// podAt is p as clients see it at resourceVersion rv.
-func podAt(p domain.Pod, rv int64) corev1.Pod {
-	p.ResourceVersion = rv
-	return conversions.PodToAPI(p)
-}
-
-// configMapAt is c as clients see it at resourceVersion rv.
-func configMapAt(c domain.ConfigMap, rv int64) corev1.ConfigMap {
-	c.ResourceVersion = rv
-	return conversions.ConfigMapToAPI(c)
-}
-
-// writeNode answers with n in the negotiated media type.
-func (s *Server) writeNode(w http.ResponseWriter, code int, n domain.Node) {
-	kn := conversions.NodeToAPI(n)
-	s.writeObject(w, code, &kn)
-}
-
-// writePod answers with p in the negotiated media type.
-func (s *Server) writePod(w http.ResponseWriter, code int, p domain.Pod) {
-	kp := conversions.PodToAPI(p)
-	s.writeObject(w, code, &kp)
-}
-
-// writeConfigMap answers with c in the negotiated media type.
-func (s *Server) writeConfigMap(w http.ResponseWriter, code int, c domain.ConfigMap) {
-	kc := conversions.ConfigMapToAPI(c)
-	s.writeObject(w, code, &kc)
 }
