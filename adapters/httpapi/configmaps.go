@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"herd/adapters/conversions"
@@ -27,12 +26,10 @@ func (s *Server) configMapKind() *kind {
 		listing: &listing[domain.ConfigMap]{
 			aggregate: domain.ConfigMapAggregate, fold: projections.FoldConfigMap,
 			rows: s.ConfigMapView.Rows, hasView: s.ConfigMapView != nil,
-			key:             func(c domain.ConfigMap) domain.Key { return domain.Key{Namespace: c.Namespace, Name: c.Name} },
-			exists:          domain.ConfigMap.Exists,
-			resourceVersion: func(c domain.ConfigMap) int64 { return c.ResourceVersion },
-			labels:          func(c domain.ConfigMap) map[string]string { return conversions.ConfigMapToAPI(c).Labels },
-			fields:          func(c domain.ConfigMap) fields.Fields { return namespacedFields{c.Namespace, c.Name} },
-			fieldLabels:     []string{"metadata.name", "metadata.namespace"},
+			exists: domain.ConfigMap.Exists,
+			meta: func(c domain.ConfigMap) (domain.Key, int64, map[string]string) {
+				return domain.Key{Namespace: c.Namespace, Name: c.Name}, c.ResourceVersion, conversions.ConfigMapToAPI(c).Labels
+			},
 		},
 		read: func(ctx context.Context, key domain.Key) (domain.ConfigMap, error) {
 			return s.ConfigMapView.Get(ctx, key.Namespace, key.Name)

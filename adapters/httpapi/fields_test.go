@@ -22,7 +22,7 @@ func TestFieldValuesAnswerAsTheirMaps(t *testing.T) {
 		{"schedulable node", nodeFields{"web-02", false},
 			fields.Set{"metadata.name": "web-02", "spec.unschedulable": "false"},
 			[]string{"metadata.name=web-01", "spec.unschedulable=false", "spec.unschedulable=true,metadata.name=web-02"}},
-		{"lease", namespacedFields{"kube-node-lease", "web-01"},
+		{"lease", metadataFields{Namespace: "kube-node-lease", Name: "web-01"},
 			fields.Set{"metadata.name": "web-01", "metadata.namespace": "kube-node-lease"},
 			[]string{"metadata.namespace=kube-node-lease", "metadata.namespace=default", "metadata.name=web-01,metadata.namespace!=default", "spec.nodeName="}},
 	}

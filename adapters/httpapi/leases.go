@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"herd/adapters/conversions"
@@ -35,12 +34,10 @@ func (s *Server) leaseKind() *kind {
 		listing: &listing[domain.Lease]{
 			aggregate: domain.LeaseAggregate, fold: projections.FoldLease,
 			rows: s.LeaseView.Rows, hasView: s.LeaseView != nil,
-			key:             func(l domain.Lease) domain.Key { return domain.Key{Namespace: l.Namespace, Name: l.Name} },
-			exists:          domain.Lease.Exists,
-			resourceVersion: func(l domain.Lease) int64 { return l.ResourceVersion },
-			labels:          func(l domain.Lease) map[string]string { return l.Labels },
-			fields:          func(l domain.Lease) fields.Fields { return namespacedFields{l.Namespace, l.Name} },
-			fieldLabels:     []string{"metadata.name", "metadata.namespace"},
+			exists: domain.Lease.Exists,
+			meta: func(l domain.Lease) (domain.Key, int64, map[string]string) {
+				return domain.Key{Namespace: l.Namespace, Name: l.Name}, l.ResourceVersion, l.Labels
+			},
 		},
 		read: func(ctx context.Context, key domain.Key) (domain.Lease, error) {
 			return s.LeaseView.Get(ctx, key.Namespace, key.Name)

@@ -34,10 +34,10 @@ func (s *Server) namespaceKind() *kind {
 		listing: &listing[domain.Namespace]{
 			aggregate: domain.NamespaceAggregate, fold: projections.FoldNamespace,
 			rows: s.NamespaceView.Rows, hasView: s.NamespaceView != nil,
-			key:             func(ns domain.Namespace) domain.Key { return domain.Key{Name: ns.Name} },
-			exists:          domain.Namespace.Exists,
-			resourceVersion: func(ns domain.Namespace) int64 { return ns.ResourceVersion },
-			labels:          func(ns domain.Namespace) map[string]string { return conversions.NamespaceToAPI(ns).Labels },
+			exists: domain.Namespace.Exists,
+			meta: func(ns domain.Namespace) (domain.Key, int64, map[string]string) {
+				return domain.Key{Name: ns.Name}, ns.ResourceVersion, conversions.NamespaceToAPI(ns).Labels
+			},
 			fields: func(ns domain.Namespace) fields.Fields {
 				return fields.Set{"metadata.name": ns.Name, "status.phase": ns.Phase()}
 			},

@@ -33,10 +33,10 @@ func (s *Server) nodeKind() *kind {
 		listing: &listing[domain.Node]{
 			aggregate: domain.NodeAggregate, fold: projections.FoldNode,
 			rows: s.NodeView.Rows, hasView: s.NodeView != nil,
-			key:             func(n domain.Node) domain.Key { return domain.Key{Name: n.Name} },
-			exists:          domain.Node.Exists,
-			resourceVersion: func(n domain.Node) int64 { return n.ResourceVersion },
-			labels:          conversions.NodeLabels,
+			exists: domain.Node.Exists,
+			meta: func(n domain.Node) (domain.Key, int64, map[string]string) {
+				return domain.Key{Name: n.Name}, n.ResourceVersion, conversions.NodeLabels(n)
+			},
 			// A value, not a map: the watch hub keeps one for every node.
 			fields: func(n domain.Node) fields.Fields { return nodeFields{n.Name, n.Unschedulable} },
 			// kube-apiserver's field labels for nodes.

@@ -47,12 +47,12 @@ func (s *Server) podKind() *kind {
 		listing: &listing[domain.Pod]{
 			aggregate: domain.PodAggregate, fold: projections.FoldPod,
 			rows: s.PodView.Rows, hasView: s.PodView != nil,
-			key:             func(p domain.Pod) domain.Key { return domain.Key{Namespace: p.Namespace, Name: p.Name} },
-			exists:          domain.Pod.Exists,
-			resourceVersion: func(p domain.Pod) int64 { return p.ResourceVersion },
-			labels:          func(p domain.Pod) map[string]string { return p.Labels },
-			fields:          func(p domain.Pod) fields.Fields { return podFields(p) },
-			fieldLabels:     slices.Sorted(maps.Keys(podFieldLabels)),
+			exists: domain.Pod.Exists,
+			meta: func(p domain.Pod) (domain.Key, int64, map[string]string) {
+				return domain.Key{Namespace: p.Namespace, Name: p.Name}, p.ResourceVersion, p.Labels
+			},
+			fields:      func(p domain.Pod) fields.Fields { return podFields(p) },
+			fieldLabels: slices.Sorted(maps.Keys(podFieldLabels)),
 		},
 		read: func(ctx context.Context, key domain.Key) (domain.Pod, error) {
 			return s.PodView.Get(ctx, key.Namespace, key.Name)

@@ -76,27 +76,55 @@ type listing[S any] struct {
 	// Deps has the view to read.
 	rows    func(ctx context.Context, after string, limit int) ([]S, int64, error)
 	hasView bool
-	// key names an object; exists says whether clients see it (created
-	// and not deleted); resourceVersion is its position.
-	key             func(S) domain.Key
-	exists          func(S) bool
-	resourceVersion func(S) int64
-	// labels and fields are what label and field selectors match;
-	// fieldLabels the fields selectors may name, as kube-apiserver allows
-	// them for the resource.
-	labels      func(S) map[string]string
+	// exists says whether clients see an object (created and not
+	// deleted); meta is its key, its resourceVersion and the labels label
+	// selectors match.
+	exists func(S) bool
+	meta   func(S) (key domain.Key, rv int64, labels map[string]string)
+	// fields are what field selectors match, and fieldLabels what they
+	// may name, as kube-apiserver allows them for the resource; nil, they
+	// are metadata.name and, for a namespaced kind, metadata.namespace.
 	fields      func(S) fields.Fields
 	fieldLabels []string
 }
 
+// metadataFields are the fields of an object that field selectors match
+// when its kind names no others, as a value.
+type metadataFields domain.Key
+
+func (f metadataFields) Has(field string) bool {
+	return field == "metadata.name" || field == "metadata.namespace"
+}
+
+func (f metadataFields) Get(field string) string {
+	switch field {
+	case "metadata.name":
+		return f.Name
+	case "metadata.namespace":
+		return f.Namespace
+	}
+	return ""
+}
+
 // resource is the apiResource of o's kind, listed as l says.
 func (l *listing[S]) resource(k *kind, toAPI func(S, int64) runtime.Object, newObject, newList func() runtime.Object) *apiResource {
+	fieldsOf, fieldLabels := l.fields, l.fieldLabels
+	if fieldsOf == nil {
+		fieldsOf = func(st S) fields.Fields {
+			key, _, _ := l.meta(st)
+			return metadataFields(key)
+		}
+		fieldLabels = []string{"metadata.name"}
+		if k.namespaced {
+			fieldLabels = append(fieldLabels, "metadata.namespace")
+		}
+	}
 	return &apiResource{
 		name: k.resource, kind: k.name, apiVersion: k.gv.String(), namespaced: k.namespaced, hasView: l.hasView,
 		object:      func(o *watch.Object) runtime.Object { return toAPI(o.State().(S), o.ResourceVersion) },
 		newObject:   newObject,
 		newList:     newList,
-		fieldLabels: l.fieldLabels,
+		fieldLabels: fieldLabels,
 		register: func(h *watch.Hub) error {
 			return watch.Register(h, &watch.Kind[S]{
 				Resource: k.resource,
@@ -106,15 +134,16 @@ func (l *listing[S]) resource(k *kind, toAPI func(S, int64) runtime.Object, newO
 					if !l.exists(st) {
 						return watch.Meta{}, false
 					}
-					return watch.Meta{Key: l.key(st).String(), Labels: l.labels(st), Fields: l.fields(st)}, true
+					key, _, labels := l.meta(st)
+					return watch.Meta{Key: key.String(), Labels: labels, Fields: fieldsOf(st)}, true
 				},
 				Encode: func(st S, rv int64) ([]byte, error) { return json.Marshal(toAPI(st, rv)) },
 				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[S], int64, error) {
 					sts, head, err := l.rows(ctx, after, limit)
 					rows := make([]watch.Row[S], len(sts))
 					for i, st := range sts {
-						key := l.key(st).String()
-						rows[i] = watch.Row[S]{Key: key, Stream: l.aggregate.Stream(key), ResourceVersion: l.resourceVersion(st), State: st}
+						key, rv, _ := l.meta(st)
+						rows[i] = watch.Row[S]{Key: key.String(), Stream: l.aggregate.Stream(key.String()), ResourceVersion: rv, State: st}
 					}
 					return rows, head, err
 				},
@@ -141,24 +170,6 @@ func (f nodeFields) Get(field string) string {
 		return f.name
 	case "spec.unschedulable":
 		return strconv.FormatBool(f.unschedulable)
-	}
-	return ""
-}
-
-// namespacedFields are metadata.name and metadata.namespace, the fields
-// of a namespaced object that field selectors match, as a value.
-type namespacedFields struct{ namespace, name string }
-
-func (f namespacedFields) Has(field string) bool {
-	return field == "metadata.name" || field == "metadata.namespace"
-}
-
-func (f namespacedFields) Get(field string) string {
-	switch field {
-	case "metadata.name":
-		return f.name
-	case "metadata.namespace":
-		return f.namespace
 	}
 	return ""
 }
