@@ -107,6 +107,11 @@ func (s *Server) indexKinds() error {
 		if k.list != nil && (k.list.name != k.resource || k.list.kind != k.name) {
 			return fmt.Errorf("httpapi: %s lists %s of kind %s", gr, k.list.name, k.list.kind)
 		}
+		// Every Kubernetes kind that is read answers as a Table when
+		// asked: its own columns, or kube-apiserver's default ones.
+		if k.gv.Group != herdGroup && (k.verbs.get != nil || k.verbs.list != nil) {
+			k.table = true
+		}
 		s.byResource[gr] = k
 	}
 	return nil

@@ -65,7 +65,9 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res *apiResou
 	if page.More {
 		lm.Continue = continueToken{V: continueVersion, RV: page.ResourceVersion, Start: page.Items[len(page.Items)-1].Meta.Key}.encode()
 	}
-	if !outputOf(w).isJSON() {
+	if !outputOf(w).isJSON() || (wantsTable(w) && res.table == nil) {
+		// Another media type, or the default Table of a kind with no
+		// columns of its own (writeObject).
 		s.writeTypedList(w, res, page.Items, lm)
 		return
 	}

@@ -23,6 +23,9 @@ type output struct {
 	// sse streams a watch as Server-Sent Events (JSON objects), for a
 	// browser's EventSource.
 	sse bool
+	// include is the request's includeObject: what a Table's rows carry
+	// of each object (Metadata when empty, Object, or None).
+	include string
 }
 
 // jsonOutput is the answer of a request that named no preference, and
@@ -164,6 +167,14 @@ func wantsTable(w http.ResponseWriter) bool { return outputOf(w).table }
 // apiVersion.
 func (s *Server) writeObject(w http.ResponseWriter, code int, obj runtime.Object) {
 	out := outputOf(w)
+	if _, isTable := obj.(*metav1.Table); out.table && !isTable {
+		t, err := defaultTable(obj, out.include, s.Clock.Now())
+		if err != nil {
+			s.writeError(w, err, "", "")
+			return
+		}
+		obj = t
+	}
 	var buf bytes.Buffer
 	if err := codecs.WithoutConversion().EncoderForVersion(out.info.Serializer, nil).Encode(obj, &buf); err != nil {
 		s.Logger.Error("encode response", zap.String("media_type", out.info.MediaType), zap.String("type", fmt.Sprintf("%T", obj)), zap.Error(err))

@@ -205,6 +205,7 @@ func (s *Server) admit(h http.Handler) http.Handler {
 		}
 		if o, ok := s.offerFor(r, ri); ok {
 			out, negotiated := negotiate(r.Header.Get("Accept"), o)
+			out.include = r.URL.Query().Get("includeObject")
 			if rec, isRec := w.(*statusRecorder); isRec {
 				rec.out = out
 			}

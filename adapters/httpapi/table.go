@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 	"slices"
 	"sort"
@@ -51,18 +50,7 @@ func nodeRows(s *Server, nodes []corev1.Node, _ *http.Request) tableRows {
 // rowObject embeds the object's metadata, or the whole object when the
 // client asked with includeObject=Object.
 func rowObject(r *http.Request, obj any, meta metav1.ObjectMeta) runtime.RawExtension {
-	var v any = metav1.PartialObjectMetadata{
-		TypeMeta:   metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"},
-		ObjectMeta: meta,
-	}
-	switch r.URL.Query().Get("includeObject") {
-	case "Object":
-		v = obj
-	case "None":
-		return runtime.RawExtension{}
-	}
-	raw, _ := json.Marshal(v)
-	return runtime.RawExtension{Raw: raw}
+	return includedObject(r.URL.Query().Get("includeObject"), obj, meta)
 }
 
 // NodeStatus is kubectl's STATUS of a node: Ready, NotReady or Unknown,
