@@ -18,6 +18,7 @@ import (
 
 	"herd/adapters/httpapi"
 	"herd/adapters/kubelet"
+	"herd/domain"
 	"herd/events"
 	"herd/projections"
 	"herd/projections/watch"
@@ -86,27 +87,28 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			projections.NewIPAMView,
 			kubeletConfig,
 		),
+		commands,
 		reconcilers.Provide(func(cfg health.Config, repo health.Repository, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*health.Reconciler, error) {
 			return health.New(cfg, repo, view, clk, log)
 		}),
 		reconcilers.Provide(func(cfg scheduler.Config, repo scheduler.Repository, nodes *projections.NodeView, pods *projections.PodView, clk clock.Clock, log *zap.Logger) (*scheduler.Reconciler, error) {
 			return scheduler.New(cfg, repo, nodes, pods, clk, log)
 		}),
-		reconcilers.Provide(func(cfg Config, w *projections.Writer, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*kubeletprobe.Reconciler, error) {
-			return kubeletprobe.New(cfg.KubeletProbe, w, view, clk, log)
+		reconcilers.Provide(func(cfg Config, nodes domain.Executor[domain.Node, domain.NodeCommand], view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*kubeletprobe.Reconciler, error) {
+			return kubeletprobe.New(cfg.KubeletProbe, nodes, view, clk, log)
 		}),
-		reconcilers.Provide(func(cfg Config, w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
+		reconcilers.Provide(func(cfg Config, cmds domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
 			rts termination.Runtimes, clk clock.Clock, log *zap.Logger) (*termination.Reconciler, error) {
-			return termination.New(cfg.Termination, w, pods, nodes, rts, clk, log)
+			return termination.New(cfg.Termination, cmds, pods, nodes, rts, clk, log)
 		}),
-		reconcilers.Provide(func(w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
+		reconcilers.Provide(func(cmds domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
 			rts zones.Runtimes, clk clock.Clock, log *zap.Logger) (*zones.Reconciler, error) {
 			return zones.New(zones.Config{ResyncPeriod: zones.DefaultResyncPeriod},
-				zones.Local{Repo: w, Pods: pods, Nodes: nodes, Clock: clk}, rts, clk, log)
+				zones.Local{Commands: cmds, Pods: pods, Nodes: nodes}, rts, clk, log)
 		}),
-		reconcilers.Provide(func(w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
+		reconcilers.Provide(func(cmds domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
 			clk clock.Clock, log *zap.Logger) *noexecute.Reconciler {
-			return noexecute.New(noexecute.DefaultResyncPeriod, w, pods, nodes, clk, log)
+			return noexecute.New(noexecute.DefaultResyncPeriod, cmds, pods, nodes, clk, log)
 		}),
 		reconcilers.Provide(func(w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
 			clk clock.Clock, log *zap.Logger) *drain.Reconciler {
