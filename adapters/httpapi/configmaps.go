@@ -50,10 +50,7 @@ func (s *Server) createConfigMap(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.CreateConfigMap{Namespace: ns, Name: in.Name, UID: uuid.NewString(), Content: conversions.ConfigMapFromAPI(in)}
-	now := s.Clock.Now()
-	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, in.Name, func(c domain.ConfigMap) ([]domain.Event, error) {
-		return domain.DecideConfigMap(c, cmd, now)
-	})
+	c, err := s.ConfigMaps.Execute(r.Context(), domain.Key{Namespace: ns, Name: in.Name}, cmd)
 	if err != nil {
 		s.writeError(w, err, "ConfigMap", in.Name)
 		return
@@ -77,10 +74,7 @@ func (s *Server) replaceConfigMap(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.UpdateConfigMap{Content: conversions.ConfigMapFromAPI(in), ResourceVersion: rv}
-	now := s.Clock.Now()
-	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
-		return domain.DecideConfigMap(c, cmd, now)
-	})
+	c, err := s.ConfigMaps.Execute(r.Context(), domain.Key{Namespace: ns, Name: name}, cmd)
 	if err != nil {
 		s.writeError(w, err, "ConfigMap", name)
 		return
@@ -98,10 +92,7 @@ func (s *Server) patchConfigMap(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.PatchConfigMap{Apply: configMapPatcher(ct, patch, strictFields(r))}
-	now := s.Clock.Now()
-	c, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
-		return domain.DecideConfigMap(c, cmd, now)
-	})
+	c, err := s.ConfigMaps.Execute(r.Context(), domain.Key{Namespace: ns, Name: name}, cmd)
 	if err != nil {
 		s.writeError(w, err, "ConfigMap", name)
 		return
@@ -119,10 +110,7 @@ func (s *Server) deleteConfigMap(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.DeleteConfigMap{ResourceVersion: rv}
-	now := s.Clock.Now()
-	if _, err := s.ConfigMaps.UpdateConfigMap(r.Context(), ns, name, func(c domain.ConfigMap) ([]domain.Event, error) {
-		return domain.DecideConfigMap(c, cmd, now)
-	}); err != nil {
+	if _, err := s.ConfigMaps.Execute(r.Context(), domain.Key{Namespace: ns, Name: name}, cmd); err != nil {
 		s.writeError(w, err, "ConfigMap", name)
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -96,10 +95,7 @@ func (s *Server) createLease(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.CreateLease{Namespace: ns, Name: in.Name, UID: uuid.NewString(), Content: conversions.LeaseFromAPI(in)}
-	now := s.Clock.Now()
-	l, err := s.Leases.UpdateLease(r.Context(), ns, in.Name, func(l domain.Lease) ([]domain.Event, error) {
-		return domain.DecideLease(l, cmd, now)
-	})
+	l, err := s.Leases.Execute(r.Context(), domain.Key{Namespace: ns, Name: in.Name}, cmd)
 	if err != nil {
 		s.writeError(w, err, "Lease", in.Name)
 		return
@@ -156,28 +152,10 @@ func (s *Server) patchLease(w http.ResponseWriter, r *http.Request) {
 // it could be stale against. The node is read for that only when the
 // lease is not stored, so a renewal reads nothing but its lease.
 func (s *Server) updateLease(w http.ResponseWriter, r *http.Request, ns, name string, next func(domain.Lease) (domain.UpdateLease, error)) {
-	now := s.Clock.Now()
 	uid := uuid.NewString()
 	update := func(derived *domain.Lease) (l domain.Lease, missing bool, err error) {
-		l, err = s.Leases.UpdateLease(r.Context(), ns, name, func(l domain.Lease) ([]domain.Event, error) {
-			if !l.Exists() && derived != nil {
-				cmd, err := next(*derived)
-				if err != nil {
-					return nil, err
-				}
-				return domain.DecideLease(l, domain.CreateLease{Namespace: ns, Name: name, UID: uid, Content: cmd.Content}, now)
-			}
-			if !l.Exists() {
-				missing = true
-				return nil, fmt.Errorf("leases.coordination.k8s.io %q not found: %w", name, domain.ErrNotFound)
-			}
-			cmd, err := next(l)
-			if err != nil {
-				return nil, err
-			}
-			return domain.DecideLease(l, cmd, now)
-		})
-		return l, missing, err
+		l, err = s.Leases.Execute(r.Context(), domain.Key{Namespace: ns, Name: name}, domain.UpdateLeaseFrom{Next: next, Derived: derived, UID: uid})
+		return l, derived == nil && errors.Is(err, domain.ErrNotFound), err
 	}
 	l, missing, err := update(nil)
 	if missing && ns == domain.NodeLeaseNamespace {
@@ -202,10 +180,7 @@ func (s *Server) deleteLease(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.DeleteLease{ResourceVersion: rv}
-	now := s.Clock.Now()
-	if _, err := s.Leases.UpdateLease(r.Context(), ns, name, func(l domain.Lease) ([]domain.Event, error) {
-		return domain.DecideLease(l, cmd, now)
-	}); err != nil {
+	if _, err := s.Leases.Execute(r.Context(), domain.Key{Namespace: ns, Name: name}, cmd); err != nil {
 		s.writeError(w, err, "Lease", name)
 		return
 	}

@@ -49,10 +49,7 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := conversions.CreateNamespaceFromAPI(in, uuid.NewString())
-	now := s.Clock.Now()
-	ns, err := s.Namespaces.UpdateNamespace(r.Context(), in.Name, func(ns domain.Namespace) ([]domain.Event, error) {
-		return domain.DecideNamespace(ns, cmd, now)
-	})
+	ns, err := s.Namespaces.Execute(r.Context(), domain.Key{Name: in.Name}, cmd)
 	if err != nil {
 		s.writeError(w, err, "Namespace", in.Name)
 		return
@@ -72,10 +69,7 @@ func (s *Server) deleteNamespace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.DeleteNamespace{ResourceVersion: rv}
-	now := s.Clock.Now()
-	ns, err := s.Namespaces.UpdateNamespace(r.Context(), name, func(ns domain.Namespace) ([]domain.Event, error) {
-		return domain.DecideNamespace(ns, cmd, now)
-	})
+	ns, err := s.Namespaces.Execute(r.Context(), domain.Key{Name: name}, cmd)
 	if errors.Is(err, domain.ErrForbidden) {
 		err = apierrors.NewForbidden(schema.GroupResource{Resource: "namespaces"}, name,
 			errors.New("this namespace may not be deleted"))

@@ -64,18 +64,9 @@ func (s *Server) patchNamespace(w http.ResponseWriter, r *http.Request) {
 // namespace, in one transaction, and answers with the namespace as it
 // then stands. A namespace that does not exist is 404 before next runs.
 func (s *Server) updateNamespace(w http.ResponseWriter, r *http.Request, name string, next func(domain.Namespace) (domain.UpdateNamespace, error)) {
-	now := s.Clock.Now()
-	ns, err := s.Namespaces.UpdateNamespace(r.Context(), name, func(ns domain.Namespace) ([]domain.Event, error) {
-		if !ns.Exists() {
-			// The domain's own refusal, before a patch is applied to nothing.
-			return domain.DecideNamespace(ns, domain.UpdateNamespace{}, now)
-		}
-		cmd, err := next(ns)
-		if err != nil {
-			return nil, err
-		}
-		return domain.DecideNamespace(ns, cmd, now)
-	})
+	ns, err := s.Namespaces.Execute(r.Context(), domain.Key{Name: name}, domain.RequireExists[domain.NamespaceCommand]{Command: domain.NamespaceFrom(func(ns domain.Namespace) (domain.NamespaceCommand, error) {
+		return next(ns)
+	})})
 	if err != nil {
 		s.writeError(w, err, "Namespace", name)
 		return

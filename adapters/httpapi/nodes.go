@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 
@@ -55,14 +54,11 @@ func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
 	if reg.UID == "" {
 		reg.UID = uuid.NewString()
 	}
-	now := s.Clock.Now()
 	cmds := []domain.NodeCommand{domain.RegisterNode{Registration: reg, FailIfExists: true}}
 	if reported := conversions.ReportedConditionsFromAPI(in.Status.Conditions); len(reported) > 0 {
 		cmds = append(cmds, domain.RecordHeartbeat{Reported: reported, Thresholds: s.cfg.Thresholds})
 	}
-	n, err := s.Nodes.UpdateNode(r.Context(), reg.Name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNodeSequence(n, now, cmds...)
-	})
+	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: reg.Name}, domain.NodeSequence(cmds))
 	if err != nil {
 		s.writeError(w, err, "Node", reg.Name)
 		return
@@ -72,13 +68,7 @@ func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) deleteNode(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	now := s.Clock.Now()
-	_, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		if !n.Exists() {
-			return nil, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
-		}
-		return domain.DecideNode(n, domain.DeleteNode{}, now)
-	})
+	_, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, domain.DeleteNode{})
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
@@ -146,13 +136,7 @@ func (s *Server) updateNodeStatus(w http.ResponseWriter, r *http.Request) {
 func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, name, rv string, status corev1.NodeStatus) {
 	cmd := domain.RecordHeartbeat{Reported: conversions.ReportedConditionsFromAPI(status.Conditions), Thresholds: s.cfg.Thresholds,
 		System: reportedSystem(status)}
-	now := s.Clock.Now()
-	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		if rv != "" && n.Exists() && rv != conversions.NodeToAPI(n).ResourceVersion {
-			return nil, staleObject("nodes", name)
-		}
-		return domain.DecideNode(n, cmd, now)
-	})
+	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, domain.Precondition[domain.NodeCommand]{ResourceVersion: rv, Command: cmd})
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return

@@ -218,9 +218,9 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		retention = jobLeader{leadership, projections.RetentionJob}
 	}
 	return httpapi.NewServer(httpapi.Deps{
-		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, KubeletTargetView: kubeletTargets, Log: elog, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
-		ConfigMaps: w, ConfigMapView: cms, Devices: w, DeviceBindings: devices, Auth: auth,
-		Namespaces: w, NamespaceView: nss, Leases: w, LeaseView: leases, Reconcilers: recs, Retention: retention,
+		Nodes: w.NodeCommands(), NodeView: nodes, Pods: w.PodCommands(), PodView: pods, KubeletTargets: w.KubeletTargetsCommands(), Timeline: tl, KubeletTargetView: kubeletTargets, Log: elog, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
+		ConfigMaps: w.ConfigMapCommands(), ConfigMapView: cms, Devices: w.DeviceBindingCommands(), DeviceBindings: devices, Auth: auth,
+		Namespaces: w.NamespaceCommands(), NamespaceView: nss, Leases: w.LeaseCommands(), LeaseView: leases, Reconcilers: recs, Retention: retention,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
 }
