@@ -14,5 +14,5 @@ func (c DeregisterKubeletNode) decideNode(n Node, now time.Time) ([]Event, error
 	if !n.Exists() || n.Kind != KindKubelet {
 		return nil, nil
 	}
-	return DecideNode(n, DeregisterNode{Message: c.Message}, now)
+	return DecideNode(n, DeregisterNode(c), now)
 }
