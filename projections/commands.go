@@ -90,59 +90,90 @@ func singleton(key string) func(domain.Key) string {
 	return func(domain.Key) string { return key }
 }
 
+// writerCommands are a Writer's Commands, one per aggregate.
+type writerCommands struct {
+	nodes          *Commands[domain.Node, domain.NodeCommand]
+	pods           *Commands[domain.Pod, domain.PodCommand]
+	configMaps     *Commands[domain.ConfigMap, domain.ConfigMapCommand]
+	leases         *Commands[domain.Lease, domain.LeaseCommand]
+	namespaces     *Commands[domain.Namespace, domain.NamespaceCommand]
+	ipPools        *Commands[domain.IPPool, domain.IPPoolCommand]
+	deviceBindings *Commands[domain.DeviceBinding, domain.DeviceCommand]
+	kubeletTargets *Commands[domain.KubeletTargets, domain.KubeletTargetsCommand]
+	fleet          *Commands[domain.FleetHealth, domain.AssessFleet]
+}
+
+func newWriterCommands(w *Writer) *writerCommands {
+	c := &writerCommands{
+		nodes:          newCommands(w, nodes, domain.DecideNode),
+		pods:           newCommands(w, pods, domain.DecidePod),
+		configMaps:     newCommands(w, configMaps, domain.DecideConfigMap),
+		leases:         newCommands(w, leases, domain.DecideLease),
+		namespaces:     newCommands(w, namespaces, domain.DecideNamespace),
+		ipPools:        newCommands(w, ipPools, domain.DecideIPPool),
+		deviceBindings: newCommands(w, deviceBindings, domain.DecideDevice),
+		kubeletTargets: newCommands(w, kubeletTargets, domain.DecideKubeletTargets),
+		fleet:          newCommands(w, fleet, domain.DecideFleet),
+	}
+	c.kubeletTargets.key = singleton(kubeletTargetsKey)
+	c.fleet.key = singleton(fleetKey)
+	return c
+}
+
+// cmds returns w's Commands; a Writer not made by NewWriter (a test's)
+// gets new ones.
+func (w *Writer) cmds() *writerCommands {
+	if w.commands != nil {
+		return w.commands
+	}
+	return newWriterCommands(w)
+}
+
 // NodeCommands is how a node is commanded.
 func (w *Writer) NodeCommands() domain.Executor[domain.Node, domain.NodeCommand] {
-	return newCommands(w, nodes, domain.DecideNode)
+	return w.cmds().nodes
 }
 
 // PodCommands is how a pod is commanded.
-func (w *Writer) PodCommands() domain.Executor[domain.Pod, domain.PodCommand] {
-	return newCommands(w, pods, domain.DecidePod)
-}
+func (w *Writer) PodCommands() domain.Executor[domain.Pod, domain.PodCommand] { return w.cmds().pods }
+
+// PodBatch is how several pods are commanded in one unit of work.
+func (w *Writer) PodBatch() domain.BatchExecutor[domain.Pod, domain.PodCommand] { return w.cmds().pods }
 
 // ConfigMapCommands is how a ConfigMap is commanded.
 func (w *Writer) ConfigMapCommands() domain.Executor[domain.ConfigMap, domain.ConfigMapCommand] {
-	return newCommands(w, configMaps, domain.DecideConfigMap)
+	return w.cmds().configMaps
 }
 
 // LeaseCommands is how a lease is commanded.
 func (w *Writer) LeaseCommands() domain.Executor[domain.Lease, domain.LeaseCommand] {
-	return newCommands(w, leases, domain.DecideLease)
+	return w.cmds().leases
 }
 
 // NamespaceCommands is how a namespace is commanded.
 func (w *Writer) NamespaceCommands() domain.Executor[domain.Namespace, domain.NamespaceCommand] {
-	return newCommands(w, namespaces, domain.DecideNamespace)
+	return w.cmds().namespaces
 }
 
 // IPPoolCommands is how an IP pool is commanded; a pool's Key is its
 // CIDR as Name.
 func (w *Writer) IPPoolCommands() domain.Executor[domain.IPPool, domain.IPPoolCommand] {
-	return newCommands(w, ipPools, domain.DecideIPPool)
+	return w.cmds().ipPools
 }
 
 // DeviceBindingCommands is how the binding of a device name is commanded.
 func (w *Writer) DeviceBindingCommands() domain.Executor[domain.DeviceBinding, domain.DeviceCommand] {
-	return newCommands(w, deviceBindings, domain.DecideDevice)
+	return w.cmds().deviceBindings
 }
 
 // KubeletTargetsCommands is how the set of kubelets herd polls is
 // commanded; it is one aggregate, whatever the Key.
 func (w *Writer) KubeletTargetsCommands() domain.Executor[domain.KubeletTargets, domain.KubeletTargetsCommand] {
-	c := newCommands(w, kubeletTargets, domain.DecideKubeletTargets)
-	c.key = singleton(kubeletTargetsKey)
-	return c
+	return w.cmds().kubeletTargets
 }
 
 // FleetHealthCommands is how the fleet's health is commanded; it is one
 // aggregate, whatever the Key.
 func (w *Writer) FleetHealthCommands() domain.Executor[domain.FleetHealth, domain.AssessFleet] {
-	c := newCommands(w, fleet, domain.DecideFleet)
-	c.key = singleton(fleetKey)
-	return c
-}
-
-// PodBatch is how several pods are commanded in one unit of work.
-func (w *Writer) PodBatch() domain.BatchExecutor[domain.Pod, domain.PodCommand] {
-	return newCommands(w, pods, domain.DecidePod)
+	return w.cmds().fleet
 }

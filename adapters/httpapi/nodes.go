@@ -136,7 +136,11 @@ func (s *Server) updateNodeStatus(w http.ResponseWriter, r *http.Request) {
 func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, name, rv string, status corev1.NodeStatus) {
 	cmd := domain.RecordHeartbeat{Reported: conversions.ReportedConditionsFromAPI(status.Conditions), Thresholds: s.cfg.Thresholds,
 		System: reportedSystem(status)}
-	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, domain.Precondition[domain.NodeCommand]{ResourceVersion: rv, Command: cmd})
+	var c domain.NodeCommand = cmd // a heartbeat without a resourceVersion pays for no wrapper
+	if rv != "" {
+		c = domain.Precondition[domain.NodeCommand]{ResourceVersion: rv, Command: cmd}
+	}
+	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, c)
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
