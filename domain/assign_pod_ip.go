@@ -60,9 +60,16 @@ func (PodIPUnavailable) EventType() string { return "PodIPUnavailable" }
 // only leak).
 type AssignPodIP struct {
 	Network PodNetwork
+	// PodUID, when set, is the pod the address was allocated for: another
+	// pod created under the same name since is refused with ErrConflict,
+	// and the address goes back to the pool.
+	PodUID string
 }
 
 func (c AssignPodIP) decidePod(p Pod, now time.Time) ([]Event, error) {
+	if c.PodUID != "" && p.UID != c.PodUID {
+		return nil, fmt.Errorf("%s was replaced since its address was allocated: %w", podRef(p), ErrConflict)
+	}
 	if err := requireManaged(p); err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // ConfigMapCommand is a command on one ConfigMap: CreateConfigMap,
-// UpdateConfigMap, PatchConfigMap or DeleteConfigMap.
+// UpdateConfigMap or DeleteConfigMap.
 type ConfigMapCommand interface {
 	decideConfigMap(c ConfigMap, now time.Time) ([]Event, error)
 }

@@ -117,40 +117,6 @@ func TestDecideConfigMap(t *testing.T) {
 			}(), Changed: []string{"metadata.labels.app"}, At: now}},
 		},
 		{
-			name: "a patch is an update computed from the current content",
-			cm:   created(),
-			cmd: PatchConfigMap{Apply: func(cur ConfigMap) (UpdateConfigMap, error) {
-				cur.Data["interval"] = "1"
-				delete(cur.Data, "led")
-				return UpdateConfigMap{Content: cur.ConfigMapContent}, nil
-			}},
-			want: []Event{ConfigMapUpdated{ConfigMapContent: ConfigMapContent{
-				Labels: sampleContent().Labels, Annotations: sampleContent().Annotations,
-				Data: map[string]string{"interval": "1"}, BinaryData: sampleContent().BinaryData,
-			}, Changed: []string{"data.interval", "data.led"}, At: now}},
-		},
-		{
-			name: "a patch that names a stale resourceVersion is a conflict",
-			cm:   created(),
-			cmd: PatchConfigMap{Apply: func(cur ConfigMap) (UpdateConfigMap, error) {
-				return UpdateConfigMap{Content: withData(cur.ConfigMapContent, "a", "b"), ResourceVersion: 1}, nil
-			}},
-			wantErr: ErrConflict,
-		},
-		{
-			name: "a patch that cannot apply is refused",
-			cm:   created(),
-			cmd: PatchConfigMap{Apply: func(ConfigMap) (UpdateConfigMap, error) {
-				return UpdateConfigMap{}, &InvalidError{Kind: "ConfigMap", Name: "pico-config", Fields: []FieldError{{Field: "patch", Reason: "bad"}}}
-			}},
-			wantErr: ErrInvalid,
-		},
-		{
-			name:    "a patch of nothing",
-			cmd:     PatchConfigMap{Apply: func(c ConfigMap) (UpdateConfigMap, error) { return UpdateConfigMap{}, nil }},
-			wantErr: ErrNotFound,
-		},
-		{
 			name: "delete",
 			cm:   created(),
 			cmd:  DeleteConfigMap{},

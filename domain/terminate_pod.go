@@ -91,6 +91,11 @@ type FinalizePod struct {
 	// Reason is why the pod goes: "Terminated" after a clean termination,
 	// DeletionByPodGC when its node could not be reached.
 	Reason string
+	// WaitForFinalizers leaves a pod that finalizers still hold as it is,
+	// without an error, rather than refusing: the termination reconciler
+	// finalizes a pod once its steps are done, and the removal of the last
+	// finalizer wakes it again.
+	WaitForFinalizers bool
 }
 
 func (c FinalizePod) decidePod(p Pod, now time.Time) ([]Event, error) {
@@ -99,6 +104,9 @@ func (c FinalizePod) decidePod(p Pod, now time.Time) ([]Event, error) {
 	}
 	if p.Deletion == nil {
 		return nil, fmt.Errorf("%s is not being deleted: %w", podRef(p), ErrConflict)
+	}
+	if len(p.Finalizers) > 0 && c.WaitForFinalizers {
+		return nil, nil
 	}
 	if len(p.Finalizers) > 0 {
 		return nil, fmt.Errorf("%s waits for finalizers %v: %w", podRef(p), p.Finalizers, ErrConflict)

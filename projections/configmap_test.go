@@ -111,9 +111,8 @@ func TestRebuildEqualsLiveConfigMapsAndBindings(t *testing.T) {
 	mustCM("default", "a", domain.CreateConfigMap{Namespace: "default", Name: "a", Content: domain.ConfigMapContent{
 		Data: map[string]string{"k": "v"}, BinaryData: map[string][]byte{"b": {}, "c": {1, 2}},
 	}})
-	mustCM("default", "a", domain.PatchConfigMap{Apply: func(cm domain.ConfigMap) (domain.UpdateConfigMap, error) {
-		cm.Data["k2"] = "v2"
-		return domain.UpdateConfigMap{Content: cm.ConfigMapContent}, nil
+	mustCM("default", "a", domain.UpdateConfigMap{Content: domain.ConfigMapContent{
+		Data: map[string]string{"k": "v", "k2": "v2"}, BinaryData: map[string][]byte{"b": {}, "c": {1, 2}},
 	}})
 	mustCM("default", "b", domain.CreateConfigMap{Namespace: "default", Name: "b"})
 	mustCM("default", "b", domain.DeleteConfigMap{})

@@ -38,9 +38,10 @@ func newWriter(tb testing.TB) (*Writer, *events.Store, *clocktesting.FakeClock) 
 // do runs one command on a node through the writer at the clock's time.
 func do(tb testing.TB, w *Writer, clk *clocktesting.FakeClock, name string, cmd domain.NodeCommand) domain.Node {
 	tb.Helper()
-	n, err := w.UpdateNode(context.Background(), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, cmd, clk.Now())
-	})
+	if w.clock != clk {
+		tb.Fatalf("do: the writer reads another clock")
+	}
+	n, err := w.NodeCommands().Execute(context.Background(), domain.Key{Name: name}, cmd)
 	if err != nil {
 		tb.Fatalf("%T on %s: %v", cmd, name, err)
 	}

@@ -148,15 +148,13 @@ ORDER BY 1`)
 	var created []string
 	for _, cmd := range want {
 		cmd.UID = uid()
-		before := int64(0)
-		ns, err := w.UpdateNamespace(ctx, cmd.Name, func(ns domain.Namespace) ([]domain.Event, error) {
-			before = ns.Version
-			return domain.DecideNamespace(ns, cmd, w.clock.Now())
-		})
+		ns, err := w.NamespaceCommands().Execute(ctx, domain.Key{Name: cmd.Name}, cmd)
 		if err != nil {
 			return created, fmt.Errorf("namespace %s: %w", cmd.Name, err)
 		}
-		if ns.Version != before {
+		// A namespace that existed keeps its own UID; one created now has
+		// the command's.
+		if ns.UID == cmd.UID {
 			created = append(created, cmd.Name)
 		}
 	}

@@ -34,14 +34,19 @@ type Writer struct {
 	cacheStates bool
 	// nodeObservers are told of every committed node state (ObserveNodes).
 	nodeObservers observers[domain.Node]
+	// commands are the aggregates' Executes, made once so that asking
+	// for one on every command costs nothing.
+	commands *writerCommands
 }
 
 // NewWriter returns a Writer appending to log, stamping records with
 // clk's time. metrics may be nil.
 func NewWriter(log events.Log, clk clock.PassiveClock, metrics *Metrics) *Writer {
 	_, engine := events.SQLDB(log)
-	return &Writer{log: log, views: newViewDB(log), clock: clk, metrics: metrics, group: &groupCommit{log: log, metrics: metrics},
+	w := &Writer{log: log, views: newViewDB(log), clock: clk, metrics: metrics, group: &groupCommit{log: log, metrics: metrics},
 		cacheStates: engine != events.EnginePostgres}
+	w.commands = newWriterCommands(w)
+	return w
 }
 
 // appendEvents appends evs to stream at the expected version and returns

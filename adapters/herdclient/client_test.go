@@ -53,10 +53,10 @@ func newHerd(t *testing.T, auth httpapi.Authenticator) *herd {
 		t.Fatal(err)
 	}
 	s, err := httpapi.NewServer(httpapi.Deps{
-		Nodes: w, NodeView: projections.NewNodeView(store.Log()), Pods: w, PodView: pods, Timeline: projections.NewTimelineView(store.Log()),
+		Nodes: w.NodeCommands(), NodeView: projections.NewNodeView(store.Log()), Pods: w.PodCommands(), PodView: pods, Timeline: projections.NewTimelineView(store.Log()),
 		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
-		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store.Log()), Devices: w, DeviceBindings: projections.NewDeviceBindingView(store.Log()),
-		Namespaces: w, NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w, LeaseView: projections.NewLeaseView(store.Log()),
+		ConfigMaps: w.ConfigMapCommands(), ConfigMapView: projections.NewConfigMapView(store.Log()), Devices: w.DeviceBindingCommands(), DeviceBindings: projections.NewDeviceBindingView(store.Log()),
+		Namespaces: w.NamespaceCommands(), NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w.LeaseCommands(), LeaseView: projections.NewLeaseView(store.Log()),
 		Auth: auth,
 	}, httpapi.Config{Thresholds: domain.DefaultThresholds})
 	if err != nil {

@@ -47,10 +47,7 @@ func (s *Server) registerAgent(w http.ResponseWriter, r *http.Request) {
 	if reg.UID == "" {
 		reg.UID = uuid.NewString()
 	}
-	now := s.Clock.Now()
-	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, domain.RegisterNode{Registration: reg}, now)
-	})
+	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, domain.RegisterNode{Registration: reg})
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
@@ -80,10 +77,7 @@ func (s *Server) restrictRegistrationLabels(r *http.Request, in corev1.Node) err
 // "clean start".
 func (s *Server) deregisterAgent(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	now := s.Clock.Now()
-	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, domain.DeregisterNode{}, now)
-	})
+	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, domain.DeregisterNode{})
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
@@ -98,10 +92,7 @@ func (s *Server) agentHeartbeat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	now := s.Clock.Now()
-	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, domain.RecordHeartbeat{Metrics: &m, Thresholds: s.cfg.Thresholds}, now)
-	})
+	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, domain.RecordHeartbeat{Metrics: &m, Thresholds: s.cfg.Thresholds})
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return

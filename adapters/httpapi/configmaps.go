@@ -34,12 +34,7 @@ func (s *Server) configMapKind() *kind {
 		read: func(ctx context.Context, key domain.Key) (domain.ConfigMap, error) {
 			return s.ConfigMapView.Get(ctx, key.Namespace, key.Name)
 		},
-		exec: decided[domain.ConfigMap, domain.ConfigMapCommand]{
-			update: func(ctx context.Context, key domain.Key, decide func(domain.ConfigMap) ([]domain.Event, error)) (domain.ConfigMap, error) {
-				return s.ConfigMaps.UpdateConfigMap(ctx, key.Namespace, key.Name, decide)
-			},
-			decide: domain.DecideConfigMap, clock: s.Clock,
-		},
+		exec:  s.ConfigMaps,
 		toAPI: conversions.ConfigMapToAPI,
 		create: func(in *corev1.ConfigMap, key domain.Key) (domain.ConfigMapCommand, error) {
 			return domain.CreateConfigMap{Namespace: key.Namespace, Name: key.Name, UID: uuid.NewString(), Content: conversions.ConfigMapFromAPI(*in)}, nil

@@ -140,9 +140,7 @@ func (g deviceGate) speakFor(r *http.Request, name, addr string) error {
 	if evs, err := domain.DecideDevice(b, cmd, now); err != nil || len(evs) == 0 {
 		return err
 	}
-	_, err = g.s.Devices.UpdateDeviceBinding(r.Context(), name, func(b domain.DeviceBinding) ([]domain.Event, error) {
-		return domain.DecideDevice(b, cmd, now)
-	})
+	_, err = g.s.Devices.Execute(r.Context(), domain.Key{Name: name}, cmd)
 	return err
 }
 

@@ -73,10 +73,7 @@ func (s *Server) getDeviceBinding(w http.ResponseWriter, r *http.Request) {
 // so that the device may speak for it from a new one.
 func (s *Server) releaseDeviceBinding(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	now := s.Clock.Now()
-	b, err := s.Devices.UpdateDeviceBinding(r.Context(), name, func(b domain.DeviceBinding) ([]domain.Event, error) {
-		return domain.DecideDevice(b, domain.ReleaseDevice{}, now)
-	})
+	b, err := s.Devices.Execute(r.Context(), domain.Key{Name: name}, domain.ReleaseDevice{})
 	if err != nil {
 		s.writeError(w, err, "DeviceBinding", name)
 		return

@@ -158,8 +158,7 @@ func lower(kind string) string {
 // staleObject is the conflict of an update written against an old
 // resourceVersion, in kube-apiserver's words.
 func staleObject(resource, name string) error {
-	return fmt.Errorf("Operation cannot be fulfilled on %s %q: the object has been modified; please apply your changes to the latest version and try again: %w", //nolint:staticcheck // ST1005: kube-apiserver's exact words, which clients match
-		resource, name, domain.ErrConflict)
+	return domain.StaleObject(resource, name)
 }
 
 // successStatus is the Status a delete or a subresource POST answers with.

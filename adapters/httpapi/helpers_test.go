@@ -54,12 +54,12 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 		t.Fatal(err)
 	}
 	s, err := NewServer(Deps{
-		Nodes: w, NodeView: projections.NewNodeView(store.Log()), Timeline: projections.NewTimelineView(store.Log()), KubeletTargets: w,
-		Pods: w, PodView: projections.NewPodView(store.Log()),
+		Nodes: w.NodeCommands(), NodeView: projections.NewNodeView(store.Log()), Timeline: projections.NewTimelineView(store.Log()), KubeletTargets: w.KubeletTargetsCommands(),
+		Pods: w.PodCommands(), PodView: projections.NewPodView(store.Log()),
 		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
-		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store.Log()),
-		Devices: w, DeviceBindings: projections.NewDeviceBindingView(store.Log()),
-		Namespaces: w, NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w, LeaseView: projections.NewLeaseView(store.Log()),
+		ConfigMaps: w.ConfigMapCommands(), ConfigMapView: projections.NewConfigMapView(store.Log()),
+		Devices: w.DeviceBindingCommands(), DeviceBindings: projections.NewDeviceBindingView(store.Log()),
+		Namespaces: w.NamespaceCommands(), NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w.LeaseCommands(), LeaseView: projections.NewLeaseView(store.Log()),
 		Auth: auth,
 	}, Config{})
 	if err != nil {

@@ -130,11 +130,9 @@ func (s *Server) putKubeletTarget(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	repo := s.KubeletTargets
-	existed := false
-	ts, err := repo.UpdateKubeletTargets(r.Context(), func(ts domain.KubeletTargets) ([]domain.Event, error) {
-		_, existed = ts.Targets[name]
-		return domain.DecideKubeletTargets(ts, domain.SetKubeletTarget{Target: t, ResourceVersion: rv}, s.Clock.Now())
-	})
+	_, gerr := s.KubeletTargetView.Get(r.Context(), name) // 201 or 200: whether the target was there before
+	existed := gerr == nil
+	ts, err := repo.Execute(r.Context(), domain.Key{}, domain.SetKubeletTarget{Target: t, ResourceVersion: rv})
 	if err != nil {
 		s.writeError(w, err, kindKubeletTarget, name)
 		return
@@ -151,9 +149,7 @@ func (s *Server) putKubeletTarget(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteKubeletTarget(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	repo := s.KubeletTargets
-	if _, err := repo.UpdateKubeletTargets(r.Context(), func(ts domain.KubeletTargets) ([]domain.Event, error) {
-		return domain.DecideKubeletTargets(ts, domain.RemoveKubeletTarget{Name: name}, s.Clock.Now())
-	}); err != nil {
+	if _, err := repo.Execute(r.Context(), domain.Key{}, domain.RemoveKubeletTarget{Name: name}); err != nil {
 		s.writeError(w, err, kindKubeletTarget, name)
 		return
 	}

@@ -37,8 +37,8 @@ func targetAPI(t *testing.T) (*httptest.Server, *projections.Writer, *events.Sto
 	clk := clocktesting.NewFakeClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	w := projections.NewWriter(store.Log(), clk, nil)
 	s, err := NewServer(Deps{
-		Nodes: w, NodeView: projections.NewNodeView(store.Log()), Pods: w, PodView: projections.NewPodView(store.Log()), KubeletTargets: w,
-		Namespaces: w, NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w, LeaseView: projections.NewLeaseView(store.Log()),
+		Nodes: w.NodeCommands(), NodeView: projections.NewNodeView(store.Log()), Pods: w.PodCommands(), PodView: projections.NewPodView(store.Log()), KubeletTargets: w.KubeletTargetsCommands(),
+		Namespaces: w.NamespaceCommands(), NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w.LeaseCommands(), LeaseView: projections.NewLeaseView(store.Log()),
 		Timeline: projections.NewTimelineView(store.Log()), Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Clock: clk, Logger: zap.NewNop(),
 	}, Config{})
 	if err != nil {

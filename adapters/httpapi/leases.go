@@ -48,12 +48,7 @@ func (s *Server) leaseKind() *kind {
 			}
 			return s.nodeLease(ctx, key.Name)
 		},
-		exec: decided[domain.Lease, domain.LeaseCommand]{
-			update: func(ctx context.Context, key domain.Key, decide func(domain.Lease) ([]domain.Event, error)) (domain.Lease, error) {
-				return s.Leases.UpdateLease(ctx, key.Namespace, key.Name, decide)
-			},
-			decide: domain.DecideLease, clock: s.Clock,
-		},
+		exec:  s.Leases,
 		toAPI: conversions.LeaseToAPI,
 		create: func(in *coordinationv1.Lease, key domain.Key) (domain.LeaseCommand, error) {
 			return domain.CreateLease{Namespace: key.Namespace, Name: key.Name, UID: uuid.NewString(), Content: conversions.LeaseFromAPI(*in)}, nil

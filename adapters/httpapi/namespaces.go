@@ -47,12 +47,7 @@ func (s *Server) namespaceKind() *kind {
 		read: func(ctx context.Context, key domain.Key) (domain.Namespace, error) {
 			return s.NamespaceView.Get(ctx, key.Name)
 		},
-		exec: decided[domain.Namespace, domain.NamespaceCommand]{
-			update: func(ctx context.Context, key domain.Key, decide func(domain.Namespace) ([]domain.Event, error)) (domain.Namespace, error) {
-				return s.Namespaces.UpdateNamespace(ctx, key.Name, decide)
-			},
-			decide: domain.DecideNamespace, clock: s.Clock,
-		},
+		exec:  s.Namespaces,
 		toAPI: conversions.NamespaceToAPI,
 		create: func(in *corev1.Namespace, _ domain.Key) (domain.NamespaceCommand, error) {
 			return conversions.CreateNamespaceFromAPI(*in, uuid.NewString()), nil

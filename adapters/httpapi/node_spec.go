@@ -1,10 +1,8 @@
 package httpapi
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -24,17 +22,14 @@ func (s *Server) patchNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	now, strict := s.Clock.Now(), strictFields(r)
-	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		if !n.Exists() {
-			return nil, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
-		}
+	strict := strictFields(r)
+	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, domain.RequireExists[domain.NodeCommand]{Command: domain.NodeFrom(func(n domain.Node) (domain.NodeCommand, error) {
 		in, err := applyPatch(conversions.NodeToAPI(n), patch, ct, strict)
 		if err != nil {
 			return nil, err
 		}
-		return nodeSpecChange(n, in, now)
-	})
+		return nodeSpecChange(n, in)
+	})})
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
@@ -57,16 +52,8 @@ func (s *Server) updateNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, badRequest("the name of the object (%s) does not match the name on the URL (%s)", in.Name, name), "Node", name)
 		return
 	}
-	now := s.Clock.Now()
-	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		if !n.Exists() {
-			return nil, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
-		}
-		if in.ResourceVersion != "" && in.ResourceVersion != conversions.NodeToAPI(n).ResourceVersion {
-			return nil, staleObject("nodes", name)
-		}
-		return nodeSpecChange(n, in, now)
-	})
+	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, domain.RequireExists[domain.NodeCommand]{Command: domain.Precondition[domain.NodeCommand]{
+		ResourceVersion: in.ResourceVersion, Command: domain.NodeFrom(func(n domain.Node) (domain.NodeCommand, error) { return nodeSpecChange(n, in) })}})
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
@@ -76,7 +63,7 @@ func (s *Server) updateNode(w http.ResponseWriter, r *http.Request) {
 
 // nodeSpecChange is what turns node n into in: its spec, labels and
 // annotations, once in passes kube-apiserver's checks of them.
-func nodeSpecChange(n domain.Node, in corev1.Node, now time.Time) ([]domain.Event, error) {
+func nodeSpecChange(n domain.Node, in corev1.Node) (domain.NodeCommand, error) {
 	if in.Name == "" {
 		in.Name = n.Name
 	}
@@ -87,10 +74,10 @@ func nodeSpecChange(n domain.Node, in corev1.Node, now time.Time) ([]domain.Even
 	for _, t := range in.Spec.Taints {
 		spec.Taints = append(spec.Taints, domain.Taint{Key: t.Key, Value: t.Value, Effect: domain.TaintEffect(t.Effect)})
 	}
-	return domain.DecideNodeSequence(n, now, spec, domain.SetNodeLabels{
+	return domain.NodeSequence{spec, domain.SetNodeLabels{
 		// Labels go as sent: the domain refuses a change to one it derives.
 		Labels: in.Labels, Annotations: conversions.WithoutHerdKeys(in.Annotations),
-	})
+	}}, nil
 }
 
 // drainRequest is the body of a drain: an optional grace period that
@@ -140,10 +127,7 @@ func (s *Server) untaintNode(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	now := s.Clock.Now()
-	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, domain.UntaintNode{Key: key, Effect: domain.TaintEffect(r.URL.Query().Get("effect"))}, now)
-	})
+	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, domain.UntaintNode{Key: key, Effect: domain.TaintEffect(r.URL.Query().Get("effect"))})
 	if err != nil {
 		// The node exists, so a NotFound here is about the taint.
 		s.writeError(w, err, "Taint", key)
@@ -154,10 +138,7 @@ func (s *Server) untaintNode(w http.ResponseWriter, r *http.Request) {
 
 // nodeCommand runs one command on an existing node and answers with it.
 func (s *Server) nodeCommand(w http.ResponseWriter, r *http.Request, name string, cmd domain.NodeCommand) {
-	now := s.Clock.Now()
-	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, cmd, now)
-	})
+	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, cmd)
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 
@@ -80,14 +79,11 @@ func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
 	if reg.UID == "" {
 		reg.UID = uuid.NewString()
 	}
-	now := s.Clock.Now()
 	cmds := []domain.NodeCommand{domain.RegisterNode{Registration: reg, FailIfExists: true}}
 	if reported := conversions.ReportedConditionsFromAPI(in.Status.Conditions); len(reported) > 0 {
 		cmds = append(cmds, domain.RecordHeartbeat{Reported: reported, Thresholds: s.cfg.Thresholds})
 	}
-	n, err := s.Nodes.UpdateNode(r.Context(), reg.Name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNodeSequence(n, now, cmds...)
-	})
+	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: reg.Name}, domain.NodeSequence(cmds))
 	if err != nil {
 		s.writeError(w, err, "Node", reg.Name)
 		return
@@ -97,13 +93,7 @@ func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) deleteNode(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	now := s.Clock.Now()
-	_, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		if !n.Exists() {
-			return nil, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
-		}
-		return domain.DecideNode(n, domain.DeleteNode{}, now)
-	})
+	_, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, domain.DeleteNode{})
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
@@ -171,13 +161,11 @@ func (s *Server) updateNodeStatus(w http.ResponseWriter, r *http.Request) {
 func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, name, rv string, status corev1.NodeStatus) {
 	cmd := domain.RecordHeartbeat{Reported: conversions.ReportedConditionsFromAPI(status.Conditions), Thresholds: s.cfg.Thresholds,
 		System: reportedSystem(status)}
-	now := s.Clock.Now()
-	n, err := s.Nodes.UpdateNode(r.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		if rv != "" && n.Exists() && rv != conversions.NodeToAPI(n).ResourceVersion {
-			return nil, staleObject("nodes", name)
-		}
-		return domain.DecideNode(n, cmd, now)
-	})
+	var c domain.NodeCommand = cmd // a heartbeat without a resourceVersion pays for no wrapper
+	if rv != "" {
+		c = domain.Precondition[domain.NodeCommand]{ResourceVersion: rv, Command: cmd}
+	}
+	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, c)
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return

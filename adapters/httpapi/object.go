@@ -21,12 +21,6 @@ type apiObject[O any] interface {
 	metav1.Object
 }
 
-// executor runs an aggregate's commands: the one way the API changes
-// anything (see domain.Key).
-type executor[S, C any] interface {
-	Execute(ctx context.Context, key domain.Key, cmd C) (S, error)
-}
-
 // object is what the shared handlers need of a kind whose objects are an
 // aggregate's, in the manner of a kube-apiserver strategy: how to read
 // one, how it converts to its API type, and which command each write
@@ -39,8 +33,9 @@ type object[S, C, O any, PO apiObject[O]] struct {
 	// node's lease): gets answer it, and a PUT or PATCH of it creates
 	// the stored object.
 	derive func(ctx context.Context, key domain.Key) (S, bool)
-	// exec runs the commands the write verbs make.
-	exec executor[S, C]
+	// exec runs the commands the write verbs make: the one way the API
+	// changes anything.
+	exec domain.Executor[S, C]
 	// toAPI is the object as clients see it.
 	toAPI func(S) O
 	// create is the command that creates in at key; update the one that

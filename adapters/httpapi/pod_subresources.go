@@ -144,10 +144,7 @@ func (s *Server) bindPod(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, fmt.Errorf("binding %s/%s: %w", ns, name, err), "Node", b.Target.Name)
 		return
 	}
-	now := s.Clock.Now()
-	_, err := s.Pods.UpdatePod(r.Context(), ns, name, func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePod(p, domain.BindPod{NodeName: b.Target.Name}, now)
-	})
+	_, err := s.Pods.Execute(r.Context(), domain.Key{Namespace: ns, Name: name}, domain.BindPod{NodeName: b.Target.Name})
 	if err != nil {
 		s.writeError(w, err, "Pod", name)
 		return
@@ -159,17 +156,7 @@ func (s *Server) bindPod(w http.ResponseWriter, r *http.Request) {
 // changePod decides the command that decide derives from the pod's
 // current state, inside the pod's transaction, and answers with the pod.
 func (s *Server) changePod(w http.ResponseWriter, r *http.Request, ns, name string, decide func(domain.Pod) (domain.PodCommand, error)) {
-	now := s.Clock.Now()
-	p, err := s.Pods.UpdatePod(r.Context(), ns, name, func(p domain.Pod) ([]domain.Event, error) {
-		if !p.Exists() {
-			return nil, fmt.Errorf("pod %q: %w", ns+"/"+name, domain.ErrNotFound)
-		}
-		cmd, err := decide(p)
-		if err != nil {
-			return nil, err
-		}
-		return domain.DecidePod(p, cmd, now)
-	})
+	p, err := s.Pods.Execute(r.Context(), domain.Key{Namespace: ns, Name: name}, domain.RequireExists[domain.PodCommand]{Command: domain.PodFrom(decide)})
 	if err != nil {
 		s.writeError(w, err, "Pod", name)
 		return

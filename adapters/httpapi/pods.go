@@ -103,10 +103,7 @@ func (s *Server) createPod(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Pod", cmd.Name)
 		return
 	}
-	now := s.Clock.Now()
-	p, err := s.Pods.UpdatePod(r.Context(), ns, cmd.Name, func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePod(p, cmd, now)
-	})
+	p, err := s.Pods.Execute(r.Context(), domain.Key{Namespace: ns, Name: cmd.Name}, cmd)
 	if err != nil {
 		s.writeError(w, err, "Pod", cmd.Name)
 		return
@@ -135,10 +132,7 @@ func (s *Server) deletePodWith(w http.ResponseWriter, r *http.Request, ns, name 
 		cmds = append(cmds, *disruption)
 	}
 	cmds = append(cmds, domain.DeletePod{GracePeriodSeconds: grace})
-	now := s.Clock.Now()
-	p, err := s.Pods.UpdatePod(r.Context(), ns, name, func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePodSequence(p, now, cmds...)
-	})
+	p, err := s.Pods.Execute(r.Context(), domain.Key{Namespace: ns, Name: name}, domain.PodSequence(cmds))
 	if err != nil {
 		s.writeError(w, err, "Pod", name)
 		return

@@ -42,11 +42,11 @@ type Config struct {
 
 // Deps are what the API reads and writes through.
 type Deps struct {
-	Nodes    domain.NodeRepository
+	Nodes    domain.Executor[domain.Node, domain.NodeCommand]
 	NodeView *projections.NodeView
-	Pods     domain.PodRepository
+	Pods     domain.Executor[domain.Pod, domain.PodCommand]
 	// KubeletTargets stores the kubelets herd polls.
-	KubeletTargets domain.KubeletTargetRepository
+	KubeletTargets domain.Executor[domain.KubeletTargets, domain.KubeletTargetsCommand]
 	PodView        *projections.PodView
 	Timeline       *projections.TimelineView
 	// KubeletTargetView reads the kubelets herd polls.
@@ -60,16 +60,16 @@ type Deps struct {
 	Logger   *zap.Logger
 	Gatherer prometheus.Gatherer
 
-	ConfigMaps     domain.ConfigMapRepository
+	ConfigMaps     domain.Executor[domain.ConfigMap, domain.ConfigMapCommand]
 	ConfigMapView  *projections.ConfigMapView
-	Devices        domain.DeviceBindingRepository
+	Devices        domain.Executor[domain.DeviceBinding, domain.DeviceCommand]
 	DeviceBindings *projections.DeviceBindingView
 	// Namespaces and NamespaceView store and read namespaces; every
 	// create of a namespaced object checks its namespace first.
-	Namespaces    domain.NamespaceRepository
+	Namespaces    domain.Executor[domain.Namespace, domain.NamespaceCommand]
 	NamespaceView *projections.NamespaceView
 	// Leases and LeaseView store and read leases (coordination.k8s.io).
-	Leases    domain.LeaseRepository
+	Leases    domain.Executor[domain.Lease, domain.LeaseCommand]
 	LeaseView *projections.LeaseView
 	// Auth tells who sends each request on the API listener; nil serves
 	// every request as Anonymous, as herd does without a token file.

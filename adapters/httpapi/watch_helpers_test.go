@@ -55,11 +55,11 @@ func newWatchAPI(t testing.TB, cfg watch.Config) *watchAPI {
 	}
 	w := projections.NewWriter(store.Log(), clk, nil)
 	srv, err := NewServer(Deps{
-		Nodes: w, NodeView: projections.NewNodeView(store.Log()), Pods: w, PodView: projections.NewPodView(store.Log()),
-		Timeline: projections.NewTimelineView(store.Log()), KubeletTargets: w,
-		ConfigMaps: w, ConfigMapView: projections.NewConfigMapView(store.Log()),
-		Devices: w, DeviceBindings: projections.NewDeviceBindingView(store.Log()),
-		Namespaces: w, NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w, LeaseView: projections.NewLeaseView(store.Log()),
+		Nodes: w.NodeCommands(), NodeView: projections.NewNodeView(store.Log()), Pods: w.PodCommands(), PodView: projections.NewPodView(store.Log()),
+		Timeline: projections.NewTimelineView(store.Log()), KubeletTargets: w.KubeletTargetsCommands(),
+		ConfigMaps: w.ConfigMapCommands(), ConfigMapView: projections.NewConfigMapView(store.Log()),
+		Devices: w.DeviceBindingCommands(), DeviceBindings: projections.NewDeviceBindingView(store.Log()),
+		Namespaces: w.NamespaceCommands(), NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w.LeaseCommands(), LeaseView: projections.NewLeaseView(store.Log()),
 		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 	}, Config{Thresholds: domain.DefaultThresholds})
 	if err != nil {

@@ -101,9 +101,9 @@ func benchmarkPoll(b *testing.B, withTLS bool) {
 		defer srv.Close()
 		cfg.Flags = append(cfg.Flags, name+"="+srv.URL)
 	}
-	sink := &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(store.Log())}, Clock: clk}
+	sink := &Commands{Nodes: w.NodeCommands(), Pods: podStore{w.PodBatch(), projections.NewPodView(store.Log())}}
 	reg := prometheus.NewRegistry()
-	m, err := NewManager(cfg, sink, w, projections.NewKubeletTargetView(store.Log()), clk, zap.NewNop(), NewMetrics(reg))
+	m, err := NewManager(cfg, sink, w.KubeletTargetsCommands(), projections.NewKubeletTargetView(store.Log()), clk, zap.NewNop(), NewMetrics(reg))
 	if err != nil {
 		b.Fatal(err)
 	}

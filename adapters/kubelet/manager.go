@@ -37,7 +37,7 @@ type TargetView interface {
 type Manager struct {
 	cfg     Config
 	sink    Sink
-	repo    domain.KubeletTargetRepository
+	targets domain.Executor[domain.KubeletTargets, domain.KubeletTargetsCommand]
 	view    TargetView
 	clock   clock.Clock
 	log     *zap.Logger
@@ -64,12 +64,12 @@ var (
 )
 
 // NewManager checks cfg and returns a Manager that has not started.
-func NewManager(cfg Config, sink Sink, repo domain.KubeletTargetRepository, view TargetView, clk clock.Clock, log *zap.Logger, m *Metrics) (*Manager, error) {
+func NewManager(cfg Config, sink Sink, targets domain.Executor[domain.KubeletTargets, domain.KubeletTargetsCommand], view TargetView, clk clock.Clock, log *zap.Logger, m *Metrics) (*Manager, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	return &Manager{
-		cfg: cfg, sink: sink, repo: repo, view: view, clock: clk, log: log.Named("kubelet"), metrics: m,
+		cfg: cfg, sink: sink, targets: targets, view: view, clock: clk, log: log.Named("kubelet"), metrics: m,
 		jitter:  rand.Float64,
 		pollers: map[string]*running{},
 	}, nil
@@ -83,9 +83,7 @@ func (m *Manager) Start(ctx context.Context) error {
 		return err
 	}
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:config", Source: "kubelet"})
-	if _, err := m.repo.UpdateKubeletTargets(ctx, func(ts domain.KubeletTargets) ([]domain.Event, error) {
-		return domain.DecideKubeletTargets(ts, domain.SyncConfiguredKubeletTargets{Targets: targets}, m.clock.Now())
-	}); err != nil {
+	if _, err := m.targets.Execute(ctx, domain.Key{}, domain.SyncConfiguredKubeletTargets{Targets: targets}); err != nil {
 		return fmt.Errorf("kubelet targets from the configuration: %w", err)
 	}
 	m.mu.Lock()

@@ -51,8 +51,8 @@ func newHerdRig(t *testing.T) *herdRig {
 // test.
 func (h *herdRig) manager(cfg Config) *Manager {
 	h.t.Helper()
-	sink := &Commands{Nodes: h.writer, Pods: podStore{h.writer, h.pods}, Clock: h.clock}
-	m, err := NewManager(cfg, sink, h.writer, h.targets, h.clock, zap.NewNop(), NewMetrics(prometheus.NewRegistry()))
+	sink := &Commands{Nodes: h.writer.NodeCommands(), Pods: podStore{h.writer.PodBatch(), h.pods}}
+	m, err := NewManager(cfg, sink, h.writer.KubeletTargetsCommands(), h.targets, h.clock, zap.NewNop(), NewMetrics(prometheus.NewRegistry()))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestCommandsRefuseToTakeOverAnotherNode(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	c := &Commands{Nodes: h.writer, Pods: podStore{h.writer, h.pods}, Clock: h.clock}
+	c := &Commands{Nodes: h.writer.NodeCommands(), Pods: podStore{h.writer.PodBatch(), h.pods}}
 	err := c.RegisterNode(t.Context(), domain.Registration{Name: "web-01", Kind: domain.KindKubelet}, false)
 	if err == nil || !strings.Contains(err.Error(), `node "web-01" is a linux node, not this kubelet's`) {
 		t.Errorf("error %v, want a conflict naming the node's kind", err)
@@ -277,7 +277,7 @@ func TestCommandsRefuseToTakeOverAnotherNode(t *testing.T) {
 func TestObservedPodsBringTheirNamespace(t *testing.T) {
 	h := newHerdRig(t)
 	nss := projections.NewNamespaceView(h.store.Log())
-	c := &Commands{Nodes: h.writer, Pods: podStore{h.writer, h.pods}, Namespaces: namespaceStore{h.writer, nss}, Clock: h.clock}
+	c := &Commands{Nodes: h.writer.NodeCommands(), Pods: podStore{h.writer.PodBatch(), h.pods}, Namespaces: namespaceStore{h.writer, nss}}
 	l := ObservedPods("worker-a", podList(kubelettest.RunningPod("lab", "probe"), kubelettest.RunningPod("lab", "cache")), nil)
 	if err := c.ObservePods(t.Context(), "worker-a", l); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"go.uber.org/zap"
 	"k8s.io/utils/clock"
 
+	"herd/domain"
 	"herd/events"
 	"herd/projections"
 	"herd/reconcilers"
@@ -18,12 +19,12 @@ var Module = fx.Options(
 	fx.Provide(
 		NewMetrics,
 		projections.NewKubeletTargetView,
-		func(w *projections.Writer, log events.Log, clk clock.Clock) Sink {
-			return &Commands{Nodes: w, Pods: podStore{w, projections.NewPodView(log)},
-				Namespaces: namespaceStore{w, projections.NewNamespaceView(log)}, Clock: clk}
+		func(w *projections.Writer, log events.Log) Sink {
+			return &Commands{Nodes: w.NodeCommands(), Pods: podStore{w.PodBatch(), projections.NewPodView(log)},
+				Namespaces: namespaceStore{w, projections.NewNamespaceView(log)}}
 		},
 		func(cfg Config, sink Sink, w *projections.Writer, view *projections.KubeletTargetView, clk clock.Clock, log *zap.Logger, m *Metrics) (*Manager, error) {
-			return NewManager(cfg, sink, w, view, clk, log, m)
+			return NewManager(cfg, sink, w.KubeletTargetsCommands(), view, clk, log, m)
 		},
 	),
 	reconcilers.Provide(func(m *Manager) *Manager { return m }),
@@ -35,6 +36,6 @@ var Module = fx.Options(
 // podStore joins the writer's batched pod updates and the pod view's
 // lists into a PodStore.
 type podStore struct {
-	*projections.Writer
+	domain.BatchExecutor[domain.Pod, domain.PodCommand]
 	*projections.PodView
 }

@@ -14,7 +14,7 @@ import (
 // NamespaceStore is where the namespaces of observed pods are kept:
 // projections.Writer and projections.NamespaceView together.
 type NamespaceStore interface {
-	domain.NamespaceRepository
+	domain.Executor[domain.Namespace, domain.NamespaceCommand]
 	// AcceptsObjects says whether the namespace exists and is Active.
 	AcceptsObjects(ctx context.Context, name string) error
 }
@@ -26,8 +26,8 @@ type namespaceStore struct {
 	view *projections.NamespaceView
 }
 
-func (s namespaceStore) UpdateNamespace(ctx context.Context, name string, update func(domain.Namespace) ([]domain.Event, error)) (domain.Namespace, error) {
-	return s.w.UpdateNamespace(ctx, name, update)
+func (s namespaceStore) Execute(ctx context.Context, key domain.Key, cmd domain.NamespaceCommand) (domain.Namespace, error) {
+	return s.w.NamespaceCommands().Execute(ctx, key, cmd)
 }
 
 func (s namespaceStore) AcceptsObjects(ctx context.Context, name string) error {
@@ -57,10 +57,7 @@ func (c *Commands) ensureNamespaces(ctx context.Context, pods []domain.ObservePo
 			continue // Active, Terminating, or a read error the write below would meet too
 		}
 		cmd := domain.EnsureNamespace{Name: op.Namespace, UID: uuid.NewString(), Reason: domain.NamespaceReasonInUse}
-		now := c.Clock.Now()
-		if _, err := c.Namespaces.UpdateNamespace(ctx, op.Namespace, func(ns domain.Namespace) ([]domain.Event, error) {
-			return domain.DecideNamespace(ns, cmd, now)
-		}); err != nil {
+		if _, err := c.Namespaces.Execute(ctx, domain.Key{Name: op.Namespace}, cmd); err != nil {
 			return fmt.Errorf("namespace %s of the kubelet's pods: %w", op.Namespace, err)
 		}
 	}

@@ -3,9 +3,6 @@ package kubelet
 import (
 	"context"
 	"errors"
-	"fmt"
-
-	"k8s.io/utils/clock"
 
 	"herd/domain"
 	"herd/projections"
@@ -35,24 +32,22 @@ type Sink interface {
 	StopObserving(ctx context.Context, node string) error
 }
 
-// PodStore is where observed pods are recorded: projections.Writer and
-// projections.PodView together.
+// PodStore is where observed pods are recorded: the pods' batch of
+// commands and projections.PodView together.
 type PodStore interface {
-	// UpdatePods runs several pod updates in one transaction.
-	UpdatePods(ctx context.Context, updates []projections.PodUpdate) ([]domain.Pod, error)
+	// ExecuteBatch runs several pod commands in one transaction.
+	domain.BatchExecutor[domain.Pod, domain.PodCommand]
 	// List lists pods.
 	List(ctx context.Context, f projections.PodFilter) ([]domain.Pod, int64, error)
 }
 
-// Commands is the Sink that acts through domain commands, at the time of
-// herd's clock.
+// Commands is the Sink that acts through domain commands.
 type Commands struct {
-	Nodes domain.NodeRepository
+	Nodes domain.Executor[domain.Node, domain.NodeCommand]
 	Pods  PodStore
 	// Namespaces, when set, is where the namespaces of observed pods are
 	// made to exist (see ensureNamespaces).
 	Namespaces NamespaceStore
-	Clock      clock.PassiveClock
 }
 
 var _ Sink = (*Commands)(nil)
@@ -62,47 +57,26 @@ const messageStopped = "herd no longer polls this kubelet: its target was remove
 
 // RegisterNode implements Sink. The node keeps the UID herd gave it first.
 func (c *Commands) RegisterNode(ctx context.Context, reg domain.Registration, restarted bool) error {
-	now := c.Clock.Now()
-	_, err := c.Nodes.UpdateNode(ctx, reg.Name, func(n domain.Node) ([]domain.Event, error) {
-		if n.Exists() && n.Kind != domain.KindKubelet {
-			return nil, fmt.Errorf("node %q is a %s node, not this kubelet's: %w", n.Name, n.Kind, domain.ErrConflict)
-		}
-		if n.Exists() && n.AgentState != domain.AgentStopped && !restarted {
-			return nil, nil
-		}
-		if n.Exists() {
-			reg.UID = n.UID
-		}
-		return domain.DecideNode(n, domain.RegisterNode{Registration: reg}, now)
-	})
+	_, err := c.Nodes.Execute(ctx, domain.Key{Name: reg.Name}, domain.RegisterKubeletNode{Registration: reg, Restarted: restarted})
 	return err
 }
 
 // RecordHeartbeat implements Sink: ClearScrapeFailure and the heartbeat,
 // in one transaction.
 func (c *Commands) RecordHeartbeat(ctx context.Context, node string, hb domain.RecordHeartbeat) error {
-	now := c.Clock.Now()
-	_, err := c.Nodes.UpdateNode(ctx, node, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNodeSequence(n, now, domain.ClearScrapeFailure{}, hb)
-	})
+	_, err := c.Nodes.Execute(ctx, domain.Key{Name: node}, domain.NodeSequence{domain.ClearScrapeFailure{}, hb})
 	return err
 }
 
 // RecordScrapeFailure implements Sink.
 func (c *Commands) RecordScrapeFailure(ctx context.Context, node string, f domain.RecordScrapeFailure) error {
-	now := c.Clock.Now()
-	_, err := c.Nodes.UpdateNode(ctx, node, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, f, now)
-	})
+	_, err := c.Nodes.Execute(ctx, domain.Key{Name: node}, f)
 	return err
 }
 
 // ObserveMachine implements Sink.
 func (c *Commands) ObserveMachine(ctx context.Context, node string, m domain.ObserveMachine) error {
-	now := c.Clock.Now()
-	_, err := c.Nodes.UpdateNode(ctx, node, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, m, now)
-	})
+	_, err := c.Nodes.Execute(ctx, domain.Key{Name: node}, m)
 	return err
 }
 
@@ -119,13 +93,7 @@ func (c *Commands) ObservePods(ctx context.Context, node string, pods []domain.O
 // unreachable, and its observed pods are forgotten. A node herd never
 // registered is no error.
 func (c *Commands) StopObserving(ctx context.Context, node string) error {
-	now := c.Clock.Now()
-	_, err := c.Nodes.UpdateNode(ctx, node, func(n domain.Node) ([]domain.Event, error) {
-		if !n.Exists() || n.Kind != domain.KindKubelet {
-			return nil, nil
-		}
-		return domain.DecideNode(n, domain.DeregisterNode{Message: messageStopped}, now)
-	})
+	_, err := c.Nodes.Execute(ctx, domain.Key{Name: node}, domain.DeregisterKubeletNode{Message: messageStopped})
 	if err != nil {
 		return err
 	}
@@ -138,30 +106,20 @@ func (c *Commands) observe(ctx context.Context, node string, pods []domain.Obser
 	if err != nil {
 		return err
 	}
-	now := c.Clock.Now()
 	var (
-		updates []projections.PodUpdate
-		refused []error
+		updates []domain.Keyed[domain.PodCommand]
 		listed  = make(map[string]bool, len(pods))
 	)
 	for _, op := range pods {
 		listed[op.Namespace+"/"+op.Name] = true
-		updates = append(updates, projections.PodUpdate{Namespace: op.Namespace, Name: op.Name,
-			Update: func(p domain.Pod) ([]domain.Event, error) {
-				evs, err := domain.DecidePod(p, op, now)
-				if errors.Is(err, domain.ErrConflict) || errors.Is(err, domain.ErrInvalid) {
-					refused = append(refused, err)
-					return nil, nil
-				}
-				return evs, err
-			}})
+		// Lenient: a pod the domain refuses is left out, the others go.
+		updates = append(updates, domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: op.Namespace, Name: op.Name},
+			Command: op, Lenient: true})
 	}
 	for _, p := range known {
 		if !listed[p.Key()] {
-			updates = append(updates, projections.PodUpdate{Namespace: p.Namespace, Name: p.Name,
-				Update: func(p domain.Pod) ([]domain.Event, error) {
-					return domain.DecidePod(p, domain.ForgetObservedPod{}, now)
-				}})
+			updates = append(updates, domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: p.Namespace, Name: p.Name},
+				Command: domain.ForgetObservedPod{}})
 		}
 	}
 	if len(updates) == 0 {
@@ -170,7 +128,8 @@ func (c *Commands) observe(ctx context.Context, node string, pods []domain.Obser
 	if err := c.ensureNamespaces(ctx, pods); err != nil {
 		return err
 	}
-	if _, err := c.Pods.UpdatePods(ctx, updates); err != nil {
+	_, refused, err := c.Pods.ExecuteBatch(ctx, updates)
+	if err != nil {
 		return err
 	}
 	return errors.Join(refused...)

@@ -29,8 +29,8 @@ const keyDraining = "draining"
 
 // Repository is what the reconciler writes through.
 type Repository interface {
-	domain.NodeRepository
-	domain.PodRepository
+	NodeCommands() domain.Executor[domain.Node, domain.NodeCommand]
+	PodCommands() domain.Executor[domain.Pod, domain.PodCommand]
 }
 
 // Reconciler is the drain reconciler. Its keys are "node/NAME" and
@@ -143,9 +143,7 @@ func (r *Reconciler) drain(ctx context.Context, n domain.Node) error {
 		return err
 	}
 	if len(pods) == 0 {
-		_, err := r.repo.UpdateNode(ctx, n.Name, func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNode(n, domain.MarkNodeDrained{}, r.clock.Now())
-		})
+		_, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: n.Name}, domain.MarkNodeDrained{})
 		if err == nil {
 			r.log.Info("node drained", zap.String("node", n.Name))
 		}
@@ -164,26 +162,16 @@ func (r *Reconciler) drain(ctx context.Context, n domain.Node) error {
 // grace period when it has one; a pod already being deleted only gets the
 // shorter deadline, if the drain's is shorter.
 func (r *Reconciler) evict(ctx context.Context, seen domain.Pod, n domain.Node) error {
-	del := domain.DeletePod{GracePeriodSeconds: n.Drain.GracePeriodSeconds}
-	var evicted bool
-	_, err := r.repo.UpdatePod(ctx, seen.Namespace, seen.Name, func(p domain.Pod) ([]domain.Event, error) {
-		if !p.Exists() || p.UID != seen.UID || p.Spec.NodeName != n.Name {
-			return nil, nil
-		}
-		if p.Terminating() {
-			if del.GracePeriodSeconds == nil {
-				return nil, nil
-			}
-			return domain.DecidePod(p, del, r.clock.Now())
-		}
-		evicted = true
-		return domain.DecidePodSequence(p, r.clock.Now(),
-			domain.TargetPodDisruption{Reason: domain.ReasonEvictionByEvictionAPI, Message: MessageEviction}, del)
+	p, err := r.repo.PodCommands().Execute(ctx, domain.Key{Namespace: seen.Namespace, Name: seen.Name}, domain.IfSamePod{
+		UID: seen.UID, NodeName: n.Name,
+		Command: domain.EvictPod{Reason: domain.ReasonEvictionByEvictionAPI, Message: MessageEviction, GracePeriodSeconds: n.Drain.GracePeriodSeconds},
 	})
 	if err != nil {
 		return fmt.Errorf("evict %s: %w", seen.Key(), err)
 	}
-	if evicted {
+	// Evicted now: the pod the drain saw was not yet being deleted, and
+	// the same pod now is.
+	if !seen.Terminating() && p.UID == seen.UID && p.Terminating() {
 		r.log.Info("evicting pod: node drain", zap.String("pod", seen.Key()), zap.String("node", n.Name))
 	}
 	return nil

@@ -110,9 +110,7 @@ func (r *Reconciler) recordFleet(ctx context.Context, a domain.AssessFleet) (boo
 	if err != nil || a.IsDisrupted() == f.Disrupted {
 		return a.IsDisrupted(), err
 	}
-	_, err = r.repo.UpdateFleetHealth(ctx, func(f domain.FleetHealth) ([]domain.Event, error) {
-		return domain.DecideFleet(f, a, r.clock.Now())
-	})
+	_, err = r.repo.FleetHealthCommands().Execute(ctx, domain.Key{}, a)
 	if err == nil {
 		r.log.Warn("fleet disruption state changed", zap.Bool("disrupted", a.IsDisrupted()),
 			zap.Int("unreachable", a.Unreachable), zap.Int("total", a.Total))
@@ -129,11 +127,6 @@ func (r *Reconciler) syncTaints(ctx context.Context, n domain.Node, disrupted bo
 	if evs, err := domain.DecideNode(n, cmd, now); err != nil || len(evs) == 0 {
 		return err
 	}
-	_, err := r.repo.UpdateNode(ctx, n.Name, func(n domain.Node) ([]domain.Event, error) {
-		if !n.Exists() {
-			return nil, nil
-		}
-		return domain.DecideNode(n, cmd, now)
-	})
+	_, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: n.Name}, domain.IfExists[domain.NodeCommand]{Command: cmd})
 	return err
 }

@@ -26,8 +26,8 @@ const (
 
 // Repository is what the reconciler writes through.
 type Repository interface {
-	domain.NodeRepository
-	domain.FleetRepository
+	NodeCommands() domain.Executor[domain.Node, domain.NodeCommand]
+	FleetHealthCommands() domain.Executor[domain.FleetHealth, domain.AssessFleet]
 }
 
 // Reconciler is the health reconciler.

@@ -47,16 +47,11 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 		note = assessment.Note()
 	}
 	mark := func(name string) error {
-		cmds := []domain.NodeCommand{
+		// A node deleted or stopped since the query is left alone.
+		_, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.IfNodeReporting{Command: domain.NodeSequence{
 			domain.MarkNodeUnreachable{Note: note, LastHeard: r.deadlines.last(name)},
 			domain.SyncConditionTaints{WithholdNoExecute: disrupted},
-		}
-		_, err := r.repo.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) {
-			if !n.Exists() || n.AgentState == domain.AgentStopped {
-				return nil, nil // deleted or stopped since the query
-			}
-			return domain.DecideNodeSequence(n, now, cmds...)
-		})
+		}})
 		if errors.Is(err, domain.ErrNotFound) {
 			return nil
 		}

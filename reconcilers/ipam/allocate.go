@@ -15,10 +15,6 @@ import (
 	"herd/projections"
 )
 
-// errReplaced says that the pod of that name is no longer the one the
-// address was allocated for.
-var errReplaced = errors.New("pod was replaced by another of the same name")
-
 // allocate gives p an address: the one it already holds (after a crash
 // between allocation and assignment), or the lowest free one of the first
 // pool that has one. When every pool is full it marks the pod and returns
@@ -34,9 +30,8 @@ func (r *Reconciler) allocate(ctx context.Context, p domain.Pod) (full string, e
 			break
 		}
 		cidr := n.Prefix.String()
-		pool, err := r.repo.UpdateIPPool(ctx, cidr, func(pl domain.IPPool) ([]domain.Event, error) {
-			return domain.DecideIPPool(pl, domain.AllocateIP{PodUID: p.UID, Namespace: p.Namespace, Name: p.Name}, r.clock.Now())
-		})
+		pool, err := r.repo.IPPoolCommands().Execute(ctx, domain.Key{Name: cidr},
+			domain.AllocateIP{PodUID: p.UID, Namespace: p.Namespace, Name: p.Name})
 		var ex *domain.PoolExhaustedError
 		if errors.As(err, &ex) {
 			exhausted = append(exhausted, ex.Error())
@@ -65,19 +60,17 @@ func (r *Reconciler) assign(ctx context.Context, p domain.Pod, a projections.IPA
 		return err
 	}
 	nw := n.NetworkFor(a.Address)
-	_, err = r.repo.UpdatePod(ctx, p.Namespace, p.Name, func(cur domain.Pod) ([]domain.Event, error) {
-		if cur.UID != p.UID {
-			return nil, errReplaced
-		}
-		return domain.DecidePod(cur, domain.AssignPodIP{Network: nw}, r.clock.Now())
-	})
+	// PodUID refuses a pod replaced since under the same name, as a
+	// conflict: the address goes back below.
+	_, err = r.repo.PodCommands().Execute(ctx, domain.Key{Namespace: p.Namespace, Name: p.Name},
+		domain.AssignPodIP{Network: nw, PodUID: p.UID})
 	switch {
 	case err == nil:
 		r.log.Debug("address assigned", zap.String("pod", p.Key()), zap.String("ip", a.Address), zap.String("pool", a.Pool))
 		return nil
 	case errors.Is(err, events.ErrConflict):
 		return err // a concurrent writer: decide again on the retry
-	case errors.Is(err, domain.ErrConflict), errors.Is(err, domain.ErrNotFound), errors.Is(err, errReplaced):
+	case errors.Is(err, domain.ErrConflict), errors.Is(err, domain.ErrNotFound):
 		reason := ReleasedOrphaned
 		if cur, gerr := r.pods.Get(ctx, p.Namespace, p.Name); gerr == nil && cur.UID == p.UID && cur.Network != nil {
 			reason = ReleasedSuperseded
@@ -90,12 +83,8 @@ func (r *Reconciler) assign(ctx context.Context, p domain.Pod, a projections.IPA
 
 // markUnavailable tells a pod that no pool has an address for it.
 func (r *Reconciler) markUnavailable(ctx context.Context, p domain.Pod, msg string) error {
-	_, err := r.repo.UpdatePod(ctx, p.Namespace, p.Name, func(cur domain.Pod) ([]domain.Event, error) {
-		if cur.UID != p.UID {
-			return nil, nil
-		}
-		return domain.DecidePod(cur, domain.MarkPodIPUnavailable{Message: msg}, r.clock.Now())
-	})
+	_, err := r.repo.PodCommands().Execute(ctx, domain.Key{Namespace: p.Namespace, Name: p.Name},
+		domain.IfSamePod{UID: p.UID, Command: domain.MarkPodIPUnavailable{Message: msg}})
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil
 	}
@@ -118,9 +107,7 @@ func (r *Reconciler) release(ctx context.Context, uid, reason string) error {
 
 // releaseIn gives back the address a pod holds in one pool.
 func (r *Reconciler) releaseIn(ctx context.Context, pool, uid, reason string) error {
-	_, err := r.repo.UpdateIPPool(ctx, pool, func(pl domain.IPPool) ([]domain.Event, error) {
-		return domain.DecideIPPool(pl, domain.ReleaseIP{PodUID: uid, Reason: reason}, r.clock.Now())
-	})
+	_, err := r.repo.IPPoolCommands().Execute(ctx, domain.Key{Name: pool}, domain.ReleaseIP{PodUID: uid, Reason: reason})
 	if err != nil {
 		return fmt.Errorf("release the address of pod %s in %s: %w", uid, pool, err)
 	}

@@ -33,8 +33,8 @@ const (
 
 // Repository is what the reconciler writes through.
 type Repository interface {
-	domain.PodRepository
-	domain.IPPoolRepository
+	PodCommands() domain.Executor[domain.Pod, domain.PodCommand]
+	IPPoolCommands() domain.Executor[domain.IPPool, domain.IPPoolCommand]
 }
 
 // Reconciler is the IPAM reconciler.

@@ -24,7 +24,7 @@ import (
 // whose chain of probes was broken, by a restart of herd for instance.
 type Reconciler struct {
 	cfg    Config
-	repo   domain.NodeRepository
+	nodes  domain.Executor[domain.Node, domain.NodeCommand]
 	view   *projections.NodeView
 	clock  clock.PassiveClock
 	client *http.Client
@@ -41,12 +41,12 @@ var (
 )
 
 // New returns the kubelet probe reconciler.
-func New(cfg Config, repo domain.NodeRepository, view *projections.NodeView, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+func New(cfg Config, nodes domain.Executor[domain.Node, domain.NodeCommand], view *projections.NodeView, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	return &Reconciler{
-		cfg: cfg, repo: repo, view: view, clock: clk, client: newClient(),
+		cfg: cfg, nodes: nodes, view: view, clock: clk, client: newClient(),
 		log: log.Named("kubeletprobe"), last: map[string]time.Time{},
 	}, nil
 }
@@ -127,12 +127,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 	r.last[name] = now
 	r.mu.Unlock()
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:kubeletprobe", Source: "reconciler/kubeletprobe"})
-	_, err = r.repo.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) {
-		if !n.Exists() {
-			return nil, nil
-		}
-		return domain.DecideNode(n, cmd, now)
-	})
+	_, err = r.nodes.Execute(ctx, domain.Key{Name: name}, domain.IfExists[domain.NodeCommand]{Command: cmd})
 	if err != nil {
 		return reconcilers.Result{}, err
 	}

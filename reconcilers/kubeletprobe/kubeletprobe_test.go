@@ -42,7 +42,7 @@ func newHarness(t *testing.T, cfg Config) *harness {
 	clk := clocktesting.NewFakeClock(t0)
 	w := projections.NewWriter(store.Log(), clk, nil)
 	view := projections.NewNodeView(store.Log())
-	r, err := New(cfg, w, view, clk, zap.NewNop())
+	r, err := New(cfg, w.NodeCommands(), view, clk, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,10 +30,10 @@ const DefaultResyncPeriod = 30 * time.Second
 
 // Repository is what the reconciler writes through.
 type Repository interface {
-	domain.NamespaceRepository
-	domain.PodRepository
-	domain.ConfigMapRepository
-	domain.LeaseRepository
+	NamespaceCommands() domain.Executor[domain.Namespace, domain.NamespaceCommand]
+	PodCommands() domain.Executor[domain.Pod, domain.PodCommand]
+	ConfigMapCommands() domain.Executor[domain.ConfigMap, domain.ConfigMapCommand]
+	LeaseCommands() domain.Executor[domain.Lease, domain.LeaseCommand]
 }
 
 // Reconciler is the namespace reconciler. Its keys are "namespace/NAME".
@@ -129,9 +129,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 	if err != nil || left > 0 {
 		return reconcilers.Result{}, err
 	}
-	_, err = r.repo.UpdateNamespace(ctx, name, func(ns domain.Namespace) ([]domain.Event, error) {
-		return domain.DecideNamespace(ns, domain.FinalizeNamespace{}, r.clock.Now())
-	})
+	_, err = r.repo.NamespaceCommands().Execute(ctx, domain.Key{Name: name}, domain.FinalizeNamespace{})
 	if err == nil {
 		r.log.Info("namespace deleted", zap.String("namespace", name))
 	}
@@ -152,9 +150,7 @@ func (r *Reconciler) empty(ctx context.Context, namespace string) (int, error) {
 		if p.Terminating() {
 			continue
 		}
-		_, err := r.repo.UpdatePod(ctx, namespace, p.Name, func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePod(p, domain.DeletePod{}, r.clock.Now())
-		})
+		_, err := r.repo.PodCommands().Execute(ctx, domain.Key{Namespace: namespace, Name: p.Name}, domain.DeletePod{})
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			errs = append(errs, fmt.Errorf("delete pod %s/%s: %w", namespace, p.Name, err))
 		}
@@ -164,9 +160,7 @@ func (r *Reconciler) empty(ctx context.Context, namespace string) (int, error) {
 		return 0, err
 	}
 	for _, cm := range cms {
-		_, err := r.repo.UpdateConfigMap(ctx, namespace, cm.Name, func(cm domain.ConfigMap) ([]domain.Event, error) {
-			return domain.DecideConfigMap(cm, domain.DeleteConfigMap{}, r.clock.Now())
-		})
+		_, err := r.repo.ConfigMapCommands().Execute(ctx, domain.Key{Namespace: namespace, Name: cm.Name}, domain.DeleteConfigMap{})
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			errs = append(errs, fmt.Errorf("delete configmap %s/%s: %w", namespace, cm.Name, err))
 		}
@@ -176,9 +170,7 @@ func (r *Reconciler) empty(ctx context.Context, namespace string) (int, error) {
 		return 0, err
 	}
 	for _, l := range ls {
-		_, err := r.repo.UpdateLease(ctx, namespace, l.Name, func(l domain.Lease) ([]domain.Event, error) {
-			return domain.DecideLease(l, domain.DeleteLease{}, r.clock.Now())
-		})
+		_, err := r.repo.LeaseCommands().Execute(ctx, domain.Key{Namespace: namespace, Name: l.Name}, domain.DeleteLease{})
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			errs = append(errs, fmt.Errorf("delete lease %s/%s: %w", namespace, l.Name, err))
 		}

@@ -28,11 +28,12 @@ const DefaultResyncPeriod = 30 * time.Second
 // together.
 type Reconciler struct {
 	resync time.Duration
-	repo   domain.PodRepository
-	pods   *projections.PodView
-	nodes  NodeReader
-	clock  clock.PassiveClock
-	log    *zap.Logger
+	// commands is how the reconciler evicts a pod.
+	commands domain.Executor[domain.Pod, domain.PodCommand]
+	pods     *projections.PodView
+	nodes    NodeReader
+	clock    clock.PassiveClock
+	log      *zap.Logger
 }
 
 var (
@@ -53,9 +54,9 @@ type NodeReader interface {
 var _ NodeReader = (*projections.NodeView)(nil)
 
 // New returns the NoExecute eviction reconciler, resyncing every resync.
-func New(resync time.Duration, repo domain.PodRepository, pods *projections.PodView, nodes NodeReader,
+func New(resync time.Duration, commands domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes NodeReader,
 	clk clock.PassiveClock, log *zap.Logger) *Reconciler {
-	return &Reconciler{resync: resync, repo: repo, pods: pods, nodes: nodes, clock: clk, log: log.Named("noexecute")}
+	return &Reconciler{resync: resync, commands: commands, pods: pods, nodes: nodes, clock: clk, log: log.Named("noexecute")}
 }
 
 // Name implements reconcilers.Reconciler.
@@ -144,7 +145,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 				next = at
 			}
 		default:
-			if err := r.evict(ctx, p, name, now); err != nil {
+			if err := r.evict(ctx, p, name); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -169,14 +170,12 @@ func boundAt(p domain.Pod) time.Time {
 
 // evict marks the pod a disruption target and deletes it with its own
 // grace period, provided it is still the same pod on the same node.
-func (r *Reconciler) evict(ctx context.Context, seen domain.Pod, node string, now time.Time) error {
-	_, err := r.repo.UpdatePod(ctx, seen.Namespace, seen.Name, func(p domain.Pod) ([]domain.Event, error) {
-		if !p.Exists() || p.UID != seen.UID || p.Spec.NodeName != node || p.Terminating() {
-			return nil, nil
-		}
-		return domain.DecidePodSequence(p, now,
-			domain.TargetPodDisruption{Reason: domain.ReasonDeletionByTaintManager, Message: MessageTaintManager},
-			domain.DeletePod{})
+func (r *Reconciler) evict(ctx context.Context, seen domain.Pod, node string) error {
+	// EvictPod leaves a pod already being deleted as it is: it has no
+	// grace period of its own to shorten it with.
+	_, err := r.commands.Execute(ctx, domain.Key{Namespace: seen.Namespace, Name: seen.Name}, domain.IfSamePod{
+		UID: seen.UID, NodeName: node,
+		Command: domain.EvictPod{Reason: domain.ReasonDeletionByTaintManager, Message: MessageTaintManager},
 	})
 	if err != nil {
 		return fmt.Errorf("evict %s: %w", seen.Key(), err)

@@ -14,7 +14,7 @@ import (
 )
 
 func newReconciler(env *reconcilerstest.Env) *Reconciler {
-	return New(DefaultResyncPeriod, env.Writer, env.Pods, env.Nodes, env.Clock, zap.NewNop())
+	return New(DefaultResyncPeriod, env.Writer.PodCommands(), env.Pods, env.Nodes, env.Clock, zap.NewNop())
 }
 
 func taint(key string, effect domain.TaintEffect) domain.TaintNode {

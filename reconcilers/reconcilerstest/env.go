@@ -69,9 +69,7 @@ func (e *Env) SetTime(s int) { e.Clock.SetTime(At(s)) }
 // Node applies cmds to the named node, now, failing the test on an error.
 func (e *Env) Node(name string, cmds ...domain.NodeCommand) domain.Node {
 	e.t.Helper()
-	n, err := e.Writer.UpdateNode(e.t.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNodeSequence(n, e.Clock.Now(), cmds...)
-	})
+	n, err := e.Writer.NodeCommands().Execute(e.t.Context(), domain.Key{Name: name}, domain.NodeSequence(cmds))
 	if err != nil {
 		e.t.Fatalf("node %s: %v", name, err)
 	}
@@ -102,9 +100,7 @@ func Report(status domain.ConditionStatus) domain.RecordHeartbeat {
 // test on an error.
 func (e *Env) Pod(name string, cmds ...domain.PodCommand) domain.Pod {
 	e.t.Helper()
-	p, err := e.Writer.UpdatePod(e.t.Context(), "default", name, func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePodSequence(p, e.Clock.Now(), cmds...)
-	})
+	p, err := e.Writer.PodCommands().Execute(e.t.Context(), domain.Key{Namespace: "default", Name: name}, domain.PodSequence(cmds))
 	if err != nil {
 		e.t.Fatalf("pod %s: %v", name, err)
 	}

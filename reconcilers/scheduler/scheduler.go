@@ -25,8 +25,8 @@ const keyPending = "pending"
 // Repository is what the scheduler writes through: one pod at a time, or
 // many in one transaction.
 type Repository interface {
-	domain.PodRepository
-	UpdatePods(ctx context.Context, updates []projections.PodUpdate) ([]domain.Pod, error)
+	PodCommands() domain.Executor[domain.Pod, domain.PodCommand]
+	PodBatch() domain.BatchExecutor[domain.Pod, domain.PodCommand]
 }
 
 // Reconciler is the scheduler.

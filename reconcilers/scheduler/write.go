@@ -3,26 +3,23 @@ package scheduler
 import (
 	"context"
 	"errors"
-	"time"
 
 	"go.uber.org/zap"
 
 	"herd/domain"
-	"herd/projections"
 )
 
 // write binds the pods a pass placed and marks those it could not, in
 // batches of cfg.BindBatchSize per transaction. It returns how many pods
 // it bound and how many it marked unschedulable.
 func (r *Reconciler) write(ctx context.Context, decisions []decision) (bound, marked int, err error) {
-	now := r.clock.Now()
-	var binds, marks []projections.PodUpdate
+	var binds, marks []domain.Keyed[domain.PodCommand]
 	for _, d := range decisions {
 		switch {
 		case d.Node != "":
-			binds = append(binds, update(d, domain.BindPod{NodeName: d.Node}, now))
+			binds = append(binds, keyed(d, domain.BindPod{NodeName: d.Node}))
 		case !d.Recorded:
-			marks = append(marks, update(d, domain.MarkPodUnschedulable{Message: d.Message}, now))
+			marks = append(marks, keyed(d, domain.MarkPodUnschedulable{Message: d.Message}))
 		}
 	}
 	// Bindings first: they are what the pods wait for.
@@ -33,11 +30,9 @@ func (r *Reconciler) write(ctx context.Context, decisions []decision) (bound, ma
 	return bound, marked, err
 }
 
-// update is the unit-of-work step for one decision.
-func update(d decision, cmd domain.PodCommand, now time.Time) projections.PodUpdate {
-	return projections.PodUpdate{Namespace: d.Namespace, Name: d.Name, Update: func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePod(p, cmd, now)
-	}}
+// keyed is the command for one decision's pod.
+func keyed(d decision, cmd domain.PodCommand) domain.Keyed[domain.PodCommand] {
+	return domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: d.Namespace, Name: d.Name}, Command: cmd}
 }
 
 // commit runs updates in batches, and returns how many took effect. A
@@ -45,13 +40,13 @@ func update(d decision, cmd domain.PodCommand, now time.Time) projections.PodUpd
 // (deleted, bound by someone else) is run again one pod at a time, so that
 // the others still go through; the changed pod is skipped, and the next
 // pass sees it as it now is.
-func (r *Reconciler) commit(ctx context.Context, updates []projections.PodUpdate) (int, error) {
+func (r *Reconciler) commit(ctx context.Context, updates []domain.Keyed[domain.PodCommand]) (int, error) {
 	done := 0
 	for len(updates) > 0 {
 		n := min(len(updates), r.cfg.BindBatchSize)
 		batch := updates[:n]
 		updates = updates[n:]
-		_, err := r.repo.UpdatePods(ctx, batch)
+		_, _, err := r.repo.PodBatch().ExecuteBatch(ctx, batch)
 		if err == nil {
 			done += n
 			continue
@@ -60,12 +55,12 @@ func (r *Reconciler) commit(ctx context.Context, updates []projections.PodUpdate
 			return done, err
 		}
 		for _, u := range batch {
-			_, err := r.repo.UpdatePod(ctx, u.Namespace, u.Name, u.Update)
+			_, err := r.repo.PodCommands().Execute(ctx, u.Key, u.Command)
 			switch {
 			case err == nil:
 				done++
 			case stale(err):
-				r.log.Debug("pod changed during the pass; skipped", zap.String("pod", u.Namespace+"/"+u.Name), zap.Error(err))
+				r.log.Debug("pod changed during the pass; skipped", zap.String("pod", u.Key.String()), zap.Error(err))
 			default:
 				return done, err
 			}

@@ -21,7 +21,7 @@ import (
 // changed).
 type Reconciler struct {
 	cfg      Config
-	repo     domain.PodRepository
+	commands domain.Executor[domain.Pod, domain.PodCommand]
 	pods     *projections.PodView
 	nodes    *projections.NodeView
 	runtimes Runtimes
@@ -35,12 +35,12 @@ var (
 )
 
 // New returns the termination reconciler.
-func New(cfg Config, repo domain.PodRepository, pods *projections.PodView, nodes *projections.NodeView,
+func New(cfg Config, commands domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
 	runtimes Runtimes, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Reconciler{cfg: cfg, repo: repo, pods: pods, nodes: nodes, runtimes: runtimes, clock: clk, log: log.Named("termination")}, nil
+	return &Reconciler{cfg: cfg, commands: commands, pods: pods, nodes: nodes, runtimes: runtimes, clock: clk, log: log.Named("termination")}, nil
 }
 
 // reasonTerminated is the finalization reason after a clean termination.
@@ -212,27 +212,18 @@ func after(now, t time.Time) reconcilers.Result {
 }
 
 // write applies cmds to the pod as one unit of work, provided it is still
-// the pod the reconciler looked at. A FinalizePod that finalizers block is
-// left out: the pod waits, and the PodMetadataChanged that removes the
-// last finalizer wakes it again.
+// the pod the reconciler looked at. A FinalizePod that finalizers block
+// waits (WaitForFinalizers): the PodMetadataChanged that removes the last
+// finalizer wakes the pod again.
 func (r *Reconciler) write(ctx context.Context, seen domain.Pod, cmds ...domain.PodCommand) (domain.Pod, error) {
-	return r.repo.UpdatePod(ctx, seen.Namespace, seen.Name, func(p domain.Pod) ([]domain.Event, error) {
-		if !p.Exists() || p.UID != seen.UID {
-			return nil, nil
+	seq := make(domain.PodSequence, len(cmds))
+	for i, c := range cmds {
+		if f, ok := c.(domain.FinalizePod); ok {
+			f.WaitForFinalizers = true
+			c = f
 		}
-		if len(p.Finalizers) > 0 {
-			cmds = withoutFinalize(cmds)
-		}
-		return domain.DecidePodSequence(p, r.clock.Now(), cmds...)
-	})
-}
-
-func withoutFinalize(cmds []domain.PodCommand) []domain.PodCommand {
-	var out []domain.PodCommand
-	for _, c := range cmds {
-		if _, ok := c.(domain.FinalizePod); !ok {
-			out = append(out, c)
-		}
+		seq[i] = c
 	}
-	return out
+	return r.commands.Execute(ctx, domain.Key{Namespace: seen.Namespace, Name: seen.Name},
+		domain.IfSamePod{UID: seen.UID, Command: seq})
 }

@@ -38,7 +38,7 @@ func newFixture(tt testing.TB, cfg Config) *fixture {
 		}
 		return mock, true
 	})
-	r, err := New(cfg, env.Writer, env.Pods, env.Nodes, runtimes, env.Clock, zap.NewNop())
+	r, err := New(cfg, env.Writer.PodCommands(), env.Pods, env.Nodes, runtimes, env.Clock, zap.NewNop())
 	if err != nil {
 		tt.Fatal(err)
 	}

@@ -3,8 +3,6 @@ package zones
 import (
 	"context"
 
-	"k8s.io/utils/clock"
-
 	"herd/domain"
 	"herd/projections"
 )
@@ -33,10 +31,10 @@ type Pods interface {
 // Local is Pods on herd's own views and unit of work, for the reconciler
 // inside herd serve.
 type Local struct {
-	Repo  domain.PodRepository
-	Pods  *projections.PodView
-	Nodes *projections.NodeView
-	Clock clock.PassiveClock
+	// Commands is how a status is recorded.
+	Commands domain.Executor[domain.Pod, domain.PodCommand]
+	Pods     *projections.PodView
+	Nodes    *projections.NodeView
 }
 
 var _ Pods = Local{}
@@ -61,12 +59,12 @@ func (l Local) Node(ctx context.Context, name string) (domain.Node, error) {
 // UpdateStatus implements Pods: the decision runs inside the pod's unit of
 // work.
 func (l Local) UpdateStatus(ctx context.Context, namespace, name string, decide func(domain.Pod) (domain.PodStatus, bool)) error {
-	_, err := l.Repo.UpdatePod(ctx, namespace, name, func(p domain.Pod) ([]domain.Event, error) {
+	_, err := l.Commands.Execute(ctx, domain.Key{Namespace: namespace, Name: name}, domain.PodFrom(func(p domain.Pod) (domain.PodCommand, error) {
 		st, ok := decide(p)
 		if !ok {
 			return nil, nil
 		}
-		return domain.DecidePod(p, domain.UpdatePodStatus{Status: st}, l.Clock.Now())
-	})
+		return domain.UpdatePodStatus{Status: st}, nil
+	}))
 	return err
 }

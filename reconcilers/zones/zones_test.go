@@ -58,7 +58,7 @@ func newFixture(t *testing.T) *fixture {
 		}
 		return f.runtime, true
 	})
-	r, err := New(Config{ResyncPeriod: DefaultResyncPeriod}, Local{Repo: env.Writer, Pods: env.Pods, Nodes: env.Nodes, Clock: env.Clock},
+	r, err := New(Config{ResyncPeriod: DefaultResyncPeriod}, Local{Commands: env.Writer.PodCommands(), Pods: env.Pods, Nodes: env.Nodes},
 		runtimes, env.Clock, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +322,7 @@ func TestAnAgentsReconcilerKeepsToItsNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Config{ResyncPeriod: DefaultResyncPeriod, Node: "a1"}, Local{Repo: env.Writer, Pods: env.Pods, Nodes: env.Nodes, Clock: env.Clock},
+	r, err := New(Config{ResyncPeriod: DefaultResyncPeriod, Node: "a1"}, Local{Commands: env.Writer.PodCommands(), Pods: env.Pods, Nodes: env.Nodes},
 		RuntimesFunc(func(domain.Node) (Runtime, bool) { return mock, true }), env.Clock, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 
 	"herd/adapters/httpapi"
 	"herd/adapters/kubelet"
+	"herd/domain"
 	"herd/events"
 	"herd/projections"
 	"herd/projections/watch"
@@ -86,27 +87,28 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			projections.NewIPAMView,
 			kubeletConfig,
 		),
+		commands,
 		reconcilers.Provide(func(cfg health.Config, repo health.Repository, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*health.Reconciler, error) {
 			return health.New(cfg, repo, view, clk, log)
 		}),
 		reconcilers.Provide(func(cfg scheduler.Config, repo scheduler.Repository, nodes *projections.NodeView, pods *projections.PodView, clk clock.Clock, log *zap.Logger) (*scheduler.Reconciler, error) {
 			return scheduler.New(cfg, repo, nodes, pods, clk, log)
 		}),
-		reconcilers.Provide(func(cfg Config, w *projections.Writer, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*kubeletprobe.Reconciler, error) {
-			return kubeletprobe.New(cfg.KubeletProbe, w, view, clk, log)
+		reconcilers.Provide(func(cfg Config, nodes domain.Executor[domain.Node, domain.NodeCommand], view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*kubeletprobe.Reconciler, error) {
+			return kubeletprobe.New(cfg.KubeletProbe, nodes, view, clk, log)
 		}),
-		reconcilers.Provide(func(cfg Config, w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
+		reconcilers.Provide(func(cfg Config, cmds domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
 			rts termination.Runtimes, clk clock.Clock, log *zap.Logger) (*termination.Reconciler, error) {
-			return termination.New(cfg.Termination, w, pods, nodes, rts, clk, log)
+			return termination.New(cfg.Termination, cmds, pods, nodes, rts, clk, log)
 		}),
-		reconcilers.Provide(func(w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
+		reconcilers.Provide(func(cmds domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
 			rts zones.Runtimes, clk clock.Clock, log *zap.Logger) (*zones.Reconciler, error) {
 			return zones.New(zones.Config{ResyncPeriod: zones.DefaultResyncPeriod},
-				zones.Local{Repo: w, Pods: pods, Nodes: nodes, Clock: clk}, rts, clk, log)
+				zones.Local{Commands: cmds, Pods: pods, Nodes: nodes}, rts, clk, log)
 		}),
-		reconcilers.Provide(func(w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
+		reconcilers.Provide(func(cmds domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
 			clk clock.Clock, log *zap.Logger) *noexecute.Reconciler {
-			return noexecute.New(noexecute.DefaultResyncPeriod, w, pods, nodes, clk, log)
+			return noexecute.New(noexecute.DefaultResyncPeriod, cmds, pods, nodes, clk, log)
 		}),
 		reconcilers.Provide(func(w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
 			clk clock.Clock, log *zap.Logger) *drain.Reconciler {
@@ -216,9 +218,9 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		retention = jobLeader{leadership, projections.RetentionJob}
 	}
 	return httpapi.NewServer(httpapi.Deps{
-		Nodes: w, NodeView: nodes, Pods: w, PodView: pods, KubeletTargets: w, Timeline: tl, KubeletTargetView: kubeletTargets, Log: elog, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
-		ConfigMaps: w, ConfigMapView: cms, Devices: w, DeviceBindings: devices, Auth: auth,
-		Namespaces: w, NamespaceView: nss, Leases: w, LeaseView: leases, Reconcilers: recs, Retention: retention,
+		Nodes: w.NodeCommands(), NodeView: nodes, Pods: w.PodCommands(), PodView: pods, KubeletTargets: w.KubeletTargetsCommands(), Timeline: tl, KubeletTargetView: kubeletTargets, Log: elog, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
+		ConfigMaps: w.ConfigMapCommands(), ConfigMapView: cms, Devices: w.DeviceBindingCommands(), DeviceBindings: devices, Auth: auth,
+		Namespaces: w.NamespaceCommands(), NamespaceView: nss, Leases: w.LeaseCommands(), LeaseView: leases, Reconcilers: recs, Retention: retention,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
 }

@@ -16,8 +16,7 @@ import (
 // localRegistry registers `herd serve --local-node`'s own host through
 // herd's unit of work: the same commands an agent's requests run.
 type localRegistry struct {
-	w          *projections.Writer
-	clock      clock.PassiveClock
+	nodes      domain.Executor[domain.Node, domain.NodeCommand]
 	thresholds domain.Thresholds
 }
 
@@ -28,21 +27,15 @@ func (l localRegistry) ctx(ctx context.Context, node string) context.Context {
 }
 
 func (l localRegistry) Register(ctx context.Context, reg domain.Registration) (domain.Node, error) {
-	return l.w.UpdateNode(l.ctx(ctx, reg.Name), reg.Name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, domain.RegisterNode{Registration: reg}, l.clock.Now())
-	})
+	return l.nodes.Execute(l.ctx(ctx, reg.Name), domain.Key{Name: reg.Name}, domain.RegisterNode{Registration: reg})
 }
 
 func (l localRegistry) Heartbeat(ctx context.Context, name string, m domain.Metrics) (domain.Node, error) {
-	return l.w.UpdateNode(l.ctx(ctx, name), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, domain.RecordHeartbeat{Metrics: &m, Thresholds: l.thresholds}, l.clock.Now())
-	})
+	return l.nodes.Execute(l.ctx(ctx, name), domain.Key{Name: name}, domain.RecordHeartbeat{Metrics: &m, Thresholds: l.thresholds})
 }
 
 func (l localRegistry) Deregister(ctx context.Context, name string) error {
-	_, err := l.w.UpdateNode(l.ctx(ctx, name), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, domain.DeregisterNode{}, l.clock.Now())
-	})
+	_, err := l.nodes.Execute(l.ctx(ctx, name), domain.Key{Name: name}, domain.DeregisterNode{})
 	return err
 }
 
@@ -57,10 +50,10 @@ func localNodeOption(cfg Config) fx.Option {
 	}
 	return fx.Options(
 		fx.Provide(func(cfg Config) (host.Source, error) { return host.Local(cfg.LocalNode.hostConfig()) }),
-		fx.Invoke(func(lc fx.Lifecycle, cfg Config, w *projections.Writer, pods *projections.PodView, src host.Source,
+		fx.Invoke(func(lc fx.Lifecycle, cfg Config, nodes domain.Executor[domain.Node, domain.NodeCommand], pods *projections.PodView, src host.Source,
 			clk clock.WithTicker, log *zap.Logger) {
 			jobs := func(ctx context.Context) (int, error) { return runningPods(ctx, pods, cfg.LocalNode.Name) }
-			p := NewPresence(cfg.LocalNode, localRegistry{w: w, clock: clk, thresholds: cfg.Thresholds}, src, jobs, nil, cfg.Version, clk, log)
+			p := NewPresence(cfg.LocalNode, localRegistry{nodes: nodes, thresholds: cfg.Thresholds}, src, jobs, nil, cfg.Version, clk, log)
 			lc.Append(fx.StartStopHook(p.Start, p.Stop))
 		}),
 	)

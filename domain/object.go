@@ -1,0 +1,24 @@
+package domain
+
+import "strconv"
+
+// object is what the commands that wrap another (Precondition, IfExists)
+// need of an aggregate's state: whether it exists, and how a refusal names
+// it and its resourceVersion.
+type object interface {
+	Exists() bool
+	// ref is the object's resource in Kubernetes' words ("nodes"), its
+	// name, and its resourceVersion.
+	ref() (resource, name string, resourceVersion int64)
+}
+
+func (n Node) ref() (string, string, int64)      { return "nodes", n.Name, n.ResourceVersion }
+func (p Pod) ref() (string, string, int64)       { return "pods", p.Name, p.ResourceVersion }
+func (c ConfigMap) ref() (string, string, int64) { return "configmaps", c.Name, c.ResourceVersion }
+func (l Lease) ref() (string, string, int64) {
+	return "leases.coordination.k8s.io", l.Name, l.ResourceVersion
+}
+func (ns Namespace) ref() (string, string, int64) { return "namespaces", ns.Name, ns.ResourceVersion }
+
+// formatResourceVersion is a resourceVersion as clients see it.
+func formatResourceVersion(rv int64) string { return strconv.FormatInt(rv, 10) }

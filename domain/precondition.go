@@ -1,0 +1,83 @@
+package domain
+
+import (
+	"fmt"
+	"time"
+)
+
+// Precondition decides Command only if the object is still at the
+// resourceVersion the client based its write on, as kube-apiserver's
+// optimistic concurrency does for an update or a patch carrying
+// metadata.resourceVersion. Any other resourceVersion refuses the write
+// with ErrConflict, in kube-apiserver's words, and appends nothing. An
+// empty ResourceVersion is no precondition; an object that does not exist
+// is left to Command, which refuses it as it would without one.
+//
+// It wraps a command of any aggregate with a resourceVersion (a node, a
+// pod, a ConfigMap, a lease, a namespace): C is that aggregate's command
+// type, such as NodeCommand.
+type Precondition[C any] struct {
+	// ResourceVersion is the object's resourceVersion as the client sent
+	// it: compared as text, so that one that is not a number never
+	// matches.
+	ResourceVersion string
+	// Command is decided when the precondition holds.
+	Command C
+}
+
+// check refuses s unless it exists at ResourceVersion.
+func (c Precondition[C]) check(s object) error {
+	if c.ResourceVersion == "" || !s.Exists() {
+		return nil
+	}
+	resource, name, rv := s.ref()
+	if c.ResourceVersion == formatResourceVersion(rv) {
+		return nil
+	}
+	return StaleObject(resource, name)
+}
+
+// StaleObject is the refusal of a write based on a resourceVersion the
+// object no longer has, in kube-apiserver's words, which clients match.
+func StaleObject(resource, name string) error {
+	return fmt.Errorf("Operation cannot be fulfilled on %s %q: the object has been modified; please apply your changes to the latest version and try again: %w", //nolint:staticcheck // ST1005: kube-apiserver's exact words, which clients match
+		resource, name, ErrConflict)
+}
+
+func (c Precondition[C]) decideNode(n Node, now time.Time) ([]Event, error) {
+	return decideWrapped(n, now, c.check, c.Command, DecideNode)
+}
+
+func (c Precondition[C]) decidePod(p Pod, now time.Time) ([]Event, error) {
+	return decideWrapped(p, now, c.check, c.Command, DecidePod)
+}
+
+func (c Precondition[C]) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
+	return decideWrapped(cm, now, c.check, c.Command, DecideConfigMap)
+}
+
+func (c Precondition[C]) decideLease(l Lease, now time.Time) ([]Event, error) {
+	return decideWrapped(l, now, c.check, c.Command, DecideLease)
+}
+
+func (c Precondition[C]) decideNamespace(ns Namespace, now time.Time) ([]Event, error) {
+	return decideWrapped(ns, now, c.check, c.Command, DecideNamespace)
+}
+
+// decideWrapped decides inner on s once check lets it. inner's static
+// type is the wrapper's type parameter, which Go cannot tie to the
+// aggregate of each method; a wrapper around another aggregate's command
+// is refused as bad input.
+func decideWrapped[S object, K, C any](s S, now time.Time, check func(object) error, inner C, decide func(S, K, time.Time) ([]Event, error)) ([]Event, error) {
+	cmd, ok := any(inner).(K)
+	if !ok {
+		resource, name, _ := s.ref()
+		return nil, fmt.Errorf("%T is not a command on %s %q: %w", inner, resource, name, ErrInvalid)
+	}
+	if check != nil {
+		if err := check(s); err != nil {
+			return nil, err
+		}
+	}
+	return decide(s, cmd, now)
+}

@@ -1,0 +1,179 @@
+package projections
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"herd/domain"
+)
+
+// Commands is the application's one way to issue a command to aggregates
+// of state S with commands C: Execute reads the Writer's clock once,
+// decides the command with the domain's decide function inside the
+// aggregate's unit of work (load, decide, append, fold, write the rows,
+// commit), and returns the state afterwards. The actor and cause recorded
+// with the events come from ctx (events.WithMetadata). It implements
+// domain.Executor and domain.BatchExecutor.
+type Commands[S, C any] struct {
+	w      *Writer
+	of     *aggregate[S]
+	decide func(S, C, time.Time) ([]domain.Event, error)
+	// key turns a domain.Key into the aggregate's stream key; nil is
+	// Key.String. The aggregates of which there is one map the zero Key
+	// to their one stream.
+	key func(domain.Key) string
+}
+
+// newCommands is the Commands of the aggregate a, deciding with decide.
+func newCommands[S, C any](w *Writer, a *aggregate[S], decide func(S, C, time.Time) ([]domain.Event, error)) *Commands[S, C] {
+	return &Commands[S, C]{w: w, of: a, decide: decide}
+}
+
+var (
+	_ domain.Executor[domain.Pod, domain.PodCommand]      = (*Commands[domain.Pod, domain.PodCommand])(nil)
+	_ domain.BatchExecutor[domain.Pod, domain.PodCommand] = (*Commands[domain.Pod, domain.PodCommand])(nil)
+)
+
+// Execute implements domain.Executor.
+func (c *Commands[S, C]) Execute(ctx context.Context, key domain.Key, cmd C) (S, error) {
+	now := c.w.clock.Now()
+	return c.of.update(ctx, c.w, c.streamKey(key), func(s S) ([]domain.Event, error) {
+		return c.decide(s, cmd, now)
+	})
+}
+
+// ExecuteBatch implements domain.BatchExecutor: every command in one
+// transaction, each on its own aggregate and decided on it as the ones
+// before it in the batch left it. The scheduler binds its decisions this
+// way, paying for one commit per batch rather than one per pod.
+func (c *Commands[S, C]) ExecuteBatch(ctx context.Context, cmds []domain.Keyed[C]) ([]S, []error, error) {
+	now := c.w.clock.Now()
+	out := make([]S, len(cmds))
+	var refused []error
+	err := c.w.inTx(ctx, func(tx unitTx) error {
+		refused = nil // a retried transaction decides afresh
+		for i, k := range cmds {
+			s, err := c.of.updateTx(ctx, c.w, tx, c.streamKey(k.Key), func(s S) ([]domain.Event, error) {
+				evs, err := c.decide(s, k.Command, now)
+				if k.Lenient && (errors.Is(err, domain.ErrConflict) || errors.Is(err, domain.ErrInvalid)) {
+					if refused == nil {
+						refused = make([]error, len(cmds))
+					}
+					refused[i] = err
+					return nil, nil
+				}
+				return evs, err
+			})
+			if err != nil {
+				return err
+			}
+			out[i] = s
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, refused, nil
+}
+
+func (c *Commands[S, C]) streamKey(k domain.Key) string {
+	if c.key != nil {
+		return c.key(k)
+	}
+	return k.String()
+}
+
+// singleton maps every Key to key: the aggregates of which there is one.
+func singleton(key string) func(domain.Key) string {
+	return func(domain.Key) string { return key }
+}
+
+// writerCommands are a Writer's Commands, one per aggregate.
+type writerCommands struct {
+	nodes          *Commands[domain.Node, domain.NodeCommand]
+	pods           *Commands[domain.Pod, domain.PodCommand]
+	configMaps     *Commands[domain.ConfigMap, domain.ConfigMapCommand]
+	leases         *Commands[domain.Lease, domain.LeaseCommand]
+	namespaces     *Commands[domain.Namespace, domain.NamespaceCommand]
+	ipPools        *Commands[domain.IPPool, domain.IPPoolCommand]
+	deviceBindings *Commands[domain.DeviceBinding, domain.DeviceCommand]
+	kubeletTargets *Commands[domain.KubeletTargets, domain.KubeletTargetsCommand]
+	fleet          *Commands[domain.FleetHealth, domain.AssessFleet]
+}
+
+func newWriterCommands(w *Writer) *writerCommands {
+	c := &writerCommands{
+		nodes:          newCommands(w, nodes, domain.DecideNode),
+		pods:           newCommands(w, pods, domain.DecidePod),
+		configMaps:     newCommands(w, configMaps, domain.DecideConfigMap),
+		leases:         newCommands(w, leases, domain.DecideLease),
+		namespaces:     newCommands(w, namespaces, domain.DecideNamespace),
+		ipPools:        newCommands(w, ipPools, domain.DecideIPPool),
+		deviceBindings: newCommands(w, deviceBindings, domain.DecideDevice),
+		kubeletTargets: newCommands(w, kubeletTargets, domain.DecideKubeletTargets),
+		fleet:          newCommands(w, fleet, domain.DecideFleet),
+	}
+	c.kubeletTargets.key = singleton(kubeletTargetsKey)
+	c.fleet.key = singleton(fleetKey)
+	return c
+}
+
+// cmds returns w's Commands; a Writer not made by NewWriter (a test's)
+// gets new ones.
+func (w *Writer) cmds() *writerCommands {
+	if w.commands != nil {
+		return w.commands
+	}
+	return newWriterCommands(w)
+}
+
+// NodeCommands is how a node is commanded.
+func (w *Writer) NodeCommands() domain.Executor[domain.Node, domain.NodeCommand] {
+	return w.cmds().nodes
+}
+
+// PodCommands is how a pod is commanded.
+func (w *Writer) PodCommands() domain.Executor[domain.Pod, domain.PodCommand] { return w.cmds().pods }
+
+// PodBatch is how several pods are commanded in one unit of work.
+func (w *Writer) PodBatch() domain.BatchExecutor[domain.Pod, domain.PodCommand] { return w.cmds().pods }
+
+// ConfigMapCommands is how a ConfigMap is commanded.
+func (w *Writer) ConfigMapCommands() domain.Executor[domain.ConfigMap, domain.ConfigMapCommand] {
+	return w.cmds().configMaps
+}
+
+// LeaseCommands is how a lease is commanded.
+func (w *Writer) LeaseCommands() domain.Executor[domain.Lease, domain.LeaseCommand] {
+	return w.cmds().leases
+}
+
+// NamespaceCommands is how a namespace is commanded.
+func (w *Writer) NamespaceCommands() domain.Executor[domain.Namespace, domain.NamespaceCommand] {
+	return w.cmds().namespaces
+}
+
+// IPPoolCommands is how an IP pool is commanded; a pool's Key is its
+// CIDR as Name.
+func (w *Writer) IPPoolCommands() domain.Executor[domain.IPPool, domain.IPPoolCommand] {
+	return w.cmds().ipPools
+}
+
+// DeviceBindingCommands is how the binding of a device name is commanded.
+func (w *Writer) DeviceBindingCommands() domain.Executor[domain.DeviceBinding, domain.DeviceCommand] {
+	return w.cmds().deviceBindings
+}
+
+// KubeletTargetsCommands is how the set of kubelets herd polls is
+// commanded; it is one aggregate, whatever the Key.
+func (w *Writer) KubeletTargetsCommands() domain.Executor[domain.KubeletTargets, domain.KubeletTargetsCommand] {
+	return w.cmds().kubeletTargets
+}
+
+// FleetHealthCommands is how the fleet's health is commanded; it is one
+// aggregate, whatever the Key.
+func (w *Writer) FleetHealthCommands() domain.Executor[domain.FleetHealth, domain.AssessFleet] {
+	return w.cmds().fleet
+}
