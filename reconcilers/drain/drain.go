@@ -44,7 +44,7 @@ type Repository interface {
 type Reconciler struct {
 	resync time.Duration
 	repo   Repository
-	pods   *projections.PodView
+	pods   PodLister
 	nodes  NodeReader
 	clock  clock.PassiveClock
 	log    *zap.Logger
@@ -55,19 +55,8 @@ var (
 	_ reconcilers.Resyncer   = (*Reconciler)(nil)
 )
 
-// NodeReader is what the reconciler reads of the nodes: one node per key,
-// and the few nodes being drained, never the whole fleet.
-type NodeReader interface {
-	// Get returns the named node, or domain.ErrNotFound.
-	Get(ctx context.Context, name string) (domain.Node, error)
-	// Draining returns the nodes being drained.
-	Draining(ctx context.Context) ([]domain.Node, error)
-}
-
-var _ NodeReader = (*projections.NodeView)(nil)
-
 // New returns the drain reconciler, resyncing every resync.
-func New(resync time.Duration, repo Repository, pods *projections.PodView, nodes NodeReader,
+func New(resync time.Duration, repo Repository, pods PodLister, nodes NodeReader,
 	clk clock.PassiveClock, log *zap.Logger) *Reconciler {
 	return &Reconciler{resync: resync, repo: repo, pods: pods, nodes: nodes, clock: clk, log: log.Named("drain")}
 }

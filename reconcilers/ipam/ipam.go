@@ -46,8 +46,8 @@ type Reconciler struct {
 	cfg   Config
 	pools []domain.PoolNetwork
 	repo  Repository
-	pods  *projections.PodView
-	view  *projections.IPAMView
+	pods  PodReader
+	view  AllocationReader
 	clock clock.PassiveClock
 	log   *zap.Logger
 }
@@ -59,7 +59,7 @@ var (
 
 // New returns the IPAM reconciler, or an error naming the setting that is
 // wrong.
-func New(cfg Config, repo Repository, pods *projections.PodView, view *projections.IPAMView, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+func New(cfg Config, repo Repository, pods PodReader, view AllocationReader, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
 	pools, err := cfg.Validate()
 	if err != nil {
 		return nil, err

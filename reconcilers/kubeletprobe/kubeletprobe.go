@@ -13,7 +13,6 @@ import (
 
 	"herd/domain"
 	"herd/events"
-	"herd/projections"
 	"herd/reconcilers"
 )
 
@@ -24,7 +23,7 @@ import (
 type Reconciler struct {
 	cfg    Config
 	repo   domain.NodeRepository
-	view   *projections.NodeView
+	view   NodeReader
 	clock  clock.PassiveClock
 	client *http.Client
 	log    *zap.Logger
@@ -40,7 +39,7 @@ var (
 )
 
 // New returns the kubelet probe reconciler.
-func New(cfg Config, repo domain.NodeRepository, view *projections.NodeView, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+func New(cfg Config, repo domain.NodeRepository, view NodeReader, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -39,10 +39,10 @@ type Repository interface {
 type Reconciler struct {
 	resync     time.Duration
 	repo       Repository
-	namespaces *projections.NamespaceView
-	pods       *projections.PodView
-	configMaps *projections.ConfigMapView
-	leases     *projections.LeaseView
+	namespaces NamespaceReader
+	pods       PodLister
+	configMaps ConfigMapLister
+	leases     LeaseLister
 	clock      clock.PassiveClock
 	log        *zap.Logger
 }
@@ -53,8 +53,8 @@ var (
 )
 
 // New returns the namespace reconciler, resyncing every resync.
-func New(resync time.Duration, repo Repository, namespaces *projections.NamespaceView, pods *projections.PodView,
-	configMaps *projections.ConfigMapView, leases *projections.LeaseView, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
+func New(resync time.Duration, repo Repository, namespaces NamespaceReader, pods PodLister,
+	configMaps ConfigMapLister, leases LeaseLister, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
 	return &Reconciler{resync: resync, repo: repo, namespaces: namespaces, pods: pods, configMaps: configMaps, leases: leases,
 		clock: clk, log: log.Named("namespace")}
 }

@@ -28,7 +28,7 @@ const DefaultResyncPeriod = 30 * time.Second
 type Reconciler struct {
 	resync time.Duration
 	repo   domain.PodRepository
-	pods   *projections.PodView
+	pods   PodLister
 	nodes  NodeReader
 	clock  clock.PassiveClock
 	log    *zap.Logger
@@ -39,20 +39,8 @@ var (
 	_ reconcilers.Resyncer   = (*Reconciler)(nil)
 )
 
-// NodeReader is what the reconciler reads of the nodes: one node per key,
-// and on resync the names of the few nodes with a NoExecute taint, never
-// the whole fleet.
-type NodeReader interface {
-	// Get returns the named node, or domain.ErrNotFound.
-	Get(ctx context.Context, name string) (domain.Node, error)
-	// NamesWithNoExecute names the nodes that may carry a NoExecute taint.
-	NamesWithNoExecute(ctx context.Context) ([]string, error)
-}
-
-var _ NodeReader = (*projections.NodeView)(nil)
-
 // New returns the NoExecute eviction reconciler, resyncing every resync.
-func New(resync time.Duration, repo domain.PodRepository, pods *projections.PodView, nodes NodeReader,
+func New(resync time.Duration, repo domain.PodRepository, pods PodLister, nodes NodeReader,
 	clk clock.PassiveClock, log *zap.Logger) *Reconciler {
 	return &Reconciler{resync: resync, repo: repo, pods: pods, nodes: nodes, clock: clk, log: log.Named("noexecute")}
 }

@@ -35,8 +35,8 @@ type Repository interface {
 type Reconciler struct {
 	cfg   Config
 	repo  Repository
-	nodes *projections.NodeView
-	pods  *projections.PodView
+	nodes NodeLister
+	pods  PodLister
 	clock clock.PassiveClock
 	log   *zap.Logger
 
@@ -54,7 +54,7 @@ var (
 )
 
 // New returns the scheduler. Settings left at zero take their defaults.
-func New(cfg Config, repo Repository, nodes *projections.NodeView, pods *projections.PodView, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+func New(cfg Config, repo Repository, nodes NodeLister, pods PodLister, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

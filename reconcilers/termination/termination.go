@@ -19,8 +19,8 @@ import (
 type Reconciler struct {
 	cfg      Config
 	repo     domain.PodRepository
-	pods     *projections.PodView
-	nodes    *projections.NodeView
+	pods     PodReader
+	nodes    NodeReader
 	runtimes Runtimes
 	clock    clock.PassiveClock
 	log      *zap.Logger
@@ -32,7 +32,7 @@ var (
 )
 
 // New returns the termination reconciler.
-func New(cfg Config, repo domain.PodRepository, pods *projections.PodView, nodes *projections.NodeView,
+func New(cfg Config, repo domain.PodRepository, pods PodReader, nodes NodeReader,
 	runtimes Runtimes, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
