@@ -14,8 +14,8 @@ import (
 type Reconciler interface {
 	// Name identifies the reconciler in configuration, metrics and logs.
 	Name() string
-	// Scope is the keys the reconciler takes; the runner refuses any
-	// other before Reconcile sees it.
+	// Scope is the keys the reconciler takes; the runner asks once, when
+	// it starts, and refuses any other key before Reconcile sees it.
 	Scope() Scope
 	// KeysFor maps one log record to the keys it may affect. The
 	// dispatcher calls it for every reconciler in turn before it moves

@@ -39,7 +39,7 @@ type Repository interface {
 type Reconciler struct {
 	resync     time.Duration
 	repo       Repository
-	namespaces NamespaceReader
+	namespaces Reader
 	pods       PodLister
 	configMaps ConfigMapLister
 	leases     LeaseLister
@@ -53,7 +53,7 @@ var (
 )
 
 // New returns the namespace reconciler, resyncing every resync.
-func New(resync time.Duration, repo Repository, namespaces NamespaceReader, pods PodLister,
+func New(resync time.Duration, repo Repository, namespaces Reader, pods PodLister,
 	configMaps ConfigMapLister, leases LeaseLister, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
 	return &Reconciler{resync: resync, repo: repo, namespaces: namespaces, pods: pods, configMaps: configMaps, leases: leases,
 		clock: clk, log: log.Named("namespace")}

@@ -7,9 +7,9 @@ import (
 	"herd/projections"
 )
 
-// NamespaceReader is what the reconciler reads of the namespaces: one per
+// Reader is what the reconciler reads of the namespaces: one per
 // key, and on resync those being deleted.
-type NamespaceReader interface {
+type Reader interface {
 	// Get returns the named namespace, or domain.ErrNotFound.
 	Get(ctx context.Context, name string) (domain.Namespace, error)
 	// Terminating returns the namespaces being deleted.
@@ -39,7 +39,7 @@ type LeaseLister interface {
 }
 
 var (
-	_ NamespaceReader = (*projections.NamespaceView)(nil)
+	_ Reader          = (*projections.NamespaceView)(nil)
 	_ PodLister       = (*projections.PodView)(nil)
 	_ ConfigMapLister = (*projections.ConfigMapView)(nil)
 	_ LeaseLister     = (*projections.LeaseView)(nil)
