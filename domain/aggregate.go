@@ -13,8 +13,10 @@ import (
 // hold. Each aggregate's file defines its own with defineAggregate;
 // UnmarshalEvent, SchemaVersion and AggregateOf know every one defined.
 type Aggregate struct {
-	name   string
-	events []EventSchema
+	name string
+	// namespaced is true when the aggregate's keys are "namespace/name".
+	namespaced bool
+	events     []EventSchema
 }
 
 // EventSchema is one event type an aggregate owns: the name it is stored
@@ -42,6 +44,14 @@ var (
 	eventSchemas = map[string]EventSchema{}
 )
 
+// defineNamespacedAggregate is defineAggregate for an aggregate whose
+// objects live in a namespace: its keys are "namespace/name".
+func defineNamespacedAggregate(name string, evs ...EventSchema) *Aggregate {
+	a := defineAggregate(name, evs...)
+	a.namespaced = true
+	return a
+}
+
 // defineAggregate describes and registers the aggregate whose streams are
 // "name/KEY" and hold evs. A name or event type defined twice is a
 // programming error, caught when the package initialises.
@@ -62,6 +72,12 @@ func defineAggregate(name string, evs ...EventSchema) *Aggregate {
 
 // Name is the aggregate's name: "node".
 func (a *Aggregate) Name() string { return a.name }
+
+// Namespaced reports whether the aggregate's objects live in a namespace,
+// so that its keys are "namespace/name" (pods, ConfigMaps, leases); the
+// key of any other is one name, which may itself hold a "/" (an address
+// pool's CIDR).
+func (a *Aggregate) Namespaced() bool { return a.namespaced }
 
 // Prefix is what every stream of the aggregate starts with: "node/".
 func (a *Aggregate) Prefix() string { return a.name + "/" }

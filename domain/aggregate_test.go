@@ -64,3 +64,18 @@ func TestAggregatesAreComplete(t *testing.T) {
 		t.Error("a stream of no aggregate routes to one")
 	}
 }
+
+// TestNamespacedAggregates names the aggregates whose keys are
+// "namespace/name": those a reconciler's key splits into the two.
+func TestNamespacedAggregates(t *testing.T) {
+	var got []string
+	for _, a := range Aggregates() {
+		if a.Namespaced() {
+			got = append(got, a.Name())
+		}
+	}
+	want := []string{ConfigMapAggregate.Name(), LeaseAggregate.Name(), PodAggregate.Name()}
+	if !slices.Equal(got, want) {
+		t.Errorf("namespaced aggregates = %v, want %v", got, want)
+	}
+}

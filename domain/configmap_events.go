@@ -40,7 +40,7 @@ func (ConfigMapDeleted) EventType() string { return "ConfigMapDeleted" }
 
 // ConfigMapAggregate is the ConfigMap in the log: streams
 // "configmap/NAMESPACE/NAME" and the events they hold.
-var ConfigMapAggregate = defineAggregate("configmap",
+var ConfigMapAggregate = defineNamespacedAggregate("configmap",
 	eventOf[ConfigMapCreated](1),
 	eventOf[ConfigMapUpdated](1),
 	eventOf[ConfigMapDeleted](1),

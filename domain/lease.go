@@ -129,7 +129,7 @@ func (LeaseRenewed) EventType() string { return "LeaseRenewed" }
 func (LeaseDeleted) EventType() string { return "LeaseDeleted" }
 
 // LeaseAggregate is the lease in the log: streams "lease/NAMESPACE/NAME".
-var LeaseAggregate = defineAggregate("lease",
+var LeaseAggregate = defineNamespacedAggregate("lease",
 	eventOf[LeaseCreated](1),
 	eventOf[LeaseUpdated](1),
 	eventOf[LeaseRenewed](1),

@@ -147,7 +147,7 @@ func (PodObserved) EventType() string { return "PodObserved" }
 
 // PodAggregate is the pod in the log: streams "pod/NAMESPACE/NAME" and the
 // events they hold, with their schema versions.
-var PodAggregate = defineAggregate("pod",
+var PodAggregate = defineNamespacedAggregate("pod",
 	eventOf[PodCreated](1),
 	eventOf[PodObserved](1),
 	eventOf[PodScheduled](1),

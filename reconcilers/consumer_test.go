@@ -29,7 +29,7 @@ func TestARestartedReconcilerResumesAfterWhatItHandled(t *testing.T) {
 	h.settle(second)
 	// One worker reconciles in log order: a replayed node/a or node/b
 	// would come before node/c.
-	want := []string{"node/c", "node/a", "barrier/2"}
+	want := []string{"node/c", "node/a", "node/barrier-2"}
 	if diff := cmp.Diff(want, second.Calls()); diff != "" {
 		t.Errorf("after restart, reconciled (-want +got):\n%s", diff)
 	}

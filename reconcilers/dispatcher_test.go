@@ -195,7 +195,7 @@ func TestAPoisonEventStopsNoReconciler(t *testing.T) {
 		h.caughtUp(m, name)
 	}
 	h.settle(sturdy.fakeReconciler)
-	eventually(t, func() bool { return fragile.Count("barrier/1") == 1 }, "fragile reconciles the barrier too")
+	eventually(t, func() bool { return fragile.Count("node/barrier-1") == 1 }, "fragile reconciles the barrier too")
 
 	tests := []struct {
 		reconciler string
@@ -203,8 +203,8 @@ func TestAPoisonEventStopsNoReconciler(t *testing.T) {
 		wantCalls  []string
 		wantPoison float64
 	}{
-		{"fragile", fragile, []string{"node/y", "barrier/1"}, 2},
-		{"sturdy", sturdy, []string{"node/x", "node/y", "barrier/1"}, 1},
+		{"fragile", fragile, []string{"node/y", "node/barrier-1"}, 2},
+		{"sturdy", sturdy, []string{"node/x", "node/y", "node/barrier-1"}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.reconciler, func(t *testing.T) {

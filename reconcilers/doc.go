@@ -16,6 +16,13 @@
 // crash between an event and its effect heals itself, and delivery may
 // repeat a short stretch of the log after a crash.
 //
+// A key (Key) is a small comparable value, parsed from a record's stream
+// once (KeyOf): an object of an aggregate, by namespace and name, or a
+// pass of a reconciler's own. Each reconciler declares the keys it takes
+// (Scope), and the runner refuses any other as a terminal error before
+// Reconcile sees it. KeysFor matches records by the events' Go types (Is,
+// EventTypesOf), never by a type's stored name.
+//
 // Of the herd processes sharing a log, one at a time runs the
 // reconcilers: the one that leads the job Job (events.Leadership; on
 // SQLite herd leads at once). Another takes over, from the dispatcher's

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"herd/domain"
 	"herd/events"
 	"herd/reconcilers"
 )
@@ -184,5 +187,31 @@ func TestTerminal(t *testing.T) {
 	}
 	if err := reconcilers.Terminal(nil); err != nil {
 		t.Errorf("Terminal(nil) = %v, want nil", err)
+	}
+}
+
+// A key out of a reconciler's scope never reaches its Reconcile: the
+// runner refuses it once, as a failure retrying cannot fix.
+func TestAKeyOutOfScopeIsRefusedForGood(t *testing.T) {
+	h := newHarness(t)
+	f := newFakeReconciler("mine")
+	f.scope = &reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.NodeAggregate}}
+	h.start(config(), f)
+
+	h.append("pod/default/web", 1)
+	h.append("node/a", 1)
+	eventually(t, func() bool { return f.Count("node/a") == 1 }, "node/a is reconciled")
+	for range 10 {
+		h.clock.Step(time.Minute)
+	}
+	h.settle(f)
+	if diff := cmp.Diff([]string{"node/a", "node/barrier-1"}, f.Calls()); diff != "" {
+		t.Errorf("reconciled (-want +got):\n%s", diff)
+	}
+	if got := h.value("herd_reconciler_errors_total", "mine"); got != 1 {
+		t.Errorf("herd_reconciler_errors_total = %v, want 1: the pod's key, refused once", got)
+	}
+	if got := h.value("herd_reconciler_poison_total", "mine"); got != 0 {
+		t.Errorf("herd_reconciler_poison_total = %v, want 0: a key out of scope is not retried", got)
 	}
 }

@@ -7,15 +7,37 @@ import (
 	"sync/atomic"
 	"time"
 
+	"herd/domain"
 	"herd/events"
 	"herd/reconcilers"
 )
 
-// fakeReconciler is a Reconciler whose outcome the test scripts per key.
-// It records every key it is asked to reconcile, in order. Set its fields
-// before the manager starts; they are read concurrently afterwards.
+// key is the Key a test writes as s: an object's stream ("node/a"), or
+// the name of a pass ("zone/1").
+func key(s string) reconcilers.Key {
+	if k, ok := reconcilers.KeyOf(events.Record{Stream: s}); ok {
+		return k
+	}
+	return reconcilers.Pass(s)
+}
+
+// keys is key of each of ss.
+func keys(ss []string) []reconcilers.Key {
+	out := make([]reconcilers.Key, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, key(s))
+	}
+	return out
+}
+
+// fakeReconciler is a Reconciler whose outcome the test scripts per key,
+// each written as its String. It records every key it is asked to
+// reconcile, in order. Set its fields before the manager starts; they are
+// read concurrently afterwards.
 type fakeReconciler struct {
 	name string
+	// scope is what it takes; nil means the objects of every aggregate.
+	scope *reconcilers.Scope
 	// keysFor maps a record to keys; nil means the record's stream is
 	// the key.
 	keysFor func(events.Record) []string
@@ -36,14 +58,22 @@ func newFakeReconciler(name string) *fakeReconciler {
 
 func (f *fakeReconciler) Name() string { return f.name }
 
-func (f *fakeReconciler) KeysFor(rec events.Record) []string {
-	if f.keysFor != nil {
-		return f.keysFor(rec)
+func (f *fakeReconciler) Scope() reconcilers.Scope {
+	if f.scope != nil {
+		return *f.scope
 	}
-	return []string{rec.Stream}
+	return reconcilers.Scope{Aggregates: domain.Aggregates()}
 }
 
-func (f *fakeReconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+func (f *fakeReconciler) KeysFor(rec events.Record) []reconcilers.Key {
+	if f.keysFor != nil {
+		return keys(f.keysFor(rec))
+	}
+	return []reconcilers.Key{key(rec.Stream)}
+}
+
+func (f *fakeReconciler) Reconcile(ctx context.Context, k reconcilers.Key) (reconcilers.Result, error) {
+	key := k.String()
 	f.mu.Lock()
 	f.calls = append(f.calls, key)
 	f.count[key]++
@@ -81,9 +111,20 @@ var _ reconcilers.Resyncer = (*fakeResyncer)(nil)
 
 func (f *fakeResyncer) ResyncPeriod() time.Duration { return f.period }
 
-func (f *fakeResyncer) Resync(context.Context) ([]string, error) {
+// Scope takes the objects of every aggregate and the resync's passes.
+func (f *fakeResyncer) Scope() reconcilers.Scope {
+	s := f.fakeReconciler.Scope()
+	for _, k := range keys(f.keys) {
+		if k.IsPass() {
+			s.Passes = append(s.Passes, k)
+		}
+	}
+	return s
+}
+
+func (f *fakeResyncer) Resync(context.Context) ([]reconcilers.Key, error) {
 	f.passes.Add(1)
-	return slices.Clone(f.keys), nil
+	return keys(f.keys), nil
 }
 
 // blockFirst returns a behaviour that holds the first reconcile of key

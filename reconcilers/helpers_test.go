@@ -179,7 +179,7 @@ func (h *harness) settle(f *fakeReconciler) {
 	h.t.Helper()
 	h.mu.Lock()
 	h.barriers++
-	key := fmt.Sprintf("barrier/%d", h.barriers)
+	key := fmt.Sprintf("node/barrier-%d", h.barriers)
 	h.mu.Unlock()
 	h.append(key, 1)
 	eventually(h.t, func() bool { return f.Count(key) > 0 }, "%s reconciles %s", f.name, key)

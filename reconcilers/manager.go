@@ -182,7 +182,7 @@ func (m *Manager) Running() []string {
 // Enqueue queues key for every running reconciler now, for a source of
 // changes other than the log: an agent's watch of its pods on herd's API.
 // A key queued after Stop, or while another replica leads, is dropped.
-func (m *Manager) Enqueue(key string) {
+func (m *Manager) Enqueue(key Key) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, rn := range m.runners {

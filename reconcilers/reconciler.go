@@ -14,12 +14,15 @@ import (
 type Reconciler interface {
 	// Name identifies the reconciler in configuration, metrics and logs.
 	Name() string
+	// Scope is the keys the reconciler takes; the runner asks once, when
+	// it starts, and refuses any other key before Reconcile sees it.
+	Scope() Scope
 	// KeysFor maps one log record to the keys it may affect. The
 	// dispatcher calls it for every reconciler in turn before it moves
 	// on, so it must be quick and do no I/O.
-	KeysFor(rec events.Record) []string
-	// Reconcile brings one key to its desired state.
-	Reconcile(ctx context.Context, key string) (Result, error)
+	KeysFor(rec events.Record) []Key
+	// Reconcile brings one key, one of its Scope, to its desired state.
+	Reconcile(ctx context.Context, key Key) (Result, error)
 }
 
 // Resyncer is implemented by reconcilers that want periodic passes beyond
@@ -29,7 +32,7 @@ type Resyncer interface {
 	ResyncPeriod() time.Duration
 	// Resync returns the keys to enqueue now: all of them, or only those
 	// that a cheap check says need attention.
-	Resync(ctx context.Context) ([]string, error)
+	Resync(ctx context.Context) ([]Key, error)
 }
 
 // Result says what to do with a key after a successful Reconcile.

@@ -18,15 +18,16 @@ import (
 // timer. The dispatcher, shared by all runners, feeds it the log.
 type runner struct {
 	r        Reconciler
+	scope    Scope      // r's, asked once
 	eventLog events.Log // the log the dispatcher follows, or nil
 	clock    clock.WithTicker
 	log      *zap.Logger
 	metrics  *Metrics
 	cfg      Config
-	queue    workqueue.TypedDelayingInterface[string]
+	queue    workqueue.TypedDelayingInterface[Key]
 	// limiter spaces the retries of a failing key; they wait on the wall
 	// clock (see retry), unlike RequeueAfter, which is domain time.
-	limiter workqueue.TypedRateLimiter[string]
+	limiter workqueue.TypedRateLimiter[Key]
 	// lastPos is the last log position the dispatcher handed it.
 	lastPos atomic.Int64
 	// depthGauge and lagGauge are its series of the depth and lag metrics,
@@ -41,13 +42,13 @@ type runner struct {
 	// requeueAt holds when each key asked to be reconciled again, so that
 	// Status can tell a key whose time has come from one still waiting.
 	requeueMu sync.Mutex
-	requeueAt map[string]time.Time
+	requeueAt map[Key]time.Time
 }
 
 func newRunner(r Reconciler, eventLog events.Log, clk clock.WithTicker, log *zap.Logger, m *Metrics, cfg Config) *runner {
 	// Failing keys back off exponentially from 5 ms to 5 minutes; the
 	// resync brings back anything set aside, so a long cap is safe.
-	limiter := workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 5*time.Minute)
+	limiter := workqueue.NewTypedItemExponentialFailureRateLimiter[Key](5*time.Millisecond, 5*time.Minute)
 	// Every series exists from the start at zero, so that a dashboard or
 	// an alert sees "no errors" rather than "no data".
 	for _, c := range []interface {
@@ -56,15 +57,15 @@ func newRunner(r Reconciler, eventLog events.Log, clk clock.WithTicker, log *zap
 		c.WithLabelValues(r.Name())
 	}
 	return &runner{
-		r: r, eventLog: eventLog, clock: clk, metrics: m, cfg: cfg,
+		r: r, scope: r.Scope(), eventLog: eventLog, clock: clk, metrics: m, cfg: cfg,
 		depthGauge: m.depth.WithLabelValues(r.Name()),
 		lagGauge:   m.lag.WithLabelValues(r.Name()),
 		log:        log.With(zap.String("reconciler", r.Name())),
 		limiter:    limiter,
-		queue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
+		queue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[Key]{
 			Name: r.Name(), Clock: clk,
 		}),
-		requeueAt: map[string]time.Time{},
+		requeueAt: map[Key]time.Time{},
 	}
 }
 

@@ -35,7 +35,7 @@ func (rn *runner) processNext(ctx context.Context) bool {
 	res, err := rn.safeReconcile(ctx, key)
 	rn.metrics.reconciles.WithLabelValues(name).Inc()
 	rn.metrics.duration.WithLabelValues(name).Observe(time.Since(start).Seconds())
-	log := rn.log.With(zap.String("key", key))
+	log := rn.log.With(zap.Stringer("key", key))
 	switch {
 	case err == nil:
 		rn.limiter.Forget(key)
@@ -63,9 +63,12 @@ func (rn *runner) processNext(ctx context.Context) bool {
 	return true
 }
 
-// safeReconcile turns a panic into an error, so that one bad key cannot
-// take the process down.
-func (rn *runner) safeReconcile(ctx context.Context, key string) (res Result, err error) {
+// safeReconcile refuses a key out of the reconciler's scope, and turns a
+// panic into an error, so that one bad key cannot take the process down.
+func (rn *runner) safeReconcile(ctx context.Context, key Key) (res Result, err error) {
+	if err := rn.scope.check(rn.r.Name(), key); err != nil {
+		return Result{}, err
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			rn.metrics.panics.WithLabelValues(rn.r.Name()).Inc()
@@ -78,7 +81,7 @@ func (rn *runner) safeReconcile(ctx context.Context, key string) (res Result, er
 // requeueAfter puts key back on the queue after d of herd's clock: an
 // expected wait (a grace period, a toleration), which tests move past by
 // advancing the fake clock.
-func (rn *runner) requeueAfter(key string, d time.Duration) {
+func (rn *runner) requeueAfter(key Key, d time.Duration) {
 	at := rn.clock.Now().Add(d)
 	rn.requeueMu.Lock()
 	if prev, ok := rn.requeueAt[key]; !ok || at.Before(prev) {
@@ -92,7 +95,7 @@ func (rn *runner) requeueAfter(key string, d time.Duration) {
 // wall clock: it paces retries against a real failure (a locked database,
 // a conflict with another writer) and is not a domain time, so a test on a
 // fake clock must not have to move time for a retry to happen.
-func (rn *runner) retry(key string) {
+func (rn *runner) retry(key Key) {
 	rn.retrying.Add(1)
 	time.AfterFunc(rn.limiter.When(key), func() {
 		rn.queue.Add(key)

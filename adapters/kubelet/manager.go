@@ -19,7 +19,10 @@ import (
 )
 
 // keyTargets is the one key the Manager reconciles: the set of targets.
-const keyTargets = "targets"
+var keyTargets = reconcilers.Pass("targets")
+
+// scope is the keys the Manager takes: its one pass.
+var scope = reconcilers.Scope{Passes: []reconcilers.Key{keyTargets}}
 
 // resyncPeriod is how often the Manager compares its pollers with the
 // target view even without an event, as every reconciler resyncs.
@@ -121,18 +124,18 @@ func (m *Manager) Name() string { return "kubelet" }
 
 // KeysFor implements reconcilers.Reconciler: any change to the set of
 // targets.
-func (m *Manager) KeysFor(rec events.Record) []string {
-	if rec.Stream == domain.KubeletTargetsStream {
-		return []string{keyTargets}
+func (m *Manager) KeysFor(rec events.Record) []reconcilers.Key {
+	if k, ok := reconcilers.KeyOf(rec); ok && k.Aggregate == domain.KubeletTargetsAggregate {
+		return []reconcilers.Key{keyTargets}
 	}
 	return nil
 }
 
+// Scope implements reconcilers.Reconciler.
+func (m *Manager) Scope() reconcilers.Scope { return scope }
+
 // Reconcile implements reconcilers.Reconciler.
-func (m *Manager) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
-	if key != keyTargets {
-		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("kubelet: unknown key %q", key))
-	}
+func (m *Manager) Reconcile(ctx context.Context, _ reconcilers.Key) (reconcilers.Result, error) {
 	return reconcilers.Result{}, m.sync(ctx)
 }
 
@@ -140,7 +143,9 @@ func (m *Manager) Reconcile(ctx context.Context, key string) (reconcilers.Result
 func (m *Manager) ResyncPeriod() time.Duration { return resyncPeriod }
 
 // Resync implements reconcilers.Resyncer.
-func (m *Manager) Resync(context.Context) ([]string, error) { return []string{keyTargets}, nil }
+func (m *Manager) Resync(context.Context) ([]reconcilers.Key, error) {
+	return []reconcilers.Key{keyTargets}, nil
+}
 
 // sync makes the running pollers those of the target view: new targets
 // get a poller, changed ones a new poller, removed ones lose theirs and

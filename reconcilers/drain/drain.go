@@ -25,7 +25,13 @@ const DefaultResyncPeriod = 30 * time.Second
 
 // keyDraining stands for every node being drained: a pod that leaves
 // names no node, so its finalization wakes them all (there are few).
-const keyDraining = "draining"
+var keyDraining = reconcilers.Pass("draining")
+
+// scope is the keys the reconciler takes: nodes, and every draining node.
+var scope = reconcilers.Scope{
+	Aggregates: []*domain.Aggregate{domain.NodeAggregate},
+	Passes:     []reconcilers.Key{keyDraining},
+}
 
 // Repository is what the reconciler writes through.
 type Repository interface {
@@ -33,12 +39,12 @@ type Repository interface {
 	PodCommands() domain.Executor[domain.Pod, domain.PodCommand]
 }
 
-// Reconciler is the drain reconciler. Its keys are "node/NAME" and
+// Reconciler is the drain reconciler. Its keys are nodes, and the pass
 // "draining".
 type Reconciler struct {
 	resync time.Duration
 	repo   Repository
-	pods   *projections.PodView
+	pods   PodLister
 	nodes  NodeReader
 	clock  clock.PassiveClock
 	log    *zap.Logger
@@ -49,19 +55,8 @@ var (
 	_ reconcilers.Resyncer   = (*Reconciler)(nil)
 )
 
-// NodeReader is what the reconciler reads of the nodes: one node per key,
-// and the few nodes being drained, never the whole fleet.
-type NodeReader interface {
-	// Get returns the named node, or domain.ErrNotFound.
-	Get(ctx context.Context, name string) (domain.Node, error)
-	// Draining returns the nodes being drained.
-	Draining(ctx context.Context) ([]domain.Node, error)
-}
-
-var _ NodeReader = (*projections.NodeView)(nil)
-
 // New returns the drain reconciler, resyncing every resync.
-func New(resync time.Duration, repo Repository, pods *projections.PodView, nodes NodeReader,
+func New(resync time.Duration, repo Repository, pods PodLister, nodes NodeReader,
 	clk clock.PassiveClock, log *zap.Logger) *Reconciler {
 	return &Reconciler{resync: resync, repo: repo, pods: pods, nodes: nodes, clock: clk, log: log.Named("drain")}
 }
@@ -69,42 +64,48 @@ func New(resync time.Duration, repo Repository, pods *projections.PodView, nodes
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "drain" }
 
+// Scope implements reconcilers.Reconciler.
+func (r *Reconciler) Scope() reconcilers.Scope { return scope }
+
 // KeysFor maps the start of a drain to its node, a pod bound to a node to
 // that node (it may be draining), and a pod leaving to every draining node.
-func (r *Reconciler) KeysFor(rec events.Record) []string {
+func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
 	switch {
-	case domain.NodeAggregate.Owns(rec.Stream) && rec.Type == (domain.NodeDrainStarted{}).EventType():
-		return []string{rec.Stream}
-	case domain.PodAggregate.Owns(rec.Stream) && rec.Type == (domain.PodFinalized{}).EventType():
-		return []string{keyDraining}
-	case domain.PodAggregate.Owns(rec.Stream) && rec.Type == (domain.PodScheduled{}).EventType():
-		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+	case reconcilers.Is[domain.NodeDrainStarted](rec):
+		return reconcilers.KeysOf(rec)
+	case reconcilers.Is[domain.PodFinalized](rec):
+		return []reconcilers.Key{keyDraining}
+	case reconcilers.Is[domain.PodScheduled](rec):
+		ev, err := reconcilers.Decode[domain.PodScheduled](rec)
 		if err != nil {
 			r.log.Error("unreadable binding", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
 			return nil
 		}
-		return []string{domain.NodeStream(ev.(domain.PodScheduled).NodeName)}
+		return []reconcilers.Key{nodeKey(ev.NodeName)}
 	}
 	return nil
+}
+
+// nodeKey is the key of the named node.
+func nodeKey(name string) reconcilers.Key {
+	return reconcilers.Key{Aggregate: domain.NodeAggregate, Name: name}
 }
 
 // ResyncPeriod implements reconcilers.Resyncer.
 func (r *Reconciler) ResyncPeriod() time.Duration { return r.resync }
 
 // Resync looks at every draining node.
-func (r *Reconciler) Resync(context.Context) ([]string, error) { return []string{keyDraining}, nil }
+func (r *Reconciler) Resync(context.Context) ([]reconcilers.Key, error) {
+	return []reconcilers.Key{keyDraining}, nil
+}
 
 // Reconcile implements reconcilers.Reconciler.
-func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:drain", Source: "reconciler/drain"})
 	if key == keyDraining {
 		return reconcilers.Result{}, r.reconcileDraining(ctx)
 	}
-	name, ok := domain.NodeAggregate.Key(key)
-	if !ok || name == "" {
-		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("drain: unknown key %q", key))
-	}
-	n, err := r.nodes.Get(ctx, name)
+	n, err := r.nodes.Get(ctx, key.Name)
 	if errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, nil
 	}

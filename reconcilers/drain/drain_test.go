@@ -24,7 +24,7 @@ func hasCondition(p domain.Pod, c domain.PodConditionType) bool {
 	return ok
 }
 
-func reconcile(t *testing.T, r *Reconciler, key string) {
+func reconcile(t *testing.T, r *Reconciler, key reconcilers.Key) {
 	t.Helper()
 	res, err := r.Reconcile(t.Context(), key)
 	if err != nil {
@@ -65,7 +65,7 @@ func TestDrainEvictsEveryPod(t *testing.T) {
 			}
 			env.SetTime(10)
 			env.Node("n1", domain.DrainNode{GracePeriodSeconds: tt.grace})
-			reconcile(t, r, "node/n1")
+			reconcile(t, r, reconcilerstest.NodeKey("n1"))
 
 			for name, want := range tt.wantDeadline {
 				p, _ := env.GetPod(name)
@@ -106,7 +106,7 @@ func TestDrainEvictsEveryPod(t *testing.T) {
 			}
 			// Drained is final until an undrain: nothing more happens.
 			env.Pod("late", reconcilerstest.CreatePod("late", "n1", 30))
-			reconcile(t, r, "node/n1")
+			reconcile(t, r, reconcilerstest.NodeKey("n1"))
 			if p, _ := env.GetPod("late"); p.Terminating() {
 				t.Error("a pod bound after the node was drained was evicted")
 			}
@@ -121,18 +121,18 @@ func TestAnEmptyNodeIsDrainedAtOnce(t *testing.T) {
 	env.ReadyNode("idle", nil)
 	env.SetTime(5)
 	env.Node("n1", domain.DrainNode{})
-	reconcile(t, r, "node/n1")
-	reconcile(t, r, "node/idle")
-	reconcile(t, r, "node/gone")
+	reconcile(t, r, reconcilerstest.NodeKey("n1"))
+	reconcile(t, r, reconcilerstest.NodeKey("idle"))
+	reconcile(t, r, reconcilerstest.NodeKey("gone"))
 	if n := env.GetNode("n1"); n.AgentState != domain.AgentDrained || !n.Drain.DrainedAt.Equal(reconcilerstest.At(5)) {
 		t.Errorf("n1: %s %+v", n.AgentState, n.Drain)
 	}
 	if diff := cmp.Diff([]string{"NodeRegistered", "HeartbeatRecorded", "NodeConditionChanged", "NodeBecameReady"}, env.NodeTypes("idle")); diff != "" {
 		t.Errorf("a node not draining was touched (-want +got):\n%s", diff)
 	}
-	for _, key := range []string{"node/", "pod/default/web"} {
-		if _, err := r.Reconcile(t.Context(), key); !reconcilers.IsTerminal(err) {
-			t.Errorf("%s: %v, want a terminal error", key, err)
+	for _, key := range []reconcilers.Key{reconcilerstest.NodeKey(""), reconcilerstest.PodKey("web")} {
+		if r.Scope().Takes(key) {
+			t.Errorf("the drain takes %s", key)
 		}
 	}
 }
@@ -147,15 +147,15 @@ func TestKeysAndResync(t *testing.T) {
 	env.Pod("web", domain.FinalizePod{Reason: "Terminated"})
 	var got []string
 	for _, rec := range env.Records(0) {
-		got = append(got, r.KeysFor(rec)...)
+		got = append(got, reconcilerstest.Strings(r.KeysFor(rec))...)
 	}
-	if diff := cmp.Diff([]string{"node/n1", "node/n1", keyDraining}, got); diff != "" {
+	if diff := cmp.Diff([]string{"node/n1", "node/n1", "draining"}, got); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
 	if keys := r.KeysFor(events.Record{Stream: "pod/default/x", Type: "PodScheduled", Payload: []byte("[")}); keys != nil {
 		t.Errorf("an unreadable binding: %v", keys)
 	}
-	if keys, err := r.Resync(t.Context()); err != nil || !cmp.Equal(keys, []string{keyDraining}) {
+	if keys, err := r.Resync(t.Context()); err != nil || !cmp.Equal(reconcilerstest.Strings(keys), []string{"draining"}) {
 		t.Errorf("resync: %v %v", keys, err)
 	}
 	if r.ResyncPeriod() != 30*time.Second {

@@ -13,6 +13,7 @@ import (
 	"herd/domain"
 	"herd/events"
 	"herd/projections"
+	"herd/reconcilers"
 )
 
 // benchFleet is a herd with registered, reporting nodes on a fake clock.
@@ -54,6 +55,11 @@ func newBenchFleet(tb testing.TB, nodes int) *benchFleet {
 
 func benchNodeName(i int) string { return fmt.Sprintf("node-%06d", i) }
 
+// nodeKey is the reconciler's key of the named node.
+func nodeKey(name string) reconcilers.Key {
+	return reconcilers.Key{Aggregate: domain.NodeAggregate, Name: name}
+}
+
 // heartbeat has the first n nodes report at the fake clock's time.
 func (f *benchFleet) heartbeat(tb testing.TB, n int) {
 	tb.Helper()
@@ -93,7 +99,7 @@ func BenchmarkReconcileNode(b *testing.B) {
 			i := 0
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := r.Reconcile(ctx, "node/"+benchNodeName(i%nodes)); err != nil {
+				if _, err := r.Reconcile(ctx, nodeKey(benchNodeName(i%nodes))); err != nil {
 					b.Fatal(err)
 				}
 				i++

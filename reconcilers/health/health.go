@@ -2,8 +2,6 @@ package health
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,14 +13,20 @@ import (
 	"herd/reconcilers"
 )
 
-// Keys the reconciler works on besides "node/NAME".
-const (
+// The passes the reconciler works on besides its nodes.
+var (
 	// keyMonitor is the periodic check of every node's deadline.
-	keyMonitor = "monitor"
+	keyMonitor = reconcilers.Pass("monitor")
 	// keyAll re-syncs every node's taints (after a fleet change, and on
 	// the full resync).
-	keyAll = "all"
+	keyAll = reconcilers.Pass("all")
 )
+
+// scope is the keys the reconciler takes: its nodes and its passes.
+var scope = reconcilers.Scope{
+	Aggregates: []*domain.Aggregate{domain.NodeAggregate},
+	Passes:     []reconcilers.Key{keyMonitor, keyAll},
+}
 
 // Repository is what the reconciler writes through.
 type Repository interface {
@@ -61,31 +65,34 @@ func New(cfg Config, repo Repository, view View, clk clock.PassiveClock, log *za
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "health" }
 
+// Scope implements reconcilers.Reconciler: nodes, the monitor pass and
+// the pass over every node.
+func (r *Reconciler) Scope() reconcilers.Scope { return scope }
+
 // KeysFor maps node events (other than plain heartbeats, which change no
 // condition by themselves) to their node, and fleet changes to every node.
 // Plain heartbeats, and the renewals of nodes' leases, move the node's
 // deadline kept in memory and need no reconcile.
-func (r *Reconciler) KeysFor(rec events.Record) []string {
+func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
+	k, ok := reconcilers.KeyOf(rec)
+	if !ok {
+		return nil
+	}
 	switch {
-	case rec.Stream == domain.FleetHealthStream:
-		return []string{keyAll}
-	case domain.NodeAggregate.Owns(rec.Stream) && rec.Type == (domain.HeartbeatRecorded{}).EventType():
+	case k.Aggregate == domain.FleetAggregate:
+		return []reconcilers.Key{keyAll}
+	case reconcilers.Is[domain.HeartbeatRecorded](rec):
 		// A heartbeat moves the node's deadline and nothing else the
 		// health rules act on: noted here, as the dispatcher reads it,
 		// with no reconcile.
-		if name, ok := domain.NodeAggregate.Key(rec.Stream); ok {
-			r.deadlines.heartbeat(name, rec.RecordedAt)
-		}
-	case domain.NodeAggregate.Owns(rec.Stream):
-		return []string{rec.Stream}
-	case domain.LeaseAggregate.Owns(rec.Stream) && rec.Type != (domain.LeaseDeleted{}).EventType():
+		r.deadlines.heartbeat(k.Name, rec.RecordedAt)
+	case k.Aggregate == domain.NodeAggregate:
+		return []reconcilers.Key{k}
+	case k.Aggregate == domain.LeaseAggregate && !reconcilers.Is[domain.LeaseDeleted](rec):
 		// A node's lease renewed (or written with a renew time) is the
 		// node's heartbeat: the same, read from the lease's stream.
-		if key, ok := domain.LeaseAggregate.Key(rec.Stream); ok {
-			namespace, name, _ := strings.Cut(key, "/")
-			if node, ok := domain.NodeLeaseHolder(namespace, name); ok {
-				r.deadlines.heartbeat(node, rec.RecordedAt)
-			}
+		if node, ok := domain.NodeLeaseHolder(k.Namespace, k.Name); ok {
+			r.deadlines.heartbeat(node, rec.RecordedAt)
 		}
 	}
 	return nil
@@ -96,19 +103,19 @@ func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.MonitorPeriod }
 
 // Resync checks deadlines every monitor period and every node's taints
 // every full resync period.
-func (r *Reconciler) Resync(context.Context) ([]string, error) {
+func (r *Reconciler) Resync(context.Context) ([]reconcilers.Key, error) {
 	now := r.clock.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.lastFull.IsZero() || now.Sub(r.lastFull) >= r.cfg.FullResyncPeriod {
 		r.lastFull = now
-		return []string{keyMonitor, keyAll}, nil
+		return []reconcilers.Key{keyMonitor, keyAll}, nil
 	}
-	return []string{keyMonitor}, nil
+	return []reconcilers.Key{keyMonitor}, nil
 }
 
 // Reconcile implements reconcilers.Reconciler.
-func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:health", Source: "reconciler/health"})
 	switch key {
 	case keyMonitor:
@@ -116,9 +123,5 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 	case keyAll:
 		return reconcilers.Result{}, r.syncAll(ctx)
 	}
-	name, ok := domain.NodeAggregate.Key(key)
-	if !ok {
-		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("health: unknown key %q", key))
-	}
-	return reconcilers.Result{}, r.reconcileNode(ctx, name)
+	return reconcilers.Result{}, r.reconcileNode(ctx, key.Name)
 }

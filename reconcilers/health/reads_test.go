@@ -86,8 +86,8 @@ func TestReadsDoNotGrowWithTheFleet(t *testing.T) {
 			}
 			*into = view.rows.Load()
 		}
-		count(&got.Node, func() error { _, err := r.Reconcile(ctx, "node/"+benchNodeName(1)); return err })
-		count(&got.Silent, func() error { _, err := r.Reconcile(ctx, "node/"+benchNodeName(0)); return err })
+		count(&got.Node, func() error { _, err := r.Reconcile(ctx, nodeKey(benchNodeName(1))); return err })
+		count(&got.Silent, func() error { _, err := r.Reconcile(ctx, nodeKey(benchNodeName(0))); return err })
 		count(&got.Monitor, func() error { return r.monitor(ctx) })
 		got.Monitor -= int64(nodes - 1)
 		for _, i := range []int{0, nodes - 1} {

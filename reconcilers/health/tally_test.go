@@ -33,7 +33,7 @@ func TestTheCountFollowsASilentNodeThatReportsAgain(t *testing.T) {
 		report(i)
 	}
 	f.clk.Step(11 * time.Second)
-	if _, err := r.Reconcile(ctx, "node/"+benchNodeName(0)); err != nil {
+	if _, err := r.Reconcile(ctx, nodeKey(benchNodeName(0))); err != nil {
 		t.Fatal(err)
 	}
 	if got := r.fleet.assessment(); got != (domain.AssessFleet{Unreachable: 1, Total: 4}) {

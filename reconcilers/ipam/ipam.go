@@ -3,8 +3,6 @@ package ipam
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -16,13 +14,19 @@ import (
 	"herd/reconcilers"
 )
 
-// Keys the reconciler works on besides "pod/NAMESPACE/NAME".
-const (
+// The passes the reconciler works on besides its pods.
+var (
 	// keyWaiting tries again every pod that found the pools full.
-	keyWaiting = "waiting"
+	keyWaiting = reconcilers.Pass("waiting")
 	// keyCollect releases addresses whose pods are gone.
-	keyCollect = "collect"
+	keyCollect = reconcilers.Pass("collect")
 )
+
+// scope is the keys the reconciler takes: pods and its passes.
+var scope = reconcilers.Scope{
+	Aggregates: []*domain.Aggregate{domain.PodAggregate},
+	Passes:     []reconcilers.Key{keyWaiting, keyCollect},
+}
 
 // Reasons recorded on released addresses.
 const (
@@ -42,8 +46,8 @@ type Reconciler struct {
 	cfg   Config
 	pools []domain.PoolNetwork
 	repo  Repository
-	pods  *projections.PodView
-	view  *projections.IPAMView
+	pods  PodReader
+	view  AllocationReader
 	clock clock.PassiveClock
 	log   *zap.Logger
 }
@@ -55,7 +59,7 @@ var (
 
 // New returns the IPAM reconciler, or an error naming the setting that is
 // wrong.
-func New(cfg Config, repo Repository, pods *projections.PodView, view *projections.IPAMView, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+func New(cfg Config, repo Repository, pods PodReader, view AllocationReader, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
 	pools, err := cfg.Validate()
 	if err != nil {
 		return nil, err
@@ -68,38 +72,38 @@ func (r *Reconciler) Name() string { return "ipam" }
 
 // KeysFor maps a pod's binding and finalization to the pod, and a released
 // address to the pods waiting for one.
-func (r *Reconciler) KeysFor(rec events.Record) []string {
+func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
 	switch {
-	case domain.PodAggregate.Owns(rec.Stream):
-		switch rec.Type {
-		case (domain.PodScheduled{}).EventType(), (domain.PodFinalized{}).EventType():
-			return []string{rec.Stream}
-		}
-	case domain.IPPoolAggregate.Owns(rec.Stream) && rec.Type == (domain.IPReleased{}).EventType():
-		return []string{keyWaiting}
+	case reconcilers.Is[domain.PodScheduled](rec), reconcilers.Is[domain.PodFinalized](rec):
+		return reconcilers.KeysOf(rec)
+	case reconcilers.Is[domain.IPReleased](rec):
+		return []reconcilers.Key{keyWaiting}
 	}
 	return nil
 }
+
+// Scope implements reconcilers.Reconciler.
+func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 
 // ResyncPeriod implements reconcilers.Resyncer.
 func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
 
 // Resync enqueues every bound pod still without an address, the waiting
 // ones, and a sweep for addresses whose pods are gone.
-func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
+func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 	pods, err := r.needAddress(ctx)
 	if err != nil {
 		return nil, err
 	}
-	keys := []string{keyCollect, keyWaiting}
+	keys := []reconcilers.Key{keyCollect, keyWaiting}
 	for _, p := range pods {
-		keys = append(keys, domain.PodStream(p.Namespace, p.Name))
+		keys = append(keys, reconcilers.Key{Aggregate: domain.PodAggregate, Namespace: p.Namespace, Name: p.Name})
 	}
 	return keys, nil
 }
 
 // Reconcile implements reconcilers.Reconciler.
-func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:ipam", Source: "reconciler/ipam"})
 	switch key {
 	case keyWaiting:
@@ -107,12 +111,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Res
 	case keyCollect:
 		return reconcilers.Result{}, r.collect(ctx)
 	}
-	rest, ok := domain.PodAggregate.Key(key)
-	ns, name, ok2 := strings.Cut(rest, "/")
-	if !ok || !ok2 {
-		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("ipam: unknown key %q", key))
-	}
-	p, err := r.pods.GetIncludingFinalized(ctx, ns, name)
+	p, err := r.pods.GetIncludingFinalized(ctx, key.Namespace, key.Name)
 	if errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, nil
 	}

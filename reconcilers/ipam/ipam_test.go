@@ -14,6 +14,8 @@ import (
 	"herd/domain"
 	"herd/events"
 	"herd/projections"
+	"herd/reconcilers"
+	"herd/reconcilers/reconcilerstest"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -90,7 +92,7 @@ func (f *fixture) finalize(name string) {
 	}
 }
 
-func (f *fixture) reconcile(key string) {
+func (f *fixture) reconcile(key reconcilers.Key) {
 	f.t.Helper()
 	if _, err := f.r.Reconcile(f.t.Context(), key); err != nil {
 		f.t.Fatalf("reconcile %s: %v", key, err)
@@ -130,8 +132,8 @@ func TestScheduledPodGetsTheLowestFreeAddress(t *testing.T) {
 	f.create("a", true)
 	f.create("b", true)
 	f.create("unbound", false)
-	for _, k := range []string{"pod/default/a", "pod/default/b", "pod/default/unbound"} {
-		f.reconcile(k)
+	for _, name := range []string{"a", "b", "unbound"} {
+		f.reconcile(reconcilerstest.PodKey(name))
 	}
 	if diff := cmp.Diff(map[string]string{"a": "10.88.0.2", "b": "10.88.0.3"}, f.addresses()); diff != "" {
 		t.Errorf("addresses (-want +got):\n%s", diff)
@@ -146,7 +148,7 @@ func TestScheduledPodGetsTheLowestFreeAddress(t *testing.T) {
 	}
 	// Reconciling again (at-least-once delivery, a resync) changes nothing.
 	before := f.head()
-	f.reconcile("pod/default/a")
+	f.reconcile(reconcilerstest.PodKey("a"))
 	f.reconcile(keyWaiting)
 	f.reconcile(keyCollect)
 	if after := f.head(); after != before {
@@ -158,12 +160,12 @@ func TestFinalizedPodReleasesItsAddressForTheNext(t *testing.T) {
 	f := newFixture(t, "10.88.0.0/24")
 	f.create("a", true)
 	f.create("b", true)
-	f.reconcile("pod/default/a")
-	f.reconcile("pod/default/b")
+	f.reconcile(reconcilerstest.PodKey("a"))
+	f.reconcile(reconcilerstest.PodKey("b"))
 	f.finalize("a")
-	f.reconcile("pod/default/a")
+	f.reconcile(reconcilerstest.PodKey("a"))
 	f.create("c", true)
-	f.reconcile("pod/default/c")
+	f.reconcile(reconcilerstest.PodKey("c"))
 	if diff := cmp.Diff(map[string]string{"b": "10.88.0.3", "c": "10.88.0.2"}, f.addresses()); diff != "" {
 		t.Errorf("addresses (-want +got):\n%s", diff)
 	}
@@ -185,8 +187,8 @@ func TestExhaustedPoolLeavesPodPendingUntilAnAddressFrees(t *testing.T) {
 	f.create("a", true)
 	f.create("b", true)
 	f.create("c", true)
-	for _, k := range []string{"pod/default/a", "pod/default/b", "pod/default/c"} {
-		f.reconcile(k)
+	for _, name := range []string{"a", "b", "c"} {
+		f.reconcile(reconcilerstest.PodKey(name))
 	}
 	const msg = "IP pool 10.88.0.0/30 exhausted: 1 of 1 addresses in use"
 	for _, name := range []string{"b", "c"} {
@@ -203,7 +205,7 @@ func TestExhaustedPoolLeavesPodPendingUntilAnAddressFrees(t *testing.T) {
 		t.Errorf("retrying a full pool appended %d events", after-before)
 	}
 	f.finalize("a")
-	f.reconcile("pod/default/a")
+	f.reconcile(reconcilerstest.PodKey("a"))
 	f.reconcile(keyWaiting) // what the IPReleased event enqueues
 	if diff := cmp.Diff(map[string]string{"b": "10.88.0.2"}, f.addresses()); diff != "" {
 		t.Errorf("the pod that waited longest gets the freed address (-want +got):\n%s", diff)
@@ -217,7 +219,7 @@ func TestSecondPoolServesWhenTheFirstIsFull(t *testing.T) {
 	f := newFixture(t, "10.88.0.0/30", "10.89.0.0/30")
 	for _, name := range []string{"a", "b", "c"} {
 		f.create(name, true)
-		f.reconcile("pod/default/" + name)
+		f.reconcile(reconcilerstest.PodKey(name))
 	}
 	if diff := cmp.Diff(map[string]string{"a": "10.88.0.2", "b": "10.89.0.2"}, f.addresses()); diff != "" {
 		t.Errorf("addresses (-want +got):\n%s", diff)
@@ -248,7 +250,7 @@ func TestCrashBetweenAllocationAndAssignment(t *testing.T) {
 	}
 	f.finalize("gone")
 	f.reconcile(keyCollect)
-	f.reconcile("pod/default/a")
+	f.reconcile(reconcilerstest.PodKey("a"))
 	if diff := cmp.Diff(map[string]string{"a": "10.88.0.2"}, f.addresses()); diff != "" {
 		t.Errorf("addresses (-want +got):\n%s", diff)
 	}
@@ -260,14 +262,14 @@ func TestCrashBetweenAllocationAndAssignment(t *testing.T) {
 func TestAddressOfAReplacedPodIsCollected(t *testing.T) {
 	f := newFixture(t, "10.88.0.0/24")
 	f.create("a", true)
-	f.reconcile("pod/default/a")
+	f.reconcile(reconcilerstest.PodKey("a"))
 	// The pod goes and another of the same name comes, with no event for
 	// the first one's finalization ever handled.
 	f.finalize("a")
 	f.clock.Step(time.Second)
 	f.pod("a", domain.CreatePod{Namespace: "default", Name: "a", UID: "uid-a2",
 		Spec: domain.PodSpec{NodeName: "n1", Containers: []domain.Container{{Name: "c"}}}})
-	f.reconcile("pod/default/a")
+	f.reconcile(reconcilerstest.PodKey("a"))
 	f.reconcile(keyCollect)
 	all, _ := f.view.Allocations(t.Context())
 	var got []string
@@ -283,7 +285,7 @@ func TestTerminatingPodGetsNoAddress(t *testing.T) {
 	f := newFixture(t, "10.88.0.0/24")
 	f.create("a", true)
 	f.pod("a", domain.DeletePod{})
-	f.reconcile("pod/default/a")
+	f.reconcile(reconcilerstest.PodKey("a"))
 	if got := f.addresses(); len(got) != 0 {
 		t.Errorf("addresses %v, want none for a pod being deleted", got)
 	}

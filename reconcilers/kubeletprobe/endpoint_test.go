@@ -9,6 +9,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/reconcilers/reconcilerstest"
 )
 
 // TestProbesFollowTheReportedPort: a Pico that comes back on another port
@@ -19,7 +20,7 @@ func TestProbesFollowTheReportedPort(t *testing.T) {
 	h := newHarness(t, Config{Kinds: []domain.NodeKind{domain.KindRP2040}, Interval: 15 * time.Second, Timeout: time.Second})
 	h.register(t, "pico-01", domain.KindRP2040, closedPort(t))
 	ctx := t.Context()
-	if _, err := h.r.Reconcile(ctx, "node/pico-01"); err != nil {
+	if _, err := h.r.Reconcile(ctx, reconcilerstest.NodeKey("pico-01")); err != nil {
 		t.Fatal(err)
 	}
 	if c, _ := h.condition(t, "pico-01"); c.Reason != domain.ReasonConnectionRefused {
@@ -56,7 +57,7 @@ func TestProbesFollowTheReportedPort(t *testing.T) {
 	}
 
 	keys := h.r.KeysFor(events.Record{Stream: domain.NodeStream("pico-01"), Type: (domain.NodeKubeletEndpointChanged{}).EventType()})
-	if len(keys) != 1 || keys[0] != "node/pico-01" {
+	if len(keys) != 1 || keys[0] != reconcilerstest.NodeKey("pico-01") {
 		t.Fatalf("keys for the move: %v", keys)
 	}
 	// Within the interval of the failed probe: the move makes it due now.

@@ -3,7 +3,6 @@ package kubeletprobe
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"sync"
@@ -14,7 +13,6 @@ import (
 
 	"herd/domain"
 	"herd/events"
-	"herd/projections"
 	"herd/reconcilers"
 )
 
@@ -25,7 +23,7 @@ import (
 type Reconciler struct {
 	cfg    Config
 	nodes  domain.Executor[domain.Node, domain.NodeCommand]
-	view   *projections.NodeView
+	view   NodeReader
 	clock  clock.PassiveClock
 	client *http.Client
 	log    *zap.Logger
@@ -41,7 +39,7 @@ var (
 )
 
 // New returns the kubelet probe reconciler.
-func New(cfg Config, nodes domain.Executor[domain.Node, domain.NodeCommand], view *projections.NodeView, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+func New(cfg Config, nodes domain.Executor[domain.Node, domain.NodeCommand], view NodeReader, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -58,27 +56,35 @@ func (r *Reconciler) Name() string { return "kubeletprobe" }
 // or goes away, and probes at once a node whose kubelet endpoint moved:
 // the old port's failure says nothing about the new one. Heartbeats and
 // condition changes need no probe.
-func (r *Reconciler) KeysFor(rec events.Record) []string {
-	name, ok := domain.NodeAggregate.Key(rec.Stream)
-	if !ok {
-		return nil
-	}
-	switch rec.Type {
-	case (domain.NodeRegistered{}).EventType(), (domain.NodeRestarted{}).EventType(), (domain.NodeDeleted{}).EventType():
-		return []string{rec.Stream}
-	case (domain.NodeKubeletEndpointChanged{}).EventType():
-		r.forget(name)
-		return []string{rec.Stream}
+func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
+	switch {
+	case lifeEvents.Match(rec):
+		return reconcilers.KeysOf(rec)
+	case reconcilers.Is[domain.NodeKubeletEndpointChanged](rec):
+		keys := reconcilers.KeysOf(rec)
+		for _, k := range keys {
+			r.forget(k.Name)
+		}
+		return keys
 	}
 	return nil
 }
+
+// lifeEvents start, restart or end a node's probes.
+var lifeEvents = reconcilers.EventTypesOf(domain.NodeRegistered{}, domain.NodeRestarted{}, domain.NodeDeleted{})
+
+// scope is the keys the reconciler takes: nodes.
+var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.NodeAggregate}}
+
+// Scope implements reconcilers.Reconciler.
+func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 
 // ResyncPeriod implements reconcilers.Resyncer.
 func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.Interval }
 
 // Resync returns the nodes of the probed kinds that have not been probed
 // for an interval: those herd has not started probing since it started.
-func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
+func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 	names, err := r.view.NamesOfKinds(ctx, r.cfg.Kinds)
 	if err != nil {
 		return nil, err
@@ -86,10 +92,10 @@ func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
 	now := r.clock.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var keys []string
+	var keys []reconcilers.Key
 	for _, n := range names {
 		if last, ok := r.last[n]; !ok || now.Sub(last) > r.cfg.Interval {
-			keys = append(keys, domain.NodeStream(n))
+			keys = append(keys, reconcilers.Key{Aggregate: domain.NodeAggregate, Name: n})
 		}
 	}
 	return keys, nil
@@ -97,11 +103,8 @@ func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
 
 // Reconcile probes one node, unless it was probed less than an interval
 // ago, and records the outcome.
-func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
-	name, ok := domain.NodeAggregate.Key(key)
-	if !ok {
-		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("kubeletprobe: unknown key %q", key))
-	}
+func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
+	name := key.Name
 	now := r.clock.Now()
 	if wait := r.untilDue(name, now); wait > 0 {
 		return reconcilers.Result{RequeueAfter: wait}, nil

@@ -18,6 +18,7 @@ import (
 	"herd/events"
 	"herd/projections"
 	"herd/reconcilers"
+	"herd/reconcilers/reconcilerstest"
 )
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -148,7 +149,7 @@ func TestProbeOutcomes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, cfg)
 			h.register(t, "pico-01", tt.kind, tt.addr)
-			res, err := h.r.Reconcile(t.Context(), "node/pico-01")
+			res, err := h.r.Reconcile(t.Context(), reconcilerstest.NodeKey("pico-01"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +184,7 @@ func TestProbesFollowHerdsClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"node/pico-01"}, keys); diff != "" {
+	if diff := cmp.Diff([]string{"node/pico-01"}, reconcilerstest.Strings(keys)); diff != "" {
 		t.Errorf("first resync (-want +got):\n%s", diff)
 	}
 	steps := []struct {
@@ -199,7 +200,7 @@ func TestProbesFollowHerdsClock(t *testing.T) {
 	}
 	for i, s := range steps {
 		h.clock.Step(s.advance)
-		res, err := h.r.Reconcile(ctx, "node/pico-01")
+		res, err := h.r.Reconcile(ctx, reconcilerstest.NodeKey("pico-01"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,10 +215,10 @@ func TestProbesFollowHerdsClock(t *testing.T) {
 	if keys, _ := h.r.Resync(ctx); len(keys) != 1 {
 		t.Errorf("resync after a missed probe: %v, want pico-01", keys)
 	}
-	if _, err := h.r.Reconcile(ctx, "nonsense"); !reconcilers.IsTerminal(err) {
-		t.Errorf("unknown key: %v, want a terminal error", err)
+	if h.r.Scope().Takes(reconcilers.Pass("nonsense")) {
+		t.Error("the probe takes a key that names no node")
 	}
-	if res, err := h.r.Reconcile(ctx, "node/gone"); err != nil || res != (reconcilers.Result{}) {
+	if res, err := h.r.Reconcile(ctx, reconcilerstest.NodeKey("gone")); err != nil || res != (reconcilers.Result{}) {
 		t.Errorf("a node that does not exist: %+v, %v", res, err)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -36,14 +35,14 @@ type Repository interface {
 	LeaseCommands() domain.Executor[domain.Lease, domain.LeaseCommand]
 }
 
-// Reconciler is the namespace reconciler. Its keys are "namespace/NAME".
+// Reconciler is the namespace reconciler. Its keys are namespaces.
 type Reconciler struct {
 	resync     time.Duration
 	repo       Repository
-	namespaces *projections.NamespaceView
-	pods       *projections.PodView
-	configMaps *projections.ConfigMapView
-	leases     *projections.LeaseView
+	namespaces Reader
+	pods       PodLister
+	configMaps ConfigMapLister
+	leases     LeaseLister
 	clock      clock.PassiveClock
 	log        *zap.Logger
 }
@@ -54,8 +53,8 @@ var (
 )
 
 // New returns the namespace reconciler, resyncing every resync.
-func New(resync time.Duration, repo Repository, namespaces *projections.NamespaceView, pods *projections.PodView,
-	configMaps *projections.ConfigMapView, leases *projections.LeaseView, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
+func New(resync time.Duration, repo Repository, namespaces Reader, pods PodLister,
+	configMaps ConfigMapLister, leases LeaseLister, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
 	return &Reconciler{resync: resync, repo: repo, namespaces: namespaces, pods: pods, configMaps: configMaps, leases: leases,
 		clock: clk, log: log.Named("namespace")}
 }
@@ -63,45 +62,45 @@ func New(resync time.Duration, repo Repository, namespaces *projections.Namespac
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "namespace" }
 
+// scope is the keys the reconciler takes: namespaces.
+var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.NamespaceAggregate}}
+
+// Scope implements reconcilers.Reconciler.
+func (r *Reconciler) Scope() reconcilers.Scope { return scope }
+
 // KeysFor maps a namespace turning Terminating to it, and a pod finalized
 // or a ConfigMap deleted to its namespace, which may be waiting for it.
-// The namespace is the first part of the pod's or ConfigMap's key, so no
-// payload is decoded.
-func (r *Reconciler) KeysFor(rec events.Record) []string {
+// The namespace is part of the pod's or ConfigMap's key, so no payload is
+// decoded.
+func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
 	switch {
-	case domain.NamespaceAggregate.Owns(rec.Stream) && rec.Type == (domain.NamespaceTerminating{}).EventType():
-		return []string{rec.Stream}
-	case domain.PodAggregate.Owns(rec.Stream) && rec.Type == (domain.PodFinalized{}).EventType():
-		key, _ := domain.PodAggregate.Key(rec.Stream)
-		return namespaceOf(key)
-	case domain.ConfigMapAggregate.Owns(rec.Stream) && rec.Type == (domain.ConfigMapDeleted{}).EventType():
-		key, _ := domain.ConfigMapAggregate.Key(rec.Stream)
-		return namespaceOf(key)
+	case reconcilers.Is[domain.NamespaceTerminating](rec):
+		return reconcilers.KeysOf(rec)
+	case reconcilers.Is[domain.PodFinalized](rec), reconcilers.Is[domain.ConfigMapDeleted](rec):
+		if k, ok := reconcilers.KeyOf(rec); ok {
+			return []reconcilers.Key{namespaceKey(k.Namespace)}
+		}
 	}
 	return nil
 }
 
-// namespaceOf is the key of the namespace of a "namespace/name" key.
-func namespaceOf(key string) []string {
-	ns, _, ok := strings.Cut(key, "/")
-	if !ok || ns == "" {
-		return nil
-	}
-	return []string{domain.NamespaceStream(ns)}
+// namespaceKey is the key of the named namespace.
+func namespaceKey(name string) reconcilers.Key {
+	return reconcilers.Key{Aggregate: domain.NamespaceAggregate, Name: name}
 }
 
 // ResyncPeriod implements reconcilers.Resyncer.
 func (r *Reconciler) ResyncPeriod() time.Duration { return r.resync }
 
 // Resync returns every terminating namespace.
-func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
+func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 	nss, err := r.namespaces.Terminating(ctx)
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]string, len(nss))
+	keys := make([]reconcilers.Key, len(nss))
 	for i, ns := range nss {
-		keys[i] = domain.NamespaceStream(ns.Name)
+		keys[i] = namespaceKey(ns.Name)
 	}
 	return keys, nil
 }
@@ -109,12 +108,9 @@ func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
 // Reconcile implements reconcilers.Reconciler: it deletes what a
 // terminating namespace still holds, or removes the namespace once it
 // holds nothing.
-func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:namespace", Source: "reconciler/namespace"})
-	name, ok := domain.NamespaceAggregate.Key(key)
-	if !ok || name == "" {
-		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("namespace: unknown key %q", key))
-	}
+	name := key.Name
 	ns, err := r.namespaces.Get(ctx, name)
 	if errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, nil

@@ -52,7 +52,7 @@ func (f *fixture) pod(t *testing.T, ns, name, node string, cmds ...domain.PodCom
 
 func (f *fixture) reconcile(t *testing.T, name string) {
 	t.Helper()
-	if _, err := f.r.Reconcile(t.Context(), domain.NamespaceStream(name)); err != nil {
+	if _, err := f.r.Reconcile(t.Context(), reconcilerstest.NamespaceKey(name)); err != nil {
 		t.Fatalf("reconcile %s: %v", name, err)
 	}
 }
@@ -118,7 +118,7 @@ func TestDeletingANamespaceEmptiesItThenRemovesIt(t *testing.T) {
 	}
 	var keys []string
 	for _, rec := range f.Records(head) {
-		keys = append(keys, f.r.KeysFor(rec)...)
+		keys = append(keys, reconcilerstest.Strings(f.r.KeysFor(rec))...)
 	}
 	if !slices.Equal(keys, []string{"namespace/shop"}) {
 		t.Fatalf("keys for web's finalization %q, want namespace/shop", keys)
@@ -155,10 +155,10 @@ func TestResyncFindsTerminatingNamespaces(t *testing.T) {
 	f.pod(t, "shop", "web", "")
 	f.namespace(t, "shop", domain.DeleteNamespace{})
 	keys, err := f.r.Resync(t.Context())
-	if err != nil || !slices.Equal(keys, []string{"namespace/shop"}) {
+	if err != nil || !slices.Equal(reconcilerstest.Strings(keys), []string{"namespace/shop"}) {
 		t.Errorf("resync %q, %v; want namespace/shop", keys, err)
 	}
-	if got := f.r.KeysFor(events.Record{Stream: "configmap/lab/settings", Type: "ConfigMapDeleted"}); !slices.Equal(got, []string{"namespace/lab"}) {
+	if got := reconcilerstest.Strings(f.r.KeysFor(events.Record{Stream: "configmap/lab/settings", Type: "ConfigMapDeleted"})); !slices.Equal(got, []string{"namespace/lab"}) {
 		t.Errorf("keys of a ConfigMap deletion %q", got)
 	}
 }

@@ -23,14 +23,13 @@ const MessageTaintManager = "Taint manager: deleting due to NoExecute taint"
 // looked at without an event.
 const DefaultResyncPeriod = 30 * time.Second
 
-// Reconciler is the NoExecute eviction reconciler. Its keys are
-// "node/NAME": a node's taints and the pods bound to it are judged
-// together.
+// Reconciler is the NoExecute eviction reconciler. Its keys are nodes: a
+// node's taints and the pods bound to it are judged together.
 type Reconciler struct {
 	resync time.Duration
 	// commands is how the reconciler evicts a pod.
 	commands domain.Executor[domain.Pod, domain.PodCommand]
-	pods     *projections.PodView
+	pods     PodLister
 	nodes    NodeReader
 	clock    clock.PassiveClock
 	log      *zap.Logger
@@ -41,20 +40,8 @@ var (
 	_ reconcilers.Resyncer   = (*Reconciler)(nil)
 )
 
-// NodeReader is what the reconciler reads of the nodes: one node per key,
-// and on resync the names of the few nodes with a NoExecute taint, never
-// the whole fleet.
-type NodeReader interface {
-	// Get returns the named node, or domain.ErrNotFound.
-	Get(ctx context.Context, name string) (domain.Node, error)
-	// NamesWithNoExecute names the nodes that may carry a NoExecute taint.
-	NamesWithNoExecute(ctx context.Context) ([]string, error)
-}
-
-var _ NodeReader = (*projections.NodeView)(nil)
-
 // New returns the NoExecute eviction reconciler, resyncing every resync.
-func New(resync time.Duration, commands domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes NodeReader,
+func New(resync time.Duration, commands domain.Executor[domain.Pod, domain.PodCommand], pods PodLister, nodes NodeReader,
 	clk clock.PassiveClock, log *zap.Logger) *Reconciler {
 	return &Reconciler{resync: resync, commands: commands, pods: pods, nodes: nodes, clock: clk, log: log.Named("noexecute")}
 }
@@ -62,24 +49,33 @@ func New(resync time.Duration, commands domain.Executor[domain.Pod, domain.PodCo
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "noexecute" }
 
+// scope is the keys the reconciler takes: nodes.
+var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.NodeAggregate}}
+
+// Scope implements reconcilers.Reconciler.
+func (r *Reconciler) Scope() reconcilers.Scope { return scope }
+
 // KeysFor maps a node's taint changes, and a pod's binding, to the node.
-func (r *Reconciler) KeysFor(rec events.Record) []string {
+func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
 	switch {
-	case domain.NodeAggregate.Owns(rec.Stream):
-		if rec.Type == (domain.NodeTainted{}).EventType() || rec.Type == (domain.NodeUntainted{}).EventType() {
-			return []string{rec.Stream}
-		}
-	case domain.PodAggregate.Owns(rec.Stream) && rec.Type == (domain.PodScheduled{}).EventType():
-		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+	case reconcilers.Is[domain.NodeTainted](rec), reconcilers.Is[domain.NodeUntainted](rec):
+		return reconcilers.KeysOf(rec)
+	case reconcilers.Is[domain.PodScheduled](rec):
+		ev, err := reconcilers.Decode[domain.PodScheduled](rec)
 		if err != nil {
 			// Only a log written by a newer herd could hold one; the
 			// resync still finds the node if it has a NoExecute taint.
 			r.log.Error("unreadable binding", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
 			return nil
 		}
-		return []string{domain.NodeStream(ev.(domain.PodScheduled).NodeName)}
+		return []reconcilers.Key{nodeKey(ev.NodeName)}
 	}
 	return nil
+}
+
+// nodeKey is the key of the named node.
+func nodeKey(name string) reconcilers.Key {
+	return reconcilers.Key{Aggregate: domain.NodeAggregate, Name: name}
 }
 
 // ResyncPeriod implements reconcilers.Resyncer.
@@ -87,14 +83,14 @@ func (r *Reconciler) ResyncPeriod() time.Duration { return r.resync }
 
 // Resync returns every node that may have a NoExecute taint: the few the
 // view's index names, not the fleet. Reconcile checks the node itself.
-func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
+func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 	names, err := r.nodes.NamesWithNoExecute(ctx)
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]string, 0, len(names))
+	keys := make([]reconcilers.Key, 0, len(names))
 	for _, name := range names {
-		keys = append(keys, domain.NodeStream(name))
+		keys = append(keys, nodeKey(name))
 	}
 	return keys, nil
 }
@@ -110,11 +106,8 @@ func hasNoExecute(n domain.Node) bool {
 
 // Reconcile evicts the pods of one node that are due, and wakes again when
 // the next one will be.
-func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
-	name, ok := domain.NodeAggregate.Key(key)
-	if !ok || name == "" {
-		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("noexecute: unknown key %q", key))
-	}
+func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
+	name := key.Name
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:noexecute", Source: "reconciler/noexecute"})
 	n, err := r.nodes.Get(ctx, name)
 	if errors.Is(err, domain.ErrNotFound) || err == nil && !hasNoExecute(n) {

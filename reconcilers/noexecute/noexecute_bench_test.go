@@ -32,7 +32,7 @@ func BenchmarkTaintedNode(b *testing.B) {
 	r := newReconciler(env)
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := r.Reconcile(b.Context(), "node/n1")
+		res, err := r.Reconcile(b.Context(), reconcilerstest.NodeKey("n1"))
 		if err != nil || res.RequeueAfter == 0 {
 			b.Fatalf("%+v %v", res, err)
 		}

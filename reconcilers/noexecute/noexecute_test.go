@@ -146,7 +146,7 @@ func TestNoExecuteEviction(t *testing.T) {
 			tt.setup(env)
 			for i, s := range tt.passes {
 				env.SetTime(s)
-				res, err := r.Reconcile(t.Context(), "node/n1")
+				res, err := r.Reconcile(t.Context(), reconcilerstest.NodeKey("n1"))
 				if err != nil {
 					t.Fatalf("at %ds: %v", s, err)
 				}
@@ -193,7 +193,7 @@ func TestLeavesAlone(t *testing.T) {
 	pod(env, "leaving")
 	env.Pod("leaving", domain.DeletePod{GracePeriodSeconds: secs(600)})
 	env.Node("n1", taint("maintenance", domain.EffectNoExecute))
-	if _, err := r.Reconcile(t.Context(), "node/n1"); err != nil {
+	if _, err := r.Reconcile(t.Context(), reconcilerstest.NodeKey("n1")); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"PodObserved"}, env.StreamTypes("pod/kube-system/coredns")); diff != "" {
@@ -202,14 +202,14 @@ func TestLeavesAlone(t *testing.T) {
 	if diff := cmp.Diff([]string{"PodCreated", "PodScheduled", "PodDeletionRequested"}, env.PodTypes("leaving")); diff != "" {
 		t.Errorf("terminating pod (-want +got):\n%s", diff)
 	}
-	for _, key := range []string{"node/gone", "node/n2"} {
+	for _, key := range []reconcilers.Key{reconcilerstest.NodeKey("gone"), reconcilerstest.NodeKey("n2")} {
 		if res, err := r.Reconcile(t.Context(), key); err != nil || res != (reconcilers.Result{}) {
 			t.Errorf("%s: %+v %v", key, res, err)
 		}
 	}
-	for _, key := range []string{"pod/default/web", "node/", "n1"} {
-		if _, err := r.Reconcile(t.Context(), key); !reconcilers.IsTerminal(err) {
-			t.Errorf("%s: %v, want a terminal error", key, err)
+	for _, key := range []reconcilers.Key{reconcilerstest.PodKey("web"), reconcilerstest.NodeKey(""), reconcilers.Pass("n1")} {
+		if r.Scope().Takes(key) {
+			t.Errorf("the NoExecute reconciler takes %s", key)
 		}
 	}
 }
@@ -225,7 +225,7 @@ func TestKeysAndResync(t *testing.T) {
 	pod(env, "web")
 	var got []string
 	for _, rec := range env.Records(0) {
-		got = append(got, r.KeysFor(rec)...)
+		got = append(got, reconcilerstest.Strings(r.KeysFor(rec))...)
 	}
 	// n1's taint, n2's taint (a NoSchedule one may have replaced a
 	// NoExecute one), the binding of web to n1.
@@ -239,7 +239,7 @@ func TestKeysAndResync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"node/n1"}, keys); diff != "" {
+	if diff := cmp.Diff([]string{"node/n1"}, reconcilerstest.Strings(keys)); diff != "" {
 		t.Errorf("resync (-want +got):\n%s", diff)
 	}
 }

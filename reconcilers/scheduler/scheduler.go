@@ -3,7 +3,6 @@ package scheduler
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -20,7 +19,10 @@ import (
 // keyPending is the one key the scheduler works on: a pass over every
 // pending pod. Whatever calls for a pass queues it; the work queue keeps
 // one copy however many events arrive while a pass runs.
-const keyPending = "pending"
+var keyPending = reconcilers.Pass("pending")
+
+// scope is the keys the scheduler takes: its one pass.
+var scope = reconcilers.Scope{Passes: []reconcilers.Key{keyPending}}
 
 // Repository is what the scheduler writes through: one pod at a time, or
 // many in one transaction.
@@ -33,8 +35,8 @@ type Repository interface {
 type Reconciler struct {
 	cfg   Config
 	repo  Repository
-	nodes *projections.NodeView
-	pods  *projections.PodView
+	nodes NodeLister
+	pods  PodLister
 	clock clock.PassiveClock
 	log   *zap.Logger
 
@@ -52,7 +54,7 @@ var (
 )
 
 // New returns the scheduler. Settings left at zero take their defaults.
-func New(cfg Config, repo Repository, nodes *projections.NodeView, pods *projections.PodView, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+func New(cfg Config, repo Repository, nodes NodeLister, pods PodLister, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -70,46 +72,47 @@ func (r *Reconciler) Name() string { return "scheduler" }
 // labels and deletions all change where pods fit. Of these, the ones that
 // may make room for a pod that fit nowhere (see mayMakeRoom) also end
 // every pod's backoff; the others leave backing-off pods alone.
-func (r *Reconciler) KeysFor(rec events.Record) []string {
+func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
 	switch {
-	case domain.NodeAggregate.Owns(rec.Stream):
-		if rec.Type == (domain.HeartbeatRecorded{}).EventType() {
-			return nil
-		}
-		if mayMakeRoom[rec.Type] {
+	case reconcilers.Is[domain.HeartbeatRecorded](rec):
+		return nil
+	case mayMakeRoom.Match(rec):
+		r.roomMayHaveGrown.Store(true)
+		return []reconcilers.Key{keyPending}
+	case reconcilers.Is[domain.PodCreated](rec):
+		return []reconcilers.Key{keyPending}
+	case reconcilers.Is[domain.PodFinalized](rec):
+		r.roomMayHaveGrown.Store(true)
+		return []reconcilers.Key{keyPending}
+	case reconcilers.Is[domain.PodStatusUpdated](rec):
+		if finishedPhase(rec.Payload) {
 			r.roomMayHaveGrown.Store(true)
+			return []reconcilers.Key{keyPending}
 		}
-		return []string{keyPending}
-	case domain.PodAggregate.Owns(rec.Stream):
-		switch rec.Type {
-		case (domain.PodCreated{}).EventType():
-			return []string{keyPending}
-		case (domain.PodFinalized{}).EventType():
-			r.roomMayHaveGrown.Store(true)
-			return []string{keyPending}
-		case (domain.PodStatusUpdated{}).EventType():
-			if finishedPhase(rec.Payload) {
-				r.roomMayHaveGrown.Store(true)
-				return []string{keyPending}
-			}
-		}
+		return nil
+	}
+	if k, ok := reconcilers.KeyOf(rec); ok && k.Aggregate == domain.NodeAggregate {
+		return []reconcilers.Key{keyPending}
 	}
 	return nil
 }
+
+// Scope implements reconcilers.Reconciler: the pass over pending pods.
+func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 
 // mayMakeRoom are the node events after which a pod that fit nowhere may
 // fit: a node came (with its capacity), became Ready, lost a taint or its
 // cordon, or got labels a selector may match. A node going away, tainted,
 // cordoned or not ready cannot help one.
-var mayMakeRoom = map[string]bool{
-	(domain.NodeRegistered{}).EventType():    true,
-	(domain.NodeRestarted{}).EventType():     true,
-	(domain.NodeBecameReady{}).EventType():   true,
-	(domain.NodeUntainted{}).EventType():     true,
-	(domain.NodeUncordoned{}).EventType():    true,
-	(domain.NodeUndrained{}).EventType():     true,
-	(domain.NodeLabelsChanged{}).EventType(): true,
-}
+var mayMakeRoom = reconcilers.EventTypesOf(
+	domain.NodeRegistered{},
+	domain.NodeRestarted{},
+	domain.NodeBecameReady{},
+	domain.NodeUntainted{},
+	domain.NodeUncordoned{},
+	domain.NodeUndrained{},
+	domain.NodeLabelsChanged{},
+)
 
 // finishedPhase reports whether a PodStatusUpdated payload takes the pod
 // to Succeeded or Failed.
@@ -129,14 +132,13 @@ func finishedPhase(payload []byte) bool {
 func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
 
 // Resync tries every pending pod again.
-func (r *Reconciler) Resync(context.Context) ([]string, error) { return []string{keyPending}, nil }
+func (r *Reconciler) Resync(context.Context) ([]reconcilers.Key, error) {
+	return []reconcilers.Key{keyPending}, nil
+}
 
 // Reconcile implements reconcilers.Reconciler. It asks to run again when
 // the first pod's backoff ends.
-func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
-	if key != keyPending {
-		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("scheduler: unknown key %q", key))
-	}
+func (r *Reconciler) Reconcile(ctx context.Context, _ reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:scheduler", Source: "reconciler/scheduler"})
 	err := r.schedule(ctx)
 	d, ok := r.backoff.next(r.clock.Now())

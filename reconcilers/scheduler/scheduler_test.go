@@ -9,6 +9,7 @@ import (
 	"herd/domain"
 	"herd/events"
 	"herd/projections"
+	"herd/reconcilers/reconcilerstest"
 )
 
 var small = domain.ResourceList{"cpu": 1000, "memory": 2 * gi, "pods": 10}
@@ -150,27 +151,27 @@ func TestKeysFor(t *testing.T) {
 		rec  events.Record
 		want []string
 	}{
-		{name: "pod created", rec: events.Record{Stream: "pod/default/p", Type: "PodCreated"}, want: []string{keyPending}},
-		{name: "pod finalized", rec: events.Record{Stream: "pod/default/p", Type: "PodFinalized"}, want: []string{keyPending}},
-		{name: "pod succeeded", rec: events.Record{Stream: "pod/default/p", Type: "PodStatusUpdated", Payload: []byte(`{"status":{"phase":"Succeeded"}}`)}, want: []string{keyPending}},
-		{name: "pod failed", rec: events.Record{Stream: "pod/default/p", Type: "PodStatusUpdated", Payload: []byte(`{"status":{"phase":"Failed"}}`)}, want: []string{keyPending}},
+		{name: "pod created", rec: events.Record{Stream: "pod/default/p", Type: "PodCreated"}, want: []string{"pending"}},
+		{name: "pod finalized", rec: events.Record{Stream: "pod/default/p", Type: "PodFinalized"}, want: []string{"pending"}},
+		{name: "pod succeeded", rec: events.Record{Stream: "pod/default/p", Type: "PodStatusUpdated", Payload: []byte(`{"status":{"phase":"Succeeded"}}`)}, want: []string{"pending"}},
+		{name: "pod failed", rec: events.Record{Stream: "pod/default/p", Type: "PodStatusUpdated", Payload: []byte(`{"status":{"phase":"Failed"}}`)}, want: []string{"pending"}},
 		{name: "pod running", rec: events.Record{Stream: "pod/default/p", Type: "PodStatusUpdated", Payload: []byte(`{"status":{"phase":"Running"}}`)}},
 		{name: "pod bound", rec: events.Record{Stream: "pod/default/p", Type: "PodScheduled"}},
 		{name: "pod marked unschedulable", rec: events.Record{Stream: "pod/default/p", Type: "PodUnschedulable"}},
 		{name: "pod deletion requested", rec: events.Record{Stream: "pod/default/p", Type: "PodDeletionRequested"}},
-		{name: "node registered", rec: events.Record{Stream: "node/a", Type: "NodeRegistered"}, want: []string{keyPending}},
-		{name: "node condition", rec: events.Record{Stream: "node/a", Type: "NodeConditionChanged"}, want: []string{keyPending}},
-		{name: "node tainted", rec: events.Record{Stream: "node/a", Type: "NodeTainted"}, want: []string{keyPending}},
-		{name: "node untainted", rec: events.Record{Stream: "node/a", Type: "NodeUntainted"}, want: []string{keyPending}},
-		{name: "node uncordoned", rec: events.Record{Stream: "node/a", Type: "NodeUncordoned"}, want: []string{keyPending}},
-		{name: "node labels", rec: events.Record{Stream: "node/a", Type: "NodeLabelsChanged"}, want: []string{keyPending}},
-		{name: "node deleted", rec: events.Record{Stream: "node/a", Type: "NodeDeleted"}, want: []string{keyPending}},
+		{name: "node registered", rec: events.Record{Stream: "node/a", Type: "NodeRegistered"}, want: []string{"pending"}},
+		{name: "node condition", rec: events.Record{Stream: "node/a", Type: "NodeConditionChanged"}, want: []string{"pending"}},
+		{name: "node tainted", rec: events.Record{Stream: "node/a", Type: "NodeTainted"}, want: []string{"pending"}},
+		{name: "node untainted", rec: events.Record{Stream: "node/a", Type: "NodeUntainted"}, want: []string{"pending"}},
+		{name: "node uncordoned", rec: events.Record{Stream: "node/a", Type: "NodeUncordoned"}, want: []string{"pending"}},
+		{name: "node labels", rec: events.Record{Stream: "node/a", Type: "NodeLabelsChanged"}, want: []string{"pending"}},
+		{name: "node deleted", rec: events.Record{Stream: "node/a", Type: "NodeDeleted"}, want: []string{"pending"}},
 		{name: "plain heartbeat", rec: events.Record{Stream: "node/a", Type: "HeartbeatRecorded"}},
 		{name: "fleet", rec: events.Record{Stream: domain.FleetHealthStream, Type: "FleetDisruptionStarted"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, h.r.KeysFor(tt.rec)); diff != "" {
+			if diff := cmp.Diff(tt.want, reconcilerstest.Strings(h.r.KeysFor(tt.rec))); diff != "" {
 				t.Errorf("KeysFor (-want +got):\n%s", diff)
 			}
 		})

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -34,8 +33,7 @@ type NodePods interface {
 // shutdown, halt at the deadline, deprovision — and records each step
 // through herd's API. Finalizing the pod, and garbage collection, stay
 // with herd serve's Reconciler, which finalizes a pod of an agent's node
-// once the agent has recorded it deprovisioned. Its keys are
-// "pod/NS/NAME".
+// once the agent has recorded it deprovisioned. Its keys are pods.
 type NodeReconciler struct {
 	cfg   Config
 	node  string
@@ -65,24 +63,30 @@ func NewNode(cfg Config, node string, pods NodePods, rt Runtime, clk clock.Passi
 // Name implements reconcilers.Reconciler.
 func (r *NodeReconciler) Name() string { return "termination" }
 
+// nodeScope is the keys a node's reconciler takes: pods.
+var nodeScope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.PodAggregate}}
+
+// Scope implements reconcilers.Reconciler.
+func (r *NodeReconciler) Scope() reconcilers.Scope { return nodeScope }
+
 // KeysFor implements reconcilers.Reconciler: an agent reads no log, it
 // polls herd's API in Resync.
-func (r *NodeReconciler) KeysFor(events.Record) []string { return nil }
+func (r *NodeReconciler) KeysFor(events.Record) []reconcilers.Key { return nil }
 
 // ResyncPeriod implements reconcilers.Resyncer.
 func (r *NodeReconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
 
 // Resync returns the node's pods being deleted that the runtime has not
 // yet deprovisioned.
-func (r *NodeReconciler) Resync(ctx context.Context) ([]string, error) {
+func (r *NodeReconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 	pods, err := r.pods.List(ctx, r.node)
 	if err != nil {
 		return nil, err
 	}
-	var keys []string
+	var keys []reconcilers.Key
 	for _, p := range pods {
 		if r.mine(p) {
-			keys = append(keys, domain.PodStream(p.Namespace, p.Name))
+			keys = append(keys, podKey(p))
 		}
 	}
 	return keys, nil
@@ -95,14 +99,9 @@ func (r *NodeReconciler) mine(p domain.Pod) bool {
 }
 
 // Reconcile implements reconcilers.Reconciler.
-func (r *NodeReconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+func (r *NodeReconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:termination", Source: "reconciler/termination"})
-	rest, ok := domain.PodAggregate.Key(key)
-	ns, name, ok2 := strings.Cut(rest, "/")
-	if !ok || !ok2 {
-		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("termination: unknown key %q", key))
-	}
-	p, err := r.pods.Pod(ctx, ns, name)
+	p, err := r.pods.Pod(ctx, key.Namespace, key.Name)
 	if errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, nil
 	}

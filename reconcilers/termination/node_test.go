@@ -74,7 +74,7 @@ func TestANodesAgentTakesItsPodsOutAndHerdFinalizesThem(t *testing.T) {
 			f.running(t, "other", "a1", 30, nil)
 			f.Pod("web", domain.DeletePod{})
 			keys, err := agent.Resync(t.Context())
-			if err != nil || !cmp.Equal(keys, []string{"pod/default/web"}) {
+			if err != nil || !cmp.Equal(reconcilerstest.Strings(keys), []string{"pod/default/web"}) {
 				t.Fatalf("resync: %v %v", keys, err)
 			}
 			for i, s := range tt.passes {
@@ -99,7 +99,7 @@ func TestANodesAgentTakesItsPodsOutAndHerdFinalizesThem(t *testing.T) {
 			if keys, err := agent.Resync(t.Context()); err != nil || len(keys) != 0 {
 				t.Errorf("resync after: %v %v", keys, err)
 			}
-			if res, err := agent.Reconcile(t.Context(), "pod/default/web"); err != nil || res != (reconcilers.Result{}) {
+			if res, err := agent.Reconcile(t.Context(), reconcilerstest.PodKey("web")); err != nil || res != (reconcilers.Result{}) {
 				t.Errorf("a finalized pod: %+v %v", res, err)
 			}
 			if other, _ := f.mock.Pod("default", "other"); other.State.Phase != domain.RuntimeRunning {
@@ -118,15 +118,15 @@ func TestANodesAgentLeavesOtherNodesPodsAlone(t *testing.T) {
 	f.ReadyNode("a2", map[string]string{domain.LabelRuntime: domain.RuntimeAgent})
 	f.running(t, "web", "a2", 30, nil)
 	f.Pod("web", domain.DeletePod{})
-	if res, err := agent.Reconcile(t.Context(), "pod/default/web"); err != nil || res != (reconcilers.Result{}) {
+	if res, err := agent.Reconcile(t.Context(), reconcilerstest.PodKey("web")); err != nil || res != (reconcilers.Result{}) {
 		t.Fatalf("%+v %v", res, err)
 	}
 	if diff := cmp.Diff(types("PodDeletionRequested"), f.PodTypes("web")); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	for _, key := range []string{"pod/x", "node/a1"} {
-		if _, err := agent.Reconcile(t.Context(), key); !reconcilers.IsTerminal(err) {
-			t.Errorf("%s: %v", key, err)
+		if agent.Scope().Takes(reconcilerstest.Key(key)) {
+			t.Errorf("a node's termination reconciler takes %q", key)
 		}
 	}
 	if _, err := NewNode(testConfig(), "", nil, nil, nil, zap.NewNop()); err == nil {

@@ -3,8 +3,6 @@ package termination
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -16,14 +14,13 @@ import (
 	"herd/reconcilers"
 )
 
-// Reconciler is the termination reconciler. Its keys are "pod/NS/NAME"
-// (one pod) and "node/NAME" (every pod bound to a node whose state
-// changed).
+// Reconciler is the termination reconciler. Its keys are pods (one pod)
+// and nodes (every pod bound to a node whose state changed).
 type Reconciler struct {
 	cfg      Config
 	commands domain.Executor[domain.Pod, domain.PodCommand]
-	pods     *projections.PodView
-	nodes    *projections.NodeView
+	pods     PodReader
+	nodes    NodeReader
 	runtimes Runtimes
 	clock    clock.PassiveClock
 	log      *zap.Logger
@@ -35,7 +32,7 @@ var (
 )
 
 // New returns the termination reconciler.
-func New(cfg Config, commands domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
+func New(cfg Config, commands domain.Executor[domain.Pod, domain.PodCommand], pods PodReader, nodes NodeReader,
 	runtimes Runtimes, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -51,34 +48,37 @@ func (r *Reconciler) Name() string { return "termination" }
 
 // podEvents are the pod events that move a termination on: a deletion or
 // a shorter deadline, a step an agent recorded, finalizers removed.
-var podEvents = map[string]bool{
-	domain.PodDeletionRequested{}.EventType(): true,
-	domain.PodShutdownRequested{}.EventType(): true,
-	domain.PodHalted{}.EventType():            true,
-	domain.PodStopped{}.EventType():           true,
-	domain.PodDeprovisioned{}.EventType():     true,
-	domain.PodMetadataChanged{}.EventType():   true,
-}
+var podEvents = reconcilers.EventTypesOf(
+	domain.PodDeletionRequested{},
+	domain.PodShutdownRequested{},
+	domain.PodHalted{},
+	domain.PodStopped{},
+	domain.PodDeprovisioned{},
+	domain.PodMetadataChanged{},
+)
 
 // nodeEvents are the node events that change what happens to the pods
 // bound to it: it went away, lost or regained Ready, or changed hands
 // between herd's runtime and its own agent.
-var nodeEvents = map[string]bool{
-	domain.NodeDeleted{}.EventType():        true,
-	domain.NodeBecameNotReady{}.EventType(): true,
-	domain.NodeBecameReady{}.EventType():    true,
-	domain.NodeLabelsChanged{}.EventType():  true,
-	domain.NodeRegistered{}.EventType():     true,
-	domain.NodeRestarted{}.EventType():      true,
-}
+var nodeEvents = reconcilers.EventTypesOf(
+	domain.NodeDeleted{},
+	domain.NodeBecameNotReady{},
+	domain.NodeBecameReady{},
+	domain.NodeLabelsChanged{},
+	domain.NodeRegistered{},
+	domain.NodeRestarted{},
+)
+
+// scope is the keys the reconciler takes: pods and nodes.
+var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.PodAggregate, domain.NodeAggregate}}
+
+// Scope implements reconcilers.Reconciler.
+func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 
 // KeysFor implements reconcilers.Reconciler.
-func (r *Reconciler) KeysFor(rec events.Record) []string {
-	switch {
-	case domain.PodAggregate.Owns(rec.Stream) && podEvents[rec.Type]:
-		return []string{rec.Stream}
-	case domain.NodeAggregate.Owns(rec.Stream) && nodeEvents[rec.Type]:
-		return []string{rec.Stream}
+func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
+	if podEvents.Match(rec) || nodeEvents.Match(rec) {
+		return reconcilers.KeysOf(rec)
 	}
 	return nil
 }
@@ -88,7 +88,7 @@ func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
 
 // Resync returns every terminating herd pod, and every node name that
 // herd pods are bound to but that no longer exists.
-func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
+func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 	herd := domain.SourceHerd
 	pods, _, err := r.pods.List(ctx, projections.PodFilter{Source: &herd, Terminating: true})
 	if err != nil {
@@ -98,28 +98,23 @@ func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var keys []string
+	var keys []reconcilers.Key
 	for _, p := range pods {
-		keys = append(keys, domain.PodStream(p.Namespace, p.Name))
+		keys = append(keys, podKey(p))
 	}
 	for _, n := range gone {
-		keys = append(keys, domain.NodeStream(n))
+		keys = append(keys, reconcilers.Key{Aggregate: domain.NodeAggregate, Name: n})
 	}
 	return keys, nil
 }
 
 // Reconcile implements reconcilers.Reconciler.
-func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:termination", Source: "reconciler/termination"})
-	if node, ok := domain.NodeAggregate.Key(key); ok {
-		return r.reconcileNode(ctx, node)
+	if key.Aggregate == domain.NodeAggregate {
+		return r.reconcileNode(ctx, key.Name)
 	}
-	rest, ok := domain.PodAggregate.Key(key)
-	ns, name, ok2 := strings.Cut(rest, "/")
-	if !ok || !ok2 {
-		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("termination: unknown key %q", key))
-	}
-	p, err := r.pods.Get(ctx, ns, name)
+	p, err := r.pods.Get(ctx, key.Namespace, key.Name)
 	if errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, nil
 	}
@@ -201,6 +196,11 @@ func (r *Reconciler) node(ctx context.Context, name string) (domain.Node, bool, 
 		return domain.Node{}, false, nil
 	}
 	return n, err == nil, err
+}
+
+// podKey is the key of pod p.
+func podKey(p domain.Pod) reconcilers.Key {
+	return reconcilers.Key{Aggregate: domain.PodAggregate, Namespace: p.Namespace, Name: p.Name}
 }
 
 // after is a Result that wakes the key at t; none when t is zero.

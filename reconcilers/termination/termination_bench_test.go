@@ -39,7 +39,7 @@ func BenchmarkTerminate(b *testing.B) {
 		}
 		b.StartTimer()
 		for _, p := range created {
-			if _, err := f.r.Reconcile(b.Context(), domain.PodStream(p.Namespace, p.Name)); err != nil {
+			if _, err := f.r.Reconcile(b.Context(), podKey(p)); err != nil {
 				b.Fatal(err)
 			}
 		}

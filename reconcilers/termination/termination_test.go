@@ -71,7 +71,7 @@ func (f *fixture) running(t *testing.T, name, node string, grace int64, annotati
 func (f *fixture) reconcile(t *testing.T, s int, name string) reconcilers.Result {
 	t.Helper()
 	f.SetTime(s)
-	res, err := f.r.Reconcile(t.Context(), domain.PodStream("default", name))
+	res, err := f.r.Reconcile(t.Context(), reconcilerstest.PodKey(name))
 	if err != nil {
 		t.Fatalf("reconcile at %ds: %v", s, err)
 	}
@@ -201,7 +201,7 @@ func TestPollsWhileShuttingDown(t *testing.T) {
 		t.Errorf("requeue after %s, want the poll period %s", res.RequeueAfter, cfg.PollPeriod)
 	}
 	f.Clock.SetTime(reconcilerstest.At(29).Add(700 * time.Millisecond))
-	res, err := f.r.Reconcile(t.Context(), "pod/default/web")
+	res, err := f.r.Reconcile(t.Context(), reconcilerstest.PodKey("web"))
 	if err != nil || res.RequeueAfter != 300*time.Millisecond {
 		t.Errorf("just before the deadline: %+v %v, want a wake-up at the deadline", res, err)
 	}
@@ -218,7 +218,7 @@ func TestNotTerminatingOrNotHerds(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, key := range []string{"pod/default/web", "pod/kube-system/coredns", "pod/default/never-seen", "node/n1"} {
-		res, err := f.r.Reconcile(t.Context(), key)
+		res, err := f.r.Reconcile(t.Context(), reconcilerstest.Key(key))
 		if err != nil || res != (reconcilers.Result{}) {
 			t.Errorf("%s: %+v %v", key, res, err)
 		}
@@ -229,9 +229,9 @@ func TestNotTerminatingOrNotHerds(t *testing.T) {
 	if mp, _ := f.mock.Pod("default", "web"); mp.State.Phase != domain.RuntimeRunning {
 		t.Errorf("runtime: %s", mp.State.Phase)
 	}
-	for _, key := range []string{"pod/default", "web", "pod/"} {
-		if _, err := f.r.Reconcile(t.Context(), key); !reconcilers.IsTerminal(err) {
-			t.Errorf("key %q: %v, want a terminal error", key, err)
+	for _, key := range []string{"pod/default", "web", "pod/", "namespace/default"} {
+		if f.r.Scope().Takes(reconcilerstest.Key(key)) {
+			t.Errorf("the termination reconciler takes %q", key)
 		}
 	}
 }
@@ -429,12 +429,12 @@ func TestANodeThatBecameUnreachableWakesItsPodsGC(t *testing.T) {
 	}
 	f.SetTime(45)
 	f.Node("a1", domain.MarkNodeUnreachable{})
-	res, err := f.r.Reconcile(t.Context(), "node/a1")
+	res, err := f.r.Reconcile(t.Context(), reconcilerstest.NodeKey("a1"))
 	if err != nil || res.RequeueAfter != 60*time.Second {
 		t.Fatalf("the node's pass: %+v %v, want a wake-up at 09:01:45", res, err)
 	}
 	f.SetTime(105)
-	if res, err := f.r.Reconcile(t.Context(), "node/a1"); err != nil || res != (reconcilers.Result{}) {
+	if res, err := f.r.Reconcile(t.Context(), reconcilerstest.NodeKey("a1")); err != nil || res != (reconcilers.Result{}) {
 		t.Fatalf("at the GC time: %+v %v", res, err)
 	}
 	for name, want := range map[string]string{"web": domain.ReasonDeletionByPodGC, "db": domain.ReasonDeletionByPodGC, "idle": ""} {
@@ -480,10 +480,10 @@ func TestOrphansOfADeletedNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"node/n1"}, keys); diff != "" {
+	if diff := cmp.Diff([]string{"node/n1"}, reconcilerstest.Strings(keys)); diff != "" {
 		t.Errorf("resync keys (-want +got):\n%s", diff)
 	}
-	if _, err := f.r.Reconcile(t.Context(), "node/n1"); err != nil {
+	if _, err := f.r.Reconcile(t.Context(), reconcilerstest.NodeKey("n1")); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"web", "db"} {
@@ -511,7 +511,7 @@ func TestOrphansOfADeletedNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"pod/default/kept", "node/n1"}, keys); diff != "" {
+	if diff := cmp.Diff([]string{"pod/default/kept", "node/n1"}, reconcilerstest.Strings(keys)); diff != "" {
 		t.Errorf("resync keys after the orphans went (-want +got):\n%s", diff)
 	}
 }
@@ -535,7 +535,7 @@ func TestKeysFor(t *testing.T) {
 	f := newFixture(t, testConfig())
 	for _, tt := range tests {
 		t.Run(tt.stream+" "+tt.typ, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, f.r.KeysFor(events.Record{Stream: tt.stream, Type: tt.typ})); diff != "" {
+			if diff := cmp.Diff(tt.want, reconcilerstest.Strings(f.r.KeysFor(events.Record{Stream: tt.stream, Type: tt.typ}))); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

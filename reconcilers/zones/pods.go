@@ -33,11 +33,32 @@ type Pods interface {
 type Local struct {
 	// Commands is how a status is recorded.
 	Commands domain.Executor[domain.Pod, domain.PodCommand]
-	Pods     *projections.PodView
-	Nodes    *projections.NodeView
+	Pods     PodReader
+	Nodes    NodeReader
 }
 
 var _ Pods = Local{}
+
+// PodReader is what Local reads of the pods: one pod, and herd's bound
+// to a node.
+type PodReader interface {
+	// Get returns the pod, or domain.ErrNotFound.
+	Get(ctx context.Context, namespace, name string) (domain.Pod, error)
+	// List returns the pods that match f, and the view's resource
+	// version.
+	List(ctx context.Context, f projections.PodFilter) ([]domain.Pod, int64, error)
+}
+
+// NodeReader is what Local reads of the nodes: the one a pod is bound to.
+type NodeReader interface {
+	// Get returns the named node, or domain.ErrNotFound.
+	Get(ctx context.Context, name string) (domain.Node, error)
+}
+
+var (
+	_ PodReader  = (*projections.PodView)(nil)
+	_ NodeReader = (*projections.NodeView)(nil)
+)
 
 // Pod implements Pods.
 func (l Local) Pod(ctx context.Context, namespace, name string) (domain.Pod, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -33,7 +32,7 @@ type Config struct {
 }
 
 // Reconciler starts herd's pods on their node's runtime. Its keys are
-// "pod/NS/NAME" and "node/NAME" (every pod bound to the node).
+// pods, and nodes (every pod bound to the node).
 type Reconciler struct {
 	cfg      Config
 	pods     Pods
@@ -62,21 +61,24 @@ func (r *Reconciler) Name() string { return "zones" }
 // nodeEvents are the node events after which its pods may be startable:
 // it (re)appeared, became Ready, or changed hands between herd's runtime
 // and its own agent.
-var nodeEvents = map[string]bool{
-	domain.NodeRegistered{}.EventType():    true,
-	domain.NodeRestarted{}.EventType():     true,
-	domain.NodeBecameReady{}.EventType():   true,
-	domain.NodeLabelsChanged{}.EventType(): true,
-}
+var nodeEvents = reconcilers.EventTypesOf(
+	domain.NodeRegistered{},
+	domain.NodeRestarted{},
+	domain.NodeBecameReady{},
+	domain.NodeLabelsChanged{},
+)
+
+// scope is the keys the reconciler takes: pods and nodes.
+var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.PodAggregate, domain.NodeAggregate}}
+
+// Scope implements reconcilers.Reconciler.
+func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 
 // KeysFor maps a pod's address — the last thing it waits for once bound —
 // to the pod, and node changes to the node.
-func (r *Reconciler) KeysFor(rec events.Record) []string {
-	switch {
-	case domain.PodAggregate.Owns(rec.Stream) && rec.Type == (domain.PodIPAssigned{}).EventType():
-		return []string{rec.Stream}
-	case domain.NodeAggregate.Owns(rec.Stream) && nodeEvents[rec.Type]:
-		return []string{rec.Stream}
+func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
+	if reconcilers.Is[domain.PodIPAssigned](rec) || nodeEvents.Match(rec) {
+		return reconcilers.KeysOf(rec)
 	}
 	return nil
 }
@@ -86,15 +88,15 @@ func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
 
 // Resync returns every herd pod that is bound and should run (on the
 // reconciler's node, when it has one).
-func (r *Reconciler) Resync(ctx context.Context) ([]string, error) {
+func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 	pods, err := r.pods.List(ctx, r.cfg.Node)
 	if err != nil {
 		return nil, err
 	}
-	var keys []string
+	var keys []reconcilers.Key
 	for _, p := range pods {
 		if shouldRun(p) {
-			keys = append(keys, domain.PodStream(p.Namespace, p.Name))
+			keys = append(keys, reconcilers.Key{Aggregate: domain.PodAggregate, Namespace: p.Namespace, Name: p.Name})
 		}
 	}
 	return keys, nil
@@ -107,17 +109,12 @@ func shouldRun(p domain.Pod) bool {
 }
 
 // Reconcile implements reconcilers.Reconciler.
-func (r *Reconciler) Reconcile(ctx context.Context, key string) (reconcilers.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:zones", Source: "reconciler/zones"})
-	if name, ok := domain.NodeAggregate.Key(key); ok && name != "" {
-		return reconcilers.Result{}, r.reconcileNode(ctx, name)
+	if key.Aggregate == domain.NodeAggregate {
+		return reconcilers.Result{}, r.reconcileNode(ctx, key.Name)
 	}
-	rest, ok := domain.PodAggregate.Key(key)
-	ns, name, ok2 := strings.Cut(rest, "/")
-	if !ok || !ok2 {
-		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("zones: unknown key %q", key))
-	}
-	p, err := r.pods.Pod(ctx, ns, name)
+	p, err := r.pods.Pod(ctx, key.Namespace, key.Name)
 	if errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, nil
 	}

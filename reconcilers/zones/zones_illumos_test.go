@@ -86,15 +86,15 @@ func TestAZoneThatVanishesOrStopsFailsItsPod(t *testing.T) {
 			host := f.withZones(t)
 			f.ReadyNode("zone-01", nil)
 			p := f.zonePod("web")
-			f.reconcile(t, "pod/default/web")
+			f.reconcile(t, reconcilerstest.PodKey("web"))
 			if got, _ := f.GetPod("web"); got.Status.Phase != domain.PodRunning {
 				t.Fatalf("not running: %+v", got.Status)
 			}
 			// A resync while all is well changes nothing.
-			f.reconcile(t, "pod/default/web")
+			f.reconcile(t, reconcilerstest.PodKey("web"))
 			tt.change(host.Host, illumos.ZoneName(p))
 			keys, err := f.r.Resync(t.Context())
-			if err != nil || !cmp.Equal(keys, []string{"pod/default/web"}) {
+			if err != nil || !cmp.Equal(reconcilerstest.Strings(keys), []string{"pod/default/web"}) {
 				t.Fatalf("resync: %v %v", keys, err)
 			}
 			f.SetTime(30)
@@ -128,7 +128,7 @@ func TestACrashMidProvisioningResumesWithoutASecondZoneOrVNIC(t *testing.T) {
 			f.zonePod("web")
 			ctx, cancel := context.WithCancel(t.Context())
 			host.at, host.cancel = at, cancel
-			if _, err := f.r.Reconcile(ctx, "pod/default/web"); err == nil {
+			if _, err := f.r.Reconcile(ctx, reconcilerstest.PodKey("web")); err == nil {
 				t.Fatal("herd died mid-provisioning, yet the reconcile succeeded")
 			}
 			if got, _ := f.GetPod("web"); got.Status.Phase != domain.PodPending {
@@ -136,7 +136,7 @@ func TestACrashMidProvisioningResumesWithoutASecondZoneOrVNIC(t *testing.T) {
 			}
 			// herd starts again: the resync finds the pod and resumes.
 			keys, err := f.r.Resync(t.Context())
-			if err != nil || !cmp.Equal(keys, []string{"pod/default/web"}) {
+			if err != nil || !cmp.Equal(reconcilerstest.Strings(keys), []string{"pod/default/web"}) {
 				t.Fatalf("resync: %v %v", keys, err)
 			}
 			f.reconcile(t, keys[0])

@@ -78,7 +78,7 @@ func (f *fixture) addressed(name string, c domain.CreatePod, ip string) domain.P
 	return f.Pod(name, c, domain.AssignPodIP{Network: network(ip)})
 }
 
-func (f *fixture) reconcile(t *testing.T, key string) {
+func (f *fixture) reconcile(t *testing.T, key reconcilers.Key) {
 	t.Helper()
 	res, err := f.r.Reconcile(t.Context(), key)
 	if err != nil {
@@ -103,7 +103,7 @@ func TestStartsPodsOnTheRuntime(t *testing.T) {
 	c.Spec.Containers = append(c.Spec.Containers, domain.Container{Name: "sidecar", Image: "envoy"})
 	f.addressed("web", c, "10.88.0.2")
 	f.SetTime(3)
-	f.reconcile(t, "pod/default/web")
+	f.reconcile(t, reconcilerstest.PodKey("web"))
 
 	p, _ := f.GetPod("web")
 	running := &domain.ContainerRunning{StartedAt: reconcilerstest.At(3)}
@@ -128,8 +128,8 @@ func TestStartsPodsOnTheRuntime(t *testing.T) {
 	}
 	// Level-based: again changes nothing.
 	f.SetTime(10)
-	f.reconcile(t, "pod/default/web")
-	f.reconcile(t, "node/n1")
+	f.reconcile(t, reconcilerstest.PodKey("web"))
+	f.reconcile(t, reconcilerstest.NodeKey("n1"))
 	if diff := cmp.Diff([]string{"PodCreated", "PodScheduled", "PodIPAssigned", "PodStatusUpdated"}, f.PodTypes("web")); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
@@ -140,8 +140,8 @@ func TestWaitsForAReadyNode(t *testing.T) {
 	f.Node("n1", domain.RegisterNode{Registration: domain.Registration{Name: "n1", Kind: domain.KindLinux}})
 	f.addressed("web", reconcilerstest.CreatePod("web", "n1", 30), "10.88.0.2")
 	f.addressed("orphan", reconcilerstest.CreatePod("orphan", "nowhere", 30), "10.88.0.3")
-	f.reconcile(t, "pod/default/web")
-	f.reconcile(t, "pod/default/orphan")
+	f.reconcile(t, reconcilerstest.PodKey("web"))
+	f.reconcile(t, reconcilerstest.PodKey("orphan"))
 	if ops := f.ops("web"); len(ops) != 0 {
 		t.Fatalf("started on a node that never reported: %v", ops)
 	}
@@ -149,12 +149,12 @@ func TestWaitsForAReadyNode(t *testing.T) {
 	f.Node("n1", reconcilerstest.Report(domain.ConditionTrue))
 	var keys []string
 	for _, rec := range f.Records(0) {
-		keys = append(keys, f.r.KeysFor(rec)...)
+		keys = append(keys, reconcilerstest.Strings(f.r.KeysFor(rec))...)
 	}
 	if diff := cmp.Diff([]string{"node/n1", "pod/default/web", "pod/default/orphan", "node/n1"}, keys); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
-	f.reconcile(t, "node/n1")
+	f.reconcile(t, reconcilerstest.NodeKey("n1"))
 	if p, _ := f.GetPod("web"); p.Status.Phase != domain.PodRunning || !p.Status.StartTime.Equal(reconcilerstest.At(4)) {
 		t.Errorf("after the node became Ready: %s since %s", p.Status.Phase, p.Status.StartTime)
 	}
@@ -176,22 +176,22 @@ func TestLeavesAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"agents", "unbound", "leaving", "done", "kubelets", "never-seen"} {
-		f.reconcile(t, "pod/default/"+name)
+		f.reconcile(t, reconcilerstest.PodKey(name))
 		if _, ok := f.rt.Pod("default", name); ok {
 			t.Errorf("%s: herd's runtime touched it", name)
 		}
 	}
-	f.reconcile(t, "node/a1")
+	f.reconcile(t, reconcilerstest.NodeKey("a1"))
 	keys, err := f.r.Resync(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"pod/default/agents"}, keys); diff != "" {
+	if diff := cmp.Diff([]string{"pod/default/agents"}, reconcilerstest.Strings(keys)); diff != "" {
 		t.Errorf("resync (-want +got):\n%s", diff)
 	}
-	for _, key := range []string{"pod/x", "n1", "node/"} {
-		if _, err := f.r.Reconcile(t.Context(), key); !reconcilers.IsTerminal(err) {
-			t.Errorf("%s: %v, want a terminal error", key, err)
+	for _, key := range []string{"pod/x", "n1", "node/", "namespace/default"} {
+		if f.r.Scope().Takes(reconcilerstest.Key(key)) {
+			t.Errorf("the zones reconciler takes %q", key)
 		}
 	}
 	if got := f.r.KeysFor(events.Record{Stream: "pod/default/web", Type: "PodStatusUpdated"}); got != nil {
@@ -228,7 +228,7 @@ func TestRuntimeFailures(t *testing.T) {
 			c := reconcilerstest.CreatePod("web", "n1", 30)
 			c.Annotations = tt.annotations
 			f.addressed("web", c, "10.88.0.2")
-			f.reconcile(t, "pod/default/web")
+			f.reconcile(t, reconcilerstest.PodKey("web"))
 			p, _ := f.GetPod("web")
 			if p.Status.Phase != domain.PodFailed || p.Status.Reason != tt.wantReason || p.Status.Message != tt.wantMessage {
 				t.Errorf("status: %s %q %q, want Failed %q %q", p.Status.Phase, p.Status.Reason, p.Status.Message, tt.wantReason, tt.wantMessage)
@@ -237,7 +237,7 @@ func TestRuntimeFailures(t *testing.T) {
 				t.Errorf("Ready %s", c.Status)
 			}
 			// A failed pod is finished: it is not tried again.
-			f.reconcile(t, "pod/default/web")
+			f.reconcile(t, reconcilerstest.PodKey("web"))
 			if n := len(f.PodTypes("web")); n != 4 {
 				t.Errorf("events %v", f.PodTypes("web"))
 			}
@@ -256,7 +256,7 @@ func TestAPodThatLeftWhileStartingIsRemovedAgain(t *testing.T) {
 			domain.RecordTermination{Step: domain.StepDeprovisioned}, domain.FinalizePod{Reason: "Terminated"})
 		return nil
 	}
-	f.reconcile(t, "pod/default/web")
+	f.reconcile(t, reconcilerstest.PodKey("web"))
 	want := []mockruntime.Op{mockruntime.OpProvision, mockruntime.OpStart, mockruntime.OpStopped, mockruntime.OpDeprovision}
 	if diff := cmp.Diff(want, f.ops("web")); diff != "" {
 		t.Errorf("runtime (-want +got):\n%s", diff)
@@ -270,7 +270,7 @@ func TestARuntimeThatForgotItsPodsStartsThemAgain(t *testing.T) {
 	f := newFixture(t)
 	f.ReadyNode("n1", nil)
 	f.addressed("web", reconcilerstest.CreatePod("web", "n1", 30), "10.88.0.2")
-	f.reconcile(t, "pod/default/web")
+	f.reconcile(t, reconcilerstest.PodKey("web"))
 	// herd restarted: the new mock runtime holds nothing.
 	mock, err := mockruntime.New(mockruntime.Config{}, f.Clock)
 	if err != nil {
@@ -279,10 +279,10 @@ func TestARuntimeThatForgotItsPodsStartsThemAgain(t *testing.T) {
 	f.rt.Runtime = mock
 	f.SetTime(50)
 	keys, err := f.r.Resync(t.Context())
-	if err != nil || !cmp.Equal(keys, []string{"pod/default/web"}) {
+	if err != nil || !cmp.Equal(reconcilerstest.Strings(keys), []string{"pod/default/web"}) {
 		t.Fatalf("resync: %v %v", keys, err)
 	}
-	f.reconcile(t, "pod/default/web")
+	f.reconcile(t, reconcilerstest.PodKey("web"))
 	if p, _ := f.GetPod("web"); p.Status.Phase != domain.PodRunning || !p.Status.StartTime.Equal(reconcilerstest.At(50)) {
 		t.Errorf("%s since %s", p.Status.Phase, p.Status.StartTime)
 	}
@@ -295,7 +295,7 @@ func TestWaitsForItsAddress(t *testing.T) {
 	f := newFixture(t)
 	f.ReadyNode("n1", nil)
 	f.Pod("web", reconcilerstest.CreatePod("web", "n1", 30))
-	f.reconcile(t, "pod/default/web")
+	f.reconcile(t, reconcilerstest.PodKey("web"))
 	if _, ok := f.rt.Pod("default", "web"); ok {
 		t.Fatal("provisioned before IPAM gave the pod its address")
 	}
@@ -304,12 +304,12 @@ func TestWaitsForItsAddress(t *testing.T) {
 	f.Pod("web", domain.AssignPodIP{Network: network("10.88.0.7")})
 	var keys []string
 	for _, rec := range f.Records(head) {
-		keys = append(keys, f.r.KeysFor(rec)...)
+		keys = append(keys, reconcilerstest.Strings(f.r.KeysFor(rec))...)
 	}
 	if diff := cmp.Diff([]string{"pod/default/web"}, keys); diff != "" {
 		t.Fatalf("the address does not wake the pod (-want +got):\n%s", diff)
 	}
-	f.reconcile(t, keys[0])
+	f.reconcile(t, reconcilerstest.Key(keys[0]))
 	p, _ := f.GetPod("web")
 	if p.Status.Phase != domain.PodRunning || p.Status.PodIP != "10.88.0.7" {
 		t.Errorf("%s with IP %q, want Running with the address IPAM gave", p.Status.Phase, p.Status.PodIP)
@@ -332,11 +332,11 @@ func TestAnAgentsReconcilerKeepsToItsNode(t *testing.T) {
 	env.Pod("mine", reconcilerstest.CreatePod("mine", "a1", 30), domain.AssignPodIP{Network: network("10.88.0.2")})
 	env.Pod("theirs", reconcilerstest.CreatePod("theirs", "a2", 30), domain.AssignPodIP{Network: network("10.88.0.3")})
 	keys, err := r.Resync(t.Context())
-	if err != nil || !cmp.Equal(keys, []string{"pod/default/mine"}) {
+	if err != nil || !cmp.Equal(reconcilerstest.Strings(keys), []string{"pod/default/mine"}) {
 		t.Fatalf("resync: %v %v", keys, err)
 	}
 	for _, key := range []string{"pod/default/mine", "pod/default/theirs", "node/a2"} {
-		if _, err := r.Reconcile(t.Context(), key); err != nil {
+		if _, err := r.Reconcile(t.Context(), reconcilerstest.Key(key)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -42,7 +42,7 @@ var _ podSource = (*herdclient.Client)(nil)
 type podFollower struct {
 	src     podSource
 	node    string
-	enqueue func(key string)
+	enqueue func(key reconcilers.Key)
 	clock   clock.WithTicker
 	timeout time.Duration
 	log     *zap.Logger
@@ -62,13 +62,13 @@ func (f *podFollower) run(ctx context.Context) {
 				continue
 			}
 			for _, p := range pods {
-				f.enqueue(domain.PodStream(p.Namespace, p.Name))
+				f.enqueue(podKey(p))
 			}
 			f.rv = rv
 		}
 		rv, err := f.src.WatchPods(ctx, f.node, f.rv, f.timeout, func(ev herdclient.PodEvent) {
 			f.log.Debug("pod changed", zap.String("pod", ev.Pod.Key()), zap.String("type", ev.Type))
-			f.enqueue(domain.PodStream(ev.Pod.Namespace, ev.Pod.Name))
+			f.enqueue(podKey(ev.Pod))
 		})
 		f.rv = rv
 		switch {
@@ -85,6 +85,11 @@ func (f *podFollower) run(ctx context.Context) {
 			f.wait(ctx, "the watch of the node's pods broke; resuming", err)
 		}
 	}
+}
+
+// podKey is the agent's reconcilers' key of pod p.
+func podKey(p domain.Pod) reconcilers.Key {
+	return reconcilers.Key{Aggregate: domain.PodAggregate, Namespace: p.Namespace, Name: p.Name}
 }
 
 // wait logs err and waits podWatchRetry, or until ctx ends.

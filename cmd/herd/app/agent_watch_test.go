@@ -19,6 +19,7 @@ import (
 	"herd/adapters/illumos/illumostest"
 	"herd/domain"
 	"herd/events/eventstest"
+	"herd/reconcilers"
 )
 
 // TestAPodReachesTheAgentWithoutWaitingForAPoll runs an agent whose poll
@@ -70,7 +71,7 @@ func TestTheAgentListsAgainAfter410(t *testing.T) {
 	)
 	var relists atomic.Int32
 	f := &podFollower{src: c, node: "zone-01", clock: clk, timeout: time.Minute, log: zap.NewNop(), rv: "1",
-		enqueue:  func(k string) { mu.Lock(); queued = append(queued, k); mu.Unlock() },
+		enqueue:  func(k reconcilers.Key) { mu.Lock(); queued = append(queued, k.String()); mu.Unlock() },
 		relisted: func() { relists.Add(1) }}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})

@@ -1,0 +1,52 @@
+package reconcilers
+
+import (
+	"fmt"
+
+	"herd/domain"
+	"herd/events"
+)
+
+// Is reports whether rec holds an event of type E. KeysFor matches what
+// happened by the event's Go type (Is[domain.NodeDrainStarted](rec)), not
+// by its stored name, which is the domain's to spell.
+func Is[E domain.Event](rec events.Record) bool {
+	var e E
+	return rec.Type == e.EventType()
+}
+
+// EventTypes is a set of event types a reconciler reacts to, made from
+// the events' Go types.
+type EventTypes struct{ types map[string]bool }
+
+// EventTypesOf is the set of the types of evs, given as zero values:
+// EventTypesOf(domain.NodeDeleted{}, domain.NodeRegistered{}).
+func EventTypesOf(evs ...domain.Event) EventTypes {
+	s := EventTypes{types: make(map[string]bool, len(evs))}
+	for _, e := range evs {
+		s.types[e.EventType()] = true
+	}
+	return s
+}
+
+// Match reports whether rec holds an event of one of the set's types.
+func (s EventTypes) Match(rec events.Record) bool { return s.types[rec.Type] }
+
+// Decode reads rec as an event of type E, for a KeysFor that needs the
+// event's fields (the node a pod was bound to); an error when rec holds
+// another type or its payload does not decode.
+func Decode[E domain.Event](rec events.Record) (E, error) {
+	var zero E
+	if !Is[E](rec) {
+		return zero, fmt.Errorf("event %s at %d is not a %s", rec.Type, rec.Position, zero.EventType())
+	}
+	ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+	if err != nil {
+		return zero, err
+	}
+	e, ok := ev.(E)
+	if !ok {
+		return zero, fmt.Errorf("event %s at %d reads as %T", rec.Type, rec.Position, ev)
+	}
+	return e, nil
+}
