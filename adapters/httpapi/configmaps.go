@@ -42,8 +42,10 @@ func (s *Server) configMapKind() *kind {
 		update: func(in *corev1.ConfigMap, rv int64) (domain.ConfigMapCommand, error) {
 			return domain.UpdateConfigMap{Content: conversions.ConfigMapFromAPI(*in), ResourceVersion: rv}, nil
 		},
-		delete: func(rv int64) domain.ConfigMapCommand { return domain.DeleteConfigMap{ResourceVersion: rv} },
-		rows:   configMapRows,
+		delete: func(d deletion) domain.ConfigMapCommand {
+			return domain.DeleteConfigMap{ResourceVersion: d.resourceVersion}
+		},
+		rows: configMapRows,
 	}
 	return o.describe(s)
 }

@@ -155,12 +155,6 @@ func lower(kind string) string {
 	return strings.ToLower(kind)
 }
 
-// staleObject is the conflict of an update written against an old
-// resourceVersion, in kube-apiserver's words.
-func staleObject(resource, name string) error {
-	return domain.StaleObject(resource, name)
-}
-
 // successStatus is the Status a delete or a subresource POST answers with.
 func successStatus(resource, name string) metav1.Status {
 	return metav1.Status{

@@ -56,7 +56,7 @@ func (s *Server) leaseKind() *kind {
 		update: func(in *coordinationv1.Lease, rv int64) (domain.LeaseCommand, error) {
 			return domain.UpdateLease{Content: conversions.LeaseFromAPI(*in), ResourceVersion: rv}, nil
 		},
-		delete: func(rv int64) domain.LeaseCommand { return domain.DeleteLease{ResourceVersion: rv} },
+		delete: func(d deletion) domain.LeaseCommand { return domain.DeleteLease{ResourceVersion: d.resourceVersion} },
 		rows:   leaseRows,
 	}
 	return o.describe(s)

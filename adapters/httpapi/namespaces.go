@@ -55,9 +55,10 @@ func (s *Server) namespaceKind() *kind {
 		update: func(in *corev1.Namespace, rv int64) (domain.NamespaceCommand, error) {
 			return conversions.UpdateNamespaceFromAPI(*in, rv), nil
 		},
-		delete:              func(rv int64) domain.NamespaceCommand { return domain.DeleteNamespace{ResourceVersion: rv} },
-		deleteAnswersObject: true,
-		rows:                namespaceRows,
+		delete: func(d deletion) domain.NamespaceCommand {
+			return domain.DeleteNamespace{ResourceVersion: d.resourceVersion}
+		},
+		rows: namespaceRows,
 	}
 	return o.describe(s)
 }

@@ -10,63 +10,9 @@ import (
 	"herd/domain"
 )
 
-// patchNode patches a node's spec and metadata, as kubectl cordon,
-// uncordon, taint and label do: spec.unschedulable, spec.taints (the whole
-// list, which Kubernetes replaces rather than merges), labels and
-// annotations. Everything else in the patch is ignored: status comes from
-// the node itself, through the status subresource or its agent.
-func (s *Server) patchNode(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	patch, ct, err := objectPatch(r)
-	if err != nil {
-		s.writeError(w, err, "Node", name)
-		return
-	}
-	strict := strictFields(r)
-	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, domain.RequireExists[domain.NodeCommand]{Command: domain.NodeFrom(func(n domain.Node) (domain.NodeCommand, error) {
-		in, err := applyPatch(conversions.NodeToAPI(n), patch, ct, strict)
-		if err != nil {
-			return nil, err
-		}
-		return nodeSpecChange(n, in)
-	})})
-	if err != nil {
-		s.writeError(w, err, "Node", name)
-		return
-	}
-	s.writeNode(w, http.StatusOK, n)
-}
-
-// updateNode is a PUT of a node, as client-go's Update sends it: the
-// node's spec (unschedulable and taints), labels and annotations become
-// what the body says, and the rest is ignored as a PATCH ignores it. A
-// resourceVersion other than the node's is a conflict.
-func (s *Server) updateNode(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	var in corev1.Node
-	if err := decodeObject(r, &in); err != nil {
-		s.writeError(w, err, "Node", name)
-		return
-	}
-	if in.Name != "" && in.Name != name {
-		s.writeError(w, badRequest("the name of the object (%s) does not match the name on the URL (%s)", in.Name, name), "Node", name)
-		return
-	}
-	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, domain.RequireExists[domain.NodeCommand]{Command: domain.Precondition[domain.NodeCommand]{
-		ResourceVersion: in.ResourceVersion, Command: domain.NodeFrom(func(n domain.Node) (domain.NodeCommand, error) { return nodeSpecChange(n, in) })}})
-	if err != nil {
-		s.writeError(w, err, "Node", name)
-		return
-	}
-	s.writeNode(w, http.StatusOK, n)
-}
-
-// nodeSpecChange is what turns node n into in: its spec, labels and
-// annotations, once in passes kube-apiserver's checks of them.
-func nodeSpecChange(n domain.Node, in corev1.Node) (domain.NodeCommand, error) {
-	if in.Name == "" {
-		in.Name = n.Name
-	}
+// nodeSpecChange is what makes a node's spec, labels and annotations
+// those of in, once in passes kube-apiserver's checks of them.
+func nodeSpecChange(in corev1.Node) (domain.NodeCommand, error) {
 	if err := conversions.ValidateNodeUpdate(&in); err != nil {
 		return nil, err
 	}
@@ -86,37 +32,29 @@ type drainRequest struct {
 	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
 }
 
-// drainNode starts draining a node: cordoned, Draining, every pod evicted.
-func (s *Server) drainNode(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
+// drainCommand starts draining a node: cordoned, Draining, every pod
+// evicted, with the request's grace period when it gives one.
+func drainCommand(r *http.Request) (domain.NodeCommand, error) {
 	var req drainRequest
 	if r.ContentLength != 0 {
 		if err := decodeJSON(r, &req); err != nil {
-			s.writeError(w, err, "Node", name)
-			return
+			return nil, err
 		}
 	}
-	s.nodeCommand(w, r, name, domain.DrainNode{GracePeriodSeconds: req.GracePeriodSeconds})
+	return domain.DrainNode{GracePeriodSeconds: req.GracePeriodSeconds}, nil
 }
 
-// undrainNode ends a drain.
-func (s *Server) undrainNode(w http.ResponseWriter, r *http.Request) {
-	s.nodeCommand(w, r, r.PathValue("name"), domain.UndrainNode{})
-}
-
-// taintNode puts one taint on a node, body {"key","value","effect"}.
-func (s *Server) taintNode(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
+// taintCommand puts one taint on a node, body {"key","value","effect"}.
+func taintCommand(r *http.Request) (domain.NodeCommand, error) {
 	var t struct {
 		Key    string `json:"key"`
 		Value  string `json:"value"`
 		Effect string `json:"effect"`
 	}
 	if err := decodeJSON(r, &t); err != nil {
-		s.writeError(w, err, "Node", name)
-		return
+		return nil, err
 	}
-	s.nodeCommand(w, r, name, domain.TaintNode{Taint: domain.Taint{Key: t.Key, Value: t.Value, Effect: domain.TaintEffect(t.Effect)}})
+	return domain.TaintNode{Taint: domain.Taint{Key: t.Key, Value: t.Value, Effect: domain.TaintEffect(t.Effect)}}, nil
 }
 
 // untaintNode removes the taints with a key, of one effect when
@@ -131,16 +69,6 @@ func (s *Server) untaintNode(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// The node exists, so a NotFound here is about the taint.
 		s.writeError(w, err, "Taint", key)
-		return
-	}
-	s.writeNode(w, http.StatusOK, n)
-}
-
-// nodeCommand runs one command on an existing node and answers with it.
-func (s *Server) nodeCommand(w http.ResponseWriter, r *http.Request, name string, cmd domain.NodeCommand) {
-	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, cmd)
-	if err != nil {
-		s.writeError(w, err, "Node", name)
 		return
 	}
 	s.writeNode(w, http.StatusOK, n)

@@ -22,7 +22,9 @@ import (
 // (kubelets, Pico boards) or through herd's own registration; its status
 // subresource takes its heartbeats; herd's own verbs on a node — drain,
 // taints, registration, heartbeats, its timeline — are served under
-// herd.dev.
+// herd.dev. A PUT or PATCH of a node changes its spec (unschedulable and
+// taints), labels and annotations, as kubectl cordon, taint and label do;
+// the rest is ignored: status comes from the node itself.
 func (s *Server) nodeKind() *kind {
 	o := &object[domain.Node, domain.NodeCommand, corev1.Node, *corev1.Node]{
 		kind: &kind{
@@ -44,61 +46,49 @@ func (s *Server) nodeKind() *kind {
 		read: func(ctx context.Context, key domain.Key) (domain.Node, error) {
 			return s.NodeView.Get(ctx, key.Name)
 		},
-		toAPI: conversions.NodeToAPI,
-		rows:  nodeRows,
+		exec:   s.Nodes,
+		toAPI:  conversions.NodeToAPI,
+		create: s.registerNode,
+		update: func(in *corev1.Node, rv int64) (domain.NodeCommand, error) {
+			cmd, err := nodeSpecChange(*in)
+			return domain.RequireExists[domain.NodeCommand]{Command: ifVersion(rv, cmd)}, err
+		},
+		delete: func(d deletion) domain.NodeCommand {
+			return ifVersion[domain.NodeCommand](d.resourceVersion, domain.DeleteNode{})
+		},
+		rows: nodeRows,
 	}
 	k := o.describe(s)
-	k.verbs.create, k.verbs.update, k.verbs.patch, k.verbs.delete = s.createNode, s.updateNode, s.patchNode, s.deleteNode
-	herd := herdGV
 	k.subresources = []subresource{
 		{name: "status", verbs: verbs{get: k.verbs.get, update: s.updateNodeStatus, patch: s.patchNodeStatus}, table: true},
-		{name: "timeline", gv: herd, object: "NodeTimeline", verbs: verbs{get: s.nodeTimeline}},
-		{name: "heartbeat", gv: herd, object: "Heartbeat", verbs: verbs{create: s.agentHeartbeat}},
-		{name: "drain", gv: herd, verbs: verbs{create: s.drainNode, delete: s.undrainNode}},
-		{name: "taints", gv: herd, verbs: verbs{create: s.taintNode}},
-		{name: "taints", gv: herd, rest: "{key...}", verbs: verbs{delete: s.untaintNode}},
-		{name: "registration", gv: herd, verbs: verbs{update: s.registerAgent, delete: s.deregisterAgent}},
+		{name: "timeline", gv: herdGV, object: "NodeTimeline", verbs: verbs{get: s.nodeTimeline}},
+		{name: "heartbeat", gv: herdGV, object: "Heartbeat", verbs: verbs{create: s.agentHeartbeat}},
+		{name: "drain", gv: herdGV, verbs: verbs{create: o.action(s, drainCommand), delete: o.action(s, func(*http.Request) (domain.NodeCommand, error) {
+			return domain.UndrainNode{}, nil
+		})}},
+		{name: "taints", gv: herdGV, verbs: verbs{create: o.action(s, taintCommand)}},
+		{name: "taints", gv: herdGV, rest: "{key...}", verbs: verbs{delete: s.untaintNode}},
+		{name: "registration", gv: herdGV, verbs: verbs{update: s.registerAgent, delete: s.deregisterAgent}},
 	}
 	return k
 }
 
-// createNode registers a node the Kubernetes way: a second POST of the
+// registerNode registers a node the Kubernetes way: a second POST of the
 // same name is 409 AlreadyExists. Conditions the node reports in its
 // status are taken as its first heartbeat, in the same transaction.
-func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
-	var in corev1.Node
-	if err := decodeObject(r, &in); err != nil {
-		s.writeError(w, err, "Node", "")
-		return
+func (s *Server) registerNode(in *corev1.Node, _ domain.Key) (domain.NodeCommand, error) {
+	if err := conversions.ValidateNode(in); err != nil {
+		return nil, err
 	}
-	if err := conversions.ValidateNode(&in); err != nil {
-		s.writeError(w, err, "Node", in.Name)
-		return
-	}
-	reg := conversions.RegistrationFromAPI(in, postedKind(in))
+	reg := conversions.RegistrationFromAPI(*in, postedKind(*in))
 	if reg.UID == "" {
 		reg.UID = uuid.NewString()
 	}
-	cmds := []domain.NodeCommand{domain.RegisterNode{Registration: reg, FailIfExists: true}}
+	cmds := domain.NodeSequence{domain.RegisterNode{Registration: reg, FailIfExists: true}}
 	if reported := conversions.ReportedConditionsFromAPI(in.Status.Conditions); len(reported) > 0 {
 		cmds = append(cmds, domain.RecordHeartbeat{Reported: reported, Thresholds: s.cfg.Thresholds})
 	}
-	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: reg.Name}, domain.NodeSequence(cmds))
-	if err != nil {
-		s.writeError(w, err, "Node", reg.Name)
-		return
-	}
-	s.writeNode(w, http.StatusCreated, n)
-}
-
-func (s *Server) deleteNode(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	_, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, domain.DeleteNode{})
-	if err != nil {
-		s.writeError(w, err, "Node", name)
-		return
-	}
-	s.writeStatus(w, successStatus("nodes", name))
+	return cmds, nil
 }
 
 // patchNodeStatus is a node's heartbeat in Kubernetes form: a merge or

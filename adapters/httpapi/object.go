@@ -39,14 +39,14 @@ type object[S, C, O any, PO apiObject[O]] struct {
 	// toAPI is the object as clients see it.
 	toAPI func(S) O
 	// create is the command that creates in at key; update the one that
-	// makes the object in (conditional on rv when not 0); delete the one
-	// that deletes it (conditional likewise).
+	// makes the object in (conditional on rv when not 0); status, when
+	// set, serves the status subresource and is the command that makes
+	// the object's status what in says (conditional likewise); delete is
+	// the one that deletes it, as the request's options say.
 	create func(in *O, key domain.Key) (C, error)
 	update func(in *O, rv int64) (C, error)
-	delete func(rv int64) C
-	// deleteAnswersObject answers a delete with the object as it then
-	// stands (a namespace turning Terminating) instead of a Status.
-	deleteAnswersObject bool
+	status func(in *O, rv int64) (C, error)
+	delete func(opts deletion) C
 	// rows render objects as the Table kubectl prints; nil for a kind
 	// without one.
 	rows func(s *Server, objs []O, r *http.Request) tableRows
@@ -68,8 +68,15 @@ func (o *object[S, C, O, PO]) describe(s *Server) *kind {
 		k.verbs.create = func(w http.ResponseWriter, r *http.Request) { o.serveCreate(s, w, r) }
 	}
 	if o.update != nil {
-		k.verbs.update = func(w http.ResponseWriter, r *http.Request) { o.serveUpdate(s, w, r) }
-		k.verbs.patch = func(w http.ResponseWriter, r *http.Request) { o.servePatch(s, w, r) }
+		k.verbs.update = func(w http.ResponseWriter, r *http.Request) { o.serveUpdate(s, w, r, o.update) }
+		k.verbs.patch = func(w http.ResponseWriter, r *http.Request) { o.servePatch(s, w, r, o.update) }
+	}
+	if o.status != nil {
+		k.subresources = append(k.subresources, subresource{name: "status", table: true, verbs: verbs{
+			get:    k.verbs.get,
+			update: func(w http.ResponseWriter, r *http.Request) { o.serveUpdate(s, w, r, o.status) },
+			patch:  func(w http.ResponseWriter, r *http.Request) { o.servePatch(s, w, r, o.status) },
+		}})
 	}
 	if o.delete != nil {
 		k.verbs.delete = func(w http.ResponseWriter, r *http.Request) { o.serveDelete(s, w, r) }
@@ -131,153 +138,6 @@ func (o *object[S, C, O, PO]) serveGet(s *Server, w http.ResponseWriter, r *http
 	o.write(s, w, r, http.StatusOK, st)
 }
 
-// serveCreate is POST to the collection.
-func (o *object[S, C, O, PO]) serveCreate(s *Server, w http.ResponseWriter, r *http.Request) {
-	ns := r.PathValue("namespace")
-	in, err := o.decode(r, ns, "")
-	if err != nil {
-		s.kindError(w, o.kind, err, PO(&in).GetName())
-		return
-	}
-	key := domain.Key{Namespace: ns, Name: PO(&in).GetName()}
-	if o.namespaced {
-		if err := s.acceptsObjects(r.Context(), o.groupResource(), ns, key.Name); err != nil {
-			s.kindError(w, o.kind, err, key.Name)
-			return
-		}
-	}
-	st, err := o.run(r.Context(), key, func() (C, error) { return o.create(&in, key) })
-	if err != nil {
-		s.kindError(w, o.kind, err, key.Name)
-		return
-	}
-	o.write(s, w, r, http.StatusCreated, st)
-}
-
-// serveUpdate is PUT: the whole new object, conditional on the
-// resourceVersion it carries. An object herd only derives is created by
-// it: nothing stored could be stale against it.
-func (o *object[S, C, O, PO]) serveUpdate(s *Server, w http.ResponseWriter, r *http.Request) {
-	key := o.keyOf(r)
-	in, err := o.decode(r, key.Namespace, key.Name)
-	if err != nil {
-		s.kindError(w, o.kind, err, key.Name)
-		return
-	}
-	rv, err := preconditionVersion(PO(&in).GetResourceVersion())
-	if err != nil {
-		s.kindError(w, o.kind, err, key.Name)
-		return
-	}
-	st, err := o.run(r.Context(), key, func() (C, error) { return o.update(&in, rv) })
-	if errors.Is(err, domain.ErrNotFound) && o.derive != nil && o.create != nil {
-		if _, ok := o.derive(r.Context(), key); ok {
-			st, err = o.run(r.Context(), key, func() (C, error) { return o.create(&in, key) })
-		}
-	}
-	if err != nil {
-		s.kindError(w, o.kind, err, key.Name)
-		return
-	}
-	o.write(s, w, r, http.StatusOK, st)
-}
-
-// maxPatchAttempts bounds how often a PATCH that named no resourceVersion
-// is applied again after another write got in between its read and its
-// write, as kube-apiserver's GuaranteedUpdate retries.
-const maxPatchAttempts = 5
-
-// servePatch is PATCH with a JSON merge, strategic merge or JSON patch,
-// applied to the object as a client would GET it, and written as an
-// update conditional on the version it was applied to: a resourceVersion
-// the patch itself writes is the client's precondition and a conflict
-// with it is the client's to resolve; without one, herd applies the patch
-// again to the newer object.
-func (o *object[S, C, O, PO]) servePatch(s *Server, w http.ResponseWriter, r *http.Request) {
-	key := o.keyOf(r)
-	patch, ct, err := objectPatch(r)
-	if err != nil {
-		s.kindError(w, o.kind, err, key.Name)
-		return
-	}
-	strict := strictFields(r)
-	for attempt := 1; ; attempt++ {
-		st, err := o.patchOnce(r.Context(), key, patch, ct, strict)
-		var stale *staleBase
-		if errors.As(err, &stale) && attempt < maxPatchAttempts {
-			continue
-		}
-		if stale != nil {
-			err = stale.err
-		}
-		if err != nil {
-			s.kindError(w, o.kind, err, key.Name)
-			return
-		}
-		o.write(s, w, r, http.StatusOK, st)
-		return
-	}
-}
-
-// staleBase is the conflict of a patch applied to an object that changed
-// before the patched object was written: the patch may apply again.
-type staleBase struct{ err error }
-
-func (e *staleBase) Error() string { return e.err.Error() }
-func (e *staleBase) Unwrap() error { return e.err }
-
-func (o *object[S, C, O, PO]) patchOnce(ctx context.Context, key domain.Key, patch []byte, ct string, strict bool) (S, error) {
-	cur, derived, err := o.current(ctx, key)
-	if err != nil {
-		return cur, err
-	}
-	base := o.toAPI(cur)
-	out, err := applyPatch(base, patch, ct, strict)
-	if err != nil {
-		return cur, err
-	}
-	meta := PO(&out)
-	rv, err := patchedIdentity(o.name, key.Name, key.Namespace, metaOf(meta))
-	if err != nil {
-		return cur, err
-	}
-	if derived {
-		return o.run(ctx, key, func() (C, error) { return o.create(&out, key) })
-	}
-	precondition := rv
-	if precondition == 0 {
-		if precondition, err = preconditionVersion(PO(&base).GetResourceVersion()); err != nil {
-			return cur, err
-		}
-	}
-	st, err := o.run(ctx, key, func() (C, error) { return o.update(&out, precondition) })
-	if rv == 0 && errors.Is(err, domain.ErrConflict) {
-		return st, &staleBase{err}
-	}
-	return st, err
-}
-
-// serveDelete is DELETE, with DeleteOptions' resourceVersion
-// precondition when the body carries one.
-func (o *object[S, C, O, PO]) serveDelete(s *Server, w http.ResponseWriter, r *http.Request) {
-	key := o.keyOf(r)
-	rv, err := deletePrecondition(r)
-	if err != nil {
-		s.kindError(w, o.kind, err, key.Name)
-		return
-	}
-	st, err := o.exec.Execute(r.Context(), key, o.delete(rv))
-	if err != nil {
-		s.kindError(w, o.kind, err, key.Name)
-		return
-	}
-	if o.deleteAnswersObject {
-		o.write(s, w, r, http.StatusOK, st)
-		return
-	}
-	s.writeStatus(w, successStatus(o.resource, key.Name))
-}
-
 // run makes the command and executes it at key.
 func (o *object[S, C, O, PO]) run(ctx context.Context, key domain.Key, cmd func() (C, error)) (S, error) {
 	c, err := cmd()
@@ -286,27 +146,6 @@ func (o *object[S, C, O, PO]) run(ctx context.Context, key domain.Key, cmd func(
 		return zero, err
 	}
 	return o.exec.Execute(ctx, key, c)
-}
-
-// decode reads the body of a create (name "") or an update of name, in
-// namespace ns when the kind is namespaced. A dry run is refused: herd
-// has none. A namespaced object takes the path's namespace and, on an
-// update, its name when the body leaves them out; a body naming others is
-// refused, as kube-apiserver refuses it. A cluster-scoped object has no
-// namespace, whatever the body says.
-func (o *object[S, C, O, PO]) decode(r *http.Request, ns, name string) (O, error) {
-	var in O
-	if err := refuseDryRun(r); err != nil {
-		return in, err
-	}
-	obj := PO(&in)
-	if err := decodeObject(r, obj); err != nil {
-		return in, err
-	}
-	if !o.namespaced {
-		obj.SetNamespace("")
-	}
-	return in, pathIdentity(metaPointer(obj), ns, name)
 }
 
 // write answers with st in the negotiated form: a Table for kubectl get.
@@ -360,4 +199,34 @@ func decodeItems[O any](what string, items [][]byte) ([]O, error) {
 		}
 	}
 	return out, nil
+}
+
+// action serves a verb of a subresource that issues one command, made
+// from the request, on the object the path names, and answers with the
+// object as it then stands: herd's drain and taints of a node.
+func (o *object[S, C, O, PO]) action(s *Server, command func(r *http.Request) (C, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		key := o.keyOf(r)
+		st, err := o.run(r.Context(), key, func() (C, error) { return command(r) })
+		if err != nil {
+			s.kindError(w, o.kind, err, key.Name)
+			return
+		}
+		o.write(s, w, r, http.StatusOK, st)
+	}
+}
+
+// posted serves the create of a subresource that issues one command, as
+// action does, and answers 201 with a Success Status, as kube-apiserver
+// answers a pod's eviction or binding.
+func (o *object[S, C, O, PO]) posted(s *Server, command func(r *http.Request) (C, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		key := o.keyOf(r)
+		if _, err := o.run(r.Context(), key, func() (C, error) { return command(r) }); err != nil {
+			s.kindError(w, o.kind, err, key.Name)
+			return
+		}
+		done := successStatus(o.resource, key.Name)
+		s.writeObject(w, http.StatusCreated, &done)
+	}
 }

@@ -9,33 +9,35 @@ import (
 
 	"herd/adapters/conversions"
 	"herd/domain"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// recordTermination is POST
+// terminationCommand is POST
 // /apis/herd.dev/v1/namespaces/NS/pods/NAME/termination: a node's agent
 // records a step of a pod's way out that its runtime took. Recording a
 // step again changes nothing; a pod that is not being deleted, or that is
 // another pod than the UID names, is a conflict. The answer is the pod.
-func (s *Server) recordTermination(w http.ResponseWriter, r *http.Request) {
+func terminationCommand(r *http.Request) (domain.PodCommand, error) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
 	req, err := decodeTerminationStep(r, name)
 	if err != nil {
-		s.writeError(w, err, "Pod", name)
-		return
+		return nil, err
 	}
 	step, err := domain.ParseTerminationStep(req.Step)
 	if err != nil {
-		s.writeError(w, &domain.InvalidError{Kind: "Pod", Name: name, Fields: []domain.FieldError{{
+		return nil, &domain.InvalidError{Kind: "Pod", Name: name, Fields: []domain.FieldError{{
 			Field: "step", Value: req.Step, Reason: `supported values: "ShutdownRequested", "Halted", "Stopped", "Deprovisioned"`,
-		}}}, "Pod", name)
-		return
+		}}}
 	}
-	s.changePod(w, r, ns, name, func(p domain.Pod) (domain.PodCommand, error) {
+	return domain.RequireExists[domain.PodCommand]{Command: domain.PodFrom(func(p domain.Pod) (domain.PodCommand, error) {
 		if req.UID != "" && req.UID != p.UID {
-			return nil, fmt.Errorf("pod %s/%s is another pod now (UID %s, not %s): %w", ns, name, p.UID, req.UID, domain.ErrConflict)
+			return nil, apierrors.NewConflict(corev1.Resource("pods"), name,
+				fmt.Errorf("pod %s/%s is another pod now (UID %s, not %s)", ns, name, p.UID, req.UID))
 		}
 		return domain.RecordTermination{Step: step}, nil
-	})
+	})}, nil
 }
 
 // decodeTerminationStep reads the body strictly: an unknown field is a

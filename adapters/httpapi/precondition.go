@@ -23,21 +23,41 @@ func preconditionVersion(rv string) (int64, error) {
 	return v, nil
 }
 
-// deletePrecondition reads a DELETE's options, when the body carries any,
-// and returns the resourceVersion its preconditions name (0 for none). A
-// dry run is refused: herd has none.
-func deletePrecondition(r *http.Request) (int64, error) {
+// deletion is what a DELETE asks for: a resourceVersion precondition (0
+// for none) and a grace period (nil for the object's own).
+type deletion struct {
+	resourceVersion int64
+	gracePeriod     *int64
+}
+
+// deleteOptions reads a DELETE's options: ?gracePeriodSeconds=, which
+// wins, and the DeleteOptions body when there is one. A dry run is
+// refused: herd has none.
+func deleteOptions(r *http.Request) (deletion, error) {
+	var d deletion
 	if err := refuseDryRun(r); err != nil {
-		return 0, err
+		return d, err
 	}
 	var opts metav1.DeleteOptions
 	if err := decodeObject(r, &opts); err != nil && !errors.Is(err, errEmptyBody) {
-		return 0, err
+		return d, err
 	}
 	if p := opts.Preconditions; p != nil && p.ResourceVersion != nil {
-		return preconditionVersion(*p.ResourceVersion)
+		rv, err := preconditionVersion(*p.ResourceVersion)
+		if err != nil {
+			return d, err
+		}
+		d.resourceVersion = rv
 	}
-	return 0, nil
+	d.gracePeriod = opts.GracePeriodSeconds
+	if raw := r.URL.Query().Get("gracePeriodSeconds"); raw != "" {
+		v, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return d, badRequest("gracePeriodSeconds %q is not an integer", raw)
+		}
+		d.gracePeriod = &v
+	}
+	return d, nil
 }
 
 // patchedIdentity checks that a patch left an object's name and namespace
@@ -75,4 +95,14 @@ func pathIdentity(meta *metav1.ObjectMeta, ns, name string) error {
 		return badRequest("the name of the object (%s) does not match the name on the URL (%s)", meta.Name, name)
 	}
 	return nil
+}
+
+// ifVersion is cmd conditional on the object being at rv, or cmd itself
+// when rv is 0 (a write that names no resourceVersion pays for no
+// wrapper). C is an aggregate's command type; domain.Precondition is one.
+func ifVersion[C any](rv int64, cmd C) C {
+	if rv == 0 {
+		return cmd
+	}
+	return any(domain.Precondition[C]{ResourceVersion: strconv.FormatInt(rv, 10), Command: cmd}).(C)
 }

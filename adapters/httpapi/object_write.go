@@ -1,0 +1,187 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"herd/domain"
+
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+)
+
+// serveCreate is POST to the collection.
+func (o *object[S, C, O, PO]) serveCreate(s *Server, w http.ResponseWriter, r *http.Request) {
+	ns := r.PathValue("namespace")
+	in, err := o.decode(r, ns, "")
+	if err != nil {
+		s.kindError(w, o.kind, err, PO(&in).GetName())
+		return
+	}
+	key := domain.Key{Namespace: ns, Name: PO(&in).GetName()}
+	if o.namespaced {
+		if err := s.acceptsObjects(r.Context(), o.groupResource(), ns, key.Name); err != nil {
+			s.kindError(w, o.kind, err, key.Name)
+			return
+		}
+	}
+	st, err := o.run(r.Context(), key, func() (C, error) { return o.create(&in, key) })
+	if err != nil {
+		s.kindError(w, o.kind, err, key.Name)
+		return
+	}
+	o.write(s, w, r, http.StatusCreated, st)
+}
+
+// serveUpdate is PUT: the whole new object, conditional on the
+// resourceVersion it carries. An object herd only derives is created by
+// it: nothing stored could be stale against it.
+func (o *object[S, C, O, PO]) serveUpdate(s *Server, w http.ResponseWriter, r *http.Request, update func(*O, int64) (C, error)) {
+	key := o.keyOf(r)
+	in, err := o.decode(r, key.Namespace, key.Name)
+	if err != nil {
+		s.kindError(w, o.kind, err, key.Name)
+		return
+	}
+	rv, err := preconditionVersion(PO(&in).GetResourceVersion())
+	if err != nil {
+		s.kindError(w, o.kind, err, key.Name)
+		return
+	}
+	st, err := o.run(r.Context(), key, func() (C, error) { return update(&in, rv) })
+	if errors.Is(err, domain.ErrNotFound) && o.derive != nil && o.create != nil {
+		if _, ok := o.derive(r.Context(), key); ok {
+			st, err = o.run(r.Context(), key, func() (C, error) { return o.create(&in, key) })
+		}
+	}
+	if err != nil {
+		s.kindError(w, o.kind, err, key.Name)
+		return
+	}
+	o.write(s, w, r, http.StatusOK, st)
+}
+
+// maxPatchAttempts bounds how often a PATCH that named no resourceVersion
+// is applied again after another write got in between its read and its
+// write, as kube-apiserver's GuaranteedUpdate retries.
+const maxPatchAttempts = 5
+
+// servePatch is PATCH with a JSON merge, strategic merge or JSON patch,
+// applied to the object as a client would GET it, and written as an
+// update conditional on the version it was applied to: a resourceVersion
+// the patch itself writes is the client's precondition and a conflict
+// with it is the client's to resolve; without one, herd applies the patch
+// again to the newer object.
+func (o *object[S, C, O, PO]) servePatch(s *Server, w http.ResponseWriter, r *http.Request, update func(*O, int64) (C, error)) {
+	key := o.keyOf(r)
+	patch, ct, err := objectPatch(r)
+	if err != nil {
+		s.kindError(w, o.kind, err, key.Name)
+		return
+	}
+	strict := strictFields(r)
+	for attempt := 1; ; attempt++ {
+		st, err := o.patchOnce(r.Context(), key, patch, ct, strict, update)
+		var stale *staleBase
+		if errors.As(err, &stale) && attempt < maxPatchAttempts {
+			continue
+		}
+		if stale != nil {
+			err = stale.err
+		}
+		if err != nil {
+			s.kindError(w, o.kind, err, key.Name)
+			return
+		}
+		o.write(s, w, r, http.StatusOK, st)
+		return
+	}
+}
+
+// staleBase is the conflict of a patch applied to an object that changed
+// before the patched object was written: the patch may apply again.
+type staleBase struct{ err error }
+
+func (e *staleBase) Error() string { return e.err.Error() }
+func (e *staleBase) Unwrap() error { return e.err }
+
+func (o *object[S, C, O, PO]) patchOnce(ctx context.Context, key domain.Key, patch []byte, ct string, strict bool, update func(*O, int64) (C, error)) (S, error) {
+	cur, derived, err := o.current(ctx, key)
+	if err != nil {
+		return cur, err
+	}
+	base := o.toAPI(cur)
+	out, err := applyPatch(base, patch, ct, strict)
+	if err != nil {
+		return cur, err
+	}
+	meta := PO(&out)
+	rv, err := patchedIdentity(o.name, key.Name, key.Namespace, metaOf(meta))
+	if err != nil {
+		return cur, err
+	}
+	if derived {
+		return o.run(ctx, key, func() (C, error) { return o.create(&out, key) })
+	}
+	precondition := rv
+	if precondition == 0 {
+		if precondition, err = preconditionVersion(PO(&base).GetResourceVersion()); err != nil {
+			return cur, err
+		}
+	}
+	st, err := o.run(ctx, key, func() (C, error) { return update(&out, precondition) })
+	if rv == 0 && errors.Is(err, domain.ErrConflict) {
+		return st, &staleBase{err}
+	}
+	return st, err
+}
+
+// serveDelete is DELETE, with DeleteOptions' resourceVersion
+// precondition and grace period. The answer is the object while it is
+// still being deleted (a pod terminating, a namespace emptying), and a
+// Status once it is gone, as kube-apiserver answers.
+func (o *object[S, C, O, PO]) serveDelete(s *Server, w http.ResponseWriter, r *http.Request) {
+	key := o.keyOf(r)
+	opts, err := deleteOptions(r)
+	if err != nil {
+		s.kindError(w, o.kind, err, key.Name)
+		return
+	}
+	st, err := o.exec.Execute(r.Context(), key, o.delete(opts))
+	if err != nil {
+		s.kindError(w, o.kind, err, key.Name)
+		return
+	}
+	if o.listing != nil && o.listing.exists(st) {
+		o.write(s, w, r, http.StatusOK, st)
+		return
+	}
+	gone, obj := successStatus(o.resource, key.Name), o.toAPI(st)
+	gone.Details.UID = PO(&obj).GetUID()
+	s.writeStatus(w, gone)
+}
+
+// decode reads the body of a create (name "") or an update of name, in
+// namespace ns when the kind is namespaced. A dry run is refused: herd
+// has none. A namespaced object takes the path's namespace and, on an
+// update, its name when the body leaves them out; a body naming others is
+// refused, as kube-apiserver refuses it. A cluster-scoped object has no
+// namespace, whatever the body says.
+func (o *object[S, C, O, PO]) decode(r *http.Request, ns, name string) (O, error) {
+	var in O
+	if err := refuseDryRun(r); err != nil {
+		return in, err
+	}
+	obj := PO(&in)
+	if err := decodeObject(r, obj); err != nil {
+		return in, err
+	}
+	if !o.namespaced {
+		obj.SetNamespace("")
+	}
+	if name == "" && obj.GetName() == "" && obj.GetGenerateName() != "" {
+		// A name made up from generateName, as kube-apiserver makes it.
+		obj.SetName(obj.GetGenerateName() + utilrand.String(5))
+	}
+	return in, pathIdentity(metaPointer(obj), ns, name)
+}
