@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -13,6 +16,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	policyv1beta1 "k8s.io/api/policy/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
@@ -161,4 +165,58 @@ func kindOf(into runtime.Object) string {
 		return fmt.Sprintf("%T", into)
 	}
 	return gvks[0].Kind
+}
+
+// errEmptyBody is the answer to a request that needed a body and sent
+// none; a caller for which the body is optional branches on it.
+var errEmptyBody = badRequest("the request body is empty")
+
+// readBody reads the whole (size-limited) body, refusing an empty one
+// with errEmptyBody.
+func readBody(r *http.Request) ([]byte, error) {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) == 0 {
+		return nil, errEmptyBody
+	}
+	return data, nil
+}
+
+// decodeJSON reads one JSON document from the (size-limited) body.
+func decodeJSON(r *http.Request, v any) error {
+	data, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	// kubectl asks for strict validation by default: an unknown field is
+	// then an error rather than ignored.
+	if strictFields(r) {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err != nil {
+		return badRequest("the request body is not valid JSON for this resource: strict decoding error: %v", err)
+	}
+	return nil
+}
+
+func labelSelector(r *http.Request) (labels.Selector, error) {
+	raw := r.URL.Query().Get("labelSelector")
+	sel, err := labels.Parse(raw)
+	if err != nil {
+		return nil, badRequest("unable to parse labelSelector %q: %v", raw, err)
+	}
+	return sel, nil
+}
+
+func mediaType(r *http.Request) string {
+	ct := r.Header.Get("Content-Type")
+	for i := 0; i < len(ct); i++ {
+		if ct[i] == ';' {
+			return ct[:i]
+		}
+	}
+	return ct
 }

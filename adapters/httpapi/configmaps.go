@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -63,13 +62,4 @@ func configMapRows(s *Server, cms []corev1.ConfigMap, _ *http.Request) tableRows
 		t.cells = append(t.cells, []any{c.Name, int64(len(c.Data) + len(c.BinaryData)), duration.HumanDuration(now.Sub(c.CreationTimestamp.Time))})
 	}
 	return t
-}
-
-// refuseDryRun answers ?dryRun= with 400: herd has no dry run, and a
-// request that asked for one must not change anything.
-func refuseDryRun(r *http.Request) error {
-	if v := r.URL.Query()["dryRun"]; len(v) > 0 {
-		return badRequest("dryRun=%s: herd does not support server-side dry run; nothing was changed", fmt.Sprint(v))
-	}
-	return nil
 }

@@ -1,17 +1,13 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -161,60 +157,6 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, name, rv stri
 		return
 	}
 	s.writeNode(w, http.StatusOK, n)
-}
-
-// errEmptyBody is the answer to a request that needed a body and sent
-// none; a caller for which the body is optional branches on it.
-var errEmptyBody = badRequest("the request body is empty")
-
-// readBody reads the whole (size-limited) body, refusing an empty one
-// with errEmptyBody.
-func readBody(r *http.Request) ([]byte, error) {
-	data, err := io.ReadAll(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	if len(data) == 0 {
-		return nil, errEmptyBody
-	}
-	return data, nil
-}
-
-// decodeJSON reads one JSON document from the (size-limited) body.
-func decodeJSON(r *http.Request, v any) error {
-	data, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	// kubectl asks for strict validation by default: an unknown field is
-	// then an error rather than ignored.
-	if strictFields(r) {
-		dec.DisallowUnknownFields()
-	}
-	if err := dec.Decode(v); err != nil {
-		return badRequest("the request body is not valid JSON for this resource: strict decoding error: %v", err)
-	}
-	return nil
-}
-
-func labelSelector(r *http.Request) (labels.Selector, error) {
-	raw := r.URL.Query().Get("labelSelector")
-	sel, err := labels.Parse(raw)
-	if err != nil {
-		return nil, badRequest("unable to parse labelSelector %q: %v", raw, err)
-	}
-	return sel, nil
-}
-
-func mediaType(r *http.Request) string {
-	ct := r.Header.Get("Content-Type")
-	for i := 0; i < len(ct); i++ {
-		if ct[i] == ';' {
-			return ct[:i]
-		}
-	}
-	return ct
 }
 
 // writeNode answers with n in the negotiated media type.

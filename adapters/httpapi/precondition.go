@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -105,4 +106,13 @@ func ifVersion[C any](rv int64, cmd C) C {
 		return cmd
 	}
 	return any(domain.Precondition[C]{ResourceVersion: strconv.FormatInt(rv, 10), Command: cmd}).(C)
+}
+
+// refuseDryRun answers ?dryRun= with 400: herd has no dry run, and a
+// request that asked for one must not change anything.
+func refuseDryRun(r *http.Request) error {
+	if v := r.URL.Query()["dryRun"]; len(v) > 0 {
+		return badRequest("dryRun=%s: herd does not support server-side dry run; nothing was changed", fmt.Sprint(v))
+	}
+	return nil
 }
