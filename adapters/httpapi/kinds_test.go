@@ -55,7 +55,11 @@ func TestEveryServedResourceIsWhole(t *testing.T) {
 					checkOpenAPI(t, doc, gv, res, p)
 				}
 				if gv.Group != herdGroup && slices.Contains(res.Verbs, "list") {
-					checkTable(t, base, p.collection)
+					checkTable(t, base, p.collection, http.StatusOK, "Table")
+				}
+				if gv.Group != herdGroup && !p.sub && slices.Contains(res.Verbs, "get") {
+					// What is not there is a Status, though a Table was asked for.
+					checkTable(t, base, p.item, http.StatusNotFound, "Status")
 				}
 				if slices.Contains(res.Verbs, "watch") {
 					checkWatch(t, base, p.collection)
@@ -149,11 +153,12 @@ func checkOpenAPI(t *testing.T, doc *spec3.OpenAPI, gv schema.GroupVersion, res 
 	}
 }
 
-// checkTable fails unless a list of the collection answers as the Table
-// kubectl get asks for.
-func checkTable(t *testing.T, base, collection string) {
+// checkTable asks for path as kubectl get does, as a Table, and fails
+// unless the answer is code with an object of kind; a Table must name its
+// objects.
+func checkTable(t *testing.T, base, path string, code int, kind string) {
 	t.Helper()
-	r, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+collection, nil)
+	r, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,12 +169,12 @@ func checkTable(t *testing.T, base, collection string) {
 	}
 	defer resp.Body.Close()
 	var tbl metav1.Table
-	if err := json.NewDecoder(resp.Body).Decode(&tbl); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("table of %s: %d, %v", collection, resp.StatusCode, err)
+	if err := json.NewDecoder(resp.Body).Decode(&tbl); err != nil || resp.StatusCode != code {
+		t.Fatalf("table of %s: %d, %v; want %d", path, resp.StatusCode, err, code)
 	}
 	named := slices.ContainsFunc(tbl.ColumnDefinitions, func(c metav1.TableColumnDefinition) bool { return c.Name == "Name" })
-	if tbl.Kind != "Table" || !named {
-		t.Errorf("table of %s: %s with columns %v", collection, tbl.Kind, tbl.ColumnDefinitions)
+	if tbl.Kind != kind || (kind == "Table" && !named) {
+		t.Errorf("table of %s: %s with columns %v, want a %s", path, tbl.Kind, tbl.ColumnDefinitions, kind)
 	}
 }
 

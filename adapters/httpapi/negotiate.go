@@ -167,7 +167,14 @@ func wantsTable(w http.ResponseWriter) bool { return outputOf(w).table }
 // apiVersion.
 func (s *Server) writeObject(w http.ResponseWriter, code int, obj runtime.Object) {
 	out := outputOf(w)
-	if _, isTable := obj.(*metav1.Table); out.table && !isTable {
+	// A Table is already one, and a Status (an error, a delete) is
+	// answered as it is whatever the client asked, as kube-apiserver
+	// answers it.
+	switch obj.(type) {
+	case *metav1.Table, *metav1.Status:
+		out.table = false
+	}
+	if out.table {
 		t, err := defaultTable(obj, out.include, s.Clock.Now())
 		if err != nil {
 			s.writeError(w, err, "", "")
