@@ -65,12 +65,24 @@ func (g mainGate) authorize(r *http.Request, u User, ri requestInfo) error {
 }
 
 // authorizeNode is Kubernetes' Node authorizer and NodeRestriction for a
-// node's token: its own Node (create, read, status), its own Lease,
-// herd's agent endpoints for its own name, and the ConfigMaps granted to
-// it.
+// node's token, by the rule of the request's kind (kind.nodeRule): its
+// own Node (create, read, status), its own Lease, herd's agent endpoints
+// for its own name, the pods bound to it, and the ConfigMaps granted to
+// it. A kind without a rule is refused.
 func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node string) error {
+	if k, ok := g.s.kindFor(ri.Group, ri.Resource); ok && k.nodeRule != nil {
+		return k.nodeRule(g, r, ri, u, node)
+	}
+	return denied(ri, u, "")
+}
+
+// authorizeNodeAsNode is what a node may do with nodes: create itself
+// (with no label it may not set), list and watch itself alone, read its
+// own node and status, report its status, and through herd's own verbs
+// register, deregister and heartbeat.
+func (g mainGate) authorizeNodeAsNode(r *http.Request, ri requestInfo, u User, node string) error {
 	switch {
-	case ri.Group == "" && ri.Resource == "nodes" && ri.Name == "" && ri.Verb == "create":
+	case ri.Group == "" && ri.Name == "" && ri.Verb == "create":
 		obj, err := peekObject(r, &corev1.Node{})
 		if err != nil {
 			return err
@@ -79,42 +91,33 @@ func (g mainGate) authorizeNode(r *http.Request, ri requestInfo, u User, node st
 			return denied(ri, u, fmt.Sprintf("node %q cannot create node %q", node, name))
 		}
 		return restrictNodeLabels(node, nil, obj.GetLabels())
-	case ri.Group == "" && ri.Resource == "nodes" && ri.Name == "" && (ri.Verb == "list" || ri.Verb == "watch"):
-		// A kubelet's node informer lists and watches its own Node
-		// through fieldSelector=metadata.name=NAME, which kube-apiserver's
-		// Node authorizer allows.
-		if selectsExactly(r, "metadata.name", node) {
+	case ri.Name == "" && (ri.Verb == "list" || ri.Verb == "watch"):
+		if ri.Group == "" && selectsExactly(r, "metadata.name", node) {
 			return nil
 		}
 		return denied(ri, u, fmt.Sprintf("node %q may only %s itself (fieldSelector=metadata.name=%s)", node, ri.Verb, node))
-	case ri.Group == "" && ri.Resource == "nodes" && ri.Name != "":
-		if ri.Name != node {
-			return denied(ri, u, fmt.Sprintf("node %q cannot %s node %q", node, ri.Verb, ri.Name))
-		}
-		if ri.Verb == "get" && (ri.Subresource == "" || ri.Subresource == "status") ||
-			(ri.Verb == "patch" || ri.Verb == "update") && ri.Subresource == "status" {
-			return nil
-		}
-	case ri.Group == herdGroup && ri.Resource == "nodes" && ri.Name != "":
-		if ri.Name != node {
-			return denied(ri, u, fmt.Sprintf("node %q cannot %s node %q", node, ri.Verb, ri.Name))
-		}
-		if ri.Subresource == "registration" && (ri.Verb == "update" || ri.Verb == "delete") ||
-			ri.Subresource == "heartbeat" && ri.Verb == "create" {
-			return nil
-		}
-	case ri.Group == coordinationGroup && ri.Resource == "leases":
-		return g.authorizeNodeLease(r, ri, u, node)
-	case ri.Resource == "pods" && (ri.Group == "" || ri.Group == herdGroup):
-		return g.authorizeNodePods(r, ri, u, node)
-	case ri.Group == "" && ri.Resource == "configmaps" && ri.Verb == "get" && ri.Name != "":
-		ok, err := g.s.configMapGranted(r, ri.Namespace, ri.Name, []string{node})
-		if err != nil || ok {
-			return err
-		}
-		return denied(ri, u, fmt.Sprintf("no relationship found between node %q and this object (grant it with the annotation %s)", node, AnnotationReadableByNodes))
+	case ri.Name != node:
+		return denied(ri, u, fmt.Sprintf("node %q cannot %s node %q", node, ri.Verb, ri.Name))
+	case ri.Group == "" && (ri.Verb == "get" && (ri.Subresource == "" || ri.Subresource == "status") ||
+		(ri.Verb == "patch" || ri.Verb == "update") && ri.Subresource == "status"):
+		return nil
+	case ri.Group == herdGroup && (ri.Subresource == "registration" && (ri.Verb == "update" || ri.Verb == "delete") ||
+		ri.Subresource == "heartbeat" && ri.Verb == "create"):
+		return nil
 	}
 	return denied(ri, u, "")
+}
+
+// authorizeNodeConfigMap lets a node read the ConfigMaps granted to it.
+func (g mainGate) authorizeNodeConfigMap(r *http.Request, ri requestInfo, u User, node string) error {
+	if ri.Verb != "get" || ri.Name == "" {
+		return denied(ri, u, "")
+	}
+	ok, err := g.s.configMapGranted(r, ri.Namespace, ri.Name, []string{node})
+	if err != nil || ok {
+		return err
+	}
+	return denied(ri, u, fmt.Sprintf("no relationship found between node %q and this object (grant it with the annotation %s)", node, AnnotationReadableByNodes))
 }
 
 // denied is the 403 for ri, worded and shaped as kube-apiserver's (a

@@ -46,7 +46,9 @@ func (s *Server) configMapKind() *kind {
 		},
 		rows: configMapRows,
 	}
-	return o.describe(s)
+	k := o.describe(s)
+	k.nodeRule = mainGate.authorizeNodeConfigMap
+	return k
 }
 
 // configMapRows are the columns kubectl get configmaps prints: NAME,

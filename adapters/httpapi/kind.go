@@ -40,6 +40,10 @@ type kind struct {
 	// list lists and watches the resource through the shared helpers;
 	// nil for a resource with handlers of its own.
 	list *apiResource
+	// nodeRule is what a node's token may do with the resource and its
+	// subresources (Kubernetes' Node authorizer and NodeRestriction);
+	// nil lets a node do nothing with it.
+	nodeRule func(g mainGate, r *http.Request, ri requestInfo, u User, node string) error
 }
 
 // verbs are the handlers of a resource's or a subresource's verbs.

@@ -114,5 +114,16 @@ func (s *Server) indexKinds() error {
 		}
 		s.byResource[gr] = k
 	}
+	// A kind's subresources served under another group (herd's verbs
+	// on nodes) are the kind's there too, unless a kind of that group
+	// has the name.
+	for _, k := range s.served {
+		for _, sub := range k.subresources {
+			gr := schema.GroupResource{Group: sub.servedAt(k).Group, Resource: k.resource}
+			if s.byResource[gr] == nil {
+				s.byResource[gr] = k
+			}
+		}
+	}
 	return nil
 }

@@ -59,7 +59,9 @@ func (s *Server) leaseKind() *kind {
 		delete: func(d deletion) domain.LeaseCommand { return domain.DeleteLease{ResourceVersion: d.resourceVersion} },
 		rows:   leaseRows,
 	}
-	return o.describe(s)
+	k := o.describe(s)
+	k.nodeRule = mainGate.authorizeNodeLease
+	return k
 }
 
 // leaseRows are the columns kubectl get leases prints: NAME, HOLDER (the

@@ -55,6 +55,7 @@ func (s *Server) nodeKind() *kind {
 		rows: nodeRows,
 	}
 	k := o.describe(s)
+	k.nodeRule = mainGate.authorizeNodeAsNode
 	k.subresources = []subresource{
 		{name: "status", verbs: verbs{get: k.verbs.get, update: s.updateNodeStatus, patch: s.patchNodeStatus}, table: true},
 		{name: "timeline", gv: herdGV, object: "NodeTimeline", verbs: verbs{get: s.nodeTimeline}},

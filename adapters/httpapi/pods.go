@@ -74,6 +74,7 @@ func (s *Server) podKind() *kind {
 		rows: podRows,
 	}
 	k := o.describe(s)
+	k.nodeRule = mainGate.authorizeNodePods
 	policy := policyv1.SchemeGroupVersion
 	k.subresources = append(k.subresources,
 		// kubectl drain evicts through this subresource when discovery
