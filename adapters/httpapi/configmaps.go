@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/duration"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -54,14 +53,10 @@ func (s *Server) configMapKind() *kind {
 // configMapRows are the columns kubectl get configmaps prints: NAME,
 // DATA (the number of keys), AGE.
 func configMapRows(s *Server, cms []corev1.ConfigMap, _ *http.Request) tableRows {
-	t := tableRows{columns: []metav1.TableColumnDefinition{
-		{Name: "Name", Type: "string", Format: "name", Description: "Name of the ConfigMap"},
-		{Name: "Data", Type: "integer", Description: "Number of keys in data and binaryData"},
-		{Name: "Age", Type: "string", Description: "Time since the ConfigMap was created"},
-	}}
+	t := tableRows{columns: []metav1.TableColumnDefinition{nameColumn("ConfigMap"), {Name: "Data", Type: "integer", Description: "Number of keys in data and binaryData"}, ageColumn("the ConfigMap was created")}}
 	now := s.Clock.Now()
 	for _, c := range cms {
-		t.cells = append(t.cells, []any{c.Name, int64(len(c.Data) + len(c.BinaryData)), duration.HumanDuration(now.Sub(c.CreationTimestamp.Time))})
+		t.cells = append(t.cells, []any{c.Name, int64(len(c.Data) + len(c.BinaryData)), age(now, c.CreationTimestamp)})
 	}
 	return t
 }

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"math/rand/v2"
 	"net/http"
 	"time"
 
@@ -54,22 +53,12 @@ func (s *Server) watchEvents(w http.ResponseWriter, r *http.Request, res *apiRes
 		startErr = &watch.TooLargeError{Position: from, Current: head}
 	}
 	if startErr != nil {
-		f := s.startStream(w, r, res)
-		f.status(statusFor(startErr, res.kind, ""))
-		_ = f.flush()
+		s.refuseInStream(w, r, res, startErr)
 		return
 	}
 	reader := s.newEventReader(eventScopeFor(o))
-	timeout := o.timeout
-	if timeout == 0 {
-		timeout = defaultWatchTimeout + rand.N(defaultWatchTimeout)
-	}
-	timer := s.Watch.NewTimer(timeout)
+	timer, bookmarks := s.watchTimers(o)
 	defer timer.Stop()
-	var bookmarks <-chan struct{}
-	if o.allowBookmarks {
-		bookmarks = s.Watch.Bookmarks()
-	}
 	f := s.startStream(w, r, res)
 	ew := eventWatch{s: s, f: f, res: res, o: o, reader: reader}
 	if initial {

@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/duration"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -67,18 +66,14 @@ func (s *Server) leaseKind() *kind {
 // leaseRows are the columns kubectl get leases prints: NAME, HOLDER (the
 // holder's identity), AGE.
 func leaseRows(s *Server, ls []coordinationv1.Lease, _ *http.Request) tableRows {
-	t := tableRows{columns: []metav1.TableColumnDefinition{
-		{Name: "Name", Type: "string", Format: "name", Description: "Name of the lease"},
-		{Name: "Holder", Type: "string", Description: "The identity of the lease's holder"},
-		{Name: "Age", Type: "string", Description: "Time since the lease was created"},
-	}}
+	t := tableRows{columns: []metav1.TableColumnDefinition{nameColumn("lease"), column("Holder", "The identity of the lease's holder"), ageColumn("the lease was created")}}
 	now := s.Clock.Now()
 	for _, l := range ls {
 		holder := ""
 		if l.Spec.HolderIdentity != nil {
 			holder = *l.Spec.HolderIdentity
 		}
-		t.cells = append(t.cells, []any{l.Name, holder, duration.HumanDuration(now.Sub(l.CreationTimestamp.Time))})
+		t.cells = append(t.cells, []any{l.Name, holder, age(now, l.CreationTimestamp)})
 	}
 	return t
 }

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/duration"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -66,14 +65,10 @@ func (s *Server) namespaceKind() *kind {
 // namespaceRows are the columns kubectl get namespaces prints: NAME,
 // STATUS (Active or Terminating), AGE.
 func namespaceRows(s *Server, nss []corev1.Namespace, _ *http.Request) tableRows {
-	t := tableRows{columns: []metav1.TableColumnDefinition{
-		{Name: "Name", Type: "string", Format: "name", Description: "Name of the namespace"},
-		{Name: "Status", Type: "string", Description: "The phase of the namespace: Active or Terminating"},
-		{Name: "Age", Type: "string", Description: "Time since the namespace was created"},
-	}}
+	t := tableRows{columns: []metav1.TableColumnDefinition{nameColumn("namespace"), column("Status", "The phase of the namespace: Active or Terminating"), ageColumn("the namespace was created")}}
 	now := s.Clock.Now()
 	for _, ns := range nss {
-		t.cells = append(t.cells, []any{ns.Name, string(ns.Status.Phase), duration.HumanDuration(now.Sub(ns.CreationTimestamp.Time))})
+		t.cells = append(t.cells, []any{ns.Name, string(ns.Status.Phase), age(now, ns.CreationTimestamp)})
 	}
 	return t
 }

@@ -6,22 +6,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/duration"
 )
 
 // podRows are pods as kubectl get pods prints them; IP and NODE
 // show with -o wide, and kubectl adds NAMESPACE itself for -A.
 func podRows(s *Server, pods []corev1.Pod, _ *http.Request) tableRows {
 	t := tableRows{columns: []metav1.TableColumnDefinition{
-		{Name: "Name", Type: "string", Format: "name", Description: "Name of the pod"},
-		{Name: "Ready", Type: "string", Description: "Ready containers of all containers"},
-		{Name: "Status", Type: "string", Description: "The phase, a container's reason, or Terminating"},
-		{Name: "Restarts", Type: "string", Description: "Container restarts"},
-		{Name: "Age", Type: "string", Description: "Time since the pod was created"},
-		{Name: "IP", Type: "string", Priority: 1, Description: "The pod's IP address"},
-		{Name: "Node", Type: "string", Priority: 1, Description: "The node the pod is bound to"},
-		{Name: "Nominated Node", Type: "string", Priority: 1},
-		{Name: "Readiness Gates", Type: "string", Priority: 1},
+		nameColumn("pod"), column("Ready", "Ready containers of all containers"),
+		column("Status", "The phase, a container's reason, or Terminating"), column("Restarts", "Container restarts"),
+		ageColumn("the pod was created"), wide("IP", "The pod's IP address"), wide("Node", "The node the pod is bound to"),
+		wide("Nominated Node", ""), wide("Readiness Gates", ""),
 	}}
 	now := s.Clock.Now()
 	for i := range pods {
@@ -29,7 +23,7 @@ func podRows(s *Server, pods []corev1.Pod, _ *http.Request) tableRows {
 		ready, total, restarts := podReadiness(p)
 		t.cells = append(t.cells, []any{
 			p.Name, fmt.Sprintf("%d/%d", ready, total), PodDisplayStatus(p), fmt.Sprint(restarts),
-			duration.HumanDuration(now.Sub(p.CreationTimestamp.Time)),
+			age(now, p.CreationTimestamp),
 			orNone(p.Status.PodIP), orNone(p.Spec.NodeName), "<none>", "<none>",
 		})
 	}

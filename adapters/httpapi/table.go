@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,25 +19,19 @@ import (
 // columns (priority 1) show with -o wide.
 func nodeRows(s *Server, nodes []corev1.Node, _ *http.Request) tableRows {
 	t := tableRows{columns: []metav1.TableColumnDefinition{
-		{Name: "Name", Type: "string", Format: "name", Description: "Name of the node"},
-		{Name: "Status", Type: "string", Description: "Ready, NotReady or Unknown, and SchedulingDisabled when cordoned"},
-		{Name: "Roles", Type: "string", Description: "Roles from node-role.kubernetes.io labels"},
-		{Name: "Age", Type: "string", Description: "Time since herd first saw the node"},
-		{Name: "Version", Type: "string", Description: "Kubelet or agent version"},
-		{Name: "Internal-IP", Type: "string", Priority: 1},
-		{Name: "External-IP", Type: "string", Priority: 1},
-		{Name: "OS-Image", Type: "string", Priority: 1},
-		{Name: "Kernel-Version", Type: "string", Priority: 1},
-		{Name: "Container-Runtime", Type: "string", Priority: 1},
-		{Name: "Kind", Type: "string", Priority: 1, Description: "How herd reaches the node"},
-		{Name: "State", Type: "string", Priority: 1, Description: "The agent state: Starting, Ready, Draining, Drained, Stopped, or Lost when its heartbeats stopped without a deregistration"},
+		nameColumn("node"), column("Status", "Ready, NotReady or Unknown, and SchedulingDisabled when cordoned"),
+		column("Roles", "Roles from node-role.kubernetes.io labels"), ageColumn("herd first saw the node"),
+		column("Version", "Kubelet or agent version"),
+		wide("Internal-IP", ""), wide("External-IP", ""), wide("OS-Image", ""), wide("Kernel-Version", ""), wide("Container-Runtime", ""),
+		wide("Kind", "How herd reaches the node"),
+		wide("State", "The agent state: Starting, Ready, Draining, Drained, Stopped, or Lost when its heartbeats stopped without a deregistration"),
 	}}
 	now := s.Clock.Now()
 	for i := range nodes {
 		n := &nodes[i]
 		t.cells = append(t.cells, []any{
 			n.Name, NodeStatus(n), nodeRoles(n),
-			duration.HumanDuration(now.Sub(n.CreationTimestamp.Time)),
+			age(now, n.CreationTimestamp),
 			n.Status.NodeInfo.KubeletVersion,
 			address(n, corev1.NodeInternalIP), address(n, corev1.NodeExternalIP),
 			orUnknown(n.Status.NodeInfo.OSImage), orUnknown(n.Status.NodeInfo.KernelVersion),
@@ -110,3 +105,29 @@ func orUnknown(s string) string {
 	}
 	return s
 }
+
+// The columns kubectl prints, in few words: column is one every table
+// shows, wide one that -o wide adds; nameColumn names what the table
+// lists and ageColumn says how old it is.
+func column(name, description string) metav1.TableColumnDefinition {
+	return metav1.TableColumnDefinition{Name: name, Type: "string", Description: description}
+}
+
+func wide(name, description string) metav1.TableColumnDefinition {
+	c := column(name, description)
+	c.Priority = 1
+	return c
+}
+
+func nameColumn(what string) metav1.TableColumnDefinition {
+	c := column("Name", "Name of the "+what)
+	c.Format = "name"
+	return c
+}
+
+func ageColumn(since string) metav1.TableColumnDefinition {
+	return column("Age", "Time since "+since)
+}
+
+// age is how long ago t was, as kubectl prints it.
+func age(now time.Time, t metav1.Time) string { return duration.HumanDuration(now.Sub(t.Time)) }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"k8s.io/utils/clock"
 
 	"herd/projections/watch"
 )
@@ -62,9 +63,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, res *apiReso
 	switch {
 	case errors.Is(err, watch.ErrExpired), errors.Is(err, watch.ErrTooLarge):
 		// kube-apiserver answers these inside the stream.
-		f := s.startStream(w, r, res)
-		f.status(statusFor(err, res.kind, ""))
-		_ = f.flush()
+		s.refuseInStream(w, r, res, err)
 		return
 	case err != nil:
 		s.writeError(w, err, res.kind, "")
@@ -72,18 +71,8 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, res *apiReso
 	}
 	defer wt.Close()
 
-	// The watch's time and its bookmark ticks run from before the client
-	// hears of it: whatever herd's clock does after that reaches the watch.
-	timeout := o.timeout
-	if timeout == 0 {
-		timeout = defaultWatchTimeout + rand.N(defaultWatchTimeout)
-	}
-	timer := s.Watch.NewTimer(timeout)
+	timer, bookmarks := s.watchTimers(o)
 	defer timer.Stop()
-	var bookmarks <-chan struct{}
-	if o.allowBookmarks {
-		bookmarks = s.Watch.Bookmarks()
-	}
 	f := s.startStream(w, r, res)
 	for _, obj := range initial {
 		if err := f.event(watch.Added, obj, true); err != nil {
@@ -206,5 +195,30 @@ func (s *Server) endWatch(f *frames, wt *watch.Watcher, o listOptions, err error
 		f.status(statusFor(err, f.res.kind, ""))
 		s.Logger.Error("watch failed", zap.String("resource", f.res.name), zap.Int64("position", wt.Position()), zap.Error(err))
 	}
+	_ = f.flush()
+}
+
+// watchTimers are a watch's end (after timeoutSeconds, or a random time
+// between one and two defaults, as kube-apiserver spreads them) and its
+// bookmark ticks when the client takes bookmarks. They run on herd's
+// clock from before the client hears of the watch: whatever the clock
+// does after that reaches the watch.
+func (s *Server) watchTimers(o listOptions) (timer clock.Timer, bookmarks <-chan struct{}) {
+	timeout := o.timeout
+	if timeout == 0 {
+		timeout = defaultWatchTimeout + rand.N(defaultWatchTimeout)
+	}
+	if o.allowBookmarks {
+		bookmarks = s.Watch.Bookmarks()
+	}
+	return s.Watch.NewTimer(timeout), bookmarks
+}
+
+// refuseInStream answers a watch that cannot start with a stream holding
+// only the Status of why, as kube-apiserver answers an expired or too new
+// resourceVersion.
+func (s *Server) refuseInStream(w http.ResponseWriter, r *http.Request, res *apiResource, err error) {
+	f := s.startStream(w, r, res)
+	f.status(statusFor(err, res.kind, ""))
 	_ = f.flush()
 }
