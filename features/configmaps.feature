@@ -83,3 +83,30 @@ Feature: ConfigMaps, kept as events like everything else
       """
     Then kubectl fails saying "configmaps "pico-config" already exists"
     And nothing was added to the log
+
+  Scenario: kubectl's server-side dry runs show the outcome and change nothing
+    Given a client creates the ConfigMap "pico-config" with data "interval=10"
+    When the operator runs:
+      """
+      kubectl create configmap other-config --from-literal=interval=1 --dry-run=server -o yaml
+      """
+    Then kubectl prints "name: other-config"
+    And nothing was added to the log
+    And there is no ConfigMap "other-config"
+    When the operator runs:
+      """
+      kubectl patch configmap pico-config -p '{"data":{"interval":"99"}}' --dry-run=server -o yaml
+      """
+    Then kubectl prints "interval: "99""
+    When the operator runs:
+      """
+      kubectl delete configmap pico-config --dry-run=server
+      """
+    Then nothing was added to the log
+    And the ConfigMap "pico-config" holds:
+      | interval | 10 |
+    When the operator runs:
+      """
+      kubectl create configmap pico-config --from-literal=interval=1 --dry-run=server
+      """
+    Then kubectl fails saying "configmaps "pico-config" already exists"

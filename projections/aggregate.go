@@ -30,6 +30,9 @@ type aggregate[S any] struct {
 	// version is the number of events s reflects: the expected version of
 	// the next append to its stream.
 	version func(s S) int64
+	// position, when set, is the log position of the last event s
+	// reflects: its resourceVersion, which a dry run leaves as it is.
+	position func(s S) int64
 	// evolve folds one stored record into the state: the domain's Evolve
 	// plus what only the log knows, such as the resourceVersion. The
 	// inline view and the rebuild both fold through it, which is what

@@ -21,7 +21,8 @@ var configMaps = describe(&aggregate[domain.ConfigMap]{
 		namespace, name, _ := strings.Cut(key, "/")
 		return loadConfigMap(ctx, q, namespace, name)
 	},
-	version: func(cm domain.ConfigMap) int64 { return cm.Version },
+	version:  func(cm domain.ConfigMap) int64 { return cm.Version },
+	position: func(cm domain.ConfigMap) int64 { return cm.ResourceVersion },
 	evolve: func(cm domain.ConfigMap, rec events.Record, ev domain.Event) domain.ConfigMap {
 		cm = domain.EvolveConfigMap(cm, ev)
 		cm.ResourceVersion = rec.Position

@@ -21,7 +21,8 @@ var leases = describe(&aggregate[domain.Lease]{
 		namespace, name, _ := strings.Cut(key, "/")
 		return loadLease(ctx, q, namespace, name)
 	},
-	version: func(l domain.Lease) int64 { return l.Version },
+	version:  func(l domain.Lease) int64 { return l.Version },
+	position: func(l domain.Lease) int64 { return l.ResourceVersion },
 	evolve: func(l domain.Lease, rec events.Record, ev domain.Event) domain.Lease {
 		l = domain.EvolveLease(l, ev)
 		if domain.SetsRenewTime(ev) {

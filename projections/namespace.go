@@ -13,10 +13,11 @@ import (
 
 // namespaces describes the namespace: its row in namespaces.
 var namespaces = describe(&aggregate[domain.Namespace]{
-	of:      domain.NamespaceAggregate,
-	fresh:   func(name string) domain.Namespace { return domain.Namespace{Name: name} },
-	load:    loadNamespace,
-	version: func(ns domain.Namespace) int64 { return ns.Version },
+	of:       domain.NamespaceAggregate,
+	fresh:    func(name string) domain.Namespace { return domain.Namespace{Name: name} },
+	load:     loadNamespace,
+	version:  func(ns domain.Namespace) int64 { return ns.Version },
+	position: func(ns domain.Namespace) int64 { return ns.ResourceVersion },
 	evolve: func(ns domain.Namespace, rec events.Record, ev domain.Event) domain.Namespace {
 		ns = domain.EvolveNamespace(ns, ev)
 		ns.ResourceVersion = rec.Position

@@ -12,10 +12,11 @@ import (
 // nodes describes the node: its row in nodes, and its timeline entries in
 // node_timeline beside it.
 var nodes = describe(&aggregate[domain.Node]{
-	of:      domain.NodeAggregate,
-	fresh:   func(name string) domain.Node { return domain.Node{Name: name} },
-	load:    loadNode,
-	version: func(n domain.Node) int64 { return n.Version },
+	of:       domain.NodeAggregate,
+	fresh:    func(name string) domain.Node { return domain.Node{Name: name} },
+	load:     loadNode,
+	version:  func(n domain.Node) int64 { return n.Version },
+	position: func(n domain.Node) int64 { return n.ResourceVersion },
 	evolve: func(n domain.Node, rec events.Record, ev domain.Event) domain.Node {
 		n = domain.EvolveNode(n, ev)
 		// The stored version, not Evolve's count: the retention policy

@@ -20,7 +20,8 @@ var pods = describe(&aggregate[domain.Pod]{
 		namespace, name, _ := strings.Cut(key, "/")
 		return loadPod(ctx, q, namespace, name)
 	},
-	version: func(p domain.Pod) int64 { return p.Version },
+	version:  func(p domain.Pod) int64 { return p.Version },
+	position: func(p domain.Pod) int64 { return p.ResourceVersion },
 	evolve: func(p domain.Pod, rec events.Record, ev domain.Event) domain.Pod {
 		p = domain.EvolvePod(p, ev)
 		p.ResourceVersion = rec.Position

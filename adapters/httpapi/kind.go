@@ -40,6 +40,11 @@ type kind struct {
 	// list lists and watches the resource through the shared helpers;
 	// nil for a resource with handlers of its own.
 	list *apiResource
+	// deleteAnswersObject says that a delete answers with the object
+	// while it is still being deleted (a pod terminating, a namespace
+	// emptying), and a Status once it is gone; the OpenAPI documents say
+	// so. Other kinds are gone at once.
+	deleteAnswersObject bool
 	// nodeRule is what a node's token may do with the resource and its
 	// subresources (Kubernetes' Node authorizer and NodeRestriction);
 	// nil lets a node do nothing with it.
@@ -49,6 +54,9 @@ type kind struct {
 // verbs are the handlers of a resource's or a subresource's verbs.
 type verbs struct {
 	list, create, get, update, patch, delete http.HandlerFunc
+	// dryRun says whether the write verbs run ?dryRun=All (the shared
+	// handlers do); the others refuse it, changing nothing.
+	dryRun bool
 }
 
 // served are the names of the verbs with a handler, sorted as discovery
@@ -133,22 +141,44 @@ func (k *kind) routes(m routeMux) {
 			m.HandleFunc("GET "+coll, h)
 		}
 	}
-	handle(m, "POST", coll, k.verbs.create)
-	handle(m, "GET", item, k.verbs.get)
-	handle(m, "PUT", item, k.verbs.update)
-	handle(m, "PATCH", item, k.verbs.patch)
-	handle(m, "DELETE", item, k.verbs.delete)
+	v := k.verbs.writes(m.s)
+	handle(m, "POST", coll, v.create)
+	handle(m, "GET", item, v.get)
+	handle(m, "PUT", item, v.update)
+	handle(m, "PATCH", item, v.patch)
+	handle(m, "DELETE", item, v.delete)
 	for _, sub := range k.subresources {
 		path := k.collectionPath(sub.servedAt(k)) + "/{name}/" + sub.name
 		if sub.rest != "" {
 			path += "/" + sub.rest
 		}
-		handle(m, "POST", path, sub.verbs.create)
-		handle(m, "GET", path, sub.verbs.get)
-		handle(m, "PUT", path, sub.verbs.update)
-		handle(m, "PATCH", path, sub.verbs.patch)
-		handle(m, "DELETE", path, sub.verbs.delete)
+		v := sub.verbs.writes(m.s)
+		handle(m, "POST", path, v.create)
+		handle(m, "GET", path, v.get)
+		handle(m, "PUT", path, v.update)
+		handle(m, "PATCH", path, v.patch)
+		handle(m, "DELETE", path, v.delete)
 	}
+}
+
+// writes are v with each write verb refusing a dry run first, unless v
+// runs dry runs itself.
+func (v verbs) writes(s *Server) verbs {
+	if v.dryRun {
+		return v
+	}
+	for _, h := range []*http.HandlerFunc{&v.create, &v.update, &v.patch, &v.delete} {
+		if next := *h; next != nil {
+			*h = func(w http.ResponseWriter, r *http.Request) {
+				if err := refuseDryRun(r); err != nil {
+					s.writeError(w, err, "", "")
+					return
+				}
+				next(w, r)
+			}
+		}
+	}
+	return v
 }
 
 // handle registers h for method and path, unless h is nil.

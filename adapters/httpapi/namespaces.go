@@ -59,7 +59,9 @@ func (s *Server) namespaceKind() *kind {
 		},
 		rows: namespaceRows,
 	}
-	return o.describe(s)
+	k := o.describe(s)
+	k.deleteAnswersObject = true
+	return k
 }
 
 // namespaceRows are the columns kubectl get namespaces prints: NAME,

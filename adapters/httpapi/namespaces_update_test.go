@@ -78,7 +78,9 @@ func TestNamespaceUpdateAndPatch(t *testing.T) {
 		{"PUT of a bad label", req{method: "PUT", path: "/api/v1/namespaces/shop", body: `{"metadata":{"name":"shop","labels":{"team":"a b"}}}`}, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid},
 		{"PUT of another uid", req{method: "PUT", path: "/api/v1/namespaces/shop", body: `{"metadata":{"name":"shop","uid":"not-its-uid"}}`}, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid},
 		{"PUT of a missing namespace", req{method: "PUT", path: "/api/v1/namespaces/nowhere", body: `{"metadata":{"name":"nowhere"}}`}, http.StatusNotFound, metav1.StatusReasonNotFound},
-		{"PUT as a dry run", req{method: "PUT", path: "/api/v1/namespaces/shop?dryRun=All", body: `{"metadata":{"name":"shop","labels":{"x":"y"}}}`}, http.StatusBadRequest, metav1.StatusReasonBadRequest},
+		// A dry run of a PUT is served now (TestDryRunChangesNothing), but
+		// it is refused as the PUT itself would be.
+		{"PUT of a stale version as a dry run", req{method: "PUT", path: "/api/v1/namespaces/shop?dryRun=All", body: jsonOf(t, ns)}, http.StatusConflict, metav1.StatusReasonConflict},
 		{"PATCH of the name", req{method: "PATCH", path: "/api/v1/namespaces/shop", contentType: mergePatch, body: `{"metadata":{"name":"store"}}`}, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid},
 		{"PATCH of a stale version", req{method: "PATCH", path: "/api/v1/namespaces/shop", contentType: mergePatch, body: `{"metadata":{"resourceVersion":"1","labels":{"x":"y"}}}`}, http.StatusConflict, metav1.StatusReasonConflict},
 		{"PATCH of a bad annotation", req{method: "PATCH", path: "/api/v1/namespaces/shop", contentType: mergePatch, body: `{"metadata":{"annotations":{"a b":"x"}}}`}, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid},

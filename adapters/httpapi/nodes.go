@@ -60,10 +60,10 @@ func (s *Server) nodeKind() *kind {
 		{name: "status", verbs: verbs{get: k.verbs.get, update: s.updateNodeStatus, patch: s.patchNodeStatus}, table: true},
 		{name: "timeline", gv: herdGV, object: "NodeTimeline", verbs: verbs{get: s.nodeTimeline}},
 		{name: "heartbeat", gv: herdGV, object: "Heartbeat", verbs: verbs{create: s.agentHeartbeat}},
-		{name: "drain", gv: herdGV, verbs: verbs{create: o.action(s, drainCommand), delete: o.action(s, func(*http.Request) (domain.NodeCommand, error) {
+		{name: "drain", gv: herdGV, verbs: verbs{dryRun: true, create: o.action(s, drainCommand), delete: o.action(s, func(*http.Request) (domain.NodeCommand, error) {
 			return domain.UndrainNode{}, nil
 		})}},
-		{name: "taints", gv: herdGV, verbs: verbs{create: o.action(s, taintCommand)}},
+		{name: "taints", gv: herdGV, verbs: verbs{create: o.action(s, taintCommand), dryRun: true}},
 		{name: "taints", gv: herdGV, rest: "{key...}", verbs: verbs{delete: s.untaintNode}},
 		{name: "registration", gv: herdGV, verbs: verbs{update: s.registerAgent, delete: s.deregisterAgent}},
 	}

@@ -63,6 +63,7 @@ type tableRows struct {
 // describe fills o's kind with the handlers of the verbs o serves.
 func (o *object[S, C, O, PO]) describe(s *Server) *kind {
 	k := o.kind
+	k.verbs.dryRun = true
 	k.verbs.get = func(w http.ResponseWriter, r *http.Request) { o.serveGet(s, w, r) }
 	if o.create != nil {
 		k.verbs.create = func(w http.ResponseWriter, r *http.Request) { o.serveCreate(s, w, r) }
@@ -73,6 +74,7 @@ func (o *object[S, C, O, PO]) describe(s *Server) *kind {
 	}
 	if o.status != nil {
 		k.subresources = append(k.subresources, subresource{name: "status", table: true, verbs: verbs{
+			dryRun: true,
 			get:    k.verbs.get,
 			update: func(w http.ResponseWriter, r *http.Request) { o.serveUpdate(s, w, r, o.status) },
 			patch:  func(w http.ResponseWriter, r *http.Request) { o.servePatch(s, w, r, o.status) },
@@ -138,19 +140,42 @@ func (o *object[S, C, O, PO]) serveGet(s *Server, w http.ResponseWriter, r *http
 	o.write(s, w, r, http.StatusOK, st)
 }
 
-// run makes the command and executes it at key.
-func (o *object[S, C, O, PO]) run(ctx context.Context, key domain.Key, cmd func() (C, error)) (S, error) {
-	c, err := cmd()
+// dryRunner decides a command without carrying it out
+// (projections.Commands' DryRun).
+type dryRunner[S, C any] interface {
+	DryRun(ctx context.Context, key domain.Key, cmd C) (S, error)
+}
+
+// run makes the command of request r and executes it at key; with
+// ?dryRun=All it only decides it, and the answer is the object as the
+// command would leave it.
+func (o *object[S, C, O, PO]) run(r *http.Request, key domain.Key, cmd func() (C, error)) (S, error) {
+	var zero S
+	dry, err := dryRunOf(r)
 	if err != nil {
-		var zero S
 		return zero, err
 	}
-	return o.exec.Execute(ctx, key, c)
+	c, err := cmd()
+	if err != nil {
+		return zero, err
+	}
+	if !dry {
+		return o.exec.Execute(r.Context(), key, c)
+	}
+	d, ok := o.exec.(dryRunner[S, C])
+	if !ok {
+		return zero, refuseDryRun(r)
+	}
+	return d.DryRun(r.Context(), key, c)
 }
 
 // write answers with st in the negotiated form: a Table for kubectl get.
 func (o *object[S, C, O, PO]) write(s *Server, w http.ResponseWriter, r *http.Request, code int, st S) {
 	obj := o.toAPI(st)
+	if PO(&obj).GetResourceVersion() == "0" {
+		// Never a position herd gave out: what a dry run would create.
+		PO(&obj).SetResourceVersion("")
+	}
 	if wantsTable(w) && o.rows != nil {
 		t := o.table(s, []O{obj}, PO(&obj).GetResourceVersion(), r)
 		s.writeObject(w, code, &t)
@@ -207,7 +232,7 @@ func decodeItems[O any](what string, items [][]byte) ([]O, error) {
 func (o *object[S, C, O, PO]) action(s *Server, command func(r *http.Request) (C, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key := o.keyOf(r)
-		st, err := o.run(r.Context(), key, func() (C, error) { return command(r) })
+		st, err := o.run(r, key, func() (C, error) { return command(r) })
 		if err != nil {
 			s.kindError(w, o.kind, err, key.Name)
 			return
@@ -222,7 +247,7 @@ func (o *object[S, C, O, PO]) action(s *Server, command func(r *http.Request) (C
 func (o *object[S, C, O, PO]) posted(s *Server, command func(r *http.Request) (C, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key := o.keyOf(r)
-		if _, err := o.run(r.Context(), key, func() (C, error) { return command(r) }); err != nil {
+		if _, err := o.run(r, key, func() (C, error) { return command(r) }); err != nil {
 			s.kindError(w, o.kind, err, key.Name)
 			return
 		}

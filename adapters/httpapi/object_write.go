@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"errors"
 	"net/http"
 
@@ -25,7 +24,7 @@ func (o *object[S, C, O, PO]) serveCreate(s *Server, w http.ResponseWriter, r *h
 			return
 		}
 	}
-	st, err := o.run(r.Context(), key, func() (C, error) { return o.create(&in, key) })
+	st, err := o.run(r, key, func() (C, error) { return o.create(&in, key) })
 	if err != nil {
 		s.kindError(w, o.kind, err, key.Name)
 		return
@@ -48,10 +47,10 @@ func (o *object[S, C, O, PO]) serveUpdate(s *Server, w http.ResponseWriter, r *h
 		s.kindError(w, o.kind, err, key.Name)
 		return
 	}
-	st, err := o.run(r.Context(), key, func() (C, error) { return update(&in, rv) })
+	st, err := o.run(r, key, func() (C, error) { return update(&in, rv) })
 	if errors.Is(err, domain.ErrNotFound) && o.derive != nil && o.create != nil {
 		if _, ok := o.derive(r.Context(), key); ok {
-			st, err = o.run(r.Context(), key, func() (C, error) { return o.create(&in, key) })
+			st, err = o.run(r, key, func() (C, error) { return o.create(&in, key) })
 		}
 	}
 	if err != nil {
@@ -81,7 +80,7 @@ func (o *object[S, C, O, PO]) servePatch(s *Server, w http.ResponseWriter, r *ht
 	}
 	strict := strictFields(r)
 	for attempt := 1; ; attempt++ {
-		st, err := o.patchOnce(r.Context(), key, patch, ct, strict, update)
+		st, err := o.patchOnce(r, key, patch, ct, strict, update)
 		var stale *staleBase
 		if errors.As(err, &stale) && attempt < maxPatchAttempts {
 			continue
@@ -105,8 +104,8 @@ type staleBase struct{ err error }
 func (e *staleBase) Error() string { return e.err.Error() }
 func (e *staleBase) Unwrap() error { return e.err }
 
-func (o *object[S, C, O, PO]) patchOnce(ctx context.Context, key domain.Key, patch []byte, ct string, strict bool, update func(*O, int64) (C, error)) (S, error) {
-	cur, derived, err := o.current(ctx, key)
+func (o *object[S, C, O, PO]) patchOnce(r *http.Request, key domain.Key, patch []byte, ct string, strict bool, update func(*O, int64) (C, error)) (S, error) {
+	cur, derived, err := o.current(r.Context(), key)
 	if err != nil {
 		return cur, err
 	}
@@ -121,7 +120,7 @@ func (o *object[S, C, O, PO]) patchOnce(ctx context.Context, key domain.Key, pat
 		return cur, err
 	}
 	if derived {
-		return o.run(ctx, key, func() (C, error) { return o.create(&out, key) })
+		return o.run(r, key, func() (C, error) { return o.create(&out, key) })
 	}
 	precondition := rv
 	if precondition == 0 {
@@ -129,7 +128,7 @@ func (o *object[S, C, O, PO]) patchOnce(ctx context.Context, key domain.Key, pat
 			return cur, err
 		}
 	}
-	st, err := o.run(ctx, key, func() (C, error) { return update(&out, precondition) })
+	st, err := o.run(r, key, func() (C, error) { return update(&out, precondition) })
 	if rv == 0 && errors.Is(err, domain.ErrConflict) {
 		return st, &staleBase{err}
 	}
@@ -147,7 +146,7 @@ func (o *object[S, C, O, PO]) serveDelete(s *Server, w http.ResponseWriter, r *h
 		s.kindError(w, o.kind, err, key.Name)
 		return
 	}
-	st, err := o.exec.Execute(r.Context(), key, o.delete(opts))
+	st, err := o.run(r, key, func() (C, error) { return o.delete(opts), nil })
 	if err != nil {
 		s.kindError(w, o.kind, err, key.Name)
 		return
@@ -169,9 +168,6 @@ func (o *object[S, C, O, PO]) serveDelete(s *Server, w http.ResponseWriter, r *h
 // namespace, whatever the body says.
 func (o *object[S, C, O, PO]) decode(r *http.Request, ns, name string) (O, error) {
 	var in O
-	if err := refuseDryRun(r); err != nil {
-		return in, err
-	}
 	obj := PO(&in)
 	if err := decodeObject(r, obj); err != nil {
 		return in, err

@@ -22,6 +22,10 @@ type openAPIGroupVersion struct {
 	resources []metav1.APIResource
 	// kinds are kinds of gv described without a path of their own.
 	kinds []string
+	// deletesAnswerObject are the resources whose delete answers with
+	// the object while it is still going (a pod terminating) rather than
+	// a Status.
+	deletesAnswerObject map[string]bool
 }
 
 // openAPIGroupVersions is every group-version the kinds are served
@@ -33,7 +37,13 @@ func openAPIGroupVersions(kinds []*kind) []openAPIGroupVersion {
 	var out []openAPIGroupVersion
 	for _, gv := range groupVersions(kinds) {
 		if gv.Group != herdGroup {
-			out = append(out, openAPIGroupVersion{gv: gv, resources: resourcesAt(kinds, gv)})
+			g := openAPIGroupVersion{gv: gv, resources: resourcesAt(kinds, gv), deletesAnswerObject: map[string]bool{}}
+			for _, k := range kinds {
+				if k.gv == gv && k.deleteAnswersObject {
+					g.deletesAnswerObject[k.resource] = true
+				}
+			}
+			out = append(out, g)
 		}
 	}
 	for _, k := range kinds {
@@ -66,7 +76,7 @@ func openAPIPath(gv schema.GroupVersion) string {
 // is shaped: paths with an operation per verb, each naming the kind it
 // acts on and referring to the schemas of its body and its answers.
 func openAPIDocument(g openAPIGroupVersion) (map[string]any, error) {
-	b := docBuilder{gv: g.gv, paths: map[string]map[string]any{}, kinds: map[schema.GroupVersionKind]bool{}, kindOf: map[string]string{}}
+	b := docBuilder{gv: g.gv, deletesAnswerObject: g.deletesAnswerObject, paths: map[string]map[string]any{}, kinds: map[schema.GroupVersionKind]bool{}, kindOf: map[string]string{}}
 	for _, res := range g.resources {
 		if !strings.Contains(res.Name, "/") {
 			b.kindOf[res.Name] = res.Kind
@@ -111,15 +121,12 @@ const (
 	watchEventSchema    = "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent"
 )
 
-// deleteAnswersWithObject are the resources whose delete answers with the
-// object (a pod being terminated) rather than a Status.
-var deleteAnswersWithObject = map[string]bool{"pods": true}
-
 // docBuilder gathers one document's paths and the kinds they refer to.
 type docBuilder struct {
-	gv    schema.GroupVersion
-	paths map[string]map[string]any
-	kinds map[schema.GroupVersionKind]bool
+	gv                  schema.GroupVersion
+	deletesAnswerObject map[string]bool
+	paths               map[string]map[string]any
+	kinds               map[schema.GroupVersionKind]bool
 	// patches says whether an operation takes a Patch.
 	patches bool
 	// kindOf is the kind of each resource of gv, by name, which names
@@ -205,7 +212,7 @@ func (b *docBuilder) resource(res metav1.APIResource) {
 			b.kinds[b.gv.WithKind("DeleteOptions")] = true
 			o := op("delete", "delete"+id, "delete "+article(res.Kind)+" "+res.Kind)
 			o["requestBody"] = requestBody("*/*", openapi.Ref(deleteOptionsSchema))
-			if deleteAnswersWithObject[name] {
+			if b.deletesAnswerObject[name] {
 				o["responses"] = responses(200, kindRef)
 			} else {
 				b.kinds[b.gv.WithKind("Status")] = true

@@ -32,15 +32,12 @@ func unsupportedType(ct string, accepted []string) error {
 }
 
 // objectPatch reads the body of a PATCH: its patch type from the
-// Content-Type (415 naming those herd applies otherwise), a refused dry
-// run, and a body that must not be empty.
+// Content-Type (415 naming those herd applies otherwise), and a body that
+// must not be empty.
 func objectPatch(r *http.Request) (patch []byte, contentType string, err error) {
 	contentType = mediaType(r)
 	if !slices.Contains(patchTypes, contentType) {
 		return nil, "", unsupportedType(contentType, patchTypes)
-	}
-	if err := refuseDryRun(r); err != nil {
-		return nil, "", err
 	}
 	patch, err = readBody(r)
 	if err != nil {

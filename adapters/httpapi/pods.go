@@ -75,13 +75,14 @@ func (s *Server) podKind() *kind {
 	}
 	k := o.describe(s)
 	k.nodeRule = mainGate.authorizeNodePods
+	k.deleteAnswersObject = true
 	policy := policyv1.SchemeGroupVersion
 	k.subresources = append(k.subresources,
 		// kubectl drain evicts through this subresource when discovery
 		// offers it, with the group and version named here.
-		subresource{name: "eviction", object: "Eviction", objectGV: &policy, verbs: verbs{create: o.posted(s, evictionCommand)}},
-		subresource{name: "binding", object: "Binding", verbs: verbs{create: o.posted(s, s.bindingCommand)}},
-		subresource{name: "termination", gv: herdGV, verbs: verbs{create: o.action(s, terminationCommand)}},
+		subresource{name: "eviction", object: "Eviction", objectGV: &policy, verbs: verbs{create: o.posted(s, evictionCommand), dryRun: true}},
+		subresource{name: "binding", object: "Binding", verbs: verbs{create: o.posted(s, s.bindingCommand), dryRun: true}},
+		subresource{name: "termination", gv: herdGV, verbs: verbs{create: o.action(s, terminationCommand), dryRun: true}},
 	)
 	return k
 }

@@ -1,8 +1,9 @@
 package httpapi
 
 import (
+	"bytes"
 	"errors"
-	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 
@@ -32,13 +33,16 @@ type deletion struct {
 }
 
 // deleteOptions reads a DELETE's options: ?gracePeriodSeconds=, which
-// wins, and the DeleteOptions body when there is one. A dry run is
-// refused: herd has none.
+// wins, and the DeleteOptions body when there is one.
 func deleteOptions(r *http.Request) (deletion, error) {
 	var d deletion
-	if err := refuseDryRun(r); err != nil {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
 		return d, err
 	}
+	// The body stays for whoever reads it next (a dry run's check).
+	defer func() { r.Body = io.NopCloser(bytes.NewReader(data)) }()
+	r.Body = io.NopCloser(bytes.NewReader(data))
 	var opts metav1.DeleteOptions
 	if err := decodeObject(r, &opts); err != nil && !errors.Is(err, errEmptyBody) {
 		return d, err
@@ -108,11 +112,45 @@ func ifVersion[C any](rv int64, cmd C) C {
 	return any(domain.Precondition[C]{ResourceVersion: strconv.FormatInt(rv, 10), Command: cmd}).(C)
 }
 
-// refuseDryRun answers ?dryRun= with 400: herd has no dry run, and a
-// request that asked for one must not change anything.
+// dryRunOf says whether r asks for a dry run: ?dryRun=All, or for a
+// delete the dryRun of its DeleteOptions, where kubectl delete
+// --dry-run=server puts it. All is the one value kube-apiserver takes.
+func dryRunOf(r *http.Request) (bool, error) {
+	values := r.URL.Query()["dryRun"]
+	if r.Method == http.MethodDelete && r.Body != nil && r.Body != http.NoBody {
+		data, err := io.ReadAll(r.Body)
+		if err != nil {
+			return false, err
+		}
+		r.Body = io.NopCloser(bytes.NewReader(data))
+		if len(data) > 0 {
+			var opts metav1.DeleteOptions
+			// A body that does not decode is the handler's to refuse.
+			if _, err := decodeBody(r, &opts); err == nil {
+				values = append(values, opts.DryRun...)
+			}
+			r.Body = io.NopCloser(bytes.NewReader(data))
+		}
+	}
+	for _, v := range values {
+		if v != "All" {
+			return false, badRequest("dryRun=%s: the only dry run is All", v)
+		}
+	}
+	return len(values) > 0, nil
+}
+
+// refuseDryRun refuses, with 400, a request that asks for a dry run
+// where herd cannot run it without carrying it out (its own endpoints, a
+// node's heartbeat): a request that asked for one must not change
+// anything.
 func refuseDryRun(r *http.Request) error {
-	if v := r.URL.Query()["dryRun"]; len(v) > 0 {
-		return badRequest("dryRun=%s: herd does not support server-side dry run; nothing was changed", fmt.Sprint(v))
+	dry, err := dryRunOf(r)
+	if err != nil {
+		return err
+	}
+	if dry {
+		return badRequest("dryRun=All: herd cannot run %s %s without carrying it out; nothing was changed", r.Method, r.URL.Path)
 	}
 	return nil
 }

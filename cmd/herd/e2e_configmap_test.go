@@ -94,6 +94,20 @@ func TestKubectlConfigMaps(t *testing.T) {
 	}
 	wantData(t, map[string]string{"interval": "1", "led": "off"})
 
+	// kubectl's server-side dry runs: herd decides them as it would the
+	// real request, answers with the object, and changes nothing.
+	if out := kc.must(t, "create", "configmap", "dry-config", "--from-literal=k=v", "--dry-run=server", "-o", "yaml"); !strings.Contains(out, "name: dry-config") {
+		t.Errorf("create --dry-run=server printed %q", out)
+	}
+	if res := kc.run(t, "get", "configmap", "dry-config"); res.Code == 0 || !strings.Contains(res.Stderr, "NotFound") {
+		t.Errorf("a dry run created the ConfigMap: exit %d, %q", res.Code, res.Stderr)
+	}
+	if out := kc.must(t, "patch", "configmap", "pico-config", "-p", `{"data":{"interval":"99"}}`, "--dry-run=server", "-o", "yaml"); !strings.Contains(out, `interval: "99"`) {
+		t.Errorf("patch --dry-run=server printed %q", out)
+	}
+	kc.must(t, "delete", "configmap", "pico-config", "--dry-run=server")
+	wantData(t, map[string]string{"interval": "1", "led": "off"})
+
 	kc.must(t, "label", "configmap", "pico-config", "app=pico")
 	_, rows := table(t, kc.must(t, "get", "configmaps", "-l", "app=pico"))
 	if got := names(rows); len(got) != 1 || got[0] != "pico-config" || byName(rows)["pico-config"][1] != "2" {
