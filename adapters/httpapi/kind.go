@@ -134,30 +134,33 @@ func (k *kind) collectionPath(gv schema.GroupVersion) string {
 // routes registers every verb of the resource and its subresources.
 func (k *kind) routes(m routeMux) {
 	coll := k.collectionPath(k.gv)
-	item := coll + "/{name}"
 	if h := k.verbs.list; h != nil {
 		m.HandleFunc("GET "+gvPath(k.gv)+"/"+k.resource, h)
 		if k.namespaced {
 			m.HandleFunc("GET "+coll, h)
 		}
 	}
-	v := k.verbs.writes(m.s)
-	handle(m, "POST", coll, v.create)
-	handle(m, "GET", item, v.get)
-	handle(m, "PUT", item, v.update)
-	handle(m, "PATCH", item, v.patch)
-	handle(m, "DELETE", item, v.delete)
+	k.verbs.route(m, coll, coll+"/{name}")
 	for _, sub := range k.subresources {
 		path := k.collectionPath(sub.servedAt(k)) + "/{name}/" + sub.name
 		if sub.rest != "" {
 			path += "/" + sub.rest
 		}
-		v := sub.verbs.writes(m.s)
-		handle(m, "POST", path, v.create)
-		handle(m, "GET", path, v.get)
-		handle(m, "PUT", path, v.update)
-		handle(m, "PATCH", path, v.patch)
-		handle(m, "DELETE", path, v.delete)
+		sub.verbs.route(m, path, path)
+	}
+}
+
+// route registers v's verbs other than list: create at the collection
+// coll, the others at item.
+func (v verbs) route(m routeMux, coll, item string) {
+	v = v.writes(m.s)
+	for _, h := range []struct {
+		method, path string
+		fn           http.HandlerFunc
+	}{{"POST", coll, v.create}, {"GET", item, v.get}, {"PUT", item, v.update}, {"PATCH", item, v.patch}, {"DELETE", item, v.delete}} {
+		if h.fn != nil {
+			m.HandleFunc(h.method+" "+h.path, h.fn)
+		}
 	}
 }
 
@@ -179,13 +182,6 @@ func (v verbs) writes(s *Server) verbs {
 		}
 	}
 	return v
-}
-
-// handle registers h for method and path, unless h is nil.
-func handle(m routeMux, method, path string, h http.HandlerFunc) {
-	if h != nil {
-		m.HandleFunc(method+" "+path, h)
-	}
 }
 
 // discovery is what discovery lists for gv of this kind: the resource
