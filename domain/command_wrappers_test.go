@@ -41,15 +41,7 @@ func TestNodeCommandWrappers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			evs, err := DecideNode(tt.n, tt.cmd, at(2))
-			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
-				t.Fatalf("err = %v, want %v", err, tt.wantErr)
-			}
-			if tt.events >= 0 && len(evs) != tt.events {
-				t.Errorf("%d events, want %d: %v", len(evs), tt.events, evs)
-			}
-			if tt.events < 0 && len(evs) == 0 {
-				t.Errorf("no events")
-			}
+			checkDecided(t, evs, err, tt.wantErr, tt.events)
 		})
 	}
 }
@@ -93,15 +85,7 @@ func TestPodCommandWrappers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			evs, err := DecidePod(tt.p, tt.cmd, at(1))
-			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
-				t.Fatalf("err = %v, want %v", err, tt.wantErr)
-			}
-			if tt.events >= 0 && len(evs) != tt.events {
-				t.Errorf("%d events, want %d: %v", len(evs), tt.events, evs)
-			}
-			if tt.events < 0 && len(evs) == 0 {
-				t.Errorf("no events")
-			}
+			checkDecided(t, evs, err, tt.wantErr, tt.events)
 		})
 	}
 }
@@ -119,5 +103,20 @@ func TestKeyString(t *testing.T) {
 		if got := tt.key.String(); got != tt.want {
 			t.Errorf("%#v: %q, want %q", tt.key, got, tt.want)
 		}
+	}
+}
+
+// checkDecided fails unless a decision ended in wantErr (nil for none)
+// with events events, or some when events is negative.
+func checkDecided(t *testing.T, evs []Event, err, wantErr error, events int) {
+	t.Helper()
+	if !errors.Is(err, wantErr) || (wantErr == nil && err != nil) {
+		t.Fatalf("err = %v, want %v", err, wantErr)
+	}
+	if events >= 0 && len(evs) != events {
+		t.Errorf("%d events, want %d: %v", len(evs), events, evs)
+	}
+	if events < 0 && len(evs) == 0 {
+		t.Errorf("no events")
 	}
 }
