@@ -45,6 +45,14 @@ type PodMetadataChanged struct {
 	At          time.Time         `json:"at"`
 }
 
+// PodOwnersChanged records that the pod's owner references were replaced:
+// a controller adopted it (AdoptPod) or released it (ReleasePod). Owners
+// is the whole list afterwards.
+type PodOwnersChanged struct {
+	Owners []OwnerReference `json:"owners,omitempty"`
+	At     time.Time        `json:"at"`
+}
+
 // PodDisruptionTargeted records that the pod is about to be evicted; Reason says by
 // whom (DeletionByTaintManager, EvictionByEvictionAPI, DeletionByPodGC).
 type PodDisruptionTargeted struct {
@@ -122,6 +130,9 @@ func (PodStatusUpdated) EventType() string { return "PodStatusUpdated" }
 func (PodMetadataChanged) EventType() string { return "PodMetadataChanged" }
 
 // EventType implements Event.
+func (PodOwnersChanged) EventType() string { return "PodOwnersChanged" }
+
+// EventType implements Event.
 func (PodDisruptionTargeted) EventType() string { return "PodDisruptionTargeted" }
 
 // EventType implements Event.
@@ -154,6 +165,7 @@ var PodAggregate = defineNamespacedAggregate("pod",
 	eventOf[PodUnschedulable](1),
 	eventOf[PodStatusUpdated](1),
 	eventOf[PodMetadataChanged](1),
+	eventOf[PodOwnersChanged](1),
 	eventOf[PodDisruptionTargeted](1),
 	eventOf[PodDeletionRequested](1),
 	eventOf[PodShutdownRequested](1),

@@ -58,6 +58,8 @@ func EvolvePod(p Pod, e Event) Pod {
 		p.Labels = cloneStrings(e.Labels)
 		p.Annotations = cloneStrings(e.Annotations)
 		p.Finalizers = cloneSlice(e.Finalizers)
+	case PodOwnersChanged:
+		p.Owners = cloneSlice(e.Owners)
 	case PodDisruptionTargeted:
 		p.Status = p.Status.clone()
 		p.Status.Conditions = setPodCondition(p.Status.Conditions, PodCondition{

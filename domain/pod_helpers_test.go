@@ -29,6 +29,7 @@ func samplePodEvents() []Event {
 		PodUnschedulable{Message: "0/1 nodes are available: 1 Insufficient memory.", At: at(2)},
 		PodStatusUpdated{Status: status, At: at(3)},
 		PodMetadataChanged{Labels: map[string]string{"app": "web2"}, Annotations: map[string]string{"a": "b"}, Finalizers: []string{"f"}, At: at(4)},
+		PodOwnersChanged{Owners: []OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-2", UID: "rs-2", Controller: true}}, At: at(4)},
 		PodDisruptionTargeted{Reason: ReasonDeletionByTaintManager, Message: "Taint manager: deleting due to NoExecute taint", At: at(5)},
 		PodDeletionRequested{GracePeriodSeconds: 30, Deadline: at(36), At: at(6)},
 		PodShutdownRequested{At: at(7)},
