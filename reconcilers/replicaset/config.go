@@ -1,0 +1,36 @@
+package replicaset
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config holds the ReplicaSet reconciler's settings.
+type Config struct {
+	// ResyncPeriod is how often every ReplicaSet is looked at without an
+	// event (default 30s): how an orphan created without an owner is
+	// found, and how a lost event heals.
+	ResyncPeriod time.Duration
+	// BurstReplicas is the most pods one reconcile of a ReplicaSet
+	// creates or deletes (default 500, Kubernetes' BurstReplicas); the
+	// rest wait for the next, which the pods' own events bring.
+	BurstReplicas int
+}
+
+// DefaultConfig is what herd runs with unless told otherwise.
+func DefaultConfig() Config {
+	return Config{ResyncPeriod: 30 * time.Second, BurstReplicas: 500}
+}
+
+// Validate names every setting that is wrong.
+func (c Config) Validate() error {
+	var errs []error
+	if c.ResyncPeriod <= 0 {
+		errs = append(errs, fmt.Errorf("replicaset resync period %s: want a positive duration", c.ResyncPeriod))
+	}
+	if c.BurstReplicas <= 0 {
+		errs = append(errs, fmt.Errorf("replicaset burst replicas %d: want a positive number", c.BurstReplicas))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,36 @@
+package replicaset
+
+import (
+	"context"
+
+	"herd/domain"
+	"herd/projections"
+)
+
+// Reader is what the reconciler reads of the ReplicaSets: one
+// per key, and every one on resync.
+type Reader interface {
+	// Get returns the ReplicaSet, or domain.ErrNotFound; a deleted one
+	// may come back as its tombstone (not Exists).
+	Get(ctx context.Context, namespace, name string) (domain.ReplicaSet, error)
+	// List returns the ReplicaSets of namespace, or of every namespace
+	// when it is empty.
+	List(ctx context.Context, namespace string) ([]domain.ReplicaSet, error)
+}
+
+// PodLister is what the reconciler reads of the pods: herd's own pods of
+// one namespace, never the fleet's.
+type PodLister interface {
+	// List returns the pods that match f, and the view's resource
+	// version.
+	List(ctx context.Context, f projections.PodFilter) ([]domain.Pod, int64, error)
+}
+
+// PodCommands is how the reconciler writes pods: one at a time to adopt
+// and release them, in batches to create and delete them.
+type PodCommands interface {
+	domain.Executor[domain.Pod, domain.PodCommand]
+	domain.BatchExecutor[domain.Pod, domain.PodCommand]
+}
+
+var _ PodLister = (*projections.PodView)(nil)

@@ -1,0 +1,113 @@
+package replicaset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+	"herd/reconcilers"
+)
+
+// Reconcile brings one ReplicaSet's pods to what it asks for and records
+// its status, or collects the pods of a ReplicaSet that is gone. Every
+// write is decided on the pod or ReplicaSet as it stands (IfSamePod, the
+// status decided against the last one), and the views it reads are
+// written in the same unit of work as the commands, so a second reconcile
+// finds nothing left to do: unlike Kubernetes' controller, it needs no
+// expectations to wait out a stale cache.
+func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
+	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:replicaset", Source: "reconciler/replicaset"})
+	rs, err := r.replicaSets.Get(ctx, key.Namespace, key.Name)
+	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return reconcilers.Result{}, fmt.Errorf("get replicaset %s: %w", key, err)
+	}
+	herd := domain.SourceHerd
+	// Only herd's own pods: those a kubelet runs are its to manage, and
+	// herd cannot delete them.
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: key.Namespace, Source: &herd})
+	if err != nil {
+		return reconcilers.Result{}, fmt.Errorf("list pods of namespace %s: %w", key.Namespace, err)
+	}
+	r.owners.observe(pods)
+	if !rs.Exists() {
+		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")))
+	}
+	return r.sync(ctx, rs, pods)
+}
+
+// sync claims the pods of rs's namespace for rs, scales them to its
+// replicas and records its status; a status is recorded even when
+// scaling failed, as Kubernetes' controller records it, and the failure
+// is returned after it.
+func (r *Reconciler) sync(ctx context.Context, rs domain.ReplicaSet, pods []domain.Pod) (reconcilers.Result, error) {
+	c := claim(rs, pods)
+	var errs []error
+	if err := r.collect(ctx, rs.String(), c.abandoned); err != nil {
+		errs = append(errs, err)
+	}
+	adopted, err := r.adopt(ctx, rs, c.orphans, c.strays)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	owned, err := r.scale(ctx, rs, append(c.owned, adopted...))
+	if err != nil {
+		errs = append(errs, err)
+	}
+	now := r.clock.Now()
+	st, next := status(rs, owned, now)
+	if _, err := r.rsCommands.Execute(ctx, rs.Key(), domain.RecordReplicaSetStatus{Status: st}); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		// A ReplicaSet deleted since it was read has no status to record:
+		// its deletion brings the key back, to collect its pods.
+		errs = append(errs, fmt.Errorf("record status of replicaset %s: %w", rs, err))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return reconcilers.Result{}, err
+	}
+	if next.IsZero() {
+		return reconcilers.Result{}, nil
+	}
+	// Wait for the first ready pod to become available: nothing else
+	// happens to the pod to bring the key back.
+	return reconcilers.Result{RequeueAfter: next.Sub(now)}, nil
+}
+
+// filter returns the pods keep keeps.
+func filter(pods []domain.Pod, keep func(domain.Pod) bool) []domain.Pod {
+	var out []domain.Pod
+	for _, p := range pods {
+		if keep(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// keyed is cmd decided on pod p as the reconciler saw it: on another pod
+// of the same name since, or none, it does nothing.
+func keyed(p domain.Pod, cmd domain.PodCommand) domain.Keyed[domain.PodCommand] {
+	return domain.Keyed[domain.PodCommand]{
+		Key:     domain.Key{Namespace: p.Namespace, Name: p.Name},
+		Command: domain.IfSamePod{UID: p.UID, Command: cmd},
+	}
+}
+
+// podNames names pods in a log field.
+func podNames(pods []domain.Pod) []string {
+	out := make([]string, len(pods))
+	for i, p := range pods {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// logPods logs what was done to some pods of a ReplicaSet, if any.
+func (r *Reconciler) logPods(msg, rs string, pods []domain.Pod) {
+	if len(pods) > 0 {
+		r.log.Info(msg, zap.String("replicaset", rs), zap.Strings("pods", podNames(pods)))
+	}
+}

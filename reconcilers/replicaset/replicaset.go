@@ -1,0 +1,160 @@
+package replicaset
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/events"
+	"herd/reconcilers"
+)
+
+// kindReplicaSet is the kind an owner reference names a ReplicaSet by.
+const kindReplicaSet = "ReplicaSet"
+
+// Reconciler is the ReplicaSet reconciler. Its keys are ReplicaSets,
+// those that exist and those that are gone (whose pods it collects).
+type Reconciler struct {
+	cfg         Config
+	replicaSets Reader
+	pods        PodLister
+	podCommands PodCommands
+	rsCommands  domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand]
+	ids         Identities
+	owners      *ownerIndex
+	clock       clock.PassiveClock
+	log         *zap.Logger
+}
+
+var (
+	_ reconcilers.Reconciler = (*Reconciler)(nil)
+	_ reconcilers.Resyncer   = (*Reconciler)(nil)
+)
+
+// New returns the ReplicaSet reconciler, or the configuration's problems.
+// It names new pods with RandomIdentities.
+func New(cfg Config, replicaSets Reader, pods PodLister, podCommands PodCommands,
+	rsCommands domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand], clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Reconciler{
+		cfg: cfg, replicaSets: replicaSets, pods: pods, podCommands: podCommands, rsCommands: rsCommands,
+		ids: RandomIdentities(), owners: newOwnerIndex(), clock: clk, log: log.Named("replicaset"),
+	}, nil
+}
+
+// Name implements reconcilers.Reconciler.
+func (r *Reconciler) Name() string { return "replicaset" }
+
+// scope is the keys the reconciler takes: ReplicaSets.
+var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.ReplicaSetAggregate}}
+
+// Scope implements reconcilers.Reconciler.
+func (r *Reconciler) Scope() reconcilers.Scope { return scope }
+
+// replicaSetEvents are the ReplicaSet's changes that call for a
+// reconcile; the status it records itself does not.
+var replicaSetEvents = reconcilers.EventTypesOf(domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{}, domain.ReplicaSetDeleted{})
+
+// podEvents are what happens to a pod that may change what its
+// ReplicaSet counts or does: its creation and owners, its labels (the
+// selector), its status (ready, finished) and its deletion.
+var podEvents = reconcilers.EventTypesOf(
+	domain.PodCreated{}, domain.PodOwnersChanged{}, domain.PodMetadataChanged{}, domain.PodStatusUpdated{},
+	domain.PodStopped{}, domain.PodDeletionRequested{}, domain.PodFinalized{},
+)
+
+// KeysFor maps a ReplicaSet's changes to it, and an event of a pod to the
+// ReplicaSet that controls the pod, before the event and after it. An
+// orphan created without an owner names no ReplicaSet: the resync finds
+// the one that adopts it.
+func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
+	switch {
+	case replicaSetEvents.Match(rec):
+		return reconcilers.KeysOf(rec)
+	case podEvents.Match(rec):
+		k, ok := reconcilers.KeyOf(rec)
+		if !ok || k.Aggregate != domain.PodAggregate {
+			return nil
+		}
+		return r.podKeys(rec, domain.Key{Namespace: k.Namespace, Name: k.Name})
+	}
+	return nil
+}
+
+// podKeys are the keys of the ReplicaSets an event of pod concerns,
+// keeping the owner index as the event leaves the pod.
+func (r *Reconciler) podKeys(rec events.Record, pod domain.Key) []reconcilers.Key {
+	var owners []domain.OwnerReference
+	switch {
+	case reconcilers.Is[domain.PodCreated](rec):
+		ev, err := reconcilers.Decode[domain.PodCreated](rec)
+		if err != nil {
+			r.unreadable(rec, err)
+			return nil
+		}
+		owners = ev.Owners
+	case reconcilers.Is[domain.PodOwnersChanged](rec):
+		ev, err := reconcilers.Decode[domain.PodOwnersChanged](rec)
+		if err != nil {
+			r.unreadable(rec, err)
+			return nil
+		}
+		owners = ev.Owners
+	case reconcilers.Is[domain.PodFinalized](rec):
+		return keysOf(pod.Namespace, r.owners.set(pod, ""))
+	default:
+		return keysOf(pod.Namespace, r.owners.get(pod))
+	}
+	now := controllerName(owners)
+	was := r.owners.set(pod, now)
+	if was == now {
+		return keysOf(pod.Namespace, now)
+	}
+	return keysOf(pod.Namespace, was, now)
+}
+
+// unreadable logs a record KeysFor cannot decode; only a log written by a
+// newer herd could hold one, and the resync still finds the ReplicaSet.
+func (r *Reconciler) unreadable(rec events.Record, err error) {
+	r.log.Error("unreadable pod event", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
+}
+
+// keysOf are the keys of the named ReplicaSets of namespace, the empty
+// names left out.
+func keysOf(namespace string, names ...string) []reconcilers.Key {
+	var keys []reconcilers.Key
+	for _, n := range names {
+		if n != "" {
+			keys = append(keys, rsKey(namespace, n))
+		}
+	}
+	return keys
+}
+
+// rsKey is the key of the ReplicaSet namespace/name.
+func rsKey(namespace, name string) reconcilers.Key {
+	return reconcilers.Key{Aggregate: domain.ReplicaSetAggregate, Namespace: namespace, Name: name}
+}
+
+// ResyncPeriod implements reconcilers.Resyncer.
+func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
+
+// Resync returns every ReplicaSet, as Kubernetes' controller resyncs its
+// informer: what finds the orphans created without an owner.
+func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
+	all, err := r.replicaSets.List(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("list replicasets: %w", err)
+	}
+	keys := make([]reconcilers.Key, 0, len(all))
+	for _, rs := range all {
+		keys = append(keys, rsKey(rs.Namespace, rs.Name))
+	}
+	return keys, nil
+}
