@@ -1,0 +1,95 @@
+package replicaset
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"herd/domain"
+	"herd/events"
+	"herd/reconcilers/reconcilerstest"
+)
+
+// record is ev as the log holds it on stream.
+func record(t *testing.T, stream string, ev domain.Event) events.Record {
+	t.Helper()
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events.Record{Stream: stream, Type: ev.EventType(), Payload: payload, Position: 1}
+}
+
+// TestKeysFor follows one pod's life: its events reach the ReplicaSet
+// that controls it, before and after its owners change, and none once
+// it has gone.
+func TestKeysFor(t *testing.T) {
+	w := newWorld(t, DefaultConfig(), nil, nil, at(0))
+	webOwner := webRS(0).OwnerReference()
+	const pod = "pod/default/web-abcde"
+	steps := []struct {
+		name string
+		rec  events.Record
+		want []string
+	}{
+		{"a ReplicaSet created", record(t, "replicaset/default/web", domain.ReplicaSetCreated{Namespace: "default", Name: "web"}), []string{"replicaset/default/web"}},
+		{"a ReplicaSet scaled", record(t, "replicaset/default/web", domain.ReplicaSetChanged{}), []string{"replicaset/default/web"}},
+		{"its own status", record(t, "replicaset/default/web", domain.ReplicaSetStatusRecorded{}), nil},
+		{"a ReplicaSet deleted", record(t, "replicaset/default/web", domain.ReplicaSetDeleted{}), []string{"replicaset/default/web"}},
+		{"its pod created", record(t, pod, domain.PodCreated{Namespace: "default", Name: "web-abcde", Owners: []domain.OwnerReference{webOwner}}), []string{"replicaset/default/web"}},
+		{"its pod ready", record(t, pod, domain.PodStatusUpdated{}), []string{"replicaset/default/web"}},
+		{"its pod bound, which changes nothing it counts", record(t, pod, domain.PodScheduled{NodeName: "n1"}), nil},
+		{"its pod taken by another", record(t, pod, domain.PodOwnersChanged{Owners: []domain.OwnerReference{apiOwner}}), []string{"replicaset/default/web", "replicaset/default/api"}},
+		{"the other's pod deleted", record(t, pod, domain.PodDeletionRequested{}), []string{"replicaset/default/api"}},
+		{"the other's pod gone", record(t, pod, domain.PodFinalized{}), []string{"replicaset/default/api"}},
+		{"a gone pod's stray event", record(t, pod, domain.PodStatusUpdated{}), nil},
+		{"an orphan created", record(t, "pod/default/lone", domain.PodCreated{Namespace: "default", Name: "lone"}), nil},
+		{"a pod controlled by a Job", record(t, "pod/default/job-1", domain.PodCreated{Namespace: "default", Name: "job-1",
+			Owners: []domain.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "job", UID: "j", Controller: true}}}), nil},
+		{"an unreadable creation", events.Record{Stream: pod, Type: domain.PodCreated{}.EventType(), Payload: []byte("[")}, nil},
+		{"a node's event", record(t, "node/n1", domain.NodeDeleted{}), nil},
+	}
+	for _, s := range steps {
+		if diff := cmp.Diff(s.want, reconcilerstest.Strings(w.r.KeysFor(s.rec))); diff != "" {
+			t.Errorf("%s: keys (-want +got):\n%s", s.name, diff)
+		}
+	}
+}
+
+// TestKeysForPodsListedBeforehand: a pod created before herd started
+// reaches its ReplicaSet once a reconcile of its namespace has listed it.
+func TestKeysForPodsListedBeforehand(t *testing.T) {
+	w := newWorld(t, DefaultConfig(), []domain.ReplicaSet{webRS(1)}, []domain.Pod{pod("a")}, at(0))
+	rec := record(t, "pod/default/a", domain.PodStatusUpdated{})
+	if keys := w.r.KeysFor(rec); keys != nil {
+		t.Fatalf("before any reconcile: %v", keys)
+	}
+	if _, err := w.reconcile(t, webKey); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"replicaset/default/web"}, reconcilerstest.Strings(w.r.KeysFor(rec))); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+}
+
+func TestResync(t *testing.T) {
+	other := webRS(1)
+	other.Namespace = "other"
+	w := newWorld(t, DefaultConfig(), []domain.ReplicaSet{webRS(1), other}, nil, at(0))
+	keys, err := w.r.Resync(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"replicaset/default/web", "replicaset/other/web"}, reconcilerstest.Strings(keys)); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+	if w.r.ResyncPeriod() != DefaultConfig().ResyncPeriod {
+		t.Errorf("resync period %s", w.r.ResyncPeriod())
+	}
+	for _, k := range []string{"replicaset/default/web", "pod/default/web", "node/n1", "replicaset"} {
+		if got, want := w.r.Scope().Takes(reconcilerstest.Key(k)), k == "replicaset/default/web"; got != want {
+			t.Errorf("takes %s: %v, want %v", k, got, want)
+		}
+	}
+}
