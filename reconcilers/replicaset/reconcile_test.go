@@ -266,3 +266,9 @@ func TestReadFailures(t *testing.T) {
 		t.Errorf("wrote pods %v, replicasets %v", w.pods.written, w.sets.written)
 	}
 }
+
+// podFilter is what the reconciler lists: herd's pods of namespace.
+func podFilter(namespace string) projections.PodFilter {
+	herd := domain.SourceHerd
+	return projections.PodFilter{Namespace: namespace, Source: &herd}
+}
