@@ -79,10 +79,12 @@ func (f *fakeReplicaSets) Execute(_ context.Context, key domain.Key, cmd domain.
 type fakePods struct {
 	pods    map[domain.Key]domain.Pod
 	listErr error // what List fails with, if set
-	now     func() time.Time
-	written map[string][]string // event types by pod name (namespace/name outside default)
-	asked   []projections.PodFilter
-	batches []int // the size of each batch executed
+	// batchErr is what ExecuteBatch fails with, if set.
+	batchErr error
+	now      func() time.Time
+	written  map[string][]string // event types by pod name (namespace/name outside default)
+	asked    []projections.PodFilter
+	batches  []int // the size of each batch executed
 }
 
 var (
@@ -155,6 +157,9 @@ func (f *fakePods) Execute(_ context.Context, key domain.Key, cmd domain.PodComm
 // is refused and not lenient, none.
 func (f *fakePods) ExecuteBatch(_ context.Context, cmds []domain.Keyed[domain.PodCommand]) ([]domain.Pod, []error, error) {
 	f.batches = append(f.batches, len(cmds))
+	if f.batchErr != nil {
+		return nil, nil, f.batchErr
+	}
 	type result struct {
 		key domain.Key
 		p   domain.Pod

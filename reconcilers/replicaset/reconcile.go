@@ -45,6 +45,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 // scaling failed, as Kubernetes' controller records it, and the failure
 // is returned after it.
 func (r *Reconciler) sync(ctx context.Context, rs domain.ReplicaSet, pods []domain.Pod) (reconcilers.Result, error) {
+	if rs.UID == "" {
+		// Its pods would name it by UID; without one, every pod of its
+		// name would look like an earlier ReplicaSet's.
+		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("replicaset %s has no uid: %w", rs, domain.ErrInvalid))
+	}
 	c := claim(rs, pods)
 	var errs []error
 	if err := r.collect(ctx, rs.String(), c.abandoned); err != nil {
@@ -52,7 +57,10 @@ func (r *Reconciler) sync(ctx context.Context, rs domain.ReplicaSet, pods []doma
 	}
 	adopted, err := r.adopt(ctx, rs, c.orphans, c.strays)
 	if err != nil {
-		errs = append(errs, err)
+		// Scaling without knowing which orphans are its own would create
+		// pods in their place: as Kubernetes' controller, it stops at a
+		// failed claim.
+		return reconcilers.Result{}, errors.Join(append(errs, err)...)
 	}
 	owned, err := r.scale(ctx, rs, append(c.owned, adopted...))
 	if err != nil {

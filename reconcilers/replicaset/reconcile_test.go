@@ -251,12 +251,21 @@ func TestBurstReplicasBoundsOneReconcile(t *testing.T) {
 	}
 }
 
+// TestReadFailures: what cannot be read is an error to retry; a
+// ReplicaSet without a UID, which could not tell its pods, is terminal.
 func TestReadFailures(t *testing.T) {
 	errRead := errors.New("database is locked")
 	w := newWorld(t, DefaultConfig(), []domain.ReplicaSet{webRS(1)}, nil, at(0))
 	w.pods.listErr = errRead
 	if _, err := w.reconcile(t, webKey); !errors.Is(err, errRead) || reconcilers.IsTerminal(err) {
 		t.Errorf("a failed pod list: %v", err)
+	}
+	noUID := webRS(1)
+	noUID.UID = ""
+	w.sets.sets[noUID.Key()] = noUID
+	w.pods.listErr = nil
+	if _, err := w.reconcile(t, webKey); !errors.Is(err, domain.ErrInvalid) || !reconcilers.IsTerminal(err) {
+		t.Errorf("a ReplicaSet without a uid: %v", err)
 	}
 	w.sets.err = errRead
 	if _, err := w.reconcile(t, webKey); !errors.Is(err, errRead) || reconcilers.IsTerminal(err) {
@@ -271,4 +280,21 @@ func TestReadFailures(t *testing.T) {
 func podFilter(namespace string) projections.PodFilter {
 	herd := domain.SourceHerd
 	return projections.PodFilter{Namespace: namespace, Source: &herd}
+}
+
+// TestAFailedAdoptionCreatesNothing: the orphans it could not adopt are
+// not replaced by new pods; the next reconcile tries again.
+func TestAFailedAdoptionCreatesNothing(t *testing.T) {
+	errWrite := errors.New("disk full")
+	w := newWorld(t, DefaultConfig(), []domain.ReplicaSet{webRS(2)}, []domain.Pod{pod("orphan", owners())}, at(0))
+	w.pods.batchErr = errWrite
+	if _, err := w.reconcile(t, webKey); !errors.Is(err, errWrite) {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	if diff := cmp.Diff([]int{1}, w.pods.batches); diff != "" {
+		t.Errorf("batches (-want +got):\n%s", diff)
+	}
+	if len(w.sets.written) > 0 {
+		t.Errorf("recorded %v", w.sets.written)
+	}
 }
