@@ -33,9 +33,6 @@ var unserved = []struct {
 	{"PUT /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"PATCH /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"DELETE /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to delete", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
-	{"/apis/apps/",
-		"herd serves no apps/v1 workloads yet (Deployments, ReplicaSets, DaemonSets, StatefulSets): it schedules pods you create yourself, and a pod evicted by a drain is not re-created",
-		http.StatusNotFound, metav1.StatusReasonNotFound},
 	{"/apis/batch/", "herd serves no batch/v1 Jobs or CronJobs yet: it schedules pods you create yourself",
 		http.StatusNotFound, metav1.StatusReasonNotFound},
 }
