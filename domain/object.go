@@ -19,6 +19,9 @@ func (l Lease) ref() (string, string, int64) {
 	return "leases.coordination.k8s.io", l.Name, l.ResourceVersion
 }
 func (ns Namespace) ref() (string, string, int64) { return "namespaces", ns.Name, ns.ResourceVersion }
+func (rs ReplicaSet) ref() (string, string, int64) {
+	return "replicasets.apps", rs.Name, rs.ResourceVersion
+}
 
 // formatResourceVersion is a resourceVersion as clients see it.
 func formatResourceVersion(rv int64) string { return strconv.FormatInt(rv, 10) }

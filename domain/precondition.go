@@ -14,8 +14,8 @@ import (
 // is left to Command, which refuses it as it would without one.
 //
 // It wraps a command of any aggregate with a resourceVersion (a node, a
-// pod, a ConfigMap, a lease, a namespace): C is that aggregate's command
-// type, such as NodeCommand.
+// pod, a ConfigMap, a lease, a namespace, a ReplicaSet): C is that
+// aggregate's command type, such as NodeCommand.
 type Precondition[C any] struct {
 	// ResourceVersion is the object's resourceVersion as the client sent
 	// it: compared as text, so that one that is not a number never
@@ -62,6 +62,12 @@ func (c Precondition[C]) decideLease(l Lease, now time.Time) ([]Event, error) {
 
 func (c Precondition[C]) decideNamespace(ns Namespace, now time.Time) ([]Event, error) {
 	return decideWrapped(ns, now, c.check, c.Command, DecideNamespace)
+}
+
+// decideReplicaSet lets a ReplicaSet's status be written on a condition,
+// as a controller's update of replicasets/NAME/status is.
+func (c Precondition[C]) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
+	return decideWrapped(rs, now, c.check, c.Command, DecideReplicaSet)
 }
 
 // decideWrapped decides inner on s once check lets it. inner's static

@@ -70,6 +70,9 @@ func TestDecideReplicaSet(t *testing.T) {
 		{"status", rs, RecordReplicaSetStatus{Status: ReplicaSetStatus{Replicas: 3, ObservedGeneration: 1}},
 			[]Event{ReplicaSetStatusRecorded{Status: ReplicaSetStatus{Replicas: 3, ObservedGeneration: 1}, At: at(2)}}, nil},
 		{"the same status", rs, RecordReplicaSetStatus{}, nil, nil},
+		{"status at its resourceVersion", rs, Precondition[ReplicaSetCommand]{ResourceVersion: "7", Command: RecordReplicaSetStatus{Status: ReplicaSetStatus{Replicas: 1}}},
+			[]Event{ReplicaSetStatusRecorded{Status: ReplicaSetStatus{Replicas: 1}, At: at(2)}}, nil},
+		{"status at a stale resourceVersion", rs, Precondition[ReplicaSetCommand]{ResourceVersion: "6", Command: RecordReplicaSetStatus{Status: ReplicaSetStatus{Replicas: 1}}}, nil, ErrConflict},
 		{"delete", rs, DeleteReplicaSet{}, []Event{ReplicaSetDeleted{At: at(2)}}, nil},
 		{"delete of nothing", ReplicaSet{Name: "gone"}, DeleteReplicaSet{}, nil, ErrNotFound},
 	}

@@ -96,6 +96,7 @@ type writerCommands struct {
 	pods           *Commands[domain.Pod, domain.PodCommand]
 	configMaps     *Commands[domain.ConfigMap, domain.ConfigMapCommand]
 	leases         *Commands[domain.Lease, domain.LeaseCommand]
+	replicaSets    *Commands[domain.ReplicaSet, domain.ReplicaSetCommand]
 	namespaces     *Commands[domain.Namespace, domain.NamespaceCommand]
 	ipPools        *Commands[domain.IPPool, domain.IPPoolCommand]
 	deviceBindings *Commands[domain.DeviceBinding, domain.DeviceCommand]
@@ -109,6 +110,7 @@ func newWriterCommands(w *Writer) *writerCommands {
 		pods:           newCommands(w, pods, domain.DecidePod),
 		configMaps:     newCommands(w, configMaps, domain.DecideConfigMap),
 		leases:         newCommands(w, leases, domain.DecideLease),
+		replicaSets:    newCommands(w, replicaSets, domain.DecideReplicaSet),
 		namespaces:     newCommands(w, namespaces, domain.DecideNamespace),
 		ipPools:        newCommands(w, ipPools, domain.DecideIPPool),
 		deviceBindings: newCommands(w, deviceBindings, domain.DecideDevice),
@@ -148,6 +150,13 @@ func (w *Writer) ConfigMapCommands() domain.Executor[domain.ConfigMap, domain.Co
 // LeaseCommands is how a lease is commanded.
 func (w *Writer) LeaseCommands() domain.Executor[domain.Lease, domain.LeaseCommand] {
 	return w.cmds().leases
+}
+
+// ReplicaSetCommands is how a ReplicaSet is commanded: by the API, and
+// by the reconciler that records its status. Its DryRun decides a
+// command without writing it.
+func (w *Writer) ReplicaSetCommands() domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand] {
+	return w.cmds().replicaSets
 }
 
 // NamespaceCommands is how a namespace is commanded.

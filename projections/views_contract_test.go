@@ -72,6 +72,8 @@ type contractFleet struct {
 	clk   *clocktesting.FakeClock
 	nodes map[string]domain.Node
 	pods  map[string]domain.Pod
+	// replicaSet is shop/web as its last write left it.
+	replicaSet domain.ReplicaSet
 }
 
 // contractNodeNames sort differently in byte order ("-" < "." < digits <
@@ -136,6 +138,19 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	rs := f.w.ReplicaSetCommands()
+	for _, name := range []string{"web", "old"} {
+		if _, err := rs.Execute(ctx, domain.Key{Namespace: "shop", Name: name}, contractReplicaSet(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var err error
+	if f.replicaSet, err = rs.Execute(ctx, domain.Key{Namespace: "shop", Name: "web"}, domain.ScaleReplicaSet{Replicas: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rs.Execute(ctx, domain.Key{Namespace: "shop", Name: "old"}, domain.DeleteReplicaSet{}); err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{"a0", "b"} {
 		if _, err := f.w.UpdateLease(ctx, domain.NodeLeaseNamespace, name, func(l domain.Lease) ([]domain.Event, error) {
 			return domain.DecideLease(l, domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name,
@@ -160,6 +175,15 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// contractReplicaSet creates a ReplicaSet of one pod in shop.
+func contractReplicaSet(name string) domain.CreateReplicaSet {
+	labels := map[string]string{"app": name}
+	return domain.CreateReplicaSet{Namespace: "shop", Name: name, UID: "uid-rs-" + name, Spec: domain.ReplicaSetSpec{
+		Replicas: 1, Selector: domain.LabelSelector{MatchLabels: labels},
+		Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "nginx"}}}},
+	}}
 }
 
 func contractReadYourWrites(t *testing.T, f *contractFleet) {
@@ -191,6 +215,12 @@ func contractReadYourWrites(t *testing.T, f *contractFleet) {
 	if err != nil || cm.Data["k"] != "v" {
 		t.Errorf("configmap: %+v, %v", cm, err)
 	}
+	if got, err := NewReplicaSetView(f.log).Get(ctx, "shop", "web"); err != nil || !cmp.Equal(f.replicaSet, got) {
+		t.Errorf("replicaset as written and as read (-written +read):\n%s%v", cmp.Diff(f.replicaSet, got), err)
+	}
+	if _, err := NewReplicaSetView(f.log).Get(ctx, "shop", "old"); err == nil {
+		t.Error("a deleted replicaset reads back")
+	}
 	if l, err := NewLeaseView(f.log).Get(ctx, domain.NodeLeaseNamespace, "a0"); err != nil || !l.RenewedAt.Equal(f.clk.Now()) {
 		t.Errorf("lease: %+v, %v", l, err)
 	}
@@ -215,6 +245,10 @@ func contractReadYourWrites(t *testing.T, f *contractFleet) {
 		return domain.DecideLease(l, domain.UpdateLease{Content: leaseContent("b", f.clk.Now()), ResourceVersion: stale.ResourceVersion}, f.clk.Now())
 	}); err == nil {
 		t.Error("a renewal at a stale resourceVersion was accepted")
+	}
+	if _, err := f.w.ReplicaSetCommands().Execute(ctx, domain.Key{Namespace: "shop", Name: "web"},
+		domain.ScaleReplicaSet{Replicas: 5, ResourceVersion: stale.ResourceVersion}); err == nil {
+		t.Error("a scale at a stale resourceVersion was accepted")
 	}
 	if h, _ := f.log.Head(ctx); h != head {
 		t.Errorf("refused commands moved the head from %d to %d", head, h)
@@ -247,6 +281,10 @@ func contractListsAtTheHead(t *testing.T, f *contractFleet) {
 	check("leases", len(ls), at, err, 2)
 	nss, at, err := NewNamespaceView(f.log).List(ctx)
 	check("namespaces", len(nss), at, err, 2)
+	rss, at, err := NewReplicaSetView(f.log).List(ctx, "")
+	check("replicasets", len(rss), at, err, 1)
+	rss, at, err = NewReplicaSetView(f.log).List(ctx, "default")
+	check("replicasets in default", len(rss), at, err, 0)
 
 	// A list of a view with no rows still has a head.
 	empty, at, err := NewConfigMapView(f.log).List(ctx, "nowhere")
@@ -440,6 +478,8 @@ func contractSnapshot(t *testing.T, log events.Log) map[string]string {
 	put("leases", leases, err)
 	nss, _, err := NewNamespaceView(log).Rows(ctx, "", 0)
 	put("namespaces", nss, err)
+	rss, _, err := NewReplicaSetView(log).Rows(ctx, "", 0)
+	put("replicasets", rss, err)
 	allocs, err := NewIPAMView(log).Allocations(ctx)
 	put("allocations", allocs, err)
 	pools, err := NewIPAMView(log).Pools(ctx)

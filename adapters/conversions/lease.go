@@ -43,14 +43,7 @@ func LeaseToAPI(l domain.Lease) coordinationv1.Lease {
 		p := l.Spec.PreferredHolder
 		out.Spec.PreferredHolder = &p
 	}
-	for _, o := range l.Owners {
-		ref := metav1.OwnerReference{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: types.UID(o.UID)}
-		if o.Controller {
-			c := true
-			ref.Controller = &c
-		}
-		out.OwnerReferences = append(out.OwnerReferences, ref)
-	}
+	out.OwnerReferences = ownersToAPI(l.Owners)
 	return out
 }
 

@@ -36,13 +36,7 @@ func PodToAPI(p domain.Pod) corev1.Pod {
 			Annotations:       podAnnotations(p),
 			Finalizers:        p.Finalizers,
 		},
-		Spec: corev1.PodSpec{
-			NodeName:                      p.Spec.NodeName,
-			NodeSelector:                  p.Spec.NodeSelector,
-			TerminationGracePeriodSeconds: &p.Spec.TerminationGracePeriodSeconds,
-			RestartPolicy:                 corev1.RestartPolicyAlways,
-			SchedulerName:                 corev1.DefaultSchedulerName,
-		},
+		Spec: PodSpecToAPI(p.Spec),
 		Status: corev1.PodStatus{
 			Phase:   corev1.PodPhase(p.Status.Phase),
 			PodIP:   p.Status.PodIP,
@@ -54,30 +48,12 @@ func PodToAPI(p domain.Pod) corev1.Pod {
 	if p.Observed() {
 		out.Spec.SchedulerName = ""
 	}
-	for _, o := range p.Owners {
-		ref := metav1.OwnerReference{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: types.UID(o.UID)}
-		if o.Controller {
-			ref.Controller = ptrTo(true)
-		}
-		out.OwnerReferences = append(out.OwnerReferences, ref)
-	}
+	out.OwnerReferences = ownersToAPI(p.Owners)
 	if d := p.Deletion; d != nil {
 		// Kubernetes' deletionTimestamp is when the object is to go: the
 		// grace deadline, not the time of the request.
 		out.DeletionTimestamp = ptrTo(metav1.NewTime(d.Deadline))
 		out.DeletionGracePeriodSeconds = ptrTo(d.GracePeriodSeconds)
-	}
-	for _, t := range p.Spec.Tolerations {
-		out.Spec.Tolerations = append(out.Spec.Tolerations, corev1.Toleration{
-			Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value,
-			Effect: corev1.TaintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds,
-		})
-	}
-	for _, c := range p.Spec.Containers {
-		out.Spec.Containers = append(out.Spec.Containers, corev1.Container{
-			Name: c.Name, Image: c.Image, Command: c.Command, Args: c.Args,
-			Resources: corev1.ResourceRequirements{Requests: toResourceList(c.Requests), Limits: toResourceList(c.Limits)},
-		})
 	}
 	if !p.Status.StartTime.IsZero() {
 		out.Status.StartTime = ptrTo(metav1.NewTime(p.Status.StartTime))
@@ -103,14 +79,43 @@ func PodToAPI(p domain.Pod) corev1.Pod {
 	return out
 }
 
-// zoneAnnotations are the pod's annotations plus the zone extension.
-func zoneAnnotations(p domain.Pod) map[string]string {
-	z := p.Spec.Zone
-	if z == nil {
-		return p.Annotations
+// PodSpecToAPI renders what herd keeps of a pod's spec — the one a pod
+// has, or the one a workload's template gives its pods — as Kubernetes
+// prints it, with Kubernetes' defaults for what herd does not keep (the
+// restart policy, the scheduler). The zone travels in annotations
+// (zoneAnnotations).
+func PodSpecToAPI(s domain.PodSpec) corev1.PodSpec {
+	grace := s.TerminationGracePeriodSeconds
+	out := corev1.PodSpec{
+		NodeName:                      s.NodeName,
+		NodeSelector:                  s.NodeSelector,
+		TerminationGracePeriodSeconds: &grace,
+		RestartPolicy:                 corev1.RestartPolicyAlways,
+		SchedulerName:                 corev1.DefaultSchedulerName,
 	}
-	out := make(map[string]string, len(p.Annotations)+3)
-	for k, v := range p.Annotations {
+	for _, t := range s.Tolerations {
+		out.Tolerations = append(out.Tolerations, corev1.Toleration{
+			Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value,
+			Effect: corev1.TaintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds,
+		})
+	}
+	for _, c := range s.Containers {
+		out.Containers = append(out.Containers, corev1.Container{
+			Name: c.Name, Image: c.Image, Command: c.Command, Args: c.Args,
+			Resources: corev1.ResourceRequirements{Requests: toResourceList(c.Requests), Limits: toResourceList(c.Limits)},
+		})
+	}
+	return out
+}
+
+// zoneAnnotations are annotations plus the zone extension z, when there
+// is one.
+func zoneAnnotations(annotations map[string]string, z *domain.ZoneSpec) map[string]string {
+	if z == nil {
+		return annotations
+	}
+	out := make(map[string]string, len(annotations)+3)
+	for k, v := range annotations {
 		out[k] = v
 	}
 	if z.Brand != "" {
@@ -192,6 +197,19 @@ func OwnersFromAPI(in []metav1.OwnerReference) []domain.OwnerReference {
 			APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: string(o.UID),
 			Controller: o.Controller != nil && *o.Controller,
 		})
+	}
+	return out
+}
+
+// ownersToAPI renders an object's owner references.
+func ownersToAPI(owners []domain.OwnerReference) []metav1.OwnerReference {
+	var out []metav1.OwnerReference
+	for _, o := range owners {
+		ref := metav1.OwnerReference{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: types.UID(o.UID)}
+		if o.Controller {
+			ref.Controller = ptrTo(true)
+		}
+		out = append(out, ref)
 	}
 	return out
 }

@@ -49,7 +49,7 @@ func podAnnotations(p domain.Pod) map[string]string {
 		add(AnnotationStoppedAt, stamp(d.StoppedAt))
 		add(AnnotationDeprovisionedAt, stamp(d.DeprovisionedAt))
 	}
-	base := zoneAnnotations(p)
+	base := zoneAnnotations(p.Annotations, p.Spec.Zone)
 	if len(outputs) == 0 {
 		return base
 	}

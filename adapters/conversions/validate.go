@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -278,4 +279,20 @@ func invalidFrom(kind, name string, errs field.ErrorList) error {
 		out.Fields = append(out.Fields, domain.FieldError{Field: e.Field, Reason: e.ErrorBody()})
 	}
 	return out
+}
+
+// ValidateReplicaSet checks a ReplicaSet a client creates or replaces:
+// its kind and apiVersion when set, its metadata, and its template's as
+// a pod's are checked, whose restart policy can only be Always (a
+// ReplicaSet keeps its pods running). Its selector and replicas are the
+// domain's to check.
+func ValidateReplicaSet(in *appsv1.ReplicaSet) error {
+	errs := validateTypeMeta(in.TypeMeta, "ReplicaSet", appsv1.SchemeGroupVersion.String())
+	errs = append(errs, validateMeta(&in.ObjectMeta)...)
+	tmpl := field.NewPath("spec", "template")
+	errs = append(errs, validatePodSpec(&in.Spec.Template.Spec, tmpl.Child("spec"))...)
+	if p := in.Spec.Template.Spec.RestartPolicy; p != "" && p != corev1.RestartPolicyAlways {
+		errs = append(errs, field.NotSupported(tmpl.Child("spec", "restartPolicy"), p, []string{string(corev1.RestartPolicyAlways)}))
+	}
+	return invalidFrom("ReplicaSet", in.Name, errs)
 }

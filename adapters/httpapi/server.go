@@ -71,6 +71,9 @@ type Deps struct {
 	// Leases and LeaseView store and read leases (coordination.k8s.io).
 	Leases    domain.Executor[domain.Lease, domain.LeaseCommand]
 	LeaseView *projections.LeaseView
+	// ReplicaSets and ReplicaSetView store and read ReplicaSets (apps/v1).
+	ReplicaSets    domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand]
+	ReplicaSetView *projections.ReplicaSetView
 	// Auth tells who sends each request on the API listener; nil serves
 	// every request as Anonymous, as herd does without a token file.
 	Auth Authenticator

@@ -10,11 +10,7 @@ import (
 // What herd does not serve, said plainly: a client that asks for it gets
 // a Status naming what it asked for and why herd has none, instead of a
 // bare 404 that reads like a typo. kubectl prints the message as it is.
-var unserved = []struct {
-	pattern, why string
-	code         int
-	reason       metav1.StatusReason
-}{
+var unserved = append([]unservedRoute{
 	{"GET /api/v1/namespaces/{namespace}/pods/{name}/log",
 		"herd keeps no container logs: its agents run pods on runtimes (zones, the mock runtime) whose output herd does not collect; read it on the node (a zone's console log with zlogin -C)",
 		http.StatusNotFound, metav1.StatusReasonNotFound},
@@ -33,11 +29,30 @@ var unserved = []struct {
 	{"PUT /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"PATCH /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"DELETE /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to delete", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
-	{"/apis/apps/",
-		"herd serves no apps/v1 workloads yet (Deployments, ReplicaSets, DaemonSets, StatefulSets): it schedules pods you create yourself, and a pod evicted by a drain is not re-created",
-		http.StatusNotFound, metav1.StatusReasonNotFound},
 	{"/apis/batch/", "herd serves no batch/v1 Jobs or CronJobs yet: it schedules pods you create yourself",
 		http.StatusNotFound, metav1.StatusReasonNotFound},
+}, unservedWorkloads("deployments", "daemonsets", "statefulsets")...)
+
+// unservedRoute is a path herd has no answer for, and the Status it
+// answers instead.
+type unservedRoute struct {
+	pattern, why string
+	code         int
+	reason       metav1.StatusReason
+}
+
+// unservedWorkloads are the routes of the apps/v1 workloads herd does not
+// keep, by resource: of apps/v1, herd serves ReplicaSets alone. kubectl
+// create deployment posts without asking discovery first.
+func unservedWorkloads(resources ...string) []unservedRoute {
+	var out []unservedRoute
+	for _, resource := range resources {
+		why := "herd serves no " + resource + " yet: of apps/v1 it serves replicasets (kubectl create -f with kind: ReplicaSet, kubectl scale rs NAME)"
+		for _, pattern := range []string{"/apis/apps/v1/" + resource, "/apis/apps/v1/namespaces/{namespace}/" + resource, "/apis/apps/v1/namespaces/{namespace}/" + resource + "/"} {
+			out = append(out, unservedRoute{pattern, why, http.StatusNotFound, metav1.StatusReasonNotFound})
+		}
+	}
+	return out
 }
 
 // unservedRoutes answers each of unserved with its Status.

@@ -25,7 +25,7 @@ func TestKubectlSaysWhatHerdDoesNotServe(t *testing.T) {
 		{[]string{"logs", "web"}, "herd keeps no container logs"},
 		{[]string{"exec", "web", "--", "ls"}, "herd cannot run commands in a pod's containers"},
 		{[]string{"expose", "pod", "web", "--port", "80"}, "herd has no Services"},
-		{[]string{"create", "deployment", "shop", "--image=nginx"}, "herd serves no apps/v1 workloads yet"},
+		{[]string{"create", "deployment", "shop", "--image=nginx"}, "herd serves no deployments yet"},
 		{[]string{"create", "job", "once", "--image=busybox"}, "herd serves no batch/v1 Jobs"},
 	}
 	for _, tt := range tests {

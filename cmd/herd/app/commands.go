@@ -16,6 +16,7 @@ var commands = fx.Provide(
 	(*projections.Writer).PodBatch,
 	(*projections.Writer).ConfigMapCommands,
 	(*projections.Writer).LeaseCommands,
+	(*projections.Writer).ReplicaSetCommands,
 	(*projections.Writer).NamespaceCommands,
 	(*projections.Writer).IPPoolCommands,
 	(*projections.Writer).DeviceBindingCommands,

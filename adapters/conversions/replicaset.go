@@ -1,0 +1,127 @@
+package conversions
+
+import (
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"herd/domain"
+)
+
+// defaultReplicas is how many pods a ReplicaSet that names no number
+// keeps: apps/v1's default.
+const defaultReplicas int32 = 1
+
+// ReplicaSetToAPI renders a domain ReplicaSet as an apps/v1 ReplicaSet.
+func ReplicaSetToAPI(rs domain.ReplicaSet) appsv1.ReplicaSet {
+	replicas := rs.Spec.Replicas
+	return appsv1.ReplicaSet{
+		TypeMeta: metav1.TypeMeta{Kind: "ReplicaSet", APIVersion: appsv1.SchemeGroupVersion.String()},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              rs.Name,
+			Namespace:         rs.Namespace,
+			UID:               types.UID(rs.UID),
+			ResourceVersion:   strconv.FormatInt(rs.ResourceVersion, 10),
+			Generation:        rs.Generation,
+			CreationTimestamp: metav1.NewTime(rs.CreatedAt),
+			Labels:            rs.Labels,
+			Annotations:       rs.Annotations,
+			OwnerReferences:   ownersToAPI(rs.Owners),
+		},
+		Spec: appsv1.ReplicaSetSpec{
+			Replicas:        &replicas,
+			MinReadySeconds: rs.Spec.MinReadySeconds,
+			Selector:        SelectorToAPI(rs.Spec.Selector),
+			Template:        podTemplateToAPI(rs.Spec.Template),
+		},
+		Status: appsv1.ReplicaSetStatus{
+			Replicas:             rs.Status.Replicas,
+			FullyLabeledReplicas: rs.Status.FullyLabeledReplicas,
+			ReadyReplicas:        rs.Status.ReadyReplicas,
+			AvailableReplicas:    rs.Status.AvailableReplicas,
+			ObservedGeneration:   rs.Status.ObservedGeneration,
+		},
+	}
+}
+
+// podTemplateToAPI renders a workload's pod template; its zone travels
+// in its annotations, as a pod's does.
+func podTemplateToAPI(t domain.PodTemplate) corev1.PodTemplateSpec {
+	spec := PodSpecToAPI(t.Spec)
+	if t.TerminationGracePeriodSeconds != nil {
+		g := *t.TerminationGracePeriodSeconds
+		spec.TerminationGracePeriodSeconds = &g
+	}
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: t.Labels, Annotations: zoneAnnotations(t.Annotations, t.Spec.Zone)},
+		Spec:       spec,
+	}
+}
+
+// ReplicaSetFromAPI reads what a client sets on a ReplicaSet — its
+// labels, annotations, owners and spec — with apps/v1's defaults: one
+// replica when it names none, and the pod defaults of its template (a
+// grace period of 30 s). A body kube-apiserver would refuse is refused
+// here too, with its field paths. Everything else in its metadata is
+// herd's to decide and ignored; the status is the reconciler's
+// (ReplicaSetStatusFromAPI).
+func ReplicaSetFromAPI(in appsv1.ReplicaSet) (domain.CreateReplicaSet, error) {
+	if err := ValidateReplicaSet(&in); err != nil {
+		return domain.CreateReplicaSet{}, err
+	}
+	tmpl := in.Spec.Template
+	zone, err := zoneFromAnnotations(tmpl.Annotations)
+	if err != nil {
+		return domain.CreateReplicaSet{}, &domain.InvalidError{Kind: "ReplicaSet", Name: in.Name,
+			Fields: []domain.FieldError{{Field: "spec.template.metadata.annotations", Reason: err.Error()}}}
+	}
+	grace := domain.DefaultTerminationGracePeriodSeconds
+	if g := tmpl.Spec.TerminationGracePeriodSeconds; g != nil {
+		grace = *g
+	}
+	podSpec := PodSpecFromAPI(tmpl.Spec)
+	podSpec.TerminationGracePeriodSeconds, podSpec.Zone = grace, zone
+	replicas := defaultReplicas
+	if in.Spec.Replicas != nil {
+		replicas = *in.Spec.Replicas
+	}
+	return domain.CreateReplicaSet{
+		Namespace: in.Namespace, Name: in.Name,
+		Labels: in.Labels, Annotations: in.Annotations, Owners: OwnersFromAPI(in.OwnerReferences),
+		Spec: domain.ReplicaSetSpec{
+			Replicas: replicas, MinReadySeconds: in.Spec.MinReadySeconds, Selector: SelectorFromAPI(in.Spec.Selector),
+			Template: domain.PodTemplate{
+				Labels: tmpl.Labels, Annotations: WithoutHerdKeys(tmpl.Annotations),
+				Spec: podSpec, TerminationGracePeriodSeconds: &grace,
+			},
+		},
+	}, nil
+}
+
+// ReplicaSetStatusFromAPI reads the status a controller writes through
+// replicasets/NAME/status.
+func ReplicaSetStatusFromAPI(in appsv1.ReplicaSetStatus) domain.ReplicaSetStatus {
+	return domain.ReplicaSetStatus{
+		Replicas: in.Replicas, FullyLabeledReplicas: in.FullyLabeledReplicas, ReadyReplicas: in.ReadyReplicas,
+		AvailableReplicas: in.AvailableReplicas, ObservedGeneration: in.ObservedGeneration,
+	}
+}
+
+// ReplicaSetScaleToAPI is the ReplicaSet's scale subresource
+// (autoscaling/v1 Scale): the replicas it asks for and has, and its
+// selector as a string, as kubectl scale and autoscalers read them.
+func ReplicaSetScaleToAPI(rs domain.ReplicaSet) autoscalingv1.Scale {
+	return autoscalingv1.Scale{
+		TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: autoscalingv1.SchemeGroupVersion.String()},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: rs.Name, Namespace: rs.Namespace, UID: types.UID(rs.UID),
+			ResourceVersion: strconv.FormatInt(rs.ResourceVersion, 10), CreationTimestamp: metav1.NewTime(rs.CreatedAt),
+		},
+		Spec:   autoscalingv1.ScaleSpec{Replicas: rs.Spec.Replicas},
+		Status: autoscalingv1.ScaleStatus{Replicas: rs.Status.Replicas, Selector: SelectorString(rs.Spec.Selector)},
+	}
+}

@@ -1,0 +1,115 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"herd/adapters/conversions"
+	"herd/domain"
+	"herd/projections"
+)
+
+// replicaSetKind serves ReplicaSets (apps/v1), as kubectl and client-go
+// write them: the spec from create, replace and patch (the selector
+// fixed once created), the status from the controller that keeps the
+// pods, and the number of replicas from kubectl scale through the scale
+// subresource. An update keeps the owners the ReplicaSet was created
+// with.
+func (s *Server) replicaSetKind() *kind {
+	o := &object[domain.ReplicaSet, domain.ReplicaSetCommand, appsv1.ReplicaSet, *appsv1.ReplicaSet]{
+		kind: &kind{
+			gv: appsv1.SchemeGroupVersion, resource: "replicasets", singular: "replicaset", name: "ReplicaSet",
+			namespaced: true, shortNames: []string{"rs"}, categories: []string{"all"},
+		},
+		listing: &listing[domain.ReplicaSet]{
+			aggregate: domain.ReplicaSetAggregate, fold: projections.FoldReplicaSet,
+			rows: s.ReplicaSetView.Rows, hasView: s.ReplicaSetView != nil,
+			exists: domain.ReplicaSet.Exists,
+			meta: func(rs domain.ReplicaSet) (domain.Key, int64, map[string]string) {
+				return rs.Key(), rs.ResourceVersion, rs.Labels
+			},
+		},
+		read: func(ctx context.Context, key domain.Key) (domain.ReplicaSet, error) {
+			return s.ReplicaSetView.Get(ctx, key.Namespace, key.Name)
+		},
+		exec:  s.ReplicaSets,
+		toAPI: conversions.ReplicaSetToAPI,
+		create: func(in *appsv1.ReplicaSet, key domain.Key) (domain.ReplicaSetCommand, error) {
+			c, err := conversions.ReplicaSetFromAPI(*in)
+			c.Namespace, c.Name, c.UID = key.Namespace, key.Name, uuid.NewString()
+			return c, err
+		},
+		update: func(in *appsv1.ReplicaSet, rv int64) (domain.ReplicaSetCommand, error) {
+			c, err := conversions.ReplicaSetFromAPI(*in)
+			return domain.UpdateReplicaSet{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec, ResourceVersion: rv}, err
+		},
+		status: func(in *appsv1.ReplicaSet, rv int64) (domain.ReplicaSetCommand, error) {
+			return ifVersion[domain.ReplicaSetCommand](rv, domain.RecordReplicaSetStatus{Status: conversions.ReplicaSetStatusFromAPI(in.Status)}), nil
+		},
+		delete: func(d deletion) domain.ReplicaSetCommand {
+			return domain.DeleteReplicaSet{ResourceVersion: d.resourceVersion}
+		},
+		rows: replicaSetRows,
+	}
+	k := o.describe(s)
+	k.subresources = append(k.subresources, replicaSetScale(s, o))
+	return k
+}
+
+// replicaSetScale is replicasets/NAME/scale, as kubectl scale and
+// autoscalers use it: an autoscaling/v1 Scale of the ReplicaSet, read,
+// replaced or patched through the shared handlers; a write sets the
+// number of replicas and nothing else, conditional on the Scale's
+// resourceVersion when it carries one.
+func replicaSetScale(s *Server, rs *object[domain.ReplicaSet, domain.ReplicaSetCommand, appsv1.ReplicaSet, *appsv1.ReplicaSet]) subresource {
+	o := &object[domain.ReplicaSet, domain.ReplicaSetCommand, autoscalingv1.Scale, *autoscalingv1.Scale]{
+		kind: rs.kind, read: rs.read, exec: rs.exec, toAPI: conversions.ReplicaSetScaleToAPI,
+	}
+	scale := func(in *autoscalingv1.Scale, rv int64) (domain.ReplicaSetCommand, error) {
+		return domain.ScaleReplicaSet{Replicas: in.Spec.Replicas, ResourceVersion: rv}, nil
+	}
+	gv := autoscalingv1.SchemeGroupVersion
+	return subresource{name: "scale", object: "Scale", objectGV: &gv, verbs: verbs{
+		dryRun: true,
+		get:    func(w http.ResponseWriter, r *http.Request) { o.serveGet(s, w, r) },
+		update: func(w http.ResponseWriter, r *http.Request) { o.serveUpdate(s, w, r, scale) },
+		patch:  func(w http.ResponseWriter, r *http.Request) { o.servePatch(s, w, r, scale) },
+	}}
+}
+
+// replicaSetRows are the columns kubectl get replicasets prints: NAME,
+// DESIRED, CURRENT, READY, AGE, and with -o wide CONTAINERS, IMAGES and
+// SELECTOR.
+func replicaSetRows(s *Server, rss []appsv1.ReplicaSet, _ *http.Request) tableRows {
+	t := tableRows{columns: []metav1.TableColumnDefinition{
+		nameColumn("ReplicaSet"),
+		{Name: "Desired", Type: "integer", Description: "Number of desired pods"},
+		{Name: "Current", Type: "integer", Description: "Number of pods the ReplicaSet has"},
+		{Name: "Ready", Type: "integer", Description: "Number of ready pods"},
+		ageColumn("the ReplicaSet was created"),
+		wide("Containers", "Names of each container in the template"), wide("Images", "Images of each container in the template"),
+		wide("Selector", "The label selector of the ReplicaSet's pods"),
+	}}
+	now := s.Clock.Now()
+	for _, rs := range rss {
+		var names, images []string
+		for _, c := range rs.Spec.Template.Spec.Containers {
+			names, images = append(names, c.Name), append(images, c.Image)
+		}
+		var desired int64
+		if rs.Spec.Replicas != nil {
+			desired = int64(*rs.Spec.Replicas)
+		}
+		t.cells = append(t.cells, []any{
+			rs.Name, desired, int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas), age(now, rs.CreationTimestamp),
+			strings.Join(names, ","), strings.Join(images, ","), metav1.FormatLabelSelector(rs.Spec.Selector),
+		})
+	}
+	return t
+}
