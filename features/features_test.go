@@ -65,6 +65,7 @@ func initializeScenario(sc *godog.ScenarioContext, database func() string) {
 	w.registerSchedulingSteps(sc)
 	w.registerPicoSteps(sc)
 	w.registerConfigMapSteps(sc)
+	w.registerReplicaSetSteps(sc)
 	w.registerAuthSteps(sc)
 	w.registerIdentitySteps(sc)
 	w.registerFullDiskSteps(sc)

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // rsManifest is a ReplicaSet of web pods that names no number of
@@ -54,6 +58,13 @@ func TestKubectlReplicaSets(t *testing.T) {
 	if out := kc.must(t, "get", "rs", "web", "-o", "jsonpath={.spec.replicas} {.metadata.generation}"); out != "4 2" {
 		t.Errorf("replicas and generation after the scale: %q, want 4 2", out)
 	}
+	pods := func() []string { return strings.Fields(kc.must(t, "get", "pods", "-l", "app=web", "-o", "name")) }
+	eventually(t, 30*time.Second, func() error {
+		if got := pods(); len(got) != 4 {
+			return fmt.Errorf("the ReplicaSet's pods after the scale: %v, want 4", got)
+		}
+		return nil
+	})
 	header, rows = table(t, kc.must(t, "get", "rs", "-o", "wide"))
 	if !slices.Equal(header[5:], []string{"CONTAINERS", "IMAGES", "SELECTOR"}) || len(rows) != 1 || rows[0][7] != "app=web" {
 		t.Errorf("kubectl get rs -o wide: %q %q", header, rows)
@@ -64,4 +75,64 @@ func TestKubectlReplicaSets(t *testing.T) {
 	if out := kc.must(t, "delete", "rs", "web"); !strings.Contains(out, `replicaset.apps "web" deleted`) {
 		t.Errorf("kubectl delete said %q", out)
 	}
+	// Its pods go with it, as Kubernetes' garbage collector deletes them.
+	eventually(t, 30*time.Second, func() error {
+		if got := pods(); len(got) != 0 {
+			return fmt.Errorf("a deleted ReplicaSet's pods: %v, want none", got)
+		}
+		return nil
+	})
+}
+
+// TestDrainMovesReplicaSetPods: kubectl drain of a node running the
+// demo's ReplicaSet pods evicts them, their ReplicaSets make them again,
+// and the scheduler places the new ones on the other nodes, where they
+// run: every ReplicaSet ends with its replicas Running, none on the
+// drained node.
+func TestDrainMovesReplicaSetPods(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not on PATH")
+	}
+	srv := startServe(t, serveOptions{Args: []string{"--demo", "4"}})
+	kc := newKubectl(t, srv.URL)
+	const node = "demo-linux-00"
+	running := func(t *testing.T) (byRS map[string]int, onNode int) {
+		t.Helper()
+		out := kc.must(t, "get", "pods", "-n", "demo", "-o",
+			`jsonpath={range .items[?(@.status.phase=="Running")]}{.metadata.ownerReferences[0].name} {.spec.nodeName} {.metadata.deletionTimestamp}{"\n"}{end}`)
+		byRS = map[string]int{}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 2 || len(f) > 2 { // no owner, unscheduled, or on its way out
+				continue
+			}
+			byRS[f[0]]++
+			if f[1] == node {
+				onNode++
+			}
+		}
+		return byRS, onNode
+	}
+	want := map[string]int{}
+	eventually(t, 90*time.Second, func() error {
+		out := kc.must(t, "get", "rs", "-n", "demo", "-o", `jsonpath={range .items[*]}{.metadata.name}={.spec.replicas} {end}`)
+		for _, f := range strings.Fields(out) {
+			name, n, _ := strings.Cut(f, "=")
+			want[name], _ = strconv.Atoi(n)
+		}
+		byRS, onNode := running(t)
+		if len(want) != 3 || !maps.Equal(byRS, want) || onNode == 0 {
+			return fmt.Errorf("the demo's pods are not all Running yet, or none on %s: %v of %v, %d there", node, byRS, want, onNode)
+		}
+		return nil
+	})
+	kc.must(t, "drain", node, "--ignore-daemonsets", "--grace-period=1", "--timeout=60s")
+	eventually(t, 90*time.Second, func() error {
+		byRS, onNode := running(t)
+		if !maps.Equal(byRS, want) || onNode != 0 {
+			return fmt.Errorf("after the drain: %v Running of %v, %d on %s", byRS, want, onNode, node)
+		}
+		return nil
+	})
 }

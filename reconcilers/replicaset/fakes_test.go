@@ -46,9 +46,9 @@ func (f *fakeReplicaSets) Get(_ context.Context, namespace, name string) (domain
 	return rs, nil
 }
 
-func (f *fakeReplicaSets) List(_ context.Context, namespace string) ([]domain.ReplicaSet, error) {
+func (f *fakeReplicaSets) List(_ context.Context, namespace string) ([]domain.ReplicaSet, int64, error) {
 	if f.err != nil {
-		return nil, f.err
+		return nil, 0, f.err
 	}
 	var out []domain.ReplicaSet
 	for _, k := range slices.SortedFunc(maps.Keys(f.sets), compareKeys) {
@@ -56,7 +56,7 @@ func (f *fakeReplicaSets) List(_ context.Context, namespace string) ([]domain.Re
 			out = append(out, rs)
 		}
 	}
-	return out, nil
+	return out, 0, nil
 }
 
 func (f *fakeReplicaSets) Execute(_ context.Context, key domain.Key, cmd domain.ReplicaSetCommand) (domain.ReplicaSet, error) {

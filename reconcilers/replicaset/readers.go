@@ -14,8 +14,8 @@ type Reader interface {
 	// may come back as its tombstone (not Exists).
 	Get(ctx context.Context, namespace, name string) (domain.ReplicaSet, error)
 	// List returns the ReplicaSets of namespace, or of every namespace
-	// when it is empty.
-	List(ctx context.Context, namespace string) ([]domain.ReplicaSet, error)
+	// when it is empty, and the log position they are read at.
+	List(ctx context.Context, namespace string) (rss []domain.ReplicaSet, head int64, err error)
 }
 
 // PodLister is what the reconciler reads of the pods: herd's own pods of

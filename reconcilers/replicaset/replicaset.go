@@ -148,7 +148,7 @@ func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
 // Resync returns every ReplicaSet, as Kubernetes' controller resyncs its
 // informer: what finds the orphans created without an owner.
 func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
-	all, err := r.replicaSets.List(ctx, "")
+	all, _, err := r.replicaSets.List(ctx, "")
 	if err != nil {
 		return nil, fmt.Errorf("list replicasets: %w", err)
 	}

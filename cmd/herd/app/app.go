@@ -29,6 +29,7 @@ import (
 	"herd/reconcilers/kubeletprobe"
 	"herd/reconcilers/namespace"
 	"herd/reconcilers/noexecute"
+	"herd/reconcilers/replicaset"
 	"herd/reconcilers/scheduler"
 	"herd/reconcilers/termination"
 	"herd/reconcilers/zones"
@@ -122,6 +123,11 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		reconcilers.Provide(func(cfg Config, w *projections.Writer, pods *projections.PodView, view *projections.IPAMView, clk clock.Clock, log *zap.Logger) (*ipam.Reconciler, error) {
 			return ipam.New(cfg.IPAM, w, pods, view, clk, log)
 		}),
+		// The ReplicaSet reconciler reads through its own small
+		// interfaces, which the views satisfy.
+		fx.Provide(func(v *projections.ReplicaSetView) replicaset.Reader { return v }),
+		fx.Provide(func(v *projections.PodView) replicaset.PodLister { return v }),
+		replicaset.Module,
 		kubelet.Module,
 		reconcilers.Module,
 		localNodeOption(cfg),

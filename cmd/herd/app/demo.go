@@ -143,36 +143,53 @@ func runDemoPico(ctx context.Context, base, name string, log *zap.Logger) {
 // demoPodsPerNode is how many pods the demo asks for per simulated node.
 const demoPodsPerNode = 2
 
-// runDemoWorkload creates namespace "demo" and the demo's pods in it, once
-// every demo node is Ready (or demoReadyWait has passed): herd's
-// scheduler spreads them over the nodes, and a restart of the demo finds
-// them already there (409, which is fine).
+// demoApps are the demo's workloads, one ReplicaSet each, sharing the
+// demo's pods between them.
+var demoApps = []string{"web", "cache", "report"}
+
+// runDemoWorkload creates namespace "demo" and the demo's ReplicaSets in
+// it, once every demo node is Ready (or demoReadyWait has passed): the
+// ReplicaSets make the pods, herd's scheduler spreads them over the
+// nodes, and a pod that a drain evicts is made again and placed on
+// another node. A restart of the demo finds them already there (409,
+// which is fine).
 func runDemoWorkload(ctx context.Context, base string, nodes int, log *zap.Logger) {
 	c := &http.Client{Timeout: 5 * time.Second}
 	if err := waitDemoNodesReady(ctx, c, base, nodes); err != nil {
 		if ctx.Err() != nil {
 			return
 		}
-		log.Warn("creating the demo's pods before every demo node is Ready", zap.Error(err))
+		log.Warn("creating the demo's workloads before every demo node is Ready", zap.Error(err))
 	}
 	ns := map[string]any{"metadata": map[string]any{"name": "demo", "labels": map[string]string{"herd.dev/demo": "true"}}}
 	if err := demoCall(ctx, c, http.MethodPost, base+"/api/v1/namespaces", "application/json", ns); err != nil && ctx.Err() == nil {
 		log.Warn("demo namespace could not be created", zap.Error(err))
 	}
-	for i := range demoPodsPerNode * nodes {
-		app := []string{"web", "cache", "report"}[i%3]
-		pod := map[string]any{
-			"metadata": map[string]any{
-				"name": fmt.Sprintf("%s-%02d", app, i), "labels": map[string]string{"app": app, "herd.dev/demo": "true"},
-				"ownerReferences": []map[string]any{{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": app, "uid": "demo-" + app, "controller": true}},
-			},
-			"spec": map[string]any{"containers": []map[string]any{{
-				"name": app, "image": "demo/" + app,
-				"resources": map[string]any{"requests": map[string]string{"cpu": "250m", "memory": "256Mi"}},
-			}}},
+	pods := demoPodsPerNode * nodes
+	for i, app := range demoApps {
+		// The pods shared out in turn: web gets the first, cache the
+		// second, report the third, web the fourth...
+		replicas := pods / len(demoApps)
+		if i < pods%len(demoApps) {
+			replicas++
 		}
-		if err := demoCall(ctx, c, http.MethodPost, base+"/api/v1/namespaces/demo/pods", "application/json", pod); err != nil && ctx.Err() == nil {
-			log.Warn("demo pod could not be created", zap.Error(err))
+		labels := map[string]string{"app": app, "herd.dev/demo": "true"}
+		rs := map[string]any{
+			"metadata": map[string]any{"name": app, "labels": labels},
+			"spec": map[string]any{
+				"replicas": replicas,
+				"selector": map[string]any{"matchLabels": map[string]string{"app": app}},
+				"template": map[string]any{
+					"metadata": map[string]any{"labels": labels},
+					"spec": map[string]any{"containers": []map[string]any{{
+						"name": app, "image": "demo/" + app,
+						"resources": map[string]any{"requests": map[string]string{"cpu": "250m", "memory": "256Mi"}},
+					}}},
+				},
+			},
+		}
+		if err := demoCall(ctx, c, http.MethodPost, base+"/apis/apps/v1/namespaces/demo/replicasets", "application/json", rs); err != nil && ctx.Err() == nil {
+			log.Warn("demo ReplicaSet could not be created", zap.String("replicaset", app), zap.Error(err))
 		}
 	}
 }
