@@ -14,8 +14,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// podManifest is a pod owned by a ReplicaSet-like controller, as kubectl
-// drain expects of the pods it evicts.
+// podManifest is a pod with a controller, as kubectl drain expects of
+// the pods it evicts: a StatefulSet, which herd does not serve and so
+// leaves its pods alone (a ReplicaSet that does not exist would have
+// them collected, as in Kubernetes).
 func podManifest(name string) string {
 	return fmt.Sprintf(`apiVersion: v1
 kind: Pod
@@ -23,7 +25,7 @@ metadata:
   name: %s
   labels: {app: web}
   ownerReferences:
-  - {apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: "5f0c", controller: true}
+  - {apiVersion: apps/v1, kind: StatefulSet, name: web, uid: "5f0c", controller: true}
 spec:
   containers:
   - name: web
