@@ -108,9 +108,9 @@ func newWriterCommands(w *Writer) *writerCommands {
 	c := &writerCommands{
 		nodes:          newCommands(w, nodes, domain.DecideNode),
 		pods:           newCommands(w, pods, domain.DecidePod),
-		configMaps:     newCommands(w, configMaps, domain.DecideConfigMap),
+		configMaps:     newCommands(w, configMaps.aggregate, domain.DecideConfigMap),
 		leases:         newCommands(w, leases, domain.DecideLease),
-		replicaSets:    newCommands(w, replicaSets, domain.DecideReplicaSet),
+		replicaSets:    newCommands(w, replicaSets.aggregate, domain.DecideReplicaSet),
 		namespaces:     newCommands(w, namespaces, domain.DecideNamespace),
 		ipPools:        newCommands(w, ipPools, domain.DecideIPPool),
 		deviceBindings: newCommands(w, deviceBindings, domain.DecideDevice),

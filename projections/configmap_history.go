@@ -19,5 +19,5 @@ func FoldConfigMap(cm domain.ConfigMap, rec events.Record) (domain.ConfigMap, er
 // after after, in key order, deleted ones (tombstones) included, and the
 // log head at the moment of reading; limit 0 or less means all of them.
 func (v *ConfigMapView) Rows(ctx context.Context, after string, limit int) ([]domain.ConfigMap, int64, error) {
-	return viewRows(ctx, v.db, "configmap", unmarshalConfigMap, namespacedRowsFrom("configmaps"), namespacedRowsArgs(after, limit)...)
+	return configMaps.rows(ctx, v.db, after, limit)
 }

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"fmt"
 
 	"herd/domain"
 	"herd/events"
@@ -23,17 +22,12 @@ func NewConfigMapView(log events.Log) *ConfigMapView {
 // Get returns the ConfigMap, or domain.ErrNotFound when it does not exist
 // or was deleted.
 func (v *ConfigMapView) Get(ctx context.Context, namespace, name string) (domain.ConfigMap, error) {
-	cm, err := loadConfigMap(ctx, v.db, namespace, name)
-	if err == nil && cm.Deleted {
-		return domain.ConfigMap{}, fmt.Errorf("configmap %q: %w", name, domain.ErrNotFound)
-	}
-	return cm, err
+	return configMaps.get(ctx, v.db, namespace, name)
 }
 
 // List returns the ConfigMaps of a namespace — of every namespace when
 // namespace is "" — ordered by namespace and name, with the log head at
 // the moment of reading (the list's resourceVersion), from one statement.
 func (v *ConfigMapView) List(ctx context.Context, namespace string) ([]domain.ConfigMap, int64, error) {
-	return viewRows(ctx, v.db, "configmap", unmarshalConfigMap,
-		`configmaps r ON r.deleted = 0 AND (? = '' OR r.namespace = ?) ORDER BY r.namespace, r.name`, namespace, namespace)
+	return configMaps.list(ctx, v.db, namespace)
 }

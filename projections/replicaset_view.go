@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"fmt"
 
 	"herd/domain"
 	"herd/events"
@@ -22,24 +21,19 @@ func NewReplicaSetView(log events.Log) *ReplicaSetView {
 // Get returns the ReplicaSet, or domain.ErrNotFound when it does not
 // exist or was deleted.
 func (v *ReplicaSetView) Get(ctx context.Context, namespace, name string) (domain.ReplicaSet, error) {
-	rs, err := loadReplicaSet(ctx, v.db, namespace, name)
-	if err == nil && rs.Deleted {
-		return domain.ReplicaSet{}, fmt.Errorf("replicasets.apps %q: %w", name, domain.ErrNotFound)
-	}
-	return rs, err
+	return replicaSets.get(ctx, v.db, namespace, name)
 }
 
 // List returns the ReplicaSets of a namespace — of every namespace when
 // namespace is "" — ordered by namespace and name, with the log head at
 // the moment of reading (the list's resourceVersion), from one statement.
 func (v *ReplicaSetView) List(ctx context.Context, namespace string) ([]domain.ReplicaSet, int64, error) {
-	return viewRows(ctx, v.db, "replicaset", unmarshalReplicaSet,
-		`replicasets r ON r.deleted = 0 AND (? = '' OR r.namespace = ?) ORDER BY r.namespace, r.name`, namespace, namespace)
+	return replicaSets.list(ctx, v.db, namespace)
 }
 
 // Rows returns up to limit ReplicaSets whose keys ("namespace/name") sort
 // after after, in key order, deleted ones (tombstones) included, and the
 // log head at the moment of reading; limit 0 or less means all of them.
 func (v *ReplicaSetView) Rows(ctx context.Context, after string, limit int) ([]domain.ReplicaSet, int64, error) {
-	return viewRows(ctx, v.db, "replicaset", unmarshalReplicaSet, namespacedRowsFrom("replicasets"), namespacedRowsArgs(after, limit)...)
+	return replicaSets.rows(ctx, v.db, after, limit)
 }
