@@ -41,6 +41,9 @@ func TestLeaderKilledWhileANodeFallsSilent(t *testing.T) {
 	heartbeat(t, other.URL, "web-01", healthyMetrics())
 	silentSince := time.Now()
 
+	// The leader dies 3 s into web-01's silence, on the wall clock both
+	// processes run on: the moment is the scenario, not a wait for
+	// something to happen, so there is no condition to wait on instead.
 	time.Sleep(3 * time.Second)
 	if _, err := leader.signal(syscall.SIGKILL, stopTimeout); err != nil {
 		t.Fatal(err)
