@@ -120,3 +120,32 @@ func checkDecided(t *testing.T, evs []Event, err, wantErr error, events int) {
 		t.Errorf("no events")
 	}
 }
+
+// TestFrom: a command made from the object as it stands is decided on it;
+// none is nothing to do; a From of another aggregate is bad input.
+func TestFrom(t *testing.T) {
+	evs, err := DecideConfigMap(ConfigMap{}, CreateConfigMap{Namespace: "default", Name: "c", UID: "u", Content: ConfigMapContent{Data: map[string]string{"k": "v"}}}, at(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := ConfigMap{}
+	for _, e := range evs {
+		cm = EvolveConfigMap(cm, e)
+	}
+	relabel := From[ConfigMap, ConfigMapCommand](func(cur ConfigMap) (ConfigMapCommand, error) {
+		content := cur.ConfigMapContent
+		content.Labels = map[string]string{"seen": cur.Data["k"]}
+		return UpdateConfigMap{Content: content}, nil
+	})
+	evs, err = DecideConfigMap(cm, relabel, at(2))
+	checkDecided(t, evs, err, nil, 1)
+	if got := evs[0].(ConfigMapUpdated).Labels["seen"]; got != "v" {
+		t.Errorf("the command was not made from the ConfigMap as it stands: label %q", got)
+	}
+	nothing := From[ConfigMap, ConfigMapCommand](func(ConfigMap) (ConfigMapCommand, error) { return nil, nil })
+	evs, err = DecideConfigMap(cm, nothing, at(2))
+	checkDecided(t, evs, err, nil, 0)
+	other := From[Lease, LeaseCommand](func(Lease) (LeaseCommand, error) { return DeleteLease{}, nil })
+	evs, err = DecideConfigMap(cm, other, at(2))
+	checkDecided(t, evs, err, ErrInvalid, 0)
+}

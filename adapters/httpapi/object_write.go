@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 
 	"herd/domain"
@@ -60,17 +61,12 @@ func (o *object[S, C, O, PO]) serveUpdate(s *Server, w http.ResponseWriter, r *h
 	o.write(s, w, r, http.StatusOK, st)
 }
 
-// maxPatchAttempts bounds how often a PATCH that named no resourceVersion
-// is applied again after another write got in between its read and its
-// write, as kube-apiserver's GuaranteedUpdate retries.
-const maxPatchAttempts = 5
-
 // servePatch is PATCH with a JSON merge, strategic merge or JSON patch,
-// applied to the object as a client would GET it, and written as an
-// update conditional on the version it was applied to: a resourceVersion
-// the patch itself writes is the client's precondition and a conflict
-// with it is the client's to resolve; without one, herd applies the patch
-// again to the newer object.
+// applied to the object as a client would GET it, inside the write's own
+// unit of work (domain.From), so that no other write gets in between and
+// none can make it fail; a resourceVersion the patch itself writes is the
+// client's precondition. An object herd only derives (a node's lease) is
+// created from the patched form.
 func (o *object[S, C, O, PO]) servePatch(s *Server, w http.ResponseWriter, r *http.Request, update func(*O, int64) (C, error)) {
 	key := o.keyOf(r)
 	patch, ct, err := objectPatch(r)
@@ -78,61 +74,56 @@ func (o *object[S, C, O, PO]) servePatch(s *Server, w http.ResponseWriter, r *ht
 		s.kindError(w, o.kind, err, key.Name)
 		return
 	}
-	strict := strictFields(r)
-	for attempt := 1; ; attempt++ {
-		st, err := o.patchOnce(r, key, patch, ct, strict, update)
-		var stale *staleBase
-		if errors.As(err, &stale) && attempt < maxPatchAttempts {
-			continue
-		}
-		if stale != nil {
-			err = stale.err
-		}
-		if err != nil {
-			s.kindError(w, o.kind, err, key.Name)
-			return
-		}
-		o.write(s, w, r, http.StatusOK, st)
+	st, err := o.patchAt(r, key, patch, ct, strictFields(r), update)
+	if err != nil {
+		s.kindError(w, o.kind, err, key.Name)
 		return
 	}
+	o.write(s, w, r, http.StatusOK, st)
 }
 
-// staleBase is the conflict of a patch applied to an object that changed
-// before the patched object was written: the patch may apply again.
-type staleBase struct{ err error }
-
-func (e *staleBase) Error() string { return e.err.Error() }
-func (e *staleBase) Unwrap() error { return e.err }
-
-func (o *object[S, C, O, PO]) patchOnce(r *http.Request, key domain.Key, patch []byte, ct string, strict bool, update func(*O, int64) (C, error)) (S, error) {
-	cur, derived, err := o.current(r.Context(), key)
-	if err != nil {
-		return cur, err
-	}
-	base := o.toAPI(cur)
-	out, err := applyPatch(base, patch, ct, strict)
-	if err != nil {
-		return cur, err
-	}
-	meta := PO(&out)
-	rv, err := patchedIdentity(o.name, key.Name, key.Namespace, metaOf(meta))
-	if err != nil {
-		return cur, err
-	}
-	if derived {
-		return o.run(r, key, func() (C, error) { return o.create(&out, key) })
-	}
-	precondition := rv
-	if precondition == 0 {
-		if precondition, err = preconditionVersion(PO(&base).GetResourceVersion()); err != nil {
+func (o *object[S, C, O, PO]) patchAt(r *http.Request, key domain.Key, patch []byte, ct string, strict bool, update func(*O, int64) (C, error)) (S, error) {
+	if o.derive != nil {
+		cur, derived, err := o.current(r.Context(), key)
+		if err != nil {
 			return cur, err
 		}
+		if derived {
+			out, _, err := o.patched(cur, key, patch, ct, strict)
+			if err != nil {
+				return cur, err
+			}
+			return o.run(r, key, func() (C, error) { return o.create(&out, key) })
+		}
 	}
-	st, err := o.run(r, key, func() (C, error) { return update(&out, precondition) })
-	if rv == 0 && errors.Is(err, domain.ErrConflict) {
-		return st, &staleBase{err}
+	from := domain.From[S, C](func(cur S) (C, error) {
+		var none C
+		if o.listing != nil && !o.listing.exists(cur) {
+			return none, fmt.Errorf("%s %q: %w", o.resource, key.Name, domain.ErrNotFound)
+		}
+		out, rv, err := o.patched(cur, key, patch, ct, strict)
+		if err != nil {
+			return none, err
+		}
+		return update(&out, rv)
+	})
+	cmd, ok := any(from).(C)
+	if !ok {
+		return *new(S), fmt.Errorf("%s cannot be patched inside its unit of work", o.resource)
 	}
-	return st, err
+	return o.run(r, key, func() (C, error) { return cmd, nil })
+}
+
+// patched is cur with the patch applied, as a client would GET it, and
+// the resourceVersion the patch writes (0 for none); a patch that renames
+// the object is refused.
+func (o *object[S, C, O, PO]) patched(cur S, key domain.Key, patch []byte, ct string, strict bool) (O, int64, error) {
+	out, err := applyPatch(o.toAPI(cur), patch, ct, strict)
+	if err != nil {
+		return out, 0, err
+	}
+	rv, err := patchedIdentity(o.name, key.Name, key.Namespace, metaOf(PO(&out)))
+	return out, rv, err
 }
 
 // serveDelete is DELETE, with DeleteOptions' resourceVersion

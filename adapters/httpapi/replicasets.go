@@ -70,6 +70,8 @@ func (s *Server) replicaSetKind() *kind {
 func replicaSetScale(s *Server, rs *object[domain.ReplicaSet, domain.ReplicaSetCommand, appsv1.ReplicaSet, *appsv1.ReplicaSet]) subresource {
 	o := &object[domain.ReplicaSet, domain.ReplicaSetCommand, autoscalingv1.Scale, *autoscalingv1.Scale]{
 		kind: rs.kind, read: rs.read, exec: rs.exec, toAPI: conversions.ReplicaSetScaleToAPI,
+		// Its ReplicaSet's listing says whether there is one to scale.
+		listing: rs.listing,
 	}
 	scale := func(in *autoscalingv1.Scale, rv int64) (domain.ReplicaSetCommand, error) {
 		return domain.ScaleReplicaSet{Replicas: in.Spec.Replicas, ResourceVersion: rv}, nil

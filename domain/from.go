@@ -1,0 +1,64 @@
+package domain
+
+import (
+	"fmt"
+	"time"
+)
+
+// From is a command made from the object as it stands inside the unit of
+// work, for any aggregate with a resourceVersion (a node, a pod, a
+// ConfigMap, a lease, a namespace, a ReplicaSet): S is its state and C its
+// command type. A patch is one: applied to the object's current form
+// inside the transaction, it becomes the update it amounts to, and no
+// other write can get in between. A nil command is nothing to do. The
+// function must be pure, as a decider is: it may run again when another
+// writer got there first.
+type From[S, C any] func(S) (C, error)
+
+func (f From[S, C]) decideNode(n Node, now time.Time) ([]Event, error) {
+	return decideFrom(f, n, now, DecideNode)
+}
+
+func (f From[S, C]) decidePod(p Pod, now time.Time) ([]Event, error) {
+	return decideFrom(f, p, now, DecidePod)
+}
+
+func (f From[S, C]) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
+	return decideFrom(f, cm, now, DecideConfigMap)
+}
+
+func (f From[S, C]) decideLease(l Lease, now time.Time) ([]Event, error) {
+	return decideFrom(f, l, now, DecideLease)
+}
+
+func (f From[S, C]) decideNamespace(ns Namespace, now time.Time) ([]Event, error) {
+	return decideFrom(f, ns, now, DecideNamespace)
+}
+
+func (f From[S, C]) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
+	return decideFrom(f, rs, now, DecideReplicaSet)
+}
+
+// decideFrom makes f's command of s and decides it. f's types are the
+// wrapper's type parameters, which Go cannot tie to the aggregate of each
+// method; a From of another aggregate is refused as bad input.
+func decideFrom[T object, S, C, K any](f From[S, C], s T, now time.Time, decide func(T, K, time.Time) ([]Event, error)) ([]Event, error) {
+	state, ok := any(s).(S)
+	if !ok {
+		resource, name, _ := s.ref()
+		return nil, fmt.Errorf("a command made from a %T is no command on %s %q: %w", *new(S), resource, name, ErrInvalid)
+	}
+	made, err := f(state)
+	if err != nil {
+		return nil, err
+	}
+	if any(made) == nil {
+		return nil, nil
+	}
+	cmd, ok := any(made).(K)
+	if !ok {
+		resource, name, _ := s.ref()
+		return nil, fmt.Errorf("%T is not a command on %s %q: %w", made, resource, name, ErrInvalid)
+	}
+	return decide(s, cmd, now)
+}
