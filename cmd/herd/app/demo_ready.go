@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,15 +42,19 @@ func waitDemoNodesReady(ctx context.Context, c *http.Client, base string, nodes 
 	}
 }
 
-// demoNodesReady counts the demo's nodes whose Ready condition is True.
+// demoNodesReady counts the demo's nodes whose Ready condition is True:
+// those named demo-*, agents and Pico boards alike (a board registers
+// itself with the firmware's labels, not the demo's).
 func demoNodesReady(ctx context.Context, c *http.Client, base string) (int, error) {
 	var list corev1.NodeList
-	q := url.Values{"labelSelector": {"herd.dev/demo=true"}}
-	if err := demoList(ctx, c, base+"/api/v1/nodes?"+q.Encode(), &list); err != nil {
+	if err := demoList(ctx, c, base+"/api/v1/nodes", &list); err != nil {
 		return 0, fmt.Errorf("list the demo nodes: %w", err)
 	}
 	n := 0
 	for _, node := range list.Items {
+		if !strings.HasPrefix(node.Name, "demo-") {
+			continue
+		}
 		for _, c := range node.Status.Conditions {
 			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
 				n++
