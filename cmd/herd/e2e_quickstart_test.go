@@ -63,7 +63,9 @@ func TestQuickstartRunsAsWritten(t *testing.T) {
 	eventually(t, 60*time.Second, func() error {
 		res := run(t, env, "kubectl", "--server", srv.URL, "get", "pods", "-n", "demo", "--field-selector", "spec.nodeName=demo-linux-00", "-o", "name")
 		if res.Code != 0 || strings.TrimSpace(res.Stdout) == "" {
-			return fmt.Errorf("no demo pod on demo-linux-00 yet: %d %q %q", res.Code, res.Stdout, res.Stderr)
+			pods := run(t, env, "kubectl", "--server", srv.URL, "get", "pods", "-n", "demo", "-o", "wide")
+			nodes := run(t, env, "kubectl", "--server", srv.URL, "get", "nodes", "-o", "custom-columns=NAME:.metadata.name,TAINTS:.spec.taints[*].key")
+			return fmt.Errorf("no demo pod on demo-linux-00 yet: %d %q %q\n%s\n%s", res.Code, res.Stdout, res.Stderr, pods.Stdout, nodes.Stdout)
 		}
 		return nil
 	})

@@ -207,15 +207,18 @@ func agentNode(name, kind string) map[string]any {
 
 // demoMetrics makes up a plausible host running jobs pods at now. Its
 // figures wander a little, well clear of the thresholds; every seventh
-// node runs short of memory for two minutes in every twenty, and every
-// fifth is busy for three minutes in every fifteen, so that conditions
-// move, as episodes an operator can follow rather than noise that flips
-// them on every other heartbeat.
+// node from the fourth (demo-linux-03) runs short of memory for two
+// minutes in every twenty, and every fifth from the second is busy for
+// three minutes in every fifteen, so that conditions move, as episodes an
+// operator can follow rather than noise that flips them on every other
+// heartbeat. demo-linux-00, the node the quickstart drains, never has
+// memory pressure: its NoSchedule taint would keep the demo's pods off
+// it, and the drain would have nothing to move.
 func demoMetrics(i, jobs int, now time.Time) map[string]any {
 	const gib = 1 << 30
 	minute := int(now.Unix()/60) + i // nodes take their turns apart
 	avail := 4*gib + rand.Int64N(gib) - gib/2
-	if i%7 == 0 && minute%20 < 2 {
+	if i%7 == 3 && minute%20 < 2 {
 		avail = gib / 2
 	}
 	cpu := 20 + rand.Float64()*20

@@ -28,13 +28,13 @@ func TestDemoPressureComesInEpisodes(t *testing.T) {
 		return (total-avail)*100 > 90*total
 	}
 	cpu := func(m map[string]any) bool { return m["cpuPercent"].(float64) > 80 }
-	if got := flips(0, memory); got == 0 || got > 6 {
-		t.Errorf("demo-linux-00's memory crossed 90%% %d times in an hour, want 1 to 6 (three episodes)", got)
+	if got := flips(3, memory); got == 0 || got > 6 {
+		t.Errorf("demo-linux-03's memory crossed 90%% %d times in an hour, want 1 to 6 (three episodes)", got)
 	}
 	if got := flips(1, cpu); got == 0 || got > 10 {
 		t.Errorf("node 1's CPU crossed 80%% %d times in an hour, want 1 to 10 (four or five episodes)", got)
 	}
-	if got := flips(2, memory) + flips(2, cpu); got != 0 {
-		t.Errorf("node 2 crossed a threshold %d times in an hour, want none", got)
+	if got := flips(0, memory) + flips(2, memory) + flips(2, cpu); got != 0 {
+		t.Errorf("demo-linux-00 and node 2 crossed a threshold %d times in an hour, want none (the quickstart drains demo-linux-00: pressure would keep its pods away)", got)
 	}
 }
