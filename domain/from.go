@@ -7,7 +7,7 @@ import (
 
 // From is a command made from the object as it stands inside the unit of
 // work, for any aggregate with a resourceVersion (a node, a pod, a
-// ConfigMap, a lease, a namespace, a ReplicaSet): S is its state and C its
+// ConfigMap, a lease, a namespace, a ReplicaSet, a Deployment): S is its state and C its
 // command type. A patch is one: applied to the object's current form
 // inside the transaction, it becomes the update it amounts to, and no
 // other write can get in between. A nil command is nothing to do. The
@@ -37,6 +37,10 @@ func (f From[S, C]) decideNamespace(ns Namespace, now time.Time) ([]Event, error
 
 func (f From[S, C]) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
 	return decideFrom(f, rs, now, DecideReplicaSet)
+}
+
+func (f From[S, C]) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
+	return decideFrom(f, d, now, DecideDeployment)
 }
 
 // decideFrom makes f's command of s and decides it. f's types are the

@@ -14,7 +14,7 @@ import (
 // is left to Command, which refuses it as it would without one.
 //
 // It wraps a command of any aggregate with a resourceVersion (a node, a
-// pod, a ConfigMap, a lease, a namespace, a ReplicaSet): C is that
+// pod, a ConfigMap, a lease, a namespace, a ReplicaSet, a Deployment): C is that
 // aggregate's command type, such as NodeCommand.
 type Precondition[C any] struct {
 	// ResourceVersion is the object's resourceVersion as the client sent
@@ -68,6 +68,12 @@ func (c Precondition[C]) decideNamespace(ns Namespace, now time.Time) ([]Event, 
 // as a controller's update of replicasets/NAME/status is.
 func (c Precondition[C]) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
 	return decideWrapped(rs, now, c.check, c.Command, DecideReplicaSet)
+}
+
+// decideDeployment lets a Deployment's status be written on a condition,
+// as a controller's update of deployments/NAME/status is.
+func (c Precondition[C]) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
+	return decideWrapped(d, now, c.check, c.Command, DecideDeployment)
 }
 
 // decideWrapped decides inner on s once check lets it. inner's static

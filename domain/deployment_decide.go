@@ -1,0 +1,221 @@
+package domain
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+	"time"
+)
+
+// DeploymentCommand is a command on one Deployment: CreateDeployment,
+// UpdateDeployment, ScaleDeployment, RecordDeploymentStatus or
+// DeleteDeployment.
+type DeploymentCommand interface {
+	decideDeployment(d Deployment, now time.Time) ([]Event, error)
+}
+
+// DecideDeployment returns the events cmd causes on d at now, or a typed
+// error; d is the zero Deployment when herd never saw it.
+func DecideDeployment(d Deployment, cmd DeploymentCommand, now time.Time) ([]Event, error) {
+	if cmd == nil {
+		return nil, fmt.Errorf("nil deployment command: %w", ErrInvalid)
+	}
+	return cmd.decideDeployment(d, now.UTC())
+}
+
+func deploymentNotFound(d Deployment) error {
+	return fmt.Errorf("deployments.apps %q not found: %w", d.Name, ErrNotFound)
+}
+
+func staleDeployment(d Deployment, rv int64) error {
+	if rv == 0 || rv == d.ResourceVersion {
+		return nil
+	}
+	return StaleObject("deployments.apps", d.Name)
+}
+
+// deploymentSpecProblems checks a Deployment's spec as kube-apiserver
+// does: what a ReplicaSet's spec must be, a known strategy whose surge
+// and unavailability are not both zero, and a progress deadline longer
+// than minReadySeconds.
+func deploymentSpecProblems(s DeploymentSpec) []FieldError {
+	errs := replicaSetSpecProblems(ReplicaSetSpec{Replicas: s.Replicas, Selector: s.Selector, Template: s.Template, MinReadySeconds: s.MinReadySeconds})
+	if s.RevisionHistoryLimit < 0 {
+		errs = append(errs, FieldError{Field: "spec.revisionHistoryLimit", Value: strconv.Itoa(int(s.RevisionHistoryLimit)), Reason: "must be greater than or equal to 0"})
+	}
+	if s.ProgressDeadlineSeconds <= s.MinReadySeconds {
+		errs = append(errs, FieldError{Field: "spec.progressDeadlineSeconds", Value: strconv.Itoa(int(s.ProgressDeadlineSeconds)), Reason: "must be greater than minReadySeconds"})
+	}
+	st := s.Strategy
+	switch st.Type {
+	case RecreateStrategy:
+		if st.MaxSurge.Set || st.MaxUnavailable.Set {
+			errs = append(errs, FieldError{Field: "spec.strategy.rollingUpdate", Reason: "may not be specified when strategy `type` is 'Recreate'"})
+		}
+	case RollingUpdateStrategy:
+		errs = append(errs, st.MaxSurge.problems("spec.strategy.rollingUpdate.maxSurge")...)
+		errs = append(errs, st.MaxUnavailable.problems("spec.strategy.rollingUpdate.maxUnavailable")...)
+		if st.MaxSurge.Value == 0 && st.MaxUnavailable.Value == 0 {
+			errs = append(errs, FieldError{Field: "spec.strategy.rollingUpdate.maxUnavailable", Value: st.MaxUnavailable.String(), Reason: "may not be 0 when `maxSurge` is 0"})
+		}
+	default:
+		errs = append(errs, FieldError{Field: "spec.strategy.type", Value: st.Type, Reason: `supported values: "Recreate", "RollingUpdate"`})
+	}
+	return errs
+}
+
+// CreateDeployment creates a Deployment, as kubectl create does.
+type CreateDeployment struct {
+	Namespace   string
+	Name        string
+	UID         string
+	Labels      map[string]string
+	Annotations map[string]string
+	Spec        DeploymentSpec
+}
+
+func (c CreateDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
+	errs := objectNameProblems(c.Namespace, c.Name)
+	errs = append(errs, metadataProblems(c.Labels, c.Annotations)...)
+	errs = append(errs, deploymentSpecProblems(c.Spec)...)
+	if err := invalid("Deployment", c.Name, errs); err != nil {
+		return nil, err
+	}
+	if d.Exists() {
+		return nil, fmt.Errorf("deployments.apps %q already exists: %w", c.Name, ErrAlreadyExists)
+	}
+	return []Event{DeploymentCreated{
+		Namespace: c.Namespace, Name: c.Name, UID: c.UID,
+		Labels: cloneStrings(c.Labels), Annotations: cloneStrings(c.Annotations), Spec: c.Spec.clone(), At: now,
+	}}, nil
+}
+
+// UpdateDeployment makes a Deployment's labels, annotations and spec
+// those given, conditional on ResourceVersion when it is not 0. The
+// selector may not change (apps/v1). A change of the spec is a new
+// generation; one of the template starts a rollout.
+type UpdateDeployment struct {
+	Labels          map[string]string
+	Annotations     map[string]string
+	Spec            DeploymentSpec
+	ResourceVersion int64
+}
+
+func (c UpdateDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
+	if !d.Exists() {
+		return nil, deploymentNotFound(d)
+	}
+	if err := staleDeployment(d, c.ResourceVersion); err != nil {
+		return nil, err
+	}
+	errs := metadataProblems(c.Labels, c.Annotations)
+	errs = append(errs, deploymentSpecProblems(c.Spec)...)
+	if !c.Spec.Selector.equal(d.Spec.Selector) {
+		errs = append(errs, FieldError{Field: "spec.selector", Reason: "Invalid value: field is immutable"})
+	}
+	if err := invalid("Deployment", d.Name, errs); err != nil {
+		return nil, err
+	}
+	return d.changed(c.Labels, c.Annotations, c.Spec, now), nil
+}
+
+// changed is the event that gives d labels, annotations and spec, with a
+// new generation when the spec differs; none when nothing does.
+func (d Deployment) changed(labels, annotations map[string]string, spec DeploymentSpec, now time.Time) []Event {
+	specChanged := !spec.equal(d.Spec)
+	if !specChanged && maps.Equal(labels, d.Labels) && maps.Equal(annotations, d.Annotations) {
+		return nil
+	}
+	gen := d.Generation
+	if specChanged {
+		gen++
+	}
+	return []Event{DeploymentChanged{Labels: cloneStrings(labels), Annotations: cloneStrings(annotations), Spec: spec.clone(), Generation: gen, At: now}}
+}
+
+// ScaleDeployment sets how many pods a Deployment keeps, as kubectl scale
+// does through the scale subresource.
+type ScaleDeployment struct {
+	Replicas        int32
+	ResourceVersion int64
+}
+
+func (c ScaleDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
+	if !d.Exists() {
+		return nil, deploymentNotFound(d)
+	}
+	if err := staleDeployment(d, c.ResourceVersion); err != nil {
+		return nil, err
+	}
+	if c.Replicas < 0 {
+		return nil, invalid("Scale", d.Name, []FieldError{{Field: "spec.replicas", Value: strconv.Itoa(int(c.Replicas)), Reason: "must be greater than or equal to 0"}})
+	}
+	spec := d.Spec.clone()
+	spec.Replicas = c.Replicas
+	return d.changed(d.Labels, d.Annotations, spec, now), nil
+}
+
+// RecordDeploymentStatus records what the reconciler saw of the
+// Deployment's ReplicaSets and, when Revision is not empty, the revision
+// it runs (its deployment.kubernetes.io/revision annotation). The same
+// again records nothing.
+type RecordDeploymentStatus struct {
+	Status   DeploymentStatus
+	Revision string
+}
+
+func (c RecordDeploymentStatus) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
+	if !d.Exists() {
+		return nil, deploymentNotFound(d)
+	}
+	revision := c.Revision
+	if revision == d.Annotations[RevisionAnnotation] {
+		revision = ""
+	}
+	if revision == "" && c.Status.equal(d.Status) {
+		return nil, nil
+	}
+	return []Event{DeploymentStatusRecorded{Status: c.Status.clone(), Revision: revision, At: now}}, nil
+}
+
+// DeleteDeployment deletes a Deployment, conditional on ResourceVersion
+// when it is not 0. Its ReplicaSets are deleted by the garbage collector
+// of owner references, not by this command.
+type DeleteDeployment struct {
+	ResourceVersion int64
+}
+
+func (c DeleteDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
+	if !d.Exists() {
+		return nil, deploymentNotFound(d)
+	}
+	if err := staleDeployment(d, c.ResourceVersion); err != nil {
+		return nil, err
+	}
+	return []Event{DeploymentDeleted{At: now}}, nil
+}
+
+// equal reports whether two specs say the same.
+func (s DeploymentSpec) equal(o DeploymentSpec) bool {
+	return s.Replicas == o.Replicas && s.MinReadySeconds == o.MinReadySeconds && s.RevisionHistoryLimit == o.RevisionHistoryLimit &&
+		s.Paused == o.Paused && s.ProgressDeadlineSeconds == o.ProgressDeadlineSeconds && s.Strategy == o.Strategy &&
+		s.Selector.equal(o.Selector) && s.Template.equal(o.Template)
+}
+
+// TemplateEqual reports whether two pod templates say the same, as the
+// deployment reconciler compares a Deployment's with its ReplicaSets'
+// (their pod-template-hash label left out).
+func TemplateEqual(a, b PodTemplate) bool {
+	a.Labels, b.Labels = withoutKey(a.Labels, PodTemplateHashLabel), withoutKey(b.Labels, PodTemplateHashLabel)
+	return a.equal(b)
+}
+
+// withoutKey is m without key k, m itself when it has none.
+func withoutKey(m map[string]string, k string) map[string]string {
+	if _, ok := m[k]; !ok {
+		return m
+	}
+	c := maps.Clone(m)
+	delete(c, k)
+	return c
+}
