@@ -1,0 +1,39 @@
+package projections
+
+import (
+	"context"
+
+	"herd/events"
+)
+
+// JSONView answers queries about a kind whose view row is its JSON (a
+// jsonRows kind): one object, a namespace's, and pages of rows for
+// watches and consistent lists.
+type JSONView[S any] struct {
+	db   *viewDB
+	rows *jsonRows[S]
+}
+
+func newJSONView[S any](log events.Log, rows *jsonRows[S]) *JSONView[S] {
+	return &JSONView[S]{db: newViewDB(log), rows: rows}
+}
+
+// Get returns the object, or domain.ErrNotFound when it does not exist or
+// was deleted.
+func (v *JSONView[S]) Get(ctx context.Context, namespace, name string) (S, error) {
+	return v.rows.get(ctx, v.db, namespace, name)
+}
+
+// List returns the objects of a namespace — of every namespace when
+// namespace is "" — ordered by namespace and name, with the log head at
+// the moment of reading (the list's resourceVersion), from one statement.
+func (v *JSONView[S]) List(ctx context.Context, namespace string) ([]S, int64, error) {
+	return v.rows.list(ctx, v.db, namespace)
+}
+
+// Rows returns up to limit objects whose keys ("namespace/name") sort
+// after after, in key order, deleted ones (tombstones) included, and the
+// log head at the moment of reading; limit 0 or less means all of them.
+func (v *JSONView[S]) Rows(ctx context.Context, after string, limit int) ([]S, int64, error) {
+	return v.rows.rows(ctx, v.db, after, limit)
+}
