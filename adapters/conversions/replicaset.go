@@ -73,18 +73,10 @@ func ReplicaSetFromAPI(in appsv1.ReplicaSet) (domain.CreateReplicaSet, error) {
 	if err := ValidateReplicaSet(&in); err != nil {
 		return domain.CreateReplicaSet{}, err
 	}
-	tmpl := in.Spec.Template
-	zone, err := zoneFromAnnotations(tmpl.Annotations)
+	tmpl, err := podTemplateFromAPI("ReplicaSet", in.Name, in.Spec.Template)
 	if err != nil {
-		return domain.CreateReplicaSet{}, &domain.InvalidError{Kind: "ReplicaSet", Name: in.Name,
-			Fields: []domain.FieldError{{Field: "spec.template.metadata.annotations", Reason: err.Error()}}}
+		return domain.CreateReplicaSet{}, err
 	}
-	grace := domain.DefaultTerminationGracePeriodSeconds
-	if g := tmpl.Spec.TerminationGracePeriodSeconds; g != nil {
-		grace = *g
-	}
-	podSpec := PodSpecFromAPI(tmpl.Spec)
-	podSpec.TerminationGracePeriodSeconds, podSpec.Zone = grace, zone
 	replicas := defaultReplicas
 	if in.Spec.Replicas != nil {
 		replicas = *in.Spec.Replicas
@@ -94,10 +86,7 @@ func ReplicaSetFromAPI(in appsv1.ReplicaSet) (domain.CreateReplicaSet, error) {
 		Labels: in.Labels, Annotations: in.Annotations, Owners: OwnersFromAPI(in.OwnerReferences),
 		Spec: domain.ReplicaSetSpec{
 			Replicas: replicas, MinReadySeconds: in.Spec.MinReadySeconds, Selector: SelectorFromAPI(in.Spec.Selector),
-			Template: domain.PodTemplate{
-				Labels: tmpl.Labels, Annotations: WithoutHerdKeys(tmpl.Annotations),
-				Spec: podSpec, TerminationGracePeriodSeconds: &grace,
-			},
+			Template: tmpl,
 		},
 	}, nil
 }

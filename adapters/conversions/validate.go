@@ -289,10 +289,18 @@ func invalidFrom(kind, name string, errs field.ErrorList) error {
 func ValidateReplicaSet(in *appsv1.ReplicaSet) error {
 	errs := validateTypeMeta(in.TypeMeta, "ReplicaSet", appsv1.SchemeGroupVersion.String())
 	errs = append(errs, validateMeta(&in.ObjectMeta)...)
+	errs = append(errs, validateWorkloadTemplate(&in.Spec.Template)...)
+	return invalidFrom("ReplicaSet", in.Name, errs)
+}
+
+// validateWorkloadTemplate checks the pod template of a workload that
+// keeps its pods running: as a pod's spec, with Always the only restart
+// policy.
+func validateWorkloadTemplate(t *corev1.PodTemplateSpec) field.ErrorList {
 	tmpl := field.NewPath("spec", "template")
-	errs = append(errs, validatePodSpec(&in.Spec.Template.Spec, tmpl.Child("spec"))...)
-	if p := in.Spec.Template.Spec.RestartPolicy; p != "" && p != corev1.RestartPolicyAlways {
+	errs := validatePodSpec(&t.Spec, tmpl.Child("spec"))
+	if p := t.Spec.RestartPolicy; p != "" && p != corev1.RestartPolicyAlways {
 		errs = append(errs, field.NotSupported(tmpl.Child("spec", "restartPolicy"), p, []string{string(corev1.RestartPolicyAlways)}))
 	}
-	return invalidFrom("ReplicaSet", in.Name, errs)
+	return errs
 }

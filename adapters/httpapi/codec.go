@@ -28,7 +28,7 @@ import (
 
 // scheme knows every Kubernetes type herd reads or writes in a body:
 // core/v1 (with meta/v1's Status, WatchEvent and options), policy's
-// Eviction, coordination.k8s.io's Lease, apps/v1's ReplicaSet and
+// Eviction, coordination.k8s.io's Lease, apps/v1's Deployment and ReplicaSet and
 // autoscaling/v1's Scale, metrics.k8s.io's NodeMetrics and PodMetrics,
 // and meta.k8s.io/v1's Table.
 var scheme = func() *runtime.Scheme {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/uuid"
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"herd/adapters/conversions"
@@ -58,31 +57,11 @@ func (s *Server) replicaSetKind() *kind {
 		rows: replicaSetRows,
 	}
 	k := o.describe(s)
-	k.subresources = append(k.subresources, replicaSetScale(s, o))
+	k.subresources = append(k.subresources, scaleOf(s, o, conversions.ReplicaSetScaleToAPI,
+		func(replicas int32, rv int64) domain.ReplicaSetCommand {
+			return domain.ScaleReplicaSet{Replicas: replicas, ResourceVersion: rv}
+		}))
 	return k
-}
-
-// replicaSetScale is replicasets/NAME/scale, as kubectl scale and
-// autoscalers use it: an autoscaling/v1 Scale of the ReplicaSet, read,
-// replaced or patched through the shared handlers; a write sets the
-// number of replicas and nothing else, conditional on the Scale's
-// resourceVersion when it carries one.
-func replicaSetScale(s *Server, rs *object[domain.ReplicaSet, domain.ReplicaSetCommand, appsv1.ReplicaSet, *appsv1.ReplicaSet]) subresource {
-	o := &object[domain.ReplicaSet, domain.ReplicaSetCommand, autoscalingv1.Scale, *autoscalingv1.Scale]{
-		kind: rs.kind, read: rs.read, exec: rs.exec, toAPI: conversions.ReplicaSetScaleToAPI,
-		// Its ReplicaSet's listing says whether there is one to scale.
-		listing: rs.listing,
-	}
-	scale := func(in *autoscalingv1.Scale, rv int64) (domain.ReplicaSetCommand, error) {
-		return domain.ScaleReplicaSet{Replicas: in.Spec.Replicas, ResourceVersion: rv}, nil
-	}
-	gv := autoscalingv1.SchemeGroupVersion
-	return subresource{name: "scale", object: "Scale", objectGV: &gv, verbs: verbs{
-		dryRun: true,
-		get:    func(w http.ResponseWriter, r *http.Request) { o.serveGet(s, w, r) },
-		update: func(w http.ResponseWriter, r *http.Request) { o.serveUpdate(s, w, r, scale) },
-		patch:  func(w http.ResponseWriter, r *http.Request) { o.servePatch(s, w, r, scale) },
-	}}
 }
 
 // replicaSetRows are the columns kubectl get replicasets prints: NAME,

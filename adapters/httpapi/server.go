@@ -74,6 +74,9 @@ type Deps struct {
 	// ReplicaSets and ReplicaSetView store and read ReplicaSets (apps/v1).
 	ReplicaSets    domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand]
 	ReplicaSetView *projections.ReplicaSetView
+	// Deployments and DeploymentView store and read Deployments (apps/v1).
+	Deployments    domain.Executor[domain.Deployment, domain.DeploymentCommand]
+	DeploymentView *projections.DeploymentView
 	// Auth tells who sends each request on the API listener; nil serves
 	// every request as Anonymous, as herd does without a token file.
 	Auth Authenticator

@@ -1,0 +1,97 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"herd/adapters/conversions"
+	"herd/domain"
+	"herd/projections"
+)
+
+// deploymentKind serves Deployments (apps/v1), as kubectl and client-go
+// write them: the spec from create, replace and patch (kubectl set image,
+// rollout pause, resume, restart and undo are patches), the status from
+// the reconciler that rolls them out, and the number of replicas from
+// kubectl scale through the scale subresource.
+func (s *Server) deploymentKind() *kind {
+	o := &object[domain.Deployment, domain.DeploymentCommand, appsv1.Deployment, *appsv1.Deployment]{
+		kind: &kind{
+			gv: appsv1.SchemeGroupVersion, resource: "deployments", singular: "deployment", name: "Deployment",
+			namespaced: true, shortNames: []string{"deploy"}, categories: []string{"all"},
+		},
+		listing: &listing[domain.Deployment]{
+			aggregate: domain.DeploymentAggregate, fold: projections.FoldDeployment,
+			rows: s.DeploymentView.Rows, hasView: s.DeploymentView != nil,
+			exists: domain.Deployment.Exists,
+			meta: func(d domain.Deployment) (domain.Key, int64, map[string]string) {
+				return d.Key(), d.ResourceVersion, d.Labels
+			},
+		},
+		read: func(ctx context.Context, key domain.Key) (domain.Deployment, error) {
+			return s.DeploymentView.Get(ctx, key.Namespace, key.Name)
+		},
+		exec:  s.Deployments,
+		toAPI: conversions.DeploymentToAPI,
+		create: func(in *appsv1.Deployment, key domain.Key) (domain.DeploymentCommand, error) {
+			c, err := conversions.DeploymentFromAPI(*in)
+			c.Namespace, c.Name, c.UID = key.Namespace, key.Name, uuid.NewString()
+			return c, err
+		},
+		update: func(in *appsv1.Deployment, rv int64) (domain.DeploymentCommand, error) {
+			c, err := conversions.DeploymentFromAPI(*in)
+			return domain.UpdateDeployment{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec, ResourceVersion: rv}, err
+		},
+		status: func(in *appsv1.Deployment, rv int64) (domain.DeploymentCommand, error) {
+			return ifVersion[domain.DeploymentCommand](rv, domain.RecordDeploymentStatus{Status: conversions.DeploymentStatusFromAPI(in.Status)}), nil
+		},
+		delete: func(d deletion) domain.DeploymentCommand {
+			return domain.DeleteDeployment{ResourceVersion: d.resourceVersion}
+		},
+		rows: deploymentRows,
+	}
+	k := o.describe(s)
+	k.subresources = append(k.subresources, scaleOf(s, o, conversions.DeploymentScaleToAPI,
+		func(replicas int32, rv int64) domain.DeploymentCommand {
+			return domain.ScaleDeployment{Replicas: replicas, ResourceVersion: rv}
+		}))
+	return k
+}
+
+// deploymentRows are the columns kubectl get deployments prints: NAME,
+// READY, UP-TO-DATE, AVAILABLE, AGE, and with -o wide CONTAINERS, IMAGES
+// and SELECTOR.
+func deploymentRows(s *Server, ds []appsv1.Deployment, _ *http.Request) tableRows {
+	t := tableRows{columns: []metav1.TableColumnDefinition{
+		nameColumn("Deployment"),
+		{Name: "Ready", Type: "string", Description: "Number of the pods that are ready, of those the Deployment wants"},
+		{Name: "Up-to-date", Type: "integer", Description: "Number of pods made from the Deployment's current template"},
+		{Name: "Available", Type: "integer", Description: "Number of pods available to its users"},
+		ageColumn("the Deployment was created"),
+		wide("Containers", "Names of each container in the template"), wide("Images", "Images of each container in the template"),
+		wide("Selector", "The label selector of the Deployment's pods"),
+	}}
+	now := s.Clock.Now()
+	for _, d := range ds {
+		var names, images []string
+		for _, c := range d.Spec.Template.Spec.Containers {
+			names, images = append(names, c.Name), append(images, c.Image)
+		}
+		var desired int32
+		if d.Spec.Replicas != nil {
+			desired = *d.Spec.Replicas
+		}
+		t.cells = append(t.cells, []any{
+			d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, desired), int64(d.Status.UpdatedReplicas), int64(d.Status.AvailableReplicas),
+			age(now, d.CreationTimestamp),
+			strings.Join(names, ","), strings.Join(images, ","), metav1.FormatLabelSelector(d.Spec.Selector),
+		})
+	}
+	return t
+}
