@@ -33,7 +33,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if err != nil {
 		return reconcilers.Result{}, fmt.Errorf("list pods of namespace %s: %w", key.Namespace, err)
 	}
-	r.owners.observe(pods)
+	for _, p := range pods {
+		r.owners.Observe(domain.Key{Namespace: p.Namespace, Name: p.Name}, p.Owners)
+	}
 	if !rs.Exists() {
 		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")))
 	}

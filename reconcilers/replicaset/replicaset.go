@@ -25,7 +25,7 @@ type Reconciler struct {
 	podCommands PodCommands
 	rsCommands  domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand]
 	ids         Identities
-	owners      *ownerIndex
+	owners      *reconcilers.OwnerIndex
 	clock       clock.PassiveClock
 	log         *zap.Logger
 }
@@ -44,7 +44,7 @@ func New(cfg Config, replicaSets Reader, pods PodLister, podCommands PodCommands
 	}
 	return &Reconciler{
 		cfg: cfg, replicaSets: replicaSets, pods: pods, podCommands: podCommands, rsCommands: rsCommands,
-		ids: RandomIdentities(), owners: newOwnerIndex(), clock: clk, log: log.Named("replicaset"),
+		ids: RandomIdentities(), owners: reconcilers.NewOwnerIndex(kindReplicaSet), clock: clk, log: log.Named("replicaset"),
 	}, nil
 }
 
@@ -107,12 +107,12 @@ func (r *Reconciler) podKeys(rec events.Record, pod domain.Key) []reconcilers.Ke
 		}
 		owners = ev.Owners
 	case reconcilers.Is[domain.PodFinalized](rec):
-		return keysOf(pod.Namespace, r.owners.set(pod, ""))
+		return keysOf(pod.Namespace, r.owners.Set(pod, ""))
 	default:
-		return keysOf(pod.Namespace, r.owners.get(pod))
+		return keysOf(pod.Namespace, r.owners.Get(pod))
 	}
-	now := controllerName(owners)
-	was := r.owners.set(pod, now)
+	now := r.owners.Controller(owners)
+	was := r.owners.Set(pod, now)
 	if was == now {
 		return keysOf(pod.Namespace, now)
 	}

@@ -23,6 +23,7 @@ import (
 	"herd/projections"
 	"herd/projections/watch"
 	"herd/reconcilers"
+	"herd/reconcilers/deployment"
 	"herd/reconcilers/drain"
 	"herd/reconcilers/health"
 	"herd/reconcilers/ipam"
@@ -67,6 +68,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			projections.NewNamespaceView,
 			projections.NewLeaseView,
 			projections.NewReplicaSetView,
+			projections.NewDeploymentView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
 			newCompactor,
@@ -128,6 +130,9 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		fx.Provide(func(v *projections.ReplicaSetView) replicaset.Reader { return v }),
 		fx.Provide(func(v *projections.PodView) replicaset.PodLister { return v }),
 		replicaset.Module,
+		fx.Provide(func(v *projections.DeploymentView) deployment.Reader { return v }),
+		fx.Provide(func(v *projections.ReplicaSetView) deployment.ReplicaSetLister { return v }),
+		deployment.Module,
 		kubelet.Module,
 		reconcilers.Module,
 		localNodeOption(cfg),
@@ -219,7 +224,7 @@ func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metric
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
 	kubeletTargets *projections.KubeletTargetView, elog events.Log, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
-	rss *projections.ReplicaSetView, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
+	rss *projections.ReplicaSetView, dps *projections.DeploymentView, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
 	var retention httpapi.LeaderSource
 	if compactor.Enabled() {
 		retention = jobLeader{leadership, projections.RetentionJob}
@@ -228,7 +233,8 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		Nodes: w.NodeCommands(), NodeView: nodes, Pods: w.PodCommands(), PodView: pods, KubeletTargets: w.KubeletTargetsCommands(), Timeline: tl, KubeletTargetView: kubeletTargets, Log: elog, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 		ConfigMaps: w.ConfigMapCommands(), ConfigMapView: cms, Devices: w.DeviceBindingCommands(), DeviceBindings: devices, Auth: auth,
 		Namespaces: w.NamespaceCommands(), NamespaceView: nss, Leases: w.LeaseCommands(), LeaseView: leases,
-		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: rss, Reconcilers: recs, Retention: retention,
+		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: rss, Deployments: w.DeploymentCommands(), DeploymentView: dps,
+		Reconcilers: recs, Retention: retention,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
 }

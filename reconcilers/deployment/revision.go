@@ -1,0 +1,154 @@
+package deployment
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"strconv"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"herd/domain"
+)
+
+// revisionOf is a ReplicaSet's revision, 0 when it carries none.
+func revisionOf(rs domain.ReplicaSet) int64 {
+	n, _ := strconv.ParseInt(rs.Annotations[domain.RevisionAnnotation], 10, 64)
+	return n
+}
+
+// maxRevision is the highest revision of rss.
+func maxRevision(rss []domain.ReplicaSet) int64 {
+	var m int64
+	for _, rs := range rss {
+		m = max(m, revisionOf(rs))
+	}
+	return m
+}
+
+// hashAlphabet is what a template's hash is written in: Kubernetes'
+// alphabet for generated names, with neither vowels nor the digits 0, 1
+// and 3, so that no word is spelt by chance.
+const hashAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// templateHash names a revision of template: a hash of it and of the
+// Deployment's collision count (raised when the name was taken), written
+// in hashAlphabet, as the pod-template-hash label and the ReplicaSet's
+// name suffix.
+func templateHash(t domain.PodTemplate, collisions int32) string {
+	t.Labels = withoutHash(t.Labels)
+	data, _ := json.Marshal(t) // a PodTemplate always encodes
+	h := fnv.New32a()
+	_, _ = h.Write(data)
+	_, _ = h.Write(binary.BigEndian.AppendUint32(nil, uint32(collisions))) //nolint:gosec // a count, never negative
+	n := h.Sum32()
+	var b strings.Builder
+	for {
+		b.WriteByte(hashAlphabet[n%uint32(len(hashAlphabet))])
+		n /= uint32(len(hashAlphabet))
+		if n == 0 {
+			return b.String()
+		}
+	}
+}
+
+func withoutHash(labels map[string]string) map[string]string {
+	out := maps.Clone(labels)
+	delete(out, domain.PodTemplateHashLabel)
+	return out
+}
+
+// withLabel is labels with k=v, a copy.
+func withLabel(labels map[string]string, k, v string) map[string]string {
+	out := maps.Clone(labels)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[k] = v
+	return out
+}
+
+// skippedAnnotations are the Deployment's annotations its ReplicaSets do
+// not copy: kubectl's and the controller's own.
+var skippedAnnotations = map[string]bool{
+	"kubectl.kubernetes.io/last-applied-configuration": true,
+	domain.RevisionAnnotation:                          true,
+	"deployment.kubernetes.io/revision-history":        true,
+	"deployment.kubernetes.io/desired-replicas":        true,
+	"deployment.kubernetes.io/max-replicas":            true,
+}
+
+// revisionAnnotations are the annotations of the ReplicaSet of revision
+// rev: the Deployment's (its change-cause among them) but kubectl's and
+// the controller's own, and the revision.
+func revisionAnnotations(d domain.Deployment, rev int64) map[string]string {
+	out := map[string]string{}
+	for k, v := range d.Annotations {
+		if !skippedAnnotations[k] {
+			out[k] = v
+		}
+	}
+	out[domain.RevisionAnnotation] = strconv.FormatInt(rev, 10)
+	return out
+}
+
+// create makes the Deployment's new ReplicaSet with replicas pods: named
+// after the template's hash, selecting and labelling its pods with it,
+// owned by the Deployment, with the next revision. A name taken by
+// another ReplicaSet raises the Deployment's collision count, so that the
+// next reconcile hashes to another name.
+func (ro *rollout) create(ctx context.Context, replicas int32) error {
+	d := ro.d
+	hash := templateHash(d.Spec.Template, d.Status.CollisionCount)
+	tmpl := d.Spec.Template
+	tmpl.Labels = withLabel(tmpl.Labels, domain.PodTemplateHashLabel, hash)
+	sel := d.Spec.Selector
+	sel.MatchLabels = withLabel(sel.MatchLabels, domain.PodTemplateHashLabel, hash)
+	name := d.Name + "-" + hash
+	cmd := domain.CreateReplicaSet{
+		Namespace: d.Namespace, Name: name, UID: ro.r.uid(),
+		Labels: tmpl.Labels, Annotations: revisionAnnotations(d, maxRevision(ro.old)+1),
+		Owners: []domain.OwnerReference{d.OwnerReference()},
+		Spec:   domain.ReplicaSetSpec{Replicas: replicas, Selector: sel, Template: tmpl, MinReadySeconds: d.Spec.MinReadySeconds},
+	}
+	rs, err := ro.r.rsCommands.Execute(ctx, domain.Key{Namespace: d.Namespace, Name: name}, cmd)
+	if errors.Is(err, domain.ErrAlreadyExists) {
+		ro.collided = true
+		return fmt.Errorf("replicaset %s/%s of deployment %s: the name is taken by another: %w", d.Namespace, name, d, err)
+	}
+	if err != nil {
+		return fmt.Errorf("create replicaset %s/%s of deployment %s: %w", d.Namespace, name, d, err)
+	}
+	ro.r.log.Info("created replicaset", zap.String("deployment", d.String()), zap.String("replicaset", name),
+		zap.Int32("replicas", replicas), zap.String("revision", rs.Annotations[domain.RevisionAnnotation]))
+	ro.newRS, ro.progress = &rs, reasonCreated
+	return nil
+}
+
+// bumpRevision gives the new ReplicaSet the next revision when it is
+// older than another's: the Deployment went back to an earlier template
+// (kubectl rollout undo), whose ReplicaSet becomes the newest revision,
+// with the Deployment's annotations (its change-cause) as they are now.
+func (ro *rollout) bumpRevision(ctx context.Context) error {
+	rs := ro.newRS
+	top := maxRevision(ro.old)
+	if revisionOf(*rs) > top {
+		return nil
+	}
+	ann := revisionAnnotations(ro.d, top+1)
+	got, err := ro.r.rsCommands.Execute(ctx, rs.Key(), domain.UpdateReplicaSet{
+		Labels: rs.Labels, Annotations: ann, Spec: rs.Spec, ResourceVersion: rs.ResourceVersion,
+	})
+	if err != nil {
+		return fmt.Errorf("give replicaset %s of deployment %s revision %d: %w", rs, ro.d, top+1, err)
+	}
+	ro.r.log.Info("replicaset is the newest revision again", zap.String("deployment", ro.d.String()), zap.String("replicaset", rs.Name), zap.Int64("revision", top+1))
+	*rs = got
+	ro.progress = reasonUpdated
+	return nil
+}
