@@ -55,16 +55,23 @@ func ParseIntOrPercent(s string) (IntOrPercent, error) {
 	return IntOrPercent{Value: int32(n), Percent: percent, Set: true}, nil
 }
 
-// MarshalJSON is the number, or "N%".
+// MarshalJSON is the number, "N%", or null when none was given.
 func (v IntOrPercent) MarshalJSON() ([]byte, error) {
+	if !v.Set {
+		return []byte("null"), nil
+	}
 	if v.Percent {
 		return json.Marshal(v.String())
 	}
 	return json.Marshal(v.Value)
 }
 
-// UnmarshalJSON reads a number or "N%".
+// UnmarshalJSON reads a number, "N%", or null for none.
 func (v *IntOrPercent) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*v = IntOrPercent{}
+		return nil
+	}
 	if len(b) > 0 && b[0] == '"' {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {

@@ -201,14 +201,28 @@ func (ro *rollout) recreate(ctx context.Context) error {
 	return ro.scale(ctx, ro.newRS, ro.d.Spec.Replicas)
 }
 
-// scalePaused scales a paused Deployment without rolling it out: its new
-// ReplicaSet, when it is the only one with pods, follows the replicas,
-// as kubectl scale of a paused Deployment does in Kubernetes.
+// scalePaused scales a paused Deployment without rolling it out: the one
+// ReplicaSet with pods (or, with none, the newest) follows the replicas,
+// as kubectl scale of a paused Deployment does in Kubernetes. With pods
+// in several, a rollout was paused midway, and they are left as they are
+// (Kubernetes would share the change out among them).
 func (ro *rollout) scalePaused(ctx context.Context) error {
-	if ro.newRS == nil || specReplicas(ro.old) > 0 {
+	var active []*domain.ReplicaSet
+	for i := range ro.old {
+		if ro.old[i].Spec.Replicas > 0 {
+			active = append(active, &ro.old[i])
+		}
+	}
+	switch {
+	case ro.newRS != nil && (ro.newRS.Spec.Replicas > 0 || len(active) == 0):
+		active = append(active, ro.newRS)
+	case len(active) == 0 && len(ro.old) > 0:
+		active = append(active, &ro.old[len(ro.old)-1])
+	}
+	if len(active) != 1 {
 		return nil
 	}
-	return ro.scale(ctx, ro.newRS, ro.d.Spec.Replicas)
+	return ro.scale(ctx, active[0], ro.d.Spec.Replicas)
 }
 
 // cleanup deletes the oldest ReplicaSets with no pods beyond the
