@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestKubectlDeployments runs kubectl's Deployment commands against herd
+// serve with demo nodes to run the pods: create deployment, rollout
+// status, set image, rollout history (with a change-cause), rollout undo
+// to a revision, pause and resume, restart, scale, get, and delete, which
+// takes the Deployment's ReplicaSets and pods with it.
+func TestKubectlDeployments(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not on PATH")
+	}
+	srv := startServe(t, serveOptions{Args: []string{"--demo", "3"}})
+	kc := newKubectl(t, srv.URL)
+	rollout := func() {
+		t.Helper()
+		if out := kc.must(t, "rollout", "status", "deployment/shop", "--timeout=120s"); !strings.Contains(out, `deployment "shop" successfully rolled out`) {
+			t.Fatalf("kubectl rollout status said %q", out)
+		}
+	}
+	// images are the images of the shop's Running pods that are not on
+	// their way out.
+	images := func() []string {
+		out := kc.must(t, "get", "pods", "-l", "app=shop", "-o",
+			`jsonpath={range .items[?(@.status.phase=="Running")]}{.spec.containers[0].image} {.metadata.deletionTimestamp}{"\n"}{end}`)
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			if f := strings.Fields(line); len(f) == 1 {
+				got = append(got, f[0])
+			}
+		}
+		slices.Sort(got)
+		return got
+	}
+	running := func(image string, n int) {
+		t.Helper()
+		eventually(t, 60*time.Second, func() error {
+			if got := images(); len(got) != n || slices.ContainsFunc(got, func(i string) bool { return i != image }) {
+				return fmt.Errorf("the shop's Running pods run %v, want %d of %s", got, n, image)
+			}
+			return nil
+		})
+	}
+
+	kc.must(t, "create", "deployment", "shop", "--image=nginx:1", "--replicas=3")
+	rollout()
+	running("nginx:1", 3)
+	header, rows := table(t, kc.must(t, "get", "deployments"))
+	if !slices.Equal(header, []string{"NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"}) || len(rows) != 1 || rows[0][1] != "3/3" {
+		t.Errorf("kubectl get deployments: %q %q", header, rows)
+	}
+
+	kc.must(t, "set", "image", "deployment/shop", "nginx=nginx:2")
+	rollout()
+	running("nginx:2", 3)
+	kc.must(t, "annotate", "deployment/shop", "kubernetes.io/change-cause=to nginx 3")
+	kc.must(t, "set", "image", "deployment/shop", "nginx=nginx:3")
+	rollout()
+	history := kc.must(t, "rollout", "history", "deployment/shop")
+	for _, want := range []string{"1         <none>", "2         <none>", "3         to nginx 3"} {
+		if !strings.Contains(history, want) {
+			t.Errorf("kubectl rollout history lacks %q:\n%s", want, history)
+		}
+	}
+
+	if out := kc.must(t, "rollout", "undo", "deployment/shop", "--to-revision=1"); !strings.Contains(out, "rolled back") {
+		t.Errorf("kubectl rollout undo said %q", out)
+	}
+	rollout()
+	running("nginx:1", 3)
+	if out := kc.must(t, "get", "deployment", "shop", "-o", "jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}"); out != "4" {
+		t.Errorf("the revision after the undo: %q, want 4", out)
+	}
+
+	kc.must(t, "rollout", "pause", "deployment/shop")
+	kc.must(t, "set", "image", "deployment/shop", "nginx=nginx:4")
+	kc.must(t, "scale", "deployment/shop", "--replicas=4")
+	running("nginx:1", 4) // scaled, not rolled out
+	kc.must(t, "rollout", "resume", "deployment/shop")
+	rollout()
+	running("nginx:4", 4)
+	kc.must(t, "rollout", "restart", "deployment/shop")
+	rollout()
+	// One ReplicaSet per template: nginx 1 to 4 and the restart's; the
+	// undo brought nginx:1's back rather than make another.
+	if got := kc.must(t, "get", "rs", "-l", "app=shop", "-o", "name"); len(strings.Fields(got)) != 5 {
+		t.Errorf("the shop's ReplicaSets after five templates: %q, want 5", got)
+	}
+
+	kc.must(t, "delete", "deployment", "shop")
+	eventually(t, 60*time.Second, func() error {
+		rs := strings.TrimSpace(kc.must(t, "get", "rs", "-l", "app=shop", "-o", "name"))
+		pods := strings.TrimSpace(kc.must(t, "get", "pods", "-l", "app=shop", "-o", "name"))
+		if rs != "" || pods != "" {
+			return fmt.Errorf("a deleted Deployment's ReplicaSets %q and pods %q are still there", rs, pods)
+		}
+		return nil
+	})
+}
