@@ -22,8 +22,14 @@ type Deployment struct {
 	// Generation counts the changes to Spec, as metadata.generation does.
 	Generation int64     `json:"generation"`
 	CreatedAt  time.Time `json:"createdAt"`
-	// Deleted marks a Deployment removed; the row stays as a tombstone.
+	// DeletionRequestedAt is when a deletion in the foreground was asked
+	// for: the Deployment stays until its ReplicaSets are gone.
+	DeletionRequestedAt *time.Time `json:"deletionRequestedAt,omitempty"`
+	// Deleted marks a Deployment removed; the row stays as a tombstone,
+	// with the UID it had and whether its ReplicaSets were to be
+	// orphaned.
 	Deleted bool `json:"deleted,omitempty"`
+	Orphan  bool `json:"orphan,omitempty"`
 	// Version is the number of events in the stream; ResourceVersion the
 	// log position of the last, set by the projection.
 	Version         int64 `json:"version"`
@@ -173,8 +179,16 @@ type DeploymentStatusRecorded struct {
 	At       time.Time        `json:"at"`
 }
 
-// DeploymentDeleted records a Deployment's deletion.
+// DeploymentDeleted records a Deployment's deletion; Orphan says its
+// ReplicaSets stay, their reference to it taken off.
 type DeploymentDeleted struct {
+	Orphan bool      `json:"orphan,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// DeploymentDeletionRequested records a deletion in the foreground: the
+// Deployment stays, being deleted, until its ReplicaSets are gone.
+type DeploymentDeletionRequested struct {
 	At time.Time `json:"at"`
 }
 
@@ -190,6 +204,9 @@ func (DeploymentStatusRecorded) EventType() string { return "DeploymentStatusRec
 // EventType implements Event.
 func (DeploymentDeleted) EventType() string { return "DeploymentDeleted" }
 
+// EventType implements Event.
+func (DeploymentDeletionRequested) EventType() string { return "DeploymentDeletionRequested" }
+
 // DeploymentAggregate is the Deployment in the log: streams
 // "deployment/NAMESPACE/NAME".
 var DeploymentAggregate = defineNamespacedAggregate("deployment",
@@ -197,6 +214,7 @@ var DeploymentAggregate = defineNamespacedAggregate("deployment",
 	eventOf[DeploymentChanged](1),
 	eventOf[DeploymentStatusRecorded](1),
 	eventOf[DeploymentDeleted](1),
+	eventOf[DeploymentDeletionRequested](1),
 )
 
 // EvolveDeployment folds one event into the Deployment; it never mutates
@@ -222,8 +240,10 @@ func EvolveDeployment(d Deployment, e Event) Deployment {
 			}
 			d.Annotations[RevisionAnnotation] = e.Revision
 		}
+	case DeploymentDeletionRequested:
+		d.DeletionRequestedAt = timePtr(e.At)
 	case DeploymentDeleted:
-		return Deployment{Namespace: d.Namespace, Name: d.Name, Deleted: true, Version: d.Version, ResourceVersion: d.ResourceVersion}
+		return Deployment{Namespace: d.Namespace, Name: d.Name, UID: d.UID, Deleted: true, Orphan: e.Orphan, Version: d.Version, ResourceVersion: d.ResourceVersion}
 	}
 	return d
 }

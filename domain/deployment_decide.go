@@ -179,10 +179,11 @@ func (c RecordDeploymentStatus) decideDeployment(d Deployment, now time.Time) ([
 }
 
 // DeleteDeployment deletes a Deployment, conditional on ResourceVersion
-// when it is not 0. Its ReplicaSets are deleted by the garbage collector
-// of owner references, not by this command.
+// when it is not 0, its ReplicaSets (and their pods) following as
+// Propagation says, as DeleteReplicaSet's pods do.
 type DeleteDeployment struct {
 	ResourceVersion int64
+	Propagation     Propagation
 }
 
 func (c DeleteDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
@@ -191,6 +192,26 @@ func (c DeleteDeployment) decideDeployment(d Deployment, now time.Time) ([]Event
 	}
 	if err := staleDeployment(d, c.ResourceVersion); err != nil {
 		return nil, err
+	}
+	switch decideDeletion(c.Propagation, d.DeletionRequestedAt != nil) {
+	case deletionRequested:
+		return []Event{DeploymentDeletionRequested{At: now}}, nil
+	case deletionNow:
+		return []Event{DeploymentDeleted{At: now}}, nil
+	case deletionOrphaning:
+		return []Event{DeploymentDeleted{Orphan: true, At: now}}, nil
+	}
+	return nil, nil
+}
+
+// FinishDeploymentDeletion deletes a Deployment being deleted in the
+// foreground, once its ReplicaSets are gone; of any other it does
+// nothing.
+type FinishDeploymentDeletion struct{}
+
+func (FinishDeploymentDeletion) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
+	if !d.Exists() || d.DeletionRequestedAt == nil {
+		return nil, nil
 	}
 	return []Event{DeploymentDeleted{At: now}}, nil
 }

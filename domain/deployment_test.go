@@ -25,7 +25,8 @@ func sampleDeploymentEvents() []Event {
 		DeploymentStatusRecorded{Status: DeploymentStatus{Replicas: 3, UpdatedReplicas: 3, ObservedGeneration: 2,
 			Conditions: []WorkloadCondition{{Type: "Available", Status: "True", Reason: "MinimumReplicasAvailable", LastUpdate: at(3), LastTransition: at(3)}}},
 			Revision: "2", At: at(3)},
-		DeploymentDeleted{At: at(4)},
+		DeploymentDeletionRequested{At: at(4)},
+		DeploymentDeleted{Orphan: true, At: at(4)},
 	}
 }
 
@@ -80,6 +81,10 @@ func TestDecideDeployment(t *testing.T) {
 			[]Event{DeploymentStatusRecorded{Status: DeploymentStatus{Replicas: 3}, Revision: "1", At: at(2)}}, nil},
 		{"the same status", d, RecordDeploymentStatus{}, nil, nil},
 		{"delete", d, DeleteDeployment{}, []Event{DeploymentDeleted{At: at(2)}}, nil},
+		{"delete in the foreground", d, DeleteDeployment{Propagation: PropagateForeground}, []Event{DeploymentDeletionRequested{At: at(2)}}, nil},
+		{"delete orphaning", d, DeleteDeployment{Propagation: PropagateOrphan}, []Event{DeploymentDeleted{Orphan: true, At: at(2)}}, nil},
+		{"delete while deleting", EvolveDeployment(d, DeploymentDeletionRequested{At: at(1)}), DeleteDeployment{Propagation: PropagateOrphan}, nil, nil},
+		{"finish", EvolveDeployment(d, DeploymentDeletionRequested{At: at(1)}), FinishDeploymentDeletion{}, []Event{DeploymentDeleted{At: at(2)}}, nil},
 		{"delete of nothing", Deployment{Name: "gone"}, DeleteDeployment{}, nil, ErrNotFound},
 	}
 	for _, tt := range tests {

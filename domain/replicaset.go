@@ -23,8 +23,13 @@ type ReplicaSet struct {
 	// Status.ObservedGeneration says which the reconciler last acted on.
 	Generation int64     `json:"generation"`
 	CreatedAt  time.Time `json:"createdAt"`
-	// Deleted marks a ReplicaSet removed; the row stays as a tombstone.
+	// DeletionRequestedAt is when a deletion in the foreground was asked
+	// for: the ReplicaSet stays until its pods are gone.
+	DeletionRequestedAt *time.Time `json:"deletionRequestedAt,omitempty"`
+	// Deleted marks a ReplicaSet removed; the row stays as a tombstone,
+	// with the UID it had and whether its pods were to be orphaned.
 	Deleted bool `json:"deleted,omitempty"`
+	Orphan  bool `json:"orphan,omitempty"`
 	// Version is the number of events in the stream; ResourceVersion the
 	// log position of the last, set by the projection.
 	Version         int64 `json:"version"`
@@ -114,9 +119,24 @@ type ReplicaSetStatusRecorded struct {
 	At     time.Time        `json:"at"`
 }
 
-// ReplicaSetDeleted records a ReplicaSet's deletion.
+// ReplicaSetDeleted records a ReplicaSet's deletion; Orphan says its pods
+// stay, their reference to it taken off.
 type ReplicaSetDeleted struct {
+	Orphan bool      `json:"orphan,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// ReplicaSetDeletionRequested records a deletion in the foreground: the
+// ReplicaSet stays, being deleted, until its pods are gone.
+type ReplicaSetDeletionRequested struct {
 	At time.Time `json:"at"`
+}
+
+// ReplicaSetOwnersChanged records the ReplicaSet's new owner references:
+// one taken off when its owner was deleted with its dependents orphaned.
+type ReplicaSetOwnersChanged struct {
+	Owners []OwnerReference `json:"owners,omitempty"`
+	At     time.Time        `json:"at"`
 }
 
 // EventType implements Event.
@@ -131,6 +151,12 @@ func (ReplicaSetStatusRecorded) EventType() string { return "ReplicaSetStatusRec
 // EventType implements Event.
 func (ReplicaSetDeleted) EventType() string { return "ReplicaSetDeleted" }
 
+// EventType implements Event.
+func (ReplicaSetDeletionRequested) EventType() string { return "ReplicaSetDeletionRequested" }
+
+// EventType implements Event.
+func (ReplicaSetOwnersChanged) EventType() string { return "ReplicaSetOwnersChanged" }
+
 // ReplicaSetAggregate is the ReplicaSet in the log: streams
 // "replicaset/NAMESPACE/NAME".
 var ReplicaSetAggregate = defineNamespacedAggregate("replicaset",
@@ -138,6 +164,8 @@ var ReplicaSetAggregate = defineNamespacedAggregate("replicaset",
 	eventOf[ReplicaSetChanged](1),
 	eventOf[ReplicaSetStatusRecorded](1),
 	eventOf[ReplicaSetDeleted](1),
+	eventOf[ReplicaSetDeletionRequested](1),
+	eventOf[ReplicaSetOwnersChanged](1),
 )
 
 // EvolveReplicaSet folds one event into the ReplicaSet; it never mutates
@@ -156,8 +184,12 @@ func EvolveReplicaSet(rs ReplicaSet, e Event) ReplicaSet {
 		rs.Spec, rs.Generation = e.Spec.clone(), e.Generation
 	case ReplicaSetStatusRecorded:
 		rs.Status = e.Status
+	case ReplicaSetDeletionRequested:
+		rs.DeletionRequestedAt = timePtr(e.At)
+	case ReplicaSetOwnersChanged:
+		rs.Owners = slices.Clone(e.Owners)
 	case ReplicaSetDeleted:
-		return ReplicaSet{Namespace: rs.Namespace, Name: rs.Name, Deleted: true, Version: rs.Version, ResourceVersion: rs.ResourceVersion}
+		return ReplicaSet{Namespace: rs.Namespace, Name: rs.Name, UID: rs.UID, Deleted: true, Orphan: e.Orphan, Version: rs.Version, ResourceVersion: rs.ResourceVersion}
 	}
 	return rs
 }

@@ -176,10 +176,14 @@ func (c RecordReplicaSetStatus) decideReplicaSet(rs ReplicaSet, now time.Time) (
 }
 
 // DeleteReplicaSet deletes a ReplicaSet, conditional on ResourceVersion
-// when it is not 0. Its pods are deleted by the garbage collector of
-// owner references, not by this command.
+// when it is not 0, its pods following as Propagation says: deleted after
+// it by the garbage collector (Background, the default), before it
+// (Foreground: it stays, being deleted, until they are gone), or left
+// without it (Orphan). A ReplicaSet already being deleted in the
+// foreground records nothing new.
 type DeleteReplicaSet struct {
 	ResourceVersion int64
+	Propagation     Propagation
 }
 
 func (c DeleteReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
@@ -189,7 +193,44 @@ func (c DeleteReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Even
 	if err := staleReplicaSet(rs, c.ResourceVersion); err != nil {
 		return nil, err
 	}
+	switch decideDeletion(c.Propagation, rs.DeletionRequestedAt != nil) {
+	case deletionRequested:
+		return []Event{ReplicaSetDeletionRequested{At: now}}, nil
+	case deletionNow:
+		return []Event{ReplicaSetDeleted{At: now}}, nil
+	case deletionOrphaning:
+		return []Event{ReplicaSetDeleted{Orphan: true, At: now}}, nil
+	}
+	return nil, nil
+}
+
+// FinishReplicaSetDeletion deletes a ReplicaSet being deleted in the
+// foreground, once its pods are gone; of any other it does nothing.
+type FinishReplicaSetDeletion struct{}
+
+func (FinishReplicaSetDeletion) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
+	if !rs.Exists() || rs.DeletionRequestedAt == nil {
+		return nil, nil
+	}
 	return []Event{ReplicaSetDeleted{At: now}}, nil
+}
+
+// ReleaseReplicaSet takes off the ReplicaSet's reference to the owner of
+// UID, as the garbage collector does when that owner is deleted with its
+// dependents orphaned; a ReplicaSet without one records nothing.
+type ReleaseReplicaSet struct {
+	UID string
+}
+
+func (c ReleaseReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
+	if !rs.Exists() {
+		return nil, replicaSetNotFound(rs)
+	}
+	owners, ok := withoutOwner(rs.Owners, c.UID)
+	if !ok {
+		return nil, nil
+	}
+	return []Event{ReplicaSetOwnersChanged{Owners: owners, At: now}}, nil
 }
 
 // equal reports whether two specs say the same.

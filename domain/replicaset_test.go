@@ -23,7 +23,9 @@ func sampleReplicaSetEvents() []Event {
 		ReplicaSetCreated{Namespace: "default", Name: "web", UID: "rs-uid", Labels: map[string]string{"app": "web"}, Spec: spec, At: at(1)},
 		ReplicaSetChanged{Labels: map[string]string{"app": "web"}, Spec: spec, Generation: 2, At: at(2)},
 		ReplicaSetStatusRecorded{Status: ReplicaSetStatus{Replicas: 3, ReadyReplicas: 2, ObservedGeneration: 2}, At: at(3)},
-		ReplicaSetDeleted{At: at(4)},
+		ReplicaSetOwnersChanged{At: at(4)},
+		ReplicaSetDeletionRequested{At: at(4)},
+		ReplicaSetDeleted{Orphan: true, At: at(5)},
 	}
 }
 
@@ -74,6 +76,13 @@ func TestDecideReplicaSet(t *testing.T) {
 			[]Event{ReplicaSetStatusRecorded{Status: ReplicaSetStatus{Replicas: 1}, At: at(2)}}, nil},
 		{"status at a stale resourceVersion", rs, Precondition[ReplicaSetCommand]{ResourceVersion: "6", Command: RecordReplicaSetStatus{Status: ReplicaSetStatus{Replicas: 1}}}, nil, ErrConflict},
 		{"delete", rs, DeleteReplicaSet{}, []Event{ReplicaSetDeleted{At: at(2)}}, nil},
+		{"delete in the foreground", rs, DeleteReplicaSet{Propagation: PropagateForeground}, []Event{ReplicaSetDeletionRequested{At: at(2)}}, nil},
+		{"delete orphaning the pods", rs, DeleteReplicaSet{Propagation: PropagateOrphan}, []Event{ReplicaSetDeleted{Orphan: true, At: at(2)}}, nil},
+		{"delete while deleting in the foreground", deletingRS(rs), DeleteReplicaSet{}, nil, nil},
+		{"finish a deletion in the foreground", deletingRS(rs), FinishReplicaSetDeletion{}, []Event{ReplicaSetDeleted{At: at(2)}}, nil},
+		{"finish no deletion", rs, FinishReplicaSetDeletion{}, nil, nil},
+		{"release from an owner", ownedRS(rs), ReleaseReplicaSet{UID: "d-uid"}, []Event{ReplicaSetOwnersChanged{Owners: []OwnerReference{}, At: at(2)}}, nil},
+		{"release from no owner", rs, ReleaseReplicaSet{UID: "d-uid"}, nil, nil},
 		{"delete of nothing", ReplicaSet{Name: "gone"}, DeleteReplicaSet{}, nil, ErrNotFound},
 	}
 	for _, tt := range tests {
@@ -86,6 +95,19 @@ func TestDecideReplicaSet(t *testing.T) {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func deletingRS(rs ReplicaSet) ReplicaSet { return EvolveReplicaSet(rs, ReplicaSetDeletionRequested{At: at(1)}) }
+
+func ownedRS(rs ReplicaSet) ReplicaSet {
+	return EvolveReplicaSet(rs, ReplicaSetOwnersChanged{Owners: []OwnerReference{{Kind: "Deployment", Name: "web", UID: "d-uid", Controller: true}}})
+}
+
+func TestReplicaSetTombstoneKeepsUIDAndOrphan(t *testing.T) {
+	gone := EvolveReplicaSet(createdRS(t), ReplicaSetDeleted{Orphan: true})
+	if gone.Exists() || gone.UID != "rs-uid" || !gone.Orphan {
+		t.Errorf("tombstone %+v", gone)
 	}
 }
 

@@ -24,6 +24,13 @@ func (v *JSONView[S]) Get(ctx context.Context, namespace, name string) (S, error
 	return v.rows.get(ctx, v.db, namespace, name)
 }
 
+// Last returns the object or, when it was deleted, its tombstone (which
+// does not exist): what a controller reads to act on a deletion. An
+// object never created is domain.ErrNotFound.
+func (v *JSONView[S]) Last(ctx context.Context, namespace, name string) (S, error) {
+	return v.rows.load(ctx, v.db, namespace, name)
+}
+
 // List returns the objects of a namespace — of every namespace when
 // namespace is "" — ordered by namespace and name, with the log head at
 // the moment of reading (the list's resourceVersion), from one statement.

@@ -62,6 +62,7 @@ func DeploymentToAPI(d domain.Deployment) appsv1.Deployment {
 			UnavailableReplicas: d.Status.UnavailableReplicas,
 		},
 	}
+	foregroundDeletion(&out.ObjectMeta, d.DeletionRequestedAt)
 	if d.Status.CollisionCount != 0 {
 		c := d.Status.CollisionCount
 		out.Status.CollisionCount = &c

@@ -2,6 +2,7 @@ package conversions
 
 import (
 	"strconv"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -19,7 +20,7 @@ const defaultReplicas int32 = 1
 // ReplicaSetToAPI renders a domain ReplicaSet as an apps/v1 ReplicaSet.
 func ReplicaSetToAPI(rs domain.ReplicaSet) appsv1.ReplicaSet {
 	replicas := rs.Spec.Replicas
-	return appsv1.ReplicaSet{
+	out := appsv1.ReplicaSet{
 		TypeMeta: metav1.TypeMeta{Kind: "ReplicaSet", APIVersion: appsv1.SchemeGroupVersion.String()},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:              rs.Name,
@@ -46,6 +47,20 @@ func ReplicaSetToAPI(rs domain.ReplicaSet) appsv1.ReplicaSet {
 			ObservedGeneration:   rs.Status.ObservedGeneration,
 		},
 	}
+	foregroundDeletion(&out.ObjectMeta, rs.DeletionRequestedAt)
+	return out
+}
+
+// foregroundDeletion shows an owner being deleted in the foreground as
+// kube-apiserver does: its deletionTimestamp, and the foregroundDeletion
+// finalizer that holds it until its dependents are gone.
+func foregroundDeletion(m *metav1.ObjectMeta, at *time.Time) {
+	if at == nil {
+		return
+	}
+	ts := metav1.NewTime(*at)
+	m.DeletionTimestamp = &ts
+	m.Finalizers = []string{domain.ForegroundFinalizer}
 }
 
 // podTemplateToAPI renders a workload's pod template; its zone travels

@@ -52,7 +52,7 @@ func (s *Server) deploymentKind() *kind {
 			return ifVersion[domain.DeploymentCommand](rv, domain.RecordDeploymentStatus{Status: conversions.DeploymentStatusFromAPI(in.Status)}), nil
 		},
 		delete: func(d deletion) domain.DeploymentCommand {
-			return domain.DeleteDeployment{ResourceVersion: d.resourceVersion}
+			return domain.DeleteDeployment{ResourceVersion: d.resourceVersion, Propagation: d.propagation}
 		},
 		rows: deploymentRows,
 	}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -30,6 +31,9 @@ func preconditionVersion(rv string) (int64, error) {
 type deletion struct {
 	resourceVersion int64
 	gracePeriod     *int64
+	// propagation is how the deletion reaches what the object owns
+	// (propagationPolicy, or the older orphanDependents).
+	propagation domain.Propagation
 }
 
 // deleteOptions reads a DELETE's options: ?gracePeriodSeconds=, which
@@ -55,6 +59,25 @@ func deleteOptions(r *http.Request) (deletion, error) {
 		d.resourceVersion = rv
 	}
 	d.gracePeriod = opts.GracePeriodSeconds
+	policy := r.URL.Query().Get("propagationPolicy")
+	if opts.PropagationPolicy != nil {
+		policy = string(*opts.PropagationPolicy)
+	}
+	// Refused as kube-apiserver's ValidateDeleteOptions refuses them.
+	invalidOptions := func(field, value, reason string) error {
+		return &domain.InvalidError{Kind: "DeleteOptions.meta.k8s.io", Fields: []domain.FieldError{{Field: field, Value: value, Reason: reason}}}
+	}
+	if opts.OrphanDependents != nil {
+		if policy != "" {
+			return d, invalidOptions("orphanDependents", strconv.FormatBool(*opts.OrphanDependents), "OrphanDependents and DeletionPropagation cannot be both set")
+		}
+		if *opts.OrphanDependents {
+			policy = string(domain.PropagateOrphan)
+		}
+	}
+	if d.propagation, err = domain.ParsePropagation(policy); err != nil {
+		return d, invalidOptions("propagationPolicy", "", fmt.Sprintf(`Unsupported value: %q: supported values: "Foreground", "Background", "Orphan"`, policy))
+	}
 	if raw := r.URL.Query().Get("gracePeriodSeconds"); raw != "" {
 		v, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil {

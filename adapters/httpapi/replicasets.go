@@ -52,7 +52,7 @@ func (s *Server) replicaSetKind() *kind {
 			return ifVersion[domain.ReplicaSetCommand](rv, domain.RecordReplicaSetStatus{Status: conversions.ReplicaSetStatusFromAPI(in.Status)}), nil
 		},
 		delete: func(d deletion) domain.ReplicaSetCommand {
-			return domain.DeleteReplicaSet{ResourceVersion: d.resourceVersion}
+			return domain.DeleteReplicaSet{ResourceVersion: d.resourceVersion, Propagation: d.propagation}
 		},
 		rows: replicaSetRows,
 	}

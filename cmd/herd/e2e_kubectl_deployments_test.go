@@ -106,3 +106,50 @@ func TestKubectlDeployments(t *testing.T) {
 		return nil
 	})
 }
+
+// TestKubectlCascadingDeletion: kubectl delete --cascade=orphan leaves a
+// Deployment's ReplicaSet and pods running without it, and
+// --cascade=foreground returns only once the dependents are gone, as
+// against Kubernetes' garbage collector.
+func TestKubectlCascadingDeletion(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not on PATH")
+	}
+	srv := startServe(t, serveOptions{Args: []string{"--demo", "2"}})
+	kc := newKubectl(t, srv.URL)
+	names := func(kind, selector string) []string {
+		return strings.Fields(kc.must(t, "get", kind, "-l", selector, "-o", "name"))
+	}
+	kc.must(t, "create", "deployment", "keep", "--image=nginx", "--replicas=2")
+	kc.must(t, "rollout", "status", "deployment/keep", "--timeout=120s")
+	kc.must(t, "delete", "deployment", "keep", "--cascade=orphan")
+	rss := names("rs", "app=keep")
+	if len(rss) != 1 {
+		t.Fatalf("after an orphaning delete: replicasets %v, want the one left", rss)
+	}
+	// Kept by nothing once the collector has taken its reference off,
+	// still keeping its pods.
+	eventually(t, 30*time.Second, func() error {
+		if owners := kc.must(t, "get", rss[0], "-o", "jsonpath={.metadata.ownerReferences}"); owners != "" {
+			return fmt.Errorf("the orphaned replicaset still names an owner: %s", owners)
+		}
+		return nil
+	})
+	if pods := names("pods", "app=keep"); len(pods) != 2 {
+		t.Errorf("the orphaned replicaset's pods: %v, want 2", pods)
+	}
+	// kubectl waits for a foreground deletion to end: by then the pods
+	// are gone.
+	kc.must(t, "delete", rss[0], "--cascade=foreground", "--timeout=60s")
+	if pods := names("pods", "app=keep"); len(pods) != 0 {
+		t.Errorf("pods %v outlived a replicaset deleted in the foreground", pods)
+	}
+
+	kc.must(t, "create", "deployment", "fg", "--image=nginx", "--replicas=2")
+	kc.must(t, "rollout", "status", "deployment/fg", "--timeout=120s")
+	kc.must(t, "delete", "deployment", "fg", "--cascade=foreground", "--timeout=60s")
+	if rs, pods := names("rs", "app=fg"), names("pods", "app=fg"); len(rs)+len(pods) != 0 {
+		t.Errorf("replicasets %v and pods %v outlived a deployment deleted in the foreground", rs, pods)
+	}
+}

@@ -275,7 +275,11 @@ func TestPausedDeploymentScalesButDoesNotRoll(t *testing.T) {
 	h.create(webSpec(2, "nginx:1"))
 	h.reconcile()
 	h.settle(-1)
-	h.change(func(s *domain.DeploymentSpec) { s.Paused = true; s.Template.Spec.Containers[0].Image = "nginx:2"; s.Replicas = 5 })
+	h.change(func(s *domain.DeploymentSpec) {
+		s.Paused = true
+		s.Template.Spec.Containers[0].Image = "nginx:2"
+		s.Replicas = 5
+	})
 	h.reconcile()
 	if got := h.byImage(); len(got) != 1 || got["nginx:1"] != 5 {
 		t.Errorf("paused: %v, want the running revision scaled to 5 and no new one", got)
@@ -396,5 +400,59 @@ func TestKeysFor(t *testing.T) {
 	// status.
 	if want := []string{"deployment/default/web", "deployment/default/web"}; !slices.Equal(keys, want) {
 		t.Errorf("keys %v, want %v", keys, want)
+	}
+}
+
+// TestForegroundDeletionWaitsForTheReplicaSets: a Deployment deleted in
+// the foreground stays, being deleted, while its ReplicaSets are deleted
+// in the foreground in turn, and goes once they are gone.
+func TestForegroundDeletionWaitsForTheReplicaSets(t *testing.T) {
+	h := newHarness(t)
+	h.create(webSpec(2, "nginx:1"))
+	h.reconcile()
+	if _, err := h.env.Writer.DeploymentCommands().Execute(t.Context(), webDomainKey, domain.DeleteDeployment{Propagation: domain.PropagateForeground}); err != nil {
+		t.Fatal(err)
+	}
+	h.reconcile()
+	if d := h.get(); d.DeletionRequestedAt == nil {
+		t.Fatalf("the deployment went before its replicasets: %+v", d)
+	}
+	rss := h.replicaSets()
+	if len(rss) != 1 {
+		t.Fatalf("replicasets %v", rss)
+	}
+	for _, rs := range rss {
+		if rs.DeletionRequestedAt == nil {
+			t.Fatalf("its replicaset is not being deleted in the foreground: %+v", rs)
+		}
+		// What the ReplicaSet reconciler does once the pods are gone.
+		if _, err := h.env.Writer.ReplicaSetCommands().Execute(t.Context(), rs.Key(), domain.FinishReplicaSetDeletion{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.reconcile()
+	if _, err := h.ds.Get(t.Context(), "default", "web"); err == nil {
+		t.Error("the deployment outlived its replicasets")
+	}
+}
+
+// TestOrphanDeletionLeavesTheReplicaSets: a Deployment deleted with its
+// dependents orphaned leaves its ReplicaSet running, without an owner.
+func TestOrphanDeletionLeavesTheReplicaSets(t *testing.T) {
+	h := newHarness(t)
+	h.create(webSpec(2, "nginx:1"))
+	h.reconcile()
+	if _, err := h.env.Writer.DeploymentCommands().Execute(t.Context(), webDomainKey, domain.DeleteDeployment{Propagation: domain.PropagateOrphan}); err != nil {
+		t.Fatal(err)
+	}
+	h.reconcile()
+	rss := h.replicaSets()
+	if len(rss) != 1 {
+		t.Fatalf("replicasets %v, want the one left", rss)
+	}
+	for _, rs := range rss {
+		if len(rs.Owners) != 0 || rs.Spec.Replicas != 2 {
+			t.Errorf("the orphan %s: owners %v, %d replicas", rs.Name, rs.Owners, rs.Spec.Replicas)
+		}
 	}
 }

@@ -10,8 +10,10 @@ import (
 // Reader is what the reconciler reads of the Deployments: one per key,
 // and every one on resync.
 type Reader interface {
-	// Get returns the Deployment, or domain.ErrNotFound.
-	Get(ctx context.Context, namespace, name string) (domain.Deployment, error)
+	// Last returns the Deployment or, deleted, its tombstone (which does
+	// not Exist, and says whether its ReplicaSets are orphaned), or
+	// domain.ErrNotFound.
+	Last(ctx context.Context, namespace, name string) (domain.Deployment, error)
 	// List returns the Deployments of namespace, or of every namespace
 	// when it is empty.
 	List(ctx context.Context, namespace string) ([]domain.Deployment, int64, error)

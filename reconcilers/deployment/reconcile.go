@@ -21,7 +21,7 @@ import (
 // did not see.
 func (r *Reconciler) Reconcile(ctx context.Context, k reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:deployment", Source: "reconciler/deployment"})
-	d, err := r.deployments.Get(ctx, k.Namespace, k.Name)
+	d, err := r.deployments.Last(ctx, k.Namespace, k.Name)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get deployment %s: %w", k, err)
 	}
@@ -33,7 +33,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, k reconcilers.Key) (reconcil
 		r.owners.Observe(rs.Key(), rs.Owners)
 	}
 	if !d.Exists() {
-		return reconcilers.Result{}, r.collect(ctx, k, all)
+		orphan := ""
+		if d.Orphan {
+			orphan = d.UID
+		}
+		return reconcilers.Result{}, r.collect(ctx, k, all, orphan)
 	}
 	if d.UID == "" {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("deployment %s has no uid: %w", d, domain.ErrInvalid))
@@ -44,30 +48,75 @@ func (r *Reconciler) Reconcile(ctx context.Context, k reconcilers.Key) (reconcil
 			owned = append(owned, rs)
 		}
 	}
+	if d.DeletionRequestedAt != nil {
+		return reconcilers.Result{}, r.deleteForeground(ctx, d, owned)
+	}
 	return r.sync(ctx, d, owned)
+}
+
+// deleteForeground deletes the ReplicaSets of d, which is being deleted
+// in the foreground, each in the foreground too (so that each waits for
+// its pods), and deletes d once none is left.
+func (r *Reconciler) deleteForeground(ctx context.Context, d domain.Deployment, owned []domain.ReplicaSet) error {
+	for _, rs := range owned {
+		if rs.DeletionRequestedAt != nil {
+			continue
+		}
+		if _, err := r.rsCommands.Execute(ctx, rs.Key(), domain.DeleteReplicaSet{Propagation: domain.PropagateForeground}); err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return fmt.Errorf("delete replicaset %s of deployment %s, deleted in the foreground: %w", rs, d, err)
+		}
+	}
+	if len(owned) > 0 {
+		return nil // their deletion brings the key back
+	}
+	if _, err := r.commands.Execute(ctx, d.Key(), domain.FinishDeploymentDeletion{}); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return fmt.Errorf("delete deployment %s, its replicasets gone: %w", d, err)
+	}
+	return nil
 }
 
 // collect deletes the ReplicaSets whose controller, the Deployment of
 // k, is gone, as Kubernetes' background cascading deletion does; the
-// ReplicaSet reconciler then collects their pods.
-func (r *Reconciler) collect(ctx context.Context, k reconcilers.Key, all []domain.ReplicaSet) error {
+// ReplicaSet reconciler then collects their pods. The ReplicaSets of the
+// Deployment of UID orphan, deleted with its dependents orphaned, only
+// lose their reference to it.
+func (r *Reconciler) collect(ctx context.Context, k reconcilers.Key, all []domain.ReplicaSet, orphan string) error {
 	var errs []error
-	var names []string
+	var deleted, released []string
 	for _, rs := range all {
 		if r.owners.Controller(rs.Owners) != k.Name {
 			continue
 		}
-		_, err := r.rsCommands.Execute(ctx, rs.Key(), domain.DeleteReplicaSet{ResourceVersion: rs.ResourceVersion})
+		var cmd domain.ReplicaSetCommand = domain.DeleteReplicaSet{ResourceVersion: rs.ResourceVersion}
+		if ctrl := controllerUID(rs); orphan != "" && ctrl == orphan {
+			cmd = domain.ReleaseReplicaSet{UID: orphan}
+		}
+		_, err := r.rsCommands.Execute(ctx, rs.Key(), cmd)
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
-			errs = append(errs, fmt.Errorf("delete replicaset %s of deployment %s, which is gone: %w", rs, k, err))
+			errs = append(errs, fmt.Errorf("collect replicaset %s of deployment %s, which is gone: %w", rs, k, err))
 			continue
 		}
-		names = append(names, rs.Name)
+		if _, ok := cmd.(domain.ReleaseReplicaSet); ok {
+			released = append(released, rs.Name)
+		} else {
+			deleted = append(deleted, rs.Name)
+		}
 	}
-	if len(names) > 0 {
-		r.log.Info("deleted the replicasets of a deployment that is gone", zap.String("deployment", k.Namespace+"/"+k.Name), zap.Strings("replicasets", names))
+	if len(deleted)+len(released) > 0 {
+		r.log.Info("collected the replicasets of a deployment that is gone", zap.String("deployment", k.Namespace+"/"+k.Name),
+			zap.Strings("deleted", deleted), zap.Strings("orphaned", released))
 	}
 	return errors.Join(errs...)
+}
+
+// controllerUID is the UID of rs's controller, "" for none.
+func controllerUID(rs domain.ReplicaSet) string {
+	for _, o := range rs.Owners {
+		if o.Controller {
+			return o.UID
+		}
+	}
+	return ""
 }
 
 // sync takes one step of d's rollout over owned, its ReplicaSets, and

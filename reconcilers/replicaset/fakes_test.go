@@ -35,7 +35,7 @@ func newFakeReplicaSets(now func() time.Time, sets ...domain.ReplicaSet) *fakeRe
 	return f
 }
 
-func (f *fakeReplicaSets) Get(_ context.Context, namespace, name string) (domain.ReplicaSet, error) {
+func (f *fakeReplicaSets) Last(_ context.Context, namespace, name string) (domain.ReplicaSet, error) {
 	if f.err != nil {
 		return domain.ReplicaSet{}, f.err
 	}

@@ -10,9 +10,10 @@ import (
 // Reader is what the reconciler reads of the ReplicaSets: one
 // per key, and every one on resync.
 type Reader interface {
-	// Get returns the ReplicaSet, or domain.ErrNotFound; a deleted one
-	// may come back as its tombstone (not Exists).
-	Get(ctx context.Context, namespace, name string) (domain.ReplicaSet, error)
+	// Last returns the ReplicaSet or, deleted, its tombstone (which does
+	// not Exist, and says whether its pods are orphaned), or
+	// domain.ErrNotFound.
+	Last(ctx context.Context, namespace, name string) (domain.ReplicaSet, error)
 	// List returns the ReplicaSets of namespace, or of every namespace
 	// when it is empty, and the log position they are read at.
 	List(ctx context.Context, namespace string) (rss []domain.ReplicaSet, head int64, err error)

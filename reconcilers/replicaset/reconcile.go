@@ -22,7 +22,7 @@ import (
 // expectations to wait out a stale cache.
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:replicaset", Source: "reconciler/replicaset"})
-	rs, err := r.replicaSets.Get(ctx, key.Namespace, key.Name)
+	rs, err := r.replicaSets.Last(ctx, key.Namespace, key.Name)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get replicaset %s: %w", key, err)
 	}
@@ -37,7 +37,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		r.owners.Observe(domain.Key{Namespace: p.Namespace, Name: p.Name}, p.Owners)
 	}
 	if !rs.Exists() {
-		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")))
+		orphan := ""
+		if rs.Orphan {
+			orphan = rs.UID
+		}
+		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")), orphan)
+	}
+	if rs.DeletionRequestedAt != nil {
+		return reconcilers.Result{}, r.deleteForeground(ctx, rs, pods)
 	}
 	return r.sync(ctx, rs, pods)
 }
@@ -54,7 +61,7 @@ func (r *Reconciler) sync(ctx context.Context, rs domain.ReplicaSet, pods []doma
 	}
 	c := claim(rs, pods)
 	var errs []error
-	if err := r.collect(ctx, rs.String(), c.abandoned); err != nil {
+	if err := r.collect(ctx, rs.String(), c.abandoned, ""); err != nil {
 		errs = append(errs, err)
 	}
 	adopted, err := r.adopt(ctx, rs, c.orphans, c.strays)

@@ -59,7 +59,8 @@ func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 
 // replicaSetEvents are the ReplicaSet's changes that call for a
 // reconcile; the status it records itself does not.
-var replicaSetEvents = reconcilers.EventTypesOf(domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{}, domain.ReplicaSetDeleted{})
+var replicaSetEvents = reconcilers.EventTypesOf(domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{}, domain.ReplicaSetDeleted{},
+	domain.ReplicaSetDeletionRequested{})
 
 // podEvents are what happens to a pod that may change what its
 // ReplicaSet counts or does: its creation and owners, its labels (the
