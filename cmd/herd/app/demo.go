@@ -143,15 +143,15 @@ func runDemoPico(ctx context.Context, base, name string, log *zap.Logger) {
 // demoPodsPerNode is how many pods the demo asks for per simulated node.
 const demoPodsPerNode = 2
 
-// demoApps are the demo's workloads, one ReplicaSet each, sharing the
+// demoApps are the demo's workloads, one Deployment each, sharing the
 // demo's pods between them.
 var demoApps = []string{"web", "cache", "report"}
 
-// runDemoWorkload creates namespace "demo" and the demo's ReplicaSets in
-// it, once every demo node is Ready (or demoReadyWait has passed): the
-// ReplicaSets make the pods, herd's scheduler spreads them over the
-// nodes, and a pod that a drain evicts is made again and placed on
-// another node. A restart of the demo finds them already there (409,
+// runDemoWorkload creates namespace "demo" and the demo's Deployments in
+// it, once every demo node is Ready (or demoReadyWait has passed): each
+// Deployment's ReplicaSet makes the pods, herd's scheduler spreads them
+// over the nodes, and a pod that a drain evicts is made again and placed
+// on another node. A restart of the demo finds them already there (409,
 // which is fine).
 func runDemoWorkload(ctx context.Context, base string, nodes int, log *zap.Logger) {
 	c := &http.Client{Timeout: 5 * time.Second}
@@ -174,7 +174,7 @@ func runDemoWorkload(ctx context.Context, base string, nodes int, log *zap.Logge
 			replicas++
 		}
 		labels := map[string]string{"app": app, "herd.dev/demo": "true"}
-		rs := map[string]any{
+		deployment := map[string]any{
 			"metadata": map[string]any{"name": app, "labels": labels},
 			"spec": map[string]any{
 				"replicas": replicas,
@@ -188,8 +188,8 @@ func runDemoWorkload(ctx context.Context, base string, nodes int, log *zap.Logge
 				},
 			},
 		}
-		if err := demoCall(ctx, c, http.MethodPost, base+"/apis/apps/v1/namespaces/demo/replicasets", "application/json", rs); err != nil && ctx.Err() == nil {
-			log.Warn("demo ReplicaSet could not be created", zap.String("replicaset", app), zap.Error(err))
+		if err := demoCall(ctx, c, http.MethodPost, base+"/apis/apps/v1/namespaces/demo/deployments", "application/json", deployment); err != nil && ctx.Err() == nil {
+			log.Warn("demo Deployment could not be created", zap.String("deployment", app), zap.Error(err))
 		}
 	}
 }
