@@ -67,7 +67,7 @@ func TestMain(m *testing.M) {
 // building it on first use. Unit tests in this package never pay for it.
 // The binary is built with the race detector when the tests are: a data
 // race inside serve under concurrent requests is then a test failure too.
-func herdBinary(t *testing.T) string {
+func herdBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("process-level test: skipped with -short")
@@ -144,7 +144,7 @@ func (b *syncBuffer) String() string {
 
 // herdProc is one running `herd serve`.
 type herdProc struct {
-	t       *testing.T
+	t       testing.TB
 	cmd     *exec.Cmd
 	URL     string
 	DataDir string
@@ -177,7 +177,7 @@ type serveOptions struct {
 // 127.0.0.1:0) and the URL is the one it logs. A port found free and
 // handed to serve can be taken by another test's herd first; serve then
 // fails, and its readiness would have been answered by the other herd.
-func startServe(t *testing.T, opts serveOptions) *herdProc {
+func startServe(t testing.TB, opts serveOptions) *herdProc {
 	t.Helper()
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
@@ -231,7 +231,7 @@ func (p *herdProc) servingURL(timeout time.Duration) (string, error) {
 
 // spawn starts the herd binary with args; the caller waits for whatever
 // it needs.
-func spawn(t *testing.T, url, dataDir string, env []string, args ...string) *herdProc {
+func spawn(t testing.TB, url, dataDir string, env []string, args ...string) *herdProc {
 	t.Helper()
 	out := &syncBuffer{}
 	cmd := exec.Command(herdBinary(t), args...) //nolint:noctx // herd outlives t.Context(), which ends before the cleanup that stops it with SIGTERM and checks how it exited
@@ -326,7 +326,7 @@ func (p *herdProc) stop() {
 }
 
 // checkNoRace fails the test when a race-enabled child reported a race.
-func checkNoRace(t *testing.T, what, output string) {
+func checkNoRace(t testing.TB, what, output string) {
 	t.Helper()
 	if strings.Contains(output, "WARNING: DATA RACE") {
 		t.Errorf("%s reported a data race:\n%s", what, output)
@@ -334,7 +334,7 @@ func checkNoRace(t *testing.T, what, output string) {
 }
 
 // freeAddr returns a loopback address whose port was free a moment ago.
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -59,7 +59,7 @@ func selfSignedCert(t *testing.T, dir string) (certFile, keyFile string) {
 
 // trustingTransport trusts only the certificate in caFile; with no file it
 // is a plain transport.
-func trustingTransport(t *testing.T, caFile string) *http.Transport {
+func trustingTransport(t testing.TB, caFile string) *http.Transport {
 	t.Helper()
 	tr := &http.Transport{}
 	if caFile == "" {
