@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -115,8 +116,16 @@ func rolledOut(b *testing.B, cs kubernetes.Interface, name string, replicas int3
 // 10 s and under 30 s.
 //
 //	go test -run '^$' -bench Deployment1000 -benchtime 1x ./cmd/herd/
+//
+// With HERD_BENCH_CPUPROFILE=FILE, herd serves its profiles and the
+// rollout's first 20 s of CPU are written to FILE (go tool pprof FILE).
 func BenchmarkDeployment1000Over100Nodes(b *testing.B) {
-	srv := startServe(b, serveOptions{})
+	profile := os.Getenv("HERD_BENCH_CPUPROFILE")
+	var args []string
+	if profile != "" {
+		args = append(args, "--profiling")
+	}
+	srv := startServe(b, serveOptions{Args: args})
 	benchFleet(b, srv.URL, 100)
 	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, QPS: 1000, Burst: 1000})
 	if err != nil {
@@ -144,12 +153,22 @@ func BenchmarkDeployment1000Over100Nodes(b *testing.B) {
 		}
 		created += rolledOut(b, cs, name, replicas, start)
 
+		profiled := make(chan error, 1)
+		if profile != "" {
+			go func() { profiled <- benchProfile(srv.URL, profile, 20*time.Second) }()
+		}
 		start = time.Now()
 		patch := `{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"web:2"}]}}}}`
 		if _, err := cs.AppsV1().Deployments("default").Patch(b.Context(), name, "application/strategic-merge-patch+json", []byte(patch), metav1.PatchOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		rolled += rolledOut(b, cs, name, replicas, start)
+		if profile != "" {
+			if err := <-profiled; err != nil {
+				b.Fatal(err)
+			}
+			profile = ""
+		}
 
 		start = time.Now()
 		if err := cs.AppsV1().Deployments("default").Delete(b.Context(), name, metav1.DeleteOptions{}); err != nil {
@@ -173,4 +192,25 @@ func BenchmarkDeployment1000Over100Nodes(b *testing.B) {
 	b.ReportMetric(created.Seconds()/float64(b.N), "s-to-available")
 	b.ReportMetric(rolled.Seconds()/float64(b.N), "s-to-rolled-out")
 	b.ReportMetric(deleted.Seconds()/float64(b.N), "s-to-deleted")
+}
+
+// benchProfile writes herd's CPU profile over the next d to path.
+func benchProfile(base, path string, d time.Duration) error {
+	resp, err := http.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, int(d.Seconds()))) //nolint:noctx // bounded by the profile's own seconds
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("profile: %s", resp.Status)
+	}
+	f, err := os.Create(path) //nolint:gosec // the path the benchmark's runner gave
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
