@@ -79,12 +79,12 @@ func (w *Writer) GetPod(ctx context.Context, namespace, name string) (domain.Pod
 	return NewPodView(w.log).Get(ctx, namespace, name)
 }
 
-const upsertPodSQL = `INSERT INTO pods (namespace, name, uid, node_name, phase, terminating, finalized, source, version, resource_version, data)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+const upsertPodSQL = `INSERT INTO pods (namespace, name, uid, node_name, phase, terminating, finalized, source, version, resource_version, data, controller)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (namespace, name) DO UPDATE SET uid = excluded.uid, node_name = excluded.node_name,
   phase = excluded.phase, terminating = excluded.terminating, finalized = excluded.finalized,
   source = excluded.source, version = excluded.version, resource_version = excluded.resource_version,
-  data = excluded.data`
+  data = excluded.data, controller = excluded.controller`
 
 // podRowArgs are the upsert's arguments for p.
 func podRowArgs(p domain.Pod) ([]any, error) {
@@ -93,7 +93,19 @@ func podRowArgs(p domain.Pod) ([]any, error) {
 		return nil, fmt.Errorf("encode pod %s: %w", p.Key(), err)
 	}
 	return []any{p.Namespace, p.Name, p.UID, p.Spec.NodeName, string(p.Status.Phase), p.Terminating(),
-		p.Finalized, string(p.Source), p.Version, p.ResourceVersion, data}, nil
+		p.Finalized, string(p.Source), p.Version, p.ResourceVersion, data, ControllerOf(p.Owners)}, nil
+}
+
+// ControllerOf names the controller among owners as the pod view's
+// controller column and PodFilter.Controllers do: "Kind/name", or "" when
+// none of them is a controller.
+func ControllerOf(owners []domain.OwnerReference) string {
+	for _, o := range owners {
+		if o.Controller {
+			return o.Kind + "/" + o.Name
+		}
+	}
+	return ""
 }
 
 // unmarshalPod rebuilds a pod from its stored row; it is the only way a Pod

@@ -49,6 +49,11 @@ type PodFilter struct {
 	Source *domain.PodSource
 	// Terminating keeps only the pods being deleted.
 	Terminating bool
+	// Controllers, when not nil, keeps the pods whose controller is one
+	// of these, each "Kind/name" as ControllerOf says it, "" for the pods
+	// without one: a workload's own pods and the orphans it may adopt,
+	// read through an index rather than the whole namespace.
+	Controllers []string
 }
 
 // List returns the pods that match f, by namespace and name, and the log
@@ -74,6 +79,15 @@ func (v *PodView) List(ctx context.Context, f PodFilter) ([]domain.Pod, int64, e
 	}
 	if f.Terminating {
 		where = append(where, "r.terminating = 1")
+	}
+	switch {
+	case f.Controllers != nil && len(f.Controllers) == 0:
+		where = append(where, "1 = 0")
+	case f.Controllers != nil:
+		where = append(where, "r.controller IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(f.Controllers)), ", ")+")")
+		for _, c := range f.Controllers {
+			args = append(args, c)
+		}
 	}
 	return viewRows(ctx, v.db, "pod", unmarshalPod,
 		`pods r ON `+strings.Join(where, " AND ")+` ORDER BY r.namespace, r.name`, args...)

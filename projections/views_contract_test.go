@@ -2,8 +2,11 @@ package projections
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"io/fs"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,8 +114,12 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 
 	pod := func(ns, name, nodeName string) {
 		t.Helper()
+		var owners []domain.OwnerReference
+		if strings.HasPrefix(name, "web") { // web's pods have a controller
+			owners = []domain.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "uid-rs-web", Controller: true}}
+		}
 		p, err := f.w.UpdatePod(ctx, ns, name, func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePod(p, domain.CreatePod{Namespace: ns, Name: name, UID: "uid-" + ns + "-" + name,
+			return domain.DecidePod(p, domain.CreatePod{Namespace: ns, Name: name, UID: "uid-" + ns + "-" + name, Owners: owners,
 				Spec: domain.PodSpec{NodeName: nodeName, Containers: []domain.Container{{Name: "c"}}}}, clk.Now())
 		})
 		if err != nil {
@@ -394,10 +401,26 @@ func contractEveryOtherQuery(t *testing.T, f *contractFleet) {
 		{PodFilter{Phase: domain.PodPending}, 4},
 		{PodFilter{Source: &herd}, 4},
 		{PodFilter{Terminating: true}, 0},
+		{PodFilter{Namespace: "default", Controllers: []string{"ReplicaSet/web"}}, 2},
+		{PodFilter{Controllers: []string{""}}, 2},
+		{PodFilter{Controllers: []string{"ReplicaSet/web", ""}}, 4},
+		{PodFilter{Controllers: []string{}}, 0},
 	} {
 		if ps, _, err := pods.List(ctx, c.f); err != nil || len(ps) != c.want {
 			t.Errorf("pods %+v: %d, %v; want %d", c.f, len(ps), err, c.want)
 		}
+	}
+	// The controllers of the pods written before the column was there
+	// are filled from their rows by the migration that adds it.
+	migration := "migrations/0019_pods_by_controller.sql"
+	if db, engine := events.SQLDB(f.log); engine == events.EnginePostgres {
+		migration = "postgres_migrations/0008_pods_by_controller.sql"
+		checkControllerBackfill(t, db, migration, true)
+	} else {
+		checkControllerBackfill(t, db, migration, false)
+	}
+	if ps, _, err := pods.List(ctx, PodFilter{Controllers: []string{"ReplicaSet/web"}}); err != nil || len(ps) != 2 {
+		t.Errorf("web's pods after the backfill: %d, %v; want 2", len(ps), err)
 	}
 	if gone, err := pods.GoneNodeNames(ctx, herd); err != nil || len(gone) != 0 {
 		t.Errorf("GoneNodeNames: %v, %v", gone, err)
@@ -561,5 +584,31 @@ func TestReplicasDecideOnEachOthersWrites(t *testing.T) {
 	}
 	if n, err := NewNodeView(b.log).Get(ctx, "web-01"); err != nil || !n.Unschedulable {
 		t.Errorf("the second replica reads %+v, %v", n, err)
+	}
+}
+
+// checkControllerBackfill empties the pods' controller column and runs
+// again the UPDATE of the migration that added it, as it ran on the rows
+// of a herd from before it.
+func checkControllerBackfill(t *testing.T, db *sql.DB, migration string, postgres bool) {
+	t.Helper()
+	var body []byte
+	var err error
+	if postgres {
+		body, err = fs.ReadFile(postgresMigrations, migration)
+	} else {
+		body, err = fs.ReadFile(migrations, migration)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(body)
+	start := strings.Index(text, "UPDATE pods")
+	end := strings.Index(text[start:], ");") + start + 2
+	if _, err := db.ExecContext(t.Context(), "UPDATE pods SET controller = ''"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(t.Context(), text[start:end]); err != nil {
+		t.Fatalf("the backfill of %s: %v", migration, err)
 	}
 }

@@ -108,7 +108,8 @@ func (f *fakePods) List(_ context.Context, filter projections.PodFilter) ([]doma
 	var out []domain.Pod
 	for _, k := range slices.SortedFunc(maps.Keys(f.pods), compareKeys) {
 		p := f.pods[k]
-		if p.Exists() && (filter.Namespace == "" || p.Namespace == filter.Namespace) && (filter.Source == nil || p.Source == *filter.Source) {
+		if p.Exists() && (filter.Namespace == "" || p.Namespace == filter.Namespace) && (filter.Source == nil || p.Source == *filter.Source) &&
+			(filter.Controllers == nil || slices.Contains(filter.Controllers, projections.ControllerOf(p.Owners))) {
 			out = append(out, p)
 		}
 	}

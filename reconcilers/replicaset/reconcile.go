@@ -29,7 +29,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	herd := domain.SourceHerd
 	// Only herd's own pods: those a kubelet runs are its to manage, and
 	// herd cannot delete them.
-	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: key.Namespace, Source: &herd})
+	// Its own pods, those of an earlier ReplicaSet of its name, and the
+	// orphans it may adopt: never the rest of the namespace.
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: key.Namespace, Source: &herd,
+		Controllers: []string{kindReplicaSet + "/" + key.Name, ""}})
 	if err != nil {
 		return reconcilers.Result{}, fmt.Errorf("list pods of namespace %s: %w", key.Namespace, err)
 	}

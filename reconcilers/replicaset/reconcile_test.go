@@ -193,8 +193,8 @@ func TestReconcile(t *testing.T) {
 			}
 			herd := domain.SourceHerd
 			for _, f := range w.pods.asked {
-				if !cmp.Equal(f, projections.PodFilter{Namespace: "default", Source: &herd}) {
-					t.Errorf("listed pods by %+v, want herd's of the namespace", f)
+				if !cmp.Equal(f, projections.PodFilter{Namespace: "default", Source: &herd, Controllers: []string{"ReplicaSet/web", ""}}) {
+					t.Errorf("listed pods by %+v, want herd's of the namespace that are web's or no one's", f)
 				}
 			}
 			if tt.wantErr {
