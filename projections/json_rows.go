@@ -26,6 +26,9 @@ type jsonRows[S any] struct {
 	row func(S) jsonRow
 	// upsertSQL and loadSQL are the table's statements.
 	upsertSQL, loadSQL string
+	// controller, when set, is what an object's controller column says
+	// ("Kind/name", "" for none): the table has one (withController).
+	controller func(S) string
 }
 
 // jsonRow is what a jsonRows table keeps beside an object's JSON.
@@ -69,7 +72,11 @@ ON CONFLICT (namespace, name) DO UPDATE SET deleted = excluded.deleted, version 
 			if err != nil {
 				return fmt.Errorf("encode %s %s/%s: %w", what, r.namespace, r.name, err)
 			}
-			if _, err := x.ExecContext(ctx, j.upsertSQL, r.namespace, r.name, r.deleted, r.version, r.position, data); err != nil {
+			args := []any{r.namespace, r.name, r.deleted, r.version, r.position, data}
+			if j.controller != nil {
+				args = append(args, j.controller(s))
+			}
+			if _, err := x.ExecContext(ctx, j.upsertSQL, args...); err != nil {
 				return fmt.Errorf("%s view %s/%s: %w", what, r.namespace, r.name, err)
 			}
 			return nil
@@ -77,6 +84,35 @@ ON CONFLICT (namespace, name) DO UPDATE SET deleted = excluded.deleted, version 
 		tables: []viewTable{{table, "namespace, name"}},
 	})
 	return j
+}
+
+// withController gives j's table a controller column, which controller
+// fills from each object: its controller as "Kind/name", "" for none. The
+// table's migration adds the column and its index.
+func (j *jsonRows[S]) withController(controller func(S) string) *jsonRows[S] {
+	j.controller = controller
+	j.upsertSQL = `INSERT INTO ` + j.table + ` (namespace, name, deleted, version, resource_version, data, controller) VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (namespace, name) DO UPDATE SET deleted = excluded.deleted, version = excluded.version,
+  resource_version = excluded.resource_version, data = excluded.data, controller = excluded.controller`
+	return j
+}
+
+// controlled is the objects of namespace whose controller is one of
+// controllers ("Kind/name", "" for none), through the controller index,
+// with the log head at the moment of reading.
+func (j *jsonRows[S]) controlled(ctx context.Context, db *viewDB, namespace string, controllers []string) ([]S, int64, error) {
+	if j.controller == nil {
+		return nil, 0, fmt.Errorf("%s: the view keeps no controller", j.what)
+	}
+	if len(controllers) == 0 {
+		return nil, 0, nil
+	}
+	args := []any{namespace}
+	for _, c := range controllers {
+		args = append(args, c)
+	}
+	return viewRows(ctx, db, j.what, j.unmarshal,
+		j.table+` r ON r.deleted = 0 AND r.namespace = ? AND r.controller IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(controllers)), ", ")+`) ORDER BY r.namespace, r.name`, args...)
 }
 
 // unmarshal rebuilds an object from its stored row.

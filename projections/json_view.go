@@ -38,6 +38,14 @@ func (v *JSONView[S]) List(ctx context.Context, namespace string) ([]S, int64, e
 	return v.rows.list(ctx, v.db, namespace)
 }
 
+// Controlled returns the objects of namespace whose controller is one of
+// controllers ("Kind/name", "" for those without one), for a kind whose
+// view keeps its objects' controllers (ReplicaSets): what a controller
+// of them reads, not the whole namespace.
+func (v *JSONView[S]) Controlled(ctx context.Context, namespace string, controllers []string) ([]S, int64, error) {
+	return v.rows.controlled(ctx, v.db, namespace, controllers)
+}
+
 // Rows returns up to limit objects whose keys ("namespace/name") sort
 // after after, in key order, deleted ones (tombstones) included, and the
 // log head at the moment of reading; limit 0 or less means all of them.

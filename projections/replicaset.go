@@ -15,7 +15,7 @@ var replicaSets = describeJSONRows(domain.ReplicaSetAggregate, "replicasets", "r
 		return jsonRow{namespace: rs.Namespace, name: rs.Name, deleted: rs.Deleted, version: rs.Version, position: rs.ResourceVersion}
 	},
 	func(rs domain.ReplicaSet, position int64) domain.ReplicaSet { rs.ResourceVersion = position; return rs },
-)
+).withController(func(rs domain.ReplicaSet) string { return ControllerOf(rs.Owners) })
 
 // FoldReplicaSet folds one logged event of a ReplicaSet's stream into the
 // ReplicaSet, as the inline view does: watches and consistent lists use

@@ -184,10 +184,12 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 	return f
 }
 
-// contractReplicaSet creates a ReplicaSet of one pod in shop.
+// contractReplicaSet creates a ReplicaSet of one pod in shop, controlled
+// by a Deployment of its name.
 func contractReplicaSet(name string) domain.CreateReplicaSet {
 	labels := map[string]string{"app": name}
-	return domain.CreateReplicaSet{Namespace: "shop", Name: name, UID: "uid-rs-" + name, Spec: domain.ReplicaSetSpec{
+	owners := []domain.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name, UID: "uid-d-" + name, Controller: true}}
+	return domain.CreateReplicaSet{Namespace: "shop", Name: name, UID: "uid-rs-" + name, Owners: owners, Spec: domain.ReplicaSetSpec{
 		Replicas: 1, Selector: domain.LabelSelector{MatchLabels: labels},
 		Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "nginx"}}}},
 	}}
@@ -412,12 +414,18 @@ func contractEveryOtherQuery(t *testing.T, f *contractFleet) {
 	}
 	// The controllers of the pods written before the column was there
 	// are filled from their rows by the migration that adds it.
-	migration := "migrations/0019_pods_by_controller.sql"
 	if db, engine := events.SQLDB(f.log); engine == events.EnginePostgres {
-		migration = "postgres_migrations/0008_pods_by_controller.sql"
-		checkControllerBackfill(t, db, migration, true)
+		checkControllerBackfill(t, db, "postgres_migrations/0008_pods_by_controller.sql", "pods", true)
+		checkControllerBackfill(t, db, "postgres_migrations/0009_replicasets_by_controller.sql", "replicasets", true)
 	} else {
-		checkControllerBackfill(t, db, migration, false)
+		checkControllerBackfill(t, db, "migrations/0019_pods_by_controller.sql", "pods", false)
+		checkControllerBackfill(t, db, "migrations/0020_replicasets_by_controller.sql", "replicasets", false)
+	}
+	if rss, _, err := NewReplicaSetView(f.log).Controlled(ctx, "shop", []string{""}); err != nil || len(rss) != 0 {
+		t.Errorf("shop's ReplicaSets without a controller: %d, %v; want none", len(rss), err)
+	}
+	if rss, _, err := NewReplicaSetView(f.log).Controlled(ctx, "shop", []string{"Deployment/web"}); err != nil || len(rss) != 1 {
+		t.Errorf("shop's ReplicaSets of Deployment web: %d, %v; want web", len(rss), err)
 	}
 	if ps, _, err := pods.List(ctx, PodFilter{Controllers: []string{"ReplicaSet/web"}}); err != nil || len(ps) != 2 {
 		t.Errorf("web's pods after the backfill: %d, %v; want 2", len(ps), err)
@@ -587,10 +595,10 @@ func TestReplicasDecideOnEachOthersWrites(t *testing.T) {
 	}
 }
 
-// checkControllerBackfill empties the pods' controller column and runs
+// checkControllerBackfill empties table's controller column and runs
 // again the UPDATE of the migration that added it, as it ran on the rows
 // of a herd from before it.
-func checkControllerBackfill(t *testing.T, db *sql.DB, migration string, postgres bool) {
+func checkControllerBackfill(t *testing.T, db *sql.DB, migration, table string, postgres bool) {
 	t.Helper()
 	var body []byte
 	var err error
@@ -603,9 +611,9 @@ func checkControllerBackfill(t *testing.T, db *sql.DB, migration string, postgre
 		t.Fatal(err)
 	}
 	text := string(body)
-	start := strings.Index(text, "UPDATE pods")
+	start := strings.Index(text, "UPDATE "+table)
 	end := strings.Index(text[start:], ");") + start + 2
-	if _, err := db.ExecContext(t.Context(), "UPDATE pods SET controller = ''"); err != nil {
+	if _, err := db.ExecContext(t.Context(), "UPDATE "+table+" SET controller = ''"); err != nil { //nolint:gosec // the test's own table names
 		t.Fatal(err)
 	}
 	if _, err := db.ExecContext(t.Context(), text[start:end]); err != nil {

@@ -20,9 +20,12 @@ type Reader interface {
 }
 
 // ReplicaSetLister is what the reconciler reads of the ReplicaSets: those
-// of one namespace.
+// of one namespace that a Deployment controls, through the view's index,
+// never the whole namespace.
 type ReplicaSetLister interface {
-	List(ctx context.Context, namespace string) ([]domain.ReplicaSet, int64, error)
+	// Controlled returns the ReplicaSets of namespace controlled by one
+	// of controllers ("Deployment/NAME").
+	Controlled(ctx context.Context, namespace string, controllers []string) ([]domain.ReplicaSet, int64, error)
 }
 
 var (

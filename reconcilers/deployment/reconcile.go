@@ -25,9 +25,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, k reconcilers.Key) (reconcil
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get deployment %s: %w", k, err)
 	}
-	all, _, err := r.replicaSets.List(ctx, k.Namespace)
+	all, _, err := r.replicaSets.Controlled(ctx, k.Namespace, []string{kindDeployment + "/" + k.Name})
 	if err != nil {
-		return reconcilers.Result{}, fmt.Errorf("list replicasets of namespace %s: %w", k.Namespace, err)
+		return reconcilers.Result{}, fmt.Errorf("list replicasets of deployment %s: %w", k, err)
 	}
 	for _, rs := range all {
 		r.owners.Observe(rs.Key(), rs.Owners)
