@@ -97,6 +97,7 @@ type writerCommands struct {
 	configMaps     *Commands[domain.ConfigMap, domain.ConfigMapCommand]
 	leases         *Commands[domain.Lease, domain.LeaseCommand]
 	replicaSets    *Commands[domain.ReplicaSet, domain.ReplicaSetCommand]
+	budgets        *Commands[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
 	namespaces     *Commands[domain.Namespace, domain.NamespaceCommand]
 	ipPools        *Commands[domain.IPPool, domain.IPPoolCommand]
 	deviceBindings *Commands[domain.DeviceBinding, domain.DeviceCommand]
@@ -111,6 +112,7 @@ func newWriterCommands(w *Writer) *writerCommands {
 		configMaps:     newCommands(w, configMaps.aggregate, domain.DecideConfigMap),
 		leases:         newCommands(w, leases, domain.DecideLease),
 		replicaSets:    newCommands(w, replicaSets.aggregate, domain.DecideReplicaSet),
+		budgets:        newCommands(w, podDisruptionBudgets.aggregate, domain.DecidePodDisruptionBudget),
 		namespaces:     newCommands(w, namespaces, domain.DecideNamespace),
 		ipPools:        newCommands(w, ipPools, domain.DecideIPPool),
 		deviceBindings: newCommands(w, deviceBindings, domain.DecideDevice),
@@ -157,6 +159,13 @@ func (w *Writer) LeaseCommands() domain.Executor[domain.Lease, domain.LeaseComma
 // command without writing it.
 func (w *Writer) ReplicaSetCommands() domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand] {
 	return w.cmds().replicaSets
+}
+
+// PodDisruptionBudgetCommands is how a PodDisruptionBudget is
+// commanded: by the API, and by the reconciler that records its status.
+// An eviction spends a budget through Evictions, not through these.
+func (w *Writer) PodDisruptionBudgetCommands() domain.Executor[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand] {
+	return w.cmds().budgets
 }
 
 // NamespaceCommands is how a namespace is commanded.
