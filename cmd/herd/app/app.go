@@ -67,6 +67,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			projections.NewNamespaceView,
 			projections.NewLeaseView,
 			projections.NewReplicaSetView,
+			projections.NewPodDisruptionBudgetView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
 			newCompactor,
@@ -219,7 +220,7 @@ func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metric
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
 	kubeletTargets *projections.KubeletTargetView, elog events.Log, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
-	rss *projections.ReplicaSetView, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
+	rss *projections.ReplicaSetView, pdbs *projections.PodDisruptionBudgetView, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
 	var retention httpapi.LeaderSource
 	if compactor.Enabled() {
 		retention = jobLeader{leadership, projections.RetentionJob}
@@ -229,6 +230,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		ConfigMaps: w.ConfigMapCommands(), ConfigMapView: cms, Devices: w.DeviceBindingCommands(), DeviceBindings: devices, Auth: auth,
 		Namespaces: w.NamespaceCommands(), NamespaceView: nss, Leases: w.LeaseCommands(), LeaseView: leases,
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: rss, Reconcilers: recs, Retention: retention,
+		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: pdbs, Evictions: w.Evictions(),
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
 }
