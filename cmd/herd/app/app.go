@@ -23,6 +23,7 @@ import (
 	"herd/projections"
 	"herd/projections/watch"
 	"herd/reconcilers"
+	"herd/reconcilers/disruption"
 	"herd/reconcilers/drain"
 	"herd/reconcilers/health"
 	"herd/reconcilers/ipam"
@@ -129,6 +130,12 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		fx.Provide(func(v *projections.ReplicaSetView) replicaset.Reader { return v }),
 		fx.Provide(func(v *projections.PodView) replicaset.PodLister { return v }),
 		replicaset.Module,
+		// The disruption reconciler likewise reads budgets, pods and
+		// ReplicaSets through its own interfaces.
+		fx.Provide(func(v *projections.PodDisruptionBudgetView) disruption.Reader { return v }),
+		fx.Provide(func(v *projections.PodView) disruption.PodLister { return v }),
+		fx.Provide(func(v *projections.ReplicaSetView) disruption.ReplicaSetReader { return v }),
+		disruption.Module,
 		kubelet.Module,
 		reconcilers.Module,
 		localNodeOption(cfg),
