@@ -31,8 +31,9 @@ var _ domain.Executor[domain.Pod, domain.Eviction] = (*Evictions)(nil)
 // second replica writing the same budget in the same instant.
 const evictionAttempts = 5
 
-// Evictions is how a pod is evicted within its disruption budget.
-func (w *Writer) Evictions() *Evictions { return &Evictions{w: w} }
+// Evictions is how a pod is evicted within its disruption budget; it
+// also decides an eviction as a dry run (Evictions.DryRun).
+func (w *Writer) Evictions() domain.Executor[domain.Pod, domain.Eviction] { return &Evictions{w: w} }
 
 // Execute implements domain.Executor: it evicts the pod at key with
 // cmd.Command once the pod's budget, if any, grants it, and returns the

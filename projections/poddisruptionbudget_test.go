@@ -61,7 +61,7 @@ func TestEvictionSpendsTheBudget(t *testing.T) {
 	runningPods(t, w, "web-a", "web-b", "web-c")
 	key := webBudget(t, w, 1)
 	view := NewPodDisruptionBudgetView(store.Log())
-	ev := w.Evictions()
+	ev := w.Evictions().(*Evictions)
 
 	if _, err := ev.DryRun(ctx, domain.Key{Namespace: "shop", Name: "web-a"}, evict); err != nil {
 		t.Fatalf("a dry run the budget allows: %v", err)
