@@ -55,8 +55,9 @@ type Reconciler struct {
 	nodes  NodeReader
 	clock  clock.PassiveClock
 	log    *zap.Logger
-	// held are the pods a budget keeps on a draining node, by UID, so
-	// that the wait is logged once, not at every retry.
+	// held are the pods a budget keeps on a draining node, by UID, with
+	// the node's name, so that the wait is logged once, not at every
+	// retry; a node's are forgotten once it is drained.
 	held sync.Map
 }
 
@@ -168,6 +169,12 @@ func (r *Reconciler) drain(ctx context.Context, n domain.Node) (reconcilers.Resu
 		_, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: n.Name}, domain.MarkNodeDrained{})
 		if err == nil {
 			r.log.Info("node drained", zap.String("node", n.Name))
+			r.held.Range(func(uid, node any) bool {
+				if node == n.Name {
+					r.held.Delete(uid)
+				}
+				return true
+			})
 		}
 		return reconcilers.Result{}, err
 	}
@@ -191,7 +198,7 @@ func (r *Reconciler) drain(ctx context.Context, n domain.Node) (reconcilers.Resu
 // hold logs, once per pod, that its disruption budget keeps it on the
 // draining node for now.
 func (r *Reconciler) hold(p domain.Pod, n domain.Node, err error) {
-	if _, seen := r.held.LoadOrStore(p.UID, struct{}{}); seen {
+	if _, seen := r.held.LoadOrStore(p.UID, n.Name); seen {
 		r.log.Debug("pod still held by its disruption budget", zap.String("pod", p.Key()), zap.String("node", n.Name), zap.Error(err))
 		return
 	}
