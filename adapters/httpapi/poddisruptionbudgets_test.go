@@ -210,3 +210,25 @@ func TestPodDisruptionBudgetsThroughClientGo(t *testing.T) {
 		t.Errorf("client-go sent %d budgets, want the create and the status", len(sent))
 	}
 }
+
+// TestPodDisruptionBudgetInCBOR: a budget posted in CBOR reads back in
+// CBOR with its bounds, as kube-apiserver speaks it.
+func TestPodDisruptionBudgetInCBOR(t *testing.T) {
+	api := newTestAPI(t, nil)
+	base := api.serve(t).URL
+	const cbor = "application/cbor"
+	half := intstr.FromString("50%")
+	in := &policyv1.PodDisruptionBudget{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec:       policyv1.PodDisruptionBudgetSpec{MinAvailable: &half, Selector: &metav1.LabelSelector{}},
+	}
+	if e := exchange(t, base, "POST", pdbPath, cbor, cbor, encode(t, cbor, in)); e.code != http.StatusCreated {
+		t.Fatalf("create in CBOR: %d %q", e.code, e.body)
+	}
+	var got policyv1.PodDisruptionBudget
+	decode(t, exchange(t, base, "GET", pdbPath+"/web", "", cbor, nil), cbor, &got)
+	if got.Spec.MinAvailable.String() != "50%" || got.Spec.Selector == nil || got.Spec.MaxUnavailable != nil {
+		t.Errorf("read back in CBOR: %+v", got.Spec)
+	}
+}
