@@ -78,6 +78,15 @@ func TestKubectlDrainRespectsBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	kc.must(t, "create", "-f", path)
+	// kubectl's own generator makes a budget too; both bounds are
+	// refused in kube-apiserver's words.
+	if out := kc.must(t, "create", "pdb", "other", "--selector=app=other", "--min-available=50%"); !strings.Contains(out, "poddisruptionbudget.policy/other created") {
+		t.Errorf("kubectl create pdb said %q", out)
+	}
+	if res := kc.run(t, "patch", "pdb", "other", "--type=merge", "-p", `{"spec":{"maxUnavailable":1}}`); res.Code == 0 ||
+		!strings.Contains(res.Stderr, "minAvailable and maxUnavailable cannot be both set") {
+		t.Errorf("a budget with both bounds: exit %d, %s", res.Code, res.Stderr)
+	}
 
 	// webPods counts the web pods Running, Ready and not leaving, by node.
 	webPods := func() map[string]int {
@@ -111,7 +120,7 @@ func TestKubectlDrainRespectsBudget(t *testing.T) {
 	})
 	// kubectl's columns, split where it pads them (their names hold
 	// spaces).
-	lines := strings.Split(strings.TrimSpace(kc.must(t, "get", "pdb")), "\n")
+	lines := strings.Split(strings.TrimSpace(kc.must(t, "get", "pdb", "web")), "\n")
 	columns := regexp.MustCompile(`\s{2,}`)
 	if len(lines) != 2 || strings.Join(columns.Split(lines[0], -1), ",") != "NAME,MIN AVAILABLE,MAX UNAVAILABLE,ALLOWED DISRUPTIONS,AGE" ||
 		!strings.HasPrefix(strings.Join(columns.Split(lines[1], -1), ","), "web,N/A,1,1,") {
