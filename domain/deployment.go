@@ -66,9 +66,9 @@ const (
 // all at once (Recreate), or a few at a time (RollingUpdate), at most
 // MaxSurge above the replicas and MaxUnavailable below them.
 type DeploymentStrategy struct {
-	Type           string       `json:"type"`
-	MaxSurge       IntOrPercent `json:"maxSurge"`
-	MaxUnavailable IntOrPercent `json:"maxUnavailable"`
+	Type           string        `json:"type"`
+	MaxSurge       *IntOrPercent `json:"maxSurge,omitempty"`
+	MaxUnavailable *IntOrPercent `json:"maxUnavailable,omitempty"`
 }
 
 // DeploymentStatus is what the reconciler last saw of the Deployment's

@@ -49,14 +49,14 @@ func deploymentSpecProblems(s DeploymentSpec) []FieldError {
 	st := s.Strategy
 	switch st.Type {
 	case RecreateStrategy:
-		if st.MaxSurge.Set || st.MaxUnavailable.Set {
+		if st.MaxSurge != nil || st.MaxUnavailable != nil {
 			errs = append(errs, FieldError{Field: "spec.strategy.rollingUpdate", Reason: "may not be specified when strategy `type` is 'Recreate'"})
 		}
 	case RollingUpdateStrategy:
 		errs = append(errs, st.MaxSurge.problems("spec.strategy.rollingUpdate.maxSurge")...)
 		errs = append(errs, st.MaxUnavailable.problems("spec.strategy.rollingUpdate.maxUnavailable")...)
-		if st.MaxSurge.Value == 0 && st.MaxUnavailable.Value == 0 {
-			errs = append(errs, FieldError{Field: "spec.strategy.rollingUpdate.maxUnavailable", Value: st.MaxUnavailable.String(), Reason: "may not be 0 when `maxSurge` is 0"})
+		if st.MaxSurge.Count(100, true) == 0 && st.MaxUnavailable.Count(100, true) == 0 {
+			errs = append(errs, FieldError{Field: "spec.strategy.rollingUpdate.maxUnavailable", Value: "0", Reason: "may not be 0 when `maxSurge` is 0"})
 		}
 	default:
 		errs = append(errs, FieldError{Field: "spec.strategy.type", Value: st.Type, Reason: `supported values: "Recreate", "RollingUpdate"`})
@@ -219,8 +219,13 @@ func (FinishDeploymentDeletion) decideDeployment(d Deployment, now time.Time) ([
 // equal reports whether two specs say the same.
 func (s DeploymentSpec) equal(o DeploymentSpec) bool {
 	return s.Replicas == o.Replicas && s.MinReadySeconds == o.MinReadySeconds && s.RevisionHistoryLimit == o.RevisionHistoryLimit &&
-		s.Paused == o.Paused && s.ProgressDeadlineSeconds == o.ProgressDeadlineSeconds && s.Strategy == o.Strategy &&
+		s.Paused == o.Paused && s.ProgressDeadlineSeconds == o.ProgressDeadlineSeconds && s.Strategy.equal(o.Strategy) &&
 		s.Selector.equal(o.Selector) && s.Template.equal(o.Template)
+}
+
+// equal reports whether two strategies say the same.
+func (s DeploymentStrategy) equal(o DeploymentStrategy) bool {
+	return s.Type == o.Type && equalIntOrPercent(s.MaxSurge, o.MaxSurge) && equalIntOrPercent(s.MaxUnavailable, o.MaxUnavailable)
 }
 
 // TemplateEqual reports whether two pod templates say the same, as the

@@ -105,7 +105,7 @@ func TestDecideDeployment(t *testing.T) {
 
 func TestIntOrPercent(t *testing.T) {
 	for _, tt := range []struct {
-		v       IntOrPercent
+		v       *IntOrPercent
 		json    string
 		of10    int32
 		of10Up  int32
@@ -115,14 +115,13 @@ func TestIntOrPercent(t *testing.T) {
 		{Percents(25), `"25%"`, 2, 3, false},
 		{Percents(101), `"101%"`, 10, 11, true},
 		{Ints(-1), `-1`, -1, -1, true},
-		{IntOrPercent{}, `null`, 0, 0, false},
 	} {
 		data, err := json.Marshal(tt.v)
 		if err != nil || string(data) != tt.json {
 			t.Errorf("%v: JSON %s, %v, want %s", tt.v, data, err, tt.json)
 		}
 		var back IntOrPercent
-		if err := json.Unmarshal(data, &back); err != nil || back != tt.v {
+		if err := json.Unmarshal(data, &back); err != nil || back != *tt.v {
 			t.Errorf("%s read back as %+v, %v", data, back, err)
 		}
 		if got := tt.v.Count(10, false); got != tt.of10 {
@@ -134,6 +133,10 @@ func TestIntOrPercent(t *testing.T) {
 		if got := len(tt.v.problems("f")) > 0; got != tt.problem {
 			t.Errorf("%v: problems %v, want %v", tt.v, got, tt.problem)
 		}
+	}
+	var none *IntOrPercent
+	if none.Count(10, true) != 0 || none.problems("f") != nil {
+		t.Error("no value is not 0 without a problem")
 	}
 	if _, err := ParseIntOrPercent("a lot"); err == nil {
 		t.Error("\"a lot\" parsed")

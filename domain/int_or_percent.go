@@ -9,19 +9,21 @@ import (
 )
 
 // IntOrPercent is a number of pods either as such or as a percentage of
-// a total, as Kubernetes' maxSurge, maxUnavailable, minAvailable say it
-// ("2" or "25%"). Its JSON is the number or the "N%" string.
+// a total, as Kubernetes' maxSurge, maxUnavailable and minAvailable say it
+// ("2" or "25%"). Its JSON is the number or the "N%" string. Where one
+// may be left out, it is held by pointer: nil is not given.
 type IntOrPercent struct {
 	Value   int32
 	Percent bool
-	// Set says it was given; the zero IntOrPercent is none.
-	Set bool
 }
 
 // Count returns n, or n% of total rounded up (roundUp) or down, as
-// Kubernetes' intstr.GetScaledValueFromIntOrPercent does.
-func (v IntOrPercent) Count(total int32, roundUp bool) int32 {
-	if !v.Percent {
+// Kubernetes' intstr.GetScaledValueFromIntOrPercent does; nil counts 0.
+func (v *IntOrPercent) Count(total int32, roundUp bool) int32 {
+	switch {
+	case v == nil:
+		return 0
+	case !v.Percent:
 		return v.Value
 	}
 	f := float64(v.Value) * float64(total) / 100
@@ -31,7 +33,12 @@ func (v IntOrPercent) Count(total int32, roundUp bool) int32 {
 	return int32(math.Floor(f))
 }
 
-// String is "2" or "25%".
+// Of is the number v stands for out of total, a percentage rounded up, as
+// a disruption budget reads it (GetScaledValueFromIntOrPercent(v, total,
+// true)).
+func (v IntOrPercent) Of(total int32) int32 { return v.Count(total, true) }
+
+// String is "2" or "25%", as kubectl prints it.
 func (v IntOrPercent) String() string {
 	if v.Percent {
 		return strconv.Itoa(int(v.Value)) + "%"
@@ -40,10 +47,10 @@ func (v IntOrPercent) String() string {
 }
 
 // Ints is n pods.
-func Ints(n int32) IntOrPercent { return IntOrPercent{Value: n, Set: true} }
+func Ints(n int32) *IntOrPercent { return &IntOrPercent{Value: n} }
 
 // Percents is n percent.
-func Percents(n int32) IntOrPercent { return IntOrPercent{Value: n, Percent: true, Set: true} }
+func Percents(n int32) *IntOrPercent { return &IntOrPercent{Value: n, Percent: true} }
 
 // ParseIntOrPercent reads "2" or "25%".
 func ParseIntOrPercent(s string) (IntOrPercent, error) {
@@ -52,26 +59,19 @@ func ParseIntOrPercent(s string) (IntOrPercent, error) {
 	if err != nil {
 		return IntOrPercent{}, fmt.Errorf("%q is neither a number nor a percentage", s)
 	}
-	return IntOrPercent{Value: int32(n), Percent: percent, Set: true}, nil
+	return IntOrPercent{Value: int32(n), Percent: percent}, nil
 }
 
-// MarshalJSON is the number, "N%", or null when none was given.
+// MarshalJSON is the number, or "N%".
 func (v IntOrPercent) MarshalJSON() ([]byte, error) {
-	if !v.Set {
-		return []byte("null"), nil
-	}
 	if v.Percent {
 		return json.Marshal(v.String())
 	}
 	return json.Marshal(v.Value)
 }
 
-// UnmarshalJSON reads a number, "N%", or null for none.
+// UnmarshalJSON reads a number or "N%".
 func (v *IntOrPercent) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*v = IntOrPercent{}
-		return nil
-	}
 	if len(b) > 0 && b[0] == '"' {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
@@ -88,15 +88,20 @@ func (v *IntOrPercent) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &n); err != nil {
 		return err
 	}
-	*v = Ints(n)
+	*v = IntOrPercent{Value: n}
 	return nil
+}
+
+// equalIntOrPercent reports whether a and b say the same, none included.
+func equalIntOrPercent(a, b *IntOrPercent) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }
 
 // problems checks it as Kubernetes validates such a field: not negative,
 // and a percentage at most 100.
-func (v IntOrPercent) problems(field string) []FieldError {
+func (v *IntOrPercent) problems(field string) []FieldError {
 	switch {
-	case !v.Set:
+	case v == nil:
 		return nil
 	case v.Value < 0:
 		return []FieldError{{Field: field, Value: v.String(), Reason: "must be greater than or equal to 0"}}

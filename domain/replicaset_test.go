@@ -98,7 +98,9 @@ func TestDecideReplicaSet(t *testing.T) {
 	}
 }
 
-func deletingRS(rs ReplicaSet) ReplicaSet { return EvolveReplicaSet(rs, ReplicaSetDeletionRequested{At: at(1)}) }
+func deletingRS(rs ReplicaSet) ReplicaSet {
+	return EvolveReplicaSet(rs, ReplicaSetDeletionRequested{At: at(1)})
+}
 
 func ownedRS(rs ReplicaSet) ReplicaSet {
 	return EvolveReplicaSet(rs, ReplicaSetOwnersChanged{Owners: []OwnerReference{{Kind: "Deployment", Name: "web", UID: "d-uid", Controller: true}}})

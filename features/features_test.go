@@ -67,6 +67,7 @@ func initializeScenario(sc *godog.ScenarioContext, database func() string) {
 	w.registerConfigMapSteps(sc)
 	w.registerReplicaSetSteps(sc)
 	w.registerDeploymentSteps(sc)
+	w.registerDisruptionBudgetSteps(sc)
 	w.registerAuthSteps(sc)
 	w.registerIdentitySteps(sc)
 	w.registerFullDiskSteps(sc)

@@ -89,6 +89,8 @@ type world struct {
 	read map[string]corev1.ConfigMap
 	// watching holds a client's open watch and paged listing.
 	watching watching
+	// evicted are the pods a client evicted, in order.
+	evicted []string
 	// zones is the simulated illumos host of herd's own node, when the
 	// scenario runs one.
 	zones *zoneHost

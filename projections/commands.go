@@ -98,6 +98,7 @@ type writerCommands struct {
 	leases         *Commands[domain.Lease, domain.LeaseCommand]
 	replicaSets    *Commands[domain.ReplicaSet, domain.ReplicaSetCommand]
 	deployments    *Commands[domain.Deployment, domain.DeploymentCommand]
+	budgets        *Commands[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
 	namespaces     *Commands[domain.Namespace, domain.NamespaceCommand]
 	ipPools        *Commands[domain.IPPool, domain.IPPoolCommand]
 	deviceBindings *Commands[domain.DeviceBinding, domain.DeviceCommand]
@@ -113,6 +114,7 @@ func newWriterCommands(w *Writer) *writerCommands {
 		leases:         newCommands(w, leases, domain.DecideLease),
 		replicaSets:    newCommands(w, replicaSets.aggregate, domain.DecideReplicaSet),
 		deployments:    newCommands(w, deployments.aggregate, domain.DecideDeployment),
+		budgets:        newCommands(w, podDisruptionBudgets.aggregate, domain.DecidePodDisruptionBudget),
 		namespaces:     newCommands(w, namespaces, domain.DecideNamespace),
 		ipPools:        newCommands(w, ipPools, domain.DecideIPPool),
 		deviceBindings: newCommands(w, deviceBindings, domain.DecideDevice),
@@ -165,6 +167,13 @@ func (w *Writer) ReplicaSetCommands() domain.Executor[domain.ReplicaSet, domain.
 // by the reconciler that records its status.
 func (w *Writer) DeploymentCommands() domain.Executor[domain.Deployment, domain.DeploymentCommand] {
 	return w.cmds().deployments
+}
+
+// PodDisruptionBudgetCommands is how a PodDisruptionBudget is
+// commanded: by the API, and by the reconciler that records its status.
+// An eviction spends a budget through Evictions, not through these.
+func (w *Writer) PodDisruptionBudgetCommands() domain.Executor[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand] {
+	return w.cmds().budgets
 }
 
 // NamespaceCommands is how a namespace is commanded.

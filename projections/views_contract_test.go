@@ -77,6 +77,8 @@ type contractFleet struct {
 	pods  map[string]domain.Pod
 	// replicaSet is shop/web as its last write left it.
 	replicaSet domain.ReplicaSet
+	// budget is the PodDisruptionBudget shop/web as its last write left it.
+	budget domain.PodDisruptionBudget
 }
 
 // contractNodeNames sort differently in byte order ("-" < "." < digits <
@@ -158,6 +160,11 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 	if _, err := rs.Execute(ctx, domain.Key{Namespace: "shop", Name: "old"}, domain.DeleteReplicaSet{}); err != nil {
 		t.Fatal(err)
 	}
+	if f.budget, err = f.w.PodDisruptionBudgetCommands().Execute(ctx, domain.Key{Namespace: "shop", Name: "web"}, domain.CreatePodDisruptionBudget{
+		Namespace: "shop", Name: "web", UID: "uid-pdb-web", Spec: domain.PodDisruptionBudgetSpec{
+			MinAvailable: &domain.IntOrPercent{Value: 50, Percent: true}, Selector: &domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}); err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{"a0", "b"} {
 		if _, err := f.w.UpdateLease(ctx, domain.NodeLeaseNamespace, name, func(l domain.Lease) ([]domain.Event, error) {
 			return domain.DecideLease(l, domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name,
@@ -229,6 +236,9 @@ func contractReadYourWrites(t *testing.T, f *contractFleet) {
 	}
 	if _, err := NewReplicaSetView(f.log).Get(ctx, "shop", "old"); err == nil {
 		t.Error("a deleted replicaset reads back")
+	}
+	if got, err := NewPodDisruptionBudgetView(f.log).Get(ctx, "shop", "web"); err != nil || !cmp.Equal(f.budget, got) {
+		t.Errorf("budget as written and as read (-written +read):\n%s%v", cmp.Diff(f.budget, got), err)
 	}
 	if l, err := NewLeaseView(f.log).Get(ctx, domain.NodeLeaseNamespace, "a0"); err != nil || !l.RenewedAt.Equal(f.clk.Now()) {
 		t.Errorf("lease: %+v, %v", l, err)
@@ -511,6 +521,8 @@ func contractSnapshot(t *testing.T, log events.Log) map[string]string {
 	put("namespaces", nss, err)
 	rss, _, err := NewReplicaSetView(log).Rows(ctx, "", 0)
 	put("replicasets", rss, err)
+	pdbs, _, err := NewPodDisruptionBudgetView(log).Rows(ctx, "", 0)
+	put("poddisruptionbudgets", pdbs, err)
 	allocs, err := NewIPAMView(log).Allocations(ctx)
 	put("allocations", allocs, err)
 	pools, err := NewIPAMView(log).Pools(ctx)

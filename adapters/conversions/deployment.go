@@ -20,16 +20,13 @@ const (
 	defaultProgressDeadlineSeconds int32 = 600
 )
 
-// defaultSurge is RollingUpdate's default maxSurge and maxUnavailable.
-var defaultSurge = domain.Percents(25)
-
 // DeploymentToAPI renders a domain Deployment as an apps/v1 Deployment.
 func DeploymentToAPI(d domain.Deployment) appsv1.Deployment {
 	replicas, history, deadline := d.Spec.Replicas, d.Spec.RevisionHistoryLimit, d.Spec.ProgressDeadlineSeconds
 	strategy := appsv1.DeploymentStrategy{Type: appsv1.DeploymentStrategyType(d.Spec.Strategy.Type)}
 	if d.Spec.Strategy.Type == domain.RollingUpdateStrategy {
-		surge, unavailable := intOrPercentToAPI(d.Spec.Strategy.MaxSurge), intOrPercentToAPI(d.Spec.Strategy.MaxUnavailable)
-		strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: &surge, MaxUnavailable: &unavailable}
+		strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{
+			MaxSurge: intOrPercentToAPI(d.Spec.Strategy.MaxSurge), MaxUnavailable: intOrPercentToAPI(d.Spec.Strategy.MaxUnavailable)}
 	}
 	out := appsv1.Deployment{
 		TypeMeta: metav1.TypeMeta{Kind: "Deployment", APIVersion: appsv1.SchemeGroupVersion.String()},
@@ -76,29 +73,6 @@ func DeploymentToAPI(d domain.Deployment) appsv1.Deployment {
 	return out
 }
 
-func intOrPercentToAPI(v domain.IntOrPercent) intstr.IntOrString {
-	if v.Percent {
-		return intstr.FromString(v.String())
-	}
-	return intstr.FromInt32(v.Value)
-}
-
-// intOrPercentFromAPI reads maxSurge or maxUnavailable, def when not
-// given; a string that is no percentage is refused at path.
-func intOrPercentFromAPI(in *intstr.IntOrString, def domain.IntOrPercent, path *field.Path) (domain.IntOrPercent, *field.Error) {
-	switch {
-	case in == nil:
-		return def, nil
-	case in.Type == intstr.Int:
-		return domain.Ints(in.IntVal), nil
-	}
-	v, err := domain.ParseIntOrPercent(in.StrVal)
-	if err != nil || !v.Percent {
-		return domain.IntOrPercent{}, field.Invalid(path, in.StrVal, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")
-	}
-	return v, nil
-}
-
 // DeploymentFromAPI reads what a client sets on a Deployment — its
 // labels, annotations and spec — with apps/v1's defaults: one replica,
 // RollingUpdate with 25% surge and 25% unavailable, ten old revisions
@@ -137,16 +111,17 @@ func DeploymentFromAPI(in appsv1.Deployment) (domain.CreateDeployment, error) {
 			surge, unavailable = ru.MaxSurge, ru.MaxUnavailable
 		}
 		path := field.NewPath("spec", "strategy", "rollingUpdate")
-		var errs field.ErrorList
-		var e *field.Error
-		if spec.Strategy.MaxSurge, e = intOrPercentFromAPI(surge, defaultSurge, path.Child("maxSurge")); e != nil {
-			errs = append(errs, e)
-		}
-		if spec.Strategy.MaxUnavailable, e = intOrPercentFromAPI(unavailable, defaultSurge, path.Child("maxUnavailable")); e != nil {
-			errs = append(errs, e)
-		}
-		if err := invalidFrom("Deployment", in.Name, errs); err != nil {
+		var surgeErrs, unavailableErrs field.ErrorList
+		spec.Strategy.MaxSurge, surgeErrs = intOrPercentFromAPI(surge, path.Child("maxSurge"))
+		spec.Strategy.MaxUnavailable, unavailableErrs = intOrPercentFromAPI(unavailable, path.Child("maxUnavailable"))
+		if err := invalidFrom("Deployment", in.Name, append(surgeErrs, unavailableErrs...)); err != nil {
 			return domain.CreateDeployment{}, err
+		}
+		if spec.Strategy.MaxSurge == nil {
+			spec.Strategy.MaxSurge = domain.Percents(25)
+		}
+		if spec.Strategy.MaxUnavailable == nil {
+			spec.Strategy.MaxUnavailable = domain.Percents(25)
 		}
 	} else if ru != nil {
 		// The domain refuses it, as kube-apiserver does.

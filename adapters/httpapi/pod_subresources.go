@@ -9,6 +9,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	policyv1beta1 "k8s.io/api/policy/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -58,24 +59,86 @@ func statusChange(p domain.Pod, in corev1.Pod) (domain.PodCommand, error) {
 
 // evictionCommand is the policy/v1 Eviction subresource, which kubectl
 // drain uses: the pod is marked as a disruption target and deleted
-// gracefully with the grace period of the eviction's deleteOptions. herd
-// has no disruption budgets, so an eviction is never refused with 429.
-func evictionCommand(r *http.Request) (domain.PodCommand, error) {
+// gracefully with the grace period of the eviction's deleteOptions, once
+// its disruption budget, if one covers it, grants the disruption
+// (evictionHandler).
+func evictionCommand(r *http.Request) (domain.Eviction, error) {
 	ev, err := decodeEviction(r)
 	if err != nil {
-		return nil, err
+		return domain.Eviction{}, err
 	}
 	if name := r.PathValue("name"); ev.Name != "" && ev.Name != name {
-		return nil, badRequest("the name of the eviction (%s) does not match the pod (%s)", ev.Name, name)
+		return domain.Eviction{}, badRequest("the name of the eviction (%s) does not match the pod (%s)", ev.Name, name)
 	}
 	var grace *int64
 	if ev.DeleteOptions != nil {
 		grace = ev.DeleteOptions.GracePeriodSeconds
 	}
-	return domain.PodSequence{
+	return domain.Eviction{Command: domain.PodSequence{
 		domain.TargetPodDisruption{Reason: domain.ReasonEvictionByEvictionAPI, Message: "Eviction API: evicting"},
 		domain.DeletePod{GracePeriodSeconds: grace},
-	}, nil
+	}}, nil
+}
+
+// evictionHandler serves pods/NAME/eviction: the eviction runs through
+// s.Evictions, the pod's disruption budget and the pod in one unit of
+// work, and a budget's refusal is kube-apiserver's: 429 TooManyRequests
+// with the DisruptionBudget cause, which kubectl drain waits out and
+// retries. It answers 201 with a Success Status, as kube-apiserver does.
+func (s *Server) evictionHandler(pods *kind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		key := domain.Key{Namespace: r.PathValue("namespace"), Name: r.PathValue("name")}
+		if err := s.evict(r, key); err != nil {
+			s.kindError(w, pods, evictionRefusal(err), key.Name)
+			return
+		}
+		done := successStatus(pods.resource, key.Name)
+		s.writeObject(w, http.StatusCreated, &done)
+	}
+}
+
+// evict decides the eviction r asks for on the pod at key, and carries
+// it out unless r asks for a dry run.
+func (s *Server) evict(r *http.Request, key domain.Key) error {
+	dry, err := dryRunOf(r)
+	if err != nil {
+		return err
+	}
+	cmd, err := evictionCommand(r)
+	if err != nil {
+		return err
+	}
+	if !dry {
+		_, err = s.Evictions.Execute(r.Context(), key, cmd)
+		return err
+	}
+	d, ok := s.Evictions.(dryRunner[domain.Pod, domain.Eviction])
+	if !ok {
+		return refuseDryRun(r)
+	}
+	_, err = d.DryRun(r.Context(), key, cmd)
+	return err
+}
+
+// evictionRefusal is a budget's refusal of an eviction in kube-apiserver's
+// words (pkg/registry/core/pod/storage/eviction.go): 429 with the
+// DisruptionBudget cause while the budget allows no disruption, 403 when
+// its status forbids any, and a 500 Failure for a pod more than one budget
+// covers. Any other error is left as it is.
+func evictionRefusal(err error) error {
+	var refused *domain.EvictionRefusedError
+	switch {
+	case errors.As(err, &refused) && refused.Forbidden:
+		return apierrors.NewForbidden(policyv1.Resource("poddisruptionbudget"), refused.Budget, errors.New(refused.Cause))
+	case errors.As(err, &refused):
+		tooMany := apierrors.NewTooManyRequests(domain.EvictionRefusedMessage, refused.RetryAfterSeconds)
+		tooMany.ErrStatus.Details.Causes = append(tooMany.ErrStatus.Details.Causes,
+			metav1.StatusCause{Type: policyv1.DisruptionBudgetCause, Message: refused.Cause})
+		return tooMany
+	case errors.Is(err, domain.ErrMultipleBudgets):
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error()}}
+	}
+	return err
 }
 
 // bindingCommand is the binding subresource: a scheduler's decision, to

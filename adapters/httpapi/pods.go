@@ -77,10 +77,13 @@ func (s *Server) podKind() *kind {
 	k.nodeRule = mainGate.authorizeNodePods
 	k.deleteAnswersObject = true
 	policy := policyv1.SchemeGroupVersion
-	k.subresources = append(k.subresources,
+	if s.Evictions != nil {
 		// kubectl drain evicts through this subresource when discovery
 		// offers it, with the group and version named here.
-		subresource{name: "eviction", object: "Eviction", objectGV: &policy, verbs: verbs{create: o.posted(s, evictionCommand), dryRun: true}},
+		k.subresources = append(k.subresources,
+			subresource{name: "eviction", object: "Eviction", objectGV: &policy, verbs: verbs{create: s.evictionHandler(k), dryRun: true}})
+	}
+	k.subresources = append(k.subresources,
 		subresource{name: "binding", object: "Binding", verbs: verbs{create: o.posted(s, s.bindingCommand), dryRun: true}},
 		subresource{name: "termination", gv: herdGV, verbs: verbs{create: o.action(s, terminationCommand), dryRun: true}},
 	)

@@ -77,6 +77,13 @@ type Deps struct {
 	// Deployments and DeploymentView store and read Deployments (apps/v1).
 	Deployments    domain.Executor[domain.Deployment, domain.DeploymentCommand]
 	DeploymentView *projections.DeploymentView
+	// PodDisruptionBudgets and PodDisruptionBudgetView store and read
+	// PodDisruptionBudgets (policy/v1).
+	PodDisruptionBudgets    domain.Executor[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
+	PodDisruptionBudgetView *projections.PodDisruptionBudgetView
+	// Evictions evict pods within their disruption budgets: the
+	// eviction subresource is served only with them.
+	Evictions domain.Executor[domain.Pod, domain.Eviction]
 	// Auth tells who sends each request on the API listener; nil serves
 	// every request as Anonymous, as herd does without a token file.
 	Auth Authenticator

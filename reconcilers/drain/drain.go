@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -23,6 +24,10 @@ const MessageEviction = "Eviction API: evicting"
 // without an event.
 const DefaultResyncPeriod = 30 * time.Second
 
+// BudgetRetry is how long a drain waits before it tries again to evict a
+// pod its disruption budget kept: kubectl drain's wait after a 429.
+const BudgetRetry = 5 * time.Second
+
 // keyDraining stands for every node being drained: a pod that leaves
 // names no node, so its finalization wakes them all (there are few).
 var keyDraining = reconcilers.Pass("draining")
@@ -33,10 +38,12 @@ var scope = reconcilers.Scope{
 	Passes:     []reconcilers.Key{keyDraining},
 }
 
-// Repository is what the reconciler writes through.
+// Repository is what the reconciler writes through: nodes, and
+// evictions, which respect the pods' disruption budgets as the Eviction
+// API that kubectl drain uses does.
 type Repository interface {
 	NodeCommands() domain.Executor[domain.Node, domain.NodeCommand]
-	PodCommands() domain.Executor[domain.Pod, domain.PodCommand]
+	Evictions() domain.Executor[domain.Pod, domain.Eviction]
 }
 
 // Reconciler is the drain reconciler. Its keys are nodes, and the pass
@@ -48,6 +55,10 @@ type Reconciler struct {
 	nodes  NodeReader
 	clock  clock.PassiveClock
 	log    *zap.Logger
+	// held are the pods a budget keeps on a draining node, by UID, with
+	// the node's name, so that the wait is logged once, not at every
+	// retry; a node's are forgotten once it is drained.
+	held sync.Map
 }
 
 var (
@@ -68,12 +79,14 @@ func (r *Reconciler) Name() string { return "drain" }
 func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 
 // KeysFor maps the start of a drain to its node, a pod bound to a node to
-// that node (it may be draining), and a pod leaving to every draining node.
+// that node (it may be draining), and a pod leaving or a disruption
+// budget counted again (it may allow an eviction now) to every draining
+// node.
 func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
 	switch {
 	case reconcilers.Is[domain.NodeDrainStarted](rec):
 		return reconcilers.KeysOf(rec)
-	case reconcilers.Is[domain.PodFinalized](rec):
+	case reconcilers.Is[domain.PodFinalized](rec), reconcilers.Is[domain.PodDisruptionBudgetStatusRecorded](rec):
 		return []reconcilers.Key{keyDraining}
 	case reconcilers.Is[domain.PodScheduled](rec):
 		ev, err := reconcilers.Decode[domain.PodScheduled](rec)
@@ -103,7 +116,7 @@ func (r *Reconciler) Resync(context.Context) ([]reconcilers.Key, error) {
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:drain", Source: "reconciler/drain"})
 	if key == keyDraining {
-		return reconcilers.Result{}, r.reconcileDraining(ctx)
+		return r.reconcileDraining(ctx)
 	}
 	n, err := r.nodes.Get(ctx, key.Name)
 	if errors.Is(err, domain.ErrNotFound) {
@@ -112,64 +125,99 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if err != nil {
 		return reconcilers.Result{}, err
 	}
-	return reconcilers.Result{}, r.drain(ctx, n)
+	return r.drain(ctx, n)
 }
 
 // reconcileDraining goes over the nodes being drained: the few the view's
 // index finds, not the fleet, since every pod that leaves any node calls
 // for it.
-func (r *Reconciler) reconcileDraining(ctx context.Context) error {
+func (r *Reconciler) reconcileDraining(ctx context.Context) (reconcilers.Result, error) {
 	nodes, err := r.nodes.Draining(ctx)
 	if err != nil {
-		return err
+		return reconcilers.Result{}, err
 	}
-	var errs []error
+	var (
+		res  reconcilers.Result
+		errs []error
+	)
 	for _, n := range nodes {
-		if err := r.drain(ctx, n); err != nil {
+		nr, err := r.drain(ctx, n)
+		if err != nil {
 			errs = append(errs, err)
 		}
+		if nr.RequeueAfter > 0 {
+			res = nr
+		}
 	}
-	return errors.Join(errs...)
+	return res, errors.Join(errs...)
 }
 
 // drain evicts every herd pod left on a draining node, or records it
-// Drained when there is none.
-func (r *Reconciler) drain(ctx context.Context, n domain.Node) error {
+// Drained when there is none. A pod whose disruption budget refuses its
+// eviction stays, and the drain tries again after BudgetRetry, as kubectl
+// drain does after a 429; the budget's next count wakes it sooner.
+func (r *Reconciler) drain(ctx context.Context, n domain.Node) (reconcilers.Result, error) {
 	if n.Drain == nil || !n.Drain.DrainedAt.IsZero() {
-		return nil
+		return reconcilers.Result{}, nil
 	}
 	herd := domain.SourceHerd
 	pods, _, err := r.pods.List(ctx, projections.PodFilter{NodeName: n.Name, Source: &herd})
 	if err != nil {
-		return err
+		return reconcilers.Result{}, err
 	}
 	if len(pods) == 0 {
 		_, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: n.Name}, domain.MarkNodeDrained{})
 		if err == nil {
 			r.log.Info("node drained", zap.String("node", n.Name))
+			r.held.Range(func(uid, node any) bool {
+				if node == n.Name {
+					r.held.Delete(uid)
+				}
+				return true
+			})
 		}
-		return err
+		return reconcilers.Result{}, err
 	}
-	var errs []error
+	var (
+		res  reconcilers.Result
+		errs []error
+	)
 	for _, p := range pods {
-		if err := r.evict(ctx, p, n); err != nil {
+		err := r.evict(ctx, p, n)
+		switch {
+		case errors.Is(err, domain.ErrDisruptionBudget), errors.Is(err, domain.ErrMultipleBudgets):
+			r.hold(p, n, err)
+			res.RequeueAfter = BudgetRetry
+		case err != nil:
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return res, errors.Join(errs...)
+}
+
+// hold logs, once per pod, that its disruption budget keeps it on the
+// draining node for now.
+func (r *Reconciler) hold(p domain.Pod, n domain.Node, err error) {
+	if _, seen := r.held.LoadOrStore(p.UID, n.Name); seen {
+		r.log.Debug("pod still held by its disruption budget", zap.String("pod", p.Key()), zap.String("node", n.Name), zap.Error(err))
+		return
+	}
+	r.log.Info("pod waits for its disruption budget before the drain evicts it", zap.String("pod", p.Key()), zap.String("node", n.Name), zap.Error(err))
 }
 
 // evict marks the pod a disruption target and deletes it, with the drain's
-// grace period when it has one; a pod already being deleted only gets the
-// shorter deadline, if the drain's is shorter.
+// grace period when it has one, once its disruption budget allows it
+// (domain.Eviction); a pod already being deleted only gets the shorter
+// deadline, if the drain's is shorter.
 func (r *Reconciler) evict(ctx context.Context, seen domain.Pod, n domain.Node) error {
-	p, err := r.repo.PodCommands().Execute(ctx, domain.Key{Namespace: seen.Namespace, Name: seen.Name}, domain.IfSamePod{
+	p, err := r.repo.Evictions().Execute(ctx, domain.Key{Namespace: seen.Namespace, Name: seen.Name}, domain.Eviction{Command: domain.IfSamePod{
 		UID: seen.UID, NodeName: n.Name,
 		Command: domain.EvictPod{Reason: domain.ReasonEvictionByEvictionAPI, Message: MessageEviction, GracePeriodSeconds: n.Drain.GracePeriodSeconds},
-	})
+	}})
 	if err != nil {
 		return fmt.Errorf("evict %s: %w", seen.Key(), err)
 	}
+	r.held.Delete(seen.UID)
 	// Evicted now: the pod the drain saw was not yet being deleted, and
 	// the same pod now is.
 	if !seen.Terminating() && p.UID == seen.UID && p.Terminating() {

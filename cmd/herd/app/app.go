@@ -24,6 +24,7 @@ import (
 	"herd/projections/watch"
 	"herd/reconcilers"
 	"herd/reconcilers/deployment"
+	"herd/reconcilers/disruption"
 	"herd/reconcilers/drain"
 	"herd/reconcilers/health"
 	"herd/reconcilers/ipam"
@@ -69,6 +70,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			projections.NewLeaseView,
 			projections.NewReplicaSetView,
 			projections.NewDeploymentView,
+			projections.NewPodDisruptionBudgetView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
 			newCompactor,
@@ -133,6 +135,12 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		fx.Provide(func(v *projections.DeploymentView) deployment.Reader { return v }),
 		fx.Provide(func(v *projections.ReplicaSetView) deployment.ReplicaSetLister { return v }),
 		deployment.Module,
+		// The disruption reconciler likewise reads budgets, pods and
+		// ReplicaSets through its own interfaces.
+		fx.Provide(func(v *projections.PodDisruptionBudgetView) disruption.Reader { return v }),
+		fx.Provide(func(v *projections.PodView) disruption.PodLister { return v }),
+		fx.Provide(func(v *projections.ReplicaSetView) disruption.ReplicaSetReader { return v }),
+		disruption.Module,
 		kubelet.Module,
 		reconcilers.Module,
 		localNodeOption(cfg),
@@ -224,7 +232,7 @@ func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metric
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
 	kubeletTargets *projections.KubeletTargetView, elog events.Log, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
-	rss *projections.ReplicaSetView, dps *projections.DeploymentView, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
+	rss *projections.ReplicaSetView, dps *projections.DeploymentView, pdbs *projections.PodDisruptionBudgetView, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
 	var retention httpapi.LeaderSource
 	if compactor.Enabled() {
 		retention = jobLeader{leadership, projections.RetentionJob}
@@ -235,6 +243,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		Namespaces: w.NamespaceCommands(), NamespaceView: nss, Leases: w.LeaseCommands(), LeaseView: leases,
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: rss, Deployments: w.DeploymentCommands(), DeploymentView: dps,
 		Reconcilers: recs, Retention: retention,
+		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: pdbs, Evictions: w.Evictions(),
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
 }

@@ -18,6 +18,7 @@ var commands = fx.Provide(
 	(*projections.Writer).LeaseCommands,
 	(*projections.Writer).ReplicaSetCommands,
 	(*projections.Writer).DeploymentCommands,
+	(*projections.Writer).PodDisruptionBudgetCommands,
 	(*projections.Writer).NamespaceCommands,
 	(*projections.Writer).IPPoolCommands,
 	(*projections.Writer).DeviceBindingCommands,

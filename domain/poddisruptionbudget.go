@@ -1,0 +1,306 @@
+package domain
+
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
+// PodDisruptionBudget is the PodDisruptionBudget aggregate (policy/v1):
+// how many of the pods its selector matches must stay healthy, or may be
+// unavailable, while pods are evicted. The disruption reconciler keeps its
+// status from the pods; an eviction spends one of the disruptions it
+// allows. The view stores it as its row, so it is also the aggregate's
+// snapshot.
+type PodDisruptionBudget struct {
+	Namespace   string                    `json:"namespace"`
+	Name        string                    `json:"name"`
+	UID         string                    `json:"uid,omitempty"`
+	Labels      map[string]string         `json:"labels,omitempty"`
+	Annotations map[string]string         `json:"annotations,omitempty"`
+	Owners      []OwnerReference          `json:"owners,omitempty"`
+	Spec        PodDisruptionBudgetSpec   `json:"spec"`
+	Status      PodDisruptionBudgetStatus `json:"status"`
+	// Generation counts the changes to Spec; Status.ObservedGeneration
+	// says which the reconciler last counted for.
+	Generation int64     `json:"generation"`
+	CreatedAt  time.Time `json:"createdAt"`
+	// Deleted marks a budget removed; the row stays as a tombstone.
+	Deleted bool `json:"deleted,omitempty"`
+	// Version is the number of events in the stream; ResourceVersion the
+	// log position of the last, set by the projection.
+	Version         int64 `json:"version"`
+	ResourceVersion int64 `json:"resourceVersion"`
+}
+
+// PodDisruptionBudgetSpec is what a budget asks for: at most one of
+// MinAvailable and MaxUnavailable.
+type PodDisruptionBudgetSpec struct {
+	// MinAvailable is how many of the selected pods must stay healthy.
+	MinAvailable *IntOrPercent `json:"minAvailable,omitempty"`
+	// MaxUnavailable is how many of the pods their controllers keep may
+	// be unhealthy.
+	MaxUnavailable *IntOrPercent `json:"maxUnavailable,omitempty"`
+	// Selector selects the budget's pods in its namespace: nil selects
+	// none, an empty one every pod (policy/v1).
+	Selector *LabelSelector `json:"selector,omitempty"`
+	// UnhealthyPodEvictionPolicy says when a running pod that is not
+	// ready may be evicted: IfHealthyBudget (the default, "") or
+	// AlwaysAllow.
+	UnhealthyPodEvictionPolicy string `json:"unhealthyPodEvictionPolicy,omitempty"`
+}
+
+// The unhealthy pod eviction policies, as policy/v1 names them.
+const (
+	// IfHealthyBudget lets a running pod that is not ready go only while
+	// the budget has all the healthy pods it needs.
+	IfHealthyBudget = "IfHealthyBudget"
+	// AlwaysAllow lets a running pod that is not ready go at any time.
+	AlwaysAllow = "AlwaysAllow"
+)
+
+// PodDisruptionBudgetStatus is what the reconciler last counted of the
+// budget's pods, and the disruptions evictions spent since.
+type PodDisruptionBudgetStatus struct {
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// DisruptedPods are the pods evictions were granted for, by name,
+	// with when: not counted as healthy until they are seen going, or
+	// for DisruptionTimeout.
+	DisruptedPods      map[string]time.Time `json:"disruptedPods,omitempty"`
+	DisruptionsAllowed int32                `json:"disruptionsAllowed"`
+	CurrentHealthy     int32                `json:"currentHealthy"`
+	DesiredHealthy     int32                `json:"desiredHealthy"`
+	ExpectedPods       int32                `json:"expectedPods"`
+	Conditions         []BudgetCondition    `json:"conditions,omitempty"`
+}
+
+// BudgetCondition is a condition of a budget, in metav1.Condition's
+// shape: DisruptionAllowed.
+type BudgetCondition struct {
+	Type               string          `json:"type"`
+	Status             ConditionStatus `json:"status"`
+	ObservedGeneration int64           `json:"observedGeneration,omitempty"`
+	LastTransitionTime time.Time       `json:"lastTransitionTime"`
+	Reason             string          `json:"reason"`
+	Message            string          `json:"message,omitempty"`
+}
+
+// The budget's condition and its reasons, as policy/v1 names them.
+const (
+	DisruptionAllowedCondition = "DisruptionAllowed"
+	SufficientPodsReason       = "SufficientPods"
+	InsufficientPodsReason     = "InsufficientPods"
+	SyncFailedReason           = "SyncFailed"
+)
+
+// DisruptionTimeout is how long a pod an eviction was granted for stays
+// out of the healthy count while it is not seen being deleted, as
+// Kubernetes' disruption controller's DeletionTimeout.
+const DisruptionTimeout = 2 * time.Minute
+
+// Exists reports whether the budget was created and not deleted.
+func (b PodDisruptionBudget) Exists() bool { return b.Version > 0 && !b.Deleted }
+
+// Key names the budget.
+func (b PodDisruptionBudget) Key() Key { return Key{Namespace: b.Namespace, Name: b.Name} }
+
+// String is "namespace/name", as logs name the budget.
+func (b PodDisruptionBudget) String() string { return b.Namespace + "/" + b.Name }
+
+// Selects reports whether the budget covers pod p: same namespace, and
+// a selector that matches its labels (a nil one matches nothing).
+func (b PodDisruptionBudget) Selects(p Pod) bool {
+	return b.Exists() && b.Namespace == p.Namespace && b.Spec.Selector != nil && b.Spec.Selector.Matches(p.Labels)
+}
+
+// PodDisruptionBudgetStream is the name of the log stream of a budget.
+func PodDisruptionBudgetStream(namespace, name string) string {
+	return PodDisruptionBudgetAggregate.Stream(namespace + "/" + name)
+}
+
+// PodDisruptionBudgetCreated records a budget's creation.
+type PodDisruptionBudgetCreated struct {
+	Namespace   string                  `json:"namespace"`
+	Name        string                  `json:"name"`
+	UID         string                  `json:"uid"`
+	Labels      map[string]string       `json:"labels,omitempty"`
+	Annotations map[string]string       `json:"annotations,omitempty"`
+	Owners      []OwnerReference        `json:"owners,omitempty"`
+	Spec        PodDisruptionBudgetSpec `json:"spec"`
+	At          time.Time               `json:"at"`
+}
+
+// PodDisruptionBudgetChanged records a new spec, labels or annotations;
+// Generation is the budget's generation afterwards.
+type PodDisruptionBudgetChanged struct {
+	Labels      map[string]string       `json:"labels,omitempty"`
+	Annotations map[string]string       `json:"annotations,omitempty"`
+	Spec        PodDisruptionBudgetSpec `json:"spec"`
+	Generation  int64                   `json:"generation"`
+	At          time.Time               `json:"at"`
+}
+
+// PodDisruptionBudgetStatusRecorded records what the reconciler (or a
+// client of the status subresource) counted of the budget's pods.
+type PodDisruptionBudgetStatusRecorded struct {
+	Status PodDisruptionBudgetStatus `json:"status"`
+	At     time.Time                 `json:"at"`
+}
+
+// PodDisruptionGranted records that the budget let pod Pod be evicted: one
+// disruption fewer allowed, and the pod among the disrupted ones.
+type PodDisruptionGranted struct {
+	Pod string    `json:"pod"`
+	At  time.Time `json:"at"`
+}
+
+// PodDisruptionBudgetDeleted records a budget's deletion.
+type PodDisruptionBudgetDeleted struct {
+	At time.Time `json:"at"`
+}
+
+// EventType implements Event.
+func (PodDisruptionBudgetCreated) EventType() string { return "PodDisruptionBudgetCreated" }
+
+// EventType implements Event.
+func (PodDisruptionBudgetChanged) EventType() string { return "PodDisruptionBudgetChanged" }
+
+// EventType implements Event.
+func (PodDisruptionBudgetStatusRecorded) EventType() string {
+	return "PodDisruptionBudgetStatusRecorded"
+}
+
+// EventType implements Event.
+func (PodDisruptionGranted) EventType() string { return "PodDisruptionGranted" }
+
+// EventType implements Event.
+func (PodDisruptionBudgetDeleted) EventType() string { return "PodDisruptionBudgetDeleted" }
+
+// PodDisruptionBudgetAggregate is the budget in the log: streams
+// "poddisruptionbudget/NAMESPACE/NAME".
+var PodDisruptionBudgetAggregate = defineNamespacedAggregate("poddisruptionbudget",
+	eventOf[PodDisruptionBudgetCreated](1),
+	eventOf[PodDisruptionBudgetChanged](1),
+	eventOf[PodDisruptionBudgetStatusRecorded](1),
+	eventOf[PodDisruptionGranted](1),
+	eventOf[PodDisruptionBudgetDeleted](1),
+)
+
+// EvolvePodDisruptionBudget folds one event into the budget; it never
+// mutates b.
+func EvolvePodDisruptionBudget(b PodDisruptionBudget, e Event) PodDisruptionBudget {
+	b.Version++
+	switch e := e.(type) {
+	case PodDisruptionBudgetCreated:
+		return PodDisruptionBudget{
+			Namespace: e.Namespace, Name: e.Name, UID: e.UID,
+			Labels: cloneStrings(e.Labels), Annotations: cloneStrings(e.Annotations), Owners: slices.Clone(e.Owners),
+			Spec: e.Spec.clone(), Generation: 1, CreatedAt: e.At, Version: b.Version, ResourceVersion: b.ResourceVersion,
+		}
+	case PodDisruptionBudgetChanged:
+		b.Labels, b.Annotations = cloneStrings(e.Labels), cloneStrings(e.Annotations)
+		b.Spec, b.Generation = e.Spec.clone(), e.Generation
+	case PodDisruptionBudgetStatusRecorded:
+		b.Status = e.Status.clone()
+	case PodDisruptionGranted:
+		st := b.Status.clone()
+		st.DisruptionsAllowed--
+		if st.DisruptedPods == nil {
+			st.DisruptedPods = map[string]time.Time{}
+		}
+		st.DisruptedPods[e.Pod] = e.At
+		if st.DisruptionsAllowed == 0 {
+			st = st.WithAllowedCondition(e.At)
+		}
+		b.Status = st
+	case PodDisruptionBudgetDeleted:
+		return PodDisruptionBudget{Namespace: b.Namespace, Name: b.Name, Deleted: true, Version: b.Version, ResourceVersion: b.ResourceVersion}
+	}
+	return b
+}
+
+// WithAllowedCondition is s with its DisruptionAllowed condition saying
+// what DisruptionsAllowed does, as Kubernetes' UpdateDisruptionAllowedCondition:
+// True (SufficientPods) while a disruption is allowed, False
+// (InsufficientPods) otherwise. The transition time moves to now only
+// when the condition's status changes.
+func (s PodDisruptionBudgetStatus) WithAllowedCondition(now time.Time) PodDisruptionBudgetStatus {
+	c := BudgetCondition{Type: DisruptionAllowedCondition, Status: ConditionFalse, Reason: InsufficientPodsReason, ObservedGeneration: s.ObservedGeneration}
+	if s.DisruptionsAllowed > 0 {
+		c.Status, c.Reason = ConditionTrue, SufficientPodsReason
+	}
+	return s.withCondition(c, now)
+}
+
+// withCondition sets c among s's conditions, keeping the transition time
+// of one of the same type and status.
+func (s PodDisruptionBudgetStatus) withCondition(c BudgetCondition, now time.Time) PodDisruptionBudgetStatus {
+	s.Conditions = slices.Clone(s.Conditions)
+	c.LastTransitionTime = now
+	for i, old := range s.Conditions {
+		if old.Type != c.Type {
+			continue
+		}
+		if old.Status == c.Status {
+			c.LastTransitionTime = old.LastTransitionTime
+		}
+		s.Conditions[i] = c
+		return s
+	}
+	s.Conditions = append(s.Conditions, c)
+	return s
+}
+
+// FailSafe is s after the reconciler could not count the budget's pods
+// (err), as Kubernetes' failSafe: no disruption allowed, and the
+// condition False with reason SyncFailed and err's message.
+func (s PodDisruptionBudgetStatus) FailSafe(err error, now time.Time) PodDisruptionBudgetStatus {
+	s = s.clone()
+	s.DisruptionsAllowed = 0
+	return s.withCondition(BudgetCondition{
+		Type: DisruptionAllowedCondition, Status: ConditionFalse, Reason: SyncFailedReason,
+		Message: err.Error(), ObservedGeneration: s.ObservedGeneration,
+	}, now)
+}
+
+// Equal reports whether two statuses say the same.
+func (s PodDisruptionBudgetStatus) Equal(o PodDisruptionBudgetStatus) bool {
+	return s.ObservedGeneration == o.ObservedGeneration && s.DisruptionsAllowed == o.DisruptionsAllowed &&
+		s.CurrentHealthy == o.CurrentHealthy && s.DesiredHealthy == o.DesiredHealthy && s.ExpectedPods == o.ExpectedPods &&
+		maps.EqualFunc(s.DisruptedPods, o.DisruptedPods, time.Time.Equal) &&
+		slices.EqualFunc(s.Conditions, o.Conditions, func(a, b BudgetCondition) bool {
+			return a.Type == b.Type && a.Status == b.Status && a.ObservedGeneration == b.ObservedGeneration &&
+				a.LastTransitionTime.Equal(b.LastTransitionTime) && a.Reason == b.Reason && a.Message == b.Message
+		})
+}
+
+func (s PodDisruptionBudgetStatus) clone() PodDisruptionBudgetStatus {
+	c := s
+	c.DisruptedPods = maps.Clone(s.DisruptedPods)
+	c.Conditions = slices.Clone(s.Conditions)
+	return c
+}
+
+func (s PodDisruptionBudgetSpec) clone() PodDisruptionBudgetSpec {
+	c := s
+	if s.MinAvailable != nil {
+		v := *s.MinAvailable
+		c.MinAvailable = &v
+	}
+	if s.MaxUnavailable != nil {
+		v := *s.MaxUnavailable
+		c.MaxUnavailable = &v
+	}
+	if s.Selector != nil {
+		sel := s.Selector.clone()
+		c.Selector = &sel
+	}
+	return c
+}
+
+// equal reports whether two specs say the same.
+func (s PodDisruptionBudgetSpec) equal(o PodDisruptionBudgetSpec) bool {
+	eqSel := (s.Selector == nil) == (o.Selector == nil) && (s.Selector == nil || s.Selector.equal(*o.Selector))
+	return equalIntOrPercent(s.MinAvailable, o.MinAvailable) && equalIntOrPercent(s.MaxUnavailable, o.MaxUnavailable) && eqSel &&
+		s.UnhealthyPodEvictionPolicy == o.UnhealthyPodEvictionPolicy
+}

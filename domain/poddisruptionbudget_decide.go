@@ -1,0 +1,178 @@
+package domain
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+	"time"
+)
+
+// PodDisruptionBudgetCommand is a command on one budget:
+// CreatePodDisruptionBudget, UpdatePodDisruptionBudget,
+// RecordPodDisruptionBudgetStatus, GrantPodDisruption or
+// DeletePodDisruptionBudget.
+type PodDisruptionBudgetCommand interface {
+	decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error)
+}
+
+// DecidePodDisruptionBudget returns the events cmd causes on b at now, or
+// a typed error; b is the zero budget when herd never saw it.
+func DecidePodDisruptionBudget(b PodDisruptionBudget, cmd PodDisruptionBudgetCommand, now time.Time) ([]Event, error) {
+	if cmd == nil {
+		return nil, fmt.Errorf("nil poddisruptionbudget command: %w", ErrInvalid)
+	}
+	return cmd.decidePodDisruptionBudget(b, now.UTC())
+}
+
+// budgetResource is how kube-apiserver names the resource in refusals.
+const budgetResource = "poddisruptionbudgets.policy"
+
+func budgetNotFound(b PodDisruptionBudget) error {
+	return fmt.Errorf("%s %q not found: %w", budgetResource, b.Name, ErrNotFound)
+}
+
+func staleBudget(b PodDisruptionBudget, rv int64) error {
+	if rv == 0 || rv == b.ResourceVersion {
+		return nil
+	}
+	return StaleObject(budgetResource, b.Name)
+}
+
+// budgetSpecProblems checks a budget's spec as kube-apiserver does: not
+// both minAvailable and maxUnavailable, each a number or a percentage
+// not negative and not over 100%, a selector of valid keys, values and
+// operators (an empty one is allowed: it selects every pod), and a known
+// unhealthy pod eviction policy.
+func budgetSpecProblems(s PodDisruptionBudgetSpec) []FieldError {
+	var errs []FieldError
+	if s.MinAvailable != nil && s.MaxUnavailable != nil {
+		errs = append(errs, FieldError{Field: "spec", Reason: "minAvailable and maxUnavailable cannot be both set"})
+	}
+	for _, f := range []struct {
+		field string
+		v     *IntOrPercent
+	}{{"spec.minAvailable", s.MinAvailable}, {"spec.maxUnavailable", s.MaxUnavailable}} {
+		field, v := f.field, f.v
+		if v == nil {
+			continue
+		}
+		if v.Value < 0 {
+			errs = append(errs, FieldError{Field: field, Value: strconv.Itoa(int(v.Value)), Reason: "must be greater than or equal to 0"})
+		}
+		if v.Percent && v.Value > 100 {
+			errs = append(errs, FieldError{Field: field, Value: v.String(), Reason: "must not be greater than 100%"})
+		}
+	}
+	if s.Selector != nil && !s.Selector.Empty() {
+		errs = append(errs, s.Selector.problems("spec.selector")...)
+	}
+	switch s.UnhealthyPodEvictionPolicy {
+	case "", IfHealthyBudget, AlwaysAllow:
+	default:
+		errs = append(errs, FieldError{Field: "spec.unhealthyPodEvictionPolicy", Value: s.UnhealthyPodEvictionPolicy,
+			Reason: `Unsupported value: supported values: "AlwaysAllow", "IfHealthyBudget"`})
+	}
+	return errs
+}
+
+// CreatePodDisruptionBudget creates a budget, as kubectl create pdb does.
+type CreatePodDisruptionBudget struct {
+	Namespace   string
+	Name        string
+	UID         string
+	Labels      map[string]string
+	Annotations map[string]string
+	Owners      []OwnerReference
+	Spec        PodDisruptionBudgetSpec
+}
+
+func (c CreatePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
+	errs := objectNameProblems(c.Namespace, c.Name)
+	errs = append(errs, metadataProblems(c.Labels, c.Annotations)...)
+	errs = append(errs, budgetSpecProblems(c.Spec)...)
+	if err := invalid("PodDisruptionBudget", c.Name, errs); err != nil {
+		return nil, err
+	}
+	if b.Exists() {
+		return nil, fmt.Errorf("%s %q already exists: %w", budgetResource, c.Name, ErrAlreadyExists)
+	}
+	return []Event{PodDisruptionBudgetCreated{
+		Namespace: c.Namespace, Name: c.Name, UID: c.UID,
+		Labels: cloneStrings(c.Labels), Annotations: cloneStrings(c.Annotations), Owners: cloneSlice(c.Owners),
+		Spec: c.Spec.clone(), At: now,
+	}}, nil
+}
+
+// UpdatePodDisruptionBudget makes a budget's labels, annotations and spec
+// those given (policy/v1 lets every field of the spec change),
+// conditional on ResourceVersion when it is not 0. A change of the spec
+// is a new generation, which evictions wait for the reconciler to count.
+type UpdatePodDisruptionBudget struct {
+	Labels          map[string]string
+	Annotations     map[string]string
+	Spec            PodDisruptionBudgetSpec
+	ResourceVersion int64
+}
+
+func (c UpdatePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
+	if !b.Exists() {
+		return nil, budgetNotFound(b)
+	}
+	if err := staleBudget(b, c.ResourceVersion); err != nil {
+		return nil, err
+	}
+	errs := metadataProblems(c.Labels, c.Annotations)
+	errs = append(errs, budgetSpecProblems(c.Spec)...)
+	if err := invalid("PodDisruptionBudget", b.Name, errs); err != nil {
+		return nil, err
+	}
+	specChanged := !c.Spec.equal(b.Spec)
+	if !specChanged && maps.Equal(c.Labels, b.Labels) && maps.Equal(c.Annotations, b.Annotations) {
+		return nil, nil
+	}
+	gen := b.Generation
+	if specChanged {
+		gen++
+	}
+	return []Event{PodDisruptionBudgetChanged{
+		Labels: cloneStrings(c.Labels), Annotations: cloneStrings(c.Annotations), Spec: c.Spec.clone(), Generation: gen, At: now,
+	}}, nil
+}
+
+// RecordPodDisruptionBudgetStatus records what the reconciler counted of
+// the budget's pods, or what a client writes through the status
+// subresource, conditional on ResourceVersion when it is not 0; the same
+// status again records nothing.
+type RecordPodDisruptionBudgetStatus struct {
+	Status          PodDisruptionBudgetStatus
+	ResourceVersion int64
+}
+
+func (c RecordPodDisruptionBudgetStatus) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
+	if !b.Exists() {
+		return nil, budgetNotFound(b)
+	}
+	if err := staleBudget(b, c.ResourceVersion); err != nil {
+		return nil, err
+	}
+	if c.Status.Equal(b.Status) {
+		return nil, nil
+	}
+	return []Event{PodDisruptionBudgetStatusRecorded{Status: c.Status.clone(), At: now}}, nil
+}
+
+// DeletePodDisruptionBudget deletes a budget, conditional on
+// ResourceVersion when it is not 0.
+type DeletePodDisruptionBudget struct {
+	ResourceVersion int64
+}
+
+func (c DeletePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
+	if !b.Exists() {
+		return nil, budgetNotFound(b)
+	}
+	if err := staleBudget(b, c.ResourceVersion); err != nil {
+		return nil, err
+	}
+	return []Event{PodDisruptionBudgetDeleted{At: now}}, nil
+}

@@ -1,0 +1,58 @@
+package projections
+
+import (
+	"context"
+	"fmt"
+
+	"herd/domain"
+	"herd/events"
+)
+
+// podDisruptionBudgets describes the PodDisruptionBudget: its row in
+// poddisruptionbudgets.
+var podDisruptionBudgets = describeJSONRows(domain.PodDisruptionBudgetAggregate, "poddisruptionbudgets", "poddisruptionbudgets.policy",
+	func(namespace, name string) domain.PodDisruptionBudget {
+		return domain.PodDisruptionBudget{Namespace: namespace, Name: name}
+	},
+	domain.EvolvePodDisruptionBudget,
+	func(b domain.PodDisruptionBudget) jsonRow {
+		return jsonRow{namespace: b.Namespace, name: b.Name, deleted: b.Deleted, version: b.Version, position: b.ResourceVersion}
+	},
+	func(b domain.PodDisruptionBudget, position int64) domain.PodDisruptionBudget {
+		b.ResourceVersion = position
+		return b
+	},
+)
+
+// FoldPodDisruptionBudget folds one logged event of a budget's stream
+// into the budget, as the inline view does: watches and consistent lists
+// use it to rebuild a budget as it stood at any log position.
+func FoldPodDisruptionBudget(b domain.PodDisruptionBudget, rec events.Record) (domain.PodDisruptionBudget, error) {
+	return podDisruptionBudgets.fold(b, rec)
+}
+
+// budgetsOfSQL reads the budgets of one namespace, tombstones left out.
+const budgetsOfSQL = `SELECT data FROM poddisruptionbudgets WHERE namespace = ? AND deleted = 0 ORDER BY name`
+
+// budgetsOf reads the budgets of namespace through q: inside a unit of
+// work, what an eviction decides on.
+func budgetsOf(ctx context.Context, q events.Querier, namespace string) ([]domain.PodDisruptionBudget, error) {
+	rows, err := q.QueryContext(ctx, budgetsOfSQL, namespace)
+	if err != nil {
+		return nil, fmt.Errorf("budgets of namespace %s: %w", namespace, err)
+	}
+	defer rows.Close()
+	var out []domain.PodDisruptionBudget
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			return nil, fmt.Errorf("budgets of namespace %s: %w", namespace, err)
+		}
+		b, err := podDisruptionBudgets.unmarshal(data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,197 @@
+package disruption
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+	"herd/reconcilers"
+)
+
+// Reconciler is the disruption reconciler. Its keys are budgets, and
+// namespaces: a namespace's key stands for every budget in it, which is
+// what an event of one of its pods or ReplicaSets calls for.
+type Reconciler struct {
+	cfg         Config
+	budgets     Reader
+	pods        PodLister
+	replicaSets ReplicaSetReader
+	commands    domain.Executor[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
+	clock       clock.PassiveClock
+	log         *zap.Logger
+}
+
+var (
+	_ reconcilers.Reconciler = (*Reconciler)(nil)
+	_ reconcilers.Resyncer   = (*Reconciler)(nil)
+)
+
+// New returns the disruption reconciler, or the configuration's problems.
+func New(cfg Config, budgets Reader, pods PodLister, replicaSets ReplicaSetReader,
+	commands domain.Executor[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand], clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Reconciler{cfg: cfg, budgets: budgets, pods: pods, replicaSets: replicaSets, commands: commands, clock: clk, log: log.Named("disruption")}, nil
+}
+
+// Name implements reconcilers.Reconciler.
+func (r *Reconciler) Name() string { return "disruption" }
+
+// scope is the keys the reconciler takes: budgets, and namespaces.
+var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.PodDisruptionBudgetAggregate, domain.NamespaceAggregate}}
+
+// Scope implements reconcilers.Reconciler.
+func (r *Reconciler) Scope() reconcilers.Scope { return scope }
+
+// budgetEvents are a budget's changes that call for counting it again;
+// the status it records itself does not.
+var budgetEvents = reconcilers.EventTypesOf(domain.PodDisruptionBudgetCreated{}, domain.PodDisruptionBudgetChanged{},
+	domain.PodDisruptionGranted{})
+
+// namespaceEvents are what happens to a pod or a ReplicaSet that may
+// change what a budget of its namespace counts: a pod's coming, labels,
+// owners, readiness and going, and a ReplicaSet's scale.
+var namespaceEvents = reconcilers.EventTypesOf(
+	domain.PodCreated{}, domain.PodOwnersChanged{}, domain.PodMetadataChanged{}, domain.PodStatusUpdated{},
+	domain.PodStopped{}, domain.PodDeletionRequested{}, domain.PodFinalized{},
+	domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{}, domain.ReplicaSetDeleted{},
+)
+
+// KeysFor maps a budget's changes to it, and an event of a pod or a
+// ReplicaSet to its namespace: every budget there is counted again.
+func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
+	switch {
+	case budgetEvents.Match(rec):
+		return reconcilers.KeysOf(rec)
+	case namespaceEvents.Match(rec):
+		k, ok := reconcilers.KeyOf(rec)
+		if !ok || k.Namespace == "" {
+			return nil
+		}
+		return []reconcilers.Key{namespaceKey(k.Namespace)}
+	}
+	return nil
+}
+
+// namespaceKey stands for every budget of namespace.
+func namespaceKey(namespace string) reconcilers.Key {
+	return reconcilers.Key{Aggregate: domain.NamespaceAggregate, Name: namespace}
+}
+
+// budgetKey is the key of the budget namespace/name.
+func budgetKey(namespace, name string) reconcilers.Key {
+	return reconcilers.Key{Aggregate: domain.PodDisruptionBudgetAggregate, Namespace: namespace, Name: name}
+}
+
+// ResyncPeriod implements reconcilers.Resyncer.
+func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
+
+// Resync returns every budget.
+func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
+	all, _, err := r.budgets.List(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("list poddisruptionbudgets: %w", err)
+	}
+	keys := make([]reconcilers.Key, 0, len(all))
+	for _, b := range all {
+		keys = append(keys, budgetKey(b.Namespace, b.Name))
+	}
+	return keys, nil
+}
+
+// Reconcile counts one budget, or every budget of a namespace, and
+// records what it counted.
+func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
+	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:disruption", Source: "reconciler/disruption"})
+	var budgets []domain.PodDisruptionBudget
+	namespace := key.Namespace
+	if key.Aggregate == domain.NamespaceAggregate {
+		namespace = key.Name
+		all, _, err := r.budgets.List(ctx, namespace)
+		if err != nil {
+			return reconcilers.Result{}, fmt.Errorf("list poddisruptionbudgets of %s: %w", namespace, err)
+		}
+		budgets = all
+	} else {
+		b, err := r.budgets.Get(ctx, key.Namespace, key.Name)
+		if errors.Is(err, domain.ErrNotFound) {
+			return reconcilers.Result{}, nil
+		}
+		if err != nil {
+			return reconcilers.Result{}, fmt.Errorf("get poddisruptionbudget %s: %w", key, err)
+		}
+		budgets = []domain.PodDisruptionBudget{b}
+	}
+	if len(budgets) == 0 {
+		return reconcilers.Result{}, nil
+	}
+	// The pods are read after the budgets: a budget's resourceVersion,
+	// the condition of its status write, then covers every eviction that
+	// could have changed what the pods say.
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: namespace})
+	if err != nil {
+		return reconcilers.Result{}, fmt.Errorf("list pods of namespace %s: %w", namespace, err)
+	}
+	var (
+		result reconcilers.Result
+		errs   []error
+	)
+	for _, b := range budgets {
+		next, err := r.sync(ctx, b, pods)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if next > 0 && (result.RequeueAfter == 0 || next < result.RequeueAfter) {
+			result.RequeueAfter = next
+		}
+	}
+	return result, errors.Join(errs...)
+}
+
+// sync counts b's pods among pods and records its status, conditional on
+// the budget being as read: an eviction that spent it since makes the
+// write conflict, and the budget is counted again (its grant is an event
+// that brings the key back). A budget that cannot be counted allows no
+// disruption (Kubernetes' failSafe). It returns when to count b again,
+// for a granted disruption that times out.
+func (r *Reconciler) sync(ctx context.Context, b domain.PodDisruptionBudget, all []domain.Pod) (time.Duration, error) {
+	var pods []domain.Pod
+	for _, p := range all {
+		if b.Selects(p) {
+			pods = append(pods, p)
+		}
+	}
+	now := r.clock.Now()
+	c, err := r.count(ctx, b, pods, now)
+	var st domain.PodDisruptionBudgetStatus
+	if err != nil {
+		r.log.Warn("poddisruptionbudget cannot be counted: no disruption allowed", zap.String("poddisruptionbudget", b.String()), zap.Error(err))
+		st = b.Status.FailSafe(err, now)
+	} else {
+		if len(c.unmanaged) > 0 {
+			r.log.Debug("poddisruptionbudget selects pods without a controller, which its expected count leaves out",
+				zap.String("poddisruptionbudget", b.String()), zap.Strings("pods", c.unmanaged))
+		}
+		st = c.status(b, now)
+	}
+	cmd := domain.RecordPodDisruptionBudgetStatus{Status: st, ResourceVersion: b.ResourceVersion}
+	if _, err := r.commands.Execute(ctx, b.Key(), cmd); err != nil {
+		if errors.Is(err, domain.ErrNotFound) || errors.Is(err, domain.ErrConflict) {
+			// Gone since, or changed since: its own event counts it again.
+			return 0, nil
+		}
+		return 0, fmt.Errorf("record status of poddisruptionbudget %s: %w", b, err)
+	}
+	if c.recheck.IsZero() {
+		return 0, nil
+	}
+	return c.recheck.Sub(now) + time.Second, nil
+}
