@@ -23,5 +23,7 @@ func (rs ReplicaSet) ref() (string, string, int64) {
 	return "replicasets.apps", rs.Name, rs.ResourceVersion
 }
 
+func (j Job) ref() (string, string, int64) { return "jobs.batch", j.Name, j.ResourceVersion }
+
 // formatResourceVersion is a resourceVersion as clients see it.
 func formatResourceVersion(rv int64) string { return strconv.FormatInt(rv, 10) }
