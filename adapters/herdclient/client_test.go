@@ -58,6 +58,7 @@ func newHerd(t *testing.T, auth httpapi.Authenticator) *herd {
 		ConfigMaps: w.ConfigMapCommands(), ConfigMapView: projections.NewConfigMapView(store.Log()), Devices: w.DeviceBindingCommands(), DeviceBindings: projections.NewDeviceBindingView(store.Log()),
 		Namespaces: w.NamespaceCommands(), NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w.LeaseCommands(), LeaseView: projections.NewLeaseView(store.Log()),
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: projections.NewReplicaSetView(store.Log()),
+		Jobs: w.JobCommands(), JobView: projections.NewJobView(store.Log()),
 		Auth: auth,
 	}, httpapi.Config{Thresholds: domain.DefaultThresholds})
 	if err != nil {

@@ -61,6 +61,7 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 		Devices: w.DeviceBindingCommands(), DeviceBindings: projections.NewDeviceBindingView(store.Log()),
 		Namespaces: w.NamespaceCommands(), NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w.LeaseCommands(), LeaseView: projections.NewLeaseView(store.Log()),
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: projections.NewReplicaSetView(store.Log()),
+		Jobs: w.JobCommands(), JobView: projections.NewJobView(store.Log()),
 		Auth: auth,
 	}, Config{})
 	if err != nil {

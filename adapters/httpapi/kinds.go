@@ -16,7 +16,7 @@ import (
 func (s *Server) kinds() []*kind {
 	return []*kind{
 		s.nodeKind(), s.podKind(), s.namespaceKind(), s.configMapKind(), s.serviceKind(),
-		s.coreEventKind(), s.eventKind(), s.leaseKind(), s.replicaSetKind(),
+		s.coreEventKind(), s.eventKind(), s.leaseKind(), s.replicaSetKind(), s.jobKind(),
 		s.nodeMetricsKind(), s.podMetricsKind(),
 		s.selfSubjectAccessReviewKind(), s.selfSubjectRulesReviewKind(), s.selfSubjectReviewKind(),
 		s.auditEventKind(), s.kubeletTargetKind(), s.deviceBindingKind(),

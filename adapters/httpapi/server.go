@@ -74,6 +74,9 @@ type Deps struct {
 	// ReplicaSets and ReplicaSetView store and read ReplicaSets (apps/v1).
 	ReplicaSets    domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand]
 	ReplicaSetView *projections.ReplicaSetView
+	// Jobs and JobView store and read Jobs (batch/v1).
+	Jobs    domain.Executor[domain.Job, domain.JobCommand]
+	JobView *projections.JobView
 	// Auth tells who sends each request on the API listener; nil serves
 	// every request as Anonymous, as herd does without a token file.
 	Auth Authenticator

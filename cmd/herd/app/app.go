@@ -67,6 +67,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			projections.NewNamespaceView,
 			projections.NewLeaseView,
 			projections.NewReplicaSetView,
+			projections.NewJobView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
 			newCompactor,
@@ -219,7 +220,7 @@ func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metric
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
 	kubeletTargets *projections.KubeletTargetView, elog events.Log, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
-	rss *projections.ReplicaSetView, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
+	rss *projections.ReplicaSetView, jobs *projections.JobView, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
 	var retention httpapi.LeaderSource
 	if compactor.Enabled() {
 		retention = jobLeader{leadership, projections.RetentionJob}
@@ -228,7 +229,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		Nodes: w.NodeCommands(), NodeView: nodes, Pods: w.PodCommands(), PodView: pods, KubeletTargets: w.KubeletTargetsCommands(), Timeline: tl, KubeletTargetView: kubeletTargets, Log: elog, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 		ConfigMaps: w.ConfigMapCommands(), ConfigMapView: cms, Devices: w.DeviceBindingCommands(), DeviceBindings: devices, Auth: auth,
 		Namespaces: w.NamespaceCommands(), NamespaceView: nss, Leases: w.LeaseCommands(), LeaseView: leases,
-		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: rss, Reconcilers: recs, Retention: retention,
+		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: rss, Jobs: w.JobCommands(), JobView: jobs, Reconcilers: recs, Retention: retention,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
 }
