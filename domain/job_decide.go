@@ -140,11 +140,11 @@ func jobSpecProblems(s JobSpec) []FieldError {
 	switch s.CompletionMode {
 	case JobNonIndexed:
 	case JobIndexed:
-		errs = append(errs, FieldError{Field: "spec.completionMode", Value: JobIndexed,
-			Reason: `Unsupported value: herd runs NonIndexed Jobs only: supported values: "NonIndexed"`})
+		errs = append(errs, FieldError{Field: "spec.completionMode",
+			Reason: `Unsupported value: "Indexed": herd runs NonIndexed Jobs only: supported values: "NonIndexed"`})
 	default:
-		errs = append(errs, FieldError{Field: "spec.completionMode", Value: s.CompletionMode,
-			Reason: `Unsupported value: supported values: "NonIndexed", "Indexed"`})
+		errs = append(errs, FieldError{Field: "spec.completionMode",
+			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "NonIndexed", "Indexed"`, s.CompletionMode)})
 	}
 	errs = append(errs, s.Selector.problems("spec.selector")...)
 	if !s.Selector.Empty() && !s.Selector.Matches(s.Template.Labels) {
@@ -154,8 +154,8 @@ func jobSpecProblems(s JobSpec) []FieldError {
 		if p == "" {
 			p = RestartAlways
 		}
-		errs = append(errs, FieldError{Field: "spec.template.spec.restartPolicy", Value: string(p),
-			Reason: `Unsupported value: supported values: "OnFailure", "Never"`})
+		errs = append(errs, FieldError{Field: "spec.template.spec.restartPolicy",
+			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "OnFailure", "Never"`, p)})
 	}
 	for _, e := range metadataProblems(s.Template.Labels, s.Template.Annotations) {
 		e.Field = "spec.template." + e.Field

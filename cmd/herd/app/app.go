@@ -29,6 +29,7 @@ import (
 	"herd/reconcilers/kubeletprobe"
 	"herd/reconcilers/namespace"
 	"herd/reconcilers/noexecute"
+	"herd/reconcilers/job"
 	"herd/reconcilers/replicaset"
 	"herd/reconcilers/scheduler"
 	"herd/reconcilers/termination"
@@ -129,6 +130,10 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		fx.Provide(func(v *projections.ReplicaSetView) replicaset.Reader { return v }),
 		fx.Provide(func(v *projections.PodView) replicaset.PodLister { return v }),
 		replicaset.Module,
+		// The Job reconciler likewise.
+		fx.Provide(func(v *projections.JobView) job.Reader { return v }),
+		fx.Provide(func(v *projections.PodView) job.PodLister { return v }),
+		job.Module,
 		kubelet.Module,
 		reconcilers.Module,
 		localNodeOption(cfg),
