@@ -168,8 +168,9 @@ func (r *Runtime) Start(_ context.Context, p domain.Pod) (domain.RuntimeStatus, 
 		}
 		e.StartedAt = now
 		r.record(e, OpStart, now)
+		exits := e.State.ExitsAt
 		r.settle(e)
-		return domain.RuntimeStatus{StartedAt: now, ExitsAt: e.State.ExitsAt, Restarts: restarts}, nil
+		return domain.RuntimeStatus{StartedAt: now, ExitsAt: exits, Restarts: restarts}, nil
 	}
 	return domain.RuntimeStatus{}, fmt.Errorf("mock runtime: pod %s is %s; it cannot be started", p.Key(), e.State.Phase)
 }
