@@ -51,11 +51,8 @@ func (r *Reconciler) run(ctx context.Context, p domain.Pod) (time.Time, error) {
 			return st.ExitsAt, nil
 		}
 	case domain.RuntimeExited:
-		if !p.Spec.RestartPolicy.Restarts(st.ExitCode) {
-			return time.Time{}, r.report(ctx, p, rt, exitedStatus(p, node, st))
-		}
-		if due := st.FinishedAt.Add(crashLoopBackoff(st.Restarts)); r.clock.Now().Before(due) {
-			return due, r.report(ctx, p, rt, backingOffStatus(p, node, st))
+		if due, done := r.exited(ctx, p, rt, node, st); done != nil {
+			return due, *done
 		}
 		// Its restart: Start again below.
 	case domain.RuntimeFailed:
@@ -82,7 +79,36 @@ func (r *Reconciler) run(ctx context.Context, p domain.Pod) (time.Time, error) {
 	if status.PodIP == "" {
 		status.PodIP = p.Network.IP
 	}
-	return status.ExitsAt, r.report(ctx, p, rt, runningStatus(p, node, status))
+	running := runningStatus(p, node, status)
+	if !status.ExitsAt.IsZero() && !status.ExitsAt.After(r.clock.Now()) {
+		// Its containers ended as they started (`true`): what they ended
+		// with is its status, not Running, which no later look would
+		// come to correct.
+		if st, err := rt.State(ctx, p); err == nil && st.Phase == domain.RuntimeExited {
+			p.Status = running
+			if due, done := r.exited(ctx, p, rt, node, st); done != nil {
+				return due, *done
+			}
+		}
+	}
+	return status.ExitsAt, r.report(ctx, p, rt, running)
+}
+
+// exited reports a pod whose containers ran to their end: finished, as
+// its restart policy keeps them ended, or waiting out the backoff before
+// their restart, when it returns when the restart is due. It returns a
+// nil error pointer when the restart is due now, for the caller to
+// start the pod again.
+func (r *Reconciler) exited(ctx context.Context, p domain.Pod, rt Runtime, node domain.Node, st domain.RuntimeState) (time.Time, *error) {
+	if !p.Spec.RestartPolicy.Restarts(st.ExitCode) {
+		err := r.report(ctx, p, rt, exitedStatus(p, node, st))
+		return time.Time{}, &err
+	}
+	if due := st.FinishedAt.Add(crashLoopBackoff(st.Restarts)); r.clock.Now().Before(due) {
+		err := r.report(ctx, p, rt, backingOffStatus(p, node, st))
+		return due, &err
+	}
+	return time.Time{}, nil
 }
 
 // restartCount is the restarts the pod's status reports, of its first
