@@ -249,5 +249,21 @@ func (s JobSpec) clone() JobSpec {
 	return c
 }
 
+// ActiveJob reports whether the pod counts among its node's active jobs,
+// the JOBS an agent reports in its heartbeats (activeJobs) against its
+// --max-jobs: a pod Running there, or a pod of a batch Job bound there
+// and Pending, waiting for its start — it already holds one of the
+// node's slots, and its Job counts it active.
+func (p Pod) ActiveJob() bool {
+	if !p.Exists() {
+		return false
+	}
+	if p.Status.Phase == PodRunning {
+		return true
+	}
+	ctrl, ok := p.Controller()
+	return ok && ctrl.Kind == "Job" && p.Status.Phase == PodPending && p.Spec.NodeName != "" && !p.Terminating()
+}
+
 // JobStream is the name of the log stream of a Job.
 func JobStream(namespace, name string) string { return JobAggregate.Stream(namespace + "/" + name) }

@@ -177,3 +177,38 @@ func TestEvolveJobDeleted(t *testing.T) {
 		t.Errorf("after its deletion the job is %+v", j)
 	}
 }
+
+// TestActiveJob: a node's active jobs are its Running pods and the pods
+// of batch Jobs Pending there, not those of other controllers still
+// waiting, nor a Job's pod on its way out.
+func TestActiveJob(t *testing.T) {
+	jobOwner := []OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "pi", UID: "u", Controller: true}}
+	rsOwner := []OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "r", Controller: true}}
+	pod := func(phase PodPhase, owners []OwnerReference, node string, deleting bool) Pod {
+		p := Pod{Version: 1, Owners: owners, Spec: PodSpec{NodeName: node}, Status: PodStatus{Phase: phase}}
+		if deleting {
+			p.Deletion = &PodDeletion{}
+		}
+		return p
+	}
+	tests := []struct {
+		name string
+		pod  Pod
+		want bool
+	}{
+		{"a running pod", pod(PodRunning, rsOwner, "n1", false), true},
+		{"a running pod on its way out", pod(PodRunning, nil, "n1", true), true},
+		{"a Job's pod waiting to start", pod(PodPending, jobOwner, "n1", false), true},
+		{"a Job's pod not yet bound", pod(PodPending, jobOwner, "", false), false},
+		{"a Job's pod deleted before it started", pod(PodPending, jobOwner, "n1", true), false},
+		{"a ReplicaSet's pod waiting to start", pod(PodPending, rsOwner, "n1", false), false},
+		{"a Job's pod that succeeded", pod(PodSucceeded, jobOwner, "n1", false), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.pod.ActiveJob(); got != tt.want {
+				t.Errorf("ActiveJob() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
