@@ -42,10 +42,10 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 	st := j.Status
 	var errs []error
 	var next time.Time
-	switch {
-	case st.Is(domain.JobFailureTarget) || st.Is(domain.JobSuccessCriteriaMet):
-	case !j.Spec.Suspend && failedNow(j, st, running, now) != "":
-		reason := failedNow(j, st, running, now)
+	decided := st.Is(domain.JobFailureTarget) || st.Is(domain.JobSuccessCriteriaMet)
+	switch reason := failedNow(j, st, running, now); {
+	case decided:
+	case !j.Spec.Suspend && reason != "":
 		st = st.WithCondition(domain.JobCondition{Type: domain.JobFailureTarget, Status: domain.ConditionTrue, Reason: reason, Message: failureMessage(reason)}, now)
 	case succeeded(j, len(running)):
 		st = st.WithCondition(domain.JobCondition{Type: domain.JobSuccessCriteriaMet, Status: domain.ConditionTrue,
