@@ -111,8 +111,12 @@ func (w *world) jobHasSucceededAndRunning(name string, succeeded, running int) e
 }
 
 func (w *world) jobHasNoPods(name string) error {
-	if _, seen, err := w.jobPods(name); err != nil || len(seen) > 0 {
-		return fmt.Errorf("Job %s still has pods %v (%v)", name, seen, err)
+	_, seen, err := w.jobPods(name)
+	if err != nil {
+		return err
+	}
+	if len(seen) > 0 {
+		return fmt.Errorf("Job %s still has pods %v", name, seen)
 	}
 	return nil
 }
