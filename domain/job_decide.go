@@ -73,9 +73,19 @@ func (c CreateJob) decideJob(j Job, now time.Time) ([]Event, error) {
 	}
 	return []Event{JobCreated{
 		Namespace: c.Namespace, Name: c.Name, UID: c.UID,
-		Labels: cloneStrings(c.Labels), Annotations: cloneStrings(c.Annotations), Owners: cloneSlice(c.Owners),
+		Labels: jobLabels(c.Labels, spec), Annotations: cloneStrings(c.Annotations), Owners: cloneSlice(c.Owners),
 		Spec: spec, At: now,
 	}}, nil
+}
+
+// jobLabels are a Job's labels: those given, or when none are, its
+// template's, as batch/v1 defaults them (so that kubectl get jobs -l
+// job-name=pi finds the Job).
+func jobLabels(labels map[string]string, s JobSpec) map[string]string {
+	if len(labels) == 0 {
+		return cloneStrings(s.Template.Labels)
+	}
+	return cloneStrings(labels)
 }
 
 // generateJobSelector labels the template with the Job's name and UID,
@@ -207,14 +217,15 @@ func (c UpdateJob) decideJob(j Job, now time.Time) ([]Event, error) {
 	if err := invalid("Job", j.Name, errs); err != nil {
 		return nil, err
 	}
-	if spec.equal(j.Spec) && maps.Equal(c.Labels, j.Labels) && maps.Equal(c.Annotations, j.Annotations) {
+	labels := jobLabels(c.Labels, spec)
+	if spec.equal(j.Spec) && maps.Equal(labels, j.Labels) && maps.Equal(c.Annotations, j.Annotations) {
 		return nil, nil
 	}
 	gen := j.Generation
 	if !spec.equal(j.Spec) {
 		gen++
 	}
-	return []Event{JobChanged{Labels: cloneStrings(c.Labels), Annotations: cloneStrings(c.Annotations), Spec: spec, Generation: gen, At: now}}, nil
+	return []Event{JobChanged{Labels: labels, Annotations: cloneStrings(c.Annotations), Spec: spec, Generation: gen, At: now}}, nil
 }
 
 // RecordJobStatus records the Job's status; the same status again

@@ -55,6 +55,9 @@ func TestCreateJobGeneratesItsSelector(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"batch.kubernetes.io/controller-uid": "job-uid"}, j.Spec.Selector.MatchLabels); diff != "" {
 		t.Errorf("selector (-want +got):\n%s", diff)
 	}
+	if diff := cmp.Diff(wantLabels, j.Labels); diff != "" {
+		t.Errorf("a Job without labels takes its template's (-want +got):\n%s", diff)
+	}
 	pod := j.NewPod("pi-x2b4c", "pod-uid")
 	if !j.Owns(Pod{Owners: pod.Owners}) || pod.Spec.RestartPolicy != RestartNever || pod.Labels["job-name"] != "pi" {
 		t.Errorf("the Job's new pod %+v is not its own, or not its template's", pod)
@@ -95,7 +98,7 @@ func TestDecideJob(t *testing.T) {
 		})), nil, ErrInvalid, "spec.template.metadata.labels"},
 		{"a manual selector left empty", Job{}, create(newSpec(func(s *JobSpec) { s.ManualSelector = true })), nil, ErrInvalid, "spec.selector"},
 		{"parallelism changes", j, UpdateJob{Spec: withSpec(func(s *JobSpec) { s.Parallelism = 4 })},
-			[]Event{JobChanged{Spec: withSpec(func(s *JobSpec) { s.Parallelism = 4 }), Generation: 2, At: at(9)}}, nil, ""},
+			[]Event{JobChanged{Labels: j.Labels, Spec: withSpec(func(s *JobSpec) { s.Parallelism = 4 }), Generation: 2, At: at(9)}}, nil, ""},
 		{"completions are fixed", j, UpdateJob{Spec: withSpec(func(s *JobSpec) { s.Completions = &five })}, nil, ErrInvalid, "spec.completions"},
 		{"the template is fixed", j, UpdateJob{Spec: withSpec(func(s *JobSpec) { s.Template.Spec.Containers[0].Image = "python" })}, nil, ErrInvalid, "spec.template"},
 		{"an update that changes nothing", j, UpdateJob{Spec: j.Spec}, nil, nil, ""},
