@@ -157,9 +157,11 @@ func (r *Reconciler) finished(ctx context.Context, j domain.Job, running []domai
 	}
 	if st := j.Status; st.Active != 0 || st.Ready != 0 {
 		st.Active, st.Ready = 0, 0
-		if err := r.record(ctx, j, st); err != nil {
-			return reconcilers.Result{}, err
+		recorded, err := r.jobCommands.Execute(ctx, j.Key(), domain.RecordJobStatus{Status: st})
+		if err != nil {
+			return reconcilers.Result{}, r.jobGone(fmt.Errorf("record status of job %s: %w", j, err))
 		}
+		j = recorded // at the resourceVersion its deletion is conditional on
 	}
 	ttl := j.Spec.TTLSecondsAfterFinished
 	if ttl == nil {
