@@ -94,16 +94,17 @@ func pastBackoffLimitOnFailure(j domain.Job, active []domain.Pod) bool {
 	return restarts >= j.Spec.BackoffLimit
 }
 
-// wanted is how many pods the Job should run now: its parallelism, less
-// what would overshoot its completions; for a work queue (no
-// completions), none once a pod has succeeded.
-func wanted(j domain.Job) int {
+// wanted is how many pods the Job should run now, of which running run:
+// its parallelism, less what would overshoot its completions; for a work
+// queue (no completions), once a pod has succeeded, those that run are
+// left to finish and no more are made, as Kubernetes does.
+func wanted(j domain.Job, running int) int {
 	p := int(j.Spec.Parallelism)
 	if c := j.Spec.Completions; c != nil {
 		return max(0, min(p, int(*c)-int(j.Status.Succeeded)))
 	}
 	if j.Status.Succeeded > 0 {
-		return 0
+		return running
 	}
 	return p
 }

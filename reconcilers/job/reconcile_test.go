@@ -244,3 +244,33 @@ func TestKeysOfPodEvents(t *testing.T) {
 		t.Errorf("the owner index has %q for pi-1", got)
 	}
 }
+
+// TestWorkQueue: a Job without completions runs parallelism pods, makes
+// no more once one has succeeded, and completes when the others have
+// ended.
+func TestWorkQueue(t *testing.T) {
+	f := newFixture(t, func(s *domain.JobSpec) { s.Completions, s.Parallelism = nil, 2 })
+	f.reconcile(t)
+	f.pods.run()
+	f.pods.finish("pi-1", domain.PodSucceeded)
+	f.reconcile(t)
+	f.want(t, []string{"pi-1", "pi-2"}, 1, 1, 0)
+	f.pods.finish("pi-2", domain.PodSucceeded)
+	f.reconcile(t)
+	f.want(t, []string{"pi-1", "pi-2"}, 0, 2, 0, "SuccessCriteriaMet/CompletionsReached", "Complete/CompletionsReached")
+}
+
+// TestAJobOfTheSameNameDoesNotKeepAnotherJobsPods: the pods of an
+// earlier Job of the same name (another UID) are collected, not counted.
+func TestAJobOfTheSameNameDoesNotKeepAnotherJobsPods(t *testing.T) {
+	f := newFixture(t, nil)
+	old := domain.Pod{Namespace: "default", Name: "pi-old", UID: "uid-old", Version: 1,
+		Owners: []domain.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "pi", UID: "uid-earlier", Controller: true}},
+		Spec:   domain.PodSpec{NodeName: "n1"}, Status: domain.PodStatus{Phase: domain.PodSucceeded}}
+	f.pods.pods[domain.Key{Namespace: "default", Name: "pi-old"}] = old
+	f.reconcile(t)
+	if p := f.pods.pods[domain.Key{Namespace: "default", Name: "pi-old"}]; !p.Terminating() {
+		t.Errorf("the earlier Job's pod is not being deleted: %+v", p)
+	}
+	f.want(t, []string{"pi-1", "pi-old"}, 1, 0, 0)
+}

@@ -186,7 +186,7 @@ func (r *Reconciler) finished(ctx context.Context, j domain.Job, running []domai
 // run afterwards and, while a backoff holds the creations back, when it
 // ends.
 func (r *Reconciler) scale(ctx context.Context, j domain.Job, running []domain.Pod, now time.Time) ([]domain.Pod, time.Time, error) {
-	diff := wanted(j) - len(running)
+	diff := wanted(j, len(running)) - len(running)
 	switch {
 	case diff > 0:
 		if until := backoffUntil(j); now.Before(until) {
