@@ -96,6 +96,11 @@ func podSpecProblems(s PodSpec) []FieldError {
 	if len(s.Containers) == 0 {
 		errs = append(errs, FieldError{Field: "spec.containers", Reason: "Required value"})
 	}
+	switch s.RestartPolicy {
+	case "", RestartAlways, RestartOnFailure, RestartNever:
+	default:
+		errs = append(errs, FieldError{Field: "spec.restartPolicy", Value: string(s.RestartPolicy), Reason: `Unsupported value: supported values: "Always", "Never", "OnFailure"`})
+	}
 	seen := map[string]bool{}
 	for i, k := range s.Containers {
 		path := fmt.Sprintf("spec.containers[%d]", i)

@@ -43,6 +43,10 @@ func (f From[S, C]) decideDeployment(d Deployment, now time.Time) ([]Event, erro
 	return decideFrom(f, d, now, DecideDeployment)
 }
 
+func (f From[S, C]) decideJob(j Job, now time.Time) ([]Event, error) {
+	return decideFrom(f, j, now, DecideJob)
+}
+
 // decideFrom makes f's command of s and decides it. f's types are the
 // wrapper's type parameters, which Go cannot tie to the aggregate of each
 // method; a From of another aggregate is refused as bad input.

@@ -26,5 +26,7 @@ func (d Deployment) ref() (string, string, int64) {
 	return "deployments.apps", d.Name, d.ResourceVersion
 }
 
+func (j Job) ref() (string, string, int64) { return "jobs.batch", j.Name, j.ResourceVersion }
+
 // formatResourceVersion is a resourceVersion as clients see it.
 func formatResourceVersion(rv int64) string { return strconv.FormatInt(rv, 10) }

@@ -115,6 +115,12 @@ type PodSpec struct {
 	// TerminationGracePeriodSeconds is how long the pod gets to shut down
 	// before it is halted; 30 unless the pod says otherwise.
 	TerminationGracePeriodSeconds int64 `json:"terminationGracePeriodSeconds"`
+	// RestartPolicy says what becomes of a container that ends by itself:
+	// restarted always (RestartAlways, also when empty), only when it
+	// failed (RestartOnFailure), or never (RestartNever), when the pod
+	// ends Succeeded or Failed with it. A Job's pods say OnFailure or
+	// Never.
+	RestartPolicy RestartPolicy `json:"restartPolicy,omitempty"`
 	// Zone is what an illumos host needs to run the pod as a zone.
 	Zone *ZoneSpec `json:"zone,omitempty"`
 }
@@ -128,6 +134,30 @@ type Container struct {
 	Args     []string     `json:"args,omitempty"`
 	Requests ResourceList `json:"requests,omitempty"`
 	Limits   ResourceList `json:"limits,omitempty"`
+}
+
+// RestartPolicy is a pod's restart policy, as Kubernetes spells it.
+type RestartPolicy string
+
+// The restart policies. A pod that names none restarts always, and herd
+// keeps it as "" so that pods stored before restart policies read back
+// the same.
+const (
+	RestartAlways    RestartPolicy = "Always"
+	RestartOnFailure RestartPolicy = "OnFailure"
+	RestartNever     RestartPolicy = "Never"
+)
+
+// Restarts reports whether a container that ended with exitCode is
+// started again under the policy.
+func (r RestartPolicy) Restarts(exitCode int32) bool {
+	switch r {
+	case RestartNever:
+		return false
+	case RestartOnFailure:
+		return exitCode != 0
+	}
+	return true
 }
 
 // ZoneSpec is herd's extension for pods that run as illumos zones.

@@ -76,6 +76,12 @@ func (c Precondition[C]) decideDeployment(d Deployment, now time.Time) ([]Event,
 	return decideWrapped(d, now, c.check, c.Command, DecideDeployment)
 }
 
+// decideJob lets a Job's status be written on a condition, as a
+// controller's update of jobs/NAME/status is.
+func (c Precondition[C]) decideJob(j Job, now time.Time) ([]Event, error) {
+	return decideWrapped(j, now, c.check, c.Command, DecideJob)
+}
+
 // decideWrapped decides inner on s once check lets it. inner's static
 // type is the wrapper's type parameter, which Go cannot tie to the
 // aggregate of each method; a wrapper around another aggregate's command

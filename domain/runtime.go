@@ -31,6 +31,11 @@ const (
 	RuntimeStopped RuntimePhase = "Stopped"
 	// RuntimeFailed: the runtime could not run the pod; Message says why.
 	RuntimeFailed RuntimePhase = "Failed"
+	// RuntimeExited: the pod's containers ran to their end by themselves
+	// (a Job's work done, or given up); ExitCode says how. Its resources
+	// remain until it is deprovisioned, and starting it again restarts
+	// its containers.
+	RuntimeExited RuntimePhase = "Exited"
 )
 
 // RuntimeState is what a runtime reports about one pod.
@@ -38,6 +43,17 @@ type RuntimeState struct {
 	Phase RuntimePhase
 	// Message says why, for RuntimeFailed.
 	Message string
+	// ExitCode is, for RuntimeExited, 0 when every container succeeded,
+	// else the first container's code that was not 0; FinishedAt is when
+	// the last container ended.
+	ExitCode   int32
+	FinishedAt time.Time
+	// ExitsAt is, for RuntimeRunning, when the pod's containers will
+	// have run to their end; zero when they run until they are stopped.
+	ExitsAt time.Time
+	// Restarts counts the times the pod's containers were started again
+	// after they ended.
+	Restarts int32
 }
 
 // RuntimeStatus is what a runtime reports when it has started a pod.
@@ -47,4 +63,10 @@ type RuntimeStatus struct {
 	PodIP string
 	// StartedAt is when the pod started, by herd's clock.
 	StartedAt time.Time
+	// ExitsAt is when the pod's containers will have run to their end;
+	// zero when they run until they are stopped.
+	ExitsAt time.Time
+	// Restarts counts the times the pod's containers were started again
+	// after they ended.
+	Restarts int32
 }

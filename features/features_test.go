@@ -68,6 +68,7 @@ func initializeScenario(sc *godog.ScenarioContext, database func() string) {
 	w.registerReplicaSetSteps(sc)
 	w.registerDeploymentSteps(sc)
 	w.registerDisruptionBudgetSteps(sc)
+	w.registerJobSteps(sc)
 	w.registerAuthSteps(sc)
 	w.registerIdentitySteps(sc)
 	w.registerFullDiskSteps(sc)

@@ -99,6 +99,7 @@ type writerCommands struct {
 	replicaSets    *Commands[domain.ReplicaSet, domain.ReplicaSetCommand]
 	deployments    *Commands[domain.Deployment, domain.DeploymentCommand]
 	budgets        *Commands[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
+	jobs           *Commands[domain.Job, domain.JobCommand]
 	namespaces     *Commands[domain.Namespace, domain.NamespaceCommand]
 	ipPools        *Commands[domain.IPPool, domain.IPPoolCommand]
 	deviceBindings *Commands[domain.DeviceBinding, domain.DeviceCommand]
@@ -115,6 +116,7 @@ func newWriterCommands(w *Writer) *writerCommands {
 		replicaSets:    newCommands(w, replicaSets.aggregate, domain.DecideReplicaSet),
 		deployments:    newCommands(w, deployments.aggregate, domain.DecideDeployment),
 		budgets:        newCommands(w, podDisruptionBudgets.aggregate, domain.DecidePodDisruptionBudget),
+		jobs:           newCommands(w, jobs.aggregate, domain.DecideJob),
 		namespaces:     newCommands(w, namespaces, domain.DecideNamespace),
 		ipPools:        newCommands(w, ipPools, domain.DecideIPPool),
 		deviceBindings: newCommands(w, deviceBindings, domain.DecideDevice),
@@ -174,6 +176,12 @@ func (w *Writer) DeploymentCommands() domain.Executor[domain.Deployment, domain.
 // An eviction spends a budget through Evictions, not through these.
 func (w *Writer) PodDisruptionBudgetCommands() domain.Executor[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand] {
 	return w.cmds().budgets
+}
+
+// JobCommands is how a Job is commanded: by the API, and by the
+// reconciler that counts its pods and records its status.
+func (w *Writer) JobCommands() domain.Executor[domain.Job, domain.JobCommand] {
+	return w.cmds().jobs
 }
 
 // NamespaceCommands is how a namespace is commanded.

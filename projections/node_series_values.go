@@ -56,7 +56,7 @@ var nodeFamilies = []nodeFamily{
 			}
 			return n.metrics.Load1, true
 		}),
-	family("herd_node_active_jobs", "Jobs (pods) the node's agent reported running.", prometheus.GaugeValue,
+	family("herd_node_active_jobs", "Jobs the node's agent reported: its pods running, and batch Job pods waiting to start there.", prometheus.GaugeValue,
 		func(n *nodeSample, _ time.Time) (float64, bool) {
 			if n.metrics == nil {
 				return 0, false

@@ -79,6 +79,8 @@ type contractFleet struct {
 	replicaSet domain.ReplicaSet
 	// budget is the PodDisruptionBudget shop/web as its last write left it.
 	budget domain.PodDisruptionBudget
+	// job is shop/pi as its last write left it.
+	job domain.Job
 }
 
 // contractNodeNames sort differently in byte order ("-" < "." < digits <
@@ -165,6 +167,9 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 			MinAvailable: &domain.IntOrPercent{Value: 50, Percent: true}, Selector: &domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}); err != nil {
 		t.Fatal(err)
 	}
+	if f.job, err = contractJob(ctx, f.w); err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{"a0", "b"} {
 		if _, err := f.w.UpdateLease(ctx, domain.NodeLeaseNamespace, name, func(l domain.Lease) ([]domain.Event, error) {
 			return domain.DecideLease(l, domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name,
@@ -200,6 +205,23 @@ func contractReplicaSet(name string) domain.CreateReplicaSet {
 		Replicas: 1, Selector: domain.LabelSelector{MatchLabels: labels},
 		Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "nginx"}}}},
 	}}
+}
+
+// contractJob creates shop/pi and shop/gone, counts a pod of pi and
+// deletes gone; it returns pi as its last write left it.
+func contractJob(ctx context.Context, w *Writer) (domain.Job, error) {
+	jobs := w.JobCommands()
+	for _, name := range []string{"pi", "gone"} {
+		if _, err := jobs.Execute(ctx, domain.Key{Namespace: "shop", Name: name}, domain.CreateJob{Namespace: "shop", Name: name, UID: "uid-job-" + name,
+			Spec: domain.JobSpec{Parallelism: 1, BackoffLimit: 6, Template: domain.PodTemplate{
+				Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "c", Image: "perl"}}}}}}); err != nil {
+			return domain.Job{}, err
+		}
+	}
+	if _, err := jobs.Execute(ctx, domain.Key{Namespace: "shop", Name: "gone"}, domain.DeleteJob{}); err != nil {
+		return domain.Job{}, err
+	}
+	return jobs.Execute(ctx, domain.Key{Namespace: "shop", Name: "pi"}, domain.CountJobPods{Succeeded: []string{"uid-pod"}})
 }
 
 func contractReadYourWrites(t *testing.T, f *contractFleet) {
@@ -239,6 +261,12 @@ func contractReadYourWrites(t *testing.T, f *contractFleet) {
 	}
 	if got, err := NewPodDisruptionBudgetView(f.log).Get(ctx, "shop", "web"); err != nil || !cmp.Equal(f.budget, got) {
 		t.Errorf("budget as written and as read (-written +read):\n%s%v", cmp.Diff(f.budget, got), err)
+	}
+	if got, err := NewJobView(f.log).Get(ctx, "shop", "pi"); err != nil || !cmp.Equal(f.job, got) || got.Status.Succeeded != 1 {
+		t.Errorf("job as written and as read (-written +read):\n%s%v", cmp.Diff(f.job, got), err)
+	}
+	if _, err := NewJobView(f.log).Get(ctx, "shop", "gone"); err == nil {
+		t.Error("a deleted job reads back")
 	}
 	if l, err := NewLeaseView(f.log).Get(ctx, domain.NodeLeaseNamespace, "a0"); err != nil || !l.RenewedAt.Equal(f.clk.Now()) {
 		t.Errorf("lease: %+v, %v", l, err)
@@ -304,6 +332,8 @@ func contractListsAtTheHead(t *testing.T, f *contractFleet) {
 	check("replicasets", len(rss), at, err, 1)
 	rss, at, err = NewReplicaSetView(f.log).List(ctx, "default")
 	check("replicasets in default", len(rss), at, err, 0)
+	jobs, at, err := NewJobView(f.log).List(ctx, "shop")
+	check("jobs", len(jobs), at, err, 1)
 
 	// A list of a view with no rows still has a head.
 	empty, at, err := NewConfigMapView(f.log).List(ctx, "nowhere")
@@ -523,6 +553,8 @@ func contractSnapshot(t *testing.T, log events.Log) map[string]string {
 	put("replicasets", rss, err)
 	pdbs, _, err := NewPodDisruptionBudgetView(log).Rows(ctx, "", 0)
 	put("poddisruptionbudgets", pdbs, err)
+	jobs, _, err := NewJobView(log).Rows(ctx, "", 0)
+	put("jobs", jobs, err)
 	allocs, err := NewIPAMView(log).Allocations(ctx)
 	put("allocations", allocs, err)
 	pools, err := NewIPAMView(log).Pools(ctx)

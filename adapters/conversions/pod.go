@@ -82,7 +82,7 @@ func PodToAPI(p domain.Pod) corev1.Pod {
 // PodSpecToAPI renders what herd keeps of a pod's spec — the one a pod
 // has, or the one a workload's template gives its pods — as Kubernetes
 // prints it, with Kubernetes' defaults for what herd does not keep (the
-// restart policy, the scheduler). The zone travels in annotations
+// scheduler) or keeps as none (the restart policy Always). The zone travels in annotations
 // (zoneAnnotations).
 func PodSpecToAPI(s domain.PodSpec) corev1.PodSpec {
 	grace := s.TerminationGracePeriodSeconds
@@ -92,6 +92,9 @@ func PodSpecToAPI(s domain.PodSpec) corev1.PodSpec {
 		TerminationGracePeriodSeconds: &grace,
 		RestartPolicy:                 corev1.RestartPolicyAlways,
 		SchedulerName:                 corev1.DefaultSchedulerName,
+	}
+	if s.RestartPolicy != "" {
+		out.RestartPolicy = corev1.RestartPolicy(s.RestartPolicy)
 	}
 	for _, t := range s.Tolerations {
 		out.Tolerations = append(out.Tolerations, corev1.Toleration{
@@ -169,11 +172,17 @@ func CreatePodFromAPI(in corev1.Pod, uid string) (domain.CreatePod, error) {
 }
 
 // PodSpecFromAPI reads what herd keeps of a Kubernetes pod spec: node,
-// node selector, tolerations and containers with their resources. The
+// node selector, restart policy, tolerations and containers with their
+// resources. The
 // grace period and the zone are left to the caller, which knows their
 // defaults.
 func PodSpecFromAPI(in corev1.PodSpec) domain.PodSpec {
 	out := domain.PodSpec{NodeName: in.NodeName, NodeSelector: in.NodeSelector}
+	if in.RestartPolicy != corev1.RestartPolicyAlways {
+		// Always, the default, is kept as none, as herd kept every pod
+		// before it kept restart policies.
+		out.RestartPolicy = domain.RestartPolicy(in.RestartPolicy)
+	}
 	for _, t := range in.Tolerations {
 		out.Tolerations = append(out.Tolerations, domain.Toleration{
 			Key: t.Key, Operator: string(t.Operator), Value: t.Value,

@@ -60,6 +60,7 @@ func newHerd(t *testing.T, auth httpapi.Authenticator) *herd {
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: projections.NewReplicaSetView(store.Log()),
 		Deployments: w.DeploymentCommands(), DeploymentView: projections.NewDeploymentView(store.Log()),
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: projections.NewPodDisruptionBudgetView(store.Log()), Evictions: w.Evictions(),
+		Jobs: w.JobCommands(), JobView: projections.NewJobView(store.Log()),
 		Auth: auth,
 	}, httpapi.Config{Thresholds: domain.DefaultThresholds})
 	if err != nil {

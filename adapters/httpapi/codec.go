@@ -12,6 +12,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -28,8 +29,9 @@ import (
 
 // scheme knows every Kubernetes type herd reads or writes in a body:
 // core/v1 (with meta/v1's Status, WatchEvent and options), policy's
-// Eviction, coordination.k8s.io's Lease, apps/v1's Deployment and ReplicaSet and
-// autoscaling/v1's Scale, metrics.k8s.io's NodeMetrics and PodMetrics,
+// Eviction, coordination.k8s.io's Lease, apps/v1's Deployment and
+// ReplicaSet, autoscaling/v1's Scale, batch/v1's Job, metrics.k8s.io's
+// NodeMetrics and PodMetrics,
 // and meta.k8s.io/v1's Table.
 var scheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
@@ -39,6 +41,7 @@ var scheme = func() *runtime.Scheme {
 	utilruntime.Must(coordinationv1.AddToScheme(s))
 	utilruntime.Must(appsv1.AddToScheme(s))
 	utilruntime.Must(autoscalingv1.AddToScheme(s))
+	utilruntime.Must(batchv1.AddToScheme(s))
 	// kubectl drain still speaks policy/v1beta1 to servers that do not
 	// list policy/v1.
 	utilruntime.Must(policyv1beta1.AddToScheme(s))

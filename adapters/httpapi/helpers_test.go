@@ -63,6 +63,7 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: projections.NewReplicaSetView(store.Log()),
 		Deployments: w.DeploymentCommands(), DeploymentView: projections.NewDeploymentView(store.Log()),
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: projections.NewPodDisruptionBudgetView(store.Log()), Evictions: w.Evictions(),
+		Jobs: w.JobCommands(), JobView: projections.NewJobView(store.Log()),
 		Auth: auth,
 	}, Config{})
 	if err != nil {

@@ -84,6 +84,9 @@ type Deps struct {
 	// Evictions evict pods within their disruption budgets: the
 	// eviction subresource is served only with them.
 	Evictions domain.Executor[domain.Pod, domain.Eviction]
+	// Jobs and JobView store and read Jobs (batch/v1).
+	Jobs    domain.Executor[domain.Job, domain.JobCommand]
+	JobView *projections.JobView
 	// Auth tells who sends each request on the API listener; nil serves
 	// every request as Anonymous, as herd does without a token file.
 	Auth Authenticator

@@ -29,9 +29,13 @@ var unserved = append([]unservedRoute{
 	{"PUT /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"PATCH /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"DELETE /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to delete", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
-	{"/apis/batch/", "herd serves no batch/v1 Jobs or CronJobs yet: it schedules pods you create yourself",
-		http.StatusNotFound, metav1.StatusReasonNotFound},
+	{"/apis/batch/v1/cronjobs", cronJobsUnserved, http.StatusNotFound, metav1.StatusReasonNotFound},
+	{"/apis/batch/v1/namespaces/{namespace}/cronjobs", cronJobsUnserved, http.StatusNotFound, metav1.StatusReasonNotFound},
+	{"/apis/batch/v1/namespaces/{namespace}/cronjobs/", cronJobsUnserved, http.StatusNotFound, metav1.StatusReasonNotFound},
 }, unservedWorkloads("daemonsets", "statefulsets")...)
+
+// cronJobsUnserved says why kubectl create cronjob finds nothing.
+const cronJobsUnserved = "herd serves no CronJobs yet: of batch/v1 it serves jobs (kubectl create job NAME --image=IMAGE)"
 
 // unservedRoute is a path herd has no answer for, and the Status it
 // answers instead.

@@ -63,6 +63,7 @@ func newWatchAPI(t testing.TB, cfg watch.Config) *watchAPI {
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: projections.NewReplicaSetView(store.Log()),
 		Deployments: w.DeploymentCommands(), DeploymentView: projections.NewDeploymentView(store.Log()),
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: projections.NewPodDisruptionBudgetView(store.Log()), Evictions: w.Evictions(),
+		Jobs: w.JobCommands(), JobView: projections.NewJobView(store.Log()),
 		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 	}, Config{Thresholds: domain.DefaultThresholds})
 	if err != nil {

@@ -9,5 +9,11 @@
 // per pod, and a negative value makes the pod ignore shutdown so that it
 // has to be halted.
 //
+// A container whose command is one of the few simple ones the mock reads
+// (true, false, exit N, sleep N, echo, joined by ; or &&, alone or as the
+// script of sh -c) runs to its end on herd's clock, and the pod exits
+// once all its containers have (run.go): what a Job's pods need to
+// succeed or fail. Any other container runs until it is stopped.
+//
 // It imports only the domain.
 package mockruntime

@@ -32,11 +32,14 @@ type Op string
 
 // The operations a pod's history records.
 const (
-	OpProvision   Op = "Provision"
-	OpStart       Op = "Start"
-	OpShutdown    Op = "Shutdown"
-	OpHalt        Op = "Halt"
-	OpStopped     Op = "Stopped"
+	OpProvision Op = "Provision"
+	OpStart     Op = "Start"
+	OpShutdown  Op = "Shutdown"
+	OpHalt      Op = "Halt"
+	OpStopped   Op = "Stopped"
+	// OpExited is the pod's containers running to their end by
+	// themselves; a Start after it restarts them.
+	OpExited      Op = "Exited"
 	OpDeprovision Op = "Deprovision"
 )
 
@@ -83,6 +86,9 @@ type entry struct {
 	// stopAt is when a pod asked to shut down stops; zero while it
 	// ignores shutdown.
 	stopAt time.Time
+	// run is how the pod's containers run, read from their commands when
+	// it was provisioned.
+	run containerRun
 }
 
 // New returns an empty mock runtime on clk.
@@ -127,6 +133,7 @@ func (r *Runtime) Provision(_ context.Context, p domain.Pod) error {
 		r.pods[p.Key()] = e
 	}
 	e.shutdownAt, e.stopAt, e.StartedAt = time.Time{}, time.Time{}, time.Time{}
+	e.run = podRun(p)
 	e.State = domain.RuntimeState{Phase: domain.RuntimeProvisioned}
 	r.record(e, OpProvision, r.clock.Now())
 	return nil
@@ -144,15 +151,26 @@ func (r *Runtime) Start(_ context.Context, p domain.Pod) (domain.RuntimeStatus, 
 	case !e.shutdownAt.IsZero():
 		return domain.RuntimeStatus{}, fmt.Errorf("mock runtime: pod %s was asked to shut down; it is not started again", p.Key())
 	}
+	r.settle(e)
 	switch e.State.Phase {
 	case domain.RuntimeRunning:
-		return domain.RuntimeStatus{StartedAt: e.StartedAt}, nil
-	case domain.RuntimeProvisioned:
+		return domain.RuntimeStatus{StartedAt: e.StartedAt, ExitsAt: e.State.ExitsAt, Restarts: e.State.Restarts}, nil
+	case domain.RuntimeProvisioned, domain.RuntimeExited:
+		// From Exited, a restart of the containers that ended.
 		now := r.clock.Now()
-		e.State = domain.RuntimeState{Phase: domain.RuntimeRunning}
+		restarts := e.State.Restarts
+		if e.State.Phase == domain.RuntimeExited {
+			restarts++
+		}
+		e.State = domain.RuntimeState{Phase: domain.RuntimeRunning, Restarts: restarts}
+		if e.run.ends {
+			e.State.ExitsAt = now.Add(e.run.d)
+		}
 		e.StartedAt = now
 		r.record(e, OpStart, now)
-		return domain.RuntimeStatus{StartedAt: now}, nil
+		exits := e.State.ExitsAt
+		r.settle(e)
+		return domain.RuntimeStatus{StartedAt: now, ExitsAt: exits, Restarts: restarts}, nil
 	}
 	return domain.RuntimeStatus{}, fmt.Errorf("mock runtime: pod %s is %s; it cannot be started", p.Key(), e.State.Phase)
 }
@@ -248,10 +266,21 @@ func (r *Runtime) lookup(p domain.Pod) *entry {
 	return e
 }
 
-// settle stops a pod whose shutdown delay has run out by now, dating the
-// stop when it happened rather than when someone looked.
+// settle ends a running pod whose containers have run to their end by
+// now, or whose shutdown delay has run out, whichever came first, dating
+// it when it happened rather than when someone looked.
 func (r *Runtime) settle(e *entry) {
-	if e.State.Phase != domain.RuntimeRunning || e.stopAt.IsZero() || r.clock.Now().Before(e.stopAt) {
+	if e.State.Phase != domain.RuntimeRunning {
+		return
+	}
+	now := r.clock.Now()
+	if exits := e.State.ExitsAt; !exits.IsZero() && !now.Before(exits) && (e.stopAt.IsZero() || exits.Before(e.stopAt)) {
+		e.State = domain.RuntimeState{Phase: domain.RuntimeExited, ExitCode: e.run.code, FinishedAt: exits, Restarts: e.State.Restarts}
+		e.stopAt = time.Time{}
+		r.record(e, OpExited, exits)
+		return
+	}
+	if e.stopAt.IsZero() || now.Before(e.stopAt) {
 		return
 	}
 	r.stop(e, e.stopAt)

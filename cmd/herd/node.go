@@ -175,8 +175,8 @@ func troubleConditions(n corev1.Node) string {
 	return strings.Join(out, ",")
 }
 
-// jobs is ACTIVE/MAX: the pods the node's agent reports running over its
-// --max-jobs, each - when unknown (no agent metrics, no cap); - alone when
+// jobs is ACTIVE/MAX: the active jobs the node's agent reports (its pods
+// Running, and batch Job pods Pending there) over its --max-jobs, each - when unknown (no agent metrics, no cap); - alone when
 // both are.
 func jobs(n corev1.Node) string {
 	active, limit := n.Annotations[conversions.AnnotationActiveJobs], n.Annotations[conversions.AnnotationMaxJobs]

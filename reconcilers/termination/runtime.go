@@ -34,7 +34,7 @@ func (f RuntimesFunc) For(node domain.Node) (Runtime, bool) { return f(node) }
 // stopped reports whether a runtime state means the pod no longer runs.
 func stopped(st domain.RuntimeState) bool {
 	switch st.Phase {
-	case domain.RuntimeAbsent, domain.RuntimeStopped, domain.RuntimeFailed:
+	case domain.RuntimeAbsent, domain.RuntimeStopped, domain.RuntimeFailed, domain.RuntimeExited:
 		return true
 	}
 	return false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -12,46 +13,55 @@ import (
 
 // run brings one pod to running on its node's runtime, if that runtime is
 // in this process, the node is Ready and the pod has its address, and
-// reports what came of it. Every runtime call is idempotent, so a pod
-// whose provisioning a crash interrupted is provisioned again from where
-// it stopped: the runtime finds what it made and never makes it twice.
-func (r *Reconciler) run(ctx context.Context, p domain.Pod) error {
+// reports what came of it: running, or, once its containers ran to their
+// end, Succeeded or Failed as its restart policy says, or restarted. It
+// returns when the pod's containers are due to end or to restart (zero
+// for never), as nothing else brings the pod back then. Every runtime
+// call is idempotent, so a pod whose provisioning a crash interrupted is
+// provisioned again from where it stopped: the runtime finds what it
+// made and never makes it twice.
+func (r *Reconciler) run(ctx context.Context, p domain.Pod) (time.Time, error) {
 	if !shouldRun(p) || r.cfg.Node != "" && p.Spec.NodeName != r.cfg.Node {
-		return nil
+		return time.Time{}, nil
 	}
 	node, err := r.pods.Node(ctx, p.Spec.NodeName)
 	if errors.Is(err, domain.ErrNotFound) {
-		return nil
+		return time.Time{}, nil
 	}
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	if c, ok := node.Condition(domain.ConditionReady); !ok || c.Status != domain.ConditionTrue {
-		return nil // its NodeBecameReady wakes the node's pods
+		return time.Time{}, nil // its NodeBecameReady wakes the node's pods
 	}
 	rt, ok := r.runtimes.For(node)
 	if !ok {
-		return nil
+		return time.Time{}, nil
 	}
 	if p.Network == nil {
-		return nil // IPAM's PodIPAssigned wakes the pod
+		return time.Time{}, nil // IPAM's PodIPAssigned wakes the pod
 	}
 	st, err := rt.State(ctx, p)
 	if err != nil {
-		return fmt.Errorf("pod %s: runtime state: %w", p.Key(), err)
+		return time.Time{}, fmt.Errorf("pod %s: runtime state: %w", p.Key(), err)
 	}
 	switch st.Phase {
 	case domain.RuntimeRunning:
-		if p.Status.Phase == domain.PodRunning {
-			return nil
+		if p.Status.Phase == domain.PodRunning && restartCount(p) == st.Restarts {
+			return st.ExitsAt, nil
 		}
+	case domain.RuntimeExited:
+		if due, done := r.exited(ctx, p, rt, node, st); done != nil {
+			return due, *done
+		}
+		// Its restart: Start again below.
 	case domain.RuntimeFailed:
-		return r.report(ctx, p, rt, failedStatus(node, ReasonRuntimeFailed, st.Message))
+		return time.Time{}, r.report(ctx, p, rt, failedStatus(node, ReasonRuntimeFailed, st.Message))
 	case domain.RuntimeStopped:
-		return r.report(ctx, p, rt, failedStatus(node, ReasonRuntimeStopped, "the runtime reports the pod stopped, and nobody asked it to"))
+		return time.Time{}, r.report(ctx, p, rt, failedStatus(node, ReasonRuntimeStopped, "the runtime reports the pod stopped, and nobody asked it to"))
 	case domain.RuntimeAbsent:
 		if p.Status.Phase == domain.PodRunning && !ephemeral(rt) {
-			return r.report(ctx, p, rt, failedStatus(node, ReasonRuntimeVanished,
+			return time.Time{}, r.report(ctx, p, rt, failedStatus(node, ReasonRuntimeVanished,
 				fmt.Sprintf("node %s's runtime no longer holds the pod: it vanished while running", node.Name)))
 		}
 		fallthrough
@@ -59,17 +69,55 @@ func (r *Reconciler) run(ctx context.Context, p domain.Pod) error {
 		// Absent, or Provisioned — perhaps only partly, by a provisioning
 		// that a crash cut short: Provision finishes what is missing.
 		if err := rt.Provision(ctx, p); err != nil {
-			return r.failed(ctx, p, rt, node, ReasonProvisionFailed, err)
+			return time.Time{}, r.failed(ctx, p, rt, node, ReasonProvisionFailed, err)
 		}
 	}
 	status, err := rt.Start(ctx, p)
 	if err != nil {
-		return r.failed(ctx, p, rt, node, ReasonStartFailed, err)
+		return time.Time{}, r.failed(ctx, p, rt, node, ReasonStartFailed, err)
 	}
 	if status.PodIP == "" {
 		status.PodIP = p.Network.IP
 	}
-	return r.report(ctx, p, rt, runningStatus(p, node, status))
+	running := runningStatus(p, node, status)
+	if !status.ExitsAt.IsZero() && !status.ExitsAt.After(r.clock.Now()) {
+		// Its containers ended as they started (`true`): what they ended
+		// with is its status, not Running, which no later look would
+		// come to correct.
+		if st, err := rt.State(ctx, p); err == nil && st.Phase == domain.RuntimeExited {
+			p.Status = running
+			if due, done := r.exited(ctx, p, rt, node, st); done != nil {
+				return due, *done
+			}
+		}
+	}
+	return status.ExitsAt, r.report(ctx, p, rt, running)
+}
+
+// exited reports a pod whose containers ran to their end: finished, as
+// its restart policy keeps them ended, or waiting out the backoff before
+// their restart, when it returns when the restart is due. It returns a
+// nil error pointer when the restart is due now, for the caller to
+// start the pod again.
+func (r *Reconciler) exited(ctx context.Context, p domain.Pod, rt Runtime, node domain.Node, st domain.RuntimeState) (time.Time, *error) {
+	if !p.Spec.RestartPolicy.Restarts(st.ExitCode) {
+		err := r.report(ctx, p, rt, exitedStatus(p, node, st))
+		return time.Time{}, &err
+	}
+	if due := st.FinishedAt.Add(crashLoopBackoff(st.Restarts)); r.clock.Now().Before(due) {
+		err := r.report(ctx, p, rt, backingOffStatus(p, node, st))
+		return due, &err
+	}
+	return time.Time{}, nil
+}
+
+// restartCount is the restarts the pod's status reports, of its first
+// container (herd's runtimes restart a pod's containers together).
+func restartCount(p domain.Pod) int32 {
+	if len(p.Status.ContainerStatuses) == 0 {
+		return 0
+	}
+	return p.Status.ContainerStatuses[0].RestartCount
 }
 
 // ephemeral reports whether the runtime's pods end with the process, as

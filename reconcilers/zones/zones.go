@@ -112,7 +112,7 @@ func shouldRun(p domain.Pod) bool {
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:zones", Source: "reconciler/zones"})
 	if key.Aggregate == domain.NodeAggregate {
-		return reconcilers.Result{}, r.reconcileNode(ctx, key.Name)
+		return r.reconcileNode(ctx, key.Name)
 	}
 	p, err := r.pods.Pod(ctx, key.Namespace, key.Name)
 	if errors.Is(err, domain.ErrNotFound) {
@@ -121,22 +121,41 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if err != nil {
 		return reconcilers.Result{}, err
 	}
-	return reconcilers.Result{}, r.run(ctx, p)
+	next, err := r.run(ctx, p)
+	return r.after(next), err
 }
 
-func (r *Reconciler) reconcileNode(ctx context.Context, name string) error {
+// after is the result that looks at a key again at next: when a pod's
+// containers are due to end or restart. Zero is never.
+func (r *Reconciler) after(next time.Time) reconcilers.Result {
+	if next.IsZero() {
+		return reconcilers.Result{}
+	}
+	return reconcilers.Result{RequeueAfter: max(next.Sub(r.clock.Now()), time.Millisecond)}
+}
+
+// reconcileNode runs the node's pods, and comes back when the first of
+// them is due to end or restart.
+func (r *Reconciler) reconcileNode(ctx context.Context, name string) (reconcilers.Result, error) {
 	if r.cfg.Node != "" && name != r.cfg.Node {
-		return nil
+		return reconcilers.Result{}, nil
 	}
 	pods, err := r.pods.List(ctx, name)
 	if err != nil {
-		return err
+		return reconcilers.Result{}, err
 	}
-	var errs []error
+	var (
+		errs  []error
+		first time.Time
+	)
 	for _, p := range pods {
-		if err := r.run(ctx, p); err != nil {
+		next, err := r.run(ctx, p)
+		if err != nil {
 			errs = append(errs, err)
 		}
+		if !next.IsZero() && (first.IsZero() || next.Before(first)) {
+			first = next
+		}
 	}
-	return errors.Join(errs...)
+	return r.after(first), errors.Join(errs...)
 }

@@ -214,7 +214,7 @@ func startPresence(lc fx.Lifecycle, cfg AgentConfig, c *herdclient.Client, src h
 		pods, err := c.List(ctx, cfg.Node.Name)
 		n := 0
 		for _, p := range pods {
-			if p.Status.Phase == domain.PodRunning {
+			if p.ActiveJob() {
 				n++
 			}
 		}

@@ -28,6 +28,7 @@ import (
 	"herd/reconcilers/drain"
 	"herd/reconcilers/health"
 	"herd/reconcilers/ipam"
+	"herd/reconcilers/job"
 	"herd/reconcilers/kubeletprobe"
 	"herd/reconcilers/namespace"
 	"herd/reconcilers/noexecute"
@@ -71,6 +72,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			projections.NewReplicaSetView,
 			projections.NewDeploymentView,
 			projections.NewPodDisruptionBudgetView,
+			projections.NewJobView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
 			newCompactor,
@@ -141,6 +143,10 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		fx.Provide(func(v *projections.PodView) disruption.PodLister { return v }),
 		fx.Provide(func(v *projections.ReplicaSetView) disruption.ReplicaSetReader { return v }),
 		disruption.Module,
+		// The Job reconciler likewise.
+		fx.Provide(func(v *projections.JobView) job.Reader { return v }),
+		fx.Provide(func(v *projections.PodView) job.PodLister { return v }),
+		job.Module,
 		kubelet.Module,
 		reconcilers.Module,
 		localNodeOption(cfg),
@@ -232,7 +238,7 @@ func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metric
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
 	kubeletTargets *projections.KubeletTargetView, elog events.Log, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
-	rss *projections.ReplicaSetView, dps *projections.DeploymentView, pdbs *projections.PodDisruptionBudgetView, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
+	rss *projections.ReplicaSetView, dps *projections.DeploymentView, pdbs *projections.PodDisruptionBudgetView, jobs *projections.JobView, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
 	var retention httpapi.LeaderSource
 	if compactor.Enabled() {
 		retention = jobLeader{leadership, projections.RetentionJob}
@@ -244,6 +250,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: rss, Deployments: w.DeploymentCommands(), DeploymentView: dps,
 		Reconcilers: recs, Retention: retention,
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: pdbs, Evictions: w.Evictions(),
+		Jobs: w.JobCommands(), JobView: jobs,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
 }

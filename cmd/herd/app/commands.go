@@ -19,6 +19,7 @@ var commands = fx.Provide(
 	(*projections.Writer).ReplicaSetCommands,
 	(*projections.Writer).DeploymentCommands,
 	(*projections.Writer).PodDisruptionBudgetCommands,
+	(*projections.Writer).JobCommands,
 	(*projections.Writer).NamespaceCommands,
 	(*projections.Writer).IPPoolCommands,
 	(*projections.Writer).DeviceBindingCommands,

@@ -9,12 +9,15 @@ import (
 	"net/url"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// demoRunningPods counts the pods Running on the demo node name, as
-// `herd agent` counts its own for the heartbeat's activeJobs: JOBS shows
-// what the node runs (herd's mock runtime runs the demo agents' pods), so
-// a drained node shows 0 and a busy one its pods.
+// demoRunningPods counts the active jobs of the demo node name, as
+// `herd agent` counts its own for the heartbeat's activeJobs
+// (domain.Pod.ActiveJob): the pods Running on it, and the pods of batch
+// Jobs Pending there. JOBS shows what the node runs (herd's mock runtime
+// runs the demo agents' pods), so a drained node shows 0 and a busy one
+// its pods.
 func demoRunningPods(ctx context.Context, c *http.Client, base, name string) (int, error) {
 	var list corev1.PodList
 	q := url.Values{"fieldSelector": {"spec.nodeName=" + name}}
@@ -23,7 +26,9 @@ func demoRunningPods(ctx context.Context, c *http.Client, base, name string) (in
 	}
 	n := 0
 	for _, p := range list.Items {
-		if p.Status.Phase == corev1.PodRunning {
+		ctrl := metav1.GetControllerOf(&p)
+		jobPending := ctrl != nil && ctrl.Kind == "Job" && p.Status.Phase == corev1.PodPending && p.DeletionTimestamp == nil
+		if p.Status.Phase == corev1.PodRunning || jobPending {
 			n++
 		}
 	}

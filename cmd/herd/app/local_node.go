@@ -59,9 +59,16 @@ func localNodeOption(cfg Config) fx.Option {
 	)
 }
 
-// runningPods counts the herd pods Running on node.
+// runningPods counts the node's active jobs among herd's pods: those
+// Running on it, and the Job pods Pending there (domain.Pod.ActiveJob).
 func runningPods(ctx context.Context, pods *projections.PodView, node string) (int, error) {
 	herd := domain.SourceHerd
-	list, _, err := pods.List(ctx, projections.PodFilter{NodeName: node, Source: &herd, Phase: domain.PodRunning})
-	return len(list), err
+	list, _, err := pods.List(ctx, projections.PodFilter{NodeName: node, Source: &herd})
+	n := 0
+	for _, p := range list {
+		if p.ActiveJob() {
+			n++
+		}
+	}
+	return n, err
 }

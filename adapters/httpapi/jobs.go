@@ -1,0 +1,138 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
+
+	"herd/adapters/conversions"
+	"herd/domain"
+	"herd/projections"
+)
+
+// jobKind serves Jobs (batch/v1), as kubectl create job and client-go
+// write them: the spec from create, replace and patch (within batch/v1's
+// immutable fields), the status from the reconciler that runs the pods.
+// The UID is given before the command is made, since the generated
+// selector is made of it. An update keeps the owners the Job was created
+// with.
+func (s *Server) jobKind() *kind {
+	o := &object[domain.Job, domain.JobCommand, batchv1.Job, *batchv1.Job]{
+		kind: &kind{
+			gv: batchv1.SchemeGroupVersion, resource: "jobs", singular: "job", name: "Job",
+			namespaced: true, categories: []string{"all"},
+		},
+		listing: &listing[domain.Job]{
+			aggregate: domain.JobAggregate, fold: projections.FoldJob,
+			rows: s.JobView.Rows, hasView: s.JobView != nil,
+			exists: domain.Job.Exists,
+			meta: func(j domain.Job) (domain.Key, int64, map[string]string) {
+				return j.Key(), j.ResourceVersion, j.Labels
+			},
+		},
+		read: func(ctx context.Context, key domain.Key) (domain.Job, error) {
+			return s.JobView.Get(ctx, key.Namespace, key.Name)
+		},
+		exec:  s.Jobs,
+		toAPI: conversions.JobToAPI,
+		create: func(in *batchv1.Job, key domain.Key) (domain.JobCommand, error) {
+			c, err := conversions.JobFromAPI(*in)
+			c.Namespace, c.Name, c.UID = key.Namespace, key.Name, uuid.NewString()
+			return c, err
+		},
+		update: func(in *batchv1.Job, rv int64) (domain.JobCommand, error) {
+			c, err := conversions.JobFromAPI(*in)
+			return domain.UpdateJob{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec, ResourceVersion: rv}, err
+		},
+		status: func(in *batchv1.Job, rv int64) (domain.JobCommand, error) {
+			return ifVersion[domain.JobCommand](rv, domain.RecordJobStatus{Status: conversions.JobStatusFromAPI(in.Status)}), nil
+		},
+		delete: func(d deletion) domain.JobCommand {
+			return domain.DeleteJob{ResourceVersion: d.resourceVersion}
+		},
+		rows: jobRows,
+	}
+	return o.describe(s)
+}
+
+// jobRows are the columns kubectl get jobs prints: NAME, STATUS,
+// COMPLETIONS, DURATION, AGE, and with -o wide CONTAINERS, IMAGES and
+// SELECTOR, in Kubernetes' words (its printJob).
+func jobRows(s *Server, jobs []batchv1.Job, _ *http.Request) tableRows {
+	t := tableRows{columns: []metav1.TableColumnDefinition{
+		nameColumn("Job"),
+		{Name: "Status", Type: "string", Description: "Status of the job."},
+		{Name: "Completions", Type: "string", Description: "The number of pods which reached phase Succeeded, of those the job needs."},
+		{Name: "Duration", Type: "string", Description: "Time required to complete the job."},
+		ageColumn("the Job was created"),
+		wide("Containers", "Names of each container in the template"), wide("Images", "Images of each container in the template"),
+		wide("Selector", "The label selector of the Job's pods"),
+	}}
+	now := s.Clock.Now()
+	for _, j := range jobs {
+		var names, images []string
+		for _, c := range j.Spec.Template.Spec.Containers {
+			names, images = append(names, c.Name), append(images, c.Image)
+		}
+		var took string
+		switch {
+		case j.Status.StartTime == nil:
+		case j.Status.CompletionTime == nil:
+			took = duration.HumanDuration(now.Sub(j.Status.StartTime.Time))
+		default:
+			took = duration.HumanDuration(j.Status.CompletionTime.Sub(j.Status.StartTime.Time))
+		}
+		t.cells = append(t.cells, []any{
+			j.Name, jobStatusCell(j), jobCompletions(j), took, age(now, j.CreationTimestamp),
+			strings.Join(names, ","), strings.Join(images, ","), metav1.FormatLabelSelector(j.Spec.Selector),
+		})
+	}
+	return t
+}
+
+// jobStatusCell is the Job's STATUS as kubectl prints it: the first of
+// its conditions that holds, in kubectl's order, else Running.
+func jobStatusCell(j batchv1.Job) string {
+	holds := func(t batchv1.JobConditionType) bool {
+		for _, c := range j.Status.Conditions {
+			if c.Type == t && c.Status == corev1.ConditionTrue {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case holds(batchv1.JobComplete):
+		return "Complete"
+	case holds(batchv1.JobFailed):
+		return "Failed"
+	case j.DeletionTimestamp != nil:
+		return "Terminating"
+	case holds(batchv1.JobSuspended):
+		return "Suspended"
+	case holds(batchv1.JobFailureTarget):
+		return "FailureTarget"
+	case holds(batchv1.JobSuccessCriteriaMet):
+		return "SuccessCriteriaMet"
+	}
+	return "Running"
+}
+
+// jobCompletions is COMPLETIONS: succeeded/completions, or for a work
+// queue (no completions) succeeded/1, "of N" when N pods run at once.
+func jobCompletions(j batchv1.Job) string {
+	if c := j.Spec.Completions; c != nil {
+		return fmt.Sprintf("%d/%d", j.Status.Succeeded, *c)
+	}
+	if p := j.Spec.Parallelism; p != nil && *p > 1 {
+		return fmt.Sprintf("%d/1 of %d", j.Status.Succeeded, *p)
+	}
+	return fmt.Sprintf("%d/1", j.Status.Succeeded)
+}

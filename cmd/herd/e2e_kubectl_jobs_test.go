@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// failingJobManifest is a Job whose one pod exits 3 at once: with a
+// backoff limit of 1 it fails after its second pod, 10 s of backoff
+// later.
+const failingJobManifest = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: doomed
+spec:
+  backoffLimit: 1
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: doomed
+        image: busybox
+        command: ["sh", "-c", "exit 3"]
+`
+
+// TestKubectlJobs runs kubectl's Job commands against herd serve --demo:
+// kubectl create job makes a Job whose pod runs to completion on the
+// demo's mock runtime, so that kubectl wait --for=condition=complete
+// returns; kubectl get jobs prints Kubernetes' columns; a Job whose pods
+// fail is Failed with BackoffLimitExceeded after its backoff limit; and
+// kubectl delete job takes the Job's pods with it.
+func TestKubectlJobs(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not on PATH")
+	}
+	srv := startServe(t, serveOptions{Args: []string{"--demo", "2"}})
+	kc := newKubectl(t, srv.URL)
+	// wait runs kubectl wait until it succeeds: each run waits at most
+	// 20 s, inside the commands' own limit.
+	wait := func(t *testing.T, what string, args ...string) {
+		t.Helper()
+		eventually(t, 120*time.Second, func() error {
+			res := run(t, kc.env, "kubectl", append([]string{"--server", kc.base, "wait", "--timeout=20s"}, args...)...)
+			if res.Code != 0 {
+				return fmt.Errorf("%s: kubectl wait exit %d: %s%s", what, res.Code, res.Stdout, res.Stderr)
+			}
+			return nil
+		})
+	}
+
+	if out := kc.must(t, "create", "job", "pi", "--image=busybox", "--", "sh", "-c", "sleep 1; exit 0"); !strings.Contains(out, "job.batch/pi created") {
+		t.Fatalf("kubectl create job said %q", out)
+	}
+	wait(t, "pi completes", "--for=condition=complete", "job/pi")
+	if out := kc.must(t, "get", "job", "pi", "-o", "jsonpath={.status.succeeded} {.status.failed} {.status.conditions[*].type}"); out != "1  SuccessCriteriaMet Complete" {
+		t.Errorf("pi's status: %q, want 1 success, no failure, SuccessCriteriaMet then Complete", out)
+	}
+	if out := kc.must(t, "get", "pods", "-l", "job-name=pi", "-o", "jsonpath={.items[*].status.phase}"); out != "Succeeded" {
+		t.Errorf("pi's pods: %q, want one Succeeded", out)
+	}
+	header, rows := table(t, kc.must(t, "get", "jobs"))
+	if !slices.Equal(header, []string{"NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"}) || len(rows) != 1 ||
+		rows[0][0] != "pi" || rows[0][1] != "Complete" || rows[0][2] != "1/1" {
+		t.Errorf("kubectl get jobs: %q %q", header, rows)
+	}
+	header, _ = table(t, kc.must(t, "get", "jobs", "-o", "wide"))
+	if len(header) < 8 || !slices.Equal(header[5:], []string{"CONTAINERS", "IMAGES", "SELECTOR"}) {
+		t.Errorf("kubectl get jobs -o wide: %q", header)
+	}
+	if out := kc.must(t, "get", "all"); !strings.Contains(out, "job.batch/pi") {
+		t.Errorf("kubectl get all lists no Job:\n%s", out)
+	}
+
+	path := filepath.Join(t.TempDir(), "doomed.yaml")
+	if err := os.WriteFile(path, []byte(failingJobManifest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kc.must(t, "create", "-f", path)
+	wait(t, "doomed fails", "--for=condition=failed", "job/doomed")
+	if out := kc.must(t, "get", "job", "doomed", "-o", `jsonpath={.status.failed} {.status.conditions[?(@.type=="Failed")].reason}`); out != "2 BackoffLimitExceeded" {
+		t.Errorf("doomed's status: %q, want 2 failures and BackoffLimitExceeded", out)
+	}
+
+	if out := kc.must(t, "delete", "job", "pi"); !strings.Contains(out, `job.batch "pi" deleted`) {
+		t.Errorf("kubectl delete said %q", out)
+	}
+	eventually(t, 30*time.Second, func() error {
+		if got := strings.Fields(kc.must(t, "get", "pods", "-l", "job-name=pi", "-o", "name")); len(got) != 0 {
+			return fmt.Errorf("a deleted Job's pods: %v, want none", got)
+		}
+		return nil
+	})
+}

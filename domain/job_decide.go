@@ -1,0 +1,314 @@
+package domain
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// JobCommand is a command on one Job: CreateJob, UpdateJob,
+// RecordJobStatus, CountJobPods or DeleteJob.
+type JobCommand interface {
+	decideJob(j Job, now time.Time) ([]Event, error)
+}
+
+// DecideJob returns the events cmd causes on j at now, or a typed error;
+// j is the zero Job when herd never saw it.
+func DecideJob(j Job, cmd JobCommand, now time.Time) ([]Event, error) {
+	if cmd == nil {
+		return nil, fmt.Errorf("nil job command: %w", ErrInvalid)
+	}
+	return cmd.decideJob(j, now.UTC())
+}
+
+// jobNotFound is the refusal of a command on a Job that does not exist.
+func jobNotFound(j Job) error {
+	return fmt.Errorf("jobs.batch %q not found: %w", j.Name, ErrNotFound)
+}
+
+// staleJob refuses a write based on resourceVersion rv when j is at
+// another.
+func staleJob(j Job, rv int64) error {
+	if rv == 0 || rv == j.ResourceVersion {
+		return nil
+	}
+	return StaleObject("jobs.batch", j.Name)
+}
+
+// CreateJob creates a Job, as kubectl create job does. Unless
+// Spec.ManualSelector is set, herd generates the selector from UID and
+// labels the template to match, as kube-apiserver does.
+type CreateJob struct {
+	Namespace   string
+	Name        string
+	UID         string
+	Labels      map[string]string
+	Annotations map[string]string
+	Owners      []OwnerReference
+	Spec        JobSpec
+}
+
+func (c CreateJob) decideJob(j Job, now time.Time) ([]Event, error) {
+	spec := c.Spec.clone()
+	if spec.CompletionMode == "" {
+		spec.CompletionMode = JobNonIndexed
+	}
+	errs := objectNameProblems(c.Namespace, c.Name)
+	if c.UID == "" {
+		errs = append(errs, FieldError{Field: "metadata.uid", Reason: "Required value"})
+	}
+	errs = append(errs, metadataProblems(c.Labels, c.Annotations)...)
+	if !spec.ManualSelector {
+		spec = generateJobSelector(spec, c.Name, c.UID)
+		errs = append(errs, generatedSelectorProblems(spec, c.UID)...)
+	}
+	errs = append(errs, jobSpecProblems(spec)...)
+	if err := invalid("Job", c.Name, errs); err != nil {
+		return nil, err
+	}
+	if j.Exists() {
+		return nil, fmt.Errorf("jobs.batch %q already exists: %w", c.Name, ErrAlreadyExists)
+	}
+	return []Event{JobCreated{
+		Namespace: c.Namespace, Name: c.Name, UID: c.UID,
+		Labels: jobLabels(c.Labels, spec), Annotations: cloneStrings(c.Annotations), Owners: cloneSlice(c.Owners),
+		Spec: spec, At: now,
+	}}, nil
+}
+
+// jobLabels are a Job's labels: those given, or when none are, its
+// template's, as batch/v1 defaults them (so that kubectl get jobs -l
+// job-name=pi finds the Job).
+func jobLabels(labels map[string]string, s JobSpec) map[string]string {
+	if len(labels) == 0 {
+		return cloneStrings(s.Template.Labels)
+	}
+	return cloneStrings(labels)
+}
+
+// generateJobSelector labels the template with the Job's name and UID,
+// under both spellings, where it does not say them already, and makes
+// the selector select the UID label, as kube-apiserver's Job strategy
+// does: the UID makes the Job's pods its own alone.
+func generateJobSelector(s JobSpec, name, uid string) JobSpec {
+	labels := cloneStrings(s.Template.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	for k, v := range map[string]string{
+		LabelLegacyJobName: name, LabelJobName: name, LabelLegacyJobControllerUID: uid, LabelJobControllerUID: uid,
+	} {
+		if _, ok := labels[k]; !ok {
+			labels[k] = v
+		}
+	}
+	s.Template.Labels = labels
+	match := cloneStrings(s.Selector.MatchLabels)
+	if match == nil {
+		match = map[string]string{}
+	}
+	if _, ok := match[LabelJobControllerUID]; !ok {
+		match[LabelJobControllerUID] = uid
+	}
+	s.Selector.MatchLabels = match
+	return s
+}
+
+// generatedSelectorProblems refuses a template that claims another Job's
+// UID when herd generates the selector.
+func generatedSelectorProblems(s JobSpec, uid string) []FieldError {
+	if s.Template.Labels[LabelJobControllerUID] == uid && s.Template.Labels[LabelLegacyJobControllerUID] == uid {
+		return nil
+	}
+	return []FieldError{{Field: "spec.template.metadata.labels", Reason: "Invalid value: `selector` not auto-generated"}}
+}
+
+// jobSpecProblems checks a Job's spec as kube-apiserver does: counts not
+// negative, a mode herd runs, a selector that is not empty and that the
+// template's labels satisfy, and a template whose pods end (restart
+// policy OnFailure or Never) and are valid pods.
+func jobSpecProblems(s JobSpec) []FieldError {
+	var errs []FieldError
+	nonNegative := func(field string, v int64) {
+		if v < 0 {
+			errs = append(errs, FieldError{Field: field, Value: strconv.FormatInt(v, 10), Reason: "must be greater than or equal to 0"})
+		}
+	}
+	nonNegative("spec.parallelism", int64(s.Parallelism))
+	nonNegative("spec.backoffLimit", int64(s.BackoffLimit))
+	if s.Completions != nil {
+		nonNegative("spec.completions", int64(*s.Completions))
+	}
+	if s.ActiveDeadlineSeconds != nil {
+		nonNegative("spec.activeDeadlineSeconds", *s.ActiveDeadlineSeconds)
+	}
+	if s.TTLSecondsAfterFinished != nil {
+		nonNegative("spec.ttlSecondsAfterFinished", int64(*s.TTLSecondsAfterFinished))
+	}
+	switch s.CompletionMode {
+	case JobNonIndexed:
+	case JobIndexed:
+		errs = append(errs, FieldError{Field: "spec.completionMode",
+			Reason: `Unsupported value: "Indexed": herd runs NonIndexed Jobs only: supported values: "NonIndexed"`})
+	default:
+		errs = append(errs, FieldError{Field: "spec.completionMode",
+			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "NonIndexed", "Indexed"`, s.CompletionMode)})
+	}
+	errs = append(errs, s.Selector.problems("spec.selector")...)
+	if !s.Selector.Empty() && !s.Selector.Matches(s.Template.Labels) {
+		errs = append(errs, FieldError{Field: "spec.template.metadata.labels", Reason: "Invalid value: `selector` does not match template `labels`"})
+	}
+	if p := s.Template.Spec.RestartPolicy; p != RestartOnFailure && p != RestartNever {
+		if p == "" {
+			p = RestartAlways
+		}
+		errs = append(errs, FieldError{Field: "spec.template.spec.restartPolicy",
+			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "OnFailure", "Never"`, p)})
+	}
+	for _, e := range metadataProblems(s.Template.Labels, s.Template.Annotations) {
+		e.Field = "spec.template." + e.Field
+		errs = append(errs, e)
+	}
+	for _, e := range podSpecProblems(s.Template.Spec) {
+		e.Field = "spec.template." + e.Field
+		errs = append(errs, e)
+	}
+	return errs
+}
+
+// UpdateJob makes a Job's labels, annotations and spec those given,
+// conditional on ResourceVersion when it is not 0. As in batch/v1, the
+// selector, the template, the completions and the completion mode are
+// fixed once created; parallelism, suspend, the deadline, the backoff
+// limit and the TTL may change. A change of the spec is a new
+// generation.
+type UpdateJob struct {
+	Labels          map[string]string
+	Annotations     map[string]string
+	Spec            JobSpec
+	ResourceVersion int64
+}
+
+func (c UpdateJob) decideJob(j Job, now time.Time) ([]Event, error) {
+	if !j.Exists() {
+		return nil, jobNotFound(j)
+	}
+	if err := staleJob(j, c.ResourceVersion); err != nil {
+		return nil, err
+	}
+	spec := c.Spec.clone()
+	if spec.CompletionMode == "" {
+		spec.CompletionMode = JobNonIndexed
+	}
+	errs := metadataProblems(c.Labels, c.Annotations)
+	errs = append(errs, jobSpecProblems(spec)...)
+	immutable := func(field string, same bool) {
+		if !same {
+			errs = append(errs, FieldError{Field: field, Reason: "Invalid value: field is immutable"})
+		}
+	}
+	immutable("spec.selector", spec.Selector.equal(j.Spec.Selector))
+	immutable("spec.template", spec.Template.equal(j.Spec.Template))
+	immutable("spec.completions", equalPtr(spec.Completions, j.Spec.Completions))
+	immutable("spec.completionMode", spec.CompletionMode == j.Spec.CompletionMode)
+	immutable("spec.manualSelector", spec.ManualSelector == j.Spec.ManualSelector)
+	if err := invalid("Job", j.Name, errs); err != nil {
+		return nil, err
+	}
+	labels := jobLabels(c.Labels, spec)
+	if spec.equal(j.Spec) && maps.Equal(labels, j.Labels) && maps.Equal(c.Annotations, j.Annotations) {
+		return nil, nil
+	}
+	gen := j.Generation
+	if !spec.equal(j.Spec) {
+		gen++
+	}
+	return []Event{JobChanged{Labels: labels, Annotations: cloneStrings(c.Annotations), Spec: spec, Generation: gen, At: now}}, nil
+}
+
+// RecordJobStatus records the Job's status; the same status again
+// records nothing.
+type RecordJobStatus struct {
+	Status JobStatus
+}
+
+func (c RecordJobStatus) decideJob(j Job, now time.Time) ([]Event, error) {
+	if !j.Exists() {
+		return nil, jobNotFound(j)
+	}
+	if c.Status.equal(j.Status) {
+		return nil, nil
+	}
+	return []Event{JobStatusRecorded{Status: c.Status.clone(), At: now}}, nil
+}
+
+// CountJobPods counts finished pods of the Job, by UID, each once: a pod
+// counted already is not counted again. Forget names counted pods that
+// are gone, whose UIDs the Job no longer needs to keep.
+type CountJobPods struct {
+	Succeeded, Failed, Forget []string
+}
+
+func (c CountJobPods) decideJob(j Job, now time.Time) ([]Event, error) {
+	if !j.Exists() {
+		return nil, jobNotFound(j)
+	}
+	seen := slices.Clone(j.Tracking.Counted)
+	fresh := func(uids []string) []string {
+		var out []string
+		for _, uid := range uids {
+			if uid != "" && !slices.Contains(seen, uid) {
+				out = append(out, uid)
+				seen = append(seen, uid)
+			}
+		}
+		return out
+	}
+	ev := JobPodsCounted{Succeeded: fresh(c.Succeeded), Failed: fresh(c.Failed), At: now}
+	for _, uid := range c.Forget {
+		if slices.Contains(j.Tracking.Counted, uid) && !slices.Contains(ev.Forgotten, uid) {
+			ev.Forgotten = append(ev.Forgotten, uid)
+		}
+	}
+	if len(ev.Succeeded)+len(ev.Failed)+len(ev.Forgotten) == 0 {
+		return nil, nil
+	}
+	return []Event{ev}, nil
+}
+
+// DeleteJob deletes a Job, conditional on ResourceVersion when it is not
+// 0. Its pods are deleted by the reconciler, as Kubernetes' garbage
+// collector deletes them, not by this command.
+type DeleteJob struct {
+	ResourceVersion int64
+}
+
+func (c DeleteJob) decideJob(j Job, now time.Time) ([]Event, error) {
+	if !j.Exists() {
+		return nil, jobNotFound(j)
+	}
+	if err := staleJob(j, c.ResourceVersion); err != nil {
+		return nil, err
+	}
+	return []Event{JobDeleted{At: now}}, nil
+}
+
+// equal reports whether two specs say the same.
+func (s JobSpec) equal(o JobSpec) bool {
+	return s.Parallelism == o.Parallelism && equalPtr(s.Completions, o.Completions) && s.BackoffLimit == o.BackoffLimit &&
+		equalPtr(s.ActiveDeadlineSeconds, o.ActiveDeadlineSeconds) && equalPtr(s.TTLSecondsAfterFinished, o.TTLSecondsAfterFinished) &&
+		s.CompletionMode == o.CompletionMode && s.ManualSelector == o.ManualSelector && s.Suspend == o.Suspend &&
+		s.Selector.equal(o.Selector) && s.Template.equal(o.Template)
+}
+
+// equal reports whether two statuses say the same.
+func (s JobStatus) equal(o JobStatus) bool {
+	return s.Active == o.Active && s.Ready == o.Ready && s.Succeeded == o.Succeeded && s.Failed == o.Failed &&
+		s.StartTime.Equal(o.StartTime) && s.CompletionTime.Equal(o.CompletionTime) &&
+		slices.EqualFunc(s.Conditions, o.Conditions, func(a, b JobCondition) bool {
+			return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
+				a.LastProbeTime.Equal(b.LastProbeTime) && a.LastTransitionTime.Equal(b.LastTransitionTime)
+		})
+}

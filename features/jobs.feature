@@ -1,0 +1,38 @@
+Feature: Jobs run pods to completion
+  A Job runs pods made from its template until enough of them have
+  succeeded, a few at a time; it gives up when more of its pods fail than
+  its backoff limit allows or when it runs past its deadline, and a
+  finished Job that asks for it is deleted with its pods a while later,
+  as in Kubernetes. herd's mock runtime runs a pod whose command is
+  "sleep N", "true" or "exit N" to its end.
+
+  Background:
+    Given herd is running and the time is 2026-03-01 09:00:00
+    And node "n1" has registered and is Ready
+
+  Scenario: A Job runs its pods two at a time until three have succeeded
+    Given Job "pi" runs "sleep 10" to 3 completions, 2 at a time
+    Then Job "pi" has 2 pods Running
+    When 10 seconds pass
+    Then Job "pi" has 2 pods Succeeded and 1 Running
+    When 10 seconds pass
+    Then Job "pi" is Complete with 3 pods succeeded
+
+  Scenario: A Job whose pods fail gives up after its backoff limit
+    Given Job "doomed" runs "exit 1" with a backoff limit of 1
+    Then Job "doomed" has 1 pod Failed
+    When 10 seconds pass
+    Then Job "doomed" is Failed because BackoffLimitExceeded, with 2 pods failed
+
+  Scenario: A Job that runs past its deadline is stopped
+    Given Job "slow" runs "sleep 600" with a deadline of 30 seconds
+    Then Job "slow" has 1 pod Running
+    When 30 seconds pass
+    Then Job "slow" is Failed because DeadlineExceeded, with 1 pod failed
+    And Job "slow" has no pods
+
+  Scenario: A finished Job is deleted with its pods after its TTL
+    Given Job "once" runs "true", deleted 60 seconds after it finishes
+    Then Job "once" is Complete with 1 pod succeeded
+    When 60 seconds pass
+    Then Job "once" is gone, and so are its pods

@@ -1,0 +1,212 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/events"
+	"herd/reconcilers"
+)
+
+// kindJob is the kind an owner reference names a Job by.
+const kindJob = "Job"
+
+// Reconciler is the Job reconciler. Its keys are Jobs, those that exist
+// and those that are gone (whose pods it collects).
+type Reconciler struct {
+	cfg         Config
+	jobs        Reader
+	pods        PodLister
+	podCommands PodCommands
+	jobCommands domain.Executor[domain.Job, domain.JobCommand]
+	ids         Identities
+	owners      *ownerIndex
+	clock       clock.PassiveClock
+	log         *zap.Logger
+}
+
+var (
+	_ reconcilers.Reconciler = (*Reconciler)(nil)
+	_ reconcilers.Resyncer   = (*Reconciler)(nil)
+)
+
+// New returns the Job reconciler, or the configuration's problems. It
+// names new pods with RandomIdentities; clk is what its deadlines, its
+// backoff and its TTLs are measured by.
+func New(cfg Config, jobs Reader, pods PodLister, podCommands PodCommands,
+	jobCommands domain.Executor[domain.Job, domain.JobCommand], clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Reconciler{
+		cfg: cfg, jobs: jobs, pods: pods, podCommands: podCommands, jobCommands: jobCommands,
+		ids: RandomIdentities(), owners: newOwnerIndex(), clock: clk, log: log.Named("job"),
+	}, nil
+}
+
+// Name implements reconcilers.Reconciler.
+func (r *Reconciler) Name() string { return "job" }
+
+// scope is the keys the reconciler takes: Jobs.
+var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.JobAggregate}}
+
+// Scope implements reconcilers.Reconciler.
+func (r *Reconciler) Scope() reconcilers.Scope { return scope }
+
+// jobEvents are the Job's changes that call for a reconcile; the status
+// it records and the pods it counts itself do not.
+var jobEvents = reconcilers.EventTypesOf(domain.JobCreated{}, domain.JobChanged{}, domain.JobDeleted{})
+
+// podEvents are what happens to a pod that may change what its Job
+// counts or does: its creation, its status (ready, finished) and its
+// deletion.
+var podEvents = reconcilers.EventTypesOf(
+	domain.PodCreated{}, domain.PodOwnersChanged{}, domain.PodStatusUpdated{},
+	domain.PodStopped{}, domain.PodDeletionRequested{}, domain.PodFinalized{},
+)
+
+// KeysFor maps a Job's changes to it, and an event of a pod to the Job
+// that controls the pod.
+func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
+	switch {
+	case jobEvents.Match(rec):
+		return reconcilers.KeysOf(rec)
+	case podEvents.Match(rec):
+		k, ok := reconcilers.KeyOf(rec)
+		if !ok || k.Aggregate != domain.PodAggregate {
+			return nil
+		}
+		return r.podKeys(rec, domain.Key{Namespace: k.Namespace, Name: k.Name})
+	}
+	return nil
+}
+
+// podKeys are the keys of the Jobs an event of pod concerns, keeping the
+// owner index as the event leaves the pod.
+func (r *Reconciler) podKeys(rec events.Record, pod domain.Key) []reconcilers.Key {
+	var owners []domain.OwnerReference
+	switch {
+	case reconcilers.Is[domain.PodCreated](rec):
+		ev, err := reconcilers.Decode[domain.PodCreated](rec)
+		if err != nil {
+			r.unreadable(rec, err)
+			return nil
+		}
+		owners = ev.Owners
+	case reconcilers.Is[domain.PodOwnersChanged](rec):
+		ev, err := reconcilers.Decode[domain.PodOwnersChanged](rec)
+		if err != nil {
+			r.unreadable(rec, err)
+			return nil
+		}
+		owners = ev.Owners
+	case reconcilers.Is[domain.PodFinalized](rec):
+		return keysOf(pod.Namespace, r.owners.set(pod, ""))
+	default:
+		return keysOf(pod.Namespace, r.owners.get(pod))
+	}
+	now := controllerName(owners)
+	was := r.owners.set(pod, now)
+	if was == now {
+		return keysOf(pod.Namespace, now)
+	}
+	return keysOf(pod.Namespace, was, now)
+}
+
+// unreadable logs a record KeysFor cannot decode; only a log written by a
+// newer herd could hold one, and the resync still finds the Job.
+func (r *Reconciler) unreadable(rec events.Record, err error) {
+	r.log.Error("unreadable pod event", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
+}
+
+// keysOf are the keys of the named Jobs of namespace, the empty names
+// left out.
+func keysOf(namespace string, names ...string) []reconcilers.Key {
+	var keys []reconcilers.Key
+	for _, n := range names {
+		if n != "" {
+			keys = append(keys, reconcilers.Key{Aggregate: domain.JobAggregate, Namespace: namespace, Name: n})
+		}
+	}
+	return keys
+}
+
+// ResyncPeriod implements reconcilers.Resyncer.
+func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
+
+// Resync returns every Job.
+func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
+	all, _, err := r.jobs.List(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	keys := make([]reconcilers.Key, 0, len(all))
+	for _, j := range all {
+		keys = append(keys, keysOf(j.Namespace, j.Name)...)
+	}
+	return keys, nil
+}
+
+// ownerIndex remembers, for each pod controlled by a Job, that Job's
+// name, so that KeysFor can map an event of the pod's stream to its Job
+// without reading anything: only the pod's creation and a change of its
+// owners carry the owner references. Reconcile fills it from the pods it
+// lists, which covers the pods created before herd started.
+type ownerIndex struct {
+	mu    sync.Mutex
+	byPod map[domain.Key]string
+}
+
+func newOwnerIndex() *ownerIndex { return &ownerIndex{byPod: map[domain.Key]string{}} }
+
+// controllerName is the name of the Job that controls a pod with owners,
+// or "" if none does.
+func controllerName(owners []domain.OwnerReference) string {
+	for _, o := range owners {
+		if o.Controller && o.Kind == kindJob {
+			return o.Name
+		}
+	}
+	return ""
+}
+
+// set records that the pod is controlled by the Job called job, or by
+// none when job is empty, and returns the one recorded before.
+func (ix *ownerIndex) set(pod domain.Key, job string) (was string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	was = ix.byPod[pod]
+	if job == "" {
+		delete(ix.byPod, pod)
+	} else {
+		ix.byPod[pod] = job
+	}
+	return was
+}
+
+// get returns the name of the Job recorded for the pod, or "".
+func (ix *ownerIndex) get(pod domain.Key) string {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.byPod[pod]
+}
+
+// observe records the controllers of pods, all listed just now.
+func (ix *ownerIndex) observe(pods []domain.Pod) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, p := range pods {
+		k := domain.Key{Namespace: p.Namespace, Name: p.Name}
+		if job := controllerName(p.Owners); job != "" {
+			ix.byPod[k] = job
+		} else {
+			delete(ix.byPod, k)
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+	"herd/reconcilers"
+)
+
+// Reconcile runs one Job's pods and records its status, or collects the
+// pods of a Job that is gone. Every write is decided on the pod or Job
+// as it stands (IfSamePod, counts by UID), and the views it reads are
+// written in the same unit of work as the commands, so a second
+// reconcile finds nothing left to do.
+func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
+	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:job", Source: "reconciler/job"})
+	j, err := r.jobs.Get(ctx, key.Namespace, key.Name)
+	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return reconcilers.Result{}, fmt.Errorf("get job %s: %w", key, err)
+	}
+	herd := domain.SourceHerd
+	// Only herd's own pods: those a kubelet runs are its to manage.
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: key.Namespace, Source: &herd})
+	if err != nil {
+		return reconcilers.Result{}, fmt.Errorf("list pods of namespace %s: %w", key.Namespace, err)
+	}
+	r.owners.observe(pods)
+	if !j.Exists() {
+		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")))
+	}
+	if j.UID == "" {
+		// Its pods name it by UID; without one, every pod of its name
+		// would look like an earlier Job's.
+		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("job %s has no uid: %w", j, domain.ErrInvalid))
+	}
+	if err := r.collect(ctx, j.String(), filter(pods, abandonedBy(j.Name, j.UID))); err != nil {
+		return reconcilers.Result{}, err
+	}
+	return r.sync(ctx, j, filter(pods, j.Owns))
+}
+
+// abandonedBy is whether a pod not already being deleted is controlled
+// by a Job called name that is gone: any of that name when uid is empty
+// (no Job of the name exists), else one of another UID (the Job of the
+// name now is another).
+func abandonedBy(name, uid string) func(domain.Pod) bool {
+	return func(p domain.Pod) bool {
+		if !p.Exists() || p.Terminating() {
+			return false
+		}
+		ctrl, ok := p.Controller()
+		return ok && ctrl.Kind == kindJob && ctrl.Name == name && (uid == "" || ctrl.UID != uid)
+	}
+}
+
+// collect is the garbage collector of the pods whose controller, a Job
+// called job, is gone, as Kubernetes' background cascading deletion
+// (what kubectl delete job asks for): a pod with no other owner is
+// deleted, finished or not; a pod with other owners only loses its
+// dangling reference.
+func (r *Reconciler) collect(ctx context.Context, job string, abandoned []domain.Pod) error {
+	if len(abandoned) == 0 {
+		return nil
+	}
+	cmds := make([]domain.Keyed[domain.PodCommand], len(abandoned))
+	for i, p := range abandoned {
+		ctrl, _ := p.Controller()
+		if len(p.Owners) > 1 {
+			cmds[i] = keyed(p, domain.ReleasePod{UID: ctrl.UID})
+		} else {
+			cmds[i] = keyed(p, domain.DeletePod{})
+		}
+	}
+	if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
+		return fmt.Errorf("collect pods of job %s, which is gone: %w", job, err)
+	}
+	r.logPods("collected pods of a job that is gone", job, abandoned)
+	return nil
+}
+
+// filter returns the pods keep keeps.
+func filter(pods []domain.Pod, keep func(domain.Pod) bool) []domain.Pod {
+	var out []domain.Pod
+	for _, p := range pods {
+		if keep(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// keyed is cmd decided on pod p as the reconciler saw it: on another pod
+// of the same name since, or none, it does nothing.
+func keyed(p domain.Pod, cmd domain.PodCommand) domain.Keyed[domain.PodCommand] {
+	return domain.Keyed[domain.PodCommand]{
+		Key:     domain.Key{Namespace: p.Namespace, Name: p.Name},
+		Command: domain.IfSamePod{UID: p.UID, Command: cmd},
+	}
+}
+
+// logPods logs what was done to some pods of a Job, if any.
+func (r *Reconciler) logPods(msg, job string, pods []domain.Pod) {
+	if len(pods) == 0 {
+		return
+	}
+	names := make([]string, len(pods))
+	for i, p := range pods {
+		names[i] = p.Name
+	}
+	r.log.Info(msg, zap.String("job", job), zap.Strings("pods", names))
+}
