@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"herd/domain"
+	"herd/events"
 )
 
 // OwnerIndex remembers, for each object controlled by an owner of one
@@ -64,4 +65,60 @@ func (ix *OwnerIndex) Get(key domain.Key) string {
 // owners.
 func (ix *OwnerIndex) Observe(key domain.Key, owners []domain.OwnerReference) {
 	ix.Set(key, ix.Controller(owners))
+}
+
+// PodKeys maps an event of a pod's stream to the keys, of aggregate, of
+// the owners it concerns, keeping the index as the event leaves the pod:
+// the owner before and after a change of owners, the owner recorded
+// for any other event, and none once the pod is finalized (when the
+// owner is told one last time). unreadable is told of an event that
+// cannot be decoded, which only a log written by a newer herd could hold.
+func (ix *OwnerIndex) PodKeys(rec events.Record, aggregate *domain.Aggregate, unreadable func(events.Record, error)) []Key {
+	k, ok := KeyOf(rec)
+	if !ok || k.Aggregate != domain.PodAggregate {
+		return nil
+	}
+	pod := domain.Key{Namespace: k.Namespace, Name: k.Name}
+	keys := func(names ...string) []Key {
+		var out []Key
+		for _, n := range names {
+			if n != "" {
+				out = append(out, Key{Aggregate: aggregate, Namespace: pod.Namespace, Name: n})
+			}
+		}
+		return out
+	}
+	var owners []domain.OwnerReference
+	switch {
+	case Is[domain.PodCreated](rec):
+		ev, err := Decode[domain.PodCreated](rec)
+		if err != nil {
+			unreadable(rec, err)
+			return nil
+		}
+		owners = ev.Owners
+	case Is[domain.PodOwnersChanged](rec):
+		ev, err := Decode[domain.PodOwnersChanged](rec)
+		if err != nil {
+			unreadable(rec, err)
+			return nil
+		}
+		owners = ev.Owners
+	case Is[domain.PodFinalized](rec):
+		return keys(ix.Set(pod, ""))
+	default:
+		return keys(ix.Get(pod))
+	}
+	now := ix.Controller(owners)
+	if was := ix.Set(pod, now); was != now {
+		return keys(was, now)
+	}
+	return keys(now)
+}
+
+// ObservePods records the controllers of pods, all listed just now.
+func (ix *OwnerIndex) ObservePods(pods []domain.Pod) {
+	for _, p := range pods {
+		ix.Observe(domain.Key{Namespace: p.Namespace, Name: p.Name}, p.Owners)
+	}
 }

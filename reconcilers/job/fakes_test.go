@@ -87,7 +87,8 @@ func newFakePods(now func() time.Time) *fakePods {
 func (f *fakePods) List(_ context.Context, filter projections.PodFilter) ([]domain.Pod, int64, error) {
 	var out []domain.Pod
 	for _, k := range slices.SortedFunc(maps.Keys(f.pods), compareKeys) {
-		if p := f.pods[k]; p.Exists() && p.Namespace == filter.Namespace {
+		if p := f.pods[k]; p.Exists() && p.Namespace == filter.Namespace &&
+			(filter.Controllers == nil || slices.Contains(filter.Controllers, projections.ControllerOf(p.Owners))) {
 			out = append(out, p)
 		}
 	}

@@ -3,7 +3,6 @@ package job
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -26,7 +25,7 @@ type Reconciler struct {
 	podCommands PodCommands
 	jobCommands domain.Executor[domain.Job, domain.JobCommand]
 	ids         Identities
-	owners      *ownerIndex
+	owners      *reconcilers.OwnerIndex
 	clock       clock.PassiveClock
 	log         *zap.Logger
 }
@@ -46,7 +45,7 @@ func New(cfg Config, jobs Reader, pods PodLister, podCommands PodCommands,
 	}
 	return &Reconciler{
 		cfg: cfg, jobs: jobs, pods: pods, podCommands: podCommands, jobCommands: jobCommands,
-		ids: RandomIdentities(), owners: newOwnerIndex(), clock: clk, log: log.Named("job"),
+		ids: RandomIdentities(), owners: reconcilers.NewOwnerIndex(kindJob), clock: clk, log: log.Named("job"),
 	}, nil
 }
 
@@ -78,45 +77,9 @@ func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
 	case jobEvents.Match(rec):
 		return reconcilers.KeysOf(rec)
 	case podEvents.Match(rec):
-		k, ok := reconcilers.KeyOf(rec)
-		if !ok || k.Aggregate != domain.PodAggregate {
-			return nil
-		}
-		return r.podKeys(rec, domain.Key{Namespace: k.Namespace, Name: k.Name})
+		return r.owners.PodKeys(rec, domain.JobAggregate, r.unreadable)
 	}
 	return nil
-}
-
-// podKeys are the keys of the Jobs an event of pod concerns, keeping the
-// owner index as the event leaves the pod.
-func (r *Reconciler) podKeys(rec events.Record, pod domain.Key) []reconcilers.Key {
-	var owners []domain.OwnerReference
-	switch {
-	case reconcilers.Is[domain.PodCreated](rec):
-		ev, err := reconcilers.Decode[domain.PodCreated](rec)
-		if err != nil {
-			r.unreadable(rec, err)
-			return nil
-		}
-		owners = ev.Owners
-	case reconcilers.Is[domain.PodOwnersChanged](rec):
-		ev, err := reconcilers.Decode[domain.PodOwnersChanged](rec)
-		if err != nil {
-			r.unreadable(rec, err)
-			return nil
-		}
-		owners = ev.Owners
-	case reconcilers.Is[domain.PodFinalized](rec):
-		return keysOf(pod.Namespace, r.owners.set(pod, ""))
-	default:
-		return keysOf(pod.Namespace, r.owners.get(pod))
-	}
-	now := controllerName(owners)
-	was := r.owners.set(pod, now)
-	if was == now {
-		return keysOf(pod.Namespace, now)
-	}
-	return keysOf(pod.Namespace, was, now)
 }
 
 // unreadable logs a record KeysFor cannot decode; only a log written by a
@@ -151,62 +114,4 @@ func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 		keys = append(keys, keysOf(j.Namespace, j.Name)...)
 	}
 	return keys, nil
-}
-
-// ownerIndex remembers, for each pod controlled by a Job, that Job's
-// name, so that KeysFor can map an event of the pod's stream to its Job
-// without reading anything: only the pod's creation and a change of its
-// owners carry the owner references. Reconcile fills it from the pods it
-// lists, which covers the pods created before herd started.
-type ownerIndex struct {
-	mu    sync.Mutex
-	byPod map[domain.Key]string
-}
-
-func newOwnerIndex() *ownerIndex { return &ownerIndex{byPod: map[domain.Key]string{}} }
-
-// controllerName is the name of the Job that controls a pod with owners,
-// or "" if none does.
-func controllerName(owners []domain.OwnerReference) string {
-	for _, o := range owners {
-		if o.Controller && o.Kind == kindJob {
-			return o.Name
-		}
-	}
-	return ""
-}
-
-// set records that the pod is controlled by the Job called job, or by
-// none when job is empty, and returns the one recorded before.
-func (ix *ownerIndex) set(pod domain.Key, job string) (was string) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	was = ix.byPod[pod]
-	if job == "" {
-		delete(ix.byPod, pod)
-	} else {
-		ix.byPod[pod] = job
-	}
-	return was
-}
-
-// get returns the name of the Job recorded for the pod, or "".
-func (ix *ownerIndex) get(pod domain.Key) string {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	return ix.byPod[pod]
-}
-
-// observe records the controllers of pods, all listed just now.
-func (ix *ownerIndex) observe(pods []domain.Pod) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	for _, p := range pods {
-		k := domain.Key{Namespace: p.Namespace, Name: p.Name}
-		if job := controllerName(p.Owners); job != "" {
-			ix.byPod[k] = job
-		} else {
-			delete(ix.byPod, k)
-		}
-	}
 }

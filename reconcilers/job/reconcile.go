@@ -25,12 +25,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		return reconcilers.Result{}, fmt.Errorf("get job %s: %w", key, err)
 	}
 	herd := domain.SourceHerd
-	// Only herd's own pods: those a kubelet runs are its to manage.
-	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: key.Namespace, Source: &herd})
+	// Only herd's own pods of a Job of its name (this one's, and an
+	// earlier one's to collect): those a kubelet runs are its to manage,
+	// and the rest of the namespace is not its business.
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: key.Namespace, Source: &herd,
+		Controllers: []string{kindJob + "/" + key.Name}})
 	if err != nil {
 		return reconcilers.Result{}, fmt.Errorf("list pods of namespace %s: %w", key.Namespace, err)
 	}
-	r.owners.observe(pods)
+	r.owners.ObservePods(pods)
 	if !j.Exists() {
 		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")))
 	}

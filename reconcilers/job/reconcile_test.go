@@ -240,7 +240,7 @@ func TestKeysOfPodEvents(t *testing.T) {
 	f.reconcile(t)
 	f.reconcile(t)
 	p := f.pods.pods[domain.Key{Namespace: "default", Name: "pi-1"}]
-	if got := f.r.owners.get(domain.Key{Namespace: p.Namespace, Name: p.Name}); got != "pi" {
+	if got := f.r.owners.Get(domain.Key{Namespace: p.Namespace, Name: p.Name}); got != "pi" {
 		t.Errorf("the owner index has %q for pi-1", got)
 	}
 }

@@ -36,9 +36,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if err != nil {
 		return reconcilers.Result{}, fmt.Errorf("list pods of namespace %s: %w", key.Namespace, err)
 	}
-	for _, p := range pods {
-		r.owners.Observe(domain.Key{Namespace: p.Namespace, Name: p.Name}, p.Owners)
-	}
+	r.owners.ObservePods(pods)
 	if !rs.Exists() {
 		orphan := ""
 		if rs.Orphan {

@@ -79,63 +79,15 @@ func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
 	case replicaSetEvents.Match(rec):
 		return reconcilers.KeysOf(rec)
 	case podEvents.Match(rec):
-		k, ok := reconcilers.KeyOf(rec)
-		if !ok || k.Aggregate != domain.PodAggregate {
-			return nil
-		}
-		return r.podKeys(rec, domain.Key{Namespace: k.Namespace, Name: k.Name})
+		return r.owners.PodKeys(rec, domain.ReplicaSetAggregate, r.unreadable)
 	}
 	return nil
-}
-
-// podKeys are the keys of the ReplicaSets an event of pod concerns,
-// keeping the owner index as the event leaves the pod.
-func (r *Reconciler) podKeys(rec events.Record, pod domain.Key) []reconcilers.Key {
-	var owners []domain.OwnerReference
-	switch {
-	case reconcilers.Is[domain.PodCreated](rec):
-		ev, err := reconcilers.Decode[domain.PodCreated](rec)
-		if err != nil {
-			r.unreadable(rec, err)
-			return nil
-		}
-		owners = ev.Owners
-	case reconcilers.Is[domain.PodOwnersChanged](rec):
-		ev, err := reconcilers.Decode[domain.PodOwnersChanged](rec)
-		if err != nil {
-			r.unreadable(rec, err)
-			return nil
-		}
-		owners = ev.Owners
-	case reconcilers.Is[domain.PodFinalized](rec):
-		return keysOf(pod.Namespace, r.owners.Set(pod, ""))
-	default:
-		return keysOf(pod.Namespace, r.owners.Get(pod))
-	}
-	now := r.owners.Controller(owners)
-	was := r.owners.Set(pod, now)
-	if was == now {
-		return keysOf(pod.Namespace, now)
-	}
-	return keysOf(pod.Namespace, was, now)
 }
 
 // unreadable logs a record KeysFor cannot decode; only a log written by a
 // newer herd could hold one, and the resync still finds the ReplicaSet.
 func (r *Reconciler) unreadable(rec events.Record, err error) {
 	r.log.Error("unreadable pod event", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
-}
-
-// keysOf are the keys of the named ReplicaSets of namespace, the empty
-// names left out.
-func keysOf(namespace string, names ...string) []reconcilers.Key {
-	var keys []reconcilers.Key
-	for _, n := range names {
-		if n != "" {
-			keys = append(keys, rsKey(namespace, n))
-		}
-	}
-	return keys
 }
 
 // rsKey is the key of the ReplicaSet namespace/name.
