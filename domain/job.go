@@ -26,8 +26,13 @@ type Job struct {
 	// Generation counts the changes to Spec, as metadata.generation does.
 	Generation int64     `json:"generation"`
 	CreatedAt  time.Time `json:"createdAt"`
-	// Deleted marks a Job removed; the row stays as a tombstone.
+	// DeletionRequestedAt is when a deletion in the foreground was asked
+	// for: the Job stays until its pods are gone.
+	DeletionRequestedAt *time.Time `json:"deletionRequestedAt,omitempty"`
+	// Deleted marks a Job removed; the row stays as a tombstone, with the
+	// UID it had and whether its pods were to be orphaned.
 	Deleted bool `json:"deleted,omitempty"`
+	Orphan  bool `json:"orphan,omitempty"`
 	// Version is the number of events in the stream; ResourceVersion the
 	// log position of the last, set by the projection.
 	Version         int64 `json:"version"`

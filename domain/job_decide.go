@@ -279,10 +279,12 @@ func (c CountJobPods) decideJob(j Job, now time.Time) ([]Event, error) {
 }
 
 // DeleteJob deletes a Job, conditional on ResourceVersion when it is not
-// 0. Its pods are deleted by the reconciler, as Kubernetes' garbage
-// collector deletes them, not by this command.
+// 0, its pods following as Propagation says, as DeleteReplicaSet's do:
+// deleted by the reconciler after it (Background), before it
+// (Foreground), or left without it (Orphan).
 type DeleteJob struct {
 	ResourceVersion int64
+	Propagation     Propagation
 }
 
 func (c DeleteJob) decideJob(j Job, now time.Time) ([]Event, error) {
@@ -291,6 +293,25 @@ func (c DeleteJob) decideJob(j Job, now time.Time) ([]Event, error) {
 	}
 	if err := staleJob(j, c.ResourceVersion); err != nil {
 		return nil, err
+	}
+	switch decideDeletion(c.Propagation, j.DeletionRequestedAt != nil) {
+	case deletionRequested:
+		return []Event{JobDeletionRequested{At: now}}, nil
+	case deletionNow:
+		return []Event{JobDeleted{At: now}}, nil
+	case deletionOrphaning:
+		return []Event{JobDeleted{Orphan: true, At: now}}, nil
+	}
+	return nil, nil
+}
+
+// FinishJobDeletion deletes a Job being deleted in the foreground, once
+// its pods are gone; of any other it does nothing.
+type FinishJobDeletion struct{}
+
+func (FinishJobDeletion) decideJob(j Job, now time.Time) ([]Event, error) {
+	if !j.Exists() || j.DeletionRequestedAt == nil {
+		return nil, nil
 	}
 	return []Event{JobDeleted{At: now}}, nil
 }

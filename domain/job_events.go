@@ -46,8 +46,16 @@ type JobPodsCounted struct {
 	At        time.Time `json:"at"`
 }
 
-// JobDeleted records a Job's deletion.
+// JobDeleted records a Job's deletion; Orphan says its pods stay, their
+// reference to it taken off.
 type JobDeleted struct {
+	Orphan bool      `json:"orphan,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// JobDeletionRequested records a deletion in the foreground: the Job
+// stays, being deleted, until its pods are gone.
+type JobDeletionRequested struct {
 	At time.Time `json:"at"`
 }
 
@@ -66,6 +74,9 @@ func (JobPodsCounted) EventType() string { return "JobPodsCounted" }
 // EventType implements Event.
 func (JobDeleted) EventType() string { return "JobDeleted" }
 
+// EventType implements Event.
+func (JobDeletionRequested) EventType() string { return "JobDeletionRequested" }
+
 // JobAggregate is the Job in the log: streams "job/NAMESPACE/NAME".
 var JobAggregate = defineNamespacedAggregate("job",
 	eventOf[JobCreated](1),
@@ -73,6 +84,7 @@ var JobAggregate = defineNamespacedAggregate("job",
 	eventOf[JobStatusRecorded](1),
 	eventOf[JobPodsCounted](1),
 	eventOf[JobDeleted](1),
+	eventOf[JobDeletionRequested](1),
 )
 
 // EvolveJob folds one event into the Job; it never mutates j.
@@ -108,8 +120,10 @@ func EvolveJob(j Job, e Event) Job {
 			t.LastFailureAt = e.At
 		}
 		j.Tracking = t
+	case JobDeletionRequested:
+		j.DeletionRequestedAt = timePtr(e.At)
 	case JobDeleted:
-		return Job{Namespace: j.Namespace, Name: j.Name, Deleted: true, Version: j.Version, ResourceVersion: j.ResourceVersion}
+		return Job{Namespace: j.Namespace, Name: j.Name, UID: j.UID, Deleted: true, Orphan: e.Orphan, Version: j.Version, ResourceVersion: j.ResourceVersion}
 	}
 	return j
 }

@@ -27,7 +27,8 @@ func sampleJobEvents() []Event {
 		JobStatusRecorded{Status: JobStatus{Active: 2, StartTime: at(3), Conditions: []JobCondition{
 			{Type: JobComplete, Status: ConditionTrue, Reason: JobReasonCompletionsReached, LastProbeTime: at(3), LastTransitionTime: at(3)}}}, At: at(3)},
 		JobPodsCounted{Succeeded: []string{"p1"}, Failed: []string{"p2"}, Forgotten: []string{"p0"}, At: at(4)},
-		JobDeleted{At: at(5)},
+		JobDeletionRequested{At: at(5)},
+		JobDeleted{Orphan: true, At: at(5)},
 	}
 }
 
@@ -109,6 +110,9 @@ func TestDecideJob(t *testing.T) {
 		{"counting nothing", j, CountJobPods{}, nil, nil, ""},
 		{"a job never created", Job{}, RecordJobStatus{}, nil, ErrNotFound, ""},
 		{"delete", j, DeleteJob{}, []Event{JobDeleted{At: at(9)}}, nil, ""},
+		{"delete in the foreground", j, DeleteJob{Propagation: PropagateForeground}, []Event{JobDeletionRequested{At: at(9)}}, nil, ""},
+		{"delete orphaning", j, DeleteJob{Propagation: PropagateOrphan}, []Event{JobDeleted{Orphan: true, At: at(9)}}, nil, ""},
+		{"finish no deletion", j, FinishJobDeletion{}, nil, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,7 +180,7 @@ func TestEvolveJobDeleted(t *testing.T) {
 	for _, e := range sampleJobEvents() {
 		j = EvolveJob(j, e)
 	}
-	if j.Exists() || !j.Deleted || j.Version != 5 {
+	if j.Exists() || !j.Deleted || !j.Orphan || j.UID == "" || j.Version != 6 {
 		t.Errorf("after its deletion the job is %+v", j)
 	}
 }

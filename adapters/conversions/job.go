@@ -56,6 +56,7 @@ func JobToAPI(j domain.Job) batchv1.Job {
 			LastProbeTime: metav1.NewTime(c.LastProbeTime), LastTransitionTime: metav1.NewTime(c.LastTransitionTime),
 		})
 	}
+	foregroundDeletion(&out.ObjectMeta, j.DeletionRequestedAt)
 	return out
 }
 

@@ -55,7 +55,7 @@ func (s *Server) jobKind() *kind {
 			return ifVersion[domain.JobCommand](rv, domain.RecordJobStatus{Status: conversions.JobStatusFromAPI(in.Status)}), nil
 		},
 		delete: func(d deletion) domain.JobCommand {
-			return domain.DeleteJob{ResourceVersion: d.resourceVersion}
+			return domain.DeleteJob{ResourceVersion: d.resourceVersion, Propagation: d.propagation}
 		},
 		rows: jobRows,
 	}

@@ -108,7 +108,7 @@ func TestKubectlDeployments(t *testing.T) {
 }
 
 // TestKubectlCascadingDeletion: kubectl delete --cascade=orphan leaves a
-// Deployment's ReplicaSet and pods running without it, and
+// Deployment's ReplicaSet and pods, or a Job's pods, running without it, and
 // --cascade=foreground returns only once the dependents are gone, as
 // against Kubernetes' garbage collector.
 func TestKubectlCascadingDeletion(t *testing.T) {
@@ -145,6 +145,26 @@ func TestKubectlCascadingDeletion(t *testing.T) {
 	if pods := names("pods", "app=keep"); len(pods) != 0 {
 		t.Errorf("pods %v outlived a replicaset deleted in the foreground", pods)
 	}
+
+	// A Job's pods likewise.
+	kc.must(t, "create", "job", "long", "--image=busybox", "--", "sleep", "600")
+	eventually(t, 60*time.Second, func() error {
+		if pods := names("pods", "job-name=long"); len(pods) != 1 {
+			return fmt.Errorf("the job's pods: %v, want 1", pods)
+		}
+		return nil
+	})
+	kc.must(t, "delete", "job", "long", "--cascade=orphan")
+	eventually(t, 30*time.Second, func() error {
+		pods := names("pods", "job-name=long")
+		if len(pods) != 1 {
+			return fmt.Errorf("an orphaned job's pods: %v, want its one left", pods)
+		}
+		if owners := kc.must(t, "get", pods[0], "-o", "jsonpath={.metadata.ownerReferences}"); owners != "" {
+			return fmt.Errorf("the orphaned job's pod still names an owner: %s", owners)
+		}
+		return nil
+	})
 
 	kc.must(t, "create", "deployment", "fg", "--image=nginx", "--replicas=2")
 	kc.must(t, "rollout", "status", "deployment/fg", "--timeout=120s")

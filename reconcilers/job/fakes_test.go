@@ -33,12 +33,12 @@ func newFakeJobs(now func() time.Time, jobs ...domain.Job) *fakeJobs {
 	return f
 }
 
-func (f *fakeJobs) Get(_ context.Context, namespace, name string) (domain.Job, error) {
+func (f *fakeJobs) Last(_ context.Context, namespace, name string) (domain.Job, error) {
 	j, ok := f.jobs[domain.Key{Namespace: namespace, Name: name}]
-	if !ok || !j.Exists() {
+	if !ok {
 		return domain.Job{}, domain.ErrNotFound
 	}
-	return j, nil
+	return j, nil // a tombstone too, as the view's Last
 }
 
 func (f *fakeJobs) List(_ context.Context, namespace string) ([]domain.Job, int64, error) {

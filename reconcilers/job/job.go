@@ -60,7 +60,7 @@ func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 
 // jobEvents are the Job's changes that call for a reconcile; the status
 // it records and the pods it counts itself do not.
-var jobEvents = reconcilers.EventTypesOf(domain.JobCreated{}, domain.JobChanged{}, domain.JobDeleted{})
+var jobEvents = reconcilers.EventTypesOf(domain.JobCreated{}, domain.JobChanged{}, domain.JobDeleted{}, domain.JobDeletionRequested{})
 
 // podEvents are what happens to a pod that may change what its Job
 // counts or does: its creation, its status (ready, finished) and its

@@ -10,8 +10,10 @@ import (
 // Reader is what the reconciler reads of the Jobs: one per key, and
 // every one on resync.
 type Reader interface {
-	// Get returns the Job, or domain.ErrNotFound.
-	Get(ctx context.Context, namespace, name string) (domain.Job, error)
+	// Last returns the Job or, deleted, its tombstone (which does not
+	// Exist, and says whether its pods are orphaned), or
+	// domain.ErrNotFound.
+	Last(ctx context.Context, namespace, name string) (domain.Job, error)
 	// List returns the Jobs of namespace, or of every namespace when it
 	// is empty, and the log position they are read at.
 	List(ctx context.Context, namespace string) (jobs []domain.Job, head int64, err error)

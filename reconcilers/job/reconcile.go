@@ -20,7 +20,7 @@ import (
 // reconcile finds nothing left to do.
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:job", Source: "reconciler/job"})
-	j, err := r.jobs.Get(ctx, key.Namespace, key.Name)
+	j, err := r.jobs.Last(ctx, key.Namespace, key.Name)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get job %s: %w", key, err)
 	}
@@ -35,15 +35,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	}
 	r.owners.ObservePods(pods)
 	if !j.Exists() {
-		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")))
+		orphan := ""
+		if j.Orphan {
+			orphan = j.UID
+		}
+		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")), orphan)
 	}
 	if j.UID == "" {
 		// Its pods name it by UID; without one, every pod of its name
 		// would look like an earlier Job's.
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("job %s has no uid: %w", j, domain.ErrInvalid))
 	}
-	if err := r.collect(ctx, j.String(), filter(pods, abandonedBy(j.Name, j.UID))); err != nil {
+	if err := r.collect(ctx, j.String(), filter(pods, abandonedBy(j.Name, j.UID)), ""); err != nil {
 		return reconcilers.Result{}, err
+	}
+	if j.DeletionRequestedAt != nil {
+		return reconcilers.Result{}, r.deleteForeground(ctx, j, pods)
 	}
 	return r.sync(ctx, j, filter(pods, j.Owns))
 }
@@ -63,27 +70,36 @@ func abandonedBy(name, uid string) func(domain.Pod) bool {
 }
 
 // collect is the garbage collector of the pods whose controller, a Job
-// called job, is gone, as Kubernetes' background cascading deletion
-// (what kubectl delete job asks for): a pod with no other owner is
-// deleted, finished or not; a pod with other owners only loses its
-// dangling reference.
-func (r *Reconciler) collect(ctx context.Context, job string, abandoned []domain.Pod) error {
+// called job, is gone (reconcilers.CollectCommands), as kubectl delete
+// job asks; those of the one of UID orphan only lose their reference to
+// it.
+func (r *Reconciler) collect(ctx context.Context, job string, abandoned []domain.Pod, orphan string) error {
 	if len(abandoned) == 0 {
 		return nil
 	}
-	cmds := make([]domain.Keyed[domain.PodCommand], len(abandoned))
-	for i, p := range abandoned {
-		ctrl, _ := p.Controller()
-		if len(p.Owners) > 1 {
-			cmds[i] = keyed(p, domain.ReleasePod{UID: ctrl.UID})
-		} else {
-			cmds[i] = keyed(p, domain.DeletePod{})
-		}
-	}
-	if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
+	if _, _, err := r.podCommands.ExecuteBatch(ctx, reconcilers.CollectCommands(abandoned, orphan)); err != nil {
 		return fmt.Errorf("collect pods of job %s, which is gone: %w", job, err)
 	}
 	r.logPods("collected pods of a job that is gone", job, abandoned)
+	return nil
+}
+
+// deleteForeground deletes the pods of j, which is being deleted in the
+// foreground, and deletes j once none is left.
+func (r *Reconciler) deleteForeground(ctx context.Context, j domain.Job, pods []domain.Pod) error {
+	cmds, stopped, left := reconcilers.ForegroundCommands(pods, j.UID)
+	if len(cmds) > 0 {
+		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
+			return fmt.Errorf("delete pods of job %s, deleted in the foreground: %w", j, err)
+		}
+		r.logPods("deleted pods of a job deleted in the foreground", j.String(), stopped)
+	}
+	if left > 0 {
+		return nil // their finalization brings the key back
+	}
+	if _, err := r.jobCommands.Execute(ctx, j.Key(), domain.FinishJobDeletion{}); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return fmt.Errorf("delete job %s, its pods gone: %w", j, err)
+	}
 	return nil
 }
 
@@ -96,15 +112,6 @@ func filter(pods []domain.Pod, keep func(domain.Pod) bool) []domain.Pod {
 		}
 	}
 	return out
-}
-
-// keyed is cmd decided on pod p as the reconciler saw it: on another pod
-// of the same name since, or none, it does nothing.
-func keyed(p domain.Pod, cmd domain.PodCommand) domain.Keyed[domain.PodCommand] {
-	return domain.Keyed[domain.PodCommand]{
-		Key:     domain.Key{Namespace: p.Namespace, Name: p.Name},
-		Command: domain.IfSamePod{UID: p.UID, Command: cmd},
-	}
 }
 
 // logPods logs what was done to some pods of a Job, if any.

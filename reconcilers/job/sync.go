@@ -261,7 +261,7 @@ func (r *Reconciler) delete(ctx context.Context, j domain.Job, msg string, pods 
 	}
 	cmds := make([]domain.Keyed[domain.PodCommand], len(pods))
 	for i, p := range pods {
-		cmds[i] = keyed(p, domain.DeletePod{})
+		cmds[i] = reconcilers.KeyedPod(p, domain.DeletePod{})
 	}
 	if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
 		return fmt.Errorf("delete pods of job %s: %w", j, err)

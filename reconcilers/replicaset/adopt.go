@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"herd/domain"
+	"herd/reconcilers"
 )
 
 // adopt makes rs the controller of orphans and lets go of strays, in one
@@ -18,10 +19,10 @@ func (r *Reconciler) adopt(ctx context.Context, rs domain.ReplicaSet, orphans, s
 	}
 	cmds := make([]domain.Keyed[domain.PodCommand], 0, len(orphans)+len(strays))
 	for _, p := range orphans {
-		cmds = append(cmds, lenient(keyed(p, domain.AdoptPod{Owner: rs.OwnerReference()})))
+		cmds = append(cmds, lenient(reconcilers.KeyedPod(p, domain.AdoptPod{Owner: rs.OwnerReference()})))
 	}
 	for _, p := range strays {
-		cmds = append(cmds, lenient(keyed(p, domain.ReleasePod{UID: rs.UID})))
+		cmds = append(cmds, lenient(reconcilers.KeyedPod(p, domain.ReleasePod{UID: rs.UID})))
 	}
 	states, _, err := r.podCommands.ExecuteBatch(ctx, cmds)
 	if err != nil {

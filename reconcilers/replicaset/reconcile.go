@@ -105,15 +105,6 @@ func filter(pods []domain.Pod, keep func(domain.Pod) bool) []domain.Pod {
 	return out
 }
 
-// keyed is cmd decided on pod p as the reconciler saw it: on another pod
-// of the same name since, or none, it does nothing.
-func keyed(p domain.Pod, cmd domain.PodCommand) domain.Keyed[domain.PodCommand] {
-	return domain.Keyed[domain.PodCommand]{
-		Key:     domain.Key{Namespace: p.Namespace, Name: p.Name},
-		Command: domain.IfSamePod{UID: p.UID, Command: cmd},
-	}
-}
-
 // podNames names pods in a log field.
 func podNames(pods []domain.Pod) []string {
 	out := make([]string, len(pods))

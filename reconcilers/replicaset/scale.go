@@ -69,7 +69,7 @@ func (r *Reconciler) create(ctx context.Context, rs domain.ReplicaSet, n int) ([
 func (r *Reconciler) delete(ctx context.Context, rs domain.ReplicaSet, pods []domain.Pod) error {
 	cmds := make([]domain.Keyed[domain.PodCommand], len(pods))
 	for i, p := range pods {
-		cmds[i] = keyed(p, domain.DeletePod{})
+		cmds[i] = reconcilers.KeyedPod(p, domain.DeletePod{})
 	}
 	if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
 		return fmt.Errorf("delete surplus pods of replicaset %s: %w", rs, err)
