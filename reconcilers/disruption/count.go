@@ -74,10 +74,11 @@ var errNoController = errors.New("found no controllers for pod")
 
 // expectedScale is how many pods the controllers of pods keep, added up
 // once per controller, as Kubernetes' getExpectedScale: a ReplicaSet's
-// replicas. A pod without a controller is left out (unmanaged). herd
-// serves no other controller with a scale, so a pod controlled by
-// anything else counts for itself, as if its controller kept exactly the
-// pods the budget selects of it. A ReplicaSet that is gone, or another of
+// replicas, or those of the Deployment that controls the ReplicaSet. A
+// pod without a controller is left out (unmanaged). herd serves no other
+// controller with a scale, so a pod controlled by anything else counts
+// for itself, as if its controller kept exactly the pods the budget
+// selects of it. A ReplicaSet or Deployment that is gone, or another of
 // the same name, is an error: the budget cannot be counted.
 func (r *Reconciler) expectedScale(ctx context.Context, namespace string, pods []domain.Pod) (int32, []string, error) {
 	scales := map[string]int32{}
@@ -102,7 +103,23 @@ func (r *Reconciler) expectedScale(ctx context.Context, namespace string, pods [
 		if err != nil {
 			return 0, nil, fmt.Errorf("replicaset %s/%s: %w", namespace, ref.Name, err)
 		}
-		scales[ref.UID] = rs.Spec.Replicas
+		owner, owned := controllerOf(domain.Pod{Owners: rs.Owners})
+		if !owned || owner.Kind != "Deployment" || r.deployments == nil {
+			scales[ref.UID] = rs.Spec.Replicas
+			continue
+		}
+		if _, seen := scales[owner.UID]; seen {
+			scales[ref.UID] = 0 // its Deployment is counted already
+			continue
+		}
+		d, err := r.deployments.Get(ctx, namespace, owner.Name)
+		if errors.Is(err, domain.ErrNotFound) || err == nil && d.UID != owner.UID {
+			return 0, nil, fmt.Errorf("%w %q", errNoController, p.Name)
+		}
+		if err != nil {
+			return 0, nil, fmt.Errorf("deployment %s/%s: %w", namespace, owner.Name, err)
+		}
+		scales[ref.UID], scales[owner.UID] = 0, d.Spec.Replicas
 	}
 	var total int32
 	for _, n := range scales {

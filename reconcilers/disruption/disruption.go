@@ -23,6 +23,9 @@ type Reconciler struct {
 	budgets     Reader
 	pods        PodLister
 	replicaSets ReplicaSetReader
+	// deployments, when set, gives the scale of a ReplicaSet's
+	// Deployment; without, the ReplicaSet's own counts.
+	deployments DeploymentReader
 	commands    domain.Executor[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
 	clock       clock.PassiveClock
 	log         *zap.Logger

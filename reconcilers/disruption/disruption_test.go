@@ -2,6 +2,7 @@ package disruption
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -264,4 +265,46 @@ func keyNames(keys []reconcilers.Key) []string {
 		out = append(out, k.String())
 	}
 	return out
+}
+
+// fakeDeployments are Deployments by "namespace/name".
+type fakeDeployments map[string]domain.Deployment
+
+func (f fakeDeployments) Get(_ context.Context, namespace, name string) (domain.Deployment, error) {
+	d, ok := f[namespace+"/"+name]
+	if !ok {
+		return domain.Deployment{}, domain.ErrNotFound
+	}
+	return d, nil
+}
+
+// TestADeploymentsScaleIsExpected: in the middle of a rollout a
+// budget's pods belong to two ReplicaSets of one Deployment, whose
+// replicas (4) are what is expected, as Kubernetes' getPodDeployment
+// finder says, not the ReplicaSets' sum (6).
+func TestADeploymentsScaleIsExpected(t *testing.T) {
+	d := domain.Deployment{Namespace: "default", Name: "web", UID: "uid-d-web", Spec: domain.DeploymentSpec{Replicas: 4}, Version: 1}
+	old, next := webRS(3), webRS(3)
+	old.Owners = []domain.OwnerReference{d.OwnerReference()}
+	next.Name, next.UID, next.Owners = "web-2", "uid-rs-web-2", []domain.OwnerReference{d.OwnerReference()}
+	var pods []domain.Pod
+	for i, rs := range []domain.ReplicaSet{old, old, old, next, next, next} {
+		p := pod(fmt.Sprintf("web-%d", i), true)
+		p.Owners = []domain.OwnerReference{rs.OwnerReference()}
+		pods = append(pods, p)
+	}
+	clk := clocktesting.NewFakeClock(t0)
+	b := budget(maxUnavailable(1), domain.PodDisruptionBudgetStatus{})
+	budgets := &fakeBudgets{budgets: map[domain.Key]domain.PodDisruptionBudget{b.Key(): b}, clock: clk, rv: 5}
+	r, err := New(DefaultConfig(), budgets, fakePods(pods), fakeReplicaSets{"default/web": old, "default/web-2": next}, budgets, clk, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.deployments = fakeDeployments{"default/web": d}
+	if _, err := r.Reconcile(t.Context(), budgetKey("default", "web")); err != nil {
+		t.Fatal(err)
+	}
+	if got := countsOf(budgets.budgets[b.Key()].Status); got.Expected != 4 || got.Desired != 3 || got.Healthy != 6 || got.Allowed != 3 {
+		t.Errorf("counts %+v, want 4 expected, 3 desired, 6 healthy, 3 allowed", got)
+	}
 }

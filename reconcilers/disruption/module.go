@@ -20,6 +20,7 @@ type Params struct {
 	Budgets     Reader
 	Pods        PodLister
 	ReplicaSets ReplicaSetReader
+	Deployments DeploymentReader `optional:"true"`
 	Commands    domain.Executor[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
 	Clock       clock.Clock
 	Logger      *zap.Logger
@@ -31,7 +32,11 @@ func FromParams(p Params) (*Reconciler, error) {
 	if cfg == (Config{}) {
 		cfg = DefaultConfig()
 	}
-	return New(cfg, p.Budgets, p.Pods, p.ReplicaSets, p.Commands, p.Clock, p.Logger)
+	r, err := New(cfg, p.Budgets, p.Pods, p.ReplicaSets, p.Commands, p.Clock, p.Logger)
+	if err == nil {
+		r.deployments = p.Deployments
+	}
+	return r, err
 }
 
 // Module adds the disruption reconciler to the reconcilers' value group,

@@ -32,7 +32,15 @@ type ReplicaSetReader interface {
 	Get(ctx context.Context, namespace, name string) (domain.ReplicaSet, error)
 }
 
+// DeploymentReader is how the reconciler learns the scale of a
+// ReplicaSet's Deployment, which is what its pods' budget expects.
+type DeploymentReader interface {
+	// Get returns the Deployment, or domain.ErrNotFound.
+	Get(ctx context.Context, namespace, name string) (domain.Deployment, error)
+}
+
 var (
+	_ DeploymentReader = (*projections.DeploymentView)(nil)
 	_ Reader           = (*projections.PodDisruptionBudgetView)(nil)
 	_ PodLister        = (*projections.PodView)(nil)
 	_ ReplicaSetReader = (*projections.ReplicaSetView)(nil)

@@ -142,6 +142,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		fx.Provide(func(v *projections.PodDisruptionBudgetView) disruption.Reader { return v }),
 		fx.Provide(func(v *projections.PodView) disruption.PodLister { return v }),
 		fx.Provide(func(v *projections.ReplicaSetView) disruption.ReplicaSetReader { return v }),
+		fx.Provide(func(v *projections.DeploymentView) disruption.DeploymentReader { return v }),
 		disruption.Module,
 		// The Job reconciler likewise.
 		fx.Provide(func(v *projections.JobView) job.Reader { return v }),
