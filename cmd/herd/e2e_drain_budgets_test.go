@@ -16,7 +16,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 )
 
-// The drain at scale: 10 ReplicaSets of 10 pods, each with a budget of
+// The drain at scale: 10 Deployments of 10 pods, each with a budget of
 // at most one unavailable, all on one node that herd's own drain empties.
 const (
 	scaleSets     = 10
@@ -33,7 +33,7 @@ func bigNode(n map[string]any) {
 }
 
 // TestDrainWithinBudgetsAtScale: herd's own drain of a node holding 100
-// pods of 10 ReplicaSets, each with a budget of maxUnavailable 1, moves
+// pods of 10 Deployments, each with a budget of maxUnavailable 1, moves
 // every pod to the other node, and the log shows no budget ever broken.
 // It logs how long the drain took; BENCHMARKS.md records it.
 func TestDrainWithinBudgetsAtScale(t *testing.T) {
@@ -80,7 +80,7 @@ func TestDrainWithinBudgetsAtScale(t *testing.T) {
 	var manifest strings.Builder
 	for i := range scaleSets {
 		fmt.Fprintf(&manifest, `apiVersion: apps/v1
-kind: ReplicaSet
+kind: Deployment
 metadata: {name: app-%[1]d}
 spec:
   replicas: %[2]d
@@ -158,6 +158,6 @@ spec:
 	for i := range scaleSets {
 		checkBudgetKept(t, srv.URL, "default", fmt.Sprintf("app-%d", i), scaleReplicas, 1)
 	}
-	t.Logf("drained %d pods of %d ReplicaSets within their budgets: node Drained after %s, every pod Ready on the other node after %s",
+	t.Logf("drained %d pods of %d Deployments within their budgets: node Drained after %s, every pod Ready on the other node after %s",
 		scaleSets*scaleReplicas, scaleSets, drained.Round(time.Millisecond), rescheduled.Round(time.Millisecond))
 }

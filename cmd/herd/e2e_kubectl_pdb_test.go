@@ -154,17 +154,18 @@ func otherThan(two []string, node string) string {
 
 // checkBudgetKept reads every event of the pods of namespace from herd's
 // log, in the order herd recorded them, folds them into the pods as the
-// views do, and fails if after the ReplicaSet rs first had all its
-// replicas Ready, any event left more than maxUnavailable of them not
+// views do, and fails if after the pods labelled app=APP (a workload's,
+// its budget's selection) were first all Ready, any event left more
+// than maxUnavailable of them not
 // Ready, being deleted, or gone. It also requires that some of its pods
 // were evicted (the check saw a drain at all).
-func checkBudgetKept(t *testing.T, base, namespace, rs string, replicas, maxUnavailable int) {
+func checkBudgetKept(t *testing.T, base, namespace, app string, replicas, maxUnavailable int) {
 	t.Helper()
 	pods := map[string]domain.Pod{}
 	healthy := func() int {
 		n := 0
 		for _, p := range pods {
-			if p.Exists() && !p.Terminating() && domain.PodReady(p) && controlledBy(p, rs) {
+			if p.Exists() && !p.Terminating() && domain.PodReady(p) && controlledBy(p, app) {
 				n++
 			}
 		}
@@ -198,7 +199,7 @@ func checkBudgetKept(t *testing.T, base, namespace, rs string, replicas, maxUnav
 			was := pods[rec.Stream]
 			p := domain.EvolvePod(was, ev)
 			pods[rec.Stream] = p
-			if !was.Terminating() && p.Terminating() && controlledBy(p, rs) {
+			if !was.Terminating() && p.Terminating() && controlledBy(p, app) {
 				if c, ok := p.Condition(domain.PodConditionDisruptionTarget); ok && c.Reason == domain.ReasonEvictionByEvictionAPI {
 					evicted++
 				}
@@ -213,7 +214,7 @@ func checkBudgetKept(t *testing.T, base, namespace, rs string, replicas, maxUnav
 			worst = min(worst, h)
 			if replicas-h > maxUnavailable {
 				t.Errorf("at position %d (%s %s) only %d of %d pods of %s were Ready: more than %d unavailable",
-					rec.Position, rec.Type, rec.Stream, h, replicas, rs, maxUnavailable)
+					rec.Position, rec.Type, rec.Stream, h, replicas, app, maxUnavailable)
 			}
 		}
 		if len(page.Items) < 1000 {
@@ -221,17 +222,11 @@ func checkBudgetKept(t *testing.T, base, namespace, rs string, replicas, maxUnav
 		}
 	}
 	if whole == 0 || evicted == 0 {
-		t.Errorf("the log shows %s whole %d times and %d of its pods evicted: nothing was checked", rs, whole, evicted)
+		t.Errorf("the log shows %s whole %d times and %d of its pods evicted: nothing was checked", app, whole, evicted)
 	}
-	t.Logf("%s: %d pods evicted, never fewer than %d of %d Ready", rs, evicted, worst, replicas)
+	t.Logf("app=%s: %d pods evicted, never fewer than %d of %d Ready", app, evicted, worst, replicas)
 }
 
-// controlledBy reports whether the pod's controller is the ReplicaSet rs.
-func controlledBy(p domain.Pod, rs string) bool {
-	for _, o := range p.Owners {
-		if o.Controller && o.Kind == "ReplicaSet" && o.Name == rs {
-			return true
-		}
-	}
-	return false
-}
+// controlledBy reports whether the pod is one of the workload labelled
+// app=APP, which its budget selects.
+func controlledBy(p domain.Pod, app string) bool { return p.Labels["app"] == app }
