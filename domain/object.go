@@ -22,6 +22,9 @@ func (ns Namespace) ref() (string, string, int64) { return "namespaces", ns.Name
 func (rs ReplicaSet) ref() (string, string, int64) {
 	return "replicasets.apps", rs.Name, rs.ResourceVersion
 }
+func (ds DaemonSet) ref() (string, string, int64) {
+	return "daemonsets.apps", ds.Name, ds.ResourceVersion
+}
 
 // formatResourceVersion is a resourceVersion as clients see it.
 func formatResourceVersion(rv int64) string { return strconv.FormatInt(rv, 10) }

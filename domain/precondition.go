@@ -70,6 +70,12 @@ func (c Precondition[C]) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event
 	return decideWrapped(rs, now, c.check, c.Command, DecideReplicaSet)
 }
 
+// decideDaemonSet lets a DaemonSet's status be written on a condition,
+// as a controller's update of daemonsets/NAME/status is.
+func (c Precondition[C]) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
+	return decideWrapped(ds, now, c.check, c.Command, DecideDaemonSet)
+}
+
 // decideWrapped decides inner on s once check lets it. inner's static
 // type is the wrapper's type parameter, which Go cannot tie to the
 // aggregate of each method; a wrapper around another aggregate's command
