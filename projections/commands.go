@@ -97,6 +97,7 @@ type writerCommands struct {
 	configMaps     *Commands[domain.ConfigMap, domain.ConfigMapCommand]
 	leases         *Commands[domain.Lease, domain.LeaseCommand]
 	replicaSets    *Commands[domain.ReplicaSet, domain.ReplicaSetCommand]
+	daemonSets     *Commands[domain.DaemonSet, domain.DaemonSetCommand]
 	namespaces     *Commands[domain.Namespace, domain.NamespaceCommand]
 	ipPools        *Commands[domain.IPPool, domain.IPPoolCommand]
 	deviceBindings *Commands[domain.DeviceBinding, domain.DeviceCommand]
@@ -111,6 +112,7 @@ func newWriterCommands(w *Writer) *writerCommands {
 		configMaps:     newCommands(w, configMaps.aggregate, domain.DecideConfigMap),
 		leases:         newCommands(w, leases, domain.DecideLease),
 		replicaSets:    newCommands(w, replicaSets.aggregate, domain.DecideReplicaSet),
+		daemonSets:     newCommands(w, daemonSets.aggregate, domain.DecideDaemonSet),
 		namespaces:     newCommands(w, namespaces, domain.DecideNamespace),
 		ipPools:        newCommands(w, ipPools, domain.DecideIPPool),
 		deviceBindings: newCommands(w, deviceBindings, domain.DecideDevice),
@@ -157,6 +159,12 @@ func (w *Writer) LeaseCommands() domain.Executor[domain.Lease, domain.LeaseComma
 // command without writing it.
 func (w *Writer) ReplicaSetCommands() domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand] {
 	return w.cmds().replicaSets
+}
+
+// DaemonSetCommands is how a DaemonSet is commanded: by the API, and by
+// the reconciler that records its status.
+func (w *Writer) DaemonSetCommands() domain.Executor[domain.DaemonSet, domain.DaemonSetCommand] {
+	return w.cmds().daemonSets
 }
 
 // NamespaceCommands is how a namespace is commanded.
