@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -143,6 +144,7 @@ func (r *Reconciler) drain(ctx context.Context, n domain.Node) error {
 	if err != nil {
 		return err
 	}
+	pods = slices.DeleteFunc(pods, leftInPlace)
 	if len(pods) == 0 {
 		_, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: n.Name}, domain.MarkNodeDrained{})
 		if err == nil {
