@@ -61,6 +61,7 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 		Devices: w.DeviceBindingCommands(), DeviceBindings: projections.NewDeviceBindingView(store.Log()),
 		Namespaces: w.NamespaceCommands(), NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w.LeaseCommands(), LeaseView: projections.NewLeaseView(store.Log()),
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: projections.NewReplicaSetView(store.Log()),
+		DaemonSets: w.DaemonSetCommands(), DaemonSetView: projections.NewDaemonSetView(store.Log()),
 		Auth: auth,
 	}, Config{})
 	if err != nil {

@@ -17,6 +17,7 @@ func (s *Server) kinds() []*kind {
 	return []*kind{
 		s.nodeKind(), s.podKind(), s.namespaceKind(), s.configMapKind(), s.serviceKind(),
 		s.coreEventKind(), s.eventKind(), s.leaseKind(), s.replicaSetKind(),
+		s.daemonSetKind(),
 		s.nodeMetricsKind(), s.podMetricsKind(),
 		s.selfSubjectAccessReviewKind(), s.selfSubjectRulesReviewKind(), s.selfSubjectReviewKind(),
 		s.auditEventKind(), s.kubeletTargetKind(), s.deviceBindingKind(),

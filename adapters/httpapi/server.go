@@ -74,6 +74,9 @@ type Deps struct {
 	// ReplicaSets and ReplicaSetView store and read ReplicaSets (apps/v1).
 	ReplicaSets    domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand]
 	ReplicaSetView *projections.ReplicaSetView
+	// DaemonSets and DaemonSetView store and read DaemonSets (apps/v1).
+	DaemonSets    domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
+	DaemonSetView *projections.DaemonSetView
 	// Auth tells who sends each request on the API listener; nil serves
 	// every request as Anonymous, as herd does without a token file.
 	Auth Authenticator

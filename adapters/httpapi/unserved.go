@@ -31,7 +31,7 @@ var unserved = append([]unservedRoute{
 	{"DELETE /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to delete", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"/apis/batch/", "herd serves no batch/v1 Jobs or CronJobs yet: it schedules pods you create yourself",
 		http.StatusNotFound, metav1.StatusReasonNotFound},
-}, unservedWorkloads("deployments", "daemonsets", "statefulsets")...)
+}, unservedWorkloads("deployments", "statefulsets")...)
 
 // unservedRoute is a path herd has no answer for, and the Status it
 // answers instead.
@@ -42,12 +42,12 @@ type unservedRoute struct {
 }
 
 // unservedWorkloads are the routes of the apps/v1 workloads herd does not
-// keep, by resource: of apps/v1, herd serves ReplicaSets alone. kubectl
+// keep, by resource: of apps/v1, herd serves ReplicaSets and DaemonSets. kubectl
 // create deployment posts without asking discovery first.
 func unservedWorkloads(resources ...string) []unservedRoute {
 	var out []unservedRoute
 	for _, resource := range resources {
-		why := "herd serves no " + resource + " yet: of apps/v1 it serves replicasets (kubectl create -f with kind: ReplicaSet, kubectl scale rs NAME)"
+		why := "herd serves no " + resource + " yet: of apps/v1 it serves replicasets and daemonsets (kubectl create -f with kind: ReplicaSet or DaemonSet, kubectl scale rs NAME)"
 		for _, pattern := range []string{"/apis/apps/v1/" + resource, "/apis/apps/v1/namespaces/{namespace}/" + resource, "/apis/apps/v1/namespaces/{namespace}/" + resource + "/"} {
 			out = append(out, unservedRoute{pattern, why, http.StatusNotFound, metav1.StatusReasonNotFound})
 		}
