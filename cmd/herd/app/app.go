@@ -23,6 +23,7 @@ import (
 	"herd/projections"
 	"herd/projections/watch"
 	"herd/reconcilers"
+	"herd/reconcilers/daemonset"
 	"herd/reconcilers/drain"
 	"herd/reconcilers/health"
 	"herd/reconcilers/ipam"
@@ -67,6 +68,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			projections.NewNamespaceView,
 			projections.NewLeaseView,
 			projections.NewReplicaSetView,
+			projections.NewDaemonSetView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
 			newCompactor,
@@ -128,6 +130,11 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		fx.Provide(func(v *projections.ReplicaSetView) replicaset.Reader { return v }),
 		fx.Provide(func(v *projections.PodView) replicaset.PodLister { return v }),
 		replicaset.Module,
+		// The DaemonSet reconciler likewise.
+		fx.Provide(func(v *projections.DaemonSetView) daemonset.Reader { return v }),
+		fx.Provide(func(v *projections.NodeView) daemonset.NodeLister { return v }),
+		fx.Provide(func(v *projections.PodView) daemonset.PodLister { return v }),
+		daemonset.Module,
 		kubelet.Module,
 		reconcilers.Module,
 		localNodeOption(cfg),
@@ -219,7 +226,7 @@ func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metric
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
 	kubeletTargets *projections.KubeletTargetView, elog events.Log, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
-	rss *projections.ReplicaSetView, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
+	rss *projections.ReplicaSetView, dss *projections.DaemonSetView, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
 	var retention httpapi.LeaderSource
 	if compactor.Enabled() {
 		retention = jobLeader{leadership, projections.RetentionJob}
@@ -229,6 +236,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		ConfigMaps: w.ConfigMapCommands(), ConfigMapView: cms, Devices: w.DeviceBindingCommands(), DeviceBindings: devices, Auth: auth,
 		Namespaces: w.NamespaceCommands(), NamespaceView: nss, Leases: w.LeaseCommands(), LeaseView: leases,
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: rss, Reconcilers: recs, Retention: retention,
+		DaemonSets: w.DaemonSetCommands(), DaemonSetView: dss,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
 }

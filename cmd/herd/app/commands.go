@@ -17,6 +17,7 @@ var commands = fx.Provide(
 	(*projections.Writer).ConfigMapCommands,
 	(*projections.Writer).LeaseCommands,
 	(*projections.Writer).ReplicaSetCommands,
+	(*projections.Writer).DaemonSetCommands,
 	(*projections.Writer).NamespaceCommands,
 	(*projections.Writer).IPPoolCommands,
 	(*projections.Writer).DeviceBindingCommands,
