@@ -66,6 +66,7 @@ func initializeScenario(sc *godog.ScenarioContext, database func() string) {
 	w.registerPicoSteps(sc)
 	w.registerConfigMapSteps(sc)
 	w.registerReplicaSetSteps(sc)
+	w.registerDaemonSetSteps(sc)
 	w.registerAuthSteps(sc)
 	w.registerIdentitySteps(sc)
 	w.registerFullDiskSteps(sc)
