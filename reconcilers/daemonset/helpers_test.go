@@ -183,7 +183,9 @@ func nodesOf(m map[string][]string) []string { return slices.Sorted(maps.Keys(m)
 func (g *rig) status(k domain.Key) domain.DaemonSetStatus { return g.sets.sets[k].Status }
 
 // pod returns default/name.
-func (g *rig) pod(name string) domain.Pod { return g.pods.pods[domain.Key{Namespace: "default", Name: name}] }
+func (g *rig) pod(name string) domain.Pod {
+	return g.pods.pods[domain.Key{Namespace: "default", Name: name}]
+}
 
 // setPod changes default/name in place.
 func (g *rig) setPod(name string, change func(*domain.Pod)) {

@@ -2,6 +2,7 @@ package daemonset
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -108,5 +109,34 @@ func TestANodeJoiningReadsLittle(t *testing.T) {
 	}
 	if on := g.onNodes(ds)["g"]; len(on) != 1 {
 		t.Errorf("g got %v", on)
+	}
+}
+
+// TestABurstReadsTheRoomOfItsOwnNodes: a DaemonSet over more nodes than
+// one reconcile creates pods for reads the room of the nodes it gives a
+// pod, one node at a time, past those without room, and no more; the
+// next reconcile goes on.
+func TestABurstReadsTheRoomOfItsOwnNodes(t *testing.T) {
+	ds := logsDS()
+	full := domain.Pod{Namespace: "shop", Name: "cart", UID: "uid-cart", Version: 2, Source: domain.SourceHerd,
+		Spec: domain.PodSpec{NodeName: "a", Containers: []domain.Container{{Name: "c"}}}}
+	g := newRig(t, []domain.DaemonSet{ds}, []domain.Node{
+		node("a", allocatable(domain.ResourceList{"pods": 1})), node("b"), node("c"), node("d"), node("e"),
+	}, full)
+	g.r.cfg.BurstReplicas = 2
+	g.reconcile(t, logsKey)
+	herd := domain.SourceHerd
+	var nodes []string
+	for _, f := range g.pods.asked {
+		if f.NodeName != "" && *f.Source == herd {
+			nodes = append(nodes, f.NodeName)
+		}
+	}
+	if got := nodesOf(g.onNodes(ds)); !slices.Equal(got, []string{"b", "c"}) || !slices.Equal(nodes, []string{"a", "b", "c"}) {
+		t.Errorf("first burst: pods on %v, room read of %v", got, nodes)
+	}
+	g.reconcile(t, logsKey)
+	if got := nodesOf(g.onNodes(ds)); !slices.Equal(got, []string{"b", "c", "d", "e"}) {
+		t.Errorf("second burst: pods on %v", got)
 	}
 }

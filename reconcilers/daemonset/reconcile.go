@@ -73,7 +73,7 @@ func (r *Reconciler) sync(ctx context.Context, ds domain.DaemonSet, pods []domai
 	owned := append(c.owned, adopted...)
 	w := newWorld(ds, nodes, owned, r.clock.Now())
 	act := r.manage(w)
-	roomy, short, err := r.withRoom(ctx, w, act.create)
+	roomy, short, err := r.withRoom(ctx, w, act.create, r.cfg.BurstReplicas)
 	if err != nil {
 		return reconcilers.Result{}, errors.Join(append(errs, err)...)
 	}
@@ -83,7 +83,7 @@ func (r *Reconciler) sync(ctx context.Context, ds domain.DaemonSet, pods []domai
 		// go on, as Kubernetes' controller goes on once its
 		// expectations are met.
 		rolling := w.rollingUpdate()
-		if act.create, _, err = r.withRoom(ctx, w, rolling.create); err != nil {
+		if act.create, _, err = r.withRoom(ctx, w, rolling.create, r.cfg.BurstReplicas); err != nil {
 			return reconcilers.Result{}, errors.Join(append(errs, err)...)
 		}
 		act.delete = rolling.delete

@@ -8,12 +8,6 @@ import (
 	"herd/projections"
 )
 
-// perNodeLoads is up to how many nodes a reconcile reads the pods of one
-// node at a time (the pod view's index by node) to learn their load;
-// for more — a DaemonSet just created over a fleet — it reads herd's
-// pods once instead.
-const perNodeLoads = 32
-
 // load is what the pods bound to a node take of it: their number and
 // their CPU and memory requests, as herd's scheduler sums them (a pod
 // being deleted still holds its share until it is gone).
@@ -69,69 +63,43 @@ func fits(n domain.Node, l load, req domain.ResourceList) bool {
 	return true
 }
 
-// withRoom returns the nodes of names (all of w) that have room for one
-// more of w's pods, and how many do not. It reads the load of only the
-// nodes whose room can run out.
-func (r *Reconciler) withRoom(ctx context.Context, w world, names []string) (roomy []string, short int, err error) {
+// withRoom returns up to limit of the nodes of names (all of w), in
+// order, that have room for one more of w's pods, and how many of those
+// it looked at do not. It reads the pods of each node whose room can run
+// out, one node at a time through the pod view's index by node, and
+// stops once it has limit: a reconcile creates no more than that, and
+// the next one goes on from there. A DaemonSet over a fleet thus reads
+// the pods of a few hundred nodes per reconcile, never the fleet's.
+func (r *Reconciler) withRoom(ctx context.Context, w world, names []string, limit int) (roomy []string, short int, err error) {
 	if len(names) == 0 {
 		return nil, 0, nil
 	}
 	req := domain.Pod{Spec: w.ds.Spec.Template.Spec}.Requests()
-	nodes := make(map[string]domain.Node, len(names))
-	var read []string
+	nodes := make(map[string]domain.Node, len(w.sites))
 	for _, s := range w.sites {
 		nodes[s.node.Name] = s.node
 	}
-	for _, name := range names {
-		if limited(nodes[name], req) {
-			read = append(read, name)
-		}
-	}
-	loads, err := r.loads(ctx, read)
-	if err != nil {
-		return nil, 0, err
-	}
-	for _, name := range names {
-		if l, ok := loads[name]; ok && !fits(nodes[name], l, req) {
-			short++
-			continue
-		}
-		roomy = append(roomy, name)
-	}
-	return roomy, short, nil
-}
-
-// loads reads the load of each of the named nodes: one node's pods at a
-// time for a few, every one of herd's pods once for many.
-func (r *Reconciler) loads(ctx context.Context, names []string) (map[string]load, error) {
-	out := make(map[string]load, len(names))
 	herd := domain.SourceHerd
-	if len(names) <= perNodeLoads {
-		for _, name := range names {
+	for _, name := range names {
+		if len(roomy) == limit {
+			break
+		}
+		n := nodes[name]
+		if limited(n, req) {
 			pods, _, err := r.pods.List(ctx, projections.PodFilter{NodeName: name, Source: &herd})
 			if err != nil {
-				return nil, fmt.Errorf("list pods of node %s: %w", name, err)
+				return nil, 0, fmt.Errorf("list pods of node %s: %w", name, err)
 			}
 			var l load
 			for _, p := range pods {
 				l.add(p)
 			}
-			out[name] = l
+			if !fits(n, l, req) {
+				short++
+				continue
+			}
 		}
-		return out, nil
+		roomy = append(roomy, name)
 	}
-	for _, name := range names {
-		out[name] = load{}
-	}
-	pods, _, err := r.pods.List(ctx, projections.PodFilter{Source: &herd})
-	if err != nil {
-		return nil, fmt.Errorf("list herd's pods: %w", err)
-	}
-	for _, p := range pods {
-		if l, ok := out[p.Spec.NodeName]; ok {
-			l.add(p)
-			out[p.Spec.NodeName] = l
-		}
-	}
-	return out, nil
+	return roomy, short, nil
 }
