@@ -27,8 +27,10 @@ type Reconciler struct {
 	// to every DaemonSet.
 	owners *ownerIndex
 	known  *registry
-	// failed spaces the deletions of a node's failed pods.
+	// failed spaces the deletions of a node's failed pods; pace the
+	// reconciles that only pods turning ready call for.
 	failed *failedBackoff
+	pace   *pace
 	clock  clock.PassiveClock
 	log    *zap.Logger
 }
@@ -47,7 +49,7 @@ func New(cfg Config, daemonSets Reader, nodes NodeLister, pods PodLister, podCom
 	}
 	return &Reconciler{
 		cfg: cfg, daemonSets: daemonSets, nodes: nodes, pods: pods, podCommands: podCommands, dsCommands: dsCommands,
-		ids: RandomIdentities(), owners: newOwnerIndex(), known: newRegistry(), failed: newFailedBackoff(),
+		ids: RandomIdentities(), owners: newOwnerIndex(), known: newRegistry(), failed: newFailedBackoff(), pace: newPace(),
 		clock: clk, log: log.Named("daemonset"),
 	}, nil
 }
@@ -89,7 +91,30 @@ var nodeEvents = reconcilers.EventTypesOf(
 // the cost of a node event is one reconcile per DaemonSet, and none
 // reads more than its own namespace's pods. An orphan created without an
 // owner names no DaemonSet: the resync finds the one that adopts it.
+// Every key but those of a pod's readiness is wanted at once (pace).
 func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
+	keys := r.keysFor(rec)
+	if !r.readinessOnly(rec) {
+		for _, k := range keys {
+			r.pace.want(k)
+		}
+	}
+	return keys
+}
+
+// readinessOnly reports whether rec is a pod's new status that only its
+// DaemonSet's counts follow: not one that ends the pod, which the
+// DaemonSet deletes.
+func (r *Reconciler) readinessOnly(rec events.Record) bool {
+	if !reconcilers.Is[domain.PodStatusUpdated](rec) {
+		return false
+	}
+	ev, err := reconcilers.Decode[domain.PodStatusUpdated](rec)
+	return err == nil && ev.Status.Phase != domain.PodFailed && ev.Status.Phase != domain.PodSucceeded
+}
+
+// keysFor is KeysFor without the pace.
+func (r *Reconciler) keysFor(rec events.Record) []reconcilers.Key {
 	switch {
 	case daemonSetEvents.Match(rec):
 		k, ok := reconcilers.KeyOf(rec)
@@ -185,6 +210,7 @@ func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 	for _, ds := range all {
 		k := dsKey(ds.Namespace, ds.Name)
 		r.known.add(k)
+		r.pace.want(k)
 		keys = append(keys, k)
 	}
 	return keys, nil

@@ -22,6 +22,11 @@ import (
 // Kubernetes' controller, it needs no expectations to wait out a stale
 // cache.
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
+	start := r.clock.Now()
+	if wait := r.pace.begin(key, start); wait > 0 {
+		return reconcilers.Result{RequeueAfter: wait}, nil
+	}
+	defer func() { r.pace.end(key, start, r.clock.Now()) }()
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:daemonset", Source: "reconciler/daemonset"})
 	ds, err := r.daemonSets.Get(ctx, key.Namespace, key.Name)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
@@ -37,6 +42,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	r.owners.observe(pods)
 	if !ds.Exists() {
 		r.known.forget(key)
+		r.pace.forget(key)
 		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")))
 	}
 	r.known.add(key)
