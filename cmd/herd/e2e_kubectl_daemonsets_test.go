@@ -119,6 +119,10 @@ func TestKubectlDaemonSets(t *testing.T) {
 		!strings.HasPrefix(strings.Join(strings.Fields(lines[1]), " "), "logs 2 2 2 2 2 herd.dev/kind=linux ") {
 		t.Errorf("kubectl get ds:\n%s", strings.Join(lines, "\n"))
 	}
+	if out := kc.must(t, "describe", "ds", "logs"); !strings.Contains(out, "Desired Number of Nodes Scheduled: 2") ||
+		!strings.Contains(out, "Node-Selector:  herd.dev/kind=linux") || !strings.Contains(out, "Pods Status:  2 Running") {
+		t.Errorf("kubectl describe ds:\n%s", out)
+	}
 	if out := kc.must(t, "get", "all"); !strings.Contains(out, "daemonset.apps/logs") {
 		t.Errorf("kubectl get all lists no DaemonSet:\n%s", out)
 	}
