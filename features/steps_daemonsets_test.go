@@ -27,7 +27,9 @@ func (w *world) registerDaemonSetSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^DaemonSet "([^"]+)" has no pods$`, w.daemonSetHasNoPods)
 }
 
-func (w *world) daemonSetRunsEverywhere(name, app string) error { return w.daemonSetRunsOn(name, app, "", "") }
+func (w *world) daemonSetRunsEverywhere(name, app string) error {
+	return w.daemonSetRunsOn(name, app, "", "")
+}
 
 // daemonSetRunsOn creates a DaemonSet of one container, on the nodes
 // whose label key is value, or every node when key is empty.

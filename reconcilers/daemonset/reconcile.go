@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -76,7 +77,7 @@ func (r *Reconciler) sync(ctx context.Context, ds domain.DaemonSet, pods []domai
 	if err != nil {
 		return reconcilers.Result{}, errors.Join(append(errs, fmt.Errorf("list nodes: %w", err))...)
 	}
-	owned := append(c.owned, adopted...)
+	owned := slices.Concat(c.owned, adopted)
 	w := newWorld(ds, nodes, owned, r.clock.Now())
 	act := r.manage(w)
 	roomy, short, err := r.withRoom(ctx, w, act.create, r.cfg.BurstReplicas)

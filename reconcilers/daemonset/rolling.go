@@ -1,6 +1,8 @@
 package daemonset
 
 import (
+	"slices"
+
 	"herd/domain"
 )
 
@@ -44,7 +46,7 @@ func (w world) rollingUpdate() actions {
 			}
 		}
 		room := min(max(maxUnavailable-unavailable, 0), len(candidates))
-		a.delete = append(replace, candidates[:room]...)
+		a.delete = slices.Concat(replace, candidates[:room])
 		return a
 	}
 	var allowed, candidates []string
@@ -73,7 +75,7 @@ func (w world) rollingUpdate() actions {
 		}
 	}
 	room := min(max(surge-surging, 0), len(candidates))
-	a.create = append(allowed, candidates[:room]...)
+	a.create = slices.Concat(allowed, candidates[:room])
 	return a
 }
 
