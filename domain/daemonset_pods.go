@@ -44,11 +44,18 @@ func (ds DaemonSet) TemplateHash() string {
 // template: its hash label is the template's, or its template generation
 // label is the DaemonSet's (Kubernetes' IsPodUpdated).
 func (ds DaemonSet) IsUpdated(p Pod) bool {
-	if h, ok := p.Labels[LabelControllerRevisionHash]; ok && h == ds.TemplateHash() {
+	return IsPodUpdated(p, ds.TemplateHash(), ds.TemplateGeneration)
+}
+
+// IsPodUpdated is IsUpdated with the template's hash and generation
+// given, for a caller that asks of many pods: the hash encodes the
+// template.
+func IsPodUpdated(p Pod, hash string, generation int64) bool {
+	if h, ok := p.Labels[LabelControllerRevisionHash]; ok && h == hash {
 		return true
 	}
 	g, ok := p.Labels[LabelPodTemplateGeneration]
-	return ok && g == strconv.FormatInt(ds.TemplateGeneration, 10)
+	return ok && g == strconv.FormatInt(generation, 10)
 }
 
 // daemonTolerations are the tolerations Kubernetes gives every pod of a

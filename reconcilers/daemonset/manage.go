@@ -85,9 +85,9 @@ func (w world) surplus(running []domain.Pod) []domain.Pod {
 	for i := range running {
 		p := &running[i]
 		switch {
-		case w.ds.IsUpdated(*p) && newest == nil:
+		case w.updated(*p) && newest == nil:
 			newest = p
-		case !w.ds.IsUpdated(*p) && oldest == nil:
+		case !w.updated(*p) && oldest == nil:
 			oldest = p
 		default:
 			doomed = append(doomed, *p)

@@ -102,10 +102,7 @@ func (r *Reconciler) sync(ctx context.Context, ds domain.DaemonSet, pods []domai
 	if err != nil {
 		errs = append(errs, err)
 	}
-	if len(created) > 0 {
-		w = newWorld(ds, nodes, append(owned, created...), w.now)
-	}
-	st, next := w.status()
+	st, next := w.with(created).status()
 	if _, err := r.dsCommands.Execute(ctx, ds.Key(), domain.RecordDaemonSetStatus{Status: st}); err != nil && !errors.Is(err, domain.ErrNotFound) {
 		// A DaemonSet deleted since it was read has no status to record:
 		// its deletion brings the key back, to collect its pods.

@@ -88,7 +88,7 @@ func (w world) updatedOnNode(pods []domain.Pod) (newPod, oldPod *domain.Pod, ok 
 		if p.Terminating() {
 			continue
 		}
-		if w.ds.IsUpdated(*p) {
+		if w.updated(*p) {
 			if newPod != nil {
 				return nil, nil, false
 			}

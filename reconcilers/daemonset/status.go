@@ -40,7 +40,7 @@ func (w world) status() (domain.DaemonSetStatus, time.Time) {
 				next = at
 			}
 		}
-		if w.ds.IsUpdated(pod) {
+		if w.updated(pod) {
 			st.UpdatedNumberScheduled++
 		}
 	}

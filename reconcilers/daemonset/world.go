@@ -26,6 +26,8 @@ type world struct {
 	ds    domain.DaemonSet
 	sites []site
 	now   time.Time
+	// hash is the DaemonSet's template hash, computed once.
+	hash string
 }
 
 // newWorld places owned, the active pods ds controls, on nodes.
@@ -37,7 +39,7 @@ func newWorld(ds domain.DaemonSet, nodes []domain.Node, owned []domain.Pod, now 
 		}
 		byNode[p.Spec.NodeName] = append(byNode[p.Spec.NodeName], p)
 	}
-	w := world{ds: ds, now: now, sites: make([]site, 0, len(nodes))}
+	w := world{ds: ds, now: now, sites: make([]site, 0, len(nodes)), hash: ds.TemplateHash()}
 	for _, n := range nodes {
 		run, cont := ds.Placement(n)
 		pods := byNode[n.Name]
@@ -48,11 +50,38 @@ func newWorld(ds domain.DaemonSet, nodes []domain.Node, owned []domain.Pod, now 
 	return w
 }
 
+// with returns w with created, pods just made on its nodes, added to
+// their nodes' pods, newest last: the world a status is reckoned from
+// after a reconcile that created them, without placing every node
+// again.
+func (w world) with(created []domain.Pod) world {
+	if len(created) == 0 {
+		return w
+	}
+	at := make(map[string]int, len(w.sites))
+	for i, s := range w.sites {
+		at[s.node.Name] = i
+	}
+	sites := slices.Clone(w.sites)
+	for _, p := range created {
+		if i, ok := at[p.Spec.NodeName]; ok {
+			sites[i].pods = append(slices.Clip(sites[i].pods), p)
+		}
+	}
+	w.sites = sites
+	return w
+}
+
 // olderFirst orders a node's pods as Kubernetes' controller does
 // (podByCreationTimestampAndPhase): the one created first first, the
 // name breaking a tie.
 func olderFirst(a, b domain.Pod) int {
 	return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.Name, b.Name))
+}
+
+// updated reports whether p is of the DaemonSet's current template.
+func (w world) updated(p domain.Pod) bool {
+	return domain.IsPodUpdated(p, w.hash, w.ds.TemplateGeneration)
 }
 
 // ready reports whether the pod's Ready condition is True, and since
