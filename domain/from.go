@@ -47,6 +47,10 @@ func (f From[S, C]) decideJob(j Job, now time.Time) ([]Event, error) {
 	return decideFrom(f, j, now, DecideJob)
 }
 
+func (f From[S, C]) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
+	return decideFrom(f, ds, now, DecideDaemonSet)
+}
+
 // decideFrom makes f's command of s and decides it. f's types are the
 // wrapper's type parameters, which Go cannot tie to the aggregate of each
 // method; a From of another aggregate is refused as bad input.

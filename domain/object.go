@@ -27,6 +27,9 @@ func (d Deployment) ref() (string, string, int64) {
 }
 
 func (j Job) ref() (string, string, int64) { return "jobs.batch", j.Name, j.ResourceVersion }
+func (ds DaemonSet) ref() (string, string, int64) {
+	return "daemonsets.apps", ds.Name, ds.ResourceVersion
+}
 
 // formatResourceVersion is a resourceVersion as clients see it.
 func formatResourceVersion(rv int64) string { return strconv.FormatInt(rv, 10) }

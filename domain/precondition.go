@@ -82,6 +82,12 @@ func (c Precondition[C]) decideJob(j Job, now time.Time) ([]Event, error) {
 	return decideWrapped(j, now, c.check, c.Command, DecideJob)
 }
 
+// decideDaemonSet lets a DaemonSet's status be written on a condition,
+// as a controller's update of daemonsets/NAME/status is.
+func (c Precondition[C]) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
+	return decideWrapped(ds, now, c.check, c.Command, DecideDaemonSet)
+}
+
 // decideWrapped decides inner on s once check lets it. inner's static
 // type is the wrapper's type parameter, which Go cannot tie to the
 // aggregate of each method; a wrapper around another aggregate's command

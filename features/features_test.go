@@ -69,6 +69,7 @@ func initializeScenario(sc *godog.ScenarioContext, database func() string) {
 	w.registerDeploymentSteps(sc)
 	w.registerDisruptionBudgetSteps(sc)
 	w.registerJobSteps(sc)
+	w.registerDaemonSetSteps(sc)
 	w.registerAuthSteps(sc)
 	w.registerIdentitySteps(sc)
 	w.registerFullDiskSteps(sc)

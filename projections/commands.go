@@ -100,6 +100,7 @@ type writerCommands struct {
 	deployments    *Commands[domain.Deployment, domain.DeploymentCommand]
 	budgets        *Commands[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
 	jobs           *Commands[domain.Job, domain.JobCommand]
+	daemonSets     *Commands[domain.DaemonSet, domain.DaemonSetCommand]
 	namespaces     *Commands[domain.Namespace, domain.NamespaceCommand]
 	ipPools        *Commands[domain.IPPool, domain.IPPoolCommand]
 	deviceBindings *Commands[domain.DeviceBinding, domain.DeviceCommand]
@@ -117,6 +118,7 @@ func newWriterCommands(w *Writer) *writerCommands {
 		deployments:    newCommands(w, deployments.aggregate, domain.DecideDeployment),
 		budgets:        newCommands(w, podDisruptionBudgets.aggregate, domain.DecidePodDisruptionBudget),
 		jobs:           newCommands(w, jobs.aggregate, domain.DecideJob),
+		daemonSets:     newCommands(w, daemonSets.aggregate, domain.DecideDaemonSet),
 		namespaces:     newCommands(w, namespaces, domain.DecideNamespace),
 		ipPools:        newCommands(w, ipPools, domain.DecideIPPool),
 		deviceBindings: newCommands(w, deviceBindings, domain.DecideDevice),
@@ -182,6 +184,12 @@ func (w *Writer) PodDisruptionBudgetCommands() domain.Executor[domain.PodDisrupt
 // reconciler that counts its pods and records its status.
 func (w *Writer) JobCommands() domain.Executor[domain.Job, domain.JobCommand] {
 	return w.cmds().jobs
+}
+
+// DaemonSetCommands is how a DaemonSet is commanded: by the API, and by
+// the reconciler that records its status.
+func (w *Writer) DaemonSetCommands() domain.Executor[domain.DaemonSet, domain.DaemonSetCommand] {
+	return w.cmds().daemonSets
 }
 
 // NamespaceCommands is how a namespace is commanded.

@@ -14,7 +14,8 @@ import (
 	"herd/domain"
 )
 
-// apps/v1's defaults for a Deployment that does not say.
+// apps/v1's defaults for a Deployment (and a DaemonSet's history) that
+// does not say.
 const (
 	defaultRevisionHistoryLimit    int32 = 10
 	defaultProgressDeadlineSeconds int32 = 600

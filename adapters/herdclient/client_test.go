@@ -59,6 +59,7 @@ func newHerd(t *testing.T, auth httpapi.Authenticator) *herd {
 		Namespaces: w.NamespaceCommands(), NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w.LeaseCommands(), LeaseView: projections.NewLeaseView(store.Log()),
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: projections.NewReplicaSetView(store.Log()),
 		Deployments: w.DeploymentCommands(), DeploymentView: projections.NewDeploymentView(store.Log()),
+		DaemonSets: w.DaemonSetCommands(), DaemonSetView: projections.NewDaemonSetView(store.Log()),
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: projections.NewPodDisruptionBudgetView(store.Log()), Evictions: w.Evictions(),
 		Jobs: w.JobCommands(), JobView: projections.NewJobView(store.Log()),
 		Auth: auth,

@@ -64,6 +64,7 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 		Deployments: w.DeploymentCommands(), DeploymentView: projections.NewDeploymentView(store.Log()),
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: projections.NewPodDisruptionBudgetView(store.Log()), Evictions: w.Evictions(),
 		Jobs: w.JobCommands(), JobView: projections.NewJobView(store.Log()),
+		DaemonSets: w.DaemonSetCommands(), DaemonSetView: projections.NewDaemonSetView(store.Log()),
 		Auth: auth,
 	}, Config{})
 	if err != nil {

@@ -87,6 +87,9 @@ type Deps struct {
 	// Jobs and JobView store and read Jobs (batch/v1).
 	Jobs    domain.Executor[domain.Job, domain.JobCommand]
 	JobView *projections.JobView
+	// DaemonSets and DaemonSetView store and read DaemonSets (apps/v1).
+	DaemonSets    domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
+	DaemonSetView *projections.DaemonSetView
 	// Auth tells who sends each request on the API listener; nil serves
 	// every request as Anonymous, as herd does without a token file.
 	Auth Authenticator

@@ -32,7 +32,7 @@ var unserved = append([]unservedRoute{
 	{"/apis/batch/v1/cronjobs", cronJobsUnserved, http.StatusNotFound, metav1.StatusReasonNotFound},
 	{"/apis/batch/v1/namespaces/{namespace}/cronjobs", cronJobsUnserved, http.StatusNotFound, metav1.StatusReasonNotFound},
 	{"/apis/batch/v1/namespaces/{namespace}/cronjobs/", cronJobsUnserved, http.StatusNotFound, metav1.StatusReasonNotFound},
-}, unservedWorkloads("daemonsets", "statefulsets")...)
+}, unservedWorkloads("statefulsets")...)
 
 // cronJobsUnserved says why kubectl create cronjob finds nothing.
 const cronJobsUnserved = "herd serves no CronJobs yet: of batch/v1 it serves jobs (kubectl create job NAME --image=IMAGE)"
@@ -46,11 +46,12 @@ type unservedRoute struct {
 }
 
 // unservedWorkloads are the routes of the apps/v1 workloads herd does not
-// keep, by resource: of apps/v1, herd serves Deployments and ReplicaSets.
+// keep, by resource: of apps/v1, herd serves Deployments, ReplicaSets and
+// DaemonSets.
 func unservedWorkloads(resources ...string) []unservedRoute {
 	var out []unservedRoute
 	for _, resource := range resources {
-		why := "herd serves no " + resource + " yet: of apps/v1 it serves deployments and replicasets (kubectl create deployment, kubectl scale deploy NAME)"
+		why := "herd serves no " + resource + " yet: of apps/v1 it serves deployments, replicasets and daemonsets (kubectl create deployment, kubectl create -f with kind: DaemonSet)"
 		for _, pattern := range []string{"/apis/apps/v1/" + resource, "/apis/apps/v1/namespaces/{namespace}/" + resource, "/apis/apps/v1/namespaces/{namespace}/" + resource + "/"} {
 			out = append(out, unservedRoute{pattern, why, http.StatusNotFound, metav1.StatusReasonNotFound})
 		}

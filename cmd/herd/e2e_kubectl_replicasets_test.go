@@ -97,16 +97,17 @@ func TestDrainMovesReplicaSetPods(t *testing.T) {
 	srv := startServe(t, serveOptions{Args: []string{"--demo", "4"}})
 	kc := newKubectl(t, srv.URL)
 	// running counts the demo's Running pods by ReplicaSet and by node,
-	// leaving out those without an owner or on their way out.
+	// leaving out those without an owner or on their way out, and the
+	// DaemonSet's, which a drain with --ignore-daemonsets leaves.
 	running := func(t *testing.T) (byRS, byNode map[string]int) {
 		t.Helper()
 		out := kc.must(t, "get", "pods", "-n", "demo", "-o",
-			`jsonpath={range .items[?(@.status.phase=="Running")]}{.metadata.ownerReferences[0].name} {.spec.nodeName} {.metadata.deletionTimestamp}{"\n"}{end}`)
+			`jsonpath={range .items[?(@.status.phase=="Running")]}{.metadata.ownerReferences[0].kind} {.metadata.ownerReferences[0].name} {.spec.nodeName} {.metadata.deletionTimestamp}{"\n"}{end}`)
 		byRS, byNode = map[string]int{}, map[string]int{}
 		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-			if f := strings.Fields(line); len(f) == 2 {
-				byRS[f[0]]++
-				byNode[f[1]]++
+			if f := strings.Fields(line); len(f) == 3 && f[0] == "ReplicaSet" {
+				byRS[f[1]]++
+				byNode[f[2]]++
 			}
 		}
 		return byRS, byNode

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -165,6 +166,7 @@ func (r *Reconciler) drain(ctx context.Context, n domain.Node) (reconcilers.Resu
 	if err != nil {
 		return reconcilers.Result{}, err
 	}
+	pods = slices.DeleteFunc(pods, leftInPlace)
 	if len(pods) == 0 {
 		_, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: n.Name}, domain.MarkNodeDrained{})
 		if err == nil {

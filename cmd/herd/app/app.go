@@ -23,6 +23,7 @@ import (
 	"herd/projections"
 	"herd/projections/watch"
 	"herd/reconcilers"
+	"herd/reconcilers/daemonset"
 	"herd/reconcilers/deployment"
 	"herd/reconcilers/disruption"
 	"herd/reconcilers/drain"
@@ -73,6 +74,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			projections.NewDeploymentView,
 			projections.NewPodDisruptionBudgetView,
 			projections.NewJobView,
+			projections.NewDaemonSetView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
 			newCompactor,
@@ -148,6 +150,11 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		fx.Provide(func(v *projections.JobView) job.Reader { return v }),
 		fx.Provide(func(v *projections.PodView) job.PodLister { return v }),
 		job.Module,
+		// The DaemonSet reconciler likewise.
+		fx.Provide(func(v *projections.DaemonSetView) daemonset.Reader { return v }),
+		fx.Provide(func(v *projections.NodeView) daemonset.NodeLister { return v }),
+		fx.Provide(func(v *projections.PodView) daemonset.PodLister { return v }),
+		daemonset.Module,
 		kubelet.Module,
 		reconcilers.Module,
 		localNodeOption(cfg),
@@ -236,10 +243,21 @@ func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metric
 	return l, nil
 }
 
+// workloadViews are the views of the workload kinds the API serves.
+type workloadViews struct {
+	fx.In
+
+	ReplicaSets *projections.ReplicaSetView
+	Deployments *projections.DeploymentView
+	DaemonSets  *projections.DaemonSetView
+	Jobs        *projections.JobView
+	Budgets     *projections.PodDisruptionBudgetView
+}
+
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
 	kubeletTargets *projections.KubeletTargetView, elog events.Log, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
-	rss *projections.ReplicaSetView, dps *projections.DeploymentView, pdbs *projections.PodDisruptionBudgetView, jobs *projections.JobView, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
+	wv workloadViews, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
 	var retention httpapi.LeaderSource
 	if compactor.Enabled() {
 		retention = jobLeader{leadership, projections.RetentionJob}
@@ -248,10 +266,10 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		Nodes: w.NodeCommands(), NodeView: nodes, Pods: w.PodCommands(), PodView: pods, KubeletTargets: w.KubeletTargetsCommands(), Timeline: tl, KubeletTargetView: kubeletTargets, Log: elog, Watch: hub, Clock: clk, Logger: log.Named("http"), Gatherer: g,
 		ConfigMaps: w.ConfigMapCommands(), ConfigMapView: cms, Devices: w.DeviceBindingCommands(), DeviceBindings: devices, Auth: auth,
 		Namespaces: w.NamespaceCommands(), NamespaceView: nss, Leases: w.LeaseCommands(), LeaseView: leases,
-		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: rss, Deployments: w.DeploymentCommands(), DeploymentView: dps,
+		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: wv.ReplicaSets, Deployments: w.DeploymentCommands(), DeploymentView: wv.Deployments,
+		DaemonSets: w.DaemonSetCommands(), DaemonSetView: wv.DaemonSets, Jobs: w.JobCommands(), JobView: wv.Jobs,
+		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: wv.Budgets, Evictions: w.Evictions(),
 		Reconcilers: recs, Retention: retention,
-		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: pdbs, Evictions: w.Evictions(),
-		Jobs: w.JobCommands(), JobView: jobs,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
 }

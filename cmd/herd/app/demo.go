@@ -147,8 +147,8 @@ const demoPodsPerNode = 2
 // demo's pods between them.
 var demoApps = []string{"web", "cache", "report"}
 
-// runDemoWorkload creates namespace "demo" and the demo's Deployments in
-// it, once every demo node is Ready (or demoReadyWait has passed): each
+// runDemoWorkload creates namespace "demo" and the demo's Deployments
+// and DaemonSet in it, once every demo node is Ready (or demoReadyWait has passed): each
 // Deployment's ReplicaSet makes the pods, herd's scheduler spreads them
 // over the nodes, and a pod that a drain evicts is made again and placed
 // on another node. A restart of the demo finds them already there (409,
@@ -191,6 +191,30 @@ func runDemoWorkload(ctx context.Context, base string, nodes int, log *zap.Logge
 		if err := demoCall(ctx, c, http.MethodPost, base+"/apis/apps/v1/namespaces/demo/deployments", "application/json", deployment); err != nil && ctx.Err() == nil {
 			log.Warn("demo Deployment could not be created", zap.String("deployment", app), zap.Error(err))
 		}
+	}
+	if err := demoCall(ctx, c, http.MethodPost, base+"/apis/apps/v1/namespaces/demo/daemonsets", "application/json", demoDaemonSet()); err != nil && ctx.Err() == nil {
+		log.Warn("demo DaemonSet could not be created", zap.String("daemonset", demoShipper), zap.Error(err))
+	}
+}
+
+// demoShipper is the demo's DaemonSet: a pod on every node that runs
+// pods (the agents' linux and illumos nodes; the Picos offer none).
+const demoShipper = "log-shipper"
+
+func demoDaemonSet() map[string]any {
+	labels := map[string]string{"app": demoShipper, "herd.dev/demo": "true"}
+	return map[string]any{
+		"metadata": map[string]any{"name": demoShipper, "labels": labels},
+		"spec": map[string]any{
+			"selector": map[string]any{"matchLabels": map[string]string{"app": demoShipper}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": labels},
+				"spec": map[string]any{"containers": []map[string]any{{
+					"name": demoShipper, "image": "demo/" + demoShipper,
+					"resources": map[string]any{"requests": map[string]string{"cpu": "50m", "memory": "64Mi"}},
+				}}},
+			},
+		},
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 func TestDemoJobsAreThePodsTheNodeRuns(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Listen, cfg.DataDir, cfg.LogLevel, cfg.PollInterval = "127.0.0.1:0", t.TempDir(), "error", 10*time.Millisecond
-	cfg.Demo = 2 // demo-linux-00, demo-illumos-01, with 4 pods between them
+	cfg.Demo = 2 // demo-linux-00, demo-illumos-01: 4 Deployment pods between them, and the DaemonSet's on each
 	var srv *HTTPServer
 	a := startApp(t, fx.New(Options(cfg, DemoOption(cfg), fx.Populate(&srv)), fx.NopLogger))
 	defer stopApp(t, a)
@@ -33,7 +33,7 @@ func TestDemoJobsAreThePodsTheNodeRuns(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		var list corev1.PodList
-		if json.NewDecoder(resp.Body).Decode(&list) != nil || len(list.Items) != 2*demoPodsPerNode {
+		if json.NewDecoder(resp.Body).Decode(&list) != nil || len(list.Items) != 2*demoPodsPerNode+2 {
 			return false
 		}
 		clear(running)

@@ -1,0 +1,276 @@
+package domain
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// sampleDSSpec is a DaemonSet of log collectors on linux nodes, rolled
+// out one node at a time.
+func sampleDSSpec() DaemonSetSpec {
+	return DaemonSetSpec{
+		Selector: LabelSelector{MatchLabels: map[string]string{"app": "logs"}},
+		Template: PodTemplate{Labels: map[string]string{"app": "logs"},
+			Spec: PodSpec{NodeSelector: map[string]string{LabelKind: "linux"}, Containers: []Container{{Name: "fluent", Image: "fluent-bit:3"}}}},
+		UpdateStrategy:       DaemonSetUpdateStrategy{Type: DaemonSetRollingUpdate, RollingUpdate: &RollingUpdateDaemonSet{MaxUnavailable: IntOrPercent{Value: 1}}},
+		RevisionHistoryLimit: 10,
+	}
+}
+
+func sampleDaemonSetEvents() []Event {
+	spec := sampleDSSpec()
+	return []Event{
+		DaemonSetCreated{Namespace: "default", Name: "logs", UID: "ds-uid", Labels: map[string]string{"app": "logs"}, Spec: spec, At: at(1)},
+		DaemonSetChanged{Labels: map[string]string{"app": "logs"}, Spec: spec, Generation: 2, TemplateGeneration: 2, At: at(2)},
+		DaemonSetStatusRecorded{Status: DaemonSetStatus{DesiredNumberScheduled: 3, CurrentNumberScheduled: 3, NumberReady: 2, ObservedGeneration: 2}, At: at(3)},
+		DaemonSetDeleted{At: at(4)},
+	}
+}
+
+func createdDS(t *testing.T) DaemonSet {
+	t.Helper()
+	evs, err := DecideDaemonSet(DaemonSet{}, CreateDaemonSet{Namespace: "default", Name: "logs", UID: "ds-uid", Spec: sampleDSSpec()}, at(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := DaemonSet{}
+	for _, e := range evs {
+		ds = EvolveDaemonSet(ds, e)
+	}
+	ds.ResourceVersion = 7
+	return ds
+}
+
+func TestDecideDaemonSet(t *testing.T) {
+	ds := createdDS(t)
+	newImage := sampleDSSpec()
+	newImage.Template.Spec.Containers[0].Image = "fluent-bit:4"
+	slower := sampleDSSpec()
+	slower.MinReadySeconds = 10
+	otherSelector := sampleDSSpec()
+	otherSelector.Selector = LabelSelector{MatchLabels: map[string]string{"tier": "node"}}
+	mismatched := sampleDSSpec()
+	mismatched.Template.Labels = map[string]string{"app": "metrics"}
+	withStrategy := func(u DaemonSetUpdateStrategy) DaemonSetSpec {
+		s := sampleDSSpec()
+		s.UpdateStrategy = u
+		return s
+	}
+	bounds := func(unavailable, surge IntOrPercent) DaemonSetSpec {
+		return withStrategy(DaemonSetUpdateStrategy{Type: DaemonSetRollingUpdate, RollingUpdate: &RollingUpdateDaemonSet{MaxUnavailable: unavailable, MaxSurge: surge}})
+	}
+	create := func(spec DaemonSetSpec) CreateDaemonSet {
+		return CreateDaemonSet{Namespace: "default", Name: "x", UID: "u", Spec: spec}
+	}
+	tests := []struct {
+		name    string
+		ds      DaemonSet
+		cmd     DaemonSetCommand
+		want    []Event
+		wantErr error
+	}{
+		{"create twice", ds, CreateDaemonSet{Namespace: "default", Name: "logs", UID: "u2", Spec: sampleDSSpec()}, nil, ErrAlreadyExists},
+		{"a template its selector does not select", DaemonSet{}, create(mismatched), nil, ErrInvalid},
+		{"an empty selector", DaemonSet{}, create(DaemonSetSpec{Template: sampleDSSpec().Template, UpdateStrategy: sampleDSSpec().UpdateStrategy}), nil, ErrInvalid},
+		{"on delete", DaemonSet{}, create(withStrategy(DaemonSetUpdateStrategy{Type: DaemonSetOnDelete})),
+			[]Event{DaemonSetCreated{Namespace: "default", Name: "x", UID: "u", Spec: withStrategy(DaemonSetUpdateStrategy{Type: DaemonSetOnDelete}), At: at(2)}}, nil},
+		{"an unknown strategy", DaemonSet{}, create(withStrategy(DaemonSetUpdateStrategy{Type: "Recreate"})), nil, ErrInvalid},
+		{"a rolling update without bounds", DaemonSet{}, create(withStrategy(DaemonSetUpdateStrategy{Type: DaemonSetRollingUpdate})), nil, ErrInvalid},
+		{"both bounds zero", DaemonSet{}, create(bounds(IntOrPercent{}, IntOrPercent{})), nil, ErrInvalid},
+		{"both bounds set", DaemonSet{}, create(bounds(IntOrPercent{Value: 1}, IntOrPercent{Value: 1})), nil, ErrInvalid},
+		{"over 100%", DaemonSet{}, create(bounds(IntOrPercent{Value: 120, Percent: true}, IntOrPercent{})), nil, ErrInvalid},
+		{"a surge alone", DaemonSet{}, create(bounds(IntOrPercent{}, IntOrPercent{Value: 25, Percent: true})),
+			[]Event{DaemonSetCreated{Namespace: "default", Name: "x", UID: "u", Spec: bounds(IntOrPercent{}, IntOrPercent{Value: 25, Percent: true}), At: at(2)}}, nil},
+		{"a new template is a new template generation", ds, UpdateDaemonSet{Spec: newImage},
+			[]Event{DaemonSetChanged{Spec: newImage, Generation: 2, TemplateGeneration: 2, At: at(2)}}, nil},
+		{"another spec keeps the template generation", ds, UpdateDaemonSet{Spec: slower},
+			[]Event{DaemonSetChanged{Spec: slower, Generation: 2, TemplateGeneration: 1, At: at(2)}}, nil},
+		{"labels only keep both generations", ds, UpdateDaemonSet{Labels: map[string]string{"x": "y"}, Spec: sampleDSSpec()},
+			[]Event{DaemonSetChanged{Labels: map[string]string{"x": "y"}, Spec: sampleDSSpec(), Generation: 1, TemplateGeneration: 1, At: at(2)}}, nil},
+		{"the same again", ds, UpdateDaemonSet{Spec: sampleDSSpec()}, nil, nil},
+		{"the selector is immutable", ds, UpdateDaemonSet{Spec: otherSelector}, nil, ErrInvalid},
+		{"a stale update", ds, UpdateDaemonSet{Spec: newImage, ResourceVersion: 6}, nil, ErrConflict},
+		{"update of nothing", DaemonSet{Name: "gone"}, UpdateDaemonSet{Spec: sampleDSSpec()}, nil, ErrNotFound},
+		{"status", ds, RecordDaemonSetStatus{Status: DaemonSetStatus{DesiredNumberScheduled: 3, ObservedGeneration: 1}},
+			[]Event{DaemonSetStatusRecorded{Status: DaemonSetStatus{DesiredNumberScheduled: 3, ObservedGeneration: 1}, At: at(2)}}, nil},
+		{"the same status", ds, RecordDaemonSetStatus{}, nil, nil},
+		{"status at a stale resourceVersion", ds, Precondition[DaemonSetCommand]{ResourceVersion: "6", Command: RecordDaemonSetStatus{Status: DaemonSetStatus{NumberReady: 1}}}, nil, ErrConflict},
+		{"delete", ds, DeleteDaemonSet{}, []Event{DaemonSetDeleted{At: at(2)}}, nil},
+		{"delete of nothing", DaemonSet{Name: "gone"}, DeleteDaemonSet{}, nil, ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs, err := DecideDaemonSet(tt.ds, tt.cmd, at(2))
+			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, evs); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDaemonSetRefusalsNameTheField(t *testing.T) {
+	spec := sampleDSSpec()
+	spec.UpdateStrategy.RollingUpdate = &RollingUpdateDaemonSet{MaxUnavailable: IntOrPercent{Value: 1}, MaxSurge: IntOrPercent{Value: 1}}
+	spec.MinReadySeconds = -1
+	_, err := DecideDaemonSet(DaemonSet{}, CreateDaemonSet{Namespace: "default", Name: "logs", UID: "u", Spec: spec}, at(1))
+	var inv *InvalidError
+	if !errors.As(err, &inv) {
+		t.Fatalf("err = %v, want an InvalidError", err)
+	}
+	var fields []string
+	for _, f := range inv.Fields {
+		fields = append(fields, f.Field)
+	}
+	if want := []string{"spec.minReadySeconds", "spec.updateStrategy.rollingUpdate.maxSurge"}; !slices.Equal(fields, want) {
+		t.Errorf("fields %v, want %v (%v)", fields, want, err)
+	}
+}
+
+// TestDaemonSetPod: a DaemonSet's pod is its template bound to the node,
+// with the tolerations Kubernetes gives daemon pods, and labelled with
+// the template's hash and generation; the DaemonSet owns it and finds it
+// up to date until the template changes.
+func TestDaemonSetPod(t *testing.T) {
+	ds := createdDS(t)
+	secs := int64(60)
+	ds.Spec.Template.Spec.Tolerations = []Toleration{
+		{Key: TaintUnreachable, Operator: TolerationOpExists, Effect: EffectNoExecute, TolerationSeconds: &secs},
+		{Key: "dedicated", Operator: TolerationOpEqual, Value: "logs", Effect: EffectNoSchedule},
+	}
+	create := ds.NewPod("n1", "logs-abcde", "pod-uid")
+	if create.Spec.NodeName != "n1" || create.Labels["app"] != "logs" || create.Labels[LabelPodTemplateGeneration] != "1" ||
+		create.Labels[LabelControllerRevisionHash] != ds.TemplateHash() || len(create.Owners) != 1 || create.Owners[0].Kind != "DaemonSet" {
+		t.Errorf("a DaemonSet's pod: %+v", create)
+	}
+	// The template's unreachable toleration is replaced by the unbounded
+	// one; the operator's own stays; the rest are added.
+	wantTols := []Toleration{
+		{Key: TaintUnreachable, Operator: TolerationOpExists, Effect: EffectNoExecute},
+		{Key: "dedicated", Operator: TolerationOpEqual, Value: "logs", Effect: EffectNoSchedule},
+		{Key: TaintNotReady, Operator: TolerationOpExists, Effect: EffectNoExecute},
+		{Key: TaintDiskPressure, Operator: TolerationOpExists, Effect: EffectNoSchedule},
+		{Key: TaintMemoryPressure, Operator: TolerationOpExists, Effect: EffectNoSchedule},
+		{Key: TaintPIDPressure, Operator: TolerationOpExists, Effect: EffectNoSchedule},
+		{Key: TaintUnschedulable, Operator: TolerationOpExists, Effect: EffectNoSchedule},
+	}
+	if diff := cmp.Diff(wantTols, create.Spec.Tolerations); diff != "" {
+		t.Errorf("tolerations (-want +got):\n%s", diff)
+	}
+	if len(ds.Spec.Template.Spec.Tolerations) != 2 {
+		t.Errorf("making a pod changed the template: %+v", ds.Spec.Template.Spec.Tolerations)
+	}
+	evs, err := DecidePod(Pod{}, create, at(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p Pod
+	for _, e := range evs {
+		p = EvolvePod(p, e)
+	}
+	if p.Spec.NodeName != "n1" || !ds.Owns(p) || !ds.IsUpdated(p) || !ds.Spec.Selector.Matches(p.Labels) {
+		t.Errorf("the DaemonSet's own pod: bound to %q, owned %v, updated %v", p.Spec.NodeName, ds.Owns(p), ds.IsUpdated(p))
+	}
+	// Herd's default 300 s tolerations are not added: the daemon's
+	// unbounded ones cover those taints.
+	if slices.ContainsFunc(p.Spec.Tolerations, func(t Toleration) bool { return t.TolerationSeconds != nil }) {
+		t.Errorf("a daemon pod with a bounded toleration: %+v", p.Spec.Tolerations)
+	}
+
+	hash := ds.TemplateHash()
+	if again := ds.TemplateHash(); again != hash || len(hash) == 0 || hash != ds.NewPod("n2", "x", "y").Labels[LabelControllerRevisionHash] {
+		t.Errorf("the hash is not stable: %q, %q", hash, again)
+	}
+	ds.Spec.Template.Spec.Containers[0].Image = "fluent-bit:4"
+	ds.TemplateGeneration = 2
+	if ds.TemplateHash() == hash || ds.IsUpdated(p) {
+		t.Errorf("a new template leaves the old pod up to date (hash %q)", ds.TemplateHash())
+	}
+	// A pod of another hash but the current generation is up to date,
+	// as Kubernetes' IsPodUpdated takes either.
+	p.Labels[LabelPodTemplateGeneration] = "2"
+	if !ds.IsUpdated(p) {
+		t.Error("a pod of the current template generation is not up to date")
+	}
+}
+
+func TestDaemonSetPlacement(t *testing.T) {
+	ds := createdDS(t)
+	ready := []Condition{{Type: ConditionReady, Status: ConditionTrue}}
+	node := func(change func(*Node)) Node {
+		n := Node{Name: "n1", Kind: KindLinux, Labels: map[string]string{LabelKind: "linux"}, Conditions: ready, Version: 3,
+			Allocatable: ResourceList{"pods": 10}}
+		if change != nil {
+			change(&n)
+		}
+		return n
+	}
+	taint := func(key string, effect TaintEffect) func(*Node) {
+		return func(n *Node) { n.Taints = append(n.Taints, Taint{Key: key, Value: "x", Effect: effect}) }
+	}
+	tests := []struct {
+		name                 string
+		node                 Node
+		run, continueRunning bool
+	}{
+		{"a ready linux node", node(nil), true, true},
+		{"another kind", node(func(n *Node) { n.Kind, n.Labels[LabelKind] = KindIllumos, "illumos" }), false, false},
+		{"a kubelet's node", node(func(n *Node) { n.Kind = KindKubelet }), false, false},
+		{"a node for no pod, as a Pico", node(func(n *Node) { n.Allocatable["pods"] = 0 }), false, false},
+		{"a deleted node", node(func(n *Node) { n.Deleted = true }), false, false},
+		{"cordoned", node(func(n *Node) { n.Unschedulable = true; taint(TaintUnschedulable, EffectNoSchedule)(n) }), true, true},
+		{"under memory pressure", node(taint(TaintMemoryPressure, EffectNoSchedule)), true, true},
+		{"an operator's NoSchedule taint", node(taint("maintenance", EffectNoSchedule)), false, true},
+		{"an operator's NoExecute taint", node(taint("maintenance", EffectNoExecute)), false, false},
+		{"unreachable", node(func(n *Node) {
+			n.Conditions = []Condition{{Type: ConditionReady, Status: ConditionUnknown}}
+			taint(TaintUnreachable, EffectNoSchedule)(n)
+			taint(TaintUnreachable, EffectNoExecute)(n)
+		}), false, true},
+		{"not ready yet, without a taint", node(func(n *Node) { n.Conditions = nil }), false, true},
+		{"a PreferNoSchedule taint", node(taint("spot", EffectPreferNoSchedule)), true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run, cont := ds.Placement(tt.node)
+			if run != tt.run || cont != tt.continueRunning {
+				t.Errorf("Placement = %v, %v; want %v, %v", run, cont, tt.run, tt.continueRunning)
+			}
+		})
+	}
+	tolerant := ds
+	tolerant.Spec.Template.Spec.Tolerations = []Toleration{{Key: "maintenance", Operator: TolerationOpExists}}
+	if run, _ := tolerant.Placement(node(taint("maintenance", EffectNoExecute))); !run {
+		t.Error("a template that tolerates the operator's taint is kept off the node")
+	}
+	pinned := ds
+	pinned.Spec.Template.Spec.NodeName = "n2"
+	if run, cont := pinned.Placement(node(nil)); run || cont {
+		t.Error("a template bound to n2 runs on n1")
+	}
+}
+
+func TestIntOrPercentOfNodes(t *testing.T) {
+	tests := []struct {
+		v     IntOrPercent
+		total int32
+		want  int32
+		str   string
+	}{
+		{IntOrPercent{Value: 2}, 10, 2, "2"},
+		{IntOrPercent{Value: 25, Percent: true}, 10, 3, "25%"},
+		{IntOrPercent{Value: 10, Percent: true}, 10000, 1000, "10%"},
+		{IntOrPercent{Value: 1, Percent: true}, 3, 1, "1%"},
+		{IntOrPercent{Value: 0, Percent: true}, 3, 0, "0%"},
+	}
+	for _, tt := range tests {
+		if got := tt.v.Of(tt.total); got != tt.want || tt.v.String() != tt.str {
+			t.Errorf("%s of %d = %d (%s), want %d", tt.v, tt.total, got, tt.v.String(), tt.want)
+		}
+	}
+}

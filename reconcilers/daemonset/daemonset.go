@@ -1,0 +1,217 @@
+package daemonset
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/events"
+	"herd/reconcilers"
+)
+
+// Reconciler is the DaemonSet reconciler. Its keys are DaemonSets, those
+// that exist and those that are gone (whose pods it collects).
+type Reconciler struct {
+	cfg         Config
+	daemonSets  Reader
+	nodes       NodeLister
+	pods        PodLister
+	podCommands PodCommands
+	dsCommands  domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
+	ids         Identities
+	// owners maps a pod's events to its DaemonSet; known maps a node's
+	// to every DaemonSet.
+	owners *ownerIndex
+	known  *registry
+	// failed spaces the deletions of a node's failed pods; pace the
+	// reconciles that only pods turning ready call for.
+	failed *failedBackoff
+	pace   *pace
+	clock  clock.PassiveClock
+	log    *zap.Logger
+}
+
+var (
+	_ reconcilers.Reconciler = (*Reconciler)(nil)
+	_ reconcilers.Resyncer   = (*Reconciler)(nil)
+)
+
+// New returns the DaemonSet reconciler, or the configuration's problems.
+// It names new pods with RandomIdentities.
+func New(cfg Config, daemonSets Reader, nodes NodeLister, pods PodLister, podCommands PodCommands,
+	dsCommands domain.Executor[domain.DaemonSet, domain.DaemonSetCommand], clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Reconciler{
+		cfg: cfg, daemonSets: daemonSets, nodes: nodes, pods: pods, podCommands: podCommands, dsCommands: dsCommands,
+		ids: RandomIdentities(), owners: newOwnerIndex(), known: newRegistry(), failed: newFailedBackoff(), pace: newPace(),
+		clock: clk, log: log.Named("daemonset"),
+	}, nil
+}
+
+// Name implements reconcilers.Reconciler.
+func (r *Reconciler) Name() string { return "daemonset" }
+
+// scope is the keys the reconciler takes: DaemonSets.
+var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.DaemonSetAggregate}}
+
+// Scope implements reconcilers.Reconciler.
+func (r *Reconciler) Scope() reconcilers.Scope { return scope }
+
+// daemonSetEvents are the DaemonSet's changes that call for a reconcile;
+// the status it records itself does not.
+var daemonSetEvents = reconcilers.EventTypesOf(domain.DaemonSetCreated{}, domain.DaemonSetChanged{}, domain.DaemonSetDeleted{})
+
+// podEvents are what happens to a pod that may change what its
+// DaemonSet counts or does: its creation and owners, its labels (the
+// selector), its status (ready, failed), its deletion and its end.
+var podEvents = reconcilers.EventTypesOf(
+	domain.PodCreated{}, domain.PodOwnersChanged{}, domain.PodMetadataChanged{}, domain.PodStatusUpdated{},
+	domain.PodStopped{}, domain.PodDeletionRequested{}, domain.PodFinalized{},
+)
+
+// nodeEvents are what happens to a node that may change whether a
+// DaemonSet should run a pod there, as Kubernetes' controller reacts to
+// a node added, deleted, or changed in its labels, taints or readiness.
+// Heartbeats, the bulk of the log, are not among them; nor is a cordon,
+// which every DaemonSet's pod tolerates.
+var nodeEvents = reconcilers.EventTypesOf(
+	domain.NodeRegistered{}, domain.NodeRestarted{}, domain.NodeLabelsChanged{}, domain.NodeTainted{}, domain.NodeUntainted{},
+	domain.NodeBecameReady{}, domain.NodeBecameNotReady{}, domain.NodeDeleted{},
+)
+
+// KeysFor maps a DaemonSet's changes to it; an event of a pod to the
+// DaemonSet that controls the pod, before the event and after it; and a
+// node's arrival, departure or change to every DaemonSet, from memory:
+// the cost of a node event is one reconcile per DaemonSet, and none
+// reads more than its own namespace's pods. An orphan created without an
+// owner names no DaemonSet: the resync finds the one that adopts it.
+// Every key but those of a pod's readiness is wanted at once (pace).
+func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
+	keys := r.keysFor(rec)
+	if !r.readinessOnly(rec) {
+		for _, k := range keys {
+			r.pace.want(k)
+		}
+	}
+	return keys
+}
+
+// readinessOnly reports whether rec is a pod's new status that only its
+// DaemonSet's counts follow: not one that ends the pod, which the
+// DaemonSet deletes.
+func (r *Reconciler) readinessOnly(rec events.Record) bool {
+	if !reconcilers.Is[domain.PodStatusUpdated](rec) {
+		return false
+	}
+	ev, err := reconcilers.Decode[domain.PodStatusUpdated](rec)
+	return err == nil && ev.Status.Phase != domain.PodFailed && ev.Status.Phase != domain.PodSucceeded
+}
+
+// keysFor is KeysFor without the pace.
+func (r *Reconciler) keysFor(rec events.Record) []reconcilers.Key {
+	switch {
+	case daemonSetEvents.Match(rec):
+		k, ok := reconcilers.KeyOf(rec)
+		if !ok {
+			return nil
+		}
+		if reconcilers.Is[domain.DaemonSetDeleted](rec) {
+			r.known.forget(k)
+		} else {
+			r.known.add(k)
+		}
+		return []reconcilers.Key{k}
+	case podEvents.Match(rec):
+		k, ok := reconcilers.KeyOf(rec)
+		if !ok || k.Aggregate != domain.PodAggregate {
+			return nil
+		}
+		return r.podKeys(rec, domain.Key{Namespace: k.Namespace, Name: k.Name})
+	case nodeEvents.Match(rec):
+		return r.known.keys()
+	}
+	return nil
+}
+
+// podKeys are the keys of the DaemonSets an event of pod concerns,
+// keeping the owner index as the event leaves the pod.
+func (r *Reconciler) podKeys(rec events.Record, pod domain.Key) []reconcilers.Key {
+	var owners []domain.OwnerReference
+	switch {
+	case reconcilers.Is[domain.PodCreated](rec):
+		ev, err := reconcilers.Decode[domain.PodCreated](rec)
+		if err != nil {
+			r.unreadable(rec, err)
+			return nil
+		}
+		owners = ev.Owners
+	case reconcilers.Is[domain.PodOwnersChanged](rec):
+		ev, err := reconcilers.Decode[domain.PodOwnersChanged](rec)
+		if err != nil {
+			r.unreadable(rec, err)
+			return nil
+		}
+		owners = ev.Owners
+	case reconcilers.Is[domain.PodFinalized](rec):
+		return keysOf(pod.Namespace, r.owners.set(pod, ""))
+	default:
+		return keysOf(pod.Namespace, r.owners.get(pod))
+	}
+	now := controllerName(owners)
+	was := r.owners.set(pod, now)
+	if was == now {
+		return keysOf(pod.Namespace, now)
+	}
+	return keysOf(pod.Namespace, was, now)
+}
+
+// unreadable logs a record KeysFor cannot decode; only a log written by a
+// newer herd could hold one, and the resync still finds the DaemonSet.
+func (r *Reconciler) unreadable(rec events.Record, err error) {
+	r.log.Error("unreadable pod event", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
+}
+
+// keysOf are the keys of the named DaemonSets of namespace, the empty
+// names left out.
+func keysOf(namespace string, names ...string) []reconcilers.Key {
+	var keys []reconcilers.Key
+	for _, n := range names {
+		if n != "" {
+			keys = append(keys, dsKey(namespace, n))
+		}
+	}
+	return keys
+}
+
+// dsKey is the key of the DaemonSet namespace/name.
+func dsKey(namespace, name string) reconcilers.Key {
+	return reconcilers.Key{Aggregate: domain.DaemonSetAggregate, Namespace: namespace, Name: name}
+}
+
+// ResyncPeriod implements reconcilers.Resyncer.
+func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
+
+// Resync returns every DaemonSet, as Kubernetes' controller resyncs its
+// informer, and remembers them for the node events to come: what finds
+// the orphans created without an owner, and the DaemonSets of a herd
+// that just started.
+func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
+	all, _, err := r.daemonSets.List(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("list daemonsets: %w", err)
+	}
+	keys := make([]reconcilers.Key, 0, len(all))
+	for _, ds := range all {
+		k := dsKey(ds.Namespace, ds.Name)
+		r.known.add(k)
+		r.pace.want(k)
+		keys = append(keys, k)
+	}
+	return keys, nil
+}

@@ -1,0 +1,49 @@
+package daemonset
+
+import (
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/reconcilers"
+)
+
+// Params are what the fx module builds the reconciler from: the small
+// interfaces it reads and writes through, as the app provides them.
+type Params struct {
+	fx.In
+
+	// Config is the reconciler's settings; DefaultConfig when the app
+	// provides none.
+	Config      Config `optional:"true"`
+	DaemonSets  Reader
+	Nodes       NodeLister
+	Pods        PodLister
+	PodCommands domain.Executor[domain.Pod, domain.PodCommand]
+	PodBatch    domain.BatchExecutor[domain.Pod, domain.PodCommand]
+	DSCommands  domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
+	Clock       clock.Clock
+	Logger      *zap.Logger
+}
+
+// podCommands is the pods' Executor and BatchExecutor, which the app
+// provides apart, as one PodCommands.
+type podCommands struct {
+	domain.Executor[domain.Pod, domain.PodCommand]
+	domain.BatchExecutor[domain.Pod, domain.PodCommand]
+}
+
+// FromParams is New on what fx provides.
+func FromParams(p Params) (*Reconciler, error) {
+	cfg := p.Config
+	if cfg == (Config{}) {
+		cfg = DefaultConfig()
+	}
+	return New(cfg, p.DaemonSets, p.Nodes, p.Pods, podCommands{p.PodCommands, p.PodBatch}, p.DSCommands, p.Clock, p.Logger)
+}
+
+// Module adds the DaemonSet reconciler to the reconcilers' value group,
+// under the name "daemonset" that --reconcilers switches. The app
+// provides what Params asks for.
+var Module = fx.Module("daemonset", reconcilers.Provide(FromParams))

@@ -1,0 +1,177 @@
+package daemonset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.uber.org/zap"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+	"herd/reconcilers"
+)
+
+// Reconcile brings one DaemonSet's pods to one on each node that fits it
+// and records its status, or collects the pods of a DaemonSet that is
+// gone. Every write is decided on the pod or DaemonSet as it stands, and
+// the views it reads are written in the same unit of work as the
+// commands, so a second reconcile finds nothing left to do: unlike
+// Kubernetes' controller, it needs no expectations to wait out a stale
+// cache.
+func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
+	start := r.clock.Now()
+	if wait := r.pace.begin(key, start); wait > 0 {
+		return reconcilers.Result{RequeueAfter: wait}, nil
+	}
+	defer func() { r.pace.end(key, start, r.clock.Now()) }()
+	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:daemonset", Source: "reconciler/daemonset"})
+	ds, err := r.daemonSets.Get(ctx, key.Namespace, key.Name)
+	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return reconcilers.Result{}, fmt.Errorf("get daemonset %s: %w", key, err)
+	}
+	herd := domain.SourceHerd
+	// Only herd's own pods: those a kubelet runs are its to manage, and
+	// herd cannot delete them.
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: key.Namespace, Source: &herd})
+	if err != nil {
+		return reconcilers.Result{}, fmt.Errorf("list pods of namespace %s: %w", key.Namespace, err)
+	}
+	r.owners.observe(pods)
+	if !ds.Exists() {
+		r.known.forget(key)
+		r.pace.forget(key)
+		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")))
+	}
+	r.known.add(key)
+	return r.sync(ctx, ds, pods)
+}
+
+// sync claims the pods of ds's namespace for ds, makes and deletes pods
+// until each node that fits has one, rolls out a new template, and
+// records the status; a status is recorded even when a write failed, as
+// Kubernetes' controller records it, and the failure is returned after
+// it.
+func (r *Reconciler) sync(ctx context.Context, ds domain.DaemonSet, pods []domain.Pod) (reconcilers.Result, error) {
+	if ds.UID == "" {
+		// Its pods would name it by UID; without one, every pod of its
+		// name would look like an earlier DaemonSet's.
+		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("daemonset %s has no uid: %w", ds, domain.ErrInvalid))
+	}
+	c := claim(ds, pods)
+	var errs []error
+	if err := r.collect(ctx, ds.String(), c.abandoned); err != nil {
+		errs = append(errs, err)
+	}
+	adopted, err := r.adopt(ctx, ds, c.orphans, c.strays)
+	if err != nil {
+		// Making pods without knowing which orphans are its own would
+		// put a second pod beside them: as Kubernetes' controller, it
+		// stops at a failed claim.
+		return reconcilers.Result{}, errors.Join(append(errs, err)...)
+	}
+	nodes, _, err := r.nodes.List(ctx)
+	if err != nil {
+		return reconcilers.Result{}, errors.Join(append(errs, fmt.Errorf("list nodes: %w", err))...)
+	}
+	owned := slices.Concat(c.owned, adopted)
+	w := newWorld(ds, nodes, owned, r.clock.Now())
+	act := r.manage(w)
+	roomy, short, err := r.withRoom(ctx, w, act.create, r.cfg.BurstReplicas)
+	if err != nil {
+		return reconcilers.Result{}, errors.Join(append(errs, err)...)
+	}
+	act.create = roomy
+	if act.none() {
+		// Nothing left to make or delete on any node: the rollout may
+		// go on, as Kubernetes' controller goes on once its
+		// expectations are met.
+		rolling := w.rollingUpdate()
+		if act.create, _, err = r.withRoom(ctx, w, rolling.create, r.cfg.BurstReplicas); err != nil {
+			return reconcilers.Result{}, errors.Join(append(errs, err)...)
+		}
+		act.delete = rolling.delete
+	}
+	if err := r.delete(ctx, ds, act.delete); err != nil {
+		errs = append(errs, err)
+	}
+	created, err := r.create(ctx, ds, act.create)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	st, next := w.with(created).status()
+	if _, err := r.dsCommands.Execute(ctx, ds.Key(), domain.RecordDaemonSetStatus{Status: st}); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		// A DaemonSet deleted since it was read has no status to record:
+		// its deletion brings the key back, to collect its pods.
+		errs = append(errs, fmt.Errorf("record status of daemonset %s: %w", ds, err))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return reconcilers.Result{}, err
+	}
+	return reconcilers.Result{RequeueAfter: r.requeue(w.now, next, short, act.retry)}, nil
+}
+
+// requeue is how soon the DaemonSet needs another look that no event
+// will bring: when its next ready pod becomes available, when a node
+// short of room may have some, when a failed pod held back may go; zero
+// for none.
+func (r *Reconciler) requeue(now, available time.Time, short int, failed time.Duration) time.Duration {
+	var after time.Duration
+	keep := func(d time.Duration) {
+		if d > 0 && (after == 0 || d < after) {
+			after = d
+		}
+	}
+	if !available.IsZero() {
+		keep(max(available.Sub(now), time.Millisecond))
+	}
+	if short > 0 {
+		keep(r.cfg.RoomRetry)
+	}
+	keep(failed)
+	return after
+}
+
+// filter returns the pods keep keeps.
+func filter(pods []domain.Pod, keep func(domain.Pod) bool) []domain.Pod {
+	var out []domain.Pod
+	for _, p := range pods {
+		if keep(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// keyed is cmd decided on pod p as the reconciler saw it: on another pod
+// of the same name since, or none, it does nothing.
+func keyed(p domain.Pod, cmd domain.PodCommand) domain.Keyed[domain.PodCommand] {
+	return domain.Keyed[domain.PodCommand]{
+		Key:     domain.Key{Namespace: p.Namespace, Name: p.Name},
+		Command: domain.IfSamePod{UID: p.UID, Command: cmd},
+	}
+}
+
+// podNames names pods in a log field.
+func podNames(pods []domain.Pod) []string {
+	out := make([]string, len(pods))
+	for i, p := range pods {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// logPods logs what was done to some pods of a DaemonSet, if any; a
+// fleet's worth is counted rather than named.
+func (r *Reconciler) logPods(msg, ds string, pods []domain.Pod) {
+	switch {
+	case len(pods) == 0:
+	case len(pods) > 20:
+		r.log.Info(msg, zap.String("daemonset", ds), zap.Int("pods", len(pods)))
+	default:
+		r.log.Info(msg, zap.String("daemonset", ds), zap.Strings("pods", podNames(pods)))
+	}
+}

@@ -1,0 +1,97 @@
+package daemonset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"herd/domain"
+	"herd/reconcilers"
+)
+
+// maxBatch is the most pods one unit of work creates or deletes: a
+// fleet's DaemonSet is written in commits of this size, as the
+// scheduler binds its pods.
+const maxBatch = 500
+
+// create creates one pod of ds on each of nodes, at most
+// cfg.BurstReplicas, in batches that start at one and double while they
+// succeed, up to maxBatch, as Kubernetes' slowStartBatch does: a
+// template every creation refuses fails once, not once per node. It
+// returns the pods created.
+func (r *Reconciler) create(ctx context.Context, ds domain.DaemonSet, nodes []string) ([]domain.Pod, error) {
+	nodes = nodes[:min(len(nodes), r.cfg.BurstReplicas)]
+	var created []domain.Pod
+	for size := 1; len(created) < len(nodes); size = min(2*size, maxBatch) {
+		batch := make([]domain.Keyed[domain.PodCommand], min(size, len(nodes)-len(created)))
+		for i := range batch {
+			c := ds.NewPod(nodes[len(created)+i], r.ids.podName(ds.Name), r.ids.UID())
+			batch[i] = domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: c.Namespace, Name: c.Name}, Command: c}
+		}
+		states, _, err := r.podCommands.ExecuteBatch(ctx, batch)
+		if err != nil {
+			r.logPods("created pods", ds.String(), created)
+			err = fmt.Errorf("create pods of daemonset %s: %w", ds, err)
+			if errors.Is(err, domain.ErrInvalid) {
+				// The template makes pods the domain refuses; only a
+				// change of the DaemonSet, which brings the key back,
+				// can help.
+				return created, reconcilers.Terminal(err)
+			}
+			// A name taken already among them: the next reconcile draws
+			// new ones.
+			return created, err
+		}
+		created = append(created, states...)
+	}
+	r.logPods("created pods", ds.String(), created)
+	return created, nil
+}
+
+// delete deletes pods of ds, at most cfg.BurstReplicas, in units of work
+// of maxBatch, each with its own grace period.
+func (r *Reconciler) delete(ctx context.Context, ds domain.DaemonSet, pods []domain.Pod) error {
+	pods = pods[:min(len(pods), r.cfg.BurstReplicas)]
+	for start := 0; start < len(pods); start += maxBatch {
+		chunk := pods[start:min(start+maxBatch, len(pods))]
+		cmds := make([]domain.Keyed[domain.PodCommand], len(chunk))
+		for i, p := range chunk {
+			cmds[i] = keyed(p, domain.DeletePod{})
+		}
+		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
+			return fmt.Errorf("delete pods of daemonset %s: %w", ds, err)
+		}
+	}
+	r.logPods("deleted pods", ds.String(), pods)
+	return nil
+}
+
+// collect is the garbage collector of the pods whose controller, a
+// DaemonSet called ds, is gone, as Kubernetes' background cascading
+// deletion: a pod with no other owner is deleted, finished or not, with
+// its own grace period; a pod with other owners only loses its dangling
+// reference.
+func (r *Reconciler) collect(ctx context.Context, ds string, abandoned []domain.Pod) error {
+	if len(abandoned) == 0 {
+		return nil
+	}
+	for start := 0; start < len(abandoned); start += maxBatch {
+		chunk := abandoned[start:min(start+maxBatch, len(abandoned))]
+		cmds := make([]domain.Keyed[domain.PodCommand], len(chunk))
+		for i, p := range chunk {
+			ctrl, _ := p.Controller()
+			if len(p.Owners) > 1 {
+				cmds[i] = keyed(p, domain.ReleasePod{UID: ctrl.UID})
+			} else {
+				cmds[i] = keyed(p, domain.DeletePod{})
+			}
+		}
+		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
+			return fmt.Errorf("collect pods of daemonset %s, which is gone: %w", ds, err)
+		}
+	}
+	r.log.Info("collected pods of a daemonset that is gone", zap.String("daemonset", ds), zap.Int("pods", len(abandoned)))
+	return nil
+}
