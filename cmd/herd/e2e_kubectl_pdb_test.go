@@ -17,11 +17,11 @@ import (
 	"herd/domain"
 )
 
-// pdbManifest is a ReplicaSet of three web pods that only the nodes
+// pdbManifest is a Deployment of three web pods that only the nodes
 // labelled pool=web take, and a budget that lets at most one of them be
 // unavailable.
 const pdbManifest = `apiVersion: apps/v1
-kind: ReplicaSet
+kind: Deployment
 metadata:
   name: web
 spec:
@@ -48,7 +48,8 @@ spec:
 `
 
 // TestKubectlDrainRespectsBudget: kubectl drain of a node holding two
-// pods of a ReplicaSet whose budget allows one unavailable succeeds, and
+// pods of a Deployment whose budget allows one unavailable, and a pod of
+// the demo's DaemonSet, succeeds with --ignore-daemonsets, and
 // the log shows that no moment had more than one of the three pods not
 // Ready or gone: the second eviction was refused (429) and retried by
 // kubectl until the first pod's replacement was Running and Ready.
@@ -142,6 +143,11 @@ func TestKubectlDrainRespectsBudget(t *testing.T) {
 		return nil
 	})
 	checkBudgetKept(t, srv.URL, "default", "web", 3, 1)
+	// The demo's DaemonSet pod stays on the drained node, as
+	// --ignore-daemonsets leaves it.
+	if out := kc.must(t, "get", "pods", "-n", "demo", "-l", "app=log-shipper", "--field-selector", "spec.nodeName="+node, "-o", "name"); strings.TrimSpace(out) == "" {
+		t.Errorf("the DaemonSet's pod left the drained node %s", node)
+	}
 }
 
 // otherThan is the one of two nodes that is not node.
