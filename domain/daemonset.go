@@ -28,8 +28,13 @@ type DaemonSet struct {
 	// pod-template-generation label.
 	TemplateGeneration int64     `json:"templateGeneration"`
 	CreatedAt          time.Time `json:"createdAt"`
-	// Deleted marks a DaemonSet removed; the row stays as a tombstone.
+	// DeletionRequestedAt is when a deletion in the foreground was asked
+	// for: the DaemonSet stays until its pods are gone.
+	DeletionRequestedAt *time.Time `json:"deletionRequestedAt,omitempty"`
+	// Deleted marks a DaemonSet removed; the row stays as a tombstone,
+	// with the UID it had and whether its pods were to be orphaned.
 	Deleted bool `json:"deleted,omitempty"`
+	Orphan  bool `json:"orphan,omitempty"`
 	// Version is the number of events in the stream; ResourceVersion the
 	// log position of the last, set by the projection.
 	Version         int64 `json:"version"`
@@ -163,8 +168,16 @@ type DaemonSetStatusRecorded struct {
 	At     time.Time       `json:"at"`
 }
 
-// DaemonSetDeleted records a DaemonSet's deletion.
+// DaemonSetDeleted records a DaemonSet's deletion; Orphan says its pods
+// stay, their reference to it taken off.
 type DaemonSetDeleted struct {
+	Orphan bool      `json:"orphan,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// DaemonSetDeletionRequested records a deletion in the foreground: the
+// DaemonSet stays, being deleted, until its pods are gone.
+type DaemonSetDeletionRequested struct {
 	At time.Time `json:"at"`
 }
 
@@ -180,6 +193,9 @@ func (DaemonSetStatusRecorded) EventType() string { return "DaemonSetStatusRecor
 // EventType implements Event.
 func (DaemonSetDeleted) EventType() string { return "DaemonSetDeleted" }
 
+// EventType implements Event.
+func (DaemonSetDeletionRequested) EventType() string { return "DaemonSetDeletionRequested" }
+
 // DaemonSetAggregate is the DaemonSet in the log: streams
 // "daemonset/NAMESPACE/NAME".
 var DaemonSetAggregate = defineNamespacedAggregate("daemonset",
@@ -187,6 +203,7 @@ var DaemonSetAggregate = defineNamespacedAggregate("daemonset",
 	eventOf[DaemonSetChanged](1),
 	eventOf[DaemonSetStatusRecorded](1),
 	eventOf[DaemonSetDeleted](1),
+	eventOf[DaemonSetDeletionRequested](1),
 )
 
 // EvolveDaemonSet folds one event into the DaemonSet; it never mutates
@@ -206,8 +223,10 @@ func EvolveDaemonSet(ds DaemonSet, e Event) DaemonSet {
 		ds.Spec, ds.Generation, ds.TemplateGeneration = e.Spec.clone(), e.Generation, e.TemplateGeneration
 	case DaemonSetStatusRecorded:
 		ds.Status = e.Status
+	case DaemonSetDeletionRequested:
+		ds.DeletionRequestedAt = timePtr(e.At)
 	case DaemonSetDeleted:
-		return DaemonSet{Namespace: ds.Namespace, Name: ds.Name, Deleted: true, Version: ds.Version, ResourceVersion: ds.ResourceVersion}
+		return DaemonSet{Namespace: ds.Namespace, Name: ds.Name, UID: ds.UID, Deleted: true, Orphan: e.Orphan, Version: ds.Version, ResourceVersion: ds.ResourceVersion}
 	}
 	return ds
 }

@@ -126,10 +126,11 @@ func (c RecordDaemonSetStatus) decideDaemonSet(ds DaemonSet, now time.Time) ([]E
 }
 
 // DeleteDaemonSet deletes a DaemonSet, conditional on ResourceVersion
-// when it is not 0. Its pods are deleted by the garbage collector of
-// owner references, not by this command.
+// when it is not 0, its pods following as Propagation says, as
+// DeleteReplicaSet's do.
 type DeleteDaemonSet struct {
 	ResourceVersion int64
+	Propagation     Propagation
 }
 
 func (c DeleteDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
@@ -138,6 +139,25 @@ func (c DeleteDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, 
 	}
 	if err := staleDaemonSet(ds, c.ResourceVersion); err != nil {
 		return nil, err
+	}
+	switch decideDeletion(c.Propagation, ds.DeletionRequestedAt != nil) {
+	case deletionRequested:
+		return []Event{DaemonSetDeletionRequested{At: now}}, nil
+	case deletionNow:
+		return []Event{DaemonSetDeleted{At: now}}, nil
+	case deletionOrphaning:
+		return []Event{DaemonSetDeleted{Orphan: true, At: now}}, nil
+	}
+	return nil, nil
+}
+
+// FinishDaemonSetDeletion deletes a DaemonSet being deleted in the
+// foreground, once its pods are gone; of any other it does nothing.
+type FinishDaemonSetDeletion struct{}
+
+func (FinishDaemonSetDeletion) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
+	if !ds.Exists() || ds.DeletionRequestedAt == nil {
+		return nil, nil
 	}
 	return []Event{DaemonSetDeleted{At: now}}, nil
 }

@@ -26,7 +26,8 @@ func sampleDaemonSetEvents() []Event {
 		DaemonSetCreated{Namespace: "default", Name: "logs", UID: "ds-uid", Labels: map[string]string{"app": "logs"}, Spec: spec, At: at(1)},
 		DaemonSetChanged{Labels: map[string]string{"app": "logs"}, Spec: spec, Generation: 2, TemplateGeneration: 2, At: at(2)},
 		DaemonSetStatusRecorded{Status: DaemonSetStatus{DesiredNumberScheduled: 3, CurrentNumberScheduled: 3, NumberReady: 2, ObservedGeneration: 2}, At: at(3)},
-		DaemonSetDeleted{At: at(4)},
+		DaemonSetDeletionRequested{At: at(4)},
+		DaemonSetDeleted{Orphan: true, At: at(4)},
 	}
 }
 
@@ -99,6 +100,9 @@ func TestDecideDaemonSet(t *testing.T) {
 		{"the same status", ds, RecordDaemonSetStatus{}, nil, nil},
 		{"status at a stale resourceVersion", ds, Precondition[DaemonSetCommand]{ResourceVersion: "6", Command: RecordDaemonSetStatus{Status: DaemonSetStatus{NumberReady: 1}}}, nil, ErrConflict},
 		{"delete", ds, DeleteDaemonSet{}, []Event{DaemonSetDeleted{At: at(2)}}, nil},
+		{"delete in the foreground", ds, DeleteDaemonSet{Propagation: PropagateForeground}, []Event{DaemonSetDeletionRequested{At: at(2)}}, nil},
+		{"delete orphaning", ds, DeleteDaemonSet{Propagation: PropagateOrphan}, []Event{DaemonSetDeleted{Orphan: true, At: at(2)}}, nil},
+		{"finish no deletion", ds, FinishDaemonSetDeletion{}, nil, nil},
 		{"delete of nothing", DaemonSet{Name: "gone"}, DeleteDaemonSet{}, nil, ErrNotFound},
 	}
 	for _, tt := range tests {

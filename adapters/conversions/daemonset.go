@@ -39,7 +39,7 @@ func DaemonSetToAPI(ds domain.DaemonSet) appsv1.DaemonSet {
 		strategy.RollingUpdate = &appsv1.RollingUpdateDaemonSet{MaxUnavailable: intOrPercentToAPI(&ru.MaxUnavailable), MaxSurge: intOrPercentToAPI(&ru.MaxSurge)}
 	}
 	st := ds.Status
-	return appsv1.DaemonSet{
+	out := appsv1.DaemonSet{
 		TypeMeta: metav1.TypeMeta{Kind: "DaemonSet", APIVersion: appsv1.SchemeGroupVersion.String()},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:              ds.Name,
@@ -70,6 +70,8 @@ func DaemonSetToAPI(ds domain.DaemonSet) appsv1.DaemonSet {
 			NumberUnavailable:      st.NumberUnavailable,
 		},
 	}
+	foregroundDeletion(&out.ObjectMeta, ds.DeletionRequestedAt)
+	return out
 }
 
 // DaemonSetFromAPI reads what a client sets on a DaemonSet — its labels,
@@ -87,18 +89,10 @@ func DaemonSetFromAPI(in appsv1.DaemonSet) (domain.CreateDaemonSet, error) {
 	if err := invalidFrom("DaemonSet", in.Name, errs); err != nil {
 		return domain.CreateDaemonSet{}, err
 	}
-	tmpl := in.Spec.Template
-	zone, err := zoneFromAnnotations(tmpl.Annotations)
+	tmpl, err := podTemplateFromAPI("DaemonSet", in.Name, in.Spec.Template)
 	if err != nil {
-		return domain.CreateDaemonSet{}, &domain.InvalidError{Kind: "DaemonSet", Name: in.Name,
-			Fields: []domain.FieldError{{Field: "spec.template.metadata.annotations", Reason: err.Error()}}}
+		return domain.CreateDaemonSet{}, err
 	}
-	grace := domain.DefaultTerminationGracePeriodSeconds
-	if g := tmpl.Spec.TerminationGracePeriodSeconds; g != nil {
-		grace = *g
-	}
-	podSpec := PodSpecFromAPI(tmpl.Spec)
-	podSpec.TerminationGracePeriodSeconds, podSpec.Zone = grace, zone
 	limit := defaultRevisionHistoryLimit
 	if in.Spec.RevisionHistoryLimit != nil {
 		limit = *in.Spec.RevisionHistoryLimit
@@ -117,11 +111,8 @@ func DaemonSetFromAPI(in appsv1.DaemonSet) (domain.CreateDaemonSet, error) {
 		Namespace: in.Namespace, Name: in.Name,
 		Labels: in.Labels, Annotations: annotations, Owners: OwnersFromAPI(in.OwnerReferences),
 		Spec: domain.DaemonSetSpec{
-			Selector: SelectorFromAPI(in.Spec.Selector),
-			Template: domain.PodTemplate{
-				Labels: tmpl.Labels, Annotations: WithoutHerdKeys(tmpl.Annotations),
-				Spec: podSpec, TerminationGracePeriodSeconds: &grace,
-			},
+			Selector:             SelectorFromAPI(in.Spec.Selector),
+			Template:             tmpl,
 			UpdateStrategy:       strategy,
 			MinReadySeconds:      in.Spec.MinReadySeconds,
 			RevisionHistoryLimit: limit,

@@ -53,7 +53,7 @@ func (s *Server) daemonSetKind() *kind {
 			return ifVersion[domain.DaemonSetCommand](rv, domain.RecordDaemonSetStatus{Status: conversions.DaemonSetStatusFromAPI(in.Status)}), nil
 		},
 		delete: func(d deletion) domain.DaemonSetCommand {
-			return domain.DeleteDaemonSet{ResourceVersion: d.resourceVersion}
+			return domain.DeleteDaemonSet{ResourceVersion: d.resourceVersion, Propagation: d.propagation}
 		},
 		rows: daemonSetRows,
 	}

@@ -109,7 +109,8 @@ func TestKubectlDeployments(t *testing.T) {
 
 // TestKubectlCascadingDeletion: kubectl delete --cascade=orphan leaves a
 // Deployment's ReplicaSet and pods, or a Job's pods, running without it, and
-// --cascade=foreground returns only once the dependents are gone, as
+// --cascade=foreground (of a Deployment, a ReplicaSet, a DaemonSet)
+// returns only once the dependents are gone, as
 // against Kubernetes' garbage collector.
 func TestKubectlCascadingDeletion(t *testing.T) {
 	t.Parallel()
@@ -171,5 +172,17 @@ func TestKubectlCascadingDeletion(t *testing.T) {
 	kc.must(t, "delete", "deployment", "fg", "--cascade=foreground", "--timeout=60s")
 	if rs, pods := names("rs", "app=fg"), names("pods", "app=fg"); len(rs)+len(pods) != 0 {
 		t.Errorf("replicasets %v and pods %v outlived a deployment deleted in the foreground", rs, pods)
+	}
+
+	// A DaemonSet's pods likewise (the demo's log-shipper, on both nodes).
+	eventually(t, 60*time.Second, func() error {
+		if pods := strings.Fields(kc.must(t, "get", "pods", "-n", "demo", "-l", "app=log-shipper", "-o", "name")); len(pods) != 2 {
+			return fmt.Errorf("the demo DaemonSet's pods: %v, want one on each of 2 nodes", pods)
+		}
+		return nil
+	})
+	kc.must(t, "delete", "ds", "log-shipper", "-n", "demo", "--cascade=foreground", "--timeout=60s")
+	if pods := strings.Fields(kc.must(t, "get", "pods", "-n", "demo", "-l", "app=log-shipper", "-o", "name")); len(pods) != 0 {
+		t.Errorf("pods %v outlived a daemonset deleted in the foreground", pods)
 	}
 }

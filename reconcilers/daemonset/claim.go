@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"herd/domain"
+	"herd/reconcilers"
 )
 
 // claims are the pods of a DaemonSet's namespace sorted by what the
@@ -77,10 +78,10 @@ func (r *Reconciler) adopt(ctx context.Context, ds domain.DaemonSet, orphans, st
 	}
 	cmds := make([]domain.Keyed[domain.PodCommand], 0, len(orphans)+len(strays))
 	for _, p := range orphans {
-		cmds = append(cmds, lenient(keyed(p, domain.AdoptPod{Owner: ds.OwnerReference()})))
+		cmds = append(cmds, lenient(reconcilers.KeyedPod(p, domain.AdoptPod{Owner: ds.OwnerReference()})))
 	}
 	for _, p := range strays {
-		cmds = append(cmds, lenient(keyed(p, domain.ReleasePod{UID: ds.UID})))
+		cmds = append(cmds, lenient(reconcilers.KeyedPod(p, domain.ReleasePod{UID: ds.UID})))
 	}
 	states, _, err := r.podCommands.ExecuteBatch(ctx, cmds)
 	if err != nil {

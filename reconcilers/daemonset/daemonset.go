@@ -25,7 +25,7 @@ type Reconciler struct {
 	ids         Identities
 	// owners maps a pod's events to its DaemonSet; known maps a node's
 	// to every DaemonSet.
-	owners *ownerIndex
+	owners *reconcilers.OwnerIndex
 	known  *registry
 	// failed spaces the deletions of a node's failed pods; pace the
 	// reconciles that only pods turning ready call for.
@@ -49,7 +49,7 @@ func New(cfg Config, daemonSets Reader, nodes NodeLister, pods PodLister, podCom
 	}
 	return &Reconciler{
 		cfg: cfg, daemonSets: daemonSets, nodes: nodes, pods: pods, podCommands: podCommands, dsCommands: dsCommands,
-		ids: RandomIdentities(), owners: newOwnerIndex(), known: newRegistry(), failed: newFailedBackoff(), pace: newPace(),
+		ids: RandomIdentities(), owners: reconcilers.NewOwnerIndex(domain.KindDaemonSet), known: newRegistry(), failed: newFailedBackoff(), pace: newPace(),
 		clock: clk, log: log.Named("daemonset"),
 	}, nil
 }
@@ -65,7 +65,8 @@ func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 
 // daemonSetEvents are the DaemonSet's changes that call for a reconcile;
 // the status it records itself does not.
-var daemonSetEvents = reconcilers.EventTypesOf(domain.DaemonSetCreated{}, domain.DaemonSetChanged{}, domain.DaemonSetDeleted{})
+var daemonSetEvents = reconcilers.EventTypesOf(domain.DaemonSetCreated{}, domain.DaemonSetChanged{}, domain.DaemonSetDeleted{},
+	domain.DaemonSetDeletionRequested{})
 
 // podEvents are what happens to a pod that may change what its
 // DaemonSet counts or does: its creation and owners, its labels (the
@@ -128,65 +129,17 @@ func (r *Reconciler) keysFor(rec events.Record) []reconcilers.Key {
 		}
 		return []reconcilers.Key{k}
 	case podEvents.Match(rec):
-		k, ok := reconcilers.KeyOf(rec)
-		if !ok || k.Aggregate != domain.PodAggregate {
-			return nil
-		}
-		return r.podKeys(rec, domain.Key{Namespace: k.Namespace, Name: k.Name})
+		return r.owners.PodKeys(rec, domain.DaemonSetAggregate, r.unreadable)
 	case nodeEvents.Match(rec):
 		return r.known.keys()
 	}
 	return nil
 }
 
-// podKeys are the keys of the DaemonSets an event of pod concerns,
-// keeping the owner index as the event leaves the pod.
-func (r *Reconciler) podKeys(rec events.Record, pod domain.Key) []reconcilers.Key {
-	var owners []domain.OwnerReference
-	switch {
-	case reconcilers.Is[domain.PodCreated](rec):
-		ev, err := reconcilers.Decode[domain.PodCreated](rec)
-		if err != nil {
-			r.unreadable(rec, err)
-			return nil
-		}
-		owners = ev.Owners
-	case reconcilers.Is[domain.PodOwnersChanged](rec):
-		ev, err := reconcilers.Decode[domain.PodOwnersChanged](rec)
-		if err != nil {
-			r.unreadable(rec, err)
-			return nil
-		}
-		owners = ev.Owners
-	case reconcilers.Is[domain.PodFinalized](rec):
-		return keysOf(pod.Namespace, r.owners.set(pod, ""))
-	default:
-		return keysOf(pod.Namespace, r.owners.get(pod))
-	}
-	now := controllerName(owners)
-	was := r.owners.set(pod, now)
-	if was == now {
-		return keysOf(pod.Namespace, now)
-	}
-	return keysOf(pod.Namespace, was, now)
-}
-
 // unreadable logs a record KeysFor cannot decode; only a log written by a
 // newer herd could hold one, and the resync still finds the DaemonSet.
 func (r *Reconciler) unreadable(rec events.Record, err error) {
 	r.log.Error("unreadable pod event", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
-}
-
-// keysOf are the keys of the named DaemonSets of namespace, the empty
-// names left out.
-func keysOf(namespace string, names ...string) []reconcilers.Key {
-	var keys []reconcilers.Key
-	for _, n := range names {
-		if n != "" {
-			keys = append(keys, dsKey(namespace, n))
-		}
-	}
-	return keys
 }
 
 // dsKey is the key of the DaemonSet namespace/name.

@@ -34,12 +34,12 @@ func newFakeDaemonSets(now func() time.Time, sets ...domain.DaemonSet) *fakeDaem
 	return f
 }
 
-func (f *fakeDaemonSets) Get(_ context.Context, namespace, name string) (domain.DaemonSet, error) {
+func (f *fakeDaemonSets) Last(_ context.Context, namespace, name string) (domain.DaemonSet, error) {
 	ds, ok := f.sets[domain.Key{Namespace: namespace, Name: name}]
-	if !ok || !ds.Exists() {
+	if !ok {
 		return domain.DaemonSet{}, domain.ErrNotFound
 	}
-	return ds, nil
+	return ds, nil // a tombstone too, as the view's Last
 }
 
 func (f *fakeDaemonSets) List(_ context.Context, namespace string) ([]domain.DaemonSet, int64, error) {
@@ -114,7 +114,8 @@ func (f *fakePods) List(_ context.Context, filter projections.PodFilter) ([]doma
 	for _, k := range slices.SortedFunc(maps.Keys(f.pods), compareKeys) {
 		p := f.pods[k]
 		if p.Exists() && (filter.Namespace == "" || p.Namespace == filter.Namespace) && (filter.Source == nil || p.Source == *filter.Source) &&
-			(filter.NodeName == "" || p.Spec.NodeName == filter.NodeName) {
+			(filter.NodeName == "" || p.Spec.NodeName == filter.NodeName) &&
+			(filter.Controllers == nil || slices.Contains(filter.Controllers, projections.ControllerOf(p.Owners))) {
 			out = append(out, p)
 		}
 	}

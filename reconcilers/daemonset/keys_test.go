@@ -103,7 +103,7 @@ func TestANodeJoiningReadsLittle(t *testing.T) {
 	g.nodes.nodes["g"] = node("g")
 	g.reconcile(t, logsKey)
 	herd := domain.SourceHerd
-	want := []projections.PodFilter{{Namespace: "default", Source: &herd}, {NodeName: "g", Source: &herd}}
+	want := []projections.PodFilter{{Namespace: "default", Source: &herd, Controllers: []string{"DaemonSet/logs", ""}}, {NodeName: "g", Source: &herd}}
 	if diff := cmp.Diff(want, g.pods.asked); diff != "" || g.nodes.lists != 1 {
 		t.Errorf("reads: pods (-want +got):\n%s, node lists %d", diff, g.nodes.lists)
 	}

@@ -10,8 +10,10 @@ import (
 // Reader is what the reconciler reads of the DaemonSets: one per key,
 // and every one on resync.
 type Reader interface {
-	// Get returns the DaemonSet, or domain.ErrNotFound.
-	Get(ctx context.Context, namespace, name string) (domain.DaemonSet, error)
+	// Last returns the DaemonSet or, deleted, its tombstone (which does
+	// not Exist, and says whether its pods are orphaned), or
+	// domain.ErrNotFound.
+	Last(ctx context.Context, namespace, name string) (domain.DaemonSet, error)
 	// List returns the DaemonSets of namespace, or of every namespace
 	// when it is empty, and the log position they are read at.
 	List(ctx context.Context, namespace string) ([]domain.DaemonSet, int64, error)

@@ -29,24 +29,34 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	}
 	defer func() { r.pace.end(key, start, r.clock.Now()) }()
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:daemonset", Source: "reconciler/daemonset"})
-	ds, err := r.daemonSets.Get(ctx, key.Namespace, key.Name)
+	ds, err := r.daemonSets.Last(ctx, key.Namespace, key.Name)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get daemonset %s: %w", key, err)
 	}
 	herd := domain.SourceHerd
 	// Only herd's own pods: those a kubelet runs are its to manage, and
-	// herd cannot delete them.
-	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: key.Namespace, Source: &herd})
+	// herd cannot delete them; and of them only those of a DaemonSet of
+	// its name, and the orphans it may adopt, through the pod view's
+	// controller index.
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: key.Namespace, Source: &herd,
+		Controllers: []string{domain.KindDaemonSet + "/" + key.Name, ""}})
 	if err != nil {
 		return reconcilers.Result{}, fmt.Errorf("list pods of namespace %s: %w", key.Namespace, err)
 	}
-	r.owners.observe(pods)
+	r.owners.ObservePods(pods)
 	if !ds.Exists() {
 		r.known.forget(key)
 		r.pace.forget(key)
-		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")))
+		orphan := ""
+		if ds.Orphan {
+			orphan = ds.UID
+		}
+		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")), orphan)
 	}
 	r.known.add(key)
+	if ds.DeletionRequestedAt != nil {
+		return reconcilers.Result{}, r.deleteForeground(ctx, ds, pods)
+	}
 	return r.sync(ctx, ds, pods)
 }
 
@@ -63,7 +73,7 @@ func (r *Reconciler) sync(ctx context.Context, ds domain.DaemonSet, pods []domai
 	}
 	c := claim(ds, pods)
 	var errs []error
-	if err := r.collect(ctx, ds.String(), c.abandoned); err != nil {
+	if err := r.collect(ctx, ds.String(), c.abandoned, ""); err != nil {
 		errs = append(errs, err)
 	}
 	adopted, err := r.adopt(ctx, ds, c.orphans, c.strays)
@@ -144,15 +154,6 @@ func filter(pods []domain.Pod, keep func(domain.Pod) bool) []domain.Pod {
 		}
 	}
 	return out
-}
-
-// keyed is cmd decided on pod p as the reconciler saw it: on another pod
-// of the same name since, or none, it does nothing.
-func keyed(p domain.Pod, cmd domain.PodCommand) domain.Keyed[domain.PodCommand] {
-	return domain.Keyed[domain.PodCommand]{
-		Key:     domain.Key{Namespace: p.Namespace, Name: p.Name},
-		Command: domain.IfSamePod{UID: p.UID, Command: cmd},
-	}
 }
 
 // podNames names pods in a log field.

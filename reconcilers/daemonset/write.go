@@ -58,7 +58,7 @@ func (r *Reconciler) delete(ctx context.Context, ds domain.DaemonSet, pods []dom
 		chunk := pods[start:min(start+maxBatch, len(pods))]
 		cmds := make([]domain.Keyed[domain.PodCommand], len(chunk))
 		for i, p := range chunk {
-			cmds[i] = keyed(p, domain.DeletePod{})
+			cmds[i] = reconcilers.KeyedPod(p, domain.DeletePod{})
 		}
 		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
 			return fmt.Errorf("delete pods of daemonset %s: %w", ds, err)
@@ -69,29 +69,37 @@ func (r *Reconciler) delete(ctx context.Context, ds domain.DaemonSet, pods []dom
 }
 
 // collect is the garbage collector of the pods whose controller, a
-// DaemonSet called ds, is gone, as Kubernetes' background cascading
-// deletion: a pod with no other owner is deleted, finished or not, with
-// its own grace period; a pod with other owners only loses its dangling
-// reference.
-func (r *Reconciler) collect(ctx context.Context, ds string, abandoned []domain.Pod) error {
+// DaemonSet called ds, is gone (reconcilers.CollectCommands), in batches;
+// those of the one of UID orphan only lose their reference to it.
+func (r *Reconciler) collect(ctx context.Context, ds string, abandoned []domain.Pod, orphan string) error {
 	if len(abandoned) == 0 {
 		return nil
 	}
 	for start := 0; start < len(abandoned); start += maxBatch {
 		chunk := abandoned[start:min(start+maxBatch, len(abandoned))]
-		cmds := make([]domain.Keyed[domain.PodCommand], len(chunk))
-		for i, p := range chunk {
-			ctrl, _ := p.Controller()
-			if len(p.Owners) > 1 {
-				cmds[i] = keyed(p, domain.ReleasePod{UID: ctrl.UID})
-			} else {
-				cmds[i] = keyed(p, domain.DeletePod{})
-			}
-		}
-		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
+		if _, _, err := r.podCommands.ExecuteBatch(ctx, reconcilers.CollectCommands(chunk, orphan)); err != nil {
 			return fmt.Errorf("collect pods of daemonset %s, which is gone: %w", ds, err)
 		}
 	}
-	r.log.Info("collected pods of a daemonset that is gone", zap.String("daemonset", ds), zap.Int("pods", len(abandoned)))
+	r.log.Info("collected pods of a daemonset that is gone", zap.String("daemonset", ds), zap.Int("pods", len(abandoned)), zap.Bool("orphaned", orphan != ""))
+	return nil
+}
+
+// deleteForeground deletes the pods of ds, which is being deleted in the
+// foreground, and deletes ds once none is left.
+func (r *Reconciler) deleteForeground(ctx context.Context, ds domain.DaemonSet, pods []domain.Pod) error {
+	cmds, stopped, left := reconcilers.ForegroundCommands(pods, ds.UID)
+	for start := 0; start < len(cmds); start += maxBatch {
+		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds[start:min(start+maxBatch, len(cmds))]); err != nil {
+			return fmt.Errorf("delete pods of daemonset %s, deleted in the foreground: %w", ds, err)
+		}
+	}
+	r.logPods("deleted pods of a daemonset deleted in the foreground", ds.String(), stopped)
+	if left > 0 {
+		return nil // their finalization brings the key back
+	}
+	if _, err := r.dsCommands.Execute(ctx, ds.Key(), domain.FinishDaemonSetDeletion{}); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return fmt.Errorf("delete daemonset %s, its pods gone: %w", ds, err)
+	}
 	return nil
 }
