@@ -174,7 +174,7 @@ func updateStrategyFromAPI(in appsv1.DaemonSetUpdateStrategy) (domain.DaemonSetU
 	if in.RollingUpdate != nil {
 		unavailable, unavailableErrs := intOrPercentFromAPI(in.RollingUpdate.MaxUnavailable, path.Child("maxUnavailable"))
 		surge, surgeErrs := intOrPercentFromAPI(in.RollingUpdate.MaxSurge, path.Child("maxSurge"))
-		errs = append(unavailableErrs, surgeErrs...)
+		errs = append(append(errs, unavailableErrs...), surgeErrs...)
 		if unavailable != nil {
 			ru.MaxUnavailable = *unavailable
 		}

@@ -97,6 +97,10 @@ func TestDeploymentDefaultsAndRefusals(t *testing.T) {
 			body: strings.Replace(deployJSON, `"strategy":{}`, `"strategy":{},"surge":3`, 1)}, http.StatusBadRequest, "surge"},
 		{"no such Deployment to scale", req{method: "PATCH", path: deployPath + "/gone/scale", contentType: mergePatch, body: `{"spec":{"replicas":1}}`},
 			http.StatusNotFound, `deployments.apps "gone" not found`},
+		{"an unknown propagation policy", req{method: "DELETE", path: deployPath + "/web", contentType: "application/json",
+			body: `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Sideways"}`}, http.StatusUnprocessableEntity, `propagationPolicy: Unsupported value: "Sideways"`},
+		{"orphanDependents with a policy", req{method: "DELETE", path: deployPath + "/web", contentType: "application/json",
+			body: `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Orphan","orphanDependents":true}`}, http.StatusUnprocessableEntity, "orphanDependents"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			a := mustSend(t, nil, base, tt.code, tt.rq)

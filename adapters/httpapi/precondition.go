@@ -67,11 +67,13 @@ func deleteOptions(r *http.Request) (deletion, error) {
 	invalidOptions := func(field, value, reason string) error {
 		return &domain.InvalidError{Kind: "DeleteOptions.meta.k8s.io", Fields: []domain.FieldError{{Field: field, Value: value, Reason: reason}}}
 	}
-	if opts.OrphanDependents != nil {
+	// Deprecated, and still honoured by kube-apiserver, as by herd.
+	orphanDependents := opts.OrphanDependents //nolint:staticcheck // SA1019: older clients still send it
+	if orphanDependents != nil {
 		if policy != "" {
-			return d, invalidOptions("orphanDependents", strconv.FormatBool(*opts.OrphanDependents), "OrphanDependents and DeletionPropagation cannot be both set")
+			return d, invalidOptions("orphanDependents", strconv.FormatBool(*orphanDependents), "OrphanDependents and DeletionPropagation cannot be both set")
 		}
-		if *opts.OrphanDependents {
+		if *orphanDependents {
 			policy = string(domain.PropagateOrphan)
 		}
 	}
