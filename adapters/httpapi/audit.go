@@ -58,8 +58,9 @@ type AuditThinned struct {
 	// Before is the recorded time before which superseded plain
 	// heartbeats were deleted.
 	Before time.Time `json:"before"`
-	// ThroughPosition is the compaction point: a watch or list at an
-	// older resourceVersion gets 410 Expired.
+	// ThroughPosition is the compaction point: a watch at an older
+	// resourceVersion gets 410 Expired, and an exact list there (the
+	// past) shows each node's last heartbeat the log still holds.
 	ThroughPosition int64 `json:"throughPosition"`
 	// DeletedHeartbeats is how many heartbeats were deleted in all.
 	DeletedHeartbeats int64 `json:"deletedHeartbeats"`

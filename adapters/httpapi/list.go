@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -47,7 +48,9 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res *apiResou
 	case o.cont != nil:
 		req.At, req.After = o.cont.RV, o.cont.Start
 	case o.rvMatch == metav1.ResourceVersionMatchExact:
-		req.At = o.position
+		// Any position the log holds, however old: herd keeps its whole
+		// history, unlike etcd after a compaction.
+		req.At, req.Past = o.position, true
 	}
 	page, err := s.Watch.List(r.Context(), req)
 	if errors.Is(err, watch.ErrExpired) && o.cont != nil {
@@ -60,6 +63,9 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res *apiResou
 	if err != nil {
 		s.writeError(w, err, res.kind, "")
 		return
+	}
+	if page.Thinned > 0 {
+		w.Header().Add("Warning", thinnedWarning(page.ResourceVersion, page.Thinned))
 	}
 	lm := metav1.ListMeta{ResourceVersion: strconv.FormatInt(page.ResourceVersion, 10)}
 	if page.More {
@@ -137,4 +143,11 @@ func (s *Server) serveCollection(w http.ResponseWriter, r *http.Request, res *ap
 		return
 	}
 	s.serveList(w, r, res, o)
+}
+
+// thinnedWarning is the warning of a list of the past at position rv,
+// before the log's compaction point through: kubectl and client-go print
+// it (a Kubernetes Warning header, code 299).
+func thinnedWarning(rv, through int64) string {
+	return fmt.Sprintf(`299 herd "as of resourceVersion %d the retention policy has thinned heartbeats (through %d): each node shows the last heartbeat the log still holds"`, rv, through)
 }

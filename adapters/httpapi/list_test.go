@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"encoding/json"
+	"maps"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -146,5 +148,57 @@ func TestTablePagesCarryTheContinueToken(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"a", "b", "c"}, rows); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+}
+
+// TestAnExactListReachesBackAsFarAsTheLog: an exact list at any position
+// the log holds, however long ago (far beyond the watch history, which
+// still expires a watch from there), equals the fleet as it was listed at
+// that moment: for every position of a run of random changes to a
+// fleet, the list then and the exact list later agree, object for object.
+func TestAnExactListReachesBackAsFarAsTheLog(t *testing.T) {
+	a := newWatchAPI(t, watch.Config{History: time.Minute})
+	rng := rand.New(rand.NewPCG(27, 29)) //nolint:gosec // a test's reproducible choices
+	names := []string{"a", "b", "c", "d"}
+	then := map[int64]string{} // the list at each head, as it was read then
+	for range 40 {
+		n := names[rng.IntN(len(names))]
+		cur, err := a.w.GetNode(t.Context(), n)
+		switch {
+		case err != nil || !cur.Exists():
+			a.do(t, n, register(n, map[string]string{"round": strconv.Itoa(rng.IntN(100))}))
+		case rng.IntN(4) == 0:
+			a.do(t, n, domain.DeleteNode{})
+		case rng.IntN(2) == 0:
+			a.do(t, n, healthy())
+		default:
+			labels := maps.Clone(cur.Labels)
+			labels["round"] = strconv.Itoa(rng.IntN(100))
+			a.do(t, n, domain.SetNodeLabels{Labels: labels, Annotations: cur.Annotations})
+		}
+		a.clk.Step(time.Second)
+		code, body := a.get(t, "/api/v1/nodes", "")
+		if code != http.StatusOK {
+			t.Fatalf("%d %s", code, body)
+		}
+		then[a.head(t)] = string(body)
+	}
+	a.clk.Step(time.Hour) // every position is far older than the watch history now
+	for pos, want := range then {
+		code, body := a.get(t, "/api/v1/nodes?resourceVersionMatch=Exact&resourceVersion="+strconv.FormatInt(pos, 10), "")
+		if code != http.StatusOK {
+			t.Fatalf("exact list at %d: %d %s", pos, code, body)
+		}
+		if diff := cmp.Diff(want, string(body)); diff != "" {
+			t.Errorf("the fleet at %d, listed then and now (-then +now):\n%s", pos, diff)
+		}
+	}
+	// A watch from there is still expired, as kube-apiserver's would be.
+	for pos := range then {
+		code, body := a.get(t, "/api/v1/nodes?watch=true&timeoutSeconds=1&resourceVersion="+strconv.FormatInt(pos, 10), "")
+		if code != http.StatusOK || !strings.Contains(string(body), `"code":410`) {
+			t.Errorf("a watch from %d, an hour old: %d %s, want an ERROR event with 410", pos, code, body)
+		}
+		break
 	}
 }

@@ -168,8 +168,16 @@ func TestServeReplicasThinTheLogOnOne(t *testing.T) {
 	if n := metricValue(t, b.URL, "herd_log_compacted_events_total"); n == 0 {
 		t.Errorf("b says the retention deleted %g events", n)
 	}
-	mustCall(t, http.StatusGone, http.MethodGet,
-		b.URL+"/api/v1/nodes?resourceVersionMatch=Exact&resourceVersion="+strconv.FormatInt(old, 10), nil, nil)
+	// The fleet as it was there is still listed, with a warning that its
+	// heartbeats were thinned.
+	resp, err := get(t.Context(), apiClient, b.URL+"/api/v1/nodes?resourceVersionMatch=Exact&resourceVersion="+strconv.FormatInt(old, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Warning"), "thinned heartbeats") {
+		t.Errorf("an exact list before the compaction point: %s, Warning %q", resp.Status, resp.Header.Get("Warning"))
+	}
 	if err := leadsRetention(t, b, 0); err != nil {
 		t.Errorf("b after the deletions: %v", err)
 	}

@@ -19,7 +19,7 @@ import (
 )
 
 func newNodeCmd() *cobra.Command {
-	var server, output, selector string
+	var server, output, selector, at string
 	cmd := &cobra.Command{Use: "node", Short: "Inspect the fleet's nodes, cordon, taint and drain them"}
 	addServerFlag(cmd, &server)
 	list := &cobra.Command{
@@ -36,7 +36,7 @@ func newNodeCmd() *cobra.Command {
 			if selector != "" {
 				q.Set("labelSelector", selector)
 			}
-			if err := c.get(cmd.Context(), "/api/v1/nodes", q, &nl); err != nil {
+			if err := listAt(cmd, c, at, "/api/v1/nodes", q, &nl); err != nil {
 				return reportErr(cmd, err)
 			}
 			if done, err := printStructured(cmd.OutOrStdout(), output, nl); done {
@@ -47,6 +47,7 @@ func newNodeCmd() *cobra.Command {
 		},
 	}
 	list.Flags().StringVarP(&selector, "selector", "l", "", "label selector, as kubectl's -l")
+	addAtFlag(list, &at)
 	get := &cobra.Command{
 		Use:   "get NAME",
 		Short: "Show one node",
@@ -57,7 +58,16 @@ func newNodeCmd() *cobra.Command {
 				return reportErr(cmd, err)
 			}
 			var n corev1.Node
-			if err := c.get(cmd.Context(), "/api/v1/nodes/"+url.PathEscape(args[0]), nil, &n); err != nil {
+			if at != "" {
+				var nl corev1.NodeList
+				if err := listAt(cmd, c, at, "/api/v1/nodes", url.Values{"fieldSelector": {"metadata.name=" + args[0]}}, &nl); err != nil {
+					return reportErr(cmd, err)
+				}
+				if len(nl.Items) == 0 {
+					return reportErr(cmd, fmt.Errorf("node %q did not exist then (--at %s)", args[0], at))
+				}
+				n = nl.Items[0]
+			} else if err := c.get(cmd.Context(), "/api/v1/nodes/"+url.PathEscape(args[0]), nil, &n); err != nil {
 				return reportErr(cmd, err)
 			}
 			if done, err := printStructured(cmd.OutOrStdout(), output, n); done {
@@ -67,6 +77,7 @@ func newNodeCmd() *cobra.Command {
 			return nil
 		},
 	}
+	addAtFlag(get, &at)
 	events := &cobra.Command{
 		Use:   "events NAME",
 		Short: "Show a node's lifecycle: registered, ready, restarted, conditions, stopped",

@@ -16,7 +16,7 @@ import (
 )
 
 func newPodCmd() *cobra.Command {
-	var server, output, selector, fieldSel, namespace string
+	var server, output, selector, fieldSel, namespace, at string
 	var all bool
 	cmd := &cobra.Command{Use: "pod", Short: "List, inspect and delete pods"}
 	addServerFlag(cmd, &server)
@@ -40,7 +40,7 @@ func newPodCmd() *cobra.Command {
 				q.Set("fieldSelector", fieldSel)
 			}
 			var pl corev1.PodList
-			if err := c.get(cmd.Context(), path, q, &pl); err != nil {
+			if err := listAt(cmd, c, at, path, q, &pl); err != nil {
 				return reportErr(cmd, err)
 			}
 			if done, err := printStructured(cmd.OutOrStdout(), output, pl); done {
@@ -53,6 +53,7 @@ func newPodCmd() *cobra.Command {
 	list.Flags().BoolVarP(&all, "all-namespaces", "A", false, "list the pods of every namespace")
 	list.Flags().StringVarP(&selector, "selector", "l", "", "label selector, as kubectl's -l")
 	list.Flags().StringVar(&fieldSel, "field-selector", "", "field selector: spec.nodeName, status.phase, metadata.name")
+	addAtFlag(list, &at)
 	get := &cobra.Command{
 		Use: "get NAME", Short: "Show one pod", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -24,6 +24,13 @@ type ListRequest struct {
 	Limit int
 	// Match selects objects; nil selects every one.
 	Match func(*Object) bool
+	// Past lists the past: At may be any position, however long ago
+	// (an exact list, herd's --at), each object folded from the log; only
+	// a position before the log's compaction point is answered with
+	// Thinned set, since heartbeats were deleted after it. Without Past,
+	// a position older than the History kept is expired, as
+	// kube-apiserver's compaction expires it.
+	Past bool
 }
 
 // ListResult is one page of a listing.
@@ -36,19 +43,30 @@ type ListResult struct {
 	// More is true when objects follow the last item; a next page asks
 	// for them with After set to its key and At to ResourceVersion.
 	More bool
+	// Thinned, for a list of the past, is the log's compaction point when
+	// ResourceVersion is before it: the heartbeats between were thinned by
+	// the retention policy, so a node shows its last heartbeat the log
+	// still holds, not the one it had then. 0 otherwise.
+	Thinned int64
 }
 
 // List reads a page of a resource as it stood at one log position. Rows
 // the view changed since are folded from the log back to that position,
 // so a long listing stays consistent however busy the log is. A position
-// older than the history kept fails with an *ExpiredError, one past the
-// log's head with a *TooLargeError.
+// older than the history kept fails with an *ExpiredError, unless the
+// request lists the past; one past the log's head with a *TooLargeError.
 func (h *Hub) List(ctx context.Context, req ListRequest) (ListResult, error) {
 	k, err := h.kindIndex(req.Resource)
 	if err != nil {
 		return ListResult{}, err
 	}
-	if req.At > 0 {
+	var thinned int64
+	switch {
+	case req.At > 0 && req.Past:
+		if c := h.store.Compaction(); req.At < c.Through {
+			thinned = c.Through
+		}
+	case req.At > 0:
 		if err := h.checkRetained(ctx, req.At); err != nil {
 			return ListResult{}, err
 		}
@@ -59,7 +77,7 @@ func (h *Hub) List(ctx context.Context, req ListRequest) (ListResult, error) {
 	if req.Limit > 0 {
 		batch = max(req.Limit+1, min(h.cfg.BatchSize, 4*req.Limit))
 	}
-	res := ListResult{ResourceVersion: req.At}
+	res := ListResult{ResourceVersion: req.At, Thinned: thinned}
 	after, first := req.After, true
 	if req.Prefix != "" && !strings.HasPrefix(after, req.Prefix) {
 		after = req.Prefix

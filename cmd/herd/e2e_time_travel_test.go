@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// TestTheFleetAsItWas: herd serve with a one-second watch history (a
+// watch from before it is expired, as after etcd's compaction) still
+// lists the fleet as it was at any moment the log holds: herd node list,
+// node get and pod list --at a time, a duration ago or a
+// resourceVersion, and the machine's kubectl through an exact list.
+func TestTheFleetAsItWas(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, serveOptions{Args: []string{"--watch-history", "1s"}})
+	server := "--server=" + srv.URL
+	registerAgent(t, srv.URL, "tt-01")
+	registerAgent(t, srv.URL, "tt-02")
+	var nodes corev1.NodeList
+	mustCall(t, http.StatusOK, http.MethodGet, srv.URL+"/api/v1/nodes", nil, &nodes)
+	before, err := strconv.ParseInt(nodes.ResourceVersion, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond) // a time between the two states, by the wall clock herd records events with
+	when := time.Now().UTC().Format(time.RFC3339Nano)
+	time.Sleep(1100 * time.Millisecond)
+	mustHerd(t, "node", "cordon", "tt-01", server)
+	mustCall(t, http.StatusOK, http.MethodDelete, srv.URL+"/api/v1/nodes/tt-02", nil, nil)
+	time.Sleep(1100 * time.Millisecond) // older than the watch history now
+
+	// Now: tt-01 cordoned, tt-02 gone.
+	if out := mustHerd(t, "node", "list", server).Stdout; !strings.Contains(out, "SchedulingDisabled") || strings.Contains(out, "tt-02") {
+		t.Errorf("herd node list now:\n%s", out)
+	}
+	for _, at := range []string{when, strconv.FormatInt(before, 10)} {
+		out := mustHerd(t, "node", "list", server, "--at", at).Stdout
+		if strings.Contains(out, "SchedulingDisabled") || !strings.Contains(out, "tt-01") || !strings.Contains(out, "tt-02") {
+			t.Errorf("herd node list --at %s: want both nodes, neither cordoned:\n%s", at, out)
+		}
+	}
+	var n corev1.Node
+	if err := json.Unmarshal([]byte(mustHerd(t, "node", "get", "tt-02", server, "--at", when, "-o", "json").Stdout), &n); err != nil || n.Name != "tt-02" {
+		t.Errorf("herd node get tt-02 --at %s: %+v, %v", when, n, err)
+	}
+	if res := herd(t, nil, "node", "get", "tt-02", server, "--at", "1ms"); res.Code == 0 || !strings.Contains(res.Stderr, `node "tt-02" did not exist then`) {
+		t.Errorf("herd node get of a deleted node now: exit %d, %s", res.Code, res.Stderr)
+	}
+	if res := herd(t, nil, "node", "list", server, "--at", "last tuesday"); res.Code == 0 || !strings.Contains(res.Stderr, "want an RFC 3339 time") {
+		t.Errorf("herd node list --at nonsense: exit %d, %s", res.Code, res.Stderr)
+	}
+	if out := mustHerd(t, "pod", "list", "-A", server, "--at", when).Stdout; out == "" {
+		t.Error("herd pod list --at printed nothing")
+	}
+
+	if _, err := exec.LookPath("kubectl"); err == nil {
+		kc := newKubectl(t, srv.URL)
+		raw := kc.must(t, "get", "--raw", fmt.Sprintf("/api/v1/nodes?resourceVersion=%d&resourceVersionMatch=Exact", before))
+		var past corev1.NodeList
+		if err := json.Unmarshal([]byte(raw), &past); err != nil || len(past.Items) != 2 || past.Items[0].Spec.Unschedulable {
+			t.Errorf("kubectl get --raw of the past: %v\n%s", err, raw)
+		}
+	}
+}
