@@ -17,7 +17,8 @@ import (
 // watch from before it is expired, as after etcd's compaction) still
 // lists the fleet as it was at any moment the log holds: herd node list,
 // node get and pod list --at a time, a duration ago or a
-// resourceVersion, and the machine's kubectl through an exact list.
+// resourceVersion; herd fleet diff and node diff say what changed since;
+// and the machine's kubectl reads the past through an exact list.
 func TestTheFleetAsItWas(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, serveOptions{Args: []string{"--watch-history", "1s"}})
@@ -59,6 +60,20 @@ func TestTheFleetAsItWas(t *testing.T) {
 	}
 	if out := mustHerd(t, "pod", "list", "-A", server, "--at", when).Stdout; out == "" {
 		t.Error("herd pod list --at printed nothing")
+	}
+
+	// What changed since, and one node's manifest then and now.
+	diff := mustHerd(t, "fleet", "diff", server, "--from", when).Stdout
+	for _, want := range []string{"node tt-01 cordoned", "node tt-02 left (was Ready "} {
+		if !strings.Contains(diff, want) {
+			t.Errorf("herd fleet diff --from %s lacks %q:\n%s", when, want, diff)
+		}
+	}
+	if d := mustHerd(t, "node", "diff", "tt-01", server, "--from", when).Stdout; !strings.Contains(d, "+  unschedulable: true") || !strings.Contains(d, "--- tt-01 at "+when) {
+		t.Errorf("herd node diff tt-01 --from %s:\n%s", when, d)
+	}
+	if res := herd(t, nil, "fleet", "diff", server); res.Code == 0 || !strings.Contains(res.Stderr, `"from" not set`) {
+		t.Errorf("herd fleet diff without --from: exit %d, %s", res.Code, res.Stderr)
 	}
 
 	if _, err := exec.LookPath("kubectl"); err == nil {
