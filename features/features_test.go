@@ -67,6 +67,7 @@ func initializeScenario(sc *godog.ScenarioContext, database func() string) {
 	w.registerConfigMapSteps(sc)
 	w.registerReplicaSetSteps(sc)
 	w.registerDeploymentSteps(sc)
+	w.registerTimeTravelSteps(sc)
 	w.registerDisruptionBudgetSteps(sc)
 	w.registerJobSteps(sc)
 	w.registerDaemonSetSteps(sc)
