@@ -1,16 +1,19 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"herd/events"
 	"herd/projections/watch"
 )
 
@@ -142,7 +145,46 @@ func (s *Server) serveCollection(w http.ResponseWriter, r *http.Request, res *ap
 		s.serveWatch(w, r, res, o)
 		return
 	}
+	if o.asOf != "" {
+		pos, err := s.positionAsOf(r.Context(), o.asOf)
+		if err != nil {
+			s.writeError(w, err, res.kind, "")
+			return
+		}
+		if pos == 0 {
+			// Nothing was recorded by then: the fleet was empty.
+			s.writeTypedList(w, res, nil, metav1.ListMeta{ResourceVersion: "0"})
+			return
+		}
+		o.position, o.rvMatch = pos, metav1.ResourceVersionMatchExact
+	}
 	s.serveList(w, r, res, o)
+}
+
+// positionAsOf is the log position ?asOf= names: a resourceVersion as
+// given, or for a time (RFC 3339, or a duration ago on herd's clock) the
+// position of the newest event recorded at or before it, 0 when there is
+// none.
+func (s *Server) positionAsOf(ctx context.Context, asOf string) (int64, error) {
+	if pos, err := strconv.ParseInt(asOf, 10, 64); err == nil {
+		if pos < 1 {
+			return 0, badRequest("asOf %q: a resourceVersion is a log position from 1", asOf)
+		}
+		return pos, nil
+	}
+	when, err := time.Parse(time.RFC3339, asOf)
+	if err != nil {
+		d, derr := time.ParseDuration(asOf)
+		if derr != nil || d < 0 {
+			return 0, badRequest("asOf %q: want an RFC 3339 time, a duration ago (2h) or a resourceVersion", asOf)
+		}
+		when = s.Clock.Now().Add(-d)
+	}
+	recs, err := s.Log.Query(ctx, events.Filter{Until: when.Add(time.Nanosecond), Limit: 1, Newest: true})
+	if err != nil || len(recs) == 0 {
+		return 0, err
+	}
+	return recs[0].Position, nil
 }
 
 // thinnedWarning is the warning of a list of the past at position rv,

@@ -37,6 +37,9 @@ type listOptions struct {
 	limit   int
 	// cont is the decoded continue token, nil when none was given.
 	cont *continueToken
+	// asOf is herd's ?asOf=: a list of the past at a time (RFC 3339, or
+	// a duration ago) or a resourceVersion, "" for none.
+	asOf string
 
 	watch             bool
 	allowBookmarks    bool
@@ -111,6 +114,9 @@ func parseListOptions(r *http.Request, res *apiResource) (listOptions, error) {
 			return o, err
 		}
 		o.cont = &tok
+	}
+	if o.asOf = q.Get("asOf"); o.asOf != "" && (o.rv != "" || o.watch || o.cont != nil) {
+		return o, badRequest("asOf lists the past by itself: it takes no resourceVersion, watch or continue")
 	}
 	return o, o.validate()
 }

@@ -160,7 +160,8 @@ func TestAnExactListReachesBackAsFarAsTheLog(t *testing.T) {
 	a := newWatchAPI(t, watch.Config{History: time.Minute})
 	rng := rand.New(rand.NewPCG(27, 29)) //nolint:gosec // a test's reproducible choices
 	names := []string{"a", "b", "c", "d"}
-	then := map[int64]string{} // the list at each head, as it was read then
+	then := map[int64]string{}    // the list at each head, as it was read then
+	when := map[int64]time.Time{} // the clock when each head was written
 	for range 40 {
 		n := names[rng.IntN(len(names))]
 		cur, err := a.w.GetNode(t.Context(), n)
@@ -176,6 +177,7 @@ func TestAnExactListReachesBackAsFarAsTheLog(t *testing.T) {
 			labels["round"] = strconv.Itoa(rng.IntN(100))
 			a.do(t, n, domain.SetNodeLabels{Labels: labels, Annotations: cur.Annotations})
 		}
+		when[a.head(t)] = a.clk.Now()
 		a.clk.Step(time.Second)
 		code, body := a.get(t, "/api/v1/nodes", "")
 		if code != http.StatusOK {
@@ -192,6 +194,19 @@ func TestAnExactListReachesBackAsFarAsTheLog(t *testing.T) {
 		if diff := cmp.Diff(want, string(body)); diff != "" {
 			t.Errorf("the fleet at %d, listed then and now (-then +now):\n%s", pos, diff)
 		}
+	}
+	// herd's ?asOf= takes the time, a duration ago or the position.
+	for pos, at := range when {
+		for _, asOf := range []string{at.Add(time.Second / 2).Format(time.RFC3339Nano), strconv.FormatInt(pos, 10),
+			(a.clk.Since(at) - time.Second/2).String()} {
+			code, body := a.get(t, "/api/v1/nodes?asOf="+url.QueryEscape(asOf), "")
+			if code != http.StatusOK || string(body) != then[pos] {
+				t.Errorf("asOf=%s (position %d): %d\n%s\nwant\n%s", asOf, pos, code, body, then[pos])
+			}
+		}
+	}
+	if code, body := a.get(t, "/api/v1/nodes?asOf=5&resourceVersion=5", ""); code != http.StatusBadRequest {
+		t.Errorf("asOf with a resourceVersion: %d %s", code, body)
 	}
 	// A watch from there is still expired, as kube-apiserver's would be.
 	for pos := range then {
