@@ -35,9 +35,13 @@ func CausedBy(r Record, actor, source string) Metadata {
 type metadataKey struct{}
 
 // WithMetadata returns a copy of ctx carrying md, for the edge that knows
-// who is asking (an HTTP handler, an adapter) to hand it to the unit of
-// work that appends.
+// who is asking (an HTTP handler, an adapter, a reconciler) to hand it to
+// the unit of work that appends. A cause and correlation ctx carries
+// already (the event a reconciler reacts to) are kept where md has none.
 func WithMetadata(ctx context.Context, md Metadata) context.Context {
+	if was := MetadataFrom(ctx); md.CausationID == "" && was.CausationID != "" {
+		md.CausationID, md.CorrelationID = was.CausationID, was.CorrelationID
+	}
 	return context.WithValue(ctx, metadataKey{}, md)
 }
 

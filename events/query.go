@@ -10,6 +10,8 @@ import (
 // Filter selects events for audit queries. Zero fields do not filter; set
 // fields must all match.
 type Filter struct {
+	// ID matches the one event of that id (a causation id).
+	ID string
 	// Stream matches one stream exactly.
 	Stream string
 	// StreamPrefix matches every stream starting with it, such as "node/"
@@ -58,6 +60,9 @@ func (f Filter) sql() (string, []any, error) {
 	add := func(cond string, a ...any) {
 		where = append(where, cond)
 		args = append(args, a...)
+	}
+	if f.ID != "" {
+		add("event_id = ?", f.ID)
 	}
 	if f.Stream != "" {
 		add("stream = ?", f.Stream)

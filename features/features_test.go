@@ -68,6 +68,7 @@ func initializeScenario(sc *godog.ScenarioContext, database func() string) {
 	w.registerReplicaSetSteps(sc)
 	w.registerDeploymentSteps(sc)
 	w.registerTimeTravelSteps(sc)
+	w.registerWhySteps(sc)
 	w.registerDisruptionBudgetSteps(sc)
 	w.registerJobSteps(sc)
 	w.registerDaemonSetSteps(sc)

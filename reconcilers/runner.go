@@ -39,6 +39,10 @@ type runner struct {
 	inFlight atomic.Int64
 	// retrying counts failed keys waiting for their retry.
 	retrying atomic.Int64
+	// causes holds, for each queued key, the newest record that queued
+	// it: the cause its reconcile's events record (causation id).
+	causeMu sync.Mutex
+	causes  map[Key]events.Record
 	// requeueAt holds when each key asked to be reconciled again, so that
 	// Status can tell a key whose time has come from one still waiting.
 	requeueMu sync.Mutex
@@ -101,7 +105,18 @@ func (rn *runner) enqueueFor(rec events.Record, head int64) {
 				zap.Int64("position", rec.Position), zap.Any("panic", p))
 		}
 	}()
-	for _, key := range rn.r.KeysFor(rec) {
+	keys := rn.r.KeysFor(rec)
+	if len(keys) > 0 {
+		rn.causeMu.Lock()
+		if rn.causes == nil {
+			rn.causes = map[Key]events.Record{}
+		}
+		for _, key := range keys {
+			rn.causes[key] = events.Record{ID: rec.ID, Metadata: rec.Metadata}
+		}
+		rn.causeMu.Unlock()
+	}
+	for _, key := range keys {
 		rn.queue.Add(key)
 	}
 	rn.moved(rec.Position, head)

@@ -3,6 +3,7 @@ package reconcilers
 import (
 	"context"
 	"fmt"
+	"herd/events"
 	"time"
 
 	"go.uber.org/zap"
@@ -32,7 +33,17 @@ func (rn *runner) processNext(ctx context.Context) bool {
 	// Durations for metrics are wall time on purpose: they measure what the
 	// work cost, which herd's (possibly fake) clock cannot.
 	start := time.Now()
-	res, err := rn.safeReconcile(ctx, key)
+	rn.causeMu.Lock()
+	cause, caused := rn.causes[key]
+	delete(rn.causes, key)
+	rn.causeMu.Unlock()
+	rctx := ctx
+	if caused {
+		// What the reconcile appends records the event that queued its
+		// key as its cause (a resync's or a requeue's records none).
+		rctx = events.WithMetadata(ctx, events.CausedBy(cause, "", ""))
+	}
+	res, err := rn.safeReconcile(rctx, key)
 	rn.metrics.reconciles.WithLabelValues(name).Inc()
 	rn.metrics.duration.WithLabelValues(name).Observe(time.Since(start).Seconds())
 	log := rn.log.With(zap.Stringer("key", key))

@@ -59,6 +59,7 @@ func (s *Server) nodeKind() *kind {
 	k.subresources = []subresource{
 		{name: "status", verbs: verbs{get: k.verbs.get, update: s.updateNodeStatus, patch: s.patchNodeStatus}, table: true},
 		{name: "timeline", gv: herdGV, object: "NodeTimeline", verbs: verbs{get: s.nodeTimeline}},
+		{name: "explanation", gv: herdGV, object: "NodeExplanation", verbs: verbs{get: s.nodeExplanation}},
 		{name: "heartbeat", gv: herdGV, object: "Heartbeat", verbs: verbs{create: s.agentHeartbeat}},
 		{name: "drain", gv: herdGV, verbs: verbs{dryRun: true, create: o.action(s, drainCommand), delete: o.action(s, func(*http.Request) (domain.NodeCommand, error) {
 			return domain.UndrainNode{}, nil

@@ -106,7 +106,7 @@ func newNodeCmd() *cobra.Command {
 		addOutputFlag(c.Flags(), &output, listOutputs...)
 	}
 	addOutputFlag(events.Flags(), &output, outputJSON, outputYAML)
-	cmd.AddCommand(list, get, events, nodeDiffCmd(&server))
+	cmd.AddCommand(list, get, events, nodeDiffCmd(&server), nodeWhyCmd(&server, &output))
 	cmd.AddCommand(nodeOpCmds(&server)...)
 	return cmd
 }

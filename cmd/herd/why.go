@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"herd/adapters/httpapi"
+)
+
+// nodeWhyCmd is herd node why NAME: what is wrong with the node, each
+// with the chain of events that led there, from the log's causation ids.
+func nodeWhyCmd(server, output *string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "why NAME",
+		Short: "Why the node is not as it should be: for each thing wrong, the events that led there, each with time, actor and cause",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := newClient(cmd, *server)
+			if err != nil {
+				return reportErr(cmd, err)
+			}
+			var ex httpapi.NodeExplanation
+			if err := c.get(cmd.Context(), "/apis/herd.dev/v1/nodes/"+url.PathEscape(args[0])+"/explanation", nil, &ex); err != nil {
+				return reportErr(cmd, err)
+			}
+			if done, err := printStructured(cmd.OutOrStdout(), *output, ex); done {
+				return reportErr(cmd, err)
+			}
+			w := cmd.OutOrStdout()
+			if len(ex.Items) == 0 {
+				fmt.Fprintf(w, "%s: nothing is wrong\n", ex.Node)
+			}
+			for _, it := range ex.Items {
+				fmt.Fprintf(w, "%s since %s\n", it.What, it.Since.Format(time.RFC3339))
+				for i, e := range it.Chain {
+					arrow := "  because"
+					if i == 0 {
+						arrow = "  made so by"
+					}
+					fmt.Fprintf(w, "%s %s at %s by %s (%s, resourceVersion %d)", arrow, e.Type, e.RecordedAt.Format(time.RFC3339), dash(e.Actor), e.Stream, e.Position)
+					if e.Says != "" {
+						fmt.Fprintf(w, ": %s", e.Says)
+					}
+					fmt.Fprintln(w)
+				}
+			}
+			return nil
+		},
+	}
+}

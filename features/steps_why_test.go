@@ -1,0 +1,75 @@
+package features
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"herd/adapters/httpapi"
+)
+
+func (w *world) registerWhySteps(sc *godog.ScenarioContext) {
+	sc.Step(`^herd explains node "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)"$`, w.explainsNode)
+	sc.Step(`^the event that evicted pod "([^"]+)" names as its cause the (\w+) event of "([^"]+)"$`, w.evictionCause)
+}
+
+func (w *world) explainsNode(node, what, eventType, actor string) error {
+	var ex httpapi.NodeExplanation
+	if err := w.get("/apis/herd.dev/v1/nodes/"+url.PathEscape(node)+"/explanation", &ex); err != nil {
+		return err
+	}
+	// The specs write times of day; herd writes RFC 3339.
+	want := what
+	if i := strings.LastIndex(want, " at "); i >= 0 {
+		if t, err := w.at(want[i+4:]); err == nil {
+			want = want[:i+4] + t.Format(time.RFC3339)
+		}
+	}
+	var seen []string
+	for _, it := range ex.Items {
+		seen = append(seen, it.What)
+		if it.What != want {
+			continue
+		}
+		if len(it.Chain) == 0 || it.Chain[0].Type != eventType || it.Chain[0].Actor != actor {
+			return fmt.Errorf("%q was made so by %+v, want %s of %s", what, it.Chain, eventType, actor)
+		}
+		return nil
+	}
+	return fmt.Errorf("herd's explanation of %s says %q, want %q", node, seen, want)
+}
+
+// evictionCause finds the event of the pod's stream that began its
+// deletion and the event its causation id names.
+func (w *world) evictionCause(pod, causeType, node string) error {
+	var pods httpapi.AuditEventList
+	if err := w.get("/apis/herd.dev/v1/auditevents?stream="+url.QueryEscape("pod/default/"+pod), &pods); err != nil {
+		return err
+	}
+	var cause string
+	for _, e := range pods.Items {
+		if e.Type == "PodDeletionRequested" || e.Type == "PodEvicted" {
+			cause = e.CausationID
+			break
+		}
+	}
+	if cause == "" {
+		return fmt.Errorf("no event of pod %s began its deletion with a cause: %+v", pod, pods.Items)
+	}
+	var nodes httpapi.AuditEventList
+	if err := w.get("/apis/herd.dev/v1/auditevents?stream="+url.QueryEscape("node/"+node), &nodes); err != nil {
+		return err
+	}
+	for _, e := range nodes.Items {
+		if e.ID == cause {
+			if e.Type != causeType {
+				return fmt.Errorf("the eviction's cause is %s, want %s", e.Type, causeType)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("the eviction's cause %s is no event of node %s", cause, node)
+}

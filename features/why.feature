@@ -1,0 +1,21 @@
+Feature: Why a node is not as it should be
+  herd records, with every event a reconciler appends in reaction to
+  another, the event it reacted to (its causation id). So an operator can
+  ask why a node is in trouble and get, for each thing wrong, the event
+  that made it so and the events that caused that one, from the log.
+
+  Background:
+    Given herd is running and the time is 2026-03-01 09:00:00
+    And node "n1" has registered and is Ready
+
+  Scenario: Why a node is NotReady
+    When 2 minutes pass
+    Then herd explains node "n1": "Ready is Unknown: its last heartbeat was at 09:00:00", made so by NodeConditionChanged of "system:herd:health"
+    And herd explains node "n1": "tainted node.kubernetes.io/unreachable:NoSchedule", made so by NodeTainted of "system:herd:health"
+
+  Scenario: Why a pod was evicted: the taint that evicted it is its cause
+    Given pod "web" runs on "n1", ignoring shutdown
+    When an operator taints "n1" with "maintenance=true:NoExecute"
+    Then pod "web" is terminating
+    And the event that evicted pod "web" names as its cause the NodeTainted event of "n1"
+    And herd explains node "n1": "tainted maintenance:NoExecute", made so by NodeTainted of "system:anonymous"
