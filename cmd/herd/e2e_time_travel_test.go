@@ -72,6 +72,9 @@ func TestTheFleetAsItWas(t *testing.T) {
 	if d := mustHerd(t, "node", "diff", "tt-01", server, "--from", when).Stdout; !strings.Contains(d, "+  unschedulable: true") || !strings.Contains(d, "--- tt-01 at "+when) {
 		t.Errorf("herd node diff tt-01 --from %s:\n%s", when, d)
 	}
+	if why := mustHerd(t, "node", "why", "tt-01", server).Stdout; !strings.Contains(why, "cordoned since ") || !strings.Contains(why, "made so by NodeCordoned") {
+		t.Errorf("herd node why tt-01:\n%s", why)
+	}
 	if res := herd(t, nil, "fleet", "diff", server); res.Code == 0 || !strings.Contains(res.Stderr, `"from" not set`) {
 		t.Errorf("herd fleet diff without --from: exit %d, %s", res.Code, res.Stderr)
 	}
