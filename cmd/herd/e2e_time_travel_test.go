@@ -11,6 +11,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"herd/adapters/httpapi"
 )
 
 // TestTheFleetAsItWas: herd serve with a one-second watch history (a
@@ -25,18 +27,32 @@ func TestTheFleetAsItWas(t *testing.T) {
 	server := "--server=" + srv.URL
 	registerAgent(t, srv.URL, "tt-01")
 	registerAgent(t, srv.URL, "tt-02")
-	var nodes corev1.NodeList
-	mustCall(t, http.StatusOK, http.MethodGet, srv.URL+"/api/v1/nodes", nil, &nodes)
-	before, err := strconv.ParseInt(nodes.ResourceVersion, 10, 64)
-	if err != nil {
-		t.Fatal(err)
+	// The moment between the two states: the newest event's, as herd
+	// recorded it.
+	var last httpapi.AuditEventList
+	mustCall(t, http.StatusOK, http.MethodGet, srv.URL+"/apis/herd.dev/v1/auditevents?tail=1", nil, &last)
+	if len(last.Items) != 1 {
+		t.Fatalf("the audit log's newest event: %+v", last)
 	}
-	time.Sleep(1100 * time.Millisecond) // a time between the two states, by the wall clock herd records events with
-	when := time.Now().UTC().Format(time.RFC3339Nano)
-	time.Sleep(1100 * time.Millisecond)
+	before, when := last.Items[0].Position, last.Items[0].RecordedAt.Format(time.RFC3339Nano)
 	mustHerd(t, "node", "cordon", "tt-01", server)
 	mustCall(t, http.StatusOK, http.MethodDelete, srv.URL+"/api/v1/nodes/tt-02", nil, nil)
-	time.Sleep(1100 * time.Millisecond) // older than the watch history now
+	// Until that moment is older than the watch history: a watch from
+	// there is expired, as after etcd's compaction.
+	c := &http.Client{Timeout: 10 * time.Second}
+	eventually(t, 30*time.Second, func() error {
+		resp, err := get(t.Context(), c, fmt.Sprintf("%s/api/v1/nodes?watch=true&timeoutSeconds=1&resourceVersion=%d", srv.URL, before))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var f watchFrame
+		_ = json.NewDecoder(resp.Body).Decode(&f)
+		if f.Type != "ERROR" || !strings.Contains(string(f.Object), `"code":410`) {
+			return fmt.Errorf("a watch from %d still begins with %s", before, f.Type)
+		}
+		return nil
+	})
 
 	// Now: tt-01 cordoned, tt-02 gone.
 	if out := mustHerd(t, "node", "list", server).Stdout; !strings.Contains(out, "SchedulingDisabled") || strings.Contains(out, "tt-02") {
