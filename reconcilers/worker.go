@@ -3,10 +3,11 @@ package reconcilers
 import (
 	"context"
 	"fmt"
-	"herd/events"
 	"time"
 
 	"go.uber.org/zap"
+
+	"herd/events"
 )
 
 // processNext reconciles one key from the queue; false once the queue is
