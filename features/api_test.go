@@ -38,6 +38,8 @@ type response struct {
 	method, path string
 	code         int
 	body         []byte
+	// warnings are the answer's Warning headers.
+	warnings []string
 }
 
 func (r response) String() string {
@@ -79,7 +81,7 @@ func (w *world) doAs(token, method, path, contentType string, body []byte) (resp
 	if err != nil {
 		return response{}, fmt.Errorf("%s %s: read answer: %w", method, path, err)
 	}
-	return response{method: method, path: path, code: resp.StatusCode, body: data}, nil
+	return response{method: method, path: path, code: resp.StatusCode, body: data, warnings: resp.Header.Values("Warning")}, nil
 }
 
 // write sends a request that may change herd. It notes the log just

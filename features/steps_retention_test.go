@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,7 +30,7 @@ func (w *world) registerRetentionSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the log keeps the one heartbeat of "([^"]+)", which went silent at (\S+)$`, w.keepsSilentHeartbeat)
 	sc.Step(`^the log keeps every event that is not a heartbeat$`, w.keepsEveryOtherEvent)
 	sc.Step(`^the audit log says that history before (\S+) is thinned$`, w.auditSaysThinned)
-	sc.Step(`^listing the nodes at the resourceVersion of that list fails with (\d+) (\w+)$`, w.listAtListRVFails)
+	sc.Step(`^listing the nodes at the resourceVersion of that list shows "([^"]+)" as it was, warning that its heartbeats were thinned$`, w.listAtListRVThinned)
 }
 
 func (w *world) keepsHeartbeatsThinned(retention, every int) error {
@@ -212,7 +213,11 @@ func (w *world) auditSaysThinned(before string) error {
 	return nil
 }
 
-func (w *world) listAtListRVFails(code int, reason string) error {
+// listAtListRVThinned lists the nodes exactly at the resourceVersion of
+// the client's list, from before the compaction point: herd answers with
+// the nodes as they were then and a Warning that the retention policy
+// thinned their heartbeats.
+func (w *world) listAtListRVThinned(node string) error {
 	if w.watching.listRV == "" {
 		return errors.New("no client has listed the nodes yet")
 	}
@@ -222,7 +227,13 @@ func (w *world) listAtListRVFails(code int, reason string) error {
 		return err
 	}
 	w.last = r
-	return w.requestFails(code, reason)
+	if r.code != http.StatusOK || !strings.Contains(string(r.body), `"name":"`+node+`"`) {
+		return fmt.Errorf("the list of the past: %s, want %s in it", r, node)
+	}
+	if !slices.ContainsFunc(r.warnings, func(s string) bool { return strings.Contains(s, "thinned heartbeats") }) {
+		return fmt.Errorf("the list of the past warns %q, want that heartbeats were thinned", r.warnings)
+	}
+	return nil
 }
 
 func (w *world) showTimes(ts []time.Time) string {
