@@ -14,6 +14,7 @@ import (
 func (w *world) registerWhySteps(sc *godog.ScenarioContext) {
 	sc.Step(`^herd explains node "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)"$`, w.explainsNode)
 	sc.Step(`^the event that evicted pod "([^"]+)" names as its cause the (\w+) event of "([^"]+)"$`, w.evictionCause)
+	sc.Step(`^herd explains pod "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)", because of (\w+)$`, w.explainsPod)
 }
 
 func (w *world) explainsNode(node, what, eventType, actor string) error {
@@ -72,4 +73,23 @@ func (w *world) evictionCause(pod, causeType, node string) error {
 		}
 	}
 	return fmt.Errorf("the eviction's cause %s is no event of node %s", cause, node)
+}
+
+func (w *world) explainsPod(pod, what, eventType, actor, causeType string) error {
+	var ex httpapi.PodExplanation
+	if err := w.get("/apis/herd.dev/v1/namespaces/default/pods/"+url.PathEscape(pod)+"/explanation", &ex); err != nil {
+		return err
+	}
+	var seen []string
+	for _, it := range ex.Items {
+		seen = append(seen, it.What)
+		if it.What != what {
+			continue
+		}
+		if len(it.Chain) < 2 || it.Chain[0].Type != eventType || it.Chain[0].Actor != actor || it.Chain[1].Type != causeType {
+			return fmt.Errorf("%q was made so by %+v, want %s of %s because of %s", what, it.Chain, eventType, actor, causeType)
+		}
+		return nil
+	}
+	return fmt.Errorf("herd's explanation of pod %s says %q, want %q", pod, seen, what)
 }

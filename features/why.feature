@@ -18,4 +18,5 @@ Feature: Why a node is not as it should be
     When an operator taints "n1" with "maintenance=true:NoExecute"
     Then pod "web" is terminating
     And the event that evicted pod "web" names as its cause the NodeTainted event of "n1"
+    And herd explains pod "web": "being deleted", made so by PodDeletionRequested of "system:herd:noexecute", because of NodeTainted
     And herd explains node "n1": "tainted maintenance:NoExecute", made so by NodeTainted of "system:anonymous"

@@ -125,14 +125,20 @@ func troubles(n domain.Node) []trouble {
 // explainNode finds, for each trouble of n, the newest event of n's
 // stream that made it so, and follows its causes through the log.
 func (s *Server) explainNode(ctx context.Context, n domain.Node) (NodeExplanation, error) {
-	out := NodeExplanation{APIVersion: herdGroup + "/" + herdVersion, Kind: "NodeExplanation", Node: n.Name, Items: []Explanation{}}
-	ts := troubles(n)
+	items, err := s.explain(ctx, domain.NodeStream(n.Name), troubles(n))
+	return NodeExplanation{APIVersion: herdGroup + "/" + herdVersion, Kind: "NodeExplanation", Node: n.Name, Items: items}, err
+}
+
+// explain finds, for each of ts, the newest event of stream that made it
+// so, and follows its causes through the log.
+func (s *Server) explain(ctx context.Context, stream string, ts []trouble) ([]Explanation, error) {
+	items := []Explanation{}
 	if len(ts) == 0 {
-		return out, nil
+		return items, nil
 	}
-	recs, err := s.Log.ReadStream(ctx, domain.NodeStream(n.Name), 0)
+	recs, err := s.Log.ReadStream(ctx, stream, 0)
 	if err != nil {
-		return out, err
+		return items, err
 	}
 	for _, t := range ts {
 		for i := len(recs) - 1; i >= 0; i-- {
@@ -142,13 +148,68 @@ func (s *Server) explainNode(ctx context.Context, n domain.Node) (NodeExplanatio
 			}
 			chain, err := s.causes(ctx, recs[i])
 			if err != nil {
-				return out, err
+				return items, err
 			}
-			out.Items = append(out.Items, Explanation{What: t.what, Since: recs[i].RecordedAt, Chain: chain})
+			items = append(items, Explanation{What: t.what, Since: recs[i].RecordedAt, Chain: chain})
 			break
 		}
 	}
-	return out, nil
+	return items, nil
+}
+
+// PodExplanation says why a pod is not as it should be, as
+// NodeExplanation does for a node.
+type PodExplanation struct {
+	APIVersion string        `json:"apiVersion"`
+	Kind       string        `json:"kind"`
+	Namespace  string        `json:"namespace"`
+	Pod        string        `json:"pod"`
+	Items      []Explanation `json:"items"`
+}
+
+// podExplanation serves GET .../namespaces/NS/pods/NAME/explanation.
+func (s *Server) podExplanation(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	p, err := s.PodView.Get(r.Context(), ns, name)
+	if err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	items, err := s.explain(r.Context(), domain.PodStream(ns, name), podTroubles(p))
+	if err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, PodExplanation{APIVersion: herdGroup + "/" + herdVersion, Kind: "PodExplanation", Namespace: ns, Pod: name, Items: items})
+}
+
+// podTroubles are what is wrong with p: being deleted (an eviction names
+// its cause), waiting for a node, failed.
+func podTroubles(p domain.Pod) []trouble {
+	var out []trouble
+	if p.Terminating() {
+		out = append(out, trouble{what: "being deleted", made: func(e domain.Event) bool {
+			_, ok := e.(domain.PodDeletionRequested)
+			return ok
+		}})
+		out = append(out, trouble{what: "targeted for disruption", made: func(e domain.Event) bool {
+			_, ok := e.(domain.PodDisruptionTargeted)
+			return ok
+		}})
+	}
+	if p.Spec.NodeName == "" && !p.Terminating() {
+		out = append(out, trouble{what: "not scheduled", made: func(e domain.Event) bool {
+			_, ok := e.(domain.PodUnschedulable)
+			return ok
+		}})
+	}
+	if p.Status.Phase == domain.PodFailed {
+		out = append(out, trouble{what: "Failed", made: func(e domain.Event) bool {
+			st, ok := e.(domain.PodStatusUpdated)
+			return ok && st.Status.Phase == domain.PodFailed
+		}})
+	}
+	return out
 }
 
 // causes is rec and the events that caused it, one by one, as their
@@ -186,6 +247,12 @@ func explained(rec events.Record) ExplainedEvent {
 		e.Says = fmt.Sprintf("%s:%s (%s)", ev.Taint.Key, ev.Taint.Effect, ev.Cause)
 	case domain.HeartbeatMissed:
 		e.Says = fmt.Sprintf("no heartbeat since %s", ev.LastHeartbeat.Format(time.RFC3339))
+	case domain.PodDisruptionTargeted:
+		e.Says = fmt.Sprintf("%s: %s", ev.Reason, ev.Message)
+	case domain.PodUnschedulable:
+		e.Says = ev.Message
+	case domain.PodDeletionRequested:
+		e.Says = fmt.Sprintf("grace period %ds", ev.GracePeriodSeconds)
 	}
 	return e
 }

@@ -86,6 +86,7 @@ func (s *Server) podKind() *kind {
 	k.subresources = append(k.subresources,
 		subresource{name: "binding", object: "Binding", verbs: verbs{create: o.posted(s, s.bindingCommand), dryRun: true}},
 		subresource{name: "termination", gv: herdGV, verbs: verbs{create: o.action(s, terminationCommand), dryRun: true}},
+		subresource{name: "explanation", gv: herdGV, object: "PodExplanation", verbs: verbs{get: s.podExplanation}},
 	)
 	return k
 }

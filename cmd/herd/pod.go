@@ -95,7 +95,7 @@ func newPodCmd() *cobra.Command {
 	for _, c := range []*cobra.Command{list, get} {
 		addOutputFlag(c.Flags(), &output, listOutputs...)
 	}
-	cmd.AddCommand(list, get, del)
+	cmd.AddCommand(list, get, del, podWhyCmd(&server, &namespace, &output))
 	return cmd
 }
 

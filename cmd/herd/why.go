@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/url"
 	"time"
 
@@ -29,25 +30,55 @@ func nodeWhyCmd(server, output *string) *cobra.Command {
 			if done, err := printStructured(cmd.OutOrStdout(), *output, ex); done {
 				return reportErr(cmd, err)
 			}
-			w := cmd.OutOrStdout()
-			if len(ex.Items) == 0 {
-				fmt.Fprintf(w, "%s: nothing is wrong\n", ex.Node)
-			}
-			for _, it := range ex.Items {
-				fmt.Fprintf(w, "%s since %s\n", it.What, it.Since.Format(time.RFC3339))
-				for i, e := range it.Chain {
-					arrow := "  because"
-					if i == 0 {
-						arrow = "  made so by"
-					}
-					fmt.Fprintf(w, "%s %s at %s by %s (%s, resourceVersion %d)", arrow, e.Type, e.RecordedAt.Format(time.RFC3339), dash(e.Actor), e.Stream, e.Position)
-					if e.Says != "" {
-						fmt.Fprintf(w, ": %s", e.Says)
-					}
-					fmt.Fprintln(w)
-				}
-			}
+			printExplanation(cmd.OutOrStdout(), ex.Node, ex.Items)
 			return nil
 		},
+	}
+}
+
+// podWhyCmd is herd pod why NAME: why a pod is being deleted, waits for a
+// node or failed, each with the chain of events that led there.
+func podWhyCmd(server, namespace, output *string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "why NAME",
+		Short: "Why the pod is not as it should be (being deleted, evicted, not scheduled, failed): the events that led there",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := newClient(cmd, *server)
+			if err != nil {
+				return reportErr(cmd, err)
+			}
+			var ex httpapi.PodExplanation
+			if err := c.get(cmd.Context(), "/apis/herd.dev/v1/namespaces/"+url.PathEscape(*namespace)+"/pods/"+url.PathEscape(args[0])+"/explanation", nil, &ex); err != nil {
+				return reportErr(cmd, err)
+			}
+			if done, err := printStructured(cmd.OutOrStdout(), *output, ex); done {
+				return reportErr(cmd, err)
+			}
+			printExplanation(cmd.OutOrStdout(), ex.Namespace+"/"+ex.Pod, ex.Items)
+			return nil
+		},
+	}
+}
+
+// printExplanation writes what is wrong with name and, for each, the
+// event that made it so and the events that caused it.
+func printExplanation(w io.Writer, name string, items []httpapi.Explanation) {
+	if len(items) == 0 {
+		fmt.Fprintf(w, "%s: nothing is wrong\n", name)
+	}
+	for _, it := range items {
+		fmt.Fprintf(w, "%s since %s\n", it.What, it.Since.Format(time.RFC3339))
+		for i, e := range it.Chain {
+			arrow := "  because"
+			if i == 0 {
+				arrow = "  made so by"
+			}
+			fmt.Fprintf(w, "%s %s at %s by %s (%s, resourceVersion %d)", arrow, e.Type, e.RecordedAt.Format(time.RFC3339), dash(e.Actor), e.Stream, e.Position)
+			if e.Says != "" {
+				fmt.Fprintf(w, ": %s", e.Says)
+			}
+			fmt.Fprintln(w)
+		}
 	}
 }
