@@ -78,11 +78,11 @@ func TestConfigValidate(t *testing.T) {
 
 func TestRandomIdentities(t *testing.T) {
 	ids := RandomIdentities()
-	name := ids.podName("logs")
-	if len(name) != len("logs-")+suffixLength || !strings.HasPrefix(name, "logs-") || strings.Trim(name[5:], suffixAlphabet) != "" {
+	name := ids.PodName("logs")
+	if len(name) != len("logs-")+reconcilers.SuffixLength || !strings.HasPrefix(name, "logs-") || strings.Trim(name[5:], reconcilers.SuffixAlphabet) != "" {
 		t.Errorf("name %q", name)
 	}
-	if got := ids.podName(strings.Repeat("a", 70)); len(got) != 63 {
+	if got := ids.PodName(strings.Repeat("a", 70)); len(got) != 63 {
 		t.Errorf("a long name: %q (%d)", got, len(got))
 	}
 }

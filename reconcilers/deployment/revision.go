@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"herd/domain"
+	"herd/reconcilers"
 )
 
 // revisionOf is a ReplicaSet's revision, 0 when it carries none.
@@ -31,14 +32,9 @@ func maxRevision(rss []domain.ReplicaSet) int64 {
 	return m
 }
 
-// hashAlphabet is what a template's hash is written in: Kubernetes'
-// alphabet for generated names, with neither vowels nor the digits 0, 1
-// and 3, so that no word is spelt by chance.
-const hashAlphabet = "bcdfghjklmnpqrstvwxz2456789"
-
 // templateHash names a revision of template: a hash of it and of the
 // Deployment's collision count (raised when the name was taken), written
-// in hashAlphabet, as the pod-template-hash label and the ReplicaSet's
+// in reconcilers.SuffixAlphabet, as the pod-template-hash label and the ReplicaSet's
 // name suffix.
 func templateHash(t domain.PodTemplate, collisions int32) string {
 	t.Labels = withoutHash(t.Labels)
@@ -49,8 +45,8 @@ func templateHash(t domain.PodTemplate, collisions int32) string {
 	n := h.Sum32()
 	var b strings.Builder
 	for {
-		b.WriteByte(hashAlphabet[n%uint32(len(hashAlphabet))])
-		n /= uint32(len(hashAlphabet))
+		b.WriteByte(reconcilers.SuffixAlphabet[n%uint32(len(reconcilers.SuffixAlphabet))])
+		n /= uint32(len(reconcilers.SuffixAlphabet))
 		if n == 0 {
 			return b.String()
 		}

@@ -235,7 +235,7 @@ func boolRank(b bool) int {
 func (r *Reconciler) create(ctx context.Context, j domain.Job, n int) ([]domain.Pod, error) {
 	batch := make([]domain.Keyed[domain.PodCommand], n)
 	for i := range batch {
-		c := j.NewPod(r.ids.podName(j.Name), r.ids.UID())
+		c := j.NewPod(r.ids.PodName(j.Name), r.ids.UID())
 		batch[i] = domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: c.Namespace, Name: c.Name}, Command: c}
 	}
 	created, _, err := r.podCommands.ExecuteBatch(ctx, batch)

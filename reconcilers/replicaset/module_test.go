@@ -77,15 +77,15 @@ func TestConfigValidate(t *testing.T) {
 
 func TestRandomIdentities(t *testing.T) {
 	ids := RandomIdentities()
-	name := ids.podName("web")
-	if len(name) != len("web-")+suffixLength || !strings.HasPrefix(name, "web-") || strings.Trim(name[4:], suffixAlphabet) != "" {
+	name := ids.PodName("web")
+	if len(name) != len("web-")+reconcilers.SuffixLength || !strings.HasPrefix(name, "web-") || strings.Trim(name[4:], reconcilers.SuffixAlphabet) != "" {
 		t.Errorf("name %q", name)
 	}
 	if uid := ids.UID(); len(uid) != 36 {
 		t.Errorf("uid %q", uid)
 	}
 	long := strings.Repeat("a", 70)
-	if got := ids.podName(long); len(got) != 63 || !strings.HasPrefix(got, long[:maxGeneratedBase]) {
+	if got := ids.PodName(long); len(got) != 63 || !strings.HasPrefix(got, long[:reconcilers.MaxGeneratedBase]) {
 		t.Errorf("a long name: %q (%d)", got, len(got))
 	}
 }

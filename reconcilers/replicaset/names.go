@@ -1,60 +1,9 @@
 package replicaset
 
-import (
-	"math/rand/v2"
+import "herd/reconcilers"
 
-	"github.com/google/uuid"
-)
+// Identities makes the names and UIDs of new pods (reconcilers.Identities).
+type Identities = reconcilers.Identities
 
-// suffixAlphabet is what a generated name's suffix is made of: Kubernetes'
-// own (k8s.io/apimachinery's rand.String), lowercase consonants and
-// digits with neither vowels, so no word is spelt by chance, nor the
-// digits 0, 1 and 3, which are read as letters.
-const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
-
-// suffixLength is the length of the suffix, as kube-apiserver's
-// generateName gives: "web-7x9kq".
-const suffixLength = 5
-
-// Identities makes the names and UIDs of new pods. Tests replace it to
-// know what a reconcile will create.
-type Identities struct {
-	// Suffix returns a new name suffix; a pod is the ReplicaSet's name,
-	// "-" and the suffix.
-	Suffix func() string
-	// UID returns a new UID.
-	UID func() string
-}
-
-// RandomIdentities are the identities herd runs with: random suffixes
-// from Kubernetes' alphabet, and random (version 4) UUIDs, as
-// kube-apiserver gives.
-func RandomIdentities() Identities {
-	return Identities{Suffix: randomSuffix, UID: uuid.NewString}
-}
-
-// randomSuffix is suffixLength characters of suffixAlphabet. The suffix
-// needs to be unlikely to repeat, not unguessable: a name taken already
-// only makes the creation fail, and the next reconcile draws again.
-func randomSuffix() string {
-	b := make([]byte, suffixLength)
-	for i := range b {
-		b[i] = suffixAlphabet[rand.IntN(len(suffixAlphabet))]
-	}
-	return string(b)
-}
-
-// maxGeneratedBase is the longest base a generated name keeps, as
-// kube-apiserver's SimpleNameGenerator: 63 characters less the suffix,
-// so that a generated name is still a valid label value.
-const maxGeneratedBase = 63 - suffixLength
-
-// podName is the name of a new pod of the ReplicaSet called rs: what the
-// ReplicaSet controller's generateName "rs-" becomes.
-func (ids Identities) podName(rs string) string {
-	base := rs + "-"
-	if len(base) > maxGeneratedBase {
-		base = base[:maxGeneratedBase]
-	}
-	return base + ids.Suffix()
-}
+// RandomIdentities are the identities herd runs with.
+func RandomIdentities() Identities { return reconcilers.RandomIdentities() }
