@@ -61,6 +61,9 @@ func (s *Store) DeleteEvents(ctx context.Context, tx *sql.Tx, d Deletion) (Compa
 		args[i] = p
 	}
 	q := `DELETE FROM events WHERE position IN (?` + strings.Repeat(",?", len(d.Positions)-1) + `)`
+	if _, err := tx.ExecContext(ctx, invalidateSnapshotsSQL(len(args)), append(args[:len(args):len(args)], d.Through)...); err != nil {
+		return Compaction{}, fmt.Errorf("drop the snapshots %d deletions make untrue: %w", len(args), err)
+	}
 	r, err := deleteAndRecord(ctx, tx, d, q, args, `UPDATE log_compaction SET through = MAX(through, ?), before = MAX(before, ?),
 deleted = deleted + ?, thinned_at = ? WHERE id = 1 RETURNING through, before, deleted, thinned_at`)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 type Log interface {
 	LogReader
 	GroupPositions
+	Snapshots
 	// Begin starts a transaction that appends: what it appends is seen
 	// by readers, all of it, once Commit returns, and never after
 	// Rollback.

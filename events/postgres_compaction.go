@@ -91,6 +91,9 @@ func (p *Postgres) DeleteEvents(ctx context.Context, tx LogTx, d Deletion) (Comp
 	if len(d.Positions) == 0 {
 		return p.Compaction(), nil
 	}
+	if _, err := t.tx.ExecContext(ctx, pgInvalidateSnapshotsSQL, d.Positions, d.Through); err != nil {
+		return Compaction{}, fmt.Errorf("drop the snapshots %d deletions make untrue: %w", len(d.Positions), err)
+	}
 	r, err := deleteAndRecord(ctx, t.tx, d, `DELETE FROM events WHERE position = ANY($1)`, []any{d.Positions}, pgRecordCompaction)
 	if err != nil {
 		return Compaction{}, err

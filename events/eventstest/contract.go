@@ -101,6 +101,7 @@ func RunLogContract(t *testing.T, open OpenLogFunc, opts ...LogOption) {
 		{"CommitSignal", testCommitSignal},
 		{"SurvivesReopen", testSurvivesReopen},
 		{"Savepoints", testSavepoints},
+		{"Snapshots", testSnapshots},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
