@@ -53,6 +53,10 @@ func newServeCmd() *cobra.Command {
 	f.Int64Var(&cfg.Watch.CacheBytes, "watch-cache-bytes", cfg.Watch.CacheBytes, "memory the recent events kept for watches may hold (their objects, as herd estimates them); past it the oldest are dropped, as if --watch-cache-size were smaller (default 64 MiB: a bound on clients that write large objects, far above what 8,192 heartbeats hold)")
 	f.DurationVar(&cfg.Watch.History, "watch-history", cfg.Watch.History, "how long a resourceVersion stays usable for resuming a watch or continuing a list (then 410 Expired)")
 	f.DurationVar(&cfg.Watch.BookmarkInterval, "watch-bookmark-interval", cfg.Watch.BookmarkInterval, "how often watches that allow bookmarks get one")
+	f.IntVar(&cfg.Watch.SnapshotEvery, "snapshot-every", cfg.Watch.SnapshotEvery,
+		"snapshot an object into the database after this many of its events, so that its state at any moment folds from at most that many (lists of the past, watches resumed after a restart); -1 takes none (default 100)")
+	f.DurationVar(&cfg.Watch.SnapshotInterval, "snapshot-interval", cfg.Watch.SnapshotInterval,
+		"also snapshot, this often, every object that changed since its last snapshot (default 1h)")
 	f.DurationVar(&cfg.Watch.PollInterval, "watch-poll-interval", cfg.Watch.PollInterval, "how often the watch hub looks for writes herd was not told of (another process's); herd's own are seen at once")
 	f.DurationVar(&cfg.Compaction.Retention, "heartbeat-retention", cfg.Compaction.Retention,
 		"keep every heartbeat this long; older ones a later heartbeat of the same node supersedes are deleted (each node's newest and every other event are kept for ever; 0 keeps every heartbeat)")

@@ -53,6 +53,14 @@ type Config struct {
 	// to reach a resourceVersion newer than it has seen before answering
 	// "too large resource version". Default 3s, kube-apiserver's.
 	WaitForPosition time.Duration
+	// SnapshotEvery is after how many events of a stream the hub
+	// snapshots its object into the log's database, so that its state at
+	// an older position folds from at most that many events (snapshot.go).
+	// Default 100; negative takes none.
+	SnapshotEvery int
+	// SnapshotInterval is how often, by herd's clock, the hub snapshots
+	// every object that changed since its last snapshot. Default 1h.
+	SnapshotInterval time.Duration
 }
 
 const (
@@ -94,6 +102,12 @@ func (c *Config) setDefaults() {
 	if c.WaitForPosition == 0 {
 		c.WaitForPosition = defaultWaitForPosition
 	}
+	if c.SnapshotEvery == 0 {
+		c.SnapshotEvery = defaultSnapshotEvery
+	}
+	if c.SnapshotInterval == 0 {
+		c.SnapshotInterval = defaultSnapshotInterval
+	}
 }
 
 // Validate reports every problem with c at once, each naming its setting.
@@ -120,6 +134,9 @@ func (c Config) Validate() error {
 	}
 	if c.WaitForPosition < 0 {
 		errs = append(errs, fmt.Errorf("watch: WaitForPosition %s is negative", c.WaitForPosition))
+	}
+	if c.SnapshotInterval < 0 {
+		errs = append(errs, fmt.Errorf("watch: SnapshotInterval %s is negative", c.SnapshotInterval))
 	}
 	return errors.Join(errs...)
 }

@@ -33,6 +33,7 @@ func (h *Hub) follow(ctx context.Context) {
 			return
 		}
 		h.rebase()
+		h.snapshotChanged()
 		wait := h.cfg.PollInterval
 		switch {
 		case err != nil:
@@ -92,6 +93,7 @@ func (h *Hub) poll(ctx context.Context) (int, error) {
 		}
 		cur := h.fold(k, prev, rec)
 		fresh[rec.Stream] = cur
+		h.track(rec, cur)
 		if e, ok := newEntry(k, prev, cur, rec.Position); ok {
 			e.size = entrySize(rec, cur)
 			entries = append(entries, e)

@@ -52,21 +52,30 @@ func (h *Hub) checkRetained(ctx context.Context, pos int64) error {
 
 // stateAt is the object of stream as it stood at log position pos: the
 // newest base at or before pos, folded forward with the stream's events
-// up to pos (or the stream folded from its first event, when pos is older
-// than every base); nil when the stream had no event by then.
+// up to pos (or, when pos is older than every base, the newest snapshot
+// at or before it, or the stream's first event, folded forward); nil when
+// the stream had no event by then.
 func (h *Hub) stateAt(ctx context.Context, k int, stream string, pos int64) (*Object, error) {
 	var (
-		o    *Object
-		from int64
+		o      *Object
+		from   int64
+		inBase bool
 	)
 	h.mu.RLock()
 	for i := len(h.bases) - 1; i >= 0; i-- {
 		if b := h.bases[i]; b.at[k] <= pos {
-			o, from = b.objs[stream], b.at[k]
+			o, from, inBase = b.objs[stream], b.at[k], true
 			break
 		}
 	}
 	h.mu.RUnlock()
+	if !inBase {
+		o, err := h.fromSnapshot(ctx, k, stream, pos)
+		if err != nil {
+			return nil, fmt.Errorf("watch: %w", err)
+		}
+		return o, nil
+	}
 	recs, err := h.store.ReadStreamRange(ctx, stream, from, pos)
 	if err != nil {
 		return nil, fmt.Errorf("watch: %w", err)

@@ -49,6 +49,11 @@ type Hub struct {
 	// based is when the newest base was taken, by herd's clock; read and
 	// written only by the goroutine that polls.
 	based time.Time
+	// tracks, snapshotted and snapQueue take snapshots (snapshot.go);
+	// tracks and snapshotted are the polling goroutine's alone.
+	tracks      map[string]*snapTrack
+	snapshotted time.Time
+	snapQueue   chan snapJob
 
 	// reads counts the hub's reads of the log, for tests.
 	reads atomic.Int64
@@ -64,6 +69,8 @@ type Log interface {
 	Head(ctx context.Context) (int64, error)
 	ReadAfter(ctx context.Context, position int64, limit int) ([]events.Record, error)
 	ReadStreamRange(ctx context.Context, stream string, after, upTo int64) ([]events.Record, error)
+	ReadFromSnapshot(ctx context.Context, stream string, upTo int64) (*events.Snapshot, []events.Record, error)
+	SaveSnapshots(ctx context.Context, snaps []events.Snapshot) error
 	CommitSignal() (int64, <-chan struct{})
 	Compaction() events.Compaction
 }
@@ -82,10 +89,12 @@ func NewHub(store Log, cfg Config, clk clock.WithTicker, log *zap.Logger, metric
 	}
 	return &Hub{
 		store: store, cfg: cfg, clock: clk, log: log, metrics: metrics,
-		latest:   map[string]*Object{},
-		ring:     newRing(cfg.CacheSize),
-		notify:   make(chan struct{}),
-		bookmark: make(chan struct{}),
+		latest:    map[string]*Object{},
+		ring:      newRing(cfg.CacheSize),
+		notify:    make(chan struct{}),
+		bookmark:  make(chan struct{}),
+		tracks:    map[string]*snapTrack{},
+		snapQueue: make(chan snapJob, snapshotQueue),
 	}, nil
 }
 
@@ -148,6 +157,7 @@ func (h *Hub) Start(ctx context.Context) error {
 	// The views' snapshot is the first base, each kind as of its own view.
 	h.bases = []base{{at: slices.Clone(h.kindHead), objs: maps.Clone(h.latest)}}
 	h.based = h.clock.Now()
+	h.snapshotted = h.based
 	h.mu.Unlock()
 	for h.pos < floor {
 		n, err := h.poll(ctx)
@@ -168,9 +178,10 @@ func (h *Hub) Start(ctx context.Context) error {
 	// The ticker exists before Start returns, so that no tick of herd's
 	// clock after it is missed.
 	ticker := h.clock.NewTicker(h.cfg.BookmarkInterval)
-	h.done.Add(2)
+	h.done.Add(3)
 	go h.follow(runCtx)
 	go h.tickBookmarks(runCtx, ticker)
+	go h.writeSnapshots(runCtx)
 	return nil
 }
 

@@ -133,6 +133,7 @@ type resource interface {
 	fold(prev *Object, rec events.Record) (*Object, error)
 	encode(state any, rv int64) ([]byte, error)
 	rows(ctx context.Context, after string, limit int) ([]*Object, []string, int64, error)
+	restore(stream string, state []byte, rv int64) (*Object, error)
 	validate() error
 }
 

@@ -11,6 +11,7 @@ type Metrics struct {
 	foldErrors   prometheus.Counter
 	cacheEvents  prometheus.Gauge
 	cacheBytes   prometheus.Gauge
+	snapshots    *prometheus.CounterVec
 }
 
 // NewMetrics registers the hub's metrics with reg.
@@ -44,8 +45,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "herd_watch_cache_bytes",
 			Help: "Memory the watch hub's recent events hold, as herd estimates it (at most --watch-cache-bytes).",
 		}),
+		snapshots: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "herd_snapshots_total",
+			Help: "Snapshots of objects the watch hub saved into the log's database (result=\"saved\"), or skipped because their writer was behind or failed (result=\"skipped\").",
+		}, []string{"result"}),
 	}
-	reg.MustRegister(m.watchers, m.position, m.cutOff, m.historyReads, m.foldErrors, m.cacheEvents, m.cacheBytes)
+	reg.MustRegister(m.watchers, m.position, m.cutOff, m.historyReads, m.foldErrors, m.cacheEvents, m.cacheBytes, m.snapshots)
 	return m
 }
 
@@ -83,5 +88,17 @@ func (m *Metrics) setCache(events int, bytes int64) {
 	if m != nil {
 		m.cacheEvents.Set(float64(events))
 		m.cacheBytes.Set(float64(bytes))
+	}
+}
+
+func (m *Metrics) snapshotsTaken(n int) {
+	if m != nil {
+		m.snapshots.WithLabelValues("saved").Add(float64(n))
+	}
+}
+
+func (m *Metrics) snapshotSkipped() {
+	if m != nil {
+		m.snapshots.WithLabelValues("skipped").Inc()
 	}
 }
