@@ -17,6 +17,9 @@ type view interface {
 	viewTables() []viewTable
 	// rebuild starts a rebuild of the aggregate's views.
 	rebuild() rebuilder
+	// snapshotOf folds a stream's events from its first into the state a
+	// snapshot of it holds (snapshots_verify.go).
+	snapshotOf(recs []events.Record) ([]byte, int64, error)
 }
 
 // rebuilder folds one aggregate's records during a rebuild and writes its

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,8 +24,9 @@ import (
 
 // retentionArgs make herd compact as it goes: heartbeats are kept for a
 // second, and a round runs every 50 ms, so that a SIGKILL lands while
-// deletions are under way.
-var retentionArgs = []string{"--heartbeat-retention=1s", "--heartbeat-compaction-interval=50ms"}
+// deletions are under way; every node is snapshotted after every third
+// event, so that deletions meet snapshots they make untrue.
+var retentionArgs = []string{"--heartbeat-retention=1s", "--heartbeat-compaction-interval=50ms", "--snapshot-every=3"}
 
 // TestSIGKILLDuringCompactionLosesNothingKept kills herd twice while it
 // deletes old heartbeats under a stream of new ones. Each deletion is one
@@ -49,7 +51,7 @@ func TestSIGKILLDuringCompactionLosesNothingKept(t *testing.T) {
 		acks = append(acks, more...)
 		args := retentionArgs
 		if round == 2 {
-			args = []string{"--reconcilers=", "--heartbeat-retention=0"}
+			args = []string{"--reconcilers=", "--heartbeat-retention=0", "--snapshot-every=3"}
 		}
 		srv = startServe(t, serveOptions{DataDir: dataDir, Args: args})
 	}
@@ -105,6 +107,10 @@ func TestSIGKILLDuringCompactionLosesNothingKept(t *testing.T) {
 	res := mustHerd(t, "replay", "--verify", "--data-dir", dataDir)
 	if !strings.Contains(res.Stdout, "the live views equal a rebuild") {
 		t.Errorf("replay --verify said %q, want that the live views equal a rebuild", res.Stdout)
+	}
+	// The snapshots the deletions left are true to the log.
+	if m := regexp.MustCompile(`the (\d+) snapshots equal their streams`).FindStringSubmatch(res.Stdout); m == nil || m[1] == "0" {
+		t.Errorf("replay --verify said %q, want that some snapshots equal their streams", res.Stdout)
 	}
 }
 

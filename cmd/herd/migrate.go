@@ -136,7 +136,7 @@ func buildViews(ctx context.Context, log events.Log, out, errOut io.Writer) erro
 		return err
 	}
 	diff, stats, err := projections.VerifyInPlace(ctx, log, projections.RebuildOptions{Progress: progressPrinter(errOut)})
-	return reportVerify(out, diff, stats, err)
+	return reportVerify(ctx, out, log, diff, stats, err)
 }
 
 // copyReconcilersPosition carries where the reconcilers' dispatcher stood

@@ -83,7 +83,7 @@ func replay(ctx context.Context, dataDir string, verify bool, out, errOut io.Wri
 	}
 	scratch := filepath.Join(dataDir, fmt.Sprintf("verify-%d.db", os.Getpid()))
 	diff, stats, err := projections.Verify(ctx, store, scratch, events.Config{}, opts)
-	return reportVerify(out, diff, stats, err)
+	return reportVerify(ctx, out, store.Log(), diff, stats, err)
 }
 
 // replayDatabase is replay for --database: on SQLite, replay in the
@@ -113,7 +113,7 @@ func replayDatabase(ctx context.Context, dataDir, database string, verify bool, 
 		return reportRebuild(out, stats, err)
 	}
 	diff, stats, err := projections.VerifyInPlace(ctx, log, opts)
-	return reportVerify(out, diff, stats, err)
+	return reportVerify(ctx, out, log, diff, stats, err)
 }
 
 // reportRebuild tells the operator what a rebuild did.
@@ -126,9 +126,10 @@ func reportRebuild(out io.Writer, stats projections.RebuildStats, err error) err
 	return nil
 }
 
-// reportVerify tells the operator what a verify found, and fails when
-// the views differ.
-func reportVerify(out io.Writer, diff *projections.Difference, stats projections.RebuildStats, err error) error {
+// reportVerify tells the operator what a verify found, checks the
+// log's snapshots once the views are equal, and fails when the views or
+// a snapshot differ.
+func reportVerify(ctx context.Context, out io.Writer, log events.Log, diff *projections.Difference, stats projections.RebuildStats, err error) error {
 	if err != nil {
 		return err
 	}
@@ -137,6 +138,15 @@ func reportVerify(out io.Writer, diff *projections.Difference, stats projections
 		return errors.New("the live views differ from a rebuild of the log")
 	}
 	fmt.Fprintf(out, "the live views equal a rebuild of %d events up to position %d\n", stats.Events, stats.Head)
+	n, diff, err := projections.VerifySnapshots(ctx, log)
+	if err != nil {
+		return err
+	}
+	if diff != nil {
+		fmt.Fprintln(out, diff.String())
+		return errors.New("a snapshot differs from its stream folded from the log")
+	}
+	fmt.Fprintf(out, "the %d snapshots equal their streams folded from the log\n", n)
 	return nil
 }
 
