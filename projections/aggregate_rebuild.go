@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"herd/domain"
 	"herd/events"
@@ -18,17 +19,58 @@ import (
 type aggregateRebuild[S any] struct {
 	a      *aggregate[S]
 	states map[string]*rebuiltState[S]
+	snaps  *snapshotTaker
 }
 
-// rebuiltState is one aggregate's state during a rebuild and the position
-// of the last event folded into it.
+// rebuiltState is one aggregate's state during a rebuild, the position
+// of the last event folded into it, and what the rebuild's snapshots
+// need: events since the last snapshot, and when it was taken (by the
+// recorded time of the event it followed).
 type rebuiltState[S any] struct {
-	s  S
-	rv int64
+	s      S
+	rv     int64
+	since  int
+	snapAt time.Time
 }
 
-func (a *aggregate[S]) rebuild() rebuilder {
-	return &aggregateRebuild[S]{a: a, states: map[string]*rebuiltState[S]{}}
+func (a *aggregate[S]) rebuild(snaps *snapshotTaker) rebuilder {
+	return &aggregateRebuild[S]{a: a, states: map[string]*rebuiltState[S]{}, snaps: snaps}
+}
+
+// snapshotTaker writes a rebuild's snapshots, as its policy says.
+type snapshotTaker struct {
+	policy SnapshotPolicy
+	// at stamps every snapshot: when the rebuild began.
+	at time.Time
+}
+
+// insertSnapshotSQL saves one snapshot (events.Snapshots): the same
+// stream and position again keeps the first.
+const insertSnapshotSQL = `INSERT INTO snapshots (stream, position, version, taken_at, state) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (stream, position) DO NOTHING`
+
+// take snapshots st, just folded from rec, when the policy says so.
+func (r *aggregateRebuild[S]) take(ctx context.Context, x execer, st *rebuiltState[S], rec events.Record) error {
+	p := r.snaps.policy
+	if !p.on() {
+		return nil
+	}
+	if st.since == 0 && st.snapAt.IsZero() {
+		st.snapAt = rec.RecordedAt // the stream's first event
+	}
+	st.since++
+	if st.since < p.Every && (p.Interval <= 0 || rec.RecordedAt.Sub(st.snapAt) < p.Interval) {
+		return nil
+	}
+	data, err := marshalStored(st.s)
+	if err != nil {
+		return fmt.Errorf("rebuild: snapshot %s@%d: %w", rec.Stream, rec.Position, err)
+	}
+	if _, err := x.ExecContext(ctx, insertSnapshotSQL, rec.Stream, rec.Position, rec.Version, r.snaps.at.UnixNano(), data); err != nil {
+		return fmt.Errorf("rebuild: snapshot %s@%d: %w", rec.Stream, rec.Position, err)
+	}
+	st.since, st.snapAt = 0, rec.RecordedAt
+	return nil
 }
 
 func (r *aggregateRebuild[S]) apply(ctx context.Context, x execer, rec events.Record, ev domain.Event) error {
@@ -46,7 +88,7 @@ func (r *aggregateRebuild[S]) apply(ctx context.Context, x execer, rec events.Re
 	if st.s, err = r.a.apply(ctx, x, key, st.s, rec, ev); err != nil {
 		return fmt.Errorf("rebuild: %s@%d: %w", rec.Stream, rec.Position, err)
 	}
-	return nil
+	return r.take(ctx, x, st, rec)
 }
 
 // flush writes every aggregate's row in key order, which is the order of

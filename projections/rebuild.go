@@ -22,7 +22,23 @@ type RebuildOptions struct {
 	Progress func(done, total int64)
 	// Now stamps the checkpoint; defaults to the wall clock.
 	Now func() time.Time
+	// Snapshots, when set, has the rebuild take the log's snapshots
+	// afresh as it folds (every snapshot there is dropped first), so that
+	// a log written before herd took snapshots gets them; the zero value
+	// leaves the snapshots as they are.
+	Snapshots SnapshotPolicy
 }
+
+// SnapshotPolicy says when a rebuild snapshots an object: after every
+// Every events of its stream, and at its first event recorded Interval or
+// more after its last snapshot (or its first event), as the watch hub
+// snapshots what changed every Interval.
+type SnapshotPolicy struct {
+	Every    int
+	Interval time.Duration
+}
+
+func (p SnapshotPolicy) on() bool { return p.Every > 0 }
 
 // RebuildStats says what a rebuild did.
 type RebuildStats struct {
@@ -94,12 +110,18 @@ func rebuildIn(ctx context.Context, log events.Log, ltx events.LogTx, opts Rebui
 			return RebuildStats{}, fmt.Errorf("rebuild: empty %s: %w", t.name, err)
 		}
 	}
+	if opts.Snapshots.on() {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM snapshots"); err != nil {
+			return RebuildStats{}, fmt.Errorf("rebuild: drop the snapshots: %w", err)
+		}
+	}
 	prepared := newPreparedTx(tx)
 	defer prepared.close()
 	x := newBatchedInserts(prepared)
 	rebuilders := make(map[view]rebuilder, len(views))
+	snaps := &snapshotTaker{policy: opts.Snapshots, at: opts.Now()}
 	for _, v := range views {
-		rebuilders[v] = v.rebuild()
+		rebuilders[v] = v.rebuild(snaps)
 	}
 
 	readCtx, stopReading := context.WithCancel(ctx)

@@ -15,8 +15,9 @@ type view interface {
 	log() *domain.Aggregate
 	// viewTables are the tables the aggregate writes.
 	viewTables() []viewTable
-	// rebuild starts a rebuild of the aggregate's views.
-	rebuild() rebuilder
+	// rebuild starts a rebuild of the aggregate's views, taking
+	// snapshots as snaps says.
+	rebuild(snaps *snapshotTaker) rebuilder
 	// snapshotOf folds a stream's events from its first into the state a
 	// snapshot of it holds (snapshots_verify.go).
 	snapshotOf(recs []events.Record) ([]byte, int64, error)

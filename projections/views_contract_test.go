@@ -502,7 +502,7 @@ func contractEveryOtherQuery(t *testing.T, f *contractFleet) {
 func contractRebuildEqualsLive(t *testing.T, f *contractFleet) {
 	ctx := t.Context()
 	live := contractSnapshot(t, f.log)
-	stats, err := Rebuild(ctx, f.log, RebuildOptions{BatchSize: 7})
+	stats, err := Rebuild(ctx, f.log, RebuildOptions{BatchSize: 7, Snapshots: SnapshotPolicy{Every: 2, Interval: time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,6 +511,18 @@ func contractRebuildEqualsLive(t *testing.T, f *contractFleet) {
 	}
 	if diff := cmp.Diff(live, contractSnapshot(t, f.log)); diff != "" {
 		t.Errorf("views kept inline and rebuilt from the log (-live +rebuilt):\n%s", diff)
+	}
+	// The rebuild took snapshots of every aggregate's streams, each its
+	// stream folded from the log; a rebuild without a policy keeps them.
+	taken, diff, err := VerifySnapshots(ctx, f.log)
+	if err != nil || diff != nil || taken < int(stats.Events)/3 {
+		t.Errorf("VerifySnapshots after a rebuild snapshotting every second event of %d = %d, %v, %v", stats.Events, taken, diff, err)
+	}
+	if _, err := Rebuild(ctx, f.log, RebuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if kept, _, err := VerifySnapshots(ctx, f.log); err != nil || kept != taken {
+		t.Errorf("a rebuild with no snapshot policy left %d snapshots of %d, %v", kept, taken, err)
 	}
 	// The rebuilt views go on as the inline ones would.
 	if _, err := f.w.UpdateNode(ctx, "a-1", func(n domain.Node) ([]domain.Event, error) {

@@ -76,7 +76,7 @@ func TestViewsDescribeEveryAggregate(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = tx.Rollback() }()
-			r := v.rebuild()
+			r := v.rebuild(&snapshotTaker{})
 			for i, s := range a.Events() {
 				ev, err := domain.UnmarshalEvent(s.Type, []byte(`{}`))
 				if err != nil {

@@ -15,6 +15,7 @@ import (
 	"herd/cmd/herd/app"
 	"herd/events"
 	"herd/projections"
+	"herd/projections/watch"
 	"herd/reconcilers"
 )
 
@@ -131,7 +132,9 @@ func buildViews(ctx context.Context, log events.Log, out, errOut io.Writer) erro
 	if err := projections.Migrate(ctx, log); err != nil {
 		return err
 	}
-	stats, err := projections.Rebuild(ctx, log, projections.RebuildOptions{Progress: progressPrinter(errOut)})
+	stats, err := projections.Rebuild(ctx, log, projections.RebuildOptions{Progress: progressPrinter(errOut), Snapshots: projections.SnapshotPolicy{
+		Every: watch.DefaultConfig().SnapshotEvery, Interval: watch.DefaultConfig().SnapshotInterval,
+	}})
 	if err := reportRebuild(out, stats, err); err != nil {
 		return err
 	}

@@ -16,12 +16,14 @@ import (
 	"herd/cmd/herd/app"
 	"herd/events"
 	"herd/projections"
+	"herd/projections/watch"
 )
 
 func newReplayCmd() *cobra.Command {
 	var (
 		dataDir, database string
 		verify            bool
+		snaps             = projections.SnapshotPolicy{Every: watch.DefaultConfig().SnapshotEvery, Interval: watch.DefaultConfig().SnapshotInterval}
 	)
 	cmd := &cobra.Command{
 		Use:   "replay",
@@ -41,7 +43,12 @@ included.
 With --database on PostgreSQL there is no lock and no file: replay
 rebuilds in one transaction (stop every herd serve replica first, or their
 writes wait for it), and --verify rebuilds into temporary tables at one
-snapshot of the log and compares, changing nothing, while replicas serve.`,
+snapshot of the log and compares, changing nothing, while replicas serve.
+
+A rebuild also takes the log's snapshots afresh, as herd serve takes them
+(--snapshot-every, --snapshot-interval), so that a log written before
+herd took snapshots folds its past quickly too; --verify checks each
+snapshot against its stream folded from the log.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Ctrl-C or SIGTERM ends the rebuild through its context, so
@@ -49,19 +56,21 @@ snapshot of the log and compares, changing nothing, while replicas serve.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if database != "" {
-				return reportErr(cmd, replayDatabase(ctx, dataDir, database, verify, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+				return reportErr(cmd, replayDatabase(ctx, dataDir, database, verify, snaps, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 			}
-			err := replay(ctx, dataDir, verify, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			err := replay(ctx, dataDir, verify, snaps, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			return reportErr(cmd, err)
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data-dir", "./herd-data", "directory of the SQLite event log")
 	cmd.Flags().StringVar(&database, "database", "", "the event log's database, as herd serve's --database (sqlite:///path/herd.db or a PostgreSQL URL); overrides --data-dir")
 	cmd.Flags().BoolVar(&verify, "verify", false, "compare a rebuild with the live views instead of replacing them")
+	cmd.Flags().IntVar(&snaps.Every, "snapshot-every", snaps.Every, "snapshot an object after this many of its events (-1: take none, and keep those there)")
+	cmd.Flags().DurationVar(&snaps.Interval, "snapshot-interval", snaps.Interval, "also snapshot an object at its first event this long after its last snapshot")
 	return cmd
 }
 
-func replay(ctx context.Context, dataDir string, verify bool, out, errOut io.Writer) (err error) {
+func replay(ctx context.Context, dataDir string, verify bool, snaps projections.SnapshotPolicy, out, errOut io.Writer) (err error) {
 	role := "herd replay"
 	if verify {
 		role = "" // a verify reads a snapshot: safe while herd serves
@@ -78,6 +87,7 @@ func replay(ctx context.Context, dataDir string, verify bool, out, errOut io.Wri
 	}
 	opts := projections.RebuildOptions{Progress: progressPrinter(errOut)}
 	if !verify {
+		opts.Snapshots = snaps
 		stats, err := projections.Rebuild(ctx, store.Log(), opts)
 		return reportRebuild(out, stats, err)
 	}
@@ -88,7 +98,7 @@ func replay(ctx context.Context, dataDir string, verify bool, out, errOut io.Wri
 
 // replayDatabase is replay for --database: on SQLite, replay in the
 // file's directory; on PostgreSQL, a rebuild or an in-place verify.
-func replayDatabase(ctx context.Context, dataDir, database string, verify bool, out, errOut io.Writer) (err error) {
+func replayDatabase(ctx context.Context, dataDir, database string, verify bool, snaps projections.SnapshotPolicy, out, errOut io.Writer) (err error) {
 	db, err := app.ParseDatabase(database, dataDir)
 	if err != nil {
 		return err
@@ -97,7 +107,7 @@ func replayDatabase(ctx context.Context, dataDir, database string, verify bool, 
 		if filepath.Base(db.Path) != events.DatabaseFileName {
 			return fmt.Errorf("--database %s: replay works on a data directory's %s", db, events.DatabaseFileName)
 		}
-		return replay(ctx, filepath.Dir(db.Path), verify, out, errOut)
+		return replay(ctx, filepath.Dir(db.Path), verify, snaps, out, errOut)
 	}
 	log, err := events.OpenPostgres(ctx, db.URL)
 	if err != nil {
@@ -109,6 +119,7 @@ func replayDatabase(ctx context.Context, dataDir, database string, verify bool, 
 	}
 	opts := projections.RebuildOptions{Progress: progressPrinter(errOut)}
 	if !verify {
+		opts.Snapshots = snaps
 		stats, err := projections.Rebuild(ctx, log, opts)
 		return reportRebuild(out, stats, err)
 	}
