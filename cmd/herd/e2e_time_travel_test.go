@@ -20,10 +20,12 @@ import (
 // lists the fleet as it was at any moment the log holds: herd node list,
 // node get and pod list --at a time, a duration ago or a
 // resourceVersion; herd fleet diff and node diff say what changed since;
-// and the machine's kubectl reads the past through an exact list.
+// and the machine's kubectl reads the past through an exact list. herd
+// snapshots every event here; with the snapshots dropped while it
+// serves, the past reads the same.
 func TestTheFleetAsItWas(t *testing.T) {
 	t.Parallel()
-	srv := startServe(t, serveOptions{Args: []string{"--watch-history", "1s"}})
+	srv := startServe(t, serveOptions{Args: []string{"--watch-history", "1s", "--snapshot-every", "1"}})
 	server := "--server=" + srv.URL
 	registerAgent(t, srv.URL, "tt-01")
 	registerAgent(t, srv.URL, "tt-02")
@@ -76,6 +78,13 @@ func TestTheFleetAsItWas(t *testing.T) {
 	}
 	if out := mustHerd(t, "pod", "list", "-A", server, "--at", when).Stdout; out == "" {
 		t.Error("herd pod list --at printed nothing")
+	}
+	past := mustHerd(t, "node", "list", server, "--at", when, "-o", "json").Stdout
+	if out := mustHerd(t, "snapshots", "drop", "--data-dir", srv.DataDir).Stdout; !strings.HasPrefix(out, "dropped ") || strings.HasPrefix(out, "dropped 0 ") {
+		t.Errorf("herd snapshots drop said %q, want some dropped", out)
+	}
+	if again := mustHerd(t, "node", "list", server, "--at", when, "-o", "json").Stdout; again != past {
+		t.Errorf("herd node list --at %s with snapshots:\n%s\nand without:\n%s", when, past, again)
 	}
 
 	// What changed since, and one node's manifest then and now.
