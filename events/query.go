@@ -26,6 +26,9 @@ type Filter struct {
 	Until time.Time
 	// After matches events after this position, for paging.
 	After int64
+	// Before matches events before this position: with Newest, paging
+	// back from the newest, or the log as it was at Before-1.
+	Before int64
 	// Limit caps the number of events returned; 0 means no cap.
 	Limit int
 	// Newest, with a Limit, takes the newest Limit events that match rather
@@ -94,6 +97,9 @@ func (f Filter) sql() (string, []any, error) {
 	if f.After > 0 {
 		add("position > ?", f.After)
 	}
+	if f.Before > 0 {
+		add("position < ?", f.Before)
+	}
 	if f.Limit < 0 {
 		return "", nil, fmt.Errorf("query events: limit %d is negative", f.Limit)
 	}
@@ -102,11 +108,18 @@ func (f Filter) sql() (string, []any, error) {
 	if len(where) > 0 {
 		b.WriteString(" WHERE " + strings.Join(where, " AND "))
 	}
+	// Within one stream, versions are in the order of positions, and the
+	// (stream, version) index gives that order without a sort: reading
+	// the newest events of a stream a year long stops at them.
+	order := "position"
+	if f.Stream != "" {
+		order = "version"
+	}
 	if f.Newest && f.Limit > 0 {
-		b.WriteString(" ORDER BY position DESC LIMIT ?")
+		b.WriteString(" ORDER BY " + order + " DESC LIMIT ?")
 		return "SELECT " + recordColumns + " FROM (" + b.String() + ") AS newest ORDER BY position", append(args, f.Limit), nil
 	}
-	b.WriteString(" ORDER BY position")
+	b.WriteString(" ORDER BY " + order)
 	if f.Limit > 0 {
 		b.WriteString(" LIMIT ?")
 		args = append(args, f.Limit)

@@ -12,14 +12,28 @@ import (
 )
 
 func (w *world) registerWhySteps(sc *godog.ScenarioContext) {
-	sc.Step(`^herd explains node "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)"$`, w.explainsNode)
+	sc.Step(`^herd explains node "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)"$`, func(node, what, eventType, actor string) error {
+		return w.explainsNodeAt(node, "", what, eventType, actor)
+	})
+	sc.Step(`^herd explains node "([^"]+)" as it was at (\S+): "([^"]+)", made so by (\w+) of "([^"]+)"$`, w.explainsNodeAt)
+	sc.Step(`^herd finds nothing wrong with node "([^"]+)"$`, w.nothingWrong)
 	sc.Step(`^the event that evicted pod "([^"]+)" names as its cause the (\w+) event of "([^"]+)"$`, w.evictionCause)
 	sc.Step(`^herd explains pod "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)", because of (\w+)$`, w.explainsPod)
 }
 
-func (w *world) explainsNode(node, what, eventType, actor string) error {
+// explainsNodeAt checks the explanation of node now or, with at (a time
+// of day), as it was then.
+func (w *world) explainsNodeAt(node, at, what, eventType, actor string) error {
+	path := "/apis/herd.dev/v1/nodes/" + url.PathEscape(node) + "/explanation"
+	if at != "" {
+		t, err := w.at(at)
+		if err != nil {
+			return err
+		}
+		path += "?asOf=" + url.QueryEscape(t.Format(time.RFC3339))
+	}
 	var ex httpapi.NodeExplanation
-	if err := w.get("/apis/herd.dev/v1/nodes/"+url.PathEscape(node)+"/explanation", &ex); err != nil {
+	if err := w.get(path, &ex); err != nil {
 		return err
 	}
 	// The specs write times of day; herd writes RFC 3339.
@@ -92,4 +106,18 @@ func (w *world) explainsPod(pod, what, eventType, actor, causeType string) error
 		return nil
 	}
 	return fmt.Errorf("herd's explanation of pod %s says %q, want %q", pod, seen, what)
+}
+
+// nothingWrong waits until herd's explanation of node lists nothing.
+func (w *world) nothingWrong(node string) error {
+	return eventually("nothing wrong with "+node, func() error {
+		var ex httpapi.NodeExplanation
+		if err := w.get("/apis/herd.dev/v1/nodes/"+url.PathEscape(node)+"/explanation", &ex); err != nil {
+			return err
+		}
+		if len(ex.Items) > 0 {
+			return fmt.Errorf("herd still explains %+v", ex.Items)
+		}
+		return nil
+	})
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -15,10 +16,12 @@ import (
 // caused that one, each as herd recorded it (causation ids), newest
 // first.
 type NodeExplanation struct {
-	APIVersion string        `json:"apiVersion"`
-	Kind       string        `json:"kind"`
-	Node       string        `json:"node"`
-	Items      []Explanation `json:"items"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Node       string `json:"node"`
+	// AsOf is the resourceVersion the explanation is as of, when not now.
+	AsOf  int64         `json:"asOf,omitempty"`
+	Items []Explanation `json:"items"`
 }
 
 // Explanation is one thing wrong with a node and its causes.
@@ -48,27 +51,79 @@ type ExplainedEvent struct {
 // maxCauses bounds a chain, against a cycle a corrupt log could hold.
 const maxCauses = 16
 
-// nodeExplanation serves GET .../nodes/NAME/explanation.
+// nodeExplanation serves GET .../nodes/NAME/explanation, of the node now
+// or, with ?asOf= (as on lists), as it was then.
 func (s *Server) nodeExplanation(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	n, err := s.NodeView.Get(r.Context(), name)
+	var n domain.Node
+	at, err := s.explanationAt(r)
+	if err == nil {
+		if at == 0 {
+			n, err = s.NodeView.Get(r.Context(), name)
+		} else {
+			n, err = stateAt[domain.Node](r.Context(), s, "nodes", domain.NodeStream(name), at)
+		}
+	}
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	out, err := s.explainNode(r.Context(), n)
+	out, err := s.explainNode(r.Context(), n, at)
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
 	}
+	out.AsOf = at
 	s.writeJSON(w, http.StatusOK, out)
 }
 
-// trouble is one thing wrong with a node, and how to find the event that
-// made it so in the node's stream.
+// explanationAt is the position ?asOf= names, or 0 for now. A moment
+// before the log's first event is one when nothing existed.
+func (s *Server) explanationAt(r *http.Request) (int64, error) {
+	asOf := r.URL.Query().Get("asOf")
+	if asOf == "" {
+		return 0, nil
+	}
+	pos, err := s.positionAsOf(r.Context(), asOf)
+	if err == nil && pos == 0 {
+		err = domain.ErrNotFound
+	}
+	return pos, err
+}
+
+// stateAt is the object of resource in stream as it was at pos, as the
+// watch hub folds it: domain.ErrNotFound when it did not exist then.
+func stateAt[S any](ctx context.Context, s *Server, resource, stream string, pos int64) (S, error) {
+	var zero S
+	if s.Watch == nil {
+		return zero, errors.New("this herd keeps no watch hub to fold the past with")
+	}
+	o, err := s.Watch.StateAt(ctx, resource, stream, pos)
+	if err != nil {
+		return zero, err
+	}
+	if o == nil || !o.Exists {
+		return zero, fmt.Errorf("%w then (resourceVersion %d)", domain.ErrNotFound, pos)
+	}
+	return o.State().(S), nil
+}
+
+// trouble is one thing wrong with a node or a pod, and how to find the
+// event that made it so in its stream: one of types that made says did.
 type trouble struct {
-	what string
-	made func(domain.Event) bool
+	what  string
+	types []string
+	made  func(domain.Event) bool
+}
+
+// madeByA is a trouble made so by an event of type E that is says holds
+// (any, when is is nil).
+func madeByA[E domain.Event](what string, is func(E) bool) trouble {
+	var e E
+	return trouble{what: what, types: []string{e.EventType()}, made: func(ev domain.Event) bool {
+		got, ok := ev.(E)
+		return ok && (is == nil || is(got))
+	}}
 }
 
 // troubles are what is wrong with n: a Ready condition not True, a
@@ -77,10 +132,7 @@ type trouble struct {
 func troubles(n domain.Node) []trouble {
 	var out []trouble
 	if _, ok := n.Condition(domain.ConditionReady); !ok {
-		out = append(out, trouble{what: "Ready is Unknown: the node has never reported its status", made: func(e domain.Event) bool {
-			_, ok := e.(domain.NodeRegistered)
-			return ok
-		}})
+		out = append(out, madeByA[domain.NodeRegistered]("Ready is Unknown: the node has never reported its status", nil))
 	}
 	for _, c := range n.Conditions {
 		bad := c.Status == domain.ConditionTrue
@@ -90,71 +142,90 @@ func troubles(n domain.Node) []trouble {
 		if !bad {
 			continue
 		}
-		c := c
 		what := fmt.Sprintf("%s is %s", c.Type, c.Status)
 		if c.Type == domain.ConditionReady && !n.LastHeartbeat.IsZero() {
 			what += fmt.Sprintf(": its last heartbeat was at %s", n.LastHeartbeat.UTC().Format(time.RFC3339))
 		}
-		out = append(out, trouble{what: what, made: func(e domain.Event) bool {
-			ch, ok := e.(domain.NodeConditionChanged)
-			return ok && ch.Type == c.Type && ch.Status == c.Status
-		}})
+		out = append(out, madeByA(what, func(ch domain.NodeConditionChanged) bool { return ch.Type == c.Type && ch.Status == c.Status }))
 	}
 	for _, t := range n.Taints {
-		t := t
-		out = append(out, trouble{what: fmt.Sprintf("tainted %s:%s", t.Key, t.Effect), made: func(e domain.Event) bool {
-			tt, ok := e.(domain.NodeTainted)
-			return ok && tt.Taint.Key == t.Key && tt.Taint.Effect == t.Effect
-		}})
+		out = append(out, madeByA(fmt.Sprintf("tainted %s:%s", t.Key, t.Effect), func(tt domain.NodeTainted) bool {
+			return tt.Taint.Key == t.Key && tt.Taint.Effect == t.Effect
+		}))
 	}
 	if n.Unschedulable {
-		out = append(out, trouble{what: "cordoned", made: func(e domain.Event) bool { _, ok := e.(domain.NodeCordoned); return ok }})
+		out = append(out, madeByA[domain.NodeCordoned]("cordoned", nil))
 	}
 	switch n.AgentState {
 	case domain.AgentDraining, domain.AgentDrained:
-		out = append(out, trouble{what: "agent " + string(n.AgentState), made: func(e domain.Event) bool { _, ok := e.(domain.NodeDrainStarted); return ok }})
+		out = append(out, madeByA[domain.NodeDrainStarted]("agent "+string(n.AgentState), nil))
 	case domain.AgentLost:
-		out = append(out, trouble{what: "agent Lost", made: func(e domain.Event) bool {
-			ch, ok := e.(domain.NodeConditionChanged)
-			return ok && ch.Type == domain.ConditionReady && ch.Status == domain.ConditionUnknown
-		}})
+		out = append(out, madeByA("agent Lost", func(ch domain.NodeConditionChanged) bool {
+			return ch.Type == domain.ConditionReady && ch.Status == domain.ConditionUnknown
+		}))
 	}
 	return out
 }
 
 // explainNode finds, for each trouble of n, the newest event of n's
-// stream that made it so, and follows its causes through the log.
-func (s *Server) explainNode(ctx context.Context, n domain.Node) (NodeExplanation, error) {
-	items, err := s.explain(ctx, domain.NodeStream(n.Name), troubles(n))
+// stream that made it so (at or before position at, when not 0), and
+// follows its causes through the log.
+func (s *Server) explainNode(ctx context.Context, n domain.Node, at int64) (NodeExplanation, error) {
+	items, err := s.explain(ctx, domain.NodeStream(n.Name), troubles(n), at)
 	return NodeExplanation{APIVersion: herdGroup + "/" + herdVersion, Kind: "NodeExplanation", Node: n.Name, Items: items}, err
 }
 
-// explain finds, for each of ts, the newest event of stream that made it
-// so, and follows its causes through the log.
-func (s *Server) explain(ctx context.Context, stream string, ts []trouble) ([]Explanation, error) {
+// explain finds, for each of ts, the newest event of stream (at or
+// before position at, when not 0) that made it so, and follows its
+// causes through the log. It reads the stream newest first, only the
+// event types that can make a trouble so, a page at a time: a node's
+// year of heartbeats is never read.
+func (s *Server) explain(ctx context.Context, stream string, ts []trouble, at int64) ([]Explanation, error) {
 	items := []Explanation{}
-	if len(ts) == 0 {
-		return items, nil
-	}
-	recs, err := s.Log.ReadStream(ctx, stream, 0)
-	if err != nil {
-		return items, err
-	}
 	for _, t := range ts {
-		for i := len(recs) - 1; i >= 0; i-- {
-			ev, err := domain.UnmarshalEvent(recs[i].Type, recs[i].Payload)
-			if err != nil || !t.made(ev) {
-				continue
-			}
-			chain, err := s.causes(ctx, recs[i])
-			if err != nil {
-				return items, err
-			}
-			items = append(items, Explanation{What: t.what, Since: recs[i].RecordedAt, Chain: chain})
-			break
+		rec, found, err := s.madeBy(ctx, stream, t, at)
+		if err != nil {
+			return items, err
 		}
+		if !found {
+			continue
+		}
+		chain, err := s.causes(ctx, rec)
+		if err != nil {
+			return items, err
+		}
+		items = append(items, Explanation{What: t.what, Since: rec.RecordedAt, Chain: chain})
 	}
 	return items, nil
+}
+
+// explainPage is how many events of a trouble's types explain reads at
+// once, going back.
+const explainPage = 64
+
+// madeBy is the newest event of stream at or before at (any, when 0)
+// that t.made says made the trouble so.
+func (s *Server) madeBy(ctx context.Context, stream string, t trouble, at int64) (events.Record, bool, error) {
+	before := int64(0)
+	if at > 0 {
+		before = at + 1
+	}
+	for {
+		recs, err := s.Log.Query(ctx, events.Filter{Stream: stream, Types: t.types, Before: before, Limit: explainPage, Newest: true})
+		if err != nil {
+			return events.Record{}, false, err
+		}
+		for i := len(recs) - 1; i >= 0; i-- {
+			ev, err := domain.UnmarshalEvent(recs[i].Type, recs[i].Payload)
+			if err == nil && t.made(ev) {
+				return recs[i], true, nil
+			}
+		}
+		if len(recs) < explainPage {
+			return events.Record{}, false, nil
+		}
+		before = recs[0].Position
+	}
 }
 
 // PodExplanation says why a pod is not as it should be, as
@@ -164,23 +235,32 @@ type PodExplanation struct {
 	Kind       string        `json:"kind"`
 	Namespace  string        `json:"namespace"`
 	Pod        string        `json:"pod"`
+	AsOf       int64         `json:"asOf,omitempty"`
 	Items      []Explanation `json:"items"`
 }
 
 // podExplanation serves GET .../namespaces/NS/pods/NAME/explanation.
 func (s *Server) podExplanation(w http.ResponseWriter, r *http.Request) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
-	p, err := s.PodView.Get(r.Context(), ns, name)
+	var p domain.Pod
+	at, err := s.explanationAt(r)
+	if err == nil {
+		if at == 0 {
+			p, err = s.PodView.Get(r.Context(), ns, name)
+		} else {
+			p, err = stateAt[domain.Pod](r.Context(), s, "pods", domain.PodStream(ns, name), at)
+		}
+	}
 	if err != nil {
 		s.writeError(w, err, "Pod", name)
 		return
 	}
-	items, err := s.explain(r.Context(), domain.PodStream(ns, name), podTroubles(p))
+	items, err := s.explain(r.Context(), domain.PodStream(ns, name), podTroubles(p), at)
 	if err != nil {
 		s.writeError(w, err, "Pod", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, PodExplanation{APIVersion: herdGroup + "/" + herdVersion, Kind: "PodExplanation", Namespace: ns, Pod: name, Items: items})
+	s.writeJSON(w, http.StatusOK, PodExplanation{APIVersion: herdGroup + "/" + herdVersion, Kind: "PodExplanation", Namespace: ns, Pod: name, AsOf: at, Items: items})
 }
 
 // podTroubles are what is wrong with p: being deleted (an eviction names
@@ -188,26 +268,14 @@ func (s *Server) podExplanation(w http.ResponseWriter, r *http.Request) {
 func podTroubles(p domain.Pod) []trouble {
 	var out []trouble
 	if p.Terminating() {
-		out = append(out, trouble{what: "being deleted", made: func(e domain.Event) bool {
-			_, ok := e.(domain.PodDeletionRequested)
-			return ok
-		}})
-		out = append(out, trouble{what: "targeted for disruption", made: func(e domain.Event) bool {
-			_, ok := e.(domain.PodDisruptionTargeted)
-			return ok
-		}})
+		out = append(out, madeByA[domain.PodDeletionRequested]("being deleted", nil),
+			madeByA[domain.PodDisruptionTargeted]("targeted for disruption", nil))
 	}
 	if p.Spec.NodeName == "" && !p.Terminating() {
-		out = append(out, trouble{what: "not scheduled", made: func(e domain.Event) bool {
-			_, ok := e.(domain.PodUnschedulable)
-			return ok
-		}})
+		out = append(out, madeByA[domain.PodUnschedulable]("not scheduled", nil))
 	}
 	if p.Status.Phase == domain.PodFailed {
-		out = append(out, trouble{what: "Failed", made: func(e domain.Event) bool {
-			st, ok := e.(domain.PodStatusUpdated)
-			return ok && st.Status.Phase == domain.PodFailed
-		}})
+		out = append(out, madeByA("Failed", func(st domain.PodStatusUpdated) bool { return st.Status.Phase == domain.PodFailed }))
 	}
 	return out
 }

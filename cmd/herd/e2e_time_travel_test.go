@@ -100,6 +100,14 @@ func TestTheFleetAsItWas(t *testing.T) {
 	if why := mustHerd(t, "node", "why", "tt-01", server).Stdout; !strings.Contains(why, "cordoned since ") || !strings.Contains(why, "made so by NodeCordoned") {
 		t.Errorf("herd node why tt-01:\n%s", why)
 	}
+	// Before the cordon, nothing was wrong with it; tt-02 did not exist
+	// before the log began.
+	if why := mustHerd(t, "node", "why", "tt-01", server, "--at", when).Stdout; strings.Contains(why, "cordoned") {
+		t.Errorf("herd node why tt-01 --at %s:\n%s", when, why)
+	}
+	if res := herd(t, nil, "node", "why", "tt-02", server, "--at", "2000-01-01T00:00:00Z"); res.Code == 0 || !strings.Contains(res.Stderr, "did not exist at 2000-01-01T00:00:00Z") {
+		t.Errorf("herd node why tt-02 --at 2000: exit %d, %s", res.Code, res.Stderr)
+	}
 	if res := herd(t, nil, "fleet", "diff", server); res.Code == 0 || !strings.Contains(res.Stderr, `"from" not set`) {
 		t.Errorf("herd fleet diff without --from: exit %d, %s", res.Code, res.Stderr)
 	}

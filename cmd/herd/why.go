@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,17 +15,22 @@ import (
 // nodeWhyCmd is herd node why NAME: what is wrong with the node, each
 // with the chain of events that led there, from the log's causation ids.
 func nodeWhyCmd(server, output *string) *cobra.Command {
-	return &cobra.Command{
+	var at string
+	cmd := &cobra.Command{
 		Use:   "why NAME",
-		Short: "Why the node is not as it should be: for each thing wrong, the events that led there, each with time, actor and cause",
+		Short: "Why the node is not as it should be (or was, --at): for each thing wrong, the events that led there, each with time, actor and cause",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := newClient(cmd, *server)
 			if err != nil {
 				return reportErr(cmd, err)
 			}
+			q, err := explanationQuery(cmd, c, at, "node "+args[0])
+			if err != nil {
+				return reportErr(cmd, err)
+			}
 			var ex httpapi.NodeExplanation
-			if err := c.get(cmd.Context(), "/apis/herd.dev/v1/nodes/"+url.PathEscape(args[0])+"/explanation", nil, &ex); err != nil {
+			if err := c.get(cmd.Context(), "/apis/herd.dev/v1/nodes/"+url.PathEscape(args[0])+"/explanation", q, &ex); err != nil {
 				return reportErr(cmd, err)
 			}
 			if done, err := printStructured(cmd.OutOrStdout(), *output, ex); done {
@@ -34,22 +40,45 @@ func nodeWhyCmd(server, output *string) *cobra.Command {
 			return nil
 		},
 	}
+	addAtFlag(cmd, &at)
+	return cmd
+}
+
+// explanationQuery is the query of an explanation as of --at: the
+// position it names, refused when the log held nothing by then.
+func explanationQuery(cmd *cobra.Command, c *client, at, what string) (url.Values, error) {
+	if at == "" {
+		return nil, nil
+	}
+	pos, err := atPosition(cmd.Context(), c, cmd.ErrOrStderr(), at, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	if pos == 0 {
+		return nil, fmt.Errorf("%s did not exist at %s: the log begins later", what, at)
+	}
+	return url.Values{"asOf": {strconv.FormatInt(pos, 10)}}, nil
 }
 
 // podWhyCmd is herd pod why NAME: why a pod is being deleted, waits for a
 // node or failed, each with the chain of events that led there.
 func podWhyCmd(server, namespace, output *string) *cobra.Command {
-	return &cobra.Command{
+	var at string
+	cmd := &cobra.Command{
 		Use:   "why NAME",
-		Short: "Why the pod is not as it should be (being deleted, evicted, not scheduled, failed): the events that led there",
+		Short: "Why the pod is not as it should be, or was (--at): being deleted, evicted, not scheduled, failed, and the events that led there",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := newClient(cmd, *server)
 			if err != nil {
 				return reportErr(cmd, err)
 			}
+			q, err := explanationQuery(cmd, c, at, "pod "+args[0])
+			if err != nil {
+				return reportErr(cmd, err)
+			}
 			var ex httpapi.PodExplanation
-			if err := c.get(cmd.Context(), "/apis/herd.dev/v1/namespaces/"+url.PathEscape(*namespace)+"/pods/"+url.PathEscape(args[0])+"/explanation", nil, &ex); err != nil {
+			if err := c.get(cmd.Context(), "/apis/herd.dev/v1/namespaces/"+url.PathEscape(*namespace)+"/pods/"+url.PathEscape(args[0])+"/explanation", q, &ex); err != nil {
 				return reportErr(cmd, err)
 			}
 			if done, err := printStructured(cmd.OutOrStdout(), *output, ex); done {
@@ -59,6 +88,8 @@ func podWhyCmd(server, namespace, output *string) *cobra.Command {
 			return nil
 		},
 	}
+	addAtFlag(cmd, &at)
+	return cmd
 }
 
 // printExplanation writes what is wrong with name and, for each, the

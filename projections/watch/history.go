@@ -86,3 +86,18 @@ func (h *Hub) stateAt(ctx context.Context, k int, stream string, pos int64) (*Ob
 	}
 	return o, nil
 }
+
+// StateAt is the object of resource held in stream as it stood at log
+// position pos, however old, folded from the hub's bases, a snapshot or
+// the log; nil when the stream had no event by then. A position the hub
+// has not read yet fails with a *TooLargeError.
+func (h *Hub) StateAt(ctx context.Context, resource, stream string, pos int64) (*Object, error) {
+	k, err := h.kindIndex(resource)
+	if err != nil {
+		return nil, err
+	}
+	if cur := h.Position(); pos > cur {
+		return nil, &TooLargeError{Position: pos, Current: cur}
+	}
+	return h.stateAt(ctx, k, stream, pos)
+}
