@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -97,7 +98,7 @@ func saveSnapshots(ctx context.Context, db *sql.DB, stmts snapshotSQL, snaps []S
 	if err != nil {
 		return fmt.Errorf("save %d snapshots: %w", len(snaps), err)
 	}
-	defer stmt.Close()
+	defer func() { _ = stmt.Close() }()
 	for _, s := range snaps {
 		if _, err := stmt.ExecContext(ctx, s.Stream, s.Position, s.Version, nanos(s.TakenAt), s.State); err != nil {
 			return fmt.Errorf("save the snapshot of %s at %d: %w", s.Stream, s.Position, err)
@@ -115,7 +116,7 @@ func readFromSnapshot(ctx context.Context, q *sql.DB, stmts snapshotSQL, stream 
 	var takenAt int64
 	err := q.QueryRowContext(ctx, stmts.before, stream, upTo).Scan(&snap.Position, &snap.Version, &takenAt, &snap.State)
 	switch {
-	case err == sql.ErrNoRows:
+	case errors.Is(err, sql.ErrNoRows):
 		snap = nil
 	case err != nil:
 		return nil, nil, fmt.Errorf("read the snapshot of %s at %d: %w", stream, upTo, err)

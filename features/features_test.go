@@ -69,6 +69,7 @@ func initializeScenario(sc *godog.ScenarioContext, database func() string) {
 	w.registerDeploymentSteps(sc)
 	w.registerTimeTravelSteps(sc)
 	w.registerWhySteps(sc)
+	w.registerWhatIfSteps(sc)
 	w.registerDisruptionBudgetSteps(sc)
 	w.registerJobSteps(sc)
 	w.registerDaemonSetSteps(sc)

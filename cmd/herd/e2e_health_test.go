@@ -88,4 +88,21 @@ func TestKubectlShowsASilentNode(t *testing.T) {
 		}
 		return nil
 	})
+
+	// herd replay --what-if, beside the running herd: with the grace
+	// period herd runs with, what happened; with an hour's, web-01 would
+	// not have gone NotReady.
+	replay := func(grace string) string {
+		return mustHerd(t, "replay", "--what-if", "--since", "1h", "--data-dir", srv.DataDir,
+			"--node-monitor-period", "100ms", "--node-monitor-grace-period", grace, "--node-startup-grace-period", "1s").Stdout
+	}
+	if out := replay("1s"); !strings.Contains(out, "0 nodes and 0 pods would have fared differently; 1 nodes") {
+		t.Errorf("herd replay --what-if with the grace period herd runs with:\n%s", out)
+	}
+	if out := replay("1h"); !strings.Contains(out, "node web-01: went NotReady at ") || !strings.Contains(out, "would not have") {
+		t.Errorf("herd replay --what-if with an hour's grace period:\n%s", out)
+	}
+	if res := herd(t, nil, "replay", "--what-if", "--data-dir", srv.DataDir); res.Code == 0 || !strings.Contains(res.Stderr, "--what-if needs --since") {
+		t.Errorf("herd replay --what-if without --since: exit %d, %s", res.Code, res.Stderr)
+	}
 }

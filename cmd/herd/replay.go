@@ -17,12 +17,15 @@ import (
 	"herd/events"
 	"herd/projections"
 	"herd/projections/watch"
+	"herd/reconcilers/health"
 )
 
 func newReplayCmd() *cobra.Command {
 	var (
 		dataDir, database string
 		verify            bool
+		whatIf            bool
+		wi                = whatIfOptions{health: health.DefaultConfig()}
 		snaps             = projections.SnapshotPolicy{Every: watch.DefaultConfig().SnapshotEvery, Interval: watch.DefaultConfig().SnapshotInterval}
 	)
 	cmd := &cobra.Command{
@@ -48,13 +51,28 @@ snapshot of the log and compares, changing nothing, while replicas serve.
 A rebuild also takes the log's snapshots afresh, as herd serve takes them
 (--snapshot-every, --snapshot-interval), so that a log written before
 herd took snapshots folds its past quickly too; --verify checks each
-snapshot against its stream folded from the log.`,
+snapshot against its stream folded from the log.
+
+With --what-if it changes nothing either: it replays the log's events
+since --since under other health settings (--node-monitor-grace-period,
+--node-monitor-period, --node-startup-grace-period), deciding again what
+herd's health rules and NoExecute evictions did, and reports which nodes
+would have gone NotReady (or not, or when) and which pods would have been
+evicted (or not, or when). It reads the database, safe while herd serves.
+What follows from a different decision (a replacement pod placed
+elsewhere) is not simulated.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Ctrl-C or SIGTERM ends the rebuild through its context, so
 			// that the scratch copy is removed on the way out.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if whatIf {
+				if verify {
+					return reportErr(cmd, errors.New("--what-if and --verify do different things: give one"))
+				}
+				return reportErr(cmd, replayWhatIf(ctx, dataDir, database, wi, cmd.OutOrStdout()))
+			}
 			if database != "" {
 				return reportErr(cmd, replayDatabase(ctx, dataDir, database, verify, snaps, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 			}
@@ -65,6 +83,11 @@ snapshot against its stream folded from the log.`,
 	cmd.Flags().StringVar(&dataDir, "data-dir", "./herd-data", "directory of the SQLite event log")
 	cmd.Flags().StringVar(&database, "database", "", "the event log's database, as herd serve's --database (sqlite:///path/herd.db or a PostgreSQL URL); overrides --data-dir")
 	cmd.Flags().BoolVar(&verify, "verify", false, "compare a rebuild with the live views instead of replacing them")
+	cmd.Flags().BoolVar(&whatIf, "what-if", false, "replay --since under other health settings and report what would have differed; changes nothing")
+	cmd.Flags().StringVar(&wi.since, "since", "", "with --what-if: the window's start, a duration ago (24h) or an RFC 3339 time")
+	cmd.Flags().DurationVar(&wi.health.GracePeriod, "node-monitor-grace-period", wi.health.GracePeriod, "with --what-if: silence after which a node's conditions go Unknown")
+	cmd.Flags().DurationVar(&wi.health.MonitorPeriod, "node-monitor-period", wi.health.MonitorPeriod, "with --what-if: how often every node's heartbeat deadline is checked")
+	cmd.Flags().DurationVar(&wi.health.StartupGracePeriod, "node-startup-grace-period", wi.health.StartupGracePeriod, "with --what-if: time a new node has to send its first heartbeat")
 	cmd.Flags().IntVar(&snaps.Every, "snapshot-every", snaps.Every, "snapshot an object after this many of its events (-1: take none, and keep those there)")
 	cmd.Flags().DurationVar(&snaps.Interval, "snapshot-interval", snaps.Interval, "also snapshot an object at its first event this long after its last snapshot")
 	return cmd

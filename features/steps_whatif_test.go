@@ -1,0 +1,94 @@
+package features
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"herd/reconcilers/health"
+	"herd/reconcilers/whatif"
+)
+
+func (w *world) registerWhatIfSteps(sc *godog.ScenarioContext) {
+	const replaying = `^replaying since (\S+) with a node-monitor-grace-period of (\S+)`
+	sc.Step(replaying+` finds nothing different$`, w.whatIfNothingDifferent)
+	sc.Step(replaying+`, node "([^"]+)" would have gone NotReady (\d+) times?, not (\d+)$`, w.whatIfNotReady)
+	sc.Step(replaying+`, pod "([^"]+)" would have been evicted (earlier|later)$`, w.whatIfEvictedWhen)
+	sc.Step(replaying+`, pod "([^"]+)" would not have been evicted$`, w.whatIfNotEvicted)
+}
+
+// whatIf replays the scenario's log since the time of day under the
+// grace period, as herd replay --what-if does.
+func (w *world) whatIf(ctx context.Context, since, grace string) (whatif.Report, error) {
+	from, err := w.at(since)
+	if err != nil {
+		return whatif.Report{}, err
+	}
+	cfg := health.DefaultConfig()
+	if cfg.GracePeriod, err = time.ParseDuration(grace); err != nil {
+		return whatif.Report{}, err
+	}
+	return whatif.Run(ctx, w.log, from, cfg)
+}
+
+func (w *world) whatIfNothingDifferent(ctx context.Context, since, grace string) error {
+	rep, err := w.whatIf(ctx, since, grace)
+	if err != nil {
+		return err
+	}
+	if len(rep.Nodes) > 0 || len(rep.Pods) > 0 || rep.SameNodes == 0 || rep.SamePods == 0 {
+		return fmt.Errorf("the replay of %d events differs: nodes %+v, pods %+v (the same: %d nodes, %d pods)", rep.Events, rep.Nodes, rep.Pods, rep.SameNodes, rep.SamePods)
+	}
+	return nil
+}
+
+func (w *world) whatIfNotReady(ctx context.Context, since, grace, node string, would, did int) error {
+	rep, err := w.whatIf(ctx, since, grace)
+	if err != nil {
+		return err
+	}
+	for _, d := range rep.Nodes {
+		if d.Node == node {
+			if len(d.WhatIf) != would || len(d.Actual) != did {
+				return fmt.Errorf("node %s went NotReady at %v, would have at %v; want %d times, not %d", node, d.Actual, d.WhatIf, would, did)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("the replay finds node %s the same: %+v", node, rep.Nodes)
+}
+
+func (w *world) whatIfEvictedWhen(ctx context.Context, since, grace, pod, when string) error {
+	rep, err := w.whatIf(ctx, since, grace)
+	if err != nil {
+		return err
+	}
+	for _, d := range rep.Pods {
+		if d.Pod != "default/"+pod {
+			continue
+		}
+		if d.Actual == nil || d.WhatIf == nil {
+			return fmt.Errorf("pod %s: evicted %+v, would have been %+v", pod, d.Actual, d.WhatIf)
+		}
+		if earlier := d.WhatIf.At.Before(d.Actual.At); earlier != (when == "earlier") {
+			return fmt.Errorf("pod %s was evicted at %s and would have been at %s, not %s", pod, d.Actual.At, d.WhatIf.At, when)
+		}
+		return nil
+	}
+	return fmt.Errorf("the replay finds pod %s evicted the same: %+v", pod, rep.Pods)
+}
+
+func (w *world) whatIfNotEvicted(ctx context.Context, since, grace, pod string) error {
+	rep, err := w.whatIf(ctx, since, grace)
+	if err != nil {
+		return err
+	}
+	for _, d := range rep.Pods {
+		if d.Pod == "default/"+pod && d.Actual != nil && d.WhatIf == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("the replay does not find that pod %s would have stayed: %+v", pod, rep.Pods)
+}
