@@ -2,7 +2,10 @@ package watch
 
 import (
 	"context"
+	"runtime"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // ListRequest says which objects to list, and as of when.
@@ -95,16 +98,14 @@ func (h *Hub) List(ctx context.Context, req ListRequest) (ListResult, error) {
 				return ListResult{}, &TooLargeError{Position: res.ResourceVersion, Current: head}
 			}
 		}
+		if err := h.foldBack(ctx, k, objs, keys, req.Prefix, res.ResourceVersion); err != nil {
+			return ListResult{}, err
+		}
 		for i, o := range objs {
 			if !strings.HasPrefix(keys[i], req.Prefix) {
 				return res, nil // past the prefix's keys
 			}
 			after = keys[i]
-			if o.ResourceVersion > res.ResourceVersion {
-				if o, err = h.stateAt(ctx, k, o.Stream, res.ResourceVersion); err != nil {
-					return ListResult{}, err
-				}
-			}
 			if o == nil || !o.Exists || (req.Match != nil && !req.Match(o)) {
 				continue
 			}
@@ -118,4 +119,24 @@ func (h *Hub) List(ctx context.Context, req ListRequest) (ListResult, error) {
 			return res, nil
 		}
 	}
+}
+
+// foldBack replaces each of objs (those whose keys have prefix) that
+// changed after rv with its state at rv, folded from the hub's bases, a
+// snapshot or the log, on every core: a list of the past folds every
+// object of the fleet, each its own reads of the log.
+func (h *Hub) foldBack(ctx context.Context, k int, objs []*Object, keys []string, prefix string, rv int64) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, o := range objs {
+		if o.ResourceVersion <= rv || !strings.HasPrefix(keys[i], prefix) {
+			continue
+		}
+		g.Go(func() error {
+			was, err := h.stateAt(ctx, k, o.Stream, rv)
+			objs[i] = was
+			return err
+		})
+	}
+	return g.Wait()
 }
