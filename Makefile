@@ -16,7 +16,7 @@ GOVERSION := $(shell $(GO) env GOVERSION)
 # go-sqlite3 is cgo: a C compiler is the one thing the Go toolchain lacks.
 export CGO_ENABLED := 1
 
-.PHONY: all build run test unit vet fmt-check illumos bench bench-load bench-load-pg bench-fleet bench-retention lint golangci-lint deps clean
+.PHONY: all build run test unit vet fmt-check illumos bench bench-load bench-load-pg bench-fleet bench-retention bench-past lint golangci-lint deps clean
 
 all: build
 
@@ -123,6 +123,15 @@ bench-fleet: build
 	mkdir -p .bench
 	./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/fleet --style kubelet --lease --interval 10s --status-every $(FLEET_STATUS) \
 	  --nodes $(FLEET_NODES) --connections $(FLEET_CONNECTIONS) --duration $(FLEET_DURATION)
+
+## bench-past: the fleet as it was, over HTTP — exact lists of 10,000 nodes
+## a week, a day and an hour back in a log of 10 million events over ten
+## days (written into PAST_DIR once, ~13 minutes, ~7 GB), with and without
+## snapshots. Report in .bench/past.txt.
+PAST_DIR ?= .bench/week
+bench-past: build
+	mkdir -p .bench
+	./cmd/herd/loadgen/bench-past.sh $(BIN) $(PAST_DIR) .bench/past.txt
 
 ## bench-retention: what the heartbeat retention policy costs writers — the
 ## kubelet-style load against a herd that keeps every heartbeat, then one

@@ -1,12 +1,14 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
 	"testing"
 	"time"
 
+	"herd/domain"
 	"herd/projections/watch"
 )
 
@@ -45,4 +47,58 @@ func BenchmarkListThePast(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(a.head(b)), "events-in-log")
+}
+
+// BenchmarkWhyAYearLong measures herd's explanation of one node, over
+// loopback HTTP, whose stream holds a year: a heartbeat a minute (525,600
+// of them, as a log keeps them with no retention), a day's outage every
+// week (Ready Unknown and the unreachable taints, then back), and silent
+// at the end. "now" explains it as it is; "half a year ago" as it was
+// then, in the middle of an outage.
+//
+//	go test -run '^$' -bench WhyAYearLong -benchtime 50x ./adapters/httpapi/
+func BenchmarkWhyAYearLong(b *testing.B) {
+	a := newWatchAPI(b, watch.Config{History: time.Minute})
+	const name = "year-long"
+	a.do(b, name, register(name, nil))
+	var middle int64
+	for day := range 365 {
+		if day%7 == 6 {
+			a.clk.Step(time.Minute)
+			a.do(b, name, domain.NodeSequence{domain.MarkNodeUnreachable{}, domain.SyncConditionTaints{}})
+			if day == 181 {
+				middle = a.head(b)
+			}
+			a.clk.Step(24*time.Hour - time.Minute)
+			a.do(b, name, healthy())
+			a.do(b, name, domain.SyncConditionTaints{})
+			continue
+		}
+		for range 24 * 60 {
+			a.clk.Step(time.Minute)
+			a.do(b, name, healthy())
+		}
+	}
+	a.clk.Step(time.Minute)
+	a.do(b, name, domain.NodeSequence{domain.MarkNodeUnreachable{}, domain.SyncConditionTaints{}})
+	for _, at := range []struct {
+		name, query string
+	}{{"now", ""}, {"half a year ago", "?asOf=" + strconv.FormatInt(middle, 10)}} {
+		b.Run(at.name, func(b *testing.B) {
+			path := "/apis/herd.dev/v1/nodes/" + name + "/explanation" + at.query
+			for b.Loop() {
+				resp, err := http.Get(a.url + path) //nolint:noctx // a benchmark's loopback request
+				if err != nil {
+					b.Fatal(err)
+				}
+				var ex NodeExplanation
+				err = json.NewDecoder(resp.Body).Decode(&ex)
+				_ = resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK || len(ex.Items) < 3 {
+					b.Fatalf("%s: %v, %d items", resp.Status, err, len(ex.Items))
+				}
+			}
+			b.ReportMetric(float64(a.head(b)), "events-in-log")
+		})
+	}
 }
