@@ -29,6 +29,11 @@ type Filter struct {
 	// Before matches events before this position: with Newest, paging
 	// back from the newest, or the log as it was at Before-1.
 	Before int64
+	// UpToVersion, with Stream, matches the stream's events up to this
+	// version: the stream as it stood when its object was at that
+	// version, read back from there through the (stream, version) index
+	// (a position bound would read back from the stream's newest event).
+	UpToVersion int64
 	// Limit caps the number of events returned; 0 means no cap.
 	Limit int
 	// Newest, with a Limit, takes the newest Limit events that match rather
@@ -97,8 +102,21 @@ func (f Filter) sql() (string, []any, error) {
 	if f.After > 0 {
 		add("position > ?", f.After)
 	}
+	if f.UpToVersion > 0 {
+		if f.Stream == "" {
+			return "", nil, fmt.Errorf("query events: a version bound (%d) needs a stream", f.UpToVersion)
+		}
+		add("version <= ?", f.UpToVersion)
+	}
 	if f.Before > 0 {
-		add("position < ?", f.Before)
+		if f.Stream != "" {
+			// Within one stream the (stream, version) index is the way
+			// in; the unary + keeps SQLite from reading the log back
+			// from Before instead and sorting what it finds.
+			add("+position < ?", f.Before)
+		} else {
+			add("position < ?", f.Before)
+		}
 	}
 	if f.Limit < 0 {
 		return "", nil, fmt.Errorf("query events: limit %d is negative", f.Limit)

@@ -23,7 +23,8 @@ import (
 // (make bench-past): $HERD_WEEK_NODES agents (default 10,000) reporting
 // metrics, $HERD_WEEK_EVENTS events in all (default 50 million) spread
 // evenly over the $HERD_WEEK_DAYS days (default 10) up to now, each node
-// relabelled once a day; then the views and the snapshots are built by a
+// relabelled once a day and, with $HERD_WEEK_SILENCE, silent that many
+// rounds once (make bench-whatif); then the views and the snapshots are built by a
 // rebuild, as `herd replay` builds them. Without the variable it does
 // nothing; a directory that holds a log already is left as it is.
 func TestWriteWeekLog(t *testing.T) {
@@ -42,6 +43,7 @@ func TestWriteWeekLog(t *testing.T) {
 		return def
 	}
 	nodes, total, days := env("HERD_WEEK_NODES", 10000), env("HERD_WEEK_EVENTS", 50_000_000), env("HERD_WEEK_DAYS", 10)
+	silence := env("HERD_WEEK_SILENCE", 0) // rounds each node is silent for, once
 	ctx := context.Background()
 	store, err := events.Open(ctx, events.Config{Path: path}, nil)
 	if err != nil {
@@ -52,7 +54,7 @@ func TestWriteWeekLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	written := writeWeek(t, store, nodes, total, time.Duration(days)*24*time.Hour)
+	written := writeWeek(t, store, nodes, total, silence, time.Duration(days)*24*time.Hour)
 	t.Logf("%d events of %d nodes over %d days written in %s", written, nodes, days, time.Since(start).Round(time.Second))
 	stats, err := Rebuild(ctx, store.Log(), RebuildOptions{Snapshots: SnapshotPolicy{Every: 100, Interval: time.Hour}})
 	if err != nil {
@@ -67,8 +69,9 @@ func TestWriteWeekLog(t *testing.T) {
 
 // writeWeek appends the history in time order, one transaction per round
 // of reports, 100 rows per statement, and returns how many events it
-// wrote.
-func writeWeek(t *testing.T, store *events.Store, nodes, total int, span time.Duration) int64 {
+// wrote. With silence, each node misses that many rounds of reports
+// once, at a time of its own (an outage for the health rules to find).
+func writeWeek(t *testing.T, store *events.Store, nodes, total, silence int, span time.Duration) int64 {
 	ctx := context.Background()
 	const perStatement = 100
 	insert := `INSERT INTO events (event_id, stream, version, type, schema_version, recorded_at, payload, metadata) VALUES ` +
@@ -141,6 +144,8 @@ func writeWeek(t *testing.T, store *events.Store, nodes, total int, span time.Du
 			switch {
 			case r == 0:
 				decide(nd, register(nd.name, domain.KindLinux), at)
+			case silence > 0 && r-(1+i*37%(rounds-silence-1)) >= 0 && r-(1+i*37%(rounds-silence-1)) < silence:
+				// silent
 			case relabelEvery > 0 && r%relabelEvery == i%relabelEvery:
 				decide(nd, domain.SetNodeLabels{Labels: map[string]string{"zone": "a", "day": strconv.Itoa(r / relabelEvery)}}, at)
 			default:

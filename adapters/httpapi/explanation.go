@@ -68,7 +68,11 @@ func (s *Server) nodeExplanation(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Node", name)
 		return
 	}
-	out, err := s.explainNode(r.Context(), n, at)
+	var upTo int64 // the node's version then, or now: no bound
+	if at > 0 {
+		upTo = n.Version
+	}
+	out, err := s.explainNode(r.Context(), n, upTo)
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
@@ -168,22 +172,22 @@ func troubles(n domain.Node) []trouble {
 }
 
 // explainNode finds, for each trouble of n, the newest event of n's
-// stream that made it so (at or before position at, when not 0), and
+// stream (up to its version upTo, when not 0) that made it so, and
 // follows its causes through the log.
-func (s *Server) explainNode(ctx context.Context, n domain.Node, at int64) (NodeExplanation, error) {
-	items, err := s.explain(ctx, domain.NodeStream(n.Name), troubles(n), at)
+func (s *Server) explainNode(ctx context.Context, n domain.Node, upTo int64) (NodeExplanation, error) {
+	items, err := s.explain(ctx, domain.NodeStream(n.Name), troubles(n), upTo)
 	return NodeExplanation{APIVersion: herdGroup + "/" + herdVersion, Kind: "NodeExplanation", Node: n.Name, Items: items}, err
 }
 
-// explain finds, for each of ts, the newest event of stream (at or
-// before position at, when not 0) that made it so, and follows its
+// explain finds, for each of ts, the newest event of stream (up to the
+// stream's version upTo, when not 0) that made it so, and follows its
 // causes through the log. It reads the stream newest first, only the
 // event types that can make a trouble so, a page at a time: a node's
 // year of heartbeats is never read.
-func (s *Server) explain(ctx context.Context, stream string, ts []trouble, at int64) ([]Explanation, error) {
+func (s *Server) explain(ctx context.Context, stream string, ts []trouble, upTo int64) ([]Explanation, error) {
 	items := []Explanation{}
 	for _, t := range ts {
-		rec, found, err := s.madeBy(ctx, stream, t, at)
+		rec, found, err := s.madeBy(ctx, stream, t, upTo)
 		if err != nil {
 			return items, err
 		}
@@ -199,19 +203,19 @@ func (s *Server) explain(ctx context.Context, stream string, ts []trouble, at in
 	return items, nil
 }
 
-// explainPage is how many events of a trouble's types explain reads at
-// once, going back.
-const explainPage = 64
+// explainPage is how many events of a trouble's types explain reads
+// first, going back, doubling on each further read: the event that made
+// a trouble so is most often the newest of its types, and each page must
+// scan the stream back until it is full (through a year of heartbeats,
+// for a page of a year's condition changes).
+const explainPage = 2
 
-// madeBy is the newest event of stream at or before at (any, when 0)
-// that t.made says made the trouble so.
-func (s *Server) madeBy(ctx context.Context, stream string, t trouble, at int64) (events.Record, bool, error) {
-	before := int64(0)
-	if at > 0 {
-		before = at + 1
-	}
-	for {
-		recs, err := s.Log.Query(ctx, events.Filter{Stream: stream, Types: t.types, Before: before, Limit: explainPage, Newest: true})
+// madeBy is the newest event of stream, up to its version upTo (the
+// object's version at the moment explained; 0 for now), that t.made
+// says made the trouble so.
+func (s *Server) madeBy(ctx context.Context, stream string, t trouble, upTo int64) (events.Record, bool, error) {
+	for page := explainPage; ; page = min(2*page, 256) {
+		recs, err := s.Log.Query(ctx, events.Filter{Stream: stream, Types: t.types, UpToVersion: upTo, Limit: page, Newest: true})
 		if err != nil {
 			return events.Record{}, false, err
 		}
@@ -221,10 +225,10 @@ func (s *Server) madeBy(ctx context.Context, stream string, t trouble, at int64)
 				return recs[i], true, nil
 			}
 		}
-		if len(recs) < explainPage {
+		if len(recs) < page || recs[0].Version <= 1 {
 			return events.Record{}, false, nil
 		}
-		before = recs[0].Position
+		upTo = recs[0].Version - 1
 	}
 }
 
@@ -255,7 +259,11 @@ func (s *Server) podExplanation(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Pod", name)
 		return
 	}
-	items, err := s.explain(r.Context(), domain.PodStream(ns, name), podTroubles(p), at)
+	var upTo int64
+	if at > 0 {
+		upTo = p.Version
+	}
+	items, err := s.explain(r.Context(), domain.PodStream(ns, name), podTroubles(p), upTo)
 	if err != nil {
 		s.writeError(w, err, "Pod", name)
 		return

@@ -39,6 +39,7 @@ func testQueryFilters(t *testing.T, open OpenLogFunc) {
 		{name: "newest, in position order", filter: events.Filter{Limit: 2, Newest: true}, want: concat(p, a2)},
 		{name: "newest of a stream", filter: events.Filter{Stream: "node/a", Limit: 2, Newest: true}, want: concat(a[1:], a2)},
 		{name: "before position", filter: events.Filter{Before: b[0].Position}, want: a},
+		{name: "newest of a stream up to a version", filter: events.Filter{Stream: "node/a", UpToVersion: 1, Limit: 1, Newest: true}, want: a[:1]},
 		{name: "newest of a stream before a position", filter: events.Filter{Stream: "node/a", Before: a2[0].Position, Limit: 1, Newest: true}, want: a[1:]},
 		{name: "everything at once", filter: events.Filter{StreamPrefix: "node/", Types: []string{"NodeRegistered", "NodeTainted"}, Since: at(0), Until: at(5), After: a[0].Position, Limit: 1}, want: b},
 		{name: "nothing matches", filter: events.Filter{Stream: "node/a", Types: []string{"PodScheduled"}}, want: nil},
