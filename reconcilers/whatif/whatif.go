@@ -117,7 +117,7 @@ func Run(ctx context.Context, log Log, since time.Time, cfg health.Config) (Repo
 		from = start[0].Position
 	}
 	s := &sim{log: log, cfg: cfg, at: from, nodes: map[string]*domain.Node{}, pods: map[string]*domain.Pod{},
-		heard: map[string]time.Time{}, onNode: map[string]map[string]bool{}, skipped: map[string]bool{},
+		heard: map[string]time.Time{}, onNode: map[string]map[string]bool{}, podNode: map[string]string{}, skipped: map[string]bool{},
 		reported: map[string]map[domain.ConditionType]domain.NodeConditionChanged{},
 		whatIf:   Outcome{NotReady: map[string][]time.Time{}, Evicted: map[string]Eviction{}},
 		actual:   Outcome{NotReady: map[string][]time.Time{}, Evicted: map[string]Eviction{}}}
@@ -160,8 +160,15 @@ type sim struct {
 	nodes map[string]*domain.Node
 	pods  map[string]*domain.Pod
 	heard map[string]time.Time // lease renewals, by node
-	// onNode is, per node, the pods bound to it.
-	onNode map[string]map[string]bool
+	// onNode is, per node, the pods bound to it; podNode the node each
+	// pod is on.
+	onNode  map[string]map[string]bool
+	podNode map[string]string
+	// names are the nodes' names, sorted, for the monitor's passes;
+	// disrupted is the fleet disruption rule's verdict at the last pass,
+	// as node reconciles read the recorded fleet health.
+	names     []string
+	disrupted bool
 	// skipped are the ids of the reactions left out, and of what they
 	// caused.
 	skipped map[string]bool
@@ -204,6 +211,10 @@ func (s *sim) loadNode(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	if _, known := s.nodes[name]; !known {
+		i, _ := slices.BinarySearch(s.names, name)
+		s.names = slices.Insert(s.names, i, name)
+	}
 	s.nodes[name] = &n
 	s.reported[name] = map[domain.ConditionType]domain.NodeConditionChanged{}
 	for _, c := range n.Conditions {
@@ -239,10 +250,12 @@ func (s *sim) pod(ctx context.Context, stream string) (*domain.Pod, error) {
 
 // place keeps onNode in step with where pod p runs.
 func (s *sim) place(stream string, p domain.Pod) {
-	for _, on := range s.onNode {
-		delete(on, stream)
+	if was, ok := s.podNode[stream]; ok {
+		delete(s.onNode[was], stream)
+		delete(s.podNode, stream)
 	}
 	if p.Exists() && p.Spec.NodeName != "" {
+		s.podNode[stream] = p.Spec.NodeName
 		if s.onNode[p.Spec.NodeName] == nil {
 			s.onNode[p.Spec.NodeName] = map[string]bool{}
 		}
@@ -309,7 +322,7 @@ func (s *sim) take(ctx context.Context, rec events.Record) error {
 		}
 		// The health rules' reconcile of a node that changed: its
 		// condition taints follow its conditions.
-		s.decide(key, domain.SyncConditionTaints{WithholdNoExecute: s.disrupted(rec.RecordedAt)}, rec.RecordedAt)
+		s.decide(key, domain.SyncConditionTaints{WithholdNoExecute: s.disrupted}, rec.RecordedAt)
 		s.evict(rec.RecordedAt, key)
 	case domain.PodAggregate:
 		p, err := s.pod(ctx, rec.Stream)
@@ -423,12 +436,14 @@ func (s *sim) advance(now time.Time) {
 // tick is one monitor pass at now: the silent nodes are marked, and the
 // pods due for eviction evicted.
 func (s *sim) tick(now time.Time) {
-	disrupted := s.disrupted(now)
+	a := s.assess()
+	disrupted := a.IsDisrupted()
+	s.disrupted = disrupted
 	note := ""
 	if disrupted {
-		note = s.assess(now).Note()
+		note = a.Note()
 	}
-	for _, name := range s.sortedNodes() {
+	for _, name := range s.names {
 		n := s.nodes[name]
 		last := domain.LastHeard(*n, s.heard[name])
 		ready, _ := n.Condition(domain.ConditionReady)
@@ -479,10 +494,8 @@ func (s *sim) evict(now time.Time, name string) {
 	}
 }
 
-// disrupted applies the fleet disruption rule at now.
-func (s *sim) disrupted(now time.Time) bool { return s.assess(now).IsDisrupted() }
-
-func (s *sim) assess(now time.Time) domain.AssessFleet {
+// assess counts the fleet for the disruption rule.
+func (s *sim) assess() domain.AssessFleet {
 	var a domain.AssessFleet
 	for _, n := range s.nodes {
 		if !n.ExpectedToReport() {
@@ -495,8 +508,6 @@ func (s *sim) assess(now time.Time) domain.AssessFleet {
 	}
 	return a
 }
-
-func (s *sim) sortedNodes() []string { return sortedKeys(s.nodes) }
 
 func sortedKeys[K ~string, V any](m map[K]V) []K {
 	keys := make([]K, 0, len(m))
