@@ -16,7 +16,7 @@ GOVERSION := $(shell $(GO) env GOVERSION)
 # go-sqlite3 is cgo: a C compiler is the one thing the Go toolchain lacks.
 export CGO_ENABLED := 1
 
-.PHONY: all build run test unit vet fmt-check illumos bench bench-load bench-load-pg bench-fleet bench-retention bench-past lint golangci-lint deps clean
+.PHONY: all build run test unit vet fmt-check illumos bench bench-load bench-load-pg bench-fleet bench-retention bench-past bench-whatif lint golangci-lint deps clean
 
 all: build
 
@@ -132,6 +132,14 @@ PAST_DIR ?= .bench/week
 bench-past: build
 	mkdir -p .bench
 	./cmd/herd/loadgen/bench-past.sh $(BIN) $(PAST_DIR) .bench/past.txt
+
+## bench-whatif: herd replay --what-if over a day of 1,000 nodes reporting
+## every 10 s (8.6 million events, written into WHATIF_DIR once, ~10
+## minutes). Report in .bench/whatif.txt.
+WHATIF_DIR ?= .bench/day
+bench-whatif: build
+	mkdir -p .bench
+	./cmd/herd/loadgen/bench-whatif.sh $(BIN) $(WHATIF_DIR) .bench/whatif.txt
 
 ## bench-retention: what the heartbeat retention policy costs writers — the
 ## kubelet-style load against a herd that keeps every heartbeat, then one

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"herd/cmd/herd/app"
 	"herd/events"
 )
 
@@ -42,4 +43,34 @@ func openOfflineFile(ctx context.Context, path, flag, role, hint string) (store 
 		return nil, nil, errors.Join(err, release())
 	}
 	return store, func() error { return errors.Join(store.Close(), release()) }, nil
+}
+
+// openSharedLog opens the event log --database names (a PostgreSQL URL,
+// or a SQLite file), else the one in dataDir, without taking the data
+// directory's lock: for what is safe beside a running herd (a what-if,
+// dropping snapshots). closeLog releases it.
+func openSharedLog(ctx context.Context, dataDir, database string) (log events.Log, closeLog func() error, err error) {
+	if database != "" {
+		db, err := app.ParseDatabase(database, dataDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		if db.Engine == events.EnginePostgres {
+			pg, err := events.OpenPostgres(ctx, db.URL)
+			if err != nil {
+				return nil, nil, fmt.Errorf("--database %s: %w", db, err)
+			}
+			return pg, pg.Close, nil
+		}
+		store, closeLog, err := openOfflineFile(ctx, db.Path, "--database "+db.String(), "", "")
+		if err != nil {
+			return nil, nil, err
+		}
+		return store.Log(), closeLog, nil
+	}
+	store, closeLog, err := openOfflineLog(ctx, dataDir, "", "")
+	if err != nil {
+		return nil, nil, err
+	}
+	return store.Log(), closeLog, nil
 }

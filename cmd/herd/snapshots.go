@@ -5,12 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
-
-	"herd/cmd/herd/app"
-	"herd/events"
 )
 
 func newSnapshotsCmd() *cobra.Command {
@@ -41,31 +37,11 @@ herd replay takes them afresh.`,
 }
 
 func dropSnapshots(ctx context.Context, dataDir, database string, out io.Writer) (err error) {
-	var log events.Log
-	if database != "" {
-		db, err := app.ParseDatabase(database, dataDir)
-		if err != nil {
-			return err
-		}
-		if db.Engine == events.EnginePostgres {
-			pg, err := events.OpenPostgres(ctx, db.URL)
-			if err != nil {
-				return fmt.Errorf("--database %s: %w", db, err)
-			}
-			defer func() { err = errors.Join(err, pg.Close()) }()
-			log = pg
-		} else {
-			dataDir = filepath.Dir(db.Path)
-		}
+	log, closeLog, err := openSharedLog(ctx, dataDir, database)
+	if err != nil {
+		return err
 	}
-	if log == nil {
-		store, closeLog, err := openOfflineLog(ctx, dataDir, "", "")
-		if err != nil {
-			return err
-		}
-		defer func() { err = errors.Join(err, closeLog()) }()
-		log = store.Log()
-	}
+	defer func() { err = errors.Join(err, closeLog()) }()
 	n, err := log.DropSnapshots(ctx)
 	if err != nil {
 		return err

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"herd/cmd/herd/app"
-	"herd/events"
 	"herd/reconcilers/health"
 	"herd/reconcilers/whatif"
 )
@@ -32,32 +29,11 @@ func replayWhatIf(ctx context.Context, dataDir, database string, o whatIfOptions
 	if err != nil {
 		return err
 	}
-	var log events.Log
-	if database != "" {
-		db, err := app.ParseDatabase(database, dataDir)
-		if err != nil {
-			return err
-		}
-		if db.Engine == events.EnginePostgres {
-			pg, err := events.OpenPostgres(ctx, db.URL)
-			if err != nil {
-				return fmt.Errorf("--database %s: %w", db, err)
-			}
-			defer func() { err = errors.Join(err, pg.Close()) }()
-			log = pg
-		} else {
-			dataDir = filepath.Dir(db.Path)
-		}
+	log, closeLog, err := openSharedLog(ctx, dataDir, database)
+	if err != nil {
+		return err
 	}
-	if log == nil {
-		// Read only, beside a running herd: no lock is taken.
-		store, closeLog, err := openOfflineLog(ctx, dataDir, "", "")
-		if err != nil {
-			return err
-		}
-		defer func() { err = errors.Join(err, closeLog()) }()
-		log = store.Log()
-	}
+	defer func() { err = errors.Join(err, closeLog()) }()
 	rep, err := whatif.Run(ctx, log, since, o.health)
 	if err != nil {
 		return err
