@@ -16,7 +16,7 @@ GOVERSION := $(shell $(GO) env GOVERSION)
 # go-sqlite3 is cgo: a C compiler is the one thing the Go toolchain lacks.
 export CGO_ENABLED := 1
 
-.PHONY: all build run test unit vet fmt-check illumos bench bench-load bench-load-pg bench-fleet bench-retention bench-past bench-whatif lint golangci-lint deps clean
+.PHONY: all build run test unit vet fmt-check illumos bench bench-load bench-load-pg bench-fleet bench-retention bench-past bench-whatif bench-snapshots lint golangci-lint deps clean
 
 all: build
 
@@ -140,6 +140,20 @@ WHATIF_DIR ?= .bench/day
 bench-whatif: build
 	mkdir -p .bench
 	./cmd/herd/loadgen/bench-whatif.sh $(BIN) $(WHATIF_DIR) .bench/whatif.txt
+
+## bench-snapshots: what taking snapshots costs writers — the kubelet-style
+## load from SNAPSHOT_NODES nodes against a herd that takes none, then one
+## that takes them as by default (one per 100 events of a node: a
+## snapshot per hundred heartbeats whatever the fleet's size), each twice,
+## alternating. Reports in .bench/snapshots-*.
+SNAPSHOT_NODES    ?= 1000
+SNAPSHOT_DURATION ?= 60s
+bench-snapshots: build
+	mkdir -p .bench
+	for run in 1 2; do \
+	  HERD_SERVE_ARGS='--snapshot-every=-1' ./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/snapshots-off-$$run --style kubelet --nodes $(SNAPSHOT_NODES) --connections $(CONNECTIONS) --duration $(SNAPSHOT_DURATION) && \
+	  HERD_SERVE_ARGS='' ./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/snapshots-on-$$run --style kubelet --nodes $(SNAPSHOT_NODES) --connections $(CONNECTIONS) --duration $(SNAPSHOT_DURATION) || exit 1; \
+	done
 
 ## bench-retention: what the heartbeat retention policy costs writers — the
 ## kubelet-style load against a herd that keeps every heartbeat, then one

@@ -177,7 +177,9 @@ func (a *aggregate[S]) fold(s S, rec events.Record) (S, error) {
 	if !ok {
 		return s, fmt.Errorf("fold %s: %s@%d is not one of its streams", a.of.Name(), rec.Stream, rec.Version)
 	}
-	ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+	// As a rebuild decodes: lists of the past, watches resumed from
+	// history and what-if replays fold every event they show.
+	ev, err := domain.UnmarshalEventWith(rec.Type, rec.Payload, unmarshalStored)
 	if err != nil {
 		return s, fmt.Errorf("fold %s@%d: %w", rec.Stream, rec.Version, err)
 	}

@@ -149,12 +149,18 @@ func writeWeek(t *testing.T, store *events.Store, nodes, total, silence int, spa
 			case relabelEvery > 0 && r%relabelEvery == i%relabelEvery:
 				decide(nd, domain.SetNodeLabels{Labels: map[string]string{"zone": "a", "day": strconv.Itoa(r / relabelEvery)}}, at)
 			default:
-				add(nd, at, domain.HeartbeatRecorded{At: at, Metrics: &domain.Metrics{
+				m := &domain.Metrics{
 					CPUCount: 8, Load1: float64(r%7) / 2, Load5: 1.5, Load15: 1.25,
 					MemoryTotalBytes: 32 << 30, MemoryAvailableBytes: int64(12+(r+i)%12) << 30,
 					DiskTotalBytes: 500 << 30, DiskAvailableBytes: int64(200+(r*i)%50) << 30,
 					PIDsMax: 4194304, PIDsCurrent: int64(300 + (r+i)%200),
-				}})
+				}
+				if nd.n.LastHeartbeat.IsZero() {
+					// The first report, decided: the node's conditions.
+					decide(nd, domain.RecordHeartbeat{Metrics: m}, at)
+					continue
+				}
+				add(nd, at, domain.HeartbeatRecorded{At: at, Metrics: m})
 			}
 		}
 		flush(true)

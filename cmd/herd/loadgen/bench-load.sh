@@ -29,6 +29,6 @@ url=$(serve_url "$serve_pid" "$log")
 
 echo "bench-load: herd serve (pid $serve_pid) at $url: herd loadgen $*" >&2
 "$herd" loadgen --server "$url" --server-pid "$serve_pid" --json-file "$out.json" "$@" | tee "$out.txt"
-# The log's size and what the retention policy deleted, as herd saw them at
-# the end of the run.
-curl -fsS "$url/metrics" | grep '^herd_log_' >"$out.log-metrics.txt" || true
+# The log's size, what the retention policy deleted and the snapshots
+# taken, as herd saw them at the end of the run.
+curl -fsS "$url/metrics" | grep -E '^herd_(log_|snapshots_total)' >"$out.log-metrics.txt" || true
