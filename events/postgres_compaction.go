@@ -91,6 +91,12 @@ func (p *Postgres) DeleteEvents(ctx context.Context, tx LogTx, d Deletion) (Comp
 	if len(d.Positions) == 0 {
 		return p.Compaction(), nil
 	}
+	// The compaction record is locked first: a snapshot being saved
+	// reads it with a share lock, so it is either saved before this
+	// deletion drops what it makes untrue, or sees its compaction point.
+	if _, err := t.tx.ExecContext(ctx, `SELECT through FROM log_compaction WHERE id = 1 FOR UPDATE`); err != nil {
+		return Compaction{}, fmt.Errorf("lock the compaction record: %w", err)
+	}
 	if _, err := t.tx.ExecContext(ctx, pgInvalidateSnapshotsSQL, d.Positions, d.Through); err != nil {
 		return Compaction{}, fmt.Errorf("drop the snapshots %d deletions make untrue: %w", len(d.Positions), err)
 	}

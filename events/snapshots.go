@@ -34,7 +34,8 @@ type Snapshot struct {
 type Snapshots interface {
 	// SaveSnapshots stores snaps. One already stored (the same stream and
 	// position, taken by another replica from the same log) is kept as
-	// it is.
+	// it is; one from before the log's compaction point is not stored
+	// (a deletion may have made it untrue since it was taken).
 	SaveSnapshots(ctx context.Context, snaps []Snapshot) error
 	// ReadFromSnapshot returns the newest snapshot of stream at or before
 	// position upTo (nil when there is none) and the stream's events
@@ -53,7 +54,14 @@ type Snapshots interface {
 // The snapshots' statements, in SQLite's placeholders; PostgreSQL's are
 // made from them.
 const (
-	saveSnapshotSQL = `INSERT INTO snapshots (stream, position, version, taken_at, state) VALUES (?, ?, ?, ?, ?)
+	// A snapshot from before the log's compaction point may fold a
+	// heartbeat a deletion has since taken away (one taken just before
+	// the deletion, saved just after it): it is not saved. The compaction
+	// record is read inside the insert, under the write lock on SQLite
+	// and with a share lock on PostgreSQL, which a deletion's lock on the
+	// record waits for (or makes wait).
+	saveSnapshotSQL = `INSERT INTO snapshots (stream, position, version, taken_at, state)
+SELECT ?, ?, ?, ?, ? WHERE ? >= (SELECT through FROM log_compaction WHERE id = 1%s)
 ON CONFLICT (stream, position) DO NOTHING`
 	snapshotBeforeSQL = `SELECT position, version, taken_at, state FROM snapshots
 WHERE stream = ? AND position <= ? ORDER BY position DESC LIMIT 1`
@@ -77,11 +85,11 @@ type snapshotSQL struct {
 
 var (
 	sqliteSnapshotSQL = snapshotSQL{
-		save: saveSnapshotSQL, before: snapshotBeforeSQL, eventsAfter: eventsAfterSnapshotSQL,
+		save: fmt.Sprintf(saveSnapshotSQL, ""), before: snapshotBeforeSQL, eventsAfter: eventsAfterSnapshotSQL,
 		read: readSnapshotsSQL, drop: dropSnapshotsSQL,
 	}
 	pgSnapshotSQL = snapshotSQL{
-		save: numberPlaceholders(saveSnapshotSQL), before: numberPlaceholders(snapshotBeforeSQL),
+		save: numberPlaceholders(fmt.Sprintf(saveSnapshotSQL, " FOR SHARE")), before: numberPlaceholders(snapshotBeforeSQL),
 		eventsAfter: numberPlaceholders(eventsAfterSnapshotSQL),
 		read:        numberPlaceholders(readSnapshotsSQL), drop: dropSnapshotsSQL,
 		invalidate: pgInvalidateSnapshotsSQL,
@@ -104,7 +112,7 @@ func saveSnapshots(ctx context.Context, db *sql.DB, stmts snapshotSQL, snaps []S
 	}
 	defer func() { _ = stmt.Close() }()
 	for _, s := range snaps {
-		if _, err := stmt.ExecContext(ctx, s.Stream, s.Position, s.Version, nanos(s.TakenAt), s.State); err != nil {
+		if _, err := stmt.ExecContext(ctx, s.Stream, s.Position, s.Version, nanos(s.TakenAt), s.State, s.Position); err != nil {
 			return fmt.Errorf("save the snapshot of %s at %d: %w", s.Stream, s.Position, err)
 		}
 	}

@@ -131,6 +131,15 @@ func testSnapshots(t *testing.T, open OpenLogFunc) {
 	if s, recs, err := l.ReadFromSnapshot(ctx, "node/a", a[2].Position); err != nil || s != nil || cmp.Diff(bare(a[:1]), recs) != "" {
 		t.Errorf("ReadFromSnapshot(node/a, %d) after the deletion = %v, %v, %v; want no snapshot and the first event", a[2].Position, s, positions(recs), err)
 	}
+	// A snapshot taken before the deletion and saved after it, from
+	// before the compaction point, is not saved; one from after it is.
+	late, after := snap(a[0], `{"a":1}`), snap(a[4], `{"a":5}`)
+	if err := l.SaveSnapshots(ctx, []events.Snapshot{late, after}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.ReadSnapshots(ctx, "", 0, 10); err != nil || cmp.Diff([]events.Snapshot{sa4, after, sb1}, got) != "" {
+		t.Errorf("snapshots after saving one from before the compaction point and one after: %v\n%s", err, cmp.Diff([]events.Snapshot{sa4, after, sb1}, got))
+	}
 
 	// A stream read in several pages stops at the position asked for.
 	var long []events.Record
@@ -141,8 +150,8 @@ func testSnapshots(t *testing.T, open OpenLogFunc) {
 		t.Errorf("ReadFromSnapshot(node/c, its 20th event) = %v, %v, %v; want its first 20 events", s, positions(recs), err)
 	}
 
-	if n, err := l.DropSnapshots(ctx); err != nil || n != 2 {
-		t.Errorf("DropSnapshots = %d, %v; want 2", n, err)
+	if n, err := l.DropSnapshots(ctx); err != nil || n != 3 {
+		t.Errorf("DropSnapshots = %d, %v; want 3", n, err)
 	}
 	if got, err := l.ReadSnapshots(ctx, "", 0, 10); err != nil || len(got) != 0 {
 		t.Errorf("snapshots after dropping them all: %d, %v", len(got), err)
