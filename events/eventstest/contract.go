@@ -102,6 +102,7 @@ func RunLogContract(t *testing.T, open OpenLogFunc, opts ...LogOption) {
 		{"SurvivesReopen", testSurvivesReopen},
 		{"Savepoints", testSavepoints},
 		{"Snapshots", testSnapshots},
+		{"ReadLean", testReadLean},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

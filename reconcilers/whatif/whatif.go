@@ -168,8 +168,18 @@ func readAhead(ctx context.Context, log Log, from int64) <-chan batch {
 	out := make(chan batch, 4)
 	go func() {
 		defer close(out)
+		lean, _ := log.(events.LeanReader)
 		for {
-			recs, err := log.ReadAfter(ctx, from, readBatch)
+			var (
+				recs []events.Record
+				err  error
+			)
+			if lean != nil {
+				// A plain heartbeat counts by its time alone.
+				recs, err = lean.ReadAfterLean(ctx, from, readBatch, heartbeatType)
+			} else {
+				recs, err = log.ReadAfter(ctx, from, readBatch)
+			}
 			select {
 			case out <- batch{recs: recs, err: err}:
 			case <-ctx.Done():
