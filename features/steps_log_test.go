@@ -105,6 +105,7 @@ func (w *world) registerLogSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the request added exactly (.+) to the log$`, w.appendedExactly)
 	sc.Step(`^the log records these (\w+) changes for "([^"]+)":$`, w.conditionChangesAre)
 	sc.Step(`^the timeline of "([^"]+)" shows, in order:$`, w.timelineShows)
+	sc.Step(`^the timeline of "([^"]+)" as it was at (\S+) ends with (\w+)$`, w.timelineEndsAt)
 	sc.Step(`^the resourceVersion of "([^"]+)" is the log position of its latest event$`, w.resourceVersionIsLatest)
 	sc.Step(`^rebuilding the views from the log gives exactly the live views$`, w.replayEqualsLive)
 }
@@ -214,6 +215,30 @@ func (w *world) timelineShows(node string, table *godog.Table) error {
 	if i < len(rows) {
 		return fmt.Errorf("the timeline of %s lacks %v (after the earlier rows); it reads:\n  %s",
 			node, rows[i], strings.Join(seen, "\n  "))
+	}
+	return nil
+}
+
+// timelineEndsAt checks the last entry of the node's timeline as it was at
+// a time of day (?asOf=).
+func (w *world) timelineEndsAt(node, at, kind string) error {
+	t, err := w.at(at)
+	if err != nil {
+		return err
+	}
+	var tl struct {
+		Items []timelineEntry `json:"items"`
+	}
+	if err := w.get(timelinePath(node)+"?asOf="+url.QueryEscape(t.Format(time.RFC3339)), &tl); err != nil {
+		return err
+	}
+	if len(tl.Items) == 0 || tl.Items[len(tl.Items)-1].Kind != kind {
+		return fmt.Errorf("the timeline of %s as of %s is %+v, want it to end with %s", node, at, tl.Items, kind)
+	}
+	for _, e := range tl.Items {
+		if e.At.After(t) {
+			return fmt.Errorf("the timeline of %s as of %s holds %+v, from after then", node, at, e)
+		}
 	}
 	return nil
 }

@@ -20,6 +20,8 @@ Feature: Why a node is not as it should be
     Then herd finds nothing wrong with node "n1"
     And herd explains node "n1" as it was at 09:02:30: "Ready is Unknown: its last heartbeat was at 09:00:00", made so by NodeConditionChanged of "system:herd:health"
     And herd explains node "n1" as it was at 09:02:30: "tainted node.kubernetes.io/unreachable:NoSchedule", made so by NodeTainted of "system:herd:health"
+    And the timeline of "n1" as it was at 09:01:00 ends with BecameReady
+    And the timeline of "n1" as it was at 09:02:30 ends with Tainted
 
   Scenario: Why a pod was evicted: the taint that evicted it is its cause
     Given pod "web" runs on "n1", ignoring shutdown

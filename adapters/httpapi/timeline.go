@@ -40,10 +40,37 @@ func (s *Server) nodeTimeline(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	items, err := s.Timeline.Node(r.Context(), name, after, limit)
+	// ?asOf= (as on lists) is the timeline as it stood then: the
+	// entries up to that position.
+	var upTo int64
+	if v := q.Get("asOf"); v != "" {
+		pos, err := s.positionAsOf(r.Context(), v)
+		if err != nil {
+			s.writeError(w, err, "Node", name)
+			return
+		}
+		upTo = max(pos, 0)
+		if upTo == 0 {
+			upTo = -1 // before the log's first event: nothing yet
+		}
+	}
+	read := limit
+	if upTo != 0 {
+		read = 0 // the bound comes first, then the limit
+	}
+	items, err := s.Timeline.Node(r.Context(), name, after, read)
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
+	}
+	if upTo != 0 {
+		kept := items[:0]
+		for _, it := range items {
+			if it.Position <= upTo && (limit == 0 || len(kept) < limit) {
+				kept = append(kept, it)
+			}
+		}
+		items = kept
 	}
 	if items == nil {
 		items = []projections.TimelineEntry{}
