@@ -144,3 +144,23 @@ func tolerationProblems(tols []Toleration) []FieldError {
 	}
 	return out
 }
+
+// BoundAt is when p was bound to its node, as the NoExecute rule counts
+// it: its PodScheduled condition's turn to True, or its creation for a
+// pod created bound.
+func (p Pod) BoundAt() time.Time {
+	if c, ok := p.Condition(PodConditionScheduled); ok && c.Status == ConditionTrue {
+		return c.LastTransitionTime
+	}
+	return p.CreatedAt
+}
+
+// HasNoExecute reports whether any of n's taints evicts pods.
+func (n Node) HasNoExecute() bool {
+	for _, t := range n.Taints {
+		if t.Effect == EffectNoExecute {
+			return true
+		}
+	}
+	return false
+}

@@ -95,22 +95,13 @@ func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 	return keys, nil
 }
 
-func hasNoExecute(n domain.Node) bool {
-	for _, t := range n.Taints {
-		if t.Effect == domain.EffectNoExecute {
-			return true
-		}
-	}
-	return false
-}
-
 // Reconcile evicts the pods of one node that are due, and wakes again when
 // the next one will be.
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	name := key.Name
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:noexecute", Source: "reconciler/noexecute"})
 	n, err := r.nodes.Get(ctx, name)
-	if errors.Is(err, domain.ErrNotFound) || err == nil && !hasNoExecute(n) {
+	if errors.Is(err, domain.ErrNotFound) || err == nil && !n.HasNoExecute() {
 		return reconcilers.Result{}, nil
 	}
 	if err != nil {
@@ -130,7 +121,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		if p.Terminating() {
 			continue
 		}
-		at, evict := domain.NoExecuteDeadline(n.Taints, p.Spec.Tolerations, boundAt(p))
+		at, evict := domain.NoExecuteDeadline(n.Taints, p.Spec.Tolerations, p.BoundAt())
 		switch {
 		case !evict:
 		case now.Before(at):
@@ -150,15 +141,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		return reconcilers.Result{}, nil
 	}
 	return reconcilers.Result{RequeueAfter: next.Sub(now)}, nil
-}
-
-// boundAt is when the pod was bound: its PodScheduled condition's
-// transition to True, or its creation for a pod created bound.
-func boundAt(p domain.Pod) time.Time {
-	if c, ok := p.Condition(domain.PodConditionScheduled); ok && c.Status == domain.ConditionTrue {
-		return c.LastTransitionTime
-	}
-	return p.CreatedAt
 }
 
 // evict marks the pod a disruption target and deletes it with its own

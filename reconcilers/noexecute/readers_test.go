@@ -38,7 +38,7 @@ func (f fakeNodes) Get(_ context.Context, name string) (domain.Node, error) {
 func (f fakeNodes) NamesWithNoExecute(context.Context) ([]string, error) {
 	var names []string
 	for name, n := range f.nodes {
-		if hasNoExecute(n) {
+		if n.HasNoExecute() {
 			names = append(names, name)
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	gojson "github.com/goccy/go-json"
@@ -388,7 +389,7 @@ func (s *sim) take(ctx context.Context, rec events.Record) error {
 		*p = next
 		s.place(rec.Stream, next)
 	case domain.LeaseAggregate:
-		ns, name, _ := cutKey(key)
+		ns, name, _ := strings.Cut(key, "/")
 		if node, ok := domain.NodeLeaseHolder(ns, name); ok && !reconcilers.Is[domain.LeaseDeleted](rec) {
 			s.heard[node] = rec.RecordedAt
 		}
@@ -529,7 +530,7 @@ func (s *sim) decide(name string, cmd domain.NodeCommand, now time.Time) {
 // evict evicts the pods on node name whose NoExecute deadline has come.
 func (s *sim) evict(now time.Time, name string) {
 	n := s.nodes[name]
-	if n == nil || !hasNoExecute(*n) {
+	if n == nil || !n.HasNoExecute() {
 		return
 	}
 	for _, stream := range sortedKeys(s.onNode[name]) {
@@ -537,7 +538,7 @@ func (s *sim) evict(now time.Time, name string) {
 		if p.Terminating() {
 			continue
 		}
-		at, evict := domain.NoExecuteDeadline(n.Taints, p.Spec.Tolerations, boundAt(*p))
+		at, evict := domain.NoExecuteDeadline(n.Taints, p.Spec.Tolerations, p.BoundAt())
 		if !evict || now.Before(at) {
 			continue
 		}
@@ -568,27 +569,6 @@ func sortedKeys[K ~string, V any](m map[K]V) []K {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-func hasNoExecute(n domain.Node) bool {
-	return slices.ContainsFunc(n.Taints, func(t domain.Taint) bool { return t.Effect == domain.EffectNoExecute })
-}
-
-// boundAt is when the pod was bound, as the NoExecute rule counts it.
-func boundAt(p domain.Pod) time.Time {
-	if c, ok := p.Condition(domain.PodConditionScheduled); ok && c.Status == domain.ConditionTrue {
-		return c.LastTransitionTime
-	}
-	return p.CreatedAt
-}
-
-func cutKey(key string) (ns, name string, ok bool) {
-	for i := range len(key) {
-		if key[i] == '/' {
-			return key[:i], key[i+1:], true
-		}
-	}
-	return "", key, false
 }
 
 // compare lists the nodes and pods whose outcomes differ, times within
