@@ -78,4 +78,6 @@ lists() { # LABEL
 	for ago in 168h 1h; do
 		curl -fsS -o /dev/null -w "no-snapshots asOf=$ago json %{time_total}s %{size_download}B\n" "$url/api/v1/nodes?asOf=$ago"
 	done
-} | tee "$out"
+	# Not a pipeline: the block runs in this shell, so that the cleanup
+	# sees the copy and the server it made.
+} > >(tee "$out")
