@@ -16,7 +16,7 @@ GOVERSION := $(shell $(GO) env GOVERSION)
 # go-sqlite3 is cgo: a C compiler is the one thing the Go toolchain lacks.
 export CGO_ENABLED := 1
 
-.PHONY: all build run test unit vet fmt-check illumos bench bench-load bench-load-pg bench-fleet bench-retention bench-past bench-whatif bench-snapshots lint golangci-lint deps clean
+.PHONY: all build ui node browser run test unit vet fmt-check illumos bench bench-load bench-load-pg bench-fleet bench-retention bench-past bench-whatif bench-snapshots lint golangci-lint deps clean
 
 all: build
 
@@ -29,8 +29,29 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
 	@command -v kubectl >/dev/null 2>&1 || echo "note: kubectl is not on PATH; the kubectl tests will be skipped"
 
-build: deps
+build: deps ui
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/herd
+
+## ui: the web view's bundle (adapters/webui/dist), which the binary
+## embeds: built with the machine's Node from src/, with the npm packages
+## package-lock.json pins, and only again when a source changed.
+UI_DIR := adapters/webui
+ui: $(UI_DIR)/dist/index.html
+
+$(UI_DIR)/node_modules/.package-lock.json: $(UI_DIR)/package-lock.json | node
+	cd $(UI_DIR) && npm ci --no-audit --no-fund --loglevel=error
+
+$(UI_DIR)/dist/index.html: $(UI_DIR)/node_modules/.package-lock.json $(UI_DIR)/build.mjs $(wildcard $(UI_DIR)/src/*)
+	cd $(UI_DIR) && node build.mjs
+
+node:
+	@command -v npm >/dev/null 2>&1 || { echo "installing Node and npm (they bundle the web view)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
+
+## browser: Chromium, headless, for the web view's tests.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { echo "installing Chromium (the web view's tests drive it)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 ## run: herd serve on 127.0.0.1:8080 (or HERD_LISTEN) with ./herd-data and
 ## six simulated nodes; herd logs where to point kubectl once it listens.
@@ -48,9 +69,10 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-# deps installed PostgreSQL: a test that needs it fails rather than skips.
-unit:
-	HERD_REQUIRE_POSTGRES=1 $(GO) test -race -count=1 -timeout 30m ./...
+# deps installed PostgreSQL and browser Chromium: a test that needs either
+# fails rather than skips.
+unit: ui browser
+	HERD_REQUIRE_POSTGRES=1 HERD_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## illumos: the agent side must keep compiling for illumos hosts.
 illumos:
@@ -180,4 +202,5 @@ golangci-lint:
 		$(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION); }
 
 clean:
-	rm -rf bin .bench
+	rm -rf bin .bench $(UI_DIR)/node_modules
+	find $(UI_DIR)/dist -type f ! -name .keep -delete

@@ -25,6 +25,22 @@ import (
 // and process supervisors probe them.
 var publicPaths = map[string]bool{"/healthz": true, "/livez": true, "/readyz": true, "/version": true}
 
+// isPublic says whether a request answers anyone: the public paths, and
+// the web view's static page and assets (read with GET), which hold no
+// data: the page asks for a token and reads everything else through the
+// API, as that user. "/" is public too, so that a browser is sent to the
+// page before it has a token.
+func isPublic(r *http.Request) bool {
+	p := r.URL.Path
+	if publicPaths[p] {
+		return true
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	return p == "/" || p == "/ui" || strings.HasPrefix(p, "/ui/")
+}
+
 // mainGate guards the API listener: it authenticates every request with
 // the configured Authenticator and authorizes it by the user's role.
 type mainGate struct {
@@ -35,7 +51,7 @@ type mainGate struct {
 func (g mainGate) source() string { return "httpapi" }
 
 func (g mainGate) authenticate(r *http.Request) (User, error) {
-	if publicPaths[r.URL.Path] && r.Header.Get("Authorization") == "" {
+	if isPublic(r) && r.Header.Get("Authorization") == "" {
 		return User{Name: "system:anonymous", Groups: []string{"system:unauthenticated"}}, nil
 	}
 	return g.auth.Authenticate(r)
@@ -45,7 +61,7 @@ func (g mainGate) authenticate(r *http.Request) (User, error) {
 // viewers read, nodes act for themselves, and everyone authenticated reads
 // discovery.
 func (g mainGate) authorize(r *http.Request, u User, ri requestInfo) error {
-	if u.IsAdmin() || publicPaths[r.URL.Path] {
+	if u.IsAdmin() || isPublic(r) {
 		return nil
 	}
 	readOnly := r.Method == http.MethodGet || r.Method == http.MethodHead

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,6 +100,9 @@ type Deps struct {
 	// Retention says which replica runs the heartbeat retention policy,
 	// likewise.
 	Retention LeaderSource
+	// UI serves the web view under /ui/, and a browser asking for / is
+	// sent there; nil serves no web view.
+	UI http.Handler
 }
 
 // Server serves herd's HTTP API.
@@ -255,8 +259,23 @@ func (s *Server) routes() {
 		k.routes(m)
 	}
 	s.unservedRoutes(m)
+	if s.UI != nil {
+		m.Handle("GET /ui/", s.UI)
+		m.Handle("GET /ui", s.UI)
+		m.HandleFunc("GET /{$}", s.root)
+	}
 
 	m.HandleFunc("/", s.notFound)
+}
+
+// root sends a browser to the web view; API clients get the 404 they
+// always had.
+func (s *Server) root(w http.ResponseWriter, r *http.Request) {
+	if strings.Contains(r.Header.Get("Accept"), "text/html") {
+		http.Redirect(w, r, "/ui/", http.StatusFound)
+		return
+	}
+	s.notFound(w, r)
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,25 @@
+// Bundles the web view into dist/: one script, one style sheet and the
+// page, which the herd binary embeds (go:embed). Nothing is fetched at run
+// time from anywhere but herd itself.
+import * as esbuild from 'esbuild';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+
+const out = 'dist';
+mkdirSync(out, { recursive: true });
+
+await esbuild.build({
+  entryPoints: ['src/main.js'],
+  bundle: true,
+  minify: true,
+  sourcemap: 'linked',
+  target: ['chrome110', 'firefox110', 'safari16'],
+  outfile: `${out}/app.js`,
+  logLevel: 'warning',
+});
+
+// uPlot's own sheet first, herd's after it so that herd's rules win.
+const css = readFileSync('node_modules/uplot/dist/uPlot.min.css', 'utf8') + '\n' + readFileSync('src/style.css', 'utf8');
+const minified = await esbuild.transform(css, { loader: 'css', minify: true });
+writeFileSync(`${out}/app.css`, minified.code);
+copyFileSync('src/index.html', `${out}/index.html`);
+copyFileSync('src/favicon.svg', `${out}/favicon.svg`);

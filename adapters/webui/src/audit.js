@@ -1,0 +1,115 @@
+// The audit log: every event with its actor, time and cause, filtered by
+// stream, type, actor and time, paged through the whole log; a cause
+// links to the event that caused it, and a chain view follows causes back.
+
+import { get, query } from './api.js';
+import { esc, errorBox, local, when } from './dom.js';
+
+const pageSize = 100;
+const maxChain = 16;
+
+export function auditPage(ctx) {
+  const { app, at, params } = ctx;
+  const f = (k) => params.get(k) || '';
+  app.innerHTML = `
+    <h1>Audit log</h1>
+    <form id="audit-filter" class="controls">
+      <input name="stream" placeholder="stream (node/web-01, or a prefix ending in /)" value="${esc(f('stream'))}">
+      <input name="type" placeholder="types, comma-separated" value="${esc(f('type'))}">
+      <input name="actor" placeholder="actor" value="${esc(f('actor'))}">
+      <label>since <input name="since" type="datetime-local" step="1" value="${esc(local(f('since')))}"></label>
+      <label>until <input name="until" type="datetime-local" step="1" value="${esc(local(f('until')))}"></label>
+      <button type="submit">Filter</button>
+      <button type="button" id="audit-start">From the start</button>
+    </form>
+    <div id="audit"><p class="muted">Loading…</p></div>`;
+  const form = app.querySelector('#audit-filter');
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const p = new URLSearchParams();
+    for (const k of ['stream', 'type', 'actor']) if (form[k].value.trim()) p.set(k, form[k].value.trim());
+    for (const k of ['since', 'until']) if (form[k].value) p.set(k, new Date(form[k].value).toISOString());
+    if (at) p.set('at', at);
+    ctx.go(p);
+  });
+  app.querySelector('#audit-start').addEventListener('click', () => {
+    const p = new URLSearchParams(params);
+    for (const k of ['before', 'id']) p.delete(k);
+    p.set('after', '0');
+    ctx.go(p);
+  });
+  const el = app.querySelector('#audit');
+  const ctl = new AbortController();
+  if (f('id')) chain(el, f('id'), ctl.signal);
+  else list(el, params, at, ctl.signal);
+  return () => ctl.abort();
+}
+
+// list shows a page: the newest events (or those before ?before=), or,
+// with ?after=, the events after a position, oldest first.
+async function list(el, params, at, signal) {
+  const forward = params.has('after');
+  const until = [params.get('until'), at].filter(Boolean).sort()[0];
+  const q = {
+    stream: params.get('stream'), type: params.get('type'), actor: params.get('actor'),
+    since: params.get('since'), until,
+    ...(forward ? { after: params.get('after'), limit: params.get('limit') || pageSize } : { tail: pageSize, before: params.get('before') }),
+  };
+  let page;
+  try {
+    page = await get('/apis/herd.dev/v1/auditevents' + query(q), signal);
+  } catch (e) {
+    if (!signal.aborted) el.innerHTML = errorBox(e);
+    return;
+  }
+  if (signal.aborted) return;
+  const items = forward ? page.items : page.items.slice().reverse();
+  const nav = (k, v, label) => {
+    const p = new URLSearchParams(params);
+    for (const x of ['after', 'before', 'limit']) p.delete(x);
+    p.set(k, v);
+    return `<a class="page-link" id="audit-${k}" href="#/audit?${p}">${label}</a>`;
+  };
+  const links = [];
+  if (forward && page.metadata.continue) links.push(nav('after', page.metadata.continue, 'Next page →'));
+  if (!forward && page.items.length === pageSize) links.push(nav('before', String(page.items[0].position), 'Older →'));
+  if (forward || params.has('before')) links.push(`<a class="page-link" href="#/audit?${new URLSearchParams([...params].filter(([k]) => !['after', 'before', 'limit'].includes(k)))}">Newest</a>`);
+  el.innerHTML = `${page.thinned ? `<p class="muted">${esc(page.thinned.message)}</p>` : ''}
+    <p class="muted">${forward ? 'oldest first' : 'newest first'}, ${items.length} events</p>
+    <table class="audit"><thead><tr><th>#</th><th>Time</th><th>Stream</th><th>Type</th><th>Actor</th><th>Cause</th><th>Says</th></tr></thead>
+    <tbody>${items.map(row).join('')}</tbody></table><p class="pager">${links.join(' ')}</p>`;
+}
+
+function row(e) {
+  return `<tr class="audit-event" data-position="${e.position}" data-type="${esc(e.type)}">
+    <td>${e.position}</td><td>${when(e.recordedAt)}</td><td><a href="#/audit?stream=${encodeURIComponent(e.stream)}">${esc(e.stream)}</a> <span class="muted">v${e.version}</span></td>
+    <td>${esc(e.type)}</td><td>${esc(e.actor || '')}</td>
+    <td>${e.causationId ? `<a class="cause" href="#/audit?id=${encodeURIComponent(e.causationId)}">${esc(e.causationId.slice(0, 8))}…</a>` : ''}</td>
+    <td><details><summary>payload</summary><pre>${esc(JSON.stringify(e.payload, null, 2))}</pre><p class="muted">id ${esc(e.id)}${e.correlationId ? ' · correlation ' + esc(e.correlationId) : ''}${e.source ? ' · via ' + esc(e.source) : ''}</p></details></td></tr>`;
+}
+
+// chain shows an event and the events that caused it, as far back as the
+// log records causes. A cause that is no event is the request that made it.
+async function chain(el, id, signal) {
+  const found = [];
+  let note = '';
+  for (let next = id; next && found.length < maxChain;) {
+    let page;
+    try {
+      page = await get('/apis/herd.dev/v1/auditevents' + query({ id: next }), signal);
+    } catch (e) {
+      if (!signal.aborted) el.innerHTML = errorBox(e);
+      return;
+    }
+    if (!page.items.length) {
+      note = found.length ? `It was caused by ${esc(next)}: a request to herd, not an event.` : `No event has the id ${esc(next)}: it names a request to herd.`;
+      break;
+    }
+    found.push(page.items[0]);
+    next = page.items[0].causationId;
+  }
+  if (signal.aborted) return;
+  el.innerHTML = `<h2>Cause chain</h2><p class="muted">The event, then what caused it, and so on.</p>
+    <table class="audit" id="chain"><thead><tr><th>#</th><th>Time</th><th>Stream</th><th>Type</th><th>Actor</th><th>Cause</th><th>Says</th></tr></thead>
+    <tbody>${found.map(row).join('')}</tbody></table><p>${note}</p><p><a href="#/audit">The whole log</a></p>`;
+}

@@ -1,0 +1,53 @@
+// Charts of a node's numbers over the history the log holds (uPlot).
+
+import uPlot from 'uplot';
+import { get, query } from './api.js';
+import { esc, errorBox } from './dom.js';
+
+// panels are the charts drawn, each of the series fields it plots.
+const panels = [
+  { title: 'CPU, memory and disk used (%)', fields: [['cpuPercent', 'CPU %', '#1565c0'], ['memoryPercent', 'memory %', '#6a1b9a'], ['diskPercent', 'disk %', '#ef6c00']], range: [0, 100] },
+  { title: 'Load', fields: [['load1', 'load 1m', '#2e7d32'], ['load5', 'load 5m', '#9e9d24'], ['load15', 'load 15m', '#795548']] },
+  { title: 'Heartbeat gaps (s)', fields: [['gapSeconds', 'gap s', '#c62828']], bars: true },
+];
+
+export async function drawSeries(el, name, at, signal) {
+  let page;
+  try {
+    page = await get(`/apis/herd.dev/v1/nodes/${encodeURIComponent(name)}/series` + query({ asOf: at || undefined, limit: 2000 }), signal);
+  } catch (e) {
+    if (!signal.aborted) el.innerHTML = '<h2>History</h2>' + errorBox(e);
+    return;
+  }
+  if (signal.aborted) return;
+  const items = page.items || [];
+  const note = page.thinned ? `<p class="muted">${esc(page.thinned.message || 'Older history is thinned by the retention policy.')}</p>` : '';
+  if (!items.length) {
+    el.innerHTML = `<h2>History</h2>${note}<p class="muted">No heartbeat with numbers in the log.</p>`;
+    return;
+  }
+  el.innerHTML = `<h2>History <span class="muted">${items.length} heartbeats, ${esc(new Date(items[0].time).toLocaleString())} to ${esc(new Date(items[items.length - 1].time).toLocaleString())}</span></h2>${note}<div class="charts"></div>`;
+  const box = el.querySelector('.charts');
+  const xs = items.map((p) => Date.parse(p.time) / 1000);
+  const width = Math.max(320, Math.min(box.clientWidth || 900, 1200) / 1.02);
+  for (const panel of panels) {
+    const present = panel.fields.filter(([f]) => items.some((p) => typeof p[f] === 'number'));
+    if (!present.length) continue;
+    const div = document.createElement('div');
+    div.className = 'chart';
+    div.dataset.chart = panel.title;
+    box.appendChild(div);
+    const data = [xs, ...present.map(([f]) => items.map((p) => (typeof p[f] === 'number' ? p[f] : null)))];
+    const opts = {
+      title: panel.title,
+      width,
+      height: 180,
+      scales: panel.range ? { y: { range: panel.range } } : {},
+      series: [{}, ...present.map(([, label, stroke]) => ({
+        label, stroke, width: 1.5,
+        ...(panel.bars ? { paths: uPlot.paths.bars({ size: [0.6, 4] }), fill: stroke + '55' } : {}),
+      }))],
+    };
+    new uPlot(opts, data, div);
+  }
+}

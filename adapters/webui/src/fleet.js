@@ -1,0 +1,165 @@
+// What the page keeps of each node: the few fields it draws, not the
+// Node object (a fleet of 10,000 full Nodes is tens of megabytes).
+
+import { get, query, watch, APIError } from './api.js';
+
+// States, in the order the overview counts them; a tile takes the first
+// that holds.
+export const states = ['Lost', 'NotReady', 'Draining', 'Cordoned', 'Pressure', 'Ready'];
+
+const pressures = ['MemoryPressure', 'DiskPressure', 'PIDPressure', 'NetworkUnavailable'];
+
+// summarize is the part of a v1.Node the page uses.
+export function summarize(n) {
+  const md = n.metadata || {}, ann = md.annotations || {}, st = n.status || {};
+  const conditions = {};
+  for (const c of st.conditions || []) conditions[c.type] = c.status;
+  const agent = ann['herd.dev/agent-state'] || '';
+  const info = st.nodeInfo || {};
+  return {
+    name: md.name,
+    rv: md.resourceVersion,
+    labels: md.labels || {},
+    kind: (md.labels || {})['herd.dev/kind'] || 'unknown',
+    agent,
+    version: info.kubeletVersion || '',
+    unschedulable: !!(n.spec && n.spec.unschedulable),
+    conditions,
+    state: stateOf(conditions, agent, !!(n.spec && n.spec.unschedulable)),
+  };
+}
+
+function stateOf(conditions, agent, unschedulable) {
+  if (agent === 'Lost') return 'Lost';
+  if (conditions.Ready !== 'True' || agent === 'Stopped') return 'NotReady';
+  if (agent === 'Draining') return 'Draining';
+  if (unschedulable) return 'Cordoned';
+  if (pressures.some((p) => conditions[p] === 'True')) return 'Pressure';
+  return 'Ready';
+}
+
+// Collection is a kind's objects as of a moment: live (following the
+// watch) or a list of the past (asOf), each kept as summarize makes it,
+// by key. Listeners hear which keys changed, at most every coalesce
+// milliseconds however fast the events come.
+export class Collection {
+  constructor(path, summarize, coalesce = 250) {
+    this.path = path;
+    this.summarize = summarize;
+    this.objects = new Map();
+    this.rv = '';
+    this.asOf = '';
+    this.loaded = false;
+    this.error = null;
+    this.listeners = new Set();
+    this.coalesce = coalesce;
+    this.pending = new Map();
+    this.timer = 0;
+    this.abort = null;
+    this.status = () => {};
+  }
+
+  listen(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  notify(changed, full) {
+    for (const fn of this.listeners) fn(changed, full);
+  }
+
+  // load lists the objects (as of asOf when set) and, when live, follows
+  // their changes until stop.
+  async load(asOf) {
+    this.stop();
+    this.asOf = asOf || '';
+    const ctl = new AbortController();
+    this.abort = ctl;
+    try {
+      const list = await get(this.path + query({ asOf: this.asOf || undefined }), ctl.signal);
+      if (ctl.signal.aborted) return;
+      this.objects = new Map();
+      for (const n of list.items) this.objects.set(key(n), this.summarize(n));
+      this.rv = list.metadata.resourceVersion;
+      this.loaded = true;
+      this.error = null;
+      this.notify(null, true);
+      if (!this.asOf) this.follow(ctl.signal);
+    } catch (e) {
+      if (ctl.signal.aborted) return;
+      this.error = e;
+      this.notify(null, true);
+    }
+  }
+
+  // follow keeps the fleet live, reconnecting after a dropped stream and
+  // listing afresh when the position it had was compacted away.
+  async follow(signal) {
+    this.status('live');
+    for (let attempt = 0; !signal.aborted; attempt++) {
+      try {
+        await watch(this.path, this.rv, (batch) => this.queue(batch), signal);
+        attempt = 0;
+      } catch (e) {
+        if (signal.aborted) return;
+        if (e instanceof APIError && e.code === 410) {
+          this.load('');
+          return;
+        }
+        if (e instanceof APIError && (e.code === 401 || e.code === 403)) {
+          this.status('stopped: ' + e.message);
+          return;
+        }
+        this.status('reconnecting…');
+        await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** attempt)));
+        this.status('live');
+      }
+    }
+  }
+
+  queue(batch) {
+    for (const ev of batch) {
+      if (ev.type === 'BOOKMARK') {
+        this.rv = ev.object.metadata.resourceVersion;
+        continue;
+      }
+      this.pending.set(key(ev.object), ev);
+      this.rv = ev.object.metadata.resourceVersion || this.rv;
+    }
+    if (!this.timer && this.pending.size) {
+      this.timer = setTimeout(() => this.flush(), this.coalesce);
+    }
+  }
+
+  flush() {
+    this.timer = 0;
+    const changed = [];
+    for (const [name, ev] of this.pending) {
+      if (ev.type === 'DELETED') this.objects.delete(name);
+      else this.objects.set(name, this.summarize(ev.object));
+      changed.push(name);
+    }
+    this.pending.clear();
+    this.notify(changed, false);
+  }
+
+  stop() {
+    if (this.abort) this.abort.abort();
+    this.abort = null;
+    clearTimeout(this.timer);
+    this.timer = 0;
+    this.pending.clear();
+  }
+}
+
+// key names an object: its name, within its namespace when it has one.
+function key(o) {
+  return o.metadata.namespace ? o.metadata.namespace + '/' + o.metadata.name : o.metadata.name;
+}
+
+// Fleet is the nodes, as the overview and a node's page read them.
+export class Fleet extends Collection {
+  constructor(coalesce = 250) {
+    super('/api/v1/nodes', summarize, coalesce);
+  }
+}

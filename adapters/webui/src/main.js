@@ -1,0 +1,190 @@
+// herd's web view: a hash router over a few pages, a time control that
+// every page reads, and the live fleet they share.
+
+import { get, send, onUnauthorized, setToken, token, APIError } from './api.js';
+import { esc } from './dom.js';
+import { Fleet } from './fleet.js';
+import { overview } from './overview.js';
+import { nodePage } from './node.js';
+import { podsPage, workloadsPage } from './pods.js';
+import { auditPage } from './audit.js';
+import { diffPage } from './diff.js';
+
+const app = document.getElementById('app');
+const live = new Fleet();
+live.status = (s) => setLive(s);
+const session = { user: '', canAct: false, known: false };
+let cleanup = () => {};
+
+// route splits the hash into a path and its parameters.
+function route() {
+  const h = location.hash.replace(/^#/, '') || '/';
+  const [path, q] = h.split('?');
+  return { path, params: new URLSearchParams(q || '') };
+}
+
+// go changes parameters of the current route (or another path).
+export function go(path, params) {
+  const q = params.toString();
+  location.hash = '#' + path + (q ? '?' + q : '');
+}
+
+function setLive(s) {
+  const el = document.getElementById('live');
+  el.textContent = s;
+  el.className = 'live ' + (s === 'live' ? 'on' : s.startsWith('past') ? 'past' : 'off');
+}
+
+// whoami asks herd who the token is and whether it may act on nodes
+// (SelfSubjectReview, SelfSubjectAccessReview: what kubectl auth asks).
+async function whoami() {
+  try {
+    const me = await send('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview',
+    });
+    session.user = me.status?.userInfo?.username || '';
+  } catch (e) {
+    if (e instanceof APIError && e.code === 401) throw e;
+    session.user = '';
+  }
+  try {
+    const review = await send('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: { verb: 'create', group: 'herd.dev', resource: 'nodes', subresource: 'drain' } },
+    });
+    session.canAct = !!review.status?.allowed;
+  } catch {
+    session.canAct = false;
+  }
+  session.known = true;
+  document.getElementById('who').innerHTML = session.user
+    ? `${esc(session.user)}${session.canAct ? ' <span class="badge">admin</span>' : ' <span class="badge">viewer</span>'}` +
+      (token() ? ' <button id="sign-out" type="button">Sign out</button>' : '')
+    : '';
+  document.getElementById('sign-out')?.addEventListener('click', () => {
+    setToken('');
+    location.reload();
+  });
+}
+
+function login(message) {
+  cleanup();
+  cleanup = () => {};
+  live.stop();
+  session.known = false;
+  app.innerHTML = `
+    <form id="login" class="card">
+      <h1>Sign in to herd</h1>
+      <p>${esc(message || 'herd asks for a token.')} The token is kept for this tab only.</p>
+      <label for="token">Token</label>
+      <input id="token" type="password" autocomplete="off" required>
+      <button type="submit">Sign in</button>
+    </form>`;
+  document.getElementById('login').addEventListener('submit', (e) => {
+    e.preventDefault();
+    setToken(document.getElementById('token').value.trim());
+    start();
+  });
+}
+onUnauthorized((msg) => {
+  if (!document.getElementById('login')) login(msg);
+});
+
+// Time control. The slider spans from the log's oldest event to now;
+// released, it sets ?at= on the page's route.
+const range = document.getElementById('asof-range');
+const label = document.getElementById('asof-label');
+const nowButton = document.getElementById('asof-now');
+const marker = document.getElementById('past-marker');
+let oldest = 0;
+
+async function loadOldest() {
+  try {
+    const page = await get('/apis/herd.dev/v1/auditevents?limit=1');
+    oldest = page.items.length ? Date.parse(page.items[0].recordedAt) : Date.now();
+  } catch {
+    oldest = Date.now() - 3600e3;
+  }
+}
+
+function timeAt(v) {
+  const now = Date.now();
+  return new Date(oldest + ((now - oldest) * v) / 1000);
+}
+
+function showTime(at) {
+  if (!at) {
+    label.textContent = 'now';
+    nowButton.hidden = true;
+    marker.hidden = true;
+    document.body.classList.remove('past');
+    return;
+  }
+  const d = new Date(at);
+  label.textContent = d.toLocaleString();
+  nowButton.hidden = false;
+  marker.hidden = false;
+  marker.textContent = `Viewing the past: the fleet as it was at ${d.toLocaleString()}`;
+  document.body.classList.add('past');
+  setLive('past');
+  const now = Date.now();
+  range.value = String(Math.round(((d.getTime() - oldest) / Math.max(1, now - oldest)) * 1000));
+}
+
+range.addEventListener('input', () => {
+  label.textContent = range.value === '1000' ? 'now' : timeAt(Number(range.value)).toLocaleString();
+});
+range.addEventListener('change', () => {
+  const { path, params } = route();
+  if (range.value === '1000') params.delete('at');
+  else params.set('at', timeAt(Number(range.value)).toISOString());
+  go(path, params);
+});
+nowButton.addEventListener('click', () => {
+  const { path, params } = route();
+  params.delete('at');
+  go(path, params);
+});
+
+const pages = [
+  [/^\/$/, overview, 'overview'],
+  [/^\/nodes\/([^/]+)$/, nodePage, 'overview'],
+  [/^\/pods$/, podsPage, 'pods'],
+  [/^\/workloads$/, workloadsPage, 'workloads'],
+  [/^\/audit$/, auditPage, 'audit'],
+  [/^\/diff$/, diffPage, 'diff'],
+];
+
+function render() {
+  if (!session.known) return;
+  cleanup();
+  cleanup = () => {};
+  const { path, params } = route();
+  const at = params.get('at') || '';
+  showTime(at);
+  if (!at && !live.abort) live.load('');
+  if (at) setLive('past');
+  else if (live.loaded) setLive('live');
+  for (const [re, page, nav] of pages) {
+    const m = path.match(re);
+    if (!m) continue;
+    for (const a of document.querySelectorAll('[data-nav]')) a.classList.toggle('active', a.dataset.nav === nav);
+    const ctx = { app, at, params, path, live, session, go: (p) => go(path, p), args: m.slice(1).map(decodeURIComponent) };
+    cleanup = page(ctx) || (() => {});
+    return;
+  }
+  app.innerHTML = `<p class="error">No page at ${esc(path)}. <a href="#/">The fleet</a></p>`;
+}
+
+async function start() {
+  try {
+    await whoami();
+  } catch {
+    return; // 401: the login form is shown
+  }
+  await loadOldest();
+  render();
+}
+
+window.addEventListener('hashchange', render);
+start();

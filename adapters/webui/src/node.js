@@ -1,0 +1,175 @@
+// A node's page: what is wrong and why, its conditions, taints, agent,
+// capacity against its pods' requests, its pods, charts of its numbers
+// and its timeline, now or as of the time control.
+
+import { get, query } from './api.js';
+import { esc, errorBox, when } from './dom.js';
+import { summarize } from './fleet.js';
+import { nodeActions } from './actions.js';
+import { drawSeries } from './charts.js';
+
+export function nodePage(ctx) {
+  const { app, at, live, session } = ctx;
+  const name = ctx.args[0];
+  const asOf = at || undefined;
+  app.innerHTML = `
+    <p class="crumbs"><a href="#/${at ? '?at=' + encodeURIComponent(at) : ''}">Fleet</a> / ${esc(name)}</p>
+    <div id="node-head"><p class="muted">Loading ${esc(name)}…</p></div>
+    <div id="node-why"></div>
+    <div class="columns">
+      <section id="node-conditions" class="card"></section>
+      <section id="node-agent" class="card"></section>
+    </div>
+    <section id="node-capacity" class="card"></section>
+    <section id="node-charts" class="card"><h2>History</h2><p class="muted">Loading its numbers…</p></section>
+    <section id="node-pods" class="card"></section>
+    <section id="node-timeline" class="card"></section>`;
+  const $ = (id) => app.querySelector('#' + id);
+  const ctl = new AbortController();
+  let pods = [];
+
+  async function readNode() {
+    if (!at) return get(`/api/v1/nodes/${encodeURIComponent(name)}`, ctl.signal);
+    const list = await get('/api/v1/nodes' + query({ fieldSelector: 'metadata.name=' + name, asOf }), ctl.signal);
+    if (!list.items.length) throw new Error(`${name} did not exist at ${new Date(at).toLocaleString()}`);
+    return list.items[0];
+  }
+
+  async function drawStatus() {
+    let n;
+    try {
+      n = await readNode();
+    } catch (e) {
+      if (!ctl.signal.aborted) $('node-head').innerHTML = errorBox(e);
+      return;
+    }
+    if (ctl.signal.aborted) return;
+    const s = summarize(n);
+    const ann = n.metadata.annotations || {};
+    const taints = n.spec?.taints || [];
+    $('node-head').innerHTML = `
+      <h1>${esc(name)} <span id="node-state" class="state s-${s.state}" data-state="${s.state}">${s.state}</span></h1>
+      <p class="muted">${esc(s.kind)}${s.version ? ' · ' + esc(s.version) : ''}${s.unschedulable ? ' · cordoned' : ''} · resourceVersion ${esc(n.metadata.resourceVersion)}</p>
+      <div id="node-actions"></div>`;
+    if (session.canAct && !at) nodeActions($('node-actions'), n, s, drawStatus);
+    $('node-conditions').innerHTML = `<h2>Conditions</h2>
+      <table><thead><tr><th>Type</th><th>Status</th><th>Reason</th><th>Last changed</th><th>Message</th></tr></thead><tbody>${
+  (n.status?.conditions || []).map((c) => `<tr class="cond-${esc(c.status)}" data-condition="${esc(c.type)}"><td>${esc(c.type)}</td><td>${esc(c.status)}</td><td>${esc(c.reason)}</td><td>${when(c.lastTransitionTime)}</td><td>${esc(c.message)}</td></tr>`).join('')
+}</tbody></table>
+      <h3>Taints</h3>${taints.length ? `<ul id="taints">${taints.map((t) => `<li><code>${esc(t.key)}${t.value ? '=' + esc(t.value) : ''}:${esc(t.effect)}</code>${t.timeAdded ? ' since ' + when(t.timeAdded) : ''}</li>`).join('')}</ul>` : '<p class="muted">none</p>'}`;
+    $('node-agent').innerHTML = `<h2>Agent</h2><dl>
+      <dt>State</dt><dd id="agent-state">${esc(ann['herd.dev/agent-state'] || '—')}</dd>
+      <dt>Restarts</dt><dd>${esc(ann['herd.dev/restart-count'] || '0')}${ann['herd.dev/last-restart-reason'] ? ` (last: ${esc(ann['herd.dev/last-restart-reason'])})` : ''}</dd>
+      <dt>Started</dt><dd>${when(ann['herd.dev/started-at'])}</dd>
+      <dt>Last heartbeat</dt><dd>${when(ann['herd.dev/last-heartbeat'])}</dd>
+      <dt>Addresses</dt><dd>${(n.status?.addresses || []).map((a) => `${esc(a.type)} ${esc(a.address)}`).join(', ') || '—'}</dd>
+      <dt>System</dt><dd>${esc([n.status?.nodeInfo?.osImage, n.status?.nodeInfo?.architecture, n.status?.nodeInfo?.kernelVersion].filter(Boolean).join(' · ') || '—')}</dd>
+      ${ann['herd.dev/scrape-failure'] ? `<dt>Scrape</dt><dd class="error">${esc(ann['herd.dev/scrape-failure'])}</dd>` : ''}
+    </dl>`;
+    drawCapacity(n);
+    if (s.state !== 'Ready') drawWhy();
+    else $('node-why').innerHTML = '';
+  }
+
+  async function drawWhy() {
+    try {
+      const why = await get(`/apis/herd.dev/v1/nodes/${encodeURIComponent(name)}/explanation` + query({ asOf }), ctl.signal);
+      if (!why.items.length) {
+        $('node-why').innerHTML = '';
+        return;
+      }
+      $('node-why').innerHTML = `<section class="card why" id="why"><h2>Why</h2>${why.items.map((x) => `
+        <div class="why-item"><p><b>${esc(x.what)}</b> since ${when(x.since)}</p><ol class="chain">${x.chain.map((ev) => `
+          <li><a href="#/audit?${new URLSearchParams({ stream: ev.stream, after: String(ev.position - 1), limit: '1' })}">${esc(ev.type)}</a>
+          <span class="muted">#${ev.position} · ${esc(ev.stream)} · ${when(ev.recordedAt)}${ev.actor ? ' · by ' + esc(ev.actor) : ''}</span>${ev.says ? `<br>${esc(ev.says)}` : ''}</li>`).join('')}</ol></div>`).join('')}</section>`;
+    } catch (e) {
+      if (!ctl.signal.aborted) $('node-why').innerHTML = errorBox(e);
+    }
+  }
+
+  function drawCapacity(n) {
+    const alloc = n.status?.allocatable || n.status?.capacity || {};
+    const req = { cpu: 0, memory: 0, pods: 0 };
+    for (const p of pods) {
+      if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
+      req.pods++;
+      for (const c of p.spec?.containers || []) {
+        req.cpu += quantity(c.resources?.requests?.cpu);
+        req.memory += quantity(c.resources?.requests?.memory);
+      }
+    }
+    const row = (what, used, of, fmt) => {
+      const total = quantity(of);
+      const pct = total ? Math.min(100, (used / total) * 100) : 0;
+      return `<tr><td>${what}</td><td>${fmt(used)} of ${esc(of ?? '—')}</td><td><meter min="0" max="100" value="${pct.toFixed(0)}">${pct.toFixed(0)}%</meter> ${total ? pct.toFixed(0) + '%' : ''}</td></tr>`;
+    };
+    $('node-capacity').innerHTML = `<h2>Capacity and requests</h2><table><tbody>
+      ${row('CPU', req.cpu, alloc.cpu, (v) => `${+(v.toFixed(3))}`)}
+      ${row('Memory', req.memory, alloc.memory, bytes)}
+      ${row('Pods', req.pods, alloc.pods, (v) => String(v))}
+    </tbody></table>`;
+  }
+
+  async function drawPods() {
+    try {
+      const list = await get('/api/v1/pods' + query({ fieldSelector: 'spec.nodeName=' + name, asOf }), ctl.signal);
+      pods = list.items;
+      $('node-pods').innerHTML = `<h2>Pods <span class="muted">${pods.length}</span></h2>${pods.length ? `<table><thead><tr><th>Pod</th><th>Phase</th><th>Address</th><th>Since</th></tr></thead><tbody>${
+        pods.map((p) => `<tr class="pod" data-pod="${esc(p.metadata.namespace + '/' + p.metadata.name)}"><td>${esc(p.metadata.namespace)}/${esc(p.metadata.name)}</td><td>${esc(p.metadata.deletionTimestamp ? 'Terminating' : p.status?.phase)}</td><td>${esc(p.status?.podIP || '')}</td><td>${when(p.status?.startTime || p.metadata.creationTimestamp)}</td></tr>`).join('')}</tbody></table>` : '<p class="muted">none</p>'}`;
+    } catch (e) {
+      if (!ctl.signal.aborted) $('node-pods').innerHTML = errorBox(e);
+    }
+  }
+
+  async function drawTimeline() {
+    try {
+      const tl = await get(`/apis/herd.dev/v1/nodes/${encodeURIComponent(name)}/timeline` + query({ asOf }), ctl.signal);
+      const items = tl.items.slice().reverse();
+      const shown = items.slice(0, 200);
+      $('node-timeline').innerHTML = `<h2>Timeline <span class="muted">newest first${items.length > shown.length ? `, ${shown.length} of ${items.length}` : ''}</span></h2><ol class="timeline" id="timeline">${
+        shown.map((e) => `<li class="${e.type === 'Warning' ? 'warn' : ''}"><b>${esc(e.kind)}</b> ${when(e.at)} <span class="muted">${esc(e.reason || '')}</span><br>${esc(e.message || '')}</li>`).join('') || '<li class="muted">nothing yet</li>'}</ol>`;
+    } catch (e) {
+      if (!ctl.signal.aborted) $('node-timeline').innerHTML = errorBox(e);
+    }
+  }
+
+  drawPods().then(drawStatus);
+  drawTimeline();
+  drawSeries($('node-charts'), name, at, ctl.signal);
+
+  // Live: the node's changes redraw its status, at most once a second.
+  let again = 0;
+  const unlisten = at ? () => {} : live.listen((changed, full) => {
+    if (!full && !(changed || []).includes(name)) return;
+    if (again) return;
+    again = setTimeout(() => {
+      again = 0;
+      drawStatus();
+      drawTimeline();
+    }, 1000);
+  });
+  return () => {
+    ctl.abort();
+    unlisten();
+    clearTimeout(again);
+  };
+}
+
+// quantity reads a Kubernetes quantity ("250m", "1Gi", "2") as a number.
+export function quantity(q) {
+  if (q === undefined || q === null || q === '') return 0;
+  const m = String(q).match(/^([0-9.]+)([a-zA-Z]*)$/);
+  if (!m) return 0;
+  const units = { m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
+  return parseFloat(m[1]) * (units[m[2]] ?? 1);
+}
+
+export function bytes(v) {
+  const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (v >= 1024 && i < u.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${+(v.toFixed(1))} ${u[i]}`;
+}

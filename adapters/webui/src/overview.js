@@ -1,0 +1,185 @@
+// The fleet overview: counts, the fleet's disruption state, and every
+// node as a tile coloured by its state, grouped and filtered.
+
+import { get, query } from './api.js';
+import { esc, errorBox, labelMatcher, when } from './dom.js';
+import { Fleet, states } from './fleet.js';
+
+// Fleets up to this size get tiles wide enough for their names.
+const namedTiles = 100;
+
+export function overview(ctx) {
+  const { app, at, params } = ctx;
+  const fleet = at ? new Fleet() : ctx.live;
+  const groupBy = params.get('group') || 'kind';
+  const filter = params.get('filter') || '';
+  app.innerHTML = `
+    <div id="disruption" role="status"></div>
+    <section id="counts" class="counts" aria-label="counts"></section>
+    <div class="controls">
+      <input id="filter" type="search" placeholder="filter: name, or label=value,key!=value" value="${esc(filter)}" aria-label="filter">
+      <label>Group by
+        <select id="group-by">
+          <option value="kind">kind</option>
+          <option value="state">state</option>
+          <option value="version">version</option>
+          <option value="label">a label…</option>
+        </select>
+      </label>
+      <input id="group-label" list="label-keys" placeholder="label key" value="${esc(params.get('label') || '')}" hidden>
+      <datalist id="label-keys"></datalist>
+      <span id="shown" class="muted"></span>
+    </div>
+    <div id="tiles" aria-label="nodes"><p class="muted">Loading the fleet…</p></div>`;
+  const select = app.querySelector('#group-by');
+  const labelInput = app.querySelector('#group-label');
+  select.value = groupBy;
+  labelInput.hidden = groupBy !== 'label';
+  const tilesEl = app.querySelector('#tiles');
+  const countsEl = app.querySelector('#counts');
+  let tileOf = new Map();
+
+  const setParam = (k, v) => {
+    const p = new URLSearchParams(params);
+    if (v) p.set(k, v);
+    else p.delete(k);
+    ctx.go(p);
+  };
+  let typing = 0;
+  app.querySelector('#filter').addEventListener('input', (e) => {
+    clearTimeout(typing);
+    typing = setTimeout(() => setParam('filter', e.target.value.trim()), 300);
+  });
+  select.addEventListener('change', () => setParam('group', select.value));
+  labelInput.addEventListener('change', () => setParam('label', labelInput.value.trim()));
+
+  const byLabel = labelMatcher(filter);
+  const matches = (n) => (byLabel ? byLabel(n.labels) : !filter || n.name.includes(filter));
+  const groupOf = (n) => {
+    switch (groupBy) {
+      case 'state': return n.state;
+      case 'version': return n.version || '(none)';
+      case 'label': return n.labels[params.get('label') || ''] ?? '(unset)';
+      default: return n.kind;
+    }
+  };
+
+  function drawCounts() {
+    const byState = {}, byKind = {}, byVersion = {}, byCondition = {};
+    for (const n of fleet.objects.values()) {
+      byState[n.state] = (byState[n.state] || 0) + 1;
+      byKind[n.kind] = (byKind[n.kind] || 0) + 1;
+      const v = n.version || '(none)';
+      byVersion[v] = (byVersion[v] || 0) + 1;
+      for (const [type, status] of Object.entries(n.conditions)) {
+        // Pressure and Unavailable conditions are bad when True, the
+        // others (Ready, KubeletReachable) when not.
+        const notable = /Pressure$|Unavailable$/.test(type) ? status === 'True' : status !== 'True';
+        if (notable) {
+          const k = `${type}=${status}`;
+          byCondition[k] = (byCondition[k] || 0) + 1;
+        }
+      }
+    }
+    const list = (title, m, cls) => `<div class="count-group"><h3>${title}</h3><ul>${
+      Object.entries(m).sort((a, b) => b[1] - a[1]).map(([k, v]) =>
+        `<li${cls ? ` class="s-${esc(k)}"` : ''} data-count="${esc(k)}"><b>${v}</b> ${esc(k)}</li>`).join('') || '<li class="muted">none</li>'}</ul></div>`;
+    const stateCounts = Object.fromEntries(states.filter((s) => byState[s]).map((s) => [s, byState[s]]));
+    countsEl.innerHTML = `<div class="count-group total"><h3>Nodes</h3><b id="total">${fleet.objects.size}</b></div>` +
+      list('By state', stateCounts, true) + list('By kind', byKind) + list('Conditions', byCondition) + list('By version', byVersion);
+  }
+
+  function drawTiles() {
+    if (fleet.error) {
+      tilesEl.innerHTML = errorBox(fleet.error);
+      return;
+    }
+    if (!fleet.loaded) return;
+    const groups = new Map();
+    const keys = new Set();
+    let shown = 0;
+    for (const n of fleet.objects.values()) {
+      for (const k of Object.keys(n.labels)) keys.add(k);
+      if (!matches(n)) continue;
+      shown++;
+      const g = groupOf(n);
+      if (!groups.has(g)) groups.set(g, []);
+      groups.get(g).push(n);
+    }
+    const named = shown <= namedTiles;
+    const parts = [];
+    for (const g of [...groups.keys()].sort()) {
+      const nodes = groups.get(g).sort((a, b) => (a.name < b.name ? -1 : 1));
+      parts.push(`<section class="group"><h2>${esc(g)} <span class="muted">${nodes.length}</span></h2><div class="tiles${named ? ' named' : ''}">`);
+      for (const n of nodes) parts.push(tile(n, named, at));
+      parts.push('</div></section>');
+    }
+    tilesEl.innerHTML = parts.join('') || '<p class="muted">No node matches.</p>';
+    tileOf = new Map();
+    for (const el of tilesEl.querySelectorAll('.tile')) tileOf.set(el.dataset.node, el);
+    app.querySelector('#shown').textContent = `${shown} of ${fleet.objects.size} shown`;
+    app.querySelector('#label-keys').innerHTML = [...keys].sort().map((k) => `<option value="${esc(k)}">`).join('');
+  }
+
+  // A change that keeps every changed node in its group repaints only
+  // their tiles; anything else draws the tiles again.
+  function update(changed, full) {
+    drawCounts();
+    if (full || !changed) {
+      drawTiles();
+      return;
+    }
+    for (const name of changed) {
+      const n = fleet.objects.get(name), el = tileOf.get(name);
+      if (!n || !el || !matches(n) || el.closest('section').querySelector('h2').firstChild.textContent.trim() !== String(groupOf(n))) {
+        drawTiles();
+        return;
+      }
+      el.className = tileClass(n);
+      el.dataset.state = n.state;
+      el.title = tileTitle(n);
+    }
+  }
+
+  const disruptionEl = app.querySelector('#disruption');
+  let lastDisruption = 0;
+  async function drawDisruption() {
+    if (Date.now() - lastDisruption < 5000) return;
+    lastDisruption = Date.now();
+    try {
+      const page = await get('/apis/herd.dev/v1/auditevents' + query({ stream: 'fleet/health', tail: 1, until: at || undefined }));
+      const last = page.items[0];
+      disruptionEl.innerHTML = last && last.type === 'FleetDisruptionStarted'
+        ? `<p class="banner warn">Fleet disruption since ${when(last.recordedAt)}: ${last.payload.unreachable} of ${last.payload.total} nodes unreachable. herd withholds NoExecute evictions, suspecting itself cut off.</p>`
+        : '';
+    } catch {
+      disruptionEl.innerHTML = '';
+    }
+  }
+
+  const unlisten = fleet.listen((changed, full) => {
+    update(changed, full);
+    drawDisruption();
+  });
+  if (fleet.loaded) update(null, true);
+  drawDisruption();
+  if (at) fleet.load(at);
+  return () => {
+    unlisten();
+    clearTimeout(typing);
+    if (at) fleet.stop();
+  };
+}
+
+function tileClass(n) {
+  return `tile s-${n.state}`;
+}
+
+function tileTitle(n) {
+  return `${n.name}: ${n.state}${n.agent ? ` (agent ${n.agent})` : ''}, ${n.kind}${n.version ? ' ' + n.version : ''}`;
+}
+
+function tile(n, named, at) {
+  const href = `#/nodes/${encodeURIComponent(n.name)}${at ? '?at=' + encodeURIComponent(at) : ''}`;
+  return `<a class="${tileClass(n)}" data-node="${esc(n.name)}" data-state="${n.state}" href="${esc(href)}" title="${esc(tileTitle(n))}">${named ? esc(n.name) : ''}</a>`;
+}

@@ -1,0 +1,139 @@
+// Pods by node, namespace or owner, with their phase, address and the
+// steps of those on their way out; and the workloads that own them.
+
+import { get, query } from './api.js';
+import { esc, errorBox, when, labelMatcher } from './dom.js';
+import { Collection } from './fleet.js';
+
+// Rows drawn at most: a filter narrows a bigger list.
+const maxRows = 2000;
+
+// The steps of a pod's termination, in order, as herd records them.
+const steps = [
+  ['herd.dev/shutdown-requested-at', 'shutdown requested'],
+  ['herd.dev/halted-at', 'halted'],
+  ['herd.dev/stopped-at', 'stopped'],
+  ['herd.dev/deprovisioned-at', 'deprovisioned'],
+];
+
+function summarizePod(p) {
+  const md = p.metadata, ann = md.annotations || {};
+  const owner = (md.ownerReferences || [])[0];
+  return {
+    key: md.namespace + '/' + md.name,
+    name: md.name,
+    namespace: md.namespace,
+    labels: md.labels || {},
+    node: p.spec?.nodeName || '',
+    owner: owner ? `${owner.kind}/${owner.name}` : '',
+    phase: md.deletionTimestamp ? 'Terminating' : p.status?.phase || 'Pending',
+    ip: p.status?.podIP || ann['herd.dev/pod-network-ip'] || '',
+    since: p.status?.startTime || md.creationTimestamp,
+    deleting: md.deletionTimestamp || '',
+    grace: md.deletionGracePeriodSeconds,
+    steps: steps.filter(([a]) => ann[a]).map(([a, what]) => [what, ann[a]]),
+  };
+}
+
+export function podsPage(ctx) {
+  const { app, at, params } = ctx;
+  const pods = new Collection('/api/v1/pods', summarizePod);
+  const by = params.get('by') || 'node';
+  const filter = params.get('filter') || '';
+  app.innerHTML = `
+    <h1>Pods</h1>
+    <div class="controls">
+      <input id="pod-filter" type="search" placeholder="filter: name, node, owner, or label=value" value="${esc(filter)}" aria-label="filter">
+      <label>Group by <select id="pod-by"><option value="node">node</option><option value="namespace">namespace</option><option value="owner">owner</option><option value="phase">phase</option></select></label>
+      <span id="pod-shown" class="muted"></span>
+    </div>
+    <div id="pods"><p class="muted">Loading pods…</p></div>`;
+  const sel = app.querySelector('#pod-by');
+  sel.value = by;
+  const set = (k, v) => {
+    const p = new URLSearchParams(params);
+    if (v) p.set(k, v);
+    else p.delete(k);
+    ctx.go(p);
+  };
+  sel.addEventListener('change', () => set('by', sel.value));
+  let typing = 0;
+  app.querySelector('#pod-filter').addEventListener('input', (e) => {
+    clearTimeout(typing);
+    typing = setTimeout(() => set('filter', e.target.value.trim()), 300);
+  });
+  const byLabel = labelMatcher(filter);
+  const matches = (p) => (byLabel ? byLabel(p.labels) : !filter || [p.key, p.node, p.owner].some((s) => s.includes(filter)));
+  const el = app.querySelector('#pods');
+
+  function draw() {
+    if (pods.error) {
+      el.innerHTML = errorBox(pods.error);
+      return;
+    }
+    const groups = new Map();
+    let shown = 0, total = 0;
+    for (const p of pods.objects.values()) {
+      total++;
+      if (!matches(p)) continue;
+      if (++shown > maxRows) continue;
+      const g = p[by] || '(none)';
+      if (!groups.has(g)) groups.set(g, []);
+      groups.get(g).push(p);
+    }
+    app.querySelector('#pod-shown').textContent = `${shown} of ${total}${shown > maxRows ? `, the first ${maxRows} drawn` : ''}`;
+    el.innerHTML = [...groups.keys()].sort().map((g) => `<section class="group"><h2>${esc(g)} <span class="muted">${groups.get(g).length}</span></h2>
+      <table><thead><tr><th>Pod</th><th>Node</th><th>Owner</th><th>Phase</th><th>Address</th><th>Since</th><th>Termination</th></tr></thead><tbody>${
+  groups.get(g).sort((a, b) => (a.key < b.key ? -1 : 1)).map(row).join('')}</tbody></table></section>`).join('') || '<p class="muted">No pod.</p>';
+  }
+  const row = (p) => `<tr class="pod phase-${esc(p.phase)}" data-pod="${esc(p.key)}" data-node="${esc(p.node)}" data-phase="${esc(p.phase)}">
+    <td>${esc(p.key)}</td><td>${p.node ? `<a href="#/nodes/${encodeURIComponent(p.node)}${at ? '?at=' + encodeURIComponent(at) : ''}">${esc(p.node)}</a>` : '<span class="muted">unscheduled</span>'}</td>
+    <td>${esc(p.owner)}</td><td>${esc(p.phase)}</td><td>${esc(p.ip)}</td><td>${when(p.since)}</td>
+    <td>${p.deleting ? `<ol class="steps"><li>deletion requested ${when(p.deleting)}${p.grace !== undefined ? `, grace ${esc(p.grace)} s` : ''}</li>${p.steps.map(([what, t]) => `<li>${esc(what)} ${when(t)}</li>`).join('')}</ol>` : ''}</td></tr>`;
+
+  const unlisten = pods.listen(draw);
+  pods.load(at);
+  return () => {
+    unlisten();
+    pods.stop();
+    clearTimeout(typing);
+  };
+}
+
+// The workload kinds listed, with how each says it is doing.
+const workloads = [
+  ['Deployments', '/apis/apps/v1/deployments', (o) => `${o.status?.readyReplicas || 0}/${o.spec?.replicas ?? 1} ready, ${o.status?.updatedReplicas || 0} up to date`],
+  ['ReplicaSets', '/apis/apps/v1/replicasets', (o) => `${o.status?.readyReplicas || 0}/${o.spec?.replicas ?? 1} ready`],
+  ['DaemonSets', '/apis/apps/v1/daemonsets', (o) => `${o.status?.numberReady || 0}/${o.status?.desiredNumberScheduled || 0} ready`],
+  ['Jobs', '/apis/batch/v1/jobs', (o) => `${o.status?.succeeded || 0} succeeded, ${o.status?.active || 0} active, ${o.status?.failed || 0} failed`],
+];
+
+export function workloadsPage(ctx) {
+  const { app, at } = ctx;
+  app.innerHTML = '<h1>Workloads</h1><div id="workloads"><p class="muted">Loading…</p></div>';
+  const el = app.querySelector('#workloads');
+  const ctl = new AbortController();
+  async function draw() {
+    const parts = await Promise.all(workloads.map(async ([title, path, says]) => {
+      try {
+        const list = await get(path + query({ asOf: at || undefined }), ctl.signal);
+        return `<section class="card"><h2>${title} <span class="muted">${list.items.length}</span></h2>${list.items.length ? `<table><thead><tr><th>Name</th><th>Status</th><th>Created</th><th></th></tr></thead><tbody>${
+          list.items.map((o) => {
+            const kind = title.slice(0, -1);
+            const pods = new URLSearchParams({ by: 'owner', filter: o.metadata.name });
+            if (at) pods.set('at', at);
+            return `<tr data-workload="${esc(kind + '/' + o.metadata.namespace + '/' + o.metadata.name)}"><td>${esc(o.metadata.namespace)}/${esc(o.metadata.name)}</td><td>${esc(says(o))}</td><td>${when(o.metadata.creationTimestamp)}</td><td><a href="#/pods?${pods}">its pods</a></td></tr>`;
+          }).join('')}</tbody></table>` : '<p class="muted">none</p>'}</section>`;
+      } catch (e) {
+        return `<section class="card"><h2>${title}</h2>${errorBox(e)}</section>`;
+      }
+    }));
+    if (!ctl.signal.aborted) el.innerHTML = parts.join('');
+  }
+  draw();
+  const timer = at ? 0 : setInterval(draw, 5000);
+  return () => {
+    ctl.abort();
+    clearInterval(timer);
+  };
+}
