@@ -190,65 +190,15 @@ func conditionTypes(nodes []namedSample) []domain.ConditionType {
 	return types
 }
 
-// cpuRatio is the share of the node's CPUs in use, where it is known: an
-// agent reports the percent busy since its last heartbeat; a kubelet's
-// summary says how many nanocores are busy, and the node's capacity how
-// many millicores it has.
-func (n nodeSample) cpuRatio() (float64, bool) {
-	if n.metrics != nil && n.metrics.CPUPercent != nil {
-		return *n.metrics.CPUPercent / 100, true
-	}
-	if n.kubelet == nil || n.kubelet.CPUUsageNanoCores == nil || n.cpuMillis <= 0 {
-		return 0, false
-	}
-	return float64(*n.kubelet.CPUUsageNanoCores) / (float64(n.cpuMillis) * 1e6), true
-}
+// cpuRatio, memoryRatio, diskRatio and pidRatio are the node's shares in
+// use as its latest heartbeats reported them (node_usage.go).
+func (n nodeSample) cpuRatio() (float64, bool) { return CPUUsage(n.metrics, n.kubelet, n.cpuMillis) }
 
-// memoryRatio is the share of the node's memory in use: from an agent's
-// total and available bytes, or from a kubelet's working set and
-// available bytes (the kubelet's memory.available is capacity minus the
-// working set, so their sum is what it counts as capacity).
-func (n nodeSample) memoryRatio() (float64, bool) {
-	if m := n.metrics; m != nil && m.MemoryTotalBytes > 0 {
-		return usedRatio(m.MemoryTotalBytes-m.MemoryAvailableBytes, m.MemoryTotalBytes), true
-	}
-	if k := n.kubelet; k != nil && k.MemoryAvailableBytes != nil && k.MemoryWorkingSetBytes != nil {
-		total := *k.MemoryAvailableBytes + *k.MemoryWorkingSetBytes
-		if total > 0 {
-			return float64(*k.MemoryWorkingSetBytes) / float64(total), true
-		}
-	}
-	return 0, false
-}
+func (n nodeSample) memoryRatio() (float64, bool) { return MemoryUsage(n.metrics, n.kubelet) }
 
-// diskRatio is the share of the node's root filesystem in use.
-func (n nodeSample) diskRatio() (float64, bool) {
-	if m := n.metrics; m != nil && m.DiskTotalBytes > 0 {
-		return usedRatio(m.DiskTotalBytes-m.DiskAvailableBytes, m.DiskTotalBytes), true
-	}
-	if k := n.kubelet; k != nil && k.NodeFSAvailableBytes != nil && k.NodeFSCapacityBytes != nil && *k.NodeFSCapacityBytes > 0 {
-		used := float64(*k.NodeFSCapacityBytes) - float64(*k.NodeFSAvailableBytes)
-		return max(0, used) / float64(*k.NodeFSCapacityBytes), true
-	}
-	return 0, false
-}
+func (n nodeSample) diskRatio() (float64, bool) { return DiskUsage(n.metrics, n.kubelet) }
 
-// pidRatio is the share of the node's process IDs in use.
-func (n nodeSample) pidRatio() (float64, bool) {
-	if m := n.metrics; m != nil && m.PIDsMax > 0 {
-		return usedRatio(m.PIDsCurrent, m.PIDsMax), true
-	}
-	if k := n.kubelet; k != nil && k.RlimitMaxPID != nil && k.RlimitCurProc != nil && *k.RlimitMaxPID > 0 {
-		return usedRatio(*k.RlimitCurProc, *k.RlimitMaxPID), true
-	}
-	return 0, false
-}
-
-// usedRatio is used/total, never below 0 (an agent can report more
-// available than total for a moment).
-func usedRatio(used, total int64) float64 {
-	return max(0, float64(used)) / float64(total)
-}
+func (n nodeSample) pidRatio() (float64, bool) { return PIDUsage(n.metrics, n.kubelet) }
 
 func boolValue(b bool) float64 {
 	if b {

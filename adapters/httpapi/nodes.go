@@ -17,8 +17,8 @@ import (
 // nodeKind serves nodes (core/v1). A node registers itself with a POST
 // (kubelets, Pico boards) or through herd's own registration; its status
 // subresource takes its heartbeats; herd's own verbs on a node — drain,
-// taints, registration, heartbeats, its timeline — are served under
-// herd.dev. A PUT or PATCH of a node changes its spec (unschedulable and
+// taints, registration, heartbeats, its timeline and metric history —
+// are served under herd.dev. A PUT or PATCH of a node changes its spec (unschedulable and
 // taints), labels and annotations, as kubectl cordon, taint and label do;
 // the rest is ignored: status comes from the node itself.
 func (s *Server) nodeKind() *kind {
@@ -60,6 +60,7 @@ func (s *Server) nodeKind() *kind {
 		{name: "status", verbs: verbs{get: k.verbs.get, update: s.updateNodeStatus, patch: s.patchNodeStatus}, table: true},
 		{name: "timeline", gv: herdGV, object: "NodeTimeline", verbs: verbs{get: s.nodeTimeline}},
 		{name: "explanation", gv: herdGV, object: "NodeExplanation", verbs: verbs{get: s.nodeExplanation}},
+		{name: "series", gv: herdGV, object: "NodeSeries", verbs: verbs{get: s.nodeSeries}},
 		{name: "heartbeat", gv: herdGV, object: "Heartbeat", verbs: verbs{create: s.agentHeartbeat}},
 		{name: "drain", gv: herdGV, verbs: verbs{dryRun: true, create: o.action(s, drainCommand), delete: o.action(s, func(*http.Request) (domain.NodeCommand, error) {
 			return domain.UndrainNode{}, nil
