@@ -10,6 +10,10 @@ import (
 // pgRecordColumns are recordColumns in PostgreSQL's terms.
 const pgRecordColumns = `position, event_id::text, stream, version, type, schema_version, recorded_at, payload, metadata`
 
+// pgDialect is PostgreSQL's: metadata is the JSON's bytes (bytea), or
+// NULL. NULLIF keeps an empty value from failing the cast for every row.
+var pgDialect = dialect{columns: pgRecordColumns, actor: `convert_from(NULLIF(metadata, ''::bytea), 'UTF8')::jsonb->>'actor'`}
+
 // pgReader reads the log through q: the pool, or a transaction that
 // reads its own appends.
 type pgReader struct{ q Querier }
@@ -86,11 +90,10 @@ func (r pgReader) ReadStreamRange(ctx context.Context, stream string, after, upT
 }
 
 func (r pgReader) Query(ctx context.Context, f Filter) ([]Record, error) {
-	q, args, err := f.sql()
+	q, args, err := f.sql(pgDialect)
 	if err != nil {
 		return nil, err
 	}
-	q = strings.ReplaceAll(q, "SELECT "+recordColumns, "SELECT "+pgRecordColumns)
 	recs, err := r.records(ctx, numberPlaceholders(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("query events: %w", err)

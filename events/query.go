@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Filter selects events for audit queries. Zero fields do not filter; set
@@ -19,6 +21,10 @@ type Filter struct {
 	StreamPrefix string
 	// Types matches any of these event types.
 	Types []string
+	// Actor matches the events whose metadata names this actor (a user,
+	// a node, a reconciler). No index serves it: with nothing else to
+	// narrow the log, a query reads it until Limit events match.
+	Actor string
 	// Since matches events recorded at or after it.
 	Since time.Time
 	// Until matches events recorded before it (Since and Until form the
@@ -44,7 +50,7 @@ type Filter struct {
 
 // Query returns the events f matches, in position order.
 func (s *Store) Query(ctx context.Context, q Querier, f Filter) ([]Record, error) {
-	query, args, err := f.sql()
+	query, args, err := f.sql(sqliteDialect)
 	if err != nil {
 		return nil, err
 	}
@@ -59,8 +65,20 @@ func (s *Store) Query(ctx context.Context, q Querier, f Filter) ([]Record, error
 	return records, nil
 }
 
-// sql is the query for f, with ? for its arguments.
-func (f Filter) sql() (string, []any, error) {
+// dialect is what an engine says in its own SQL in a Filter's query.
+type dialect struct {
+	// columns are recordColumns as the engine selects them.
+	columns string
+	// actor is the expression reading the actor out of a row's metadata
+	// column (JSON), NULL when it names none.
+	actor string
+}
+
+// sqliteDialect is SQLite's: metadata is JSON text (or NULL).
+var sqliteDialect = dialect{columns: recordColumns, actor: `json_extract(metadata, '$.actor')`}
+
+// sql is the query for f in engine d's terms, with ? for its arguments.
+func (f Filter) sql(d dialect) (string, []any, error) {
 	var (
 		where []string
 		args  []any
@@ -70,7 +88,15 @@ func (f Filter) sql() (string, []any, error) {
 		args = append(args, a...)
 	}
 	if f.ID != "" {
-		add("event_id = ?", f.ID)
+		// Event ids are UUIDs, kept in their canonical form (PostgreSQL's
+		// uuid column refuses any other text): an id written otherwise is
+		// looked up as the canonical one, and one that is no UUID (a
+		// request's, as a causation id may be) matches nothing.
+		if id, err := uuid.Parse(f.ID); err == nil {
+			add("event_id = ?", id.String())
+		} else {
+			add("0 = 1")
+		}
 	}
 	if f.Stream != "" {
 		add("stream = ?", f.Stream)
@@ -83,6 +109,9 @@ func (f Filter) sql() (string, []any, error) {
 		} else {
 			add("stream >= ?", f.StreamPrefix)
 		}
+	}
+	if f.Actor != "" {
+		add(d.actor+" = ?", f.Actor)
 	}
 	if len(f.Types) > 0 {
 		add("type IN (?"+strings.Repeat(",?", len(f.Types)-1)+")", stringsToArgs(f.Types)...)
@@ -122,7 +151,7 @@ func (f Filter) sql() (string, []any, error) {
 		return "", nil, fmt.Errorf("query events: limit %d is negative", f.Limit)
 	}
 	var b strings.Builder
-	b.WriteString("SELECT " + recordColumns + " FROM events")
+	b.WriteString("SELECT " + d.columns + " FROM events")
 	if len(where) > 0 {
 		b.WriteString(" WHERE " + strings.Join(where, " AND "))
 	}
@@ -138,12 +167,12 @@ func (f Filter) sql() (string, []any, error) {
 	switch {
 	case f.Stream != "":
 		order = "version"
-	case f.Newest && f.Limit > 0 && !f.Until.IsZero() && f.StreamPrefix == "" && len(f.Types) == 0 && f.ID == "":
+	case f.Newest && f.Limit > 0 && !f.Until.IsZero() && f.StreamPrefix == "" && len(f.Types) == 0 && f.ID == "" && f.Actor == "":
 		order = "recorded_at DESC, position"
 	}
 	if f.Newest && f.Limit > 0 {
 		b.WriteString(" ORDER BY " + order + " DESC LIMIT ?")
-		return "SELECT " + recordColumns + " FROM (" + b.String() + ") AS newest ORDER BY position", append(args, f.Limit), nil
+		return "SELECT " + d.columns + " FROM (" + b.String() + ") AS newest ORDER BY position", append(args, f.Limit), nil
 	}
 	b.WriteString(" ORDER BY " + order)
 	if f.Limit > 0 {

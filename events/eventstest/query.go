@@ -1,6 +1,7 @@
 package eventstest
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -13,11 +14,12 @@ func testQueryFilters(t *testing.T, open OpenLogFunc) {
 	s, _ := open(t)
 	at := func(minutes int) time.Time { return t0.Add(time.Duration(minutes) * time.Minute) }
 	none := events.Metadata{}
+	alice := events.Metadata{Actor: "alice", Source: "httpapi"}
 	a := appendCommit(t, s, "node/a", 0, none, at(0), ev("NodeRegistered", 1), ev("HeartbeatRecorded", 2))
-	b := appendCommit(t, s, "node/b", 0, none, at(1), ev("NodeRegistered", 1))
-	z := appendCommit(t, s, "nodes/z", 0, none, at(2), ev("NodeRegistered", 1))
-	p := appendCommit(t, s, "pod/default/x", 0, none, at(3), ev("PodScheduled", 1))
-	a2 := appendCommit(t, s, "node/a", 2, none, at(4), ev("NodeTainted", 3))
+	b := appendCommit(t, s, "node/b", 0, alice, at(1), ev("NodeRegistered", 1))
+	z := appendCommit(t, s, "nodes/z", 0, events.Metadata{Actor: "bob"}, at(2), ev("NodeRegistered", 1))
+	p := appendCommit(t, s, "pod/default/x", 0, events.CausedBy(b[0], "scheduler", "scheduler"), at(3), ev("PodScheduled", 1))
+	a2 := appendCommit(t, s, "node/a", 2, alice, at(4), ev("NodeTainted", 3))
 	all := concat(a, b, z, p, a2)
 
 	tests := []struct {
@@ -42,6 +44,15 @@ func testQueryFilters(t *testing.T, open OpenLogFunc) {
 		{name: "newest of a stream up to a version", filter: events.Filter{Stream: "node/a", UpToVersion: 1, Limit: 1, Newest: true}, want: a[:1]},
 		{name: "newest of a stream before a position", filter: events.Filter{Stream: "node/a", Before: a2[0].Position, Limit: 1, Newest: true}, want: a[1:]},
 		{name: "everything at once", filter: events.Filter{StreamPrefix: "node/", Types: []string{"NodeRegistered", "NodeTainted"}, Since: at(0), Until: at(5), After: a[0].Position, Limit: 1}, want: b},
+		{name: "id", filter: events.Filter{ID: p[0].ID}, want: p},
+		{name: "id, the cause of an event", filter: events.Filter{ID: p[0].Metadata.CausationID}, want: b},
+		{name: "id in capitals", filter: events.Filter{ID: strings.ToUpper(z[0].ID)}, want: z},
+		{name: "an id that is no event's uuid", filter: events.Filter{ID: "req-1"}, want: nil},
+		{name: "actor", filter: events.Filter{Actor: "alice"}, want: concat(b, a2)},
+		{name: "actor is exact", filter: events.Filter{Actor: "ali"}, want: nil},
+		{name: "actor of a stream", filter: events.Filter{Actor: "alice", StreamPrefix: "node/", Types: []string{"NodeTainted"}}, want: a2},
+		{name: "newest of an actor", filter: events.Filter{Actor: "alice", Limit: 1, Newest: true}, want: a2},
+		{name: "newest of an actor before a time", filter: events.Filter{Actor: "alice", Until: at(4), Limit: 1, Newest: true}, want: b},
 		{name: "nothing matches", filter: events.Filter{Stream: "node/a", Types: []string{"PodScheduled"}}, want: nil},
 	}
 	for _, tt := range tests {
