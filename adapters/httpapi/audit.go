@@ -76,9 +76,10 @@ func (s *Server) auditEventKind() *kind {
 }
 
 // listAuditEvents serves the audit log: ?stream= (exact, or a prefix when it
-// ends in "/"), ?type= (comma-separated), ?since= and ?until= (RFC 3339),
-// ?after= (a log position), ?limit= and ?continue=, or ?tail= for the
-// newest events that match.
+// ends in "/"), ?type= (comma-separated), ?actor= (exact), ?since= and
+// ?until= (RFC 3339), ?after= (a log position), ?limit= and ?continue=, or
+// ?tail= for the newest events that match; ?id= is the one event of that
+// id (an event's causationId, to follow what caused it), or none.
 func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 	f, err := auditFilter(r)
 	if err != nil {
@@ -95,7 +96,8 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 		list.Items = append(list.Items, toAuditEvent(rec))
 	}
 	list.Thinned = thinnedFor(s.Log.Compaction(), f)
-	if len(recs) == f.Limit && !f.Newest {
+	// An id names one event: there is no next page.
+	if len(recs) == f.Limit && !f.Newest && f.ID == "" {
 		list.Metadata.Continue = strconv.FormatInt(recs[len(recs)-1].Position, 10)
 	}
 	s.writeJSON(w, http.StatusOK, list)
@@ -103,7 +105,7 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 
 func auditFilter(r *http.Request) (events.Filter, error) {
 	q := r.URL.Query()
-	f := events.Filter{Limit: defaultAuditLimit}
+	f := events.Filter{Limit: defaultAuditLimit, ID: q.Get("id"), Actor: q.Get("actor")}
 	if stream := q.Get("stream"); strings.HasSuffix(stream, "/") {
 		f.StreamPrefix = stream
 	} else {
@@ -177,7 +179,7 @@ func toAuditEvent(rec events.Record) AuditEvent {
 func thinnedFor(c events.Compaction, f events.Filter) *AuditThinned {
 	heartbeat := domain.HeartbeatRecorded{}.EventType()
 	switch {
-	case c.Deleted == 0, f.After >= c.Through, !f.Since.IsZero() && !f.Since.Before(c.Before):
+	case c.Deleted == 0, f.ID != "", f.After >= c.Through, !f.Since.IsZero() && !f.Since.Before(c.Before):
 		return nil
 	case len(f.Types) > 0 && !slices.Contains(f.Types, heartbeat):
 		return nil

@@ -1,0 +1,58 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/url"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestAuditEventsByIDAndActor(t *testing.T) {
+	_, base := newAuthAPI(t)
+	mustSend(t, nil, base, 201, req{method: "POST", path: "/api/v1/nodes", token: "pico1-token", body: nodeJSON("pico-01")})
+	list := func(t *testing.T, query string) AuditEventList {
+		t.Helper()
+		var l AuditEventList
+		if err := json.Unmarshal(mustSend(t, nil, base, 200, req{method: "GET", path: "/apis/herd.dev/v1/auditevents?" + query, token: "viewer-token"}).body, &l); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	all := list(t, "")
+	var pico []AuditEvent
+	for _, e := range all.Items {
+		if e.Actor == "system:node:pico-01" {
+			pico = append(pico, e)
+		}
+	}
+	if len(pico) == 0 {
+		t.Fatalf("no event of pico-01 in %+v", all.Items)
+	}
+	one := all.Items[len(all.Items)/2]
+
+	for _, tc := range []struct {
+		name, query  string
+		want         []AuditEvent
+		wantContinue bool
+	}{
+		{name: "the events of an actor", query: "actor=" + url.QueryEscape("system:node:pico-01"), want: pico},
+		{name: "an actor and a type", query: "actor=system%3Anode%3Apico-01&type=NodeRegistered", want: pico[:1]},
+		{name: "an actor and a limit pages on", query: "actor=system%3Anode%3Apico-01&limit=1", want: pico[:1], wantContinue: len(pico) > 1},
+		{name: "an actor herd never saw", query: "actor=nobody"},
+		{name: "the one event of an id", query: "id=" + one.ID, want: []AuditEvent{one}},
+		{name: "an id and a limit of one: no next page", query: "id=" + one.ID + "&limit=1", want: []AuditEvent{one}},
+		{name: "an id that is no event's (a request's)", query: "id=req-1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := list(t, tc.query)
+			if diff := cmp.Diff(tc.want, got.Items, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("items (-want +got):\n%s", diff)
+			}
+			if (got.Metadata.Continue != "") != tc.wantContinue {
+				t.Errorf("continue %q, want one: %v", got.Metadata.Continue, tc.wantContinue)
+			}
+		})
+	}
+}
