@@ -47,12 +47,13 @@ export function nodeActions(el, node, s, done) {
   } else {
     actions.push(['undrain', 'Undrain', `Stop draining ${name} and uncordon it?`, '', () => send('DELETE', drainPath(name))]);
   }
-  el.innerHTML = `<div class="actions">${actions.map(([id, label]) => `<button id="${id}" type="button" class="${id === 'drain' ? 'danger' : ''}">${esc(label)}</button>`).join(' ')}</div><div id="action-result" role="status"></div>`;
+  el.innerHTML = `<div class="actions">${actions.map(([id, label]) => `<button id="${id}" type="button" class="${id === 'drain' ? 'danger' : ''}">${esc(label)}</button>`).join(' ')}</div>`;
   for (const [id, , question, extra, run] of actions) {
     el.querySelector('#' + id).addEventListener('click', async () => {
       // The dialog keeps its inputs after it closes: run reads them then.
       if (!(await confirmAction(question, extra))) return;
-      const result = el.querySelector('#action-result');
+      // The result stays while the page redraws the node.
+      const result = document.getElementById('action-result');
       try {
         await run();
         result.innerHTML = `<p class="ok">${esc(id)}: done.</p>`;

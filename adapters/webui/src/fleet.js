@@ -7,7 +7,12 @@ import { get, query, watch, APIError } from './api.js';
 // that holds.
 export const states = ['Lost', 'NotReady', 'Draining', 'Cordoned', 'Pressure', 'Ready'];
 
-const pressures = ['MemoryPressure', 'DiskPressure', 'PIDPressure', 'NetworkUnavailable'];
+// conditionBad says whether a condition's status is a problem: Ready and
+// the *Reachable conditions are good when True, the others (the
+// pressures, HighLoad, NetworkUnavailable) when not.
+export function conditionBad(type, status) {
+  return type === 'Ready' || type.endsWith('Reachable') ? status !== 'True' : status === 'True';
+}
 
 // summarize is the part of a v1.Node the page uses.
 export function summarize(n) {
@@ -25,6 +30,8 @@ export function summarize(n) {
     version: info.kubeletVersion || '',
     unschedulable: !!(n.spec && n.spec.unschedulable),
     conditions,
+    // ready is what kubectl's STATUS says: Ready only while Ready is True.
+    ready: conditions.Ready === 'True' ? 'Ready' : 'NotReady',
     state: stateOf(conditions, agent, !!(n.spec && n.spec.unschedulable)),
   };
 }
@@ -34,7 +41,7 @@ function stateOf(conditions, agent, unschedulable) {
   if (conditions.Ready !== 'True' || agent === 'Stopped') return 'NotReady';
   if (agent === 'Draining') return 'Draining';
   if (unschedulable) return 'Cordoned';
-  if (pressures.some((p) => conditions[p] === 'True')) return 'Pressure';
+  if (Object.entries(conditions).some(([type, status]) => conditionBad(type, status))) return 'Pressure';
   return 'Ready';
 }
 

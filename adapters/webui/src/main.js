@@ -105,6 +105,7 @@ async function loadOldest() {
   } catch {
     oldest = Date.now() - 3600e3;
   }
+  range.dataset.oldest = String(oldest);
 }
 
 function timeAt(v) {

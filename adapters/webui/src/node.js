@@ -4,7 +4,7 @@
 
 import { get, query } from './api.js';
 import { esc, errorBox, when } from './dom.js';
-import { summarize } from './fleet.js';
+import { conditionBad, summarize } from './fleet.js';
 import { nodeActions } from './actions.js';
 import { drawSeries } from './charts.js';
 
@@ -15,6 +15,7 @@ export function nodePage(ctx) {
   app.innerHTML = `
     <p class="crumbs"><a href="#/${at ? '?at=' + encodeURIComponent(at) : ''}">Fleet</a> / ${esc(name)}</p>
     <div id="node-head"><p class="muted">Loading ${esc(name)}…</p></div>
+    <div id="action-result" role="status"></div>
     <div id="node-why"></div>
     <div class="columns">
       <section id="node-conditions" class="card"></section>
@@ -54,7 +55,7 @@ export function nodePage(ctx) {
     if (session.canAct && !at) nodeActions($('node-actions'), n, s, drawStatus);
     $('node-conditions').innerHTML = `<h2>Conditions</h2>
       <table><thead><tr><th>Type</th><th>Status</th><th>Reason</th><th>Last changed</th><th>Message</th></tr></thead><tbody>${
-  (n.status?.conditions || []).map((c) => `<tr class="cond-${esc(c.status)}" data-condition="${esc(c.type)}"><td>${esc(c.type)}</td><td>${esc(c.status)}</td><td>${esc(c.reason)}</td><td>${when(c.lastTransitionTime)}</td><td>${esc(c.message)}</td></tr>`).join('')
+  (n.status?.conditions || []).map((c) => `<tr class="${conditionBad(c.type, c.status) ? 'bad' : ''}" data-condition="${esc(c.type)}"><td>${esc(c.type)}</td><td>${esc(c.status)}</td><td>${esc(c.reason)}</td><td>${when(c.lastTransitionTime)}</td><td>${esc(c.message)}</td></tr>`).join('')
 }</tbody></table>
       <h3>Taints</h3>${taints.length ? `<ul id="taints">${taints.map((t) => `<li><code>${esc(t.key)}${t.value ? '=' + esc(t.value) : ''}:${esc(t.effect)}</code>${t.timeAdded ? ' since ' + when(t.timeAdded) : ''}</li>`).join('')}</ul>` : '<p class="muted">none</p>'}`;
     $('node-agent').innerHTML = `<h2>Agent</h2><dl>

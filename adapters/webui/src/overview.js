@@ -3,7 +3,7 @@
 
 import { get, query } from './api.js';
 import { esc, errorBox, labelMatcher, when } from './dom.js';
-import { Fleet, states } from './fleet.js';
+import { Fleet, conditionBad, states } from './fleet.js';
 
 // Fleets up to this size get tiles wide enough for their names.
 const namedTiles = 100;
@@ -72,10 +72,7 @@ export function overview(ctx) {
       const v = n.version || '(none)';
       byVersion[v] = (byVersion[v] || 0) + 1;
       for (const [type, status] of Object.entries(n.conditions)) {
-        // Pressure and Unavailable conditions are bad when True, the
-        // others (Ready, KubeletReachable) when not.
-        const notable = /Pressure$|Unavailable$/.test(type) ? status === 'True' : status !== 'True';
-        if (notable) {
+        if (conditionBad(type, status)) {
           const k = `${type}=${status}`;
           byCondition[k] = (byCondition[k] || 0) + 1;
         }
@@ -137,6 +134,7 @@ export function overview(ctx) {
       }
       el.className = tileClass(n);
       el.dataset.state = n.state;
+      el.dataset.ready = n.ready;
       el.title = tileTitle(n);
     }
   }
@@ -176,10 +174,10 @@ function tileClass(n) {
 }
 
 function tileTitle(n) {
-  return `${n.name}: ${n.state}${n.agent ? ` (agent ${n.agent})` : ''}, ${n.kind}${n.version ? ' ' + n.version : ''}`;
+  return `${n.name}: ${n.ready}${n.state !== n.ready ? `, ${n.state}` : ''}${n.agent ? ` (agent ${n.agent})` : ''}, ${n.kind}${n.version ? ' ' + n.version : ''}`;
 }
 
 function tile(n, named, at) {
   const href = `#/nodes/${encodeURIComponent(n.name)}${at ? '?at=' + encodeURIComponent(at) : ''}`;
-  return `<a class="${tileClass(n)}" data-node="${esc(n.name)}" data-state="${n.state}" href="${esc(href)}" title="${esc(tileTitle(n))}">${named ? esc(n.name) : ''}</a>`;
+  return `<a class="${tileClass(n)}" data-node="${esc(n.name)}" data-state="${n.state}" data-ready="${n.ready}" href="${esc(href)}" title="${esc(tileTitle(n))}">${named ? esc(n.name) : ''}</a>`;
 }

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	corev1 "k8s.io/api/core/v1"
+
+	"herd/adapters/httpapi"
+)
+
+// TestWebViewShowsTheFleetLiveAndAsItWas: in a real browser, the
+// overview lists the nodes; a node that falls silent turns NotReady on
+// the page without a reload; the time control moved back to when it
+// reported shows it Ready again, marked as the past; back to live it is
+// NotReady, and its page says why. Each page is saved as a screenshot.
+func TestWebViewShowsTheFleetLiveAndAsItWas(t *testing.T) {
+	t.Parallel()
+	tab := newBrowser(t)
+	srv := startServe(t, serveOptions{Args: []string{
+		"--node-monitor-period", "100ms", "--node-monitor-grace-period", "2s", "--node-startup-grace-period", "2s",
+	}})
+	nodes := []string{"web-01", "web-02", "web-03"}
+	for _, n := range nodes {
+		registerAgent(t, srv.URL, n)
+		heartbeat(t, srv.URL, n, healthyMetrics())
+	}
+	// Three nodes, so that one silent node is an outage, not a fleet-wide
+	// disruption.
+	beats := keepBeating(t, srv.URL, "", 250*time.Millisecond, nodes...)
+	createPods(t, srv.URL, "app", 3)
+
+	// A browser asking for / is sent to the page.
+	browse(t, tab, "open herd's address", chromedp.Navigate(srv.URL+"/"))
+	at := read(t, tab, "read the page's address", chromedp.Location())
+	if !strings.HasSuffix(at, "/ui/") {
+		t.Fatalf("a browser at / landed on %s, want /ui/", at)
+	}
+	for _, n := range nodes {
+		browse(t, tab, n+" listed Ready", waitFor(tileReady(n, "Ready")))
+	}
+	total := read(t, tab, "the count of nodes", chromedp.Text("#total"))
+	if total != "3" {
+		t.Errorf("the overview counts %q nodes, want 3", total)
+	}
+	screenshot(t, tab, "overview")
+
+	// A mark in the page's own memory: a reload would lose it.
+	browse(t, tab, "mark the page", script(`window.herdTestMark = 'kept'`))
+	readyAt := time.Now()
+	// Let web-01 report a little past readyAt, then fall silent.
+	eventually(t, 10*time.Second, func() error {
+		if beats.beats.Load() < 12+3 {
+			return fmt.Errorf("%d heartbeats so far", beats.beats.Load())
+		}
+		return nil
+	})
+	beats.quiet.Store("web-01", true)
+	browse(t, tab, "web-01 turns NotReady without a reload", waitFor(tileReady("web-01", "NotReady")))
+	mark := read(t, tab, "the page's mark", evaluate[string](`window.herdTestMark || ''`))
+	if mark != "kept" {
+		t.Fatal("the page was reloaded to show web-01 NotReady")
+	}
+	browse(t, tab, "web-02 stays Ready", waitFor(tileReady("web-02", "Ready")))
+	screenshot(t, tab, "overview-silent-node")
+
+	// The time control, dragged back to when web-01 still reported.
+	browse(t, tab, "move the time control back", script(fmt.Sprintf(`(() => {
+		const r = document.getElementById('asof-range'), oldest = +r.dataset.oldest;
+		r.value = String(Math.round((%d - oldest) / (Date.now() - oldest) * 1000));
+		r.dispatchEvent(new Event('input'));
+		r.dispatchEvent(new Event('change'));
+	})()`, readyAt.UnixMilli())))
+	browse(t, tab, "the past is marked", chromedp.WaitVisible("#past-marker"))
+	browse(t, tab, "web-01 Ready in the past", waitFor(tileReady("web-01", "Ready")))
+	screenshot(t, tab, "overview-past")
+
+	browse(t, tab, "back to live", chromedp.Click("#asof-now"), chromedp.WaitNotVisible("#past-marker"))
+	browse(t, tab, "web-01 NotReady again", waitFor(tileReady("web-01", "NotReady")))
+
+	// Its page says why, with the chain of events behind it.
+	browse(t, tab, "open web-01's page", chromedp.Click(`.tile[data-node="web-01"]`), chromedp.WaitVisible("#why"))
+	why := read(t, tab, "read why", chromedp.Text("#why"))
+	if !strings.Contains(why, "Ready is Unknown") {
+		t.Errorf("web-01's why says %q, want Ready is Unknown", why)
+	}
+	browse(t, tab, "its charts and timeline", chromedp.WaitVisible(`#node-charts .uplot`), chromedp.WaitVisible(`#timeline li`))
+	screenshot(t, tab, "node")
+
+	// The other pages, each with what it is for.
+	browse(t, tab, "the pods", chromedp.Navigate(srv.URL+"/ui/#/pods"), chromedp.WaitVisible(`tr.pod[data-pod="default/app-0"]`))
+	screenshot(t, tab, "pods")
+	browse(t, tab, "the audit log", chromedp.Navigate(srv.URL+"/ui/#/audit?stream=node/web-01"), chromedp.WaitVisible(`tr.audit-event[data-type="NodeRegistered"]`))
+	screenshot(t, tab, "audit")
+	from := url.Values{"from": {readyAt.UTC().Format(time.RFC3339Nano)}}
+	browse(t, tab, "the fleet then and now", chromedp.Navigate(srv.URL+"/ui/#/diff?"+from.Encode()), chromedp.WaitVisible(`tr.changed[data-diff="web-01"]`))
+	screenshot(t, tab, "diff")
+}
+
+// TestWebViewActsOnlyForAdmins: with tokens on, the page asks for one; a
+// viewer sees the fleet and no action, and an action forged from the
+// viewer's page is refused (403) and changes nothing; an admin drains a
+// node from its page, after a confirmation, the node's pods move to the
+// other node, and the audit log names the admin.
+func TestWebViewActsOnlyForAdmins(t *testing.T) {
+	t.Parallel()
+	tab := newBrowser(t)
+	tokens := writeTokens(t, t.TempDir(), "admin-token,alice,1,herd:admins", "viewer-token,victor,2,herd:viewers")
+	srv := startServe(t, serveOptions{Args: []string{"--token-auth-file", tokens}})
+	admin := newTokenClient(t, srv.URL, "", "admin-token")
+	for _, n := range []string{"big-a", "big-b"} {
+		body, _ := json.Marshal(nodeJSON(t, "agent-node.json", n, bigNode))
+		if code, out := admin.do(t, http.MethodPut, "/apis/herd.dev/v1/nodes/"+n+"/registration", "application/json", string(body), nil); code != http.StatusOK {
+			t.Fatalf("register %s: %d %s", n, code, out)
+		}
+	}
+	keepBeating(t, srv.URL, "admin-token", time.Second, "big-a", "big-b")
+	// Every pod starts on big-a: big-b is cordoned until they run.
+	cordon := func(node string, on bool) {
+		spec := `{"spec":{"unschedulable":true}}`
+		if !on {
+			spec = `{"spec":{"unschedulable":null}}`
+		}
+		if code, out := admin.do(t, http.MethodPatch, "/api/v1/nodes/"+node, "application/strategic-merge-patch+json", spec, nil); code != http.StatusOK {
+			t.Fatalf("cordon %s %v: %d %s", node, on, code, out)
+		}
+	}
+	cordon("big-b", true)
+	if code, out := admin.do(t, http.MethodPost, "/apis/apps/v1/namespaces/default/deployments", "application/json", `{
+		"metadata": {"name": "web"},
+		"spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+		  "template": {"metadata": {"labels": {"app": "web"}},
+		    "spec": {"terminationGracePeriodSeconds": 1, "containers": [{"name": "app", "image": "nginx"}]}}}}`, nil); code != http.StatusCreated {
+		t.Fatalf("create the Deployment: %d %s", code, out)
+	}
+	readyOn := func() map[string]int {
+		var pods corev1.PodList
+		admin.do(t, http.MethodGet, "/api/v1/namespaces/default/pods", "", "", &pods)
+		on := map[string]int{}
+		for _, p := range pods.Items {
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue && p.DeletionTimestamp == nil {
+					on[p.Spec.NodeName]++
+				}
+			}
+		}
+		return on
+	}
+	eventually(t, 60*time.Second, func() error {
+		if on := readyOn(); on["big-a"] != 2 {
+			return fmt.Errorf("pods Ready by node: %v, want 2 on big-a", on)
+		}
+		return nil
+	})
+	cordon("big-b", false)
+
+	signIn := func(token, user string) {
+		browse(t, tab, "the page asks for a token", chromedp.WaitVisible("#login"))
+		browse(t, tab, "sign in as "+user, chromedp.SendKeys("#token", token), chromedp.Click(`#login button[type="submit"]`),
+			waitFor(fmt.Sprintf(`document.getElementById('who').textContent.includes(%q)`, user)))
+	}
+	browse(t, tab, "open the page", chromedp.Navigate(srv.URL+"/ui/"))
+	screenshot(t, tab, "sign-in")
+	signIn("viewer-token", "victor")
+	browse(t, tab, "the fleet as a viewer", waitFor(tileReady("big-a", "Ready")))
+	who := read(t, tab, "who is signed in", chromedp.Text("#who"))
+	if !strings.Contains(who, "victor") || !strings.Contains(who, "viewer") {
+		t.Errorf("the page says the user is %q, want victor, a viewer", who)
+	}
+	browse(t, tab, "big-a's page as a viewer", chromedp.Navigate(srv.URL+"/ui/#/nodes/big-a"), chromedp.WaitVisible("#node-state"),
+		chromedp.WaitVisible(`tr.pod`))
+	buttons := read(t, tab, "count the action buttons", evaluate[int](`document.querySelectorAll('#node-actions button').length`))
+	if buttons != 0 {
+		t.Errorf("a viewer sees %d action buttons, want none", buttons)
+	}
+	screenshot(t, tab, "node-as-viewer")
+	// What a viewer could send by hand from the page, with its token.
+	for _, forged := range []struct{ method, path, contentType, body string }{
+		{"POST", "/apis/herd.dev/v1/nodes/big-a/drain", "application/json", `{}`},
+		{"PATCH", "/api/v1/nodes/big-a", "application/strategic-merge-patch+json", `{"spec":{"unschedulable":true}}`},
+	} {
+		code := read(t, tab, "forge "+forged.method+" "+forged.path, evaluate[int](fmt.Sprintf(`fetch(%q, {method: %q, headers: {
+			Authorization: 'Bearer ' + sessionStorage.getItem('herd.token'), 'Content-Type': %q}, body: %q}).then((r) => r.status)`,
+			forged.path, forged.method, forged.contentType, forged.body)))
+		if code != http.StatusForbidden {
+			t.Errorf("a viewer's forged %s %s: %d, want 403", forged.method, forged.path, code)
+		}
+	}
+	var n corev1.Node
+	admin.do(t, http.MethodGet, "/api/v1/nodes/big-a", "", "", &n)
+	if n.Spec.Unschedulable || n.Annotations["herd.dev/agent-state"] != "Ready" {
+		t.Fatalf("after a viewer's forged actions big-a is unschedulable=%v, %s; want neither changed", n.Spec.Unschedulable, n.Annotations["herd.dev/agent-state"])
+	}
+
+	browse(t, tab, "sign out", chromedp.Click("#sign-out"))
+	signIn("admin-token", "alice")
+	browse(t, tab, "big-a's page as an admin", chromedp.Navigate(srv.URL+"/ui/#/nodes/big-a"), chromedp.WaitVisible("#drain"))
+	browse(t, tab, "ask to drain", chromedp.Click("#drain"), chromedp.WaitVisible("#confirm-ok"), chromedp.SendKeys("#grace-period", "1"))
+	screenshot(t, tab, "drain-confirmation")
+	browse(t, tab, "confirm", chromedp.Click("#confirm-ok"), chromedp.WaitVisible("#action-result .ok"))
+	eventually(t, 60*time.Second, func() error {
+		if on := readyOn(); on["big-b"] != 2 || on["big-a"] != 0 {
+			return fmt.Errorf("pods Ready by node after the drain: %v, want both on big-b", on)
+		}
+		return nil
+	})
+	browse(t, tab, "big-a drained on its page", waitFor(`document.getElementById('agent-state')?.textContent === 'Drained'`))
+	screenshot(t, tab, "node-drained")
+
+	var list httpapi.AuditEventList
+	admin.do(t, http.MethodGet, "/apis/herd.dev/v1/auditevents?"+url.Values{"stream": {"node/big-a"}, "type": {"NodeDrainStarted"}}.Encode(), "", "", &list)
+	if len(list.Items) != 1 || list.Items[0].Actor != "alice" || list.Items[0].Source != "httpapi" {
+		t.Fatalf("the audit log's drains of big-a: %+v, want one by alice through the API", list.Items)
+	}
+	browse(t, tab, "the drain in the audit log", chromedp.Navigate(srv.URL+"/ui/#/audit?stream=node/big-a&type=NodeDrainStarted"),
+		chromedp.WaitVisible(`tr.audit-event[data-type="NodeDrainStarted"]`))
+	row := read(t, tab, "read the drain's row", chromedp.Text(`tr.audit-event[data-type="NodeDrainStarted"]`))
+	if !strings.Contains(row, "alice") {
+		t.Errorf("the audit page's drain row %q does not name alice", row)
+	}
+	screenshot(t, tab, "audit-drain")
+}
