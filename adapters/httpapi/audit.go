@@ -78,8 +78,9 @@ func (s *Server) auditEventKind() *kind {
 // listAuditEvents serves the audit log: ?stream= (exact, or a prefix when it
 // ends in "/"), ?type= (comma-separated), ?actor= (exact), ?since= and
 // ?until= (RFC 3339), ?after= (a log position), ?limit= and ?continue=, or
-// ?tail= for the newest events that match; ?id= is the one event of that
-// id (an event's causationId, to follow what caused it), or none.
+// ?tail= for the newest events that match, with ?before= (a log position)
+// paging back from there; ?id= is the one event of that id (an event's
+// causationId, to follow what caused it), or none.
 func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 	f, err := auditFilter(r)
 	if err != nil {
@@ -135,6 +136,13 @@ func auditFilter(r *http.Request) (events.Filter, error) {
 			}
 			f.After = max(f.After, pos)
 		}
+	}
+	if v := q.Get("before"); v != "" {
+		pos, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || pos <= 0 {
+			return f, badRequest("before must be a log position (a positive integer), got %q", v)
+		}
+		f.Before = pos
 	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/url"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -44,6 +45,10 @@ func TestAuditEventsByIDAndActor(t *testing.T) {
 		{name: "the one event of an id", query: "id=" + one.ID, want: []AuditEvent{one}},
 		{name: "an id and a limit of one: no next page", query: "id=" + one.ID + "&limit=1", want: []AuditEvent{one}},
 		{name: "an id that is no event's (a request's)", query: "id=req-1"},
+		{name: "the newest before a position: the page before, paging back", query: "tail=2&before=" + strconv.FormatInt(one.Position, 10),
+			want: all.Items[len(all.Items)/2-2 : len(all.Items)/2]},
+		{name: "the events before a position, oldest first", query: "limit=1&before=" + strconv.FormatInt(one.Position, 10),
+			want: all.Items[:1], wantContinue: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := list(t, tc.query)
