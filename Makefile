@@ -16,7 +16,7 @@ GOVERSION := $(shell $(GO) env GOVERSION)
 # go-sqlite3 is cgo: a C compiler is the one thing the Go toolchain lacks.
 export CGO_ENABLED := 1
 
-.PHONY: all build ui node browser run test unit vet fmt-check illumos bench bench-load bench-load-pg bench-fleet bench-retention bench-past bench-whatif bench-snapshots lint golangci-lint deps clean
+.PHONY: all build ui node browser run test unit vet fmt-check illumos bench bench-load bench-load-pg bench-fleet bench-retention bench-past bench-whatif bench-snapshots bench-ui lint golangci-lint deps clean
 
 all: build
 
@@ -96,6 +96,7 @@ bench: deps
 	$(MAKE) bench-load
 	$(MAKE) bench-retention
 	$(MAKE) bench-fleet
+	$(MAKE) bench-ui
 
 # The fleet bench-load simulates; smaller runs: make bench-load NODES=500 DURATION=5s
 NODES         ?= 10000
@@ -188,6 +189,16 @@ bench-retention: build
 	  HERD_SERVE_ARGS='--heartbeat-retention=0' ./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/retention-off-$$run --style kubelet --nodes $(NODES) --connections $(CONNECTIONS) --duration $(RETENTION_DURATION) && \
 	  HERD_SERVE_ARGS='--heartbeat-retention=10s' ./cmd/herd/loadgen/bench-load.sh $(BIN) .bench/retention-on-$$run --style kubelet --nodes $(NODES) --connections $(CONNECTIONS) --duration $(RETENTION_DURATION) || exit 1; \
 	done
+
+## bench-ui: the web view in headless Chromium — the overview of 10,000
+## kubelet-style nodes renewing their leases every 10 s (1,000 heartbeats a
+## second), and, when bench-past has written its log into PAST_DIR, the
+## fleet a week ago after the time control is released. Report in
+## .bench/ui.txt, screenshots in .artifacts/ui.
+bench-ui: build browser
+	mkdir -p .bench
+	HERD_WEEK_LOG_DIR=$(if $(wildcard $(PAST_DIR)/herd.db),$(abspath $(PAST_DIR))) \
+	  $(GO) test -run '^$$' -bench WebView -benchtime 1x -timeout 30m -v ./cmd/herd/ | tee .bench/ui.txt
 
 ## lint: golangci-lint with .golangci.yml; any finding fails. Its analysis
 ## cache (golangci-lint cache status) is kept between runs as well: a warm

@@ -27,7 +27,7 @@ import (
 const browserWait = 30 * time.Second
 
 // chromiumPath is the browser the tests drive.
-func chromiumPath(t *testing.T) string {
+func chromiumPath(t testing.TB) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -41,9 +41,10 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// newBrowser starts a headless Chromium with a fresh profile and returns
-// the context of its first tab; both end with the test.
-func newBrowser(t *testing.T) context.Context {
+// newBrowser starts a headless Chromium with a fresh profile (and any
+// further flags) and returns the context of its first tab; both end with
+// the test.
+func newBrowser(t testing.TB, flags ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	herdBinary(t) // skipped with -short, as every process-level test
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -53,6 +54,7 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.UserDataDir(t.TempDir()),
 	)
+	opts = append(opts, flags...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancelTab(); cancelAlloc() })
@@ -64,7 +66,7 @@ func newBrowser(t *testing.T) context.Context {
 
 // browse runs steps in the tab within browserWait, failing the test
 // with what was being done (and a screenshot of the page then).
-func browse(t *testing.T, tab context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+func browse(t testing.TB, tab context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(tab, browserWait)
 	defer cancel()
@@ -74,7 +76,7 @@ func browse(t *testing.T, tab context.Context, what string, steps ...chromedp.Ac
 }
 
 // read runs one action that answers a value, within browserWait.
-func read[T any](t *testing.T, tab context.Context, what string, a chromedp.Action[T]) T {
+func read[T any](t testing.TB, tab context.Context, what string, a chromedp.Action[T]) T {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(tab, browserWait)
 	defer cancel()
@@ -85,7 +87,7 @@ func read[T any](t *testing.T, tab context.Context, what string, a chromedp.Acti
 	return v
 }
 
-func failBrowsing(t *testing.T, tab context.Context, what string, err error) {
+func failBrowsing(t testing.TB, tab context.Context, what string, err error) {
 	t.Helper()
 	sctx, cancel := context.WithTimeout(tab, 5*time.Second)
 	defer cancel()
@@ -120,7 +122,7 @@ func discard[T any](a chromedp.Action[T]) chromedp.Action[chromedp.Void] {
 
 // artefactDir is where the tests leave screenshots: HERD_ARTIFACTS, or
 // .artifacts/ui at the top of the checkout.
-func artefactDir(t *testing.T) string {
+func artefactDir(t testing.TB) string {
 	dir := os.Getenv("HERD_ARTIFACTS")
 	if dir == "" {
 		dir = filepath.Join("..", "..", ".artifacts", "ui")
@@ -132,7 +134,7 @@ func artefactDir(t *testing.T) string {
 }
 
 // saveArtefact writes a PNG screenshot as a test artefact.
-func saveArtefact(t *testing.T, name string, png []byte) {
+func saveArtefact(t testing.TB, name string, png []byte) {
 	path := filepath.Join(artefactDir(t), filepath.Base(name)+".png")
 	if err := os.WriteFile(path, png, 0o600); err != nil {
 		t.Errorf("save screenshot: %v", err)
@@ -142,7 +144,7 @@ func saveArtefact(t *testing.T, name string, png []byte) {
 }
 
 // screenshot captures the tab as an artefact.
-func screenshot(t *testing.T, tab context.Context, name string) {
+func screenshot(t testing.TB, tab context.Context, name string) {
 	t.Helper()
 	saveArtefact(t, name, read(t, tab, "screenshot "+name, chromedp.FullScreenshot(100)))
 }
@@ -157,7 +159,7 @@ type heartbeats struct {
 // keepBeating posts a heartbeat for each node every interval, with the
 // token when one is given, its load drifting so that the charts have a
 // shape.
-func keepBeating(t *testing.T, base, token string, interval time.Duration, nodes ...string) *heartbeats {
+func keepBeating(t testing.TB, base, token string, interval time.Duration, nodes ...string) *heartbeats {
 	h := &heartbeats{}
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

@@ -116,6 +116,11 @@ export function overview(ctx) {
     for (const el of tilesEl.querySelectorAll('.tile')) tileOf.set(el.dataset.node, el);
     app.querySelector('#shown').textContent = `${shown} of ${fleet.objects.size} shown`;
     app.querySelector('#label-keys').innerHTML = [...keys].sort().map((k) => `<option value="${esc(k)}">`).join('');
+    // A User Timing mark once the tiles are on screen (the frame after
+    // they were drawn), for the browser's performance timeline: how long
+    // after the page was requested, or the time control released, the
+    // fleet showed.
+    requestAnimationFrame(() => setTimeout(() => performance.mark('herd:tiles-drawn', { detail: { shown, at } }), 0));
   }
 
   // A change that keeps every changed node in its group repaints only

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// The web view's figures in BENCHMARKS.md, measured in a real headless
+// Chromium against a real herd serve on this machine:
+//
+//	make bench-ui    (or: go test -run '^$' -bench WebView -benchtime 1x ./cmd/herd/)
+//
+// Times come from the browser's own performance timeline: the page marks
+// herd:tiles-drawn (User Timing) in the frame after it drew the tiles,
+// and long tasks (over 50 ms) are read from a PerformanceObserver.
+
+// uiBenchNodes is the fleet of the overview's targets.
+const uiBenchNodes = 10000
+
+// BenchmarkWebViewOverview10kNodes: 10,000 kubelet-style nodes, each
+// renewing its Lease every 10 s (1,000 heartbeats a second, every one a
+// watch event of its node) from herd loadgen. Reported: the first render
+// of the overview after the page is requested, the tab's memory (its
+// renderer's proportional set size and its JavaScript heap), and the
+// longest task on the page's main thread while the heartbeats stream in.
+func BenchmarkWebViewOverview10kNodes(b *testing.B) {
+	srv := startServe(b, serveOptions{})
+	bin := herdBinary(b)
+	ctx, stop := context.WithCancel(context.Background())
+	load := exec.CommandContext(ctx, bin, "loadgen", "--server", srv.URL, "--style", "kubelet", "--lease", //nolint:gosec // the herd binary this package built
+		"--interval", "10s", "--status-every", "5m", "--nodes", strconv.Itoa(uiBenchNodes), "--connections", "64", "--duration", "10m")
+	load.Env = childEnv()
+	if err := load.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { stop(); _ = load.Wait() })
+	waitForNodes(b, srv.URL, uiBenchNodes)
+
+	for range b.N {
+		profile := b.TempDir()
+		tab := newBrowser(b, chromedp.Flag("enable-precise-memory-info", true), chromedp.UserDataDir(profile))
+		browse(b, tab, "open the overview", chromedp.Navigate(srv.URL+"/ui/"),
+			waitFor(fmt.Sprintf(`document.querySelectorAll('.tile').length === %d`, uiBenchNodes)))
+		first := read(b, tab, "the first render", evaluate[float64](`new Promise((done) => {
+			const look = () => { const m = performance.getEntriesByName('herd:tiles-drawn'); m.length ? done(m[0].startTime) : setTimeout(look, 20); };
+			look();
+		})`))
+		browse(b, tab, "watch for long tasks", script(`window.herdLongTasks = [];
+			new PerformanceObserver((l) => { for (const e of l.getEntries()) window.herdLongTasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });`))
+		// Thirty seconds of heartbeats streaming into the page.
+		window := 30 * time.Second
+		time.Sleep(window)
+		var tasks [][2]float64
+		raw := read(b, tab, "the long tasks", evaluate[string](`JSON.stringify(window.herdLongTasks)`))
+		if err := json.Unmarshal([]byte(raw), &tasks); err != nil {
+			b.Fatal(err)
+		}
+		longest := 0.0
+		for _, t := range tasks {
+			longest = max(longest, t[1])
+		}
+		events := read(b, tab, "the tiles' repaints", evaluate[float64](`performance.getEntriesByName('herd:tiles-drawn').length`))
+		heap := read(b, tab, "the JavaScript heap", evaluate[float64](`performance.memory.usedJSHeapSize`))
+		pss := rendererPSS(b, profile)
+		screenshot(b, tab, "bench-overview-10k")
+		b.ReportMetric(first, "first-render-ms")
+		b.ReportMetric(pss/(1<<20), "renderer-PSS-MB")
+		b.ReportMetric(heap/(1<<20), "JS-heap-MB")
+		b.ReportMetric(longest, "longest-task-ms")
+		b.ReportMetric(float64(len(tasks)), "long-tasks")
+		b.Logf("overview of %d nodes: drawn %.0f ms after the page was requested; renderer PSS %.0f MB, JS heap %.0f MB; "+
+			"over %s of heartbeats: %d long tasks (> 50 ms), the longest %.0f ms; %.0f full draws",
+			uiBenchNodes, first, pss/(1<<20), heap/(1<<20), window, len(tasks), longest, events)
+	}
+}
+
+// waitForNodes waits until herd lists n nodes.
+func waitForNodes(b testing.TB, base string, n int) {
+	deadline := time.Now().Add(5 * time.Minute)
+	for time.Now().Before(deadline) {
+		var list struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, base+"/api/v1/nodes", nil)
+		req.Header.Set("Accept", "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io")
+		if resp, err := apiClient.Do(req); err == nil {
+			_ = json.NewDecoder(resp.Body).Decode(&list)
+			_ = resp.Body.Close()
+			if len(list.Items) >= n {
+				return
+			}
+		}
+		time.Sleep(time.Second)
+	}
+	b.Fatalf("herd did not list %d nodes within 5 minutes", n)
+}
+
+// rendererPSS is the proportional set size, in bytes, of the renderer
+// processes of the Chromium whose profile is dir: what the tab costs the
+// machine, its share of shared pages included.
+func rendererPSS(b testing.TB, dir string) float64 {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	total := 0.0
+	for _, p := range procs {
+		cmd, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		args := string(cmd)
+		if !strings.Contains(args, "--type=renderer") || !strings.Contains(args, dir) {
+			continue
+		}
+		f, err := os.Open(filepath.Join(filepath.Dir(p), "smaps_rollup"))
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if kb, ok := strings.CutPrefix(sc.Text(), "Pss:"); ok {
+				v, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 64)
+				total += v * 1024
+			}
+		}
+		_ = f.Close()
+	}
+	if total == 0 {
+		b.Fatal("no renderer process of the benchmark's Chromium found")
+	}
+	return total
+}
+
+// BenchmarkWebViewWeekAgo: the overview of a fleet of 10,000 nodes with
+// ten days of history (the log `make bench-past` writes, in
+// HERD_WEEK_LOG_DIR), the time control released at a week ago: reported
+// is how long after the release the fleet as it was is on screen.
+func BenchmarkWebViewWeekAgo(b *testing.B) {
+	dir := os.Getenv("HERD_WEEK_LOG_DIR")
+	if dir == "" {
+		b.Skip("HERD_WEEK_LOG_DIR names no log (make bench-past writes one)")
+	}
+	srv := startServe(b, serveOptions{DataDir: dir, Args: []string{"--reconcilers=", "--heartbeat-retention=0"}})
+	for range b.N {
+		tab := newBrowser(b)
+		browse(b, tab, "open the overview", chromedp.Navigate(srv.URL+"/ui/"),
+			waitFor(`document.querySelectorAll('.tile').length > 0 && performance.getEntriesByName('herd:tiles-drawn').length > 0`))
+		took := read(b, tab, "the time control released at a week ago", evaluate[float64](`new Promise((done) => {
+			const r = document.getElementById('asof-range'), oldest = +r.dataset.oldest, weekAgo = Date.now() - 7 * 86400e3;
+			r.value = String(Math.round((weekAgo - oldest) / (Date.now() - oldest) * 1000));
+			const released = performance.now();
+			r.dispatchEvent(new Event('input'));
+			r.dispatchEvent(new Event('change'));
+			const look = () => {
+				const m = performance.getEntriesByName('herd:tiles-drawn').find((e) => e.startTime > released && e.detail.at);
+				m ? done(m.startTime - released) : setTimeout(look, 10);
+			};
+			look();
+		})`))
+		shown := read(b, tab, "the nodes shown", evaluate[float64](`document.querySelectorAll('.tile').length`))
+		screenshot(b, tab, "bench-week-ago")
+		b.ReportMetric(took, "week-ago-drawn-ms")
+		b.Logf("the fleet a week ago (%.0f nodes) drawn %.0f ms after the time control was released", shown, took)
+	}
+}
