@@ -65,7 +65,7 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: projections.NewPodDisruptionBudgetView(store.Log()), Evictions: w.Evictions(),
 		Jobs: w.JobCommands(), JobView: projections.NewJobView(store.Log()),
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: projections.NewDaemonSetView(store.Log()),
-		Auth: auth,
+		Auth: auth, UI: fakeUI,
 	}, Config{})
 	if err != nil {
 		t.Fatal(err)
