@@ -166,6 +166,12 @@ function render() {
   if (!at && !live.abort) live.load('');
   if (at) setLive('past');
   else if (live.loaded) setLive('live');
+  // The header's links keep the moment shown: the past stays the past
+  // from page to page until Back to live.
+  for (const a of document.querySelectorAll('[data-nav]')) {
+    const base = a.getAttribute('href').split('?')[0];
+    a.setAttribute('href', at ? `${base}?at=${encodeURIComponent(at)}` : base);
+  }
   for (const [re, page, nav] of pages) {
     const m = path.match(re);
     if (!m) continue;

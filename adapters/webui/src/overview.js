@@ -108,7 +108,7 @@ export function overview(ctx) {
     for (const g of [...groups.keys()].sort()) {
       const nodes = groups.get(g).sort((a, b) => (a.name < b.name ? -1 : 1));
       parts.push(`<section class="group"><h2>${esc(g)} <span class="muted">${nodes.length}</span></h2><div class="tiles${named ? ' named' : ''}">`);
-      for (const n of nodes) parts.push(tile(n, named, at));
+      for (const n of nodes) parts.push(tile(n, named, at, g));
       parts.push('</div></section>');
     }
     tilesEl.innerHTML = parts.join('') || '<p class="muted">No node matches.</p>';
@@ -124,7 +124,8 @@ export function overview(ctx) {
   }
 
   // A change that keeps every changed node in its group repaints only
-  // their tiles; anything else draws the tiles again.
+  // their tiles; a node that comes, goes, or moves in or out of the
+  // filter or between groups draws the tiles again.
   function update(changed, full) {
     drawCounts();
     if (full || !changed) {
@@ -133,7 +134,9 @@ export function overview(ctx) {
     }
     for (const name of changed) {
       const n = fleet.objects.get(name), el = tileOf.get(name);
-      if (!n || !el || !matches(n) || el.closest('section').querySelector('h2').firstChild.textContent.trim() !== String(groupOf(n))) {
+      const shown = !!n && matches(n);
+      if (!shown && !el) continue;
+      if (!shown || !el || el.dataset.group !== String(groupOf(n))) {
         drawTiles();
         return;
       }
@@ -182,7 +185,7 @@ function tileTitle(n) {
   return `${n.name}: ${n.ready}${n.state !== n.ready ? `, ${n.state}` : ''}${n.agent ? ` (agent ${n.agent})` : ''}, ${n.kind}${n.version ? ' ' + n.version : ''}`;
 }
 
-function tile(n, named, at) {
+function tile(n, named, at, group) {
   const href = `#/nodes/${encodeURIComponent(n.name)}${at ? '?at=' + encodeURIComponent(at) : ''}`;
-  return `<a class="${tileClass(n)}" data-node="${esc(n.name)}" data-state="${n.state}" data-ready="${n.ready}" href="${esc(href)}" title="${esc(tileTitle(n))}">${named ? esc(n.name) : ''}</a>`;
+  return `<a class="${tileClass(n)}" data-node="${esc(n.name)}" data-state="${n.state}" data-ready="${n.ready}" data-group="${esc(group)}" href="${esc(href)}" title="${esc(tileTitle(n))}">${named ? esc(n.name) : ''}</a>`;
 }
