@@ -16,7 +16,7 @@ import (
 
 // nodeJSON reads a Node fixture from testdata and names it. It stays a
 // generic map so that the body is sent exactly as the fixture has it.
-func nodeJSON(t *testing.T, fixture, name string, mutate ...func(map[string]any)) map[string]any {
+func nodeJSON(t testing.TB, fixture, name string, mutate ...func(map[string]any)) map[string]any {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", fixture))
 	if err != nil {

@@ -94,6 +94,7 @@ export class Collection {
       if (!this.asOf) this.follow(ctl.signal);
     } catch (e) {
       if (ctl.signal.aborted) return;
+      this.abort = null;
       this.error = e;
       this.notify(null, true);
     }

@@ -184,12 +184,16 @@ function render() {
 }
 
 async function start() {
+  // The live fleet's list is the page's biggest read: it starts at once,
+  // beside the questions of who the user is and how old the log is.
+  if (!route().params.get('at')) live.load('');
+  const oldestRead = loadOldest();
   try {
     await whoami();
   } catch {
     return; // 401: the login form is shown
   }
-  await loadOldest();
+  await oldestRead;
   render();
 }
 
