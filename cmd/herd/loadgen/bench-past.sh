@@ -25,7 +25,7 @@ trap 'exit 130' INT TERM
 if [[ ! -f $dir/herd.db ]]; then
 	mkdir -p "$dir"
 	echo "bench-past: writing the fleet's history into $dir (about 13 minutes for 10 million events)" >&2
-	HERD_WEEK_LOG_DIR=$(cd "$dir" && pwd) go test -count=1 -run '^TestWriteWeekLog$' -v -timeout 120m ./projections/ >&2
+	HERD_WEEK_EVENTS=${HERD_WEEK_EVENTS:-10000000} HERD_WEEK_LOG_DIR=$(cd "$dir" && pwd) go test -count=1 -run '^TestWriteWeekLog$' -v -timeout 120m ./projections/ >&2
 fi
 
 serve() { # DATA-DIR LOG
