@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"go.uber.org/zap"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -97,15 +100,37 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res *apiResou
 		s.writeObject(w, http.StatusOK, &t)
 		return
 	}
-	list := rawList{
-		TypeMeta: metav1.TypeMeta{Kind: res.kind + "List", APIVersion: res.apiVersion},
-		ListMeta: lm,
-		Items:    make([]json.RawMessage, len(items)),
+	s.writeRawList(w, metav1.TypeMeta{Kind: res.kind + "List", APIVersion: res.apiVersion}, lm, items)
+}
+
+// writeRawList answers with a JSON list of items that herd encoded
+// itself: their bytes are written as they are, one after another, rather
+// than handed to encoding/json as json.RawMessage, which would scan and
+// compact every byte of them again (a quarter of a second for 10,000
+// nodes, profiled under load).
+func (s *Server) writeRawList(w http.ResponseWriter, tm metav1.TypeMeta, lm metav1.ListMeta, items [][]byte) {
+	head, err := json.Marshal(rawList{TypeMeta: tm, ListMeta: lm})
+	if err != nil {
+		s.writeError(w, err, tm.Kind, "")
+		return
 	}
-	for i, data := range items {
-		list.Items[i] = data
+	// head ends in "items":null}: the items go where the null was.
+	head = bytes.TrimSuffix(head, []byte("null}"))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	_, _ = bw.Write(head)
+	_ = bw.WriteByte('[')
+	for i, item := range items {
+		if i > 0 {
+			_ = bw.WriteByte(',')
+		}
+		_, _ = bw.Write(item)
 	}
-	s.writeJSON(w, http.StatusOK, list)
+	_, _ = bw.WriteString("]}\n")
+	if err := bw.Flush(); err != nil {
+		s.Logger.Debug("write response", zap.Error(err))
+	}
 }
 
 // writeTypedList answers with a list of res's objects in the negotiated

@@ -84,6 +84,7 @@ func BenchmarkWebViewOverview10kNodes(b *testing.B) {
 			const e = performance.getEntriesByType('resource').find((r) => r.name.endsWith('/api/v1/nodes'));
 			return e ? [e.startTime, e.responseStart, e.responseEnd, e.transferSize] : [0, 0, 0, 0];
 		})()`))
+		phases := read(b, tab, "the page's own marks", evaluate[string](`performance.getEntriesByType('mark').filter((m) => m.startTime <= performance.getEntriesByName('herd:tiles-drawn')[0].startTime).map((m) => m.name.replace('herd:', '') + ' ' + Math.round(m.startTime)).join(', ')`))
 		browse(b, tab, "watch for long tasks", script(`window.herdLongTasks = [];
 			new PerformanceObserver((l) => { for (const e of l.getEntries()) window.herdLongTasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });`))
 		// Thirty seconds of heartbeats streaming into the page.
@@ -114,9 +115,9 @@ func BenchmarkWebViewOverview10kNodes(b *testing.B) {
 		b.ReportMetric(heap/(1<<20), "JS-heap-MB")
 		b.ReportMetric(longest, "longest-task-ms")
 		b.ReportMetric(float64(len(tasks)), "long-tasks")
-		b.Logf("overview of %d nodes: drawn %.0f ms after the page was requested (the list asked at %.0f ms, its first byte at %.0f, its last at %.0f, %.1f MB); "+
+		b.Logf("overview of %d nodes: drawn %.0f ms after the page was requested (the list asked at %.0f ms, its first byte at %.0f, its last at %.0f, %.1f MB; then %s); "+
 			"renderer PSS %.0f MB, JS heap %.0f MB; over %s of heartbeats: %d long tasks (> 50 ms), the longest %.0f ms; %.0f full draws",
-			uiBenchNodes, first, listed[0], listed[1], listed[2], listed[3]/(1<<20), pss/(1<<20), heap/(1<<20), window, len(tasks), longest, events)
+			uiBenchNodes, first, listed[0], listed[1], listed[2], listed[3]/(1<<20), phases, pss/(1<<20), heap/(1<<20), window, len(tasks), longest, events)
 	}
 }
 

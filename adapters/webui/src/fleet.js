@@ -85,9 +85,11 @@ export class Collection {
     try {
       const list = await get(this.path + query({ asOf: this.asOf || undefined }), ctl.signal);
       if (ctl.signal.aborted) return;
+      performance.mark('herd:list-parsed', { detail: this.path });
       this.objects = new Map();
       for (const n of list.items) this.objects.set(key(n), this.summarize(n));
       this.rv = list.metadata.resourceVersion;
+      performance.mark('herd:list-summarized', { detail: this.path });
       this.loaded = true;
       this.error = null;
       this.notify(null, true);

@@ -111,6 +111,7 @@ export function overview(ctx) {
       for (const n of nodes) parts.push(tile(n, named, at, g));
       parts.push('</div></section>');
     }
+    performance.mark('herd:tiles-built');
     tilesEl.innerHTML = parts.join('') || '<p class="muted">No node matches.</p>';
     tileOf = new Map();
     for (const el of tilesEl.querySelectorAll('.tile')) tileOf.set(el.dataset.node, el);
