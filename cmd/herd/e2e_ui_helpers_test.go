@@ -205,7 +205,16 @@ func keepBeating(t testing.TB, base, token string, interval time.Duration, nodes
 }
 
 // tileReady is a script that is true when the node's tile on the
-// overview says ready ("Ready" or "NotReady").
+// overview says ready ("Ready" or "NotReady"): its DOM tile, or in a big
+// fleet its square on a group's canvas.
 func tileReady(node, ready string) string {
-	return fmt.Sprintf(`(() => { const el = document.querySelector('.tile[data-node=%q]'); return !!el && el.dataset.ready === %q; })()`, node, ready)
+	return fmt.Sprintf(`(() => {
+		const el = document.querySelector('.tile[data-node=%[1]q]');
+		if (el) return el.dataset.ready === %[2]q;
+		for (const c of document.querySelectorAll('canvas.tile-map')) {
+			const n = c.tileMap.shown(%[1]q);
+			if (n) return n.ready === %[2]q;
+		}
+		return false;
+	})()`, node, ready)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -225,4 +226,39 @@ func TestWebViewActsOnlyForAdmins(t *testing.T) {
 		t.Errorf("the audit page's drain row %q does not name alice", row)
 	}
 	screenshot(t, tab, "audit-drain")
+}
+
+// TestWebViewDrawsABigFleetOnCanvases: past a thousand nodes the
+// overview draws each group on a canvas; a change to one node repaints
+// its square live, and a click on a square opens its node's page.
+func TestWebViewDrawsABigFleetOnCanvases(t *testing.T) {
+	t.Parallel()
+	tab := newBrowser(t)
+	srv := startServe(t, serveOptions{})
+	const nodes = 1100
+	load := run(t, childEnv(), herdBinary(t), "loadgen", "--server", srv.URL, "--style", "kubelet", "--nodes", strconv.Itoa(nodes),
+		"--connections", "16", "--idle", "--duration", "1s")
+	if load.Code != 0 {
+		t.Fatalf("herd loadgen: %d\n%s%s", load.Code, load.Stdout, load.Stderr)
+	}
+	browse(t, tab, "open the overview", chromedp.Navigate(srv.URL+"/ui/"),
+		waitFor(fmt.Sprintf(`document.getElementById('tiles')?.dataset.shown === '%d' && !!document.querySelector('canvas.tile-map')`, nodes)))
+	const node = "loadgen-kubelet-00042" // herd loadgen's names
+	browse(t, tab, node+" Ready on its canvas", waitFor(tileReady(node, "Ready")))
+	if code, out := newTokenClient(t, srv.URL, "", "").do(t, http.MethodPatch, "/api/v1/nodes/"+node, "application/merge-patch+json", `{"spec":{"unschedulable":true}}`, nil); code != http.StatusOK {
+		t.Fatalf("cordon %s: %d %s", node, code, out)
+	}
+	browse(t, tab, node+" cordoned on its canvas without a reload", waitFor(fmt.Sprintf(`(() => {
+		for (const c of document.querySelectorAll('canvas.tile-map')) { const n = c.tileMap.shown(%q); if (n) return n.state === 'Cordoned'; }
+		return false;
+	})()`, node)))
+	screenshot(t, tab, "overview-canvas")
+	browse(t, tab, "click "+node+"'s square", script(fmt.Sprintf(`(() => {
+		for (const c of document.querySelectorAll('canvas.tile-map')) {
+			const m = c.tileMap, i = m.index.get(%q);
+			if (i === undefined) continue;
+			const r = c.getBoundingClientRect(), step = r.width / m.cols;
+			c.dispatchEvent(new MouseEvent('click', { clientX: r.left + (i %% m.cols) * step + 3, clientY: r.top + Math.floor(i / m.cols) * step + 3, bubbles: true }));
+		}
+	})()`, node)), waitFor(fmt.Sprintf(`document.querySelector('#node-head h1')?.textContent.startsWith(%q)`, node)))
 }

@@ -4,9 +4,12 @@
 import { get, query } from './api.js';
 import { esc, errorBox, labelMatcher, when } from './dom.js';
 import { Fleet, conditionBad, states } from './fleet.js';
+import { TileMap } from './tilemap.js';
 
-// Fleets up to this size get tiles wide enough for their names.
+// Fleets up to this size get tiles wide enough for their names; beyond
+// canvasTiles, each group is drawn on a canvas (tilemap.js).
 const namedTiles = 100;
+const canvasTiles = 1000;
 
 export function overview(ctx) {
   const { app, at, params } = ctx;
@@ -103,18 +106,31 @@ export function overview(ctx) {
       if (!groups.has(g)) groups.set(g, []);
       groups.get(g).push(n);
     }
-    const named = shown <= namedTiles;
-    const parts = [];
+    const named = shown <= namedTiles, canvas = shown > canvasTiles;
+    const parts = [], sorted = [];
     for (const g of [...groups.keys()].sort()) {
       const nodes = groups.get(g).sort((a, b) => (a.name < b.name ? -1 : 1));
-      parts.push(`<section class="group"><h2>${esc(g)} <span class="muted">${nodes.length}</span></h2><div class="tiles${named ? ' named' : ''}">`);
-      for (const n of nodes) parts.push(tile(n, named, at, g));
+      sorted.push([g, nodes]);
+      parts.push(`<section class="group"><h2>${esc(g)} <span class="muted">${nodes.length}</span></h2><div class="tiles${named ? ' named' : ''}" data-group="${esc(g)}">`);
+      if (!canvas) for (const n of nodes) parts.push(tile(n, named, at));
       parts.push('</div></section>');
     }
     performance.mark('herd:tiles-built');
     tilesEl.innerHTML = parts.join('') || '<p class="muted">No node matches.</p>';
+    tilesEl.dataset.shown = String(shown);
     tileOf = new Map();
-    for (const el of tilesEl.querySelectorAll('.tile')) tileOf.set(el.dataset.node, el);
+    if (canvas) {
+      const boxes = tilesEl.querySelectorAll('.tiles');
+      const width = tilesEl.clientWidth || 1000;
+      sorted.forEach(([g, nodes], i) => {
+        const m = new TileMap(nodes, width, (n) => nodeHref(n, at), tileTitle);
+        m.group = String(g);
+        boxes[i].appendChild(m.canvas);
+        for (const n of nodes) tileOf.set(n.name, m);
+      });
+    } else {
+      for (const el of tilesEl.querySelectorAll('.tile')) tileOf.set(el.dataset.node, el);
+    }
     app.querySelector('#shown').textContent = `${shown} of ${fleet.objects.size} shown`;
     app.querySelector('#label-keys').innerHTML = [...keys].sort().map((k) => `<option value="${esc(k)}">`).join('');
     // A User Timing mark once the tiles are on screen (the frame after
@@ -137,9 +153,13 @@ export function overview(ctx) {
       const n = fleet.objects.get(name), el = tileOf.get(name);
       const shown = !!n && matches(n);
       if (!shown && !el) continue;
-      if (!shown || !el || el.dataset.group !== String(groupOf(n))) {
+      if (!shown || !el || (el instanceof TileMap ? el.group : el.parentElement.dataset.group) !== String(groupOf(n))) {
         drawTiles();
         return;
+      }
+      if (el instanceof TileMap) {
+        el.update(n);
+        continue;
       }
       el.className = tileClass(n);
       el.dataset.state = n.state;
@@ -164,6 +184,13 @@ export function overview(ctx) {
     }
   }
 
+  // A canvas is as wide as the window was: drawn again when it changes.
+  let resizing = 0;
+  const onResize = () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(() => fleet.loaded && drawTiles(), 200);
+  };
+  window.addEventListener('resize', onResize);
   const unlisten = fleet.listen((changed, full) => {
     update(changed, full);
     drawDisruption();
@@ -173,6 +200,8 @@ export function overview(ctx) {
   if (at) fleet.load(at);
   return () => {
     unlisten();
+    window.removeEventListener('resize', onResize);
+    clearTimeout(resizing);
     clearTimeout(typing);
     if (at) fleet.stop();
   };
@@ -186,7 +215,11 @@ function tileTitle(n) {
   return `${n.name}: ${n.ready}${n.state !== n.ready ? `, ${n.state}` : ''}${n.agent ? ` (agent ${n.agent})` : ''}, ${n.kind}${n.version ? ' ' + n.version : ''}`;
 }
 
-function tile(n, named, at, group) {
-  const href = `#/nodes/${encodeURIComponent(n.name)}${at ? '?at=' + encodeURIComponent(at) : ''}`;
-  return `<a class="${tileClass(n)}" data-node="${esc(n.name)}" data-state="${n.state}" data-ready="${n.ready}" data-group="${esc(group)}" href="${esc(href)}" title="${esc(tileTitle(n))}">${named ? esc(n.name) : ''}</a>`;
+function nodeHref(n, at) {
+  return `#/nodes/${encodeURIComponent(n.name)}${at ? '?at=' + encodeURIComponent(at) : ''}`;
+}
+
+function tile(n, named, at) {
+  const href = nodeHref(n, at);
+  return `<a class="${tileClass(n)}" data-node="${esc(n.name)}" data-state="${n.state}" data-ready="${n.ready}" href="${esc(href)}" title="${esc(tileTitle(n))}">${named ? esc(n.name) : ''}</a>`;
 }
