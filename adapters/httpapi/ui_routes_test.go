@@ -20,7 +20,7 @@ var fakeUI = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 func TestTheWebViewIsServedToAnyoneAndItsDataOnlyWithAToken(t *testing.T) {
 	_, base := newAuthAPI(t)
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	get := func(path, accept, token string) *http.Response {
+	get := func(path, accept, token string) (int, http.Header) {
 		t.Helper()
 		r, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+path, nil)
 		if err != nil {
@@ -36,8 +36,8 @@ func TestTheWebViewIsServedToAnyoneAndItsDataOnlyWithAToken(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = resp.Body.Close() })
-		return resp
+		_ = resp.Body.Close()
+		return resp.StatusCode, resp.Header
 	}
 	const browser = "text/html,application/xhtml+xml,*/*;q=0.8"
 	for _, tc := range []struct {
@@ -54,11 +54,11 @@ func TestTheWebViewIsServedToAnyoneAndItsDataOnlyWithAToken(t *testing.T) {
 		{name: "a path beside the page, without a token", path: "/uix", accept: browser, want: http.StatusUnauthorized},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resp := get(tc.path, tc.accept, tc.token)
-			if resp.StatusCode != tc.want {
-				t.Errorf("GET %s: %d, want %d", tc.path, resp.StatusCode, tc.want)
+			code, header := get(tc.path, tc.accept, tc.token)
+			if code != tc.want {
+				t.Errorf("GET %s: %d, want %d", tc.path, code, tc.want)
 			}
-			if loc := resp.Header.Get("Location"); loc != tc.location {
+			if loc := header.Get("Location"); loc != tc.location {
 				t.Errorf("GET %s: Location %q, want %q", tc.path, loc, tc.location)
 			}
 		})
