@@ -193,6 +193,7 @@ func BenchmarkWebViewWeekAgo(b *testing.B) {
 			const r = document.getElementById('asof-range'), oldest = +r.dataset.oldest, weekAgo = Date.now() - 7 * 86400e3;
 			r.value = String(Math.round((weekAgo - oldest) / (Date.now() - oldest) * 1000));
 			const released = performance.now();
+			window.herdReleased = released;
 			r.dispatchEvent(new Event('input'));
 			r.dispatchEvent(new Event('change'));
 			const look = () => {
@@ -201,10 +202,15 @@ func BenchmarkWebViewWeekAgo(b *testing.B) {
 			};
 			look();
 		})`))
+		listed := read(b, tab, "the past list's timing", evaluate[[]float64](`(() => {
+			const e = performance.getEntriesByType('resource').find((r) => r.name.includes('/api/v1/nodes?asOf='));
+			return e ? [e.responseStart - window.herdReleased, e.responseEnd - window.herdReleased, e.transferSize] : [0, 0, 0];
+		})()`))
 		shown := read(b, tab, "the nodes shown", evaluate[float64](`Number(document.getElementById('tiles').dataset.shown)`))
 		screenshot(b, tab, "bench-week-ago")
 		b.ReportMetric(took, "week-ago-drawn-ms")
-		b.Logf("the fleet a week ago (%.0f nodes) drawn %.0f ms after the time control was released", shown, took)
+		b.Logf("the fleet a week ago (%.0f nodes) drawn %.0f ms after the time control was released (herd's answer began at %.0f ms and ended at %.0f, %.1f MB)",
+			shown, took, listed[0], listed[1], listed[2]/(1<<20))
 	}
 }
 
