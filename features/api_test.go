@@ -40,6 +40,8 @@ type response struct {
 	body         []byte
 	// warnings are the answer's Warning headers.
 	warnings []string
+	// header is the answer's header, where a step keeps it.
+	header http.Header
 }
 
 func (r response) String() string {

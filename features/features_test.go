@@ -74,6 +74,7 @@ func initializeScenario(sc *godog.ScenarioContext, database func() string) {
 	w.registerJobSteps(sc)
 	w.registerDaemonSetSteps(sc)
 	w.registerAuthSteps(sc)
+	w.registerWebViewSteps(sc)
 	w.registerIdentitySteps(sc)
 	w.registerFullDiskSteps(sc)
 	w.registerTerminationSteps(sc)
