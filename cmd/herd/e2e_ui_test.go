@@ -226,6 +226,29 @@ func TestWebViewActsOnlyForAdmins(t *testing.T) {
 		t.Errorf("the audit page's drain row %q does not name alice", row)
 	}
 	screenshot(t, tab, "audit-drain")
+
+	// A pod's eviction names the drain as its cause: a click on the cause
+	// shows the chain, the drain by alice at its end.
+	var pods httpapi.AuditEventList
+	admin.do(t, http.MethodGet, "/apis/herd.dev/v1/auditevents?"+url.Values{"stream": {"pod/default/"}, "limit": {"1000"}}.Encode(), "", "", &pods)
+	var caused *httpapi.AuditEvent
+	for i, e := range pods.Items {
+		if e.CausationID == list.Items[0].ID {
+			caused = &pods.Items[i]
+			break
+		}
+	}
+	if caused == nil {
+		t.Fatalf("no pod event names the drain (%s) as its cause", list.Items[0].ID)
+	}
+	browse(t, tab, "the caused event in the audit log", chromedp.Navigate(srv.URL+"/ui/#/audit?stream="+url.QueryEscape(caused.Stream)),
+		chromedp.Click(fmt.Sprintf(`tr.audit-event[data-position="%d"] a.cause`, caused.Position)),
+		chromedp.WaitVisible(`#chain tr.audit-event[data-type="NodeDrainStarted"]`))
+	chain := read(t, tab, "the chain", evaluate[[]string](`[...document.querySelectorAll('#chain tr.audit-event')].map((r) => r.dataset.type)`))
+	if len(chain) < 2 || chain[0] != caused.Type || chain[len(chain)-1] != "NodeDrainStarted" {
+		t.Errorf("the cause chain of %s: %v, want it first and NodeDrainStarted last", caused.Type, chain)
+	}
+	screenshot(t, tab, "audit-cause-chain")
 }
 
 // TestWebViewDrawsABigFleetOnCanvases: past a thousand nodes the

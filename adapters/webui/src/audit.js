@@ -84,7 +84,7 @@ function row(e) {
   return `<tr class="audit-event" data-position="${e.position}" data-type="${esc(e.type)}">
     <td>${e.position}</td><td>${when(e.recordedAt)}</td><td><a href="#/audit?stream=${encodeURIComponent(e.stream)}">${esc(e.stream)}</a> <span class="muted">v${e.version}</span></td>
     <td>${esc(e.type)}</td><td>${esc(e.actor || '')}</td>
-    <td>${e.causationId ? `<a class="cause" href="#/audit?id=${encodeURIComponent(e.causationId)}">${esc(e.causationId.slice(0, 8))}…</a>` : ''}</td>
+    <td>${e.causationId ? `<a class="cause" href="#/audit?id=${encodeURIComponent(e.id)}" title="caused by ${esc(e.causationId)}: the chain from this event back">${esc(e.causationId.slice(0, 8))}…</a>` : ''}</td>
     <td><details><summary>payload</summary><pre>${esc(JSON.stringify(e.payload, null, 2))}</pre><p class="muted">id ${esc(e.id)}${e.correlationId ? ' · correlation ' + esc(e.correlationId) : ''}${e.source ? ' · via ' + esc(e.source) : ''}</p></details></td></tr>`;
 }
 
