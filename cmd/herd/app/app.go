@@ -336,11 +336,11 @@ func newHTTPServer(lc fx.Lifecycle, cfg Config, api *httpapi.Server, hub *watch.
 				ln, h.tls = tls.NewListener(ln, tlsConfig), true
 			}
 			h.ln = ln
-			log.Info("serving the API", zap.String("url", h.URL()))
+			log.Info("serving the API", zap.String("url", h.URL()), zap.String("web_view", h.URL()+"/ui/"))
 			if cfg.Demo > 0 {
 				// Where to look, at the address herd really took (which
 				// --listen or HERD_LISTEN chose), for whoever ran make run.
-				log.Info("look at the fleet: kubectl --server " + h.URL() + " get nodes -o wide   or   bin/herd node list --server " + h.URL())
+				log.Info("look at the fleet: kubectl --server " + h.URL() + " get nodes -o wide   or   bin/herd node list --server " + h.URL() + "   or a browser at " + h.URL() + "/")
 			}
 			go func() {
 				if err := h.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
