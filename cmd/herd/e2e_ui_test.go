@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	corev1 "k8s.io/api/core/v1"
 
 	"herd/adapters/httpapi"
@@ -284,4 +285,15 @@ func TestWebViewDrawsABigFleetOnCanvases(t *testing.T) {
 			c.dispatchEvent(new MouseEvent('click', { clientX: r.left + (i %% m.cols) * step + 3, clientY: r.top + Math.floor(i / m.cols) * step + 3, bubbles: true }));
 		}
 	})()`, node)), waitFor(fmt.Sprintf(`document.querySelector('#node-head h1')?.textContent.startsWith(%q)`, node)))
+
+	// The keyboard: to the map, End to its last square, Left to the one
+	// before, Enter opens that node.
+	browse(t, tab, "back to the overview", chromedp.NavigateBack(), waitFor(`!!document.querySelector('canvas.tile-map')`))
+	browse(t, tab, "walk the map with the keyboard", chromedp.Focus(`canvas.tile-map`), chromedp.KeyEvent(kb.End), chromedp.KeyEvent(kb.ArrowLeft))
+	label := read(t, tab, "the focused square's label", chromedp.AttributeValue(`canvas.tile-map`, "aria-label")).Value
+	if want := fmt.Sprintf("loadgen-kubelet-%05d: Ready", nodes-2); !strings.HasPrefix(label, want) {
+		t.Errorf("the map's label with the cursor on its last square but one: %q, want %s...", label, want)
+	}
+	browse(t, tab, "open it", chromedp.KeyEvent(kb.Enter),
+		waitFor(fmt.Sprintf(`document.querySelector('#node-head h1')?.textContent.startsWith('loadgen-kubelet-%05d')`, nodes-2)))
 }

@@ -54,6 +54,39 @@ export class TileMap {
       const n = this.at(e);
       if (n) location.hash = this.href(n);
     });
+    // The keyboard: Tab reaches the map, the arrow keys, Home and End move
+    // a cursor over the squares (its node named for screen readers), and
+    // Enter opens that node's page.
+    c.tabIndex = 0;
+    this.cursor = -1;
+    c.addEventListener('keydown', (e) => this.key(e));
+    c.addEventListener('blur', () => this.move(-1));
+  }
+
+  key(e) {
+    const last = this.nodes.length - 1;
+    const from = Math.max(this.cursor, 0);
+    const to = {
+      ArrowRight: from + 1, ArrowLeft: from - 1, ArrowDown: from + this.cols, ArrowUp: from - this.cols,
+      Home: 0, End: last,
+    }[e.key];
+    if (e.key === 'Enter' && this.cursor >= 0) {
+      location.hash = this.href(this.nodes[this.cursor]);
+      return;
+    }
+    if (to === undefined) return;
+    e.preventDefault();
+    this.move(Math.min(Math.max(to, 0), last));
+  }
+
+  // move puts the cursor on square i (-1: none), outlining it.
+  move(i) {
+    const was = this.cursor;
+    this.cursor = i;
+    if (was >= 0) this.paint(was);
+    if (i < 0) return;
+    this.paint(i);
+    this.canvas.setAttribute('aria-label', this.title(this.nodes[i]));
   }
 
   paint(i) {
@@ -61,6 +94,11 @@ export class TileMap {
     this.ctx.clearRect(x, y, size, size);
     this.ctx.fillStyle = colourOf(this.nodes[i].state);
     this.ctx.fillRect(x, y, size, size);
+    if (i === this.cursor) {
+      this.ctx.strokeStyle = '#000';
+      this.ctx.lineWidth = 2;
+      this.ctx.strokeRect(x + 1, y + 1, size - 2, size - 2);
+    }
   }
 
   // label says in words what the squares show, for screen readers.
