@@ -139,7 +139,16 @@ func (f *Follower) deliver(ctx context.Context, out chan<- *message.Message, msg
 			return true
 		case <-m.Nacked():
 		case <-ctx.Done():
-			return false
+			// An ack that came as the follower was stopped still counts
+			// (select picks at random among ready cases): the consumer
+			// is done with the message, and saving its position spares
+			// a redelivery after the restart.
+			select {
+			case <-m.Acked():
+				return true
+			default:
+				return false
+			}
 		}
 		pause := time.NewTimer(f.cfg.RedeliverAfter)
 		select {
