@@ -38,7 +38,7 @@ func isPublic(r *http.Request) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
-	return p == "/" || p == "/ui" || strings.HasPrefix(p, "/ui/")
+	return p == "/" || p == strings.TrimSuffix(UIPath, "/") || strings.HasPrefix(p, UIPath)
 }
 
 // mainGate guards the API listener: it authenticates every request with

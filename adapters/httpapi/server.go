@@ -100,10 +100,14 @@ type Deps struct {
 	// Retention says which replica runs the heartbeat retention policy,
 	// likewise.
 	Retention LeaderSource
-	// UI serves the web view under /ui/, and a browser asking for / is
+	// UI serves the web view under UIPath, and a browser asking for / is
 	// sent there; nil serves no web view.
 	UI http.Handler
 }
+
+// UIPath is where the web view is served: its routes, the public paths
+// and the redirect of a browser at / all say it from here.
+const UIPath = "/ui/"
 
 // Server serves herd's HTTP API.
 type Server struct {
@@ -260,8 +264,8 @@ func (s *Server) routes() {
 	}
 	s.unservedRoutes(m)
 	if s.UI != nil {
-		m.Handle("GET /ui/", s.UI)
-		m.Handle("GET /ui", s.UI)
+		m.Handle("GET "+UIPath, s.UI)
+		m.Handle("GET "+strings.TrimSuffix(UIPath, "/"), s.UI)
 		m.HandleFunc("GET /{$}", s.root)
 	}
 
@@ -272,7 +276,7 @@ func (s *Server) routes() {
 // always had.
 func (s *Server) root(w http.ResponseWriter, r *http.Request) {
 	if strings.Contains(r.Header.Get("Accept"), "text/html") {
-		http.Redirect(w, r, "/ui/", http.StatusFound)
+		http.Redirect(w, r, UIPath, http.StatusFound)
 		return
 	}
 	s.notFound(w, r)

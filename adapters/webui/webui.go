@@ -11,9 +11,6 @@ import (
 	"strings"
 )
 
-// Prefix is where the web view is served.
-const Prefix = "/ui/"
-
 //go:embed all:dist
 var dist embed.FS
 
@@ -24,10 +21,11 @@ type asset struct {
 	etag        string
 }
 
-// Handler serves the web view's assets under Prefix. A binary built
+// Handler serves the web view's assets under prefix ("/ui/"), where the
+// API mounts it; a request for prefix without its slash is sent there. A binary built
 // without them (a plain `go build` that skipped the Makefile's ui step)
 // answers 503 saying so, rather than a blank page.
-func Handler() http.Handler {
+func Handler(prefix string) http.Handler {
 	assets := map[string]asset{}
 	_ = fs.WalkDir(dist, "dist", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") {
@@ -46,9 +44,9 @@ func Handler() http.Handler {
 		return nil
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		name, ok := strings.CutPrefix(r.URL.Path, Prefix)
+		name, ok := strings.CutPrefix(r.URL.Path, prefix)
 		if !ok {
-			http.Redirect(w, r, Prefix, http.StatusMovedPermanently)
+			http.Redirect(w, r, prefix, http.StatusMovedPermanently)
 			return
 		}
 		if name == "" {

@@ -23,7 +23,7 @@ func built(t *testing.T) {
 
 func TestHandlerServesTheBundle(t *testing.T) {
 	built(t)
-	srv := httptest.NewServer(Handler())
+	srv := httptest.NewServer(Handler("/ui/"))
 	t.Cleanup(srv.Close)
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	get := func(path, etag string) (int, http.Header, string) {

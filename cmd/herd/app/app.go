@@ -270,7 +270,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: wv.ReplicaSets, Deployments: w.DeploymentCommands(), DeploymentView: wv.Deployments,
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: wv.DaemonSets, Jobs: w.JobCommands(), JobView: wv.Jobs,
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: wv.Budgets, Evictions: w.Evictions(),
-		Reconcilers: recs, Retention: retention, UI: webui.Handler(),
+		Reconcilers: recs, Retention: retention, UI: webui.Handler(httpapi.UIPath),
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
 }
