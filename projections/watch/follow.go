@@ -82,6 +82,7 @@ func (h *Hub) poll(ctx context.Context) (int, error) {
 	}
 	fresh := make(map[string]*Object)
 	entries := make([]entry, 0, len(recs))
+	var appeared []appearance
 	for _, rec := range recs {
 		k := h.kindOf(rec.Stream)
 		if k < 0 || rec.Position <= h.kindHead[k] {
@@ -93,6 +94,9 @@ func (h *Hub) poll(ctx context.Context) (int, error) {
 		}
 		cur := h.fold(k, prev, rec)
 		fresh[rec.Stream] = cur
+		if cur.Exists && !h.index[k].has(rec.Stream) {
+			appeared = append(appeared, appearance{kind: k, stream: rec.Stream, key: cur.Meta.Key})
+		}
 		h.track(rec, cur)
 		if e, ok := newEntry(k, prev, cur, rec.Position); ok {
 			e.size = entrySize(rec, cur)
@@ -102,6 +106,9 @@ func (h *Hub) poll(ctx context.Context) (int, error) {
 	h.mu.Lock()
 	for stream, o := range fresh {
 		h.latest[stream] = o
+	}
+	for _, a := range appeared {
+		h.index[a.kind].add(a.stream, a.key)
 	}
 	for _, e := range entries {
 		if old, evicted := h.ring.push(e); evicted {
@@ -118,6 +125,13 @@ func (h *Hub) poll(ctx context.Context) (int, error) {
 	h.mu.Unlock()
 	h.metrics.setPosition(recs[len(recs)-1].Position)
 	return len(recs), nil
+}
+
+// appearance is an object seen to exist for the first time, for its
+// kind's key index.
+type appearance struct {
+	kind        int
+	stream, key string
 }
 
 // maxBases is how many bases the hub keeps. Taken every History/2, three

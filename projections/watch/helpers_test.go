@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,6 +37,8 @@ type fixture struct {
 	view  *projections.NodeView
 	clk   *clocktesting.FakeClock
 	hub   *watch.Hub
+	// rowsRead counts the hub's reads of the node view.
+	rowsRead *atomic.Int64
 }
 
 func newFixture(t *testing.T, cfg watch.Config) *fixture {
@@ -77,10 +80,16 @@ func newFixtureOn(t *testing.T, cfg watch.Config, write, read events.Log) *fixtu
 		t.Fatal(err)
 	}
 	view := projections.NewNodeView(read)
-	if err := watch.Register(hub, nodeKind(view)); err != nil {
+	k, rowsRead := nodeKind(view), new(atomic.Int64)
+	rows := k.Rows
+	k.Rows = func(ctx context.Context, after string, limit int) ([]watch.Row[domain.Node], int64, error) {
+		rowsRead.Add(1)
+		return rows(ctx, after, limit)
+	}
+	if err := watch.Register(hub, k); err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{log: write, w: projections.NewWriter(write, clk, nil), view: view, clk: clk, hub: hub}
+	return &fixture{log: write, w: projections.NewWriter(write, clk, nil), view: view, clk: clk, hub: hub, rowsRead: rowsRead}
 }
 
 func (f *fixture) start(t *testing.T) {

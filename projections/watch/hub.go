@@ -39,6 +39,7 @@ type Hub struct {
 	pos      int64              // the log position folded up to
 	floor    int64              // the ring holds every entry after it
 	latest   map[string]*Object // every object by stream, as of pos
+	index    []keyIndex         // per kind, its streams in key order (keys.go)
 	ring     ring
 	notify   chan struct{} // closed when pos moves or the hub stops
 	bookmark chan struct{} // closed at every bookmark tick
@@ -139,14 +140,18 @@ func (h *Hub) Start(ctx context.Context) error {
 	// and skips, per kind, what its snapshot holds already.
 	pos, floor := head, head
 	h.kindHead = make([]int64, len(h.kinds))
+	h.mu.Lock()
+	h.index = newKeyIndexes(len(h.kinds))
+	h.mu.Unlock()
 	for i, k := range h.kinds {
-		objs, _, at, err := k.rows(ctx, "", 0)
+		objs, keys, at, err := k.rows(ctx, "", 0)
 		if err != nil {
 			return fmt.Errorf("watch: start: %w", err)
 		}
 		h.mu.Lock()
-		for _, o := range objs {
+		for j, o := range objs {
 			h.latest[o.Stream] = o
+			h.index[i].add(o.Stream, keys[j])
 		}
 		h.mu.Unlock()
 		h.kindHead[i] = at

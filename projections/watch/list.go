@@ -2,7 +2,10 @@ package watch
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -53,11 +56,17 @@ type ListResult struct {
 	Thinned int64
 }
 
-// List reads a page of a resource as it stood at one log position. Rows
-// the view changed since are folded from the log back to that position,
-// so a long listing stays consistent however busy the log is. A position
-// older than the history kept fails with an *ExpiredError, unless the
-// request lists the past; one past the log's head with a *TooLargeError.
+// List reads a page of a resource as it stood at one log position. It
+// answers from the objects the hub keeps in memory once the hub has read
+// the log up to that position (for a list of the current state, up to the
+// head the log's store gives now, so a list sees every write acknowledged
+// before it, on any replica); objects changed since are folded back from
+// the hub's bases, a snapshot or the log, so a long listing stays
+// consistent however busy the log is. When the hub does not reach the
+// position within WaitForPosition, or has not started, the views answer
+// instead. A position older than the history kept fails with an
+// *ExpiredError, unless the request lists the past; one past the log's
+// head with a *TooLargeError.
 func (h *Hub) List(ctx context.Context, req ListRequest) (ListResult, error) {
 	k, err := h.kindIndex(req.Resource)
 	if err != nil {
@@ -74,13 +83,102 @@ func (h *Hub) List(ctx context.Context, req ListRequest) (ListResult, error) {
 			return ListResult{}, err
 		}
 	}
+	res, ok, err := h.listMemory(ctx, k, req)
+	if ok {
+		h.metrics.listed("memory")
+	} else if err == nil {
+		h.metrics.listed("views")
+		res, err = h.listRows(ctx, k, req)
+	}
+	res.Thinned = thinned
+	return res, err
+}
+
+// listChunk is how many objects a list takes from memory under one hold
+// of the hub's lock, so that a list of a large fleet does not hold back
+// the follower for long.
+const listChunk = 1024
+
+// listMemory is List answered from memory; ok is false when the hub
+// cannot answer (not started, or not at the position in time) and the
+// views must.
+func (h *Hub) listMemory(ctx context.Context, k int, req ListRequest) (ListResult, bool, error) {
+	if h.checkReady() != nil {
+		return ListResult{}, false, nil
+	}
+	rv := req.At
+	if rv == 0 {
+		head, err := h.store.Head(ctx)
+		if err != nil {
+			return ListResult{}, true, fmt.Errorf("watch: list %s: %w", req.Resource, err)
+		}
+		rv = head
+	}
+	if err := h.waitFor(ctx, rv); err != nil {
+		if _, behind := errors.AsType[*TooLargeError](err); behind {
+			return ListResult{}, false, nil
+		}
+		return ListResult{}, true, err
+	}
+	h.mu.Lock()
+	if req.At == 0 {
+		rv = h.pos // at least the head read above: no folding back
+	}
+	order := h.index[k].inOrder()
+	h.mu.Unlock()
+
+	res := ListResult{ResourceVersion: rv}
+	after := req.After
+	if req.Prefix != "" && !strings.HasPrefix(after, req.Prefix) {
+		after = req.Prefix
+	}
+	i, _ := slices.BinarySearchFunc(order, after, func(e keyed, key string) int { return compareKeys(e.key, key) })
+	for i < len(order) && order[i].key == after {
+		i++
+	}
+	objs := make([]*Object, 0, min(listChunk, len(order)-i))
+	keys := make([]string, 0, cap(objs))
+	for i < len(order) {
+		objs, keys = objs[:0], keys[:0]
+		h.mu.RLock()
+		for ; i < len(order) && len(objs) < listChunk; i++ {
+			if !strings.HasPrefix(order[i].key, req.Prefix) {
+				break
+			}
+			objs = append(objs, h.latest[order[i].stream])
+			keys = append(keys, order[i].key)
+		}
+		h.mu.RUnlock()
+		if len(objs) == 0 {
+			break // past the prefix's keys
+		}
+		if err := h.foldBack(ctx, k, objs, keys, req.Prefix, rv); err != nil {
+			return ListResult{}, true, err
+		}
+		for _, o := range objs {
+			if o == nil || !o.Exists || (req.Match != nil && !req.Match(o)) {
+				continue
+			}
+			if req.Limit > 0 && len(res.Items) == req.Limit {
+				res.More = true
+				return res, true, nil
+			}
+			res.Items = append(res.Items, o)
+		}
+	}
+	return res, true, nil
+}
+
+// listRows is List answered from the views: each page of rows read from
+// the view, the rows changed since the position folded back.
+func (h *Hub) listRows(ctx context.Context, k int, req ListRequest) (ListResult, error) {
 	// Read a page and one more, so that More is known; with no limit, the
 	// whole view at once.
 	batch := 0
 	if req.Limit > 0 {
 		batch = max(req.Limit+1, min(h.cfg.BatchSize, 4*req.Limit))
 	}
-	res := ListResult{ResourceVersion: req.At, Thinned: thinned}
+	res := ListResult{ResourceVersion: req.At}
 	after, first := req.After, true
 	if req.Prefix != "" && !strings.HasPrefix(after, req.Prefix) {
 		after = req.Prefix

@@ -2,11 +2,16 @@ package watch_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"herd/domain"
+	"herd/events"
+	"herd/projections"
 	"herd/projections/watch"
 )
 
@@ -116,5 +121,77 @@ func TestPagesOfAListingShowOneMomentOfTheLog(t *testing.T) {
 				u()
 			}
 		})
+	}
+}
+
+// TestAListSeesEveryWriteBeforeItFromMemory: a list right after a write
+// shows it, with a resourceVersion at or past the write's, answered from
+// the hub's memory and not from the view; on PostgreSQL the write goes
+// through another replica, whose commit the hub's replica only hears of.
+func TestAListSeesEveryWriteBeforeItFromMemory(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) {
+		testListSeesWrites(t, newFixture(t, watch.Config{}))
+	})
+	t.Run("PostgreSQL", func(t *testing.T) {
+		f, _ := newReplicasFixture(t, watch.Config{})
+		testListSeesWrites(t, f)
+	})
+}
+
+func testListSeesWrites(t *testing.T, f *fixture) {
+	f.do(t, "seed", register("seed", nil))
+	f.start(t)
+	started := f.rowsRead.Load()
+	for i := range 20 {
+		name := fmt.Sprintf("web-%02d", i)
+		n := f.do(t, name, register(name, map[string]string{"n": strconv.Itoa(i)}))
+		res, err := f.hub.List(t.Context(), watch.ListRequest{Resource: "nodes"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ResourceVersion < n.ResourceVersion {
+			t.Fatalf("list after writing %s at %d is as of %d", name, n.ResourceVersion, res.ResourceVersion)
+		}
+		if len(res.Items) != i+2 || res.Items[0].Meta.Key != "seed" || res.Items[i+1].Meta.Key != name {
+			t.Fatalf("list after writing %s: %d items, want %d in key order, from seed to it", name, len(res.Items), i+2)
+		}
+	}
+	if n := f.rowsRead.Load() - started; n != 0 {
+		t.Errorf("the hub read the view %d times for 20 lists: want every list from memory", n)
+	}
+}
+
+// TestAHubBehindTheLogListsFromTheView: when the hub has not read as far
+// as the log's head within WaitForPosition (a commit it was not told of,
+// and a long poll), the view answers, and the list still shows the write.
+func TestAHubBehindTheLogListsFromTheView(t *testing.T) {
+	f := newFixture(t, watch.Config{PollInterval: time.Hour, WaitForPosition: 50 * time.Millisecond})
+	f.do(t, "web-01", register("web-01", nil))
+	f.start(t)
+
+	other, err := events.Open(t.Context(), events.Config{Path: dbPath(t, f)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = other.Close() }()
+	n, err := projections.NewWriter(other.Log(), f.clk, nil).UpdateNode(t.Context(), "web-02", func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNode(n, register("web-02", nil), f.clk.Now())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := f.rowsRead.Load()
+	res, err := f.hub.List(t.Context(), watch.ListRequest{Resource: "nodes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.hub.Position() >= n.ResourceVersion {
+		t.Fatalf("the hub read the other writer's commit at %d: the test needs it behind", n.ResourceVersion)
+	}
+	if res.ResourceVersion < n.ResourceVersion || len(res.Items) != 2 || res.Items[1].Meta.Key != "web-02" {
+		t.Errorf("list as of %d with %d items, want web-01 and web-02 as of %d or later", res.ResourceVersion, len(res.Items), n.ResourceVersion)
+	}
+	if f.rowsRead.Load() == before {
+		t.Error("the view was not read: the list cannot have shown a write the hub has not read")
 	}
 }

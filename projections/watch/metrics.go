@@ -12,6 +12,7 @@ type Metrics struct {
 	cacheEvents  prometheus.Gauge
 	cacheBytes   prometheus.Gauge
 	snapshots    *prometheus.CounterVec
+	lists        *prometheus.CounterVec
 }
 
 // NewMetrics registers the hub's metrics with reg.
@@ -49,8 +50,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "herd_snapshots_total",
 			Help: "Snapshots of objects the watch hub saved into the log's database (result=\"saved\"), or skipped because their writer was behind or failed (result=\"skipped\").",
 		}, []string{"result"}),
+		lists: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "herd_watch_lists_total",
+			Help: "Lists answered from the watch hub's memory (from=\"memory\"), or from the views because the hub had not read the log far enough in time (from=\"views\").",
+		}, []string{"from"}),
 	}
-	reg.MustRegister(m.watchers, m.position, m.cutOff, m.historyReads, m.foldErrors, m.cacheEvents, m.cacheBytes, m.snapshots)
+	reg.MustRegister(m.watchers, m.position, m.cutOff, m.historyReads, m.foldErrors, m.cacheEvents, m.cacheBytes, m.snapshots, m.lists)
 	return m
 }
 
@@ -100,5 +105,11 @@ func (m *Metrics) snapshotsTaken(n int) {
 func (m *Metrics) snapshotSkipped() {
 	if m != nil {
 		m.snapshots.WithLabelValues("skipped").Inc()
+	}
+}
+
+func (m *Metrics) listed(from string) {
+	if m != nil {
+		m.lists.WithLabelValues(from).Inc()
 	}
 }

@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"cmp"
 	"context"
 	"slices"
 )
@@ -85,7 +84,7 @@ func (h *Hub) Watch(ctx context.Context, req Request) (*Watcher, []*Object, erro
 		}
 		w.cursor, w.attached, w.changed = h.pos, true, h.notify
 		h.mu.RUnlock()
-		slices.SortFunc(initial, func(a, b *Object) int { return cmp.Compare(a.Meta.Key, b.Meta.Key) })
+		slices.SortFunc(initial, func(a, b *Object) int { return compareKeys(a.Meta.Key, b.Meta.Key) })
 		h.metrics.addWatchers(1)
 		return w, initial, nil
 	}
