@@ -183,7 +183,11 @@ func (s *Server) writeObject(w http.ResponseWriter, code int, obj runtime.Object
 		obj = t
 	}
 	var buf bytes.Buffer
-	if err := codecs.WithoutConversion().EncoderForVersion(out.info.Serializer, nil).Encode(obj, &buf); err != nil {
+	encode := codecs.WithoutConversion().EncoderForVersion(out.info.Serializer, nil).Encode
+	if out.isJSON() {
+		encode = encodeJSON
+	}
+	if err := encode(obj, &buf); err != nil {
 		s.Logger.Error("encode response", zap.String("media_type", out.info.MediaType), zap.String("type", fmt.Sprintf("%T", obj)), zap.Error(err))
 		s.writeJSON(w, http.StatusInternalServerError, statusFor(fmt.Errorf("encode the answer as %s: %w", out.info.MediaType, err), "", ""))
 		return
