@@ -46,7 +46,7 @@ func (f *Follower) run(ctx context.Context, out chan<- *message.Message, pos int
 			readFailed.Succeeded()
 		}
 		for _, m := range msgs {
-			if !f.deliver(ctx, out, m.msg) {
+			if !f.deliver(ctx, out, m.msg, m.rec) {
 				return
 			}
 			p.acked = m.pos
@@ -77,6 +77,7 @@ func (f *Follower) run(ctx context.Context, out chan<- *message.Message, pos int
 type followed struct {
 	pos int64
 	msg *message.Message
+	rec *Record // nil for a record that could not be read
 }
 
 // read is the next batch after pos, read outside any transaction (on
@@ -119,14 +120,18 @@ func (f *Follower) readOne(ctx context.Context, pos int64) ([]followed, bool, er
 func followedRecords(recs []Record) []followed {
 	out := make([]followed, len(recs))
 	for i := range recs {
-		out[i] = followed{pos: recs[i].Position, msg: toMessage(&recs[i], formatTime(recs[i].RecordedAt))}
+		out[i] = followed{pos: recs[i].Position, msg: followedMessage(&recs[i]), rec: &recs[i]}
 	}
 	return out
 }
 
 // deliver hands msg over and waits for its ack; a nack delivers it again
-// after a pause. It is false when ctx ended first.
-func (f *Follower) deliver(ctx context.Context, out chan<- *message.Message, msg *message.Message) bool {
+// after a pause. It is false when ctx ended first. The message's context
+// carries rec, for RecordFromMessage.
+func (f *Follower) deliver(ctx context.Context, out chan<- *message.Message, msg *message.Message, rec *Record) bool {
+	if rec != nil {
+		ctx = context.WithValue(ctx, followedKey{}, rec)
+	}
 	for m := msg; ; m = msg.Copy() { // a message is acked or nacked once
 		m.SetContext(ctx)
 		select {

@@ -37,8 +37,18 @@ func (l sqliteLog) ReadStream(ctx context.Context, stream string, afterVersion i
 }
 
 func (l sqliteLog) ReadAfter(ctx context.Context, position int64, limit int) ([]Record, error) {
+	if c := l.s.shared.Load(); c != nil {
+		return c.readAfter(ctx, position, limit, l.readAfter)
+	}
+	return l.readAfter(ctx, position, limit)
+}
+
+func (l sqliteLog) readAfter(ctx context.Context, position int64, limit int) ([]Record, error) {
 	return l.s.ReadAfter(ctx, l.s.db, position, limit)
 }
+
+func (l sqliteLog) shareReads()          { l.s.shared.CompareAndSwap(nil, newRecentReads()) }
+func (l sqliteLog) recent() *recentReads { return l.s.shared.Load() }
 
 func (l sqliteLog) ReadStreamRange(ctx context.Context, stream string, after, upTo int64) ([]Record, error) {
 	return l.s.ReadStreamRange(ctx, l.s.db, stream, after, upTo)

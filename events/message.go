@@ -81,9 +81,29 @@ func setIfNotEmpty(m message.Metadata, key, value string) {
 	}
 }
 
+// followedKey carries, in the context of a message a Follower delivers,
+// the Record it stands for.
+type followedKey struct{}
+
+// followedMessage is r as a Follower delivers it: its metadata holds only
+// what a router routes on (position, stream and type); the Record itself
+// travels in the message's context (deliver puts it there), so that its
+// consumer takes it as it was read, rather than formatting every field
+// as a string here for RecordFromMessage to parse back.
+func followedMessage(r *Record) *message.Message {
+	msg := message.NewMessage(r.ID, message.Payload(r.Payload))
+	msg.Metadata[KeyPosition] = strconv.FormatInt(r.Position, 10)
+	msg.Metadata[KeyStream] = r.Stream
+	msg.Metadata[KeyType] = r.Type
+	return msg
+}
+
 // RecordFromMessage is the Record a subscribed message carries. It fails on
 // a message that did not come from the log.
 func RecordFromMessage(msg *message.Message) (Record, error) {
+	if r, ok := msg.Context().Value(followedKey{}).(*Record); ok {
+		return *r, nil
+	}
 	if why := msg.Metadata[keyUnreadable]; why != "" {
 		return Record{}, fmt.Errorf("event %s is unreadable: %s", msg.Metadata[KeyPosition], why)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,6 +52,10 @@ type Postgres struct {
 	closed      bool
 	followers   []*Follower
 	leaderships []*postgresLeadership
+
+	// shared is the window of recent reads this replica's readers share,
+	// once ShareReads turns it on.
+	shared atomic.Pointer[recentReads]
 }
 
 var _ Log = (*Postgres)(nil)

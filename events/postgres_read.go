@@ -28,8 +28,14 @@ func (p *Postgres) ReadStream(ctx context.Context, stream string, afterVersion i
 
 // ReadAfter returns up to limit events after position.
 func (p *Postgres) ReadAfter(ctx context.Context, position int64, limit int) ([]Record, error) {
+	if c := p.shared.Load(); c != nil {
+		return c.readAfter(ctx, position, limit, p.reader().ReadAfter)
+	}
 	return p.reader().ReadAfter(ctx, position, limit)
 }
+
+func (p *Postgres) shareReads()          { p.shared.CompareAndSwap(nil, newRecentReads()) }
+func (p *Postgres) recent() *recentReads { return p.shared.Load() }
 
 // ReadStreamRange returns the events of stream in (after, upTo].
 func (p *Postgres) ReadStreamRange(ctx context.Context, stream string, after, upTo int64) ([]Record, error) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -43,6 +44,9 @@ type Store struct {
 	commits    commits
 	compaction compaction
 	writes     writeHealth
+	// shared is the window of recent reads the log's readers share, once
+	// ShareReads turns it on.
+	shared atomic.Pointer[recentReads]
 }
 
 // subscription is a subscriber (watermill-sql's, or a Follower) the store

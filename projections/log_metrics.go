@@ -14,7 +14,7 @@ import (
 type logCollector struct {
 	log events.Log
 
-	events, bytes, free, through, deleted *prometheus.Desc
+	events, bytes, free, through, deleted, read *prometheus.Desc
 }
 
 // scrapeTimeout bounds the queries of one scrape: a few PRAGMAs and one
@@ -33,11 +33,13 @@ func RegisterLogMetrics(reg prometheus.Registerer, log events.Log) {
 		free:    prometheus.NewDesc("herd_log_free_bytes", "Bytes of free pages in the database file, reused by new events before the file grows.", nil, nil),
 		through: prometheus.NewDesc("herd_log_compacted_through_position", "The compaction point: a watch or list at an older resourceVersion gets 410 Expired.", nil, nil),
 		deleted: prometheus.NewDesc("herd_log_compacted_events_total", "Superseded plain heartbeats deleted by the retention policy.", nil, nil),
+		read: prometheus.NewDesc("herd_log_records_read_total", "Records herd's readers of the log (the reconcilers' dispatcher, the watch hub, watches catching up) were given: "+
+			"read from the database (from=\"log\"), or from the window of recent reads they share, read by another of them first (from=\"memory\").", []string{"from"}, nil),
 	})
 }
 
 func (c *logCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.events, c.bytes, c.free, c.through, c.deleted} {
+	for _, d := range []*prometheus.Desc{c.events, c.bytes, c.free, c.through, c.deleted, c.read} {
 		ch <- d
 	}
 }
@@ -48,6 +50,9 @@ func (c *logCollector) Collect(ch chan<- prometheus.Metric) {
 	comp := c.log.Compaction()
 	ch <- prometheus.MustNewConstMetric(c.through, prometheus.GaugeValue, float64(comp.Through))
 	ch <- prometheus.MustNewConstMetric(c.deleted, prometheus.CounterValue, float64(comp.Deleted))
+	memory, log := events.ReadsShared(c.log)
+	ch <- prometheus.MustNewConstMetric(c.read, prometheus.CounterValue, float64(memory), "memory")
+	ch <- prometheus.MustNewConstMetric(c.read, prometheus.CounterValue, float64(log), "log")
 	if head, err := c.log.Head(ctx); err == nil {
 		ch <- prometheus.MustNewConstMetric(c.events, prometheus.GaugeValue, float64(head-comp.Deleted))
 	}

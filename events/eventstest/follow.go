@@ -25,6 +25,7 @@ func runFollowContract(t *testing.T, open OpenLogFunc, o logOptions) {
 		{"WokenByAnotherProcess", testFollowWokenByAnotherProcess},
 		{"UnderConcurrentAppenders", testFollowUnderConcurrentAppenders},
 		{"Inherit", testFollowInherit},
+		{"SharingReads", testFollowSharingReads},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -224,6 +224,9 @@ func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metric
 		_ = l.Close()
 		return nil, err
 	}
+	// The dispatcher and the watch hub follow the log's head side by
+	// side: each stretch is read and decoded once, for both.
+	events.ShareReads(l)
 	head, err := l.Head(ctx)
 	if err != nil {
 		_ = l.Close()
