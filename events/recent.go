@@ -117,7 +117,7 @@ func (c *recentReads) extend(from int64, recs []Record) {
 		return // nothing newer than the window holds
 	case from > c.hi:
 		// A gap between the window and these: they start a new one.
-		c.lo, c.hi, c.recs, c.bytes = from, from, c.recs[:0], 0
+		c.lo, c.hi, c.recs, c.bytes = from, from, nil, 0
 	}
 	for _, r := range recs {
 		if r.Position <= c.hi {
@@ -132,14 +132,15 @@ func (c *recentReads) extend(from int64, recs []Record) {
 		c.bytes -= recordSize(&c.recs[drop])
 		drop++
 	}
-	if drop > 0 {
-		c.lo = c.recs[drop-1].Position
-		// Copied down rather than resliced, so the array does not grow
-		// without end.
-		n := copy(c.recs, c.recs[drop:])
-		clear(c.recs[n:])
-		c.recs = c.recs[:n]
+	if drop == 0 {
+		return
 	}
+	c.lo = c.recs[drop-1].Position
+	// Resliced, not copied down: once the array behind has no room left,
+	// append moves the window alone to a new one, and the dropped records
+	// go with the old. Each record is copied a few times over its stay,
+	// not once per read.
+	c.recs = c.recs[drop:]
 }
 
 // recordSize is about what r holds in memory.
