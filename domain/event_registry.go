@@ -60,5 +60,8 @@ func decode[E Event](payload []byte, unmarshal Unmarshal) (Event, error) {
 	if err := unmarshal(payload, &e); err != nil {
 		return nil, err
 	}
+	if in, ok := any(e).(internable); ok {
+		return in.interned(), nil
+	}
 	return e, nil
 }

@@ -1,0 +1,94 @@
+package domain
+
+import "unique"
+
+// A fleet repeats itself: every kubelet reports the same condition
+// reasons and messages, the same label keys, the same OS, architecture
+// and versions, and every node's lease lives in kube-node-lease. Decoded
+// events hand herd's memory (the watch hub's objects, the unit of work's
+// nodes) a fresh copy of each such string per node; interning them as
+// they are decoded keeps one copy for the process. Strings are shared,
+// never changed, so sharing them changes no value: the objects encode,
+// compare and replay exactly as before.
+
+// intern is s, stored once for the process.
+func intern(s string) string {
+	if s == "" {
+		return s
+	}
+	return unique.Make(s).Value()
+}
+
+// internMap is m with its keys and values interned; nil stays nil.
+func internMap[M ~map[string]V, V any](m M, value func(V) V) M {
+	if m == nil {
+		return nil
+	}
+	out := make(M, len(m))
+	for k, v := range m {
+		out[intern(k)] = value(v)
+	}
+	return out
+}
+
+func internLabels(m map[string]string) map[string]string { return internMap(m, intern) }
+
+func same[V any](v V) V { return v }
+
+// internable is an event whose decoded strings repeat across a fleet:
+// UnmarshalEventWith interns them.
+type internable interface {
+	interned() Event
+}
+
+func (r Registration) interned() Registration {
+	r.Kind = NodeKind(intern(string(r.Kind)))
+	r.Labels = internLabels(r.Labels)
+	r.Annotations = internLabels(r.Annotations)
+	r.Capacity = internMap(r.Capacity, same[int64])
+	r.Allocatable = internMap(r.Allocatable, same[int64])
+	for i := range r.Addresses {
+		r.Addresses[i].Type = intern(r.Addresses[i].Type)
+	}
+	i := &r.Info
+	i.AgentVersion, i.KernelVersion, i.OSImage = intern(i.AgentVersion), intern(i.KernelVersion), intern(i.OSImage)
+	i.OperatingSystem, i.Architecture = intern(i.OperatingSystem), intern(i.Architecture)
+	i.ContainerRuntimeVersion, i.KubeProxyVersion = intern(i.ContainerRuntimeVersion), intern(i.KubeProxyVersion)
+	return r
+}
+
+func (e NodeRegistered) interned() Event {
+	e.Registration = e.Registration.interned()
+	return e
+}
+
+func (e NodeRestarted) interned() Event {
+	e.Registration = e.Registration.interned()
+	e.Reason = intern(e.Reason)
+	return e
+}
+
+func (e NodeConditionChanged) interned() Event {
+	e.Type, e.From, e.Status = ConditionType(intern(string(e.Type))), ConditionStatus(intern(string(e.From))), ConditionStatus(intern(string(e.Status)))
+	e.Reason, e.Message = intern(e.Reason), intern(e.Message)
+	return e
+}
+
+func internOwners(owners []OwnerReference) {
+	for i := range owners {
+		owners[i].APIVersion, owners[i].Kind = intern(owners[i].APIVersion), intern(owners[i].Kind)
+	}
+}
+
+func (e LeaseCreated) interned() Event {
+	e.Namespace = intern(e.Namespace)
+	e.Labels, e.Annotations = internLabels(e.Labels), internLabels(e.Annotations)
+	internOwners(e.Owners)
+	return e
+}
+
+func (e LeaseUpdated) interned() Event {
+	e.Labels, e.Annotations = internLabels(e.Labels), internLabels(e.Annotations)
+	internOwners(e.Owners)
+	return e
+}
