@@ -2,9 +2,8 @@ package eventstest
 
 import (
 	"context"
-	"time"
-
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
