@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	gojson "github.com/goccy/go-json"
+
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -95,6 +97,15 @@ func TestJSONAnswersAreApimachinerysBytes(t *testing.T) {
 			}
 			if after := obj.GetObjectKind().GroupVersionKind(); after != before {
 				t.Errorf("the object's kind was left as %v, was %v", after, before)
+			}
+			// The watch hub's Encode: each object's bytes in lists and
+			// watch events.
+			std, err := json.Marshal(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fast, err := gojson.Marshal(obj); err != nil || !bytes.Equal(fast, std) {
+				t.Errorf("goccy/go-json's Marshal differs from encoding/json's (%v):\n got %s\nwant %s", err, fast, std)
 			}
 		})
 	}

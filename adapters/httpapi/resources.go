@@ -2,10 +2,11 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
+
+	gojson "github.com/goccy/go-json"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -137,7 +138,10 @@ func (l *listing[S]) resource(k *kind, toAPI func(S, int64) runtime.Object, newO
 					key, _, labels := l.meta(st)
 					return watch.Meta{Key: key.String(), Labels: labels, Fields: fieldsOf(st)}, true
 				},
-				Encode: func(st S, rv int64) ([]byte, error) { return json.Marshal(toAPI(st, rv)) },
+				// What a list and every watch event carry, encoded once per
+				// object version: goccy/go-json writes encoding/json's bytes
+				// (codec_json_test.go) in about half the time.
+				Encode: func(st S, rv int64) ([]byte, error) { return gojson.Marshal(toAPI(st, rv)) },
 				Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[S], int64, error) {
 					sts, head, err := l.rows(ctx, after, limit)
 					rows := make([]watch.Row[S], len(sts))
