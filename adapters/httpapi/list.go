@@ -69,6 +69,10 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res *apiResou
 	if page.More {
 		lm.Continue = continueToken{V: continueVersion, RV: page.ResourceVersion, Start: page.Items[len(page.Items)-1].Meta.Key}.encode()
 	}
+	if out := outputOf(w); out.info.MediaType == protobufType && !out.table {
+		s.writeProtobufList(w, res, page.Items, lm)
+		return
+	}
 	if !outputOf(w).isJSON() || (wantsTable(w) && res.table == nil) {
 		// Another media type, or the default Table of a kind with no
 		// columns of its own (writeObject).

@@ -106,6 +106,38 @@ type Object struct {
 	once    sync.Once
 	encoded []byte
 	err     error
+
+	// others are the object's renderings in other forms than JSON
+	// (Rendered), each made once.
+	othersMu sync.Mutex
+	others   []rendering
+}
+
+// rendering is one form of an object, by the key its client gave.
+type rendering struct {
+	key  any
+	data []byte
+}
+
+// Rendered is the object in the form key names, made by render on first
+// use and shared from then on, as JSON is: a client that serves another
+// encoding (protobuf) renders each object version once for every list and
+// watch. render must not fail for one caller and succeed for another: its
+// error is returned and nothing kept.
+func (o *Object) Rendered(key any, render func() ([]byte, error)) ([]byte, error) {
+	o.othersMu.Lock()
+	defer o.othersMu.Unlock()
+	for _, r := range o.others {
+		if r.key == key {
+			return r.data, nil
+		}
+	}
+	data, err := render()
+	if err != nil {
+		return nil, err
+	}
+	o.others = append(o.others, rendering{key: key, data: data})
+	return data, nil
 }
 
 // JSON is the object as clients see it, rendered on first use and shared
