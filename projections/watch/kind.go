@@ -103,14 +103,11 @@ type Object struct {
 	state any
 	kind  resource
 
-	once    sync.Once
-	encoded []byte
-	err     error
-
-	// others are the object's renderings in other forms than JSON
-	// (Rendered), each made once.
-	othersMu sync.Mutex
-	others   []rendering
+	// renderings are the object's encoded forms (JSON, protobuf), each
+	// made once on first use. The hub keeps several versions of every
+	// object, so the struct is kept small: one mutex and one slice.
+	mu         sync.Mutex
+	renderings []rendering
 }
 
 // rendering is one form of an object, by the key its client gave.
@@ -119,15 +116,23 @@ type rendering struct {
 	data []byte
 }
 
+// jsonForm is the key of an object's JSON among its renderings.
+type jsonForm struct{}
+
+// JSON is the object as clients see it, rendered on first use and shared
+// from then on.
+func (o *Object) JSON() ([]byte, error) {
+	return o.Rendered(jsonForm{}, func() ([]byte, error) { return o.kind.encode(o.state, o.ResourceVersion) })
+}
+
 // Rendered is the object in the form key names, made by render on first
 // use and shared from then on, as JSON is: a client that serves another
 // encoding (protobuf) renders each object version once for every list and
-// watch. render must not fail for one caller and succeed for another: its
-// error is returned and nothing kept.
+// watch. A render that fails keeps nothing; the next call tries again.
 func (o *Object) Rendered(key any, render func() ([]byte, error)) ([]byte, error) {
-	o.othersMu.Lock()
-	defer o.othersMu.Unlock()
-	for _, r := range o.others {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, r := range o.renderings {
 		if r.key == key {
 			return r.data, nil
 		}
@@ -136,15 +141,8 @@ func (o *Object) Rendered(key any, render func() ([]byte, error)) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
-	o.others = append(o.others, rendering{key: key, data: data})
+	o.renderings = append(o.renderings, rendering{key: key, data: data})
 	return data, nil
-}
-
-// JSON is the object as clients see it, rendered on first use and shared
-// from then on.
-func (o *Object) JSON() ([]byte, error) {
-	o.once.Do(func() { o.encoded, o.err = o.kind.encode(o.state, o.ResourceVersion) })
-	return o.encoded, o.err
 }
 
 // State is the object's state as the kind's Fold left it, for a client
