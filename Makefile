@@ -90,6 +90,7 @@ bench: deps
 	  $(GO) test -run '^$$' -bench AppendWithReconcilers -benchtime 5000x ./cmd/herd/app/ && \
 	  $(GO) test -run '^$$' -bench Poll500Kubelets -benchtime 1x ./adapters/kubelet/ && \
 	  $(GO) test -run '^$$' -bench WatchFanOut -benchtime 5000x ./cmd/herd/app/ && \
+	  $(GO) test -run '^$$' -bench ListTenThousandNodes -benchtime 5x -benchmem ./adapters/httpapi/ && \
 	  $(GO) test -run '^$$' -bench NodeSeries -benchtime 2000x ./projections/ && $(GO) test -run '^$$' -bench NodeSeries -benchtime 5x ./cmd/herd/app/ && \
 	  $(GO) test -run '^$$' -bench AgentPoll -benchtime 20x ./cmd/herd/app/ && \
 	  $(GO) test -run '^$$' -bench Deployment1000 -benchtime 1x -timeout 30m ./cmd/herd/ ; } | tee .bench/bench.txt
