@@ -87,6 +87,19 @@ Feature: Watching the fleet from any point in its history
     And the agent on "web-02" stops cleanly
     Then the watch's next event is MODIFIED "web-02"
 
+  Scenario: A list shows every change acknowledged before it
+    herd answers lists from the memory its watches are served from, once
+    that memory has caught up with the log's head: a client never lists
+    an older fleet than the one its last write left.
+    Given the linux node "web-01" registers through herd's agent
+    Then listing the nodes shows exactly "web-01"
+    When the linux node "web-02" registers through herd's agent
+    Then listing the nodes shows exactly "web-01" and "web-02"
+    When a client deletes the node "web-01"
+    Then listing the nodes shows exactly "web-02"
+    When the linux node "web-01" registers through herd's agent
+    Then listing the nodes shows exactly "web-01" and "web-02"
+
   Scenario: The pages of a long listing all show the moment of the first
     Given these nodes have registered through herd's agent:
       | name   | kind  |
