@@ -128,10 +128,7 @@ func (h *Hub) listMemory(ctx context.Context, k int, req ListRequest) (ListResul
 	h.mu.Unlock()
 
 	res := ListResult{ResourceVersion: rv}
-	after := req.After
-	if req.Prefix != "" && !strings.HasPrefix(after, req.Prefix) {
-		after = req.Prefix
-	}
+	after := req.startAfter()
 	i, _ := slices.BinarySearchFunc(order, after, func(e keyed, key string) int { return compareKeys(e.key, key) })
 	for i < len(order) && order[i].key == after {
 		i++
@@ -156,17 +153,35 @@ func (h *Hub) listMemory(ctx context.Context, k int, req ListRequest) (ListResul
 			return ListResult{}, true, err
 		}
 		for _, o := range objs {
-			if o == nil || !o.Exists || (req.Match != nil && !req.Match(o)) {
-				continue
-			}
-			if req.Limit > 0 && len(res.Items) == req.Limit {
-				res.More = true
+			if res.add(o, req) {
 				return res, true, nil
 			}
-			res.Items = append(res.Items, o)
 		}
 	}
 	return res, true, nil
+}
+
+// startAfter is the key the listing's objects come after: its After, or
+// the start of its Prefix's keys.
+func (req ListRequest) startAfter() string {
+	if req.Prefix != "" && !strings.HasPrefix(req.After, req.Prefix) {
+		return req.Prefix
+	}
+	return req.After
+}
+
+// add puts o on the page when it exists and matches, and is true once the
+// page is full and o would have followed it (More is then set).
+func (res *ListResult) add(o *Object, req ListRequest) bool {
+	if o == nil || !o.Exists || (req.Match != nil && !req.Match(o)) {
+		return false
+	}
+	if req.Limit > 0 && len(res.Items) == req.Limit {
+		res.More = true
+		return true
+	}
+	res.Items = append(res.Items, o)
+	return false
 }
 
 // listRows is List answered from the views: each page of rows read from
@@ -179,10 +194,7 @@ func (h *Hub) listRows(ctx context.Context, k int, req ListRequest) (ListResult,
 		batch = max(req.Limit+1, min(h.cfg.BatchSize, 4*req.Limit))
 	}
 	res := ListResult{ResourceVersion: req.At}
-	after, first := req.After, true
-	if req.Prefix != "" && !strings.HasPrefix(after, req.Prefix) {
-		after = req.Prefix
-	}
+	after, first := req.startAfter(), true
 	for {
 		objs, keys, head, err := h.kinds[k].rows(ctx, after, batch)
 		if err != nil {
@@ -204,14 +216,9 @@ func (h *Hub) listRows(ctx context.Context, k int, req ListRequest) (ListResult,
 				return res, nil // past the prefix's keys
 			}
 			after = keys[i]
-			if o == nil || !o.Exists || (req.Match != nil && !req.Match(o)) {
-				continue
-			}
-			if req.Limit > 0 && len(res.Items) == req.Limit {
-				res.More = true
+			if res.add(o, req) {
 				return res, nil
 			}
-			res.Items = append(res.Items, o)
 		}
 		if batch == 0 || len(objs) < batch {
 			return res, nil
