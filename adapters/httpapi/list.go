@@ -69,13 +69,13 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, res *apiResou
 	if page.More {
 		lm.Continue = continueToken{V: continueVersion, RV: page.ResourceVersion, Start: page.Items[len(page.Items)-1].Meta.Key}.encode()
 	}
-	if out := outputOf(w); out.info.MediaType == protobufType && !out.table {
+	switch out := outputOf(w); {
+	case out.info.MediaType == protobufType && !out.table:
 		s.writeProtobufList(w, res, page.Items, lm)
 		return
-	}
-	if !outputOf(w).isJSON() || (wantsTable(w) && res.table == nil) {
-		// Another media type, or the default Table of a kind with no
-		// columns of its own (writeObject).
+	case !out.isJSON() || (out.table && res.table == nil):
+		// CBOR or a Table in protobuf, or the default Table of a kind
+		// with no columns of its own (writeObject).
 		s.writeTypedList(w, res, page.Items, lm)
 		return
 	}
