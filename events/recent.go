@@ -150,6 +150,18 @@ func recordSize(r *Record) int64 {
 		len(r.Metadata.Actor)+len(r.Metadata.CausationID)+len(r.Metadata.CorrelationID)+len(r.Metadata.Source))
 }
 
+// readSharer is a log that can keep a window of recent reads: each
+// engine's Log.
+type readSharer interface {
+	shareReads()
+	recent() *recentReads
+}
+
+var (
+	_ readSharer = sqliteLog{}
+	_ readSharer = (*Postgres)(nil)
+)
+
 // ShareReads makes the readers of log's newest records in this process
 // share them: a stretch of the log that one of them read (the reconcilers'
 // dispatcher, the watch hub) is given to the next from memory, each
@@ -158,7 +170,7 @@ func recordSize(r *Record) int64 {
 // reads the log once from end to end, does not. A log that keeps no
 // window (another implementation of Log) is left as it is.
 func ShareReads(log Log) {
-	if s, ok := log.(interface{ shareReads() }); ok {
+	if s, ok := log.(readSharer); ok {
 		s.shareReads()
 	}
 }
@@ -167,7 +179,7 @@ func ShareReads(log Log) {
 // window of recent reads and how many it read from the database since
 // ShareReads; both 0 without it.
 func ReadsShared(log Log) (fromMemory, fromLog int64) {
-	s, ok := log.(interface{ recent() *recentReads })
+	s, ok := log.(readSharer)
 	if !ok || s.recent() == nil {
 		return 0, 0
 	}
