@@ -120,9 +120,6 @@ type Server struct {
 	byResource map[schema.GroupResource]*kind
 	// openAPI are the OpenAPI documents, built from served on first use.
 	openAPI func() (map[string]openAPIDoc, error)
-	// encodings are the watch hub's objects in protobuf and CBOR, shared
-	// by every watcher that asked for them.
-	encodings sharedEncodings
 }
 
 // NewServer returns a Server with every route registered, and tells the

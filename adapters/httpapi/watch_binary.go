@@ -56,10 +56,14 @@ func (b *binaryFrames) frame(typ string, obj runtime.Object) error {
 	return b.raw(typ, b.obj.Bytes())
 }
 
+// embeddedIn is the key under which a watch object keeps its encoding as
+// the object of a watch event in a media type (watch.Object.Rendered).
+type embeddedIn struct{ mediaType string }
+
 // event writes one change of the watch hub's object o, encoded once for
-// every watcher through shared.
-func (b *binaryFrames) event(typ string, res *apiResource, o *watch.Object, shared *sharedEncodings) error {
-	data, err := shared.get(o, b.mediaType, func() ([]byte, error) {
+// every watcher: the object keeps the bytes, and they go when it does.
+func (b *binaryFrames) event(typ string, res *apiResource, o *watch.Object) error {
+	data, err := o.Rendered(embeddedIn{b.mediaType}, func() ([]byte, error) {
 		var buf bytes.Buffer
 		if err := b.embedded.Encode(res.object(o), &buf); err != nil {
 			return nil, err

@@ -82,7 +82,7 @@ func wantsEventStreamHeader(accept string) bool {
 // Server-Sent Events id: resuming from the middle of them would be wrong.
 func (f *frames) event(typ watch.EventType, obj *watch.Object, synthetic bool) error {
 	if f.binary != nil {
-		return f.binary.event(string(typ), f.res, obj, &f.s.encodings)
+		return f.binary.event(string(typ), f.res, obj)
 	}
 	data, err := obj.JSON()
 	if err != nil {
