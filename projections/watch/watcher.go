@@ -2,7 +2,6 @@ package watch
 
 import (
 	"context"
-	"slices"
 )
 
 // EventType says what happened to an object, in Kubernetes' words.
@@ -76,15 +75,14 @@ func (h *Hub) Watch(ctx context.Context, req Request) (*Watcher, []*Object, erro
 			return nil, nil, err
 		}
 		var initial []*Object
-		h.mu.RLock()
-		for _, o := range h.latest {
-			if o.Exists && h.kindOf(o.Stream) == k && w.matches(o) {
+		h.mu.Lock() // the key index may be built now
+		for _, e := range h.index[k].inOrder() {
+			if o := h.latest[e.stream]; o.Exists && w.matches(o) {
 				initial = append(initial, o)
 			}
 		}
 		w.cursor, w.attached, w.changed = h.pos, true, h.notify
-		h.mu.RUnlock()
-		slices.SortFunc(initial, func(a, b *Object) int { return compareKeys(a.Meta.Key, b.Meta.Key) })
+		h.mu.Unlock()
 		h.metrics.addWatchers(1)
 		return w, initial, nil
 	}
