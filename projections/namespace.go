@@ -124,6 +124,11 @@ func FoldNamespace(ns domain.Namespace, rec events.Record) (domain.Namespace, er
 	return namespaces.fold(ns, rec)
 }
 
+// ensureAttempts bounds how often EnsureNamespaces decides one namespace
+// again after another writer's append won: each conflict means the
+// namespace now exists, so the second try settles it.
+const ensureAttempts = 3
+
 // EnsureNamespaces creates the namespaces herd needs and has no record of:
 // the system namespaces, and every namespace that holds a pod or a
 // ConfigMap (objects created before herd kept namespaces, or pods a
@@ -150,6 +155,12 @@ ORDER BY 1`)
 	for _, cmd := range want {
 		cmd.UID = uid()
 		ns, err := w.NamespaceCommands().Execute(ctx, domain.Key{Name: cmd.Name}, cmd)
+		// Replicas starting together on a new database all ensure the
+		// same namespaces: the one that loses the race decides again on
+		// what the winner wrote, which makes the command a no-op.
+		for try := 1; try < ensureAttempts && errors.Is(err, domain.ErrConflict); try++ {
+			ns, err = w.NamespaceCommands().Execute(ctx, domain.Key{Name: cmd.Name}, cmd)
+		}
 		if err != nil {
 			return created, fmt.Errorf("namespace %s: %w", cmd.Name, err)
 		}

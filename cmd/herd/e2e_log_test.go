@@ -39,6 +39,21 @@ func TestLogCommand(t *testing.T) {
 		}
 	})
 
+	t.Run("--actor", func(t *testing.T) {
+		_, rows := table(t, mustHerd(t, "log", server, "--actor", "system:anonymous").Stdout)
+		if len(rows) == 0 {
+			t.Fatal("--actor system:anonymous: no events, want the registrations")
+		}
+		for _, actor := range column(rows, 5) {
+			if actor != "system:anonymous" {
+				t.Errorf("--actor system:anonymous: an event of %q", actor)
+			}
+		}
+		if _, rows := table(t, mustHerd(t, "log", server, "--actor", "nobody").Stdout); len(rows) != 0 {
+			t.Errorf("--actor nobody: %d events, want none", len(rows))
+		}
+	})
+
 	t.Run("--type unknown", func(t *testing.T) {
 		res := herd(t, nil, "log", server, "--type", "Bogus")
 		if res.Code == 0 || !strings.Contains(res.Stderr, `"Bogus"`) || !strings.Contains(res.Stderr, "NodeRegistered") {

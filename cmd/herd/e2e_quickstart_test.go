@@ -12,40 +12,23 @@ import (
 	"time"
 )
 
-// quickstartLines are the runnable lines of the README's quickstart: the
-// sh block after "While `make run` is up".
-func quickstartLines(t *testing.T) []string {
-	t.Helper()
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(readme), "While `make run` is up")
-	if !ok {
-		t.Fatal("the README has no quickstart block after \"While `make run` is up\"")
-	}
-	_, rest, ok = strings.Cut(rest, "```sh\n")
-	block, _, closed := strings.Cut(rest, "```")
-	if !ok || !closed {
-		t.Fatal("the quickstart has no sh block")
-	}
-	var lines []string
-	for line := range strings.SplitSeq(block, "\n") {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			lines = append(lines, line)
-		}
-	}
-	return lines
-}
-
-// TestQuickstartRunsAsWritten runs every line of the README's quickstart,
-// as written but for herd's address and binary, against herd serve --demo
-// 6 (what make run starts) with the machine's kubectl. A line that
-// follows (-w, -f) runs until it has printed something and is then
-// stopped, as Ctrl-C would.
+// TestQuickstartRunsAsWritten runs every line of the README's blocks
+// marked `check: demo` (the quickstart), as written but for herd's address
+// and binary, against herd serve --demo 6 (what make run starts) with the
+// machine's kubectl. A line that follows (-w, -f) runs until it has
+// printed something and is then stopped, as Ctrl-C would.
 func TestQuickstartRunsAsWritten(t *testing.T) {
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Skip("kubectl is not on PATH")
+	}
+	var lines []string
+	for _, b := range readmeBlocks(t) {
+		if b.check == checkDemo {
+			lines = append(lines, b.lines()...)
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatal("the README has no block marked `check: demo`: the quickstart is untested")
 	}
 	t.Parallel()
 	srv := startServe(t, serveOptions{Args: []string{"--demo", "6"}})
@@ -69,7 +52,7 @@ func TestQuickstartRunsAsWritten(t *testing.T) {
 		}
 		return nil
 	})
-	for _, line := range quickstartLines(t) {
+	for _, line := range lines {
 		cmdline := strings.ReplaceAll(line, "http://127.0.0.1:8080", srv.URL)
 		follows := strings.Contains(cmdline, " -w") || strings.Contains(cmdline, " -f")
 		t.Run(line, func(t *testing.T) {

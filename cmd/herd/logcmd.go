@@ -22,10 +22,10 @@ const followInterval = time.Second
 
 // logFlags are herd log's settings.
 type logFlags struct {
-	server, output, stream, types, since, sinceTime, until string
-	after                                                  int64
-	limit, tail                                            int
-	follow                                                 bool
+	server, output, stream, types, actor, since, sinceTime, until string
+	after                                                         int64
+	limit, tail                                                   int
+	follow                                                        bool
 }
 
 func newLogCmd() *cobra.Command {
@@ -61,6 +61,7 @@ events as they are recorded until Ctrl-C.`,
 	addOutputFlag(f, &lf.output, outputJSON, outputYAML)
 	f.StringVar(&lf.stream, "stream", "", "one stream (node/web-01), or every stream under a prefix ending in / (node/)")
 	f.StringVar(&lf.types, "type", "", "event types, comma-separated (NodeRegistered,NodeConditionChanged)")
+	f.StringVar(&lf.actor, "actor", "", "only events made by this user, node or reconciler (alice, system:node:web-01, system:herd:health)")
 	f.StringVar(&lf.since, "since", "", "only events of this last while, such as 5m or 2h (an RFC 3339 time works too)")
 	f.StringVar(&lf.sinceTime, "since-time", "", "only events recorded at or after this RFC 3339 time")
 	f.StringVar(&lf.until, "until", "", "only events recorded before this RFC 3339 time")
@@ -75,7 +76,7 @@ events as they are recorded until Ctrl-C.`,
 // from now.
 func (lf logFlags) query(now time.Time) (url.Values, error) {
 	q := url.Values{}
-	for k, v := range map[string]string{"stream": lf.stream, "type": lf.types, "until": lf.until} {
+	for k, v := range map[string]string{"stream": lf.stream, "type": lf.types, "actor": lf.actor, "until": lf.until} {
 		if v != "" {
 			q.Set(k, v)
 		}
@@ -130,7 +131,7 @@ func (lf logFlags) moreHint(q url.Values) func(after string) string {
 			args = append(args, "--server", lf.server)
 		}
 		for _, f := range []struct{ flag, value string }{
-			{"--stream", lf.stream}, {"--type", lf.types}, {"--since-time", q.Get("since")}, {"--until", lf.until},
+			{"--stream", lf.stream}, {"--type", lf.types}, {"--actor", lf.actor}, {"--since-time", q.Get("since")}, {"--until", lf.until},
 		} {
 			if f.value != "" {
 				args = append(args, f.flag, f.value)
