@@ -99,3 +99,30 @@ func Newest(recs ...events.Record) (events.Record, bool) {
 	}
 	return out, out.ID != ""
 }
+
+// BecauseEach is ctx in which what is appended to each object's stream
+// records the change changes names for it (keyed by stream) as its
+// cause, where the log holds one: a batch over many objects committed
+// together, each decided from its own change. Objects whose change the
+// log lacks keep ctx's cause.
+func BecauseEach(ctx context.Context, changes []Change) (context.Context, error) {
+	causes := make(map[string]events.Record, len(changes))
+	for _, c := range changes {
+		rec, ok, err := LastChange(ctx, c)
+		if err != nil {
+			return ctx, err
+		}
+		if ok {
+			causes[c.Stream] = rec
+		}
+	}
+	return events.WithStreamCauses(ctx, causes), nil
+}
+
+// SpecChange is the last change of what an owner (a ReplicaSet, a Job, a
+// DaemonSet, a Deployment) asks for, in its stream up to the version
+// read: its creation or a change of its spec or scale, the events given
+// as zero values.
+func SpecChange(stream string, version int64, created, changed domain.Event) Change {
+	return Change{Stream: stream, UpTo: version, Types: []string{created.EventType(), changed.EventType()}}
+}
