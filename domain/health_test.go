@@ -107,6 +107,20 @@ func TestSyncConditionTaints(t *testing.T) {
 		})
 	}
 
+	t.Run("Only syncs the taints it names and leaves the rest for another sync", func(t *testing.T) {
+		noExec := Taint{Key: TaintUnreachable, Effect: EffectNoExecute}
+		n, _ := run(t, unreachable, step{SyncConditionTaints{Only: []Taint{noExec}}, at(70)})
+		want := []Taint{{Key: TaintUnreachable, Effect: EffectNoExecute, TimeAdded: at(70)}}
+		if diff := cmp.Diff(want, n.Taints); diff != "" {
+			t.Errorf("taints (-want +got):\n%s", diff)
+		}
+		n, _ = run(t, n, step{SyncConditionTaints{WithholdNoExecute: true, Only: []Taint{{Key: TaintUnreachable, Effect: EffectNoSchedule}}}, at(71)})
+		want = append(want, Taint{Key: TaintUnreachable, Effect: EffectNoSchedule, TimeAdded: at(71)})
+		if diff := cmp.Diff(want, n.Taints); diff != "" {
+			t.Errorf("taints after the NoSchedule sync (-want +got):\n%s", diff)
+		}
+	})
+
 	t.Run("recovery takes the taints off and leaves operators' taints", func(t *testing.T) {
 		n, _ := run(t, unreachable, step{SyncConditionTaints{}, at(70)})
 		n = fold(n, NodeTainted{Taint: Taint{Key: "maintenance", Value: "true", Effect: EffectNoSchedule, TimeAdded: at(71)}, At: at(71)})

@@ -22,6 +22,16 @@ type SyncConditionTaints struct {
 	// herd is more likely the one cut off, and evicting everything would
 	// turn its own outage into the fleet's.
 	WithholdNoExecute bool
+	// Only, when not empty, limits the sync to these taints (by key and
+	// effect): a reconciler that records each taint's own cause (the
+	// condition that turned, the fleet's disruption) syncs the taints of
+	// one cause at a time.
+	Only []Taint
+}
+
+// covers reports whether the command syncs taint t.
+func (c SyncConditionTaints) covers(t Taint) bool {
+	return len(c.Only) == 0 || slices.ContainsFunc(c.Only, func(o Taint) bool { return o.Key == t.Key && o.Effect == t.Effect })
 }
 
 func (c SyncConditionTaints) decideNode(n Node, now time.Time) ([]Event, error) {
@@ -31,12 +41,12 @@ func (c SyncConditionTaints) decideNode(n Node, now time.Time) ([]Event, error) 
 	want := desiredConditionTaints(n, c.WithholdNoExecute)
 	var evs []Event
 	for _, t := range n.Taints {
-		if conditionTaintKeys[t.Key] && !slices.ContainsFunc(want, func(w Taint) bool { return sameTaint(w, t) }) {
+		if conditionTaintKeys[t.Key] && c.covers(t) && !slices.ContainsFunc(want, func(w Taint) bool { return sameTaint(w, t) }) {
 			evs = append(evs, NodeUntainted{Key: t.Key, Effect: t.Effect, Cause: "condition cleared", At: now})
 		}
 	}
 	for _, w := range want {
-		if !n.HasTaint(w.Key, w.Effect) {
+		if c.covers(w) && !n.HasTaint(w.Key, w.Effect) {
 			w.TimeAdded = now
 			evs = append(evs, NodeTainted{Taint: w, Cause: taintCause(w.Key), At: now})
 		}

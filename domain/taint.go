@@ -38,6 +38,21 @@ var conditionTaintKeys = map[string]bool{
 	TaintNetworkUnavailable: true,
 }
 
+// taintConditions is the condition each condition taint follows.
+var taintConditions = map[string]ConditionType{
+	TaintUnreachable: ConditionReady, TaintNotReady: ConditionReady,
+	TaintMemoryPressure: ConditionMemoryPressure, TaintDiskPressure: ConditionDiskPressure,
+	TaintPIDPressure: ConditionPIDPressure, TaintNetworkUnavailable: ConditionNetworkUnavailable,
+}
+
+// ConditionOfTaint is the condition whose status puts on or takes off
+// the taint under key (Ready for unreachable and not-ready); false for a
+// taint no condition manages, an operator's.
+func ConditionOfTaint(key string) (ConditionType, bool) {
+	c, ok := taintConditions[key]
+	return c, ok
+}
+
 // Taint repels pods that do not tolerate it.
 type Taint struct {
 	Key    string      `json:"key"`

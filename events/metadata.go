@@ -51,3 +51,25 @@ func MetadataFrom(ctx context.Context) Metadata {
 	md, _ := ctx.Value(metadataKey{}).(Metadata)
 	return md
 }
+
+type streamCausesKey struct{}
+
+// WithStreamCauses returns a copy of ctx in which what is appended to each
+// stream of causes records that stream's record as its cause, and what is
+// appended to any other stream the cause ctx carries already: a batch of
+// commands over many objects (the scheduler's bindings), each decided
+// from its own object's change, committed together.
+func WithStreamCauses(ctx context.Context, causes map[string]Record) context.Context {
+	return context.WithValue(ctx, streamCausesKey{}, causes)
+}
+
+// MetadataFor is the metadata of what is appended to stream under ctx:
+// MetadataFrom's, with the cause WithStreamCauses gave stream, if any.
+func MetadataFor(ctx context.Context, stream string) Metadata {
+	md := MetadataFrom(ctx)
+	causes, _ := ctx.Value(streamCausesKey{}).(map[string]Record)
+	if r, ok := causes[stream]; ok {
+		md = CausedBy(r, md.Actor, md.Source)
+	}
+	return md
+}

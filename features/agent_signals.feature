@@ -65,6 +65,7 @@ Feature: What herd's agent tells of its host beyond load, memory, disk and proce
       | Ready           | True    | AgentReady      |
       | ServicesHealthy | Unknown | ServicesUnknown |
     And the ServicesHealthy condition of "web-01" says "cannot reach systemd over D-Bus"
+    And herd explains node "web-01": "ServicesHealthy is Unknown", made so by NodeConditionChanged of "system:anonymous"
     When systemd on the host of "web-01" can be reached again
     And 10 seconds pass
     Then the agent of "web-01" has reported at 09:00:20

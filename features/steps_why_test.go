@@ -19,6 +19,8 @@ func (w *world) registerWhySteps(sc *godog.ScenarioContext) {
 	sc.Step(`^herd finds nothing wrong with node "([^"]+)"$`, w.nothingWrong)
 	sc.Step(`^the event that evicted pod "([^"]+)" names as its cause the (\w+) event of "([^"]+)"$`, w.evictionCause)
 	sc.Step(`^herd explains pod "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)", because of (\w+)$`, w.explainsPod)
+	sc.Step(`^herd explains node "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)", because (\w+) of node "([^"]+)" turned (\w+)$`, w.explainsNodeTurned)
+	sc.Step(`^the agent on "([^"]+)" reports memory ([0-9.]+)% used and disk ([0-9.]+)% used$`, w.reportsMemoryAndDisk)
 }
 
 // explainsNodeAt checks the explanation of node now or, with at (a time
@@ -120,4 +122,50 @@ func (w *world) nothingWrong(node string) error {
 		}
 		return nil
 	})
+}
+
+// explainsNodeTurned checks that what is wrong with node was made so by
+// an event of eventType by actor, whose cause is the event of node
+// causeNode that turned condition to status: the change the decision
+// read, not whatever queued the reconcile last.
+func (w *world) explainsNodeTurned(node, what, eventType, actor, condition, causeNode, status string) error {
+	var ex httpapi.NodeExplanation
+	if err := w.get("/apis/herd.dev/v1/nodes/"+url.PathEscape(node)+"/explanation", &ex); err != nil {
+		return err
+	}
+	var seen []string
+	for _, it := range ex.Items {
+		seen = append(seen, it.What)
+		if it.What != what {
+			continue
+		}
+		if len(it.Chain) < 2 || it.Chain[0].Type != eventType || it.Chain[0].Actor != actor {
+			return fmt.Errorf("%q was made so by %+v, want %s of %s", what, it.Chain, eventType, actor)
+		}
+		cause := it.Chain[1]
+		if cause.Type != "NodeConditionChanged" || cause.Stream != "node/"+causeNode ||
+			!strings.HasPrefix(cause.Says, condition+" ") || !strings.Contains(cause.Says, "→ "+status+":") {
+			return fmt.Errorf("%q was made so because of %s of %s (%q), want %s of node %s turning %s",
+				what, cause.Type, cause.Stream, cause.Says, condition, causeNode, status)
+		}
+		return nil
+	}
+	return fmt.Errorf("herd's explanation of %s says %q, want %q", node, seen, what)
+}
+
+// reportsMemoryAndDisk is one heartbeat of the agent on name that reports
+// both memory and disk in use, so that two conditions turn at once.
+func (w *world) reportsMemoryAndDisk(name, memory, disk string) error {
+	m := &w.agentFor(name).metrics
+	mem, err := share(m.MemoryTotalBytes, memory)
+	if err != nil {
+		return err
+	}
+	dsk, err := share(m.DiskTotalBytes, disk)
+	if err != nil {
+		return err
+	}
+	m.MemoryAvailableBytes = m.MemoryTotalBytes - mem
+	m.DiskAvailableBytes = m.DiskTotalBytes - dsk
+	return w.heartbeat(name)
 }

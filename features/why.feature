@@ -30,3 +30,17 @@ Feature: Why a node is not as it should be
     And the event that evicted pod "web" names as its cause the NodeTainted event of "n1"
     And herd explains pod "web": "being deleted", made so by PodDeletionRequested of "system:herd:noexecute", because of NodeTainted
     And herd explains node "n1": "tainted maintenance:NoExecute", made so by NodeTainted of "system:anonymous"
+
+  Scenario: Why a node is tainted names the condition that turned, not a later fleet event
+    Given node "n2" has registered and is Ready
+    When 45 seconds pass
+    Then the log holds 1 "FleetDisruptionStarted" event
+    When the agent on "n1" reports memory 95% used
+    And the agent on "n2" reports healthy metrics
+    Then the log holds 1 "FleetDisruptionEnded" event
+    And herd explains node "n1": "tainted node.kubernetes.io/memory-pressure:NoSchedule", made so by NodeTainted of "system:herd:health", because MemoryPressure of node "n1" turned True
+
+  Scenario: Why a node is tainted names each condition that turned, when several turn at once
+    When the agent on "n1" reports memory 95% used and disk 97% used
+    Then herd explains node "n1": "tainted node.kubernetes.io/memory-pressure:NoSchedule", made so by NodeTainted of "system:herd:health", because MemoryPressure of node "n1" turned True
+    And herd explains node "n1": "tainted node.kubernetes.io/disk-pressure:NoSchedule", made so by NodeTainted of "system:herd:health", because DiskPressure of node "n1" turned True

@@ -64,7 +64,7 @@ func (w *Writer) appendEvents(ctx context.Context, tx unitTx, stream string, exp
 	// Append latency is wall time on purpose: a metric of what the append
 	// cost, not a domain time (those come from w.clock).
 	start := time.Now()
-	recs, err := tx.log.Append(ctx, stream, expected, events.MetadataFrom(ctx), w.clock.Now(), pending...)
+	recs, err := tx.log.Append(ctx, stream, expected, events.MetadataFor(ctx, stream), w.clock.Now(), pending...)
 	if err != nil {
 		return nil, fmt.Errorf("append %s@%d: %w", stream, expected, mapConflict(err))
 	}

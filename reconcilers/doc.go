@@ -23,6 +23,12 @@
 // Reconcile sees it. KeysFor matches records by the events' Go types (Is,
 // EventTypesOf), never by a type's stored name.
 //
+// What a reconcile appends names as its cause the record whose change
+// its decision read (cause.go): the reconciler says which, with Because,
+// BecauseOf or BecauseEach, looked up in the log up to the version it
+// read; the newest record that queued the key is only the fallback, for a
+// decision that reads no one change.
+//
 // Of the herd processes sharing a log, one at a time runs the
 // reconcilers: the one that leads the job Job (events.Leadership; on
 // SQLite herd leads at once). Another takes over, from the dispatcher's

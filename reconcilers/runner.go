@@ -40,7 +40,8 @@ type runner struct {
 	// retrying counts failed keys waiting for their retry.
 	retrying atomic.Int64
 	// causes holds, for each queued key, the newest record that queued
-	// it: the cause its reconcile's events record (causation id).
+	// it: the fallback cause of its reconcile's events, for a decision
+	// that names no better one (see cause.go).
 	causeMu sync.Mutex
 	causes  map[Key]events.Record
 	// requeueAt holds when each key asked to be reconciled again, so that

@@ -38,11 +38,13 @@ func (rn *runner) processNext(ctx context.Context) bool {
 	cause, caused := rn.causes[key]
 	delete(rn.causes, key)
 	rn.causeMu.Unlock()
-	rctx := ctx
+	// The reconcile names its decision's cause from the log (see
+	// Because, BecauseOf); the newest record that queued its key is the
+	// fallback, for a decision that reads no particular change (a
+	// resync's or a requeue's reconcile has none).
+	rctx := withCauseLog(ctx, rn.eventLog)
 	if caused {
-		// What the reconcile appends records the event that queued its
-		// key as its cause (a resync's or a requeue's records none).
-		rctx = events.WithMetadata(ctx, events.CausedBy(cause, "", ""))
+		rctx = events.WithMetadata(rctx, events.CausedBy(cause, "", ""))
 	}
 	res, err := rn.safeReconcile(rctx, key)
 	rn.metrics.reconciles.WithLabelValues(name).Inc()

@@ -130,8 +130,9 @@ func madeByA[E domain.Event](what string, is func(E) bool) trouble {
 	}}
 }
 
-// troubles are what is wrong with n: a Ready condition not True, a
-// pressure or other condition True, each taint, a cordon, a drain, an
+// troubles are what is wrong with n: each condition not in its healthy
+// status (domain.HealthyStatus; Ready or ServicesHealthy not True, a
+// pressure True or Unknown), each taint, a cordon, a drain, an
 // agent herd has lost.
 func troubles(n domain.Node) []trouble {
 	var out []trouble
@@ -139,11 +140,10 @@ func troubles(n domain.Node) []trouble {
 		out = append(out, madeByA[domain.NodeRegistered]("Ready is Unknown: the node has never reported its status", nil))
 	}
 	for _, c := range n.Conditions {
-		bad := c.Status == domain.ConditionTrue
-		if c.Type == domain.ConditionReady {
-			bad = c.Status != domain.ConditionTrue
-		}
-		if !bad {
+		// Anything but a condition's healthy status is trouble, Unknown
+		// included: ServicesHealthy Unknown (herd cannot ask the agent's
+		// services) as much as MemoryPressure True.
+		if !domain.SignalsTrouble(c.Type, c.Status) {
 			continue
 		}
 		what := fmt.Sprintf("%s is %s", c.Type, c.Status)
@@ -203,33 +203,14 @@ func (s *Server) explain(ctx context.Context, stream string, ts []trouble, upTo 
 	return items, nil
 }
 
-// explainPage is how many events of a trouble's types explain reads
-// first, going back, doubling on each further read: the event that made
-// a trouble so is most often the newest of its types, and each page must
-// scan the stream back until it is full (through a year of heartbeats,
-// for a page of a year's condition changes).
-const explainPage = 2
-
 // madeBy is the newest event of stream, up to its version upTo (the
 // object's version at the moment explained; 0 for now), that t.made
 // says made the trouble so.
 func (s *Server) madeBy(ctx context.Context, stream string, t trouble, upTo int64) (events.Record, bool, error) {
-	for page := explainPage; ; page = min(2*page, 256) {
-		recs, err := s.Log.Query(ctx, events.Filter{Stream: stream, Types: t.types, UpToVersion: upTo, Limit: page, Newest: true})
-		if err != nil {
-			return events.Record{}, false, err
-		}
-		for i := len(recs) - 1; i >= 0; i-- {
-			ev, err := domain.UnmarshalEvent(recs[i].Type, recs[i].Payload)
-			if err == nil && t.made(ev) {
-				return recs[i], true, nil
-			}
-		}
-		if len(recs) < page || recs[0].Version <= 1 {
-			return events.Record{}, false, nil
-		}
-		upTo = recs[0].Version - 1
-	}
+	return events.NewestMatching(ctx, s.Log, events.Filter{Stream: stream, Types: t.types, UpToVersion: upTo}, func(rec events.Record) bool {
+		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+		return err == nil && t.made(ev)
+	})
 }
 
 // PodExplanation says why a pod is not as it should be, as

@@ -22,6 +22,12 @@ const maxBatch = 500
 // template every creation refuses fails once, not once per node. It
 // returns the pods created.
 func (r *Reconciler) create(ctx context.Context, ds domain.DaemonSet, nodes []string) ([]domain.Pod, error) {
+	// The pods follow what the DaemonSet asks for: its last change of
+	// spec.
+	ctx, err := reconcilers.BecauseOf(ctx, reconcilers.SpecChange(domain.DaemonSetStream(ds.Namespace, ds.Name), ds.Version, domain.DaemonSetCreated{}, domain.DaemonSetChanged{}))
+	if err != nil {
+		return nil, err
+	}
 	nodes = nodes[:min(len(nodes), r.cfg.BurstReplicas)]
 	var created []domain.Pod
 	for size := 1; len(created) < len(nodes); size = min(2*size, maxBatch) {

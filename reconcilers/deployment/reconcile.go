@@ -125,17 +125,24 @@ func controllerUID(rs domain.ReplicaSet) string {
 func (r *Reconciler) sync(ctx context.Context, d domain.Deployment, owned []domain.ReplicaSet) (reconcilers.Result, error) {
 	ro := &rollout{r: r, d: d}
 	ro.split(owned)
-	var err error
+	// The rollout's steps follow what the Deployment asks for: its last
+	// change of spec or scale. Its status keeps the change that queued
+	// it (an owned ReplicaSet's).
+	rctx, err := reconcilers.BecauseOf(ctx, reconcilers.SpecChange(domain.DeploymentStream(d.Namespace, d.Name), d.Version,
+		domain.DeploymentCreated{}, domain.DeploymentChanged{}))
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
 	switch {
 	case d.Spec.Paused:
-		err = ro.scalePaused(ctx)
+		err = ro.scalePaused(rctx)
 	case d.Spec.Strategy.Type == domain.RecreateStrategy:
-		err = ro.recreate(ctx)
+		err = ro.recreate(rctx)
 	default:
-		err = ro.rolling(ctx)
+		err = ro.rolling(rctx)
 	}
 	if err == nil {
-		err = ro.cleanup(ctx)
+		err = ro.cleanup(rctx)
 	}
 	now := r.clock.Now()
 	st, revision, requeue := ro.status(now)

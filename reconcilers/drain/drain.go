@@ -161,6 +161,12 @@ func (r *Reconciler) drain(ctx context.Context, n domain.Node) (reconcilers.Resu
 	if n.Drain == nil || !n.Drain.DrainedAt.IsZero() {
 		return reconcilers.Result{}, nil
 	}
+	// What a drain does, it does because the operator drained the node:
+	// its evictions and its end name the drain's start as their cause.
+	ctx, err := reconcilers.BecauseOf(ctx, reconcilers.ChangeOf[domain.NodeDrainStarted](domain.NodeStream(n.Name), n.Version, nil))
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
 	herd := domain.SourceHerd
 	pods, _, err := r.pods.List(ctx, projections.PodFilter{NodeName: n.Name, Source: &herd})
 	if err != nil {

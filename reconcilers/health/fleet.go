@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"herd/domain"
+	"herd/reconcilers"
 )
 
 // reconcileNode brings one node's taints in line with its conditions. It
@@ -121,12 +122,31 @@ func (r *Reconciler) recordFleet(ctx context.Context, a domain.AssessFleet) (boo
 // syncTaints makes one node's condition taints follow its conditions,
 // withholding NoExecute during a fleet disruption. It decides on n as read
 // and opens a write transaction only when there is something to change.
+//
+// Each taint change records as its cause the change it follows (see
+// taintCauses): taints of different causes are synced one cause at a
+// time, so that `herd node why` names the condition that turned, not
+// whatever queued the node last.
 func (r *Reconciler) syncTaints(ctx context.Context, n domain.Node, disrupted bool) error {
 	cmd := domain.SyncConditionTaints{WithholdNoExecute: disrupted}
 	now := r.clock.Now()
-	if evs, err := domain.DecideNode(n, cmd, now); err != nil || len(evs) == 0 {
+	evs, err := domain.DecideNode(n, cmd, now)
+	if err != nil || len(evs) == 0 {
 		return err
 	}
-	_, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: n.Name}, domain.IfExists[domain.NodeCommand]{Command: cmd})
-	return err
+	groups, err := taintCauses(ctx, n, evs)
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		cctx := ctx
+		if g.cause.ID != "" {
+			cctx = reconcilers.Because(ctx, g.cause)
+		}
+		cmd.Only = g.only
+		if _, err := r.repo.NodeCommands().Execute(cctx, domain.Key{Name: n.Name}, domain.IfExists[domain.NodeCommand]{Command: cmd}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"herd/domain"
 	"herd/events"
 	"herd/projections"
+	"herd/reconcilers"
 )
 
 // allocate gives p an address: the one it already holds (after a crash
@@ -20,6 +21,10 @@ import (
 // pool that has one. When every pool is full it marks the pod and returns
 // the message saying so.
 func (r *Reconciler) allocate(ctx context.Context, p domain.Pod) (full string, err error) {
+	// A pod wants an address once it is bound to a node.
+	if ctx, err = reconcilers.BecauseOf(ctx, reconcilers.ChangeOf[domain.PodScheduled](domain.PodStream(p.Namespace, p.Name), p.Version, nil)); err != nil {
+		return "", err
+	}
 	a, held, err := r.view.AllocationOf(ctx, p.UID)
 	if err != nil {
 		return "", err

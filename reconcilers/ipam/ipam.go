@@ -119,6 +119,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		return reconcilers.Result{}, err
 	}
 	if p.Finalized {
+		// The address goes back because the pod is gone.
+		if ctx, err = reconcilers.BecauseOf(ctx, reconcilers.ChangeOf[domain.PodFinalized](domain.PodStream(p.Namespace, p.Name), p.Version, nil)); err != nil {
+			return reconcilers.Result{}, err
+		}
 		return reconcilers.Result{}, r.release(ctx, p.UID, ReleasedPodFinalized)
 	}
 	if !wantsAddress(p) {

@@ -233,6 +233,11 @@ func boolRank(b bool) int {
 // create creates n pods from the Job's template in one unit of work and
 // returns them.
 func (r *Reconciler) create(ctx context.Context, j domain.Job, n int) ([]domain.Pod, error) {
+	// The pods follow what the Job asks for: its last change of spec.
+	ctx, err := reconcilers.BecauseOf(ctx, reconcilers.SpecChange(domain.JobStream(j.Namespace, j.Name), j.Version, domain.JobCreated{}, domain.JobChanged{}))
+	if err != nil {
+		return nil, err
+	}
 	batch := make([]domain.Keyed[domain.PodCommand], n)
 	for i := range batch {
 		c := j.NewPod(r.ids.PodName(j.Name), r.ids.UID())

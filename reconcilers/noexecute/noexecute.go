@@ -129,7 +129,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 				next = at
 			}
 		default:
-			if err := r.evict(ctx, p, name); err != nil {
+			cctx, err := reconcilers.BecauseOf(ctx, evictingTaint(n, p, now))
+			if err == nil {
+				err = r.evict(cctx, p, name)
+			}
+			if err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -157,4 +161,20 @@ func (r *Reconciler) evict(ctx context.Context, seen domain.Pod, node string) er
 	}
 	r.log.Info("evicting pod: NoExecute taint", zap.String("pod", seen.Key()), zap.String("node", node))
 	return nil
+}
+
+// evictingTaint is the change an eviction of p from n at now follows: the
+// NodeTainted of the first NoExecute taint of n that p does not tolerate,
+// or tolerates for a time that has run out.
+func evictingTaint(n domain.Node, p domain.Pod, now time.Time) reconcilers.Change {
+	var taint domain.Taint
+	for _, t := range n.Taints {
+		if at, evict := domain.NoExecuteDeadline([]domain.Taint{t}, p.Spec.Tolerations, p.BoundAt()); evict && !now.Before(at) {
+			taint = t
+			break
+		}
+	}
+	return reconcilers.ChangeOf(domain.NodeStream(n.Name), n.Version, func(e domain.NodeTainted) bool {
+		return e.Taint.Key == taint.Key && e.Taint.Effect == taint.Effect
+	})
 }

@@ -16,6 +16,15 @@ import (
 // those it created.
 func (r *Reconciler) scale(ctx context.Context, rs domain.ReplicaSet, owned []domain.Pod) ([]domain.Pod, error) {
 	diff := len(owned) - int(rs.Spec.Replicas)
+	if diff != 0 {
+		// The pods it creates or deletes follow what it asks for: its
+		// last change of spec or scale.
+		var err error
+		if ctx, err = reconcilers.BecauseOf(ctx, reconcilers.SpecChange(domain.ReplicaSetStream(rs.Namespace, rs.Name), rs.Version,
+			domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{})); err != nil {
+			return owned, err
+		}
+	}
 	switch {
 	case diff < 0:
 		created, err := r.create(ctx, rs, min(-diff, r.cfg.BurstReplicas))

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"herd/domain"
+	"herd/reconcilers"
 )
 
 // write binds the pods a pass placed and marks those it could not, in
@@ -21,6 +22,15 @@ func (r *Reconciler) write(ctx context.Context, decisions []decision) (bound, ma
 		case !d.Recorded:
 			marks = append(marks, keyed(d, domain.MarkPodUnschedulable{Message: d.Message}))
 		}
+	}
+	// Each pod's binding, or its mark, follows its own creation: what the
+	// pass read of it is that it waits for a node.
+	changes := make([]reconcilers.Change, 0, len(binds)+len(marks))
+	for _, u := range append(binds[:len(binds):len(binds)], marks...) {
+		changes = append(changes, reconcilers.ChangeOf[domain.PodCreated](domain.PodStream(u.Key.Namespace, u.Key.Name), 1, nil))
+	}
+	if ctx, err = reconcilers.BecauseEach(ctx, changes); err != nil {
+		return 0, 0, err
 	}
 	// Bindings first: they are what the pods wait for.
 	if bound, err = r.commit(ctx, binds); err != nil {

@@ -111,6 +111,9 @@ func (r *NodeReconciler) Reconcile(ctx context.Context, key reconcilers.Key) (re
 	if !r.mine(p) {
 		return reconcilers.Result{}, nil
 	}
+	if ctx, err = becauseDeleted(ctx, p); err != nil {
+		return reconcilers.Result{}, err
+	}
 	ps := runSteps(ctx, p, r.rt, r.clock.Now(), r.cfg.PollPeriod, r.log)
 	if len(ps.steps) > 0 {
 		if err := r.pods.RecordTermination(ctx, p, ps.steps...); err != nil {

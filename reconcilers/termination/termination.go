@@ -165,9 +165,19 @@ func (r *Reconciler) reconcilePod(ctx context.Context, p domain.Pod) (reconciler
 	}
 	if !p.Terminating() {
 		if p.Spec.NodeName != "" && !found {
+			// An orphan's deletion follows its node's.
+			ctx, err := reconcilers.BecauseOf(ctx, reconcilers.ChangeOf[domain.NodeDeleted](domain.NodeStream(p.Spec.NodeName), 0, nil))
+			if err != nil {
+				return reconcilers.Result{}, err
+			}
 			return reconcilers.Result{}, r.deleteOrphan(ctx, p)
 		}
 		return reconcilers.Result{}, nil
+	}
+	// Every step of a termination follows the request that began it.
+	ctx, err = becauseDeleted(ctx, p)
+	if err != nil {
+		return reconcilers.Result{}, err
 	}
 	v := collect(p, node, found, now, r.cfg.PodGCTimeout)
 	if v.collect {
@@ -226,4 +236,10 @@ func (r *Reconciler) write(ctx context.Context, seen domain.Pod, cmds ...domain.
 	}
 	return r.commands.Execute(ctx, domain.Key{Namespace: seen.Namespace, Name: seen.Name},
 		domain.IfSamePod{UID: seen.UID, Command: seq})
+}
+
+// becauseDeleted is ctx whose commands name as their cause the request
+// that began p's deletion (an operator's, an eviction's, an owner's).
+func becauseDeleted(ctx context.Context, p domain.Pod) (context.Context, error) {
+	return reconcilers.BecauseOf(ctx, reconcilers.ChangeOf[domain.PodDeletionRequested](domain.PodStream(p.Namespace, p.Name), p.Version, nil))
 }

@@ -1,0 +1,407 @@
+package features
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"herd/domain"
+	"herd/events"
+	"herd/events/pgtest"
+)
+
+// causeSteps is how many random steps a history takes: enough for
+// nodes to fall silent and come back, fleets to be disrupted and heal,
+// drains to finish and ReplicaSets to replace what they lost, while the
+// test stays a matter of seconds.
+const causeSteps = 200
+
+// TestCausesOverRandomHistories drives the whole herd of `herd serve`, on
+// its fake clock, through a random history (nodes registering, conditions
+// turning, heartbeats going silent, operators tainting and draining,
+// ReplicaSets scaling) and holds every event a reconciler wrote to its
+// cause: the record whose change the decision read. HERD_CAUSE_SEED
+// replays one history.
+func TestCausesOverRandomHistories(t *testing.T) {
+	runCauseHistory(t, nil)
+}
+
+// TestCausesOverRandomHistoriesOnPostgres is the same on PostgreSQL.
+func TestCausesOverRandomHistoriesOnPostgres(t *testing.T) {
+	pgtest.Server(t)
+	runCauseHistory(t, func() string { return pgtest.URL(t) })
+}
+
+func causeSeed(t *testing.T) uint64 {
+	if s := os.Getenv("HERD_CAUSE_SEED"); s != "" {
+		seed, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("HERD_CAUSE_SEED: %v", err)
+		}
+		return seed
+	}
+	return 20261128
+}
+
+func runCauseHistory(t *testing.T, database func() string) {
+	seed := causeSeed(t)
+	t.Logf("seed %d (HERD_CAUSE_SEED replays it)", seed)
+	w := &world{database: database}
+	ctx, err := w.start(t.Context(), &godog.Scenario{Name: t.Name()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := w.stop(context.WithoutCancel(ctx), nil, nil); err != nil {
+			t.Error(err)
+		}
+	})
+	h := &history{w: w, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	for i := range causeSteps {
+		if err := h.step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	recs, err := w.log.ReadAfter(ctx, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, checked, exact := checkCauses(recs)
+	for _, p := range problems {
+		t.Error(p)
+	}
+	t.Logf("%d events, %d written by reconcilers, each checked against its cause; %d against the one change their decision read",
+		len(recs), checked, exact)
+	if checked < 50 || exact < 20 {
+		t.Errorf("the history made only %d reconciler events, %d of a known cause: too few to say anything", checked, exact)
+	}
+}
+
+// history is one random history's driver.
+type history struct {
+	w     *world
+	rng   *rand.Rand
+	nodes []string
+	sets  []string
+	pods  int
+}
+
+// step takes one random step, as an operator, an agent or the clock
+// would, and waits for herd to settle.
+func (h *history) step() error {
+	w, r := h.w, h.rng
+	if len(h.nodes) < 2 || len(h.nodes) < 5 && r.IntN(12) == 0 {
+		name := fmt.Sprintf("n%d", len(h.nodes))
+		h.nodes = append(h.nodes, name)
+		return w.registeredAndReady(name)
+	}
+	node := h.nodes[r.IntN(len(h.nodes))]
+	taints := []string{"maintenance=true:NoExecute", "maintenance=true:NoSchedule", "dedicated=db:NoExecute"}
+	switch k := r.IntN(20); {
+	case k < 5:
+		m := &w.agentFor(node).metrics
+		*m = healthyMetrics()
+		if r.IntN(3) == 0 {
+			m.MemoryAvailableBytes = m.MemoryTotalBytes / 20
+		}
+		if r.IntN(4) == 0 {
+			m.DiskAvailableBytes = m.DiskTotalBytes / 25
+		}
+		return h.heartbeat(node)
+	case k < 9:
+		// Time passes; some nodes report at its end, the others stay
+		// silent and may be marked.
+		if err := w.setClock(w.clock.Now().Add(time.Duration(5+r.IntN(40)) * time.Second)); err != nil {
+			return err
+		}
+		for _, n := range h.nodes {
+			if r.IntN(3) > 0 {
+				if err := h.heartbeat(n); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	case k < 11:
+		return w.operatorTaints(node, taints[r.IntN(len(taints))])
+	case k < 12:
+		return w.untaints(taints[r.IntN(len(taints))], node)
+	case k < 13:
+		return w.drainsWithGrace(node, r.IntN(3))
+	case k < 14:
+		return w.undrains(node)
+	case k < 16:
+		if len(h.sets) == 0 || r.IntN(3) == 0 {
+			name := fmt.Sprintf("rs%d", len(h.sets))
+			h.sets = append(h.sets, name)
+			return w.replicaSetKeeps(name, 1+r.IntN(3), name)
+		}
+		return w.replicaSetScaled(h.sets[r.IntN(len(h.sets))], r.IntN(5))
+	case k < 18:
+		h.pods++
+		p := basicPod(fmt.Sprintf("bare%d", h.pods))
+		grace := int64(r.IntN(3))
+		p.Spec.TerminationGracePeriodSeconds = &grace
+		return w.postPod(p)
+	default:
+		if h.pods == 0 {
+			return nil
+		}
+		return w.deletesPod(fmt.Sprintf("bare%d", 1+r.IntN(h.pods)))
+	}
+}
+
+// heartbeat is one report of node's agent; a refusal (a node deleted) is
+// part of the history, not a failure of the test.
+func (h *history) heartbeat(node string) error {
+	data, err := json.Marshal(map[string]any{"metrics": h.w.agentFor(node).metrics})
+	if err != nil {
+		return err
+	}
+	return h.w.write(http.MethodPost, heartbeatPath(node), "application/json", data)
+}
+
+// causeIndex is what the checks need to know of the log.
+type causeIndex struct {
+	byID map[string]events.Record
+	// podNode is the node each pod stream was bound to; podOwners the
+	// streams of its owners.
+	podNode   map[string]string
+	podOwners map[string][]string
+}
+
+// checkCauses holds every event a reconciler wrote (actor system:herd:…)
+// to its cause, and returns what is wrong and how many it checked.
+func checkCauses(recs []events.Record) (problems []string, checked, exact int) {
+	ix := causeIndex{byID: map[string]events.Record{}, podNode: map[string]string{}, podOwners: map[string][]string{}}
+	for _, rec := range recs {
+		ix.byID[rec.ID] = rec
+		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+		if err != nil {
+			continue
+		}
+		switch ev := ev.(type) {
+		case domain.PodScheduled:
+			ix.podNode[rec.Stream] = domain.NodeStream(ev.NodeName)
+		case domain.PodCreated:
+			for _, o := range ev.Owners {
+				if o.Kind == "ReplicaSet" {
+					ix.podOwners[rec.Stream] = append(ix.podOwners[rec.Stream], domain.ReplicaSetStream(ev.Namespace, o.Name))
+				}
+			}
+		}
+	}
+	for i, rec := range recs {
+		if !strings.HasPrefix(rec.Metadata.Actor, "system:herd:") {
+			continue
+		}
+		checked++
+		known, err := ix.check(recs[:i], rec)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s %s at %d by %s: %v", rec.Type, rec.Stream, rec.Position, rec.Metadata.Actor, err))
+		}
+		if known {
+			exact++
+		}
+	}
+	return problems, checked, exact
+}
+
+// check holds rec, written by a reconciler after before, to its cause;
+// known says whether the cause had to be one record in particular.
+func (ix causeIndex) check(before []events.Record, rec events.Record) (known bool, err error) {
+	ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+	if err != nil {
+		return false, err
+	}
+	id := rec.Metadata.CausationID
+	cause, found := ix.byID[id]
+	// The health monitor's marking of a silent node answers the clock,
+	// not a record: it and the taints decided with it, in the same
+	// commit, name no cause.
+	if id == "" && rec.Metadata.Actor == "system:herd:health" && ix.markedTogether(before, rec) {
+		return false, nil
+	}
+	if !found {
+		return false, fmt.Errorf("its cause %q is no event of the log", id)
+	}
+	if cause.Position >= rec.Position {
+		return false, fmt.Errorf("its cause %s at %d comes after it", cause.Type, cause.Position)
+	}
+	if want, ok := ix.expected(before, rec, ev); ok {
+		if want.ID != id {
+			return true, fmt.Errorf("its cause is %s %s at %d (%s), want %s %s at %d (%s)", cause.Type, cause.Stream, cause.Position, says(cause),
+				want.Type, want.Stream, want.Position, says(want))
+		}
+		return true, nil
+	}
+	if !ix.related(rec, cause) {
+		return false, fmt.Errorf("its cause %s %s at %d by %s is none of its node's, its pods', its owners' nor an operator's", cause.Type, cause.Stream, cause.Position, cause.Metadata.Actor)
+	}
+	return false, nil
+}
+
+// expected is the cause rec must name, where the decision that wrote it
+// read one change in particular.
+func (ix causeIndex) expected(before []events.Record, rec events.Record, ev domain.Event) (events.Record, bool) {
+	switch ev := ev.(type) {
+	case domain.NodeTainted:
+		if rec.Metadata.Actor == "system:herd:health" {
+			return ix.conditionTurn(before, rec.Stream, ev.Taint.Key, ev.Taint.Effect)
+		}
+	case domain.NodeUntainted:
+		if rec.Metadata.Actor == "system:herd:health" {
+			return ix.conditionTurn(before, rec.Stream, ev.Key, ev.Effect)
+		}
+	case domain.NodeDrained:
+		return newest(before, rec.Stream, func(e domain.Event) bool { _, ok := e.(domain.NodeDrainStarted); return ok })
+	case domain.PodScheduled, domain.PodUnschedulable:
+		return newest(before, rec.Stream, func(e domain.Event) bool { _, ok := e.(domain.PodCreated); return ok })
+	case domain.PodDisruptionTargeted, domain.PodDeletionRequested:
+		node := ix.podNode[rec.Stream]
+		switch rec.Metadata.Actor {
+		case "system:herd:drain":
+			return newest(before, node, func(e domain.Event) bool { _, ok := e.(domain.NodeDrainStarted); return ok })
+		case "system:herd:noexecute":
+			// The taint it does not tolerate: any NoExecute taint of
+			// its node that is still on it.
+			cause := ix.byID[rec.Metadata.CausationID]
+			if t, ok := decoded(cause).(domain.NodeTainted); ok && cause.Stream == node && t.Taint.Effect == domain.EffectNoExecute {
+				return cause, true
+			}
+			return events.Record{ID: "a NoExecute NodeTainted of " + node, Type: "NodeTainted", Stream: node}, true
+		}
+	case domain.PodCreated:
+		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:replicaset" {
+			return newest(before, owners[0], func(e domain.Event) bool {
+				switch e.(type) {
+				case domain.ReplicaSetCreated, domain.ReplicaSetChanged:
+					return true
+				}
+				return false
+			})
+		}
+	}
+	return events.Record{}, false
+}
+
+// conditionTurn is the cause of a condition taint of node going on or
+// off: the last turn of its condition before it and, for NoExecute, the
+// fleet's disruption starting or ending when that came later.
+func (ix causeIndex) conditionTurn(before []events.Record, node, key string, effect domain.TaintEffect) (events.Record, bool) {
+	cond, ok := domain.ConditionOfTaint(key)
+	if !ok {
+		return events.Record{}, false
+	}
+	turn, _ := newest(before, node, func(e domain.Event) bool {
+		ch, ok := e.(domain.NodeConditionChanged)
+		return ok && ch.Type == cond
+	})
+	if effect != domain.EffectNoExecute {
+		return turn, true
+	}
+	fleet, _ := newest(before, domain.FleetHealthStream, func(e domain.Event) bool {
+		switch e.(type) {
+		case domain.FleetDisruptionStarted, domain.FleetDisruptionEnded:
+			return true
+		}
+		return false
+	})
+	if fleet.Position > turn.Position {
+		return fleet, true
+	}
+	return turn, true
+}
+
+// markedTogether reports whether rec was appended in the same commit as
+// the health monitor's marking of its node (a HeartbeatMissed with the
+// same metadata and time, just before it in the stream).
+func (ix causeIndex) markedTogether(before []events.Record, rec events.Record) bool {
+	switch rec.Type {
+	case domain.HeartbeatMissed{}.EventType(), domain.FleetDisruptionStarted{}.EventType():
+		// The clock's doing: a silence, and the fleet judged from it.
+		return true
+	}
+	for i := len(before) - 1; i >= 0; i-- {
+		b := before[i]
+		if b.Stream != rec.Stream {
+			continue
+		}
+		if b.Metadata != rec.Metadata || !b.RecordedAt.Equal(rec.RecordedAt) {
+			return false
+		}
+		if b.Type == (domain.HeartbeatMissed{}).EventType() {
+			return true
+		}
+	}
+	return false
+}
+
+// related reports whether cause is of rec's own object, its node, its
+// pods, or its owners; for the fleet's own events, a node's; for an
+// address pool's, a pod's.
+func (ix causeIndex) related(rec, cause events.Record) bool {
+	if cause.Stream == rec.Stream {
+		return true
+	}
+	switch {
+	case strings.HasPrefix(rec.Stream, "ipam/"):
+		// An address goes to a pod bound, and back from one gone.
+		return strings.HasPrefix(cause.Stream, "pod/")
+	case rec.Stream == domain.FleetHealthStream:
+		return strings.HasPrefix(cause.Stream, "node/")
+	case strings.HasPrefix(rec.Stream, "pod/"):
+		if ix.podNode[rec.Stream] == cause.Stream || ix.podNode[cause.Stream] == ix.podNode[rec.Stream] && ix.podNode[cause.Stream] != "" {
+			return true
+		}
+		for _, o := range ix.podOwners[rec.Stream] {
+			if o == cause.Stream {
+				return true
+			}
+		}
+	case strings.HasPrefix(rec.Stream, "node/"):
+		return ix.podNode[cause.Stream] == rec.Stream
+	case strings.HasPrefix(rec.Stream, "replicaset/"):
+		for _, o := range ix.podOwners[cause.Stream] {
+			if o == rec.Stream {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// newest is the newest record of stream among recs whose event is accepts.
+func newest(recs []events.Record, stream string, is func(domain.Event) bool) (events.Record, bool) {
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].Stream == stream && is(decoded(recs[i])) {
+			return recs[i], true
+		}
+	}
+	return events.Record{ID: "none in " + stream}, true
+}
+
+func decoded(rec events.Record) domain.Event {
+	ev, _ := domain.UnmarshalEvent(rec.Type, rec.Payload)
+	return ev
+}
+
+// says is what rec says, for a message.
+func says(rec events.Record) string {
+	switch ev := decoded(rec).(type) {
+	case domain.NodeConditionChanged:
+		return fmt.Sprintf("%s %s → %s", ev.Type, ev.From, ev.Status)
+	case domain.NodeTainted:
+		return ev.Taint.Key + ":" + string(ev.Taint.Effect)
+	}
+	return rec.Metadata.Actor
+}

@@ -1,0 +1,128 @@
+package reconcilers
+
+import (
+	"context"
+
+	"herd/domain"
+	"herd/events"
+)
+
+// Causes. What a reconcile appends names as its cause (causation id) the
+// record whose change its decision read: the condition that turned, the
+// operator's command, the owner whose spec changed. Reconciles are
+// level-based and a key is queued by many records, so the record that
+// queued it last is often not that one (another node's readiness moving
+// the fleet, a heartbeat). Hence two tiers, both carried by the
+// reconcile's context:
+//
+//   - the runner puts there the newest record that queued the key, as the
+//     fallback cause, and the log to look better ones up in;
+//   - a reconciler that can name what its decision read says so before it
+//     issues the command, with Because (a record it holds) or BecauseOf
+//     (the last change of an object it read, found in the log up to the
+//     version it read), and the command's events record that.
+//
+// Only a decision that reads no particular change (a resync's pass, a
+// status count over many objects) keeps the fallback; a timer's reconcile
+// (a resync, a requeue) has none and records no cause.
+
+// causeLogKey carries the log a reconcile looks causes up in.
+type causeLogKey struct{}
+
+// withCauseLog is ctx with l, the log BecauseOf reads.
+func withCauseLog(ctx context.Context, l events.Queryer) context.Context {
+	if l == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, causeLogKey{}, l)
+}
+
+// Because is ctx whose commands record rec as their cause (and rec's
+// correlation as theirs), keeping the actor and source ctx names.
+func Because(ctx context.Context, rec events.Record) context.Context {
+	md := events.MetadataFrom(ctx)
+	return events.WithMetadata(ctx, events.CausedBy(rec, md.Actor, md.Source))
+}
+
+// Change names the change a decision read: the newest event of Stream, up
+// to UpTo (the stream's version in the state read; 0 for no bound), of
+// one of Types, that Made accepts.
+type Change struct {
+	Stream string
+	UpTo   int64
+	Types  []string
+	Made   func(domain.Event) bool
+}
+
+// ChangeOf is the Change made by the newest event of type E in stream, up
+// to version upTo, that made accepts (any, when made is nil).
+func ChangeOf[E domain.Event](stream string, upTo int64, made func(E) bool) Change {
+	var e E
+	return Change{Stream: stream, UpTo: upTo, Types: []string{e.EventType()}, Made: func(ev domain.Event) bool {
+		got, ok := ev.(E)
+		return ok && (made == nil || made(got))
+	}}
+}
+
+// LastChange is the record c names, read from the reconcile's log; false
+// when the log holds none (or the reconcile has no log: a node's agent).
+func LastChange(ctx context.Context, c Change) (events.Record, bool, error) {
+	l, _ := ctx.Value(causeLogKey{}).(events.Queryer)
+	if l == nil || c.Stream == "" {
+		return events.Record{}, false, nil
+	}
+	return events.NewestMatching(ctx, l, events.Filter{Stream: c.Stream, Types: c.Types, UpToVersion: c.UpTo}, func(rec events.Record) bool {
+		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+		return err == nil && (c.Made == nil || c.Made(ev))
+	})
+}
+
+// BecauseOf is ctx whose commands record the change c names as their
+// cause; ctx as it was (the fallback) when the log holds no such change.
+func BecauseOf(ctx context.Context, c Change) (context.Context, error) {
+	rec, ok, err := LastChange(ctx, c)
+	if err != nil || !ok {
+		return ctx, err
+	}
+	return Because(ctx, rec), nil
+}
+
+// Newest is the newest of recs by log position (the zero Record and false
+// when none is set): of several changes a decision read, the one that
+// made it now rather than before.
+func Newest(recs ...events.Record) (events.Record, bool) {
+	var out events.Record
+	for _, r := range recs {
+		if r.ID != "" && r.Position > out.Position {
+			out = r
+		}
+	}
+	return out, out.ID != ""
+}
+
+// BecauseEach is ctx in which what is appended to each object's stream
+// records the change changes names for it (keyed by stream) as its
+// cause, where the log holds one: a batch over many objects committed
+// together, each decided from its own change. Objects whose change the
+// log lacks keep ctx's cause.
+func BecauseEach(ctx context.Context, changes []Change) (context.Context, error) {
+	causes := make(map[string]events.Record, len(changes))
+	for _, c := range changes {
+		rec, ok, err := LastChange(ctx, c)
+		if err != nil {
+			return ctx, err
+		}
+		if ok {
+			causes[c.Stream] = rec
+		}
+	}
+	return events.WithStreamCauses(ctx, causes), nil
+}
+
+// SpecChange is the last change of what an owner (a ReplicaSet, a Job, a
+// DaemonSet, a Deployment) asks for, in its stream up to the version
+// read: its creation or a change of its spec or scale, the events given
+// as zero values.
+func SpecChange(stream string, version int64, created, changed domain.Event) Change {
+	return Change{Stream: stream, UpTo: version, Types: []string{created.EventType(), changed.EventType()}}
+}

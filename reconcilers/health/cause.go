@@ -1,0 +1,63 @@
+package health
+
+import (
+	"context"
+
+	"herd/domain"
+	"herd/events"
+	"herd/reconcilers"
+)
+
+// causedTaints are condition taints to sync under one cause.
+type causedTaints struct {
+	cause events.Record // zero: the reconcile's fallback
+	only  []domain.Taint
+}
+
+// taintCauses groups the taint changes evs (decided on n) by the change
+// each read: the event that last turned the taint's condition on n up to
+// the version read and, for a NoExecute taint, the fleet's disruption
+// starting or ending when that came later (it is what withheld or
+// released the taint).
+func taintCauses(ctx context.Context, n domain.Node, evs []domain.Event) ([]causedTaints, error) {
+	var out []causedTaints
+	byCause := map[string]int{}
+	for _, ev := range evs {
+		var t domain.Taint
+		switch ev := ev.(type) {
+		case domain.NodeTainted:
+			t = domain.Taint{Key: ev.Taint.Key, Effect: ev.Taint.Effect}
+		case domain.NodeUntainted:
+			t = domain.Taint{Key: ev.Key, Effect: ev.Effect}
+		default:
+			continue
+		}
+		cause, err := taintCause(ctx, n, t)
+		if err != nil {
+			return nil, err
+		}
+		i, ok := byCause[cause.ID]
+		if !ok {
+			i = len(out)
+			byCause[cause.ID] = i
+			out = append(out, causedTaints{cause: cause})
+		}
+		out[i].only = append(out[i].only, t)
+	}
+	return out, nil
+}
+
+// taintCause is the change that puts on or takes off t on n; the zero
+// Record when the log holds none.
+func taintCause(ctx context.Context, n domain.Node, t domain.Taint) (events.Record, error) {
+	cond, _ := domain.ConditionOfTaint(t.Key)
+	turned, _, err := reconcilers.LastChange(ctx, reconcilers.ChangeOf(domain.NodeStream(n.Name), n.Version,
+		func(ch domain.NodeConditionChanged) bool { return ch.Type == cond }))
+	if err != nil || t.Effect != domain.EffectNoExecute {
+		return turned, err
+	}
+	fleet, _, err := reconcilers.LastChange(ctx, reconcilers.Change{Stream: domain.FleetHealthStream,
+		Types: []string{domain.FleetDisruptionStarted{}.EventType(), domain.FleetDisruptionEnded{}.EventType()}})
+	newest, _ := reconcilers.Newest(turned, fleet)
+	return newest, err
+}
