@@ -39,6 +39,20 @@ type Config struct {
 	// (--node-monitor-grace-period): the duration of the lease herd
 	// derives for a node that keeps none. Zero means the kubelet's 40 s.
 	NodeMonitorGracePeriod time.Duration
+	// AnonymousHosts are the host names, besides localhost and loopback
+	// addresses, that a herd without credentials answers (the name of
+	// the address it listens on): any other Host is refused, so that a
+	// page whose name an attacker rebinds to herd's address cannot use
+	// it.
+	AnonymousHosts []string
+	// AnonymousIPHosts lets a herd without credentials answer every IP
+	// address as Host (--insecure-allow-anonymous on every interface):
+	// an address cannot be rebound, only a name can.
+	AnonymousIPHosts bool
+	// MaxWatchesPerUser bounds the watches one user holds open at once;
+	// past it a watch is refused with 429 and Retry-After. Zero means
+	// DefaultMaxWatchesPerUser; negative, no bound.
+	MaxWatchesPerUser int
 }
 
 // Deps are what the API reads and writes through.
@@ -168,6 +182,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, g gate) {
 		s.writeError(rec, err, "", "")
 		return
 	}
+	if err := s.guard(r, g); err != nil {
+		s.writeError(rec, err, "", "")
+		return
+	}
 	user, err := g.authenticate(r)
 	if err != nil {
 		s.writeError(rec, err, "", "")
@@ -227,7 +245,11 @@ func (s *Server) admit(h http.Handler) http.Handler {
 		} else {
 			err = g.authorize(r, u, ri)
 		}
-		if o, ok := s.offerFor(r, ri); ok {
+		o, hasOffer := s.offerFor(r, ri)
+		if err == nil {
+			err = checkBodyType(r, o, hasOffer)
+		}
+		if hasOffer {
 			out, negotiated := negotiate(r.Header.Get("Accept"), o)
 			out.include = r.URL.Query().Get("includeObject")
 			if rec, isRec := w.(*statusRecorder); isRec {
