@@ -134,12 +134,14 @@ type Server struct {
 	byResource map[schema.GroupResource]*kind
 	// openAPI are the OpenAPI documents, built from served on first use.
 	openAPI func() (map[string]openAPIDoc, error)
+	// watches bounds the watches each user holds open.
+	watches *watchLimiter
 }
 
 // NewServer returns a Server with every route registered, and tells the
 // watch hub (which must not have started yet) about every resource.
 func NewServer(deps Deps, cfg Config) (*Server, error) {
-	s := &Server{Deps: deps, cfg: cfg, mux: http.NewServeMux()}
+	s := &Server{Deps: deps, cfg: cfg, mux: http.NewServeMux(), watches: newWatchLimiter(cfg.MaxWatchesPerUser)}
 	if err := s.indexKinds(); err != nil {
 		return nil, err
 	}
@@ -257,6 +259,12 @@ func (s *Server) admit(h http.Handler) http.Handler {
 			}
 			if err == nil {
 				err = negotiated
+			}
+		}
+		if err == nil && isWatchRequest(r, ri) {
+			var release func()
+			if release, err = s.watches.acquire(u.Name); err == nil {
+				defer release()
 			}
 		}
 		if err != nil {
