@@ -113,6 +113,9 @@ func decodeAgentHeartbeat(r *http.Request, name string) (domain.Metrics, error) 
 	if err := dec.Decode(&hb); err != nil {
 		return domain.Metrics{}, badRequest("the heartbeat body is not valid: %v", err)
 	}
+	if err := cleanText(&hb); err != nil {
+		return domain.Metrics{}, err
+	}
 	if hb.Metrics == nil {
 		return domain.Metrics{}, &domain.InvalidError{Kind: "Node", Name: name,
 			Fields: []domain.FieldError{{Field: "metrics", Reason: "Required value"}}}

@@ -169,7 +169,7 @@ func timeParam(v, name string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, badRequest("%s must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %q", name, v)
 	}
-	return t, nil
+	return t, checkTimeRange(name, v, t)
 }
 
 func toAuditEvent(rec events.Record) AuditEvent {

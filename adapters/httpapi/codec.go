@@ -137,6 +137,12 @@ func decodeBody(r *http.Request, into runtime.Object) (runtime.Object, error) {
 	if err != nil {
 		return nil, badRequest("the request body is not a valid %s %s: %v", info.MediaType, kindOf(into), err)
 	}
+	// Protobuf and CBOR keep a string's bytes as sent.
+	if info.MediaType != runtime.ContentTypeJSON || mayHoldBadText(data) {
+		if err := cleanText(obj); err != nil {
+			return nil, err
+		}
+	}
 	return obj, nil
 }
 
@@ -209,6 +215,9 @@ func decodeJSON(r *http.Request, v any) error {
 	}
 	if err := dec.Decode(v); err != nil {
 		return badRequest("the request body is not valid JSON for this resource: strict decoding error: %v", err)
+	}
+	if mayHoldBadText(data) {
+		return cleanText(v)
 	}
 	return nil
 }

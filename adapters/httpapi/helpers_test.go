@@ -44,27 +44,37 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if err := projections.Migrate(ctx, store.Log()); err != nil {
+	a := newTestAPIOn(t, store.Log(), auth)
+	a.store = store
+	return a
+}
+
+// newTestAPIOn is a Server on log, which may be either engine's; its
+// store is nil.
+func newTestAPIOn(t testing.TB, log events.Log, auth Authenticator) *testAPI {
+	t.Helper()
+	ctx := context.Background()
+	if err := projections.Migrate(ctx, log); err != nil {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)
-	w := projections.NewWriter(store.Log(), clk, nil)
-	hub, err := watch.NewHub(store.Log(), watch.Config{PollInterval: time.Millisecond}, clk, nil, nil)
+	w := projections.NewWriter(log, clk, nil)
+	hub, err := watch.NewHub(log, watch.Config{PollInterval: time.Millisecond}, clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, err := NewServer(Deps{
-		Nodes: w.NodeCommands(), NodeView: projections.NewNodeView(store.Log()), Timeline: projections.NewTimelineView(store.Log()), KubeletTargets: w.KubeletTargetsCommands(),
-		Pods: w.PodCommands(), PodView: projections.NewPodView(store.Log()),
-		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
-		ConfigMaps: w.ConfigMapCommands(), ConfigMapView: projections.NewConfigMapView(store.Log()),
-		Devices: w.DeviceBindingCommands(), DeviceBindings: projections.NewDeviceBindingView(store.Log()),
-		Namespaces: w.NamespaceCommands(), NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w.LeaseCommands(), LeaseView: projections.NewLeaseView(store.Log()),
-		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: projections.NewReplicaSetView(store.Log()),
-		Deployments: w.DeploymentCommands(), DeploymentView: projections.NewDeploymentView(store.Log()),
-		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: projections.NewPodDisruptionBudgetView(store.Log()), Evictions: w.Evictions(),
-		Jobs: w.JobCommands(), JobView: projections.NewJobView(store.Log()),
-		DaemonSets: w.DaemonSetCommands(), DaemonSetView: projections.NewDaemonSetView(store.Log()),
+		Nodes: w.NodeCommands(), NodeView: projections.NewNodeView(log), Timeline: projections.NewTimelineView(log), KubeletTargets: w.KubeletTargetsCommands(),
+		Pods: w.PodCommands(), PodView: projections.NewPodView(log),
+		Log: log, KubeletTargetView: projections.NewKubeletTargetView(log), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
+		ConfigMaps: w.ConfigMapCommands(), ConfigMapView: projections.NewConfigMapView(log),
+		Devices: w.DeviceBindingCommands(), DeviceBindings: projections.NewDeviceBindingView(log),
+		Namespaces: w.NamespaceCommands(), NamespaceView: projections.NewNamespaceView(log), Leases: w.LeaseCommands(), LeaseView: projections.NewLeaseView(log),
+		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: projections.NewReplicaSetView(log),
+		Deployments: w.DeploymentCommands(), DeploymentView: projections.NewDeploymentView(log),
+		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: projections.NewPodDisruptionBudgetView(log), Evictions: w.Evictions(),
+		Jobs: w.JobCommands(), JobView: projections.NewJobView(log),
+		DaemonSets: w.DaemonSetCommands(), DaemonSetView: projections.NewDaemonSetView(log),
 		Auth: auth, UI: fakeUI,
 	}, Config{})
 	if err != nil {
@@ -79,7 +89,7 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 		t.Fatal(err)
 	}
 	t.Cleanup(hub.Stop)
-	return &testAPI{Server: s, store: store, clock: clk, writer: w}
+	return &testAPI{Server: s, clock: clk, writer: w}
 }
 
 // serve starts the API on a loopback port for the test.

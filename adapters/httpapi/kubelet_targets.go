@@ -172,7 +172,7 @@ func decodeKubeletTarget(r *http.Request) (KubeletTarget, error) {
 	if err := dec.Decode(&in); err != nil {
 		return in, badRequest("the request body is not a valid KubeletTarget: %v", err)
 	}
-	return in, nil
+	return in, cleanText(&in)
 }
 
 // checkTargetFiles names every file of t that herd cannot read or that

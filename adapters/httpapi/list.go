@@ -204,6 +204,9 @@ func (s *Server) positionAsOf(ctx context.Context, asOf string) (int64, error) {
 		}
 		when = s.Clock.Now().Add(-d)
 	}
+	if err := checkTimeRange("asOf", asOf, when); err != nil {
+		return 0, err
+	}
 	recs, err := s.Log.Query(ctx, events.Filter{Until: when.Add(time.Nanosecond), Limit: 1, Newest: true})
 	if err != nil || len(recs) == 0 {
 		return 0, err

@@ -54,6 +54,14 @@ func objectPatch(r *http.Request) (patch []byte, contentType string, err error) 
 // a field twice, is a 400 naming each (sigs.k8s.io/json, the decoder of
 // apimachinery's strict serializer, gives their paths).
 func decodePatched(patched []byte, out any, strict bool) error {
+	if err := decodePatchedAs(patched, out, strict); err != nil || !mayHoldBadText(patched) {
+		return err
+	}
+	return cleanText(out)
+}
+
+// decodePatchedAs is decodePatched before the strings are checked.
+func decodePatchedAs(patched []byte, out any, strict bool) error {
 	if !strict {
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(patched, out); err != nil {
 			return badRequest("the patched object is not valid: %v", err)

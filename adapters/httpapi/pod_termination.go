@@ -53,6 +53,9 @@ func decodeTerminationStep(r *http.Request, name string) (conversions.Terminatio
 	if err := dec.Decode(&req); err != nil {
 		return req, badRequest("the termination body is not valid: %v", err)
 	}
+	if err := cleanText(&req); err != nil {
+		return req, err
+	}
 	if req.Step == "" {
 		return req, &domain.InvalidError{Kind: "Pod", Name: name, Fields: []domain.FieldError{{Field: "step", Reason: "Required value"}}}
 	}

@@ -39,6 +39,20 @@ type Config struct {
 	// (--node-monitor-grace-period): the duration of the lease herd
 	// derives for a node that keeps none. Zero means the kubelet's 40 s.
 	NodeMonitorGracePeriod time.Duration
+	// AnonymousHosts are the host names, besides localhost and loopback
+	// addresses, that a herd without credentials answers (the name of
+	// the address it listens on): any other Host is refused, so that a
+	// page whose name an attacker rebinds to herd's address cannot use
+	// it.
+	AnonymousHosts []string
+	// AnonymousIPHosts lets a herd without credentials answer every IP
+	// address as Host (--insecure-allow-anonymous on every interface):
+	// an address cannot be rebound, only a name can.
+	AnonymousIPHosts bool
+	// MaxWatchesPerUser bounds the watches one user holds open at once;
+	// past it a watch is refused with 429 and Retry-After. Zero means
+	// DefaultMaxWatchesPerUser; negative, no bound.
+	MaxWatchesPerUser int
 }
 
 // Deps are what the API reads and writes through.
@@ -120,12 +134,14 @@ type Server struct {
 	byResource map[schema.GroupResource]*kind
 	// openAPI are the OpenAPI documents, built from served on first use.
 	openAPI func() (map[string]openAPIDoc, error)
+	// watches bounds the watches each user holds open.
+	watches *watchLimiter
 }
 
 // NewServer returns a Server with every route registered, and tells the
 // watch hub (which must not have started yet) about every resource.
 func NewServer(deps Deps, cfg Config) (*Server, error) {
-	s := &Server{Deps: deps, cfg: cfg, mux: http.NewServeMux()}
+	s := &Server{Deps: deps, cfg: cfg, mux: http.NewServeMux(), watches: newWatchLimiter(cfg.MaxWatchesPerUser)}
 	if err := s.indexKinds(); err != nil {
 		return nil, err
 	}
@@ -165,6 +181,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, g gate) {
 	}
 	w.Header().Set("X-Request-Id", id)
 	if err := checkQuery(r.URL.RawQuery); err != nil {
+		s.writeError(rec, err, "", "")
+		return
+	}
+	if err := s.guard(r, g); err != nil {
 		s.writeError(rec, err, "", "")
 		return
 	}
@@ -227,7 +247,11 @@ func (s *Server) admit(h http.Handler) http.Handler {
 		} else {
 			err = g.authorize(r, u, ri)
 		}
-		if o, ok := s.offerFor(r, ri); ok {
+		o, hasOffer := s.offerFor(r, ri)
+		if err == nil {
+			err = checkBodyType(r, o, hasOffer)
+		}
+		if hasOffer {
 			out, negotiated := negotiate(r.Header.Get("Accept"), o)
 			out.include = r.URL.Query().Get("includeObject")
 			if rec, isRec := w.(*statusRecorder); isRec {
@@ -235,6 +259,12 @@ func (s *Server) admit(h http.Handler) http.Handler {
 			}
 			if err == nil {
 				err = negotiated
+			}
+		}
+		if err == nil && isWatchRequest(r, ri) {
+			var release func()
+			if release, err = s.watches.acquire(u.Name); err == nil {
+				defer release()
 			}
 		}
 		if err != nil {

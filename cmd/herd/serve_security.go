@@ -25,6 +25,8 @@ func addSecurityFlags(f *pflag.FlagSet, cfg *app.Config) {
 		"also serve a plain-HTTP listener without credentials for devices such as the Pico (host:port); off when empty")
 	f.StringSliceVar(&s.DeviceAllow, "device-allow", s.DeviceAllow, "node names devices may register on --device-listen, as glob patterns (pico-*)")
 	f.StringSliceVar(&s.DeviceSourceNetworks, "device-source-networks", s.DeviceSourceNetworks, "networks devices may connect to --device-listen from (CIDRs)")
+	f.IntVar(&s.MaxWatchesPerUser, "max-watches-per-user", s.MaxWatchesPerUser,
+		"watches one user may hold open at once; past it a watch is refused with 429 and Retry-After (each holds a connection, and a user without a bound can run herd out of file descriptors); 0 for no bound")
 
 	p := &cfg.KubeletProbe
 	f.Var((*kindsValue)(&p.Kinds), "kubelet-probe-kinds", `node kinds whose kubelet endpoint herd probes (GET /healthz), comma-separated; "" for none`)

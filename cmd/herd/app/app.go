@@ -159,6 +159,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		kubelet.Module,
 		reconcilers.Module,
 		localNodeOption(cfg),
+		fx.Invoke(raiseFileLimit),
 		fx.Invoke(ensureNamespaces),
 		fx.Invoke(registerNodeSeries),
 		fx.Invoke(func(*HTTPServer, *DeviceServer, *projections.Compactor) {}),
@@ -275,7 +276,8 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: wv.Budgets, Evictions: w.Evictions(),
 		Reconcilers: recs, Retention: retention, UI: webui.Handler(httpapi.UIPath),
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
-		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
+		NodeMonitorGracePeriod: cfg.Health.GracePeriod, AnonymousHosts: anonymousHosts(cfg), AnonymousIPHosts: anonymousIPHosts(cfg),
+		MaxWatchesPerUser: cfg.Security.maxWatchesPerUser()})
 }
 
 // newWatchHub follows the log for every watch. It starts before the API

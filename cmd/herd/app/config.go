@@ -6,6 +6,7 @@ import (
 	"net"
 	"time"
 
+	"herd/adapters/httpapi"
 	"herd/adapters/kubelet"
 	"herd/adapters/mockruntime"
 	"herd/domain"
@@ -120,6 +121,7 @@ func DefaultConfig() Config {
 		Watch:        watch.DefaultConfig(),
 		LocalNode:    DefaultNodeConfig(),
 		Compaction:   projections.CompactionConfig{Retention: projections.DefaultHeartbeatRetention},
+		Security:     SecurityConfig{MaxWatchesPerUser: httpapi.DefaultMaxWatchesPerUser},
 	}
 }
 

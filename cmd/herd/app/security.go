@@ -44,6 +44,45 @@ type SecurityConfig struct {
 	DeviceAllow []string
 	// DeviceSourceNetworks are the CIDRs devices may connect from.
 	DeviceSourceNetworks []string
+	// MaxWatchesPerUser bounds the watches one user holds open at once
+	// (past it: 429 with Retry-After); 0 for no bound.
+	MaxWatchesPerUser int
+}
+
+// maxWatchesPerUser is MaxWatchesPerUser as the API takes it, where no
+// bound is negative.
+func (c SecurityConfig) maxWatchesPerUser() int {
+	if c.MaxWatchesPerUser == 0 {
+		return -1
+	}
+	return c.MaxWatchesPerUser
+}
+
+// anonymousHosts are the names, besides localhost and loopback
+// addresses, that a herd without a token file answers: the host it
+// listens on, when it names one.
+func anonymousHosts(cfg Config) []string {
+	host, _, err := net.SplitHostPort(cfg.Listen)
+	if err != nil || host == "" {
+		return nil
+	}
+	if addr, err := netip.ParseAddr(host); err == nil && addr.IsUnspecified() {
+		return nil
+	}
+	return []string{strings.ToLower(host)}
+}
+
+// anonymousIPHosts says whether a herd without a token file answers any
+// IP address as Host: when --insecure-allow-anonymous listens on every
+// interface, clients reach it under any of the machine's addresses (an
+// address cannot be rebound; only names are refused).
+func anonymousIPHosts(cfg Config) bool {
+	host, _, err := net.SplitHostPort(cfg.Listen)
+	if err != nil || !cfg.Security.InsecureAllowAnonymous {
+		return false
+	}
+	addr, err := netip.ParseAddr(host)
+	return host == "" || err == nil && addr.IsUnspecified()
 }
 
 // TLS reports whether the API listener serves HTTPS.
@@ -71,6 +110,9 @@ func (c SecurityConfig) validate(listen string, demo int) error {
 	}
 	if (c.TLSCertFile == "") != (c.TLSPrivateKeyFile == "") {
 		errs = append(errs, errors.New("--tls-cert-file and --tls-private-key-file go together: give both or neither"))
+	}
+	if c.MaxWatchesPerUser < 0 {
+		errs = append(errs, fmt.Errorf("--max-watches-per-user %d: want a number of watches, or 0 for no bound", c.MaxWatchesPerUser))
 	}
 	if c.DeviceListen == "" {
 		if len(c.DeviceAllow) > 0 || len(c.DeviceSourceNetworks) > 0 {
