@@ -39,6 +39,10 @@ type Config struct {
 	// (--node-monitor-grace-period): the duration of the lease herd
 	// derives for a node that keeps none. Zero means the kubelet's 40 s.
 	NodeMonitorGracePeriod time.Duration
+	// KubeletTokenDir is --kubelet-token-dir: the directory the bearer
+	// token file of a kubelet target added through the API must lie in.
+	// Empty allows none.
+	KubeletTokenDir string
 }
 
 // Deps are what the API reads and writes through.
