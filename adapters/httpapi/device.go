@@ -156,6 +156,13 @@ func (g deviceGate) authorize(r *http.Request, u User, ri requestInfo) error {
 		}
 		return g.speakFor(r, obj.GetName(), addr)
 	case ri.Group == "" && ri.Resource == "nodes" && ri.Subresource == "status" && ri.Verb == "patch":
+		// A device reports for an RP2040 board only, not for a node of
+		// another kind an administrator gave an allowed name.
+		if n, err := g.s.NodeView.Get(r.Context(), ri.Name); err == nil && n.Kind != domain.KindRP2040 {
+			return forbidden("nodes %q is forbidden: it is a %s node, and the device listener reports for %s nodes only", ri.Name, n.Kind, domain.KindRP2040)
+		} else if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
 		return g.speakFor(r, ri.Name, addr)
 	case ri.Group == "" && ri.Resource == "configmaps" && ri.Name != "" && ri.Subresource == "" && ri.Verb == "get":
 		bound, err := g.s.DeviceBindings.BoundTo(r.Context(), addr)

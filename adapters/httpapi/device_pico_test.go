@@ -85,6 +85,17 @@ func TestTheDeviceListenerRegistersPicosOnly(t *testing.T) {
 	}
 	mustSend(t, nil, main, http.StatusNotFound, req{method: "GET", path: "/apis/herd.dev/v1/devicebindings/pico-evil"})
 
+	// Nor does a device report for a node of another kind that an
+	// administrator gave an allowed name.
+	mustSend(t, nil, main, http.StatusCreated, req{method: "POST", path: "/api/v1/nodes", body: `{"metadata":{"name":"pico-big","labels":{"herd.dev/kind":"linux"}}}`})
+	before := api.head(t)
+	if a := send(t, pico, dev, req{method: "PATCH", path: "/api/v1/nodes/pico-big/status", contentType: strategicPatch, body: readyPatch}); a.code != http.StatusForbidden {
+		t.Errorf("a device reporting for a linux node: %d %s, want 403", a.code, a.body)
+	}
+	if after := api.head(t); after != before {
+		t.Errorf("the refused report moved the log from %d to %d", before, after)
+	}
+
 	// The firmware's own Node passes; so does one naming no resources,
 	// which gets a Pico's.
 	mustSend(t, pico, dev, http.StatusCreated, req{method: "POST", path: "/api/v1/nodes", body: picoNode("pico-01", nil, "")})
