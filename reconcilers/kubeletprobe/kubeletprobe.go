@@ -47,6 +47,9 @@ func New(cfg Config, nodes domain.Executor[domain.Node, domain.NodeCommand], vie
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if len(cfg.Kinds) > 0 && len(cfg.Networks) == 0 {
+		log.Named("kubeletprobe").Info("probing no kubelet endpoint: --kubelet-probe-networks names no network herd may probe")
+	}
 	return &Reconciler{
 		cfg: cfg, nodes: nodes, view: view, clock: clk, client: newClient(),
 		log: log.Named("kubeletprobe"), last: map[string]time.Time{}, refused: map[string]string{},
