@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"maps"
 	"time"
 )
 
@@ -18,6 +19,12 @@ import (
 // otherwise, everything the node registers with is replaced, and the agent
 // is Starting again. StartedAt, LastHeartbeat and the conditions are kept
 // until the next heartbeat says otherwise.
+//
+// Labels and annotations are the exception: a restart merges them, as a
+// kubelet that registers again reconciles only the labels it manages and
+// keeps every other one. What the node sends wins; what it does not send
+// stays — the labels an administrator set (node-restriction.kubernetes.io/
+// ones among them), which a node's own registration must never wipe.
 type RegisterNode struct {
 	Registration
 	// FailIfExists rejects the registration of a known node with
@@ -45,6 +52,8 @@ func (c RegisterNode) decideNode(n Node, now time.Time) ([]Event, error) {
 	if c.FailIfExists {
 		return nil, fmt.Errorf("%s: %w", nodeRef(reg.Name), ErrAlreadyExists)
 	}
+	reg.Labels = withoutDerivedLabels(merged(n.Labels, reg.Labels))
+	reg.Annotations = merged(n.Annotations, reg.Annotations)
 	reason := RestartCrashRecovery
 	if n.AgentState == AgentStopped {
 		reason = RestartCleanStart
@@ -55,4 +64,16 @@ func (c RegisterNode) decideNode(n Node, now time.Time) ([]Event, error) {
 		Reason:       reason,
 		At:           now,
 	}}, nil
+}
+
+// merged is kept with sent laid over it: the keys of both, sent's value
+// where both have one. nil when both are empty. Neither map is changed.
+func merged(kept, sent map[string]string) map[string]string {
+	if len(kept) == 0 && len(sent) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(kept)+len(sent))
+	maps.Copy(out, kept)
+	maps.Copy(out, sent)
+	return out
 }

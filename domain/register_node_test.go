@@ -12,6 +12,9 @@ func TestDecideRegisterNode(t *testing.T) {
 	changed := registration("web-01")
 	changed.Labels = map[string]string{"zone": "b"}
 	changed.Info.AgentVersion = "herd/0.2.0"
+	// A restart merges labels: what the node sends wins, the rest stays.
+	restarted := changed
+	restarted.Labels = map[string]string{"herd.io/pool": "builders", "zone": "b"}
 
 	stopped := fold(ready(t, "web-01"), NodeDeregistered{At: at(20)})
 	restartedTwice := registered("web-01")
@@ -47,7 +50,7 @@ func TestDecideRegisterNode(t *testing.T) {
 			name: "known node registering without deregistering is a crash recovery",
 			node: ready(t, "web-01"),
 			cmd:  RegisterNode{Registration: changed},
-			want: []Event{NodeRestarted{Registration: changed, RestartCount: 1, Reason: RestartCrashRecovery, At: at(60)}},
+			want: []Event{NodeRestarted{Registration: restarted, RestartCount: 1, Reason: RestartCrashRecovery, At: at(60)}},
 		},
 		{
 			name: "registering while still starting is a crash recovery too",
@@ -138,7 +141,8 @@ func TestEvolveRegistration(t *testing.T) {
 			},
 			want: func(before Node) Node {
 				n := before.Clone()
-				n.Labels = map[string]string{"zone": "b", LabelKind: "illumos"}
+				// The labels merge: herd.io/pool, not sent again, stays.
+				n.Labels = map[string]string{"herd.io/pool": "builders", "zone": "b", LabelKind: "illumos"}
 				n.Addresses = nil
 				n.AgentState = AgentStarting
 				n.RestartCount = 1
@@ -173,5 +177,35 @@ func TestEvolveRegistration(t *testing.T) {
 				t.Errorf("node (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestRestartKeepsLabelsTheNodeDidNotSend: an administrator's labels and
+// annotations, node-restriction.kubernetes.io/ ones included, outlive the
+// node registering again without them, as they outlive a kubelet's
+// restart; what the node sends again wins.
+func TestRestartKeepsLabelsTheNodeDidNotSend(t *testing.T) {
+	n := registered("web-01")
+	n = fold(n, NodeLabelsChanged{
+		Labels: map[string]string{"herd.io/pool": "builders", "zone": "a",
+			"node-restriction.kubernetes.io/tier": "gold", "team": "ops"},
+		Annotations: map[string]string{"herd.io/owner": "ops team", "admin-note": "keep"},
+		At:          at(5),
+	})
+	again := registration("web-01")
+	again.Labels = map[string]string{"zone": "b"}
+	again.Annotations = nil
+	evs, err := DecideNode(n, RegisterNode{Registration: again}, at(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fold(n, evs...)
+	wantLabels := map[string]string{"herd.io/pool": "builders", "zone": "b",
+		"node-restriction.kubernetes.io/tier": "gold", "team": "ops", LabelKind: "illumos"}
+	if diff := cmp.Diff(wantLabels, got.Labels); diff != "" {
+		t.Errorf("labels after the restart (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"herd.io/owner": "ops team", "admin-note": "keep"}, got.Annotations); diff != "" {
+		t.Errorf("annotations after the restart (-want +got):\n%s", diff)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"os"
 	"regexp"
 	"time"
@@ -141,6 +142,10 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 	// deterministic.
 	if !hasTag(sc, "@kubelet-probes") {
 		cfg.KubeletProbe.Kinds = nil
+	} else {
+		// The simulated Picos serve their port 10250 on loopback, the
+		// one network an operator would allow here.
+		cfg.KubeletProbe.Networks = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 	}
 	// Pressure conditions follow their figures heartbeat by heartbeat,
 	// as the older scenarios expect, unless a scenario is about the

@@ -16,6 +16,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"herd/adapters/kubelet"
 	"herd/domain"
 	"herd/projections"
 )
@@ -125,7 +126,7 @@ func (s *Server) putKubeletTarget(w http.ResponseWriter, r *http.Request) {
 		BearerTokenFile: in.Spec.BearerTokenFile, InsecureSkipVerify: in.Spec.InsecureSkipVerify,
 		Source: domain.SourceAPI,
 	}
-	if err := checkTargetFiles(t); err != nil {
+	if err := checkTargetFiles(t, s.cfg.KubeletTokenDir); err != nil {
 		s.writeError(w, err, kindKubeletTarget, name)
 		return
 	}
@@ -178,8 +179,10 @@ func decodeKubeletTarget(r *http.Request) (KubeletTarget, error) {
 // checkTargetFiles names every file of t that herd cannot read or that
 // does not hold what it should, together with every other problem the
 // domain finds, as one InvalidError. Relative paths are the domain's to
-// refuse.
-func checkTargetFiles(t domain.KubeletTarget) error {
+// refuse. The bearer token file must lie inside tokenDir
+// (--kubelet-token-dir), symbolic links followed; with no tokenDir none
+// is allowed: herd would send what it read to the URL the client chose.
+func checkTargetFiles(t domain.KubeletTarget, tokenDir string) error {
 	var fields []domain.FieldError
 	if err := domain.ValidateKubeletTarget(t); err != nil {
 		var inv *domain.InvalidError
@@ -203,7 +206,9 @@ func checkTargetFiles(t domain.KubeletTarget) error {
 		}
 	}
 	if usable(t.BearerTokenFile) {
-		if _, err := os.ReadFile(t.BearerTokenFile); err != nil {
+		if real, err := kubelet.ConfineTokenFile(tokenDir, t.BearerTokenFile); err != nil {
+			fields = append(fields, domain.FieldError{Field: "spec.bearerTokenFile", Value: t.BearerTokenFile, Reason: err.Error()})
+		} else if _, err := os.ReadFile(real); err != nil {
 			fields = append(fields, domain.FieldError{Field: "spec.bearerTokenFile", Value: t.BearerTokenFile, Reason: "herd cannot read it: " + unwrapPathError(err)})
 		}
 	}

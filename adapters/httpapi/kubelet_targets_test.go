@@ -23,8 +23,9 @@ import (
 	"herd/projections"
 )
 
-// targetAPI serves herd's API on loopback over a fresh log.
-func targetAPI(t *testing.T) (*httptest.Server, *projections.Writer, *events.Store) {
+// targetAPI serves herd's API on loopback over a fresh log, with
+// tokenDir as --kubelet-token-dir.
+func targetAPI(t *testing.T, tokenDir string) (*httptest.Server, *projections.Writer, *events.Store) {
 	t.Helper()
 	store, err := events.Open(t.Context(), events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
 	if err != nil {
@@ -40,7 +41,7 @@ func targetAPI(t *testing.T) (*httptest.Server, *projections.Writer, *events.Sto
 		Nodes: w.NodeCommands(), NodeView: projections.NewNodeView(store.Log()), Pods: w.PodCommands(), PodView: projections.NewPodView(store.Log()), KubeletTargets: w.KubeletTargetsCommands(),
 		Namespaces: w.NamespaceCommands(), NamespaceView: projections.NewNamespaceView(store.Log()), Leases: w.LeaseCommands(), LeaseView: projections.NewLeaseView(store.Log()),
 		Timeline: projections.NewTimelineView(store.Log()), Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Clock: clk, Logger: zap.NewNop(),
-	}, Config{})
+	}, Config{KubeletTokenDir: tokenDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,9 +70,10 @@ func call(t *testing.T, method, url, body string) (int, []byte) {
 }
 
 func TestKubeletTargetsAPI(t *testing.T) {
-	srv, w, store := targetAPI(t)
+	tokens := t.TempDir()
+	srv, w, store := targetAPI(t, tokens)
 	base := srv.URL + "/apis/herd.dev/v1/kubelettargets"
-	token := filepath.Join(t.TempDir(), "token")
+	token := filepath.Join(tokens, "token")
 	if err := os.WriteFile(token, []byte("s3cret"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +133,7 @@ func TestKubeletTargetsAPI(t *testing.T) {
 			`{"spec":{"url":"ftp://a","caFile":"/nonexistent/ca.pem","bearerTokenFile":"/nonexistent/token"}}`, 422, []string{
 				`spec.url: Invalid value: "ftp://a"`,
 				`spec.caFile: Invalid value: "/nonexistent/ca.pem": herd cannot read it: no such file or directory`,
-				`spec.bearerTokenFile: Invalid value: "/nonexistent/token": herd cannot read it`,
+				`spec.bearerTokenFile: Invalid value: "/nonexistent/token": is not inside --kubelet-token-dir`,
 			}},
 		{"a token file that is not a CA bundle", http.MethodPut, "/worker-b",
 			`{"spec":{"url":"https://a:10250","caFile":"` + token + `"}}`, 422, []string{`spec.caFile: Invalid value: "` + token + `": holds no PEM certificate`}},

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"herd/adapters/conversions"
+	"herd/adapters/rp2040"
 	"herd/domain"
 )
 
@@ -18,7 +19,7 @@ const labelInstanceType = "node.kubernetes.io/instance-type"
 // whose instance type says RP2040 (the Pico firmware's "rp2040-pico"),
 // linux otherwise.
 func postedKind(in corev1.Node) domain.NodeKind {
-	if strings.HasPrefix(in.Labels[labelInstanceType], "rp2040") {
+	if strings.HasPrefix(in.Labels[labelInstanceType], rp2040.InstanceTypePrefix) {
 		return domain.KindRP2040
 	}
 	return domain.KindLinux

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 
 	"herd/adapters/conversions"
+	"herd/adapters/rp2040"
 	"herd/domain"
 	"herd/projections"
 )
@@ -73,13 +74,24 @@ func (s *Server) nodeKind() *kind {
 }
 
 // registerNode registers a node the Kubernetes way: a second POST of the
-// same name is 409 AlreadyExists. Conditions the node reports in its
+// same name is 409 AlreadyExists. An rp2040 node that names no capacity
+// or allocatable gets an RP2040's. Conditions the node reports in its
 // status are taken as its first heartbeat, in the same transaction.
 func (s *Server) registerNode(in *corev1.Node, _ domain.Key) (domain.NodeCommand, error) {
 	if err := conversions.ValidateNode(in); err != nil {
 		return nil, err
 	}
 	reg := conversions.RegistrationFromAPI(*in, postedKind(*in))
+	if reg.Kind == domain.KindRP2040 {
+		// A board that names no resources has a Pico's: with none, the
+		// scheduler would see room for any number of pods.
+		if len(reg.Capacity) == 0 {
+			reg.Capacity = conversions.ResourcesFromAPI(rp2040.Capacity())
+		}
+		if len(reg.Allocatable) == 0 {
+			reg.Allocatable = reg.Capacity
+		}
+	}
 	if reg.UID == "" {
 		reg.UID = uuid.NewString()
 	}

@@ -53,6 +53,10 @@ type Config struct {
 	// past it a watch is refused with 429 and Retry-After. Zero means
 	// DefaultMaxWatchesPerUser; negative, no bound.
 	MaxWatchesPerUser int
+	// KubeletTokenDir is --kubelet-token-dir: the directory the bearer
+	// token file of a kubelet target added through the API must lie in.
+	// Empty allows none.
+	KubeletTokenDir string
 }
 
 // Deps are what the API reads and writes through.

@@ -34,12 +34,15 @@ type client struct {
 	timeout time.Duration
 	// auth names the credentials herd presents, for messages.
 	auth string
+	// tokenDir is --kubelet-token-dir, the one place a target added
+	// through the API may have its bearer token read from.
+	tokenDir string
 }
 
 // newClient builds the HTTP client of a target: its CA bundle is read
 // now, its client certificate at every handshake (so that a rotated one
 // is picked up), its bearer token before every request.
-func newClient(t domain.KubeletTarget, clk clock.Clock, timeout time.Duration) (*client, error) {
+func newClient(t domain.KubeletTarget, clk clock.Clock, timeout time.Duration, tokenDir string) (*client, error) {
 	tr := &http.Transport{
 		Proxy:       nil, // kubelets sit on the node network; an HTTP proxy would only be in the way
 		DialContext: (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext,
@@ -59,7 +62,7 @@ func newClient(t domain.KubeletTarget, clk clock.Clock, timeout time.Duration) (
 	return &client{
 		target: t, base: strings.TrimSuffix(t.URL, "/"),
 		http:  &http.Client{Transport: tr},
-		clock: clk, timeout: timeout, auth: credentials(t),
+		clock: clk, timeout: timeout, auth: credentials(t), tokenDir: tokenDir,
 	}, nil
 }
 
@@ -123,7 +126,7 @@ func (c *client) get(ctx context.Context, endpoint string) (body []byte, notFoun
 	req.Header.Set("Accept", "application/json, text/plain;q=0.9, */*;q=0.1")
 	req.Header.Set("User-Agent", "herd-kubelet-poller")
 	if c.target.BearerTokenFile != "" {
-		token, err := os.ReadFile(c.target.BearerTokenFile)
+		token, err := readToken(c.target, c.tokenDir)
 		if err != nil {
 			return nil, false, &Failure{Endpoint: endpoint, Reason: ReasonConfigError, Message: fmt.Sprintf("cannot read the bearer token: %v", err)}
 		}

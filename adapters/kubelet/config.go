@@ -47,6 +47,12 @@ type Config struct {
 	// Signals are the thresholds of the conditions herd reads from a
 	// kubelet's figures beyond its own eviction thresholds.
 	Signals Signals
+	// TokenDir is the directory the bearer token files of targets added
+	// through the API must lie in, symbolic links followed
+	// (--kubelet-token-dir). Empty, the default, allows none: such a
+	// target that names a bearerTokenFile is refused. Targets of herd's
+	// own configuration (--kubelet, --kubelet-config) are not confined.
+	TokenDir string
 }
 
 // Signals are the thresholds by which herd turns a kubelet's figures into
@@ -201,6 +207,13 @@ func (c Config) Validate() error {
 	} {
 		if d.v <= 0 {
 			errs = append(errs, fmt.Errorf("%s %s: want a positive duration", d.flag, d.v))
+		}
+	}
+	if c.TokenDir != "" {
+		if fi, err := os.Stat(c.TokenDir); err != nil {
+			errs = append(errs, fmt.Errorf("--kubelet-token-dir %s: %w", c.TokenDir, err))
+		} else if !fi.IsDir() {
+			errs = append(errs, fmt.Errorf("--kubelet-token-dir %s: not a directory", c.TokenDir))
 		}
 	}
 	errs = append(errs, c.Signals.validate()...)

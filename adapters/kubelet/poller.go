@@ -184,7 +184,7 @@ func (p *poller) safely(poll func()) {
 func (p *poller) statsPoll(ctx context.Context, now time.Time) {
 	p.nextStats = now.Add(p.cfg.StatsInterval)
 	if p.client == nil {
-		c, err := newClient(p.target, p.clock, p.cfg.Timeout)
+		c, err := newClient(p.target, p.clock, p.cfg.Timeout, p.cfg.TokenDir)
 		if err != nil {
 			p.fail(ctx, now, asFailure(endpointHealthz, err))
 			return

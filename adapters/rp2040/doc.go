@@ -24,6 +24,10 @@
 //   - It serves plain HTTP on port 10250: /healthz answers "ok", /metrics
 //     an empty 200, anything else 404.
 //
+// What an RP2040 board is — its instance type and its capacity — is said
+// once, in this package (Capacity, CheckNode): the device listener
+// registers nothing else.
+//
 // herd's side of the contract lives in adapters/httpapi (the Node and
 // ConfigMap API, the device listener) and reconcilers/kubeletprobe;
 // picosim is a simulated Pico that sends the firmware's requests byte for

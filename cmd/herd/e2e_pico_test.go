@@ -37,6 +37,11 @@ func TestSimulatedPicoAgainstHerdServe(t *testing.T) {
 		"--device-listen", devices, "--device-allow", "pico-*", "--device-source-networks", "127.0.0.3/32",
 		"--node-monitor-period", "100ms", "--node-monitor-grace-period", "2s", "--node-startup-grace-period", "2s",
 		"--kubelet-probe-interval", "300ms", "--kubelet-probe-timeout", "200ms",
+		// The Pico's port 10250 is on loopback: the network herd may probe.
+		"--kubelet-probe-networks", "127.0.0.0/8",
+		// The board reports five times a second here, fifty times as
+		// often as the firmware: its address needs a larger rate.
+		"--device-rate", "50",
 	}})
 	if !strings.HasPrefix(srv.URL, "https://") {
 		t.Fatalf("serve's URL %s, want https", srv.URL)
@@ -172,6 +177,17 @@ func TestSimulatedPicoAgainstHerdServe(t *testing.T) {
 			t.Fatal(err)
 		}
 		eventually(t, 20*time.Second, kubeletReachable(corev1.ConditionFalse, "ConnectionRefused"))
+	})
+
+	t.Run("the Pico never hears what herd's probe found", func(t *testing.T) {
+		for _, x := range pico.History() {
+			if strings.Contains(string(x.Body), "KubeletReachable") || strings.Contains(string(x.Body), "healthz") {
+				t.Fatalf("herd told the device what its probe found:\n%s\n%s", x.Request, x.Body)
+			}
+			if x.Status == http.StatusTooManyRequests {
+				t.Fatalf("the Pico was refused for its rate:\n%s\n%s", x.Request, x.Body)
+			}
+		}
 	})
 
 	t.Run("a Pico that stops reporting goes NotReady", func(t *testing.T) {

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"net/netip"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"herd/adapters/httpapi"
 	"herd/cmd/herd/app"
 	"herd/domain"
 )
@@ -27,12 +30,52 @@ func addSecurityFlags(f *pflag.FlagSet, cfg *app.Config) {
 	f.StringSliceVar(&s.DeviceSourceNetworks, "device-source-networks", s.DeviceSourceNetworks, "networks devices may connect to --device-listen from (CIDRs)")
 	f.IntVar(&s.MaxWatchesPerUser, "max-watches-per-user", s.MaxWatchesPerUser,
 		"watches one user may hold open at once; past it a watch is refused with 429 and Retry-After (each holds a connection, and a user without a bound can run herd out of file descriptors); 0 for no bound")
+	if s.DeviceRate == 0 {
+		s.DeviceRate = httpapi.DefaultDeviceRate
+	}
+	if s.DeviceBurst == 0 {
+		s.DeviceBurst = httpapi.DefaultDeviceBurst
+	}
+	f.Float64Var(&s.DeviceRate, "device-rate", s.DeviceRate, "requests a second one source address may send to --device-listen, on average; past it 429 with Retry-After")
+	f.IntVar(&s.DeviceBurst, "device-burst", s.DeviceBurst, "requests one source address may send to --device-listen at once")
+	f.StringVar(&cfg.Kubelet.TokenDir, "kubelet-token-dir", cfg.Kubelet.TokenDir,
+		"the directory the bearerTokenFile of a kubelet target added through the API must lie in (symbolic links followed); unset, such a target may name none")
 
 	p := &cfg.KubeletProbe
 	f.Var((*kindsValue)(&p.Kinds), "kubelet-probe-kinds", `node kinds whose kubelet endpoint herd probes (GET /healthz), comma-separated; "" for none`)
 	f.DurationVar(&p.Interval, "kubelet-probe-interval", p.Interval, "time between two probes of one node's kubelet endpoint")
 	f.DurationVar(&p.Timeout, "kubelet-probe-timeout", p.Timeout, "how long one probe of a kubelet endpoint may take")
+	f.Var((*prefixesValue)(&p.Networks), "kubelet-probe-networks",
+		"networks (CIDRs, comma-separated) herd may probe kubelet endpoints in; a node whose InternalIP is in none is not probed (default none: nodes, Picos among them, choose the address they report)")
 }
+
+// prefixesValue is a comma-separated list of CIDRs as a flag.
+type prefixesValue []netip.Prefix
+
+func (v *prefixesValue) String() string {
+	out := make([]string, len(*v))
+	for i, p := range *v {
+		out[i] = p.String()
+	}
+	return strings.Join(out, ",")
+}
+
+func (v *prefixesValue) Set(s string) error {
+	*v = nil
+	for c := range strings.SplitSeq(s, ",") {
+		if c = strings.TrimSpace(c); c == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(c)
+		if err != nil {
+			return fmt.Errorf("%q: want a CIDR such as 192.168.4.0/24", c)
+		}
+		*v = append(*v, p.Masked())
+	}
+	return nil
+}
+
+func (v *prefixesValue) Type() string { return "cidrs" }
 
 // kindsValue is a comma-separated list of node kinds as a flag. Checking
 // the kinds is the configuration's job, which names every wrong one.

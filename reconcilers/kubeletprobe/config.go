@@ -3,6 +3,7 @@ package kubeletprobe
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"time"
 
@@ -22,6 +23,14 @@ type Config struct {
 	// Timeout bounds one probe (--kubelet-probe-timeout, default 2s): a
 	// Pico answers within milliseconds or not at all.
 	Timeout time.Duration
+	// Networks are the networks herd may probe (--kubelet-probe-networks):
+	// a node whose InternalIP is in none of them is not probed. The
+	// address is the node's own report — a Pico's comes through the
+	// device listener, without credentials — so herd sends requests only
+	// where an administrator said its fleet lives, never wherever a node
+	// points it. The default is none: nothing is probed until an
+	// administrator names the fleet's networks.
+	Networks []netip.Prefix
 }
 
 // DefaultConfig probes rp2040 nodes every 15 seconds with a 2 second

@@ -17,7 +17,7 @@ import (
 // the move once and probes the new port at once, rather than the port it
 // registered with for ever.
 func TestProbesFollowTheReportedPort(t *testing.T) {
-	h := newHarness(t, Config{Kinds: []domain.NodeKind{domain.KindRP2040}, Interval: 15 * time.Second, Timeout: time.Second})
+	h := newHarness(t, Config{Kinds: []domain.NodeKind{domain.KindRP2040}, Interval: 15 * time.Second, Timeout: time.Second, Networks: loopback})
 	h.register(t, "pico-01", domain.KindRP2040, closedPort(t))
 	ctx := t.Context()
 	if _, err := h.r.Reconcile(ctx, reconcilerstest.NodeKey("pico-01")); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -31,6 +32,9 @@ type Reconciler struct {
 	mu sync.Mutex
 	// last is herd's clock at each node's latest probe.
 	last map[string]time.Time
+	// refused is the address each node was last not probed at, so that
+	// herd says so once, not on every resync.
+	refused map[string]string
 }
 
 var (
@@ -43,9 +47,12 @@ func New(cfg Config, nodes domain.Executor[domain.Node, domain.NodeCommand], vie
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if len(cfg.Kinds) > 0 && len(cfg.Networks) == 0 {
+		log.Named("kubeletprobe").Info("probing no kubelet endpoint: --kubelet-probe-networks names no network herd may probe")
+	}
 	return &Reconciler{
 		cfg: cfg, nodes: nodes, view: view, clock: clk, client: newClient(),
-		log: log.Named("kubeletprobe"), last: map[string]time.Time{},
+		log: log.Named("kubeletprobe"), last: map[string]time.Time{}, refused: map[string]string{},
 	}, nil
 }
 
@@ -112,6 +119,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	n, err := r.view.Get(ctx, name)
 	if errors.Is(err, domain.ErrNotFound) {
 		r.forget(name)
+		r.mu.Lock()
+		delete(r.refused, name)
+		r.mu.Unlock()
 		return reconcilers.Result{}, nil
 	}
 	if err != nil {
@@ -120,6 +130,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	host, ok := r.target(n)
 	if !ok {
 		r.forget(name)
+		return reconcilers.Result{}, nil
+	}
+	if !r.allowed(host) {
+		r.forget(name)
+		r.refuse(name, host)
 		return reconcilers.Result{}, nil
 	}
 	cmd := probe(ctx, r.client, host, n.KubeletPort, r.cfg.Timeout)
@@ -150,6 +165,36 @@ func (r *Reconciler) target(n domain.Node) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// allowed says whether host is an address in one of the networks herd
+// may probe. A name is never allowed: resolving it would let a node point
+// herd anywhere.
+func (r *Reconciler) allowed(host string) bool {
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	addr = addr.Unmap()
+	for _, n := range r.cfg.Networks {
+		if n.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// refuse logs, once per address, that a node's endpoint is outside the
+// networks herd may probe.
+func (r *Reconciler) refuse(name, host string) {
+	r.mu.Lock()
+	said := r.refused[name] == host
+	r.refused[name] = host
+	r.mu.Unlock()
+	if !said {
+		r.log.Info("not probing: the node's InternalIP is not in --kubelet-probe-networks",
+			zap.String("node", name), zap.String("address", host))
+	}
 }
 
 // untilDue is how long until the node is due for its next probe; 0 or less

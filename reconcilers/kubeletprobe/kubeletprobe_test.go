@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
@@ -22,6 +23,10 @@ import (
 )
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+// loopback is the network the tests' kubelets listen on, allowed to be
+// probed.
+var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 
 type harness struct {
 	w     *projections.Writer
@@ -123,7 +128,7 @@ func hanging(t *testing.T) string {
 }
 
 func TestProbeOutcomes(t *testing.T) {
-	cfg := Config{Kinds: []domain.NodeKind{domain.KindRP2040}, Interval: 15 * time.Second, Timeout: 200 * time.Millisecond}
+	cfg := Config{Kinds: []domain.NodeKind{domain.KindRP2040}, Interval: 15 * time.Second, Timeout: 200 * time.Millisecond, Networks: loopback}
 	healthy, _ := kubelet(t, http.StatusOK)
 	broken, _ := kubelet(t, http.StatusServiceUnavailable)
 	refused, stuck := closedPort(t), hanging(t)
@@ -174,7 +179,7 @@ func TestProbeOutcomes(t *testing.T) {
 }
 
 func TestProbesFollowHerdsClock(t *testing.T) {
-	h := newHarness(t, Config{Kinds: []domain.NodeKind{domain.KindRP2040}, Interval: 15 * time.Second, Timeout: time.Second})
+	h := newHarness(t, Config{Kinds: []domain.NodeKind{domain.KindRP2040}, Interval: 15 * time.Second, Timeout: time.Second, Networks: loopback})
 	addr, probes := kubelet(t, http.StatusOK)
 	h.register(t, "pico-01", domain.KindRP2040, addr)
 	h.register(t, "web-01", domain.KindLinux, addr)

@@ -44,6 +44,13 @@ type SecurityConfig struct {
 	DeviceAllow []string
 	// DeviceSourceNetworks are the CIDRs devices may connect from.
 	DeviceSourceNetworks []string
+	// DeviceRate is how many requests a second one source address may
+	// send to the device listener (--device-rate); 0 is
+	// httpapi.DefaultDeviceRate.
+	DeviceRate float64
+	// DeviceBurst is how many it may send at once (--device-burst); 0 is
+	// httpapi.DefaultDeviceBurst.
+	DeviceBurst int
 	// MaxWatchesPerUser bounds the watches one user holds open at once
 	// (past it: 429 with Retry-After); 0 for no bound.
 	MaxWatchesPerUser int
@@ -131,7 +138,7 @@ func (c SecurityConfig) validate(listen string, demo int) error {
 
 // devicePolicy is the device listener's policy from the flags.
 func (c SecurityConfig) devicePolicy() (httpapi.DeviceConfig, error) {
-	dc := httpapi.DeviceConfig{Allow: c.DeviceAllow}
+	dc := httpapi.DeviceConfig{Allow: c.DeviceAllow, Rate: c.DeviceRate, Burst: c.DeviceBurst}
 	var errs []error
 	for _, n := range c.DeviceSourceNetworks {
 		p, err := netip.ParsePrefix(strings.TrimSpace(n))

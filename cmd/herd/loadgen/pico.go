@@ -11,8 +11,10 @@ import (
 // PATCHes, each on a connection of its own with Connection: close, as the
 // firmware's small HTTP client sends them. Connections then bounds the
 // requests in flight, not the connections opened. The boards serve no
-// port-10250 endpoint: herd's kubelet probes (of rp2040 nodes by default)
-// find none, which herd serve's --kubelet-probe-kinds "" leaves out.
+// port-10250 endpoint: herd probes none unless --kubelet-probe-networks
+// names loopback. Through herd's device listener every board speaks from
+// the one address of the load generator, so herd serve needs a
+// --device-rate and --device-burst far above a real board's.
 type picoClient struct {
 	boards []*picosim.Pico
 }
