@@ -80,17 +80,23 @@ func (s *Server) auditEventKind() *kind {
 // ?until= (RFC 3339), ?after= (a log position), ?limit= and ?continue=, or
 // ?tail= for the newest events that match, with ?before= (a log position)
 // paging back from there; ?id= is the one event of that id (an event's
-// causationId, to follow what caused it), or none.
+// causationId, to follow what caused it), or none. ?excludeType=
+// (comma-separated) leaves those types out, in the query itself, so that
+// a page of the log without heartbeats is still a full page.
 func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 	f, err := auditFilter(r)
 	if err != nil {
 		s.writeError(w, err, "AuditEvent", "")
 		return
 	}
-	recs, err := s.Log.Query(r.Context(), f)
-	if err != nil {
-		s.writeError(w, err, "AuditEvent", "")
-		return
+	var recs []events.Record
+	// Types set but empty: every asked-for type was excluded, and
+	// nothing matches (an empty Types would match everything).
+	if f.Types == nil || len(f.Types) > 0 {
+		if recs, err = s.Log.Query(r.Context(), f); err != nil {
+			s.writeError(w, err, "AuditEvent", "")
+			return
+		}
 	}
 	list := AuditEventList{APIVersion: herdGroup + "/" + herdVersion, Kind: "AuditEventList", Items: []AuditEvent{}}
 	for _, rec := range recs {
@@ -112,16 +118,23 @@ func auditFilter(r *http.Request) (events.Filter, error) {
 	} else {
 		f.Stream = stream
 	}
-	if t := q.Get("type"); t != "" {
-		f.Types = strings.Split(t, ",")
-		known := domain.EventTypes()
-		for _, typ := range f.Types {
-			if !slices.Contains(known, typ) {
-				return f, badRequest("type %q is not an event type; the types are %s", typ, strings.Join(known, ", "))
-			}
-		}
-	}
 	var err error
+	if f.Types, err = eventTypesParam(q.Get("type"), "type"); err != nil {
+		return f, err
+	}
+	excluded, err := eventTypesParam(q.Get("excludeType"), "excludeType")
+	if err != nil {
+		return f, err
+	}
+	if len(excluded) > 0 {
+		// The types not excluded, said as the types wanted: the log's
+		// query already selects by type, and every recorded type is a
+		// registered one.
+		if f.Types == nil {
+			f.Types = domain.EventTypes()
+		}
+		f.Types = slices.DeleteFunc(slices.Clone(f.Types), func(t string) bool { return slices.Contains(excluded, t) })
+	}
 	if f.Since, err = timeParam(q.Get("since"), "since"); err != nil {
 		return f, err
 	}
@@ -159,6 +172,22 @@ func auditFilter(r *http.Request) (events.Filter, error) {
 		f.Limit, f.Newest = n, true
 	}
 	return f, nil
+}
+
+// eventTypesParam reads a comma-separated list of event types, each one
+// herd records; nil when v is empty.
+func eventTypesParam(v, name string) ([]string, error) {
+	if v == "" {
+		return nil, nil
+	}
+	types := strings.Split(v, ",")
+	known := domain.EventTypes()
+	for _, typ := range types {
+		if !slices.Contains(known, typ) {
+			return nil, badRequest("%s %q is not an event type; the types are %s", name, typ, strings.Join(known, ", "))
+		}
+	}
+	return types, nil
 }
 
 func timeParam(v, name string) (time.Time, error) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -60,4 +61,73 @@ func TestAuditEventsByIDAndActor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAuditEventsExcludingTypes: ?excludeType= leaves heartbeats out in
+// the query itself, so a page of the newest events is a full page of
+// other events however many heartbeats came after them; a type that is
+// no event type is refused, naming the parameter.
+func TestAuditEventsExcludingTypes(t *testing.T) {
+	_, base := newAuthAPI(t)
+	mustSend(t, nil, base, 201, req{method: "POST", path: "/api/v1/nodes", token: "pico1-token", body: nodeJSON("pico-01")})
+	mustSend(t, nil, base, 200, req{method: "PATCH", path: "/api/v1/nodes/pico-01", token: "admin-token", contentType: strategicPatch,
+		body: `{"metadata":{"labels":{"rack":"r1"}}}`})
+	mustSend(t, nil, base, 200, req{method: "PATCH", path: "/api/v1/nodes/pico-01", token: "admin-token", contentType: strategicPatch,
+		body: `{"spec":{"unschedulable":true}}`})
+	for range 5 {
+		mustSend(t, nil, base, 200, req{method: "PATCH", path: "/api/v1/nodes/pico-01/status", token: "pico1-token", contentType: strategicPatch, body: readyPatch})
+	}
+	list := func(t *testing.T, query string) AuditEventList {
+		t.Helper()
+		var l AuditEventList
+		if err := json.Unmarshal(mustSend(t, nil, base, 200, req{method: "GET", path: "/apis/herd.dev/v1/auditevents?" + query, token: "viewer-token"}).body, &l); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	const heartbeat = "HeartbeatRecorded"
+	var others, beats []AuditEvent
+	for _, e := range list(t, "").Items {
+		if e.Type == heartbeat {
+			beats = append(beats, e)
+		} else {
+			others = append(others, e)
+		}
+	}
+	if len(beats) < 5 || len(others) < 3 {
+		t.Fatalf("the log holds %d heartbeats and %d other events, want at least 5 and 3", len(beats), len(others))
+	}
+	for _, tc := range []struct {
+		name, query string
+		want        []AuditEvent
+	}{
+		{name: "all but heartbeats", query: "excludeType=" + heartbeat, want: others},
+		{name: "the newest two that are no heartbeat, behind five heartbeats", query: "tail=2&excludeType=" + heartbeat, want: others[len(others)-2:]},
+		{name: "a first page of two without heartbeats", query: "limit=2&excludeType=" + heartbeat, want: others[:2]},
+		{name: "two types excluded", query: "excludeType=" + heartbeat + ",LeaseRenewed", want: others},
+		{name: "a type asked for and excluded: none", query: "type=" + heartbeat + "&excludeType=" + heartbeat},
+		{name: "types asked for, one excluded", query: "type=" + heartbeat + "," + others[0].Type + "&excludeType=" + heartbeat,
+			want: slicesOfType(others, others[0].Type)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := list(t, tc.query)
+			if diff := cmp.Diff(tc.want, got.Items, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("items (-want +got):\n%s", diff)
+			}
+		})
+	}
+	a := mustSend(t, nil, base, 400, req{method: "GET", path: "/apis/herd.dev/v1/auditevents?excludeType=Heartbeat", token: "viewer-token"})
+	if !strings.Contains(string(a.body), `excludeType \"Heartbeat\" is not an event type`) {
+		t.Errorf("an unknown excluded type: %s, want it named", a.body)
+	}
+}
+
+func slicesOfType(es []AuditEvent, typ string) []AuditEvent {
+	var out []AuditEvent
+	for _, e := range es {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -17,8 +17,7 @@ await esbuild.build({
   logLevel: 'warning',
 });
 
-// uPlot's own sheet first, herd's after it so that herd's rules win.
-const css = readFileSync('node_modules/uplot/dist/uPlot.min.css', 'utf8') + '\n' + readFileSync('src/style.css', 'utf8');
+const css = readFileSync('src/style.css', 'utf8');
 const minified = await esbuild.transform(css, { loader: 'css', minify: true });
 writeFileSync(`${out}/app.css`, minified.code);
 copyFileSync('src/index.html', `${out}/index.html`);

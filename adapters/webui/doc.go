@@ -1,6 +1,6 @@
 // Package webui serves herd's web view: the static page, script and
 // style sheet that the Makefile builds from src/ with the machine's Node
-// (esbuild, with uPlot for the charts; package-lock.json pins them) into
+// (esbuild, pinned by package-lock.json; the charts are its own SVG) into
 // dist/, embedded into the herd binary at build time.
 //
 // The page holds no data of its own: it reads and acts through herd's HTTP

@@ -92,7 +92,7 @@ func TestWebViewShowsTheFleetLiveAndAsItWas(t *testing.T) {
 	if !strings.Contains(why, "Ready is Unknown") {
 		t.Errorf("web-01's why says %q, want Ready is Unknown", why)
 	}
-	browse(t, tab, "its charts and timeline", chromedp.WaitVisible(`#node-charts .uplot`), chromedp.WaitVisible(`#timeline li`))
+	browse(t, tab, "its charts and timeline", chromedp.WaitVisible(`#node-charts svg.plot`), chromedp.WaitVisible(`#timeline li`))
 	screenshot(t, tab, "node")
 
 	// The other pages, each with what it is for.

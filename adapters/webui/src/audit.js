@@ -8,6 +8,11 @@ import { esc, errorBox, local, when } from './dom.js';
 const pageSize = 100;
 const maxChain = 16;
 
+// routine are the event types of a node merely saying it is alive: a
+// fleet records many a second, so the log opens without them (left out
+// by herd, so that a page is still a full page) until asked for.
+const routine = ['HeartbeatRecorded', 'LeaseRenewed'];
+
 export function auditPage(ctx) {
   const { app, at, params } = ctx;
   const f = (k) => params.get(k) || '';
@@ -21,6 +26,7 @@ export function auditPage(ctx) {
       <label>until <input name="until" type="datetime-local" step="1" value="${esc(local(f('until')))}"></label>
       <button type="submit">Filter</button>
       <button type="button" id="audit-start">From the start</button>
+      <label title="${esc(routine.join(', '))}"><input type="checkbox" id="show-heartbeats" ${showRoutine(params) ? 'checked' : ''} ${f('type') ? 'disabled' : ''}> show heartbeats</label>
     </form>
     <div id="audit"><p class="muted">Loading…</p></div>`;
   const form = app.querySelector('#audit-filter');
@@ -30,6 +36,13 @@ export function auditPage(ctx) {
     for (const k of ['stream', 'type', 'actor']) if (form[k].value.trim()) p.set(k, form[k].value.trim());
     for (const k of ['since', 'until']) if (form[k].value) p.set(k, new Date(form[k].value).toISOString());
     if (at) p.set('at', at);
+    if (params.get('heartbeats')) p.set('heartbeats', params.get('heartbeats'));
+    ctx.go(p);
+  });
+  app.querySelector('#show-heartbeats').addEventListener('change', (e) => {
+    const p = new URLSearchParams(params);
+    if (e.target.checked) p.set('heartbeats', 'shown');
+    else p.delete('heartbeats');
     ctx.go(p);
   });
   app.querySelector('#audit-start').addEventListener('click', () => {
@@ -45,6 +58,12 @@ export function auditPage(ctx) {
   return () => ctl.abort();
 }
 
+// showRoutine says whether heartbeats are shown: when asked for, or
+// when the types to show are named.
+function showRoutine(params) {
+  return params.get('heartbeats') === 'shown' || !!params.get('type');
+}
+
 // list shows a page: the newest events (or those before ?before=), or,
 // with ?after=, the events after a position, oldest first.
 async function list(el, params, at, signal) {
@@ -53,6 +72,7 @@ async function list(el, params, at, signal) {
   const q = {
     stream: params.get('stream'), type: params.get('type'), actor: params.get('actor'),
     since: params.get('since'), until,
+    excludeType: showRoutine(params) ? undefined : routine.join(','),
     ...(forward ? { after: params.get('after'), limit: params.get('limit') || pageSize } : { tail: pageSize, before: params.get('before') }),
   };
   let page;
@@ -75,7 +95,7 @@ async function list(el, params, at, signal) {
   if (!forward && page.items.length === pageSize) links.push(nav('before', String(page.items[0].position), 'Older →'));
   if (forward || params.has('before')) links.push(`<a class="page-link" href="#/audit?${new URLSearchParams([...params].filter(([k]) => !['after', 'before', 'limit'].includes(k)))}">Newest</a>`);
   el.innerHTML = `${page.thinned ? `<p class="muted">${esc(page.thinned.message)}</p>` : ''}
-    <p class="muted">${forward ? 'oldest first' : 'newest first'}, ${items.length} events</p>
+    <p class="muted">${forward ? 'oldest first' : 'newest first'}, ${items.length} events${showRoutine(params) ? '' : ', heartbeats and lease renewals hidden'}</p>
     <table class="audit"><thead><tr><th>#</th><th>Time</th><th>Stream</th><th>Type</th><th>Actor</th><th>Cause</th><th>Says</th></tr></thead>
     <tbody>${items.map(row).join('')}</tbody></table><p class="pager">${links.join(' ')}</p>`;
 }

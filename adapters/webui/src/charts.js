@@ -1,15 +1,21 @@
-// Charts of a node's numbers over the history the log holds (uPlot).
+// Charts of a node's numbers over the history the log holds.
 
-import uPlot from 'uplot';
 import { get, query } from './api.js';
 import { esc, errorBox } from './dom.js';
+import { drawChart, yRange } from './plot.js';
 
 // panels are the charts drawn, each of the series fields it plots.
 const panels = [
   { title: 'CPU, memory and disk used (%)', fields: [['cpuPercent', 'CPU %', '#1565c0'], ['memoryPercent', 'memory %', '#6a1b9a'], ['diskPercent', 'disk %', '#ef6c00']], range: [0, 100] },
   { title: 'Load', fields: [['load1', 'load 1m', '#2e7d32'], ['load5', 'load 5m', '#9e9d24'], ['load15', 'load 15m', '#795548']] },
-  { title: 'Heartbeat gaps (s)', fields: [['gapSeconds', 'gap s', '#c62828']], bars: true },
+  { title: 'Heartbeat gaps (s)', fields: [['gapSeconds', 'gap s', '#c62828']], bars: true, gaps: true },
 ];
+
+// median is the middle of the numbers among values.
+function median(values) {
+  const v = values.filter((x) => typeof x === 'number').sort((a, b) => a - b);
+  return v.length ? v[Math.floor(v.length / 2)] : 0;
+}
 
 export async function drawSeries(el, name, at, signal) {
   let page;
@@ -29,7 +35,7 @@ export async function drawSeries(el, name, at, signal) {
   el.innerHTML = `<h2>History <span class="muted">${items.length} heartbeats, ${esc(new Date(items[0].time).toLocaleString())} to ${esc(new Date(items[items.length - 1].time).toLocaleString())}</span></h2>${note}<div class="charts"></div>`;
   const box = el.querySelector('.charts');
   const xs = items.map((p) => Date.parse(p.time) / 1000);
-  const width = Math.max(320, Math.min(box.clientWidth || 900, 1200) / 1.02);
+  const width = Math.max(320, Math.min(box.clientWidth || 900, 1200));
   for (const panel of panels) {
     const present = panel.fields.filter(([f]) => items.some((p) => typeof p[f] === 'number'));
     if (!present.length) continue;
@@ -37,17 +43,19 @@ export async function drawSeries(el, name, at, signal) {
     div.className = 'chart';
     div.dataset.chart = panel.title;
     box.appendChild(div);
-    const data = [xs, ...present.map(([f]) => items.map((p) => (typeof p[f] === 'number' ? p[f] : null)))];
-    const opts = {
+    const series = present.map(([f, label, color]) => ({ label, color, values: items.map((p) => (typeof p[f] === 'number' ? p[f] : null)) }));
+    const values = series.flatMap((s) => s.values);
+    // Gaps are drawn from 0 with room for twice the usual one, so that
+    // a few milliseconds of jitter reads as the flat line it is and a
+    // missed heartbeat stands out.
+    const usual = panel.gaps ? median(values) : 0;
+    drawChart(div, xs, series, {
       title: panel.title,
       width,
       height: 180,
-      scales: panel.range ? { y: { range: panel.range } } : {},
-      series: [{}, ...present.map(([, label, stroke]) => ({
-        label, stroke, width: 1.5,
-        ...(panel.bars ? { paths: uPlot.paths.bars({ size: [0.6, 4] }), fill: stroke + '55' } : {}),
-      }))],
-    };
-    new uPlot(opts, data, div);
+      bars: panel.bars,
+      range: panel.range || yRange(values, 2 * usual),
+      guide: usual ? { value: usual, label: `usual ${+usual.toFixed(usual < 10 ? 2 : 0)} s` } : undefined,
+    });
   }
 }

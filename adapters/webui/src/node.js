@@ -81,7 +81,7 @@ export function nodePage(ctx) {
       }
       $('node-why').innerHTML = `<section class="card why" id="why"><h2>Why</h2>${why.items.map((x) => `
         <div class="why-item"><p><b>${esc(x.what)}</b> since ${when(x.since)}</p><ol class="chain">${x.chain.map((ev) => `
-          <li><a href="#/audit?${new URLSearchParams({ stream: ev.stream, after: String(ev.position - 1), limit: '1' })}">${esc(ev.type)}</a>
+          <li><a href="#/audit?${new URLSearchParams({ stream: ev.stream, after: String(ev.position - 1), limit: '1', heartbeats: 'shown' })}">${esc(ev.type)}</a>
           <span class="muted">#${ev.position} · ${esc(ev.stream)} · ${when(ev.recordedAt)}${ev.actor ? ' · by ' + esc(ev.actor) : ''}</span>${ev.says ? `<br>${esc(ev.says)}` : ''}</li>`).join('')}</ol></div>`).join('')}</section>`;
     } catch (e) {
       if (!ctl.signal.aborted) $('node-why').innerHTML = errorBox(e);
@@ -99,15 +99,15 @@ export function nodePage(ctx) {
         req.memory += quantity(c.resources?.requests?.memory);
       }
     }
-    const row = (what, used, of, fmt) => {
+    const row = (what, used, of, say) => {
       const total = quantity(of);
       const pct = total ? Math.min(100, (used / total) * 100) : 0;
-      return `<tr><td>${what}</td><td>${fmt(used)} of ${esc(of ?? '—')}</td><td><meter min="0" max="100" value="${pct.toFixed(0)}">${pct.toFixed(0)}%</meter> ${total ? pct.toFixed(0) + '%' : ''}</td></tr>`;
+      return `<tr data-quantity="${what}"><td>${what}</td><td class="amount">${esc(say(used, of === undefined || of === null ? undefined : total))}</td><td><meter min="0" max="100" value="${pct.toFixed(0)}">${pct.toFixed(0)}%</meter> ${total ? pct.toFixed(0) + '%' : ''}</td></tr>`;
     };
     $('node-capacity').innerHTML = `<h2>Capacity and requests</h2><table><tbody>
-      ${row('CPU', req.cpu, alloc.cpu, (v) => `${+(v.toFixed(3))}`)}
-      ${row('Memory', req.memory, alloc.memory, bytes)}
-      ${row('Pods', req.pods, alloc.pods, (v) => String(v))}
+      ${row('CPU', req.cpu, alloc.cpu, cores)}
+      ${row('Memory', req.memory, alloc.memory, bytesOf)}
+      ${row('Pods', req.pods, alloc.pods, (v, of) => `${v} of ${of ?? '—'}`)}
     </tbody></table>`;
   }
 
@@ -161,16 +161,47 @@ export function quantity(q) {
   if (q === undefined || q === null || q === '') return 0;
   const m = String(q).match(/^([0-9.]+)([a-zA-Z]*)$/);
   if (!m) return 0;
-  const units = { m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
+  const units = { m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4, Pi: 1024 ** 5, Ei: 1024 ** 6 };
   return parseFloat(m[1]) * (units[m[2]] ?? 1);
 }
 
-export function bytes(v) {
-  const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+// amount says a number as a person reads it: two significant digits
+// under one (0.05, 0.19), two decimals at most under ten (1.75, 3.5),
+// one under a hundred (12.5), none above.
+function amount(v) {
+  if (v === 0) return '0';
+  if (v < 1) return String(+v.toPrecision(2));
+  return String(+v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0));
+}
+
+// cores says CPU used of a total (both in cores) in one unit: cores, or
+// millicores when the total is under one core ("50m of 500m").
+export function cores(used, total) {
+  if (total === undefined) return `${amount(used)} cores requested`;
+  if (total < 1) return `${amount(used * 1000)}m of ${amount(total * 1000)}m`;
+  return `${amount(used)} of ${amount(total)} ${total === 1 ? 'core' : 'cores'}`;
+}
+
+const byteUnits = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+
+// bytesOf says memory used of a total (bytes) in the total's unit, so
+// that the two read against each other: "0.5 of 7.5 GiB".
+export function bytesOf(used, total) {
+  if (total === undefined) return bytes(used) + ' requested';
   let i = 0;
-  while (v >= 1024 && i < u.length - 1) {
+  while (total >= 1024 && i < byteUnits.length - 1) {
+    total /= 1024;
+    used /= 1024;
+    i++;
+  }
+  return `${amount(used)} of ${amount(total)} ${byteUnits[i]}`;
+}
+
+export function bytes(v) {
+  let i = 0;
+  while (v >= 1024 && i < byteUnits.length - 1) {
     v /= 1024;
     i++;
   }
-  return `${+(v.toFixed(1))} ${u[i]}`;
+  return `${+(v.toFixed(1))} ${byteUnits[i]}`;
 }
