@@ -134,7 +134,8 @@ Feature: What herd's agent tells of its host beyond load, memory, disk and proce
     When the agent of "web-01" runs on a linux host whose services "ssh" run, watching "ssh"
     And the host of "web-01" has 95% of its CPU in use
     And 10 seconds pass
-    Then node "web-01" has these conditions:
+    Then the agent of "web-01" has reported at 09:00:10
+    And node "web-01" has these conditions:
       | type        | status | reason             |
       | CPUPressure | True   | HasInsufficientCPU |
     When the agent of "web-01" stops
