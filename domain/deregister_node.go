@@ -11,6 +11,9 @@ const (
 	ReasonAgentStopped = "AgentStopped"
 	// MessageAgentStopped is the message that goes with it.
 	MessageAgentStopped = "herd agent stopped cleanly"
+	// MessagePressureAgentStopped is the message of the pressure
+	// conditions a clean stop turns Unknown (reason ReasonAgentStopped).
+	MessagePressureAgentStopped = "herd agent stopped: no longer reported"
 )
 
 // DeregisterNode is a node's agent saying goodbye before it stops: a clean
@@ -19,7 +22,10 @@ const (
 // It records NodeDeregistered, which leaves the agent Stopped, followed by
 // NodeConditionChanged turning Ready False (reason ReasonAgentStopped)
 // unless Ready is already False: a stopped node takes no work, and nobody
-// needs to wait for a heartbeat timeout to know it. The node's next
+// needs to wait for a heartbeat timeout to know it. The pressure
+// conditions herd derived from the agent's reports (MemoryPressure,
+// DiskPressure, PIDPressure, HighLoad, CPUPressure) go Unknown with the
+// same reason: nobody reports them any more. The node's next
 // registration then counts as a clean start.
 //
 // Deregistering a node that is already Stopped records nothing: agents
@@ -49,5 +55,9 @@ func (c DeregisterNode) decideNode(n Node, now time.Time) ([]Event, error) {
 			At:      now,
 		})
 	}
+	// What the agent last reported of its load and use is no longer
+	// known: Unknown, as the health rules turn a silent node's, not the
+	// last reading shown as current.
+	events = append(events, pressuresUnknown(n, reportedPressures, ReasonAgentStopped, cmp.Or(c.Message, MessagePressureAgentStopped), now)...)
 	return events, nil
 }

@@ -1,6 +1,19 @@
 package domain
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
+
+// stalePressures is what a clean stop turns Unknown on a node that had
+// reported every pressure False.
+func stalePressures(msg string, now time.Time) []Event {
+	var out []Event
+	for _, t := range []ConditionType{ConditionMemoryPressure, ConditionDiskPressure, ConditionPIDPressure, ConditionHighLoad} {
+		out = append(out, NodeConditionChanged{Type: t, From: ConditionFalse, Status: ConditionUnknown, Reason: ReasonAgentStopped, Message: msg, Inferred: true, At: now})
+	}
+	return out
+}
 
 func TestDecideDeregisterNode(t *testing.T) {
 	now := at(60)
@@ -14,12 +27,12 @@ func TestDecideDeregisterNode(t *testing.T) {
 		wantErr error
 	}{
 		{
-			name: "a ready node stops and is no longer Ready",
+			name: "a ready node stops: no longer Ready, and its pressures no longer known",
 			node: ready(t, "web-01"),
-			want: []Event{
+			want: append([]Event{
 				NodeDeregistered{At: now},
 				NodeConditionChanged{Type: ConditionReady, From: ConditionTrue, Status: ConditionFalse, Reason: "AgentStopped", Message: "herd agent stopped cleanly", At: now},
-			},
+			}, stalePressures(MessagePressureAgentStopped, now)...),
 		},
 		{
 			name: "a node that never reported gets a Ready False",
@@ -32,7 +45,7 @@ func TestDecideDeregisterNode(t *testing.T) {
 		{
 			name: "Ready already False is left alone",
 			node: readyFalse,
-			want: []Event{NodeDeregistered{At: now}},
+			want: append([]Event{NodeDeregistered{At: now}}, stalePressures(MessagePressureAgentStopped, now)...),
 		},
 		{name: "deregistering twice records nothing", node: stopped},
 		{name: "unknown node", node: Node{Name: "ghost"}, wantErr: ErrNotFound},

@@ -14,6 +14,7 @@ var FleetHealthStream = FleetAggregate.Stream("health")
 var FleetAggregate = defineAggregate("fleet",
 	eventOf[FleetDisruptionStarted](1),
 	eventOf[FleetDisruptionEnded](1),
+	eventOf[HealthMonitorStarted](1),
 )
 
 // FleetHealth is the fleet-level health aggregate: whether so much of the
@@ -81,8 +82,21 @@ func (c AssessFleet) Note() string {
 	return fmt.Sprintf("%d of %d nodes are unreachable together: herd suspects it is cut off itself and withholds NoExecute taints.", c.Unreachable, c.Total)
 }
 
-// DecideFleet decides an AssessFleet against the fleet's health.
-func DecideFleet(f FleetHealth, c AssessFleet, now time.Time) ([]Event, error) {
+// FleetCommand is a command on the fleet's health: AssessFleet, or
+// StartHealthMonitor.
+type FleetCommand interface {
+	decideFleet(f FleetHealth, now time.Time) ([]Event, error)
+}
+
+// DecideFleet decides a command against the fleet's health.
+func DecideFleet(f FleetHealth, c FleetCommand, now time.Time) ([]Event, error) {
+	if c == nil {
+		return nil, fmt.Errorf("nil fleet command: %w", ErrInvalid)
+	}
+	return c.decideFleet(f, now)
+}
+
+func (c AssessFleet) decideFleet(f FleetHealth, now time.Time) ([]Event, error) {
 	if c.Unreachable < 0 || c.Total < 0 || c.Unreachable > c.Total {
 		return nil, &InvalidError{Kind: "FleetHealth", Name: "fleet", Fields: []FieldError{{
 			Field: "unreachable", Value: fmt.Sprint(c.Unreachable), Reason: fmt.Sprintf("must be between 0 and the total %d", c.Total)}}}
@@ -105,6 +119,9 @@ func EvolveFleet(f FleetHealth, e Event) FleetHealth {
 		f.Disrupted, f.Unreachable, f.Total, f.Since = true, e.Unreachable, e.Total, e.At
 	case FleetDisruptionEnded:
 		f.Disrupted, f.Unreachable, f.Total, f.Since = false, e.Unreachable, e.Total, e.At
+	case HealthMonitorStarted:
+		// Nothing of the fleet's disruption state changes: the record is
+		// there for whoever reads the log (the what-if, the audit).
 	}
 	return f
 }

@@ -21,6 +21,17 @@ var healthConditions = []ConditionType{
 	ConditionReady, ConditionMemoryPressure, ConditionDiskPressure, ConditionPIDPressure, ConditionHighLoad,
 }
 
+// reportedPressures are the conditions herd derives from what a node
+// reports of its own load and use. Once the node stops reporting, cleanly
+// or not, herd no longer knows them: they go Unknown, as Kubernetes'
+// node lifecycle controller turns a silent node's conditions Unknown,
+// rather than show the last reading as current. CPUPressure comes only
+// from agents and kubelets that report CPU use, so a node that never
+// reported is not given it.
+var reportedPressures = []ConditionType{
+	ConditionMemoryPressure, ConditionDiskPressure, ConditionPIDPressure, ConditionHighLoad, ConditionCPUPressure,
+}
+
 // MarkNodeUnreachable is the health rule's verdict that a node missed its
 // deadline: every health condition goes Unknown. A node that never reported
 // gets them all, with NodeStatusNeverUpdated. Conditions already Unknown
@@ -63,6 +74,11 @@ func (c MarkNodeUnreachable) decideNode(n Node, now time.Time) ([]Event, error) 
 			Type: t, From: cur.Status, Status: ConditionUnknown, Reason: reason, Message: msg, Inferred: true, At: now,
 		})
 	}
+	if !never {
+		// CPUPressure, the pressure beyond Kubernetes' own, when the
+		// node reported it: stale as the rest.
+		changes = append(changes, pressuresUnknown(n, []ConditionType{ConditionCPUPressure}, reason, msg, now)...)
+	}
 	if len(changes) == 0 {
 		return nil, nil
 	}
@@ -88,6 +104,41 @@ func Silent(lastHeartbeat, registeredAt, now time.Time, grace, startupGrace time
 	return lastHeartbeat.Before(now.Add(-grace))
 }
 
+// SilentSince is Silent for a watcher that has watched only since since
+// (herd's health rules since their start): a node cannot have missed a
+// deadline while nobody was there to hear it, so its last heartbeat, or
+// its registration if it never reported, counts as no older than since.
+// kube-controller-manager's node lifecycle controller does the same: a
+// node it has not observed yet is taken as probed when it starts. A zero
+// since is Silent.
+func SilentSince(lastHeartbeat, registeredAt, since, now time.Time, grace, startupGrace time.Duration) bool {
+	if lastHeartbeat.IsZero() {
+		if registeredAt.Before(since) {
+			registeredAt = since
+		}
+	} else if lastHeartbeat.Before(since) {
+		lastHeartbeat = since
+	}
+	return Silent(lastHeartbeat, registeredAt, now, grace, startupGrace)
+}
+
 // ExpectedToReport reports whether n counts in the fleet disruption rule:
 // registered, not deleted, not stopped.
 func (n Node) ExpectedToReport() bool { return n.Exists() && n.AgentState != AgentStopped }
+
+// pressuresUnknown turns Unknown, with reason and msg, each of types that
+// node n has and that is not Unknown already: herd inferred it, no report
+// said it.
+func pressuresUnknown(n Node, types []ConditionType, reason, msg string, now time.Time) []Event {
+	var out []Event
+	for _, t := range types {
+		cur, ok := n.Condition(t)
+		if !ok || cur.Status == ConditionUnknown {
+			continue
+		}
+		out = append(out, NodeConditionChanged{
+			Type: t, From: cur.Status, Status: ConditionUnknown, Reason: reason, Message: msg, Inferred: true, At: now,
+		})
+	}
+	return out
+}

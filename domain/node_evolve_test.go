@@ -31,6 +31,7 @@ func sampleEvents() []Event {
 		NodeUntainted{Key: TaintUnreachable, Effect: EffectNoExecute, Cause: "condition cleared", At: at(10)},
 		FleetDisruptionStarted{Unreachable: 3, Total: 4, At: at(11)},
 		FleetDisruptionEnded{Unreachable: 0, Total: 4, At: at(12)},
+		HealthMonitorStarted{At: at(13), Nodes: 4},
 		NodeCordoned{At: at(13)},
 		NodeUncordoned{At: at(14)},
 		NodeDrainStarted{GracePeriodSeconds: ptr(int64(5)), At: at(15)},

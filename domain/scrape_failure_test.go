@@ -55,10 +55,10 @@ func TestScrapeFailureOnTheNode(t *testing.T) {
 
 func TestDeregisterWithAMessage(t *testing.T) {
 	got, err := DecideNode(ready(t, "k8s-01"), DeregisterNode{Message: "herd no longer polls this kubelet"}, at(30))
-	want := []Event{
+	want := append([]Event{
 		NodeDeregistered{At: at(30)},
 		NodeConditionChanged{Type: ConditionReady, From: ConditionTrue, Status: ConditionFalse,
 			Reason: ReasonAgentStopped, Message: "herd no longer polls this kubelet", At: at(30)},
-	}
+	}, stalePressures("herd no longer polls this kubelet", at(30))...)
 	checkDecision(t, got, err, want, nil)
 }

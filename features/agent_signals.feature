@@ -130,3 +130,21 @@ Feature: What herd's agent tells of its host beyond load, memory, disk and proce
       | DiskPressure   | False  |
       | PIDPressure    | False  |
       | HighLoad       | False  |
+
+  Scenario: A stopped agent's node does not show its last CPU and load readings as current
+    When the agent of "web-01" runs on a linux host whose services "ssh" run, watching "ssh"
+    And the host of "web-01" has 95% of its CPU in use
+    And 10 seconds pass
+    Then the agent of "web-01" has reported at 09:00:10
+    And node "web-01" has these conditions:
+      | type        | status | reason             |
+      | CPUPressure | True   | HasInsufficientCPU |
+    When the agent of "web-01" stops
+    Then node "web-01" is in agent state Stopped
+    And node "web-01" has these conditions:
+      | type           | status  | reason       |
+      | Ready          | False   | AgentStopped |
+      | MemoryPressure | Unknown | AgentStopped |
+      | HighLoad       | Unknown | AgentStopped |
+      | CPUPressure    | Unknown | AgentStopped |
+    And the CPUPressure condition of "web-01" says "herd agent stopped: no longer reported"

@@ -60,6 +60,7 @@ func initializeScenario(sc *godog.ScenarioContext, database func() string) {
 	w.registerLogSteps(sc)
 	w.registerRejectionSteps(sc)
 	w.registerHealthSteps(sc)
+	w.registerHerdRestartSteps(sc)
 	w.registerKubeletSteps(sc)
 	w.registerPodSteps(sc)
 	w.registerSchedulingSteps(sc)

@@ -132,12 +132,14 @@ Feature: Nodes that fall silent
       | node.kubernetes.io/unreachable | NoSchedule |
       | node.kubernetes.io/unreachable | NoExecute  |
 
-  Scenario: herd restarted between a heartbeat and the deadline still notices
+  Scenario: herd restarted between a heartbeat and the deadline still notices, a grace period after its start
     Given node "web-01" has registered and is Ready
     And 20 seconds pass
     When herd restarts
     And 25 seconds pass
-    Then node "web-01" shows Ready Unknown since 09:00:45, last heartbeat 09:00:00
+    Then node "web-01" shows Ready True since 09:00:00, last heartbeat 09:00:00
+    When 20 seconds pass
+    Then node "web-01" shows Ready Unknown since 09:01:05, last heartbeat 09:00:00
 
   @health-off
   Scenario: With the health reconciler switched off nothing is marked

@@ -17,6 +17,24 @@ func (w *world) registerWhatIfSteps(sc *godog.ScenarioContext) {
 	sc.Step(replaying+`, node "([^"]+)" would have gone NotReady (\d+) times?, not (\d+)$`, w.whatIfNotReady)
 	sc.Step(replaying+`, pod "([^"]+)" would have been evicted (earlier|later)$`, w.whatIfEvictedWhen)
 	sc.Step(replaying+`, pod "([^"]+)" would not have been evicted$`, w.whatIfNotEvicted)
+	sc.Step(replaying+` says the window crosses herd's downtime from (\S+) to (\S+)$`, w.whatIfCrossesDowntime)
+}
+
+// whatIfCrossesDowntime checks that the replay names herd's downtime, and
+// only it, as an input of the window.
+func (w *world) whatIfCrossesDowntime(ctx context.Context, since, grace, from, until string) error {
+	rep, err := w.whatIf(ctx, since, grace)
+	if err != nil {
+		return err
+	}
+	var got []string
+	for _, d := range rep.Downtimes {
+		got = append(got, w.show(d.From)+" to "+w.show(d.Until))
+	}
+	if want := from + " to " + until; len(got) != 1 || got[0] != want {
+		return fmt.Errorf("the replay names herd's downtimes %q, want exactly %q", got, want)
+	}
+	return nil
 }
 
 // whatIf replays the scenario's log since the time of day under the

@@ -105,7 +105,7 @@ type writerCommands struct {
 	ipPools        *Commands[domain.IPPool, domain.IPPoolCommand]
 	deviceBindings *Commands[domain.DeviceBinding, domain.DeviceCommand]
 	kubeletTargets *Commands[domain.KubeletTargets, domain.KubeletTargetsCommand]
-	fleet          *Commands[domain.FleetHealth, domain.AssessFleet]
+	fleet          *Commands[domain.FleetHealth, domain.FleetCommand]
 }
 
 func newWriterCommands(w *Writer) *writerCommands {
@@ -216,6 +216,6 @@ func (w *Writer) KubeletTargetsCommands() domain.Executor[domain.KubeletTargets,
 
 // FleetHealthCommands is how the fleet's health is commanded; it is one
 // aggregate, whatever the Key.
-func (w *Writer) FleetHealthCommands() domain.Executor[domain.FleetHealth, domain.AssessFleet] {
+func (w *Writer) FleetHealthCommands() domain.Executor[domain.FleetHealth, domain.FleetCommand] {
 	return w.cmds().fleet
 }

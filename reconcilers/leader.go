@@ -134,6 +134,7 @@ func (m *Manager) begin(ctx context.Context) (*termRun, error) {
 	runners := m.runners
 	m.mu.Unlock()
 
+	m.beginTerm()
 	ctx, cancel := context.WithCancel(ctx)
 	run := &termRun{cancel: cancel}
 	if m.eventLog != nil && len(runners) > 0 {

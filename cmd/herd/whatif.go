@@ -70,6 +70,14 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg health.Config) {
 	}
 	fmt.Fprintf(w, "what-if from %s to %s (resourceVersions %d to %d, %d events) with --node-monitor-grace-period %s --node-monitor-period %s --node-startup-grace-period %s:\n",
 		stamp(r.Since), stamp(r.Until), r.From, r.To, r.Events, cfg.GracePeriod, cfg.MonitorPeriod, cfg.StartupGracePeriod)
+	for _, d := range r.Downtimes {
+		from := "the log's start"
+		if !d.From.IsZero() {
+			from = stamp(d.From)
+		}
+		fmt.Fprintf(w, "  the window crosses herd's downtime from %s to %s: herd's health rules did not run then, and every node had a full grace period from %s; the replay takes that as it was, not as a difference\n",
+			from, stamp(d.Until), stamp(d.Until))
+	}
 	for _, d := range r.Nodes {
 		switch {
 		case len(d.Actual) == 0:

@@ -16,8 +16,9 @@ import (
 // reconcile. The monitor pass finds the silent nodes here, so no index
 // has to follow each node's last heartbeat in the database: a heartbeat
 // writes only its event and the node's small hot row. After a restart
-// the seed reads each node's last heartbeat from the view, so a node
-// that fell silent while herd was down is marked as before.
+// the seed reads each node's last heartbeat from the view, and a node
+// that stays silent is marked one grace period after herd's start
+// (Reconciler.BeginTerm): its silence while herd was down is herd's.
 type deadlines struct {
 	mu sync.Mutex
 	m  map[string]deadline
@@ -45,6 +46,13 @@ func (d *deadlines) seed(ds []projections.NodeDeadline) {
 		m[nd.Name] = e
 	}
 	d.m = m
+}
+
+// reset forgets every deadline: the next need seeds them afresh.
+func (d *deadlines) reset() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.m = nil
 }
 
 // seeded reports whether seed has run.
@@ -103,13 +111,14 @@ func (d *deadlines) marked(name string) {
 	}
 }
 
-// stale names, in order, the watched nodes past their deadline at now.
-func (d *deadlines) stale(now time.Time, cfg Config) []string {
+// stale names, in order, the watched nodes past their deadline at now,
+// the health rules having watched since since.
+func (d *deadlines) stale(since, now time.Time, cfg Config) []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var out []string
 	for name, e := range d.m {
-		if e.watched && domain.Silent(e.lastHeartbeat, e.registeredAt, now, cfg.GracePeriod, cfg.StartupGracePeriod) {
+		if e.watched && domain.SilentSince(e.lastHeartbeat, e.registeredAt, since, now, cfg.GracePeriod, cfg.StartupGracePeriod) {
 			out = append(out, name)
 		}
 	}

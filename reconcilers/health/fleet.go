@@ -87,20 +87,21 @@ func (r *Reconciler) seed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	since := r.since()
 	m := make(map[string]reach, len(ds))
 	for _, d := range ds {
-		m[d.Name] = classify(d.Ready, d.LastHeartbeat, d.RegisteredAt, now, r.cfg)
+		m[d.Name] = classify(d.Ready, d.LastHeartbeat, d.RegisteredAt, since, now, r.cfg)
 	}
 	r.fleet.seed(m)
 	r.deadlines.seed(ds)
-	return nil
+	return r.announce(ctx, len(ds))
 }
 
 // observe counts node n (read under name; absent when deleted) as it is
 // at now.
 func (r *Reconciler) observe(n domain.Node, name string, now time.Time) {
 	ready, _ := n.Condition(domain.ConditionReady)
-	r.fleet.set(name, n.ExpectedToReport(), classify(ready.Status, n.LastHeartbeat, n.RegisteredAt, now, r.cfg))
+	r.fleet.set(name, n.ExpectedToReport(), classify(ready.Status, n.LastHeartbeat, n.RegisteredAt, r.since(), now, r.cfg))
 	r.deadlines.observe(n, name)
 }
 
@@ -108,6 +109,12 @@ func (r *Reconciler) observe(n domain.Node, name string, now time.Time) {
 // change of disruption state, and returns whether the fleet is disrupted.
 func (r *Reconciler) recordFleet(ctx context.Context, a domain.AssessFleet) (bool, error) {
 	f, err := r.view.FleetHealth(ctx)
+	if err == nil && r.fleet.needsSeed() {
+		// A fleet not read from the view yet is not judged: its count
+		// holds only the nodes seen so far, and one silent node of one
+		// counted would read as the whole fleet.
+		return f.Disrupted, nil
+	}
 	if err != nil || a.IsDisrupted() == f.Disrupted {
 		return a.IsDisrupted(), err
 	}

@@ -31,7 +31,7 @@ var scope = reconcilers.Scope{
 // Repository is what the reconciler writes through.
 type Repository interface {
 	NodeCommands() domain.Executor[domain.Node, domain.NodeCommand]
-	FleetHealthCommands() domain.Executor[domain.FleetHealth, domain.AssessFleet]
+	FleetHealthCommands() domain.Executor[domain.FleetHealth, domain.FleetCommand]
 }
 
 // Reconciler is the health reconciler.
@@ -47,6 +47,13 @@ type Reconciler struct {
 
 	mu       sync.Mutex
 	lastFull time.Time
+	// started is when this term of the health rules began (BeginTerm):
+	// no node is silent before a grace period from it. announced says
+	// the start is in the log.
+	started   time.Time
+	announced bool
+	// announcing is held while the start is being recorded.
+	announcing sync.Mutex
 }
 
 var (

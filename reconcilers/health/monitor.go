@@ -30,7 +30,7 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	if err := r.seedIfNeeded(ctx); err != nil {
 		return err
 	}
-	stale, err := r.confirmStale(ctx, r.deadlines.stale(now, r.cfg), now)
+	stale, err := r.confirmStale(ctx, r.deadlines.stale(r.since(), now, r.cfg), now)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (r *Reconciler) confirmStale(ctx context.Context, candidates []string, now 
 		r.deadlines.observe(n, name)
 		ready, _ := n.Condition(domain.ConditionReady)
 		if n.ExpectedToReport() && ready.Status != domain.ConditionUnknown &&
-			domain.Silent(n.LastHeartbeat, n.RegisteredAt, now, r.cfg.GracePeriod, r.cfg.StartupGracePeriod) {
+			domain.SilentSince(n.LastHeartbeat, n.RegisteredAt, r.since(), now, r.cfg.GracePeriod, r.cfg.StartupGracePeriod) {
 			stale = append(stale, name)
 		}
 	}

@@ -24,12 +24,13 @@ const (
 )
 
 // classify is how the disruption rule sees a node with Ready status
-// ready and the given times at now.
-func classify(ready domain.ConditionStatus, lastHeartbeat, registeredAt, now time.Time, cfg Config) reach {
+// ready and the given times at now, the health rules having watched since
+// since (their start).
+func classify(ready domain.ConditionStatus, lastHeartbeat, registeredAt, since, now time.Time, cfg Config) reach {
 	switch {
 	case ready == domain.ConditionUnknown:
 		return unknown
-	case domain.Silent(lastHeartbeat, registeredAt, now, cfg.GracePeriod, cfg.StartupGracePeriod):
+	case domain.SilentSince(lastHeartbeat, registeredAt, since, now, cfg.GracePeriod, cfg.StartupGracePeriod):
 		return silent
 	}
 	return reachable
@@ -63,6 +64,13 @@ func (t *tally) needsSeed() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return !t.seeded
+}
+
+// reset forgets the count: the next judgement reads the fleet afresh.
+func (t *tally) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seeded, t.nodes, t.down, t.silent = false, nil, 0, nil
 }
 
 // seed replaces the whole count.

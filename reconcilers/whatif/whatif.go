@@ -17,6 +17,12 @@
 // reconcilers did — is taken as it came. What follows from a decision the
 // replay makes differently (a replacement pod scheduled elsewhere, a drain
 // an operator would not have started) is not simulated.
+//
+// herd's own downtime is an input, not a difference: the log records
+// every start of the health rules (domain.HealthMonitorStarted), the
+// replay runs no rule between the last record before a start and the
+// start, and from each start it gives every node a full grace period, as
+// herd did (Report.Downtimes).
 package whatif
 
 import (
@@ -75,6 +81,11 @@ type Report struct {
 	Pods  []PodDifference
 	// SameNodes and SamePods count those whose outcome is the same.
 	SameNodes, SamePods int
+	// Downtimes are the stretches of the window in which herd's health
+	// rules did not run (herd was down): the replay runs no rule then,
+	// and gives every node a full grace period from each start, as herd
+	// did. They are inputs, not differences.
+	Downtimes []Downtime
 }
 
 // NodeDifference is a node that went NotReady at other times, or not.
@@ -120,7 +131,15 @@ func Run(ctx context.Context, log Log, since time.Time, cfg health.Config) (Repo
 	if len(start) == 1 {
 		from = start[0].Position
 	}
-	s := &sim{log: log, cfg: cfg, at: from, nodes: map[string]*domain.Node{}, pods: map[string]*domain.Pod{},
+	ss, err := starts(ctx, log, from)
+	if err != nil {
+		return Report{}, err
+	}
+	dts, err := downtimes(ctx, log, ss, from)
+	if err != nil {
+		return Report{}, err
+	}
+	s := &sim{log: log, cfg: cfg, at: from, starts: ss, downtimes: dts, nodes: map[string]*domain.Node{}, pods: map[string]*domain.Pod{},
 		heard: map[string]time.Time{}, onNode: map[string]map[string]bool{}, podNode: map[string]string{}, skipped: map[string]bool{},
 		reported: map[string]map[domain.ConditionType]domain.NodeConditionChanged{},
 		whatIf:   Outcome{NotReady: map[string][]time.Time{}, Evicted: map[string]Eviction{}},
@@ -128,7 +147,7 @@ func Run(ctx context.Context, log Log, since time.Time, cfg health.Config) (Repo
 	if err := s.load(ctx); err != nil {
 		return Report{}, err
 	}
-	rep := Report{Since: since, From: from + 1}
+	rep := Report{Since: since, From: from + 1, Downtimes: dts}
 	s.next = since
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -220,6 +239,10 @@ type sim struct {
 	// reported it: what a report brings back once the replay has marked
 	// the node Unknown where herd had not.
 	reported map[string]map[domain.ConditionType]domain.NodeConditionChanged
+	// starts are the health rules' starts that bear on the window, and
+	// downtimes the stretches before them when the rules did not run.
+	starts    []start
+	downtimes []Downtime
 	// next is the monitor's next tick.
 	next           time.Time
 	actual, whatIf Outcome
@@ -478,10 +501,13 @@ func (s *sim) recordActual(rec events.Record) error {
 	return nil
 }
 
-// advance runs the monitor's ticks up to now.
+// advance runs the monitor's ticks up to now, but none while herd's
+// health rules were not running.
 func (s *sim) advance(now time.Time) {
 	for !s.next.After(now) {
-		s.tick(s.next)
+		if !down(s.downtimes, s.next) {
+			s.tick(s.next)
+		}
 		s.next = s.next.Add(s.cfg.MonitorPeriod)
 	}
 }
@@ -496,12 +522,13 @@ func (s *sim) tick(now time.Time) {
 	if disrupted {
 		note = a.Note()
 	}
+	since := watchingSince(s.starts, now)
 	for _, name := range s.names {
 		n := s.nodes[name]
 		last := domain.LastHeard(*n, s.heard[name])
 		ready, _ := n.Condition(domain.ConditionReady)
 		if n.ExpectedToReport() && ready.Status != domain.ConditionUnknown &&
-			domain.Silent(last, n.RegisteredAt, now, s.cfg.GracePeriod, s.cfg.StartupGracePeriod) {
+			domain.SilentSince(last, n.RegisteredAt, since, now, s.cfg.GracePeriod, s.cfg.StartupGracePeriod) {
 			s.decide(name, domain.NodeSequence{
 				domain.MarkNodeUnreachable{Note: note, LastHeard: s.heard[name]},
 				domain.SyncConditionTaints{WithholdNoExecute: disrupted},
