@@ -82,6 +82,11 @@ func (s *Server) auditEventKind() *kind {
 // paging back from there; ?id= is the one event of that id (an event's
 // causationId, to follow what caused it), or none.
 func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
+	r, done, ok := s.expensiveRead(w, r, "AuditEvent")
+	if !ok {
+		return
+	}
+	defer done()
 	f, err := auditFilter(r)
 	if err != nil {
 		s.writeError(w, err, "AuditEvent", "")
