@@ -28,7 +28,7 @@ func (h *Hub) follow(ctx context.Context) {
 		// Taken before the read: a commit after it closes the channel, so
 		// the wait below cannot miss it.
 		_, committed := h.store.CommitSignal()
-		n, err := h.poll(ctx)
+		_, more, err := h.poll(ctx)
 		if ctx.Err() != nil {
 			return
 		}
@@ -39,8 +39,8 @@ func (h *Hub) follow(ctx context.Context) {
 		case err != nil:
 			h.log.Error("watch: reading the log", zap.Int64("position", h.pos), zap.Error(err))
 			wait, committed = retryInterval, nil
-		case n == h.cfg.BatchSize:
-			continue // there is more to read
+		case more:
+			continue
 		}
 		timer.Reset(wait)
 		select {
@@ -73,18 +73,15 @@ func (h *Hub) tickBookmarks(ctx context.Context, t clock.Ticker) {
 // poll reads the next batch of the log, folds it and publishes it. Only
 // the goroutine that follows the log (or Start, before it runs) calls it,
 // so it reads h.pos and h.latest without the lock: nobody else writes
-// them. It returns how many events it read, the BatchSize when there may
-// be more.
-func (h *Hub) poll(ctx context.Context) (int, error) {
+// them. It returns how many events it read, and whether there may be
+// more to read at once.
+func (h *Hub) poll(ctx context.Context) (n int, more bool, err error) {
 	h.reads.Add(1)
 	recs, more, err := readWrites(ctx, h.store, h.pos, h.cfg.BatchSize)
 	if err != nil || len(recs) == 0 {
-		return 0, err
+		return 0, false, err
 	}
-	read := len(recs)
-	if more {
-		read = max(read, h.cfg.BatchSize) // follow reads on at once
-	}
+
 	fresh := make(map[string]*Object)
 	entries := make([]entry, 0, len(recs))
 	var (
@@ -142,7 +139,7 @@ func (h *Hub) poll(ctx context.Context) (int, error) {
 	h.notify = make(chan struct{})
 	h.mu.Unlock()
 	h.metrics.setPosition(h.pos)
-	return read, nil
+	return len(recs), more, nil
 }
 
 // release stops counting the renderings of an entry the ring dropped.

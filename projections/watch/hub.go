@@ -169,7 +169,7 @@ func (h *Hub) Start(ctx context.Context) error {
 	h.snapshotted = h.based
 	h.mu.Unlock()
 	for h.pos < floor {
-		n, err := h.poll(ctx)
+		n, _, err := h.poll(ctx)
 		if err != nil {
 			return fmt.Errorf("watch: start: %w", err)
 		}
