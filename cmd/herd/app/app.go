@@ -275,7 +275,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: wv.Budgets, Evictions: w.Evictions(),
 		Reconcilers: recs, Retention: retention, UI: webui.Handler(httpapi.UIPath),
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
-		NodeMonitorGracePeriod: cfg.Health.GracePeriod})
+		NodeMonitorGracePeriod: cfg.Health.GracePeriod, ExpensiveReads: cfg.ExpensiveReads, ReadTimeout: cfg.ReadTimeout})
 }
 
 // newWatchHub follows the log for every watch. It starts before the API
