@@ -33,12 +33,12 @@ func (h heldReads) Query(ctx context.Context, f events.Filter) ([]events.Record,
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = conn.Close() }()
 	h.entered <- struct{}{}
 	select {
 	case <-h.release:
 	case <-ctx.Done():
 	}
+	_ = conn.Close()
 	return h.Log.Query(ctx, f)
 }
 

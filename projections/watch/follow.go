@@ -110,6 +110,7 @@ func (h *Hub) poll(ctx context.Context) (n int, more bool, err error) {
 			continue // the write's object version is its last event's
 		}
 		if e, ok := newEntry(k, before, cur, rec.Position); ok {
+			e.goneAs(prev)
 			e.size = entrySize(e)
 			entries = append(entries, e)
 		}
@@ -216,6 +217,16 @@ func (h *Hub) fold(k int, prev *Object, rec events.Record) *Object {
 
 // newEntry is the entry for an event that took an object from prev to
 // cur; ok is false when clients see the object neither before nor after.
+// goneAs makes a DELETED event carry last, the object as it was just
+// before the event that removed it, when one write changed it and then
+// removed it (a deletion without grace: its deletion timestamp, then its
+// end): the last state it had, as kube-apiserver's DELETED carries.
+func (e *entry) goneAs(last *Object) {
+	if e.gone != nil && last != nil && last.Exists {
+		e.gone = last.at(e.pos)
+	}
+}
+
 func newEntry(k int, prev, cur *Object, pos int64) (entry, bool) {
 	e := entry{pos: pos, kind: k, prev: prev, cur: cur}
 	if prev != nil && prev.Exists {

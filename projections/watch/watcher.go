@@ -222,6 +222,7 @@ func (w *Watcher) nextFromLog(ctx context.Context) ([]Event, error) {
 			continue // one write, one version, as in the hub
 		}
 		if e, ok := newEntry(w.kind, before, cur, rec.Position); ok {
+			e.goneAs(prev)
 			if ev, ok := w.event(&e); ok {
 				out = append(out, ev)
 			}
