@@ -108,19 +108,60 @@ func namedProblems[T any](path string, items []T, name func(T) string) []FieldEr
 	return errs
 }
 
-// reportedProblems checks reported conditions: each has a type, no type
-// appears twice, and each status is True, False or Unknown.
+// Limits on what one status report may carry. A node has a handful of
+// condition types (the kubelet reports five; node-problem-detector adds a
+// few more), and every condition whose status flips is an event herd keeps
+// for ever, so a report of thousands would cost the log and every watcher
+// far more than it says. Kubernetes bounds a condition's strings in
+// metav1.Condition's validation; herd applies the same bounds to a node's.
+const (
+	// MaxReportedConditions is how many conditions one report may carry.
+	MaxReportedConditions = 64
+	// MaxConditionTypeLength is a qualified name's longest: a 253-byte
+	// prefix, a slash and a 63-byte name.
+	MaxConditionTypeLength = 253 + 1 + 63
+	// MaxConditionReasonLength is metav1.Condition's limit on a reason.
+	MaxConditionReasonLength = 1024
+	// MaxConditionMessageLength is metav1.Condition's limit on a message.
+	MaxConditionMessageLength = 32768
+	// MaxConditionsBytes bounds the conditions' strings together, as
+	// Kubernetes bounds an object's annotations (256 KiB): a report of
+	// many long messages is refused as a whole.
+	MaxConditionsBytes = 256 * 1024
+)
+
+// reportedProblems checks reported conditions: there are not too many,
+// each has a type, no type appears twice, each status is True, False or
+// Unknown, and no string is longer than Kubernetes allows.
 func reportedProblems(cs []ReportedCondition) []FieldError {
+	if len(cs) > MaxReportedConditions {
+		// Checking each of thousands would only make a longer answer.
+		return []FieldError{{
+			Field: "status.conditions", Value: strconv.Itoa(len(cs)),
+			Reason: fmt.Sprintf("Too many: must have at most %d items", MaxReportedConditions),
+		}}
+	}
 	var errs []FieldError
 	seen := make(map[ConditionType]bool, len(cs))
+	total := 0
+	tooLong := func(field string, n, limit int) {
+		if n > limit {
+			errs = append(errs, FieldError{Field: field, Reason: fmt.Sprintf("Too long: may not be more than %d bytes", limit)})
+		}
+	}
 	for i, c := range cs {
 		path := fmt.Sprintf("status.conditions[%d]", i)
 		switch {
 		case c.Type == "":
 			errs = append(errs, FieldError{Field: path + ".type", Reason: "required"})
+		case len(c.Type) > MaxConditionTypeLength:
+			tooLong(path+".type", len(c.Type), MaxConditionTypeLength)
 		case seen[c.Type]:
 			errs = append(errs, FieldError{Field: path + ".type", Value: string(c.Type), Reason: "Duplicate value"})
 		}
+		tooLong(path+".reason", len(c.Reason), MaxConditionReasonLength)
+		tooLong(path+".message", len(c.Message), MaxConditionMessageLength)
+		total += len(c.Type) + len(c.Reason) + len(c.Message)
 		seen[c.Type] = true
 		switch c.Status {
 		case ConditionTrue, ConditionFalse, ConditionUnknown:
@@ -132,6 +173,12 @@ func reportedProblems(cs []ReportedCondition) []FieldError {
 				Reason: `supported values: "True", "False", "Unknown"`,
 			})
 		}
+	}
+	if total > MaxConditionsBytes {
+		errs = append(errs, FieldError{
+			Field:  "status.conditions",
+			Reason: fmt.Sprintf("Too long: must have at most %d bytes", MaxConditionsBytes),
+		})
 	}
 	return errs
 }

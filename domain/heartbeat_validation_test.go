@@ -1,7 +1,9 @@
 package domain
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -132,6 +134,48 @@ func TestHeartbeatValidation(t *testing.T) {
 				{Field: "status.conditions[2].type", Value: "Ready", Reason: "Duplicate value"},
 				{Field: "status.conditions[2].status", Value: "true", Reason: `supported values: "True", "False", "Unknown"`},
 				{Field: "status.conditions[3].status", Reason: "required"},
+			},
+		},
+		{
+			name: "more condition types than a node has",
+			change: func(c *RecordHeartbeat) {
+				c.Metrics = nil
+				for i := range MaxReportedConditions + 1 {
+					c.Reported = append(c.Reported, ReportedCondition{Type: ConditionType(fmt.Sprintf("Flag%04d", i)), Status: ConditionTrue})
+				}
+			},
+			want: []FieldError{
+				{Field: "status.conditions", Value: "65", Reason: "Too many: must have at most 64 items"},
+			},
+		},
+		{
+			name: "condition strings longer than Kubernetes allows",
+			change: func(c *RecordHeartbeat) {
+				c.Metrics = nil
+				c.Reported = []ReportedCondition{
+					{Type: ConditionType(strings.Repeat("t", MaxConditionTypeLength+1)), Status: ConditionTrue},
+					{Type: ConditionReady, Status: ConditionTrue, Reason: strings.Repeat("r", MaxConditionReasonLength+1)},
+					{Type: ConditionDiskPressure, Status: ConditionFalse, Message: strings.Repeat("m", MaxConditionMessageLength+1)},
+				}
+			},
+			want: []FieldError{
+				{Field: "status.conditions[0].type", Reason: "Too long: may not be more than 317 bytes"},
+				{Field: "status.conditions[1].reason", Reason: "Too long: may not be more than 1024 bytes"},
+				{Field: "status.conditions[2].message", Reason: "Too long: may not be more than 32768 bytes"},
+			},
+		},
+		{
+			name: "many long messages together",
+			change: func(c *RecordHeartbeat) {
+				c.Metrics = nil
+				for i := range 9 {
+					c.Reported = append(c.Reported, ReportedCondition{
+						Type: ConditionType(fmt.Sprintf("Flag%d", i)), Status: ConditionTrue, Message: strings.Repeat("m", MaxConditionMessageLength),
+					})
+				}
+			},
+			want: []FieldError{
+				{Field: "status.conditions", Reason: "Too long: must have at most 262144 bytes"},
 			},
 		},
 		{

@@ -11,8 +11,13 @@ import (
 const pgRecordColumns = `position, event_id::text, stream, version, type, schema_version, recorded_at, payload, metadata`
 
 // pgDialect is PostgreSQL's: metadata is the JSON's bytes (bytea), or
-// NULL. NULLIF keeps an empty value from failing the cast for every row.
-var pgDialect = dialect{columns: pgRecordColumns, actor: `convert_from(NULLIF(metadata, ''::bytea), 'UTF8')::jsonb->>'actor'`}
+// NULL, read by the functions the indexes are built on (migration
+// 0006_audit_indexes.sql).
+var pgDialect = dialect{
+	columns:   pgRecordColumns,
+	actor:     `herd_event_actor(metadata)`,
+	causation: `herd_event_causation(metadata)`,
+}
 
 // pgReader reads the log through q: the pool, or a transaction that
 // reads its own appends.
@@ -102,7 +107,7 @@ func (r pgReader) Query(ctx context.Context, f Filter) ([]Record, error) {
 	}
 	recs, err := r.records(ctx, numberPlaceholders(q), args...)
 	if err != nil {
-		return nil, fmt.Errorf("query events: %w", err)
+		return nil, fmt.Errorf("query events: %w", withContext(ctx, err))
 	}
 	return recs, nil
 }

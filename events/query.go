@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -22,9 +23,12 @@ type Filter struct {
 	// Types matches any of these event types.
 	Types []string
 	// Actor matches the events whose metadata names this actor (a user,
-	// a node, a reconciler). No index serves it: with nothing else to
-	// narrow the log, a query reads it until Limit events match.
+	// a node, a reconciler), through the actor index.
 	Actor string
+	// CausationID matches the events whose metadata names this id as
+	// their cause: what one event or request led to, through the
+	// causation index.
+	CausationID string
 	// Since matches events recorded at or after it.
 	Since time.Time
 	// Until matches events recorded before it (Since and Until form the
@@ -56,13 +60,24 @@ func (s *Store) Query(ctx context.Context, q Querier, f Filter) ([]Record, error
 	}
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("query events: %w", err)
+		return nil, fmt.Errorf("query events: %w", withContext(ctx, err))
 	}
 	records, err := scanRecords(rows)
 	if err != nil {
-		return nil, fmt.Errorf("query events: %w", err)
+		return nil, fmt.Errorf("query events: %w", withContext(ctx, err))
 	}
 	return records, nil
+}
+
+// withContext is err, from a query, also saying that ctx ended when it
+// did: the driver answers a query it stopped at the context's end with
+// its own error ("interrupted"), and the caller tells a read past its
+// deadline (a 504) from a broken database by the context's.
+func withContext(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
+	return err
 }
 
 // dialect is what an engine says in its own SQL in a Filter's query.
@@ -70,12 +85,25 @@ type dialect struct {
 	// columns are recordColumns as the engine selects them.
 	columns string
 	// actor is the expression reading the actor out of a row's metadata
-	// column (JSON), NULL when it names none.
-	actor string
+	// column (JSON), NULL when it names none; causation reads the
+	// causation id. Each is the expression an index is built on, word for
+	// word, or the engine would not use it.
+	actor, causation string
+	// unindexed is what keeps the engine from taking a column's index
+	// when it would read more through it than without: SQLite's unary +
+	// (it plans without statistics); nothing for PostgreSQL, whose
+	// statistics tell it.
+	unindexed string
 }
 
-// sqliteDialect is SQLite's: metadata is JSON text (or NULL).
-var sqliteDialect = dialect{columns: recordColumns, actor: `json_extract(metadata, '$.actor')`}
+// sqliteDialect is SQLite's: metadata is JSON text (or NULL). The indexes
+// are migration 0006_audit_indexes.sql's.
+var sqliteDialect = dialect{
+	columns:   recordColumns,
+	actor:     `json_extract(metadata, '$.actor')`,
+	causation: `json_extract(metadata, '$.causationId')`,
+	unindexed: "+",
+}
 
 // sql is the query for f in engine d's terms, with ? for its arguments.
 func (f Filter) sql(d dialect) (string, []any, error) {
@@ -113,8 +141,20 @@ func (f Filter) sql(d dialect) (string, []any, error) {
 	if f.Actor != "" {
 		add(d.actor+" = ?", f.Actor)
 	}
-	if len(f.Types) > 0 {
-		add("type IN (?"+strings.Repeat(",?", len(f.Types)-1)+")", stringsToArgs(f.Types)...)
+	if f.CausationID != "" {
+		add(d.causation+" = ?", f.CausationID)
+	}
+	switch len(f.Types) {
+	case 0:
+	case 1:
+		// The type index gives one type's events in position order.
+		add("type = ?", f.Types[0])
+	default:
+		// Several types from the type index come out of order and would
+		// all be read and sorted before the first page: every heartbeat
+		// of a long log, for one of them. Unindexed, the way in is the
+		// other conditions', or the log in position order.
+		add(d.unindexed+"type IN (?"+strings.Repeat(",?", len(f.Types)-1)+")", stringsToArgs(f.Types)...)
 	}
 	for _, t := range []struct {
 		at   time.Time
@@ -167,7 +207,7 @@ func (f Filter) sql(d dialect) (string, []any, error) {
 	switch {
 	case f.Stream != "":
 		order = "version"
-	case f.Newest && f.Limit > 0 && !f.Until.IsZero() && f.StreamPrefix == "" && len(f.Types) == 0 && f.ID == "" && f.Actor == "":
+	case f.Newest && f.Limit > 0 && !f.Until.IsZero() && f.StreamPrefix == "" && len(f.Types) == 0 && f.ID == "" && f.Actor == "" && f.CausationID == "":
 		order = "recorded_at DESC, position"
 	}
 	if f.Newest && f.Limit > 0 {

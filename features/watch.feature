@@ -3,7 +3,9 @@ Feature: Watching the fleet from any point in its history
   A Kubernetes watch resumes exactly where its client left off: from a
   resourceVersion (a position in herd's log) it sees every change made
   after it, in order, each with the node as it was right after that
-  change — nothing twice, nothing missed. herd keeps five minutes of
+  change — nothing twice, nothing missed. A change is one write, as in
+  etcd: a report that records a heartbeat and turns conditions is one
+  MODIFIED, at the position of the last event it appended. herd keeps five minutes of
   history for that; a client that comes back later is told 410 Expired,
   as kube-apiserver tells it, and lists again. Bookmarks tell a quiet
   watch how far it has got, and long listings page through one moment of
@@ -24,7 +26,6 @@ Feature: Watching the fleet from any point in its history
     Then the watch shows, in order:
       | type     | node   | caused by            | MemoryPressure |
       | ADDED    | web-02 | NodeRegistered       |                |
-      | MODIFIED | web-01 | HeartbeatRecorded    | False          |
       | MODIFIED | web-01 | NodeConditionChanged | True           |
       | DELETED  | web-02 | NodeDeleted          |                |
     And these are every change to a node the log holds after the list

@@ -123,13 +123,7 @@ func validateMeta(m *metav1.ObjectMeta) field.ErrorList {
 func validateNodeStatus(s *corev1.NodeStatus, path *field.Path) field.ErrorList {
 	errs := validateQuantities(s.Capacity, path.Child("capacity"))
 	errs = append(errs, validateQuantities(s.Allocatable, path.Child("allocatable"))...)
-	for i, c := range s.Conditions {
-		p := path.Child("conditions").Index(i)
-		if c.Type == "" {
-			errs = append(errs, field.Required(p.Child("type"), ""))
-		}
-		errs = append(errs, enum(p.Child("status"), string(c.Status), conditionStates, false)...)
-	}
+	errs = append(errs, validateNodeConditions(s.Conditions, path.Child("conditions"))...)
 	// Kubernetes takes an address of any type (a provider may have its
 	// own) but not the same address twice.
 	seen := make(map[corev1.NodeAddress]bool, len(s.Addresses))
@@ -301,6 +295,38 @@ func validateWorkloadTemplate(t *corev1.PodTemplateSpec) field.ErrorList {
 	errs := validatePodSpec(&t.Spec, tmpl.Child("spec"))
 	if p := t.Spec.RestartPolicy; p != "" && p != corev1.RestartPolicyAlways {
 		errs = append(errs, field.NotSupported(tmpl.Child("spec", "restartPolicy"), p, []string{string(corev1.RestartPolicyAlways)}))
+	}
+	return errs
+}
+
+// validateNodeConditions checks a node's reported conditions, within the
+// domain's bounds on what one report may carry (how many, how long), so
+// that an oversized report is refused before it is decoded any further.
+func validateNodeConditions(cs []corev1.NodeCondition, path *field.Path) field.ErrorList {
+	if len(cs) > domain.MaxReportedConditions {
+		return field.ErrorList{field.TooMany(path, len(cs), domain.MaxReportedConditions)}
+	}
+	var errs field.ErrorList
+	total := 0
+	for i, c := range cs {
+		p := path.Index(i)
+		switch {
+		case c.Type == "":
+			errs = append(errs, field.Required(p.Child("type"), ""))
+		case len(c.Type) > domain.MaxConditionTypeLength:
+			errs = append(errs, field.TooLong(p.Child("type"), "", domain.MaxConditionTypeLength))
+		}
+		errs = append(errs, enum(p.Child("status"), string(c.Status), conditionStates, false)...)
+		if len(c.Reason) > domain.MaxConditionReasonLength {
+			errs = append(errs, field.TooLong(p.Child("reason"), "", domain.MaxConditionReasonLength))
+		}
+		if len(c.Message) > domain.MaxConditionMessageLength {
+			errs = append(errs, field.TooLong(p.Child("message"), "", domain.MaxConditionMessageLength))
+		}
+		total += len(c.Type) + len(c.Reason) + len(c.Message)
+	}
+	if total > domain.MaxConditionsBytes {
+		errs = append(errs, field.TooLong(path, "", domain.MaxConditionsBytes))
 	}
 	return errs
 }

@@ -84,6 +84,11 @@ func (s *Server) auditEventKind() *kind {
 // (comma-separated) leaves those types out, in the query itself, so that
 // a page of the log without heartbeats is still a full page.
 func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
+	r, done, ok := s.expensiveRead(w, r, "AuditEvent")
+	if !ok {
+		return
+	}
+	defer done()
 	f, err := auditFilter(r)
 	if err != nil {
 		s.writeError(w, err, "AuditEvent", "")

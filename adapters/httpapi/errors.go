@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -67,6 +68,13 @@ func statusFor(err error, kind, name string) metav1.Status {
 		st.Code, st.Reason = http.StatusGatewayTimeout, metav1.StatusReasonTimeout
 		st.Details.RetryAfterSeconds = 1
 		st.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
+	case errors.Is(err, context.DeadlineExceeded):
+		// A read past its deadline (read_share.go), cancelled in the
+		// database: kube-apiserver's answer to a request that outlives
+		// its timeout.
+		st.Code, st.Reason = http.StatusGatewayTimeout, metav1.StatusReasonTimeout
+		st.Message = "the request did not complete within its deadline; narrow it (a shorter window, a smaller limit) or retry: " + err.Error()
+		st.Details.RetryAfterSeconds = expensiveReadRetryAfter
 	case errors.Is(err, watch.ErrClosed), errors.Is(err, watch.ErrNotStarted):
 		st.Code, st.Reason = http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable
 	case errors.As(err, &reqErr):

@@ -54,6 +54,11 @@ const maxCauses = 16
 // nodeExplanation serves GET .../nodes/NAME/explanation, of the node now
 // or, with ?asOf= (as on lists), as it was then.
 func (s *Server) nodeExplanation(w http.ResponseWriter, r *http.Request) {
+	r, done, ok := s.expensiveRead(w, r, "Node")
+	if !ok {
+		return
+	}
+	defer done()
 	name := r.PathValue("name")
 	var n domain.Node
 	at, err := s.explanationAt(r)
@@ -226,6 +231,11 @@ type PodExplanation struct {
 
 // podExplanation serves GET .../namespaces/NS/pods/NAME/explanation.
 func (s *Server) podExplanation(w http.ResponseWriter, r *http.Request) {
+	r, done, ok := s.expensiveRead(w, r, "Pod")
+	if !ok {
+		return
+	}
+	defer done()
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
 	var p domain.Pod
 	at, err := s.explanationAt(r)

@@ -169,6 +169,17 @@ func (s *Server) serveCollection(w http.ResponseWriter, r *http.Request, res *ap
 		s.serveWatch(w, r, res, o)
 		return
 	}
+	if o.asOf != "" || o.rvMatch == metav1.ResourceVersionMatchExact {
+		// A list of the past folds its objects from the log.
+		var (
+			done func()
+			ok   bool
+		)
+		if r, done, ok = s.expensiveRead(w, r, res.kind); !ok {
+			return
+		}
+		defer done()
+	}
 	if o.asOf != "" {
 		pos, err := s.positionAsOf(r.Context(), o.asOf)
 		if err != nil {

@@ -82,6 +82,11 @@ type seriesWindow struct {
 // recorded in [?since=, ?until=) (RFC 3339), as of ?asOf= (as a list's),
 // the newest ?limit= of them.
 func (s *Server) nodeSeries(w http.ResponseWriter, r *http.Request) {
+	r, done, ok := s.expensiveRead(w, r, "Node")
+	if !ok {
+		return
+	}
+	defer done()
 	name := r.PathValue("name")
 	// A deleted node keeps its history: only a name herd never saw is 404.
 	n, err := s.NodeView.GetIncludingDeleted(r.Context(), name)

@@ -57,6 +57,14 @@ type Config struct {
 	// token file of a kubelet target added through the API must lie in.
 	// Empty allows none.
 	KubeletTokenDir string
+	// ExpensiveReads is how many reads of the log or of history (audit,
+	// timelines, explanations, series, lists of the past) run at once;
+	// one more is refused with 429 and Retry-After. Zero means half the
+	// cores, at least one (read_share.go).
+	ExpensiveReads int
+	// ReadTimeout bounds each such read: past it the read's queries are
+	// cancelled in the database and the client gets 504. Zero means 10 s.
+	ReadTimeout time.Duration
 }
 
 // Deps are what the API reads and writes through.
@@ -140,12 +148,15 @@ type Server struct {
 	openAPI func() (map[string]openAPIDoc, error)
 	// watches bounds the watches each user holds open.
 	watches *watchLimiter
+	// reads holds a token for every expensive read running
+	// (read_share.go).
+	reads chan struct{}
 }
 
 // NewServer returns a Server with every route registered, and tells the
 // watch hub (which must not have started yet) about every resource.
 func NewServer(deps Deps, cfg Config) (*Server, error) {
-	s := &Server{Deps: deps, cfg: cfg, mux: http.NewServeMux(), watches: newWatchLimiter(cfg.MaxWatchesPerUser)}
+	s := &Server{Deps: deps, cfg: cfg, mux: http.NewServeMux(), watches: newWatchLimiter(cfg.MaxWatchesPerUser), reads: make(chan struct{}, cfg.expensiveReads())}
 	if err := s.indexKinds(); err != nil {
 		return nil, err
 	}

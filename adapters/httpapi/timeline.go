@@ -17,6 +17,11 @@ type NodeTimeline struct {
 
 // nodeTimeline serves a node's lifecycle events; ?after= and ?limit= page.
 func (s *Server) nodeTimeline(w http.ResponseWriter, r *http.Request) {
+	r, done, ok := s.expensiveRead(w, r, "Node")
+	if !ok {
+		return
+	}
+	defer done()
 	name := r.PathValue("name")
 	// A deleted node keeps its timeline: only a name herd never saw is 404.
 	if _, err := s.NodeView.GetIncludingDeleted(r.Context(), name); err != nil {

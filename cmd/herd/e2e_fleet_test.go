@@ -134,6 +134,12 @@ type auditEvent struct {
 	Stream   string `json:"stream"`
 	Version  int64  `json:"version"`
 	Type     string `json:"type"`
+	// RecordedAt and the metadata tell one write's events apart from the
+	// next write's.
+	RecordedAt    string `json:"recordedAt"`
+	Actor         string `json:"actor"`
+	CausationID   string `json:"causationId"`
+	CorrelationID string `json:"correlationId"`
 }
 
 type auditEventList struct {

@@ -43,6 +43,8 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&cfg.Thresholds.TransitionPeriod, "pressure-transition-period", cfg.Thresholds.TransitionPeriod, "how long a pressure condition stays True once its signal is back under the threshold (the kubelet's --eviction-pressure-transition-period and default); 0 clears it at once")
 	f.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "how often the reconcilers look for writes herd was not told of (another process's); herd's own are seen at once")
 	f.BoolVar(&cfg.Profiling, "profiling", cfg.Profiling, "serve Go's profiles under /debug/pprof/ to administrators (kube-apiserver's flag)")
+	f.IntVar(&cfg.ExpensiveReads, "expensive-reads", cfg.ExpensiveReads, "reads of history (audit, timelines, explanations, series, lists of the past) run at once; more wait a second, then get 429 with Retry-After, so that node heartbeats keep their share of the database (default half the cores, at least two)")
+	f.DurationVar(&cfg.ReadTimeout, "read-timeout", cfg.ReadTimeout, "how long one read of history may take before it is cancelled in the database and answered 504 (default 10s)")
 	f.IntVar(&cfg.Demo, "demo", cfg.Demo, "run this many simulated nodes against the API (for a first look)")
 	f.StringSliceVar(&cfg.Reconcilers.Enabled, "reconcilers", cfg.Reconcilers.Enabled, `reconcilers to run: "*" for all, "-name" to switch one off (e.g. "*,-health")`)
 	f.IntVar(&cfg.Reconcilers.Workers, "reconciler-workers", cfg.Reconcilers.Workers, "keys each reconciler works on at once")
@@ -50,7 +52,7 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&cfg.Health.MonitorPeriod, "node-monitor-period", cfg.Health.MonitorPeriod, "how often every node's heartbeat deadline is checked (Kubernetes' flag and default)")
 	f.DurationVar(&cfg.Health.GracePeriod, "node-monitor-grace-period", cfg.Health.GracePeriod, "silence after which a node's conditions go Unknown (Kubernetes' flag and default)")
 	f.IntVar(&cfg.Watch.CacheSize, "watch-cache-size", cfg.Watch.CacheSize, "recent events kept in memory for watches; a watcher further behind is cut off with 410 Expired")
-	f.Int64Var(&cfg.Watch.CacheBytes, "watch-cache-bytes", cfg.Watch.CacheBytes, "memory the recent events kept for watches may hold (their objects, as herd estimates them); past it the oldest are dropped, as if --watch-cache-size were smaller (default 64 MiB: a bound on clients that write large objects, far above what 8,192 heartbeats hold)")
+	f.Int64Var(&cfg.Watch.CacheBytes, "watch-cache-bytes", cfg.Watch.CacheBytes, "memory the recent events kept for watches may hold (their objects, as measured from them, and their encoded forms); past it the oldest are dropped, as if --watch-cache-size were smaller (default 64 MiB: a bound on clients that write large objects, far above what 8,192 heartbeats hold)")
 	f.DurationVar(&cfg.Watch.History, "watch-history", cfg.Watch.History, "how long a resourceVersion stays usable for resuming a watch or continuing a list (then 410 Expired)")
 	f.DurationVar(&cfg.Watch.BookmarkInterval, "watch-bookmark-interval", cfg.Watch.BookmarkInterval, "how often watches that allow bookmarks get one")
 	f.IntVar(&cfg.Watch.SnapshotEvery, "snapshot-every", cfg.Watch.SnapshotEvery,

@@ -53,6 +53,8 @@ func testQueryFilters(t *testing.T, open OpenLogFunc) {
 		{name: "actor of a stream", filter: events.Filter{Actor: "alice", StreamPrefix: "node/", Types: []string{"NodeTainted"}}, want: a2},
 		{name: "newest of an actor", filter: events.Filter{Actor: "alice", Limit: 1, Newest: true}, want: a2},
 		{name: "newest of an actor before a time", filter: events.Filter{Actor: "alice", Until: at(4), Limit: 1, Newest: true}, want: b},
+		{name: "caused by", filter: events.Filter{CausationID: b[0].ID}, want: p},
+		{name: "caused by nothing known", filter: events.Filter{CausationID: "req-1"}, want: nil},
 		{name: "nothing matches", filter: events.Filter{Stream: "node/a", Types: []string{"PodScheduled"}}, want: nil},
 	}
 	for _, tt := range tests {

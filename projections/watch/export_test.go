@@ -7,5 +7,5 @@ func Reads(h *Hub) int64 { return h.reads.Load() }
 func Cache(h *Hub) (events int, bytes int64) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	return h.ring.n, h.ring.bytes
+	return h.ring.n, h.ring.bytes + h.rendered.Load()
 }

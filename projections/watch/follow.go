@@ -28,7 +28,7 @@ func (h *Hub) follow(ctx context.Context) {
 		// Taken before the read: a commit after it closes the channel, so
 		// the wait below cannot miss it.
 		_, committed := h.store.CommitSignal()
-		n, err := h.poll(ctx)
+		_, more, err := h.poll(ctx)
 		if ctx.Err() != nil {
 			return
 		}
@@ -39,8 +39,8 @@ func (h *Hub) follow(ctx context.Context) {
 		case err != nil:
 			h.log.Error("watch: reading the log", zap.Int64("position", h.pos), zap.Error(err))
 			wait, committed = retryInterval, nil
-		case n == h.cfg.BatchSize:
-			continue // there is more to read
+		case more:
+			continue
 		}
 		timer.Reset(wait)
 		select {
@@ -73,17 +73,22 @@ func (h *Hub) tickBookmarks(ctx context.Context, t clock.Ticker) {
 // poll reads the next batch of the log, folds it and publishes it. Only
 // the goroutine that follows the log (or Start, before it runs) calls it,
 // so it reads h.pos and h.latest without the lock: nobody else writes
-// them.
-func (h *Hub) poll(ctx context.Context) (int, error) {
+// them. It returns how many events it read, and whether there may be
+// more to read at once.
+func (h *Hub) poll(ctx context.Context) (n int, more bool, err error) {
 	h.reads.Add(1)
-	recs, err := h.store.ReadAfter(ctx, h.pos, h.cfg.BatchSize)
+	recs, more, err := readWrites(ctx, h.store, h.pos, h.cfg.BatchSize)
 	if err != nil || len(recs) == 0 {
-		return 0, err
+		return 0, false, err
 	}
+
 	fresh := make(map[string]*Object)
 	entries := make([]entry, 0, len(recs))
-	var appeared []appearance
-	for _, rec := range recs {
+	var (
+		appeared []appearance
+		before   *Object // the object before the write being folded
+	)
+	for i, rec := range recs {
 		k := h.kindOf(rec.Stream)
 		if k < 0 || rec.Position <= h.kindHead[k] {
 			continue
@@ -92,14 +97,21 @@ func (h *Hub) poll(ctx context.Context) (int, error) {
 		if !ok {
 			prev = h.latest[rec.Stream]
 		}
+		if i == 0 || !sameWrite(recs[i-1], rec) {
+			before = prev
+		}
 		cur := h.fold(k, prev, rec)
 		fresh[rec.Stream] = cur
 		if cur.Exists && !h.index[k].has(rec.Stream) {
 			appeared = append(appeared, appearance{kind: k, stream: rec.Stream, key: cur.Meta.Key})
 		}
 		h.track(rec, cur)
-		if e, ok := newEntry(k, prev, cur, rec.Position); ok {
-			e.size = entrySize(rec, cur)
+		if i+1 < len(recs) && sameWrite(rec, recs[i+1]) {
+			continue // the write's object version is its last event's
+		}
+		if e, ok := newEntry(k, before, cur, rec.Position); ok {
+			e.goneAs(prev)
+			e.size = entrySize(e)
 			entries = append(entries, e)
 		}
 	}
@@ -111,20 +123,45 @@ func (h *Hub) poll(ctx context.Context) (int, error) {
 		h.index[a.kind].add(a.stream, a.key)
 	}
 	for _, e := range entries {
+		e.account(&h.rendered)
 		if old, evicted := h.ring.push(e); evicted {
 			h.floor = old.pos
+			h.release(old)
 		}
 	}
-	if pos, dropped := h.ring.shed(h.cfg.CacheBytes); dropped {
-		h.floor = pos
+	for h.ring.bytes+h.rendered.Load() > h.cfg.CacheBytes && h.ring.n > 1 {
+		old := h.ring.pop()
+		h.floor = old.pos
+		h.release(old)
 	}
-	h.metrics.setCache(h.ring.n, h.ring.bytes)
+	h.metrics.setCache(h.ring.n, h.ring.bytes+h.rendered.Load())
 	h.pos = recs[len(recs)-1].Position
 	close(h.notify)
 	h.notify = make(chan struct{})
 	h.mu.Unlock()
-	h.metrics.setPosition(recs[len(recs)-1].Position)
-	return len(recs), nil
+	h.metrics.setPosition(h.pos)
+	return len(recs), more, nil
+}
+
+// release stops counting the renderings of an entry the ring dropped.
+func (h *Hub) release(e entry) {
+	for _, o := range []*Object{e.cur, e.gone} {
+		if o != nil {
+			o.unaccount()
+		}
+	}
+}
+
+// sameWrite reports whether next was appended by the same write as rec:
+// the next event of the same stream, at the same time, for the same
+// actor and cause. The events one command appends to its object (a
+// heartbeat and every condition it flipped) are one version of the
+// object for watchers, as one etcd write is one object version in
+// kube-apiserver: a report that flips a thousand conditions is one
+// version held, not a thousand.
+func sameWrite(rec, next events.Record) bool {
+	return next.Stream == rec.Stream && next.Version == rec.Version+1 && next.Position == rec.Position+1 &&
+		next.RecordedAt.Equal(rec.RecordedAt) && next.Metadata == rec.Metadata
 }
 
 // appearance is an object seen to exist for the first time, for its
@@ -180,33 +217,14 @@ func (h *Hub) fold(k int, prev *Object, rec events.Record) *Object {
 
 // newEntry is the entry for an event that took an object from prev to
 // cur; ok is false when clients see the object neither before nor after.
-// entryOverhead is what an entry holds beyond its event's bytes: the
-// objects' structs, maps and labels, roughly, for an object whose event
-// carried little (a heartbeat).
-const entryOverhead = 1 << 10
-
-// entrySize is how much memory the entry of rec holds, roughly: what the
-// event brought in (its payload becomes the new object's state, and the
-// object's rendering to clients is about as large again), the labels the
-// new object's Meta may hold a copy of (a heartbeat is small, but
-// a node that registered with a megabyte of labels carries them into
-// every entry), and the fixed overhead. What a client sends is what it
-// costs; an object's unchanged parts are shared with its previous state.
-func entrySize(rec events.Record, cur *Object) int64 {
-	size := 2*int64(len(rec.Payload)) + entryOverhead
-	if cur != nil {
-		size += 2 * mapBytes(cur.Meta.Labels)
+// goneAs makes a DELETED event carry last, the object as it was just
+// before the event that removed it, when one write changed it and then
+// removed it (a deletion without grace: its deletion timestamp, then its
+// end): the last state it had, as kube-apiserver's DELETED carries.
+func (e *entry) goneAs(last *Object) {
+	if e.gone != nil && last != nil && last.Exists {
+		e.gone = last.at(e.pos)
 	}
-	return size
-}
-
-// mapBytes is the bytes of m's keys and values.
-func mapBytes(m map[string]string) int64 {
-	var n int64
-	for k, v := range m {
-		n += int64(len(k) + len(v))
-	}
-	return n
 }
 
 func newEntry(k int, prev, cur *Object, pos int64) (entry, bool) {
@@ -217,4 +235,38 @@ func newEntry(k int, prev, cur *Object, pos int64) (entry, bool) {
 		return entry{}, false
 	}
 	return e, true
+}
+
+// readWrites reads up to limit events after pos without cutting a write
+// in two: a write the batch's end cuts is left for the next read, or,
+// when it fills the batch, read to its end (a write is committed whole,
+// and one report's events are bounded by what a report may carry). more
+// says whether the log may hold more after what it returns.
+func readWrites(ctx context.Context, log Log, pos int64, limit int) (recs []events.Record, more bool, err error) {
+	recs, err = log.ReadAfter(ctx, pos, limit)
+	if err != nil || len(recs) < limit {
+		return recs, false, err
+	}
+	start := len(recs) - 1 // where the last write starts
+	for start > 0 && sameWrite(recs[start-1], recs[start]) {
+		start--
+	}
+	if start > 0 {
+		return recs[:start], true, nil
+	}
+	for {
+		next, err := log.ReadAfter(ctx, recs[len(recs)-1].Position, limit)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, rec := range next {
+			if !sameWrite(recs[len(recs)-1], rec) {
+				return recs, true, nil
+			}
+			recs = append(recs, rec)
+		}
+		if len(next) < limit {
+			return recs, false, nil
+		}
+	}
 }

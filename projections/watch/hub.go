@@ -56,6 +56,10 @@ type Hub struct {
 	snapshotted time.Time
 	snapQueue   chan snapJob
 
+	// rendered is the bytes of the encoded forms of the objects the ring
+	// holds, made when clients first ask for them (Object.Rendered).
+	rendered atomic.Int64
+
 	// reads counts the hub's reads of the log, for tests.
 	reads atomic.Int64
 
@@ -165,7 +169,7 @@ func (h *Hub) Start(ctx context.Context) error {
 	h.snapshotted = h.based
 	h.mu.Unlock()
 	for h.pos < floor {
-		n, err := h.poll(ctx)
+		n, _, err := h.poll(ctx)
 		if err != nil {
 			return fmt.Errorf("watch: start: %w", err)
 		}

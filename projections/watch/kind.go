@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"sync"
+	"sync/atomic"
 
 	"herd/events"
 )
@@ -108,6 +109,9 @@ type Object struct {
 	// object, so the struct is kept small: one mutex and one slice.
 	mu         sync.Mutex
 	renderings []rendering
+	// held, while the hub's ring holds the object, counts its
+	// renderings' bytes there (the hub's cache bytes).
+	held *atomic.Int64
 }
 
 // rendering is one form of an object, by the key its client gave.
@@ -142,7 +146,39 @@ func (o *Object) Rendered(key any, render func() ([]byte, error)) ([]byte, error
 		return nil, err
 	}
 	o.renderings = append(o.renderings, rendering{key: key, data: data})
+	if o.held != nil {
+		o.held.Add(int64(len(data)))
+	}
 	return data, nil
+}
+
+// account counts o's renderings, those made and those to come, in held.
+func (o *Object) account(held *atomic.Int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.held == nil {
+		o.held = held
+		held.Add(o.renderedBytes())
+	}
+}
+
+// unaccount stops counting o's renderings where account counted them.
+func (o *Object) unaccount() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.held != nil {
+		o.held.Add(-o.renderedBytes())
+		o.held = nil
+	}
+}
+
+// renderedBytes is the size of o's renderings; o.mu is held.
+func (o *Object) renderedBytes() int64 {
+	var n int64
+	for _, r := range o.renderings {
+		n += int64(len(r.data))
+	}
+	return n
 }
 
 // State is the object's state as the kind's Fold left it, for a client

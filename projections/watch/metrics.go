@@ -44,7 +44,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 		cacheBytes: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "herd_watch_cache_bytes",
-			Help: "Memory the watch hub's recent events hold, as herd estimates it (at most --watch-cache-bytes).",
+			Help: "Memory the watch hub's recent object versions hold, measured from the objects and their encoded forms (at most --watch-cache-bytes).",
 		}),
 		snapshots: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "herd_snapshots_total",

@@ -9,7 +9,7 @@ import "sort"
 type entry struct {
 	pos       int64
 	kind      int
-	size      int64 // what the entry holds in memory, roughly (entrySize)
+	size      int64 // what the entry's objects hold in memory (entrySize), renderings aside
 	prev, cur *Object
 	gone      *Object
 }
@@ -43,19 +43,14 @@ func (r *ring) push(e entry) (old entry, evicted bool) {
 	return old, true
 }
 
-// shed drops the oldest entries while the ring holds more than maxBytes,
-// keeping at least the newest, and returns the position of the last one
-// dropped, with dropped true when it dropped any.
-func (r *ring) shed(maxBytes int64) (pos int64, dropped bool) {
-	for r.bytes > maxBytes && r.n > 1 {
-		old := r.buf[r.start]
-		r.buf[r.start] = entry{} // let the objects go
-		r.bytes -= old.size
-		r.start = (r.start + 1) % len(r.buf)
-		r.n--
-		pos, dropped = old.pos, true
-	}
-	return pos, dropped
+// pop drops the oldest entry, of at least one, and returns it.
+func (r *ring) pop() entry {
+	old := r.buf[r.start]
+	r.buf[r.start] = entry{} // let the objects go
+	r.bytes -= old.size
+	r.start = (r.start + 1) % len(r.buf)
+	r.n--
+	return old
 }
 
 func (r *ring) at(i int) *entry { return &r.buf[(r.start+i)%len(r.buf)] }

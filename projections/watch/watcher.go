@@ -187,7 +187,7 @@ func (w *Watcher) nextFromLog(ctx context.Context) ([]Event, error) {
 		w.attached, w.history = true, nil
 		return w.Next(ctx)
 	}
-	recs, err := h.store.ReadAfter(ctx, w.cursor, h.cfg.BatchSize)
+	recs, _, err := readWrites(ctx, h.store, w.cursor, h.cfg.BatchSize)
 	if err != nil {
 		return nil, err
 	}
@@ -198,8 +198,11 @@ func (w *Watcher) nextFromLog(ctx context.Context) ([]Event, error) {
 		w.cursor = floor
 		return nil, nil
 	}
-	var out []Event
-	for _, rec := range recs {
+	var (
+		out    []Event
+		before *Object
+	)
+	for i, rec := range recs {
 		w.cursor = rec.Position
 		if h.kindOf(rec.Stream) != w.kind {
 			continue
@@ -210,9 +213,16 @@ func (w *Watcher) nextFromLog(ctx context.Context) ([]Event, error) {
 				return nil, err
 			}
 		}
+		if i == 0 || !sameWrite(recs[i-1], rec) {
+			before = prev
+		}
 		cur := h.fold(w.kind, prev, rec)
 		w.history[rec.Stream] = cur
-		if e, ok := newEntry(w.kind, prev, cur, rec.Position); ok {
+		if i+1 < len(recs) && sameWrite(rec, recs[i+1]) {
+			continue // one write, one version, as in the hub
+		}
+		if e, ok := newEntry(w.kind, before, cur, rec.Position); ok {
+			e.goneAs(prev)
 			if ev, ok := w.event(&e); ok {
 				out = append(out, ev)
 			}

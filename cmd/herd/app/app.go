@@ -277,7 +277,8 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		Reconcilers: recs, Retention: retention, UI: webui.Handler(httpapi.UIPath),
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod, AnonymousHosts: anonymousHosts(cfg), AnonymousIPHosts: anonymousIPHosts(cfg),
-		MaxWatchesPerUser: cfg.Security.maxWatchesPerUser(), KubeletTokenDir: cfg.Kubelet.TokenDir})
+		MaxWatchesPerUser: cfg.Security.maxWatchesPerUser(), KubeletTokenDir: cfg.Kubelet.TokenDir,
+		ExpensiveReads: cfg.ExpensiveReads, ReadTimeout: cfg.ReadTimeout})
 }
 
 // newWatchHub follows the log for every watch. It starts before the API

@@ -59,6 +59,12 @@ type Config struct {
 	// listener, to administrators only. Off by default: a CPU profile
 	// costs herd CPU while it runs.
 	Profiling bool
+	// ExpensiveReads is how many reads of history (audit, timelines,
+	// explanations, series, lists of the past) run at once; 0 is half the
+	// cores, at least two. Node heartbeats keep the rest.
+	ExpensiveReads int
+	// ReadTimeout bounds each read of history; 0 is 10 s.
+	ReadTimeout time.Duration
 	// Reconcilers says which reconcilers run and how.
 	Reconcilers reconcilers.Config
 	// Health holds the node health rules' timings.
@@ -138,6 +144,12 @@ func (c Config) DatabasePath() string {
 // Validate reports every wrong setting at once, each by its flag name.
 func (c Config) Validate() error {
 	var errs []error
+	if c.ExpensiveReads < 0 {
+		errs = append(errs, fmt.Errorf("--expensive-reads %d is negative", c.ExpensiveReads))
+	}
+	if c.ReadTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--read-timeout %s is negative", c.ReadTimeout))
+	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("--listen %q: want host:port: %w", c.Listen, err))
 	}

@@ -1,0 +1,114 @@
+package watch_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"herd/domain"
+	"herd/projections/watch"
+)
+
+// report is a node's status report of n conditions, all of status st,
+// each with a message of msg bytes of its own (herd keeps one copy of a
+// string a fleet repeats).
+func report(n int, st domain.ConditionStatus, msg int) domain.RecordHeartbeat {
+	var c domain.RecordHeartbeat
+	reportsMade++
+	for i := range n {
+		c.Reported = append(c.Reported, domain.ReportedCondition{
+			Type: domain.ConditionType(fmt.Sprintf("example.com/Flag%03d", i)), Status: st,
+			Message: fmt.Sprintf("%d/%d ", reportsMade, i) + strings.Repeat(string(st[:1]), msg),
+		})
+	}
+	return c
+}
+
+// reportsMade numbers the reports made, to give each its own messages.
+var reportsMade int
+
+// TestAReportThatFlipsManyConditionsIsOneVersion: a status report that
+// flips every one of a node's conditions appends an event per condition,
+// but the hub keeps one version of the node for it, at the report's last
+// event, and a watcher sees one MODIFIED with every condition flipped —
+// also when the hub reads the log in batches smaller than a few reports.
+func TestAReportThatFlipsManyConditionsIsOneVersion(t *testing.T) {
+	const conds = domain.MaxReportedConditions
+	for _, batch := range []int{0, conds + 7} {
+		t.Run(fmt.Sprintf("batch %d", batch), func(t *testing.T) {
+			f := newFixture(t, watch.Config{BatchSize: batch})
+			f.start(t)
+			f.do(t, "pico-01", register("pico-01", nil))
+			f.do(t, "pico-01", report(conds, domain.ConditionTrue, 10))
+			from := f.head(t)
+			w, _ := mustWatch(t, f.hub, watch.Request{Resource: "nodes", From: from})
+			held, _ := watch.Cache(f.hub)
+			statuses := []domain.ConditionStatus{domain.ConditionFalse, domain.ConditionTrue, domain.ConditionFalse}
+			for _, st := range statuses {
+				f.do(t, "pico-01", report(conds, st, 10))
+			}
+			head := f.head(t)
+			if appended := head - from; appended < int64(len(statuses)*conds) {
+				t.Fatalf("the reports appended %d events, want an event per flipped condition", appended)
+			}
+			got := receive(t, w, len(statuses))
+			for i, s := range got {
+				if s.Type != "MODIFIED" {
+					t.Errorf("report %d: %s, want MODIFIED", i, s)
+				}
+				for _, c := range s.Node.Conditions {
+					if strings.HasPrefix(string(c.Type), "example.com/") && c.Status != statuses[i] {
+						t.Errorf("report %d: condition %s is %s, want %s", i, c.Type, c.Status, statuses[i])
+					}
+				}
+			}
+			if rv := got[len(got)-1].Node.ResourceVersion; rv != head {
+				t.Errorf("the last report's version is at %d, want the log's head %d", rv, head)
+			}
+			expectNothing(t, f, w)
+			if n, _ := watch.Cache(f.hub); n-held != len(statuses) {
+				t.Errorf("the hub holds %d versions more for %d reports, want one a report", n-held, len(statuses))
+			}
+		})
+	}
+}
+
+// TestTheCacheCountsWhatItHolds: the hub's cache bytes are measured from
+// the objects it keeps, so that they bound its memory. Large reports
+// whose events are small each (one condition each) leave the Go heap
+// grown by about what the cache says, not by many times more.
+func TestTheCacheCountsWhatItHolds(t *testing.T) {
+	const reports = 40
+	f := newFixture(t, watch.Config{})
+	f.start(t)
+	f.do(t, "pico-01", register("pico-01", nil))
+	f.do(t, "pico-01", report(domain.MaxReportedConditions, domain.ConditionTrue, 2000))
+	mustWatch(t, f.hub, watch.Request{Resource: "nodes", From: f.head(t)})
+	_, before := watch.Cache(f.hub)
+	heapBefore := heap()
+	for i := range reports {
+		st := domain.ConditionFalse
+		if i%2 == 1 {
+			st = domain.ConditionTrue
+		}
+		f.do(t, "pico-01", report(domain.MaxReportedConditions, st, 2000))
+	}
+	mustWatch(t, f.hub, watch.Request{Resource: "nodes", From: f.head(t)}) // the hub has read them all
+	grown := heap() - heapBefore
+	_, after := watch.Cache(f.hub)
+	counted := after - before
+	t.Logf("%d reports: the heap grew by %d bytes, the cache counts %d", reports, grown, counted)
+	if counted < grown/2 || counted > 4*grown {
+		t.Errorf("the cache counts %d bytes for what grew the heap by %d", counted, grown)
+	}
+	runtime.KeepAlive(f)
+}
+
+// heap is the bytes the Go heap holds in live objects.
+func heap() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
