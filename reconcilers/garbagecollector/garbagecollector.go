@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -23,13 +21,13 @@ const DefaultResyncPeriod = 30 * time.Second
 // Reconciler is the garbage collector. Its keys are namespaces: each pass
 // judges every object of the namespace that names owners.
 type Reconciler struct {
-	resync     time.Duration
+	resync time.Duration
+	// kinds are the kinds herd stores by API group and kind, as owner
+	// references name them; dependents those that may have owners.
 	kinds      map[[2]string]*kind
 	dependents []*kind
-	namespaces interface {
-		List(ctx context.Context) ([]domain.Namespace, int64, error)
-	}
-	log *zap.Logger
+	namespaces namespaceReader
+	log        *zap.Logger
 }
 
 var (
@@ -39,34 +37,15 @@ var (
 
 // New returns the garbage collector, reading through rd and writing
 // through repo, sweeping every namespace every resync.
-func New(resync time.Duration, rd Readers, repo Repository, namespaces interface {
-	List(ctx context.Context) ([]domain.Namespace, int64, error)
-}, log *zap.Logger) *Reconciler {
-	r := &Reconciler{resync: resync, kinds: kinds(rd, repo), namespaces: namespaces, log: log.Named("garbagecollector")}
-	for _, id := range slices.SortedFunc(maps.Keys(r.kinds), func(a, b [2]string) int {
-		return cmpKey(a, b)
-	}) {
-		if k := r.kinds[id]; k.list != nil {
+func New(resync time.Duration, rd Readers, repo Repository, log *zap.Logger) *Reconciler {
+	r := &Reconciler{resync: resync, kinds: map[[2]string]*kind{}, namespaces: rd.Namespaces, log: log.Named("garbagecollector")}
+	for _, k := range kinds(rd, repo) {
+		r.kinds[[2]string{k.group, k.name}] = k
+		if k.list != nil {
 			r.dependents = append(r.dependents, k)
 		}
 	}
 	return r
-}
-
-func cmpKey(a, b [2]string) int {
-	if a[0] != b[0] {
-		if a[0] < b[0] {
-			return -1
-		}
-		return 1
-	}
-	switch {
-	case a[1] < b[1]:
-		return -1
-	case a[1] > b[1]:
-		return 1
-	}
-	return 0
 }
 
 // Name implements reconcilers.Reconciler.

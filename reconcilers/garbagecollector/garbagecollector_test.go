@@ -29,7 +29,7 @@ func newHarness(t *testing.T) *harness {
 		Pods: projections.NewPodView(l), ConfigMaps: h.cms, Leases: projections.NewLeaseView(l), ReplicaSets: h.rss,
 		Deployments: projections.NewDeploymentView(l), Jobs: projections.NewJobView(l), DaemonSets: projections.NewDaemonSetView(l),
 		PodDisruptionBudgets: projections.NewPodDisruptionBudgetView(l), Nodes: projections.NewNodeView(l), Namespaces: nss,
-	}, env.Writer, nss, zap.NewNop())
+	}, env.Writer, zap.NewNop())
 	return h
 }
 

@@ -31,9 +31,13 @@ type Readers struct {
 	Nodes                interface {
 		Get(ctx context.Context, name string) (domain.Node, error)
 	}
-	Namespaces interface {
-		Get(ctx context.Context, name string) (domain.Namespace, error)
-	}
+	Namespaces namespaceReader
+}
+
+// namespaceReader reads namespaces: as owners, and every one to sweep.
+type namespaceReader interface {
+	Get(ctx context.Context, name string) (domain.Namespace, error)
+	List(ctx context.Context) ([]domain.Namespace, int64, error)
 }
 
 // objectView is a kind's view that keeps tombstones (projections.JSONView).
@@ -53,10 +57,9 @@ type Repository interface {
 	PodDisruptionBudgetCommands() domain.Executor[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
 }
 
-// kinds is every kind herd stores, as owner or dependent, by API group
-// and kind.
-func kinds(rd Readers, repo Repository) map[[2]string]*kind {
-	all := []*kind{
+// kinds is every kind herd stores, as owner or dependent.
+func kinds(rd Readers, repo Repository) []*kind {
+	return []*kind{
 		podKind(rd, repo), configMapKind(rd, repo), leaseKind(rd, repo),
 		{
 			name: "ReplicaSet", group: "apps", namespaced: true,
@@ -136,11 +139,6 @@ func kinds(rd Readers, repo Repository) map[[2]string]*kind {
 			},
 		},
 	}
-	out := make(map[[2]string]*kind, len(all))
-	for _, k := range all {
-		out[[2]string{k.group, k.name}] = k
-	}
-	return out
 }
 
 // key is the dependent's key for its kind's commands.

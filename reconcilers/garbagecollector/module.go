@@ -32,7 +32,7 @@ func FromParams(p Params) *Reconciler {
 		Pods: p.Pods, ConfigMaps: p.ConfigMaps, Leases: p.Leases, ReplicaSets: p.ReplicaSets, Deployments: p.Deployments,
 		Jobs: p.Jobs, DaemonSets: p.DaemonSets, PodDisruptionBudgets: p.PodDisruptionBudgets, Nodes: p.Nodes, Namespaces: p.Namespaces,
 	}
-	return New(DefaultResyncPeriod, rd, p.Writer, p.Namespaces, p.Logger)
+	return New(DefaultResyncPeriod, rd, p.Writer, p.Logger)
 }
 
 // Module adds the garbage collector to the reconcilers' value group,
