@@ -2,6 +2,7 @@ package domain
 
 import (
 	"bytes"
+	"slices"
 	"time"
 )
 
@@ -42,6 +43,9 @@ type ConfigMapContent struct {
 	// Immutable, once set, freezes Data and BinaryData for good, as in
 	// Kubernetes: only deleting the ConfigMap can change them.
 	Immutable bool `json:"immutable,omitempty"`
+	// Owners are the objects the ConfigMap belongs to: the garbage
+	// collector deletes it once they are all gone.
+	Owners []OwnerReference `json:"owners,omitempty"`
 }
 
 // Exists reports whether the ConfigMap was created and not deleted.
@@ -66,6 +70,7 @@ func (c ConfigMapContent) clone() ConfigMapContent {
 		Annotations: cloneStrings(c.Annotations),
 		Data:        cloneStrings(c.Data),
 		Immutable:   c.Immutable,
+		Owners:      slices.Clone(c.Owners),
 	}
 	if len(c.BinaryData) > 0 {
 		out.BinaryData = make(map[string][]byte, len(c.BinaryData))

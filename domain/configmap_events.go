@@ -18,8 +18,8 @@ type ConfigMapCreated struct {
 type ConfigMapUpdated struct {
 	ConfigMapContent
 	// Changed lists the paths that changed, sorted: data.KEY,
-	// binaryData.KEY, metadata.labels.KEY, metadata.annotations.KEY and
-	// immutable.
+	// binaryData.KEY, metadata.labels.KEY, metadata.annotations.KEY,
+	// immutable and metadata.ownerReferences.
 	Changed []string  `json:"changed"`
 	At      time.Time `json:"at"`
 }

@@ -97,13 +97,17 @@ type Pod struct {
 	ResourceVersion int64 `json:"resourceVersion"`
 }
 
-// OwnerReference names an object a pod belongs to.
+// OwnerReference names an object another belongs to (its owner): the
+// garbage collector deletes the object once every owner it names is gone.
 type OwnerReference struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Name       string `json:"name"`
 	UID        string `json:"uid"`
 	Controller bool   `json:"controller,omitempty"`
+	// BlockOwnerDeletion keeps an owner deleted in the foreground until
+	// this object is gone, as Kubernetes' blockOwnerDeletion does.
+	BlockOwnerDeletion bool `json:"blockOwnerDeletion,omitempty"`
 }
 
 // PodSpec is what the pod asks for.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -97,11 +98,14 @@ func (c CreateReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Even
 // UpdateReplicaSet makes a ReplicaSet's labels, annotations and spec
 // those given, conditional on ResourceVersion when it is not 0. The
 // selector may not change (apps/v1). A change of the spec is a new
-// generation.
+// generation. Owners, when not nil, replaces the owner references, as a
+// client's update of metadata.ownerReferences does; nil keeps them (the
+// Deployment controller's own updates).
 type UpdateReplicaSet struct {
 	Labels          map[string]string
 	Annotations     map[string]string
 	Spec            ReplicaSetSpec
+	Owners          *[]OwnerReference
 	ResourceVersion int64
 }
 
@@ -120,7 +124,11 @@ func (c UpdateReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Even
 	if err := invalid("ReplicaSet", rs.Name, errs); err != nil {
 		return nil, err
 	}
-	return rs.changed(c.Labels, c.Annotations, c.Spec, now), nil
+	evs := rs.changed(c.Labels, c.Annotations, c.Spec, now)
+	if c.Owners != nil && !slices.Equal(*c.Owners, rs.Owners) {
+		evs = append(evs, ReplicaSetOwnersChanged{Owners: cloneSlice(*c.Owners), At: now})
+	}
+	return evs, nil
 }
 
 // changed is the event that gives rs labels, annotations and spec, with

@@ -88,6 +88,9 @@ func contentChanges(old, next ConfigMapContent) []string {
 	if old.Immutable != next.Immutable {
 		out = append(out, "immutable")
 	}
+	if !slices.Equal(old.Owners, next.Owners) {
+		out = append(out, "metadata.ownerReferences")
+	}
 	slices.Sort(out)
 	return out
 }

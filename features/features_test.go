@@ -88,4 +88,5 @@ func initializeScenario(sc *godog.ScenarioContext, database func() string) {
 	w.registerNamespaceSteps(sc)
 	w.registerLeaseSteps(sc)
 	w.registerEventSteps(sc)
+	w.registerGarbageCollectionSteps(sc)
 }

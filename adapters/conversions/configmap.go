@@ -22,6 +22,7 @@ func ConfigMapToAPI(c domain.ConfigMap) corev1.ConfigMap {
 			CreationTimestamp: metav1.NewTime(c.CreatedAt),
 			Labels:            c.Labels,
 			Annotations:       c.Annotations,
+			OwnerReferences:   ownersToAPI(c.Owners),
 		},
 		Data:       c.Data,
 		BinaryData: c.BinaryData,
@@ -43,5 +44,6 @@ func ConfigMapFromAPI(in corev1.ConfigMap) domain.ConfigMapContent {
 		Data:        in.Data,
 		BinaryData:  in.BinaryData,
 		Immutable:   in.Immutable != nil && *in.Immutable,
+		Owners:      OwnersFromAPI(in.OwnerReferences),
 	}
 }

@@ -204,7 +204,8 @@ func OwnersFromAPI(in []metav1.OwnerReference) []domain.OwnerReference {
 	for _, o := range in {
 		out = append(out, domain.OwnerReference{
 			APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: string(o.UID),
-			Controller: o.Controller != nil && *o.Controller,
+			Controller:         o.Controller != nil && *o.Controller,
+			BlockOwnerDeletion: o.BlockOwnerDeletion != nil && *o.BlockOwnerDeletion,
 		})
 	}
 	return out
@@ -217,6 +218,9 @@ func ownersToAPI(owners []domain.OwnerReference) []metav1.OwnerReference {
 		ref := metav1.OwnerReference{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: types.UID(o.UID)}
 		if o.Controller {
 			ref.Controller = ptrTo(true)
+		}
+		if o.BlockOwnerDeletion {
+			ref.BlockOwnerDeletion = ptrTo(true)
 		}
 		out = append(out, ref)
 	}

@@ -192,7 +192,7 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request, res *apiResour
 		s.writeError(w, notFound, res.kind, name)
 		return
 	}
-	scope := eventScope{pods: true, podStream: domain.PodStream(ns, object), nodes: ns == metav1.NamespaceDefault, node: object}
+	scope := eventScope{pods: true, workloads: true, namespace: ns, nodes: ns == metav1.NamespaceDefault, node: object}
 	evs, err := s.newEventReader(scope).next(ctx, pos)
 	if err != nil {
 		s.writeError(w, err, res.kind, name)
@@ -255,14 +255,15 @@ func eventFields(e corev1.Event) fields.Set {
 	}
 }
 
-// eventScopeFor is what a listing needs to read: only nodes' events or
-// only pods', one pod's stream or one namespace's, as the path and the
-// field selector allow.
+// eventScopeFor is what a listing needs to read: only nodes' events,
+// only pods', only the workloads' or all, one pod's stream or one
+// namespace's, as the path and the field selector allow.
 func eventScopeFor(o listOptions) eventScope {
-	sc := eventScope{nodes: true, pods: true, podPrefix: domain.PodAggregate.Prefix()}
+	sc := eventScope{nodes: true, pods: true, workloads: true}
 	exact := func(f string) (string, bool) { return o.fields.RequiresExactMatch(f) }
-	if kind, ok := exact("involvedObject.kind"); ok {
-		sc.nodes, sc.pods = kind == "Node", kind == "Pod"
+	kind, kindSet := exact("involvedObject.kind")
+	if kindSet {
+		sc.nodes, sc.pods, sc.workloads = kind == "Node", kind == "Pod", workloadKinds[kind]
 	}
 	ns := o.namespace
 	if v, ok := exact("metadata.namespace"); ok {
@@ -274,25 +275,25 @@ func eventScopeFor(o listOptions) eventScope {
 	if ns != "" && ns != metav1.NamespaceDefault {
 		sc.nodes = false
 	}
-	podNS := ns
+	objNS := ns
 	if v, ok := exact("involvedObject.namespace"); ok {
 		if v == "" {
-			sc.pods = false
+			sc.pods, sc.workloads = false, false
 		} else {
 			sc.nodes = false
-			if podNS != "" && podNS != v {
-				sc.pods = false
+			if objNS != "" && objNS != v {
+				sc.pods, sc.workloads = false, false
 			}
-			podNS = v
+			objNS = v
 		}
 	}
-	if podNS != "" {
-		sc.podPrefix = domain.PodAggregate.Prefix() + podNS + "/"
-	}
+	sc.namespace = objNS
 	if name, ok := exact("involvedObject.name"); ok {
 		sc.node = name
-		if podNS != "" {
-			sc.podStream = domain.PodStream(podNS, name)
+		// A workload's events come from its pods' streams too: only a
+		// listing of pods' events alone reads one pod's stream.
+		if objNS != "" && !sc.workloads {
+			sc.podStream = domain.PodStream(objNS, name)
 		}
 	}
 	return sc

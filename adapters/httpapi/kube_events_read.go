@@ -143,29 +143,36 @@ func reportingInstance(d derivedEvent) string {
 // and field selector, so that kubectl describe reads one pod's stream
 // rather than every pod's.
 type eventScope struct {
-	nodes, pods bool
+	// workloads are the Events the workload controllers write about
+	// Deployments, ReplicaSets, DaemonSets and Jobs, which come from
+	// their pods' streams and their own.
+	nodes, pods, workloads bool
 	// node is the one node whose events are read, "" for every node's.
 	node string
-	// podStream is the one pod stream read; podPrefix the streams read
-	// when podStream is "".
-	podStream, podPrefix string
+	// podStream is the one pod stream read, when only one pod's events
+	// are; namespace the one namespace whose streams are read otherwise,
+	// "" for every namespace's.
+	podStream, namespace string
 }
 
 // eventReader reads the log's events in order: each next returns the
-// events of a further stretch of the log. It keeps the pods it has seen
-// folded up to where it has read, since a pod's events depend on what
-// the pod was before.
+// events of a further stretch of the log. It keeps the pods, ReplicaSets
+// and Jobs it has seen folded up to where it has read, since an object's
+// events depend on what it was before.
 type eventReader struct {
 	s     *Server
 	scope eventScope
 	pos   int64
 	pods  map[string]domain.Pod
+	rss   map[string]domain.ReplicaSet
+	jobs  map[string]domain.Job
 	// nodeUIDs caches the uids of nodes' events.
 	nodeUIDs map[string]string
 }
 
 func (s *Server) newEventReader(scope eventScope) *eventReader {
-	return &eventReader{s: s, scope: scope, pods: map[string]domain.Pod{}, nodeUIDs: map[string]string{}}
+	return &eventReader{s: s, scope: scope, pods: map[string]domain.Pod{}, rss: map[string]domain.ReplicaSet{},
+		jobs: map[string]domain.Job{}, nodeUIDs: map[string]string{}}
 }
 
 // eventBatch is how many pod records an event reader reads at once: a
@@ -188,19 +195,15 @@ func (r *eventReader) next(ctx context.Context, upTo int64) ([]derivedEvent, err
 }
 
 // batch returns the events of the next stretch of the log up to upTo,
-// oldest first, and moves r to its end: up to eventBatch pod records.
+// oldest first, and moves r to its end: up to eventBatch records of each
+// aggregate read.
 func (r *eventReader) batch(ctx context.Context, upTo int64) ([]derivedEvent, error) {
 	if upTo <= r.pos {
 		return nil, nil
 	}
-	var out []derivedEvent
-	end := upTo
-	if r.scope.pods {
-		evs, last, err := r.podEvents(ctx, upTo)
-		if err != nil {
-			return nil, err
-		}
-		out, end = evs, last
+	out, end, err := r.objectEvents(ctx, upTo)
+	if err != nil {
+		return nil, err
 	}
 	if r.scope.nodes {
 		evs, err := r.nodeEvents(ctx, end)
@@ -265,22 +268,48 @@ func (r *eventReader) nodeEvents(ctx context.Context, upTo int64) ([]derivedEven
 	return out, nil
 }
 
-// podEvents returns the events of up to eventBatch pod records after
-// r.pos and up to upTo, and the log position they reach: upTo, or the last
-// record read when there are more.
-func (r *eventReader) podEvents(ctx context.Context, upTo int64) ([]derivedEvent, int64, error) {
-	f := events.Filter{Stream: r.scope.podStream, StreamPrefix: r.scope.podPrefix, After: r.pos, Limit: eventBatch}
-	if f.Stream != "" {
-		f.StreamPrefix = ""
+// objectFilters are the log's streams the scope reads besides nodes':
+// pods' for their own events and their workloads', ReplicaSets' and
+// Jobs' for the workloads'.
+func (r *eventReader) objectFilters() []events.Filter {
+	var out []events.Filter
+	prefix := func(a *domain.Aggregate) string {
+		if r.scope.namespace == "" {
+			return a.Prefix()
+		}
+		return a.Prefix() + r.scope.namespace + "/"
 	}
-	recs, err := r.s.Log.Query(ctx, f)
-	if err != nil {
-		return nil, 0, err
+	switch {
+	case r.scope.podStream != "" && !r.scope.workloads:
+		out = append(out, events.Filter{Stream: r.scope.podStream})
+	case r.scope.pods || r.scope.workloads:
+		out = append(out, events.Filter{StreamPrefix: prefix(domain.PodAggregate)})
 	}
+	if r.scope.workloads {
+		out = append(out, events.Filter{StreamPrefix: prefix(domain.ReplicaSetAggregate)}, events.Filter{StreamPrefix: prefix(domain.JobAggregate)})
+	}
+	return out
+}
+
+// objectEvents returns the events of up to eventBatch records of each
+// of the scope's streams after r.pos and up to upTo, and the log
+// position they reach: upTo, or the last record read of an aggregate
+// that has more.
+func (r *eventReader) objectEvents(ctx context.Context, upTo int64) ([]derivedEvent, int64, error) {
 	end := upTo
-	if n := len(recs); n == eventBatch && recs[n-1].Position < upTo {
-		end = recs[n-1].Position
+	var recs []events.Record
+	for _, f := range r.objectFilters() {
+		f.After, f.Limit = r.pos, eventBatch
+		got, err := r.s.Log.Query(ctx, f)
+		if err != nil {
+			return nil, 0, err
+		}
+		if n := len(got); n == eventBatch && got[n-1].Position < end {
+			end = got[n-1].Position
+		}
+		recs = append(recs, got...)
 	}
+	slices.SortFunc(recs, func(a, b events.Record) int { return int(min(max(a.Position-b.Position, -1), 1)) })
 	var out []derivedEvent
 	for _, rec := range recs {
 		if rec.Position > end {
@@ -290,19 +319,49 @@ func (r *eventReader) podEvents(ctx context.Context, upTo int64) ([]derivedEvent
 		if err != nil {
 			return nil, 0, fmt.Errorf("event %d of %s: %w", rec.Position, rec.Stream, err)
 		}
-		prev := r.pods[rec.Stream]
-		cur, err := projections.FoldPod(prev, rec)
+		var evs []derivedEvent
+		switch {
+		case domain.PodAggregate.Owns(rec.Stream):
+			evs, err = r.podRecord(rec, ev)
+		case domain.ReplicaSetAggregate.Owns(rec.Stream):
+			evs, err = r.replicaSetRecord(rec, ev)
+		case domain.JobAggregate.Owns(rec.Stream):
+			evs, err = r.jobRecord(rec, ev)
+		}
 		if err != nil {
 			return nil, 0, fmt.Errorf("event %d of %s: %w", rec.Position, rec.Stream, err)
 		}
-		r.pods[rec.Stream] = cur
-		ns, name, _ := strings.Cut(strings.TrimPrefix(rec.Stream, domain.PodAggregate.Prefix()), "/")
-		if cur.Namespace == "" {
-			cur.Namespace, cur.Name = ns, name
-		}
-		for i, pe := range podEvents(prev, cur, ev) {
+		out = append(out, evs...)
+	}
+	return out, end, nil
+}
+
+// streamKey is the namespace and name of a namespaced object's stream.
+func streamKey(a *domain.Aggregate, stream string) (ns, name string) {
+	key, _ := a.Key(stream)
+	ns, name, _ = strings.Cut(key, "/")
+	return ns, name
+}
+
+// podRecord folds one record of a pod's stream and returns the events it
+// stands for: the pod's own, and its controller's (a pod created or
+// deleted by its ReplicaSet, DaemonSet or Job).
+func (r *eventReader) podRecord(rec events.Record, ev domain.Event) ([]derivedEvent, error) {
+	prev := r.pods[rec.Stream]
+	cur, err := projections.FoldPod(prev, rec)
+	if err != nil {
+		return nil, err
+	}
+	r.pods[rec.Stream] = cur
+	ns, name := streamKey(domain.PodAggregate, rec.Stream)
+	if cur.Namespace == "" {
+		cur.Namespace, cur.Name = ns, name
+	}
+	var out []derivedEvent
+	if r.scope.pods {
+		for _, pe := range podEvents(prev, cur, ev) {
 			out = append(out, derivedEvent{
-				pos: rec.Position, seq: i, at: rec.RecordedAt, namespace: ns,
+				pos: rec.Position, seq: len(out), at: rec.RecordedAt, namespace: ns,
 				object: corev1.ObjectReference{
 					Kind: "Pod", APIVersion: "v1", Namespace: ns, Name: name, UID: types.UID(cur.UID),
 					ResourceVersion: strconv.FormatInt(rec.Position, 10), FieldPath: pe.fieldPath,
@@ -312,7 +371,46 @@ func (r *eventReader) podEvents(ctx context.Context, upTo int64) ([]derivedEvent
 			})
 		}
 	}
-	return out, end, nil
+	if r.scope.workloads {
+		for _, we := range podWorkloadEvents(prev, cur, ev, rec.Metadata.Source) {
+			out = append(out, we.derived(rec, len(out), ns))
+		}
+	}
+	return out, nil
+}
+
+// replicaSetRecord folds one record of a ReplicaSet's stream and returns
+// the events its Deployment's controller writes of it.
+func (r *eventReader) replicaSetRecord(rec events.Record, ev domain.Event) ([]derivedEvent, error) {
+	prev := r.rss[rec.Stream]
+	cur, err := projections.FoldReplicaSet(prev, rec)
+	if err != nil {
+		return nil, err
+	}
+	r.rss[rec.Stream] = cur
+	ns, _ := streamKey(domain.ReplicaSetAggregate, rec.Stream)
+	var out []derivedEvent
+	for _, we := range replicaSetWorkloadEvents(prev, cur, ev, rec.Metadata.Source) {
+		out = append(out, we.derived(rec, len(out), ns))
+	}
+	return out, nil
+}
+
+// jobRecord folds one record of a Job's stream and returns the events
+// the Job controller writes of it.
+func (r *eventReader) jobRecord(rec events.Record, _ domain.Event) ([]derivedEvent, error) {
+	prev := r.jobs[rec.Stream]
+	cur, err := projections.FoldJob(prev, rec)
+	if err != nil {
+		return nil, err
+	}
+	r.jobs[rec.Stream] = cur
+	ns, _ := streamKey(domain.JobAggregate, rec.Stream)
+	var out []derivedEvent
+	for _, we := range jobWorkloadEvents(prev, cur) {
+		out = append(out, we.derived(rec, len(out), ns))
+	}
+	return out, nil
 }
 
 // podHost is the node a pod's event happened on: the runtime's events

@@ -18,8 +18,7 @@ import (
 // write them: the spec from create, replace and patch (the selector
 // fixed once created), the status from the controller that keeps the
 // pods, and the number of replicas from kubectl scale through the scale
-// subresource. An update keeps the owners the ReplicaSet was created
-// with.
+// subresource. An update replaces the owners, as in Kubernetes.
 func (s *Server) replicaSetKind() *kind {
 	o := &object[domain.ReplicaSet, domain.ReplicaSetCommand, appsv1.ReplicaSet, *appsv1.ReplicaSet]{
 		kind: &kind{
@@ -46,7 +45,7 @@ func (s *Server) replicaSetKind() *kind {
 		},
 		update: func(in *appsv1.ReplicaSet, rv int64) (domain.ReplicaSetCommand, error) {
 			c, err := conversions.ReplicaSetFromAPI(*in)
-			return domain.UpdateReplicaSet{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec, ResourceVersion: rv}, err
+			return domain.UpdateReplicaSet{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec, Owners: &c.Owners, ResourceVersion: rv}, err
 		},
 		status: func(in *appsv1.ReplicaSet, rv int64) (domain.ReplicaSetCommand, error) {
 			return ifVersion[domain.ReplicaSetCommand](rv, domain.RecordReplicaSetStatus{Status: conversions.ReplicaSetStatusFromAPI(in.Status)}), nil

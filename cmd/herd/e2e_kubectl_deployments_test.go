@@ -63,10 +63,18 @@ func TestKubectlDeployments(t *testing.T) {
 	rollout()
 	running("nginx:2", 3)
 	kc.must(t, "annotate", "deployment/shop", "kubernetes.io/change-cause=to nginx 3")
+	// Annotated while revision 2 is current, the change-cause reaches it
+	// too, as Kubernetes' Deployment controller copies it.
+	eventually(t, 30*time.Second, func() error {
+		if history := kc.must(t, "rollout", "history", "deployment/shop"); !strings.Contains(history, "2         to nginx 3") {
+			return fmt.Errorf("kubectl rollout history lacks the change-cause on the current revision:\n%s", history)
+		}
+		return nil
+	})
 	kc.must(t, "set", "image", "deployment/shop", "nginx=nginx:3")
 	rollout()
 	history := kc.must(t, "rollout", "history", "deployment/shop")
-	for _, want := range []string{"1         <none>", "2         <none>", "3         to nginx 3"} {
+	for _, want := range []string{"1         <none>", "2         to nginx 3", "3         to nginx 3"} {
 		if !strings.Contains(history, want) {
 			t.Errorf("kubectl rollout history lacks %q:\n%s", want, history)
 		}

@@ -456,3 +456,42 @@ func TestOrphanDeletionLeavesTheReplicaSets(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeCauseAnnotatedAfterTheRolloutReachesTheCurrentRevision: a
+// change-cause annotated on the Deployment once its rollout is done is
+// copied to the current ReplicaSet, as Kubernetes' Deployment controller
+// copies it, so that kubectl rollout history shows it; the older
+// revision keeps what it had.
+func TestChangeCauseAnnotatedAfterTheRolloutReachesTheCurrentRevision(t *testing.T) {
+	h := newHarness(t)
+	h.create(webSpec(2, "nginx:1"))
+	h.reconcile()
+	h.settle(-1)
+	h.change(func(s *domain.DeploymentSpec) { s.Template.Spec.Containers[0].Image = "nginx:2" })
+	for range 4 {
+		h.reconcile()
+		h.settle(-1)
+	}
+	d := h.get()
+	ann := map[string]string{domain.ChangeCauseAnnotation: "to nginx 2"}
+	if _, err := h.env.Writer.DeploymentCommands().Execute(t.Context(), webDomainKey, domain.UpdateDeployment{
+		Labels: d.Labels, Annotations: ann, Spec: d.Spec,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h.reconcile()
+	for _, rs := range h.replicaSets() {
+		cause, rev := rs.Annotations[domain.ChangeCauseAnnotation], rs.Annotations[domain.RevisionAnnotation]
+		switch image := rs.Spec.Template.Spec.Containers[0].Image; {
+		case image == "nginx:2" && (cause != "to nginx 2" || rev != "2"):
+			t.Errorf("the current replicaset %s: change-cause %q, revision %q; want %q, 2", rs.Name, cause, rev, "to nginx 2")
+		case image == "nginx:1" && cause != "":
+			t.Errorf("the old replicaset %s took the change-cause %q", rs.Name, cause)
+		}
+	}
+	head := h.env.Head()
+	h.reconcile()
+	if h.env.Head() != head {
+		t.Errorf("a second reconcile wrote again")
+	}
+}

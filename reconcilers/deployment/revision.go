@@ -126,25 +126,54 @@ func (ro *rollout) create(ctx context.Context, replicas int32) error {
 	return nil
 }
 
-// bumpRevision gives the new ReplicaSet the next revision when it is
-// older than another's: the Deployment went back to an earlier template
-// (kubectl rollout undo), whose ReplicaSet becomes the newest revision,
-// with the Deployment's annotations (its change-cause) as they are now.
+// bumpRevision keeps the new ReplicaSet's annotations in step with the
+// Deployment, as Kubernetes' SetNewReplicaSetAnnotations does: it copies
+// the Deployment's annotations as they are now (a change-cause annotated
+// after the rollout shows on the current revision in kubectl rollout
+// history), keeping any of its own the Deployment lacks, and gives it
+// the next revision when it is older than another's (the Deployment went
+// back to an earlier template, kubectl rollout undo).
 func (ro *rollout) bumpRevision(ctx context.Context) error {
 	rs := ro.newRS
 	top := maxRevision(ro.old)
-	if revisionOf(*rs) > top {
+	ann, copied := copiedAnnotations(ro.d, rs.Annotations)
+	bumped := revisionOf(*rs) <= top
+	if bumped {
+		ann[domain.RevisionAnnotation] = strconv.FormatInt(top+1, 10)
+	}
+	if !copied && !bumped {
 		return nil
 	}
-	ann := revisionAnnotations(ro.d, top+1)
 	got, err := ro.r.rsCommands.Execute(ctx, rs.Key(), domain.UpdateReplicaSet{
 		Labels: rs.Labels, Annotations: ann, Spec: rs.Spec, ResourceVersion: rs.ResourceVersion,
 	})
 	if err != nil {
-		return fmt.Errorf("give replicaset %s of deployment %s revision %d: %w", rs, ro.d, top+1, err)
+		return fmt.Errorf("bring replicaset %s of deployment %s up to date with its annotations: %w", rs, ro.d, err)
 	}
-	ro.r.log.Info("replicaset is the newest revision again", zap.String("deployment", ro.d.String()), zap.String("replicaset", rs.Name), zap.Int64("revision", top+1))
 	*rs = got
-	ro.progress = reasonUpdated
+	if bumped {
+		ro.r.log.Info("replicaset is the newest revision again", zap.String("deployment", ro.d.String()), zap.String("replicaset", rs.Name), zap.Int64("revision", top+1))
+		ro.progress = reasonUpdated
+	}
 	return nil
+}
+
+// copiedAnnotations are a ReplicaSet's annotations with the Deployment's
+// copied over them but the skipped ones, as Kubernetes'
+// copyDeploymentAnnotationsToReplicaSet: an annotation the Deployment
+// dropped stays on the ReplicaSet. changed says whether any differed.
+func copiedAnnotations(d domain.Deployment, rsAnnotations map[string]string) (out map[string]string, changed bool) {
+	out = maps.Clone(rsAnnotations)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for k, v := range d.Annotations {
+		if skippedAnnotations[k] {
+			continue
+		}
+		if cur, ok := out[k]; !ok || cur != v {
+			out[k], changed = v, true
+		}
+	}
+	return out, changed
 }

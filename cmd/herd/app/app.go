@@ -28,6 +28,7 @@ import (
 	"herd/reconcilers/deployment"
 	"herd/reconcilers/disruption"
 	"herd/reconcilers/drain"
+	"herd/reconcilers/garbagecollector"
 	"herd/reconcilers/health"
 	"herd/reconcilers/ipam"
 	"herd/reconcilers/job"
@@ -156,6 +157,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		fx.Provide(func(v *projections.NodeView) daemonset.NodeLister { return v }),
 		fx.Provide(func(v *projections.PodView) daemonset.PodLister { return v }),
 		daemonset.Module,
+		garbagecollector.Module,
 		kubelet.Module,
 		reconcilers.Module,
 		localNodeOption(cfg),

@@ -1,0 +1,59 @@
+package httpapi
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"herd/domain"
+)
+
+// TestWorkloadEventsAsKubernetesWritesThem: the workload controllers'
+// Events, with Kubernetes' reasons and words, about the controller, and
+// only for what the controller itself did.
+func TestWorkloadEventsAsKubernetesWritesThem(t *testing.T) {
+	rsRef := domain.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-abc", UID: "uid-rs", Controller: true}
+	pod := domain.Pod{Namespace: "default", Name: "web-abc-xyz", UID: "uid-pod", Owners: []domain.OwnerReference{rsRef}, Version: 1}
+	terminating := pod
+	terminating.Deletion = &domain.PodDeletion{}
+	dRef := domain.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "uid-d", Controller: true}
+	rs := func(replicas int32) domain.ReplicaSet {
+		return domain.ReplicaSet{Namespace: "default", Name: "web-abc", Owners: []domain.OwnerReference{dRef}, Spec: domain.ReplicaSetSpec{Replicas: replicas}}
+	}
+	complete := domain.Job{Name: "pi", UID: "uid-job", Status: domain.JobStatus{Conditions: []domain.JobCondition{{Type: domain.JobComplete, Status: domain.ConditionTrue}}}}
+	type seen struct{ Kind, Name, UID, Reason, Message, Component string }
+	of := func(evs []workloadEvent) []seen {
+		var out []seen
+		for _, e := range evs {
+			out = append(out, seen{e.controller.kind, e.name, e.uid, e.reason, e.message, e.controller.component})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		got  []workloadEvent
+		want []seen
+	}{
+		{"a pod its ReplicaSet created", podWorkloadEvents(domain.Pod{}, pod, domain.PodCreated{}, "reconciler/replicaset"),
+			[]seen{{"ReplicaSet", "web-abc", "uid-rs", "SuccessfulCreate", "Created pod: web-abc-xyz", "replicaset-controller"}}},
+		{"a pod its ReplicaSet deleted", podWorkloadEvents(pod, terminating, domain.PodDeletionRequested{}, "reconciler/replicaset"),
+			[]seen{{"ReplicaSet", "web-abc", "uid-rs", "SuccessfulDelete", "Deleted pod: web-abc-xyz", "replicaset-controller"}}},
+		{"a pod an operator deleted", podWorkloadEvents(pod, terminating, domain.PodDeletionRequested{}, "httpapi"), nil},
+		{"a second deletion", podWorkloadEvents(terminating, terminating, domain.PodDeletionRequested{}, "reconciler/replicaset"), nil},
+		{"a ReplicaSet created with pods", replicaSetWorkloadEvents(domain.ReplicaSet{}, rs(3), domain.ReplicaSetCreated{}, "reconciler/deployment"),
+			[]seen{{"Deployment", "web", "uid-d", "ScalingReplicaSet", "Scaled up replica set web-abc from 0 to 3", "deployment-controller"}}},
+		{"a ReplicaSet created without", replicaSetWorkloadEvents(domain.ReplicaSet{}, rs(0), domain.ReplicaSetCreated{}, "reconciler/deployment"), nil},
+		{"a ReplicaSet scaled down", replicaSetWorkloadEvents(rs(3), rs(1), domain.ReplicaSetChanged{}, "reconciler/deployment"),
+			[]seen{{"Deployment", "web", "uid-d", "ScalingReplicaSet", "Scaled down replica set web-abc from 3 to 1", "deployment-controller"}}},
+		{"a ReplicaSet an operator scaled", replicaSetWorkloadEvents(rs(3), rs(1), domain.ReplicaSetChanged{}, "httpapi"), nil},
+		{"a Job completed", jobWorkloadEvents(domain.Job{Name: "pi", UID: "uid-job"}, complete),
+			[]seen{{"Job", "pi", "uid-job", "Completed", "Job completed", "job-controller"}}},
+		{"a Job complete already", jobWorkloadEvents(complete, complete), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, of(tc.got)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -1,0 +1,54 @@
+Feature: Objects go with their owners
+  Any object herd keeps (a ConfigMap, a pod, a ReplicaSet...) may name
+  owners in its ownerReferences, of any kind herd serves. Once every
+  owner it names is gone, herd's garbage collector deletes it, as
+  Kubernetes' does; an owner deleted with its dependents orphaned only
+  loses its place in their ownerReferences. Owners that own each other
+  in a ring all go once one of them is deleted.
+
+  Background:
+    Given herd is running and the time is 2026-03-01 09:00:00
+    And node "n1" has registered and is Ready
+
+  Scenario: A ConfigMap owned by a Deployment goes after it
+    Given Deployment "web" runs 1 pod of image "web:1" with a surge of 1 and none unavailable
+    And the ConfigMap "web-settings" is owned by Deployment "web", blocking its deletion
+    Then the ConfigMap "web-settings" names Deployment "web" as its owner, blocking its deletion
+    When Deployment "web" is deleted with propagation Background
+    Then there is no ConfigMap "web-settings"
+
+  Scenario: A ConfigMap stays when its Deployment is deleted orphaning it
+    Given Deployment "web" runs 1 pod of image "web:1" with a surge of 1 and none unavailable
+    And the ConfigMap "web-settings" is owned by Deployment "web", blocking its deletion
+    When Deployment "web" is deleted with propagation Orphan
+    Then the ConfigMap "web-settings" names no owner
+
+  Scenario: Two ReplicaSets that own each other go once one is deleted
+    Given ReplicaSets "ring-a" and "ring-b" own each other
+    When ReplicaSet "ring-a" is deleted
+    Then there is no ReplicaSet "ring-b"
+
+  Scenario: The workload controllers' Events show in kubectl describe
+    Given Deployment "web" runs 2 pods of image "web:1" with a surge of 1 and none unavailable
+    When the operator runs:
+      """
+      kubectl describe deployment web
+      """
+    Then kubectl prints "Scaled up replica set web-"
+    When the operator runs:
+      """
+      kubectl describe replicaset -l app=web
+      """
+    Then kubectl prints "SuccessfulCreate"
+
+  Scenario: A change-cause annotated after the rollout shows in the rollout history
+    Given Deployment "web" runs 1 pod of image "web:1" with a surge of 1 and none unavailable
+    When the operator runs:
+      """
+      kubectl annotate deployment/web kubernetes.io/change-cause=first-release
+      """
+    And the operator runs:
+      """
+      kubectl rollout history deployment/web
+      """
+    Then kubectl prints "first-release"

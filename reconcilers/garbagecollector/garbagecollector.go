@@ -1,0 +1,200 @@
+package garbagecollector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"herd/domain"
+	"herd/events"
+	"herd/reconcilers"
+)
+
+// DefaultResyncPeriod is how often every namespace is swept without an
+// event: what heals a dependent whose owner went in a way no event of its
+// namespace announced (a node, a namespace, a crash between the two).
+const DefaultResyncPeriod = 30 * time.Second
+
+// Reconciler is the garbage collector. Its keys are namespaces: each pass
+// judges every object of the namespace that names owners.
+type Reconciler struct {
+	resync time.Duration
+	// kinds are the kinds herd stores by API group and kind, as owner
+	// references name them; dependents those that may have owners.
+	kinds      map[[2]string]*kind
+	dependents []*kind
+	namespaces namespaceReader
+	log        *zap.Logger
+}
+
+var (
+	_ reconcilers.Reconciler = (*Reconciler)(nil)
+	_ reconcilers.Resyncer   = (*Reconciler)(nil)
+)
+
+// New returns the garbage collector, reading through rd and writing
+// through repo, sweeping every namespace every resync.
+func New(resync time.Duration, rd Readers, repo Repository, log *zap.Logger) *Reconciler {
+	r := &Reconciler{resync: resync, kinds: map[[2]string]*kind{}, namespaces: rd.Namespaces, log: log.Named("garbagecollector")}
+	for _, k := range kinds(rd, repo) {
+		r.kinds[[2]string{k.group, k.name}] = k
+		if k.list != nil {
+			r.dependents = append(r.dependents, k)
+		}
+	}
+	return r
+}
+
+// Name implements reconcilers.Reconciler.
+func (r *Reconciler) Name() string { return "garbagecollector" }
+
+// Scope implements reconcilers.Reconciler: namespaces.
+func (r *Reconciler) Scope() reconcilers.Scope {
+	return reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.NamespaceAggregate}}
+}
+
+// triggers are the events after which an object's namespace is judged
+// again: an object with owners created or its owners changed, and an
+// object that may be an owner deleted, or being deleted in the
+// foreground. A pod's creation is not one: pods are created by the
+// thousand by their controllers, which exist; one created naming owners
+// already gone waits for the next resync.
+var triggers = reconcilers.EventTypesOf(
+	domain.PodOwnersChanged{}, domain.PodFinalized{},
+	domain.ConfigMapCreated{}, domain.ConfigMapUpdated{}, domain.ConfigMapDeleted{},
+	domain.LeaseCreated{}, domain.LeaseUpdated{}, domain.LeaseDeleted{},
+	domain.ReplicaSetCreated{}, domain.ReplicaSetOwnersChanged{}, domain.ReplicaSetDeleted{}, domain.ReplicaSetDeletionRequested{},
+	domain.DeploymentDeleted{}, domain.DeploymentDeletionRequested{},
+	domain.JobCreated{}, domain.JobDeleted{}, domain.JobDeletionRequested{},
+	domain.DaemonSetCreated{}, domain.DaemonSetDeleted{}, domain.DaemonSetDeletionRequested{},
+	domain.PodDisruptionBudgetCreated{}, domain.PodDisruptionBudgetDeleted{},
+)
+
+// KeysFor maps a trigger to its object's namespace; the namespace is in
+// the stream's name, so nothing is decoded.
+func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
+	if !triggers.Match(rec) {
+		return nil
+	}
+	if k, ok := reconcilers.KeyOf(rec); ok && k.Namespace != "" {
+		return []reconcilers.Key{namespaceKey(k.Namespace)}
+	}
+	return nil
+}
+
+func namespaceKey(name string) reconcilers.Key {
+	return reconcilers.Key{Aggregate: domain.NamespaceAggregate, Name: name}
+}
+
+// ResyncPeriod implements reconcilers.Resyncer.
+func (r *Reconciler) ResyncPeriod() time.Duration { return r.resync }
+
+// Resync returns every namespace.
+func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
+	nss, _, err := r.namespaces.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]reconcilers.Key, len(nss))
+	for i, ns := range nss {
+		keys[i] = namespaceKey(ns.Name)
+	}
+	return keys, nil
+}
+
+// Reconcile judges every object of the namespace that names owners and
+// deletes or releases those whose owners are gone.
+func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
+	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:garbagecollector", Source: "reconciler/garbagecollector"})
+	var errs []error
+	owners := map[string]owner{} // by uid: many dependents share an owner
+	for _, k := range r.dependents {
+		deps, err := k.list(ctx, key.Name)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("list %s in %s: %w", k.name, key.Name, err))
+			continue
+		}
+		for _, d := range deps {
+			d.kind = k
+			if err := r.collect(ctx, d, owners); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return reconcilers.Result{}, errors.Join(errs...)
+}
+
+// collect judges one dependent by its owners, as Kubernetes'
+// attemptToDeleteItem: kept while one owner exists and is not being
+// deleted in the foreground; released from the owners deleted with their
+// dependents orphaned; otherwise deleted, in the foreground when an
+// owner waits for it (so that its own dependents go first), in the
+// background when they are all gone.
+func (r *Reconciler) collect(ctx context.Context, d dependent, seen map[string]owner) error {
+	if d.deleting {
+		return nil
+	}
+	var alive, waiting bool
+	var orphaning []string
+	for _, o := range d.owners {
+		st, ok := seen[o.UID]
+		if !ok {
+			var err error
+			if st, err = r.owner(ctx, d, o); err != nil {
+				return fmt.Errorf("read owner %s %s of %s: %w", o.Kind, o.Name, d, err)
+			}
+			seen[o.UID] = st
+		}
+		switch {
+		case st.exists && st.deleting:
+			waiting = true
+		case st.exists:
+			alive = true
+		case st.orphaning:
+			orphaning = append(orphaning, o.UID)
+		}
+	}
+	if len(orphaning) > 0 {
+		if d.kind.release == nil {
+			// No way to take the reference off this kind: the owner's
+			// orphaning wish still keeps it.
+			return nil
+		}
+		for _, uid := range orphaning {
+			if err := d.kind.release(ctx, d, uid); err != nil && !errors.Is(err, domain.ErrNotFound) {
+				return fmt.Errorf("release %s from its owner %s: %w", d, uid, err)
+			}
+		}
+		r.log.Info("released an object from its owner, deleted with its dependents orphaned", zap.String("object", d.String()), zap.Strings("owners", orphaning))
+		return nil // its own change brings the namespace back
+	}
+	if alive {
+		return nil
+	}
+	p := domain.PropagateBackground
+	if waiting {
+		p = domain.PropagateForeground
+	}
+	if err := d.kind.del(ctx, d, p); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return fmt.Errorf("delete %s, whose owners are gone: %w", d, err)
+	}
+	r.log.Info("deleted an object whose owners are gone", zap.String("object", d.String()), zap.String("propagation", string(p)))
+	return nil
+}
+
+// owner reads the owner o of d; an owner of a kind herd does not serve
+// counts as existing.
+func (r *Reconciler) owner(ctx context.Context, d dependent, o domain.OwnerReference) (owner, error) {
+	k := r.kinds[[2]string{groupOf(o.APIVersion), o.Kind}]
+	if k == nil {
+		return owner{exists: true}, nil
+	}
+	ns := ""
+	if k.namespaced {
+		ns = d.namespace
+	}
+	return k.owner(ctx, ns, o.Name, o.UID)
+}

@@ -1,0 +1,168 @@
+package garbagecollector
+
+import (
+	"errors"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"herd/domain"
+	"herd/projections"
+	"herd/reconcilers/reconcilerstest"
+)
+
+// harness is the collector on herd's own views and unit of work.
+type harness struct {
+	t   *testing.T
+	env *reconcilerstest.Env
+	r   *Reconciler
+	cms *projections.ConfigMapView
+	rss *projections.ReplicaSetView
+}
+
+func newHarness(t *testing.T) *harness {
+	env := reconcilerstest.New(t)
+	l := env.Log
+	h := &harness{t: t, env: env, cms: projections.NewConfigMapView(l), rss: projections.NewReplicaSetView(l)}
+	nss := projections.NewNamespaceView(l)
+	h.r = New(DefaultResyncPeriod, Readers{
+		Pods: projections.NewPodView(l), ConfigMaps: h.cms, Leases: projections.NewLeaseView(l), ReplicaSets: h.rss,
+		Deployments: projections.NewDeploymentView(l), Jobs: projections.NewJobView(l), DaemonSets: projections.NewDaemonSetView(l),
+		PodDisruptionBudgets: projections.NewPodDisruptionBudgetView(l), Nodes: projections.NewNodeView(l), Namespaces: nss,
+	}, env.Writer, zap.NewNop())
+	return h
+}
+
+func (h *harness) deployment(name, uid string) domain.OwnerReference {
+	h.t.Helper()
+	labels := map[string]string{"app": name}
+	if _, err := h.env.Writer.DeploymentCommands().Execute(h.t.Context(), domain.Key{Namespace: "default", Name: name}, domain.CreateDeployment{
+		Namespace: "default", Name: name, UID: uid,
+		Spec: domain.DeploymentSpec{Selector: domain.LabelSelector{MatchLabels: labels},
+			Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "i"}}}},
+			Strategy: domain.DeploymentStrategy{Type: domain.RecreateStrategy}, RevisionHistoryLimit: 10, ProgressDeadlineSeconds: 600},
+	}); err != nil {
+		h.t.Fatal(err)
+	}
+	return domain.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: name, UID: uid, BlockOwnerDeletion: true}
+}
+
+func (h *harness) deleteDeployment(name string, p domain.Propagation) {
+	h.t.Helper()
+	if _, err := h.env.Writer.DeploymentCommands().Execute(h.t.Context(), domain.Key{Namespace: "default", Name: name}, domain.DeleteDeployment{Propagation: p}); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) configMap(name string, owners ...domain.OwnerReference) {
+	h.t.Helper()
+	if _, err := h.env.Writer.ConfigMapCommands().Execute(h.t.Context(), domain.Key{Namespace: "default", Name: name}, domain.CreateConfigMap{
+		Namespace: "default", Name: name, UID: "uid-" + name, Content: domain.ConfigMapContent{Owners: owners},
+	}); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) replicaSet(name string, owners ...domain.OwnerReference) domain.OwnerReference {
+	h.t.Helper()
+	labels := map[string]string{"ring": name}
+	if _, err := h.env.Writer.ReplicaSetCommands().Execute(h.t.Context(), domain.Key{Namespace: "default", Name: name}, domain.CreateReplicaSet{
+		Namespace: "default", Name: name, UID: "uid-" + name, Owners: owners,
+		Spec: domain.ReplicaSetSpec{Selector: domain.LabelSelector{MatchLabels: labels},
+			Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "i"}}}}},
+	}); err != nil {
+		h.t.Fatal(err)
+	}
+	return domain.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: name, UID: "uid-" + name}
+}
+
+func (h *harness) reconcile() {
+	h.t.Helper()
+	if _, err := h.r.Reconcile(h.t.Context(), namespaceKey("default")); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) configMapOwners(name string) ([]domain.OwnerReference, bool) {
+	h.t.Helper()
+	cm, err := h.cms.Get(h.t.Context(), "default", name)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, false
+	}
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return cm.Owners, true
+}
+
+// TestObjectsGoWithTheirOwners: a ConfigMap whose one owner, a
+// Deployment, is deleted goes; one with another owner that exists stays;
+// one owned by a kind herd does not serve stays; one owned by a
+// Deployment deleted orphaning it loses only its reference.
+func TestObjectsGoWithTheirOwners(t *testing.T) {
+	h := newHarness(t)
+	web := h.deployment("web", "uid-web")
+	keep := h.deployment("keep", "uid-keep")
+	h.configMap("only-web", web)
+	h.configMap("web-and-keep", web, keep)
+	h.configMap("foreign", domain.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "w", UID: "uid-w"})
+	h.configMap("wrong-uid", domain.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "keep", UID: "uid-an-older-keep"})
+	h.reconcile()
+	if _, ok := h.configMapOwners("only-web"); !ok {
+		t.Fatalf("a ConfigMap whose owner exists was deleted")
+	}
+	if _, ok := h.configMapOwners("wrong-uid"); ok {
+		t.Errorf("a ConfigMap naming another object of its owner's name (another uid) was kept")
+	}
+	h.deleteDeployment("web", domain.PropagateBackground)
+	h.reconcile()
+	if _, ok := h.configMapOwners("only-web"); ok {
+		t.Errorf("a ConfigMap outlived its one owner")
+	}
+	if _, ok := h.configMapOwners("web-and-keep"); !ok {
+		t.Errorf("a ConfigMap with an owner left was deleted")
+	}
+	if _, ok := h.configMapOwners("foreign"); !ok {
+		t.Errorf("a ConfigMap owned by a kind herd does not serve was deleted")
+	}
+
+	h.deleteDeployment("keep", domain.PropagateOrphan)
+	h.reconcile()
+	owners, ok := h.configMapOwners("web-and-keep")
+	if !ok || len(owners) != 1 || owners[0].UID != web.UID || !owners[0].BlockOwnerDeletion {
+		t.Errorf("after its owner's orphaning deletion: exists %v, owners %+v; want only web's reference, blockOwnerDeletion kept", ok, owners)
+	}
+	h.reconcile()
+	if _, ok := h.configMapOwners("web-and-keep"); ok {
+		t.Errorf("released from keep, a ConfigMap whose other owner is gone was kept")
+	}
+}
+
+// TestACycleOfOwnersIsCollected: two ReplicaSets that own each other go
+// once one of them is deleted.
+func TestACycleOfOwnersIsCollected(t *testing.T) {
+	h := newHarness(t)
+	a := h.replicaSet("ring-a")
+	b := h.replicaSet("ring-b", a)
+	owners := []domain.OwnerReference{b}
+	rs, err := h.rss.Get(t.Context(), "default", "ring-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.env.Writer.ReplicaSetCommands().Execute(t.Context(), rs.Key(), domain.UpdateReplicaSet{
+		Labels: rs.Labels, Annotations: rs.Annotations, Spec: rs.Spec, Owners: &owners,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h.reconcile()
+	if _, err := h.rss.Get(t.Context(), "default", "ring-b"); err != nil {
+		t.Fatalf("a ReplicaSet of a cycle went while every member exists: %v", err)
+	}
+	if _, err := h.env.Writer.ReplicaSetCommands().Execute(t.Context(), rs.Key(), domain.DeleteReplicaSet{}); err != nil {
+		t.Fatal(err)
+	}
+	h.reconcile()
+	if _, err := h.rss.Get(t.Context(), "default", "ring-b"); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("ring-b outlived ring-a, its owner: %v", err)
+	}
+}

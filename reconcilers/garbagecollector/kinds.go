@@ -1,0 +1,288 @@
+package garbagecollector
+
+import (
+	"context"
+	"errors"
+
+	"herd/domain"
+	"herd/projections"
+)
+
+// Readers are the views the collector reads, each through the one
+// method it needs.
+type Readers struct {
+	Pods interface {
+		List(ctx context.Context, f projections.PodFilter) ([]domain.Pod, int64, error)
+		Get(ctx context.Context, namespace, name string) (domain.Pod, error)
+	}
+	ConfigMaps interface {
+		List(ctx context.Context, namespace string) ([]domain.ConfigMap, int64, error)
+		Get(ctx context.Context, namespace, name string) (domain.ConfigMap, error)
+	}
+	Leases interface {
+		List(ctx context.Context, namespace string) ([]domain.Lease, int64, error)
+		Get(ctx context.Context, namespace, name string) (domain.Lease, error)
+	}
+	ReplicaSets          objectView[domain.ReplicaSet]
+	Deployments          objectView[domain.Deployment]
+	Jobs                 objectView[domain.Job]
+	DaemonSets           objectView[domain.DaemonSet]
+	PodDisruptionBudgets objectView[domain.PodDisruptionBudget]
+	Nodes                interface {
+		Get(ctx context.Context, name string) (domain.Node, error)
+	}
+	Namespaces namespaceReader
+}
+
+// namespaceReader reads namespaces: as owners, and every one to sweep.
+type namespaceReader interface {
+	Get(ctx context.Context, name string) (domain.Namespace, error)
+	List(ctx context.Context) ([]domain.Namespace, int64, error)
+}
+
+// objectView is a kind's view that keeps tombstones (projections.JSONView).
+type objectView[S any] interface {
+	List(ctx context.Context, namespace string) ([]S, int64, error)
+	Last(ctx context.Context, namespace, name string) (S, error)
+}
+
+// Repository is what the collector writes through.
+type Repository interface {
+	PodCommands() domain.Executor[domain.Pod, domain.PodCommand]
+	ConfigMapCommands() domain.Executor[domain.ConfigMap, domain.ConfigMapCommand]
+	LeaseCommands() domain.Executor[domain.Lease, domain.LeaseCommand]
+	ReplicaSetCommands() domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand]
+	JobCommands() domain.Executor[domain.Job, domain.JobCommand]
+	DaemonSetCommands() domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
+	PodDisruptionBudgetCommands() domain.Executor[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
+}
+
+// kinds is every kind herd stores, as owner or dependent.
+func kinds(rd Readers, repo Repository) []*kind {
+	return []*kind{
+		podKind(rd, repo), configMapKind(rd, repo), leaseKind(rd, repo),
+		{
+			name: "ReplicaSet", group: "apps", namespaced: true,
+			owner: lastOwner(rd.ReplicaSets, func(rs domain.ReplicaSet) (bool, string, bool, bool) {
+				return rs.Exists(), rs.UID, rs.DeletionRequestedAt != nil, rs.Orphan
+			}),
+			list: listOf(rd.ReplicaSets, func(rs domain.ReplicaSet) dependent {
+				return dependent{namespace: rs.Namespace, name: rs.Name, uid: rs.UID, resourceVersion: rs.ResourceVersion,
+					owners: rs.Owners, deleting: rs.DeletionRequestedAt != nil}
+			}),
+			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
+				_, err := repo.ReplicaSetCommands().Execute(ctx, d.key(), domain.DeleteReplicaSet{ResourceVersion: d.resourceVersion, Propagation: p})
+				return err
+			},
+			release: func(ctx context.Context, d dependent, uid string) error {
+				_, err := repo.ReplicaSetCommands().Execute(ctx, d.key(), domain.ReleaseReplicaSet{UID: uid})
+				return err
+			},
+		},
+		{
+			name: "Deployment", group: "apps", namespaced: true,
+			owner: lastOwner(rd.Deployments, func(d domain.Deployment) (bool, string, bool, bool) {
+				return d.Exists(), d.UID, d.DeletionRequestedAt != nil, d.Orphan
+			}),
+		},
+		{
+			name: "Job", group: "batch", namespaced: true,
+			owner: lastOwner(rd.Jobs, func(j domain.Job) (bool, string, bool, bool) {
+				return j.Exists(), j.UID, j.DeletionRequestedAt != nil, j.Orphan
+			}),
+			list: listOf(rd.Jobs, func(j domain.Job) dependent {
+				return dependent{namespace: j.Namespace, name: j.Name, uid: j.UID, resourceVersion: j.ResourceVersion,
+					owners: j.Owners, deleting: j.DeletionRequestedAt != nil}
+			}),
+			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
+				_, err := repo.JobCommands().Execute(ctx, d.key(), domain.DeleteJob{ResourceVersion: d.resourceVersion, Propagation: p})
+				return err
+			},
+		},
+		{
+			name: domain.KindDaemonSet, group: "apps", namespaced: true,
+			owner: lastOwner(rd.DaemonSets, func(ds domain.DaemonSet) (bool, string, bool, bool) {
+				return ds.Exists(), ds.UID, ds.DeletionRequestedAt != nil, ds.Orphan
+			}),
+			list: listOf(rd.DaemonSets, func(ds domain.DaemonSet) dependent {
+				return dependent{namespace: ds.Namespace, name: ds.Name, uid: ds.UID, resourceVersion: ds.ResourceVersion,
+					owners: ds.Owners, deleting: ds.DeletionRequestedAt != nil}
+			}),
+			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
+				_, err := repo.DaemonSetCommands().Execute(ctx, d.key(), domain.DeleteDaemonSet{ResourceVersion: d.resourceVersion, Propagation: p})
+				return err
+			},
+		},
+		{
+			name: "PodDisruptionBudget", group: "policy", namespaced: true,
+			owner: lastOwner(rd.PodDisruptionBudgets, func(b domain.PodDisruptionBudget) (bool, string, bool, bool) {
+				return b.Exists(), b.UID, false, false
+			}),
+			list: listOf(rd.PodDisruptionBudgets, func(b domain.PodDisruptionBudget) dependent {
+				return dependent{namespace: b.Namespace, name: b.Name, uid: b.UID, resourceVersion: b.ResourceVersion, owners: b.Owners}
+			}),
+			del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
+				_, err := repo.PodDisruptionBudgetCommands().Execute(ctx, d.key(), domain.DeletePodDisruptionBudget{ResourceVersion: d.resourceVersion})
+				return err
+			},
+		},
+		{
+			name: "Node", owner: func(ctx context.Context, _, name, uid string) (owner, error) {
+				n, err := rd.Nodes.Get(ctx, name)
+				return ownerOf(err == nil, n.UID, uid, false, false), ignoreNotFound(err)
+			},
+		},
+		{
+			name: "Namespace", owner: func(ctx context.Context, _, name, uid string) (owner, error) {
+				ns, err := rd.Namespaces.Get(ctx, name)
+				return ownerOf(err == nil, ns.UID, uid, false, false), ignoreNotFound(err)
+			},
+		},
+	}
+}
+
+// key is the dependent's key for its kind's commands.
+func (d dependent) key() domain.Key { return domain.Key{Namespace: d.namespace, Name: d.name} }
+
+// lastOwner reads an owner from a view that keeps tombstones, which say
+// whether it was deleted with its dependents orphaned.
+func lastOwner[S any](v objectView[S], state func(S) (exists bool, uid string, deleting, orphan bool)) lookup {
+	return func(ctx context.Context, namespace, name, uid string) (owner, error) {
+		s, err := v.Last(ctx, namespace, name)
+		if err != nil {
+			return owner{}, ignoreNotFound(err)
+		}
+		exists, got, deleting, orphan := state(s)
+		return ownerOf(exists, got, uid, deleting, orphan), nil
+	}
+}
+
+// listOf lists a namespace's objects of a kind that have owners.
+func listOf[S any](v objectView[S], dep func(S) dependent) func(context.Context, string) ([]dependent, error) {
+	return func(ctx context.Context, namespace string) ([]dependent, error) {
+		all, _, err := v.List(ctx, namespace)
+		if err != nil {
+			return nil, err
+		}
+		var out []dependent
+		for _, s := range all {
+			if d := dep(s); len(d.owners) > 0 {
+				out = append(out, d)
+			}
+		}
+		return out, nil
+	}
+}
+
+func podKind(rd Readers, repo Repository) *kind {
+	return &kind{
+		name: "Pod", namespaced: true,
+		owner: func(ctx context.Context, namespace, name, uid string) (owner, error) {
+			p, err := rd.Pods.Get(ctx, namespace, name)
+			return ownerOf(err == nil && p.Exists(), p.UID, uid, false, false), ignoreNotFound(err)
+		},
+		// Pods a kubelet runs outside herd are not herd's to delete.
+		list: func(ctx context.Context, namespace string) ([]dependent, error) {
+			herd := domain.SourceHerd
+			pods, _, err := rd.Pods.List(ctx, projections.PodFilter{Namespace: namespace, Source: &herd})
+			if err != nil {
+				return nil, err
+			}
+			var out []dependent
+			for _, p := range pods {
+				if len(p.Owners) > 0 {
+					out = append(out, dependent{namespace: p.Namespace, name: p.Name, uid: p.UID, resourceVersion: p.ResourceVersion,
+						owners: p.Owners, deleting: p.Terminating()})
+				}
+			}
+			return out, nil
+		},
+		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
+			_, err := repo.PodCommands().Execute(ctx, d.key(), domain.IfSamePod{UID: d.uid, Command: domain.DeletePod{}})
+			return err
+		},
+		release: func(ctx context.Context, d dependent, uid string) error {
+			_, err := repo.PodCommands().Execute(ctx, d.key(), domain.IfSamePod{UID: d.uid, Command: domain.ReleasePod{UID: uid}})
+			return err
+		},
+	}
+}
+
+func configMapKind(rd Readers, repo Repository) *kind {
+	return &kind{
+		name: "ConfigMap", namespaced: true,
+		owner: func(ctx context.Context, namespace, name, uid string) (owner, error) {
+			c, err := rd.ConfigMaps.Get(ctx, namespace, name)
+			return ownerOf(err == nil, c.UID, uid, false, false), ignoreNotFound(err)
+		},
+		list: func(ctx context.Context, namespace string) ([]dependent, error) {
+			cms, _, err := rd.ConfigMaps.List(ctx, namespace)
+			if err != nil {
+				return nil, err
+			}
+			var out []dependent
+			for _, c := range cms {
+				if len(c.Owners) > 0 {
+					out = append(out, dependent{namespace: c.Namespace, name: c.Name, uid: c.UID, resourceVersion: c.ResourceVersion, owners: c.Owners})
+				}
+			}
+			return out, nil
+		},
+		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
+			_, err := repo.ConfigMapCommands().Execute(ctx, d.key(), domain.DeleteConfigMap{ResourceVersion: d.resourceVersion})
+			return err
+		},
+		release: func(ctx context.Context, d dependent, uid string) error {
+			c, err := rd.ConfigMaps.Get(ctx, d.namespace, d.name)
+			if err != nil || c.ResourceVersion != d.resourceVersion {
+				return errors.Join(err, errChanged)
+			}
+			content := c.Clone().ConfigMapContent
+			content.Owners = withoutOwner(content.Owners, uid)
+			_, err = repo.ConfigMapCommands().Execute(ctx, d.key(), domain.UpdateConfigMap{Content: content, ResourceVersion: d.resourceVersion})
+			return err
+		},
+	}
+}
+
+func leaseKind(rd Readers, repo Repository) *kind {
+	return &kind{
+		name: "Lease", group: "coordination.k8s.io", namespaced: true,
+		owner: func(ctx context.Context, namespace, name, uid string) (owner, error) {
+			l, err := rd.Leases.Get(ctx, namespace, name)
+			return ownerOf(err == nil, l.UID, uid, false, false), ignoreNotFound(err)
+		},
+		list: func(ctx context.Context, namespace string) ([]dependent, error) {
+			ls, _, err := rd.Leases.List(ctx, namespace)
+			if err != nil {
+				return nil, err
+			}
+			var out []dependent
+			for _, l := range ls {
+				if len(l.Owners) > 0 {
+					out = append(out, dependent{namespace: l.Namespace, name: l.Name, uid: l.UID, resourceVersion: l.ResourceVersion, owners: l.Owners})
+				}
+			}
+			return out, nil
+		},
+		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
+			_, err := repo.LeaseCommands().Execute(ctx, d.key(), domain.DeleteLease{ResourceVersion: d.resourceVersion})
+			return err
+		},
+	}
+}
+
+// errChanged says a dependent changed since the collector judged it: the
+// next pass judges it again.
+var errChanged = errors.New("the object changed since it was read")
+
+// withoutOwner is owners without the one of uid, a copy.
+func withoutOwner(owners []domain.OwnerReference, uid string) []domain.OwnerReference {
+	var out []domain.OwnerReference
+	for _, o := range owners {
+		if o.UID != uid {
+			out = append(out, o)
+		}
+	}
+	return out
+}
