@@ -246,6 +246,15 @@ func (m routeMux) HandleFunc(pattern string, fn http.HandlerFunc) { m.Handle(pat
 // Handle registers h for pattern, behind admit.
 func (m routeMux) Handle(pattern string, h http.Handler) { m.s.mux.Handle(pattern, m.s.admit(h)) }
 
+// readsNoBody is a handler that answers without reading the request's
+// body (a route herd does not serve): admit refuses no body type for it,
+// so that a client hears why the route is not served, not that its
+// body's type is not read.
+type readsNoBody http.HandlerFunc
+
+// ServeHTTP calls the function.
+func (f readsNoBody) ServeHTTP(w http.ResponseWriter, r *http.Request) { f(w, r) }
+
 // admit runs once the mux has matched a route: the gate that
 // authenticated the request decides from the route (routeInfo) whether
 // the user may make it, and the answer's form is settled, before h runs
@@ -263,7 +272,7 @@ func (s *Server) admit(h http.Handler) http.Handler {
 			err = g.authorize(r, u, ri)
 		}
 		o, hasOffer := s.offerFor(r, ri)
-		if err == nil {
+		if _, readsNone := h.(readsNoBody); err == nil && !readsNone {
 			err = checkBodyType(r, o, hasOffer)
 		}
 		if hasOffer {

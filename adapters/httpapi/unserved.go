@@ -62,8 +62,8 @@ func unservedWorkloads(resources ...string) []unservedRoute {
 // unservedRoutes answers each of unserved with its Status.
 func (s *Server) unservedRoutes(m routeMux) {
 	for _, u := range unserved {
-		m.HandleFunc(u.pattern, func(w http.ResponseWriter, r *http.Request) {
+		m.Handle(u.pattern, readsNoBody(func(w http.ResponseWriter, r *http.Request) {
 			s.writeStatus(w, metav1Status(int32(u.code), u.reason, fmt.Sprintf("%s %s: %s", r.Method, r.URL.Path, u.why))) //nolint:gosec // the codes are the constants above
-		})
+		}))
 	}
 }
