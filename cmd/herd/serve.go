@@ -32,6 +32,8 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&cfg.Listen, "listen", cfg.Listen, "address of the HTTP API (host:port)")
 	f.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "directory of the SQLite event log")
 	f.StringVar(&cfg.Database, "database", cfg.Database, "where the event log and its views live: sqlite:///path/to/herd.db (default: herd.db in --data-dir) or a PostgreSQL URL (postgres://user@host1,host2/herd?target_session_attrs=read-write; the password from PGPASSWORD or ~/.pgpass), shared by every herd serve replica")
+	f.DurationVar(&cfg.DatabaseCheckTimeout, "database-check-timeout", cfg.DatabaseCheckTimeout,
+		"how long SQLite's integrity check (PRAGMA quick_check) of an existing database may delay start-up; past it the rest of the file is trusted unread, with a warning (-1 checks it whole). A file found damaged, empty or not herd's is refused")
 	f.StringVar(&cfg.ReplicaName, "replica-name", cfg.ReplicaName, "this replica's name among those sharing a PostgreSQL --database, as /readyz?verbose and the leaders table show it (default hostname:pid)")
 	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error")
 	f.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "console or json")
