@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -101,9 +102,19 @@ type Check struct {
 // each index against its table, which integrity_check does at several
 // times the cost) for at most timeout, and herd's event log in it at a
 // schema this herd knows.
-func checkExisting(ctx context.Context, db *sql.DB, path string, timeout time.Duration) (Check, error) {
+//
+// It reads through a read-only connection of its own, before Open's
+// connections set WAL mode: a file refused must be left as it was found,
+// and another application's database is not herd's to convert.
+func checkExisting(ctx context.Context, path string, timeout time.Duration) (Check, error) {
 	start := time.Now()
 	check := Check{Existing: true, Complete: true}
+	db, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro")
+	if err != nil {
+		return check, fmt.Errorf("events: check %s: %w", path, err)
+	}
+	defer db.Close() //nolint:errcheck // read only
+	db.SetMaxOpenConns(1)
 	checkCtx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
 		checkCtx, cancel = context.WithTimeout(ctx, timeout)

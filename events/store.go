@@ -75,19 +75,18 @@ func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Sto
 	if err != nil {
 		return nil, err
 	}
+	var check Check
+	if existing {
+		if check, err = checkExisting(ctx, cfg.Path, cfg.CheckTimeout); err != nil {
+			return nil, err
+		}
+	}
 	db, err := OpenDB(ctx, cfg.Path, cfg)
 	if err != nil {
 		if existing && damaged(err) {
 			return nil, &DamagedError{Path: cfg.Path, Kind: DamageCorrupt, Problem: "is damaged: SQLite cannot open it: " + errors.Unwrap(err).Error()}
 		}
 		return nil, err
-	}
-	var check Check
-	if existing {
-		if check, err = checkExisting(ctx, db, cfg.Path, cfg.CheckTimeout); err != nil {
-			_ = db.Close() // the check failed; that error is the one returned
-			return nil, err
-		}
 	}
 	if err := Migrate(ctx, db, "events", Migrations()); err != nil {
 		_ = db.Close() // the open failed; that error is the one returned
