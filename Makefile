@@ -27,6 +27,8 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dbus-daemon >/dev/null; }
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { echo "installing PostgreSQL (events/pgtest starts a throwaway server from it for the tests that need one)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
+	@command -v systemd-analyze >/dev/null 2>&1 || { echo "installing systemd (systemd-analyze verify checks herd's unit file)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd >/dev/null; }
 	@command -v kubectl >/dev/null 2>&1 || echo "note: kubectl is not on PATH; the kubectl tests will be skipped"
 
 build: deps ui
@@ -69,10 +71,10 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-# deps installed PostgreSQL and browser Chromium: a test that needs either
-# fails rather than skips.
+# deps installed PostgreSQL and systemd-analyze, and browser Chromium: a
+# test that needs any of them fails rather than skips.
 unit: ui browser
-	HERD_REQUIRE_POSTGRES=1 HERD_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 30m ./...
+	HERD_REQUIRE_POSTGRES=1 HERD_REQUIRE_BROWSER=1 HERD_REQUIRE_SYSTEMD=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## illumos: the agent side must keep compiling for illumos hosts.
 illumos:

@@ -33,3 +33,10 @@ func storageError(err error) bool {
 	}
 	return false
 }
+
+// damaged reports whether err is SQLite finding a file malformed
+// (SQLITE_CORRUPT) or not a database at all (SQLITE_NOTADB).
+func damaged(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB)
+}

@@ -9,3 +9,6 @@ func constraintError(error) (constraint, trigger bool) { return false, false }
 
 // storageError is never true without cgo, for the same reason.
 func storageError(error) bool { return false }
+
+// damaged is never true without cgo, for the same reason.
+func damaged(error) bool { return false }

@@ -36,6 +36,7 @@ type Store struct {
 	logger  watermill.LoggerAdapter
 	schema  schemaAdapter
 	offsets offsetsAdapter
+	check   Check
 
 	mu            sync.Mutex
 	closed        bool
@@ -59,7 +60,9 @@ type subscription struct {
 }
 
 // Open opens (creating if need be) the log at cfg.Path and brings its
-// schema up to date. A nil logger logs nothing.
+// schema up to date. A file that was already there is checked first, and
+// refused with a *DamagedError when it is empty, not SQLite, damaged, not
+// herd's, or a newer herd's. A nil logger logs nothing.
 func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Store, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -68,8 +71,21 @@ func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Sto
 	if logger == nil {
 		logger = watermill.NopLogger{}
 	}
+	existing, err := existingFile(cfg.Path)
+	if err != nil {
+		return nil, err
+	}
+	var check Check
+	if existing {
+		if check, err = checkExisting(ctx, cfg.Path, cfg.CheckTimeout); err != nil {
+			return nil, err
+		}
+	}
 	db, err := OpenDB(ctx, cfg.Path, cfg)
 	if err != nil {
+		if existing && damaged(err) {
+			return nil, &DamagedError{Path: cfg.Path, Kind: DamageCorrupt, Problem: "is damaged: SQLite cannot open it: " + errors.Unwrap(err).Error()}
+		}
 		return nil, err
 	}
 	if err := Migrate(ctx, db, "events", Migrations()); err != nil {
@@ -82,6 +98,7 @@ func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Sto
 		logger: logger,
 		schema: newSchemaAdapter(cfg.SubscribeBatchSize),
 		writes: writeHealth{probe: Backoff{Initial: time.Second, Max: 30 * time.Second}},
+		check:  check,
 	}
 	// The commit signal starts at the head as found, so that the head it
 	// reports (lag, for one) is right before herd's first commit too.
@@ -97,6 +114,10 @@ func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Sto
 	}
 	return s, nil
 }
+
+// Check is what Open found when it checked the file: nothing for a new
+// one, and whether the check of an existing one was whole.
+func (s *Store) Check() Check { return s.check }
 
 // DB is the store's connection pool, for the units of work that append
 // events and update views in one transaction.

@@ -317,20 +317,10 @@ func (s *Server) routes() {
 	if s.UI != nil {
 		m.Handle("GET "+UIPath, s.UI)
 		m.Handle("GET "+strings.TrimSuffix(UIPath, "/"), s.UI)
-		m.HandleFunc("GET /{$}", s.root)
 	}
+	m.HandleFunc("GET /{$}", s.root)
 
 	m.HandleFunc("/", s.notFound)
-}
-
-// root sends a browser to the web view; API clients get the 404 they
-// always had.
-func (s *Server) root(w http.ResponseWriter, r *http.Request) {
-	if strings.Contains(r.Header.Get("Accept"), "text/html") {
-		http.Redirect(w, r, UIPath, http.StatusFound)
-		return
-	}
-	s.notFound(w, r)
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {

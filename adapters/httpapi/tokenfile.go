@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -113,4 +114,16 @@ func (tf *TokenFile) Authenticate(r *http.Request) (User, error) {
 		return User{}, unauthorized("Unauthorized: the bearer token is not valid")
 	}
 	return u, nil
+}
+
+// Admin is the token of an administrator (group herd:admins) in the file,
+// for a kubeconfig that herd writes for its operator: the first such user
+// by name, so that the choice does not change from one start to the next.
+func (tf *TokenFile) Admin() (token string, u User, ok bool) {
+	for t, user := range tf.users {
+		if slices.Contains(user.Groups, GroupAdmins) && (!ok || user.Name < u.Name) {
+			token, u, ok = t, user, true
+		}
+	}
+	return token, u, ok
 }

@@ -35,7 +35,7 @@ func newFleetCmd() *cobra.Command {
 				path string
 				out  any
 			}{{from, "/api/v1/nodes", &n1}, {to, "/api/v1/nodes", &n2}, {from, "/api/v1/pods", &p1}, {to, "/api/v1/pods", &p2}} {
-				if err := listAt(cmd, c, l.at, l.path, nil, l.out); err != nil {
+				if _, err := listAt(cmd, c, l.at, l.path, nil, l.out); err != nil {
 					return reportErr(cmd, err)
 				}
 			}
@@ -77,7 +77,7 @@ func nodeDiffCmd(server *string) *cobra.Command {
 			var texts [2]string
 			for i, at := range []string{from, to} {
 				var nl corev1.NodeList
-				if err := listAt(cmd, c, at, "/api/v1/nodes", url.Values{"fieldSelector": {"metadata.name=" + args[0]}}, &nl); err != nil {
+				if _, err := listAt(cmd, c, at, "/api/v1/nodes", url.Values{"fieldSelector": {"metadata.name=" + args[0]}}, &nl); err != nil {
 					return reportErr(cmd, err)
 				}
 				if len(nl.Items) == 0 {

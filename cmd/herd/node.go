@@ -36,13 +36,14 @@ func newNodeCmd() *cobra.Command {
 			if selector != "" {
 				q.Set("labelSelector", selector)
 			}
-			if err := listAt(cmd, c, at, "/api/v1/nodes", q, &nl); err != nil {
+			moment, err := listAt(cmd, c, at, "/api/v1/nodes", q, &nl)
+			if err != nil {
 				return reportErr(cmd, err)
 			}
 			if done, err := printStructured(cmd.OutOrStdout(), output, nl); done {
 				return reportErr(cmd, err)
 			}
-			printNodes(cmd.OutOrStdout(), nl.Items, time.Now(), output)
+			printNodes(cmd.OutOrStdout(), nl.Items, moment, output)
 			return nil
 		},
 	}
@@ -58,9 +59,10 @@ func newNodeCmd() *cobra.Command {
 				return reportErr(cmd, err)
 			}
 			var n corev1.Node
+			moment := time.Now()
 			if at != "" {
 				var nl corev1.NodeList
-				if err := listAt(cmd, c, at, "/api/v1/nodes", url.Values{"fieldSelector": {"metadata.name=" + args[0]}}, &nl); err != nil {
+				if moment, err = listAt(cmd, c, at, "/api/v1/nodes", url.Values{"fieldSelector": {"metadata.name=" + args[0]}}, &nl); err != nil {
 					return reportErr(cmd, err)
 				}
 				if len(nl.Items) == 0 {
@@ -73,7 +75,7 @@ func newNodeCmd() *cobra.Command {
 			if done, err := printStructured(cmd.OutOrStdout(), output, n); done {
 				return reportErr(cmd, err)
 			}
-			printNodes(cmd.OutOrStdout(), []corev1.Node{n}, time.Now(), output)
+			printNodes(cmd.OutOrStdout(), []corev1.Node{n}, moment, output)
 			return nil
 		},
 	}

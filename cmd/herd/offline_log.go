@@ -40,7 +40,7 @@ func openOfflineFile(ctx context.Context, path, flag, role, hint string) (store 
 	}
 	store, err = events.Open(ctx, events.Config{Path: path}, nil)
 	if err != nil {
-		return nil, nil, errors.Join(err, release())
+		return nil, nil, errors.Join(app.ExplainDamage(err), release())
 	}
 	return store, func() error { return errors.Join(store.Close(), release()) }, nil
 }

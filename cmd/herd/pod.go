@@ -40,13 +40,14 @@ func newPodCmd() *cobra.Command {
 				q.Set("fieldSelector", fieldSel)
 			}
 			var pl corev1.PodList
-			if err := listAt(cmd, c, at, path, q, &pl); err != nil {
+			moment, err := listAt(cmd, c, at, path, q, &pl)
+			if err != nil {
 				return reportErr(cmd, err)
 			}
 			if done, err := printStructured(cmd.OutOrStdout(), output, pl); done {
 				return reportErr(cmd, err)
 			}
-			printPods(cmd.OutOrStdout(), pl.Items, time.Now(), output)
+			printPods(cmd.OutOrStdout(), pl.Items, moment, output)
 			return nil
 		},
 	}

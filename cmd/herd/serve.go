@@ -31,7 +31,11 @@ func newServeCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&cfg.Listen, "listen", cfg.Listen, "address of the HTTP API (host:port)")
 	f.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "directory of the SQLite event log")
+	f.StringVar(&cfg.KubeconfigPath, "write-kubeconfig", cfg.KubeconfigPath,
+		`write a kubeconfig for this herd here at start, mode 0600 (default kubeconfig.yaml in --data-dir; "-" writes none): KUBECONFIG=that kubectl get nodes`)
 	f.StringVar(&cfg.Database, "database", cfg.Database, "where the event log and its views live: sqlite:///path/to/herd.db (default: herd.db in --data-dir) or a PostgreSQL URL (postgres://user@host1,host2/herd?target_session_attrs=read-write; the password from PGPASSWORD or ~/.pgpass), shared by every herd serve replica")
+	f.DurationVar(&cfg.DatabaseCheckTimeout, "database-check-timeout", cfg.DatabaseCheckTimeout,
+		"how long SQLite's integrity check (PRAGMA quick_check) of an existing database may delay start-up; past it the rest of the file is trusted unread, with a warning (-1 checks it whole). A file found damaged, empty or not herd's is refused")
 	f.StringVar(&cfg.ReplicaName, "replica-name", cfg.ReplicaName, "this replica's name among those sharing a PostgreSQL --database, as /readyz?verbose and the leaders table show it (default hostname:pid)")
 	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error")
 	f.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "console or json")
@@ -103,7 +107,7 @@ func newServeCmd() *cobra.Command {
 // serve runs herd until SIGINT or SIGTERM, then stops cleanly: the API
 // drains, the log closes.
 func serve(cfg app.Config) error {
-	return runUntilSignalled(app.Options(cfg, app.DemoOption(cfg)), time.Minute)
+	return runUntilSignalled(app.Options(cfg, app.DemoOption(cfg), app.KubeconfigOption(cfg)), time.Minute)
 }
 
 // runUntilSignalled builds the app from opts, starts it within

@@ -50,7 +50,7 @@ func explanationQuery(cmd *cobra.Command, c *client, at, what string) (url.Value
 	if at == "" {
 		return nil, nil
 	}
-	pos, err := atPosition(cmd.Context(), c, cmd.ErrOrStderr(), at, time.Now())
+	pos, _, err := atPosition(cmd.Context(), c, cmd.ErrOrStderr(), at, time.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -196,7 +196,12 @@ func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metric
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// A minute to open, migrate and read the head, besides the check of
+	// an existing file, which has its own bound.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute+max(cfg.DatabaseCheckTimeout, 0))
+	if cfg.DatabaseCheckTimeout < 0 {
+		ctx, cancel = context.WithCancel(context.Background())
+	}
 	defer cancel()
 	var l events.Log
 	switch db.Engine {
@@ -217,10 +222,11 @@ func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metric
 		if err := lockDataDir(lc, dir, log); err != nil {
 			return nil, err
 		}
-		store, err := events.Open(ctx, events.Config{Path: db.Path, FollowInterval: cfg.PollInterval}, NewWatermillLogger(log))
+		store, err := events.Open(ctx, events.Config{Path: db.Path, FollowInterval: cfg.PollInterval, CheckTimeout: cfg.DatabaseCheckTimeout}, NewWatermillLogger(log))
 		if err != nil {
-			return nil, err
+			return nil, ExplainDamage(err)
 		}
+		logCheck(log, db, store.Check(), cfg.DatabaseCheckTimeout)
 		l = store.Log()
 	}
 	if err := projections.Migrate(ctx, l); err != nil {

@@ -10,6 +10,7 @@ import (
 	"herd/adapters/kubelet"
 	"herd/adapters/mockruntime"
 	"herd/domain"
+	"herd/events"
 	"herd/projections"
 	"herd/projections/watch"
 	"herd/reconcilers"
@@ -37,6 +38,13 @@ type Config struct {
 	// PostgreSQL database, in /readyz and the leaders' table; empty is
 	// hostname:pid.
 	ReplicaName string
+	// DatabaseCheckTimeout bounds SQLite's quick_check of an existing
+	// database at start (events.Config.CheckTimeout); negative checks the
+	// whole file however long it takes. A file found damaged is refused.
+	DatabaseCheckTimeout time.Duration
+	// KubeconfigPath is where serve writes a kubeconfig for this herd at
+	// start; "-" writes none. Empty is kubeconfig.yaml in DataDir.
+	KubeconfigPath string
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
 	// LogFormat is console (for people) or json (for log shippers).
@@ -109,25 +117,26 @@ const (
 // DefaultConfig is what `herd serve` runs with when nothing is set.
 func DefaultConfig() Config {
 	return Config{
-		Listen:       "127.0.0.1:8080",
-		DataDir:      "./herd-data",
-		LogLevel:     "info",
-		LogFormat:    "console",
-		Thresholds:   domain.DefaultThresholds,
-		PollInterval: time.Second,
-		Version:      "dev",
-		Reconcilers:  reconcilers.DefaultConfig(),
-		Health:       health.DefaultConfig(),
-		Scheduler:    scheduler.DefaultConfig(),
-		KubeletProbe: kubeletprobe.DefaultConfig(),
-		NodeRuntime:  NodeRuntimeMock,
-		Termination:  termination.DefaultConfig(),
-		IPAM:         ipam.DefaultConfig(),
-		Kubelet:      kubelet.DefaultConfig(),
-		Watch:        watch.DefaultConfig(),
-		LocalNode:    DefaultNodeConfig(),
-		Compaction:   projections.CompactionConfig{Retention: projections.DefaultHeartbeatRetention},
-		Security:     SecurityConfig{MaxWatchesPerUser: httpapi.DefaultMaxWatchesPerUser},
+		Listen:               "127.0.0.1:8080",
+		DataDir:              "./herd-data",
+		LogLevel:             "info",
+		LogFormat:            "console",
+		Thresholds:           domain.DefaultThresholds,
+		PollInterval:         time.Second,
+		DatabaseCheckTimeout: events.DefaultCheckTimeout,
+		Version:              "dev",
+		Reconcilers:          reconcilers.DefaultConfig(),
+		Health:               health.DefaultConfig(),
+		Scheduler:            scheduler.DefaultConfig(),
+		KubeletProbe:         kubeletprobe.DefaultConfig(),
+		NodeRuntime:          NodeRuntimeMock,
+		Termination:          termination.DefaultConfig(),
+		IPAM:                 ipam.DefaultConfig(),
+		Kubelet:              kubelet.DefaultConfig(),
+		Watch:                watch.DefaultConfig(),
+		LocalNode:            DefaultNodeConfig(),
+		Compaction:           projections.CompactionConfig{Retention: projections.DefaultHeartbeatRetention},
+		Security:             SecurityConfig{MaxWatchesPerUser: httpapi.DefaultMaxWatchesPerUser},
 	}
 }
 

@@ -51,7 +51,9 @@ func DemoOption(cfg Config) fx.Option {
 					defer wg.Done()
 					runDemoWorkload(ctx, h.URL(), cfg.Demo, log.Named("demo"))
 				}()
-				log.Info("demo fleet started", zap.Int("nodes", cfg.Demo), zap.Int("pods", demoPodsPerNode*cfg.Demo))
+				replicas, shippers := demoPods(cfg.Demo)
+				log.Info("demo fleet started", zap.Int("nodes", cfg.Demo), zap.Int("pods", replicas+shippers),
+					zap.Int("deployment_pods", replicas), zap.Int("daemonset_pods", shippers))
 				return nil
 			},
 			OnStop: func(stop context.Context) error {
@@ -195,6 +197,18 @@ func runDemoWorkload(ctx context.Context, base string, nodes int, log *zap.Logge
 	if err := demoCall(ctx, c, http.MethodPost, base+"/apis/apps/v1/namespaces/demo/daemonsets", "application/json", demoDaemonSet()); err != nil && ctx.Err() == nil {
 		log.Warn("demo DaemonSet could not be created", zap.String("daemonset", demoShipper), zap.Error(err))
 	}
+}
+
+// demoPods is how many pods the demo runs on its nodes once its
+// workloads are placed: the Deployments' replicas, and the DaemonSet's
+// one pod on each node that runs pods (not the Picos).
+func demoPods(nodes int) (replicas, shippers int) {
+	for i := range nodes {
+		if _, kind := demoNode(i); kind != "rp2040" {
+			shippers++
+		}
+	}
+	return demoPodsPerNode * nodes, shippers
 }
 
 // demoShipper is the demo's DaemonSet: a pod on every node that runs
