@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// The import rules of DESIGN.md ("Imports point inward"), checked over the
+// The import rules of ARCHITECTURE.md ("Imports point inward"), checked over the
 // whole module: a package that imports what its layer must not fails here,
 // naming the import and the rule. The test lives beside the domain because
 // the domain is what the rules protect first; it reads the module with
@@ -69,7 +69,7 @@ var importRules = []importRule{
 	{"herd/cmd", noSQL, sql},
 }
 
-// noSQL is DESIGN.md's storage port: SQL and database/sql live only in
+// noSQL is the storage port of ARCHITECTURE.md: SQL and database/sql live only in
 // the engines (events, projections).
 const noSQL = "no SQL above the storage port: the log through events.Log, the views through projections"
 
@@ -94,7 +94,7 @@ func TestImportsPointInward(t *testing.T) {
 					}
 					for _, imp := range imports {
 						if r.forbid(imp) {
-							t.Errorf("%s imports %s: %s (DESIGN.md, Top level)", pkg, imp, r.why)
+							t.Errorf("%s imports %s: %s (ARCHITECTURE.md, Layers and packages)", pkg, imp, r.why)
 						}
 					}
 				}

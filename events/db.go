@@ -66,7 +66,7 @@ func dsn(path string, cfg Config) string {
 	// read-then-write transaction upgrades its lock at the first write, and
 	// that upgrade fails with SQLITE_BUSY at once, bypassing the busy
 	// handler; the watermill subscriber under concurrent publishers
-	// livelocked or delivered duplicates (DESIGN.md). Plain reads outside a
+	// livelocked or delivered duplicates (ARCHITECTURE.md, "SQLite's settings"). Plain reads outside a
 	// transaction take no write lock and are unaffected.
 	q.Set("_txlock", "immediate")
 	// Wait this long for the write lock instead of failing at once.

@@ -12,7 +12,7 @@ import (
 )
 
 // markers bounds how many nodes one monitor pass marks at once. A unit of
-// work that group-commits concurrent updates (DESIGN.md, "Writes are
+// work that group-commits concurrent updates (ARCHITECTURE.md, "Writes are
 // group-committed") turns that many updates in flight into few commits.
 // Measured with 20,000 nodes falling silent together (herd loadgen
 // --fall-silent): the last was marked 15 s late with 64, 8 s with 256,

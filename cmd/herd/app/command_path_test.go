@@ -46,7 +46,7 @@ func closuresAroundUnitOfWork(fset *token.FileSet, f *ast.File) []string {
 
 // TestOneCommandPath keeps the closures around the unit of work gone:
 // outside projections, which implements Execute, every command goes
-// through an aggregate's Execute (STYLE.md 14), not a closure of its own.
+// through an aggregate's Execute (ARCHITECTURE.md, "Layers and packages"), not a closure of its own.
 func TestOneCommandPath(t *testing.T) {
 	root, err := filepath.Abs("../../..")
 	if err != nil {
