@@ -66,7 +66,12 @@ func TestHeartbeatsKeepTheirShareWhileViewersRead(t *testing.T) {
 	results := make(chan result, viewers)
 	for range viewers {
 		go func() {
-			resp, err := http.Get(base + "/apis/herd.dev/v1/auditevents?actor=alice")
+			r, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/apis/herd.dev/v1/auditevents?actor=alice", nil)
+			if err != nil {
+				results <- result{code: -1}
+				return
+			}
+			resp, err := http.DefaultClient.Do(r)
 			if err != nil {
 				results <- result{code: -1}
 				return

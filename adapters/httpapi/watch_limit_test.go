@@ -32,20 +32,20 @@ func TestWatchesPerUserAreBounded(t *testing.T) {
 	api.watches = newWatchLimiter(3)
 	var open []*http.Response
 	for range 3 {
-		resp := openWatch(t, base, "viewer-token")
+		resp := openWatch(t, base, "viewer-token") //nolint:bodyclose // openWatch closes it at cleanup
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("watch %d: %d, want 200", len(open)+1, resp.StatusCode)
 		}
-		open = append(open, resp)
+		open = append(open, resp) //nolint:bodyclose // openWatch closes it at cleanup
 	}
-	over := openWatch(t, base, "viewer-token")
+	over := openWatch(t, base, "viewer-token") //nolint:bodyclose // openWatch closes it at cleanup
 	if over.StatusCode != http.StatusTooManyRequests || over.Header.Get("Retry-After") != "1" {
 		t.Fatalf("a fourth watch: %d Retry-After %q, want 429 and 1", over.StatusCode, over.Header.Get("Retry-After"))
 	}
 	mustSend(t, nil, base, http.StatusOK, req{method: "PATCH", path: "/api/v1/nodes/pico-02/status", token: "pico2-token",
 		contentType: mergePatch, body: readyPatch})
 	mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: "/readyz"})
-	if other := openWatch(t, base, "admin-token"); other.StatusCode != http.StatusOK {
+	if other := openWatch(t, base, "admin-token"); other.StatusCode != http.StatusOK { //nolint:bodyclose // openWatch closes it at cleanup
 		t.Fatalf("another user's watch: %d, want 200", other.StatusCode)
 	}
 	_ = open[0].Body.Close()

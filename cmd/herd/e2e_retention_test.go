@@ -83,7 +83,7 @@ func TestSIGKILLDuringCompactionLosesNothingKept(t *testing.T) {
 	}
 	comp := store.Compaction()
 	var count, head int64
-	err = store.DB().QueryRow(`SELECT COUNT(*), MAX(position) FROM events`).Scan(&count, &head)
+	err = store.DB().QueryRowContext(t.Context(), `SELECT COUNT(*), MAX(position) FROM events`).Scan(&count, &head)
 	err = errors.Join(err, store.Close())
 	if err != nil {
 		t.Fatal(err)
