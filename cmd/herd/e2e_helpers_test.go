@@ -393,7 +393,15 @@ type result struct {
 // is a result, not an error; a command that does not finish fails the test.
 func run(t *testing.T, env []string, name string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), commandTimeout)
+	return runWithin(t, commandTimeout, env, name, args...)
+}
+
+// runWithin is run with a time limit of its own, for a command that does
+// a fleet's worth of work (loadgen registering a thousand nodes on a
+// machine busy with the rest of the suite).
+func runWithin(t *testing.T, limit time.Duration, env []string, name string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = env
@@ -404,7 +412,7 @@ func run(t *testing.T, env []string, name string, args ...string) result {
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		t.Fatalf("%s %s did not finish within %s\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), commandTimeout, res.Stdout, res.Stderr)
+		t.Fatalf("%s %s did not finish within %s\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), limit, res.Stdout, res.Stderr)
 	case errors.As(err, &exit):
 		res.Code = exit.ExitCode()
 	case err != nil:
