@@ -182,9 +182,10 @@ func TestAPoisonEventStopsNoReconciler(t *testing.T) {
 	m := h.start(config(), fragile, sturdy)
 
 	h.append("node/x", 1, "Garbled")
-	// A stored event nobody can read: its metadata is not JSON.
+	// A stored event nobody can read: its metadata is JSON but not herd's
+	// (an actor that is a number; the audit indexes refuse non-JSON).
 	res, err := h.store.DB().ExecContext(t.Context(), `INSERT INTO events (event_id, stream, version, type, schema_version, recorded_at, payload, metadata)
-		VALUES ('unreadable', 'node/u', 1, 'Happened', 1, 0, '{}', '{not json')`)
+		VALUES ('unreadable', 'node/u', 1, 'Happened', 1, 0, '{}', '{"actor": 5}')`)
 	if err != nil {
 		t.Fatal(err)
 	}
