@@ -196,6 +196,17 @@ func (DaemonSetDeleted) EventType() string { return "DaemonSetDeleted" }
 // EventType implements Event.
 func (DaemonSetDeletionRequested) EventType() string { return "DaemonSetDeletionRequested" }
 
+// DaemonSetOwnersChanged records the DaemonSet's new owner references: one
+// taken off by the garbage collector, its owner deleted with its
+// dependents orphaned or waiting for them while another owner keeps it.
+type DaemonSetOwnersChanged struct {
+	Owners []OwnerReference `json:"owners,omitempty"`
+	At     time.Time        `json:"at"`
+}
+
+// EventType implements Event.
+func (DaemonSetOwnersChanged) EventType() string { return "DaemonSetOwnersChanged" }
+
 // DaemonSetAggregate is the DaemonSet in the log: streams
 // "daemonset/NAMESPACE/NAME".
 var DaemonSetAggregate = defineNamespacedAggregate("daemonset",
@@ -204,6 +215,7 @@ var DaemonSetAggregate = defineNamespacedAggregate("daemonset",
 	eventOf[DaemonSetStatusRecorded](1),
 	eventOf[DaemonSetDeleted](1),
 	eventOf[DaemonSetDeletionRequested](1),
+	eventOf[DaemonSetOwnersChanged](1),
 )
 
 // EvolveDaemonSet folds one event into the DaemonSet; it never mutates
@@ -225,6 +237,8 @@ func EvolveDaemonSet(ds DaemonSet, e Event) DaemonSet {
 		ds.Status = e.Status
 	case DaemonSetDeletionRequested:
 		ds.DeletionRequestedAt = timePtr(e.At)
+	case DaemonSetOwnersChanged:
+		ds.Owners = slices.Clone(e.Owners)
 	case DaemonSetDeleted:
 		return DaemonSet{Namespace: ds.Namespace, Name: ds.Name, UID: ds.UID, Deleted: true, Orphan: e.Orphan, Version: ds.Version, ResourceVersion: ds.ResourceVersion}
 	}
