@@ -128,9 +128,11 @@ func (ds DaemonSet) Owns(p Pod) bool {
 	})
 }
 
-// OwnerReference is how the DaemonSet's pods name it: their controller.
+// OwnerReference is how the DaemonSet's pods name it: their
+// controller, blocking its deletion in the foreground, as Kubernetes'
+// controllers write it.
 func (ds DaemonSet) OwnerReference() OwnerReference {
-	return OwnerReference{APIVersion: "apps/v1", Kind: KindDaemonSet, Name: ds.Name, UID: ds.UID, Controller: true}
+	return OwnerReference{APIVersion: "apps/v1", Kind: KindDaemonSet, Name: ds.Name, UID: ds.UID, Controller: true, BlockOwnerDeletion: true}
 }
 
 // DaemonSetStream is the name of the log stream of a DaemonSet.

@@ -188,3 +188,76 @@ func TestOrphanReleasesEveryKind(t *testing.T) {
 		return nil
 	})
 }
+
+// TestControllersReferencesBlockOwnerDeletion: client-go's default
+// clientset (protobuf) over real HTTP. The ReplicaSet a Deployment
+// creates, that ReplicaSet's pod and a Job's pod name their controller
+// with blockOwnerDeletion, as Kubernetes' controllers write them.
+func TestControllersReferencesBlockOwnerDeletion(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, serveOptions{})
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	const ns = "default"
+	labels := map[string]string{"app": "web"}
+	d, err := cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr(int32(1)), Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := cs.BatchV1().Jobs(ns).Create(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "pi"},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocking := func(what string, refs []metav1.OwnerReference, uid types.UID) error {
+		if len(refs) != 1 || refs[0].UID != uid || refs[0].Controller == nil || !*refs[0].Controller ||
+			refs[0].BlockOwnerDeletion == nil || !*refs[0].BlockOwnerDeletion {
+			return fmt.Errorf("%s names %+v; want its controller, with blockOwnerDeletion", what, refs)
+		}
+		return nil
+	}
+	eventually(t, 30*time.Second, func() error {
+		rss, err := cs.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+		if err != nil || len(rss.Items) != 1 {
+			return fmt.Errorf("ReplicaSets of web: %v, %v", rss, err)
+		}
+		rs := rss.Items[0]
+		if err := blocking("ReplicaSet "+rs.Name, rs.OwnerReferences, d.UID); err != nil {
+			return err
+		}
+		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		var fromRS, fromJob int
+		for _, p := range pods.Items {
+			for _, o := range p.OwnerReferences {
+				switch o.UID {
+				case rs.UID:
+					fromRS++
+					if err := blocking("pod "+p.Name, p.OwnerReferences, rs.UID); err != nil {
+						return err
+					}
+				case j.UID:
+					fromJob++
+					if err := blocking("pod "+p.Name, p.OwnerReferences, j.UID); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if fromRS == 0 || fromJob == 0 {
+			return fmt.Errorf("pods of the ReplicaSet %d, of the Job %d; want some of each", fromRS, fromJob)
+		}
+		return nil
+	})
+}
