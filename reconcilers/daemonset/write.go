@@ -96,7 +96,7 @@ func (r *Reconciler) collect(ctx context.Context, ds string, abandoned []domain.
 // blocks it is gone, these pods and any other (Kubernetes' collector
 // likewise removes the foregroundDeletion finalizer).
 func (r *Reconciler) deleteForeground(ctx context.Context, ds domain.DaemonSet, pods []domain.Pod) error {
-	cmds, stopped, _ := reconcilers.ForegroundCommands(pods, ds.UID)
+	cmds, stopped := reconcilers.ForegroundCommands(pods, ds.UID)
 	for start := 0; start < len(cmds); start += maxBatch {
 		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds[start:min(start+maxBatch, len(cmds))]); err != nil {
 			return fmt.Errorf("delete pods of daemonset %s, deleted in the foreground: %w", ds, err)

@@ -89,7 +89,7 @@ func (r *Reconciler) collect(ctx context.Context, job string, abandoned []domain
 // blocks it is gone, these pods and any other (Kubernetes' collector
 // likewise removes the foregroundDeletion finalizer).
 func (r *Reconciler) deleteForeground(ctx context.Context, j domain.Job, pods []domain.Pod) error {
-	cmds, stopped, _ := reconcilers.ForegroundCommands(pods, j.UID)
+	cmds, stopped := reconcilers.ForegroundCommands(pods, j.UID)
 	if len(cmds) > 0 {
 		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
 			return fmt.Errorf("delete pods of job %s, deleted in the foreground: %w", j, err)

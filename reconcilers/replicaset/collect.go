@@ -30,7 +30,7 @@ func (r *Reconciler) collect(ctx context.Context, rs string, abandoned []domain.
 // blocks it is gone, these pods and any other (Kubernetes' collector
 // likewise removes the foregroundDeletion finalizer).
 func (r *Reconciler) deleteForeground(ctx context.Context, rs domain.ReplicaSet, pods []domain.Pod) error {
-	cmds, stopped, _ := reconcilers.ForegroundCommands(pods, rs.UID)
+	cmds, stopped := reconcilers.ForegroundCommands(pods, rs.UID)
 	if len(cmds) > 0 {
 		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
 			return fmt.Errorf("delete pods of replicaset %s, deleted in the foreground: %w", rs, err)
