@@ -128,9 +128,11 @@ func (ds DaemonSet) Owns(p Pod) bool {
 	})
 }
 
-// OwnerReference is how the DaemonSet's pods name it: their controller.
+// OwnerReference is how the DaemonSet's pods name it: their
+// controller, blocking its deletion in the foreground, as Kubernetes'
+// controllers write it.
 func (ds DaemonSet) OwnerReference() OwnerReference {
-	return OwnerReference{APIVersion: "apps/v1", Kind: KindDaemonSet, Name: ds.Name, UID: ds.UID, Controller: true}
+	return OwnerReference{APIVersion: "apps/v1", Kind: KindDaemonSet, Name: ds.Name, UID: ds.UID, Controller: true, BlockOwnerDeletion: true}
 }
 
 // DaemonSetStream is the name of the log stream of a DaemonSet.
@@ -196,6 +198,17 @@ func (DaemonSetDeleted) EventType() string { return "DaemonSetDeleted" }
 // EventType implements Event.
 func (DaemonSetDeletionRequested) EventType() string { return "DaemonSetDeletionRequested" }
 
+// DaemonSetOwnersChanged records the DaemonSet's new owner references: one
+// taken off by the garbage collector, its owner deleted with its
+// dependents orphaned or waiting for them while another owner keeps it.
+type DaemonSetOwnersChanged struct {
+	Owners []OwnerReference `json:"owners,omitempty"`
+	At     time.Time        `json:"at"`
+}
+
+// EventType implements Event.
+func (DaemonSetOwnersChanged) EventType() string { return "DaemonSetOwnersChanged" }
+
 // DaemonSetAggregate is the DaemonSet in the log: streams
 // "daemonset/NAMESPACE/NAME".
 var DaemonSetAggregate = defineNamespacedAggregate("daemonset",
@@ -204,6 +217,7 @@ var DaemonSetAggregate = defineNamespacedAggregate("daemonset",
 	eventOf[DaemonSetStatusRecorded](1),
 	eventOf[DaemonSetDeleted](1),
 	eventOf[DaemonSetDeletionRequested](1),
+	eventOf[DaemonSetOwnersChanged](1),
 )
 
 // EvolveDaemonSet folds one event into the DaemonSet; it never mutates
@@ -225,6 +239,8 @@ func EvolveDaemonSet(ds DaemonSet, e Event) DaemonSet {
 		ds.Status = e.Status
 	case DaemonSetDeletionRequested:
 		ds.DeletionRequestedAt = timePtr(e.At)
+	case DaemonSetOwnersChanged:
+		ds.Owners = slices.Clone(e.Owners)
 	case DaemonSetDeleted:
 		return DaemonSet{Namespace: ds.Namespace, Name: ds.Name, UID: ds.UID, Deleted: true, Orphan: e.Orphan, Version: ds.Version, ResourceVersion: ds.ResourceVersion}
 	}

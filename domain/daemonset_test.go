@@ -27,6 +27,7 @@ func sampleDaemonSetEvents() []Event {
 		DaemonSetChanged{Labels: map[string]string{"app": "logs"}, Spec: spec, Generation: 2, TemplateGeneration: 2, At: at(2)},
 		DaemonSetStatusRecorded{Status: DaemonSetStatus{DesiredNumberScheduled: 3, CurrentNumberScheduled: 3, NumberReady: 2, ObservedGeneration: 2}, At: at(3)},
 		DaemonSetDeletionRequested{At: at(4)},
+		DaemonSetOwnersChanged{Owners: []OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "c", UID: "u"}}, At: at(4)},
 		DaemonSetDeleted{Orphan: true, At: at(4)},
 	}
 }

@@ -134,9 +134,10 @@ func (d Deployment) Exists() bool { return d.Version > 0 && !d.Deleted }
 func (d Deployment) Key() Key { return Key{Namespace: d.Namespace, Name: d.Name} }
 
 // OwnerReference is how the Deployment's ReplicaSets name it: their
-// controller.
+// controller, blocking its deletion in the foreground, as Kubernetes'
+// controllers write it.
 func (d Deployment) OwnerReference() OwnerReference {
-	return OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: d.Name, UID: d.UID, Controller: true}
+	return OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: d.Name, UID: d.UID, Controller: true, BlockOwnerDeletion: true}
 }
 
 // Owns reports whether ReplicaSet rs is the Deployment's: its controller

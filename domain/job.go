@@ -167,9 +167,11 @@ func (j Job) Owns(p Pod) bool {
 	})
 }
 
-// OwnerReference is how the Job's pods name it: their controller.
+// OwnerReference is how the Job's pods name it: their controller,
+// blocking its deletion in the foreground, as Kubernetes' controllers
+// write it.
 func (j Job) OwnerReference() OwnerReference {
-	return OwnerReference{APIVersion: "batch/v1", Kind: "Job", Name: j.Name, UID: j.UID, Controller: true}
+	return OwnerReference{APIVersion: "batch/v1", Kind: "Job", Name: j.Name, UID: j.UID, Controller: true, BlockOwnerDeletion: true}
 }
 
 // NewPod is the command that creates one of the Job's pods, named name

@@ -77,6 +77,17 @@ func (JobDeleted) EventType() string { return "JobDeleted" }
 // EventType implements Event.
 func (JobDeletionRequested) EventType() string { return "JobDeletionRequested" }
 
+// JobOwnersChanged records the Job's new owner references: one
+// taken off by the garbage collector, its owner deleted with its
+// dependents orphaned or waiting for them while another owner keeps it.
+type JobOwnersChanged struct {
+	Owners []OwnerReference `json:"owners,omitempty"`
+	At     time.Time        `json:"at"`
+}
+
+// EventType implements Event.
+func (JobOwnersChanged) EventType() string { return "JobOwnersChanged" }
+
 // JobAggregate is the Job in the log: streams "job/NAMESPACE/NAME".
 var JobAggregate = defineNamespacedAggregate("job",
 	eventOf[JobCreated](1),
@@ -85,6 +96,7 @@ var JobAggregate = defineNamespacedAggregate("job",
 	eventOf[JobPodsCounted](1),
 	eventOf[JobDeleted](1),
 	eventOf[JobDeletionRequested](1),
+	eventOf[JobOwnersChanged](1),
 )
 
 // EvolveJob folds one event into the Job; it never mutates j.
@@ -122,6 +134,8 @@ func EvolveJob(j Job, e Event) Job {
 		j.Tracking = t
 	case JobDeletionRequested:
 		j.DeletionRequestedAt = timePtr(e.At)
+	case JobOwnersChanged:
+		j.Owners = slices.Clone(e.Owners)
 	case JobDeleted:
 		return Job{Namespace: j.Namespace, Name: j.Name, UID: j.UID, Deleted: true, Orphan: e.Orphan, Version: j.Version, ResourceVersion: j.ResourceVersion}
 	}

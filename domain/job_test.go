@@ -28,6 +28,7 @@ func sampleJobEvents() []Event {
 			{Type: JobComplete, Status: ConditionTrue, Reason: JobReasonCompletionsReached, LastProbeTime: at(3), LastTransitionTime: at(3)}}}, At: at(3)},
 		JobPodsCounted{Succeeded: []string{"p1"}, Failed: []string{"p2"}, Forgotten: []string{"p0"}, At: at(4)},
 		JobDeletionRequested{At: at(5)},
+		JobOwnersChanged{Owners: []OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "c", UID: "u"}}, At: at(5)},
 		JobDeleted{Orphan: true, At: at(5)},
 	}
 }
@@ -180,7 +181,7 @@ func TestEvolveJobDeleted(t *testing.T) {
 	for _, e := range sampleJobEvents() {
 		j = EvolveJob(j, e)
 	}
-	if j.Exists() || !j.Deleted || !j.Orphan || j.UID == "" || j.Version != 6 {
+	if j.Exists() || !j.Deleted || !j.Orphan || j.UID == "" || j.Version != 7 {
 		t.Errorf("after its deletion the job is %+v", j)
 	}
 }

@@ -176,6 +176,17 @@ func (PodDisruptionGranted) EventType() string { return "PodDisruptionGranted" }
 // EventType implements Event.
 func (PodDisruptionBudgetDeleted) EventType() string { return "PodDisruptionBudgetDeleted" }
 
+// PodDisruptionBudgetOwnersChanged records the budget's new owner references: one
+// taken off by the garbage collector, its owner deleted with its
+// dependents orphaned or waiting for them while another owner keeps it.
+type PodDisruptionBudgetOwnersChanged struct {
+	Owners []OwnerReference `json:"owners,omitempty"`
+	At     time.Time        `json:"at"`
+}
+
+// EventType implements Event.
+func (PodDisruptionBudgetOwnersChanged) EventType() string { return "PodDisruptionBudgetOwnersChanged" }
+
 // PodDisruptionBudgetAggregate is the budget in the log: streams
 // "poddisruptionbudget/NAMESPACE/NAME".
 var PodDisruptionBudgetAggregate = defineNamespacedAggregate("poddisruptionbudget",
@@ -184,6 +195,7 @@ var PodDisruptionBudgetAggregate = defineNamespacedAggregate("poddisruptionbudge
 	eventOf[PodDisruptionBudgetStatusRecorded](1),
 	eventOf[PodDisruptionGranted](1),
 	eventOf[PodDisruptionBudgetDeleted](1),
+	eventOf[PodDisruptionBudgetOwnersChanged](1),
 )
 
 // EvolvePodDisruptionBudget folds one event into the budget; it never
@@ -213,6 +225,8 @@ func EvolvePodDisruptionBudget(b PodDisruptionBudget, e Event) PodDisruptionBudg
 			st = st.WithAllowedCondition(e.At)
 		}
 		b.Status = st
+	case PodDisruptionBudgetOwnersChanged:
+		b.Owners = slices.Clone(e.Owners)
 	case PodDisruptionBudgetDeleted:
 		return PodDisruptionBudget{Namespace: b.Namespace, Name: b.Name, Deleted: true, Version: b.Version, ResourceVersion: b.ResourceVersion}
 	}

@@ -24,6 +24,7 @@ func samplePodDisruptionBudgetEvents() []Event {
 		PodDisruptionBudgetChanged{Labels: map[string]string{"team": "a"}, Spec: spec, Generation: 2, At: at(2)},
 		PodDisruptionBudgetStatusRecorded{Status: PodDisruptionBudgetStatus{ObservedGeneration: 2, DisruptionsAllowed: 1, CurrentHealthy: 3, DesiredHealthy: 2, ExpectedPods: 3}, At: at(3)},
 		PodDisruptionGranted{Pod: "web-a", At: at(4)},
+		PodDisruptionBudgetOwnersChanged{Owners: []OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "c", UID: "u"}}, At: at(5)},
 		PodDisruptionBudgetDeleted{At: at(5)},
 	}
 }

@@ -80,9 +80,11 @@ func (rs ReplicaSet) Owns(p Pod) bool {
 	})
 }
 
-// OwnerReference is how the ReplicaSet's pods name it: their controller.
+// OwnerReference is how the ReplicaSet's pods name it: their controller,
+// blocking its deletion in the foreground, as Kubernetes' controllers
+// write it.
 func (rs ReplicaSet) OwnerReference() OwnerReference {
-	return OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: true}
+	return OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: true, BlockOwnerDeletion: true}
 }
 
 // ReplicaSetStream is the name of the log stream of a ReplicaSet.

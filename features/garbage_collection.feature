@@ -3,8 +3,10 @@ Feature: Objects go with their owners
   owners in its ownerReferences, of any kind herd serves. Once every
   owner it names is gone, herd's garbage collector deletes it, as
   Kubernetes' does; an owner deleted with its dependents orphaned only
-  loses its place in their ownerReferences. Owners that own each other
-  in a ring all go once one of them is deleted.
+  loses its place in their ownerReferences, whatever their kind. An owner
+  deleted in the foreground stays until every object that names it with
+  blockOwnerDeletion is gone. Owners that own each other in a ring all
+  go once one of them is deleted.
 
   Background:
     Given herd is running and the time is 2026-03-01 09:00:00
@@ -22,6 +24,26 @@ Feature: Objects go with their owners
     And the ConfigMap "web-settings" is owned by Deployment "web", blocking its deletion
     When Deployment "web" is deleted with propagation Orphan
     Then the ConfigMap "web-settings" names no owner
+
+  Scenario: A Deployment deleted in the foreground waits for a pod it owns directly
+    Given Deployment "web" runs 1 pod of image "web:1" with a surge of 1 and none unavailable
+    And a pod "helper" is owned by Deployment "web", blocking its deletion, and held by the finalizer "example.com/cleanup"
+    When Deployment "web" is deleted with propagation Foreground
+    Then pod "helper" is terminating
+    And Deployment "web" stays, waiting for its dependents
+    When the finalizer of pod "helper" is lifted
+    Then pod "helper" is gone
+    And there is no Deployment "web"
+
+  Scenario: A Job stays, without its reference, when its owner is deleted orphaning it
+    Given Deployment "web" runs 1 pod of image "web:1" with a surge of 1 and none unavailable
+    And the Job "migrate" is owned by Deployment "web", blocking its deletion
+    When Deployment "web" is deleted with propagation Orphan
+    Then the Job "migrate" names no owner
+
+  Scenario: What a Deployment creates blocks its deletion in the foreground
+    Given Deployment "web" runs 2 pods of image "web:1" with a surge of 1 and none unavailable
+    Then the pods of Deployment "web" name their ReplicaSet, which names the Deployment, each as controller blocking its deletion
 
   Scenario: Two ReplicaSets that own each other go once one is deleted
     Given ReplicaSets "ring-a" and "ring-b" own each other

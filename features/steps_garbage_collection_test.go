@@ -17,6 +17,7 @@ func (w *world) registerGarbageCollectionSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the ConfigMap "([^"]+)" names no owner$`, w.configMapNamesNoOwner)
 	sc.Step(`^ReplicaSets "([^"]+)" and "([^"]+)" own each other$`, w.replicaSetsOwnEachOther)
 	sc.Step(`^there is no ReplicaSet "([^"]+)"$`, w.noReplicaSet)
+	w.registerGCBlockingSteps(sc)
 }
 
 func (w *world) configMapOwnedByDeployment(name, owner string) error {

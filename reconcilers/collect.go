@@ -34,20 +34,17 @@ func CollectCommands(abandoned []domain.Pod, orphan string) []domain.Keyed[domai
 
 // ForegroundCommands are what the deletion in the foreground of the
 // owner of UID asks of pods: the deletion of those it controls that are
-// not being deleted yet. left counts the pods it still controls, being
-// deleted or not: the owner goes once there are none (what the
+// not being deleted yet. The owner itself goes once every dependent that
+// blocks it is gone, which the garbage collector judges (what the
 // foregroundDeletion finalizer waits for in Kubernetes).
-func ForegroundCommands(pods []domain.Pod, uid string) (cmds []domain.Keyed[domain.PodCommand], stopped []domain.Pod, left int) {
+func ForegroundCommands(pods []domain.Pod, uid string) (cmds []domain.Keyed[domain.PodCommand], stopped []domain.Pod) {
 	for _, p := range pods {
 		ctrl, ok := p.Controller()
-		if !ok || ctrl.UID != uid || !p.Exists() {
+		if !ok || ctrl.UID != uid || !p.Exists() || p.Terminating() {
 			continue
 		}
-		left++
-		if !p.Terminating() {
-			cmds = append(cmds, KeyedPod(p, domain.DeletePod{}))
-			stopped = append(stopped, p)
-		}
+		cmds = append(cmds, KeyedPod(p, domain.DeletePod{}))
+		stopped = append(stopped, p)
 	}
-	return cmds, stopped, left
+	return cmds, stopped
 }

@@ -92,20 +92,16 @@ func (r *Reconciler) collect(ctx context.Context, ds string, abandoned []domain.
 }
 
 // deleteForeground deletes the pods of ds, which is being deleted in the
-// foreground, and deletes ds once none is left.
+// foreground. The garbage collector deletes ds once every dependent that
+// blocks it is gone, these pods and any other (Kubernetes' collector
+// likewise removes the foregroundDeletion finalizer).
 func (r *Reconciler) deleteForeground(ctx context.Context, ds domain.DaemonSet, pods []domain.Pod) error {
-	cmds, stopped, left := reconcilers.ForegroundCommands(pods, ds.UID)
+	cmds, stopped := reconcilers.ForegroundCommands(pods, ds.UID)
 	for start := 0; start < len(cmds); start += maxBatch {
 		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds[start:min(start+maxBatch, len(cmds))]); err != nil {
 			return fmt.Errorf("delete pods of daemonset %s, deleted in the foreground: %w", ds, err)
 		}
 	}
 	r.logPods("deleted pods of a daemonset deleted in the foreground", ds.String(), stopped)
-	if left > 0 {
-		return nil // their finalization brings the key back
-	}
-	if _, err := r.dsCommands.Execute(ctx, ds.Key(), domain.FinishDaemonSetDeletion{}); err != nil && !errors.Is(err, domain.ErrNotFound) {
-		return fmt.Errorf("delete daemonset %s, its pods gone: %w", ds, err)
-	}
 	return nil
 }

@@ -56,7 +56,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, k reconcilers.Key) (reconcil
 
 // deleteForeground deletes the ReplicaSets of d, which is being deleted
 // in the foreground, each in the foreground too (so that each waits for
-// its pods), and deletes d once none is left.
+// its pods). The garbage collector deletes d once every dependent that
+// blocks it is gone, these ReplicaSets and any other (Kubernetes'
+// collector likewise removes the foregroundDeletion finalizer).
 func (r *Reconciler) deleteForeground(ctx context.Context, d domain.Deployment, owned []domain.ReplicaSet) error {
 	for _, rs := range owned {
 		if rs.DeletionRequestedAt != nil {
@@ -65,12 +67,6 @@ func (r *Reconciler) deleteForeground(ctx context.Context, d domain.Deployment, 
 		if _, err := r.rsCommands.Execute(ctx, rs.Key(), domain.DeleteReplicaSet{Propagation: domain.PropagateForeground}); err != nil && !errors.Is(err, domain.ErrNotFound) {
 			return fmt.Errorf("delete replicaset %s of deployment %s, deleted in the foreground: %w", rs, d, err)
 		}
-	}
-	if len(owned) > 0 {
-		return nil // their deletion brings the key back
-	}
-	if _, err := r.commands.Execute(ctx, d.Key(), domain.FinishDeploymentDeletion{}); err != nil && !errors.Is(err, domain.ErrNotFound) {
-		return fmt.Errorf("delete deployment %s, its replicasets gone: %w", d, err)
 	}
 	return nil
 }

@@ -26,6 +26,9 @@ type Reconciler struct {
 	// references name them; dependents those that may have owners.
 	kinds      map[[2]string]*kind
 	dependents []*kind
+	// owners are the kinds that may be deleted in the foreground, whose
+	// deletion the collector finishes once nothing blocks it.
+	owners     []*kind
 	namespaces namespaceReader
 	log        *zap.Logger
 }
@@ -43,6 +46,9 @@ func New(resync time.Duration, rd Readers, repo Repository, log *zap.Logger) *Re
 		r.kinds[[2]string{k.group, k.name}] = k
 		if k.list != nil {
 			r.dependents = append(r.dependents, k)
+		}
+		if k.deleting != nil {
+			r.owners = append(r.owners, k)
 		}
 	}
 	return r
@@ -68,9 +74,9 @@ var triggers = reconcilers.EventTypesOf(
 	domain.LeaseCreated{}, domain.LeaseUpdated{}, domain.LeaseDeleted{},
 	domain.ReplicaSetCreated{}, domain.ReplicaSetOwnersChanged{}, domain.ReplicaSetDeleted{}, domain.ReplicaSetDeletionRequested{},
 	domain.DeploymentDeleted{}, domain.DeploymentDeletionRequested{},
-	domain.JobCreated{}, domain.JobDeleted{}, domain.JobDeletionRequested{},
-	domain.DaemonSetCreated{}, domain.DaemonSetDeleted{}, domain.DaemonSetDeletionRequested{},
-	domain.PodDisruptionBudgetCreated{}, domain.PodDisruptionBudgetDeleted{},
+	domain.JobCreated{}, domain.JobOwnersChanged{}, domain.JobDeleted{}, domain.JobDeletionRequested{},
+	domain.DaemonSetCreated{}, domain.DaemonSetOwnersChanged{}, domain.DaemonSetDeleted{}, domain.DaemonSetDeletionRequested{},
+	domain.PodDisruptionBudgetCreated{}, domain.PodDisruptionBudgetOwnersChanged{}, domain.PodDisruptionBudgetDeleted{},
 )
 
 // KeysFor maps a trigger to its object's namespace; the namespace is in
@@ -106,11 +112,14 @@ func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 }
 
 // Reconcile judges every object of the namespace that names owners and
-// deletes or releases those whose owners are gone.
+// deletes or releases those whose owners are gone; then it finishes the
+// deletion of the owners deleted in the foreground that no dependent
+// blocks any more.
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:garbagecollector", Source: "reconciler/garbagecollector"})
 	var errs []error
 	owners := map[string]owner{} // by uid: many dependents share an owner
+	blocked := map[string]bool{} // owners' uids a dependent that exists blocks
 	for _, k := range r.dependents {
 		deps, err := k.list(ctx, key.Name)
 		if err != nil {
@@ -119,12 +128,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		}
 		for _, d := range deps {
 			d.kind = k
+			for _, o := range d.owners {
+				if blocks(o) {
+					blocked[o.UID] = true
+				}
+			}
 			if err := r.collect(ctx, d, owners); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
-	return reconcilers.Result{}, errors.Join(errs...)
+	if len(errs) > 0 {
+		// A kind not listed may hold a blocking dependent: no owner's
+		// deletion is finished on a partial count.
+		return reconcilers.Result{}, errors.Join(errs...)
+	}
+	return reconcilers.Result{}, r.finishForeground(ctx, key.Name, blocked)
 }
 
 // collect judges one dependent by its owners, as Kubernetes'
@@ -137,8 +156,8 @@ func (r *Reconciler) collect(ctx context.Context, d dependent, seen map[string]o
 	if d.deleting {
 		return nil
 	}
-	var alive, waiting bool
-	var orphaning []string
+	var alive bool
+	var orphaning, waiting []string
 	for _, o := range d.owners {
 		st, ok := seen[o.UID]
 		if !ok {
@@ -150,7 +169,7 @@ func (r *Reconciler) collect(ctx context.Context, d dependent, seen map[string]o
 		}
 		switch {
 		case st.exists && st.deleting:
-			waiting = true
+			waiting = append(waiting, o.UID)
 		case st.exists:
 			alive = true
 		case st.orphaning:
@@ -158,30 +177,43 @@ func (r *Reconciler) collect(ctx context.Context, d dependent, seen map[string]o
 		}
 	}
 	if len(orphaning) > 0 {
-		if d.kind.release == nil {
-			// No way to take the reference off this kind: the owner's
-			// orphaning wish still keeps it.
-			return nil
-		}
-		for _, uid := range orphaning {
-			if err := d.kind.release(ctx, d, uid); err != nil && !errors.Is(err, domain.ErrNotFound) {
-				return fmt.Errorf("release %s from its owner %s: %w", d, uid, err)
-			}
+		if err := r.release(ctx, d, orphaning); err != nil {
+			return err
 		}
 		r.log.Info("released an object from its owner, deleted with its dependents orphaned", zap.String("object", d.String()), zap.Strings("owners", orphaning))
 		return nil // its own change brings the namespace back
 	}
 	if alive {
+		if len(waiting) == 0 {
+			return nil
+		}
+		// Another owner keeps it: it only stops holding the owners
+		// deleted in the foreground, which wait for it otherwise
+		// (Kubernetes' attemptToDeleteItem takes those references off).
+		if err := r.release(ctx, d, waiting); err != nil {
+			return err
+		}
+		r.log.Info("released an object kept by another owner from its owners deleted in the foreground", zap.String("object", d.String()), zap.Strings("owners", waiting))
 		return nil
 	}
 	p := domain.PropagateBackground
-	if waiting {
+	if len(waiting) > 0 {
 		p = domain.PropagateForeground
 	}
 	if err := d.kind.del(ctx, d, p); err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return fmt.Errorf("delete %s, whose owners are gone: %w", d, err)
 	}
 	r.log.Info("deleted an object whose owners are gone", zap.String("object", d.String()), zap.String("propagation", string(p)))
+	return nil
+}
+
+// release takes the references to the owners of uids off d.
+func (r *Reconciler) release(ctx context.Context, d dependent, uids []string) error {
+	for _, uid := range uids {
+		if err := d.kind.release(ctx, d, uid); err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return fmt.Errorf("release %s from its owner %s: %w", d, uid, err)
+		}
+	}
 	return nil
 }
 

@@ -18,16 +18,17 @@ type harness struct {
 	r   *Reconciler
 	cms *projections.ConfigMapView
 	rss *projections.ReplicaSetView
+	ds  *projections.DeploymentView
 }
 
 func newHarness(t *testing.T) *harness {
 	env := reconcilerstest.New(t)
 	l := env.Log
-	h := &harness{t: t, env: env, cms: projections.NewConfigMapView(l), rss: projections.NewReplicaSetView(l)}
+	h := &harness{t: t, env: env, cms: projections.NewConfigMapView(l), rss: projections.NewReplicaSetView(l), ds: projections.NewDeploymentView(l)}
 	nss := projections.NewNamespaceView(l)
 	h.r = New(DefaultResyncPeriod, Readers{
 		Pods: projections.NewPodView(l), ConfigMaps: h.cms, Leases: projections.NewLeaseView(l), ReplicaSets: h.rss,
-		Deployments: projections.NewDeploymentView(l), Jobs: projections.NewJobView(l), DaemonSets: projections.NewDaemonSetView(l),
+		Deployments: h.ds, Jobs: projections.NewJobView(l), DaemonSets: projections.NewDaemonSetView(l),
 		PodDisruptionBudgets: projections.NewPodDisruptionBudgetView(l), Nodes: projections.NewNodeView(l), Namespaces: nss,
 	}, env.Writer, zap.NewNop())
 	return h
@@ -164,5 +165,69 @@ func TestACycleOfOwnersIsCollected(t *testing.T) {
 	h.reconcile()
 	if _, err := h.rss.Get(t.Context(), "default", "ring-b"); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("ring-b outlived ring-a, its owner: %v", err)
+	}
+}
+
+// TestForegroundDeletionWaitsForEveryBlockingDependent: a Deployment
+// deleted in the foreground stays, being deleted, while ConfigMaps that
+// name it with blockOwnerDeletion exist; the collector deletes those it
+// alone owns, takes its reference off one another owner keeps, and
+// deletes the Deployment once none names it any more.
+func TestForegroundDeletionWaitsForEveryBlockingDependent(t *testing.T) {
+	h := newHarness(t)
+	web := h.deployment("web", "uid-web")
+	keep := h.deployment("keep", "uid-keep")
+	loose := web
+	loose.BlockOwnerDeletion = false
+	h.configMap("blocker", web)
+	h.configMap("shared", web, keep)
+	h.configMap("loose", loose)
+	h.deleteDeployment("web", domain.PropagateForeground)
+	d, err := h.ds.Get(t.Context(), "default", "web")
+	if err != nil || d.DeletionRequestedAt == nil {
+		t.Fatalf("web after its deletion in the foreground: %+v, %v; want it being deleted", d, err)
+	}
+	h.reconcile()
+	if _, ok := h.configMapOwners("blocker"); ok {
+		t.Errorf("a ConfigMap whose one owner is deleted in the foreground was kept")
+	}
+	if _, ok := h.configMapOwners("loose"); ok {
+		t.Errorf("a ConfigMap that does not block its owner was kept: foreground deletion deletes every dependent")
+	}
+	if owners, ok := h.configMapOwners("shared"); !ok || len(owners) != 1 || owners[0].UID != keep.UID {
+		t.Errorf("a ConfigMap another owner keeps: exists %v, owners %+v; want only keep's reference", ok, owners)
+	}
+	h.reconcile()
+	if _, err := h.ds.Get(t.Context(), "default", "web"); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("web stays, being deleted, once no dependent blocks it: %v", err)
+	}
+	if _, err := h.ds.Get(t.Context(), "default", "keep"); err != nil {
+		t.Errorf("keep went: %v", err)
+	}
+}
+
+// TestForegroundOwnerWaitsWhileABlockerExists: the collector never
+// finishes an owner's deletion while a dependent names it with
+// blockOwnerDeletion, however often it passes: here a pod a finalizer
+// keeps, terminating.
+func TestForegroundOwnerWaitsWhileABlockerExists(t *testing.T) {
+	h := newHarness(t)
+	web := h.deployment("web", "uid-web")
+	if _, err := h.env.Writer.PodCommands().Execute(t.Context(), domain.Key{Namespace: "default", Name: "held"}, domain.CreatePod{
+		Namespace: "default", Name: "held", UID: "uid-held", Finalizers: []string{"example.com/hold"}, Owners: []domain.OwnerReference{web},
+		Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "i"}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h.deleteDeployment("web", domain.PropagateForeground)
+	for range 2 {
+		h.reconcile()
+		if _, err := h.ds.Get(t.Context(), "default", "web"); err != nil {
+			t.Fatalf("web went while its pod, which blocks it, exists: %v", err)
+		}
+	}
+	p, err := h.env.Writer.PodCommands().Execute(t.Context(), domain.Key{Namespace: "default", Name: "held"}, domain.IfSamePod{UID: "uid-held", Command: domain.DeletePod{}})
+	if err != nil || !p.Terminating() {
+		t.Errorf("the pod of web, deleted in the foreground: %+v, %v; want it terminating", p, err)
 	}
 }

@@ -52,6 +52,7 @@ type Repository interface {
 	ConfigMapCommands() domain.Executor[domain.ConfigMap, domain.ConfigMapCommand]
 	LeaseCommands() domain.Executor[domain.Lease, domain.LeaseCommand]
 	ReplicaSetCommands() domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand]
+	DeploymentCommands() domain.Executor[domain.Deployment, domain.DeploymentCommand]
 	JobCommands() domain.Executor[domain.Job, domain.JobCommand]
 	DaemonSetCommands() domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
 	PodDisruptionBudgetCommands() domain.Executor[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
@@ -78,12 +79,24 @@ func kinds(rd Readers, repo Repository) []*kind {
 				_, err := repo.ReplicaSetCommands().Execute(ctx, d.key(), domain.ReleaseReplicaSet{UID: uid})
 				return err
 			},
+			deleting: deletingOf(rd.ReplicaSets, func(rs domain.ReplicaSet) (deletingOwner, bool) {
+				return deletingOwner{rs.Namespace, rs.Name, rs.UID}, rs.Exists() && rs.DeletionRequestedAt != nil
+			}),
+			finish: func(ctx context.Context, o deletingOwner) error {
+				return ignoreNotFound(execute(ctx, repo.ReplicaSetCommands(), o, domain.ReplicaSetCommand(domain.FinishReplicaSetDeletion{})))
+			},
 		},
 		{
 			name: "Deployment", group: "apps", namespaced: true,
 			owner: lastOwner(rd.Deployments, func(d domain.Deployment) (bool, string, bool, bool) {
 				return d.Exists(), d.UID, d.DeletionRequestedAt != nil, d.Orphan
 			}),
+			deleting: deletingOf(rd.Deployments, func(d domain.Deployment) (deletingOwner, bool) {
+				return deletingOwner{d.Namespace, d.Name, d.UID}, d.Exists() && d.DeletionRequestedAt != nil
+			}),
+			finish: func(ctx context.Context, o deletingOwner) error {
+				return ignoreNotFound(execute(ctx, repo.DeploymentCommands(), o, domain.DeploymentCommand(domain.FinishDeploymentDeletion{})))
+			},
 		},
 		{
 			name: "Job", group: "batch", namespaced: true,
@@ -97,6 +110,16 @@ func kinds(rd Readers, repo Repository) []*kind {
 			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
 				_, err := repo.JobCommands().Execute(ctx, d.key(), domain.DeleteJob{ResourceVersion: d.resourceVersion, Propagation: p})
 				return err
+			},
+			release: func(ctx context.Context, d dependent, uid string) error {
+				_, err := repo.JobCommands().Execute(ctx, d.key(), domain.ReleaseJob{UID: uid})
+				return err
+			},
+			deleting: deletingOf(rd.Jobs, func(j domain.Job) (deletingOwner, bool) {
+				return deletingOwner{j.Namespace, j.Name, j.UID}, j.Exists() && j.DeletionRequestedAt != nil
+			}),
+			finish: func(ctx context.Context, o deletingOwner) error {
+				return ignoreNotFound(execute(ctx, repo.JobCommands(), o, domain.JobCommand(domain.FinishJobDeletion{})))
 			},
 		},
 		{
@@ -112,6 +135,16 @@ func kinds(rd Readers, repo Repository) []*kind {
 				_, err := repo.DaemonSetCommands().Execute(ctx, d.key(), domain.DeleteDaemonSet{ResourceVersion: d.resourceVersion, Propagation: p})
 				return err
 			},
+			release: func(ctx context.Context, d dependent, uid string) error {
+				_, err := repo.DaemonSetCommands().Execute(ctx, d.key(), domain.ReleaseDaemonSet{UID: uid})
+				return err
+			},
+			deleting: deletingOf(rd.DaemonSets, func(ds domain.DaemonSet) (deletingOwner, bool) {
+				return deletingOwner{ds.Namespace, ds.Name, ds.UID}, ds.Exists() && ds.DeletionRequestedAt != nil
+			}),
+			finish: func(ctx context.Context, o deletingOwner) error {
+				return ignoreNotFound(execute(ctx, repo.DaemonSetCommands(), o, domain.DaemonSetCommand(domain.FinishDaemonSetDeletion{})))
+			},
 		},
 		{
 			name: "PodDisruptionBudget", group: "policy", namespaced: true,
@@ -123,6 +156,10 @@ func kinds(rd Readers, repo Repository) []*kind {
 			}),
 			del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
 				_, err := repo.PodDisruptionBudgetCommands().Execute(ctx, d.key(), domain.DeletePodDisruptionBudget{ResourceVersion: d.resourceVersion})
+				return err
+			},
+			release: func(ctx context.Context, d dependent, uid string) error {
+				_, err := repo.PodDisruptionBudgetCommands().Execute(ctx, d.key(), domain.ReleasePodDisruptionBudget{UID: uid})
 				return err
 			},
 		},
@@ -155,6 +192,30 @@ func lastOwner[S any](v objectView[S], state func(S) (exists bool, uid string, d
 		exists, got, deleting, orphan := state(s)
 		return ownerOf(exists, got, uid, deleting, orphan), nil
 	}
+}
+
+// deletingOf lists a namespace's objects of a kind being deleted in the
+// foreground.
+func deletingOf[S any](v objectView[S], of func(S) (deletingOwner, bool)) func(context.Context, string) ([]deletingOwner, error) {
+	return func(ctx context.Context, namespace string) ([]deletingOwner, error) {
+		all, _, err := v.List(ctx, namespace)
+		if err != nil {
+			return nil, err
+		}
+		var out []deletingOwner
+		for _, s := range all {
+			if o, ok := of(s); ok {
+				out = append(out, o)
+			}
+		}
+		return out, nil
+	}
+}
+
+// execute runs cmd on the owner o.
+func execute[S any, C any](ctx context.Context, ex domain.Executor[S, C], o deletingOwner, cmd C) error {
+	_, err := ex.Execute(ctx, domain.Key{Namespace: o.namespace, Name: o.name}, cmd)
+	return err
 }
 
 // listOf lists a namespace's objects of a kind that have owners.
@@ -190,7 +251,7 @@ func podKind(rd Readers, repo Repository) *kind {
 			}
 			var out []dependent
 			for _, p := range pods {
-				if len(p.Owners) > 0 {
+				if len(p.Owners) > 0 && p.Exists() {
 					out = append(out, dependent{namespace: p.Namespace, name: p.Name, uid: p.UID, resourceVersion: p.ResourceVersion,
 						owners: p.Owners, deleting: p.Terminating()})
 				}
@@ -267,6 +328,17 @@ func leaseKind(rd Readers, repo Repository) *kind {
 		},
 		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
 			_, err := repo.LeaseCommands().Execute(ctx, d.key(), domain.DeleteLease{ResourceVersion: d.resourceVersion})
+			return err
+		},
+		// A lease's owners are part of its content: the release rewrites
+		// it as read, unless it changed since.
+		release: func(ctx context.Context, d dependent, uid string) error {
+			l, err := rd.Leases.Get(ctx, d.namespace, d.name)
+			if err != nil || l.ResourceVersion != d.resourceVersion {
+				return errors.Join(err, errChanged)
+			}
+			content := domain.LeaseContent{Labels: l.Labels, Annotations: l.Annotations, Owners: withoutOwner(l.Owners, uid), Spec: l.Spec}
+			_, err = repo.LeaseCommands().Execute(ctx, d.key(), domain.UpdateLease{Content: content, ResourceVersion: d.resourceVersion})
 			return err
 		},
 	}

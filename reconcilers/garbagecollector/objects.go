@@ -80,11 +80,17 @@ type kind struct {
 	// namespaced is false for nodes and namespaces, which are owners only.
 	namespaced bool
 	owner      lookup
-	// list, del and release are nil for a kind that is an owner only.
+	// list, del and release are nil for a kind that is an owner only;
+	// every kind that may have owners has all three.
 	list func(ctx context.Context, namespace string) ([]dependent, error)
 	// del deletes d, with propagation for a kind that has dependents of
 	// its own.
 	del func(ctx context.Context, d dependent, p domain.Propagation) error
 	// release takes the reference to the owner of uid off d.
 	release func(ctx context.Context, d dependent, uid string) error
+	// deleting lists the namespace's objects of the kind being deleted in
+	// the foreground, and finish deletes one once nothing blocks it; nil
+	// for a kind that is never deleted in the foreground.
+	deleting func(ctx context.Context, namespace string) ([]deletingOwner, error)
+	finish   func(ctx context.Context, o deletingOwner) error
 }

@@ -85,20 +85,16 @@ func (r *Reconciler) collect(ctx context.Context, job string, abandoned []domain
 }
 
 // deleteForeground deletes the pods of j, which is being deleted in the
-// foreground, and deletes j once none is left.
+// foreground. The garbage collector deletes j once every dependent that
+// blocks it is gone, these pods and any other (Kubernetes' collector
+// likewise removes the foregroundDeletion finalizer).
 func (r *Reconciler) deleteForeground(ctx context.Context, j domain.Job, pods []domain.Pod) error {
-	cmds, stopped, left := reconcilers.ForegroundCommands(pods, j.UID)
+	cmds, stopped := reconcilers.ForegroundCommands(pods, j.UID)
 	if len(cmds) > 0 {
 		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
 			return fmt.Errorf("delete pods of job %s, deleted in the foreground: %w", j, err)
 		}
 		r.logPods("deleted pods of a job deleted in the foreground", j.String(), stopped)
-	}
-	if left > 0 {
-		return nil // their finalization brings the key back
-	}
-	if _, err := r.jobCommands.Execute(ctx, j.Key(), domain.FinishJobDeletion{}); err != nil && !errors.Is(err, domain.ErrNotFound) {
-		return fmt.Errorf("delete job %s, its pods gone: %w", j, err)
 	}
 	return nil
 }

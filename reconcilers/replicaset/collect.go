@@ -2,7 +2,6 @@ package replicaset
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"go.uber.org/zap"
@@ -27,20 +26,16 @@ func (r *Reconciler) collect(ctx context.Context, rs string, abandoned []domain.
 }
 
 // deleteForeground deletes the pods of rs, which is being deleted in the
-// foreground, and deletes rs once none is left, finishing or not.
+// foreground. The garbage collector deletes rs once every dependent that
+// blocks it is gone, these pods and any other (Kubernetes' collector
+// likewise removes the foregroundDeletion finalizer).
 func (r *Reconciler) deleteForeground(ctx context.Context, rs domain.ReplicaSet, pods []domain.Pod) error {
-	cmds, stopped, left := reconcilers.ForegroundCommands(pods, rs.UID)
+	cmds, stopped := reconcilers.ForegroundCommands(pods, rs.UID)
 	if len(cmds) > 0 {
 		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
 			return fmt.Errorf("delete pods of replicaset %s, deleted in the foreground: %w", rs, err)
 		}
 		r.logPods("deleted pods of a replicaset deleted in the foreground", rs.String(), stopped)
-	}
-	if left > 0 {
-		return nil // their finalization brings the key back
-	}
-	if _, err := r.rsCommands.Execute(ctx, rs.Key(), domain.FinishReplicaSetDeletion{}); err != nil && !errors.Is(err, domain.ErrNotFound) {
-		return fmt.Errorf("delete replicaset %s, its pods gone: %w", rs, err)
 	}
 	return nil
 }
