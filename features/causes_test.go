@@ -93,6 +93,10 @@ type history struct {
 	nodes []string
 	sets  []string
 	pods  int
+	// spaces is how many namespaces the history made; live those not
+	// deleted yet.
+	spaces int
+	live   []string
 }
 
 // step takes one random step, as an operator, an agent or the clock
@@ -106,7 +110,7 @@ func (h *history) step() error {
 	}
 	node := h.nodes[r.IntN(len(h.nodes))]
 	taints := []string{"maintenance=true:NoExecute", "maintenance=true:NoSchedule", "dedicated=db:NoExecute"}
-	switch k := r.IntN(20); {
+	switch k := r.IntN(22); {
 	case k < 5:
 		m := &w.agentFor(node).metrics
 		*m = healthyMetrics()
@@ -152,12 +156,39 @@ func (h *history) step() error {
 		grace := int64(r.IntN(3))
 		p.Spec.TerminationGracePeriodSeconds = &grace
 		return w.postPod(p)
-	default:
+	case k < 20:
 		if h.pods == 0 {
 			return nil
 		}
 		return w.deletesPod(fmt.Sprintf("bare%d", 1+r.IntN(h.pods)))
+	default:
+		return h.namespaceStep()
 	}
+}
+
+// namespaceStep makes a namespace holding a pod and a ConfigMap, or
+// deletes one, which herd empties and then removes.
+func (h *history) namespaceStep() error {
+	w, r := h.w, h.rng
+	if len(h.live) == 0 || r.IntN(2) == 0 {
+		h.spaces++
+		ns := fmt.Sprintf("ns%d", h.spaces)
+		h.live = append(h.live, ns)
+		if err := w.namespaceExists(ns); err != nil {
+			return err
+		}
+		if err := w.configMapExistsIn("settings", ns); err != nil {
+			return err
+		}
+		p := basicPod(ns + "/app")
+		grace := int64(r.IntN(3))
+		p.Spec.TerminationGracePeriodSeconds = &grace
+		return w.postPod(p)
+	}
+	i := r.IntN(len(h.live))
+	ns := h.live[i]
+	h.live = append(h.live[:i], h.live[i+1:]...)
+	return w.deletesNamespace(ns)
 }
 
 // heartbeat is one report of node's agent; a refusal (a node deleted) is
@@ -253,6 +284,14 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 // expected is the cause rec must name, where the decision that wrote it
 // read one change in particular.
 func (ix causeIndex) expected(before []events.Record, rec events.Record, ev domain.Event) (events.Record, bool) {
+	if rec.Metadata.Actor == "system:herd:namespace" {
+		// Emptying a deleted namespace, and removing it at the end, is
+		// the doing of its deletion's request.
+		return newest(before, domain.NamespaceStream(namespaceOf(rec.Stream)), func(e domain.Event) bool {
+			_, ok := e.(domain.NamespaceTerminating)
+			return ok
+		})
+	}
 	switch ev := ev.(type) {
 	case domain.NodeTainted:
 		if rec.Metadata.Actor == "system:herd:health" {
@@ -378,6 +417,14 @@ func (ix causeIndex) related(rec, cause events.Record) bool {
 		}
 	}
 	return false
+}
+
+// namespaceOf is the namespace of a namespaced object's stream
+// ("pod/ns/name"), or the namespace a namespace's stream names.
+func namespaceOf(stream string) string {
+	_, key, _ := strings.Cut(stream, "/")
+	ns, _, _ := strings.Cut(key, "/")
+	return ns
 }
 
 // newest is the newest record of stream among recs whose event is accepts.
