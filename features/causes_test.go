@@ -290,6 +290,9 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 	if _, ok := ev.(domain.PodDisruptionBudgetStatusRecorded); ok && rec.Metadata.Actor == "system:herd:disruption" {
 		return true, ix.countCause(before, rec, cause)
 	}
+	if _, ok := ev.(domain.ReplicaSetStatusRecorded); ok && rec.Metadata.Actor == "system:herd:replicaset" {
+		return true, ix.replicaSetCount(before, rec, cause)
+	}
 	if want, ok := ix.expected(before, rec, ev); ok {
 		if want.ID != id {
 			return true, fmt.Errorf("its cause is %s %s at %d (%s), want %s %s at %d (%s)", cause.Type, cause.Stream, cause.Position, says(cause),
@@ -395,6 +398,30 @@ func (ix causeIndex) countCause(before []events.Record, rec, cause events.Record
 	}
 	if !slices.Contains(podCounts, cause.Type) || namespaceOf(cause.Stream) != namespaceOf(rec.Stream) || sel == nil || !sel.Matches(ix.podLabels[cause.Stream]) {
 		return fmt.Errorf("its cause %s %s at %d (%s) is no change of its budget nor of the count of a pod it selects", cause.Type, cause.Stream, cause.Position, says(cause))
+	}
+	return nil
+}
+
+// replicaSetCount holds a ReplicaSet's status to what moved it: its
+// last change of spec or scale (a new generation, the pods it created or
+// deleted for it, which follow that change), or a later change of the
+// count of a pod it owns made by another (one turning ready, stopping,
+// evicted). Which pod's depends on when the pods were read, which the
+// log does not say, so any such change after its last change of spec is.
+func (ix causeIndex) replicaSetCount(before []events.Record, rec, cause events.Record) error {
+	specs := []string{domain.ReplicaSetCreated{}.EventType(), domain.ReplicaSetChanged{}.EventType()}
+	last, _ := newestOf(before, rec.Stream, specs)
+	switch {
+	case cause.Stream == rec.Stream:
+		if cause.ID != last.ID {
+			return fmt.Errorf("its cause is %s at %d, want its last change of spec %s at %d", cause.Type, cause.Position, last.Type, last.Position)
+		}
+	case cause.Position < last.Position:
+		return fmt.Errorf("its cause %s %s at %d is older than its last change of spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
+	case cause.Metadata.Actor == rec.Metadata.Actor:
+		return fmt.Errorf("its cause %s %s at %d is a pod change of its own, which follows its spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
+	case !slices.Contains(podCounts, cause.Type) || !slices.Contains(ix.podOwners[cause.Stream], rec.Stream):
+		return fmt.Errorf("its cause %s %s at %d (%s) is no change of its spec nor of the count of a pod it owns", cause.Type, cause.Stream, cause.Position, says(cause))
 	}
 	return nil
 }

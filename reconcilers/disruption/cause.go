@@ -2,7 +2,6 @@ package disruption
 
 import (
 	"context"
-	"slices"
 
 	"herd/domain"
 	"herd/events"
@@ -17,45 +16,17 @@ func budgetChange(b domain.PodDisruptionBudget) reconcilers.Change {
 			domain.PodDisruptionGranted{}.EventType()}}
 }
 
-// podCountTypes are a pod's changes that move what a budget counts of
-// it: its coming, its labels and owners, its readiness, its stop and the
-// request to delete it (a terminating pod is not healthy).
-var podCountTypes = []string{
-	domain.PodCreated{}.EventType(), domain.PodOwnersChanged{}.EventType(), domain.PodMetadataChanged{}.EventType(),
-	domain.PodStatusUpdated{}.EventType(), domain.PodStopped{}.EventType(), domain.PodDeletionRequested{}.EventType(),
-}
-
 // countCause is the change a budget's count read that made it as it is
 // now: the newest of the budget's own last change, for each pod it
-// selects the pod's last change that moves the count, and for each
-// ReplicaSet that controls one of them its last change (its scale is the
-// pods expected; the newest in the log, as its reader gives no version),
-// as Kubernetes'
-// disruption controller reads a budget and its pods. A pod gone (its
-// finalization) is not read: its deletion request made it unhealthy,
-// and that request, or a later change, is named. The pods are looked at
-// newest first and the search ends where no older pod could hold a newer
-// change than the one found, so a large namespace's quiet pods are not
-// read. false when the log holds none of them.
+// selects the pod's last change that moves the count
+// (reconcilers.CountCause), and for each ReplicaSet that controls one of
+// them its last change (its scale is the pods expected; the newest in
+// the log, as its reader gives no version), as Kubernetes' disruption
+// controller reads a budget and its pods. A pod gone (its finalization)
+// is not read: its deletion request made it unhealthy, and that request,
+// or a later change, is named. false when the log holds none of them.
 func countCause(ctx context.Context, b domain.PodDisruptionBudget, pods []domain.Pod) (events.Record, bool, error) {
-	best, _, err := reconcilers.LastChange(ctx, budgetChange(b))
-	if err != nil {
-		return events.Record{}, false, err
-	}
-	pods = slices.Clone(pods)
-	slices.SortFunc(pods, func(a, c domain.Pod) int { return int(c.ResourceVersion - a.ResourceVersion) })
-	for _, p := range pods {
-		if best.ID != "" && p.ResourceVersion <= best.Position {
-			break
-		}
-		rec, ok, err := reconcilers.LastChange(ctx, reconcilers.Change{Stream: domain.PodStream(p.Namespace, p.Name), UpTo: p.Version, Types: podCountTypes})
-		if err != nil {
-			return events.Record{}, false, err
-		}
-		if ok {
-			best, _ = reconcilers.Newest(best, rec)
-		}
-	}
+	changes := []reconcilers.Change{budgetChange(b)}
 	seen := map[string]bool{}
 	for _, p := range pods {
 		o, ok := p.Controller()
@@ -64,13 +35,7 @@ func countCause(ctx context.Context, b domain.PodDisruptionBudget, pods []domain
 			continue
 		}
 		seen[stream] = true
-		rec, ok, err := reconcilers.LastChange(ctx, reconcilers.SpecChange(stream, 0, domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{}))
-		if err != nil {
-			return events.Record{}, false, err
-		}
-		if ok {
-			best, _ = reconcilers.Newest(best, rec)
-		}
+		changes = append(changes, reconcilers.SpecChange(stream, 0, domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{}))
 	}
-	return best, best.ID != "", nil
+	return reconcilers.CountCause(ctx, pods, changes...)
 }
