@@ -281,6 +281,11 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 	if id == "" && rec.Metadata.Actor == "system:herd:health" && ix.markedTogether(before, rec) {
 		return false, nil
 	}
+	// A kubelet probe's result is the kubelet's answer at the time the
+	// clock said to ask: it names no cause either.
+	if id == "" && rec.Metadata.Actor == "system:herd:kubeletprobe" {
+		return false, nil
+	}
 	if !found {
 		return false, fmt.Errorf("its cause %q is no event of the log", id)
 	}
