@@ -45,6 +45,16 @@ func WithMetadata(ctx context.Context, md Metadata) context.Context {
 	return context.WithValue(ctx, metadataKey{}, md)
 }
 
+// Uncaused is ctx whose commands record no cause nor correlation,
+// keeping its actor and source: for a decision a timer started (a probe,
+// a silence noticed) made under a context that still carries the record
+// that once queued the work.
+func Uncaused(ctx context.Context) context.Context {
+	md := MetadataFrom(ctx)
+	md.CausationID, md.CorrelationID = "", ""
+	return context.WithValue(ctx, metadataKey{}, md)
+}
+
 // MetadataFrom returns the metadata put in ctx by WithMetadata, or the zero
 // Metadata.
 func MetadataFrom(ctx context.Context) Metadata {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -93,6 +94,12 @@ type history struct {
 	nodes []string
 	sets  []string
 	pods  int
+	// spaces is how many namespaces the history made; live those not
+	// deleted yet.
+	spaces int
+	live   []string
+	// budgets is how many PodDisruptionBudgets the history made.
+	budgets int
 }
 
 // step takes one random step, as an operator, an agent or the clock
@@ -106,7 +113,7 @@ func (h *history) step() error {
 	}
 	node := h.nodes[r.IntN(len(h.nodes))]
 	taints := []string{"maintenance=true:NoExecute", "maintenance=true:NoSchedule", "dedicated=db:NoExecute"}
-	switch k := r.IntN(20); {
+	switch k := r.IntN(24); {
 	case k < 5:
 		m := &w.agentFor(node).metrics
 		*m = healthyMetrics()
@@ -152,12 +159,47 @@ func (h *history) step() error {
 		grace := int64(r.IntN(3))
 		p.Spec.TerminationGracePeriodSeconds = &grace
 		return w.postPod(p)
-	default:
+	case k < 20:
 		if h.pods == 0 {
 			return nil
 		}
 		return w.deletesPod(fmt.Sprintf("bare%d", 1+r.IntN(h.pods)))
+	case k < 22:
+		return h.namespaceStep()
+	default:
+		// A budget over a ReplicaSet's pods, which drains and deletions
+		// then count down and back up.
+		if len(h.sets) == 0 {
+			return nil
+		}
+		h.budgets++
+		return w.budgetMaxUnavailable(fmt.Sprintf("pdb%d", h.budgets), 1, h.sets[r.IntN(len(h.sets))])
 	}
+}
+
+// namespaceStep makes a namespace holding a pod and a ConfigMap, or
+// deletes one, which herd empties and then removes.
+func (h *history) namespaceStep() error {
+	w, r := h.w, h.rng
+	if len(h.live) == 0 || r.IntN(2) == 0 {
+		h.spaces++
+		ns := fmt.Sprintf("ns%d", h.spaces)
+		h.live = append(h.live, ns)
+		if err := w.namespaceExists(ns); err != nil {
+			return err
+		}
+		if err := w.configMapExistsIn("settings", ns); err != nil {
+			return err
+		}
+		p := basicPod(ns + "/app")
+		grace := int64(r.IntN(3))
+		p.Spec.TerminationGracePeriodSeconds = &grace
+		return w.postPod(p)
+	}
+	i := r.IntN(len(h.live))
+	ns := h.live[i]
+	h.live = append(h.live[:i], h.live[i+1:]...)
+	return w.deletesNamespace(ns)
 }
 
 // heartbeat is one report of node's agent; a refusal (a node deleted) is
@@ -177,12 +219,17 @@ type causeIndex struct {
 	// streams of its owners.
 	podNode   map[string]string
 	podOwners map[string][]string
+	// podLabels are each pod stream's labels at its creation; selectors
+	// each budget stream's.
+	podLabels map[string]map[string]string
+	selectors map[string]*domain.LabelSelector
 }
 
 // checkCauses holds every event a reconciler wrote (actor system:herd:…)
 // to its cause, and returns what is wrong and how many it checked.
 func checkCauses(recs []events.Record) (problems []string, checked, exact int) {
-	ix := causeIndex{byID: map[string]events.Record{}, podNode: map[string]string{}, podOwners: map[string][]string{}}
+	ix := causeIndex{byID: map[string]events.Record{}, podNode: map[string]string{}, podOwners: map[string][]string{},
+		podLabels: map[string]map[string]string{}, selectors: map[string]*domain.LabelSelector{}}
 	for _, rec := range recs {
 		ix.byID[rec.ID] = rec
 		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
@@ -192,7 +239,10 @@ func checkCauses(recs []events.Record) (problems []string, checked, exact int) {
 		switch ev := ev.(type) {
 		case domain.PodScheduled:
 			ix.podNode[rec.Stream] = domain.NodeStream(ev.NodeName)
+		case domain.PodDisruptionBudgetCreated:
+			ix.selectors[rec.Stream] = ev.Spec.Selector
 		case domain.PodCreated:
+			ix.podLabels[rec.Stream] = ev.Labels
 			for _, o := range ev.Owners {
 				if o.Kind == "ReplicaSet" {
 					ix.podOwners[rec.Stream] = append(ix.podOwners[rec.Stream], domain.ReplicaSetStream(ev.Namespace, o.Name))
@@ -231,11 +281,22 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 	if id == "" && rec.Metadata.Actor == "system:herd:health" && ix.markedTogether(before, rec) {
 		return false, nil
 	}
+	// A kubelet probe's result is the kubelet's answer at the time the
+	// clock said to ask: it names no cause either.
+	if id == "" && rec.Metadata.Actor == "system:herd:kubeletprobe" {
+		return false, nil
+	}
 	if !found {
 		return false, fmt.Errorf("its cause %q is no event of the log", id)
 	}
 	if cause.Position >= rec.Position {
 		return false, fmt.Errorf("its cause %s at %d comes after it", cause.Type, cause.Position)
+	}
+	if _, ok := ev.(domain.PodDisruptionBudgetStatusRecorded); ok && rec.Metadata.Actor == "system:herd:disruption" {
+		return true, ix.countCause(before, rec, cause)
+	}
+	if _, ok := ev.(domain.ReplicaSetStatusRecorded); ok && rec.Metadata.Actor == "system:herd:replicaset" {
+		return true, ix.replicaSetCount(before, rec, cause)
 	}
 	if want, ok := ix.expected(before, rec, ev); ok {
 		if want.ID != id {
@@ -253,6 +314,14 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 // expected is the cause rec must name, where the decision that wrote it
 // read one change in particular.
 func (ix causeIndex) expected(before []events.Record, rec events.Record, ev domain.Event) (events.Record, bool) {
+	if rec.Metadata.Actor == "system:herd:namespace" {
+		// Emptying a deleted namespace, and removing it at the end, is
+		// the doing of its deletion's request.
+		return newest(before, domain.NamespaceStream(namespaceOf(rec.Stream)), func(e domain.Event) bool {
+			_, ok := e.(domain.NamespaceTerminating)
+			return ok
+		})
+	}
 	switch ev := ev.(type) {
 	case domain.NodeTainted:
 		if rec.Metadata.Actor == "system:herd:health" {
@@ -289,6 +358,85 @@ func (ix causeIndex) expected(before []events.Record, rec events.Record, ev doma
 				}
 				return false
 			})
+		}
+	}
+	return events.Record{}, false
+}
+
+// budgetChanges are a budget's changes that its count reads; podCounts
+// a pod's.
+var (
+	budgetChanges = []string{domain.PodDisruptionBudgetCreated{}.EventType(), domain.PodDisruptionBudgetChanged{}.EventType(),
+		domain.PodDisruptionGranted{}.EventType()}
+	podCounts = []string{domain.PodCreated{}.EventType(), domain.PodOwnersChanged{}.EventType(), domain.PodMetadataChanged{}.EventType(),
+		domain.PodStatusUpdated{}.EventType(), domain.PodStopped{}.EventType(), domain.PodDeletionRequested{}.EventType()}
+)
+
+// countCause holds a budget's status to the change of what it counted
+// that made it so: a change of the budget itself no older than its last
+// one (the status is written on the budget as read), or a later change
+// of the count of a pod the budget selects, or of the scale of a
+// ReplicaSet that owns one. Which pod's change it is
+// depends on when the reconciler read the pods, which the log does not
+// say (nor whether a pod finalized just before the status was still
+// there when they were read), so any of theirs after the budget's last
+// change is its cause; a pod the budget does not select, an unrelated
+// change (a ReplicaSet's, a scheduling) or one older than the budget's
+// own last change is not.
+func (ix causeIndex) countCause(before []events.Record, rec, cause events.Record) error {
+	last, _ := newestOf(before, rec.Stream, budgetChanges)
+	if cause.Position < last.Position {
+		return fmt.Errorf("its cause %s %s at %d is older than its budget's last change %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
+	}
+	if cause.Stream == rec.Stream && slices.Contains(budgetChanges, cause.Type) {
+		return nil
+	}
+	sel := ix.selectors[rec.Stream]
+	if _, ok := decoded(cause).(domain.ReplicaSetChanged); ok && sel != nil {
+		// The scale of a ReplicaSet whose pods it selects: the pods
+		// it expects.
+		for pod, owners := range ix.podOwners {
+			if slices.Contains(owners, cause.Stream) && sel.Matches(ix.podLabels[pod]) {
+				return nil
+			}
+		}
+	}
+	if !slices.Contains(podCounts, cause.Type) || namespaceOf(cause.Stream) != namespaceOf(rec.Stream) || sel == nil || !sel.Matches(ix.podLabels[cause.Stream]) {
+		return fmt.Errorf("its cause %s %s at %d (%s) is no change of its budget nor of the count of a pod it selects", cause.Type, cause.Stream, cause.Position, says(cause))
+	}
+	return nil
+}
+
+// replicaSetCount holds a ReplicaSet's status to what moved it: its
+// last change of spec or scale (a new generation, the pods it created or
+// deleted for it, which follow that change), or a later change of the
+// count of a pod it owns made by another (one turning ready, stopping,
+// evicted). Which pod's depends on when the pods were read, which the
+// log does not say, so any such change after its last change of spec is.
+func (ix causeIndex) replicaSetCount(before []events.Record, rec, cause events.Record) error {
+	specs := []string{domain.ReplicaSetCreated{}.EventType(), domain.ReplicaSetChanged{}.EventType()}
+	last, _ := newestOf(before, rec.Stream, specs)
+	switch {
+	case cause.Stream == rec.Stream:
+		if cause.ID != last.ID {
+			return fmt.Errorf("its cause is %s at %d, want its last change of spec %s at %d", cause.Type, cause.Position, last.Type, last.Position)
+		}
+	case cause.Position < last.Position:
+		return fmt.Errorf("its cause %s %s at %d is older than its last change of spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
+	case cause.Metadata.Actor == rec.Metadata.Actor:
+		return fmt.Errorf("its cause %s %s at %d is a pod change of its own, which follows its spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
+	case !slices.Contains(podCounts, cause.Type) || !slices.Contains(ix.podOwners[cause.Stream], rec.Stream):
+		return fmt.Errorf("its cause %s %s at %d (%s) is no change of its spec nor of the count of a pod it owns", cause.Type, cause.Stream, cause.Position, says(cause))
+	}
+	return nil
+}
+
+// newestOf is the newest record of stream among recs of one of types;
+// the zero Record and false when there is none.
+func newestOf(recs []events.Record, stream string, types []string) (events.Record, bool) {
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].Stream == stream && slices.Contains(types, recs[i].Type) {
+			return recs[i], true
 		}
 	}
 	return events.Record{}, false
@@ -378,6 +526,14 @@ func (ix causeIndex) related(rec, cause events.Record) bool {
 		}
 	}
 	return false
+}
+
+// namespaceOf is the namespace of a namespaced object's stream
+// ("pod/ns/name"), or the namespace a namespace's stream names.
+func namespaceOf(stream string) string {
+	_, key, _ := strings.Cut(stream, "/")
+	ns, _, _ := strings.Cut(key, "/")
+	return ns
 }
 
 // newest is the newest record of stream among recs whose event is accepts.

@@ -1,7 +1,9 @@
 package reconcilers
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"herd/domain"
 	"herd/events"
@@ -125,4 +127,58 @@ func BecauseEach(ctx context.Context, changes []Change) (context.Context, error)
 // as zero values.
 func SpecChange(stream string, version int64, created, changed domain.Event) Change {
 	return Change{Stream: stream, UpTo: version, Types: []string{created.EventType(), changed.EventType()}}
+}
+
+// PodCountChanges are a pod's changes that move what a status counting
+// pods (a workload's replicas, a budget's healthy pods) says of it: its
+// coming, its owners and labels (whose it is), its readiness, its stop
+// and the request to delete it (a terminating pod is no longer active).
+var PodCountChanges = []string{
+	domain.PodCreated{}.EventType(), domain.PodOwnersChanged{}.EventType(), domain.PodMetadataChanged{}.EventType(),
+	domain.PodStatusUpdated{}.EventType(), domain.PodStopped{}.EventType(), domain.PodDeletionRequested{}.EventType(),
+}
+
+// CountCause is the change a status counted from pods made it as it is:
+// the newest of the changes given (the owner's own, as read) and of each
+// pod's last change of PodCountChanges up to the version read. A pod
+// whose last change of any kind (its ResourceVersion) is older than the
+// newest change found cannot hold a newer one, so the pods are looked at
+// newest first and the search stops there: a large owner's quiet pods
+// are not read. false when the log holds none.
+func CountCause(ctx context.Context, pods []domain.Pod, changes ...Change) (events.Record, bool, error) {
+	var best events.Record
+	for _, c := range changes {
+		rec, ok, err := LastChange(ctx, c)
+		if err != nil {
+			return events.Record{}, false, err
+		}
+		if ok {
+			best, _ = Newest(best, rec)
+		}
+	}
+	pods = slices.Clone(pods)
+	slices.SortFunc(pods, func(a, b domain.Pod) int { return cmp.Compare(b.ResourceVersion, a.ResourceVersion) })
+	for _, p := range pods {
+		if best.ID != "" && p.ResourceVersion <= best.Position {
+			break
+		}
+		rec, ok, err := LastChange(ctx, Change{Stream: domain.PodStream(p.Namespace, p.Name), UpTo: p.Version, Types: PodCountChanges})
+		if err != nil {
+			return events.Record{}, false, err
+		}
+		if ok {
+			best, _ = Newest(best, rec)
+		}
+	}
+	return best, best.ID != "", nil
+}
+
+// BecauseOfCount is ctx whose commands record CountCause's change as
+// their cause; ctx as it was (the fallback) when the log holds none.
+func BecauseOfCount(ctx context.Context, pods []domain.Pod, changes ...Change) (context.Context, error) {
+	rec, ok, err := CountCause(ctx, pods, changes...)
+	if err != nil || !ok {
+		return ctx, err
+	}
+	return Because(ctx, rec), nil
 }

@@ -114,3 +114,67 @@ func TestNewestIsTheLatestByPosition(t *testing.T) {
 		t.Error("Newest of nothing found something")
 	}
 }
+
+// countingLog is a streamLog that counts the queries of each stream.
+type countingLog struct {
+	streamLog
+	queries map[string]int
+}
+
+func (l *countingLog) Query(ctx context.Context, f events.Filter) ([]events.Record, error) {
+	l.queries[f.Stream]++
+	return l.streamLog.Query(ctx, f)
+}
+
+func TestCountCauseNamesTheNewestChangeThatMovesACount(t *testing.T) {
+	l := &countingLog{queries: map[string]int{}}
+	add := func(stream string, version, position int64, ev domain.Event) {
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.recs = append(l.recs, events.Record{ID: fmt.Sprintf("%s@%d", stream, position), Stream: stream, Version: version,
+			Position: position, Type: ev.EventType(), Payload: payload})
+	}
+	rs := "replicaset/default/rs"
+	add(rs, 1, 10, domain.ReplicaSetCreated{})
+	add("pod/default/quiet", 1, 15, domain.PodCreated{})
+	add(rs, 2, 20, domain.ReplicaSetChanged{})
+	add(rs, 3, 25, domain.ReplicaSetStatusRecorded{})
+	add("pod/default/a", 1, 30, domain.PodCreated{})
+	add("pod/default/b", 1, 35, domain.PodCreated{})
+	add("pod/default/a", 2, 40, domain.PodStatusUpdated{})
+	add("pod/default/a", 3, 50, domain.PodScheduled{})
+	add("pod/default/b", 2, 60, domain.PodDeletionRequested{})
+	pod := func(name string, version, rv int64) domain.Pod {
+		return domain.Pod{Namespace: "default", Name: name, Version: version, ResourceVersion: rv}
+	}
+	quiet := pod("quiet", 1, 15)
+	spec := func(upTo int64) Change {
+		return SpecChange(rs, upTo, domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{})
+	}
+	tests := []struct {
+		name string
+		pods []domain.Pod
+		spec Change
+		want string
+	}{
+		{"a pod's readiness, not its later scheduling", []domain.Pod{quiet, pod("a", 3, 50), pod("b", 1, 35)}, spec(3), "pod/default/a@40"},
+		{"a deletion request, when read", []domain.Pod{quiet, pod("a", 3, 50), pod("b", 2, 60)}, spec(3), "pod/default/b@60"},
+		{"the owner's change, newer than its pods'", []domain.Pod{quiet}, spec(3), rs + "@20"},
+		{"the owner as read", nil, spec(1), rs + "@10"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clear(l.queries)
+			ctx := withCauseLog(context.Background(), l)
+			got, ok, err := CountCause(ctx, tt.pods, tt.spec)
+			if err != nil || !ok || got.ID != tt.want {
+				t.Fatalf("CountCause = %s, %v, %v; want %s", got.ID, ok, err, tt.want)
+			}
+			if n := l.queries["pod/default/quiet"]; n != 0 {
+				t.Errorf("the quiet pod, older than the change found, was read %d times", n)
+			}
+		})
+	}
+}

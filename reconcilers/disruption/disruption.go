@@ -185,6 +185,13 @@ func (r *Reconciler) sync(ctx context.Context, b domain.PodDisruptionBudget, all
 		}
 		st = c.status(b, now)
 	}
+	// The status names as its cause the change it counted that made it
+	// so (countCause); the record that queued the key is the fallback.
+	if rec, ok, err := countCause(ctx, b, pods); err != nil {
+		return 0, fmt.Errorf("cause of poddisruptionbudget %s's status: %w", b, err)
+	} else if ok {
+		ctx = reconcilers.Because(ctx, rec)
+	}
 	cmd := domain.RecordPodDisruptionBudgetStatus{Status: st, ResourceVersion: b.ResourceVersion}
 	if _, err := r.commands.Execute(ctx, b.Key(), cmd); err != nil {
 		if errors.Is(err, domain.ErrNotFound) || errors.Is(err, domain.ErrConflict) {

@@ -144,7 +144,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	r.mu.Lock()
 	r.last[name] = now
 	r.mu.Unlock()
-	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:kubeletprobe", Source: "reconciler/kubeletprobe"})
+	// A probe's result is the kubelet's answer at the time herd's clock
+	// said to ask, not a consequence of a record: even the first probe,
+	// queued by the node's registration or a new endpoint, reads only
+	// the kubelet. Its condition's changes name no cause, as the health
+	// monitor's marking of a silent node does not.
+	ctx = events.Uncaused(events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:kubeletprobe", Source: "reconciler/kubeletprobe"}))
 	_, err = r.nodes.Execute(ctx, domain.Key{Name: name}, domain.IfExists[domain.NodeCommand]{Command: cmd})
 	if err != nil {
 		return reconcilers.Result{}, err

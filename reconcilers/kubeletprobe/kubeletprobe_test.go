@@ -29,6 +29,7 @@ var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 
 type harness struct {
+	log   events.Log
 	w     *projections.Writer
 	view  *projections.NodeView
 	clock *clocktesting.FakeClock
@@ -52,7 +53,7 @@ func newHarness(t *testing.T, cfg Config) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &harness{w: w, view: view, clock: clk, r: r}
+	return &harness{log: store.Log(), w: w, view: view, clock: clk, r: r}
 }
 
 // register registers a node of kind whose kubelet endpoint is addr
@@ -235,5 +236,33 @@ func TestConfigValidate(t *testing.T) {
 	bad := Config{Kinds: []domain.NodeKind{"toaster"}, Interval: time.Second, Timeout: 2 * time.Second}
 	if err := bad.Validate(); err == nil {
 		t.Error("a bad kind and a timeout longer than the interval passed")
+	}
+}
+
+// TestAProbesResultNamesNoCause: the probe queued by a node's
+// registration reads the kubelet, not the registration; the condition it
+// records names no cause.
+func TestAProbesResultNamesNoCause(t *testing.T) {
+	cfg := Config{Kinds: []domain.NodeKind{domain.KindRP2040}, Interval: 15 * time.Second, Timeout: 200 * time.Millisecond, Networks: loopback}
+	h := newHarness(t, cfg)
+	addr, _ := kubelet(t, http.StatusOK)
+	h.register(t, "pico-01", domain.KindRP2040, addr)
+	recs, err := h.log.ReadAfter(t.Context(), 0, 0)
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("the registration: %v, %v", recs, err)
+	}
+	queued := recs[len(recs)-1]
+	ctx := events.WithMetadata(t.Context(), events.CausedBy(queued, "", ""))
+	if _, err := h.r.Reconcile(ctx, reconcilerstest.NodeKey("pico-01")); err != nil {
+		t.Fatal(err)
+	}
+	after, err := h.log.ReadAfter(t.Context(), queued.Position, 0)
+	if err != nil || len(after) == 0 {
+		t.Fatalf("the probe recorded nothing: %v", err)
+	}
+	for _, rec := range after {
+		if rec.Metadata.CausationID != "" || rec.Metadata.CorrelationID != "" || rec.Metadata.Actor != "system:herd:kubeletprobe" {
+			t.Errorf("%s at %d: metadata %+v, want the prober's, with no cause", rec.Type, rec.Position, rec.Metadata)
+		}
 	}
 }

@@ -121,6 +121,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if ns.Phase() != domain.PhaseTerminating {
 		return reconcilers.Result{}, nil
 	}
+	// Everything a terminating namespace's emptying does (its pods',
+	// ConfigMaps' and leases' deletions, and its own removal at the end)
+	// it does because its deletion was asked for: they name that request
+	// as their cause, not the pod finalization that last woke the key.
+	if ctx, err = reconcilers.BecauseOf(ctx, reconcilers.ChangeOf[domain.NamespaceTerminating](domain.NamespaceStream(name), ns.Version, nil)); err != nil {
+		return reconcilers.Result{}, err
+	}
 	left, err := r.empty(ctx, name)
 	if err != nil || left > 0 {
 		return reconcilers.Result{}, err

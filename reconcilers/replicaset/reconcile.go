@@ -78,7 +78,11 @@ func (r *Reconciler) sync(ctx context.Context, rs domain.ReplicaSet, pods []doma
 	}
 	now := r.clock.Now()
 	st, next := status(rs, owned, now)
-	if _, err := r.rsCommands.Execute(ctx, rs.Key(), domain.RecordReplicaSetStatus{Status: st}); err != nil && !errors.Is(err, domain.ErrNotFound) {
+	sctx, err := statusCause(ctx, rs, pods)
+	if err != nil {
+		return reconcilers.Result{}, errors.Join(append(errs, err)...)
+	}
+	if _, err := r.rsCommands.Execute(sctx, rs.Key(), domain.RecordReplicaSetStatus{Status: st}); err != nil && !errors.Is(err, domain.ErrNotFound) {
 		// A ReplicaSet deleted since it was read has no status to record:
 		// its deletion brings the key back, to collect its pods.
 		errs = append(errs, fmt.Errorf("record status of replicaset %s: %w", rs, err))

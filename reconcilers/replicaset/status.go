@@ -1,10 +1,12 @@
 package replicaset
 
 import (
+	"context"
 	"maps"
 	"time"
 
 	"herd/domain"
+	"herd/reconcilers"
 )
 
 // status is what a ReplicaSet's status says of owned, the active pods it
@@ -44,4 +46,25 @@ func fullyLabeled(template, labels map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// statusCause is ctx whose status record names what moved it, as
+// Kubernetes' controller reads a ReplicaSet's status off the ReplicaSet
+// and the pods it controls: the newest of its last change of spec or
+// scale (a new generation observed, the pods it created or deleted for
+// it) and the last change that moves a count of one of the pods it
+// controlled as read, active or not (one coming, turning ready,
+// stopping, or being deleted: a drained pod's eviction, which the
+// replacement created for it follows). Pods it creates in this
+// reconcile were not read; they follow its spec. The record that queued
+// the key stays the cause when the log holds none.
+func statusCause(ctx context.Context, rs domain.ReplicaSet, pods []domain.Pod) (context.Context, error) {
+	var controlled []domain.Pod
+	for _, p := range pods {
+		if o, ok := p.Controller(); ok && o.UID == rs.UID {
+			controlled = append(controlled, p)
+		}
+	}
+	return reconcilers.BecauseOfCount(ctx, controlled,
+		reconcilers.SpecChange(domain.ReplicaSetStream(rs.Namespace, rs.Name), rs.Version, domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{}))
 }
