@@ -53,7 +53,7 @@ func TestForegroundDeletionWaitsForEveryBlockingDependent(t *testing.T) {
 	// The Deployment's own ReplicaSet exists before it is deleted.
 	eventually(t, 30*time.Second, func() error {
 		if n, err := replicaSetsOwnedBy(ctx, cs, hold.UID); err != nil || n == 0 {
-			return fmt.Errorf("ReplicaSets of hold: %d, %v; want its own", n, err)
+			return fmt.Errorf("ReplicaSets of hold: %d, %w; want its own", n, err)
 		}
 		return nil
 	})
@@ -70,7 +70,7 @@ func TestForegroundDeletionWaitsForEveryBlockingDependent(t *testing.T) {
 			return fmt.Errorf("pod held-pod is not terminating")
 		}
 		if n, err := replicaSetsOwnedBy(ctx, cs, hold.UID); err != nil || n != 0 {
-			return fmt.Errorf("ReplicaSets of hold: %d, %v; want none", n, err)
+			return fmt.Errorf("ReplicaSets of hold: %d, %w; want none", n, err)
 		}
 		cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "shared", metav1.GetOptions{})
 		if err != nil {
@@ -228,7 +228,7 @@ func TestControllersReferencesBlockOwnerDeletion(t *testing.T) {
 	eventually(t, 30*time.Second, func() error {
 		rss, err := cs.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
 		if err != nil || len(rss.Items) != 1 {
-			return fmt.Errorf("ReplicaSets of web: %v, %v", rss, err)
+			return fmt.Errorf("ReplicaSets of web: %v, %w", rss, err)
 		}
 		rs := rss.Items[0]
 		if err := blocking("ReplicaSet "+rs.Name, rs.OwnerReferences, d.UID); err != nil {

@@ -56,12 +56,16 @@ func DemoOption(cfg Config) fx.Option {
 					zap.Int("deployment_pods", replicas), zap.Int("daemonset_pods", shippers))
 				return nil
 			},
-			OnStop: func(stop context.Context) error {
+			OnStop: func(context.Context) error {
+				// The demo's nodes stand for machines that go on running
+				// while herd is down, as a real fleet does: they fall
+				// silent and say no goodbye, so that herd back on its data
+				// finds them as they were and its restart is none of
+				// theirs (a goodbye would mark each Ready False and taint
+				// it not-ready NoExecute, and a herd down longer than its
+				// pods tolerate that would evict them all as it came back).
 				cancel()
 				wg.Wait()
-				// Before the HTTP server closes (fx stops it after this hook,
-				// having started it before): a clean Ctrl-C is a clean stop.
-				deregisterDemoNodes(stop, h.URL(), cfg.Demo, log.Named("demo"))
 				return nil
 			},
 		})
@@ -91,7 +95,11 @@ func runDemoAgent(ctx context.Context, base string, i int, interval time.Duratio
 			log.Warn("demo node could not register", zap.String("node", name), zap.Error(err))
 		}
 	}
-	register()
+	// A node herd already knows carries on reporting: herd was down, not
+	// the machine, so it registers only when herd has no such node.
+	if !demoNodeKnown(ctx, c, base, name) {
+		register()
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -114,6 +122,21 @@ func runDemoAgent(ctx context.Context, base string, i int, interval time.Duratio
 		case <-t.C:
 		}
 	}
+}
+
+// demoNodeKnown says whether herd already has node name; an error counts
+// as not known, and the registration that follows says what is wrong.
+func demoNodeKnown(ctx context.Context, c *http.Client, base, name string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/nodes/"+name, nil)
+	if err != nil {
+		return false
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return false
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
 }
 
 // demoStatusError is an answer of herd's that the demo did not want.
