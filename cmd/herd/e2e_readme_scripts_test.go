@@ -187,17 +187,13 @@ func stopRecipe(t *testing.T, dir string, pgid int) {
 			_ = syscall.Kill(pid, syscall.SIGQUIT) // PostgreSQL's immediate shutdown
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) && syscall.Kill(-pgid, 0) == nil {
-		time.Sleep(50 * time.Millisecond)
-	}
+	// The time a clean stop takes, then whatever is left is killed.
+	_ = poll(10*time.Second, func() (bool, error) { return syscall.Kill(-pgid, 0) != nil, nil })
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	for _, f := range pids {
-		for time.Now().Before(deadline) {
-			if _, err := os.Stat(f); os.IsNotExist(err) {
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
+		gone := func() (bool, error) { _, err := os.Stat(f); return os.IsNotExist(err), nil }
+		if err := poll(10*time.Second, gone); err != nil {
+			t.Errorf("the recipe's PostgreSQL server in %s did not stop: %v", dir, err)
 		}
 	}
 	t.Logf("stopped what the recipe started in %s", dir)
