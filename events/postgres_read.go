@@ -17,6 +17,11 @@ var pgDialect = dialect{
 	columns:   pgRecordColumns,
 	actor:     `herd_event_actor(metadata)`,
 	causation: `herd_event_causation(metadata)`,
+	effects: `event_id IN (WITH RECURSIVE effects(id) AS (
+	SELECT event_id::text FROM events WHERE herd_event_causation(metadata) = ?
+	UNION
+	SELECT events.event_id::text FROM events JOIN effects ON herd_event_causation(events.metadata) = effects.id)
+SELECT id::uuid FROM effects)`,
 }
 
 // pgReader reads the log through q: the pool, or a transaction that

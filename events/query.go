@@ -29,6 +29,13 @@ type Filter struct {
 	// their cause: what one event or request led to, through the
 	// causation index.
 	CausationID string
+	// CausedBy matches the events this id led to, directly or through
+	// others: the events naming it as their cause, the events naming
+	// those, and so on (what a drain, an operator's command or a
+	// condition's turn set off). It follows the causation index one
+	// generation at a time in the database, so the effects of an event
+	// with thousands of descendants are one query.
+	CausedBy string
 	// Since matches events recorded at or after it.
 	Since time.Time
 	// Until matches events recorded before it (Since and Until form the
@@ -89,6 +96,11 @@ type dialect struct {
 	// causation id. Each is the expression an index is built on, word for
 	// word, or the engine would not use it.
 	actor, causation string
+	// effects is the condition "event_id is among the events the
+	// argument led to", a recursive query over the causation index in the
+	// engine's terms (an event id is text on SQLite and a uuid on
+	// PostgreSQL, while a causation id is text on both).
+	effects string
 	// unindexed is what keeps the engine from taking a column's index
 	// when it would read more through it than without: SQLite's unary +
 	// (it plans without statistics); nothing for PostgreSQL, whose
@@ -102,6 +114,11 @@ var sqliteDialect = dialect{
 	columns:   recordColumns,
 	actor:     `json_extract(metadata, '$.actor')`,
 	causation: `json_extract(metadata, '$.causationId')`,
+	effects: `event_id IN (WITH RECURSIVE effects(id) AS (
+	SELECT event_id FROM events WHERE json_extract(metadata, '$.causationId') = ?
+	UNION
+	SELECT events.event_id FROM events JOIN effects ON json_extract(events.metadata, '$.causationId') = effects.id)
+SELECT id FROM effects)`,
 	unindexed: "+",
 }
 
@@ -143,6 +160,9 @@ func (f Filter) sql(d dialect) (string, []any, error) {
 	}
 	if f.CausationID != "" {
 		add(d.causation+" = ?", f.CausationID)
+	}
+	if f.CausedBy != "" {
+		add(d.effects, f.CausedBy)
 	}
 	switch len(f.Types) {
 	case 0:
@@ -207,7 +227,7 @@ func (f Filter) sql(d dialect) (string, []any, error) {
 	switch {
 	case f.Stream != "":
 		order = "version"
-	case f.Newest && f.Limit > 0 && !f.Until.IsZero() && f.StreamPrefix == "" && len(f.Types) == 0 && f.ID == "" && f.Actor == "" && f.CausationID == "":
+	case f.Newest && f.Limit > 0 && !f.Until.IsZero() && f.StreamPrefix == "" && len(f.Types) == 0 && f.ID == "" && f.Actor == "" && f.CausationID == "" && f.CausedBy == "":
 		order = "recorded_at DESC, position"
 	}
 	if f.Newest && f.Limit > 0 {

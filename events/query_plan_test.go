@@ -83,6 +83,7 @@ func TestAuditQueriesUseTheirIndexes(t *testing.T) {
 				{"an actor's newest", events.Filter{Actor: "alice", Limit: 50, Newest: true}, "events_actor", nil},
 				{"an actor's next page", events.Filter{Actor: "alice", After: 100, Limit: 500}, "events_actor", nil},
 				{"what an event caused", events.Filter{CausationID: cmd.ID, Limit: 500}, "events_causation", nil},
+				{"what an event led to, transitively", events.Filter{CausedBy: cmd.ID, Limit: 500}, "events_causation", nil},
 				{"one type", events.Filter{Types: []string{"NodeCordoned"}, Limit: 500}, "events_type", nil},
 				{"one stream's heartbeats", events.Filter{Stream: "node/n-007", Types: []string{"HeartbeatRecorded"}, Before: 3000, Limit: 10, Newest: true},
 					"", []string{"events_type", "events_actor"}},

@@ -20,7 +20,9 @@ func testQueryFilters(t *testing.T, open OpenLogFunc) {
 	z := appendCommit(t, s, "nodes/z", 0, events.Metadata{Actor: "bob"}, at(2), ev("NodeRegistered", 1))
 	p := appendCommit(t, s, "pod/default/x", 0, events.CausedBy(b[0], "scheduler", "scheduler"), at(3), ev("PodScheduled", 1))
 	a2 := appendCommit(t, s, "node/a", 2, alice, at(4), ev("NodeTainted", 3))
-	all := concat(a, b, z, p, a2)
+	// What p led to in turn: b's effects are p and q.
+	q := appendCommit(t, s, "pod/default/x", 1, events.CausedBy(p[0], "kubelet", "kubelet"), at(5), ev("PodStarted", 2))
+	all := concat(a, b, z, p, a2, q)
 
 	tests := []struct {
 		name   string
@@ -33,12 +35,12 @@ func testQueryFilters(t *testing.T, open OpenLogFunc) {
 		{name: "prefix without separator", filter: events.Filter{StreamPrefix: "node"}, want: concat(a, b, z, a2)},
 		{name: "one type", filter: events.Filter{Types: []string{"NodeRegistered"}}, want: concat(a[:1], b, z)},
 		{name: "several types", filter: events.Filter{Types: []string{"PodScheduled", "NodeTainted"}}, want: concat(p, a2)},
-		{name: "since is inclusive", filter: events.Filter{Since: at(3)}, want: concat(p, a2)},
+		{name: "since is inclusive", filter: events.Filter{Since: at(3)}, want: concat(p, a2, q)},
 		{name: "until is exclusive", filter: events.Filter{Until: at(1)}, want: a},
 		{name: "time window", filter: events.Filter{Since: at(1), Until: at(3)}, want: concat(b, z)},
-		{name: "after position", filter: events.Filter{After: p[0].Position}, want: a2},
+		{name: "after position", filter: events.Filter{After: p[0].Position}, want: concat(a2, q)},
 		{name: "limit", filter: events.Filter{Limit: 2}, want: a},
-		{name: "newest, in position order", filter: events.Filter{Limit: 2, Newest: true}, want: concat(p, a2)},
+		{name: "newest, in position order", filter: events.Filter{Limit: 2, Newest: true}, want: concat(a2, q)},
 		{name: "newest of a stream", filter: events.Filter{Stream: "node/a", Limit: 2, Newest: true}, want: concat(a[1:], a2)},
 		{name: "before position", filter: events.Filter{Before: b[0].Position}, want: a},
 		{name: "newest of a stream up to a version", filter: events.Filter{Stream: "node/a", UpToVersion: 1, Limit: 1, Newest: true}, want: a[:1]},
@@ -55,6 +57,11 @@ func testQueryFilters(t *testing.T, open OpenLogFunc) {
 		{name: "newest of an actor before a time", filter: events.Filter{Actor: "alice", Until: at(4), Limit: 1, Newest: true}, want: b},
 		{name: "caused by", filter: events.Filter{CausationID: b[0].ID}, want: p},
 		{name: "caused by nothing known", filter: events.Filter{CausationID: "req-1"}, want: nil},
+		{name: "effects, transitively", filter: events.Filter{CausedBy: b[0].ID}, want: concat(p, q)},
+		{name: "effects of the last in a chain", filter: events.Filter{CausedBy: q[0].ID}, want: nil},
+		{name: "effects with other filters", filter: events.Filter{CausedBy: b[0].ID, Types: []string{"PodStarted"}}, want: q},
+		{name: "the newest effect", filter: events.Filter{CausedBy: b[0].ID, Limit: 1, Newest: true}, want: q},
+		{name: "effects of a request", filter: events.Filter{CausedBy: "req-1"}, want: nil},
 		{name: "nothing matches", filter: events.Filter{Stream: "node/a", Types: []string{"PodScheduled"}}, want: nil},
 	}
 	for _, tt := range tests {
