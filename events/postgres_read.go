@@ -17,11 +17,12 @@ var pgDialect = dialect{
 	columns:   pgRecordColumns,
 	actor:     `herd_event_actor(metadata)`,
 	causation: `herd_event_causation(metadata)`,
-	effects: `event_id IN (WITH RECURSIVE effects(id) AS (
-	SELECT event_id::text FROM events WHERE herd_event_causation(metadata) = ?
+	effects: `position IN (WITH RECURSIVE effects(id, position) AS (
+	SELECT event_id::text, position FROM events WHERE herd_event_causation(metadata) = ?
 	UNION
-	SELECT events.event_id::text FROM events JOIN effects ON herd_event_causation(events.metadata) = effects.id)
-SELECT id::uuid FROM effects)`,
+	SELECT caused.id, caused.position FROM effects, LATERAL (
+		SELECT event_id::text AS id, position FROM events WHERE herd_event_causation(metadata) = effects.id OFFSET 0) AS caused)
+SELECT position FROM effects)`,
 }
 
 // pgReader reads the log through q: the pool, or a transaction that

@@ -96,7 +96,7 @@ type dialect struct {
 	// causation id. Each is the expression an index is built on, word for
 	// word, or the engine would not use it.
 	actor, causation string
-	// effects is the condition "event_id is among the events the
+	// effects is the condition "position is among the events the
 	// argument led to", a recursive query over the causation index in the
 	// engine's terms (an event id is text on SQLite and a uuid on
 	// PostgreSQL, while a causation id is text on both).
@@ -114,11 +114,11 @@ var sqliteDialect = dialect{
 	columns:   recordColumns,
 	actor:     `json_extract(metadata, '$.actor')`,
 	causation: `json_extract(metadata, '$.causationId')`,
-	effects: `event_id IN (WITH RECURSIVE effects(id) AS (
-	SELECT event_id FROM events WHERE json_extract(metadata, '$.causationId') = ?
+	effects: `position IN (WITH RECURSIVE effects(id, position) AS (
+	SELECT event_id, position FROM events WHERE json_extract(metadata, '$.causationId') = ?
 	UNION
-	SELECT events.event_id FROM events JOIN effects ON json_extract(events.metadata, '$.causationId') = effects.id)
-SELECT id FROM effects)`,
+	SELECT events.event_id, events.position FROM effects JOIN events ON json_extract(events.metadata, '$.causationId') = +effects.id)
+SELECT position FROM effects)`,
 	unindexed: "+",
 }
 

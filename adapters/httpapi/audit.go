@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"herd/domain"
 	"herd/events"
 )
@@ -80,7 +82,8 @@ func (s *Server) auditEventKind() *kind {
 // ?until= (RFC 3339), ?after= (a log position), ?limit= and ?continue=, or
 // ?tail= for the newest events that match, with ?before= (a log position)
 // paging back from there; ?id= is the one event of that id (an event's
-// causationId, to follow what caused it), or none. ?excludeType=
+// causationId, to follow what caused it), or none; ?causedBy= (an event
+// id) is what that event led to, directly or through others. ?excludeType=
 // (comma-separated) leaves those types out, in the query itself, so that
 // a page of the log without heartbeats is still a full page.
 func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
@@ -118,6 +121,14 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 func auditFilter(r *http.Request) (events.Filter, error) {
 	q := r.URL.Query()
 	f := events.Filter{Limit: defaultAuditLimit, ID: q.Get("id"), Actor: q.Get("actor")}
+	if v := q.Get("causedBy"); v != "" {
+		// What an event led to: an event's id, as the log writes it.
+		id, err := uuid.Parse(v)
+		if err != nil {
+			return f, badRequest("causedBy must be an event id (a UUID such as an audit event's id or causationId), got %q", v)
+		}
+		f.CausedBy = id.String()
+	}
 	if stream := q.Get("stream"); strings.HasSuffix(stream, "/") {
 		f.StreamPrefix = stream
 	} else {

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"herd/adapters/httpapi"
 )
 
 // TestLogCommand: herd log reads the audit log as kubectl logs reads a
@@ -115,6 +118,64 @@ func TestLogCommand(t *testing.T) {
 			if !strings.HasPrefix(row[2], "node/") {
 				t.Errorf("the next page holds %s: the hint dropped the stream filter", row[2])
 			}
+		}
+	})
+
+	t.Run("--caused-by", func(t *testing.T) {
+		// A drain: the operator's command, and what herd did because of it.
+		mustHerd(t, "node", "drain", "log-b", server)
+		logOf := func(args ...string) (httpapi.AuditEventList, error) {
+			var page httpapi.AuditEventList
+			err := json.Unmarshal([]byte(mustHerd(t, append([]string{"log", server, "-o", "json", "--limit", "10000"}, args...)...).Stdout), &page)
+			return page, err
+		}
+		// What the drain led to, transitively, as the whole log says,
+		// against what --caused-by says: the same once herd has done what
+		// the drain sets off (a later effect may land between two reads).
+		eventually(t, 20*time.Second, func() error {
+			all, err := logOf()
+			if err != nil {
+				return err
+			}
+			causes := map[string][]string{} // an event id -> the events naming it as their cause
+			drain := ""
+			for _, e := range all.Items {
+				if e.Stream == "node/log-b" && e.Type == "NodeDrainStarted" {
+					drain = e.ID
+				}
+				if e.CausationID != "" {
+					causes[e.CausationID] = append(causes[e.CausationID], e.ID)
+				}
+			}
+			if drain == "" || len(causes[drain]) == 0 {
+				return fmt.Errorf("no NodeDrainStarted of log-b that caused something yet")
+			}
+			var want []string
+			for frontier := []string{drain}; len(frontier) > 0; {
+				var next []string
+				for _, id := range frontier {
+					next = append(next, causes[id]...)
+				}
+				want, frontier = append(want, next...), next
+			}
+			got, err := logOf("--caused-by", drain)
+			if err != nil {
+				return err
+			}
+			var ids []string
+			for _, e := range got.Items {
+				ids = append(ids, e.ID)
+			}
+			slices.Sort(ids)
+			slices.Sort(want)
+			if !slices.Equal(ids, want) {
+				return fmt.Errorf("--caused-by %s: %q, want what it led to %q", drain, ids, want)
+			}
+			return nil
+		})
+		res := herd(t, nil, "log", server, "--caused-by", "not-an-id")
+		if res.Code == 0 || !strings.Contains(res.Stderr, "causedBy") {
+			t.Errorf("--caused-by not-an-id: exit %d, stderr %q: want an error naming causedBy", res.Code, res.Stderr)
 		}
 	})
 }

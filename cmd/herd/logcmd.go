@@ -22,10 +22,10 @@ const followInterval = time.Second
 
 // logFlags are herd log's settings.
 type logFlags struct {
-	server, output, stream, types, actor, since, sinceTime, until string
-	after                                                         int64
-	limit, tail                                                   int
-	follow                                                        bool
+	server, output, stream, types, actor, causedBy, since, sinceTime, until string
+	after                                                                   int64
+	limit, tail                                                             int
+	follow                                                                  bool
 }
 
 func newLogCmd() *cobra.Command {
@@ -37,7 +37,9 @@ func newLogCmd() *cobra.Command {
 
 --since 5m shows the last five minutes (as kubectl logs --since), --since-time
 an RFC 3339 time; --tail 20 the newest twenty events; -f goes on printing
-events as they are recorded until Ctrl-C.`,
+events as they are recorded until Ctrl-C. --caused-by ID shows what the
+event ID led to: the events recorded because of it, and theirs, and so on
+(what a drain or a command set off).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			q, err := lf.query(time.Now()) // the operator's clock: --since 5m is five minutes before they asked
@@ -62,6 +64,7 @@ events as they are recorded until Ctrl-C.`,
 	f.StringVar(&lf.stream, "stream", "", "one stream (node/web-01), or every stream under a prefix ending in / (node/)")
 	f.StringVar(&lf.types, "type", "", "event types, comma-separated (NodeRegistered,NodeConditionChanged)")
 	f.StringVar(&lf.actor, "actor", "", "only events made by this user, node or reconciler (alice, system:node:web-01, system:herd:health)")
+	f.StringVar(&lf.causedBy, "caused-by", "", "only the events this event id led to, directly or through others")
 	f.StringVar(&lf.since, "since", "", "only events of this last while, such as 5m or 2h (an RFC 3339 time works too)")
 	f.StringVar(&lf.sinceTime, "since-time", "", "only events recorded at or after this RFC 3339 time")
 	f.StringVar(&lf.until, "until", "", "only events recorded before this RFC 3339 time")
@@ -76,7 +79,7 @@ events as they are recorded until Ctrl-C.`,
 // from now.
 func (lf logFlags) query(now time.Time) (url.Values, error) {
 	q := url.Values{}
-	for k, v := range map[string]string{"stream": lf.stream, "type": lf.types, "actor": lf.actor, "until": lf.until} {
+	for k, v := range map[string]string{"stream": lf.stream, "type": lf.types, "actor": lf.actor, "causedBy": lf.causedBy, "until": lf.until} {
 		if v != "" {
 			q.Set(k, v)
 		}
@@ -131,7 +134,7 @@ func (lf logFlags) moreHint(q url.Values) func(after string) string {
 			args = append(args, "--server", lf.server)
 		}
 		for _, f := range []struct{ flag, value string }{
-			{"--stream", lf.stream}, {"--type", lf.types}, {"--actor", lf.actor}, {"--since-time", q.Get("since")}, {"--until", lf.until},
+			{"--stream", lf.stream}, {"--type", lf.types}, {"--actor", lf.actor}, {"--caused-by", lf.causedBy}, {"--since-time", q.Get("since")}, {"--until", lf.until},
 		} {
 			if f.value != "" {
 				args = append(args, f.flag, f.value)
