@@ -84,6 +84,7 @@ illumos:
 bench: deps
 	mkdir -p .bench
 	{ $(GO) test -run '^$$' -bench 'Append|RawInsert' -benchtime 3000x ./events/ && \
+	  $(GO) test -run '^$$' -bench Effects -benchtime 20x ./events/ && \
 	  $(GO) test -run '^$$' -bench 'Rebuild|RetentionFleet' -benchtime 1x -timeout 60m -v ./projections/ && \
 	  $(GO) test -run '^$$' -bench Monitor -benchtime 20x ./reconcilers/health/ && \
 	  $(GO) test -run '^$$' -bench Schedule10kPodsOnto1kNodes -benchtime 3x -timeout 30m ./reconcilers/scheduler/ && \

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -249,6 +250,16 @@ func TestWebViewActsOnlyForAdmins(t *testing.T) {
 		t.Errorf("the cause chain of %s: %v, want it first and NodeDrainStarted last", caused.Type, chain)
 	}
 	screenshot(t, tab, "audit-cause-chain")
+
+	// And forward: the drain's "led to" lists what it set off, the pod's
+	// event among them.
+	browse(t, tab, "what the drain led to", chromedp.Click(`#chain tr.audit-event[data-type="NodeDrainStarted"] a.effects`),
+		chromedp.WaitVisible(fmt.Sprintf(`#effects tr.audit-event[data-position="%d"]`, caused.Position)))
+	effects := read(t, tab, "the effects", evaluate[[]string](`[...document.querySelectorAll('#effects tr.audit-event')].map((r) => r.dataset.type)`))
+	if slices.Contains(effects, "NodeDrainStarted") {
+		t.Errorf("what the drain led to %v holds the drain itself", effects)
+	}
+	screenshot(t, tab, "audit-effects")
 }
 
 // TestWebViewDrawsABigFleetOnCanvases: past a thousand nodes the

@@ -1,6 +1,7 @@
 // The audit log: every event with its actor, time and cause, filtered by
 // stream, type, actor and time, paged through the whole log; a cause
-// links to the event that caused it, and a chain view follows causes back.
+// links to the event that caused it, and a chain view follows causes back;
+// an event's "led to" lists what it set off, transitively (?causedBy=).
 
 import { get, query } from './api.js';
 import { esc, errorBox, local, when } from './dom.js';
@@ -54,6 +55,7 @@ export function auditPage(ctx) {
   const el = app.querySelector('#audit');
   const ctl = new AbortController();
   if (f('id')) chain(el, f('id'), ctl.signal);
+  else if (f('causedBy')) effects(el, f('causedBy'), ctl.signal);
   else list(el, params, at, ctl.signal);
   return () => ctl.abort();
 }
@@ -104,8 +106,32 @@ function row(e) {
   return `<tr class="audit-event" data-position="${e.position}" data-type="${esc(e.type)}">
     <td>${e.position}</td><td>${when(e.recordedAt)}</td><td><a href="#/audit?stream=${encodeURIComponent(e.stream)}">${esc(e.stream)}</a> <span class="muted">v${e.version}</span></td>
     <td>${esc(e.type)}</td><td>${esc(e.actor || '')}</td>
-    <td>${e.causationId ? `<a class="cause" href="#/audit?id=${encodeURIComponent(e.id)}" title="caused by ${esc(e.causationId)}: the chain from this event back">${esc(e.causationId.slice(0, 8))}…</a>` : ''}</td>
+    <td>${e.causationId ? `<a class="cause" href="#/audit?id=${encodeURIComponent(e.id)}" title="caused by ${esc(e.causationId)}: the chain from this event back">${esc(e.causationId.slice(0, 8))}…</a>` : ''}
+      <a class="effects" href="#/audit?causedBy=${encodeURIComponent(e.id)}" title="the events this one led to, directly or through others">led to…</a></td>
     <td><details><summary>payload</summary><pre>${esc(JSON.stringify(e.payload, null, 2))}</pre><p class="muted">id ${esc(e.id)}${e.correlationId ? ' · correlation ' + esc(e.correlationId) : ''}${e.source ? ' · via ' + esc(e.source) : ''}</p></details></td></tr>`;
+}
+
+// effects shows what the event id led to: the events naming it as their
+// cause, the events naming those, and so on, oldest first, a page at a
+// time as herd lists them.
+async function effects(el, id, signal) {
+  let root, page;
+  try {
+    [root, page] = await Promise.all([
+      get('/apis/herd.dev/v1/auditevents' + query({ id }), signal),
+      get('/apis/herd.dev/v1/auditevents' + query({ causedBy: id, limit: 1000 }), signal),
+    ]);
+  } catch (e) {
+    if (!signal.aborted) el.innerHTML = errorBox(e);
+    return;
+  }
+  if (signal.aborted) return;
+  const what = root.items.length ? `${esc(root.items[0].type)} of ${esc(root.items[0].stream)}` : esc(id);
+  el.innerHTML = `<h2>What ${what} led to</h2>
+    <p class="muted">${page.items.length ? `${page.items.length}${page.metadata.continue ? ' (the first)' : ''} events, oldest first: those recorded because of it, and because of those.` : 'Nothing: no event names it as its cause.'}</p>
+    ${root.items.length ? `<table class="audit" id="effects-of"><tbody>${row(root.items[0])}</tbody></table>` : ''}
+    <table class="audit" id="effects"><thead><tr><th>#</th><th>Time</th><th>Stream</th><th>Type</th><th>Actor</th><th>Cause</th><th>Says</th></tr></thead>
+    <tbody>${page.items.map(row).join('')}</tbody></table><p><a href="#/audit">The whole log</a></p>`;
 }
 
 // chain shows an event and the events that caused it, as far back as the
