@@ -307,3 +307,80 @@ func TestWebViewDrawsABigFleetOnCanvases(t *testing.T) {
 	browse(t, tab, "open it", chromedp.KeyEvent(kb.Enter),
 		waitFor(fmt.Sprintf(`document.querySelector('#node-head h1')?.textContent.startsWith('loadgen-kubelet-%05d')`, nodes-2)))
 }
+
+// TestWebViewPlaysHistoryBack: the time control steps from change to
+// change (heartbeats aside), forward and back, takes an exact time typed
+// in, and plays history forward until it reaches now and is live again;
+// the overview shows the fleet of each moment.
+func TestWebViewPlaysHistoryBack(t *testing.T) {
+	t.Parallel()
+	tab := newBrowser(t)
+	srv := startServe(t, serveOptions{})
+	server := "--server=" + srv.URL
+	for _, n := range []string{"pb-1", "pb-2"} {
+		registerAgent(t, srv.URL, n)
+	}
+	mustHerd(t, "node", "cordon", "pb-2", server)
+
+	// The changes, as the step buttons see them: heartbeats and lease
+	// renewals aside, each moment once.
+	var list httpapi.AuditEventList
+	q := url.Values{"excludeType": {"HeartbeatRecorded,LeaseRenewed"}, "limit": {"1000"}}
+	mustCall(t, http.StatusOK, http.MethodGet, srv.URL+"/apis/herd.dev/v1/auditevents?"+q.Encode(), nil, &list)
+	var moments []string
+	registered := map[string]string{} // node -> the moment it registered
+	for _, e := range list.Items {
+		if len(moments) == 0 || moments[len(moments)-1] != e.RecordedAt.Format(time.RFC3339Nano) {
+			moments = append(moments, e.RecordedAt.Format(time.RFC3339Nano))
+		}
+		if e.Type == "NodeRegistered" {
+			registered[strings.TrimPrefix(e.Stream, "node/")] = moments[len(moments)-1]
+		}
+	}
+	first := slices.Index(moments, registered["pb-1"])
+	if first < 0 || registered["pb-2"] == "" || len(moments) < first+3 {
+		t.Fatalf("the log's moments %v: want pb-1's and pb-2's registrations and a change after", moments)
+	}
+	shownAt := func() string {
+		return read(t, tab, "the moment shown", evaluate[string](`new URLSearchParams(location.hash.split('?')[1] || '').get('at') || ''`))
+	}
+
+	at := url.Values{"at": {registered["pb-1"]}}
+	browse(t, tab, "the fleet when pb-1 registered", chromedp.Navigate(srv.URL+"/ui/#/?"+at.Encode()),
+		chromedp.WaitVisible("#past-marker"), chromedp.WaitVisible(`.tile[data-node="pb-1"]`))
+	if n := read(t, tab, "pb-2 then", evaluate[int](`document.querySelectorAll('.tile[data-node="pb-2"]').length`)); n != 0 {
+		t.Errorf("pb-2 shown before it registered")
+	}
+	browse(t, tab, "step forward", chromedp.Click("#step-forward"))
+	browse(t, tab, "the next change shown", waitFor(fmt.Sprintf(`new URLSearchParams(location.hash.split('?')[1]).get('at') === %q`, moments[first+1])))
+	browse(t, tab, "step back", chromedp.Click("#step-back"))
+	browse(t, tab, "the change before shown", waitFor(fmt.Sprintf(`new URLSearchParams(location.hash.split('?')[1]).get('at') === %q`, moments[first])))
+	screenshot(t, tab, "playback-step")
+
+	// An exact time: pb-2's registration, typed in (to the millisecond).
+	reg2, err := time.Parse(time.RFC3339Nano, registered["pb-2"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := reg2.Add(time.Millisecond).Truncate(time.Millisecond)
+	browse(t, tab, "type an exact time", script(fmt.Sprintf(`(() => {
+		const d = new Date(%d), el = document.getElementById('asof-exact');
+		el.value = new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 23);
+		el.dispatchEvent(new Event('change'));
+	})()`, exact.UnixMilli())))
+	browse(t, tab, "pb-2 shown at that time", waitFor(`document.querySelector('.tile[data-node="pb-2"]') !== null`))
+	if got := shownAt(); got != exact.UTC().Format("2006-01-02T15:04:05.000Z") {
+		t.Errorf("the moment shown after typing %s: %q", exact.UTC().Format(time.RFC3339Nano), got)
+	}
+
+	// Played from pb-1's registration at an hour a second, history runs
+	// out at once: the view is live again and the button says play.
+	browse(t, tab, "go back to pb-1's registration", chromedp.Navigate(srv.URL+"/ui/#/?"+at.Encode()), chromedp.WaitVisible(`.tile[data-node="pb-1"]`))
+	browse(t, tab, "play at 3600×", chromedp.SetValue("#speed", "3600"), chromedp.Click("#play"))
+	browse(t, tab, "live again when history runs out", chromedp.WaitNotVisible("#past-marker"),
+		waitFor(`document.getElementById('play').textContent === '▶'`))
+	if got := shownAt(); got != "" {
+		t.Errorf("after playing to now the page shows %q, want live", got)
+	}
+	browse(t, tab, "both nodes live", chromedp.WaitVisible(`.tile[data-node="pb-2"]`))
+}

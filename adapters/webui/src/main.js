@@ -1,8 +1,8 @@
 // herd's web view: a hash router over a few pages, a time control that
 // every page reads, and the live fleet they share.
 
-import { get, send, onUnauthorized, setToken, token, APIError } from './api.js';
-import { esc } from './dom.js';
+import { get, query, send, onUnauthorized, setToken, token, APIError } from './api.js';
+import { esc, local } from './dom.js';
 import { Fleet } from './fleet.js';
 import { overview } from './overview.js';
 import { nodePage } from './node.js';
@@ -130,21 +130,115 @@ function showTime(at) {
   setLive('past');
   const now = Date.now();
   range.value = String(Math.round(((d.getTime() - oldest) / Math.max(1, now - oldest)) * 1000));
+  if (document.activeElement !== exact) exact.value = local(at);
 }
 
 range.addEventListener('input', () => {
   label.textContent = range.value === '1000' ? 'now' : timeAt(Number(range.value)).toLocaleString();
 });
 range.addEventListener('change', () => {
+  stop();
   const { path, params } = route();
   if (range.value === '1000') params.delete('at');
   else params.set('at', timeAt(Number(range.value)).toISOString());
   go(path, params);
 });
 nowButton.addEventListener('click', () => {
+  stop();
   const { path, params } = route();
   params.delete('at');
   go(path, params);
+});
+
+// Playback: history played forward from the moment shown at a chosen
+// speed, stepped from change to change (heartbeats and lease renewals
+// aside: they change no state worth a step), or an exact time typed in.
+// Playing moves ?at= once a second, replacing the page's history entry so
+// that Back leaves the playback instead of stepping through it, on
+// whichever page is shown (the overview, a node, the pods), and goes back
+// to live when it reaches now.
+const playButton = document.getElementById('play');
+const speed = document.getElementById('speed');
+const exact = document.getElementById('asof-exact');
+const routine = 'HeartbeatRecorded,LeaseRenewed';
+let playing = 0;
+
+// setAt shows the moment at (live when empty): a new history entry, or,
+// with replace, in place of the current one.
+function setAt(at, replace) {
+  const { path, params } = route();
+  if (at) params.set('at', at);
+  else params.delete('at');
+  const q = params.toString();
+  const hash = '#' + path + (q ? '?' + q : '');
+  if (!replace) {
+    location.hash = hash;
+    return;
+  }
+  history.replaceState(null, '', hash);
+  render();
+}
+
+function stop() {
+  if (!playing) return;
+  clearInterval(playing);
+  playing = 0;
+  playButton.textContent = '▶';
+  playButton.setAttribute('aria-pressed', 'false');
+}
+
+playButton.addEventListener('click', () => {
+  if (playing) {
+    stop();
+    return;
+  }
+  // From live there is nothing ahead: play the last hour (or the whole
+  // log, when it is younger).
+  let from = Date.parse(route().params.get('at') || '');
+  if (isNaN(from)) {
+    from = Math.max(oldest, Date.now() - 3600e3);
+    setAt(new Date(from).toISOString());
+  }
+  playButton.textContent = 'Pause';
+  playButton.setAttribute('aria-pressed', 'true');
+  playing = setInterval(() => {
+    const shown = Date.parse(route().params.get('at') || '');
+    const next = (isNaN(shown) ? from : shown) + Number(speed.value) * 1000;
+    if (next >= Date.now()) {
+      stop();
+      setAt('', true);
+      return;
+    }
+    setAt(new Date(next).toISOString(), true);
+  }, 1000);
+});
+
+// step goes to the moment of the next change after the one shown, or of
+// the last change before it: an event's own recorded time, so that the
+// fleet is shown with that event and the ones recorded with it.
+async function step(forward) {
+  stop();
+  const at = route().params.get('at') || '';
+  if (forward && !at) return; // live: nothing has happened after now
+  const q = forward ? { since: at, limit: 100, excludeType: routine } : { until: at || undefined, tail: 1, excludeType: routine };
+  let page;
+  try {
+    page = await get('/apis/herd.dev/v1/auditevents' + query(q));
+  } catch {
+    return;
+  }
+  // since is inclusive: the events recorded at the moment shown are
+  // behind us.
+  const e = forward ? page.items.find((x) => x.recordedAt !== at) : page.items[page.items.length - 1];
+  if (e) setAt(e.recordedAt);
+  else if (forward) setAt('');
+}
+document.getElementById('step-forward').addEventListener('click', () => step(true));
+document.getElementById('step-back').addEventListener('click', () => step(false));
+exact.addEventListener('change', () => {
+  stop();
+  const d = new Date(exact.value);
+  if (exact.value && !isNaN(d)) setAt(d.toISOString());
 });
 
 const pages = [
