@@ -18,8 +18,10 @@ import (
 // namespace announced (a node, a namespace, a crash between the two).
 const DefaultResyncPeriod = 30 * time.Second
 
-// Reconciler is the garbage collector. Its keys are namespaces: each pass
-// judges every object of the namespace that names owners.
+// Reconciler is the garbage collector. Its keys are namespaces, each pass
+// judging every object of the namespace that names owners (after an
+// owner went, and on the resync), and single objects that name owners
+// (after one was created or its owners changed), judged alone.
 type Reconciler struct {
 	resync time.Duration
 	// kinds are the kinds herd stores by API group and kind, as owner
@@ -31,6 +33,10 @@ type Reconciler struct {
 	owners     []*kind
 	namespaces namespaceReader
 	log        *zap.Logger
+	// byAggregate are the dependents' kinds by their aggregate, for a
+	// key that names one object; scope is namespaces and those.
+	byAggregate map[*domain.Aggregate]*kind
+	scope       reconcilers.Scope
 }
 
 var (
@@ -41,11 +47,14 @@ var (
 // New returns the garbage collector, reading through rd and writing
 // through repo, sweeping every namespace every resync.
 func New(resync time.Duration, rd Readers, repo Repository, log *zap.Logger) *Reconciler {
-	r := &Reconciler{resync: resync, kinds: map[[2]string]*kind{}, namespaces: rd.Namespaces, log: log.Named("garbagecollector")}
+	r := &Reconciler{resync: resync, kinds: map[[2]string]*kind{}, namespaces: rd.Namespaces, log: log.Named("garbagecollector"),
+		byAggregate: map[*domain.Aggregate]*kind{}, scope: reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.NamespaceAggregate}}}
 	for _, k := range kinds(rd, repo) {
 		r.kinds[[2]string{k.group, k.name}] = k
 		if k.list != nil {
 			r.dependents = append(r.dependents, k)
+			r.byAggregate[k.aggregate] = k
+			r.scope.Aggregates = append(r.scope.Aggregates, k.aggregate)
 		}
 		if k.deleting != nil {
 			r.owners = append(r.owners, k)
@@ -57,38 +66,61 @@ func New(resync time.Duration, rd Readers, repo Repository, log *zap.Logger) *Re
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "garbagecollector" }
 
-// Scope implements reconcilers.Reconciler: namespaces.
+// Scope implements reconcilers.Reconciler: namespaces, and the objects
+// that may name owners.
 func (r *Reconciler) Scope() reconcilers.Scope {
-	return reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.NamespaceAggregate}}
+	return r.scope
 }
 
-// triggers are the events after which an object's namespace is judged
-// again: an object with owners created or its owners changed, and an
-// object that may be an owner deleted, or being deleted in the
-// foreground. A pod's creation is not one: pods are created by the
-// thousand by their controllers, which exist; one created naming owners
-// already gone waits for the next resync.
-var triggers = reconcilers.EventTypesOf(
-	domain.PodOwnersChanged{}, domain.PodFinalized{},
-	domain.ConfigMapCreated{}, domain.ConfigMapUpdated{}, domain.ConfigMapDeleted{},
-	domain.LeaseCreated{}, domain.LeaseUpdated{}, domain.LeaseDeleted{},
-	domain.ReplicaSetCreated{}, domain.ReplicaSetOwnersChanged{}, domain.ReplicaSetDeleted{}, domain.ReplicaSetDeletionRequested{},
-	domain.DeploymentDeleted{}, domain.DeploymentDeletionRequested{},
-	domain.JobCreated{}, domain.JobOwnersChanged{}, domain.JobDeleted{}, domain.JobDeletionRequested{},
-	domain.DaemonSetCreated{}, domain.DaemonSetOwnersChanged{}, domain.DaemonSetDeleted{}, domain.DaemonSetDeletionRequested{},
-	domain.PodDisruptionBudgetCreated{}, domain.PodDisruptionBudgetOwnersChanged{}, domain.PodDisruptionBudgetDeleted{},
+// dependentChanges are the events after which one object is judged
+// again: it was created naming owners, or its owners changed. Its own
+// key, not its namespace's: a fleet registers its node leases by the
+// hundred thousand in one namespace, each naming its node, and judging
+// the namespace on each would read every lease of it again each time. A
+// pod's creation is not one: pods are created by the thousand by their
+// controllers, which exist; one created naming owners already gone waits
+// for the next resync.
+var dependentChanges = reconcilers.EventTypesOf(
+	domain.PodOwnersChanged{},
+	domain.ConfigMapCreated{}, domain.ConfigMapUpdated{},
+	domain.LeaseCreated{}, domain.LeaseUpdated{},
+	domain.ReplicaSetCreated{}, domain.ReplicaSetOwnersChanged{},
+	domain.JobCreated{}, domain.JobOwnersChanged{},
+	domain.DaemonSetCreated{}, domain.DaemonSetOwnersChanged{},
+	domain.PodDisruptionBudgetCreated{}, domain.PodDisruptionBudgetOwnersChanged{},
 )
 
-// KeysFor maps a trigger to its object's namespace; the namespace is in
-// the stream's name, so nothing is decoded.
+// ownerChanges are the events after which an object's namespace is judged
+// again: an object that may be an owner was deleted or is being deleted
+// in the foreground (its dependents are found by reading the namespace),
+// and a pod that was gone may have blocked an owner's foreground
+// deletion.
+var ownerChanges = reconcilers.EventTypesOf(
+	domain.PodFinalized{},
+	domain.ConfigMapDeleted{}, domain.LeaseDeleted{},
+	domain.ReplicaSetDeleted{}, domain.ReplicaSetDeletionRequested{},
+	domain.DeploymentDeleted{}, domain.DeploymentDeletionRequested{},
+	domain.JobDeleted{}, domain.JobDeletionRequested{},
+	domain.DaemonSetDeleted{}, domain.DaemonSetDeletionRequested{},
+	domain.PodDisruptionBudgetDeleted{},
+)
+
+// KeysFor maps a dependent's change to the dependent, and an owner's
+// going to its namespace; both are in the stream's name, so nothing is
+// decoded.
 func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	if !triggers.Match(rec) {
+	dependent, owner := dependentChanges.Match(rec), ownerChanges.Match(rec)
+	if !dependent && !owner {
 		return nil
 	}
-	if k, ok := reconcilers.KeyOf(rec); ok && k.Namespace != "" {
-		return []reconcilers.Key{namespaceKey(k.Namespace)}
+	k, ok := reconcilers.KeyOf(rec)
+	if !ok || k.Namespace == "" {
+		return nil
 	}
-	return nil
+	if dependent {
+		return []reconcilers.Key{k}
+	}
+	return []reconcilers.Key{namespaceKey(k.Namespace)}
 }
 
 func namespaceKey(name string) reconcilers.Key {
@@ -117,6 +149,14 @@ func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 // blocks any more.
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:garbagecollector", Source: "reconciler/garbagecollector"})
+	if k := r.byAggregate[key.Aggregate]; k != nil {
+		d, ok, err := k.one(ctx, key.Namespace, key.Name)
+		if err != nil || !ok {
+			return reconcilers.Result{}, err
+		}
+		d.kind = k
+		return reconcilers.Result{}, r.collect(ctx, d, map[string]owner{})
+	}
 	var errs []error
 	owners := map[string]owner{} // by uid: many dependents share an owner
 	blocked := map[string]bool{} // owners' uids a dependent that exists blocks

@@ -7,7 +7,9 @@ import (
 	"go.uber.org/zap"
 
 	"herd/domain"
+	"herd/events"
 	"herd/projections"
+	"herd/reconcilers"
 	"herd/reconcilers/reconcilerstest"
 )
 
@@ -229,5 +231,52 @@ func TestForegroundOwnerWaitsWhileABlockerExists(t *testing.T) {
 	p, err := h.env.Writer.PodCommands().Execute(t.Context(), domain.Key{Namespace: "default", Name: "held"}, domain.IfSamePod{UID: "uid-held", Command: domain.DeletePod{}})
 	if err != nil || !p.Terminating() {
 		t.Errorf("the pod of web, deleted in the foreground: %+v, %v; want it terminating", p, err)
+	}
+}
+
+// TestADependentIsJudgedAlone: a ConfigMap created naming an owner that
+// is gone is judged on its own key, not its namespace's (a fleet's node
+// leases share one namespace by the hundred thousand): it goes, and
+// another such ConfigMap of the namespace waits for its own turn or the
+// resync; an owner's deletion judges the namespace.
+func TestADependentIsJudgedAlone(t *testing.T) {
+	h := newHarness(t)
+	gone := domain.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "gone", UID: "uid-gone"}
+	h.configMap("mine", gone)
+	h.configMap("other", gone)
+	recs, err := h.env.Log.Query(t.Context(), events.Filter{Stream: domain.ConfigMapAggregate.Stream("default/mine")})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("the ConfigMap's events: %v, %v; want its creation", recs, err)
+	}
+	keys := h.r.KeysFor(recs[0])
+	want := reconcilers.Key{Aggregate: domain.ConfigMapAggregate, Namespace: "default", Name: "mine"}
+	if len(keys) != 1 || keys[0] != want {
+		t.Fatalf("KeysFor(%s) = %v, want the ConfigMap's own key %v", recs[0].Type, keys, want)
+	}
+	if !h.r.Scope().Takes(want) {
+		t.Fatalf("the collector's scope does not take %v", want)
+	}
+	if _, err := h.r.Reconcile(t.Context(), want); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.configMapOwners("mine"); ok {
+		t.Errorf("the ConfigMap whose owner is gone was kept")
+	}
+	if _, ok := h.configMapOwners("other"); !ok {
+		t.Errorf("judging one ConfigMap deleted another of its namespace")
+	}
+
+	h.deployment("web", "uid-web")
+	h.deleteDeployment("web", domain.PropagateBackground)
+	recs, err = h.env.Log.Query(t.Context(), events.Filter{Stream: domain.DeploymentAggregate.Stream("default/web"), Types: []string{domain.DeploymentDeleted{}.EventType()}})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("the Deployment's deletion: %v, %v", recs, err)
+	}
+	if keys := h.r.KeysFor(recs[0]); len(keys) != 1 || keys[0] != namespaceKey("default") {
+		t.Errorf("KeysFor(DeploymentDeleted) = %v, want the namespace", keys)
+	}
+	h.reconcile()
+	if _, ok := h.configMapOwners("other"); ok {
+		t.Errorf("the namespace's pass kept a ConfigMap whose owner is gone")
 	}
 }

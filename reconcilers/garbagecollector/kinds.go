@@ -67,10 +67,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 			owner: lastOwner(rd.ReplicaSets, func(rs domain.ReplicaSet) (bool, string, bool, bool) {
 				return rs.Exists(), rs.UID, rs.DeletionRequestedAt != nil, rs.Orphan
 			}),
-			list: listOf(rd.ReplicaSets, func(rs domain.ReplicaSet) dependent {
-				return dependent{namespace: rs.Namespace, name: rs.Name, uid: rs.UID, resourceVersion: rs.ResourceVersion,
-					owners: rs.Owners, deleting: rs.DeletionRequestedAt != nil}
-			}),
+			list: listOf(rd.ReplicaSets, replicaSetDependent), aggregate: domain.ReplicaSetAggregate, one: oneOf(rd.ReplicaSets, domain.ReplicaSet.Exists, replicaSetDependent),
 			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
 				_, err := repo.ReplicaSetCommands().Execute(ctx, d.key(), domain.DeleteReplicaSet{ResourceVersion: d.resourceVersion, Propagation: p})
 				return err
@@ -103,10 +100,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 			owner: lastOwner(rd.Jobs, func(j domain.Job) (bool, string, bool, bool) {
 				return j.Exists(), j.UID, j.DeletionRequestedAt != nil, j.Orphan
 			}),
-			list: listOf(rd.Jobs, func(j domain.Job) dependent {
-				return dependent{namespace: j.Namespace, name: j.Name, uid: j.UID, resourceVersion: j.ResourceVersion,
-					owners: j.Owners, deleting: j.DeletionRequestedAt != nil}
-			}),
+			list: listOf(rd.Jobs, jobDependent), aggregate: domain.JobAggregate, one: oneOf(rd.Jobs, domain.Job.Exists, jobDependent),
 			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
 				_, err := repo.JobCommands().Execute(ctx, d.key(), domain.DeleteJob{ResourceVersion: d.resourceVersion, Propagation: p})
 				return err
@@ -127,10 +121,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 			owner: lastOwner(rd.DaemonSets, func(ds domain.DaemonSet) (bool, string, bool, bool) {
 				return ds.Exists(), ds.UID, ds.DeletionRequestedAt != nil, ds.Orphan
 			}),
-			list: listOf(rd.DaemonSets, func(ds domain.DaemonSet) dependent {
-				return dependent{namespace: ds.Namespace, name: ds.Name, uid: ds.UID, resourceVersion: ds.ResourceVersion,
-					owners: ds.Owners, deleting: ds.DeletionRequestedAt != nil}
-			}),
+			list: listOf(rd.DaemonSets, daemonSetDependent), aggregate: domain.DaemonSetAggregate, one: oneOf(rd.DaemonSets, domain.DaemonSet.Exists, daemonSetDependent),
 			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
 				_, err := repo.DaemonSetCommands().Execute(ctx, d.key(), domain.DeleteDaemonSet{ResourceVersion: d.resourceVersion, Propagation: p})
 				return err
@@ -151,9 +142,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 			owner: lastOwner(rd.PodDisruptionBudgets, func(b domain.PodDisruptionBudget) (bool, string, bool, bool) {
 				return b.Exists(), b.UID, false, false
 			}),
-			list: listOf(rd.PodDisruptionBudgets, func(b domain.PodDisruptionBudget) dependent {
-				return dependent{namespace: b.Namespace, name: b.Name, uid: b.UID, resourceVersion: b.ResourceVersion, owners: b.Owners}
-			}),
+			list: listOf(rd.PodDisruptionBudgets, budgetDependent), aggregate: domain.PodDisruptionBudgetAggregate, one: oneOf(rd.PodDisruptionBudgets, domain.PodDisruptionBudget.Exists, budgetDependent),
 			del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
 				_, err := repo.PodDisruptionBudgetCommands().Execute(ctx, d.key(), domain.DeletePodDisruptionBudget{ResourceVersion: d.resourceVersion})
 				return err
@@ -218,6 +207,19 @@ func execute[S any, C any](ctx context.Context, ex domain.Executor[S, C], o dele
 	return err
 }
 
+// oneOf reads one object of a kind from a view that keeps tombstones, as
+// a dependent: ok when it exists and names owners.
+func oneOf[S any](v objectView[S], exists func(S) bool, dep func(S) dependent) func(context.Context, string, string) (dependent, bool, error) {
+	return func(ctx context.Context, namespace, name string) (dependent, bool, error) {
+		s, err := v.Last(ctx, namespace, name)
+		if err != nil {
+			return dependent{}, false, ignoreNotFound(err)
+		}
+		d := dep(s)
+		return d, exists(s) && len(d.owners) > 0, nil
+	}
+}
+
 // listOf lists a namespace's objects of a kind that have owners.
 func listOf[S any](v objectView[S], dep func(S) dependent) func(context.Context, string) ([]dependent, error) {
 	return func(ctx context.Context, namespace string) ([]dependent, error) {
@@ -251,12 +253,20 @@ func podKind(rd Readers, repo Repository) *kind {
 			}
 			var out []dependent
 			for _, p := range pods {
-				if len(p.Owners) > 0 && p.Exists() {
-					out = append(out, dependent{namespace: p.Namespace, name: p.Name, uid: p.UID, resourceVersion: p.ResourceVersion,
-						owners: p.Owners, deleting: p.Terminating()})
+				if d, ok := podDependent(p); ok {
+					out = append(out, d)
 				}
 			}
 			return out, nil
+		},
+		aggregate: domain.PodAggregate,
+		one: func(ctx context.Context, namespace, name string) (dependent, bool, error) {
+			p, err := rd.Pods.Get(ctx, namespace, name)
+			if err != nil {
+				return dependent{}, false, ignoreNotFound(err)
+			}
+			d, ok := podDependent(p)
+			return d, ok && p.Source == domain.SourceHerd, nil
 		},
 		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
 			_, err := repo.PodCommands().Execute(ctx, d.key(), domain.IfSamePod{UID: d.uid, Command: domain.DeletePod{}})
@@ -284,10 +294,18 @@ func configMapKind(rd Readers, repo Repository) *kind {
 			var out []dependent
 			for _, c := range cms {
 				if len(c.Owners) > 0 {
-					out = append(out, dependent{namespace: c.Namespace, name: c.Name, uid: c.UID, resourceVersion: c.ResourceVersion, owners: c.Owners})
+					out = append(out, configMapDependent(c))
 				}
 			}
 			return out, nil
+		},
+		aggregate: domain.ConfigMapAggregate,
+		one: func(ctx context.Context, namespace, name string) (dependent, bool, error) {
+			c, err := rd.ConfigMaps.Get(ctx, namespace, name)
+			if err != nil {
+				return dependent{}, false, ignoreNotFound(err)
+			}
+			return configMapDependent(c), len(c.Owners) > 0, nil
 		},
 		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
 			_, err := repo.ConfigMapCommands().Execute(ctx, d.key(), domain.DeleteConfigMap{ResourceVersion: d.resourceVersion})
@@ -321,10 +339,18 @@ func leaseKind(rd Readers, repo Repository) *kind {
 			var out []dependent
 			for _, l := range ls {
 				if len(l.Owners) > 0 {
-					out = append(out, dependent{namespace: l.Namespace, name: l.Name, uid: l.UID, resourceVersion: l.ResourceVersion, owners: l.Owners})
+					out = append(out, leaseDependent(l))
 				}
 			}
 			return out, nil
+		},
+		aggregate: domain.LeaseAggregate,
+		one: func(ctx context.Context, namespace, name string) (dependent, bool, error) {
+			l, err := rd.Leases.Get(ctx, namespace, name)
+			if err != nil {
+				return dependent{}, false, ignoreNotFound(err)
+			}
+			return leaseDependent(l), len(l.Owners) > 0, nil
 		},
 		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
 			_, err := repo.LeaseCommands().Execute(ctx, d.key(), domain.DeleteLease{ResourceVersion: d.resourceVersion})
@@ -357,4 +383,44 @@ func withoutOwner(owners []domain.OwnerReference, uid string) []domain.OwnerRefe
 		}
 	}
 	return out
+}
+
+// replicaSetDependent is a ReplicaSet as a dependent.
+func replicaSetDependent(rs domain.ReplicaSet) dependent {
+	return dependent{namespace: rs.Namespace, name: rs.Name, uid: rs.UID, resourceVersion: rs.ResourceVersion,
+		owners: rs.Owners, deleting: rs.DeletionRequestedAt != nil}
+}
+
+// jobDependent is a Job as a dependent.
+func jobDependent(j domain.Job) dependent {
+	return dependent{namespace: j.Namespace, name: j.Name, uid: j.UID, resourceVersion: j.ResourceVersion,
+		owners: j.Owners, deleting: j.DeletionRequestedAt != nil}
+}
+
+// daemonSetDependent is a DaemonSet as a dependent.
+func daemonSetDependent(ds domain.DaemonSet) dependent {
+	return dependent{namespace: ds.Namespace, name: ds.Name, uid: ds.UID, resourceVersion: ds.ResourceVersion,
+		owners: ds.Owners, deleting: ds.DeletionRequestedAt != nil}
+}
+
+// budgetDependent is a PodDisruptionBudget as a dependent.
+func budgetDependent(b domain.PodDisruptionBudget) dependent {
+	return dependent{namespace: b.Namespace, name: b.Name, uid: b.UID, resourceVersion: b.ResourceVersion, owners: b.Owners}
+}
+
+// podDependent is a pod as a dependent: ok when it exists and names
+// owners.
+func podDependent(p domain.Pod) (dependent, bool) {
+	return dependent{namespace: p.Namespace, name: p.Name, uid: p.UID, resourceVersion: p.ResourceVersion,
+		owners: p.Owners, deleting: p.Terminating()}, len(p.Owners) > 0 && p.Exists()
+}
+
+// configMapDependent is a ConfigMap as a dependent.
+func configMapDependent(c domain.ConfigMap) dependent {
+	return dependent{namespace: c.Namespace, name: c.Name, uid: c.UID, resourceVersion: c.ResourceVersion, owners: c.Owners}
+}
+
+// leaseDependent is a Lease as a dependent.
+func leaseDependent(l domain.Lease) dependent {
+	return dependent{namespace: l.Namespace, name: l.Name, uid: l.UID, resourceVersion: l.ResourceVersion, owners: l.Owners}
 }

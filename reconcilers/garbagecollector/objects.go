@@ -83,6 +83,11 @@ type kind struct {
 	// list, del and release are nil for a kind that is an owner only;
 	// every kind that may have owners has all three.
 	list func(ctx context.Context, namespace string) ([]dependent, error)
+	// aggregate and one, for a kind that may have owners, are its
+	// aggregate in the log and the one object of a name as a dependent;
+	// ok is false when it does not exist or names no owner.
+	aggregate *domain.Aggregate
+	one       func(ctx context.Context, namespace, name string) (d dependent, ok bool, err error)
 	// del deletes d, with propagation for a kind that has dependents of
 	// its own.
 	del func(ctx context.Context, d dependent, p domain.Propagation) error
