@@ -32,6 +32,26 @@ func EventTypesOf(evs ...domain.Event) EventTypes {
 // Match reports whether rec holds an event of one of the set's types.
 func (s EventTypes) Match(rec events.Record) bool { return s.types[rec.Type] }
 
+// With is the set and the types of evs, a new set.
+func (s EventTypes) With(evs ...domain.Event) EventTypes {
+	out := EventTypesOf(evs...)
+	for t := range s.types {
+		out.types[t] = true
+	}
+	return out
+}
+
+// OwnedPodEvents are what happens to a pod that may change what its
+// controller (a ReplicaSet, a Job, a DaemonSet) or a disruption budget
+// counts or does: its creation and owners (whose it is), its metadata
+// (labels a selector reads, finalizers that hold its deletion), its
+// status (ready, finished), its stop, the request to delete it and its
+// end. One list, so that the controllers cannot drift apart on it.
+var OwnedPodEvents = EventTypesOf(
+	domain.PodCreated{}, domain.PodOwnersChanged{}, domain.PodMetadataChanged{}, domain.PodStatusUpdated{},
+	domain.PodStopped{}, domain.PodDeletionRequested{}, domain.PodFinalized{},
+)
+
 // Decode reads rec as an event of type E, for a KeysFor that needs the
 // event's fields (the node a pod was bound to); an error when rec holds
 // another type or its payload does not decode.

@@ -68,13 +68,9 @@ func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 var daemonSetEvents = reconcilers.EventTypesOf(domain.DaemonSetCreated{}, domain.DaemonSetChanged{}, domain.DaemonSetDeleted{},
 	domain.DaemonSetDeletionRequested{})
 
-// podEvents are what happens to a pod that may change what its
-// DaemonSet counts or does: its creation and owners, its labels (the
-// selector), its status (ready, failed), its deletion and its end.
-var podEvents = reconcilers.EventTypesOf(
-	domain.PodCreated{}, domain.PodOwnersChanged{}, domain.PodMetadataChanged{}, domain.PodStatusUpdated{},
-	domain.PodStopped{}, domain.PodDeletionRequested{}, domain.PodFinalized{},
-)
+// podEvents are what happens to a pod that may change what its owner counts
+// or does (reconcilers.OwnedPodEvents).
+var podEvents = reconcilers.OwnedPodEvents
 
 // nodeEvents are what happens to a node that may change whether a
 // DaemonSet should run a pod there, as Kubernetes' controller reacts to

@@ -62,9 +62,7 @@ var budgetEvents = reconcilers.EventTypesOf(domain.PodDisruptionBudgetCreated{},
 // namespaceEvents are what happens to a pod or a ReplicaSet that may
 // change what a budget of its namespace counts: a pod's coming, labels,
 // owners, readiness and going, and a ReplicaSet's scale.
-var namespaceEvents = reconcilers.EventTypesOf(
-	domain.PodCreated{}, domain.PodOwnersChanged{}, domain.PodMetadataChanged{}, domain.PodStatusUpdated{},
-	domain.PodStopped{}, domain.PodDeletionRequested{}, domain.PodFinalized{},
+var namespaceEvents = reconcilers.OwnedPodEvents.With(
 	domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{}, domain.ReplicaSetDeleted{},
 )
 

@@ -62,13 +62,9 @@ func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 // it records and the pods it counts itself do not.
 var jobEvents = reconcilers.EventTypesOf(domain.JobCreated{}, domain.JobChanged{}, domain.JobDeleted{}, domain.JobDeletionRequested{})
 
-// podEvents are what happens to a pod that may change what its Job
-// counts or does: its creation, its status (ready, finished) and its
-// deletion.
-var podEvents = reconcilers.EventTypesOf(
-	domain.PodCreated{}, domain.PodOwnersChanged{}, domain.PodStatusUpdated{},
-	domain.PodStopped{}, domain.PodDeletionRequested{}, domain.PodFinalized{},
-)
+// podEvents are what happens to a pod that may change what its owner counts
+// or does (reconcilers.OwnedPodEvents).
+var podEvents = reconcilers.OwnedPodEvents
 
 // KeysFor maps a Job's changes to it, and an event of a pod to the Job
 // that controls the pod.

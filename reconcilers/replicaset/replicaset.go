@@ -62,13 +62,9 @@ func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 var replicaSetEvents = reconcilers.EventTypesOf(domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{}, domain.ReplicaSetDeleted{},
 	domain.ReplicaSetDeletionRequested{})
 
-// podEvents are what happens to a pod that may change what its
-// ReplicaSet counts or does: its creation and owners, its labels (the
-// selector), its status (ready, finished) and its deletion.
-var podEvents = reconcilers.EventTypesOf(
-	domain.PodCreated{}, domain.PodOwnersChanged{}, domain.PodMetadataChanged{}, domain.PodStatusUpdated{},
-	domain.PodStopped{}, domain.PodDeletionRequested{}, domain.PodFinalized{},
-)
+// podEvents are what happens to a pod that may change what its owner counts
+// or does (reconcilers.OwnedPodEvents).
+var podEvents = reconcilers.OwnedPodEvents
 
 // KeysFor maps a ReplicaSet's changes to it, and an event of a pod to the
 // ReplicaSet that controls the pod, before the event and after it. An
