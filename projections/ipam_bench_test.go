@@ -19,7 +19,7 @@ func BenchmarkIPAMAllocate(b *testing.B) {
 			n, _ := domain.ParseIPPool(pool)
 			ctx := b.Context()
 			if inUse > 0 {
-				if _, err := w.UpdateIPPool(ctx, pool, func(domain.IPPool) ([]domain.Event, error) {
+				if _, err := w.UpdateIPPool(ctx, pool, "", func(domain.IPPool) ([]domain.Event, error) {
 					evs := make([]domain.Event, inUse)
 					for i := range evs {
 						evs[i] = domain.IPAllocated{Pool: pool, Address: n.Address(i).String(), PodUID: fmt.Sprintf("fill-%d", i),
@@ -33,7 +33,7 @@ func BenchmarkIPAMAllocate(b *testing.B) {
 			b.ResetTimer()
 			for i := range b.N {
 				uid := fmt.Sprintf("bench-%d", i)
-				if _, err := w.UpdateIPPool(ctx, pool, func(p domain.IPPool) ([]domain.Event, error) {
+				if _, err := w.UpdateIPPool(ctx, pool, uid, func(p domain.IPPool) ([]domain.Event, error) {
 					return domain.DecideIPPool(p, domain.AllocateIP{PodUID: uid, Namespace: "default", Name: uid}, clk.Now())
 				}); err != nil {
 					b.Fatal(err)
