@@ -3,9 +3,10 @@ package projections
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"herd/domain"
 	"herd/events"
@@ -33,11 +34,7 @@ var ipPools = describe(&aggregate[domain.IPPool]{
 		return storeIPAMChange(ctx, x, cidr, applyIPAM(cidr, rec, ev))
 	},
 	upsert: func(ctx context.Context, x execer, cidr string, p domain.IPPool, rv int64) error {
-		free, err := encodeIPPoolFree(p)
-		if err == nil {
-			_, err = x.ExecContext(ctx, upsertIPPoolSQL, cidr, p.Version, rv, p.InUse, free)
-		}
-		if err != nil {
+		if _, err := x.ExecContext(ctx, upsertIPPoolSQL, cidr, p.Version, rv, p.InUse, encodeIPPoolFree(p)); err != nil {
 			return fmt.Errorf("ipam view %s: %w", cidr, err)
 		}
 		return nil
@@ -125,30 +122,51 @@ func (c ipPoolCommands) ExecuteBatch(ctx context.Context, cmds []domain.Keyed[do
 	return out, refused, nil
 }
 
-// ipPoolFree is the free addresses of a pool as its row keeps them (the
-// column free): domain.IPPool's Next and Holes, each hole as [from, to].
-type ipPoolFree struct {
-	Next  int      `json:"next"`
-	Holes [][2]int `json:"holes,omitempty"`
-}
-
-func encodeIPPoolFree(p domain.IPPool) (string, error) {
-	f := ipPoolFree{Next: p.Next}
-	for _, h := range p.Holes {
-		f.Holes = append(f.Holes, [2]int{h.From, h.To})
+// encodeIPPoolFree writes a pool's free addresses as its row keeps them
+// (the column free): Next, then each run of free addresses below it as
+// from-to (to not included), by offset into the pool, such as
+// "120;3-5,9-10". Plain numbers rather than JSON: a pool that many pods
+// came and went from can keep thousands of runs, and its row is read and
+// written on every allocation.
+func encodeIPPoolFree(p domain.IPPool) string {
+	b := make([]byte, 0, 8+12*len(p.Holes))
+	b = strconv.AppendInt(b, int64(p.Next), 10)
+	for i, h := range p.Holes {
+		sep := byte(',')
+		if i == 0 {
+			sep = ';'
+		}
+		b = append(b, sep)
+		b = strconv.AppendInt(b, int64(h.From), 10)
+		b = append(b, '-')
+		b = strconv.AppendInt(b, int64(h.To), 10)
 	}
-	b, err := json.Marshal(f)
-	return string(b), err
+	return string(b)
 }
 
+// decodeIPPoolFree reads what encodeIPPoolFree wrote into p, refusing
+// runs that are not ascending, apart and below Next.
 func decodeIPPoolFree(s string, p *domain.IPPool) error {
-	var f ipPoolFree
-	if err := json.Unmarshal([]byte(s), &f); err != nil {
-		return err
+	next, holes, cut := strings.Cut(s, ";")
+	n, err := strconv.Atoi(next)
+	if err != nil || n < 0 {
+		return fmt.Errorf("next free %q: want a number", next)
 	}
-	p.Next, p.Holes = f.Next, nil
-	for _, h := range f.Holes {
-		p.Holes = append(p.Holes, domain.IPRange{From: h[0], To: h[1]})
+	p.Next, p.Holes = n, nil
+	if !cut {
+		return nil
+	}
+	p.Holes = make([]domain.IPRange, 0, strings.Count(holes, ",")+1)
+	last := -1
+	for h := range strings.SplitSeq(holes, ",") {
+		from, to, _ := strings.Cut(h, "-")
+		f, err1 := strconv.Atoi(from)
+		t, err2 := strconv.Atoi(to)
+		if err1 != nil || err2 != nil || f <= last || t <= f || t >= n {
+			return fmt.Errorf("free run %q: want from-to, ascending, apart and below %d", h, n)
+		}
+		p.Holes = append(p.Holes, domain.IPRange{From: f, To: t})
+		last = t
 	}
 	return nil
 }

@@ -56,12 +56,8 @@ func fillIPPoolFree(ctx context.Context, db *sql.DB, d dialect, pool string, ver
 		return err
 	}
 	p := ipPoolFromRows(pool, version, all)
-	free, err := encodeIPPoolFree(p)
-	if err != nil {
-		return err
-	}
 	if _, err := vt.ExecContext(ctx, `UPDATE ip_pools SET in_use = ?, free = ? WHERE pool = ? AND version = ? AND free IS NULL`,
-		p.InUse, free, pool, version); err != nil {
+		p.InUse, encodeIPPoolFree(p), pool, version); err != nil {
 		return fmt.Errorf("fill IP pool %s's free addresses: %w", pool, err)
 	}
 	return tx.Commit()
