@@ -214,6 +214,7 @@ func TestFreeAddressesFollowTheAllocations(t *testing.T) {
 	n, _ := ParseIPPool(cidr)
 	rng := rand.New(rand.NewPCG(1, 2))
 	p := IPPool{CIDR: cidr}
+	exhausted := 0
 	for step := range 5000 {
 		held := slices.Sorted(maps.Keys(p.Allocations))
 		var free []int
@@ -223,14 +224,19 @@ func TestFreeAddressesFollowTheAllocations(t *testing.T) {
 			}
 		}
 		switch r := rng.IntN(10); {
-		case r < 4 && len(free) > 0:
+		case r < 5 && len(free) == 0:
+			if _, err := DecideIPPool(p, alloc("late"), at(step)); !errors.Is(err, ErrPoolExhausted) {
+				t.Fatalf("step %d: full pool: %v, want exhausted", step, err)
+			}
+			exhausted++
+		case r < 5:
 			uid := fmt.Sprintf("u%d", step)
 			evs, err := DecideIPPool(p, alloc(uid), at(step))
 			if err != nil || len(evs) != 1 || evs[0].(IPAllocated).Address != n.Address(free[0]).String() {
 				t.Fatalf("step %d: allocate: %v %v, want the lowest free %s", step, evs, err, n.Address(free[0]))
 			}
 			p = EvolveIPPool(p, evs[0])
-		case r < 5 && len(free) > 0:
+		case r < 6 && len(free) > 0:
 			addr := n.Address(free[rng.IntN(len(free))]).String()
 			p = EvolveIPPool(p, IPAllocated{Pool: cidr, Address: addr, PodUID: "x" + addr, Namespace: "default", Name: "x", At: at(step)})
 		case len(held) > 0:
@@ -240,10 +246,6 @@ func TestFreeAddressesFollowTheAllocations(t *testing.T) {
 				t.Fatalf("step %d: release %s: %v %v", step, a.PodUID, evs, err)
 			}
 			p = EvolveIPPool(p, evs[0])
-		case len(free) == 0:
-			if _, err := DecideIPPool(p, alloc("late"), at(step)); !errors.Is(err, ErrPoolExhausted) {
-				t.Fatalf("step %d: full pool: %v, want exhausted", step, err)
-			}
 		}
 		if p.InUse != len(p.Allocations) {
 			t.Fatalf("step %d: in use %d, want %d", step, p.InUse, len(p.Allocations))
@@ -252,5 +254,8 @@ func TestFreeAddressesFollowTheAllocations(t *testing.T) {
 		if diff := cmp.Diff(derived, IPPool{CIDR: cidr, Version: p.Version, InUse: p.InUse, Next: p.Next, Holes: p.Holes}, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("step %d: free addresses differ from those derived (-derived +folded):\n%s", step, diff)
 		}
+	}
+	if exhausted == 0 {
+		t.Error("the pool never filled up: the walk tried no allocation on a full pool")
 	}
 }
