@@ -123,13 +123,18 @@ func (c ipPoolCommands) ExecuteBatch(ctx context.Context, cmds []domain.Keyed[do
 }
 
 // encodeIPPoolFree writes a pool's free addresses as its row keeps them
-// (the column free): Next, then each run of free addresses below it as
-// from-to (to not included), by offset into the pool, such as
-// "120;3-5,9-10". Plain numbers rather than JSON: a pool that many pods
-// came and went from can keep thousands of runs, and its row is read and
-// written on every allocation.
+// (the column free): the pool's version they reflect, "@", Next, then
+// each run of free addresses below it as from-to (to not included), by
+// offset into the pool, such as "57@120;3-5,9-10". Plain numbers rather
+// than JSON: a pool that many pods came and went from can keep thousands
+// of runs, and its row is read and written on every allocation. The
+// version tells a row whose other columns a herd from before this column
+// rewrote (on a PostgreSQL shared with one during an upgrade): its free
+// addresses no longer match, and are derived again.
 func encodeIPPoolFree(p domain.IPPool) string {
-	b := make([]byte, 0, 8+12*len(p.Holes))
+	b := make([]byte, 0, 24+12*len(p.Holes))
+	b = strconv.AppendInt(b, p.Version, 10)
+	b = append(b, '@')
 	b = strconv.AppendInt(b, int64(p.Next), 10)
 	for i, h := range p.Holes {
 		sep := byte(',')
@@ -144,17 +149,23 @@ func encodeIPPoolFree(p domain.IPPool) string {
 	return string(b)
 }
 
-// decodeIPPoolFree reads what encodeIPPoolFree wrote into p, refusing
-// runs that are not ascending, apart and below Next.
-func decodeIPPoolFree(s string, p *domain.IPPool) error {
-	next, holes, cut := strings.Cut(s, ";")
+// decodeIPPoolFree reads what encodeIPPoolFree wrote into p's Next and
+// Holes, and returns the version it was written at; it refuses runs that
+// are not ascending, apart and below Next.
+func decodeIPPoolFree(s string, p *domain.IPPool) (int64, error) {
+	ver, rest, ok := strings.Cut(s, "@")
+	v, err := strconv.ParseInt(ver, 10, 64)
+	if !ok || err != nil || v < 0 {
+		return 0, fmt.Errorf("version %q: want a number before @", ver)
+	}
+	next, holes, cut := strings.Cut(rest, ";")
 	n, err := strconv.Atoi(next)
 	if err != nil || n < 0 {
-		return fmt.Errorf("next free %q: want a number", next)
+		return 0, fmt.Errorf("next free %q: want a number", next)
 	}
 	p.Next, p.Holes = n, nil
 	if !cut {
-		return nil
+		return v, nil
 	}
 	p.Holes = make([]domain.IPRange, 0, strings.Count(holes, ",")+1)
 	last := -1
@@ -163,20 +174,21 @@ func decodeIPPoolFree(s string, p *domain.IPPool) error {
 		f, err1 := strconv.Atoi(from)
 		t, err2 := strconv.Atoi(to)
 		if err1 != nil || err2 != nil || f <= last || t <= f || t >= n {
-			return fmt.Errorf("free run %q: want from-to, ascending, apart and below %d", h, n)
+			return 0, fmt.Errorf("free run %q: want from-to, ascending, apart and below %d", h, n)
 		}
 		p.Holes = append(p.Holes, domain.IPRange{From: f, To: t})
 		last = t
 	}
-	return nil
+	return v, nil
 }
 
 // loadIPPool reads what a command about the pod podUID decides on: the
 // pool's row (its version, how many addresses are in use, where the free
 // ones are) and that pod's allocations in the pool; none for "". A pool
 // that never handed anything out is empty with version 0. A row an older
-// herd wrote, without its free addresses, gets them derived from its
-// allocations, once: the next write keeps them.
+// herd wrote, without its free addresses or with those of an earlier
+// version, gets them derived from its allocations, once: the next write
+// keeps them.
 func loadIPPool(ctx context.Context, q events.Querier, cidr, podUID string) (domain.IPPool, error) {
 	p := domain.IPPool{CIDR: cidr}
 	rows, err := q.QueryContext(ctx, `SELECT version, in_use, free FROM ip_pools WHERE pool = ?`, cidr)
@@ -194,14 +206,18 @@ func loadIPPool(ctx context.Context, q events.Querier, cidr, podUID string) (dom
 	if !found {
 		return p, nil
 	}
-	if !free.Valid {
+	at := int64(-1)
+	if free.Valid {
+		if at, err = decodeIPPoolFree(free.String, &p); err != nil {
+			return p, fmt.Errorf("load IP pool %s: free addresses %q: %w", cidr, free.String, err)
+		}
+	}
+	if at != p.Version {
 		all, err := scanAllocations(ctx, q, `WHERE pool = ?`, cidr)
 		if err != nil {
 			return p, err
 		}
 		p = ipPoolFromRows(cidr, p.Version, all)
-	} else if err := decodeIPPoolFree(free.String, &p); err != nil {
-		return p, fmt.Errorf("load IP pool %s: free addresses %q: %w", cidr, free.String, err)
 	}
 	p.Allocations = nil
 	if podUID == "" {

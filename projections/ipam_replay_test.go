@@ -26,7 +26,8 @@ func TestIPAMLogOfAnOlderHerdReplaysToTheSameAllocationsPostgres(t *testing.T) {
 // usage, and the lowest free addresses handed out next. A pool row as an
 // older herd left it (no free addresses) is decided on correctly before
 // the start that fills it, and filled by that start to what a rebuild
-// gives.
+// gives; a row an older herd rewrote after that, on a database the two
+// share during an upgrade, is decided on as it now stands.
 func runIPAMOlderLog(t *testing.T, e ipamEngine) {
 	ctx := t.Context()
 	log := e.open(t)
@@ -99,6 +100,12 @@ func runIPAMOlderLog(t *testing.T, e ipamEngine) {
 
 	// The pool's row as an older herd left it: no free addresses.
 	db, engine := events.SQLDB(log)
+	bind := func(q string) string {
+		if engine == events.EnginePostgres {
+			return rebindPostgres(q)
+		}
+		return q
+	}
 	forget := func() {
 		t.Helper()
 		if _, err := db.ExecContext(ctx, `UPDATE ip_pools SET free = NULL`); err != nil {
@@ -118,17 +125,43 @@ func runIPAMOlderLog(t *testing.T, e ipamEngine) {
 		t.Fatal(err)
 	}
 	var free sql.NullString
-	q := `SELECT free FROM ip_pools WHERE pool = ?`
-	if engine == events.EnginePostgres {
-		q = rebindPostgres(q)
-	}
-	if err := db.QueryRowContext(ctx, q, pool).Scan(&free); err != nil || !free.Valid {
+	if err := db.QueryRowContext(ctx, bind(`SELECT free FROM ip_pools WHERE pool = ?`), pool).Scan(&free); err != nil || !free.Valid {
 		t.Fatalf("free addresses after a start: %v, %v, want them filled", free, err)
 	}
 	e.verify(t, log)
 	if got := next("n4"); got != "10.88.0.9" {
 		t.Errorf("allocation after the start filled the row: %s, want 10.88.0.9", got)
 	}
+
+	// A herd from before, sharing the database during an upgrade, hands
+	// out the next address and rewrites the pool's row as it did: its
+	// version and count, not its free addresses.
+	var version int64
+	if err := db.QueryRowContext(ctx, bind(`SELECT version FROM ip_pools WHERE pool = ?`), pool).Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	ltx, err = log.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ltx.Append(ctx, domain.IPPoolStream(pool), version, events.Metadata{Source: "test"}, t0, alloc("old", "10.88.0.10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ltx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, bind(insertAllocationSQL), pool, "10.88.0.10", "old", "default", "pod-old", "2026-03-01T12:00:00Z", recs[0].Position); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, bind(`UPDATE ip_pools SET version = ?, resource_version = ?, in_use = in_use + 1 WHERE pool = ?`),
+		version+1, recs[0].Position, pool); err != nil {
+		t.Fatal(err)
+	}
+	if got := next("n5"); got != "10.88.0.11" {
+		t.Errorf("allocation after an older herd rewrote the pool's row: %s, want 10.88.0.11", got)
+	}
+	e.verify(t, log)
 }
 
 // TestIPPoolFreeColumn: a pool's free addresses read back as written,
@@ -137,24 +170,26 @@ func runIPAMOlderLog(t *testing.T, e ipamEngine) {
 func TestIPPoolFreeColumn(t *testing.T) {
 	for _, p := range []domain.IPPool{
 		{Next: 0},
-		{Next: 7},
-		{Next: 120, Holes: []domain.IPRange{{From: 0, To: 1}, {From: 3, To: 5}, {From: 9, To: 100}}},
+		{Version: 9, Next: 7},
+		{Version: 1 << 40, Next: 120, Holes: []domain.IPRange{{From: 0, To: 1}, {From: 3, To: 5}, {From: 9, To: 100}}},
 	} {
 		s := encodeIPPoolFree(p)
 		var got domain.IPPool
-		if err := decodeIPPoolFree(s, &got); err != nil {
+		v, err := decodeIPPoolFree(s, &got)
+		if err != nil {
 			t.Fatalf("%q: %v", s, err)
 		}
+		got.Version = v
 		if diff := cmp.Diff(p, got); diff != "" {
 			t.Errorf("%q read back (-written +read):\n%s", s, diff)
 		}
 	}
-	if s := encodeIPPoolFree(domain.IPPool{Next: 120, Holes: []domain.IPRange{{From: 3, To: 5}, {From: 9, To: 10}}}); s != "120;3-5,9-10" {
-		t.Errorf("encoded %q, want 120;3-5,9-10", s)
+	if s := encodeIPPoolFree(domain.IPPool{Version: 57, Next: 120, Holes: []domain.IPRange{{From: 3, To: 5}, {From: 9, To: 10}}}); s != "57@120;3-5,9-10" {
+		t.Errorf("encoded %q, want 57@120;3-5,9-10", s)
 	}
-	for _, bad := range []string{"", "x", "-1", "5;", "5;3", "5;3-2", "5;1-2,2-3", "5;2-3,0-1", "5;1-5", "5;1-9"} {
+	for _, bad := range []string{"", "x", "5", "@5", "x@5", "-1@5", "1@-1", "1@5;", "1@5;3", "1@5;3-2", "1@5;1-2,2-3", "1@5;2-3,0-1", "1@5;1-5", "1@5;1-9"} {
 		var p domain.IPPool
-		if err := decodeIPPoolFree(bad, &p); err == nil {
+		if _, err := decodeIPPoolFree(bad, &p); err == nil {
 			t.Errorf("%q read as %+v, want it refused", bad, p)
 		}
 	}
