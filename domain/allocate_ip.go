@@ -3,6 +3,7 @@ package domain
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 )
 
@@ -10,6 +11,18 @@ import (
 // that every command a pool accepts lives in this package.
 type IPPoolCommand interface {
 	decideIPPool(p IPPool, n PoolNetwork, now time.Time) ([]Event, error)
+	// pod is the UID of the pod whose allocations the decision reads.
+	pod() string
+}
+
+// IPPoolCommandPod is the UID of the pod a pool command is about: the
+// one pod whose allocations a repository loads to decide it (see
+// IPPool.Allocations); "" for a nil command.
+func IPPoolCommandPod(cmd IPPoolCommand) string {
+	if cmd == nil {
+		return ""
+	}
+	return cmd.pod()
 }
 
 // DecideIPPool returns the events cmd causes on pool p at time now, or a
@@ -35,6 +48,8 @@ type AllocateIP struct {
 	Name      string
 }
 
+func (c AllocateIP) pod() string { return c.PodUID }
+
 func (c AllocateIP) decideIPPool(p IPPool, n PoolNetwork, now time.Time) ([]Event, error) {
 	var errs []FieldError
 	if c.PodUID == "" {
@@ -47,14 +62,11 @@ func (c AllocateIP) decideIPPool(p IPPool, n PoolNetwork, now time.Time) ([]Even
 	if _, ok := p.HolderOf(c.PodUID); ok {
 		return nil, nil
 	}
-	for i := range n.Capacity {
-		addr := n.Address(i).String()
-		if _, used := p.Allocations[addr]; used {
-			continue
-		}
-		return []Event{IPAllocated{Pool: p.CIDR, Address: addr, PodUID: c.PodUID, Namespace: c.Namespace, Name: c.Name, At: now}}, nil
+	off := p.lowestFree()
+	if off >= n.Capacity {
+		return nil, &PoolExhaustedError{Pool: p.CIDR, InUse: p.InUse, Capacity: n.Capacity}
 	}
-	return nil, &PoolExhaustedError{Pool: p.CIDR, InUse: len(p.Allocations), Capacity: n.Capacity}
+	return []Event{IPAllocated{Pool: p.CIDR, Address: n.Address(off).String(), PodUID: c.PodUID, Namespace: c.Namespace, Name: c.Name, At: now}}, nil
 }
 
 // ReleaseIP gives back whatever address a pod (by UID) holds in the pool.
@@ -64,6 +76,8 @@ type ReleaseIP struct {
 	// Reason is recorded on the release; see IPReleased.
 	Reason string
 }
+
+func (c ReleaseIP) pod() string { return c.PodUID }
 
 func (c ReleaseIP) decideIPPool(p IPPool, _ PoolNetwork, now time.Time) ([]Event, error) {
 	if c.PodUID == "" {
@@ -80,15 +94,18 @@ func (c ReleaseIP) decideIPPool(p IPPool, _ PoolNetwork, now time.Time) ([]Event
 // mutates p and counts every event in Version.
 func EvolveIPPool(p IPPool, e Event) IPPool {
 	p.Allocations = maps.Clone(p.Allocations)
+	p.Holes = slices.Clone(p.Holes)
 	FoldIPPool(&p, e)
 	return p
 }
 
 // FoldIPPool folds events into a pool the caller owns, changing its
-// allocations in place. It is EvolveIPPool without the copy, for a
-// repository that has just loaded a pool of thousands of addresses and
+// allocations and free addresses in place. It is EvolveIPPool without the
+// copy, for a rebuild that folds a pool of thousands of addresses and
 // would otherwise copy them all for every event.
 func FoldIPPool(p *IPPool, evs ...Event) {
+	n, err := ParseIPPool(p.CIDR)
+	valid := err == nil
 	for _, e := range evs {
 		p.Version++
 		switch e := e.(type) {
@@ -97,10 +114,16 @@ func FoldIPPool(p *IPPool, evs ...Event) {
 				p.Allocations = map[string]IPAllocation{}
 			}
 			p.Allocations[e.Address] = IPAllocation{Address: e.Address, PodUID: e.PodUID, Namespace: e.Namespace, Name: e.Name, At: e.At}
+			if off, ok := n.offsetOf(e.Address); valid && ok {
+				p.take(off)
+			}
 		case IPReleased:
 			delete(p.Allocations, e.Address)
 			if len(p.Allocations) == 0 {
 				p.Allocations = nil
+			}
+			if off, ok := n.offsetOf(e.Address); valid && ok {
+				p.give(off)
 			}
 		}
 	}

@@ -3,11 +3,15 @@ package domain
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // sampleIPAMEvents is one event of every IPAM event type, pool and pod.
@@ -197,4 +201,61 @@ func mustAddr(t *testing.T, s string) netip.Addr {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestFreeAddressesFollowTheAllocations folds random allocations (the
+// lowest free address, and any free address, as a log written by hand may
+// hold) and releases, and checks after each that the free addresses the
+// pool keeps say what its allocations say: the lowest free address, how
+// many are in use, and the same summary IPPoolOf derives from the
+// allocations alone.
+func TestFreeAddressesFollowTheAllocations(t *testing.T) {
+	const cidr = "10.88.0.0/27"
+	n, _ := ParseIPPool(cidr)
+	rng := rand.New(rand.NewPCG(1, 2))
+	p := IPPool{CIDR: cidr}
+	exhausted := 0
+	for step := range 5000 {
+		held := slices.Sorted(maps.Keys(p.Allocations))
+		var free []int
+		for i := range n.Capacity {
+			if _, ok := p.Allocations[n.Address(i).String()]; !ok {
+				free = append(free, i)
+			}
+		}
+		switch r := rng.IntN(10); {
+		case r < 5 && len(free) == 0:
+			if _, err := DecideIPPool(p, alloc("late"), at(step)); !errors.Is(err, ErrPoolExhausted) {
+				t.Fatalf("step %d: full pool: %v, want exhausted", step, err)
+			}
+			exhausted++
+		case r < 5:
+			uid := fmt.Sprintf("u%d", step)
+			evs, err := DecideIPPool(p, alloc(uid), at(step))
+			if err != nil || len(evs) != 1 || evs[0].(IPAllocated).Address != n.Address(free[0]).String() {
+				t.Fatalf("step %d: allocate: %v %v, want the lowest free %s", step, evs, err, n.Address(free[0]))
+			}
+			p = EvolveIPPool(p, evs[0])
+		case r < 6 && len(free) > 0:
+			addr := n.Address(free[rng.IntN(len(free))]).String()
+			p = EvolveIPPool(p, IPAllocated{Pool: cidr, Address: addr, PodUID: "x" + addr, Namespace: "default", Name: "x", At: at(step)})
+		case len(held) > 0:
+			a := p.Allocations[held[rng.IntN(len(held))]]
+			evs, err := DecideIPPool(p, ReleaseIP{PodUID: a.PodUID, Reason: "PodFinalized"}, at(step))
+			if err != nil || len(evs) != 1 {
+				t.Fatalf("step %d: release %s: %v %v", step, a.PodUID, evs, err)
+			}
+			p = EvolveIPPool(p, evs[0])
+		}
+		if p.InUse != len(p.Allocations) {
+			t.Fatalf("step %d: in use %d, want %d", step, p.InUse, len(p.Allocations))
+		}
+		derived := IPPoolOf(cidr, p.Version, slices.Collect(maps.Values(p.Allocations)))
+		if diff := cmp.Diff(derived, IPPool{CIDR: cidr, Version: p.Version, InUse: p.InUse, Next: p.Next, Holes: p.Holes}, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("step %d: free addresses differ from those derived (-derived +folded):\n%s", step, diff)
+		}
+	}
+	if exhausted == 0 {
+		t.Error("the pool never filled up: the walk tried no allocation on a full pool")
+	}
 }

@@ -102,7 +102,7 @@ type writerCommands struct {
 	jobs           *Commands[domain.Job, domain.JobCommand]
 	daemonSets     *Commands[domain.DaemonSet, domain.DaemonSetCommand]
 	namespaces     *Commands[domain.Namespace, domain.NamespaceCommand]
-	ipPools        *Commands[domain.IPPool, domain.IPPoolCommand]
+	ipPools        ipPoolCommands
 	deviceBindings *Commands[domain.DeviceBinding, domain.DeviceCommand]
 	kubeletTargets *Commands[domain.KubeletTargets, domain.KubeletTargetsCommand]
 	fleet          *Commands[domain.FleetHealth, domain.FleetCommand]
@@ -120,7 +120,7 @@ func newWriterCommands(w *Writer) *writerCommands {
 		jobs:           newCommands(w, jobs.aggregate, domain.DecideJob),
 		daemonSets:     newCommands(w, daemonSets.aggregate, domain.DecideDaemonSet),
 		namespaces:     newCommands(w, namespaces, domain.DecideNamespace),
-		ipPools:        newCommands(w, ipPools, domain.DecideIPPool),
+		ipPools:        ipPoolCommands{w},
 		deviceBindings: newCommands(w, deviceBindings, domain.DecideDevice),
 		kubeletTargets: newCommands(w, kubeletTargets, domain.DecideKubeletTargets),
 		fleet:          newCommands(w, fleet, domain.DecideFleet),
@@ -200,6 +200,12 @@ func (w *Writer) NamespaceCommands() domain.Executor[domain.Namespace, domain.Na
 // IPPoolCommands is how an IP pool is commanded; a pool's Key is its
 // CIDR as Name.
 func (w *Writer) IPPoolCommands() domain.Executor[domain.IPPool, domain.IPPoolCommand] {
+	return w.cmds().ipPools
+}
+
+// IPPoolBatch is how addresses for many pods are allocated or released
+// in one unit of work, each at the cost of one pod.
+func (w *Writer) IPPoolBatch() domain.BatchExecutor[domain.IPPool, domain.IPPoolCommand] {
 	return w.cmds().ipPools
 }
 

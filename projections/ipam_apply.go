@@ -42,8 +42,8 @@ func applyIPAM(pool string, rec events.Record, ev domain.Event) ipamChange {
 }
 
 const (
-	upsertIPPoolSQL = `INSERT INTO ip_pools (pool, version, resource_version, in_use) VALUES (?, ?, ?, ?)
-ON CONFLICT (pool) DO UPDATE SET version = excluded.version, resource_version = excluded.resource_version, in_use = excluded.in_use`
+	upsertIPPoolSQL = `INSERT INTO ip_pools (pool, version, resource_version, in_use, free) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (pool) DO UPDATE SET version = excluded.version, resource_version = excluded.resource_version, in_use = excluded.in_use, free = excluded.free`
 	insertAllocationSQL = `INSERT INTO ip_allocations (pool, address, pod_uid, namespace, name, allocated_at, position) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	deleteAllocationSQL = `DELETE FROM ip_allocations WHERE pool = ? AND address = ?`
 )

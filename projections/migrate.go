@@ -36,9 +36,12 @@ func Migrate(ctx context.Context, log events.Log) error {
 		if err := events.MigratePostgres(ctx, db, "projections", PostgresMigrations()); err != nil {
 			return fmt.Errorf("migrate views: %w", err)
 		}
-		return nil
+		return fillIPPoolsFree(ctx, &viewDB{db: db, d: postgresDialect})
 	}
-	return migrate(ctx, db)
+	if err := migrate(ctx, db); err != nil {
+		return err
+	}
+	return fillIPPoolsFree(ctx, &viewDB{db: db, d: sqliteDialect})
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {

@@ -179,7 +179,7 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 		}
 	}
 	for _, uid := range []string{"u1", "u2"} {
-		if _, err := f.w.UpdateIPPool(ctx, "10.88.0.0/24", func(p domain.IPPool) ([]domain.Event, error) {
+		if _, err := f.w.UpdateIPPool(ctx, "10.88.0.0/24", uid, func(p domain.IPPool) ([]domain.Event, error) {
 			return domain.DecideIPPool(p, allocCmd(uid), clk.Now())
 		}); err != nil {
 			t.Fatal(err)

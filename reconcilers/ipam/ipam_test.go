@@ -242,7 +242,7 @@ func TestCrashBetweenAllocationAndAssignment(t *testing.T) {
 	f.create("gone", true)
 	// An allocator that allocated and then died before assigning.
 	for _, name := range []string{"a", "gone"} {
-		if _, err := f.w.UpdateIPPool(t.Context(), "10.88.0.0/24", func(p domain.IPPool) ([]domain.Event, error) {
+		if _, err := f.w.UpdateIPPool(t.Context(), "10.88.0.0/24", "uid-"+name, func(p domain.IPPool) ([]domain.Event, error) {
 			return domain.DecideIPPool(p, domain.AllocateIP{PodUID: "uid-" + name, Namespace: "default", Name: name}, f.clock.Now())
 		}); err != nil {
 			t.Fatal(err)
