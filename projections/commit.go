@@ -2,6 +2,8 @@ package projections
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -38,15 +40,32 @@ type groupCommit struct {
 	// current is the command whose function runs now; only the leader
 	// touches it, so it needs no lock.
 	current *command
+	// heads is the version of each stream as this process last committed
+	// it, for the stale check of ready writes; only the leader touches
+	// it. A stream it does not know is checked by the append's own
+	// version guard, which also catches other processes' writes.
+	heads map[string]int64
+	// stmts are the ready writes' statements, prepared once on the
+	// database; only the leader touches them.
+	stmts map[string]*sql.Stmt
 }
 
-// command is one caller's function and its answer.
+// maxHeads bounds the stream versions the leader remembers: a fleet
+// larger than that checks the others by the append's version guard.
+const maxHeads = 1 << 17
+
+// command is one caller's function, or its ready write, and its answer.
 type command struct {
 	ctx context.Context
 	fn  func(unitTx) error
-	err error
+	// ready, when set, is the command already decided and encoded: the
+	// leader checks its version and writes it, and runs no function.
+	ready *readyWrite
+	err   error
 	// head is the highest log position fn appended, 0 for none.
 	head int64
+	// moved are the streams fn appended to.
+	moved map[string]bool
 	// committed run once the group that holds the command has committed;
 	// a command rolled back drops them.
 	committed []func()
@@ -64,7 +83,24 @@ func (g *groupCommit) do(ctx context.Context, fn func(unitTx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c := &command{ctx: ctx, fn: fn, lead: make(chan struct{}), done: make(chan struct{})}
+	return g.run(&command{ctx: ctx, fn: fn, lead: make(chan struct{}), done: make(chan struct{})})
+}
+
+// doReady writes r in a transaction shared with other callers' commands
+// and returns once it committed, with the position of its last event;
+// errStale when its stream moved since it was decided (nothing written).
+func (g *groupCommit) doReady(ctx context.Context, r *readyWrite) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	c := &command{ctx: ctx, ready: r, lead: make(chan struct{}), done: make(chan struct{})}
+	err := g.run(c)
+	return c.head, err
+}
+
+// run queues c and returns its answer once its group is done, leading
+// the group when nobody else does.
+func (g *groupCommit) run(c *command) error {
 	g.mu.Lock()
 	g.queue = append(g.queue, c)
 	if !g.leading {
@@ -110,7 +146,11 @@ func (g *groupCommit) commit(group []*command) {
 	// Wall time on purpose: how long a group held the write lock, a
 	// metric, not a domain time.
 	start := time.Now()
-	err := g.runGroup(group)
+	moved := map[string]int64{}
+	err := g.runGroup(group, moved)
+	if err == nil {
+		g.remember(moved)
+	}
 	var head int64
 	committed := 0
 	for _, c := range group {
@@ -159,7 +199,7 @@ func (g *groupCommit) observeWrites(err error, group []*command, committed int) 
 // runGroup begins the transaction, runs each command in its savepoint and
 // commits. A non-nil error means nothing committed. The commit announces
 // the head the group kept to the log's followers.
-func (g *groupCommit) runGroup(group []*command) error {
+func (g *groupCommit) runGroup(group []*command, moved map[string]int64) error {
 	// The transaction outlives any one caller: begun without a caller's
 	// context, which database/sql would roll back when that caller goes.
 	ltx, err := g.log.Begin(context.Background())
@@ -168,8 +208,13 @@ func (g *groupCommit) runGroup(group []*command) error {
 	}
 	tx := newUnitTx(ltx)
 	alone := len(group) == 1
+	stmts := map[string]*sql.Stmt{}
 	for _, c := range group {
-		if err := g.runCommand(tx, c, alone); err != nil {
+		run := func() error { return g.runCommand(tx, c, alone, moved) }
+		if c.ready != nil {
+			run = func() error { return g.runReady(tx, c, moved, stmts) }
+		}
+		if err := run(); err != nil {
 			_ = ltx.Rollback()
 			return err
 		}
@@ -188,7 +233,7 @@ func (g *groupCommit) runGroup(group []*command) error {
 // failure rolls back the whole transaction, which is cheaper). The
 // command's own failure goes to c.err; a returned error means the
 // transaction itself is broken.
-func (g *groupCommit) runCommand(tx unitTx, c *command, alone bool) error {
+func (g *groupCommit) runCommand(tx unitTx, c *command, alone bool, moved map[string]int64) error {
 	if err := c.ctx.Err(); err != nil {
 		c.err = err // the caller gave up before its turn: nothing ran
 		return nil
@@ -205,6 +250,11 @@ func (g *groupCommit) runCommand(tx unitTx, c *command, alone bool) error {
 	g.current = c
 	c.err = call(c.fn, tx)
 	g.current = nil
+	if c.err == nil {
+		for stream := range c.moved {
+			moved[stream] = -1
+		}
+	}
 	if alone {
 		return nil
 	}
@@ -220,10 +270,119 @@ func (g *groupCommit) runCommand(tx unitTx, c *command, alone bool) error {
 	return nil
 }
 
-// appended notes that the running command appended up to position pos.
-func (g *groupCommit) appended(pos int64) {
+// appended notes that the running command appended up to position pos
+// on stream. A command run as a function moves the stream where the
+// leader does not follow it: the stale check of the ready writes after
+// it leaves that stream to the append's version guard.
+func (g *groupCommit) appended(stream string, pos int64) {
 	if c := g.current; c != nil {
 		c.head = max(c.head, pos)
+		if c.moved == nil {
+			c.moved = map[string]bool{}
+		}
+		c.moved[stream] = true
+	}
+}
+
+// runReady writes a ready command: the stale check, the append (which
+// takes the positions) and its rows, with no savepoint, as nothing in it
+// can be refused after the append. A stream that moved since the command
+// was decided answers errStale and writes nothing. A returned error
+// means the transaction itself is broken.
+func (g *groupCommit) runReady(tx unitTx, c *command, moved map[string]int64, stmts map[string]*sql.Stmt) error {
+	if err := c.ctx.Err(); err != nil {
+		c.err = err // the caller gave up before its turn: nothing ran
+		return nil
+	}
+	r := c.ready
+	head, known := moved[r.stream]
+	inGroup := known
+	if !known {
+		head, known = g.heads[r.stream]
+	}
+	if known && head >= 0 && head != r.expected {
+		c.err = errStale
+		if !inGroup {
+			// The leader's version may be the stale one (another process
+			// wrote): the next try goes to the append's guard.
+			delete(g.heads, r.stream)
+		}
+		return nil
+	}
+	ctx := context.WithoutCancel(c.ctx)
+	start := time.Now()
+	recs, err := tx.log.Append(ctx, r.stream, r.expected, r.md, r.at, r.evs...)
+	if errors.Is(err, events.ErrConflict) {
+		c.err = errStale
+		delete(g.heads, r.stream)
+		return nil
+	}
+	if err != nil {
+		c.err = fmt.Errorf("append %s@%d: %w", r.stream, r.expected, err)
+		return nil
+	}
+	g.metrics.observeAppend(len(recs), time.Since(start))
+	for _, row := range r.rows {
+		stmt, err := g.stmt(ctx, tx, stmts, row.query)
+		if err != nil {
+			return err
+		}
+		if _, err := stmt.ExecContext(ctx, row.filled(recs)...); err != nil {
+			// The events are in and their rows are not: nothing of the
+			// group may commit.
+			return fmt.Errorf("view rows of %s@%d: %w", r.stream, recs[0].Version, err)
+		}
+	}
+	last := recs[len(recs)-1]
+	moved[r.stream] = last.Version
+	c.head = last.Position
+	if r.committed != nil {
+		c.committed = append(c.committed, func() { r.committed(last.Position) })
+	}
+	return nil
+}
+
+// stmt is query prepared on the database once and bound to tx once per
+// group.
+func (g *groupCommit) stmt(ctx context.Context, tx unitTx, inTx map[string]*sql.Stmt, query string) (*sql.Stmt, error) {
+	if s, ok := inTx[query]; ok {
+		return s, nil
+	}
+	s, ok := g.stmts[query]
+	if !ok {
+		db, _ := events.SQLDB(g.log)
+		var err error
+		if s, err = db.PrepareContext(ctx, query); err != nil {
+			return nil, fmt.Errorf("prepare %q: %w", query, err)
+		}
+		if g.stmts == nil {
+			g.stmts = map[string]*sql.Stmt{}
+		}
+		g.stmts[query] = s
+	}
+	s = tx.sql.StmtContext(ctx, s)
+	inTx[query] = s
+	return s, nil
+}
+
+// remember keeps the stream versions a committed group left; a stream a
+// function moved is forgotten, as the leader did not follow it.
+func (g *groupCommit) remember(moved map[string]int64) {
+	if g.heads == nil {
+		g.heads = make(map[string]int64)
+	}
+	for stream, v := range moved {
+		if v < 0 {
+			delete(g.heads, stream)
+			continue
+		}
+		if _, ok := g.heads[stream]; !ok && len(g.heads) >= maxHeads {
+			for k := range g.heads { // an arbitrary entry: Go's map order
+				delete(g.heads, k)
+				break
+			}
+		}
+		g.heads[stream] = v
 	}
 }
 

@@ -60,3 +60,13 @@ func (c *stateCache) forget(stream string) {
 	defer c.mu.Unlock()
 	delete(c.m, stream)
 }
+
+// forgetAt forgets stream's state if it is still the one at version: a
+// newer one, put since by a command that committed, is kept.
+func (c *stateCache) forgetAt(stream string, version int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[stream]; ok && e.version == version {
+		delete(c.m, stream)
+	}
+}

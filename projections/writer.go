@@ -69,7 +69,7 @@ func (w *Writer) appendEvents(ctx context.Context, tx unitTx, stream string, exp
 		return nil, fmt.Errorf("append %s@%d: %w", stream, expected, mapConflict(err))
 	}
 	w.metrics.observeAppend(len(recs), time.Since(start))
-	w.group.appended(recs[len(recs)-1].Position)
+	w.group.appended(stream, recs[len(recs)-1].Position)
 	return recs, nil
 }
 
