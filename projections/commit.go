@@ -209,15 +209,26 @@ func (g *groupCommit) runGroup(group []*command, moved map[string]int64) error {
 	tx := newUnitTx(ltx)
 	alone := len(group) == 1
 	stmts := map[string]*sql.Stmt{}
-	for _, c := range group {
-		run := func() error { return g.runCommand(tx, c, alone, moved) }
-		if c.ready != nil {
-			run = func() error { return g.runReady(tx, c, moved, stmts) }
+	// Consecutive ready writes are written together; a command run as a
+	// function between them keeps its place in the order.
+	for i := 0; i < len(group); {
+		if group[i].ready == nil {
+			if err := g.runCommand(tx, group[i], alone, moved); err != nil {
+				_ = ltx.Rollback()
+				return err
+			}
+			i++
+			continue
 		}
-		if err := run(); err != nil {
+		j := i
+		for j < len(group) && group[j].ready != nil {
+			j++
+		}
+		if err := g.runReady(tx, group[i:j], moved, stmts); err != nil {
 			_ = ltx.Rollback()
 			return err
 		}
+		i = j
 	}
 	if alone && group[0].err != nil {
 		_ = ltx.Rollback()
@@ -284,62 +295,115 @@ func (g *groupCommit) appended(stream string, pos int64) {
 	}
 }
 
-// runReady writes a ready command: the stale check, the append (which
-// takes the positions) and its rows, with no savepoint, as nothing in it
-// can be refused after the append. A stream that moved since the command
-// was decided answers errStale and writes nothing. A returned error
-// means the transaction itself is broken.
-func (g *groupCommit) runReady(tx unitTx, c *command, moved map[string]int64, stmts map[string]*sql.Stmt) error {
-	if err := c.ctx.Err(); err != nil {
-		c.err = err // the caller gave up before its turn: nothing ran
-		return nil
-	}
-	r := c.ready
-	head, known := moved[r.stream]
-	inGroup := known
-	if !known {
-		head, known = g.heads[r.stream]
-	}
-	if known && head >= 0 && head != r.expected {
-		c.err = errStale
-		if !inGroup {
-			// The leader's version may be the stale one (another process
-			// wrote): the next try goes to the append's guard.
-			delete(g.heads, r.stream)
+// runReady writes ready commands: the stale check, the appends (which
+// take the positions) and their rows, with no savepoint, as nothing in
+// them can be refused after the append. A command whose stream moved
+// since it was decided is answered errStale and writes nothing. A
+// returned error means the transaction itself is broken.
+func (g *groupCommit) runReady(tx unitTx, cmds []*command, moved map[string]int64, stmts map[string]*sql.Stmt) error {
+	var ok []*command
+	for _, c := range cmds {
+		if err := c.ctx.Err(); err != nil {
+			c.err = err // the caller gave up before its turn: nothing ran
+			continue
 		}
+		r := c.ready
+		head, known := moved[r.stream]
+		inGroup := known
+		if !known {
+			head, known = g.heads[r.stream]
+		}
+		if known && head >= 0 && head != r.expected {
+			c.err = errStale
+			if !inGroup {
+				// The leader's version may be the stale one (another
+				// process wrote): the next try goes to the append's guard.
+				delete(g.heads, r.stream)
+			}
+			continue
+		}
+		// Where the stream will stand if the append takes it: the next
+		// ready write of the same stream in this group is stale.
+		moved[r.stream] = r.expected + int64(len(r.evs))
+		ok = append(ok, c)
+	}
+	if len(ok) == 0 {
 		return nil
 	}
-	ctx := context.WithoutCancel(c.ctx)
-	start := time.Now()
-	recs, err := tx.log.Append(ctx, r.stream, r.expected, r.md, r.at, r.evs...)
-	if errors.Is(err, events.ErrConflict) {
-		c.err = errStale
-		delete(g.heads, r.stream)
-		return nil
-	}
+	recs, errs, err := g.appendReady(tx, ok)
 	if err != nil {
-		c.err = fmt.Errorf("append %s@%d: %w", r.stream, r.expected, err)
-		return nil
+		return err
 	}
-	g.metrics.observeAppend(len(recs), time.Since(start))
-	for _, row := range r.rows {
-		stmt, err := g.stmt(ctx, tx, stmts, row.query)
-		if err != nil {
-			return err
+	for i, c := range ok {
+		r := c.ready
+		if errors.Is(errs[i], events.ErrConflict) {
+			c.err = errStale
+			delete(g.heads, r.stream)
+			moved[r.stream] = -1 // unknown: the append's guard decides
+			continue
 		}
-		if _, err := stmt.ExecContext(ctx, row.filled(recs)...); err != nil {
-			// The events are in and their rows are not: nothing of the
-			// group may commit.
-			return fmt.Errorf("view rows of %s@%d: %w", r.stream, recs[0].Version, err)
+		if errs[i] != nil {
+			c.err = errs[i]
+			moved[r.stream] = -1
+			continue
 		}
-	}
-	last := recs[len(recs)-1]
-	moved[r.stream] = last.Version
-	c.head = last.Position
-	if r.committed != nil {
-		c.committed = append(c.committed, func() { r.committed(last.Position) })
+		ctx := context.WithoutCancel(c.ctx)
+		for _, row := range r.rows {
+			stmt, err := g.stmt(ctx, tx, stmts, row.query)
+			if err != nil {
+				return err
+			}
+			if _, err := stmt.ExecContext(ctx, row.filled(recs[i])...); err != nil {
+				// The events are in and their rows are not: nothing of
+				// the group may commit.
+				return fmt.Errorf("view rows of %s@%d: %w", r.stream, recs[i][0].Version, err)
+			}
+		}
+		last := recs[i][len(recs[i])-1]
+		c.head = last.Position
+		if r.committed != nil {
+			c.committed = append(c.committed, func() { r.committed(last.Position) })
+		}
 	}
 	return nil
+}
+
+// appendReady appends the events of cmds' ready writes: with one
+// statement for many streams where the log's transaction can
+// (events.PreparedAppender, SQLite), else one Append each. It returns
+// each one's records or error; a non-nil error means the transaction is
+// broken.
+func (g *groupCommit) appendReady(tx unitTx, cmds []*command) ([][]events.Record, []error, error) {
+	start := time.Now()
+	n := 0
+	defer func() { g.metrics.observeAppend(n, time.Since(start)) }()
+	if pa, ok := tx.log.(events.PreparedAppender); ok {
+		ps := make([]*events.PreparedAppend, len(cmds))
+		for i, c := range cmds {
+			if ps[i] = c.ready.prepared; ps[i] == nil {
+				ps = nil
+				break
+			}
+		}
+		if ps != nil {
+			recs, errs, err := pa.AppendPrepared(context.Background(), ps)
+			for _, r := range recs {
+				n += len(r)
+			}
+			return recs, errs, err
+		}
+	}
+	recs := make([][]events.Record, len(cmds))
+	errs := make([]error, len(cmds))
+	for i, c := range cmds {
+		r := c.ready
+		recs[i], errs[i] = tx.log.Append(context.WithoutCancel(c.ctx), r.stream, r.expected, r.md, r.at, r.evs...)
+		if errs[i] != nil && !errors.Is(errs[i], events.ErrConflict) {
+			errs[i] = fmt.Errorf("append %s@%d: %w", r.stream, r.expected, errs[i])
+		}
+		n += len(recs[i])
+	}
+	return recs, errs, nil
 }
 
 // stmt is query prepared on the database once and bound to tx once per

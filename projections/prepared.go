@@ -37,6 +37,9 @@ type readyWrite struct {
 	at       time.Time
 	evs      []events.NewEvent
 	rows     []rowImage
+	// prepared is the append made ready for a log that takes prepared
+	// appends (SQLite), nil for one that does not.
+	prepared *events.PreparedAppend
 	// committed runs on the leader once the group committed, with the
 	// position of the write's last event: it remembers the state and
 	// tells the observers, in commit order.
@@ -254,6 +257,11 @@ func (a *aggregate[S]) prepare(ctx context.Context, w *Writer, key, stream strin
 	version := a.version(s)
 	next := s
 	r := &readyWrite{stream: stream, expected: expected, md: md, at: at, evs: pending, rows: rec.rows}
+	if w.prepareAppends {
+		if r.prepared, err = events.PrepareAppend(stream, expected, md, at, pending...); err != nil {
+			return nil, s, err
+		}
+	}
 	if cache || len(obs) > 0 {
 		r.committed = func(last int64) {
 			final := a.atPosition(next, last)

@@ -32,6 +32,9 @@ type Writer struct {
 	// already done), so every command reads its row.
 	states      stateCache
 	cacheStates bool
+	// prepareAppends says the log takes appends made ready outside its
+	// transaction (events.PreparedAppend): SQLite's does.
+	prepareAppends bool
 	// nodeObservers are told of every committed node state (ObserveNodes).
 	nodeObservers observers[domain.Node]
 	// commands are the aggregates' Executes, made once so that asking
@@ -44,7 +47,7 @@ type Writer struct {
 func NewWriter(log events.Log, clk clock.PassiveClock, metrics *Metrics) *Writer {
 	_, engine := events.SQLDB(log)
 	w := &Writer{log: log, views: newViewDB(log), clock: clk, metrics: metrics, group: &groupCommit{log: log, metrics: metrics},
-		cacheStates: engine != events.EnginePostgres}
+		cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite}
 	w.commands = newWriterCommands(w)
 	return w
 }
