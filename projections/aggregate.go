@@ -85,13 +85,7 @@ func (a *aggregate[S]) update(ctx context.Context, w *Writer, key string, decide
 	if a.prepared {
 		return a.updatePrepared(ctx, w, key, decide)
 	}
-	var out S
-	err := w.inTx(ctx, func(tx unitTx) error {
-		var err error
-		out, err = a.updateTx(ctx, w, tx, key, decide)
-		return err
-	})
-	return out, err
+	return a.updateOnLeader(ctx, w, key, decide)
 }
 
 // updateTx is the unit of work of every repository method: load the

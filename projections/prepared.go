@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"herd/domain"
@@ -167,23 +168,43 @@ func (r rowImage) filled(recs []events.Record) []any {
 func (a *aggregate[S]) updatePrepared(ctx context.Context, w *Writer, key string, decide func(S) ([]domain.Event, error)) (S, error) {
 	stream := a.of.Stream(key)
 	for {
+		if !w.inFlight.enter(stream) {
+			// Another command of this stream is between its decision and
+			// its commit: this one would find the stream moved. It runs
+			// on the leader instead, after the other, on the state the
+			// other left.
+			return a.updateOnLeader(ctx, w, key, decide)
+		}
+		s, again, err := a.tryPrepared(ctx, w, key, stream, decide)
+		w.inFlight.leave(stream)
+		if !again {
+			return s, err
+		}
+	}
+}
+
+// tryPrepared decides, prepares and writes one command once; again says
+// it must be decided again (its cached state was overtaken, or its
+// stream moved before its turn).
+func (a *aggregate[S]) tryPrepared(ctx context.Context, w *Writer, key, stream string, decide func(S) ([]domain.Event, error)) (S, bool, error) {
+	{
 		s, cached, err := a.current(ctx, w, key, stream)
 		if err != nil {
-			return s, err
+			return s, false, err
 		}
 		evs, err := decideSafely(decide, s)
 		if cached && errors.Is(err, domain.ErrConflict) {
 			// Something else wrote the stream since it was remembered:
 			// decide again on the row as it stands.
 			w.states.forgetAt(stream, a.version(s))
-			continue
+			return s, true, err
 		}
 		if err != nil || len(evs) == 0 {
-			return s, err
+			return s, false, err
 		}
 		r, next, err := a.prepare(ctx, w, key, stream, s, evs)
 		if err != nil {
-			return s, err
+			return s, false, err
 		}
 		last, err := w.group.doReady(ctx, r)
 		if errors.Is(err, errStale) {
@@ -193,12 +214,54 @@ func (a *aggregate[S]) updatePrepared(ctx context.Context, w *Writer, key string
 				// was overtaken by a write the cache never saw.
 				w.states.forgetAt(stream, a.version(s))
 			}
-			continue
+			return s, true, err
 		}
 		if err != nil {
-			return s, err
+			return s, false, err
 		}
-		return a.atPosition(next, last), nil
+		return a.atPosition(next, last), false, nil
+	}
+}
+
+// updateOnLeader runs the command whole on the group commit's leader,
+// as the aggregates that are not prepared do.
+func (a *aggregate[S]) updateOnLeader(ctx context.Context, w *Writer, key string, decide func(S) ([]domain.Event, error)) (S, error) {
+	var out S
+	err := w.inTx(ctx, func(tx unitTx) error {
+		var err error
+		out, err = a.updateTx(ctx, w, tx, key, decide)
+		return err
+	})
+	return out, err
+}
+
+// streamsInFlight counts, by stream, the prepared commands between their
+// decision and their answer.
+type streamsInFlight struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+// enter marks a prepared command of stream in flight, unless one already
+// is (false).
+func (f *streamsInFlight) enter(stream string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.m[stream] > 0 {
+		return false
+	}
+	if f.m == nil {
+		f.m = make(map[string]int)
+	}
+	f.m[stream]++
+	return true
+}
+
+func (f *streamsInFlight) leave(stream string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.m[stream]--; f.m[stream] <= 0 {
+		delete(f.m, stream)
 	}
 }
 

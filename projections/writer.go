@@ -32,6 +32,10 @@ type Writer struct {
 	// already done), so every command reads its row.
 	states      stateCache
 	cacheStates bool
+	// inFlight are the streams with a prepared command between its
+	// decision and its answer: a second command of the same stream runs
+	// on the leader rather than be decided on a state about to move.
+	inFlight streamsInFlight
 	// prepareAppends says the log takes appends made ready outside its
 	// transaction (events.PreparedAppend): SQLite's does.
 	prepareAppends bool
