@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-
 	"herd/domain"
 	"herd/events/eventstest"
 )
