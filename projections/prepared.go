@@ -187,40 +187,38 @@ func (a *aggregate[S]) updatePrepared(ctx context.Context, w *Writer, key string
 // it must be decided again (its cached state was overtaken, or its
 // stream moved before its turn).
 func (a *aggregate[S]) tryPrepared(ctx context.Context, w *Writer, key, stream string, decide func(S) ([]domain.Event, error)) (S, bool, error) {
-	{
-		s, cached, err := a.current(ctx, w, key, stream)
-		if err != nil {
-			return s, false, err
-		}
-		evs, err := decideSafely(decide, s)
-		if cached && errors.Is(err, domain.ErrConflict) {
-			// Something else wrote the stream since it was remembered:
-			// decide again on the row as it stands.
-			w.states.forgetAt(stream, a.version(s))
-			return s, true, err
-		}
-		if err != nil || len(evs) == 0 {
-			return s, false, err
-		}
-		r, next, err := a.prepare(ctx, w, key, stream, s, evs)
-		if err != nil {
-			return s, false, err
-		}
-		last, err := w.group.doReady(ctx, r)
-		if errors.Is(err, errStale) {
-			w.metrics.observeRedecided()
-			if cached {
-				// A remembered state that is still the one decided on
-				// was overtaken by a write the cache never saw.
-				w.states.forgetAt(stream, a.version(s))
-			}
-			return s, true, err
-		}
-		if err != nil {
-			return s, false, err
-		}
-		return a.atPosition(next, last), false, nil
+	s, cached, err := a.current(ctx, w, key, stream)
+	if err != nil {
+		return s, false, err
 	}
+	evs, err := decideSafely(decide, s)
+	if cached && errors.Is(err, domain.ErrConflict) {
+		// Something else wrote the stream since it was remembered:
+		// decide again on the row as it stands.
+		w.states.forgetAt(stream, a.version(s))
+		return s, true, err
+	}
+	if err != nil || len(evs) == 0 {
+		return s, false, err
+	}
+	r, next, err := a.prepare(ctx, w, key, stream, s, evs)
+	if err != nil {
+		return s, false, err
+	}
+	last, err := w.group.doReady(ctx, r)
+	if errors.Is(err, errStale) {
+		w.metrics.observeRedecided()
+		if cached {
+			// A remembered state that is still the one decided on
+			// was overtaken by a write the cache never saw.
+			w.states.forgetAt(stream, a.version(s))
+		}
+		return s, true, err
+	}
+	if err != nil {
+		return s, false, err
+	}
+	return a.atPosition(next, last), false, nil
 }
 
 // updateOnLeader runs the command whole on the group commit's leader,
