@@ -48,6 +48,8 @@ type Store struct {
 	// shared is the window of recent reads the log's readers share, once
 	// ShareReads turns it on.
 	shared atomic.Pointer[recentReads]
+	// inserts are the prepared INSERTs of AppendPrepared.
+	inserts insertStmts
 }
 
 // subscription is a subscriber (watermill-sql's, or a Follower) the store

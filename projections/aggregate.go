@@ -59,6 +59,12 @@ type aggregate[S any] struct {
 	// heartbeats). The state must be treated as immutable, which the
 	// domain's deciders and evolves already do.
 	cached bool
+	// prepared says the aggregate's commands are decided and encoded on
+	// the caller's goroutine and only written by the group commit's
+	// leader (prepared.go); atPosition, which it needs, is s with the
+	// log position of its last event, known once the leader appended.
+	prepared   bool
+	atPosition func(s S, pos int64) S
 	// observers, when set, returns the observers of this aggregate's
 	// committed states on w (see Observer).
 	observers func(w *Writer) []Observer[S]
@@ -76,13 +82,10 @@ type execer interface {
 // update runs updateTx for key in a transaction of its own: what every
 // repository method of one aggregate does.
 func (a *aggregate[S]) update(ctx context.Context, w *Writer, key string, decide func(S) ([]domain.Event, error)) (S, error) {
-	var out S
-	err := w.inTx(ctx, func(tx unitTx) error {
-		var err error
-		out, err = a.updateTx(ctx, w, tx, key, decide)
-		return err
-	})
-	return out, err
+	if a.prepared {
+		return a.updatePrepared(ctx, w, key, decide)
+	}
+	return a.updateOnLeader(ctx, w, key, decide)
 }
 
 // updateTx is the unit of work of every repository method: load the

@@ -2,6 +2,8 @@ package projections
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -38,15 +40,32 @@ type groupCommit struct {
 	// current is the command whose function runs now; only the leader
 	// touches it, so it needs no lock.
 	current *command
+	// heads is the version of each stream as this process last committed
+	// it, for the stale check of ready writes; only the leader touches
+	// it. A stream it does not know is checked by the append's own
+	// version guard, which also catches other processes' writes.
+	heads map[string]int64
+	// stmts are the ready writes' statements, prepared once on the
+	// database; only the leader touches them.
+	stmts map[string]*sql.Stmt
 }
 
-// command is one caller's function and its answer.
+// maxHeads bounds the stream versions the leader remembers: a fleet
+// larger than that checks the others by the append's version guard.
+const maxHeads = 1 << 17
+
+// command is one caller's function, or its ready write, and its answer.
 type command struct {
 	ctx context.Context
 	fn  func(unitTx) error
-	err error
+	// ready, when set, is the command already decided and encoded: the
+	// leader checks its version and writes it, and runs no function.
+	ready *readyWrite
+	err   error
 	// head is the highest log position fn appended, 0 for none.
 	head int64
+	// moved are the streams fn appended to.
+	moved map[string]bool
 	// committed run once the group that holds the command has committed;
 	// a command rolled back drops them.
 	committed []func()
@@ -64,7 +83,24 @@ func (g *groupCommit) do(ctx context.Context, fn func(unitTx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c := &command{ctx: ctx, fn: fn, lead: make(chan struct{}), done: make(chan struct{})}
+	return g.run(&command{ctx: ctx, fn: fn, lead: make(chan struct{}), done: make(chan struct{})})
+}
+
+// doReady writes r in a transaction shared with other callers' commands
+// and returns once it committed, with the position of its last event;
+// errStale when its stream moved since it was decided (nothing written).
+func (g *groupCommit) doReady(ctx context.Context, r *readyWrite) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	c := &command{ctx: ctx, ready: r, lead: make(chan struct{}), done: make(chan struct{})}
+	err := g.run(c)
+	return c.head, err
+}
+
+// run queues c and returns its answer once its group is done, leading
+// the group when nobody else does.
+func (g *groupCommit) run(c *command) error {
 	g.mu.Lock()
 	g.queue = append(g.queue, c)
 	if !g.leading {
@@ -110,7 +146,11 @@ func (g *groupCommit) commit(group []*command) {
 	// Wall time on purpose: how long a group held the write lock, a
 	// metric, not a domain time.
 	start := time.Now()
-	err := g.runGroup(group)
+	moved := map[string]int64{}
+	err := g.runGroup(group, moved)
+	if err == nil {
+		g.remember(moved)
+	}
 	var head int64
 	committed := 0
 	for _, c := range group {
@@ -159,7 +199,7 @@ func (g *groupCommit) observeWrites(err error, group []*command, committed int) 
 // runGroup begins the transaction, runs each command in its savepoint and
 // commits. A non-nil error means nothing committed. The commit announces
 // the head the group kept to the log's followers.
-func (g *groupCommit) runGroup(group []*command) error {
+func (g *groupCommit) runGroup(group []*command, moved map[string]int64) error {
 	// The transaction outlives any one caller: begun without a caller's
 	// context, which database/sql would roll back when that caller goes.
 	ltx, err := g.log.Begin(context.Background())
@@ -168,11 +208,27 @@ func (g *groupCommit) runGroup(group []*command) error {
 	}
 	tx := newUnitTx(ltx)
 	alone := len(group) == 1
-	for _, c := range group {
-		if err := g.runCommand(tx, c, alone); err != nil {
+	stmts := map[string]*sql.Stmt{}
+	// Consecutive ready writes are written together; a command run as a
+	// function between them keeps its place in the order.
+	for i := 0; i < len(group); {
+		if group[i].ready == nil {
+			if err := g.runCommand(tx, group[i], alone, moved); err != nil {
+				_ = ltx.Rollback()
+				return err
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(group) && group[j].ready != nil {
+			j++
+		}
+		if err := g.runReady(tx, group[i:j], moved, stmts); err != nil {
 			_ = ltx.Rollback()
 			return err
 		}
+		i = j
 	}
 	if alone && group[0].err != nil {
 		_ = ltx.Rollback()
@@ -188,7 +244,7 @@ func (g *groupCommit) runGroup(group []*command) error {
 // failure rolls back the whole transaction, which is cheaper). The
 // command's own failure goes to c.err; a returned error means the
 // transaction itself is broken.
-func (g *groupCommit) runCommand(tx unitTx, c *command, alone bool) error {
+func (g *groupCommit) runCommand(tx unitTx, c *command, alone bool, moved map[string]int64) error {
 	if err := c.ctx.Err(); err != nil {
 		c.err = err // the caller gave up before its turn: nothing ran
 		return nil
@@ -205,6 +261,11 @@ func (g *groupCommit) runCommand(tx unitTx, c *command, alone bool) error {
 	g.current = c
 	c.err = call(c.fn, tx)
 	g.current = nil
+	if c.err == nil {
+		for stream := range c.moved {
+			moved[stream] = -1
+		}
+	}
 	if alone {
 		return nil
 	}
@@ -220,10 +281,172 @@ func (g *groupCommit) runCommand(tx unitTx, c *command, alone bool) error {
 	return nil
 }
 
-// appended notes that the running command appended up to position pos.
-func (g *groupCommit) appended(pos int64) {
+// appended notes that the running command appended up to position pos
+// on stream. A command run as a function moves the stream where the
+// leader does not follow it: the stale check of the ready writes after
+// it leaves that stream to the append's version guard.
+func (g *groupCommit) appended(stream string, pos int64) {
 	if c := g.current; c != nil {
 		c.head = max(c.head, pos)
+		if c.moved == nil {
+			c.moved = map[string]bool{}
+		}
+		c.moved[stream] = true
+	}
+}
+
+// runReady writes ready commands: the stale check, the appends (which
+// take the positions) and their rows, with no savepoint, as nothing in
+// them can be refused after the append. A command whose stream moved
+// since it was decided is answered errStale and writes nothing. A
+// returned error means the transaction itself is broken.
+func (g *groupCommit) runReady(tx unitTx, cmds []*command, moved map[string]int64, stmts map[string]*sql.Stmt) error {
+	var ok []*command
+	for _, c := range cmds {
+		if err := c.ctx.Err(); err != nil {
+			c.err = err // the caller gave up before its turn: nothing ran
+			continue
+		}
+		r := c.ready
+		head, known := moved[r.stream]
+		inGroup := known
+		if !known {
+			head, known = g.heads[r.stream]
+		}
+		if known && head >= 0 && head != r.expected {
+			c.err = errStale
+			if !inGroup {
+				// The leader's version may be the stale one (another
+				// process wrote): the next try goes to the append's guard.
+				delete(g.heads, r.stream)
+			}
+			continue
+		}
+		// Where the stream will stand if the append takes it: the next
+		// ready write of the same stream in this group is stale.
+		moved[r.stream] = r.expected + int64(len(r.evs))
+		ok = append(ok, c)
+	}
+	if len(ok) == 0 {
+		return nil
+	}
+	recs, errs, err := g.appendReady(tx, ok)
+	if err != nil {
+		return err
+	}
+	for i, c := range ok {
+		r := c.ready
+		if errors.Is(errs[i], events.ErrConflict) {
+			c.err = errStale
+			delete(g.heads, r.stream)
+			moved[r.stream] = -1 // unknown: the append's guard decides
+			continue
+		}
+		if errs[i] != nil {
+			c.err = errs[i]
+			moved[r.stream] = -1
+			continue
+		}
+		ctx := context.WithoutCancel(c.ctx)
+		for _, row := range r.rows {
+			stmt, err := g.stmt(ctx, tx, stmts, row.query)
+			if err != nil {
+				return err
+			}
+			if _, err := stmt.ExecContext(ctx, row.filled(recs[i])...); err != nil {
+				// The events are in and their rows are not: nothing of
+				// the group may commit.
+				return fmt.Errorf("view rows of %s@%d: %w", r.stream, recs[i][0].Version, err)
+			}
+		}
+		last := recs[i][len(recs[i])-1]
+		c.head = last.Position
+		if r.committed != nil {
+			c.committed = append(c.committed, func() { r.committed(last.Position) })
+		}
+	}
+	return nil
+}
+
+// appendReady appends the events of cmds' ready writes: with one
+// statement for many streams where the log's transaction can
+// (events.PreparedAppender, SQLite), else one Append each. It returns
+// each one's records or error; a non-nil error means the transaction is
+// broken.
+func (g *groupCommit) appendReady(tx unitTx, cmds []*command) ([][]events.Record, []error, error) {
+	start := time.Now()
+	n := 0
+	defer func() { g.metrics.observeAppend(n, time.Since(start)) }()
+	if pa, ok := tx.log.(events.PreparedAppender); ok {
+		ps := make([]*events.PreparedAppend, len(cmds))
+		for i, c := range cmds {
+			if ps[i] = c.ready.prepared; ps[i] == nil {
+				ps = nil
+				break
+			}
+		}
+		if ps != nil {
+			recs, errs, err := pa.AppendPrepared(context.Background(), ps)
+			for _, r := range recs {
+				n += len(r)
+			}
+			return recs, errs, err
+		}
+	}
+	recs := make([][]events.Record, len(cmds))
+	errs := make([]error, len(cmds))
+	for i, c := range cmds {
+		r := c.ready
+		recs[i], errs[i] = tx.log.Append(context.WithoutCancel(c.ctx), r.stream, r.expected, r.md, r.at, r.evs...)
+		if errs[i] != nil && !errors.Is(errs[i], events.ErrConflict) {
+			errs[i] = fmt.Errorf("append %s@%d: %w", r.stream, r.expected, errs[i])
+		}
+		n += len(recs[i])
+	}
+	return recs, errs, nil
+}
+
+// stmt is query prepared on the database once and bound to tx once per
+// group.
+func (g *groupCommit) stmt(ctx context.Context, tx unitTx, inTx map[string]*sql.Stmt, query string) (*sql.Stmt, error) {
+	if s, ok := inTx[query]; ok {
+		return s, nil
+	}
+	s, ok := g.stmts[query]
+	if !ok {
+		db, _ := events.SQLDB(g.log)
+		var err error
+		if s, err = db.PrepareContext(ctx, query); err != nil {
+			return nil, fmt.Errorf("prepare %q: %w", query, err)
+		}
+		if g.stmts == nil {
+			g.stmts = map[string]*sql.Stmt{}
+		}
+		g.stmts[query] = s
+	}
+	s = tx.sql.StmtContext(ctx, s)
+	inTx[query] = s
+	return s, nil
+}
+
+// remember keeps the stream versions a committed group left; a stream a
+// function moved is forgotten, as the leader did not follow it.
+func (g *groupCommit) remember(moved map[string]int64) {
+	if g.heads == nil {
+		g.heads = make(map[string]int64)
+	}
+	for stream, v := range moved {
+		if v < 0 {
+			delete(g.heads, stream)
+			continue
+		}
+		if _, ok := g.heads[stream]; !ok && len(g.heads) >= maxHeads {
+			for k := range g.heads { // an arbitrary entry: Go's map order
+				delete(g.heads, k)
+				break
+			}
+		}
+		g.heads[stream] = v
 	}
 }
 

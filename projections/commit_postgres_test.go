@@ -38,13 +38,18 @@ func TestGroupCommitOnPostgres(t *testing.T) {
 	}
 	queued, release := holdGroup(t, w)
 	var wg sync.WaitGroup
-	for i, cmd := range cmds {
+	n := 0
+	for _, cmd := range cmds {
+		answered := make(chan struct{})
 		wg.Go(func() {
+			defer close(answered)
 			cmd.got, cmd.err = w.UpdateNode(ctx, cmd.node, func(n domain.Node) ([]domain.Event, error) {
 				return domain.DecideNode(n, cmd.cmd, clk.Now())
 			})
 		})
-		queued(i + 1)
+		if queuedOrAnswered(t, w, n+1, answered) {
+			n++
+		}
 	}
 	failed := errors.New("failed after writing")
 	var failedErr error
@@ -57,7 +62,7 @@ func TestGroupCommitOnPostgres(t *testing.T) {
 			return failed
 		})
 	})
-	queued(len(cmds) + 1)
+	queued(n + 1)
 	release()
 	wg.Wait()
 

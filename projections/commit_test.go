@@ -29,9 +29,7 @@ func holdGroup(t *testing.T, w *Writer) (queued func(n int), release func()) {
 	queued = func(n int) {
 		t.Helper()
 		eventstest.Eventually(t, eventstest.WaitFor, func() bool {
-			w.group.mu.Lock()
-			defer w.group.mu.Unlock()
-			return len(w.group.queue) >= n
+			return queueLen(w) >= n
 		}, "%d commands queued behind the held one", n)
 	}
 	release = func() {
@@ -41,6 +39,35 @@ func holdGroup(t *testing.T, w *Writer) (queued func(n int), release func()) {
 		}
 	}
 	return queued, release
+}
+
+// queueLen is how many commands wait for the group commit.
+func queueLen(w *Writer) int {
+	w.group.mu.Lock()
+	defer w.group.mu.Unlock()
+	return len(w.group.queue)
+}
+
+// queuedOrAnswered waits until n commands are queued behind the held one,
+// or until the command that would be the n-th was answered without
+// queueing (a prepared command its decision refused); it reports whether
+// the command queued.
+func queuedOrAnswered(t *testing.T, w *Writer, n int, answered <-chan struct{}) bool {
+	t.Helper()
+	q := false
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+		if queueLen(w) >= n {
+			q = true
+			return true
+		}
+		select {
+		case <-answered:
+			return true
+		default:
+			return false
+		}
+	}, "command %d queued or answered", n)
+	return q
 }
 
 // nodeCommand is one command of a group and what came of it.
@@ -54,15 +81,22 @@ type nodeCommand struct {
 // runGroup runs cmds concurrently as one group commit.
 func runGroup(t *testing.T, w *Writer, now time.Time, cmds []*nodeCommand) {
 	t.Helper()
-	queued, release := holdGroup(t, w)
+	_, release := holdGroup(t, w)
 	var wg sync.WaitGroup
-	for i, c := range cmds {
+	n := 0
+	for _, c := range cmds {
+		answered := make(chan struct{})
 		wg.Go(func() {
+			defer close(answered)
 			c.got, c.err = w.UpdateNode(t.Context(), c.node, func(n domain.Node) ([]domain.Event, error) {
 				return domain.DecideNode(n, c.cmd, now)
 			})
 		})
-		queued(i + 1) // keep the order of cmds in the group
+		// Keep the order of cmds in the group; a command its decision
+		// refuses is answered without queueing.
+		if queuedOrAnswered(t, w, n+1, answered) {
+			n++
+		}
 	}
 	release()
 	wg.Wait()
@@ -124,48 +158,53 @@ func TestGroupCommitRejectsOneCommandAndCommitsTheOthers(t *testing.T) {
 	}
 }
 
-func TestGroupCommitOfOneObjectEqualsOneAfterTheOther(t *testing.T) {
-	grouped := func() []*nodeCommand {
-		return []*nodeCommand{
-			{node: "web-01", cmd: domain.RegisterNode{Registration: register("web-01", domain.KindLinux).Registration, FailIfExists: true}},
-			{node: "web-01", cmd: domain.RegisterNode{Registration: register("web-01", domain.KindLinux).Registration, FailIfExists: true}},
-			{node: "web-01", cmd: metrics(400)},
-			{node: "web-01", cmd: metrics(300)},
-		}
+// TestGroupCommitOfOneObjectAppliesEachCommandOnce: commands on one
+// node queued in one group commit each apply exactly once: the first is
+// decided on its caller's goroutine, the others, whose stream is about to
+// move, on the leader after it. A command its decision refuses (a second
+// registration) writes nothing.
+func TestGroupCommitOfOneObjectAppliesEachCommandOnce(t *testing.T) {
+	w, store, clk := newWriter(t)
+	do(t, w, clk, "web-01", register("web-01", domain.KindLinux))
+	before := do(t, w, clk, "web-01", metrics(500)) // the first heartbeat also sets the conditions
+	cmds := []*nodeCommand{
+		{node: "web-01", cmd: metrics(400)},
+		{node: "web-01", cmd: metrics(300)},
+		{node: "web-01", cmd: domain.RegisterNode{Registration: register("web-01", domain.KindLinux).Registration, FailIfExists: true}},
+		{node: "web-01", cmd: metrics(200)},
+		{node: "web-01", cmd: metrics(100)},
 	}
-	// One after the other, each in a transaction of its own.
-	seqW, seqStore, clk := newWriter(t)
-	seq := grouped()
-	for _, c := range seq {
-		c.got, c.err = seqW.UpdateNode(t.Context(), c.node, func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNode(n, c.cmd, clk.Now())
-		})
-	}
-	// The same commands in one group.
-	grpW, grpStore, _ := newWriter(t)
-	grp := grouped()
-	runGroup(t, grpW, clk.Now(), grp)
+	runGroup(t, w, clk.Now(), cmds)
 
-	for i := range seq {
-		if (seq[i].err == nil) != (grp[i].err == nil) || (seq[i].err != nil && !errors.Is(grp[i].err, domain.ErrAlreadyExists)) {
-			t.Errorf("command %d: one after the other err = %v, grouped err = %v", i, seq[i].err, grp[i].err)
+	versions := map[int64]bool{}
+	for i, c := range cmds {
+		if i == 2 {
+			if !errors.Is(c.err, domain.ErrAlreadyExists) {
+				t.Errorf("second registration: err = %v, want ErrAlreadyExists", c.err)
+			}
+			continue
 		}
-		if seq[i].got.Version != grp[i].got.Version || seq[i].got.ResourceVersion != grp[i].got.ResourceVersion {
-			t.Errorf("command %d: one after the other version %d rv %d, grouped version %d rv %d",
-				i, seq[i].got.Version, seq[i].got.ResourceVersion, grp[i].got.Version, grp[i].got.ResourceVersion)
+		if c.err != nil {
+			t.Fatalf("command %d: %v", i, c.err)
 		}
+		if versions[c.got.Version] {
+			t.Errorf("command %d: version %d returned twice", i, c.got.Version)
+		}
+		versions[c.got.Version] = true
 	}
-	a, err := NewNodeView(seqStore.Log()).Get(t.Context(), "web-01")
+	got, err := NewNodeView(store.Log()).Get(t.Context(), "web-01")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewNodeView(grpStore.Log()).Get(t.Context(), "web-01")
+	if want := before.Version + 4; got.Version != want {
+		t.Errorf("web-01's version %d after four heartbeats on version %d, want %d", got.Version, before.Version, want)
+	}
+	recs, err := store.ReadStream(t.Context(), store.DB(), domain.NodeStream("web-01"), before.Version)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Version != b.Version || a.Metrics.MemoryAvailableBytes != b.Metrics.MemoryAvailableBytes {
-		t.Errorf("view: one after the other version %d memory %d, grouped version %d memory %d",
-			a.Version, a.Metrics.MemoryAvailableBytes, b.Version, b.Metrics.MemoryAvailableBytes)
+	if len(recs) != 4 {
+		t.Errorf("%d events appended by four heartbeats", len(recs))
 	}
 }
 
@@ -174,10 +213,16 @@ func TestGroupCommitSurvivesAPanickingCommand(t *testing.T) {
 	queued, release := holdGroup(t, w)
 	var wg sync.WaitGroup
 	var panicErr, okErr error
+	// A node's command panics in its decision, on its caller's goroutine;
+	// a command run on the leader panics there.
 	wg.Go(func() {
 		_, panicErr = w.UpdateNode(t.Context(), "bad", func(domain.Node) ([]domain.Event, error) {
 			panic("boom")
 		})
+	})
+	var leaderPanic error
+	wg.Go(func() {
+		leaderPanic = w.inTx(t.Context(), func(unitTx) error { panic("boom") })
 	})
 	queued(1)
 	wg.Go(func() {
@@ -188,8 +233,8 @@ func TestGroupCommitSurvivesAPanickingCommand(t *testing.T) {
 	queued(2)
 	release()
 	wg.Wait()
-	if panicErr == nil || okErr != nil {
-		t.Fatalf("panicking command err = %v (want an error), its neighbour err = %v (want nil)", panicErr, okErr)
+	if panicErr == nil || leaderPanic == nil || okErr != nil {
+		t.Fatalf("panicking commands err = %v and %v (want errors), their neighbour err = %v (want nil)", panicErr, leaderPanic, okErr)
 	}
 	if _, err := NewNodeView(store.Log()).Get(t.Context(), "web-01"); err != nil {
 		t.Errorf("the neighbour's registration did not commit: %v", err)

@@ -46,6 +46,12 @@ var leases = describe(&aggregate[domain.Lease]{
 		return nil
 	},
 	tables: []viewTable{{"leases", "namespace, name"}},
+	// A node's lease is renewed every ten seconds by every kubelet:
+	// remembered like a node, and decided and encoded outside the write
+	// lock.
+	cached:     true,
+	prepared:   true,
+	atPosition: func(l domain.Lease, pos int64) domain.Lease { l.ResourceVersion = pos; return l },
 })
 
 var _ domain.LeaseRepository = (*Writer)(nil)
@@ -54,13 +60,7 @@ var _ domain.LeaseRepository = (*Writer)(nil)
 // lease commits the lease's one event and writes its row alone: it is the
 // node's heartbeat by itself (domain.NodeLeaseHolder).
 func (w *Writer) UpdateLease(ctx context.Context, namespace, name string, update func(domain.Lease) ([]domain.Event, error)) (domain.Lease, error) {
-	var out domain.Lease
-	err := w.inTx(ctx, func(tx unitTx) error {
-		l, err := leases.updateTx(ctx, w, tx, namespace+"/"+name, update)
-		out = l
-		return err
-	})
-	return out, err
+	return leases.update(ctx, w, namespace+"/"+name, update)
 }
 
 // leaseSchema is the lease view's table; renewed_at is when herd received

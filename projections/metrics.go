@@ -14,6 +14,7 @@ type Metrics struct {
 	groupSize     prometheus.Histogram
 	groupRejected prometheus.Counter
 	groupLatency  prometheus.Histogram
+	redecided     prometheus.Counter
 	compactions   prometheus.Histogram
 	compactTime   prometheus.Histogram
 }
@@ -51,6 +52,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Time one group commit held the write lock: its commands and the commit's fsync.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 14),
 		}),
+		redecided: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "herd_commit_commands_redecided_total",
+			Help: "Commands decided again because their stream moved between their decision and their turn in a group commit.",
+		}),
 		compactions: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "herd_log_compaction_batch_events",
 			Help: "Events deleted by one batch of the heartbeat retention policy (one command of a group commit).",
@@ -65,7 +70,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		// would show one holding the write lock too long.
 		Buckets: prometheus.ExponentialBuckets(0.0001, 2, 12),
 	})
-	reg.MustRegister(m.appends, m.appendLatency, m.head, m.groupSize, m.groupRejected, m.groupLatency, m.compactions, m.compactTime)
+	reg.MustRegister(m.appends, m.appendLatency, m.head, m.groupSize, m.groupRejected, m.groupLatency, m.redecided, m.compactions, m.compactTime)
 	return m
 }
 
@@ -95,6 +100,14 @@ func (m *Metrics) observeGroup(size, committed int, took time.Duration, head int
 	m.groupLatency.Observe(took.Seconds())
 	if head > 0 {
 		m.head.Set(float64(head))
+	}
+}
+
+// observeRedecided counts a command decided again because its stream
+// moved.
+func (m *Metrics) observeRedecided() {
+	if m != nil {
+		m.redecided.Inc()
 	}
 }
 

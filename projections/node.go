@@ -47,6 +47,10 @@ var nodes = describe(&aggregate[domain.Node]{
 	// was the largest cost of one.
 	cached:    true,
 	observers: func(w *Writer) []Observer[domain.Node] { return w.nodeObservers.load() },
+	// Status changes and heartbeats are the fleet's load: decided and
+	// encoded outside the write lock.
+	prepared:   true,
+	atPosition: func(n domain.Node, pos int64) domain.Node { n.ResourceVersion = pos; return n },
 })
 
 var _ domain.NodeRepository = (*Writer)(nil)

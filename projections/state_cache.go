@@ -2,13 +2,15 @@ package projections
 
 import "sync"
 
-// maxCachedStates bounds the states the unit of work remembers. A
-// remembered node costs a few kilobytes, and herd's other copies of the
+// maxCachedStates bounds the states the unit of work remembers: nodes
+// and their leases, one of each per node. A remembered node costs a few
+// kilobytes, a lease a few hundred bytes, and herd's other copies of the
 // fleet (the watch hub's objects and their history) already cost far
-// more at 100,000 nodes: 16,384 nodes keep a fleet of that size entirely
-// in memory, and a larger one evicts at random and decodes the rows of
-// the nodes it forgot, as it would without the cache.
-const maxCachedStates = 1 << 14
+// more at 100,000 nodes: 32,768 states keep a fleet of 16,384 kubelet
+// nodes and their leases entirely in memory, and a larger one evicts at
+// random and reads the rows of the states it forgot, as it would without
+// the cache (outside the write lock).
+const maxCachedStates = 1 << 15
 
 // stateCache remembers, by stream, the state the unit of work last
 // committed for an aggregate that asks for it (the node: a heartbeat
@@ -59,4 +61,14 @@ func (c *stateCache) forget(stream string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.m, stream)
+}
+
+// forgetAt forgets stream's state if it is still the one at version: a
+// newer one, put since by a command that committed, is kept.
+func (c *stateCache) forgetAt(stream string, version int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[stream]; ok && e.version == version {
+		delete(c.m, stream)
+	}
 }

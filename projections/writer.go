@@ -32,6 +32,13 @@ type Writer struct {
 	// already done), so every command reads its row.
 	states      stateCache
 	cacheStates bool
+	// inFlight are the streams with a prepared command between its
+	// decision and its answer: a second command of the same stream runs
+	// on the leader rather than be decided on a state about to move.
+	inFlight streamsInFlight
+	// prepareAppends says the log takes appends made ready outside its
+	// transaction (events.PreparedAppend): SQLite's does.
+	prepareAppends bool
 	// nodeObservers are told of every committed node state (ObserveNodes).
 	nodeObservers observers[domain.Node]
 	// commands are the aggregates' Executes, made once so that asking
@@ -44,7 +51,7 @@ type Writer struct {
 func NewWriter(log events.Log, clk clock.PassiveClock, metrics *Metrics) *Writer {
 	_, engine := events.SQLDB(log)
 	w := &Writer{log: log, views: newViewDB(log), clock: clk, metrics: metrics, group: &groupCommit{log: log, metrics: metrics},
-		cacheStates: engine != events.EnginePostgres}
+		cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite}
 	w.commands = newWriterCommands(w)
 	return w
 }
@@ -69,7 +76,7 @@ func (w *Writer) appendEvents(ctx context.Context, tx unitTx, stream string, exp
 		return nil, fmt.Errorf("append %s@%d: %w", stream, expected, mapConflict(err))
 	}
 	w.metrics.observeAppend(len(recs), time.Since(start))
-	w.group.appended(recs[len(recs)-1].Position)
+	w.group.appended(stream, recs[len(recs)-1].Position)
 	return recs, nil
 }
 

@@ -1,0 +1,94 @@
+package events_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"herd/events"
+)
+
+// TestAppendPreparedRefusesOnlyTheStreamsThatMoved: prepared appends of
+// many streams in one transaction, more rows than one statement holds,
+// one of them at a version its stream left: that one is refused with a
+// conflict and stores nothing, every other is stored at consecutive
+// positions in the order given, with its metadata, and reads back as
+// Append would have stored it.
+func TestAppendPreparedRefusesOnlyTheStreamsThatMoved(t *testing.T) {
+	s, _ := openSQLite(t)
+	ctx := t.Context()
+	log := s.Log()
+	ev := func(i int) events.NewEvent {
+		return events.NewEvent{Type: "Renewed", Payload: fmt.Appendf(nil, `{"n":%d}`, i)}
+	}
+	seed, err := log.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seed.Append(ctx, "lease/taken", 0, events.Metadata{}, at, ev(0), ev(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := seed.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
+	md := events.Metadata{Actor: "kubelet"}
+	var ps []*events.PreparedAppend
+	for i := range 40 {
+		stream, expected := fmt.Sprintf("lease/n-%02d", i), int64(0)
+		if i == 17 {
+			stream, expected = "lease/taken", 1 // the stream is at 2
+		}
+		p, err := events.PrepareAppend(stream, expected, md, at, ev(i), ev(i+100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	tx, err := log.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, errs, err := tx.(events.PreparedAppender).AppendPrepared(ctx, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var last int64 = 2
+	for i := range ps {
+		if i == 17 {
+			if !errors.Is(errs[i], events.ErrConflict) || recs[i] != nil {
+				t.Errorf("append on a moved stream: %v, %d records; want a conflict and none", errs[i], len(recs[i]))
+			}
+			continue
+		}
+		if errs[i] != nil {
+			t.Fatalf("append %d: %v", i, errs[i])
+		}
+		for j, r := range recs[i] {
+			if r.Position != last+1 || r.Version != int64(j+1) {
+				t.Errorf("append %d event %d at position %d version %d, want position %d version %d", i, j, r.Position, r.Version, last+1, j+1)
+			}
+			last = r.Position
+		}
+	}
+	stored, err := log.ReadAfter(ctx, 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != 39*2 {
+		t.Fatalf("%d events stored, want %d", len(stored), 39*2)
+	}
+	if got := stored[0]; got.Stream != "lease/n-00" || string(got.Payload) != `{"n":0}` || got.Metadata.Actor != "kubelet" || !got.RecordedAt.Equal(at) {
+		t.Errorf("first stored event %+v", got)
+	}
+	taken, err := log.ReadStream(ctx, "lease/taken", 0)
+	if err != nil || len(taken) != 2 {
+		t.Errorf("the moved stream holds %d events (%v), want its 2", len(taken), err)
+	}
+	if head, _ := log.Head(ctx); head != last {
+		t.Errorf("head %d, want %d", head, last)
+	}
+}

@@ -1,0 +1,350 @@
+package projections
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"herd/domain"
+	"herd/events"
+)
+
+// A prepared command is read, decided and encoded on its caller's
+// goroutine, against the newest committed state this process knows (the
+// state cache, else the view row read outside any transaction); what
+// reaches the group commit's leader is a readyWrite, bytes and
+// statements only. The leader checks the stream still stands at the
+// version the command was decided on, takes the positions, runs the
+// statements and commits; a write whose stream moved is answered
+// errStale and its caller decides again on the newer state
+// (ARCHITECTURE.md, "Where the serial section is").
+
+// errStale answers a ready write whose stream moved after it was decided:
+// its caller decides again. It never leaves the package.
+var errStale = errors.New("the stream moved since the command was decided")
+
+// readyWrite is one command decided and encoded outside the write lock:
+// the events to append at the expected version, and the view rows they
+// write, with the log positions left for the leader to fill in.
+type readyWrite struct {
+	stream   string
+	expected int64
+	md       events.Metadata
+	at       time.Time
+	evs      []events.NewEvent
+	rows     []rowImage
+	// prepared is the append made ready for a log that takes prepared
+	// appends (SQLite), nil for one that does not.
+	prepared *events.PreparedAppend
+	// committed runs on the leader once the group committed, with the
+	// position of the write's last event: it remembers the state and
+	// tells the observers, in commit order.
+	committed func(last int64)
+}
+
+// rowImage is one view statement with its arguments, as the aggregate's
+// own upsert and event rows made it; slots are the arguments that carry a
+// log position, unknown until the leader appends.
+type rowImage struct {
+	query string
+	args  []any
+	slots []positionSlot
+}
+
+// positionSlot is an argument that holds the position of the write's
+// event number event: the argument itself (an int64), or, when at >= 0,
+// the placeholder's digits at byte offset at of a []byte argument (a
+// JSON row that carries its resourceVersion).
+type positionSlot struct {
+	arg, event, at int
+}
+
+// placeholderBase is the position the prepared events carry until the
+// leader knows theirs: event i gets placeholderBase+i. Nineteen digits,
+// far above any position a log reaches, so that neither the number nor
+// its digits occur in a row by chance.
+const placeholderBase int64 = 8_888_888_888_888_000_000
+
+// maxPreparedEvents bounds the events of one prepared command so that
+// their placeholders stay distinct from placeholderBase's prefix.
+const maxPreparedEvents = 1_000_000
+
+// placeholderPrefix is the digits every placeholder begins with.
+var placeholderPrefix = []byte(strconv.FormatInt(placeholderBase, 10)[:13])
+
+// placeholderDigits is how many digits a placeholder has.
+var placeholderDigits = len(strconv.FormatInt(placeholderBase, 10))
+
+// recorder is an execer that keeps the statements it is given instead of
+// running them: the aggregate's row writers, run on the caller's
+// goroutine, produce a ready write's rows through it.
+type recorder struct {
+	d      dialect
+	events int
+	rows   []rowImage
+}
+
+func (r *recorder) sqlDialect() dialect { return r.d }
+
+// ExecContext records the statement, bound to the dialect as a viewTx
+// would run it, and finds the arguments that carry a placeholder.
+func (r *recorder) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {
+	args = r.d.args(args)
+	row := rowImage{query: r.d.bind(query), args: args}
+	for i, a := range args {
+		switch v := a.(type) {
+		case int64:
+			if e := v - placeholderBase; e >= 0 && e < int64(r.events) {
+				row.slots = append(row.slots, positionSlot{arg: i, event: int(e), at: -1})
+			}
+		case []byte:
+			for off := 0; ; {
+				j := bytes.Index(v[off:], placeholderPrefix)
+				if j < 0 {
+					break
+				}
+				at := off + j
+				off = at + len(placeholderPrefix)
+				if at+placeholderDigits > len(v) {
+					break
+				}
+				n, err := strconv.ParseInt(string(v[at:at+placeholderDigits]), 10, 64)
+				if err != nil || n-placeholderBase < 0 || n-placeholderBase >= int64(r.events) {
+					continue
+				}
+				row.slots = append(row.slots, positionSlot{arg: i, event: int(n - placeholderBase), at: at})
+				off = at + placeholderDigits
+			}
+		}
+	}
+	r.rows = append(r.rows, row)
+	return driverResult{}, nil
+}
+
+// driverResult is the result of a recorded statement: the aggregates'
+// row writers do not read it.
+type driverResult struct{}
+
+func (driverResult) LastInsertId() (int64, error) {
+	return 0, errors.New("a recorded statement has not run")
+}
+func (driverResult) RowsAffected() (int64, error) {
+	return 0, errors.New("a recorded statement has not run")
+}
+
+// filled is the row's arguments with the positions of recs in its slots.
+func (r rowImage) filled(recs []events.Record) []any {
+	if len(r.slots) == 0 {
+		return r.args
+	}
+	args := append([]any(nil), r.args...)
+	// Slots in one []byte argument come in order of offset; splice them
+	// from the last so that earlier offsets stay valid.
+	for k := len(r.slots) - 1; k >= 0; k-- {
+		s := r.slots[k]
+		pos := recs[s.event].Position
+		if s.at < 0 {
+			args[s.arg] = pos
+			continue
+		}
+		b := args[s.arg].([]byte)
+		out := make([]byte, 0, len(b))
+		out = append(out, b[:s.at]...)
+		out = strconv.AppendInt(out, pos, 10)
+		out = append(out, b[s.at+placeholderDigits:]...)
+		args[s.arg] = out
+	}
+	return args
+}
+
+// updatePrepared is update for an aggregate whose commands are prepared:
+// decide and encode here, write on the leader, and decide again on the
+// newer state when the stream moved in between.
+func (a *aggregate[S]) updatePrepared(ctx context.Context, w *Writer, key string, decide func(S) ([]domain.Event, error)) (S, error) {
+	stream := a.of.Stream(key)
+	for {
+		if !w.inFlight.enter(stream) {
+			// Another command of this stream is between its decision and
+			// its commit: this one would find the stream moved. It runs
+			// on the leader instead, after the other, on the state the
+			// other left.
+			return a.updateOnLeader(ctx, w, key, decide)
+		}
+		s, again, err := a.tryPrepared(ctx, w, key, stream, decide)
+		w.inFlight.leave(stream)
+		if !again {
+			return s, err
+		}
+	}
+}
+
+// tryPrepared decides, prepares and writes one command once; again says
+// it must be decided again (its cached state was overtaken, or its
+// stream moved before its turn).
+func (a *aggregate[S]) tryPrepared(ctx context.Context, w *Writer, key, stream string, decide func(S) ([]domain.Event, error)) (S, bool, error) {
+	s, cached, err := a.current(ctx, w, key, stream)
+	if err != nil {
+		return s, false, err
+	}
+	evs, err := decideSafely(decide, s)
+	if cached && errors.Is(err, domain.ErrConflict) {
+		// Something else wrote the stream since it was remembered:
+		// decide again on the row as it stands.
+		w.states.forgetAt(stream, a.version(s))
+		return s, true, err
+	}
+	if err != nil || len(evs) == 0 {
+		return s, false, err
+	}
+	r, next, err := a.prepare(ctx, w, key, stream, s, evs)
+	if err != nil {
+		return s, false, err
+	}
+	last, err := w.group.doReady(ctx, r)
+	if errors.Is(err, errStale) {
+		w.metrics.observeRedecided()
+		if cached {
+			// A remembered state that is still the one decided on
+			// was overtaken by a write the cache never saw.
+			w.states.forgetAt(stream, a.version(s))
+		}
+		return s, true, err
+	}
+	if err != nil {
+		return s, false, err
+	}
+	return a.atPosition(next, last), false, nil
+}
+
+// updateOnLeader runs the command whole on the group commit's leader,
+// as the aggregates that are not prepared do.
+func (a *aggregate[S]) updateOnLeader(ctx context.Context, w *Writer, key string, decide func(S) ([]domain.Event, error)) (S, error) {
+	var out S
+	err := w.inTx(ctx, func(tx unitTx) error {
+		var err error
+		out, err = a.updateTx(ctx, w, tx, key, decide)
+		return err
+	})
+	return out, err
+}
+
+// streamsInFlight counts, by stream, the prepared commands between their
+// decision and their answer.
+type streamsInFlight struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+// enter marks a prepared command of stream in flight, unless one already
+// is (false).
+func (f *streamsInFlight) enter(stream string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.m[stream] > 0 {
+		return false
+	}
+	if f.m == nil {
+		f.m = make(map[string]int)
+	}
+	f.m[stream]++
+	return true
+}
+
+func (f *streamsInFlight) leave(stream string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.m[stream]--; f.m[stream] <= 0 {
+		delete(f.m, stream)
+	}
+}
+
+// current is the aggregate's newest committed state: remembered, or read
+// from its row outside any transaction; cached says it was remembered.
+func (a *aggregate[S]) current(ctx context.Context, w *Writer, key, stream string) (S, bool, error) {
+	if a.cached && w.cacheStates {
+		if st, ok := w.states.get(stream); ok {
+			return st.(S), true, nil
+		}
+	}
+	s, err := a.load(ctx, w.views, key)
+	if errors.Is(err, domain.ErrNotFound) {
+		return a.fresh(key), false, nil
+	}
+	return s, false, err
+}
+
+// prepare encodes evs, decided on s, as a ready write: their payloads and
+// metadata, and the rows folding them into s writes, with placeholder
+// positions. It returns the state after evs, its position a placeholder.
+func (a *aggregate[S]) prepare(ctx context.Context, w *Writer, key, stream string, s S, evs []domain.Event) (*readyWrite, S, error) {
+	if len(evs) > maxPreparedEvents {
+		return nil, s, fmt.Errorf("append %s: %d events in one command, more than %d", stream, len(evs), maxPreparedEvents)
+	}
+	pending, err := encodeEvents(evs)
+	if err != nil {
+		return nil, s, err
+	}
+	md := events.MetadataFor(ctx, stream)
+	at := w.clock.Now().UTC()
+	expected := a.version(s)
+	rec := &recorder{d: w.views.d, events: len(evs)}
+	for i, ev := range evs {
+		r := events.Record{
+			Position: placeholderBase + int64(i), Stream: stream, Version: expected + int64(i) + 1,
+			Type: pending[i].Type, SchemaVersion: max(pending[i].SchemaVersion, 1), RecordedAt: at,
+			Payload: pending[i].Payload, Metadata: md,
+		}
+		if s, err = a.apply(ctx, rec, key, s, r, ev); err != nil {
+			return nil, s, err
+		}
+	}
+	write := a.upsert
+	if a.hotOnly != nil && a.hotOnly(evs) {
+		write = a.upsertHot
+	}
+	if err := write(ctx, rec, key, s, placeholderBase+int64(len(evs)-1)); err != nil {
+		return nil, s, err
+	}
+	var obs []Observer[S]
+	if a.observers != nil {
+		obs = a.observers(w)
+	}
+	cache := a.cached && w.cacheStates
+	version := a.version(s)
+	next := s
+	r := &readyWrite{stream: stream, expected: expected, md: md, at: at, evs: pending, rows: rec.rows}
+	if w.prepareAppends {
+		if r.prepared, err = events.PrepareAppend(stream, expected, md, at, pending...); err != nil {
+			return nil, s, err
+		}
+	}
+	if cache || len(obs) > 0 {
+		r.committed = func(last int64) {
+			final := a.atPosition(next, last)
+			if cache {
+				w.states.put(stream, version, final)
+			}
+			for _, o := range obs {
+				o(final, evs)
+			}
+		}
+	}
+	return r, next, nil
+}
+
+// decideSafely runs decide, turning a panic into the command's error, as
+// the group commit does for the commands it runs: one bad command must
+// not take herd down with it.
+func decideSafely[S any](decide func(S) ([]domain.Event, error), s S) (evs []domain.Event, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			evs, err = nil, fmt.Errorf(errPanicFormat, p)
+		}
+	}()
+	return decide(s)
+}
