@@ -25,9 +25,10 @@ type WriteQueue struct {
 	mu sync.Mutex
 	// waiting holds each command's time of arrival, oldest first.
 	waiting list.List
-	// gate, when not nil, holds every command that arrives until it is
-	// closed (Hold).
-	gate chan struct{}
+	// held, while a Hold lasts, is the commands it holds, in order of
+	// arrival; holding says a Hold lasts.
+	held    []*heldCommand
+	holding bool
 	// threshold and onChange say when the queue is behind (SetBehind);
 	// behind is whether it was, as last judged.
 	threshold time.Duration
@@ -51,26 +52,42 @@ func (q *WriteQueue) SetBehind(threshold time.Duration, onChange func(behind boo
 	q.threshold, q.onChange = threshold, onChange
 }
 
+// heldCommand is a command a Hold keeps: proceed is closed to let it on,
+// gone once it has left the write path (or given up).
+type heldCommand struct {
+	proceed, gone chan struct{}
+}
+
 // enter adds a command arriving now; leave must be called once its
 // group committed or failed. A held queue (Hold) keeps the caller in
 // enter, counted as waiting, until it is released or ctx ends.
 func (q *WriteQueue) enter(ctx context.Context) (leave func(), err error) {
 	q.mu.Lock()
 	e := q.waiting.PushBack(q.clock.Now())
-	gate := q.gate
+	var h *heldCommand
+	if q.holding {
+		h = &heldCommand{proceed: make(chan struct{}), gone: make(chan struct{})}
+		q.held = append(q.held, h)
+	}
 	change := q.judgeLocked()
 	q.mu.Unlock()
 	change()
+	var once sync.Once
 	leave = func() {
-		q.mu.Lock()
-		q.waiting.Remove(e)
-		change := q.judgeLocked()
-		q.mu.Unlock()
-		change()
+		once.Do(func() {
+			q.mu.Lock()
+			q.waiting.Remove(e)
+			change := q.judgeLocked()
+			q.mu.Unlock()
+			change()
+			if h != nil {
+				close(h.gone)
+			}
+		})
 	}
-	if gate != nil {
+	if h != nil {
 		select {
-		case <-gate:
+		case <-h.proceed:
 		case <-ctx.Done():
 			leave()
 			return nil, ctx.Err()
@@ -110,21 +127,24 @@ func (q *WriteQueue) Behind() (time.Duration, bool) {
 // Hold keeps every command that arrives from now on waiting, in the
 // queue, until release is called: the write path stalled as a slow disk
 // or a long lock stalls it, so that tests can show what herd does while
-// its writes wait. Commands already past the queue go on.
+// its writes wait. Commands already past the queue go on. Released, the
+// held commands go on one at a time, in the order they arrived, as the
+// group commit would have taken them.
 func (q *WriteQueue) Hold() (release func()) {
-	gate := make(chan struct{})
 	q.mu.Lock()
-	q.gate = gate
+	q.holding = true
 	q.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			q.mu.Lock()
-			if q.gate == gate {
-				q.gate = nil
-			}
+			held := q.held
+			q.held, q.holding = nil, false
 			q.mu.Unlock()
-			close(gate)
+			for _, h := range held {
+				close(h.proceed)
+				<-h.gone
+			}
 		})
 	}
 }

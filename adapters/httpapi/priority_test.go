@@ -31,9 +31,9 @@ func (f *fakeArrivals) Arrive(name string, at time.Time) func(bool) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.pending[name]--
-		if kept {
+		if kept && at.After(f.kept[name]) {
 			f.kept[name] = at
-		} else {
+		} else if !kept {
 			f.refused[name]++
 		}
 	}
