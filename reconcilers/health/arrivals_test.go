@@ -160,3 +160,56 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestMarkingASilentNodeWritesOneEvent: each node that falls silent is
+// marked with one event, a HeartbeatMissed that says it all (its
+// conditions Unknown, Ready no longer True, its unreachable taints), and
+// the node it leaves is the one the separate events left.
+func TestMarkingASilentNodeWritesOneEvent(t *testing.T) {
+	const nodes = 3
+	f := newBenchFleet(t, nodes)
+	ctx := t.Context()
+	r, err := New(DefaultConfig(), f.w, f.view, f.clk, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.monitor(ctx); err != nil {
+		t.Fatal(err)
+	}
+	from, err := f.store.Head(ctx, f.store.DB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.clk.Step(45 * time.Second)
+	if err := r.monitor(ctx); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := f.store.ReadAfter(ctx, f.store.DB(), from, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perNode := map[string][]string{}
+	for _, rec := range recs {
+		if name, ok := domain.NodeAggregate.Key(rec.Stream); ok {
+			perNode[name] = append(perNode[name], rec.Type)
+		}
+	}
+	for i := range nodes {
+		name := benchNodeName(i)
+		if got := perNode[name]; len(got) != 1 || got[0] != (domain.HeartbeatMissed{}).EventType() {
+			t.Errorf("marking %s wrote %v, want one HeartbeatMissed", name, got)
+		}
+		n, err := f.view.Get(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range n.Conditions {
+			if c.Status != domain.ConditionUnknown {
+				t.Errorf("%s: %s is %s after the mark", name, c.Type, c.Status)
+			}
+		}
+		if !n.HasTaint(domain.TaintUnreachable, domain.EffectNoSchedule) || n.AgentState != domain.AgentLost {
+			t.Errorf("%s after the mark: taints %v, agent %s", name, n.Taints, n.AgentState)
+		}
+	}
+}

@@ -49,7 +49,7 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	mark := func(name string) error {
 		// A node deleted or stopped since the query is left alone.
 		_, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.IfNodeReporting{Command: domain.NodeSequence{
-			domain.MarkNodeUnreachable{Note: note, LastHeard: r.deadlines.last(name)},
+			domain.MarkNodeUnreachable{Note: note, LastHeard: r.deadlines.last(name), WithholdNoExecute: disrupted},
 			domain.SyncConditionTaints{WithholdNoExecute: disrupted},
 		}})
 		if errors.Is(err, domain.ErrNotFound) {
