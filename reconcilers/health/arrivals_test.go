@@ -107,8 +107,12 @@ func TestARenewalWaitingInAStalledWritePathIsNotMarked(t *testing.T) {
 	if got := queue.Oldest(); got != 15*time.Second {
 		t.Fatalf("the write path is %v behind, want 15s", got)
 	}
-	if err := r.monitor(ctx); err != nil {
-		t.Fatal(err)
+	// A mark would wait in the stalled write path: bounded, so that it
+	// fails the test rather than hangs it.
+	stalled, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := r.monitor(stalled); err != nil {
+		t.Fatalf("the monitor pass while herd's writes wait: %v", err)
 	}
 	if s0, s1 := f.readyOf(t, 0), f.readyOf(t, 1); s0 != domain.ConditionTrue || s1 != domain.ConditionTrue {
 		t.Fatalf("while herd's writes wait 15 s, the renewing node is %s and the one silent for 45 s is %s; want both True", s0, s1)
