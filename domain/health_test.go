@@ -7,8 +7,23 @@ import (
 )
 
 func TestMarkNodeUnreachable(t *testing.T) {
-	unknown := func(ty ConditionType, from ConditionStatus, reason, msg string) Event {
-		return NodeConditionChanged{Type: ty, From: from, Status: ConditionUnknown, Reason: reason, Message: msg, Inferred: true, At: at(60)}
+	health := func(from ConditionStatus) []MissedCondition {
+		var out []MissedCondition
+		for i, ty := range []ConditionType{ConditionReady, ConditionMemoryPressure, ConditionDiskPressure, ConditionPIDPressure, ConditionHighLoad} {
+			f := from
+			if from == ConditionTrue && i > 0 {
+				f = ConditionFalse
+			}
+			out = append(out, MissedCondition{Type: ty, From: f})
+		}
+		return out
+	}
+	unreachable := func(noExecute bool) []Taint {
+		out := []Taint{{Key: TaintUnreachable, Effect: EffectNoSchedule, TimeAdded: at(60)}}
+		if noExecute {
+			out = append(out, Taint{Key: TaintUnreachable, Effect: EffectNoExecute, TimeAdded: at(60)})
+		}
+		return out
 	}
 	stopped, _ := run(t, ready(t, "web-01"), step{DeregisterNode{}, at(20)})
 	tests := []struct {
@@ -18,30 +33,19 @@ func TestMarkNodeUnreachable(t *testing.T) {
 		want []Event
 	}{
 		{
+			// One event says it all: the conditions gone Unknown, Ready
+			// no longer True, the unreachable taints.
 			name: "a silent ready node goes Unknown on every health condition",
 			node: ready(t, "web-01"),
-			want: []Event{
-				HeartbeatMissed{LastHeartbeat: at(10), Reason: ReasonNodeStatusUnknown, At: at(60)},
-				unknown(ConditionReady, ConditionTrue, ReasonNodeStatusUnknown, MessageNodeStatusUnknown),
-				unknown(ConditionMemoryPressure, ConditionFalse, ReasonNodeStatusUnknown, MessageNodeStatusUnknown),
-				unknown(ConditionDiskPressure, ConditionFalse, ReasonNodeStatusUnknown, MessageNodeStatusUnknown),
-				unknown(ConditionPIDPressure, ConditionFalse, ReasonNodeStatusUnknown, MessageNodeStatusUnknown),
-				unknown(ConditionHighLoad, ConditionFalse, ReasonNodeStatusUnknown, MessageNodeStatusUnknown),
-				NodeBecameNotReady{Status: ConditionUnknown, Reason: ReasonNodeStatusUnknown, At: at(60)},
-			},
+			want: []Event{HeartbeatMissed{LastHeartbeat: at(10), Reason: ReasonNodeStatusUnknown, Message: MessageNodeStatusUnknown, At: at(60),
+				Conditions: health(ConditionTrue), NotReady: true, Taints: unreachable(true)}},
 		},
 		{
 			name: "a node that never reported gets every condition as never updated",
 			node: registered("web-01"),
-			cmd:  MarkNodeUnreachable{Note: "(herd may be cut off)"},
-			want: []Event{
-				HeartbeatMissed{Reason: ReasonNodeStatusNeverUpdated, At: at(60)},
-				unknown(ConditionReady, "", ReasonNodeStatusNeverUpdated, MessageNodeStatusNeverUpd+" (herd may be cut off)"),
-				unknown(ConditionMemoryPressure, "", ReasonNodeStatusNeverUpdated, MessageNodeStatusNeverUpd+" (herd may be cut off)"),
-				unknown(ConditionDiskPressure, "", ReasonNodeStatusNeverUpdated, MessageNodeStatusNeverUpd+" (herd may be cut off)"),
-				unknown(ConditionPIDPressure, "", ReasonNodeStatusNeverUpdated, MessageNodeStatusNeverUpd+" (herd may be cut off)"),
-				unknown(ConditionHighLoad, "", ReasonNodeStatusNeverUpdated, MessageNodeStatusNeverUpd+" (herd may be cut off)"),
-			},
+			cmd:  MarkNodeUnreachable{Note: "(herd may be cut off)", WithholdNoExecute: true},
+			want: []Event{HeartbeatMissed{Reason: ReasonNodeStatusNeverUpdated, Message: MessageNodeStatusNeverUpd + " (herd may be cut off)", At: at(60),
+				Conditions: health(""), Taints: unreachable(false)}},
 		},
 		{
 			name: "a stopped node is expected to be silent",
@@ -67,7 +71,11 @@ func TestMarkNodeUnreachable(t *testing.T) {
 }
 
 func TestSyncConditionTaints(t *testing.T) {
-	unreachable, _ := run(t, ready(t, "web-01"), step{MarkNodeUnreachable{}, at(60)})
+	// Ready Unknown without the taints the mark puts on with it: what a
+	// version 1 HeartbeatMissed and its conditions left, or an operator
+	// who took the taints off.
+	unreachable := fold(ready(t, "web-01"), HeartbeatMissed{LastHeartbeat: at(10), Reason: ReasonNodeStatusUnknown, At: at(60),
+		Conditions: []MissedCondition{{Type: ConditionReady, From: ConditionTrue}}, NotReady: true})
 	pressured, _ := run(t, ready(t, "web-01"), step{RecordHeartbeat{Metrics: &Metrics{
 		CPUCount: 4, MemoryTotalBytes: 100, MemoryAvailableBytes: 5, DiskTotalBytes: 100, DiskAvailableBytes: 50, PIDsMax: 100, PIDsCurrent: 1,
 	}}, at(20)})

@@ -47,6 +47,9 @@ type MarkNodeUnreachable struct {
 	// the node's own last report. Whether the node ever posted its status
 	// is judged by its own reports, as Kubernetes judges it.
 	LastHeard time.Time
+	// WithholdNoExecute leaves out the NoExecute unreachable taint, as
+	// SyncConditionTaints does during a fleet disruption.
+	WithholdNoExecute bool
 }
 
 func (c MarkNodeUnreachable) decideNode(n Node, now time.Time) ([]Event, error) {
@@ -64,20 +67,20 @@ func (c MarkNodeUnreachable) decideNode(n Node, now time.Time) ([]Event, error) 
 	if c.Note != "" {
 		msg = fmt.Sprintf("%s %s", msg, c.Note)
 	}
-	var changes []Event
+	var changes []MissedCondition
 	for _, t := range healthConditions {
 		cur, ok := n.Condition(t)
 		if (!ok && !never) || cur.Status == ConditionUnknown {
 			continue
 		}
-		changes = append(changes, NodeConditionChanged{
-			Type: t, From: cur.Status, Status: ConditionUnknown, Reason: reason, Message: msg, Inferred: true, At: now,
-		})
+		changes = append(changes, MissedCondition{Type: t, From: cur.Status})
 	}
 	if !never {
 		// CPUPressure, the pressure beyond Kubernetes' own, when the
 		// node reported it: stale as the rest.
-		changes = append(changes, pressuresUnknown(n, []ConditionType{ConditionCPUPressure}, reason, msg, now)...)
+		if cur, ok := n.Condition(ConditionCPUPressure); ok && cur.Status != ConditionUnknown {
+			changes = append(changes, MissedCondition{Type: ConditionCPUPressure, From: cur.Status})
+		}
 	}
 	if len(changes) == 0 {
 		return nil, nil
@@ -86,11 +89,18 @@ func (c MarkNodeUnreachable) decideNode(n Node, now time.Time) ([]Event, error) 
 	if c.LastHeard.After(last) {
 		last = c.LastHeard
 	}
-	evs := append([]Event{HeartbeatMissed{LastHeartbeat: last, Reason: reason, At: now}}, changes...)
-	if conditionStatus(n, ConditionReady) == ConditionTrue {
-		evs = append(evs, NodeBecameNotReady{Status: ConditionUnknown, Reason: reason, At: now})
+	// One event says it all: the conditions gone Unknown, Ready no
+	// longer True, and the unreachable taints that follow.
+	missed := HeartbeatMissed{LastHeartbeat: last, Reason: reason, Message: msg, At: now, Conditions: changes,
+		NotReady: conditionStatus(n, ConditionReady) == ConditionTrue}
+	marked := EvolveNode(n, missed)
+	for _, w := range desiredConditionTaints(marked, c.WithholdNoExecute) {
+		if w.Key == TaintUnreachable && !n.HasTaint(w.Key, w.Effect) {
+			w.TimeAdded = now
+			missed.Taints = append(missed.Taints, w)
+		}
 	}
-	return evs, nil
+	return []Event{missed}, nil
 }
 
 // Silent reports whether a node has missed its deadline at now: its last

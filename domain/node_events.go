@@ -127,7 +127,7 @@ var NodeAggregate = defineAggregate("node",
 	eventOf[NodeConditionChanged](1),
 	eventOf[NodeBecameReady](1),
 	eventOf[NodeBecameNotReady](1),
-	eventOf[HeartbeatMissed](1),
+	eventOf[HeartbeatMissed](2), // 2: with its Parts; a 1 has none
 	eventOf[NodeDeregistered](1),
 	eventOf[NodeLabelsChanged](1),
 	eventOf[NodeDeleted](1),

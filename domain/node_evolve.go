@@ -68,6 +68,12 @@ func EvolveNode(n Node, e Event) Node {
 		if n.AgentState == AgentReady || n.AgentState == AgentStarting {
 			n.AgentState = AgentLost
 		}
+		// What the mark changed, folded as the events it stands for were:
+		// one event, one version.
+		for _, p := range e.Parts() {
+			n = EvolveNode(n, p)
+			n.Version--
+		}
 	case NodeDeregistered:
 		n.AgentState = AgentStopped
 	case NodeTainted:

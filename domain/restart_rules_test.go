@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -39,7 +40,7 @@ func TestMarkNodeUnreachableTurnsAReportedCPUPressureUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[ConditionType]ConditionStatus{}
-	for _, e := range evs {
+	for _, e := range slices.Concat(flattenAll(evs)...) {
 		if ch, ok := e.(NodeConditionChanged); ok {
 			got[ch.Type] = ch.Status
 		}
@@ -51,7 +52,7 @@ func TestMarkNodeUnreachableTurnsAReportedCPUPressureUnknown(t *testing.T) {
 	}
 	// A node that never reported is not given a CPUPressure it never had.
 	evs, _ = DecideNode(registered("db-01"), MarkNodeUnreachable{}, at(90))
-	for _, e := range evs {
+	for _, e := range slices.Concat(flattenAll(evs)...) {
 		if ch, ok := e.(NodeConditionChanged); ok && ch.Type == ConditionCPUPressure {
 			t.Errorf("a node that never reported was given %+v", ch)
 		}
@@ -73,4 +74,13 @@ func TestStartHealthMonitorIsAlwaysRecorded(t *testing.T) {
 	if _, err := DecideFleet(f, StartHealthMonitor{Nodes: 6}, at(901)); err == nil {
 		t.Error("a start without a time was accepted")
 	}
+}
+
+// flattenAll is each of evs with its parts (domain.Flatten).
+func flattenAll(evs []Event) [][]Event {
+	out := make([][]Event, len(evs))
+	for i, e := range evs {
+		out[i] = Flatten(e)
+	}
+	return out
 }

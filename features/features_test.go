@@ -87,6 +87,7 @@ func initializeScenario(sc *godog.ScenarioContext, database func() string) {
 	w.registerRetentionSteps(sc)
 	w.registerNamespaceSteps(sc)
 	w.registerLeaseSteps(sc)
+	w.registerOverloadSteps(sc)
 	w.registerEventSteps(sc)
 	w.registerGarbageCollectionSteps(sc)
 }

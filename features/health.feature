@@ -46,6 +46,23 @@ Feature: Nodes that fall silent
     Then node "web-01" shows Ready Unknown since 09:00:45, last heartbeat 09:00:00
     And the log holds 1 "HeartbeatMissed" event
 
+  Scenario: Marking a silent node writes one event that says it all
+    Given node "web-01" has registered and is Ready
+    When 45 seconds pass
+    Then node "web-01" shows Ready Unknown since 09:00:45, last heartbeat 09:00:00
+    And node "web-01" has the taints:
+      | key                            | effect     |
+      | node.kubernetes.io/unreachable | NoSchedule |
+    And the log holds 1 "HeartbeatMissed" event
+    And the log holds 0 "NodeBecameNotReady" events
+    And the log holds 0 "NodeTainted" events
+    And the timeline of "web-01" shows, in order:
+      | kind             | type    | reason            | at       |
+      | HeartbeatMissed  | Warning | NodeStatusUnknown | 09:00:45 |
+      | ConditionChanged | Warning | NodeStatusUnknown | 09:00:45 |
+      | BecameNotReady   | Warning | NodeStatusUnknown | 09:00:45 |
+      | Tainted          | Warning | Ready is Unknown  | 09:00:45 |
+
   Scenario: A lone node that falls silent is marked but not evicted
     Given node "web-01" has registered and is Ready
     When 45 seconds pass

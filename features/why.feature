@@ -10,16 +10,16 @@ Feature: Why a node is not as it should be
 
   Scenario: Why a node is NotReady
     When 2 minutes pass
-    Then herd explains node "n1": "Ready is Unknown: its last heartbeat was at 09:00:00", made so by NodeConditionChanged of "system:herd:health"
-    And herd explains node "n1": "tainted node.kubernetes.io/unreachable:NoSchedule", made so by NodeTainted of "system:herd:health"
+    Then herd explains node "n1": "Ready is Unknown: its last heartbeat was at 09:00:00", made so by HeartbeatMissed of "system:herd:health"
+    And herd explains node "n1": "tainted node.kubernetes.io/unreachable:NoSchedule", made so by HeartbeatMissed of "system:herd:health"
 
   Scenario: Why a node was NotReady, asked once it is back
     When 2 minutes pass
     And 1 minute passes
     And the agent on "n1" reports the same metrics again
     Then herd finds nothing wrong with node "n1"
-    And herd explains node "n1" as it was at 09:02:30: "Ready is Unknown: its last heartbeat was at 09:00:00", made so by NodeConditionChanged of "system:herd:health"
-    And herd explains node "n1" as it was at 09:02:30: "tainted node.kubernetes.io/unreachable:NoSchedule", made so by NodeTainted of "system:herd:health"
+    And herd explains node "n1" as it was at 09:02:30: "Ready is Unknown: its last heartbeat was at 09:00:00", made so by HeartbeatMissed of "system:herd:health"
+    And herd explains node "n1" as it was at 09:02:30: "tainted node.kubernetes.io/unreachable:NoSchedule", made so by HeartbeatMissed of "system:herd:health"
     And the timeline of "n1" as it was at 09:01:00 ends with BecameReady
     And the timeline of "n1" as it was at 09:02:30 ends with Tainted
 

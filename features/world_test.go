@@ -101,6 +101,10 @@ type world struct {
 	// the log as it stood before the scenario's last round of it.
 	compactor       *projections.Compactor
 	beforeRetention []events.Record
+	// writer is herd's unit of work, whose write path a scenario can
+	// stall; stall holds what it stalled.
+	writer *projections.Writer
+	stall  stall
 }
 
 // start gives the scenario a fresh herd: a new data directory, a fake
@@ -166,7 +170,7 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 func (w *world) launch(ctx context.Context) error {
 	w.app = fx.New(app.Options(w.cfg, append([]fx.Option{
 		fx.Decorate(func(clock.WithTicker) clock.WithTicker { return w.clock }),
-		fx.Populate(&w.server, &w.log, &w.recs, &w.devices.listener, &w.mock, &w.kubelets, &w.compactor),
+		fx.Populate(&w.server, &w.log, &w.recs, &w.devices.listener, &w.mock, &w.kubelets, &w.compactor, &w.writer),
 	}, w.zoneOptions()...)...))
 	if err := w.app.Err(); err != nil {
 		w.app = nil
@@ -222,6 +226,7 @@ func hasTag(sc *godog.Scenario, tag string) bool {
 func (w *world) stop(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
 	var errs []error
 	w.watching.close()
+	w.stall.end() // a stalled write path would hold herd's stop
 	errs = append(errs, w.stopAgent())
 	if w.app != nil {
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startStopTimeout)

@@ -27,8 +27,10 @@ var nodes = describe(&aggregate[domain.Node]{
 		return n
 	},
 	eventRows: func(ctx context.Context, x execer, name string, rec events.Record, ev domain.Event) error {
-		for _, e := range timelineEntries(name, rec, ev) {
-			if _, err := x.ExecContext(ctx, insertTimelineSQL, e.args(0)...); err != nil {
+		// One event may stand for several entries (a HeartbeatMissed and
+		// what it changed): each its own seq under the event's position.
+		for seq, e := range timelineEntries(name, rec, ev) {
+			if _, err := x.ExecContext(ctx, insertTimelineSQL, e.args(seq)...); err != nil {
 				return fmt.Errorf("timeline %s@%d: %w", name, rec.Position, err)
 			}
 		}

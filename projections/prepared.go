@@ -167,8 +167,25 @@ func (r rowImage) filled(recs []events.Record) []any {
 // newer state when the stream moved in between.
 func (a *aggregate[S]) updatePrepared(ctx context.Context, w *Writer, key string, decide func(S) ([]domain.Event, error)) (S, error) {
 	stream := a.of.Stream(key)
+	// In the write queue from here, as a command run whole on the leader
+	// is from inTx on: herd is behind when its heartbeats wait (a Hold
+	// keeps this one here, before it decides).
+	leave, err := w.queue.enter(ctx)
+	if err != nil {
+		var zero S
+		return zero, err
+	}
+	queued := true
+	defer func() {
+		if queued {
+			leave()
+		}
+	}()
 	for {
 		if !w.inFlight.enter(stream) {
+			// updateOnLeader enters the queue itself, through inTx.
+			leave()
+			queued = false
 			// Another command of this stream is between its decision and
 			// its commit: this one would find the stream moved. It runs
 			// on the leader instead, after the other, on the state the

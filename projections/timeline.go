@@ -76,7 +76,12 @@ func timelineEntries(node string, rec events.Record, ev domain.Event) []Timeline
 		if !e.LastHeartbeat.IsZero() {
 			msg = "no heartbeat since " + e.LastHeartbeat.UTC().Format(time.RFC3339)
 		}
-		return entry(e.At, "HeartbeatMissed", warning, e.Reason, msg)
+		out := entry(e.At, "HeartbeatMissed", warning, e.Reason, msg)
+		// What the mark changed, as the events it stands for read.
+		for _, p := range e.Parts() {
+			out = append(out, timelineEntries(node, rec, p)...)
+		}
+		return out
 	case domain.NodeBecameNotReady:
 		return entry(e.At, "BecameNotReady", warning, e.Reason, fmt.Sprintf("node is not Ready: Ready is %s", e.Status))
 	case domain.NodeScrapeFailed:

@@ -24,6 +24,9 @@ type Writer struct {
 	clock   clock.PassiveClock
 	metrics *Metrics
 	group   *groupCommit
+	// queue says how long the commands in the write path have waited
+	// (WriteQueue).
+	queue *WriteQueue
 	// states remembers the committed states of the aggregates that ask
 	// for it (see aggregate.cached), when cacheStates: on SQLite, whose
 	// one writer is this process. On PostgreSQL other replicas write the
@@ -51,7 +54,7 @@ type Writer struct {
 func NewWriter(log events.Log, clk clock.PassiveClock, metrics *Metrics) *Writer {
 	_, engine := events.SQLDB(log)
 	w := &Writer{log: log, views: newViewDB(log), clock: clk, metrics: metrics, group: &groupCommit{log: log, metrics: metrics},
-		cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite}
+		queue: newWriteQueue(clk), cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite}
 	w.commands = newWriterCommands(w)
 	return w
 }
@@ -85,8 +88,16 @@ func (w *Writer) appendEvents(ctx context.Context, tx unitTx, stream string, exp
 // savepoint. It returns once that transaction committed, or with fn's
 // error, in which case nothing fn wrote remains. fn must not call inTx.
 func (w *Writer) inTx(ctx context.Context, fn func(unitTx) error) error {
+	leave, err := w.queue.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	return w.group.do(ctx, fn)
 }
+
+// WriteQueue is the write path's queue: how long its commands wait.
+func (w *Writer) WriteQueue() *WriteQueue { return w.queue }
 
 // encodeEvents turns domain events into the log's type-plus-bytes form.
 func encodeEvents(evs []domain.Event) ([]events.NewEvent, error) {

@@ -60,9 +60,10 @@ type Change struct {
 // to version upTo, that made accepts (any, when made is nil).
 func ChangeOf[E domain.Event](stream string, upTo int64, made func(E) bool) Change {
 	var e E
-	return Change{Stream: stream, UpTo: upTo, Types: []string{e.EventType()}, Made: func(ev domain.Event) bool {
-		got, ok := ev.(E)
-		return ok && (made == nil || made(got))
+	// The change may be one of a composite event's parts (a
+	// HeartbeatMissed's taints and conditions).
+	return Change{Stream: stream, UpTo: upTo, Types: domain.TypesHolding(e.EventType()), Made: func(ev domain.Event) bool {
+		return domain.Holds(ev, made)
 	}}
 }
 

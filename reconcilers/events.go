@@ -2,17 +2,20 @@ package reconcilers
 
 import (
 	"fmt"
+	"slices"
 
 	"herd/domain"
 	"herd/events"
 )
 
-// Is reports whether rec holds an event of type E. KeysFor matches what
-// happened by the event's Go type (Is[domain.NodeDrainStarted](rec)), not
-// by its stored name, which is the domain's to spell.
+// Is reports whether rec holds an event of type E, alone or among the
+// parts of a composite event (domain.Composite: a HeartbeatMissed holds
+// the NodeTainted of its taints). KeysFor matches what happened by the
+// event's Go type (Is[domain.NodeDrainStarted](rec)), not by its stored
+// name, which is the domain's to spell.
 func Is[E domain.Event](rec events.Record) bool {
 	var e E
-	return rec.Type == e.EventType()
+	return slices.Contains(domain.TypesHolding(e.EventType()), rec.Type)
 }
 
 // EventTypes is a set of event types a reconciler reacts to, made from
@@ -24,7 +27,10 @@ type EventTypes struct{ types map[string]bool }
 func EventTypesOf(evs ...domain.Event) EventTypes {
 	s := EventTypes{types: make(map[string]bool, len(evs))}
 	for _, e := range evs {
-		s.types[e.EventType()] = true
+		// An event within a composite counts as that event.
+		for _, t := range domain.TypesHolding(e.EventType()) {
+			s.types[t] = true
+		}
 	}
 	return s
 }
@@ -57,7 +63,7 @@ var OwnedPodEvents = EventTypesOf(
 // another type or its payload does not decode.
 func Decode[E domain.Event](rec events.Record) (E, error) {
 	var zero E
-	if !Is[E](rec) {
+	if rec.Type != zero.EventType() {
 		return zero, fmt.Errorf("event %s at %d is not a %s", rec.Type, rec.Position, zero.EventType())
 	}
 	ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)

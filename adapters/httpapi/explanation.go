@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"herd/domain"
@@ -129,9 +130,10 @@ type trouble struct {
 // (any, when is is nil).
 func madeByA[E domain.Event](what string, is func(E) bool) trouble {
 	var e E
-	return trouble{what: what, types: []string{e.EventType()}, made: func(ev domain.Event) bool {
-		got, ok := ev.(E)
-		return ok && (is == nil || is(got))
+	// An event may be found in a composite that stands for it (a
+	// HeartbeatMissed for the conditions and taints it changed).
+	return trouble{what: what, types: domain.TypesHolding(e.EventType()), made: func(ev domain.Event) bool {
+		return domain.Holds(ev, is)
 	}}
 }
 
@@ -314,6 +316,16 @@ func explained(rec events.Record) ExplainedEvent {
 		e.Says = fmt.Sprintf("%s:%s (%s)", ev.Taint.Key, ev.Taint.Effect, ev.Cause)
 	case domain.HeartbeatMissed:
 		e.Says = fmt.Sprintf("no heartbeat since %s", ev.LastHeartbeat.Format(time.RFC3339))
+		if len(ev.Conditions) > 0 {
+			types := make([]string, len(ev.Conditions))
+			for i, c := range ev.Conditions {
+				types[i] = string(c.Type)
+			}
+			e.Says += fmt.Sprintf("; %s → Unknown: %s", strings.Join(types, ", "), ev.Message)
+		}
+		for _, t := range ev.Taints {
+			e.Says += fmt.Sprintf("; tainted %s:%s", t.Key, t.Effect)
+		}
 	case domain.PodDisruptionTargeted:
 		e.Says = fmt.Sprintf("%s: %s", ev.Reason, ev.Message)
 	case domain.PodUnschedulable:

@@ -25,7 +25,8 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 
 // readyz is ready when the log answers a query and can be written: a herd
 // whose every write fails (a full disk) is not ready, and says why, until
-// a write succeeds again. A replica that does not lead the reconcilers is
+// a write succeeds again, nor is a herd whose writes are behind (its
+// write-queue check), until it has caught up. A replica that does not lead the reconcilers is
 // ready all the same: it serves reads and writes. ?verbose says, as
 // kube-apiserver's does, what was checked, and which replica leads the
 // reconcilers.
@@ -39,12 +40,36 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	queue, behind := s.writeQueueLine()
+	if behind {
+		// Not ready, and why, as kube-apiserver lists every check when
+		// one fails: a herd whose writes are behind answers node
+		// heartbeats first and refuses what can wait (priority.go).
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = fmt.Fprintf(w, "[+]log ok\n%s%s%sreadyz check failed\n", queue,
+			leaderLine(r.Context(), "reconcilers", s.Reconcilers), leaderLine(r.Context(), "retention", s.Retention))
+		return
+	}
 	if !r.URL.Query().Has("verbose") {
 		_, _ = w.Write([]byte("ok"))
 		return
 	}
-	_, _ = fmt.Fprintf(w, "[+]log ok\n%s%sreadyz check passed\n",
+	_, _ = fmt.Fprintf(w, "[+]log ok\n%s%s%sreadyz check passed\n", queue,
 		leaderLine(r.Context(), "reconcilers", s.Reconcilers), leaderLine(r.Context(), "retention", s.Retention))
+}
+
+// writeQueueLine is /readyz?verbose's line on herd's write path, and
+// whether it is behind; nothing when herd does not say.
+func (s *Server) writeQueueLine() (string, bool) {
+	if s.WritePath == nil {
+		return "", false
+	}
+	oldest, behind := s.WritePath.Behind()
+	if behind {
+		return fmt.Sprintf("[-]write-queue failed: herd's writes are behind: the oldest has waited %s for its commit; "+
+			"requests other than node heartbeats are refused with 429 until it catches up\n", oldest.Round(time.Millisecond)), true
+	}
+	return fmt.Sprintf("[+]write-queue ok: the oldest write has waited %s\n", oldest.Round(time.Millisecond)), false
 }
 
 // leaderLine is /readyz?verbose's line on who leads job, or nothing when

@@ -236,9 +236,17 @@ func (r *eventReader) nodeEvents(ctx context.Context, upTo int64) ([]derivedEven
 		return nil, err
 	}
 	out := make([]derivedEvent, 0, len(entries))
+	// One record may stand for several entries (a HeartbeatMissed and
+	// what it changed): each after the first gets its index.
+	seq, last := 0, int64(-1)
 	for _, e := range entries {
 		if e.Position > upTo {
 			break
+		}
+		if e.Position == last {
+			seq++
+		} else {
+			seq, last = 0, e.Position
 		}
 		uid, ok := r.nodeUIDs[e.Node]
 		if !ok {
@@ -256,7 +264,7 @@ func (r *eventReader) nodeEvents(ctx context.Context, upTo int64) ([]derivedEven
 			typ = corev1.EventTypeWarning
 		}
 		out = append(out, derivedEvent{
-			pos: e.Position, at: e.At, namespace: metav1.NamespaceDefault,
+			pos: e.Position, seq: seq, at: e.At, namespace: metav1.NamespaceDefault,
 			object:    corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: e.Node, UID: types.UID(uid)},
 			reason:    e.Kind,
 			typ:       typ,

@@ -64,6 +64,7 @@ func (s *Server) expensiveRead(w http.ResponseWriter, r *http.Request, kind stri
 	case <-r.Context().Done():
 		return r, nil, false // the client is gone
 	case <-wait.C:
+		s.shares.refused(levelReads, "expensive-reads")
 		s.writeError(w, apierrors.NewTooManyRequests(fmt.Sprintf(
 			"too many reads of history at once: herd runs %d at a time (audit, timelines, explanations, series, lists of the past), "+
 				"so that node heartbeats keep their share; retry after %d second", cap(s.reads), expensiveReadRetryAfter),

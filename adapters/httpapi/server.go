@@ -65,6 +65,12 @@ type Config struct {
 	// ReadTimeout bounds each such read: past it the read's queries are
 	// cancelled in the database and the client gets 504. Zero means 10 s.
 	ReadTimeout time.Duration
+	// MaxRequestsInflight bounds the reads (gets and lists; watches are
+	// bounded per user) that run at once, and MaxMutatingRequestsInflight
+	// the writes other than node heartbeats; one more is refused with 429
+	// and Retry-After (priority.go). Zero means kube-apiserver's defaults,
+	// 400 and 200; negative, no bound.
+	MaxRequestsInflight, MaxMutatingRequestsInflight int
 }
 
 // Deps are what the API reads and writes through.
@@ -129,6 +135,16 @@ type Deps struct {
 	// UI serves the web view under UIPath, and a browser asking for / is
 	// sent there; nil serves no web view.
 	UI http.Handler
+	// WritePath says how far behind herd's writes are: while behind,
+	// requests other than node heartbeats are refused with 429, and
+	// /readyz says so. Nil: never behind.
+	WritePath WriteBacklog
+	// Heartbeats is told of every node heartbeat as it arrives, before
+	// its write is queued; nil tells nobody.
+	Heartbeats HeartbeatArrivals
+	// Registerer takes the API's own metrics (refused requests); nil
+	// registers them nowhere.
+	Registerer prometheus.Registerer
 }
 
 // UIPath is where the web view is served: its routes, the public paths
@@ -151,12 +167,19 @@ type Server struct {
 	// reads holds a token for every expensive read running
 	// (read_share.go).
 	reads chan struct{}
+	// shares bounds the requests of each priority level running at once
+	// and counts those refused (priority.go).
+	shares *shares
 }
 
 // NewServer returns a Server with every route registered, and tells the
 // watch hub (which must not have started yet) about every resource.
 func NewServer(deps Deps, cfg Config) (*Server, error) {
 	s := &Server{Deps: deps, cfg: cfg, mux: http.NewServeMux(), watches: newWatchLimiter(cfg.MaxWatchesPerUser), reads: make(chan struct{}, cfg.expensiveReads())}
+	var err error
+	if s.shares, err = newShares(cfg, deps.Registerer); err != nil {
+		return nil, err
+	}
 	if err := s.indexKinds(); err != nil {
 		return nil, err
 	}
@@ -285,15 +308,29 @@ func (s *Server) admit(h http.Handler) http.Handler {
 				err = negotiated
 			}
 		}
-		if err == nil && isWatchRequest(r, ri) {
+		watching := isWatchRequest(r, ri)
+		if err == nil && watching {
 			var release func()
 			if release, err = s.watches.acquire(u.Name); err == nil {
+				defer release()
+			}
+		}
+		level := priorityOf(r, ri)
+		if err == nil {
+			var release func()
+			if release, err = s.admitPriority(level, watching); err == nil {
 				defer release()
 			}
 		}
 		if err != nil {
 			s.writeError(w, err, "", "")
 			return
+		}
+		if level == levelHeartbeats {
+			// Noted before its write is queued: herd heard the node now,
+			// however long the write waits (priority.go).
+			answered := s.noteHeartbeat(ri)
+			defer func() { answered(codeOf(w)) }()
 		}
 		h.ServeHTTP(w, r)
 	})
@@ -358,6 +395,15 @@ type statusRecorder struct {
 func (r *statusRecorder) WriteHeader(code int) {
 	r.code = code
 	r.ResponseWriter.WriteHeader(code)
+}
+
+// codeOf is the status code w answered with: 200 unless a statusRecorder
+// says otherwise.
+func codeOf(w http.ResponseWriter) int {
+	if rec, ok := w.(*statusRecorder); ok {
+		return rec.code
+	}
+	return http.StatusOK
 }
 
 // Flush passes flushes through, for streaming responses.

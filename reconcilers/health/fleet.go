@@ -90,7 +90,7 @@ func (r *Reconciler) seed(ctx context.Context) error {
 	since := r.since()
 	m := make(map[string]reach, len(ds))
 	for _, d := range ds {
-		m[d.Name] = classify(d.Ready, d.LastHeartbeat, d.RegisteredAt, since, now, r.cfg)
+		m[d.Name] = r.classify(d.Name, d.Ready, d.LastHeartbeat, d.RegisteredAt, since, now)
 	}
 	r.fleet.seed(m)
 	r.deadlines.seed(ds)
@@ -101,7 +101,7 @@ func (r *Reconciler) seed(ctx context.Context) error {
 // at now.
 func (r *Reconciler) observe(n domain.Node, name string, now time.Time) {
 	ready, _ := n.Condition(domain.ConditionReady)
-	r.fleet.set(name, n.ExpectedToReport(), classify(ready.Status, n.LastHeartbeat, n.RegisteredAt, r.since(), now, r.cfg))
+	r.fleet.set(name, n.ExpectedToReport(), r.classify(name, ready.Status, n.LastHeartbeat, n.RegisteredAt, r.since(), now))
 	r.deadlines.observe(n, name)
 }
 

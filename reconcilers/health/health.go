@@ -44,6 +44,17 @@ type Reconciler struct {
 	fleet tally
 	// deadlines are every node's heartbeat deadline, in memory.
 	deadlines deadlines
+	// arrivals are the heartbeats herd received that may not be in the
+	// log yet; backlog says how far behind herd's writes are. A node is
+	// silent only past its grace period from the later of its last
+	// written heartbeat and its last arrival, plus how long herd's own
+	// writes wait (silence.go).
+	arrivals Arrivals
+	backlog  Backlog
+	// holding says the monitor held back silent nodes on its last pass
+	// because herd's own writes were behind, so that it says so once
+	// when it starts and once when it ends.
+	holding bool
 
 	mu       sync.Mutex
 	lastFull time.Time
@@ -61,12 +72,27 @@ var (
 	_ reconcilers.Resyncer   = (*Reconciler)(nil)
 )
 
+// Option sets what the health rules know besides the log and its views.
+type Option func(*Reconciler)
+
+// WithArrivals lets the health rules count a heartbeat herd received as
+// heard before its write lands.
+func WithArrivals(a Arrivals) Option { return func(r *Reconciler) { r.arrivals = a } }
+
+// WithBacklog lets the health rules allow for herd's own delay: a node is
+// not silent while its silence could be the time herd's writes wait.
+func WithBacklog(b Backlog) Option { return func(r *Reconciler) { r.backlog = b } }
+
 // New returns the health reconciler.
-func New(cfg Config, repo Repository, view View, clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
+func New(cfg Config, repo Repository, view View, clk clock.PassiveClock, log *zap.Logger, opts ...Option) (*Reconciler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Reconciler{cfg: cfg, repo: repo, view: view, clock: clk, log: log.Named("health")}, nil
+	r := &Reconciler{cfg: cfg, repo: repo, view: view, clock: clk, log: log.Named("health"), arrivals: noArrivals{}, backlog: noBacklog{}}
+	for _, o := range opts {
+		o(r)
+	}
+	return r, nil
 }
 
 // Name implements reconcilers.Reconciler.

@@ -49,7 +49,7 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	mark := func(name string) error {
 		// A node deleted or stopped since the query is left alone.
 		_, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.IfNodeReporting{Command: domain.NodeSequence{
-			domain.MarkNodeUnreachable{Note: note, LastHeard: r.deadlines.last(name)},
+			domain.MarkNodeUnreachable{Note: note, LastHeard: r.deadlines.last(name), WithholdNoExecute: disrupted},
 			domain.SyncConditionTaints{WithholdNoExecute: disrupted},
 		}})
 		if errors.Is(err, domain.ErrNotFound) {
@@ -129,10 +129,12 @@ func forEach(ctx context.Context, names []string, limit int, do func(string) err
 // confirmStale keeps, of the nodes the deadlines in memory call silent,
 // those the view says are: a heartbeat the dispatcher has not handed
 // over yet (it follows the log a little behind the commits) must not get
-// a node marked, nor counted against the fleet. It reads one row per
+// a node marked, nor counted against the fleet. Nor must a heartbeat
+// herd received that still waits for its write, nor a silence no longer
+// than herd's own writes are behind (silence.go). It reads one row per
 // candidate, which in a quiet fleet is none.
 func (r *Reconciler) confirmStale(ctx context.Context, candidates []string, now time.Time) ([]string, error) {
-	var stale []string
+	var stale, held []string
 	for _, name := range candidates {
 		n, err := heard(ctx, r.view, name)
 		if err != nil {
@@ -140,10 +142,16 @@ func (r *Reconciler) confirmStale(ctx context.Context, candidates []string, now 
 		}
 		r.deadlines.observe(n, name)
 		ready, _ := n.Condition(domain.ConditionReady)
-		if n.ExpectedToReport() && ready.Status != domain.ConditionUnknown &&
-			domain.SilentSince(n.LastHeartbeat, n.RegisteredAt, r.since(), now, r.cfg.GracePeriod, r.cfg.StartupGracePeriod) {
+		if !n.ExpectedToReport() || ready.Status == domain.ConditionUnknown {
+			continue
+		}
+		switch silent, ownDelay := r.silent(name, n.LastHeartbeat, n.RegisteredAt, r.since(), now); {
+		case silent:
 			stale = append(stale, name)
+		case ownDelay:
+			held = append(held, name)
 		}
 	}
+	r.noteHeld(held)
 	return stale, nil
 }

@@ -2,7 +2,6 @@ package health
 
 import (
 	"sync"
-	"time"
 
 	"herd/domain"
 )
@@ -22,19 +21,6 @@ const (
 	// unknown: Ready is Unknown.
 	unknown
 )
-
-// classify is how the disruption rule sees a node with Ready status
-// ready and the given times at now, the health rules having watched since
-// since (their start).
-func classify(ready domain.ConditionStatus, lastHeartbeat, registeredAt, since, now time.Time, cfg Config) reach {
-	switch {
-	case ready == domain.ConditionUnknown:
-		return unknown
-	case domain.SilentSince(lastHeartbeat, registeredAt, since, now, cfg.GracePeriod, cfg.StartupGracePeriod):
-		return silent
-	}
-	return reachable
-}
 
 // tally is the health rules' count of the fleet for the disruption rule:
 // which nodes are expected to report and how each is reached. It is read

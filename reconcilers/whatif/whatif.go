@@ -474,16 +474,23 @@ func (s *sim) reports(name string, rec events.Record) error {
 	return nil
 }
 
+// readyUnknown says a condition change is Ready going Unknown.
+func readyUnknown(ch domain.NodeConditionChanged) bool {
+	return ch.Type == domain.ConditionReady && ch.Status == domain.ConditionUnknown
+}
+
 // recordActual notes a reaction the log records: a node's Ready going
 // Unknown, a pod's eviction.
 func (s *sim) recordActual(rec events.Record) error {
 	switch rec.Type {
-	case domain.NodeConditionChanged{}.EventType():
+	case domain.NodeConditionChanged{}.EventType(), domain.HeartbeatMissed{}.EventType():
+		// Ready turned Unknown alone, or with the rest of a mark in one
+		// HeartbeatMissed.
 		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
 		if err != nil {
 			return err
 		}
-		if ch := ev.(domain.NodeConditionChanged); ch.Type == domain.ConditionReady && ch.Status == domain.ConditionUnknown {
+		if domain.Holds(ev, readyUnknown) {
 			name, _ := domain.NodeAggregate.Key(rec.Stream)
 			s.actual.NotReady[name] = append(s.actual.NotReady[name], rec.RecordedAt)
 		}
@@ -530,7 +537,7 @@ func (s *sim) tick(now time.Time) {
 		if n.ExpectedToReport() && ready.Status != domain.ConditionUnknown &&
 			domain.SilentSince(last, n.RegisteredAt, since, now, s.cfg.GracePeriod, s.cfg.StartupGracePeriod) {
 			s.decide(name, domain.NodeSequence{
-				domain.MarkNodeUnreachable{Note: note, LastHeard: s.heard[name]},
+				domain.MarkNodeUnreachable{Note: note, LastHeard: s.heard[name], WithholdNoExecute: disrupted},
 				domain.SyncConditionTaints{WithholdNoExecute: disrupted},
 			}, now)
 		}
@@ -547,7 +554,7 @@ func (s *sim) decide(name string, cmd domain.NodeCommand, now time.Time) {
 		return // a node the rules would leave alone (deleted, stopped)
 	}
 	for _, ev := range evs {
-		if ch, ok := ev.(domain.NodeConditionChanged); ok && ch.Type == domain.ConditionReady && ch.Status == domain.ConditionUnknown {
+		if domain.Holds(ev, readyUnknown) {
 			s.whatIf.NotReady[name] = append(s.whatIf.NotReady[name], now)
 		}
 		*n = domain.EvolveNode(*n, ev)

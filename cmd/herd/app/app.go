@@ -100,8 +100,12 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 			kubeletConfig,
 		),
 		commands,
-		reconcilers.Provide(func(cfg health.Config, repo health.Repository, view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*health.Reconciler, error) {
-			return health.New(cfg, repo, view, clk, log)
+		// Heartbeats as they reach the API, before their writes land: the
+		// API notes them, the health rules read them.
+		fx.Provide(health.NewHeard),
+		reconcilers.Provide(func(cfg health.Config, repo health.Repository, view *projections.NodeView, clk clock.Clock, log *zap.Logger,
+			heard *health.Heard, w *projections.Writer) (*health.Reconciler, error) {
+			return health.New(cfg, repo, view, clk, log, health.WithArrivals(heard), health.WithBacklog(w.WriteQueue()))
 		}),
 		reconcilers.Provide(func(cfg scheduler.Config, repo scheduler.Repository, nodes *projections.NodeView, pods *projections.PodView, clk clock.Clock, log *zap.Logger) (*scheduler.Reconciler, error) {
 			return scheduler.New(cfg, repo, nodes, pods, clk, log)
@@ -164,6 +168,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		fx.Invoke(raiseFileLimit),
 		fx.Invoke(ensureNamespaces),
 		fx.Invoke(registerNodeSeries),
+		fx.Invoke(watchWriteQueue),
 		fx.Invoke(func(*HTTPServer, *DeviceServer, *projections.Compactor) {}),
 		fx.Options(extra...),
 	)
@@ -270,7 +275,8 @@ type workloadViews struct {
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
 	kubeletTargets *projections.KubeletTargetView, elog events.Log, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
-	wv workloadViews, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor) (*httpapi.Server, error) {
+	wv workloadViews, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor,
+	heard *health.Heard, reg prometheus.Registerer) (*httpapi.Server, error) {
 	var retention httpapi.LeaderSource
 	if compactor.Enabled() {
 		retention = jobLeader{leadership, projections.RetentionJob}
@@ -283,10 +289,12 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: wv.DaemonSets, Jobs: w.JobCommands(), JobView: wv.Jobs,
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: wv.Budgets, Evictions: w.Evictions(),
 		Reconcilers: recs, Retention: retention, UI: webui.Handler(httpapi.UIPath),
+		WritePath: w.WriteQueue(), Heartbeats: heard, Registerer: reg,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod, AnonymousHosts: anonymousHosts(cfg), AnonymousIPHosts: anonymousIPHosts(cfg),
 		MaxWatchesPerUser: cfg.Security.maxWatchesPerUser(), KubeletTokenDir: cfg.Kubelet.TokenDir,
-		ExpensiveReads: cfg.ExpensiveReads, ReadTimeout: cfg.ReadTimeout})
+		ExpensiveReads: cfg.ExpensiveReads, ReadTimeout: cfg.ReadTimeout,
+		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight})
 }
 
 // newWatchHub follows the log for every watch. It starts before the API

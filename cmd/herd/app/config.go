@@ -73,6 +73,16 @@ type Config struct {
 	ExpensiveReads int
 	// ReadTimeout bounds each read of history; 0 is 10 s.
 	ReadTimeout time.Duration
+	// WriteBehind is how long the oldest write may wait for its commit
+	// before herd counts as behind (--write-behind-threshold): /readyz
+	// fails and requests other than node heartbeats are refused with 429
+	// until it catches up. 0 never counts herd behind.
+	WriteBehind time.Duration
+	// MaxRequestsInflight and MaxMutatingRequestsInflight bound the
+	// reads and the writes other than node heartbeats that run at once
+	// (kube-apiserver's flags); 0 is their defaults, 400 and 200, and -1
+	// no bound.
+	MaxRequestsInflight, MaxMutatingRequestsInflight int
 	// Reconcilers says which reconcilers run and how.
 	Reconcilers reconcilers.Config
 	// Health holds the node health rules' timings.
@@ -137,8 +147,15 @@ func DefaultConfig() Config {
 		LocalNode:            DefaultNodeConfig(),
 		Compaction:           projections.CompactionConfig{Retention: projections.DefaultHeartbeatRetention},
 		Security:             SecurityConfig{MaxWatchesPerUser: httpapi.DefaultMaxWatchesPerUser},
+		WriteBehind:          DefaultWriteBehind,
 	}
 }
+
+// DefaultWriteBehind is --write-behind-threshold's default: a heartbeat
+// commits in milliseconds on a herd that keeps up, and a node's grace
+// period is 40 s; a write that has waited 5 s says herd is falling
+// behind well before any node could be marked for it.
+const DefaultWriteBehind = 5 * time.Second
 
 // DatabasePath is the SQLite file: --database's, or herd.db inside
 // DataDir. It is empty when the log is in PostgreSQL.
@@ -158,6 +175,15 @@ func (c Config) Validate() error {
 	}
 	if c.ReadTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--read-timeout %s is negative", c.ReadTimeout))
+	}
+	if c.WriteBehind < 0 {
+		errs = append(errs, fmt.Errorf("--write-behind-threshold %s is negative", c.WriteBehind))
+	}
+	if c.MaxRequestsInflight < -1 {
+		errs = append(errs, fmt.Errorf("--max-requests-inflight %d: want a count, or -1 for no bound", c.MaxRequestsInflight))
+	}
+	if c.MaxMutatingRequestsInflight < -1 {
+		errs = append(errs, fmt.Errorf("--max-mutating-requests-inflight %d: want a count, or -1 for no bound", c.MaxMutatingRequestsInflight))
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("--listen %q: want host:port: %w", c.Listen, err))

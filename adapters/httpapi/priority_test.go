@@ -1,0 +1,226 @@
+package httpapi
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// fakeArrivals records the heartbeats the API notes.
+type fakeArrivals struct {
+	mu      sync.Mutex
+	pending map[string]int
+	kept    map[string]time.Time
+	refused map[string]int
+}
+
+func newFakeArrivals() *fakeArrivals {
+	return &fakeArrivals{pending: map[string]int{}, kept: map[string]time.Time{}, refused: map[string]int{}}
+}
+
+func (f *fakeArrivals) Arrive(name string, at time.Time) func(bool) {
+	f.mu.Lock()
+	f.pending[name]++
+	f.mu.Unlock()
+	return func(kept bool) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.pending[name]--
+		if kept && at.After(f.kept[name]) {
+			f.kept[name] = at
+		} else if !kept {
+			f.refused[name]++
+		}
+	}
+}
+
+func (f *fakeArrivals) state(name string) (pending int, kept time.Time, refused int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pending[name], f.kept[name], f.refused[name]
+}
+
+// rawAnswer is an answer with its headers.
+type rawAnswer struct {
+	answer
+	header http.Header
+}
+
+// sendRaw sends rq and keeps the answer's headers.
+func sendRaw(t *testing.T, base string, rq req) rawAnswer {
+	t.Helper()
+	var body io.Reader
+	if rq.body != "" {
+		body = strings.NewReader(rq.body)
+	}
+	r, err := http.NewRequestWithContext(t.Context(), rq.method, base+rq.path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rq.contentType != "" {
+		r.Header.Set("Content-Type", rq.contentType)
+	} else if rq.body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rawAnswer{answer: answer{code: resp.StatusCode, body: data}, header: resp.Header}
+}
+
+// eventually waits, up to a deadline, for cond.
+func eventually(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// expectShed checks that a is a 429 with Retry-After and a Status naming
+// why.
+func expectShed(t *testing.T, what string, a rawAnswer, why string) {
+	t.Helper()
+	if a.code != http.StatusTooManyRequests {
+		t.Fatalf("%s: %d %s, want 429", what, a.code, a.body)
+	}
+	if got := a.header.Get("Retry-After"); got != "1" {
+		t.Errorf("%s: Retry-After %q, want 1", what, got)
+	}
+	reason, msg := a.status(t)
+	if reason != "TooManyRequests" || !strings.Contains(msg, why) {
+		t.Errorf("%s: Status %s %q, want TooManyRequests saying %q", what, reason, msg, why)
+	}
+}
+
+// TestBehindHerdShedsWhatCanWaitAndAdmitsHeartbeats: while herd's writes
+// are behind, a write and a list are refused with 429 and Retry-After
+// (and counted by level), /readyz fails naming the write queue, and a
+// node's status report and its lease's renewal are admitted, noted as
+// heard before their writes land, and answered once the writes commit.
+func TestBehindHerdShedsWhatCanWaitAndAdmitsHeartbeats(t *testing.T) {
+	api := newTestAPI(t, nil)
+	queue := api.writer.WriteQueue()
+	queue.SetBehind(5*time.Second, nil)
+	arrivals := newFakeArrivals()
+	api.WritePath, api.Heartbeats = queue, arrivals
+	base := api.serve(t).URL
+	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: "/api/v1/nodes", body: nodeJSON("pico-01")})
+	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: leasesPath, body: nodeLeaseJSON("pico-01", "2026-03-01T09:00:00.000000Z")})
+
+	release := queue.Hold()
+	defer release()
+	reported := make(chan answer, 1)
+	go func() {
+		reported <- send(t, nil, base, req{method: "PATCH", path: "/api/v1/nodes/pico-01/status", contentType: "application/merge-patch+json", body: readyPatch})
+	}()
+	eventually(t, func() bool { return queue.Waiting() == 1 }, "the status report to wait for its write")
+	if pending, _, _ := arrivals.state("pico-01"); pending != 1 {
+		t.Fatalf("the waiting status report is not noted as heard: %d pending", pending)
+	}
+	api.clock.Step(6 * time.Second)
+
+	expectShed(t, "a ConfigMap created while behind", sendRaw(t, base, req{method: "POST", path: "/api/v1/namespaces/default/configmaps",
+		body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings"}}`}), "herd is behind: its oldest write has waited 6s")
+	expectShed(t, "a list of nodes while behind", sendRaw(t, base, req{method: "GET", path: "/api/v1/nodes"}), "herd is behind")
+	if got := testutil.ToFloat64(api.shares.shed.WithLabelValues("writes", "behind")); got != 1 {
+		t.Errorf("writes shed for herd being behind: %v, want 1", got)
+	}
+	if got := testutil.ToFloat64(api.shares.shed.WithLabelValues("reads", "behind")); got != 1 {
+		t.Errorf("reads shed for herd being behind: %v, want 1", got)
+	}
+	ready := sendRaw(t, base, req{method: "GET", path: "/readyz"})
+	if ready.code != http.StatusServiceUnavailable || !strings.Contains(string(ready.body), "[-]write-queue failed: herd's writes are behind: the oldest has waited 6s") {
+		t.Errorf("/readyz while behind: %d %s", ready.code, ready.body)
+	}
+	if a := sendRaw(t, base, req{method: "GET", path: "/healthz"}); a.code != http.StatusOK {
+		t.Errorf("/healthz while behind: %d %s", a.code, a.body)
+	}
+
+	// The lease's renewal is admitted too, and waits with the report.
+	renewed := make(chan answer, 1)
+	go func() {
+		renewed <- send(t, nil, base, req{method: "PUT", path: leasesPath + "/pico-01", body: nodeLeaseJSON("pico-01", "2026-03-01T09:00:06.000000Z")})
+	}()
+	eventually(t, func() bool { return queue.Waiting() == 2 }, "the lease renewal to wait for its write")
+	if pending, _, _ := arrivals.state("pico-01"); pending != 2 {
+		t.Fatalf("the waiting renewal is not noted as heard: %d pending", pending)
+	}
+
+	release()
+	if a := <-reported; a.code != http.StatusOK {
+		t.Fatalf("the status report: %d %s", a.code, a.body)
+	}
+	if a := <-renewed; a.code != http.StatusOK {
+		t.Fatalf("the lease renewal: %d %s", a.code, a.body)
+	}
+	if pending, kept, refused := arrivals.state("pico-01"); pending != 0 || !kept.Equal(t0.Add(6*time.Second)) || refused != 0 {
+		t.Errorf("once answered: %d pending, heard at %v, %d refused; want 0, %v, 0", pending, kept, refused, t0.Add(6*time.Second))
+	}
+	mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: "/readyz"})
+	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: "/api/v1/namespaces/default/configmaps",
+		body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings"}}`})
+
+	// A heartbeat refused as the client's mistake is not heard.
+	mustSend(t, nil, base, http.StatusBadRequest, req{method: "PATCH", path: "/api/v1/nodes/pico-01/status", contentType: "application/merge-patch+json", body: `{"spec":{}}`})
+	if _, _, refused := arrivals.state("pico-01"); refused != 1 {
+		t.Errorf("a refused status report counted: %d refused, want 1", refused)
+	}
+}
+
+// TestAFullShareOfWritesShedsWritesNotHeartbeats: with one write at a
+// time allowed (--max-mutating-requests-inflight 1) and one running, the
+// next write is refused with 429 and Retry-After, and a heartbeat is
+// admitted.
+func TestAFullShareOfWritesShedsWritesNotHeartbeats(t *testing.T) {
+	api := newTestAPI(t, nil)
+	shares, err := newShares(Config{MaxMutatingRequestsInflight: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api.shares = shares
+	queue := api.writer.WriteQueue()
+	base := api.serve(t).URL
+	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: "/api/v1/nodes", body: nodeJSON("pico-01")})
+
+	release := queue.Hold()
+	defer release()
+	created := make(chan answer, 1)
+	go func() {
+		created <- send(t, nil, base, req{method: "POST", path: "/api/v1/namespaces/default/configmaps",
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"first"}}`})
+	}()
+	eventually(t, func() bool { return queue.Waiting() == 1 }, "the first write to wait for its commit")
+	expectShed(t, "a second write", sendRaw(t, base, req{method: "POST", path: "/api/v1/namespaces/default/configmaps",
+		body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"second"}}`}), "too many writes at once: herd runs 1 at a time (--max-mutating-requests-inflight)")
+	reported := make(chan answer, 1)
+	go func() {
+		reported <- send(t, nil, base, req{method: "PATCH", path: "/api/v1/nodes/pico-01/status", contentType: "application/merge-patch+json", body: readyPatch})
+	}()
+	eventually(t, func() bool { return queue.Waiting() == 2 }, "the heartbeat to be admitted")
+	mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: "/api/v1/nodes/pico-01"})
+	release()
+	if a := <-created; a.code != http.StatusCreated {
+		t.Fatalf("the first write: %d %s", a.code, a.body)
+	}
+	if a := <-reported; a.code != http.StatusOK {
+		t.Fatalf("the heartbeat: %d %s", a.code, a.body)
+	}
+	if got := testutil.ToFloat64(api.shares.shed.WithLabelValues("writes", "inflight")); got != 1 {
+		t.Errorf("writes shed for a full share: %v, want 1", got)
+	}
+}
