@@ -21,7 +21,23 @@ var pgDialect = dialect{
 
 // pgReader reads the log through q: the pool, or a transaction that
 // reads its own appends.
-type pgReader struct{ q Querier }
+type pgReader struct {
+	q Querier
+	// headSQL finds the newest final position: herd_log_head_publish on
+	// the pool, which also keeps it in log_horizon for the views' reads;
+	// herd_log_head in a transaction, which must not hold log_horizon's
+	// row to its commit.
+	headSQL string
+	// own is the newest position the transaction appended itself, which
+	// it reads although others' appends before it may still be running.
+	own int64
+}
+
+// The head statements (migration 0007 has the functions and the rule).
+const (
+	pgHeadPublish = `SELECT herd_log_head_publish()`
+	pgHeadInTx    = `SELECT herd_log_head()`
+)
 
 // Head is the newest position committed.
 func (p *Postgres) Head(ctx context.Context) (int64, error) { return p.reader().Head(ctx) }
@@ -52,11 +68,16 @@ func (p *Postgres) Query(ctx context.Context, f Filter) ([]Record, error) {
 	return p.reader().Query(ctx, f)
 }
 
-func (p *Postgres) reader() pgReader { return pgReader{q: p.db} }
+func (p *Postgres) reader() pgReader { return pgReader{q: p.db, headSQL: pgHeadPublish} }
 
+// Head is the newest final position (or, in a transaction, the newest
+// it appended, if later): every event at or before it that ever commits
+// has committed, so a reader that goes no further never passes a
+// position that commits later. It waits for the appends that hold
+// positions up to the sequence's value to end (milliseconds).
 func (r pgReader) Head(ctx context.Context) (int64, error) {
 	var head int64
-	rows, err := r.q.QueryContext(ctx, `SELECT position FROM log_head WHERE id = 1`)
+	rows, err := r.q.QueryContext(ctx, r.headSQL)
 	if err != nil {
 		return 0, fmt.Errorf("head: %w", err)
 	}
@@ -67,7 +88,7 @@ func (r pgReader) Head(ctx context.Context) (int64, error) {
 	if err := rows.Scan(&head); err != nil {
 		return 0, fmt.Errorf("head: %w", err)
 	}
-	return head, rows.Close()
+	return max(head, r.own), rows.Close()
 }
 
 func (r pgReader) ReadStream(ctx context.Context, stream string, afterVersion int64) ([]Record, error) {
@@ -78,11 +99,20 @@ func (r pgReader) ReadStream(ctx context.Context, stream string, afterVersion in
 	return recs, nil
 }
 
+// ReadAfter reads no further than Head, taken first: what it reads is
+// then final, and its own snapshot, taken after, sees all of it.
 func (r pgReader) ReadAfter(ctx context.Context, position int64, limit int) ([]Record, error) {
-	q := `SELECT ` + pgRecordColumns + ` FROM events WHERE position > $1 ORDER BY position`
-	args := []any{position}
+	head, err := r.Head(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read after %d: %w", position, err)
+	}
+	if head <= position {
+		return nil, nil
+	}
+	q := `SELECT ` + pgRecordColumns + ` FROM events WHERE position > $1 AND position <= $2 ORDER BY position`
+	args := []any{position, head}
 	if limit > 0 {
-		q += ` LIMIT $2`
+		q += ` LIMIT $3`
 		args = append(args, limit)
 	}
 	recs, err := r.records(ctx, q, args...)
@@ -100,7 +130,16 @@ func (r pgReader) ReadStreamRange(ctx context.Context, stream string, after, upT
 	return recs, nil
 }
 
+// Query, too, reads no further than Head: the audit API pages by
+// position.
 func (r pgReader) Query(ctx context.Context, f Filter) ([]Record, error) {
+	head, err := r.Head(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("query events: %w", withContext(ctx, err))
+	}
+	if f.Before <= 0 || f.Before > head+1 {
+		f.Before = head + 1
+	}
 	q, args, err := f.sql(pgDialect)
 	if err != nil {
 		return nil, err

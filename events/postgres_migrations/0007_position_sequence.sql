@@ -1,0 +1,94 @@
+-- Positions come from a sequence instead of log_head's one row, which
+-- every appending transaction held locked to its commit: the appenders
+-- of every replica queued on it, view writes and fsync included. The
+-- rule that keeps readers from passing a position that commits later is
+-- in ARCHITECTURE.md ("Where the serial section is") and in
+-- herd_log_head below.
+--
+-- The sequence carries on from the head as it was: nothing is appended
+-- while this runs, since log_head is locked first (a replica of the
+-- earlier herd waits, then fails on the view that replaces the table).
+LOCK TABLE log_head IN ACCESS EXCLUSIVE MODE;
+
+CREATE SEQUENCE events_position AS bigint MINVALUE 1 CACHE 1 NO CYCLE;
+SELECT setval('events_position', GREATEST(1, h), h > 0)
+FROM (SELECT GREATEST((SELECT position FROM log_head WHERE id = 1),
+                      (SELECT COALESCE(MAX(position), 0) FROM events)) AS h) s;
+
+-- The newest head a reader has found final (herd_log_head_publish), for
+-- statements that read views and the head together (log_head below): a
+-- value committed before a statement's snapshot was final before it, so
+-- every event at or before it that ever commits is in that snapshot.
+CREATE TABLE log_horizon (
+    id       integer PRIMARY KEY CHECK (id = 1),
+    position bigint  NOT NULL
+);
+INSERT INTO log_horizon (id, position)
+SELECT 1, CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM events_position;
+
+DROP TABLE log_head;
+CREATE VIEW log_head AS SELECT id, position FROM log_horizon;
+
+-- herd_log_head is the newest event at a final position: every position at or
+-- before it has either committed, and is seen by any snapshot taken
+-- after the call returns, or will never commit (a rolled-back append
+-- leaves a gap). Appenders make sure their transaction has its xid
+-- before they take positions (events/postgres_append.go), so:
+--   1. L, the sequence's last value, read first, covers every position
+--      handed out so far, each to a transaction that already had its xid;
+--   2. pg_stat_activity, read after, shows the xid of every such
+--      transaction still running (backend_xid is the proc array's);
+--   3. once none of those backends shows that xid any more, each has
+--      left the proc array: every position <= L is decided, and every
+--      snapshot taken from then on sees those that committed.
+-- A snapshot's xip is not enough for 2: it lists only xids below its
+-- xmax, the newest completed xid + 1, and a transaction that took its
+-- xid after that one is running but not listed. pg_xact_status is not
+-- enough for 3: the commit log says "committed" a moment before the
+-- transaction leaves the proc array and new snapshots see it.
+-- Only this database's backends count: herd's appenders are here, and
+-- a transaction in another database does not hold herd back. The wait
+-- is short: group commits last milliseconds. It is VOLATILE, so each
+-- statement in it reads afresh (2 after 1); pg_stat_clear_snapshot
+-- drops the copy of pg_stat_activity a transaction otherwise keeps.
+-- Prepared (two-phase) transactions are not waited for: herd does not
+-- prepare its appends.
+CREATE FUNCTION herd_log_head() RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    head  bigint;
+    pids  integer[];
+    xids  xid[];
+    pause float8 := 0.001;
+BEGIN
+    SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END INTO head FROM events_position;
+    PERFORM pg_stat_clear_snapshot();
+    SELECT array_agg(pid), array_agg(backend_xid) INTO pids, xids FROM pg_stat_activity
+    WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()
+      AND datid = (SELECT oid FROM pg_database WHERE datname = current_database());
+    WHILE pids IS NOT NULL LOOP
+        PERFORM pg_sleep(pause);
+        pause := LEAST(pause * 2, 0.005);
+        PERFORM pg_stat_clear_snapshot();
+        SELECT array_agg(w.pid), array_agg(w.x) INTO pids, xids
+        FROM unnest(pids, xids) AS w(pid, x) JOIN pg_stat_activity a ON a.pid = w.pid AND a.backend_xid = w.x;
+    END LOOP;
+    -- The newest event at or before it (rolled-back appends leave
+    -- positions without one), read now that all of them are decided.
+    SELECT COALESCE(MAX(position), 0) INTO head FROM events WHERE position <= head;
+    RETURN head;
+END $$;
+
+-- herd_log_head_publish is herd_log_head, also kept in log_horizon when
+-- it moved on. The write is not waited for on disk: a horizon lost in a
+-- crash is only an older one, and one that survives was final (the
+-- commits it covers come earlier in the WAL).
+CREATE FUNCTION herd_log_head_publish() RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    head bigint := herd_log_head();
+BEGIN
+    IF head > (SELECT position FROM log_horizon WHERE id = 1) THEN
+        PERFORM set_config('synchronous_commit', 'off', true);
+        UPDATE log_horizon SET position = head WHERE id = 1 AND position < head;
+    END IF;
+    RETURN head;
+END $$;
