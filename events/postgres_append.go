@@ -180,8 +180,8 @@ func (t *postgresTx) Rollback() error {
 type insertColumns struct {
 	ids, streams, types []string
 	versions, recorded  []int64
-	schemas                       []int32
-	payloads, metadata            [][]byte
+	schemas             []int32
+	payloads, metadata  [][]byte
 }
 
 // newRecords gives each event its id and version and lays the rows out
