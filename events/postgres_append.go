@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // commitChannel is the channel NOTIFY announces commits on; its payload
@@ -107,6 +108,13 @@ func (t *postgresTx) insert(ctx context.Context, stream string, expected int64, 
 	}
 	rows, err := t.tx.QueryContext(ctx, pgInsertEvents, cols.ids, cols.streams, cols.versions, cols.types,
 		cols.schemas, cols.recorded, cols.payloads, cols.metadata, stream, expected)
+	if isDeadlock(err) {
+		// Waiting on another replica's append of this stream closed a
+		// cycle of waits, and PostgreSQL chose this append to end it:
+		// the other stores the version. The caller rolls back to its
+		// savepoint (the statement failed) and decides again.
+		return &ConflictError{Stream: stream, Expected: expected, Actual: -1}
+	}
 	if err != nil {
 		return fmt.Errorf("append %s@%d: %w", stream, expected, err)
 	}
@@ -221,4 +229,10 @@ func maxPosition(records []Record) int64 {
 		m = max(m, r.Position)
 	}
 	return m
+}
+
+// isDeadlock reports whether err is PostgreSQL's deadlock_detected.
+func isDeadlock(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "40P01"
 }

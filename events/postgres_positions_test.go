@@ -402,3 +402,42 @@ VALUES ($1, gen_random_uuid(), 'node/old', $1, 'T', 1, 0, '\x7b7d')`, p); err !=
 		t.Fatalf("log_head after a read = %d, %v; want 5", viewHead, err)
 	}
 }
+
+// TestPostgresCrossedAppendsEndInConflicts: two replicas' transactions
+// each append to one stream, then to the other's: each waits for the
+// other, PostgreSQL ends the cycle by failing one of the two appends,
+// and that append is refused as a conflict (its caller decides again),
+// not a failure of the database. The transaction rolls back to its
+// savepoint and commits what it had; the other append then finds its
+// version taken and is refused as well.
+func TestPostgresCrossedAppendsEndInConflicts(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := eventstest.OpenPostgres(t, url), eventstest.OpenPostgres(t, url)
+	txA, _ := beginAppend(t, a, "node/x", 0)
+	txB, _ := beginAppend(t, b, "node/y", 0)
+	second := func(tx events.LogTx, stream string, out chan<- error) {
+		if err := tx.Savepoint(t.Context()); err != nil {
+			out <- err
+			return
+		}
+		_, err := tx.Append(t.Context(), stream, 0, events.Metadata{}, pgAt, events.NewEvent{Type: "T", Payload: []byte(`{}`)})
+		if err != nil {
+			err = errors.Join(err, tx.RollbackToSavepoint(t.Context()), tx.Commit())
+		}
+		out <- err
+	}
+	errA, errB := make(chan error, 1), make(chan error, 1)
+	go second(txA, "node/y", errA)
+	go second(txB, "node/x", errB)
+	for _, ch := range []chan error{errA, errB} {
+		var conflict *events.ConflictError
+		if err := <-ch; !errors.As(err, &conflict) {
+			t.Fatalf("crossed append: %v; want a *events.ConflictError", err)
+		}
+	}
+	for _, s := range []string{"node/x", "node/y"} {
+		if recs, err := a.ReadStream(t.Context(), s, 0); err != nil || len(recs) != 1 {
+			t.Errorf("%s holds %d events, %v; want 1", s, len(recs), err)
+		}
+	}
+}
