@@ -37,18 +37,55 @@ RETURNING version, position`
 // stores all of its events or none. Their positions stay unused.
 const pgUndoInsert = `DELETE FROM events WHERE position = ANY($1::bigint[])`
 
-// pgTakeXid gives the transaction its xid before it takes any position:
-// herd_log_head (migration 0007) relies on every transaction that holds
-// a position having had its xid first.
-const pgTakeXid = `SELECT pg_current_xact_id()`
+// pgTakeXid gives the transaction its xid and the appenders' advisory
+// lock (shared, so appenders do not wait for each other) before it takes
+// any position: herd_log_head (migration 0007) waits for the
+// transactions that hold the lock, and relies on every transaction that
+// holds a position having had both first.
+const pgTakeXid = `SELECT pg_current_xact_id(), pg_advisory_xact_lock_shared(1751478884, 1)`
 
 // postgresTx is one transaction on the PostgreSQL log.
 type postgresTx struct {
 	p *Postgres
 	txSavepoints
-	// hasXid is whether the transaction has its xid (pgTakeXid); a
-	// rollback to a savepoint keeps the top transaction's xid.
-	hasXid bool
+	// hasXid is whether the transaction has its xid and the appenders'
+	// lock (pgTakeXid). A rollback to a savepoint keeps the xid (the top
+	// transaction's) but releases the lock if it was taken since:
+	// xidMarks holds hasXid at each open savepoint, innermost last.
+	hasXid   bool
+	xidMarks []bool
+}
+
+// Savepoint implements LogTx.
+func (t *postgresTx) Savepoint(ctx context.Context) error {
+	if err := t.txSavepoints.Savepoint(ctx); err != nil {
+		return err
+	}
+	t.xidMarks = append(t.xidMarks, t.hasXid)
+	return nil
+}
+
+// RollbackToSavepoint implements LogTx; the savepoint stays open.
+func (t *postgresTx) RollbackToSavepoint(ctx context.Context) error {
+	if err := t.txSavepoints.RollbackToSavepoint(ctx); err != nil {
+		return err
+	}
+	if n := len(t.xidMarks); n > 0 {
+		t.hasXid = t.xidMarks[n-1]
+	}
+	return nil
+}
+
+// ReleaseSavepoint implements LogTx: what was taken in it is the
+// enclosing transaction's now.
+func (t *postgresTx) ReleaseSavepoint(ctx context.Context) error {
+	if err := t.txSavepoints.ReleaseSavepoint(ctx); err != nil {
+		return err
+	}
+	if n := len(t.xidMarks); n > 0 {
+		t.xidMarks = t.xidMarks[:n-1]
+	}
+	return nil
 }
 
 func (t *postgresTx) Engine() Engine { return EnginePostgres }

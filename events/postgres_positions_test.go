@@ -441,3 +441,77 @@ func TestPostgresCrossedAppendsEndInConflicts(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresAppendAfterARolledBackSavepointIsWaitedFor: a transaction
+// appends in a savepoint it rolls back, then appends again and stays
+// open while another commits a later position: readers still wait for
+// it, although what it did first in the savepoint was undone.
+func TestPostgresAppendAfterARolledBackSavepointIsWaitedFor(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := eventstest.OpenPostgres(t, url), eventstest.OpenPostgres(t, url)
+	tx, err := a.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	appendIn := func(stream string) events.Record {
+		recs, err := tx.Append(t.Context(), stream, 0, events.Metadata{}, pgAt, events.NewEvent{Type: "T", Payload: []byte(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return recs[0]
+	}
+	if err := tx.Savepoint(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	appendIn("node/undone")
+	if err := tx.RollbackToSavepoint(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.ReleaseSavepoint(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	held := appendIn("node/held")
+	late := appendOnePG(t, b, "node/late", 0, pgAt)
+	if recs, err := b.ReadAfter(briefly(t), 0, 0); err == nil {
+		t.Fatalf("ReadAfter with position %d still running = %v; want it to wait", held.Position, positionsOf(recs))
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := b.ReadAfter(t.Context(), 0, 0)
+	if want := fmt.Sprint([]int64{held.Position, late}); err != nil || fmt.Sprint(positionsOf(recs)) != want {
+		t.Fatalf("ReadAfter = %v, %v; want %s", positionsOf(recs), err, want)
+	}
+}
+
+// TestPostgresTransactionsThatAppendNothingDoNotHoldReaders: a
+// transaction that wrote elsewhere in herd's database and stays open (a
+// rebuild of the views, an operator's psql session) does not hold back
+// Head or ReadAfter: only appenders are waited for.
+func TestPostgresTransactionsThatAppendNothingDoNotHoldReaders(t *testing.T) {
+	url := pgtest.URL(t)
+	l := eventstest.OpenPostgres(t, url)
+	p := appendOnePG(t, l, "node/a", 0, pgAt)
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	other, err := db.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = other.Rollback() }()
+	if _, err := other.ExecContext(t.Context(), `CREATE TABLE scratch (n int); INSERT INTO scratch VALUES (1)`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if h, err := l.Head(ctx); err != nil || h != p {
+		t.Fatalf("Head beside an open transaction that appends nothing = %d, %v; want %d", h, err, p)
+	}
+	if recs, err := l.ReadAfter(ctx, 0, 0); err != nil || len(recs) != 1 {
+		t.Fatalf("ReadAfter beside an open transaction that appends nothing = %v, %v", positionsOf(recs), err)
+	}
+}

@@ -29,15 +29,18 @@ SELECT 1, CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM event
 DROP TABLE log_head;
 CREATE VIEW log_head AS SELECT id, position FROM log_horizon;
 
--- herd_log_head is the newest event at a final position: every position at or
--- before it has either committed, and is seen by any snapshot taken
--- after the call returns, or will never commit (a rolled-back append
--- leaves a gap). Appenders make sure their transaction has its xid
--- before they take positions (events/postgres_append.go), so:
+-- herd_log_head is the newest event at a final position: every position
+-- at or before it has either committed, and is seen by any snapshot
+-- taken after the call returns, or will never commit (a rolled-back
+-- append leaves a gap). Before it takes positions, an appender gives its
+-- transaction its xid and takes the appenders' advisory lock, shared
+-- (1751478884 = 'herd', 1; events/postgres_append.go), so:
 --   1. L, the sequence's last value, read first, covers every position
---      handed out so far, each to a transaction that already had its xid;
---   2. pg_stat_activity, read after, shows the xid of every such
---      transaction still running (backend_xid is the proc array's);
+--      handed out so far, each to a transaction that already held that
+--      lock and had its xid;
+--   2. pg_locks and pg_stat_activity, read after, show every such
+--      transaction still running, and its xid (backend_xid is the proc
+--      array's);
 --   3. once none of those backends shows that xid any more, each has
 --      left the proc array: every position <= L is decided, and every
 --      snapshot taken from then on sees those that committed.
@@ -45,14 +48,12 @@ CREATE VIEW log_head AS SELECT id, position FROM log_horizon;
 -- xmax, the newest completed xid + 1, and a transaction that took its
 -- xid after that one is running but not listed. pg_xact_status is not
 -- enough for 3: the commit log says "committed" a moment before the
--- transaction leaves the proc array and new snapshots see it.
--- Only this database's backends count: herd's appenders are here, and
--- a transaction in another database does not hold herd back. The wait
--- is short: group commits last milliseconds. It is VOLATILE, so each
--- statement in it reads afresh (2 after 1); pg_stat_clear_snapshot
+-- transaction leaves the proc array and new snapshots see it. The lock
+-- keeps out of the wait every transaction that appends nothing (a
+-- rebuild of the views, a psql session, another database's work). The
+-- wait is short: group commits last milliseconds. It is VOLATILE, so
+-- each statement in it reads afresh (2 after 1); pg_stat_clear_snapshot
 -- drops the copy of pg_stat_activity a transaction otherwise keeps.
--- Prepared (two-phase) transactions are not waited for: herd does not
--- prepare its appends.
 CREATE FUNCTION herd_log_head() RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
     head  bigint;
@@ -62,9 +63,11 @@ DECLARE
 BEGIN
     SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END INTO head FROM events_position;
     PERFORM pg_stat_clear_snapshot();
-    SELECT array_agg(pid), array_agg(backend_xid) INTO pids, xids FROM pg_stat_activity
-    WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()
-      AND datid = (SELECT oid FROM pg_database WHERE datname = current_database());
+    SELECT array_agg(a.pid), array_agg(a.backend_xid) INTO pids, xids
+    FROM pg_locks k JOIN pg_stat_activity a ON a.pid = k.pid
+    WHERE k.locktype = 'advisory' AND k.classid = 1751478884 AND k.objid = 1 AND k.objsubid = 2 AND k.granted
+      AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+      AND a.backend_xid IS NOT NULL AND a.pid <> pg_backend_pid();
     WHILE pids IS NOT NULL LOOP
         PERFORM pg_sleep(pause);
         pause := LEAST(pause * 2, 0.005);
