@@ -56,6 +56,9 @@ type Postgres struct {
 	followers   []*Follower
 	leaderships []*postgresLeadership
 
+	// published is the newest head this replica kept in log_horizon.
+	published atomic.Int64
+
 	// shared is the window of recent reads this replica's readers share,
 	// once ShareReads turns it on.
 	shared atomic.Pointer[recentReads]

@@ -90,7 +90,7 @@ func (t *postgresTx) ReleaseSavepoint(ctx context.Context) error {
 
 func (t *postgresTx) Engine() Engine { return EnginePostgres }
 
-func (t *postgresTx) reader() pgReader { return pgReader{q: t.tx, headSQL: pgHeadInTx, own: t.last} }
+func (t *postgresTx) reader() pgReader { return pgReader{q: t.tx, own: t.last} }
 
 func (t *postgresTx) Head(ctx context.Context) (int64, error) { return t.reader().Head(ctx) }
 

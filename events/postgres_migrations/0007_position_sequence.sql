@@ -29,10 +29,9 @@ SELECT 1, CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM event
 DROP TABLE log_head;
 CREATE VIEW log_head AS SELECT id, position FROM log_horizon;
 
--- herd_log_head is the newest event at a final position: every position
--- at or before it has either committed, and is seen by any snapshot
--- taken after the call returns, or will never commit (a rolled-back
--- append leaves a gap). Before it takes positions, an appender gives its
+-- herd_log_sample and herd_log_running carry the readers' rule
+-- (events/postgres_read.go waits between them, without holding a
+-- connection). Before it takes positions, an appender gives its
 -- transaction its xid and takes the appenders' advisory lock, shared
 -- (1751478884 = 'herd', 1; events/postgres_append.go), so:
 --   1. L, the sequence's last value, read first, covers every position
@@ -40,58 +39,39 @@ CREATE VIEW log_head AS SELECT id, position FROM log_horizon;
 --      lock and had its xid;
 --   2. pg_locks and pg_stat_activity, read after, show every such
 --      transaction still running, and its xid (backend_xid is the proc
---      array's);
---   3. once none of those backends shows that xid any more, each has
---      left the proc array: every position <= L is decided, and every
---      snapshot taken from then on sees those that committed.
+--      array's): herd_log_sample returns L and them, as 'pid:xid,...';
+--   3. once none of those backends shows that xid any more
+--      (herd_log_running returns none), each has left the proc array:
+--      every position <= L is decided, and every snapshot taken from
+--      then on sees those that committed.
 -- A snapshot's xip is not enough for 2: it lists only xids below its
 -- xmax, the newest completed xid + 1, and a transaction that took its
 -- xid after that one is running but not listed. pg_xact_status is not
 -- enough for 3: the commit log says "committed" a moment before the
 -- transaction leaves the proc array and new snapshots see it. The lock
 -- keeps out of the wait every transaction that appends nothing (a
--- rebuild of the views, a psql session, another database's work). The
--- wait is short: group commits last milliseconds. It is VOLATILE, so
--- each statement in it reads afresh (2 after 1); pg_stat_clear_snapshot
--- drops the copy of pg_stat_activity a transaction otherwise keeps.
-CREATE FUNCTION herd_log_head() RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
-DECLARE
-    head  bigint;
-    pids  integer[];
-    xids  xid[];
-    pause float8 := 0.001;
+-- rebuild of the views, a psql session, another database's work). Both
+-- are VOLATILE, so each statement in them reads afresh (2 after 1);
+-- pg_stat_clear_snapshot drops the copy of pg_stat_activity a
+-- transaction otherwise keeps.
+CREATE FUNCTION herd_log_sample(OUT head bigint, OUT running text) LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
     SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END INTO head FROM events_position;
     PERFORM pg_stat_clear_snapshot();
-    SELECT array_agg(a.pid), array_agg(a.backend_xid) INTO pids, xids
+    SELECT string_agg(a.pid || ':' || a.backend_xid, ',') INTO running
     FROM pg_locks k JOIN pg_stat_activity a ON a.pid = k.pid
     WHERE k.locktype = 'advisory' AND k.classid = 1751478884 AND k.objid = 1 AND k.objsubid = 2 AND k.granted
       AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
       AND a.backend_xid IS NOT NULL AND a.pid <> pg_backend_pid();
-    WHILE pids IS NOT NULL LOOP
-        PERFORM pg_sleep(pause);
-        pause := LEAST(pause * 2, 0.005);
-        PERFORM pg_stat_clear_snapshot();
-        SELECT array_agg(w.pid), array_agg(w.x) INTO pids, xids
-        FROM unnest(pids, xids) AS w(pid, x) JOIN pg_stat_activity a ON a.pid = w.pid AND a.backend_xid = w.x;
-    END LOOP;
-    -- The newest event at or before it (rolled-back appends leave
-    -- positions without one), read now that all of them are decided.
-    SELECT COALESCE(MAX(position), 0) INTO head FROM events WHERE position <= head;
-    RETURN head;
 END $$;
 
--- herd_log_head_publish is herd_log_head, also kept in log_horizon when
--- it moved on. The write is not waited for on disk: a horizon lost in a
--- crash is only an older one, and one that survives was final (the
--- commits it covers come earlier in the WAL).
-CREATE FUNCTION herd_log_head_publish() RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
+CREATE FUNCTION herd_log_running(running text) RETURNS text LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
-    head bigint := herd_log_head();
+    still text;
 BEGIN
-    IF head > (SELECT position FROM log_horizon WHERE id = 1) THEN
-        PERFORM set_config('synchronous_commit', 'off', true);
-        UPDATE log_horizon SET position = head WHERE id = 1 AND position < head;
-    END IF;
-    RETURN head;
+    PERFORM pg_stat_clear_snapshot();
+    SELECT string_agg(w.r, ',') INTO still
+    FROM unnest(string_to_array(running, ',')) AS w(r)
+    JOIN pg_stat_activity a ON a.pid = split_part(w.r, ':', 1)::integer AND a.backend_xid::text = split_part(w.r, ':', 2);
+    RETURN still;
 END $$;
