@@ -26,8 +26,8 @@ const commitChannel = "herd_events"
 // the rows the first stored (ON CONFLICT DO NOTHING, no error, so again
 // no savepoint is needed); insert then reports a *ConflictError. The
 // positions come back with each row's version, in any order.
-const pgInsertEvents = `INSERT INTO events (position, event_id, stream, version, type, schema_version, recorded_at, payload, metadata)
-SELECT nextval('events_position'), e.* FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::integer[], $6::bigint[], $7::bytea[], $8::bytea[]) AS e
+const pgInsertEvents = `INSERT INTO events (position, event_id, stream, version, type, schema_version, recorded_at, payload, metadata, txid)
+SELECT nextval('events_position'), e.*, pg_current_xact_id() FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::integer[], $6::bigint[], $7::bytea[], $8::bytea[]) AS e
 WHERE (SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = $9) = $10
 ON CONFLICT (stream, version) DO NOTHING
 RETURNING version, position`

@@ -515,3 +515,63 @@ func TestPostgresTransactionsThatAppendNothingDoNotHoldReaders(t *testing.T) {
 		t.Fatalf("ReadAfter beside an open transaction that appends nothing = %v, %v", positionsOf(recs), err)
 	}
 }
+
+// TestPostgresLogHeadViewAgreesWithTheStatementsSnapshot: log_head, the
+// head that statements reading views join (a list and its
+// resourceVersion), never names a position whose event the statement's
+// snapshot misses: a statement whose snapshot was taken while an append
+// was running, which then committed, gets a head before that append's
+// position, although a later position committed before the snapshot.
+func TestPostgresLogHeadViewAgreesWithTheStatementsSnapshot(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := eventstest.OpenPostgres(t, url), eventstest.OpenPostgres(t, url)
+	before := appendOnePG(t, a, "node/before", 0, pgAt)
+	slow, early := beginAppend(t, a, "node/slow", 0)
+	late := appendOnePG(t, b, "node/late", 0, pgAt)
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	// gate holds the reading statement after it took its snapshot and
+	// before it reads log_head.
+	gate, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = gate.Close() }()
+	if _, err := gate.ExecContext(t.Context(), `SELECT pg_advisory_lock(42)`); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		head int64
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		var r result
+		r.err = db.QueryRowContext(t.Context(), `WITH x AS MATERIALIZED (SELECT 1 AS one, pg_advisory_lock_shared(42) AS gate)
+SELECT (SELECT h.position FROM log_head h WHERE h.id = x.one) FROM x`).Scan(&r.head)
+		got <- r
+	}()
+	eventstest.Eventually(t, 10*time.Second, func() bool {
+		var waiting bool
+		err := db.QueryRowContext(t.Context(), `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 42 AND NOT granted)`).Scan(&waiting)
+		return err == nil && waiting
+	}, "the reading statement waits at the gate")
+	if err := slow.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gate.ExecContext(t.Context(), `SELECT pg_advisory_unlock(42)`); err != nil {
+		t.Fatal(err)
+	}
+	r := <-got
+	if r.err != nil || r.head >= early.Position || r.head < before {
+		t.Fatalf("log_head in a snapshot without position %d (committed since; %d committed before it) = %d, %v; want %d to %d",
+			early.Position, late, r.head, r.err, before, early.Position-1)
+	}
+	var head int64
+	if err := db.QueryRowContext(t.Context(), `SELECT position FROM log_head WHERE id = 1`).Scan(&head); err != nil || head != late {
+		t.Fatalf("log_head now = %d, %v; want %d", head, err, late)
+	}
+}

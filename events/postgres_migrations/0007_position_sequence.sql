@@ -15,10 +15,10 @@ SELECT setval('events_position', GREATEST(1, h), h > 0)
 FROM (SELECT GREATEST((SELECT position FROM log_head WHERE id = 1),
                       (SELECT COALESCE(MAX(position), 0) FROM events)) AS h) s;
 
--- The newest head a reader has found final (herd_log_head_publish), for
--- statements that read views and the head together (log_head below): a
--- value committed before a statement's snapshot was final before it, so
--- every event at or before it that ever commits is in that snapshot.
+-- The newest head a reader has found final (events/postgres_read.go
+-- keeps it), where log_head below starts from: a value committed before
+-- a statement's snapshot was final before it, so every event at or
+-- before it that ever commits is in that snapshot.
 CREATE TABLE log_horizon (
     id       integer PRIMARY KEY CHECK (id = 1),
     position bigint  NOT NULL
@@ -26,8 +26,12 @@ CREATE TABLE log_horizon (
 INSERT INTO log_horizon (id, position)
 SELECT 1, CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM events_position;
 
+-- The top-level xid of the appending transaction, for log_head below:
+-- a row's xmin is a subtransaction's when it was appended in a
+-- savepoint, as herd's are. Rows appended before are NULL.
+ALTER TABLE events ADD COLUMN txid xid8;
+
 DROP TABLE log_head;
-CREATE VIEW log_head AS SELECT id, position FROM log_horizon;
 
 -- herd_log_sample and herd_log_running carry the readers' rule
 -- (events/postgres_read.go waits between them, without holding a
@@ -75,3 +79,39 @@ BEGIN
     JOIN pg_stat_activity a ON a.pid = split_part(w.r, ':', 1)::integer AND a.backend_xid::text = split_part(w.r, ':', 2);
     RETURN still;
 END $$;
+
+-- log_head is the head as of the reading statement's snapshot, for
+-- statements that read views and the head together (a list and its
+-- resourceVersion): every event at or before it that ever commits is
+-- in that snapshot. It starts from log_horizon as the statement sees it
+-- (final before the snapshot), waits as a reader does for a final L,
+-- then (its own statements reading afresh) stops short of the first
+-- position in between whose transaction the snapshot does not see.
+CREATE FUNCTION herd_log_head_at(snap pg_snapshot, since bigint) RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    head    bigint;
+    running text;
+    unseen  bigint;
+    pause   float8 := 0.0002;
+BEGIN
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        -- Every statement here reads the transaction's snapshot, which
+        -- cannot show what it misses: the horizon is as far as it can
+        -- be sure of.
+        RETURN since;
+    END IF;
+    SELECT s.head, s.running INTO head, running FROM herd_log_sample() s;
+    WHILE running IS NOT NULL AND running <> '' LOOP
+        PERFORM pg_sleep(pause);
+        pause := LEAST(pause * 2, 0.005);
+        running := herd_log_running(running);
+    END LOOP;
+    SELECT MIN(position) INTO unseen FROM events
+    WHERE position > since AND position <= head AND txid IS NOT NULL AND NOT pg_visible_in_snapshot(txid, snap);
+    head := COALESCE(unseen - 1, head);
+    SELECT COALESCE(MAX(position), 0) INTO head FROM events WHERE position <= head;
+    RETURN GREATEST(head, since);
+END $$;
+
+CREATE VIEW log_head AS
+SELECT h.id, herd_log_head_at(pg_current_snapshot(), h.position) AS position FROM log_horizon h;
