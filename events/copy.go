@@ -104,11 +104,15 @@ func copyInto(ctx context.Context, conn *pgx.Conn, src *copySource, comp compact
 			_ = tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	// Appenders update this row first and hold it to their commit: with
-	// it locked, nothing is appended between the check and the copy.
+	// With the table locked against writes (reads go on), nothing is
+	// appended between the check and the copy; the head is the
+	// sequence's last position, rolled-back appends included.
+	if _, err := tx.Exec(ctx, `LOCK TABLE events IN EXCLUSIVE MODE`); err != nil {
+		return fmt.Errorf("lock the log: %w", err)
+	}
 	var head int64
-	if err := tx.QueryRow(ctx, `SELECT position FROM log_head WHERE id = 1 FOR UPDATE`).Scan(&head); err != nil {
-		return fmt.Errorf("lock the head: %w", err)
+	if err := tx.QueryRow(ctx, `SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM events_position`).Scan(&head); err != nil {
+		return fmt.Errorf("read the head: %w", err)
 	}
 	var found bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM events)`).Scan(&found); err != nil {
@@ -125,7 +129,7 @@ func copyInto(ctx context.Context, conn *pgx.Conn, src *copySource, comp compact
 		return fmt.Errorf("copied %d rows, read %d", n, src.copied)
 	}
 	if src.last > 0 {
-		if _, err := tx.Exec(ctx, `UPDATE log_head SET position = $1 WHERE id = 1`, src.last); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE log_horizon SET position = $1 WHERE id = 1`, src.last); err != nil {
 			return fmt.Errorf("move the head: %w", err)
 		}
 		// Replicas already following this database learn of the log as
@@ -141,6 +145,15 @@ func copyInto(ctx context.Context, conn *pgx.Conn, src *copySource, comp compact
 		}
 		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, compactionChannel, comp.payload()); err != nil {
 			return fmt.Errorf("announce the compaction record: %w", err)
+		}
+	}
+	if src.last > 0 {
+		// Last, just before the commit: setval is not undone by a
+		// rollback, and a copy that failed before it leaves the
+		// database empty to copy into again. Never back: a reader may
+		// have found the head final where it stands.
+		if _, err := tx.Exec(ctx, `SELECT setval('events_position', GREATEST($1, (SELECT last_value FROM events_position)))`, src.last); err != nil {
+			return fmt.Errorf("move the head: %w", err)
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {

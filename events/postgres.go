@@ -16,10 +16,13 @@ import (
 )
 
 // Postgres is the log kept in PostgreSQL, which any number of herd
-// processes share. Its writers take their positions from one head row,
-// held until they commit, so positions commit in order and a reader that
-// has seen one has seen every one before it; its followers learn of
-// commits through LISTEN/NOTIFY, from this process and every other.
+// processes share. Its writers take their positions from a sequence,
+// which no writer holds, so the replicas append side by side; its readers
+// read no further than the newest position every earlier append has
+// decided (the rule is in the architecture note and migration 0007), so a
+// reader that has seen one position has seen every one before it that
+// ever commits. Its followers learn of commits through LISTEN/NOTIFY,
+// from this process and every other.
 //
 // It speaks to PostgreSQL through pgx's database/sql driver, so that the
 // views write in an appending transaction as they do on SQLite (a
@@ -53,6 +56,9 @@ type Postgres struct {
 	followers   []*Follower
 	leaderships []*postgresLeadership
 
+	// published is the newest head this replica kept in log_horizon.
+	published atomic.Int64
+
 	// shared is the window of recent reads this replica's readers share,
 	// once ShareReads turns it on.
 	shared atomic.Pointer[recentReads]
@@ -73,11 +79,8 @@ func PostgresMigrations() fs.FS {
 }
 
 // maxPostgresConns bounds one herd's connections to PostgreSQL, as
-// pgxpool's default does (4 on this 2-core machine). Appending
-// transactions queue on the head row anyway: with 16 connections 64
-// writers appended 700–870 events/s, with 4 1,030–1,150, before appends
-// took two round trips (BenchmarkLogAppendParallel, BENCHMARKS.md).
-// herd's writes are group-committed, one transaction at a time; the rest
+// pgxpool's default does (4 on this 2-core machine). herd's writes are
+// group-committed, one transaction at a time per replica; the rest
 // serve reads.
 const maxPostgresConns = 4
 

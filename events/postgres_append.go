@@ -10,40 +10,87 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // commitChannel is the channel NOTIFY announces commits on; its payload
 // is the newest position the transaction appended.
 const commitChannel = "herd_events"
 
-// pgInsertEvents inserts the rows only if the stream ($10) is at the
-// expected version ($11): a stale append inserts nothing and fails
-// nothing, so the transaction stays usable without a savepoint. It runs
-// after pgTakePositions, in a snapshot taken once every append before it
-// has committed, so the version it reads is the stream's last.
-const pgInsertEvents = `INSERT INTO events (position, event_id, stream, version, type, schema_version, recorded_at, payload, metadata)
-SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::integer[], $7::bigint[], $8::bytea[], $9::bytea[])
-WHERE (SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = $10) = $11`
+// pgInsertEvents inserts the rows, each at a position from the
+// sequence, only if the stream ($10) is at the expected version ($11):
+// a stale append inserts nothing, takes no position and fails nothing,
+// so the transaction stays usable. Two appenders that both read the
+// stream at the expected version race on UNIQUE (stream, version): the
+// second waits for the first to end, and once it has committed, skips
+// the rows the first stored (ON CONFLICT DO NOTHING, no error, so again
+// no savepoint is needed); insert then reports a *ConflictError. The
+// positions come back with each row's version, in any order.
+const pgInsertEvents = `INSERT INTO events (position, event_id, stream, version, type, schema_version, recorded_at, payload, metadata, txid)
+SELECT nextval('events_position'), e.*, pg_current_xact_id() FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::integer[], $6::bigint[], $7::bytea[], $8::bytea[]) AS e
+WHERE (SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = $9) = $10
+ON CONFLICT (stream, version) DO NOTHING
+RETURNING version, position`
 
-// pgGiveBackPositions returns the positions a stale append took: it
-// still holds the head, so nobody has seen them.
-const pgGiveBackPositions = `UPDATE log_head SET position = position - $1 WHERE id = 1`
+// pgUndoInsert deletes the rows an append stored before finding that
+// another transaction had stored some of its versions: the append
+// stores all of its events or none. Their positions stay unused.
+const pgUndoInsert = `DELETE FROM events WHERE position = ANY($1::bigint[])`
 
-// pgTakePositions hands out n positions and locks the head until the
-// transaction ends: appenders of every replica take their positions one
-// transaction after another, so positions commit in order. Rolling back
-// (the savepoint of a refused append included) gives them back.
-const pgTakePositions = `UPDATE log_head SET position = position + $1 WHERE id = 1 RETURNING position`
+// pgTakeXid gives the transaction its xid and the appenders' advisory
+// lock (shared, so appenders do not wait for each other) before it takes
+// any position: herd_log_head (migration 0007) waits for the
+// transactions that hold the lock, and relies on every transaction that
+// holds a position having had both first.
+const pgTakeXid = `SELECT pg_current_xact_id(), pg_advisory_xact_lock_shared(1751478884, 1)`
 
 // postgresTx is one transaction on the PostgreSQL log.
 type postgresTx struct {
 	p *Postgres
 	txSavepoints
+	// hasXid is whether the transaction has its xid and the appenders'
+	// lock (pgTakeXid). A rollback to a savepoint keeps the xid (the top
+	// transaction's) but releases the lock if it was taken since:
+	// xidMarks holds hasXid at each open savepoint, innermost last.
+	hasXid   bool
+	xidMarks []bool
+}
+
+// Savepoint implements LogTx.
+func (t *postgresTx) Savepoint(ctx context.Context) error {
+	if err := t.txSavepoints.Savepoint(ctx); err != nil {
+		return err
+	}
+	t.xidMarks = append(t.xidMarks, t.hasXid)
+	return nil
+}
+
+// RollbackToSavepoint implements LogTx; the savepoint stays open.
+func (t *postgresTx) RollbackToSavepoint(ctx context.Context) error {
+	if err := t.txSavepoints.RollbackToSavepoint(ctx); err != nil {
+		return err
+	}
+	if n := len(t.xidMarks); n > 0 {
+		t.hasXid = t.xidMarks[n-1]
+	}
+	return nil
+}
+
+// ReleaseSavepoint implements LogTx: what was taken in it is the
+// enclosing transaction's now.
+func (t *postgresTx) ReleaseSavepoint(ctx context.Context) error {
+	if err := t.txSavepoints.ReleaseSavepoint(ctx); err != nil {
+		return err
+	}
+	if n := len(t.xidMarks); n > 0 {
+		t.xidMarks = t.xidMarks[:n-1]
+	}
+	return nil
 }
 
 func (t *postgresTx) Engine() Engine { return EnginePostgres }
 
-func (t *postgresTx) reader() pgReader { return pgReader{q: t.tx} }
+func (t *postgresTx) reader() pgReader { return pgReader{q: t.tx, own: t.last} }
 
 func (t *postgresTx) Head(ctx context.Context) (int64, error) { return t.reader().Head(ctx) }
 
@@ -80,33 +127,57 @@ func (t *postgresTx) Append(ctx context.Context, stream string, expectedVersion 
 	if err := t.insert(ctx, stream, expectedVersion, records, cols); err != nil {
 		return nil, err
 	}
-	t.appended(records[len(records)-1].Position)
+	t.appended(maxPosition(records))
 	return records, nil
 }
 
-// insert takes the positions and inserts the rows if the stream is at
-// the expected version; if it is not, it gives the positions back and
-// returns a *ConflictError. Two round trips in all.
+// insert inserts the rows if the stream is at the expected version
+// and gives each its position; if it is not, or another transaction
+// stored one of its versions first, it inserts nothing and returns a
+// *ConflictError. One round trip, and one more in a transaction's first
+// append.
 func (t *postgresTx) insert(ctx context.Context, stream string, expected int64, records []Record, cols insertColumns) error {
-	var last int64
-	if err := t.tx.QueryRowContext(ctx, pgTakePositions, len(records)).Scan(&last); err != nil {
-		return fmt.Errorf("append %s@%d: take positions: %w", stream, expected, err)
+	if !t.hasXid {
+		if _, err := t.tx.ExecContext(ctx, pgTakeXid); err != nil {
+			return fmt.Errorf("append %s@%d: %w", stream, expected, err)
+		}
+		t.hasXid = true
 	}
-	cols.positions = make([]int64, len(records))
-	for i := range records {
-		records[i].Position = last - int64(len(records)-1-i)
-		cols.positions[i] = records[i].Position
-	}
-	res, err := t.tx.ExecContext(ctx, pgInsertEvents, cols.positions, cols.ids, cols.streams, cols.versions, cols.types,
+	rows, err := t.tx.QueryContext(ctx, pgInsertEvents, cols.ids, cols.streams, cols.versions, cols.types,
 		cols.schemas, cols.recorded, cols.payloads, cols.metadata, stream, expected)
+	if isDeadlock(err) {
+		// Waiting on another replica's append of this stream closed a
+		// cycle of waits, and PostgreSQL chose this append to end it:
+		// the other stores the version. The caller rolls back to its
+		// savepoint (the statement failed) and decides again.
+		return &ConflictError{Stream: stream, Expected: expected, Actual: -1}
+	}
 	if err != nil {
 		return fmt.Errorf("append %s@%d: %w", stream, expected, err)
 	}
-	if n, err := res.RowsAffected(); err != nil || n == int64(len(records)) {
-		return err
+	stored := make([]int64, 0, len(records))
+	for rows.Next() {
+		var version, position int64
+		if err := rows.Scan(&version, &position); err != nil {
+			_ = rows.Close()
+			return fmt.Errorf("append %s@%d: %w", stream, expected, err)
+		}
+		records[version-expected-1].Position = position
+		stored = append(stored, position)
 	}
-	if _, err := t.tx.ExecContext(ctx, pgGiveBackPositions, len(records)); err != nil {
-		return fmt.Errorf("append %s@%d: give back positions: %w", stream, expected, err)
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("append %s@%d: %w", stream, expected, err)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("append %s@%d: %w", stream, expected, err)
+	}
+	if len(stored) == len(records) {
+		return nil
+	}
+	if len(stored) > 0 {
+		if _, err := t.tx.ExecContext(ctx, pgUndoInsert, stored); err != nil {
+			return fmt.Errorf("append %s@%d: undo a partial append: %w", stream, expected, err)
+		}
 	}
 	actual, err := streamVersion(ctx, t.tx, stream)
 	if err != nil {
@@ -152,10 +223,10 @@ func (t *postgresTx) Rollback() error {
 
 // insertColumns are the rows to insert, column by column, for unnest.
 type insertColumns struct {
-	ids, streams, types           []string
-	positions, versions, recorded []int64
-	schemas                       []int32
-	payloads, metadata            [][]byte
+	ids, streams, types []string
+	versions, recorded  []int64
+	schemas             []int32
+	payloads, metadata  [][]byte
 }
 
 // newRecords gives each event its id and version and lays the rows out
@@ -185,4 +256,20 @@ func newRecords(stream string, expected int64, md Metadata, at time.Time, evs []
 		c.recorded[i], c.schemas[i], c.payloads[i], c.metadata[i] = at.UnixNano(), int32(records[i].SchemaVersion), ev.Payload, meta
 	}
 	return records, c, nil
+}
+
+// maxPosition is the newest position of records: positions grow with
+// versions, but need not be consecutive.
+func maxPosition(records []Record) int64 {
+	var m int64
+	for _, r := range records {
+		m = max(m, r.Position)
+	}
+	return m
+}
+
+// isDeadlock reports whether err is PostgreSQL's deadlock_detected.
+func isDeadlock(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "40P01"
 }

@@ -2,9 +2,12 @@ package events
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 )
 
 // pgRecordColumns are recordColumns in PostgreSQL's terms.
@@ -27,7 +30,84 @@ SELECT position FROM effects)`,
 
 // pgReader reads the log through q: the pool, or a transaction that
 // reads its own appends.
-type pgReader struct{ q Querier }
+type pgReader struct {
+	q Querier
+	// published is the newest head kept in log_horizon for the views'
+	// reads, on the pool; nil in a transaction, which must not hold
+	// log_horizon's row to its commit.
+	published *atomic.Int64
+	// own is the newest position the transaction appended itself, which
+	// it reads although others' appends before it may still be running.
+	own int64
+}
+
+// The readers' statements (migration 0007 has the functions and the
+// rule).
+const (
+	pgSample  = `SELECT head, running FROM herd_log_sample()`
+	pgRunning = `SELECT herd_log_running($1)`
+	// pgPublish keeps a final head ($1) in log_horizon, without waiting
+	// for the disk: a horizon lost in a crash is only an older one, and
+	// one that survives was final (the commits it covers come earlier in
+	// the WAL). It is the WITH of a reading statement.
+	pgPublish = `WITH c AS (SELECT set_config('synchronous_commit', 'off', true) AS off),
+u AS (UPDATE log_horizon SET position = $1 WHERE id = 1 AND position < $1 AND EXISTS (SELECT 1 FROM c)) `
+)
+
+// finalPause is the first wait between two looks at the appends a
+// reader waits for, doubling up to finalPauseMax: a group commit lasts
+// milliseconds.
+const (
+	finalPause    = 200 * time.Microsecond
+	finalPauseMax = 5 * time.Millisecond
+)
+
+// final is the newest final position: every position at or before it
+// has either committed, and every statement from now on sees it, or
+// will never commit. It waits for the appends that held positions up
+// to the sequence's value when it was called to end, holding no
+// connection in between.
+func (r pgReader) final(ctx context.Context) (int64, error) {
+	var (
+		head    int64
+		running sql.NullString
+	)
+	if err := queryOne(ctx, r.q, pgSample, nil, &head, &running); err != nil {
+		return 0, err
+	}
+	pause := finalPause
+	for running.Valid && running.String != "" {
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return 0, ctx.Err()
+		case <-t.C:
+		}
+		pause = min(2*pause, finalPauseMax)
+		if err := queryOne(ctx, r.q, pgRunning, []any{running.String}, &running); err != nil {
+			return 0, err
+		}
+	}
+	return head, nil
+}
+
+// publish is the WITH that keeps head in log_horizon, or "" when it is
+// there already or r reads in a transaction.
+func (r pgReader) publish(head int64) string {
+	if r.published == nil {
+		return ""
+	}
+	for {
+		p := r.published.Load()
+		if head <= p {
+			return ""
+		}
+		if r.published.CompareAndSwap(p, head) {
+			return pgPublish
+		}
+	}
+}
 
 // Head is the newest position committed.
 func (p *Postgres) Head(ctx context.Context) (int64, error) { return p.reader().Head(ctx) }
@@ -58,22 +138,29 @@ func (p *Postgres) Query(ctx context.Context, f Filter) ([]Record, error) {
 	return p.reader().Query(ctx, f)
 }
 
-func (p *Postgres) reader() pgReader { return pgReader{q: p.db} }
+func (p *Postgres) reader() pgReader { return pgReader{q: p.db, published: &p.published} }
 
+// Head is the newest event at a final position (or, in a transaction,
+// the newest it appended, if later): every event at or before it that
+// ever commits has committed, so a reader that goes no further never
+// passes a position that commits later. It waits for the appends that
+// held positions up to the sequence's value to end (milliseconds).
 func (r pgReader) Head(ctx context.Context) (int64, error) {
-	var head int64
-	rows, err := r.q.QueryContext(ctx, `SELECT position FROM log_head WHERE id = 1`)
+	final, err := r.final(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("head: %w", err)
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		return 0, fmt.Errorf("head: %w", rowsErr(rows))
+	// The newest event at or before it: rolled-back appends leave
+	// positions without one.
+	var head int64
+	q := `SELECT COALESCE(MAX(position), 0) FROM events WHERE position <= $1`
+	if pub := r.publish(final); pub != "" {
+		q = pub + q
 	}
-	if err := rows.Scan(&head); err != nil {
+	if err := queryOne(ctx, r.q, q, []any{final}, &head); err != nil {
 		return 0, fmt.Errorf("head: %w", err)
 	}
-	return head, rows.Close()
+	return max(head, r.own), nil
 }
 
 func (r pgReader) ReadStream(ctx context.Context, stream string, afterVersion int64) ([]Record, error) {
@@ -84,11 +171,24 @@ func (r pgReader) ReadStream(ctx context.Context, stream string, afterVersion in
 	return recs, nil
 }
 
+// ReadAfter reads no further than Head, taken first: what it reads is
+// then final, and its own snapshot, taken after, sees all of it.
 func (r pgReader) ReadAfter(ctx context.Context, position int64, limit int) ([]Record, error) {
-	q := `SELECT ` + pgRecordColumns + ` FROM events WHERE position > $1 ORDER BY position`
-	args := []any{position}
+	head, err := r.final(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read after %d: %w", position, err)
+	}
+	head = max(head, r.own)
+	if head <= position {
+		return nil, nil
+	}
+	q := `SELECT ` + pgRecordColumns + ` FROM events WHERE position <= $1 AND position > $2 ORDER BY position`
+	if pub := r.publish(head); pub != "" {
+		q = pub + q
+	}
+	args := []any{head, position}
 	if limit > 0 {
-		q += ` LIMIT $2`
+		q += ` LIMIT $3`
 		args = append(args, limit)
 	}
 	recs, err := r.records(ctx, q, args...)
@@ -106,7 +206,16 @@ func (r pgReader) ReadStreamRange(ctx context.Context, stream string, after, upT
 	return recs, nil
 }
 
+// Query, too, reads no further than Head: the audit API pages by
+// position.
 func (r pgReader) Query(ctx context.Context, f Filter) ([]Record, error) {
+	head, err := r.Head(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("query events: %w", withContext(ctx, err))
+	}
+	if f.Before <= 0 || f.Before > head+1 {
+		f.Before = head + 1
+	}
 	q, args, err := f.sql(pgDialect)
 	if err != nil {
 		return nil, err
@@ -141,4 +250,20 @@ func numberPlaceholders(q string) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// queryOne runs query and scans its one row into dest.
+func queryOne(ctx context.Context, q Querier, query string, args []any, dest ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rows.Close() }()
+	if !rows.Next() {
+		return rowsErr(rows)
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	return rows.Close()
 }
