@@ -2,8 +2,10 @@ package watch
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
+	"unsafe"
 
 	"herd/domain"
 )
@@ -52,4 +54,15 @@ func BenchmarkHeartbeatEntrySize(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestDeepSizeCountsEachMapEntrysStrings: sizing a map reads each key
+// and value where it lies, and counts every entry's bytes.
+func TestDeepSizeCountsEachMapEntrysStrings(t *testing.T) {
+	labels := map[string]string{"a": "xx", "bbb": "yyyy", "cc": ""}
+	var pair string
+	want := int64(len(labels))*(2*int64(unsafe.Sizeof(pair))+mapEntryOverhead) + (1 + 2) + (3 + 4) + (2 + 0)
+	if got := deepSize(reflect.ValueOf(labels)); got != want {
+		t.Errorf("deepSize = %d, want %d", got, want)
+	}
 }
