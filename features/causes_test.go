@@ -76,14 +76,25 @@ func runCauseHistory(t *testing.T, database func() string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	problems, checked, exact := checkCauses(recs)
+	problems, checked, byType := checkCauses(recs)
 	for _, p := range problems {
 		t.Error(p)
 	}
-	t.Logf("%d events, %d written by reconcilers, each checked against its cause; %d against the one change their decision read",
-		len(recs), checked, exact)
+	exact := 0
+	for _, n := range byType {
+		exact += n
+	}
+	t.Logf("%d events, %d written by reconcilers, each checked against its cause; %d against the one change their decision read: %v",
+		len(recs), checked, exact, byType)
 	if checked < 50 || exact < 20 {
 		t.Errorf("the history made only %d reconciler events, %d of a known cause: too few to say anything", checked, exact)
+	}
+	// Every kind of status the history drives is held to its cause.
+	for _, typ := range []string{"ReplicaSetStatusRecorded", "PodDisruptionBudgetStatusRecorded", "DeploymentStatusRecorded",
+		"JobStatusRecorded", "JobPodsCounted", "DaemonSetStatusRecorded", "PodStatusUpdated"} {
+		if byType[typ] == 0 {
+			t.Errorf("the history checked no %s against its cause", typ)
+		}
 	}
 }
 
@@ -262,8 +273,9 @@ type causeIndex struct {
 
 // checkCauses holds every event a reconciler wrote (actor system:herd:…)
 // to its cause, and returns what is wrong and how many it checked.
-func checkCauses(recs []events.Record) (problems []string, checked, exact int) {
+func checkCauses(recs []events.Record) (problems []string, checked int, exact map[string]int) {
 	ix := indexCauses(recs)
+	exact = map[string]int{}
 	for i, rec := range recs {
 		if !strings.HasPrefix(rec.Metadata.Actor, "system:herd:") {
 			continue
@@ -274,7 +286,7 @@ func checkCauses(recs []events.Record) (problems []string, checked, exact int) {
 			problems = append(problems, fmt.Sprintf("%s %s at %d by %s: %v%s", rec.Type, rec.Stream, rec.Position, rec.Metadata.Actor, err, ix.trace(recs[:i], rec)))
 		}
 		if known {
-			exact++
+			exact[rec.Type]++
 		}
 	}
 	return problems, checked, exact
