@@ -55,6 +55,10 @@ type Change struct {
 	UpTo   int64
 	Types  []string
 	Made   func(domain.Event) bool
+	// Others passes over the events the reconcile's own reconciler
+	// made (its actor's): they followed a change it read before (the
+	// owner's spec, another pod's eviction), which is the one to name.
+	Others bool
 }
 
 // ChangeOf is the Change made by the newest event of type E in stream, up
@@ -70,7 +74,11 @@ func ChangeOf[E domain.Event](stream string, upTo int64, made func(E) bool) Chan
 // LastChange is the record c names, read from the reconcile's log; false
 // when the log holds none (or the reconcile has no log: a node's agent).
 func LastChange(ctx context.Context, c Change) (events.Record, bool, error) {
-	return lastChangeBy(ctx, c, "")
+	own := ""
+	if c.Others {
+		own = events.MetadataFrom(ctx).Actor
+	}
+	return lastChangeBy(ctx, c, own)
 }
 
 // lastChangeBy is LastChange passing over the records actor made ("" for
@@ -159,7 +167,6 @@ var PodCountChanges = []string{
 // read before (the owner's spec, another pod's eviction), which is the
 // one named. false when the log holds none.
 func CountCause(ctx context.Context, pods []domain.Pod, changes ...Change) (events.Record, bool, error) {
-	own := events.MetadataFrom(ctx).Actor
 	var best events.Record
 	for _, c := range changes {
 		rec, ok, err := LastChange(ctx, c)
@@ -176,7 +183,7 @@ func CountCause(ctx context.Context, pods []domain.Pod, changes ...Change) (even
 		if best.ID != "" && p.ResourceVersion <= best.Position {
 			break
 		}
-		rec, ok, err := lastChangeBy(ctx, Change{Stream: domain.PodStream(p.Namespace, p.Name), UpTo: p.Version, Types: PodCountChanges}, own)
+		rec, ok, err := LastChange(ctx, Change{Stream: domain.PodStream(p.Namespace, p.Name), UpTo: p.Version, Types: PodCountChanges, Others: true})
 		if err != nil {
 			return events.Record{}, false, err
 		}
