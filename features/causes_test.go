@@ -76,14 +76,25 @@ func runCauseHistory(t *testing.T, database func() string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	problems, checked, exact := checkCauses(recs)
+	problems, checked, byType := checkCauses(recs)
 	for _, p := range problems {
 		t.Error(p)
 	}
-	t.Logf("%d events, %d written by reconcilers, each checked against its cause; %d against the one change their decision read",
-		len(recs), checked, exact)
+	exact := 0
+	for _, n := range byType {
+		exact += n
+	}
+	t.Logf("%d events, %d written by reconcilers, each checked against its cause; %d against the one change their decision read: %v",
+		len(recs), checked, exact, byType)
 	if checked < 50 || exact < 20 {
 		t.Errorf("the history made only %d reconciler events, %d of a known cause: too few to say anything", checked, exact)
+	}
+	// Every kind of status the history drives is held to its cause.
+	for _, typ := range []string{"ReplicaSetStatusRecorded", "PodDisruptionBudgetStatusRecorded", "DeploymentStatusRecorded",
+		"JobStatusRecorded", "JobPodsCounted", "DaemonSetStatusRecorded", "PodStatusUpdated"} {
+		if byType[typ] == 0 {
+			t.Errorf("the history checked no %s against its cause", typ)
+		}
 	}
 }
 
@@ -100,6 +111,8 @@ type history struct {
 	live   []string
 	// budgets is how many PodDisruptionBudgets the history made.
 	budgets int
+	// deployments, jobs and daemonSets are the workloads it made.
+	deployments, jobs, daemonSets []string
 }
 
 // step takes one random step, as an operator, an agent or the clock
@@ -113,7 +126,7 @@ func (h *history) step() error {
 	}
 	node := h.nodes[r.IntN(len(h.nodes))]
 	taints := []string{"maintenance=true:NoExecute", "maintenance=true:NoSchedule", "dedicated=db:NoExecute"}
-	switch k := r.IntN(24); {
+	switch k := r.IntN(28); {
 	case k < 5:
 		m := &w.agentFor(node).metrics
 		*m = healthyMetrics()
@@ -166,6 +179,8 @@ func (h *history) step() error {
 		return w.deletesPod(fmt.Sprintf("bare%d", 1+r.IntN(h.pods)))
 	case k < 22:
 		return h.namespaceStep()
+	case k >= 24:
+		return h.workloadStep(k - 24)
 	default:
 		// A budget over a ReplicaSet's pods, which drains and deletions
 		// then count down and back up.
@@ -174,6 +189,33 @@ func (h *history) step() error {
 		}
 		h.budgets++
 		return w.budgetMaxUnavailable(fmt.Sprintf("pdb%d", h.budgets), 1, h.sets[r.IntN(len(h.sets))])
+	}
+}
+
+// workloadStep makes or changes a Deployment (which of kind), a Job or
+// a DaemonSet, whose statuses then follow their pods and nodes.
+func (h *history) workloadStep(kind int) error {
+	w, r := h.w, h.rng
+	switch kind {
+	case 0, 1:
+		if len(h.deployments) == 0 || r.IntN(2) == 0 {
+			name := fmt.Sprintf("web%d", len(h.deployments))
+			h.deployments = append(h.deployments, name)
+			return w.deploymentRuns(name, 1+r.IntN(3), "nginx:1", 1)
+		}
+		return w.deploymentImageSet(h.deployments[r.IntN(len(h.deployments))], fmt.Sprintf("nginx:%d", 2+r.IntN(50)))
+	case 2:
+		name := fmt.Sprintf("batch%d", len(h.jobs))
+		h.jobs = append(h.jobs, name)
+		scripts := []string{"sleep 10", "sleep 40", "exit 1", "true"}
+		return w.jobRunsToCompletions(name, scripts[r.IntN(len(scripts))], 1+r.IntN(3), 1+r.IntN(2))
+	default:
+		if len(h.daemonSets) == 0 || len(h.daemonSets) < 2 && r.IntN(2) == 0 {
+			name := fmt.Sprintf("agent%d", len(h.daemonSets))
+			h.daemonSets = append(h.daemonSets, name)
+			return w.daemonSetRunsEverywhere(name, name)
+		}
+		return w.daemonSetGivenImage(h.daemonSets[r.IntN(len(h.daemonSets))], fmt.Sprintf("fluent-bit:%d", 4+r.IntN(50)))
 	}
 }
 
@@ -219,6 +261,10 @@ type causeIndex struct {
 	// streams of its owners.
 	podNode   map[string]string
 	podOwners map[string][]string
+	// podUID is each pod stream's UID; rsOwners the streams of each
+	// ReplicaSet stream's owners (its Deployment).
+	podUID   map[string]string
+	rsOwners map[string][]string
 	// podLabels are each pod stream's labels at its creation; selectors
 	// each budget stream's.
 	podLabels map[string]map[string]string
@@ -227,8 +273,29 @@ type causeIndex struct {
 
 // checkCauses holds every event a reconciler wrote (actor system:herd:…)
 // to its cause, and returns what is wrong and how many it checked.
-func checkCauses(recs []events.Record) (problems []string, checked, exact int) {
+func checkCauses(recs []events.Record) (problems []string, checked int, exact map[string]int) {
+	ix := indexCauses(recs)
+	exact = map[string]int{}
+	for i, rec := range recs {
+		if !strings.HasPrefix(rec.Metadata.Actor, "system:herd:") {
+			continue
+		}
+		checked++
+		known, err := ix.check(recs[:i], rec)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s %s at %d by %s: %v%s", rec.Type, rec.Stream, rec.Position, rec.Metadata.Actor, err, ix.trace(recs[:i], rec)))
+		}
+		if known {
+			exact[rec.Type]++
+		}
+	}
+	return problems, checked, exact
+}
+
+// indexCauses is what the checks need to know of recs, the log.
+func indexCauses(recs []events.Record) causeIndex {
 	ix := causeIndex{byID: map[string]events.Record{}, podNode: map[string]string{}, podOwners: map[string][]string{},
+		podUID: map[string]string{}, rsOwners: map[string][]string{},
 		podLabels: map[string]map[string]string{}, selectors: map[string]*domain.LabelSelector{}}
 	for _, rec := range recs {
 		ix.byID[rec.ID] = rec
@@ -243,27 +310,25 @@ func checkCauses(recs []events.Record) (problems []string, checked, exact int) {
 			ix.selectors[rec.Stream] = ev.Spec.Selector
 		case domain.PodCreated:
 			ix.podLabels[rec.Stream] = ev.Labels
+			ix.podUID[rec.Stream] = ev.UID
+			if ev.Spec.NodeName != "" {
+				// A DaemonSet's pod comes bound to its node.
+				ix.podNode[rec.Stream] = domain.NodeStream(ev.Spec.NodeName)
+			}
 			for _, o := range ev.Owners {
-				if o.Kind == "ReplicaSet" {
-					ix.podOwners[rec.Stream] = append(ix.podOwners[rec.Stream], domain.ReplicaSetStream(ev.Namespace, o.Name))
+				if stream, ok := ownerStream(ev.Namespace, o); ok {
+					ix.podOwners[rec.Stream] = append(ix.podOwners[rec.Stream], stream)
+				}
+			}
+		case domain.ReplicaSetCreated:
+			for _, o := range ev.Owners {
+				if stream, ok := ownerStream(ev.Namespace, o); ok {
+					ix.rsOwners[rec.Stream] = append(ix.rsOwners[rec.Stream], stream)
 				}
 			}
 		}
 	}
-	for i, rec := range recs {
-		if !strings.HasPrefix(rec.Metadata.Actor, "system:herd:") {
-			continue
-		}
-		checked++
-		known, err := ix.check(recs[:i], rec)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s %s at %d by %s: %v", rec.Type, rec.Stream, rec.Position, rec.Metadata.Actor, err))
-		}
-		if known {
-			exact++
-		}
-	}
-	return problems, checked, exact
+	return ix
 }
 
 // check holds rec, written by a reconciler after before, to its cause;
@@ -298,6 +363,24 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 	if _, ok := ev.(domain.ReplicaSetStatusRecorded); ok && rec.Metadata.Actor == "system:herd:replicaset" {
 		return true, ix.replicaSetCount(before, rec, cause)
 	}
+	switch ev := ev.(type) {
+	case domain.DeploymentStatusRecorded:
+		if rec.Metadata.Actor == "system:herd:deployment" {
+			return true, ix.deploymentCount(before, rec, cause)
+		}
+	case domain.JobStatusRecorded:
+		if rec.Metadata.Actor == "system:herd:job" {
+			return true, ix.ownedCount(before, rec, cause, []string{domain.JobCreated{}.EventType(), domain.JobChanged{}.EventType()})
+		}
+	case domain.JobPodsCounted:
+		if rec.Metadata.Actor == "system:herd:job" && len(ev.Succeeded)+len(ev.Failed) > 0 {
+			return true, ix.jobCounted(rec, cause, ev)
+		}
+	case domain.DaemonSetStatusRecorded:
+		if rec.Metadata.Actor == "system:herd:daemonset" {
+			return true, ix.daemonSetCount(before, rec, cause)
+		}
+	}
 	if want, ok := ix.expected(before, rec, ev); ok {
 		if want.ID != id {
 			return true, fmt.Errorf("its cause is %s %s at %d (%s), want %s %s at %d (%s)", cause.Type, cause.Stream, cause.Position, says(cause),
@@ -309,6 +392,26 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 		return false, fmt.Errorf("its cause %s %s at %d by %s is none of its node's, its pods', its owners' nor an operator's", cause.Type, cause.Stream, cause.Position, cause.Metadata.Actor)
 	}
 	return false, nil
+}
+
+// trace is, when HERD_CAUSE_TRACE is set, the records of rec's own
+// object, its pods and its ReplicaSets up to 40 before it: what a wrong
+// cause is looked into with.
+func (ix causeIndex) trace(before []events.Record, rec events.Record) string {
+	if os.Getenv("HERD_CAUSE_TRACE") == "" {
+		return ""
+	}
+	var b strings.Builder
+	n := 0
+	for i := len(before) - 1; i >= 0 && n < 40; i-- {
+		r := before[i]
+		if r.Stream == rec.Stream || slices.Contains(ix.podOwners[r.Stream], rec.Stream) || slices.Contains(ix.rsOwners[r.Stream], rec.Stream) ||
+			ix.podNode[rec.Stream] != "" && r.Stream == ix.podNode[rec.Stream] && r.Type != "HeartbeatRecorded" {
+			fmt.Fprintf(&b, "\n\t\t%d %s %s by %s cause %s (%s)", r.Position, r.Type, r.Stream, r.Metadata.Actor, r.Metadata.CausationID, says(r))
+			n++
+		}
+	}
+	return b.String()
 }
 
 // expected is the cause rec must name, where the decision that wrote it
@@ -334,7 +437,21 @@ func (ix causeIndex) expected(before []events.Record, rec events.Record, ev doma
 	case domain.NodeDrained:
 		return newest(before, rec.Stream, func(e domain.Event) bool { _, ok := e.(domain.NodeDrainStarted); return ok })
 	case domain.PodScheduled, domain.PodUnschedulable:
+		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:daemonset" {
+			// A DaemonSet's pod is made bound to its node, for what
+			// the DaemonSet asks.
+			return newestOf(before, owners[0], []string{domain.DaemonSetCreated{}.EventType(), domain.DaemonSetChanged{}.EventType()})
+		}
 		return newest(before, rec.Stream, func(e domain.Event) bool { _, ok := e.(domain.PodCreated); return ok })
+	case domain.ReplicaSetCreated, domain.ReplicaSetChanged:
+		if owners := ix.rsOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:deployment" {
+			// A Deployment's rollout follows what it asks for.
+			return newestOf(before, owners[0], []string{domain.DeploymentCreated{}.EventType(), domain.DeploymentChanged{}.EventType()})
+		}
+	case domain.PodStatusUpdated:
+		if rec.Metadata.Actor == "system:herd:zones" && ev.Status.Phase == domain.PodRunning {
+			return ix.startGate(before, rec.Stream), true
+		}
 	case domain.PodDisruptionTargeted, domain.PodDeletionRequested:
 		node := ix.podNode[rec.Stream]
 		switch rec.Metadata.Actor {
@@ -431,6 +548,126 @@ func (ix causeIndex) replicaSetCount(before []events.Record, rec, cause events.R
 	return nil
 }
 
+// ownerStream is the stream of an owner of a namespaced object in ns,
+// for the kinds whose statuses the checks follow.
+func ownerStream(ns string, o domain.OwnerReference) (string, bool) {
+	switch o.Kind {
+	case "ReplicaSet":
+		return domain.ReplicaSetStream(ns, o.Name), true
+	case "Deployment":
+		return domain.DeploymentStream(ns, o.Name), true
+	case "Job":
+		return domain.JobStream(ns, o.Name), true
+	case "DaemonSet":
+		return domain.DaemonSetStream(ns, o.Name), true
+	}
+	return "", false
+}
+
+// ownedCount holds a workload's status counted from its pods (a Job's,
+// a DaemonSet's) to what moved it, as replicaSetCount does: its last
+// change of spec (specs), or a later change of the count of a pod it
+// owns made by another than its own reconciler (its own creations and
+// deletions follow its spec, and the status written with them counts
+// them already).
+func (ix causeIndex) ownedCount(before []events.Record, rec, cause events.Record, specs []string) error {
+	last, _ := newestOf(before, rec.Stream, specs)
+	switch {
+	case cause.Stream == rec.Stream:
+		if cause.ID != last.ID {
+			return fmt.Errorf("its cause is %s at %d, want its last change of spec %s at %d", cause.Type, cause.Position, last.Type, last.Position)
+		}
+	case cause.Position < last.Position:
+		return fmt.Errorf("its cause %s %s at %d is older than its last change of spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
+	case cause.Metadata.Actor == rec.Metadata.Actor:
+		return fmt.Errorf("its cause %s %s at %d is a pod change of its own, which follows its spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
+	case !slices.Contains(podCounts, cause.Type) || !slices.Contains(ix.podOwners[cause.Stream], rec.Stream):
+		return fmt.Errorf("its cause %s %s at %d (%s) is no change of its spec nor of the count of a pod it owns", cause.Type, cause.Stream, cause.Position, says(cause))
+	}
+	return nil
+}
+
+// fitChanges are a node's changes that move whether a DaemonSet's pod
+// should run on it.
+var fitChanges = []string{domain.NodeRegistered{}.EventType(), domain.NodeTainted{}.EventType(), domain.NodeUntainted{}.EventType(),
+	domain.NodeLabelsChanged{}.EventType()}
+
+// daemonSetCount holds a DaemonSet's status to what moved it: what
+// ownedCount accepts, or a later change of the fit of a node on which
+// one of its pods was made or deleted after that change and before the
+// status (a node come, a taint put on or taken off: the DaemonSet's
+// own deletion, or one the taint's eviction made first).
+func (ix causeIndex) daemonSetCount(before []events.Record, rec, cause events.Record) error {
+	specs := []string{domain.DaemonSetCreated{}.EventType(), domain.DaemonSetChanged{}.EventType()}
+	if !strings.HasPrefix(cause.Stream, "node/") || !slices.Contains(fitChanges, cause.Type) {
+		return ix.ownedCount(before, rec, cause, specs)
+	}
+	if last, _ := newestOf(before, rec.Stream, specs); cause.Position < last.Position {
+		return fmt.Errorf("its cause %s %s at %d is older than its last change of spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
+	}
+	for i := len(before) - 1; i >= 0 && before[i].Position > cause.Position; i-- {
+		b := before[i]
+		if ix.podNode[b.Stream] == cause.Stream && slices.Contains(ix.podOwners[b.Stream], rec.Stream) &&
+			(b.Type == domain.PodCreated{}.EventType() || b.Type == domain.PodDeletionRequested{}.EventType()) {
+			return nil
+		}
+	}
+	return fmt.Errorf("its cause %s %s at %d (%s) is a node it made or deleted no pod on since", cause.Type, cause.Stream, cause.Position, says(cause))
+}
+
+// deploymentCount holds a Deployment's status to what moved it: its last
+// change of spec, or a later change of the spec or status of a
+// ReplicaSet it owns made by another than its own reconciler (the
+// ReplicaSets it rolls follow its spec, and the status written with them
+// counts them already).
+func (ix causeIndex) deploymentCount(before []events.Record, rec, cause events.Record) error {
+	last, _ := newestOf(before, rec.Stream, []string{domain.DeploymentCreated{}.EventType(), domain.DeploymentChanged{}.EventType()})
+	rsChanges := []string{domain.ReplicaSetCreated{}.EventType(), domain.ReplicaSetChanged{}.EventType(), domain.ReplicaSetStatusRecorded{}.EventType()}
+	switch {
+	case cause.Stream == rec.Stream:
+		if cause.ID != last.ID {
+			return fmt.Errorf("its cause is %s at %d, want its last change of spec %s at %d", cause.Type, cause.Position, last.Type, last.Position)
+		}
+	case cause.Position < last.Position:
+		return fmt.Errorf("its cause %s %s at %d is older than its last change of spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
+	case cause.Metadata.Actor == rec.Metadata.Actor:
+		return fmt.Errorf("its cause %s %s at %d is a ReplicaSet change of its own, which follows its spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
+	case !slices.Contains(rsChanges, cause.Type) || !slices.Contains(ix.rsOwners[cause.Stream], rec.Stream):
+		return fmt.Errorf("its cause %s %s at %d (%s) is no change of its spec nor of a ReplicaSet it owns", cause.Type, cause.Stream, cause.Position, says(cause))
+	}
+	return nil
+}
+
+// jobCounted holds a Job's count of finished pods to the change that
+// finished one of the pods it counts: a pod it owns, one of those
+// counted, and a change of its count.
+func (ix causeIndex) jobCounted(rec, cause events.Record, ev domain.JobPodsCounted) error {
+	uid := ix.podUID[cause.Stream]
+	if !slices.Contains(podCounts, cause.Type) || !slices.Contains(ix.podOwners[cause.Stream], rec.Stream) ||
+		!slices.Contains(ev.Succeeded, uid) && !slices.Contains(ev.Failed, uid) {
+		return fmt.Errorf("its cause %s %s at %d (%s) is no change of a pod it counts", cause.Type, cause.Stream, cause.Position, says(cause))
+	}
+	return nil
+}
+
+// startGate is the cause of a pod's start on its runtime: the last of
+// its binding, its address and its node's turning Ready to open.
+func (ix causeIndex) startGate(before []events.Record, pod string) events.Record {
+	bound, _ := newest(before, pod, func(e domain.Event) bool { _, ok := e.(domain.PodScheduled); return ok })
+	addressed, _ := newest(before, pod, func(e domain.Event) bool { _, ok := e.(domain.PodIPAssigned); return ok })
+	ready, _ := newest(before, ix.podNode[pod], func(e domain.Event) bool {
+		ch, ok := e.(domain.NodeConditionChanged)
+		return ok && ch.Type == domain.ConditionReady && ch.Status == domain.ConditionTrue
+	})
+	out := bound
+	for _, r := range []events.Record{addressed, ready} {
+		if r.Position > out.Position {
+			out = r
+		}
+	}
+	return out
+}
+
 // newestOf is the newest record of stream among recs of one of types;
 // the zero Record and false when there is none.
 func newestOf(recs []events.Record, stream string, types []string) (events.Record, bool) {
@@ -518,12 +755,10 @@ func (ix causeIndex) related(rec, cause events.Record) bool {
 		}
 	case strings.HasPrefix(rec.Stream, "node/"):
 		return ix.podNode[cause.Stream] == rec.Stream
-	case strings.HasPrefix(rec.Stream, "replicaset/"):
-		for _, o := range ix.podOwners[cause.Stream] {
-			if o == rec.Stream {
-				return true
-			}
-		}
+	case strings.HasPrefix(rec.Stream, "replicaset/"), strings.HasPrefix(rec.Stream, "job/"), strings.HasPrefix(rec.Stream, "daemonset/"):
+		return slices.Contains(ix.podOwners[cause.Stream], rec.Stream)
+	case strings.HasPrefix(rec.Stream, "deployment/"):
+		return slices.Contains(ix.rsOwners[cause.Stream], rec.Stream)
 	}
 	return false
 }

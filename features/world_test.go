@@ -65,6 +65,10 @@ type world struct {
 	// so that a step can wait until the ticks it caused are handled.
 	resyncs map[string]*resyncTicks
 
+	// configure, when set, changes what herd runs with before it starts
+	// (a test's own settings, such as a demo fleet).
+	configure func(*app.Config)
+
 	// epoch is when herd was started in this scenario; a clock time such
 	// as "09:00:20" in a step means that time on the epoch's day.
 	epoch time.Time
@@ -161,6 +165,9 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 		// herd runs no pod itself: every node's pods are its agent's.
 		cfg.NodeRuntime = app.NodeRuntimeNone
 	}
+	if w.configure != nil {
+		w.configure(&cfg)
+	}
 	w.cfg = cfg
 	return ctx, w.launch(ctx)
 }
@@ -171,6 +178,9 @@ func (w *world) launch(ctx context.Context) error {
 	w.app = fx.New(app.Options(w.cfg, append([]fx.Option{
 		fx.Decorate(func(clock.WithTicker) clock.WithTicker { return w.clock }),
 		fx.Populate(&w.server, &w.log, &w.recs, &w.devices.listener, &w.mock, &w.kubelets, &w.compactor, &w.writer),
+		// herd serve --demo's simulated fleet, on the scenario's clock;
+		// nothing unless cfg.Demo says how many nodes.
+		app.DemoOption(w.cfg),
 	}, w.zoneOptions()...)...))
 	if err := w.app.Err(); err != nil {
 		w.app = nil

@@ -24,9 +24,10 @@ import (
 //     (the last change of an object it read, found in the log up to the
 //     version it read), and the command's events record that.
 //
-// Only a decision that reads no particular change (a resync's pass, a
-// status count over many objects) keeps the fallback; a timer's reconcile
-// (a resync, a requeue) has none and records no cause.
+// A status counted over many objects names the newest change among
+// those it counted (CountCause). Only a decision that reads no particular
+// change (a resync's pass) keeps the fallback; a timer's reconcile (a
+// resync, a requeue) has none and records no cause.
 
 // causeLogKey carries the log a reconcile looks causes up in.
 type causeLogKey struct{}
@@ -54,6 +55,10 @@ type Change struct {
 	UpTo   int64
 	Types  []string
 	Made   func(domain.Event) bool
+	// Others passes over the events the reconcile's own reconciler
+	// made (its actor's): they followed a change it read before (the
+	// owner's spec, another pod's eviction), which is the one to name.
+	Others bool
 }
 
 // ChangeOf is the Change made by the newest event of type E in stream, up
@@ -70,11 +75,24 @@ func ChangeOf[E domain.Event](stream string, upTo int64, made func(E) bool) Chan
 // LastChange is the record c names, read from the reconcile's log; false
 // when the log holds none (or the reconcile has no log: a node's agent).
 func LastChange(ctx context.Context, c Change) (events.Record, bool, error) {
+	own := ""
+	if c.Others {
+		own = events.MetadataFrom(ctx).Actor
+	}
+	return lastChangeBy(ctx, c, own)
+}
+
+// lastChangeBy is LastChange passing over the records actor made ("" for
+// none).
+func lastChangeBy(ctx context.Context, c Change, actor string) (events.Record, bool, error) {
 	l, _ := ctx.Value(causeLogKey{}).(events.Queryer)
 	if l == nil || c.Stream == "" {
 		return events.Record{}, false, nil
 	}
 	return events.NewestMatching(ctx, l, events.Filter{Stream: c.Stream, Types: c.Types, UpToVersion: c.UpTo}, func(rec events.Record) bool {
+		if actor != "" && rec.Metadata.Actor == actor {
+			return false
+		}
 		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
 		return err == nil && (c.Made == nil || c.Made(ev))
 	})
@@ -145,7 +163,10 @@ var PodCountChanges = []string{
 // whose last change of any kind (its ResourceVersion) is older than the
 // newest change found cannot hold a newer one, so the pods are looked at
 // newest first and the search stops there: a large owner's quiet pods
-// are not read. false when the log holds none.
+// are not read. A pod's change that the reconcile's own reconciler made
+// (a pod it created or deleted) is passed over: it followed a change
+// read before (the owner's spec, another pod's eviction), which is the
+// one named. false when the log holds none.
 func CountCause(ctx context.Context, pods []domain.Pod, changes ...Change) (events.Record, bool, error) {
 	var best events.Record
 	for _, c := range changes {
@@ -163,7 +184,7 @@ func CountCause(ctx context.Context, pods []domain.Pod, changes ...Change) (even
 		if best.ID != "" && p.ResourceVersion <= best.Position {
 			break
 		}
-		rec, ok, err := LastChange(ctx, Change{Stream: domain.PodStream(p.Namespace, p.Name), UpTo: p.Version, Types: PodCountChanges})
+		rec, ok, err := LastChange(ctx, Change{Stream: domain.PodStream(p.Namespace, p.Name), UpTo: p.Version, Types: PodCountChanges, Others: true})
 		if err != nil {
 			return events.Record{}, false, err
 		}
@@ -182,4 +203,11 @@ func BecauseOfCount(ctx context.Context, pods []domain.Pod, changes ...Change) (
 		return ctx, err
 	}
 	return Because(ctx, rec), nil
+}
+
+// BecauseOfNewest is ctx whose commands record the newest of the changes
+// given as their cause: of several gates a decision waited on, the one
+// that opened last. ctx as it was (the fallback) when the log holds none.
+func BecauseOfNewest(ctx context.Context, changes ...Change) (context.Context, error) {
+	return BecauseOfCount(ctx, nil, changes...)
 }

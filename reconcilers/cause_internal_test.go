@@ -178,3 +178,39 @@ func TestCountCauseNamesTheNewestChangeThatMovesACount(t *testing.T) {
 		})
 	}
 }
+
+// TestCountCausePassesOverTheReconcilersOwnPodWrites: a pod the
+// reconciler made itself for its owner follows a change read before (the
+// owner's spec), which a status counting it names; a pod another made is
+// a change of its own.
+func TestCountCausePassesOverTheReconcilersOwnPodWrites(t *testing.T) {
+	l := &streamLog{}
+	add := func(stream string, version, position int64, actor string, ev domain.Event) {
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.recs = append(l.recs, events.Record{ID: fmt.Sprintf("%s@%d", stream, position), Stream: stream, Version: version,
+			Position: position, Type: ev.EventType(), Payload: payload, Metadata: events.Metadata{Actor: actor}})
+	}
+	rs := "replicaset/default/rs"
+	add(rs, 1, 10, "alice", domain.ReplicaSetCreated{})
+	add("pod/default/evicted", 1, 20, "system:herd:replicaset", domain.PodCreated{})
+	add("pod/default/evicted", 2, 30, "system:herd:drain", domain.PodDeletionRequested{})
+	add("pod/default/replacement", 1, 40, "system:herd:replicaset", domain.PodCreated{})
+	pods := []domain.Pod{
+		{Namespace: "default", Name: "evicted", Version: 2, ResourceVersion: 30},
+		{Namespace: "default", Name: "replacement", Version: 1, ResourceVersion: 40},
+	}
+	spec := SpecChange(rs, 1, domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{})
+	for actor, want := range map[string]string{
+		"system:herd:replicaset": "pod/default/evicted@30",
+		"system:herd:disruption": "pod/default/replacement@40",
+	} {
+		ctx := withCauseLog(events.WithMetadata(context.Background(), events.Metadata{Actor: actor}), l)
+		got, ok, err := CountCause(ctx, pods, spec)
+		if err != nil || !ok || got.ID != want {
+			t.Errorf("CountCause by %s = %s, %v, %v; want %s", actor, got.ID, ok, err, want)
+		}
+	}
+}

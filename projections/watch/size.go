@@ -93,8 +93,13 @@ func (s *sizer) indirect(v reflect.Value) int64 {
 		t := v.Type()
 		n := int64(v.Len()) * (int64(t.Key().Size()+t.Elem().Size()) + mapEntryOverhead)
 		if hasIndirect(t.Key()) || hasIndirect(t.Elem()) {
+			// One key and one value, set in place at each entry: a
+			// copy of each (it.Key, it.Value) was an allocation apiece.
+			k, e := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
 			for it := v.MapRange(); it.Next(); {
-				n += s.indirect(it.Key()) + s.indirect(it.Value())
+				k.SetIterKey(it)
+				e.SetIterValue(it)
+				n += s.indirect(k) + s.indirect(e)
 			}
 		}
 		return n

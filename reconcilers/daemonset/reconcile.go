@@ -113,7 +113,11 @@ func (r *Reconciler) sync(ctx context.Context, ds domain.DaemonSet, pods []domai
 		errs = append(errs, err)
 	}
 	st, next := w.with(created).status()
-	if _, err := r.dsCommands.Execute(ctx, ds.Key(), domain.RecordDaemonSetStatus{Status: st}); err != nil && !errors.Is(err, domain.ErrNotFound) {
+	sctx, err := statusCause(ctx, w, owned, act)
+	if err != nil {
+		return reconcilers.Result{}, errors.Join(append(errs, fmt.Errorf("cause of daemonset %s's status: %w", ds, err))...)
+	}
+	if _, err := r.dsCommands.Execute(sctx, ds.Key(), domain.RecordDaemonSetStatus{Status: st}); err != nil && !errors.Is(err, domain.ErrNotFound) {
 		// A DaemonSet deleted since it was read has no status to record:
 		// its deletion brings the key back, to collect its pods.
 		errs = append(errs, fmt.Errorf("record status of daemonset %s: %w", ds, err))

@@ -122,12 +122,15 @@ func (r *Reconciler) sync(ctx context.Context, d domain.Deployment, owned []doma
 	ro := &rollout{r: r, d: d}
 	ro.split(owned)
 	// The rollout's steps follow what the Deployment asks for: its last
-	// change of spec or scale. Its status keeps the change that queued
-	// it (an owned ReplicaSet's).
-	rctx, err := reconcilers.BecauseOf(ctx, reconcilers.SpecChange(domain.DeploymentStream(d.Namespace, d.Name), d.Version,
-		domain.DeploymentCreated{}, domain.DeploymentChanged{}))
+	// change of spec or scale. Its status names what moved it
+	// (statusCause), looked up in the ReplicaSets as read.
+	rctx, err := reconcilers.BecauseOf(ctx, specChange(d))
 	if err != nil {
 		return reconcilers.Result{}, err
+	}
+	sctx, err := statusCause(ctx, d, owned)
+	if err != nil {
+		return reconcilers.Result{}, fmt.Errorf("cause of deployment %s's status: %w", d, err)
 	}
 	switch {
 	case d.Spec.Paused:
@@ -142,7 +145,7 @@ func (r *Reconciler) sync(ctx context.Context, d domain.Deployment, owned []doma
 	}
 	now := r.clock.Now()
 	st, revision, requeue := ro.status(now)
-	if _, serr := r.commands.Execute(ctx, d.Key(), domain.RecordDeploymentStatus{Status: st, Revision: revision}); serr != nil && !errors.Is(serr, domain.ErrNotFound) {
+	if _, serr := r.commands.Execute(sctx, d.Key(), domain.RecordDeploymentStatus{Status: st, Revision: revision}); serr != nil && !errors.Is(serr, domain.ErrNotFound) {
 		err = errors.Join(err, fmt.Errorf("record status of deployment %s: %w", d, serr))
 	}
 	if err != nil {

@@ -28,7 +28,11 @@ const (
 // deadline, the end of a backoff, a TTL.
 func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod) (reconcilers.Result, error) {
 	if c := countFinished(j, owned); len(c.Succeeded)+len(c.Failed)+len(c.Forget) > 0 {
-		counted, err := r.jobCommands.Execute(ctx, j.Key(), c)
+		cctx, err := countCause(ctx, owned, c)
+		if err != nil {
+			return reconcilers.Result{}, fmt.Errorf("cause of job %s's count: %w", j, err)
+		}
+		counted, err := r.jobCommands.Execute(cctx, j.Key(), c)
 		if err != nil {
 			return reconcilers.Result{}, r.jobGone(fmt.Errorf("count pods of job %s: %w", j, err))
 		}
@@ -37,7 +41,7 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 	now := r.clock.Now()
 	running := filter(owned, active)
 	if j.Status.Finished() {
-		return r.finished(ctx, j, running, now)
+		return r.finished(ctx, j, owned, running, now)
 	}
 	st := j.Status
 	var errs []error
@@ -97,7 +101,7 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 	}
 	st.Active = int32(len(running))               //nolint:gosec // at most Parallelism
 	st.Ready = int32(len(filter(running, ready))) //nolint:gosec // likewise
-	if err := r.record(ctx, j, st); err != nil {
+	if err := r.record(ctx, j, owned, st); err != nil {
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -151,13 +155,17 @@ func finish(st domain.JobStatus, now time.Time) domain.JobStatus {
 // finished looks after a Job that is Complete or Failed: nothing of it
 // runs any more, and once its TTL after finishing has passed, it is
 // deleted (and its pods with it, when its deletion comes back as a key).
-func (r *Reconciler) finished(ctx context.Context, j domain.Job, running []domain.Pod, now time.Time) (reconcilers.Result, error) {
+func (r *Reconciler) finished(ctx context.Context, j domain.Job, owned, running []domain.Pod, now time.Time) (reconcilers.Result, error) {
 	if err := r.delete(ctx, j, "deleted the pods of a finished job", running); err != nil {
 		return reconcilers.Result{}, err
 	}
 	if st := j.Status; st.Active != 0 || st.Ready != 0 {
 		st.Active, st.Ready = 0, 0
-		recorded, err := r.jobCommands.Execute(ctx, j.Key(), domain.RecordJobStatus{Status: st})
+		sctx, err := statusCause(ctx, j, owned)
+		if err != nil {
+			return reconcilers.Result{}, fmt.Errorf("cause of job %s's status: %w", j, err)
+		}
+		recorded, err := r.jobCommands.Execute(sctx, j.Key(), domain.RecordJobStatus{Status: st})
 		if err != nil {
 			return reconcilers.Result{}, r.jobGone(fmt.Errorf("record status of job %s: %w", j, err))
 		}
@@ -234,7 +242,7 @@ func boolRank(b bool) int {
 // returns them.
 func (r *Reconciler) create(ctx context.Context, j domain.Job, n int) ([]domain.Pod, error) {
 	// The pods follow what the Job asks for: its last change of spec.
-	ctx, err := reconcilers.BecauseOf(ctx, reconcilers.SpecChange(domain.JobStream(j.Namespace, j.Name), j.Version, domain.JobCreated{}, domain.JobChanged{}))
+	ctx, err := reconcilers.BecauseOf(ctx, specChange(j))
 	if err != nil {
 		return nil, err
 	}
@@ -275,8 +283,13 @@ func (r *Reconciler) delete(ctx context.Context, j domain.Job, msg string, pods 
 	return nil
 }
 
-// record writes the Job's status; the same status again writes nothing.
-func (r *Reconciler) record(ctx context.Context, j domain.Job, st domain.JobStatus) error {
+// record writes the Job's status, counted from owned, naming what moved
+// it (statusCause); the same status again writes nothing.
+func (r *Reconciler) record(ctx context.Context, j domain.Job, owned []domain.Pod, st domain.JobStatus) error {
+	ctx, err := statusCause(ctx, j, owned)
+	if err != nil {
+		return fmt.Errorf("cause of job %s's status: %w", j, err)
+	}
 	if _, err := r.jobCommands.Execute(ctx, j.Key(), domain.RecordJobStatus{Status: st}); err != nil {
 		return r.jobGone(fmt.Errorf("record status of job %s: %w", j, err))
 	}

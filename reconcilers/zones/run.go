@@ -51,18 +51,18 @@ func (r *Reconciler) run(ctx context.Context, p domain.Pod) (time.Time, error) {
 			return st.ExitsAt, nil
 		}
 	case domain.RuntimeExited:
-		if due, done := r.exited(ctx, p, rt, node, st); done != nil {
+		if due, done := r.exited(ctx, p, rt, node, st, ended(p)); done != nil {
 			return due, *done
 		}
 		// Its restart: Start again below.
 	case domain.RuntimeFailed:
-		return time.Time{}, r.report(ctx, p, rt, failedStatus(node, ReasonRuntimeFailed, st.Message))
+		return time.Time{}, r.report(ctx, p, rt, failedStatus(node, ReasonRuntimeFailed, st.Message), ended(p))
 	case domain.RuntimeStopped:
-		return time.Time{}, r.report(ctx, p, rt, failedStatus(node, ReasonRuntimeStopped, "the runtime reports the pod stopped, and nobody asked it to"))
+		return time.Time{}, r.report(ctx, p, rt, failedStatus(node, ReasonRuntimeStopped, "the runtime reports the pod stopped, and nobody asked it to"), ended(p))
 	case domain.RuntimeAbsent:
 		if p.Status.Phase == domain.PodRunning && !ephemeral(rt) {
 			return time.Time{}, r.report(ctx, p, rt, failedStatus(node, ReasonRuntimeVanished,
-				fmt.Sprintf("node %s's runtime no longer holds the pod: it vanished while running", node.Name)))
+				fmt.Sprintf("node %s's runtime no longer holds the pod: it vanished while running", node.Name)), ended(p))
 		}
 		fallthrough
 	default:
@@ -86,12 +86,12 @@ func (r *Reconciler) run(ctx context.Context, p domain.Pod) (time.Time, error) {
 		// come to correct.
 		if st, err := rt.State(ctx, p); err == nil && st.Phase == domain.RuntimeExited {
 			p.Status = running
-			if due, done := r.exited(ctx, p, rt, node, st); done != nil {
+			if due, done := r.exited(ctx, p, rt, node, st, started(p, node)); done != nil {
 				return due, *done
 			}
 		}
 	}
-	return status.ExitsAt, r.report(ctx, p, rt, running)
+	return status.ExitsAt, r.report(ctx, p, rt, running, started(p, node))
 }
 
 // exited reports a pod whose containers ran to their end: finished, as
@@ -99,13 +99,13 @@ func (r *Reconciler) run(ctx context.Context, p domain.Pod) (time.Time, error) {
 // their restart, when it returns when the restart is due. It returns a
 // nil error pointer when the restart is due now, for the caller to
 // start the pod again.
-func (r *Reconciler) exited(ctx context.Context, p domain.Pod, rt Runtime, node domain.Node, st domain.RuntimeState) (time.Time, *error) {
+func (r *Reconciler) exited(ctx context.Context, p domain.Pod, rt Runtime, node domain.Node, st domain.RuntimeState, why cause) (time.Time, *error) {
 	if !p.Spec.RestartPolicy.Restarts(st.ExitCode) {
-		err := r.report(ctx, p, rt, exitedStatus(p, node, st))
+		err := r.report(ctx, p, rt, exitedStatus(p, node, st), why)
 		return time.Time{}, &err
 	}
 	if due := st.FinishedAt.Add(crashLoopBackoff(st.Restarts)); r.clock.Now().Before(due) {
-		err := r.report(ctx, p, rt, backingOffStatus(p, node, st))
+		err := r.report(ctx, p, rt, backingOffStatus(p, node, st), why)
 		return due, &err
 	}
 	return time.Time{}, nil
@@ -135,16 +135,20 @@ func (r *Reconciler) failed(ctx context.Context, p domain.Pod, rt Runtime, node 
 		return err
 	}
 	r.log.Warn("pod failed on its runtime", zap.String("pod", p.Key()), zap.String("node", node.Name), zap.String("reason", reason), zap.Error(err))
-	return r.report(ctx, p, rt, failedStatus(node, reason, err.Error()))
+	return r.report(ctx, p, rt, failedStatus(node, reason, err.Error()), started(p, node))
 }
 
-// report records the pod's status, provided it is still the pod that was
+// report records the pod's status, naming what why finds as its cause, provided it is still the pod that was
 // started and should run. A pod that left the fleet meanwhile has what was
 // just started removed again: the termination reconciler has already
 // finished with it.
-func (r *Reconciler) report(ctx context.Context, seen domain.Pod, rt Runtime, status domain.PodStatus) error {
+func (r *Reconciler) report(ctx context.Context, seen domain.Pod, rt Runtime, status domain.PodStatus, why cause) error {
+	ctx, err := why(ctx)
+	if err != nil {
+		return fmt.Errorf("pod %s: cause of its status: %w", seen.Key(), err)
+	}
 	var left bool
-	err := r.pods.UpdateStatus(ctx, seen.Namespace, seen.Name, func(p domain.Pod) (domain.PodStatus, bool) {
+	err = r.pods.UpdateStatus(ctx, seen.Namespace, seen.Name, func(p domain.Pod) (domain.PodStatus, bool) {
 		left = !p.Exists() || p.UID != seen.UID || p.Deletion != nil && !p.Deletion.DeprovisionedAt.IsZero()
 		if left || !shouldRun(p) || p.Spec.NodeName != seen.Spec.NodeName {
 			return domain.PodStatus{}, false

@@ -34,7 +34,7 @@ func DemoOption(cfg Config) fx.Option {
 	if cfg.Demo <= 0 {
 		return fx.Options()
 	}
-	return fx.Invoke(func(lc fx.Lifecycle, h *HTTPServer, log *zap.Logger) {
+	return fx.Invoke(func(lc fx.Lifecycle, h *HTTPServer, clk clock.WithTicker, log *zap.Logger) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		lc.Append(fx.Hook{
@@ -43,7 +43,7 @@ func DemoOption(cfg Config) fx.Option {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						runDemoNode(ctx, h.URL(), i, log.Named("demo"))
+						runDemoNode(ctx, h.URL(), i, clk, log.Named("demo"))
 					}()
 				}
 				wg.Add(1)
@@ -72,13 +72,15 @@ func DemoOption(cfg Config) fx.Option {
 	})
 }
 
-func runDemoNode(ctx context.Context, base string, i int, log *zap.Logger) {
+// runDemoNode runs demo node i on herd's clock, as a test's fake one
+// moves it (the wall clock in herd serve).
+func runDemoNode(ctx context.Context, base string, i int, clk clock.WithTicker, log *zap.Logger) {
 	name, kind := demoNode(i)
 	if kind == "rp2040" {
-		runDemoPico(ctx, base, name, log)
+		runDemoPico(ctx, base, name, clk, log)
 		return
 	}
-	runDemoAgent(ctx, base, i, demoInterval, log)
+	runDemoAgent(ctx, base, i, demoInterval, clk, log)
 }
 
 // runDemoAgent is a simulated herd agent for demo node i, heartbeating
@@ -86,7 +88,7 @@ func runDemoNode(ctx context.Context, base string, i int, log *zap.Logger) {
 // (kubectl delete node), the next heartbeat is 404 and the agent
 // registers again, as a real agent does when it restarts, and says so
 // once, rather than failing every heartbeat until herd restarts.
-func runDemoAgent(ctx context.Context, base string, i int, interval time.Duration, log *zap.Logger) {
+func runDemoAgent(ctx context.Context, base string, i int, interval time.Duration, clk clock.WithTicker, log *zap.Logger) {
 	name, kind := demoNode(i)
 	c := &http.Client{Timeout: 5 * time.Second}
 	register := func() {
@@ -100,14 +102,14 @@ func runDemoAgent(ctx context.Context, base string, i int, interval time.Duratio
 	if !demoNodeKnown(ctx, c, base, name) {
 		register()
 	}
-	t := time.NewTicker(interval)
+	t := clk.NewTicker(interval)
 	defer t.Stop()
 	for {
 		jobs, err := demoRunningPods(ctx, c, base, name)
 		if err != nil && ctx.Err() == nil {
 			log.Warn("demo node could not count its pods", zap.String("node", name), zap.Error(err))
 		}
-		err = demoCall(ctx, c, http.MethodPost, base+"/apis/herd.dev/v1/nodes/"+name+"/heartbeat", "application/json", demoMetrics(i, jobs, time.Now()))
+		err = demoCall(ctx, c, http.MethodPost, base+"/apis/herd.dev/v1/nodes/"+name+"/heartbeat", "application/json", demoMetrics(i, jobs, clk.Now()))
 		var status demoStatusError
 		switch {
 		case errors.As(err, &status) && status.code == http.StatusNotFound:
@@ -119,7 +121,7 @@ func runDemoAgent(ctx context.Context, base string, i int, interval time.Duratio
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-t.C():
 		}
 	}
 }
@@ -151,7 +153,7 @@ func (e demoStatusError) Error() string { return fmt.Sprintf("%s %s: %s", e.meth
 // registration, status reports and ConfigMap reads, and its port-10250
 // endpoint on loopback for herd's probe. The firmware speaks plain HTTP
 // only, so with the API on TLS the demo has no boards.
-func runDemoPico(ctx context.Context, base, name string, log *zap.Logger) {
+func runDemoPico(ctx context.Context, base, name string, clk clock.WithTicker, log *zap.Logger) {
 	if !strings.HasPrefix(base, "http://") {
 		log.Warn("the demo's Pico boards speak plain HTTP only, and the API serves TLS: no boards", zap.String("node", name))
 		return
@@ -162,7 +164,7 @@ func runDemoPico(ctx context.Context, base, name string, log *zap.Logger) {
 		return
 	}
 	defer func() { _ = p.Close() }() // its kubelet endpoint; the board has nothing else to flush
-	_ = p.Run(ctx, clock.RealClock{}, picosim.Timing{})
+	_ = p.Run(ctx, clk, picosim.Timing{})
 }
 
 // demoPodsPerNode is how many pods the demo asks for per simulated node.

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+	"k8s.io/utils/clock"
 )
 
 // TestADeletedDemoNodeRegistersAgain: a demo node an operator deletes
@@ -27,7 +28,7 @@ func TestADeletedDemoNodeRegistersAgain(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		runDemoAgent(ctx, srv.URL(), 0, 20*time.Millisecond, zap.New(core))
+		runDemoAgent(ctx, srv.URL(), 0, 20*time.Millisecond, clock.RealClock{}, zap.New(core))
 	}()
 	defer func() { cancel(); <-done }()
 	name, _ := demoNode(0)
