@@ -349,11 +349,7 @@ func (g *groupCommit) runReady(tx unitTx, cmds []*command, moved map[string]int6
 		}
 		ctx := context.WithoutCancel(c.ctx)
 		for _, row := range r.rows {
-			stmt, err := g.stmt(ctx, tx, stmts, row.query)
-			if err != nil {
-				return err
-			}
-			if _, err := stmt.ExecContext(ctx, row.filled(recs[i])...); err != nil {
+			if err := g.exec(ctx, tx, stmts, row.query, row.filled(recs[i])); err != nil {
 				// The events are in and their rows are not: nothing of
 				// the group may commit.
 				return fmt.Errorf("view rows of %s@%d: %w", r.stream, recs[i][0].Version, err)
@@ -406,8 +402,28 @@ func (g *groupCommit) appendReady(tx unitTx, cmds []*command) ([][]events.Record
 	return recs, errs, nil
 }
 
+// exec runs query in tx: on SQLite through a statement prepared once;
+// on PostgreSQL with the query's text, which pgx prepares once per
+// connection by itself. Preparing on the database there would take a
+// second connection from the pool while the group's transaction holds
+// one, and the pool's others may be held by readers waiting for this
+// very transaction's appends to be decided (events' reader rule): the
+// leader would wait for them and they for it.
+func (g *groupCommit) exec(ctx context.Context, tx unitTx, inTx map[string]*sql.Stmt, query string, args []any) error {
+	if tx.log.Engine() == events.EnginePostgres {
+		_, err := tx.sql.ExecContext(ctx, query, args...)
+		return err
+	}
+	stmt, err := g.stmt(ctx, tx, inTx, query)
+	if err != nil {
+		return err
+	}
+	_, err = stmt.ExecContext(ctx, args...)
+	return err
+}
+
 // stmt is query prepared on the database once and bound to tx once per
-// group.
+// group (SQLite's).
 func (g *groupCommit) stmt(ctx context.Context, tx unitTx, inTx map[string]*sql.Stmt, query string) (*sql.Stmt, error) {
 	if s, ok := inTx[query]; ok {
 		return s, nil

@@ -9,6 +9,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"herd/domain"
+	"herd/events"
 	"herd/events/eventstest"
 	"herd/events/pgtest"
 )
@@ -97,3 +98,76 @@ func TestGroupCommitOnPostgres(t *testing.T) {
 		t.Errorf("positions after the group: %d events after %d, head %d: a gap or a lost position", len(recs), before, head)
 	}
 }
+
+// TestPreparedWriteWhileReadersWaitOnPostgres: on PostgreSQL, lists wait
+// inside the database for another replica's append still running, each
+// on one of this replica's few connections; a node's write in the
+// meantime needs no connection beyond its group's own, so it commits
+// rather than waiting for them while they wait for the other replica.
+func TestPreparedWriteWhileReadersWaitOnPostgres(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.URL(t)
+	log := eventstest.OpenPostgres(t, url)
+	if err := Migrate(ctx, log); err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktesting.NewFakeClock(t0)
+	w := NewWriter(log, clk, nil)
+
+	// Another replica's append, left running.
+	other := eventstest.OpenPostgres(t, url)
+	tx, err := other.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Append(ctx, "node/elsewhere", 0, events.Metadata{}, t0, events.NewEvent{Type: "NodeRegistered", Payload: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	var lists sync.WaitGroup
+	nodes := NewNodeView(log)
+	for range maxWaitingLists {
+		lists.Go(func() {
+			if _, _, err := nodes.List(ctx); err != nil {
+				t.Errorf("a list after the other replica's append: %v", err)
+			}
+		})
+	}
+	// The lists are waiting once they hold their connections.
+	db, _ := events.SQLDB(log)
+	deadline := time.Now().Add(10 * time.Second)
+	for db.Stats().InUse < maxWaitingLists {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections in use, want the %d waiting lists'", db.Stats().InUse, maxWaitingLists)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := w.NodeCommands().Execute(ctx, domain.Key{Name: "web-01"}, register("web-01", domain.KindLinux))
+		wrote <- err
+	}()
+	answered := false
+	select {
+	case err := <-wrote:
+		answered = true
+		if err != nil {
+			t.Errorf("registering web-01: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("registering web-01 waited for the lists that wait for another replica")
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	lists.Wait()
+	if !answered {
+		if err := <-wrote; err != nil {
+			t.Errorf("registering web-01, once the other replica committed: %v", err)
+		}
+	}
+}
+
+// maxWaitingLists is how many of a replica's connections (four) lists
+// may hold while the group commit's transaction holds the last.
+const maxWaitingLists = 3
