@@ -3,6 +3,7 @@ package features
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -145,7 +146,7 @@ func (w *world) metricIs(name, want string) error {
 }
 
 func (w *world) listRefused(retryAfter int, saying string) error {
-	req, err := http.NewRequest(http.MethodGet, w.server.URL()+"/api/v1/nodes", nil)
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, w.server.URL()+"/api/v1/nodes", nil)
 	if err != nil {
 		return err
 	}
