@@ -80,13 +80,16 @@ func priorityOf(r *http.Request, ri requestInfo) priorityLevel {
 }
 
 // isHeartbeat says whether ri is a node's heartbeat: a status report
-// (PUT or PATCH of nodes/status), herd's agent's heartbeat, or a write of
-// the node's lease in kube-node-lease.
+// (PUT or PATCH of nodes/status), herd's agent's heartbeat (a POST of
+// herd.dev's nodes/NAME/heartbeat), or a write of the node's lease in
+// kube-node-lease.
 func isHeartbeat(ri requestInfo) bool {
 	write := ri.Verb == "update" || ri.Verb == "patch" || ri.Verb == "create"
 	switch {
 	case ri.Group == "" && ri.Resource == "nodes" && ri.Name != "" && write:
-		return ri.Subresource == "status" || ri.Subresource == "heartbeat"
+		return ri.Subresource == "status"
+	case ri.Group == herdGroup && ri.Resource == "nodes" && ri.Name != "" && write:
+		return ri.Subresource == "heartbeat"
 	case ri.Group == coordinationGroup && ri.Resource == "leases" && ri.Subresource == "" && write:
 		return ri.Namespace == domain.NodeLeaseNamespace
 	}

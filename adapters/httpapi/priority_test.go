@@ -3,6 +3,7 @@ package httpapi
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -222,5 +223,34 @@ func TestAFullShareOfWritesShedsWritesNotHeartbeats(t *testing.T) {
 	}
 	if got := testutil.ToFloat64(api.shares.shed.WithLabelValues("writes", "inflight")); got != 1 {
 		t.Errorf("writes shed for a full share: %v, want 1", got)
+	}
+}
+
+// TestHeartbeatsAreTheirOwnLevel: a kubelet's status report and Lease
+// renewal and herd's agent's heartbeat are node heartbeats, on whatever
+// API group they come; a node's other writes and a lease elsewhere are
+// not.
+func TestHeartbeatsAreTheirOwnLevel(t *testing.T) {
+	for _, tc := range []struct {
+		method, pattern, path string
+		want                  priorityLevel
+	}{
+		{"PATCH", "/api/v1/nodes/{name}/status", "/api/v1/nodes/n1/status", levelHeartbeats},
+		{"PUT", "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1", levelHeartbeats},
+		{"POST", "/apis/herd.dev/v1/nodes/{name}/heartbeat", "/apis/herd.dev/v1/nodes/n1/heartbeat", levelHeartbeats},
+		{"PATCH", "/api/v1/nodes/{name}", "/api/v1/nodes/n1", levelWrites},
+		{"POST", "/apis/herd.dev/v1/nodes/{name}/drain", "/apis/herd.dev/v1/nodes/n1/drain", levelWrites},
+		{"PUT", "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}", "/apis/coordination.k8s.io/v1/namespaces/default/leases/n1", levelWrites},
+		{"GET", "/api/v1/nodes", "/api/v1/nodes", levelReads},
+	} {
+		r := httptest.NewRequest(tc.method, tc.path, nil)
+		r.Pattern = tc.method + " " + tc.pattern
+		r.SetPathValue("name", "n1")
+		if strings.Contains(tc.pattern, "{namespace}") {
+			r.SetPathValue("namespace", strings.Split(tc.path, "/")[5])
+		}
+		if got := priorityOf(r, routeInfo(r)); got != tc.want {
+			t.Errorf("%s %s: level %v, want %v", tc.method, tc.path, got, tc.want)
+		}
 	}
 }
