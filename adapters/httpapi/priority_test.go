@@ -243,7 +243,7 @@ func TestHeartbeatsAreTheirOwnLevel(t *testing.T) {
 		{"PUT", "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}", "/apis/coordination.k8s.io/v1/namespaces/default/leases/n1", levelWrites},
 		{"GET", "/api/v1/nodes", "/api/v1/nodes", levelReads},
 	} {
-		r := httptest.NewRequest(tc.method, tc.path, nil)
+		r := httptest.NewRequestWithContext(t.Context(), tc.method, tc.path, nil)
 		r.Pattern = tc.method + " " + tc.pattern
 		r.SetPathValue("name", "n1")
 		if strings.Contains(tc.pattern, "{namespace}") {
