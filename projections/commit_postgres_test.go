@@ -134,13 +134,8 @@ func TestPreparedWriteWhileReadersWaitOnPostgres(t *testing.T) {
 	}
 	// The lists are waiting once they hold their connections.
 	db, _ := events.SQLDB(log)
-	deadline := time.Now().Add(10 * time.Second)
-	for db.Stats().InUse < maxWaitingLists {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d connections in use, want the %d waiting lists'", db.Stats().InUse, maxWaitingLists)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool { return db.Stats().InUse >= maxWaitingLists },
+		"the %d waiting lists to hold their connections", maxWaitingLists)
 
 	wrote := make(chan error, 1)
 	go func() {
