@@ -48,14 +48,25 @@ func (c *Commands[S, C]) Execute(ctx context.Context, key domain.Key, cmd C) (S,
 // before it in the batch left it. The scheduler binds its decisions this
 // way, paying for one commit per batch rather than one per pod.
 func (c *Commands[S, C]) ExecuteBatch(ctx context.Context, cmds []domain.Keyed[C]) ([]S, []error, error) {
-	now := c.w.clock.Now()
+	return executeBatch(ctx, c.w, cmds, c.decide, func(tx unitTx, k domain.Keyed[C], decide func(S) ([]domain.Event, error)) (S, error) {
+		return c.of.updateTx(ctx, c.w, tx, c.streamKey(k.Key), decide)
+	})
+}
+
+// executeBatch runs cmds in one transaction of w, each decided with
+// decide on its aggregate as update loads it, as the ones before it in
+// the batch left it; a lenient command's conflict or invalidity is
+// answered in refused (nil when none was) instead of failing the batch.
+func executeBatch[S, C any](ctx context.Context, w *Writer, cmds []domain.Keyed[C], decide func(S, C, time.Time) ([]domain.Event, error),
+	update func(tx unitTx, k domain.Keyed[C], decide func(S) ([]domain.Event, error)) (S, error)) ([]S, []error, error) {
+	now := w.clock.Now()
 	out := make([]S, len(cmds))
 	var refused []error
-	err := c.w.inTx(ctx, func(tx unitTx) error {
+	err := w.inTx(ctx, func(tx unitTx) error {
 		refused = nil // a retried transaction decides afresh
 		for i, k := range cmds {
-			s, err := c.of.updateTx(ctx, c.w, tx, c.streamKey(k.Key), func(s S) ([]domain.Event, error) {
-				evs, err := c.decide(s, k.Command, now)
+			s, err := update(tx, k, func(s S) ([]domain.Event, error) {
+				evs, err := decide(s, k.Command, now)
 				if k.Lenient && (errors.Is(err, domain.ErrConflict) || errors.Is(err, domain.ErrInvalid)) {
 					if refused == nil {
 						refused = make([]error, len(cmds))

@@ -92,34 +92,10 @@ func (c ipPoolCommands) Execute(ctx context.Context, key domain.Key, cmd domain.
 // batch left it. Each costs a read of its pool's row and of its pod's
 // allocations, however many addresses the pool has handed out.
 func (c ipPoolCommands) ExecuteBatch(ctx context.Context, cmds []domain.Keyed[domain.IPPoolCommand]) ([]domain.IPPool, []error, error) {
-	now := c.w.clock.Now()
-	out := make([]domain.IPPool, len(cmds))
-	var refused []error
-	err := c.w.inTx(ctx, func(tx unitTx) error {
-		refused = nil // a retried transaction decides afresh
-		for i, k := range cmds {
-			p, err := updateIPPoolTx(ctx, c.w, tx, k.Key.Name, domain.IPPoolCommandPod(k.Command), func(p domain.IPPool) ([]domain.Event, error) {
-				evs, err := domain.DecideIPPool(p, k.Command, now)
-				if k.Lenient && (errors.Is(err, domain.ErrConflict) || errors.Is(err, domain.ErrInvalid)) {
-					if refused == nil {
-						refused = make([]error, len(cmds))
-					}
-					refused[i] = err
-					return nil, nil
-				}
-				return evs, err
-			})
-			if err != nil {
-				return err
-			}
-			out[i] = p
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return out, refused, nil
+	return executeBatch(ctx, c.w, cmds, domain.DecideIPPool,
+		func(tx unitTx, k domain.Keyed[domain.IPPoolCommand], decide func(domain.IPPool) ([]domain.Event, error)) (domain.IPPool, error) {
+			return updateIPPoolTx(ctx, c.w, tx, k.Key.Name, domain.IPPoolCommandPod(k.Command), decide)
+		})
 }
 
 // encodeIPPoolFree writes a pool's free addresses as its row keeps them
