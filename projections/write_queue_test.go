@@ -6,6 +6,8 @@ import (
 	"time"
 
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"herd/events/eventstest"
 )
 
 // TestTheWriteQueueSaysOnceWhenItFallsBehindAndOnceWhenItCatchesUp: the
@@ -76,13 +78,7 @@ func TestAHeldWriteQueueReleasesItsCommandsInOrder(t *testing.T) {
 			order <- i
 			leave()
 		}()
-		deadline := time.Now().Add(10 * time.Second)
-		for q.Waiting() != i+1 {
-			if time.Now().After(deadline) {
-				t.Fatalf("command %d does not wait", i)
-			}
-			time.Sleep(time.Millisecond)
-		}
+		eventstest.Eventually(t, eventstest.WaitFor, func() bool { return q.Waiting() == i+1 }, "command %d to wait", i)
 	}
 	if len(order) != 0 {
 		t.Fatal("a held command went on")

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"herd/events/eventstest"
 )
 
 // fakeArrivals records the heartbeats the API notes.
@@ -83,13 +85,7 @@ func sendRaw(t *testing.T, base string, rq req) rawAnswer {
 // eventually waits, up to a deadline, for cond.
 func eventually(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	eventstest.Eventually(t, eventstest.WaitFor, cond, "%s", what)
 }
 
 // expectShed checks that a is a 429 with Retry-After and a Status naming

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"herd/domain"
+	"herd/events/eventstest"
 )
 
 // readyOf is node i's Ready status in the view.
@@ -156,13 +157,7 @@ func countEvents(t *testing.T, f *benchFleet, typ string) int {
 // waitFor waits, up to a deadline, for cond.
 func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	eventstest.Eventually(t, eventstest.WaitFor, cond, "%s", what)
 }
 
 // TestMarkingASilentNodeWritesOneEvent: each node that falls silent is
