@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
 
@@ -29,10 +28,7 @@ func TestKubectlAuthAgainstHerd(t *testing.T) {
 		"--token-auth-file", tokens, "--tls-cert-file", cert, "--tls-private-key-file", key,
 	}})
 
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, BearerToken: "node-secret", TLSClientConfig: rest.TLSClientConfig{CAFile: cert}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := newClientset(t, &rest.Config{Host: srv.URL, BearerToken: "node-secret", TLSClientConfig: rest.TLSClientConfig{CAFile: cert}})
 	if _, err := cs.CoreV1().Nodes().Create(t.Context(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "web-01", Labels: map[string]string{"kubernetes.io/hostname": "web-01"}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("the node registers itself: %v", err)
 	}

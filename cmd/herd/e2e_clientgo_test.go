@@ -192,10 +192,7 @@ func startHerdWithToken(t *testing.T) (*recorder, string) {
 func TestClientGoDefaultClientset(t *testing.T) {
 	t.Parallel()
 	rec, token := startHerdWithToken(t)
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: rec.URL, BearerToken: token})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := newClientset(t, &rest.Config{Host: rec.URL, BearerToken: token})
 	exerciseClientset(t, cs, "pb")
 	expectExchanges(t, rec, protobufWire, clientsetResources, []string{"events"})
 }
@@ -229,10 +226,7 @@ func TestClientGoCBORChild(t *testing.T) {
 	if base == "" {
 		t.Skip("run by TestClientGoPreferringCBOR")
 	}
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: base, BearerToken: token, ContentConfig: rest.ContentConfig{ContentType: runtime.ContentTypeCBOR}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := newClientset(t, &rest.Config{Host: base, BearerToken: token, ContentConfig: rest.ContentConfig{ContentType: runtime.ContentTypeCBOR}})
 	exerciseClientset(t, cs, "cbor")
 	dc, err := dynamic.NewForConfig(&rest.Config{Host: base, BearerToken: token})
 	if err != nil {

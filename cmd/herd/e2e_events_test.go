@@ -137,10 +137,7 @@ func TestClientGoEvents(t *testing.T) {
 	srv := startServe(t, serveOptions{})
 	registerAgent(t, srv.URL, "n1")
 	heartbeat(t, srv.URL, "n1", healthyMetrics())
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := newClientset(t, &rest.Config{Host: srv.URL})
 	e := awaitScheduledEvent(t, cs, "default", "informed", func() { createScheduledPod(t, srv.URL, "default", "informed") })
 	if e.Message != "Successfully assigned default/informed to n1" || e.InvolvedObject.UID == "" {
 		t.Errorf("informer saw %s/%s %q about %+v", e.Namespace, e.Name, e.Message, e.InvolvedObject)

@@ -25,10 +25,7 @@ import (
 func TestGarbageCollectionOfAnyOwner(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, serveOptions{})
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := newClientset(t, &rest.Config{Host: srv.URL})
 	ctx := t.Context()
 	const ns = "default"
 

@@ -29,10 +29,7 @@ import (
 func TestForegroundDeletionWaitsForEveryBlockingDependent(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, serveOptions{})
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := newClientset(t, &rest.Config{Host: srv.URL})
 	ctx := t.Context()
 	const ns = "default"
 
@@ -128,10 +125,7 @@ func replicaSetsOwnedBy(ctx context.Context, cs kubernetes.Interface, uid types.
 func TestOrphanReleasesEveryKind(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, serveOptions{})
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := newClientset(t, &rest.Config{Host: srv.URL})
 	ctx := t.Context()
 	const ns = "default"
 	owner := createGCDeployment(t, cs, "owner")
@@ -196,10 +190,7 @@ func TestOrphanReleasesEveryKind(t *testing.T) {
 func TestControllersReferencesBlockOwnerDeletion(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, serveOptions{})
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := newClientset(t, &rest.Config{Host: srv.URL})
 	ctx := t.Context()
 	const ns = "default"
 	labels := map[string]string{"app": "web"}

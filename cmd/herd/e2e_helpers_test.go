@@ -23,6 +23,9 @@ import (
 	"time"
 
 	"herd/events/pgtest"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // The process-level tests build the real herd binary once per run and
@@ -592,4 +595,15 @@ func get(ctx context.Context, c *http.Client, url string) (*http.Response, error
 		return nil, err
 	}
 	return c.Do(req)
+}
+
+// newClientset is client-go's clientset for cfg, as a program builds it:
+// protobuf on the wire unless cfg says otherwise.
+func newClientset(t testing.TB, cfg *rest.Config) *kubernetes.Clientset {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
 }

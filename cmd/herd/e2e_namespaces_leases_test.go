@@ -32,15 +32,12 @@ import (
 func TestClientGoNamespacesAndLeases(t *testing.T) {
 	t.Parallel()
 	rec, token := startHerdWithToken(t)
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: rec.URL, BearerToken: token})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := newClientset(t, &rest.Config{Host: rec.URL, BearerToken: token})
 	ctx := t.Context()
 
 	// A pod in a namespace that does not exist: 404, the log unchanged.
 	head := logHead(t, rec.URL, token)
-	_, err = cs.CoreV1().Pods("shop").Create(ctx, e2ePod("web", ""), metav1.CreateOptions{})
+	_, err := cs.CoreV1().Pods("shop").Create(ctx, e2ePod("web", ""), metav1.CreateOptions{})
 	if !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), `namespaces "shop" not found`) {
 		t.Fatalf("pod in a missing namespace: %v, want namespaces \"shop\" not found", err)
 	}
@@ -165,10 +162,7 @@ func TestALeaseKeepsANodeReady(t *testing.T) {
 	srv := startServe(t, serveOptions{Args: []string{
 		"--node-monitor-period", "100ms", "--node-monitor-grace-period", "2s", "--node-startup-grace-period", "2s",
 	}})
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := newClientset(t, &rest.Config{Host: srv.URL})
 	ctx := t.Context()
 	for _, name := range []string{"renewing", "silent"} {
 		if _, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{
@@ -285,10 +279,7 @@ func createNamespace(t *testing.T, base, name string) {
 // logHead is the log's head: the resourceVersion of a list.
 func logHead(t *testing.T, base, token string) string {
 	t.Helper()
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: base, BearerToken: token})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := newClientset(t, &rest.Config{Host: base, BearerToken: token})
 	l, err := cs.CoreV1().Nodes().List(t.Context(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
@@ -34,10 +33,7 @@ func TestTwoReplicasOnOnePostgres(t *testing.T) {
 	b := startServe(t, serveOptions{Args: []string{"--database", url}})
 	ka, kb := newKubectl(t, a.URL), newKubectl(t, b.URL)
 
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: b.URL, Timeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := newClientset(t, &rest.Config{Host: b.URL, Timeout: 30 * time.Second})
 	factory := informers.NewSharedInformerFactory(cs, 0)
 	informer := factory.Core().V1().ConfigMaps().Informer()
 	seen := &informerLog{}

@@ -18,7 +18,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
@@ -136,10 +135,7 @@ func TestInformerSeesEveryChangeAndSurvivesARestart(t *testing.T) {
 	postNode(t, srv.URL, nodeJSON(t, "pico-node.json", "pico-01"))
 	createPod(t, srv.URL, "default", "before")
 
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, Timeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := newClientset(t, &rest.Config{Host: srv.URL, Timeout: 30 * time.Second})
 	factory := informers.NewSharedInformerFactory(cs, 0)
 	type watched struct {
 		name, prefix, deleting string
@@ -169,9 +165,11 @@ func TestInformerSeesEveryChangeAndSurvivesARestart(t *testing.T) {
 		if !cache.WaitForCacheSync(ctx.Done(), w.informer.HasSynced) {
 			t.Fatalf("the %s informer never synced", w.name)
 		}
-		if w.synced, err = strconv.ParseInt(w.informer.LastSyncResourceVersion(), 10, 64); err != nil {
+		synced, err := strconv.ParseInt(w.informer.LastSyncResourceVersion(), 10, 64)
+		if err != nil {
 			t.Fatalf("the %s informer synced at resourceVersion %q: %v", w.name, w.informer.LastSyncResourceVersion(), err)
 		}
+		w.synced = synced
 		w.initial, _ = w.log.snapshot()
 	}
 	// The scheduler may have touched the pod already; the informers start
