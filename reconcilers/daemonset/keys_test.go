@@ -59,7 +59,7 @@ func TestKeysFor(t *testing.T) {
 		{"an unreadable creation", events.Record{Stream: pod, Type: domain.PodCreated{}.EventType(), Payload: []byte("[")}, nil},
 	}
 	for _, s := range steps {
-		if diff := cmp.Diff(s.want, reconcilerstest.Strings(g.r.KeysFor(s.rec))); diff != "" {
+		if diff := cmp.Diff(s.want, reconcilerstest.Strings(g.r.Watches().KeysFor(s.rec))); diff != "" {
 			t.Errorf("%s: keys (-want +got):\n%s", s.name, diff)
 		}
 	}
@@ -79,7 +79,7 @@ func TestResyncKnowsEveryDaemonSet(t *testing.T) {
 	if diff := cmp.Diff(want, reconcilerstest.Strings(keys)); diff != "" {
 		t.Errorf("resync (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(want, reconcilerstest.Strings(g.r.KeysFor(record(t, "node/n9", domain.NodeRegistered{})))); diff != "" {
+	if diff := cmp.Diff(want, reconcilerstest.Strings(g.r.Watches().KeysFor(record(t, "node/n9", domain.NodeRegistered{})))); diff != "" {
 		t.Errorf("a node's registration after the resync (-want +got):\n%s", diff)
 	}
 }

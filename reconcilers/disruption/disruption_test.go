@@ -248,11 +248,11 @@ func TestKeysFor(t *testing.T) {
 		{"a pod's readiness", rec(domain.PodStream("shop", "web-a"), domain.PodStatusUpdated{}), []reconcilers.Key{namespaceKey("shop")}},
 		{"a ReplicaSet scaled", rec(domain.ReplicaSetStream("shop", "web"), domain.ReplicaSetChanged{}), []reconcilers.Key{namespaceKey("shop")}},
 	} {
-		if diff := cmp.Diff(keyNames(tt.want), keyNames(r.KeysFor(tt.rec))); diff != "" {
+		if diff := cmp.Diff(keyNames(tt.want), keyNames(r.Watches().KeysFor(tt.rec))); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 		for _, k := range tt.want {
-			if !r.Scope().Takes(k) {
+			if !r.Watches().Scope().Takes(k) {
 				t.Errorf("%s: the scope refuses %v", tt.name, k)
 			}
 		}

@@ -62,7 +62,7 @@ func TestOnThePodView(t *testing.T) {
 	}
 	var keys []string
 	for _, rec := range env.Records(start) {
-		keys = append(keys, reconcilerstest.Strings(r.KeysFor(rec))...)
+		keys = append(keys, reconcilerstest.Strings(r.Watches().KeysFor(rec))...)
 	}
 	if diff := cmp.Diff([]string{"replicaset/default/web", "replicaset/default/web", "replicaset/default/web"}, keys); diff != "" {
 		t.Errorf("keys of what the reconcile wrote (-want +got):\n%s", diff)
