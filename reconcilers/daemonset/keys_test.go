@@ -99,12 +99,12 @@ func TestANodeJoiningReadsLittle(t *testing.T) {
 	g := newRig(t, []domain.DaemonSet{ds}, nodes, pods...)
 	g.reconcile(t, logsKey)
 	g.settled(t, logsKey)
-	g.pods.asked, g.nodes.lists = nil, 0
+	g.pods.Asked, g.nodes.lists = nil, 0
 	g.nodes.nodes["g"] = node("g")
 	g.reconcile(t, logsKey)
 	herd := domain.SourceHerd
 	want := []projections.PodFilter{{Namespace: "default", Source: &herd, Controllers: []string{"DaemonSet/logs", ""}}, {NodeName: "g", Source: &herd}}
-	if diff := cmp.Diff(want, g.pods.asked); diff != "" || g.nodes.lists != 1 {
+	if diff := cmp.Diff(want, g.pods.Asked); diff != "" || g.nodes.lists != 1 {
 		t.Errorf("reads: pods (-want +got):\n%s, node lists %d", diff, g.nodes.lists)
 	}
 	if on := g.onNodes(ds)["g"]; len(on) != 1 {
@@ -127,7 +127,7 @@ func TestABurstReadsTheRoomOfItsOwnNodes(t *testing.T) {
 	g.reconcile(t, logsKey)
 	herd := domain.SourceHerd
 	var nodes []string
-	for _, f := range g.pods.asked {
+	for _, f := range g.pods.Asked {
 		if f.NodeName != "" && *f.Source == herd {
 			nodes = append(nodes, f.NodeName)
 		}

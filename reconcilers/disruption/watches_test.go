@@ -12,7 +12,7 @@ import (
 // TestWatchesEveryEvent: every event of a budget but the status it
 // records itself reaches it, those the domain adds later included.
 func TestWatchesEveryEvent(t *testing.T) {
-	r, err := New(DefaultConfig(), &fakeBudgets{}, fakePods{}, fakeReplicaSets{}, &fakeBudgets{}, clocktesting.NewFakeClock(t0), zap.NewNop())
+	r, err := New(DefaultConfig(), &fakeBudgets{}, reconcilerstest.NewPods(nil), fakeReplicaSets{}, &fakeBudgets{}, clocktesting.NewFakeClock(t0), zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
