@@ -63,11 +63,6 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 		), reconcilers.ToNamespace)
 }
 
-// namespaceKey stands for every budget of namespace.
-func namespaceKey(namespace string) reconcilers.Key {
-	return reconcilers.Key{Aggregate: domain.NamespaceAggregate, Name: namespace}
-}
-
 // budgetKey is the key of the budget namespace/name.
 func budgetKey(namespace, name string) reconcilers.Key {
 	return reconcilers.Key{Aggregate: domain.PodDisruptionBudgetAggregate, Namespace: namespace, Name: name}

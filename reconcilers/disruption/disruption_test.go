@@ -181,7 +181,7 @@ func TestReconcileCountsTheBudget(t *testing.T) {
 			}
 			// Counting again writes nothing.
 			before := budgets.rv
-			if _, err := r.Reconcile(t.Context(), namespaceKey("default")); err != nil || budgets.rv != before {
+			if _, err := r.Reconcile(t.Context(), reconcilerstest.NamespaceKey("default")); err != nil || budgets.rv != before {
 				t.Errorf("a second count wrote (%d to %d), %v", before, budgets.rv, err)
 			}
 		})
@@ -232,8 +232,8 @@ func TestKeysFor(t *testing.T) {
 		{"a budget created", rec(domain.PodDisruptionBudgetStream("shop", "web"), domain.PodDisruptionBudgetCreated{}), []reconcilers.Key{budgetKey("shop", "web")}},
 		{"a disruption granted", rec(domain.PodDisruptionBudgetStream("shop", "web"), domain.PodDisruptionGranted{}), []reconcilers.Key{budgetKey("shop", "web")}},
 		{"the budget's own status", rec(domain.PodDisruptionBudgetStream("shop", "web"), domain.PodDisruptionBudgetStatusRecorded{}), nil},
-		{"a pod's readiness", rec(domain.PodStream("shop", "web-a"), domain.PodStatusUpdated{}), []reconcilers.Key{namespaceKey("shop")}},
-		{"a ReplicaSet scaled", rec(domain.ReplicaSetStream("shop", "web"), domain.ReplicaSetChanged{}), []reconcilers.Key{namespaceKey("shop")}},
+		{"a pod's readiness", rec(domain.PodStream("shop", "web-a"), domain.PodStatusUpdated{}), []reconcilers.Key{reconcilerstest.NamespaceKey("shop")}},
+		{"a ReplicaSet scaled", rec(domain.ReplicaSetStream("shop", "web"), domain.ReplicaSetChanged{}), []reconcilers.Key{reconcilerstest.NamespaceKey("shop")}},
 	} {
 		if diff := cmp.Diff(keyNames(tt.want), keyNames(r.Watches().KeysFor(tt.rec))); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
