@@ -237,6 +237,27 @@ func ToNamespace(rec events.Record) []Key {
 	return []Key{{Aggregate: domain.NamespaceAggregate, Name: k.Namespace}}
 }
 
+// ToBoundNode is a MapFunc that maps a pod's binding (PodScheduled) to
+// the key of the node it binds the pod to, for a reconciler of nodes that
+// a new pod may concern (one draining, one with a NoExecute taint). A
+// binding that cannot be decoded, which only a log written by a newer
+// herd could hold, maps to none and is reported as an owned object's is.
+func (w *Watches) ToBoundNode(rec events.Record) []Key {
+	ev, err := Decode[domain.PodScheduled](rec)
+	if err != nil {
+		w.report(rec, err)
+		return nil
+	}
+	return []Key{{Aggregate: domain.NodeAggregate, Name: ev.NodeName}}
+}
+
+// report tells the runner of a record a mapping cannot decode.
+func (w *Watches) report(rec events.Record, err error) {
+	if w.unreadable != nil {
+		w.unreadable(rec, err)
+	}
+}
+
 // ownerMap maps the events of an owned kind to their controllers.
 type ownerMap struct {
 	w            *Watches
@@ -274,9 +295,7 @@ func (m ownerMap) keys(rec events.Record) []Key {
 	case m.carriers[rec.Type]:
 		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
 		if err != nil {
-			if m.w.unreadable != nil {
-				m.w.unreadable(rec, err)
-			}
+			m.w.report(rec, err)
 			return nil
 		}
 		owners, _ := ownersIn(ev)

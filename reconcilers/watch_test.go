@@ -153,3 +153,17 @@ type owning struct {
 func (o *owning) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().For(domain.ReplicaSetAggregate).Owns(domain.PodAggregate, o.ix, domain.PodFinalized{})
 }
+
+// TestABindingMapsToItsNode: a pod's binding maps to the node it names;
+// one that cannot be decoded maps to none.
+func TestABindingMapsToItsNode(t *testing.T) {
+	w := reconcilers.Watch()
+	w.Takes(domain.NodeAggregate).Watches(reconcilers.EventTypesOf(domain.PodScheduled{}), w.ToBoundNode)
+	if diff := cmp.Diff([]string{"node/n1"}, reconcilerstest.Strings(w.KeysFor(record(t, "pod/shop/web-1", domain.PodScheduled{NodeName: "n1"})))); diff != "" {
+		t.Errorf("a binding (-want +got):\n%s", diff)
+	}
+	garbled := events.Record{Stream: "pod/shop/web-1", Type: domain.PodScheduled{}.EventType(), Payload: []byte("[")}
+	if got := w.KeysFor(garbled); got != nil {
+		t.Errorf("a binding that cannot be read maps to %v", got)
+	}
+}

@@ -75,27 +75,13 @@ func (r *Reconciler) Name() string { return "drain" }
 // and a pod leaving or a disruption budget counted again (it may allow an
 // eviction now) to every draining node.
 func (r *Reconciler) Watches() *reconcilers.Watches {
-	return reconcilers.Watch().
+	w := reconcilers.Watch()
+	return w.
 		Takes(domain.NodeAggregate).
 		Passes(keyDraining).
 		Watches(reconcilers.EventTypesOf(domain.NodeDrainStarted{}), reconcilers.KeysOf).
 		Watches(reconcilers.EventTypesOf(domain.PodFinalized{}, domain.PodDisruptionBudgetStatusRecorded{}), reconcilers.ToPass(keyDraining)).
-		Watches(reconcilers.EventTypesOf(domain.PodScheduled{}), r.boundNode)
-}
-
-// boundNode maps a pod's binding to the node it names.
-func (r *Reconciler) boundNode(rec events.Record) []reconcilers.Key {
-	ev, err := reconcilers.Decode[domain.PodScheduled](rec)
-	if err != nil {
-		r.log.Error("unreadable binding", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
-		return nil
-	}
-	return []reconcilers.Key{nodeKey(ev.NodeName)}
-}
-
-// nodeKey is the key of the named node.
-func nodeKey(name string) reconcilers.Key {
-	return reconcilers.Key{Aggregate: domain.NodeAggregate, Name: name}
+		Watches(reconcilers.EventTypesOf(domain.PodScheduled{}), w.ToBoundNode)
 }
 
 // ResyncPeriod implements reconcilers.Resyncer.

@@ -52,22 +52,11 @@ func (r *Reconciler) Name() string { return "noexecute" }
 // Watches implements reconcilers.Reconciler: a node's taint changes,
 // mapped to the node, and a pod's binding to the node it names.
 func (r *Reconciler) Watches() *reconcilers.Watches {
-	return reconcilers.Watch().
+	w := reconcilers.Watch()
+	return w.
 		Takes(domain.NodeAggregate).
 		Watches(reconcilers.EventTypesOf(domain.NodeTainted{}, domain.NodeUntainted{}), reconcilers.KeysOf).
-		Watches(reconcilers.EventTypesOf(domain.PodScheduled{}), r.boundNode)
-}
-
-// boundNode maps a pod's binding to the node it names.
-func (r *Reconciler) boundNode(rec events.Record) []reconcilers.Key {
-	ev, err := reconcilers.Decode[domain.PodScheduled](rec)
-	if err != nil {
-		// Only a log written by a newer herd could hold one; the
-		// resync still finds the node if it has a NoExecute taint.
-		r.log.Error("unreadable binding", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
-		return nil
-	}
-	return []reconcilers.Key{nodeKey(ev.NodeName)}
+		Watches(reconcilers.EventTypesOf(domain.PodScheduled{}), w.ToBoundNode)
 }
 
 // nodeKey is the key of the named node.
