@@ -41,9 +41,9 @@ func Holds[E Event](ev Event, match func(E) bool) bool {
 	return false
 }
 
-// Flatten is ev followed by its parts when it is a composite, else ev
+// flatten is ev followed by its parts when it is a composite, else ev
 // alone.
-func Flatten(ev Event) []Event {
+func flatten(ev Event) []Event {
 	c, ok := ev.(Composite)
 	if !ok {
 		return []Event{ev}

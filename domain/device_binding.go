@@ -26,9 +26,6 @@ type DeviceBinding struct {
 // Bound reports whether the name is bound to an address.
 func (b DeviceBinding) Bound() bool { return b.Address != "" }
 
-// DeviceStream is the name of the log stream of a device name's binding.
-func DeviceStream(name string) string { return DeviceAggregate.Stream(name) }
-
 // DeviceAggregate is the device-name binding in the log: streams
 // "device/NAME" and the events they hold.
 var DeviceAggregate = defineAggregate("device",

@@ -88,7 +88,7 @@ func (p IPPool) lowestFree() int {
 }
 
 // take marks the address at off in use. Holes is changed in place: the
-// caller owns it (EvolveIPPool copies it first).
+// caller owns it (evolveIPPool copies it first).
 func (p *IPPool) take(off int) {
 	if off >= p.Next {
 		p.InUse++

@@ -81,7 +81,7 @@ func poolAfter(t *testing.T, cidr string, cmds ...IPPoolCommand) IPPool {
 			t.Fatalf("command %d %+v: %v", i, c, err)
 		}
 		for _, e := range evs {
-			p = EvolveIPPool(p, e)
+			p = evolveIPPool(p, e)
 		}
 	}
 	return p
@@ -182,8 +182,8 @@ func TestAllocateIPRejectsBadInput(t *testing.T) {
 func TestEvolveIPPoolDoesNotMutate(t *testing.T) {
 	p := poolAfter(t, "10.88.0.0/24", alloc("a"))
 	before := addresses(p)
-	_ = EvolveIPPool(p, IPAllocated{Pool: p.CIDR, Address: "10.88.0.9", PodUID: "x", Namespace: "default", Name: "x"})
-	_ = EvolveIPPool(p, IPReleased{Pool: p.CIDR, Address: "10.88.0.2", PodUID: "a"})
+	_ = evolveIPPool(p, IPAllocated{Pool: p.CIDR, Address: "10.88.0.9", PodUID: "x", Namespace: "default", Name: "x"})
+	_ = evolveIPPool(p, IPReleased{Pool: p.CIDR, Address: "10.88.0.2", PodUID: "a"})
 	if diff := cmp.Diff(before, addresses(p)); diff != "" {
 		t.Errorf("pool changed under Evolve (-before +after):\n%s", diff)
 	}
@@ -235,17 +235,17 @@ func TestFreeAddressesFollowTheAllocations(t *testing.T) {
 			if err != nil || len(evs) != 1 || evs[0].(IPAllocated).Address != n.Address(free[0]).String() {
 				t.Fatalf("step %d: allocate: %v %v, want the lowest free %s", step, evs, err, n.Address(free[0]))
 			}
-			p = EvolveIPPool(p, evs[0])
+			p = evolveIPPool(p, evs[0])
 		case r < 6 && len(free) > 0:
 			addr := n.Address(free[rng.IntN(len(free))]).String()
-			p = EvolveIPPool(p, IPAllocated{Pool: cidr, Address: addr, PodUID: "x" + addr, Namespace: "default", Name: "x", At: at(step)})
+			p = evolveIPPool(p, IPAllocated{Pool: cidr, Address: addr, PodUID: "x" + addr, Namespace: "default", Name: "x", At: at(step)})
 		case len(held) > 0:
 			a := p.Allocations[held[rng.IntN(len(held))]]
 			evs, err := DecideIPPool(p, ReleaseIP{PodUID: a.PodUID, Reason: "PodFinalized"}, at(step))
 			if err != nil || len(evs) != 1 {
 				t.Fatalf("step %d: release %s: %v %v", step, a.PodUID, evs, err)
 			}
-			p = EvolveIPPool(p, evs[0])
+			p = evolveIPPool(p, evs[0])
 		}
 		if p.InUse != len(p.Allocations) {
 			t.Fatalf("step %d: in use %d, want %d", step, p.InUse, len(p.Allocations))

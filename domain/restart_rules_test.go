@@ -76,11 +76,11 @@ func TestStartHealthMonitorIsAlwaysRecorded(t *testing.T) {
 	}
 }
 
-// flattenAll is each of evs with its parts (domain.Flatten).
+// flattenAll is each of evs with its parts (flatten).
 func flattenAll(evs []Event) [][]Event {
 	out := make([][]Event, len(evs))
 	for i, e := range evs {
-		out[i] = Flatten(e)
+		out[i] = flatten(e)
 	}
 	return out
 }

@@ -22,7 +22,7 @@ const ConsumerGroup = "reconcilers"
 const LegacyGroupPrefix = "reconciler-"
 
 // dispatcher follows the log for every running reconciler: it reads each
-// record once and hands it to every reconciler's KeysFor, which only
+// record once and maps it to every reconciler's keys (Watches), which only
 // queues keys, then acks it. The follower saves the acked position now
 // and then and when it stops, not on every ack, so after a crash a short
 // stretch of the log comes again: delivery is at-least-once, and

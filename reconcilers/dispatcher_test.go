@@ -173,7 +173,7 @@ func (h *harness) offset() int64 {
 func TestAPoisonEventStopsNoReconciler(t *testing.T) {
 	h := newHarness(t)
 	fragile := newRecorder("fragile", func(rec events.Record) []string {
-		if rec.Type == "Garbled" {
+		if rec.Type == garbled {
 			panic("cannot decode payload")
 		}
 		return []string{rec.Stream}
@@ -181,7 +181,7 @@ func TestAPoisonEventStopsNoReconciler(t *testing.T) {
 	sturdy := newRecorder("sturdy", nil)
 	m := h.start(config(), fragile, sturdy)
 
-	h.append("node/x", 1, "Garbled")
+	h.append("node/x", 1, garbled)
 	// A stored event nobody can read: its metadata is JSON but not herd's
 	// (an actor that is a number; the audit indexes refuse non-JSON).
 	res, err := h.store.DB().ExecContext(t.Context(), `INSERT INTO events (event_id, stream, version, type, schema_version, recorded_at, payload, metadata)

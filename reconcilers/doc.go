@@ -6,11 +6,12 @@
 // subscriber, over the storage port events.Log: SQLite or PostgreSQL,
 // which keeps the group's position): it reads each record once, outside
 // any transaction, and
-// hands it to every reconciler's KeysFor, which only puts keys on that
-// reconciler's de-duplicating, rate-limited work queue (client-go's) and
-// returns; the record is acked once all have. A record nobody can read is
-// set aside by every reconciler, one a KeysFor panics on by that
-// reconciler alone; both are logged and counted, and the others go on.
+// maps it, for every reconciler, to the keys its declaration (Watches)
+// derives, which only go on that reconciler's de-duplicating,
+// rate-limited work queue (client-go's); the record is acked once all
+// have. A record nobody can read is set aside by every reconciler, one a
+// reconciler's mapping panics on or cannot decode by that reconciler
+// alone; both are logged and counted, and the others go on.
 // Workers drain each queue outside any transaction and act only through
 // domain commands. A resync timer enqueues every key periodically, so a
 // crash between an event and its effect heals itself, and delivery may
@@ -18,10 +19,19 @@
 //
 // A key (Key) is a small comparable value, parsed from a record's stream
 // once (KeyOf): an object of an aggregate, by namespace and name, or a
-// pass of a reconciler's own. Each reconciler declares the keys it takes
-// (Scope), and the runner refuses any other as a terminal error before
-// Reconcile sees it. KeysFor matches records by the events' Go types (Is,
-// EventTypesOf), never by a type's stored name.
+// pass of a reconciler's own. Each reconciler declares once what it
+// watches, as controller-runtime's builder does (Watch): its own kinds
+// (For: every event of an object maps to the object, but those the
+// declaration excepts, such as the status it records itself), the kinds
+// its objects control (Owns: every event of an owned object maps to its
+// controller, through the owner references the events carry and an
+// OwnerIndex), and mappings truly its own (Watches: a pod's binding to
+// its node). The runner derives from it the keys of each record and the
+// keys the reconciler takes (Scope), and refuses any other key as a
+// terminal error before Reconcile sees it. Declarations name events by
+// their Go types (EventTypesOf, EventsOf), never by a type's stored name,
+// and a kind's event types come from the domain, so a new one is watched
+// without being copied into a list.
 //
 // What a reconcile appends names as its cause the record whose change
 // its decision read (cause.go): the reconciler says which, with Because,

@@ -10,7 +10,7 @@ import (
 
 // Is reports whether rec holds an event of type E, alone or among the
 // parts of a composite event (domain.Composite: a HeartbeatMissed holds
-// the NodeTainted of its taints). KeysFor matches what happened by the
+// the NodeTainted of its taints). A mapping matches what happened by the
 // event's Go type (Is[domain.NodeDrainStarted](rec)), not by its stored
 // name, which is the domain's to spell.
 func Is[E domain.Event](rec events.Record) bool {
@@ -47,18 +47,21 @@ func (s EventTypes) With(evs ...domain.Event) EventTypes {
 	return out
 }
 
-// OwnedPodEvents are what happens to a pod that may change what its
-// controller (a ReplicaSet, a Job, a DaemonSet) or a disruption budget
-// counts or does: its creation and owners (whose it is), its metadata
-// (labels a selector reads, finalizers that hold its deletion), its
-// status (ready, finished), its stop, the request to delete it and its
-// end. One list, so that the controllers cannot drift apart on it.
-var OwnedPodEvents = EventTypesOf(
-	domain.PodCreated{}, domain.PodOwnersChanged{}, domain.PodMetadataChanged{}, domain.PodStatusUpdated{},
-	domain.PodStopped{}, domain.PodDeletionRequested{}, domain.PodFinalized{},
-)
+// PodStepsOwnersIgnore are the events of a pod that change nothing its
+// controller (a ReplicaSet, a Job, a DaemonSet) counts or does: its
+// scheduling and addresses, which the scheduler and the address manager
+// follow, and the inner steps of its termination, whose start (the
+// request to delete it), stop and end its controller does see. Every
+// other event of a pod, its creation, owners, metadata and status among
+// them, concerns its controller: Owns(domain.PodAggregate, ...,
+// PodStepsOwnersIgnore...) keeps one list of the exceptions, and a new
+// event of a pod reaches every controller until it is named here.
+var PodStepsOwnersIgnore = []domain.Event{
+	domain.PodScheduled{}, domain.PodUnschedulable{}, domain.PodIPAssigned{}, domain.PodIPUnavailable{},
+	domain.PodDisruptionTargeted{}, domain.PodShutdownRequested{}, domain.PodHalted{}, domain.PodDeprovisioned{},
+}
 
-// Decode reads rec as an event of type E, for a KeysFor that needs the
+// Decode reads rec as an event of type E, for a MapFunc that needs the
 // event's fields (the node a pod was bound to); an error when rec holds
 // another type or its payload does not decode.
 func Decode[E domain.Event](rec events.Record) (E, error) {

@@ -75,14 +75,14 @@ func TestAPanicInKeysForSetsTheEventAside(t *testing.T) {
 	h := newHarness(t)
 	f := newFakeReconciler("mine")
 	f.keysFor = func(rec events.Record) []string {
-		if rec.Type == "Garbled" {
+		if rec.Type == garbled {
 			panic("cannot decode payload")
 		}
 		return []string{rec.Stream}
 	}
 	m := h.start(config(), f)
 
-	h.append("node/x", 1, "Garbled")
+	h.append("node/x", 1, garbled)
 	h.append("node/y", 1)
 	h.caughtUp(m, "mine")
 	h.settle(f)

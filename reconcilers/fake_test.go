@@ -58,18 +58,34 @@ func newFakeReconciler(name string) *fakeReconciler {
 
 func (f *fakeReconciler) Name() string { return f.name }
 
-func (f *fakeReconciler) Scope() reconcilers.Scope {
-	if f.scope != nil {
-		return *f.scope
-	}
-	return reconcilers.Scope{Aggregates: domain.Aggregates()}
+// Watches takes its scope and maps every event of every aggregate
+// through keysFor.
+func (f *fakeReconciler) Watches() *reconcilers.Watches {
+	return fakeWatches(f.scope, nil, f.mapRecord)
 }
 
-func (f *fakeReconciler) KeysFor(rec events.Record) []reconcilers.Key {
+func (f *fakeReconciler) mapRecord(rec events.Record) []reconcilers.Key {
 	if f.keysFor != nil {
 		return keys(f.keysFor(rec))
 	}
 	return []reconcilers.Key{key(rec.Stream)}
+}
+
+// fakeWatches is a declaration taking scope (nil: the objects of every
+// aggregate) and passes, and mapping every event of every aggregate
+// through fn.
+func fakeWatches(scope *reconcilers.Scope, passes []reconcilers.Key, fn reconcilers.MapFunc) *reconcilers.Watches {
+	w := reconcilers.Watch()
+	if scope != nil {
+		w.Takes(scope.Aggregates...).Passes(scope.Passes...)
+	} else {
+		w.Takes(domain.Aggregates()...)
+	}
+	w.Passes(passes...)
+	for _, a := range domain.Aggregates() {
+		w.Watches(reconcilers.EventsOf(a), fn)
+	}
+	return w
 }
 
 func (f *fakeReconciler) Reconcile(ctx context.Context, k reconcilers.Key) (reconcilers.Result, error) {
@@ -111,15 +127,15 @@ var _ reconcilers.Resyncer = (*fakeResyncer)(nil)
 
 func (f *fakeResyncer) ResyncPeriod() time.Duration { return f.period }
 
-// Scope takes the objects of every aggregate and the resync's passes.
-func (f *fakeResyncer) Scope() reconcilers.Scope {
-	s := f.fakeReconciler.Scope()
+// Watches takes the objects of every aggregate and the resync's passes.
+func (f *fakeResyncer) Watches() *reconcilers.Watches {
+	var passes []reconcilers.Key
 	for _, k := range keys(f.keys) {
 		if k.IsPass() {
-			s.Passes = append(s.Passes, k)
+			passes = append(passes, k)
 		}
 	}
-	return s
+	return fakeWatches(f.scope, passes, f.mapRecord)
 }
 
 func (f *fakeResyncer) Resync(context.Context) ([]reconcilers.Key, error) {

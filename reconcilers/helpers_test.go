@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"herd/domain"
 	"herd/events"
 	"herd/events/eventstest"
 	"herd/reconcilers"
@@ -111,8 +112,16 @@ func stop(t *testing.T, m *reconcilers.Manager) {
 	}
 }
 
+// happened and garbled are the event types the tests append: any of the
+// domain's, which every fake watches, with a payload nobody decodes;
+// garbled is the one a fake's mapping refuses to read.
+var (
+	happened = domain.NodeLabelsChanged{}.EventType()
+	garbled  = domain.NodeCordoned{}.EventType()
+)
+
 // append appends n events to stream in one transaction, each of type
-// typ (or "Happened").
+// typ[0] (or happened) with the payload typ[1] (or {}).
 func (h *harness) append(stream string, n int, typ ...string) {
 	h.t.Helper()
 	if err := h.tryAppend(h.t.Context(), stream, n, typ...); err != nil {
@@ -122,13 +131,16 @@ func (h *harness) append(stream string, n int, typ ...string) {
 
 // tryAppend is append for goroutines other than the test's.
 func (h *harness) tryAppend(ctx context.Context, stream string, n int, typ ...string) error {
-	name := "Happened"
+	name, payload := happened, "{}"
 	if len(typ) > 0 {
 		name = typ[0]
 	}
+	if len(typ) > 1 {
+		payload = typ[1]
+	}
 	evs := make([]events.NewEvent, n)
 	for i := range evs {
-		evs[i] = events.NewEvent{Type: name, Payload: []byte("{}")}
+		evs[i] = events.NewEvent{Type: name, Payload: []byte(payload)}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock() // one append per stream at a time keeps versions right

@@ -52,7 +52,7 @@ func (k Key) String() string {
 // aggregate owns or one that names no object.
 func KeyOf(rec events.Record) (Key, bool) { return keyOfStream(rec.Stream) }
 
-// KeysOf is KeyOf as what KeysFor returns: the key of the object rec
+// KeysOf is KeyOf as a MapFunc: the key of the object rec
 // happened to, or none.
 func KeysOf(rec events.Record) []Key {
 	if k, ok := KeyOf(rec); ok {

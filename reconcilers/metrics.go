@@ -32,7 +32,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		reconciles: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "herd_reconciler_reconciles_total", Help: "Reconcile calls, by reconciler."}, l),
 		errors:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "herd_reconciler_errors_total", Help: "Reconcile calls that failed."}, l),
 		panics:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "herd_reconciler_panics_total", Help: "Reconcile calls or handlers that panicked and were recovered."}, l),
-		poison:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "herd_reconciler_poison_total", Help: "Keys set aside after failing too often, and events set aside because they could not be read or KeysFor panicked on them."}, l),
+		poison:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "herd_reconciler_poison_total", Help: "Keys set aside after failing too often, and events set aside because they could not be read or mapped to keys."}, l),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "herd_reconciler_duration_seconds", Help: "Time spent in Reconcile.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 9)}, l),
 		depth: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "herd_reconciler_queue_depth", Help: "Keys waiting in the work queue."}, l),

@@ -67,7 +67,7 @@ func appendPG(t *testing.T, l events.Log, stream string) int64 {
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	recs, err := tx.Append(t.Context(), stream, 0, events.Metadata{}, t0, events.NewEvent{Type: "Happened", Payload: []byte("{}")})
+	recs, err := tx.Append(t.Context(), stream, 0, events.Metadata{}, t0, events.NewEvent{Type: happened, Payload: []byte("{}")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"time"
-
-	"herd/events"
 )
 
 // Reconciler drives part of the world towards what the log says it should
@@ -14,13 +12,12 @@ import (
 type Reconciler interface {
 	// Name identifies the reconciler in configuration, metrics and logs.
 	Name() string
-	// Scope is the keys the reconciler takes; the runner asks once, when
-	// it starts, and refuses any other key before Reconcile sees it.
-	Scope() Scope
-	// KeysFor maps one log record to the keys it may affect. The
-	// dispatcher calls it for every reconciler in turn before it moves
-	// on, so it must be quick and do no I/O.
-	KeysFor(rec events.Record) []Key
+	// Watches declares what the reconciler watches: its own kinds, the
+	// kinds it owns and its own mappings (see Watch). The runner asks
+	// once, when it starts, and derives from it the keys each log record
+	// maps to and the keys the reconciler takes (its Scope), refusing any
+	// other key before Reconcile sees it.
+	Watches() *Watches
 	// Reconcile brings one key, one of its Scope, to its desired state.
 	Reconcile(ctx context.Context, key Key) (Result, error)
 }

@@ -17,8 +17,10 @@ import (
 // runner runs one reconciler: its queue, its workers and its resync
 // timer. The dispatcher, shared by all runners, feeds it the log.
 type runner struct {
-	r        Reconciler
-	scope    Scope      // r's, asked once
+	r       Reconciler
+	watches *Watches // r's, asked once
+	scope   Scope    // watches'
+
 	eventLog events.Log // the log the dispatcher follows, or nil
 	clock    clock.WithTicker
 	log      *zap.Logger
@@ -51,6 +53,7 @@ type runner struct {
 }
 
 func newRunner(r Reconciler, eventLog events.Log, clk clock.WithTicker, log *zap.Logger, m *Metrics, cfg Config) *runner {
+	w := r.Watches()
 	// Failing keys back off exponentially from 5 ms to 5 minutes; the
 	// resync brings back anything set aside, so a long cap is safe.
 	limiter := workqueue.NewTypedItemExponentialFailureRateLimiter[Key](5*time.Millisecond, 5*time.Minute)
@@ -61,8 +64,8 @@ func newRunner(r Reconciler, eventLog events.Log, clk clock.WithTicker, log *zap
 	}{m.reconciles, m.errors, m.panics, m.poison} {
 		c.WithLabelValues(r.Name())
 	}
-	return &runner{
-		r: r, scope: r.Scope(), eventLog: eventLog, clock: clk, metrics: m, cfg: cfg,
+	rn := &runner{
+		r: r, watches: w, scope: w.Scope(), eventLog: eventLog, clock: clk, metrics: m, cfg: cfg,
 		depthGauge: m.depth.WithLabelValues(r.Name()),
 		lagGauge:   m.lag.WithLabelValues(r.Name()),
 		log:        log.With(zap.String("reconciler", r.Name())),
@@ -72,6 +75,16 @@ func newRunner(r Reconciler, eventLog events.Log, clk clock.WithTicker, log *zap
 		}),
 		requeueAt: map[Key]time.Time{},
 	}
+	w.unreadable = rn.unreadable
+	return rn
+}
+
+// unreadable counts and logs a record that the reconciler's derived
+// mapping could not decode; its keys are left to the resync.
+func (rn *runner) unreadable(rec events.Record, err error) {
+	rn.metrics.poison.WithLabelValues(rn.r.Name()).Inc()
+	rn.log.Error("unreadable event set aside", zap.String("event", rec.ID), zap.String("stream", rec.Stream),
+		zap.Int64("position", rec.Position), zap.Error(err))
 }
 
 // run works until ctx ends, then drains its workers and returns. The
@@ -94,7 +107,7 @@ func (rn *runner) run(ctx context.Context) {
 }
 
 // enqueueFor queues the keys rec maps to, for the dispatcher, with head
-// the newest log position it knows of. A panicking KeysFor sets the
+// the newest log position it knows of. A panicking mapping sets the
 // record aside for this reconciler alone.
 func (rn *runner) enqueueFor(rec events.Record, head int64) {
 	defer func() {
@@ -102,11 +115,11 @@ func (rn *runner) enqueueFor(rec events.Record, head int64) {
 			rn.metrics.panics.WithLabelValues(rn.r.Name()).Inc()
 			rn.metrics.poison.WithLabelValues(rn.r.Name()).Inc()
 			rn.moved(rec.Position, head)
-			rn.log.Error("KeysFor panicked; event set aside", zap.String("event", rec.ID),
+			rn.log.Error("mapping an event to keys panicked; event set aside", zap.String("event", rec.ID),
 				zap.Int64("position", rec.Position), zap.Any("panic", p))
 		}
 	}()
-	keys := rn.r.KeysFor(rec)
+	keys := rn.watches.KeysFor(rec)
 	if len(keys) > 0 {
 		rn.causeMu.Lock()
 		if rn.causes == nil {

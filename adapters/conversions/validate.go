@@ -38,12 +38,6 @@ var (
 	podPhases       = []string{string(corev1.PodFailed), string(corev1.PodPending), string(corev1.PodRunning), string(corev1.PodSucceeded), string(corev1.PodUnknown)}
 )
 
-// ValidateTypeMeta refuses an object whose kind or apiVersion, when set,
-// is not the resource's: a Pod posted to /api/v1/nodes is not a node.
-func ValidateTypeMeta(tm metav1.TypeMeta, kind, apiVersion, name string) error {
-	return invalidFrom(kind, name, validateTypeMeta(tm, kind, apiVersion))
-}
-
 func validateTypeMeta(tm metav1.TypeMeta, kind, apiVersion string) field.ErrorList {
 	var errs field.ErrorList
 	if tm.Kind != "" && tm.Kind != kind {

@@ -211,10 +211,10 @@ func TestValidateRefusesWhatKubernetesRefuses(t *testing.T) {
 			return ValidatePodStatus(p)
 		}, "kind", "must be Pod"},
 		{"kind", func() error {
-			return ValidateTypeMeta(metav1.TypeMeta{Kind: "Pod", APIVersion: "v1"}, "Node", "v1", "web-01")
+			return invalidFrom("Node", "web-01", validateTypeMeta(metav1.TypeMeta{Kind: "Pod", APIVersion: "v1"}, "Node", "v1"))
 		}, "kind", "must be Node"},
 		{"apiVersion", func() error {
-			return ValidateTypeMeta(metav1.TypeMeta{Kind: "Node", APIVersion: "apps/v1"}, "Node", "v1", "web-01")
+			return invalidFrom("Node", "web-01", validateTypeMeta(metav1.TypeMeta{Kind: "Node", APIVersion: "apps/v1"}, "Node", "v1"))
 		}, "apiVersion", "must be v1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

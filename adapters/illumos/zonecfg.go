@@ -7,9 +7,9 @@ import (
 	"herd/domain"
 )
 
-// ZonecfgCommands is the zonecfg command file for a pod's zone, as
+// zonecfgCommands is the zonecfg command file for a pod's zone, as
 // `zonecfg -z <zone> -f` reads it, or an error wrapping ErrUnrunnable.
-func ZonecfgCommands(p domain.Pod, cfg Config) (string, error) {
+func zonecfgCommands(p domain.Pod, cfg Config) (string, error) {
 	s, err := cfg.specFor(p)
 	if err != nil {
 		return "", err

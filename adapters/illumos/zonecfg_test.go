@@ -64,7 +64,7 @@ func TestZonecfgGolden(t *testing.T) {
 			if err := tt.cfg.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			got, err := ZonecfgCommands(tt.pod, tt.cfg)
+			got, err := zonecfgCommands(tt.pod, tt.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +90,7 @@ func TestZonecfgRefusesWhatTheHostCannotRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ZonecfgCommands(tt.pod, testConfig())
+			_, err := zonecfgCommands(tt.pod, testConfig())
 			if !errors.Is(err, ErrUnrunnable) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want ErrUnrunnable saying %q", err, tt.want)
 			}

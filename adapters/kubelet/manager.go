@@ -21,9 +21,6 @@ import (
 // keyTargets is the one key the Manager reconciles: the set of targets.
 var keyTargets = reconcilers.Pass("targets")
 
-// scope is the keys the Manager takes: its one pass.
-var scope = reconcilers.Scope{Passes: []reconcilers.Key{keyTargets}}
-
 // resyncPeriod is how often the Manager compares its pollers with the
 // target view even without an event, as every reconciler resyncs.
 const resyncPeriod = 30 * time.Second
@@ -122,17 +119,13 @@ func (m *Manager) Stop(ctx context.Context) error {
 // Name implements reconcilers.Reconciler.
 func (m *Manager) Name() string { return "kubelet" }
 
-// KeysFor implements reconcilers.Reconciler: any change to the set of
-// targets.
-func (m *Manager) KeysFor(rec events.Record) []reconcilers.Key {
-	if k, ok := reconcilers.KeyOf(rec); ok && k.Aggregate == domain.KubeletTargetsAggregate {
-		return []reconcilers.Key{keyTargets}
-	}
-	return nil
+// Watches implements reconcilers.Reconciler: any change to the set of
+// targets calls for the one pass.
+func (m *Manager) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().
+		Passes(keyTargets).
+		Watches(reconcilers.EventsOf(domain.KubeletTargetsAggregate), reconcilers.ToPass(keyTargets))
 }
-
-// Scope implements reconcilers.Reconciler.
-func (m *Manager) Scope() reconcilers.Scope { return scope }
 
 // Reconcile implements reconcilers.Reconciler.
 func (m *Manager) Reconcile(ctx context.Context, _ reconcilers.Key) (reconcilers.Result, error) {

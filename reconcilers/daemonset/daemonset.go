@@ -57,21 +57,6 @@ func New(cfg Config, daemonSets Reader, nodes NodeLister, pods PodLister, podCom
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "daemonset" }
 
-// scope is the keys the reconciler takes: DaemonSets.
-var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.DaemonSetAggregate}}
-
-// Scope implements reconcilers.Reconciler.
-func (r *Reconciler) Scope() reconcilers.Scope { return scope }
-
-// daemonSetEvents are the DaemonSet's changes that call for a reconcile;
-// the status it records itself does not.
-var daemonSetEvents = reconcilers.EventTypesOf(domain.DaemonSetCreated{}, domain.DaemonSetChanged{}, domain.DaemonSetDeleted{},
-	domain.DaemonSetDeletionRequested{})
-
-// podEvents are what happens to a pod that may change what its owner counts
-// or does (reconcilers.OwnedPodEvents).
-var podEvents = reconcilers.OwnedPodEvents
-
 // nodeEvents are what happens to a node that may change whether a
 // DaemonSet should run a pod there, as Kubernetes' controller reacts to
 // a node added, deleted, or changed in its labels, taints or readiness.
@@ -82,21 +67,38 @@ var nodeEvents = reconcilers.EventTypesOf(
 	domain.NodeBecameReady{}, domain.NodeBecameNotReady{}, domain.NodeDeleted{},
 )
 
-// KeysFor maps a DaemonSet's changes to it; an event of a pod to the
-// DaemonSet that controls the pod, before the event and after it; and a
-// node's arrival, departure or change to every DaemonSet, from memory:
-// the cost of a node event is one reconcile per DaemonSet, and none
-// reads more than its own namespace's pods. An orphan created without an
-// owner names no DaemonSet: the resync finds the one that adopts it.
-// Every key but those of a pod's readiness is wanted at once (pace).
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	keys := r.keysFor(rec)
+// Watches implements reconcilers.Reconciler: DaemonSets, but the status
+// the reconciler records itself; the pods each controls, before an event
+// and after it; and a node's arrival, departure or change, mapped to
+// every DaemonSet, from memory: the cost of a node event is one
+// reconcile per DaemonSet, and none reads more than its own namespace's
+// pods. An orphan created without an owner names no DaemonSet: the
+// resync finds the one that adopts it. Every key but those of a pod's
+// readiness is wanted at once (pace).
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().
+		For(domain.DaemonSetAggregate, domain.DaemonSetStatusRecorded{}).
+		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
+		Watches(nodeEvents, func(events.Record) []reconcilers.Key { return r.known.keys() }).
+		Then(r.observe)
+}
+
+// observe remembers the DaemonSets whose events it sees, for the node
+// events to come, and wants every key at once but those of a pod's
+// readiness.
+func (r *Reconciler) observe(rec events.Record, keys []reconcilers.Key) {
+	if k, ok := reconcilers.KeyOf(rec); ok && k.Aggregate == domain.DaemonSetAggregate {
+		if reconcilers.Is[domain.DaemonSetDeleted](rec) {
+			r.known.forget(k)
+		} else {
+			r.known.add(k)
+		}
+	}
 	if !r.readinessOnly(rec) {
 		for _, k := range keys {
 			r.pace.want(k)
 		}
 	}
-	return keys
 }
 
 // readinessOnly reports whether rec is a pod's new status that only its
@@ -108,34 +110,6 @@ func (r *Reconciler) readinessOnly(rec events.Record) bool {
 	}
 	ev, err := reconcilers.Decode[domain.PodStatusUpdated](rec)
 	return err == nil && ev.Status.Phase != domain.PodFailed && ev.Status.Phase != domain.PodSucceeded
-}
-
-// keysFor is KeysFor without the pace.
-func (r *Reconciler) keysFor(rec events.Record) []reconcilers.Key {
-	switch {
-	case daemonSetEvents.Match(rec):
-		k, ok := reconcilers.KeyOf(rec)
-		if !ok {
-			return nil
-		}
-		if reconcilers.Is[domain.DaemonSetDeleted](rec) {
-			r.known.forget(k)
-		} else {
-			r.known.add(k)
-		}
-		return []reconcilers.Key{k}
-	case podEvents.Match(rec):
-		return r.owners.PodKeys(rec, domain.DaemonSetAggregate, r.unreadable)
-	case nodeEvents.Match(rec):
-		return r.known.keys()
-	}
-	return nil
-}
-
-// unreadable logs a record KeysFor cannot decode; only a log written by a
-// newer herd could hold one, and the resync still finds the DaemonSet.
-func (r *Reconciler) unreadable(rec events.Record, err error) {
-	r.log.Error("unreadable pod event", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
 }
 
 // dsKey is the key of the DaemonSet namespace/name.

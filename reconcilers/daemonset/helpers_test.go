@@ -142,7 +142,7 @@ func newRig(t *testing.T, sets []domain.DaemonSet, nodes []domain.Node, pods ...
 // its result.
 func (g *rig) reconcile(t *testing.T, key reconcilers.Key) reconcilers.Result {
 	t.Helper()
-	g.pods.written, g.sets.written = map[string][]string{}, map[string][]string{}
+	g.pods.Written, g.sets.Written = map[string][]string{}, map[string][]string{}
 	res, err := g.r.Reconcile(t.Context(), key)
 	if err != nil {
 		t.Fatalf("reconcile %s: %v", key, err)
@@ -156,8 +156,8 @@ func (g *rig) reconcile(t *testing.T, key reconcilers.Key) reconcilers.Result {
 func (g *rig) settled(t *testing.T, key reconcilers.Key) {
 	t.Helper()
 	g.reconcile(t, key)
-	if len(g.pods.written)+len(g.sets.written) > 0 {
-		t.Errorf("a second reconcile wrote pods %v, daemonsets %v", g.pods.written, g.sets.written)
+	if len(g.pods.Written)+len(g.sets.Written) > 0 {
+		t.Errorf("a second reconcile wrote pods %v, daemonsets %v", g.pods.Written, g.sets.Written)
 	}
 }
 
@@ -165,7 +165,7 @@ func (g *rig) settled(t *testing.T, key reconcilers.Key) {
 // deleted, by node, pod names sorted.
 func (g *rig) onNodes(ds domain.DaemonSet) map[string][]string {
 	out := map[string][]string{}
-	for _, p := range g.pods.pods {
+	for _, p := range g.pods.Pods {
 		if p.Exists() && !p.Terminating() && ds.Owns(p) {
 			out[p.Spec.NodeName] = append(out[p.Spec.NodeName], p.Name)
 		}
@@ -180,17 +180,17 @@ func (g *rig) onNodes(ds domain.DaemonSet) map[string][]string {
 func nodesOf(m map[string][]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 // status is the DaemonSet's status as last recorded.
-func (g *rig) status(k domain.Key) domain.DaemonSetStatus { return g.sets.sets[k].Status }
+func (g *rig) status(k domain.Key) domain.DaemonSetStatus { return g.sets.Objects[k].Status }
 
 // pod returns default/name.
 func (g *rig) pod(name string) domain.Pod {
-	return g.pods.pods[domain.Key{Namespace: "default", Name: name}]
+	return g.pods.Pods[domain.Key{Namespace: "default", Name: name}]
 }
 
 // setPod changes default/name in place.
 func (g *rig) setPod(name string, change func(*domain.Pod)) {
 	k := domain.Key{Namespace: "default", Name: name}
-	p := g.pods.pods[k]
+	p := g.pods.Pods[k]
 	change(&p)
-	g.pods.pods[k] = p
+	g.pods.Pods[k] = p
 }

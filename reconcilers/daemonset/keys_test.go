@@ -59,7 +59,7 @@ func TestKeysFor(t *testing.T) {
 		{"an unreadable creation", events.Record{Stream: pod, Type: domain.PodCreated{}.EventType(), Payload: []byte("[")}, nil},
 	}
 	for _, s := range steps {
-		if diff := cmp.Diff(s.want, reconcilerstest.Strings(g.r.KeysFor(s.rec))); diff != "" {
+		if diff := cmp.Diff(s.want, reconcilerstest.Strings(g.r.Watches().KeysFor(s.rec))); diff != "" {
 			t.Errorf("%s: keys (-want +got):\n%s", s.name, diff)
 		}
 	}
@@ -79,7 +79,7 @@ func TestResyncKnowsEveryDaemonSet(t *testing.T) {
 	if diff := cmp.Diff(want, reconcilerstest.Strings(keys)); diff != "" {
 		t.Errorf("resync (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(want, reconcilerstest.Strings(g.r.KeysFor(record(t, "node/n9", domain.NodeRegistered{})))); diff != "" {
+	if diff := cmp.Diff(want, reconcilerstest.Strings(g.r.Watches().KeysFor(record(t, "node/n9", domain.NodeRegistered{})))); diff != "" {
 		t.Errorf("a node's registration after the resync (-want +got):\n%s", diff)
 	}
 }
@@ -99,12 +99,12 @@ func TestANodeJoiningReadsLittle(t *testing.T) {
 	g := newRig(t, []domain.DaemonSet{ds}, nodes, pods...)
 	g.reconcile(t, logsKey)
 	g.settled(t, logsKey)
-	g.pods.asked, g.nodes.lists = nil, 0
+	g.pods.Asked, g.nodes.lists = nil, 0
 	g.nodes.nodes["g"] = node("g")
 	g.reconcile(t, logsKey)
 	herd := domain.SourceHerd
 	want := []projections.PodFilter{{Namespace: "default", Source: &herd, Controllers: []string{"DaemonSet/logs", ""}}, {NodeName: "g", Source: &herd}}
-	if diff := cmp.Diff(want, g.pods.asked); diff != "" || g.nodes.lists != 1 {
+	if diff := cmp.Diff(want, g.pods.Asked); diff != "" || g.nodes.lists != 1 {
 		t.Errorf("reads: pods (-want +got):\n%s, node lists %d", diff, g.nodes.lists)
 	}
 	if on := g.onNodes(ds)["g"]; len(on) != 1 {
@@ -127,7 +127,7 @@ func TestABurstReadsTheRoomOfItsOwnNodes(t *testing.T) {
 	g.reconcile(t, logsKey)
 	herd := domain.SourceHerd
 	var nodes []string
-	for _, f := range g.pods.asked {
+	for _, f := range g.pods.Asked {
 		if f.NodeName != "" && *f.Source == herd {
 			nodes = append(nodes, f.NodeName)
 		}

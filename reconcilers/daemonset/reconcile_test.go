@@ -32,9 +32,9 @@ func TestOnePodOnEveryNodeThatFits(t *testing.T) {
 	if got := nodesOf(g.onNodes(logsDS())); !slices.Equal(got, want) {
 		t.Errorf("pods on %v, want %v", got, want)
 	}
-	for _, p := range g.pods.pods {
-		if !p.Exists() || p.Spec.NodeName == "" || p.Status.Phase != domain.PodPending || len(g.pods.written[p.Name]) != 2 {
-			t.Errorf("pod %s: not created bound (%q, %v)", p.Name, p.Spec.NodeName, g.pods.written[p.Name])
+	for _, p := range g.pods.Pods {
+		if !p.Exists() || p.Spec.NodeName == "" || p.Status.Phase != domain.PodPending || len(g.pods.Written[p.Name]) != 2 {
+			t.Errorf("pod %s: not created bound (%q, %v)", p.Name, p.Spec.NodeName, g.pods.Written[p.Name])
 		}
 	}
 	if st := g.status(logsDS().Key()); st != (domain.DaemonSetStatus{DesiredNumberScheduled: 5, CurrentNumberScheduled: 5,
@@ -75,7 +75,7 @@ func TestNodesJoinAndLeave(t *testing.T) {
 	if got := nodesOf(g.onNodes(ds)); !slices.Equal(got, []string{"n1", "n2", "n3"}) {
 		t.Fatalf("after n3 joined: pods on %v", got)
 	}
-	if diff := cmp.Diff(map[string][]string{"logs-p0002": {"PodCreated", "PodScheduled"}}, g.pods.written); diff != "" {
+	if diff := cmp.Diff(map[string][]string{"logs-p0002": {"PodCreated", "PodScheduled"}}, g.pods.Written); diff != "" {
 		t.Errorf("what joining wrote (-want +got):\n%s", diff)
 	}
 
@@ -94,9 +94,9 @@ func TestNodesJoinAndLeave(t *testing.T) {
 	if st := g.status(ds.Key()); st.DesiredNumberScheduled != 0 || st.NumberMisscheduled != 3 {
 		t.Errorf("status %+v: want none desired, three nodes with a pod", st)
 	}
-	for k, p := range g.pods.pods {
+	for k, p := range g.pods.Pods {
 		p.Finalized = p.Terminating()
-		g.pods.pods[k] = p
+		g.pods.Pods[k] = p
 	}
 	g.reconcile(t, logsKey)
 	if st := g.status(ds.Key()); st.NumberMisscheduled != 1 {
@@ -137,7 +137,7 @@ func TestRoomOnTheNode(t *testing.T) {
 	if res.RequeueAfter != DefaultConfig().RoomRetry {
 		t.Errorf("requeue after %s, want %s", res.RequeueAfter, DefaultConfig().RoomRetry)
 	}
-	delete(g.pods.pods, domain.Key{Namespace: "shop", Name: "cart"})
+	delete(g.pods.Pods, domain.Key{Namespace: "shop", Name: "cart"})
 	g.reconcile(t, logsKey)
 	if got := nodesOf(g.onNodes(ds)); !slices.Equal(got, []string{"full", "n1"}) {
 		t.Errorf("pods on %v once full had room", got)
@@ -162,7 +162,7 @@ func TestPodsOfANode(t *testing.T) {
 			t.Errorf("%s: deleted %v, want %v", name, !gone, gone)
 		}
 	}
-	if _, made := g.pods.written["logs-p0000"]; made {
+	if _, made := g.pods.Written["logs-p0000"]; made {
 		t.Error("a node whose pod is on its way out got a new one at once")
 	}
 	g.setPod("logs-bad", func(p *domain.Pod) { p.Finalized = true })
@@ -194,14 +194,14 @@ func TestRollingUpdate(t *testing.T) {
 	ds := old
 	ds.Spec.Template.Spec.Containers[0].Image = "fluent-bit:4"
 	ds.Generation, ds.TemplateGeneration = 3, 2
-	g.sets.sets[ds.Key()] = ds
+	g.sets.Objects[ds.Key()] = ds
 
 	// step reconciles until nothing changes and returns the pods by node.
 	step := func(what string) map[string][]string {
 		t.Helper()
 		for range 5 {
 			g.reconcile(t, logsKey)
-			if len(g.pods.written) == 0 {
+			if len(g.pods.Written) == 0 {
 				return g.onNodes(ds)
 			}
 		}
@@ -210,14 +210,14 @@ func TestRollingUpdate(t *testing.T) {
 	}
 	// finish finalizes the pods being deleted; ready readies the others.
 	finish := func() {
-		for k, p := range g.pods.pods {
+		for k, p := range g.pods.Pods {
 			if p.Terminating() {
 				p.Finalized = true
 			} else if p.Status.Phase == domain.PodPending {
 				p.Status = domain.PodStatus{Phase: domain.PodRunning, Conditions: []domain.PodCondition{
 					{Type: domain.PodConditionReady, Status: domain.ConditionTrue, LastTransitionTime: g.clock.Now()}}}
 			}
-			g.pods.pods[k] = p
+			g.pods.Pods[k] = p
 		}
 	}
 	step("first")
@@ -244,7 +244,7 @@ func TestRollingUpdate(t *testing.T) {
 	if st.UpdatedNumberScheduled != 3 || st.NumberAvailable != 3 || st.ObservedGeneration != 3 {
 		t.Errorf("status after the rollout %+v", st)
 	}
-	for _, p := range g.pods.pods {
+	for _, p := range g.pods.Pods {
 		if p.Exists() && !ds.IsUpdated(p) {
 			t.Errorf("pod %s of the old template outlived the rollout", p.Name)
 		}
@@ -261,7 +261,7 @@ func TestRollingUpdateWithSurge(t *testing.T) {
 	ds := old
 	ds.Spec.Template.Spec.Containers[0].Image = "fluent-bit:4"
 	ds.Generation, ds.TemplateGeneration = 3, 2
-	g.sets.sets[ds.Key()] = ds
+	g.sets.Objects[ds.Key()] = ds
 	g.reconcile(t, logsKey)
 	if on := g.onNodes(ds); len(on["n1"]) != 2 || len(on["n2"]) != 1 {
 		t.Fatalf("after the first surge: %v, want a new pod beside n1's", on)
@@ -293,10 +293,10 @@ func TestOnDelete(t *testing.T) {
 	ds := old
 	ds.Spec.Template.Spec.Containers[0].Image = "fluent-bit:4"
 	ds.TemplateGeneration = 2
-	g.sets.sets[ds.Key()] = ds
+	g.sets.Objects[ds.Key()] = ds
 	g.reconcile(t, logsKey)
-	if len(g.pods.written) > 0 {
-		t.Errorf("a new template with OnDelete wrote %v", g.pods.written)
+	if len(g.pods.Written) > 0 {
+		t.Errorf("a new template with OnDelete wrote %v", g.pods.Written)
 	}
 	if st := g.status(ds.Key()); st.UpdatedNumberScheduled != 0 || st.NumberAvailable != 2 {
 		t.Errorf("status %+v", st)
@@ -330,7 +330,7 @@ func TestClaims(t *testing.T) {
 	}
 	gone := ds
 	gone.Deleted = true
-	g.sets.sets[ds.Key()] = gone
+	g.sets.Objects[ds.Key()] = gone
 	g.reconcile(t, logsKey)
 	if on := g.onNodes(ds); len(on) != 0 {
 		t.Errorf("the pods of a DaemonSet that is gone: %v", on)

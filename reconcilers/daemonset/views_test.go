@@ -72,7 +72,7 @@ func TestOnTheViews(t *testing.T) {
 	}
 	var keys []string
 	for _, rec := range env.Records(start) {
-		keys = append(keys, reconcilerstest.Strings(r.KeysFor(rec))...)
+		keys = append(keys, reconcilerstest.Strings(r.Watches().KeysFor(rec))...)
 	}
 	// Its two pods' creations and the status it recorded: only the
 	// creations call it back.
@@ -86,7 +86,7 @@ func TestOnTheViews(t *testing.T) {
 	joined := env.Head()
 	env.ReadyNode("n3", nil)
 	for _, rec := range env.Records(joined) {
-		if got := reconcilerstest.Strings(r.KeysFor(rec)); rec.Type == "NodeRegistered" && !slices.Equal(got, []string{"daemonset/default/logs"}) {
+		if got := reconcilerstest.Strings(r.Watches().KeysFor(rec)); rec.Type == "NodeRegistered" && !slices.Equal(got, []string{"daemonset/default/logs"}) {
 			t.Errorf("n3's registration reaches %v", got)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"k8s.io/utils/clock"
 
 	"herd/domain"
-	"herd/events"
 	"herd/reconcilers"
 )
 
@@ -55,82 +54,14 @@ func New(cfg Config, deployments Reader, replicaSets ReplicaSetLister,
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "deployment" }
 
-var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.DeploymentAggregate}}
-
-// Scope implements reconcilers.Reconciler.
-func (r *Reconciler) Scope() reconcilers.Scope { return scope }
-
-// deploymentEvents are the Deployment's changes that call for a
-// reconcile; the status it records itself does not.
-var deploymentEvents = reconcilers.EventTypesOf(domain.DeploymentCreated{}, domain.DeploymentChanged{}, domain.DeploymentDeleted{},
-	domain.DeploymentDeletionRequested{})
-
-// replicaSetEvents are what happens to a ReplicaSet that its Deployment
-// follows: its creation, a new spec, the status its own reconciler
-// records as its pods come and go, and its deletion.
-var replicaSetEvents = reconcilers.EventTypesOf(domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{},
-	domain.ReplicaSetStatusRecorded{}, domain.ReplicaSetDeleted{}, domain.ReplicaSetOwnersChanged{})
-
-// KeysFor maps a Deployment's changes to it, and an event of a
-// ReplicaSet to the Deployment that controls it.
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	switch {
-	case deploymentEvents.Match(rec):
-		return reconcilers.KeysOf(rec)
-	case replicaSetEvents.Match(rec):
-		k, ok := reconcilers.KeyOf(rec)
-		if !ok || k.Aggregate != domain.ReplicaSetAggregate {
-			return nil
-		}
-		rs := domain.Key{Namespace: k.Namespace, Name: k.Name}
-		owner := r.owners.Get(rs)
-		var owners []domain.OwnerReference
-		switch {
-		case reconcilers.Is[domain.ReplicaSetCreated](rec):
-			ev, err := reconcilers.Decode[domain.ReplicaSetCreated](rec)
-			if err != nil {
-				r.unreadable(rec, err)
-				return nil
-			}
-			owners = ev.Owners
-		case reconcilers.Is[domain.ReplicaSetOwnersChanged](rec):
-			ev, err := reconcilers.Decode[domain.ReplicaSetOwnersChanged](rec)
-			if err != nil {
-				r.unreadable(rec, err)
-				return nil
-			}
-			owners = ev.Owners
-		case reconcilers.Is[domain.ReplicaSetDeleted](rec):
-			r.owners.Set(rs, "")
-			return keysOf(k.Namespace, owner)
-		default:
-			return keysOf(k.Namespace, owner)
-		}
-		now := r.owners.Controller(owners)
-		if was := r.owners.Set(rs, now); was != now {
-			return keysOf(k.Namespace, was, now)
-		}
-		return keysOf(k.Namespace, now)
-	}
-	return nil
-}
-
-// unreadable logs a record KeysFor cannot decode; only a log written by a
-// newer herd could hold one, and the resync still finds the Deployment.
-func (r *Reconciler) unreadable(rec events.Record, err error) {
-	r.log.Error("unreadable replicaset event", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
-}
-
-// keysOf are the keys of the named Deployments of namespace, the empty
-// names left out.
-func keysOf(namespace string, names ...string) []reconcilers.Key {
-	var keys []reconcilers.Key
-	for _, n := range names {
-		if n != "" {
-			keys = append(keys, key(namespace, n))
-		}
-	}
-	return keys
+// Watches implements reconcilers.Reconciler: Deployments, but the status
+// the reconciler records itself, and the ReplicaSets each controls: their
+// creation, spec, the status their own reconciler records as their pods
+// come and go, and their deletion.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().
+		For(domain.DeploymentAggregate, domain.DeploymentStatusRecorded{}).
+		Owns(domain.ReplicaSetAggregate, r.owners, domain.ReplicaSetDeleted{})
 }
 
 // key is the key of the Deployment namespace/name.

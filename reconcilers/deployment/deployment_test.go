@@ -394,7 +394,7 @@ func TestKeysFor(t *testing.T) {
 	h.settle(-1)
 	var keys []string
 	for _, rec := range h.env.Records(start) {
-		keys = append(keys, reconcilerstest.Strings(h.r.KeysFor(rec))...)
+		keys = append(keys, reconcilerstest.Strings(h.r.Watches().KeysFor(rec))...)
 	}
 	// The ReplicaSet's creation and its status; not the Deployment's
 	// status.

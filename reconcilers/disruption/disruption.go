@@ -48,43 +48,19 @@ func New(cfg Config, budgets Reader, pods PodLister, replicaSets ReplicaSetReade
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "disruption" }
 
-// scope is the keys the reconciler takes: budgets, and namespaces.
-var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.PodDisruptionBudgetAggregate, domain.NamespaceAggregate}}
-
-// Scope implements reconcilers.Reconciler.
-func (r *Reconciler) Scope() reconcilers.Scope { return scope }
-
-// budgetEvents are a budget's changes that call for counting it again;
-// the status it records itself does not.
-var budgetEvents = reconcilers.EventTypesOf(domain.PodDisruptionBudgetCreated{}, domain.PodDisruptionBudgetChanged{},
-	domain.PodDisruptionGranted{})
-
-// namespaceEvents are what happens to a pod or a ReplicaSet that may
-// change what a budget of its namespace counts: a pod's coming, labels,
-// owners, readiness and going, and a ReplicaSet's scale.
-var namespaceEvents = reconcilers.OwnedPodEvents.With(
-	domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{}, domain.ReplicaSetDeleted{},
-)
-
-// KeysFor maps a budget's changes to it, and an event of a pod or a
-// ReplicaSet to its namespace: every budget there is counted again.
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	switch {
-	case budgetEvents.Match(rec):
-		return reconcilers.KeysOf(rec)
-	case namespaceEvents.Match(rec):
-		k, ok := reconcilers.KeyOf(rec)
-		if !ok || k.Namespace == "" {
-			return nil
-		}
-		return []reconcilers.Key{namespaceKey(k.Namespace)}
-	}
-	return nil
-}
-
-// namespaceKey stands for every budget of namespace.
-func namespaceKey(namespace string) reconcilers.Key {
-	return reconcilers.Key{Aggregate: domain.NamespaceAggregate, Name: namespace}
+// Watches implements reconcilers.Reconciler: budgets, but the status the
+// reconciler records itself, and what happens to a pod or a ReplicaSet
+// that may change what a budget of its namespace counts, mapped to the
+// namespace, whose every budget is counted again: a pod's coming, labels,
+// owners, readiness and going (every event of a pod that its controller
+// sees too), and a ReplicaSet's scale.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().
+		For(domain.PodDisruptionBudgetAggregate, domain.PodDisruptionBudgetStatusRecorded{}).
+		Takes(domain.NamespaceAggregate).
+		Watches(reconcilers.EventsOf(domain.PodAggregate, reconcilers.PodStepsOwnersIgnore...).With(
+			domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{}, domain.ReplicaSetDeleted{},
+		), reconcilers.ToNamespace)
 }
 
 // budgetKey is the key of the budget namespace/name.

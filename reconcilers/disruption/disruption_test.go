@@ -12,8 +12,8 @@ import (
 
 	"herd/domain"
 	"herd/events"
-	"herd/projections"
 	"herd/reconcilers"
+	"herd/reconcilers/reconcilerstest"
 )
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -63,19 +63,6 @@ func (f *fakeBudgets) Execute(_ context.Context, key domain.Key, cmd domain.PodD
 	b.ResourceVersion = f.rv
 	f.budgets[key] = b
 	return b, nil
-}
-
-// fakePods lists a fixed set of pods by namespace.
-type fakePods []domain.Pod
-
-func (f fakePods) List(_ context.Context, filter projections.PodFilter) ([]domain.Pod, int64, error) {
-	var out []domain.Pod
-	for _, p := range f {
-		if filter.Namespace == "" || p.Namespace == filter.Namespace {
-			out = append(out, p)
-		}
-	}
-	return out, 0, nil
 }
 
 // fakeReplicaSets reads a fixed set of ReplicaSets.
@@ -175,7 +162,7 @@ func TestReconcileCountsTheBudget(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := clocktesting.NewFakeClock(t0)
 			budgets := &fakeBudgets{budgets: map[domain.Key]domain.PodDisruptionBudget{tt.b.Key(): tt.b}, clock: clk, rv: 5}
-			r, err := New(DefaultConfig(), budgets, fakePods(tt.pods), tt.rss, budgets, clk, zap.NewNop())
+			r, err := New(DefaultConfig(), budgets, reconcilerstest.NewPods(nil, tt.pods...), tt.rss, budgets, clk, zap.NewNop())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,7 +181,7 @@ func TestReconcileCountsTheBudget(t *testing.T) {
 			}
 			// Counting again writes nothing.
 			before := budgets.rv
-			if _, err := r.Reconcile(t.Context(), namespaceKey("default")); err != nil || budgets.rv != before {
+			if _, err := r.Reconcile(t.Context(), reconcilerstest.NamespaceKey("default")); err != nil || budgets.rv != before {
 				t.Errorf("a second count wrote (%d to %d), %v", before, budgets.rv, err)
 			}
 		})
@@ -208,7 +195,7 @@ func TestStaleCountIsNotWritten(t *testing.T) {
 	b := budget(maxUnavailable(1), domain.PodDisruptionBudgetStatus{})
 	budgets := &fakeBudgets{budgets: map[domain.Key]domain.PodDisruptionBudget{b.Key(): b}, clock: clk, rv: 5}
 	stale := &staleReader{fakeBudgets: budgets}
-	r, err := New(DefaultConfig(), stale, fakePods{pod("web-a", true), pod("web-b", true)}, fakeReplicaSets{"default/web": webRS(2)}, budgets, clk, zap.NewNop())
+	r, err := New(DefaultConfig(), stale, reconcilerstest.NewPods(nil, pod("web-a", true), pod("web-b", true)), fakeReplicaSets{"default/web": webRS(2)}, budgets, clk, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +217,7 @@ func (s *staleReader) Get(ctx context.Context, namespace, name string) (domain.P
 }
 
 func TestKeysFor(t *testing.T) {
-	r, err := New(DefaultConfig(), &fakeBudgets{}, fakePods{}, fakeReplicaSets{}, &fakeBudgets{}, clocktesting.NewFakeClock(t0), zap.NewNop())
+	r, err := New(DefaultConfig(), &fakeBudgets{}, reconcilerstest.NewPods(nil), fakeReplicaSets{}, &fakeBudgets{}, clocktesting.NewFakeClock(t0), zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,14 +232,14 @@ func TestKeysFor(t *testing.T) {
 		{"a budget created", rec(domain.PodDisruptionBudgetStream("shop", "web"), domain.PodDisruptionBudgetCreated{}), []reconcilers.Key{budgetKey("shop", "web")}},
 		{"a disruption granted", rec(domain.PodDisruptionBudgetStream("shop", "web"), domain.PodDisruptionGranted{}), []reconcilers.Key{budgetKey("shop", "web")}},
 		{"the budget's own status", rec(domain.PodDisruptionBudgetStream("shop", "web"), domain.PodDisruptionBudgetStatusRecorded{}), nil},
-		{"a pod's readiness", rec(domain.PodStream("shop", "web-a"), domain.PodStatusUpdated{}), []reconcilers.Key{namespaceKey("shop")}},
-		{"a ReplicaSet scaled", rec(domain.ReplicaSetStream("shop", "web"), domain.ReplicaSetChanged{}), []reconcilers.Key{namespaceKey("shop")}},
+		{"a pod's readiness", rec(domain.PodStream("shop", "web-a"), domain.PodStatusUpdated{}), []reconcilers.Key{reconcilerstest.NamespaceKey("shop")}},
+		{"a ReplicaSet scaled", rec(domain.ReplicaSetStream("shop", "web"), domain.ReplicaSetChanged{}), []reconcilers.Key{reconcilerstest.NamespaceKey("shop")}},
 	} {
-		if diff := cmp.Diff(keyNames(tt.want), keyNames(r.KeysFor(tt.rec))); diff != "" {
+		if diff := cmp.Diff(keyNames(tt.want), keyNames(r.Watches().KeysFor(tt.rec))); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 		for _, k := range tt.want {
-			if !r.Scope().Takes(k) {
+			if !r.Watches().Scope().Takes(k) {
 				t.Errorf("%s: the scope refuses %v", tt.name, k)
 			}
 		}
@@ -296,7 +283,7 @@ func TestADeploymentsScaleIsExpected(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
 	b := budget(maxUnavailable(1), domain.PodDisruptionBudgetStatus{})
 	budgets := &fakeBudgets{budgets: map[domain.Key]domain.PodDisruptionBudget{b.Key(): b}, clock: clk, rv: 5}
-	r, err := New(DefaultConfig(), budgets, fakePods(pods), fakeReplicaSets{"default/web": old, "default/web-2": next}, budgets, clk, zap.NewNop())
+	r, err := New(DefaultConfig(), budgets, reconcilerstest.NewPods(nil, pods...), fakeReplicaSets{"default/web": old, "default/web-2": next}, budgets, clk, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,12 +33,6 @@ const BudgetRetry = 5 * time.Second
 // names no node, so its finalization wakes them all (there are few).
 var keyDraining = reconcilers.Pass("draining")
 
-// scope is the keys the reconciler takes: nodes, and every draining node.
-var scope = reconcilers.Scope{
-	Aggregates: []*domain.Aggregate{domain.NodeAggregate},
-	Passes:     []reconcilers.Key{keyDraining},
-}
-
 // Repository is what the reconciler writes through: nodes, and
 // evictions, which respect the pods' disruption budgets as the Eviction
 // API that kubectl drain uses does.
@@ -76,33 +70,18 @@ func New(resync time.Duration, repo Repository, pods PodLister, nodes NodeReader
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "drain" }
 
-// Scope implements reconcilers.Reconciler.
-func (r *Reconciler) Scope() reconcilers.Scope { return scope }
-
-// KeysFor maps the start of a drain to its node, a pod bound to a node to
-// that node (it may be draining), and a pod leaving or a disruption
-// budget counted again (it may allow an eviction now) to every draining
-// node.
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	switch {
-	case reconcilers.Is[domain.NodeDrainStarted](rec):
-		return reconcilers.KeysOf(rec)
-	case reconcilers.Is[domain.PodFinalized](rec), reconcilers.Is[domain.PodDisruptionBudgetStatusRecorded](rec):
-		return []reconcilers.Key{keyDraining}
-	case reconcilers.Is[domain.PodScheduled](rec):
-		ev, err := reconcilers.Decode[domain.PodScheduled](rec)
-		if err != nil {
-			r.log.Error("unreadable binding", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
-			return nil
-		}
-		return []reconcilers.Key{nodeKey(ev.NodeName)}
-	}
-	return nil
-}
-
-// nodeKey is the key of the named node.
-func nodeKey(name string) reconcilers.Key {
-	return reconcilers.Key{Aggregate: domain.NodeAggregate, Name: name}
+// Watches implements reconcilers.Reconciler: the start of a drain, mapped
+// to its node, a pod bound to a node to that node (it may be draining),
+// and a pod leaving or a disruption budget counted again (it may allow an
+// eviction now) to every draining node.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	w := reconcilers.Watch()
+	return w.
+		Takes(domain.NodeAggregate).
+		Passes(keyDraining).
+		Watches(reconcilers.EventTypesOf(domain.NodeDrainStarted{}), reconcilers.KeysOf).
+		Watches(reconcilers.EventTypesOf(domain.PodFinalized{}, domain.PodDisruptionBudgetStatusRecorded{}), reconcilers.ToPass(keyDraining)).
+		Watches(reconcilers.EventTypesOf(domain.PodScheduled{}), w.ToBoundNode)
 }
 
 // ResyncPeriod implements reconcilers.Resyncer.

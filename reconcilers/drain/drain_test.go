@@ -131,7 +131,7 @@ func TestAnEmptyNodeIsDrainedAtOnce(t *testing.T) {
 		t.Errorf("a node not draining was touched (-want +got):\n%s", diff)
 	}
 	for _, key := range []reconcilers.Key{reconcilerstest.NodeKey(""), reconcilerstest.PodKey("web")} {
-		if r.Scope().Takes(key) {
+		if r.Watches().Scope().Takes(key) {
 			t.Errorf("the drain takes %s", key)
 		}
 	}
@@ -147,12 +147,12 @@ func TestKeysAndResync(t *testing.T) {
 	env.Pod("web", domain.FinalizePod{Reason: "Terminated"})
 	var got []string
 	for _, rec := range env.Records(0) {
-		got = append(got, reconcilerstest.Strings(r.KeysFor(rec))...)
+		got = append(got, reconcilerstest.Strings(r.Watches().KeysFor(rec))...)
 	}
 	if diff := cmp.Diff([]string{"node/n1", "node/n1", "draining"}, got); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
-	if keys := r.KeysFor(events.Record{Stream: "pod/default/x", Type: "PodScheduled", Payload: []byte("[")}); keys != nil {
+	if keys := r.Watches().KeysFor(events.Record{Stream: "pod/default/x", Type: "PodScheduled", Payload: []byte("[")}); keys != nil {
 		t.Errorf("an unreadable binding: %v", keys)
 	}
 	if keys, err := r.Resync(t.Context()); err != nil || !cmp.Equal(reconcilerstest.Strings(keys), []string{"draining"}) {

@@ -34,9 +34,8 @@ type Reconciler struct {
 	namespaces namespaceReader
 	log        *zap.Logger
 	// byAggregate are the dependents' kinds by their aggregate, for a
-	// key that names one object; scope is namespaces and those.
+	// key that names one object.
 	byAggregate map[*domain.Aggregate]*kind
-	scope       reconcilers.Scope
 }
 
 var (
@@ -48,13 +47,12 @@ var (
 // through repo, sweeping every namespace every resync.
 func New(resync time.Duration, rd Readers, repo Repository, log *zap.Logger) *Reconciler {
 	r := &Reconciler{resync: resync, kinds: map[[2]string]*kind{}, namespaces: rd.Namespaces, log: log.Named("garbagecollector"),
-		byAggregate: map[*domain.Aggregate]*kind{}, scope: reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.NamespaceAggregate}}}
+		byAggregate: map[*domain.Aggregate]*kind{}}
 	for _, k := range kinds(rd, repo) {
 		r.kinds[[2]string{k.group, k.name}] = k
 		if k.list != nil {
 			r.dependents = append(r.dependents, k)
 			r.byAggregate[k.aggregate] = k
-			r.scope.Aggregates = append(r.scope.Aggregates, k.aggregate)
 		}
 		if k.deleting != nil {
 			r.owners = append(r.owners, k)
@@ -66,10 +64,18 @@ func New(resync time.Duration, rd Readers, repo Repository, log *zap.Logger) *Re
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "garbagecollector" }
 
-// Scope implements reconcilers.Reconciler: namespaces, and the objects
-// that may name owners.
-func (r *Reconciler) Scope() reconcilers.Scope {
-	return r.scope
+// Watches implements reconcilers.Reconciler: namespaces, and the objects
+// that may name owners. A dependent's change maps to the dependent, and
+// an owner's going to its namespace; both are in the stream's name, so
+// nothing is decoded.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	w := reconcilers.Watch().Takes(domain.NamespaceAggregate)
+	for _, k := range r.dependents {
+		w.Takes(k.aggregate)
+	}
+	return w.
+		Watches(dependentChanges, reconcilers.KeysOf).
+		Watches(ownerChanges, reconcilers.ToNamespace)
 }
 
 // dependentChanges are the events after which one object is judged
@@ -104,24 +110,6 @@ var ownerChanges = reconcilers.EventTypesOf(
 	domain.DaemonSetDeleted{}, domain.DaemonSetDeletionRequested{},
 	domain.PodDisruptionBudgetDeleted{},
 )
-
-// KeysFor maps a dependent's change to the dependent, and an owner's
-// going to its namespace; both are in the stream's name, so nothing is
-// decoded.
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	dependent, owner := dependentChanges.Match(rec), ownerChanges.Match(rec)
-	if !dependent && !owner {
-		return nil
-	}
-	k, ok := reconcilers.KeyOf(rec)
-	if !ok || k.Namespace == "" {
-		return nil
-	}
-	if dependent {
-		return []reconcilers.Key{k}
-	}
-	return []reconcilers.Key{namespaceKey(k.Namespace)}
-}
 
 func namespaceKey(name string) reconcilers.Key {
 	return reconcilers.Key{Aggregate: domain.NamespaceAggregate, Name: name}

@@ -248,12 +248,12 @@ func TestADependentIsJudgedAlone(t *testing.T) {
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("the ConfigMap's events: %v, %v; want its creation", recs, err)
 	}
-	keys := h.r.KeysFor(recs[0])
+	keys := h.r.Watches().KeysFor(recs[0])
 	want := reconcilers.Key{Aggregate: domain.ConfigMapAggregate, Namespace: "default", Name: "mine"}
 	if len(keys) != 1 || keys[0] != want {
 		t.Fatalf("KeysFor(%s) = %v, want the ConfigMap's own key %v", recs[0].Type, keys, want)
 	}
-	if !h.r.Scope().Takes(want) {
+	if !h.r.Watches().Scope().Takes(want) {
 		t.Fatalf("the collector's scope does not take %v", want)
 	}
 	if _, err := h.r.Reconcile(t.Context(), want); err != nil {
@@ -272,7 +272,7 @@ func TestADependentIsJudgedAlone(t *testing.T) {
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("the Deployment's deletion: %v, %v", recs, err)
 	}
-	if keys := h.r.KeysFor(recs[0]); len(keys) != 1 || keys[0] != namespaceKey("default") {
+	if keys := h.r.Watches().KeysFor(recs[0]); len(keys) != 1 || keys[0] != namespaceKey("default") {
 		t.Errorf("KeysFor(DeploymentDeleted) = %v, want the namespace", keys)
 	}
 	h.reconcile()

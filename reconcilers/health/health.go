@@ -22,10 +22,38 @@ var (
 	keyAll = reconcilers.Pass("all")
 )
 
-// scope is the keys the reconciler takes: its nodes and its passes.
-var scope = reconcilers.Scope{
-	Aggregates: []*domain.Aggregate{domain.NodeAggregate},
-	Passes:     []reconcilers.Key{keyMonitor, keyAll},
+// Watches implements reconcilers.Reconciler: every node event but plain
+// heartbeats, which change no condition by themselves, mapped to its
+// node, and fleet changes to every node. Plain heartbeats, and the
+// renewals of nodes' leases, move the node's deadline kept in memory and
+// need no reconcile.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().
+		For(domain.NodeAggregate, domain.HeartbeatRecorded{}).
+		Passes(keyMonitor, keyAll).
+		Watches(reconcilers.EventsOf(domain.FleetAggregate), reconcilers.ToPass(keyAll)).
+		Watches(reconcilers.EventTypesOf(domain.HeartbeatRecorded{}), r.heartbeat).
+		Watches(reconcilers.EventsOf(domain.LeaseAggregate, domain.LeaseDeleted{}), r.leaseRenewed)
+}
+
+// heartbeat moves the node's deadline, and nothing else the health rules
+// act on: noted here, as the dispatcher reads it, with no reconcile.
+func (r *Reconciler) heartbeat(rec events.Record) []reconcilers.Key {
+	if k, ok := reconcilers.KeyOf(rec); ok && k.Aggregate == domain.NodeAggregate {
+		r.deadlines.heartbeat(k.Name, rec.RecordedAt)
+	}
+	return nil
+}
+
+// leaseRenewed is a node's lease renewed (or written with a renew time):
+// the node's heartbeat, read from the lease's stream.
+func (r *Reconciler) leaseRenewed(rec events.Record) []reconcilers.Key {
+	if k, ok := reconcilers.KeyOf(rec); ok {
+		if node, ok := domain.NodeLeaseHolder(k.Namespace, k.Name); ok {
+			r.deadlines.heartbeat(node, rec.RecordedAt)
+		}
+	}
+	return nil
 }
 
 // Repository is what the reconciler writes through.
@@ -97,39 +125,6 @@ func New(cfg Config, repo Repository, view View, clk clock.PassiveClock, log *za
 
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "health" }
-
-// Scope implements reconcilers.Reconciler: nodes, the monitor pass and
-// the pass over every node.
-func (r *Reconciler) Scope() reconcilers.Scope { return scope }
-
-// KeysFor maps node events (other than plain heartbeats, which change no
-// condition by themselves) to their node, and fleet changes to every node.
-// Plain heartbeats, and the renewals of nodes' leases, move the node's
-// deadline kept in memory and need no reconcile.
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	k, ok := reconcilers.KeyOf(rec)
-	if !ok {
-		return nil
-	}
-	switch {
-	case k.Aggregate == domain.FleetAggregate:
-		return []reconcilers.Key{keyAll}
-	case reconcilers.Is[domain.HeartbeatRecorded](rec):
-		// A heartbeat moves the node's deadline and nothing else the
-		// health rules act on: noted here, as the dispatcher reads it,
-		// with no reconcile.
-		r.deadlines.heartbeat(k.Name, rec.RecordedAt)
-	case k.Aggregate == domain.NodeAggregate:
-		return []reconcilers.Key{k}
-	case k.Aggregate == domain.LeaseAggregate && !reconcilers.Is[domain.LeaseDeleted](rec):
-		// A node's lease renewed (or written with a renew time) is the
-		// node's heartbeat: the same, read from the lease's stream.
-		if node, ok := domain.NodeLeaseHolder(k.Namespace, k.Name); ok {
-			r.deadlines.heartbeat(node, rec.RecordedAt)
-		}
-	}
-	return nil
-}
 
 // ResyncPeriod implements reconcilers.Resyncer: the monitor period.
 func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.MonitorPeriod }

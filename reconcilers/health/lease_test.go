@@ -53,7 +53,7 @@ func TestANodeHeardByItsLeaseIsNotMarked(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, rec := range recs {
-			if keys := r.KeysFor(rec); len(keys) > 0 {
+			if keys := r.Watches().KeysFor(rec); len(keys) > 0 {
 				t.Fatalf("a lease renewal asked for a reconcile of %v", keys)
 			}
 		}

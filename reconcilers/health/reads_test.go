@@ -139,7 +139,7 @@ func TestDeadlinesFedByTheDispatcherNeedNoReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, rec := range recs {
-		if keys := r.KeysFor(rec); len(keys) > 0 {
+		if keys := r.Watches().KeysFor(rec); len(keys) > 0 {
 			t.Fatalf("a plain heartbeat asked for a reconcile of %v", keys)
 		}
 	}

@@ -22,12 +22,6 @@ var (
 	keyCollect = reconcilers.Pass("collect")
 )
 
-// scope is the keys the reconciler takes: pods and its passes.
-var scope = reconcilers.Scope{
-	Aggregates: []*domain.Aggregate{domain.PodAggregate},
-	Passes:     []reconcilers.Key{keyWaiting, keyCollect},
-}
-
 // Reasons recorded on released addresses.
 const (
 	ReleasedPodFinalized = "PodFinalized"
@@ -70,20 +64,16 @@ func New(cfg Config, repo Repository, pods PodReader, view AllocationReader, clk
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "ipam" }
 
-// KeysFor maps a pod's binding and finalization to the pod, and a released
-// address to the pods waiting for one.
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	switch {
-	case reconcilers.Is[domain.PodScheduled](rec), reconcilers.Is[domain.PodFinalized](rec):
-		return reconcilers.KeysOf(rec)
-	case reconcilers.Is[domain.IPReleased](rec):
-		return []reconcilers.Key{keyWaiting}
-	}
-	return nil
+// Watches implements reconcilers.Reconciler: a pod's binding and its end,
+// mapped to the pod, and an address released to the pods waiting for
+// one.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().
+		Takes(domain.PodAggregate).
+		Passes(keyWaiting, keyCollect).
+		Watches(reconcilers.EventTypesOf(domain.PodScheduled{}, domain.PodFinalized{}), reconcilers.KeysOf).
+		Watches(reconcilers.EventTypesOf(domain.IPReleased{}), reconcilers.ToPass(keyWaiting))
 }
-
-// Scope implements reconcilers.Reconciler.
-func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 
 // ResyncPeriod implements reconcilers.Resyncer.
 func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }

@@ -9,7 +9,6 @@ import (
 	"k8s.io/utils/clock"
 
 	"herd/domain"
-	"herd/events"
 	"herd/reconcilers"
 )
 
@@ -52,36 +51,13 @@ func New(cfg Config, jobs Reader, pods PodLister, podCommands PodCommands,
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "job" }
 
-// scope is the keys the reconciler takes: Jobs.
-var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.JobAggregate}}
-
-// Scope implements reconcilers.Reconciler.
-func (r *Reconciler) Scope() reconcilers.Scope { return scope }
-
-// jobEvents are the Job's changes that call for a reconcile; the status
-// it records and the pods it counts itself do not.
-var jobEvents = reconcilers.EventTypesOf(domain.JobCreated{}, domain.JobChanged{}, domain.JobDeleted{}, domain.JobDeletionRequested{})
-
-// podEvents are what happens to a pod that may change what its owner counts
-// or does (reconcilers.OwnedPodEvents).
-var podEvents = reconcilers.OwnedPodEvents
-
-// KeysFor maps a Job's changes to it, and an event of a pod to the Job
-// that controls the pod.
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	switch {
-	case jobEvents.Match(rec):
-		return reconcilers.KeysOf(rec)
-	case podEvents.Match(rec):
-		return r.owners.PodKeys(rec, domain.JobAggregate, r.unreadable)
-	}
-	return nil
-}
-
-// unreadable logs a record KeysFor cannot decode; only a log written by a
-// newer herd could hold one, and the resync still finds the Job.
-func (r *Reconciler) unreadable(rec events.Record, err error) {
-	r.log.Error("unreadable pod event", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
+// Watches implements reconcilers.Reconciler: Jobs, but the status the
+// reconciler records and the pods it counts itself, and the pods each
+// controls.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().
+		For(domain.JobAggregate, domain.JobStatusRecorded{}, domain.JobPodsCounted{}).
+		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
 }
 
 // keysOf are the keys of the named Jobs of namespace, the empty names

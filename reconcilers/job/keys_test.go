@@ -38,7 +38,7 @@ func TestKeysForPodEvents(t *testing.T) {
 		{"its pod finished", record(domain.PodStatusUpdated{}), job},
 		{"its pod gone", record(domain.PodFinalized{}), job},
 	} {
-		if diff := cmp.Diff(s.want, reconcilerstest.Strings(f.r.KeysFor(s.rec))); diff != "" {
+		if diff := cmp.Diff(s.want, reconcilerstest.Strings(f.r.Watches().KeysFor(s.rec))); diff != "" {
 			t.Errorf("%s: keys (-want +got):\n%s", s.name, diff)
 		}
 	}

@@ -58,7 +58,9 @@ func (f *fixture) reconcile(t *testing.T) time.Duration {
 	return res.RequeueAfter
 }
 
-func (f *fixture) job() domain.Job { return f.jobs.jobs[domain.Key{Namespace: "default", Name: "pi"}] }
+func (f *fixture) job() domain.Job {
+	return f.jobs.Objects[domain.Key{Namespace: "default", Name: "pi"}]
+}
 
 // conditions are the Job's True conditions as "Type/Reason".
 func (f *fixture) conditions() []string {
@@ -74,7 +76,7 @@ func (f *fixture) conditions() []string {
 func (f *fixture) want(t *testing.T, pods []string, active, succeeded, failed int32, conditions ...string) {
 	t.Helper()
 	st := f.job().Status
-	if diff := cmp.Diff(pods, f.pods.names()); diff != "" {
+	if diff := cmp.Diff(pods, f.pods.Names()); diff != "" {
 		t.Errorf("pods (-want +got):\n%s", diff)
 	}
 	if st.Active != active || st.Succeeded != succeeded || st.Failed != failed {
@@ -96,7 +98,7 @@ func TestCompletionsAtParallelism(t *testing.T) {
 	if st := f.job().Status; !st.StartTime.Equal(t0) {
 		t.Errorf("start time %s, want %s", st.StartTime, t0)
 	}
-	p := f.pods.pods[domain.Key{Namespace: "default", Name: "pi-1"}]
+	p := f.pods.Pods.Pods[domain.Key{Namespace: "default", Name: "pi-1"}]
 	if !f.job().Owns(p) || p.Labels[domain.LabelJobName] != "pi" || p.Spec.RestartPolicy != domain.RestartNever {
 		t.Errorf("pod %+v is not the Job's", p)
 	}
@@ -114,10 +116,10 @@ func TestCompletionsAtParallelism(t *testing.T) {
 	if st := f.job().Status; !st.CompletionTime.Equal(t0.Add(42 * time.Second)) {
 		t.Errorf("completion time %s", st.CompletionTime)
 	}
-	written := len(f.jobs.written)
+	written := len(f.jobs.Events)
 	f.reconcile(t)
-	if len(f.jobs.written) != written {
-		t.Errorf("a second reconcile of a complete Job wrote %v", f.jobs.written[written:])
+	if len(f.jobs.Events) != written {
+		t.Errorf("a second reconcile of a complete Job wrote %v", f.jobs.Events[written:])
 	}
 }
 
@@ -152,9 +154,9 @@ func TestRestartsOnFailureCountAgainstTheBackoffLimit(t *testing.T) {
 	f.reconcile(t)
 	f.pods.run()
 	k := domain.Key{Namespace: "default", Name: "pi-1"}
-	p := f.pods.pods[k]
+	p := f.pods.Pods.Pods[k]
 	p.Status.ContainerStatuses = []domain.ContainerStatus{{Name: "pi", RestartCount: 2}}
-	f.pods.pods[k] = p
+	f.pods.Pods.Pods[k] = p
 	f.reconcile(t)
 	f.want(t, []string{"pi-1"}, 0, 0, 1, "FailureTarget/BackoffLimitExceeded")
 	f.pods.finalize()
@@ -173,7 +175,7 @@ func TestActiveDeadline(t *testing.T) {
 	f.pods.run()
 	f.clock.Step(30 * time.Second)
 	f.reconcile(t)
-	if p := f.pods.pods[domain.Key{Namespace: "default", Name: "pi-1"}]; !p.Terminating() {
+	if p := f.pods.Pods.Pods[domain.Key{Namespace: "default", Name: "pi-1"}]; !p.Terminating() {
 		t.Errorf("the running pod is not being deleted: %+v", p)
 	}
 	f.want(t, []string{"pi-1"}, 0, 0, 1, "FailureTarget/DeadlineExceeded")
@@ -207,7 +209,7 @@ func TestTTLAfterFinished(t *testing.T) {
 		t.Fatal("the Job outlived its TTL")
 	}
 	f.reconcile(t) // its deletion brings the key back
-	if p := f.pods.pods[domain.Key{Namespace: "default", Name: "pi-1"}]; !p.Terminating() {
+	if p := f.pods.Pods.Pods[domain.Key{Namespace: "default", Name: "pi-1"}]; !p.Terminating() {
 		t.Errorf("the Job's pod is not being deleted: %+v", p)
 	}
 }
@@ -239,7 +241,7 @@ func TestKeysOfPodEvents(t *testing.T) {
 	f := newFixture(t, nil)
 	f.reconcile(t)
 	f.reconcile(t)
-	p := f.pods.pods[domain.Key{Namespace: "default", Name: "pi-1"}]
+	p := f.pods.Pods.Pods[domain.Key{Namespace: "default", Name: "pi-1"}]
 	if got := f.r.owners.Get(domain.Key{Namespace: p.Namespace, Name: p.Name}); got != "pi" {
 		t.Errorf("the owner index has %q for pi-1", got)
 	}
@@ -267,9 +269,9 @@ func TestAJobOfTheSameNameDoesNotKeepAnotherJobsPods(t *testing.T) {
 	old := domain.Pod{Namespace: "default", Name: "pi-old", UID: "uid-old", Version: 1,
 		Owners: []domain.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "pi", UID: "uid-earlier", Controller: true}},
 		Spec:   domain.PodSpec{NodeName: "n1"}, Status: domain.PodStatus{Phase: domain.PodSucceeded}}
-	f.pods.pods[domain.Key{Namespace: "default", Name: "pi-old"}] = old
+	f.pods.Pods.Pods[domain.Key{Namespace: "default", Name: "pi-old"}] = old
 	f.reconcile(t)
-	if p := f.pods.pods[domain.Key{Namespace: "default", Name: "pi-old"}]; !p.Terminating() {
+	if p := f.pods.Pods.Pods[domain.Key{Namespace: "default", Name: "pi-old"}]; !p.Terminating() {
 		t.Errorf("the earlier Job's pod is not being deleted: %+v", p)
 	}
 	f.want(t, []string{"pi-1", "pi-old"}, 1, 0, 0)

@@ -56,7 +56,7 @@ func TestProbesFollowTheReportedPort(t *testing.T) {
 		t.Errorf("%d NodeKubeletEndpointChanged, want 1", moves)
 	}
 
-	keys := h.r.KeysFor(events.Record{Stream: domain.NodeStream("pico-01"), Type: (domain.NodeKubeletEndpointChanged{}).EventType()})
+	keys := h.r.Watches().KeysFor(events.Record{Stream: domain.NodeStream("pico-01"), Type: (domain.NodeKubeletEndpointChanged{}).EventType()})
 	if len(keys) != 1 || keys[0] != reconcilerstest.NodeKey("pico-01") {
 		t.Fatalf("keys for the move: %v", keys)
 	}

@@ -59,32 +59,30 @@ func New(cfg Config, nodes domain.Executor[domain.Node, domain.NodeCommand], vie
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "kubeletprobe" }
 
-// KeysFor starts (or restarts) a node's probes when it registers, restarts
-// or goes away, and probes at once a node whose kubelet endpoint moved:
-// the old port's failure says nothing about the new one. Heartbeats and
-// condition changes need no probe.
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	switch {
-	case lifeEvents.Match(rec):
-		return reconcilers.KeysOf(rec)
-	case reconcilers.Is[domain.NodeKubeletEndpointChanged](rec):
-		keys := reconcilers.KeysOf(rec)
-		for _, k := range keys {
-			r.forget(k.Name)
-		}
-		return keys
+// Watches implements reconcilers.Reconciler: a node's probes start (or
+// restart) when it registers, restarts or goes away, and a node whose
+// kubelet endpoint moved is probed at once: the old port's failure says
+// nothing about the new one. Heartbeats and condition changes need no
+// probe.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().
+		Takes(domain.NodeAggregate).
+		Watches(lifeEvents, reconcilers.KeysOf).
+		Watches(reconcilers.EventTypesOf(domain.NodeKubeletEndpointChanged{}), r.endpointMoved)
+}
+
+// endpointMoved forgets the node's last probe and maps the event to the
+// node.
+func (r *Reconciler) endpointMoved(rec events.Record) []reconcilers.Key {
+	keys := reconcilers.KeysOf(rec)
+	for _, k := range keys {
+		r.forget(k.Name)
 	}
-	return nil
+	return keys
 }
 
 // lifeEvents start, restart or end a node's probes.
 var lifeEvents = reconcilers.EventTypesOf(domain.NodeRegistered{}, domain.NodeRestarted{}, domain.NodeDeleted{})
-
-// scope is the keys the reconciler takes: nodes.
-var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.NodeAggregate}}
-
-// Scope implements reconcilers.Reconciler.
-func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 
 // ResyncPeriod implements reconcilers.Resyncer.
 func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.Interval }

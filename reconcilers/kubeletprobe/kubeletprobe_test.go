@@ -221,7 +221,7 @@ func TestProbesFollowHerdsClock(t *testing.T) {
 	if keys, _ := h.r.Resync(ctx); len(keys) != 1 {
 		t.Errorf("resync after a missed probe: %v, want pico-01", keys)
 	}
-	if h.r.Scope().Takes(reconcilers.Pass("nonsense")) {
+	if h.r.Watches().Scope().Takes(reconcilers.Pass("nonsense")) {
 		t.Error("the probe takes a key that names no node")
 	}
 	if res, err := h.r.Reconcile(ctx, reconcilerstest.NodeKey("gone")); err != nil || res != (reconcilers.Result{}) {

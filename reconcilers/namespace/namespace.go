@@ -62,26 +62,15 @@ func New(resync time.Duration, repo Repository, namespaces Reader, pods PodListe
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "namespace" }
 
-// scope is the keys the reconciler takes: namespaces.
-var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.NamespaceAggregate}}
-
-// Scope implements reconcilers.Reconciler.
-func (r *Reconciler) Scope() reconcilers.Scope { return scope }
-
-// KeysFor maps a namespace turning Terminating to it, and a pod finalized
-// or a ConfigMap deleted to its namespace, which may be waiting for it.
-// The namespace is part of the pod's or ConfigMap's key, so no payload is
-// decoded.
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	switch {
-	case reconcilers.Is[domain.NamespaceTerminating](rec):
-		return reconcilers.KeysOf(rec)
-	case reconcilers.Is[domain.PodFinalized](rec), reconcilers.Is[domain.ConfigMapDeleted](rec):
-		if k, ok := reconcilers.KeyOf(rec); ok {
-			return []reconcilers.Key{namespaceKey(k.Namespace)}
-		}
-	}
-	return nil
+// Watches implements reconcilers.Reconciler: a namespace turning
+// Terminating, mapped to it, and a pod finalized or a ConfigMap deleted
+// to its namespace, which may be waiting for it. The namespace is part of
+// the pod's or ConfigMap's key, so no payload is decoded.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().
+		Takes(domain.NamespaceAggregate).
+		Watches(reconcilers.EventTypesOf(domain.NamespaceTerminating{}), reconcilers.KeysOf).
+		Watches(reconcilers.EventTypesOf(domain.PodFinalized{}, domain.ConfigMapDeleted{}), reconcilers.ToNamespace)
 }
 
 // namespaceKey is the key of the named namespace.

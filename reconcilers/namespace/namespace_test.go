@@ -118,7 +118,7 @@ func TestDeletingANamespaceEmptiesItThenRemovesIt(t *testing.T) {
 	}
 	var keys []string
 	for _, rec := range f.Records(head) {
-		keys = append(keys, reconcilerstest.Strings(f.r.KeysFor(rec))...)
+		keys = append(keys, reconcilerstest.Strings(f.r.Watches().KeysFor(rec))...)
 	}
 	if !slices.Equal(keys, []string{"namespace/shop"}) {
 		t.Fatalf("keys for web's finalization %q, want namespace/shop", keys)
@@ -158,7 +158,7 @@ func TestResyncFindsTerminatingNamespaces(t *testing.T) {
 	if err != nil || !slices.Equal(reconcilerstest.Strings(keys), []string{"namespace/shop"}) {
 		t.Errorf("resync %q, %v; want namespace/shop", keys, err)
 	}
-	if got := reconcilerstest.Strings(f.r.KeysFor(events.Record{Stream: "configmap/lab/settings", Type: "ConfigMapDeleted"})); !slices.Equal(got, []string{"namespace/lab"}) {
+	if got := reconcilerstest.Strings(f.r.Watches().KeysFor(events.Record{Stream: "configmap/lab/settings", Type: "ConfigMapDeleted"})); !slices.Equal(got, []string{"namespace/lab"}) {
 		t.Errorf("keys of a ConfigMap deletion %q", got)
 	}
 }

@@ -49,28 +49,14 @@ func New(resync time.Duration, commands domain.Executor[domain.Pod, domain.PodCo
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "noexecute" }
 
-// scope is the keys the reconciler takes: nodes.
-var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.NodeAggregate}}
-
-// Scope implements reconcilers.Reconciler.
-func (r *Reconciler) Scope() reconcilers.Scope { return scope }
-
-// KeysFor maps a node's taint changes, and a pod's binding, to the node.
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	switch {
-	case reconcilers.Is[domain.NodeTainted](rec), reconcilers.Is[domain.NodeUntainted](rec):
-		return reconcilers.KeysOf(rec)
-	case reconcilers.Is[domain.PodScheduled](rec):
-		ev, err := reconcilers.Decode[domain.PodScheduled](rec)
-		if err != nil {
-			// Only a log written by a newer herd could hold one; the
-			// resync still finds the node if it has a NoExecute taint.
-			r.log.Error("unreadable binding", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
-			return nil
-		}
-		return []reconcilers.Key{nodeKey(ev.NodeName)}
-	}
-	return nil
+// Watches implements reconcilers.Reconciler: a node's taint changes,
+// mapped to the node, and a pod's binding to the node it names.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	w := reconcilers.Watch()
+	return w.
+		Takes(domain.NodeAggregate).
+		Watches(reconcilers.EventTypesOf(domain.NodeTainted{}, domain.NodeUntainted{}), reconcilers.KeysOf).
+		Watches(reconcilers.EventTypesOf(domain.PodScheduled{}), w.ToBoundNode)
 }
 
 // nodeKey is the key of the named node.

@@ -208,7 +208,7 @@ func TestLeavesAlone(t *testing.T) {
 		}
 	}
 	for _, key := range []reconcilers.Key{reconcilerstest.PodKey("web"), reconcilerstest.NodeKey(""), reconcilers.Pass("n1")} {
-		if r.Scope().Takes(key) {
+		if r.Watches().Scope().Takes(key) {
 			t.Errorf("the NoExecute reconciler takes %s", key)
 		}
 	}
@@ -225,14 +225,14 @@ func TestKeysAndResync(t *testing.T) {
 	pod(env, "web")
 	var got []string
 	for _, rec := range env.Records(0) {
-		got = append(got, reconcilerstest.Strings(r.KeysFor(rec))...)
+		got = append(got, reconcilerstest.Strings(r.Watches().KeysFor(rec))...)
 	}
 	// n1's taint, n2's taint (a NoSchedule one may have replaced a
 	// NoExecute one), the binding of web to n1.
 	if diff := cmp.Diff([]string{"node/n1", "node/n2", "node/n1"}, got); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
-	if keys := r.KeysFor(events.Record{Stream: "pod/default/x", Type: "PodScheduled", Payload: []byte("{")}); keys != nil {
+	if keys := r.Watches().KeysFor(events.Record{Stream: "pod/default/x", Type: "PodScheduled", Payload: []byte("{")}); keys != nil {
 		t.Errorf("an unreadable binding: %v", keys)
 	}
 	keys, err := r.Resync(t.Context())

@@ -45,30 +45,6 @@ func (f fakeNodes) NamesWithNoExecute(context.Context) ([]string, error) {
 	return names, nil
 }
 
-// fakePods is a PodLister over a fixed list of pods, which records the
-// filters it is asked for.
-type fakePods struct {
-	pods  []domain.Pod
-	err   error // what List fails with, if set
-	asked []projections.PodFilter
-}
-
-var _ PodLister = (*fakePods)(nil)
-
-func (f *fakePods) List(_ context.Context, filter projections.PodFilter) ([]domain.Pod, int64, error) {
-	f.asked = append(f.asked, filter)
-	if f.err != nil {
-		return nil, 0, f.err
-	}
-	var out []domain.Pod
-	for _, p := range f.pods {
-		if p.Spec.NodeName == filter.NodeName && (filter.Source == nil || p.Source == *filter.Source) {
-			out = append(out, p)
-		}
-	}
-	return out, 1, nil
-}
-
 // evictions executes pod commands on the pods the readers hold, deciding
 // each at now as the unit of work would, and records the events it would
 // append.
@@ -179,7 +155,8 @@ func TestReconcileReadsThroughItsReaders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pods := &fakePods{pods: tt.pods, err: tt.listErr}
+			pods := reconcilerstest.NewPods(nil, tt.pods...)
+			pods.ListErr = tt.listErr
 			repo := &evictions{pods: map[string]domain.Pod{}, now: now, written: map[string][]string{}}
 			for _, p := range tt.pods {
 				repo.pods[p.Key()] = p
@@ -196,7 +173,7 @@ func TestReconcileReadsThroughItsReaders(t *testing.T) {
 			if diff := cmp.Diff(tt.wantWritten, repo.written, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("written (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantAsked, pods.asked); diff != "" {
+			if diff := cmp.Diff(tt.wantAsked, pods.Asked); diff != "" {
 				t.Errorf("pod lists asked for (-want +got):\n%s", diff)
 			}
 		})

@@ -126,6 +126,6 @@ var webKey = rsKey("default", "web")
 // reconcile reconciles key, and returns what it wrote.
 func (w *world) reconcile(t *testing.T, key reconcilers.Key) (reconcilers.Result, error) {
 	t.Helper()
-	w.pods.written, w.sets.written = map[string][]string{}, map[string][]string{}
+	w.pods.Written, w.sets.Written = map[string][]string{}, map[string][]string{}
 	return w.r.Reconcile(t.Context(), key)
 }

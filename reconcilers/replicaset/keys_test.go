@@ -51,7 +51,7 @@ func TestKeysFor(t *testing.T) {
 		{"a node's event", record(t, "node/n1", domain.NodeDeleted{}), nil},
 	}
 	for _, s := range steps {
-		if diff := cmp.Diff(s.want, reconcilerstest.Strings(w.r.KeysFor(s.rec))); diff != "" {
+		if diff := cmp.Diff(s.want, reconcilerstest.Strings(w.r.Watches().KeysFor(s.rec))); diff != "" {
 			t.Errorf("%s: keys (-want +got):\n%s", s.name, diff)
 		}
 	}
@@ -62,13 +62,13 @@ func TestKeysFor(t *testing.T) {
 func TestKeysForPodsListedBeforehand(t *testing.T) {
 	w := newWorld(t, DefaultConfig(), []domain.ReplicaSet{webRS(1)}, []domain.Pod{pod("a")}, at(0))
 	rec := record(t, "pod/default/a", domain.PodStatusUpdated{})
-	if keys := w.r.KeysFor(rec); keys != nil {
+	if keys := w.r.Watches().KeysFor(rec); keys != nil {
 		t.Fatalf("before any reconcile: %v", keys)
 	}
 	if _, err := w.reconcile(t, webKey); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"replicaset/default/web"}, reconcilerstest.Strings(w.r.KeysFor(rec))); diff != "" {
+	if diff := cmp.Diff([]string{"replicaset/default/web"}, reconcilerstest.Strings(w.r.Watches().KeysFor(rec))); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
 }
@@ -88,7 +88,7 @@ func TestResync(t *testing.T) {
 		t.Errorf("resync period %s", w.r.ResyncPeriod())
 	}
 	for _, k := range []string{"replicaset/default/web", "pod/default/web", "node/n1", "replicaset"} {
-		if got, want := w.r.Scope().Takes(reconcilerstest.Key(k)), k == "replicaset/default/web"; got != want {
+		if got, want := w.r.Watches().Scope().Takes(reconcilerstest.Key(k)), k == "replicaset/default/web"; got != want {
 			t.Errorf("takes %s: %v, want %v", k, got, want)
 		}
 	}

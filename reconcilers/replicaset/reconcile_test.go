@@ -178,21 +178,21 @@ func TestReconcile(t *testing.T) {
 			if res.RequeueAfter != tt.wantRequeue {
 				t.Errorf("RequeueAfter = %s, want %s", res.RequeueAfter, tt.wantRequeue)
 			}
-			if diff := cmp.Diff(tt.wantWritten, w.pods.written, cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(tt.wantWritten, w.pods.Written, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("pods written (-want +got):\n%s", diff)
 			}
 			var wantRS map[string][]string
 			if tt.wantStatus != nil {
 				wantRS = recordedForWeb
-				if diff := cmp.Diff(*tt.wantStatus, w.sets.sets[webRS(0).Key()].Status); diff != "" {
+				if diff := cmp.Diff(*tt.wantStatus, w.sets.Objects[webRS(0).Key()].Status); diff != "" {
 					t.Errorf("status (-want +got):\n%s", diff)
 				}
 			}
-			if diff := cmp.Diff(wantRS, w.sets.written, cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(wantRS, w.sets.Written, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("replicasets written (-want +got):\n%s", diff)
 			}
 			herd := domain.SourceHerd
-			for _, f := range w.pods.asked {
+			for _, f := range w.pods.Asked {
 				if !cmp.Equal(f, projections.PodFilter{Namespace: "default", Source: &herd, Controllers: []string{"ReplicaSet/web", ""}}) {
 					t.Errorf("listed pods by %+v, want herd's of the namespace that are web's or no one's", f)
 				}
@@ -207,8 +207,8 @@ func TestReconcile(t *testing.T) {
 			if err != nil || res.RequeueAfter != tt.wantRequeue {
 				t.Fatalf("again: %+v %v", res, err)
 			}
-			if len(w.pods.written)+len(w.sets.written) > 0 {
-				t.Errorf("again wrote pods %v, replicasets %v", w.pods.written, w.sets.written)
+			if len(w.pods.Written)+len(w.sets.Written) > 0 {
+				t.Errorf("again wrote pods %v, replicasets %v", w.pods.Written, w.sets.Written)
 			}
 		})
 	}
@@ -227,10 +227,10 @@ func TestCreatedPods(t *testing.T) {
 	if _, err := w.reconcile(t, webKey); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]int{1, 2, 2}, w.pods.batches); diff != "" {
+	if diff := cmp.Diff([]int{1, 2, 2}, w.pods.Batches); diff != "" {
 		t.Errorf("batch sizes (-want +got):\n%s", diff)
 	}
-	p := w.pods.pods[domain.Key{Namespace: "default", Name: "web-p0003"}]
+	p := w.pods.Pods[domain.Key{Namespace: "default", Name: "web-p0003"}]
 	if p.UID != "uid-3" || p.Spec.TerminationGracePeriodSeconds != 10 || !cmp.Equal(p.Labels, webLabels()) ||
 		!rs.Owns(p) || !cmp.Equal(p.Owners, []domain.OwnerReference{rs.OwnerReference()}) || p.Spec.Containers[0].Image != "nginx" {
 		t.Errorf("created pod: %+v", p)
@@ -245,7 +245,7 @@ func TestBurstReplicasBoundsOneReconcile(t *testing.T) {
 		if _, err := w.reconcile(t, webKey); err != nil {
 			t.Fatal(err)
 		}
-		if got := w.sets.sets[webRS(0).Key()].Status.Replicas; got != want {
+		if got := w.sets.Objects[webRS(0).Key()].Status.Replicas; got != want {
 			t.Errorf("after reconcile %d: %d replicas, want %d", i+1, got, want)
 		}
 	}
@@ -256,23 +256,23 @@ func TestBurstReplicasBoundsOneReconcile(t *testing.T) {
 func TestReadFailures(t *testing.T) {
 	errRead := errors.New("database is locked")
 	w := newWorld(t, DefaultConfig(), []domain.ReplicaSet{webRS(1)}, nil, at(0))
-	w.pods.listErr = errRead
+	w.pods.ListErr = errRead
 	if _, err := w.reconcile(t, webKey); !errors.Is(err, errRead) || reconcilers.IsTerminal(err) {
 		t.Errorf("a failed pod list: %v", err)
 	}
 	noUID := webRS(1)
 	noUID.UID = ""
-	w.sets.sets[noUID.Key()] = noUID
-	w.pods.listErr = nil
+	w.sets.Objects[noUID.Key()] = noUID
+	w.pods.ListErr = nil
 	if _, err := w.reconcile(t, webKey); !errors.Is(err, domain.ErrInvalid) || !reconcilers.IsTerminal(err) {
 		t.Errorf("a ReplicaSet without a uid: %v", err)
 	}
-	w.sets.err = errRead
+	w.sets.Err = errRead
 	if _, err := w.reconcile(t, webKey); !errors.Is(err, errRead) || reconcilers.IsTerminal(err) {
 		t.Errorf("a failed get: %v", err)
 	}
-	if len(w.pods.written)+len(w.sets.written) > 0 {
-		t.Errorf("wrote pods %v, replicasets %v", w.pods.written, w.sets.written)
+	if len(w.pods.Written)+len(w.sets.Written) > 0 {
+		t.Errorf("wrote pods %v, replicasets %v", w.pods.Written, w.sets.Written)
 	}
 }
 
@@ -287,14 +287,14 @@ func podFilter(namespace string) projections.PodFilter {
 func TestAFailedAdoptionCreatesNothing(t *testing.T) {
 	errWrite := errors.New("disk full")
 	w := newWorld(t, DefaultConfig(), []domain.ReplicaSet{webRS(2)}, []domain.Pod{pod("orphan", owners())}, at(0))
-	w.pods.batchErr = errWrite
+	w.pods.BatchErr = errWrite
 	if _, err := w.reconcile(t, webKey); !errors.Is(err, errWrite) {
 		t.Fatalf("Reconcile: %v", err)
 	}
-	if diff := cmp.Diff([]int{1}, w.pods.batches); diff != "" {
+	if diff := cmp.Diff([]int{1}, w.pods.Batches); diff != "" {
 		t.Errorf("batches (-want +got):\n%s", diff)
 	}
-	if len(w.sets.written) > 0 {
-		t.Errorf("recorded %v", w.sets.written)
+	if len(w.sets.Written) > 0 {
+		t.Errorf("recorded %v", w.sets.Written)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"k8s.io/utils/clock"
 
 	"herd/domain"
-	"herd/events"
 	"herd/reconcilers"
 )
 
@@ -51,39 +50,14 @@ func New(cfg Config, replicaSets Reader, pods PodLister, podCommands PodCommands
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "replicaset" }
 
-// scope is the keys the reconciler takes: ReplicaSets.
-var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.ReplicaSetAggregate}}
-
-// Scope implements reconcilers.Reconciler.
-func (r *Reconciler) Scope() reconcilers.Scope { return scope }
-
-// replicaSetEvents are the ReplicaSet's changes that call for a
-// reconcile; the status it records itself does not.
-var replicaSetEvents = reconcilers.EventTypesOf(domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{}, domain.ReplicaSetDeleted{},
-	domain.ReplicaSetDeletionRequested{})
-
-// podEvents are what happens to a pod that may change what its owner counts
-// or does (reconcilers.OwnedPodEvents).
-var podEvents = reconcilers.OwnedPodEvents
-
-// KeysFor maps a ReplicaSet's changes to it, and an event of a pod to the
-// ReplicaSet that controls the pod, before the event and after it. An
-// orphan created without an owner names no ReplicaSet: the resync finds
-// the one that adopts it.
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	switch {
-	case replicaSetEvents.Match(rec):
-		return reconcilers.KeysOf(rec)
-	case podEvents.Match(rec):
-		return r.owners.PodKeys(rec, domain.ReplicaSetAggregate, r.unreadable)
-	}
-	return nil
-}
-
-// unreadable logs a record KeysFor cannot decode; only a log written by a
-// newer herd could hold one, and the resync still finds the ReplicaSet.
-func (r *Reconciler) unreadable(rec events.Record, err error) {
-	r.log.Error("unreadable pod event", zap.String("stream", rec.Stream), zap.Int64("position", rec.Position), zap.Error(err))
+// Watches implements reconcilers.Reconciler: ReplicaSets, but the status
+// the reconciler records itself, and the pods each controls, before an
+// event and after it. An orphan created without an owner names no
+// ReplicaSet: the resync finds the one that adopts it.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().
+		For(domain.ReplicaSetAggregate, domain.ReplicaSetStatusRecorded{}).
+		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
 }
 
 // rsKey is the key of the ReplicaSet namespace/name.

@@ -46,7 +46,7 @@ func TestOnThePodView(t *testing.T) {
 		}
 		var names []string
 		for _, p := range pods {
-			if active(p) && sets.sets[webRS(0).Key()].Owns(p) {
+			if active(p) && sets.Objects[webRS(0).Key()].Owns(p) {
 				names = append(names, p.Name)
 			}
 		}
@@ -62,24 +62,24 @@ func TestOnThePodView(t *testing.T) {
 	}
 	var keys []string
 	for _, rec := range env.Records(start) {
-		keys = append(keys, reconcilerstest.Strings(r.KeysFor(rec))...)
+		keys = append(keys, reconcilerstest.Strings(r.Watches().KeysFor(rec))...)
 	}
 	if diff := cmp.Diff([]string{"replicaset/default/web", "replicaset/default/web", "replicaset/default/web"}, keys); diff != "" {
 		t.Errorf("keys of what the reconcile wrote (-want +got):\n%s", diff)
 	}
-	if got := sets.sets[webRS(0).Key()].Status; got.Replicas != 3 || got.ObservedGeneration != 2 {
+	if got := sets.Objects[webRS(0).Key()].Status; got.Replicas != 3 || got.ObservedGeneration != 2 {
 		t.Errorf("status %+v", got)
 	}
 
-	rs := sets.sets[webRS(0).Key()]
+	rs := sets.Objects[webRS(0).Key()]
 	rs.Spec.Replicas = 1
-	sets.sets[rs.Key()] = rs
+	sets.Objects[rs.Key()] = rs
 	// None is scheduled, so the newest go: the two it made.
 	if diff := cmp.Diff([]string{"lone"}, step("scale down")); diff != "" {
 		t.Errorf("pods after scaling down (-want +got):\n%s", diff)
 	}
 
-	sets.sets[rs.Key()] = domain.ReplicaSet{Namespace: "default", Name: "web", Deleted: true, Version: rs.Version + 1}
+	sets.Objects[rs.Key()] = domain.ReplicaSet{Namespace: "default", Name: "web", Deleted: true, Version: rs.Version + 1}
 	if got := step("delete"); got != nil {
 		t.Errorf("pods after the ReplicaSet was deleted: %v", got)
 	}

@@ -72,7 +72,7 @@ func TestWhatEndsTheBackoff(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h.r.roomMayHaveGrown.Store(false)
-			h.r.KeysFor(tt.rec)
+			h.r.Watches().KeysFor(tt.rec)
 			if got := h.r.roomMayHaveGrown.Load(); got != tt.want {
 				t.Errorf("ends the backoff = %v, want %v", got, tt.want)
 			}

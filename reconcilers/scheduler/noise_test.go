@@ -92,7 +92,7 @@ func TestAnUnschedulablePodIsTriedAgainAfterItsBackoff(t *testing.T) {
 
 	reconcile() // big waits 10 s again
 	h.node("b", domain.ResourceList{"cpu": 128000, "memory": 16 * gi, "pods": 10}, nil)
-	h.r.KeysFor(events.Record{Stream: "node/b", Type: "NodeRegistered"})
+	h.r.Watches().KeysFor(events.Record{Stream: "node/b", Type: "NodeRegistered"})
 	if got := reconcile(); got != 0 {
 		t.Errorf("after big was bound the scheduler asks to come back after %s, want never", got)
 	}

@@ -21,9 +21,6 @@ import (
 // one copy however many events arrive while a pass runs.
 var keyPending = reconcilers.Pass("pending")
 
-// scope is the keys the scheduler takes: its one pass.
-var scope = reconcilers.Scope{Passes: []reconcilers.Key{keyPending}}
-
 // Repository is what the scheduler writes through: one pod at a time, or
 // many in one transaction.
 type Repository interface {
@@ -42,9 +39,9 @@ type Reconciler struct {
 
 	// backoff holds the pods no node took, until they are tried again.
 	backoff *backoff
-	// roomMayHaveGrown is set by KeysFor when an event may make room for
-	// pods that fit nowhere before, and taken by the next pass, which
-	// then tries every pending pod at once.
+	// roomMayHaveGrown is set by the mapping of events (Watches) when
+	// an event may make room for pods that fit nowhere before, and taken
+	// by the next pass, which then tries every pending pod at once.
 	roomMayHaveGrown atomic.Bool
 }
 
@@ -66,39 +63,37 @@ func New(cfg Config, repo Repository, nodes NodeLister, pods PodLister, clk cloc
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "scheduler" }
 
-// KeysFor calls for a pass when a pod is created, when a pod lets go of
-// its node's resources (finalized, or finished), and on every node event
-// but a plain heartbeat: registrations, conditions, taints, cordons,
-// labels and deletions all change where pods fit. Of these, the ones that
-// may make room for a pod that fit nowhere (see mayMakeRoom) also end
-// every pod's backoff; the others leave backing-off pods alone.
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	switch {
-	case reconcilers.Is[domain.HeartbeatRecorded](rec):
-		return nil
-	case mayMakeRoom.Match(rec):
-		r.roomMayHaveGrown.Store(true)
-		return []reconcilers.Key{keyPending}
-	case reconcilers.Is[domain.PodCreated](rec):
-		return []reconcilers.Key{keyPending}
-	case reconcilers.Is[domain.PodFinalized](rec):
-		r.roomMayHaveGrown.Store(true)
-		return []reconcilers.Key{keyPending}
-	case reconcilers.Is[domain.PodStatusUpdated](rec):
-		if finishedPhase(rec.Payload) {
-			r.roomMayHaveGrown.Store(true)
-			return []reconcilers.Key{keyPending}
-		}
-		return nil
-	}
-	if k, ok := reconcilers.KeyOf(rec); ok && k.Aggregate == domain.NodeAggregate {
-		return []reconcilers.Key{keyPending}
+// Watches implements reconcilers.Reconciler: a pass when a pod is
+// created, when a pod lets go of its node's resources (finalized, or
+// finished), and on every node event but a plain heartbeat:
+// registrations, conditions, taints, cordons, labels and deletions all
+// change where pods fit. Of these, the ones that may make room for a pod
+// that fit nowhere (see mayMakeRoom) also end every pod's backoff; the
+// others leave backing-off pods alone.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().
+		Passes(keyPending).
+		Watches(mayMakeRoom.With(domain.PodFinalized{}), r.roomGrew).
+		Watches(reconcilers.EventsOf(domain.NodeAggregate, domain.HeartbeatRecorded{}), reconcilers.ToPass(keyPending)).
+		Watches(reconcilers.EventTypesOf(domain.PodCreated{}), reconcilers.ToPass(keyPending)).
+		Watches(reconcilers.EventTypesOf(domain.PodStatusUpdated{}), r.podFinished)
+}
+
+// roomGrew notes that a pod that fit nowhere may fit now, and calls for a
+// pass.
+func (r *Reconciler) roomGrew(events.Record) []reconcilers.Key {
+	r.roomMayHaveGrown.Store(true)
+	return []reconcilers.Key{keyPending}
+}
+
+// podFinished is roomGrew for a pod's status that finishes it, and
+// nothing for any other.
+func (r *Reconciler) podFinished(rec events.Record) []reconcilers.Key {
+	if finishedPhase(rec.Payload) {
+		return r.roomGrew(rec)
 	}
 	return nil
 }
-
-// Scope implements reconcilers.Reconciler: the pass over pending pods.
-func (r *Reconciler) Scope() reconcilers.Scope { return scope }
 
 // mayMakeRoom are the node events after which a pod that fit nowhere may
 // fit: a node came (with its capacity), became Ready, lost a taint or its

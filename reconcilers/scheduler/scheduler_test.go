@@ -174,7 +174,7 @@ func TestKeysFor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, reconcilerstest.Strings(h.r.KeysFor(tt.rec))); diff != "" {
+			if diff := cmp.Diff(tt.want, reconcilerstest.Strings(h.r.Watches().KeysFor(tt.rec))); diff != "" {
 				t.Errorf("KeysFor (-want +got):\n%s", diff)
 			}
 		})

@@ -63,15 +63,11 @@ func NewNode(cfg Config, node string, pods NodePods, rt Runtime, clk clock.Passi
 // Name implements reconcilers.Reconciler.
 func (r *NodeReconciler) Name() string { return "termination" }
 
-// nodeScope is the keys a node's reconciler takes: pods.
-var nodeScope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.PodAggregate}}
-
-// Scope implements reconcilers.Reconciler.
-func (r *NodeReconciler) Scope() reconcilers.Scope { return nodeScope }
-
-// KeysFor implements reconcilers.Reconciler: an agent reads no log, it
-// polls herd's API in Resync.
-func (r *NodeReconciler) KeysFor(events.Record) []reconcilers.Key { return nil }
+// Watches implements reconcilers.Reconciler: pods, and no event, for an
+// agent reads no log; it polls herd's API in Resync.
+func (r *NodeReconciler) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().Takes(domain.PodAggregate)
+}
 
 // ResyncPeriod implements reconcilers.Resyncer.
 func (r *NodeReconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }

@@ -125,7 +125,7 @@ func TestANodesAgentLeavesOtherNodesPodsAlone(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	for _, key := range []string{"pod/x", "node/a1"} {
-		if agent.Scope().Takes(reconcilerstest.Key(key)) {
+		if agent.Watches().Scope().Takes(reconcilerstest.Key(key)) {
 			t.Errorf("a node's termination reconciler takes %q", key)
 		}
 	}

@@ -69,18 +69,14 @@ var nodeEvents = reconcilers.EventTypesOf(
 	domain.NodeRestarted{},
 )
 
-// scope is the keys the reconciler takes: pods and nodes.
-var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.PodAggregate, domain.NodeAggregate}}
-
-// Scope implements reconcilers.Reconciler.
-func (r *Reconciler) Scope() reconcilers.Scope { return scope }
-
-// KeysFor implements reconcilers.Reconciler.
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	if podEvents.Match(rec) || nodeEvents.Match(rec) {
-		return reconcilers.KeysOf(rec)
-	}
-	return nil
+// Watches implements reconcilers.Reconciler: the steps of a pod's
+// termination and the node changes it waits on, mapped to the pod or the
+// node.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().
+		Takes(domain.PodAggregate, domain.NodeAggregate).
+		Watches(podEvents, reconcilers.KeysOf).
+		Watches(nodeEvents, reconcilers.KeysOf)
 }
 
 // ResyncPeriod implements reconcilers.Resyncer.

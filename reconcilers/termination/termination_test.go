@@ -230,7 +230,7 @@ func TestNotTerminatingOrNotHerds(t *testing.T) {
 		t.Errorf("runtime: %s", mp.State.Phase)
 	}
 	for _, key := range []string{"pod/default", "web", "pod/", "namespace/default"} {
-		if f.r.Scope().Takes(reconcilerstest.Key(key)) {
+		if f.r.Watches().Scope().Takes(reconcilerstest.Key(key)) {
 			t.Errorf("the termination reconciler takes %q", key)
 		}
 	}
@@ -535,7 +535,7 @@ func TestKeysFor(t *testing.T) {
 	f := newFixture(t, testConfig())
 	for _, tt := range tests {
 		t.Run(tt.stream+" "+tt.typ, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, reconcilerstest.Strings(f.r.KeysFor(events.Record{Stream: tt.stream, Type: tt.typ}))); diff != "" {
+			if diff := cmp.Diff(tt.want, reconcilerstest.Strings(f.r.Watches().KeysFor(events.Record{Stream: tt.stream, Type: tt.typ}))); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

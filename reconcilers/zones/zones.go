@@ -68,19 +68,14 @@ var nodeEvents = reconcilers.EventTypesOf(
 	domain.NodeLabelsChanged{},
 )
 
-// scope is the keys the reconciler takes: pods and nodes.
-var scope = reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.PodAggregate, domain.NodeAggregate}}
-
-// Scope implements reconcilers.Reconciler.
-func (r *Reconciler) Scope() reconcilers.Scope { return scope }
-
-// KeysFor maps a pod's address — the last thing it waits for once bound —
-// to the pod, and node changes to the node.
-func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
-	if reconcilers.Is[domain.PodIPAssigned](rec) || nodeEvents.Match(rec) {
-		return reconcilers.KeysOf(rec)
-	}
-	return nil
+// Watches implements reconcilers.Reconciler: a pod's address — the last
+// thing it waits for once bound — mapped to the pod, and node changes to
+// the node.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().
+		Takes(domain.PodAggregate, domain.NodeAggregate).
+		Watches(reconcilers.EventTypesOf(domain.PodIPAssigned{}), reconcilers.KeysOf).
+		Watches(nodeEvents, reconcilers.KeysOf)
 }
 
 // ResyncPeriod implements reconcilers.Resyncer.

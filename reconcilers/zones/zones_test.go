@@ -149,7 +149,7 @@ func TestWaitsForAReadyNode(t *testing.T) {
 	f.Node("n1", reconcilerstest.Report(domain.ConditionTrue))
 	var keys []string
 	for _, rec := range f.Records(0) {
-		keys = append(keys, reconcilerstest.Strings(f.r.KeysFor(rec))...)
+		keys = append(keys, reconcilerstest.Strings(f.r.Watches().KeysFor(rec))...)
 	}
 	if diff := cmp.Diff([]string{"node/n1", "pod/default/web", "pod/default/orphan", "node/n1"}, keys); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
@@ -190,11 +190,11 @@ func TestLeavesAlone(t *testing.T) {
 		t.Errorf("resync (-want +got):\n%s", diff)
 	}
 	for _, key := range []string{"pod/x", "n1", "node/", "namespace/default"} {
-		if f.r.Scope().Takes(reconcilerstest.Key(key)) {
+		if f.r.Watches().Scope().Takes(reconcilerstest.Key(key)) {
 			t.Errorf("the zones reconciler takes %q", key)
 		}
 	}
-	if got := f.r.KeysFor(events.Record{Stream: "pod/default/web", Type: "PodStatusUpdated"}); got != nil {
+	if got := f.r.Watches().KeysFor(events.Record{Stream: "pod/default/web", Type: "PodStatusUpdated"}); got != nil {
 		t.Errorf("a status update: %v", got)
 	}
 }
@@ -304,7 +304,7 @@ func TestWaitsForItsAddress(t *testing.T) {
 	f.Pod("web", domain.AssignPodIP{Network: network("10.88.0.7")})
 	var keys []string
 	for _, rec := range f.Records(head) {
-		keys = append(keys, reconcilerstest.Strings(f.r.KeysFor(rec))...)
+		keys = append(keys, reconcilerstest.Strings(f.r.Watches().KeysFor(rec))...)
 	}
 	if diff := cmp.Diff([]string{"pod/default/web"}, keys); diff != "" {
 		t.Fatalf("the address does not wake the pod (-want +got):\n%s", diff)

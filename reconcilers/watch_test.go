@@ -1,0 +1,169 @@
+package reconcilers_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"herd/domain"
+	"herd/events"
+	"herd/reconcilers"
+	"herd/reconcilers/reconcilerstest"
+)
+
+// record is rec of ev on stream, its payload as the log stores it.
+func record(t *testing.T, stream string, ev domain.Event) events.Record {
+	t.Helper()
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events.Record{Stream: stream, Type: ev.EventType(), Payload: payload, Position: 1}
+}
+
+// TestWatchesDerivesTheKeysOfOwnAndOwnedKinds: a ReplicaSet's own events
+// reach it but the status it records; a pod's reach the ReplicaSet that
+// controls it, read from the owner references of the events that carry
+// them (its creation, its observation from a kubelet, a change of
+// owners), both the old and the new controller on a change, and the
+// recorded one for every other event until the pod is finalized.
+func TestWatchesDerivesTheKeysOfOwnAndOwnedKinds(t *testing.T) {
+	ix := reconcilers.NewOwnerIndex("ReplicaSet")
+	w := reconcilers.Watch().
+		For(domain.ReplicaSetAggregate, domain.ReplicaSetStatusRecorded{}).
+		Owns(domain.PodAggregate, ix, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
+	owner := func(name string) []domain.OwnerReference {
+		return []domain.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: name, Controller: true}}
+	}
+	const rs, pod, observed = "replicaset/shop/web", "pod/shop/web-1", "pod/shop/seen-1"
+	for _, step := range []struct {
+		name string
+		rec  events.Record
+		want []string
+	}{
+		{"the ReplicaSet created", record(t, rs, domain.ReplicaSetCreated{}), []string{rs}},
+		{"the ReplicaSet's own status", record(t, rs, domain.ReplicaSetStatusRecorded{}), nil},
+		{"its pod created", record(t, pod, domain.PodCreated{Owners: owner("web")}), []string{rs}},
+		{"its pod bound, which it does not count", record(t, pod, domain.PodScheduled{NodeName: "n1"}), nil},
+		{"its pod's status", record(t, pod, domain.PodStatusUpdated{}), []string{rs}},
+		{"its pod adopted by another", record(t, pod, domain.PodOwnersChanged{Owners: owner("api")}), []string{rs, "replicaset/shop/api"}},
+		{"its pod's metadata, now the other's", record(t, pod, domain.PodMetadataChanged{}), []string{"replicaset/shop/api"}},
+		{"its pod finalized", record(t, pod, domain.PodFinalized{}), []string{"replicaset/shop/api"}},
+		{"the finalized pod's stray event", record(t, pod, domain.PodStatusUpdated{}), nil},
+		{"a pod observed from its kubelet, controlled", record(t, observed, domain.PodObserved{Owners: owner("web")}), []string{rs}},
+		{"the observed pod's status", record(t, observed, domain.PodStatusUpdated{}), []string{rs}},
+		{"an orphan created", record(t, "pod/shop/orphan", domain.PodCreated{}), nil},
+		{"a node's event", record(t, "node/n1", domain.NodeLabelsChanged{}), nil},
+	} {
+		if diff := cmp.Diff(step.want, reconcilerstest.Strings(w.KeysFor(step.rec))); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", step.name, diff)
+		}
+	}
+	if got := ix.Get(domain.Key{Namespace: "shop", Name: "web-1"}); got != "" {
+		t.Errorf("the finalized pod is still indexed, under %q", got)
+	}
+}
+
+// TestWatchesUnionsItsMappingsAndDerivesItsScope: a record that several
+// mappings are declared for gives each key once, in the order declared;
+// the scope is the For and Takes kinds and the passes.
+func TestWatchesUnionsItsMappingsAndDerivesItsScope(t *testing.T) {
+	pending := reconcilers.Pass("pending")
+	w := reconcilers.Watch().
+		For(domain.NodeAggregate, domain.HeartbeatRecorded{}).
+		Takes(domain.NamespaceAggregate).
+		Passes(pending).
+		Watches(reconcilers.EventTypesOf(domain.NodeTainted{}), reconcilers.ToPass(pending)).
+		Watches(reconcilers.EventTypesOf(domain.NodeTainted{}), reconcilers.KeysOf).
+		Watches(reconcilers.EventTypesOf(domain.PodFinalized{}), reconcilers.ToNamespace)
+	for _, step := range []struct {
+		name string
+		rec  events.Record
+		want []string
+	}{
+		{"a taint", record(t, "node/n1", domain.NodeTainted{}), []string{"node/n1", "pending"}},
+		{"a heartbeat missed, which holds a taint", record(t, "node/n1", domain.HeartbeatMissed{}), []string{"node/n1", "pending"}},
+		{"a heartbeat, excepted", record(t, "node/n1", domain.HeartbeatRecorded{}), nil},
+		{"a pod's end", record(t, "pod/shop/web-1", domain.PodFinalized{}), []string{"namespace/shop"}},
+		{"an event of a type nobody declared", events.Record{Stream: "node/n1", Type: "Happened"}, nil},
+	} {
+		if diff := cmp.Diff(step.want, reconcilerstest.Strings(w.KeysFor(step.rec))); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", step.name, diff)
+		}
+	}
+	want := reconcilers.Scope{Aggregates: []*domain.Aggregate{domain.NodeAggregate, domain.NamespaceAggregate}, Passes: []reconcilers.Key{pending}}
+	if diff := cmp.Diff(want, w.Scope(), cmp.Comparer(func(a, b *domain.Aggregate) bool { return a == b })); diff != "" {
+		t.Errorf("scope (-want +got):\n%s", diff)
+	}
+}
+
+// TestWatchesRefusesADeclarationThatCannotHold: an exception that is not
+// an event of the kind, Owns before For, and an owned kind's end that is
+// not one of its events are programming errors, caught when the
+// reconciler is built.
+func TestWatchesRefusesADeclarationThatCannotHold(t *testing.T) {
+	for name, declare := range map[string]func(){
+		"an exception of another kind": func() { reconcilers.Watch().For(domain.ReplicaSetAggregate, domain.PodFinalized{}) },
+		"Owns without For": func() {
+			reconcilers.Watch().Owns(domain.PodAggregate, reconcilers.NewOwnerIndex("Job"), domain.PodFinalized{})
+		},
+		"an end of another kind": func() {
+			reconcilers.Watch().For(domain.JobAggregate).Owns(domain.PodAggregate, reconcilers.NewOwnerIndex("Job"), domain.JobDeleted{})
+		},
+		"an end excepted": func() {
+			reconcilers.Watch().For(domain.JobAggregate).Owns(domain.PodAggregate, reconcilers.NewOwnerIndex("Job"), domain.PodFinalized{}, domain.PodFinalized{})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("declared without a panic")
+				}
+			}()
+			declare()
+		})
+	}
+}
+
+// TestAnOwnedEventThatCannotBeReadIsReported: a pod's creation whose
+// payload does not decode maps to no key and is reported, for the runner
+// to count; the pod's other events still map through the index.
+func TestAnOwnedEventThatCannotBeReadIsReported(t *testing.T) {
+	h := newHarness(t)
+	ix := reconcilers.NewOwnerIndex("ReplicaSet")
+	f := newFakeReconciler("owner")
+	m := h.start(config(), &owning{fakeReconciler: f, ix: ix})
+	h.append("pod/shop/web-1", 1, domain.PodCreated{}.EventType(), `{"owners": 5}`)
+	h.caughtUp(m, "owner")
+	if got := h.value("herd_reconciler_poison_total", "owner"); got != 1 {
+		t.Errorf("herd_reconciler_poison_total = %v, want 1", got)
+	}
+	if calls := f.Calls(); len(calls) != 0 {
+		t.Errorf("reconciled %v, want nothing", calls)
+	}
+}
+
+// owning is a fakeReconciler that owns pods.
+type owning struct {
+	*fakeReconciler
+	ix *reconcilers.OwnerIndex
+}
+
+func (o *owning) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().For(domain.ReplicaSetAggregate).Owns(domain.PodAggregate, o.ix, domain.PodFinalized{})
+}
+
+// TestABindingMapsToItsNode: a pod's binding maps to the node it names;
+// one that cannot be decoded maps to none.
+func TestABindingMapsToItsNode(t *testing.T) {
+	w := reconcilers.Watch()
+	w.Takes(domain.NodeAggregate).Watches(reconcilers.EventTypesOf(domain.PodScheduled{}), w.ToBoundNode)
+	if diff := cmp.Diff([]string{"node/n1"}, reconcilerstest.Strings(w.KeysFor(record(t, "pod/shop/web-1", domain.PodScheduled{NodeName: "n1"})))); diff != "" {
+		t.Errorf("a binding (-want +got):\n%s", diff)
+	}
+	garbled := events.Record{Stream: "pod/shop/web-1", Type: domain.PodScheduled{}.EventType(), Payload: []byte("[")}
+	if got := w.KeysFor(garbled); got != nil {
+		t.Errorf("a binding that cannot be read maps to %v", got)
+	}
+}
