@@ -96,13 +96,21 @@ func (a *aggregate[S]) updateTx(ctx context.Context, w *Writer, tx unitTx, key s
 	stream := a.of.Stream(key)
 	if a.cached && w.cacheStates {
 		if cached, ok := w.states.get(stream); ok {
-			s, err := a.decideAndWrite(ctx, w, tx, key, cached.(S), decide)
-			if !errors.Is(err, domain.ErrConflict) {
-				return s, err
+			evs, err := decide(cached.(S))
+			if err == nil && len(evs) > 0 {
+				s, err := a.write(ctx, w, tx, key, cached.(S), evs)
+				if !errors.Is(err, domain.ErrConflict) {
+					return s, err
+				}
+				// Something else wrote the stream since: decide again
+				// on the row as it stands.
+				w.states.forget(stream)
 			}
-			// Something else wrote the stream since: decide again on the
-			// row as it stands.
-			w.states.forget(stream)
+			// A refusal or a no-op appends nothing, so no expected
+			// version would catch a remembered state that is behind the
+			// row: an earlier command of this group (or batch) moved the
+			// stream and is not committed yet, or another process wrote
+			// it. Decide again on the row, which sees both.
 		}
 	}
 	s, err := a.load(ctx, tx.views(), key)
@@ -123,6 +131,12 @@ func (a *aggregate[S]) decideAndWrite(ctx context.Context, w *Writer, tx unitTx,
 	if err != nil || len(evs) == 0 {
 		return s, err
 	}
+	return a.write(ctx, w, tx, key, s, evs)
+}
+
+// write appends evs, decided on s, with s's version as the expected
+// version, folds them and writes the rows, all in tx.
+func (a *aggregate[S]) write(ctx context.Context, w *Writer, tx unitTx, key string, s S, evs []domain.Event) (S, error) {
 	stream := a.of.Stream(key)
 	recs, err := w.appendEvents(ctx, tx, stream, a.version(s), evs)
 	if err != nil {

@@ -74,6 +74,11 @@ func executeBatch[S, C any](ctx context.Context, w *Writer, cmds []domain.Keyed[
 					refused[i] = err
 					return nil, nil
 				}
+				if refused != nil {
+					// Decided again (on the row rather than a remembered
+					// state): only the last decision counts.
+					refused[i] = nil
+				}
 				return evs, err
 			})
 			if err != nil {

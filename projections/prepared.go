@@ -204,16 +204,26 @@ func (a *aggregate[S]) updatePrepared(ctx context.Context, w *Writer, key string
 // it must be decided again (its cached state was overtaken, or its
 // stream moved before its turn).
 func (a *aggregate[S]) tryPrepared(ctx context.Context, w *Writer, key, stream string, decide func(S) ([]domain.Event, error)) (S, bool, error) {
-	s, cached, err := a.current(ctx, w, key, stream)
+	s, cached, err := a.current(ctx, w, key, stream, true)
 	if err != nil {
 		return s, false, err
 	}
 	evs, err := decideSafely(decide, s)
-	if cached && errors.Is(err, domain.ErrConflict) {
-		// Something else wrote the stream since it was remembered:
-		// decide again on the row as it stands.
-		w.states.forgetAt(stream, a.version(s))
-		return s, true, err
+	if cached && (err != nil || len(evs) == 0) {
+		// A refusal or a no-op appends nothing, so no expected version
+		// would catch a remembered state that is behind the row (another
+		// process wrote the stream): a change back to what the memory
+		// says ("labels already equal") would be lost. Decide again on
+		// the row as it stands.
+		row, _, rerr := a.current(ctx, w, key, stream, false)
+		if rerr != nil {
+			return row, false, rerr
+		}
+		if a.version(row) != a.version(s) {
+			w.states.forgetAt(stream, a.version(s))
+		}
+		s, cached = row, false
+		evs, err = decideSafely(decide, s)
 	}
 	if err != nil || len(evs) == 0 {
 		return s, false, err
@@ -280,10 +290,11 @@ func (f *streamsInFlight) leave(stream string) {
 	}
 }
 
-// current is the aggregate's newest committed state: remembered, or read
-// from its row outside any transaction; cached says it was remembered.
-func (a *aggregate[S]) current(ctx context.Context, w *Writer, key, stream string) (S, bool, error) {
-	if a.cached && w.cacheStates {
+// current is the aggregate's newest committed state: remembered (when
+// remembered may be used), or read from its row outside any transaction;
+// cached says it was remembered.
+func (a *aggregate[S]) current(ctx context.Context, w *Writer, key, stream string, remembered bool) (S, bool, error) {
+	if remembered && a.cached && w.cacheStates {
 		if st, ok := w.states.get(stream); ok {
 			return st.(S), true, nil
 		}
