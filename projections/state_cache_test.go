@@ -43,7 +43,7 @@ func TestRememberedNodeIsNeverStale(t *testing.T) {
 	if err == nil {
 		t.Fatal("the failing command committed")
 	}
-	if s, ok := w.states.get(stream); !ok || s.(domain.Node).Version != mine.Version {
+	if s, ok := w.unit.Remembered(stream); !ok || s.(domain.Node).Version != mine.Version {
 		t.Fatalf("remembered %+v after a rolled-back command, want version %d", s, mine.Version)
 	}
 	got, err := NewNodeView(store.Log()).Get(t.Context(), "web-01")

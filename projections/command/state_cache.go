@@ -1,4 +1,4 @@
-package projections
+package command
 
 import "sync"
 
@@ -24,7 +24,7 @@ const maxCachedStates = 1 << 15
 // its expected version, and the unit of work forgets the entry and
 // decides again on the row; a command that would append nothing (a
 // refusal, a no-op) has no version to conflict on, so it is always
-// decided again on the row before it is answered (aggregate.updateTx,
+// decided again on the row before it is answered (UpdateTx,
 // tryPrepared).
 type stateCache struct {
 	mu sync.Mutex

@@ -1,4 +1,4 @@
-package projections
+package command
 
 import (
 	"context"
@@ -32,6 +32,9 @@ const errPanicFormat = "command panicked: %v"
 type groupCommit struct {
 	log     events.Log
 	metrics *Metrics
+	// dialect is the engine's, for the views' statements in the group's
+	// transaction.
+	dialect Dialect
 
 	mu      sync.Mutex
 	queue   []*command
@@ -57,7 +60,7 @@ const maxHeads = 1 << 17
 // command is one caller's function, or its ready write, and its answer.
 type command struct {
 	ctx context.Context
-	fn  func(unitTx) error
+	fn  func(Tx) error
 	// ready, when set, is the command already decided and encoded: the
 	// leader checks its version and writes it, and runs no function.
 	ready *readyWrite
@@ -79,7 +82,7 @@ type command struct {
 // or the commit's. fn must not call do again: it runs on the leader.
 // fn's writes are visible to the commands after it in the same group,
 // exactly as if they had run one after the other.
-func (g *groupCommit) do(ctx context.Context, fn func(unitTx) error) error {
+func (g *groupCommit) do(ctx context.Context, fn func(Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -206,7 +209,7 @@ func (g *groupCommit) runGroup(group []*command, moved map[string]int64) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	tx := newUnitTx(ltx)
+	tx := NewTx(ltx, g.dialect)
 	alone := len(group) == 1
 	stmts := map[string]*sql.Stmt{}
 	// Consecutive ready writes are written together; a command run as a
@@ -244,7 +247,7 @@ func (g *groupCommit) runGroup(group []*command, moved map[string]int64) error {
 // failure rolls back the whole transaction, which is cheaper). The
 // command's own failure goes to c.err; a returned error means the
 // transaction itself is broken.
-func (g *groupCommit) runCommand(tx unitTx, c *command, alone bool, moved map[string]int64) error {
+func (g *groupCommit) runCommand(tx Tx, c *command, alone bool, moved map[string]int64) error {
 	if err := c.ctx.Err(); err != nil {
 		c.err = err // the caller gave up before its turn: nothing ran
 		return nil
@@ -300,7 +303,7 @@ func (g *groupCommit) appended(stream string, pos int64) {
 // them can be refused after the append. A command whose stream moved
 // since it was decided is answered errStale and writes nothing. A
 // returned error means the transaction itself is broken.
-func (g *groupCommit) runReady(tx unitTx, cmds []*command, moved map[string]int64, stmts map[string]*sql.Stmt) error {
+func (g *groupCommit) runReady(tx Tx, cmds []*command, moved map[string]int64, stmts map[string]*sql.Stmt) error {
 	var ok []*command
 	for _, c := range cmds {
 		if err := c.ctx.Err(); err != nil {
@@ -369,7 +372,7 @@ func (g *groupCommit) runReady(tx unitTx, cmds []*command, moved map[string]int6
 // (events.PreparedAppender, SQLite), else one Append each. It returns
 // each one's records or error; a non-nil error means the transaction is
 // broken.
-func (g *groupCommit) appendReady(tx unitTx, cmds []*command) ([][]events.Record, []error, error) {
+func (g *groupCommit) appendReady(tx Tx, cmds []*command) ([][]events.Record, []error, error) {
 	start := time.Now()
 	n := 0
 	defer func() { g.metrics.observeAppend(n, time.Since(start)) }()
@@ -409,7 +412,7 @@ func (g *groupCommit) appendReady(tx unitTx, cmds []*command) ([][]events.Record
 // one, and the pool's others may be held by readers waiting for this
 // very transaction's appends to be decided (events' reader rule): the
 // leader would wait for them and they for it.
-func (g *groupCommit) exec(ctx context.Context, tx unitTx, inTx map[string]*sql.Stmt, query string, args []any) error {
+func (g *groupCommit) exec(ctx context.Context, tx Tx, inTx map[string]*sql.Stmt, query string, args []any) error {
 	if tx.log.Engine() == events.EnginePostgres {
 		_, err := tx.sql.ExecContext(ctx, query, args...)
 		return err
@@ -424,7 +427,7 @@ func (g *groupCommit) exec(ctx context.Context, tx unitTx, inTx map[string]*sql.
 
 // stmt is query prepared on the database once and bound to tx once per
 // group (SQLite's).
-func (g *groupCommit) stmt(ctx context.Context, tx unitTx, inTx map[string]*sql.Stmt, query string) (*sql.Stmt, error) {
+func (g *groupCommit) stmt(ctx context.Context, tx Tx, inTx map[string]*sql.Stmt, query string) (*sql.Stmt, error) {
 	if s, ok := inTx[query]; ok {
 		return s, nil
 	}
@@ -476,7 +479,7 @@ func (g *groupCommit) afterCommit(fn func()) {
 
 // call runs fn, turning a panic into the command's error: one bad command
 // must not take the group, or herd, down with it.
-func call(fn func(unitTx) error, tx unitTx) (err error) {
+func call(fn func(Tx) error, tx Tx) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf(errPanicFormat, p)
