@@ -1,0 +1,259 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"herd/domain"
+	"herd/events"
+	"herd/events/eventstest"
+)
+
+// The unit of work on its own, with a kind of its tests' making: a
+// counter whose row is one line of a table of its own. What the read
+// models' kinds add (their rows, their observers) is tested in
+// projections.
+
+// counter is the test kind's state.
+type counter struct {
+	N                 int
+	Version, Position int64
+}
+
+// counterSet is the test kind's one event.
+type counterSet struct {
+	N int `json:"n"`
+}
+
+func (counterSet) EventType() string { return "TestCounterSet" }
+
+// counters is the test kind, run in mode.
+type counters struct{ mode Mode }
+
+var _ Aggregate[counter] = counters{}
+
+func (counters) Stream(key string) string       { return "testcounter/" + key }
+func (counters) Fresh(string) counter           { return counter{} }
+func (counters) Version(c counter) int64        { return c.Version }
+func (counters) Position(c counter) int64       { return c.Position }
+func (counters) Observers() []Observer[counter] { return nil }
+func (k counters) Mode() Mode                   { return k.mode }
+
+func (counters) AtPosition(c counter, pos int64) counter { c.Position = pos; return c }
+
+func (counters) Load(ctx context.Context, q events.Querier, key string) (counter, error) {
+	rows, err := q.QueryContext(ctx, `SELECT n, version, position FROM test_counters WHERE key = ?`, key)
+	if err != nil {
+		return counter{}, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return counter{}, fmt.Errorf("counter %s: %w", key, domain.ErrNotFound)
+	}
+	var c counter
+	if err := rows.Scan(&c.N, &c.Version, &c.Position); err != nil {
+		return c, err
+	}
+	return c, rows.Err()
+}
+
+func (counters) Fold(_ context.Context, _ Execer, _ string, c counter, rec events.Record, ev domain.Event) (counter, error) {
+	c.N = ev.(counterSet).N
+	c.Version, c.Position = rec.Version, rec.Position
+	return c, nil
+}
+
+func (counters) WriteRows(ctx context.Context, x Execer, key string, c counter, _ []domain.Event, rv int64) error {
+	_, err := x.ExecContext(ctx, `INSERT INTO test_counters (key, n, version, position) VALUES (?, ?, ?, ?)
+ON CONFLICT (key) DO UPDATE SET n = excluded.n, version = excluded.version, position = excluded.position`, key, c.N, c.Version, rv)
+	return err
+}
+
+// set sets a counter to n: nothing when it is n already, refused below 0.
+func set(n int) func(counter) ([]domain.Event, error) {
+	return func(c counter) ([]domain.Event, error) {
+		if n < 0 {
+			return nil, fmt.Errorf("counter to %d: %w", n, domain.ErrInvalid)
+		}
+		if c.Version > 0 && c.N == n {
+			return nil, nil
+		}
+		return []domain.Event{counterSet{N: n}}, nil
+	}
+}
+
+// sqliteDialect runs statements as written.
+type sqliteDialect struct{}
+
+func (sqliteDialect) Bind(q string) string { return q }
+func (sqliteDialect) Args(a []any) []any   { return a }
+
+// openUnits opens a fresh SQLite log with the test kind's table and n
+// units of work on it, as n processes on one file would have.
+func openUnits(t *testing.T, n int) ([]*Unit, *events.Store) {
+	t.Helper()
+	store, err := events.Open(t.Context(), events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	if _, err := store.DB().ExecContext(t.Context(),
+		`CREATE TABLE test_counters (key TEXT PRIMARY KEY, n INTEGER NOT NULL, version INTEGER NOT NULL, position INTEGER NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC))
+	units := make([]*Unit, n)
+	for i := range units {
+		units[i] = New(store.Log(), store.DB(), sqliteDialect{}, clk, nil)
+	}
+	return units, store
+}
+
+// row reads counter key's row as committed.
+func row(t *testing.T, store *events.Store, key string) counter {
+	t.Helper()
+	c, err := counters{}.Load(t.Context(), store.DB(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// hold holds u's group commit until release is called: commands started
+// meanwhile queue behind it (queued waits for n of them).
+func hold(t *testing.T, u *Unit) (queued func(n int), release func()) {
+	t.Helper()
+	started, unblock, held := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		held <- u.Do(t.Context(), func(Tx) error {
+			close(started)
+			<-unblock
+			return nil
+		})
+	}()
+	<-started
+	return func(n int) {
+			t.Helper()
+			eventstest.Eventually(t, eventstest.WaitFor, func() bool { return u.Queued() >= n }, "%d commands queued", n)
+		}, func() {
+			close(unblock)
+			if err := <-held; err != nil {
+				t.Errorf("holding command: %v", err)
+			}
+		}
+}
+
+// modes are the ways a kind's commands run: on the leader, on the leader
+// on a remembered state, prepared on a remembered state.
+var modes = map[string]Mode{
+	"leader":           {},
+	"leader, cached":   {Cached: true},
+	"prepared, cached": {Cached: true, Prepared: true},
+}
+
+// TestAGroupCommitsAllButTheRefusedCommand: commands queued together
+// commit together, each on its own; a refused one writes nothing and
+// gets its own error.
+func TestAGroupCommitsAllButTheRefusedCommand(t *testing.T) {
+	for name, mode := range modes {
+		t.Run(name, func(t *testing.T) {
+			units, store := openUnits(t, 1)
+			u, kind := units[0], counters{mode: mode}
+			queued, release := hold(t, u)
+			errs := make([]error, 3)
+			var wg sync.WaitGroup
+			for i, n := range []int{1, 3} {
+				wg.Go(func() { _, errs[i] = Update(t.Context(), u, kind, fmt.Sprint("c", i), set(n)) })
+				queued(i + 1)
+			}
+			// On the leader, the refusal is one of the group; prepared, it
+			// is answered before it queues.
+			refused := make(chan struct{})
+			wg.Go(func() {
+				defer close(refused)
+				_, errs[2] = Update(t.Context(), u, kind, "c2", set(-1))
+			})
+			eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+				select {
+				case <-refused:
+					return true
+				default:
+					return u.Queued() >= 3
+				}
+			}, "the refused command queued or answered")
+			release()
+			wg.Wait()
+			if errs[0] != nil || errs[1] != nil || !errors.Is(errs[2], domain.ErrInvalid) {
+				t.Fatalf("errors %v, want nil, nil, ErrInvalid", errs)
+			}
+			if row(t, store, "c0").N != 1 || row(t, store, "c1").N != 3 {
+				t.Errorf("rows c0 %+v, c1 %+v", row(t, store, "c0"), row(t, store, "c1"))
+			}
+			if _, err := kind.Load(t.Context(), store.DB(), "c2"); !errors.Is(err, domain.ErrNotFound) {
+				t.Errorf("the refused command left a row: %v", err)
+			}
+		})
+	}
+}
+
+// TestANoOpOnARememberedStateBehindTheRowIsWritten: another process set
+// the counter since this one remembered it; setting it back to what the
+// memory says is a change of the row, and is written.
+func TestANoOpOnARememberedStateBehindTheRowIsWritten(t *testing.T) {
+	for name, mode := range modes {
+		t.Run(name, func(t *testing.T) {
+			units, store := openUnits(t, 2)
+			mine, theirs, kind := units[0], units[1], counters{mode: mode}
+			if _, err := Update(t.Context(), mine, kind, "c", set(1)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Update(t.Context(), theirs, kind, "c", set(2)); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Update(t.Context(), mine, kind, "c", set(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := row(t, store, "c"); r.N != 1 || r.Version != 3 || got != r {
+				t.Errorf("after 1, 2 (another process) and 1 again: row %+v, answered %+v; want n 1 at version 3", r, got)
+			}
+		})
+	}
+}
+
+// TestTwoCommandsOfOneStreamInOneGroupApplyInOrder: the second of two
+// commands on one counter in one group decides on what the first wrote,
+// not yet committed, even when that makes it a change back.
+func TestTwoCommandsOfOneStreamInOneGroupApplyInOrder(t *testing.T) {
+	for name, mode := range modes {
+		t.Run(name, func(t *testing.T) {
+			units, store := openUnits(t, 1)
+			u, kind := units[0], counters{mode: mode}
+			if _, err := Update(t.Context(), u, kind, "c", set(1)); err != nil {
+				t.Fatal(err)
+			}
+			queued, release := hold(t, u)
+			errs := make(chan error, 2)
+			go func() { _, err := Update(t.Context(), u, kind, "c", set(2)); errs <- err }()
+			queued(1)
+			go func() { _, err := Update(t.Context(), u, kind, "c", set(1)); errs <- err }()
+			queued(2)
+			release()
+			for range 2 {
+				if err := <-errs; err != nil {
+					t.Fatal(err)
+				}
+			}
+			if r := row(t, store, "c"); r.N != 1 || r.Version != 3 {
+				t.Errorf("after 1, then 2 and 1 in one group: row %+v, want n 1 at version 3", r)
+			}
+		})
+	}
+}
