@@ -54,6 +54,9 @@ type rowImage struct {
 	query string
 	args  []any
 	slots []positionSlot
+	// stmt is query prepared on the database (SQLite's), nil to run it
+	// by its text (PostgreSQL's).
+	stmt *sql.Stmt
 }
 
 // positionSlot is an argument that holds the position of the write's
@@ -334,6 +337,11 @@ func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream st
 	if err := a.WriteRows(ctx, rec, key, s, evs, placeholderBase+int64(len(evs)-1)); err != nil {
 		return nil, s, err
 	}
+	for i := range rec.rows {
+		if rec.rows[i].stmt, err = u.stmts.prepare(ctx, rec.rows[i].query); err != nil {
+			return nil, s, err
+		}
+	}
 	obs := a.Observers()
 	cache := a.Mode().Cached && u.cacheStates
 	version := a.Version(s)
@@ -356,6 +364,48 @@ func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream st
 		}
 	}
 	return r, next, nil
+}
+
+// stmtCache keeps the ready writes' statements, each prepared on the
+// database once, by a command's caller before it queues: the leader only
+// binds them to its transaction, and never takes a connection of the pool
+// to prepare one (groupCommit.exec). A nil cache (PostgreSQL's) prepares
+// nothing: pgx prepares a statement run by its text once per connection
+// by itself.
+type stmtCache struct {
+	db *sql.DB
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+// prepare is query prepared on the database, nil when c is nil.
+func (c *stmtCache) prepare(ctx context.Context, query string) (*sql.Stmt, error) {
+	if c == nil {
+		return nil, nil
+	}
+	c.mu.Lock()
+	s, ok := c.m[query]
+	c.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	// Prepared without the lock: two callers may both prepare a new
+	// statement, and the second closes its own.
+	s, err := c.db.PrepareContext(context.WithoutCancel(ctx), query)
+	if err != nil {
+		return nil, fmt.Errorf("prepare %q: %w", query, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if first, ok := c.m[query]; ok {
+		_ = s.Close()
+		return first, nil
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
+	c.m[query] = s
+	return s, nil
 }
 
 // decideSafely runs decide, turning a panic into the command's error, as

@@ -49,16 +49,23 @@ type Unit struct {
 	// prepareAppends says the log takes appends made ready outside its
 	// transaction (events.PreparedAppend): SQLite's does.
 	prepareAppends bool
+	// stmts are the ready writes' statements, prepared on SQLite's
+	// database outside the write lock; nil on PostgreSQL.
+	stmts *stmtCache
 }
 
 // New returns the unit of work appending to log, reading committed views
 // through views and running view statements in dialect d, stamping
 // records with clk's time. metrics may be nil.
 func New(log events.Log, views events.Querier, d Dialect, clk clock.PassiveClock, metrics *Metrics) *Unit {
-	_, engine := events.SQLDB(log)
-	return &Unit{log: log, views: views, dialect: d, clock: clk, metrics: metrics,
+	db, engine := events.SQLDB(log)
+	u := &Unit{log: log, views: views, dialect: d, clock: clk, metrics: metrics,
 		group: &groupCommit{log: log, metrics: metrics, dialect: d}, queue: newWriteQueue(clk),
 		cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite}
+	if engine == events.EngineSQLite {
+		u.stmts = &stmtCache{db: db}
+	}
+	return u
 }
 
 // Clock is the clock the unit stamps records and decides commands with.

@@ -34,8 +34,12 @@ type counterSet struct {
 
 func (counterSet) EventType() string { return "TestCounterSet" }
 
-// counters is the test kind, run in mode.
-type counters struct{ mode Mode }
+// counters is the test kind, run in mode; its rows are in test_counters,
+// or in table when it is set.
+type counters struct {
+	mode  Mode
+	table string
+}
 
 var _ Aggregate[counter] = counters{}
 
@@ -48,8 +52,8 @@ func (k counters) Mode() Mode                   { return k.mode }
 
 func (counters) AtPosition(c counter, pos int64) counter { c.Position = pos; return c }
 
-func (counters) Load(ctx context.Context, q events.Querier, key string) (counter, error) {
-	rows, err := q.QueryContext(ctx, `SELECT n, version, position FROM test_counters WHERE key = ?`, key)
+func (k counters) Load(ctx context.Context, q events.Querier, key string) (counter, error) {
+	rows, err := q.QueryContext(ctx, `SELECT n, version, position FROM `+k.tableName()+` WHERE key = ?`, key)
 	if err != nil {
 		return counter{}, err
 	}
@@ -70,10 +74,18 @@ func (counters) Fold(_ context.Context, _ Execer, _ string, c counter, rec event
 	return c, nil
 }
 
-func (counters) WriteRows(ctx context.Context, x Execer, key string, c counter, _ []domain.Event, rv int64) error {
-	_, err := x.ExecContext(ctx, `INSERT INTO test_counters (key, n, version, position) VALUES (?, ?, ?, ?)
+func (k counters) WriteRows(ctx context.Context, x Execer, key string, c counter, _ []domain.Event, rv int64) error {
+	_, err := x.ExecContext(ctx, `INSERT INTO `+k.tableName()+` (key, n, version, position) VALUES (?, ?, ?, ?)
 ON CONFLICT (key) DO UPDATE SET n = excluded.n, version = excluded.version, position = excluded.position`, key, c.N, c.Version, rv)
 	return err
+}
+
+// tableName is the table of k's rows.
+func (k counters) tableName() string {
+	if k.table == "" {
+		return "test_counters"
+	}
+	return k.table
 }
 
 // set sets a counter to n: nothing when it is n already, refused below 0.
@@ -104,9 +116,11 @@ func openUnits(t *testing.T, n int) ([]*Unit, *events.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if _, err := store.DB().ExecContext(t.Context(),
-		`CREATE TABLE test_counters (key TEXT PRIMARY KEY, n INTEGER NOT NULL, version INTEGER NOT NULL, position INTEGER NOT NULL)`); err != nil {
-		t.Fatal(err)
+	for _, table := range []string{"test_counters", "test_counters_too"} {
+		if _, err := store.DB().ExecContext(t.Context(),
+			`CREATE TABLE `+table+` (key TEXT PRIMARY KEY, n INTEGER NOT NULL, version INTEGER NOT NULL, position INTEGER NOT NULL)`); err != nil {
+			t.Fatal(err)
+		}
 	}
 	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC))
 	units := make([]*Unit, n)
@@ -255,5 +269,42 @@ func TestTwoCommandsOfOneStreamInOneGroupApplyInOrder(t *testing.T) {
 				t.Errorf("after 1, then 2 and 1 in one group: row %+v, want n 1 at version 3", r)
 			}
 		})
+	}
+}
+
+// TestTheLeaderTakesNoSecondConnection: inside a group's transaction the
+// unit of work runs on that transaction's connection alone. With a pool
+// of one connection, which the group holds, a prepared write of a view
+// statement never run before still commits: its statement was prepared
+// before the command queued, not by the leader.
+func TestTheLeaderTakesNoSecondConnection(t *testing.T) {
+	units, store := openUnits(t, 1)
+	u := units[0]
+	prepared := Mode{Prepared: true}
+	// The log's own append statement for one event, prepared once by the
+	// log (events), is ready before the pool shrinks.
+	if _, err := Update(t.Context(), u, counters{mode: prepared}, "c", set(1)); err != nil {
+		t.Fatal(err)
+	}
+	store.DB().SetMaxOpenConns(1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := Update(context.WithoutCancel(t.Context()), u, counters{mode: prepared, table: "test_counters_too"}, "d", set(2))
+		done <- err
+	}()
+	var err error
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+		select {
+		case err = <-done:
+			return true
+		default:
+			return false
+		}
+	}, "the write of a new statement on a pool of one connection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := (counters{table: "test_counters_too"}).Load(t.Context(), store.DB(), "d"); err != nil || d.N != 2 {
+		t.Errorf("counter d: %+v, %v", d, err)
 	}
 }
