@@ -216,17 +216,24 @@ func tryPrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key, strea
 		// A refusal or a no-op appends nothing, so no expected version
 		// would catch a remembered state that is behind the row (another
 		// process wrote the stream): a change back to what the memory
-		// says ("labels already equal") would be lost. Decide again on
-		// the row as it stands.
-		row, _, rerr := current(ctx, u, a, key, stream, false)
+		// says ("labels already equal") would be lost. Whether the
+		// stream moved past the memory is one look at the log's index
+		// (no row decoded, and nothing found when it did not: a kubelet
+		// probe that changes nothing costs only that); when it did, the
+		// command is decided again on the row as it stands.
+		later, rerr := u.log.ReadStream(ctx, stream, a.Version(s))
 		if rerr != nil {
-			return row, false, rerr
+			return s, false, fmt.Errorf("read %s after version %d: %w", stream, a.Version(s), rerr)
 		}
-		if a.Version(row) != a.Version(s) {
+		if len(later) > 0 {
 			u.states.forgetAt(stream, a.Version(s))
+			row, _, rerr := current(ctx, u, a, key, stream, false)
+			if rerr != nil {
+				return row, false, rerr
+			}
+			s, cached = row, false
+			evs, err = decideSafely(decide, s)
 		}
-		s, cached = row, false
-		evs, err = decideSafely(decide, s)
 	}
 	if err != nil || len(evs) == 0 {
 		return s, false, err

@@ -23,8 +23,9 @@ const maxCachedStates = 1 << 15
 // it and has not committed yet. A command that appends then conflicts on
 // its expected version, and the unit of work forgets the entry and
 // decides again on the row; a command that would append nothing (a
-// refusal, a no-op) has no version to conflict on, so it is always
-// decided again on the row before it is answered (UpdateTx,
+// refusal, a no-op) has no version to conflict on, so it is decided
+// again on the row before it is answered: on the leader always, prepared
+// when the log shows the stream moved past the entry (UpdateTx,
 // tryPrepared).
 type stateCache struct {
 	mu sync.Mutex

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,6 +40,8 @@ func (counterSet) EventType() string { return "TestCounterSet" }
 type counters struct {
 	mode  Mode
 	table string
+	// loads, when set, counts the rows Load reads.
+	loads *atomic.Int64
 }
 
 var _ Aggregate[counter] = counters{}
@@ -53,6 +56,9 @@ func (k counters) Mode() Mode                   { return k.mode }
 func (counters) AtPosition(c counter, pos int64) counter { c.Position = pos; return c }
 
 func (k counters) Load(ctx context.Context, q events.Querier, key string) (counter, error) {
+	if k.loads != nil {
+		k.loads.Add(1)
+	}
 	rows, err := q.QueryContext(ctx, `SELECT n, version, position FROM `+k.tableName()+` WHERE key = ?`, key)
 	if err != nil {
 		return counter{}, err
@@ -306,5 +312,24 @@ func TestTheLeaderTakesNoSecondConnection(t *testing.T) {
 	}
 	if d, err := (counters{table: "test_counters_too"}).Load(t.Context(), store.DB(), "d"); err != nil || d.N != 2 {
 		t.Errorf("counter d: %+v, %v", d, err)
+	}
+}
+
+// TestANoOpOnACurrentRememberedStateReadsNoRow: a prepared command that
+// changes nothing on a remembered state the log has not moved past is
+// answered without reading its row.
+func TestANoOpOnACurrentRememberedStateReadsNoRow(t *testing.T) {
+	units, _ := openUnits(t, 1)
+	kind := counters{mode: Mode{Cached: true, Prepared: true}, loads: new(atomic.Int64)}
+	if _, err := Update(t.Context(), units[0], kind, "c", set(1)); err != nil {
+		t.Fatal(err)
+	}
+	before := kind.loads.Load()
+	got, err := Update(t.Context(), units[0], kind, "c", set(1))
+	if err != nil || got.N != 1 || got.Version != 1 {
+		t.Fatalf("the no-op: %+v, %v", got, err)
+	}
+	if n := kind.loads.Load() - before; n != 0 {
+		t.Errorf("the no-op read %d rows, want none", n)
 	}
 }
