@@ -58,6 +58,10 @@ var importRules = []importRule{
 		ofHerd("herd/domain", "herd/projections", "herd/reconcilers", "herd/adapters", "herd/cmd")},
 	{"herd/projections", "projections import domain and events, nothing above them",
 		ofHerd("herd/reconcilers", "herd/adapters", "herd/cmd")},
+	{"herd/projections/command", "the command layer imports the domain and events only: the read models describe each kind to it",
+		func(imp string) bool {
+			return under(imp, "herd") && !under(imp, "herd/domain") && !under(imp, "herd/events") && !under(imp, "herd/projections/command")
+		}},
 	{"herd/reconcilers", "reconcilers act through domain commands and adapters' interfaces, never an adapter package",
 		ofHerd("herd/adapters", "herd/cmd")},
 	{"herd/adapters", "no adapter reaches into another's HTTP layer; shared Kubernetes conversions are in adapters/conversions",

@@ -2,21 +2,20 @@ package projections
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/command"
 )
 
 // aggregate describes one aggregate's view once: which streams and events
 // are its own (the domain's description), how a stored record folds into
 // its state, and how its view row is read and written. The unit of work
-// (update), the rebuild (rebuild), watches and lists (fold), and the
-// tables a rebuild empties and Verify compares all derive from it, so an
-// aggregate is one file that calls describe. S is the aggregate's state as
-// the unit of work loads it.
+// (package command, through on), the rebuild (rebuild), watches and lists
+// (fold), and the tables a rebuild empties and Verify compares all derive
+// from it, so an aggregate is one file that calls describe. S is the
+// aggregate's state as the unit of work loads it.
 type aggregate[S any] struct {
 	// of is the aggregate in the log: its stream prefix, how a stream
 	// name is made from its key, and its event types.
@@ -53,16 +52,14 @@ type aggregate[S any] struct {
 	// tables are the view tables the aggregate writes, each with the
 	// columns that order its rows.
 	tables []viewTable
-	// cached asks the unit of work to remember each committed state, so
-	// that the next command on the same key need not decode its row: for
-	// aggregates written far more often than anything else (a node's
-	// heartbeats). The state must be treated as immutable, which the
-	// domain's deciders and evolves already do.
+	// cached asks the unit of work to remember each committed state
+	// (command.Mode.Cached).
 	cached bool
 	// prepared says the aggregate's commands are decided and encoded on
 	// the caller's goroutine and only written by the group commit's
-	// leader (prepared.go); atPosition, which it needs, is s with the
-	// log position of its last event, known once the leader appended.
+	// leader (command.Mode.Prepared); atPosition, which it needs, is s
+	// with the log position of its last event, known once the leader
+	// appended.
 	prepared   bool
 	atPosition func(s S, pos int64) S
 	// observers, when set, returns the observers of this aggregate's
@@ -73,92 +70,82 @@ type aggregate[S any] struct {
 // viewTable is a table of a view, with the columns that order its rows.
 type viewTable struct{ name, orderBy string }
 
-// execer is what writes a view row: a transaction, or a rebuild's cache of
-// prepared statements.
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
+// execer is what writes a view row: a transaction, a prepared write's
+// recorder, or a rebuild's cache of prepared statements.
+type execer = command.Execer
 
-// update runs updateTx for key in a transaction of its own: what every
-// repository method of one aggregate does.
+// on is a as the unit of work runs it for w's commands.
+func (a *aggregate[S]) on(w *Writer) command.Aggregate[S] { return kindOf[S]{a: a, w: w} }
+
+// update runs one command on a's aggregate with key, in a transaction of
+// its own: what every repository method of one aggregate does.
 func (a *aggregate[S]) update(ctx context.Context, w *Writer, key string, decide func(S) ([]domain.Event, error)) (S, error) {
-	if a.prepared {
-		return a.updatePrepared(ctx, w, key, decide)
-	}
-	return a.updateOnLeader(ctx, w, key, decide)
+	return command.Update(ctx, w.unit, a.on(w), key, decide)
 }
 
-// updateTx is the unit of work of every repository method: load the
-// aggregate's row, let decide say what happens, append those events with
-// the row's version as the expected version, fold the stored events and
-// write the rows, all in tx. It returns the state as far as it got.
+// updateTx runs one command on a's aggregate with key in tx, a unit of
+// work that may hold others (command.UpdateTx).
 func (a *aggregate[S]) updateTx(ctx context.Context, w *Writer, tx unitTx, key string, decide func(S) ([]domain.Event, error)) (S, error) {
-	stream := a.of.Stream(key)
-	if a.cached && w.cacheStates {
-		if cached, ok := w.states.get(stream); ok {
-			s, err := a.decideAndWrite(ctx, w, tx, key, cached.(S), decide)
-			if !errors.Is(err, domain.ErrConflict) {
-				return s, err
-			}
-			// Something else wrote the stream since: decide again on the
-			// row as it stands.
-			w.states.forget(stream)
-		}
-	}
-	s, err := a.load(ctx, tx.views(), key)
-	if errors.Is(err, domain.ErrNotFound) {
-		s, err = a.fresh(key), nil
-	}
-	if err != nil {
-		return s, err
-	}
-	return a.decideAndWrite(ctx, w, tx, key, s, decide)
+	return command.UpdateTx(ctx, w.unit, a.on(w), tx, key, decide)
 }
 
-// decideAndWrite lets decide say what happens to s, appends those events
-// with s's version as the expected version, folds them and writes the
-// rows, all in tx.
-func (a *aggregate[S]) decideAndWrite(ctx context.Context, w *Writer, tx unitTx, key string, s S, decide func(S) ([]domain.Event, error)) (S, error) {
-	evs, err := decide(s)
-	if err != nil || len(evs) == 0 {
-		return s, err
+// kindOf is an aggregate's description as the unit of work sees it
+// (command.Aggregate), with the Writer whose observers it tells.
+type kindOf[S any] struct {
+	a *aggregate[S]
+	w *Writer
+}
+
+var _ command.Aggregate[domain.Node] = kindOf[domain.Node]{}
+
+func (k kindOf[S]) Stream(key string) string { return k.a.of.Stream(key) }
+func (k kindOf[S]) Fresh(key string) S       { return k.a.fresh(key) }
+func (k kindOf[S]) Version(s S) int64        { return k.a.version(s) }
+
+func (k kindOf[S]) Load(ctx context.Context, q events.Querier, key string) (S, error) {
+	return k.a.load(ctx, q, key)
+}
+
+func (k kindOf[S]) Position(s S) int64 {
+	if k.a.position == nil {
+		return 0
 	}
-	stream := a.of.Stream(key)
-	recs, err := w.appendEvents(ctx, tx, stream, a.version(s), evs)
-	if err != nil {
-		return s, err
+	return k.a.position(s)
+}
+
+func (k kindOf[S]) AtPosition(s S, pos int64) S {
+	if k.a.atPosition == nil {
+		return s
 	}
-	for i, rec := range recs {
-		if s, err = a.apply(ctx, tx.views(), key, s, rec, evs[i]); err != nil {
-			return s, err
-		}
+	return k.a.atPosition(s, pos)
+}
+
+// Fold folds the event; with no execer (a dry run), the state alone.
+func (k kindOf[S]) Fold(ctx context.Context, x command.Execer, key string, s S, rec events.Record, ev domain.Event) (S, error) {
+	if x == nil {
+		return k.a.evolve(s, rec, ev), nil
 	}
-	write := a.upsert
-	if a.hotOnly != nil && a.hotOnly(evs) {
-		write = a.upsertHot
+	return k.a.apply(ctx, x, key, s, rec, ev)
+}
+
+// WriteRows writes the aggregate's row, or only its hot part when evs
+// change nothing else.
+func (k kindOf[S]) WriteRows(ctx context.Context, x command.Execer, key string, s S, evs []domain.Event, rv int64) error {
+	if k.a.hotOnly != nil && k.a.hotOnly(evs) {
+		return k.a.upsertHot(ctx, x, key, s, rv)
 	}
-	if err := write(ctx, tx.views(), key, s, recs[len(recs)-1].Position); err != nil {
-		return s, err
+	return k.a.upsert(ctx, x, key, s, rv)
+}
+
+func (k kindOf[S]) Mode() command.Mode {
+	return command.Mode{Cached: k.a.cached, Prepared: k.a.prepared}
+}
+
+func (k kindOf[S]) Observers() []command.Observer[S] {
+	if k.a.observers == nil {
+		return nil
 	}
-	var obs []Observer[S]
-	if a.observers != nil {
-		obs = a.observers(w)
-	}
-	cache := a.cached && w.cacheStates
-	if cache || len(obs) > 0 {
-		// One function after the commit for both: a heartbeat pays for
-		// one closure, not two.
-		version := a.version(s)
-		w.group.afterCommit(func() {
-			if cache {
-				w.states.put(stream, version, s)
-			}
-			for _, o := range obs {
-				o(s, evs)
-			}
-		})
-	}
-	return s, nil
+	return k.a.observers(k.w)
 }
 
 // apply folds one stored event into s and writes the rows it adds beside

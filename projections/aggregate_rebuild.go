@@ -137,7 +137,7 @@ func (p *preparedTx) ExecContext(ctx context.Context, query string, args ...any)
 		}
 		p.stmts[query] = stmt
 	}
-	return stmt.ExecContext(ctx, p.tx.d.args(args)...)
+	return stmt.ExecContext(ctx, p.tx.Dialect().Args(args)...)
 }
 
 // close closes every prepared statement; the next ExecContext prepares

@@ -56,7 +56,7 @@ func TestGroupCommitOnPostgres(t *testing.T) {
 	var failedErr error
 	wg.Go(func() {
 		failedErr = w.inTx(ctx, func(tx unitTx) error {
-			if _, err := w.appendEvents(ctx, tx, domain.NodeStream("web-09"), 0, []domain.Event{
+			if _, err := w.unit.Append(ctx, tx, domain.NodeStream("web-09"), 0, []domain.Event{
 				domain.NodeRegistered{Registration: register("web-09", domain.KindLinux).Registration}}); err != nil {
 				return err
 			}

@@ -42,11 +42,7 @@ func holdGroup(t *testing.T, w *Writer) (queued func(n int), release func()) {
 }
 
 // queueLen is how many commands wait for the group commit.
-func queueLen(w *Writer) int {
-	w.group.mu.Lock()
-	defer w.group.mu.Unlock()
-	return len(w.group.queue)
-}
+func queueLen(w *Writer) int { return w.unit.Queued() }
 
 // queuedOrAnswered waits until n commands are queued behind the held one,
 // or until the command that would be the n-th was answered without

@@ -311,7 +311,7 @@ func (c *Compactor) delete(ctx context.Context, positions []int64, through int64
 		start := time.Now()
 		defer func() { took = time.Since(start) }()
 		var err error
-		now, err = c.log.DeleteEvents(ctx, tx.log, d)
+		now, err = c.log.DeleteEvents(ctx, tx.Log(), d)
 		return err
 	})
 	if err != nil {

@@ -57,7 +57,7 @@ func (e *Evictions) once(ctx context.Context, key domain.Key, cmd domain.Evictio
 	now := e.w.clock.Now()
 	var out domain.Pod
 	err := e.w.inTx(ctx, func(tx unitTx) error {
-		p, budget, grant, err := plan(ctx, tx.views(), key, cmd, now)
+		p, budget, grant, err := plan(ctx, tx.Views(), key, cmd, now)
 		if out = p; err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/command"
 )
 
 // ipPools describes the IP pool: its row in ip_pools (its version, how
@@ -62,11 +63,11 @@ func (w *Writer) UpdateIPPool(ctx context.Context, cidr, podUID string, update f
 // of the pod podUID, decided on, appended at the pool's version, folded
 // and written, all in tx. What it reads does not grow with the pool.
 func updateIPPoolTx(ctx context.Context, w *Writer, tx unitTx, cidr, podUID string, decide func(domain.IPPool) ([]domain.Event, error)) (domain.IPPool, error) {
-	p, err := loadIPPool(ctx, tx.views(), cidr, podUID)
+	p, err := loadIPPool(ctx, tx.Views(), cidr, podUID)
 	if err != nil {
 		return p, err
 	}
-	return ipPools.decideAndWrite(ctx, w, tx, cidr, p, decide)
+	return command.DecideAndWrite(ctx, w.unit, ipPools.on(w), tx, cidr, p, decide)
 }
 
 // ipPoolCommands are the IP pools' Executor and BatchExecutor: each
@@ -92,7 +93,7 @@ func (c ipPoolCommands) Execute(ctx context.Context, key domain.Key, cmd domain.
 // batch left it. Each costs a read of its pool's row and of its pod's
 // allocations, however many addresses the pool has handed out.
 func (c ipPoolCommands) ExecuteBatch(ctx context.Context, cmds []domain.Keyed[domain.IPPoolCommand]) ([]domain.IPPool, []error, error) {
-	return executeBatch(ctx, c.w, cmds, domain.DecideIPPool,
+	return command.ExecuteBatch(ctx, c.w.unit, cmds, domain.DecideIPPool,
 		func(tx unitTx, k domain.Keyed[domain.IPPoolCommand], decide func(domain.IPPool) ([]domain.Event, error)) (domain.IPPool, error) {
 			return updateIPPoolTx(ctx, c.w, tx, k.Key.Name, domain.IPPoolCommandPod(k.Command), decide)
 		})

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"herd/projections/command"
 )
 
 // fillIPPoolsFree derives the free addresses (migration 0021, PostgreSQL
@@ -50,7 +52,7 @@ func fillIPPoolFree(ctx context.Context, db *sql.DB, d dialect, pool string, ver
 		return fmt.Errorf("fill IP pool %s's free addresses: %w", pool, err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	vt := &viewTx{Tx: tx, d: d}
+	vt := command.NewViewTx(tx, d)
 	all, err := scanAllocations(ctx, vt, `WHERE pool = ?`, pool)
 	if err != nil {
 		return err

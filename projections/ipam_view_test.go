@@ -150,7 +150,7 @@ func TestIPAMStaleWriterGetsConflict(t *testing.T) {
 	}
 	defer func() { _ = ltx.Rollback() }()
 	tx := newUnitTx(ltx)
-	_, err = w.appendEvents(ctx, tx, domain.IPPoolStream(pool), 0, []domain.Event{
+	_, err = w.unit.Append(ctx, tx, domain.IPPoolStream(pool), 0, []domain.Event{
 		domain.IPAllocated{Pool: pool, Address: "10.88.0.2", PodUID: "b", Namespace: "default", Name: "b", At: t0},
 	})
 	if !errors.Is(err, domain.ErrConflict) {

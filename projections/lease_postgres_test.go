@@ -39,7 +39,7 @@ func TestLeasesThroughTheUnitOfWorkOnPostgres(t *testing.T) {
 	}
 	views := &viewDB{db: db, d: postgresDialect}
 	clk := clocktesting.NewFakeClock(t0)
-	w := &Writer{views: newViewDB(log), clock: clk, group: &groupCommit{log: log}}
+	w := NewWriter(log, clk, nil)
 	update := func(name string, cmd domain.LeaseCommand) (domain.Lease, error) {
 		return w.UpdateLease(ctx, domain.NodeLeaseNamespace, name, func(l domain.Lease) ([]domain.Event, error) {
 			return domain.DecideLease(l, cmd, clk.Now())

@@ -6,17 +6,12 @@ import (
 	"sync/atomic"
 
 	"herd/domain"
+	"herd/projections/command"
 )
 
 // Observer is told of each state of an aggregate that the unit of work
-// commits, with the events that led to it from the state before. It runs
-// on the goroutine that committed, after the commit and before the
-// commands' callers are answered, once per command, in commit order; so it
-// must be quick (no I/O, no encoding, no allocation it can avoid) and must
-// not call the Writer. A command rolled back is never observed. The state
-// is shared with the unit of work and must be treated as immutable, as
-// the domain's deciders and evolves already treat it.
-type Observer[S any] func(s S, evs []domain.Event)
+// commits (command.Observer).
+type Observer[S any] = command.Observer[S]
 
 // observers is a copy-on-write list of observers: adding one is rare (at
 // start-up), reading the list happens on every commit, so a commit pays

@@ -94,7 +94,7 @@ func rebuildIn(ctx context.Context, log events.Log, ltx events.LogTx, opts Rebui
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	tx := newUnitTx(ltx).views()
+	tx := newViewTx(ltx)
 	total, err := ltx.Head(ctx)
 	if err != nil {
 		return RebuildStats{}, fmt.Errorf("rebuild: head: %w", err)

@@ -32,7 +32,7 @@ WHERE i.schemaname = current_schema() AND i.tablename = ?
 func dropViewIndexes(ctx context.Context, tx *viewTx) ([]viewIndex, error) {
 	var out []viewIndex
 	for _, t := range allViewTables() {
-		rows, err := tx.QueryContext(ctx, viewIndexesSQL[tx.d.name], t.name)
+		rows, err := tx.QueryContext(ctx, viewIndexesSQL[dialectOf(tx).name], t.name)
 		if err != nil {
 			return nil, fmt.Errorf("rebuild: indexes of %s: %w", t.name, err)
 		}

@@ -26,7 +26,7 @@ func VerifyInPlace(ctx context.Context, log events.Log, opts RebuildOptions) (*D
 		return nil, RebuildStats{}, fmt.Errorf("verify: begin: %w", err)
 	}
 	defer func() { _ = ltx.Rollback() }()
-	tx := newUnitTx(ltx).views()
+	tx := newViewTx(ltx)
 	if _, err := tx.ExecContext(ctx, `SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`); err != nil {
 		return nil, RebuildStats{}, fmt.Errorf("verify: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"herd/events"
+	"herd/projections/command"
 )
 
 // viewDB is the views' tables as one engine reads them outside a
@@ -48,23 +49,46 @@ func (v *viewDB) ExecContext(ctx context.Context, query string, args ...any) (sq
 	return v.db.ExecContext(ctx, v.d.bind(query), v.d.args(args)...)
 }
 
-// QueryContext, QueryRowContext, ExecContext and PrepareContext of a
-// transaction run its statements in its engine's dialect.
-func (v *viewTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return v.Tx.QueryContext(ctx, v.d.bind(query), v.d.args(args)...)
+// viewTx is a transaction that knows its engine's dialect, so that a
+// view whose statements are made from a viewSchema picks the right ones
+// (dialectOf).
+type viewTx = command.ViewTx
+
+// unitTx is one unit of work's transaction: the log's and the views'.
+type unitTx = command.Tx
+
+// newUnitTx is ltx as a unit of work's transaction, in its engine's
+// dialect.
+func newUnitTx(ltx events.LogTx) unitTx { return command.NewTx(ltx, dialectFor(ltx.Engine())) }
+
+// newViewTx is ltx as the views' statements run in it.
+func newViewTx(ltx events.LogTx) *viewTx { return newUnitTx(ltx).Views() }
+
+// Bind and Args make a dialect the unit of work's (command.Dialect).
+func (d dialect) Bind(query string) string { return d.bind(query) }
+
+// Args turns a statement's arguments into the engine's.
+func (d dialect) Args(args []any) []any { return d.args(args) }
+
+// dialectOf is the dialect of the statements q runs: its own when it
+// knows it (the views, a unit of work's transaction or recorder), else
+// SQLite's, which every other reader and writer of the views is.
+func dialectOf(q any) dialect {
+	switch x := q.(type) {
+	case interface{ sqlDialect() dialect }:
+		return x.sqlDialect()
+	case interface{ Dialect() command.Dialect }:
+		if d, ok := x.Dialect().(dialect); ok {
+			return d
+		}
+	}
+	return sqliteDialect
 }
 
-func (v *viewTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return v.Tx.QueryRowContext(ctx, v.d.bind(query), v.d.args(args)...)
-}
-
-func (v *viewTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return v.Tx.ExecContext(ctx, v.d.bind(query), v.d.args(args)...)
-}
-
-func (v *viewTx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
-	return v.Tx.PrepareContext(ctx, v.d.bind(query))
-}
+var (
+	_ execer         = (*viewTx)(nil)
+	_ events.Querier = (*viewTx)(nil)
+)
 
 // limitArg is a LIMIT's argument: 0 or less is no limit, which SQLite
 // spells -1 and PostgreSQL NULL.

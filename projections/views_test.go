@@ -10,6 +10,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/command"
 )
 
 // createTable finds the tables a migration creates.
@@ -82,7 +83,7 @@ func TestViewsDescribeEveryAggregate(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s does not decode: %v", s.Type, err)
 				}
-				stored, err := encodeEvents([]domain.Event{ev})
+				stored, err := command.EncodeEvents([]domain.Event{ev})
 				if err != nil {
 					t.Fatal(err)
 				}

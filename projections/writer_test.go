@@ -90,7 +90,7 @@ func TestStaleWriterGetsConflict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = w.appendEvents(ctx, tx, domain.NodeStream(n.Name), n.Version, evs)
+	_, err = w.unit.Append(ctx, tx, domain.NodeStream(n.Name), n.Version, evs)
 	if !errors.Is(err, domain.ErrConflict) {
 		t.Fatalf("stale append: err = %v, want ErrConflict", err)
 	}

@@ -1,4 +1,4 @@
-package projections
+package command
 
 import "sync"
 
@@ -18,9 +18,15 @@ const maxCachedStates = 1 << 15
 // the largest single cost of a heartbeat). Entries are put only after the
 // group that wrote them committed, so a rolled-back command never leaves
 // one behind. A remembered state can still be stale if something else
-// wrote the stream (another process on the same file); the append's
-// expected version then conflicts, and the unit of work forgets the entry
-// and decides again on the row (see aggregate.updateTx).
+// wrote the stream (another process on the same file), or, on the
+// group commit's leader, when an earlier command of the same group moved
+// it and has not committed yet. A command that appends then conflicts on
+// its expected version, and the unit of work forgets the entry and
+// decides again on the row; a command that would append nothing (a
+// refusal, a no-op) has no version to conflict on, so it is decided
+// again on the row before it is answered: on the leader always, prepared
+// when the log shows the stream moved past the entry (UpdateTx,
+// tryPrepared).
 type stateCache struct {
 	mu sync.Mutex
 	m  map[string]cachedState

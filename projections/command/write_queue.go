@@ -1,4 +1,4 @@
-package projections
+package command
 
 import (
 	"container/list"
@@ -61,7 +61,7 @@ type heldCommand struct {
 // enter adds a command arriving now; leave must be called once its
 // group committed or failed. A held queue (Hold) keeps the caller in
 // enter, counted as waiting, until it is released or ctx ends. A nil
-// queue (a Writer not made by NewWriter) counts nothing.
+// queue counts nothing.
 func (q *WriteQueue) enter(ctx context.Context) (leave func(), err error) {
 	if q == nil {
 		return func() {}, nil

@@ -1,4 +1,4 @@
-package projections
+package command
 
 import (
 	"context"
@@ -30,8 +30,11 @@ const errPanicFormat = "command panicked: %v"
 // at once, and commands that arrive during a commit's fsync form the next
 // group.
 type groupCommit struct {
-	log     events.Log
+	log     groupLog
 	metrics *Metrics
+	// dialect is the engine's, for the views' statements in the group's
+	// transaction.
+	dialect Dialect
 
 	mu      sync.Mutex
 	queue   []*command
@@ -45,9 +48,14 @@ type groupCommit struct {
 	// it. A stream it does not know is checked by the append's own
 	// version guard, which also catches other processes' writes.
 	heads map[string]int64
-	// stmts are the ready writes' statements, prepared once on the
-	// database; only the leader touches them.
-	stmts map[string]*sql.Stmt
+}
+
+// groupLog is all of the log the group commit holds: what begins its
+// transaction and hears how writes end. Not the log's pool: nothing the
+// leader runs may take a second connection (exec).
+type groupLog interface {
+	Begin(ctx context.Context) (events.LogTx, error)
+	ObserveWrite(err error)
 }
 
 // maxHeads bounds the stream versions the leader remembers: a fleet
@@ -57,7 +65,7 @@ const maxHeads = 1 << 17
 // command is one caller's function, or its ready write, and its answer.
 type command struct {
 	ctx context.Context
-	fn  func(unitTx) error
+	fn  func(Tx) error
 	// ready, when set, is the command already decided and encoded: the
 	// leader checks its version and writes it, and runs no function.
 	ready *readyWrite
@@ -79,7 +87,7 @@ type command struct {
 // or the commit's. fn must not call do again: it runs on the leader.
 // fn's writes are visible to the commands after it in the same group,
 // exactly as if they had run one after the other.
-func (g *groupCommit) do(ctx context.Context, fn func(unitTx) error) error {
+func (g *groupCommit) do(ctx context.Context, fn func(Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -206,9 +214,9 @@ func (g *groupCommit) runGroup(group []*command, moved map[string]int64) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	tx := newUnitTx(ltx)
+	tx := NewTx(ltx, g.dialect)
 	alone := len(group) == 1
-	stmts := map[string]*sql.Stmt{}
+	stmts := map[*sql.Stmt]*sql.Stmt{}
 	// Consecutive ready writes are written together; a command run as a
 	// function between them keeps its place in the order.
 	for i := 0; i < len(group); {
@@ -244,7 +252,7 @@ func (g *groupCommit) runGroup(group []*command, moved map[string]int64) error {
 // failure rolls back the whole transaction, which is cheaper). The
 // command's own failure goes to c.err; a returned error means the
 // transaction itself is broken.
-func (g *groupCommit) runCommand(tx unitTx, c *command, alone bool, moved map[string]int64) error {
+func (g *groupCommit) runCommand(tx Tx, c *command, alone bool, moved map[string]int64) error {
 	if err := c.ctx.Err(); err != nil {
 		c.err = err // the caller gave up before its turn: nothing ran
 		return nil
@@ -300,7 +308,7 @@ func (g *groupCommit) appended(stream string, pos int64) {
 // them can be refused after the append. A command whose stream moved
 // since it was decided is answered errStale and writes nothing. A
 // returned error means the transaction itself is broken.
-func (g *groupCommit) runReady(tx unitTx, cmds []*command, moved map[string]int64, stmts map[string]*sql.Stmt) error {
+func (g *groupCommit) runReady(tx Tx, cmds []*command, moved map[string]int64, stmts map[*sql.Stmt]*sql.Stmt) error {
 	var ok []*command
 	for _, c := range cmds {
 		if err := c.ctx.Err(); err != nil {
@@ -349,7 +357,7 @@ func (g *groupCommit) runReady(tx unitTx, cmds []*command, moved map[string]int6
 		}
 		ctx := context.WithoutCancel(c.ctx)
 		for _, row := range r.rows {
-			if err := g.exec(ctx, tx, stmts, row.query, row.filled(recs[i])); err != nil {
+			if err := g.exec(ctx, tx, stmts, row, row.filled(recs[i])); err != nil {
 				// The events are in and their rows are not: nothing of
 				// the group may commit.
 				return fmt.Errorf("view rows of %s@%d: %w", r.stream, recs[i][0].Version, err)
@@ -369,7 +377,7 @@ func (g *groupCommit) runReady(tx unitTx, cmds []*command, moved map[string]int6
 // (events.PreparedAppender, SQLite), else one Append each. It returns
 // each one's records or error; a non-nil error means the transaction is
 // broken.
-func (g *groupCommit) appendReady(tx unitTx, cmds []*command) ([][]events.Record, []error, error) {
+func (g *groupCommit) appendReady(tx Tx, cmds []*command) ([][]events.Record, []error, error) {
 	start := time.Now()
 	n := 0
 	defer func() { g.metrics.observeAppend(n, time.Since(start)) }()
@@ -402,47 +410,28 @@ func (g *groupCommit) appendReady(tx unitTx, cmds []*command) ([][]events.Record
 	return recs, errs, nil
 }
 
-// exec runs query in tx: on SQLite through a statement prepared once;
-// on PostgreSQL with the query's text, which pgx prepares once per
-// connection by itself. Preparing on the database there would take a
-// second connection from the pool while the group's transaction holds
-// one, and the pool's others may be held by readers waiting for this
-// very transaction's appends to be decided (events' reader rule): the
-// leader would wait for them and they for it.
-func (g *groupCommit) exec(ctx context.Context, tx unitTx, inTx map[string]*sql.Stmt, query string, args []any) error {
-	if tx.log.Engine() == events.EnginePostgres {
-		_, err := tx.sql.ExecContext(ctx, query, args...)
+// exec runs row's statement in tx with args: on SQLite through the
+// statement prepared on the database before the command queued (outside
+// the write lock, stmtCache), bound to tx once per group; on PostgreSQL
+// with the query's text, which pgx prepares once per connection by
+// itself. Nothing here may take a second connection from the pool while
+// the group's transaction holds one: the pool's others may be held by
+// readers waiting for this very transaction's appends to be decided
+// (events' reader rule), and the leader would wait for them and they for
+// it. The group commit has no pool to take one from: its log is only
+// what begins a transaction (groupLog).
+func (g *groupCommit) exec(ctx context.Context, tx Tx, inTx map[*sql.Stmt]*sql.Stmt, row rowImage, args []any) error {
+	if row.stmt == nil {
+		_, err := tx.sql.ExecContext(ctx, row.query, args...)
 		return err
 	}
-	stmt, err := g.stmt(ctx, tx, inTx, query)
-	if err != nil {
-		return err
-	}
-	_, err = stmt.ExecContext(ctx, args...)
-	return err
-}
-
-// stmt is query prepared on the database once and bound to tx once per
-// group (SQLite's).
-func (g *groupCommit) stmt(ctx context.Context, tx unitTx, inTx map[string]*sql.Stmt, query string) (*sql.Stmt, error) {
-	if s, ok := inTx[query]; ok {
-		return s, nil
-	}
-	s, ok := g.stmts[query]
+	s, ok := inTx[row.stmt]
 	if !ok {
-		db, _ := events.SQLDB(g.log)
-		var err error
-		if s, err = db.PrepareContext(ctx, query); err != nil {
-			return nil, fmt.Errorf("prepare %q: %w", query, err)
-		}
-		if g.stmts == nil {
-			g.stmts = map[string]*sql.Stmt{}
-		}
-		g.stmts[query] = s
+		s = tx.sql.StmtContext(ctx, row.stmt)
+		inTx[row.stmt] = s
 	}
-	s = tx.sql.StmtContext(ctx, s)
-	inTx[query] = s
-	return s, nil
+	_, err := s.ExecContext(ctx, args...)
+	return err
 }
 
 // remember keeps the stream versions a committed group left; a stream a
@@ -476,7 +465,7 @@ func (g *groupCommit) afterCommit(fn func()) {
 
 // call runs fn, turning a panic into the command's error: one bad command
 // must not take the group, or herd, down with it.
-func call(fn func(unitTx) error, tx unitTx) (err error) {
+func call(fn func(Tx) error, tx Tx) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf(errPanicFormat, p)

@@ -1,4 +1,4 @@
-package projections
+package command
 
 import (
 	"bytes"
@@ -54,6 +54,9 @@ type rowImage struct {
 	query string
 	args  []any
 	slots []positionSlot
+	// stmt is query prepared on the database (SQLite's), nil to run it
+	// by its text (PostgreSQL's).
+	stmt *sql.Stmt
 }
 
 // positionSlot is an argument that holds the position of the write's
@@ -84,18 +87,19 @@ var placeholderDigits = len(strconv.FormatInt(placeholderBase, 10))
 // running them: the aggregate's row writers, run on the caller's
 // goroutine, produce a ready write's rows through it.
 type recorder struct {
-	d      dialect
+	d      Dialect
 	events int
 	rows   []rowImage
 }
 
-func (r *recorder) sqlDialect() dialect { return r.d }
+// Dialect is the dialect the recorded statements are bound to.
+func (r *recorder) Dialect() Dialect { return r.d }
 
-// ExecContext records the statement, bound to the dialect as a viewTx
+// ExecContext records the statement, bound to the dialect as a ViewTx
 // would run it, and finds the arguments that carry a placeholder.
 func (r *recorder) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {
-	args = r.d.args(args)
-	row := rowImage{query: r.d.bind(query), args: args}
+	args = r.d.Args(args)
+	row := rowImage{query: r.d.Bind(query), args: args}
 	for i, a := range args {
 		switch v := a.(type) {
 		case int64:
@@ -162,15 +166,15 @@ func (r rowImage) filled(recs []events.Record) []any {
 	return args
 }
 
-// updatePrepared is update for an aggregate whose commands are prepared:
+// updatePrepared is Update for an aggregate whose commands are prepared:
 // decide and encode here, write on the leader, and decide again on the
 // newer state when the stream moved in between.
-func (a *aggregate[S]) updatePrepared(ctx context.Context, w *Writer, key string, decide func(S) ([]domain.Event, error)) (S, error) {
-	stream := a.of.Stream(key)
+func updatePrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key string, decide func(S) ([]domain.Event, error)) (S, error) {
+	stream := a.Stream(key)
 	// In the write queue from here, as a command run whole on the leader
-	// is from inTx on: herd is behind when its heartbeats wait (a Hold
+	// is from Do on: herd is behind when its heartbeats wait (a Hold
 	// keeps this one here, before it decides).
-	leave, err := w.queue.enter(ctx)
+	leave, err := u.queue.enter(ctx)
 	if err != nil {
 		var zero S
 		return zero, err
@@ -182,18 +186,18 @@ func (a *aggregate[S]) updatePrepared(ctx context.Context, w *Writer, key string
 		}
 	}()
 	for {
-		if !w.inFlight.enter(stream) {
-			// updateOnLeader enters the queue itself, through inTx.
+		if !u.inFlight.enter(stream) {
+			// updateOnLeader enters the queue itself, through Do.
 			leave()
 			queued = false
 			// Another command of this stream is between its decision and
 			// its commit: this one would find the stream moved. It runs
 			// on the leader instead, after the other, on the state the
 			// other left.
-			return a.updateOnLeader(ctx, w, key, decide)
+			return updateOnLeader(ctx, u, a, key, decide)
 		}
-		s, again, err := a.tryPrepared(ctx, w, key, stream, decide)
-		w.inFlight.leave(stream)
+		s, again, err := tryPrepared(ctx, u, a, key, stream, decide)
+		u.inFlight.leave(stream)
 		if !again {
 			return s, err
 		}
@@ -201,50 +205,66 @@ func (a *aggregate[S]) updatePrepared(ctx context.Context, w *Writer, key string
 }
 
 // tryPrepared decides, prepares and writes one command once; again says
-// it must be decided again (its cached state was overtaken, or its
-// stream moved before its turn).
-func (a *aggregate[S]) tryPrepared(ctx context.Context, w *Writer, key, stream string, decide func(S) ([]domain.Event, error)) (S, bool, error) {
-	s, cached, err := a.current(ctx, w, key, stream)
+// it must be decided again (its stream moved before its turn).
+func tryPrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream string, decide func(S) ([]domain.Event, error)) (S, bool, error) {
+	s, cached, err := current(ctx, u, a, key, stream, true)
 	if err != nil {
 		return s, false, err
 	}
 	evs, err := decideSafely(decide, s)
-	if cached && errors.Is(err, domain.ErrConflict) {
-		// Something else wrote the stream since it was remembered:
-		// decide again on the row as it stands.
-		w.states.forgetAt(stream, a.version(s))
-		return s, true, err
+	if cached && (err != nil || len(evs) == 0) {
+		// A refusal or a no-op appends nothing, so no expected version
+		// would catch a remembered state that is behind the row (another
+		// process wrote the stream): a change back to what the memory
+		// says ("labels already equal") would be lost. Whether the
+		// stream moved past the memory is one look at the log's index
+		// (no row decoded, and nothing found when it did not: a kubelet
+		// probe that changes nothing costs only that); when it did, the
+		// command is decided again on the row as it stands.
+		later, rerr := u.log.ReadStream(ctx, stream, a.Version(s))
+		if rerr != nil {
+			return s, false, fmt.Errorf("read %s after version %d: %w", stream, a.Version(s), rerr)
+		}
+		if len(later) > 0 {
+			u.states.forgetAt(stream, a.Version(s))
+			row, _, rerr := current(ctx, u, a, key, stream, false)
+			if rerr != nil {
+				return row, false, rerr
+			}
+			s, cached = row, false
+			evs, err = decideSafely(decide, s)
+		}
 	}
 	if err != nil || len(evs) == 0 {
 		return s, false, err
 	}
-	r, next, err := a.prepare(ctx, w, key, stream, s, evs)
+	r, next, err := prepare(ctx, u, a, key, stream, s, evs)
 	if err != nil {
 		return s, false, err
 	}
-	last, err := w.group.doReady(ctx, r)
+	last, err := u.group.doReady(ctx, r)
 	if errors.Is(err, errStale) {
-		w.metrics.observeRedecided()
+		u.metrics.observeRedecided()
 		if cached {
 			// A remembered state that is still the one decided on
 			// was overtaken by a write the cache never saw.
-			w.states.forgetAt(stream, a.version(s))
+			u.states.forgetAt(stream, a.Version(s))
 		}
 		return s, true, err
 	}
 	if err != nil {
 		return s, false, err
 	}
-	return a.atPosition(next, last), false, nil
+	return a.AtPosition(next, last), false, nil
 }
 
 // updateOnLeader runs the command whole on the group commit's leader,
 // as the aggregates that are not prepared do.
-func (a *aggregate[S]) updateOnLeader(ctx context.Context, w *Writer, key string, decide func(S) ([]domain.Event, error)) (S, error) {
+func updateOnLeader[S any](ctx context.Context, u *Unit, a Aggregate[S], key string, decide func(S) ([]domain.Event, error)) (S, error) {
 	var out S
-	err := w.inTx(ctx, func(tx unitTx) error {
+	err := u.Do(ctx, func(tx Tx) error {
 		var err error
-		out, err = a.updateTx(ctx, w, tx, key, decide)
+		out, err = UpdateTx(ctx, u, a, tx, key, decide)
 		return err
 	})
 	return out, err
@@ -280,17 +300,18 @@ func (f *streamsInFlight) leave(stream string) {
 	}
 }
 
-// current is the aggregate's newest committed state: remembered, or read
-// from its row outside any transaction; cached says it was remembered.
-func (a *aggregate[S]) current(ctx context.Context, w *Writer, key, stream string) (S, bool, error) {
-	if a.cached && w.cacheStates {
-		if st, ok := w.states.get(stream); ok {
+// current is the aggregate's newest committed state: remembered (when
+// remembered may be used), or read from its row outside any transaction;
+// cached says it was remembered.
+func current[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream string, remembered bool) (S, bool, error) {
+	if remembered && a.Mode().Cached && u.cacheStates {
+		if st, ok := u.states.get(stream); ok {
 			return st.(S), true, nil
 		}
 	}
-	s, err := a.load(ctx, w.views, key)
+	s, err := a.Load(ctx, u.views, key)
 	if errors.Is(err, domain.ErrNotFound) {
-		return a.fresh(key), false, nil
+		return a.Fresh(key), false, nil
 	}
 	return s, false, err
 }
@@ -298,53 +319,51 @@ func (a *aggregate[S]) current(ctx context.Context, w *Writer, key, stream strin
 // prepare encodes evs, decided on s, as a ready write: their payloads and
 // metadata, and the rows folding them into s writes, with placeholder
 // positions. It returns the state after evs, its position a placeholder.
-func (a *aggregate[S]) prepare(ctx context.Context, w *Writer, key, stream string, s S, evs []domain.Event) (*readyWrite, S, error) {
+func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream string, s S, evs []domain.Event) (*readyWrite, S, error) {
 	if len(evs) > maxPreparedEvents {
 		return nil, s, fmt.Errorf("append %s: %d events in one command, more than %d", stream, len(evs), maxPreparedEvents)
 	}
-	pending, err := encodeEvents(evs)
+	pending, err := EncodeEvents(evs)
 	if err != nil {
 		return nil, s, err
 	}
 	md := events.MetadataFor(ctx, stream)
-	at := w.clock.Now().UTC()
-	expected := a.version(s)
-	rec := &recorder{d: w.views.d, events: len(evs)}
+	at := u.clock.Now().UTC()
+	expected := a.Version(s)
+	rec := &recorder{d: u.dialect, events: len(evs)}
 	for i, ev := range evs {
 		r := events.Record{
 			Position: placeholderBase + int64(i), Stream: stream, Version: expected + int64(i) + 1,
 			Type: pending[i].Type, SchemaVersion: max(pending[i].SchemaVersion, 1), RecordedAt: at,
 			Payload: pending[i].Payload, Metadata: md,
 		}
-		if s, err = a.apply(ctx, rec, key, s, r, ev); err != nil {
+		if s, err = a.Fold(ctx, rec, key, s, r, ev); err != nil {
 			return nil, s, err
 		}
 	}
-	write := a.upsert
-	if a.hotOnly != nil && a.hotOnly(evs) {
-		write = a.upsertHot
-	}
-	if err := write(ctx, rec, key, s, placeholderBase+int64(len(evs)-1)); err != nil {
+	if err := a.WriteRows(ctx, rec, key, s, evs, placeholderBase+int64(len(evs)-1)); err != nil {
 		return nil, s, err
 	}
-	var obs []Observer[S]
-	if a.observers != nil {
-		obs = a.observers(w)
+	for i := range rec.rows {
+		if rec.rows[i].stmt, err = u.stmts.prepare(ctx, rec.rows[i].query); err != nil {
+			return nil, s, err
+		}
 	}
-	cache := a.cached && w.cacheStates
-	version := a.version(s)
+	obs := a.Observers()
+	cache := a.Mode().Cached && u.cacheStates
+	version := a.Version(s)
 	next := s
 	r := &readyWrite{stream: stream, expected: expected, md: md, at: at, evs: pending, rows: rec.rows}
-	if w.prepareAppends {
+	if u.prepareAppends {
 		if r.prepared, err = events.PrepareAppend(stream, expected, md, at, pending...); err != nil {
 			return nil, s, err
 		}
 	}
 	if cache || len(obs) > 0 {
 		r.committed = func(last int64) {
-			final := a.atPosition(next, last)
+			final := a.AtPosition(next, last)
 			if cache {
-				w.states.put(stream, version, final)
+				u.states.put(stream, version, final)
 			}
 			for _, o := range obs {
 				o(final, evs)
@@ -352,6 +371,48 @@ func (a *aggregate[S]) prepare(ctx context.Context, w *Writer, key, stream strin
 		}
 	}
 	return r, next, nil
+}
+
+// stmtCache keeps the ready writes' statements, each prepared on the
+// database once, by a command's caller before it queues: the leader only
+// binds them to its transaction, and never takes a connection of the pool
+// to prepare one (groupCommit.exec). A nil cache (PostgreSQL's) prepares
+// nothing: pgx prepares a statement run by its text once per connection
+// by itself.
+type stmtCache struct {
+	db *sql.DB
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+// prepare is query prepared on the database, nil when c is nil.
+func (c *stmtCache) prepare(ctx context.Context, query string) (*sql.Stmt, error) {
+	if c == nil {
+		return nil, nil
+	}
+	c.mu.Lock()
+	s, ok := c.m[query]
+	c.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	// Prepared without the lock: two callers may both prepare a new
+	// statement, and the second closes its own.
+	s, err := c.db.PrepareContext(context.WithoutCancel(ctx), query)
+	if err != nil {
+		return nil, fmt.Errorf("prepare %q: %w", query, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if first, ok := c.m[query]; ok {
+		_ = s.Close()
+		return first, nil
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
+	c.m[query] = s
+	return s, nil
 }
 
 // decideSafely runs decide, turning a panic into the command's error, as

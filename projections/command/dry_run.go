@@ -1,4 +1,4 @@
-package projections
+package command
 
 import (
 	"context"
@@ -15,11 +15,11 @@ import (
 // creates: nothing was written. Another write may get in before a real
 // run, which then decides afresh.
 func (c *Commands[S, C]) DryRun(ctx context.Context, key domain.Key, cmd C) (S, error) {
-	now := c.w.clock.Now()
+	now := c.u.clock.Now()
 	k := c.streamKey(key)
-	s, err := c.of.load(ctx, c.w.views, k)
+	s, err := c.of.Load(ctx, c.u.views, k)
 	if errors.Is(err, domain.ErrNotFound) {
-		s, err = c.of.fresh(k), nil
+		s, err = c.of.Fresh(k), nil
 	}
 	if err != nil {
 		return s, err
@@ -28,15 +28,15 @@ func (c *Commands[S, C]) DryRun(ctx context.Context, key domain.Key, cmd C) (S, 
 	if err != nil {
 		return s, err
 	}
-	stream := c.of.of.Stream(k)
-	version, position := c.of.version(s), int64(0)
-	if c.of.position != nil {
-		position = c.of.position(s)
-	}
+	stream := c.of.Stream(k)
+	version, position := c.of.Version(s), c.of.Position(s)
 	for _, ev := range evs {
 		version++
 		rec := events.Record{Stream: stream, Version: version, Position: position, Type: ev.EventType(), RecordedAt: now}
-		s = c.of.evolve(s, rec, ev)
+		// No execer: the state alone, no rows.
+		if s, err = c.of.Fold(ctx, nil, k, s, rec, ev); err != nil {
+			return s, err
+		}
 	}
 	return s, nil
 }

@@ -1,0 +1,148 @@
+package command
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/events"
+)
+
+// Unit is the unit of work's machinery for one log: the write queue, the
+// group commit, the state cache and the prepared path. Through it a
+// command loads its aggregate from the view, lets the domain decide,
+// appends the resulting events with the expected version and updates the
+// inline views — all in one transaction, on either engine
+// (ARCHITECTURE.md, "Where the serial section is"). The read models
+// (projections) describe each kind to it as an Aggregate.
+type Unit struct {
+	log events.Log
+	// views reads the views outside any transaction: the state a
+	// prepared command decides on when none is remembered.
+	views events.Querier
+	// dialect is the engine's, for the statements a kind runs or a
+	// prepared write records.
+	dialect Dialect
+	clock   clock.PassiveClock
+	metrics *Metrics
+	group   *groupCommit
+	// queue says how long the commands in the write path have waited
+	// (WriteQueue).
+	queue *WriteQueue
+	// states remembers the committed states of the aggregates that ask
+	// for it (Mode.Cached), when cacheStates: on SQLite, whose one
+	// writer is this process. On PostgreSQL other replicas write the
+	// same streams, and a state remembered here could decide a command
+	// on what another replica has since changed (a cordon answered as
+	// already done), so every command reads its row.
+	states      stateCache
+	cacheStates bool
+	// inFlight are the streams with a prepared command between its
+	// decision and its answer: a second command of the same stream runs
+	// on the leader rather than be decided on a state about to move.
+	inFlight streamsInFlight
+	// prepareAppends says the log takes appends made ready outside its
+	// transaction (events.PreparedAppend): SQLite's does.
+	prepareAppends bool
+	// stmts are the ready writes' statements, prepared on SQLite's
+	// database outside the write lock; nil on PostgreSQL.
+	stmts *stmtCache
+}
+
+// New returns the unit of work appending to log, reading committed views
+// through views and running view statements in dialect d, stamping
+// records with clk's time. metrics may be nil.
+func New(log events.Log, views events.Querier, d Dialect, clk clock.PassiveClock, metrics *Metrics) *Unit {
+	db, engine := events.SQLDB(log)
+	u := &Unit{log: log, views: views, dialect: d, clock: clk, metrics: metrics,
+		group: &groupCommit{log: log, metrics: metrics, dialect: d}, queue: newWriteQueue(clk),
+		cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite}
+	if engine == events.EngineSQLite {
+		u.stmts = &stmtCache{db: db}
+	}
+	return u
+}
+
+// Clock is the clock the unit stamps records and decides commands with.
+func (u *Unit) Clock() clock.PassiveClock { return u.clock }
+
+// Queue is the write path's queue: how long its commands wait.
+func (u *Unit) Queue() *WriteQueue { return u.queue }
+
+// Do runs fn as one command of a group commit (see groupCommit): in a
+// write transaction shared with other callers' commands, inside its own
+// savepoint. It returns once that transaction committed, or with fn's
+// error, in which case nothing fn wrote remains. fn must not call Do.
+func (u *Unit) Do(ctx context.Context, fn func(Tx) error) error {
+	leave, err := u.queue.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	return u.group.do(ctx, fn)
+}
+
+// Append appends evs to stream at the expected version in tx and returns
+// their records; a stream that moved since is domain.ErrConflict. The
+// views fold evs themselves, not the stored payloads decoded back:
+// decoding what was encoded a moment before cost every heartbeat a JSON
+// decode inside the write lock. The domain's events come through JSON
+// unchanged (times in UTC without a monotonic reading, no shared maps or
+// slices), so a rebuild, which folds the stored payloads, gives the same
+// rows; the rebuild-equals-live tests hold both to that.
+func (u *Unit) Append(ctx context.Context, tx Tx, stream string, expected int64, evs []domain.Event) ([]events.Record, error) {
+	pending, err := EncodeEvents(evs)
+	if err != nil {
+		return nil, err
+	}
+	// Append latency is wall time on purpose: a metric of what the append
+	// cost, not a domain time (those come from u.clock).
+	start := time.Now()
+	recs, err := tx.log.Append(ctx, stream, expected, events.MetadataFor(ctx, stream), u.clock.Now(), pending...)
+	if err != nil {
+		return nil, fmt.Errorf("append %s@%d: %w", stream, expected, mapConflict(err))
+	}
+	u.metrics.observeAppend(len(recs), time.Since(start))
+	u.group.appended(stream, recs[len(recs)-1].Position)
+	return recs, nil
+}
+
+// Queued is how many commands wait for the group commit's leader to take
+// them (not counting the group it is writing): tests hold a group and
+// wait for the commands they start to queue behind it.
+func (u *Unit) Queued() int {
+	u.group.mu.Lock()
+	defer u.group.mu.Unlock()
+	return len(u.group.queue)
+}
+
+// Remembered is the state the unit remembers for stream, if any: what the
+// next command on it decides on (Mode.Cached).
+func (u *Unit) Remembered(stream string) (any, bool) { return u.states.get(stream) }
+
+// EncodeEvents turns domain events into the log's type-plus-bytes form.
+func EncodeEvents(evs []domain.Event) ([]events.NewEvent, error) {
+	out := make([]events.NewEvent, len(evs))
+	for i, ev := range evs {
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", ev.EventType(), err)
+		}
+		out[i] = events.NewEvent{Type: ev.EventType(), SchemaVersion: domain.SchemaVersion(ev.EventType()), Payload: payload}
+	}
+	return out, nil
+}
+
+// mapConflict turns the log's optimistic-concurrency failure into the
+// domain's, keeping the original in the chain.
+func mapConflict(err error) error {
+	if errors.Is(err, events.ErrConflict) {
+		return fmt.Errorf("%w: %w", domain.ErrConflict, err)
+	}
+	return err
+}

@@ -1,0 +1,335 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"herd/domain"
+	"herd/events"
+	"herd/events/eventstest"
+)
+
+// The unit of work on its own, with a kind of its tests' making: a
+// counter whose row is one line of a table of its own. What the read
+// models' kinds add (their rows, their observers) is tested in
+// projections.
+
+// counter is the test kind's state.
+type counter struct {
+	N                 int
+	Version, Position int64
+}
+
+// counterSet is the test kind's one event.
+type counterSet struct {
+	N int `json:"n"`
+}
+
+func (counterSet) EventType() string { return "TestCounterSet" }
+
+// counters is the test kind, run in mode; its rows are in test_counters,
+// or in table when it is set.
+type counters struct {
+	mode  Mode
+	table string
+	// loads, when set, counts the rows Load reads.
+	loads *atomic.Int64
+}
+
+var _ Aggregate[counter] = counters{}
+
+func (counters) Stream(key string) string       { return "testcounter/" + key }
+func (counters) Fresh(string) counter           { return counter{} }
+func (counters) Version(c counter) int64        { return c.Version }
+func (counters) Position(c counter) int64       { return c.Position }
+func (counters) Observers() []Observer[counter] { return nil }
+func (k counters) Mode() Mode                   { return k.mode }
+
+func (counters) AtPosition(c counter, pos int64) counter { c.Position = pos; return c }
+
+func (k counters) Load(ctx context.Context, q events.Querier, key string) (counter, error) {
+	if k.loads != nil {
+		k.loads.Add(1)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT n, version, position FROM `+k.tableName()+` WHERE key = ?`, key)
+	if err != nil {
+		return counter{}, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return counter{}, fmt.Errorf("counter %s: %w", key, domain.ErrNotFound)
+	}
+	var c counter
+	if err := rows.Scan(&c.N, &c.Version, &c.Position); err != nil {
+		return c, err
+	}
+	return c, rows.Err()
+}
+
+func (counters) Fold(_ context.Context, _ Execer, _ string, c counter, rec events.Record, ev domain.Event) (counter, error) {
+	c.N = ev.(counterSet).N
+	c.Version, c.Position = rec.Version, rec.Position
+	return c, nil
+}
+
+func (k counters) WriteRows(ctx context.Context, x Execer, key string, c counter, _ []domain.Event, rv int64) error {
+	_, err := x.ExecContext(ctx, `INSERT INTO `+k.tableName()+` (key, n, version, position) VALUES (?, ?, ?, ?)
+ON CONFLICT (key) DO UPDATE SET n = excluded.n, version = excluded.version, position = excluded.position`, key, c.N, c.Version, rv)
+	return err
+}
+
+// tableName is the table of k's rows.
+func (k counters) tableName() string {
+	if k.table == "" {
+		return "test_counters"
+	}
+	return k.table
+}
+
+// set sets a counter to n: nothing when it is n already, refused below 0.
+func set(n int) func(counter) ([]domain.Event, error) {
+	return func(c counter) ([]domain.Event, error) {
+		if n < 0 {
+			return nil, fmt.Errorf("counter to %d: %w", n, domain.ErrInvalid)
+		}
+		if c.Version > 0 && c.N == n {
+			return nil, nil
+		}
+		return []domain.Event{counterSet{N: n}}, nil
+	}
+}
+
+// sqliteDialect runs statements as written.
+type sqliteDialect struct{}
+
+func (sqliteDialect) Bind(q string) string { return q }
+func (sqliteDialect) Args(a []any) []any   { return a }
+
+// openUnits opens a fresh SQLite log with the test kind's table and n
+// units of work on it, as n processes on one file would have.
+func openUnits(t *testing.T, n int) ([]*Unit, *events.Store) {
+	t.Helper()
+	store, err := events.Open(t.Context(), events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	for _, table := range []string{"test_counters", "test_counters_too"} {
+		if _, err := store.DB().ExecContext(t.Context(),
+			`CREATE TABLE `+table+` (key TEXT PRIMARY KEY, n INTEGER NOT NULL, version INTEGER NOT NULL, position INTEGER NOT NULL)`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC))
+	units := make([]*Unit, n)
+	for i := range units {
+		units[i] = New(store.Log(), store.DB(), sqliteDialect{}, clk, nil)
+	}
+	return units, store
+}
+
+// row reads counter key's row as committed.
+func row(t *testing.T, store *events.Store, key string) counter {
+	t.Helper()
+	c, err := counters{}.Load(t.Context(), store.DB(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// hold holds u's group commit until release is called: commands started
+// meanwhile queue behind it (queued waits for n of them).
+func hold(t *testing.T, u *Unit) (queued func(n int), release func()) {
+	t.Helper()
+	started, unblock, held := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		held <- u.Do(t.Context(), func(Tx) error {
+			close(started)
+			<-unblock
+			return nil
+		})
+	}()
+	<-started
+	return func(n int) {
+			t.Helper()
+			eventstest.Eventually(t, eventstest.WaitFor, func() bool { return u.Queued() >= n }, "%d commands queued", n)
+		}, func() {
+			close(unblock)
+			if err := <-held; err != nil {
+				t.Errorf("holding command: %v", err)
+			}
+		}
+}
+
+// modes are the ways a kind's commands run: on the leader, on the leader
+// on a remembered state, prepared on a remembered state.
+var modes = map[string]Mode{
+	"leader":           {},
+	"leader, cached":   {Cached: true},
+	"prepared, cached": {Cached: true, Prepared: true},
+}
+
+// TestAGroupCommitsAllButTheRefusedCommand: commands queued together
+// commit together, each on its own; a refused one writes nothing and
+// gets its own error.
+func TestAGroupCommitsAllButTheRefusedCommand(t *testing.T) {
+	for name, mode := range modes {
+		t.Run(name, func(t *testing.T) {
+			units, store := openUnits(t, 1)
+			u, kind := units[0], counters{mode: mode}
+			queued, release := hold(t, u)
+			errs := make([]error, 3)
+			var wg sync.WaitGroup
+			for i, n := range []int{1, 3} {
+				wg.Go(func() { _, errs[i] = Update(t.Context(), u, kind, fmt.Sprint("c", i), set(n)) })
+				queued(i + 1)
+			}
+			// On the leader, the refusal is one of the group; prepared, it
+			// is answered before it queues.
+			refused := make(chan struct{})
+			wg.Go(func() {
+				defer close(refused)
+				_, errs[2] = Update(t.Context(), u, kind, "c2", set(-1))
+			})
+			eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+				select {
+				case <-refused:
+					return true
+				default:
+					return u.Queued() >= 3
+				}
+			}, "the refused command queued or answered")
+			release()
+			wg.Wait()
+			if errs[0] != nil || errs[1] != nil || !errors.Is(errs[2], domain.ErrInvalid) {
+				t.Fatalf("errors %v, want nil, nil, ErrInvalid", errs)
+			}
+			if row(t, store, "c0").N != 1 || row(t, store, "c1").N != 3 {
+				t.Errorf("rows c0 %+v, c1 %+v", row(t, store, "c0"), row(t, store, "c1"))
+			}
+			if _, err := kind.Load(t.Context(), store.DB(), "c2"); !errors.Is(err, domain.ErrNotFound) {
+				t.Errorf("the refused command left a row: %v", err)
+			}
+		})
+	}
+}
+
+// TestANoOpOnARememberedStateBehindTheRowIsWritten: another process set
+// the counter since this one remembered it; setting it back to what the
+// memory says is a change of the row, and is written.
+func TestANoOpOnARememberedStateBehindTheRowIsWritten(t *testing.T) {
+	for name, mode := range modes {
+		t.Run(name, func(t *testing.T) {
+			units, store := openUnits(t, 2)
+			mine, theirs, kind := units[0], units[1], counters{mode: mode}
+			if _, err := Update(t.Context(), mine, kind, "c", set(1)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Update(t.Context(), theirs, kind, "c", set(2)); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Update(t.Context(), mine, kind, "c", set(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := row(t, store, "c"); r.N != 1 || r.Version != 3 || got != r {
+				t.Errorf("after 1, 2 (another process) and 1 again: row %+v, answered %+v; want n 1 at version 3", r, got)
+			}
+		})
+	}
+}
+
+// TestTwoCommandsOfOneStreamInOneGroupApplyInOrder: the second of two
+// commands on one counter in one group decides on what the first wrote,
+// not yet committed, even when that makes it a change back.
+func TestTwoCommandsOfOneStreamInOneGroupApplyInOrder(t *testing.T) {
+	for name, mode := range modes {
+		t.Run(name, func(t *testing.T) {
+			units, store := openUnits(t, 1)
+			u, kind := units[0], counters{mode: mode}
+			if _, err := Update(t.Context(), u, kind, "c", set(1)); err != nil {
+				t.Fatal(err)
+			}
+			queued, release := hold(t, u)
+			errs := make(chan error, 2)
+			go func() { _, err := Update(t.Context(), u, kind, "c", set(2)); errs <- err }()
+			queued(1)
+			go func() { _, err := Update(t.Context(), u, kind, "c", set(1)); errs <- err }()
+			queued(2)
+			release()
+			for range 2 {
+				if err := <-errs; err != nil {
+					t.Fatal(err)
+				}
+			}
+			if r := row(t, store, "c"); r.N != 1 || r.Version != 3 {
+				t.Errorf("after 1, then 2 and 1 in one group: row %+v, want n 1 at version 3", r)
+			}
+		})
+	}
+}
+
+// TestTheLeaderTakesNoSecondConnection: inside a group's transaction the
+// unit of work runs on that transaction's connection alone. With a pool
+// of one connection, which the group holds, a prepared write of a view
+// statement never run before still commits: its statement was prepared
+// before the command queued, not by the leader.
+func TestTheLeaderTakesNoSecondConnection(t *testing.T) {
+	units, store := openUnits(t, 1)
+	u := units[0]
+	prepared := Mode{Prepared: true}
+	// The log's own append statement for one event, prepared once by the
+	// log (events), is ready before the pool shrinks.
+	if _, err := Update(t.Context(), u, counters{mode: prepared}, "c", set(1)); err != nil {
+		t.Fatal(err)
+	}
+	store.DB().SetMaxOpenConns(1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := Update(context.WithoutCancel(t.Context()), u, counters{mode: prepared, table: "test_counters_too"}, "d", set(2))
+		done <- err
+	}()
+	var err error
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+		select {
+		case err = <-done:
+			return true
+		default:
+			return false
+		}
+	}, "the write of a new statement on a pool of one connection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := (counters{table: "test_counters_too"}).Load(t.Context(), store.DB(), "d"); err != nil || d.N != 2 {
+		t.Errorf("counter d: %+v, %v", d, err)
+	}
+}
+
+// TestANoOpOnACurrentRememberedStateReadsNoRow: a prepared command that
+// changes nothing on a remembered state the log has not moved past is
+// answered without reading its row.
+func TestANoOpOnACurrentRememberedStateReadsNoRow(t *testing.T) {
+	units, _ := openUnits(t, 1)
+	kind := counters{mode: Mode{Cached: true, Prepared: true}, loads: new(atomic.Int64)}
+	if _, err := Update(t.Context(), units[0], kind, "c", set(1)); err != nil {
+		t.Fatal(err)
+	}
+	before := kind.loads.Load()
+	got, err := Update(t.Context(), units[0], kind, "c", set(1))
+	if err != nil || got.N != 1 || got.Version != 1 {
+		t.Fatalf("the no-op: %+v, %v", got, err)
+	}
+	if n := kind.loads.Load() - before; n != 0 {
+		t.Errorf("the no-op read %d rows, want none", n)
+	}
+}
