@@ -7,8 +7,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"herd/reconcilers/health"
-	"herd/reconcilers/whatif"
+	"herd/cmd/herd/whatif"
 )
 
 func (w *world) registerWhatIfSteps(sc *godog.ScenarioContext) {
@@ -37,18 +36,19 @@ func (w *world) whatIfCrossesDowntime(ctx context.Context, since, grace, from, u
 	return nil
 }
 
-// whatIf replays the scenario's log since the time of day under the
-// grace period, as herd replay --what-if does.
+// whatIf runs herd's reconcilers again on the scenario's log since the
+// time of day, with herd's settings but the grace period, as herd replay
+// --what-if does.
 func (w *world) whatIf(ctx context.Context, since, grace string) (whatif.Report, error) {
 	from, err := w.at(since)
 	if err != nil {
 		return whatif.Report{}, err
 	}
-	cfg := health.DefaultConfig()
-	if cfg.GracePeriod, err = time.ParseDuration(grace); err != nil {
+	cfg := whatif.Config{Since: from, Serve: w.cfg}
+	if cfg.Serve.Health.GracePeriod, err = time.ParseDuration(grace); err != nil {
 		return whatif.Report{}, err
 	}
-	return whatif.Run(ctx, w.log, from, cfg)
+	return whatif.Run(ctx, w.log, cfg)
 }
 
 func (w *world) whatIfNothingDifferent(ctx context.Context, since, grace string) error {
@@ -56,8 +56,9 @@ func (w *world) whatIfNothingDifferent(ctx context.Context, since, grace string)
 	if err != nil {
 		return err
 	}
-	if len(rep.Nodes) > 0 || len(rep.Pods) > 0 || rep.SameNodes == 0 || rep.SamePods == 0 {
-		return fmt.Errorf("the replay of %d events differs: nodes %+v, pods %+v (the same: %d nodes, %d pods)", rep.Events, rep.Nodes, rep.Pods, rep.SameNodes, rep.SamePods)
+	if len(rep.Nodes) > 0 || len(rep.Pods) > 0 || len(rep.Placements) > 0 || len(rep.Missing) > 0 || len(rep.Extra) > 0 || rep.Same == 0 {
+		return fmt.Errorf("the what-if of %d events (%d inputs) differs: nodes %+v, pods %+v, placements %+v; decisions missing %+v, extra %+v (the same: %d)",
+			rep.Events, rep.Inputs, rep.Nodes, rep.Pods, rep.Placements, rep.Missing, rep.Extra, rep.Same)
 	}
 	return nil
 }
@@ -87,11 +88,11 @@ func (w *world) whatIfEvictedWhen(ctx context.Context, since, grace, pod, when s
 		if d.Pod != "default/"+pod {
 			continue
 		}
-		if d.Actual == nil || d.WhatIf == nil {
+		if len(d.Actual) == 0 || len(d.WhatIf) == 0 {
 			return fmt.Errorf("pod %s: evicted %+v, would have been %+v", pod, d.Actual, d.WhatIf)
 		}
-		if earlier := d.WhatIf.At.Before(d.Actual.At); earlier != (when == "earlier") {
-			return fmt.Errorf("pod %s was evicted at %s and would have been at %s, not %s", pod, d.Actual.At, d.WhatIf.At, when)
+		if earlier := d.WhatIf[0].At.Before(d.Actual[0].At); earlier != (when == "earlier") {
+			return fmt.Errorf("pod %s was evicted at %s and would have been at %s, not %s", pod, d.Actual[0].At, d.WhatIf[0].At, when)
 		}
 		return nil
 	}
@@ -104,7 +105,7 @@ func (w *world) whatIfNotEvicted(ctx context.Context, since, grace, pod string) 
 		return err
 	}
 	for _, d := range rep.Pods {
-		if d.Pod == "default/"+pod && d.Actual != nil && d.WhatIf == nil {
+		if d.Pod == "default/"+pod && len(d.Actual) > 0 && len(d.WhatIf) == 0 {
 			return nil
 		}
 	}

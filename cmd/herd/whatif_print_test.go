@@ -6,8 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"herd/reconcilers/health"
-	"herd/reconcilers/whatif"
+	"herd/cmd/herd/whatif"
 )
 
 // TestWhatIfSaysTheWindowCrossesHerdsDowntime: herd's own downtime is
@@ -23,11 +22,10 @@ func TestWhatIfSaysTheWindowCrossesHerdsDowntime(t *testing.T) {
 	}
 	rep := whatif.Report{
 		Since: at("2026-11-28T09:00:00Z"), Until: at("2026-11-28T09:20:00Z"), From: 1, To: 90, Events: 90,
-		SameNodes: 1, SamePods: 1,
 		Downtimes: []whatif.Downtime{{From: at("2026-11-28T09:01:10Z"), Until: at("2026-11-28T09:14:10Z")}},
 	}
 	var out bytes.Buffer
-	printWhatIf(&out, rep, health.DefaultConfig())
+	printWhatIf(&out, rep, whatif.Config{Serve: newWhatIfOptions().serve})
 	for _, want := range []string{
 		"the window crosses herd's downtime from 2026-11-28T09:01:10Z to 2026-11-28T09:14:10Z",
 		"every node had a full grace period from 2026-11-28T09:14:10Z",
