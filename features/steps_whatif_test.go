@@ -3,9 +3,15 @@ package features
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"herd/cmd/herd/whatif"
 )
@@ -17,6 +23,7 @@ func (w *world) registerWhatIfSteps(sc *godog.ScenarioContext) {
 	sc.Step(replaying+`, pod "([^"]+)" would have been evicted (earlier|later)$`, w.whatIfEvictedWhen)
 	sc.Step(replaying+`, pod "([^"]+)" would not have been evicted$`, w.whatIfNotEvicted)
 	sc.Step(replaying+` says the window crosses herd's downtime from (\S+) to (\S+)$`, w.whatIfCrossesDowntime)
+	w.registerWhatIfEngineSteps(sc)
 }
 
 // whatIfCrossesDowntime checks that the replay names herd's downtime, and
@@ -110,4 +117,233 @@ func (w *world) whatIfNotEvicted(ctx context.Context, since, grace, pod string) 
 		}
 	}
 	return fmt.Errorf("the replay does not find that pod %s would have stayed: %+v", pod, rep.Pods)
+}
+
+// registerWhatIfEngineSteps binds the steps of the what-if that runs
+// herd's own reconcilers: other settings, other inputs, the same
+// decisions.
+func (w *world) registerWhatIfEngineSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^ReplicaSet "([^"]+)" keeps (\d+) pods? labelled app=([\w-]+), tolerating an unreachable node for (\d+) seconds?$`, w.replicaSetKeepsTolerating)
+	sc.Step(`^the what-if since (\S+) with herd's own settings makes every decision herd's reconcilers made, and no other$`, w.whatIfSameDecisions)
+	sc.Step(`^the what-if since (\S+) with a node-monitor-grace-period of (\S+) evicts pods of "([^"]+)" from "([^"]+)" that herd left there, and the scheduler places them anew elsewhere$`, w.whatIfEvictsAndPlaces)
+	sc.Step(`^the what-if since (\S+) without the "([^"]+)" reconciler finds that the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfWithoutReconciler)
+	sc.Step(`^the what-if since (\S+) with (.+) failing at (\S+) marks them NotReady too, and herd would have counted the fleet disrupted$`, w.whatIfNodesFail)
+	sc.Step(`^the what-if since (\S+) with "([^"]+)" drained at (\S+) evicts the pods of "([^"]+)" from it, and the scheduler places them anew elsewhere$`, w.whatIfDrained)
+}
+
+// replicaSetKeepsTolerating creates a ReplicaSet whose pods tolerate an
+// unreachable node for the given seconds.
+func (w *world) replicaSetKeepsTolerating(name string, n int, app string, seconds int64) error {
+	replicas := int32(n) //nolint:gosec // a scenario's small number
+	labels := map[string]string{"app": app}
+	rs := appsv1.ReplicaSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: appsv1.ReplicaSetSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "busybox"}},
+					Tolerations: []corev1.Toleration{{Key: "node.kubernetes.io/unreachable", Operator: corev1.TolerationOpExists,
+						Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &seconds}}},
+			},
+		},
+	}
+	return w.writeJSON(http.MethodPost, replicaSetsPath, "application/json", rs)
+}
+
+// whatIfWith runs the what-if since the time of day on the scenario's
+// log with herd's own settings, changed by change.
+func (w *world) whatIfWith(ctx context.Context, since string, change func(*whatif.Config) error) (whatif.Report, error) {
+	from, err := w.at(since)
+	if err != nil {
+		return whatif.Report{}, err
+	}
+	cfg := whatif.Config{Since: from, Serve: w.cfg}
+	if change != nil {
+		if err := change(&cfg); err != nil {
+			return whatif.Report{}, err
+		}
+	}
+	return whatif.Run(ctx, w.log, cfg)
+}
+
+// whatIfSameDecisions: with herd's own settings and inputs, every event
+// a reconciler appended in the window — its type, its object and its
+// effect, times and positions aside — is made again, and nothing else.
+func (w *world) whatIfSameDecisions(ctx context.Context, since string) error {
+	rep, err := w.whatIfWith(ctx, since, nil)
+	if err != nil {
+		return err
+	}
+	if len(rep.Missing) > 0 || len(rep.Extra) > 0 {
+		return fmt.Errorf("the what-if of %d events (%d inputs) made %d decisions as herd did, but not %s, and besides %s",
+			rep.Events, rep.Inputs, rep.Same, describeDecisions(rep.Missing), describeDecisions(rep.Extra))
+	}
+	kinds := map[string]bool{}
+	for _, rec := range w.windowDecisions(ctx, rep) {
+		kinds[rec] = true
+	}
+	for _, want := range []string{"system:herd:health", "system:herd:noexecute", "system:herd:scheduler", "system:herd:drain", "system:herd:replicaset"} {
+		if !kinds[want] {
+			return fmt.Errorf("the window holds no decision of %s to reproduce (%d the same): the scenario does not test what it says", want, rep.Same)
+		}
+	}
+	return nil
+}
+
+// windowDecisions are the actors of the reconcilers' events in the
+// report's window of the scenario's log.
+func (w *world) windowDecisions(ctx context.Context, rep whatif.Report) []string {
+	recs, err := w.log.ReadAfter(ctx, rep.From-1, 0)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range recs {
+		if strings.HasPrefix(r.Metadata.Actor, "system:herd:") {
+			out = append(out, r.Metadata.Actor)
+		}
+	}
+	return out
+}
+
+func describeDecisions(ds []whatif.Decision) string {
+	if len(ds) == 0 {
+		return "nothing"
+	}
+	var s []string
+	for _, d := range ds {
+		s = append(s, fmt.Sprintf("%s %s by %s at %s %s", d.Type, d.Stream, d.Actor, d.At.UTC().Format(time.TimeOnly), d.Effect))
+	}
+	return strings.Join(s, "; ")
+}
+
+// evictedFrom are the evictions of the report's pods of owner from node,
+// in one run.
+func evictedFrom(diffs []whatif.PodDifference, owner, node string, whatIf bool) (n int) {
+	for _, d := range diffs {
+		if d.Pod != "default/"+owner+"-*" {
+			continue
+		}
+		es := d.Actual
+		if whatIf {
+			es = d.WhatIf
+		}
+		for _, e := range es {
+			if e.Node == node {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// placedAnew checks that the what-if placed more pods of owner than herd
+// did, none of the extra ones on node.
+func placedAnew(rep whatif.Report, owner, node string) error {
+	for _, d := range rep.Placements {
+		if d.Pod != "default/"+owner+"-*" {
+			continue
+		}
+		extra := slices.Clone(d.WhatIf)
+		for _, n := range d.Actual {
+			if i := slices.Index(extra, n); i >= 0 {
+				extra = slices.Delete(extra, i, i+1)
+			}
+		}
+		if len(extra) == 0 || len(d.WhatIf) <= len(d.Actual) || slices.Contains(extra, node) {
+			return fmt.Errorf("pods of %s were placed on %v, would have been on %v: want more placements, none on %s", owner, d.Actual, d.WhatIf, node)
+		}
+		if len(d.Causes) == 0 {
+			return fmt.Errorf("the what-if gives no causes for placing pods of %s", owner)
+		}
+		return nil
+	}
+	return fmt.Errorf("the what-if places the pods of %s as herd did: %+v", owner, rep.Placements)
+}
+
+func (w *world) whatIfEvictsAndPlaces(ctx context.Context, since, grace, owner, node string) error {
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) (err error) {
+		c.Serve.Health.GracePeriod, err = time.ParseDuration(grace)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if got := evictedFrom(rep.Pods, owner, node, true); got == 0 || evictedFrom(rep.Pods, owner, node, false) != 0 {
+		return fmt.Errorf("want pods of %s evicted from %s in the what-if alone: %+v", owner, node, rep.Pods)
+	}
+	return placedAnew(rep, owner, node)
+}
+
+func (w *world) whatIfWithoutReconciler(ctx context.Context, since, reconciler, owner, node string) error {
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+		c.Serve.Reconcilers.Enabled = []string{"*", "-" + reconciler}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if evictedFrom(rep.Pods, owner, node, false) == 0 || evictedFrom(rep.Pods, owner, node, true) != 0 {
+		return fmt.Errorf("want pods of %s evicted from %s by herd alone: %+v", owner, node, rep.Pods)
+	}
+	return nil
+}
+
+func (w *world) whatIfNodesFail(ctx context.Context, since, nodes, at string) error {
+	when, err := w.at(at)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, m := range quoted.FindAllStringSubmatch(nodes, -1) {
+		names = append(names, m[1])
+	}
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+		for _, n := range names {
+			c.Failed = append(c.Failed, whatif.NodeFailure{Node: n, At: when})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if len(rep.WhatIf.NotReady[n]) == 0 {
+			return fmt.Errorf("node %s failing at %s did not go NotReady in the what-if: %+v", n, at, rep.Nodes)
+		}
+	}
+	for _, d := range rep.Extra {
+		if d.Type == "FleetDisruptionStarted" {
+			return nil
+		}
+	}
+	return fmt.Errorf("the what-if did not count the fleet disrupted: extra decisions %s", describeDecisions(rep.Extra))
+}
+
+func (w *world) whatIfDrained(ctx context.Context, since, node, at, owner string) error {
+	when, err := w.at(at)
+	if err != nil {
+		return err
+	}
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+		c.Drains = append(c.Drains, whatif.Drain{Node: node, At: when})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range rep.Pods {
+		if d.Pod != "default/"+owner+"-*" {
+			continue
+		}
+		for _, e := range d.WhatIf {
+			if e.Node == node && e.By == "system:herd:drain" {
+				return placedAnew(rep, owner, node)
+			}
+		}
+	}
+	return fmt.Errorf("the what-if did not drain pods of %s from %s: %+v; placed %+v; besides %s", owner, node, rep.Pods, rep.Placements, describeDecisions(rep.Extra))
 }

@@ -106,13 +106,28 @@ type PlacementDifference struct {
 // startedType is the stored type of the health rules' start record.
 var startedType = domain.HealthMonitorStarted{}.EventType()
 
-// decisions are the reconcilers' events among recs.
+// decisions are the reconcilers' events among recs. Of the statuses a
+// reconciler records for one object at one instant only the last counts:
+// a status counted while other reconcilers were still at work at that
+// instant (a ReplicaSet's while its pod was being evicted and replaced)
+// depends on which of them the machine ran first, in herd as in the
+// simulation, and the last is the one every later decision read.
 func decisions(recs []events.Record) []events.Record {
 	var out []events.Record
+	last := map[string]int{}
 	for _, r := range recs {
-		if decided(r) && r.Type != startedType {
-			out = append(out, r)
+		if !decided(r) || r.Type == startedType {
+			continue
 		}
+		if strings.HasSuffix(r.Type, "StatusRecorded") {
+			k := r.Type + "\x00" + r.Stream + "\x00" + r.RecordedAt.String()
+			if i, ok := last[k]; ok {
+				out[i] = r
+				continue
+			}
+			last[k] = len(out)
+		}
+		out = append(out, r)
 	}
 	return out
 }
