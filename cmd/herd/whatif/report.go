@@ -153,7 +153,14 @@ func generatedNames(recs []events.Record) map[string]string {
 	return out
 }
 
-var uidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+var (
+	uidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	// addressPattern is a pod's IPv4 address (not a pool's CIDR): which
+	// free address of a pool a pod gets depends on whether another pod's
+	// address was released a moment before, at the same instant, which
+	// the machine decides, in herd as in the simulation.
+	addressPattern = regexp.MustCompile(`"(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})"`)
+)
 
 // canonical writes s with the generated names replaced.
 func canonical(s string, names map[string]string) string {
@@ -164,7 +171,7 @@ func canonical(s string, names map[string]string) string {
 }
 
 // effect is a payload without what differs between two runs of the same
-// decision: times, UIDs, resourceVersions.
+// decision: times, UIDs, resourceVersions, pods' addresses.
 func effect(payload []byte, names map[string]string) string {
 	var v any
 	if err := json.Unmarshal([]byte(canonical(string(payload), names)), &v); err != nil {
@@ -172,7 +179,7 @@ func effect(payload []byte, names map[string]string) string {
 	}
 	v = strip(v)
 	b, _ := json.Marshal(v)
-	return uidPattern.ReplaceAllString(string(b), "<uid>")
+	return addressPattern.ReplaceAllString(uidPattern.ReplaceAllString(string(b), "<uid>"), `"<address>"`)
 }
 
 func strip(v any) any {
