@@ -127,6 +127,7 @@ func (w *world) registerWhatIfEngineSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the what-if since (\S+) with herd's own settings makes every decision herd's reconcilers made, and no other$`, w.whatIfSameDecisions)
 	sc.Step(`^the what-if since (\S+) with a node-monitor-grace-period of (\S+) evicts pods of "([^"]+)" from "([^"]+)" that herd left there, and the scheduler places them anew elsewhere$`, w.whatIfEvictsAndPlaces)
 	sc.Step(`^the what-if since (\S+) without the "([^"]+)" reconciler finds that the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfWithoutReconciler)
+	sc.Step(`^the what-if since (\S+) with (.+) drained at (\S+) finds ReplicaSet "([^"]+)" would have been below its desired availability for longer$`, w.whatIfLongerBelow)
 	sc.Step(`^the what-if since (\S+) with (.+) failing at (\S+) marks them NotReady too, and herd would have counted the fleet disrupted$`, w.whatIfNodesFail)
 	sc.Step(`^the what-if since (\S+) with "([^"]+)" drained at (\S+) evicts the pods of "([^"]+)" from it, and the scheduler places them anew elsewhere$`, w.whatIfDrained)
 }
@@ -177,9 +178,9 @@ func (w *world) whatIfSameDecisions(ctx context.Context, since string) error {
 	if err != nil {
 		return err
 	}
-	if len(rep.Missing) > 0 || len(rep.Extra) > 0 {
-		return fmt.Errorf("the what-if of %d events (%d inputs) made %d decisions as herd did, but not %s, and besides %s",
-			rep.Events, rep.Inputs, rep.Same, describeDecisions(rep.Missing), describeDecisions(rep.Extra))
+	if len(rep.Missing) > 0 || len(rep.Extra) > 0 || len(rep.Nodes) > 0 || len(rep.Pods) > 0 || len(rep.Placements) > 0 || len(rep.Workloads) > 0 {
+		return fmt.Errorf("the what-if of %d events (%d inputs) made %d decisions as herd did, but not %s, and besides %s; nodes %+v, pods %+v, placements %+v, workloads %+v",
+			rep.Events, rep.Inputs, rep.Same, describeDecisions(rep.Missing), describeDecisions(rep.Extra), rep.Nodes, rep.Pods, rep.Placements, rep.Workloads)
 	}
 	kinds := map[string]bool{}
 	for _, rec := range w.windowDecisions(ctx, rep) {
@@ -346,4 +347,29 @@ func (w *world) whatIfDrained(ctx context.Context, since, node, at, owner string
 		}
 	}
 	return fmt.Errorf("the what-if did not drain pods of %s from %s: %+v; placed %+v; besides %s", owner, node, rep.Pods, rep.Placements, describeDecisions(rep.Extra))
+}
+
+func (w *world) whatIfLongerBelow(ctx context.Context, since, nodes, at, rs string) error {
+	when, err := w.at(at)
+	if err != nil {
+		return err
+	}
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+		for _, m := range quoted.FindAllStringSubmatch(nodes, -1) {
+			c.Drains = append(c.Drains, whatif.Drain{Node: m[1], At: when})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range rep.Workloads {
+		if d.Workload == "replicaset default/"+rs {
+			if d.WhatIf <= d.Actual || len(d.Causes) == 0 {
+				return fmt.Errorf("ReplicaSet %s was below its desired availability for %s, would have been for %s (causes %+v): want longer, with its causes", rs, d.Actual, d.WhatIf, d.Causes)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("the what-if finds ReplicaSet %s below its desired availability as long as herd had it: %+v (herd %v, what-if %v)", rs, rep.Workloads, rep.Actual.Below, rep.WhatIf.Below)
 }

@@ -39,3 +39,4 @@ Feature: The what-if runs herd's own reconcilers on the past
   Scenario: A drain that did not happen
     When 2 minutes pass while "n1", "n2" and "n3" keep reporting
     Then the what-if since 09:00:00 with "n1" drained at 09:00:40 evicts the pods of "cache" from it, and the scheduler places them anew elsewhere
+    And the what-if since 09:00:00 with "n1", "n2" and "n3" drained at 09:00:40 finds ReplicaSet "cache" would have been below its desired availability for longer

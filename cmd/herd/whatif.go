@@ -271,6 +271,10 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 		fmt.Fprintf(w, "  pod %s: placed on %s; would have been on %s\n", d.Pod, orNone(strings.Join(d.Actual, ", ")), orNone(strings.Join(d.WhatIf, ", ")))
 		because(d.Causes)
 	}
+	for _, d := range r.Workloads {
+		fmt.Fprintf(w, "  %s: below its desired availability for %s; would have been for %s\n", d.Workload, d.Actual, d.WhatIf)
+		because(d.Causes)
+	}
 	fmt.Fprintf(w, "%d decisions of herd's reconcilers the same; %d only herd made, %d only the what-if would have made\n", r.Same, len(r.Missing), len(r.Extra))
 	fmt.Fprintf(w, "%d nodes and %d pods would have fared differently; %d nodes and %d pods that went NotReady or were evicted the same\n",
 		len(r.Nodes), len(r.Pods)+len(r.Placements), r.SameNodes(), r.SamePods())

@@ -176,6 +176,9 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 		return Report{}, err
 	}
 	rep.compare(ctx, window, simulated, store.Log())
+	if err := rep.availability(ctx, source, store.Log(), window, simulated); err != nil {
+		return Report{}, err
+	}
 	return rep, nil
 }
 

@@ -40,6 +40,9 @@ type Report struct {
 	Nodes      []NodeDifference
 	Pods       []PodDifference
 	Placements []PlacementDifference
+	// Workloads are the workloads that spent another time below their
+	// desired availability.
+	Workloads []WorkloadDifference
 }
 
 // Decision is one event a reconciler appended, as the comparison sees
@@ -71,6 +74,9 @@ type Outcome struct {
 	Evicted map[string][]Eviction
 	// Placed is, per pod, each node the scheduler placed it on.
 	Placed map[string][]string
+	// Below is, per workload ("deployment default/api"), how long it had
+	// fewer available pods than it asks for.
+	Below map[string]time.Duration
 }
 
 // Eviction is one pod evicted from a node.
@@ -359,6 +365,34 @@ func (r *Report) differences(ctx context.Context, simulated []events.Record, nam
 			})})
 		}
 	}
+}
+
+// availability holds how long each workload spent below its desired
+// availability in the real window (read from source up to the window's
+// end) against the simulation's (read from simLog).
+func (r *Report) availability(ctx context.Context, source, simLog events.LogReader, real, simulated []events.Record) error {
+	var err error
+	if r.Actual.Below, _, err = below(ctx, source, real, r.Since, r.Until, r.To); err != nil {
+		return err
+	}
+	simNames := generatedNames(simulated)
+	var first map[string]events.Record
+	if r.WhatIf.Below, first, err = below(ctx, simLog, simulated, r.Since, r.Until, 0); err != nil {
+		return err
+	}
+	tol := r.nearTolerance()
+	for _, w := range unionKeys(r.Actual.Below, r.WhatIf.Below) {
+		a, b := r.Actual.Below[w], r.WhatIf.Below[w]
+		if d := a - b; d <= tol && d >= -tol {
+			continue
+		}
+		diff := WorkloadDifference{Workload: w, Actual: a, WhatIf: b}
+		if rec, ok := first[w]; ok {
+			diff.Causes = append([]Cause{{Type: rec.Type, Stream: rec.Stream, Actor: rec.Metadata.Actor, At: rec.RecordedAt}}, causes(ctx, simLog, rec, simNames)...)
+		}
+		r.Workloads = append(r.Workloads, diff)
+	}
+	return nil
 }
 
 func unionKeys[V any](a, b map[string]V) []string {
