@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"herd/events"
+
 	"herd/cmd/herd/whatif"
 )
 
@@ -125,6 +127,8 @@ func (w *world) whatIfNotEvicted(ctx context.Context, since, grace, pod string) 
 func (w *world) registerWhatIfEngineSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^ReplicaSet "([^"]+)" keeps (\d+) pods? labelled app=([\w-]+), tolerating an unreachable node for (\d+) seconds?$`, w.replicaSetKeepsTolerating)
 	sc.Step(`^the what-if since (\S+) with herd's own settings makes every decision herd's reconcilers made, and no other$`, w.whatIfSameDecisions)
+	sc.Step(`^the window since (\S+) holds decisions of (.+)$`, w.windowHoldsDecisionsOf)
+	sc.Step(`^a client reports the pods of ReplicaSet "([^"]+)" Running$`, w.reportsReplicaSetPodsRunning)
 	sc.Step(`^the what-if since (\S+) with a node-monitor-grace-period of (\S+) evicts pods of "([^"]+)" from "([^"]+)" that herd left there, and the scheduler places them anew elsewhere$`, w.whatIfEvictsAndPlaces)
 	sc.Step(`^the what-if since (\S+) without the "([^"]+)" reconciler finds that the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfWithoutReconciler)
 	sc.Step(`^the what-if since (\S+) with (.+) drained at (\S+) finds ReplicaSet "([^"]+)" would have been below its desired availability for longer$`, w.whatIfLongerBelow)
@@ -182,32 +186,49 @@ func (w *world) whatIfSameDecisions(ctx context.Context, since string) error {
 		return fmt.Errorf("the what-if of %d events (%d inputs) made %d decisions as herd did, but not %s, and besides %s; nodes %+v, pods %+v, placements %+v, workloads %+v",
 			rep.Events, rep.Inputs, rep.Same, describeDecisions(rep.Missing), describeDecisions(rep.Extra), rep.Nodes, rep.Pods, rep.Placements, rep.Workloads)
 	}
-	kinds := map[string]bool{}
-	for _, rec := range w.windowDecisions(ctx, rep) {
-		kinds[rec] = true
+	return nil
+}
+
+// windowHoldsDecisionsOf checks that the scenario's log holds, since the
+// time of day, events of each named reconciler: that a what-if over it
+// has those decisions to make again.
+func (w *world) windowHoldsDecisionsOf(ctx context.Context, since, names string) error {
+	from, err := w.at(since)
+	if err != nil {
+		return err
 	}
-	for _, want := range []string{"system:herd:health", "system:herd:noexecute", "system:herd:scheduler", "system:herd:drain", "system:herd:replicaset"} {
-		if !kinds[want] {
-			return fmt.Errorf("the window holds no decision of %s to reproduce (%d the same): the scenario does not test what it says", want, rep.Same)
+	recs, err := w.log.Query(ctx, events.Filter{Since: from})
+	if err != nil {
+		return err
+	}
+	kinds := map[string]bool{}
+	for _, r := range recs {
+		kinds[r.Metadata.Actor] = true
+	}
+	for _, m := range quoted.FindAllStringSubmatch(names, -1) {
+		if !kinds["system:herd:"+m[1]] {
+			return fmt.Errorf("the window holds no decision of %s: the scenario does not test what it says", m[1])
 		}
 	}
 	return nil
 }
 
-// windowDecisions are the actors of the reconcilers' events in the
-// report's window of the scenario's log.
-func (w *world) windowDecisions(ctx context.Context, rep whatif.Report) []string {
-	recs, err := w.log.ReadAfter(ctx, rep.From-1, 0)
+// reportsReplicaSetPodsRunning reports every pod of the ReplicaSet
+// Running, as their nodes would: pods whose names herd drew at random.
+func (w *world) reportsReplicaSetPodsRunning(name string) error {
+	pods, err := w.replicaSetPods(name)
 	if err != nil {
-		return nil
+		return err
 	}
-	var out []string
-	for _, r := range recs {
-		if strings.HasPrefix(r.Metadata.Actor, "system:herd:") {
-			out = append(out, r.Metadata.Actor)
+	if len(pods) == 0 {
+		return fmt.Errorf("ReplicaSet %s has no pods to report", name)
+	}
+	for _, p := range pods {
+		if err := w.reportsPodPhase(p.Name, "Running"); err != nil {
+			return err
 		}
 	}
-	return out
+	return w.settle()
 }
 
 func describeDecisions(ds []whatif.Decision) string {

@@ -20,6 +20,13 @@ Feature: The what-if runs herd's own reconcilers on the past
     When 30 seconds pass while "n2" and "n3" keep reporting
     And an operator drains "n2"
     And 2 minutes pass while "n2" and "n3" keep reporting
+    Then the window since 09:00:00 holds decisions of "health", "noexecute", "scheduler", "drain", "replicaset" and "deployment"
+    And the what-if since 09:00:00 with herd's own settings makes every decision herd's reconcilers made, and no other
+
+  @node-runtime-none
+  Scenario: What a client said of the pods herd's ReplicaSet made reaches the what-if's own pods of the ReplicaSet
+    When a client reports the pods of ReplicaSet "cache" Running
+    And 30 seconds pass while "n1", "n2" and "n3" keep reporting
     Then the what-if since 09:00:00 with herd's own settings makes every decision herd's reconcilers made, and no other
 
   Scenario: A shorter grace period yesterday would have evicted a briefly silent node's pods, and placed them anew

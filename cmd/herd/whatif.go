@@ -230,6 +230,9 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 	for _, d := range cfg.Drains {
 		fmt.Fprintf(w, "  in the what-if an operator drains node %s at %s\n", d.Node, stamp(d.At))
 	}
+	if r.Orphans > 0 {
+		fmt.Fprintf(w, "  %d inputs about pods herd's workloads created but the what-if did not were left out\n", r.Orphans)
+	}
 	for _, d := range r.Downtimes {
 		from := "the log's start"
 		if !d.From.IsZero() {

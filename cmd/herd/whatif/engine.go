@@ -166,6 +166,7 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	if err := s.run(ctx, inputs, watchingSince(ss, cfg.Since), rep.Until); err != nil {
 		return Report{}, err
 	}
+	rep.Orphans = s.orphans
 	store, err := events.Open(ctx, events.Config{Path: path}, nil)
 	if err != nil {
 		return Report{}, err
@@ -226,6 +227,13 @@ type simulation struct {
 	ready  readiness
 	window []events.Record
 	cursor int
+	// realPods are the pods the real window's workload reconcilers
+	// created, each with its owner's name and "*"; realOrder, per owner,
+	// in the order they were created. orphans counts the inputs about
+	// such pods that the simulation never made.
+	realPods  map[string]string
+	realOrder map[string][]string
+	orphans   int
 }
 
 // resyncTicks predicts one reconciler's resync ticks on the fake clock:

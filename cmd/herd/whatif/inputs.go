@@ -9,6 +9,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/reconcilers"
 )
 
 // herdActor is the prefix of the actors herd's own reconcilers write as.
@@ -46,6 +47,18 @@ type input struct {
 // less those of the nodes that fail in the what-if, plus its drains.
 func (s *simulation) plan(window []events.Record) []input {
 	var out []input
+	s.realPods, s.realOrder = map[string]string{}, map[string][]string{}
+	for _, r := range window {
+		if r.Type != (domain.PodCreated{}).EventType() || !decided(r) {
+			continue
+		}
+		if key, ok := domain.PodAggregate.Key(r.Stream); ok {
+			if owner := generatedOwner(key); owner != "" {
+				s.realPods[key] = owner
+				s.realOrder[owner] = append(s.realOrder[owner], key)
+			}
+		}
+	}
 	for i := 0; i < len(window); {
 		j := i + 1
 		for j < len(window) && sameCommand(window[i], window[j]) {
@@ -104,6 +117,15 @@ func (s *simulation) feed(ctx context.Context, in input) error {
 		}
 		evs = append(evs, ev)
 	}
+	stream, ok, err := s.podStream(ctx, in.stream)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		s.orphans++
+		return nil
+	}
+	in.stream = stream
 	if name, ok := domain.NodeAggregate.Key(in.stream); ok {
 		handled, err := s.heartbeat(ctx, name, evs)
 		if handled || err != nil {
@@ -148,6 +170,51 @@ func (s *simulation) heartbeat(ctx context.Context, name string, evs []domain.Ev
 		return true, fmt.Errorf("what-if: node %s's report at %s: %w", name, s.clock.Now().UTC().Format(time.RFC3339), err)
 	}
 	return true, nil
+}
+
+// podStream is the what-if's stream for what the real log wrote to
+// stream: the same, but for a pod a workload's reconciler created in the
+// window, whose name has a random suffix. What a node reported of such a
+// pod goes to its counterpart in the simulation: the pod the same
+// owner's reconciler created in the same turn (the k-th of the window in
+// each run). false when the simulation made no such pod: the report is
+// of a pod that would not have been.
+func (s *simulation) podStream(ctx context.Context, stream string) (string, bool, error) {
+	key, ok := domain.PodAggregate.Key(stream)
+	if !ok {
+		return stream, true, nil
+	}
+	owner, generated := s.realPods[key]
+	if !generated {
+		return stream, true, nil
+	}
+	k := slices.Index(s.realOrder[owner], key)
+	ns, _, _ := strings.Cut(key, "/")
+	base := strings.TrimSuffix(strings.TrimPrefix(owner, ns+"/"), "*")
+	created, err := s.log.Query(ctx, events.Filter{StreamPrefix: domain.PodAggregate.Stream(ns + "/" + base), Types: []string{domain.PodCreated{}.EventType()}, After: s.seedHead})
+	if err != nil {
+		return "", false, err
+	}
+	var sim []string
+	for _, r := range created {
+		if decided(r) {
+			if simKey, ok := domain.PodAggregate.Key(r.Stream); ok && generatedOwner(simKey) == owner {
+				sim = append(sim, r.Stream)
+			}
+		}
+	}
+	if k < 0 || k >= len(sim) {
+		return "", false, nil
+	}
+	return sim[k], true, nil
+}
+
+// generatedOwner is a generated pod's key with its random suffix as "*".
+func generatedOwner(key string) string {
+	if len(key) > reconcilers.SuffixLength+1 && key[len(key)-reconcilers.SuffixLength-1] == '-' {
+		return key[:len(key)-reconcilers.SuffixLength] + "*"
+	}
+	return ""
 }
 
 // followUntil follows the real log's node events before position p.

@@ -11,7 +11,6 @@ import (
 
 	"herd/domain"
 	"herd/events"
-	"herd/reconcilers"
 )
 
 // Report is what a what-if found: the window, its inputs, and every
@@ -24,6 +23,10 @@ type Report struct {
 	From, To     int64
 	Events       int
 	Inputs       int
+	// Orphans counts the inputs about pods the simulation never made (a
+	// node's word on a pod a workload created in herd but not in the
+	// what-if): they are left out.
+	Orphans int
 	// Downtimes are the stretches of the window in which herd was down:
 	// the simulation runs no reconciler then either. They are inputs,
 	// not differences.
@@ -151,9 +154,10 @@ func generatedNames(recs []events.Record) map[string]string {
 		if !ok {
 			continue
 		}
-		_, name, _ := strings.Cut(key, "/")
-		if len(name) > reconcilers.SuffixLength+1 && name[len(name)-reconcilers.SuffixLength-1] == '-' {
-			out[name] = name[:len(name)-reconcilers.SuffixLength] + "*"
+		if owner := generatedOwner(key); owner != "" {
+			_, name, _ := strings.Cut(key, "/")
+			_, canon, _ := strings.Cut(owner, "/")
+			out[name] = canon
 		}
 	}
 	return out
