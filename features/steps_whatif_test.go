@@ -3,12 +3,19 @@ package features
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"herd/reconcilers/health"
-	"herd/reconcilers/whatif"
+	"herd/events"
+
+	"herd/cmd/herd/whatif"
 )
 
 func (w *world) registerWhatIfSteps(sc *godog.ScenarioContext) {
@@ -18,6 +25,7 @@ func (w *world) registerWhatIfSteps(sc *godog.ScenarioContext) {
 	sc.Step(replaying+`, pod "([^"]+)" would have been evicted (earlier|later)$`, w.whatIfEvictedWhen)
 	sc.Step(replaying+`, pod "([^"]+)" would not have been evicted$`, w.whatIfNotEvicted)
 	sc.Step(replaying+` says the window crosses herd's downtime from (\S+) to (\S+)$`, w.whatIfCrossesDowntime)
+	w.registerWhatIfEngineSteps(sc)
 }
 
 // whatIfCrossesDowntime checks that the replay names herd's downtime, and
@@ -37,18 +45,19 @@ func (w *world) whatIfCrossesDowntime(ctx context.Context, since, grace, from, u
 	return nil
 }
 
-// whatIf replays the scenario's log since the time of day under the
-// grace period, as herd replay --what-if does.
+// whatIf runs herd's reconcilers again on the scenario's log since the
+// time of day, with herd's settings but the grace period, as herd replay
+// --what-if does.
 func (w *world) whatIf(ctx context.Context, since, grace string) (whatif.Report, error) {
 	from, err := w.at(since)
 	if err != nil {
 		return whatif.Report{}, err
 	}
-	cfg := health.DefaultConfig()
-	if cfg.GracePeriod, err = time.ParseDuration(grace); err != nil {
+	cfg := whatif.Config{Since: from, Serve: w.cfg}
+	if cfg.Serve.Health.GracePeriod, err = time.ParseDuration(grace); err != nil {
 		return whatif.Report{}, err
 	}
-	return whatif.Run(ctx, w.log, from, cfg)
+	return whatif.Run(ctx, w.log, cfg)
 }
 
 func (w *world) whatIfNothingDifferent(ctx context.Context, since, grace string) error {
@@ -56,8 +65,9 @@ func (w *world) whatIfNothingDifferent(ctx context.Context, since, grace string)
 	if err != nil {
 		return err
 	}
-	if len(rep.Nodes) > 0 || len(rep.Pods) > 0 || rep.SameNodes == 0 || rep.SamePods == 0 {
-		return fmt.Errorf("the replay of %d events differs: nodes %+v, pods %+v (the same: %d nodes, %d pods)", rep.Events, rep.Nodes, rep.Pods, rep.SameNodes, rep.SamePods)
+	if len(rep.Nodes) > 0 || len(rep.Pods) > 0 || len(rep.Placements) > 0 || len(rep.Missing) > 0 || len(rep.Extra) > 0 || rep.Same == 0 {
+		return fmt.Errorf("the what-if of %d events (%d inputs) differs: nodes %+v, pods %+v, placements %+v; decisions missing %+v, extra %+v (the same: %d)",
+			rep.Events, rep.Inputs, rep.Nodes, rep.Pods, rep.Placements, rep.Missing, rep.Extra, rep.Same)
 	}
 	return nil
 }
@@ -87,11 +97,11 @@ func (w *world) whatIfEvictedWhen(ctx context.Context, since, grace, pod, when s
 		if d.Pod != "default/"+pod {
 			continue
 		}
-		if d.Actual == nil || d.WhatIf == nil {
+		if len(d.Actual) == 0 || len(d.WhatIf) == 0 {
 			return fmt.Errorf("pod %s: evicted %+v, would have been %+v", pod, d.Actual, d.WhatIf)
 		}
-		if earlier := d.WhatIf.At.Before(d.Actual.At); earlier != (when == "earlier") {
-			return fmt.Errorf("pod %s was evicted at %s and would have been at %s, not %s", pod, d.Actual.At, d.WhatIf.At, when)
+		if earlier := d.WhatIf[0].At.Before(d.Actual[0].At); earlier != (when == "earlier") {
+			return fmt.Errorf("pod %s was evicted at %s and would have been at %s, not %s", pod, d.Actual[0].At, d.WhatIf[0].At, when)
 		}
 		return nil
 	}
@@ -104,9 +114,283 @@ func (w *world) whatIfNotEvicted(ctx context.Context, since, grace, pod string) 
 		return err
 	}
 	for _, d := range rep.Pods {
-		if d.Pod == "default/"+pod && d.Actual != nil && d.WhatIf == nil {
+		if d.Pod == "default/"+pod && len(d.Actual) > 0 && len(d.WhatIf) == 0 {
 			return nil
 		}
 	}
 	return fmt.Errorf("the replay does not find that pod %s would have stayed: %+v", pod, rep.Pods)
+}
+
+// registerWhatIfEngineSteps binds the steps of the what-if that runs
+// herd's own reconcilers: other settings, other inputs, the same
+// decisions.
+func (w *world) registerWhatIfEngineSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^ReplicaSet "([^"]+)" keeps (\d+) pods? labelled app=([\w-]+), tolerating an unreachable node for (\d+) seconds?$`, w.replicaSetKeepsTolerating)
+	sc.Step(`^the what-if since (\S+) with herd's own settings makes every decision herd's reconcilers made, and no other$`, w.whatIfSameDecisions)
+	sc.Step(`^the window since (\S+) holds decisions of (.+)$`, w.windowHoldsDecisionsOf)
+	sc.Step(`^a client reports the pods of ReplicaSet "([^"]+)" Running$`, w.reportsReplicaSetPodsRunning)
+	sc.Step(`^the what-if since (\S+) with a node-monitor-grace-period of (\S+) evicts pods of "([^"]+)" from "([^"]+)" that herd left there, and the scheduler places them anew elsewhere$`, w.whatIfEvictsAndPlaces)
+	sc.Step(`^the what-if since (\S+) without the "([^"]+)" reconciler finds that the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfWithoutReconciler)
+	sc.Step(`^the what-if since (\S+) with (.+) drained at (\S+) finds ReplicaSet "([^"]+)" would have been below its desired availability for longer$`, w.whatIfLongerBelow)
+	sc.Step(`^the what-if since (\S+) with (.+) failing at (\S+) marks them NotReady too, and herd would have counted the fleet disrupted$`, w.whatIfNodesFail)
+	sc.Step(`^the what-if since (\S+) with "([^"]+)" drained at (\S+) evicts the pods of "([^"]+)" from it, and the scheduler places them anew elsewhere$`, w.whatIfDrained)
+}
+
+// replicaSetKeepsTolerating creates a ReplicaSet whose pods tolerate an
+// unreachable node for the given seconds.
+func (w *world) replicaSetKeepsTolerating(name string, n int, app string, seconds int64) error {
+	replicas := int32(n) //nolint:gosec // a scenario's small number
+	labels := map[string]string{"app": app}
+	rs := appsv1.ReplicaSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: appsv1.ReplicaSetSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "busybox"}},
+					Tolerations: []corev1.Toleration{{Key: "node.kubernetes.io/unreachable", Operator: corev1.TolerationOpExists,
+						Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &seconds}}},
+			},
+		},
+	}
+	return w.writeJSON(http.MethodPost, replicaSetsPath, "application/json", rs)
+}
+
+// whatIfWith runs the what-if since the time of day on the scenario's
+// log with herd's own settings, changed by change.
+func (w *world) whatIfWith(ctx context.Context, since string, change func(*whatif.Config) error) (whatif.Report, error) {
+	from, err := w.at(since)
+	if err != nil {
+		return whatif.Report{}, err
+	}
+	cfg := whatif.Config{Since: from, Serve: w.cfg}
+	if change != nil {
+		if err := change(&cfg); err != nil {
+			return whatif.Report{}, err
+		}
+	}
+	return whatif.Run(ctx, w.log, cfg)
+}
+
+// whatIfSameDecisions: with herd's own settings and inputs, every event
+// a reconciler appended in the window — its type, its object and its
+// effect, times and positions aside — is made again, and nothing else.
+func (w *world) whatIfSameDecisions(ctx context.Context, since string) error {
+	rep, err := w.whatIfWith(ctx, since, nil)
+	if err != nil {
+		return err
+	}
+	if len(rep.Missing) > 0 || len(rep.Extra) > 0 || len(rep.Nodes) > 0 || len(rep.Pods) > 0 || len(rep.Placements) > 0 || len(rep.Workloads) > 0 {
+		return fmt.Errorf("the what-if of %d events (%d inputs) made %d decisions as herd did, but not %s, and besides %s; nodes %+v, pods %+v, placements %+v, workloads %+v",
+			rep.Events, rep.Inputs, rep.Same, describeDecisions(rep.Missing), describeDecisions(rep.Extra), rep.Nodes, rep.Pods, rep.Placements, rep.Workloads)
+	}
+	return nil
+}
+
+// windowHoldsDecisionsOf checks that the scenario's log holds, since the
+// time of day, events of each named reconciler: that a what-if over it
+// has those decisions to make again.
+func (w *world) windowHoldsDecisionsOf(ctx context.Context, since, names string) error {
+	from, err := w.at(since)
+	if err != nil {
+		return err
+	}
+	recs, err := w.log.Query(ctx, events.Filter{Since: from})
+	if err != nil {
+		return err
+	}
+	kinds := map[string]bool{}
+	for _, r := range recs {
+		kinds[r.Metadata.Actor] = true
+	}
+	for _, m := range quoted.FindAllStringSubmatch(names, -1) {
+		if !kinds["system:herd:"+m[1]] {
+			return fmt.Errorf("the window holds no decision of %s: the scenario does not test what it says", m[1])
+		}
+	}
+	return nil
+}
+
+// reportsReplicaSetPodsRunning reports every pod of the ReplicaSet
+// Running, as their nodes would: pods whose names herd drew at random.
+func (w *world) reportsReplicaSetPodsRunning(name string) error {
+	pods, err := w.replicaSetPods(name)
+	if err != nil {
+		return err
+	}
+	if len(pods) == 0 {
+		return fmt.Errorf("ReplicaSet %s has no pods to report", name)
+	}
+	for _, p := range pods {
+		if err := w.reportsPodPhase(p.Name, "Running"); err != nil {
+			return err
+		}
+	}
+	return w.settle()
+}
+
+func describeDecisions(ds []whatif.Decision) string {
+	if len(ds) == 0 {
+		return "nothing"
+	}
+	var s []string
+	for _, d := range ds {
+		s = append(s, fmt.Sprintf("%s %s by %s at %s %s", d.Type, d.Stream, d.Actor, d.At.UTC().Format(time.TimeOnly), d.Effect))
+	}
+	return strings.Join(s, "; ")
+}
+
+// evictedFrom are the evictions of the report's pods of owner from node,
+// in one run.
+func evictedFrom(diffs []whatif.PodDifference, owner, node string, whatIf bool) (n int) {
+	for _, d := range diffs {
+		if d.Pod != "default/"+owner+"-*" {
+			continue
+		}
+		es := d.Actual
+		if whatIf {
+			es = d.WhatIf
+		}
+		for _, e := range es {
+			if e.Node == node {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// placedAnew checks that the what-if placed more pods of owner than herd
+// did, none of the extra ones on node.
+func placedAnew(rep whatif.Report, owner, node string) error {
+	for _, d := range rep.Placements {
+		if d.Pod != "default/"+owner+"-*" {
+			continue
+		}
+		extra := slices.Clone(d.WhatIf)
+		for _, n := range d.Actual {
+			if i := slices.Index(extra, n); i >= 0 {
+				extra = slices.Delete(extra, i, i+1)
+			}
+		}
+		if len(extra) == 0 || len(d.WhatIf) <= len(d.Actual) || slices.Contains(extra, node) {
+			return fmt.Errorf("pods of %s were placed on %v, would have been on %v: want more placements, none on %s", owner, d.Actual, d.WhatIf, node)
+		}
+		if len(d.Causes) == 0 {
+			return fmt.Errorf("the what-if gives no causes for placing pods of %s", owner)
+		}
+		return nil
+	}
+	return fmt.Errorf("the what-if places the pods of %s as herd did: %+v", owner, rep.Placements)
+}
+
+func (w *world) whatIfEvictsAndPlaces(ctx context.Context, since, grace, owner, node string) error {
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) (err error) {
+		c.Serve.Health.GracePeriod, err = time.ParseDuration(grace)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if got := evictedFrom(rep.Pods, owner, node, true); got == 0 || evictedFrom(rep.Pods, owner, node, false) != 0 {
+		return fmt.Errorf("want pods of %s evicted from %s in the what-if alone: %+v", owner, node, rep.Pods)
+	}
+	return placedAnew(rep, owner, node)
+}
+
+func (w *world) whatIfWithoutReconciler(ctx context.Context, since, reconciler, owner, node string) error {
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+		c.Serve.Reconcilers.Enabled = []string{"*", "-" + reconciler}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if evictedFrom(rep.Pods, owner, node, false) == 0 || evictedFrom(rep.Pods, owner, node, true) != 0 {
+		return fmt.Errorf("want pods of %s evicted from %s by herd alone: %+v", owner, node, rep.Pods)
+	}
+	return nil
+}
+
+func (w *world) whatIfNodesFail(ctx context.Context, since, nodes, at string) error {
+	when, err := w.at(at)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, m := range quoted.FindAllStringSubmatch(nodes, -1) {
+		names = append(names, m[1])
+	}
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+		for _, n := range names {
+			c.Failed = append(c.Failed, whatif.NodeFailure{Node: n, At: when})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if len(rep.WhatIf.NotReady[n]) == 0 {
+			return fmt.Errorf("node %s failing at %s did not go NotReady in the what-if: %+v", n, at, rep.Nodes)
+		}
+	}
+	for _, d := range rep.Extra {
+		if d.Type == "FleetDisruptionStarted" {
+			return nil
+		}
+	}
+	return fmt.Errorf("the what-if did not count the fleet disrupted: extra decisions %s", describeDecisions(rep.Extra))
+}
+
+func (w *world) whatIfDrained(ctx context.Context, since, node, at, owner string) error {
+	when, err := w.at(at)
+	if err != nil {
+		return err
+	}
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+		c.Drains = append(c.Drains, whatif.Drain{Node: node, At: when})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range rep.Pods {
+		if d.Pod != "default/"+owner+"-*" {
+			continue
+		}
+		for _, e := range d.WhatIf {
+			if e.Node == node && e.By == "system:herd:drain" {
+				return placedAnew(rep, owner, node)
+			}
+		}
+	}
+	return fmt.Errorf("the what-if did not drain pods of %s from %s: %+v; placed %+v; besides %s", owner, node, rep.Pods, rep.Placements, describeDecisions(rep.Extra))
+}
+
+func (w *world) whatIfLongerBelow(ctx context.Context, since, nodes, at, rs string) error {
+	when, err := w.at(at)
+	if err != nil {
+		return err
+	}
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+		for _, m := range quoted.FindAllStringSubmatch(nodes, -1) {
+			c.Drains = append(c.Drains, whatif.Drain{Node: m[1], At: when})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range rep.Workloads {
+		if d.Workload == "replicaset default/"+rs {
+			if d.WhatIf <= d.Actual || len(d.Causes) == 0 {
+				return fmt.Errorf("ReplicaSet %s was below its desired availability for %s, would have been for %s (causes %+v): want longer, with its causes", rs, d.Actual, d.WhatIf, d.Causes)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("the what-if finds ReplicaSet %s below its desired availability as long as herd had it: %+v (herd %v, what-if %v)", rs, rep.Workloads, rep.Actual.Below, rep.WhatIf.Below)
 }

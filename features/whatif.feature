@@ -1,11 +1,11 @@
 Feature: What other health settings would have done
-  herd replay --what-if replays a window of the log under other health
-  settings and says what would have been different: which nodes would have
-  gone NotReady, or not, or when, and which pods a NoExecute taint would
-  have evicted. It decides again what herd's health rules and evictions
-  did, with the domain's own rules, and takes every other event — the
-  nodes' reports, what operators did — as it came. With the settings herd
-  ran with, it finds what happened.
+  herd replay --what-if (or herd what-if) runs herd's own reconcilers again
+  on a window of the log under other health settings and says what would
+  have been different: which nodes would have gone NotReady, or not, or
+  when, and which pods a NoExecute taint would have evicted. What the nodes
+  and the operators sent is fed in at the times they sent it; herd's rules
+  decide the rest again. With the settings herd ran with, it finds what
+  happened.
 
   Background:
     Given herd is running and the time is 2026-03-01 09:00:00
@@ -22,13 +22,13 @@ Feature: What other health settings would have done
     And the agent on "n1" reports the same metrics again
     And 2 minutes pass while "n2" and "n3" keep reporting
 
-  Scenario: With the grace period herd ran with, the replay finds what happened
+  Scenario: With the grace period herd ran with, the what-if finds what happened
     Then replaying since 09:00:00 with a node-monitor-grace-period of 40s finds nothing different
 
-  Scenario: What a shorter grace period would have done
+  Scenario: A shorter grace period yesterday
     Then replaying since 09:00:00 with a node-monitor-grace-period of 20s, node "n1" would have gone NotReady 2 times, not 1
     And replaying since 09:00:00 with a node-monitor-grace-period of 20s, pod "web" would have been evicted earlier
 
-  Scenario: What a longer grace period would have done
+  Scenario: A longer grace period yesterday
     Then replaying since 09:00:00 with a node-monitor-grace-period of 3m, node "n1" would have gone NotReady 0 times, not 1
     And replaying since 09:00:00 with a node-monitor-grace-period of 3m, pod "web" would not have been evicted

@@ -21,6 +21,9 @@ type view interface {
 	// snapshotOf folds a stream's events from its first into the state a
 	// snapshot of it holds (snapshots_verify.go).
 	snapshotOf(recs []events.Record) ([]byte, int64, error)
+	// appendRecorded appends events recorded elsewhere to the stream of
+	// key through the unit of work (Writer.AppendRecorded).
+	appendRecorded(ctx context.Context, w *Writer, key string, evs []domain.Event) error
 }
 
 // rebuilder folds one aggregate's records during a rebuild and writes its

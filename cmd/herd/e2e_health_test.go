@@ -93,7 +93,7 @@ func TestKubectlShowsASilentNode(t *testing.T) {
 	// period herd runs with, what happened; with an hour's, web-01 would
 	// not have gone NotReady.
 	replay := func(grace string) string {
-		return mustHerd(t, "replay", "--what-if", "--since", "1h", "--data-dir", srv.DataDir,
+		return mustHerd(t, "replay", "--what-if", "--since", "2m", "--data-dir", srv.DataDir,
 			"--node-monitor-period", "100ms", "--node-monitor-grace-period", grace, "--node-startup-grace-period", "1s").Stdout
 	}
 	if out := replay("1s"); !strings.Contains(out, "0 nodes and 0 pods would have fared differently; 1 nodes") {
@@ -101,6 +101,13 @@ func TestKubectlShowsASilentNode(t *testing.T) {
 	}
 	if out := replay("1h"); !strings.Contains(out, "node web-01: went NotReady at ") || !strings.Contains(out, "would not have") {
 		t.Errorf("herd replay --what-if with an hour's grace period:\n%s", out)
+	}
+	// herd what-if, the same under its own name, with web-02 failing 3 s
+	// before the window's end: it would have gone NotReady too.
+	if out := mustHerd(t, "what-if", "--since", "2m", "--data-dir", srv.DataDir, "--node-fails", "web-02@3s",
+		"--node-monitor-period", "100ms", "--node-monitor-grace-period", "1s", "--node-startup-grace-period", "1s").Stdout; !strings.Contains(out, "node web-02: did not go NotReady; would have at ") ||
+		!strings.Contains(out, "in the what-if node web-02 fails at ") {
+		t.Errorf("herd what-if with web-02 failing:\n%s", out)
 	}
 	if res := herd(t, nil, "replay", "--what-if", "--data-dir", srv.DataDir); res.Code == 0 || !strings.Contains(res.Stderr, "--what-if needs --since") {
 		t.Errorf("herd replay --what-if without --since: exit %d, %s", res.Code, res.Stderr)

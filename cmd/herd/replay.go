@@ -17,7 +17,6 @@ import (
 	"herd/events"
 	"herd/projections"
 	"herd/projections/watch"
-	"herd/reconcilers/health"
 )
 
 func newReplayCmd() *cobra.Command {
@@ -25,7 +24,7 @@ func newReplayCmd() *cobra.Command {
 		dataDir, database string
 		verify            bool
 		whatIf            bool
-		wi                = whatIfOptions{health: health.DefaultConfig()}
+		wi                = newWhatIfOptions()
 		snaps             = projections.SnapshotPolicy{Every: watch.DefaultConfig().SnapshotEvery, Interval: watch.DefaultConfig().SnapshotInterval}
 	)
 	cmd := &cobra.Command{
@@ -53,14 +52,14 @@ A rebuild also takes the log's snapshots afresh, as herd serve takes them
 herd took snapshots folds its past quickly too; --verify checks each
 snapshot against its stream folded from the log.
 
-With --what-if it changes nothing either: it replays the log's events
-since --since under other health settings (--node-monitor-grace-period,
---node-monitor-period, --node-startup-grace-period), deciding again what
-herd's health rules and NoExecute evictions did, and reports which nodes
-would have gone NotReady (or not, or when) and which pods would have been
-evicted (or not, or when). It reads the database, safe while herd serves.
-What follows from a different decision (a replacement pod placed
-elsewhere) is not simulated.`,
+With --what-if it changes nothing either: it runs herd's own reconcilers
+again on the window since --since, in a scratch log seeded with the fleet
+as it stood then, fed what nodes and operators sent at the times they sent
+it, under other settings (--node-monitor-grace-period and the rest) or
+other inputs (--node-fails, --drain), and reports every decision that
+would have differed: nodes marked, pods evicted or placed elsewhere, each
+with its causes. It reads the database, safe while herd serves. herd
+what-if is the same under its own name.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Ctrl-C or SIGTERM ends the rebuild through its context, so
@@ -84,10 +83,7 @@ elsewhere) is not simulated.`,
 	cmd.Flags().StringVar(&database, "database", "", "the event log's database, as herd serve's --database (sqlite:///path/herd.db or a PostgreSQL URL); overrides --data-dir")
 	cmd.Flags().BoolVar(&verify, "verify", false, "compare a rebuild with the live views instead of replacing them")
 	cmd.Flags().BoolVar(&whatIf, "what-if", false, "replay --since under other health settings and report what would have differed; changes nothing")
-	cmd.Flags().StringVar(&wi.since, "since", "", "with --what-if: the window's start, a duration ago (24h) or an RFC 3339 time")
-	cmd.Flags().DurationVar(&wi.health.GracePeriod, "node-monitor-grace-period", wi.health.GracePeriod, "with --what-if: silence after which a node's conditions go Unknown")
-	cmd.Flags().DurationVar(&wi.health.MonitorPeriod, "node-monitor-period", wi.health.MonitorPeriod, "with --what-if: how often every node's heartbeat deadline is checked")
-	cmd.Flags().DurationVar(&wi.health.StartupGracePeriod, "node-startup-grace-period", wi.health.StartupGracePeriod, "with --what-if: time a new node has to send its first heartbeat")
+	addWhatIfFlags(cmd.Flags(), &wi, "with --what-if: ")
 	cmd.Flags().IntVar(&snaps.Every, "snapshot-every", snaps.Every, "snapshot an object after this many of its events (-1: take none, and keep those there)")
 	cmd.Flags().DurationVar(&snaps.Interval, "snapshot-interval", snaps.Interval, "also snapshot an object at its first event this long after its last snapshot")
 	return cmd

@@ -30,7 +30,7 @@ HERD_DATA_DIR). A flag given on the command line wins.`,
 	}
 	// A flag's bad value is a configuration error: exit status 2.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return configError{err} })
-	root.AddCommand(newServeCmd(), newAgentCmd(), newReplayCmd(), newMigrateCmd(), newVacuumCmd(), newKubeconfigCmd(), newSnapshotsCmd(), newNodeCmd(), newFleetCmd(), newPodCmd(), newLogCmd(), newDeviceCmd(), newLoadgenCmd(), newVersionCmd())
+	root.AddCommand(newServeCmd(), newAgentCmd(), newReplayCmd(), newWhatIfCmd(), newMigrateCmd(), newVacuumCmd(), newKubeconfigCmd(), newSnapshotsCmd(), newNodeCmd(), newFleetCmd(), newPodCmd(), newLogCmd(), newDeviceCmd(), newLoadgenCmd(), newVersionCmd())
 	return root
 }
 

@@ -5,27 +5,171 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
-	"herd/reconcilers/health"
-	"herd/reconcilers/whatif"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"herd/cmd/herd/app"
+	"herd/cmd/herd/whatif"
 )
 
-// whatIfOptions are herd replay --what-if's: the window, and the health
-// settings to replay it under.
+// whatIfOptions are the what-if's: the window, herd's settings in it, and
+// the inputs changed.
 type whatIfOptions struct {
-	since  string
-	health health.Config
+	since, until string
+	step         time.Duration
+	// serve are herd's settings in the simulation: serve's defaults and
+	// the flags given.
+	serve         app.Config
+	fails, drains []string
 }
 
-// replayWhatIf replays the window of the log at dataDir (or database)
-// under o's settings, reading only, and reports what would have differed.
-func replayWhatIf(ctx context.Context, dataDir, database string, o whatIfOptions, out io.Writer) (err error) {
+func newWhatIfOptions() whatIfOptions { return whatIfOptions{serve: app.DefaultConfig()} }
+
+// addWhatIfFlags binds the what-if's flags: serve's own names for the
+// settings it runs herd with.
+func addWhatIfFlags(f *pflag.FlagSet, o *whatIfOptions, prefix string) {
+	c := &o.serve
+	f.StringVar(&o.since, "since", "", prefix+"the window's start, a duration ago (24h) or an RFC 3339 time")
+	f.StringVar(&o.until, "until", "", prefix+"the window's end, a duration ago or an RFC 3339 time (default: the log's newest event)")
+	f.DurationVar(&o.step, "step", 0, prefix+"the longest the simulated clock moves at once between two inputs (default: from each time a reconciler waits for to the next)")
+	f.DurationVar(&c.Health.GracePeriod, "node-monitor-grace-period", c.Health.GracePeriod, prefix+"silence after which a node's conditions go Unknown")
+	f.DurationVar(&c.Health.MonitorPeriod, "node-monitor-period", c.Health.MonitorPeriod, prefix+"how often every node's heartbeat deadline is checked")
+	f.DurationVar(&c.Health.StartupGracePeriod, "node-startup-grace-period", c.Health.StartupGracePeriod, prefix+"time a new node has to send its first heartbeat")
+	f.DurationVar(&c.Thresholds.TransitionPeriod, "pressure-transition-period", c.Thresholds.TransitionPeriod, prefix+"how long a pressure condition stays True once its signal is back under the threshold")
+	f.StringSliceVar(&c.Reconcilers.Enabled, "reconcilers", c.Reconcilers.Enabled, prefix+`reconcilers to run: "*" for all, "-name" to switch one off (e.g. "*,-noexecute")`)
+	f.DurationVar(&c.Scheduler.ResyncPeriod, "scheduler-resync-period", c.Scheduler.ResyncPeriod, prefix+"how often pending pods are tried again without an event")
+	f.StringVar(&c.NodeRuntime, "node-runtime", c.NodeRuntime, prefix+`what runs herd's pods on nodes without their own agent: "mock" or "none", as herd serve ran`)
+	f.DurationVar(&c.MockRuntime.ShutdownDelay, "mock-shutdown-delay", c.MockRuntime.ShutdownDelay, prefix+"how long a pod on the mock runtime takes to stop once asked")
+	f.DurationVar(&c.Termination.PodGCTimeout, "pod-gc-timeout", c.Termination.PodGCTimeout, prefix+"how long past its deletion deadline a pod on an unreachable node waits before it is removed anyway")
+	f.StringSliceVar(&c.IPAM.Pools, "pod-cidr", c.IPAM.Pools, prefix+"IPv4 pools pod addresses come from, as herd serve ran")
+	f.StringArrayVar(&o.fails, "node-fails", nil, prefix+"NODE@TIME: the node falls silent at TIME (an RFC 3339 time or a duration ago): nothing it sent from then reaches herd; repeatable")
+	f.StringArrayVar(&o.drains, "drain", nil, prefix+"NODE@TIME: an operator drains the node at TIME; repeatable")
+}
+
+// config turns the options into the what-if's question, now being the
+// time durations ago count from.
+func (o whatIfOptions) config(now time.Time) (whatif.Config, error) {
 	if o.since == "" {
-		return errors.New("--what-if needs --since: the window to replay, as a duration ago (24h) or an RFC 3339 time")
+		return whatif.Config{}, errors.New("--what-if needs --since: the window to replay, as a duration ago (24h) or an RFC 3339 time")
 	}
-	since, err := sinceTime(o.since, time.Now())
+	since, err := sinceTime("--since", o.since, now)
+	if err != nil {
+		return whatif.Config{}, err
+	}
+	cfg := whatif.Config{Since: since, Serve: o.serve, Step: o.step}
+	if o.until != "" {
+		if cfg.Until, err = sinceTime("--until", o.until, now); err != nil {
+			return whatif.Config{}, err
+		}
+		if cfg.Until.Before(since) {
+			return whatif.Config{}, fmt.Errorf("--until %s is before --since %s", o.until, o.since)
+		}
+	}
+	if cfg.Step < 0 {
+		return whatif.Config{}, fmt.Errorf("--step %s: want a positive duration", cfg.Step)
+	}
+	var errs []error
+	if err := o.serve.Health.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.serve.Scheduler.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.serve.Reconcilers.Validate(app.ServeReconcilers); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := o.serve.IPAM.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.serve.Termination.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if o.serve.NodeRuntime != app.NodeRuntimeMock && o.serve.NodeRuntime != app.NodeRuntimeNone {
+		errs = append(errs, fmt.Errorf("--node-runtime %q: want %s or %s", o.serve.NodeRuntime, app.NodeRuntimeMock, app.NodeRuntimeNone))
+	}
+	for _, s := range o.fails {
+		node, at, err := nodeAt("--node-fails", s, now)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		cfg.Failed = append(cfg.Failed, whatif.NodeFailure{Node: node, At: at})
+	}
+	for _, s := range o.drains {
+		node, at, err := nodeAt("--drain", s, now)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		cfg.Drains = append(cfg.Drains, whatif.Drain{Node: node, At: at})
+	}
+	return cfg, errors.Join(errs...)
+}
+
+// nodeAt reads NODE@TIME.
+func nodeAt(flag, s string, now time.Time) (string, time.Time, error) {
+	node, when, ok := strings.Cut(s, "@")
+	if !ok || node == "" || when == "" {
+		return "", time.Time{}, fmt.Errorf("%s %q: want NODE@TIME, the time an RFC 3339 time or a duration ago (web-01@2026-11-28T14:00:00Z, web-01@3h)", flag, s)
+	}
+	at, err := sinceTime(flag, when, now)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	return node, at, nil
+}
+
+// newWhatIfCmd is `herd what-if`: herd replay --what-if under its own
+// name.
+func newWhatIfCmd() *cobra.Command {
+	var (
+		dataDir, database string
+		o                 = newWhatIfOptions()
+	)
+	cmd := &cobra.Command{
+		Use:   "what-if",
+		Short: "Run herd's reconcilers again on a window of the log, with other settings or inputs, and say what would have differed",
+		Long: `what-if runs herd's own reconcilers (health, NoExecute evictions, the
+scheduler, drains, disruption budgets, Deployments, ReplicaSets,
+DaemonSets, Jobs, IP addresses and the rest) again on a window of the log,
+in a scratch log of its own seeded with the fleet as it stood at --since,
+on a simulated clock. It feeds them what nodes, agents, kubelets and
+operators sent in the window, at the times they sent it, and lets them
+decide everything else again: under other settings
+(--node-monitor-grace-period and the rest), with nodes that fail
+(--node-fails) or drains (--drain) that did not happen. It reports every
+decision that differs: nodes marked, pods evicted or placed elsewhere,
+each with its causes in the simulated log. herd's own downtime is taken as
+it was. It reads the database and changes nothing, safe while herd serves.
+
+The settings are herd serve's defaults and the flags given: give those
+herd serve ran with (--node-runtime, --pod-cidr, ...) for a faithful run.`,
+		Example: `  herd what-if --since 24h --node-monitor-grace-period 20s
+  herd what-if --since 2026-11-28T09:00:00Z --until 2026-11-28T10:00:00Z --node-fails web-01@2026-11-28T09:12:00Z
+  herd what-if --since 3h --drain web-02@2h`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return reportErr(cmd, replayWhatIf(ctx, dataDir, database, o, cmd.OutOrStdout()))
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data-dir", "./herd-data", "directory of the SQLite event log")
+	cmd.Flags().StringVar(&database, "database", "", "the event log's database, as herd serve's --database (sqlite:///path/herd.db or a PostgreSQL URL); overrides --data-dir")
+	addWhatIfFlags(cmd.Flags(), &o, "")
+	return cmd
+}
+
+// replayWhatIf asks the what-if o of the log at dataDir (or database),
+// reading only, and reports what would have differed.
+func replayWhatIf(ctx context.Context, dataDir, database string, o whatIfOptions, out io.Writer) (err error) {
+	cfg, err := o.config(time.Now())
 	if err != nil {
 		return err
 	}
@@ -34,28 +178,28 @@ func replayWhatIf(ctx context.Context, dataDir, database string, o whatIfOptions
 		return err
 	}
 	defer func() { err = errors.Join(err, closeLog()) }()
-	rep, err := whatif.Run(ctx, log, since, o.health)
+	rep, err := whatif.Run(ctx, log, cfg)
 	if err != nil {
 		return err
 	}
-	printWhatIf(out, rep, o.health)
+	printWhatIf(out, rep, cfg)
 	return nil
 }
 
-// sinceTime reads --since: RFC 3339, or a duration ago.
-func sinceTime(s string, now time.Time) (time.Time, error) {
+// sinceTime reads a time flag: RFC 3339, or a duration ago.
+func sinceTime(flag, s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
-		return time.Time{}, fmt.Errorf("--since %q: want a duration ago (24h) or an RFC 3339 time", s)
+		return time.Time{}, fmt.Errorf("%s %q: want a duration ago (24h) or an RFC 3339 time", flag, s)
 	}
 	return now.Add(-d), nil
 }
 
 // printWhatIf writes the report in an operator's words.
-func printWhatIf(w io.Writer, r whatif.Report, cfg health.Config) {
+func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 	stamp := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 	times := func(ts []time.Time) string {
 		s := make([]string, len(ts))
@@ -64,18 +208,37 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg health.Config) {
 		}
 		return strings.Join(s, ", ")
 	}
-	if r.Events == 0 {
+	because := func(cs []whatif.Cause) {
+		for i, c := range cs {
+			lead := "because"
+			if i > 0 {
+				lead = "   after"
+			}
+			fmt.Fprintf(w, "      %s %s on %s by %s at %s\n", lead, c.Type, c.Stream, c.Actor, stamp(c.At))
+		}
+	}
+	if r.Events == 0 && len(cfg.Failed) == 0 && len(cfg.Drains) == 0 {
 		fmt.Fprintf(w, "what-if from %s: the log holds no event since\n", stamp(r.Since))
 		return
 	}
-	fmt.Fprintf(w, "what-if from %s to %s (resourceVersions %d to %d, %d events) with --node-monitor-grace-period %s --node-monitor-period %s --node-startup-grace-period %s:\n",
-		stamp(r.Since), stamp(r.Until), r.From, r.To, r.Events, cfg.GracePeriod, cfg.MonitorPeriod, cfg.StartupGracePeriod)
+	h := cfg.Serve.Health
+	fmt.Fprintf(w, "what-if from %s to %s (resourceVersions %d to %d, %d events, %d of them from nodes and operators) with --node-monitor-grace-period %s --node-monitor-period %s --node-startup-grace-period %s:\n",
+		stamp(r.Since), stamp(r.Until), r.From, r.To, r.Events, r.Inputs, h.GracePeriod, h.MonitorPeriod, h.StartupGracePeriod)
+	for _, f := range cfg.Failed {
+		fmt.Fprintf(w, "  in the what-if node %s fails at %s: nothing it sent from then reaches herd\n", f.Node, stamp(f.At))
+	}
+	for _, d := range cfg.Drains {
+		fmt.Fprintf(w, "  in the what-if an operator drains node %s at %s\n", d.Node, stamp(d.At))
+	}
+	if r.Orphans > 0 {
+		fmt.Fprintf(w, "  %d inputs about pods herd's workloads created but the what-if did not were left out\n", r.Orphans)
+	}
 	for _, d := range r.Downtimes {
 		from := "the log's start"
 		if !d.From.IsZero() {
 			from = stamp(d.From)
 		}
-		fmt.Fprintf(w, "  the window crosses herd's downtime from %s to %s: herd's health rules did not run then, and every node had a full grace period from %s; the replay takes that as it was, not as a difference\n",
+		fmt.Fprintf(w, "  the window crosses herd's downtime from %s to %s: herd's reconcilers did not run then, and every node had a full grace period from %s; the what-if takes that as it was, not as a difference\n",
 			from, stamp(d.Until), stamp(d.Until))
 	}
 	for _, d := range r.Nodes {
@@ -87,17 +250,42 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg health.Config) {
 		default:
 			fmt.Fprintf(w, "  node %s: went NotReady at %s; would have at %s\n", d.Node, times(d.Actual), times(d.WhatIf))
 		}
+		because(d.Causes)
+	}
+	evictions := func(es []whatif.Eviction) string {
+		s := make([]string, len(es))
+		for i, e := range es {
+			s[i] = fmt.Sprintf("from %s at %s by %s", orNone(e.Node), stamp(e.At), strings.TrimPrefix(e.By, "system:herd:"))
+		}
+		return strings.Join(s, ", ")
 	}
 	for _, d := range r.Pods {
 		switch {
-		case d.Actual == nil:
-			fmt.Fprintf(w, "  pod %s (on %s): was not evicted; would have been at %s\n", d.Pod, d.WhatIf.Node, stamp(d.WhatIf.At))
-		case d.WhatIf == nil:
-			fmt.Fprintf(w, "  pod %s (on %s): evicted at %s; would not have been\n", d.Pod, d.Actual.Node, stamp(d.Actual.At))
+		case len(d.Actual) == 0:
+			fmt.Fprintf(w, "  pod %s: was not evicted; would have been %s\n", d.Pod, evictions(d.WhatIf))
+		case len(d.WhatIf) == 0:
+			fmt.Fprintf(w, "  pod %s: evicted %s; would not have been\n", d.Pod, evictions(d.Actual))
 		default:
-			fmt.Fprintf(w, "  pod %s (on %s): evicted at %s; would have been at %s\n", d.Pod, d.Actual.Node, stamp(d.Actual.At), stamp(d.WhatIf.At))
+			fmt.Fprintf(w, "  pod %s: evicted %s; would have been %s\n", d.Pod, evictions(d.Actual), evictions(d.WhatIf))
 		}
+		because(d.Causes)
 	}
+	for _, d := range r.Placements {
+		fmt.Fprintf(w, "  pod %s: placed on %s; would have been on %s\n", d.Pod, orNone(strings.Join(d.Actual, ", ")), orNone(strings.Join(d.WhatIf, ", ")))
+		because(d.Causes)
+	}
+	for _, d := range r.Workloads {
+		fmt.Fprintf(w, "  %s: below its desired availability for %s; would have been for %s\n", d.Workload, d.Actual, d.WhatIf)
+		because(d.Causes)
+	}
+	fmt.Fprintf(w, "%d decisions of herd's reconcilers the same; %d only herd made, %d only the what-if would have made\n", r.Same, len(r.Missing), len(r.Extra))
 	fmt.Fprintf(w, "%d nodes and %d pods would have fared differently; %d nodes and %d pods that went NotReady or were evicted the same\n",
-		len(r.Nodes), len(r.Pods), r.SameNodes, r.SamePods)
+		len(r.Nodes), len(r.Pods)+len(r.Placements), r.SameNodes(), r.SamePods())
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no node"
+	}
+	return s
 }

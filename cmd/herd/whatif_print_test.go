@@ -6,8 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"herd/reconcilers/health"
-	"herd/reconcilers/whatif"
+	"herd/cmd/herd/whatif"
 )
 
 // TestWhatIfSaysTheWindowCrossesHerdsDowntime: herd's own downtime is
@@ -23,15 +22,56 @@ func TestWhatIfSaysTheWindowCrossesHerdsDowntime(t *testing.T) {
 	}
 	rep := whatif.Report{
 		Since: at("2026-11-28T09:00:00Z"), Until: at("2026-11-28T09:20:00Z"), From: 1, To: 90, Events: 90,
-		SameNodes: 1, SamePods: 1,
 		Downtimes: []whatif.Downtime{{From: at("2026-11-28T09:01:10Z"), Until: at("2026-11-28T09:14:10Z")}},
+		Same:      12,
 	}
 	var out bytes.Buffer
-	printWhatIf(&out, rep, health.DefaultConfig())
+	printWhatIf(&out, rep, whatif.Config{Serve: newWhatIfOptions().serve})
 	for _, want := range []string{
 		"the window crosses herd's downtime from 2026-11-28T09:01:10Z to 2026-11-28T09:14:10Z",
 		"every node had a full grace period from 2026-11-28T09:14:10Z",
+		"12 decisions of herd's reconcilers the same; 0 only herd made, 0 only the what-if would have made",
 		"0 nodes and 0 pods would have fared differently",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the answer lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestWhatIfSaysWhyEachDifference: every difference comes with its chain
+// of causes in the simulated log, and inputs the what-if changed are
+// named first.
+func TestWhatIfSaysWhyEachDifference(t *testing.T) {
+	at := func(s string) time.Time {
+		tm, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	beat := whatif.Cause{Type: "HeartbeatMissed", Stream: "node/web-01", Actor: "system:herd:health", At: at("2026-11-28T09:12:40Z")}
+	rep := whatif.Report{
+		Since: at("2026-11-28T09:00:00Z"), Until: at("2026-11-28T09:20:00Z"), From: 1, To: 90, Events: 90, Inputs: 40,
+		Nodes: []whatif.NodeDifference{{Node: "web-01", WhatIf: []time.Time{at("2026-11-28T09:12:40Z")}, Causes: []whatif.Cause{beat}}},
+		Pods: []whatif.PodDifference{{Pod: "default/cache-*", WhatIf: []whatif.Eviction{{Node: "web-01", At: at("2026-11-28T09:12:50Z"), By: "system:herd:noexecute"}},
+			Causes: []whatif.Cause{{Type: "PodDeletionRequested", Stream: "pod/default/cache-*", Actor: "system:herd:noexecute", At: at("2026-11-28T09:12:50Z")}, beat}}},
+		Placements: []whatif.PlacementDifference{{Pod: "default/cache-*", Actual: []string{"web-01"}, WhatIf: []string{"web-01", "web-02"}}},
+		Workloads:  []whatif.WorkloadDifference{{Workload: "replicaset default/cache", WhatIf: 90 * time.Second}},
+		Extra:      []whatif.Decision{{Type: "HeartbeatMissed"}},
+	}
+	cfg := whatif.Config{Serve: newWhatIfOptions().serve, Failed: []whatif.NodeFailure{{Node: "web-01", At: at("2026-11-28T09:12:00Z")}}}
+	var out bytes.Buffer
+	printWhatIf(&out, rep, cfg)
+	for _, want := range []string{
+		"in the what-if node web-01 fails at 2026-11-28T09:12:00Z: nothing it sent from then reaches herd",
+		"node web-01: did not go NotReady; would have at 2026-11-28T09:12:40Z\n      because HeartbeatMissed on node/web-01 by system:herd:health at 2026-11-28T09:12:40Z",
+		"pod default/cache-*: was not evicted; would have been from web-01 at 2026-11-28T09:12:50Z by noexecute\n      because PodDeletionRequested",
+		"\n         after HeartbeatMissed on node/web-01",
+		"pod default/cache-*: placed on web-01; would have been on web-01, web-02",
+		"replicaset default/cache: below its desired availability for 0s; would have been for 1m30s",
+		"0 only herd made, 1 only the what-if would have made",
+		"1 nodes and 2 pods would have fared differently",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the answer lacks %q:\n%s", want, out.String())

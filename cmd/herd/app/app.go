@@ -45,6 +45,27 @@ import (
 // of their own, for instance fx.Decorate to swap the clock.
 func Options(cfg Config, extra ...fx.Option) fx.Option {
 	return fx.Options(
+		engine(cfg, kubelet.Module, fx.Options(localNodeOption(cfg), fx.Invoke(raiseFileLimit))),
+		fx.Invoke(func(*HTTPServer, *DeviceServer, *projections.Compactor) {}),
+		fx.Options(extra...),
+	)
+}
+
+// SimulationOptions is herd's engine without what reaches outside it: the
+// log, the views, the unit of work and every reconciler, wired as `herd
+// serve` wires them, but no API listener, no device listener, no kubelet
+// pollers, no local node and no heartbeat retention. The what-if runs it
+// on a log of its own and a fake clock; what the outside sent is fed in
+// through the Writer.
+func SimulationOptions(cfg Config, extra ...fx.Option) fx.Option {
+	return fx.Options(engine(cfg, fx.Options(), fx.Options()), fx.Options(extra...))
+}
+
+// engine is what Options and SimulationOptions share; pollers and local
+// go in the places `herd serve` has always started them, before the
+// reconcilers and before herd's first writes.
+func engine(cfg Config, pollers, local fx.Option) fx.Option {
+	return fx.Options(
 		fx.Supply(cfg),
 		fx.WithLogger(newFxLogger),
 		fx.Provide(
@@ -162,15 +183,12 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		fx.Provide(func(v *projections.PodView) daemonset.PodLister { return v }),
 		daemonset.Module,
 		garbagecollector.Module,
-		kubelet.Module,
+		pollers,
 		reconcilers.Module,
-		localNodeOption(cfg),
-		fx.Invoke(raiseFileLimit),
+		local,
 		fx.Invoke(ensureNamespaces),
 		fx.Invoke(registerNodeSeries),
 		fx.Invoke(watchWriteQueue),
-		fx.Invoke(func(*HTTPServer, *DeviceServer, *projections.Compactor) {}),
-		fx.Options(extra...),
 	)
 }
 

@@ -8,16 +8,12 @@ import (
 	"herd/events"
 )
 
-// startedType is the stored type of the health rules' start record.
-var startedType = domain.HealthMonitorStarted{}.EventType()
-
-// Downtime is a stretch of time in which herd's health rules did not run:
-// herd was down (stopped, restarting, upgrading), from the last record
-// the log holds before the rules started again until they did. It is an
-// input of the what-if, not one of its findings: nobody heard the nodes
-// then, so nobody could have marked them, and once the rules start every
-// node has a full grace period from Until (domain.SilentSince), as herd
-// gave it.
+// Downtime is a stretch of time in which herd was down (stopped,
+// restarting, upgrading), from the last record the log holds before its
+// health rules started again until they did. It is an input of the
+// what-if, not one of its findings: the simulation stops herd's engine at
+// From and starts it again at Until, so that no reconciler runs between,
+// and every node has a full grace period from Until, as herd gave it.
 type Downtime struct {
 	// From is when the log last recorded anything before herd came back.
 	From time.Time
@@ -34,7 +30,7 @@ type start struct {
 // starts reads the health rules' starts that matter to a window that
 // begins after position from: the last one at or before it (its grace
 // periods may still run), and every one after it.
-func starts(ctx context.Context, log Log, from int64) ([]start, error) {
+func starts(ctx context.Context, log events.LogReader, from int64) ([]start, error) {
 	var out []start
 	if from > 0 {
 		before, err := log.Query(ctx, events.Filter{Stream: domain.FleetHealthStream, Types: []string{startedType}, Before: from + 1, Limit: 1, Newest: true})
@@ -74,7 +70,7 @@ func startOf(rec events.Record) (start, error) {
 // downtimes are the stretches before each start after position from in
 // which herd's health rules did not run: from the newest record the log
 // holds from before the start's time, to the start.
-func downtimes(ctx context.Context, log Log, ss []start, from int64) ([]Downtime, error) {
+func downtimes(ctx context.Context, log events.LogReader, ss []start, from int64) ([]Downtime, error) {
 	var out []Downtime
 	for _, s := range ss {
 		if s.position <= from {
@@ -105,14 +101,4 @@ func watchingSince(ss []start, now time.Time) time.Time {
 		}
 	}
 	return since
-}
-
-// down reports whether herd's health rules were not running at t.
-func down(ds []Downtime, t time.Time) bool {
-	for _, d := range ds {
-		if t.After(d.From) && t.Before(d.Until) {
-			return true
-		}
-	}
-	return false
 }

@@ -1,0 +1,470 @@
+// Package whatif runs herd's own reconcilers on the past: a window of the
+// log again, under other settings or with other inputs, and says what
+// would have been different.
+//
+// The simulation is herd itself. It copies the log up to the window's
+// start into a log of its own (a temporary SQLite file), starts herd's
+// engine on it as `herd serve` wires it (app.SimulationOptions: every
+// reconciler — health, NoExecute, the scheduler, drains, disruption
+// budgets, Deployments, ReplicaSets, DaemonSets, Jobs, IP addresses and
+// the rest — without the API listener) on a fake clock, and feeds it the
+// window's inputs at their recorded times: what nodes, agents, kubelets
+// and operators sent, told apart from what herd's reconcilers decided by
+// the actor each event records (a reconciler writes as system:herd:NAME).
+// The reconcilers decide everything else again. The clock moves from
+// input to input in steps no longer than Config.Step, and at each step
+// the engine waits until every reconciler has done what the step gave it:
+// the reconcilers do not know they run in the past.
+//
+// herd's own downtime is an input: the log records every start of the
+// health rules (domain.HealthMonitorStarted), and the simulation stops
+// herd where the real one stopped and starts it again where it started,
+// so that every node gets a full grace period from that start, as it did.
+package whatif
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"go.uber.org/fx"
+	"k8s.io/utils/clock"
+
+	"herd/cmd/herd/app"
+	"herd/events"
+	"herd/projections"
+	"herd/reconcilers"
+)
+
+// Config is one what-if question: the window, herd's settings in it, and
+// the inputs changed.
+type Config struct {
+	// Since is the window's start: the fleet as it stood then is the
+	// simulation's start.
+	Since time.Time
+	// Until is the window's end; zero is the log's newest event.
+	Until time.Time
+	// Serve are herd's settings in the simulation: app.DefaultConfig()
+	// with the settings asked about (grace periods, eviction timings,
+	// the scheduler's policy, which reconcilers run). What reaches
+	// outside herd (the listener, kubelet probes, a local node) is
+	// switched off whatever it says.
+	Serve app.Config
+	// Step, when set, is the longest the simulated clock moves at once;
+	// zero moves it from each time something waits for (a reconciler's
+	// timer or resync, an input) to the next.
+	Step time.Duration
+	// Failed are nodes that fail in the what-if: from its time, nothing
+	// the node sent reaches herd.
+	Failed []NodeFailure
+	// Drains are drains an operator starts in the what-if.
+	Drains []Drain
+}
+
+// NodeFailure is a node that falls silent at a time: an input removed.
+type NodeFailure struct {
+	Node string
+	At   time.Time
+}
+
+// Drain is an operator draining a node at a time: an input added.
+type Drain struct {
+	Node string
+	At   time.Time
+}
+
+// WhatIfActor is who the inputs the what-if adds are recorded as.
+const WhatIfActor = "what-if"
+
+// ThinnedError is a window that reaches back before the retention policy
+// thinned the heartbeats: the what-if needs every one.
+type ThinnedError struct {
+	Since, Before time.Time
+}
+
+func (e *ThinnedError) Error() string {
+	return fmt.Sprintf("the window from %s reaches back before %s, before which the retention policy has thinned the heartbeats; a what-if needs every heartbeat of its window: start it after %s, or keep heartbeats longer (--heartbeat-retention)",
+		e.Since.Format(time.RFC3339), e.Before.Format(time.RFC3339), e.Before.Format(time.RFC3339))
+}
+
+// settleTimeout bounds the wait for the reconcilers to finish one step.
+const settleTimeout = time.Minute
+
+// Run asks the question cfg on the log source, which it reads and never
+// writes, and reports how the simulated window differs from the real one.
+func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
+	if cfg.Step < 0 {
+		return Report{}, fmt.Errorf("a what-if's step %s is negative", cfg.Step)
+	}
+	if err := cfg.Serve.Health.Validate(); err != nil {
+		return Report{}, err
+	}
+	if err := cfg.Serve.Scheduler.Validate(); err != nil {
+		return Report{}, err
+	}
+	if c := source.Compaction(); c.Deleted > 0 && cfg.Since.Before(c.Before) {
+		return Report{}, &ThinnedError{Since: cfg.Since, Before: c.Before}
+	}
+	start, err := source.Query(ctx, events.Filter{Until: cfg.Since, Limit: 1, Newest: true})
+	if err != nil {
+		return Report{}, err
+	}
+	var from int64
+	if len(start) == 1 {
+		from = start[0].Position
+	}
+	window, err := readWindow(ctx, source, from, cfg.Until)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Since: cfg.Since, From: from + 1, To: from, Events: len(window)}
+	if len(window) > 0 {
+		rep.To = window[len(window)-1].Position
+		rep.Until = window[len(window)-1].RecordedAt
+	}
+	if !cfg.Until.IsZero() {
+		rep.Until = cfg.Until
+	}
+	if rep.Until.Before(cfg.Since) {
+		rep.Until = cfg.Since
+	}
+	ss, err := starts(ctx, source, from)
+	if err != nil {
+		return Report{}, err
+	}
+	if rep.Downtimes, err = downtimes(ctx, source, ss, from); err != nil {
+		return Report{}, err
+	}
+	for _, f := range cfg.Failed {
+		if f.Node == "" {
+			return Report{}, errors.New("a failed node needs a name")
+		}
+	}
+	for _, d := range cfg.Drains {
+		if d.Node == "" {
+			return Report{}, errors.New("a drained node needs a name")
+		}
+	}
+
+	dir, err := os.MkdirTemp("", "herd-what-if-*")
+	if err != nil {
+		return Report{}, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, events.DatabaseFileName)
+	if _, err := seed(ctx, source, from, path); err != nil {
+		return Report{}, err
+	}
+	s := &simulation{cfg: cfg, dir: dir, clock: newSimClock(cfg.Since), downtimes: rep.Downtimes}
+	s.window = window
+	inputs := s.plan(window)
+	rep.Inputs = len(inputs)
+	if err := s.run(ctx, inputs, watchingSince(ss, cfg.Since), rep.Until); err != nil {
+		return Report{}, err
+	}
+	rep.Orphans = s.orphans
+	store, err := events.Open(ctx, events.Config{Path: path}, nil)
+	if err != nil {
+		return Report{}, err
+	}
+	defer store.Log().Close()
+	simulated, err := readWindow(ctx, store.Log(), s.seedHead, time.Time{})
+	if err != nil {
+		return Report{}, err
+	}
+	rep.compare(ctx, window, simulated, store.Log())
+	if err := rep.availability(ctx, source, store.Log(), window, simulated); err != nil {
+		return Report{}, err
+	}
+	return rep, nil
+}
+
+// readWindow reads the log's events after position from, up to until
+// (zero: to the end).
+func readWindow(ctx context.Context, log events.LogReader, from int64, until time.Time) ([]events.Record, error) {
+	var out []events.Record
+	for {
+		recs, err := log.ReadAfter(ctx, from, seedBatch)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			if !until.IsZero() && r.RecordedAt.After(until) {
+				return out, nil
+			}
+			out = append(out, r)
+		}
+		if len(recs) < seedBatch {
+			return out, nil
+		}
+		from = recs[len(recs)-1].Position
+	}
+}
+
+// simulation is one run of herd's engine on the what-if's log.
+type simulation struct {
+	cfg       Config
+	dir       string
+	clock     *simClock
+	downtimes []Downtime
+	seedHead  int64
+
+	app    *fx.App
+	log    events.Log
+	recs   *reconcilers.Manager
+	writer *projections.Writer
+	nodes  *projections.NodeView
+	// terms are the reconcilers that count time from herd's start.
+	terms []reconcilers.TermStarter
+	// resyncs predicts each reconciler's resync ticks on the fake clock.
+	resyncs map[string]*resyncTicks
+	// ready is each node's Ready as the real log had it, input by input:
+	// window is the real log's window, followed up to cursor.
+	ready  readiness
+	window []events.Record
+	cursor int
+	// realPods are the pods the real window's workload reconcilers
+	// created, each with its owner's name and "*"; realOrder, per owner,
+	// in the order they were created. orphans counts the inputs about
+	// such pods that the simulation never made.
+	realPods  map[string]string
+	realOrder map[string][]string
+	orphans   int
+}
+
+// resyncTicks predicts one reconciler's resync ticks on the fake clock:
+// the fake ticker fires once when its next tick is reached, then
+// schedules the first tick after the new time.
+type resyncTicks struct {
+	period   time.Duration
+	next     time.Time
+	expected int64
+}
+
+// serveConfig is cfg.Serve made safe to run on the what-if's log: on its
+// own data directory, reaching nothing outside.
+func (s *simulation) serveConfig() app.Config {
+	c := s.cfg.Serve
+	c.DataDir = s.dir
+	c.Database = ""
+	c.Listen = "127.0.0.1:0"
+	c.LogLevel = "error"
+	c.KubeconfigPath = "-"
+	c.Demo = 0
+	c.LocalNode.Name = ""
+	c.KubeletProbe.Kinds = nil
+	// The dispatcher is woken by every commit of the simulation's own;
+	// the fallback poll is wall time and only bounds a missed wake-up.
+	c.PollInterval = 10 * time.Millisecond
+	return c
+}
+
+// start starts herd's engine on the what-if's log at the clock's time.
+// since, when set, is when the health rules' term began in the real log:
+// a start of the simulation is not a start of herd.
+func (s *simulation) start(ctx context.Context, since time.Time) error {
+	var terms struct {
+		fx.In
+		All []reconcilers.Reconciler `group:"reconcilers"`
+	}
+	s.app = fx.New(app.SimulationOptions(s.serveConfig(),
+		fx.Decorate(func(clock.WithTicker) clock.WithTicker { return s.clock }),
+		fx.Populate(&s.log, &s.recs, &s.writer, &s.nodes, &terms),
+		fx.NopLogger,
+	))
+	if err := s.app.Err(); err != nil {
+		return fmt.Errorf("the what-if's herd: %w", err)
+	}
+	startCtx, cancel := context.WithTimeout(ctx, settleTimeout)
+	defer cancel()
+	if err := s.app.Start(startCtx); err != nil {
+		return fmt.Errorf("start the what-if's herd: %w", err)
+	}
+	s.terms = s.terms[:0]
+	for _, r := range terms.All {
+		if t, ok := r.(reconcilers.TermStarter); ok && slices.Contains(s.recs.Running(), r.Name()) {
+			s.terms = append(s.terms, t)
+		}
+	}
+	if !since.IsZero() && since.Before(s.clock.Now()) {
+		for _, t := range s.terms {
+			t.BeginTerm(since)
+		}
+	}
+	s.resyncs = map[string]*resyncTicks{}
+	for _, name := range s.recs.Running() {
+		st, _ := s.recs.Status(name)
+		if st.ResyncPeriod > 0 {
+			s.resyncs[name] = &resyncTicks{period: st.ResyncPeriod, next: s.clock.Now().Add(st.ResyncPeriod), expected: 1}
+		}
+	}
+	return s.settle(ctx)
+}
+
+// stop stops herd's engine, as herd stopped.
+func (s *simulation) stop(ctx context.Context) error {
+	if s.app == nil {
+		return nil
+	}
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	err := s.app.Stop(stopCtx)
+	s.app, s.recs = nil, nil
+	s.clock.forget() // what the stopped engine waited for waits no more
+	return err
+}
+
+// run feeds the inputs at their times, stepping the clock, from the
+// window's start to until.
+func (s *simulation) run(ctx context.Context, inputs []input, since, until time.Time) (err error) {
+	store, err := events.Open(ctx, events.Config{Path: filepath.Join(s.dir, events.DatabaseFileName)}, nil)
+	if err != nil {
+		return err
+	}
+	s.seedHead, err = store.Log().Head(ctx)
+	_ = store.Log().Close()
+	if err != nil {
+		return err
+	}
+	if err := s.start(ctx, since); err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, s.stop(ctx)) }()
+	if err := s.ready.load(ctx, s.nodes); err != nil {
+		return err
+	}
+	for _, in := range inputs {
+		if err := s.advance(ctx, in.at); err != nil {
+			return err
+		}
+		if err := s.feed(ctx, in); err != nil {
+			return err
+		}
+		if err := s.settle(ctx); err != nil {
+			return err
+		}
+	}
+	return s.advance(ctx, until)
+}
+
+// advance moves the clock to t in steps, waiting at each for the
+// reconcilers; across herd's downtime it stops herd where it stopped and
+// starts it where it started.
+func (s *simulation) advance(ctx context.Context, t time.Time) error {
+	for s.clock.Now().Before(t) {
+		now := s.clock.Now()
+		next := t
+		if due, ok := s.clock.next(now); ok && due.Before(next) {
+			next = due
+		}
+		if s.cfg.Step > 0 {
+			next = minTime(next, now.Add(s.cfg.Step))
+		}
+		if d, ok := s.downtimeWithin(now, next); ok {
+			if err := s.moveClock(ctx, maxTime(now, d.From)); err != nil {
+				return err
+			}
+			if err := s.stop(ctx); err != nil {
+				return err
+			}
+			s.clock.SetTime(d.Until)
+			if err := s.start(ctx, time.Time{}); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.moveClock(ctx, next); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// downtimeWithin is the downtime that a step from from to to enters, if
+// any.
+func (s *simulation) downtimeWithin(from, to time.Time) (Downtime, bool) {
+	for _, d := range s.downtimes {
+		if d.From.Before(to) && d.Until.After(from) && d.From.Before(d.Until) {
+			return d, true
+		}
+	}
+	return Downtime{}, false
+}
+
+// moveClock moves the clock to t and waits for the resyncs it causes.
+func (s *simulation) moveClock(ctx context.Context, t time.Time) error {
+	if !t.After(s.clock.Now()) {
+		return nil
+	}
+	s.clock.SetTime(t)
+	for _, r := range s.resyncs {
+		if !t.Before(r.next) {
+			r.expected++
+			for !r.next.After(t) {
+				r.next = r.next.Add(r.period)
+			}
+		}
+	}
+	return s.settle(ctx)
+}
+
+// settle waits until every reconciler has done the resyncs the clock
+// asked for, has read the whole log, and has nothing queued, in flight,
+// retrying or due — three times in a row, since one reconciler's work
+// can give another more.
+func (s *simulation) settle(ctx context.Context) error {
+	deadline := time.Now().Add(settleTimeout) // wall time: a bound on the wait
+	tick := time.NewTicker(500 * time.Microsecond)
+	defer tick.Stop()
+	quiet := 0
+	for quiet < 3 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+		head, err := s.log.Head(ctx)
+		if err != nil {
+			return err
+		}
+		busy := ""
+		for _, name := range s.recs.Running() {
+			st, _ := s.recs.Status(name)
+			want := int64(0)
+			if r := s.resyncs[name]; r != nil {
+				want = r.expected
+			}
+			if st.Resyncs < want || !st.Settled(head) {
+				busy = fmt.Sprintf("%s: %+v, want %d resyncs, log head %d", name, st, want, head)
+				break
+			}
+		}
+		if busy == "" {
+			quiet++
+			continue
+		}
+		quiet = 0
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the what-if's reconcilers did not settle at %s within %s: %s", s.clock.Now().UTC().Format(time.RFC3339), settleTimeout, busy)
+		}
+	}
+	return nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,295 @@
+package whatif
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"herd/domain"
+	"herd/events"
+	"herd/reconcilers"
+)
+
+// herdActor is the prefix of the actors herd's own reconcilers write as.
+const herdActor = "system:herd:"
+
+// observers are the parts of herd that write as herd but only record what
+// they observed outside it (a kubelet's status, a probe's answer, a
+// kubelet target's configuration): their events are inputs.
+var observers = []string{"system:herd:kubelet", "system:herd:config", "system:herd:kubeletprobe"}
+
+// decided says whether herd decided rec itself, rather than being told it
+// from outside: a reconciler's write, or herd's own start (system:herd).
+func decided(rec events.Record) bool {
+	a := rec.Metadata.Actor
+	if a == "system:herd" {
+		return true
+	}
+	return strings.HasPrefix(a, herdActor) && !slices.Contains(observers, a)
+}
+
+// input is what one command from outside appended: one stream's events
+// at one time, or a command the what-if adds.
+type input struct {
+	at     time.Time
+	stream string
+	md     events.Metadata
+	recs   []events.Record
+	// cmd, when set, is a node command the what-if adds.
+	cmd  domain.NodeCommand
+	node string
+}
+
+// plan turns the window's events into the inputs to feed: every event
+// herd did not decide, in order, grouped by the command that appended it,
+// less those of the nodes that fail in the what-if, plus its drains.
+func (s *simulation) plan(window []events.Record) []input {
+	var out []input
+	s.realPods, s.realOrder = map[string]string{}, map[string][]string{}
+	for _, r := range window {
+		if r.Type != (domain.PodCreated{}).EventType() || !decided(r) {
+			continue
+		}
+		if key, ok := domain.PodAggregate.Key(r.Stream); ok {
+			if owner := generatedOwner(key); owner != "" {
+				s.realPods[key] = owner
+				s.realOrder[owner] = append(s.realOrder[owner], key)
+			}
+		}
+	}
+	for i := 0; i < len(window); {
+		j := i + 1
+		for j < len(window) && sameCommand(window[i], window[j]) {
+			j++
+		}
+		run := window[i:j]
+		i = j
+		if decided(run[0]) || s.silenced(run[0]) {
+			continue
+		}
+		out = append(out, input{at: run[0].RecordedAt, stream: run[0].Stream, md: run[0].Metadata, recs: run})
+	}
+	for _, d := range s.cfg.Drains {
+		out = append(out, input{at: d.At, stream: domain.NodeStream(d.Node), node: d.Node, cmd: domain.DrainNode{},
+			md: events.Metadata{Actor: WhatIfActor, Source: "what-if"}})
+	}
+	slices.SortStableFunc(out, func(a, b input) int { return a.at.Compare(b.at) })
+	return out
+}
+
+// silenced says whether rec came from a node that has failed in the
+// what-if by its time: its reports, its lease's renewals, its agent's
+// word on its pods.
+func (s *simulation) silenced(rec events.Record) bool {
+	for _, f := range s.cfg.Failed {
+		if rec.RecordedAt.Before(f.At) {
+			continue
+		}
+		if rec.Stream == domain.NodeStream(f.Node) || rec.Stream == domain.LeaseStream(domain.NodeLeaseNamespace, f.Node) ||
+			rec.Metadata.Actor == "system:node:"+f.Node {
+			return true
+		}
+	}
+	return false
+}
+
+// feed appends one input to the what-if's log at the clock's time, as
+// the real log recorded it, or decides it again where the simulated node
+// no longer stands where the real one did (see heartbeat).
+func (s *simulation) feed(ctx context.Context, in input) error {
+	ctx = events.WithMetadata(ctx, in.md)
+	if len(in.recs) > 0 {
+		s.followUntil(in.recs[0].Position)
+	}
+	if in.cmd != nil {
+		if _, err := s.writer.NodeCommands().Execute(ctx, domain.Key{Name: in.node}, in.cmd); err != nil {
+			return fmt.Errorf("what-if: %T on node %s at %s: %w", in.cmd, in.node, in.at.UTC().Format(time.RFC3339), err)
+		}
+		return nil
+	}
+	evs := make([]domain.Event, 0, len(in.recs))
+	for _, r := range in.recs {
+		ev, err := domain.UnmarshalEvent(r.Type, r.Payload)
+		if err != nil {
+			return fmt.Errorf("what-if: event %d: %w", r.Position, err)
+		}
+		evs = append(evs, ev)
+	}
+	stream, ok, err := s.podStream(ctx, in.stream)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		s.orphans++
+		return nil
+	}
+	in.stream = stream
+	if name, ok := domain.NodeAggregate.Key(in.stream); ok {
+		handled, err := s.heartbeat(ctx, name, evs)
+		if handled || err != nil {
+			return err
+		}
+	}
+	if err := s.writer.AppendRecorded(ctx, in.stream, evs); err != nil {
+		return fmt.Errorf("what-if: feed %s at %s: %w", in.stream, in.at.UTC().Format(time.RFC3339), err)
+	}
+	return nil
+}
+
+// heartbeat decides a node's report again when the what-if's node is not
+// Ready as the real one was when the report came (one marked earlier, or
+// not at all): a report is a heartbeat to herd, which decides the node's
+// conditions from it (domain.RecordHeartbeat), and the events the real
+// herd decided from it would not be the what-if's. A report to a node
+// that stands as the real one did is taken as it was recorded.
+func (s *simulation) heartbeat(ctx context.Context, name string, evs []domain.Event) (bool, error) {
+	var beat *domain.HeartbeatRecorded
+	for _, ev := range evs {
+		if hb, ok := ev.(domain.HeartbeatRecorded); ok {
+			beat = &hb
+		}
+	}
+	if beat == nil {
+		return false, nil
+	}
+	n, err := s.nodes.Get(ctx, name)
+	if err != nil {
+		return false, nil // a node the what-if does not hold: as recorded
+	}
+	ready, _ := n.Condition(domain.ConditionReady)
+	if ready.Status == s.ready.status[name] {
+		return false, nil
+	}
+	cmd := domain.RecordHeartbeat{Metrics: beat.Metrics, Kubelet: beat.Kubelet, Thresholds: s.cfg.Serve.Thresholds}
+	if beat.Metrics == nil {
+		cmd.Reported = s.ready.reported(name)
+	}
+	if _, err := s.writer.NodeCommands().Execute(ctx, domain.Key{Name: name}, cmd); err != nil {
+		return true, fmt.Errorf("what-if: node %s's report at %s: %w", name, s.clock.Now().UTC().Format(time.RFC3339), err)
+	}
+	return true, nil
+}
+
+// podStream is the what-if's stream for what the real log wrote to
+// stream: the same, but for a pod a workload's reconciler created in the
+// window, whose name has a random suffix. What a node reported of such a
+// pod goes to its counterpart in the simulation: the pod the same
+// owner's reconciler created in the same turn (the k-th of the window in
+// each run). false when the simulation made no such pod: the report is
+// of a pod that would not have been.
+func (s *simulation) podStream(ctx context.Context, stream string) (string, bool, error) {
+	key, ok := domain.PodAggregate.Key(stream)
+	if !ok {
+		return stream, true, nil
+	}
+	owner, generated := s.realPods[key]
+	if !generated {
+		return stream, true, nil
+	}
+	k := slices.Index(s.realOrder[owner], key)
+	ns, _, _ := strings.Cut(key, "/")
+	base := strings.TrimSuffix(strings.TrimPrefix(owner, ns+"/"), "*")
+	created, err := s.log.Query(ctx, events.Filter{StreamPrefix: domain.PodAggregate.Stream(ns + "/" + base), Types: []string{domain.PodCreated{}.EventType()}, After: s.seedHead})
+	if err != nil {
+		return "", false, err
+	}
+	var sim []string
+	for _, r := range created {
+		if decided(r) {
+			if simKey, ok := domain.PodAggregate.Key(r.Stream); ok && generatedOwner(simKey) == owner {
+				sim = append(sim, r.Stream)
+			}
+		}
+	}
+	if k < 0 || k >= len(sim) {
+		return "", false, nil
+	}
+	return sim[k], true, nil
+}
+
+// generatedOwner is a generated pod's key with its random suffix as "*".
+func generatedOwner(key string) string {
+	if len(key) > reconcilers.SuffixLength+1 && key[len(key)-reconcilers.SuffixLength-1] == '-' {
+		return key[:len(key)-reconcilers.SuffixLength] + "*"
+	}
+	return ""
+}
+
+// followUntil follows the real log's node events before position p.
+func (s *simulation) followUntil(p int64) {
+	for ; s.cursor < len(s.window) && s.window[s.cursor].Position < p; s.cursor++ {
+		rec := s.window[s.cursor]
+		name, ok := domain.NodeAggregate.Key(rec.Stream)
+		if !ok || (rec.Type != domain.NodeConditionChanged{}.EventType() && rec.Type != domain.HeartbeatMissed{}.EventType()) {
+			continue
+		}
+		if ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload); err == nil {
+			s.ready.follow(name, []domain.Event{ev})
+		}
+	}
+}
+
+// readiness follows the nodes as the real log has them: each node's
+// Ready, and the conditions it last reported itself.
+type readiness struct {
+	status map[string]domain.ConditionStatus
+	conds  map[string]map[domain.ConditionType]domain.ReportedCondition
+}
+
+// load takes every node as the what-if's log starts: as the real one
+// stood then.
+func (r *readiness) load(ctx context.Context, nodes interface {
+	List(context.Context) ([]domain.Node, int64, error)
+}) error {
+	r.status = map[string]domain.ConditionStatus{}
+	r.conds = map[string]map[domain.ConditionType]domain.ReportedCondition{}
+	ns, _, err := nodes.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range ns {
+		ready, _ := n.Condition(domain.ConditionReady)
+		r.status[n.Name] = ready.Status
+		for _, c := range n.Conditions {
+			if c.Status != domain.ConditionUnknown {
+				r.remember(n.Name, domain.ReportedCondition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message})
+			}
+		}
+	}
+	return nil
+}
+
+func (r *readiness) remember(node string, c domain.ReportedCondition) {
+	if r.conds[node] == nil {
+		r.conds[node] = map[domain.ConditionType]domain.ReportedCondition{}
+	}
+	r.conds[node][c.Type] = c
+}
+
+// follow takes one command's events on node name in the real log.
+func (r *readiness) follow(name string, evs []domain.Event) {
+	for _, ev := range evs {
+		domain.Holds(ev, func(c domain.NodeConditionChanged) bool {
+			if c.Type == domain.ConditionReady {
+				r.status[name] = c.Status
+			}
+			if c.Status != domain.ConditionUnknown {
+				r.remember(name, domain.ReportedCondition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message})
+			}
+			return false
+		})
+	}
+}
+
+// reported are the conditions node name last reported, in a stable
+// order.
+func (r *readiness) reported(name string) []domain.ReportedCondition {
+	var out []domain.ReportedCondition
+	for _, c := range r.conds[name] {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b domain.ReportedCondition) int { return strings.Compare(string(a.Type), string(b.Type)) })
+	return out
+}

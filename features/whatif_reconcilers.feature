@@ -1,0 +1,49 @@
+Feature: The what-if runs herd's own reconcilers on the past
+  herd what-if (and herd replay --what-if) starts herd's engine again on a
+  scratch copy of the log as it stood at the window's start, on a simulated
+  clock, and feeds it what the nodes and the operators sent in the window,
+  at the times they sent it. herd's reconcilers — the health rules, NoExecute
+  evictions, the scheduler, drains, ReplicaSets, Deployments and the rest —
+  decide everything else again, under the settings asked about, with the
+  inputs asked about. With herd's own settings and inputs they make every
+  decision herd made.
+
+  Background:
+    Given herd is running and the time is 2026-03-01 09:00:00
+    And node "n1" has registered and is Ready
+    And node "n2" has registered and is Ready
+    And node "n3" has registered and is Ready
+    And ReplicaSet "cache" keeps 3 pods labelled app=cache, tolerating an unreachable node for 10 seconds
+
+  Scenario: With herd's own settings, yesterday's silent node, Deployment and drain come out as they did
+    Given Deployment "api" runs 2 pods of image "api:1" with a surge of 1 and none unavailable
+    When 30 seconds pass while "n2" and "n3" keep reporting
+    And an operator drains "n2"
+    And 2 minutes pass while "n2" and "n3" keep reporting
+    Then the window since 09:00:00 holds decisions of "health", "noexecute", "scheduler", "drain", "replicaset" and "deployment"
+    And the what-if since 09:00:00 with herd's own settings makes every decision herd's reconcilers made, and no other
+
+  @node-runtime-none
+  Scenario: What a client said of the pods herd's ReplicaSet made reaches the what-if's own pods of the ReplicaSet
+    When a client reports the pods of ReplicaSet "cache" Running
+    And 30 seconds pass while "n1", "n2" and "n3" keep reporting
+    Then the what-if since 09:00:00 with herd's own settings makes every decision herd's reconcilers made, and no other
+
+  Scenario: A shorter grace period yesterday would have evicted a briefly silent node's pods, and placed them anew
+    When 35 seconds pass while "n2" and "n3" keep reporting
+    And the agent on "n1" reports the same metrics again
+    And 1 minute passes while "n1", "n2" and "n3" keep reporting
+    Then the what-if since 09:00:00 with a node-monitor-grace-period of 20s evicts pods of "cache" from "n1" that herd left there, and the scheduler places them anew elsewhere
+
+  Scenario: A change to a reconciler is followed by the what-if
+    When 2 minutes pass while "n2" and "n3" keep reporting
+    Then the what-if since 09:00:00 without the "noexecute" reconciler finds that the pods of "cache" herd evicted from "n1" would have stayed
+
+  Scenario: Three nodes failing at once would have been taken for herd being cut off
+    When 2 minutes pass while "n1", "n2" and "n3" keep reporting
+    Then the what-if since 09:00:00 with "n1", "n2" and "n3" failing at 09:00:30 marks them NotReady too, and herd would have counted the fleet disrupted
+
+  Scenario: A drain that did not happen
+    When 2 minutes pass while "n1", "n2" and "n3" keep reporting
+    Then the what-if since 09:00:00 with "n1" drained at 09:00:40 evicts the pods of "cache" from it, and the scheduler places them anew elsewhere
+    And the what-if since 09:00:00 with "n1", "n2" and "n3" drained at 09:00:40 finds ReplicaSet "cache" would have been below its desired availability for longer
