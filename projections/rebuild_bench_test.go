@@ -23,6 +23,7 @@ func BenchmarkRebuild(b *testing.B) {
 	ctx := context.Background()
 	total := fillLog(b, store, nodes, eventsPerNode)
 	resetPeakRSS()
+	cpu0, cpuOK := processCPU()
 	b.ResetTimer()
 	for range b.N {
 		stats, err := Rebuild(ctx, store.Log(), RebuildOptions{})
@@ -34,6 +35,9 @@ func BenchmarkRebuild(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(total*int64(b.N))/b.Elapsed().Seconds(), "events/s")
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(total*int64(b.N)), "cpu-µs/event")
+	}
 	if peak, ok := peakRSS(); ok {
 		b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MB")
 	}

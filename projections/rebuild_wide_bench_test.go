@@ -31,6 +31,7 @@ func BenchmarkRebuildWide(b *testing.B) {
 	ctx := context.Background()
 	total := fillWideLog(b, store, 100000)
 	resetPeakRSS()
+	cpu0, cpuOK := processCPU()
 	b.ResetTimer()
 	for range b.N {
 		stats, err := Rebuild(ctx, store.Log(), RebuildOptions{})
@@ -42,6 +43,9 @@ func BenchmarkRebuildWide(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(total*int64(b.N))/b.Elapsed().Seconds(), "events/s")
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(total*int64(b.N)), "cpu-µs/event")
+	}
 	if peak, ok := peakRSS(); ok {
 		b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MB")
 	}
