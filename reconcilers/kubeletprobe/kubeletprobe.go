@@ -66,6 +66,15 @@ func (r *Reconciler) Name() string { return "kubeletprobe" }
 func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
 	switch {
 	case lifeEvents.Match(rec):
+		if reg, ok := registration(rec); ok && !r.probes(reg) {
+			// A node herd will not probe (a kind not probed, no kubelet
+			// port): nothing to read. Every kubelet of a large fleet
+			// registering would otherwise cost a read of its node's row
+			// while the write path is busiest. A probe it had before
+			// this registration stops at its next turn, which reads the
+			// node.
+			return nil
+		}
 		return reconcilers.KeysOf(rec)
 	case reconcilers.Is[domain.NodeKubeletEndpointChanged](rec):
 		keys := reconcilers.KeysOf(rec)
@@ -75,6 +84,26 @@ func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
 		return keys
 	}
 	return nil
+}
+
+// registration is what a NodeRegistered or NodeRestarted record says of
+// the node; false for any other record, or one that does not decode.
+func registration(rec events.Record) (domain.Registration, bool) {
+	switch {
+	case reconcilers.Is[domain.NodeRegistered](rec):
+		ev, err := reconcilers.Decode[domain.NodeRegistered](rec)
+		return ev.Registration, err == nil
+	case reconcilers.Is[domain.NodeRestarted](rec):
+		ev, err := reconcilers.Decode[domain.NodeRestarted](rec)
+		return ev.Registration, err == nil
+	}
+	return domain.Registration{}, false
+}
+
+// probes says whether a node registered as reg has a kubelet endpoint of
+// a kind herd probes (target says whether its address may be probed).
+func (r *Reconciler) probes(reg domain.Registration) bool {
+	return reg.KubeletPort > 0 && slices.Contains(r.cfg.Kinds, reg.Kind)
 }
 
 // lifeEvents start, restart or end a node's probes.
