@@ -72,7 +72,9 @@ func (r *Reconciler) KeysFor(rec events.Record) []reconcilers.Key {
 			// registering would otherwise cost a read of its node's row
 			// while the write path is busiest. A probe it had before
 			// this registration stops at its next turn, which reads the
-			// node.
+			// node; what herd remembers of its probes goes now, as that
+			// turn's read would have dropped it.
+			r.forget(reg.Name)
 			return nil
 		}
 		return reconcilers.KeysOf(rec)
