@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"sync"
 )
@@ -49,8 +50,13 @@ func (w *writeConn) begin(ctx context.Context) (tx *sql.Tx, release func(), ok b
 	}
 	tx, err = w.conn.BeginTx(ctx, nil)
 	if err != nil {
-		if errors.Is(err, sql.ErrConnDone) {
-			w.conn = nil // database/sql closed it: the pool serves from now on
+		if errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) {
+			// The connection is gone or broken: the pool serves this
+			// write and every later one.
+			_ = w.conn.Close()
+			w.conn = nil
+			w.mu.Unlock()
+			return nil, nil, false, nil
 		}
 		w.mu.Unlock()
 		return nil, nil, true, err
