@@ -80,3 +80,17 @@ func (w *writeConn) close() error {
 	w.conn = nil
 	return err
 }
+
+// WithWriteConn runs fn on the connection the store keeps for its write
+// transactions, once no write transaction is on it, for what must be set
+// on every connection (a test's page limit standing for a full disk). It
+// does nothing when the store keeps none.
+func (s *Store) WithWriteConn(ctx context.Context, fn func(*sql.Conn) error) error {
+	w := &s.writer
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conn == nil {
+		return nil
+	}
+	return fn(w.conn)
+}
