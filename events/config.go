@@ -61,9 +61,10 @@ type Config struct {
 	// so handlers must ack quickly.
 	AckDeadline time.Duration
 
-	// MaxOpenConns bounds the connection pool. Default GOMAXPROCS, at least
-	// 4: WAL lets readers run beside the one writer, and more connections
-	// than cores only adds contention for the write lock.
+	// MaxOpenConns bounds the connection pool's readers. Default
+	// GOMAXPROCS, at least 4: WAL lets readers run beside the one writer.
+	// A store keeps one connection more for its write transactions, so
+	// that a write never waits behind readers for a connection.
 	MaxOpenConns int
 }
 

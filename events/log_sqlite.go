@@ -16,12 +16,19 @@ type sqliteLog struct{ s *Store }
 
 var _ Log = sqliteLog{}
 
+// Begin starts a write transaction, on the connection kept for writes
+// when it is free (see writeConn).
 func (l sqliteLog) Begin(ctx context.Context) (LogTx, error) {
-	tx, err := l.s.db.BeginTx(ctx, nil)
+	tx, release, kept, err := l.s.writer.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &sqliteTx{s: l.s, txSavepoints: txSavepoints{tx: tx}}, nil
+	if !kept {
+		if tx, err = l.s.db.BeginTx(ctx, nil); err != nil {
+			return nil, err
+		}
+	}
+	return &sqliteTx{s: l.s, txSavepoints: txSavepoints{tx: tx}, release: release}, nil
 }
 
 func (l sqliteLog) CommitSignal() (int64, <-chan struct{}) { return l.s.CommitSignal() }
@@ -82,6 +89,16 @@ func (l sqliteLog) DeleteEvents(ctx context.Context, tx LogTx, d Deletion) (Comp
 type sqliteTx struct {
 	s *Store
 	txSavepoints
+	// release hands the connection kept for writes back once the
+	// transaction is over; nil for a transaction on a pool connection.
+	release func()
+}
+
+// done releases the kept connection, if the transaction ran on it.
+func (t *sqliteTx) done() {
+	if t.release != nil {
+		t.release()
+	}
 }
 
 func (t *sqliteTx) Engine() Engine { return EngineSQLite }
@@ -113,7 +130,9 @@ func (t *sqliteTx) Append(ctx context.Context, stream string, expectedVersion in
 }
 
 func (t *sqliteTx) Commit() error {
-	if err := t.tx.Commit(); err != nil {
+	err := t.tx.Commit()
+	t.done() // over, committed or not: database/sql ends it either way
+	if err != nil {
 		return err
 	}
 	if t.last > 0 {
@@ -123,8 +142,10 @@ func (t *sqliteTx) Commit() error {
 }
 
 func (t *sqliteTx) Rollback() error {
-	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
-		return err
+	err := t.tx.Rollback()
+	if err == nil || errors.Is(err, sql.ErrTxDone) {
+		t.done()
+		return nil
 	}
-	return nil
+	return err
 }

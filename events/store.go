@@ -50,6 +50,8 @@ type Store struct {
 	shared atomic.Pointer[recentReads]
 	// inserts are the prepared INSERTs of AppendPrepared.
 	inserts insertStmts
+	// writer is the connection kept for the log's write transactions.
+	writer writeConn
 }
 
 // subscription is a subscriber (watermill-sql's, or a Follower) the store
@@ -114,6 +116,14 @@ func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Sto
 		_ = db.Close() // the open failed; that error is the one returned
 		return nil, fmt.Errorf("events: open %s: %w", cfg.Path, err)
 	}
+	// One connection more than cfg.MaxOpenConns, kept for writes, taken
+	// now, before anyone reads (see writeConn).
+	db.SetMaxOpenConns(cfg.MaxOpenConns + 1)
+	db.SetMaxIdleConns(cfg.MaxOpenConns + 1)
+	if err := s.writer.reserve(ctx, db); err != nil {
+		_ = db.Close() // the open failed; that error is the one returned
+		return nil, fmt.Errorf("events: open %s: %w", cfg.Path, err)
+	}
 	return s, nil
 }
 
@@ -149,6 +159,9 @@ func (s *Store) Close() error {
 		if err := sn.sub.Close(); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := s.writer.close(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := s.db.Close(); err != nil {
 		errs = append(errs, err)

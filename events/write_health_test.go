@@ -39,7 +39,7 @@ func TestAFullDiskMakesTheLogUnwritableUntilRoomIsBack(t *testing.T) {
 	if err := store.Unwritable(ctx); err != nil {
 		t.Fatalf("a log just written: %v", err)
 	}
-	free, err := eventstest.FillDisk(ctx, store.DB())
+	free, err := eventstest.FillDisk(ctx, store)
 	if err != nil {
 		t.Fatal(err)
 	}

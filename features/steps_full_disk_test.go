@@ -23,7 +23,7 @@ func (w *world) registerFullDiskSteps(sc *godog.ScenarioContext) {
 // diskFills makes the log's database answer every write that needs room
 // as a full disk does (SQLITE_FULL), through SQLite's own page limit.
 func (w *world) diskFills() error {
-	free, err := eventstest.FillDisk(context.Background(), w.store.DB())
+	free, err := eventstest.FillDisk(context.Background(), w.store)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func TestReadyzSaysWhenTheLogCannotBeWritten(t *testing.T) {
 	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: cmPath, body: `{"metadata":{"name":"before"}}`})
 	mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: "/readyz"})
 
-	free, err := eventstest.FillDisk(t.Context(), api.store.DB())
+	free, err := eventstest.FillDisk(t.Context(), api.store)
 	if err != nil {
 		t.Fatal(err)
 	}

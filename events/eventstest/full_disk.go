@@ -5,25 +5,39 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+
+	"herd/events"
 )
 
-// FillDisk makes every connection of db answer a write that needs a new
-// page as a full disk does (SQLITE_FULL, "database or disk is full"),
-// through SQLite's max_page_count, which each connection keeps for itself:
-// it takes every connection the pool may open, sets each one's limit to
-// the pages the file has now, and gives them back. The returned function
-// lifts the limit again, as freeing disk space would.
-func FillDisk(ctx context.Context, db *sql.DB) (free func() error, err error) {
-	conns := db.Stats().MaxOpenConnections
-	if err := setMaxPageCount(ctx, db, conns, 1); err != nil {
+// FillDisk makes every connection of the store answer a write that needs
+// a new page as a full disk does (SQLITE_FULL, "database or disk is
+// full"), through SQLite's max_page_count, which each connection keeps
+// for itself: it sets the limit on the connection the store keeps for
+// writes, takes every other connection the pool may open, sets each one's
+// limit to the pages the file has now, and gives them back. The returned
+// function lifts the limit again, as freeing disk space would.
+func FillDisk(ctx context.Context, store *events.Store) (free func() error, err error) {
+	if err := setMaxPageCount(ctx, store, 1); err != nil {
 		return nil, err
 	}
-	return func() error { return setMaxPageCount(ctx, db, conns, math.MaxUint32-1) }, nil
+	return func() error { return setMaxPageCount(ctx, store, math.MaxUint32-1) }, nil
 }
 
-// setMaxPageCount sets max_page_count on conns connections of db at
-// once; SQLite raises a limit below the file's page count to that count.
-func setMaxPageCount(ctx context.Context, db *sql.DB, conns int, pages int64) error {
+// setMaxPageCount sets max_page_count on every connection of the store:
+// the one kept for writes, then all the pool's others at once. SQLite
+// raises a limit below the file's page count to that count.
+func setMaxPageCount(ctx context.Context, store *events.Store, pages int64) error {
+	pragma := fmt.Sprintf("PRAGMA max_page_count = %d", pages)
+	if err := store.WithWriteConn(ctx, func(c *sql.Conn) error {
+		_, err := c.ExecContext(ctx, pragma)
+		return err
+	}); err != nil {
+		return fmt.Errorf("fill the disk: %w", err)
+	}
+	db := store.DB()
+	// The pool's connections less the one kept for writes, which the
+	// pool counts as open.
+	conns := db.Stats().MaxOpenConnections - 1
 	held := make([]*sql.Conn, 0, conns)
 	defer func() {
 		for _, c := range held {
@@ -36,7 +50,7 @@ func setMaxPageCount(ctx context.Context, db *sql.DB, conns int, pages int64) er
 			return fmt.Errorf("fill the disk: %w", err)
 		}
 		held = append(held, c)
-		if _, err := c.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", pages)); err != nil {
+		if _, err := c.ExecContext(ctx, pragma); err != nil {
 			return fmt.Errorf("fill the disk: %w", err)
 		}
 	}

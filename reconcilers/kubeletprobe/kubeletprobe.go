@@ -67,8 +67,23 @@ func (r *Reconciler) Name() string { return "kubeletprobe" }
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		Takes(domain.NodeAggregate).
-		Watches(lifeEvents, reconcilers.KeysOf).
+		Watches(lifeEvents, r.lifeChanged).
 		Watches(reconcilers.EventTypesOf(domain.NodeKubeletEndpointChanged{}), r.endpointMoved)
+}
+
+// lifeChanged maps a node's registration, restart or removal to the node,
+// unless it registered as a node herd will not probe (a kind not probed,
+// no kubelet port): nothing to read then. Every kubelet of a large fleet
+// registering would otherwise cost a read of its node's row while the
+// write path is busiest. A probe it had before this registration stops
+// at its next turn, which reads the node; what herd remembers of its
+// probes goes now, as that turn's read would have dropped it.
+func (r *Reconciler) lifeChanged(rec events.Record) []reconcilers.Key {
+	if reg, ok := registration(rec); ok && !r.probes(reg) {
+		r.forget(reg.Name)
+		return nil
+	}
+	return reconcilers.KeysOf(rec)
 }
 
 // endpointMoved forgets the node's last probe and maps the event to the
@@ -79,6 +94,26 @@ func (r *Reconciler) endpointMoved(rec events.Record) []reconcilers.Key {
 		r.forget(k.Name)
 	}
 	return keys
+}
+
+// registration is what a NodeRegistered or NodeRestarted record says of
+// the node; false for any other record, or one that does not decode.
+func registration(rec events.Record) (domain.Registration, bool) {
+	switch {
+	case reconcilers.Is[domain.NodeRegistered](rec):
+		ev, err := reconcilers.Decode[domain.NodeRegistered](rec)
+		return ev.Registration, err == nil
+	case reconcilers.Is[domain.NodeRestarted](rec):
+		ev, err := reconcilers.Decode[domain.NodeRestarted](rec)
+		return ev.Registration, err == nil
+	}
+	return domain.Registration{}, false
+}
+
+// probes says whether a node registered as reg has a kubelet endpoint of
+// a kind herd probes (target says whether its address may be probed).
+func (r *Reconciler) probes(reg domain.Registration) bool {
+	return reg.KubeletPort > 0 && slices.Contains(r.cfg.Kinds, reg.Kind)
 }
 
 // lifeEvents start, restart or end a node's probes.

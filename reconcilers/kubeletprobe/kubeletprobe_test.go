@@ -266,3 +266,37 @@ func TestAProbesResultNamesNoCause(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistrationsNotProbedQueueNothing: a node registering with no
+// kubelet endpoint, or of a kind herd does not probe, queues no key, so
+// the reconciler never reads it (a fleet of kubelets registering would
+// otherwise cost a read of every node's row); one of a probed kind with an
+// endpoint is queued, and so is every deletion.
+func TestRegistrationsNotProbedQueueNothing(t *testing.T) {
+	h := newHarness(t, Config{Kinds: []domain.NodeKind{domain.KindRP2040}, Interval: 15 * time.Second, Timeout: time.Second, Networks: loopback})
+	addr, _ := kubelet(t, http.StatusOK)
+	h.register(t, "pico-01", domain.KindRP2040, addr)
+	h.register(t, "pico-02", domain.KindRP2040, "")
+	h.register(t, "web-01", domain.KindLinux, addr)
+	for _, name := range []string{"pico-02", "web-01"} {
+		if _, err := h.w.UpdateNode(t.Context(), name, func(n domain.Node) ([]domain.Event, error) {
+			return domain.DecideNode(n, domain.DeleteNode{}, h.clock.Now())
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := h.log.ReadAfter(t.Context(), 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, rec := range recs {
+		for _, k := range reconcilerstest.Strings(h.r.Watches().KeysFor(rec)) {
+			got = append(got, rec.Type+" "+k)
+		}
+	}
+	want := []string{"NodeRegistered node/pico-01", "NodeDeleted node/pico-02", "NodeDeleted node/web-01"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("keys queued (-want +got):\n%s", diff)
+	}
+}
