@@ -12,7 +12,8 @@ const namedTiles = 100;
 const canvasTiles = 1000;
 
 export function overview(ctx) {
-  const { app, at, params } = ctx;
+  const { app, params } = ctx;
+  let at = ctx.at;
   const fleet = at ? new Fleet() : ctx.live;
   const groupBy = params.get('group') || 'kind';
   const filter = params.get('filter') || '';
@@ -198,6 +199,17 @@ export function overview(ctx) {
   if (fleet.loaded) update(null, true);
   drawDisruption();
   if (at) fleet.load(at);
+  // Another moment of the past (playback, a step, a time typed in) is
+  // followed in place: the fleet then is listed and only the tiles that
+  // changed are repainted, rather than the page built again.
+  if (at) {
+    ctx.moveTo = (next) => {
+      at = next;
+      lastDisruption = 0;
+      for (const el of tileOf.values()) if (!(el instanceof TileMap)) el.setAttribute('href', nodeHref({ name: el.dataset.node }, at));
+      fleet.moveTo(at);
+    };
+  }
   return () => {
     unlisten();
     window.removeEventListener('resize', onResize);
