@@ -59,10 +59,16 @@ func BenchmarkWebViewPlayback1kNodes(b *testing.B) {
 			Frames []float64    `json:"frames"`
 			At     string       `json:"at"`
 			Draws  int          `json:"draws"`
+			Moves  [][4]float64 `json:"moves"` // changed, list read, compared, repainted
+			Lists  [][3]float64 `json:"lists"` // asked, answer's first and last byte
+			Bytes  float64      `json:"bytes"`
 		}
 		raw := read(b, tab, "the timeline", evaluate[string](`JSON.stringify({tasks: window.herdLongTasks, frames: window.herdFrames,
 			at: new URLSearchParams(location.hash.split('?')[1] || '').get('at') || '',
-			draws: performance.getEntriesByName('herd:tiles-drawn').length})`))
+			draws: performance.getEntriesByName('herd:tiles-drawn').length,
+			moves: performance.getEntriesByName('herd:moved').map((m) => [m.detail.changed, m.detail.parsed, m.detail.compared, m.detail.painted]),
+			lists: performance.getEntriesByType('resource').filter((r) => r.name.includes('/api/v1/nodes?asOf=')).map((r) => [r.startTime, r.responseStart, r.responseEnd]),
+			bytes: Math.max(0, ...performance.getEntriesByType('resource').filter((r) => r.name.includes('/api/v1/nodes?asOf=')).map((r) => r.decodedBodySize))})`))
 		if err := json.Unmarshal([]byte(raw), &got); err != nil {
 			b.Fatal(err)
 		}
@@ -79,6 +85,32 @@ func BenchmarkWebViewPlayback1kNodes(b *testing.B) {
 				missed++
 			}
 		}
+		// Where the long tasks come from: those that began as a list's
+		// answer ended (its JSON parsed) or held its comparison and
+		// repaint.
+		compare, paint, serve := 0.0, 0.0, 0.0
+		for _, m := range got.Moves {
+			compare, paint = max(compare, m[2]-m[1]), max(paint, m[3]-m[2])
+		}
+		for _, l := range got.Lists {
+			serve = max(serve, l[2]-l[0])
+		}
+		for _, t := range got.Tasks {
+			cause := "no list nor move in it"
+			for _, l := range got.Lists {
+				if l[2] >= t[0]-1 && l[2] <= t[0]+t[1] {
+					cause = "a list's answer ended in it (JSON parse)"
+				}
+			}
+			for _, m := range got.Moves {
+				if m[1] >= t[0] && m[1] <= t[0]+t[1] {
+					cause += fmt.Sprintf("; a move's comparison (%.0f ms) and repaint (%.0f ms, %.0f nodes changed) in it", m[2]-m[1], m[3]-m[2], m[0])
+				}
+			}
+			b.Logf("long task at %.0f ms, %.0f ms: %s", t[0], t[1], cause)
+		}
+		b.Logf("%d moves: the longest comparison %.0f ms, the longest repaint %.0f ms; %d lists of the past (%.1f MB decoded), the slowest answered in %.0f ms",
+			len(got.Moves), compare, paint, len(got.Lists), got.Bytes/(1<<20), serve)
 		reached, err := time.Parse(time.RFC3339Nano, got.At)
 		if err != nil {
 			b.Fatalf("playback shows %q after %s: want a moment of the past", got.At, window)
