@@ -62,10 +62,12 @@ func BenchmarkWebViewPlayback1kNodes(b *testing.B) {
 			Moves  [][4]float64 `json:"moves"` // changed, list read, compared, repainted
 			Lists  [][3]float64 `json:"lists"` // asked, answer's first and last byte
 			Bytes  float64      `json:"bytes"`
+			Via    []string     `json:"via"` // where each move's list was read: the page or its worker
 		}
 		raw := read(b, tab, "the timeline", evaluate[string](`JSON.stringify({tasks: window.herdLongTasks, frames: window.herdFrames,
 			at: new URLSearchParams(location.hash.split('?')[1] || '').get('at') || '',
 			draws: performance.getEntriesByName('herd:tiles-drawn').length,
+			via: [...new Set(performance.getEntriesByName('herd:moved').map((m) => m.detail.via))],
 			moves: performance.getEntriesByName('herd:moved').map((m) => [m.detail.changed, m.detail.parsed, m.detail.compared, m.detail.painted]),
 			lists: performance.getEntriesByType('resource').filter((r) => r.name.includes('/api/v1/nodes?asOf=')).map((r) => [r.startTime, r.responseStart, r.responseEnd]),
 			bytes: Math.max(0, ...performance.getEntriesByType('resource').filter((r) => r.name.includes('/api/v1/nodes?asOf=')).map((r) => r.decodedBodySize))})`))
@@ -109,8 +111,8 @@ func BenchmarkWebViewPlayback1kNodes(b *testing.B) {
 			}
 			b.Logf("long task at %.0f ms, %.0f ms: %s", t[0], t[1], cause)
 		}
-		b.Logf("%d moves: the longest comparison %.0f ms, the longest repaint %.0f ms; %d lists of the past (%.1f MB decoded), the slowest answered in %.0f ms",
-			len(got.Moves), compare, paint, len(got.Lists), got.Bytes/(1<<20), serve)
+		b.Logf("%d moves, their lists read in the %s: the longest comparison %.0f ms, the longest repaint %.0f ms; %d lists of the past read by the page (%.1f MB decoded), the slowest answered in %.0f ms",
+			len(got.Moves), strings.Join(got.Via, " and the "), compare, paint, len(got.Lists), got.Bytes/(1<<20), serve)
 		reached, err := time.Parse(time.RFC3339Nano, got.At)
 		if err != nil {
 			b.Fatalf("playback shows %q after %s: want a moment of the past", got.At, window)

@@ -14,15 +14,18 @@ import (
 // moves the moment shown by the speed's worth of history (a minute a second);
 // node-0002's tile follows — Ready, then Cordoned only once the moment
 // shown has passed its cordoning — and the page follows in place: the
-// overview is not built again at each step.
+// overview is not built again at each step, and each moment's list is
+// read in the page's worker.
 func TestWebViewPlaysTheOverviewAtTheChosenSpeed(t *testing.T) {
 	t.Parallel()
 	tab := newBrowser(t)
 	dir := t.TempDir()
 	begin := writePlaybackLog(t, dir, 3, 10*time.Minute)
 	srv := startServe(t, serveOptions{DataDir: dir, Args: []string{"--reconcilers=", "--heartbeat-retention=0"}})
-	from := begin.Add(30 * time.Second).Truncate(time.Millisecond).UTC() // the page keeps milliseconds
-	cordoned := begin.Add(2 * time.Minute) // node-0002's cordoning, give or take its place in the round
+	// The page keeps milliseconds; node-0002 is cordoned two minutes in,
+	// give or take its place in the round.
+	from := begin.Add(30 * time.Second).Truncate(time.Millisecond).UTC()
+	cordoned := begin.Add(2 * time.Minute)
 
 	browse(t, tab, "the overview half a minute in", chromedp.Navigate(srv.URL+"/ui/#/?at="+from.Format(time.RFC3339Nano)),
 		chromedp.WaitVisible(`.tile[data-node="node-0002"][data-state="Ready"]`))
@@ -51,6 +54,16 @@ func TestWebViewPlaysTheOverviewAtTheChosenSpeed(t *testing.T) {
 	if err := json.Unmarshal([]byte(read(t, tab, "what the page showed", evaluate[string](`JSON.stringify(window.herdSeen)`))), &seen); err != nil {
 		t.Fatal(err)
 	}
+	// node-0002's tile leads to its page at the moment shown, not at the
+	// one the tile was drawn at.
+	atShown := `new URLSearchParams(location.hash.split('?')[1] || '').get('at') || ''`
+	paused := read(t, tab, "the moment shown when paused", evaluate[string](atShown))
+	browse(t, tab, "open node-0002 from its tile", chromedp.Click(`.tile[data-node="node-0002"]`),
+		waitFor(`location.hash.startsWith('#/nodes/node-0002')`))
+	if got := read(t, tab, "the moment of node-0002's page", evaluate[string](atShown)); got != paused {
+		t.Errorf("node-0002's tile led to its page at %q, want the moment shown, %q", got, paused)
+	}
+
 	prev := from
 	steps := 0
 	for _, s := range seen {
@@ -72,6 +85,10 @@ func TestWebViewPlaysTheOverviewAtTheChosenSpeed(t *testing.T) {
 			t.Errorf("at %s the overview had been built again: playback should follow in place", s[0])
 			break
 		}
+	}
+	// Each step's list of the fleet was read off the page's main thread.
+	if via := read(t, tab, "where the lists were read", evaluate[string](`[...new Set(performance.getEntriesByName('herd:moved').map((m) => m.detail.via))].join()`)); via != "worker" {
+		t.Errorf("playback's lists were read in %q, want the worker alone", via)
 	}
 	if steps < 2 {
 		t.Errorf("playback took %d steps before node-0002 showed cordoned: want 2 or more (a minute each from %s to past %s); seen %v", steps, from.Format(time.RFC3339), cordoned.Format(time.RFC3339), seen)

@@ -1,7 +1,7 @@
 // What the page keeps of each node: the few fields it draws, not the
 // Node object (a fleet of 10,000 full Nodes is tens of megabytes).
 
-import { get, query, watch, APIError } from './api.js';
+import { get, query, watch, token, failure, APIError } from './api.js';
 
 // States, in the order the overview counts them; a tile takes the first
 // that holds.
@@ -68,6 +68,19 @@ export class Collection {
     this.status = () => {};
   }
 
+  // listAsOf reads the objects as of a moment: [key, summary] pairs and
+  // the list's resourceVersion.
+  async listAsOf(at, signal) {
+    const list = await get(this.path + query({ asOf: at }), signal);
+    return { items: list.items.map((o) => [key(o), this.summarize(o)]), rv: list.metadata.resourceVersion };
+  }
+
+  // same says whether two summaries of an object draw the same; a kind
+  // that does not say has every object changed at each move.
+  same() {
+    return false;
+  }
+
   listen(fn) {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
@@ -129,7 +142,7 @@ export class Collection {
         this.abort = ctl;
         let list;
         try {
-          list = await get(this.path + query({ asOf: at }), ctl.signal);
+          list = await this.listAsOf(at, ctl.signal);
         } catch (e) {
           if (ctl.signal.aborted) return;
           this.error = e;
@@ -139,23 +152,23 @@ export class Collection {
         if (ctl.signal.aborted) return;
         const parsed = performance.now();
         const objects = new Map(), changed = [];
-        for (const o of list.items) {
-          const k = key(o), s = this.summarize(o), was = this.objects.get(k);
+        for (const [k, s] of list.items) {
+          const was = this.objects.get(k);
           objects.set(k, s);
-          if (!was || !sameSummary(was, s)) changed.push(k);
+          if (!was || !this.same(was, s)) changed.push(k);
         }
         for (const k of this.objects.keys()) if (!objects.has(k)) changed.push(k);
         const full = !this.loaded || !!this.error || !this.asOf;
         this.objects = objects;
         this.asOf = at;
-        this.rv = list.metadata.resourceVersion;
+        this.rv = list.rv;
         this.loaded = true;
         this.error = null;
         const compared = performance.now();
         this.notify(full ? null : changed, full);
         // For the performance timeline (make bench-ui): when the list had
         // been read, how long comparing it and repainting took.
-        performance.mark('herd:moved', { detail: { at, changed: changed.length, parsed, compared, painted: performance.now() } });
+        performance.mark('herd:moved', { detail: { at, changed: changed.length, parsed, compared, painted: performance.now(), via: list.via || 'page' } });
       }
     } finally {
       this.moving = false;
@@ -241,7 +254,7 @@ function sameRecord(x, y) {
 }
 
 // key names an object: its name, within its namespace when it has one.
-function key(o) {
+export function key(o) {
   return o.metadata.namespace ? o.metadata.namespace + '/' + o.metadata.name : o.metadata.name;
 }
 
@@ -250,4 +263,57 @@ export class Fleet extends Collection {
   constructor(coalesce = 250) {
     super('/api/v1/nodes', summarize, coalesce);
   }
+
+  same(a, b) {
+    return sameSummary(a, b);
+  }
+
+  // A fleet of the past is read in a worker (lister.js): parsing a
+  // thousand nodes' JSON and summarizing them is the longest thing a
+  // playback step does, and there it holds up neither input nor frames.
+  // Where the worker cannot start, the page reads the list itself.
+  async listAsOf(at, signal) {
+    if (!lister.works) return super.listAsOf(at, signal);
+    try {
+      return { ...(await lister.list(this.path + query({ asOf: at }), signal)), via: 'worker' };
+    } catch (e) {
+      if (e instanceof APIError || signal.aborted) throw e;
+      lister.works = false;
+      return super.listAsOf(at, signal);
+    }
+  }
 }
+
+// lister is the page's one worker that reads lists of nodes of the past.
+const lister = {
+  works: typeof Worker !== 'undefined',
+  worker: null,
+  seq: 0,
+  waiting: new Map(),
+  list(url, signal) {
+    if (!this.worker) {
+      this.worker = new Worker('lister.js');
+      this.worker.onmessage = ({ data }) => {
+        const w = this.waiting.get(data.id);
+        this.waiting.delete(data.id);
+        if (!w) return;
+        if (!data.error) w.resolve(data);
+        else if (data.error.code) w.reject(failure(data.error.code, data.error.message, data.error.reason));
+        else w.reject(new Error(data.error.message));
+      };
+      this.worker.onerror = () => {
+        for (const w of this.waiting.values()) w.reject(new Error('the list worker failed'));
+        this.waiting.clear();
+      };
+    }
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      signal.addEventListener('abort', () => {
+        this.waiting.delete(id);
+        reject(new DOMException('aborted', 'AbortError'));
+      }, { once: true });
+      this.worker.postMessage({ id, url, token: token() });
+    });
+  },
+};

@@ -206,9 +206,19 @@ export function overview(ctx) {
     ctx.moveTo = (next) => {
       at = next;
       lastDisruption = 0;
-      for (const el of tileOf.values()) if (!(el instanceof TileMap)) el.setAttribute('href', nodeHref({ name: el.dataset.node }, at));
       fleet.moveTo(at);
     };
+    // A tile's link is brought to the moment shown when it is about to be
+    // used (hovered, focused, clicked) rather than at each move: playback
+    // moves the moment every second, and rewriting a thousand links then
+    // costs the browser a long task of style work.
+    const freshen = (e) => {
+      const a = e.target.closest?.('a.tile');
+      if (!a) return;
+      const href = nodeHref({ name: a.dataset.node }, at);
+      if (a.getAttribute('href') !== href) a.setAttribute('href', href);
+    };
+    for (const type of ['pointerover', 'focusin', 'click', 'auxclick', 'contextmenu']) tilesEl.addEventListener(type, freshen, true);
   }
   return () => {
     unlisten();
