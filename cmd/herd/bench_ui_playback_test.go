@@ -98,7 +98,7 @@ func BenchmarkWebViewPlayback1kNodes(b *testing.B) {
 			serve = max(serve, l[2]-l[0])
 		}
 		for _, t := range got.Tasks {
-			cause := "no list nor move in it"
+			cause := ""
 			for _, l := range got.Lists {
 				if l[2] >= t[0]-1 && l[2] <= t[0]+t[1] {
 					cause = "a list's answer ended in it (JSON parse)"
@@ -109,7 +109,10 @@ func BenchmarkWebViewPlayback1kNodes(b *testing.B) {
 					cause += fmt.Sprintf("; a move's comparison (%.0f ms) and repaint (%.0f ms, %.0f nodes changed) in it", m[2]-m[1], m[3]-m[2], m[0])
 				}
 			}
-			b.Logf("long task at %.0f ms, %.0f ms: %s", t[0], t[1], cause)
+			if cause == "" {
+				cause = "no list nor move in it"
+			}
+			b.Logf("long task at %.0f ms, %.0f ms: %s", t[0], t[1], strings.TrimPrefix(cause, "; "))
 		}
 		b.Logf("%d moves, their lists read in the %s: the longest comparison %.0f ms, the longest repaint %.0f ms; %d lists of the past read by the page (%.1f MB decoded), the slowest answered in %.0f ms",
 			len(got.Moves), strings.Join(got.Via, " and the "), compare, paint, len(got.Lists), got.Bytes/(1<<20), serve)
