@@ -196,7 +196,8 @@ bench-retention: build
 
 ## bench-ui: the web view in headless Chromium — the overview of 10,000
 ## kubelet-style nodes renewing their leases every 10 s (1,000 heartbeats a
-## second), and, when bench-past has written its log into PAST_DIR, the
+## second), an hour of 1,000 nodes played back at 60× (its long tasks),
+## and, when bench-past has written its log into PAST_DIR, the
 ## fleet a week ago after the time control is released. Report in
 ## .bench/ui.txt, screenshots in .artifacts/ui.
 bench-ui: build browser

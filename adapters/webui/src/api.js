@@ -34,6 +34,12 @@ export function onUnauthorized(fn) {
   unauthorized = fn;
 }
 
+// failure is herd's refusal as an error, asking for a token on a 401.
+export function failure(code, message, reason) {
+  if (code === 401) unauthorized(message);
+  return new APIError(code, message, reason);
+}
+
 async function check(res) {
   if (res.ok) return res;
   let message = res.statusText, reason = '';
@@ -42,8 +48,7 @@ async function check(res) {
     message = st.message || message;
     reason = st.reason || '';
   } catch { /* not a Status */ }
-  if (res.status === 401) unauthorized(message);
-  throw new APIError(res.status, message, reason);
+  throw failure(res.status, message, reason);
 }
 
 // get reads JSON from path.

@@ -1,7 +1,7 @@
 // What the page keeps of each node: the few fields it draws, not the
 // Node object (a fleet of 10,000 full Nodes is tens of megabytes).
 
-import { get, query, watch, APIError } from './api.js';
+import { get, query, watch, token, failure, APIError } from './api.js';
 
 // States, in the order the overview counts them; a tile takes the first
 // that holds.
@@ -63,7 +63,22 @@ export class Collection {
     this.pending = new Map();
     this.timer = 0;
     this.abort = null;
+    this.moving = false;
+    this.next = '';
     this.status = () => {};
+  }
+
+  // listAsOf reads the objects as of a moment: [key, summary] pairs and
+  // the list's resourceVersion.
+  async listAsOf(at, signal) {
+    const list = await get(this.path + query({ asOf: at }), signal);
+    return { items: list.items.map((o) => [key(o), this.summarize(o)]), rv: list.metadata.resourceVersion };
+  }
+
+  // same says whether two summaries of an object draw the same; a kind
+  // that does not say has every object changed at each move.
+  same() {
+    return false;
   }
 
   listen(fn) {
@@ -99,6 +114,64 @@ export class Collection {
       this.abort = null;
       this.error = e;
       this.notify(null, true);
+    }
+  }
+
+  // moveTo shows the objects as of another moment of the past in place:
+  // listeners hear only the keys whose summary changed, so that a page
+  // playing history back repaints what changed between two moments
+  // rather than everything at each. A move asked for while a list is on
+  // its way waits for it, and only the latest such move is listed: a
+  // slow answer delays playback's picture, it does not pile requests up.
+  async moveTo(asOf) {
+    if (!asOf) return this.load('');
+    this.next = asOf;
+    if (this.moving) return;
+    // A list or a watch on its way (the first list, or the live fleet):
+    // the move replaces it.
+    if (this.abort) this.abort.abort();
+    clearTimeout(this.timer);
+    this.timer = 0;
+    this.pending.clear();
+    this.moving = true;
+    try {
+      while (this.next) {
+        const at = this.next;
+        this.next = '';
+        const ctl = new AbortController();
+        this.abort = ctl;
+        let list;
+        try {
+          list = await this.listAsOf(at, ctl.signal);
+        } catch (e) {
+          if (ctl.signal.aborted) return;
+          this.error = e;
+          this.notify(null, true);
+          return;
+        }
+        if (ctl.signal.aborted) return;
+        const parsed = performance.now();
+        const objects = new Map(), changed = [];
+        for (const [k, s] of list.items) {
+          const was = this.objects.get(k);
+          objects.set(k, s);
+          if (!was || !this.same(was, s)) changed.push(k);
+        }
+        for (const k of this.objects.keys()) if (!objects.has(k)) changed.push(k);
+        const full = !this.loaded || !!this.error || !this.asOf;
+        this.objects = objects;
+        this.asOf = at;
+        this.rv = list.rv;
+        this.loaded = true;
+        this.error = null;
+        const compared = performance.now();
+        this.notify(full ? null : changed, full);
+        // For the performance timeline (make bench-ui): when the list had
+        // been read, how long comparing it and repainting took.
+        performance.mark('herd:moved', { detail: { at, changed: changed.length, parsed, compared, painted: performance.now(), via: list.via || 'page' } });
+      }
+    } finally {
+      this.moving = false;
     }
   }
 
@@ -155,6 +228,7 @@ export class Collection {
 
   stop() {
     if (this.abort) this.abort.abort();
+    this.next = '';
     this.abort = null;
     clearTimeout(this.timer);
     this.timer = 0;
@@ -162,8 +236,25 @@ export class Collection {
   }
 }
 
+// sameSummary says whether two summaries of a node draw the same: its
+// resourceVersion aside, which every heartbeat moves. Field by field: a
+// thousand JSON.stringify pairs at each playback step cost tens of
+// milliseconds on a busy machine.
+function sameSummary(a, b) {
+  return a.state === b.state && a.ready === b.ready && a.kind === b.kind && a.agent === b.agent &&
+    a.version === b.version && a.unschedulable === b.unschedulable &&
+    sameRecord(a.labels, b.labels) && sameRecord(a.conditions, b.conditions);
+}
+
+function sameRecord(x, y) {
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  for (const k of keys) if (x[k] !== y[k]) return false;
+  return true;
+}
+
 // key names an object: its name, within its namespace when it has one.
-function key(o) {
+export function key(o) {
   return o.metadata.namespace ? o.metadata.namespace + '/' + o.metadata.name : o.metadata.name;
 }
 
@@ -172,4 +263,57 @@ export class Fleet extends Collection {
   constructor(coalesce = 250) {
     super('/api/v1/nodes', summarize, coalesce);
   }
+
+  same(a, b) {
+    return sameSummary(a, b);
+  }
+
+  // A fleet of the past is read in a worker (lister.js): parsing a
+  // thousand nodes' JSON and summarizing them is the longest thing a
+  // playback step does, and there it holds up neither input nor frames.
+  // Where the worker cannot start, the page reads the list itself.
+  async listAsOf(at, signal) {
+    if (!lister.works) return super.listAsOf(at, signal);
+    try {
+      return { ...(await lister.list(this.path + query({ asOf: at }), signal)), via: 'worker' };
+    } catch (e) {
+      if (e instanceof APIError || signal.aborted) throw e;
+      lister.works = false;
+      return super.listAsOf(at, signal);
+    }
+  }
 }
+
+// lister is the page's one worker that reads lists of nodes of the past.
+const lister = {
+  works: typeof Worker !== 'undefined',
+  worker: null,
+  seq: 0,
+  waiting: new Map(),
+  list(url, signal) {
+    if (!this.worker) {
+      this.worker = new Worker('lister.js');
+      this.worker.onmessage = ({ data }) => {
+        const w = this.waiting.get(data.id);
+        this.waiting.delete(data.id);
+        if (!w) return;
+        if (!data.error) w.resolve(data);
+        else if (data.error.code) w.reject(failure(data.error.code, data.error.message, data.error.reason));
+        else w.reject(new Error(data.error.message));
+      };
+      this.worker.onerror = () => {
+        for (const w of this.waiting.values()) w.reject(new Error('the list worker failed'));
+        this.waiting.clear();
+      };
+    }
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      signal.addEventListener('abort', () => {
+        this.waiting.delete(id);
+        reject(new DOMException('aborted', 'AbortError'));
+      }, { once: true });
+      this.worker.postMessage({ id, url, token: token() });
+    });
+  },
+};

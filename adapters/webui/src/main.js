@@ -70,6 +70,7 @@ async function whoami() {
 function login(message) {
   cleanup();
   cleanup = () => {};
+  shown = null;
   live.stop();
   session.known = false;
   app.innerHTML = `
@@ -250,31 +251,52 @@ const pages = [
   [/^\/diff$/, diffPage, 'diff'],
 ];
 
+// shown is the page on screen: its path and parameters but the moment,
+// the moment, and how it follows another moment in place, when it can.
+let shown = null;
+
 function render() {
   if (!session.known) return;
-  cleanup();
-  cleanup = () => {};
   const { path, params } = route();
   const at = params.get('at') || '';
+  const rest = new URLSearchParams(params);
+  rest.delete('at');
+  const key = path + '?' + rest.toString();
   showTime(at);
+  navLinks(at);
+  // From one moment of the past to another on the same page (playback
+  // moves it every second): a page that can follow the moment in place
+  // does, instead of being built again from nothing.
+  if (at && shown && shown.at && shown.key === key && shown.moveTo) {
+    shown.at = at;
+    shown.moveTo(at);
+    return;
+  }
+  cleanup();
+  cleanup = () => {};
+  shown = null;
   if (!at && !live.abort) live.load('');
   if (at) setLive('past');
   else if (live.loaded) setLive('live');
-  // The header's links keep the moment shown: the past stays the past
-  // from page to page until Back to live.
-  for (const a of document.querySelectorAll('[data-nav]')) {
-    const base = a.getAttribute('href').split('?')[0];
-    a.setAttribute('href', at ? `${base}?at=${encodeURIComponent(at)}` : base);
-  }
   for (const [re, page, nav] of pages) {
     const m = path.match(re);
     if (!m) continue;
     for (const a of document.querySelectorAll('[data-nav]')) a.classList.toggle('active', a.dataset.nav === nav);
-    const ctx = { app, at, params, path, live, session, go: (p) => go(path, p), args: m.slice(1).map(decodeURIComponent) };
+    const ctx = { app, at, params, path, live, session, go: (p) => go(path, p), args: m.slice(1).map(decodeURIComponent), moveTo: null };
     cleanup = page(ctx) || (() => {});
+    shown = { key, at, moveTo: ctx.moveTo };
     return;
   }
   app.innerHTML = `<p class="error">No page at ${esc(path)}. <a href="#/">The fleet</a></p>`;
+}
+
+// navLinks makes the header's links keep the moment shown: the past stays
+// the past from page to page until Back to live.
+function navLinks(at) {
+  for (const a of document.querySelectorAll('[data-nav]')) {
+    const base = a.getAttribute('href').split('?')[0];
+    a.setAttribute('href', at ? `${base}?at=${encodeURIComponent(at)}` : base);
+  }
 }
 
 async function start() {

@@ -12,7 +12,8 @@ const namedTiles = 100;
 const canvasTiles = 1000;
 
 export function overview(ctx) {
-  const { app, at, params } = ctx;
+  const { app, params } = ctx;
+  let at = ctx.at;
   const fleet = at ? new Fleet() : ctx.live;
   const groupBy = params.get('group') || 'kind';
   const filter = params.get('filter') || '';
@@ -198,6 +199,27 @@ export function overview(ctx) {
   if (fleet.loaded) update(null, true);
   drawDisruption();
   if (at) fleet.load(at);
+  // Another moment of the past (playback, a step, a time typed in) is
+  // followed in place: the fleet then is listed and only the tiles that
+  // changed are repainted, rather than the page built again.
+  if (at) {
+    ctx.moveTo = (next) => {
+      at = next;
+      lastDisruption = 0;
+      fleet.moveTo(at);
+    };
+    // A tile's link is brought to the moment shown when it is about to be
+    // used (hovered, focused, clicked) rather than at each move: playback
+    // moves the moment every second, and rewriting a thousand links then
+    // costs the browser a long task of style work.
+    const freshen = (e) => {
+      const a = e.target.closest?.('a.tile');
+      if (!a) return;
+      const href = nodeHref({ name: a.dataset.node }, at);
+      if (a.getAttribute('href') !== href) a.setAttribute('href', href);
+    };
+    for (const type of ['pointerover', 'focusin', 'click', 'auxclick', 'contextmenu']) tilesEl.addEventListener(type, freshen, true);
+  }
   return () => {
     unlisten();
     window.removeEventListener('resize', onResize);
