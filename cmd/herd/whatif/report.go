@@ -115,12 +115,25 @@ type PlacementDifference struct {
 // startedType is the stored type of the health rules' start record.
 var startedType = domain.HealthMonitorStarted{}.EventType()
 
+// statusBurst is how close together the statuses a reconciler records
+// for one object must come to be one burst of work, of which only the
+// last counts: longer than herd takes, on a busy machine, to work
+// through what one input gave its reconcilers (a Deployment created:
+// its ReplicaSet, pods, placements, addresses, pods started, a few
+// hundred milliseconds on the wall clock), shorter than the report
+// interval of herd's agents and the demo's nodes (10 s).
+const statusBurst = 2 * time.Second
+
 // decisions are the reconcilers' events among recs. Of the statuses a
-// reconciler records for one object at one instant only the last counts:
-// a status counted while other reconcilers were still at work at that
-// instant (a ReplicaSet's while its pod was being evicted and replaced)
-// depends on which of them the machine ran first, in herd as in the
-// simulation, and the last is the one every later decision read.
+// reconciler records for one object in one burst (each less than
+// statusBurst after the one before) only the last counts: a status
+// counted while other reconcilers were still at work (a Deployment's
+// while its ReplicaSet's pods were being created, placed and started,
+// or while its pod was being evicted and replaced) depends on which of
+// them the machine ran first and how fast. herd on the wall clock
+// records such statuses milliseconds apart; the simulation, whose clock
+// stands still while its reconcilers work, records them at one instant.
+// The last is the one every later decision read.
 func decisions(recs []events.Record) []events.Record {
 	var out []events.Record
 	last := map[string]int{}
@@ -129,8 +142,8 @@ func decisions(recs []events.Record) []events.Record {
 			continue
 		}
 		if strings.HasSuffix(r.Type, "StatusRecorded") {
-			k := r.Type + "\x00" + r.Stream + "\x00" + r.RecordedAt.String()
-			if i, ok := last[k]; ok {
+			k := r.Type + "\x00" + r.Stream
+			if i, ok := last[k]; ok && r.RecordedAt.Sub(out[i].RecordedAt) < statusBurst {
 				out[i] = r
 				continue
 			}
