@@ -376,12 +376,74 @@ func (r *Report) differences(ctx context.Context, simulated []events.Record, nam
 	for _, p := range unionKeys(r.Actual.Placed, r.WhatIf.Placed) {
 		a, w := r.Actual.Placed[p], r.WhatIf.Placed[p]
 		if !slices.Equal(a, w) {
-			r.Placements = append(r.Placements, PlacementDifference{Pod: p, Actual: a, WhatIf: w, Causes: first(func(rec events.Record) bool {
+			// The placement that differs is the first of the what-if's
+			// on a node beyond those herd placed there: its causes say
+			// why the pod moved (a pod made anew for one a drain
+			// evicted), not why it was first placed.
+			left := map[string]int{}
+			for _, n := range a {
+				left[n]++
+			}
+			scheduled := func(rec events.Record) bool {
 				key, _ := domain.PodAggregate.Key(rec.Stream)
 				return canonical(key, names) == p && rec.Type == domain.PodScheduled{}.EventType()
-			})})
+			}
+			causes := first(func(rec events.Record) bool {
+				if !scheduled(rec) {
+					return false
+				}
+				ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+				if err != nil {
+					return false
+				}
+				n := ev.(domain.PodScheduled).NodeName
+				if left[n] > 0 {
+					left[n]--
+					return false
+				}
+				return true
+			})
+			if causes == nil {
+				causes = first(scheduled)
+			}
+			causes = replacing(ctx, simLog, simulated, names, causes)
+			r.Placements = append(r.Placements, PlacementDifference{Pod: p, Actual: a, WhatIf: w, Causes: causes})
 		}
 	}
+}
+
+// replacing is the chain of causes of a placement, in which a pod a
+// workload made anew for one of its pods that was evicted goes back to
+// that eviction, and on to its own causes (the drain, the taint): the
+// workload's reconciler records its spec as the cause of every pod it
+// creates (`herd why` follows that), but a pod made to replace an
+// evicted one moved because of the eviction. The eviction is the newest
+// of the owner's pods (canonically the same name) before the pod's
+// creation, when it is newer than the cause the creation records.
+func replacing(ctx context.Context, simLog events.LogReader, simulated []events.Record, names map[string]string, chain []Cause) []Cause {
+	if len(chain) < 2 || chain[1].Type != (domain.PodCreated{}).EventType() {
+		return chain
+	}
+	created := slices.IndexFunc(simulated, func(rec events.Record) bool {
+		return rec.Type == chain[1].Type && canonical(rec.Stream, names) == chain[1].Stream && rec.RecordedAt.Equal(chain[1].At) && decided(rec)
+	})
+	if created < 0 {
+		return chain
+	}
+	spec := simulated[created].Metadata.CausationID
+	for i := created - 1; i >= 0; i-- {
+		rec := simulated[i]
+		if rec.ID != "" && rec.ID == spec {
+			return chain // the owner's own change is newer than any eviction
+		}
+		if rec.Type != (domain.PodDeletionRequested{}).EventType() || !slices.Contains(evictors, rec.Metadata.Actor) ||
+			canonical(rec.Stream, names) != chain[1].Stream || rec.Stream == simulated[created].Stream {
+			continue
+		}
+		out := append(slices.Clone(chain[:2]), Cause{Type: rec.Type, Stream: canonical(rec.Stream, names), Actor: rec.Metadata.Actor, At: rec.RecordedAt})
+		return append(out, causes(ctx, simLog, rec, names)...)
+	}
+	return chain
 }
 
 // availability holds how long each workload spent below its desired
