@@ -156,7 +156,7 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }() // a scratch directory: what is left is the system's to clear
 	path := filepath.Join(dir, events.DatabaseFileName)
 	if _, err := seed(ctx, source, from, path); err != nil {
 		return Report{}, err
@@ -173,7 +173,7 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	defer store.Log().Close()
+	defer func() { _ = store.Log().Close() }() // read only
 	simulated, err := readWindow(ctx, store.Log(), s.seedHead, time.Time{})
 	if err != nil {
 		return Report{}, err
