@@ -27,6 +27,9 @@ type whatIfOptions struct {
 	// the flags given.
 	serve         app.Config
 	fails, drains []string
+	// showDecisions lists each decision made in one run and not the
+	// other, not only their count.
+	showDecisions bool
 }
 
 func newWhatIfOptions() whatIfOptions { return whatIfOptions{serve: app.DefaultConfig()} }
@@ -50,6 +53,7 @@ func addWhatIfFlags(f *pflag.FlagSet, o *whatIfOptions, prefix string) {
 	f.StringSliceVar(&c.IPAM.Pools, "pod-cidr", c.IPAM.Pools, prefix+"IPv4 pools pod addresses come from, as herd serve ran")
 	f.StringArrayVar(&o.fails, "node-fails", nil, prefix+"NODE@TIME: the node falls silent at TIME (an RFC 3339 time or a duration ago): nothing it sent from then reaches herd; repeatable")
 	f.StringArrayVar(&o.drains, "drain", nil, prefix+"NODE@TIME: an operator drains the node at TIME; repeatable")
+	f.BoolVar(&o.showDecisions, "show-decisions", false, prefix+"list every decision only herd made or only the what-if would have made: its time, type, object and reconciler")
 }
 
 // config turns the options into the what-if's question, now being the
@@ -183,6 +187,9 @@ func replayWhatIf(ctx context.Context, dataDir, database string, o whatIfOptions
 		return err
 	}
 	printWhatIf(out, rep, cfg)
+	if o.showDecisions {
+		printDecisions(out, rep)
+	}
 	return nil
 }
 
@@ -281,6 +288,26 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 	fmt.Fprintf(w, "%d decisions of herd's reconcilers the same; %d only herd made, %d only the what-if would have made\n", r.Same, len(r.Missing), len(r.Extra))
 	fmt.Fprintf(w, "%d nodes and %d pods would have fared differently; %d nodes and %d pods that went NotReady or were evicted the same\n",
 		len(r.Nodes), len(r.Pods)+len(r.Placements), r.SameNodes(), r.SamePods())
+}
+
+// printDecisions lists the decisions one run made and the other did not,
+// oldest first: what an operator reads to see why the counts differ.
+func printDecisions(w io.Writer, r whatif.Report) {
+	list := func(title string, ds []whatif.Decision) {
+		fmt.Fprintf(w, "%s (%d):\n", title, len(ds))
+		for _, d := range ds {
+			fmt.Fprintf(w, "  %s %s on %s by %s\n", d.At.UTC().Format(time.RFC3339), d.Type, d.Stream, d.Actor)
+			for i, c := range d.Causes {
+				lead := "because"
+				if i > 0 {
+					lead = "   after"
+				}
+				fmt.Fprintf(w, "      %s %s on %s by %s at %s\n", lead, c.Type, c.Stream, c.Actor, c.At.UTC().Format(time.RFC3339))
+			}
+		}
+	}
+	list("decisions only herd made", r.Missing)
+	list("decisions only the what-if would have made", r.Extra)
 }
 
 func orNone(s string) string {

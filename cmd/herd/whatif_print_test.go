@@ -78,3 +78,32 @@ func TestWhatIfSaysWhyEachDifference(t *testing.T) {
 		}
 	}
 }
+
+// TestWhatIfShowsTheDecisionsThatDiffer: --show-decisions lists each
+// decision only herd made and each only the what-if would have made,
+// with its time, type, object and reconciler, and the latter's causes.
+func TestWhatIfShowsTheDecisionsThatDiffer(t *testing.T) {
+	at := func(s string) time.Time {
+		tm, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	rep := whatif.Report{
+		Missing: []whatif.Decision{{Type: "PodStatusUpdated", Stream: "pod/demo/web-*", Actor: "system:herd:zones", At: at("2026-11-28T09:01:00Z")}},
+		Extra: []whatif.Decision{{Type: "PodScheduled", Stream: "pod/demo/web-*", Actor: "system:herd:scheduler", At: at("2026-11-28T09:02:00Z"),
+			Causes: []whatif.Cause{{Type: "PodCreated", Stream: "pod/demo/web-*", Actor: "system:herd:replicaset", At: at("2026-11-28T09:02:00Z")}}}},
+	}
+	var out bytes.Buffer
+	printDecisions(&out, rep)
+	want := `decisions only herd made (1):
+  2026-11-28T09:01:00Z PodStatusUpdated on pod/demo/web-* by system:herd:zones
+decisions only the what-if would have made (1):
+  2026-11-28T09:02:00Z PodScheduled on pod/demo/web-* by system:herd:scheduler
+      because PodCreated on pod/demo/web-* by system:herd:replicaset at 2026-11-28T09:02:00Z
+`
+	if out.String() != want {
+		t.Errorf("--show-decisions wrote\n%s\nwant\n%s", out.String(), want)
+	}
+}

@@ -218,6 +218,12 @@ func runDemoWorkload(ctx context.Context, base string, nodes int, log *zap.Logge
 		if err := demoCall(ctx, c, http.MethodPost, base+"/apis/apps/v1/namespaces/demo/deployments", "application/json", deployment); err != nil && ctx.Err() == nil {
 			log.Warn("demo Deployment could not be created", zap.String("deployment", app), zap.Error(err))
 		}
+		if err := waitDemoPlaced(ctx, c, base, app, replicas); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			log.Warn("creating the demo's next workload before this one's pods are placed", zap.String("deployment", app), zap.Error(err))
+		}
 	}
 	if err := demoCall(ctx, c, http.MethodPost, base+"/apis/apps/v1/namespaces/demo/daemonsets", "application/json", demoDaemonSet()); err != nil && ctx.Err() == nil {
 		log.Warn("demo DaemonSet could not be created", zap.String("daemonset", demoShipper), zap.Error(err))

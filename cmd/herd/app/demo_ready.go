@@ -63,3 +63,41 @@ func demoNodesReady(ctx context.Context, c *http.Client, base string) (int, erro
 	}
 	return n, nil
 }
+
+// waitDemoPlaced waits until the demo's Deployment app has its replicas
+// pods, each placed on a node, polling the API, for at most
+// demoReadyWait. The demo creates its workloads one after the other once
+// the one before is placed, as an operator would: pods of several
+// workloads pending at once are placed in whichever order herd's
+// reconcilers happen to reach them, which no replay of the log (herd
+// what-if) can tell, while one workload's pods placed before the next
+// arrives are placed the same every time.
+func waitDemoPlaced(ctx context.Context, c *http.Client, base, app string, replicas int) error {
+	deadline := time.Now().Add(demoReadyWait)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var list corev1.PodList
+		err := demoList(ctx, c, base+"/api/v1/namespaces/demo/pods?labelSelector=app%3D"+app, &list)
+		placed := 0
+		for _, p := range list.Items {
+			if p.Spec.NodeName != "" {
+				placed++
+			}
+		}
+		if err == nil && placed >= replicas {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			if err != nil {
+				return fmt.Errorf("the pods of Deployment %s after %s: %w", app, demoReadyWait, err)
+			}
+			return fmt.Errorf("%d of the %d pods of Deployment %s placed after %s", placed, replicas, app, demoReadyWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}

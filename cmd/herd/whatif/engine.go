@@ -34,7 +34,9 @@ import (
 	"go.uber.org/fx"
 	"k8s.io/utils/clock"
 
+	"herd/adapters/mockruntime"
 	"herd/cmd/herd/app"
+	"herd/domain"
 	"herd/events"
 	"herd/projections"
 	"herd/reconcilers"
@@ -154,7 +156,7 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }() // a scratch directory: what is left is the system's to clear
 	path := filepath.Join(dir, events.DatabaseFileName)
 	if _, err := seed(ctx, source, from, path); err != nil {
 		return Report{}, err
@@ -171,7 +173,7 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	defer store.Log().Close()
+	defer func() { _ = store.Log().Close() }() // read only
 	simulated, err := readWindow(ctx, store.Log(), s.seedHead, time.Time{})
 	if err != nil {
 		return Report{}, err
@@ -212,6 +214,9 @@ type simulation struct {
 	clock     *simClock
 	downtimes []Downtime
 	seedHead  int64
+	// started is set once the engine has started: a later start is
+	// herd's own after its downtime.
+	started bool
 
 	app    *fx.App
 	log    events.Log
@@ -271,8 +276,16 @@ func (s *simulation) start(ctx context.Context, since time.Time) error {
 		fx.In
 		All []reconcilers.Reconciler `group:"reconcilers"`
 	}
+	first := !s.started
+	s.started = true
 	s.app = fx.New(app.SimulationOptions(s.serveConfig(),
 		fx.Decorate(func(clock.WithTicker) clock.WithTicker { return s.clock }),
+		fx.Decorate(func(rt *mockruntime.Runtime, pods *projections.PodView) (*mockruntime.Runtime, error) {
+			if !first {
+				return rt, nil // a start after herd's downtime: herd's mock came back empty too
+			}
+			return rt, adoptPods(context.WithoutCancel(ctx), rt, pods)
+		}),
 		fx.Populate(&s.log, &s.recs, &s.writer, &s.nodes, &terms),
 		fx.NopLogger,
 	))
@@ -303,6 +316,24 @@ func (s *simulation) start(ctx context.Context, since time.Time) error {
 		}
 	}
 	return s.settle(ctx)
+}
+
+// adoptPods gives the what-if's mock runtime, before any reconciler
+// runs, the pods herd serve's mock runtime ran at the window's start, as
+// their statuses record them: the window's start is no restart of herd,
+// and an empty mock would have the zones reconciler start every running
+// pod again. The pods of nodes the mock does not run (an agent's, a
+// kubelet's) are never asked of it.
+func adoptPods(ctx context.Context, rt *mockruntime.Runtime, pods *projections.PodView) error {
+	herd := domain.SourceHerd
+	all, _, err := pods.List(ctx, projections.PodFilter{Source: &herd})
+	if err != nil {
+		return fmt.Errorf("the what-if's pods at its start: %w", err)
+	}
+	for _, p := range all {
+		rt.Adopt(p)
+	}
+	return nil
 }
 
 // stop stops herd's engine, as herd stopped.

@@ -115,12 +115,25 @@ type PlacementDifference struct {
 // startedType is the stored type of the health rules' start record.
 var startedType = domain.HealthMonitorStarted{}.EventType()
 
+// statusBurst is how close together the statuses a reconciler records
+// for one object must come to be one burst of work, of which only the
+// last counts: longer than herd takes, on a busy machine, to work
+// through what one input gave its reconcilers (a Deployment created:
+// its ReplicaSet, pods, placements, addresses, pods started, a few
+// hundred milliseconds on the wall clock), shorter than the report
+// interval of herd's agents and the demo's nodes (10 s).
+const statusBurst = 2 * time.Second
+
 // decisions are the reconcilers' events among recs. Of the statuses a
-// reconciler records for one object at one instant only the last counts:
-// a status counted while other reconcilers were still at work at that
-// instant (a ReplicaSet's while its pod was being evicted and replaced)
-// depends on which of them the machine ran first, in herd as in the
-// simulation, and the last is the one every later decision read.
+// reconciler records for one object in one burst (each less than
+// statusBurst after the one before) only the last counts: a status
+// counted while other reconcilers were still at work (a Deployment's
+// while its ReplicaSet's pods were being created, placed and started,
+// or while its pod was being evicted and replaced) depends on which of
+// them the machine ran first and how fast. herd on the wall clock
+// records such statuses milliseconds apart; the simulation, whose clock
+// stands still while its reconcilers work, records them at one instant.
+// The last is the one every later decision read.
 func decisions(recs []events.Record) []events.Record {
 	var out []events.Record
 	last := map[string]int{}
@@ -129,8 +142,8 @@ func decisions(recs []events.Record) []events.Record {
 			continue
 		}
 		if strings.HasSuffix(r.Type, "StatusRecorded") {
-			k := r.Type + "\x00" + r.Stream + "\x00" + r.RecordedAt.String()
-			if i, ok := last[k]; ok {
+			k := r.Type + "\x00" + r.Stream
+			if i, ok := last[k]; ok && r.RecordedAt.Sub(out[i].RecordedAt) < statusBurst {
 				out[i] = r
 				continue
 			}
@@ -363,12 +376,74 @@ func (r *Report) differences(ctx context.Context, simulated []events.Record, nam
 	for _, p := range unionKeys(r.Actual.Placed, r.WhatIf.Placed) {
 		a, w := r.Actual.Placed[p], r.WhatIf.Placed[p]
 		if !slices.Equal(a, w) {
-			r.Placements = append(r.Placements, PlacementDifference{Pod: p, Actual: a, WhatIf: w, Causes: first(func(rec events.Record) bool {
+			// The placement that differs is the first of the what-if's
+			// on a node beyond those herd placed there: its causes say
+			// why the pod moved (a pod made anew for one a drain
+			// evicted), not why it was first placed.
+			left := map[string]int{}
+			for _, n := range a {
+				left[n]++
+			}
+			scheduled := func(rec events.Record) bool {
 				key, _ := domain.PodAggregate.Key(rec.Stream)
 				return canonical(key, names) == p && rec.Type == domain.PodScheduled{}.EventType()
-			})})
+			}
+			causes := first(func(rec events.Record) bool {
+				if !scheduled(rec) {
+					return false
+				}
+				ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+				if err != nil {
+					return false
+				}
+				n := ev.(domain.PodScheduled).NodeName
+				if left[n] > 0 {
+					left[n]--
+					return false
+				}
+				return true
+			})
+			if causes == nil {
+				causes = first(scheduled)
+			}
+			causes = replacing(ctx, simLog, simulated, names, causes)
+			r.Placements = append(r.Placements, PlacementDifference{Pod: p, Actual: a, WhatIf: w, Causes: causes})
 		}
 	}
+}
+
+// replacing is the chain of causes of a placement, in which a pod a
+// workload made anew for one of its pods that was evicted goes back to
+// that eviction, and on to its own causes (the drain, the taint): the
+// workload's reconciler records its spec as the cause of every pod it
+// creates (`herd why` follows that), but a pod made to replace an
+// evicted one moved because of the eviction. The eviction is the newest
+// of the owner's pods (canonically the same name) before the pod's
+// creation, when it is newer than the cause the creation records.
+func replacing(ctx context.Context, simLog events.LogReader, simulated []events.Record, names map[string]string, chain []Cause) []Cause {
+	if len(chain) < 2 || chain[1].Type != (domain.PodCreated{}).EventType() {
+		return chain
+	}
+	created := slices.IndexFunc(simulated, func(rec events.Record) bool {
+		return rec.Type == chain[1].Type && canonical(rec.Stream, names) == chain[1].Stream && rec.RecordedAt.Equal(chain[1].At) && decided(rec)
+	})
+	if created < 0 {
+		return chain
+	}
+	spec := simulated[created].Metadata.CausationID
+	for i := created - 1; i >= 0; i-- {
+		rec := simulated[i]
+		if rec.ID != "" && rec.ID == spec {
+			return chain // the owner's own change is newer than any eviction
+		}
+		if rec.Type != (domain.PodDeletionRequested{}).EventType() || !slices.Contains(evictors, rec.Metadata.Actor) ||
+			canonical(rec.Stream, names) != chain[1].Stream || rec.Stream == simulated[created].Stream {
+			continue
+		}
+		out := append(slices.Clone(chain[:2]), Cause{Type: rec.Type, Stream: canonical(rec.Stream, names), Actor: rec.Metadata.Actor, At: rec.RecordedAt})
+		return append(out, causes(ctx, simLog, rec, names)...)
+	}
+	return chain
 }
 
 // availability holds how long each workload spent below its desired

@@ -27,7 +27,7 @@ func seed(ctx context.Context, source events.Log, upTo int64, path string) (int6
 		return 0, fmt.Errorf("the what-if's log: %w", err)
 	}
 	sim := store.Log()
-	defer sim.Close()
+	defer func() { _ = sim.Close() }() // each batch is committed as it goes
 	if err := projections.Migrate(ctx, sim); err != nil {
 		return 0, err
 	}
