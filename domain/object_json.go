@@ -144,6 +144,43 @@ func (e *ObjectUpdated[S, St]) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// MarshalJSON writes {"status": ..., "at": ...}.
+func (e ObjectStatusRecorded[S, St]) MarshalJSON() ([]byte, error) {
+	return marshalLayout([]string{"status", "at"}, false, map[string]any{"status": e.Status, "at": e.At})
+}
+
+// UnmarshalJSON reads {"status": ..., "at": ...}.
+func (e *ObjectStatusRecorded[S, St]) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Status St        `json:"status"`
+		At     time.Time `json:"at"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*e = ObjectStatusRecorded[S, St]{Status: w.Status, At: w.At}
+	return nil
+}
+
+// MarshalJSON writes {"owners": ..., "at": ...}, owners left out when
+// there are none.
+func (e ObjectOwnersChanged[S, St]) MarshalJSON() ([]byte, error) {
+	return marshalLayout([]string{"owners,omitempty", "at"}, false, map[string]any{"owners": e.Owners, "at": e.At})
+}
+
+// UnmarshalJSON reads {"owners": ..., "at": ...}.
+func (e *ObjectOwnersChanged[S, St]) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Owners []OwnerReference `json:"owners"`
+		At     time.Time        `json:"at"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*e = ObjectOwnersChanged[S, St]{Owners: w.Owners, At: w.At}
+	return nil
+}
+
 // MarshalJSON writes {"at": ...}, as every kind's deletion did.
 func (e ObjectDeleted[S, St]) MarshalJSON() ([]byte, error) {
 	return marshalLayout([]string{"at"}, false, map[string]any{"at": e.At})

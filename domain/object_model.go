@@ -49,6 +49,10 @@ type ObjectKind[S, St any] struct {
 	// ("ConfigMapCreated"): each kind's events keep their own names, so
 	// the audit trail reads as it always did.
 	Created, Updated, Deleted string
+	// StatusRecorded and OwnersChanged are the kind's event types for a
+	// new status and for new owner references (empty for a kind without
+	// them).
+	StatusRecorded, OwnersChanged string
 	// Layout is the JSON of the kind's state and of each of its events:
 	// the fields in order, as a struct's tags would say them
 	// ("uid,omitempty"). See objectLayout.
@@ -116,6 +120,21 @@ type ObjectUpdated[S Spec[S, St], St any] struct {
 	At          time.Time
 }
 
+// ObjectStatusRecorded records the status a controller (or a client of
+// the status subresource) wrote: the complete new status.
+type ObjectStatusRecorded[S Spec[S, St], St any] struct {
+	Status St
+	At     time.Time
+}
+
+// ObjectOwnersChanged records an object's new owner references: one
+// taken off by the garbage collector, its owner deleted with its
+// dependents orphaned or waiting for them while another owner keeps it.
+type ObjectOwnersChanged[S Spec[S, St], St any] struct {
+	Owners []OwnerReference
+	At     time.Time
+}
+
 // ObjectDeleted records that an object was removed.
 type ObjectDeleted[S Spec[S, St], St any] struct {
 	At time.Time
@@ -129,6 +148,12 @@ func (ObjectUpdated[S, St]) EventType() string { return kindOf[S, St]().Updated 
 
 // EventType implements Event: the kind's own name for a deletion.
 func (ObjectDeleted[S, St]) EventType() string { return kindOf[S, St]().Deleted }
+
+// EventType implements Event: the kind's own name for a new status.
+func (ObjectStatusRecorded[S, St]) EventType() string { return kindOf[S, St]().StatusRecorded }
+
+// EventType implements Event: the kind's own name for new owners.
+func (ObjectOwnersChanged[S, St]) EventType() string { return kindOf[S, St]().OwnersChanged }
 
 // kindOf is the kind whose spec is S.
 func kindOf[S Spec[S, St], St any]() *ObjectKind[S, St] {
@@ -237,6 +262,23 @@ func decideDelete[S Spec[S, St], St any](o Object[S, St], resourceVersion int64,
 	return []Event{ObjectDeleted[S, St]{At: now}}, nil
 }
 
+// decideRecordStatus is the write of a status (a controller's, or a
+// client's through the status subresource) of every kind on the model,
+// conditional on resourceVersion when it is not 0; the same status again
+// records nothing.
+func decideRecordStatus[S Spec[S, St], St any](o Object[S, St], status St, resourceVersion int64, now time.Time) ([]Event, error) {
+	if err := requireObject(o); err != nil {
+		return nil, err
+	}
+	if resourceVersion != 0 && resourceVersion != o.ResourceVersion {
+		return nil, StaleObject(kindOf[S, St]().Resource, o.Name)
+	}
+	if semanticEqual(o.Status, status) {
+		return nil, nil
+	}
+	return []Event{ObjectStatusRecorded[S, St]{Status: deepCopy(status), At: now}}, nil
+}
+
 // requireObject refuses with ErrNotFound unless o exists.
 func requireObject[S Spec[S, St], St any](o Object[S, St]) error {
 	if o.Exists() {
@@ -271,6 +313,14 @@ func evolveObject[S Spec[S, St], St any](o Object[S, St], e Event) (out Object[S
 		}
 		o.Spec = deepCopy(e.Spec)
 		o.Generation = e.Generation
+		o.Version++
+		return o, true
+	case ObjectStatusRecorded[S, St]:
+		o.Status = deepCopy(e.Status)
+		o.Version++
+		return o, true
+	case ObjectOwnersChanged[S, St]:
+		o.Owners = cloneSlice(e.Owners)
 		o.Version++
 		return o, true
 	case ObjectDeleted[S, St]:
