@@ -133,8 +133,8 @@ func TestFrom(t *testing.T) {
 		cm = EvolveConfigMap(cm, e)
 	}
 	relabel := From[ConfigMap, ConfigMapCommand](func(cur ConfigMap) (ConfigMapCommand, error) {
-		content := cur.ConfigMapContent
-		content.Labels = map[string]string{"seen": cur.Data["k"]}
+		content := ConfigMapContentOf(cur)
+		content.Labels = map[string]string{"seen": cur.Spec.Data["k"]}
 		return UpdateConfigMap{Content: content}, nil
 	})
 	evs, err = DecideConfigMap(cm, relabel, at(2))

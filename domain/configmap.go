@@ -2,39 +2,22 @@ package domain
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"maps"
 	"slices"
 	"time"
 )
 
 // ConfigMap is the ConfigMap aggregate: configuration an operator keeps in
-// herd for nodes and their software to read, as in Kubernetes. The
-// configmap view stores it as its row, so it is also the aggregate's
-// snapshot.
-type ConfigMap struct {
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
-	UID       string `json:"uid,omitempty"`
-	ConfigMapContent
-	// CreatedAt is when herd created the ConfigMap, by herd's clock.
-	CreatedAt time.Time `json:"createdAt"`
+// herd for nodes and their software to read, as in Kubernetes. It is a
+// kind on the object model (see Object): its metadata is ObjectMeta, its
+// spec ConfigMapSpec, and it has no status.
+type ConfigMap = Object[ConfigMapSpec, NoStatus]
 
-	// Deleted marks a ConfigMap removed. The view keeps the row as a
-	// tombstone so that the stream version survives a later creation
-	// under the same name; gets and lists never show it.
-	Deleted bool `json:"deleted,omitempty"`
-	// Version is the number of events in the ConfigMap's stream: the
-	// expected version of the next append. 0 means herd never saw it.
-	Version int64 `json:"version"`
-	// ResourceVersion is the global log position of the last event that
-	// touched the ConfigMap. Set by the projection, not by Evolve.
-	ResourceVersion int64 `json:"resourceVersion"`
-}
-
-// ConfigMapContent is everything about a ConfigMap that its writers set:
-// what a create starts with and what an update replaces.
-type ConfigMapContent struct {
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
+// ConfigMapSpec is a ConfigMap's data. In the log and the view its fields
+// stand beside the metadata, as in Kubernetes' ConfigMap.
+type ConfigMapSpec struct {
 	// Data holds UTF-8 values by key.
 	Data map[string]string `json:"data,omitempty"`
 	// BinaryData holds arbitrary bytes by key; a key is in Data or in
@@ -43,13 +26,82 @@ type ConfigMapContent struct {
 	// Immutable, once set, freezes Data and BinaryData for good, as in
 	// Kubernetes: only deleting the ConfigMap can change them.
 	Immutable bool `json:"immutable,omitempty"`
-	// Owners are the objects the ConfigMap belongs to: the garbage
-	// collector deletes it once they are all gone.
-	Owners []OwnerReference `json:"owners,omitempty"`
 }
 
-// Exists reports whether the ConfigMap was created and not deleted.
-func (c ConfigMap) Exists() bool { return c.Version > 0 && !c.Deleted }
+// The ConfigMap's events, under the names they have always had in the log.
+type (
+	// ConfigMapCreated records that a ConfigMap was created (or created
+	// again after it was deleted).
+	ConfigMapCreated = ObjectCreated[ConfigMapSpec, NoStatus]
+	// ConfigMapUpdated records that a ConfigMap's content was replaced,
+	// by an update or a patch: the complete new labels, annotations,
+	// owners and data. Changed lists the paths that changed, sorted:
+	// data.KEY, binaryData.KEY, metadata.labels.KEY,
+	// metadata.annotations.KEY, immutable and metadata.ownerReferences.
+	ConfigMapUpdated = ObjectUpdated[ConfigMapSpec, NoStatus]
+	// ConfigMapDeleted records that a ConfigMap was removed.
+	ConfigMapDeleted = ObjectDeleted[ConfigMapSpec, NoStatus]
+)
+
+// configMapKind is what is the ConfigMap's own on the object model.
+var configMapKind = &ObjectKind[ConfigMapSpec, NoStatus]{
+	Kind: "ConfigMap", Resource: "configmaps",
+	Created: "ConfigMapCreated", Updated: "ConfigMapUpdated", Deleted: "ConfigMapDeleted",
+	Layout: ObjectLayout{
+		InlineSpec: true,
+		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "spec",
+			"owners,omitempty", "createdAt", "deleted,omitempty", "version", "resourceVersion"},
+		Created: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "spec",
+			"owners,omitempty", "at"},
+		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "owners,omitempty", "changed", "at"},
+	},
+	UpdateSetsOwners: true,
+	Strategy: Strategy[ConfigMapSpec, NoStatus]{
+		Validate: func(_ ObjectMeta, s ConfigMapSpec) []FieldError { return configMapSpecProblems(s) },
+		ValidateUpdate: func(_ ObjectMeta, old ConfigMapSpec, _ ObjectMeta, s ConfigMapSpec) []FieldError {
+			return immutabilityProblems(old, s)
+		},
+		Changes: configMapChanges,
+	},
+}
+
+func (ConfigMapSpec) objectKind() *ObjectKind[ConfigMapSpec, NoStatus] { return configMapKind }
+
+// ConfigMapAggregate is the ConfigMap in the log: streams
+// "configmap/NAMESPACE/NAME" and the events they hold.
+var ConfigMapAggregate = defineNamespacedAggregate("configmap",
+	eventOf[ConfigMapCreated](1),
+	eventOf[ConfigMapUpdated](1),
+	eventOf[ConfigMapDeleted](1),
+)
+
+// ConfigMapContent is everything about a ConfigMap that its writers set:
+// what a create starts with and what an update replaces, as the API
+// carries it.
+type ConfigMapContent struct {
+	Labels      map[string]string
+	Annotations map[string]string
+	Data        map[string]string
+	BinaryData  map[string][]byte
+	Immutable   bool
+	Owners      []OwnerReference
+}
+
+// ConfigMapContentOf is what the writers of c set: what an update that
+// changes nothing would carry.
+func ConfigMapContentOf(c ConfigMap) ConfigMapContent {
+	c = c.Clone()
+	return ConfigMapContent{
+		Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners,
+		Data: c.Spec.Data, BinaryData: c.Spec.BinaryData, Immutable: c.Spec.Immutable,
+	}
+}
+
+// split is the content as the object model holds it.
+func (c ConfigMapContent) split() (ObjectMeta, ConfigMapSpec) {
+	return ObjectMeta{Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners},
+		ConfigMapSpec{Data: c.Data, BinaryData: c.BinaryData, Immutable: c.Immutable}
+}
 
 // ConfigMapStream is the name of the log stream that holds a ConfigMap's
 // events.
@@ -57,26 +109,168 @@ func ConfigMapStream(namespace, name string) string {
 	return ConfigMapAggregate.Stream(namespace + "/" + name)
 }
 
-// Clone returns a deep copy: no map is shared with c. Empty maps come back
-// as nil (see Node.Clone).
-func (c ConfigMap) Clone() ConfigMap {
-	c.ConfigMapContent = c.ConfigMapContent.clone()
+// ConfigMapCommand is a command on one ConfigMap: CreateConfigMap,
+// UpdateConfigMap or DeleteConfigMap.
+type ConfigMapCommand interface {
+	decideConfigMap(c ConfigMap, now time.Time) ([]Event, error)
+}
+
+// DecideConfigMap returns the events that cmd causes on ConfigMap c at time
+// now, or a typed error (ErrNotFound, ErrAlreadyExists, ErrConflict, or an
+// *InvalidError). A rejected command returns no events; no events and no
+// error means there is nothing to change.
+//
+// c is the ConfigMap as the view holds it: the zero ConfigMap (or one with
+// only its namespace and name set) when herd never saw it. DecideConfigMap
+// neither changes c nor keeps any map of cmd in the events it returns.
+func DecideConfigMap(c ConfigMap, cmd ConfigMapCommand, now time.Time) ([]Event, error) {
+	if cmd == nil {
+		return nil, fmt.Errorf("nil configmap command: %w", ErrInvalid)
+	}
+	return cmd.decideConfigMap(c, now.UTC())
+}
+
+// EvolveConfigMap folds one event into the ConfigMap and returns the
+// result; the live view and `herd replay` both call it. It never mutates c
+// and copies every map it takes from e. It increments Version for every
+// event and never touches ResourceVersion, which belongs to the projection.
+func EvolveConfigMap(c ConfigMap, e Event) ConfigMap {
+	if out, ok := evolveObject(c, e); ok {
+		return out
+	}
+	c.Version++
 	return c
 }
 
-func (c ConfigMapContent) clone() ConfigMapContent {
-	out := ConfigMapContent{
-		Labels:      cloneStrings(c.Labels),
-		Annotations: cloneStrings(c.Annotations),
-		Data:        cloneStrings(c.Data),
-		Immutable:   c.Immutable,
-		Owners:      slices.Clone(c.Owners),
+// ConfigMapRepository is how the world outside the domain stores
+// ConfigMaps. The domain declares it; projections implement it.
+type ConfigMapRepository interface {
+	// UpdateConfigMap runs update on the ConfigMap's current state (the
+	// zero ConfigMap with Version 0 when herd never saw it) in one
+	// transaction and appends what it returns, as UpdateNode does. It
+	// returns the ConfigMap as it stands afterwards.
+	UpdateConfigMap(ctx context.Context, namespace, name string, update func(ConfigMap) ([]Event, error)) (ConfigMap, error)
+}
+
+// CreateConfigMap creates a ConfigMap, as `kubectl create configmap` does.
+// It records ConfigMapCreated, or fails with ErrAlreadyExists when the
+// name is taken in the namespace. A deleted ConfigMap's name is free again:
+// the new one continues the old stream and starts from nothing.
+type CreateConfigMap struct {
+	Namespace string
+	Name      string
+	UID       string
+	Content   ConfigMapContent
+}
+
+func (c CreateConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
+	meta, spec := c.Content.split()
+	meta.Namespace, meta.Name, meta.UID = c.Namespace, c.Name, c.UID
+	return decideCreate(cm, meta, spec, now)
+}
+
+// UpdateConfigMap replaces a ConfigMap's content, as a Kubernetes PUT
+// (`kubectl replace`) does. With ResourceVersion set, the update applies
+// only to that version of the ConfigMap and fails with ErrConflict when
+// someone else wrote it in between: optimistic concurrency, as in
+// Kubernetes.
+//
+// It records ConfigMapUpdated with the complete new content, or nothing
+// when the content is what the ConfigMap already holds. An immutable
+// ConfigMap keeps its data and its immutability; its labels and
+// annotations may still change.
+type UpdateConfigMap struct {
+	Content ConfigMapContent
+	// ResourceVersion is the version the update was based on; 0 updates
+	// whatever is there.
+	ResourceVersion int64
+}
+
+func (c UpdateConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
+	meta, spec := c.Content.split()
+	return decideUpdate(cm, meta, spec, c.ResourceVersion, now)
+}
+
+// DeleteConfigMap removes a ConfigMap, as `kubectl delete configmap` does.
+// With ResourceVersion set it deletes only that version (ErrConflict
+// otherwise). It records ConfigMapDeleted; the view keeps a tombstone so
+// that a later ConfigMap of the same name continues the stream. Deleting
+// one that does not exist fails with ErrNotFound.
+type DeleteConfigMap struct {
+	ResourceVersion int64
+}
+
+func (c DeleteConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
+	return decideDelete(cm, c.ResourceVersion, now)
+}
+
+// immutabilityProblems enforces Kubernetes' rules for immutable
+// ConfigMaps: the flag cannot be cleared and the data cannot change.
+func immutabilityProblems(old, next ConfigMapSpec) []FieldError {
+	if !old.Immutable {
+		return nil
 	}
-	if len(c.BinaryData) > 0 {
-		out.BinaryData = make(map[string][]byte, len(c.BinaryData))
-		for k, v := range c.BinaryData {
-			out.BinaryData[k] = bytes.Clone(v)
+	var errs []FieldError
+	if !next.Immutable {
+		errs = append(errs, FieldError{Field: "immutable", Reason: "field is immutable when `immutable` is set"})
+	}
+	if !maps.Equal(old.Data, next.Data) {
+		errs = append(errs, FieldError{Field: "data", Reason: "field is immutable when `immutable` is set"})
+	}
+	if !maps.EqualFunc(old.BinaryData, next.BinaryData, bytes.Equal) {
+		errs = append(errs, FieldError{Field: "binaryData", Reason: "field is immutable when `immutable` is set"})
+	}
+	return errs
+}
+
+// configMapChanges lists the paths whose values differ between the
+// ConfigMap and its update, sorted, for the audit log.
+func configMapChanges(old ObjectMeta, oldSpec ConfigMapSpec, meta ObjectMeta, next ConfigMapSpec) []string {
+	var out []string
+	diff := func(prefix string, a, b map[string]string) {
+		for k := range keysOfBoth(a, b) {
+			va, ina := a[k]
+			vb, inb := b[k]
+			if ina != inb || va != vb {
+				out = append(out, prefix+k)
+			}
 		}
 	}
+	diff("metadata.labels.", old.Labels, meta.Labels)
+	diff("metadata.annotations.", old.Annotations, meta.Annotations)
+	diff("data.", oldSpec.Data, next.Data)
+	for k := range keysOfBoth(oldSpec.BinaryData, next.BinaryData) {
+		va, ina := oldSpec.BinaryData[k]
+		vb, inb := next.BinaryData[k]
+		if ina != inb || !bytes.Equal(va, vb) {
+			out = append(out, "binaryData."+k)
+		}
+	}
+	if oldSpec.Immutable != next.Immutable {
+		out = append(out, "immutable")
+	}
+	if !slices.Equal(old.Owners, meta.Owners) {
+		out = append(out, "metadata.ownerReferences")
+	}
+	slices.Sort(out)
 	return out
+}
+
+// keysOfBoth yields every key of a and of b once.
+func keysOfBoth[V any](a, b map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range a {
+			if !yield(k) {
+				return
+			}
+		}
+		for k := range b {
+			if _, dup := a[k]; dup {
+				continue
+			}
+			if !yield(k) {
+				return
+			}
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -20,21 +21,35 @@ func sampleContent() ConfigMapContent {
 
 // created is a ConfigMap created at t0 with sampleContent, at log position 3.
 func created() ConfigMap {
-	cm := EvolveConfigMap(ConfigMap{}, ConfigMapCreated{Namespace: "default", Name: "pico-config", UID: "u1", ConfigMapContent: sampleContent(), At: t0})
+	cm := EvolveConfigMap(ConfigMap{}, cmCreated("default", "pico-config", "u1", sampleContent(), t0))
 	cm.ResourceVersion = 3
 	return cm
 }
 
 func withData(c ConfigMapContent, k, v string) ConfigMapContent {
-	c = c.clone()
+	c = deepCopy(c)
 	c.Data[k] = v
 	return c
+}
+
+// cmCreated is the ConfigMapCreated of a create with content c.
+func cmCreated(ns, name, uid string, c ConfigMapContent, at time.Time) ConfigMapCreated {
+	meta, spec := c.split()
+	return ConfigMapCreated{Namespace: ns, Name: name, UID: uid, Labels: meta.Labels, Annotations: meta.Annotations,
+		Owners: meta.Owners, Spec: spec, At: at}
+}
+
+// cmUpdated is the ConfigMapUpdated of an update to content c.
+func cmUpdated(c ConfigMapContent, changed []string, at time.Time) ConfigMapUpdated {
+	meta, spec := c.split()
+	return ConfigMapUpdated{Labels: meta.Labels, Annotations: meta.Annotations, Owners: meta.Owners, Spec: spec,
+		Changed: changed, At: at}
 }
 
 func TestDecideConfigMap(t *testing.T) {
 	now := at(30)
 	immutable := created()
-	immutable.Immutable = true
+	immutable.Spec.Immutable = true
 	deleted := EvolveConfigMap(created(), ConfigMapDeleted{At: at(5)})
 
 	tests := []struct {
@@ -47,7 +62,7 @@ func TestDecideConfigMap(t *testing.T) {
 		{
 			name: "create records the whole content",
 			cmd:  CreateConfigMap{Namespace: "default", Name: "pico-config", UID: "u1", Content: sampleContent()},
-			want: []Event{ConfigMapCreated{Namespace: "default", Name: "pico-config", UID: "u1", ConfigMapContent: sampleContent(), At: now}},
+			want: []Event{cmCreated("default", "pico-config", "u1", sampleContent(), now)},
 		},
 		{
 			name:    "create of a taken name",
@@ -65,14 +80,14 @@ func TestDecideConfigMap(t *testing.T) {
 			name: "update names what changed",
 			cm:   created(),
 			cmd:  UpdateConfigMap{Content: withData(sampleContent(), "interval", "5"), ResourceVersion: 3},
-			want: []Event{ConfigMapUpdated{ConfigMapContent: withData(sampleContent(), "interval", "5"), Changed: []string{"data.interval"}, At: now}},
+			want: []Event{cmUpdated(withData(sampleContent(), "interval", "5"), []string{"data.interval"}, now)},
 		},
 		{
 			name: "update without a resourceVersion applies to whatever is there",
 			cm:   created(),
 			cmd:  UpdateConfigMap{Content: ConfigMapContent{Data: map[string]string{"led": "off"}}},
-			want: []Event{ConfigMapUpdated{ConfigMapContent: ConfigMapContent{Data: map[string]string{"led": "off"}},
-				Changed: []string{"binaryData.blob.bin", "data.interval", "data.led", "metadata.annotations.herd.dev/readable-by-nodes", "metadata.labels.app"}, At: now}},
+			want: []Event{cmUpdated(ConfigMapContent{Data: map[string]string{"led": "off"}},
+				[]string{"binaryData.blob.bin", "data.interval", "data.led", "metadata.annotations.herd.dev/readable-by-nodes", "metadata.labels.app"}, now)},
 		},
 		{
 			name: "an update that changes nothing records nothing",
@@ -110,11 +125,11 @@ func TestDecideConfigMap(t *testing.T) {
 				c.Immutable, c.Labels = true, map[string]string{"app": "pico2"}
 				return c
 			}()},
-			want: []Event{ConfigMapUpdated{ConfigMapContent: func() ConfigMapContent {
+			want: []Event{cmUpdated(func() ConfigMapContent {
 				c := sampleContent()
 				c.Immutable, c.Labels = true, map[string]string{"app": "pico2"}
 				return c
-			}(), Changed: []string{"metadata.labels.app"}, At: now}},
+			}(), []string{"metadata.labels.app"}, now)},
 		},
 		{
 			name: "delete",
@@ -210,14 +225,14 @@ func TestConfigMapValidation(t *testing.T) {
 
 func TestEvolveConfigMap(t *testing.T) {
 	cm := created()
-	cm = EvolveConfigMap(cm, ConfigMapUpdated{ConfigMapContent: ConfigMapContent{Data: map[string]string{"a": "b"}}, At: at(1)})
-	want := ConfigMap{Namespace: "default", Name: "pico-config", UID: "u1", CreatedAt: t0, Version: 2, ResourceVersion: 3,
-		ConfigMapContent: ConfigMapContent{Data: map[string]string{"a": "b"}}}
+	cm = EvolveConfigMap(cm, cmUpdated(ConfigMapContent{Data: map[string]string{"a": "b"}}, nil, at(1)))
+	want := ConfigMap{ObjectMeta: ObjectMeta{Namespace: "default", Name: "pico-config", UID: "u1", CreatedAt: t0}, Version: 2, ResourceVersion: 3,
+		Spec: ConfigMapSpec{Data: map[string]string{"a": "b"}}}
 	if diff := cmp.Diff(want, cm); diff != "" {
 		t.Errorf("after update (-want +got):\n%s", diff)
 	}
 	cm = EvolveConfigMap(cm, ConfigMapDeleted{At: at(2)})
-	want = ConfigMap{Namespace: "default", Name: "pico-config", Deleted: true, Version: 3, ResourceVersion: 3}
+	want = ConfigMap{ObjectMeta: ObjectMeta{Namespace: "default", Name: "pico-config"}, Deleted: true, Version: 3, ResourceVersion: 3}
 	if diff := cmp.Diff(want, cm); diff != "" {
 		t.Errorf("after delete (-want +got):\n%s", diff)
 	}

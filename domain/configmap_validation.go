@@ -24,31 +24,10 @@ const (
 	configMapKeyMsg = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
 )
 
-// configMapNameProblems checks a ConfigMap's namespace (an RFC 1123 label)
-// and name (an RFC 1123 subdomain).
-func configMapNameProblems(namespace, name string) []FieldError {
+// configMapSpecProblems checks data keys, that no key is in both data
+// and binaryData, and the total size: the ConfigMap strategy's Validate.
+func configMapSpecProblems(c ConfigMapSpec) []FieldError {
 	var errs []FieldError
-	switch {
-	case namespace == "":
-		errs = append(errs, FieldError{Field: "metadata.namespace", Reason: "required"})
-	case len(namespace) > dns1123LabelMaxLength:
-		errs = append(errs, FieldError{Field: "metadata.namespace", Value: namespace, Reason: "must be no more than 63 characters"})
-	case !isDNSLabelPart(namespace):
-		errs = append(errs, FieldError{Field: "metadata.namespace", Value: namespace, Reason: dns1123LabelMsg})
-	}
-	if name == "" {
-		return append(errs, FieldError{Field: "metadata.name", Reason: "required"})
-	}
-	for _, msg := range dns1123SubdomainProblems(name) {
-		errs = append(errs, FieldError{Field: "metadata.name", Value: name, Reason: msg})
-	}
-	return errs
-}
-
-// configMapContentProblems checks labels, annotations and data keys, that
-// no key is in both data and binaryData, and the total size.
-func configMapContentProblems(c ConfigMapContent) []FieldError {
-	errs := metadataProblems(c.Labels, c.Annotations)
 	size := 0
 	for _, k := range slices.Sorted(maps.Keys(c.Data)) {
 		size += len(k) + len(c.Data[k])
@@ -96,9 +75,4 @@ func configMapKeyProblems(k string) []string {
 		out = append(out, "must not start with '..'")
 	}
 	return out
-}
-
-// configMapExists is the error of a create whose name is taken.
-func configMapExists(name string) error {
-	return fmt.Errorf("configmap %q: %w", name, ErrAlreadyExists)
 }

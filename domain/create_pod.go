@@ -77,8 +77,10 @@ func objectNameProblems(namespace, name string) []FieldError {
 	switch {
 	case namespace == "":
 		errs = append(errs, FieldError{Field: "metadata.namespace", Reason: "required"})
-	case len(namespace) > 63 || !isDNSLabelPart(namespace):
-		errs = append(errs, FieldError{Field: "metadata.namespace", Value: namespace, Reason: "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"})
+	case len(namespace) > dns1123LabelMaxLength:
+		errs = append(errs, FieldError{Field: "metadata.namespace", Value: namespace, Reason: "must be no more than 63 characters"})
+	case !isDNSLabelPart(namespace):
+		errs = append(errs, FieldError{Field: "metadata.namespace", Value: namespace, Reason: dns1123LabelMsg})
 	}
 	if name == "" {
 		return append(errs, FieldError{Field: "metadata.name", Reason: "required"})

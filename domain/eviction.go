@@ -77,7 +77,7 @@ func (e Eviction) Budget(p Pod, budgets []PodDisruptionBudget) (Key, PodDisrupti
 	}
 	var covering []PodDisruptionBudget
 	for _, b := range budgets {
-		if b.Selects(p) {
+		if BudgetSelects(b, p) {
 			covering = append(covering, b)
 		}
 	}
@@ -109,8 +109,8 @@ type GrantPodDisruption struct {
 }
 
 func (c GrantPodDisruption) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	if !b.Exists() {
-		return nil, budgetNotFound(b)
+	if err := requireObject(b); err != nil {
+		return nil, err
 	}
 	st := b.Status
 	if !c.PodReady && (b.Spec.UnhealthyPodEvictionPolicy == AlwaysAllow || st.CurrentHealthy >= st.DesiredHealthy && st.DesiredHealthy > 0) {

@@ -12,9 +12,8 @@ type object interface {
 	ref() (resource, name string, resourceVersion int64)
 }
 
-func (n Node) ref() (string, string, int64)      { return "nodes", n.Name, n.ResourceVersion }
-func (p Pod) ref() (string, string, int64)       { return "pods", p.Name, p.ResourceVersion }
-func (c ConfigMap) ref() (string, string, int64) { return "configmaps", c.Name, c.ResourceVersion }
+func (n Node) ref() (string, string, int64) { return "nodes", n.Name, n.ResourceVersion }
+func (p Pod) ref() (string, string, int64)  { return "pods", p.Name, p.ResourceVersion }
 func (l Lease) ref() (string, string, int64) {
 	return "leases.coordination.k8s.io", l.Name, l.ResourceVersion
 }

@@ -10,28 +10,10 @@ import (
 // how many of the pods its selector matches must stay healthy, or may be
 // unavailable, while pods are evicted. The disruption reconciler keeps its
 // status from the pods; an eviction spends one of the disruptions it
-// allows. The view stores it as its row, so it is also the aggregate's
-// snapshot.
-type PodDisruptionBudget struct {
-	Namespace   string                    `json:"namespace"`
-	Name        string                    `json:"name"`
-	UID         string                    `json:"uid,omitempty"`
-	Labels      map[string]string         `json:"labels,omitempty"`
-	Annotations map[string]string         `json:"annotations,omitempty"`
-	Owners      []OwnerReference          `json:"owners,omitempty"`
-	Spec        PodDisruptionBudgetSpec   `json:"spec"`
-	Status      PodDisruptionBudgetStatus `json:"status"`
-	// Generation counts the changes to Spec; Status.ObservedGeneration
-	// says which the reconciler last counted for.
-	Generation int64     `json:"generation"`
-	CreatedAt  time.Time `json:"createdAt"`
-	// Deleted marks a budget removed; the row stays as a tombstone.
-	Deleted bool `json:"deleted,omitempty"`
-	// Version is the number of events in the stream; ResourceVersion the
-	// log position of the last, set by the projection.
-	Version         int64 `json:"version"`
-	ResourceVersion int64 `json:"resourceVersion"`
-}
+// allows. It is a kind on the object model (see Object): a change of its
+// spec is a new generation, which Status.ObservedGeneration says the
+// reconciler counted for.
+type PodDisruptionBudget = Object[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
 
 // PodDisruptionBudgetSpec is what a budget asks for: at most one of
 // MinAvailable and MaxUnavailable.
@@ -98,18 +80,9 @@ const (
 // Kubernetes' disruption controller's DeletionTimeout.
 const DisruptionTimeout = 2 * time.Minute
 
-// Exists reports whether the budget was created and not deleted.
-func (b PodDisruptionBudget) Exists() bool { return b.Version > 0 && !b.Deleted }
-
-// Key names the budget.
-func (b PodDisruptionBudget) Key() Key { return Key{Namespace: b.Namespace, Name: b.Name} }
-
-// String is "namespace/name", as logs name the budget.
-func (b PodDisruptionBudget) String() string { return b.Namespace + "/" + b.Name }
-
-// Selects reports whether the budget covers pod p: same namespace, and
-// a selector that matches its labels (a nil one matches nothing).
-func (b PodDisruptionBudget) Selects(p Pod) bool {
+// BudgetSelects reports whether budget b covers pod p: same namespace,
+// and a selector that matches its labels (a nil one matches nothing).
+func BudgetSelects(b PodDisruptionBudget, p Pod) bool {
 	return b.Exists() && b.Namespace == p.Namespace && b.Spec.Selector != nil && b.Spec.Selector.Matches(p.Labels)
 }
 
@@ -118,74 +91,54 @@ func PodDisruptionBudgetStream(namespace, name string) string {
 	return PodDisruptionBudgetAggregate.Stream(namespace + "/" + name)
 }
 
-// PodDisruptionBudgetCreated records a budget's creation.
-type PodDisruptionBudgetCreated struct {
-	Namespace   string                  `json:"namespace"`
-	Name        string                  `json:"name"`
-	UID         string                  `json:"uid"`
-	Labels      map[string]string       `json:"labels,omitempty"`
-	Annotations map[string]string       `json:"annotations,omitempty"`
-	Owners      []OwnerReference        `json:"owners,omitempty"`
-	Spec        PodDisruptionBudgetSpec `json:"spec"`
-	At          time.Time               `json:"at"`
-}
-
-// PodDisruptionBudgetChanged records a new spec, labels or annotations;
-// Generation is the budget's generation afterwards.
-type PodDisruptionBudgetChanged struct {
-	Labels      map[string]string       `json:"labels,omitempty"`
-	Annotations map[string]string       `json:"annotations,omitempty"`
-	Spec        PodDisruptionBudgetSpec `json:"spec"`
-	Generation  int64                   `json:"generation"`
-	At          time.Time               `json:"at"`
-}
-
-// PodDisruptionBudgetStatusRecorded records what the reconciler (or a
-// client of the status subresource) counted of the budget's pods.
-type PodDisruptionBudgetStatusRecorded struct {
-	Status PodDisruptionBudgetStatus `json:"status"`
-	At     time.Time                 `json:"at"`
-}
+// The budget's events, under the names they have always had in the log.
+type (
+	// PodDisruptionBudgetCreated records a budget's creation.
+	PodDisruptionBudgetCreated = ObjectCreated[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
+	// PodDisruptionBudgetChanged records a new spec, labels or
+	// annotations; Generation is the budget's generation afterwards.
+	PodDisruptionBudgetChanged = ObjectUpdated[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
+	// PodDisruptionBudgetStatusRecorded records what the reconciler (or
+	// a client of the status subresource) counted of the budget's pods.
+	PodDisruptionBudgetStatusRecorded = ObjectStatusRecorded[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
+	// PodDisruptionBudgetOwnersChanged records the budget's new owner
+	// references.
+	PodDisruptionBudgetOwnersChanged = ObjectOwnersChanged[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
+	// PodDisruptionBudgetDeleted records a budget's deletion.
+	PodDisruptionBudgetDeleted = ObjectDeleted[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
+)
 
 // PodDisruptionGranted records that the budget let pod Pod be evicted: one
-// disruption fewer allowed, and the pod among the disrupted ones.
+// disruption fewer allowed, and the pod among the disrupted ones. It is
+// the budget's own event, beside the object model's.
 type PodDisruptionGranted struct {
 	Pod string    `json:"pod"`
 	At  time.Time `json:"at"`
 }
 
-// PodDisruptionBudgetDeleted records a budget's deletion.
-type PodDisruptionBudgetDeleted struct {
-	At time.Time `json:"at"`
-}
-
-// EventType implements Event.
-func (PodDisruptionBudgetCreated) EventType() string { return "PodDisruptionBudgetCreated" }
-
-// EventType implements Event.
-func (PodDisruptionBudgetChanged) EventType() string { return "PodDisruptionBudgetChanged" }
-
-// EventType implements Event.
-func (PodDisruptionBudgetStatusRecorded) EventType() string {
-	return "PodDisruptionBudgetStatusRecorded"
-}
-
 // EventType implements Event.
 func (PodDisruptionGranted) EventType() string { return "PodDisruptionGranted" }
 
-// EventType implements Event.
-func (PodDisruptionBudgetDeleted) EventType() string { return "PodDisruptionBudgetDeleted" }
-
-// PodDisruptionBudgetOwnersChanged records the budget's new owner references: one
-// taken off by the garbage collector, its owner deleted with its
-// dependents orphaned or waiting for them while another owner keeps it.
-type PodDisruptionBudgetOwnersChanged struct {
-	Owners []OwnerReference `json:"owners,omitempty"`
-	At     time.Time        `json:"at"`
+// budgetKind is what is the budget's own on the object model.
+var budgetKind = &ObjectKind[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]{
+	Kind: "PodDisruptionBudget", Resource: budgetResource,
+	Created: "PodDisruptionBudgetCreated", Updated: "PodDisruptionBudgetChanged", Deleted: "PodDisruptionBudgetDeleted",
+	StatusRecorded: "PodDisruptionBudgetStatusRecorded", OwnersChanged: "PodDisruptionBudgetOwnersChanged",
+	Layout: ObjectLayout{
+		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
+			"spec", "status", "generation", "createdAt", "deleted,omitempty", "version", "resourceVersion"},
+		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+	},
+	Strategy: Strategy[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]{
+		Validate:                  func(_ ObjectMeta, s PodDisruptionBudgetSpec) []FieldError { return budgetSpecProblems(s) },
+		SpecChangeBumpsGeneration: true,
+	},
 }
 
-// EventType implements Event.
-func (PodDisruptionBudgetOwnersChanged) EventType() string { return "PodDisruptionBudgetOwnersChanged" }
+func (PodDisruptionBudgetSpec) objectKind() *ObjectKind[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus] {
+	return budgetKind
+}
 
 // PodDisruptionBudgetAggregate is the budget in the log: streams
 // "poddisruptionbudget/NAMESPACE/NAME".
@@ -201,20 +154,11 @@ var PodDisruptionBudgetAggregate = defineNamespacedAggregate("poddisruptionbudge
 // EvolvePodDisruptionBudget folds one event into the budget; it never
 // mutates b.
 func EvolvePodDisruptionBudget(b PodDisruptionBudget, e Event) PodDisruptionBudget {
+	if out, ok := evolveObject(b, e); ok {
+		return out
+	}
 	b.Version++
-	switch e := e.(type) {
-	case PodDisruptionBudgetCreated:
-		return PodDisruptionBudget{
-			Namespace: e.Namespace, Name: e.Name, UID: e.UID,
-			Labels: cloneStrings(e.Labels), Annotations: cloneStrings(e.Annotations), Owners: slices.Clone(e.Owners),
-			Spec: e.Spec.clone(), Generation: 1, CreatedAt: e.At, Version: b.Version, ResourceVersion: b.ResourceVersion,
-		}
-	case PodDisruptionBudgetChanged:
-		b.Labels, b.Annotations = cloneStrings(e.Labels), cloneStrings(e.Annotations)
-		b.Spec, b.Generation = e.Spec.clone(), e.Generation
-	case PodDisruptionBudgetStatusRecorded:
-		b.Status = e.Status.clone()
-	case PodDisruptionGranted:
+	if e, ok := e.(PodDisruptionGranted); ok {
 		st := b.Status.clone()
 		st.DisruptionsAllowed--
 		if st.DisruptedPods == nil {
@@ -225,10 +169,6 @@ func EvolvePodDisruptionBudget(b PodDisruptionBudget, e Event) PodDisruptionBudg
 			st = st.WithAllowedCondition(e.At)
 		}
 		b.Status = st
-	case PodDisruptionBudgetOwnersChanged:
-		b.Owners = slices.Clone(e.Owners)
-	case PodDisruptionBudgetDeleted:
-		return PodDisruptionBudget{Namespace: b.Namespace, Name: b.Name, Deleted: true, Version: b.Version, ResourceVersion: b.ResourceVersion}
 	}
 	return b
 }
@@ -293,28 +233,4 @@ func (s PodDisruptionBudgetStatus) clone() PodDisruptionBudgetStatus {
 	c.DisruptedPods = maps.Clone(s.DisruptedPods)
 	c.Conditions = slices.Clone(s.Conditions)
 	return c
-}
-
-func (s PodDisruptionBudgetSpec) clone() PodDisruptionBudgetSpec {
-	c := s
-	if s.MinAvailable != nil {
-		v := *s.MinAvailable
-		c.MinAvailable = &v
-	}
-	if s.MaxUnavailable != nil {
-		v := *s.MaxUnavailable
-		c.MaxUnavailable = &v
-	}
-	if s.Selector != nil {
-		sel := s.Selector.clone()
-		c.Selector = &sel
-	}
-	return c
-}
-
-// equal reports whether two specs say the same.
-func (s PodDisruptionBudgetSpec) equal(o PodDisruptionBudgetSpec) bool {
-	eqSel := (s.Selector == nil) == (o.Selector == nil) && (s.Selector == nil || s.Selector.equal(*o.Selector))
-	return equalIntOrPercent(s.MinAvailable, o.MinAvailable) && equalIntOrPercent(s.MaxUnavailable, o.MaxUnavailable) && eqSel &&
-		s.UnhealthyPodEvictionPolicy == o.UnhealthyPodEvictionPolicy
 }

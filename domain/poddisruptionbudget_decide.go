@@ -2,7 +2,6 @@ package domain
 
 import (
 	"fmt"
-	"maps"
 	"strconv"
 	"time"
 )
@@ -26,17 +25,6 @@ func DecidePodDisruptionBudget(b PodDisruptionBudget, cmd PodDisruptionBudgetCom
 
 // budgetResource is how kube-apiserver names the resource in refusals.
 const budgetResource = "poddisruptionbudgets.policy"
-
-func budgetNotFound(b PodDisruptionBudget) error {
-	return fmt.Errorf("%s %q not found: %w", budgetResource, b.Name, ErrNotFound)
-}
-
-func staleBudget(b PodDisruptionBudget, rv int64) error {
-	if rv == 0 || rv == b.ResourceVersion {
-		return nil
-	}
-	return StaleObject(budgetResource, b.Name)
-}
 
 // budgetSpecProblems checks a budget's spec as kube-apiserver does: not
 // both minAvailable and maxUnavailable, each a number or a percentage
@@ -87,20 +75,8 @@ type CreatePodDisruptionBudget struct {
 }
 
 func (c CreatePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	errs := objectNameProblems(c.Namespace, c.Name)
-	errs = append(errs, metadataProblems(c.Labels, c.Annotations)...)
-	errs = append(errs, budgetSpecProblems(c.Spec)...)
-	if err := invalid("PodDisruptionBudget", c.Name, errs); err != nil {
-		return nil, err
-	}
-	if b.Exists() {
-		return nil, fmt.Errorf("%s %q already exists: %w", budgetResource, c.Name, ErrAlreadyExists)
-	}
-	return []Event{PodDisruptionBudgetCreated{
-		Namespace: c.Namespace, Name: c.Name, UID: c.UID,
-		Labels: cloneStrings(c.Labels), Annotations: cloneStrings(c.Annotations), Owners: cloneSlice(c.Owners),
-		Spec: c.Spec.clone(), At: now,
-	}}, nil
+	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners}
+	return decideCreate(b, meta, c.Spec, now)
 }
 
 // UpdatePodDisruptionBudget makes a budget's labels, annotations and spec
@@ -115,28 +91,7 @@ type UpdatePodDisruptionBudget struct {
 }
 
 func (c UpdatePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	if !b.Exists() {
-		return nil, budgetNotFound(b)
-	}
-	if err := staleBudget(b, c.ResourceVersion); err != nil {
-		return nil, err
-	}
-	errs := metadataProblems(c.Labels, c.Annotations)
-	errs = append(errs, budgetSpecProblems(c.Spec)...)
-	if err := invalid("PodDisruptionBudget", b.Name, errs); err != nil {
-		return nil, err
-	}
-	specChanged := !c.Spec.equal(b.Spec)
-	if !specChanged && maps.Equal(c.Labels, b.Labels) && maps.Equal(c.Annotations, b.Annotations) {
-		return nil, nil
-	}
-	gen := b.Generation
-	if specChanged {
-		gen++
-	}
-	return []Event{PodDisruptionBudgetChanged{
-		Labels: cloneStrings(c.Labels), Annotations: cloneStrings(c.Annotations), Spec: c.Spec.clone(), Generation: gen, At: now,
-	}}, nil
+	return decideUpdate(b, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, c.ResourceVersion, now)
 }
 
 // RecordPodDisruptionBudgetStatus records what the reconciler counted of
@@ -149,16 +104,7 @@ type RecordPodDisruptionBudgetStatus struct {
 }
 
 func (c RecordPodDisruptionBudgetStatus) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	if !b.Exists() {
-		return nil, budgetNotFound(b)
-	}
-	if err := staleBudget(b, c.ResourceVersion); err != nil {
-		return nil, err
-	}
-	if c.Status.Equal(b.Status) {
-		return nil, nil
-	}
-	return []Event{PodDisruptionBudgetStatusRecorded{Status: c.Status.clone(), At: now}}, nil
+	return decideRecordStatus(b, c.Status, c.ResourceVersion, now)
 }
 
 // DeletePodDisruptionBudget deletes a budget, conditional on
@@ -168,11 +114,5 @@ type DeletePodDisruptionBudget struct {
 }
 
 func (c DeletePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	if !b.Exists() {
-		return nil, budgetNotFound(b)
-	}
-	if err := staleBudget(b, c.ResourceVersion); err != nil {
-		return nil, err
-	}
-	return []Event{PodDisruptionBudgetDeleted{At: now}}, nil
+	return decideDelete(b, c.ResourceVersion, now)
 }

@@ -7,10 +7,6 @@ import "time"
 // (Precondition), as a controller's update of poddisruptionbudgets/NAME/status
 // is.
 
-func (b PodDisruptionBudget) ref() (string, string, int64) {
-	return budgetResource, b.Name, b.ResourceVersion
-}
-
 func (f From[S, C]) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
 	return decideFrom(f, b, now, DecidePodDisruptionBudget)
 }

@@ -49,8 +49,8 @@ type ReleasePodDisruptionBudget struct {
 }
 
 func (c ReleasePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	if !b.Exists() {
-		return nil, budgetNotFound(b)
+	if err := requireObject(b); err != nil {
+		return nil, err
 	}
 	owners, ok := withoutOwner(b.Owners, c.UID)
 	if !ok {

@@ -9,7 +9,7 @@ import (
 // configMaps describes the ConfigMap: its row in configmaps.
 var configMaps = describeJSONRows(domain.ConfigMapAggregate, "configmaps", "configmap",
 	func(namespace, name string) domain.ConfigMap {
-		return domain.ConfigMap{Namespace: namespace, Name: name}
+		return domain.ConfigMap{ObjectMeta: domain.ObjectMeta{Namespace: namespace, Name: name}}
 	},
 	domain.EvolveConfigMap,
 	func(cm domain.ConfigMap) jsonRow {

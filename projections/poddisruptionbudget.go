@@ -12,7 +12,7 @@ import (
 // poddisruptionbudgets.
 var podDisruptionBudgets = describeJSONRows(domain.PodDisruptionBudgetAggregate, "poddisruptionbudgets", "poddisruptionbudgets.policy",
 	func(namespace, name string) domain.PodDisruptionBudget {
-		return domain.PodDisruptionBudget{Namespace: namespace, Name: name}
+		return domain.PodDisruptionBudget{ObjectMeta: domain.ObjectMeta{Namespace: namespace, Name: name}}
 	},
 	domain.EvolvePodDisruptionBudget,
 	func(b domain.PodDisruptionBudget) jsonRow {

@@ -250,7 +250,7 @@ func contractReadYourWrites(t *testing.T, f *contractFleet) {
 		}
 	}
 	cm, err := NewConfigMapView(f.log).Get(ctx, "shop", "settings")
-	if err != nil || cm.Data["k"] != "v" {
+	if err != nil || cm.Spec.Data["k"] != "v" {
 		t.Errorf("configmap: %+v, %v", cm, err)
 	}
 	if got, err := NewReplicaSetView(f.log).Get(ctx, "shop", "web"); err != nil || !cmp.Equal(f.replicaSet, got) {

@@ -24,10 +24,10 @@ func ConfigMapToAPI(c domain.ConfigMap) corev1.ConfigMap {
 			Annotations:       c.Annotations,
 			OwnerReferences:   ownersToAPI(c.Owners),
 		},
-		Data:       c.Data,
-		BinaryData: c.BinaryData,
+		Data:       c.Spec.Data,
+		BinaryData: c.Spec.BinaryData,
 	}
-	if c.Immutable {
+	if c.Spec.Immutable {
 		t := true
 		out.Immutable = &t
 	}

@@ -17,7 +17,8 @@ import (
 // reads back as written through policy/v1.
 func TestPodDisruptionBudgetRoundTrip(t *testing.T) {
 	b := domain.PodDisruptionBudget{
-		Namespace: "default", Name: "web", UID: "uid-pdb", Labels: map[string]string{"app": "web"},
+		ObjectMeta: domain.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-pdb", Labels: map[string]string{"app": "web"},
+			Generation: 1, CreatedAt: t0},
 		Spec: domain.PodDisruptionBudgetSpec{
 			MaxUnavailable:             &domain.IntOrPercent{Value: 25, Percent: true},
 			Selector:                   &domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
@@ -29,7 +30,7 @@ func TestPodDisruptionBudgetRoundTrip(t *testing.T) {
 			Conditions: []domain.BudgetCondition{{Type: domain.DisruptionAllowedCondition, Status: domain.ConditionTrue,
 				Reason: domain.SufficientPodsReason, ObservedGeneration: 1, LastTransitionTime: t0}},
 		},
-		Generation: 1, CreatedAt: t0, Version: 2, ResourceVersion: 9,
+		Version: 2, ResourceVersion: 9,
 	}
 	api := PodDisruptionBudgetToAPI(b)
 	if api.Spec.MaxUnavailable.String() != "25%" || api.Spec.MinAvailable != nil || api.ResourceVersion != "9" {

@@ -142,7 +142,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 func (r *Reconciler) sync(ctx context.Context, b domain.PodDisruptionBudget, all []domain.Pod) (time.Duration, error) {
 	var pods []domain.Pod
 	for _, p := range all {
-		if b.Selects(p) {
+		if domain.BudgetSelects(b, p) {
 			pods = append(pods, p)
 		}
 	}
@@ -150,19 +150,19 @@ func (r *Reconciler) sync(ctx context.Context, b domain.PodDisruptionBudget, all
 	c, err := r.count(ctx, b, pods, now)
 	var st domain.PodDisruptionBudgetStatus
 	if err != nil {
-		r.log.Warn("poddisruptionbudget cannot be counted: no disruption allowed", zap.String("poddisruptionbudget", b.String()), zap.Error(err))
+		r.log.Warn("poddisruptionbudget cannot be counted: no disruption allowed", zap.String("poddisruptionbudget", b.Key().String()), zap.Error(err))
 		st = b.Status.FailSafe(err, now)
 	} else {
 		if len(c.unmanaged) > 0 {
 			r.log.Debug("poddisruptionbudget selects pods without a controller, which its expected count leaves out",
-				zap.String("poddisruptionbudget", b.String()), zap.Strings("pods", c.unmanaged))
+				zap.String("poddisruptionbudget", b.Key().String()), zap.Strings("pods", c.unmanaged))
 		}
 		st = c.status(b, now)
 	}
 	// The status names as its cause the change it counted that made it
 	// so (countCause); the record that queued the key is the fallback.
 	if rec, ok, err := countCause(ctx, b, pods); err != nil {
-		return 0, fmt.Errorf("cause of poddisruptionbudget %s's status: %w", b, err)
+		return 0, fmt.Errorf("cause of poddisruptionbudget %s's status: %w", b.Key(), err)
 	} else if ok {
 		ctx = reconcilers.Because(ctx, rec)
 	}
@@ -172,7 +172,7 @@ func (r *Reconciler) sync(ctx context.Context, b domain.PodDisruptionBudget, all
 			// Gone since, or changed since: its own event counts it again.
 			return 0, nil
 		}
-		return 0, fmt.Errorf("record status of poddisruptionbudget %s: %w", b, err)
+		return 0, fmt.Errorf("record status of poddisruptionbudget %s: %w", b.Key(), err)
 	}
 	if c.recheck.IsZero() {
 		return 0, nil

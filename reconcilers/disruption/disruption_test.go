@@ -98,7 +98,7 @@ func orphan(p domain.Pod) domain.Pod { p.Owners = nil; return p }
 // budget is default/web, selecting the web pods, at generation 1.
 func budget(spec domain.PodDisruptionBudgetSpec, st domain.PodDisruptionBudgetStatus) domain.PodDisruptionBudget {
 	spec.Selector = &domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
-	return domain.PodDisruptionBudget{Namespace: "default", Name: "web", UID: "uid-pdb", Spec: spec, Status: st, Generation: 1, Version: 1, ResourceVersion: 5}
+	return domain.PodDisruptionBudget{ObjectMeta: domain.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-pdb", Generation: 1}, Spec: spec, Status: st, Version: 1, ResourceVersion: 5}
 }
 
 func maxUnavailable(n int32) domain.PodDisruptionBudgetSpec {

@@ -316,7 +316,7 @@ func configMapKind(rd Readers, repo Repository) *kind {
 			if err != nil || c.ResourceVersion != d.resourceVersion {
 				return errors.Join(err, errChanged)
 			}
-			content := c.Clone().ConfigMapContent
+			content := domain.ConfigMapContentOf(c)
 			content.Owners = withoutOwner(content.Owners, uid)
 			_, err = repo.ConfigMapCommands().Execute(ctx, d.key(), domain.UpdateConfigMap{Content: content, ResourceVersion: d.resourceVersion})
 			return err

@@ -1,0 +1,136 @@
+package domain
+
+import "reflect"
+
+// semanticEqual reports whether a and b hold the same values, as
+// apimachinery's equality.Semantic.DeepEqual does for API objects: like
+// reflect.DeepEqual, except that a nil map or slice equals an empty one
+// (a client that sends `labels: {}` changes nothing). It decides for every
+// kind on the object model whether a write is a no-op, instead of an
+// equal method per kind. The domain imports no Kubernetes module (see
+// TestImportsPointInward), hence this walk of its own.
+func semanticEqual(a, b any) bool {
+	return equalValues(reflect.ValueOf(a), reflect.ValueOf(b))
+}
+
+func equalValues(a, b reflect.Value) bool {
+	if !a.IsValid() || !b.IsValid() {
+		return a.IsValid() == b.IsValid()
+	}
+	if a.Type() != b.Type() {
+		return false
+	}
+	switch a.Kind() {
+	case reflect.Map:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for _, k := range a.MapKeys() {
+			bv := b.MapIndex(k)
+			if !bv.IsValid() || !equalValues(a.MapIndex(k), bv) {
+				return false
+			}
+		}
+		return true
+	case reflect.Slice:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for i := range a.Len() {
+			if !equalValues(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		for i := range a.Len() {
+			if !equalValues(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Pointer, reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return equalValues(a.Elem(), b.Elem())
+	case reflect.Struct:
+		if eq := a.MethodByName("Equal"); eq.IsValid() && eq.Type().NumIn() == 1 && eq.Type().In(0) == a.Type() &&
+			eq.Type().NumOut() == 1 && eq.Type().Out(0).Kind() == reflect.Bool {
+			// time.Time and its like say themselves what equal means
+			// (the same instant, whatever the location).
+			return eq.Call([]reflect.Value{b})[0].Bool()
+		}
+		for i := range a.NumField() {
+			if !equalValues(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	default:
+		if a.CanInterface() && b.CanInterface() {
+			return a.Interface() == b.Interface()
+		}
+		return reflect.DeepEqual(a, b)
+	}
+}
+
+// deepCopy returns a copy of v that shares no map, slice or pointer with
+// it; empty maps and slices come back nil. It replaces a clone method per
+// kind on the object model: a field added to a spec is copied without
+// anyone remembering to.
+func deepCopy[T any](v T) T {
+	out := copyValue(reflect.ValueOf(&v).Elem())
+	return out.Interface().(T)
+}
+
+func copyValue(v reflect.Value) reflect.Value {
+	out := reflect.New(v.Type()).Elem()
+	switch v.Kind() {
+	case reflect.Map:
+		if v.Len() == 0 {
+			return out
+		}
+		m := reflect.MakeMapWithSize(v.Type(), v.Len())
+		iter := v.MapRange()
+		for iter.Next() {
+			m.SetMapIndex(iter.Key(), copyValue(iter.Value()))
+		}
+		out.Set(m)
+	case reflect.Slice:
+		if v.Len() == 0 {
+			return out
+		}
+		s := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := range v.Len() {
+			s.Index(i).Set(copyValue(v.Index(i)))
+		}
+		out.Set(s)
+	case reflect.Pointer:
+		if v.IsNil() {
+			return out
+		}
+		p := reflect.New(v.Type().Elem())
+		p.Elem().Set(copyValue(v.Elem()))
+		out.Set(p)
+	case reflect.Struct:
+		out.Set(v) // unexported fields (time.Time's) are copied as they are
+		for i := range v.NumField() {
+			if f := out.Field(i); f.CanSet() {
+				f.Set(copyValue(v.Field(i)))
+			}
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			out.Index(i).Set(copyValue(v.Index(i)))
+		}
+	case reflect.Interface:
+		if v.IsNil() {
+			return out
+		}
+		out.Set(copyValue(v.Elem()))
+	default:
+		out.Set(v)
+	}
+	return out
+}

@@ -1,0 +1,274 @@
+package domain
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// ObjectLayout is the JSON of a kind's state (its view row) and of its
+// created and updated events, which the log and the views already hold:
+// each list names the fields in the order herd writes them, with
+// ",omitempty" where an empty value is left out, as a struct's tags would.
+// The names a layout may use are those of objectWire. The layouts are
+// fixed by what is stored: a row must come out byte for byte as before,
+// or `herd replay --verify` finds a difference, and a payload's field
+// names must stay, or old logs no longer decode.
+type ObjectLayout struct {
+	// InlineSpec puts the spec's fields beside the metadata, where the
+	// token "spec" stands, rather than under "spec" (a ConfigMap's data).
+	InlineSpec bool
+	// State, Created and Updated are the fields of the view row, of the
+	// created event and of the updated event. The deleted event is
+	// {"at": ...} for every kind.
+	State, Created, Updated []string
+}
+
+// objectWire is every field an object's JSON or one of its events' may
+// hold, by the name a layout gives it; decoding reads a row or a payload
+// into it and takes what the kind's state or event has.
+type objectWire struct {
+	Namespace                  string            `json:"namespace"`
+	Name                       string            `json:"name"`
+	UID                        string            `json:"uid"`
+	Labels                     map[string]string `json:"labels"`
+	Annotations                map[string]string `json:"annotations"`
+	Finalizers                 []string          `json:"finalizers"`
+	Owners                     []OwnerReference  `json:"owners"`
+	Spec                       json.RawMessage   `json:"spec"`
+	Status                     json.RawMessage   `json:"status"`
+	Generation                 int64             `json:"generation"`
+	CreatedAt                  time.Time         `json:"createdAt"`
+	DeletionRequestedAt        *time.Time        `json:"deletionRequestedAt"`
+	DeletionGracePeriodSeconds *int64            `json:"deletionGracePeriodSeconds"`
+	Deleted                    bool              `json:"deleted"`
+	Version                    int64             `json:"version"`
+	ResourceVersion            int64             `json:"resourceVersion"`
+	Changed                    []string          `json:"changed"`
+	At                         time.Time         `json:"at"`
+}
+
+// MarshalJSON writes the object as its kind's view row (ObjectLayout.State).
+func (o Object[S, St]) MarshalJSON() ([]byte, error) {
+	l := kindOf[S, St]().Layout
+	return marshalLayout(l.State, l.InlineSpec, map[string]any{
+		"namespace": o.Namespace, "name": o.Name, "uid": o.UID,
+		"labels": o.Labels, "annotations": o.Annotations, "finalizers": o.Finalizers, "owners": o.Owners,
+		"spec": o.Spec, "status": o.Status, "generation": o.Generation, "createdAt": o.CreatedAt,
+		"deletionRequestedAt": o.DeletionRequestedAt, "deletionGracePeriodSeconds": o.DeletionGracePeriodSeconds,
+		"deleted": o.Deleted, "version": o.Version, "resourceVersion": o.ResourceVersion,
+	})
+}
+
+// UnmarshalJSON reads a view row MarshalJSON (or an earlier herd) wrote.
+func (o *Object[S, St]) UnmarshalJSON(data []byte) error {
+	var w objectWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	spec, err := decodeSpec[S](kindOf[S, St]().Layout, data, w.Spec)
+	if err != nil {
+		return err
+	}
+	var status St
+	if len(w.Status) > 0 && !bytes.Equal(w.Status, []byte("null")) {
+		if err := json.Unmarshal(w.Status, &status); err != nil {
+			return fmt.Errorf("status: %w", err)
+		}
+	}
+	*o = Object[S, St]{
+		ObjectMeta: ObjectMeta{
+			Namespace: w.Namespace, Name: w.Name, UID: w.UID, Labels: w.Labels, Annotations: w.Annotations,
+			Finalizers: w.Finalizers, Owners: w.Owners, Generation: w.Generation, CreatedAt: w.CreatedAt,
+			DeletionRequestedAt: w.DeletionRequestedAt, DeletionGracePeriodSeconds: w.DeletionGracePeriodSeconds,
+		},
+		Spec: spec, Status: status,
+		Deleted: w.Deleted, Version: w.Version, ResourceVersion: w.ResourceVersion,
+	}
+	return nil
+}
+
+// MarshalJSON writes the event's payload (ObjectLayout.Created).
+func (e ObjectCreated[S, St]) MarshalJSON() ([]byte, error) {
+	l := kindOf[S, St]().Layout
+	return marshalLayout(l.Created, l.InlineSpec, map[string]any{
+		"namespace": e.Namespace, "name": e.Name, "uid": e.UID,
+		"labels": e.Labels, "annotations": e.Annotations, "finalizers": e.Finalizers, "owners": e.Owners,
+		"spec": e.Spec, "at": e.At,
+	})
+}
+
+// UnmarshalJSON reads a payload MarshalJSON (or an earlier herd) wrote.
+func (e *ObjectCreated[S, St]) UnmarshalJSON(data []byte) error {
+	var w objectWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	spec, err := decodeSpec[S](kindOf[S, St]().Layout, data, w.Spec)
+	if err != nil {
+		return err
+	}
+	*e = ObjectCreated[S, St]{
+		Namespace: w.Namespace, Name: w.Name, UID: w.UID, Labels: w.Labels, Annotations: w.Annotations,
+		Finalizers: w.Finalizers, Owners: w.Owners, Spec: spec, At: w.At,
+	}
+	return nil
+}
+
+// MarshalJSON writes the event's payload (ObjectLayout.Updated).
+func (e ObjectUpdated[S, St]) MarshalJSON() ([]byte, error) {
+	l := kindOf[S, St]().Layout
+	return marshalLayout(l.Updated, l.InlineSpec, map[string]any{
+		"labels": e.Labels, "annotations": e.Annotations, "owners": e.Owners,
+		"spec": e.Spec, "generation": e.Generation, "changed": e.Changed, "at": e.At,
+	})
+}
+
+// UnmarshalJSON reads a payload MarshalJSON (or an earlier herd) wrote.
+func (e *ObjectUpdated[S, St]) UnmarshalJSON(data []byte) error {
+	var w objectWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	spec, err := decodeSpec[S](kindOf[S, St]().Layout, data, w.Spec)
+	if err != nil {
+		return err
+	}
+	*e = ObjectUpdated[S, St]{
+		Labels: w.Labels, Annotations: w.Annotations, Owners: w.Owners,
+		Spec: spec, Generation: w.Generation, Changed: w.Changed, At: w.At,
+	}
+	return nil
+}
+
+// MarshalJSON writes {"status": ..., "at": ...}.
+func (e ObjectStatusRecorded[S, St]) MarshalJSON() ([]byte, error) {
+	return marshalLayout([]string{"status", "at"}, false, map[string]any{"status": e.Status, "at": e.At})
+}
+
+// UnmarshalJSON reads {"status": ..., "at": ...}.
+func (e *ObjectStatusRecorded[S, St]) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Status St        `json:"status"`
+		At     time.Time `json:"at"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*e = ObjectStatusRecorded[S, St]{Status: w.Status, At: w.At}
+	return nil
+}
+
+// MarshalJSON writes {"owners": ..., "at": ...}, owners left out when
+// there are none.
+func (e ObjectOwnersChanged[S, St]) MarshalJSON() ([]byte, error) {
+	return marshalLayout([]string{"owners,omitempty", "at"}, false, map[string]any{"owners": e.Owners, "at": e.At})
+}
+
+// UnmarshalJSON reads {"owners": ..., "at": ...}.
+func (e *ObjectOwnersChanged[S, St]) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Owners []OwnerReference `json:"owners"`
+		At     time.Time        `json:"at"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*e = ObjectOwnersChanged[S, St]{Owners: w.Owners, At: w.At}
+	return nil
+}
+
+// MarshalJSON writes {"at": ...}, as every kind's deletion did.
+func (e ObjectDeleted[S, St]) MarshalJSON() ([]byte, error) {
+	return marshalLayout([]string{"at"}, false, map[string]any{"at": e.At})
+}
+
+// UnmarshalJSON reads {"at": ...}.
+func (e *ObjectDeleted[S, St]) UnmarshalJSON(data []byte) error {
+	var w struct {
+		At time.Time `json:"at"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	e.At = w.At
+	return nil
+}
+
+// decodeSpec reads the spec: from the whole of data for a kind whose
+// spec is inline, else from the "spec" field.
+func decodeSpec[S any](l ObjectLayout, data, field json.RawMessage) (S, error) {
+	var spec S
+	src := field
+	if l.InlineSpec {
+		src = data
+	}
+	if len(src) == 0 || bytes.Equal(src, []byte("null")) {
+		return spec, nil
+	}
+	if err := json.Unmarshal(src, &spec); err != nil {
+		return spec, fmt.Errorf("spec: %w", err)
+	}
+	return spec, nil
+}
+
+// marshalLayout writes the fields layout names, in its order, taking each
+// value from values and leaving out an empty one where the layout says
+// ",omitempty" (empty as encoding/json means it). With inline, the spec's
+// own fields stand where "spec" does.
+func marshalLayout(layout []string, inline bool, values map[string]any) ([]byte, error) {
+	buf := make([]byte, 0, 256)
+	buf = append(buf, '{')
+	add := func(b []byte) {
+		if len(buf) > 1 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, b...)
+	}
+	for _, tok := range layout {
+		name, opt, _ := strings.Cut(tok, ",")
+		v, ok := values[name]
+		if !ok {
+			return nil, fmt.Errorf("domain: layout names %q, which this record does not have", name)
+		}
+		if opt == "omitempty" && isEmptyJSON(reflect.ValueOf(v)) {
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if name == "spec" && inline {
+			b = bytes.TrimSpace(b)
+			if len(b) < 2 || b[0] != '{' {
+				return nil, fmt.Errorf("domain: an inline spec must be a JSON object, got %s", b)
+			}
+			if inner := b[1 : len(b)-1]; len(inner) > 0 {
+				add(inner)
+			}
+			continue
+		}
+		key, _ := json.Marshal(name)
+		add(append(append(key, ':'), b...))
+	}
+	return append(buf, '}'), nil
+}
+
+// isEmptyJSON is encoding/json's test for ",omitempty".
+func isEmptyJSON(v reflect.Value) bool {
+	if !v.IsValid() {
+		return true
+	}
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
+		return v.IsZero()
+	}
+	return false
+}

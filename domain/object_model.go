@@ -1,0 +1,344 @@
+package domain
+
+import (
+	"fmt"
+	"time"
+)
+
+// Object is the state of one Kubernetes-shaped object on herd's object
+// model: its metadata, the spec its writers set, the status its
+// controllers record, and where it stands in the log. A kind on the model
+// is a Spec type, a Status type and an ObjectKind (its names and its
+// Strategy); Object, its events and its decide and evolve are the same
+// code for all. The kind's view stores it as its row (see MarshalJSON),
+// so it is also the aggregate's snapshot.
+type Object[S Spec[S, St], St any] struct {
+	ObjectMeta
+	Spec   S
+	Status St
+	// Deleted marks an object removed. The view keeps the row as a
+	// tombstone so that the stream version survives a later creation
+	// under the same name; gets and lists never show it.
+	Deleted bool
+	// Version is the number of events in the object's stream: the
+	// expected version of the next append. 0 means herd never saw it.
+	Version int64
+	// ResourceVersion is the global log position of the last event that
+	// touched the object. Set by the projection, not by evolve.
+	ResourceVersion int64
+}
+
+// NoStatus is the status of a kind that has none (a ConfigMap).
+type NoStatus struct{}
+
+// Spec is what a type must be to be a kind's spec on the object model:
+// it names its kind, and through it the kind's events and strategy. S is
+// the spec type itself, St the kind's status.
+type Spec[S, St any] interface {
+	objectKind() *ObjectKind[S, St]
+}
+
+// ObjectKind is what is truly a kind's own on the object model: its
+// names in the API and in the log, the shape of its JSON (which the log
+// and the views already hold, so it never changes), and its Strategy.
+type ObjectKind[S, St any] struct {
+	// Kind is the API's kind ("ConfigMap"), Resource the resource as
+	// refusals name it ("configmaps").
+	Kind, Resource string
+	// Created, Updated and Deleted are the kind's event types in the log
+	// ("ConfigMapCreated"): each kind's events keep their own names, so
+	// the audit trail reads as it always did.
+	Created, Updated, Deleted string
+	// StatusRecorded and OwnersChanged are the kind's event types for a
+	// new status and for new owner references (empty for a kind without
+	// them).
+	StatusRecorded, OwnersChanged string
+	// Layout is the JSON of the kind's state and of each of its events:
+	// the fields in order, as a struct's tags would say them
+	// ("uid,omitempty"). See objectLayout.
+	Layout ObjectLayout
+	// UpdateSetsOwners is true when an update carries the object's owner
+	// references with its labels, annotations and spec (a ConfigMap's
+	// update replaces them all); false when owners change only by their
+	// own event.
+	UpdateSetsOwners bool
+	// Strategy is what the kind's create and update do of their own.
+	Strategy Strategy[S, St]
+}
+
+// Strategy is the part of a kind's create and update that is the kind's
+// own, as kube-apiserver's RESTCreateStrategy and RESTUpdateStrategy are:
+// defaults, validation, and what a spec change means. What every kind
+// does the same — names, labels and annotations checked, the name taken,
+// optimistic concurrency, a no-op recognised, the events recorded — is
+// the object model's (decideCreate, decideUpdate, decideDelete).
+type Strategy[S, St any] struct {
+	// PrepareForCreate sets defaults on what a create asks for, before
+	// it is validated (optional).
+	PrepareForCreate func(meta *ObjectMeta, spec *S)
+	// Validate checks a new object's spec (and anything of its metadata
+	// the kind restricts further); the model checks names, labels and
+	// annotations itself.
+	Validate func(meta ObjectMeta, spec S) []FieldError
+	// ValidateUpdate checks an update of old to spec (optional; Validate
+	// runs on the new spec either way): what the kind lets change.
+	ValidateUpdate func(oldMeta ObjectMeta, oldSpec S, meta ObjectMeta, spec S) []FieldError
+	// Changes lists, for people reading the audit log, what an update
+	// changes (optional): the paths recorded in the update's "changed".
+	Changes func(oldMeta ObjectMeta, oldSpec S, meta ObjectMeta, spec S) []string
+	// SpecChangeBumpsGeneration makes a change of the spec a new
+	// generation, which controllers report having seen.
+	SpecChangeBumpsGeneration bool
+}
+
+// ObjectCreated records that an object was created (or created again
+// after it was deleted), under its kind's own event type.
+type ObjectCreated[S Spec[S, St], St any] struct {
+	Namespace   string
+	Name        string
+	UID         string
+	Labels      map[string]string
+	Annotations map[string]string
+	Finalizers  []string
+	Owners      []OwnerReference
+	Spec        S
+	At          time.Time
+}
+
+// ObjectUpdated records an object's new labels, annotations and spec (and
+// owners, for a kind whose update carries them): always the complete new
+// values. Generation is the object's generation afterwards, for a kind
+// whose spec changes are generations; Changed names what differs from
+// before, for a kind that records it.
+type ObjectUpdated[S Spec[S, St], St any] struct {
+	Labels      map[string]string
+	Annotations map[string]string
+	Owners      []OwnerReference
+	Spec        S
+	Generation  int64
+	Changed     []string
+	At          time.Time
+}
+
+// ObjectStatusRecorded records the status a controller (or a client of
+// the status subresource) wrote: the complete new status.
+type ObjectStatusRecorded[S Spec[S, St], St any] struct {
+	Status St
+	At     time.Time
+}
+
+// ObjectOwnersChanged records an object's new owner references: one
+// taken off by the garbage collector, its owner deleted with its
+// dependents orphaned or waiting for them while another owner keeps it.
+type ObjectOwnersChanged[S Spec[S, St], St any] struct {
+	Owners []OwnerReference
+	At     time.Time
+}
+
+// ObjectDeleted records that an object was removed.
+type ObjectDeleted[S Spec[S, St], St any] struct {
+	At time.Time
+}
+
+// EventType implements Event: the kind's own name for a creation.
+func (ObjectCreated[S, St]) EventType() string { return kindOf[S, St]().Created }
+
+// EventType implements Event: the kind's own name for an update.
+func (ObjectUpdated[S, St]) EventType() string { return kindOf[S, St]().Updated }
+
+// EventType implements Event: the kind's own name for a deletion.
+func (ObjectDeleted[S, St]) EventType() string { return kindOf[S, St]().Deleted }
+
+// EventType implements Event: the kind's own name for a new status.
+func (ObjectStatusRecorded[S, St]) EventType() string { return kindOf[S, St]().StatusRecorded }
+
+// EventType implements Event: the kind's own name for new owners.
+func (ObjectOwnersChanged[S, St]) EventType() string { return kindOf[S, St]().OwnersChanged }
+
+// kindOf is the kind whose spec is S.
+func kindOf[S Spec[S, St], St any]() *ObjectKind[S, St] {
+	var s S
+	return s.objectKind()
+}
+
+// Exists reports whether the object was created and not deleted.
+func (o Object[S, St]) Exists() bool { return o.Version > 0 && !o.Deleted }
+
+// Clone returns a deep copy: no map, slice or pointer is shared with o.
+// Empty maps and slices come back nil.
+func (o Object[S, St]) Clone() Object[S, St] { return deepCopy(o) }
+
+func (o Object[S, St]) ref() (string, string, int64) {
+	return kindOf[S, St]().Resource, o.Name, o.ResourceVersion
+}
+
+// decideCreate is the create of every kind on the model: defaults, then
+// the names, labels and annotations, then the kind's own validation; a
+// name that is taken is refused; else the object is created from meta
+// and spec (only their client-set parts: namespace, name, uid, labels,
+// annotations, finalizers, owners).
+func decideCreate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec S, now time.Time) ([]Event, error) {
+	k := kindOf[S, St]()
+	st := k.Strategy
+	meta, spec = meta.clone(), deepCopy(spec)
+	if st.PrepareForCreate != nil {
+		st.PrepareForCreate(&meta, &spec)
+	}
+	errs := objectNameProblems(meta.Namespace, meta.Name)
+	errs = append(errs, metadataProblems(meta.Labels, meta.Annotations)...)
+	if st.Validate != nil {
+		errs = append(errs, st.Validate(meta, spec)...)
+	}
+	if err := invalid(k.Kind, meta.Name, errs); err != nil {
+		return nil, err
+	}
+	if o.Exists() {
+		return nil, fmt.Errorf("%s %q already exists: %w", k.Resource, meta.Name, ErrAlreadyExists)
+	}
+	return []Event{ObjectCreated[S, St]{
+		Namespace: meta.Namespace, Name: meta.Name, UID: meta.UID,
+		Labels: meta.Labels, Annotations: meta.Annotations, Finalizers: meta.Finalizers, Owners: meta.Owners,
+		Spec: spec, At: now,
+	}}, nil
+}
+
+// decideUpdate is the update (a PUT) of every kind on the model: the
+// object must exist and, when resourceVersion is not 0, still stand at
+// it (optimistic concurrency, said here once for every kind); the new
+// labels, annotations and spec are validated, by the kind too; an update
+// that changes nothing (semanticEqual) records nothing. meta carries the
+// labels and annotations, and the owners for a kind whose update sets
+// them.
+func decideUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec S, resourceVersion int64, now time.Time) ([]Event, error) {
+	k := kindOf[S, St]()
+	st := k.Strategy
+	if err := requireObject(o); err != nil {
+		return nil, err
+	}
+	if resourceVersion != 0 && resourceVersion != o.ResourceVersion {
+		return nil, StaleObject(k.Resource, o.Name)
+	}
+	meta, spec = meta.clone(), deepCopy(spec)
+	if !k.UpdateSetsOwners {
+		meta.Owners = o.Owners
+	}
+	errs := metadataProblems(meta.Labels, meta.Annotations)
+	if st.Validate != nil {
+		errs = append(errs, st.Validate(meta, spec)...)
+	}
+	if st.ValidateUpdate != nil {
+		errs = append(errs, st.ValidateUpdate(o.ObjectMeta, o.Spec, meta, spec)...)
+	}
+	if err := invalid(k.Kind, o.Name, errs); err != nil {
+		return nil, err
+	}
+	specChanged := !semanticEqual(o.Spec, spec)
+	if !specChanged && semanticEqual(o.Labels, meta.Labels) && semanticEqual(o.Annotations, meta.Annotations) &&
+		semanticEqual(o.Owners, meta.Owners) {
+		return nil, nil
+	}
+	e := ObjectUpdated[S, St]{Labels: meta.Labels, Annotations: meta.Annotations, Spec: spec, Generation: o.Generation, At: now}
+	if k.UpdateSetsOwners {
+		e.Owners = meta.Owners
+	}
+	if specChanged && st.SpecChangeBumpsGeneration {
+		e.Generation++
+	}
+	if st.Changes != nil {
+		e.Changed = st.Changes(o.ObjectMeta, o.Spec, meta, spec)
+	}
+	return []Event{e}, nil
+}
+
+// decideDelete is the delete of every kind on the model, conditional on
+// resourceVersion when it is not 0.
+func decideDelete[S Spec[S, St], St any](o Object[S, St], resourceVersion int64, now time.Time) ([]Event, error) {
+	if err := requireObject(o); err != nil {
+		return nil, err
+	}
+	if resourceVersion != 0 && resourceVersion != o.ResourceVersion {
+		return nil, StaleObject(kindOf[S, St]().Resource, o.Name)
+	}
+	return []Event{ObjectDeleted[S, St]{At: now}}, nil
+}
+
+// decideRecordStatus is the write of a status (a controller's, or a
+// client's through the status subresource) of every kind on the model,
+// conditional on resourceVersion when it is not 0; the same status again
+// records nothing.
+func decideRecordStatus[S Spec[S, St], St any](o Object[S, St], status St, resourceVersion int64, now time.Time) ([]Event, error) {
+	if err := requireObject(o); err != nil {
+		return nil, err
+	}
+	if resourceVersion != 0 && resourceVersion != o.ResourceVersion {
+		return nil, StaleObject(kindOf[S, St]().Resource, o.Name)
+	}
+	if semanticEqual(o.Status, status) {
+		return nil, nil
+	}
+	return []Event{ObjectStatusRecorded[S, St]{Status: deepCopy(status), At: now}}, nil
+}
+
+// requireObject refuses with ErrNotFound unless o exists.
+func requireObject[S Spec[S, St], St any](o Object[S, St]) error {
+	if o.Exists() {
+		return nil
+	}
+	return fmt.Errorf("%s %q not found: %w", kindOf[S, St]().Resource, o.Name, ErrNotFound)
+}
+
+// evolveObject folds one of the model's events into o and returns the
+// result; ok is false for an event that is the kind's own, which the
+// kind's evolve folds. It never mutates o and copies every map it takes
+// from e. It increments Version for every event of the model and never
+// touches ResourceVersion, which belongs to the projection.
+func evolveObject[S Spec[S, St], St any](o Object[S, St], e Event) (out Object[S, St], ok bool) {
+	switch e := e.(type) {
+	case ObjectCreated[S, St]:
+		return Object[S, St]{
+			ObjectMeta: ObjectMeta{
+				Namespace: e.Namespace, Name: e.Name, UID: e.UID,
+				Labels: cloneStrings(e.Labels), Annotations: cloneStrings(e.Annotations),
+				Finalizers: cloneSlice(e.Finalizers), Owners: cloneSlice(e.Owners),
+				CreatedAt: e.At, Generation: initialGeneration[S, St](),
+			},
+			Spec:            deepCopy(e.Spec),
+			Version:         o.Version + 1,
+			ResourceVersion: o.ResourceVersion,
+		}, true
+	case ObjectUpdated[S, St]:
+		o.Labels, o.Annotations = cloneStrings(e.Labels), cloneStrings(e.Annotations)
+		if kindOf[S, St]().UpdateSetsOwners {
+			o.Owners = cloneSlice(e.Owners)
+		}
+		o.Spec = deepCopy(e.Spec)
+		o.Generation = e.Generation
+		o.Version++
+		return o, true
+	case ObjectStatusRecorded[S, St]:
+		o.Status = deepCopy(e.Status)
+		o.Version++
+		return o, true
+	case ObjectOwnersChanged[S, St]:
+		o.Owners = cloneSlice(e.Owners)
+		o.Version++
+		return o, true
+	case ObjectDeleted[S, St]:
+		return Object[S, St]{
+			ObjectMeta:      ObjectMeta{Namespace: o.Namespace, Name: o.Name},
+			Deleted:         true,
+			Version:         o.Version + 1,
+			ResourceVersion: o.ResourceVersion,
+		}, true
+	}
+	return o, false
+}
+
+// initialGeneration is a new object's generation: 1 for a kind whose spec
+// changes are generations, as in Kubernetes, 0 for the others.
+func initialGeneration[S Spec[S, St], St any]() int64 {
+	if kindOf[S, St]().Strategy.SpecChangeBumpsGeneration {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,163 @@
+package domain
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSemanticEqual: what the object model counts as no change. A nil map
+// or slice is an empty one, a time is its instant whatever its location,
+// and anything else that differs is a change.
+func TestSemanticEqual(t *testing.T) {
+	paris := time.FixedZone("CET", 3600)
+	tests := []struct {
+		name string
+		a, b any
+		want bool
+	}{
+		{"nil and empty maps", ConfigMapSpec{}, ConfigMapSpec{Data: map[string]string{}, BinaryData: map[string][]byte{}}, true},
+		{"a value differs", ConfigMapSpec{Data: map[string]string{"k": "v"}}, ConfigMapSpec{Data: map[string]string{"k": "w"}}, false},
+		{"a key differs", ConfigMapSpec{Data: map[string]string{"k": ""}}, ConfigMapSpec{Data: map[string]string{"j": ""}}, false},
+		{"bytes differ", ConfigMapSpec{BinaryData: map[string][]byte{"k": {1}}}, ConfigMapSpec{BinaryData: map[string][]byte{"k": {2}}}, false},
+		{"nil and empty bytes", ConfigMapSpec{BinaryData: map[string][]byte{"k": nil}}, ConfigMapSpec{BinaryData: map[string][]byte{"k": {}}}, true},
+		{"one instant in two locations", PodDisruptionBudgetStatus{DisruptedPods: map[string]time.Time{"a": t0}},
+			PodDisruptionBudgetStatus{DisruptedPods: map[string]time.Time{"a": t0.In(paris)}}, true},
+		{"two instants", PodDisruptionBudgetStatus{DisruptedPods: map[string]time.Time{"a": t0}},
+			PodDisruptionBudgetStatus{DisruptedPods: map[string]time.Time{"a": t0.Add(time.Second)}}, false},
+		{"a nil pointer and a set one", PodDisruptionBudgetSpec{}, PodDisruptionBudgetSpec{MinAvailable: &IntOrPercent{}}, false},
+		{"equal pointees", PodDisruptionBudgetSpec{MinAvailable: &IntOrPercent{Value: 2}}, PodDisruptionBudgetSpec{MinAvailable: &IntOrPercent{Value: 2}}, true},
+		{"an empty selector is not no selector", PodDisruptionBudgetSpec{Selector: &LabelSelector{}}, PodDisruptionBudgetSpec{}, false},
+		{"nil and empty owners", ObjectMeta{Owners: []OwnerReference{}}, ObjectMeta{}, true},
+		{"a flag", ConfigMapSpec{Immutable: true}, ConfigMapSpec{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := semanticEqual(tt.a, tt.b); got != tt.want {
+				t.Errorf("semanticEqual = %v, want %v", got, tt.want)
+			}
+			if got := semanticEqual(tt.b, tt.a); got != tt.want {
+				t.Errorf("semanticEqual the other way = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDeepCopySharesNothing: a copy's maps, slices and pointers are its
+// own, so that a change to one never shows in the other.
+func TestDeepCopySharesNothing(t *testing.T) {
+	min := IntOrPercent{Value: 1}
+	b := PodDisruptionBudget{
+		ObjectMeta: ObjectMeta{Name: "web", Labels: map[string]string{"a": "b"}, Owners: []OwnerReference{{Name: "o"}},
+			DeletionRequestedAt: &t0},
+		Spec:   PodDisruptionBudgetSpec{MinAvailable: &min, Selector: &LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
+		Status: PodDisruptionBudgetStatus{DisruptedPods: map[string]time.Time{"p": t0}, Conditions: []BudgetCondition{{Type: "X"}}},
+	}
+	c := b.Clone()
+	if diff := cmp.Diff(b, c); diff != "" {
+		t.Fatalf("the copy differs (-original +copy):\n%s", diff)
+	}
+	c.Labels["a"] = "changed"
+	c.Owners[0].Name = "changed"
+	*c.DeletionRequestedAt = t0.Add(time.Hour)
+	c.Spec.MinAvailable.Value = 9
+	c.Spec.Selector.MatchLabels["app"] = "changed"
+	c.Status.DisruptedPods["p"] = t0.Add(time.Hour)
+	c.Status.Conditions[0].Type = "changed"
+	if b.Labels["a"] != "b" || b.Owners[0].Name != "o" || !b.DeletionRequestedAt.Equal(t0) || min.Value != 1 ||
+		b.Spec.Selector.MatchLabels["app"] != "web" || !b.Status.DisruptedPods["p"].Equal(t0) || b.Status.Conditions[0].Type != "X" {
+		t.Errorf("a change to the copy shows in the original: %+v", b)
+	}
+	if empty := (ConfigMapSpec{Data: map[string]string{}}); deepCopy(empty).Data != nil {
+		t.Error("an empty map comes back as an empty map, not nil")
+	}
+}
+
+// TestOneStaleWriteRefusalForEveryKind: an update, a status write and a
+// delete based on an older resourceVersion are refused in kube-apiserver's
+// words, whichever kind they are for, and record nothing.
+func TestOneStaleWriteRefusalForEveryKind(t *testing.T) {
+	cm := created() // at resourceVersion 3
+	b := EvolvePodDisruptionBudget(PodDisruptionBudget{}, PodDisruptionBudgetCreated{Namespace: "default", Name: "web", At: t0})
+	b.ResourceVersion = 3
+	for name, decide := range map[string]func() ([]Event, error){
+		"configmap update": func() ([]Event, error) {
+			return DecideConfigMap(cm, UpdateConfigMap{Content: ConfigMapContent{Data: map[string]string{"k": "v"}}, ResourceVersion: 2}, at(1))
+		},
+		"configmap delete": func() ([]Event, error) { return DecideConfigMap(cm, DeleteConfigMap{ResourceVersion: 2}, at(1)) },
+		"budget update": func() ([]Event, error) {
+			return DecidePodDisruptionBudget(b, UpdatePodDisruptionBudget{Labels: map[string]string{"a": "b"}, ResourceVersion: 2}, at(1))
+		},
+		"budget status": func() ([]Event, error) {
+			return DecidePodDisruptionBudget(b, RecordPodDisruptionBudgetStatus{Status: PodDisruptionBudgetStatus{ExpectedPods: 1}, ResourceVersion: 2}, at(1))
+		},
+		"budget delete": func() ([]Event, error) {
+			return DecidePodDisruptionBudget(b, DeletePodDisruptionBudget{ResourceVersion: 2}, at(1))
+		},
+	} {
+		evs, err := decide()
+		if !errors.Is(err, ErrConflict) || evs != nil {
+			t.Errorf("%s: %v, %v; want a conflict and no events", name, evs, err)
+			continue
+		}
+		resource, objName := "configmaps", "pico-config"
+		if name[0] == 'b' {
+			resource, objName = budgetResource, "web"
+		}
+		if want := StaleObject(resource, objName).Error(); err.Error() != want {
+			t.Errorf("%s: %q, want %q", name, err, want)
+		}
+	}
+}
+
+// TestSpecChangeMeansWhatTheStrategySays: a budget's spec change is a new
+// generation and its labels alone are not; a ConfigMap has no
+// generations. Both record what a client sent as a whole.
+func TestSpecChangeMeansWhatTheStrategySays(t *testing.T) {
+	b := EvolvePodDisruptionBudget(PodDisruptionBudget{}, PodDisruptionBudgetCreated{Namespace: "default", Name: "web", At: t0})
+	if b.Generation != 1 {
+		t.Fatalf("a new budget is generation %d, want 1", b.Generation)
+	}
+	two := IntOrPercent{Value: 2}
+	evs, err := DecidePodDisruptionBudget(b, UpdatePodDisruptionBudget{Labels: map[string]string{"a": "b"}}, at(1))
+	checkDecided(t, evs, err, nil, 1)
+	if g := evs[0].(PodDisruptionBudgetChanged).Generation; g != 1 {
+		t.Errorf("a change of labels alone is generation %d, want 1", g)
+	}
+	evs, err = DecidePodDisruptionBudget(b, UpdatePodDisruptionBudget{Spec: PodDisruptionBudgetSpec{MinAvailable: &two}}, at(1))
+	checkDecided(t, evs, err, nil, 1)
+	if g := evs[0].(PodDisruptionBudgetChanged).Generation; g != 2 {
+		t.Errorf("a change of the spec is generation %d, want 2", g)
+	}
+	if g := EvolvePodDisruptionBudget(b, evs[0]).Generation; g != 2 {
+		t.Errorf("after the change the budget is generation %d, want 2", g)
+	}
+	evs, err = DecidePodDisruptionBudget(b, UpdatePodDisruptionBudget{Labels: map[string]string{}}, at(1))
+	checkDecided(t, evs, err, nil, 0)
+
+	cm := created()
+	evs, err = DecideConfigMap(cm, UpdateConfigMap{Content: withData(sampleContent(), "interval", "1")}, at(1))
+	checkDecided(t, evs, err, nil, 1)
+	if g := EvolveConfigMap(cm, evs[0]).Generation; g != 0 {
+		t.Errorf("a ConfigMap has generation %d, want none", g)
+	}
+}
+
+// TestMarshalLayoutLeavesOutWhatIsEmpty: ",omitempty" in a layout means
+// what it means in a struct tag, and a field without it is always written.
+func TestMarshalLayoutLeavesOutWhatIsEmpty(t *testing.T) {
+	got, err := marshalLayout([]string{"uid,omitempty", "labels,omitempty", "owners,omitempty", "deleted,omitempty", "changed", "at"}, false,
+		map[string]any{"uid": "", "labels": map[string]string{}, "owners": []OwnerReference(nil), "deleted": false,
+			"changed": []string(nil), "at": t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"changed":null,"at":"` + t0.Format(time.RFC3339Nano) + `"}`; string(got) != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if _, err := marshalLayout([]string{"nope"}, false, map[string]any{}); err == nil {
+		t.Error("a layout naming a field the record lacks is accepted")
+	}
+}
