@@ -59,6 +59,14 @@ func dsn(path string, cfg Config) string {
 	// again). This is etcd's promise too. It is affordable because writes
 	// are group-committed: one fsync per group of commands, not per request.
 	q.Set("_synchronous", "FULL")
+	if cfg.Scratch {
+		// A scratch log is thrown away after a crash: an fsync per
+		// commit would be the whole cost of writing it.
+		q.Set("_synchronous", "OFF")
+		// 64 MiB of pages per connection (negative: KiB), so that the
+		// views' reads of a large copy stay off the disk.
+		q.Set("_cache_size", "-65536")
+	}
 	// Projections reference their own tables; SQLite only enforces foreign
 	// keys when asked, per connection.
 	q.Set("_foreign_keys", "1")
