@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/goccy/go-json"
+
 	"herd/domain"
 	"herd/events"
 	"herd/projections"
@@ -191,11 +193,10 @@ func thinned(ctx context.Context, source events.Log, upTo int64, cut time.Time) 
 				return thinning{}, err
 			}
 			for _, r := range recs {
-				ev, err := domain.UnmarshalEvent(r.Type, r.Payload)
+				shape, err := shapeOf(r)
 				if err != nil {
 					return thinning{}, fmt.Errorf("the what-if's seed: %s@%d (position %d): %w", r.Stream, r.Version, r.Position, err)
 				}
-				shape := shapeOf(ev)
 				waiting := pending[r.Stream][:0]
 				for _, p := range pending[r.Stream] {
 					if !supersedes(shape, p.shape) {
@@ -219,21 +220,33 @@ func thinned(ctx context.Context, source events.Log, upTo int64, cut time.Time) 
 	return t, nil
 }
 
-// shapeOf is a heartbeat with only which figures it carries, or a
-// renewal: what supersedes compares.
-func shapeOf(ev domain.Event) domain.Event {
-	hb, ok := ev.(domain.HeartbeatRecorded)
-	if !ok {
-		return ev
+// shapeOf is heartbeat r with only which figures it carries, or a
+// renewal: what supersedes compares. The figures are not decoded: a day
+// of reports is most of the seed's reading.
+func shapeOf(r events.Record) (domain.Event, error) {
+	if r.Type != (domain.HeartbeatRecorded{}).EventType() {
+		return domain.LeaseRenewed{}, nil
+	}
+	var figures struct {
+		Metrics json.RawMessage `json:"metrics"`
+		Kubelet json.RawMessage `json:"kubelet"`
+	}
+	if err := json.Unmarshal(r.Payload, &figures); err != nil {
+		return nil, err
 	}
 	var s domain.HeartbeatRecorded
-	if hb.Metrics != nil {
+	if present(figures.Metrics) {
 		s.Metrics = &domain.Metrics{}
 	}
-	if hb.Kubelet != nil {
+	if present(figures.Kubelet) {
 		s.Kubelet = &domain.KubeletMetrics{}
 	}
-	return s
+	return s, nil
+}
+
+// present says whether a field of a payload is there and not null.
+func present(raw json.RawMessage) bool {
+	return len(raw) > 0 && string(raw) != "null"
 }
 
 // supersedes says whether a later event of a stream makes an earlier one
