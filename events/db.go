@@ -63,9 +63,6 @@ func dsn(path string, cfg Config) string {
 		// A scratch log is thrown away after a crash: an fsync per
 		// commit would be the whole cost of writing it.
 		q.Set("_synchronous", "OFF")
-		// 64 MiB of pages per connection (negative: KiB), so that the
-		// views' reads of a large copy stay off the disk.
-		q.Set("_cache_size", "-65536")
 	}
 	// Projections reference their own tables; SQLite only enforces foreign
 	// keys when asked, per connection.
