@@ -66,6 +66,14 @@ type Config struct {
 	// A store keeps one connection more for its write transactions, so
 	// that a write never waits behind readers for a connection.
 	MaxOpenConns int
+
+	// Scratch says the file is a scratch log that nothing needs after a
+	// crash or a power cut (the what-if's copy, thrown away when it is
+	// done): its commits are not synced to disk (synchronous=OFF), and
+	// Open does not check an existing file (the process wrote it itself). A durable log never
+	// sets it: an
+	// acknowledged write must survive a power cut.
+	Scratch bool
 }
 
 const (

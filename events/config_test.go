@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -79,5 +80,20 @@ func TestOpenDBSettings(t *testing.T) {
 				t.Errorf("PRAGMA %s (-want +got):\n%s", tt.pragma, diff)
 			}
 		})
+	}
+}
+
+// TestOpenDBScratchSettings: a scratch log (the what-if's copy) is never
+// synced to disk; a durable log keeps FULL (TestOpenDBSettings).
+func TestOpenDBScratchSettings(t *testing.T) {
+	db, err := events.OpenDB(t.Context(), filepath.Join(t.TempDir(), "scratch.db"), events.Config{Scratch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	for pragma, want := range map[string]string{"synchronous": "0", "journal_mode": "wal", "foreign_keys": "1"} {
+		if diff := cmp.Diff([]string{want}, column(t, db, "PRAGMA "+pragma)); diff != "" {
+			t.Errorf("PRAGMA %s (-want +got):\n%s", pragma, diff)
+		}
 	}
 }

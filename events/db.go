@@ -59,6 +59,11 @@ func dsn(path string, cfg Config) string {
 	// again). This is etcd's promise too. It is affordable because writes
 	// are group-committed: one fsync per group of commands, not per request.
 	q.Set("_synchronous", "FULL")
+	if cfg.Scratch {
+		// A scratch log is thrown away after a crash: an fsync per
+		// commit would be the whole cost of writing it.
+		q.Set("_synchronous", "OFF")
+	}
 	// Projections reference their own tables; SQLite only enforces foreign
 	// keys when asked, per connection.
 	q.Set("_foreign_keys", "1")

@@ -80,7 +80,9 @@ func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Sto
 		return nil, err
 	}
 	var check Check
-	if existing {
+	// A scratch file is this process's own copy, written moments ago;
+	// checking it again would cost a read of the whole file per open.
+	if existing && !cfg.Scratch {
 		if check, err = checkExisting(ctx, cfg.Path, cfg.CheckTimeout); err != nil {
 			return nil, err
 		}

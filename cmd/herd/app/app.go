@@ -245,7 +245,7 @@ func openLog(lc fx.Lifecycle, cfg Config, log *zap.Logger, m *projections.Metric
 		if err := lockDataDir(lc, dir, log); err != nil {
 			return nil, err
 		}
-		store, err := events.Open(ctx, events.Config{Path: db.Path, FollowInterval: cfg.PollInterval, CheckTimeout: cfg.DatabaseCheckTimeout}, NewWatermillLogger(log))
+		store, err := events.Open(ctx, events.Config{Path: db.Path, FollowInterval: cfg.PollInterval, CheckTimeout: cfg.DatabaseCheckTimeout, Scratch: cfg.ScratchLog}, NewWatermillLogger(log))
 		if err != nil {
 			return nil, ExplainDamage(err)
 		}

@@ -42,6 +42,10 @@ type Config struct {
 	// database at start (events.Config.CheckTimeout); negative checks the
 	// whole file however long it takes. A file found damaged is refused.
 	DatabaseCheckTimeout time.Duration
+	// ScratchLog says the SQLite log is a scratch copy that nothing needs
+	// after a crash (the what-if's): its commits are not synced to disk
+	// (events.Config.Scratch). Never set by herd serve.
+	ScratchLog bool
 	// KubeconfigPath is where serve writes a kubeconfig for this herd at
 	// start; "-" writes none. Empty is kubeconfig.yaml in DataDir.
 	KubeconfigPath string

@@ -3,8 +3,12 @@ package whatif
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/goccy/go-json"
+
+	"herd/domain"
 	"herd/events"
 	"herd/projections"
 	"herd/reconcilers"
@@ -17,18 +21,29 @@ const seedBatch = 5000
 // up to and including position upTo, as it was recorded (stream, type,
 // payload, time, who and why), builds the views from them and places the
 // reconcilers' dispatcher after them: the fleet as it was at the
-// window's start, which herd's reconcilers take as herd had left it and
-// do not decide again. Positions and ids are the simulated log's own; a
-// cause is pointed at the copy of the event it named, so that chains of
-// causes hold in the copy. It returns the simulated log's head.
-func seed(ctx context.Context, source events.Log, upTo int64, path string) (int64, error) {
-	store, err := events.Open(ctx, events.Config{Path: path}, nil)
+// window's start since, which herd's reconcilers take as herd had left
+// it and do not decide again. Positions and ids are the simulated log's
+// own; a cause is pointed at the copy of the event it named, so that
+// chains of causes hold in the copy. It returns the simulated log's head.
+//
+// The copy is thinned as herd's retention policy would have thinned the
+// log at since (see thinned): heartbeats and lease renewals older than
+// projections.DefaultHeartbeatRetention that a later one supersedes are
+// left out. They are nearly all of a day's log and set nothing the
+// fleet at since does not hold, so the copy costs the fleet's history,
+// not its reports.
+func seed(ctx context.Context, source events.Log, upTo int64, since time.Time, path string) (int64, error) {
+	store, err := events.Open(ctx, events.Config{Path: path, Scratch: true}, nil)
 	if err != nil {
 		return 0, fmt.Errorf("the what-if's log: %w", err)
 	}
 	sim := store.Log()
 	defer func() { _ = sim.Close() }() // each batch is committed as it goes
 	if err := projections.Migrate(ctx, sim); err != nil {
+		return 0, err
+	}
+	skip, err := thinned(ctx, source, upTo, since.Add(-projections.DefaultHeartbeatRetention))
+	if err != nil {
 		return 0, err
 	}
 	versions := map[string]int64{}
@@ -49,10 +64,18 @@ func seed(ctx context.Context, source events.Log, upTo int64, path string) (int6
 		if n == 0 {
 			break
 		}
-		if head, err = copyRecords(ctx, sim, recs[:n], versions, ids); err != nil {
-			return 0, err
-		}
 		from = recs[n-1].Position
+		kept := recs[:0]
+		for _, r := range recs[:n] {
+			if !skip.drops(r) {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) > 0 {
+			if head, err = copyRecords(ctx, sim, kept, versions, ids); err != nil {
+				return 0, err
+			}
+		}
 		if n < len(recs) {
 			break
 		}
@@ -118,4 +141,124 @@ func translate(ids map[string]string, id string) string {
 // for the same cause.
 func sameCommand(a, b events.Record) bool {
 	return a.Stream == b.Stream && a.RecordedAt.Equal(b.RecordedAt) && a.Metadata == b.Metadata
+}
+
+// compactedTypes are the frequent events herd's retention policy thins
+// (projections.Compactor): a node's heartbeats and a lease's renewals.
+var compactedTypes = []string{domain.HeartbeatRecorded{}.EventType(), domain.LeaseRenewed{}.EventType()}
+
+// thinning says which of the source's events before a cut the seed
+// leaves out.
+type thinning struct {
+	// before is the first position the thinning does not reach.
+	before int64
+	// keep are the positions, before it, of the heartbeats and renewals
+	// kept: those no later one before the cut supersedes.
+	keep map[int64]bool
+}
+
+// drops says whether the seed leaves r out.
+func (t thinning) drops(r events.Record) bool {
+	return r.Position < t.before && slices.Contains(compactedTypes, r.Type) && !t.keep[r.Position]
+}
+
+// thinned finds, in source up to upTo, the heartbeats and lease renewals
+// recorded before cut that herd's retention policy deletes
+// (projections.Compactor): those a later one of the same stream, also
+// before the cut, supersedes (domain.HeartbeatRecorded.Supersedes; any
+// renewal supersedes the one before). What stays is, per stream, the
+// newest and an older one only where the newest does not set all it set,
+// so every view and reconciler reads the same fleet from the thinned
+// copy; herd itself runs on a log thinned so. A source that cannot be
+// read by type is copied whole.
+func thinned(ctx context.Context, source events.Log, upTo int64, cut time.Time) (thinning, error) {
+	c, ok := source.(events.Compactable)
+	if !ok {
+		return thinning{}, nil
+	}
+	before, err := c.FirstRecordedAt(ctx, cut)
+	if err != nil {
+		return thinning{}, err
+	}
+	before = min(before, upTo+1)
+	type beat struct {
+		pos   int64
+		shape domain.Event
+	}
+	pending := map[string][]beat{}
+	for _, typ := range compactedTypes {
+		for after := int64(0); ; {
+			recs, err := c.ReadTypeRange(ctx, typ, after, before, seedBatch)
+			if err != nil {
+				return thinning{}, err
+			}
+			for _, r := range recs {
+				shape, err := shapeOf(r)
+				if err != nil {
+					return thinning{}, fmt.Errorf("the what-if's seed: %s@%d (position %d): %w", r.Stream, r.Version, r.Position, err)
+				}
+				waiting := pending[r.Stream][:0]
+				for _, p := range pending[r.Stream] {
+					if !supersedes(shape, p.shape) {
+						waiting = append(waiting, p)
+					}
+				}
+				pending[r.Stream] = append(waiting, beat{pos: r.Position, shape: shape})
+			}
+			if len(recs) < seedBatch {
+				break
+			}
+			after = recs[len(recs)-1].Position
+		}
+	}
+	t := thinning{before: before, keep: map[int64]bool{}}
+	for _, beats := range pending {
+		for _, b := range beats {
+			t.keep[b.pos] = true
+		}
+	}
+	return t, nil
+}
+
+// shapeOf is heartbeat r with only which figures it carries, or a
+// renewal: what supersedes compares. The figures are not decoded: a day
+// of reports is most of the seed's reading.
+func shapeOf(r events.Record) (domain.Event, error) {
+	if r.Type != (domain.HeartbeatRecorded{}).EventType() {
+		return domain.LeaseRenewed{}, nil
+	}
+	var figures struct {
+		Metrics json.RawMessage `json:"metrics"`
+		Kubelet json.RawMessage `json:"kubelet"`
+	}
+	if err := json.Unmarshal(r.Payload, &figures); err != nil {
+		return nil, err
+	}
+	var s domain.HeartbeatRecorded
+	if present(figures.Metrics) {
+		s.Metrics = &domain.Metrics{}
+	}
+	if present(figures.Kubelet) {
+		s.Kubelet = &domain.KubeletMetrics{}
+	}
+	return s, nil
+}
+
+// present says whether a field of a payload is there and not null.
+func present(raw json.RawMessage) bool {
+	return len(raw) > 0 && string(raw) != "null"
+}
+
+// supersedes says whether a later event of a stream makes an earlier one
+// state-free, as herd's retention policy decides it.
+func supersedes(later, earlier domain.Event) bool {
+	switch l := later.(type) {
+	case domain.HeartbeatRecorded:
+		e, ok := earlier.(domain.HeartbeatRecorded)
+		return ok && l.Supersedes(e)
+	case domain.LeaseRenewed:
+		_, ok := earlier.(domain.LeaseRenewed)
+		return ok
+	}
+	return false
 }
