@@ -15,3 +15,20 @@ package domain
 func (h HeartbeatRecorded) Supersedes(old HeartbeatRecorded) bool {
 	return (old.Metrics == nil || h.Metrics != nil) && (old.Kubelet == nil || h.Kubelet != nil)
 }
+
+// Supersedes says whether event later, recorded after earlier in the same
+// stream, makes earlier state-free, as herd's retention policy decides it:
+// a heartbeat by HeartbeatRecorded.Supersedes, and a lease's renewal any
+// renewal before it (it sets only the renew time). The retention policy
+// and the what-if's thinned copy of the log both ask it.
+func Supersedes(later, earlier Event) bool {
+	switch l := later.(type) {
+	case HeartbeatRecorded:
+		e, ok := earlier.(HeartbeatRecorded)
+		return ok && l.Supersedes(e)
+	case LeaseRenewed:
+		_, ok := earlier.(LeaseRenewed)
+		return ok
+	}
+	return false
+}

@@ -256,7 +256,7 @@ func (c *Compactor) see(rec events.Record) (gone []int64, by int64, err error) {
 	waiting := c.pending[rec.Stream][:0]
 	for _, p := range c.pending[rec.Stream] {
 		switch {
-		case !supersedes(shape, p.shape):
+		case !domain.Supersedes(shape, p.shape):
 			waiting = append(waiting, p)
 		case c.keepForSeries(rec.Stream, p.at):
 		default:
@@ -265,21 +265,6 @@ func (c *Compactor) see(rec events.Record) (gone []int64, by int64, err error) {
 	}
 	c.pending[rec.Stream] = append(waiting, beat{pos: rec.Position, at: rec.RecordedAt, shape: shape})
 	return gone, rec.Position, nil
-}
-
-// supersedes says whether a later event of a stream makes an earlier one
-// state-free: a heartbeat by domain.HeartbeatRecorded.Supersedes, and a
-// lease's renewal any renewal before it (it sets only the renew time).
-func supersedes(later, earlier domain.Event) bool {
-	switch l := later.(type) {
-	case domain.HeartbeatRecorded:
-		e, ok := earlier.(domain.HeartbeatRecorded)
-		return ok && l.Supersedes(e)
-	case domain.LeaseRenewed:
-		_, ok := earlier.(domain.LeaseRenewed)
-		return ok
-	}
-	return false
 }
 
 // keepForSeries says whether a superseded heartbeat recorded at is kept

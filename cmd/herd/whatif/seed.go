@@ -199,7 +199,7 @@ func thinned(ctx context.Context, source events.Log, upTo int64, cut time.Time) 
 				}
 				waiting := pending[r.Stream][:0]
 				for _, p := range pending[r.Stream] {
-					if !supersedes(shape, p.shape) {
+					if !domain.Supersedes(shape, p.shape) {
 						waiting = append(waiting, p)
 					}
 				}
@@ -247,18 +247,4 @@ func shapeOf(r events.Record) (domain.Event, error) {
 // present says whether a field of a payload is there and not null.
 func present(raw json.RawMessage) bool {
 	return len(raw) > 0 && string(raw) != "null"
-}
-
-// supersedes says whether a later event of a stream makes an earlier one
-// state-free, as herd's retention policy decides it.
-func supersedes(later, earlier domain.Event) bool {
-	switch l := later.(type) {
-	case domain.HeartbeatRecorded:
-		e, ok := earlier.(domain.HeartbeatRecorded)
-		return ok && l.Supersedes(e)
-	case domain.LeaseRenewed:
-		_, ok := earlier.(domain.LeaseRenewed)
-		return ok
-	}
-	return false
 }
