@@ -1,15 +1,11 @@
 package features
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/cucumber/godog"
-
-	"herd/cmd/herd/app"
 	"herd/cmd/herd/whatif"
 	"herd/domain"
 )
@@ -23,30 +19,8 @@ import (
 // evicted and placed anew, and each placement that differs names the
 // drain among its causes.
 func TestDemoWhatIfOverFiveMinutes(t *testing.T) {
-	w := &world{configure: func(cfg *app.Config) { cfg.Demo = len(demoNodes) }}
-	ctx, err := w.start(t.Context(), &godog.Scenario{Name: t.Name()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := w.stop(context.WithoutCancel(ctx), nil, nil); err != nil {
-			t.Error(err)
-		}
-	})
-	if err := eventually("the demo's fleet and workloads are there", func() error {
-		for _, n := range demoNodes {
-			if _, err := w.node(n); err != nil {
-				return err
-			}
-		}
-		var ds struct{}
-		return w.get("/apis/apps/v1/namespaces/demo/daemonsets/log-shipper", &ds)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.settle(); err != nil {
-		t.Fatal(err)
-	}
+	w := startDemo(t)
+	ctx := t.Context()
 	start := w.clock.Now()
 	for elapsed := demoStep; elapsed <= 5*time.Minute; elapsed += demoStep {
 		now := start.Add(elapsed)

@@ -37,30 +37,7 @@ const demoStep = 10 * time.Second
 // of itself (a disruption starting or ending, whose own cause is
 // whichever node moved it) — never another node's record.
 func TestDemoWhyOverHalfAnHour(t *testing.T) {
-	w := &world{configure: func(cfg *app.Config) { cfg.Demo = len(demoNodes) }}
-	ctx, err := w.start(t.Context(), &godog.Scenario{Name: t.Name()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := w.stop(context.WithoutCancel(ctx), nil, nil); err != nil {
-			t.Error(err)
-		}
-	})
-	if err := eventually("the demo's fleet and workloads are there", func() error {
-		for _, n := range demoNodes {
-			if _, err := w.node(n); err != nil {
-				return err
-			}
-		}
-		var ds struct{}
-		return w.get("/apis/apps/v1/namespaces/demo/daemonsets/log-shipper", &ds)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.settle(); err != nil {
-		t.Fatal(err)
-	}
+	w := startDemo(t)
 	operator := map[time.Duration]func() error{
 		5 * time.Minute:  func() error { return w.drains("demo-linux-00") },
 		8 * time.Minute:  func() error { return w.operatorTaints("demo-illumos-01", "maintenance=true:NoExecute") },
@@ -89,7 +66,7 @@ func TestDemoWhyOverHalfAnHour(t *testing.T) {
 		if elapsed%(30*time.Second) != 0 {
 			continue
 		}
-		recs, err := w.log.ReadAfter(ctx, 0, 0)
+		recs, err := w.log.ReadAfter(t.Context(), 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,4 +174,36 @@ func chainText(chain []httpapi.ExplainedEvent) string {
 		parts = append(parts, fmt.Sprintf("%s %s by %s", c.Type, c.Stream, c.Actor))
 	}
 	return strings.Join(parts, " ← ")
+}
+
+// startDemo starts herd serve's demo fleet on herd's fake clock for t,
+// stopped when t ends, and waits until its nodes and workloads are there
+// and herd's reconcilers have settled.
+func startDemo(t *testing.T) *world {
+	t.Helper()
+	w := &world{configure: func(cfg *app.Config) { cfg.Demo = len(demoNodes) }}
+	ctx, err := w.start(t.Context(), &godog.Scenario{Name: t.Name()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := w.stop(context.WithoutCancel(ctx), nil, nil); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := eventually("the demo's fleet and workloads are there", func() error {
+		for _, n := range demoNodes {
+			if _, err := w.node(n); err != nil {
+				return err
+			}
+		}
+		var ds struct{}
+		return w.get("/apis/apps/v1/namespaces/demo/daemonsets/log-shipper", &ds)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.settle(); err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
