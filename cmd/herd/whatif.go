@@ -168,11 +168,18 @@ herd serve ran with (--node-runtime, --pod-cidr, ...) for a faithful run.`,
 				if err != nil {
 					return reportErr(cmd, err)
 				}
-				defer f.Close()
 				if err := pprof.StartCPUProfile(f); err != nil {
+					_ = f.Close()
 					return reportErr(cmd, err)
 				}
-				defer pprof.StopCPUProfile()
+				// The profile is written as it stops; a file that cannot
+				// be closed has lost it, which the operator is told.
+				defer func() {
+					pprof.StopCPUProfile()
+					if err := f.Close(); err != nil {
+						fmt.Fprintf(cmd.ErrOrStderr(), "herd: the CPU profile %s: %v\n", cpuProfile, err)
+					}
+				}()
 			}
 			return reportErr(cmd, replayWhatIf(ctx, dataDir, database, o, cmd.OutOrStdout()))
 		},
