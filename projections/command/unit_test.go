@@ -278,43 +278,6 @@ func TestTwoCommandsOfOneStreamInOneGroupApplyInOrder(t *testing.T) {
 	}
 }
 
-// TestTheLeaderTakesNoSecondConnection: inside a group's transaction the
-// unit of work runs on that transaction's connection alone. With a pool
-// of one connection, which the group holds, a prepared write of a view
-// statement never run before still commits: its statement was prepared
-// before the command queued, not by the leader.
-func TestTheLeaderTakesNoSecondConnection(t *testing.T) {
-	units, store := openUnits(t, 1)
-	u := units[0]
-	prepared := Mode{Prepared: true}
-	// The log's own append statement for one event, prepared once by the
-	// log (events), is ready before the pool shrinks.
-	if _, err := Update(t.Context(), u, counters{mode: prepared}, "c", set(1)); err != nil {
-		t.Fatal(err)
-	}
-	store.DB().SetMaxOpenConns(1)
-	done := make(chan error, 1)
-	go func() {
-		_, err := Update(context.WithoutCancel(t.Context()), u, counters{mode: prepared, table: "test_counters_too"}, "d", set(2))
-		done <- err
-	}()
-	var err error
-	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
-		select {
-		case err = <-done:
-			return true
-		default:
-			return false
-		}
-	}, "the write of a new statement on a pool of one connection")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d, err := (counters{table: "test_counters_too"}).Load(t.Context(), store.DB(), "d"); err != nil || d.N != 2 {
-		t.Errorf("counter d: %+v, %v", d, err)
-	}
-}
-
 // TestANoOpOnACurrentRememberedStateReadsNoRow: a prepared command that
 // changes nothing on a remembered state the log has not moved past is
 // answered without reading its row.
