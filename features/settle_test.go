@@ -2,20 +2,12 @@ package features
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
 // settleTimeout bounds the wait for herd's reconcilers to finish what a step
 // set off. They take milliseconds; watermill polls every 10 ms here.
 const settleTimeout = 10 * time.Second
-
-// resyncTicks predicts one reconciler's resync ticks on the fake clock.
-type resyncTicks struct {
-	period   time.Duration
-	next     time.Time
-	expected int64
-}
 
 // setClock moves herd's fake clock to t. While herd polls kubelets, time
 // moves in steps of at most kubeletStep, each taken once every poller
@@ -47,56 +39,15 @@ func (w *world) moveClock(t time.Time) error {
 	if w.recs == nil {
 		return nil
 	}
-	for _, r := range w.resyncs {
-		if !t.Before(r.next) {
-			r.expected++
-			for !r.next.After(t) {
-				r.next = r.next.Add(r.period)
-			}
-		}
-	}
+	w.settler.ClockMoved(t)
 	return w.settle()
 }
 
-// settle waits until every reconciler has done the resyncs the clock asked
-// for, its consumer has read the whole log, and nothing is queued, in
-// flight, retrying or due — twice in a row, since a key taken off the
-// queue shows as neither queued nor in flight for an instant, and one
-// reconciler's work can give another more.
+// settle waits until herd's reconcilers have done the resyncs the clock
+// asked for and everything the log gave them (reconcilers.Settler).
 func (w *world) settle() error {
 	if w.recs == nil {
 		return nil
 	}
-	deadline := time.Now().Add(settleTimeout)
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	quiet := 0
-	for quiet < 3 {
-		<-tick.C
-		head, err := w.log.Head(context.Background())
-		if err != nil {
-			return err
-		}
-		busy := ""
-		for _, name := range w.recs.Running() {
-			st, _ := w.recs.Status(name)
-			want := int64(0)
-			if r := w.resyncs[name]; r != nil {
-				want = r.expected
-			}
-			if st.Resyncs < want || !st.Settled(head) {
-				busy = fmt.Sprintf("%s: %+v, want %d resyncs, log head %d", name, st, want, head)
-				break
-			}
-		}
-		if busy == "" {
-			quiet++
-			continue
-		}
-		quiet = 0
-		if time.Now().After(deadline) {
-			return fmt.Errorf("herd's reconcilers did not settle within %s: %s", settleTimeout, busy)
-		}
-	}
-	return nil
+	return w.settler.Settle(context.Background())
 }

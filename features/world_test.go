@@ -61,9 +61,9 @@ type world struct {
 	// kubelets polls the scenario's simulated kubelets, sims.
 	kubelets *kubelet.Manager
 	sims     map[string]*simKubelet
-	// resyncs predicts each reconciler's resync ticks on the fake clock,
+	// settler predicts each reconciler's resync ticks on the fake clock,
 	// so that a step can wait until the ticks it caused are handled.
-	resyncs map[string]*resyncTicks
+	settler *reconcilers.Settler
 
 	// configure, when set, changes what herd runs with before it starts
 	// (a test's own settings, such as a demo fleet).
@@ -200,14 +200,8 @@ func (w *world) launch(ctx context.Context) error {
 		w.recs = nil
 		return nil
 	}
-	w.resyncs = map[string]*resyncTicks{}
-	for _, name := range w.recs.Running() {
-		st, _ := w.recs.Status(name)
-		if st.ResyncPeriod > 0 {
-			// expected 1: the pass every reconciler makes as it starts.
-			w.resyncs[name] = &resyncTicks{period: st.ResyncPeriod, next: w.clock.Now().Add(st.ResyncPeriod), expected: 1}
-		}
-	}
+	w.settler = reconcilers.NewSettler(w.recs, w.clock.Now(), w.log.Head)
+	w.settler.Timeout = settleTimeout
 	return w.settle()
 }
 

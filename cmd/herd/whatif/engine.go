@@ -232,8 +232,9 @@ type simulation struct {
 	nodes  *projections.NodeView
 	// terms are the reconcilers that count time from herd's start.
 	terms []reconcilers.TermStarter
-	// resyncs predicts each reconciler's resync ticks on the fake clock.
-	resyncs map[string]*resyncTicks
+	// settler predicts each reconciler's resync ticks on the simulated
+	// clock and tells when they have all settled.
+	settler *reconcilers.Settler
 	// ready is each node's Ready as the real log had it, input by input:
 	// window is the real log's window, followed up to cursor.
 	ready  readiness
@@ -246,15 +247,6 @@ type simulation struct {
 	realPods  map[string]string
 	realOrder map[string][]string
 	orphans   int
-}
-
-// resyncTicks predicts one reconciler's resync ticks on the fake clock:
-// the fake ticker fires once when its next tick is reached, then
-// schedules the first tick after the new time.
-type resyncTicks struct {
-	period   time.Duration
-	next     time.Time
-	expected int64
 }
 
 // serveConfig is cfg.Serve made safe to run on the what-if's log: on its
@@ -317,13 +309,14 @@ func (s *simulation) start(ctx context.Context, since time.Time) error {
 			t.BeginTerm(since)
 		}
 	}
-	s.resyncs = map[string]*resyncTicks{}
-	for _, name := range s.recs.Running() {
-		st, _ := s.recs.Status(name)
-		if st.ResyncPeriod > 0 {
-			s.resyncs[name] = &resyncTicks{period: st.ResyncPeriod, next: s.clock.Now().Add(st.ResyncPeriod), expected: 1}
-		}
-	}
+	// Every write to the what-if's log is this process's own, so the head
+	// its commits announced is the log's head.
+	s.settler = reconcilers.NewSettler(s.recs, s.clock.Now(), func(context.Context) (int64, error) {
+		head, _ := s.log.CommitSignal()
+		return head, nil
+	})
+	s.settler.FirstWait, s.settler.LongestWait = settleFirstWait, settleLongestWait
+	s.settler.Timeout, s.settler.LookAtOnce = settleTimeout, true
 	return s.settle(ctx)
 }
 
@@ -447,14 +440,7 @@ func (s *simulation) moveClock(ctx context.Context, t time.Time) error {
 	}
 	due, ok := s.clock.next(now)
 	s.clock.SetTime(t)
-	for _, r := range s.resyncs {
-		if !t.Before(r.next) {
-			r.expected++
-			for !r.next.After(t) {
-				r.next = r.next.Add(r.period)
-			}
-		}
-	}
+	s.settler.ClockMoved(t)
 	if !ok || due.After(t) {
 		return nil
 	}
@@ -462,50 +448,13 @@ func (s *simulation) moveClock(ctx context.Context, t time.Time) error {
 }
 
 // settle waits until every reconciler has done the resyncs the clock
-// asked for, has read the whole log, and has nothing queued, in flight,
-// retrying or due — three times in a row, since one reconciler's work
-// can give another more. It looks at once, and then at short intervals
-// that grow while the reconcilers stay busy: most steps give them a
-// reconcile or two, done in well under a millisecond.
+// asked for, has read the whole log, and has nothing left to do. It
+// looks at once, and then at short intervals that grow while the
+// reconcilers stay busy: most steps give them a reconcile or two, done
+// in well under a millisecond.
 func (s *simulation) settle(ctx context.Context) error {
-	deadline := time.Now().Add(settleTimeout) // wall time: a bound on the wait
-	quiet := 0
-	wait := settleFirstWait
-	for first := true; quiet < 3; first = false {
-		if !first {
-			timer := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				timer.Stop()
-				return ctx.Err()
-			case <-timer.C:
-			}
-		}
-		// Every write to the what-if's log is this process's own, so the
-		// head its commits announced is the log's head.
-		head, _ := s.log.CommitSignal()
-		busy := ""
-		for _, name := range s.recs.Running() {
-			st, _ := s.recs.Status(name)
-			want := int64(0)
-			if r := s.resyncs[name]; r != nil {
-				want = r.expected
-			}
-			if st.Resyncs < want || !st.Settled(head) {
-				busy = fmt.Sprintf("%s: %+v, want %d resyncs, log head %d", name, st, want, head)
-				break
-			}
-		}
-		if busy == "" {
-			quiet++
-			wait = settleFirstWait
-			continue
-		}
-		quiet = 0
-		wait = min(2*wait, settleLongestWait)
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the what-if's reconcilers did not settle at %s within %s: %s", s.clock.Now().UTC().Format(time.RFC3339), settleTimeout, busy)
-		}
+	if err := s.settler.Settle(ctx); err != nil {
+		return fmt.Errorf("the what-if at %s: %w", s.clock.Now().UTC().Format(time.RFC3339), err)
 	}
 	return nil
 }

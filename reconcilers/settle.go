@@ -1,0 +1,120 @@
+package reconcilers
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Settler answers "have herd's reconcilers finished what the log and the
+// clock gave them?" for a caller that moves herd's clock itself: the
+// what-if's simulated past and the behaviour specs' fake clock. It
+// predicts the resync passes each reconciler owes as the clock moves (a
+// fake ticker fires once when its next tick is reached, then schedules
+// the first tick after the new time) and waits until every running
+// reconciler has made them, has read the log up to its head, and has
+// nothing queued, in flight, retrying or due.
+//
+// A key taken off a queue shows as neither queued nor in flight for an
+// instant, and one reconciler's work can give another more, so Settle
+// wants three quiet looks in a row, FirstWait apart.
+type Settler struct {
+	m    *Manager
+	head func(context.Context) (int64, error)
+	owed map[string]*resyncTicks
+	// FirstWait is the pause between two looks while the reconcilers
+	// are quiet; it doubles, up to LongestWait, while they are busy.
+	FirstWait, LongestWait time.Duration
+	// Timeout bounds one Settle, in wall time.
+	Timeout time.Duration
+	// LookAtOnce makes the first look without a pause: most of a
+	// simulation's steps give the reconcilers nothing to do.
+	LookAtOnce bool
+}
+
+// resyncTicks predicts one reconciler's resync ticks on a moved clock.
+type resyncTicks struct {
+	period time.Duration
+	next   time.Time
+	owed   int64
+}
+
+// NewSettler follows m's running reconcilers from now on herd's clock;
+// head says where the log's head is. Each reconciler that resyncs owes
+// the pass it makes as it starts.
+func NewSettler(m *Manager, now time.Time, head func(context.Context) (int64, error)) *Settler {
+	s := &Settler{
+		m: m, head: head, owed: map[string]*resyncTicks{},
+		FirstWait: 2 * time.Millisecond, LongestWait: 2 * time.Millisecond, Timeout: 10 * time.Second,
+	}
+	for _, name := range m.Running() {
+		if st, _ := m.Status(name); st.ResyncPeriod > 0 {
+			s.owed[name] = &resyncTicks{period: st.ResyncPeriod, next: now.Add(st.ResyncPeriod), owed: 1}
+		}
+	}
+	return s
+}
+
+// ClockMoved tells the settler that herd's clock now reads t: every
+// reconciler whose next resync tick is reached owes one more pass.
+func (s *Settler) ClockMoved(t time.Time) {
+	for _, r := range s.owed {
+		if !t.Before(r.next) {
+			r.owed++
+			for !r.next.After(t) {
+				r.next = r.next.Add(r.period)
+			}
+		}
+	}
+}
+
+// Busy names the first running reconciler that has not settled at head
+// (with its progress), or returns "" when none.
+func (s *Settler) Busy(head int64) string {
+	for _, name := range s.m.Running() {
+		st, _ := s.m.Status(name)
+		want := int64(0)
+		if r := s.owed[name]; r != nil {
+			want = r.owed
+		}
+		if st.Resyncs < want || !st.Settled(head) {
+			return fmt.Sprintf("%s: %+v, want %d resyncs, log head %d", name, st, want, head)
+		}
+	}
+	return ""
+}
+
+// Settle waits until Busy has been empty three looks in a row, and says
+// which reconciler was still busy when Timeout ran out.
+func (s *Settler) Settle(ctx context.Context) error {
+	deadline := time.Now().Add(s.Timeout) // wall time: a bound on the wait
+	quiet := 0
+	wait := s.FirstWait
+	for first := true; quiet < 3; first = false {
+		if !first || !s.LookAtOnce {
+			timer := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return ctx.Err()
+			case <-timer.C:
+			}
+		}
+		head, err := s.head(ctx)
+		if err != nil {
+			return err
+		}
+		busy := s.Busy(head)
+		if busy == "" {
+			quiet++
+			wait = s.FirstWait
+			continue
+		}
+		quiet = 0
+		wait = min(2*wait, s.LongestWait)
+		if time.Now().After(deadline) {
+			return fmt.Errorf("herd's reconcilers did not settle within %s: %s", s.Timeout, busy)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package reconcilers_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"herd/reconcilers"
+)
+
+// TestSettlerWaitsForOwedResyncsAndBusyKeys: a caller that moves herd's
+// clock learns that the reconcilers have settled only once every resync
+// pass the move owes is made and every key the log gave them is done; a
+// wait that runs out names the reconciler still busy.
+func TestSettlerWaitsForOwedResyncsAndBusyKeys(t *testing.T) {
+	h := newHarness(t)
+	ticking := &fakeResyncer{fakeReconciler: newFakeReconciler("ticking"), period: time.Minute, keys: []string{"zone/1"}}
+	release := make(chan struct{})
+	blocked := newFakeReconciler("blocked")
+	blocked.behave = blockFirst("node/a", release)
+	m := h.start(config(), ticking, blocked)
+
+	s := reconcilers.NewSettler(m, h.clock.Now(), func(ctx context.Context) (int64, error) {
+		return h.store.Head(ctx, h.store.DB())
+	})
+	s.Timeout = 10 * waitFor
+	if err := s.Settle(t.Context()); err != nil {
+		t.Fatalf("after start: %v", err)
+	}
+
+	// The settler is told the clock reached the next tick before herd's
+	// clock gets there: the pass it owes has not been made.
+	s.ClockMoved(t0.Add(time.Minute))
+	if busy := s.Busy(h.head()); !strings.HasPrefix(busy, "ticking:") || !strings.Contains(busy, "want 2 resyncs") {
+		t.Fatalf("a tick owed and not made reads as %q", busy)
+	}
+	short := *s
+	short.Timeout = 20 * time.Millisecond
+	if err := short.Settle(t.Context()); err == nil || !strings.Contains(err.Error(), "ticking:") {
+		t.Fatalf("a wait for a pass never made: %v", err)
+	}
+	h.clock.SetTime(t0.Add(time.Minute))
+	if err := s.Settle(t.Context()); err != nil {
+		t.Fatalf("after the tick: %v", err)
+	}
+
+	// A key held in a reconcile keeps the settler waiting.
+	h.append("node/a", 1)
+	if err := short.Settle(t.Context()); err == nil || !strings.Contains(err.Error(), "blocked:") {
+		t.Fatalf("a wait while a reconcile is held: %v", err)
+	}
+	close(release)
+	if err := s.Settle(t.Context()); err != nil {
+		t.Fatalf("after the reconcile is let go: %v", err)
+	}
+	if blocked.Count("node/a") == 0 {
+		t.Fatal("settled before node/a was reconciled")
+	}
+
+	// A cancelled wait says so.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := s.Settle(ctx); err != context.Canceled {
+		t.Fatalf("a cancelled wait: %v", err)
+	}
+}
