@@ -17,6 +17,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/reconcilers"
 	"herd/events/pgtest"
 )
 
@@ -363,6 +364,11 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 	if _, ok := ev.(domain.ReplicaSetStatusRecorded); ok && rec.Metadata.Actor == "system:herd:replicaset" {
 		return true, ix.replicaSetCount(before, rec, cause)
 	}
+	if _, ok := ev.(domain.PodCreated); ok && rec.Metadata.Actor == "system:herd:replicaset" {
+		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 {
+			return true, ix.replacement(before, rec, cause, owners[0])
+		}
+	}
 	switch ev := ev.(type) {
 	case domain.DeploymentStatusRecorded:
 		if rec.Metadata.Actor == "system:herd:deployment" {
@@ -466,18 +472,32 @@ func (ix causeIndex) expected(before []events.Record, rec events.Record, ev doma
 			}
 			return events.Record{ID: "a NoExecute NodeTainted of " + node, Type: "NodeTainted", Stream: node}, true
 		}
-	case domain.PodCreated:
-		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:replicaset" {
-			return newest(before, owners[0], func(e domain.Event) bool {
-				switch e.(type) {
-				case domain.ReplicaSetCreated, domain.ReplicaSetChanged:
-					return true
-				}
-				return false
-			})
-		}
 	}
 	return events.Record{}, false
+}
+
+// replacement holds a pod a ReplicaSet created to what it asked for: its
+// last change of spec or scale, or a later loss of one of the pods it
+// controlled made by another (an eviction, a stop, a label taken off),
+// which the new pod replaces. Which lost pod's depends on when the pods
+// were read, so any such loss after its last change of spec and before
+// the pod is.
+func (ix causeIndex) replacement(before []events.Record, rec, cause events.Record, owner string) error {
+	specs := []string{domain.ReplicaSetCreated{}.EventType(), domain.ReplicaSetChanged{}.EventType()}
+	last, _ := newestOf(before, owner, specs)
+	switch {
+	case cause.Stream == owner:
+		if cause.ID != last.ID {
+			return fmt.Errorf("its cause is %s at %d, want its ReplicaSet's last change of spec %s at %d", cause.Type, cause.Position, last.Type, last.Position)
+		}
+	case cause.Position < last.Position:
+		return fmt.Errorf("its cause %s %s at %d is older than its ReplicaSet's last change of spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
+	case cause.Metadata.Actor == rec.Metadata.Actor:
+		return fmt.Errorf("its cause %s %s at %d is a pod change of its ReplicaSet's own", cause.Type, cause.Stream, cause.Position)
+	case !slices.Contains(reconcilers.PodLossChanges, cause.Type) || !slices.Contains(ix.podOwners[cause.Stream], owner):
+		return fmt.Errorf("its cause %s %s at %d (%s) is no change of its ReplicaSet's spec nor the loss of a pod it owned", cause.Type, cause.Stream, cause.Position, says(cause))
+	}
+	return nil
 }
 
 // budgetChanges are a budget's changes that its count reads; podCounts

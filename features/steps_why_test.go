@@ -20,6 +20,7 @@ func (w *world) registerWhySteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the event that evicted pod "([^"]+)" names as its cause the (\w+) event of "([^"]+)"$`, w.evictionCause)
 	sc.Step(`^herd explains pod "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)", because of (\w+)$`, w.explainsPod)
 	sc.Step(`^herd explains node "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)", because (\w+) of node "([^"]+)" turned (\w+)$`, w.explainsNodeTurned)
+	sc.Step(`^the pod ReplicaSet "([^"]+)" made in place of the evicted one names that pod's (\w+) as its cause$`, w.replacementCause)
 	sc.Step(`^the agent on "([^"]+)" reports memory ([0-9.]+)% used and disk ([0-9.]+)% used$`, w.reportsMemoryAndDisk)
 }
 
@@ -168,4 +169,48 @@ func (w *world) reportsMemoryAndDisk(name, memory, disk string) error {
 	m.MemoryAvailableBytes = m.MemoryTotalBytes - mem
 	m.DiskAvailableBytes = m.DiskTotalBytes - dsk
 	return w.heartbeat(name)
+}
+
+// replacementCause finds, among the pods the ReplicaSet controls, the
+// one whose creation names as its cause the event of the type given in
+// the stream of the pod the scenario evicted last.
+func (w *world) replacementCause(rs, causeType string) error {
+	evicted, err := w.keptPod()
+	if err != nil {
+		return err
+	}
+	var gone httpapi.AuditEventList
+	if err := w.get("/apis/herd.dev/v1/auditevents?stream="+url.QueryEscape("pod/default/"+evicted), &gone); err != nil {
+		return err
+	}
+	cause := ""
+	for _, e := range gone.Items {
+		if e.Type == causeType {
+			cause = e.ID
+		}
+	}
+	if cause == "" {
+		return fmt.Errorf("pod %s has no %s event", evicted, causeType)
+	}
+	pods, err := w.replicaSetPods(rs)
+	if err != nil {
+		return err
+	}
+	var made []string
+	for _, p := range pods {
+		var l httpapi.AuditEventList
+		if err := w.get("/apis/herd.dev/v1/auditevents?stream="+url.QueryEscape("pod/default/"+p.Name), &l); err != nil {
+			return err
+		}
+		for _, e := range l.Items {
+			if e.Type != "PodCreated" {
+				continue
+			}
+			if e.CausationID == cause {
+				return nil
+			}
+			made = append(made, fmt.Sprintf("%s caused by %s", p.Name, e.CausationID))
+		}
+	}
+	return fmt.Errorf("no pod of ReplicaSet %s names %s %s of %s as its cause: %s", rs, causeType, cause, evicted, strings.Join(made, ", "))
 }

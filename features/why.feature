@@ -44,3 +44,11 @@ Feature: Why a node is not as it should be
     When the agent on "n1" reports memory 95% used and disk 97% used
     Then herd explains node "n1": "tainted node.kubernetes.io/memory-pressure:NoSchedule", made so by NodeTainted of "system:herd:health", because MemoryPressure of node "n1" turned True
     And herd explains node "n1": "tainted node.kubernetes.io/disk-pressure:NoSchedule", made so by NodeTainted of "system:herd:health", because DiskPressure of node "n1" turned True
+
+  Scenario: Why a ReplicaSet's new pod is there: the eviction of the pod it replaces
+    Given ReplicaSet "web" keeps 2 pods labelled app=web
+    And ReplicaSet "web" has 2 pods Running
+    When a client evicts a pod of ReplicaSet "web"
+    Then the eviction is accepted
+    And ReplicaSet "web" has 2 pods Running
+    And the pod ReplicaSet "web" made in place of the evicted one names that pod's PodDeletionRequested as its cause

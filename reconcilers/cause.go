@@ -157,6 +157,14 @@ var PodCountChanges = []string{
 	domain.PodStatusUpdated{}.EventType(), domain.PodStopped{}.EventType(), domain.PodDeletionRequested{}.EventType(),
 }
 
+// PodLossChanges are a pod's changes that take it out of what its
+// controller counts as its own: its owners or labels changed, its stop,
+// the request to delete it (an eviction's, a drain's, an operator's).
+var PodLossChanges = []string{
+	domain.PodOwnersChanged{}.EventType(), domain.PodMetadataChanged{}.EventType(),
+	domain.PodStopped{}.EventType(), domain.PodDeletionRequested{}.EventType(),
+}
+
 // CountCause is the change a status counted from pods made it as it is:
 // the newest of the changes given (the owner's own, as read) and of each
 // pod's last change of PodCountChanges up to the version read. A pod
@@ -168,6 +176,23 @@ var PodCountChanges = []string{
 // read before (the owner's spec, another pod's eviction), which is the
 // one named. false when the log holds none.
 func CountCause(ctx context.Context, pods []domain.Pod, changes ...Change) (events.Record, bool, error) {
+	return newestPodChange(ctx, pods, PodCountChanges, changes...)
+}
+
+// ReplacementCause is the change that made a controller create pods in
+// place of lost ones: the newest of the changes given (the owner's spec,
+// as read) and of each lost pod's last change of PodLossChanges made by
+// another (an eviction, a stop, a label taken off). A ReplicaSet's pod
+// made for one a drain evicted names the eviction, as an operator asking
+// "why is this pod here?" expects; one made for a new replica count
+// names that. false when the log holds none.
+func ReplacementCause(ctx context.Context, lost []domain.Pod, changes ...Change) (events.Record, bool, error) {
+	return newestPodChange(ctx, lost, PodLossChanges, changes...)
+}
+
+// newestPodChange is the newest of changes and of each pod's last change
+// of types by another than the reconcile's reconciler (CountCause).
+func newestPodChange(ctx context.Context, pods []domain.Pod, types []string, changes ...Change) (events.Record, bool, error) {
 	var best events.Record
 	for _, c := range changes {
 		rec, ok, err := LastChange(ctx, c)
@@ -184,7 +209,7 @@ func CountCause(ctx context.Context, pods []domain.Pod, changes ...Change) (even
 		if best.ID != "" && p.ResourceVersion <= best.Position {
 			break
 		}
-		rec, ok, err := LastChange(ctx, Change{Stream: domain.PodStream(p.Namespace, p.Name), UpTo: p.Version, Types: PodCountChanges, Others: true})
+		rec, ok, err := LastChange(ctx, Change{Stream: domain.PodStream(p.Namespace, p.Name), UpTo: p.Version, Types: types, Others: true})
 		if err != nil {
 			return events.Record{}, false, err
 		}

@@ -72,7 +72,7 @@ func (r *Reconciler) sync(ctx context.Context, rs domain.ReplicaSet, pods []doma
 		// failed claim.
 		return reconcilers.Result{}, errors.Join(append(errs, err)...)
 	}
-	owned, err := r.scale(ctx, rs, append(c.owned, adopted...))
+	owned, err := r.scale(ctx, rs, append(c.owned, adopted...), pods)
 	if err != nil {
 		errs = append(errs, err)
 	}

@@ -13,15 +13,27 @@ import (
 // scale creates or deletes pods until rs controls Spec.Replicas active
 // ones, at most cfg.BurstReplicas in one reconcile, and returns the
 // active pods it controls afterwards: owned, less those it deleted, and
-// those it created.
-func (r *Reconciler) scale(ctx context.Context, rs domain.ReplicaSet, owned []domain.Pod) ([]domain.Pod, error) {
+// those it created. read are the pods of rs's namespace as read.
+func (r *Reconciler) scale(ctx context.Context, rs domain.ReplicaSet, owned, read []domain.Pod) ([]domain.Pod, error) {
 	diff := len(owned) - int(rs.Spec.Replicas)
-	if diff != 0 {
-		// The pods it creates or deletes follow what it asks for: its
-		// last change of spec or scale.
+	spec := reconcilers.SpecChange(domain.ReplicaSetStream(rs.Namespace, rs.Name), rs.Version,
+		domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{})
+	switch {
+	case diff < 0:
+		// The pods it creates replace those it lost since its last
+		// change of spec or scale (evicted, stopped, relabelled), or
+		// follow that change: whichever came last.
+		rec, ok, err := reconcilers.ReplacementCause(ctx, lost(rs, owned, read), spec)
+		if err != nil {
+			return owned, err
+		}
+		if ok {
+			ctx = reconcilers.Because(ctx, rec)
+		}
+	case diff > 0:
+		// The pods it deletes follow what it asks for.
 		var err error
-		if ctx, err = reconcilers.BecauseOf(ctx, reconcilers.SpecChange(domain.ReplicaSetStream(rs.Namespace, rs.Name), rs.Version,
-			domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{})); err != nil {
+		if ctx, err = reconcilers.BecauseOf(ctx, spec); err != nil {
 			return owned, err
 		}
 	}
@@ -39,6 +51,21 @@ func (r *Reconciler) scale(ctx context.Context, rs domain.ReplicaSet, owned []do
 		}), nil
 	}
 	return owned, nil
+}
+
+// lost are the pods read that rs controls and no longer counts as its
+// own: finished, being deleted, or no longer matched by its selector.
+func lost(rs domain.ReplicaSet, owned, read []domain.Pod) []domain.Pod {
+	var out []domain.Pod
+	for _, p := range read {
+		if o, ok := p.Controller(); !ok || o.UID != rs.UID {
+			continue
+		}
+		if !slices.ContainsFunc(owned, func(q domain.Pod) bool { return q.UID == p.UID }) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // create creates n pods from rs's template, in batches that start at
