@@ -13,43 +13,25 @@ import (
 // an input of the replay, and the answer says so in words, beside the
 // count of what would have fared differently.
 func TestWhatIfSaysTheWindowCrossesHerdsDowntime(t *testing.T) {
-	at := func(s string) time.Time {
-		tm, err := time.Parse(time.RFC3339, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tm
-	}
+	at := rfc3339(t)
 	rep := whatif.Report{
 		Since: at("2026-11-28T09:00:00Z"), Until: at("2026-11-28T09:20:00Z"), From: 1, To: 90, Events: 90,
 		Downtimes: []whatif.Downtime{{From: at("2026-11-28T09:01:10Z"), Until: at("2026-11-28T09:14:10Z")}},
 		Same:      12,
 	}
-	var out bytes.Buffer
-	printWhatIf(&out, rep, whatif.Config{Serve: newWhatIfOptions().serve})
-	for _, want := range []string{
+	answerSays(t, rep, whatif.Config{Serve: newWhatIfOptions().serve},
 		"the window crosses herd's downtime from 2026-11-28T09:01:10Z to 2026-11-28T09:14:10Z",
 		"every node had a full grace period from 2026-11-28T09:14:10Z",
 		"12 decisions of herd's reconcilers the same; 0 only herd made, 0 only the what-if would have made",
 		"0 nodes and 0 pods would have fared differently",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("the answer lacks %q:\n%s", want, out.String())
-		}
-	}
+	)
 }
 
 // TestWhatIfSaysWhyEachDifference: every difference comes with its chain
 // of causes in the simulated log, and inputs the what-if changed are
 // named first.
 func TestWhatIfSaysWhyEachDifference(t *testing.T) {
-	at := func(s string) time.Time {
-		tm, err := time.Parse(time.RFC3339, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tm
-	}
+	at := rfc3339(t)
 	beat := whatif.Cause{Type: "HeartbeatMissed", Stream: "node/web-01", Actor: "system:herd:health", At: at("2026-11-28T09:12:40Z")}
 	rep := whatif.Report{
 		Since: at("2026-11-28T09:00:00Z"), Until: at("2026-11-28T09:20:00Z"), From: 1, To: 90, Events: 90, Inputs: 40,
@@ -61,9 +43,7 @@ func TestWhatIfSaysWhyEachDifference(t *testing.T) {
 		Extra:      []whatif.Decision{{Type: "HeartbeatMissed"}},
 	}
 	cfg := whatif.Config{Serve: newWhatIfOptions().serve, Failed: []whatif.NodeFailure{{Node: "web-01", At: at("2026-11-28T09:12:00Z")}}}
-	var out bytes.Buffer
-	printWhatIf(&out, rep, cfg)
-	for _, want := range []string{
+	answerSays(t, rep, cfg,
 		"in the what-if node web-01 fails at 2026-11-28T09:12:00Z: nothing it sent from then reaches herd",
 		"node web-01: did not go NotReady; would have at 2026-11-28T09:12:40Z\n      because HeartbeatMissed on node/web-01 by system:herd:health at 2026-11-28T09:12:40Z",
 		"pod default/cache-*: was not evicted; would have been from web-01 at 2026-11-28T09:12:50Z by noexecute\n      because PodDeletionRequested",
@@ -72,24 +52,14 @@ func TestWhatIfSaysWhyEachDifference(t *testing.T) {
 		"replicaset default/cache: below its desired availability for 0s; would have been for 1m30s",
 		"0 only herd made, 1 only the what-if would have made",
 		"1 nodes and 2 pods would have fared differently",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("the answer lacks %q:\n%s", want, out.String())
-		}
-	}
+	)
 }
 
 // TestWhatIfShowsTheDecisionsThatDiffer: --show-decisions lists each
 // decision only herd made and each only the what-if would have made,
 // with its time, type, object and reconciler, and the latter's causes.
 func TestWhatIfShowsTheDecisionsThatDiffer(t *testing.T) {
-	at := func(s string) time.Time {
-		tm, err := time.Parse(time.RFC3339, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tm
-	}
+	at := rfc3339(t)
 	rep := whatif.Report{
 		Missing: []whatif.Decision{{Type: "PodStatusUpdated", Stream: "pod/demo/web-*", Actor: "system:herd:zones", At: at("2026-11-28T09:01:00Z")}},
 		Extra: []whatif.Decision{{Type: "PodScheduled", Stream: "pod/demo/web-*", Actor: "system:herd:scheduler", At: at("2026-11-28T09:02:00Z"),
@@ -105,5 +75,30 @@ decisions only the what-if would have made (1):
 `
 	if out.String() != want {
 		t.Errorf("--show-decisions wrote\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+// rfc3339 parses the tests' times, failing t on a typo.
+func rfc3339(t *testing.T) func(string) time.Time {
+	return func(s string) time.Time {
+		t.Helper()
+		tm, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+}
+
+// answerSays prints rep as herd what-if answers and fails t for each
+// of wants the answer lacks.
+func answerSays(t *testing.T, rep whatif.Report, cfg whatif.Config, wants ...string) {
+	t.Helper()
+	var out bytes.Buffer
+	printWhatIf(&out, rep, cfg)
+	for _, want := range wants {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the answer lacks %q:\n%s", want, out.String())
+		}
 	}
 }
