@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"fmt"
 	"slices"
 	"time"
 )
@@ -9,32 +8,13 @@ import (
 // Deployment is the Deployment aggregate (apps/v1): Replicas pods made
 // from Template, through one ReplicaSet per revision of the template,
 // rolled from one revision to the next by Strategy. The deployment
-// reconciler acts on it; the view stores it as its row, so it is also the
-// aggregate's snapshot.
-type Deployment struct {
-	Namespace   string            `json:"namespace"`
-	Name        string            `json:"name"`
-	UID         string            `json:"uid,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Spec        DeploymentSpec    `json:"spec"`
-	Status      DeploymentStatus  `json:"status"`
-	// Generation counts the changes to Spec, as metadata.generation does.
-	Generation int64     `json:"generation"`
-	CreatedAt  time.Time `json:"createdAt"`
-	// DeletionRequestedAt is when a deletion in the foreground was asked
-	// for: the Deployment stays until its ReplicaSets are gone.
-	DeletionRequestedAt *time.Time `json:"deletionRequestedAt,omitempty"`
-	// Deleted marks a Deployment removed; the row stays as a tombstone,
-	// with the UID it had and whether its ReplicaSets were to be
-	// orphaned.
-	Deleted bool `json:"deleted,omitempty"`
-	Orphan  bool `json:"orphan,omitempty"`
-	// Version is the number of events in the stream; ResourceVersion the
-	// log position of the last, set by the projection.
-	Version         int64 `json:"version"`
-	ResourceVersion int64 `json:"resourceVersion"`
-}
+// reconciler acts on it. It is a kind on the object model (see Object):
+// a change of its spec is a new generation; it owns its ReplicaSets
+// (Owns, OwnerReference), which follow its deletion as the delete's
+// propagation says, and its tombstone keeps its UID and whether they
+// were orphaned. Its status records are its own event
+// (DeploymentStatusRecorded), which carries the revision it runs.
+type Deployment = Object[DeploymentSpec, DeploymentStatus]
 
 // DeploymentSpec is what a Deployment asks for.
 type DeploymentSpec struct {
@@ -104,17 +84,6 @@ func (s DeploymentStatus) Condition(t string) (WorkloadCondition, bool) {
 	return s.Conditions[i], true
 }
 
-// equal reports whether two statuses say the same.
-func (s DeploymentStatus) equal(o DeploymentStatus) bool {
-	same := s.ObservedGeneration == o.ObservedGeneration && s.Replicas == o.Replicas && s.UpdatedReplicas == o.UpdatedReplicas &&
-		s.ReadyReplicas == o.ReadyReplicas && s.AvailableReplicas == o.AvailableReplicas &&
-		s.UnavailableReplicas == o.UnavailableReplicas && s.CollisionCount == o.CollisionCount
-	return same && slices.EqualFunc(s.Conditions, o.Conditions, func(x, y WorkloadCondition) bool {
-		return x.Type == y.Type && x.Status == y.Status && x.Reason == y.Reason && x.Message == y.Message &&
-			x.LastUpdate.Equal(y.LastUpdate) && x.LastTransition.Equal(y.LastTransition)
-	})
-}
-
 // The annotations a Deployment and its ReplicaSets carry, as Kubernetes'
 // deployment controller writes them and kubectl rollout reads them.
 const (
@@ -127,86 +96,68 @@ const (
 	PodTemplateHashLabel = "pod-template-hash"
 )
 
-// Exists reports whether the Deployment was created and not deleted.
-func (d Deployment) Exists() bool { return d.Version > 0 && !d.Deleted }
-
-// Key names the Deployment.
-func (d Deployment) Key() Key { return Key{Namespace: d.Namespace, Name: d.Name} }
-
-// OwnerReference is how the Deployment's ReplicaSets name it: their
-// controller, blocking its deletion in the foreground, as Kubernetes'
-// controllers write it.
-func (d Deployment) OwnerReference() OwnerReference {
-	return OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: d.Name, UID: d.UID, Controller: true, BlockOwnerDeletion: true}
+// DeploymentStream is the name of the log stream of a Deployment.
+func DeploymentStream(namespace, name string) string {
+	return DeploymentAggregate.Stream(namespace + "/" + name)
 }
 
-// Owns reports whether ReplicaSet rs is the Deployment's: its controller
-// owner reference names this Deployment by UID.
-func (d Deployment) Owns(rs ReplicaSet) bool {
-	return slices.ContainsFunc(rs.Owners, func(o OwnerReference) bool {
-		return o.Controller && o.Kind == "Deployment" && o.UID == d.UID
-	})
-}
-
-// String is "namespace/name", as logs name the Deployment.
-func (d Deployment) String() string { return fmt.Sprintf("%s/%s", d.Namespace, d.Name) }
-
-// DeploymentCreated records a Deployment's creation.
-type DeploymentCreated struct {
-	Namespace   string            `json:"namespace"`
-	Name        string            `json:"name"`
-	UID         string            `json:"uid"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Spec        DeploymentSpec    `json:"spec"`
-	At          time.Time         `json:"at"`
-}
-
-// DeploymentChanged records new labels, annotations or spec; Generation
-// is the Deployment's generation afterwards.
-type DeploymentChanged struct {
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Spec        DeploymentSpec    `json:"spec"`
-	Generation  int64             `json:"generation"`
-	At          time.Time         `json:"at"`
-}
+// The Deployment's events, under the names they have always had in the
+// log.
+type (
+	// DeploymentCreated records a Deployment's creation.
+	DeploymentCreated = ObjectCreated[DeploymentSpec, DeploymentStatus]
+	// DeploymentChanged records new labels, annotations or spec;
+	// Generation is the Deployment's generation afterwards.
+	DeploymentChanged = ObjectUpdated[DeploymentSpec, DeploymentStatus]
+	// DeploymentDeleted records a Deployment's deletion; Orphan says its
+	// ReplicaSets stay, their reference to it taken off.
+	DeploymentDeleted = ObjectDeleted[DeploymentSpec, DeploymentStatus]
+	// DeploymentDeletionRequested records a deletion in the foreground:
+	// the Deployment stays, being deleted, until its ReplicaSets are
+	// gone.
+	DeploymentDeletionRequested = ObjectDeletionRequested[DeploymentSpec, DeploymentStatus]
+)
 
 // DeploymentStatusRecorded records what the reconciler saw of the
-// Deployment's ReplicaSets, and the revision it runs when that changed.
+// Deployment's ReplicaSets, and the revision it runs when that changed
+// (its deployment.kubernetes.io/revision annotation). It is the
+// Deployment's own event, beside the object model's: a status record
+// that also sets an annotation.
 type DeploymentStatusRecorded struct {
 	Status   DeploymentStatus `json:"status"`
 	Revision string           `json:"revision,omitempty"`
 	At       time.Time        `json:"at"`
 }
 
-// DeploymentDeleted records a Deployment's deletion; Orphan says its
-// ReplicaSets stay, their reference to it taken off.
-type DeploymentDeleted struct {
-	Orphan bool      `json:"orphan,omitempty"`
-	At     time.Time `json:"at"`
-}
-
-// DeploymentDeletionRequested records a deletion in the foreground: the
-// Deployment stays, being deleted, until its ReplicaSets are gone.
-type DeploymentDeletionRequested struct {
-	At time.Time `json:"at"`
-}
-
-// EventType implements Event.
-func (DeploymentCreated) EventType() string { return "DeploymentCreated" }
-
-// EventType implements Event.
-func (DeploymentChanged) EventType() string { return "DeploymentChanged" }
-
 // EventType implements Event.
 func (DeploymentStatusRecorded) EventType() string { return "DeploymentStatusRecorded" }
 
-// EventType implements Event.
-func (DeploymentDeleted) EventType() string { return "DeploymentDeleted" }
+// deploymentKind is what is the Deployment's own on the object model.
+var deploymentKind = &ObjectKind[DeploymentSpec, DeploymentStatus]{
+	Kind: "Deployment", Resource: "deployments.apps", APIVersion: "apps/v1",
+	Created: "DeploymentCreated", Updated: "DeploymentChanged", Deleted: "DeploymentDeleted",
+	DeletionRequested: "DeploymentDeletionRequested",
+	OwnsDependents:    true,
+	Layout: ObjectLayout{
+		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty",
+			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
+			"version", "resourceVersion"},
+		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "spec", "at"},
+		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+	},
+	Strategy: Strategy[DeploymentSpec, DeploymentStatus]{
+		Validate:                  func(_ ObjectMeta, s DeploymentSpec) []FieldError { return deploymentSpecProblems(s) },
+		ValidateUpdate:            selectorImmutable[DeploymentSpec],
+		SpecChangeBumpsGeneration: true,
+	},
+}
 
-// EventType implements Event.
-func (DeploymentDeletionRequested) EventType() string { return "DeploymentDeletionRequested" }
+func (DeploymentSpec) objectKind() *ObjectKind[DeploymentSpec, DeploymentStatus] {
+	return deploymentKind
+}
+
+// selector is the workload's pod selector, which may not change.
+func (s DeploymentSpec) selector() LabelSelector { return s.Selector }
 
 // DeploymentAggregate is the Deployment in the log: streams
 // "deployment/NAMESPACE/NAME".
@@ -221,19 +172,12 @@ var DeploymentAggregate = defineNamespacedAggregate("deployment",
 // EvolveDeployment folds one event into the Deployment; it never mutates
 // d.
 func EvolveDeployment(d Deployment, e Event) Deployment {
+	if out, ok := evolveObject(d, e); ok {
+		return out
+	}
 	d.Version++
-	switch e := e.(type) {
-	case DeploymentCreated:
-		return Deployment{
-			Namespace: e.Namespace, Name: e.Name, UID: e.UID,
-			Labels: cloneStrings(e.Labels), Annotations: cloneStrings(e.Annotations),
-			Spec: e.Spec.clone(), Generation: 1, CreatedAt: e.At, Version: d.Version, ResourceVersion: d.ResourceVersion,
-		}
-	case DeploymentChanged:
-		d.Labels, d.Annotations = cloneStrings(e.Labels), cloneStrings(e.Annotations)
-		d.Spec, d.Generation = e.Spec.clone(), e.Generation
-	case DeploymentStatusRecorded:
-		d.Status = e.Status.clone()
+	if e, ok := e.(DeploymentStatusRecorded); ok {
+		d.Status = deepCopy(e.Status)
 		if e.Revision != "" {
 			d.Annotations = cloneStrings(d.Annotations)
 			if d.Annotations == nil {
@@ -241,28 +185,6 @@ func EvolveDeployment(d Deployment, e Event) Deployment {
 			}
 			d.Annotations[RevisionAnnotation] = e.Revision
 		}
-	case DeploymentDeletionRequested:
-		d.DeletionRequestedAt = timePtr(e.At)
-	case DeploymentDeleted:
-		return Deployment{Namespace: d.Namespace, Name: d.Name, UID: d.UID, Deleted: true, Orphan: e.Orphan, Version: d.Version, ResourceVersion: d.ResourceVersion}
 	}
 	return d
-}
-
-func (s DeploymentSpec) clone() DeploymentSpec {
-	c := s
-	c.Selector = s.Selector.clone()
-	c.Template = s.Template.clone()
-	return c
-}
-
-func (s DeploymentStatus) clone() DeploymentStatus {
-	c := s
-	c.Conditions = slices.Clone(s.Conditions)
-	return c
-}
-
-// DeploymentStream is the name of the log stream of a Deployment.
-func DeploymentStream(namespace, name string) string {
-	return DeploymentAggregate.Stream(namespace + "/" + name)
 }

@@ -23,17 +23,6 @@ func DecideDeployment(d Deployment, cmd DeploymentCommand, now time.Time) ([]Eve
 	return cmd.decideDeployment(d, now.UTC())
 }
 
-func deploymentNotFound(d Deployment) error {
-	return fmt.Errorf("deployments.apps %q not found: %w", d.Name, ErrNotFound)
-}
-
-func staleDeployment(d Deployment, rv int64) error {
-	if rv == 0 || rv == d.ResourceVersion {
-		return nil
-	}
-	return StaleObject("deployments.apps", d.Name)
-}
-
 // deploymentSpecProblems checks a Deployment's spec as kube-apiserver
 // does: what a ReplicaSet's spec must be, a known strategy whose surge
 // and unavailability are not both zero, and a progress deadline longer
@@ -75,19 +64,8 @@ type CreateDeployment struct {
 }
 
 func (c CreateDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	errs := objectNameProblems(c.Namespace, c.Name)
-	errs = append(errs, metadataProblems(c.Labels, c.Annotations)...)
-	errs = append(errs, deploymentSpecProblems(c.Spec)...)
-	if err := invalid("Deployment", c.Name, errs); err != nil {
-		return nil, err
-	}
-	if d.Exists() {
-		return nil, fmt.Errorf("deployments.apps %q already exists: %w", c.Name, ErrAlreadyExists)
-	}
-	return []Event{DeploymentCreated{
-		Namespace: c.Namespace, Name: c.Name, UID: c.UID,
-		Labels: cloneStrings(c.Labels), Annotations: cloneStrings(c.Annotations), Spec: c.Spec.clone(), At: now,
-	}}, nil
+	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations}
+	return decideCreate(d, meta, c.Spec, now)
 }
 
 // UpdateDeployment makes a Deployment's labels, annotations and spec
@@ -102,35 +80,7 @@ type UpdateDeployment struct {
 }
 
 func (c UpdateDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	if !d.Exists() {
-		return nil, deploymentNotFound(d)
-	}
-	if err := staleDeployment(d, c.ResourceVersion); err != nil {
-		return nil, err
-	}
-	errs := metadataProblems(c.Labels, c.Annotations)
-	errs = append(errs, deploymentSpecProblems(c.Spec)...)
-	if !c.Spec.Selector.equal(d.Spec.Selector) {
-		errs = append(errs, FieldError{Field: "spec.selector", Reason: "Invalid value: field is immutable"})
-	}
-	if err := invalid("Deployment", d.Name, errs); err != nil {
-		return nil, err
-	}
-	return d.changed(c.Labels, c.Annotations, c.Spec, now), nil
-}
-
-// changed is the event that gives d labels, annotations and spec, with a
-// new generation when the spec differs; none when nothing does.
-func (d Deployment) changed(labels, annotations map[string]string, spec DeploymentSpec, now time.Time) []Event {
-	specChanged := !spec.equal(d.Spec)
-	if !specChanged && maps.Equal(labels, d.Labels) && maps.Equal(annotations, d.Annotations) {
-		return nil
-	}
-	gen := d.Generation
-	if specChanged {
-		gen++
-	}
-	return []Event{DeploymentChanged{Labels: cloneStrings(labels), Annotations: cloneStrings(annotations), Spec: spec.clone(), Generation: gen, At: now}}
+	return decideUpdate(d, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, c.ResourceVersion, now)
 }
 
 // ScaleDeployment sets how many pods a Deployment keeps, as kubectl scale
@@ -141,18 +91,15 @@ type ScaleDeployment struct {
 }
 
 func (c ScaleDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	if !d.Exists() {
-		return nil, deploymentNotFound(d)
-	}
-	if err := staleDeployment(d, c.ResourceVersion); err != nil {
+	if err := requireCurrent(d, c.ResourceVersion); err != nil {
 		return nil, err
 	}
-	if c.Replicas < 0 {
-		return nil, invalid("Scale", d.Name, []FieldError{{Field: "spec.replicas", Value: strconv.Itoa(int(c.Replicas)), Reason: "must be greater than or equal to 0"}})
+	if err := scaleProblem(d.Name, c.Replicas); err != nil {
+		return nil, err
 	}
-	spec := d.Spec.clone()
+	spec := deepCopy(d.Spec)
 	spec.Replicas = c.Replicas
-	return d.changed(d.Labels, d.Annotations, spec, now), nil
+	return decideUpdate(d, d.ObjectMeta, spec, c.ResourceVersion, now)
 }
 
 // RecordDeploymentStatus records what the reconciler saw of the
@@ -165,17 +112,17 @@ type RecordDeploymentStatus struct {
 }
 
 func (c RecordDeploymentStatus) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	if !d.Exists() {
-		return nil, deploymentNotFound(d)
+	if err := requireObject(d); err != nil {
+		return nil, err
 	}
 	revision := c.Revision
 	if revision == d.Annotations[RevisionAnnotation] {
 		revision = ""
 	}
-	if revision == "" && c.Status.equal(d.Status) {
+	if revision == "" && semanticEqual(c.Status, d.Status) {
 		return nil, nil
 	}
-	return []Event{DeploymentStatusRecorded{Status: c.Status.clone(), Revision: revision, At: now}}, nil
+	return []Event{DeploymentStatusRecorded{Status: deepCopy(c.Status), Revision: revision, At: now}}, nil
 }
 
 // DeleteDeployment deletes a Deployment, conditional on ResourceVersion
@@ -187,21 +134,7 @@ type DeleteDeployment struct {
 }
 
 func (c DeleteDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	if !d.Exists() {
-		return nil, deploymentNotFound(d)
-	}
-	if err := staleDeployment(d, c.ResourceVersion); err != nil {
-		return nil, err
-	}
-	switch decideDeletion(c.Propagation, d.DeletionRequestedAt != nil) {
-	case deletionRequested:
-		return []Event{DeploymentDeletionRequested{At: now}}, nil
-	case deletionNow:
-		return []Event{DeploymentDeleted{At: now}}, nil
-	case deletionOrphaning:
-		return []Event{DeploymentDeleted{Orphan: true, At: now}}, nil
-	}
-	return nil, nil
+	return decidePropagatedDelete(d, c.ResourceVersion, c.Propagation, now)
 }
 
 // FinishDeploymentDeletion deletes a Deployment being deleted in the
@@ -210,22 +143,7 @@ func (c DeleteDeployment) decideDeployment(d Deployment, now time.Time) ([]Event
 type FinishDeploymentDeletion struct{}
 
 func (FinishDeploymentDeletion) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	if !d.Exists() || d.DeletionRequestedAt == nil {
-		return nil, nil
-	}
-	return []Event{DeploymentDeleted{At: now}}, nil
-}
-
-// equal reports whether two specs say the same.
-func (s DeploymentSpec) equal(o DeploymentSpec) bool {
-	return s.Replicas == o.Replicas && s.MinReadySeconds == o.MinReadySeconds && s.RevisionHistoryLimit == o.RevisionHistoryLimit &&
-		s.Paused == o.Paused && s.ProgressDeadlineSeconds == o.ProgressDeadlineSeconds && s.Strategy.equal(o.Strategy) &&
-		s.Selector.equal(o.Selector) && s.Template.equal(o.Template)
-}
-
-// equal reports whether two strategies say the same.
-func (s DeploymentStrategy) equal(o DeploymentStrategy) bool {
-	return s.Type == o.Type && equalIntOrPercent(s.MaxSurge, o.MaxSurge) && equalIntOrPercent(s.MaxUnavailable, o.MaxUnavailable)
+	return decideFinishDeletion(d, now), nil
 }
 
 // TemplateEqual reports whether two pod templates say the same, as the
@@ -233,7 +151,7 @@ func (s DeploymentStrategy) equal(o DeploymentStrategy) bool {
 // (their pod-template-hash label left out).
 func TemplateEqual(a, b PodTemplate) bool {
 	a.Labels, b.Labels = withoutKey(a.Labels, PodTemplateHashLabel), withoutKey(b.Labels, PodTemplateHashLabel)
-	return a.equal(b)
+	return semanticEqual(a, b)
 }
 
 // withoutKey is m without key k, m itself when it has none.

@@ -85,7 +85,7 @@ func TestDecideDeployment(t *testing.T) {
 		{"delete orphaning", d, DeleteDeployment{Propagation: PropagateOrphan}, []Event{DeploymentDeleted{Orphan: true, At: at(2)}}, nil},
 		{"delete while deleting", EvolveDeployment(d, DeploymentDeletionRequested{At: at(1)}), DeleteDeployment{Propagation: PropagateOrphan}, nil, nil},
 		{"finish", EvolveDeployment(d, DeploymentDeletionRequested{At: at(1)}), FinishDeploymentDeletion{}, []Event{DeploymentDeleted{At: at(2)}}, nil},
-		{"delete of nothing", Deployment{Name: "gone"}, DeleteDeployment{}, nil, ErrNotFound},
+		{"delete of nothing", Deployment{ObjectMeta: ObjectMeta{Name: "gone"}}, DeleteDeployment{}, nil, ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -92,11 +92,6 @@ func (v *IntOrPercent) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// equalIntOrPercent reports whether a and b say the same, none included.
-func equalIntOrPercent(a, b *IntOrPercent) bool {
-	return (a == nil) == (b == nil) && (a == nil || *a == *b)
-}
-
 // problems checks it as Kubernetes validates such a field: not negative,
 // and a percentage at most 100.
 func (v *IntOrPercent) problems(field string) []FieldError {

@@ -18,12 +18,6 @@ func (l Lease) ref() (string, string, int64) {
 	return "leases.coordination.k8s.io", l.Name, l.ResourceVersion
 }
 func (ns Namespace) ref() (string, string, int64) { return "namespaces", ns.Name, ns.ResourceVersion }
-func (rs ReplicaSet) ref() (string, string, int64) {
-	return "replicasets.apps", rs.Name, rs.ResourceVersion
-}
-func (d Deployment) ref() (string, string, int64) {
-	return "deployments.apps", d.Name, d.ResourceVersion
-}
 
 func (j Job) ref() (string, string, int64) { return "jobs.batch", j.Name, j.ResourceVersion }
 func (ds DaemonSet) ref() (string, string, int64) {

@@ -45,6 +45,7 @@ type objectWire struct {
 	DeletionRequestedAt        *time.Time        `json:"deletionRequestedAt"`
 	DeletionGracePeriodSeconds *int64            `json:"deletionGracePeriodSeconds"`
 	Deleted                    bool              `json:"deleted"`
+	Orphan                     bool              `json:"orphan"`
 	Version                    int64             `json:"version"`
 	ResourceVersion            int64             `json:"resourceVersion"`
 	Changed                    []string          `json:"changed"`
@@ -59,7 +60,7 @@ func (o Object[S, St]) MarshalJSON() ([]byte, error) {
 		"labels": o.Labels, "annotations": o.Annotations, "finalizers": o.Finalizers, "owners": o.Owners,
 		"spec": o.Spec, "status": o.Status, "generation": o.Generation, "createdAt": o.CreatedAt,
 		"deletionRequestedAt": o.DeletionRequestedAt, "deletionGracePeriodSeconds": o.DeletionGracePeriodSeconds,
-		"deleted": o.Deleted, "version": o.Version, "resourceVersion": o.ResourceVersion,
+		"deleted": o.Deleted, "orphan": o.Orphan, "version": o.Version, "resourceVersion": o.ResourceVersion,
 	})
 }
 
@@ -86,7 +87,7 @@ func (o *Object[S, St]) UnmarshalJSON(data []byte) error {
 			DeletionRequestedAt: w.DeletionRequestedAt, DeletionGracePeriodSeconds: w.DeletionGracePeriodSeconds,
 		},
 		Spec: spec, Status: status,
-		Deleted: w.Deleted, Version: w.Version, ResourceVersion: w.ResourceVersion,
+		Deleted: w.Deleted, Orphan: w.Orphan, Version: w.Version, ResourceVersion: w.ResourceVersion,
 	}
 	return nil
 }
@@ -181,13 +182,32 @@ func (e *ObjectOwnersChanged[S, St]) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON writes {"at": ...}, as every kind's deletion did.
+// MarshalJSON writes {"at": ...}, as every kind's deletion did, with
+// "orphan": true before it for a deletion that orphaned dependents.
 func (e ObjectDeleted[S, St]) MarshalJSON() ([]byte, error) {
+	return marshalLayout([]string{"orphan,omitempty", "at"}, false, map[string]any{"orphan": e.Orphan, "at": e.At})
+}
+
+// UnmarshalJSON reads {"orphan": ..., "at": ...}.
+func (e *ObjectDeleted[S, St]) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Orphan bool      `json:"orphan"`
+		At     time.Time `json:"at"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*e = ObjectDeleted[S, St]{Orphan: w.Orphan, At: w.At}
+	return nil
+}
+
+// MarshalJSON writes {"at": ...}.
+func (e ObjectDeletionRequested[S, St]) MarshalJSON() ([]byte, error) {
 	return marshalLayout([]string{"at"}, false, map[string]any{"at": e.At})
 }
 
 // UnmarshalJSON reads {"at": ...}.
-func (e *ObjectDeleted[S, St]) UnmarshalJSON(data []byte) error {
+func (e *ObjectDeletionRequested[S, St]) UnmarshalJSON(data []byte) error {
 	var w struct {
 		At time.Time `json:"at"`
 	}

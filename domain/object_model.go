@@ -20,6 +20,10 @@ type Object[S Spec[S, St], St any] struct {
 	// tombstone so that the stream version survives a later creation
 	// under the same name; gets and lists never show it.
 	Deleted bool
+	// Orphan marks the tombstone of an object of a kind that owns
+	// dependents (ObjectKind.OwnsDependents) deleted with its dependents
+	// left behind, their reference to it to be taken off.
+	Orphan bool
 	// Version is the number of events in the object's stream: the
 	// expected version of the next append. 0 means herd never saw it.
 	Version int64
@@ -53,6 +57,17 @@ type ObjectKind[S, St any] struct {
 	// new status and for new owner references (empty for a kind without
 	// them).
 	StatusRecorded, OwnersChanged string
+	// DeletionRequested is the kind's event type for a deletion in the
+	// foreground (ObjectDeletionRequested; empty for a kind without it).
+	DeletionRequested string
+	// APIVersion is the kind's group version ("apps/v1"), as the owner
+	// references of its dependents name it.
+	APIVersion string
+	// OwnsDependents is true for a kind whose objects control others (a
+	// ReplicaSet its pods): its tombstone keeps the uid and whether the
+	// dependents were orphaned, which the garbage collector reads after
+	// the deletion.
+	OwnsDependents bool
 	// Layout is the JSON of the kind's state and of each of its events:
 	// the fields in order, as a struct's tags would say them
 	// ("uid,omitempty"). See objectLayout.
@@ -135,9 +150,12 @@ type ObjectOwnersChanged[S Spec[S, St], St any] struct {
 	At     time.Time
 }
 
-// ObjectDeleted records that an object was removed.
+// ObjectDeleted records that an object was removed; Orphan says its
+// dependents stay, their reference to it taken off (only a kind that
+// owns dependents sets it).
 type ObjectDeleted[S Spec[S, St], St any] struct {
-	At time.Time
+	Orphan bool
+	At     time.Time
 }
 
 // EventType implements Event: the kind's own name for a creation.
@@ -212,11 +230,8 @@ func decideCreate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 func decideUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec S, resourceVersion int64, now time.Time) ([]Event, error) {
 	k := kindOf[S, St]()
 	st := k.Strategy
-	if err := requireObject(o); err != nil {
+	if err := requireCurrent(o, resourceVersion); err != nil {
 		return nil, err
-	}
-	if resourceVersion != 0 && resourceVersion != o.ResourceVersion {
-		return nil, StaleObject(k.Resource, o.Name)
 	}
 	meta, spec = meta.clone(), deepCopy(spec)
 	if !k.UpdateSetsOwners {
@@ -253,11 +268,8 @@ func decideUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 // decideDelete is the delete of every kind on the model, conditional on
 // resourceVersion when it is not 0.
 func decideDelete[S Spec[S, St], St any](o Object[S, St], resourceVersion int64, now time.Time) ([]Event, error) {
-	if err := requireObject(o); err != nil {
+	if err := requireCurrent(o, resourceVersion); err != nil {
 		return nil, err
-	}
-	if resourceVersion != 0 && resourceVersion != o.ResourceVersion {
-		return nil, StaleObject(kindOf[S, St]().Resource, o.Name)
 	}
 	return []Event{ObjectDeleted[S, St]{At: now}}, nil
 }
@@ -267,16 +279,27 @@ func decideDelete[S Spec[S, St], St any](o Object[S, St], resourceVersion int64,
 // conditional on resourceVersion when it is not 0; the same status again
 // records nothing.
 func decideRecordStatus[S Spec[S, St], St any](o Object[S, St], status St, resourceVersion int64, now time.Time) ([]Event, error) {
-	if err := requireObject(o); err != nil {
+	if err := requireCurrent(o, resourceVersion); err != nil {
 		return nil, err
-	}
-	if resourceVersion != 0 && resourceVersion != o.ResourceVersion {
-		return nil, StaleObject(kindOf[S, St]().Resource, o.Name)
 	}
 	if semanticEqual(o.Status, status) {
 		return nil, nil
 	}
 	return []Event{ObjectStatusRecorded[S, St]{Status: deepCopy(status), At: now}}, nil
+}
+
+// requireCurrent refuses with ErrNotFound unless o exists and, when
+// resourceVersion is not 0, with a conflict (StaleObject) unless o still
+// stands at it: optimistic concurrency, said here once for every write
+// of every kind on the model.
+func requireCurrent[S Spec[S, St], St any](o Object[S, St], resourceVersion int64) error {
+	if err := requireObject(o); err != nil {
+		return err
+	}
+	if resourceVersion != 0 && resourceVersion != o.ResourceVersion {
+		return StaleObject(kindOf[S, St]().Resource, o.Name)
+	}
+	return nil
 }
 
 // requireObject refuses with ErrNotFound unless o exists.
@@ -324,12 +347,20 @@ func evolveObject[S Spec[S, St], St any](o Object[S, St], e Event) (out Object[S
 		o.Version++
 		return o, true
 	case ObjectDeleted[S, St]:
-		return Object[S, St]{
+		out := Object[S, St]{
 			ObjectMeta:      ObjectMeta{Namespace: o.Namespace, Name: o.Name},
 			Deleted:         true,
 			Version:         o.Version + 1,
 			ResourceVersion: o.ResourceVersion,
-		}, true
+		}
+		if kindOf[S, St]().OwnsDependents {
+			out.UID, out.Orphan = o.UID, e.Orphan
+		}
+		return out, true
+	case ObjectDeletionRequested[S, St]:
+		o.DeletionRequestedAt = timePtr(e.At)
+		o.Version++
+		return o, true
 	}
 	return o, false
 }

@@ -161,3 +161,47 @@ func TestMarshalLayoutLeavesOutWhatIsEmpty(t *testing.T) {
 		t.Error("a layout naming a field the record lacks is accepted")
 	}
 }
+
+// TestTombstoneOfAKindThatOwnsOthers: the tombstone of a kind whose
+// objects own others keeps the uid and whether the dependents were
+// orphaned, which the garbage collector reads after the deletion; a
+// kind that owns nothing keeps neither, and its deletion's payload stays
+// {"at": ...} as it always was.
+func TestTombstoneOfAKindThatOwnsOthers(t *testing.T) {
+	rs := EvolveReplicaSet(ReplicaSet{}, ReplicaSetCreated{Namespace: "default", Name: "web", UID: "rs-uid", Spec: sampleRSSpec(), At: t0})
+	gone := EvolveReplicaSet(rs, ReplicaSetDeleted{Orphan: true, At: t0})
+	if !gone.Deleted || gone.Exists() || gone.UID != "rs-uid" || !gone.Orphan || gone.Version != 2 {
+		t.Errorf("the ReplicaSet's tombstone: %+v", gone)
+	}
+	cm := EvolveConfigMap(ConfigMap{}, ConfigMapCreated{Namespace: "default", Name: "cfg", UID: "cm-uid", At: t0})
+	del := ConfigMapDeleted{At: t0}
+	if gone := EvolveConfigMap(cm, del); !gone.Deleted || gone.UID != "" || gone.Orphan {
+		t.Errorf("the ConfigMap's tombstone: %+v", gone)
+	}
+	if got, want := string(mustJSON(t, del)), `{"at":"`+t0.Format(time.RFC3339Nano)+`"}`; got != want {
+		t.Errorf("a ConfigMap's deletion is %s, want %s", got, want)
+	}
+}
+
+// TestOwnsNamesTheKind: an object owns what names it, by its kind and
+// uid, as its controller; an owner reference of another kind with the
+// same uid, or one that is not the controller, is not its.
+func TestOwnsNamesTheKind(t *testing.T) {
+	d := Deployment{ObjectMeta: ObjectMeta{Namespace: "default", Name: "web", UID: "u"}}
+	rs := ReplicaSet{ObjectMeta: ObjectMeta{Namespace: "default", Name: "web-1", UID: "u"}}
+	if ref := d.OwnerReference(); ref.APIVersion != "apps/v1" || ref.Kind != "Deployment" || !ref.Controller || !ref.BlockOwnerDeletion {
+		t.Errorf("the Deployment's owner reference: %+v", ref)
+	}
+	rs.Owners = []OwnerReference{d.OwnerReference()}
+	p := Pod{Owners: []OwnerReference{rs.OwnerReference()}}
+	if !d.Owns(rs) || !rs.Owns(p) || d.Owns(p) {
+		t.Errorf("owns: Deployment of its ReplicaSet %v, ReplicaSet of its pod %v, Deployment of the pod %v", d.Owns(rs), rs.Owns(p), d.Owns(p))
+	}
+	rs.Owners[0].Controller = false
+	if d.Owns(rs) {
+		t.Error("a Deployment owns a ReplicaSet it is not the controller of")
+	}
+	if got := rs.String(); got != "default/web-1" {
+		t.Errorf("String() = %q", got)
+	}
+}

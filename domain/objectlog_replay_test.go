@@ -94,3 +94,23 @@ func TestPodDisruptionBudgetLogReplays(t *testing.T) {
 	replayFixture(t, "testdata/poddisruptionbudget_log_v1.json", EvolvePodDisruptionBudget,
 		func(b PodDisruptionBudget, rv int64) PodDisruptionBudget { b.ResourceVersion = rv; return b })
 }
+
+// TestReplicaSetLogReplays replays ReplicaSet events as herd wrote them
+// before ReplicaSets moved onto the object model: created with owners,
+// changed, scaled, its status recorded, an owner released and another
+// set by an update, deleted in the foreground and then for good, created
+// again and deleted with its pods orphaned.
+func TestReplicaSetLogReplays(t *testing.T) {
+	replayFixture(t, "testdata/replicaset_log_v1.json", EvolveReplicaSet,
+		func(rs ReplicaSet, rv int64) ReplicaSet { rs.ResourceVersion = rv; return rs })
+}
+
+// TestDeploymentLogReplays replays Deployment events as herd wrote them
+// before Deployments moved onto the object model: created, changed
+// (paused, a new template), scaled, its status recorded with a revision
+// and conditions and then without either, deleted in the foreground and
+// then for good, created again and deleted with its ReplicaSets orphaned.
+func TestDeploymentLogReplays(t *testing.T) {
+	replayFixture(t, "testdata/deployment_log_v1.json", EvolveDeployment,
+		func(d Deployment, rv int64) Deployment { d.ResourceVersion = rv; return d })
+}

@@ -11,8 +11,8 @@ func TestControllersBlockOwnerDeletion(t *testing.T) {
 		name string
 		ref  OwnerReference
 	}{
-		{"ReplicaSet", ReplicaSet{Name: "web-1", UID: "u"}.OwnerReference()},
-		{"Deployment", Deployment{Name: "web", UID: "u"}.OwnerReference()},
+		{"ReplicaSet", ReplicaSet{ObjectMeta: ObjectMeta{Name: "web-1", UID: "u"}}.OwnerReference()},
+		{"Deployment", Deployment{ObjectMeta: ObjectMeta{Name: "web", UID: "u"}}.OwnerReference()},
 		{"Job", Job{Name: "pi", UID: "u"}.OwnerReference()},
 		{"DaemonSet", DaemonSet{Name: "logs", UID: "u"}.OwnerReference()},
 	} {

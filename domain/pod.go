@@ -337,5 +337,9 @@ func (p Pod) Limits() ResourceList {
 // Key is "namespace/name".
 func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
 
+// OwnerReferences returns the pod's owners, so that a workload on the
+// object model can tell whether it owns the pod (Dependent).
+func (p Pod) OwnerReferences() []OwnerReference { return p.Owners }
+
 // PodStream is the name of the log stream that holds a pod's events.
 func PodStream(namespace, name string) string { return PodAggregate.Stream(namespace + "/" + name) }

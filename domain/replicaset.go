@@ -1,40 +1,14 @@
 package domain
 
-import (
-	"fmt"
-	"slices"
-	"time"
-)
-
 // ReplicaSet is the ReplicaSet aggregate (apps/v1): keep Replicas pods
 // that match Selector running, made from Template. The replicaset
-// reconciler acts on it; the view stores it as its row, so it is also the
-// aggregate's snapshot.
-type ReplicaSet struct {
-	Namespace   string            `json:"namespace"`
-	Name        string            `json:"name"`
-	UID         string            `json:"uid,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Owners      []OwnerReference  `json:"owners,omitempty"`
-	Spec        ReplicaSetSpec    `json:"spec"`
-	Status      ReplicaSetStatus  `json:"status"`
-	// Generation counts the changes to Spec, as metadata.generation does;
-	// Status.ObservedGeneration says which the reconciler last acted on.
-	Generation int64     `json:"generation"`
-	CreatedAt  time.Time `json:"createdAt"`
-	// DeletionRequestedAt is when a deletion in the foreground was asked
-	// for: the ReplicaSet stays until its pods are gone.
-	DeletionRequestedAt *time.Time `json:"deletionRequestedAt,omitempty"`
-	// Deleted marks a ReplicaSet removed; the row stays as a tombstone,
-	// with the UID it had and whether its pods were to be orphaned.
-	Deleted bool `json:"deleted,omitempty"`
-	Orphan  bool `json:"orphan,omitempty"`
-	// Version is the number of events in the stream; ResourceVersion the
-	// log position of the last, set by the projection.
-	Version         int64 `json:"version"`
-	ResourceVersion int64 `json:"resourceVersion"`
-}
+// reconciler acts on it. It is a kind on the object model (see Object):
+// a change of its spec is a new generation, which
+// Status.ObservedGeneration says the reconciler last acted on; it owns
+// its pods (Owns, OwnerReference), which follow its deletion as the
+// delete's propagation says, and its tombstone keeps its UID and whether
+// they were orphaned.
+type ReplicaSet = Object[ReplicaSetSpec, ReplicaSetStatus]
 
 // ReplicaSetSpec is what a ReplicaSet asks for.
 type ReplicaSetSpec struct {
@@ -66,98 +40,61 @@ type ReplicaSetStatus struct {
 	ObservedGeneration   int64 `json:"observedGeneration,omitempty"`
 }
 
-// Exists reports whether the ReplicaSet was created and not deleted.
-func (rs ReplicaSet) Exists() bool { return rs.Version > 0 && !rs.Deleted }
-
-// Key names the ReplicaSet.
-func (rs ReplicaSet) Key() Key { return Key{Namespace: rs.Namespace, Name: rs.Name} }
-
-// Owns reports whether pod p is the ReplicaSet's: its controller owner
-// reference names this ReplicaSet by UID.
-func (rs ReplicaSet) Owns(p Pod) bool {
-	return slices.ContainsFunc(p.Owners, func(o OwnerReference) bool {
-		return o.Controller && o.Kind == "ReplicaSet" && o.UID == rs.UID
-	})
-}
-
-// OwnerReference is how the ReplicaSet's pods name it: their controller,
-// blocking its deletion in the foreground, as Kubernetes' controllers
-// write it.
-func (rs ReplicaSet) OwnerReference() OwnerReference {
-	return OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: true, BlockOwnerDeletion: true}
-}
-
 // ReplicaSetStream is the name of the log stream of a ReplicaSet.
 func ReplicaSetStream(namespace, name string) string {
 	return ReplicaSetAggregate.Stream(namespace + "/" + name)
 }
 
-// ReplicaSetCreated records a ReplicaSet's creation.
-type ReplicaSetCreated struct {
-	Namespace   string            `json:"namespace"`
-	Name        string            `json:"name"`
-	UID         string            `json:"uid"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Owners      []OwnerReference  `json:"owners,omitempty"`
-	Spec        ReplicaSetSpec    `json:"spec"`
-	At          time.Time         `json:"at"`
+// The ReplicaSet's events, under the names they have always had in the
+// log.
+type (
+	// ReplicaSetCreated records a ReplicaSet's creation.
+	ReplicaSetCreated = ObjectCreated[ReplicaSetSpec, ReplicaSetStatus]
+	// ReplicaSetChanged records a new spec, labels or annotations;
+	// Generation is the ReplicaSet's generation afterwards.
+	ReplicaSetChanged = ObjectUpdated[ReplicaSetSpec, ReplicaSetStatus]
+	// ReplicaSetStatusRecorded records what the reconciler saw of the
+	// ReplicaSet's pods.
+	ReplicaSetStatusRecorded = ObjectStatusRecorded[ReplicaSetSpec, ReplicaSetStatus]
+	// ReplicaSetDeleted records a ReplicaSet's deletion; Orphan says its
+	// pods stay, their reference to it taken off.
+	ReplicaSetDeleted = ObjectDeleted[ReplicaSetSpec, ReplicaSetStatus]
+	// ReplicaSetDeletionRequested records a deletion in the foreground:
+	// the ReplicaSet stays, being deleted, until its pods are gone.
+	ReplicaSetDeletionRequested = ObjectDeletionRequested[ReplicaSetSpec, ReplicaSetStatus]
+	// ReplicaSetOwnersChanged records the ReplicaSet's new owner
+	// references: one taken off when its owner was deleted with its
+	// dependents orphaned, or those a client's update set.
+	ReplicaSetOwnersChanged = ObjectOwnersChanged[ReplicaSetSpec, ReplicaSetStatus]
+)
+
+// replicaSetKind is what is the ReplicaSet's own on the object model.
+var replicaSetKind = &ObjectKind[ReplicaSetSpec, ReplicaSetStatus]{
+	Kind: "ReplicaSet", Resource: "replicasets.apps", APIVersion: "apps/v1",
+	Created: "ReplicaSetCreated", Updated: "ReplicaSetChanged", Deleted: "ReplicaSetDeleted",
+	StatusRecorded: "ReplicaSetStatusRecorded", OwnersChanged: "ReplicaSetOwnersChanged",
+	DeletionRequested: "ReplicaSetDeletionRequested",
+	OwnsDependents:    true,
+	Layout: ObjectLayout{
+		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
+			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
+			"version", "resourceVersion"},
+		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+	},
+	Strategy: Strategy[ReplicaSetSpec, ReplicaSetStatus]{
+		Validate:                  func(_ ObjectMeta, s ReplicaSetSpec) []FieldError { return replicaSetSpecProblems(s) },
+		ValidateUpdate:            selectorImmutable[ReplicaSetSpec],
+		SpecChangeBumpsGeneration: true,
+	},
 }
 
-// ReplicaSetChanged records a new spec, labels or annotations; Generation
-// is the ReplicaSet's generation afterwards.
-type ReplicaSetChanged struct {
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Spec        ReplicaSetSpec    `json:"spec"`
-	Generation  int64             `json:"generation"`
-	At          time.Time         `json:"at"`
+func (ReplicaSetSpec) objectKind() *ObjectKind[ReplicaSetSpec, ReplicaSetStatus] {
+	return replicaSetKind
 }
 
-// ReplicaSetStatusRecorded records what the reconciler saw of the
-// ReplicaSet's pods.
-type ReplicaSetStatusRecorded struct {
-	Status ReplicaSetStatus `json:"status"`
-	At     time.Time        `json:"at"`
-}
-
-// ReplicaSetDeleted records a ReplicaSet's deletion; Orphan says its pods
-// stay, their reference to it taken off.
-type ReplicaSetDeleted struct {
-	Orphan bool      `json:"orphan,omitempty"`
-	At     time.Time `json:"at"`
-}
-
-// ReplicaSetDeletionRequested records a deletion in the foreground: the
-// ReplicaSet stays, being deleted, until its pods are gone.
-type ReplicaSetDeletionRequested struct {
-	At time.Time `json:"at"`
-}
-
-// ReplicaSetOwnersChanged records the ReplicaSet's new owner references:
-// one taken off when its owner was deleted with its dependents orphaned.
-type ReplicaSetOwnersChanged struct {
-	Owners []OwnerReference `json:"owners,omitempty"`
-	At     time.Time        `json:"at"`
-}
-
-// EventType implements Event.
-func (ReplicaSetCreated) EventType() string { return "ReplicaSetCreated" }
-
-// EventType implements Event.
-func (ReplicaSetChanged) EventType() string { return "ReplicaSetChanged" }
-
-// EventType implements Event.
-func (ReplicaSetStatusRecorded) EventType() string { return "ReplicaSetStatusRecorded" }
-
-// EventType implements Event.
-func (ReplicaSetDeleted) EventType() string { return "ReplicaSetDeleted" }
-
-// EventType implements Event.
-func (ReplicaSetDeletionRequested) EventType() string { return "ReplicaSetDeletionRequested" }
-
-// EventType implements Event.
-func (ReplicaSetOwnersChanged) EventType() string { return "ReplicaSetOwnersChanged" }
+// selector is the workload's pod selector, which may not change.
+func (s ReplicaSetSpec) selector() LabelSelector { return s.Selector }
 
 // ReplicaSetAggregate is the ReplicaSet in the log: streams
 // "replicaset/NAMESPACE/NAME".
@@ -171,36 +108,13 @@ var ReplicaSetAggregate = defineNamespacedAggregate("replicaset",
 )
 
 // EvolveReplicaSet folds one event into the ReplicaSet; it never mutates
-// rs.
+// rs. Every event of the ReplicaSet is the object model's.
 func EvolveReplicaSet(rs ReplicaSet, e Event) ReplicaSet {
-	rs.Version++
-	switch e := e.(type) {
-	case ReplicaSetCreated:
-		return ReplicaSet{
-			Namespace: e.Namespace, Name: e.Name, UID: e.UID,
-			Labels: cloneStrings(e.Labels), Annotations: cloneStrings(e.Annotations), Owners: slices.Clone(e.Owners),
-			Spec: e.Spec.clone(), Generation: 1, CreatedAt: e.At, Version: rs.Version, ResourceVersion: rs.ResourceVersion,
-		}
-	case ReplicaSetChanged:
-		rs.Labels, rs.Annotations = cloneStrings(e.Labels), cloneStrings(e.Annotations)
-		rs.Spec, rs.Generation = e.Spec.clone(), e.Generation
-	case ReplicaSetStatusRecorded:
-		rs.Status = e.Status
-	case ReplicaSetDeletionRequested:
-		rs.DeletionRequestedAt = timePtr(e.At)
-	case ReplicaSetOwnersChanged:
-		rs.Owners = slices.Clone(e.Owners)
-	case ReplicaSetDeleted:
-		return ReplicaSet{Namespace: rs.Namespace, Name: rs.Name, UID: rs.UID, Deleted: true, Orphan: e.Orphan, Version: rs.Version, ResourceVersion: rs.ResourceVersion}
+	out, ok := evolveObject(rs, e)
+	if !ok {
+		out.Version++
 	}
-	return rs
-}
-
-func (s ReplicaSetSpec) clone() ReplicaSetSpec {
-	c := s
-	c.Selector = s.Selector.clone()
-	c.Template = s.Template.clone()
-	return c
+	return out
 }
 
 func (t PodTemplate) clone() PodTemplate {
@@ -214,16 +128,13 @@ func (t PodTemplate) clone() PodTemplate {
 	return c
 }
 
-// NewPod is the command that creates one of the ReplicaSet's pods, named
-// name with uid: its template, owned by the ReplicaSet.
-func (rs ReplicaSet) NewPod(name, uid string) CreatePod {
-	t := rs.Spec.Template.clone()
+// NewReplicaSetPod is the command that creates one of the ReplicaSet's
+// pods, named name with uid: its template, owned by the ReplicaSet.
+func NewReplicaSetPod(rs ReplicaSet, name, uid string) CreatePod {
+	t := deepCopy(rs.Spec.Template)
 	return CreatePod{
 		Namespace: rs.Namespace, Name: name, UID: uid,
 		Labels: t.Labels, Annotations: t.Annotations, Owners: []OwnerReference{rs.OwnerReference()},
 		Spec: t.Spec, TerminationGracePeriodSeconds: t.TerminationGracePeriodSeconds,
 	}
 }
-
-// String is "namespace/name", as logs name the ReplicaSet.
-func (rs ReplicaSet) String() string { return fmt.Sprintf("%s/%s", rs.Namespace, rs.Name) }

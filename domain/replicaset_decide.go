@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"slices"
 	"strconv"
 	"time"
 )
 
 // ReplicaSetCommand is a command on one ReplicaSet: CreateReplicaSet,
-// UpdateReplicaSet, ScaleReplicaSet, RecordReplicaSetStatus or
-// DeleteReplicaSet.
+// UpdateReplicaSet, ScaleReplicaSet, RecordReplicaSetStatus,
+// DeleteReplicaSet, FinishReplicaSetDeletion or ReleaseReplicaSet.
 type ReplicaSetCommand interface {
 	decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error)
 }
@@ -24,21 +23,6 @@ func DecideReplicaSet(rs ReplicaSet, cmd ReplicaSetCommand, now time.Time) ([]Ev
 		return nil, fmt.Errorf("nil replicaset command: %w", ErrInvalid)
 	}
 	return cmd.decideReplicaSet(rs, now.UTC())
-}
-
-// replicaSetNotFound is the refusal of a command on a ReplicaSet that
-// does not exist.
-func replicaSetNotFound(rs ReplicaSet) error {
-	return fmt.Errorf("replicasets.apps %q not found: %w", rs.Name, ErrNotFound)
-}
-
-// staleReplicaSet refuses a write based on resourceVersion rv when rs is
-// at another.
-func staleReplicaSet(rs ReplicaSet, rv int64) error {
-	if rv == 0 || rv == rs.ResourceVersion {
-		return nil
-	}
-	return StaleObject("replicasets.apps", rs.Name)
 }
 
 // replicaSetSpecProblems checks a ReplicaSet's spec as kube-apiserver
@@ -67,6 +51,15 @@ func replicaSetSpecProblems(s ReplicaSetSpec) []FieldError {
 	return errs
 }
 
+// selectorImmutable is the update strategy of a workload whose selector
+// may not change (apps/v1).
+func selectorImmutable[S interface{ selector() LabelSelector }](_ ObjectMeta, old S, _ ObjectMeta, next S) []FieldError {
+	if semanticEqual(old.selector(), next.selector()) {
+		return nil
+	}
+	return []FieldError{{Field: "spec.selector", Reason: "Invalid value: field is immutable"}}
+}
+
 // CreateReplicaSet creates a ReplicaSet, as kubectl create -f does.
 type CreateReplicaSet struct {
 	Namespace   string
@@ -79,28 +72,16 @@ type CreateReplicaSet struct {
 }
 
 func (c CreateReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	errs := objectNameProblems(c.Namespace, c.Name)
-	errs = append(errs, metadataProblems(c.Labels, c.Annotations)...)
-	errs = append(errs, replicaSetSpecProblems(c.Spec)...)
-	if err := invalid("ReplicaSet", c.Name, errs); err != nil {
-		return nil, err
-	}
-	if rs.Exists() {
-		return nil, fmt.Errorf("replicasets.apps %q already exists: %w", c.Name, ErrAlreadyExists)
-	}
-	return []Event{ReplicaSetCreated{
-		Namespace: c.Namespace, Name: c.Name, UID: c.UID,
-		Labels: cloneStrings(c.Labels), Annotations: cloneStrings(c.Annotations), Owners: cloneSlice(c.Owners),
-		Spec: c.Spec.clone(), At: now,
-	}}, nil
+	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners}
+	return decideCreate(rs, meta, c.Spec, now)
 }
 
 // UpdateReplicaSet makes a ReplicaSet's labels, annotations and spec
 // those given, conditional on ResourceVersion when it is not 0. The
 // selector may not change (apps/v1). A change of the spec is a new
 // generation. Owners, when not nil, replaces the owner references, as a
-// client's update of metadata.ownerReferences does; nil keeps them (the
-// Deployment controller's own updates).
+// client's update of metadata.ownerReferences does, in an event of its
+// own; nil keeps them (the Deployment controller's own updates).
 type UpdateReplicaSet struct {
 	Labels          map[string]string
 	Annotations     map[string]string
@@ -110,77 +91,54 @@ type UpdateReplicaSet struct {
 }
 
 func (c UpdateReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	if !rs.Exists() {
-		return nil, replicaSetNotFound(rs)
-	}
-	if err := staleReplicaSet(rs, c.ResourceVersion); err != nil {
+	evs, err := decideUpdate(rs, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, c.ResourceVersion, now)
+	if err != nil {
 		return nil, err
 	}
-	errs := metadataProblems(c.Labels, c.Annotations)
-	errs = append(errs, replicaSetSpecProblems(c.Spec)...)
-	if !c.Spec.Selector.equal(rs.Spec.Selector) {
-		errs = append(errs, FieldError{Field: "spec.selector", Reason: "Invalid value: field is immutable"})
-	}
-	if err := invalid("ReplicaSet", rs.Name, errs); err != nil {
-		return nil, err
-	}
-	evs := rs.changed(c.Labels, c.Annotations, c.Spec, now)
-	if c.Owners != nil && !slices.Equal(*c.Owners, rs.Owners) {
-		evs = append(evs, ReplicaSetOwnersChanged{Owners: cloneSlice(*c.Owners), At: now})
+	if c.Owners != nil && !semanticEqual(*c.Owners, rs.Owners) {
+		evs = append(evs, ReplicaSetOwnersChanged{Owners: deepCopy(*c.Owners), At: now})
 	}
 	return evs, nil
 }
 
-// changed is the event that gives rs labels, annotations and spec, with
-// a new generation when the spec differs; none when nothing does.
-func (rs ReplicaSet) changed(labels, annotations map[string]string, spec ReplicaSetSpec, now time.Time) []Event {
-	specChanged := !spec.equal(rs.Spec)
-	if !specChanged && maps.Equal(labels, rs.Labels) && maps.Equal(annotations, rs.Annotations) {
-		return nil
-	}
-	gen := rs.Generation
-	if specChanged {
-		gen++
-	}
-	return []Event{ReplicaSetChanged{Labels: cloneStrings(labels), Annotations: cloneStrings(annotations), Spec: spec.clone(), Generation: gen, At: now}}
-}
-
 // ScaleReplicaSet sets how many pods a ReplicaSet keeps, as kubectl scale
-// does through the scale subresource.
+// does through the scale subresource, conditional on ResourceVersion
+// when it is not 0: an update of the spec's replicas.
 type ScaleReplicaSet struct {
 	Replicas        int32
 	ResourceVersion int64
 }
 
 func (c ScaleReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	if !rs.Exists() {
-		return nil, replicaSetNotFound(rs)
-	}
-	if err := staleReplicaSet(rs, c.ResourceVersion); err != nil {
+	if err := requireCurrent(rs, c.ResourceVersion); err != nil {
 		return nil, err
 	}
-	if c.Replicas < 0 {
-		return nil, invalid("Scale", rs.Name, []FieldError{{Field: "spec.replicas", Value: strconv.Itoa(int(c.Replicas)), Reason: "must be greater than or equal to 0"}})
+	if err := scaleProblem(rs.Name, c.Replicas); err != nil {
+		return nil, err
 	}
-	spec := rs.Spec.clone()
+	spec := deepCopy(rs.Spec)
 	spec.Replicas = c.Replicas
-	return rs.changed(rs.Labels, rs.Annotations, spec, now), nil
+	return decideUpdate(rs, rs.ObjectMeta, spec, c.ResourceVersion, now)
+}
+
+// scaleProblem refuses a negative scale as kube-apiserver refuses it,
+// naming the Scale.
+func scaleProblem(name string, replicas int32) error {
+	if replicas >= 0 {
+		return nil
+	}
+	return invalid("Scale", name, []FieldError{{Field: "spec.replicas", Value: strconv.Itoa(int(replicas)), Reason: "must be greater than or equal to 0"}})
 }
 
 // RecordReplicaSetStatus records what the reconciler saw of the
-// ReplicaSet's pods; the same status again records nothing.
+// ReplicaSet's pods; the same status again records nothing. A client's
+// write of the status subresource is conditional through Precondition.
 type RecordReplicaSetStatus struct {
 	Status ReplicaSetStatus
 }
 
 func (c RecordReplicaSetStatus) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	if !rs.Exists() {
-		return nil, replicaSetNotFound(rs)
-	}
-	if c.Status == rs.Status {
-		return nil, nil
-	}
-	return []Event{ReplicaSetStatusRecorded{Status: c.Status, At: now}}, nil
+	return decideRecordStatus(rs, c.Status, 0, now)
 }
 
 // DeleteReplicaSet deletes a ReplicaSet, conditional on ResourceVersion
@@ -195,21 +153,7 @@ type DeleteReplicaSet struct {
 }
 
 func (c DeleteReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	if !rs.Exists() {
-		return nil, replicaSetNotFound(rs)
-	}
-	if err := staleReplicaSet(rs, c.ResourceVersion); err != nil {
-		return nil, err
-	}
-	switch decideDeletion(c.Propagation, rs.DeletionRequestedAt != nil) {
-	case deletionRequested:
-		return []Event{ReplicaSetDeletionRequested{At: now}}, nil
-	case deletionNow:
-		return []Event{ReplicaSetDeleted{At: now}}, nil
-	case deletionOrphaning:
-		return []Event{ReplicaSetDeleted{Orphan: true, At: now}}, nil
-	}
-	return nil, nil
+	return decidePropagatedDelete(rs, c.ResourceVersion, c.Propagation, now)
 }
 
 // FinishReplicaSetDeletion deletes a ReplicaSet being deleted in the
@@ -217,10 +161,7 @@ func (c DeleteReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Even
 type FinishReplicaSetDeletion struct{}
 
 func (FinishReplicaSetDeletion) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	if !rs.Exists() || rs.DeletionRequestedAt == nil {
-		return nil, nil
-	}
-	return []Event{ReplicaSetDeleted{At: now}}, nil
+	return decideFinishDeletion(rs, now), nil
 }
 
 // ReleaseReplicaSet takes off the ReplicaSet's reference to the owner of
@@ -231,23 +172,11 @@ type ReleaseReplicaSet struct {
 }
 
 func (c ReleaseReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	if !rs.Exists() {
-		return nil, replicaSetNotFound(rs)
-	}
-	owners, ok := withoutOwner(rs.Owners, c.UID)
-	if !ok {
-		return nil, nil
-	}
-	return []Event{ReplicaSetOwnersChanged{Owners: owners, At: now}}, nil
+	return decideReleaseOwner(rs, c.UID, now)
 }
 
-// equal reports whether two specs say the same.
-func (s ReplicaSetSpec) equal(o ReplicaSetSpec) bool {
-	return s.Replicas == o.Replicas && s.MinReadySeconds == o.MinReadySeconds &&
-		s.Selector.equal(o.Selector) && s.Template.equal(o.Template)
-}
-
-// equal reports whether two templates say the same.
+// equal reports whether two templates say the same. DaemonSets and Jobs,
+// not on the object model, compare theirs with it.
 func (t PodTemplate) equal(o PodTemplate) bool {
 	if !maps.Equal(t.Labels, o.Labels) || !maps.Equal(t.Annotations, o.Annotations) {
 		return false

@@ -68,7 +68,7 @@ func TestDecideReplicaSet(t *testing.T) {
 		{"labels only keep the generation", rs, UpdateReplicaSet{Labels: map[string]string{"x": "y"}, Spec: sampleRSSpec()},
 			[]Event{ReplicaSetChanged{Labels: map[string]string{"x": "y"}, Spec: sampleRSSpec(), Generation: 1, At: at(2)}}, nil},
 		{"the selector is immutable", rs, UpdateReplicaSet{Spec: otherSelector}, nil, ErrInvalid},
-		{"update of nothing", ReplicaSet{Name: "gone"}, UpdateReplicaSet{Spec: sampleRSSpec()}, nil, ErrNotFound},
+		{"update of nothing", ReplicaSet{ObjectMeta: ObjectMeta{Name: "gone"}}, UpdateReplicaSet{Spec: sampleRSSpec()}, nil, ErrNotFound},
 		{"status", rs, RecordReplicaSetStatus{Status: ReplicaSetStatus{Replicas: 3, ObservedGeneration: 1}},
 			[]Event{ReplicaSetStatusRecorded{Status: ReplicaSetStatus{Replicas: 3, ObservedGeneration: 1}, At: at(2)}}, nil},
 		{"the same status", rs, RecordReplicaSetStatus{}, nil, nil},
@@ -83,7 +83,7 @@ func TestDecideReplicaSet(t *testing.T) {
 		{"finish no deletion", rs, FinishReplicaSetDeletion{}, nil, nil},
 		{"release from an owner", ownedRS(rs), ReleaseReplicaSet{UID: "d-uid"}, []Event{ReplicaSetOwnersChanged{Owners: []OwnerReference{}, At: at(2)}}, nil},
 		{"release from no owner", rs, ReleaseReplicaSet{UID: "d-uid"}, nil, nil},
-		{"delete of nothing", ReplicaSet{Name: "gone"}, DeleteReplicaSet{}, nil, ErrNotFound},
+		{"delete of nothing", ReplicaSet{ObjectMeta: ObjectMeta{Name: "gone"}}, DeleteReplicaSet{}, nil, ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,7 +115,7 @@ func TestReplicaSetTombstoneKeepsUIDAndOrphan(t *testing.T) {
 
 func TestReplicaSetPods(t *testing.T) {
 	rs := createdRS(t)
-	create := rs.NewPod("web-abcde", "pod-uid")
+	create := NewReplicaSetPod(rs, "web-abcde", "pod-uid")
 	if create.Labels["tier"] != "front" || len(create.Owners) != 1 || !create.Owners[0].Controller || create.Owners[0].UID != "rs-uid" {
 		t.Errorf("a ReplicaSet's pod: %+v", create)
 	}

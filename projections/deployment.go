@@ -8,7 +8,7 @@ import (
 // deployments describes the Deployment: its row in deployments.
 var deployments = describeJSONRows(domain.DeploymentAggregate, "deployments", "deployments.apps",
 	func(namespace, name string) domain.Deployment {
-		return domain.Deployment{Namespace: namespace, Name: name}
+		return domain.Deployment{ObjectMeta: domain.ObjectMeta{Namespace: namespace, Name: name}}
 	},
 	domain.EvolveDeployment,
 	func(d domain.Deployment) jsonRow {

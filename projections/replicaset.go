@@ -8,7 +8,7 @@ import (
 // replicaSets describes the ReplicaSet: its row in replicasets.
 var replicaSets = describeJSONRows(domain.ReplicaSetAggregate, "replicasets", "replicasets.apps",
 	func(namespace, name string) domain.ReplicaSet {
-		return domain.ReplicaSet{Namespace: namespace, Name: name}
+		return domain.ReplicaSet{ObjectMeta: domain.ObjectMeta{Namespace: namespace, Name: name}}
 	},
 	domain.EvolveReplicaSet,
 	func(rs domain.ReplicaSet) jsonRow {

@@ -18,9 +18,12 @@ import (
 func webReplicaSet() domain.ReplicaSet {
 	grace := int64(10)
 	return domain.ReplicaSet{
-		Namespace: "default", Name: "web", UID: "uid-web",
-		Labels: map[string]string{"app": "web"}, Annotations: map[string]string{"team": "web"},
-		Owners: []domain.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "uid-d", Controller: true}},
+		ObjectMeta: domain.ObjectMeta{
+			Namespace: "default", Name: "web", UID: "uid-web",
+			Labels: map[string]string{"app": "web"}, Annotations: map[string]string{"team": "web"},
+			Owners:     []domain.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "uid-d", Controller: true}},
+			Generation: 2, CreatedAt: t0,
+		},
 		Spec: domain.ReplicaSetSpec{
 			Replicas: 3, MinReadySeconds: 5,
 			Selector: domain.LabelSelector{MatchLabels: map[string]string{"app": "web"},
@@ -34,8 +37,9 @@ func webReplicaSet() domain.ReplicaSet {
 				TerminationGracePeriodSeconds: &grace,
 			},
 		},
-		Status:     domain.ReplicaSetStatus{Replicas: 2, FullyLabeledReplicas: 2, ReadyReplicas: 1, AvailableReplicas: 1, ObservedGeneration: 2},
-		Generation: 2, CreatedAt: t0, Version: 4, ResourceVersion: 17,
+		Status:          domain.ReplicaSetStatus{Replicas: 2, FullyLabeledReplicas: 2, ReadyReplicas: 1, AvailableReplicas: 1, ObservedGeneration: 2},
+		Version:         4,
+		ResourceVersion: 17,
 	}
 }
 

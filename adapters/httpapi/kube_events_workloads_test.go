@@ -18,7 +18,7 @@ func TestWorkloadEventsAsKubernetesWritesThem(t *testing.T) {
 	terminating.Deletion = &domain.PodDeletion{}
 	dRef := domain.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "uid-d", Controller: true}
 	rs := func(replicas int32) domain.ReplicaSet {
-		return domain.ReplicaSet{Namespace: "default", Name: "web-abc", Owners: []domain.OwnerReference{dRef}, Spec: domain.ReplicaSetSpec{Replicas: replicas}}
+		return domain.ReplicaSet{ObjectMeta: domain.ObjectMeta{Namespace: "default", Name: "web-abc", Owners: []domain.OwnerReference{dRef}}, Spec: domain.ReplicaSetSpec{Replicas: replicas}}
 	}
 	complete := domain.Job{Name: "pi", UID: "uid-job", Status: domain.JobStatus{Conditions: []domain.JobCondition{{Type: domain.JobComplete, Status: domain.ConditionTrue}}}}
 	type seen struct{ Kind, Name, UID, Reason, Message, Component string }

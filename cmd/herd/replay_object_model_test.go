@@ -2,6 +2,7 @@ package main
 
 import (
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -22,8 +23,31 @@ import (
 // granted, its spec changed (a new generation) and its owner released; a
 // second budget created and deleted, a third that keeps every field.
 func TestReplayVerifyOnObjectsWrittenBeforeTheObjectModel(t *testing.T) {
+	replayVerifyClean(t, "objects_before_object_model.db.gz", 16)
+}
+
+// TestReplayVerifyOnWorkloadsWrittenBeforeTheObjectModel: the same for
+// ReplicaSets and Deployments. The file holds, written by that herd's
+// commands: a ReplicaSet created with labels, annotations, an owner and a
+// template that uses every field, changed, scaled, its status recorded,
+// its owner released and another set by an update, deleted in the
+// foreground and then for good, created again and deleted with its pods
+// orphaned, and a second one that stays; a Deployment created, changed
+// (paused, a new template), scaled, its status recorded with a revision
+// and conditions and then without them, deleted in the foreground and
+// then for good, created again and deleted orphaning, and a second one
+// (Recreate) that stays.
+func TestReplayVerifyOnWorkloadsWrittenBeforeTheObjectModel(t *testing.T) {
+	replayVerifyClean(t, "workloads_before_object_model.db.gz", 22)
+}
+
+// replayVerifyClean copies the gzipped data directory file of testdata
+// into a fresh data directory and runs `herd replay --verify` on it,
+// which must find the views equal to a rebuild of all n events.
+func replayVerifyClean(t *testing.T, file string, n int) {
+	t.Helper()
 	dir := t.TempDir()
-	gz, err := os.Open(filepath.Join("testdata", "objects_before_object_model.db.gz"))
+	gz, err := os.Open(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +70,7 @@ func TestReplayVerifyOnObjectsWrittenBeforeTheObjectModel(t *testing.T) {
 	if err != nil {
 		t.Fatalf("replay --verify: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "the live views equal a rebuild of 16 events") {
+	if !strings.Contains(stdout, fmt.Sprintf("the live views equal a rebuild of %d events", n)) {
 		t.Errorf("replay --verify says:\n%s%s", stdout, stderr)
 	}
 }

@@ -78,7 +78,7 @@ func (f fakeReplicaSets) Get(_ context.Context, namespace, name string) (domain.
 
 // webRS is a ReplicaSet of replicas web pods.
 func webRS(replicas int32) domain.ReplicaSet {
-	return domain.ReplicaSet{Namespace: "default", Name: "web", UID: "uid-rs", Version: 1, Spec: domain.ReplicaSetSpec{Replicas: replicas}}
+	return domain.ReplicaSet{ObjectMeta: domain.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-rs"}, Version: 1, Spec: domain.ReplicaSetSpec{Replicas: replicas}}
 }
 
 // pod is a running web pod of the ReplicaSet, ready or not.
@@ -270,7 +270,7 @@ func (f fakeDeployments) Get(_ context.Context, namespace, name string) (domain.
 // replicas (4) are what is expected, as Kubernetes' getPodDeployment
 // finder says, not the ReplicaSets' sum (6).
 func TestADeploymentsScaleIsExpected(t *testing.T) {
-	d := domain.Deployment{Namespace: "default", Name: "web", UID: "uid-d-web", Spec: domain.DeploymentSpec{Replicas: 4}, Version: 1}
+	d := domain.Deployment{ObjectMeta: domain.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-d-web"}, Spec: domain.DeploymentSpec{Replicas: 4}, Version: 1}
 	old, next := webRS(3), webRS(3)
 	old.Owners = []domain.OwnerReference{d.OwnerReference()}
 	next.Name, next.UID, next.Owners = "web-2", "uid-rs-web-2", []domain.OwnerReference{d.OwnerReference()}

@@ -23,7 +23,8 @@ func webLabels() map[string]string { return map[string]string{"app": "web", "tie
 // pods labelled app=web.
 func webRS(replicas int32) domain.ReplicaSet {
 	return domain.ReplicaSet{
-		Namespace: "default", Name: "web", UID: "rs-web", Generation: 2, Version: 3,
+		ObjectMeta: domain.ObjectMeta{Namespace: "default", Name: "web", UID: "rs-web", Generation: 2},
+		Version:    3,
 		Spec: domain.ReplicaSetSpec{
 			Replicas: replicas,
 			Selector: domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}},

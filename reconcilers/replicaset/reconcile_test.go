@@ -27,7 +27,7 @@ var (
 
 func TestReconcile(t *testing.T) {
 	web3 := webRS(3)
-	gone := domain.ReplicaSet{Namespace: "default", Name: "web", Deleted: true, Version: 5}
+	gone := domain.ReplicaSet{ObjectMeta: domain.ObjectMeta{Namespace: "default", Name: "web"}, Deleted: true, Version: 5}
 	slow := webRS(3)
 	slow.Spec.MinReadySeconds = 30
 	noContainers := webRS(1)

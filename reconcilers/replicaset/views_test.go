@@ -79,7 +79,7 @@ func TestOnThePodView(t *testing.T) {
 		t.Errorf("pods after scaling down (-want +got):\n%s", diff)
 	}
 
-	sets.Objects[rs.Key()] = domain.ReplicaSet{Namespace: "default", Name: "web", Deleted: true, Version: rs.Version + 1}
+	sets.Objects[rs.Key()] = domain.ReplicaSet{ObjectMeta: domain.ObjectMeta{Namespace: "default", Name: "web"}, Deleted: true, Version: rs.Version + 1}
 	if got := step("delete"); got != nil {
 		t.Errorf("pods after the ReplicaSet was deleted: %v", got)
 	}
