@@ -31,9 +31,9 @@ type whatIfAnswer struct {
 	Status whatif.Report `json:"status"`
 }
 
-// askWhatIf posts a what-if to serve and returns the answer's code and
+// postWhatIf posts a what-if to serve and returns the answer's code and
 // body: a what-if runs for seconds, longer than apiClient waits.
-func askWhatIf(t *testing.T, url string, body any) (int, []byte) {
+func postWhatIf(t *testing.T, url string, body any) (int, []byte) {
 	t.Helper()
 	req, err := newJSONRequest(http.MethodPost, url+"/apis/herd.dev/v1/whatifs", body)
 	if err != nil {
@@ -113,7 +113,7 @@ func TestWhatIfOverTheAPI(t *testing.T) {
 		"settings":     map[string]any{"nodeMonitorGracePeriod": "5s", "nodeMonitorPeriod": "1s"},
 		"nodeFailures": []map[string]string{{"node": "demo-linux-00", "at": fails}},
 	}}
-	code, body := askWhatIf(t, srv.URL, question)
+	code, body := postWhatIf(t, srv.URL, question)
 	if code != http.StatusOK {
 		t.Fatalf("the what-if: answer %d %s, want 200", code, body)
 	}
@@ -154,27 +154,50 @@ func TestWhatIfOverTheAPI(t *testing.T) {
 		t.Errorf("demo-linux-01, which kept reporting, fares otherwise in the what-if:\n%s", body)
 	}
 
+	// herd what-if --server asks the same of the server and prints the
+	// answer as a local what-if does.
+	out := mustHerd(t, "what-if", "--server", srv.URL, "--since", since.UTC().Format(time.RFC3339),
+		"--node-monitor-grace-period", "5s", "--node-monitor-period", "1s", "--node-fails", "demo-linux-00@"+fails).Stdout
+	for _, want := range []string{
+		"with --node-monitor-grace-period 5s --node-monitor-period 1s --node-startup-grace-period 1m0s:",
+		"in the what-if node demo-linux-00 fails at " + fails,
+		"node demo-linux-00: did not go NotReady; would have at ",
+		"decisions of herd's reconcilers the same",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("herd what-if --server does not say %q:\n%s", want, out)
+		}
+	}
+	res := herd(t, nil, "what-if", "--server", srv.URL, "--since", "48h")
+	if res.Code == 0 || !strings.Contains(res.Stderr, "at most 24h0m0s") {
+		t.Errorf("herd what-if --server --since 48h: exit %d, stderr %q: want the server's refusal", res.Code, res.Stderr)
+	}
+	res = herd(t, nil, "what-if", "--server", srv.URL, "--data-dir", srv.DataDir, "--since", "1h")
+	if res.Code == 0 || !strings.Contains(res.Stderr, "--data-dir and --server") {
+		t.Errorf("herd what-if --server --data-dir: exit %d, stderr %q: want a refusal of the two", res.Code, res.Stderr)
+	}
+
 	// Wrong questions: each refused, naming its field.
 	spec := func(s map[string]any) map[string]any { return map[string]any{"spec": s} }
-	code, body = askWhatIf(t, srv.URL, spec(map[string]any{}))
+	code, body = postWhatIf(t, srv.URL, spec(map[string]any{}))
 	refusedNaming(t, "no since", code, body, []string{"spec.since"})
-	code, body = askWhatIf(t, srv.URL, spec(map[string]any{"since": "yesterday"}))
+	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "yesterday"}))
 	refusedNaming(t, "a since that is no time", code, body, []string{"spec.since"}, "RFC 3339")
-	code, body = askWhatIf(t, srv.URL, spec(map[string]any{"since": "48h"}))
+	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "48h"}))
 	refusedNaming(t, "a window of two days", code, body, []string{"spec.since"}, "at most 24h0m0s", "--what-if-max-window")
-	code, body = askWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "until": "2h"}))
+	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "until": "2h"}))
 	refusedNaming(t, "an until before since", code, body, []string{"spec.until"}, "before since")
-	code, body = askWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"nodeMonitorGracePeriod": "-5s"}}))
+	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"nodeMonitorGracePeriod": "-5s"}}))
 	refusedNaming(t, "a negative grace period", code, body, []string{"spec.settings.nodeMonitorGracePeriod"}, "positive")
-	code, body = askWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"nodeMonitorGracePeriod": "1s", "nodeMonitorPeriod": "5s"}}))
+	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"nodeMonitorGracePeriod": "1s", "nodeMonitorPeriod": "5s"}}))
 	refusedNaming(t, "a grace period shorter than the monitor period", code, body, []string{"spec.settings.nodeMonitorGracePeriod"}, "must be longer than --node-monitor-period")
-	code, body = askWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"reconcilers": []string{"*", "-nosuch"}}}))
+	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"reconcilers": []string{"*", "-nosuch"}}}))
 	refusedNaming(t, "a reconciler herd has not", code, body, []string{"spec.settings.reconcilers"}, "nosuch")
-	code, body = askWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "nodeFailures": []map[string]string{{"node": "Web_01", "at": "10m"}}, "drains": []map[string]string{{"node": "web-02", "at": "then"}}}))
+	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "nodeFailures": []map[string]string{{"node": "Web_01", "at": "10m"}}, "drains": []map[string]string{{"node": "web-02", "at": "then"}}}))
 	refusedNaming(t, "a bad node and a bad time", code, body, []string{"spec.nodeFailures[0].node", "spec.drains[0].at"})
-	code, body = askWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"gracePeriod": "5s"}}))
+	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"gracePeriod": "5s"}}))
 	refusedNaming(t, "a setting herd has not", code, body, nil, "gracePeriod")
-	code, body = askWhatIf(t, srv.URL, []byte(`{"spec": {"since": "1h"}} {}`))
+	code, body = postWhatIf(t, srv.URL, []byte(`{"spec": {"since": "1h"}} {}`))
 	refusedNaming(t, "two documents", code, body, nil, "more than one")
 
 	// Nothing the what-ifs did reached the real log: the drains, the
@@ -194,7 +217,7 @@ func TestWhatIfOverTheAPI(t *testing.T) {
 func TestWhatIfOverTheAPIStopsAtItsTimeLimit(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, serveOptions{Args: []string{"--demo", "1", "--what-if-timeout", "1ms"}})
-	code, body := askWhatIf(t, srv.URL, []byte(`{"spec": {"since": "1h"}}`))
+	code, body := postWhatIf(t, srv.URL, []byte(`{"spec": {"since": "1h"}}`))
 	if code != http.StatusGatewayTimeout {
 		t.Fatalf("a what-if past its limit: answer %d %s, want 504", code, body)
 	}

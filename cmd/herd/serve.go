@@ -12,6 +12,7 @@ import (
 	"go.uber.org/fx"
 
 	"herd/cmd/herd/app"
+	"herd/cmd/herd/whatif"
 )
 
 func newServeCmd() *cobra.Command {
@@ -112,7 +113,7 @@ func newServeCmd() *cobra.Command {
 // serve runs herd until SIGINT or SIGTERM, then stops cleanly: the API
 // drains, the log closes.
 func serve(cfg app.Config) error {
-	return runUntilSignalled(app.Options(cfg, app.DemoOption(cfg), app.KubeconfigOption(cfg), app.WhatIfOption(newAPIWhatIfs)), time.Minute)
+	return runUntilSignalled(app.Options(cfg, app.DemoOption(cfg), app.KubeconfigOption(cfg), app.WhatIfOption(whatif.NewAPIRunner)), time.Minute)
 }
 
 // runUntilSignalled builds the app from opts, starts it within

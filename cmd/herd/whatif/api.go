@@ -1,4 +1,4 @@
-package main
+package whatif
 
 import (
 	"context"
@@ -10,25 +10,27 @@ import (
 
 	"herd/adapters/httpapi"
 	"herd/cmd/herd/app"
-	"herd/cmd/herd/whatif"
 	"herd/events"
 )
 
-// apiWhatIfs runs the what-ifs asked through herd serve's API on its own
-// log, with herd serve's own settings but those the question changes:
-// the what-if engine runs herd's engine (cmd/herd/app) itself, so the
-// binary, not app, wires it into the API (app.WhatIfOption).
-type apiWhatIfs struct {
+// APIRunner runs the what-ifs asked through herd serve's API
+// (httpapi.WhatIfRunner) on its own log, with herd serve's own settings
+// but those the question changes. The engine runs herd's engine
+// (cmd/herd/app) itself, so app cannot import it: the binary wires it
+// into the API with app.WhatIfOption(NewAPIRunner).
+type APIRunner struct {
 	log  events.Log
 	base app.Config
 }
 
-func newAPIWhatIfs(log events.Log, cfg app.Config) *apiWhatIfs {
-	return &apiWhatIfs{log: log, base: cfg}
+// NewAPIRunner is the runner of what-ifs on herd serve's log, under its
+// settings cfg.
+func NewAPIRunner(log events.Log, cfg app.Config) *APIRunner {
+	return &APIRunner{log: log, base: cfg}
 }
 
 // settings applies the overrides to herd serve's settings.
-func (a *apiWhatIfs) settings(o httpapi.WhatIfSettings) app.Config {
+func (a *APIRunner) settings(o httpapi.WhatIfSettings) app.Config {
 	c := a.base
 	set := func(d *metav1.Duration, into *time.Duration) {
 		if d != nil {
@@ -56,7 +58,7 @@ func (a *apiWhatIfs) settings(o httpapi.WhatIfSettings) app.Config {
 
 // WhatIfSettings implements httpapi.WhatIfRunner: herd serve's settings
 // with the overrides, each checked as herd serve checks its flag.
-func (a *apiWhatIfs) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (httpapi.WhatIfSettings, field.ErrorList) {
+func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (httpapi.WhatIfSettings, field.ErrorList) {
 	c := a.settings(o)
 	var errs field.ErrorList
 	for _, d := range []struct {
@@ -118,16 +120,16 @@ func (a *apiWhatIfs) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (ht
 
 // RunWhatIf implements httpapi.WhatIfRunner: the question run on herd
 // serve's log, which it only reads.
-func (a *apiWhatIfs) RunWhatIf(ctx context.Context, q httpapi.WhatIfQuestion) (any, error) {
-	cfg := whatif.Config{Since: q.Since, Until: q.Until, Step: q.Step, Serve: a.settings(q.Settings)}
+func (a *APIRunner) RunWhatIf(ctx context.Context, q httpapi.WhatIfQuestion) (any, error) {
+	cfg := Config{Since: q.Since, Until: q.Until, Step: q.Step, Serve: a.settings(q.Settings)}
 	for _, n := range q.NodeFailures {
-		cfg.Failed = append(cfg.Failed, whatif.NodeFailure{Node: n.Node, At: n.At})
+		cfg.Failed = append(cfg.Failed, NodeFailure{Node: n.Node, At: n.At})
 	}
 	for _, n := range q.Drains {
-		cfg.Drains = append(cfg.Drains, whatif.Drain{Node: n.Node, At: n.At})
+		cfg.Drains = append(cfg.Drains, Drain{Node: n.Node, At: n.At})
 	}
-	rep, err := whatif.Run(ctx, a.log, cfg)
-	var thinned *whatif.ThinnedError
+	rep, err := Run(ctx, a.log, cfg)
+	var thinned *ThinnedError
 	if errors.As(err, &thinned) {
 		return nil, httpapi.WhatIfBadInput(field.ErrorList{field.Invalid(field.NewPath("spec", "since"), q.Since.UTC().Format(time.RFC3339), err.Error())})
 	}
