@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -97,4 +98,57 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	}
 	browse(t, tab, "open demo-linux-00's page from the answer", chromedp.Click(`table.whatif a.whatif-node-link[href="#/nodes/demo-linux-00"]`),
 		waitFor(`location.hash === '#/nodes/demo-linux-00'`))
+
+	// Once the demo's pods run on demo-linux-00: what if it had been
+	// drained then? Its pods' evictions and new places are shown, each
+	// pod linked to the pods page.
+	eventually(t, 90*time.Second, func() error {
+		var pods corev1.PodList
+		mustCall(t, http.StatusOK, http.MethodGet, srv.URL+"/api/v1/namespaces/demo/pods", nil, &pods)
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == "demo-linux-00" && p.Status.Phase == corev1.PodRunning && !strings.HasPrefix(p.Name, "log-shipper-") {
+				return nil
+			}
+		}
+		return errors.New("none of the demo's Deployments' pods runs on demo-linux-00 yet")
+	})
+	drainAt := time.Now().Add(time.Second).Truncate(time.Second)
+	eventually(t, 60*time.Second, func() error {
+		var nodes corev1.NodeList
+		mustCall(t, http.StatusOK, http.MethodGet, srv.URL+"/api/v1/nodes", nil, &nodes)
+		for _, n := range nodes.Items {
+			i := slices.IndexFunc(n.Status.Conditions, func(c corev1.NodeCondition) bool { return c.Type == corev1.NodeReady })
+			if i < 0 || !n.Status.Conditions[i].LastHeartbeatTime.After(drainAt.Add(5*time.Second)) {
+				return fmt.Errorf("node %s has not reported since the drain", n.Name)
+			}
+		}
+		return nil
+	})
+	// A fresh page: the window is the last hour, the whole demo.
+	browse(t, tab, "the What if page again", script(`location.hash = '#/whatif'`), chromedp.WaitVisible("#whatif-form"),
+		waitFor(`!document.querySelector('#whatif-changes li')`))
+	browse(t, tab, "ask: demo-linux-00 drained once its pods run, with herd's own grace period",
+		chromedp.Click("#whatif-add-drain"),
+		chromedp.WaitVisible(`#whatif-changes li[data-kind="drain"] .whatif-node`),
+		chromedp.SendKeys(`#whatif-changes li[data-kind="drain"] .whatif-node`, "demo-linux-00"),
+		script(`document.querySelector('#whatif-changes li[data-kind="drain"] .whatif-at').value = `+local(drainAt.UTC().Format(time.RFC3339))),
+		chromedp.Click("#whatif-run"),
+	)
+	drained, cancelDrained := context.WithTimeout(tab, 3*time.Minute)
+	defer cancelDrained()
+	if err := chromedp.Do(drained, waitFor(`location.hash.includes('drain=') && !!document.querySelector('#whatif-summary, #whatif-answer .error')`)); err != nil {
+		failBrowsing(t, tab, "the answer with the drain", err)
+	}
+	if e := read(t, tab, "an error shown", evaluate[string](`document.querySelector('#whatif-answer .error')?.textContent || ''`)); e != "" {
+		t.Fatalf("the What if page shows an error: %s", e)
+	}
+	evicted := `[...document.querySelectorAll('.whatif-section')].find((s) => s.querySelector('h2').textContent === 'Evictions')`
+	browse(t, tab, "the drain's evictions", waitFor(`!!(`+evicted+`)?.querySelector('a.whatif-pod-link')`))
+	screenshot(t, tab, "whatif-drain")
+	why := read(t, tab, "the evictions' causes", evaluate[string](`(`+evicted+`).textContent`))
+	if !strings.Contains(why, "by drain") || !strings.Contains(why, "NodeDrainStarted") {
+		t.Errorf("the Evictions section does not show the drain's evictions and the drain among their causes:\n%s", why)
+	}
+	browse(t, tab, "open an evicted pod from the answer", chromedp.Click(`.whatif-section a.whatif-pod-link`),
+		waitFor(`location.hash.startsWith('#/pods?filter=')`))
 }

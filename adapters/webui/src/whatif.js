@@ -70,9 +70,11 @@ export function whatIfPage(ctx) {
     ctx.go(p);
   });
   if (!params.get('since')) return () => {};
-  const ctl = { stopped: false };
-  ask(app.querySelector('#whatif-answer'), { since, until, grace, changes }, ctl);
-  return () => { ctl.stopped = true; };
+  // Leaving the page abandons the question: herd stops its what-if
+  // when the request goes, and the next one can run.
+  const ctl = new AbortController();
+  ask(app.querySelector('#whatif-answer'), { since, until, grace, changes }, ctl.signal);
+  return () => ctl.abort();
 }
 
 function changeRow(c) {
@@ -83,21 +85,35 @@ function changeRow(c) {
     <button type="button" class="whatif-remove" title="remove this change">✕</button></li>`;
 }
 
-async function ask(el, q, ctl) {
+// busyWait is how long the page waits before asking again while
+// another what-if runs (herd runs one at a time), and busyTries how
+// many times it asks.
+const busyWait = 2000;
+const busyTries = 60;
+
+async function ask(el, q, signal) {
   const spec = { since: q.since };
   if (q.until) spec.until = q.until;
   if (q.grace) spec.settings = { nodeMonitorGracePeriod: q.grace };
   const at = (kind) => q.changes.filter((c) => c.kind === kind).map((c) => ({ node: c.node, at: c.at }));
   if (at('fail').length) spec.nodeFailures = at('fail');
   if (at('drain').length) spec.drains = at('drain');
-  let answer;
-  try {
-    answer = await send('POST', '/apis/herd.dev/v1/whatifs', { apiVersion: 'herd.dev/v1', kind: 'WhatIf', spec });
-  } catch (e) {
-    if (!ctl.stopped) el.innerHTML = errorBox(e);
-    return;
+  for (let tries = 1; ; tries++) {
+    try {
+      const answer = await send('POST', '/apis/herd.dev/v1/whatifs', { apiVersion: 'herd.dev/v1', kind: 'WhatIf', spec }, 'application/json', signal);
+      if (!signal.aborted) el.innerHTML = report(answer);
+      return;
+    } catch (e) {
+      if (signal.aborted) return;
+      if (e.code !== 429 || tries >= busyTries) {
+        el.innerHTML = errorBox(e);
+        return;
+      }
+      el.innerHTML = `<p class="muted" id="whatif-running">${esc(e.message)} — asking again in a moment…</p>`;
+      await new Promise((done) => setTimeout(done, busyWait));
+      if (signal.aborted) return;
+    }
   }
-  if (!ctl.stopped) el.innerHTML = report(answer);
 }
 
 // stamp is a time of the report as the operator reads it.
