@@ -39,16 +39,24 @@ func (f *fakeWhatIfs) WhatIfSettings(o WhatIfSettings, p *field.Path) (WhatIfSet
 func (f *fakeWhatIfs) RunWhatIf(ctx context.Context, q WhatIfQuestion) (any, error) {
 	f.mu.Lock()
 	f.asked = append(f.asked, q)
+	hold := f.hold
 	f.mu.Unlock()
-	if f.hold != nil {
+	if hold != nil {
 		f.running <- struct{}{}
 		select {
-		case <-f.hold:
+		case <-hold:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
 	return map[string]any{"events": 3}, nil
+}
+
+// release lets every later what-if run at once.
+func (f *fakeWhatIfs) release() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hold = nil
 }
 
 func newWhatIfAPI(t *testing.T, f *fakeWhatIfs) string {
@@ -128,7 +136,7 @@ func TestWhatIfOneAtATime(t *testing.T) {
 	if a := <-first; a.code != 200 {
 		t.Fatalf("the first what-if: %d %s", a.code, a.body)
 	}
-	f.hold = nil
+	f.release()
 	mustSend(t, nil, base, 200, rq)
 }
 
@@ -158,5 +166,44 @@ func TestWhatIfBadInputChangesNothing(t *testing.T) {
 	}
 	if len(f.asked) != 0 {
 		t.Errorf("the runner was asked %d questions that were refused", len(f.asked))
+	}
+}
+
+// TestWhatIfStopsWhenItsAskerGoes: a client that goes away (the web
+// view's page left) cancels its what-if's context, so the run stops and
+// the next question runs at once instead of waiting its turn.
+func TestWhatIfStopsWhenItsAskerGoes(t *testing.T) {
+	f := &fakeWhatIfs{running: make(chan struct{}, 1), hold: make(chan struct{})}
+	base := newWhatIfAPI(t, f)
+	ctx, cancel := context.WithCancel(t.Context())
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/apis/herd.dev/v1/whatifs", strings.NewReader(`{"spec":{"since":"1h"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Authorization", "Bearer viewer-token")
+	gone := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(r)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		gone <- err
+	}()
+	<-f.running
+	cancel()
+	if err := <-gone; err == nil {
+		t.Fatal("the abandoned what-if was answered")
+	}
+	// The server frees its place once the run has stopped; the next
+	// question waits for no other.
+	f.release()
+	var a answer
+	eventually(t, func() bool {
+		a = send(t, nil, base, req{method: "POST", path: "/apis/herd.dev/v1/whatifs", token: "viewer-token", body: `{"spec":{"since":"1h"}}`})
+		return a.code != http.StatusTooManyRequests
+	}, "the abandoned what-if gives up its place")
+	if a.code != http.StatusOK {
+		t.Fatalf("the question after an abandoned one: %d %s, want 200", a.code, a.body)
 	}
 }
