@@ -26,6 +26,7 @@ func (w *world) registerWhatIfSteps(sc *godog.ScenarioContext) {
 	sc.Step(replaying+`, pod "([^"]+)" would not have been evicted$`, w.whatIfNotEvicted)
 	sc.Step(replaying+` says the window crosses herd's downtime from (\S+) to (\S+)$`, w.whatIfCrossesDowntime)
 	w.registerWhatIfEngineSteps(sc)
+	w.registerWhatIfAPISteps(sc)
 }
 
 // whatIfCrossesDowntime checks that the replay names herd's downtime, and

@@ -47,3 +47,9 @@ Feature: The what-if runs herd's own reconcilers on the past
     When 2 minutes pass while "n1", "n2" and "n3" keep reporting
     Then the what-if since 09:00:00 with "n1" drained at 09:00:40 evicts the pods of "cache" from it, and the scheduler places them anew elsewhere
     And the what-if since 09:00:00 with "n1", "n2" and "n3" drained at 09:00:40 finds ReplicaSet "cache" would have been below its desired availability for longer
+
+  Scenario: An operator asks the what-if of herd's API and reads the answer's causes
+    When 2 minutes pass while "n1", "n2" and "n3" keep reporting
+    And an operator asks herd's API what if "n1" had been drained at 09:00:40, since 09:00:00
+    Then the answer says the pods of "cache" would have been evicted from "n1" by the drain, with the drain among their causes
+    And an operator asking herd's API a what-if since 09:00:00 with a node-monitor-grace-period of -5s is refused, naming "spec.settings.nodeMonitorGracePeriod"

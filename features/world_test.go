@@ -19,6 +19,7 @@ import (
 	"herd/adapters/kubelet"
 	"herd/adapters/mockruntime"
 	"herd/cmd/herd/app"
+	"herd/cmd/herd/whatif"
 	"herd/events"
 	"herd/projections"
 	"herd/reconcilers"
@@ -46,7 +47,9 @@ type world struct {
 	clock    *clocktesting.FakeClock
 	app      *fx.App
 	server   *app.HTTPServer
-	log      events.Log
+	// whatIfAnswer is the report of the last what-if asked of herd's API.
+	whatIfAnswer *whatif.Report
+	log          events.Log
 	// store is the SQLite store behind log; nil on PostgreSQL.
 	store  *events.Store
 	client *http.Client
@@ -181,6 +184,8 @@ func (w *world) launch(ctx context.Context) error {
 		// herd serve --demo's simulated fleet, on the scenario's clock;
 		// nothing unless cfg.Demo says how many nodes.
 		app.DemoOption(w.cfg),
+		// What-ifs through the API, as herd serve wires them.
+		app.WhatIfOption(whatif.NewAPIRunner),
 	}, w.zoneOptions()...)...))
 	if err := w.app.Err(); err != nil {
 		w.app = nil

@@ -53,6 +53,13 @@ func newTestAPI(t testing.TB, auth Authenticator) *testAPI {
 // store is nil.
 func newTestAPIOn(t testing.TB, log events.Log, auth Authenticator) *testAPI {
 	t.Helper()
+	return newTestAPIWith(t, log, auth, func(*Deps) {})
+}
+
+// newTestAPIWith is newTestAPIOn with deps changed by change first (a
+// what-if runner added).
+func newTestAPIWith(t testing.TB, log events.Log, auth Authenticator, change func(*Deps)) *testAPI {
+	t.Helper()
 	ctx := context.Background()
 	if err := projections.Migrate(ctx, log); err != nil {
 		t.Fatal(err)
@@ -63,7 +70,7 @@ func newTestAPIOn(t testing.TB, log events.Log, auth Authenticator) *testAPI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewServer(Deps{
+	deps := Deps{
 		Nodes: w.NodeCommands(), NodeView: projections.NewNodeView(log), Timeline: projections.NewTimelineView(log), KubeletTargets: w.KubeletTargetsCommands(),
 		Pods: w.PodCommands(), PodView: projections.NewPodView(log),
 		Log: log, KubeletTargetView: projections.NewKubeletTargetView(log), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
@@ -76,7 +83,9 @@ func newTestAPIOn(t testing.TB, log events.Log, auth Authenticator) *testAPI {
 		Jobs: w.JobCommands(), JobView: projections.NewJobView(log),
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: projections.NewDaemonSetView(log),
 		Auth: auth, UI: fakeUI,
-	}, Config{})
+	}
+	change(&deps)
+	s, err := NewServer(deps, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

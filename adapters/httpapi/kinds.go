@@ -14,7 +14,7 @@ import (
 // negotiation, the OpenAPI documents, the watch hub — reads this list and
 // nothing else.
 func (s *Server) kinds() []*kind {
-	return []*kind{
+	ks := []*kind{
 		s.nodeKind(), s.podKind(), s.namespaceKind(), s.configMapKind(), s.serviceKind(),
 		s.coreEventKind(), s.eventKind(), s.leaseKind(), s.replicaSetKind(), s.deploymentKind(), s.daemonSetKind(), s.jobKind(),
 		s.podDisruptionBudgetKind(),
@@ -22,6 +22,10 @@ func (s *Server) kinds() []*kind {
 		s.selfSubjectAccessReviewKind(), s.selfSubjectRulesReviewKind(), s.selfSubjectReviewKind(),
 		s.auditEventKind(), s.kubeletTargetKind(), s.deviceBindingKind(),
 	}
+	if s.WhatIf != nil {
+		ks = append(ks, s.whatIfKind())
+	}
+	return ks
 }
 
 // groupVersions are the group-versions the kinds are served under, in

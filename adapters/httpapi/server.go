@@ -71,6 +71,13 @@ type Config struct {
 	// and Retry-After (priority.go). Zero means kube-apiserver's defaults,
 	// 400 and 200; negative, no bound.
 	MaxRequestsInflight, MaxMutatingRequestsInflight int
+	// WhatIfTimeout bounds one what-if (--what-if-timeout): past it the
+	// simulation is stopped and the client gets 504. Zero means 2 min.
+	WhatIfTimeout time.Duration
+	// WhatIfMaxWindow is the longest window a what-if may ask
+	// (--what-if-max-window); a longer one is refused with 400. Zero
+	// means 24 h.
+	WhatIfMaxWindow time.Duration
 }
 
 // Deps are what the API reads and writes through.
@@ -145,6 +152,9 @@ type Deps struct {
 	// Registerer takes the API's own metrics (refused requests); nil
 	// registers them nowhere.
 	Registerer prometheus.Registerer
+	// WhatIf runs what-ifs on the log (herd.dev/v1 whatifs); nil
+	// serves none.
+	WhatIf WhatIfRunner
 }
 
 // UIPath is where the web view is served: its routes, the public paths
@@ -170,12 +180,14 @@ type Server struct {
 	// shares bounds the requests of each priority level running at once
 	// and counts those refused (priority.go).
 	shares *shares
+	// whatIfs holds a token for the what-if running: one at a time.
+	whatIfs chan struct{}
 }
 
 // NewServer returns a Server with every route registered, and tells the
 // watch hub (which must not have started yet) about every resource.
 func NewServer(deps Deps, cfg Config) (*Server, error) {
-	s := &Server{Deps: deps, cfg: cfg, mux: http.NewServeMux(), watches: newWatchLimiter(cfg.MaxWatchesPerUser), reads: make(chan struct{}, cfg.expensiveReads())}
+	s := &Server{Deps: deps, cfg: cfg, mux: http.NewServeMux(), watches: newWatchLimiter(cfg.MaxWatchesPerUser), reads: make(chan struct{}, cfg.expensiveReads()), whatIfs: make(chan struct{}, 1)}
 	var err error
 	if s.shares, err = newShares(cfg, deps.Registerer); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/fx"
 
 	"herd/cmd/herd/app"
+	"herd/cmd/herd/whatif"
 )
 
 func newServeCmd() *cobra.Command {
@@ -52,6 +53,8 @@ func newServeCmd() *cobra.Command {
 	f.IntVar(&cfg.MaxRequestsInflight, "max-requests-inflight", cfg.MaxRequestsInflight, "reads (gets and lists) that run at once; one more gets 429 with Retry-After (kube-apiserver's flag; default 400, -1 for no bound)")
 	f.IntVar(&cfg.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", cfg.MaxMutatingRequestsInflight, "writes other than node heartbeats that run at once; one more gets 429 with Retry-After (kube-apiserver's flag; default 200, -1 for no bound); node heartbeats are never refused")
 	f.DurationVar(&cfg.ReadTimeout, "read-timeout", cfg.ReadTimeout, "how long one read of history may take before it is cancelled in the database and answered 504 (default 10s)")
+	f.DurationVar(&cfg.WhatIfTimeout, "what-if-timeout", cfg.WhatIfTimeout, "how long one what-if asked through the API (POST /apis/herd.dev/v1/whatifs, the web view's What if page) may run before it is stopped and answered 504 (default 2m); one runs at a time")
+	f.DurationVar(&cfg.WhatIfMaxWindow, "what-if-max-window", cfg.WhatIfMaxWindow, "the longest window a what-if asked through the API may replay; a longer one is refused with 400 (default 24h)")
 	f.IntVar(&cfg.Demo, "demo", cfg.Demo, "run this many simulated nodes against the API (for a first look)")
 	f.StringSliceVar(&cfg.Reconcilers.Enabled, "reconcilers", cfg.Reconcilers.Enabled, `reconcilers to run: "*" for all, "-name" to switch one off (e.g. "*,-health")`)
 	f.IntVar(&cfg.Reconcilers.Workers, "reconciler-workers", cfg.Reconcilers.Workers, "keys each reconciler works on at once")
@@ -110,7 +113,7 @@ func newServeCmd() *cobra.Command {
 // serve runs herd until SIGINT or SIGTERM, then stops cleanly: the API
 // drains, the log closes.
 func serve(cfg app.Config) error {
-	return runUntilSignalled(app.Options(cfg, app.DemoOption(cfg), app.KubeconfigOption(cfg)), time.Minute)
+	return runUntilSignalled(app.Options(cfg, app.DemoOption(cfg), app.KubeconfigOption(cfg), app.WhatIfOption(whatif.NewAPIRunner)), time.Minute)
 }
 
 // runUntilSignalled builds the app from opts, starts it within

@@ -136,6 +136,7 @@ func newWhatIfCmd() *cobra.Command {
 	var (
 		dataDir, database string
 		cpuProfile        string
+		server            string
 		o                 = newWhatIfOptions()
 	)
 	cmd := &cobra.Command{
@@ -155,14 +156,22 @@ each with its causes in the simulated log. herd's own downtime is taken as
 it was. It reads the database and changes nothing, safe while herd serves.
 
 The settings are herd serve's defaults and the flags given: give those
-herd serve ran with (--node-runtime, --pod-cidr, ...) for a faithful run.`,
+herd serve ran with (--node-runtime, --pod-cidr, ...) for a faithful run.
+
+With --server it asks that herd serve instead, over its API: the server
+runs the what-if on its own log, with its own settings but the flags
+given, within its --what-if-timeout and --what-if-max-window.`,
 		Example: `  herd what-if --since 24h --node-monitor-grace-period 20s
   herd what-if --since 2026-11-28T09:00:00Z --until 2026-11-28T10:00:00Z --node-fails web-01@2026-11-28T09:12:00Z
-  herd what-if --since 3h --drain web-02@2h`,
+  herd what-if --since 3h --drain web-02@2h
+  herd what-if --server https://herd.example:8080 --token "$TOKEN" --since 1h --node-fails web-01@30m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if server != "" {
+				return reportErr(cmd, askWhatIf(ctx, cmd, server, o, cmd.OutOrStdout()))
+			}
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)
 				if err != nil {
@@ -187,6 +196,12 @@ herd serve ran with (--node-runtime, --pod-cidr, ...) for a faithful run.`,
 	cmd.Flags().StringVar(&dataDir, "data-dir", "./herd-data", "directory of the SQLite event log")
 	cmd.Flags().StringVar(&database, "database", "", "the event log's database, as herd serve's --database (sqlite:///path/herd.db or a PostgreSQL URL); overrides --data-dir")
 	addWhatIfFlags(cmd.Flags(), &o, "")
+	// Without --server the what-if runs here, on the log it opens; with
+	// it, the server runs it (a herd whose database this host cannot
+	// reach, or one behind a token).
+	cmd.Flags().StringVar(&server, "server", "", "ask the herd serve at this URL to run the what-if on its own log (default: run it here on --data-dir or --database)")
+	cmd.Flags().String("token", "", "with --server: bearer token for a herd started with --token-auth-file")
+	cmd.Flags().String("certificate-authority", "", "with --server: PEM file of the CA that signed herd's TLS certificate (default: the system's)")
 	// A CPU profile of the what-if, for finding where its time goes.
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the what-if to this file")
 	_ = cmd.Flags().MarkHidden("cpuprofile")

@@ -59,8 +59,10 @@ export async function get(path, signal) {
 }
 
 // send writes body (JSON) with method; contentType defaults to JSON.
-export async function send(method, path, body, contentType = 'application/json') {
-  const init = { method, headers: headers(body === undefined ? {} : { 'Content-Type': contentType }) };
+// signal, when given, abandons the request (herd stops what it started
+// for it: a what-if).
+export async function send(method, path, body, contentType = 'application/json', signal = undefined) {
+  const init = { method, headers: headers(body === undefined ? {} : { 'Content-Type': contentType }), signal };
   if (body !== undefined) init.body = JSON.stringify(body);
   const res = await fetch(path, init);
   await check(res);

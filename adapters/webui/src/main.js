@@ -9,6 +9,7 @@ import { nodePage } from './node.js';
 import { podsPage, workloadsPage } from './pods.js';
 import { auditPage } from './audit.js';
 import { diffPage } from './diff.js';
+import { whatIfPage } from './whatif.js';
 
 const app = document.getElementById('app');
 const live = new Fleet();
@@ -249,6 +250,7 @@ const pages = [
   [/^\/workloads$/, workloadsPage, 'workloads'],
   [/^\/audit$/, auditPage, 'audit'],
   [/^\/diff$/, diffPage, 'diff'],
+  [/^\/whatif$/, whatIfPage, 'whatif'],
 ];
 
 // shown is the page on screen: its path and parameters but the moment,

@@ -290,11 +290,26 @@ type workloadViews struct {
 	Budgets     *projections.PodDisruptionBudgetView
 }
 
+// whatIfRunner is the what-if engine, when the binary provides one: it
+// lives outside this package (it runs this package's engine itself), so
+// the binary wires it in (WhatIfOption).
+type whatIfRunner struct {
+	fx.In
+
+	Runner httpapi.WhatIfRunner `optional:"true"`
+}
+
+// WhatIfOption serves what-ifs through the API with the runner newRunner
+// makes from herd serve's log and settings.
+func WhatIfOption[R httpapi.WhatIfRunner](newRunner func(events.Log, Config) R) fx.Option {
+	return fx.Provide(fx.Annotate(newRunner, fx.As(new(httpapi.WhatIfRunner))))
+}
+
 func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods *projections.PodView, tl *projections.TimelineView,
 	kubeletTargets *projections.KubeletTargetView, elog events.Log, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
 	wv workloadViews, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor,
-	heard *health.Heard, reg prometheus.Registerer) (*httpapi.Server, error) {
+	heard *health.Heard, reg prometheus.Registerer, wi whatIfRunner) (*httpapi.Server, error) {
 	var retention httpapi.LeaderSource
 	if compactor.Enabled() {
 		retention = jobLeader{leadership, projections.RetentionJob}
@@ -307,11 +322,11 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: wv.DaemonSets, Jobs: w.JobCommands(), JobView: wv.Jobs,
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: wv.Budgets, Evictions: w.Evictions(),
 		Reconcilers: recs, Retention: retention, UI: webui.Handler(httpapi.UIPath),
-		WritePath: w.WriteQueue(), Heartbeats: heard, Registerer: reg,
+		WritePath: w.WriteQueue(), Heartbeats: heard, Registerer: reg, WhatIf: wi.Runner,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod, AnonymousHosts: anonymousHosts(cfg), AnonymousIPHosts: anonymousIPHosts(cfg),
 		MaxWatchesPerUser: cfg.Security.maxWatchesPerUser(), KubeletTokenDir: cfg.Kubelet.TokenDir,
-		ExpensiveReads: cfg.ExpensiveReads, ReadTimeout: cfg.ReadTimeout,
+		ExpensiveReads: cfg.ExpensiveReads, ReadTimeout: cfg.ReadTimeout, WhatIfTimeout: cfg.WhatIfTimeout, WhatIfMaxWindow: cfg.WhatIfMaxWindow,
 		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight})
 }
 

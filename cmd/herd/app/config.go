@@ -77,6 +77,9 @@ type Config struct {
 	ExpensiveReads int
 	// ReadTimeout bounds each read of history; 0 is 10 s.
 	ReadTimeout time.Duration
+	// WhatIfTimeout bounds one what-if asked through the API (0: 2 min),
+	// WhatIfMaxWindow the window it may ask (0: 24 h).
+	WhatIfTimeout, WhatIfMaxWindow time.Duration
 	// WriteBehind is how long the oldest write may wait for its commit
 	// before herd counts as behind (--write-behind-threshold): /readyz
 	// fails and requests other than node heartbeats are refused with 429
@@ -179,6 +182,12 @@ func (c Config) Validate() error {
 	}
 	if c.ReadTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--read-timeout %s is negative", c.ReadTimeout))
+	}
+	if c.WhatIfTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--what-if-timeout %s is negative", c.WhatIfTimeout))
+	}
+	if c.WhatIfMaxWindow < 0 {
+		errs = append(errs, fmt.Errorf("--what-if-max-window %s is negative", c.WhatIfMaxWindow))
 	}
 	if c.WriteBehind < 0 {
 		errs = append(errs, fmt.Errorf("--write-behind-threshold %s is negative", c.WriteBehind))

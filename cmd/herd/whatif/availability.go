@@ -2,6 +2,8 @@ package whatif
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -16,11 +18,45 @@ import (
 // availability: fewer available pods than it asks for.
 type WorkloadDifference struct {
 	// Workload is "deployment default/api" or "replicaset default/cache".
-	Workload       string
-	Actual, WhatIf time.Duration
+	Workload string `json:"workload"`
+	// Actual and WhatIf are in JSON as Go durations ("1m30s").
+	Actual time.Duration `json:"-"`
+	WhatIf time.Duration `json:"-"`
 	// Causes is why the simulation's workload first went below, when it
 	// did: the status that said so and its chain of causes.
-	Causes []Cause
+	Causes []Cause `json:"causes"`
+}
+
+// workloadJSON is a WorkloadDifference as the API gives it: the times
+// as Go durations, as herd's flags and the CLI's report write them.
+type workloadJSON struct {
+	Workload string  `json:"workload"`
+	Actual   string  `json:"actual"`
+	WhatIf   string  `json:"whatIf"`
+	Causes   []Cause `json:"causes"`
+}
+
+// MarshalJSON writes the times as durations ("1m30s").
+func (d WorkloadDifference) MarshalJSON() ([]byte, error) {
+	return json.Marshal(workloadJSON{Workload: d.Workload, Actual: d.Actual.String(), WhatIf: d.WhatIf.String(), Causes: d.Causes})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (d *WorkloadDifference) UnmarshalJSON(b []byte) error {
+	var j workloadJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	actual, err := time.ParseDuration(j.Actual)
+	if err != nil {
+		return fmt.Errorf("actual: %w", err)
+	}
+	whatIf, err := time.ParseDuration(j.WhatIf)
+	if err != nil {
+		return fmt.Errorf("whatIf: %w", err)
+	}
+	*d = WorkloadDifference{Workload: j.Workload, Actual: actual, WhatIf: whatIf, Causes: j.Causes}
+	return nil
 }
 
 // below is how long each workload in recs spent below its desired

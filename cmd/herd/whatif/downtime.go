@@ -16,9 +16,9 @@ import (
 // and every node has a full grace period from Until, as herd gave it.
 type Downtime struct {
 	// From is when the log last recorded anything before herd came back.
-	From time.Time
+	From time.Time `json:"from"`
 	// Until is when herd's health rules started again.
-	Until time.Time
+	Until time.Time `json:"until"`
 }
 
 // start is one start of the health rules, as the log records it.

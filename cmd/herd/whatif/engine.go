@@ -389,6 +389,11 @@ func (s *simulation) run(ctx context.Context, inputs []input, since, until time.
 // starts it where it started.
 func (s *simulation) advance(ctx context.Context, t time.Time) error {
 	for s.clock.Now().Before(t) {
+		// A long window whose steps reach no reconciler's timer never
+		// waits in settle: the caller's deadline is looked at here too.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		now := s.clock.Now()
 		next := t
 		if due, ok := s.clock.next(now); ok && due.Before(next) {

@@ -19,33 +19,37 @@ type Report struct {
 	// Since and Until bound the window; From and To are its first and
 	// last positions in the real log, Events how many it held, Inputs
 	// how many commands from outside the simulation was fed.
-	Since, Until time.Time
-	From, To     int64
-	Events       int
-	Inputs       int
+	Since  time.Time `json:"since"`
+	Until  time.Time `json:"until"`
+	From   int64     `json:"from"`
+	To     int64     `json:"to"`
+	Events int       `json:"events"`
+	Inputs int       `json:"inputs"`
 	// Orphans counts the inputs about pods the simulation never made (a
 	// node's word on a pod a workload created in herd but not in the
 	// what-if): they are left out.
-	Orphans int
+	Orphans int `json:"orphans"`
 	// Downtimes are the stretches of the window in which herd was down:
 	// the simulation runs no reconciler then either. They are inputs,
 	// not differences.
-	Downtimes []Downtime
+	Downtimes []Downtime `json:"downtimes"`
 	// Same counts the decisions both logs hold. Missing are the real
 	// log's decisions the simulation did not make; Extra the
 	// simulation's the real log does not hold, each with its causes.
-	Same           int
-	Missing, Extra []Decision
+	Same    int        `json:"same"`
+	Missing []Decision `json:"missing"`
+	Extra   []Decision `json:"extra"`
 	// Actual is what the real log's reconcilers did; WhatIf what the
 	// simulation's did.
-	Actual, WhatIf Outcome
+	Actual Outcome `json:"actual"`
+	WhatIf Outcome `json:"whatIf"`
 	// Nodes, Pods and Placements are the outcomes that differ.
-	Nodes      []NodeDifference
-	Pods       []PodDifference
-	Placements []PlacementDifference
+	Nodes      []NodeDifference      `json:"nodes"`
+	Pods       []PodDifference       `json:"pods"`
+	Placements []PlacementDifference `json:"placements"`
 	// Workloads are the workloads that spent another time below their
 	// desired availability.
-	Workloads []WorkloadDifference
+	Workloads []WorkloadDifference `json:"workloads"`
 }
 
 // Decision is one event a reconciler appended, as the comparison sees
@@ -53,63 +57,71 @@ type Report struct {
 // and "*"), and its effect (the payload without times, ids and
 // positions).
 type Decision struct {
-	Type, Stream, Effect string
-	Actor                string
-	At                   time.Time
+	Type   string    `json:"type"`
+	Stream string    `json:"stream"`
+	Effect string    `json:"effect"`
+	Actor  string    `json:"actor"`
+	At     time.Time `json:"at"`
 	// Causes is the chain of causes of a decision of the simulation,
 	// nearest first, as `herd why` follows them.
-	Causes []Cause
+	Causes []Cause `json:"causes,omitempty"`
 }
 
 // Cause is one link of a chain of causes.
 type Cause struct {
-	Type, Stream, Actor string
-	At                  time.Time
+	Type   string    `json:"type"`
+	Stream string    `json:"stream"`
+	Actor  string    `json:"actor"`
+	At     time.Time `json:"at"`
 }
 
 // Outcome is what herd's reconcilers did in a window.
 type Outcome struct {
 	// NotReady is, per node, each time its Ready went Unknown.
-	NotReady map[string][]time.Time
+	NotReady map[string][]time.Time `json:"notReady"`
 	// Evicted is, per pod ("namespace/name"; a pod a workload named is
 	// its owner's name and "*"), each eviction: a NoExecute taint's or
 	// a drain's.
-	Evicted map[string][]Eviction
+	Evicted map[string][]Eviction `json:"evicted"`
 	// Placed is, per pod, each node the scheduler placed it on.
-	Placed map[string][]string
+	Placed map[string][]string `json:"placed"`
 	// Below is, per workload ("deployment default/api"), how long it had
-	// fewer available pods than it asks for.
-	Below map[string]time.Duration
+	// fewer available pods than it asks for. The API leaves it out:
+	// Report.Workloads gives those that differ, in durations.
+	Below map[string]time.Duration `json:"-"`
 }
 
 // Eviction is one pod evicted from a node.
 type Eviction struct {
-	Node string
-	At   time.Time
-	By   string
+	Node string    `json:"node"`
+	At   time.Time `json:"at"`
+	By   string    `json:"by"`
 }
 
 // NodeDifference is a node that went NotReady at other times, or not.
 type NodeDifference struct {
-	Node           string
-	Actual, WhatIf []time.Time
+	Node   string      `json:"node"`
+	Actual []time.Time `json:"actual"`
+	WhatIf []time.Time `json:"whatIf"`
 	// Causes is why the simulation marked the node, for its first mark.
-	Causes []Cause
+	Causes []Cause `json:"causes"`
 }
 
 // PodDifference is a pod evicted otherwise, or not.
 type PodDifference struct {
-	Pod            string
-	Actual, WhatIf []Eviction
-	Causes         []Cause
+	Pod    string     `json:"pod"`
+	Actual []Eviction `json:"actual"`
+	WhatIf []Eviction `json:"whatIf"`
+	Causes []Cause    `json:"causes"`
 }
 
 // PlacementDifference is a pod (or a workload's pods) placed on other
 // nodes.
 type PlacementDifference struct {
-	Pod            string
-	Actual, WhatIf []string
-	Causes         []Cause
+	Pod    string   `json:"pod"`
+	Actual []string `json:"actual"`
+	WhatIf []string `json:"whatIf"`
+	Causes []Cause  `json:"causes"`
 }
 
 // startedType is the stored type of the health rules' start record.

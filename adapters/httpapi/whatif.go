@@ -1,0 +1,337 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// A what-if (POST /apis/herd.dev/v1/whatifs) runs herd's reconcilers
+// again on a window of the log, in a scratch log of their own, and
+// answers how the window would have gone under other settings or with
+// other inputs. Like a SelfSubjectAccessReview it is a question posted
+// and answered, never stored: it writes nothing to the real log, so
+// that whoever may read the fleet's history (viewers) may ask it.
+
+// Defaults of the what-if's bounds (Config.WhatIfTimeout,
+// Config.WhatIfMaxWindow).
+const (
+	// defaultWhatIfTimeout bounds one what-if: an hour of a small
+	// fleet's history takes seconds; minutes of herd's CPU for one
+	// question would starve the fleet it serves.
+	defaultWhatIfTimeout = 2 * time.Minute
+	// defaultWhatIfMaxWindow is the longest window a what-if may ask:
+	// a day, the longest an operator looks back at one incident.
+	defaultWhatIfMaxWindow = 24 * time.Hour
+	// minWhatIfStep is the shortest step: a shorter one only spends
+	// CPU, since reconcilers' timers are seconds apart.
+	minWhatIfStep = 100 * time.Millisecond
+	// whatIfRetryAfter is the Retry-After of a what-if refused while
+	// another runs, in seconds.
+	whatIfRetryAfter = 10
+)
+
+// WhatIfRunner asks what-ifs of herd's log: the API parses and checks
+// the question's form, the runner (wired by the binary, which owns the
+// engine) knows herd serve's settings and runs the simulation.
+type WhatIfRunner interface {
+	// WhatIfSettings are the settings a what-if with these overrides
+	// runs under (herd serve's own, each override replacing one), or
+	// what is wrong with them, each error under path.
+	WhatIfSettings(overrides WhatIfSettings, path *field.Path) (WhatIfSettings, field.ErrorList)
+	// RunWhatIf asks q of the log, reading only, until ctx ends. The
+	// report comes back as it is encoded in JSON; an error the asker
+	// caused is a WhatIfBadInput.
+	RunWhatIf(ctx context.Context, q WhatIfQuestion) (any, error)
+}
+
+// WhatIf is a what-if question and, once answered, its report.
+type WhatIf struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Spec is the question; the answer gives it back resolved: times as
+	// RFC 3339, every setting as the run had it.
+	Spec WhatIfSpec `json:"spec"`
+	// Status is the report: what herd's reconcilers would have done
+	// otherwise, each difference with its chain of causes.
+	Status any `json:"status,omitempty"`
+}
+
+// WhatIfSpec is the question, as `herd what-if` takes it on the command
+// line.
+type WhatIfSpec struct {
+	// Since is the window's start: an RFC 3339 time, or a duration ago
+	// ("1h"). Required.
+	Since string `json:"since"`
+	// Until is the window's end, likewise; empty is the log's newest
+	// event.
+	Until string `json:"until,omitempty"`
+	// Step is the longest the simulated clock moves at once; empty
+	// moves it from each time a reconciler waits for to the next.
+	Step *metav1.Duration `json:"step,omitempty"`
+	// Settings are herd's settings in the what-if; each one left out
+	// is herd serve's own.
+	Settings WhatIfSettings `json:"settings"`
+	// NodeFailures are nodes that fall silent: from its time nothing
+	// the node sent reaches herd.
+	NodeFailures []WhatIfNodeAt `json:"nodeFailures,omitempty"`
+	// Drains are drains an operator starts.
+	Drains []WhatIfNodeAt `json:"drains,omitempty"`
+}
+
+// WhatIfSettings are the settings of herd serve a what-if may change,
+// by the names of its flags.
+type WhatIfSettings struct {
+	NodeMonitorGracePeriod   *metav1.Duration `json:"nodeMonitorGracePeriod,omitempty"`
+	NodeMonitorPeriod        *metav1.Duration `json:"nodeMonitorPeriod,omitempty"`
+	NodeStartupGracePeriod   *metav1.Duration `json:"nodeStartupGracePeriod,omitempty"`
+	PressureTransitionPeriod *metav1.Duration `json:"pressureTransitionPeriod,omitempty"`
+	SchedulerResyncPeriod    *metav1.Duration `json:"schedulerResyncPeriod,omitempty"`
+	MockShutdownDelay        *metav1.Duration `json:"mockShutdownDelay,omitempty"`
+	PodGCTimeout             *metav1.Duration `json:"podGCTimeout,omitempty"`
+	// Reconcilers are those to run: "*" for all, "-name" to switch
+	// one off.
+	Reconcilers []string `json:"reconcilers,omitempty"`
+	// NodeRuntime is "mock" or "none", as herd serve ran.
+	NodeRuntime string `json:"nodeRuntime,omitempty"`
+	// PodCIDR are the pools pod addresses come from.
+	PodCIDR []string `json:"podCIDR,omitempty"`
+}
+
+// WhatIfNodeAt is a node and a time: when it fails, or is drained.
+type WhatIfNodeAt struct {
+	Node string `json:"node"`
+	// At is an RFC 3339 time, or a duration ago.
+	At string `json:"at"`
+}
+
+// WhatIfQuestion is a WhatIfSpec checked and resolved: what the runner
+// is asked.
+type WhatIfQuestion struct {
+	Since time.Time
+	// Until is zero for the log's newest event.
+	Until time.Time
+	Step  time.Duration
+	// Settings are the overrides as the asker gave them.
+	Settings             WhatIfSettings
+	NodeFailures, Drains []NodeAt
+}
+
+// NodeAt is a node and a resolved time.
+type NodeAt struct {
+	Node string
+	At   time.Time
+}
+
+// WhatIfBadInput is the 400 of a what-if the asker got wrong, each error
+// naming its field: the API's own checks, and the runner's.
+func WhatIfBadInput(errs field.ErrorList) error {
+	st := metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusBadRequest, Reason: metav1.StatusReasonBadRequest,
+		Message: "WhatIf is invalid: " + errs.ToAggregate().Error(),
+		Details: &metav1.StatusDetails{Group: herdGroup, Kind: "whatifs"},
+	}
+	for _, e := range errs {
+		st.Details.Causes = append(st.Details.Causes, metav1.StatusCause{Type: metav1.CauseType(e.Type), Message: e.ErrorBody(), Field: e.Field})
+	}
+	return &apierrors.StatusError{ErrStatus: st}
+}
+
+// whatIfKind serves what-ifs: created (asked), never stored. Served only
+// when herd has a runner.
+func (s *Server) whatIfKind() *kind {
+	return &kind{gv: herdGV, resource: "whatifs", singular: "whatif", name: "WhatIf", verbs: verbs{create: s.createWhatIf}}
+}
+
+// isWhatIf says whether ri asks a what-if: a read of history, allowed
+// to viewers.
+func isWhatIf(ri requestInfo) bool {
+	return ri.Verb == "create" && ri.Group == herdGroup && ri.Resource == "whatifs" && ri.Name == "" && ri.Subresource == ""
+}
+
+func (c Config) whatIfTimeout() time.Duration {
+	if c.WhatIfTimeout > 0 {
+		return c.WhatIfTimeout
+	}
+	return defaultWhatIfTimeout
+}
+
+func (c Config) whatIfMaxWindow() time.Duration {
+	if c.WhatIfMaxWindow > 0 {
+		return c.WhatIfMaxWindow
+	}
+	return defaultWhatIfMaxWindow
+}
+
+// createWhatIf answers a what-if: checks the question, runs it (one at
+// a time, within the time limit) and gives back the report.
+func (s *Server) createWhatIf(w http.ResponseWriter, r *http.Request) {
+	var in WhatIf
+	if err := decodeWhatIf(r, &in); err != nil {
+		s.writeError(w, err, "WhatIf", "")
+		return
+	}
+	q, settings, err := s.whatIfQuestion(in.Spec)
+	if err != nil {
+		s.writeError(w, err, "WhatIf", "")
+		return
+	}
+	select {
+	case s.whatIfs <- struct{}{}:
+		defer func() { <-s.whatIfs }()
+	default:
+		s.writeError(w, apierrors.NewTooManyRequests(fmt.Sprintf(
+			"another what-if is running: herd runs one at a time, so that the fleet it serves keeps its CPU; retry after %d seconds", whatIfRetryAfter),
+			whatIfRetryAfter), "WhatIf", "")
+		return
+	}
+	limit := s.cfg.whatIfTimeout()
+	ctx, cancel := context.WithTimeout(r.Context(), limit)
+	defer cancel()
+	rep, err := s.WhatIf.RunWhatIf(ctx, q)
+	if err != nil {
+		var st apierrors.APIStatus
+		if !errors.As(err, &st) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = apierrors.NewTimeoutError(fmt.Sprintf(
+				"the what-if did not finish within herd's limit of %s (--what-if-timeout): ask a shorter window, or fewer changes; it was stopped and changed nothing", limit), 0)
+		}
+		s.writeError(w, err, "WhatIf", "")
+		return
+	}
+	out := WhatIf{APIVersion: herdGroup + "/" + herdVersion, Kind: "WhatIf", Spec: resolvedSpec(in.Spec, q, settings), Status: rep}
+	s.writeJSON(w, http.StatusOK, out)
+}
+
+// decodeWhatIf reads the question strictly: a setting misspelt would
+// otherwise be dropped and the answer be to another question.
+func decodeWhatIf(r *http.Request, into *WhatIf) error {
+	data, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		return badRequest("the request body is not a valid WhatIf: %v", err)
+	}
+	if dec.More() {
+		return badRequest("the request body is not a valid WhatIf: more than one JSON document")
+	}
+	if into.Kind != "" && into.Kind != "WhatIf" {
+		return badRequest("kind: the body is a %s, not a WhatIf", into.Kind)
+	}
+	if v := into.APIVersion; v != "" && v != herdGroup+"/"+herdVersion {
+		return badRequest("apiVersion: %q, want %s/%s", v, herdGroup, herdVersion)
+	}
+	return nil
+}
+
+// whatIfQuestion checks spec and resolves its times against herd's
+// clock; the settings are checked by the runner, which knows herd
+// serve's.
+func (s *Server) whatIfQuestion(spec WhatIfSpec) (WhatIfQuestion, WhatIfSettings, error) {
+	now := s.Clock.Now()
+	p := field.NewPath("spec")
+	var errs field.ErrorList
+	q := WhatIfQuestion{Settings: spec.Settings}
+	var err error
+	if spec.Since == "" {
+		errs = append(errs, field.Required(p.Child("since"), "the window's start: an RFC 3339 time or a duration ago (1h)"))
+	} else if q.Since, err = whatIfTime(spec.Since, now); err != nil {
+		errs = append(errs, field.Invalid(p.Child("since"), spec.Since, err.Error()))
+	}
+	if spec.Until != "" {
+		if q.Until, err = whatIfTime(spec.Until, now); err != nil {
+			errs = append(errs, field.Invalid(p.Child("until"), spec.Until, err.Error()))
+		}
+	}
+	if !q.Since.IsZero() && len(errs) == 0 {
+		end := q.Until
+		if end.IsZero() {
+			end = now
+		}
+		switch limit := s.cfg.whatIfMaxWindow(); {
+		case !q.Until.IsZero() && q.Until.Before(q.Since):
+			errs = append(errs, field.Invalid(p.Child("until"), spec.Until, "before since "+q.Since.UTC().Format(time.RFC3339)))
+		case end.Sub(q.Since) > limit:
+			f, v := p.Child("until"), spec.Until
+			if spec.Until == "" {
+				f, v = p.Child("since"), spec.Since
+			}
+			errs = append(errs, field.Invalid(f, v, fmt.Sprintf("the window from %s to %s is %s long; herd asks a what-if of at most %s (--what-if-max-window)",
+				q.Since.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339), end.Sub(q.Since).Round(time.Second), limit)))
+		}
+	}
+	if spec.Step != nil {
+		if q.Step = spec.Step.Duration; q.Step < minWhatIfStep {
+			errs = append(errs, field.Invalid(p.Child("step"), spec.Step.Duration.String(), fmt.Sprintf("want at least %s, or none", minWhatIfStep)))
+		}
+	}
+	resolve := func(name string, in []WhatIfNodeAt) []NodeAt {
+		var out []NodeAt
+		for i, n := range in {
+			ip := p.Child(name).Index(i)
+			for _, msg := range validation.IsDNS1123Subdomain(n.Node) {
+				errs = append(errs, field.Invalid(ip.Child("node"), n.Node, msg))
+			}
+			if n.Node == "" {
+				continue
+			}
+			at, err := whatIfTime(n.At, now)
+			if err != nil {
+				errs = append(errs, field.Invalid(ip.Child("at"), n.At, err.Error()))
+				continue
+			}
+			out = append(out, NodeAt{Node: n.Node, At: at})
+		}
+		return out
+	}
+	q.NodeFailures = resolve("nodeFailures", spec.NodeFailures)
+	q.Drains = resolve("drains", spec.Drains)
+	settings, serrs := s.WhatIf.WhatIfSettings(spec.Settings, p.Child("settings"))
+	errs = append(errs, serrs...)
+	if len(errs) > 0 {
+		return q, settings, WhatIfBadInput(errs)
+	}
+	return q, settings, nil
+}
+
+// whatIfTime reads a time of the question: RFC 3339, or a positive
+// duration ago, as the CLI's flags.
+func whatIfTime(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d <= 0 {
+		return time.Time{}, errors.New("want an RFC 3339 time (2026-11-28T14:00:00Z) or a duration ago (1h)")
+	}
+	return now.Add(-d), nil
+}
+
+// resolvedSpec is the question as it was run: times in RFC 3339 and
+// every setting herd ran it with.
+func resolvedSpec(in WhatIfSpec, q WhatIfQuestion, settings WhatIfSettings) WhatIfSpec {
+	stamp := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+	out := WhatIfSpec{Since: stamp(q.Since), Step: in.Step, Settings: settings}
+	if !q.Until.IsZero() {
+		out.Until = stamp(q.Until)
+	}
+	for _, n := range q.NodeFailures {
+		out.NodeFailures = append(out.NodeFailures, WhatIfNodeAt{Node: n.Node, At: stamp(n.At)})
+	}
+	for _, n := range q.Drains {
+		out.Drains = append(out.Drains, WhatIfNodeAt{Node: n.Node, At: stamp(n.At)})
+	}
+	return out
+}

@@ -1,0 +1,181 @@
+// What if: herd's reconcilers run again on a window of the log, under
+// another grace period or with nodes that fail or are drained, and the
+// outcomes that would have differed, each with its chain of causes in
+// the simulated log (POST /apis/herd.dev/v1/whatifs, which writes
+// nothing to the real log). The question lives in the route's
+// parameters, so that an answer can be linked to and asked again.
+
+import { send } from './api.js';
+import { esc, errorBox, local } from './dom.js';
+
+// changeKinds are the inputs a what-if may change: a route parameter
+// each ("fail=web-01@2026-11-28T09:12:00Z"), repeatable.
+const changeKinds = [
+  ['fail', 'fails at'],
+  ['drain', 'is drained at'],
+];
+
+export function whatIfPage(ctx) {
+  const { app, params, live } = ctx;
+  const since = params.get('since') || new Date(Date.now() - 3600e3).toISOString();
+  const until = params.get('until') || '';
+  const grace = params.get('grace') || '';
+  const changes = changeKinds.flatMap(([k]) => params.getAll(k).map((v) => {
+    const i = v.lastIndexOf('@');
+    return { kind: k, node: v.slice(0, i), at: v.slice(i + 1) };
+  }));
+  const nodes = [...live.objects.keys()].sort(); // for the node names' completion
+  app.innerHTML = `
+    <h1>What if</h1>
+    <p class="muted">herd's reconcilers run again on a window of the log, in a scratch log of their own, with the changes below; nothing is written to the real log.</p>
+    <form id="whatif-form" class="card">
+      <div class="controls">
+        <label>from <input id="whatif-since" type="datetime-local" step="1" value="${esc(local(since))}" required></label>
+        <label>to <input id="whatif-until" type="datetime-local" step="1" value="${esc(local(until))}"> <span class="muted">(empty: now)</span></label>
+        <label>node grace period <input id="whatif-grace" placeholder="herd's own (40s)" value="${esc(grace)}" size="10"></label>
+      </div>
+      <datalist id="whatif-nodes">${nodes.map((n) => `<option value="${esc(n)}">`).join('')}</datalist>
+      <ol id="whatif-changes">${changes.map(changeRow).join('')}</ol>
+      <div class="controls">
+        <button id="whatif-add-fail" type="button">+ a node fails</button>
+        <button id="whatif-add-drain" type="button">+ a node is drained</button>
+        <button id="whatif-run" type="submit">Run the what-if</button>
+      </div>
+    </form>
+    <div id="whatif-answer">${params.get('since') ? '<p class="muted" id="whatif-running">herd is running the what-if…</p>' : ''}</div>`;
+  const list = app.querySelector('#whatif-changes');
+  const add = (kind) => {
+    list.insertAdjacentHTML('beforeend', changeRow({ kind, node: '', at: since }));
+    list.lastElementChild.querySelector('input').focus();
+  };
+  app.querySelector('#whatif-add-fail').addEventListener('click', () => add('fail'));
+  app.querySelector('#whatif-add-drain').addEventListener('click', () => add('drain'));
+  list.addEventListener('click', (e) => {
+    if (e.target.matches('.whatif-remove')) e.target.closest('li').remove();
+  });
+  app.querySelector('#whatif-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const p = new URLSearchParams();
+    p.set('since', new Date(app.querySelector('#whatif-since').value).toISOString());
+    const u = app.querySelector('#whatif-until').value;
+    if (u) p.set('until', new Date(u).toISOString());
+    const g = app.querySelector('#whatif-grace').value.trim();
+    if (g) p.set('grace', g);
+    for (const li of list.querySelectorAll('li')) {
+      const node = li.querySelector('.whatif-node').value.trim();
+      const at = li.querySelector('.whatif-at').value;
+      if (node && at) p.append(li.dataset.kind, `${node}@${new Date(at).toISOString()}`);
+    }
+    p.set('asked', String(Date.now())); // the same question asked again runs again
+    ctx.go(p);
+  });
+  if (!params.get('since')) return () => {};
+  // Leaving the page abandons the question: herd stops its what-if
+  // when the request goes, and the next one can run.
+  const ctl = new AbortController();
+  ask(app.querySelector('#whatif-answer'), { since, until, grace, changes }, ctl.signal);
+  return () => ctl.abort();
+}
+
+function changeRow(c) {
+  const label = changeKinds.find(([k]) => k === c.kind)?.[1] || c.kind;
+  return `<li data-kind="${esc(c.kind)}" class="whatif-change">
+    node <input class="whatif-node" list="whatif-nodes" value="${esc(c.node)}" placeholder="node name" required aria-label="node">
+    ${esc(label)} <input class="whatif-at" type="datetime-local" step="1" value="${esc(local(c.at))}" required aria-label="time">
+    <button type="button" class="whatif-remove" title="remove this change">✕</button></li>`;
+}
+
+// busyWait is how long the page waits before asking again while
+// another what-if runs (herd runs one at a time), and busyTries how
+// many times it asks.
+const busyWait = 2000;
+const busyTries = 60;
+
+async function ask(el, q, signal) {
+  const spec = { since: q.since };
+  if (q.until) spec.until = q.until;
+  if (q.grace) spec.settings = { nodeMonitorGracePeriod: q.grace };
+  const at = (kind) => q.changes.filter((c) => c.kind === kind).map((c) => ({ node: c.node, at: c.at }));
+  if (at('fail').length) spec.nodeFailures = at('fail');
+  if (at('drain').length) spec.drains = at('drain');
+  for (let tries = 1; ; tries++) {
+    try {
+      const answer = await send('POST', '/apis/herd.dev/v1/whatifs', { apiVersion: 'herd.dev/v1', kind: 'WhatIf', spec }, 'application/json', signal);
+      if (!signal.aborted) el.innerHTML = report(answer);
+      return;
+    } catch (e) {
+      if (signal.aborted) return;
+      if (e.code !== 429 || tries >= busyTries) {
+        el.innerHTML = errorBox(e);
+        return;
+      }
+      el.innerHTML = `<p class="muted" id="whatif-running">${esc(e.message)} — asking again in a moment…</p>`;
+      await new Promise((done) => setTimeout(done, busyWait));
+      if (signal.aborted) return;
+    }
+  }
+}
+
+// stamp is a time of the report as the operator reads it.
+function stamp(t) {
+  const d = new Date(t);
+  return isNaN(d) ? esc(t) : `<time datetime="${esc(d.toISOString())}" title="${esc(d.toISOString())}">${esc(d.toLocaleString())}</time>`;
+}
+
+// objectLink links a stream ("node/web-01", "pod/demo/api-x") to its
+// page: a node's own, the pods filtered by a pod's name, the audit log
+// for the rest.
+function objectLink(stream) {
+  const [kind, ...rest] = stream.split('/');
+  const name = rest.join('/');
+  if (kind === 'node') return nodeLink(name);
+  if (kind === 'pod') return podLink(name);
+  return `<a href="#/audit?stream=${encodeURIComponent(stream)}">${esc(stream)}</a>`;
+}
+
+function nodeLink(name) {
+  return name ? `<a class="whatif-node-link" href="#/nodes/${encodeURIComponent(name)}">${esc(name)}</a>` : '<span class="muted">no node</span>';
+}
+
+// podLink links a pod ("demo/api-x", or a workload's pods "demo/api-*")
+// to the pods page, filtered by its name.
+function podLink(key) {
+  const name = key.split('/').pop().replace(/\*$/, '');
+  return `<a class="whatif-pod-link" href="#/pods?filter=${encodeURIComponent(name)}">${esc(key)}</a>`;
+}
+
+function causes(cs) {
+  if (!cs?.length) return '';
+  return `<ol class="whatif-causes">${cs.map((c, i) => `<li>${i ? 'after' : 'because'} <code>${esc(c.type)}</code> on ${objectLink(c.stream)} by ${esc(c.actor)} at ${stamp(c.at)}</li>`).join('')}</ol>`;
+}
+
+function times(ts) {
+  return ts?.length ? ts.map(stamp).join(', ') : '<span class="muted">never</span>';
+}
+
+function evictions(es) {
+  return es?.length ? es.map((e) => `from ${nodeLink(e.node)} at ${stamp(e.at)} by ${esc((e.by || '').replace(/^system:herd:/, ''))}`).join('<br>') : '<span class="muted">not evicted</span>';
+}
+
+function report(a) {
+  const r = a.status || {}, s = a.spec || {}, set = s.settings || {};
+  const rows = (items, cells) => items.map((d) => `<tr>${cells(d).map((c) => `<td>${c}</td>`).join('')}</tr>`).join('');
+  const section = (title, items, head, cells) => items?.length ? `<section class="card whatif-section"><h2>${title}</h2>
+    <table class="whatif"><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows(items, cells)}</tbody></table></section>` : '';
+  const changes = [
+    ...(s.nodeFailures || []).map((f) => `<li>node ${nodeLink(f.node)} fails at ${stamp(f.at)}: nothing it sent from then reaches herd</li>`),
+    ...(s.drains || []).map((d) => `<li>an operator drains node ${nodeLink(d.node)} at ${stamp(d.at)}</li>`),
+  ];
+  const differs = (r.nodes?.length || 0) + (r.pods?.length || 0) + (r.placements?.length || 0) + (r.workloads?.length || 0);
+  return `<section class="card" id="whatif-summary">
+      <h2>From ${stamp(r.since)} to ${stamp(r.until)}</h2>
+      <p>${esc(r.events)} events replayed, ${esc(r.inputs)} of them from nodes and operators, with a node grace period of <b>${esc(set.nodeMonitorGracePeriod)}</b> (checked every ${esc(set.nodeMonitorPeriod)}, ${esc(set.nodeStartupGracePeriod)} for a new node).</p>
+      ${changes.length ? `<ul>${changes.join('')}</ul>` : ''}
+      ${(r.downtimes || []).map((d) => `<p class="muted">herd was down from ${stamp(d.from)} to ${stamp(d.until)}; the what-if takes that as it was.</p>`).join('')}
+      <p id="whatif-counts"><b>${differs ? `${differs} ${differs === 1 ? 'outcome' : 'outcomes'} would have differed` : 'Nothing would have differed'}</b>: ${esc(r.same)} decisions of herd's reconcilers the same, ${esc(r.missing?.length || 0)} only herd made, ${esc(r.extra?.length || 0)} only the what-if would have made.</p>
+    </section>` +
+    section('Nodes', r.nodes, ['node', 'went NotReady', 'in the what-if', 'why'], (d) => [nodeLink(d.node), times(d.actual), times(d.whatIf), causes(d.causes)]) +
+    section('Evictions', r.pods, ['pod', 'evicted', 'in the what-if', 'why'], (d) => [podLink(d.pod), evictions(d.actual), evictions(d.whatIf), causes(d.causes)]) +
+    section('Placements', r.placements, ['pod', 'placed on', 'in the what-if', 'why'], (d) => [podLink(d.pod), (d.actual || []).map(nodeLink).join(', ') || nodeLink(''), (d.whatIf || []).map(nodeLink).join(', ') || nodeLink(''), causes(d.causes)]) +
+    section('Workloads below their desired availability', r.workloads, ['workload', 'for', 'in the what-if', 'why'], (d) => [esc(d.workload), esc(d.actual), esc(d.whatIf), causes(d.causes)]);
+}

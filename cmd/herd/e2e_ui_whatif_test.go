@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// TestWebViewAsksWhatIf: on the web view's What if page an operator
+// finds the window set to the last hour, moves its start, sets the node
+// grace period to 8 s, adds "demo-linux-00 fails" a second into the
+// window and runs it: the answer shows demo-linux-00 going NotReady in
+// the what-if, with its chain of causes, each node linked to its page.
+func TestWebViewAsksWhatIf(t *testing.T) {
+	t.Parallel()
+	tab := newBrowser(t)
+	srv := startServe(t, serveOptions{Args: []string{"--demo", "2"}})
+	var since time.Time
+	eventually(t, 90*time.Second, func() error {
+		var nodes corev1.NodeList
+		mustCall(t, http.StatusOK, http.MethodGet, srv.URL+"/api/v1/nodes", nil, &nodes)
+		if len(nodes.Items) != 2 {
+			return fmt.Errorf("%d nodes, want the demo's 2", len(nodes.Items))
+		}
+		if since.IsZero() {
+			since = time.Now().Truncate(time.Second)
+		}
+		// 8 s of grace and up to 5 s to the next check after a failure
+		// a second in: the window must reach 14 s past its start.
+		for _, n := range nodes.Items {
+			i := slices.IndexFunc(n.Status.Conditions, func(c corev1.NodeCondition) bool { return c.Type == corev1.NodeReady })
+			if i < 0 || !n.Status.Conditions[i].LastHeartbeatTime.After(since.Add(20*time.Second)) {
+				return fmt.Errorf("node %s has not reported 20 s into the window", n.Name)
+			}
+		}
+		return nil
+	})
+
+	browse(t, tab, "the What if page", chromedp.Navigate(srv.URL+"/ui/#/whatif"), chromedp.WaitVisible("#whatif-form"))
+	// The window's start defaults to an hour ago (the input keeps
+	// seconds, in the browser's time zone).
+	defaultAgo := read(t, tab, "the default start", evaluate[float64](`(Date.now() - new Date(document.getElementById('whatif-since').value).getTime()) / 1000`))
+	if defaultAgo < 3590 || defaultAgo > 3700 {
+		t.Errorf("the window starts %.0f s ago by default, want the last hour", defaultAgo)
+	}
+	sinceISO := since.UTC().Format(time.RFC3339)
+	failsISO := since.Add(time.Second).UTC().Format(time.RFC3339)
+	// datetime-local inputs take the operator's local time.
+	local := func(iso string) string {
+		return fmt.Sprintf(`(() => { const d = new Date(%q); return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 19); })()`, iso)
+	}
+	browse(t, tab, "ask: demo-linux-00 fails, with a grace period of 8 s",
+		script(`document.getElementById('whatif-since').value = `+local(sinceISO)),
+		chromedp.SendKeys("#whatif-grace", "8s"),
+		chromedp.Click("#whatif-add-fail"),
+		chromedp.WaitVisible(`#whatif-changes li[data-kind="fail"] .whatif-node`),
+		chromedp.SendKeys(`#whatif-changes li[data-kind="fail"] .whatif-node`, "demo-linux-00"),
+		script(`document.querySelector('#whatif-changes li[data-kind="fail"] .whatif-at').value = `+local(failsISO)),
+		chromedp.Click("#whatif-run"),
+	)
+	// The question is in the route: the answer can be linked to.
+	hash := read(t, tab, "the route asked", evaluate[string](`location.hash`))
+	for _, want := range []string{"grace=8s", "fail=demo-linux-00%40"} {
+		if !strings.Contains(hash, want) {
+			t.Errorf("the route %s does not carry %s", hash, want)
+		}
+	}
+	row := `[...document.querySelectorAll('table.whatif tr')].find((tr) => tr.querySelector('a.whatif-node-link[href="#/nodes/demo-linux-00"]'))`
+	// A what-if takes seconds, longer than a page's usual wait on a
+	// loaded machine.
+	answered, cancel := context.WithTimeout(tab, 3*time.Minute)
+	defer cancel()
+	if err := chromedp.Do(answered, waitFor(`!!document.querySelector('#whatif-summary, #whatif-answer .error')`)); err != nil {
+		failBrowsing(t, tab, "the answer", err)
+	}
+	if e := read(t, tab, "an error shown", evaluate[string](`document.querySelector('#whatif-answer .error')?.textContent || ''`)); e != "" {
+		t.Fatalf("the What if page shows an error: %s", e)
+	}
+	browse(t, tab, "demo-linux-00 marked in the what-if", waitFor(`!!(`+row+`)`))
+	screenshot(t, tab, "whatif-node-fails")
+	summary := read(t, tab, "the summary", evaluate[string](`document.getElementById('whatif-summary').textContent`))
+	for _, want := range []string{"node grace period of 8s", "node demo-linux-00 fails at", "would have differed"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("the summary does not say %q:\n%s", want, summary)
+		}
+	}
+	cells := read(t, tab, "demo-linux-00's row", evaluate[[]string](`[...(`+row+`).cells].map((c) => c.textContent.trim())`))
+	if len(cells) != 4 || cells[1] != "never" || cells[2] == "never" || !strings.Contains(cells[3], "because") {
+		t.Errorf("demo-linux-00's row reads %q: want never NotReady in herd, a time in the what-if and its causes", cells)
+	}
+	browse(t, tab, "open demo-linux-00's page from the answer", chromedp.Click(`table.whatif a.whatif-node-link[href="#/nodes/demo-linux-00"]`),
+		waitFor(`location.hash === '#/nodes/demo-linux-00'`))
+
+	// Once the demo's pods run on demo-linux-00: what if it had been
+	// drained then? Its pods' evictions and new places are shown, each
+	// pod linked to the pods page.
+	eventually(t, 90*time.Second, func() error {
+		var pods corev1.PodList
+		mustCall(t, http.StatusOK, http.MethodGet, srv.URL+"/api/v1/namespaces/demo/pods", nil, &pods)
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == "demo-linux-00" && p.Status.Phase == corev1.PodRunning && !strings.HasPrefix(p.Name, "log-shipper-") {
+				return nil
+			}
+		}
+		return errors.New("none of the demo's Deployments' pods runs on demo-linux-00 yet")
+	})
+	drainAt := time.Now().Add(time.Second).Truncate(time.Second)
+	eventually(t, 60*time.Second, func() error {
+		var nodes corev1.NodeList
+		mustCall(t, http.StatusOK, http.MethodGet, srv.URL+"/api/v1/nodes", nil, &nodes)
+		for _, n := range nodes.Items {
+			i := slices.IndexFunc(n.Status.Conditions, func(c corev1.NodeCondition) bool { return c.Type == corev1.NodeReady })
+			if i < 0 || !n.Status.Conditions[i].LastHeartbeatTime.After(drainAt.Add(5*time.Second)) {
+				return fmt.Errorf("node %s has not reported since the drain", n.Name)
+			}
+		}
+		return nil
+	})
+	// A fresh page: the window is the last hour, the whole demo.
+	browse(t, tab, "the What if page again", script(`location.hash = '#/whatif'`), chromedp.WaitVisible("#whatif-form"),
+		waitFor(`!document.querySelector('#whatif-changes li')`))
+	browse(t, tab, "ask: demo-linux-00 drained once its pods run, with herd's own grace period",
+		chromedp.Click("#whatif-add-drain"),
+		chromedp.WaitVisible(`#whatif-changes li[data-kind="drain"] .whatif-node`),
+		chromedp.SendKeys(`#whatif-changes li[data-kind="drain"] .whatif-node`, "demo-linux-00"),
+		script(`document.querySelector('#whatif-changes li[data-kind="drain"] .whatif-at').value = `+local(drainAt.UTC().Format(time.RFC3339))),
+		chromedp.Click("#whatif-run"),
+	)
+	drained, cancelDrained := context.WithTimeout(tab, 3*time.Minute)
+	defer cancelDrained()
+	if err := chromedp.Do(drained, waitFor(`location.hash.includes('drain=') && !!document.querySelector('#whatif-summary, #whatif-answer .error')`)); err != nil {
+		failBrowsing(t, tab, "the answer with the drain", err)
+	}
+	if e := read(t, tab, "an error shown", evaluate[string](`document.querySelector('#whatif-answer .error')?.textContent || ''`)); e != "" {
+		t.Fatalf("the What if page shows an error: %s", e)
+	}
+	evicted := `[...document.querySelectorAll('.whatif-section')].find((s) => s.querySelector('h2').textContent === 'Evictions')`
+	browse(t, tab, "the drain's evictions", waitFor(`!!(`+evicted+`)?.querySelector('a.whatif-pod-link')`))
+	screenshot(t, tab, "whatif-drain")
+	why := read(t, tab, "the evictions' causes", evaluate[string](`(`+evicted+`).textContent`))
+	if !strings.Contains(why, "by drain") || !strings.Contains(why, "NodeDrainStarted") {
+		t.Errorf("the Evictions section does not show the drain's evictions and the drain among their causes:\n%s", why)
+	}
+	browse(t, tab, "open an evicted pod from the answer", chromedp.Click(`.whatif-section a.whatif-pod-link`),
+		waitFor(`location.hash.startsWith('#/pods?filter=')`))
+}

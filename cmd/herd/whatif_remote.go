@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"herd/adapters/herdclient"
+	"herd/adapters/httpapi"
+	"herd/cmd/herd/app"
+	"herd/cmd/herd/whatif"
+)
+
+// whatIfAskTimeout bounds the wait for a server's answer: the server
+// stops a what-if at its own --what-if-timeout (2 min by default); this
+// only keeps the CLI from waiting for ever on a server that never
+// answers.
+const whatIfAskTimeout = 15 * time.Minute
+
+// remoteWhatIfSpec is the question o asks, as herd serve's API takes it:
+// only the settings whose flags were given, so that the server runs the
+// rest with its own (those herd serve runs with).
+func remoteWhatIfSpec(o whatIfOptions, flags *pflag.FlagSet) (httpapi.WhatIfSpec, error) {
+	if o.since == "" {
+		return httpapi.WhatIfSpec{}, errors.New("what-if needs --since: the window to replay, as a duration ago (24h) or an RFC 3339 time")
+	}
+	spec := httpapi.WhatIfSpec{Since: o.since, Until: o.until}
+	if flags.Changed("step") {
+		spec.Step = &metav1.Duration{Duration: o.step}
+	}
+	c, s := o.serve, &spec.Settings
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+		into **metav1.Duration
+	}{
+		{"node-monitor-grace-period", c.Health.GracePeriod, &s.NodeMonitorGracePeriod},
+		{"node-monitor-period", c.Health.MonitorPeriod, &s.NodeMonitorPeriod},
+		{"node-startup-grace-period", c.Health.StartupGracePeriod, &s.NodeStartupGracePeriod},
+		{"pressure-transition-period", c.Thresholds.TransitionPeriod, &s.PressureTransitionPeriod},
+		{"scheduler-resync-period", c.Scheduler.ResyncPeriod, &s.SchedulerResyncPeriod},
+		{"mock-shutdown-delay", c.MockRuntime.ShutdownDelay, &s.MockShutdownDelay},
+		{"pod-gc-timeout", c.Termination.PodGCTimeout, &s.PodGCTimeout},
+	} {
+		if flags.Changed(d.flag) {
+			*d.into = &metav1.Duration{Duration: d.v}
+		}
+	}
+	if flags.Changed("reconcilers") {
+		s.Reconcilers = c.Reconcilers.Enabled
+	}
+	if flags.Changed("node-runtime") {
+		s.NodeRuntime = c.NodeRuntime
+	}
+	if flags.Changed("pod-cidr") {
+		s.PodCIDR = c.IPAM.Pools
+	}
+	var errs []error
+	at := func(flag string, vs []string) []httpapi.WhatIfNodeAt {
+		var out []httpapi.WhatIfNodeAt
+		for _, v := range vs {
+			node, when, ok := strings.Cut(v, "@")
+			if !ok || node == "" || when == "" {
+				errs = append(errs, fmt.Errorf("%s %q: want NODE@TIME, the time an RFC 3339 time or a duration ago (web-01@2026-11-28T14:00:00Z, web-01@3h)", flag, v))
+				continue
+			}
+			out = append(out, httpapi.WhatIfNodeAt{Node: node, At: when})
+		}
+		return out
+	}
+	spec.NodeFailures = at("--node-fails", o.fails)
+	spec.Drains = at("--drain", o.drains)
+	return spec, errors.Join(errs...)
+}
+
+// askWhatIf asks the what-if o of the herd at server and prints its
+// answer as the local what-if prints its own.
+func askWhatIf(ctx context.Context, cmd *cobra.Command, server string, o whatIfOptions, out io.Writer) error {
+	for _, local := range []string{"data-dir", "database", "cpuprofile"} {
+		if cmd.Flags().Changed(local) {
+			return fmt.Errorf("--%s and --server: with --server herd serve runs the what-if on its own log; give one", local)
+		}
+	}
+	spec, err := remoteWhatIfSpec(o, cmd.Flags())
+	if err != nil {
+		return err
+	}
+	token, _ := cmd.Flags().GetString("token")
+	caFile, _ := cmd.Flags().GetString("certificate-authority")
+	transport, err := clientTransport(caFile)
+	if err != nil {
+		return err
+	}
+	hc, err := herdclient.New(herdclient.Config{Server: server, Token: token, Transport: transport, UserAgent: "herd-cli", Timeout: whatIfAskTimeout})
+	if err != nil {
+		return err
+	}
+	var answer struct {
+		Spec   httpapi.WhatIfSpec `json:"spec"`
+		Status whatif.Report      `json:"status"`
+	}
+	c := &client{hc: hc}
+	if err := c.do(ctx, http.MethodPost, "/apis/herd.dev/v1/whatifs", nil, "", httpapi.WhatIf{APIVersion: "herd.dev/v1", Kind: "WhatIf", Spec: spec}, &answer); err != nil {
+		return err
+	}
+	cfg, err := answeredConfig(answer.Spec)
+	if err != nil {
+		return fmt.Errorf("herd at %s answered a question the CLI cannot read: %w", server, err)
+	}
+	printWhatIf(out, answer.Status, cfg)
+	if o.showDecisions {
+		printDecisions(out, answer.Status)
+	}
+	return nil
+}
+
+// answeredConfig is the question as the server ran it, as printWhatIf
+// tells it: its settings and the changed inputs.
+func answeredConfig(s httpapi.WhatIfSpec) (whatif.Config, error) {
+	cfg := whatif.Config{Serve: app.DefaultConfig()}
+	var err error
+	if cfg.Since, err = time.Parse(time.RFC3339Nano, s.Since); err != nil {
+		return cfg, err
+	}
+	set := func(d *metav1.Duration, into *time.Duration) {
+		if d != nil {
+			*into = d.Duration
+		}
+	}
+	h := &cfg.Serve.Health
+	set(s.Settings.NodeMonitorGracePeriod, &h.GracePeriod)
+	set(s.Settings.NodeMonitorPeriod, &h.MonitorPeriod)
+	set(s.Settings.NodeStartupGracePeriod, &h.StartupGracePeriod)
+	for _, f := range s.NodeFailures {
+		at, err := time.Parse(time.RFC3339Nano, f.At)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Failed = append(cfg.Failed, whatif.NodeFailure{Node: f.Node, At: at})
+	}
+	for _, d := range s.Drains {
+		at, err := time.Parse(time.RFC3339Nano, d.At)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Drains = append(cfg.Drains, whatif.Drain{Node: d.Node, At: at})
+	}
+	return cfg, nil
+}

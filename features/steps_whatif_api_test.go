@@ -1,0 +1,119 @@
+package features
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"herd/cmd/herd/whatif"
+)
+
+// The what-if asked through herd's API (POST /apis/herd.dev/v1/whatifs),
+// as the web view and herd what-if --server ask it.
+func (w *world) registerWhatIfAPISteps(sc *godog.ScenarioContext) {
+	sc.Step(`^an operator asks herd's API what if "([^"]+)" had been drained at (\S+), since (\S+)$`, w.askWhatIfDrained)
+	sc.Step(`^the answer says the pods of "([^"]+)" would have been evicted from "([^"]+)" by the drain, with the drain among their causes$`, w.whatIfAnswerDrained)
+	sc.Step(`^an operator asking herd's API a what-if since (\S+) with a node-monitor-grace-period of (\S+) is refused, naming "([^"]+)"$`, w.whatIfAPIRefused)
+}
+
+// askWhatIfAPI posts spec to herd's API as the admin and returns the
+// answer's code and body. A what-if runs for seconds: longer than the
+// world's client waits.
+func (w *world) askWhatIfAPI(ctx context.Context, spec map[string]any) (int, []byte, error) {
+	body, err := json.Marshal(map[string]any{"apiVersion": "herd.dev/v1", "kind": "WhatIf", "spec": spec})
+	if err != nil {
+		return 0, nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.server.URL()+"/apis/herd.dev/v1/whatifs", bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if w.auth.admin != "" {
+		req.Header.Set("Authorization", "Bearer "+w.auth.admin)
+	}
+	resp, err := (&http.Client{Timeout: 3 * time.Minute}).Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, data, err
+}
+
+func (w *world) askWhatIfDrained(ctx context.Context, node, at, since string) error {
+	from, err := w.at(since)
+	if err != nil {
+		return err
+	}
+	when, err := w.at(at)
+	if err != nil {
+		return err
+	}
+	code, body, err := w.askWhatIfAPI(ctx, map[string]any{
+		"since":  from.UTC().Format(time.RFC3339),
+		"drains": []map[string]string{{"node": node, "at": when.UTC().Format(time.RFC3339)}},
+	})
+	if err != nil {
+		return err
+	}
+	if code != http.StatusOK {
+		return fmt.Errorf("herd's API answers the what-if %d: %s", code, body)
+	}
+	var answer struct {
+		Status whatif.Report `json:"status"`
+	}
+	if err := json.Unmarshal(body, &answer); err != nil {
+		return fmt.Errorf("the answer is no WhatIf: %w: %s", err, body)
+	}
+	w.whatIfAnswer = &answer.Status
+	return nil
+}
+
+func (w *world) whatIfAnswerDrained(owner, node string) error {
+	rep := w.whatIfAnswer
+	if rep == nil {
+		return fmt.Errorf("no what-if was asked of herd's API")
+	}
+	for _, d := range rep.Pods {
+		if d.Pod != "default/"+owner+"-*" {
+			continue
+		}
+		drained := false
+		for _, c := range d.Causes {
+			drained = drained || c.Type == "NodeDrainStarted" && c.Stream == "node/"+node && c.Actor == whatif.WhatIfActor
+		}
+		for _, e := range d.WhatIf {
+			if e.Node == node && e.By == "system:herd:drain" && drained {
+				return nil
+			}
+		}
+		return fmt.Errorf("the pods of %s: evicted %+v in the what-if, causes %+v: want by the drain of %s, the drain among the causes", owner, d.WhatIf, d.Causes, node)
+	}
+	return fmt.Errorf("the answer has no eviction of the pods of %s: %+v", owner, rep.Pods)
+}
+
+func (w *world) whatIfAPIRefused(ctx context.Context, since, grace, field string) error {
+	from, err := w.at(since)
+	if err != nil {
+		return err
+	}
+	code, body, err := w.askWhatIfAPI(ctx, map[string]any{
+		"since":    from.UTC().Format(time.RFC3339),
+		"settings": map[string]any{"nodeMonitorGracePeriod": grace},
+	})
+	if err != nil {
+		return err
+	}
+	if code != http.StatusBadRequest || !strings.Contains(string(body), `"field":"`+field+`"`) {
+		return fmt.Errorf("herd's API answers %d %s: want 400 naming %s", code, body, field)
+	}
+	return nil
+}
