@@ -94,3 +94,22 @@ func TestPodDisruptionBudgetLogReplays(t *testing.T) {
 	replayFixture(t, "testdata/poddisruptionbudget_log_v1.json", EvolvePodDisruptionBudget,
 		func(b PodDisruptionBudget, rv int64) PodDisruptionBudget { b.ResourceVersion = rv; return b })
 }
+
+// TestDaemonSetLogReplays replays DaemonSet events as herd wrote them
+// before DaemonSets moved onto the object model: every event type, a
+// template change (a new template generation) and a spec change that is
+// not one, a foreground deletion and an orphaning one, each tombstone
+// keeping the UID the garbage collector looks its pods up by.
+func TestDaemonSetLogReplays(t *testing.T) {
+	replayFixture(t, "testdata/daemonset_log_v1.json", EvolveDaemonSet,
+		func(ds DaemonSet, rv int64) DaemonSet { ds.ResourceVersion = rv; return ds })
+}
+
+// TestJobLogReplays replays Job events as herd wrote them before Jobs
+// moved onto the object model: every event type, pods counted and
+// forgotten (the Job's tracking beside its status), a foreground deletion
+// and an orphaning one.
+func TestJobLogReplays(t *testing.T) {
+	replayFixture(t, "testdata/job_log_v1.json", EvolveJob,
+		func(j Job, rv int64) Job { j.ResourceVersion = rv; return j })
+}
