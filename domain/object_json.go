@@ -45,6 +45,7 @@ type objectWire struct {
 	DeletionRequestedAt        *time.Time        `json:"deletionRequestedAt"`
 	DeletionGracePeriodSeconds *int64            `json:"deletionGracePeriodSeconds"`
 	Deleted                    bool              `json:"deleted"`
+	Orphan                     bool              `json:"orphan"`
 	Version                    int64             `json:"version"`
 	ResourceVersion            int64             `json:"resourceVersion"`
 	Changed                    []string          `json:"changed"`
@@ -52,15 +53,24 @@ type objectWire struct {
 }
 
 // MarshalJSON writes the object as its kind's view row (ObjectLayout.State).
-func (o Object[S, St]) MarshalJSON() ([]byte, error) {
+func (o Object[S, St]) MarshalJSON() ([]byte, error) { return marshalObject(o, nil) }
+
+// marshalObject writes o as its kind's view row, with the fields a kind
+// keeps beside the object (a DaemonSet's template generation) in own,
+// by the names its layout gives them.
+func marshalObject[S Spec[S, St], St any](o Object[S, St], own map[string]any) ([]byte, error) {
 	l := kindOf[S, St]().Layout
-	return marshalLayout(l.State, l.InlineSpec, map[string]any{
+	values := map[string]any{
 		"namespace": o.Namespace, "name": o.Name, "uid": o.UID,
 		"labels": o.Labels, "annotations": o.Annotations, "finalizers": o.Finalizers, "owners": o.Owners,
 		"spec": o.Spec, "status": o.Status, "generation": o.Generation, "createdAt": o.CreatedAt,
 		"deletionRequestedAt": o.DeletionRequestedAt, "deletionGracePeriodSeconds": o.DeletionGracePeriodSeconds,
-		"deleted": o.Deleted, "version": o.Version, "resourceVersion": o.ResourceVersion,
-	})
+		"deleted": o.Deleted, "orphan": o.Orphan, "version": o.Version, "resourceVersion": o.ResourceVersion,
+	}
+	for k, v := range own {
+		values[k] = v
+	}
+	return marshalLayout(l.State, l.InlineSpec, values)
 }
 
 // UnmarshalJSON reads a view row MarshalJSON (or an earlier herd) wrote.
@@ -86,7 +96,7 @@ func (o *Object[S, St]) UnmarshalJSON(data []byte) error {
 			DeletionRequestedAt: w.DeletionRequestedAt, DeletionGracePeriodSeconds: w.DeletionGracePeriodSeconds,
 		},
 		Spec: spec, Status: status,
-		Deleted: w.Deleted, Version: w.Version, ResourceVersion: w.ResourceVersion,
+		Deleted: w.Deleted, Orphan: w.Orphan, Version: w.Version, ResourceVersion: w.ResourceVersion,
 	}
 	return nil
 }
@@ -181,13 +191,32 @@ func (e *ObjectOwnersChanged[S, St]) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON writes {"at": ...}, as every kind's deletion did.
+// MarshalJSON writes {"at": ...}, as every kind's deletion did, with
+// "orphan": true first for one that orphaned its dependents.
 func (e ObjectDeleted[S, St]) MarshalJSON() ([]byte, error) {
+	return marshalLayout([]string{"orphan,omitempty", "at"}, false, map[string]any{"orphan": e.Orphan, "at": e.At})
+}
+
+// UnmarshalJSON reads {"orphan": ..., "at": ...}.
+func (e *ObjectDeleted[S, St]) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Orphan bool      `json:"orphan"`
+		At     time.Time `json:"at"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*e = ObjectDeleted[S, St]{Orphan: w.Orphan, At: w.At}
+	return nil
+}
+
+// MarshalJSON writes {"at": ...}.
+func (e ObjectDeletionRequested[S, St]) MarshalJSON() ([]byte, error) {
 	return marshalLayout([]string{"at"}, false, map[string]any{"at": e.At})
 }
 
 // UnmarshalJSON reads {"at": ...}.
-func (e *ObjectDeleted[S, St]) UnmarshalJSON(data []byte) error {
+func (e *ObjectDeletionRequested[S, St]) UnmarshalJSON(data []byte) error {
 	var w struct {
 		At time.Time `json:"at"`
 	}

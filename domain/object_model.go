@@ -20,6 +20,10 @@ type Object[S Spec[S, St], St any] struct {
 	// tombstone so that the stream version survives a later creation
 	// under the same name; gets and lists never show it.
 	Deleted bool
+	// Orphan says, on the tombstone of a kind with dependents (see
+	// ObjectKind.DeletionRequested), that they were to stay, their
+	// reference to it taken off, rather than be deleted after it.
+	Orphan bool
 	// Version is the number of events in the object's stream: the
 	// expected version of the next append. 0 means herd never saw it.
 	Version int64
@@ -53,6 +57,13 @@ type ObjectKind[S, St any] struct {
 	// new status and for new owner references (empty for a kind without
 	// them).
 	StatusRecorded, OwnersChanged string
+	// DeletionRequested is the kind's event type for a deletion in the
+	// foreground, for a kind whose objects own dependents (a DaemonSet's
+	// pods); empty for the others. Such a kind's delete takes a
+	// Propagation (decideDeleteDependents), and its tombstone keeps its
+	// UID and whether its dependents were orphaned, which the garbage
+	// collector finds them by.
+	DeletionRequested string
 	// Layout is the JSON of the kind's state and of each of its events:
 	// the fields in order, as a struct's tags would say them
 	// ("uid,omitempty"). See objectLayout.
@@ -80,6 +91,9 @@ type Strategy[S, St any] struct {
 	// the kind restricts further); the model checks names, labels and
 	// annotations itself.
 	Validate func(meta ObjectMeta, spec S) []FieldError
+	// ValidateCreate checks what only a create is refused for, before
+	// Validate (optional): a Job's selector that herd generated.
+	ValidateCreate func(meta ObjectMeta, spec S) []FieldError
 	// ValidateUpdate checks an update of old to spec (optional; Validate
 	// runs on the new spec either way): what the kind lets change.
 	ValidateUpdate func(oldMeta ObjectMeta, oldSpec S, meta ObjectMeta, spec S) []FieldError
@@ -135,8 +149,16 @@ type ObjectOwnersChanged[S Spec[S, St], St any] struct {
 	At     time.Time
 }
 
-// ObjectDeleted records that an object was removed.
+// ObjectDeleted records that an object was removed; Orphan, for a kind
+// with dependents, that they stay, their reference to it taken off.
 type ObjectDeleted[S Spec[S, St], St any] struct {
+	Orphan bool
+	At     time.Time
+}
+
+// ObjectDeletionRequested records a deletion in the foreground of an
+// object with dependents: it stays, being deleted, until they are gone.
+type ObjectDeletionRequested[S Spec[S, St], St any] struct {
 	At time.Time
 }
 
@@ -148,6 +170,10 @@ func (ObjectUpdated[S, St]) EventType() string { return kindOf[S, St]().Updated 
 
 // EventType implements Event: the kind's own name for a deletion.
 func (ObjectDeleted[S, St]) EventType() string { return kindOf[S, St]().Deleted }
+
+// EventType implements Event: the kind's own name for a deletion in the
+// foreground.
+func (ObjectDeletionRequested[S, St]) EventType() string { return kindOf[S, St]().DeletionRequested }
 
 // EventType implements Event: the kind's own name for a new status.
 func (ObjectStatusRecorded[S, St]) EventType() string { return kindOf[S, St]().StatusRecorded }
@@ -186,6 +212,9 @@ func decideCreate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 	}
 	errs := objectNameProblems(meta.Namespace, meta.Name)
 	errs = append(errs, metadataProblems(meta.Labels, meta.Annotations)...)
+	if st.ValidateCreate != nil {
+		errs = append(errs, st.ValidateCreate(meta, spec)...)
+	}
 	if st.Validate != nil {
 		errs = append(errs, st.Validate(meta, spec)...)
 	}
@@ -262,6 +291,39 @@ func decideDelete[S Spec[S, St], St any](o Object[S, St], resourceVersion int64,
 	return []Event{ObjectDeleted[S, St]{At: now}}, nil
 }
 
+// decideDeleteDependents is the delete of a kind whose objects own
+// dependents (see ObjectKind.DeletionRequested), conditional on
+// resourceVersion when it is not 0: deleted now, the dependents after it
+// (Background) or left without it (Orphan), or kept, being deleted, until
+// they are gone (Foreground). A deletion already under way in the
+// foreground records nothing more.
+func decideDeleteDependents[S Spec[S, St], St any](o Object[S, St], resourceVersion int64, p Propagation, now time.Time) ([]Event, error) {
+	if err := requireObject(o); err != nil {
+		return nil, err
+	}
+	if resourceVersion != 0 && resourceVersion != o.ResourceVersion {
+		return nil, StaleObject(kindOf[S, St]().Resource, o.Name)
+	}
+	switch decideDeletion(p, o.DeletionRequestedAt != nil) {
+	case deletionRequested:
+		return []Event{ObjectDeletionRequested[S, St]{At: now}}, nil
+	case deletionNow:
+		return []Event{ObjectDeleted[S, St]{At: now}}, nil
+	case deletionOrphaning:
+		return []Event{ObjectDeleted[S, St]{Orphan: true, At: now}}, nil
+	}
+	return nil, nil
+}
+
+// decideFinishDeletion deletes an object being deleted in the
+// foreground, once its dependents are gone; of any other it does nothing.
+func decideFinishDeletion[S Spec[S, St], St any](o Object[S, St], now time.Time) ([]Event, error) {
+	if !o.Exists() || o.DeletionRequestedAt == nil {
+		return nil, nil
+	}
+	return []Event{ObjectDeleted[S, St]{At: now}}, nil
+}
+
 // decideRecordStatus is the write of a status (a controller's, or a
 // client's through the status subresource) of every kind on the model,
 // conditional on resourceVersion when it is not 0; the same status again
@@ -323,13 +385,21 @@ func evolveObject[S Spec[S, St], St any](o Object[S, St], e Event) (out Object[S
 		o.Owners = cloneSlice(e.Owners)
 		o.Version++
 		return o, true
+	case ObjectDeletionRequested[S, St]:
+		o.DeletionRequestedAt = timePtr(e.At)
+		o.Version++
+		return o, true
 	case ObjectDeleted[S, St]:
-		return Object[S, St]{
+		out := Object[S, St]{
 			ObjectMeta:      ObjectMeta{Namespace: o.Namespace, Name: o.Name},
 			Deleted:         true,
 			Version:         o.Version + 1,
 			ResourceVersion: o.ResourceVersion,
-		}, true
+		}
+		if kindOf[S, St]().DeletionRequested != "" {
+			out.UID, out.Orphan = o.UID, e.Orphan
+		}
+		return out, true
 	}
 	return o, false
 }

@@ -32,8 +32,8 @@ type ReleaseDaemonSet struct {
 }
 
 func (c ReleaseDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	if !ds.Exists() {
-		return nil, daemonSetNotFound(ds)
+	if err := requireObject(ds.Object); err != nil {
+		return nil, err
 	}
 	owners, ok := withoutOwner(ds.Owners, c.UID)
 	if !ok {
