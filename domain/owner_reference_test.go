@@ -13,7 +13,7 @@ func TestControllersBlockOwnerDeletion(t *testing.T) {
 	}{
 		{"ReplicaSet", ReplicaSet{Name: "web-1", UID: "u"}.OwnerReference()},
 		{"Deployment", Deployment{Name: "web", UID: "u"}.OwnerReference()},
-		{"Job", Job{Name: "pi", UID: "u"}.OwnerReference()},
+		{"Job", Job{Object: Object[JobSpec, JobStatus]{ObjectMeta: ObjectMeta{Name: "pi", UID: "u"}}}.OwnerReference()},
 		{"DaemonSet", DaemonSet{Object: Object[DaemonSetSpec, DaemonSetStatus]{ObjectMeta: ObjectMeta{Name: "logs", UID: "u"}}}.OwnerReference()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
