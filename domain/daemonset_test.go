@@ -52,6 +52,7 @@ func TestDecideDaemonSet(t *testing.T) {
 	newImage.Template.Spec.Containers[0].Image = "fluent-bit:4"
 	slower := sampleDSSpec()
 	slower.MinReadySeconds = 10
+	deleting := EvolveDaemonSet(ds, DaemonSetDeletionRequested{At: at(1)})
 	otherSelector := sampleDSSpec()
 	otherSelector.Selector = LabelSelector{MatchLabels: map[string]string{"tier": "node"}}
 	mismatched := sampleDSSpec()
@@ -104,6 +105,10 @@ func TestDecideDaemonSet(t *testing.T) {
 		{"delete in the foreground", ds, DeleteDaemonSet{Propagation: PropagateForeground}, []Event{DaemonSetDeletionRequested{At: at(2)}}, nil},
 		{"delete orphaning", ds, DeleteDaemonSet{Propagation: PropagateOrphan}, []Event{DaemonSetDeleted{Orphan: true, At: at(2)}}, nil},
 		{"finish no deletion", ds, FinishDaemonSetDeletion{}, nil, nil},
+		{"a stale delete", ds, DeleteDaemonSet{ResourceVersion: 6}, nil, ErrConflict},
+		{"delete at the resourceVersion", ds, DeleteDaemonSet{ResourceVersion: 7}, []Event{DaemonSetDeleted{At: at(2)}}, nil},
+		{"delete again while deleting in the foreground", deleting, DeleteDaemonSet{Propagation: PropagateOrphan}, nil, nil},
+		{"finish a deletion in the foreground", deleting, FinishDaemonSetDeletion{}, []Event{DaemonSetDeleted{At: at(2)}}, nil},
 		{"delete of nothing", DaemonSet{Object: Object[DaemonSetSpec, DaemonSetStatus]{ObjectMeta: ObjectMeta{Name: "gone"}}}, DeleteDaemonSet{}, nil, ErrNotFound},
 	}
 	for _, tt := range tests {
