@@ -196,7 +196,7 @@ func (s JobStatus) FinishedAt() time.Time {
 // whose status does not change keeps its transition time, as Kubernetes
 // keeps it, and a new one is added after the others.
 func (s JobStatus) WithCondition(c JobCondition, now time.Time) JobStatus {
-	out := s.clone()
+	out := deepCopy(s)
 	c.LastProbeTime, c.LastTransitionTime = now, now
 	for i, old := range out.Conditions {
 		if old.Type != c.Type {
@@ -213,12 +213,6 @@ func (s JobStatus) WithCondition(c JobCondition, now time.Time) JobStatus {
 	}
 	out.Conditions = append(out.Conditions, c)
 	return out
-}
-
-func (s JobStatus) clone() JobStatus {
-	c := s
-	c.Conditions = cloneSlice(s.Conditions)
-	return c
 }
 
 // ActiveJob reports whether the pod counts among its node's active jobs,

@@ -93,7 +93,7 @@ func EvolveJob(j Job, e Event) Job {
 	if !ok {
 		return j
 	}
-	j.Status = j.Status.clone()
+	j.Status = deepCopy(j.Status)
 	j.Status.Succeeded += int32(len(e2.Succeeded)) //nolint:gosec // a Job counts far fewer pods than 2^31
 	j.Status.Failed += int32(len(e2.Failed))       //nolint:gosec // likewise
 	t := j.Tracking
