@@ -1,44 +1,25 @@
 package domain
 
 import (
+	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 )
 
 // DaemonSet is the DaemonSet aggregate (apps/v1): one pod made from
 // Template on every node that fits it. The daemonset reconciler acts on
 // it; the view stores it as its row, so it is also the aggregate's
-// snapshot.
+// snapshot. It is a kind on the object model (see Object): a change of
+// its spec is a new generation, which Status.ObservedGeneration says the
+// reconciler acted on; its deletion takes a propagation for its pods.
 type DaemonSet struct {
-	Namespace   string            `json:"namespace"`
-	Name        string            `json:"name"`
-	UID         string            `json:"uid,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Owners      []OwnerReference  `json:"owners,omitempty"`
-	Spec        DaemonSetSpec     `json:"spec"`
-	Status      DaemonSetStatus   `json:"status"`
-	// Generation counts the changes to Spec, as metadata.generation does;
-	// Status.ObservedGeneration says which the reconciler last acted on.
-	Generation int64 `json:"generation"`
+	Object[DaemonSetSpec, DaemonSetStatus]
 	// TemplateGeneration counts the changes to Spec.Template alone, as
 	// kube-apiserver's deprecated.daemonset.template.generation
 	// annotation does; each pod carries the one it was made from as its
-	// pod-template-generation label.
-	TemplateGeneration int64     `json:"templateGeneration"`
-	CreatedAt          time.Time `json:"createdAt"`
-	// DeletionRequestedAt is when a deletion in the foreground was asked
-	// for: the DaemonSet stays until its pods are gone.
-	DeletionRequestedAt *time.Time `json:"deletionRequestedAt,omitempty"`
-	// Deleted marks a DaemonSet removed; the row stays as a tombstone,
-	// with the UID it had and whether its pods were to be orphaned.
-	Deleted bool `json:"deleted,omitempty"`
-	Orphan  bool `json:"orphan,omitempty"`
-	// Version is the number of events in the stream; ResourceVersion the
-	// log position of the last, set by the projection.
-	Version         int64 `json:"version"`
-	ResourceVersion int64 `json:"resourceVersion"`
+	// pod-template-generation label. It is the DaemonSet's own, beside
+	// the object.
+	TemplateGeneration int64
 }
 
 // DaemonSetSpec is what a DaemonSet asks for.
@@ -108,52 +89,40 @@ type DaemonSetStatus struct {
 	NumberUnavailable int32 `json:"numberUnavailable,omitempty"`
 }
 
-// Exists reports whether the DaemonSet was created and not deleted.
-func (ds DaemonSet) Exists() bool { return ds.Version > 0 && !ds.Deleted }
-
-// Key names the DaemonSet.
-func (ds DaemonSet) Key() Key { return Key{Namespace: ds.Namespace, Name: ds.Name} }
-
 // String is "namespace/name", as logs name the DaemonSet.
 func (ds DaemonSet) String() string { return fmt.Sprintf("%s/%s", ds.Namespace, ds.Name) }
 
 // KindDaemonSet is the kind an owner reference names a DaemonSet by.
 const KindDaemonSet = "DaemonSet"
 
-// Owns reports whether pod p is the DaemonSet's: its controller owner
-// reference names this DaemonSet by UID.
-func (ds DaemonSet) Owns(p Pod) bool {
-	return slices.ContainsFunc(p.Owners, func(o OwnerReference) bool {
-		return o.Controller && o.Kind == KindDaemonSet && o.UID == ds.UID
-	})
-}
-
-// OwnerReference is how the DaemonSet's pods name it: their
-// controller, blocking its deletion in the foreground, as Kubernetes'
-// controllers write it.
-func (ds DaemonSet) OwnerReference() OwnerReference {
-	return OwnerReference{APIVersion: "apps/v1", Kind: KindDaemonSet, Name: ds.Name, UID: ds.UID, Controller: true, BlockOwnerDeletion: true}
-}
-
 // DaemonSetStream is the name of the log stream of a DaemonSet.
 func DaemonSetStream(namespace, name string) string {
 	return DaemonSetAggregate.Stream(namespace + "/" + name)
 }
 
-// DaemonSetCreated records a DaemonSet's creation.
-type DaemonSetCreated struct {
-	Namespace   string            `json:"namespace"`
-	Name        string            `json:"name"`
-	UID         string            `json:"uid"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Owners      []OwnerReference  `json:"owners,omitempty"`
-	Spec        DaemonSetSpec     `json:"spec"`
-	At          time.Time         `json:"at"`
-}
+// The DaemonSet's events, under the names they have always had in the
+// log.
+type (
+	// DaemonSetCreated records a DaemonSet's creation.
+	DaemonSetCreated = ObjectCreated[DaemonSetSpec, DaemonSetStatus]
+	// DaemonSetStatusRecorded records what the reconciler saw of the
+	// DaemonSet's nodes and pods.
+	DaemonSetStatusRecorded = ObjectStatusRecorded[DaemonSetSpec, DaemonSetStatus]
+	// DaemonSetOwnersChanged records the DaemonSet's new owner
+	// references.
+	DaemonSetOwnersChanged = ObjectOwnersChanged[DaemonSetSpec, DaemonSetStatus]
+	// DaemonSetDeletionRequested records a deletion in the foreground:
+	// the DaemonSet stays, being deleted, until its pods are gone.
+	DaemonSetDeletionRequested = ObjectDeletionRequested[DaemonSetSpec, DaemonSetStatus]
+	// DaemonSetDeleted records a DaemonSet's deletion; Orphan says its
+	// pods stay, their reference to it taken off.
+	DaemonSetDeleted = ObjectDeleted[DaemonSetSpec, DaemonSetStatus]
+)
 
 // DaemonSetChanged records a new spec, labels or annotations; Generation
-// and TemplateGeneration are the DaemonSet's afterwards.
+// and TemplateGeneration are the DaemonSet's afterwards. It is the
+// object model's update with the DaemonSet's template generation beside
+// it, which its payload has always carried.
 type DaemonSetChanged struct {
 	Labels             map[string]string `json:"labels,omitempty"`
 	Annotations        map[string]string `json:"annotations,omitempty"`
@@ -163,51 +132,36 @@ type DaemonSetChanged struct {
 	At                 time.Time         `json:"at"`
 }
 
-// DaemonSetStatusRecorded records what the reconciler saw of the
-// DaemonSet's nodes and pods.
-type DaemonSetStatusRecorded struct {
-	Status DaemonSetStatus `json:"status"`
-	At     time.Time       `json:"at"`
+// EventType implements Event.
+func (DaemonSetChanged) EventType() string { return daemonSetKind.Updated }
+
+// daemonSetKind is what is the DaemonSet's own on the object model.
+var daemonSetKind = &ObjectKind[DaemonSetSpec, DaemonSetStatus]{
+	Kind: KindDaemonSet, Resource: "daemonsets.apps",
+	Created: "DaemonSetCreated", Updated: "DaemonSetChanged", Deleted: "DaemonSetDeleted",
+	StatusRecorded: "DaemonSetStatusRecorded", OwnersChanged: "DaemonSetOwnersChanged",
+	DeletionRequested: "DaemonSetDeletionRequested",
+	APIVersion:        "apps/v1", OwnsDependents: true,
+	Layout: ObjectLayout{
+		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
+			"spec", "status", "generation", "templateGeneration", "createdAt", "deletionRequestedAt,omitempty",
+			"deleted,omitempty", "orphan,omitempty", "version", "resourceVersion"},
+		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+	},
+	Strategy: Strategy[DaemonSetSpec, DaemonSetStatus]{
+		Validate: func(_ ObjectMeta, s DaemonSetSpec) []FieldError { return daemonSetSpecProblems(s) },
+		ValidateUpdate: func(_ ObjectMeta, old DaemonSetSpec, _ ObjectMeta, s DaemonSetSpec) []FieldError {
+			if semanticEqual(old.Selector, s.Selector) {
+				return nil
+			}
+			return []FieldError{{Field: "spec.selector", Reason: "Invalid value: field is immutable"}}
+		},
+		SpecChangeBumpsGeneration: true,
+	},
 }
 
-// DaemonSetDeleted records a DaemonSet's deletion; Orphan says its pods
-// stay, their reference to it taken off.
-type DaemonSetDeleted struct {
-	Orphan bool      `json:"orphan,omitempty"`
-	At     time.Time `json:"at"`
-}
-
-// DaemonSetDeletionRequested records a deletion in the foreground: the
-// DaemonSet stays, being deleted, until its pods are gone.
-type DaemonSetDeletionRequested struct {
-	At time.Time `json:"at"`
-}
-
-// EventType implements Event.
-func (DaemonSetCreated) EventType() string { return "DaemonSetCreated" }
-
-// EventType implements Event.
-func (DaemonSetChanged) EventType() string { return "DaemonSetChanged" }
-
-// EventType implements Event.
-func (DaemonSetStatusRecorded) EventType() string { return "DaemonSetStatusRecorded" }
-
-// EventType implements Event.
-func (DaemonSetDeleted) EventType() string { return "DaemonSetDeleted" }
-
-// EventType implements Event.
-func (DaemonSetDeletionRequested) EventType() string { return "DaemonSetDeletionRequested" }
-
-// DaemonSetOwnersChanged records the DaemonSet's new owner references: one
-// taken off by the garbage collector, its owner deleted with its
-// dependents orphaned or waiting for them while another owner keeps it.
-type DaemonSetOwnersChanged struct {
-	Owners []OwnerReference `json:"owners,omitempty"`
-	At     time.Time        `json:"at"`
-}
-
-// EventType implements Event.
-func (DaemonSetOwnersChanged) EventType() string { return "DaemonSetOwnersChanged" }
+func (DaemonSetSpec) objectKind() *ObjectKind[DaemonSetSpec, DaemonSetStatus] { return daemonSetKind }
 
 // DaemonSetAggregate is the DaemonSet in the log: streams
 // "daemonset/NAMESPACE/NAME".
@@ -221,39 +175,51 @@ var DaemonSetAggregate = defineNamespacedAggregate("daemonset",
 )
 
 // EvolveDaemonSet folds one event into the DaemonSet; it never mutates
-// ds.
+// ds. The object model folds its events; the DaemonSet keeps its
+// template generation: 1 when created, as its changes say after.
 func EvolveDaemonSet(ds DaemonSet, e Event) DaemonSet {
-	ds.Version++
-	switch e := e.(type) {
+	if c, ok := e.(DaemonSetChanged); ok {
+		ds.Object, _ = evolveObject(ds.Object, ObjectUpdated[DaemonSetSpec, DaemonSetStatus]{
+			Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec, Generation: c.Generation, At: c.At,
+		})
+		ds.TemplateGeneration = c.TemplateGeneration
+		return ds
+	}
+	out, ok := evolveObject(ds.Object, e)
+	if !ok {
+		ds.Version++
+		return ds
+	}
+	ds.Object = out
+	switch e.(type) {
 	case DaemonSetCreated:
-		return DaemonSet{
-			Namespace: e.Namespace, Name: e.Name, UID: e.UID,
-			Labels: cloneStrings(e.Labels), Annotations: cloneStrings(e.Annotations), Owners: slices.Clone(e.Owners),
-			Spec: e.Spec.clone(), Generation: 1, TemplateGeneration: 1, CreatedAt: e.At,
-			Version: ds.Version, ResourceVersion: ds.ResourceVersion,
-		}
-	case DaemonSetChanged:
-		ds.Labels, ds.Annotations = cloneStrings(e.Labels), cloneStrings(e.Annotations)
-		ds.Spec, ds.Generation, ds.TemplateGeneration = e.Spec.clone(), e.Generation, e.TemplateGeneration
-	case DaemonSetStatusRecorded:
-		ds.Status = e.Status
-	case DaemonSetDeletionRequested:
-		ds.DeletionRequestedAt = timePtr(e.At)
-	case DaemonSetOwnersChanged:
-		ds.Owners = slices.Clone(e.Owners)
+		ds.TemplateGeneration = 1
 	case DaemonSetDeleted:
-		return DaemonSet{Namespace: ds.Namespace, Name: ds.Name, UID: ds.UID, Deleted: true, Orphan: e.Orphan, Version: ds.Version, ResourceVersion: ds.ResourceVersion}
+		ds.TemplateGeneration = 0
 	}
 	return ds
 }
 
-func (s DaemonSetSpec) clone() DaemonSetSpec {
-	c := s
-	c.Selector = s.Selector.clone()
-	c.Template = s.Template.clone()
-	if s.UpdateStrategy.RollingUpdate != nil {
-		ru := *s.UpdateStrategy.RollingUpdate
-		c.UpdateStrategy.RollingUpdate = &ru
-	}
-	return c
+// MarshalJSON writes the DaemonSet as its view row: the object's, with
+// its template generation after its generation.
+func (ds DaemonSet) MarshalJSON() ([]byte, error) {
+	return marshalObject(ds.Object, map[string]any{"templateGeneration": ds.TemplateGeneration})
 }
+
+// UnmarshalJSON reads a view row MarshalJSON (or an earlier herd) wrote.
+func (ds *DaemonSet) UnmarshalJSON(data []byte) error {
+	var own struct {
+		TemplateGeneration int64 `json:"templateGeneration"`
+	}
+	if err := ds.Object.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, &own); err != nil {
+		return err
+	}
+	ds.TemplateGeneration = own.TemplateGeneration
+	return nil
+}
+
+// Clone returns a deep copy: no map, slice or pointer is shared with ds.
+func (ds DaemonSet) Clone() DaemonSet { return deepCopy(ds) }

@@ -2,7 +2,6 @@ package domain
 
 import (
 	"fmt"
-	"maps"
 	"strconv"
 	"time"
 )
@@ -22,21 +21,6 @@ func DecideDaemonSet(ds DaemonSet, cmd DaemonSetCommand, now time.Time) ([]Event
 	return cmd.decideDaemonSet(ds, now.UTC())
 }
 
-// daemonSetNotFound is the refusal of a command on a DaemonSet that does
-// not exist.
-func daemonSetNotFound(ds DaemonSet) error {
-	return fmt.Errorf("daemonsets.apps %q not found: %w", ds.Name, ErrNotFound)
-}
-
-// staleDaemonSet refuses a write based on resourceVersion rv when ds is
-// at another.
-func staleDaemonSet(ds DaemonSet, rv int64) error {
-	if rv == 0 || rv == ds.ResourceVersion {
-		return nil
-	}
-	return StaleObject("daemonsets.apps", ds.Name)
-}
-
 // CreateDaemonSet creates a DaemonSet, as kubectl create -f does.
 type CreateDaemonSet struct {
 	Namespace   string
@@ -49,20 +33,8 @@ type CreateDaemonSet struct {
 }
 
 func (c CreateDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	errs := objectNameProblems(c.Namespace, c.Name)
-	errs = append(errs, metadataProblems(c.Labels, c.Annotations)...)
-	errs = append(errs, daemonSetSpecProblems(c.Spec)...)
-	if err := invalid("DaemonSet", c.Name, errs); err != nil {
-		return nil, err
-	}
-	if ds.Exists() {
-		return nil, fmt.Errorf("daemonsets.apps %q already exists: %w", c.Name, ErrAlreadyExists)
-	}
-	return []Event{DaemonSetCreated{
-		Namespace: c.Namespace, Name: c.Name, UID: c.UID,
-		Labels: cloneStrings(c.Labels), Annotations: cloneStrings(c.Annotations), Owners: cloneSlice(c.Owners),
-		Spec: c.Spec.clone(), At: now,
-	}}, nil
+	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners}
+	return decideCreate(ds.Object, meta, c.Spec, now)
 }
 
 // UpdateDaemonSet makes a DaemonSet's labels, annotations and spec those
@@ -78,34 +50,17 @@ type UpdateDaemonSet struct {
 }
 
 func (c UpdateDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	if !ds.Exists() {
-		return nil, daemonSetNotFound(ds)
-	}
-	if err := staleDaemonSet(ds, c.ResourceVersion); err != nil {
+	evs, err := decideUpdate(ds.Object, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, c.ResourceVersion, now)
+	if err != nil || len(evs) == 0 {
 		return nil, err
 	}
-	errs := metadataProblems(c.Labels, c.Annotations)
-	errs = append(errs, daemonSetSpecProblems(c.Spec)...)
-	if !c.Spec.Selector.equal(ds.Spec.Selector) {
-		errs = append(errs, FieldError{Field: "spec.selector", Reason: "Invalid value: field is immutable"})
-	}
-	if err := invalid("DaemonSet", ds.Name, errs); err != nil {
-		return nil, err
-	}
-	specChanged := !c.Spec.equal(ds.Spec)
-	if !specChanged && maps.Equal(c.Labels, ds.Labels) && maps.Equal(c.Annotations, ds.Annotations) {
-		return nil, nil
-	}
-	gen, tgen := ds.Generation, ds.TemplateGeneration
-	if specChanged {
-		gen++
-	}
-	if !c.Spec.Template.equal(ds.Spec.Template) {
+	u := evs[0].(ObjectUpdated[DaemonSetSpec, DaemonSetStatus])
+	tgen := ds.TemplateGeneration
+	if !semanticEqual(ds.Spec.Template, c.Spec.Template) {
 		tgen++
 	}
 	return []Event{DaemonSetChanged{
-		Labels: cloneStrings(c.Labels), Annotations: cloneStrings(c.Annotations), Spec: c.Spec.clone(),
-		Generation: gen, TemplateGeneration: tgen, At: now,
+		Labels: u.Labels, Annotations: u.Annotations, Spec: u.Spec, Generation: u.Generation, TemplateGeneration: tgen, At: now,
 	}}, nil
 }
 
@@ -116,13 +71,7 @@ type RecordDaemonSetStatus struct {
 }
 
 func (c RecordDaemonSetStatus) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	if !ds.Exists() {
-		return nil, daemonSetNotFound(ds)
-	}
-	if c.Status == ds.Status {
-		return nil, nil
-	}
-	return []Event{DaemonSetStatusRecorded{Status: c.Status, At: now}}, nil
+	return decideRecordStatus(ds.Object, c.Status, 0, now)
 }
 
 // DeleteDaemonSet deletes a DaemonSet, conditional on ResourceVersion
@@ -134,21 +83,7 @@ type DeleteDaemonSet struct {
 }
 
 func (c DeleteDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	if !ds.Exists() {
-		return nil, daemonSetNotFound(ds)
-	}
-	if err := staleDaemonSet(ds, c.ResourceVersion); err != nil {
-		return nil, err
-	}
-	switch decideDeletion(c.Propagation, ds.DeletionRequestedAt != nil) {
-	case deletionRequested:
-		return []Event{DaemonSetDeletionRequested{At: now}}, nil
-	case deletionNow:
-		return []Event{DaemonSetDeleted{At: now}}, nil
-	case deletionOrphaning:
-		return []Event{DaemonSetDeleted{Orphan: true, At: now}}, nil
-	}
-	return nil, nil
+	return decidePropagatedDelete(ds.Object, c.ResourceVersion, c.Propagation, now)
 }
 
 // FinishDaemonSetDeletion deletes a DaemonSet being deleted in the
@@ -156,10 +91,7 @@ func (c DeleteDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, 
 type FinishDaemonSetDeletion struct{}
 
 func (FinishDaemonSetDeletion) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	if !ds.Exists() || ds.DeletionRequestedAt == nil {
-		return nil, nil
-	}
-	return []Event{DaemonSetDeleted{At: now}}, nil
+	return decideFinishDeletion(ds.Object, now), nil
 }
 
 // daemonSetSpecProblems checks a DaemonSet's spec as kube-apiserver does:
@@ -225,14 +157,4 @@ func (u DaemonSetUpdateStrategy) problems() []FieldError {
 		errs = append(errs, FieldError{Field: path + ".rollingUpdate.maxUnavailable", Reason: "Required value: cannot be 0 when maxSurge is 0"})
 	}
 	return errs
-}
-
-// equal reports whether two specs say the same.
-func (s DaemonSetSpec) equal(o DaemonSetSpec) bool {
-	if (s.UpdateStrategy.RollingUpdate == nil) != (o.UpdateStrategy.RollingUpdate == nil) ||
-		s.UpdateStrategy.RollingUpdate != nil && *s.UpdateStrategy.RollingUpdate != *o.UpdateStrategy.RollingUpdate {
-		return false
-	}
-	return s.UpdateStrategy.Type == o.UpdateStrategy.Type && s.MinReadySeconds == o.MinReadySeconds &&
-		s.RevisionHistoryLimit == o.RevisionHistoryLimit && s.Selector.equal(o.Selector) && s.Template.equal(o.Template)
 }

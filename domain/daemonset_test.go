@@ -52,6 +52,7 @@ func TestDecideDaemonSet(t *testing.T) {
 	newImage.Template.Spec.Containers[0].Image = "fluent-bit:4"
 	slower := sampleDSSpec()
 	slower.MinReadySeconds = 10
+	deleting := EvolveDaemonSet(ds, DaemonSetDeletionRequested{At: at(1)})
 	otherSelector := sampleDSSpec()
 	otherSelector.Selector = LabelSelector{MatchLabels: map[string]string{"tier": "node"}}
 	mismatched := sampleDSSpec()
@@ -95,7 +96,7 @@ func TestDecideDaemonSet(t *testing.T) {
 		{"the same again", ds, UpdateDaemonSet{Spec: sampleDSSpec()}, nil, nil},
 		{"the selector is immutable", ds, UpdateDaemonSet{Spec: otherSelector}, nil, ErrInvalid},
 		{"a stale update", ds, UpdateDaemonSet{Spec: newImage, ResourceVersion: 6}, nil, ErrConflict},
-		{"update of nothing", DaemonSet{Name: "gone"}, UpdateDaemonSet{Spec: sampleDSSpec()}, nil, ErrNotFound},
+		{"update of nothing", DaemonSet{Object: Object[DaemonSetSpec, DaemonSetStatus]{ObjectMeta: ObjectMeta{Name: "gone"}}}, UpdateDaemonSet{Spec: sampleDSSpec()}, nil, ErrNotFound},
 		{"status", ds, RecordDaemonSetStatus{Status: DaemonSetStatus{DesiredNumberScheduled: 3, ObservedGeneration: 1}},
 			[]Event{DaemonSetStatusRecorded{Status: DaemonSetStatus{DesiredNumberScheduled: 3, ObservedGeneration: 1}, At: at(2)}}, nil},
 		{"the same status", ds, RecordDaemonSetStatus{}, nil, nil},
@@ -104,7 +105,11 @@ func TestDecideDaemonSet(t *testing.T) {
 		{"delete in the foreground", ds, DeleteDaemonSet{Propagation: PropagateForeground}, []Event{DaemonSetDeletionRequested{At: at(2)}}, nil},
 		{"delete orphaning", ds, DeleteDaemonSet{Propagation: PropagateOrphan}, []Event{DaemonSetDeleted{Orphan: true, At: at(2)}}, nil},
 		{"finish no deletion", ds, FinishDaemonSetDeletion{}, nil, nil},
-		{"delete of nothing", DaemonSet{Name: "gone"}, DeleteDaemonSet{}, nil, ErrNotFound},
+		{"a stale delete", ds, DeleteDaemonSet{ResourceVersion: 6}, nil, ErrConflict},
+		{"delete at the resourceVersion", ds, DeleteDaemonSet{ResourceVersion: 7}, []Event{DaemonSetDeleted{At: at(2)}}, nil},
+		{"delete again while deleting in the foreground", deleting, DeleteDaemonSet{Propagation: PropagateOrphan}, nil, nil},
+		{"finish a deletion in the foreground", deleting, FinishDaemonSetDeletion{}, []Event{DaemonSetDeleted{At: at(2)}}, nil},
+		{"delete of nothing", DaemonSet{Object: Object[DaemonSetSpec, DaemonSetStatus]{ObjectMeta: ObjectMeta{Name: "gone"}}}, DeleteDaemonSet{}, nil, ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package domain
 
 import (
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -10,33 +9,14 @@ import (
 // Completions of them have succeeded, Parallelism at a time, and give up
 // after BackoffLimit failures or ActiveDeadlineSeconds. The job
 // reconciler acts on it; the view stores it as its row, so it is also
-// the aggregate's snapshot.
+// the aggregate's snapshot. It is a kind on the object model (see
+// Object): a change of its spec is a new generation; its deletion takes
+// a propagation for its pods.
 type Job struct {
-	Namespace   string            `json:"namespace"`
-	Name        string            `json:"name"`
-	UID         string            `json:"uid,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Owners      []OwnerReference  `json:"owners,omitempty"`
-	Spec        JobSpec           `json:"spec"`
-	Status      JobStatus         `json:"status"`
+	Object[JobSpec, JobStatus]
 	// Tracking is herd's own record of the finished pods the Job has
 	// counted, kept beside its status, which clients may write.
-	Tracking JobTracking `json:"tracking"`
-	// Generation counts the changes to Spec, as metadata.generation does.
-	Generation int64     `json:"generation"`
-	CreatedAt  time.Time `json:"createdAt"`
-	// DeletionRequestedAt is when a deletion in the foreground was asked
-	// for: the Job stays until its pods are gone.
-	DeletionRequestedAt *time.Time `json:"deletionRequestedAt,omitempty"`
-	// Deleted marks a Job removed; the row stays as a tombstone, with the
-	// UID it had and whether its pods were to be orphaned.
-	Deleted bool `json:"deleted,omitempty"`
-	Orphan  bool `json:"orphan,omitempty"`
-	// Version is the number of events in the stream; ResourceVersion the
-	// log position of the last, set by the projection.
-	Version         int64 `json:"version"`
-	ResourceVersion int64 `json:"resourceVersion"`
+	Tracking JobTracking
 }
 
 // JobSpec is what a Job asks for.
@@ -150,29 +130,8 @@ const (
 	LabelLegacyJobName          = "job-name"
 )
 
-// Exists reports whether the Job was created and not deleted.
-func (j Job) Exists() bool { return j.Version > 0 && !j.Deleted }
-
-// Key names the Job.
-func (j Job) Key() Key { return Key{Namespace: j.Namespace, Name: j.Name} }
-
 // String is "namespace/name", as logs name the Job.
 func (j Job) String() string { return fmt.Sprintf("%s/%s", j.Namespace, j.Name) }
-
-// Owns reports whether pod p is the Job's: its controller owner
-// reference names this Job by UID.
-func (j Job) Owns(p Pod) bool {
-	return slices.ContainsFunc(p.Owners, func(o OwnerReference) bool {
-		return o.Controller && o.Kind == "Job" && o.UID == j.UID
-	})
-}
-
-// OwnerReference is how the Job's pods name it: their controller,
-// blocking its deletion in the foreground, as Kubernetes' controllers
-// write it.
-func (j Job) OwnerReference() OwnerReference {
-	return OwnerReference{APIVersion: "batch/v1", Kind: "Job", Name: j.Name, UID: j.UID, Controller: true, BlockOwnerDeletion: true}
-}
 
 // NewPod is the command that creates one of the Job's pods, named name
 // with uid: its template, owned by the Job.
@@ -221,7 +180,7 @@ func (s JobStatus) FinishedAt() time.Time {
 // whose status does not change keeps its transition time, as Kubernetes
 // keeps it, and a new one is added after the others.
 func (s JobStatus) WithCondition(c JobCondition, now time.Time) JobStatus {
-	out := s.clone()
+	out := deepCopy(s)
 	c.LastProbeTime, c.LastTransitionTime = now, now
 	for i, old := range out.Conditions {
 		if old.Type != c.Type {
@@ -238,22 +197,6 @@ func (s JobStatus) WithCondition(c JobCondition, now time.Time) JobStatus {
 	}
 	out.Conditions = append(out.Conditions, c)
 	return out
-}
-
-func (s JobStatus) clone() JobStatus {
-	c := s
-	c.Conditions = cloneSlice(s.Conditions)
-	return c
-}
-
-func (s JobSpec) clone() JobSpec {
-	c := s
-	c.Completions = clonePtr(s.Completions)
-	c.ActiveDeadlineSeconds = clonePtr(s.ActiveDeadlineSeconds)
-	c.TTLSecondsAfterFinished = clonePtr(s.TTLSecondsAfterFinished)
-	c.Selector = s.Selector.clone()
-	c.Template = s.Template.clone()
-	return c
 }
 
 // ActiveJob reports whether the pod counts among its node's active jobs,

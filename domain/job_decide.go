@@ -2,7 +2,6 @@ package domain
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -23,20 +22,6 @@ func DecideJob(j Job, cmd JobCommand, now time.Time) ([]Event, error) {
 	return cmd.decideJob(j, now.UTC())
 }
 
-// jobNotFound is the refusal of a command on a Job that does not exist.
-func jobNotFound(j Job) error {
-	return fmt.Errorf("jobs.batch %q not found: %w", j.Name, ErrNotFound)
-}
-
-// staleJob refuses a write based on resourceVersion rv when j is at
-// another.
-func staleJob(j Job, rv int64) error {
-	if rv == 0 || rv == j.ResourceVersion {
-		return nil
-	}
-	return StaleObject("jobs.batch", j.Name)
-}
-
 // CreateJob creates a Job, as kubectl create job does. Unless
 // Spec.ManualSelector is set, herd generates the selector from UID and
 // labels the template to match, as kube-apiserver does.
@@ -51,31 +36,35 @@ type CreateJob struct {
 }
 
 func (c CreateJob) decideJob(j Job, now time.Time) ([]Event, error) {
-	spec := c.Spec.clone()
+	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners}
+	return decideCreate(j.Object, meta, c.Spec, now)
+}
+
+// prepareJob defaults a new Job as kube-apiserver's Job strategy does:
+// the NonIndexed completion mode, unless Spec.ManualSelector is set a
+// selector generated from its UID with its template labelled to match,
+// and its template's labels as its own when it has none.
+func prepareJob(meta *ObjectMeta, spec *JobSpec) {
 	if spec.CompletionMode == "" {
 		spec.CompletionMode = JobNonIndexed
 	}
-	errs := objectNameProblems(c.Namespace, c.Name)
-	if c.UID == "" {
+	if !spec.ManualSelector {
+		*spec = generateJobSelector(*spec, meta.Name, meta.UID)
+	}
+	meta.Labels = jobLabels(meta.Labels, *spec)
+}
+
+// jobCreateProblems refuses a new Job without a UID, or, when herd
+// generates its selector, whose template claims another Job's UID.
+func jobCreateProblems(meta ObjectMeta, spec JobSpec) []FieldError {
+	var errs []FieldError
+	if meta.UID == "" {
 		errs = append(errs, FieldError{Field: "metadata.uid", Reason: "Required value"})
 	}
-	errs = append(errs, metadataProblems(c.Labels, c.Annotations)...)
 	if !spec.ManualSelector {
-		spec = generateJobSelector(spec, c.Name, c.UID)
-		errs = append(errs, generatedSelectorProblems(spec, c.UID)...)
+		errs = append(errs, generatedSelectorProblems(spec, meta.UID)...)
 	}
-	errs = append(errs, jobSpecProblems(spec)...)
-	if err := invalid("Job", c.Name, errs); err != nil {
-		return nil, err
-	}
-	if j.Exists() {
-		return nil, fmt.Errorf("jobs.batch %q already exists: %w", c.Name, ErrAlreadyExists)
-	}
-	return []Event{JobCreated{
-		Namespace: c.Namespace, Name: c.Name, UID: c.UID,
-		Labels: jobLabels(c.Labels, spec), Annotations: cloneStrings(c.Annotations), Owners: cloneSlice(c.Owners),
-		Spec: spec, At: now,
-	}}, nil
+	return errs
 }
 
 // jobLabels are a Job's labels: those given, or when none are, its
@@ -192,40 +181,29 @@ type UpdateJob struct {
 }
 
 func (c UpdateJob) decideJob(j Job, now time.Time) ([]Event, error) {
-	if !j.Exists() {
-		return nil, jobNotFound(j)
-	}
-	if err := staleJob(j, c.ResourceVersion); err != nil {
-		return nil, err
-	}
-	spec := c.Spec.clone()
+	spec := c.Spec
 	if spec.CompletionMode == "" {
 		spec.CompletionMode = JobNonIndexed
 	}
-	errs := metadataProblems(c.Labels, c.Annotations)
-	errs = append(errs, jobSpecProblems(spec)...)
+	meta := ObjectMeta{Labels: jobLabels(c.Labels, spec), Annotations: c.Annotations}
+	return decideUpdate(j.Object, meta, spec, c.ResourceVersion, now)
+}
+
+// jobUpdateProblems refuses a change of what batch/v1 fixes once a Job
+// is created.
+func jobUpdateProblems(_ ObjectMeta, old JobSpec, _ ObjectMeta, spec JobSpec) []FieldError {
+	var errs []FieldError
 	immutable := func(field string, same bool) {
 		if !same {
 			errs = append(errs, FieldError{Field: field, Reason: "Invalid value: field is immutable"})
 		}
 	}
-	immutable("spec.selector", spec.Selector.equal(j.Spec.Selector))
-	immutable("spec.template", spec.Template.equal(j.Spec.Template))
-	immutable("spec.completions", equalPtr(spec.Completions, j.Spec.Completions))
-	immutable("spec.completionMode", spec.CompletionMode == j.Spec.CompletionMode)
-	immutable("spec.manualSelector", spec.ManualSelector == j.Spec.ManualSelector)
-	if err := invalid("Job", j.Name, errs); err != nil {
-		return nil, err
-	}
-	labels := jobLabels(c.Labels, spec)
-	if spec.equal(j.Spec) && maps.Equal(labels, j.Labels) && maps.Equal(c.Annotations, j.Annotations) {
-		return nil, nil
-	}
-	gen := j.Generation
-	if !spec.equal(j.Spec) {
-		gen++
-	}
-	return []Event{JobChanged{Labels: labels, Annotations: cloneStrings(c.Annotations), Spec: spec, Generation: gen, At: now}}, nil
+	immutable("spec.selector", semanticEqual(spec.Selector, old.Selector))
+	immutable("spec.template", semanticEqual(spec.Template, old.Template))
+	immutable("spec.completions", semanticEqual(spec.Completions, old.Completions))
+	immutable("spec.completionMode", spec.CompletionMode == old.CompletionMode)
+	immutable("spec.manualSelector", spec.ManualSelector == old.ManualSelector)
+	return errs
 }
 
 // RecordJobStatus records the Job's status; the same status again
@@ -235,13 +213,7 @@ type RecordJobStatus struct {
 }
 
 func (c RecordJobStatus) decideJob(j Job, now time.Time) ([]Event, error) {
-	if !j.Exists() {
-		return nil, jobNotFound(j)
-	}
-	if c.Status.equal(j.Status) {
-		return nil, nil
-	}
-	return []Event{JobStatusRecorded{Status: c.Status.clone(), At: now}}, nil
+	return decideRecordStatus(j.Object, c.Status, 0, now)
 }
 
 // CountJobPods counts finished pods of the Job, by UID, each once: a pod
@@ -252,8 +224,8 @@ type CountJobPods struct {
 }
 
 func (c CountJobPods) decideJob(j Job, now time.Time) ([]Event, error) {
-	if !j.Exists() {
-		return nil, jobNotFound(j)
+	if err := requireObject(j.Object); err != nil {
+		return nil, err
 	}
 	seen := slices.Clone(j.Tracking.Counted)
 	fresh := func(uids []string) []string {
@@ -288,21 +260,7 @@ type DeleteJob struct {
 }
 
 func (c DeleteJob) decideJob(j Job, now time.Time) ([]Event, error) {
-	if !j.Exists() {
-		return nil, jobNotFound(j)
-	}
-	if err := staleJob(j, c.ResourceVersion); err != nil {
-		return nil, err
-	}
-	switch decideDeletion(c.Propagation, j.DeletionRequestedAt != nil) {
-	case deletionRequested:
-		return []Event{JobDeletionRequested{At: now}}, nil
-	case deletionNow:
-		return []Event{JobDeleted{At: now}}, nil
-	case deletionOrphaning:
-		return []Event{JobDeleted{Orphan: true, At: now}}, nil
-	}
-	return nil, nil
+	return decidePropagatedDelete(j.Object, c.ResourceVersion, c.Propagation, now)
 }
 
 // FinishJobDeletion deletes a Job being deleted in the foreground, once
@@ -310,26 +268,5 @@ func (c DeleteJob) decideJob(j Job, now time.Time) ([]Event, error) {
 type FinishJobDeletion struct{}
 
 func (FinishJobDeletion) decideJob(j Job, now time.Time) ([]Event, error) {
-	if !j.Exists() || j.DeletionRequestedAt == nil {
-		return nil, nil
-	}
-	return []Event{JobDeleted{At: now}}, nil
-}
-
-// equal reports whether two specs say the same.
-func (s JobSpec) equal(o JobSpec) bool {
-	return s.Parallelism == o.Parallelism && equalPtr(s.Completions, o.Completions) && s.BackoffLimit == o.BackoffLimit &&
-		equalPtr(s.ActiveDeadlineSeconds, o.ActiveDeadlineSeconds) && equalPtr(s.TTLSecondsAfterFinished, o.TTLSecondsAfterFinished) &&
-		s.CompletionMode == o.CompletionMode && s.ManualSelector == o.ManualSelector && s.Suspend == o.Suspend &&
-		s.Selector.equal(o.Selector) && s.Template.equal(o.Template)
-}
-
-// equal reports whether two statuses say the same.
-func (s JobStatus) equal(o JobStatus) bool {
-	return s.Active == o.Active && s.Ready == o.Ready && s.Succeeded == o.Succeeded && s.Failed == o.Failed &&
-		s.StartTime.Equal(o.StartTime) && s.CompletionTime.Equal(o.CompletionTime) &&
-		slices.EqualFunc(s.Conditions, o.Conditions, func(a, b JobCondition) bool {
-			return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
-				a.LastProbeTime.Equal(b.LastProbeTime) && a.LastTransitionTime.Equal(b.LastTransitionTime)
-		})
+	return decideFinishDeletion(j.Object, now), nil
 }

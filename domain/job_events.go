@@ -1,44 +1,37 @@
 package domain
 
 import (
+	"encoding/json"
 	"slices"
 	"time"
 )
 
-// JobCreated records a Job's creation, its selector and template labels
-// as herd generated them.
-type JobCreated struct {
-	Namespace   string            `json:"namespace"`
-	Name        string            `json:"name"`
-	UID         string            `json:"uid"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Owners      []OwnerReference  `json:"owners,omitempty"`
-	Spec        JobSpec           `json:"spec"`
-	At          time.Time         `json:"at"`
-}
-
-// JobChanged records a new spec, labels or annotations; Generation is
-// the Job's generation afterwards.
-type JobChanged struct {
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Spec        JobSpec           `json:"spec"`
-	Generation  int64             `json:"generation"`
-	At          time.Time         `json:"at"`
-}
-
-// JobStatusRecorded records the Job's status, as the reconciler or a
-// client of the status subresource wrote it.
-type JobStatusRecorded struct {
-	Status JobStatus `json:"status"`
-	At     time.Time `json:"at"`
-}
+// The Job's events, under the names they have always had in the log.
+type (
+	// JobCreated records a Job's creation, its selector and template
+	// labels as herd generated them.
+	JobCreated = ObjectCreated[JobSpec, JobStatus]
+	// JobChanged records a new spec, labels or annotations; Generation
+	// is the Job's generation afterwards.
+	JobChanged = ObjectUpdated[JobSpec, JobStatus]
+	// JobStatusRecorded records the Job's status, as the reconciler or a
+	// client of the status subresource wrote it.
+	JobStatusRecorded = ObjectStatusRecorded[JobSpec, JobStatus]
+	// JobOwnersChanged records the Job's new owner references.
+	JobOwnersChanged = ObjectOwnersChanged[JobSpec, JobStatus]
+	// JobDeletionRequested records a deletion in the foreground: the Job
+	// stays, being deleted, until its pods are gone.
+	JobDeletionRequested = ObjectDeletionRequested[JobSpec, JobStatus]
+	// JobDeleted records a Job's deletion; Orphan says its pods stay,
+	// their reference to it taken off.
+	JobDeleted = ObjectDeleted[JobSpec, JobStatus]
+)
 
 // JobPodsCounted records finished pods counted, each once: Succeeded and
 // Failed are the UIDs of the pods newly counted so, added to the status's
 // counts; Forgotten the UIDs of counted pods that are gone, which can no
-// longer be counted again.
+// longer be counted again. It is the Job's own event, beside the object
+// model's.
 type JobPodsCounted struct {
 	Succeeded []string  `json:"succeeded,omitempty"`
 	Failed    []string  `json:"failed,omitempty"`
@@ -46,47 +39,32 @@ type JobPodsCounted struct {
 	At        time.Time `json:"at"`
 }
 
-// JobDeleted records a Job's deletion; Orphan says its pods stay, their
-// reference to it taken off.
-type JobDeleted struct {
-	Orphan bool      `json:"orphan,omitempty"`
-	At     time.Time `json:"at"`
-}
-
-// JobDeletionRequested records a deletion in the foreground: the Job
-// stays, being deleted, until its pods are gone.
-type JobDeletionRequested struct {
-	At time.Time `json:"at"`
-}
-
-// EventType implements Event.
-func (JobCreated) EventType() string { return "JobCreated" }
-
-// EventType implements Event.
-func (JobChanged) EventType() string { return "JobChanged" }
-
-// EventType implements Event.
-func (JobStatusRecorded) EventType() string { return "JobStatusRecorded" }
-
 // EventType implements Event.
 func (JobPodsCounted) EventType() string { return "JobPodsCounted" }
 
-// EventType implements Event.
-func (JobDeleted) EventType() string { return "JobDeleted" }
-
-// EventType implements Event.
-func (JobDeletionRequested) EventType() string { return "JobDeletionRequested" }
-
-// JobOwnersChanged records the Job's new owner references: one
-// taken off by the garbage collector, its owner deleted with its
-// dependents orphaned or waiting for them while another owner keeps it.
-type JobOwnersChanged struct {
-	Owners []OwnerReference `json:"owners,omitempty"`
-	At     time.Time        `json:"at"`
+// jobKind is what is the Job's own on the object model.
+var jobKind = &ObjectKind[JobSpec, JobStatus]{
+	Kind: "Job", Resource: "jobs.batch",
+	Created: "JobCreated", Updated: "JobChanged", Deleted: "JobDeleted",
+	StatusRecorded: "JobStatusRecorded", OwnersChanged: "JobOwnersChanged", DeletionRequested: "JobDeletionRequested",
+	APIVersion: "batch/v1", OwnsDependents: true,
+	Layout: ObjectLayout{
+		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
+			"spec", "status", "tracking", "generation", "createdAt", "deletionRequestedAt,omitempty",
+			"deleted,omitempty", "orphan,omitempty", "version", "resourceVersion"},
+		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+	},
+	Strategy: Strategy[JobSpec, JobStatus]{
+		PrepareForCreate:          prepareJob,
+		ValidateCreate:            jobCreateProblems,
+		Validate:                  func(_ ObjectMeta, s JobSpec) []FieldError { return jobSpecProblems(s) },
+		ValidateUpdate:            jobUpdateProblems,
+		SpecChangeBumpsGeneration: true,
+	},
 }
 
-// EventType implements Event.
-func (JobOwnersChanged) EventType() string { return "JobOwnersChanged" }
+func (JobSpec) objectKind() *ObjectKind[JobSpec, JobStatus] { return jobKind }
 
 // JobAggregate is the Job in the log: streams "job/NAMESPACE/NAME".
 var JobAggregate = defineNamespacedAggregate("job",
@@ -99,45 +77,63 @@ var JobAggregate = defineNamespacedAggregate("job",
 	eventOf[JobOwnersChanged](1),
 )
 
-// EvolveJob folds one event into the Job; it never mutates j.
+// EvolveJob folds one event into the Job; it never mutates j. The object
+// model folds its events; the Job's own, JobPodsCounted, adds to its
+// status's counts and to its tracking.
 func EvolveJob(j Job, e Event) Job {
-	j.Version++
-	switch e := e.(type) {
-	case JobCreated:
-		return Job{
-			Namespace: e.Namespace, Name: e.Name, UID: e.UID,
-			Labels: cloneStrings(e.Labels), Annotations: cloneStrings(e.Annotations), Owners: slices.Clone(e.Owners),
-			Spec: e.Spec.clone(), Generation: 1, CreatedAt: e.At, Version: j.Version, ResourceVersion: j.ResourceVersion,
+	if out, ok := evolveObject(j.Object, e); ok {
+		j.Object = out
+		switch e.(type) {
+		case JobCreated, JobDeleted:
+			j.Tracking = JobTracking{}
 		}
-	case JobChanged:
-		j.Labels, j.Annotations = cloneStrings(e.Labels), cloneStrings(e.Annotations)
-		j.Spec, j.Generation = e.Spec.clone(), e.Generation
-	case JobStatusRecorded:
-		j.Status = e.Status.clone()
-	case JobPodsCounted:
-		j.Status = j.Status.clone()
-		j.Status.Succeeded += int32(len(e.Succeeded)) //nolint:gosec // a Job counts far fewer pods than 2^31
-		j.Status.Failed += int32(len(e.Failed))       //nolint:gosec // likewise
-		t := j.Tracking
-		t.Counted = slices.DeleteFunc(append(append(slices.Clone(t.Counted), e.Succeeded...), e.Failed...),
-			func(uid string) bool { return slices.Contains(e.Forgotten, uid) })
-		if len(t.Counted) == 0 {
-			t.Counted = nil
-		}
-		if len(e.Succeeded) > 0 {
-			t.FailuresSinceSuccess = 0
-		}
-		if len(e.Failed) > 0 {
-			t.FailuresSinceSuccess += int32(len(e.Failed)) //nolint:gosec // likewise
-			t.LastFailureAt = e.At
-		}
-		j.Tracking = t
-	case JobDeletionRequested:
-		j.DeletionRequestedAt = timePtr(e.At)
-	case JobOwnersChanged:
-		j.Owners = slices.Clone(e.Owners)
-	case JobDeleted:
-		return Job{Namespace: j.Namespace, Name: j.Name, UID: j.UID, Deleted: true, Orphan: e.Orphan, Version: j.Version, ResourceVersion: j.ResourceVersion}
+		return j
 	}
+	j.Version++
+	e2, ok := e.(JobPodsCounted)
+	if !ok {
+		return j
+	}
+	j.Status = deepCopy(j.Status)
+	j.Status.Succeeded += int32(len(e2.Succeeded)) //nolint:gosec // a Job counts far fewer pods than 2^31
+	j.Status.Failed += int32(len(e2.Failed))       //nolint:gosec // likewise
+	t := j.Tracking
+	t.Counted = slices.DeleteFunc(append(append(slices.Clone(t.Counted), e2.Succeeded...), e2.Failed...),
+		func(uid string) bool { return slices.Contains(e2.Forgotten, uid) })
+	if len(t.Counted) == 0 {
+		t.Counted = nil
+	}
+	if len(e2.Succeeded) > 0 {
+		t.FailuresSinceSuccess = 0
+	}
+	if len(e2.Failed) > 0 {
+		t.FailuresSinceSuccess += int32(len(e2.Failed)) //nolint:gosec // likewise
+		t.LastFailureAt = e2.At
+	}
+	j.Tracking = t
 	return j
 }
+
+// MarshalJSON writes the Job as its view row: the object's, with its
+// tracking after its status.
+func (j Job) MarshalJSON() ([]byte, error) {
+	return marshalObject(j.Object, map[string]any{"tracking": j.Tracking})
+}
+
+// UnmarshalJSON reads a view row MarshalJSON (or an earlier herd) wrote.
+func (j *Job) UnmarshalJSON(data []byte) error {
+	var own struct {
+		Tracking JobTracking `json:"tracking"`
+	}
+	if err := j.Object.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, &own); err != nil {
+		return err
+	}
+	j.Tracking = own.Tracking
+	return nil
+}
+
+// Clone returns a deep copy: no map, slice or pointer is shared with j.
+func (j Job) Clone() Job { return deepCopy(j) }

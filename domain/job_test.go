@@ -69,7 +69,7 @@ func TestCreateJobGeneratesItsSelector(t *testing.T) {
 func TestDecideJob(t *testing.T) {
 	j := createdJob(t)
 	withSpec := func(change func(*JobSpec)) JobSpec {
-		s := j.Spec.clone()
+		s := deepCopy(j.Spec)
 		change(&s)
 		return s
 	}

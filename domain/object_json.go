@@ -53,15 +53,24 @@ type objectWire struct {
 }
 
 // MarshalJSON writes the object as its kind's view row (ObjectLayout.State).
-func (o Object[S, St]) MarshalJSON() ([]byte, error) {
+func (o Object[S, St]) MarshalJSON() ([]byte, error) { return marshalObject(o, nil) }
+
+// marshalObject writes o as its kind's view row, with the fields a kind
+// keeps beside the object (a DaemonSet's template generation) in own,
+// by the names its layout gives them.
+func marshalObject[S Spec[S, St], St any](o Object[S, St], own map[string]any) ([]byte, error) {
 	l := kindOf[S, St]().Layout
-	return marshalLayout(l.State, l.InlineSpec, map[string]any{
+	values := map[string]any{
 		"namespace": o.Namespace, "name": o.Name, "uid": o.UID,
 		"labels": o.Labels, "annotations": o.Annotations, "finalizers": o.Finalizers, "owners": o.Owners,
 		"spec": o.Spec, "status": o.Status, "generation": o.Generation, "createdAt": o.CreatedAt,
 		"deletionRequestedAt": o.DeletionRequestedAt, "deletionGracePeriodSeconds": o.DeletionGracePeriodSeconds,
 		"deleted": o.Deleted, "orphan": o.Orphan, "version": o.Version, "resourceVersion": o.ResourceVersion,
-	})
+	}
+	for k, v := range own {
+		values[k] = v
+	}
+	return marshalLayout(l.State, l.InlineSpec, values)
 }
 
 // UnmarshalJSON reads a view row MarshalJSON (or an earlier herd) wrote.

@@ -95,6 +95,9 @@ type Strategy[S, St any] struct {
 	// the kind restricts further); the model checks names, labels and
 	// annotations itself.
 	Validate func(meta ObjectMeta, spec S) []FieldError
+	// ValidateCreate checks what only a create is refused for, before
+	// Validate (optional): a Job's selector that herd generated.
+	ValidateCreate func(meta ObjectMeta, spec S) []FieldError
 	// ValidateUpdate checks an update of old to spec (optional; Validate
 	// runs on the new spec either way): what the kind lets change.
 	ValidateUpdate func(oldMeta ObjectMeta, oldSpec S, meta ObjectMeta, spec S) []FieldError
@@ -204,6 +207,9 @@ func decideCreate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 	}
 	errs := objectNameProblems(meta.Namespace, meta.Name)
 	errs = append(errs, metadataProblems(meta.Labels, meta.Annotations)...)
+	if st.ValidateCreate != nil {
+		errs = append(errs, st.ValidateCreate(meta, spec)...)
+	}
 	if st.Validate != nil {
 		errs = append(errs, st.Validate(meta, spec)...)
 	}

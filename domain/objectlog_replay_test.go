@@ -114,3 +114,22 @@ func TestDeploymentLogReplays(t *testing.T) {
 	replayFixture(t, "testdata/deployment_log_v1.json", EvolveDeployment,
 		func(d Deployment, rv int64) Deployment { d.ResourceVersion = rv; return d })
 }
+
+// TestDaemonSetLogReplays replays DaemonSet events as herd wrote them
+// before DaemonSets moved onto the object model: every event type, a
+// template change (a new template generation) and a spec change that is
+// not one, a foreground deletion and an orphaning one, each tombstone
+// keeping the UID the garbage collector looks its pods up by.
+func TestDaemonSetLogReplays(t *testing.T) {
+	replayFixture(t, "testdata/daemonset_log_v1.json", EvolveDaemonSet,
+		func(ds DaemonSet, rv int64) DaemonSet { ds.ResourceVersion = rv; return ds })
+}
+
+// TestJobLogReplays replays Job events as herd wrote them before Jobs
+// moved onto the object model: every event type, pods counted and
+// forgotten (the Job's tracking beside its status), a foreground deletion
+// and an orphaning one.
+func TestJobLogReplays(t *testing.T) {
+	replayFixture(t, "testdata/job_log_v1.json", EvolveJob,
+		func(j Job, rv int64) Job { j.ResourceVersion = rv; return j })
+}

@@ -13,8 +13,8 @@ func TestControllersBlockOwnerDeletion(t *testing.T) {
 	}{
 		{"ReplicaSet", ReplicaSet{ObjectMeta: ObjectMeta{Name: "web-1", UID: "u"}}.OwnerReference()},
 		{"Deployment", Deployment{ObjectMeta: ObjectMeta{Name: "web", UID: "u"}}.OwnerReference()},
-		{"Job", Job{Name: "pi", UID: "u"}.OwnerReference()},
-		{"DaemonSet", DaemonSet{Name: "logs", UID: "u"}.OwnerReference()},
+		{"Job", Job{Object: Object[JobSpec, JobStatus]{ObjectMeta: ObjectMeta{Name: "pi", UID: "u"}}}.OwnerReference()},
+		{"DaemonSet", DaemonSet{Object: Object[DaemonSetSpec, DaemonSetStatus]{ObjectMeta: ObjectMeta{Name: "logs", UID: "u"}}}.OwnerReference()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !tc.ref.Controller || !tc.ref.BlockOwnerDeletion || tc.ref.Kind != tc.name || tc.ref.UID != "u" {

@@ -15,8 +15,8 @@ type ReleaseJob struct {
 }
 
 func (c ReleaseJob) decideJob(j Job, now time.Time) ([]Event, error) {
-	if !j.Exists() {
-		return nil, jobNotFound(j)
+	if err := requireObject(j.Object); err != nil {
+		return nil, err
 	}
 	owners, ok := withoutOwner(j.Owners, c.UID)
 	if !ok {
@@ -32,8 +32,8 @@ type ReleaseDaemonSet struct {
 }
 
 func (c ReleaseDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	if !ds.Exists() {
-		return nil, daemonSetNotFound(ds)
+	if err := requireObject(ds.Object); err != nil {
+		return nil, err
 	}
 	owners, ok := withoutOwner(ds.Owners, c.UID)
 	if !ok {

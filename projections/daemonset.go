@@ -8,7 +8,7 @@ import (
 // daemonSets describes the DaemonSet: its row in daemonsets.
 var daemonSets = describeJSONRows(domain.DaemonSetAggregate, "daemonsets", "daemonsets.apps",
 	func(namespace, name string) domain.DaemonSet {
-		return domain.DaemonSet{Namespace: namespace, Name: name}
+		return domain.DaemonSet{Object: domain.Object[domain.DaemonSetSpec, domain.DaemonSetStatus]{ObjectMeta: domain.ObjectMeta{Namespace: namespace, Name: name}}}
 	},
 	domain.EvolveDaemonSet,
 	func(ds domain.DaemonSet) jsonRow {

@@ -7,7 +7,9 @@ import (
 
 // jobs describes the Job: its row in jobs.
 var jobs = describeJSONRows(domain.JobAggregate, "jobs", "jobs.batch",
-	func(namespace, name string) domain.Job { return domain.Job{Namespace: namespace, Name: name} },
+	func(namespace, name string) domain.Job {
+		return domain.Job{Object: domain.Object[domain.JobSpec, domain.JobStatus]{ObjectMeta: domain.ObjectMeta{Namespace: namespace, Name: name}}}
+	},
 	domain.EvolveJob,
 	func(j domain.Job) jsonRow {
 		return jsonRow{namespace: j.Namespace, name: j.Name, deleted: j.Deleted, version: j.Version, position: j.ResourceVersion}

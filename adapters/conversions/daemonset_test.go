@@ -18,9 +18,9 @@ import (
 // logsDaemonSet is a DaemonSet with every field herd keeps set.
 func logsDaemonSet() domain.DaemonSet {
 	grace := int64(10)
-	return domain.DaemonSet{
-		Namespace: "kube-system", Name: "logs", UID: "uid-logs",
-		Labels: map[string]string{"app": "logs"}, Annotations: map[string]string{"team": "ops"},
+	return domain.DaemonSet{TemplateGeneration: 2, Object: domain.Object[domain.DaemonSetSpec, domain.DaemonSetStatus]{
+		ObjectMeta: domain.ObjectMeta{Namespace: "kube-system", Name: "logs", UID: "uid-logs",
+			Labels: map[string]string{"app": "logs"}, Annotations: map[string]string{"team": "ops"}, Generation: 3, CreatedAt: t0},
 		Spec: domain.DaemonSetSpec{
 			Selector: domain.LabelSelector{MatchLabels: map[string]string{"app": "logs"}},
 			Template: domain.PodTemplate{
@@ -35,8 +35,8 @@ func logsDaemonSet() domain.DaemonSet {
 		},
 		Status: domain.DaemonSetStatus{DesiredNumberScheduled: 4, CurrentNumberScheduled: 4, NumberReady: 3, UpdatedNumberScheduled: 2,
 			NumberAvailable: 3, NumberUnavailable: 1, NumberMisscheduled: 1, ObservedGeneration: 3},
-		Generation: 3, TemplateGeneration: 2, CreatedAt: t0, Version: 4, ResourceVersion: 17,
-	}
+		Version: 4, ResourceVersion: 17,
+	}}
 }
 
 func TestDaemonSetFromAPIReadsBackDaemonSetToAPI(t *testing.T) {

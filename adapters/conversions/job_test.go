@@ -15,8 +15,8 @@ import (
 // piJob is a Job with every field herd keeps set.
 func piJob() domain.Job {
 	grace, three, deadline, ttl := int64(10), int32(3), int64(600), int32(60)
-	return domain.Job{
-		Namespace: "default", Name: "pi", UID: "uid-pi", Labels: map[string]string{"app": "pi"},
+	return domain.Job{Object: domain.Object[domain.JobSpec, domain.JobStatus]{
+		ObjectMeta: domain.ObjectMeta{Namespace: "default", Name: "pi", UID: "uid-pi", Labels: map[string]string{"app": "pi"}, Generation: 2, CreatedAt: t0},
 		Spec: domain.JobSpec{
 			Parallelism: 2, Completions: &three, BackoffLimit: 4, ActiveDeadlineSeconds: &deadline, TTLSecondsAfterFinished: &ttl,
 			CompletionMode: domain.JobNonIndexed, Suspend: true,
@@ -30,8 +30,8 @@ func piJob() domain.Job {
 		},
 		Status: domain.JobStatus{Active: 1, Ready: 1, Succeeded: 2, Failed: 1, StartTime: t0, Conditions: []domain.JobCondition{
 			{Type: domain.JobSuspended, Status: domain.ConditionTrue, Reason: domain.JobReasonSuspended, LastProbeTime: t0, LastTransitionTime: t0}}},
-		Generation: 2, CreatedAt: t0, Version: 4, ResourceVersion: 17,
-	}
+		Version: 4, ResourceVersion: 17,
+	}}
 }
 
 func TestJobFromAPIReadsBackJobToAPI(t *testing.T) {

@@ -20,7 +20,8 @@ func TestWorkloadEventsAsKubernetesWritesThem(t *testing.T) {
 	rs := func(replicas int32) domain.ReplicaSet {
 		return domain.ReplicaSet{ObjectMeta: domain.ObjectMeta{Namespace: "default", Name: "web-abc", Owners: []domain.OwnerReference{dRef}}, Spec: domain.ReplicaSetSpec{Replicas: replicas}}
 	}
-	complete := domain.Job{Name: "pi", UID: "uid-job", Status: domain.JobStatus{Conditions: []domain.JobCondition{{Type: domain.JobComplete, Status: domain.ConditionTrue}}}}
+	complete := domain.Job{Object: domain.Object[domain.JobSpec, domain.JobStatus]{ObjectMeta: domain.ObjectMeta{Name: "pi", UID: "uid-job"},
+		Status: domain.JobStatus{Conditions: []domain.JobCondition{{Type: domain.JobComplete, Status: domain.ConditionTrue}}}}}
 	type seen struct{ Kind, Name, UID, Reason, Message, Component string }
 	of := func(evs []workloadEvent) []seen {
 		var out []seen
@@ -46,7 +47,7 @@ func TestWorkloadEventsAsKubernetesWritesThem(t *testing.T) {
 		{"a ReplicaSet scaled down", replicaSetWorkloadEvents(rs(3), rs(1), domain.ReplicaSetChanged{}, "reconciler/deployment"),
 			[]seen{{"Deployment", "web", "uid-d", "ScalingReplicaSet", "Scaled down replica set web-abc from 3 to 1", "deployment-controller"}}},
 		{"a ReplicaSet an operator scaled", replicaSetWorkloadEvents(rs(3), rs(1), domain.ReplicaSetChanged{}, "httpapi"), nil},
-		{"a Job completed", jobWorkloadEvents(domain.Job{Name: "pi", UID: "uid-job"}, complete),
+		{"a Job completed", jobWorkloadEvents(domain.Job{Object: domain.Object[domain.JobSpec, domain.JobStatus]{ObjectMeta: domain.ObjectMeta{Name: "pi", UID: "uid-job"}}}, complete),
 			[]seen{{"Job", "pi", "uid-job", "Completed", "Job completed", "job-controller"}}},
 		{"a Job complete already", jobWorkloadEvents(complete, complete), nil},
 	} {

@@ -26,7 +26,7 @@ func TestReplayVerifyOnObjectsWrittenBeforeTheObjectModel(t *testing.T) {
 	replayVerifyClean(t, "objects_before_object_model.db.gz", 16)
 }
 
-// TestReplayVerifyOnWorkloadsWrittenBeforeTheObjectModel: the same for
+// TestReplayVerifyOnReplicaSetsWrittenBeforeTheObjectModel: the same for
 // ReplicaSets and Deployments. The file holds, written by that herd's
 // commands: a ReplicaSet created with labels, annotations, an owner and a
 // template that uses every field, changed, scaled, its status recorded,
@@ -37,8 +37,26 @@ func TestReplayVerifyOnObjectsWrittenBeforeTheObjectModel(t *testing.T) {
 // and conditions and then without them, deleted in the foreground and
 // then for good, created again and deleted orphaning, and a second one
 // (Recreate) that stays.
-func TestReplayVerifyOnWorkloadsWrittenBeforeTheObjectModel(t *testing.T) {
-	replayVerifyClean(t, "workloads_before_object_model.db.gz", 22)
+func TestReplayVerifyOnReplicaSetsWrittenBeforeTheObjectModel(t *testing.T) {
+	replayVerifyClean(t, "replicasets_before_object_model.db.gz", 22)
+}
+
+// TestReplayVerifyOnDaemonSetsWrittenBeforeTheObjectModel: a data
+// directory that herd wrote before DaemonSets and Jobs moved onto the
+// object model verifies clean. The file holds, written by that herd's
+// commands: a DaemonSet created with labels, annotations and an owner,
+// given a new template (a new template generation), then a slower
+// rollout (a new generation only) on a resourceVersion, its status
+// recorded on a precondition, its owner released, deleted in the
+// foreground and finished, then created again; a second deleted with its
+// pods orphaned, a third being deleted in the foreground; a Job created
+// with a generated selector and an owner, suspended, its status recorded,
+// pods counted and forgotten, its status recorded on a precondition, its
+// owner released, deleted in the foreground and finished, then created
+// again with a selector of its own; a second deleted with its pods
+// orphaned, a third with a failure counted and deleted.
+func TestReplayVerifyOnDaemonSetsWrittenBeforeTheObjectModel(t *testing.T) {
+	replayVerifyClean(t, "daemonsets_before_object_model.db.gz", 28)
 }
 
 // replayVerifyClean copies the gzipped data directory file of testdata

@@ -22,15 +22,15 @@ func at(s int) time.Time { return reconcilerstest.At(s) }
 // rolled out one node at a time, at generation 2.
 func logsDS() domain.DaemonSet {
 	labels := map[string]string{"app": "logs"}
-	return domain.DaemonSet{
-		Namespace: "default", Name: "logs", UID: "ds-logs", Generation: 2, TemplateGeneration: 1, Version: 3,
+	return domain.DaemonSet{TemplateGeneration: 1, Object: domain.Object[domain.DaemonSetSpec, domain.DaemonSetStatus]{
+		ObjectMeta: domain.ObjectMeta{Namespace: "default", Name: "logs", UID: "ds-logs", Generation: 2}, Version: 3,
 		Spec: domain.DaemonSetSpec{
 			Selector: domain.LabelSelector{MatchLabels: labels},
 			Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "fluent", Image: "fluent-bit:3"}}}},
 			UpdateStrategy: domain.DaemonSetUpdateStrategy{Type: domain.DaemonSetRollingUpdate,
 				RollingUpdate: &domain.RollingUpdateDaemonSet{MaxUnavailable: domain.IntOrPercent{Value: 1}}},
 		},
-	}
+	}}
 }
 
 // logsKey is the key of default/logs.

@@ -52,7 +52,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if j.DeletionRequestedAt != nil {
 		return reconcilers.Result{}, r.deleteForeground(ctx, j, pods)
 	}
-	return r.sync(ctx, j, filter(pods, j.Owns))
+	return r.sync(ctx, j, filter(pods, func(p domain.Pod) bool { return j.Owns(p) }))
 }
 
 // abandonedBy is whether a pod not already being deleted is controlled
