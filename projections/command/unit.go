@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -52,6 +53,10 @@ type Unit struct {
 	// stmts are the ready writes' statements, prepared on SQLite's
 	// database outside the write lock; nil on PostgreSQL.
 	stmts *stmtCache
+	// appendsPrepared prepares the log's own statements of prepared
+	// appends (events.AppendsPreparer) once, on a caller's goroutine
+	// before its ready write queues, never on the leader.
+	appendsPrepared func() error
 }
 
 // New returns the unit of work appending to log, reading committed views
@@ -64,6 +69,22 @@ func New(log events.Log, views events.Querier, d Dialect, clk clock.PassiveClock
 		cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite}
 	if engine == events.EngineSQLite {
 		u.stmts = &stmtCache{db: db}
+	}
+	u.appendsPrepared = func() error { return nil }
+	if p, ok := log.(events.AppendsPreparer); ok && u.prepareAppends {
+		var mu sync.Mutex
+		done := false
+		u.appendsPrepared = func() error {
+			mu.Lock()
+			defer mu.Unlock()
+			if done {
+				return nil
+			}
+			// A failure is tried again by the next command.
+			err := p.PrepareAppends(context.Background())
+			done = err == nil
+			return err
+		}
 	}
 	return u
 }
