@@ -65,7 +65,7 @@ type Unit struct {
 func New(log events.Log, views events.Querier, d Dialect, clk clock.PassiveClock, metrics *Metrics) *Unit {
 	db, engine := events.SQLDB(log)
 	u := &Unit{log: log, views: views, dialect: d, clock: clk, metrics: metrics,
-		group: &groupCommit{log: log, metrics: metrics, dialect: d}, queue: newWriteQueue(clk),
+		group: &groupCommit{log: log, metrics: metrics, dialect: d}, queue: newWriteQueue(clock.RealClock{}),
 		cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite}
 	if engine == events.EngineSQLite {
 		u.stmts = &stmtCache{db: db}
