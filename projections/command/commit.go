@@ -48,6 +48,11 @@ type groupCommit struct {
 	// it. A stream it does not know is checked by the append's own
 	// version guard, which also catches other processes' writes.
 	heads map[string]int64
+	// forget drops a stream's remembered state (the unit's state cache):
+	// after a group whose commit failed, a state remembered from before
+	// it may not be the stream's any more (a commit can fail after it
+	// reached the disk). Nil forgets nothing.
+	forget func(stream string)
 }
 
 // groupLog is all of the log the group commit holds: what begins its
@@ -172,6 +177,16 @@ func (g *groupCommit) commit(group []*command) {
 	}
 	g.metrics.observeGroup(len(group), committed, time.Since(start), head)
 	g.observeWrites(err, group, committed)
+	if err != nil && g.forget != nil {
+		for _, c := range group {
+			if c.ready != nil {
+				g.forget(c.ready.stream)
+			}
+			for stream := range c.moved {
+				g.forget(stream)
+			}
+		}
+	}
 	if err == nil {
 		for _, c := range group {
 			if c.err == nil {

@@ -70,6 +70,7 @@ func New(log events.Log, views events.Querier, d Dialect, clk clock.PassiveClock
 	if engine == events.EngineSQLite {
 		u.stmts = &stmtCache{db: db}
 	}
+	u.group.forget = u.states.forget
 	u.appendsPrepared = func() error { return nil }
 	if p, ok := log.(events.AppendsPreparer); ok && u.prepareAppends {
 		var mu sync.Mutex
@@ -145,6 +146,22 @@ func (u *Unit) Queued() int {
 // Remembered is the state the unit remembers for stream, if any: what the
 // next command on it decides on (Mode.Cached).
 func (u *Unit) Remembered(stream string) (any, bool) { return u.states.get(stream) }
+
+// Current is stream's state as last committed, from memory, for a read
+// that would otherwise read its view row: ok only where the unit keeps
+// states (SQLite, whose one writer is this process: every append to a
+// cached kind's stream goes through this unit and puts its state once
+// its group committed, before its caller is answered) and holds this
+// stream's. A state remembered here is then the stream at its head, as a
+// read of the view row after the same commit would give it. On
+// PostgreSQL another replica may have written the stream since: never
+// ok there, and the caller reads the row.
+func (u *Unit) Current(stream string) (any, bool) {
+	if !u.cacheStates {
+		return nil, false
+	}
+	return u.states.get(stream)
+}
 
 // EncodeEvents turns domain events into the log's type-plus-bytes form.
 func EncodeEvents(evs []domain.Event) ([]events.NewEvent, error) {
