@@ -71,6 +71,9 @@ func New(log events.Log, views events.Querier, d Dialect, clk clock.PassiveClock
 		u.stmts = &stmtCache{db: db}
 	}
 	u.group.forget = u.states.forget
+	if u.cacheStates {
+		u.group.committing = &u.states
+	}
 	u.appendsPrepared = func() error { return nil }
 	if p, ok := log.(events.AppendsPreparer); ok && u.prepareAppends {
 		var mu sync.Mutex
@@ -153,14 +156,17 @@ func (u *Unit) Remembered(stream string) (any, bool) { return u.states.get(strea
 // cached kind's stream goes through this unit and puts its state once
 // its group committed, before its caller is answered) and holds this
 // stream's. A state remembered here is then the stream at its head, as a
-// read of the view row after the same commit would give it. On
+// read of the view row after the same commit would give it. From just
+// before a group's commit until its states are put, its streams are
+// not answered from memory (the row already shows the commit to others,
+// a watch may already carry it): the caller reads the row. On
 // PostgreSQL another replica may have written the stream since: never
 // ok there, and the caller reads the row.
 func (u *Unit) Current(stream string) (any, bool) {
 	if !u.cacheStates {
 		return nil, false
 	}
-	return u.states.get(stream)
+	return u.states.current(stream)
 }
 
 // EncodeEvents turns domain events into the log's type-plus-bytes form.

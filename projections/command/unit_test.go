@@ -456,3 +456,56 @@ func TestNothingInAGroupTakesASecondPoolConnection(t *testing.T) {
 		}
 	}
 }
+
+// observingLog is a group commit's log that runs check when a group's
+// write is observed: after its commit, before its states are put.
+type observingLog struct {
+	groupLog
+	check func()
+}
+
+func (l *observingLog) ObserveWrite(err error) {
+	l.check()
+	l.groupLog.ObserveWrite(err)
+}
+
+// TestARememberedStateIsNotReadWhileItsCommitLandsOnSQLite: between a
+// group's commit and the moment its states are remembered, a read of the
+// row already shows the commit; a read from memory (Current) then must
+// not answer the older state it still holds, for a command prepared or
+// run on the leader. Once the group is done, memory answers the newer
+// state, on the row's version.
+func TestARememberedStateIsNotReadWhileItsCommitLandsOnSQLite(t *testing.T) {
+	for name, mode := range modes {
+		if !mode.Cached {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			units, store := openUnits(t, 1)
+			u, kind := units[0], counters{mode: mode}
+			if _, err := Update(t.Context(), u, kind, "c", set(1)); err != nil {
+				t.Fatal(err)
+			}
+			if s, ok := u.Current(kind.Stream("c")); !ok || s.(counter).Version != 1 {
+				t.Fatalf("after the first commit, memory holds %+v, %v; want version 1", s, ok)
+			}
+			checked := false
+			u.group.log = &observingLog{groupLog: u.group.log, check: func() {
+				r := row(t, store, "c")
+				if s, ok := u.Current(kind.Stream("c")); ok && s.(counter).Version < r.Version {
+					t.Errorf("memory answered version %d while the committed row is at %d", s.(counter).Version, r.Version)
+				}
+				checked = true
+			}}
+			if _, err := Update(t.Context(), u, kind, "c", set(2)); err != nil {
+				t.Fatal(err)
+			}
+			if !checked {
+				t.Fatal("the commit was not observed")
+			}
+			if s, ok := u.Current(kind.Stream("c")); !ok || s.(counter).Version != 2 || s.(counter).N != 2 {
+				t.Errorf("once the group is done, memory holds %+v, %v; want n 2 at version 2", s, ok)
+			}
+		})
+	}
+}
