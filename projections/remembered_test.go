@@ -148,3 +148,33 @@ func TestASecondReplicasWritesAreReadOnPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestALeasesRenewalTimeReadFromMemoryIsItsRows: the health rules' read
+// of a node's lease renewal answers from memory what the row says, for a
+// lease renewed and a lease deleted.
+func TestALeasesRenewalTimeReadFromMemoryIsItsRows(t *testing.T) {
+	w, store, clk := newWriter(t)
+	ctx := t.Context()
+	rows, remembering := NewNodeView(store.Log()), NewNodeView(store.Log()).Remembering(w)
+	do(t, w, clk, "web-01", register("web-01", domain.KindLinux))
+	for _, cmd := range []domain.LeaseCommand{
+		domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: "web-01", UID: "lease-uid", Content: leaseContent("web-01", clk.Now())},
+		domain.UpdateLease{Content: leaseContent("web-01", clk.Now().Add(10*time.Second))},
+		domain.DeleteLease{},
+	} {
+		clk.Step(10 * time.Second)
+		if _, err := w.UpdateLease(ctx, domain.NodeLeaseNamespace, "web-01", func(l domain.Lease) ([]domain.Event, error) {
+			return domain.DecideLease(l, cmd, clk.Now())
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := w.currentLease(domain.NodeLeaseNamespace, "web-01"); !ok {
+			t.Fatalf("after %T: the unit of work does not hold the lease", cmd)
+		}
+		want, werr := rows.NodeLeaseRenewedAt(ctx, "web-01")
+		got, gerr := remembering.NodeLeaseRenewedAt(ctx, "web-01")
+		if werr != nil || gerr != nil || !got.Equal(want) {
+			t.Errorf("after %T: from memory %v, %v; the row %v, %v", cmd, got, gerr, want, werr)
+		}
+	}
+}
