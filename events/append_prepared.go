@@ -84,21 +84,55 @@ type insertStmts struct {
 	m  map[int]*sql.Stmt
 }
 
-func (s *Store) insertStmt(ctx context.Context, n int) (*sql.Stmt, error) {
+// AppendsPreparer is a log whose prepared appends run faster with
+// statements it prepares on its pool beforehand: SQLite's. The unit of
+// work calls it outside any transaction, before its first prepared
+// append queues.
+type AppendsPreparer interface {
+	PrepareAppends(ctx context.Context) error
+}
+
+var _ AppendsPreparer = sqliteLog{}
+
+// PrepareAppends prepares, on the pool, the INSERT of every row count a
+// prepared append's run may have (1 to maxPreparedRows), once: a write
+// transaction binds them to its own connection and never prepares one
+// on the pool, which would take a second connection while it holds one
+// (ARCHITECTURE.md, "Where the serial section is").
+func (l sqliteLog) PrepareAppends(ctx context.Context) error {
+	s := l.s
+	for n := 1; n <= maxPreparedRows; n++ {
+		s.inserts.mu.Lock()
+		_, ok := s.inserts.m[n]
+		s.inserts.mu.Unlock()
+		if ok {
+			continue
+		}
+		st, err := s.db.PrepareContext(ctx, insertQueryFor(n))
+		if err != nil {
+			return fmt.Errorf("prepare the insert of %d events: %w", n, err)
+		}
+		s.inserts.mu.Lock()
+		if _, ok := s.inserts.m[n]; ok {
+			_ = st.Close()
+		} else {
+			if s.inserts.m == nil {
+				s.inserts.m = map[int]*sql.Stmt{}
+			}
+			s.inserts.m[n] = st
+		}
+		s.inserts.mu.Unlock()
+	}
+	return nil
+}
+
+// insertStmt is the INSERT of n rows prepared on the store's pool, nil
+// when PrepareAppends has not prepared it: the caller, inside a write
+// transaction, then runs it by its text on its own connection.
+func (s *Store) insertStmt(n int) *sql.Stmt {
 	s.inserts.mu.Lock()
 	defer s.inserts.mu.Unlock()
-	if st, ok := s.inserts.m[n]; ok {
-		return st, nil
-	}
-	st, err := s.db.PrepareContext(ctx, insertQueryFor(n))
-	if err != nil {
-		return nil, err
-	}
-	if s.inserts.m == nil {
-		s.inserts.m = map[int]*sql.Stmt{}
-	}
-	s.inserts.m[n] = st
-	return st, nil
+	return s.inserts.m[n]
 }
 
 // AppendPrepared implements PreparedAppender: the appends go in runs of
@@ -156,14 +190,16 @@ func (t *sqliteTx) insertRun(ctx context.Context, bound map[int]*sql.Stmt, ps []
 	if rows <= maxPreparedRows {
 		st, ok := bound[rows]
 		if !ok {
-			prepared, perr := t.s.insertStmt(ctx, rows)
-			if perr != nil {
-				return perr
+			if prepared := t.s.insertStmt(rows); prepared != nil {
+				st = t.tx.StmtContext(ctx, prepared)
+				bound[rows] = st
 			}
-			st = t.tx.StmtContext(ctx, prepared)
-			bound[rows] = st
 		}
-		res, err = st.ExecContext(ctx, args...)
+		if st != nil {
+			res, err = st.ExecContext(ctx, args...)
+		} else {
+			res, err = t.tx.ExecContext(ctx, insertQueryFor(rows), args...)
+		}
 	} else {
 		res, err = t.tx.ExecContext(ctx, insertQueryFor(rows), args...)
 	}

@@ -44,6 +44,9 @@ func (w *world) writesStall() error {
 	if w.stall.release != nil {
 		return fmt.Errorf("herd's writes already stall")
 	}
+	// The stall lasts as long as the scenario's clock moves: the queue's
+	// ages are read on it from here.
+	w.writer.WriteQueue().SetClock(w.clock)
 	w.stall.release = w.writer.WriteQueue().Hold()
 	return nil
 }

@@ -60,8 +60,15 @@ WHERE n.deleted = 0 AND n.agent_state <> 'Stopped'`
 
 // NodeLeaseRenewedAt returns when node name's lease in kube-node-lease
 // was last renewed, by herd's clock: zero when the node has no lease.
+// A view that remembers (Remembering) answers from the lease as herd
+// last committed it when it holds it: the health rules ask for a node's
+// lease as the node registers and renews.
 func (v *NodeView) NodeLeaseRenewedAt(ctx context.Context, name string) (time.Time, error) {
-	l, err := loadLease(ctx, v.db, domain.NodeLeaseNamespace, name)
+	l, ok := v.w.currentLease(domain.NodeLeaseNamespace, name)
+	var err error
+	if !ok {
+		l, err = loadLease(ctx, v.db, domain.NodeLeaseNamespace, name)
+	}
 	switch {
 	case errors.Is(err, domain.ErrNotFound) || err == nil && l.Deleted:
 		return time.Time{}, nil

@@ -122,6 +122,28 @@ func loadLease(ctx context.Context, q events.Querier, namespace, name string) (d
 // LeaseView answers queries about leases from the lease view.
 type LeaseView struct {
 	db *viewDB
+	// w, when set, answers Get from the unit of work's memory where it
+	// holds the lease as last committed (Writer.currentLease).
+	w *Writer
+}
+
+// Remembering is v answering Get, where it can, with the lease as w last
+// committed it instead of reading its row: a kubelet's renewal reads its
+// lease before it writes it, every ten seconds.
+func (v *LeaseView) Remembering(w *Writer) *LeaseView { return &LeaseView{db: v.db, w: w} }
+
+// currentLease is the lease as this herd last committed it, when the
+// unit of work holds it and is authoritative for it (see currentNode).
+func (w *Writer) currentLease(namespace, name string) (domain.Lease, bool) {
+	if w == nil {
+		return domain.Lease{}, false
+	}
+	s, ok := w.unit.Current(leases.of.Stream(namespace + "/" + name))
+	if !ok {
+		return domain.Lease{}, false
+	}
+	l, ok := s.(domain.Lease)
+	return l, ok
 }
 
 // NewLeaseView returns a LeaseView reading the views beside log.
@@ -131,6 +153,13 @@ func NewLeaseView(log events.Log) *LeaseView {
 
 // Get returns the lease, or domain.ErrNotFound when it does not exist.
 func (v *LeaseView) Get(ctx context.Context, namespace, name string) (domain.Lease, error) {
+	l, ok := v.w.currentLease(namespace, name)
+	if ok {
+		if l.Deleted {
+			return domain.Lease{}, fmt.Errorf("leases.coordination.k8s.io %q: %w", name, domain.ErrNotFound)
+		}
+		return l, nil
+	}
 	l, err := loadLease(ctx, v.db, namespace, name)
 	if err == nil && l.Deleted {
 		return domain.Lease{}, fmt.Errorf("leases.coordination.k8s.io %q: %w", name, domain.ErrNotFound)

@@ -62,9 +62,27 @@ func (w *Writer) UpdateNode(ctx context.Context, name string, update func(domain
 	return nodes.update(ctx, w, name, update)
 }
 
-// GetNode implements domain.NodeRepository.
+// GetNode implements domain.NodeRepository: from memory where the unit
+// of work holds the node as last committed (currentNode), else its row.
 func (w *Writer) GetNode(ctx context.Context, name string) (domain.Node, error) {
-	return NewNodeView(w.log).Get(ctx, name)
+	return NewNodeView(w.log).Remembering(w).Get(ctx, name)
+}
+
+// currentNode is the node as this herd last committed it, when the unit
+// of work holds it and is authoritative for it (command.Unit.Current:
+// SQLite, this process the only writer): what a read of its row after
+// that commit gives, without the read. Tombstones included. A nil w
+// holds nothing.
+func (w *Writer) currentNode(name string) (domain.Node, bool) {
+	if w == nil {
+		return domain.Node{}, false
+	}
+	s, ok := w.unit.Current(nodes.of.Stream(name))
+	if !ok {
+		return domain.Node{}, false
+	}
+	n, ok := s.(domain.Node)
+	return n, ok
 }
 
 // nodeRow is the node view's cold row for n (see node_hot.go).

@@ -11,7 +11,17 @@ import (
 // NodeView answers queries about nodes from the node view.
 type NodeView struct {
 	db *viewDB
+	// w, when set, answers Get from the unit of work's memory where it
+	// holds the node as last committed (Writer.currentNode).
+	w *Writer
 }
+
+// Remembering is v answering Get, where it can, with the node as w last
+// committed it instead of reading its row: a node just registered or
+// just heard from is read by the next requests and the reconcilers
+// before its row's pages are back in SQLite's cache of this connection
+// (every commit empties the other connections').
+func (v *NodeView) Remembering(w *Writer) *NodeView { return &NodeView{db: v.db, w: w} }
 
 // NewNodeView returns a NodeView reading the views beside log.
 func NewNodeView(log events.Log) *NodeView {
@@ -20,6 +30,13 @@ func NewNodeView(log events.Log) *NodeView {
 
 // Get returns the named node, or domain.ErrNotFound.
 func (v *NodeView) Get(ctx context.Context, name string) (domain.Node, error) {
+	n, ok := v.w.currentNode(name)
+	if ok {
+		if n.Deleted {
+			return domain.Node{}, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
+		}
+		return n, nil
+	}
 	n, err := loadNode(ctx, v.db, name)
 	if err == nil && n.Deleted {
 		return domain.Node{}, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)

@@ -1,6 +1,7 @@
 package conversions
 
 import (
+	"maps"
 	"strconv"
 	"time"
 
@@ -21,14 +22,17 @@ func LeaseToAPI(l domain.Lease) coordinationv1.Lease {
 			UID:               types.UID(l.UID),
 			ResourceVersion:   strconv.FormatInt(l.ResourceVersion, 10),
 			CreationTimestamp: metav1.NewTime(l.CreatedAt),
-			Labels:            l.Labels,
-			Annotations:       l.Annotations,
+			// Copies: the lease may be the state herd remembers, shared
+			// with every reader; a handler that patches the result must
+			// not change it.
+			Labels:      maps.Clone(l.Labels),
+			Annotations: maps.Clone(l.Annotations),
 		},
 		Spec: coordinationv1.LeaseSpec{
-			LeaseDurationSeconds: l.Spec.LeaseDurationSeconds,
+			LeaseDurationSeconds: clonePtr(l.Spec.LeaseDurationSeconds),
 			AcquireTime:          microTime(l.Spec.AcquireTime),
 			RenewTime:            microTime(l.Spec.RenewTime),
-			LeaseTransitions:     l.Spec.LeaseTransitions,
+			LeaseTransitions:     clonePtr(l.Spec.LeaseTransitions),
 		},
 	}
 	if l.Spec.HolderIdentity != "" {
@@ -92,4 +96,13 @@ func fromMicroTime(m *metav1.MicroTime) *time.Time {
 	}
 	t := m.UTC().Truncate(time.Microsecond)
 	return &t
+}
+
+// clonePtr is a pointer to a copy of *p, nil for nil.
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }

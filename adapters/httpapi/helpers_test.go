@@ -71,12 +71,12 @@ func newTestAPIWith(t testing.TB, log events.Log, auth Authenticator, change fun
 		t.Fatal(err)
 	}
 	deps := Deps{
-		Nodes: w.NodeCommands(), NodeView: projections.NewNodeView(log), Timeline: projections.NewTimelineView(log), KubeletTargets: w.KubeletTargetsCommands(),
+		Nodes: w.NodeCommands(), NodeView: projections.NewNodeView(log).Remembering(w), Timeline: projections.NewTimelineView(log), KubeletTargets: w.KubeletTargetsCommands(),
 		Pods: w.PodCommands(), PodView: projections.NewPodView(log),
 		Log: log, KubeletTargetView: projections.NewKubeletTargetView(log), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 		ConfigMaps: w.ConfigMapCommands(), ConfigMapView: projections.NewConfigMapView(log),
 		Devices: w.DeviceBindingCommands(), DeviceBindings: projections.NewDeviceBindingView(log),
-		Namespaces: w.NamespaceCommands(), NamespaceView: projections.NewNamespaceView(log), Leases: w.LeaseCommands(), LeaseView: projections.NewLeaseView(log),
+		Namespaces: w.NamespaceCommands(), NamespaceView: projections.NewNamespaceView(log), Leases: w.LeaseCommands(), LeaseView: projections.NewLeaseView(log).Remembering(w),
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: projections.NewReplicaSetView(log),
 		Deployments: w.DeploymentCommands(), DeploymentView: projections.NewDeploymentView(log),
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: projections.NewPodDisruptionBudgetView(log), Evictions: w.Evictions(),

@@ -112,6 +112,7 @@ func expectShed(t *testing.T, what string, a rawAnswer, why string) {
 func TestBehindHerdShedsWhatCanWaitAndAdmitsHeartbeats(t *testing.T) {
 	api := newTestAPI(t, nil)
 	queue := api.writer.WriteQueue()
+	queue.SetClock(api.clock) // the held writes wait as long as herd's clock is stepped
 	queue.SetBehind(5*time.Second, nil)
 	arrivals := newFakeArrivals()
 	api.WritePath, api.Heartbeats = queue, arrivals

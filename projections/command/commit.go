@@ -48,6 +48,43 @@ type groupCommit struct {
 	// it. A stream it does not know is checked by the append's own
 	// version guard, which also catches other processes' writes.
 	heads map[string]int64
+	// forget drops a stream's remembered state (the unit's state cache):
+	// after a group whose commit failed, a state remembered from before
+	// it may not be the stream's any more (a commit can fail after it
+	// reached the disk). Nil forgets nothing.
+	forget func(stream string)
+	// committing, when set, is told which streams a group's commit may
+	// move, from just before the commit until their states are put
+	// (stateCache.committing).
+	committing *stateCache
+	// marked are the streams marked committing by the group now
+	// committing; only the leader touches it.
+	marked []string
+}
+
+// markCommitting marks every stream group may have moved as committing,
+// just before its commit.
+func (g *groupCommit) markCommitting(group []*command) {
+	if g.committing == nil {
+		return
+	}
+	for _, c := range group {
+		if c.ready != nil {
+			g.marked = append(g.marked, c.ready.stream)
+		}
+		for stream := range c.moved {
+			g.marked = append(g.marked, stream)
+		}
+	}
+	g.committing.commitStarts(g.marked)
+}
+
+// unmarkCommitting ends what markCommitting marked.
+func (g *groupCommit) unmarkCommitting() {
+	if len(g.marked) > 0 {
+		g.committing.commitEnded(g.marked)
+		g.marked = g.marked[:0]
+	}
 }
 
 // groupLog is all of the log the group commit holds: what begins its
@@ -172,6 +209,16 @@ func (g *groupCommit) commit(group []*command) {
 	}
 	g.metrics.observeGroup(len(group), committed, time.Since(start), head)
 	g.observeWrites(err, group, committed)
+	if err != nil && g.forget != nil {
+		for _, c := range group {
+			if c.ready != nil {
+				g.forget(c.ready.stream)
+			}
+			for stream := range c.moved {
+				g.forget(stream)
+			}
+		}
+	}
 	if err == nil {
 		for _, c := range group {
 			if c.err == nil {
@@ -181,6 +228,9 @@ func (g *groupCommit) commit(group []*command) {
 			}
 		}
 	}
+	// The streams runGroup marked as committing, once their states are
+	// put (or forgotten), before the callers are answered.
+	g.unmarkCommitting()
 	for _, c := range group {
 		close(c.done)
 	}
@@ -242,6 +292,7 @@ func (g *groupCommit) runGroup(group []*command, moved map[string]int64) error {
 		_ = ltx.Rollback()
 		return nil
 	}
+	g.markCommitting(group)
 	if err := ltx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}

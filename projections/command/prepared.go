@@ -355,6 +355,9 @@ func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream st
 	next := s
 	r := &readyWrite{stream: stream, expected: expected, md: md, at: at, evs: pending, rows: rec.rows}
 	if u.prepareAppends {
+		if err := u.appendsPrepared(); err != nil {
+			return nil, s, err
+		}
 		if r.prepared, err = events.PrepareAppend(stream, expected, md, at, pending...); err != nil {
 			return nil, s, err
 		}

@@ -30,6 +30,13 @@ const maxCachedStates = 1 << 15
 type stateCache struct {
 	mu sync.Mutex
 	m  map[string]cachedState
+	// committing counts, by stream, the groups whose commit may have
+	// moved the stream and whose states are not put yet: from just
+	// before the commit until the states are put (or forgotten). A read
+	// (current) of such a stream goes to its row, which shows the commit
+	// as soon as it is visible to anyone: a reader that saw the newer
+	// row, or a watch event of it, never reads the older state after.
+	committing map[string]int
 }
 
 // cachedState is a state and the stream version it reflects.
@@ -43,6 +50,41 @@ func (c *stateCache) get(stream string) (any, bool) {
 	defer c.mu.Unlock()
 	e, ok := c.m[stream]
 	return e.state, ok
+}
+
+// current is stream's remembered state for a read: not while a commit
+// that may move it is under way (committing).
+func (c *stateCache) current(stream string) (any, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.committing[stream] > 0 {
+		return nil, false
+	}
+	e, ok := c.m[stream]
+	return e.state, ok
+}
+
+// commitStarts marks streams as being committed, until commitEnded.
+func (c *stateCache) commitStarts(streams []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.committing == nil {
+		c.committing = make(map[string]int)
+	}
+	for _, s := range streams {
+		c.committing[s]++
+	}
+}
+
+// commitEnded ends what commitStarts marked.
+func (c *stateCache) commitEnded(streams []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range streams {
+		if c.committing[s]--; c.committing[s] <= 0 {
+			delete(c.committing, s)
+		}
+	}
 }
 
 func (c *stateCache) put(stream string, version int64, state any) {

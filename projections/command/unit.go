@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -52,6 +53,10 @@ type Unit struct {
 	// stmts are the ready writes' statements, prepared on SQLite's
 	// database outside the write lock; nil on PostgreSQL.
 	stmts *stmtCache
+	// appendsPrepared prepares the log's own statements of prepared
+	// appends (events.AppendsPreparer) once, on a caller's goroutine
+	// before its ready write queues, never on the leader.
+	appendsPrepared func() error
 }
 
 // New returns the unit of work appending to log, reading committed views
@@ -60,10 +65,30 @@ type Unit struct {
 func New(log events.Log, views events.Querier, d Dialect, clk clock.PassiveClock, metrics *Metrics) *Unit {
 	db, engine := events.SQLDB(log)
 	u := &Unit{log: log, views: views, dialect: d, clock: clk, metrics: metrics,
-		group: &groupCommit{log: log, metrics: metrics, dialect: d}, queue: newWriteQueue(clk),
+		group: &groupCommit{log: log, metrics: metrics, dialect: d}, queue: newWriteQueue(clock.RealClock{}),
 		cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite}
 	if engine == events.EngineSQLite {
 		u.stmts = &stmtCache{db: db}
+	}
+	u.group.forget = u.states.forget
+	if u.cacheStates {
+		u.group.committing = &u.states
+	}
+	u.appendsPrepared = func() error { return nil }
+	if p, ok := log.(events.AppendsPreparer); ok && u.prepareAppends {
+		var mu sync.Mutex
+		done := false
+		u.appendsPrepared = func() error {
+			mu.Lock()
+			defer mu.Unlock()
+			if done {
+				return nil
+			}
+			// A failure is tried again by the next command.
+			err := p.PrepareAppends(context.Background())
+			done = err == nil
+			return err
+		}
 	}
 	return u
 }
@@ -124,6 +149,25 @@ func (u *Unit) Queued() int {
 // Remembered is the state the unit remembers for stream, if any: what the
 // next command on it decides on (Mode.Cached).
 func (u *Unit) Remembered(stream string) (any, bool) { return u.states.get(stream) }
+
+// Current is stream's state as last committed, from memory, for a read
+// that would otherwise read its view row: ok only where the unit keeps
+// states (SQLite, whose one writer is this process: every append to a
+// cached kind's stream goes through this unit and puts its state once
+// its group committed, before its caller is answered) and holds this
+// stream's. A state remembered here is then the stream at its head, as a
+// read of the view row after the same commit would give it. From just
+// before a group's commit until its states are put, its streams are
+// not answered from memory (the row already shows the commit to others,
+// a watch may already carry it): the caller reads the row. On
+// PostgreSQL another replica may have written the stream since: never
+// ok there, and the caller reads the row.
+func (u *Unit) Current(stream string) (any, bool) {
+	if !u.cacheStates {
+		return nil, false
+	}
+	return u.states.current(stream)
+}
 
 // EncodeEvents turns domain events into the log's type-plus-bytes form.
 func EncodeEvents(evs []domain.Event) ([]events.NewEvent, error) {

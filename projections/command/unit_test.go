@@ -2,9 +2,11 @@ package command
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -294,5 +296,216 @@ func TestANoOpOnACurrentRememberedStateReadsNoRow(t *testing.T) {
 	}
 	if n := kind.loads.Load() - before; n != 0 {
 		t.Errorf("the no-op read %d rows, want none", n)
+	}
+}
+
+// poolDrainingLog is a group commit's log whose next transaction, once
+// armed, is begun with every other connection of the pool taken: a
+// command inside that group that reaches for a pool connection waits
+// for one (database/sql's WaitCount moves), where under load it would
+// wait for readers that wait for the group.
+type poolDrainingLog struct {
+	groupLog
+	db *sql.DB
+
+	mu sync.Mutex
+	// armed says the next Begin drains the pool; held are the
+	// connections it took, handed back when its group ends.
+	armed bool
+	held  []*sql.Conn
+	// waitsBefore is the pool's WaitCount when the draining group began;
+	// inGroup says it has not ended.
+	waitsBefore int64
+	inGroup     bool
+}
+
+func (l *poolDrainingLog) Begin(ctx context.Context) (events.LogTx, error) {
+	ltx, err := l.groupLog.Begin(ctx)
+	if err != nil {
+		return ltx, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.armed {
+		return ltx, nil
+	}
+	l.armed = false
+	// The group's transaction is on the connection kept for writes; every
+	// other connection the pool may open is taken here.
+	for st := l.db.Stats(); st.InUse < st.MaxOpenConnections; st = l.db.Stats() {
+		c, err := l.db.Conn(ctx)
+		if err != nil {
+			_ = ltx.Rollback()
+			return nil, err
+		}
+		l.held = append(l.held, c)
+	}
+	l.waitsBefore, l.inGroup = l.db.Stats().WaitCount, true
+	return ltx, nil
+}
+
+// ObserveWrite comes once the group's transaction is over: the pool's
+// connections go back.
+func (l *poolDrainingLog) ObserveWrite(err error) {
+	l.giveBack()
+	l.groupLog.ObserveWrite(err)
+}
+
+// giveBack hands the drained connections back to the pool.
+func (l *poolDrainingLog) giveBack() {
+	l.mu.Lock()
+	held := l.held
+	l.held, l.inGroup = nil, false
+	l.mu.Unlock()
+	for _, c := range held {
+		_ = c.Close()
+	}
+}
+
+// waitedInGroup says a take of a pool connection waited while the
+// draining group held the pool's others.
+func (l *poolDrainingLog) waitedInGroup() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.inGroup && l.db.Stats().WaitCount > l.waitsBefore
+}
+
+// TestNothingInAGroupTakesASecondPoolConnection: the group's
+// transaction holds the connection kept for writes, and the pool's
+// other connections are all taken (as readers waiting for this group's
+// appends would hold them); the group's commands, of every mode, on
+// remembered states and on rows never read before, and on a view
+// statement never run before, commit without taking one. A command that
+// read the pool inside the group would wait for a connection: the test
+// sees the wait and fails rather than hang.
+func TestNothingInAGroupTakesASecondPoolConnection(t *testing.T) {
+	units, store := openUnits(t, 1)
+	u := units[0]
+	db := store.DB()
+	// Write connection and two readers: a take beyond them waits.
+	db.SetMaxOpenConns(3)
+	drain := &poolDrainingLog{groupLog: u.group.log, db: db}
+	u.group.log = drain
+	t.Cleanup(drain.giveBack)
+
+	// Remembered states for the cached modes, from an earlier group.
+	for name, mode := range modes {
+		if mode.Cached {
+			if _, err := Update(t.Context(), u, counters{mode: mode}, "warm "+name, set(1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	queued, release := hold(t, u)
+	type write struct {
+		kind counters
+		key  string
+		n    int
+	}
+	var writes []write
+	for name, mode := range modes {
+		writes = append(writes,
+			write{counters{mode: mode}, "new " + name, 1},
+			write{counters{mode: mode, table: "test_counters_too"}, "other " + name, 2})
+		if mode.Cached {
+			writes = append(writes, write{counters{mode: mode}, "warm " + name, 2})
+		}
+	}
+	writes = append(writes, write{counters{mode: Mode{Prepared: true}}, "prepared", 3})
+	errs := make([]error, len(writes))
+	var wg sync.WaitGroup
+	for i, w := range writes {
+		wg.Go(func() { _, errs[i] = Update(context.WithoutCancel(t.Context()), u, w.kind, w.key, set(w.n)) })
+		queued(i + 1)
+	}
+	drain.mu.Lock()
+	drain.armed = true
+	drain.mu.Unlock()
+	release()
+
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	waited := false
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+		}
+		if drain.waitedInGroup() {
+			waited = true
+			return true
+		}
+		return false
+	}, "the group of %d commands to commit", len(writes))
+	if waited {
+		buf := make([]byte, 1<<20)
+		t.Log(string(buf[:runtime.Stack(buf, true)]))
+		t.Error("a command inside the group waited for a second connection from the pool (ARCHITECTURE.md, \"Where the serial section is\")")
+		drain.giveBack() // let the group finish, to end the test
+	}
+	<-done
+	for i, w := range writes {
+		if errs[i] != nil {
+			t.Errorf("%s %q: %v", w.kind.tableName(), w.key, errs[i])
+			continue
+		}
+		if c, err := w.kind.Load(t.Context(), db, w.key); err != nil || c.N != w.n {
+			t.Errorf("%s %q: %+v, %v; want n %d", w.kind.tableName(), w.key, c, err, w.n)
+		}
+	}
+}
+
+// observingLog is a group commit's log that runs check when a group's
+// write is observed: after its commit, before its states are put.
+type observingLog struct {
+	groupLog
+	check func()
+}
+
+func (l *observingLog) ObserveWrite(err error) {
+	l.check()
+	l.groupLog.ObserveWrite(err)
+}
+
+// TestARememberedStateIsNotReadWhileItsCommitLandsOnSQLite: between a
+// group's commit and the moment its states are remembered, a read of the
+// row already shows the commit; a read from memory (Current) then must
+// not answer the older state it still holds, for a command prepared or
+// run on the leader. Once the group is done, memory answers the newer
+// state, on the row's version.
+func TestARememberedStateIsNotReadWhileItsCommitLandsOnSQLite(t *testing.T) {
+	for name, mode := range modes {
+		if !mode.Cached {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			units, store := openUnits(t, 1)
+			u, kind := units[0], counters{mode: mode}
+			if _, err := Update(t.Context(), u, kind, "c", set(1)); err != nil {
+				t.Fatal(err)
+			}
+			if s, ok := u.Current(kind.Stream("c")); !ok || s.(counter).Version != 1 {
+				t.Fatalf("after the first commit, memory holds %+v, %v; want version 1", s, ok)
+			}
+			checked := false
+			u.group.log = &observingLog{groupLog: u.group.log, check: func() {
+				r := row(t, store, "c")
+				if s, ok := u.Current(kind.Stream("c")); ok && s.(counter).Version < r.Version {
+					t.Errorf("memory answered version %d while the committed row is at %d", s.(counter).Version, r.Version)
+				}
+				checked = true
+			}}
+			if _, err := Update(t.Context(), u, kind, "c", set(2)); err != nil {
+				t.Fatal(err)
+			}
+			if !checked {
+				t.Fatal("the commit was not observed")
+			}
+			if s, ok := u.Current(kind.Stream("c")); !ok || s.(counter).Version != 2 || s.(counter).N != 2 {
+				t.Errorf("once the group is done, memory holds %+v, %v; want n 2 at version 2", s, ok)
+			}
+		})
 	}
 }

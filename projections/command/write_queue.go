@@ -15,8 +15,11 @@ import (
 // its group has committed or failed. The age of the oldest is how long
 // the write path makes a caller wait now: milliseconds on a herd that
 // keeps up, seconds when it has fallen behind (ARCHITECTURE.md, "When
-// herd falls behind"). Ages are read on herd's clock, the one its
-// heartbeats and deadlines are stamped with. It counts this process's
+// herd falls behind"). Ages are read on the machine's monotonic clock,
+// not on herd's (the one its heartbeats and deadlines are stamped with):
+// how long a caller waited is wall time, and herd's clock may be moved
+// (a test's fake clock stepped an hour) without anyone having waited.
+// It counts this process's
 // writes only: another replica on the same PostgreSQL database has its
 // own.
 type WriteQueue struct {
@@ -36,9 +39,20 @@ type WriteQueue struct {
 	behind    bool
 }
 
-// newWriteQueue returns an empty queue read on clk.
+// newWriteQueue returns an empty queue read on clk: clock.RealClock (whose
+// readings carry the monotonic clock) but in the queue's own tests.
 func newWriteQueue(clk clock.PassiveClock) *WriteQueue {
 	return &WriteQueue{clock: clk}
+}
+
+// SetClock reads the queue's ages on clk from now on instead of the
+// machine's monotonic clock: for a test that stands for a write path
+// that waited minutes by stepping a fake clock, which it then hands to
+// the queue too. It is set while no command waits.
+func (q *WriteQueue) SetClock(clk clock.PassiveClock) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.clock = clk
 }
 
 // SetBehind says when the write path counts as behind: once its oldest

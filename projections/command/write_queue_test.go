@@ -90,3 +90,23 @@ func TestAHeldWriteQueueReleasesItsCommandsInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestTheWriteQueueAgesOnTheMonotonicClockNotHerds: herd's clock moved
+// an hour on (a test's fake clock stepped, an operator's clock set)
+// while a command waits a moment is not a write path an hour behind:
+// the queue's age is how long the command really waited.
+func TestTheWriteQueueAgesOnTheMonotonicClockNotHerds(t *testing.T) {
+	units, _ := openUnits(t, 1)
+	u := units[0]
+	clk := u.Clock().(*clocktesting.FakeClock)
+	u.Queue().SetBehind(5*time.Second, nil)
+	_, release := hold(t, u)
+	defer release()
+	clk.Step(time.Hour)
+	if age, behind := u.Queue().Behind(); age >= time.Hour || behind {
+		t.Fatalf("with herd's clock an hour on: the queue says %v behind %v; want the moment the command waited", age, behind)
+	}
+	// The held command still ages, on the wall clock.
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool { return u.Queue().Oldest() >= time.Millisecond },
+		"the held command to have waited 1 ms")
+}

@@ -90,6 +90,7 @@ func TestARenewalWaitingInAStalledWritePathIsNotMarked(t *testing.T) {
 	ctx := t.Context()
 	heard := NewHeard()
 	queue := f.w.WriteQueue()
+	queue.SetClock(f.clk) // the renewal waits as long as herd's clock is stepped
 	r, err := New(DefaultConfig(), f.w, f.view, f.clk, zap.NewNop(), WithArrivals(heard), WithBacklog(queue))
 	if err != nil {
 		t.Fatal(err)

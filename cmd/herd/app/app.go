@@ -87,12 +87,18 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 			func(l events.Log, clk clock.Clock, m *projections.Metrics) *projections.Writer {
 				return projections.NewWriter(l, clk, m)
 			},
-			projections.NewNodeView,
+			// Node and lease reads from the command layer's memory where
+			// it holds them as last committed (SQLite).
+			func(l events.Log, w *projections.Writer) *projections.NodeView {
+				return projections.NewNodeView(l).Remembering(w)
+			},
 			projections.NewTimelineView,
 			projections.NewPodView,
 			projections.NewConfigMapView,
 			projections.NewNamespaceView,
-			projections.NewLeaseView,
+			func(l events.Log, w *projections.Writer) *projections.LeaseView {
+				return projections.NewLeaseView(l).Remembering(w)
+			},
 			projections.NewReplicaSetView,
 			projections.NewDeploymentView,
 			projections.NewPodDisruptionBudgetView,

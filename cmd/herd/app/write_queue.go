@@ -29,7 +29,7 @@ func watchWriteQueue(cfg Config, w *projections.Writer, reg prometheus.Registere
 	for _, c := range []prometheus.Collector{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "herd_write_queue_oldest_seconds",
-			Help: "How long the oldest write waiting for its commit has waited, by herd's clock (0 when none waits). Past --write-behind-threshold herd counts as behind.",
+			Help: "How long the oldest write waiting for its commit has waited, on the machine's monotonic clock (0 when none waits). Past --write-behind-threshold herd counts as behind.",
 		}, func() float64 { oldest, _ := q.Behind(); return oldest.Seconds() }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "herd_write_queue_commands",
