@@ -271,7 +271,7 @@ func cronJobProblems(meta ObjectMeta, s CronJobSpec) []FieldError {
 	case "":
 		errs = append(errs, FieldError{Field: "spec.concurrencyPolicy", Reason: "Required value"})
 	default:
-		errs = append(errs, FieldError{Field: "spec.concurrencyPolicy", Value: s.ConcurrencyPolicy,
+		errs = append(errs, FieldError{Field: "spec.concurrencyPolicy",
 			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "Allow", "Forbid", "Replace"`, s.ConcurrencyPolicy)})
 	}
 	for _, l := range []struct {
@@ -313,7 +313,7 @@ func jobTemplateProblems(t JobTemplate) []FieldError {
 		errs = append(errs, FieldError{Field: "spec.jobTemplate.spec.selector", Reason: "Invalid value: `selector` will be auto-generated"})
 	}
 	if t.Spec.ManualSelector {
-		errs = append(errs, FieldError{Field: "spec.jobTemplate.spec.manualSelector", Value: "true", Reason: `Unsupported value: true: supported values: "nil", "false"`})
+		errs = append(errs, FieldError{Field: "spec.jobTemplate.spec.manualSelector", Reason: `Unsupported value: true: supported values: "nil", "false"`})
 	}
 	for _, e := range metadataProblems(t.Labels, t.Annotations) {
 		e.Field = "spec.jobTemplate." + e.Field

@@ -97,6 +97,7 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 			projections.NewDeploymentView,
 			projections.NewPodDisruptionBudgetView,
 			projections.NewJobView,
+			projections.NewCronJobView,
 			projections.NewDaemonSetView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
@@ -287,6 +288,7 @@ type workloadViews struct {
 	Deployments *projections.DeploymentView
 	DaemonSets  *projections.DaemonSetView
 	Jobs        *projections.JobView
+	CronJobs    *projections.CronJobView
 	Budgets     *projections.PodDisruptionBudgetView
 }
 
@@ -305,6 +307,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		Namespaces: w.NamespaceCommands(), NamespaceView: nss, Leases: w.LeaseCommands(), LeaseView: leases,
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: wv.ReplicaSets, Deployments: w.DeploymentCommands(), DeploymentView: wv.Deployments,
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: wv.DaemonSets, Jobs: w.JobCommands(), JobView: wv.Jobs,
+		CronJobs: w.CronJobCommands(), CronJobView: wv.CronJobs,
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: wv.Budgets, Evictions: w.Evictions(),
 		Reconcilers: recs, Retention: retention, UI: webui.Handler(httpapi.UIPath),
 		WritePath: w.WriteQueue(), Heartbeats: heard, Registerer: reg,
