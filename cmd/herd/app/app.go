@@ -24,6 +24,7 @@ import (
 	"herd/projections"
 	"herd/projections/watch"
 	"herd/reconcilers"
+	"herd/reconcilers/cronjob"
 	"herd/reconcilers/daemonset"
 	"herd/reconcilers/deployment"
 	"herd/reconcilers/disruption"
@@ -178,6 +179,10 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 		fx.Provide(func(v *projections.JobView) job.Reader { return v }),
 		fx.Provide(func(v *projections.PodView) job.PodLister { return v }),
 		job.Module,
+		// The CronJob reconciler likewise.
+		fx.Provide(func(v *projections.CronJobView) cronjob.CronJobReader { return v }),
+		fx.Provide(func(v *projections.JobView) cronjob.JobLister { return v }),
+		cronjob.Module,
 		// The DaemonSet reconciler likewise.
 		fx.Provide(func(v *projections.DaemonSetView) daemonset.Reader { return v }),
 		fx.Provide(func(v *projections.NodeView) daemonset.NodeLister { return v }),
