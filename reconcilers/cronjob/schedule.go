@@ -68,8 +68,10 @@ func mostRecent(c domain.CronJob, now time.Time, sched cron.Schedule, withDeadli
 	return earliest, &last, missed, nil
 }
 
-// nextAfter is how long until the CronJob's next run is due after now,
-// with Kubernetes' 100 ms to spare so that the time has surely come.
+// nextAfter is how long until the CronJob's next run is due after now.
+// Kubernetes' controller adds 100 ms for its informers; a timer of herd's
+// clock (the wall clock's or a fake one) never fires before its time, so
+// the run is due when it fires.
 func nextAfter(c domain.CronJob, now time.Time, sched cron.Schedule) time.Duration {
 	earliest, recent, _, err := mostRecent(c, now, sched, false)
 	if err != nil {
@@ -83,5 +85,5 @@ func nextAfter(c domain.CronJob, now time.Time, sched cron.Schedule) time.Durati
 	if next.IsZero() {
 		return 0
 	}
-	return next.Add(100 * time.Millisecond).Sub(now)
+	return next.Sub(now)
 }
