@@ -12,7 +12,7 @@ import (
 // JSON at the schema version it declares.
 func TestAggregatesAreComplete(t *testing.T) {
 	samples := map[string]Event{}
-	for _, e := range slices.Concat(sampleEvents(), samplePodEvents(), sampleIPAMEvents(), sampleReplicaSetEvents(), sampleDeploymentEvents(), samplePodDisruptionBudgetEvents(), sampleJobEvents(), sampleDaemonSetEvents()) {
+	for _, e := range slices.Concat(sampleEvents(), samplePodEvents(), sampleIPAMEvents(), sampleReplicaSetEvents(), sampleDeploymentEvents(), samplePodDisruptionBudgetEvents(), sampleJobEvents(), sampleDaemonSetEvents(), sampleCronJobEvents()) {
 		samples[e.EventType()] = e
 	}
 	owners := map[string]string{}

@@ -14,6 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"herd/domain"
+	"herd/events"
 )
 
 const cronJobPath = "/apis/batch/v1/namespaces/default/cronjobs"
@@ -172,5 +175,41 @@ func TestCronJobsThroughClientGo(t *testing.T) {
 	}
 	if err := cjs.Delete(ctx, "tick", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCronJobEventsAsKubernetesWritesThem: the Job the CronJob
+// reconciler creates, and a warning it records, are Events about the
+// CronJob from the cronjob-controller, as kubectl describe cronjob
+// selects them.
+func TestCronJobEventsAsKubernetesWritesThem(t *testing.T) {
+	api := newTestAPI(t, nil)
+	base := api.serve(t).URL
+	cj := decodeCronJob(t, mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: cronJobPath, body: cronJobJSON}))
+	ctx := events.WithMetadata(t.Context(), events.Metadata{Actor: "system:herd:cronjob", Source: "reconciler/cronjob"})
+	key := domain.Key{Namespace: "default", Name: "tick"}
+	if _, err := api.writer.CronJobCommands().Execute(ctx, key, domain.WarnCronJob{Reason: domain.CronJobTooManyMissedTimes, Message: "too many missed start times"}); err != nil {
+		t.Fatal(err)
+	}
+	job := domain.CreateJob{Namespace: "default", Name: "tick-29932085", UID: "uid-j",
+		Owners: []domain.OwnerReference{{APIVersion: "batch/v1", Kind: "CronJob", Name: "tick", UID: string(cj.UID), Controller: true}},
+		Spec: domain.JobSpec{Parallelism: 1, Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever,
+			Containers: []domain.Container{{Name: "tick", Image: "busybox"}}}}}}
+	if _, err := api.writer.JobCommands().Execute(ctx, domain.Key{Namespace: "default", Name: job.Name}, job); err != nil {
+		t.Fatal(err)
+	}
+	var l corev1.EventList
+	a := mustSend(t, nil, base, http.StatusOK, req{method: "GET",
+		path: "/api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DCronJob,involvedObject.name%3Dtick,involvedObject.uid%3D" + string(cj.UID)})
+	if err := json.Unmarshal(a.body, &l); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range l.Items {
+		got = append(got, e.Type+" "+e.Reason+" "+e.Message+" "+e.Source.Component)
+	}
+	want := []string{"Warning TooManyMissedTimes too many missed start times cronjob-controller", "Normal SuccessfulCreate Created job tick-29932085 cronjob-controller"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("events %q, want %q", got, want)
 	}
 }
