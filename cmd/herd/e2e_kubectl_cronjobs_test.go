@@ -44,7 +44,8 @@ spec:
 // every minute makes, within the minute, a Job named after its
 // scheduled minute and owned by the CronJob, which runs to completion
 // on the demo's mock runtime; kubectl get cronjobs prints Kubernetes'
-// columns; kubectl patch suspends it; -o yaml shows batch/v1's
+// columns; kubectl describe cronjob shows the controller's
+// SuccessfulCreate; kubectl patch suspends it; -o yaml shows batch/v1's
 // defaults; a schedule robfig/cron cannot read and an unknown time zone
 // are refused naming the field; kubectl delete cronjob takes its Jobs
 // with it.
@@ -91,6 +92,10 @@ func TestKubectlCronJobs(t *testing.T) {
 		}
 		return nil
 	})
+
+	if out := kc.must(t, "describe", "cronjob", "tick"); !strings.Contains(out, "SuccessfulCreate") || !strings.Contains(out, "Created job "+job) {
+		t.Errorf("kubectl describe cronjob shows no creation of %s:\n%s", job, out)
+	}
 
 	if out := kc.must(t, "patch", "cronjob", "tick", "-p", `{"spec":{"suspend":true}}`); !strings.Contains(out, "patched") {
 		t.Errorf("kubectl patch said %q", out)
