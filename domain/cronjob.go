@@ -231,12 +231,19 @@ func (c WarnCronJob) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
 }
 
 // DeleteCronJob deletes a CronJob, conditional on ResourceVersion when it
-// is not 0; the garbage collector deletes its Jobs after it.
+// is not 0; the garbage collector deletes its Jobs after it (Background,
+// kubectl's default). Orphan and Foreground, which herd does not keep
+// for a CronJob, are refused rather than done otherwise than asked.
 type DeleteCronJob struct {
 	ResourceVersion int64
+	Propagation     Propagation
 }
 
 func (c DeleteCronJob) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
+	if p := c.Propagation; p != "" && p != PropagateBackground {
+		return nil, invalid(cronJobKind.Kind, cj.Name, []FieldError{{Field: "propagationPolicy", Value: string(p),
+			Reason: "herd deletes a CronJob at once and its Jobs after it: only Background is supported"}})
+	}
 	return decideDelete(cj, c.ResourceVersion, now)
 }
 

@@ -50,7 +50,7 @@ func (s *Server) cronJobKind() *kind {
 			return domain.RecordCronJobStatus{Status: conversions.CronJobStatusFromAPI(in.Status), ResourceVersion: rv}, nil
 		},
 		delete: func(d deletion) domain.CronJobCommand {
-			return domain.DeleteCronJob{ResourceVersion: d.resourceVersion}
+			return domain.DeleteCronJob{ResourceVersion: d.resourceVersion, Propagation: d.propagation}
 		},
 		rows: cronJobRows,
 	}

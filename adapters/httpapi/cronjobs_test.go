@@ -68,6 +68,11 @@ func TestCronJobLifecycle(t *testing.T) {
 		len(tbl.Rows) != 1 || !equalCells(tbl.Rows[0].Cells, want) {
 		t.Errorf("table %v %+v", cols, tbl.Rows)
 	}
+	a := mustSend(t, nil, base, http.StatusUnprocessableEntity, req{method: "DELETE", path: cronJobPath + "/tick",
+		body: `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Orphan"}`})
+	if _, msg := a.status(t); !strings.Contains(msg, "propagationPolicy") {
+		t.Errorf("an orphaning delete: %q, want it refused naming propagationPolicy", msg)
+	}
 	mustSend(t, nil, base, http.StatusOK, req{method: "DELETE", path: cronJobPath + "/tick"})
 	mustSend(t, nil, base, http.StatusNotFound, req{method: "GET", path: cronJobPath + "/tick"})
 }
