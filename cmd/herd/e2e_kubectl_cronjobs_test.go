@@ -46,7 +46,8 @@ spec:
 // on the demo's mock runtime; kubectl get cronjobs prints Kubernetes'
 // columns; kubectl describe cronjob shows the controller's
 // SuccessfulCreate; kubectl patch suspends it; -o yaml shows batch/v1's
-// defaults; a schedule robfig/cron cannot read and an unknown time zone
+// defaults; kubectl create job --from=cronjob/ makes a Job of its
+// template; a schedule robfig/cron cannot read and an unknown time zone
 // are refused naming the field; kubectl delete cronjob takes its Jobs
 // with it.
 func TestKubectlCronJobs(t *testing.T) {
@@ -121,11 +122,23 @@ func TestKubectlCronJobs(t *testing.T) {
 		t.Errorf("an unknown time zone: exit %d, stderr %q, want it refused naming spec.timeZone", res.Code, res.Stderr)
 	}
 
+	// A run by hand, as kubectl makes it from the CronJob's template: the
+	// CronJob's too, so that deleting the CronJob takes it as well.
+	if out := kc.must(t, "create", "job", "by-hand", "--from=cronjob/tick"); !strings.Contains(out, "job.batch/by-hand created") {
+		t.Errorf("kubectl create job --from said %q", out)
+	}
+	if out := kc.must(t, "get", "job", "by-hand", "-o", "jsonpath={.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}"); out != "CronJob/tick" {
+		t.Errorf("a Job made from the CronJob belongs to %q", out)
+	}
+	if header, _ := columns(kc.must(t, "get", "cj", "-o", "wide")); !slices.Equal(header[len(header)-3:], []string{"CONTAINERS", "IMAGES", "SELECTOR"}) {
+		t.Errorf("kubectl get cj -o wide: %q", header)
+	}
+
 	if out := kc.must(t, "delete", "cronjob", "tick"); !strings.Contains(out, `cronjob.batch "tick" deleted`) {
 		t.Errorf("kubectl delete said %q", out)
 	}
 	eventually(t, 60*time.Second, func() error {
-		if out := kc.must(t, "get", "jobs", "-o", "name"); strings.Contains(out, "tick-") {
+		if out := kc.must(t, "get", "jobs", "-o", "name"); strings.Contains(out, "tick-") || strings.Contains(out, "by-hand") {
 			return fmt.Errorf("a deleted CronJob's Jobs: %q, want none", out)
 		}
 		return nil
