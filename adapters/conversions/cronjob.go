@@ -5,10 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	// The zone database in the binary, as kube-apiserver and
-	// kube-controller-manager carry it: whether a CronJob's time zone is
-	// known, and when its runs are, does not depend on the host's files.
-	_ "time/tzdata"
+	_ "time/tzdata" // the zone database in the binary: a CronJob's zone does not depend on the host's files
 
 	"github.com/robfig/cron/v3"
 	batchv1 "k8s.io/api/batch/v1"

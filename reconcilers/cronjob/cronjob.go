@@ -27,8 +27,8 @@ import (
 // kindCronJob is the kind an owner reference names a CronJob by.
 const kindCronJob = "CronJob"
 
-// CronJobReader is what the reconciler reads of the CronJobs.
-type CronJobReader interface {
+// Reader is what the reconciler reads of the CronJobs.
+type Reader interface {
 	// Last returns the CronJob or its tombstone, or domain.ErrNotFound.
 	Last(ctx context.Context, namespace, name string) (domain.CronJob, error)
 	// List returns the CronJobs of namespace, every one when it is "".
@@ -43,7 +43,7 @@ type JobLister interface {
 
 // Reconciler is the CronJob reconciler. Its keys are CronJobs.
 type Reconciler struct {
-	cronJobs CronJobReader
+	cronJobs Reader
 	jobs     JobLister
 	cronCmds domain.Executor[domain.CronJob, domain.CronJobCommand]
 	jobCmds  domain.Executor[domain.Job, domain.JobCommand]
@@ -70,7 +70,7 @@ const DefaultResyncPeriod = 30 * time.Second
 
 // New returns the CronJob reconciler; clk is the clock its schedules
 // are read on.
-func New(cronJobs CronJobReader, jobs JobLister, cronCmds domain.Executor[domain.CronJob, domain.CronJobCommand],
+func New(cronJobs Reader, jobs JobLister, cronCmds domain.Executor[domain.CronJob, domain.CronJobCommand],
 	jobCmds domain.Executor[domain.Job, domain.JobCommand], clk clock.PassiveClock, log *zap.Logger) *Reconciler {
 	return &Reconciler{cronJobs: cronJobs, jobs: jobs, cronCmds: cronCmds, jobCmds: jobCmds,
 		owners: reconcilers.NewOwnerIndex(kindCronJob), clock: clk, newUID: uuid.NewString, log: log.Named("cronjob"), resync: DefaultResyncPeriod,
@@ -383,7 +383,7 @@ func controlledBy(j domain.Job, c domain.CronJob) bool {
 type Params struct {
 	fx.In
 
-	CronJobs    CronJobReader
+	CronJobs    Reader
 	Jobs        JobLister
 	CronJobCmds domain.Executor[domain.CronJob, domain.CronJobCommand]
 	JobCmds     domain.Executor[domain.Job, domain.JobCommand]

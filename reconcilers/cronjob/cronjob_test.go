@@ -22,8 +22,8 @@ type (
 )
 
 var (
-	_ CronJobReader = (*fakeCronJobs)(nil)
-	_ JobLister     = (*fakeJobs)(nil)
+	_ Reader    = (*fakeCronJobs)(nil)
+	_ JobLister = (*fakeJobs)(nil)
 )
 
 // fixture is the reconciler on fakes and a fake clock, and the CronJob

@@ -180,7 +180,7 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 		fx.Provide(func(v *projections.PodView) job.PodLister { return v }),
 		job.Module,
 		// The CronJob reconciler likewise.
-		fx.Provide(func(v *projections.CronJobView) cronjob.CronJobReader { return v }),
+		fx.Provide(func(v *projections.CronJobView) cronjob.Reader { return v }),
 		fx.Provide(func(v *projections.JobView) cronjob.JobLister { return v }),
 		cronjob.Module,
 		// The DaemonSet reconciler likewise.
