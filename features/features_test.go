@@ -73,6 +73,7 @@ func initializeScenario(sc *godog.ScenarioContext, database func() string) {
 	w.registerWhatIfSteps(sc)
 	w.registerDisruptionBudgetSteps(sc)
 	w.registerJobSteps(sc)
+	w.registerCronJobSteps(sc)
 	w.registerDaemonSetSteps(sc)
 	w.registerAuthSteps(sc)
 	w.registerWebViewSteps(sc)

@@ -17,6 +17,7 @@ type writerCommands struct {
 	deployments    *command.Commands[domain.Deployment, domain.DeploymentCommand]
 	budgets        *command.Commands[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
 	jobs           *command.Commands[domain.Job, domain.JobCommand]
+	cronJobs       *command.Commands[domain.CronJob, domain.CronJobCommand]
 	daemonSets     *command.Commands[domain.DaemonSet, domain.DaemonSetCommand]
 	namespaces     *command.Commands[domain.Namespace, domain.NamespaceCommand]
 	ipPools        ipPoolCommands
@@ -35,6 +36,7 @@ func newWriterCommands(w *Writer) *writerCommands {
 		deployments:    newCommands(w, deployments.aggregate, domain.DecideDeployment),
 		budgets:        newCommands(w, podDisruptionBudgets.aggregate, domain.DecidePodDisruptionBudget),
 		jobs:           newCommands(w, jobs.aggregate, domain.DecideJob),
+		cronJobs:       newCommands(w, cronJobs.aggregate, domain.DecideCronJob),
 		daemonSets:     newCommands(w, daemonSets.aggregate, domain.DecideDaemonSet),
 		namespaces:     newCommands(w, namespaces, domain.DecideNamespace),
 		ipPools:        ipPoolCommands{w},
@@ -98,6 +100,12 @@ func (w *Writer) PodDisruptionBudgetCommands() domain.Executor[domain.PodDisrupt
 // reconciler that counts its pods and records its status.
 func (w *Writer) JobCommands() domain.Executor[domain.Job, domain.JobCommand] {
 	return w.cmds().jobs
+}
+
+// CronJobCommands is how a CronJob is commanded: by the API, and by the
+// reconciler that records its runs.
+func (w *Writer) CronJobCommands() domain.Executor[domain.CronJob, domain.CronJobCommand] {
+	return w.cmds().cronJobs
 }
 
 // DaemonSetCommands is how a DaemonSet is commanded: by the API, and by

@@ -81,6 +81,7 @@ func newTestAPIWith(t testing.TB, log events.Log, auth Authenticator, change fun
 		Deployments: w.DeploymentCommands(), DeploymentView: projections.NewDeploymentView(log),
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: projections.NewPodDisruptionBudgetView(log), Evictions: w.Evictions(),
 		Jobs: w.JobCommands(), JobView: projections.NewJobView(log),
+		CronJobs: w.CronJobCommands(), CronJobView: projections.NewCronJobView(log),
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: projections.NewDaemonSetView(log),
 		Auth: auth, UI: fakeUI,
 	}

@@ -119,7 +119,6 @@ func TestJobRefusalsAppendNothing(t *testing.T) {
 		{"completions changed", req{method: "PATCH", path: jobPath + "/pi", contentType: mergePatch, body: `{"spec":{"completions":4}}`},
 			http.StatusUnprocessableEntity, "spec.completions"},
 		{"a stale resourceVersion", req{method: "PUT", path: jobPath + "/pi", body: string(staleBody)}, http.StatusConflict, "the object has been modified"},
-		{"a cronjob", req{method: "POST", path: "/apis/batch/v1/namespaces/default/cronjobs", body: `{}`}, http.StatusNotFound, "herd serves no CronJobs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

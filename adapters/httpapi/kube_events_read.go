@@ -166,13 +166,15 @@ type eventReader struct {
 	pods  map[string]domain.Pod
 	rss   map[string]domain.ReplicaSet
 	jobs  map[string]domain.Job
+	// cronJobs are the CronJobs seen, for the UIDs of their Events.
+	cronJobs map[string]domain.CronJob
 	// nodeUIDs caches the uids of nodes' events.
 	nodeUIDs map[string]string
 }
 
 func (s *Server) newEventReader(scope eventScope) *eventReader {
 	return &eventReader{s: s, scope: scope, pods: map[string]domain.Pod{}, rss: map[string]domain.ReplicaSet{},
-		jobs: map[string]domain.Job{}, nodeUIDs: map[string]string{}}
+		jobs: map[string]domain.Job{}, cronJobs: map[string]domain.CronJob{}, nodeUIDs: map[string]string{}}
 }
 
 // eventBatch is how many pod records an event reader reads at once: a
@@ -294,7 +296,8 @@ func (r *eventReader) objectFilters() []events.Filter {
 		out = append(out, events.Filter{StreamPrefix: prefix(domain.PodAggregate)})
 	}
 	if r.scope.workloads {
-		out = append(out, events.Filter{StreamPrefix: prefix(domain.ReplicaSetAggregate)}, events.Filter{StreamPrefix: prefix(domain.JobAggregate)})
+		out = append(out, events.Filter{StreamPrefix: prefix(domain.ReplicaSetAggregate)}, events.Filter{StreamPrefix: prefix(domain.JobAggregate)},
+			events.Filter{StreamPrefix: prefix(domain.CronJobAggregate)})
 	}
 	return out
 }
@@ -335,6 +338,8 @@ func (r *eventReader) objectEvents(ctx context.Context, upTo int64) ([]derivedEv
 			evs, err = r.replicaSetRecord(rec, ev)
 		case domain.JobAggregate.Owns(rec.Stream):
 			evs, err = r.jobRecord(rec, ev)
+		case domain.CronJobAggregate.Owns(rec.Stream):
+			evs, err = r.cronJobRecord(rec, ev)
 		}
 		if err != nil {
 			return nil, 0, fmt.Errorf("event %d of %s: %w", rec.Position, rec.Stream, err)
@@ -406,7 +411,7 @@ func (r *eventReader) replicaSetRecord(rec events.Record, ev domain.Event) ([]de
 
 // jobRecord folds one record of a Job's stream and returns the events
 // the Job controller writes of it.
-func (r *eventReader) jobRecord(rec events.Record, _ domain.Event) ([]derivedEvent, error) {
+func (r *eventReader) jobRecord(rec events.Record, ev domain.Event) ([]derivedEvent, error) {
 	prev := r.jobs[rec.Stream]
 	cur, err := projections.FoldJob(prev, rec)
 	if err != nil {
@@ -415,7 +420,7 @@ func (r *eventReader) jobRecord(rec events.Record, _ domain.Event) ([]derivedEve
 	r.jobs[rec.Stream] = cur
 	ns, _ := streamKey(domain.JobAggregate, rec.Stream)
 	var out []derivedEvent
-	for _, we := range jobWorkloadEvents(prev, cur) {
+	for _, we := range append(jobWorkloadEvents(prev, cur), cronJobJobEvents(cur, ev, rec.Metadata.Source)...) {
 		out = append(out, we.derived(rec, len(out), ns))
 	}
 	return out, nil

@@ -35,7 +35,7 @@ var (
 
 // workloadKinds are the kinds whose Events the workload controllers
 // write.
-var workloadKinds = map[string]bool{"Deployment": true, "ReplicaSet": true, domain.KindDaemonSet: true, "Job": true}
+var workloadKinds = map[string]bool{"Deployment": true, "ReplicaSet": true, domain.KindDaemonSet: true, "Job": true, "CronJob": true}
 
 // workloadEvent is one Event a workload controller writes about the
 // workload it controls.

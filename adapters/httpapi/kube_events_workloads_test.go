@@ -22,6 +22,8 @@ func TestWorkloadEventsAsKubernetesWritesThem(t *testing.T) {
 	}
 	complete := domain.Job{Object: domain.Object[domain.JobSpec, domain.JobStatus]{ObjectMeta: domain.ObjectMeta{Name: "pi", UID: "uid-job"},
 		Status: domain.JobStatus{Conditions: []domain.JobCondition{{Type: domain.JobComplete, Status: domain.ConditionTrue}}}}}
+	cronJobsJob := domain.Job{Object: domain.Object[domain.JobSpec, domain.JobStatus]{ObjectMeta: domain.ObjectMeta{Name: "tick-29932085", UID: "uid-j",
+		Owners: []domain.OwnerReference{{APIVersion: "batch/v1", Kind: "CronJob", Name: "tick", UID: "uid-cj", Controller: true}}}}}
 	type seen struct{ Kind, Name, UID, Reason, Message, Component string }
 	of := func(evs []workloadEvent) []seen {
 		var out []seen
@@ -50,6 +52,11 @@ func TestWorkloadEventsAsKubernetesWritesThem(t *testing.T) {
 		{"a Job completed", jobWorkloadEvents(domain.Job{Object: domain.Object[domain.JobSpec, domain.JobStatus]{ObjectMeta: domain.ObjectMeta{Name: "pi", UID: "uid-job"}}}, complete),
 			[]seen{{"Job", "pi", "uid-job", "Completed", "Job completed", "job-controller"}}},
 		{"a Job complete already", jobWorkloadEvents(complete, complete), nil},
+		{"a Job its CronJob created", cronJobJobEvents(cronJobsJob, domain.JobCreated{}, "reconciler/cronjob"),
+			[]seen{{"CronJob", "tick", "uid-cj", "SuccessfulCreate", "Created job tick-29932085", "cronjob-controller"}}},
+		{"a Job its CronJob deleted", cronJobJobEvents(cronJobsJob, domain.JobDeleted{}, "reconciler/cronjob"),
+			[]seen{{"CronJob", "tick", "uid-cj", "SuccessfulDelete", "Deleted job tick-29932085", "cronjob-controller"}}},
+		{"a CronJob's Job an operator deleted", cronJobJobEvents(cronJobsJob, domain.JobDeleted{}, "httpapi"), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if d := cmp.Diff(tc.want, of(tc.got)); d != "" {

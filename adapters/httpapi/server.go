@@ -127,6 +127,9 @@ type Deps struct {
 	// Jobs and JobView store and read Jobs (batch/v1).
 	Jobs    domain.Executor[domain.Job, domain.JobCommand]
 	JobView *projections.JobView
+	// CronJobs and CronJobView store and read CronJobs (batch/v1).
+	CronJobs    domain.Executor[domain.CronJob, domain.CronJobCommand]
+	CronJobView *projections.CronJobView
 	// DaemonSets and DaemonSetView store and read DaemonSets (apps/v1).
 	DaemonSets    domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
 	DaemonSetView *projections.DaemonSetView

@@ -29,13 +29,7 @@ var unserved = append([]unservedRoute{
 	{"PUT /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"PATCH /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"DELETE /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to delete", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
-	{"/apis/batch/v1/cronjobs", cronJobsUnserved, http.StatusNotFound, metav1.StatusReasonNotFound},
-	{"/apis/batch/v1/namespaces/{namespace}/cronjobs", cronJobsUnserved, http.StatusNotFound, metav1.StatusReasonNotFound},
-	{"/apis/batch/v1/namespaces/{namespace}/cronjobs/", cronJobsUnserved, http.StatusNotFound, metav1.StatusReasonNotFound},
 }, unservedWorkloads("statefulsets")...)
-
-// cronJobsUnserved says why kubectl create cronjob finds nothing.
-const cronJobsUnserved = "herd serves no CronJobs yet: of batch/v1 it serves jobs (kubectl create job NAME --image=IMAGE)"
 
 // unservedRoute is a path herd has no answer for, and the Status it
 // answers instead.

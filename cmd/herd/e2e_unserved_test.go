@@ -7,7 +7,7 @@ import (
 )
 
 // TestKubectlSaysWhatHerdDoesNotServe: what herd has no answer for
-// (container logs, exec, Services, CronJobs) fails in the machine's
+// (container logs, exec, Services) fails in the machine's
 // kubectl with herd's reason, not a bare "could not find the requested
 // resource".
 func TestKubectlSaysWhatHerdDoesNotServe(t *testing.T) {
@@ -25,7 +25,6 @@ func TestKubectlSaysWhatHerdDoesNotServe(t *testing.T) {
 		{[]string{"logs", "web"}, "herd keeps no container logs"},
 		{[]string{"exec", "web", "--", "ls"}, "herd cannot run commands in a pod's containers"},
 		{[]string{"expose", "pod", "web", "--port", "80"}, "herd has no Services"},
-		{[]string{"create", "cronjob", "nightly", "--image=busybox", "--schedule=0 3 * * *"}, "herd serves no CronJobs"},
 	}
 	for _, tt := range tests {
 		res := k.run(t, tt.args...)

@@ -26,6 +26,7 @@ type Readers struct {
 	ReplicaSets          objectView[domain.ReplicaSet]
 	Deployments          objectView[domain.Deployment]
 	Jobs                 objectView[domain.Job]
+	CronJobs             objectView[domain.CronJob]
 	DaemonSets           objectView[domain.DaemonSet]
 	PodDisruptionBudgets objectView[domain.PodDisruptionBudget]
 	Nodes                interface {
@@ -115,6 +116,14 @@ func kinds(rd Readers, repo Repository) []*kind {
 			finish: func(ctx context.Context, o deletingOwner) error {
 				return ignoreNotFound(execute(ctx, repo.JobCommands(), o, domain.JobCommand(domain.FinishJobDeletion{})))
 			},
+		},
+		{
+			// A CronJob owns its Jobs; it is deleted at once, its Jobs
+			// after it.
+			name: "CronJob", group: "batch", namespaced: true,
+			owner: lastOwner(rd.CronJobs, func(c domain.CronJob) (bool, string, bool, bool) {
+				return c.Exists(), c.UID, false, false
+			}),
 		},
 		{
 			name: domain.KindDaemonSet, group: "apps", namespaced: true,

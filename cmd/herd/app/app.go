@@ -24,6 +24,7 @@ import (
 	"herd/projections"
 	"herd/projections/watch"
 	"herd/reconcilers"
+	"herd/reconcilers/cronjob"
 	"herd/reconcilers/daemonset"
 	"herd/reconcilers/deployment"
 	"herd/reconcilers/disruption"
@@ -103,6 +104,7 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 			projections.NewDeploymentView,
 			projections.NewPodDisruptionBudgetView,
 			projections.NewJobView,
+			projections.NewCronJobView,
 			projections.NewDaemonSetView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
@@ -183,6 +185,10 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 		fx.Provide(func(v *projections.JobView) job.Reader { return v }),
 		fx.Provide(func(v *projections.PodView) job.PodLister { return v }),
 		job.Module,
+		// The CronJob reconciler likewise.
+		fx.Provide(func(v *projections.CronJobView) cronjob.Reader { return v }),
+		fx.Provide(func(v *projections.JobView) cronjob.JobLister { return v }),
+		cronjob.Module,
 		// The DaemonSet reconciler likewise.
 		fx.Provide(func(v *projections.DaemonSetView) daemonset.Reader { return v }),
 		fx.Provide(func(v *projections.NodeView) daemonset.NodeLister { return v }),
@@ -293,6 +299,7 @@ type workloadViews struct {
 	Deployments *projections.DeploymentView
 	DaemonSets  *projections.DaemonSetView
 	Jobs        *projections.JobView
+	CronJobs    *projections.CronJobView
 	Budgets     *projections.PodDisruptionBudgetView
 }
 
@@ -326,6 +333,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		Namespaces: w.NamespaceCommands(), NamespaceView: nss, Leases: w.LeaseCommands(), LeaseView: leases,
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: wv.ReplicaSets, Deployments: w.DeploymentCommands(), DeploymentView: wv.Deployments,
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: wv.DaemonSets, Jobs: w.JobCommands(), JobView: wv.Jobs,
+		CronJobs: w.CronJobCommands(), CronJobView: wv.CronJobs,
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: wv.Budgets, Evictions: w.Evictions(),
 		Reconcilers: recs, Retention: retention, UI: webui.Handler(httpapi.UIPath),
 		WritePath: w.WriteQueue(), Heartbeats: heard, Registerer: reg, WhatIf: wi.Runner,

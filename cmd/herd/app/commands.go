@@ -20,6 +20,7 @@ var commands = fx.Provide(
 	(*projections.Writer).DeploymentCommands,
 	(*projections.Writer).PodDisruptionBudgetCommands,
 	(*projections.Writer).JobCommands,
+	(*projections.Writer).CronJobCommands,
 	(*projections.Writer).DaemonSetCommands,
 	(*projections.Writer).NamespaceCommands,
 	(*projections.Writer).IPPoolCommands,

@@ -1,0 +1,101 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"herd/adapters/conversions"
+	"herd/domain"
+	"herd/projections"
+)
+
+// cronJobKind serves CronJobs (batch/v1), as kubectl create cronjob and
+// client-go write them: the spec from create, replace and patch (suspend
+// among it), the status from the reconciler that makes their Jobs. An
+// update keeps the owners the CronJob was created with.
+func (s *Server) cronJobKind() *kind {
+	o := &object[domain.CronJob, domain.CronJobCommand, batchv1.CronJob, *batchv1.CronJob]{
+		kind: &kind{
+			gv: batchv1.SchemeGroupVersion, resource: "cronjobs", singular: "cronjob", name: "CronJob",
+			namespaced: true, shortNames: []string{"cj"}, categories: []string{"all"},
+		},
+		listing: &listing[domain.CronJob]{
+			aggregate: domain.CronJobAggregate, fold: projections.FoldCronJob,
+			rows: s.CronJobView.Rows, hasView: s.CronJobView != nil,
+			exists: domain.CronJob.Exists,
+			meta: func(c domain.CronJob) (domain.Key, int64, map[string]string) {
+				return c.Key(), c.ResourceVersion, c.Labels
+			},
+		},
+		read: func(ctx context.Context, key domain.Key) (domain.CronJob, error) {
+			return s.CronJobView.Get(ctx, key.Namespace, key.Name)
+		},
+		exec:  s.CronJobs,
+		toAPI: conversions.CronJobToAPI,
+		create: func(in *batchv1.CronJob, key domain.Key) (domain.CronJobCommand, error) {
+			c, err := conversions.CronJobFromAPI(*in)
+			c.Meta.Namespace, c.Meta.Name, c.Meta.UID = key.Namespace, key.Name, uuid.NewString()
+			return c, err
+		},
+		update: func(in *batchv1.CronJob, rv int64) (domain.CronJobCommand, error) {
+			c, err := conversions.CronJobFromAPI(*in)
+			return domain.UpdateCronJob{Meta: c.Meta, Spec: c.Spec, ResourceVersion: rv}, err
+		},
+		status: func(in *batchv1.CronJob, rv int64) (domain.CronJobCommand, error) {
+			return domain.RecordCronJobStatus{Status: conversions.CronJobStatusFromAPI(in.Status), ResourceVersion: rv}, nil
+		},
+		delete: func(d deletion) domain.CronJobCommand {
+			return domain.DeleteCronJob{ResourceVersion: d.resourceVersion, Propagation: d.propagation}
+		},
+		rows: cronJobRows,
+	}
+	return o.describe(s)
+}
+
+// cronJobRows are the columns kubectl get cronjobs prints: NAME,
+// SCHEDULE, TIMEZONE, SUSPEND, ACTIVE, LAST SCHEDULE, AGE, and with -o
+// wide CONTAINERS, IMAGES and SELECTOR, in Kubernetes' words (its
+// printCronJob).
+func cronJobRows(s *Server, cjs []batchv1.CronJob, _ *http.Request) tableRows {
+	t := tableRows{columns: []metav1.TableColumnDefinition{
+		nameColumn("CronJob"),
+		{Name: "Schedule", Type: "string", Description: "The schedule in Cron format."},
+		{Name: "Timezone", Type: "string", Description: "The time zone name for the given schedule."},
+		{Name: "Suspend", Type: "boolean", Description: "Whether new runs are suspended."},
+		{Name: "Active", Type: "integer", Description: "The number of running jobs."},
+		{Name: "Last Schedule", Type: "string", Description: "When a job was last scheduled."},
+		ageColumn("the CronJob was created"),
+		wide("Containers", "Names of each container in the template"), wide("Images", "Images of each container in the template"),
+		wide("Selector", "The label selector of the Jobs' pods"),
+	}}
+	now := s.Clock.Now()
+	for _, c := range cjs {
+		var names, images []string
+		for _, ct := range c.Spec.JobTemplate.Spec.Template.Spec.Containers {
+			names, images = append(names, ct.Name), append(images, ct.Image)
+		}
+		last, zone, suspend := "<none>", "<none>", "<unset>"
+		if c.Status.LastScheduleTime != nil {
+			last = age(now, *c.Status.LastScheduleTime)
+		}
+		if c.Spec.TimeZone != nil {
+			zone = *c.Spec.TimeZone
+		}
+		if c.Spec.Suspend != nil {
+			suspend = "False"
+			if *c.Spec.Suspend {
+				suspend = "True"
+			}
+		}
+		t.cells = append(t.cells, []any{
+			c.Name, c.Spec.Schedule, zone, suspend, int64(len(c.Status.Active)), last, age(now, c.CreationTimestamp),
+			strings.Join(names, ","), strings.Join(images, ","), metav1.FormatLabelSelector(c.Spec.JobTemplate.Spec.Selector),
+		})
+	}
+	return t
+}

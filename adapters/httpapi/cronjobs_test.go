@@ -1,0 +1,220 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"herd/domain"
+	"herd/events"
+)
+
+const cronJobPath = "/apis/batch/v1/namespaces/default/cronjobs"
+
+// cronJobJSON is the CronJob kubectl create cronjob tick
+// --image=busybox --schedule='*/5 * * * *' posts.
+const cronJobJSON = `{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"tick"},"spec":{"schedule":"*/5 * * * *",` +
+	`"jobTemplate":{"metadata":{"name":"tick"},"spec":{"template":{"metadata":{},"spec":{"containers":[{"name":"tick","image":"busybox"}],"restartPolicy":"OnFailure"}}}}}}`
+
+func decodeCronJob(t *testing.T, a answer) batchv1.CronJob {
+	t.Helper()
+	var c batchv1.CronJob
+	if err := json.Unmarshal(a.body, &c); err != nil {
+		t.Fatalf("not a CronJob: %s", a.body)
+	}
+	return c
+}
+
+// TestCronJobLifecycle: a CronJob is created with batch/v1's defaults,
+// suspended by a patch, shown as kubectl get cronjobs shows it, and
+// deleted, over JSON.
+func TestCronJobLifecycle(t *testing.T) {
+	api := newTestAPI(t, nil)
+	base := api.serve(t).URL
+	created := decodeCronJob(t, mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: cronJobPath + "?fieldValidation=Strict", body: cronJobJSON}))
+	if created.Spec.ConcurrencyPolicy != batchv1.AllowConcurrent || *created.Spec.SuccessfulJobsHistoryLimit != 3 ||
+		*created.Spec.FailedJobsHistoryLimit != 1 || *created.Spec.Suspend || created.UID == "" || created.Spec.JobTemplate.Spec.Selector != nil {
+		t.Fatalf("created %+v", created.Spec)
+	}
+	mustSend(t, nil, base, http.StatusConflict, req{method: "POST", path: cronJobPath, body: cronJobJSON})
+	patched := decodeCronJob(t, mustSend(t, nil, base, http.StatusOK, req{method: "PATCH", path: cronJobPath + "/tick", contentType: mergePatch,
+		body: `{"spec":{"suspend":true,"timeZone":"Europe/Paris"}}`}))
+	if !*patched.Spec.Suspend || *patched.Spec.TimeZone != "Europe/Paris" || patched.Generation != 2 {
+		t.Errorf("patched %+v", patched.Spec)
+	}
+	api.clock.Step(time.Minute)
+	last := metav1.NewTime(metaT0.Add(30 * time.Second))
+	patched.Status = batchv1.CronJobStatus{LastScheduleTime: &last, Active: []corev1.ObjectReference{{Kind: "Job", Name: "tick-1", UID: "u"}}}
+	body, _ := json.Marshal(patched)
+	mustSend(t, nil, base, http.StatusOK, req{method: "PUT", path: cronJobPath + "/tick/status", body: string(body)})
+
+	tbl := tableOf(t, base, cronJobPath)
+	var cols []string
+	for _, c := range tbl.ColumnDefinitions {
+		cols = append(cols, c.Name)
+	}
+	want := []any{"tick", "*/5 * * * *", "Europe/Paris", "True", float64(1), "30s", "60s", "tick", "busybox", "<none>"}
+	if strings.Join(cols, ",") != "Name,Schedule,Timezone,Suspend,Active,Last Schedule,Age,Containers,Images,Selector" ||
+		len(tbl.Rows) != 1 || !equalCells(tbl.Rows[0].Cells, want) {
+		t.Errorf("table %v %+v", cols, tbl.Rows)
+	}
+	a := mustSend(t, nil, base, http.StatusUnprocessableEntity, req{method: "DELETE", path: cronJobPath + "/tick",
+		body: `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Orphan"}`})
+	if _, msg := a.status(t); !strings.Contains(msg, "propagationPolicy") {
+		t.Errorf("an orphaning delete: %q, want it refused naming propagationPolicy", msg)
+	}
+	mustSend(t, nil, base, http.StatusOK, req{method: "DELETE", path: cronJobPath + "/tick"})
+	mustSend(t, nil, base, http.StatusNotFound, req{method: "GET", path: cronJobPath + "/tick"})
+}
+
+// TestCronJobRefusalsNameTheField: a schedule robfig/cron cannot read,
+// a time zone that does not exist, an unknown concurrency policy and a
+// negative deadline are refused naming the field, and append nothing.
+func TestCronJobRefusalsNameTheField(t *testing.T) {
+	api := newTestAPI(t, nil)
+	base := api.serve(t).URL
+	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: cronJobPath, body: cronJobJSON})
+	head := api.head(t)
+	other := func(from, to string) string {
+		return strings.Replace(strings.Replace(cronJobJSON, `"metadata":{"name":"tick"},"spec"`, `"metadata":{"name":"other"},"spec"`, 1), from, to, 1)
+	}
+	for _, tt := range []struct {
+		name string
+		rq   req
+		want string
+	}{
+		{"a bad schedule", req{method: "POST", path: cronJobPath, body: other(`*/5 * * * *`, `*/5 * * *`)}, "spec.schedule: Invalid value"},
+		{"a minute out of range", req{method: "POST", path: cronJobPath, body: other(`*/5 * * * *`, `61 * * * *`)}, "spec.schedule"},
+		{"an unknown time zone", req{method: "POST", path: cronJobPath, body: other(`"schedule"`, `"timeZone":"Mars/Olympus","schedule"`)}, "spec.timeZone"},
+		{"an unknown policy", req{method: "POST", path: cronJobPath, body: other(`"schedule"`, `"concurrencyPolicy":"Sometimes","schedule"`)}, `spec.concurrencyPolicy: Unsupported value: "Sometimes"`},
+		{"a negative deadline", req{method: "POST", path: cronJobPath, body: other(`"schedule"`, `"startingDeadlineSeconds":-5,"schedule"`)}, "spec.startingDeadlineSeconds"},
+		{"pods that never end", req{method: "POST", path: cronJobPath, body: other(`"restartPolicy":"OnFailure"`, `"restartPolicy":"Always"`)}, "spec.jobTemplate.spec.template.spec.restartPolicy"},
+		{"a bad schedule patched in", req{method: "PATCH", path: cronJobPath + "/tick", contentType: mergePatch, body: `{"spec":{"schedule":"every day"}}`}, "spec.schedule"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := mustSend(t, nil, base, http.StatusUnprocessableEntity, tt.rq)
+			if _, msg := a.status(t); !strings.Contains(msg, tt.want) {
+				t.Errorf("message %q, want it to name %q", msg, tt.want)
+			}
+			if h := api.head(t); h != head {
+				t.Errorf("the refusal moved the head from %d to %d", head, h)
+			}
+		})
+	}
+}
+
+// TestCronJobsThroughClientGo: client-go's typed clientset, in its
+// default configuration (protobuf), creates, lists, watches, updates
+// and deletes CronJobs.
+func TestCronJobsThroughClientGo(t *testing.T) {
+	api := newTestAPI(t, nil)
+	var sent []string
+	cfg := &rest.Config{Host: api.serve(t).URL, WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if r.Body != nil {
+				sent = append(sent, r.Header.Get("Content-Type"))
+			}
+			return rt.RoundTrip(r)
+		})
+	}}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	cjs := cs.BatchV1().CronJobs("default")
+	tz := "Asia/Tokyo"
+	in := &batchv1.CronJob{
+		ObjectMeta: metav1.ObjectMeta{Name: "tick", Labels: map[string]string{"app": "tick"}},
+		Spec: batchv1.CronJobSpec{Schedule: "0 3 * * *", TimeZone: &tz, ConcurrencyPolicy: batchv1.ForbidConcurrent,
+			JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "tick", Image: "busybox"}}}}}}},
+	}
+	created, err := cjs.Create(ctx, in, metav1.CreateOptions{})
+	if err != nil || created.Spec.ConcurrencyPolicy != batchv1.ForbidConcurrent || *created.Spec.TimeZone != tz {
+		t.Fatalf("create: %+v, %v", created, err)
+	}
+	list, err := cjs.List(ctx, metav1.ListOptions{LabelSelector: "app=tick"})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("list: %+v, %v", list, err)
+	}
+	w, err := cjs.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	suspend := true
+	created.Spec.Suspend = &suspend
+	updated, err := cjs.Update(ctx, created, metav1.UpdateOptions{})
+	if err != nil || !*updated.Spec.Suspend {
+		t.Fatalf("update: %+v, %v", updated, err)
+	}
+	select {
+	case ev := <-w.ResultChan():
+		c, ok := ev.Object.(*batchv1.CronJob)
+		if ev.Type != watch.Modified || !ok || !*c.Spec.Suspend {
+			t.Errorf("watched %s %+v", ev.Type, ev.Object)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch saw no update")
+	}
+	bad := in.DeepCopy()
+	bad.Name, bad.Spec.Schedule = "bad", "not a schedule"
+	if _, err := cjs.Create(ctx, bad, metav1.CreateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.schedule") {
+		t.Errorf("a bad schedule: %v, want it refused naming spec.schedule", err)
+	}
+	for _, ct := range sent {
+		if ct != protobufType {
+			t.Errorf("client-go sent a body as %q, want its default, protobuf", ct)
+		}
+	}
+	if err := cjs.Delete(ctx, "tick", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCronJobEventsAsKubernetesWritesThem: the Job the CronJob
+// reconciler creates, and a warning it records, are Events about the
+// CronJob from the cronjob-controller, as kubectl describe cronjob
+// selects them.
+func TestCronJobEventsAsKubernetesWritesThem(t *testing.T) {
+	api := newTestAPI(t, nil)
+	base := api.serve(t).URL
+	cj := decodeCronJob(t, mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: cronJobPath, body: cronJobJSON}))
+	ctx := events.WithMetadata(t.Context(), events.Metadata{Actor: "system:herd:cronjob", Source: "reconciler/cronjob"})
+	key := domain.Key{Namespace: "default", Name: "tick"}
+	if _, err := api.writer.CronJobCommands().Execute(ctx, key, domain.WarnCronJob{Reason: domain.CronJobTooManyMissedTimes, Message: "too many missed start times"}); err != nil {
+		t.Fatal(err)
+	}
+	job := domain.CreateJob{Namespace: "default", Name: "tick-29932085", UID: "uid-j",
+		Owners: []domain.OwnerReference{{APIVersion: "batch/v1", Kind: "CronJob", Name: "tick", UID: string(cj.UID), Controller: true}},
+		Spec: domain.JobSpec{Parallelism: 1, Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever,
+			Containers: []domain.Container{{Name: "tick", Image: "busybox"}}}}}}
+	if _, err := api.writer.JobCommands().Execute(ctx, domain.Key{Namespace: "default", Name: job.Name}, job); err != nil {
+		t.Fatal(err)
+	}
+	var l corev1.EventList
+	a := mustSend(t, nil, base, http.StatusOK, req{method: "GET",
+		path: "/api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DCronJob,involvedObject.name%3Dtick,involvedObject.uid%3D" + string(cj.UID)})
+	if err := json.Unmarshal(a.body, &l); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range l.Items {
+		got = append(got, e.Type+" "+e.Reason+" "+e.Message+" "+e.Source.Component)
+	}
+	want := []string{"Warning TooManyMissedTimes too many missed start times cronjob-controller", "Normal SuccessfulCreate Created job tick-29932085 cronjob-controller"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("events %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,118 @@
+package domain
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// sampleCronJobSpec is a CronJob every five minutes of a Job of one pod.
+func sampleCronJobSpec() CronJobSpec {
+	return CronJobSpec{
+		Schedule: "*/5 * * * *", ConcurrencyPolicy: CronJobAllow, SuccessfulJobsHistoryLimit: 3, FailedJobsHistoryLimit: 1,
+		JobTemplate: JobTemplate{Spec: JobSpec{Parallelism: 1, BackoffLimit: 6,
+			Template: PodTemplate{Spec: PodSpec{RestartPolicy: RestartOnFailure, Containers: []Container{{Name: "tick", Image: "busybox"}}}}}},
+	}
+}
+
+func sampleCronJobEvents() []Event {
+	spec := sampleCronJobSpec()
+	scheduled := at(3)
+	return []Event{
+		CronJobCreated{Namespace: "default", Name: "tick", UID: "cj-uid", Spec: spec, At: at(1)},
+		CronJobChanged{Labels: map[string]string{"team": "a"}, Spec: spec, Generation: 2, At: at(2)},
+		CronJobStatusRecorded{Status: CronJobStatus{Active: []CronJobActiveJob{{Name: "tick-1", UID: "j"}}, LastScheduleTime: &scheduled}, At: at(3)},
+		CronJobWarned{Reason: CronJobMissSchedule, Message: "Missed scheduled time to start a job", At: at(4)},
+		CronJobDeleted{At: at(5)},
+	}
+}
+
+func TestCronJobCreateDefaultsAndRecords(t *testing.T) {
+	spec := sampleCronJobSpec()
+	spec.ConcurrencyPolicy = ""
+	evs, err := DecideCronJob(CronJob{}, CreateCronJob{Meta: ObjectMeta{Namespace: "default", Name: "tick", UID: "u"}, Spec: spec}, at(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := EvolveCronJob(CronJob{}, evs[0])
+	if c.Spec.ConcurrencyPolicy != CronJobAllow || c.Generation != 1 || !c.Exists() {
+		t.Errorf("created %+v, want policy Allow, generation 1", c)
+	}
+	// A warning moves the version and nothing else.
+	w, err := DecideCronJob(c, WarnCronJob{Reason: CronJobTooManyMissedTimes, Message: "m"}, at(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := EvolveCronJob(c, w[0]); after.Version != c.Version+1 || !cmp.Equal(after.Spec, c.Spec) {
+		t.Errorf("after a warning: %+v", after)
+	}
+}
+
+func TestCronJobValidationNamesTheField(t *testing.T) {
+	long := strings.Repeat("a", 53)
+	for _, tc := range []struct {
+		name  string
+		meta  ObjectMeta
+		edit  func(*CronJobSpec)
+		field string
+	}{
+		{"no schedule", ObjectMeta{}, func(s *CronJobSpec) { s.Schedule = "" }, "spec.schedule"},
+		{"TZ in the schedule", ObjectMeta{}, func(s *CronJobSpec) { s.Schedule = "TZ=UTC * * * * *" }, "spec.schedule"},
+		{"an empty time zone", ObjectMeta{}, func(s *CronJobSpec) { tz := ""; s.TimeZone = &tz }, "spec.timeZone"},
+		{"a time zone of odd characters", ObjectMeta{}, func(s *CronJobSpec) { tz := "Europe/Par is"; s.TimeZone = &tz }, "spec.timeZone"},
+		{"the server's own zone", ObjectMeta{}, func(s *CronJobSpec) { tz := "Local"; s.TimeZone = &tz }, "spec.timeZone"},
+		{"a negative deadline", ObjectMeta{}, func(s *CronJobSpec) { d := int64(-1); s.StartingDeadlineSeconds = &d }, "spec.startingDeadlineSeconds"},
+		{"an unknown policy", ObjectMeta{}, func(s *CronJobSpec) { s.ConcurrencyPolicy = "Sometimes" }, "spec.concurrencyPolicy"},
+		{"a negative history", ObjectMeta{}, func(s *CronJobSpec) { s.FailedJobsHistoryLimit = -1 }, "spec.failedJobsHistoryLimit"},
+		{"a selector", ObjectMeta{}, func(s *CronJobSpec) {
+			s.JobTemplate.Spec.Selector = LabelSelector{MatchLabels: map[string]string{"a": "b"}}
+		}, "spec.jobTemplate.spec.selector"},
+		{"pods that never end", ObjectMeta{}, func(s *CronJobSpec) { s.JobTemplate.Spec.Template.Spec.RestartPolicy = RestartAlways }, "spec.jobTemplate.spec.template.spec.restartPolicy"},
+		{"a name too long for its Jobs", ObjectMeta{Name: long}, func(*CronJobSpec) {}, "metadata.name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := sampleCronJobSpec()
+			tc.edit(&spec)
+			meta := tc.meta
+			meta.Namespace = "default"
+			if meta.Name == "" {
+				meta.Name = "tick"
+			}
+			_, err := DecideCronJob(CronJob{}, CreateCronJob{Meta: meta, Spec: spec}, at(1))
+			var inv *InvalidError
+			if !errors.As(err, &inv) {
+				t.Fatalf("err = %v, want an InvalidError", err)
+			}
+			if inv.Fields[0].Field != tc.field {
+				t.Errorf("fields %+v, want %s first", inv.Fields, tc.field)
+			}
+		})
+	}
+}
+
+func TestCronJobJobNameIsTheScheduledMinute(t *testing.T) {
+	at := time.Date(2026, 11, 29, 4, 5, 0, 0, time.UTC)
+	if got, want := CronJobJobName("tick", at), "tick-29932085"; got != want {
+		t.Errorf("name %s, want %s", got, want)
+	}
+}
+
+func TestCronJobUpdateSuspendIsANewGeneration(t *testing.T) {
+	c := EvolveCronJob(CronJob{}, sampleCronJobEvents()[0])
+	c.ResourceVersion = 7
+	spec := c.Spec
+	spec.Suspend = true
+	evs, err := DecideCronJob(c, UpdateCronJob{Spec: spec, ResourceVersion: 7}, at(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := EvolveCronJob(c, evs[0]); !u.Spec.Suspend || u.Generation != 2 {
+		t.Errorf("after update %+v", u)
+	}
+	if _, err := DecideCronJob(c, UpdateCronJob{Spec: spec, ResourceVersion: 6}, at(2)); !errors.Is(err, ErrConflict) {
+		t.Errorf("stale update: %v, want a conflict", err)
+	}
+}
