@@ -17,8 +17,8 @@ import (
 
 	"herd/domain"
 	"herd/events"
-	"herd/reconcilers"
 	"herd/events/pgtest"
+	"herd/reconcilers"
 )
 
 // causeSteps is how many random steps a history takes: enough for
