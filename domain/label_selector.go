@@ -67,23 +67,6 @@ func (s LabelSelector) Matches(labels map[string]string) bool {
 	return true
 }
 
-func (s LabelSelector) clone() LabelSelector {
-	c := LabelSelector{MatchLabels: cloneStrings(s.MatchLabels)}
-	for _, r := range s.MatchExpressions {
-		r.Values = slices.Clone(r.Values)
-		c.MatchExpressions = append(c.MatchExpressions, r)
-	}
-	return c
-}
-
-// equal reports whether two selectors say the same.
-func (s LabelSelector) equal(o LabelSelector) bool {
-	return maps.Equal(s.MatchLabels, o.MatchLabels) && slices.EqualFunc(s.MatchExpressions, o.MatchExpressions,
-		func(a, b SelectorRequirement) bool {
-			return a.Key == b.Key && a.Operator == b.Operator && slices.Equal(a.Values, b.Values)
-		})
-}
-
 // problems checks the selector as kube-apiserver checks a workload's: not
 // empty, label keys and values valid, operators known, values given to In
 // and NotIn only.

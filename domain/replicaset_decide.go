@@ -1,10 +1,7 @@
 package domain
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"maps"
 	"strconv"
 	"time"
 )
@@ -175,23 +172,3 @@ func (c ReleaseReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Eve
 	return decideReleaseOwner(rs, c.UID, now)
 }
 
-// equal reports whether two templates say the same. DaemonSets and Jobs,
-// not on the object model, compare theirs with it.
-func (t PodTemplate) equal(o PodTemplate) bool {
-	if !maps.Equal(t.Labels, o.Labels) || !maps.Equal(t.Annotations, o.Annotations) {
-		return false
-	}
-	if (t.TerminationGracePeriodSeconds == nil) != (o.TerminationGracePeriodSeconds == nil) ||
-		t.TerminationGracePeriodSeconds != nil && *t.TerminationGracePeriodSeconds != *o.TerminationGracePeriodSeconds {
-		return false
-	}
-	return specEqual(t.Spec, o.Spec)
-}
-
-// specEqual reports whether two pod specs say the same, as their JSON
-// does: an empty list and none are the same.
-func specEqual(a, b PodSpec) bool {
-	ja, errA := json.Marshal(a)
-	jb, errB := json.Marshal(b)
-	return errA == nil && errB == nil && bytes.Equal(ja, jb)
-}

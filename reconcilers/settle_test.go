@@ -2,6 +2,7 @@ package reconcilers_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -61,7 +62,7 @@ func TestSettlerWaitsForOwedResyncsAndBusyKeys(t *testing.T) {
 	// A cancelled wait says so.
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := s.Settle(ctx); err != context.Canceled {
+	if err := s.Settle(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled wait: %v", err)
 	}
 }
