@@ -99,8 +99,12 @@ type (
 	CronJobChanged = ObjectUpdated[CronJobSpec, CronJobStatus]
 	// CronJobStatusRecorded records the reconciler's status of the runs.
 	CronJobStatusRecorded = ObjectStatusRecorded[CronJobSpec, CronJobStatus]
+	// CronJobDeletionRequested records a deletion in the foreground: the
+	// CronJob stays, being deleted, until its Jobs are gone.
+	CronJobDeletionRequested = ObjectDeletionRequested[CronJobSpec, CronJobStatus]
 	// CronJobDeleted records a CronJob's deletion; the garbage collector
-	// deletes its Jobs after it.
+	// deletes its Jobs after it or, with Orphan, takes their reference to
+	// it off.
 	CronJobDeleted = ObjectDeleted[CronJobSpec, CronJobStatus]
 )
 
@@ -129,10 +133,12 @@ const (
 var cronJobKind = &ObjectKind[CronJobSpec, CronJobStatus]{
 	Kind: "CronJob", Resource: "cronjobs.batch",
 	Created: "CronJobCreated", Updated: "CronJobChanged", Deleted: "CronJobDeleted",
-	StatusRecorded: "CronJobStatusRecorded",
+	StatusRecorded: "CronJobStatusRecorded", DeletionRequested: "CronJobDeletionRequested",
+	APIVersion: "batch/v1", OwnsDependents: true,
 	Layout: ObjectLayout{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
-			"spec", "status", "generation", "createdAt", "deleted,omitempty", "version", "resourceVersion"},
+			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
+			"version", "resourceVersion"},
 		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
 		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
 	},
@@ -156,6 +162,7 @@ var CronJobAggregate = defineNamespacedAggregate("cronjob",
 	eventOf[CronJobChanged](1),
 	eventOf[CronJobStatusRecorded](1),
 	eventOf[CronJobWarned](1),
+	eventOf[CronJobDeletionRequested](1),
 	eventOf[CronJobDeleted](1),
 )
 
@@ -231,20 +238,24 @@ func (c WarnCronJob) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
 }
 
 // DeleteCronJob deletes a CronJob, conditional on ResourceVersion when it
-// is not 0; the garbage collector deletes its Jobs after it (Background,
-// kubectl's default). Orphan and Foreground, which herd does not keep
-// for a CronJob, are refused rather than done otherwise than asked.
+// is not 0, its Jobs following as Propagation says: deleted after it
+// (Background, kubectl's default), before it (Foreground: it stays,
+// being deleted, until they are gone), or left without it (Orphan).
 type DeleteCronJob struct {
 	ResourceVersion int64
 	Propagation     Propagation
 }
 
 func (c DeleteCronJob) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
-	if p := c.Propagation; p != "" && p != PropagateBackground {
-		return nil, invalid(cronJobKind.Kind, cj.Name, []FieldError{{Field: "propagationPolicy", Value: string(p),
-			Reason: "herd deletes a CronJob at once and its Jobs after it: only Background is supported"}})
-	}
-	return decideDelete(cj, c.ResourceVersion, now)
+	return decidePropagatedDelete(cj, c.ResourceVersion, c.Propagation, now)
+}
+
+// FinishCronJobDeletion deletes a CronJob being deleted in the
+// foreground, once its Jobs are gone; of any other it does nothing.
+type FinishCronJobDeletion struct{}
+
+func (FinishCronJobDeletion) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
+	return decideFinishDeletion(cj, now), nil
 }
 
 // validTimeZonePart is kube-apiserver's rule for each part of a time

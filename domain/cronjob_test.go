@@ -26,7 +26,51 @@ func sampleCronJobEvents() []Event {
 		CronJobChanged{Labels: map[string]string{"team": "a"}, Spec: spec, Generation: 2, At: at(2)},
 		CronJobStatusRecorded{Status: CronJobStatus{Active: []CronJobActiveJob{{Name: "tick-1", UID: "j"}}, LastScheduleTime: &scheduled}, At: at(3)},
 		CronJobWarned{Reason: CronJobMissSchedule, Message: "Missed scheduled time to start a job", At: at(4)},
-		CronJobDeleted{At: at(5)},
+		CronJobDeletionRequested{At: at(5)},
+		CronJobDeleted{Orphan: true, At: at(6)},
+	}
+}
+
+// TestCronJobDeletionFollowsItsPropagation: a CronJob deleted in the
+// foreground stays, being deleted, until the garbage collector finishes
+// it; orphaning, its tombstone keeps its uid and says so; in the
+// background it goes at once.
+func TestCronJobDeletionFollowsItsPropagation(t *testing.T) {
+	evs, err := DecideCronJob(CronJob{}, CreateCronJob{Meta: ObjectMeta{Namespace: "default", Name: "tick", UID: "u"}, Spec: sampleCronJobSpec()}, at(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := EvolveCronJob(CronJob{}, evs[0])
+	fold := func(c CronJob, cmd CronJobCommand) (CronJob, []Event) {
+		t.Helper()
+		evs, err := DecideCronJob(c, cmd, at(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			c = EvolveCronJob(c, e)
+		}
+		return c, evs
+	}
+	deleting, evs := fold(c, DeleteCronJob{Propagation: PropagateForeground})
+	if len(evs) != 1 || !deleting.Exists() || deleting.DeletionRequestedAt == nil {
+		t.Fatalf("in the foreground: %v, exists %v, being deleted %v", evs, deleting.Exists(), deleting.DeletionRequestedAt)
+	}
+	if _, again := fold(deleting, DeleteCronJob{Propagation: PropagateForeground}); len(again) != 0 {
+		t.Errorf("a second foreground delete records %v", again)
+	}
+	if gone, _ := fold(deleting, FinishCronJobDeletion{}); gone.Exists() {
+		t.Error("finished, the CronJob is still there")
+	}
+	if _, none := fold(c, FinishCronJobDeletion{}); len(none) != 0 {
+		t.Errorf("finishing a CronJob not being deleted records %v", none)
+	}
+	orphaned, _ := fold(c, DeleteCronJob{Propagation: PropagateOrphan})
+	if orphaned.Exists() || !orphaned.Orphan || orphaned.UID != "u" {
+		t.Errorf("orphaning: exists %v, orphan %v, uid %q", orphaned.Exists(), orphaned.Orphan, orphaned.UID)
+	}
+	if gone, _ := fold(c, DeleteCronJob{}); gone.Exists() || gone.Orphan {
+		t.Errorf("in the background: exists %v, orphan %v", gone.Exists(), gone.Orphan)
 	}
 }
 

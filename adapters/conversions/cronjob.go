@@ -58,6 +58,7 @@ func CronJobToAPI(c domain.CronJob) batchv1.CronJob {
 	if t := c.Status.LastSuccessfulTime; t != nil {
 		out.Status.LastSuccessfulTime = ptrTo(metav1.NewTime(*t))
 	}
+	foregroundDeletion(&out.ObjectMeta, c.DeletionRequestedAt)
 	return out
 }
 

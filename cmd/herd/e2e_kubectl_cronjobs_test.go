@@ -134,15 +134,35 @@ func TestKubectlCronJobs(t *testing.T) {
 		t.Errorf("kubectl get cj -o wide: %q", header)
 	}
 
-	if out := kc.must(t, "delete", "cronjob", "tick"); !strings.Contains(out, `cronjob.batch "tick" deleted`) {
+	// Deleted orphaning its Jobs: they stay, without their reference.
+	kc.must(t, "create", "cronjob", "keep", "--image=busybox", "--schedule=0 0 1 1 *", "--", "sh", "-c", "exit 0")
+	kc.must(t, "create", "job", "kept", "--from=cronjob/keep")
+	if out := kc.must(t, "delete", "cronjob", "keep", "--cascade=orphan"); !strings.Contains(out, `cronjob.batch "keep" deleted`) {
+		t.Errorf("kubectl delete --cascade=orphan said %q", out)
+	}
+	eventually(t, 60*time.Second, func() error {
+		if out := kc.must(t, "get", "job", "kept", "-o", "jsonpath={.metadata.ownerReferences}"); out != "" {
+			return fmt.Errorf("a Job of a CronJob deleted orphaning it still names %s", out)
+		}
+		return nil
+	})
+
+	// Deleted in the foreground: its Jobs go first, then the CronJob.
+	if out := kc.must(t, "delete", "cronjob", "tick", "--cascade=foreground"); !strings.Contains(out, `cronjob.batch "tick" deleted`) {
 		t.Errorf("kubectl delete said %q", out)
 	}
 	eventually(t, 60*time.Second, func() error {
 		if out := kc.must(t, "get", "jobs", "-o", "name"); strings.Contains(out, "tick-") || strings.Contains(out, "by-hand") {
 			return fmt.Errorf("a deleted CronJob's Jobs: %q, want none", out)
 		}
+		if res := kc.run(t, "get", "cronjob", "tick"); res.Code == 0 {
+			return fmt.Errorf("the CronJob deleted in the foreground is still there once its Jobs are gone")
+		}
 		return nil
 	})
+	if out := strings.TrimSpace(kc.must(t, "get", "job", "kept", "-o", "name")); out != "job.batch/kept" {
+		t.Errorf("the orphaned Job: %q", out)
+	}
 }
 
 // columns splits kubectl's table at runs of two spaces or more, which

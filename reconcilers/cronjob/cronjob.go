@@ -111,7 +111,9 @@ func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:cronjob", Source: "reconciler/cronjob"})
 	c, err := r.cronJobs.Last(ctx, key.Namespace, key.Name)
-	if errors.Is(err, domain.ErrNotFound) || (err == nil && !c.Exists()) {
+	if errors.Is(err, domain.ErrNotFound) || (err == nil && (!c.Exists() || c.DeletionRequestedAt != nil)) {
+		// Gone, or being deleted in the foreground: its Jobs are the
+		// garbage collector's, and no new one is made.
 		return reconcilers.Result{}, nil
 	}
 	if err != nil {

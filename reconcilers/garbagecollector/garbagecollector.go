@@ -106,7 +106,7 @@ var ownerChanges = reconcilers.EventTypesOf(
 	domain.ConfigMapDeleted{}, domain.LeaseDeleted{},
 	domain.ReplicaSetDeleted{}, domain.ReplicaSetDeletionRequested{},
 	domain.DeploymentDeleted{}, domain.DeploymentDeletionRequested{},
-	domain.JobDeleted{}, domain.JobDeletionRequested{}, domain.CronJobDeleted{},
+	domain.JobDeleted{}, domain.JobDeletionRequested{}, domain.CronJobDeleted{}, domain.CronJobDeletionRequested{},
 	domain.DaemonSetDeleted{}, domain.DaemonSetDeletionRequested{},
 	domain.PodDisruptionBudgetDeleted{},
 )

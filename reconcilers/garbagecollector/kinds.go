@@ -55,6 +55,7 @@ type Repository interface {
 	ReplicaSetCommands() domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand]
 	DeploymentCommands() domain.Executor[domain.Deployment, domain.DeploymentCommand]
 	JobCommands() domain.Executor[domain.Job, domain.JobCommand]
+	CronJobCommands() domain.Executor[domain.CronJob, domain.CronJobCommand]
 	DaemonSetCommands() domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
 	PodDisruptionBudgetCommands() domain.Executor[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
 }
@@ -118,12 +119,18 @@ func kinds(rd Readers, repo Repository) []*kind {
 			},
 		},
 		{
-			// A CronJob owns its Jobs; it is deleted at once, its Jobs
-			// after it.
+			// A CronJob owns its Jobs: deleted after it, before it (in the
+			// foreground) or orphaned, as the deletion asked.
 			name: "CronJob", group: "batch", namespaced: true,
 			owner: lastOwner(rd.CronJobs, func(c domain.CronJob) (bool, string, bool, bool) {
-				return c.Exists(), c.UID, false, false
+				return c.Exists(), c.UID, c.DeletionRequestedAt != nil, c.Orphan
 			}),
+			deleting: deletingOf(rd.CronJobs, func(c domain.CronJob) (deletingOwner, bool) {
+				return deletingOwner{c.Namespace, c.Name, c.UID}, c.Exists() && c.DeletionRequestedAt != nil
+			}),
+			finish: func(ctx context.Context, o deletingOwner) error {
+				return ignoreNotFound(execute(ctx, repo.CronJobCommands(), o, domain.CronJobCommand(domain.FinishCronJobDeletion{})))
+			},
 		},
 		{
 			name: domain.KindDaemonSet, group: "apps", namespaced: true,
