@@ -171,4 +171,3 @@ type ReleaseReplicaSet struct {
 func (c ReleaseReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
 	return decideReleaseOwner(rs, c.UID, now)
 }
-
