@@ -13,8 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"herd/domain"
 	"herd/events"
@@ -123,19 +121,7 @@ func TestCronJobRefusalsNameTheField(t *testing.T) {
 // and deletes CronJobs.
 func TestCronJobsThroughClientGo(t *testing.T) {
 	api := newTestAPI(t, nil)
-	var sent []string
-	cfg := &rest.Config{Host: api.serve(t).URL, WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if r.Body != nil {
-				sent = append(sent, r.Header.Get("Content-Type"))
-			}
-			return rt.RoundTrip(r)
-		})
-	}}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, sent := recordingClientset(t, api.serve(t).URL, nil)
 	ctx := t.Context()
 	cjs := cs.BatchV1().CronJobs("default")
 	tz := "Asia/Tokyo"
@@ -178,7 +164,7 @@ func TestCronJobsThroughClientGo(t *testing.T) {
 	if _, err := cjs.Create(ctx, bad, metav1.CreateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.schedule") {
 		t.Errorf("a bad schedule: %v, want it refused naming spec.schedule", err)
 	}
-	for _, ct := range sent {
+	for _, ct := range sent() {
 		if ct != protobufType {
 			t.Errorf("client-go sent a body as %q, want its default, protobuf", ct)
 		}

@@ -17,8 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 )
 
 const dsPath = "/apis/apps/v1/namespaces/default/daemonsets"
@@ -183,19 +181,7 @@ func TestDaemonSetRefusalsAppendNothing(t *testing.T) {
 // by their short name's resource in discovery.
 func TestDaemonSetsThroughClientGo(t *testing.T) {
 	api := newTestAPI(t, nil)
-	var sent []string
-	cfg := &rest.Config{Host: api.serve(t).URL, WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if r.Body != nil {
-				sent = append(sent, r.Header.Get("Content-Type"))
-			}
-			return rt.RoundTrip(r)
-		})
-	}}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, sent := recordingClientset(t, api.serve(t).URL, nil)
 	ctx := t.Context()
 	dss := cs.AppsV1().DaemonSets("default")
 	labels := map[string]string{"app": "logs"}
@@ -262,13 +248,13 @@ func TestDaemonSetsThroughClientGo(t *testing.T) {
 		t.Errorf("discovery of apps/v1: %+v", resources.APIResources)
 	}
 
-	for _, ct := range sent {
+	for _, ct := range sent() {
 		if ct != protobufType {
 			t.Errorf("client-go sent a body as %q, want its default, protobuf", ct)
 		}
 	}
-	if len(sent) < 4 {
-		t.Errorf("client-go sent %d bodies, want the create, two updates and the status", len(sent))
+	if len(sent()) < 4 {
+		t.Errorf("client-go sent %d bodies, want the create, two updates and the status", len(sent()))
 	}
 	if err := dss.Delete(ctx, "logs", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)

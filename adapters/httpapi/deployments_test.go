@@ -14,8 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 )
 
 const deployPath = "/apis/apps/v1/namespaces/default/deployments"
@@ -119,19 +117,7 @@ func TestDeploymentDefaultsAndRefusals(t *testing.T) {
 // patches (kubectl rollout restart's patch) and deletes Deployments.
 func TestDeploymentsThroughClientGo(t *testing.T) {
 	api := newTestAPI(t, nil)
-	var sent []string
-	cfg := &rest.Config{Host: api.serve(t).URL, WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if r.Body != nil && r.Method != http.MethodPatch {
-				sent = append(sent, r.Header.Get("Content-Type"))
-			}
-			return rt.RoundTrip(r)
-		})
-	}}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, sent := recordingClientset(t, api.serve(t).URL, func(r *http.Request) bool { return r.Method != http.MethodPatch })
 	ctx := t.Context()
 	ds := cs.AppsV1().Deployments("default")
 	three := int32(3)
@@ -177,7 +163,7 @@ func TestDeploymentsThroughClientGo(t *testing.T) {
 	if err != nil || got.Spec.Template.Annotations["kubectl.kubernetes.io/restartedAt"] == "" || got.Generation != 3 {
 		t.Fatalf("restart patch: %+v, %v", got, err)
 	}
-	for _, ct := range sent {
+	for _, ct := range sent() {
 		if ct != protobufType {
 			t.Errorf("client-go sent a body as %q, want its default, protobuf", ct)
 		}

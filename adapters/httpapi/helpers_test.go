@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"herd/events"
@@ -199,3 +203,38 @@ func nodeJSON(name string) string {
 }
 
 const readyPatch = `{"status":{"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","lastHeartbeatTime":"1970-01-01T00:00:00Z"}]}}`
+
+// recordingClientset is client-go's clientset, in its default
+// configuration (protobuf), for the server at url, and what media type
+// each request it sent with a body had, as the server saw it (those keep
+// accepts, when it is given: client-go sends a PATCH or an eviction as
+// JSON whatever it is configured with).
+func recordingClientset(t *testing.T, url string, keep func(*http.Request) bool) (*kubernetes.Clientset, func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var sent []string
+	cfg := &rest.Config{Host: url, WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if r.Body != nil && (keep == nil || keep(r)) {
+				mu.Lock()
+				sent = append(sent, r.Header.Get("Content-Type"))
+				mu.Unlock()
+			}
+			return rt.RoundTrip(r)
+		})
+	}}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(sent)
+	}
+}
+
+// roundTripFunc is a function as an http.RoundTripper.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -12,8 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 )
 
 const jobPath = "/apis/batch/v1/namespaces/default/jobs"
@@ -138,19 +136,7 @@ func TestJobRefusalsAppendNothing(t *testing.T) {
 // status of and deletes Jobs.
 func TestJobsThroughClientGo(t *testing.T) {
 	api := newTestAPI(t, nil)
-	var sent []string
-	cfg := &rest.Config{Host: api.serve(t).URL, WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if r.Body != nil {
-				sent = append(sent, r.Header.Get("Content-Type"))
-			}
-			return rt.RoundTrip(r)
-		})
-	}}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, sent := recordingClientset(t, api.serve(t).URL, nil)
 	ctx := t.Context()
 	jobs := cs.BatchV1().Jobs("default")
 	three, two := int32(3), int32(2)
@@ -191,13 +177,13 @@ func TestJobsThroughClientGo(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the watch saw no status")
 	}
-	for _, ct := range sent {
+	for _, ct := range sent() {
 		if ct != protobufType {
 			t.Errorf("client-go sent a body as %q, want its default, protobuf", ct)
 		}
 	}
-	if len(sent) < 2 {
-		t.Errorf("client-go sent %d bodies, want the create and the status", len(sent))
+	if len(sent()) < 2 {
+		t.Errorf("client-go sent %d bodies, want the create and the status", len(sent()))
 	}
 	if err := jobs.Delete(ctx, "pi", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)

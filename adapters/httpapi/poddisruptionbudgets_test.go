@@ -12,8 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"herd/domain"
 )
@@ -157,19 +155,7 @@ func TestPodDisruptionBudgetsThroughClientGo(t *testing.T) {
 	readyWebPods(t, api, "web-a", "web-b", "web-c")
 	// The media types client-go sent budgets in, as the server saw them
 	// (its eviction expansion sends JSON whatever the configuration).
-	var sent []string
-	cfg := &rest.Config{Host: api.serve(t).URL, WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if r.Body != nil && strings.Contains(r.URL.Path, "/poddisruptionbudgets") {
-				sent = append(sent, r.Header.Get("Content-Type"))
-			}
-			return rt.RoundTrip(r)
-		})
-	}}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, sent := recordingClientset(t, api.serve(t).URL, func(r *http.Request) bool { return strings.Contains(r.URL.Path, "/poddisruptionbudgets") })
 	ctx := t.Context()
 	pdbs := cs.PolicyV1().PodDisruptionBudgets("default")
 	one := intstr.FromInt32(1)
@@ -201,13 +187,13 @@ func TestPodDisruptionBudgetsThroughClientGo(t *testing.T) {
 	if p, err := podsOf.Get(ctx, "web-b", metav1.GetOptions{}); err != nil || p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning {
 		t.Errorf("the pod the budget kept: %+v, %v", p.ObjectMeta, err)
 	}
-	for _, ct := range sent {
+	for _, ct := range sent() {
 		if ct != protobufType {
 			t.Errorf("client-go sent a body as %q, want its default, protobuf", ct)
 		}
 	}
-	if len(sent) != 2 {
-		t.Errorf("client-go sent %d budgets, want the create and the status", len(sent))
+	if len(sent()) != 2 {
+		t.Errorf("client-go sent %d budgets, want the create and the status", len(sent()))
 	}
 }
 

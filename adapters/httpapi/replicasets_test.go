@@ -15,8 +15,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 )
 
 const rsPath = "/apis/apps/v1/namespaces/default/replicasets"
@@ -176,19 +174,7 @@ func TestReplicaSetRefusalsAppendNothing(t *testing.T) {
 func TestReplicaSetsThroughClientGo(t *testing.T) {
 	api := newTestAPI(t, nil)
 	// The media types client-go sent bodies in, as the server saw them.
-	var sent []string
-	cfg := &rest.Config{Host: api.serve(t).URL, WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if r.Body != nil {
-				sent = append(sent, r.Header.Get("Content-Type"))
-			}
-			return rt.RoundTrip(r)
-		})
-	}}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, sent := recordingClientset(t, api.serve(t).URL, nil)
 	ctx := t.Context()
 	rss := cs.AppsV1().ReplicaSets("default")
 	three := int32(3)
@@ -241,13 +227,13 @@ func TestReplicaSetsThroughClientGo(t *testing.T) {
 		t.Fatal("the watch saw no scale")
 	}
 
-	for _, ct := range sent {
+	for _, ct := range sent() {
 		if ct != protobufType {
 			t.Errorf("client-go sent a body as %q, want its default, protobuf", ct)
 		}
 	}
-	if len(sent) < 3 {
-		t.Errorf("client-go sent %d bodies, want the create and the two scales", len(sent))
+	if len(sent()) < 3 {
+		t.Errorf("client-go sent %d bodies, want the create and the two scales", len(sent()))
 	}
 
 	if err := rss.Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
@@ -257,8 +243,3 @@ func TestReplicaSetsThroughClientGo(t *testing.T) {
 		t.Errorf("get after delete: %v, want not found", err)
 	}
 }
-
-// roundTripFunc is a function as an http.RoundTripper.
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
