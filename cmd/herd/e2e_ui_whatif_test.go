@@ -23,26 +23,9 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	t.Parallel()
 	tab := newBrowser(t)
 	srv := startServe(t, serveOptions{Args: []string{"--demo", "2"}})
-	var since time.Time
-	eventually(t, 90*time.Second, func() error {
-		var nodes corev1.NodeList
-		mustCall(t, http.StatusOK, http.MethodGet, srv.URL+"/api/v1/nodes", nil, &nodes)
-		if len(nodes.Items) != 2 {
-			return fmt.Errorf("%d nodes, want the demo's 2", len(nodes.Items))
-		}
-		if since.IsZero() {
-			since = time.Now().Truncate(time.Second)
-		}
-		// 8 s of grace and up to 5 s to the next check after a failure
-		// a second in: the window must reach 14 s past its start.
-		for _, n := range nodes.Items {
-			i := slices.IndexFunc(n.Status.Conditions, func(c corev1.NodeCondition) bool { return c.Type == corev1.NodeReady })
-			if i < 0 || !n.Status.Conditions[i].LastHeartbeatTime.After(since.Add(20*time.Second)) {
-				return fmt.Errorf("node %s has not reported 20 s into the window", n.Name)
-			}
-		}
-		return nil
-	})
+	// 8 s of grace and up to 5 s to the next check after a failure a
+	// second in: the window must reach 14 s past its start.
+	since := demoWindow(t, srv.URL, 2, 20*time.Second)
 
 	browse(t, tab, "the What if page", chromedp.Navigate(srv.URL+"/ui/#/whatif"), chromedp.WaitVisible("#whatif-form"))
 	// The window's start defaults to an hour ago (the input keeps

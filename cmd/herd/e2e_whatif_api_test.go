@@ -87,26 +87,9 @@ func refusedNaming(t *testing.T, what string, code int, body []byte, fields []st
 func TestWhatIfOverTheAPI(t *testing.T) {
 	t.Parallel()
 	srv := startServe(t, serveOptions{Args: []string{"--demo", "2"}})
-	var since time.Time
-	eventually(t, 60*time.Second, func() error {
-		var nodes corev1.NodeList
-		mustCall(t, http.StatusOK, http.MethodGet, srv.URL+"/api/v1/nodes", nil, &nodes)
-		if len(nodes.Items) != 2 {
-			return fmt.Errorf("%d nodes, want the demo's 2", len(nodes.Items))
-		}
-		if since.IsZero() {
-			since = time.Now().Truncate(time.Second)
-		}
-		// Every node reports more than 10 s into the window: time for a
-		// 5 s grace period to run out after a failure at its first second.
-		for _, n := range nodes.Items {
-			i := slices.IndexFunc(n.Status.Conditions, func(c corev1.NodeCondition) bool { return c.Type == corev1.NodeReady })
-			if i < 0 || !n.Status.Conditions[i].LastHeartbeatTime.After(since.Add(12*time.Second)) {
-				return fmt.Errorf("node %s has not reported 12 s into the window", n.Name)
-			}
-		}
-		return nil
-	})
+	// Every node reports more than 10 s into the window: time for a 5 s
+	// grace period to run out after a failure at its first second.
+	since := demoWindow(t, srv.URL, 2, 12*time.Second)
 	fails := since.Add(time.Second).UTC().Format(time.RFC3339)
 	question := map[string]any{"apiVersion": "herd.dev/v1", "kind": "WhatIf", "spec": map[string]any{
 		"since":        since.UTC().Format(time.RFC3339),
@@ -227,4 +210,31 @@ func TestWhatIfOverTheAPIStopsAtItsTimeLimit(t *testing.T) {
 		t.Errorf("the 504 says %s, want a Timeout naming --what-if-timeout and a shorter window", body)
 	}
 	mustCall(t, http.StatusOK, http.MethodGet, srv.URL+"/api/v1/nodes", nil, nil)
+}
+
+// demoWindow waits until herd serve's demo of n nodes is up and every
+// node has reported more than reach into a window that starts once they
+// are all there, and returns the window's start: a what-if over it sees
+// each node report both before and after any moment near its start.
+func demoWindow(t *testing.T, url string, n int, reach time.Duration) time.Time {
+	t.Helper()
+	var since time.Time
+	eventually(t, 90*time.Second, func() error {
+		var nodes corev1.NodeList
+		mustCall(t, http.StatusOK, http.MethodGet, url+"/api/v1/nodes", nil, &nodes)
+		if len(nodes.Items) != n {
+			return fmt.Errorf("%d nodes, want the demo's %d", len(nodes.Items), n)
+		}
+		if since.IsZero() {
+			since = time.Now().Truncate(time.Second)
+		}
+		for _, node := range nodes.Items {
+			i := slices.IndexFunc(node.Status.Conditions, func(c corev1.NodeCondition) bool { return c.Type == corev1.NodeReady })
+			if i < 0 || !node.Status.Conditions[i].LastHeartbeatTime.After(since.Add(reach)) {
+				return fmt.Errorf("node %s has not reported %s into the window", node.Name, reach)
+			}
+		}
+		return nil
+	})
+	return since
 }
