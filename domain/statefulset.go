@@ -236,7 +236,9 @@ func statefulSetUpdateProblems(_ ObjectMeta, old StatefulSetSpec, _ ObjectMeta, 
 // controller-revision-hash label and its status's updateRevision name
 // it: the StatefulSet's name and the template's hash, as Kubernetes
 // names a ControllerRevision.
-func StatefulSetRevision(s StatefulSet) string { return s.Name + "-" + podTemplateHash(s.Spec.Template) }
+func StatefulSetRevision(s StatefulSet) string {
+	return s.Name + "-" + podTemplateHash(s.Spec.Template)
+}
 
 // StatefulSetPartition is the lowest ordinal a rolling update replaces: 0 unless
 // the strategy sets one; for OnDelete, every pod keeps its template
