@@ -170,7 +170,7 @@ func statefulSetSpecProblems(s StatefulSetSpec) []FieldError {
 	case "":
 		errs = append(errs, FieldError{Field: "spec.podManagementPolicy", Reason: "Required value"})
 	default:
-		errs = append(errs, FieldError{Field: "spec.podManagementPolicy", Value: s.PodManagementPolicy,
+		errs = append(errs, FieldError{Field: "spec.podManagementPolicy",
 			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "OrderedReady", "Parallel"`, s.PodManagementPolicy)})
 	}
 	switch s.UpdateStrategy.Type {
@@ -185,7 +185,7 @@ func statefulSetSpecProblems(s StatefulSetSpec) []FieldError {
 	case "":
 		errs = append(errs, FieldError{Field: "spec.updateStrategy", Reason: "Required value"})
 	default:
-		errs = append(errs, FieldError{Field: "spec.updateStrategy.type", Value: s.UpdateStrategy.Type,
+		errs = append(errs, FieldError{Field: "spec.updateStrategy.type",
 			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "OnDelete", "RollingUpdate"`, s.UpdateStrategy.Type)})
 	}
 	if s.Replicas < 0 {

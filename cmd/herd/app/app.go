@@ -105,6 +105,7 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 			projections.NewPodDisruptionBudgetView,
 			projections.NewJobView,
 			projections.NewCronJobView,
+			projections.NewStatefulSetView,
 			projections.NewDaemonSetView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
@@ -301,6 +302,8 @@ type workloadViews struct {
 	Jobs        *projections.JobView
 	CronJobs    *projections.CronJobView
 	Budgets     *projections.PodDisruptionBudgetView
+	// StatefulSets is the StatefulSets' view (apps/v1).
+	StatefulSets *projections.StatefulSetView
 }
 
 // whatIfRunner is the what-if engine, when the binary provides one: it
@@ -334,6 +337,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: wv.ReplicaSets, Deployments: w.DeploymentCommands(), DeploymentView: wv.Deployments,
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: wv.DaemonSets, Jobs: w.JobCommands(), JobView: wv.Jobs,
 		CronJobs: w.CronJobCommands(), CronJobView: wv.CronJobs,
+		StatefulSets: w.StatefulSetCommands(), StatefulSetView: wv.StatefulSets,
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: wv.Budgets, Evictions: w.Evictions(),
 		Reconcilers: recs, Retention: retention, UI: webui.Handler(httpapi.UIPath),
 		WritePath: w.WriteQueue(), Heartbeats: heard, Registerer: reg, WhatIf: wi.Runner,
