@@ -38,6 +38,7 @@ import (
 	"herd/reconcilers/noexecute"
 	"herd/reconcilers/replicaset"
 	"herd/reconcilers/scheduler"
+	"herd/reconcilers/statefulset"
 	"herd/reconcilers/termination"
 	"herd/reconcilers/zones"
 )
@@ -190,6 +191,10 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 		fx.Provide(func(v *projections.CronJobView) cronjob.Reader { return v }),
 		fx.Provide(func(v *projections.JobView) cronjob.JobLister { return v }),
 		cronjob.Module,
+		// The StatefulSet reconciler likewise.
+		fx.Provide(func(v *projections.StatefulSetView) statefulset.Reader { return v }),
+		fx.Provide(func(v *projections.PodView) statefulset.PodLister { return v }),
+		statefulset.Module,
 		// The DaemonSet reconciler likewise.
 		fx.Provide(func(v *projections.DaemonSetView) daemonset.Reader { return v }),
 		fx.Provide(func(v *projections.NodeView) daemonset.NodeLister { return v }),
