@@ -312,3 +312,29 @@ func TestWatchesEveryEvent(t *testing.T) {
 	f := newFixture(t, nil)
 	reconcilerstest.WatchesEveryEvent(t, f.r.Watches())
 }
+
+// TestOnDeleteReplacesOnlyDeletedPods: with OnDelete, a new template
+// replaces no pod by itself; a pod deleted by hand comes back from it.
+func TestOnDeleteReplacesOnlyDeletedPods(t *testing.T) {
+	f := newFixture(t, func(s *domain.StatefulSetSpec) {
+		s.Replicas = 2
+		s.UpdateStrategy = domain.StatefulSetUpdateStrategy{Type: domain.StatefulSetOnDelete}
+	})
+	for _, n := range []string{"web-0", "web-1"} {
+		f.reconcile(t)
+		f.ready(n)
+	}
+	f.update(t, func(s *domain.StatefulSetSpec) { s.Template.Spec.Containers[0].Image = "nginx:2" })
+	f.reconcile(t)
+	f.reconcile(t)
+	f.expect(t, "web-0,web-1")
+	delete(f.pods.Pods, domain.Key{Namespace: "default", Name: "web-0"})
+	f.reconcile(t)
+	rev := domain.StatefulSetRevision(f.set(t))
+	if p := f.pods.Pods[domain.Key{Namespace: "default", Name: "web-0"}]; p.Spec.Containers[0].Image != "nginx:2" || p.Labels[domain.LabelControllerRevisionHash] != rev {
+		t.Fatalf("web-0 came back as %v %v", p.Labels, p.Spec.Containers)
+	}
+	if p := f.pods.Pods[domain.Key{Namespace: "default", Name: "web-1"}]; p.Spec.Containers[0].Image != "nginx:1" {
+		t.Fatalf("web-1 was replaced: %v", p.Spec.Containers)
+	}
+}
