@@ -25,8 +25,12 @@ const hashAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 // template's JSON, its decimal digits spelt in hashAlphabet, as
 // Kubernetes spells its ComputeHash. The same template always has the
 // same hash; a changed one almost surely another.
-func (ds DaemonSet) TemplateHash() string {
-	data, err := json.Marshal(ds.Spec.Template)
+func (ds DaemonSet) TemplateHash() string { return podTemplateHash(ds.Spec.Template) }
+
+// podTemplateHash is the hash of a workload's pod template, as its pods'
+// controller-revision-hash label names it (see DaemonSet.TemplateHash).
+func podTemplateHash(t PodTemplate) string {
+	data, err := json.Marshal(t)
 	if err != nil {
 		// A template of strings, maps and numbers always encodes.
 		panic("domain: a pod template does not encode: " + err.Error())

@@ -18,6 +18,7 @@ type writerCommands struct {
 	budgets        *command.Commands[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
 	jobs           *command.Commands[domain.Job, domain.JobCommand]
 	cronJobs       *command.Commands[domain.CronJob, domain.CronJobCommand]
+	statefulSets   *command.Commands[domain.StatefulSet, domain.StatefulSetCommand]
 	daemonSets     *command.Commands[domain.DaemonSet, domain.DaemonSetCommand]
 	namespaces     *command.Commands[domain.Namespace, domain.NamespaceCommand]
 	ipPools        ipPoolCommands
@@ -37,6 +38,7 @@ func newWriterCommands(w *Writer) *writerCommands {
 		budgets:        newCommands(w, podDisruptionBudgets.aggregate, domain.DecidePodDisruptionBudget),
 		jobs:           newCommands(w, jobs.aggregate, domain.DecideJob),
 		cronJobs:       newCommands(w, cronJobs.aggregate, domain.DecideCronJob),
+		statefulSets:   newCommands(w, statefulSets.aggregate, domain.DecideStatefulSet),
 		daemonSets:     newCommands(w, daemonSets.aggregate, domain.DecideDaemonSet),
 		namespaces:     newCommands(w, namespaces, domain.DecideNamespace),
 		ipPools:        ipPoolCommands{w},
@@ -106,6 +108,12 @@ func (w *Writer) JobCommands() domain.Executor[domain.Job, domain.JobCommand] {
 // reconciler that records its runs.
 func (w *Writer) CronJobCommands() domain.Executor[domain.CronJob, domain.CronJobCommand] {
 	return w.cmds().cronJobs
+}
+
+// StatefulSetCommands is how a StatefulSet is commanded: by the API, and
+// by the reconciler that records its status.
+func (w *Writer) StatefulSetCommands() domain.Executor[domain.StatefulSet, domain.StatefulSetCommand] {
+	return w.cmds().statefulSets
 }
 
 // DaemonSetCommands is how a DaemonSet is commanded: by the API, and by

@@ -112,10 +112,11 @@ func TestDaemonSetLifecycle(t *testing.T) {
 
 	mustSend(t, nil, base, http.StatusOK, req{method: "DELETE", path: dsPath + "/logs"})
 	mustSend(t, nil, base, http.StatusNotFound, req{method: "GET", path: dsPath + "/logs"})
-	// StatefulSets are still refused in words that name what herd serves.
-	a := mustSend(t, nil, base, http.StatusNotFound, req{method: "GET", path: "/apis/apps/v1/namespaces/default/statefulsets"})
+	// ControllerRevisions are still refused in words that name what herd
+	// serves.
+	a := mustSend(t, nil, base, http.StatusNotFound, req{method: "GET", path: "/apis/apps/v1/namespaces/default/controllerrevisions"})
 	if _, msg := a.status(t); !strings.Contains(msg, "daemonsets") {
-		t.Errorf("the refusal of StatefulSets says %q", msg)
+		t.Errorf("the refusal of ControllerRevisions says %q", msg)
 	}
 }
 

@@ -86,6 +86,7 @@ func newTestAPIWith(t testing.TB, log events.Log, auth Authenticator, change fun
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: projections.NewPodDisruptionBudgetView(log), Evictions: w.Evictions(),
 		Jobs: w.JobCommands(), JobView: projections.NewJobView(log),
 		CronJobs: w.CronJobCommands(), CronJobView: projections.NewCronJobView(log),
+		StatefulSets: w.StatefulSetCommands(), StatefulSetView: projections.NewStatefulSetView(log),
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: projections.NewDaemonSetView(log),
 		Auth: auth, UI: fakeUI,
 	}

@@ -130,6 +130,10 @@ type Deps struct {
 	// CronJobs and CronJobView store and read CronJobs (batch/v1).
 	CronJobs    domain.Executor[domain.CronJob, domain.CronJobCommand]
 	CronJobView *projections.CronJobView
+	// StatefulSets and StatefulSetView store and read StatefulSets
+	// (apps/v1).
+	StatefulSets    domain.Executor[domain.StatefulSet, domain.StatefulSetCommand]
+	StatefulSetView *projections.StatefulSetView
 	// DaemonSets and DaemonSetView store and read DaemonSets (apps/v1).
 	DaemonSets    domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
 	DaemonSetView *projections.DaemonSetView

@@ -29,7 +29,7 @@ var unserved = append([]unservedRoute{
 	{"PUT /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"PATCH /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"DELETE /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to delete", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
-}, unservedWorkloads("statefulsets")...)
+}, unservedWorkloads("controllerrevisions")...)
 
 // unservedRoute is a path herd has no answer for, and the Status it
 // answers instead.
@@ -40,12 +40,13 @@ type unservedRoute struct {
 }
 
 // unservedWorkloads are the routes of the apps/v1 workloads herd does not
-// keep, by resource: of apps/v1, herd serves Deployments, ReplicaSets and
-// DaemonSets.
+// keep, by resource: of apps/v1, herd serves Deployments, ReplicaSets,
+// DaemonSets and StatefulSets, but no ControllerRevisions (so kubectl
+// rollout history and undo of a StatefulSet or DaemonSet are told why).
 func unservedWorkloads(resources ...string) []unservedRoute {
 	var out []unservedRoute
 	for _, resource := range resources {
-		why := "herd serves no " + resource + " yet: of apps/v1 it serves deployments, replicasets and daemonsets (kubectl create deployment, kubectl create -f with kind: DaemonSet)"
+		why := "herd serves no " + resource + " yet: of apps/v1 it serves deployments, replicasets, daemonsets and statefulsets (kubectl create deployment, kubectl create -f with kind: DaemonSet or StatefulSet)"
 		for _, pattern := range []string{"/apis/apps/v1/" + resource, "/apis/apps/v1/namespaces/{namespace}/" + resource, "/apis/apps/v1/namespaces/{namespace}/" + resource + "/"} {
 			out = append(out, unservedRoute{pattern, why, http.StatusNotFound, metav1.StatusReasonNotFound})
 		}

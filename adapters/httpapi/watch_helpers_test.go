@@ -65,6 +65,7 @@ func newWatchAPI(t testing.TB, cfg watch.Config) *watchAPI {
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: projections.NewPodDisruptionBudgetView(store.Log()), Evictions: w.Evictions(),
 		Jobs: w.JobCommands(), JobView: projections.NewJobView(store.Log()),
 		CronJobs: w.CronJobCommands(), CronJobView: projections.NewCronJobView(store.Log()),
+		StatefulSets: w.StatefulSetCommands(), StatefulSetView: projections.NewStatefulSetView(store.Log()),
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: projections.NewDaemonSetView(store.Log()),
 		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 	}, Config{Thresholds: domain.DefaultThresholds})

@@ -15,9 +15,9 @@ import (
 )
 
 // podManifest is a pod with a controller, as kubectl drain expects of
-// the pods it evicts: a StatefulSet, which herd does not serve and so
-// leaves its pods alone (a ReplicaSet that does not exist would have
-// them collected, as in Kubernetes).
+// the pods it evicts: a kind of a group herd does not serve, so that
+// herd leaves its pods alone (a StatefulSet or ReplicaSet that does not
+// exist would have them collected, as in Kubernetes).
 func podManifest(name string) string {
 	return fmt.Sprintf(`apiVersion: v1
 kind: Pod
@@ -25,7 +25,7 @@ metadata:
   name: %s
   labels: {app: web}
   ownerReferences:
-  - {apiVersion: apps/v1, kind: StatefulSet, name: web, uid: "5f0c", controller: true}
+  - {apiVersion: example.com/v1, kind: WebServer, name: web, uid: "5f0c", controller: true}
 spec:
   containers:
   - name: web

@@ -107,6 +107,7 @@ var ownerChanges = reconcilers.EventTypesOf(
 	domain.ReplicaSetDeleted{}, domain.ReplicaSetDeletionRequested{},
 	domain.DeploymentDeleted{}, domain.DeploymentDeletionRequested{},
 	domain.JobDeleted{}, domain.JobDeletionRequested{}, domain.CronJobDeleted{}, domain.CronJobDeletionRequested{},
+	domain.StatefulSetDeleted{}, domain.StatefulSetDeletionRequested{},
 	domain.DaemonSetDeleted{}, domain.DaemonSetDeletionRequested{},
 	domain.PodDisruptionBudgetDeleted{},
 )

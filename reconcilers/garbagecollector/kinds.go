@@ -27,6 +27,7 @@ type Readers struct {
 	Deployments          objectView[domain.Deployment]
 	Jobs                 objectView[domain.Job]
 	CronJobs             objectView[domain.CronJob]
+	StatefulSets         objectView[domain.StatefulSet]
 	DaemonSets           objectView[domain.DaemonSet]
 	PodDisruptionBudgets objectView[domain.PodDisruptionBudget]
 	Nodes                interface {
@@ -56,6 +57,7 @@ type Repository interface {
 	DeploymentCommands() domain.Executor[domain.Deployment, domain.DeploymentCommand]
 	JobCommands() domain.Executor[domain.Job, domain.JobCommand]
 	CronJobCommands() domain.Executor[domain.CronJob, domain.CronJobCommand]
+	StatefulSetCommands() domain.Executor[domain.StatefulSet, domain.StatefulSetCommand]
 	DaemonSetCommands() domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
 	PodDisruptionBudgetCommands() domain.Executor[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
 }
@@ -130,6 +132,20 @@ func kinds(rd Readers, repo Repository) []*kind {
 			}),
 			finish: func(ctx context.Context, o deletingOwner) error {
 				return ignoreNotFound(execute(ctx, repo.CronJobCommands(), o, domain.CronJobCommand(domain.FinishCronJobDeletion{})))
+			},
+		},
+		{
+			// A StatefulSet owns its pods: deleted after it, before it (in
+			// the foreground) or orphaned, as the deletion asked.
+			name: "StatefulSet", group: "apps", namespaced: true,
+			owner: lastOwner(rd.StatefulSets, func(s domain.StatefulSet) (bool, string, bool, bool) {
+				return s.Exists(), s.UID, s.DeletionRequestedAt != nil, s.Orphan
+			}),
+			deleting: deletingOf(rd.StatefulSets, func(s domain.StatefulSet) (deletingOwner, bool) {
+				return deletingOwner{s.Namespace, s.Name, s.UID}, s.Exists() && s.DeletionRequestedAt != nil
+			}),
+			finish: func(ctx context.Context, o deletingOwner) error {
+				return ignoreNotFound(execute(ctx, repo.StatefulSetCommands(), o, domain.StatefulSetCommand(domain.FinishStatefulSetDeletion{})))
 			},
 		},
 		{

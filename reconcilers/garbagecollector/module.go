@@ -20,6 +20,7 @@ type Params struct {
 	Deployments          *projections.DeploymentView
 	Jobs                 *projections.JobView
 	CronJobs             *projections.CronJobView
+	StatefulSets         *projections.StatefulSetView
 	DaemonSets           *projections.DaemonSetView
 	PodDisruptionBudgets *projections.PodDisruptionBudgetView
 	Nodes                *projections.NodeView
@@ -31,7 +32,7 @@ type Params struct {
 func FromParams(p Params) *Reconciler {
 	rd := Readers{
 		Pods: p.Pods, ConfigMaps: p.ConfigMaps, Leases: p.Leases, ReplicaSets: p.ReplicaSets, Deployments: p.Deployments,
-		Jobs: p.Jobs, CronJobs: p.CronJobs, DaemonSets: p.DaemonSets, PodDisruptionBudgets: p.PodDisruptionBudgets, Nodes: p.Nodes, Namespaces: p.Namespaces,
+		Jobs: p.Jobs, CronJobs: p.CronJobs, StatefulSets: p.StatefulSets, DaemonSets: p.DaemonSets, PodDisruptionBudgets: p.PodDisruptionBudgets, Nodes: p.Nodes, Namespaces: p.Namespaces,
 	}
 	return New(DefaultResyncPeriod, rd, p.Writer, p.Logger)
 }

@@ -38,6 +38,7 @@ import (
 	"herd/reconcilers/noexecute"
 	"herd/reconcilers/replicaset"
 	"herd/reconcilers/scheduler"
+	"herd/reconcilers/statefulset"
 	"herd/reconcilers/termination"
 	"herd/reconcilers/zones"
 )
@@ -105,6 +106,7 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 			projections.NewPodDisruptionBudgetView,
 			projections.NewJobView,
 			projections.NewCronJobView,
+			projections.NewStatefulSetView,
 			projections.NewDaemonSetView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
@@ -189,6 +191,10 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 		fx.Provide(func(v *projections.CronJobView) cronjob.Reader { return v }),
 		fx.Provide(func(v *projections.JobView) cronjob.JobLister { return v }),
 		cronjob.Module,
+		// The StatefulSet reconciler likewise.
+		fx.Provide(func(v *projections.StatefulSetView) statefulset.Reader { return v }),
+		fx.Provide(func(v *projections.PodView) statefulset.PodLister { return v }),
+		statefulset.Module,
 		// The DaemonSet reconciler likewise.
 		fx.Provide(func(v *projections.DaemonSetView) daemonset.Reader { return v }),
 		fx.Provide(func(v *projections.NodeView) daemonset.NodeLister { return v }),
@@ -301,6 +307,8 @@ type workloadViews struct {
 	Jobs        *projections.JobView
 	CronJobs    *projections.CronJobView
 	Budgets     *projections.PodDisruptionBudgetView
+	// StatefulSets is the StatefulSets' view (apps/v1).
+	StatefulSets *projections.StatefulSetView
 }
 
 // whatIfRunner is the what-if engine, when the binary provides one: it
@@ -334,6 +342,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		ReplicaSets: w.ReplicaSetCommands(), ReplicaSetView: wv.ReplicaSets, Deployments: w.DeploymentCommands(), DeploymentView: wv.Deployments,
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: wv.DaemonSets, Jobs: w.JobCommands(), JobView: wv.Jobs,
 		CronJobs: w.CronJobCommands(), CronJobView: wv.CronJobs,
+		StatefulSets: w.StatefulSetCommands(), StatefulSetView: wv.StatefulSets,
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: wv.Budgets, Evictions: w.Evictions(),
 		Reconcilers: recs, Retention: retention, UI: webui.Handler(httpapi.UIPath),
 		WritePath: w.WriteQueue(), Heartbeats: heard, Registerer: reg, WhatIf: wi.Runner,

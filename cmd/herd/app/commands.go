@@ -21,6 +21,7 @@ var commands = fx.Provide(
 	(*projections.Writer).PodDisruptionBudgetCommands,
 	(*projections.Writer).JobCommands,
 	(*projections.Writer).CronJobCommands,
+	(*projections.Writer).StatefulSetCommands,
 	(*projections.Writer).DaemonSetCommands,
 	(*projections.Writer).NamespaceCommands,
 	(*projections.Writer).IPPoolCommands,

@@ -1,0 +1,391 @@
+package domain
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// StatefulSet is the StatefulSet aggregate (apps/v1): Replicas pods with
+// stable names, NAME-0 to NAME-(Replicas-1), made from Template. The
+// statefulset reconciler makes them in order (or all at once), removes
+// them from the highest ordinal down and rolls a new template through
+// them from the highest ordinal down to the partition. It is a kind on
+// the object model (see Object): a change of its spec is a new
+// generation; it owns its pods, which follow its deletion as the
+// delete's propagation says.
+type StatefulSet = Object[StatefulSetSpec, StatefulSetStatus]
+
+// StatefulSetSpec is what a StatefulSet asks for.
+type StatefulSetSpec struct {
+	Replicas int32         `json:"replicas"`
+	Selector LabelSelector `json:"selector"`
+	Template PodTemplate   `json:"template"`
+	// ServiceName is the headless service that gives the pods their
+	// network identity; herd keeps it for clients.
+	ServiceName string `json:"serviceName,omitempty"`
+	// PodManagementPolicy is StatefulSetOrderedReady (one pod at a time,
+	// each after the lower ordinals are Running and Ready) or
+	// StatefulSetParallel.
+	PodManagementPolicy string                    `json:"podManagementPolicy"`
+	UpdateStrategy      StatefulSetUpdateStrategy `json:"updateStrategy"`
+	// MinReadySeconds is how long a pod must have been ready to count as
+	// available.
+	MinReadySeconds int32 `json:"minReadySeconds,omitempty"`
+	// RevisionHistoryLimit is how many old revisions are kept
+	// (apps/v1's default is 10).
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
+}
+
+// StatefulSetUpdateStrategy says how a new template reaches the pods:
+// StatefulSetRollingUpdate replaces them from the highest ordinal down,
+// never those below Partition; StatefulSetOnDelete only when a pod is
+// deleted.
+type StatefulSetUpdateStrategy struct {
+	Type      string `json:"type"`
+	Partition *int32 `json:"partition,omitempty"`
+}
+
+// StatefulSetStatus is what the reconciler last saw of the StatefulSet's
+// pods.
+type StatefulSetStatus struct {
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	Replicas           int32 `json:"replicas"`
+	ReadyReplicas      int32 `json:"readyReplicas,omitempty"`
+	CurrentReplicas    int32 `json:"currentReplicas,omitempty"`
+	UpdatedReplicas    int32 `json:"updatedReplicas,omitempty"`
+	AvailableReplicas  int32 `json:"availableReplicas,omitempty"`
+	// CurrentRevision is the revision the pods below the partition were
+	// made from; UpdateRevision the template's now. They are the same
+	// once a rollout is done.
+	CurrentRevision string `json:"currentRevision,omitempty"`
+	UpdateRevision  string `json:"updateRevision,omitempty"`
+}
+
+// The pod management policies and update strategies, as apps/v1 spells
+// them.
+const (
+	StatefulSetOrderedReady  = "OrderedReady"
+	StatefulSetParallel      = "Parallel"
+	StatefulSetRollingUpdate = "RollingUpdate"
+	StatefulSetOnDelete      = "OnDelete"
+)
+
+// LabelStatefulSetPodName is the label every pod of a StatefulSet carries
+// with its own name, as Kubernetes' controller sets it.
+const LabelStatefulSetPodName = "statefulset.kubernetes.io/pod-name"
+
+// StatefulSetStream is the name of the log stream of a StatefulSet.
+func StatefulSetStream(namespace, name string) string {
+	return StatefulSetAggregate.Stream(namespace + "/" + name)
+}
+
+// The StatefulSet's events.
+type (
+	// StatefulSetCreated records a StatefulSet's creation.
+	StatefulSetCreated = ObjectCreated[StatefulSetSpec, StatefulSetStatus]
+	// StatefulSetChanged records a new spec, labels or annotations.
+	StatefulSetChanged = ObjectUpdated[StatefulSetSpec, StatefulSetStatus]
+	// StatefulSetStatusRecorded records what the reconciler saw of the
+	// pods.
+	StatefulSetStatusRecorded = ObjectStatusRecorded[StatefulSetSpec, StatefulSetStatus]
+	// StatefulSetDeletionRequested records a deletion in the foreground:
+	// the StatefulSet stays, being deleted, until its pods are gone.
+	StatefulSetDeletionRequested = ObjectDeletionRequested[StatefulSetSpec, StatefulSetStatus]
+	// StatefulSetDeleted records a StatefulSet's deletion; Orphan says
+	// its pods stay, their reference to it taken off.
+	StatefulSetDeleted = ObjectDeleted[StatefulSetSpec, StatefulSetStatus]
+)
+
+// statefulSetKind is what is the StatefulSet's own on the object model.
+var statefulSetKind = &ObjectKind[StatefulSetSpec, StatefulSetStatus]{
+	Kind: "StatefulSet", Resource: "statefulsets.apps", APIVersion: "apps/v1",
+	Created: "StatefulSetCreated", Updated: "StatefulSetChanged", Deleted: "StatefulSetDeleted",
+	StatusRecorded: "StatefulSetStatusRecorded", DeletionRequested: "StatefulSetDeletionRequested",
+	OwnsDependents: true,
+	Layout: ObjectLayout{
+		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
+			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
+			"version", "resourceVersion"},
+		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+	},
+	Strategy: Strategy[StatefulSetSpec, StatefulSetStatus]{
+		PrepareForCreate:          func(_ *ObjectMeta, s *StatefulSetSpec) { defaultStatefulSetSpec(s) },
+		Validate:                  func(_ ObjectMeta, s StatefulSetSpec) []FieldError { return statefulSetSpecProblems(s) },
+		ValidateUpdate:            statefulSetUpdateProblems,
+		SpecChangeBumpsGeneration: true,
+	},
+}
+
+func (StatefulSetSpec) objectKind() *ObjectKind[StatefulSetSpec, StatefulSetStatus] {
+	return statefulSetKind
+}
+
+// StatefulSetAggregate is the StatefulSet in the log: streams
+// "statefulset/NAMESPACE/NAME".
+var StatefulSetAggregate = defineNamespacedAggregate("statefulset",
+	eventOf[StatefulSetCreated](1),
+	eventOf[StatefulSetChanged](1),
+	eventOf[StatefulSetStatusRecorded](1),
+	eventOf[StatefulSetDeletionRequested](1),
+	eventOf[StatefulSetDeleted](1),
+)
+
+// EvolveStatefulSet folds one event into the StatefulSet; it never
+// mutates s. Every event of the StatefulSet is the object model's.
+func EvolveStatefulSet(s StatefulSet, e Event) StatefulSet {
+	out, ok := evolveObject(s, e)
+	if !ok {
+		out.Version++
+	}
+	return out
+}
+
+// defaultStatefulSetSpec sets apps/v1's defaults on what a create left
+// out: OrderedReady, a rolling update from partition 0, and ten old
+// revisions kept.
+func defaultStatefulSetSpec(s *StatefulSetSpec) {
+	if s.PodManagementPolicy == "" {
+		s.PodManagementPolicy = StatefulSetOrderedReady
+	}
+	if s.UpdateStrategy.Type == "" {
+		s.UpdateStrategy.Type = StatefulSetRollingUpdate
+	}
+	if s.UpdateStrategy.Type == StatefulSetRollingUpdate && s.UpdateStrategy.Partition == nil {
+		s.UpdateStrategy.Partition = new(int32)
+	}
+	if s.RevisionHistoryLimit == nil {
+		limit := int32(10)
+		s.RevisionHistoryLimit = &limit
+	}
+}
+
+// statefulSetSpecProblems checks a StatefulSet's spec as kube-apiserver's
+// ValidateStatefulSetSpec does.
+func statefulSetSpecProblems(s StatefulSetSpec) []FieldError {
+	var errs []FieldError
+	switch s.PodManagementPolicy {
+	case StatefulSetOrderedReady, StatefulSetParallel:
+	case "":
+		errs = append(errs, FieldError{Field: "spec.podManagementPolicy", Reason: "Required value"})
+	default:
+		errs = append(errs, FieldError{Field: "spec.podManagementPolicy",
+			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "OrderedReady", "Parallel"`, s.PodManagementPolicy)})
+	}
+	switch s.UpdateStrategy.Type {
+	case StatefulSetRollingUpdate:
+		if p := s.UpdateStrategy.Partition; p != nil && *p < 0 {
+			errs = append(errs, FieldError{Field: "spec.updateStrategy.rollingUpdate.partition", Value: strconv.Itoa(int(*p)), Reason: "must be greater than or equal to 0"})
+		}
+	case StatefulSetOnDelete:
+		if s.UpdateStrategy.Partition != nil {
+			errs = append(errs, FieldError{Field: "spec.updateStrategy.rollingUpdate", Reason: "Invalid value: only allowed for updateStrategy 'RollingUpdate'"})
+		}
+	case "":
+		errs = append(errs, FieldError{Field: "spec.updateStrategy", Reason: "Required value"})
+	default:
+		errs = append(errs, FieldError{Field: "spec.updateStrategy.type",
+			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "OnDelete", "RollingUpdate"`, s.UpdateStrategy.Type)})
+	}
+	if s.Replicas < 0 {
+		errs = append(errs, FieldError{Field: "spec.replicas", Value: strconv.Itoa(int(s.Replicas)), Reason: "must be greater than or equal to 0"})
+	}
+	if s.MinReadySeconds < 0 {
+		errs = append(errs, FieldError{Field: "spec.minReadySeconds", Value: strconv.Itoa(int(s.MinReadySeconds)), Reason: "must be greater than or equal to 0"})
+	}
+	if l := s.RevisionHistoryLimit; l != nil && *l < 0 {
+		errs = append(errs, FieldError{Field: "spec.revisionHistoryLimit", Value: strconv.Itoa(int(*l)), Reason: "must be greater than or equal to 0"})
+	}
+	if s.Selector.Empty() {
+		errs = append(errs, FieldError{Field: "spec.selector", Reason: "Invalid value: empty selector is invalid for statefulset"})
+	} else {
+		errs = append(errs, s.Selector.problems("spec.selector")...)
+		if !s.Selector.Matches(s.Template.Labels) {
+			errs = append(errs, FieldError{Field: "spec.template.metadata.labels", Reason: "Invalid value: `selector` does not match template `labels`"})
+		}
+	}
+	for _, e := range metadataProblems(s.Template.Labels, s.Template.Annotations) {
+		e.Field = "spec.template." + e.Field
+		errs = append(errs, e)
+	}
+	if p := s.Template.Spec.RestartPolicy; p != "" && p != RestartAlways {
+		errs = append(errs, FieldError{Field: "spec.template.spec.restartPolicy", Value: string(p), Reason: `Unsupported value: supported values: "Always"`})
+	}
+	for _, e := range podSpecProblems(s.Template.Spec) {
+		e.Field = "spec.template." + e.Field
+		errs = append(errs, e)
+	}
+	return errs
+}
+
+// statefulSetUpdateProblems is kube-apiserver's ValidateStatefulSetUpdate:
+// only the replicas, the template, the update strategy, the revision
+// history limit and minReadySeconds may change.
+func statefulSetUpdateProblems(_ ObjectMeta, old StatefulSetSpec, _ ObjectMeta, next StatefulSetSpec) []FieldError {
+	o, n := deepCopy(old), deepCopy(next)
+	o.Replicas, o.Template, o.UpdateStrategy, o.RevisionHistoryLimit, o.MinReadySeconds =
+		n.Replicas, n.Template, n.UpdateStrategy, n.RevisionHistoryLimit, n.MinReadySeconds
+	if semanticEqual(o, n) {
+		return nil
+	}
+	return []FieldError{{Field: "spec", Reason: "Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"}}
+}
+
+// StatefulSetRevision names the StatefulSet's current template, as its pods'
+// controller-revision-hash label and its status's updateRevision name
+// it: the StatefulSet's name and the template's hash, as Kubernetes
+// names a ControllerRevision.
+func StatefulSetRevision(s StatefulSet) string {
+	return s.Name + "-" + podTemplateHash(s.Spec.Template)
+}
+
+// StatefulSetPartition is the lowest ordinal a rolling update replaces: 0 unless
+// the strategy sets one; for OnDelete, every pod keeps its template
+// until it is deleted, which it says as Replicas.
+func StatefulSetPartition(s StatefulSet) int32 {
+	if s.Spec.UpdateStrategy.Type == StatefulSetOnDelete {
+		return s.Spec.Replicas
+	}
+	if p := s.Spec.UpdateStrategy.Partition; p != nil {
+		return *p
+	}
+	return 0
+}
+
+// StatefulSetPodName is the name of the StatefulSet's pod of ordinal i.
+func StatefulSetPodName(set string, i int) string { return set + "-" + strconv.Itoa(i) }
+
+// StatefulSetOrdinal is the ordinal of pod name of StatefulSet set, and
+// false for a name that is not one of its.
+func StatefulSetOrdinal(set, name string) (int, bool) {
+	if len(name) <= len(set)+1 || name[:len(set)+1] != set+"-" {
+		return 0, false
+	}
+	digits := name[len(set)+1:]
+	i, err := strconv.Atoi(digits)
+	if err != nil || i < 0 || strconv.Itoa(i) != digits {
+		return 0, false
+	}
+	return i, true
+}
+
+// NewStatefulSetPod is the command that creates the StatefulSet's pod of
+// ordinal i with uid, from its current template: named NAME-i, labelled
+// with its name and the template's revision, owned by the StatefulSet.
+func NewStatefulSetPod(s StatefulSet, i int, uid string) CreatePod {
+	t := deepCopy(s.Spec.Template)
+	name := StatefulSetPodName(s.Name, i)
+	labels := cloneStrings(t.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[LabelStatefulSetPodName] = name
+	labels[LabelControllerRevisionHash] = StatefulSetRevision(s)
+	return CreatePod{
+		Namespace: s.Namespace, Name: name, UID: uid,
+		Labels: labels, Annotations: t.Annotations, Owners: []OwnerReference{s.OwnerReference()},
+		Spec: t.Spec, TerminationGracePeriodSeconds: t.TerminationGracePeriodSeconds,
+	}
+}
+
+// StatefulSetCommand is a command on one StatefulSet: CreateStatefulSet,
+// UpdateStatefulSet, ScaleStatefulSet, RecordStatefulSetStatus,
+// DeleteStatefulSet or FinishStatefulSetDeletion.
+type StatefulSetCommand interface {
+	decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error)
+}
+
+// DecideStatefulSet returns the events cmd causes on s at now, or a typed
+// error; s is the zero StatefulSet when herd never saw it.
+func DecideStatefulSet(s StatefulSet, cmd StatefulSetCommand, now time.Time) ([]Event, error) {
+	if cmd == nil {
+		return nil, fmt.Errorf("nil statefulset command: %w", ErrInvalid)
+	}
+	return cmd.decideStatefulSet(s, now.UTC())
+}
+
+// CreateStatefulSet creates a StatefulSet, as kubectl create -f does;
+// what it leaves out takes apps/v1's defaults.
+type CreateStatefulSet struct {
+	Meta ObjectMeta
+	Spec StatefulSetSpec
+}
+
+func (c CreateStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
+	return decideCreate(s, c.Meta, c.Spec, now)
+}
+
+// UpdateStatefulSet makes a StatefulSet's labels, annotations and spec
+// those given, conditional on ResourceVersion when it is not 0; only the
+// replicas, template, update strategy, revision history limit and
+// minReadySeconds may change (apps/v1).
+type UpdateStatefulSet struct {
+	Meta            ObjectMeta
+	Spec            StatefulSetSpec
+	ResourceVersion int64
+}
+
+func (c UpdateStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
+	return decideUpdate(s, c.Meta, c.Spec, c.ResourceVersion, now)
+}
+
+// ScaleStatefulSet sets how many pods a StatefulSet keeps, as kubectl
+// scale does through the scale subresource, conditional on
+// ResourceVersion when it is not 0.
+type ScaleStatefulSet struct {
+	Replicas        int32
+	ResourceVersion int64
+}
+
+func (c ScaleStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
+	if err := requireCurrent(s, c.ResourceVersion); err != nil {
+		return nil, err
+	}
+	if err := scaleProblem(s.Name, c.Replicas); err != nil {
+		return nil, err
+	}
+	spec := deepCopy(s.Spec)
+	spec.Replicas = c.Replicas
+	return decideUpdate(s, s.ObjectMeta, spec, c.ResourceVersion, now)
+}
+
+// RecordStatefulSetStatus records what the reconciler (or a client of the
+// status subresource) saw of the pods, conditional on ResourceVersion
+// when it is not 0; the same status again records nothing.
+type RecordStatefulSetStatus struct {
+	Status          StatefulSetStatus
+	ResourceVersion int64
+}
+
+func (c RecordStatefulSetStatus) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
+	return decideRecordStatus(s, c.Status, c.ResourceVersion, now)
+}
+
+// DeleteStatefulSet deletes a StatefulSet, conditional on ResourceVersion
+// when it is not 0, its pods following as Propagation says: deleted
+// after it (Background), before it (Foreground) or left (Orphan).
+type DeleteStatefulSet struct {
+	ResourceVersion int64
+	Propagation     Propagation
+}
+
+func (c DeleteStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
+	return decidePropagatedDelete(s, c.ResourceVersion, c.Propagation, now)
+}
+
+// FinishStatefulSetDeletion deletes a StatefulSet being deleted in the
+// foreground, once its pods are gone; of any other it does nothing.
+type FinishStatefulSetDeletion struct{}
+
+func (FinishStatefulSetDeletion) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
+	return decideFinishDeletion(s, now), nil
+}
+
+func (f From[S, C]) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
+	return decideFrom(f, s, now, DecideStatefulSet)
+}
+
+func (c Precondition[C]) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
+	return decideWrapped(s, now, c.check, c.Command, DecideStatefulSet)
+}

@@ -1,0 +1,141 @@
+package domain
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func sampleStatefulSetSpec() StatefulSetSpec {
+	return StatefulSetSpec{
+		Replicas:    3,
+		ServiceName: "web",
+		Selector:    LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+		Template: PodTemplate{Labels: map[string]string{"app": "web"},
+			Spec: PodSpec{Containers: []Container{{Name: "web", Image: "nginx:1"}}}},
+	}
+}
+
+func sampleStatefulSetEvents() []Event {
+	spec := sampleStatefulSetSpec()
+	defaultStatefulSetSpec(&spec)
+	return []Event{
+		StatefulSetCreated{Namespace: "default", Name: "web", UID: "sts-uid", Spec: spec, At: at(1)},
+		StatefulSetChanged{Labels: map[string]string{"team": "a"}, Spec: spec, Generation: 2, At: at(2)},
+		StatefulSetStatusRecorded{Status: StatefulSetStatus{Replicas: 3, ReadyReplicas: 2, UpdateRevision: "web-x"}, At: at(3)},
+		StatefulSetDeletionRequested{At: at(4)},
+		StatefulSetDeleted{Orphan: true, At: at(5)},
+	}
+}
+
+func createdStatefulSet(t *testing.T, spec StatefulSetSpec) StatefulSet {
+	t.Helper()
+	evs, err := DecideStatefulSet(StatefulSet{}, CreateStatefulSet{Meta: ObjectMeta{Namespace: "default", Name: "web", UID: "u"}, Spec: spec}, at(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return EvolveStatefulSet(StatefulSet{}, evs[0])
+}
+
+// TestStatefulSetCreateTakesAppsV1Defaults: what a create leaves out is
+// OrderedReady, a rolling update from partition 0 and ten revisions.
+func TestStatefulSetCreateTakesAppsV1Defaults(t *testing.T) {
+	s := createdStatefulSet(t, sampleStatefulSetSpec())
+	if s.Spec.PodManagementPolicy != StatefulSetOrderedReady || s.Spec.UpdateStrategy.Type != StatefulSetRollingUpdate ||
+		s.Spec.UpdateStrategy.Partition == nil || *s.Spec.UpdateStrategy.Partition != 0 ||
+		s.Spec.RevisionHistoryLimit == nil || *s.Spec.RevisionHistoryLimit != 10 || s.Generation != 1 {
+		t.Fatalf("spec = %+v, generation %d", s.Spec, s.Generation)
+	}
+}
+
+// TestStatefulSetRefusesWhatKubeApiserverRefuses: each bad spec is
+// refused naming its field, as ValidateStatefulSetSpec does.
+func TestStatefulSetRefusesWhatKubeApiserverRefuses(t *testing.T) {
+	neg := int32(-1)
+	for _, tc := range []struct {
+		field  string
+		change func(*StatefulSetSpec)
+	}{
+		{"spec.replicas", func(s *StatefulSetSpec) { s.Replicas = -1 }},
+		{"spec.selector", func(s *StatefulSetSpec) { s.Selector = LabelSelector{} }},
+		{"spec.template.metadata.labels", func(s *StatefulSetSpec) { s.Template.Labels = map[string]string{"app": "db"} }},
+		{"spec.podManagementPolicy", func(s *StatefulSetSpec) { s.PodManagementPolicy = "Sometimes" }},
+		{"spec.updateStrategy.type", func(s *StatefulSetSpec) { s.UpdateStrategy.Type = "Now" }},
+		{"spec.updateStrategy.rollingUpdate.partition", func(s *StatefulSetSpec) { s.UpdateStrategy.Partition = &neg }},
+		{"spec.updateStrategy.rollingUpdate", func(s *StatefulSetSpec) {
+			s.UpdateStrategy = StatefulSetUpdateStrategy{Type: StatefulSetOnDelete, Partition: new(int32)}
+		}},
+		{"spec.revisionHistoryLimit", func(s *StatefulSetSpec) { s.RevisionHistoryLimit = &neg }},
+		{"spec.minReadySeconds", func(s *StatefulSetSpec) { s.MinReadySeconds = -1 }},
+		{"spec.template.spec.restartPolicy", func(s *StatefulSetSpec) { s.Template.Spec.RestartPolicy = RestartNever }},
+	} {
+		spec := sampleStatefulSetSpec()
+		tc.change(&spec)
+		_, err := DecideStatefulSet(StatefulSet{}, CreateStatefulSet{Meta: ObjectMeta{Namespace: "default", Name: "web"}, Spec: spec}, at(1))
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%s: err = %v", tc.field, err)
+		}
+	}
+}
+
+// TestStatefulSetUpdateChangesOnlyWhatAppsV1Allows: the template, the
+// replicas and the strategy may change (a new generation); the selector,
+// the service name and the pod management policy may not.
+func TestStatefulSetUpdateChangesOnlyWhatAppsV1Allows(t *testing.T) {
+	s := createdStatefulSet(t, sampleStatefulSetSpec())
+	spec := deepCopy(s.Spec)
+	spec.Template.Spec.Containers[0].Image = "nginx:2"
+	spec.Replicas = 5
+	evs, err := DecideStatefulSet(s, UpdateStatefulSet{Spec: spec}, at(2))
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("update: %v %v", evs, err)
+	}
+	if got := EvolveStatefulSet(s, evs[0]); got.Generation != 2 || StatefulSetRevision(got) == StatefulSetRevision(s) {
+		t.Fatalf("generation %d, revision %s (was %s)", got.Generation, StatefulSetRevision(got), StatefulSetRevision(s))
+	}
+	for name, change := range map[string]func(*StatefulSetSpec){
+		"selector":            func(s *StatefulSetSpec) { s.Selector.MatchLabels["tier"] = "x"; s.Template.Labels["tier"] = "x" },
+		"serviceName":         func(s *StatefulSetSpec) { s.ServiceName = "other" },
+		"podManagementPolicy": func(s *StatefulSetSpec) { s.PodManagementPolicy = StatefulSetParallel },
+	} {
+		spec := deepCopy(s.Spec)
+		change(&spec)
+		if _, err := DecideStatefulSet(s, UpdateStatefulSet{Spec: spec}, at(2)); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "Forbidden") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+}
+
+// TestStatefulSetPodsHaveStableNames: the pod of ordinal i is NAME-i,
+// labelled with its name and revision, owned by the StatefulSet; an
+// ordinal is read back only from a name of the set's.
+func TestStatefulSetPodsHaveStableNames(t *testing.T) {
+	s := createdStatefulSet(t, sampleStatefulSetSpec())
+	p := NewStatefulSetPod(s, 2, "p-uid")
+	if p.Name != "web-2" || p.Labels[LabelStatefulSetPodName] != "web-2" || p.Labels[LabelControllerRevisionHash] != StatefulSetRevision(s) ||
+		p.Labels["app"] != "web" || len(p.Owners) != 1 || p.Owners[0].UID != "u" || !p.Owners[0].Controller {
+		t.Fatalf("pod = %+v", p)
+	}
+	for name, want := range map[string]int{"web-0": 0, "web-12": 12, "web-01": -1, "web-": -1, "webx-1": -1, "web-a": -1, "web--1": -1} {
+		i, ok := StatefulSetOrdinal("web", name)
+		if (want >= 0) != ok || (ok && i != want) {
+			t.Errorf("%s: %d %v", name, i, ok)
+		}
+	}
+}
+
+// TestStatefulSetScaleIsAnUpdateOfReplicas: kubectl scale changes only
+// the replicas; a negative scale is refused naming the Scale.
+func TestStatefulSetScaleIsAnUpdateOfReplicas(t *testing.T) {
+	s := createdStatefulSet(t, sampleStatefulSetSpec())
+	evs, err := DecideStatefulSet(s, ScaleStatefulSet{Replicas: 1}, at(2))
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("%v %v", evs, err)
+	}
+	if got := EvolveStatefulSet(s, evs[0]); got.Spec.Replicas != 1 {
+		t.Fatalf("replicas %d", got.Spec.Replicas)
+	}
+	if _, err := DecideStatefulSet(s, ScaleStatefulSet{Replicas: -1}, at(2)); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "Scale") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,343 @@
+// Package statefulset is the StatefulSet reconciler: on herd's clock, it
+// keeps each StatefulSet's pods NAME-0 to NAME-(replicas-1), as
+// Kubernetes' StatefulSet controller (stateful_set_control.go) does.
+// With OrderedReady it creates ordinal i only once 0..i-1 are Running
+// and Ready, and removes the ordinals beyond the replicas from the
+// highest down, one at a time; with Parallel it creates and removes them
+// all at once. A pod that is deleted or fails is made again under the
+// same name. A new template rolls through the pods from the highest
+// ordinal down, one at a time, each after the ones above it are Ready
+// again, never below the partition. It records the status kubectl
+// rollout status reads.
+package statefulset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+	"k8s.io/utils/clock"
+
+	"herd/domain"
+	"herd/events"
+	"herd/projections"
+	"herd/reconcilers"
+)
+
+// kindStatefulSet is the kind an owner reference names a StatefulSet by.
+const kindStatefulSet = "StatefulSet"
+
+// Reader is what the reconciler reads of the StatefulSets.
+type Reader interface {
+	// Last returns the StatefulSet or its tombstone, or
+	// domain.ErrNotFound.
+	Last(ctx context.Context, namespace, name string) (domain.StatefulSet, error)
+	// List returns the StatefulSets of namespace, every one when it is "".
+	List(ctx context.Context, namespace string) ([]domain.StatefulSet, int64, error)
+}
+
+// PodLister is what the reconciler reads of the pods: herd's own, those
+// a StatefulSet controls.
+type PodLister interface {
+	List(ctx context.Context, f projections.PodFilter) ([]domain.Pod, int64, error)
+}
+
+// Reconciler is the StatefulSet reconciler. Its keys are StatefulSets.
+type Reconciler struct {
+	sets    Reader
+	pods    PodLister
+	setCmds domain.Executor[domain.StatefulSet, domain.StatefulSetCommand]
+	podCmds domain.Executor[domain.Pod, domain.PodCommand]
+	owners  *reconcilers.OwnerIndex
+	clock   clock.PassiveClock
+	newUID  func() string
+	log     *zap.Logger
+	resync  time.Duration
+}
+
+var (
+	_ reconcilers.Reconciler = (*Reconciler)(nil)
+	_ reconcilers.Resyncer   = (*Reconciler)(nil)
+)
+
+// DefaultResyncPeriod is how often every StatefulSet is looked at
+// without an event: how a lost event heals.
+const DefaultResyncPeriod = 30 * time.Second
+
+// New returns the StatefulSet reconciler; clk is the clock a pod's
+// availability is read on.
+func New(sets Reader, pods PodLister, setCmds domain.Executor[domain.StatefulSet, domain.StatefulSetCommand],
+	podCmds domain.Executor[domain.Pod, domain.PodCommand], clk clock.PassiveClock, log *zap.Logger) *Reconciler {
+	return &Reconciler{sets: sets, pods: pods, setCmds: setCmds, podCmds: podCmds,
+		owners: reconcilers.NewOwnerIndex(kindStatefulSet), clock: clk, newUID: uuid.NewString,
+		log: log.Named("statefulset"), resync: DefaultResyncPeriod}
+}
+
+// Name implements reconcilers.Reconciler.
+func (r *Reconciler) Name() string { return "statefulset" }
+
+// Watches implements reconcilers.Reconciler: StatefulSets, but the
+// status the reconciler records itself, and the pods each controls.
+func (r *Reconciler) Watches() *reconcilers.Watches {
+	return reconcilers.Watch().
+		For(domain.StatefulSetAggregate, domain.StatefulSetStatusRecorded{}).
+		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
+}
+
+// ResyncPeriod implements reconcilers.Resyncer.
+func (r *Reconciler) ResyncPeriod() time.Duration { return r.resync }
+
+// Resync returns every StatefulSet.
+func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
+	all, _, err := r.sets.List(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("list statefulsets: %w", err)
+	}
+	keys := make([]reconcilers.Key, 0, len(all))
+	for _, s := range all {
+		keys = append(keys, reconcilers.Key{Aggregate: domain.StatefulSetAggregate, Namespace: s.Namespace, Name: s.Name})
+	}
+	return keys, nil
+}
+
+// Reconcile takes one step of a StatefulSet towards what it asks for and
+// records its status. A StatefulSet that is gone, or being deleted in
+// the foreground, leaves its pods to the garbage collector.
+func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
+	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:statefulset", Source: "reconciler/statefulset"})
+	s, err := r.sets.Last(ctx, key.Namespace, key.Name)
+	if errors.Is(err, domain.ErrNotFound) || (err == nil && (!s.Exists() || s.DeletionRequestedAt != nil)) {
+		return reconcilers.Result{}, nil
+	}
+	if err != nil {
+		return reconcilers.Result{}, fmt.Errorf("get statefulset %s: %w", key, err)
+	}
+	herd := domain.SourceHerd
+	read, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: s.Namespace, Source: &herd,
+		Controllers: []string{kindStatefulSet + "/" + s.Name}})
+	if err != nil {
+		return reconcilers.Result{}, fmt.Errorf("list pods of statefulset %s: %w", s, err)
+	}
+	r.owners.ObservePods(read)
+	var owned []domain.Pod
+	for _, p := range read {
+		if s.Owns(p) {
+			owned = append(owned, p)
+		}
+	}
+	now := r.clock.Now()
+	stepErr := r.step(ctx, s, owned, now)
+	st, next := status(s, owned, now)
+	sctx, err := reconcilers.BecauseOfCount(ctx, owned,
+		reconcilers.SpecChange(domain.StatefulSetStream(s.Namespace, s.Name), s.Version, domain.StatefulSetCreated{}, domain.StatefulSetChanged{}))
+	if err != nil {
+		return reconcilers.Result{}, errors.Join(stepErr, err)
+	}
+	if _, err := r.setCmds.Execute(sctx, s.Key(), domain.RecordStatefulSetStatus{Status: st}); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		stepErr = errors.Join(stepErr, fmt.Errorf("record status of statefulset %s: %w", s, err))
+	}
+	if stepErr != nil || next.IsZero() {
+		return reconcilers.Result{}, stepErr
+	}
+	// A ready pod becomes available with nothing happening to it: come
+	// back then.
+	return reconcilers.Result{RequeueAfter: next.Sub(now)}, nil
+}
+
+// runningAndReady is what OrderedReady waits for of a pod before the
+// next: Running, Ready, and not being deleted.
+func runningAndReady(p domain.Pod) bool {
+	return p.Status.Phase == domain.PodRunning && domain.PodReady(p) && !p.Terminating()
+}
+
+// step creates, deletes or replaces the StatefulSet's pods as
+// Kubernetes' controller's updateStatefulSet does, one pod at a time
+// unless the policy is Parallel: first the missing and failed replicas
+// from the lowest ordinal up, then the condemned ones (beyond the
+// replicas, or with a name not of the set) from the highest down, then
+// the rolling update from the highest ordinal down to the partition.
+func (r *Reconciler) step(ctx context.Context, s domain.StatefulSet, owned []domain.Pod, now time.Time) error {
+	monotonic := s.Spec.PodManagementPolicy != domain.StatefulSetParallel
+	replicas := make([]*domain.Pod, s.Spec.Replicas)
+	var condemned []domain.Pod
+	for i := range owned {
+		p := owned[i]
+		if ord, ok := domain.StatefulSetOrdinal(s.Name, p.Name); ok && ord < int(s.Spec.Replicas) {
+			replicas[ord] = &p
+		} else {
+			condemned = append(condemned, p)
+		}
+	}
+	// Highest ordinal first; a name not of the set goes first of all.
+	slices.SortFunc(condemned, func(a, b domain.Pod) int {
+		oa, _ := domain.StatefulSetOrdinal(s.Name, a.Name)
+		ob, _ := domain.StatefulSetOrdinal(s.Name, b.Name)
+		return ob - oa
+	})
+	spec := reconcilers.SpecChange(domain.StatefulSetStream(s.Namespace, s.Name), s.Version, domain.StatefulSetCreated{}, domain.StatefulSetChanged{})
+	ctx, err := reconcilers.BecauseOf(ctx, spec)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for ord, p := range replicas {
+		switch {
+		case p == nil:
+			if err := r.create(ctx, s, ord); err != nil {
+				errs = append(errs, err)
+			}
+			if monotonic {
+				return errors.Join(errs...)
+			}
+		case p.Finished() && !p.Terminating():
+			// A replica that failed or ended is deleted, to be made
+			// again under its name.
+			if err := r.delete(ctx, s, *p); err != nil {
+				errs = append(errs, err)
+			}
+			if monotonic {
+				return errors.Join(errs...)
+			}
+		case !runningAndReady(*p) && monotonic:
+			// Wait for it: the next ordinal comes only after.
+			return nil
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for i, p := range condemned {
+		if p.Terminating() {
+			if monotonic {
+				return nil
+			}
+			continue
+		}
+		// A condemned pod that is not ready may go first only if it is
+		// the first of them (Kubernetes' rule: never two unhealthy).
+		if monotonic && !runningAndReady(p) && i > 0 {
+			return nil
+		}
+		if err := r.delete(ctx, s, p); err != nil {
+			errs = append(errs, err)
+		}
+		if monotonic {
+			return errors.Join(errs...)
+		}
+	}
+	if len(errs) > 0 || len(condemned) > 0 {
+		return errors.Join(errs...)
+	}
+	if s.Spec.UpdateStrategy.Type != domain.StatefulSetRollingUpdate {
+		return nil
+	}
+	rev := domain.StatefulSetRevision(s)
+	for ord := len(replicas) - 1; ord >= int(domain.StatefulSetPartition(s)); ord-- {
+		p := replicas[ord]
+		if p == nil {
+			// Just made (Parallel): the update waits for it.
+			return nil
+		}
+		if p.Labels[domain.LabelControllerRevisionHash] != rev && !p.Terminating() {
+			// Replaced: deleted now, made again from the new template.
+			return r.delete(ctx, s, *p)
+		}
+		if !runningAndReady(*p) {
+			// One at a time: wait for the one replaced to be ready.
+			return nil
+		}
+	}
+	return nil
+}
+
+// create makes the StatefulSet's pod of ordinal ord from its template.
+func (r *Reconciler) create(ctx context.Context, s domain.StatefulSet, ord int) error {
+	c := domain.NewStatefulSetPod(s, ord, r.newUID())
+	if _, err := r.podCmds.Execute(ctx, domain.Key{Namespace: c.Namespace, Name: c.Name}, c); err != nil {
+		err = fmt.Errorf("create pod %s of statefulset %s: %w", c.Name, s, err)
+		if errors.Is(err, domain.ErrInvalid) {
+			// Only a change of the StatefulSet can help.
+			return reconcilers.Terminal(err)
+		}
+		return err
+	}
+	r.log.Info("created pod", zap.String("statefulset", s.String()), zap.String("pod", c.Name))
+	return nil
+}
+
+// delete deletes one of the StatefulSet's pods, with its grace period.
+func (r *Reconciler) delete(ctx context.Context, s domain.StatefulSet, p domain.Pod) error {
+	k := reconcilers.KeyedPod(p, domain.DeletePod{})
+	if _, err := r.podCmds.Execute(ctx, k.Key, k.Command); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return fmt.Errorf("delete pod %s of statefulset %s: %w", p.Name, s, err)
+	}
+	r.log.Info("deleted pod", zap.String("statefulset", s.String()), zap.String("pod", p.Name))
+	return nil
+}
+
+// status is what the StatefulSet's pods say, as Kubernetes' controller
+// counts them: every pod it made, those ready, those available (ready
+// for minReadySeconds), those at the current and at the update
+// revision; the current revision becomes the update revision once every
+// replica is at it. next is when a ready pod becomes available, zero if
+// none waits.
+func status(s domain.StatefulSet, owned []domain.Pod, now time.Time) (domain.StatefulSetStatus, time.Time) {
+	rev := domain.StatefulSetRevision(s)
+	st := domain.StatefulSetStatus{ObservedGeneration: s.Generation, UpdateRevision: rev, CurrentRevision: s.Status.CurrentRevision}
+	if st.CurrentRevision == "" {
+		st.CurrentRevision = rev
+	}
+	var next time.Time
+	minReady := time.Duration(s.Spec.MinReadySeconds) * time.Second
+	for _, p := range owned {
+		st.Replicas++
+		if runningAndReady(p) {
+			st.ReadyReplicas++
+			c, _ := p.Condition(domain.PodConditionReady)
+			if since := c.LastTransitionTime.Add(minReady); !since.After(now) {
+				st.AvailableReplicas++
+			} else if next.IsZero() || since.Before(next) {
+				next = since
+			}
+		}
+		switch p.Labels[domain.LabelControllerRevisionHash] {
+		case rev:
+			st.UpdatedReplicas++
+		}
+	}
+	if st.UpdatedReplicas == s.Spec.Replicas && st.Replicas == s.Spec.Replicas && st.ReadyReplicas == s.Spec.Replicas {
+		st.CurrentRevision = rev
+	}
+	for _, p := range owned {
+		if p.Labels[domain.LabelControllerRevisionHash] == st.CurrentRevision {
+			st.CurrentReplicas++
+		}
+	}
+	return st, next
+}
+
+// Params are what the fx module builds the reconciler from.
+type Params struct {
+	fx.In
+
+	Sets    Reader
+	Pods    PodLister
+	SetCmds domain.Executor[domain.StatefulSet, domain.StatefulSetCommand]
+	PodCmds domain.Executor[domain.Pod, domain.PodCommand]
+	Clock   clock.Clock
+	Logger  *zap.Logger
+}
+
+// FromParams is New on what fx provides.
+func FromParams(p Params) *Reconciler {
+	return New(p.Sets, p.Pods, p.SetCmds, p.PodCmds, p.Clock, p.Logger)
+}
+
+// Module adds the StatefulSet reconciler to the reconcilers' value group,
+// under the name "statefulset" that --reconcilers switches.
+var Module = fx.Module("statefulset", reconcilers.Provide(FromParams))
