@@ -2,7 +2,7 @@
 // steps of those on their way out; and the workloads that own them.
 
 import { get, query } from './api.js';
-import { esc, errorBox, when, labelMatcher } from './dom.js';
+import { esc, errorBox, when, labelMatcher, patch } from './dom.js';
 import { Collection } from './fleet.js';
 
 // Rows drawn at most: a filter narrows a bigger list.
@@ -35,9 +35,22 @@ function summarizePod(p) {
   };
 }
 
+// samePod says whether two summaries of a pod draw the same.
+function samePod(a, b) {
+  return a.node === b.node && a.owner === b.owner && a.phase === b.phase && a.ip === b.ip && a.since === b.since &&
+    a.deleting === b.deleting && a.grace === b.grace && a.steps.join() === b.steps.join() &&
+    JSON.stringify(a.labels) === JSON.stringify(b.labels);
+}
+
 export function podsPage(ctx) {
-  const { app, at, params } = ctx;
+  const { app, params } = ctx;
+  // The moment the page was built at: a row's node link carries it until
+  // the link is about to be used (see freshen), so that a playback step
+  // does not rewrite every row's link.
+  const drawnAt = ctx.at;
+  let at = ctx.at;
   const pods = new Collection('/api/v1/pods', summarizePod);
+  pods.same = samePod;
   const by = params.get('by') || 'node';
   const filter = params.get('filter') || '';
   app.innerHTML = `
@@ -68,7 +81,7 @@ export function podsPage(ctx) {
 
   function draw() {
     if (pods.error) {
-      el.innerHTML = errorBox(pods.error);
+      patch(el, errorBox(pods.error));
       return;
     }
     const groups = new Map();
@@ -82,22 +95,43 @@ export function podsPage(ctx) {
       groups.get(g).push(p);
     }
     app.querySelector('#pod-shown').textContent = `${shown} of ${total}${shown > maxRows ? `, the first ${maxRows} drawn` : ''}`;
-    el.innerHTML = [...groups.keys()].sort().map((g) => `<section class="group"><h2>${esc(g)} <span class="muted">${groups.get(g).length}</span></h2>
+    patch(el, [...groups.keys()].sort().map((g) => `<section class="group" data-key="${esc('group:' + g)}"><h2>${esc(g)} <span class="muted">${groups.get(g).length}</span></h2>
       <table><thead><tr><th>Pod</th><th>Node</th><th>Owner</th><th>Phase</th><th>Address</th><th>Since</th><th>Termination</th></tr></thead><tbody>${
-  groups.get(g).sort((a, b) => (a.key < b.key ? -1 : 1)).map(row).join('')}</tbody></table></section>`).join('') || '<p class="muted">No pod.</p>';
+  groups.get(g).sort((a, b) => (a.key < b.key ? -1 : 1)).map(row).join('')}</tbody></table></section>`).join('') || '<p class="muted">No pod.</p>');
   }
-  const row = (p) => `<tr class="pod phase-${esc(p.phase)}" data-pod="${esc(p.key)}" data-node="${esc(p.node)}" data-phase="${esc(p.phase)}">
-    <td>${esc(p.key)}</td><td>${p.node ? `<a href="#/nodes/${encodeURIComponent(p.node)}${at ? '?at=' + encodeURIComponent(at) : ''}">${esc(p.node)}</a>` : '<span class="muted">unscheduled</span>'}</td>
+  const row = (p) => `<tr class="pod phase-${esc(p.phase)}" data-key="${esc(p.key)}" data-pod="${esc(p.key)}" data-node="${esc(p.node)}" data-phase="${esc(p.phase)}">
+    <td>${esc(p.key)}</td><td>${p.node ? `<a class="node" data-node="${esc(p.node)}" href="${esc(nodeHref(p.node, drawnAt))}">${esc(p.node)}</a>` : '<span class="muted">unscheduled</span>'}</td>
     <td>${esc(p.owner)}</td><td>${esc(p.phase)}</td><td>${esc(p.ip)}</td><td>${when(p.since)}</td>
     <td>${p.deleting ? `<ol class="steps"><li>deletion requested ${when(p.deleting)}${p.grace !== undefined ? `, grace ${esc(p.grace)} s` : ''}</li>${p.steps.map(([what, t]) => `<li>${esc(what)} ${when(t)}</li>`).join('')}</ol>` : ''}</td></tr>`;
 
   const unlisten = pods.listen(draw);
   pods.load(at);
+  // Another moment of the past (playback, a step, a time typed in) is
+  // followed in place: the pods then are listed, and only the rows that
+  // changed, came or went are rewritten (dom.js patch); the page keeps
+  // its scroll, focus and filter.
+  if (at) {
+    ctx.moveTo = (next) => {
+      at = next;
+      pods.moveTo(at);
+    };
+    const freshen = (e) => {
+      const a = e.target.closest?.('a.node');
+      if (!a) return;
+      const href = nodeHref(a.dataset.node, at);
+      if (a.getAttribute('href') !== href) a.setAttribute('href', href);
+    };
+    for (const type of ['pointerover', 'focusin', 'click', 'auxclick', 'contextmenu']) el.addEventListener(type, freshen, true);
+  }
   return () => {
     unlisten();
     pods.stop();
     clearTimeout(typing);
   };
+}
+
+function nodeHref(node, at) {
+  return `#/nodes/${encodeURIComponent(node)}${at ? '?at=' + encodeURIComponent(at) : ''}`;
 }
 
 // The workload kinds listed, with how each says it is doing.
