@@ -144,3 +144,17 @@ function morph(node, want) {
   if (node.nodeName === 'INPUT' || node.nodeName === 'SELECT' || node.nodeName === 'TEXTAREA') return changed;
   return morphChildren(node, want) || changed;
 }
+
+// patchElement makes node what html (one element of the same kind) says,
+// as patch does for an element's content: a table row that changed is
+// rewritten where it stands.
+export function patchElement(node, html) {
+  const t = document.createElement('template');
+  t.innerHTML = html;
+  const want = t.content.firstElementChild;
+  if (!want || want.nodeName !== node.nodeName) {
+    node.outerHTML = html;
+    return true;
+  }
+  return morph(node, want);
+}

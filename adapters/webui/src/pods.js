@@ -2,7 +2,7 @@
 // steps of those on their way out; and the workloads that own them.
 
 import { get, query } from './api.js';
-import { esc, errorBox, when, labelMatcher, patch } from './dom.js';
+import { esc, errorBox, when, labelMatcher, patch, patchElement } from './dom.js';
 import { Collection } from './fleet.js';
 
 // Rows drawn at most: a filter narrows a bigger list.
@@ -104,7 +104,30 @@ export function podsPage(ctx) {
     <td>${esc(p.owner)}</td><td>${esc(p.phase)}</td><td>${esc(p.ip)}</td><td>${when(p.since)}</td>
     <td>${p.deleting ? `<ol class="steps"><li>deletion requested ${when(p.deleting)}${p.grace !== undefined ? `, grace ${esc(p.grace)} s` : ''}</li>${p.steps.map(([what, t]) => `<li>${esc(what)} ${when(t)}</li>`).join('')}</ol>` : ''}</td></tr>`;
 
-  const unlisten = pods.listen(draw);
+  // A move that changes pods in their rows (same group, still shown)
+  // rewrites those rows alone; one where a pod comes, goes, or changes
+  // group draws the list again, which patch keeps to what differs.
+  function update(changed, full) {
+    if (full || !changed || pods.error) {
+      draw();
+      return;
+    }
+    const rows = [];
+    for (const k of changed) {
+      const p = pods.objects.get(k);
+      const tr = el.querySelector(`tr[data-key="${CSS.escape(k)}"]`);
+      const shown = !!p && matches(p);
+      if (!shown && !tr) continue;
+      if (!shown || !tr || tr.closest('section.group')?.dataset.key !== 'group:' + (p[by] || '(none)')) {
+        draw();
+        return;
+      }
+      rows.push([tr, p]);
+    }
+    for (const [tr, p] of rows) patchElement(tr, row(p));
+  }
+
+  const unlisten = pods.listen(update);
   pods.load(at);
   // Another moment of the past (playback, a step, a time typed in) is
   // followed in place: the pods then are listed, and only the rows that
