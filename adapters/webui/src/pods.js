@@ -94,6 +94,7 @@ export function podsPage(ctx) {
       if (!groups.has(g)) groups.set(g, []);
       groups.get(g).push(p);
     }
+    shownCount = shown;
     app.querySelector('#pod-shown').textContent = `${shown} of ${total}${shown > maxRows ? `, the first ${maxRows} drawn` : ''}`;
     patch(el, [...groups.keys()].sort().map((g) => `<section class="group" data-key="${esc('group:' + g)}"><h2>${esc(g)} <span class="muted">${groups.get(g).length}</span></h2>
       <table><thead><tr><th>Pod</th><th>Node</th><th>Owner</th><th>Phase</th><th>Address</th><th>Since</th><th>Termination</th></tr></thead><tbody>${
@@ -104,27 +105,66 @@ export function podsPage(ctx) {
     <td>${esc(p.owner)}</td><td>${esc(p.phase)}</td><td>${esc(p.ip)}</td><td>${when(p.since)}</td>
     <td>${p.deleting ? `<ol class="steps"><li>deletion requested ${when(p.deleting)}${p.grace !== undefined ? `, grace ${esc(p.grace)} s` : ''}</li>${p.steps.map(([what, t]) => `<li>${esc(what)} ${when(t)}</li>`).join('')}</ol>` : ''}</td></tr>`;
 
-  // A move that changes pods in their rows (same group, still shown)
-  // rewrites those rows alone; one where a pod comes, goes, or changes
-  // group draws the list again, which patch keeps to what differs.
+  // A move (or a live change) is followed where it shows: a pod that
+  // changed has its row rewritten, one that came has its row put in its
+  // group in order, one that went has its row taken out, and the counts
+  // follow; only a pod whose group is not on the page, or one that
+  // changes group, draws the list again (which patch keeps to what
+  // differs).
+  let shownCount = 0;
   function update(changed, full) {
     if (full || !changed || pods.error) {
       draw();
       return;
     }
-    const rows = [];
+    const rows = [], adds = [], removes = [];
     for (const k of changed) {
       const p = pods.objects.get(k);
       const tr = el.querySelector(`tr[data-key="${CSS.escape(k)}"]`);
       const shown = !!p && matches(p);
-      if (!shown && !tr) continue;
-      if (!shown || !tr || tr.closest('section.group')?.dataset.key !== 'group:' + (p[by] || '(none)')) {
+      if (!shown) {
+        if (tr) removes.push(tr);
+        continue;
+      }
+      const sec = el.querySelector(`section.group[data-key="${CSS.escape('group:' + (p[by] || '(none)'))}"]`);
+      if (!sec || (tr && tr.closest('section.group') !== sec)) {
         draw();
         return;
       }
-      rows.push([tr, p]);
+      if (tr) rows.push([tr, p]);
+      else adds.push([sec, p]);
     }
+    if (shownCount + adds.length - removes.length > maxRows) {
+      draw();
+      return;
+    }
+    const touched = new Set();
     for (const [tr, p] of rows) patchElement(tr, row(p));
+    for (const tr of removes) {
+      touched.add(tr.closest('section.group'));
+      tr.remove();
+    }
+    const t = document.createElement('template');
+    for (const [sec, p] of adds) {
+      t.innerHTML = row(p);
+      const body = sec.querySelector('tbody'), list = body.children;
+      let lo = 0, hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid].dataset.key < p.key) lo = mid + 1;
+        else hi = mid;
+      }
+      body.insertBefore(t.content.firstElementChild, list[lo] || null);
+      touched.add(sec);
+    }
+    for (const sec of touched) {
+      const n = sec.querySelectorAll('tr.pod').length;
+      if (!n) sec.remove();
+      else sec.querySelector('h2 .muted').textContent = String(n);
+    }
+    shownCount += adds.length - removes.length;
+    app.querySelector('#pod-shown').textContent = `${shownCount} of ${pods.objects.size}`;
+    if (!el.querySelector('section.group')) draw();
   }
 
   const unlisten = pods.listen(update);
