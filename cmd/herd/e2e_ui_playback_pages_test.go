@@ -19,7 +19,8 @@ import (
 // moment's state — pb-1's taint only once it was tainted, late-0 only
 // once it was created — and follow in place: marks set on the page's
 // sections and rows before the steps are still there after them, which
-// a page built again at each step would have lost.
+// a page built again at each step would have lost; the pods of each
+// moment are read in the page's worker.
 func TestWebViewPlaysANodeAndThePodsInPlace(t *testing.T) {
 	t.Parallel()
 	tab := newBrowser(t)
@@ -120,6 +121,10 @@ func TestWebViewPlaysANodeAndThePodsInPlace(t *testing.T) {
 		document.querySelector('tr.pod[data-pod="default/early-0"]')?.dataset.probe,
 	].join()`)); kept != "kept,kept" {
 		t.Errorf("the pods page after the steps has marks %q, want kept,kept: the page was built again instead of following in place", kept)
+	}
+	// The pods of each moment were read off the page's main thread.
+	if via := read(t, tab, "where the pods were read", evaluate[string](`[...new Set(performance.getEntriesByName('herd:moved').map((m) => m.detail.via))].join()`)); via != "worker" {
+		t.Errorf("the pods page's lists of the past were read in %q, want the worker alone", via)
 	}
 	if shown := read(t, tab, "the pods counted", evaluate[string](`document.getElementById('pod-shown').textContent`)); !strings.HasPrefix(shown, "2 of 2") {
 		t.Errorf("the pods page counts %q once late-0 was created, want 2 of 2", shown)

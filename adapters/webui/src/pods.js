@@ -4,36 +4,10 @@
 import { get, query } from './api.js';
 import { esc, errorBox, when, labelMatcher, patch, patchElement } from './dom.js';
 import { Collection } from './fleet.js';
+import { summarizePod } from './pod.js';
 
 // Rows drawn at most: a filter narrows a bigger list.
 const maxRows = 2000;
-
-// The steps of a pod's termination, in order, as herd records them.
-const steps = [
-  ['herd.dev/shutdown-requested-at', 'shutdown requested'],
-  ['herd.dev/halted-at', 'halted'],
-  ['herd.dev/stopped-at', 'stopped'],
-  ['herd.dev/deprovisioned-at', 'deprovisioned'],
-];
-
-function summarizePod(p) {
-  const md = p.metadata, ann = md.annotations || {};
-  const owner = (md.ownerReferences || [])[0];
-  return {
-    key: md.namespace + '/' + md.name,
-    name: md.name,
-    namespace: md.namespace,
-    labels: md.labels || {},
-    node: p.spec?.nodeName || '',
-    owner: owner ? `${owner.kind}/${owner.name}` : '',
-    phase: md.deletionTimestamp ? 'Terminating' : p.status?.phase || 'Pending',
-    ip: p.status?.podIP || ann['herd.dev/pod-network-ip'] || '',
-    since: p.status?.startTime || md.creationTimestamp,
-    deleting: md.deletionTimestamp || '',
-    grace: md.deletionGracePeriodSeconds,
-    steps: steps.filter(([a]) => ann[a]).map(([a, what]) => [what, ann[a]]),
-  };
-}
 
 // samePod says whether two summaries of a pod draw the same.
 function samePod(a, b) {
@@ -51,6 +25,9 @@ export function podsPage(ctx) {
   let at = ctx.at;
   const pods = new Collection('/api/v1/pods', summarizePod);
   pods.same = samePod;
+  // A list of the past is read and summarized in the page's worker, as
+  // the fleet's is.
+  pods.inWorker = true;
   const by = params.get('by') || 'node';
   const filter = params.get('filter') || '';
   app.innerHTML = `
