@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,6 +141,13 @@ func BenchmarkWebViewPlayback1kNodes(b *testing.B) {
 // a time of its own; node m is cordoned m minutes in, and uncordoned a
 // minute later.
 func writePlaybackLog(b testing.TB, dir string, nodes int, span time.Duration) time.Time {
+	return writePlaybackHistory(b, dir, nodes, 0, span)
+}
+
+// writePlaybackHistory is writePlaybackLog with pods too: pod j is
+// created, bound to node j%nodes, at its own moment spread evenly over
+// the span, so that the pods page changes at each step of playback.
+func writePlaybackHistory(b testing.TB, dir string, nodes, pods int, span time.Duration) time.Time {
 	ctx := context.Background()
 	store, err := events.Open(ctx, events.Config{Path: filepath.Join(dir, events.DatabaseFileName)}, nil)
 	if err != nil {
@@ -222,6 +230,26 @@ func writePlaybackLog(b testing.TB, dir string, nodes int, span time.Duration) t
 				decide(nd, domain.SetNodeSchedulable{Unschedulable: false}, at)
 			}
 		}
+		// The pods created in this round, each on its node.
+		for j := (r - 1) * pods / rounds; r > 0 && j < r*pods/rounds; j++ {
+			at := begin.Add(time.Duration(r)*playbackEvery + time.Duration(j%10)*time.Millisecond)
+			name := fmt.Sprintf("app-%05d", j)
+			evs, err := domain.DecidePodSequence(domain.Pod{}, at,
+				domain.CreatePod{Namespace: "default", Name: name, UID: "uid-" + name, Labels: map[string]string{"app": fmt.Sprintf("app-%d", j%20)},
+					Spec: domain.PodSpec{Containers: []domain.Container{{Name: "app", Image: "busybox", Requests: domain.ResourceList{"cpu": 100, "memory": 64 << 20}}}}},
+				domain.BindPod{NodeName: fleet[j%nodes].name})
+			if err != nil {
+				b.Fatalf("pod %s: %v", name, err)
+			}
+			for v, ev := range evs {
+				payload, err := json.Marshal(ev)
+				if err != nil {
+					b.Fatal(err)
+				}
+				args = append(args, uuid.Must(uuid.NewV7()).String(), domain.PodStream("default", name), int64(v+1), ev.EventType(),
+					domain.SchemaVersion(ev.EventType()), at.UnixNano(), payload, `{"actor":"system:anonymous","source":"api"}`)
+			}
+		}
 		flush()
 		if err := tx.Commit(); err != nil {
 			b.Fatal(err)
@@ -231,4 +259,75 @@ func writePlaybackLog(b testing.TB, dir string, nodes int, span time.Duration) t
 		b.Fatal(err)
 	}
 	return begin
+}
+
+// playbackPods is how many pods the pages' playback benchmark creates
+// over the hour: about 33 a minute, so that each step at 60× lists new ones.
+const playbackPods = 2000
+
+// BenchmarkWebViewPlaybackPages1kNodes: the same hour of 1,000 nodes,
+// with 2,000 pods created over it, played at 60× for 40 s of wall time on
+// a node's page (node-0002, cordoned and uncordoned in the hour) and on
+// the pods page, each followed in place. Reported per page, from the
+// browser's own timeline: the long tasks (over 50 ms) — how many and the
+// longest — how many moves the page followed, and how far playback moved.
+//
+//	go test -run '^$' -bench WebViewPlaybackPages -benchtime 1x -v ./cmd/herd/
+func BenchmarkWebViewPlaybackPages1kNodes(b *testing.B) {
+	dir := b.TempDir()
+	begin := writePlaybackHistory(b, dir, playbackNodes, playbackPods, playbackSpan)
+	srv := startServe(b, serveOptions{DataDir: dir, Args: []string{"--reconcilers=", "--heartbeat-retention=0"}})
+	from := begin.Add(time.Minute).UTC()
+	at := url.Values{"at": {from.Format(time.RFC3339Nano)}}.Encode()
+	pages := []struct {
+		name, path, ready, moved string
+	}{
+		{"node", "#/nodes/node-0002?" + at, `document.getElementById('agent-state') !== null && document.querySelector('#node-timeline li') !== null`, "herd:node-moved"},
+		{"pods", "#/pods?" + at, `/^[1-9][0-9]* of /.test(document.getElementById('pod-shown')?.textContent || '')`, "herd:moved"},
+	}
+	for _, p := range pages {
+		b.Run(p.name, func(b *testing.B) {
+			for range b.N {
+				tab := newBrowser(b)
+				browse(b, tab, "open the "+p.name+" page at the hour's start", chromedp.Navigate(srv.URL+"/ui/"+p.path), waitFor(p.ready))
+				browse(b, tab, "watch long tasks", script(`window.herdLongTasks = []; document.getElementById('app').firstElementChild.dataset.probe = 'kept';
+					new PerformanceObserver((l) => { for (const e of l.getEntries()) window.herdLongTasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });`))
+				browse(b, tab, "play at 60×", chromedp.SetValue("#speed", "60"), chromedp.Click("#play"))
+				window := 40 * time.Second
+				time.Sleep(window)
+				var got struct {
+					Tasks [][2]float64 `json:"tasks"`
+					At    string       `json:"at"`
+					Moves int          `json:"moves"`
+					Kept  bool         `json:"kept"`
+				}
+				raw := read(b, tab, "the timeline", evaluate[string](fmt.Sprintf(`JSON.stringify({tasks: window.herdLongTasks,
+					at: new URLSearchParams(location.hash.split('?')[1] || '').get('at') || '',
+					moves: performance.getEntriesByName(%q).length,
+					kept: document.getElementById('app').firstElementChild?.dataset.probe === 'kept'})`, p.moved)))
+				if err := json.Unmarshal([]byte(raw), &got); err != nil {
+					b.Fatal(err)
+				}
+				screenshot(b, tab, "bench-playback-1k-"+p.name)
+				longest := 0.0
+				for _, t := range got.Tasks {
+					longest = max(longest, t[1])
+				}
+				reached, err := time.Parse(time.RFC3339Nano, got.At)
+				if err != nil {
+					b.Fatalf("playback shows %q after %s: want a moment of the past", got.At, window)
+				}
+				if !got.Kept {
+					b.Errorf("the %s page was built again during playback: it should follow in place", p.name)
+				}
+				moved := reached.Sub(from)
+				b.ReportMetric(float64(len(got.Tasks)), "long-tasks")
+				b.ReportMetric(longest, "longest-task-ms")
+				b.ReportMetric(float64(got.Moves), "moves")
+				b.ReportMetric(moved.Seconds()/window.Seconds(), "history-s-per-s")
+				b.Logf("the %s page, an hour of %d nodes and %d pods played at 60× for %s: history moved %s, %d moves followed in place; %d long tasks (> 50 ms), the longest %.0f ms",
+					p.name, playbackNodes, playbackPods, window, moved.Round(time.Second), got.Moves, len(got.Tasks), longest)
+			}
+		})
+	}
 }

@@ -17,7 +17,16 @@ function median(values) {
   return v.length ? v[Math.floor(v.length / 2)] : 0;
 }
 
-export async function drawSeries(el, name, at, signal) {
+// drawSeries draws a node's charts in el. With width (a move of playback,
+// el already drawn) the charts are drawn aside and put in el's place
+// at once: el and the page around it stay, and nothing flashes.
+export async function drawSeries(el, name, at, signal, width = 0) {
+  if (width > 0) {
+    const aside = document.createElement('div');
+    await drawSeries(aside, name, at, signal, -width);
+    if (!signal.aborted && aside.firstChild) el.replaceChildren(...aside.childNodes);
+    return;
+  }
   let page;
   try {
     page = await get(`/apis/herd.dev/v1/nodes/${encodeURIComponent(name)}/series` + query({ asOf: at || undefined, limit: 2000 }), signal);
@@ -35,8 +44,15 @@ export async function drawSeries(el, name, at, signal) {
   el.innerHTML = `<h2>History <span class="muted">${items.length} heartbeats, ${esc(new Date(items[0].time).toLocaleString())} to ${esc(new Date(items[items.length - 1].time).toLocaleString())}</span></h2>${note}<div class="charts"></div>`;
   const box = el.querySelector('.charts');
   const xs = items.map((p) => Date.parse(p.time) / 1000);
-  const width = Math.max(320, Math.min(box.clientWidth || 900, 1200));
+  const aside = width < 0;
+  width = Math.max(320, Math.min(-width || box.clientWidth || 900, 1200));
   for (const panel of panels) {
+    // Drawn aside (a playback step), each chart is its own task, so that
+    // the three together do not hold the page's main thread at once.
+    if (aside && box.firstChild) {
+      await new Promise((r) => setTimeout(r, 0));
+      if (signal.aborted) return;
+    }
     const present = panel.fields.filter(([f]) => items.some((p) => typeof p[f] === 'number'));
     if (!present.length) continue;
     const div = document.createElement('div');

@@ -56,3 +56,105 @@ export function local(t) {
   if (isNaN(d)) return '';
   return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 19);
 }
+
+// patch makes el's content what html says by changing only what differs:
+// elements that stay are kept (with their focus, scroll position, an open
+// <details>, and anything a test or the operator set on them), text and
+// attributes that changed are rewritten, and only what came or went is
+// added or removed. A data- attribute the HTML does not name is left
+// alone (the page's HTML names every one it uses). Children with an id or a data-key are matched by it,
+// so that a row coming or going does not rewrite the rows after it. It
+// says whether anything changed.
+export function patch(el, html) {
+  if (!el.firstChild) {
+    el.innerHTML = html;
+    return true;
+  }
+  const t = document.createElement('template');
+  t.innerHTML = html;
+  return morphChildren(el, t.content);
+}
+
+function keyOf(n) {
+  return n.nodeType === 1 ? n.id || n.getAttribute('data-key') || '' : '';
+}
+
+function morphChildren(into, from) {
+  let changed = false;
+  const keyed = new Map();
+  for (let c = into.firstChild; c; c = c.nextSibling) {
+    const k = keyOf(c);
+    if (k) keyed.set(k, c);
+  }
+  let cur = into.firstChild;
+  for (let want = from.firstChild; want;) {
+    const next = want.nextSibling;
+    const k = keyOf(want);
+    let have = cur;
+    if (k) {
+      const found = keyed.get(k);
+      if (found && found.nodeName === want.nodeName) {
+        keyed.delete(k);
+        have = found;
+        if (have !== cur) {
+          into.insertBefore(have, cur);
+          changed = true;
+        }
+      } else have = null;
+    } else if (have && (keyOf(have) || have.nodeName !== want.nodeName)) have = null;
+    if (have) {
+      if (morph(have, want)) changed = true;
+      cur = have.nextSibling;
+    } else {
+      into.insertBefore(want, cur);
+      changed = true;
+    }
+    want = next;
+  }
+  while (cur) {
+    const next = cur.nextSibling;
+    into.removeChild(cur);
+    changed = true;
+    cur = next;
+  }
+  return changed;
+}
+
+// morph makes node have want's attributes and content (same kind of node).
+function morph(node, want) {
+  if (node.nodeType !== 1) {
+    if (node.nodeValue === want.nodeValue) return false;
+    node.nodeValue = want.nodeValue;
+    return true;
+  }
+  let changed = false;
+  for (const a of want.attributes) {
+    if (node.getAttribute(a.name) !== a.value) {
+      node.setAttribute(a.name, a.value);
+      changed = true;
+    }
+  }
+  for (const a of [...node.attributes]) {
+    // What the operator or a script set on an element rather than its
+    // HTML stays: an open <details>, a data- mark the HTML does not name.
+    if (want.hasAttribute(a.name) || a.name === 'open' || a.name.startsWith('data-')) continue;
+    node.removeAttribute(a.name);
+    changed = true;
+  }
+  if (node.nodeName === 'INPUT' || node.nodeName === 'SELECT' || node.nodeName === 'TEXTAREA') return changed;
+  return morphChildren(node, want) || changed;
+}
+
+// patchElement makes node what html (one element of the same kind) says,
+// as patch does for an element's content: a table row that changed is
+// rewritten where it stands.
+export function patchElement(node, html) {
+  const t = document.createElement('template');
+  t.innerHTML = html;
+  const want = t.content.firstElementChild;
+  if (!want || want.nodeName !== node.nodeName) {
+    node.outerHTML = html;
+    return true;
+  }
+  return morph(node, want);
+}

@@ -66,11 +66,25 @@ export class Collection {
     this.moving = false;
     this.next = '';
     this.status = () => {};
+    this.inWorker = false;
   }
 
   // listAsOf reads the objects as of a moment: [key, summary] pairs and
-  // the list's resourceVersion.
+  // the list's resourceVersion. A collection inWorker (the fleet, the
+  // pods: lister.js knows their summaries) has it read in the page's
+  // worker: parsing a thousand objects' JSON and summarizing them is the
+  // longest thing a playback step does, and there it holds up neither
+  // input nor frames. Where the worker cannot start, the page reads the
+  // list itself.
   async listAsOf(at, signal) {
+    if (this.inWorker && lister.works) {
+      try {
+        return { ...(await lister.list(this.path + query({ asOf: at }), signal)), via: 'worker' };
+      } catch (e) {
+        if (e instanceof APIError || signal.aborted) throw e;
+        lister.works = false;
+      }
+    }
     const list = await get(this.path + query({ asOf: at }), signal);
     return { items: list.items.map((o) => [key(o), this.summarize(o)]), rv: list.metadata.resourceVersion };
   }
@@ -262,29 +276,15 @@ export function key(o) {
 export class Fleet extends Collection {
   constructor(coalesce = 250) {
     super('/api/v1/nodes', summarize, coalesce);
+    this.inWorker = true;
   }
 
   same(a, b) {
     return sameSummary(a, b);
   }
-
-  // A fleet of the past is read in a worker (lister.js): parsing a
-  // thousand nodes' JSON and summarizing them is the longest thing a
-  // playback step does, and there it holds up neither input nor frames.
-  // Where the worker cannot start, the page reads the list itself.
-  async listAsOf(at, signal) {
-    if (!lister.works) return super.listAsOf(at, signal);
-    try {
-      return { ...(await lister.list(this.path + query({ asOf: at }), signal)), via: 'worker' };
-    } catch (e) {
-      if (e instanceof APIError || signal.aborted) throw e;
-      lister.works = false;
-      return super.listAsOf(at, signal);
-    }
-  }
 }
 
-// lister is the page's one worker that reads lists of nodes of the past.
+// lister is the page's one worker that reads lists of the past.
 const lister = {
   works: typeof Worker !== 'undefined',
   worker: null,

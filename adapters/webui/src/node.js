@@ -3,15 +3,16 @@
 // and its timeline, now or as of the time control.
 
 import { get, query } from './api.js';
-import { esc, errorBox, when } from './dom.js';
+import { esc, errorBox, when, patch } from './dom.js';
 import { conditionBad, summarize } from './fleet.js';
 import { nodeActions } from './actions.js';
 import { drawSeries } from './charts.js';
 
 export function nodePage(ctx) {
-  const { app, at, live, session } = ctx;
+  const { app, live, session } = ctx;
   const name = ctx.args[0];
-  const asOf = at || undefined;
+  let at = ctx.at;
+  let asOf = at || undefined;
   app.innerHTML = `
     <p class="crumbs"><a href="#/${at ? '?at=' + encodeURIComponent(at) : ''}">Fleet</a> / ${esc(name)}</p>
     <div id="node-head"><p class="muted">Loading ${esc(name)}…</p></div>
@@ -26,39 +27,40 @@ export function nodePage(ctx) {
     <section id="node-pods" class="card"></section>
     <section id="node-timeline" class="card"></section>`;
   const $ = (id) => app.querySelector('#' + id);
-  const ctl = new AbortController();
+  let ctl = new AbortController();
   let pods = [];
 
-  async function readNode() {
-    if (!at) return get(`/api/v1/nodes/${encodeURIComponent(name)}`, ctl.signal);
-    const list = await get('/api/v1/nodes' + query({ fieldSelector: 'metadata.name=' + name, asOf }), ctl.signal);
+  async function readNode(signal) {
+    if (!at) return get(`/api/v1/nodes/${encodeURIComponent(name)}`, signal);
+    const list = await get('/api/v1/nodes' + query({ fieldSelector: 'metadata.name=' + name, asOf }), signal);
     if (!list.items.length) throw new Error(`${name} did not exist at ${new Date(at).toLocaleString()}`);
     return list.items[0];
   }
 
   async function drawStatus() {
+    const signal = ctl.signal;
     let n;
     try {
-      n = await readNode();
+      n = await readNode(signal);
     } catch (e) {
-      if (!ctl.signal.aborted) $('node-head').innerHTML = errorBox(e);
+      if (!signal.aborted) patch($('node-head'), errorBox(e));
       return;
     }
-    if (ctl.signal.aborted) return;
+    if (signal.aborted) return;
     const s = summarize(n);
     const ann = n.metadata.annotations || {};
     const taints = n.spec?.taints || [];
-    $('node-head').innerHTML = `
+    patch($('node-head'), `
       <h1>${esc(name)} <span id="node-state" class="state s-${s.state}" data-state="${s.state}">${s.state}</span></h1>
       <p class="muted">${esc(s.kind)}${s.version ? ' · ' + esc(s.version) : ''}${s.unschedulable ? ' · cordoned' : ''} · resourceVersion ${esc(n.metadata.resourceVersion)}</p>
-      <div id="node-actions"></div>`;
+      <div id="node-actions"></div>`);
     if (session.canAct && !at) nodeActions($('node-actions'), n, s, drawStatus);
-    $('node-conditions').innerHTML = `<h2>Conditions</h2>
+    patch($('node-conditions'), `<h2>Conditions</h2>
       <table><thead><tr><th>Type</th><th>Status</th><th>Reason</th><th>Last changed</th><th>Message</th></tr></thead><tbody>${
   (n.status?.conditions || []).map((c) => `<tr class="${conditionBad(c.type, c.status) ? 'bad' : ''}" data-condition="${esc(c.type)}"><td>${esc(c.type)}</td><td>${esc(c.status)}</td><td>${esc(c.reason)}</td><td>${when(c.lastTransitionTime)}</td><td>${esc(c.message)}</td></tr>`).join('')
 }</tbody></table>
-      <h3>Taints</h3>${taints.length ? `<ul id="taints">${taints.map((t) => `<li><code>${esc(t.key)}${t.value ? '=' + esc(t.value) : ''}:${esc(t.effect)}</code>${t.timeAdded ? ' since ' + when(t.timeAdded) : ''}</li>`).join('')}</ul>` : '<p class="muted">none</p>'}`;
-    $('node-agent').innerHTML = `<h2>Agent</h2><dl>
+      <h3>Taints</h3>${taints.length ? `<ul id="taints">${taints.map((t) => `<li><code>${esc(t.key)}${t.value ? '=' + esc(t.value) : ''}:${esc(t.effect)}</code>${t.timeAdded ? ' since ' + when(t.timeAdded) : ''}</li>`).join('')}</ul>` : '<p class="muted">none</p>'}`);
+    patch($('node-agent'), `<h2>Agent</h2><dl>
       <dt>State</dt><dd id="agent-state">${esc(ann['herd.dev/agent-state'] || '—')}</dd>
       <dt>Restarts</dt><dd>${esc(ann['herd.dev/restart-count'] || '0')}${ann['herd.dev/last-restart-reason'] ? ` (last: ${esc(ann['herd.dev/last-restart-reason'])})` : ''}</dd>
       <dt>Started</dt><dd>${when(ann['herd.dev/started-at'])}</dd>
@@ -66,25 +68,26 @@ export function nodePage(ctx) {
       <dt>Addresses</dt><dd>${(n.status?.addresses || []).map((a) => `${esc(a.type)} ${esc(a.address)}`).join(', ') || '—'}</dd>
       <dt>System</dt><dd>${esc([n.status?.nodeInfo?.osImage, n.status?.nodeInfo?.architecture, n.status?.nodeInfo?.kernelVersion].filter(Boolean).join(' · ') || '—')}</dd>
       ${ann['herd.dev/scrape-failure'] ? `<dt>Scrape</dt><dd class="error">${esc(ann['herd.dev/scrape-failure'])}</dd>` : ''}
-    </dl>`;
+    </dl>`);
     drawCapacity(n);
-    if (s.state !== 'Ready') drawWhy();
-    else $('node-why').innerHTML = '';
+    if (s.state !== 'Ready') await drawWhy();
+    else patch($('node-why'), '');
   }
 
   async function drawWhy() {
+    const signal = ctl.signal;
     try {
-      const why = await get(`/apis/herd.dev/v1/nodes/${encodeURIComponent(name)}/explanation` + query({ asOf }), ctl.signal);
+      const why = await get(`/apis/herd.dev/v1/nodes/${encodeURIComponent(name)}/explanation` + query({ asOf }), signal);
       if (!why.items.length) {
-        $('node-why').innerHTML = '';
+        patch($('node-why'), '');
         return;
       }
-      $('node-why').innerHTML = `<section class="card why" id="why"><h2>Why</h2>${why.items.map((x) => `
+      patch($('node-why'), `<section class="card why" id="why"><h2>Why</h2>${why.items.map((x) => `
         <div class="why-item"><p><b>${esc(x.what)}</b> since ${when(x.since)}</p><ol class="chain">${x.chain.map((ev) => `
           <li><a href="#/audit?${new URLSearchParams({ stream: ev.stream, after: String(ev.position - 1), limit: '1', heartbeats: 'shown' })}">${esc(ev.type)}</a>
-          <span class="muted">#${ev.position} · ${esc(ev.stream)} · ${when(ev.recordedAt)}${ev.actor ? ' · by ' + esc(ev.actor) : ''}</span>${ev.says ? `<br>${esc(ev.says)}` : ''}</li>`).join('')}</ol></div>`).join('')}</section>`;
+          <span class="muted">#${ev.position} · ${esc(ev.stream)} · ${when(ev.recordedAt)}${ev.actor ? ' · by ' + esc(ev.actor) : ''}</span>${ev.says ? `<br>${esc(ev.says)}` : ''}</li>`).join('')}</ol></div>`).join('')}</section>`);
     } catch (e) {
-      if (!ctl.signal.aborted) $('node-why').innerHTML = errorBox(e);
+      if (!signal.aborted) patch($('node-why'), errorBox(e));
     }
   }
 
@@ -104,39 +107,76 @@ export function nodePage(ctx) {
       const pct = total ? Math.min(100, (used / total) * 100) : 0;
       return `<tr data-quantity="${what}"><td>${what}</td><td class="amount">${esc(say(used, of === undefined || of === null ? undefined : total))}</td><td><meter min="0" max="100" value="${pct.toFixed(0)}">${pct.toFixed(0)}%</meter> ${total ? pct.toFixed(0) + '%' : ''}</td></tr>`;
     };
-    $('node-capacity').innerHTML = `<h2>Capacity and requests</h2><table><tbody>
+    patch($('node-capacity'), `<h2>Capacity and requests</h2><table><tbody>
       ${row('CPU', req.cpu, alloc.cpu, cores)}
       ${row('Memory', req.memory, alloc.memory, bytesOf)}
       ${row('Pods', req.pods, alloc.pods, (v, of) => `${v} of ${of ?? '—'}`)}
-    </tbody></table>`;
+    </tbody></table>`);
   }
 
   async function drawPods() {
+    const signal = ctl.signal;
     try {
-      const list = await get('/api/v1/pods' + query({ fieldSelector: 'spec.nodeName=' + name, asOf }), ctl.signal);
+      const list = await get('/api/v1/pods' + query({ fieldSelector: 'spec.nodeName=' + name, asOf }), signal);
       pods = list.items;
-      $('node-pods').innerHTML = `<h2>Pods <span class="muted">${pods.length}</span></h2>${pods.length ? `<table><thead><tr><th>Pod</th><th>Phase</th><th>Address</th><th>Since</th></tr></thead><tbody>${
-        pods.map((p) => `<tr class="pod" data-pod="${esc(p.metadata.namespace + '/' + p.metadata.name)}"><td>${esc(p.metadata.namespace)}/${esc(p.metadata.name)}</td><td>${esc(p.metadata.deletionTimestamp ? 'Terminating' : p.status?.phase)}</td><td>${esc(p.status?.podIP || '')}</td><td>${when(p.status?.startTime || p.metadata.creationTimestamp)}</td></tr>`).join('')}</tbody></table>` : '<p class="muted">none</p>'}`;
+      patch($('node-pods'), `<h2>Pods <span class="muted">${pods.length}</span></h2>${pods.length ? `<table><thead><tr><th>Pod</th><th>Phase</th><th>Address</th><th>Since</th></tr></thead><tbody>${
+        pods.map((p) => `<tr class="pod" data-key="${esc(p.metadata.namespace + '/' + p.metadata.name)}" data-pod="${esc(p.metadata.namespace + '/' + p.metadata.name)}"><td>${esc(p.metadata.namespace)}/${esc(p.metadata.name)}</td><td>${esc(p.metadata.deletionTimestamp ? 'Terminating' : p.status?.phase)}</td><td>${esc(p.status?.podIP || '')}</td><td>${when(p.status?.startTime || p.metadata.creationTimestamp)}</td></tr>`).join('')}</tbody></table>` : '<p class="muted">none</p>'}`);
     } catch (e) {
-      if (!ctl.signal.aborted) $('node-pods').innerHTML = errorBox(e);
+      if (!signal.aborted) patch($('node-pods'), errorBox(e));
     }
   }
 
   async function drawTimeline() {
+    const signal = ctl.signal;
     try {
-      const tl = await get(`/apis/herd.dev/v1/nodes/${encodeURIComponent(name)}/timeline` + query({ asOf }), ctl.signal);
+      const tl = await get(`/apis/herd.dev/v1/nodes/${encodeURIComponent(name)}/timeline` + query({ asOf }), signal);
       const items = tl.items.slice().reverse();
       const shown = items.slice(0, 200);
-      $('node-timeline').innerHTML = `<h2>Timeline <span class="muted">newest first${items.length > shown.length ? `, ${shown.length} of ${items.length}` : ''}</span></h2><ol class="timeline" id="timeline">${
-        shown.map((e) => `<li class="${e.type === 'Warning' ? 'warn' : ''}"><b>${esc(e.kind)}</b> ${when(e.at)} <span class="muted">${esc(e.reason || '')}</span><br>${esc(e.message || '')}</li>`).join('') || '<li class="muted">nothing yet</li>'}</ol>`;
+      patch($('node-timeline'), `<h2>Timeline <span class="muted">newest first${items.length > shown.length ? `, ${shown.length} of ${items.length}` : ''}</span></h2><ol class="timeline" id="timeline">${
+        shown.map((e) => `<li class="${e.type === 'Warning' ? 'warn' : ''}"><b>${esc(e.kind)}</b> ${when(e.at)} <span class="muted">${esc(e.reason || '')}</span><br>${esc(e.message || '')}</li>`).join('') || '<li class="muted">nothing yet</li>'}</ol>`);
     } catch (e) {
-      if (!ctl.signal.aborted) $('node-timeline').innerHTML = errorBox(e);
+      if (!signal.aborted) patch($('node-timeline'), errorBox(e));
     }
   }
 
   drawPods().then(drawStatus);
   drawTimeline();
   drawSeries($('node-charts'), name, at, ctl.signal);
+
+  // Another moment of the past (playback, a step, a time typed in) is
+  // followed in place: the node, its pods, its why, timeline and charts
+  // then are read, and only what differs is rewritten (dom.js patch), so
+  // that the page keeps its scroll, focus and whatever is open. A move
+  // asked for while one is on its way waits for it, and only the latest
+  // is read.
+  let moving = false, next = '';
+  if (at) {
+    ctx.moveTo = async (to) => {
+      next = to;
+      if (moving) return;
+      moving = true;
+      try {
+        while (next) {
+          at = next;
+          asOf = at;
+          next = '';
+          ctl.abort();
+          ctl = new AbortController();
+          const crumb = app.querySelector('.crumbs a');
+          if (crumb) crumb.setAttribute('href', '#/?at=' + encodeURIComponent(at));
+          const charts = $('node-charts');
+          await Promise.all([
+            drawPods().then(drawStatus),
+            drawTimeline(),
+            drawSeries(charts, name, at, ctl.signal, charts.querySelector('.charts')?.clientWidth || charts.clientWidth || 900),
+          ]);
+          performance.mark('herd:node-moved', { detail: { at } });
+        }
+      } finally {
+        moving = false;
+      }
+    };
+  }
 
   // Live: the node's changes redraw its status, at most once a second.
   let again = 0;

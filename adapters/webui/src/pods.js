@@ -2,42 +2,32 @@
 // steps of those on their way out; and the workloads that own them.
 
 import { get, query } from './api.js';
-import { esc, errorBox, when, labelMatcher } from './dom.js';
+import { esc, errorBox, when, labelMatcher, patch, patchElement } from './dom.js';
 import { Collection } from './fleet.js';
+import { summarizePod } from './pod.js';
 
 // Rows drawn at most: a filter narrows a bigger list.
 const maxRows = 2000;
 
-// The steps of a pod's termination, in order, as herd records them.
-const steps = [
-  ['herd.dev/shutdown-requested-at', 'shutdown requested'],
-  ['herd.dev/halted-at', 'halted'],
-  ['herd.dev/stopped-at', 'stopped'],
-  ['herd.dev/deprovisioned-at', 'deprovisioned'],
-];
-
-function summarizePod(p) {
-  const md = p.metadata, ann = md.annotations || {};
-  const owner = (md.ownerReferences || [])[0];
-  return {
-    key: md.namespace + '/' + md.name,
-    name: md.name,
-    namespace: md.namespace,
-    labels: md.labels || {},
-    node: p.spec?.nodeName || '',
-    owner: owner ? `${owner.kind}/${owner.name}` : '',
-    phase: md.deletionTimestamp ? 'Terminating' : p.status?.phase || 'Pending',
-    ip: p.status?.podIP || ann['herd.dev/pod-network-ip'] || '',
-    since: p.status?.startTime || md.creationTimestamp,
-    deleting: md.deletionTimestamp || '',
-    grace: md.deletionGracePeriodSeconds,
-    steps: steps.filter(([a]) => ann[a]).map(([a, what]) => [what, ann[a]]),
-  };
+// samePod says whether two summaries of a pod draw the same.
+function samePod(a, b) {
+  return a.node === b.node && a.owner === b.owner && a.phase === b.phase && a.ip === b.ip && a.since === b.since &&
+    a.deleting === b.deleting && a.grace === b.grace && a.steps.join() === b.steps.join() &&
+    JSON.stringify(a.labels) === JSON.stringify(b.labels);
 }
 
 export function podsPage(ctx) {
-  const { app, at, params } = ctx;
+  const { app, params } = ctx;
+  // The moment the page was built at: a row's node link carries it until
+  // the link is about to be used (see freshen), so that a playback step
+  // does not rewrite every row's link.
+  const drawnAt = ctx.at;
+  let at = ctx.at;
   const pods = new Collection('/api/v1/pods', summarizePod);
+  pods.same = samePod;
+  // A list of the past is read and summarized in the page's worker, as
+  // the fleet's is.
+  pods.inWorker = true;
   const by = params.get('by') || 'node';
   const filter = params.get('filter') || '';
   app.innerHTML = `
@@ -68,7 +58,7 @@ export function podsPage(ctx) {
 
   function draw() {
     if (pods.error) {
-      el.innerHTML = errorBox(pods.error);
+      patch(el, errorBox(pods.error));
       return;
     }
     const groups = new Map();
@@ -81,23 +71,107 @@ export function podsPage(ctx) {
       if (!groups.has(g)) groups.set(g, []);
       groups.get(g).push(p);
     }
+    shownCount = shown;
     app.querySelector('#pod-shown').textContent = `${shown} of ${total}${shown > maxRows ? `, the first ${maxRows} drawn` : ''}`;
-    el.innerHTML = [...groups.keys()].sort().map((g) => `<section class="group"><h2>${esc(g)} <span class="muted">${groups.get(g).length}</span></h2>
+    patch(el, [...groups.keys()].sort().map((g) => `<section class="group" data-key="${esc('group:' + g)}"><h2>${esc(g)} <span class="muted">${groups.get(g).length}</span></h2>
       <table><thead><tr><th>Pod</th><th>Node</th><th>Owner</th><th>Phase</th><th>Address</th><th>Since</th><th>Termination</th></tr></thead><tbody>${
-  groups.get(g).sort((a, b) => (a.key < b.key ? -1 : 1)).map(row).join('')}</tbody></table></section>`).join('') || '<p class="muted">No pod.</p>';
+  groups.get(g).sort((a, b) => (a.key < b.key ? -1 : 1)).map(row).join('')}</tbody></table></section>`).join('') || '<p class="muted">No pod.</p>');
   }
-  const row = (p) => `<tr class="pod phase-${esc(p.phase)}" data-pod="${esc(p.key)}" data-node="${esc(p.node)}" data-phase="${esc(p.phase)}">
-    <td>${esc(p.key)}</td><td>${p.node ? `<a href="#/nodes/${encodeURIComponent(p.node)}${at ? '?at=' + encodeURIComponent(at) : ''}">${esc(p.node)}</a>` : '<span class="muted">unscheduled</span>'}</td>
+  const row = (p) => `<tr class="pod phase-${esc(p.phase)}" data-key="${esc(p.key)}" data-pod="${esc(p.key)}" data-node="${esc(p.node)}" data-phase="${esc(p.phase)}">
+    <td>${esc(p.key)}</td><td>${p.node ? `<a class="node" data-node="${esc(p.node)}" href="${esc(nodeHref(p.node, drawnAt))}">${esc(p.node)}</a>` : '<span class="muted">unscheduled</span>'}</td>
     <td>${esc(p.owner)}</td><td>${esc(p.phase)}</td><td>${esc(p.ip)}</td><td>${when(p.since)}</td>
     <td>${p.deleting ? `<ol class="steps"><li>deletion requested ${when(p.deleting)}${p.grace !== undefined ? `, grace ${esc(p.grace)} s` : ''}</li>${p.steps.map(([what, t]) => `<li>${esc(what)} ${when(t)}</li>`).join('')}</ol>` : ''}</td></tr>`;
 
-  const unlisten = pods.listen(draw);
+  // A move (or a live change) is followed where it shows: a pod that
+  // changed has its row rewritten, one that came has its row put in its
+  // group in order, one that went has its row taken out, and the counts
+  // follow; only a pod whose group is not on the page, or one that
+  // changes group, draws the list again (which patch keeps to what
+  // differs).
+  let shownCount = 0;
+  function update(changed, full) {
+    if (full || !changed || pods.error) {
+      draw();
+      return;
+    }
+    const rows = [], adds = [], removes = [];
+    for (const k of changed) {
+      const p = pods.objects.get(k);
+      const tr = el.querySelector(`tr[data-key="${CSS.escape(k)}"]`);
+      const shown = !!p && matches(p);
+      if (!shown) {
+        if (tr) removes.push(tr);
+        continue;
+      }
+      const sec = el.querySelector(`section.group[data-key="${CSS.escape('group:' + (p[by] || '(none)'))}"]`);
+      if (!sec || (tr && tr.closest('section.group') !== sec)) {
+        draw();
+        return;
+      }
+      if (tr) rows.push([tr, p]);
+      else adds.push([sec, p]);
+    }
+    if (shownCount + adds.length - removes.length > maxRows) {
+      draw();
+      return;
+    }
+    const touched = new Set();
+    for (const [tr, p] of rows) patchElement(tr, row(p));
+    for (const tr of removes) {
+      touched.add(tr.closest('section.group'));
+      tr.remove();
+    }
+    const t = document.createElement('template');
+    for (const [sec, p] of adds) {
+      t.innerHTML = row(p);
+      const body = sec.querySelector('tbody'), list = body.children;
+      let lo = 0, hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid].dataset.key < p.key) lo = mid + 1;
+        else hi = mid;
+      }
+      body.insertBefore(t.content.firstElementChild, list[lo] || null);
+      touched.add(sec);
+    }
+    for (const sec of touched) {
+      const n = sec.querySelectorAll('tr.pod').length;
+      if (!n) sec.remove();
+      else sec.querySelector('h2 .muted').textContent = String(n);
+    }
+    shownCount += adds.length - removes.length;
+    app.querySelector('#pod-shown').textContent = `${shownCount} of ${pods.objects.size}`;
+    if (!el.querySelector('section.group')) draw();
+  }
+
+  const unlisten = pods.listen(update);
   pods.load(at);
+  // Another moment of the past (playback, a step, a time typed in) is
+  // followed in place: the pods then are listed, and only the rows that
+  // changed, came or went are rewritten (dom.js patch); the page keeps
+  // its scroll, focus and filter.
+  if (at) {
+    ctx.moveTo = (next) => {
+      at = next;
+      pods.moveTo(at);
+    };
+    const freshen = (e) => {
+      const a = e.target.closest?.('a.node');
+      if (!a) return;
+      const href = nodeHref(a.dataset.node, at);
+      if (a.getAttribute('href') !== href) a.setAttribute('href', href);
+    };
+    for (const type of ['pointerover', 'focusin', 'click', 'auxclick', 'contextmenu']) el.addEventListener(type, freshen, true);
+  }
   return () => {
     unlisten();
     pods.stop();
     clearTimeout(typing);
   };
+}
+
+function nodeHref(node, at) {
+  return `#/nodes/${encodeURIComponent(node)}${at ? '?at=' + encodeURIComponent(at) : ''}`;
 }
 
 // The workload kinds listed, with how each says it is doing.

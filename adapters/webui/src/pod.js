@@ -1,0 +1,30 @@
+// What the page keeps of each pod: the few fields the pods page draws,
+// made here for the page and for its worker (lister.js) alike.
+
+// The steps of a pod's termination, in order, as herd records them.
+const steps = [
+  ['herd.dev/shutdown-requested-at', 'shutdown requested'],
+  ['herd.dev/halted-at', 'halted'],
+  ['herd.dev/stopped-at', 'stopped'],
+  ['herd.dev/deprovisioned-at', 'deprovisioned'],
+];
+
+// summarizePod is the part of a v1.Pod the pods page uses.
+export function summarizePod(p) {
+  const md = p.metadata, ann = md.annotations || {};
+  const owner = (md.ownerReferences || [])[0];
+  return {
+    key: md.namespace + '/' + md.name,
+    name: md.name,
+    namespace: md.namespace,
+    labels: md.labels || {},
+    node: p.spec?.nodeName || '',
+    owner: owner ? `${owner.kind}/${owner.name}` : '',
+    phase: md.deletionTimestamp ? 'Terminating' : p.status?.phase || 'Pending',
+    ip: p.status?.podIP || ann['herd.dev/pod-network-ip'] || '',
+    since: p.status?.startTime || md.creationTimestamp,
+    deleting: md.deletionTimestamp || '',
+    grace: md.deletionGracePeriodSeconds,
+    steps: steps.filter(([a]) => ann[a]).map(([a, what]) => [what, ann[a]]),
+  };
+}
