@@ -13,8 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 )
 
 const statefulSetPath = "/apis/apps/v1/namespaces/default/statefulsets"
@@ -122,19 +120,7 @@ func TestStatefulSetRefusalsNameTheField(t *testing.T) {
 // scales and deletes StatefulSets.
 func TestStatefulSetsThroughClientGo(t *testing.T) {
 	api := newTestAPI(t, nil)
-	var sent []string
-	cfg := &rest.Config{Host: api.serve(t).URL, WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if r.Body != nil {
-				sent = append(sent, r.Header.Get("Content-Type"))
-			}
-			return rt.RoundTrip(r)
-		})
-	}}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, sent := recordingClientset(t, api.serve(t).URL, nil)
 	ctx := t.Context()
 	sts := cs.AppsV1().StatefulSets("default")
 	replicas := int32(2)
@@ -185,7 +171,7 @@ func TestStatefulSetsThroughClientGo(t *testing.T) {
 	if _, err := sts.Create(ctx, bad, metav1.CreateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.template.metadata.labels") {
 		t.Errorf("a selector that matches nothing: %v, want it refused naming spec.template.metadata.labels", err)
 	}
-	for _, ct := range sent {
+	for _, ct := range sent() {
 		if ct != protobufType {
 			t.Errorf("client-go sent a body as %q, want its default, protobuf", ct)
 		}
