@@ -305,8 +305,7 @@ func status(s domain.StatefulSet, owned []domain.Pod, now time.Time) (domain.Sta
 				next = since
 			}
 		}
-		switch p.Labels[domain.LabelControllerRevisionHash] {
-		case rev:
+		if p.Labels[domain.LabelControllerRevisionHash] == rev {
 			st.UpdatedReplicas++
 		}
 	}
