@@ -63,6 +63,7 @@ func newHerd(t *testing.T, auth httpapi.Authenticator) *herd {
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: projections.NewPodDisruptionBudgetView(store.Log()), Evictions: w.Evictions(),
 		Jobs: w.JobCommands(), JobView: projections.NewJobView(store.Log()),
 		CronJobs: w.CronJobCommands(), CronJobView: projections.NewCronJobView(store.Log()),
+		StatefulSets: w.StatefulSetCommands(), StatefulSetView: projections.NewStatefulSetView(store.Log()),
 		Auth: auth,
 	}, httpapi.Config{Thresholds: domain.DefaultThresholds})
 	if err != nil {
