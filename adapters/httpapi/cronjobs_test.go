@@ -105,13 +105,7 @@ func TestCronJobRefusalsNameTheField(t *testing.T) {
 		{"a bad schedule patched in", req{method: "PATCH", path: cronJobPath + "/tick", contentType: mergePatch, body: `{"spec":{"schedule":"every day"}}`}, "spec.schedule"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			a := mustSend(t, nil, base, http.StatusUnprocessableEntity, tt.rq)
-			if _, msg := a.status(t); !strings.Contains(msg, tt.want) {
-				t.Errorf("message %q, want it to name %q", msg, tt.want)
-			}
-			if h := api.head(t); h != head {
-				t.Errorf("the refusal moved the head from %d to %d", head, h)
-			}
+			refusedLeavingTheLog(t, api, base, http.StatusUnprocessableEntity, tt.rq, tt.want, head)
 		})
 	}
 }

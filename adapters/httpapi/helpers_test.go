@@ -239,3 +239,17 @@ func recordingClientset(t *testing.T, url string, keep func(*http.Request) bool)
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// refusedLeavingTheLog sends rq and wants it answered code with a
+// message naming want, and the log's head still at head: a refusal
+// changes nothing.
+func refusedLeavingTheLog(t *testing.T, api *testAPI, base string, code int, rq req, want string, head int64) {
+	t.Helper()
+	a := mustSend(t, nil, base, code, rq)
+	if _, msg := a.status(t); !strings.Contains(msg, want) {
+		t.Errorf("message %q, want it to name %q", msg, want)
+	}
+	if h := api.head(t); h != head {
+		t.Errorf("the refusal moved the head from %d to %d", head, h)
+	}
+}

@@ -156,15 +156,7 @@ func TestReplicaSetRefusalsAppendNothing(t *testing.T) {
 			http.StatusNotFound, `replicasets.apps "gone" not found`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a := mustSend(t, nil, base, tt.code, tt.rq)
-			if _, msg := a.status(t); !strings.Contains(msg, tt.want) {
-				t.Errorf("message %q, want it to name %q", msg, tt.want)
-			}
-			if h := api.head(t); h != head {
-				t.Errorf("the refusal moved the head from %d to %d", head, h)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { refusedLeavingTheLog(t, api, base, tt.code, tt.rq, tt.want, head) })
 	}
 }
 

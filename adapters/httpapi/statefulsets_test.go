@@ -104,13 +104,7 @@ func TestStatefulSetRefusalsNameTheField(t *testing.T) {
 		{"a new service name", req{method: "PATCH", path: statefulSetPath + "/web", contentType: mergePatch, body: `{"spec":{"serviceName":"db"}}`}, "spec: Forbidden"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			a := mustSend(t, nil, base, http.StatusUnprocessableEntity, tt.rq)
-			if _, msg := a.status(t); !strings.Contains(msg, tt.want) {
-				t.Errorf("message %q, want it to name %q", msg, tt.want)
-			}
-			if h := api.head(t); h != head {
-				t.Errorf("the refusal moved the head from %d to %d", head, h)
-			}
+			refusedLeavingTheLog(t, api, base, http.StatusUnprocessableEntity, tt.rq, tt.want, head)
 		})
 	}
 }
