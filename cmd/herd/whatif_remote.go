@@ -37,21 +37,9 @@ func remoteWhatIfSpec(o whatIfOptions, flags *pflag.FlagSet) (httpapi.WhatIfSpec
 		spec.Step = &metav1.Duration{Duration: o.step}
 	}
 	c, s := o.serve, &spec.Settings
-	for _, d := range []struct {
-		flag string
-		v    time.Duration
-		into **metav1.Duration
-	}{
-		{"node-monitor-grace-period", c.Health.GracePeriod, &s.NodeMonitorGracePeriod},
-		{"node-monitor-period", c.Health.MonitorPeriod, &s.NodeMonitorPeriod},
-		{"node-startup-grace-period", c.Health.StartupGracePeriod, &s.NodeStartupGracePeriod},
-		{"pressure-transition-period", c.Thresholds.TransitionPeriod, &s.PressureTransitionPeriod},
-		{"scheduler-resync-period", c.Scheduler.ResyncPeriod, &s.SchedulerResyncPeriod},
-		{"mock-shutdown-delay", c.MockRuntime.ShutdownDelay, &s.MockShutdownDelay},
-		{"pod-gc-timeout", c.Termination.PodGCTimeout, &s.PodGCTimeout},
-	} {
-		if flags.Changed(d.flag) {
-			*d.into = &metav1.Duration{Duration: d.v}
+	for _, d := range whatif.DurationSettings {
+		if flags.Changed(d.Flag) {
+			*d.Of(s) = &metav1.Duration{Duration: *d.In(&c)}
 		}
 	}
 	if flags.Changed("reconcilers") {

@@ -29,21 +29,51 @@ func NewAPIRunner(log events.Log, cfg app.Config) *APIRunner {
 	return &APIRunner{log: log, base: cfg}
 }
 
+// DurationSetting is one of herd serve's durations a what-if may change:
+// its name in the API's question, its flag, whether 0 is allowed, and
+// where it lives in herd serve's settings and in the question.
+type DurationSetting struct {
+	Name, Flag string
+	ZeroOK     bool
+	In         func(*app.Config) *time.Duration
+	Of         func(*httpapi.WhatIfSettings) **metav1.Duration
+}
+
+// DurationSettings are the durations a what-if may change, the one list
+// the API's question, its checks and answer, and herd what-if --server
+// read.
+var DurationSettings = []DurationSetting{
+	{Name: "nodeMonitorGracePeriod", Flag: "node-monitor-grace-period",
+		In: func(c *app.Config) *time.Duration { return &c.Health.GracePeriod },
+		Of: func(s *httpapi.WhatIfSettings) **metav1.Duration { return &s.NodeMonitorGracePeriod }},
+	{Name: "nodeMonitorPeriod", Flag: "node-monitor-period",
+		In: func(c *app.Config) *time.Duration { return &c.Health.MonitorPeriod },
+		Of: func(s *httpapi.WhatIfSettings) **metav1.Duration { return &s.NodeMonitorPeriod }},
+	{Name: "nodeStartupGracePeriod", Flag: "node-startup-grace-period",
+		In: func(c *app.Config) *time.Duration { return &c.Health.StartupGracePeriod },
+		Of: func(s *httpapi.WhatIfSettings) **metav1.Duration { return &s.NodeStartupGracePeriod }},
+	{Name: "pressureTransitionPeriod", Flag: "pressure-transition-period", ZeroOK: true,
+		In: func(c *app.Config) *time.Duration { return &c.Thresholds.TransitionPeriod },
+		Of: func(s *httpapi.WhatIfSettings) **metav1.Duration { return &s.PressureTransitionPeriod }},
+	{Name: "schedulerResyncPeriod", Flag: "scheduler-resync-period",
+		In: func(c *app.Config) *time.Duration { return &c.Scheduler.ResyncPeriod },
+		Of: func(s *httpapi.WhatIfSettings) **metav1.Duration { return &s.SchedulerResyncPeriod }},
+	{Name: "mockShutdownDelay", Flag: "mock-shutdown-delay", ZeroOK: true,
+		In: func(c *app.Config) *time.Duration { return &c.MockRuntime.ShutdownDelay },
+		Of: func(s *httpapi.WhatIfSettings) **metav1.Duration { return &s.MockShutdownDelay }},
+	{Name: "podGCTimeout", Flag: "pod-gc-timeout",
+		In: func(c *app.Config) *time.Duration { return &c.Termination.PodGCTimeout },
+		Of: func(s *httpapi.WhatIfSettings) **metav1.Duration { return &s.PodGCTimeout }},
+}
+
 // settings applies the overrides to herd serve's settings.
 func (a *APIRunner) settings(o httpapi.WhatIfSettings) app.Config {
 	c := a.base
-	set := func(d *metav1.Duration, into *time.Duration) {
-		if d != nil {
-			*into = d.Duration
+	for _, d := range DurationSettings {
+		if v := *d.Of(&o); v != nil {
+			*d.In(&c) = v.Duration
 		}
 	}
-	set(o.NodeMonitorGracePeriod, &c.Health.GracePeriod)
-	set(o.NodeMonitorPeriod, &c.Health.MonitorPeriod)
-	set(o.NodeStartupGracePeriod, &c.Health.StartupGracePeriod)
-	set(o.PressureTransitionPeriod, &c.Thresholds.TransitionPeriod)
-	set(o.SchedulerResyncPeriod, &c.Scheduler.ResyncPeriod)
-	set(o.MockShutdownDelay, &c.MockRuntime.ShutdownDelay)
-	set(o.PodGCTimeout, &c.Termination.PodGCTimeout)
 	if o.Reconcilers != nil {
 		c.Reconcilers.Enabled = o.Reconcilers
 	}
@@ -61,24 +91,13 @@ func (a *APIRunner) settings(o httpapi.WhatIfSettings) app.Config {
 func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (httpapi.WhatIfSettings, field.ErrorList) {
 	c := a.settings(o)
 	var errs field.ErrorList
-	for _, d := range []struct {
-		name   string
-		v      *metav1.Duration
-		zeroOK bool
-	}{
-		{name: "nodeMonitorGracePeriod", v: o.NodeMonitorGracePeriod},
-		{name: "nodeMonitorPeriod", v: o.NodeMonitorPeriod},
-		{name: "nodeStartupGracePeriod", v: o.NodeStartupGracePeriod},
-		{name: "pressureTransitionPeriod", v: o.PressureTransitionPeriod, zeroOK: true},
-		{name: "schedulerResyncPeriod", v: o.SchedulerResyncPeriod},
-		{name: "mockShutdownDelay", v: o.MockShutdownDelay, zeroOK: true},
-		{name: "podGCTimeout", v: o.PodGCTimeout},
-	} {
-		if d.v == nil {
+	for _, d := range DurationSettings {
+		v := *d.Of(&o)
+		if v == nil {
 			continue
 		}
-		if d.v.Duration < 0 || d.v.Duration == 0 && !d.zeroOK {
-			errs = append(errs, field.Invalid(p.Child(d.name), d.v.Duration.String(), "want a positive duration"))
+		if v.Duration < 0 || v.Duration == 0 && !d.ZeroOK {
+			errs = append(errs, field.Invalid(p.Child(d.Name), v.Duration.String(), "want a positive duration"))
 		}
 	}
 	if len(errs) == 0 {
@@ -103,19 +122,11 @@ func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (htt
 	if c.NodeRuntime != app.NodeRuntimeMock && c.NodeRuntime != app.NodeRuntimeNone {
 		errs = append(errs, field.NotSupported(p.Child("nodeRuntime"), c.NodeRuntime, []string{app.NodeRuntimeMock, app.NodeRuntimeNone}))
 	}
-	d := func(v time.Duration) *metav1.Duration { return &metav1.Duration{Duration: v} }
-	return httpapi.WhatIfSettings{
-		NodeMonitorGracePeriod:   d(c.Health.GracePeriod),
-		NodeMonitorPeriod:        d(c.Health.MonitorPeriod),
-		NodeStartupGracePeriod:   d(c.Health.StartupGracePeriod),
-		PressureTransitionPeriod: d(c.Thresholds.TransitionPeriod),
-		SchedulerResyncPeriod:    d(c.Scheduler.ResyncPeriod),
-		MockShutdownDelay:        d(c.MockRuntime.ShutdownDelay),
-		PodGCTimeout:             d(c.Termination.PodGCTimeout),
-		Reconcilers:              c.Reconcilers.Enabled,
-		NodeRuntime:              c.NodeRuntime,
-		PodCIDR:                  c.IPAM.Pools,
-	}, errs
+	out := httpapi.WhatIfSettings{Reconcilers: c.Reconcilers.Enabled, NodeRuntime: c.NodeRuntime, PodCIDR: c.IPAM.Pools}
+	for _, d := range DurationSettings {
+		*d.Of(&out) = &metav1.Duration{Duration: *d.In(&c)}
+	}
+	return out, errs
 }
 
 // RunWhatIf implements httpapi.WhatIfRunner: the question run on herd
