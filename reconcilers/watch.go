@@ -2,7 +2,6 @@ package reconcilers
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 
 	"herd/domain"
@@ -100,7 +99,7 @@ func (w *Watches) Owns(owned *domain.Aggregate, ix *OwnerIndex, gone domain.Even
 		if err != nil {
 			panic(fmt.Sprintf("reconcilers: Owns(%s): %v", owned.Name(), err))
 		}
-		if _, ok := ownersIn(ev); ok {
+		if _, ok := ev.(domain.OwnersCarrier); ok {
 			carriers[s.Type] = true
 		}
 	}
@@ -298,28 +297,13 @@ func (m ownerMap) keys(rec events.Record) []Key {
 			m.w.report(rec, err)
 			return nil
 		}
-		owners, _ := ownersIn(ev)
+		var owners []domain.OwnerReference
+		if c, ok := ev.(domain.OwnersCarrier); ok {
+			owners = c.OwnerReferences()
+		}
 		now := m.ix.Controller(owners)
 		return keys(m.ix.Set(obj, now), now)
 	default:
 		return keys(m.ix.Get(obj))
 	}
-}
-
-// ownersIn reads the owner references an event carries, in its field
-// Owners, as every event that records an object's owners names them.
-func ownersIn(ev domain.Event) ([]domain.OwnerReference, bool) {
-	v := reflect.ValueOf(ev)
-	if v.Kind() == reflect.Pointer {
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.Struct {
-		return nil, false
-	}
-	f := v.FieldByName("Owners")
-	if !f.IsValid() {
-		return nil, false
-	}
-	owners, ok := f.Interface().([]domain.OwnerReference)
-	return owners, ok
 }
