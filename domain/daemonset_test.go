@@ -100,7 +100,7 @@ func TestDecideDaemonSet(t *testing.T) {
 		{"status", ds, RecordDaemonSetStatus{Status: DaemonSetStatus{DesiredNumberScheduled: 3, ObservedGeneration: 1}},
 			[]Event{DaemonSetStatusRecorded{Status: DaemonSetStatus{DesiredNumberScheduled: 3, ObservedGeneration: 1}, At: at(2)}}, nil},
 		{"the same status", ds, RecordDaemonSetStatus{}, nil, nil},
-		{"status at a stale resourceVersion", ds, Precondition[DaemonSetCommand]{ResourceVersion: "6", Command: RecordDaemonSetStatus{Status: DaemonSetStatus{NumberReady: 1}}}, nil, ErrConflict},
+		{"status at a stale resourceVersion", ds, Precondition[DaemonSetCommand]{ResourceVersion: 6, Command: RecordDaemonSetStatus{Status: DaemonSetStatus{NumberReady: 1}}}, nil, ErrConflict},
 		{"delete", ds, DeleteDaemonSet{}, []Event{DaemonSetDeleted{At: at(2)}}, nil},
 		{"delete in the foreground", ds, DeleteDaemonSet{Propagation: PropagateForeground}, []Event{DaemonSetDeletionRequested{At: at(2)}}, nil},
 		{"delete orphaning", ds, DeleteDaemonSet{Propagation: PropagateOrphan}, []Event{DaemonSetDeleted{Orphan: true, At: at(2)}}, nil},

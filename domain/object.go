@@ -1,7 +1,5 @@
 package domain
 
-import "strconv"
-
 // object is what the commands that wrap another (Precondition, IfExists)
 // need of an aggregate's state: whether it exists, and how a refusal names
 // it and its resourceVersion.
@@ -23,6 +21,3 @@ func (j Job) ref() (string, string, int64) { return "jobs.batch", j.Name, j.Reso
 func (ds DaemonSet) ref() (string, string, int64) {
 	return "daemonsets.apps", ds.Name, ds.ResourceVersion
 }
-
-// formatResourceVersion is a resourceVersion as clients see it.
-func formatResourceVersion(rv int64) string { return strconv.FormatInt(rv, 10) }

@@ -296,16 +296,12 @@ func decideRecordStatus[S Spec[S, St], St any](o Object[S, St], status St, resou
 
 // requireCurrent refuses with ErrNotFound unless o exists and, when
 // resourceVersion is not 0, with a conflict (StaleObject) unless o still
-// stands at it: optimistic concurrency, said here once for every write
-// of every kind on the model.
+// stands at it (staleUnlessAt, the rule Precondition applies too).
 func requireCurrent[S Spec[S, St], St any](o Object[S, St], resourceVersion int64) error {
 	if err := requireObject(o); err != nil {
 		return err
 	}
-	if resourceVersion != 0 && resourceVersion != o.ResourceVersion {
-		return StaleObject(kindOf[S, St]().Resource, o.Name)
-	}
-	return nil
+	return staleUnlessAt(kindOf[S, St]().Resource, o.Name, o.ResourceVersion, resourceVersion)
 }
 
 // requireObject refuses with ErrNotFound unless o exists.

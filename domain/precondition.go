@@ -9,8 +9,8 @@ import (
 // resourceVersion the client based its write on, as kube-apiserver's
 // optimistic concurrency does for an update or a patch carrying
 // metadata.resourceVersion. Any other resourceVersion refuses the write
-// with ErrConflict, in kube-apiserver's words, and appends nothing. An
-// empty ResourceVersion is no precondition; an object that does not exist
+// with ErrConflict, in kube-apiserver's words, and appends nothing. A
+// ResourceVersion of 0 is no precondition; an object that does not exist
 // is left to Command, which refuses it as it would without one.
 //
 // It wraps a command of any aggregate with a resourceVersion (a node, a
@@ -18,20 +18,26 @@ import (
 // aggregate's command type, such as NodeCommand.
 type Precondition[C any] struct {
 	// ResourceVersion is the object's resourceVersion as the client sent
-	// it: compared as text, so that one that is not a number never
-	// matches.
-	ResourceVersion string
+	// it (the adapter refuses one that is not a log position); 0 is none.
+	ResourceVersion int64
 	// Command is decided when the precondition holds.
 	Command C
 }
 
 // check refuses s unless it exists at ResourceVersion.
 func (c Precondition[C]) check(s object) error {
-	if c.ResourceVersion == "" || !s.Exists() {
+	if !s.Exists() {
 		return nil
 	}
 	resource, name, rv := s.ref()
-	if c.ResourceVersion == formatResourceVersion(rv) {
+	return staleUnlessAt(resource, name, rv, c.ResourceVersion)
+}
+
+// staleUnlessAt is optimistic concurrency, said once for every write of
+// every kind: a write based on resourceVersion want (0: on none) of an
+// object that stands at have is refused as stale unless the two agree.
+func staleUnlessAt(resource, name string, have, want int64) error {
+	if want == 0 || want == have {
 		return nil
 	}
 	return StaleObject(resource, name)

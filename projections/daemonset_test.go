@@ -74,7 +74,7 @@ func runDaemonSetView(t *testing.T, log events.Log, rebuilt func(t *testing.T)) 
 	if changed.Generation != 2 || changed.TemplateGeneration != 2 || changed.Version != 2 || changed.ResourceVersion != head {
 		t.Errorf("after a new template: %+v (head %d)", changed, head)
 	}
-	if changed, err = dss.Execute(ctx, logs, domain.Precondition[domain.DaemonSetCommand]{ResourceVersion: "1",
+	if changed, err = dss.Execute(ctx, logs, domain.Precondition[domain.DaemonSetCommand]{ResourceVersion: 1,
 		Command: domain.RecordDaemonSetStatus{Status: domain.DaemonSetStatus{DesiredNumberScheduled: 3}}}); !errors.Is(err, domain.ErrConflict) {
 		t.Errorf("status at a stale resourceVersion: %v, want a conflict", err)
 	}

@@ -145,3 +145,20 @@ func TestTextHerdCannotStoreIsRefusedOrRepaired(t *testing.T) {
 		mustSend(t, nil, base, http.StatusOK, req{method: "PATCH", path: "/api/v1/nodes/n1/status", contentType: mergePatch, body: readyPatch})
 	})
 }
+
+// TestANodeReportOnAResourceVersionHerdNeverGaveIs400: a status write
+// whose resourceVersion is not a log position is refused as the other
+// kinds' conditional writes are — 400 naming the value, nothing appended
+// — and one that is a log position but not the node's is a conflict.
+func TestANodeReportOnAResourceVersionHerdNeverGaveIs400(t *testing.T) {
+	api := newTestAPI(t, nil)
+	base := api.serve(t).URL
+	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: "/api/v1/nodes", body: nodeJSON("n1")})
+	status := func(rv string) req {
+		return req{method: "PUT", path: "/api/v1/nodes/n1/status",
+			body: `{"metadata":{"name":"n1","resourceVersion":"` + rv + `"},"status":{"conditions":[{"type":"Ready","status":"True"}]}}`}
+	}
+	head := api.head(t)
+	refusedLeavingTheLog(t, api, base, http.StatusBadRequest, status("x1"), `"x1"`, head)
+	refusedLeavingTheLog(t, api, base, http.StatusConflict, status("1"), "the object has been modified", head)
+}

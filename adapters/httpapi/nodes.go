@@ -162,11 +162,12 @@ func (s *Server) updateNodeStatus(w http.ResponseWriter, r *http.Request) {
 func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, name, rv string, status corev1.NodeStatus) {
 	cmd := domain.RecordHeartbeat{Reported: conversions.ReportedConditionsFromAPI(status.Conditions), Thresholds: s.cfg.Thresholds,
 		System: reportedSystem(status)}
-	var c domain.NodeCommand = cmd // a heartbeat without a resourceVersion pays for no wrapper
-	if rv != "" {
-		c = domain.Precondition[domain.NodeCommand]{ResourceVersion: rv, Command: cmd}
+	v, err := preconditionVersion(rv)
+	if err != nil {
+		s.writeError(w, err, "Node", name)
+		return
 	}
-	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, c)
+	n, err := s.Nodes.Execute(r.Context(), domain.Key{Name: name}, ifVersion[domain.NodeCommand](v, cmd))
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return

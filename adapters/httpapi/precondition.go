@@ -134,7 +134,7 @@ func ifVersion[C any](rv int64, cmd C) C {
 	if rv == 0 {
 		return cmd
 	}
-	return any(domain.Precondition[C]{ResourceVersion: strconv.FormatInt(rv, 10), Command: cmd}).(C)
+	return any(domain.Precondition[C]{ResourceVersion: rv, Command: cmd}).(C)
 }
 
 // dryRunOf says whether r asks for a dry run: ?dryRun=All, or for a
