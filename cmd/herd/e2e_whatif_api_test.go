@@ -238,3 +238,22 @@ func demoWindow(t *testing.T, url string, n int, reach time.Duration) time.Time 
 	})
 	return since
 }
+
+// TestWhatIfOverTheAPIRefusesAWindowIntoThinnedHistory: once herd's
+// retention has thinned the heartbeats, a what-if whose window starts
+// before the thinning is refused with 400 naming spec.since and saying
+// how to ask instead — it would otherwise replay a fleet that lost its
+// reports and find differences herd never had.
+func TestWhatIfOverTheAPIRefusesAWindowIntoThinnedHistory(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, serveOptions{Args: append([]string{"--demo", "1"}, retentionArgs...)})
+	eventually(t, 90*time.Second, func() error {
+		if n := metricValue(t, srv.URL, "herd_log_compacted_events_total"); n == 0 {
+			return fmt.Errorf("the retention has thinned nothing yet")
+		}
+		return nil
+	})
+	code, body := postWhatIf(t, srv.URL, map[string]any{"spec": map[string]any{"since": "1h"}})
+	refusedNaming(t, "a window into thinned history", code, body, []string{"spec.since"},
+		"thinned the heartbeats", "--heartbeat-retention")
+}
