@@ -30,12 +30,13 @@ function routeSetting(params, name) {
   return params.get(name) || (name === 'nodeMonitorGracePeriod' ? params.get('grace') || '' : '');
 }
 
-// herdSettings asks herd, by a dry run that changes nothing, for the
-// durations a what-if may change and herd serve's own value of each, as
-// [name, value] in herd's order.
-async function herdSettings(since, signal) {
+// herdSettings asks herd, by a dry run of a question that changes
+// nothing (over the last second, which any window herd allows holds),
+// for the durations a what-if may change and herd serve's own value of
+// each, as [name, value] in herd's order.
+async function herdSettings(signal) {
   const a = await send('POST', '/apis/herd.dev/v1/whatifs?dryRun=All',
-    { apiVersion: 'herd.dev/v1', kind: 'WhatIf', spec: { since } }, 'application/json', signal);
+    { apiVersion: 'herd.dev/v1', kind: 'WhatIf', spec: { since: '1s' } }, 'application/json', signal);
   return Object.entries(a.spec?.settings || {}).filter(([, v]) => isDuration(v));
 }
 
@@ -108,10 +109,12 @@ export function whatIfPage(ctx) {
   (async () => {
     let own;
     try {
-      own = await herdSettings(since, ctl.signal);
+      own = await herdSettings(ctl.signal);
     } catch (e) {
       if (ctl.signal.aborted) return;
       box.querySelector('p').outerHTML = errorBox(e);
+      // Without them the question cannot be read from the route.
+      if (params.get('since')) app.querySelector('#whatif-answer').innerHTML = errorBox(e);
       return;
     }
     if (ctl.signal.aborted) return;
