@@ -150,7 +150,7 @@ func WhatIfBadInput(errs field.ErrorList) error {
 // whatIfKind serves what-ifs: created (asked), never stored. Served only
 // when herd has a runner.
 func (s *Server) whatIfKind() *kind {
-	return &kind{gv: herdGV, resource: "whatifs", singular: "whatif", name: "WhatIf", verbs: verbs{create: s.createWhatIf}}
+	return &kind{gv: herdGV, resource: "whatifs", singular: "whatif", name: "WhatIf", verbs: verbs{create: s.createWhatIf, dryRun: true}}
 }
 
 // isWhatIf says whether ri asks a what-if: a read of history, allowed
@@ -174,8 +174,17 @@ func (c Config) whatIfMaxWindow() time.Duration {
 }
 
 // createWhatIf answers a what-if: checks the question, runs it (one at
-// a time, within the time limit) and gives back the report.
+// a time, within the time limit) and gives back the report. A dry run
+// (?dryRun=All) checks the question and gives it back resolved, every
+// setting as herd would run it, without running it: the web view's What
+// if page learns from it which settings a what-if may change and herd
+// serve's own value of each, so that the list is the server's alone.
 func (s *Server) createWhatIf(w http.ResponseWriter, r *http.Request) {
+	dry, err := dryRunOf(r)
+	if err != nil {
+		s.writeError(w, err, "WhatIf", "")
+		return
+	}
 	var in WhatIf
 	if err := decodeWhatIf(r, &in); err != nil {
 		s.writeError(w, err, "WhatIf", "")
@@ -184,6 +193,10 @@ func (s *Server) createWhatIf(w http.ResponseWriter, r *http.Request) {
 	q, settings, err := s.whatIfQuestion(in.Spec)
 	if err != nil {
 		s.writeError(w, err, "WhatIf", "")
+		return
+	}
+	if dry {
+		s.writeJSON(w, http.StatusOK, WhatIf{APIVersion: herdGroup + "/" + herdVersion, Kind: "WhatIf", Spec: resolvedSpec(in.Spec, q, settings)})
 		return
 	}
 	select {

@@ -207,3 +207,37 @@ func TestWhatIfStopsWhenItsAskerGoes(t *testing.T) {
 		t.Fatalf("the question after an abandoned one: %d %s, want 200", a.code, a.body)
 	}
 }
+
+// TestWhatIfDryRunAnswersTheSettingsWithoutRunning: a dry run of a
+// what-if (?dryRun=All) is checked as a run is and answers the question
+// resolved, with every setting herd would run it with, but never runs
+// it; a setting refused is refused as a run refuses it, naming it; a
+// viewer may ask it, as a run.
+func TestWhatIfDryRunAnswersTheSettingsWithoutRunning(t *testing.T) {
+	f := &fakeWhatIfs{}
+	base := newWhatIfAPI(t, f)
+	a := mustSend(t, nil, base, 200, req{method: "POST", path: "/apis/herd.dev/v1/whatifs?dryRun=All", token: "viewer-token", body: `{"spec":{"since":"1h"}}`})
+	var out struct {
+		Kind   string          `json:"kind"`
+		Spec   WhatIfSpec      `json:"spec"`
+		Status json.RawMessage `json:"status"`
+	}
+	if err := json.Unmarshal(a.body, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Kind != "WhatIf" || out.Spec.Since != t0.Add(-time.Hour).Format(time.RFC3339Nano) ||
+		out.Spec.Settings.NodeMonitorGracePeriod == nil || out.Spec.Settings.NodeMonitorGracePeriod.Duration != 40*time.Second {
+		t.Errorf("the dry run answers %s, want the question resolved with herd's own settings", a.body)
+	}
+	if out.Status != nil {
+		t.Errorf("the dry run answers a report: %s", out.Status)
+	}
+	bad := send(t, nil, base, req{method: "POST", path: "/apis/herd.dev/v1/whatifs?dryRun=All", token: "viewer-token",
+		body: `{"spec":{"since":"1h","settings":{"nodeMonitorGracePeriod":"0s"}}}`})
+	badRequestNaming(t, bad, "spec.settings.nodeMonitorGracePeriod", "positive")
+	badRequestNaming(t, send(t, nil, base, req{method: "POST", path: "/apis/herd.dev/v1/whatifs?dryRun=Some", token: "viewer-token",
+		body: `{"spec":{"since":"1h"}}`}), "dryRun")
+	if len(f.asked) != 0 {
+		t.Errorf("a dry run ran the what-if %d times", len(f.asked))
+	}
+}

@@ -12,13 +12,19 @@ import (
 
 	"github.com/chromedp/chromedp"
 	corev1 "k8s.io/api/core/v1"
+
+	"herd/cmd/herd/whatif"
 )
 
 // TestWebViewAsksWhatIf: on the web view's What if page an operator
-// finds the window set to the last hour, moves its start, sets the node
-// grace period to 8 s, adds "demo-linux-00 fails" a second into the
-// window and runs it: the answer shows demo-linux-00 going NotReady in
-// the what-if, with its chain of causes, each node linked to its page.
+// finds the window set to the last hour and every duration a what-if
+// may change offered, herd serve's own value beside each; a pod GC
+// timeout of 0s is refused by herd, and the page says so beside it; the
+// operator moves the window's start, sets the node grace period to 8 s
+// and the pod GC timeout to 2m, adds "demo-linux-00 fails" a second
+// into the window and runs it: the answer names the settings changed and
+// shows demo-linux-00 going NotReady in the what-if, with its chain of
+// causes, each node linked to its page.
 func TestWebViewAsksWhatIf(t *testing.T) {
 	t.Parallel()
 	tab := newBrowser(t)
@@ -34,6 +40,41 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	if defaultAgo < 3590 || defaultAgo > 3700 {
 		t.Errorf("the window starts %.0f s ago by default, want the last hour", defaultAgo)
 	}
+	// Every duration herd's what-if takes is offered, in herd's order,
+	// with herd serve's own value.
+	browse(t, tab, "herd's settings offered", chromedp.WaitVisible("#whatif-setting-nodeMonitorGracePeriod"))
+	offered := read(t, tab, "the settings offered", evaluate[[]string](`[...document.querySelectorAll('#whatif-settings input[data-setting]')].map((i) => i.dataset.setting + ' ' + i.placeholder)`))
+	var want []string
+	for _, d := range whatif.DurationSettings {
+		want = append(want, d.Name)
+	}
+	if len(offered) != len(want) {
+		t.Fatalf("the page offers the settings %q, want one for each of %q", offered, want)
+	}
+	for i, o := range offered {
+		if !strings.HasPrefix(o, want[i]+" herd's own (") {
+			t.Errorf("setting %d is offered as %q, want %s with herd's own value", i, o, want[i])
+		}
+	}
+	if o := offered[0]; o != "nodeMonitorGracePeriod herd's own (40s)" {
+		t.Errorf("the grace period is offered as %q, want herd serve's 40s", o)
+	}
+	// A value herd refuses: the page says what herd said, beside it.
+	browse(t, tab, "ask with a pod GC timeout of 0s",
+		chromedp.SendKeys("#whatif-setting-podGCTimeout", "0s"),
+		chromedp.Click("#whatif-run"),
+		waitFor(`location.hash.includes('podGCTimeout=0s') && !!document.querySelector('#whatif-answer .error')`),
+		waitFor(`document.getElementById('whatif-setting-podGCTimeout')?.getAttribute('aria-invalid') === 'true'`))
+	refusal := read(t, tab, "the refusal", evaluate[string](`document.querySelector('#whatif-answer .error').textContent + ' | ' +
+		document.getElementById('whatif-setting-podGCTimeout').parentElement.querySelector('.whatif-setting-error').textContent`))
+	for _, w := range []string{"400", "spec.settings.podGCTimeout", "positive duration |", "| Invalid value"} {
+		if !strings.Contains(refusal, w) {
+			t.Errorf("the refusal reads %q: want %q in it", refusal, w)
+		}
+	}
+	screenshot(t, tab, "whatif-refused")
+	browse(t, tab, "set the pod GC timeout to 2m", script(`document.getElementById('whatif-setting-podGCTimeout').value = '2m'`))
+
 	sinceISO := since.UTC().Format(time.RFC3339)
 	failsISO := since.Add(time.Second).UTC().Format(time.RFC3339)
 	// datetime-local inputs take the operator's local time.
@@ -42,7 +83,7 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	}
 	browse(t, tab, "ask: demo-linux-00 fails, with a grace period of 8 s",
 		script(`document.getElementById('whatif-since').value = `+local(sinceISO)),
-		chromedp.SendKeys("#whatif-grace", "8s"),
+		chromedp.SendKeys("#whatif-setting-nodeMonitorGracePeriod", "8s"),
 		chromedp.Click("#whatif-add-fail"),
 		chromedp.WaitVisible(`#whatif-changes li[data-kind="fail"] .whatif-node`),
 		chromedp.SendKeys(`#whatif-changes li[data-kind="fail"] .whatif-node`, "demo-linux-00"),
@@ -51,7 +92,7 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	)
 	// The question is in the route: the answer can be linked to.
 	hash := read(t, tab, "the route asked", evaluate[string](`location.hash`))
-	for _, want := range []string{"grace=8s", "fail=demo-linux-00%40"} {
+	for _, want := range []string{"nodeMonitorGracePeriod=8s", "podGCTimeout=2m", "fail=demo-linux-00%40"} {
 		if !strings.Contains(hash, want) {
 			t.Errorf("the route %s does not carry %s", hash, want)
 		}
@@ -70,7 +111,7 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	browse(t, tab, "demo-linux-00 marked in the what-if", waitFor(`!!(`+row+`)`))
 	screenshot(t, tab, "whatif-node-fails")
 	summary := read(t, tab, "the summary", evaluate[string](`document.getElementById('whatif-summary').textContent`))
-	for _, want := range []string{"node grace period of 8s", "node demo-linux-00 fails at", "would have differed"} {
+	for _, want := range []string{"node grace period of 8s", "pod GC timeout of 2m0s instead of herd's 1m0s", "node demo-linux-00 fails at", "would have differed"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the summary does not say %q:\n%s", want, summary)
 		}

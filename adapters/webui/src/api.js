@@ -12,12 +12,14 @@ export function setToken(t) {
   else sessionStorage.removeItem(tokenKey);
 }
 
-// APIError carries herd's Status: its code and its message.
+// APIError carries herd's Status: its code, its message, and the
+// fields it names (details.causes: each a field and what is wrong).
 export class APIError extends Error {
-  constructor(code, message, reason) {
+  constructor(code, message, reason, causes) {
     super(message);
     this.code = code;
     this.reason = reason || '';
+    this.causes = causes || [];
   }
 }
 
@@ -35,20 +37,21 @@ export function onUnauthorized(fn) {
 }
 
 // failure is herd's refusal as an error, asking for a token on a 401.
-export function failure(code, message, reason) {
+export function failure(code, message, reason, causes) {
   if (code === 401) unauthorized(message);
-  return new APIError(code, message, reason);
+  return new APIError(code, message, reason, causes);
 }
 
 async function check(res) {
   if (res.ok) return res;
-  let message = res.statusText, reason = '';
+  let message = res.statusText, reason = '', causes = [];
   try {
     const st = await res.json();
     message = st.message || message;
     reason = st.reason || '';
+    causes = st.details?.causes || [];
   } catch { /* not a Status */ }
-  throw failure(res.status, message, reason);
+  throw failure(res.status, message, reason, causes);
 }
 
 // get reads JSON from path.

@@ -1,7 +1,6 @@
 // Pods by node, namespace or owner, with their phase, address and the
-// steps of those on their way out; and the workloads that own them.
+// steps of those on their way out.
 
-import { get, query } from './api.js';
 import { esc, errorBox, when, labelMatcher, patch, patchElement } from './dom.js';
 import { Collection } from './fleet.js';
 import { summarizePod } from './pod.js';
@@ -172,42 +171,4 @@ export function podsPage(ctx) {
 
 function nodeHref(node, at) {
   return `#/nodes/${encodeURIComponent(node)}${at ? '?at=' + encodeURIComponent(at) : ''}`;
-}
-
-// The workload kinds listed, with how each says it is doing.
-const workloads = [
-  ['Deployments', '/apis/apps/v1/deployments', (o) => `${o.status?.readyReplicas || 0}/${o.spec?.replicas ?? 1} ready, ${o.status?.updatedReplicas || 0} up to date`],
-  ['ReplicaSets', '/apis/apps/v1/replicasets', (o) => `${o.status?.readyReplicas || 0}/${o.spec?.replicas ?? 1} ready`],
-  ['DaemonSets', '/apis/apps/v1/daemonsets', (o) => `${o.status?.numberReady || 0}/${o.status?.desiredNumberScheduled || 0} ready`],
-  ['Jobs', '/apis/batch/v1/jobs', (o) => `${o.status?.succeeded || 0} succeeded, ${o.status?.active || 0} active, ${o.status?.failed || 0} failed`],
-];
-
-export function workloadsPage(ctx) {
-  const { app, at } = ctx;
-  app.innerHTML = '<h1>Workloads</h1><div id="workloads"><p class="muted">Loading…</p></div>';
-  const el = app.querySelector('#workloads');
-  const ctl = new AbortController();
-  async function draw() {
-    const parts = await Promise.all(workloads.map(async ([title, path, says]) => {
-      try {
-        const list = await get(path + query({ asOf: at || undefined }), ctl.signal);
-        return `<section class="card"><h2>${title} <span class="muted">${list.items.length}</span></h2>${list.items.length ? `<table><thead><tr><th>Name</th><th>Status</th><th>Created</th><th></th></tr></thead><tbody>${
-          list.items.map((o) => {
-            const kind = title.slice(0, -1);
-            const pods = new URLSearchParams({ by: 'owner', filter: o.metadata.name });
-            if (at) pods.set('at', at);
-            return `<tr data-workload="${esc(kind + '/' + o.metadata.namespace + '/' + o.metadata.name)}"><td>${esc(o.metadata.namespace)}/${esc(o.metadata.name)}</td><td>${esc(says(o))}</td><td>${when(o.metadata.creationTimestamp)}</td><td><a href="#/pods?${pods}">its pods</a></td></tr>`;
-          }).join('')}</tbody></table>` : '<p class="muted">none</p>'}</section>`;
-      } catch (e) {
-        return `<section class="card"><h2>${title}</h2>${errorBox(e)}</section>`;
-      }
-    }));
-    if (!ctl.signal.aborted) el.innerHTML = parts.join('');
-  }
-  draw();
-  const timer = at ? 0 : setInterval(draw, 5000);
-  return () => {
-    ctl.abort();
-    clearInterval(timer);
-  };
 }

@@ -3,10 +3,42 @@
 // outcomes that would have differed, each with its chain of causes in
 // the simulated log (POST /apis/herd.dev/v1/whatifs, which writes
 // nothing to the real log). The question lives in the route's
-// parameters, so that an answer can be linked to and asked again.
+// parameters, so that an answer can be linked to and asked again. The
+// settings a what-if may change are herd's to say: the page asks a dry
+// run of a question that changes none (?dryRun=All answers every setting
+// herd would run it with) and offers each duration among them, with
+// herd serve's own value.
 
 import { send } from './api.js';
 import { esc, errorBox, local } from './dom.js';
+
+// isDuration says whether a setting's value is a duration as herd writes
+// one (Go's: "40s", "1m30s", "0s"): the settings offered are those.
+const durationForm = '(\\d+(\\.\\d+)?(ns|us|µs|ms|s|m|h))+';
+const isDuration = (v) => typeof v === 'string' && new RegExp(`^${durationForm}$`).test(v);
+
+// words is a setting's name as the page says it: "podGCTimeout" is
+// "pod GC timeout".
+export function words(name) {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(' ').map((w) => (/^[A-Z][a-z]/.test(w) ? w.toLowerCase() : w)).join(' ');
+}
+
+// routeSetting is a setting's value in the route: under its own name,
+// or, for the grace period, the name earlier links used.
+function routeSetting(params, name) {
+  return params.get(name) || (name === 'nodeMonitorGracePeriod' ? params.get('grace') || '' : '');
+}
+
+// herdSettings asks herd, by a dry run of a question that changes
+// nothing (over the last second, which any window herd allows holds),
+// for the durations a what-if may change and herd serve's own value of
+// each, as [name, value] in herd's order.
+async function herdSettings(signal) {
+  const a = await send('POST', '/apis/herd.dev/v1/whatifs?dryRun=All',
+    { apiVersion: 'herd.dev/v1', kind: 'WhatIf', spec: { since: '1s' } }, 'application/json', signal);
+  return Object.entries(a.spec?.settings || {}).filter(([, v]) => isDuration(v));
+}
 
 // changeKinds are the inputs a what-if may change: a route parameter
 // each ("fail=web-01@2026-11-28T09:12:00Z"), repeatable.
@@ -19,7 +51,6 @@ export function whatIfPage(ctx) {
   const { app, params, live } = ctx;
   const since = params.get('since') || new Date(Date.now() - 3600e3).toISOString();
   const until = params.get('until') || '';
-  const grace = params.get('grace') || '';
   const changes = changeKinds.flatMap(([k]) => params.getAll(k).map((v) => {
     const i = v.lastIndexOf('@');
     return { kind: k, node: v.slice(0, i), at: v.slice(i + 1) };
@@ -32,8 +63,8 @@ export function whatIfPage(ctx) {
       <div class="controls">
         <label>from <input id="whatif-since" type="datetime-local" step="1" value="${esc(local(since))}" required></label>
         <label>to <input id="whatif-until" type="datetime-local" step="1" value="${esc(local(until))}"> <span class="muted">(empty: now)</span></label>
-        <label>node grace period <input id="whatif-grace" placeholder="herd's own (40s)" value="${esc(grace)}" size="10"></label>
       </div>
+      <fieldset id="whatif-settings"><legend>herd's settings in the what-if <span class="muted">(empty: herd's own)</span></legend><p class="muted">Reading herd's settings…</p></fieldset>
       <datalist id="whatif-nodes">${nodes.map((n) => `<option value="${esc(n)}">`).join('')}</datalist>
       <ol id="whatif-changes">${changes.map(changeRow).join('')}</ol>
       <div class="controls">
@@ -59,8 +90,10 @@ export function whatIfPage(ctx) {
     p.set('since', new Date(app.querySelector('#whatif-since').value).toISOString());
     const u = app.querySelector('#whatif-until').value;
     if (u) p.set('until', new Date(u).toISOString());
-    const g = app.querySelector('#whatif-grace').value.trim();
-    if (g) p.set('grace', g);
+    for (const input of app.querySelectorAll('#whatif-settings input[data-setting]')) {
+      const v = input.value.trim();
+      if (v) p.set(input.dataset.setting, v);
+    }
     for (const li of list.querySelectorAll('li')) {
       const node = li.querySelector('.whatif-node').value.trim();
       const at = li.querySelector('.whatif-at').value;
@@ -69,11 +102,30 @@ export function whatIfPage(ctx) {
     p.set('asked', String(Date.now())); // the same question asked again runs again
     ctx.go(p);
   });
-  if (!params.get('since')) return () => {};
   // Leaving the page abandons the question: herd stops its what-if
   // when the request goes, and the next one can run.
   const ctl = new AbortController();
-  ask(app.querySelector('#whatif-answer'), { since, until, grace, changes }, ctl.signal);
+  const box = app.querySelector('#whatif-settings');
+  (async () => {
+    let own;
+    try {
+      own = await herdSettings(ctl.signal);
+    } catch (e) {
+      if (ctl.signal.aborted) return;
+      box.querySelector('p').outerHTML = errorBox(e);
+      // Without them the question cannot be read from the route.
+      if (params.get('since')) app.querySelector('#whatif-answer').innerHTML = errorBox(e);
+      return;
+    }
+    if (ctl.signal.aborted) return;
+    box.querySelector('p').outerHTML = `<div class="controls">${own.map(([name, v]) => `<label>${esc(words(name))}
+      <input id="whatif-setting-${esc(name)}" data-setting="${esc(name)}" placeholder="herd's own (${esc(v)})" value="${esc(routeSetting(params, name))}"
+        size="8" pattern="${durationForm}" title="a duration: 40s, 1m30s, 500ms">
+      <span class="whatif-setting-error error" hidden></span></label>`).join('')}</div>`;
+    if (!params.get('since')) return;
+    const settings = Object.fromEntries(own.map(([name]) => [name, routeSetting(params, name)]).filter(([, v]) => v));
+    ask(app, { since, until, settings, own: Object.fromEntries(own), changes }, ctl.signal);
+  })();
   return () => ctl.abort();
 }
 
@@ -91,22 +143,37 @@ function changeRow(c) {
 const busyWait = 2000;
 const busyTries = 60;
 
-async function ask(el, q, signal) {
+// refused marks each setting herd refused, with what it said of it.
+function refused(app, e) {
+  for (const c of e.causes || []) {
+    const name = (c.field || '').replace(/^spec\.settings\./, '');
+    const input = name !== c.field && app.querySelector(`#whatif-settings input[data-setting="${CSS.escape(name)}"]`);
+    if (!input) continue;
+    input.setAttribute('aria-invalid', 'true');
+    const msg = input.parentElement.querySelector('.whatif-setting-error');
+    msg.textContent = c.message;
+    msg.hidden = false;
+  }
+}
+
+async function ask(app, q, signal) {
+  const el = app.querySelector('#whatif-answer');
   const spec = { since: q.since };
   if (q.until) spec.until = q.until;
-  if (q.grace) spec.settings = { nodeMonitorGracePeriod: q.grace };
+  if (Object.keys(q.settings).length) spec.settings = q.settings;
   const at = (kind) => q.changes.filter((c) => c.kind === kind).map((c) => ({ node: c.node, at: c.at }));
   if (at('fail').length) spec.nodeFailures = at('fail');
   if (at('drain').length) spec.drains = at('drain');
   for (let tries = 1; ; tries++) {
     try {
       const answer = await send('POST', '/apis/herd.dev/v1/whatifs', { apiVersion: 'herd.dev/v1', kind: 'WhatIf', spec }, 'application/json', signal);
-      if (!signal.aborted) el.innerHTML = report(answer);
+      if (!signal.aborted) el.innerHTML = report(answer, q.own);
       return;
     } catch (e) {
       if (signal.aborted) return;
       if (e.code !== 429 || tries >= busyTries) {
         el.innerHTML = errorBox(e);
+        refused(app, e);
         return;
       }
       el.innerHTML = `<p class="muted" id="whatif-running">${esc(e.message)} — asking again in a moment…</p>`;
@@ -157,7 +224,9 @@ function evictions(es) {
   return es?.length ? es.map((e) => `from ${nodeLink(e.node)} at ${stamp(e.at)} by ${esc((e.by || '').replace(/^system:herd:/, ''))}`).join('<br>') : '<span class="muted">not evicted</span>';
 }
 
-function report(a) {
+// report draws the answer; own are herd serve's settings, against which
+// those the what-if changed are named.
+function report(a, own) {
   const r = a.status || {}, s = a.spec || {}, set = s.settings || {};
   const rows = (items, cells) => items.map((d) => `<tr>${cells(d).map((c) => `<td>${c}</td>`).join('')}</tr>`).join('');
   const section = (title, items, head, cells) => items?.length ? `<section class="card whatif-section"><h2>${title}</h2>
@@ -166,10 +235,13 @@ function report(a) {
     ...(s.nodeFailures || []).map((f) => `<li>node ${nodeLink(f.node)} fails at ${stamp(f.at)}: nothing it sent from then reaches herd</li>`),
     ...(s.drains || []).map((d) => `<li>an operator drains node ${nodeLink(d.node)} at ${stamp(d.at)}</li>`),
   ];
+  const changed = Object.entries(set).filter(([name, v]) => isDuration(v) && own?.[name] !== undefined && own[name] !== v)
+    .map(([name, v]) => `<li data-setting="${esc(name)}">${esc(words(name))} of <b>${esc(v)}</b> instead of herd's ${esc(own[name])}</li>`);
   const differs = (r.nodes?.length || 0) + (r.pods?.length || 0) + (r.placements?.length || 0) + (r.workloads?.length || 0);
   return `<section class="card" id="whatif-summary">
       <h2>From ${stamp(r.since)} to ${stamp(r.until)}</h2>
       <p>${esc(r.events)} events replayed, ${esc(r.inputs)} of them from nodes and operators, with a node grace period of <b>${esc(set.nodeMonitorGracePeriod)}</b> (checked every ${esc(set.nodeMonitorPeriod)}, ${esc(set.nodeStartupGracePeriod)} for a new node).</p>
+      ${changed.length ? `<ul id="whatif-changed">${changed.join('')}</ul>` : ''}
       ${changes.length ? `<ul>${changes.join('')}</ul>` : ''}
       ${(r.downtimes || []).map((d) => `<p class="muted">herd was down from ${stamp(d.from)} to ${stamp(d.until)}; the what-if takes that as it was.</p>`).join('')}
       <p id="whatif-counts"><b>${differs ? `${differs} ${differs === 1 ? 'outcome' : 'outcomes'} would have differed` : 'Nothing would have differed'}</b>: ${esc(r.same)} decisions of herd's reconcilers the same, ${esc(r.missing?.length || 0)} only herd made, ${esc(r.extra?.length || 0)} only the what-if would have made.</p>
