@@ -13,6 +13,37 @@ import (
 	"herd/projections"
 )
 
+// Durations is a time per name, in JSON as Go durations ("1m30s"), as
+// herd's flags and the CLI's report write them.
+type Durations map[string]time.Duration
+
+// MarshalJSON writes each time as a Go duration.
+func (d Durations) MarshalJSON() ([]byte, error) {
+	out := make(map[string]string, len(d))
+	for k, v := range d {
+		out[k] = v.String()
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (d *Durations) UnmarshalJSON(b []byte) error {
+	var in map[string]string
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	out := make(Durations, len(in))
+	for k, v := range in {
+		t, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		out[k] = t
+	}
+	*d = out
+	return nil
+}
+
 // WorkloadDifference is a workload (a Deployment, or a ReplicaSet no
 // Deployment owns) that spent another time below its desired
 // availability: fewer available pods than it asks for.

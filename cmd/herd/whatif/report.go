@@ -86,9 +86,9 @@ type Outcome struct {
 	// Placed is, per pod, each node the scheduler placed it on.
 	Placed map[string][]string `json:"placed"`
 	// Below is, per workload ("deployment default/api"), how long it had
-	// fewer available pods than it asks for. The API leaves it out:
-	// Report.Workloads gives those that differ, in durations.
-	Below map[string]time.Duration `json:"-"`
+	// fewer available pods than it asks for in the window, every
+	// workload that did; Report.Workloads picks those that differ.
+	Below Durations `json:"belowDesired"`
 }
 
 // Eviction is one pod evicted from a node.
