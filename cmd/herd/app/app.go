@@ -107,6 +107,7 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 			projections.NewJobView,
 			projections.NewCronJobView,
 			projections.NewStatefulSetView,
+			projections.NewControllerRevisionView,
 			projections.NewDaemonSetView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
@@ -309,6 +310,8 @@ type workloadViews struct {
 	Budgets     *projections.PodDisruptionBudgetView
 	// StatefulSets is the StatefulSets' view (apps/v1).
 	StatefulSets *projections.StatefulSetView
+	// Revisions is the ControllerRevisions' view (apps/v1).
+	Revisions *projections.ControllerRevisionView
 }
 
 // whatIfRunner is the what-if engine, when the binary provides one: it
@@ -343,6 +346,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: wv.DaemonSets, Jobs: w.JobCommands(), JobView: wv.Jobs,
 		CronJobs: w.CronJobCommands(), CronJobView: wv.CronJobs,
 		StatefulSets: w.StatefulSetCommands(), StatefulSetView: wv.StatefulSets,
+		ControllerRevisions: w.ControllerRevisionCommands(), ControllerRevisionView: wv.Revisions,
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: wv.Budgets, Evictions: w.Evictions(),
 		Reconcilers: recs, Retention: retention, UI: webui.Handler(httpapi.UIPath),
 		WritePath: w.WriteQueue(), Heartbeats: heard, Registerer: reg, WhatIf: wi.Runner,
