@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 	"k8s.io/utils/clock"
 
+	"herd/adapters/conversions"
 	"herd/adapters/httpapi"
 	"herd/adapters/kubelet"
 	"herd/adapters/webui"
@@ -195,6 +196,12 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 		// The StatefulSet reconciler likewise.
 		fx.Provide(func(v *projections.StatefulSetView) statefulset.Reader { return v }),
 		fx.Provide(func(v *projections.PodView) statefulset.PodLister { return v }),
+		// Its revisions' data is the API's (conversions): kubectl rollout
+		// undo sends it back as it is.
+		fx.Provide(func(v *projections.ControllerRevisionView) statefulset.RevisionReader { return v }),
+		fx.Provide(func() statefulset.RevisionCodec {
+			return statefulset.RevisionFuncs{DataOf: conversions.StatefulSetRevisionData, TemplateOf: conversions.StatefulSetRevisionTemplate}
+		}),
 		statefulset.Module,
 		// The DaemonSet reconciler likewise.
 		fx.Provide(func(v *projections.DaemonSetView) daemonset.Reader { return v }),
