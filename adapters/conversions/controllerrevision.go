@@ -72,9 +72,9 @@ func ControllerRevisionFromAPI(in appsv1.ControllerRevision) (domain.CreateContr
 // (its getPatch) and kubectl rollout undo sends it back: the template
 // under spec, with the strategic merge directive that replaces it whole,
 // `{"spec":{"template":{"$patch":"replace",...}}}`, its keys sorted. It is
-// byte for byte what kubectl computes of a StatefulSet with this template
-// (its statefulsetMatch), so an undo to the template already there is
-// skipped.
+// byte for byte what a kubectl of herd's Kubernetes version computes of a
+// StatefulSet with this template (its statefulsetMatch), so its undo to
+// the template already there is skipped.
 func StatefulSetRevisionData(s domain.StatefulSet) ([]byte, error) {
 	full, err := json.Marshal(StatefulSetToAPI(s))
 	if err != nil {

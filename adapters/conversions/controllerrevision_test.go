@@ -28,8 +28,8 @@ func revisionSet(image string) domain.StatefulSet {
 }
 
 // TestStatefulSetRevisionDataIsWhatKubectlComputes: a revision's data is
-// byte for byte the patch kubectl rollout undo computes of the
-// StatefulSet as herd serves it (so an undo to the template already there
+// byte for byte the patch kubectl rollout undo (of herd's Kubernetes
+// version) computes of the StatefulSet as herd serves it (so an undo to the template already there
 // is skipped), and applied to a StatefulSet with another template it
 // gives back the first template, with the same revision name.
 func TestStatefulSetRevisionDataIsWhatKubectlComputes(t *testing.T) {
