@@ -1,9 +1,7 @@
 package statefulset
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -11,6 +9,7 @@ import (
 
 	"herd/domain"
 	"herd/reconcilers"
+	"herd/reconcilers/history"
 )
 
 // revisions are a StatefulSet's ControllerRevisions as one reconcile
@@ -30,56 +29,32 @@ type revisions struct {
 // new revision numbered past every other. The current revision is the one
 // the status names, if it is still kept; otherwise the update revision.
 func (r *Reconciler) revisions(ctx context.Context, s domain.StatefulSet) (revisions, error) {
-	all, _, err := r.revs.Reader.List(ctx, s.Namespace)
+	owned, err := history.Owned(ctx, r.revs.Reader, s.Namespace, s.Owns)
 	if err != nil {
 		return revisions{}, fmt.Errorf("list revisions of statefulset %s: %w", s, err)
 	}
-	var out revisions
-	for _, rev := range all {
-		if rev.Exists() && s.Owns(rev) {
-			out.owned = append(out.owned, rev)
-		}
-	}
-	slices.SortFunc(out.owned, func(a, b domain.ControllerRevision) int {
-		return cmp.Or(cmp.Compare(a.Spec.Revision, b.Spec.Revision), cmp.Compare(a.Name, b.Name))
-	})
-	var next int64 = 1
-	if n := len(out.owned); n > 0 {
-		next = out.owned[n-1].Spec.Revision + 1
-	}
-	name := domain.StatefulSetRevision(s)
-	i := slices.IndexFunc(out.owned, func(rev domain.ControllerRevision) bool { return rev.Name == name })
 	spec := reconcilers.SpecChange(domain.StatefulSetStream(s.Namespace, s.Name), s.Version, domain.StatefulSetCreated{}, domain.StatefulSetChanged{})
 	wctx, err := reconcilers.BecauseOf(ctx, spec)
 	if err != nil {
 		return revisions{}, err
 	}
-	switch {
-	case i >= 0 && i == len(out.owned)-1:
-		out.update = out.owned[i]
-	case i >= 0:
-		// An old template came back: its revision becomes the newest.
-		rev, err := r.revs.Cmds.Execute(wctx, out.owned[i].Key(),
-			domain.RenumberControllerRevision{Revision: next, ResourceVersion: out.owned[i].ResourceVersion})
-		if err != nil {
-			return revisions{}, fmt.Errorf("renumber revision %s of statefulset %s: %w", name, s, err)
-		}
-		r.log.Info("renumbered revision", zap.String("statefulset", s.String()), zap.String("revision", name), zap.Int64("number", next))
-		out.owned = append(slices.Delete(out.owned, i, i+1), rev)
-		out.update = rev
-	default:
+	var out revisions
+	var change history.Change
+	out.update, out.owned, change, err = history.Ensure(wctx, r.revs.Cmds, owned, domain.StatefulSetRevision(s), func(number int64) (domain.CreateControllerRevision, error) {
 		data, err := r.revs.Codec.Data(s)
 		if err != nil {
-			return revisions{}, reconcilers.Terminal(fmt.Errorf("revision data of statefulset %s: %w", s, err))
+			return domain.CreateControllerRevision{}, reconcilers.Terminal(fmt.Errorf("revision data: %w", err))
 		}
-		c := domain.NewStatefulSetRevision(s, data, next, r.newUID())
-		rev, err := r.revs.Cmds.Execute(wctx, domain.Key{Namespace: s.Namespace, Name: c.Meta.Name}, c)
-		if err != nil {
-			return revisions{}, fmt.Errorf("create revision %s of statefulset %s: %w", c.Meta.Name, s, err)
-		}
-		r.log.Info("created revision", zap.String("statefulset", s.String()), zap.String("revision", rev.Name), zap.Int64("number", next))
-		out.owned = append(out.owned, rev)
-		out.update = rev
+		return domain.NewStatefulSetRevision(s, data, number, r.newUID()), nil
+	})
+	if err != nil {
+		return revisions{}, fmt.Errorf("statefulset %s: %w", s, err)
+	}
+	switch change {
+	case history.Created:
+		r.log.Info("created revision", zap.String("statefulset", s.String()), zap.String("revision", out.update.Name), zap.Int64("number", out.update.Spec.Revision))
+	case history.Renumbered:
+		r.log.Info("renumbered revision", zap.String("statefulset", s.String()), zap.String("revision", out.update.Name), zap.Int64("number", out.update.Spec.Revision))
 	}
 	out.current, out.currentTemplate = out.update, s.Spec.Template
 	if c := s.Status.CurrentRevision; c != "" && c != out.update.Name {
@@ -108,27 +83,16 @@ func (r *Reconciler) truncateHistory(ctx context.Context, s domain.StatefulSet, 
 	for _, p := range owned {
 		live[p.Labels[domain.LabelControllerRevisionHash]] = true
 	}
-	var history []domain.ControllerRevision
-	for _, rev := range revs.owned {
-		if !live[rev.Name] {
-			history = append(history, rev)
-		}
-	}
 	limit := 10
 	if l := s.Spec.RevisionHistoryLimit; l != nil {
 		limit = int(*l)
 	}
-	if len(history) <= limit {
-		return nil
+	deleted, err := history.Truncate(ctx, r.revs.Cmds, revs.owned, func(rev domain.ControllerRevision) bool { return live[rev.Name] }, limit)
+	for _, name := range deleted {
+		r.log.Info("deleted revision", zap.String("statefulset", s.String()), zap.String("revision", name))
 	}
-	var errs []error
-	for _, rev := range history[:len(history)-limit] {
-		_, err := r.revs.Cmds.Execute(ctx, rev.Key(), domain.DeleteControllerRevision{ResourceVersion: rev.ResourceVersion})
-		if err != nil && !errors.Is(err, domain.ErrNotFound) {
-			errs = append(errs, fmt.Errorf("delete revision %s of statefulset %s: %w", rev.Name, s, err))
-			continue
-		}
-		r.log.Info("deleted revision", zap.String("statefulset", s.String()), zap.String("revision", rev.Name))
+	if err != nil {
+		return fmt.Errorf("statefulset %s: %w", s, err)
 	}
-	return errors.Join(errs...)
+	return nil
 }

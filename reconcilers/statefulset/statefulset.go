@@ -31,6 +31,7 @@ import (
 	"herd/events"
 	"herd/projections"
 	"herd/reconcilers"
+	"herd/reconcilers/history"
 )
 
 // kindStatefulSet is the kind an owner reference names a StatefulSet by.
@@ -52,10 +53,7 @@ type PodLister interface {
 }
 
 // RevisionReader is what the reconciler reads of the ControllerRevisions.
-type RevisionReader interface {
-	// List returns the ControllerRevisions of namespace.
-	List(ctx context.Context, namespace string) ([]domain.ControllerRevision, int64, error)
-}
+type RevisionReader = history.Reader
 
 // RevisionCodec turns a StatefulSet's template into a ControllerRevision's
 // data and back. The data is in the API's form (a strategic merge patch
