@@ -76,7 +76,22 @@ func ControllerRevisionFromAPI(in appsv1.ControllerRevision) (domain.CreateContr
 // StatefulSet with this template (its statefulsetMatch), so its undo to
 // the template already there is skipped.
 func StatefulSetRevisionData(s domain.StatefulSet) ([]byte, error) {
-	full, err := json.Marshal(StatefulSetToAPI(s))
+	return templatePatch(StatefulSetToAPI(s))
+}
+
+// DaemonSetRevisionData is the data of the ControllerRevision of the
+// DaemonSet's template, as Kubernetes' DaemonSet controller writes it
+// (its getPatch) and kubectl rollout undo daemonset sends it back: the
+// same replacing patch of spec.template as a StatefulSet's.
+func DaemonSetRevisionData(ds domain.DaemonSet) ([]byte, error) {
+	return templatePatch(DaemonSetToAPI(ds))
+}
+
+// templatePatch is the strategic merge patch that replaces a workload's
+// spec.template with its own, its keys sorted:
+// `{"spec":{"template":{"$patch":"replace",...}}}`.
+func templatePatch(workload any) ([]byte, error) {
+	full, err := json.Marshal(workload)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +102,7 @@ func StatefulSetRevisionData(s domain.StatefulSet) ([]byte, error) {
 	spec, _ := raw["spec"].(map[string]any)
 	template, _ := spec["template"].(map[string]any)
 	if template == nil {
-		return nil, fmt.Errorf("statefulset %s has no template", s)
+		return nil, fmt.Errorf("%T has no template", workload)
 	}
 	template["$patch"] = "replace"
 	return json.Marshal(map[string]any{"spec": map[string]any{"template": template}})

@@ -207,6 +207,7 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 		fx.Provide(func(v *projections.DaemonSetView) daemonset.Reader { return v }),
 		fx.Provide(func(v *projections.NodeView) daemonset.NodeLister { return v }),
 		fx.Provide(func(v *projections.PodView) daemonset.PodLister { return v }),
+		fx.Provide(func() daemonset.RevisionData { return conversions.DaemonSetRevisionData }),
 		daemonset.Module,
 		garbagecollector.Module,
 		pollers,
