@@ -12,7 +12,7 @@ import (
 // JSON at the schema version it declares.
 func TestAggregatesAreComplete(t *testing.T) {
 	samples := map[string]Event{}
-	for _, e := range slices.Concat(sampleEvents(), samplePodEvents(), sampleIPAMEvents(), sampleReplicaSetEvents(), sampleDeploymentEvents(), samplePodDisruptionBudgetEvents(), sampleJobEvents(), sampleDaemonSetEvents(), sampleCronJobEvents(), sampleStatefulSetEvents()) {
+	for _, e := range slices.Concat(sampleEvents(), samplePodEvents(), sampleIPAMEvents(), sampleReplicaSetEvents(), sampleDeploymentEvents(), samplePodDisruptionBudgetEvents(), sampleJobEvents(), sampleDaemonSetEvents(), sampleCronJobEvents(), sampleStatefulSetEvents(), sampleControllerRevisionEvents()) {
 		samples[e.EventType()] = e
 	}
 	owners := map[string]string{}
@@ -74,7 +74,7 @@ func TestNamespacedAggregates(t *testing.T) {
 			got = append(got, a.Name())
 		}
 	}
-	want := []string{ConfigMapAggregate.Name(), CronJobAggregate.Name(), DaemonSetAggregate.Name(), DeploymentAggregate.Name(), JobAggregate.Name(), LeaseAggregate.Name(), PodAggregate.Name(), PodDisruptionBudgetAggregate.Name(), ReplicaSetAggregate.Name(), StatefulSetAggregate.Name()}
+	want := []string{ConfigMapAggregate.Name(), ControllerRevisionAggregate.Name(), CronJobAggregate.Name(), DaemonSetAggregate.Name(), DeploymentAggregate.Name(), JobAggregate.Name(), LeaseAggregate.Name(), PodAggregate.Name(), PodDisruptionBudgetAggregate.Name(), ReplicaSetAggregate.Name(), StatefulSetAggregate.Name()}
 	if !slices.Equal(got, want) {
 		t.Errorf("namespaced aggregates = %v, want %v", got, want)
 	}

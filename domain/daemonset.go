@@ -32,9 +32,8 @@ type DaemonSetSpec struct {
 	// MinReadySeconds is how long a pod must have been ready to count as
 	// available.
 	MinReadySeconds int32 `json:"minReadySeconds,omitempty"`
-	// RevisionHistoryLimit is how many old revisions Kubernetes would
-	// keep; herd keeps none (it serves no ControllerRevisions) and only
-	// stores the number.
+	// RevisionHistoryLimit is how many old ControllerRevisions of its
+	// templates the DaemonSet keeps beyond those its pods are at.
 	RevisionHistoryLimit int32 `json:"revisionHistoryLimit"`
 }
 

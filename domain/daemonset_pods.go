@@ -27,6 +27,30 @@ const hashAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 // same hash; a changed one almost surely another.
 func (ds DaemonSet) TemplateHash() string { return podTemplateHash(ds.Spec.Template) }
 
+// DaemonSetRevision names the ControllerRevision of the DaemonSet's
+// current template: its name and the template's hash, as Kubernetes names
+// it (its pods' controller-revision-hash label is the hash alone).
+func DaemonSetRevision(ds DaemonSet) string { return ds.Name + "-" + ds.TemplateHash() }
+
+// NewDaemonSetRevision is the command that creates the ControllerRevision
+// of the DaemonSet's current template, as Kubernetes' DaemonSet
+// controller's snapshot does: named DaemonSetRevision(ds), labelled with
+// the template's labels and its hash under controller-revision-hash,
+// annotated as the DaemonSet is, owned by it; data is the template as the
+// patch that restores it, number the revision's.
+func NewDaemonSetRevision(ds DaemonSet, data []byte, number int64, uid string) CreateControllerRevision {
+	labels := cloneStrings(ds.Spec.Template.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[LabelControllerRevisionHash] = ds.TemplateHash()
+	return CreateControllerRevision{
+		Meta: ObjectMeta{Namespace: ds.Namespace, Name: DaemonSetRevision(ds), UID: uid,
+			Labels: labels, Annotations: cloneStrings(ds.Annotations), Owners: []OwnerReference{ds.OwnerReference()}},
+		Spec: ControllerRevisionSpec{Data: append([]byte(nil), data...), Revision: number},
+	}
+}
+
 // podTemplateHash is the hash of a workload's pod template, as its pods'
 // controller-revision-hash label names it (see DaemonSet.TemplateHash).
 func podTemplateHash(t PodTemplate) string {

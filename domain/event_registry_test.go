@@ -27,7 +27,7 @@ func roundTrip(t *testing.T, e Event) Event {
 
 func TestEventsRoundTrip(t *testing.T) {
 	var types []string
-	for _, e := range slices.Concat(sampleEvents(), samplePodEvents(), sampleIPAMEvents(), sampleReplicaSetEvents(), sampleDeploymentEvents(), samplePodDisruptionBudgetEvents(), sampleJobEvents(), sampleDaemonSetEvents(), sampleCronJobEvents(), sampleStatefulSetEvents()) {
+	for _, e := range slices.Concat(sampleEvents(), samplePodEvents(), sampleIPAMEvents(), sampleReplicaSetEvents(), sampleDeploymentEvents(), samplePodDisruptionBudgetEvents(), sampleJobEvents(), sampleDaemonSetEvents(), sampleCronJobEvents(), sampleStatefulSetEvents(), sampleControllerRevisionEvents()) {
 		types = append(types, e.EventType())
 		t.Run(e.EventType(), func(t *testing.T) {
 			if diff := cmp.Diff(e, roundTrip(t, e)); diff != "" {

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"time"
@@ -274,18 +275,45 @@ func StatefulSetOrdinal(set, name string) (int, bool) {
 // ordinal i with uid, from its current template: named NAME-i, labelled
 // with its name and the template's revision, owned by the StatefulSet.
 func NewStatefulSetPod(s StatefulSet, i int, uid string) CreatePod {
-	t := deepCopy(s.Spec.Template)
+	return NewStatefulSetRevisionPod(s, s.Spec.Template, StatefulSetRevision(s), i, uid)
+}
+
+// NewStatefulSetRevisionPod is the command that creates the StatefulSet's
+// pod of ordinal i with uid from template t, the template of revision
+// rev: a pod below the partition is made again from the revision it
+// belongs to, not the new template (Kubernetes' newVersionedStatefulSetPod).
+func NewStatefulSetRevisionPod(s StatefulSet, t PodTemplate, rev string, i int, uid string) CreatePod {
+	t = deepCopy(t)
 	name := StatefulSetPodName(s.Name, i)
 	labels := cloneStrings(t.Labels)
 	if labels == nil {
 		labels = map[string]string{}
 	}
 	labels[LabelStatefulSetPodName] = name
-	labels[LabelControllerRevisionHash] = StatefulSetRevision(s)
+	labels[LabelControllerRevisionHash] = rev
 	return CreatePod{
 		Namespace: s.Namespace, Name: name, UID: uid,
 		Labels: labels, Annotations: t.Annotations, Owners: []OwnerReference{s.OwnerReference()},
 		Spec: t.Spec, TerminationGracePeriodSeconds: t.TerminationGracePeriodSeconds,
+	}
+}
+
+// NewStatefulSetRevision is the command that creates the ControllerRevision
+// of the StatefulSet's current template, as Kubernetes' newRevision does:
+// named StatefulSetRevision(s), labelled with the template's labels and
+// its hash, annotated as the StatefulSet is, owned by it; data is the
+// template as the patch that restores it, number the revision's.
+func NewStatefulSetRevision(s StatefulSet, data []byte, number int64, uid string) CreateControllerRevision {
+	hash := podTemplateHash(s.Spec.Template)
+	labels := cloneStrings(s.Spec.Template.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[LabelControllerRevisionHashKey] = hash
+	return CreateControllerRevision{
+		Meta: ObjectMeta{Namespace: s.Namespace, Name: s.Name + "-" + hash, UID: uid,
+			Labels: labels, Annotations: cloneStrings(s.Annotations), Owners: []OwnerReference{s.OwnerReference()}},
+		Spec: ControllerRevisionSpec{Data: bytes.Clone(data), Revision: number},
 	}
 }
 

@@ -75,6 +75,7 @@ func initializeScenario(sc *godog.ScenarioContext, database func() string) {
 	w.registerJobSteps(sc)
 	w.registerCronJobSteps(sc)
 	w.registerDaemonSetSteps(sc)
+	w.registerStatefulSetSteps(sc)
 	w.registerAuthSteps(sc)
 	w.registerWebViewSteps(sc)
 	w.registerIdentitySteps(sc)

@@ -19,6 +19,7 @@ type writerCommands struct {
 	jobs           *command.Commands[domain.Job, domain.JobCommand]
 	cronJobs       *command.Commands[domain.CronJob, domain.CronJobCommand]
 	statefulSets   *command.Commands[domain.StatefulSet, domain.StatefulSetCommand]
+	revisions      *command.Commands[domain.ControllerRevision, domain.ControllerRevisionCommand]
 	daemonSets     *command.Commands[domain.DaemonSet, domain.DaemonSetCommand]
 	namespaces     *command.Commands[domain.Namespace, domain.NamespaceCommand]
 	ipPools        ipPoolCommands
@@ -39,6 +40,7 @@ func newWriterCommands(w *Writer) *writerCommands {
 		jobs:           newCommands(w, jobs.aggregate, domain.DecideJob),
 		cronJobs:       newCommands(w, cronJobs.aggregate, domain.DecideCronJob),
 		statefulSets:   newCommands(w, statefulSets.aggregate, domain.DecideStatefulSet),
+		revisions:      newCommands(w, controllerRevisions.aggregate, domain.DecideControllerRevision),
 		daemonSets:     newCommands(w, daemonSets.aggregate, domain.DecideDaemonSet),
 		namespaces:     newCommands(w, namespaces, domain.DecideNamespace),
 		ipPools:        ipPoolCommands{w},
@@ -114,6 +116,13 @@ func (w *Writer) CronJobCommands() domain.Executor[domain.CronJob, domain.CronJo
 // by the reconciler that records its status.
 func (w *Writer) StatefulSetCommands() domain.Executor[domain.StatefulSet, domain.StatefulSetCommand] {
 	return w.cmds().statefulSets
+}
+
+// ControllerRevisionCommands is how a ControllerRevision is commanded: by
+// the API, by the statefulset reconciler that keeps its StatefulSets'
+// revisions, and by the garbage collector.
+func (w *Writer) ControllerRevisionCommands() domain.Executor[domain.ControllerRevision, domain.ControllerRevisionCommand] {
+	return w.cmds().revisions
 }
 
 // DaemonSetCommands is how a DaemonSet is commanded: by the API, and by

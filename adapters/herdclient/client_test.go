@@ -64,6 +64,7 @@ func newHerd(t *testing.T, auth httpapi.Authenticator) *herd {
 		Jobs: w.JobCommands(), JobView: projections.NewJobView(store.Log()),
 		CronJobs: w.CronJobCommands(), CronJobView: projections.NewCronJobView(store.Log()),
 		StatefulSets: w.StatefulSetCommands(), StatefulSetView: projections.NewStatefulSetView(store.Log()),
+		ControllerRevisions: w.ControllerRevisionCommands(), ControllerRevisionView: projections.NewControllerRevisionView(store.Log()),
 		Auth: auth,
 	}, httpapi.Config{Thresholds: domain.DefaultThresholds})
 	if err != nil {

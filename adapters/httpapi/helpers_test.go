@@ -87,6 +87,7 @@ func newTestAPIWith(t testing.TB, log events.Log, auth Authenticator, change fun
 		Jobs: w.JobCommands(), JobView: projections.NewJobView(log),
 		CronJobs: w.CronJobCommands(), CronJobView: projections.NewCronJobView(log),
 		StatefulSets: w.StatefulSetCommands(), StatefulSetView: projections.NewStatefulSetView(log),
+		ControllerRevisions: w.ControllerRevisionCommands(), ControllerRevisionView: projections.NewControllerRevisionView(log),
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: projections.NewDaemonSetView(log),
 		Auth: auth, UI: fakeUI,
 	}

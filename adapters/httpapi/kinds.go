@@ -16,7 +16,7 @@ import (
 func (s *Server) kinds() []*kind {
 	ks := []*kind{
 		s.nodeKind(), s.podKind(), s.namespaceKind(), s.configMapKind(), s.serviceKind(),
-		s.coreEventKind(), s.eventKind(), s.leaseKind(), s.replicaSetKind(), s.deploymentKind(), s.daemonSetKind(), s.jobKind(), s.cronJobKind(), s.statefulSetKind(),
+		s.coreEventKind(), s.eventKind(), s.leaseKind(), s.replicaSetKind(), s.deploymentKind(), s.daemonSetKind(), s.jobKind(), s.cronJobKind(), s.statefulSetKind(), s.controllerRevisionKind(),
 		s.podDisruptionBudgetKind(),
 		s.nodeMetricsKind(), s.podMetricsKind(),
 		s.selfSubjectAccessReviewKind(), s.selfSubjectRulesReviewKind(), s.selfSubjectReviewKind(),

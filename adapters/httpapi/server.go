@@ -134,6 +134,10 @@ type Deps struct {
 	// (apps/v1).
 	StatefulSets    domain.Executor[domain.StatefulSet, domain.StatefulSetCommand]
 	StatefulSetView *projections.StatefulSetView
+	// ControllerRevisions and ControllerRevisionView store and read
+	// ControllerRevisions (apps/v1).
+	ControllerRevisions    domain.Executor[domain.ControllerRevision, domain.ControllerRevisionCommand]
+	ControllerRevisionView *projections.ControllerRevisionView
 	// DaemonSets and DaemonSetView store and read DaemonSets (apps/v1).
 	DaemonSets    domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
 	DaemonSetView *projections.DaemonSetView

@@ -10,7 +10,7 @@ import (
 // What herd does not serve, said plainly: a client that asks for it gets
 // a Status naming what it asked for and why herd has none, instead of a
 // bare 404 that reads like a typo. kubectl prints the message as it is.
-var unserved = append([]unservedRoute{
+var unserved = []unservedRoute{
 	{"GET /api/v1/namespaces/{namespace}/pods/{name}/log",
 		"herd keeps no container logs: its agents run pods on runtimes (zones, the mock runtime) whose output herd does not collect; read it on the node (a zone's console log with zlogin -C)",
 		http.StatusNotFound, metav1.StatusReasonNotFound},
@@ -29,7 +29,7 @@ var unserved = append([]unservedRoute{
 	{"PUT /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"PATCH /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"DELETE /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to delete", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
-}, unservedWorkloads("controllerrevisions")...)
+}
 
 // unservedRoute is a path herd has no answer for, and the Status it
 // answers instead.
@@ -37,21 +37,6 @@ type unservedRoute struct {
 	pattern, why string
 	code         int
 	reason       metav1.StatusReason
-}
-
-// unservedWorkloads are the routes of the apps/v1 workloads herd does not
-// keep, by resource: of apps/v1, herd serves Deployments, ReplicaSets,
-// DaemonSets and StatefulSets, but no ControllerRevisions (so kubectl
-// rollout history and undo of a StatefulSet or DaemonSet are told why).
-func unservedWorkloads(resources ...string) []unservedRoute {
-	var out []unservedRoute
-	for _, resource := range resources {
-		why := "herd serves no " + resource + " yet: of apps/v1 it serves deployments, replicasets, daemonsets and statefulsets (kubectl create deployment, kubectl create -f with kind: DaemonSet or StatefulSet)"
-		for _, pattern := range []string{"/apis/apps/v1/" + resource, "/apis/apps/v1/namespaces/{namespace}/" + resource, "/apis/apps/v1/namespaces/{namespace}/" + resource + "/"} {
-			out = append(out, unservedRoute{pattern, why, http.StatusNotFound, metav1.StatusReasonNotFound})
-		}
-	}
-	return out
 }
 
 // unservedRoutes answers each of unserved with its Status.

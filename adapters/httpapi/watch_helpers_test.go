@@ -66,6 +66,7 @@ func newWatchAPI(t testing.TB, cfg watch.Config) *watchAPI {
 		Jobs: w.JobCommands(), JobView: projections.NewJobView(store.Log()),
 		CronJobs: w.CronJobCommands(), CronJobView: projections.NewCronJobView(store.Log()),
 		StatefulSets: w.StatefulSetCommands(), StatefulSetView: projections.NewStatefulSetView(store.Log()),
+		ControllerRevisions: w.ControllerRevisionCommands(), ControllerRevisionView: projections.NewControllerRevisionView(store.Log()),
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: projections.NewDaemonSetView(store.Log()),
 		Log: store.Log(), KubeletTargetView: projections.NewKubeletTargetView(store.Log()), Watch: hub, Clock: clk, Logger: zap.NewNop(), Gatherer: prometheus.NewRegistry(),
 	}, Config{Thresholds: domain.DefaultThresholds})

@@ -181,3 +181,72 @@ func TestKubectlDaemonSets(t *testing.T) {
 		return nil
 	})
 }
+
+// TestKubectlDaemonSetRolloutHistoryAndUndo runs kubectl rollout history
+// and undo of a DaemonSet against herd serve --demo 2: each template is a
+// revision kubectl lists, and rollout undo brings the one before back
+// on every node, its revision renumbered as the newest.
+func TestKubectlDaemonSetRolloutHistoryAndUndo(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not on PATH")
+	}
+	srv := startServe(t, serveOptions{Args: []string{"--demo", "2"}})
+	kc := newKubectl(t, srv.URL)
+	path := filepath.Join(t.TempDir(), "logs.yaml")
+	manifest := strings.Replace(strings.Split(dsManifest, "---")[0], "      nodeSelector: {herd.dev/kind: linux}\n", "", 1)
+	if err := os.WriteFile(path, []byte(manifest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kc.must(t, "apply", "-f", path)
+	images := func(want string) {
+		t.Helper()
+		eventually(t, 120*time.Second, func() error {
+			out := kc.must(t, "get", "pods", "-l", "app=logs", "-o",
+				`jsonpath={range .items[*]}{.spec.containers[0].image} {.status.conditions[?(@.type=="Ready")].status} {.metadata.deletionTimestamp}{"\n"}{end}`)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if len(lines) != 2 {
+				return fmt.Errorf("pods %q", out)
+			}
+			for _, l := range lines {
+				if strings.TrimSpace(l) != want+" True" {
+					return fmt.Errorf("pods %q, want two Ready of %s", out, want)
+				}
+			}
+			return nil
+		})
+	}
+	revisions := func() []string {
+		t.Helper()
+		out := kc.must(t, "rollout", "history", "daemonset/logs")
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) < 2 || !strings.HasPrefix(lines[0], "daemonset.apps/logs") {
+			t.Fatalf("kubectl rollout history said %q", out)
+		}
+		_, rows := columns(strings.Join(lines[1:], "\n"))
+		var revs []string
+		for _, r := range rows {
+			revs = append(revs, r[0])
+		}
+		return revs
+	}
+	images("fluent-bit:3")
+	kc.must(t, "set", "image", "daemonset/logs", "fluent=fluent-bit:4")
+	images("fluent-bit:4")
+	if got := revisions(); !slices.Equal(got, []string{"1", "2"}) {
+		t.Fatalf("history after set image: %q", got)
+	}
+	if out := kc.must(t, "rollout", "history", "daemonset/logs", "--revision=1"); !strings.Contains(out, "fluent-bit:3") {
+		t.Errorf("kubectl rollout history --revision=1 said %q", out)
+	}
+	if out := kc.must(t, "rollout", "undo", "daemonset/logs"); !strings.Contains(out, "daemonset.apps/logs rolled back") {
+		t.Errorf("kubectl rollout undo said %q", out)
+	}
+	images("fluent-bit:3")
+	eventually(t, 30*time.Second, func() error {
+		if got := revisions(); !slices.Equal(got, []string{"2", "3"}) {
+			return fmt.Errorf("history after the undo: %q", got)
+		}
+		return nil
+	})
+}

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 )
 
 // webStatefulSet is a StatefulSet of three, as an operator applies it.
@@ -226,6 +229,156 @@ func TestKubectlStatefulSets(t *testing.T) {
 	eventually(t, 60*time.Second, func() error {
 		if pods := webPods(t, kc); len(pods) != 0 {
 			return fmt.Errorf("web's pods are still there: %+v", pods)
+		}
+		return nil
+	})
+}
+
+// webImages waits for web's pods to be exactly n, all Ready, all running
+// image, and returns their revision hash.
+func webImages(t *testing.T, kc kubectl, n int, image string) string {
+	t.Helper()
+	var hash string
+	eventually(t, 120*time.Second, func() error {
+		pods := webPods(t, kc)
+		if len(pods) != n {
+			return fmt.Errorf("pods %+v", pods)
+		}
+		for _, p := range pods {
+			if p.image != image || !p.ready || p.deleting || p.hash != pods[0].hash {
+				return fmt.Errorf("pods %+v, want %d Ready at %s", pods, n, image)
+			}
+		}
+		hash = pods[0].hash
+		return nil
+	})
+	return hash
+}
+
+// history is kubectl rollout history statefulset/web: its revision
+// numbers, in the order it prints them.
+func history(t *testing.T, kc kubectl) []string {
+	t.Helper()
+	out := kc.must(t, "rollout", "history", "statefulset/web")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "statefulset.apps/web") {
+		t.Fatalf("kubectl rollout history said %q", out)
+	}
+	header, rows := columns(strings.Join(lines[1:], "\n"))
+	if !slices.Equal(header, []string{"REVISION", "CHANGE-CAUSE"}) {
+		t.Fatalf("kubectl rollout history printed %q", header)
+	}
+	var revs []string
+	for _, r := range rows {
+		revs = append(revs, r[0])
+	}
+	return revs
+}
+
+// TestKubectlStatefulSetRolloutHistoryAndUndo runs kubectl rollout
+// history and undo of a StatefulSet against herd serve --demo 2: each
+// template is a revision kubectl lists (and shows one of with
+// --revision); rollout undo goes back to the revision before, the old
+// revision renumbered as the newest, and --to-revision to any kept;
+// an undo to the template already there changes nothing; client-go, in its default configuration (protobuf), lists the
+// revisions with their data.
+func TestKubectlStatefulSetRolloutHistoryAndUndo(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not on PATH")
+	}
+	srv := startServe(t, serveOptions{Args: []string{"--demo", "2"}})
+	kc := newKubectl(t, srv.URL)
+	path := filepath.Join(t.TempDir(), "web.yaml")
+	if err := os.WriteFile(path, []byte(strings.Replace(webStatefulSet, "replicas: 3", "replicas: 2", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kc.must(t, "apply", "-f", path)
+	v1 := webImages(t, kc, 2, "nginx:1")
+	if got := history(t, kc); !slices.Equal(got, []string{"1"}) {
+		t.Fatalf("history of a new StatefulSet: %q", got)
+	}
+
+	kc.must(t, "set", "image", "statefulset/web", "web=nginx:2")
+	v2 := webImages(t, kc, 2, "nginx:2")
+	if got := history(t, kc); !slices.Equal(got, []string{"1", "2"}) {
+		t.Fatalf("history after set image: %q", got)
+	}
+	if out := kc.must(t, "rollout", "history", "statefulset/web", "--revision=1"); !strings.Contains(out, "nginx:1") || strings.Contains(out, "nginx:2") {
+		t.Errorf("kubectl rollout history --revision=1 said %q", out)
+	}
+	header, rows := columns(kc.must(t, "get", "controllerrevisions"))
+	if !slices.Equal(header, []string{"NAME", "CONTROLLER", "REVISION", "AGE"}) || len(rows) != 2 ||
+		!slices.Contains([]string{rows[0][0], rows[1][0]}, v1) || rows[0][1] != "statefulset.apps/web" {
+		t.Errorf("kubectl get controllerrevisions: %q %q (v1 %s)", header, rows, v1)
+	}
+
+	if out := kc.must(t, "rollout", "undo", "statefulset/web"); !strings.Contains(out, "statefulset.apps/web rolled back") {
+		t.Errorf("kubectl rollout undo said %q", out)
+	}
+	if got := webImages(t, kc, 2, "nginx:1"); got != v1 {
+		t.Errorf("after the undo the pods are at %s, want the first revision %s", got, v1)
+	}
+	if got := history(t, kc); !slices.Equal(got, []string{"2", "3"}) {
+		t.Errorf("history after the undo: %q, want the first revision renumbered 3", got)
+	}
+	if out := kc.must(t, "get", "sts", "web", "-o", "jsonpath={.status.currentRevision} {.status.updateRevision}"); out != v1+" "+v1 {
+		t.Errorf("status revisions %q, want %s twice", out, v1)
+	}
+
+	kc.must(t, "rollout", "undo", "statefulset/web", "--to-revision=2")
+	if got := webImages(t, kc, 2, "nginx:2"); got != v2 {
+		t.Errorf("after undo --to-revision=2 the pods are at %s, want %s", got, v2)
+	}
+	eventually(t, 30*time.Second, func() error {
+		if got := history(t, kc); !slices.Equal(got, []string{"3", "4"}) {
+			return fmt.Errorf("history after undo --to-revision=2: %q", got)
+		}
+		return nil
+	})
+	// An undo to the template already there changes nothing. A kubectl of
+	// herd's Kubernetes version finds the revision's data byte for byte
+	// what it computes of the StatefulSet and skips it; an older one
+	// (whose JSON of a template carries "creationTimestamp":null) sends
+	// the patch, which herd finds changes nothing, as kube-apiserver does.
+	generation := kc.must(t, "get", "sts", "web", "-o", "jsonpath={.metadata.generation}")
+	if out := kc.must(t, "rollout", "undo", "statefulset/web", "--to-revision=4"); !strings.Contains(out, "skipped rollback (current template already matches revision 4)") &&
+		!strings.Contains(out, "statefulset.apps/web rolled back") {
+		t.Errorf("an undo to the template already there said %q", out)
+	}
+	if got := kc.must(t, "get", "sts", "web", "-o", "jsonpath={.metadata.generation}"); got != generation {
+		t.Errorf("an undo to the template already there made generation %s of %s", got, generation)
+	}
+	if got := history(t, kc); !slices.Equal(got, []string{"3", "4"}) {
+		t.Errorf("history after an undo to the template already there: %q", got)
+	}
+	if res := kc.run(t, "rollout", "undo", "statefulset/web", "--to-revision=9"); res.Code == 0 || !strings.Contains(res.Stderr, "unable to find specified revision 9") {
+		t.Errorf("an undo to no revision: exit %d, %q", res.Code, res.Stderr)
+	}
+
+	rec := newRecorder(t, srv.URL)
+	cs := newClientset(t, &rest.Config{Host: rec.URL})
+	list, err := cs.AppsV1().ControllerRevisions("default").List(t.Context(), metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil || len(list.Items) != 2 {
+		t.Fatalf("client-go list of controllerrevisions: %+v, %v", list, err)
+	}
+	for _, r := range list.Items {
+		if !strings.HasPrefix(string(r.Data.Raw), `{"spec":{"template":{"$patch":"replace"`) || r.OwnerReferences[0].Kind != "StatefulSet" {
+			t.Errorf("revision %s: data %s, owners %+v", r.Name, r.Data.Raw, r.OwnerReferences)
+		}
+	}
+	rec.mu.Lock()
+	for _, ex := range rec.log {
+		if ex.resource == "controllerrevisions" && ex.answered != "application/vnd.kubernetes.protobuf" {
+			t.Errorf("herd answered client-go's list in %q, want protobuf", ex.answered)
+		}
+	}
+	rec.mu.Unlock()
+
+	kc.must(t, "delete", "statefulset", "web")
+	eventually(t, 60*time.Second, func() error {
+		if out := kc.must(t, "get", "controllerrevisions", "-o", "name"); strings.TrimSpace(out) != "" {
+			return fmt.Errorf("revisions outlive their StatefulSet: %q", out)
 		}
 		return nil
 	})

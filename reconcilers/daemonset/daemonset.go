@@ -22,7 +22,9 @@ type Reconciler struct {
 	pods        PodLister
 	podCommands PodCommands
 	dsCommands  domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
-	ids         Identities
+	// revs keeps the DaemonSets' ControllerRevisions; nil keeps none.
+	revs *revisionKeeper
+	ids  Identities
 	// owners maps a pod's events to its DaemonSet; known maps a node's
 	// to every DaemonSet.
 	owners *reconcilers.OwnerIndex

@@ -7,6 +7,7 @@ import (
 
 	"herd/domain"
 	"herd/reconcilers"
+	"herd/reconcilers/history"
 )
 
 // Params are what the fx module builds the reconciler from: the small
@@ -23,8 +24,13 @@ type Params struct {
 	PodCommands domain.Executor[domain.Pod, domain.PodCommand]
 	PodBatch    domain.BatchExecutor[domain.Pod, domain.PodCommand]
 	DSCommands  domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
-	Clock       clock.Clock
-	Logger      *zap.Logger
+	// Revisions, RevCommands and RevisionData keep the DaemonSets'
+	// ControllerRevisions; without them the reconciler keeps none.
+	Revisions    history.Reader                                                               `optional:"true"`
+	RevCommands  domain.Executor[domain.ControllerRevision, domain.ControllerRevisionCommand] `optional:"true"`
+	RevisionData RevisionData                                                                 `optional:"true"`
+	Clock        clock.Clock
+	Logger       *zap.Logger
 }
 
 // podCommands is the pods' Executor and BatchExecutor, which the app
@@ -40,7 +46,11 @@ func FromParams(p Params) (*Reconciler, error) {
 	if cfg == (Config{}) {
 		cfg = DefaultConfig()
 	}
-	return New(cfg, p.DaemonSets, p.Nodes, p.Pods, podCommands{p.PodCommands, p.PodBatch}, p.DSCommands, p.Clock, p.Logger)
+	r, err := New(cfg, p.DaemonSets, p.Nodes, p.Pods, podCommands{p.PodCommands, p.PodBatch}, p.DSCommands, p.Clock, p.Logger)
+	if err != nil || p.Revisions == nil || p.RevCommands == nil || p.RevisionData == nil {
+		return r, err
+	}
+	return r.WithRevisions(p.Revisions, p.RevCommands, p.RevisionData), nil
 }
 
 // Module adds the DaemonSet reconciler to the reconcilers' value group,

@@ -88,6 +88,9 @@ func (r *Reconciler) sync(ctx context.Context, ds domain.DaemonSet, pods []domai
 		return reconcilers.Result{}, errors.Join(append(errs, fmt.Errorf("list nodes: %w", err))...)
 	}
 	owned := slices.Concat(c.owned, adopted)
+	if err := r.keepRevisions(ctx, ds, owned); err != nil {
+		errs = append(errs, err)
+	}
 	w := newWorld(ds, nodes, owned, r.clock.Now())
 	act := r.manage(w)
 	roomy, short, err := r.withRoom(ctx, w, act.create, r.cfg.BurstReplicas)

@@ -94,6 +94,7 @@ var dependentChanges = reconcilers.EventTypesOf(
 	domain.JobCreated{}, domain.JobOwnersChanged{},
 	domain.DaemonSetCreated{}, domain.DaemonSetOwnersChanged{},
 	domain.PodDisruptionBudgetCreated{}, domain.PodDisruptionBudgetOwnersChanged{},
+	domain.ControllerRevisionCreated{}, domain.ControllerRevisionUpdated{}, domain.ControllerRevisionOwnersChanged{},
 )
 
 // ownerChanges are the events after which an object's namespace is judged

@@ -31,7 +31,7 @@ func newHarness(t *testing.T) *harness {
 	h.r = New(DefaultResyncPeriod, Readers{
 		Pods: projections.NewPodView(l), ConfigMaps: h.cms, Leases: projections.NewLeaseView(l), ReplicaSets: h.rss,
 		Deployments: h.ds, Jobs: projections.NewJobView(l), CronJobs: projections.NewCronJobView(l), StatefulSets: projections.NewStatefulSetView(l), DaemonSets: projections.NewDaemonSetView(l),
-		PodDisruptionBudgets: projections.NewPodDisruptionBudgetView(l), Nodes: projections.NewNodeView(l), Namespaces: nss,
+		PodDisruptionBudgets: projections.NewPodDisruptionBudgetView(l), ControllerRevisions: projections.NewControllerRevisionView(l), Nodes: projections.NewNodeView(l), Namespaces: nss,
 	}, env.Writer, zap.NewNop())
 	return h
 }

@@ -30,6 +30,7 @@ type Readers struct {
 	StatefulSets         objectView[domain.StatefulSet]
 	DaemonSets           objectView[domain.DaemonSet]
 	PodDisruptionBudgets objectView[domain.PodDisruptionBudget]
+	ControllerRevisions  objectView[domain.ControllerRevision]
 	Nodes                interface {
 		Get(ctx context.Context, name string) (domain.Node, error)
 	}
@@ -60,6 +61,7 @@ type Repository interface {
 	StatefulSetCommands() domain.Executor[domain.StatefulSet, domain.StatefulSetCommand]
 	DaemonSetCommands() domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
 	PodDisruptionBudgetCommands() domain.Executor[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand]
+	ControllerRevisionCommands() domain.Executor[domain.ControllerRevision, domain.ControllerRevisionCommand]
 }
 
 // kinds is every kind herd stores, as owner or dependent.
@@ -181,6 +183,24 @@ func kinds(rd Readers, repo Repository) []*kind {
 			},
 			release: func(ctx context.Context, d dependent, uid string) error {
 				_, err := repo.PodDisruptionBudgetCommands().Execute(ctx, d.key(), domain.ReleasePodDisruptionBudget{UID: uid})
+				return err
+			},
+		},
+		{
+			// A ControllerRevision is its StatefulSet's dependent, never an
+			// owner.
+			name: "ControllerRevision", group: "apps", namespaced: true,
+			owner: lastOwner(rd.ControllerRevisions, func(r domain.ControllerRevision) (bool, string, bool, bool) {
+				return r.Exists(), r.UID, false, false
+			}),
+			list: listOf(rd.ControllerRevisions, revisionDependent), aggregate: domain.ControllerRevisionAggregate,
+			one: oneOf(rd.ControllerRevisions, domain.ControllerRevision.Exists, revisionDependent),
+			del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
+				_, err := repo.ControllerRevisionCommands().Execute(ctx, d.key(), domain.DeleteControllerRevision{ResourceVersion: d.resourceVersion})
+				return err
+			},
+			release: func(ctx context.Context, d dependent, uid string) error {
+				_, err := repo.ControllerRevisionCommands().Execute(ctx, d.key(), domain.ReleaseControllerRevision{UID: uid})
 				return err
 			},
 		},
@@ -438,6 +458,11 @@ func daemonSetDependent(ds domain.DaemonSet) dependent {
 // budgetDependent is a PodDisruptionBudget as a dependent.
 func budgetDependent(b domain.PodDisruptionBudget) dependent {
 	return dependent{namespace: b.Namespace, name: b.Name, uid: b.UID, resourceVersion: b.ResourceVersion, owners: b.Owners}
+}
+
+// revisionDependent is a ControllerRevision as a dependent.
+func revisionDependent(r domain.ControllerRevision) dependent {
+	return dependent{namespace: r.Namespace, name: r.Name, uid: r.UID, resourceVersion: r.ResourceVersion, owners: r.Owners}
 }
 
 // podDependent is a pod as a dependent: ok when it exists and names

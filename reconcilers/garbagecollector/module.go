@@ -23,6 +23,7 @@ type Params struct {
 	StatefulSets         *projections.StatefulSetView
 	DaemonSets           *projections.DaemonSetView
 	PodDisruptionBudgets *projections.PodDisruptionBudgetView
+	ControllerRevisions  *projections.ControllerRevisionView
 	Nodes                *projections.NodeView
 	Namespaces           *projections.NamespaceView
 	Logger               *zap.Logger
@@ -32,7 +33,8 @@ type Params struct {
 func FromParams(p Params) *Reconciler {
 	rd := Readers{
 		Pods: p.Pods, ConfigMaps: p.ConfigMaps, Leases: p.Leases, ReplicaSets: p.ReplicaSets, Deployments: p.Deployments,
-		Jobs: p.Jobs, CronJobs: p.CronJobs, StatefulSets: p.StatefulSets, DaemonSets: p.DaemonSets, PodDisruptionBudgets: p.PodDisruptionBudgets, Nodes: p.Nodes, Namespaces: p.Namespaces,
+		Jobs: p.Jobs, CronJobs: p.CronJobs, StatefulSets: p.StatefulSets, DaemonSets: p.DaemonSets, PodDisruptionBudgets: p.PodDisruptionBudgets,
+		ControllerRevisions: p.ControllerRevisions, Nodes: p.Nodes, Namespaces: p.Namespaces,
 	}
 	return New(DefaultResyncPeriod, rd, p.Writer, p.Logger)
 }

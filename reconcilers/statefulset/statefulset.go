@@ -7,8 +7,12 @@
 // all at once. A pod that is deleted or fails is made again under the
 // same name. A new template rolls through the pods from the highest
 // ordinal down, one at a time, each after the ones above it are Ready
-// again, never below the partition. It records the status kubectl
-// rollout status reads.
+// again, never below the partition. It keeps a ControllerRevision of
+// each template the StatefulSet has had, as Kubernetes' controller does
+// (kubectl rollout history lists them, rollout undo patches one back),
+// makes a pod below the partition again from the current revision's
+// template, not the new one, and records the status kubectl rollout
+// status reads.
 package statefulset
 
 import (
@@ -27,6 +31,7 @@ import (
 	"herd/events"
 	"herd/projections"
 	"herd/reconcilers"
+	"herd/reconcilers/history"
 )
 
 // kindStatefulSet is the kind an owner reference names a StatefulSet by.
@@ -47,12 +52,50 @@ type PodLister interface {
 	List(ctx context.Context, f projections.PodFilter) ([]domain.Pod, int64, error)
 }
 
+// RevisionReader is what the reconciler reads of the ControllerRevisions.
+type RevisionReader = history.Reader
+
+// RevisionCodec turns a StatefulSet's template into a ControllerRevision's
+// data and back. The data is in the API's form (a strategic merge patch
+// of the apps/v1 StatefulSet, which kubectl rollout undo sends back as it
+// is), which the domain does not know: the binary gives the conversions'.
+type RevisionCodec interface {
+	// Data is the data of the revision of s's template.
+	Data(s domain.StatefulSet) ([]byte, error)
+	// Template is the template the revision's data restores on s.
+	Template(s domain.StatefulSet, data []byte) (domain.PodTemplate, error)
+}
+
+// RevisionFuncs is a RevisionCodec of two functions.
+type RevisionFuncs struct {
+	DataOf     func(s domain.StatefulSet) ([]byte, error)
+	TemplateOf func(s domain.StatefulSet, data []byte) (domain.PodTemplate, error)
+}
+
+// Data implements RevisionCodec.
+func (f RevisionFuncs) Data(s domain.StatefulSet) ([]byte, error) { return f.DataOf(s) }
+
+// Template implements RevisionCodec.
+func (f RevisionFuncs) Template(s domain.StatefulSet, data []byte) (domain.PodTemplate, error) {
+	return f.TemplateOf(s, data)
+}
+
+// Revisions is how the reconciler keeps the StatefulSets'
+// ControllerRevisions: it reads them, writes them, and turns templates
+// into their data and back.
+type Revisions struct {
+	Reader RevisionReader
+	Cmds   domain.Executor[domain.ControllerRevision, domain.ControllerRevisionCommand]
+	Codec  RevisionCodec
+}
+
 // Reconciler is the StatefulSet reconciler. Its keys are StatefulSets.
 type Reconciler struct {
 	sets    Reader
 	pods    PodLister
 	setCmds domain.Executor[domain.StatefulSet, domain.StatefulSetCommand]
 	podCmds domain.Executor[domain.Pod, domain.PodCommand]
+	revs    Revisions
 	owners  *reconcilers.OwnerIndex
 	clock   clock.PassiveClock
 	newUID  func() string
@@ -69,11 +112,11 @@ var (
 // without an event: how a lost event heals.
 const DefaultResyncPeriod = 30 * time.Second
 
-// New returns the StatefulSet reconciler; clk is the clock a pod's
-// availability is read on.
+// New returns the StatefulSet reconciler; revs keeps its revisions, clk is
+// the clock a pod's availability is read on.
 func New(sets Reader, pods PodLister, setCmds domain.Executor[domain.StatefulSet, domain.StatefulSetCommand],
-	podCmds domain.Executor[domain.Pod, domain.PodCommand], clk clock.PassiveClock, log *zap.Logger) *Reconciler {
-	return &Reconciler{sets: sets, pods: pods, setCmds: setCmds, podCmds: podCmds,
+	podCmds domain.Executor[domain.Pod, domain.PodCommand], revs Revisions, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
+	return &Reconciler{sets: sets, pods: pods, setCmds: setCmds, podCmds: podCmds, revs: revs,
 		owners: reconcilers.NewOwnerIndex(kindStatefulSet), clock: clk, newUID: uuid.NewString,
 		log: log.Named("statefulset"), resync: DefaultResyncPeriod}
 }
@@ -131,8 +174,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		}
 	}
 	now := r.clock.Now()
-	stepErr := r.step(ctx, s, owned, now)
-	st, next := status(s, owned, now)
+	revs, err := r.revisions(ctx, s)
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
+	stepErr := r.step(ctx, s, revs, owned, now)
+	st, next := status(s, revs.current.Name, owned, now)
+	stepErr = errors.Join(stepErr, r.truncateHistory(ctx, s, revs, st, owned))
 	sctx, err := reconcilers.BecauseOfCount(ctx, owned,
 		reconcilers.SpecChange(domain.StatefulSetStream(s.Namespace, s.Name), s.Version, domain.StatefulSetCreated{}, domain.StatefulSetChanged{}))
 	if err != nil {
@@ -161,7 +209,7 @@ func runningAndReady(p domain.Pod) bool {
 // from the lowest ordinal up, then the condemned ones (beyond the
 // replicas, or with a name not of the set) from the highest down, then
 // the rolling update from the highest ordinal down to the partition.
-func (r *Reconciler) step(ctx context.Context, s domain.StatefulSet, owned []domain.Pod, now time.Time) error {
+func (r *Reconciler) step(ctx context.Context, s domain.StatefulSet, revs revisions, owned []domain.Pod, now time.Time) error {
 	monotonic := s.Spec.PodManagementPolicy != domain.StatefulSetParallel
 	replicas := make([]*domain.Pod, s.Spec.Replicas)
 	var condemned []domain.Pod
@@ -188,7 +236,7 @@ func (r *Reconciler) step(ctx context.Context, s domain.StatefulSet, owned []dom
 	for ord, p := range replicas {
 		switch {
 		case p == nil:
-			if err := r.create(ctx, s, ord); err != nil {
+			if err := r.create(ctx, s, revs, ord); err != nil {
 				errs = append(errs, err)
 			}
 			if monotonic {
@@ -255,9 +303,14 @@ func (r *Reconciler) step(ctx context.Context, s domain.StatefulSet, owned []dom
 	return nil
 }
 
-// create makes the StatefulSet's pod of ordinal ord from its template.
-func (r *Reconciler) create(ctx context.Context, s domain.StatefulSet, ord int) error {
+// create makes the StatefulSet's pod of ordinal ord: from the current
+// revision's template below the partition of a rolling update, from the
+// StatefulSet's template otherwise (Kubernetes' newVersionedStatefulSetPod).
+func (r *Reconciler) create(ctx context.Context, s domain.StatefulSet, revs revisions, ord int) error {
 	c := domain.NewStatefulSetPod(s, ord, r.newUID())
+	if s.Spec.UpdateStrategy.Type == domain.StatefulSetRollingUpdate && ord < int(domain.StatefulSetPartition(s)) && revs.current.Name != revs.update.Name {
+		c = domain.NewStatefulSetRevisionPod(s, revs.currentTemplate, revs.current.Name, ord, r.newUID())
+	}
 	if _, err := r.podCmds.Execute(ctx, domain.Key{Namespace: c.Namespace, Name: c.Name}, c); err != nil {
 		err = fmt.Errorf("create pod %s of statefulset %s: %w", c.Name, s, err)
 		if errors.Is(err, domain.ErrInvalid) {
@@ -286,12 +339,9 @@ func (r *Reconciler) delete(ctx context.Context, s domain.StatefulSet, p domain.
 // revision; the current revision becomes the update revision once every
 // replica is at it. next is when a ready pod becomes available, zero if
 // none waits.
-func status(s domain.StatefulSet, owned []domain.Pod, now time.Time) (domain.StatefulSetStatus, time.Time) {
+func status(s domain.StatefulSet, current string, owned []domain.Pod, now time.Time) (domain.StatefulSetStatus, time.Time) {
 	rev := domain.StatefulSetRevision(s)
-	st := domain.StatefulSetStatus{ObservedGeneration: s.Generation, UpdateRevision: rev, CurrentRevision: s.Status.CurrentRevision}
-	if st.CurrentRevision == "" {
-		st.CurrentRevision = rev
-	}
+	st := domain.StatefulSetStatus{ObservedGeneration: s.Generation, UpdateRevision: rev, CurrentRevision: current}
 	var next time.Time
 	minReady := time.Duration(s.Spec.MinReadySeconds) * time.Second
 	for _, p := range owned {
@@ -324,17 +374,20 @@ func status(s domain.StatefulSet, owned []domain.Pod, now time.Time) (domain.Sta
 type Params struct {
 	fx.In
 
-	Sets    Reader
-	Pods    PodLister
-	SetCmds domain.Executor[domain.StatefulSet, domain.StatefulSetCommand]
-	PodCmds domain.Executor[domain.Pod, domain.PodCommand]
-	Clock   clock.Clock
-	Logger  *zap.Logger
+	Sets      Reader
+	Pods      PodLister
+	SetCmds   domain.Executor[domain.StatefulSet, domain.StatefulSetCommand]
+	PodCmds   domain.Executor[domain.Pod, domain.PodCommand]
+	Revisions RevisionReader
+	RevCmds   domain.Executor[domain.ControllerRevision, domain.ControllerRevisionCommand]
+	RevCodec  RevisionCodec
+	Clock     clock.Clock
+	Logger    *zap.Logger
 }
 
 // FromParams is New on what fx provides.
 func FromParams(p Params) *Reconciler {
-	return New(p.Sets, p.Pods, p.SetCmds, p.PodCmds, p.Clock, p.Logger)
+	return New(p.Sets, p.Pods, p.SetCmds, p.PodCmds, Revisions{Reader: p.Revisions, Cmds: p.RevCmds, Codec: p.RevCodec}, p.Clock, p.Logger)
 }
 
 // Module adds the StatefulSet reconciler to the reconcilers' value group,

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 	"herd/reconcilers"
 	"herd/reconcilers/reconcilerstest"
@@ -16,9 +17,12 @@ import (
 
 type fakeSets = reconcilerstest.Store[domain.StatefulSet, domain.StatefulSetCommand]
 
+type fakeRevisions = reconcilerstest.Store[domain.ControllerRevision, domain.ControllerRevisionCommand]
+
 var (
-	_ Reader    = (*fakeSets)(nil)
-	_ PodLister = (*reconcilerstest.Pods)(nil)
+	_ Reader         = (*fakeSets)(nil)
+	_ PodLister      = (*reconcilerstest.Pods)(nil)
+	_ RevisionReader = (*fakeRevisions)(nil)
 )
 
 var t0 = reconcilerstest.T0
@@ -28,6 +32,7 @@ var t0 = reconcilerstest.T0
 type fixture struct {
 	r     *Reconciler
 	sets  *fakeSets
+	revs  *fakeRevisions
 	pods  *reconcilerstest.Pods
 	clock *clocktesting.FakeClock
 }
@@ -43,6 +48,11 @@ func newFixture(t *testing.T, change func(*domain.StatefulSetSpec)) *fixture {
 			s.ResourceVersion++
 			return s
 		}),
+		revs: reconcilerstest.NewStore(clk.Now, domain.DecideControllerRevision, func(r domain.ControllerRevision, ev domain.Event) domain.ControllerRevision {
+			r = domain.EvolveControllerRevision(r, ev)
+			r.ResourceVersion++
+			return r
+		}),
 	}
 	spec := domain.StatefulSetSpec{Replicas: 3, ServiceName: "web",
 		Selector: domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
@@ -54,7 +64,8 @@ func newFixture(t *testing.T, change func(*domain.StatefulSetSpec)) *fixture {
 	if _, err := f.sets.Execute(t.Context(), webKey, domain.CreateStatefulSet{Meta: domain.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-web"}, Spec: spec}); err != nil {
 		t.Fatal(err)
 	}
-	f.r = New(f.sets, f.pods, f.sets, f.pods, clk, zap.NewNop())
+	codec := RevisionFuncs{DataOf: conversions.StatefulSetRevisionData, TemplateOf: conversions.StatefulSetRevisionTemplate}
+	f.r = New(f.sets, f.pods, f.sets, f.pods, Revisions{Reader: f.revs, Cmds: f.revs, Codec: codec}, clk, zap.NewNop())
 	n := 0
 	f.r.newUID = func() string { n++; return "uid-pod-" + string(rune('0'+n)) }
 	return f
@@ -212,10 +223,11 @@ func TestADeletedPodComesBackUnderItsName(t *testing.T) {
 		f.reconcile(t)
 		f.ready(n)
 	}
+	old := f.pods.Pods[domain.Key{Namespace: "default", Name: "web-1"}].UID
 	delete(f.pods.Pods, domain.Key{Namespace: "default", Name: "web-1"})
 	f.reconcile(t)
 	f.expect(t, "web-0,web-1,web-2")
-	if p := f.pods.Pods[domain.Key{Namespace: "default", Name: "web-1"}]; p.UID == "uid-pod-2" {
+	if p := f.pods.Pods[domain.Key{Namespace: "default", Name: "web-1"}]; p.UID == old {
 		t.Errorf("web-1 kept its old uid %s", p.UID)
 	}
 	k := domain.Key{Namespace: "default", Name: "web-0"}

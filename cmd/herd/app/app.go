@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 	"k8s.io/utils/clock"
 
+	"herd/adapters/conversions"
 	"herd/adapters/httpapi"
 	"herd/adapters/kubelet"
 	"herd/adapters/webui"
@@ -107,6 +108,7 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 			projections.NewJobView,
 			projections.NewCronJobView,
 			projections.NewStatefulSetView,
+			projections.NewControllerRevisionView,
 			projections.NewDaemonSetView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
@@ -194,11 +196,18 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 		// The StatefulSet reconciler likewise.
 		fx.Provide(func(v *projections.StatefulSetView) statefulset.Reader { return v }),
 		fx.Provide(func(v *projections.PodView) statefulset.PodLister { return v }),
+		// Its revisions' data is the API's (conversions): kubectl rollout
+		// undo sends it back as it is.
+		fx.Provide(func(v *projections.ControllerRevisionView) statefulset.RevisionReader { return v }),
+		fx.Provide(func() statefulset.RevisionCodec {
+			return statefulset.RevisionFuncs{DataOf: conversions.StatefulSetRevisionData, TemplateOf: conversions.StatefulSetRevisionTemplate}
+		}),
 		statefulset.Module,
 		// The DaemonSet reconciler likewise.
 		fx.Provide(func(v *projections.DaemonSetView) daemonset.Reader { return v }),
 		fx.Provide(func(v *projections.NodeView) daemonset.NodeLister { return v }),
 		fx.Provide(func(v *projections.PodView) daemonset.PodLister { return v }),
+		fx.Provide(func() daemonset.RevisionData { return conversions.DaemonSetRevisionData }),
 		daemonset.Module,
 		garbagecollector.Module,
 		pollers,
@@ -309,6 +318,8 @@ type workloadViews struct {
 	Budgets     *projections.PodDisruptionBudgetView
 	// StatefulSets is the StatefulSets' view (apps/v1).
 	StatefulSets *projections.StatefulSetView
+	// Revisions is the ControllerRevisions' view (apps/v1).
+	Revisions *projections.ControllerRevisionView
 }
 
 // whatIfRunner is the what-if engine, when the binary provides one: it
@@ -343,6 +354,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		DaemonSets: w.DaemonSetCommands(), DaemonSetView: wv.DaemonSets, Jobs: w.JobCommands(), JobView: wv.Jobs,
 		CronJobs: w.CronJobCommands(), CronJobView: wv.CronJobs,
 		StatefulSets: w.StatefulSetCommands(), StatefulSetView: wv.StatefulSets,
+		ControllerRevisions: w.ControllerRevisionCommands(), ControllerRevisionView: wv.Revisions,
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: wv.Budgets, Evictions: w.Evictions(),
 		Reconcilers: recs, Retention: retention, UI: webui.Handler(httpapi.UIPath),
 		WritePath: w.WriteQueue(), Heartbeats: heard, Registerer: reg, WhatIf: wi.Runner,

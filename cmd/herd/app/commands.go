@@ -22,6 +22,7 @@ var commands = fx.Provide(
 	(*projections.Writer).JobCommands,
 	(*projections.Writer).CronJobCommands,
 	(*projections.Writer).StatefulSetCommands,
+	(*projections.Writer).ControllerRevisionCommands,
 	(*projections.Writer).DaemonSetCommands,
 	(*projections.Writer).NamespaceCommands,
 	(*projections.Writer).IPPoolCommands,

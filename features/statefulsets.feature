@@ -1,0 +1,48 @@
+Feature: StatefulSets keep pods with stable names, and their templates as revisions
+  A StatefulSet keeps its pods NAME-0 to NAME-(n-1), as Kubernetes'
+  StatefulSet controller does: they start in order, each once the ones
+  before it are Ready; a scale down removes the highest ordinal first; a
+  new template rolls from the highest ordinal down to the partition, and a
+  pod below the partition that is lost comes back as it was. Each template
+  is a revision an operator can go back to, as kubectl rollout undo does.
+
+  Background:
+    Given herd is running and the time is 2026-03-01 09:00:00
+    And node "n1" has registered and is Ready
+
+  Scenario: Pods start in order, and a scale down removes the highest first
+    When StatefulSet "web" keeps 3 pods of "nginx:1"
+    Then StatefulSet "web" has these pods Running:
+      | pod   | image   |
+      | web-0 | nginx:1 |
+      | web-1 | nginx:1 |
+      | web-2 | nginx:1 |
+    And StatefulSet "web" made its pods in the order "web-0, web-1, web-2"
+    When StatefulSet "web" is scaled to 1
+    Then StatefulSet "web" has these pods Running:
+      | pod   | image   |
+      | web-0 | nginx:1 |
+    And StatefulSet "web" removed its pods in the order "web-2, web-1"
+
+  Scenario: A rolling update held at a partition, a pod lost below it, and an undo
+    Given StatefulSet "web" keeps 3 pods of "nginx:1"
+    When StatefulSet "web" is given the image "nginx:2" from ordinal 1 up
+    Then StatefulSet "web" has these pods Running:
+      | pod   | image   |
+      | web-0 | nginx:1 |
+      | web-1 | nginx:2 |
+      | web-2 | nginx:2 |
+    And StatefulSet "web" has revisions "1, 2"
+    When pod "web-0" of StatefulSet "web" is lost
+    Then StatefulSet "web" has these pods Running:
+      | pod   | image   |
+      | web-0 | nginx:1 |
+      | web-1 | nginx:2 |
+      | web-2 | nginx:2 |
+    When an operator undoes the last rollout of StatefulSet "web"
+    Then StatefulSet "web" has these pods Running:
+      | pod   | image   |
+      | web-0 | nginx:1 |
+      | web-1 | nginx:1 |
+      | web-2 | nginx:1 |
+    And StatefulSet "web" has revisions "2, 3"

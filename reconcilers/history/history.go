@@ -1,0 +1,122 @@
+// Package history keeps a controller's ControllerRevisions, as
+// Kubernetes' pkg/controller/history does for its StatefulSet and
+// DaemonSet controllers: the revisions an object owns, by number; the
+// revision of its template now, made the newest (created, or renumbered
+// when an old template comes back, as kubectl rollout undo brings it);
+// and the oldest trimmed beyond the object's revisionHistoryLimit, never
+// one still in use.
+package history
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"herd/domain"
+)
+
+// Reader is what a controller reads of the ControllerRevisions.
+type Reader interface {
+	// List returns the ControllerRevisions of namespace.
+	List(ctx context.Context, namespace string) ([]domain.ControllerRevision, int64, error)
+}
+
+// Commands is how a controller writes its ControllerRevisions.
+type Commands = domain.Executor[domain.ControllerRevision, domain.ControllerRevisionCommand]
+
+// Owned are the revisions of namespace that owns says are the owner's,
+// by number (then name).
+func Owned(ctx context.Context, r Reader, namespace string, owns func(domain.Dependent) bool) ([]domain.ControllerRevision, error) {
+	all, _, err := r.List(ctx, namespace)
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.ControllerRevision
+	for _, rev := range all {
+		if rev.Exists() && owns(rev) {
+			out = append(out, rev)
+		}
+	}
+	sortByNumber(out)
+	return out, nil
+}
+
+func sortByNumber(revs []domain.ControllerRevision) {
+	slices.SortFunc(revs, func(a, b domain.ControllerRevision) int {
+		return cmp.Or(cmp.Compare(a.Spec.Revision, b.Spec.Revision), cmp.Compare(a.Name, b.Name))
+	})
+}
+
+// Change says what Ensure did to the revision it returned.
+type Change int
+
+// What Ensure did: nothing (the revision was the newest already), a new
+// revision, or an old one renumbered as the newest.
+const (
+	Unchanged Change = iota
+	Created
+	Renumbered
+)
+
+// Ensure makes the revision name the newest of owned (sorted by number,
+// as Owned returns them): kept as it is when it is the newest already,
+// renumbered past the others when it is an older one, or created by
+// create, given the number past the others, when there is none. It
+// returns that revision and owned with it, by number. create is called
+// only when a revision is made (its data costs an encoding).
+func Ensure(ctx context.Context, cmds Commands, owned []domain.ControllerRevision, name string,
+	create func(number int64) (domain.CreateControllerRevision, error)) (domain.ControllerRevision, []domain.ControllerRevision, Change, error) {
+	var next int64 = 1
+	if n := len(owned); n > 0 {
+		next = owned[n-1].Spec.Revision + 1
+	}
+	i := slices.IndexFunc(owned, func(rev domain.ControllerRevision) bool { return rev.Name == name })
+	switch {
+	case i >= 0 && i == len(owned)-1:
+		return owned[i], owned, Unchanged, nil
+	case i >= 0:
+		rev, err := cmds.Execute(ctx, owned[i].Key(), domain.RenumberControllerRevision{Revision: next, ResourceVersion: owned[i].ResourceVersion})
+		if err != nil {
+			return domain.ControllerRevision{}, owned, Unchanged, fmt.Errorf("renumber revision %s: %w", name, err)
+		}
+		out := append(slices.Delete(slices.Clone(owned), i, i+1), rev)
+		return rev, out, Renumbered, nil
+	}
+	c, err := create(next)
+	if err != nil {
+		return domain.ControllerRevision{}, owned, Unchanged, err
+	}
+	rev, err := cmds.Execute(ctx, domain.Key{Namespace: c.Meta.Namespace, Name: c.Meta.Name}, c)
+	if err != nil {
+		return domain.ControllerRevision{}, owned, Unchanged, fmt.Errorf("create revision %s: %w", c.Meta.Name, err)
+	}
+	return rev, append(slices.Clone(owned), rev), Created, nil
+}
+
+// Truncate deletes the oldest of owned (sorted by number) that live does
+// not keep, beyond limit of them, as Kubernetes' controllers trim their
+// history; it returns the names of those deleted.
+func Truncate(ctx context.Context, cmds Commands, owned []domain.ControllerRevision, live func(domain.ControllerRevision) bool, limit int) ([]string, error) {
+	var history []domain.ControllerRevision
+	for _, rev := range owned {
+		if !live(rev) {
+			history = append(history, rev)
+		}
+	}
+	if len(history) <= limit {
+		return nil, nil
+	}
+	var deleted []string
+	var errs []error
+	for _, rev := range history[:len(history)-max(limit, 0)] {
+		_, err := cmds.Execute(ctx, rev.Key(), domain.DeleteControllerRevision{ResourceVersion: rev.ResourceVersion})
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			errs = append(errs, fmt.Errorf("delete revision %s: %w", rev.Name, err))
+			continue
+		}
+		deleted = append(deleted, rev.Name)
+	}
+	return deleted, errors.Join(errs...)
+}
