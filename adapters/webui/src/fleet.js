@@ -208,7 +208,8 @@ export class Collection {
         this.notify(full ? null : changed, full);
         // For the performance timeline (make bench-ui): when the list had
         // been read, how long comparing it and repainting took.
-        performance.mark('herd:moved', { detail: { at, changed: changed.length, parsed, compared, painted: performance.now(), via: list.via || 'page' } });
+        // whole: the list came whole, not as what differs from the last.
+        performance.mark('herd:moved', { detail: { at, changed: changed.length, parsed, compared, painted: performance.now(), via: list.via || 'page', whole: !list.diff } });
       }
     } finally {
       this.moving = false;
