@@ -89,17 +89,23 @@ export function podsPage(ctx) {
       draw();
       return;
     }
+    // The rows and groups on the page, by key, found in one walk: a
+    // querySelector for each changed pod walked the whole page each time
+    // (for a pod not shown yet, every row of a thousand groups).
+    const trOf = new Map(), secs = [...el.querySelectorAll(':scope > section.group')], secOf = new Map();
+    for (const tr of el.querySelectorAll('tr.pod')) trOf.set(tr.dataset.key, tr);
+    for (const sec of secs) secOf.set(sec.dataset.key, sec);
     const rows = [], adds = [], removes = [];
     for (const k of changed) {
       const p = pods.objects.get(k);
-      const tr = el.querySelector(`tr[data-key="${CSS.escape(k)}"]`);
+      const tr = trOf.get(k);
       const shown = !!p && matches(p);
       if (!shown) {
         if (tr) removes.push(tr);
         continue;
       }
       const g = p[by] || '(none)';
-      const sec = el.querySelector(`section.group[data-key="${CSS.escape('group:' + g)}"]`);
+      const sec = secOf.get('group:' + g);
       if (tr && tr.closest('section.group') !== sec) {
         draw();
         return;
@@ -112,7 +118,7 @@ export function podsPage(ctx) {
       return;
     }
     const touched = new Set();
-    for (const a of adds) if (!a[0]) a[0] = groupFor(a[2]);
+    for (const a of adds) if (!a[0]) a[0] = groupFor(a[2], secs, secOf);
     for (const [tr, p] of rows) patchElement(tr, row(p));
     for (const tr of removes) {
       touched.add(tr.closest('section.group'));
@@ -142,23 +148,25 @@ export function podsPage(ctx) {
   }
 
   // groupFor is group g's section, put on the page, empty, among the
-  // others in order, when it is not there yet.
-  function groupFor(g) {
+  // others in order, when it is not there yet; secs (the sections in
+  // order) and secOf (them by key) follow.
+  function groupFor(g, secs, secOf) {
     const k = 'group:' + g;
-    const have = el.querySelector(`section.group[data-key="${CSS.escape(k)}"]`);
+    const have = secOf.get(k);
     if (have) return have;
     const t = document.createElement('template');
     t.innerHTML = section(g, []);
     const sec = t.content.firstElementChild;
-    const list = el.querySelectorAll(':scope > section.group');
-    let lo = 0, hi = list.length;
+    let lo = 0, hi = secs.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (list[mid].dataset.key.slice(6) < g) lo = mid + 1;
+      if (secs[mid].dataset.key.slice(6) < g) lo = mid + 1;
       else hi = mid;
     }
-    if (!list.length) el.replaceChildren(sec);
-    else el.insertBefore(sec, list[lo] || null);
+    if (!secs.length) el.replaceChildren(sec);
+    else el.insertBefore(sec, secs[lo] || null);
+    secs.splice(lo, 0, sec);
+    secOf.set(k, sec);
     return sec;
   }
 
