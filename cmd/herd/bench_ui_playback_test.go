@@ -51,7 +51,7 @@ func BenchmarkWebViewPlayback1kNodes(b *testing.B) {
 		browse(b, tab, "watch long tasks and frames", script(`window.herdLongTasks = []; window.herdFrames = [];
 			new PerformanceObserver((l) => { for (const e of l.getEntries()) window.herdLongTasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });
 			const frame = (t) => { window.herdFrames.push(t); requestAnimationFrame(frame); };
-			requestAnimationFrame(frame);`))
+			requestAnimationFrame(frame);`+watchLongFrames))
 		browse(b, tab, "play at 60×", chromedp.SetValue("#speed", "60"), chromedp.Click("#play"))
 		window := 40 * time.Second
 		time.Sleep(window)
@@ -75,6 +75,7 @@ func BenchmarkWebViewPlayback1kNodes(b *testing.B) {
 		if err := json.Unmarshal([]byte(raw), &got); err != nil {
 			b.Fatal(err)
 		}
+		logLongFrames(b, tab)
 		screenshot(b, tab, "bench-playback-1k")
 		longest := 0.0
 		for _, t := range got.Tasks {
@@ -292,8 +293,7 @@ func BenchmarkWebViewPlaybackPages1kNodes(b *testing.B) {
 				browse(b, tab, "open the "+p.name+" page at the hour's start", chromedp.Navigate(srv.URL+"/ui/"+p.path), waitFor(p.ready))
 				browse(b, tab, "watch long tasks", script(`window.herdLongTasks = []; document.getElementById('app').firstElementChild.dataset.probe = 'kept';
 					new PerformanceObserver((l) => { for (const e of l.getEntries()) window.herdLongTasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });
-					window.herdFrames = [];
-					new PerformanceObserver((l) => { for (const e of l.getEntries()) if (e.duration > 50) window.herdFrames.push(e); }).observe({ type: 'long-animation-frame' });`))
+					`+watchLongFrames))
 				browse(b, tab, "play at 60×", chromedp.SetValue("#speed", "60"), chromedp.Click("#play"))
 				window := 40 * time.Second
 				time.Sleep(window)
@@ -312,8 +312,8 @@ func BenchmarkWebViewPlaybackPages1kNodes(b *testing.B) {
 				if err := json.Unmarshal([]byte(raw), &got); err != nil {
 					b.Fatal(err)
 				}
-				screenshot(b, tab, "bench-playback-1k-"+p.name)
 				logLongFrames(b, tab)
+				screenshot(b, tab, "bench-playback-1k-"+p.name)
 				if len(got.Steps) > 0 {
 					compare, paint := 0.0, 0.0
 					for _, m := range got.Steps {
@@ -344,6 +344,12 @@ func BenchmarkWebViewPlaybackPages1kNodes(b *testing.B) {
 	}
 }
 
+// watchLongFrames, run in the page, keeps each animation frame longer
+// than 50 ms (the Long Animation Frames API) for logLongFrames.
+const watchLongFrames = `
+	window.herdLongFrames = [];
+	new PerformanceObserver((l) => { for (const e of l.getEntries()) if (e.duration > 50) window.herdLongFrames.push(e); }).observe({ type: 'long-animation-frame' });`
+
 // logLongFrames logs what the browser says each long animation frame
 // (over 50 ms, the Long Animation Frames API) held: how long went to
 // scripts — each named by the function and source that ran, and how it
@@ -352,7 +358,7 @@ func BenchmarkWebViewPlaybackPages1kNodes(b *testing.B) {
 // It is how a long task is attributed to the page's code.
 func logLongFrames(b *testing.B, tab context.Context) {
 	b.Helper()
-	raw := read(b, tab, "the long animation frames", evaluate[string](`JSON.stringify((window.herdFrames || []).map((f) => ({
+	raw := read(b, tab, "the long animation frames", evaluate[string](`JSON.stringify((window.herdLongFrames || []).map((f) => ({
 		start: f.startTime, duration: f.duration, blocking: f.blockingDuration,
 		render: f.renderStart ? f.startTime + f.duration - f.renderStart : 0,
 		style: f.styleAndLayoutStart ? f.startTime + f.duration - f.styleAndLayoutStart : 0,
