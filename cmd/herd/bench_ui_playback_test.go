@@ -51,7 +51,7 @@ func BenchmarkWebViewPlayback1kNodes(b *testing.B) {
 		browse(b, tab, "watch long tasks and frames", script(`window.herdLongTasks = []; window.herdFrames = [];
 			new PerformanceObserver((l) => { for (const e of l.getEntries()) window.herdLongTasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });
 			const frame = (t) => { window.herdFrames.push(t); requestAnimationFrame(frame); };
-			requestAnimationFrame(frame);`))
+			requestAnimationFrame(frame);`+watchLongFrames))
 		browse(b, tab, "play at 60×", chromedp.SetValue("#speed", "60"), chromedp.Click("#play"))
 		window := 40 * time.Second
 		time.Sleep(window)
@@ -75,6 +75,7 @@ func BenchmarkWebViewPlayback1kNodes(b *testing.B) {
 		if err := json.Unmarshal([]byte(raw), &got); err != nil {
 			b.Fatal(err)
 		}
+		logLongFrames(b, tab)
 		screenshot(b, tab, "bench-playback-1k")
 		longest := 0.0
 		for _, t := range got.Tasks {
@@ -291,7 +292,8 @@ func BenchmarkWebViewPlaybackPages1kNodes(b *testing.B) {
 				tab := newBrowser(b)
 				browse(b, tab, "open the "+p.name+" page at the hour's start", chromedp.Navigate(srv.URL+"/ui/"+p.path), waitFor(p.ready))
 				browse(b, tab, "watch long tasks", script(`window.herdLongTasks = []; document.getElementById('app').firstElementChild.dataset.probe = 'kept';
-					new PerformanceObserver((l) => { for (const e of l.getEntries()) window.herdLongTasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });`))
+					new PerformanceObserver((l) => { for (const e of l.getEntries()) window.herdLongTasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });
+					`+watchLongFrames))
 				browse(b, tab, "play at 60×", chromedp.SetValue("#speed", "60"), chromedp.Click("#play"))
 				window := 40 * time.Second
 				time.Sleep(window)
@@ -300,15 +302,25 @@ func BenchmarkWebViewPlaybackPages1kNodes(b *testing.B) {
 					At    string       `json:"at"`
 					Moves int          `json:"moves"`
 					Kept  bool         `json:"kept"`
+					Steps [][3]float64 `json:"steps"` // a list's move: read, compared, repainted
 				}
 				raw := read(b, tab, "the timeline", evaluate[string](fmt.Sprintf(`JSON.stringify({tasks: window.herdLongTasks,
 					at: new URLSearchParams(location.hash.split('?')[1] || '').get('at') || '',
 					moves: performance.getEntriesByName(%q).length,
-					kept: document.getElementById('app').firstElementChild?.dataset.probe === 'kept'})`, p.moved)))
+					kept: document.getElementById('app').firstElementChild?.dataset.probe === 'kept',
+					steps: performance.getEntriesByName('herd:moved').map((m) => [m.detail.parsed, m.detail.compared, m.detail.painted])})`, p.moved)))
 				if err := json.Unmarshal([]byte(raw), &got); err != nil {
 					b.Fatal(err)
 				}
+				logLongFrames(b, tab)
 				screenshot(b, tab, "bench-playback-1k-"+p.name)
+				if len(got.Steps) > 0 {
+					compare, paint := 0.0, 0.0
+					for _, m := range got.Steps {
+						compare, paint = max(compare, m[1]-m[0]), max(paint, m[2]-m[1])
+					}
+					b.Logf("the %s page's %d moves of its list: the longest comparison %.0f ms, the longest repaint %.0f ms", p.name, len(got.Steps), compare, paint)
+				}
 				longest := 0.0
 				for _, t := range got.Tasks {
 					longest = max(longest, t[1])
@@ -329,5 +341,45 @@ func BenchmarkWebViewPlaybackPages1kNodes(b *testing.B) {
 					p.name, playbackNodes, playbackPods, window, moved.Round(time.Second), got.Moves, len(got.Tasks), longest)
 			}
 		})
+	}
+}
+
+// watchLongFrames, run in the page, keeps each animation frame longer
+// than 50 ms (the Long Animation Frames API) for logLongFrames.
+const watchLongFrames = `
+	window.herdLongFrames = [];
+	new PerformanceObserver((l) => { for (const e of l.getEntries()) if (e.duration > 50) window.herdLongFrames.push(e); }).observe({ type: 'long-animation-frame' });`
+
+// logLongFrames logs what the browser says each long animation frame
+// (over 50 ms, the Long Animation Frames API) held: how long went to
+// scripts — each named by the function and source that ran, and how it
+// was called (a worker's message, a timer, a promise) — how long to
+// style and layout after them, and how long the frame waited to render.
+// It is how a long task is attributed to the page's code.
+func logLongFrames(b *testing.B, tab context.Context) {
+	b.Helper()
+	raw := read(b, tab, "the long animation frames", evaluate[string](`JSON.stringify((window.herdLongFrames || []).map((f) => ({
+		start: f.startTime, duration: f.duration, blocking: f.blockingDuration,
+		render: f.renderStart ? f.startTime + f.duration - f.renderStart : 0,
+		style: f.styleAndLayoutStart ? f.startTime + f.duration - f.styleAndLayoutStart : 0,
+		scripts: f.scripts.map((s) => ({ invoker: s.invoker, type: s.invokerType, fn: s.sourceFunctionName, src: (s.sourceURL || '').split('/').pop() + ':' + s.sourceCharPosition,
+			duration: s.duration, layout: s.forcedStyleAndLayoutDuration }))})))`))
+	var frames []struct {
+		Start, Duration, Blocking, Render, Style float64
+		Scripts                                  []struct {
+			Invoker, Type, Fn, Src string
+			Duration, Layout       float64
+		}
+	}
+	if err := json.Unmarshal([]byte(raw), &frames); err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range frames {
+		var parts []string
+		for _, s := range f.Scripts {
+			parts = append(parts, fmt.Sprintf("%s %s (%s %s) %.0f ms, %.0f ms of it forced style/layout", s.Fn, s.Src, s.Type, s.Invoker, s.Duration, s.Layout))
+		}
+		b.Logf("long frame at %.0f ms, %.0f ms (blocking %.0f): rendering %.0f ms, style and layout %.0f ms; scripts: %s",
+			f.Start, f.Duration, f.Blocking, f.Render, f.Style, strings.Join(parts, "; "))
 	}
 }

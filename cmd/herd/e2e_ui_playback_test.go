@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -15,7 +16,8 @@ import (
 // node-0002's tile follows — Ready, then Cordoned only once the moment
 // shown has passed its cordoning — and the page follows in place: the
 // overview is not built again at each step, and each moment's list is
-// read in the page's worker.
+// read in the page's worker, which hands the page, after the first, only
+// the nodes that changed.
 func TestWebViewPlaysTheOverviewAtTheChosenSpeed(t *testing.T) {
 	t.Parallel()
 	tab := newBrowser(t)
@@ -89,6 +91,12 @@ func TestWebViewPlaysTheOverviewAtTheChosenSpeed(t *testing.T) {
 	// Each step's list of the fleet was read off the page's main thread.
 	if via := read(t, tab, "where the lists were read", evaluate[string](`[...new Set(performance.getEntriesByName('herd:moved').map((m) => m.detail.via))].join()`)); via != "worker" {
 		t.Errorf("playback's lists were read in %q, want the worker alone", via)
+	}
+	// After the first, each step's list came from the worker as what
+	// differs from the one before, not whole: the page copies and
+	// compares the few nodes that changed, not the fleet.
+	if whole := read(t, tab, "which lists came whole", evaluate[[]bool](`performance.getEntriesByName('herd:moved').map((m) => m.detail.whole)`)); len(whole) < 2 || slices.Contains(whole[1:], true) || !whole[0] {
+		t.Errorf("playback's lists came whole at each move: %v, want the first alone whole, the others as what changed", whole)
 	}
 	if steps < 2 {
 		t.Errorf("playback took %d steps before node-0002 showed cordoned: want 2 or more (a minute each from %s to past %s); seen %v", steps, from.Format(time.RFC3339), cordoned.Format(time.RFC3339), seen)

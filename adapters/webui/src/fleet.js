@@ -67,6 +67,10 @@ export class Collection {
     this.next = '';
     this.status = () => {};
     this.inWorker = false;
+    // id names the collection to the worker; gen is the worker's list it
+    // holds (0: none, or one the worker did not send).
+    this.id = ++collections;
+    this.gen = 0;
   }
 
   // listAsOf reads the objects as of a moment: [key, summary] pairs and
@@ -76,10 +80,16 @@ export class Collection {
   // longest thing a playback step does, and there it holds up neither
   // input nor frames. Where the worker cannot start, the page reads the
   // list itself.
+  //
+  // The worker remembers the last list it sent each collection and, when
+  // the collection still holds that one (its gen), sends only what
+  // differs from it (diff: the [key, summary] pairs that changed or came,
+  // the keys that went): a step of playback then hands the page the few
+  // objects that moved, not a thousand to copy across and compare again.
   async listAsOf(at, signal) {
     if (this.inWorker && lister.works) {
       try {
-        return { ...(await lister.list(this.path + query({ asOf: at }), signal)), via: 'worker' };
+        return { ...(await lister.list(this.path + query({ asOf: at }), signal, this.id, this.gen)), via: 'worker' };
       } catch (e) {
         if (e instanceof APIError || signal.aborted) throw e;
         lister.works = false;
@@ -116,6 +126,7 @@ export class Collection {
       if (ctl.signal.aborted) return;
       performance.mark('herd:list-parsed', { detail: this.path });
       this.objects = new Map();
+      this.gen = 0;
       for (const n of list.items) this.objects.set(key(n), this.summarize(n));
       this.rv = list.metadata.resourceVersion;
       performance.mark('herd:list-summarized', { detail: this.path });
@@ -160,19 +171,34 @@ export class Collection {
         } catch (e) {
           if (ctl.signal.aborted) return;
           this.error = e;
+          this.gen = 0;
           this.notify(null, true);
           return;
         }
         if (ctl.signal.aborted) return;
         const parsed = performance.now();
-        const objects = new Map(), changed = [];
-        for (const [k, s] of list.items) {
-          const was = this.objects.get(k);
-          objects.set(k, s);
-          if (!was || !this.same(was, s)) changed.push(k);
+        let objects, changed = [];
+        if (list.diff) {
+          objects = new Map(this.objects);
+          for (const [k, s] of list.diff.changed) {
+            objects.set(k, s);
+            changed.push(k);
+          }
+          for (const k of list.diff.removed) {
+            objects.delete(k);
+            changed.push(k);
+          }
+        } else {
+          objects = new Map();
+          for (const [k, s] of list.items) {
+            const was = this.objects.get(k);
+            objects.set(k, s);
+            if (!was || !this.same(was, s)) changed.push(k);
+          }
+          for (const k of this.objects.keys()) if (!objects.has(k)) changed.push(k);
         }
-        for (const k of this.objects.keys()) if (!objects.has(k)) changed.push(k);
         const full = !this.loaded || !!this.error || !this.asOf;
+        this.gen = list.gen || 0;
         this.objects = objects;
         this.asOf = at;
         this.rv = list.rv;
@@ -182,7 +208,8 @@ export class Collection {
         this.notify(full ? null : changed, full);
         // For the performance timeline (make bench-ui): when the list had
         // been read, how long comparing it and repainting took.
-        performance.mark('herd:moved', { detail: { at, changed: changed.length, parsed, compared, painted: performance.now(), via: list.via || 'page' } });
+        // whole: the list came whole, not as what differs from the last.
+        performance.mark('herd:moved', { detail: { at, changed: changed.length, parsed, compared, painted: performance.now(), via: list.via || 'page', whole: !list.diff } });
       }
     } finally {
       this.moving = false;
@@ -254,7 +281,7 @@ export class Collection {
 // resourceVersion aside, which every heartbeat moves. Field by field: a
 // thousand JSON.stringify pairs at each playback step cost tens of
 // milliseconds on a busy machine.
-function sameSummary(a, b) {
+export function sameSummary(a, b) {
   return a.state === b.state && a.ready === b.ready && a.kind === b.kind && a.agent === b.agent &&
     a.version === b.version && a.unschedulable === b.unschedulable &&
     sameRecord(a.labels, b.labels) && sameRecord(a.conditions, b.conditions);
@@ -284,13 +311,16 @@ export class Fleet extends Collection {
   }
 }
 
+// collections counts the collections made, each named by its count.
+let collections = 0;
+
 // lister is the page's one worker that reads lists of the past.
 const lister = {
   works: typeof Worker !== 'undefined',
   worker: null,
   seq: 0,
   waiting: new Map(),
-  list(url, signal) {
+  list(url, signal, collection, base) {
     if (!this.worker) {
       this.worker = new Worker('lister.js');
       this.worker.onmessage = ({ data }) => {
@@ -313,7 +343,7 @@ const lister = {
         this.waiting.delete(id);
         reject(new DOMException('aborted', 'AbortError'));
       }, { once: true });
-      this.worker.postMessage({ id, url, token: token() });
+      this.worker.postMessage({ id, url, token: token(), collection, base });
     });
   },
 };

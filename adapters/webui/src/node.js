@@ -150,6 +150,11 @@ export function nodePage(ctx) {
   // asked for while one is on its way waits for it, and only the latest
   // is read.
   let moving = false, next = '';
+  // The charts' width, as the browser last laid them out: read at each
+  // step it forced a layout of the whole page inside playback's tick.
+  let chartsWidth = 0;
+  const sized = new ResizeObserver(([e]) => { chartsWidth = Math.round(e.contentRect.width); });
+  sized.observe($('node-charts'));
   if (at) {
     ctx.moveTo = async (to) => {
       next = to;
@@ -168,7 +173,7 @@ export function nodePage(ctx) {
           await Promise.all([
             drawPods().then(drawStatus),
             drawTimeline(),
-            drawSeries(charts, name, at, ctl.signal, charts.querySelector('.charts')?.clientWidth || charts.clientWidth || 900),
+            drawSeries(charts, name, at, ctl.signal, chartsWidth || 900),
           ]);
           performance.mark('herd:node-moved', { detail: { at } });
         }
@@ -191,6 +196,7 @@ export function nodePage(ctx) {
   });
   return () => {
     ctl.abort();
+    sized.disconnect();
     unlisten();
     clearTimeout(again);
   };

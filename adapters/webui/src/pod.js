@@ -28,3 +28,12 @@ export function summarizePod(p) {
     steps: steps.filter(([a]) => ann[a]).map(([a, what]) => [what, ann[a]]),
   };
 }
+
+// samePod says whether two summaries of a pod draw the same: the page
+// and its worker (which sends the page only the pods that differ from
+// the last list it sent) compare by it.
+export function samePod(a, b) {
+  return a.node === b.node && a.owner === b.owner && a.phase === b.phase && a.ip === b.ip && a.since === b.since &&
+    a.deleting === b.deleting && a.grace === b.grace && a.steps.join() === b.steps.join() &&
+    JSON.stringify(a.labels) === JSON.stringify(b.labels);
+}

@@ -3,17 +3,10 @@
 
 import { esc, errorBox, when, labelMatcher, patch, patchElement } from './dom.js';
 import { Collection } from './fleet.js';
-import { summarizePod } from './pod.js';
+import { summarizePod, samePod } from './pod.js';
 
 // Rows drawn at most: a filter narrows a bigger list.
 const maxRows = 2000;
-
-// samePod says whether two summaries of a pod draw the same.
-function samePod(a, b) {
-  return a.node === b.node && a.owner === b.owner && a.phase === b.phase && a.ip === b.ip && a.since === b.since &&
-    a.deleting === b.deleting && a.grace === b.grace && a.steps.join() === b.steps.join() &&
-    JSON.stringify(a.labels) === JSON.stringify(b.labels);
-}
 
 export function podsPage(ctx) {
   const { app, params } = ctx;
@@ -72,10 +65,11 @@ export function podsPage(ctx) {
     }
     shownCount = shown;
     app.querySelector('#pod-shown').textContent = `${shown} of ${total}${shown > maxRows ? `, the first ${maxRows} drawn` : ''}`;
-    patch(el, [...groups.keys()].sort().map((g) => `<section class="group" data-key="${esc('group:' + g)}"><h2>${esc(g)} <span class="muted">${groups.get(g).length}</span></h2>
-      <table><thead><tr><th>Pod</th><th>Node</th><th>Owner</th><th>Phase</th><th>Address</th><th>Since</th><th>Termination</th></tr></thead><tbody>${
-  groups.get(g).sort((a, b) => (a.key < b.key ? -1 : 1)).map(row).join('')}</tbody></table></section>`).join('') || '<p class="muted">No pod.</p>');
+    patch(el, [...groups.keys()].sort().map((g) => section(g, groups.get(g).sort((a, b) => (a.key < b.key ? -1 : 1)))).join('') || '<p class="muted">No pod.</p>');
   }
+  const section = (g, list) => `<section class="group" data-key="${esc('group:' + g)}"><h2>${esc(g)} <span class="muted">${list.length}</span></h2>
+      <table><thead><tr><th>Pod</th><th>Node</th><th>Owner</th><th>Phase</th><th>Address</th><th>Since</th><th>Termination</th></tr></thead><tbody>${
+  list.map(row).join('')}</tbody></table></section>`;
   const row = (p) => `<tr class="pod phase-${esc(p.phase)}" data-key="${esc(p.key)}" data-pod="${esc(p.key)}" data-node="${esc(p.node)}" data-phase="${esc(p.phase)}">
     <td>${esc(p.key)}</td><td>${p.node ? `<a class="node" data-node="${esc(p.node)}" href="${esc(nodeHref(p.node, drawnAt))}">${esc(p.node)}</a>` : '<span class="muted">unscheduled</span>'}</td>
     <td>${esc(p.owner)}</td><td>${esc(p.phase)}</td><td>${esc(p.ip)}</td><td>${when(p.since)}</td>
@@ -83,38 +77,48 @@ export function podsPage(ctx) {
 
   // A move (or a live change) is followed where it shows: a pod that
   // changed has its row rewritten, one that came has its row put in its
-  // group in order, one that went has its row taken out, and the counts
-  // follow; only a pod whose group is not on the page, or one that
-  // changes group, draws the list again (which patch keeps to what
-  // differs).
+  // group in order (its group put in order first when it is new), one
+  // that went has its row taken out, and the counts follow; only a pod
+  // that changes group draws the list again (which patch keeps to what
+  // differs). Drawing the whole list of a thousand groups at each step of
+  // playback was the pods page's longest task (ARCHITECTURE.md, "The web
+  // view's bundle").
   let shownCount = 0;
   function update(changed, full) {
     if (full || !changed || pods.error) {
       draw();
       return;
     }
+    // The rows and groups on the page, by key, found in one walk: a
+    // querySelector for each changed pod walked the whole page each time
+    // (for a pod not shown yet, every row of a thousand groups).
+    const trOf = new Map(), secs = [...el.querySelectorAll(':scope > section.group')], secOf = new Map();
+    for (const tr of el.querySelectorAll('tr.pod')) trOf.set(tr.dataset.key, tr);
+    for (const sec of secs) secOf.set(sec.dataset.key, sec);
     const rows = [], adds = [], removes = [];
     for (const k of changed) {
       const p = pods.objects.get(k);
-      const tr = el.querySelector(`tr[data-key="${CSS.escape(k)}"]`);
+      const tr = trOf.get(k);
       const shown = !!p && matches(p);
       if (!shown) {
         if (tr) removes.push(tr);
         continue;
       }
-      const sec = el.querySelector(`section.group[data-key="${CSS.escape('group:' + (p[by] || '(none)'))}"]`);
-      if (!sec || (tr && tr.closest('section.group') !== sec)) {
+      const g = p[by] || '(none)';
+      const sec = secOf.get('group:' + g);
+      if (tr && tr.closest('section.group') !== sec) {
         draw();
         return;
       }
       if (tr) rows.push([tr, p]);
-      else adds.push([sec, p]);
+      else adds.push([sec, p, g]);
     }
     if (shownCount + adds.length - removes.length > maxRows) {
       draw();
       return;
     }
     const touched = new Set();
+    for (const a of adds) if (!a[0]) a[0] = groupFor(a[2], secs, secOf);
     for (const [tr, p] of rows) patchElement(tr, row(p));
     for (const tr of removes) {
       touched.add(tr.closest('section.group'));
@@ -141,6 +145,29 @@ export function podsPage(ctx) {
     shownCount += adds.length - removes.length;
     app.querySelector('#pod-shown').textContent = `${shownCount} of ${pods.objects.size}`;
     if (!el.querySelector('section.group')) draw();
+  }
+
+  // groupFor is group g's section, put on the page, empty, among the
+  // others in order, when it is not there yet; secs (the sections in
+  // order) and secOf (them by key) follow.
+  function groupFor(g, secs, secOf) {
+    const k = 'group:' + g;
+    const have = secOf.get(k);
+    if (have) return have;
+    const t = document.createElement('template');
+    t.innerHTML = section(g, []);
+    const sec = t.content.firstElementChild;
+    let lo = 0, hi = secs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (secs[mid].dataset.key.slice(6) < g) lo = mid + 1;
+      else hi = mid;
+    }
+    if (!secs.length) el.replaceChildren(sec);
+    else el.insertBefore(sec, secs[lo] || null);
+    secs.splice(lo, 0, sec);
+    secOf.set(k, sec);
+    return sec;
   }
 
   const unlisten = pods.listen(update);
