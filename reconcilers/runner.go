@@ -50,6 +50,9 @@ type runner struct {
 	// Status can tell a key whose time has come from one still waiting.
 	requeueMu sync.Mutex
 	requeueAt map[Key]time.Time
+	// activity is the manager's, signalled when the runner may have
+	// settled; nil outside a Manager.
+	activity *activity
 }
 
 func newRunner(r Reconciler, eventLog events.Log, clk clock.WithTicker, log *zap.Logger, m *Metrics, cfg Config) *runner {
@@ -148,6 +151,7 @@ func (rn *runner) setAside(id string, pos, head int64, err error) {
 func (rn *runner) moved(pos, head int64) {
 	if pos > rn.lastPos.Load() {
 		rn.lastPos.Store(pos)
+		rn.activity.signal()
 	}
 	rn.depthGauge.Set(float64(rn.queue.Len()))
 	rn.lagGauge.Set(float64(max(0, head-pos)))
@@ -176,6 +180,7 @@ func (rn *runner) resync(ctx context.Context, rs Resyncer) {
 			rn.log.Warn("resync failed", zap.Error(err))
 		}
 		rn.resyncs.Add(1)
+		rn.activity.signal()
 		return
 	}
 	for _, k := range keys {
@@ -189,4 +194,5 @@ func (rn *runner) resync(ctx context.Context, rs Resyncer) {
 		rn.lagGauge.Set(float64(max(0, head-rn.lastPos.Load())))
 	}
 	rn.resyncs.Add(1)
+	rn.activity.signal()
 }

@@ -66,3 +66,47 @@ func TestSettlerWaitsForOwedResyncsAndBusyKeys(t *testing.T) {
 		t.Fatalf("a cancelled wait: %v", err)
 	}
 }
+
+// TestSettlerWakesWhenAReconcilerMakesProgress: a caller waiting for a
+// busy reconciler learns it has settled as soon as its reconcile ends,
+// not when its longest pause runs out. The what-if settles at every
+// input and every timer of the simulated clock, tens of thousands of
+// times an hour of a large fleet, and the pauses were most of its time.
+func TestSettlerWakesWhenAReconcilerMakesProgress(t *testing.T) {
+	h := newHarness(t)
+	release := make(chan struct{})
+	blocked := newFakeReconciler("blocked")
+	blocked.behave = blockFirst("node/a", release)
+	m := h.start(config(), blocked)
+
+	s := reconcilers.NewSettler(m, h.clock.Now(), func(ctx context.Context) (int64, error) {
+		return h.store.Head(ctx, h.store.DB())
+	})
+	// Pauses while busy far longer than the test may take: only a
+	// wake-up on progress lets Settle return in time.
+	s.FirstWait, s.LongestWait, s.QuietWait, s.Timeout = time.Hour, time.Hour, time.Millisecond, 2*time.Hour
+	s.LookAtOnce = true
+	if err := s.Settle(t.Context()); err != nil {
+		t.Fatalf("after start: %v", err)
+	}
+
+	h.append("node/a", 1)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*waitFor)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.Settle(ctx) }()
+	eventually(t, func() bool { return blocked.Count("node/a") > 0 },
+		"node/a's reconcile begins")
+	select {
+	case err := <-done:
+		t.Fatalf("settled while node/a's reconcile was held: %v", err)
+	default:
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("a settle that should have woken when the reconcile ended: %v", err)
+	}
+	if blocked.Count("node/a") == 0 {
+		t.Fatal("settled before node/a was reconciled")
+	}
+}
