@@ -36,9 +36,11 @@ type runner struct {
 	// looked up once: the dispatcher sets them on every record.
 	depthGauge prometheus.Gauge
 	lagGauge   prometheus.Gauge
-	// resyncs and inFlight let Status tell when the runner has settled.
-	resyncs  atomic.Int64
-	inFlight atomic.Int64
+	// resyncs, inFlight and unfinished let Status tell when the runner
+	// has settled.
+	resyncs    atomic.Int64
+	inFlight   atomic.Int64
+	unfinished unfinished
 	// retrying counts failed keys waiting for their retry.
 	retrying atomic.Int64
 	// causes holds, for each queued key, the newest record that queued
@@ -73,11 +75,17 @@ func newRunner(r Reconciler, eventLog events.Log, clk clock.WithTicker, log *zap
 		lagGauge:   m.lag.WithLabelValues(r.Name()),
 		log:        log.With(zap.String("reconciler", r.Name())),
 		limiter:    limiter,
-		queue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[Key]{
-			Name: r.Name(), Clock: clk,
-		}),
-		requeueAt: map[Key]time.Time{},
+		requeueAt:  map[Key]time.Time{},
 	}
+	rn.queue = workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[Key]{
+		Name: r.Name(), Clock: clk,
+		// The queue itself counts its unfinished keys (unfinished.go). Its
+		// clock times only its metrics, in wall time: on herd's clock
+		// their ticker would be one more timer of a simulated past.
+		Queue: workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[Key]{
+			Name: r.Name(), MetricsProvider: &rn.unfinished, Clock: clock.RealClock{},
+		}),
+	})
 	w.unreadable = rn.unreadable
 	return rn
 }

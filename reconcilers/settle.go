@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 )
 
@@ -40,6 +41,14 @@ type Settler struct {
 	// is FirstWait. It must outlast the instant a worker takes a key off
 	// its queue before counting it in flight.
 	QuietWait time.Duration
+	// YieldWhenQuiet makes the looks that confirm a quiet one follow a
+	// yield of the processor (runtime.Gosched) instead of QuietWait: a
+	// timer, however short, wakes an idle process a millisecond late.
+	// Status.Unfinished never misses a key a worker is taking, so the
+	// confirming looks need no pause for that; they are for a caller
+	// that writes to the log only itself (the what-if) and whose
+	// reconcilers do nothing outside their queues.
+	YieldWhenQuiet bool
 }
 
 // resyncTicks predicts one reconciler's resync ticks on a moved clock.
@@ -105,7 +114,14 @@ func (s *Settler) Settle(ctx context.Context) error {
 	// the look is not missed. A pause after a quiet look lasts.
 	var changed <-chan struct{}
 	for first := true; quiet < 3; first = false {
-		if !first || !s.LookAtOnce {
+		switch {
+		case first && s.LookAtOnce:
+		case quiet > 0 && s.YieldWhenQuiet:
+			runtime.Gosched()
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		default:
 			timer := time.NewTimer(pause)
 			select {
 			case <-ctx.Done():

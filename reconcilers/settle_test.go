@@ -110,3 +110,30 @@ func TestSettlerWakesWhenAReconcilerMakesProgress(t *testing.T) {
 		t.Fatal("settled before node/a was reconciled")
 	}
 }
+
+// TestStatusCountsAKeyBeingReconciledAsUnfinished: the queue itself
+// counts a key from the moment it is queued until its reconcile is done,
+// so a key that a worker has just taken off the queue (and not yet
+// counted in flight) never reads as settled; a key queued again while it
+// is reconciled counts until that second reconcile is done too.
+func TestStatusCountsAKeyBeingReconciledAsUnfinished(t *testing.T) {
+	h := newHarness(t)
+	release := make(chan struct{})
+	blocked := newFakeReconciler("blocked")
+	blocked.behave = blockFirst("node/a", release)
+	m := h.start(config(), blocked)
+
+	h.append("node/a", 1)
+	eventually(t, func() bool { return blocked.Count("node/a") == 1 }, "node/a's reconcile begins")
+	if st := status(t, m, "blocked"); st.Unfinished != 1 || st.Settled(h.head()) {
+		t.Fatalf("a key held in its reconcile: %+v", st)
+	}
+	h.append("node/a", 2)
+	eventually(t, func() bool { return status(t, m, "blocked").Unfinished == 2 }, "node/a queued again while held: %+v", status(t, m, "blocked"))
+	close(release)
+	eventually(t, func() bool { return blocked.Count("node/a") == 2 && status(t, m, "blocked").Settled(h.head()) },
+		"node/a reconciled again and settled: %+v", status(t, m, "blocked"))
+	if st := status(t, m, "blocked"); st.Unfinished != 0 {
+		t.Fatalf("settled with keys unfinished: %+v", st)
+	}
+}
