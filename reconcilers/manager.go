@@ -104,6 +104,8 @@ type Manager struct {
 	mu      sync.Mutex
 	runners []*runner
 	ran     bool
+	// activity is signalled by every runner's progress, for a Settler.
+	activity activity
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -157,7 +159,9 @@ func NewManager(p Params) (*Manager, error) {
 func (m *Manager) newRunners() []*runner {
 	runners := make([]*runner, 0, len(m.enabled))
 	for _, r := range m.enabled {
-		runners = append(runners, newRunner(r, m.eventLog, m.clock, m.log, m.metrics, m.cfg))
+		rn := newRunner(r, m.eventLog, m.clock, m.log, m.metrics, m.cfg)
+		rn.activity = &m.activity
+		runners = append(runners, rn)
 	}
 	return runners
 }

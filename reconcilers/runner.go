@@ -36,9 +36,11 @@ type runner struct {
 	// looked up once: the dispatcher sets them on every record.
 	depthGauge prometheus.Gauge
 	lagGauge   prometheus.Gauge
-	// resyncs and inFlight let Status tell when the runner has settled.
-	resyncs  atomic.Int64
-	inFlight atomic.Int64
+	// resyncs, inFlight and unfinished let Status tell when the runner
+	// has settled.
+	resyncs    atomic.Int64
+	inFlight   atomic.Int64
+	unfinished unfinished
 	// retrying counts failed keys waiting for their retry.
 	retrying atomic.Int64
 	// causes holds, for each queued key, the newest record that queued
@@ -50,6 +52,9 @@ type runner struct {
 	// Status can tell a key whose time has come from one still waiting.
 	requeueMu sync.Mutex
 	requeueAt map[Key]time.Time
+	// activity is the manager's, signalled when the runner may have
+	// settled; nil outside a Manager.
+	activity *activity
 }
 
 func newRunner(r Reconciler, eventLog events.Log, clk clock.WithTicker, log *zap.Logger, m *Metrics, cfg Config) *runner {
@@ -70,11 +75,17 @@ func newRunner(r Reconciler, eventLog events.Log, clk clock.WithTicker, log *zap
 		lagGauge:   m.lag.WithLabelValues(r.Name()),
 		log:        log.With(zap.String("reconciler", r.Name())),
 		limiter:    limiter,
-		queue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[Key]{
-			Name: r.Name(), Clock: clk,
-		}),
-		requeueAt: map[Key]time.Time{},
+		requeueAt:  map[Key]time.Time{},
 	}
+	rn.queue = workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[Key]{
+		Name: r.Name(), Clock: clk,
+		// The queue itself counts its unfinished keys (unfinished.go). Its
+		// clock times only its metrics, in wall time: on herd's clock
+		// their ticker would be one more timer of a simulated past.
+		Queue: workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[Key]{
+			Name: r.Name(), MetricsProvider: &rn.unfinished, Clock: clock.RealClock{},
+		}),
+	})
 	w.unreadable = rn.unreadable
 	return rn
 }
@@ -148,6 +159,7 @@ func (rn *runner) setAside(id string, pos, head int64, err error) {
 func (rn *runner) moved(pos, head int64) {
 	if pos > rn.lastPos.Load() {
 		rn.lastPos.Store(pos)
+		rn.activity.signal()
 	}
 	rn.depthGauge.Set(float64(rn.queue.Len()))
 	rn.lagGauge.Set(float64(max(0, head-pos)))
@@ -176,6 +188,7 @@ func (rn *runner) resync(ctx context.Context, rs Resyncer) {
 			rn.log.Warn("resync failed", zap.Error(err))
 		}
 		rn.resyncs.Add(1)
+		rn.activity.signal()
 		return
 	}
 	for _, k := range keys {
@@ -189,4 +202,5 @@ func (rn *runner) resync(ctx context.Context, rs Resyncer) {
 		rn.lagGauge.Set(float64(max(0, head-rn.lastPos.Load())))
 	}
 	rn.resyncs.Add(1)
+	rn.activity.signal()
 }

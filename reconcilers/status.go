@@ -21,12 +21,16 @@ type Status struct {
 	// Due counts keys whose RequeueAfter has passed on herd's clock but
 	// which no worker has taken yet.
 	Due int
+	// Unfinished counts keys queued or being reconciled, as the queue
+	// counts them under its lock: unlike Queued and InFlight, read one
+	// after the other, never zero while a worker takes a key.
+	Unfinished int64
 }
 
 // Settled reports whether the reconciler has nothing left to do for the
 // log up to head: nothing queued, in flight, retrying or due.
 func (s Status) Settled(head int64) bool {
-	return s.Queued == 0 && s.InFlight == 0 && s.Retrying == 0 && s.Due == 0 && s.Position >= head
+	return s.Queued == 0 && s.InFlight == 0 && s.Unfinished == 0 && s.Retrying == 0 && s.Due == 0 && s.Position >= head
 }
 
 // Status returns the named reconciler's progress, and false when it does
@@ -36,12 +40,13 @@ func (m *Manager) Status(name string) (Status, bool) {
 	for _, rn := range m.current() {
 		if rn.r.Name() == name {
 			st := Status{
-				Resyncs:  rn.resyncs.Load(),
-				Queued:   rn.queue.Len(),
-				InFlight: rn.inFlight.Load(),
-				Position: rn.lastPos.Load(),
-				Retrying: rn.retrying.Load(),
-				Due:      rn.due(),
+				Resyncs:    rn.resyncs.Load(),
+				Queued:     rn.queue.Len(),
+				InFlight:   rn.inFlight.Load(),
+				Position:   rn.lastPos.Load(),
+				Retrying:   rn.retrying.Load(),
+				Due:        rn.due(),
+				Unfinished: rn.unfinished.load(),
 			}
 			if rs, ok := rn.r.(Resyncer); ok {
 				st.ResyncPeriod = rs.ResyncPeriod()

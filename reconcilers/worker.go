@@ -18,6 +18,7 @@ func (rn *runner) processNext(ctx context.Context) bool {
 		return false
 	}
 	rn.inFlight.Add(1)
+	defer rn.activity.signal()
 	defer rn.inFlight.Add(-1)
 	defer rn.queue.Done(key)
 	rn.requeueMu.Lock()
@@ -114,6 +115,7 @@ func (rn *runner) retry(key Key) {
 	time.AfterFunc(rn.limiter.When(key), func() {
 		rn.queue.Add(key)
 		rn.retrying.Add(-1)
+		rn.activity.signal()
 	})
 }
 

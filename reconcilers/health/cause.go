@@ -19,7 +19,7 @@ type causedTaints struct {
 // the version read and, for a NoExecute taint, the fleet's disruption
 // starting or ending when that came later (it is what withheld or
 // released the taint).
-func taintCauses(ctx context.Context, n domain.Node, evs []domain.Event) ([]causedTaints, error) {
+func taintCauses(ctx context.Context, mem *turns, n domain.Node, evs []domain.Event) ([]causedTaints, error) {
 	var out []causedTaints
 	byCause := map[string]int{}
 	for _, ev := range evs {
@@ -32,7 +32,7 @@ func taintCauses(ctx context.Context, n domain.Node, evs []domain.Event) ([]caus
 		default:
 			continue
 		}
-		cause, err := taintCause(ctx, n, t)
+		cause, err := taintCause(ctx, mem, n, t)
 		if err != nil {
 			return nil, err
 		}
@@ -48,11 +48,16 @@ func taintCauses(ctx context.Context, n domain.Node, evs []domain.Event) ([]caus
 }
 
 // taintCause is the change that puts on or takes off t on n; the zero
-// Record when the log holds none.
-func taintCause(ctx context.Context, n domain.Node, t domain.Taint) (events.Record, error) {
+// Record when the log holds none. The turn of t's condition comes from
+// mem where it holds the log's answer.
+func taintCause(ctx context.Context, mem *turns, n domain.Node, t domain.Taint) (events.Record, error) {
 	cond, _ := domain.ConditionOfTaint(t.Key)
-	turned, _, err := reconcilers.LastChange(ctx, reconcilers.ChangeOf(domain.NodeStream(n.Name), n.Version,
-		func(ch domain.NodeConditionChanged) bool { return ch.Type == cond }))
+	turned, ok := mem.last(n.Name, cond, n.Version)
+	var err error
+	if !ok {
+		turned, _, err = reconcilers.LastChange(ctx, reconcilers.ChangeOf(domain.NodeStream(n.Name), n.Version,
+			func(ch domain.NodeConditionChanged) bool { return ch.Type == cond }))
+	}
 	if err != nil || t.Effect != domain.EffectNoExecute {
 		return turned, err
 	}

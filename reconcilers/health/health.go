@@ -26,14 +26,16 @@ var (
 // heartbeats, which change no condition by themselves, mapped to its
 // node, and fleet changes to every node. Plain heartbeats, and the
 // renewals of nodes' leases, move the node's deadline kept in memory and
-// need no reconcile.
+// need no reconcile. Every node event is noted in the turns kept in
+// memory.
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.NodeAggregate, domain.HeartbeatRecorded{}).
 		Passes(keyMonitor, keyAll).
 		Watches(reconcilers.EventsOf(domain.FleetAggregate), reconcilers.ToPass(keyAll)).
 		Watches(reconcilers.EventTypesOf(domain.HeartbeatRecorded{}), r.heartbeat).
-		Watches(reconcilers.EventsOf(domain.LeaseAggregate, domain.LeaseDeleted{}), r.leaseRenewed)
+		Watches(reconcilers.EventsOf(domain.LeaseAggregate, domain.LeaseDeleted{}), r.leaseRenewed).
+		Watches(reconcilers.EventsOf(domain.NodeAggregate), r.turns.note)
 }
 
 // heartbeat moves the node's deadline, and nothing else the health rules
@@ -72,6 +74,9 @@ type Reconciler struct {
 	fleet tally
 	// deadlines are every node's heartbeat deadline, in memory.
 	deadlines deadlines
+	// turns are the nodes' conditions' last turns, the causes of their
+	// taints' changes, in memory.
+	turns turns
 	// arrivals are the heartbeats herd received that may not be in the
 	// log yet; backlog says how far behind herd's writes are. A node is
 	// silent only past its grace period from the later of its last

@@ -317,6 +317,7 @@ func (s *simulation) start(ctx context.Context, since time.Time) error {
 	})
 	s.settler.FirstWait, s.settler.LongestWait = settleFirstWait, settleLongestWait
 	s.settler.Timeout, s.settler.LookAtOnce = settleTimeout, true
+	s.settler.YieldWhenQuiet = true
 	return s.settle(ctx)
 }
 

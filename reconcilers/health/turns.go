@@ -1,0 +1,104 @@
+package health
+
+import (
+	"sync"
+
+	"herd/domain"
+	"herd/events"
+	"herd/reconcilers"
+)
+
+// turns remembers, for each node, the newest record the dispatcher
+// handed over that turned each of its conditions, and the newest version
+// of its stream handed over: a taint change names the turn of its
+// condition as its cause (taintCause), and reading it back from the log
+// for every change cost a fleet whose nodes come and go as much as the
+// change itself. It answers only where its answer is the log's: the node
+// was read at the version the dispatcher last handed over (nothing newer
+// that could have turned the condition since, nothing older still on its
+// way), and it saw a turn of the condition since herd started following
+// the log. Anything else is read from the log.
+type turns struct {
+	mu    sync.Mutex
+	nodes map[string]*nodeTurns
+}
+
+// nodeTurns is one node's: seen is the newest version of its stream
+// handed over, turned each condition's newest turn (without its payload,
+// which a cause does not need).
+type nodeTurns struct {
+	seen   int64
+	turned map[domain.ConditionType]events.Record
+}
+
+// conditionTurns are the event types that may turn a condition.
+var conditionTurns = reconcilers.EventTypesOf(domain.NodeConditionChanged{}, domain.HeartbeatMissed{})
+
+// note takes one record of a node's stream, as the dispatcher hands it
+// over, in the log's order. It queues nothing.
+func (t *turns) note(rec events.Record) []reconcilers.Key {
+	k, ok := reconcilers.KeyOf(rec)
+	if !ok || k.Aggregate != domain.NodeAggregate {
+		return nil
+	}
+	if rec.Type == (domain.NodeDeleted{}).EventType() {
+		t.forget(k.Name) // a node registered again is read from the log
+		return nil
+	}
+	var turned []domain.ConditionType
+	if conditionTurns.Has(rec.Type) {
+		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+		if err != nil {
+			// Unknown turns: the node is read from the log until a later
+			// record is handed over and a taint change reads it.
+			t.forget(k.Name)
+			return nil
+		}
+		domain.Holds(ev, func(c domain.NodeConditionChanged) bool {
+			turned = append(turned, c.Type)
+			return false
+		})
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.nodes == nil {
+		t.nodes = map[string]*nodeTurns{}
+	}
+	n := t.nodes[k.Name]
+	if n == nil {
+		n = &nodeTurns{}
+		t.nodes[k.Name] = n
+	}
+	n.seen = max(n.seen, rec.Version)
+	if len(turned) > 0 {
+		if n.turned == nil {
+			n.turned = map[domain.ConditionType]events.Record{}
+		}
+		lite := rec
+		lite.Payload = nil
+		for _, c := range turned {
+			n.turned[c] = lite
+		}
+	}
+	return nil
+}
+
+// forget drops what is remembered of node name.
+func (t *turns) forget(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.nodes, name)
+}
+
+// last is the newest turn of condition cond on node name up to version
+// upTo, when it is remembered and is the log's answer.
+func (t *turns) last(name string, cond domain.ConditionType, upTo int64) (events.Record, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.nodes[name]
+	if n == nil || n.seen != upTo {
+		return events.Record{}, false
+	}
+	rec, ok := n.turned[cond]
+	return rec, ok
+}
