@@ -169,7 +169,7 @@ func (r rowImage) filled(recs []events.Record) []any {
 // updatePrepared is Update for an aggregate whose commands are prepared:
 // decide and encode here, write on the leader, and decide again on the
 // newer state when the stream moved in between.
-func updatePrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key string, decide func(S) ([]domain.Event, error)) (S, error) {
+func updatePrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key string, decide func(S) ([]domain.Event, error), creation bool) (S, error) {
 	stream := a.Stream(key)
 	// In the write queue from here, as a command run whole on the leader
 	// is from Do on: herd is behind when its heartbeats wait (a Hold
@@ -185,7 +185,7 @@ func updatePrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key str
 			leave()
 		}
 	}()
-	first := true
+	presume := creation // on the first try only
 	for {
 		if !u.inFlight.enter(stream) {
 			// updateOnLeader enters the queue itself, through Do.
@@ -197,12 +197,12 @@ func updatePrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key str
 			// other left.
 			return updateOnLeader(ctx, u, a, key, decide)
 		}
-		s, again, err := tryPrepared(ctx, u, a, key, stream, decide, first)
+		s, again, err := tryPrepared(ctx, u, a, key, stream, decide, presume)
 		u.inFlight.leave(stream)
 		if !again {
 			return s, err
 		}
-		first = false
+		presume = false
 	}
 }
 
@@ -325,14 +325,15 @@ const (
 	fromRow stateFrom = iota
 	// fromMemory: remembered after the last commit that moved it.
 	fromMemory
-	// presumedNew: the aggregate's fresh state, presumed because this
-	// process remembers no commit of the stream. A creation decided on it
-	// appends at expected version 0, which the commit refuses if the
-	// stream exists after all (another process wrote it, or this one
-	// before a restart or before forgetting it); its caller then decides
-	// again on the row, and a second create of one name is refused as it
-	// would have been. A registration thus reads no row for a name nobody
-	// registered yet.
+	// presumedNew: the aggregate's fresh state, presumed for a command
+	// that only creates (Create) because this process remembers no
+	// commit of the stream. The creation decided on it appends at
+	// expected version 0, which the commit refuses if the stream exists
+	// after all (another process wrote it, or this one before a restart
+	// or before forgetting it); its caller then decides again on the row,
+	// and a second create of one name is refused as it would have been.
+	// A Kubernetes create of a Node or a Lease thus reads no row for a
+	// name nobody created yet.
 	presumedNew
 )
 

@@ -541,12 +541,22 @@ func streamEvents(t *testing.T, store *events.Store, stream string) int {
 }
 
 // TestACreateOfANameNeverCommittedReadsNoRow: on SQLite, a prepared
-// command on a stream this process remembers no commit of is decided on
-// the fresh state without reading its row, when it creates the stream.
+// command that only creates (Create), on a stream this process remembers
+// no commit of, is decided on the fresh state without reading its row;
+// any other command (Update) on such a stream reads it, so that one that
+// would append on a stream that exists (a registration recording a
+// restart, after herd restarted) is not refused at the commit.
 func TestACreateOfANameNeverCommittedReadsNoRow(t *testing.T) {
 	units, store := openUnits(t, 1)
 	kind := counters{mode: Mode{Cached: true, Prepared: true}, loads: new(atomic.Int64)}
-	got, err := Update(t.Context(), units[0], kind, "c", create(1))
+	if _, err := Update(t.Context(), units[0], kind, "other", set(1)); err != nil {
+		t.Fatal(err)
+	}
+	if n := kind.loads.Load(); n != 1 {
+		t.Errorf("an update of a new name read %d rows, want 1", n)
+	}
+	kind.loads.Store(0)
+	got, err := Create(t.Context(), units[0], kind, "c", create(1))
 	if err != nil || got.N != 1 || got.Version != 1 {
 		t.Fatalf("the create: %+v, %v", got, err)
 	}
@@ -572,19 +582,25 @@ func TestASecondCreateOfANameIsRefusedWhateverThisProcessRemembers(t *testing.T)
 		t.Run(name, func(t *testing.T) {
 			units, store := openUnits(t, 2)
 			mine, theirs, kind := units[0], units[1], counters{mode: mode}
-			if _, err := Update(t.Context(), theirs, kind, "c", create(1)); err != nil {
+			if _, err := Create(t.Context(), theirs, kind, "c", create(1)); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Update(t.Context(), mine, kind, "c", create(2)); !errors.Is(err, domain.ErrAlreadyExists) {
+			if _, err := Create(t.Context(), mine, kind, "c", create(2)); !errors.Is(err, domain.ErrAlreadyExists) {
 				t.Fatalf("a create of a name another process created: %v, want ErrAlreadyExists", err)
 			}
 			if r := row(t, store, "c"); r.N != 1 || r.Version != 1 || streamEvents(t, store, kind.Stream("c")) != 1 {
 				t.Fatalf("row %+v after a second create; want the first's alone", r)
 			}
 
-			// A restart: a new unit of work on the same log remembers nothing.
+			// A restart: a new unit of work on the same log remembers
+			// nothing. A command that may append on a counter that exists
+			// is decided on its row, not refused at the commit.
+			restartedToo := New(store.Log(), store.DB(), sqliteDialect{}, mine.Clock(), nil)
+			if got, err := Update(t.Context(), restartedToo, kind, "c", set(1)); err != nil || got.Version != 1 {
+				t.Fatalf("a no-op after a restart: %+v, %v; want the counter at version 1", got, err)
+			}
 			restarted := New(store.Log(), store.DB(), sqliteDialect{}, mine.Clock(), nil)
-			if _, err := Update(t.Context(), restarted, kind, "c", create(3)); !errors.Is(err, domain.ErrAlreadyExists) {
+			if _, err := Create(t.Context(), restarted, kind, "c", create(3)); !errors.Is(err, domain.ErrAlreadyExists) {
 				t.Fatalf("a create after a restart of a name created before: %v, want ErrAlreadyExists", err)
 			}
 			got, err := Update(t.Context(), restarted, kind, "c", change(4))
@@ -596,7 +612,7 @@ func TestASecondCreateOfANameIsRefusedWhateverThisProcessRemembers(t *testing.T)
 			queued, release := hold(t, mine)
 			errs := make(chan error, 2)
 			for i := range 2 {
-				go func() { _, err := Update(t.Context(), mine, kind, "d", create(10+i)); errs <- err }()
+				go func() { _, err := Create(t.Context(), mine, kind, "d", create(10+i)); errs <- err }()
 				queued(i + 1)
 			}
 			release()
