@@ -87,6 +87,7 @@ func (l sqliteLog) DeleteEvents(ctx context.Context, tx LogTx, d Deletion) (Comp
 	if !ok || t.s != l.s {
 		return Compaction{}, errors.New("delete events: the transaction is not this log's")
 	}
+	t.deleted = t.deleted || len(d.Positions) > 0
 	return l.s.DeleteEvents(ctx, t.tx, d)
 }
 
@@ -138,6 +139,9 @@ func (t *sqliteTx) Commit() error {
 	t.done() // over, committed or not: database/sql ends it either way
 	if err != nil {
 		return err
+	}
+	if c := t.s.shared.Load(); c != nil && t.deleted {
+		c.forget()
 	}
 	if t.last > 0 {
 		// The records go to the window before the commit is announced,

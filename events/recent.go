@@ -113,6 +113,17 @@ func (c *recentReads) caughtUp(out []Record, from int64, announced func() int64)
 	return len(out) > 0 && announced != nil && from >= announced()
 }
 
+// forget empties the window, keeping where it ends: after a deletion of
+// events (the retention policy), which it may still hold, every read
+// before its end goes to the log again.
+func (c *recentReads) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lo = c.hi
+	clear(c.recs)
+	c.recs, c.bytes = nil, 0
+}
+
 // committed hands the window the records a transaction of this process
 // has just committed, in position order: every record after the one
 // before the first of them up to the last, as a transaction holding

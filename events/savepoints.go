@@ -59,6 +59,11 @@ type savepoints struct {
 	keep  bool
 	recs  []Record
 	marks []savepointMark // at each open savepoint, innermost last
+	// deleted says the transaction deleted events (the retention
+	// policy): once it commits, the window of recent records, which may
+	// hold them, is emptied (recentReads.forget). Kept through a
+	// rollback to a savepoint: emptying the window is always safe.
+	deleted bool
 }
 
 // savepointMark is what a transaction had appended when a savepoint
