@@ -218,6 +218,8 @@ func (t *sqliteTx) insertRun(ctx context.Context, bound map[int]*sql.Stmt, ps []
 			pos++
 		}
 	}
-	t.appended(last)
+	for i := range ps {
+		t.appended(last, out[i]...)
+	}
 	return nil
 }

@@ -28,7 +28,11 @@ func (l sqliteLog) Begin(ctx context.Context) (LogTx, error) {
 			return nil, err
 		}
 	}
-	return &sqliteTx{s: l.s, txSavepoints: txSavepoints{tx: tx}, release: release}, nil
+	t := &sqliteTx{s: l.s, txSavepoints: txSavepoints{tx: tx}, release: release}
+	// With a window of recent reads, the transaction keeps what it
+	// appends, for Commit to hand on to it.
+	t.keep = l.s.shared.Load() != nil
+	return t, nil
 }
 
 func (l sqliteLog) CommitSignal() (int64, <-chan struct{}) { return l.s.CommitSignal() }
@@ -45,7 +49,7 @@ func (l sqliteLog) ReadStream(ctx context.Context, stream string, afterVersion i
 
 func (l sqliteLog) ReadAfter(ctx context.Context, position int64, limit int) ([]Record, error) {
 	if c := l.s.shared.Load(); c != nil {
-		return c.readAfter(ctx, position, limit, l.readAfter)
+		return c.readAfter(ctx, position, limit, l.readAfter, l.s.commits.announced)
 	}
 	return l.readAfter(ctx, position, limit)
 }
@@ -83,6 +87,7 @@ func (l sqliteLog) DeleteEvents(ctx context.Context, tx LogTx, d Deletion) (Comp
 	if !ok || t.s != l.s {
 		return Compaction{}, errors.New("delete events: the transaction is not this log's")
 	}
+	t.deleted = t.deleted || len(d.Positions) > 0
 	return l.s.DeleteEvents(ctx, t.tx, d)
 }
 
@@ -124,7 +129,7 @@ func (t *sqliteTx) Query(ctx context.Context, f Filter) ([]Record, error) {
 func (t *sqliteTx) Append(ctx context.Context, stream string, expectedVersion int64, md Metadata, at time.Time, evs ...NewEvent) ([]Record, error) {
 	recs, err := t.s.Append(ctx, t.tx, stream, expectedVersion, md, at, evs...)
 	if err == nil && len(recs) > 0 {
-		t.appended(recs[len(recs)-1].Position)
+		t.appended(recs[len(recs)-1].Position, recs...)
 	}
 	return recs, err
 }
@@ -135,7 +140,17 @@ func (t *sqliteTx) Commit() error {
 	if err != nil {
 		return err
 	}
+	if c := t.s.shared.Load(); c != nil && t.deleted {
+		c.forget()
+	}
 	if t.last > 0 {
+		// The records go to the window before the commit is announced,
+		// so that the readers it wakes take them from memory instead of
+		// reading them back (ARCHITECTURE.md, "The log and its views").
+		if c := t.s.shared.Load(); c != nil && t.keep {
+			c.committed(t.recs)
+		}
+		t.recs = nil
 		t.s.Committed(t.last)
 	}
 	return nil

@@ -39,6 +39,13 @@ func (c *commits) announce(head int64) {
 	}
 }
 
+// announced is the newest head announced.
+func (c *commits) announced() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.head
+}
+
 func (c *commits) signal() (int64, <-chan struct{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -207,6 +207,12 @@ func (t *postgresTx) Commit() error {
 	if err := t.tx.Commit(); err != nil {
 		return fmt.Errorf("postgres: commit: %w", err)
 	}
+	if c := t.p.shared.Load(); c != nil && t.deleted {
+		// This replica's deletions leave its window of recent records
+		// (another replica's are not seen here; they are old heartbeats
+		// a follower has long passed).
+		c.forget()
+	}
 	if t.last > 0 {
 		t.p.commits.announce(t.last)
 	}

@@ -91,6 +91,7 @@ func (p *Postgres) DeleteEvents(ctx context.Context, tx LogTx, d Deletion) (Comp
 	if len(d.Positions) == 0 {
 		return p.Compaction(), nil
 	}
+	t.deleted = true
 	// The compaction record is locked first: a snapshot being saved
 	// reads it with a share lock, so it is either saved before this
 	// deletion drops what it makes untrue, or sees its compaction point.

@@ -120,7 +120,7 @@ func (p *Postgres) ReadStream(ctx context.Context, stream string, afterVersion i
 // ReadAfter returns up to limit events after position.
 func (p *Postgres) ReadAfter(ctx context.Context, position int64, limit int) ([]Record, error) {
 	if c := p.shared.Load(); c != nil {
-		return c.readAfter(ctx, position, limit, p.reader().ReadAfter)
+		return c.readAfter(ctx, position, limit, p.reader().ReadAfter, nil)
 	}
 	return p.reader().ReadAfter(ctx, position, limit)
 }

@@ -8,19 +8,28 @@ import (
 	"sync/atomic"
 )
 
-// recentReads shares the reads of the log's newest records among the
-// readers of one process. herd serve has two followers of the log's head
-// (the reconcilers' dispatcher and the watch hub), each woken by the same
-// commit: without it each would read, scan and decode every record. The
-// first to read a stretch keeps it here; the other takes it from memory.
+// recentReads shares the newest records of the log among the readers of
+// one process. herd serve has two followers of the log's head (the
+// reconcilers' dispatcher and the watch hub), each woken by the same
+// commit: without it each would read, scan and decode every record. On
+// SQLite a commit of this process hands the records it wrote to the
+// window before it is announced (committed), so that the readers it
+// wakes take them from memory and the database is read only to catch up:
+// after a start, by a reader further behind than the window holds, and
+// for another process's commits. Otherwise (on PostgreSQL, whose
+// positions commit out of order across replicas) the first reader to
+// read a stretch keeps it here and the other takes it from memory.
 //
 // It holds a window (lo, hi] of the log: every committed record after lo
 // up to hi, in position order. That is exact because a log commits its
 // positions in order (one writer on SQLite; on PostgreSQL the head row
 // that hands out positions stays locked until commit), so a read's answer
 // is every record in the range it covers and no later commit falls into
-// it. The window only moves forward: a read further back (a watch
-// catching up, a list of the past) goes to the log and leaves it alone.
+// it; and on SQLite a transaction holds the one write lock from its first
+// append to its commit, so the records it commits are every record
+// after the position before its first one up to its last. The window
+// only moves forward: a read further back (a watch catching up, a list of
+// the past) goes to the log and leaves it alone.
 type recentReads struct {
 	// tail is held by the reader reading what follows the window.
 	tail     sync.Mutex
@@ -32,6 +41,7 @@ type recentReads struct {
 	maxBytes int64
 
 	fromMemory, fromLog atomic.Int64
+	handedOn            atomic.Int64
 }
 
 // The window's bounds: a few seconds of a busy fleet, and no more memory
@@ -52,15 +62,24 @@ func newRecentReads() *recentReads {
 // first is done, takes what it brought from memory and then reads on
 // from there itself (usually finding nothing), so that no commit made
 // after it was called is missed.
-func (c *recentReads) readAfter(ctx context.Context, pos int64, limit int, read func(context.Context, int64, int) ([]Record, error)) ([]Record, error) {
+//
+// announced, when not nil, is the newest head the log's commits in this
+// process announced (CommitSignal), whose records commit hands to the
+// window first. A read that the window answered up to that head or past
+// it goes no further: every commit announced before it is in its answer,
+// the caller (which took the commit signal before reading, as followers
+// do) is woken by any later one, and another process's commits, never
+// announced here, are read from the log by the next read the window has
+// nothing for (a follower's poll).
+func (c *recentReads) readAfter(ctx context.Context, pos int64, limit int, read func(context.Context, int64, int) ([]Record, error), announced func() int64) ([]Record, error) {
 	out, from, full, atTail := c.take(nil, pos, limit)
-	if full {
+	if full || c.caughtUp(out, from, announced) {
 		return out, nil
 	}
 	if atTail {
 		c.tail.Lock()
 		defer c.tail.Unlock()
-		if out, from, full, _ = c.take(out, from, limit); full {
+		if out, from, full, _ = c.take(out, from, limit); full || c.caughtUp(out, from, announced) {
 			return out, nil
 		}
 	}
@@ -86,6 +105,46 @@ func (c *recentReads) readAfter(ctx context.Context, pos int64, limit int, read 
 		return recs, nil
 	}
 	return append(out, recs...), nil
+}
+
+// caughtUp says whether a read that the window answered with out, up to
+// from, has every commit announced in this process (see readAfter).
+func (c *recentReads) caughtUp(out []Record, from int64, announced func() int64) bool {
+	return len(out) > 0 && announced != nil && from >= announced()
+}
+
+// forget empties the window, keeping where it ends: after a deletion of
+// events (the retention policy), which it may still hold, every read
+// before its end goes to the log again.
+func (c *recentReads) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lo = c.hi
+	clear(c.recs)
+	c.recs, c.bytes = nil, 0
+}
+
+// committed hands the window the records a transaction of this process
+// has just committed, in position order: every record after the one
+// before the first of them up to the last, as a transaction holding
+// SQLite's one write lock commits them. They are added like a read of the
+// log after that position, so a window that ends before it starts anew
+// there, and records a reader already brought in are not added twice.
+// Records out of order (none of herd's transactions appends so) are left
+// to the readers to read.
+func (c *recentReads) committed(recs []Record) {
+	if len(recs) == 0 {
+		return
+	}
+	for i := 1; i < len(recs); i++ {
+		if recs[i].Position <= recs[i-1].Position {
+			return
+		}
+	}
+	c.mu.Lock()
+	c.extend(recs[0].Position-1, recs)
+	c.mu.Unlock()
+	c.handedOn.Add(int64(len(recs)))
 }
 
 // take appends to out what the window holds after pos, up to limit
@@ -176,7 +235,8 @@ func ShareReads(log Log) {
 }
 
 // ReadsShared says how many records log's ReadAfter has given from the
-// window of recent reads and how many it read from the database since
+// window of recent reads (records its commits handed on, or that another
+// reader read first) and how many it read from the database since
 // ShareReads; both 0 without it.
 func ReadsShared(log Log) (fromMemory, fromLog int64) {
 	s, ok := log.(readSharer)
@@ -185,4 +245,16 @@ func ReadsShared(log Log) (fromMemory, fromLog int64) {
 	}
 	c := s.recent()
 	return c.fromMemory.Load(), c.fromLog.Load()
+}
+
+// CommitsHandedOn says how many records log's commits in this process
+// have handed to the window of recent reads since ShareReads: on SQLite,
+// every record committed through the log's transactions; 0 on PostgreSQL
+// and without ShareReads.
+func CommitsHandedOn(log Log) int64 {
+	s, ok := log.(readSharer)
+	if !ok || s.recent() == nil {
+		return 0
+	}
+	return s.recent().handedOn.Load()
 }

@@ -51,20 +51,47 @@ func (t *txSavepoints) ReleaseSavepoint(ctx context.Context) error {
 // and will commit: a rollback to a savepoint gives back the positions
 // appended since, and a commit announces only what it kept, so that no
 // follower is told of a head that never came (it would then sleep
-// through the commit that does).
+// through the commit that does). When keep is set it also keeps the
+// records themselves, which a commit hands on to the process's readers
+// of the log (recentReads.committed).
 type savepoints struct {
 	last  int64
-	marks []int64 // last at each open savepoint, innermost last
+	keep  bool
+	recs  []Record
+	marks []savepointMark // at each open savepoint, innermost last
+	// deleted says the transaction deleted events (the retention
+	// policy): once it commits, the window of recent records, which may
+	// hold them, is emptied (recentReads.forget). Kept through a
+	// rollback to a savepoint: emptying the window is always safe.
+	deleted bool
 }
 
-// appended notes that the transaction appended up to pos.
-func (s *savepoints) appended(pos int64) { s.last = max(s.last, pos) }
+// savepointMark is what a transaction had appended when a savepoint
+// was taken.
+type savepointMark struct {
+	last int64
+	recs int
+}
 
-func (s *savepoints) mark() { s.marks = append(s.marks, s.last) }
+// appended notes that the transaction appended recs, ending at pos.
+func (s *savepoints) appended(pos int64, recs ...Record) {
+	s.last = max(s.last, pos)
+	if s.keep {
+		s.recs = append(s.recs, recs...)
+	}
+}
+
+func (s *savepoints) mark() {
+	s.marks = append(s.marks, savepointMark{last: s.last, recs: len(s.recs)})
+}
 
 func (s *savepoints) undo() {
 	if n := len(s.marks); n > 0 {
-		s.last = s.marks[n-1]
+		s.last = s.marks[n-1].last
+		// Cleared, not only cut: the records rolled back must not be
+		// kept alive by the array behind.
+		clear(s.recs[s.marks[n-1].recs:])
+		s.recs = s.recs[:s.marks[n-1].recs]
 	}
 }
 

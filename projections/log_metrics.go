@@ -34,7 +34,7 @@ func RegisterLogMetrics(reg prometheus.Registerer, log events.Log) {
 		through: prometheus.NewDesc("herd_log_compacted_through_position", "The compaction point: a watch or list at an older resourceVersion gets 410 Expired.", nil, nil),
 		deleted: prometheus.NewDesc("herd_log_compacted_events_total", "Superseded plain heartbeats deleted by the retention policy.", nil, nil),
 		read: prometheus.NewDesc("herd_log_records_read_total", "Records herd's readers of the log (the reconcilers' dispatcher, the watch hub, watches catching up) were given: "+
-			"read from the database (from=\"log\"), or from the window of recent reads they share, read by another of them first (from=\"memory\").", []string{"from"}, nil),
+			"read from the database (from=\"log\"), or from the window of recent records they share, handed on by herd's own commit (SQLite) or read by another of them first (from=\"memory\").", []string{"from"}, nil),
 	})
 }
 

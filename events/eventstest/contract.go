@@ -32,6 +32,15 @@ type LogOption func(*logOptions)
 
 type logOptions struct {
 	othersCommitsPolled bool
+	commitsHandedOn     bool
+}
+
+// CommitsHandedOn says that the engine's commits hand the records they
+// wrote to the process's readers of the log (with ShareReads), as
+// SQLite's do: the contract then checks that those readers take them from
+// memory, not from the database.
+func CommitsHandedOn() LogOption {
+	return func(o *logOptions) { o.commitsHandedOn = true }
 }
 
 // OthersCommitsPolled says that the engine's followers find another
@@ -54,7 +63,7 @@ func RunStoreContract(t *testing.T, open OpenFunc) {
 		RunLogContract(t, func(t *testing.T) (events.Log, func(t *testing.T) events.Log) {
 			s, reopen := open(t)
 			return s.Log(), func(t *testing.T) events.Log { return reopen(t).Log() }
-		}, OthersCommitsPolled())
+		}, OthersCommitsPolled(), CommitsHandedOn())
 	})
 	tests := []struct {
 		name string

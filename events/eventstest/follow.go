@@ -26,6 +26,7 @@ func runFollowContract(t *testing.T, open OpenLogFunc, o logOptions) {
 		{"UnderConcurrentAppenders", testFollowUnderConcurrentAppenders},
 		{"Inherit", testFollowInherit},
 		{"SharingReads", testFollowSharingReads},
+		{"AcrossTheWindow", testFollowAcrossTheWindow},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package eventstest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 // follows the head as the watch hub does each get every record once, in
 // position order, exactly as the log holds it, while writers through this
 // process and another commit at once; and a record both take is read
-// from the database once.
+// from the database once, or not at all where the commit handed it on.
 func testFollowSharingReads(t *testing.T, open OpenLogFunc, o logOptions) {
 	l, reopen := open(t)
 	other := reopen(t)
@@ -53,10 +54,153 @@ func testFollowSharingReads(t *testing.T, open OpenLogFunc, o logOptions) {
 		t.Fatalf("the follower got %d, want the last record %d", r.Position, last.Position)
 	}
 	memory2, fromLog2 := events.ReadsShared(l)
-	if fromLog2-fromLog != 1 || memory2-memory != 1 {
-		t.Errorf("the record both took: read %d times from the database and given %d times from memory, want once each",
-			fromLog2-fromLog, memory2-memory)
+	wantLog, wantMemory := int64(1), int64(1)
+	if o.commitsHandedOn {
+		wantLog, wantMemory = 0, 2
 	}
+	if fromLog2-fromLog != wantLog || memory2-memory != wantMemory {
+		t.Errorf("the record both took: read %d times from the database and given %d times from memory, want %d and %d",
+			fromLog2-fromLog, memory2-memory, wantLog, wantMemory)
+	}
+	if handed, want := events.CommitsHandedOn(l), int64(writers/2*each+1); o.commitsHandedOn && handed != want {
+		t.Errorf("%d records handed on by this process's commits, want the %d it committed", handed, want)
+	} else if !o.commitsHandedOn && handed != 0 {
+		t.Errorf("%d records handed on by commits on an engine that hands none on", handed)
+	}
+}
+
+// testFollowAcrossTheWindow: with ShareReads on, a follower and a reader
+// that follows the head as the watch hub does each get every record once,
+// in position order, exactly as the log holds it (another process's read
+// says), across a command rolled back to its savepoint, prepared appends,
+// a commit larger than the window of recent records (they catch up from
+// the database) and a restart (they start from the database again). Where
+// commits hand their records on, every record this process committed
+// was handed on, and the readers took the small commits' from memory.
+func testFollowAcrossTheWindow(t *testing.T, open OpenLogFunc, o logOptions) {
+	l, reopen := open(t)
+	events.ShareReads(l)
+	ctx, cancel := context.WithTimeout(t.Context(), WaitFor)
+	defer cancel()
+	cfg := events.FollowerConfig{Group: "g", PollInterval: o.othersPoll()}
+	f, msgs := follow(ctx, t, l, cfg)
+	var committed int64 // records committed through l
+	small := func(l events.Log, stream string, n int) {
+		t.Helper()
+		for i := range n {
+			appendCommit(t, l, stream, int64(i), events.Metadata{Actor: "a", Source: "test"}, t0, ev("HeartbeatRecorded", i))
+		}
+		committed += int64(n)
+	}
+	small(l, "node/a", 5)
+	committed += commitWithRollback(t, l)
+	fromLog := func() int64 { _, n := events.ReadsShared(l); return n }
+	readBefore := fromLog()
+	small(l, "node/b", 5)
+	var big []events.NewEvent
+	for i := range 5000 { // more than the window's 4,096 records
+		big = append(big, ev("HeartbeatRecorded", i))
+	}
+	appendCommit(t, l, "node/big", 0, events.Metadata{}, t0, big...)
+	committed += int64(len(big))
+	small(l, "node/c", 5)
+
+	other := reopen(t) // another process: its reads share nothing
+	want, err := other.ReadAfter(t.Context(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, ReceiveN(t, msgs, len(want))); diff != "" {
+		t.Fatalf("the follower (-the log +delivered):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, followHead(ctx, l, 0, len(want), o.othersPoll())); diff != "" {
+		t.Fatalf("the reader beside the follower (-the log +read):\n%s", diff)
+	}
+	if o.commitsHandedOn {
+		if handed := events.CommitsHandedOn(l); handed != committed {
+			t.Errorf("%d records handed on by this process's commits, want the %d it committed", handed, committed)
+		}
+		// Both readers caught up on the small commits before the large
+		// one; at most the large commit's records beyond the window come
+		// from the database, to one of them or the other.
+		if n := fromLog() - readBefore; n > 2*int64(len(big)) {
+			t.Errorf("%d records read from the database after the first commits, want at most the large commit's twice", n)
+		}
+	}
+	last := want[len(want)-1].Position
+	acked(t, f, last)
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	WaitClosed(t, msgs)
+
+	l = reopen(t)
+	events.ShareReads(l)
+	appendCommit(t, l, "node/d", 0, events.Metadata{}, t0, ev("HeartbeatRecorded", 1))
+	_, msgs = follow(ctx, t, l, cfg)
+	small(l, "node/e", 3)
+	after, err := l.ReadAfter(t.Context(), last, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != 4 {
+		t.Fatalf("%d records after the restart, want 4", len(after))
+	}
+	if diff := cmp.Diff(after, ReceiveN(t, msgs, len(after))); diff != "" {
+		t.Fatalf("the follower after the restart (-the log +delivered):\n%s", diff)
+	}
+	if diff := cmp.Diff(after, followHead(ctx, l, last, len(after), o.othersPoll())); diff != "" {
+		t.Fatalf("the reader after the restart (-the log +read):\n%s", diff)
+	}
+	select {
+	case msg := <-msgs:
+		t.Fatalf("the follower delivered position %s again", msg.Metadata[events.KeyPosition])
+	default:
+	}
+}
+
+// commitWithRollback commits, in one transaction, a command rolled back
+// to its savepoint between two that are kept, the second as a prepared
+// append where the engine has them, and returns how many records it kept.
+func commitWithRollback(t *testing.T, l events.Log) int64 {
+	t.Helper()
+	ctx := t.Context()
+	tx, err := l.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	step := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	step("savepoint", tx.Savepoint(ctx))
+	_, err = tx.Append(ctx, "node/kept", 0, events.Metadata{CausationID: "c"}, t0, ev("A", 1), ev("A", 2))
+	step("append", err)
+	step("release", tx.ReleaseSavepoint(ctx))
+	step("savepoint", tx.Savepoint(ctx))
+	_, err = tx.Append(ctx, "node/undone", 0, events.Metadata{}, t0, ev("B", 1), ev("B", 2), ev("B", 3))
+	step("append", err)
+	step("roll back to the savepoint", tx.RollbackToSavepoint(ctx))
+	step("release", tx.ReleaseSavepoint(ctx))
+	step("savepoint", tx.Savepoint(ctx))
+	if pa, ok := tx.(events.PreparedAppender); ok {
+		p, err := events.PrepareAppend("node/prepared", 0, events.Metadata{Actor: "p"}, t0, ev("C", 1))
+		step("prepare", err)
+		_, errs, err := pa.AppendPrepared(ctx, []*events.PreparedAppend{p})
+		step("append prepared", errors.Join(append(errs, err)...))
+	} else {
+		_, err = tx.Append(ctx, "node/prepared", 0, events.Metadata{Actor: "p"}, t0, ev("C", 1))
+		step("append", err)
+	}
+	step("release", tx.ReleaseSavepoint(ctx))
+	step("commit", tx.Commit())
+	return 3
 }
 
 // followHead reads l after pos in small batches until it has n records,

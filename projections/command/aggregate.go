@@ -77,7 +77,25 @@ type Observer[S any] func(s S, evs []domain.Event)
 // method of one aggregate does. decide says what happens to the state.
 func Update[S any](ctx context.Context, u *Unit, a Aggregate[S], key string, decide func(S) ([]domain.Event, error)) (S, error) {
 	if a.Mode().Prepared {
-		return updatePrepared(ctx, u, a, key, decide)
+		return updatePrepared(ctx, u, a, key, decide, false)
+	}
+	return updateOnLeader(ctx, u, a, key, decide)
+}
+
+// Create is Update for a command that only creates the aggregate
+// (domain.Creation: refused when it exists). On an aggregate whose
+// commands are prepared and remembered (SQLite), a stream this process
+// remembers no commit of is presumed new: the command is decided on the
+// fresh state without reading its row, the commit refuses the append
+// (expected version 0) if the stream exists after all, and the command
+// is then decided again on the row and refused as it would have been
+// (see current). A command that may append on an aggregate that exists
+// (a registration that records a restart) must not use it: every such
+// append on a stream this process forgot (after a restart) would be
+// refused at the commit and decided again.
+func Create[S any](ctx context.Context, u *Unit, a Aggregate[S], key string, decide func(S) ([]domain.Event, error)) (S, error) {
+	if a.Mode().Prepared {
+		return updatePrepared(ctx, u, a, key, decide, true)
 	}
 	return updateOnLeader(ctx, u, a, key, decide)
 }

@@ -36,12 +36,15 @@ var (
 	_ domain.BatchExecutor[domain.Pod, domain.PodCommand] = (*Commands[domain.Pod, domain.PodCommand])(nil)
 )
 
-// Execute implements domain.Executor.
+// Execute implements domain.Executor. A command that only creates its
+// aggregate (domain.Creation) runs as Create.
 func (c *Commands[S, C]) Execute(ctx context.Context, key domain.Key, cmd C) (S, error) {
 	now := c.u.clock.Now()
-	return Update(ctx, c.u, c.of, c.streamKey(key), func(s S) ([]domain.Event, error) {
-		return c.decide(s, cmd, now)
-	})
+	decide := func(s S) ([]domain.Event, error) { return c.decide(s, cmd, now) }
+	if cr, ok := any(cmd).(domain.Creation); ok && cr.CreatesOnly() {
+		return Create(ctx, c.u, c.of, c.streamKey(key), decide)
+	}
+	return Update(ctx, c.u, c.of, c.streamKey(key), decide)
 }
 
 // ExecuteBatch implements domain.BatchExecutor: every command in one

@@ -169,7 +169,7 @@ func (r rowImage) filled(recs []events.Record) []any {
 // updatePrepared is Update for an aggregate whose commands are prepared:
 // decide and encode here, write on the leader, and decide again on the
 // newer state when the stream moved in between.
-func updatePrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key string, decide func(S) ([]domain.Event, error)) (S, error) {
+func updatePrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key string, decide func(S) ([]domain.Event, error), creation bool) (S, error) {
 	stream := a.Stream(key)
 	// In the write queue from here, as a command run whole on the leader
 	// is from Do on: herd is behind when its heartbeats wait (a Hold
@@ -185,6 +185,7 @@ func updatePrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key str
 			leave()
 		}
 	}()
+	presume := creation // on the first try only
 	for {
 		if !u.inFlight.enter(stream) {
 			// updateOnLeader enters the queue itself, through Do.
@@ -196,23 +197,39 @@ func updatePrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key str
 			// other left.
 			return updateOnLeader(ctx, u, a, key, decide)
 		}
-		s, again, err := tryPrepared(ctx, u, a, key, stream, decide)
+		s, again, err := tryPrepared(ctx, u, a, key, stream, decide, presume)
 		u.inFlight.leave(stream)
 		if !again {
 			return s, err
 		}
+		presume = false
 	}
 }
 
 // tryPrepared decides, prepares and writes one command once; again says
-// it must be decided again (its stream moved before its turn).
-func tryPrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream string, decide func(S) ([]domain.Event, error)) (S, bool, error) {
-	s, cached, err := current(ctx, u, a, key, stream, true)
+// it must be decided again (its stream moved before its turn). presume
+// lets it decide on a state presumed new (see current): only the first
+// try of a command, so that one whose presumption the commit refused is
+// decided again on the row.
+func tryPrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream string, decide func(S) ([]domain.Event, error), presume bool) (S, bool, error) {
+	s, from, err := current(ctx, u, a, key, stream, true, presume)
 	if err != nil {
 		return s, false, err
 	}
+	cached := from == fromMemory
 	evs, err := decideSafely(decide, s)
-	if cached && (err != nil || len(evs) == 0) {
+	switch {
+	case from == presumedNew && (err != nil || len(evs) == 0):
+		// Only a command that creates the stream may rest on the
+		// presumption, which its append's expected version (0) checks:
+		// a refusal or a no-op ("not found", "already so") is decided
+		// again on the row, which may well exist.
+		if s, _, err = current(ctx, u, a, key, stream, false, false); err != nil {
+			return s, false, err
+		}
+		cached = false
+		evs, err = decideSafely(decide, s)
+	case from == fromMemory && (err != nil || len(evs) == 0):
 		// A refusal or a no-op appends nothing, so no expected version
 		// would catch a remembered state that is behind the row (another
 		// process wrote the stream): a change back to what the memory
@@ -227,7 +244,7 @@ func tryPrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key, strea
 		}
 		if len(later) > 0 {
 			u.states.forgetAt(stream, a.Version(s))
-			row, _, rerr := current(ctx, u, a, key, stream, false)
+			row, _, rerr := current(ctx, u, a, key, stream, false, false)
 			if rerr != nil {
 				return row, false, rerr
 			}
@@ -300,20 +317,44 @@ func (f *streamsInFlight) leave(stream string) {
 	}
 }
 
+// stateFrom says where current found a command's state.
+type stateFrom int
+
+const (
+	// fromRow: read from the aggregate's row.
+	fromRow stateFrom = iota
+	// fromMemory: remembered after the last commit that moved it.
+	fromMemory
+	// presumedNew: the aggregate's fresh state, presumed for a command
+	// that only creates (Create) because this process remembers no
+	// commit of the stream. The creation decided on it appends at
+	// expected version 0, which the commit refuses if the stream exists
+	// after all (another process wrote it, or this one before a restart
+	// or before forgetting it); its caller then decides again on the row,
+	// and a second create of one name is refused as it would have been.
+	// A Kubernetes create of a Node or a Lease thus reads no row for a
+	// name nobody created yet.
+	presumedNew
+)
+
 // current is the aggregate's newest committed state: remembered (when
-// remembered may be used), or read from its row outside any transaction;
-// cached says it was remembered.
-func current[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream string, remembered bool) (S, bool, error) {
+// remembered may be used), presumed new when remembered and presume
+// allow it and this process remembers nothing of the stream, or read
+// from its row outside any transaction.
+func current[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream string, remembered, presume bool) (S, stateFrom, error) {
 	if remembered && a.Mode().Cached && u.cacheStates {
 		if st, ok := u.states.get(stream); ok {
-			return st.(S), true, nil
+			return st.(S), fromMemory, nil
+		}
+		if presume {
+			return a.Fresh(key), presumedNew, nil
 		}
 	}
 	s, err := a.Load(ctx, u.views, key)
 	if errors.Is(err, domain.ErrNotFound) {
-		return a.Fresh(key), false, nil
+		return a.Fresh(key), fromRow, nil
 	}
-	return s, false, err
+	return s, fromRow, err
 }
 
 // prepare encodes evs, decided on s, as a ready write: their payloads and

@@ -509,3 +509,128 @@ func TestARememberedStateIsNotReadWhileItsCommitLandsOnSQLite(t *testing.T) {
 		})
 	}
 }
+
+// create makes a counter at n, refused when it exists.
+func create(n int) func(counter) ([]domain.Event, error) {
+	return func(c counter) ([]domain.Event, error) {
+		if c.Version > 0 {
+			return nil, fmt.Errorf("counter exists: %w", domain.ErrAlreadyExists)
+		}
+		return []domain.Event{counterSet{N: n}}, nil
+	}
+}
+
+// change sets an existing counter to n, refused when there is none.
+func change(n int) func(counter) ([]domain.Event, error) {
+	return func(c counter) ([]domain.Event, error) {
+		if c.Version == 0 {
+			return nil, fmt.Errorf("no counter: %w", domain.ErrNotFound)
+		}
+		return []domain.Event{counterSet{N: n}}, nil
+	}
+}
+
+// streamEvents is how many events stream holds in store's log.
+func streamEvents(t *testing.T, store *events.Store, stream string) int {
+	t.Helper()
+	recs, err := store.Log().ReadStream(t.Context(), stream, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(recs)
+}
+
+// TestACreateOfANameNeverCommittedReadsNoRow: on SQLite, a prepared
+// command that only creates (Create), on a stream this process remembers
+// no commit of, is decided on the fresh state without reading its row;
+// any other command (Update) on such a stream reads it, so that one that
+// would append on a stream that exists (a registration recording a
+// restart, after herd restarted) is not refused at the commit.
+func TestACreateOfANameNeverCommittedReadsNoRow(t *testing.T) {
+	units, store := openUnits(t, 1)
+	kind := counters{mode: Mode{Cached: true, Prepared: true}, loads: new(atomic.Int64)}
+	if _, err := Update(t.Context(), units[0], kind, "other", set(1)); err != nil {
+		t.Fatal(err)
+	}
+	if n := kind.loads.Load(); n != 1 {
+		t.Errorf("an update of a new name read %d rows, want 1", n)
+	}
+	kind.loads.Store(0)
+	got, err := Create(t.Context(), units[0], kind, "c", create(1))
+	if err != nil || got.N != 1 || got.Version != 1 {
+		t.Fatalf("the create: %+v, %v", got, err)
+	}
+	if n := kind.loads.Load(); n != 0 {
+		t.Errorf("the create of a new name read %d rows, want none", n)
+	}
+	if r := row(t, store, "c"); r != got {
+		t.Errorf("row %+v, answered %+v", r, got)
+	}
+}
+
+// TestASecondCreateOfANameIsRefusedWhateverThisProcessRemembers: a
+// create of a name this process never saw committed is decided on the
+// name presumed new, but a stream that exists after all — written by
+// another process, by this one before a restart, or by a create queued
+// at the same moment — refuses the append's expected version, and the
+// create is decided again on the row and refused: the log keeps one
+// creation. A refusal or a no-op decided on the presumption is decided
+// again on the row too: a change of a counter another process created
+// is applied, not answered "not found".
+func TestASecondCreateOfANameIsRefusedWhateverThisProcessRemembers(t *testing.T) {
+	for name, mode := range modes {
+		t.Run(name, func(t *testing.T) {
+			units, store := openUnits(t, 2)
+			mine, theirs, kind := units[0], units[1], counters{mode: mode}
+			if _, err := Create(t.Context(), theirs, kind, "c", create(1)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Create(t.Context(), mine, kind, "c", create(2)); !errors.Is(err, domain.ErrAlreadyExists) {
+				t.Fatalf("a create of a name another process created: %v, want ErrAlreadyExists", err)
+			}
+			if r := row(t, store, "c"); r.N != 1 || r.Version != 1 || streamEvents(t, store, kind.Stream("c")) != 1 {
+				t.Fatalf("row %+v after a second create; want the first's alone", r)
+			}
+
+			// A restart: a new unit of work on the same log remembers
+			// nothing. A command that may append on a counter that exists
+			// is decided on its row, not refused at the commit.
+			restartedToo := New(store.Log(), store.DB(), sqliteDialect{}, mine.Clock(), nil)
+			if got, err := Update(t.Context(), restartedToo, kind, "c", set(1)); err != nil || got.Version != 1 {
+				t.Fatalf("a no-op after a restart: %+v, %v; want the counter at version 1", got, err)
+			}
+			restarted := New(store.Log(), store.DB(), sqliteDialect{}, mine.Clock(), nil)
+			if _, err := Create(t.Context(), restarted, kind, "c", create(3)); !errors.Is(err, domain.ErrAlreadyExists) {
+				t.Fatalf("a create after a restart of a name created before: %v, want ErrAlreadyExists", err)
+			}
+			got, err := Update(t.Context(), restarted, kind, "c", change(4))
+			if err != nil || got.N != 4 || got.Version != 2 {
+				t.Fatalf("a change after a restart of a counter created before: %+v, %v; want n 4 at version 2", got, err)
+			}
+
+			// Two creates of one new name at the same moment: one wins.
+			queued, release := hold(t, mine)
+			errs := make(chan error, 2)
+			for i := range 2 {
+				go func() { _, err := Create(t.Context(), mine, kind, "d", create(10+i)); errs <- err }()
+				queued(i + 1)
+			}
+			release()
+			var created, refused int
+			for range 2 {
+				switch err := <-errs; {
+				case err == nil:
+					created++
+				case errors.Is(err, domain.ErrAlreadyExists):
+					refused++
+				default:
+					t.Fatal(err)
+				}
+			}
+			if created != 1 || refused != 1 || streamEvents(t, store, kind.Stream("d")) != 1 {
+				t.Errorf("two creates of one name: %d created, %d refused, %d events; want one of each and one event",
+					created, refused, streamEvents(t, store, kind.Stream("d")))
+			}
+		})
+	}
+}

@@ -135,6 +135,24 @@ func (r *Reconciler) reconcileNode(ctx context.Context, name string) (reconciler
 	if r.cfg.Node != "" && name != r.cfg.Node {
 		return reconcilers.Result{}, nil
 	}
+	// A node none of whose pods can run here — gone, not Ready, or whose
+	// runtime is not in this process (a kubelet's, an agent's) — is left
+	// before its pods are listed: run would find the same for each of
+	// them, and a fleet of kubelets registering would pay a list of pods
+	// for every node.
+	node, err := r.pods.Node(ctx, name)
+	if errors.Is(err, domain.ErrNotFound) {
+		return reconcilers.Result{}, nil
+	}
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
+	if c, ok := node.Condition(domain.ConditionReady); !ok || c.Status != domain.ConditionTrue {
+		return reconcilers.Result{}, nil // its NodeBecameReady comes back
+	}
+	if _, ok := r.runtimes.For(node); !ok {
+		return reconcilers.Result{}, nil
+	}
 	pods, err := r.pods.List(ctx, name)
 	if err != nil {
 		return reconcilers.Result{}, err

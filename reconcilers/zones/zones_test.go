@@ -350,3 +350,54 @@ func TestAnAgentsReconcilerKeepsToItsNode(t *testing.T) {
 		t.Errorf("a zero resync period: %v", err)
 	}
 }
+
+// countingPods is Pods that counts its lists.
+type countingPods struct {
+	Pods
+	lists int
+}
+
+func (c *countingPods) List(ctx context.Context, node string) ([]domain.Pod, error) {
+	c.lists++
+	return c.Pods.List(ctx, node)
+}
+
+// TestANodeWhosePodsCannotRunHereListsNone: a node's key lists its pods
+// only when they can run in this process: not for a node that is gone,
+// not Ready, or whose runtime is elsewhere (a kubelet's, as a fleet
+// registers), and still for a Ready node whose runtime is here, whose
+// pod then starts.
+func TestANodeWhosePodsCannotRunHereListsNone(t *testing.T) {
+	f := newFixture(t)
+	pods := &countingPods{Pods: Local{Commands: f.Writer.PodCommands(), Pods: f.Pods, Nodes: f.Nodes}}
+	r, err := New(Config{ResyncPeriod: DefaultResyncPeriod}, pods, RuntimesFunc(func(n domain.Node) (Runtime, bool) {
+		return f.rt, n.Kind != domain.KindKubelet
+	}), f.Clock, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Node("kubelet-1", domain.RegisterNode{Registration: domain.Registration{Name: "kubelet-1", Kind: domain.KindKubelet}},
+		reconcilerstest.Report(domain.ConditionTrue))
+	f.Node("unready", domain.RegisterNode{Registration: domain.Registration{Name: "unready", Kind: domain.KindLinux}})
+	f.ReadyNode("n1", nil)
+	f.addressed("on-kubelet", reconcilerstest.CreatePod("on-kubelet", "kubelet-1", 30), "10.88.0.2")
+	f.addressed("waiting", reconcilerstest.CreatePod("waiting", "unready", 30), "10.88.0.3")
+	f.addressed("web", reconcilerstest.CreatePod("web", "n1", 30), "10.88.0.4")
+	for _, node := range []string{"kubelet-1", "unready", "gone"} {
+		if res, err := r.Reconcile(t.Context(), reconcilerstest.NodeKey(node)); err != nil || res != (reconcilers.Result{}) {
+			t.Fatalf("node %s: %+v, %v", node, res, err)
+		}
+	}
+	if pods.lists != 0 {
+		t.Errorf("%d lists of pods for nodes whose pods cannot run here, want none", pods.lists)
+	}
+	if ops := append(f.ops("on-kubelet"), f.ops("waiting")...); len(ops) != 0 {
+		t.Errorf("pods started on a kubelet's or an unready node: %v", ops)
+	}
+	if _, err := r.Reconcile(t.Context(), reconcilerstest.NodeKey("n1")); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := f.GetPod("web"); pods.lists != 1 || p.Status.Phase != domain.PodRunning {
+		t.Errorf("a Ready node with its runtime here: %d lists, its pod %s; want one list and Running", pods.lists, p.Status.Phase)
+	}
+}
