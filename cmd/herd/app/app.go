@@ -150,10 +150,10 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 			rts termination.Runtimes, clk clock.Clock, log *zap.Logger) (*termination.Reconciler, error) {
 			return termination.New(cfg.Termination, cmds, pods.Remembering(w), nodes, rts, clk, log)
 		}),
-		reconcilers.Provide(func(cmds domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
+		reconcilers.Provide(func(w *projections.Writer, cmds domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
 			rts zones.Runtimes, clk clock.Clock, log *zap.Logger) (*zones.Reconciler, error) {
 			return zones.New(zones.Config{ResyncPeriod: zones.DefaultResyncPeriod},
-				zones.Local{Commands: cmds, Pods: pods, Nodes: nodes}, rts, clk, log)
+				zones.Local{Commands: cmds, Pods: pods.Remembering(w), Nodes: nodes}, rts, clk, log)
 		}),
 		reconcilers.Provide(func(cmds domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
 			clk clock.Clock, log *zap.Logger) *noexecute.Reconciler {
