@@ -1,6 +1,8 @@
 package projections
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -98,4 +100,59 @@ func TestPodIndexAnswersAsTheView(t *testing.T) {
 	pod(restarted, "default", "b", domain.DeletePod{})
 	pod(restarted, "default", "a", create("default", "a", ""))
 	check("after the restart", restarted)
+}
+
+// TestPodIndexUnderConcurrentCommits fills the index while pods are being
+// created, bound and deleted from several goroutines, reads it all along,
+// and checks that it ends as the rows do: a load racing commits neither
+// loses nor resurrects a pod.
+func TestPodIndexUnderConcurrentCommits(t *testing.T) {
+	ctx := t.Context()
+	w, store, clk := newWriter(t)
+	view := NewPodView(store.Log())
+	mem := view.Remembering(w)
+	decide := func(cmd domain.PodCommand) func(domain.Pod) ([]domain.Event, error) {
+		return func(p domain.Pod) ([]domain.Event, error) { return domain.DecidePod(p, cmd, clk.Now()) }
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 15 {
+				name := fmt.Sprintf("p%d-%d", g, i)
+				create := domain.CreatePod{Namespace: "default", Name: name, UID: name,
+					Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c"}}}}
+				if _, err := w.UpdatePod(ctx, "default", name, decide(create)); err != nil {
+					t.Error(err)
+					return
+				}
+				next := domain.PodCommand(domain.BindPod{NodeName: "n1"})
+				if i%3 == 0 {
+					next = domain.DeletePod{}
+				}
+				if _, err := w.UpdatePod(ctx, "default", name, decide(next)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 30 {
+			if _, err := mem.Pods(ctx, PodFilter{NodeName: "n1"}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	wg.Wait()
+	want, _, err := view.List(ctx, PodFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 40 {
+		t.Fatalf("%d pods listed, want 40 (60 created, 20 deleted)", len(want))
+	}
+	if diff := cmp.Diff(want, w.podIndex.list(PodFilter{}), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("index (-rows +index):\n%s", diff)
+	}
 }
