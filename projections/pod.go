@@ -38,6 +38,12 @@ var pods = describe(&aggregate[domain.Pod]{
 		return nil
 	},
 	tables: []viewTable{{"pods", "namespace, name"}},
+	observers: func(w *Writer) []Observer[domain.Pod] {
+		if !w.unit.Authoritative() {
+			return nil
+		}
+		return w.podObservers
+	},
 })
 
 var _ domain.PodRepository = (*Writer)(nil)

@@ -12,6 +12,9 @@ import (
 // PodView answers queries about pods from the pod view.
 type PodView struct {
 	db *viewDB
+	// w, when set, answers Pods from the Writer's memory of the pods it
+	// committed where it can (Remembering).
+	w *Writer
 }
 
 // NewPodView returns a PodView reading the views beside log.

@@ -26,6 +26,11 @@ type Writer struct {
 	unit *command.Unit
 	// nodeObservers are told of every committed node state (ObserveNodes).
 	nodeObservers observers[domain.Node]
+	// podIndex is the pods not finalized, as committed (PodView.Pods).
+	podIndex podIndex
+	// podObservers is podIndex's observer, as the pod aggregate's
+	// Observers returns it on every commit of a pod.
+	podObservers []Observer[domain.Pod]
 	// commands are the aggregates' Executes, made once so that asking
 	// for one on every command costs nothing.
 	commands *writerCommands
@@ -38,6 +43,7 @@ func NewWriter(log events.Log, clk clock.PassiveClock, metrics *Metrics) *Writer
 	w := &Writer{log: log, views: views, clock: clk,
 		unit: command.New(log, views, views.d, clk, metrics.command())}
 	w.commands = newWriterCommands(w)
+	w.podObservers = []Observer[domain.Pod]{w.podIndex.observe}
 	return w
 }
 

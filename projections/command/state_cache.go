@@ -1,6 +1,9 @@
 package command
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // maxCachedStates bounds the states the unit of work remembers: nodes
 // and their leases, one of each per node. A remembered node costs a few
@@ -119,4 +122,18 @@ func (c *stateCache) forgetAt(stream string, version int64) {
 	if e, ok := c.m[stream]; ok && e.version == version {
 		delete(c.m, stream)
 	}
+}
+
+// committingPrefix reports whether any stream beginning with prefix is
+// being committed (commitStarts). The map holds only the streams of the
+// group now committing, a few dozen at most.
+func (c *stateCache) committingPrefix(prefix string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for s := range c.committing {
+		if strings.HasPrefix(s, prefix) {
+			return true
+		}
+	}
+	return false
 }

@@ -190,3 +190,22 @@ func mapConflict(err error) error {
 	}
 	return err
 }
+
+// Committing reports whether a group's commit may be moving a stream
+// whose name begins with prefix: from just before the commit until its
+// states are put and its observers told. A memory of the streams that
+// observers keep (a view's index) is then behind what the rows may
+// already show, and a reader goes to the rows. Always true where the
+// unit does not keep states (PostgreSQL): there, another replica may
+// have written any stream, and nothing in memory is authoritative.
+func (u *Unit) Committing(prefix string) bool {
+	if !u.cacheStates {
+		return true
+	}
+	return u.states.committingPrefix(prefix)
+}
+
+// Authoritative reports whether every append to the log goes through
+// this unit (SQLite, whose one writer is this process), so that
+// observers of its commits see every state the views take.
+func (u *Unit) Authoritative() bool { return u.cacheStates }

@@ -50,7 +50,8 @@ func newHarness(t testing.TB, cfg Config) *harness {
 	clk := clocktesting.NewFakeClock(t0)
 	w := projections.NewWriter(store.Log(), clk, nil)
 	pods := projections.NewPodView(store.Log())
-	r, err := New(cfg, w, projections.NewNodeView(store.Log()), pods, clk, zap.NewNop())
+	// As herd serve wires it: the pod lists from the Writer's memory.
+	r, err := New(cfg, w, projections.NewNodeView(store.Log()), pods.Remembering(w), clk, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}

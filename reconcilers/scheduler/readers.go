@@ -15,11 +15,12 @@ type NodeLister interface {
 }
 
 // PodLister is what the scheduler reads of the pods: the pending ones,
-// and every pod for the room they take.
+// and every pod for the room they take. herd serve gives it the pod view
+// that remembers (projections.PodView.Remembering): a pass then reads no
+// pod row.
 type PodLister interface {
-	// List returns the pods that match f, and the view's resource
-	// version.
-	List(ctx context.Context, f projections.PodFilter) ([]domain.Pod, int64, error)
+	// Pods returns the pods that match f, by namespace and name.
+	Pods(ctx context.Context, f projections.PodFilter) ([]domain.Pod, error)
 }
 
 var (

@@ -151,7 +151,7 @@ func (r *Reconciler) schedule(ctx context.Context) error {
 	}
 	now := r.clock.Now()
 	herd := domain.SourceHerd
-	waiting, _, err := r.pods.List(ctx, projections.PodFilter{Unbound: true, Source: &herd})
+	waiting, err := r.pods.Pods(ctx, projections.PodFilter{Unbound: true, Source: &herd})
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (r *Reconciler) schedule(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pods, _, err := r.pods.List(ctx, projections.PodFilter{})
+	pods, err := r.pods.Pods(ctx, projections.PodFilter{})
 	if err != nil {
 		return err
 	}

@@ -86,7 +86,7 @@ func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
 // herd pods are bound to but that no longer exists.
 func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 	herd := domain.SourceHerd
-	pods, _, err := r.pods.List(ctx, projections.PodFilter{Source: &herd, Terminating: true})
+	pods, err := r.pods.Pods(ctx, projections.PodFilter{Source: &herd, Terminating: true})
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 // its own key has.
 func (r *Reconciler) reconcileNode(ctx context.Context, node string) (reconcilers.Result, error) {
 	herd := domain.SourceHerd
-	pods, _, err := r.pods.List(ctx, projections.PodFilter{NodeName: node, Source: &herd})
+	pods, err := r.pods.Pods(ctx, projections.PodFilter{NodeName: node, Source: &herd})
 	if err != nil {
 		return reconcilers.Result{}, err
 	}

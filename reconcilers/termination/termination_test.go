@@ -38,7 +38,8 @@ func newFixture(tt testing.TB, cfg Config) *fixture {
 		}
 		return mock, true
 	})
-	r, err := New(cfg, env.Writer.PodCommands(), env.Pods, env.Nodes, runtimes, env.Clock, zap.NewNop())
+	// As herd serve wires it: the pod lists from the Writer's memory.
+	r, err := New(cfg, env.Writer.PodCommands(), env.Pods.Remembering(env.Writer), env.Nodes, runtimes, env.Clock, zap.NewNop())
 	if err != nil {
 		tt.Fatal(err)
 	}

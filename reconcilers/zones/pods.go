@@ -40,13 +40,14 @@ type Local struct {
 var _ Pods = Local{}
 
 // PodReader is what Local reads of the pods: one pod, and herd's bound
-// to a node.
+// to a node. herd serve gives it the pod view that remembers
+// (projections.PodView.Remembering): a node's change then reads no pod
+// row.
 type PodReader interface {
 	// Get returns the pod, or domain.ErrNotFound.
 	Get(ctx context.Context, namespace, name string) (domain.Pod, error)
-	// List returns the pods that match f, and the view's resource
-	// version.
-	List(ctx context.Context, f projections.PodFilter) ([]domain.Pod, int64, error)
+	// Pods returns the pods that match f, by namespace and name.
+	Pods(ctx context.Context, f projections.PodFilter) ([]domain.Pod, error)
 }
 
 // NodeReader is what Local reads of the nodes: the one a pod is bound to.
@@ -68,8 +69,7 @@ func (l Local) Pod(ctx context.Context, namespace, name string) (domain.Pod, err
 // List implements Pods.
 func (l Local) List(ctx context.Context, node string) ([]domain.Pod, error) {
 	herd := domain.SourceHerd
-	pods, _, err := l.Pods.List(ctx, projections.PodFilter{NodeName: node, Source: &herd})
-	return pods, err
+	return l.Pods.Pods(ctx, projections.PodFilter{NodeName: node, Source: &herd})
 }
 
 // Node implements Pods.

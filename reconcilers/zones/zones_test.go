@@ -58,7 +58,7 @@ func newFixture(t *testing.T) *fixture {
 		}
 		return f.runtime, true
 	})
-	r, err := New(Config{ResyncPeriod: DefaultResyncPeriod}, Local{Commands: env.Writer.PodCommands(), Pods: env.Pods, Nodes: env.Nodes},
+	r, err := New(Config{ResyncPeriod: DefaultResyncPeriod}, Local{Commands: env.Writer.PodCommands(), Pods: env.Pods.Remembering(env.Writer), Nodes: env.Nodes},
 		runtimes, env.Clock, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +322,7 @@ func TestAnAgentsReconcilerKeepsToItsNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Config{ResyncPeriod: DefaultResyncPeriod, Node: "a1"}, Local{Commands: env.Writer.PodCommands(), Pods: env.Pods, Nodes: env.Nodes},
+	r, err := New(Config{ResyncPeriod: DefaultResyncPeriod, Node: "a1"}, Local{Commands: env.Writer.PodCommands(), Pods: env.Pods.Remembering(env.Writer), Nodes: env.Nodes},
 		RuntimesFunc(func(domain.Node) (Runtime, bool) { return mock, true }), env.Clock, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
@@ -369,7 +369,7 @@ func (c *countingPods) List(ctx context.Context, node string) ([]domain.Pod, err
 // pod then starts.
 func TestANodeWhosePodsCannotRunHereListsNone(t *testing.T) {
 	f := newFixture(t)
-	pods := &countingPods{Pods: Local{Commands: f.Writer.PodCommands(), Pods: f.Pods, Nodes: f.Nodes}}
+	pods := &countingPods{Pods: Local{Commands: f.Writer.PodCommands(), Pods: f.Pods.Remembering(f.Writer), Nodes: f.Nodes}}
 	r, err := New(Config{ResyncPeriod: DefaultResyncPeriod}, pods, RuntimesFunc(func(n domain.Node) (Runtime, bool) {
 		return f.rt, n.Kind != domain.KindKubelet
 	}), f.Clock, zap.NewNop())

@@ -140,20 +140,20 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 			heard *health.Heard, w *projections.Writer) (*health.Reconciler, error) {
 			return health.New(cfg, repo, view, clk, log, health.WithArrivals(heard), health.WithBacklog(w.WriteQueue()))
 		}),
-		reconcilers.Provide(func(cfg scheduler.Config, repo scheduler.Repository, nodes *projections.NodeView, pods *projections.PodView, clk clock.Clock, log *zap.Logger) (*scheduler.Reconciler, error) {
-			return scheduler.New(cfg, repo, nodes, pods, clk, log)
+		reconcilers.Provide(func(cfg scheduler.Config, w *projections.Writer, repo scheduler.Repository, nodes *projections.NodeView, pods *projections.PodView, clk clock.Clock, log *zap.Logger) (*scheduler.Reconciler, error) {
+			return scheduler.New(cfg, repo, nodes, pods.Remembering(w), clk, log)
 		}),
 		reconcilers.Provide(func(cfg Config, nodes domain.Executor[domain.Node, domain.NodeCommand], view *projections.NodeView, clk clock.Clock, log *zap.Logger) (*kubeletprobe.Reconciler, error) {
 			return kubeletprobe.New(cfg.KubeletProbe, nodes, view, clk, log)
 		}),
-		reconcilers.Provide(func(cfg Config, cmds domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
+		reconcilers.Provide(func(cfg Config, w *projections.Writer, cmds domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
 			rts termination.Runtimes, clk clock.Clock, log *zap.Logger) (*termination.Reconciler, error) {
-			return termination.New(cfg.Termination, cmds, pods, nodes, rts, clk, log)
+			return termination.New(cfg.Termination, cmds, pods.Remembering(w), nodes, rts, clk, log)
 		}),
-		reconcilers.Provide(func(cmds domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
+		reconcilers.Provide(func(w *projections.Writer, cmds domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
 			rts zones.Runtimes, clk clock.Clock, log *zap.Logger) (*zones.Reconciler, error) {
 			return zones.New(zones.Config{ResyncPeriod: zones.DefaultResyncPeriod},
-				zones.Local{Commands: cmds, Pods: pods, Nodes: nodes}, rts, clk, log)
+				zones.Local{Commands: cmds, Pods: pods.Remembering(w), Nodes: nodes}, rts, clk, log)
 		}),
 		reconcilers.Provide(func(cmds domain.Executor[domain.Pod, domain.PodCommand], pods *projections.PodView, nodes *projections.NodeView,
 			clk clock.Clock, log *zap.Logger) *noexecute.Reconciler {
