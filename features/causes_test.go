@@ -263,9 +263,11 @@ type causeIndex struct {
 	podNode   map[string]string
 	podOwners map[string][]string
 	// podUID is each pod stream's UID; rsOwners the streams of each
-	// ReplicaSet stream's owners (its Deployment).
-	podUID   map[string]string
-	rsOwners map[string][]string
+	// ReplicaSet stream's owners (its Deployment), revOwners of each
+	// ControllerRevision's (its DaemonSet or StatefulSet).
+	podUID    map[string]string
+	rsOwners  map[string][]string
+	revOwners map[string][]string
 	// podLabels are each pod stream's labels at its creation; selectors
 	// each budget stream's.
 	podLabels map[string]map[string]string
@@ -296,7 +298,7 @@ func checkCauses(recs []events.Record) (problems []string, checked int, exact ma
 // indexCauses is what the checks need to know of recs, the log.
 func indexCauses(recs []events.Record) causeIndex {
 	ix := causeIndex{byID: map[string]events.Record{}, podNode: map[string]string{}, podOwners: map[string][]string{},
-		podUID: map[string]string{}, rsOwners: map[string][]string{},
+		podUID: map[string]string{}, rsOwners: map[string][]string{}, revOwners: map[string][]string{},
 		podLabels: map[string]map[string]string{}, selectors: map[string]*domain.LabelSelector{}}
 	for _, rec := range recs {
 		ix.byID[rec.ID] = rec
@@ -325,6 +327,12 @@ func indexCauses(recs []events.Record) causeIndex {
 			for _, o := range ev.Owners {
 				if stream, ok := ownerStream(ev.Namespace, o); ok {
 					ix.rsOwners[rec.Stream] = append(ix.rsOwners[rec.Stream], stream)
+				}
+			}
+		case domain.ControllerRevisionCreated:
+			for _, o := range ev.Owners {
+				if stream, ok := ownerStream(ev.Namespace, o); ok {
+					ix.revOwners[rec.Stream] = append(ix.revOwners[rec.Stream], stream)
 				}
 			}
 		}
@@ -580,6 +588,8 @@ func ownerStream(ns string, o domain.OwnerReference) (string, bool) {
 		return domain.JobStream(ns, o.Name), true
 	case "DaemonSet":
 		return domain.DaemonSetStream(ns, o.Name), true
+	case "StatefulSet":
+		return domain.StatefulSetStream(ns, o.Name), true
 	}
 	return "", false
 }
@@ -779,6 +789,10 @@ func (ix causeIndex) related(rec, cause events.Record) bool {
 		return slices.Contains(ix.podOwners[cause.Stream], rec.Stream)
 	case strings.HasPrefix(rec.Stream, "deployment/"):
 		return slices.Contains(ix.rsOwners[cause.Stream], rec.Stream)
+	case strings.HasPrefix(rec.Stream, "controllerrevision/"):
+		// A revision is made, renumbered or trimmed for its owner's
+		// template.
+		return slices.Contains(ix.revOwners[rec.Stream], cause.Stream)
 	}
 	return false
 }
