@@ -126,6 +126,14 @@ func decodeBody(r *http.Request, into runtime.Object) (runtime.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	if info.MediaType == runtime.ContentTypeJSON && decodeFastJSON(data, into) {
+		if mayHoldBadText(data) {
+			if err := cleanText(into); err != nil {
+				return nil, err
+			}
+		}
+		return into, nil
+	}
 	dec := info.Serializer
 	if strictFields(r) && info.StrictSerializer != nil {
 		dec = info.StrictSerializer
