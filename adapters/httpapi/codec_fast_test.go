@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"encoding/json"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -134,5 +136,65 @@ func TestFastJSONTakesOnlyAZeroObject(t *testing.T) {
 	}
 	if n.Name != "" || n.Labels["kept"] != "yes" {
 		t.Fatalf("declined fast decode changed the Node: %#v", n)
+	}
+}
+
+// TestNodeAndLeaseBodiesAreReadAsKubernetesReadsThem sends, over HTTP,
+// the Node and Lease bodies the quick decoding leaves to apimachinery's
+// serializer, and holds herd to the serializer's answers: a name in
+// another case or unknown is dropped (refused under strict validation), a
+// name twice takes its last value (refused under strict validation), a
+// body of another kind is refused, and a well-formed body is read whole.
+func TestNodeAndLeaseBodiesAreReadAsKubernetesReadsThem(t *testing.T) {
+	api := newTestAPI(t, nil)
+	base := api.serve(t).URL
+	const leases = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"
+	getNode := func(name string) corev1.Node {
+		t.Helper()
+		var n corev1.Node
+		a := mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: "/api/v1/nodes/" + name})
+		if err := json.Unmarshal(a.body, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: "/api/v1/nodes",
+		body: `{"apiVersion":"v1","kind":"Node","metadata":{"name":"whole","labels":{"a":"b"}},"status":{"capacity":{"cpu":"4"}}}`})
+	if n := getNode("whole"); n.Labels["a"] != "b" || n.Status.Capacity.Cpu().String() != "4" {
+		t.Errorf("a well-formed Node was not read whole: labels %v, capacity %v", n.Labels, n.Status.Capacity)
+	}
+
+	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: "/api/v1/nodes",
+		body: `{"metadata":{"name":"loose","Labels":{"a":"b"},"labelz":{"c":"d"}}}`})
+	if n := getNode("loose"); n.Labels["a"] != "" || n.Labels["c"] != "" {
+		t.Errorf("a name in another case or unknown was read: labels %v", n.Labels)
+	}
+
+	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: "/api/v1/nodes",
+		body: `{"metadata":{"name":"first","name":"twice"}}`})
+	getNode("twice")
+
+	for _, tc := range []struct {
+		name, path, method, body, want string
+		code                           int
+	}{
+		{"an unknown field, strictly", "/api/v1/nodes?fieldValidation=Strict", "POST", `{"metadata":{"name":"x"},"spce":{}}`, `unknown field "spce"`, 400},
+		{"a field in another case, strictly", "/api/v1/nodes?fieldValidation=Strict", "POST", `{"Metadata":{"name":"x"}}`, `unknown field "Metadata"`, 400},
+		{"a name twice, strictly", "/api/v1/nodes?fieldValidation=Strict", "POST", `{"metadata":{"name":"x","name":"y"}}`, `duplicate field "metadata.name"`, 400},
+		{"a Pod for a Node", "/api/v1/nodes", "POST", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"}}`, "Pod", 400},
+		{"a Lease of another version", leases + "/x", "PUT", `{"apiVersion":"coordination.k8s.io/v1beta1","kind":"Lease","metadata":{"name":"x"}}`, "v1beta1", 400},
+		{"an unknown Lease field, strictly", leases + "/whole?fieldValidation=Strict", "PUT", `{"metadata":{"name":"whole"},"spec":{"holder":"x"}}`, `unknown field "spec.holder"`, 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := api.head(t)
+			a := mustSend(t, nil, base, tc.code, req{method: tc.method, path: tc.path, body: tc.body})
+			if _, msg := a.status(t); !strings.Contains(msg, tc.want) {
+				t.Errorf("message %q, want it to say %q", msg, tc.want)
+			}
+			if after := api.head(t); after != before {
+				t.Errorf("the log moved from %d to %d", before, after)
+			}
+		})
 	}
 }
