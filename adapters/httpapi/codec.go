@@ -126,6 +126,14 @@ func decodeBody(r *http.Request, into runtime.Object) (runtime.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	if info.MediaType == runtime.ContentTypeJSON && decodeFastJSON(data, into) {
+		if mayHoldBadText(data) {
+			if err := cleanText(into); err != nil {
+				return nil, err
+			}
+		}
+		return into, nil
+	}
 	dec := info.Serializer
 	if strictFields(r) && info.StrictSerializer != nil {
 		dec = info.StrictSerializer
@@ -188,7 +196,7 @@ var errEmptyBody = badRequest("the request body is empty")
 // readBody reads the whole (size-limited) body, refusing an empty one
 // with errEmptyBody.
 func readBody(r *http.Request) ([]byte, error) {
-	data, err := io.ReadAll(r.Body)
+	data, err := readAllSized(r.Body, r.ContentLength)
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +204,33 @@ func readBody(r *http.Request) ([]byte, error) {
 		return nil, errEmptyBody
 	}
 	return data, nil
+}
+
+// readAllSized is io.ReadAll with its first buffer sized for the
+// Content-Length the client declared (one byte more, to see the end
+// without growing): io.ReadAll starts at 512 bytes and doubles, which
+// cost a kubelet's Node create several copies of its body. A length
+// above MaxBodyBytes is not trusted for the size (the body is cut there
+// anyway), nor is an unknown one (-1); the reading is io.ReadAll's, so a
+// body longer or shorter than declared reads as it always did.
+func readAllSized(body io.Reader, declared int64) ([]byte, error) {
+	if declared <= 0 || declared > MaxBodyBytes {
+		return io.ReadAll(body)
+	}
+	b := make([]byte, 0, declared+1)
+	for {
+		n, err := body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // decodeJSON reads one JSON document from the (size-limited) body.

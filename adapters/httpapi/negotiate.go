@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/munnerz/goautoneg"
 	"go.uber.org/zap"
@@ -182,12 +183,13 @@ func (s *Server) writeObject(w http.ResponseWriter, code int, obj runtime.Object
 		}
 		obj = t
 	}
-	var buf bytes.Buffer
+	buf := answerBuffers.Get().(*bytes.Buffer)
+	defer putAnswerBuffer(buf)
 	encode := codecs.WithoutConversion().EncoderForVersion(out.info.Serializer, nil).Encode
 	if out.isJSON() {
 		encode = encodeJSON
 	}
-	if err := encode(obj, &buf); err != nil {
+	if err := encode(obj, buf); err != nil {
 		s.Logger.Error("encode response", zap.String("media_type", out.info.MediaType), zap.String("type", fmt.Sprintf("%T", obj)), zap.Error(err))
 		s.writeJSON(w, http.StatusInternalServerError, statusFor(fmt.Errorf("encode the answer as %s: %w", out.info.MediaType, err), "", ""))
 		return
@@ -197,4 +199,25 @@ func (s *Server) writeObject(w http.ResponseWriter, code int, obj runtime.Object
 	if _, err := w.Write(buf.Bytes()); err != nil {
 		s.Logger.Debug("write response", zap.Error(err))
 	}
+}
+
+// answerBuffers hold the buffers answers are encoded into before they are
+// written: a fresh one grew from 64 bytes by doubling on every answer, a
+// Node's several times, and each heartbeat and lease renewal is answered
+// with its object.
+var answerBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledAnswer is the largest buffer kept for another answer: a big
+// list's buffer is left to the collector rather than held for good.
+const maxPooledAnswer = 64 << 10
+
+// putAnswerBuffer returns buf, emptied, to answerBuffers once its bytes
+// were written (ResponseWriter.Write copies or sends them before it
+// returns).
+func putAnswerBuffer(buf *bytes.Buffer) {
+	if buf.Cap() > maxPooledAnswer {
+		return
+	}
+	buf.Reset()
+	answerBuffers.Put(buf)
 }
