@@ -3,7 +3,6 @@ package projections
 import (
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,28 +10,13 @@ import (
 
 	"herd/domain"
 	"herd/events"
-	"herd/events/eventstest"
-	"herd/events/pgtest"
 )
 
-// TestControllerRevisionViewSQLite and TestControllerRevisionViewPostgres:
-// ControllerRevisions written through their Commands — created,
-// renumbered, refused a change of data, released and deleted — read back
-// as written on either engine, and a rebuild of the log gives the same
-// rows.
-func TestControllerRevisionViewSQLite(t *testing.T) {
-	store := openStore(t)
-	runControllerRevisionView(t, store.Log())
-	diff, _, err := Verify(t.Context(), store, filepath.Join(t.TempDir(), "scratch.db"), events.Config{}, RebuildOptions{BatchSize: 2})
-	if err != nil || diff != nil {
-		t.Fatalf("rebuilt views differ from live ones: %v, %v", diff, err)
-	}
-}
-
-func TestControllerRevisionViewPostgres(t *testing.T) {
-	log := eventstest.OpenPostgres(t, pgtest.URL(t))
-	runControllerRevisionView(t, log)
-}
+// TestControllerRevisionView: ControllerRevisions written through their
+// Commands — created, renumbered, refused a change of data, released and
+// deleted — read back as written on either engine, and a rebuild of the
+// log gives the same rows.
+func TestControllerRevisionView(t *testing.T) { viewOnEachEngine(t, runControllerRevisionView) }
 
 func runControllerRevisionView(t *testing.T, log events.Log) {
 	ctx := t.Context()

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,27 +10,13 @@ import (
 
 	"herd/domain"
 	"herd/events"
-	"herd/events/eventstest"
-	"herd/events/pgtest"
 )
 
-// TestCronJobViewSQLite and TestCronJobViewPostgres: CronJobs written
-// through their Commands — created, suspended, given a status, warned
-// of and deleted — read back as written on either engine, and a rebuild
-// of the log gives the same rows.
-func TestCronJobViewSQLite(t *testing.T) {
-	store := openStore(t)
-	runCronJobView(t, store.Log())
-	diff, _, err := Verify(t.Context(), store, filepath.Join(t.TempDir(), "scratch.db"), events.Config{}, RebuildOptions{BatchSize: 2})
-	if err != nil || diff != nil {
-		t.Fatalf("rebuilt views differ from live ones: %v, %v", diff, err)
-	}
-}
-
-func TestCronJobViewPostgres(t *testing.T) {
-	log := eventstest.OpenPostgres(t, pgtest.URL(t))
-	runCronJobView(t, log)
-}
+// TestCronJobView: CronJobs written through their Commands — created,
+// suspended, given a status, warned of and deleted — read back as
+// written on either engine, and a rebuild of the log gives the same
+// rows.
+func TestCronJobView(t *testing.T) { viewOnEachEngine(t, runCronJobView) }
 
 func runCronJobView(t *testing.T, log events.Log) {
 	ctx := t.Context()

@@ -10,9 +10,34 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/events/eventstest"
+	"herd/events/pgtest"
 )
 
 var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+
+// requireRebuildEqual fails t unless rebuilding store's log into a
+// scratch file gives the rows its live views hold.
+func requireRebuildEqual(t *testing.T, store *events.Store) {
+	t.Helper()
+	diff, _, err := Verify(t.Context(), store, filepath.Join(t.TempDir(), "scratch.db"), events.Config{}, RebuildOptions{BatchSize: 2})
+	if err != nil || diff != nil {
+		t.Fatalf("rebuilt views differ from live ones: %v, %v", diff, err)
+	}
+}
+
+// viewOnEachEngine runs a view's test, run, on a SQLite file, whose
+// rebuild must then equal the live rows, and on PostgreSQL.
+func viewOnEachEngine(t *testing.T, run func(t *testing.T, log events.Log)) {
+	t.Run("sqlite", func(t *testing.T) {
+		store := openStore(t)
+		run(t, store.Log())
+		requireRebuildEqual(t, store)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		run(t, eventstest.OpenPostgres(t, pgtest.URL(t)))
+	})
+}
 
 // openStore opens a fresh log with the views migrated, in t's temp dir.
 func openStore(tb testing.TB) *events.Store {

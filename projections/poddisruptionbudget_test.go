@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	"herd/domain"
-	"herd/events"
 )
 
 // runningPods creates the ready, running web pods of shop.
@@ -97,10 +95,7 @@ func TestEvictionSpendsTheBudget(t *testing.T) {
 	if _, err := ev.Execute(ctx, domain.Key{Namespace: "shop", Name: "gone"}, evict); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("evicting a pod that is not there: %v, want not found", err)
 	}
-	diff, _, err := Verify(ctx, store, filepath.Join(t.TempDir(), "scratch.db"), events.Config{}, RebuildOptions{BatchSize: 2})
-	if err != nil || diff != nil {
-		t.Fatalf("rebuilt views differ from live ones: %v, %v", diff, err)
-	}
+	requireRebuildEqual(t, store)
 }
 
 // TestConcurrentEvictionsSpendEachDisruptionOnce: of many evictions at

@@ -3,13 +3,11 @@ package projections
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"herd/domain"
-	"herd/events"
 )
 
 // TestReplicaSetViewReadsWhatWasWritten: ReplicaSets written through
@@ -97,8 +95,5 @@ func TestReplicaSetViewReadsWhatWasWritten(t *testing.T) {
 		t.Errorf("the first row, the tombstone of default/api: %+v, %v", all, err)
 	}
 
-	diff, _, err := Verify(ctx, store, filepath.Join(t.TempDir(), "scratch.db"), events.Config{}, RebuildOptions{BatchSize: 2})
-	if err != nil || diff != nil {
-		t.Fatalf("rebuilt views differ from live ones: %v, %v", diff, err)
-	}
+	requireRebuildEqual(t, store)
 }

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,27 +9,13 @@ import (
 
 	"herd/domain"
 	"herd/events"
-	"herd/events/eventstest"
-	"herd/events/pgtest"
 )
 
-// TestStatefulSetViewSQLite and TestStatefulSetViewPostgres: StatefulSets
-// written through their Commands — created, scaled, updated, given a
-// status and deleted — read back as written on either engine, and a
-// rebuild of the log gives the same rows.
-func TestStatefulSetViewSQLite(t *testing.T) {
-	store := openStore(t)
-	runStatefulSetView(t, store.Log())
-	diff, _, err := Verify(t.Context(), store, filepath.Join(t.TempDir(), "scratch.db"), events.Config{}, RebuildOptions{BatchSize: 2})
-	if err != nil || diff != nil {
-		t.Fatalf("rebuilt views differ from live ones: %v, %v", diff, err)
-	}
-}
-
-func TestStatefulSetViewPostgres(t *testing.T) {
-	log := eventstest.OpenPostgres(t, pgtest.URL(t))
-	runStatefulSetView(t, log)
-}
+// TestStatefulSetView: StatefulSets written through their Commands —
+// created, scaled, updated, given a status and deleted — read back as
+// written on either engine, and a rebuild of the log gives the same
+// rows.
+func TestStatefulSetView(t *testing.T) { viewOnEachEngine(t, runStatefulSetView) }
 
 func runStatefulSetView(t *testing.T, log events.Log) {
 	ctx := t.Context()
