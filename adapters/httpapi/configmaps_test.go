@@ -14,14 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 )
 
-func decodeCM(t *testing.T, a answer) corev1.ConfigMap {
-	t.Helper()
-	var cm corev1.ConfigMap
-	if err := json.Unmarshal(a.body, &cm); err != nil {
-		t.Fatalf("not a ConfigMap: %s", a.body)
-	}
-	return cm
-}
+// decodeCM reads an answer as a ConfigMap.
+var decodeCM = decodeInto[corev1.ConfigMap]
 
 const cmPath = "/api/v1/namespaces/default/configmaps"
 

@@ -22,14 +22,8 @@ const controllerRevisionJSON = `{"apiVersion":"apps/v1","kind":"ControllerRevisi
 	`"ownerReferences":[{"apiVersion":"apps/v1","kind":"StatefulSet","name":"web","uid":"sts-uid","controller":true}]},` +
 	`"data":{"spec":{"template":{"$patch":"replace","spec":{"containers":[{"name":"web","image":"nginx:1"}]}}}},"revision":1}`
 
-func decodeControllerRevision(t *testing.T, a answer) appsv1.ControllerRevision {
-	t.Helper()
-	var r appsv1.ControllerRevision
-	if err := json.Unmarshal(a.body, &r); err != nil {
-		t.Fatalf("not a ControllerRevision: %s", a.body)
-	}
-	return r
-}
+// decodeControllerRevision reads an answer as a ControllerRevision.
+var decodeControllerRevision = decodeInto[appsv1.ControllerRevision]
 
 // TestControllerRevisionLifecycle: a revision is created with its data
 // kept as sent, listed by label, renumbered by a patch (as Kubernetes'

@@ -25,14 +25,8 @@ const cronJobPath = "/apis/batch/v1/namespaces/default/cronjobs"
 const cronJobJSON = `{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"tick"},"spec":{"schedule":"*/5 * * * *",` +
 	`"jobTemplate":{"metadata":{"name":"tick"},"spec":{"template":{"metadata":{},"spec":{"containers":[{"name":"tick","image":"busybox"}],"restartPolicy":"OnFailure"}}}}}}`
 
-func decodeCronJob(t *testing.T, a answer) batchv1.CronJob {
-	t.Helper()
-	var c batchv1.CronJob
-	if err := json.Unmarshal(a.body, &c); err != nil {
-		t.Fatalf("not a CronJob: %s", a.body)
-	}
-	return c
-}
+// decodeCronJob reads an answer as a CronJob.
+var decodeCronJob = decodeInto[batchv1.CronJob]
 
 // TestCronJobLifecycle: a CronJob is created with batch/v1's defaults,
 // suspended by a patch, shown as kubectl get cronjobs shows it, and

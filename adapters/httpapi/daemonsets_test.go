@@ -27,14 +27,8 @@ const dsJSON = `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"l
 	`"spec":{"selector":{"matchLabels":{"app":"logs"}},"template":{"metadata":{"labels":{"app":"logs"}},` +
 	`"spec":{"nodeSelector":{"herd.dev/kind":"linux"},"containers":[{"name":"fluent","image":"fluent-bit:3"}]}}}}`
 
-func decodeDS(t *testing.T, a answer) appsv1.DaemonSet {
-	t.Helper()
-	var ds appsv1.DaemonSet
-	if err := json.Unmarshal(a.body, &ds); err != nil {
-		t.Fatalf("not a DaemonSet: %s", a.body)
-	}
-	return ds
-}
+// decodeDS reads an answer as a DaemonSet.
+var decodeDS = decodeInto[appsv1.DaemonSet]
 
 // TestDaemonSetLifecycle: a DaemonSet is created with apps/v1's defaults,
 // read, replaced, patched (merge and strategic), given a status, shown

@@ -241,6 +241,17 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
+// decodeInto reads an answer's body as a T (a kind's API object),
+// failing t with the body when it is not one.
+func decodeInto[T any](t *testing.T, a answer) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(a.body, &v); err != nil {
+		t.Fatalf("not a %T: %v: %s", v, err, a.body)
+	}
+	return v
+}
+
 // refusedLeavingTheLog sends rq and wants it answered code with a
 // message naming want, and the log's head still at head: a refusal
 // changes nothing.

@@ -21,14 +21,8 @@ const jobPath = "/apis/batch/v1/namespaces/default/jobs"
 const jobJSON = `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"pi"},` +
 	`"spec":{"template":{"metadata":{},"spec":{"containers":[{"name":"pi","image":"perl","command":["perl","-e","1"]}],"restartPolicy":"Never"}}}}`
 
-func decodeJob(t *testing.T, a answer) batchv1.Job {
-	t.Helper()
-	var j batchv1.Job
-	if err := json.Unmarshal(a.body, &j); err != nil {
-		t.Fatalf("not a Job: %s", a.body)
-	}
-	return j
-}
+// decodeJob reads an answer as a Job.
+var decodeJob = decodeInto[batchv1.Job]
 
 // TestJobLifecycle: a Job is created with batch/v1's defaults and the
 // selector Kubernetes generates, read, patched where batch/v1 allows it,

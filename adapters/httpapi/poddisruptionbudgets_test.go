@@ -22,14 +22,8 @@ const pdbPath = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
 const pdbJSON = `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"web"},` +
 	`"spec":{"maxUnavailable":1,"selector":{"matchLabels":{"app":"web"}}}}`
 
-func decodePDB(t *testing.T, a answer) policyv1.PodDisruptionBudget {
-	t.Helper()
-	var b policyv1.PodDisruptionBudget
-	if err := json.Unmarshal(a.body, &b); err != nil {
-		t.Fatalf("not a PodDisruptionBudget: %s", a.body)
-	}
-	return b
-}
+// decodePDB reads an answer as a PodDisruptionBudget.
+var decodePDB = decodeInto[policyv1.PodDisruptionBudget]
 
 // readyWebPods creates running, ready pods labelled app=web in default,
 // as their runtime would have reported them.

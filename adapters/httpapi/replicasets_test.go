@@ -24,14 +24,8 @@ const rsJSON = `{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"
 	`"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},` +
 	`"spec":{"containers":[{"name":"app","image":"nginx:1"}]}}}}`
 
-func decodeRS(t *testing.T, a answer) appsv1.ReplicaSet {
-	t.Helper()
-	var rs appsv1.ReplicaSet
-	if err := json.Unmarshal(a.body, &rs); err != nil {
-		t.Fatalf("not a ReplicaSet: %s", a.body)
-	}
-	return rs
-}
+// decodeRS reads an answer as a ReplicaSet.
+var decodeRS = decodeInto[appsv1.ReplicaSet]
 
 // TestReplicaSetLifecycle: a ReplicaSet is created with Kubernetes'
 // defaults, read, replaced, patched (merge and strategic), scaled through

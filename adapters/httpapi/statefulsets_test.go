@@ -22,14 +22,8 @@ const statefulSetPath = "/apis/apps/v1/namespaces/default/statefulsets"
 const statefulSetJSON = `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"web"},"spec":{"replicas":3,"serviceName":"web",` +
 	`"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}}}`
 
-func decodeStatefulSet(t *testing.T, a answer) appsv1.StatefulSet {
-	t.Helper()
-	var s appsv1.StatefulSet
-	if err := json.Unmarshal(a.body, &s); err != nil {
-		t.Fatalf("not a StatefulSet: %s", a.body)
-	}
-	return s
-}
+// decodeStatefulSet reads an answer as a StatefulSet.
+var decodeStatefulSet = decodeInto[appsv1.StatefulSet]
 
 // TestStatefulSetLifecycle: a StatefulSet is created with apps/v1's
 // defaults, scaled through its scale subresource, its image patched (a
