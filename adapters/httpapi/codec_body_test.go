@@ -30,7 +30,7 @@ func TestReadBodyReadsWhatWasSentWhateverTheDeclaredLength(t *testing.T) {
 		{"declared above the limit", body, MaxBodyBytes + 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := httptest.NewRequest("POST", "/api/v1/nodes", iotest.HalfReader(strings.NewReader(tc.body)))
+			r := httptest.NewRequestWithContext(t.Context(), "POST", "/api/v1/nodes", iotest.HalfReader(strings.NewReader(tc.body)))
 			r.ContentLength = tc.declared
 			got, err := readBody(r)
 			if err != nil {
@@ -43,7 +43,7 @@ func TestReadBodyReadsWhatWasSentWhateverTheDeclaredLength(t *testing.T) {
 	}
 
 	t.Run("empty", func(t *testing.T) {
-		r := httptest.NewRequest("POST", "/api/v1/nodes", strings.NewReader(""))
+		r := httptest.NewRequestWithContext(t.Context(), "POST", "/api/v1/nodes", strings.NewReader(""))
 		if _, err := readBody(r); !errors.Is(err, errEmptyBody) {
 			t.Fatalf("readBody of an empty body: %v, want errEmptyBody", err)
 		}
@@ -51,7 +51,7 @@ func TestReadBodyReadsWhatWasSentWhateverTheDeclaredLength(t *testing.T) {
 
 	t.Run("over the limit", func(t *testing.T) {
 		big := bytes.Repeat([]byte("x"), MaxBodyBytes+10)
-		r := httptest.NewRequest("POST", "/api/v1/nodes", bytes.NewReader(big))
+		r := httptest.NewRequestWithContext(t.Context(), "POST", "/api/v1/nodes", bytes.NewReader(big))
 		r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, MaxBodyBytes)
 		var tooLarge *http.MaxBytesError
 		if _, err := readBody(r); !errors.As(err, &tooLarge) {
@@ -61,7 +61,7 @@ func TestReadBodyReadsWhatWasSentWhateverTheDeclaredLength(t *testing.T) {
 
 	t.Run("failing reader", func(t *testing.T) {
 		broken := errors.New("connection reset")
-		r := httptest.NewRequest("POST", "/api/v1/nodes", io.MultiReader(strings.NewReader(body[:100]), iotest.ErrReader(broken)))
+		r := httptest.NewRequestWithContext(t.Context(), "POST", "/api/v1/nodes", io.MultiReader(strings.NewReader(body[:100]), iotest.ErrReader(broken)))
 		r.ContentLength = int64(len(body))
 		if _, err := readBody(r); !errors.Is(err, broken) {
 			t.Fatalf("readBody: %v, want %v", err, broken)
@@ -75,7 +75,7 @@ func TestReadBodyReadsWhatWasSentWhateverTheDeclaredLength(t *testing.T) {
 func TestReadBodyAllocatesOnceForADeclaredLength(t *testing.T) {
 	body := []byte(strings.Repeat(`{"metadata":{"name":"n1"}}`, 150))
 	src := bytes.NewReader(body)
-	r := httptest.NewRequest("POST", "/api/v1/nodes", nil)
+	r := httptest.NewRequestWithContext(t.Context(), "POST", "/api/v1/nodes", nil)
 	r.Body = io.NopCloser(src)
 	r.ContentLength = int64(len(body))
 	allocs := testing.AllocsPerRun(100, func() {

@@ -26,7 +26,7 @@ func fastJSONBodies(t testing.TB) []string {
 	full.CreationTimestamp = metav1.NewTime(t0)
 	full.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "X", Name: "o", UID: "u"}}
 	full.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-		Time: &metav1.Time{Time: t0}, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{}}`)}}}
+		Time: &metav1.Time{Time: t0}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:status":{}}`)}}
 	full.Status.NodeInfo = corev1.NodeSystemInfo{KubeletVersion: "v1.31.0", OSImage: "Debian", Architecture: "amd64"}
 	full.Status.DaemonEndpoints.KubeletEndpoint.Port = 10250
 	full.Status.Images = []corev1.ContainerImage{{Names: []string{"a:1", "a@sha256:00"}, SizeBytes: 1 << 33}}
