@@ -360,6 +360,13 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 	if id == "" && rec.Metadata.Actor == "system:herd:kubeletprobe" {
 		return false, nil
 	}
+	// A Job's count that only forgets pods gone keeps the record that
+	// queued the Job (reconcilers/job countCause); when a resync queued
+	// it — the pod's end committed and read, its record not yet handed
+	// to the reconciler — there is none.
+	if c, ok := ev.(domain.JobPodsCounted); ok && id == "" && rec.Metadata.Actor == "system:herd:job" && len(c.Succeeded)+len(c.Failed) == 0 {
+		return false, nil
+	}
 	if !found {
 		return false, fmt.Errorf("its cause %q is no event of the log", id)
 	}
