@@ -360,11 +360,12 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 	if id == "" && rec.Metadata.Actor == "system:herd:kubeletprobe" {
 		return false, nil
 	}
-	// A Job's count that only forgets pods gone keeps the record that
-	// queued the Job (reconcilers/job countCause); when a resync queued
-	// it — the pod's end committed and read, its record not yet handed
-	// to the reconciler — there is none.
-	if c, ok := ev.(domain.JobPodsCounted); ok && id == "" && rec.Metadata.Actor == "system:herd:job" && len(c.Succeeded)+len(c.Failed) == 0 {
+	// A Job's count that names no pod's change keeps the record that
+	// queued the Job (reconcilers/job: one that only forgets pods gone,
+	// or a failing Job's stopped pods); when a resync queued it — a pod's
+	// end committed and read before its record reached the reconciler, a
+	// deadline the clock reached — there is none.
+	if _, ok := ev.(domain.JobPodsCounted); ok && id == "" && rec.Metadata.Actor == "system:herd:job" {
 		return false, nil
 	}
 	if !found {
