@@ -121,18 +121,7 @@ func TestRevisionHistoryIsTrimmedToItsLimit(t *testing.T) {
 // (old) revision's template, and web-2 lost from the new one.
 func TestAPodBelowThePartitionIsMadeAgainFromItsRevision(t *testing.T) {
 	f := newFixture(t, nil)
-	for _, n := range []string{"web-0", "web-1", "web-2"} {
-		f.reconcile(t)
-		f.ready(n)
-	}
-	f.reconcile(t)
-	old := domain.StatefulSetRevision(f.set(t))
-	two := int32(2)
-	f.update(t, func(s *domain.StatefulSetSpec) {
-		s.Template.Spec.Containers[0].Image = "nginx:2"
-		s.UpdateStrategy.Partition = &two
-	})
-	rev := domain.StatefulSetRevision(f.set(t))
+	old, rev := f.startedThenRolled(t, 2)
 	f.reconcile(t)
 	f.gone()
 	f.reconcile(t)

@@ -139,6 +139,24 @@ func (f *fixture) update(t *testing.T, change func(*domain.StatefulSetSpec)) {
 	}
 }
 
+// startedThenRolled starts web-0..2, each Ready in turn, then gives the
+// set a new image held at partition; it returns the revisions before and
+// after the change.
+func (f *fixture) startedThenRolled(t *testing.T, partition int32) (old, rev string) {
+	t.Helper()
+	for _, n := range []string{"web-0", "web-1", "web-2"} {
+		f.reconcile(t)
+		f.ready(n)
+	}
+	f.reconcile(t)
+	old = domain.StatefulSetRevision(f.set(t))
+	f.update(t, func(s *domain.StatefulSetSpec) {
+		s.Template.Spec.Containers[0].Image = "nginx:2"
+		s.UpdateStrategy.Partition = &partition
+	})
+	return old, domain.StatefulSetRevision(f.set(t))
+}
+
 func (f *fixture) expect(t *testing.T, want string) {
 	t.Helper()
 	if got := f.names(); got != want {
@@ -246,18 +264,7 @@ func TestADeletedPodComesBackUnderItsName(t *testing.T) {
 // web-0 below partition 1; the status says the revisions.
 func TestRollingUpdateGoesFromTheHighestOrdinalDownToThePartition(t *testing.T) {
 	f := newFixture(t, nil)
-	for _, n := range []string{"web-0", "web-1", "web-2"} {
-		f.reconcile(t)
-		f.ready(n)
-	}
-	f.reconcile(t)
-	old := domain.StatefulSetRevision(f.set(t))
-	one := int32(1)
-	f.update(t, func(s *domain.StatefulSetSpec) {
-		s.Template.Spec.Containers[0].Image = "nginx:2"
-		s.UpdateStrategy.Partition = &one
-	})
-	rev := domain.StatefulSetRevision(f.set(t))
+	old, rev := f.startedThenRolled(t, 1)
 	f.reconcile(t)
 	f.expect(t, "web-0,web-1,web-2~")
 	f.gone()
