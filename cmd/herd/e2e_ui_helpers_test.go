@@ -107,9 +107,12 @@ func evaluate[T any](script string) chromedp.Action[T] {
 	return chromedp.Evaluate[T](script, chromedp.EvalAwaitPromise)
 }
 
-// waitFor polls a script in the page until it returns true.
+// waitFor polls a script in the page until it returns true, for as long
+// as the caller's context allows: chromedp's own 30-second limit on a
+// poll is turned off, so a wait given longer (a CronJob's first minute)
+// is not cut short by it.
 func waitFor(script string) chromedp.Action[chromedp.Void] {
-	return discard(chromedp.Poll[bool](script, chromedp.WithPollingInterval(50*time.Millisecond)))
+	return discard(chromedp.Poll[bool](script, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(0)))
 }
 
 // discard makes an action that answers a value a step.
