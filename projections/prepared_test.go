@@ -3,7 +3,9 @@ package projections
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -173,6 +175,79 @@ func TestStaleRenewalIsDecidedAgain(t *testing.T) {
 		}
 		if v := counterValue(t, reg, "herd_commit_commands_redecided_total"); v != 1 {
 			t.Errorf("herd_commit_commands_redecided_total = %v, want 1", v)
+		}
+	})
+}
+
+// TestStaleRenewalRunsOnTheLeaderNotDecidedAgainAndAgain: a renewal
+// found stale is not decided again outside the lock, where the writes
+// the leader runs ahead of it could make it stale again for as long as
+// its lease stays busy (one write per node waited over 10 seconds with
+// 64 clients writing two nodes): it runs on the leader, so it is decided
+// twice at most, however busy the lease. Here a further renewal queues
+// while the stale one is decided the second time; decided outside the
+// lock, the stale one would meet it ahead of itself and be decided a
+// third time.
+func TestStaleRenewalRunsOnTheLeaderNotDecidedAgainAndAgain(t *testing.T) {
+	onBothEngines(t, func(t *testing.T, log events.Log) {
+		ctx := t.Context()
+		clk := clocktesting.NewFakeClock(t0)
+		w := NewWriter(log, clk, nil)
+		key := domain.Key{Namespace: domain.NodeLeaseNamespace, Name: "web-01"}
+		created, err := w.LeaseCommands().Execute(ctx, key,
+			domain.CreateLease{Namespace: key.Namespace, Name: key.Name, Content: leaseContent("web-01", clk.Now())})
+		if err != nil {
+			t.Fatal(err)
+		}
+		renew := func(at time.Time) func(domain.Lease) ([]domain.Event, error) {
+			return func(l domain.Lease) ([]domain.Event, error) {
+				return domain.DecideLease(l, domain.UpdateLease{Content: leaseContent("web-01", at)}, clk.Now())
+			}
+		}
+		onLeader := func(at time.Time) error {
+			return w.inTx(ctx, func(tx unitTx) error {
+				_, err := leases.updateTx(ctx, w, tx, key.String(), renew(at))
+				return err
+			})
+		}
+		queued, release := holdGroup(t, w)
+		var wg sync.WaitGroup
+		var firstErr, laterErr, staleErr error
+		wg.Go(func() { firstErr = onLeader(t0.Add(time.Second)) })
+		queued(1)
+		var decided atomic.Int32
+		var stale domain.Lease
+		wg.Go(func() {
+			stale, staleErr = w.UpdateLease(ctx, key.Namespace, key.Name, func(l domain.Lease) ([]domain.Event, error) {
+				if decided.Add(1) == 2 {
+					// Another client renews now, and waits its turn.
+					waiting := queueLen(w)
+					wg.Go(func() { laterErr = onLeader(t0.Add(3 * time.Second)) })
+					for deadline := time.Now().Add(eventstest.WaitFor); queueLen(w) <= waiting && time.Now().Before(deadline); {
+						runtime.Gosched()
+					}
+				}
+				return renew(t0.Add(2 * time.Second))(l)
+			})
+		})
+		queued(2)
+		release()
+		wg.Wait()
+		if firstErr != nil || staleErr != nil || laterErr != nil {
+			t.Fatalf("renewals: %v; %v; %v", firstErr, staleErr, laterErr)
+		}
+		if n := decided.Load(); n != 2 {
+			t.Errorf("the stale renewal was decided %d times, want 2 (once prepared, once on the leader)", n)
+		}
+		if stale.Version != created.Version+2 || !stale.Spec.RenewTime.Equal(t0.Add(2*time.Second)) {
+			t.Errorf("the stale renewal answered version %d renewTime %v, want %d and %v", stale.Version, stale.Spec.RenewTime, created.Version+2, t0.Add(2*time.Second))
+		}
+		recs, err := log.ReadStream(ctx, domain.LeaseStream(key.Namespace, key.Name), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != 4 {
+			t.Errorf("%d events in the lease's stream after a creation and three renewals", len(recs))
 		}
 	})
 }

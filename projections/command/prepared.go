@@ -21,11 +21,11 @@ import (
 // statements only. The leader checks the stream still stands at the
 // version the command was decided on, takes the positions, runs the
 // statements and commits; a write whose stream moved is answered
-// errStale and its caller decides again on the newer state
-// (ARCHITECTURE.md, "Where the serial section is").
+// errStale and the command runs again whole on the leader, on the newer
+// state (ARCHITECTURE.md, "Where the serial section is").
 
 // errStale answers a ready write whose stream moved after it was decided:
-// its caller decides again. It never leaves the package.
+// the command runs again on the leader. It never leaves the package.
 var errStale = errors.New("the stream moved since the command was decided")
 
 // readyWrite is one command decided and encoded outside the write lock:
@@ -167,8 +167,8 @@ func (r rowImage) filled(recs []events.Record) []any {
 }
 
 // updatePrepared is Update for an aggregate whose commands are prepared:
-// decide and encode here, write on the leader, and decide again on the
-// newer state when the stream moved in between.
+// decide and encode here, write on the leader, and run the command whole
+// on the leader when the stream moved in between.
 func updatePrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key string, decide func(S) ([]domain.Event, error), creation bool) (S, error) {
 	stream := a.Stream(key)
 	// In the write queue from here, as a command run whole on the leader
@@ -185,32 +185,31 @@ func updatePrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key str
 			leave()
 		}
 	}()
-	presume := creation // on the first try only
-	for {
-		if !u.inFlight.enter(stream) {
-			// updateOnLeader enters the queue itself, through Do.
-			leave()
-			queued = false
-			// Another command of this stream is between its decision and
-			// its commit: this one would find the stream moved. It runs
-			// on the leader instead, after the other, on the state the
-			// other left.
-			return updateOnLeader(ctx, u, a, key, decide)
-		}
-		s, again, err := tryPrepared(ctx, u, a, key, stream, decide, presume)
+	if u.inFlight.enter(stream) {
+		s, again, err := tryPrepared(ctx, u, a, key, stream, decide, creation)
 		u.inFlight.leave(stream)
 		if !again {
 			return s, err
 		}
-		presume = false
 	}
+	// Either another command of this stream is between its decision and
+	// its commit, so this one would find the stream moved, or this one
+	// did find it moved. It runs on the leader instead, on the state the
+	// commands before it left. Deciding again outside the lock would not
+	// be sure to end: on a busy stream (many writers of one node) the
+	// commands the leader runs ahead of it in the next group move the
+	// stream again, and a command decided again and again waited for
+	// seconds while every other write of its stream went through.
+	// updateOnLeader enters the queue itself, through Do.
+	leave()
+	queued = false
+	return updateOnLeader(ctx, u, a, key, decide)
 }
 
 // tryPrepared decides, prepares and writes one command once; again says
 // it must be decided again (its stream moved before its turn). presume
-// lets it decide on a state presumed new (see current): only the first
-// try of a command, so that one whose presumption the commit refused is
-// decided again on the row.
+// lets it decide on a state presumed new (see current), so that one whose
+// presumption the commit refused is decided again, on the row.
 func tryPrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream string, decide func(S) ([]domain.Event, error), presume bool) (S, bool, error) {
 	s, from, err := current(ctx, u, a, key, stream, true, presume)
 	if err != nil {
