@@ -40,6 +40,18 @@ type snapJob struct {
 // snapshotBatch is how many snapshots one write saves at most.
 const snapshotBatch = 256
 
+// snapshotPause is how long the writer rests after each save, letting
+// the snapshots queued meanwhile go in the next batch. A save is a write
+// transaction of its own, with its own fsync, and on SQLite it takes the
+// one write lock the group commit needs too: saved back to back (a few
+// hot streams snapshotted every few hundred events each), they kept the
+// group commit's leader in SQLite's busy wait, which polls the lock
+// every 100 ms at best and lost it to the next save again and again; on
+// a loaded machine with a slow disk every write waited seconds. Resting
+// longer than that poll lets the leader in after each save. Wall time:
+// it paces the disk, not herd's clock.
+const snapshotPause = 250 * time.Millisecond
+
 // snapshotsOn says whether the hub takes snapshots.
 func (h *Hub) snapshotsOn() bool { return h.cfg.SnapshotEvery > 0 }
 
@@ -116,9 +128,16 @@ func (h *Hub) writeSnapshots(ctx context.Context) {
 			}
 			h.log.Warn("watch: saving snapshots", zap.Int("snapshots", len(batch)), zap.Error(err))
 			h.metrics.snapshotSkipped()
-			continue
+		} else {
+			h.metrics.snapshotsTaken(len(batch))
 		}
-		h.metrics.snapshotsTaken(len(batch))
+		rest := time.NewTimer(snapshotPause)
+		select {
+		case <-ctx.Done():
+			rest.Stop()
+			return
+		case <-rest.C:
+		}
 	}
 }
 
