@@ -16,9 +16,9 @@ type Execer interface {
 // Tx is one unit of work's transaction, seen two ways: the log's,
 // through the storage port, for appending; and the same transaction as
 // the views write it (database/sql on either engine), in the dialect of
-// its engine (events.Dialect). It is all a command's kind is handed inside a group commit:
-// nothing inside the group's transaction may take a second connection
-// from the pool (see groupCommit.exec).
+// its engine (events.Dialect). It is all a command's kind is handed
+// inside a group commit: nothing inside the group's transaction may take
+// a second connection from the pool (see groupCommit.exec).
 type Tx struct {
 	log events.LogTx
 	sql *sql.Tx
