@@ -14,7 +14,7 @@ import (
 // read), such as "nodes r ON r.deleted = 0 ORDER BY r.name". The head
 // comes back even when no row matches.
 func (s *Store) DataAtHead(ctx context.Context, q Querier, rowsFrom string, args ...any) ([][]byte, int64, error) {
-	rows, err := q.QueryContext(ctx, `SELECT r.data, h.head FROM (`+headQuery+`) h LEFT JOIN `+rowsFrom, args...)
+	rows, err := q.QueryContext(ctx, sqliteDialect.AtHead(rowsFrom), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("rows at head: %w", err)
 	}

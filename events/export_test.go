@@ -12,7 +12,7 @@ import (
 func QueryPlan(ctx context.Context, l Log, f Filter) (string, error) {
 	var (
 		q, explain string
-		d          dialect
+		d          Dialect
 		querier    Querier
 	)
 	switch l := l.(type) {
@@ -27,8 +27,8 @@ func QueryPlan(ctx context.Context, l Log, f Filter) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if d.columns == pgRecordColumns {
-		q = numberPlaceholders(q)
+	if d.numbered {
+		q = rebind(q)
 	}
 	rows, err := querier.QueryContext(ctx, explain+q, args...)
 	if err != nil {

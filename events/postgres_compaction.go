@@ -48,8 +48,8 @@ deleted = deleted + $3, thinned_at = $4 WHERE id = 1 RETURNING through, before, 
 
 // The compaction's reads in PostgreSQL's placeholders.
 var (
-	pgFirstRecordedQuery = numberPlaceholders(firstRecordedQuery)
-	pgReadTypeQuery      = numberPlaceholders(readTypeQuery)
+	pgFirstRecordedQuery = pgDialect.Bind(firstRecordedQuery)
+	pgReadTypeQuery      = pgDialect.Bind(readTypeQuery)
 )
 
 var _ Compactable = (*Postgres)(nil)

@@ -4,29 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 )
 
 // pgRecordColumns are recordColumns in PostgreSQL's terms.
 const pgRecordColumns = `position, event_id::text, stream, version, type, schema_version, recorded_at, payload, metadata`
-
-// pgDialect is PostgreSQL's: metadata is the JSON's bytes (bytea), or
-// NULL, read by the functions the indexes are built on (migration
-// 0006_audit_indexes.sql).
-var pgDialect = dialect{
-	columns:   pgRecordColumns,
-	actor:     `herd_event_actor(metadata)`,
-	causation: `herd_event_causation(metadata)`,
-	effects: `position IN (WITH RECURSIVE effects(id, position) AS (
-	SELECT event_id::text, position FROM events WHERE herd_event_causation(metadata) = ?
-	UNION
-	SELECT caused.id, caused.position FROM effects, LATERAL (
-		SELECT event_id::text AS id, position FROM events WHERE herd_event_causation(metadata) = effects.id OFFSET 0) AS caused)
-SELECT position FROM effects)`,
-}
 
 // pgReader reads the log through q: the pool, or a transaction that
 // reads its own appends.
@@ -220,7 +203,7 @@ func (r pgReader) Query(ctx context.Context, f Filter) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs, err := r.records(ctx, numberPlaceholders(q), args...)
+	recs, err := r.records(ctx, rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("query events: %w", withContext(ctx, err))
 	}
@@ -234,22 +217,6 @@ func (r pgReader) records(ctx context.Context, q string, args ...any) ([]Record,
 		return nil, err
 	}
 	return scanRecords(rows)
-}
-
-// numberPlaceholders turns SQLite's ? into PostgreSQL's $1, $2... The
-// queries it is given (Filter's) hold no ? in a literal.
-func numberPlaceholders(q string) string {
-	var b strings.Builder
-	n := 0
-	for _, c := range q {
-		if c == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // queryOne runs query and scans its one row into dest.

@@ -87,43 +87,8 @@ func withContext(ctx context.Context, err error) error {
 	return err
 }
 
-// dialect is what an engine says in its own SQL in a Filter's query.
-type dialect struct {
-	// columns are recordColumns as the engine selects them.
-	columns string
-	// actor is the expression reading the actor out of a row's metadata
-	// column (JSON), NULL when it names none; causation reads the
-	// causation id. Each is the expression an index is built on, word for
-	// word, or the engine would not use it.
-	actor, causation string
-	// effects is the condition "position is among the events the
-	// argument led to", a recursive query over the causation index in the
-	// engine's terms (an event id is text on SQLite and a uuid on
-	// PostgreSQL, while a causation id is text on both).
-	effects string
-	// unindexed is what keeps the engine from taking a column's index
-	// when it would read more through it than without: SQLite's unary +
-	// (it plans without statistics); nothing for PostgreSQL, whose
-	// statistics tell it.
-	unindexed string
-}
-
-// sqliteDialect is SQLite's: metadata is JSON text (or NULL). The indexes
-// are migration 0006_audit_indexes.sql's.
-var sqliteDialect = dialect{
-	columns:   recordColumns,
-	actor:     `json_extract(metadata, '$.actor')`,
-	causation: `json_extract(metadata, '$.causationId')`,
-	effects: `position IN (WITH RECURSIVE effects(id, position) AS (
-	SELECT event_id, position FROM events WHERE json_extract(metadata, '$.causationId') = ?
-	UNION
-	SELECT events.event_id, events.position FROM effects JOIN events ON json_extract(events.metadata, '$.causationId') = +effects.id)
-SELECT position FROM effects)`,
-	unindexed: "+",
-}
-
 // sql is the query for f in engine d's terms, with ? for its arguments.
-func (f Filter) sql(d dialect) (string, []any, error) {
+func (f Filter) sql(d Dialect) (string, []any, error) {
 	var (
 		where []string
 		args  []any

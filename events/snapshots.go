@@ -89,9 +89,9 @@ var (
 		read: readSnapshotsSQL, drop: dropSnapshotsSQL,
 	}
 	pgSnapshotSQL = snapshotSQL{
-		save: numberPlaceholders(fmt.Sprintf(saveSnapshotSQL, " FOR SHARE")), before: numberPlaceholders(snapshotBeforeSQL),
-		eventsAfter: numberPlaceholders(eventsAfterSnapshotSQL),
-		read:        numberPlaceholders(readSnapshotsSQL), drop: dropSnapshotsSQL,
+		save: pgDialect.Bind(fmt.Sprintf(saveSnapshotSQL, " FOR SHARE")), before: pgDialect.Bind(snapshotBeforeSQL),
+		eventsAfter: pgDialect.Bind(eventsAfterSnapshotSQL),
+		read:        pgDialect.Bind(readSnapshotsSQL), drop: dropSnapshotsSQL,
 		invalidate: pgInvalidateSnapshotsSQL,
 	}
 )

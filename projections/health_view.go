@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"herd/domain"
+	"herd/events"
 )
 
 // NodeDeadline is what the fleet disruption rule needs of one node.
@@ -25,7 +26,7 @@ type NodeDeadline struct {
 // The health rules read it once to start counting the fleet and keeping
 // the deadlines in memory, and once per full resync, never per node.
 func (v *NodeView) NodeDeadlines(ctx context.Context) ([]NodeDeadline, error) {
-	rows, err := v.db.QueryContext(ctx, nodeDeadlinesSQL[v.db.d.name])
+	rows, err := v.db.QueryContext(ctx, nodeDeadlinesSQL(v.db.d))
 	if err != nil {
 		return nil, fmt.Errorf("node deadlines: %w", err)
 	}
@@ -45,17 +46,13 @@ func (v *NodeView) NodeDeadlines(ctx context.Context) ([]NodeDeadline, error) {
 	return out, rows.Err()
 }
 
-// nodeDeadlinesSQL is NodeDeadlines' query in each engine's dialect: the
-// later of a node's own report and its lease's renewal.
-var nodeDeadlinesSQL = map[string]string{}
-
-func init() {
-	for _, d := range []dialect{sqliteDialect, postgresDialect} {
-		nodeDeadlinesSQL[d.name] = `SELECT n.name, n.ready,
-  ` + d.greatest + `(n.last_heartbeat, COALESCE(l.renewed_at, 0)), n.registered_at FROM node_rows n
+// nodeDeadlinesSQL is NodeDeadlines' query in dialect d: the later of a
+// node's own report and its lease's renewal.
+func nodeDeadlinesSQL(d events.Dialect) string {
+	return `SELECT n.name, n.ready,
+  ` + d.Greatest("n.last_heartbeat", "COALESCE(l.renewed_at, 0)") + `, n.registered_at FROM node_rows n
 LEFT JOIN leases l ON l.namespace = '` + domain.NodeLeaseNamespace + `' AND l.name = n.name AND l.deleted = 0
 WHERE n.deleted = 0 AND n.agent_state <> 'Stopped'`
-	}
 }
 
 // NodeLeaseRenewedAt returns when node name's lease in kube-node-lease

@@ -36,7 +36,7 @@ func viewRows[T any](ctx context.Context, db *viewDB, what string, decode func([
 // read), such as "nodes r ON r.deleted = 0 ORDER BY r.name". The head
 // comes back even when no row matches.
 func dataAtHead(ctx context.Context, db *viewDB, rowsFrom string, args ...any) ([][]byte, int64, error) {
-	rows, err := db.QueryContext(ctx, `SELECT r.data, h.head FROM (`+db.d.head+`) h LEFT JOIN `+rowsFrom, args...)
+	rows, err := db.QueryContext(ctx, db.d.AtHead(rowsFrom), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("rows at head: %w", err)
 	}
@@ -52,16 +52,7 @@ func namedRowsFrom(table string) string {
 // namedRowsArgs are namedRowsFrom's arguments for the rows after name
 // ("" for all) and limit (0 or less for no limit).
 func namedRowsArgs(after string, limit int) []any {
-	return []any{after, sqlLimit(limit)}
-}
-
-// sqlLimit is limit as a LIMIT's argument: 0 or less means none
-// (SQLite's -1; PostgreSQL's NULL, postgresArgs).
-func sqlLimit(limit int) limitArg {
-	if limit <= 0 {
-		return -1 // SQLite: no limit
-	}
-	return limitArg(limit)
+	return []any{after, events.LimitOf(limit)}
 }
 
 // namespacedRowsFrom selects up to a limit of a namespaced view's rows
@@ -77,5 +68,5 @@ ORDER BY r.namespace, r.name`
 // either, so "namespace/name" orders as (namespace, name) does.
 func namespacedRowsArgs(after string, limit int) []any {
 	ns, name, _ := strings.Cut(after, "/")
-	return []any{ns, name, sqlLimit(limit)}
+	return []any{ns, name, events.LimitOf(limit)}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"herd/events"
 	"herd/projections/command"
 )
 
@@ -46,7 +47,7 @@ func fillIPPoolsFree(ctx context.Context, v *viewDB) error {
 // fillIPPoolFree fills one pool's row in a transaction of its own; a
 // writer that changed the pool meanwhile wrote its free addresses itself,
 // and the row is left as it wrote it.
-func fillIPPoolFree(ctx context.Context, db *sql.DB, d dialect, pool string, version int64) error {
+func fillIPPoolFree(ctx context.Context, db *sql.DB, d events.Dialect, pool string, version int64) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("fill IP pool %s's free addresses: %w", pool, err)

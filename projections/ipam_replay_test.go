@@ -100,12 +100,7 @@ func runIPAMOlderLog(t *testing.T, e ipamEngine) {
 
 	// The pool's row as an older herd left it: no free addresses.
 	db, engine := events.SQLDB(log)
-	bind := func(q string) string {
-		if engine == events.EnginePostgres {
-			return rebindPostgres(q)
-		}
-		return q
-	}
+	bind := engine.Dialect().Bind
 	forget := func() {
 		t.Helper()
 		if _, err := db.ExecContext(ctx, `UPDATE ip_pools SET free = NULL`); err != nil {

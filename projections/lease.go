@@ -40,7 +40,7 @@ var leases = describe(&aggregate[domain.Lease]{
 		if err != nil {
 			return fmt.Errorf("encode lease %s: %w", l.Key(), err)
 		}
-		if _, err := x.ExecContext(ctx, leaseSQL[dialectOf(x).name].upsert, l.Namespace, l.Name, l.Deleted, l.Version, l.ResourceVersion, unixNanos(l.RenewedAt), data); err != nil {
+		if _, err := x.ExecContext(ctx, leaseUpsertSQL, l.Namespace, l.Name, l.Deleted, l.Version, l.ResourceVersion, unixNanos(l.RenewedAt), data); err != nil {
 			return fmt.Errorf("lease view %s: %w", l.Key(), err)
 		}
 		return nil
@@ -71,18 +71,12 @@ var leaseSchema = viewSchema{
 	columns: []string{"deleted", "version", "resource_version", "renewed_at", "data"},
 }
 
-// leaseStatements are the lease view's statements in one dialect.
-type leaseStatements struct{ upsert, load, rowsAtHead string }
-
-// leaseSQL has them for each engine, by the dialect's name.
-var leaseSQL = func() map[string]leaseStatements {
-	m := map[string]leaseStatements{}
-	for _, d := range []dialect{sqliteDialect, postgresDialect} {
-		m[d.name] = leaseStatements{upsert: leaseSchema.upsertSQL(d), load: leaseSchema.getSQL(d, "data", "renewed_at"),
-			rowsAtHead: leaseSchema.rowsAtHeadSQL(d)}
-	}
-	return m
-}()
+// The lease view's statements, for both engines (Rows' is made in the
+// engine's dialect, for the log's head).
+var (
+	leaseUpsertSQL = leaseSchema.upsertSQL()
+	leaseLoadSQL   = leaseSchema.getSQL("data", "renewed_at")
+)
 
 func unmarshalLease(data []byte) (domain.Lease, error) {
 	var l domain.Lease
@@ -96,7 +90,7 @@ func unmarshalLease(data []byte) (domain.Lease, error) {
 // domain.ErrNotFound.
 func loadLease(ctx context.Context, q events.Querier, namespace, name string) (domain.Lease, error) {
 	what := fmt.Sprintf("leases.coordination.k8s.io %q", name)
-	rows, err := q.QueryContext(ctx, leaseSQL[dialectOf(q).name].load, namespace, name)
+	rows, err := q.QueryContext(ctx, leaseLoadSQL, namespace, name)
 	if err != nil {
 		return domain.Lease{}, fmt.Errorf("load %s: %w", what, err)
 	}
@@ -178,9 +172,8 @@ func (v *LeaseView) List(ctx context.Context, namespace string) ([]domain.Lease,
 // Rows returns up to limit leases whose keys sort after after, tombstones
 // included, and the log head; limit 0 or less means all of them.
 func (v *LeaseView) Rows(ctx context.Context, after string, limit int) ([]domain.Lease, int64, error) {
-	d := v.db.d
 	ns, name, _ := strings.Cut(after, "/")
-	rows, err := v.db.QueryContext(ctx, leaseSQL[d.name].rowsAtHead, ns, name, sqlLimit(limit))
+	rows, err := v.db.QueryContext(ctx, leaseSchema.rowsAtHeadSQL(v.db.d), ns, name, events.LimitOf(limit))
 	if err != nil {
 		return nil, 0, fmt.Errorf("lease rows: %w", err)
 	}

@@ -37,7 +37,7 @@ func TestLeasesThroughTheUnitOfWorkOnPostgres(t *testing.T) {
 	if err := events.MigratePostgres(ctx, db, "projections", PostgresMigrations()); err != nil {
 		t.Fatal(err)
 	}
-	views := &viewDB{db: db, d: postgresDialect}
+	views := &viewDB{db: db, d: events.EnginePostgres.Dialect()}
 	clk := clocktesting.NewFakeClock(t0)
 	w := NewWriter(log, clk, nil)
 	update := func(name string, cmd domain.LeaseCommand) (domain.Lease, error) {

@@ -36,12 +36,10 @@ func Migrate(ctx context.Context, log events.Log) error {
 		if err := events.MigratePostgres(ctx, db, "projections", PostgresMigrations()); err != nil {
 			return fmt.Errorf("migrate views: %w", err)
 		}
-		return fillIPPoolsFree(ctx, &viewDB{db: db, d: postgresDialect})
-	}
-	if err := migrate(ctx, db); err != nil {
+	} else if err := migrate(ctx, db); err != nil {
 		return err
 	}
-	return fillIPPoolsFree(ctx, &viewDB{db: db, d: sqliteDialect})
+	return fillIPPoolsFree(ctx, newViewDB(log))
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {

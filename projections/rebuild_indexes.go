@@ -10,17 +10,6 @@ import (
 // migration created it with.
 type viewIndex struct{ name, sql string }
 
-// viewIndexesSQL selects a table's secondary indexes and their
-// statements, in each engine's catalogue: on PostgreSQL those behind a
-// constraint (the primary key) are left out, as SQLite gives them no SQL.
-var viewIndexesSQL = map[string]string{
-	sqliteDialect.name: `SELECT name, sql FROM sqlite_schema
-WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`,
-	postgresDialect.name: `SELECT i.indexname, i.indexdef FROM pg_indexes i
-WHERE i.schemaname = current_schema() AND i.tablename = ?
-  AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname) ORDER BY i.indexname`,
-}
-
 // dropViewIndexes drops the secondary indexes of the view tables inside
 // the rebuild's transaction and returns them, for createViewIndexes to
 // create again once the rows are in. Maintained row by row, an index puts
@@ -32,7 +21,7 @@ WHERE i.schemaname = current_schema() AND i.tablename = ?
 func dropViewIndexes(ctx context.Context, tx *viewTx) ([]viewIndex, error) {
 	var out []viewIndex
 	for _, t := range allViewTables() {
-		rows, err := tx.QueryContext(ctx, viewIndexesSQL[dialectOf(tx).name], t.name)
+		rows, err := tx.QueryContext(ctx, tx.Dialect().TableIndexes(), t.name)
 		if err != nil {
 			return nil, fmt.Errorf("rebuild: indexes of %s: %w", t.name, err)
 		}

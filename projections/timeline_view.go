@@ -23,7 +23,7 @@ func NewTimelineView(log events.Log) *TimelineView {
 // position, oldest first. limit <= 0 means all.
 func (v *TimelineView) Node(ctx context.Context, node string, after int64, limit int) ([]TimelineEntry, error) {
 	rows, err := v.db.QueryContext(ctx, `SELECT position, node, at, kind, reason, message, type FROM node_timeline
-WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?`, node, after, sqlLimit(limit))
+WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?`, node, after, events.LimitOf(limit))
 	if err != nil {
 		return nil, fmt.Errorf("timeline %s: %w", node, err)
 	}

@@ -20,7 +20,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
 // viewEngine runs a viewSchema's statements on one engine.
 type viewEngine struct {
 	name    string
-	dialect dialect
+	dialect events.Dialect
 	exec    func(ctx context.Context, q string, args ...any) error
 	// rows runs q and scans each row into a key and its data.
 	rows func(ctx context.Context, q string, args ...any) ([]viewRow, error)
@@ -42,7 +42,7 @@ func sqliteViewEngine(t *testing.T) viewEngine {
 	if err := Migrate(t.Context(), store.Log()); err != nil {
 		t.Fatal(err)
 	}
-	return sqlViewEngine("sqlite", sqliteDialect, store.DB())
+	return sqlViewEngine("sqlite", events.EngineSQLite.Dialect(), store.DB())
 }
 
 func postgresViewEngine(t *testing.T) viewEngine {
@@ -54,12 +54,12 @@ func postgresViewEngine(t *testing.T) viewEngine {
 	if err := events.MigratePostgres(t.Context(), db, "projections", PostgresMigrations()); err != nil {
 		t.Fatal(err)
 	}
-	return sqlViewEngine("postgres", postgresDialect, db)
+	return sqlViewEngine("postgres", events.EnginePostgres.Dialect(), db)
 }
 
 // sqlViewEngine runs statements through database/sql, as the views do on
 // either engine (viewDB).
-func sqlViewEngine(name string, d dialect, sqlDB *sql.DB) viewEngine {
+func sqlViewEngine(name string, d events.Dialect, sqlDB *sql.DB) viewEngine {
 	db := &viewDB{db: sqlDB, d: d}
 	return viewEngine{
 		name: name, dialect: d,
@@ -111,7 +111,7 @@ func TestLeaseSchemaStatementsAgreeOnEveryEngine(t *testing.T) {
 	for _, open := range []func(*testing.T) viewEngine{sqliteViewEngine, postgresViewEngine} {
 		e := open(t)
 		ctx := t.Context()
-		upsert := leaseSchema.upsertSQL(e.dialect)
+		upsert := leaseSchema.upsertSQL()
 		for _, r := range []struct {
 			ns, name string
 			deleted  bool
@@ -128,7 +128,7 @@ func TestLeaseSchemaStatementsAgreeOnEveryEngine(t *testing.T) {
 				t.Fatalf("%s: upsert %s/%s: %v", e.name, r.ns, r.name, err)
 			}
 		}
-		got, err := e.rows(ctx, "SELECT namespace, name, data FROM ("+leaseSchema.rowsAfterSQL(e.dialect, "data")+") r", "default", "", sqlLimit(1))
+		got, err := e.rows(ctx, "SELECT namespace, name, data FROM ("+leaseSchema.rowsAfterSQL("data")+") r", "default", "", events.LimitOf(1))
 		if err != nil {
 			t.Fatalf("%s: %v", e.name, err)
 		}
@@ -137,7 +137,7 @@ func TestLeaseSchemaStatementsAgreeOnEveryEngine(t *testing.T) {
 		}
 		var pagesOf [][]viewRow
 		for _, p := range pages {
-			rows, err := e.rows(ctx, leaseSchema.rowsAfterSQL(e.dialect, "data"), p.ns, p.name, sqlLimit(p.limit))
+			rows, err := e.rows(ctx, leaseSchema.rowsAfterSQL("data"), p.ns, p.name, events.LimitOf(p.limit))
 			if err != nil {
 				t.Fatalf("%s: rows after %s/%s: %v", e.name, p.ns, p.name, err)
 			}
@@ -146,7 +146,7 @@ func TestLeaseSchemaStatementsAgreeOnEveryEngine(t *testing.T) {
 		results = append(results, pagesOf)
 		var data []byte
 		var renewed int64
-		if err := e.one(ctx, leaseSchema.getSQL(e.dialect, "data", "renewed_at"), []any{"default", "a.b"}, &data, &renewed); err != nil {
+		if err := e.one(ctx, leaseSchema.getSQL("data", "renewed_at"), []any{"default", "a.b"}, &data, &renewed); err != nil {
 			t.Fatalf("%s: get: %v", e.name, err)
 		}
 		if string(data) != `{"v":2}` || renewed != 200 {

@@ -41,7 +41,7 @@ type Writer struct {
 func NewWriter(log events.Log, clk clock.PassiveClock, metrics *Metrics) *Writer {
 	views := newViewDB(log)
 	w := &Writer{log: log, views: views, clock: clk,
-		unit: command.New(log, views, views.d, clk, metrics.command())}
+		unit: command.New(log, views, clk, metrics.command())}
 	w.commands = newWriterCommands(w)
 	w.podObservers = []Observer[domain.Pod]{w.podIndex.observe}
 	return w

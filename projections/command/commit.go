@@ -32,9 +32,6 @@ const errPanicFormat = "command panicked: %v"
 type groupCommit struct {
 	log     groupLog
 	metrics *Metrics
-	// dialect is the engine's, for the views' statements in the group's
-	// transaction.
-	dialect Dialect
 
 	mu      sync.Mutex
 	queue   []*command
@@ -264,7 +261,7 @@ func (g *groupCommit) runGroup(group []*command, moved map[string]int64) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	tx := NewTx(ltx, g.dialect)
+	tx := NewTx(ltx)
 	alone := len(group) == 1
 	stmts := map[*sql.Stmt]*sql.Stmt{}
 	// Consecutive ready writes are written together; a command run as a

@@ -87,13 +87,13 @@ var placeholderDigits = len(strconv.FormatInt(placeholderBase, 10))
 // running them: the aggregate's row writers, run on the caller's
 // goroutine, produce a ready write's rows through it.
 type recorder struct {
-	d      Dialect
+	d      events.Dialect
 	events int
 	rows   []rowImage
 }
 
 // Dialect is the dialect the recorded statements are bound to.
-func (r *recorder) Dialect() Dialect { return r.d }
+func (r *recorder) Dialect() events.Dialect { return r.d }
 
 // ExecContext records the statement, bound to the dialect as a ViewTx
 // would run it, and finds the arguments that carry a placeholder.

@@ -28,7 +28,7 @@ type Unit struct {
 	views events.Querier
 	// dialect is the engine's, for the statements a kind runs or a
 	// prepared write records.
-	dialect Dialect
+	dialect events.Dialect
 	clock   clock.PassiveClock
 	metrics *Metrics
 	group   *groupCommit
@@ -60,12 +60,12 @@ type Unit struct {
 }
 
 // New returns the unit of work appending to log, reading committed views
-// through views and running view statements in dialect d, stamping
-// records with clk's time. metrics may be nil.
-func New(log events.Log, views events.Querier, d Dialect, clk clock.PassiveClock, metrics *Metrics) *Unit {
+// through views and running view statements in the log's engine's
+// dialect, stamping records with clk's time. metrics may be nil.
+func New(log events.Log, views events.Querier, clk clock.PassiveClock, metrics *Metrics) *Unit {
 	db, engine := events.SQLDB(log)
-	u := &Unit{log: log, views: views, dialect: d, clock: clk, metrics: metrics,
-		group: &groupCommit{log: log, metrics: metrics, dialect: d}, queue: newWriteQueue(clock.RealClock{}),
+	u := &Unit{log: log, views: views, dialect: engine.Dialect(), clock: clk, metrics: metrics,
+		group: &groupCommit{log: log, metrics: metrics}, queue: newWriteQueue(clock.RealClock{}),
 		cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite}
 	if engine == events.EngineSQLite {
 		u.stmts = &stmtCache{db: db}

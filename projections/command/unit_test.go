@@ -109,12 +109,6 @@ func set(n int) func(counter) ([]domain.Event, error) {
 	}
 }
 
-// sqliteDialect runs statements as written.
-type sqliteDialect struct{}
-
-func (sqliteDialect) Bind(q string) string { return q }
-func (sqliteDialect) Args(a []any) []any   { return a }
-
 // openUnits opens a fresh SQLite log with the test kind's table and n
 // units of work on it, as n processes on one file would have.
 func openUnits(t *testing.T, n int) ([]*Unit, *events.Store) {
@@ -133,7 +127,7 @@ func openUnits(t *testing.T, n int) ([]*Unit, *events.Store) {
 	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC))
 	units := make([]*Unit, n)
 	for i := range units {
-		units[i] = New(store.Log(), store.DB(), sqliteDialect{}, clk, nil)
+		units[i] = New(store.Log(), store.DB(), clk, nil)
 	}
 	return units, store
 }
@@ -595,11 +589,11 @@ func TestASecondCreateOfANameIsRefusedWhateverThisProcessRemembers(t *testing.T)
 			// A restart: a new unit of work on the same log remembers
 			// nothing. A command that may append on a counter that exists
 			// is decided on its row, not refused at the commit.
-			restartedToo := New(store.Log(), store.DB(), sqliteDialect{}, mine.Clock(), nil)
+			restartedToo := New(store.Log(), store.DB(), mine.Clock(), nil)
 			if got, err := Update(t.Context(), restartedToo, kind, "c", set(1)); err != nil || got.Version != 1 {
 				t.Fatalf("a no-op after a restart: %+v, %v; want the counter at version 1", got, err)
 			}
-			restarted := New(store.Log(), store.DB(), sqliteDialect{}, mine.Clock(), nil)
+			restarted := New(store.Log(), store.DB(), mine.Clock(), nil)
 			if _, err := Create(t.Context(), restarted, kind, "c", create(3)); !errors.Is(err, domain.ErrAlreadyExists) {
 				t.Fatalf("a create after a restart of a name created before: %v, want ErrAlreadyExists", err)
 			}
