@@ -20,15 +20,42 @@ func statusCause(ctx context.Context, j domain.Job, owned []domain.Pod) (context
 	return reconcilers.BecauseOfCount(ctx, owned, specChange(j))
 }
 
-// countCause is ctx whose count of finished pods names the change that
-// finished the newest of them: a pod succeeding or failing, or one
-// deleted before it finished. A count that only forgets pods gone keeps
-// the record that queued the key.
-func countCause(ctx context.Context, owned []domain.Pod, c domain.CountJobPods) (context.Context, error) {
+// countCause is ctx whose count of finished pods names the end of a pod
+// it reflects, as read: of the pods it counts, the change that finished
+// the newest of them (one succeeding or failing, or deleted before it
+// finished), or when only the Job's own changes ended them (pods it
+// stopped itself), the newest of those; of a count that only forgets
+// pods gone, the newest of their finalizations, found in the log. The
+// record that queued the key stays the cause only when the log holds
+// none: a reconcile a resync started has no such record, and may read
+// a pod's end before that record reaches the reconciler.
+func countCause(ctx context.Context, j domain.Job, owned []domain.Pod, c domain.CountJobPods) (context.Context, error) {
 	counted := slices.DeleteFunc(slices.Clone(owned), func(p domain.Pod) bool {
 		return !slices.Contains(c.Succeeded, p.UID) && !slices.Contains(c.Failed, p.UID)
 	})
-	return reconcilers.BecauseOfCount(ctx, counted)
+	rec, ok, err := reconcilers.CountCause(ctx, counted)
+	if err == nil && !ok {
+		rec, ok, err = reconcilers.EndCause(ctx, counted)
+	}
+	if err == nil && !ok && len(c.Forget) > 0 {
+		rec, ok, err = reconcilers.FinalizationCause(ctx, j.Namespace, reconcilers.GeneratedBase(j.Name), c.Forget)
+	}
+	if err != nil || !ok {
+		return ctx, err
+	}
+	return reconcilers.Because(ctx, rec), nil
+}
+
+// stoppedCause is ctx whose count of a failing Job's stopped pods names
+// their end: the newest of the deletions the reconciler itself just
+// made of stopped, as they stand after it. Their earlier changes
+// (running, turning ready) ended nothing.
+func stoppedCause(ctx context.Context, stopped []domain.Pod) (context.Context, error) {
+	rec, ok, err := reconcilers.EndCause(ctx, stopped)
+	if err != nil || !ok {
+		return ctx, err
+	}
+	return reconcilers.Because(ctx, rec), nil
 }
 
 // specChange is the Job's last change of what it asks for, as read.
