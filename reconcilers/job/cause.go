@@ -58,6 +58,23 @@ func stoppedCause(ctx context.Context, stopped []domain.Pod) (context.Context, e
 	return reconcilers.Because(ctx, rec), nil
 }
 
+// deletedCause is ctx whose collection of the pods of a Job called name
+// that is gone names that Job's deletion: the newest in its stream up to
+// upTo, the version read (0: the whole stream; a Job of the name now is
+// a later one, not deleted). The record that queued the key stays the
+// cause when the log holds none.
+func deletedCause(ctx context.Context, namespace, name string, upTo int64) (context.Context, error) {
+	return reconcilers.BecauseOf(ctx, reconcilers.Change{Stream: domain.JobStream(namespace, name), UpTo: upTo,
+		Types: []string{domain.JobDeleted{}.EventType()}})
+}
+
+// foregroundCause is ctx whose deletion of the pods of j, deleted in the
+// foreground, names the request to delete it, as read.
+func foregroundCause(ctx context.Context, j domain.Job) (context.Context, error) {
+	return reconcilers.BecauseOf(ctx, reconcilers.Change{Stream: domain.JobStream(j.Namespace, j.Name), UpTo: j.Version,
+		Types: []string{domain.JobDeletionRequested{}.EventType()}})
+}
+
 // specChange is the Job's last change of what it asks for, as read.
 func specChange(j domain.Job) reconcilers.Change {
 	return reconcilers.SpecChange(domain.JobStream(j.Namespace, j.Name), j.Version, domain.JobCreated{}, domain.JobChanged{})

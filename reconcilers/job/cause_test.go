@@ -71,6 +71,27 @@ func (h *causeHarness) reconcile() {
 	}
 }
 
+// job applies cmd to default/pi as an operator would.
+func (h *causeHarness) job(cmd domain.JobCommand) {
+	h.t.Helper()
+	ctx := events.WithMetadata(h.t.Context(), events.Metadata{Actor: "kubernetes-admin"})
+	if _, err := h.env.Writer.JobCommands().Execute(ctx, domain.Key{Namespace: "default", Name: "pi"}, cmd); err != nil {
+		h.t.Fatalf("%T on job pi: %v", cmd, err)
+	}
+}
+
+// edit changes the Job's spec as it stands, as kubectl edit would.
+func (h *causeHarness) edit(change func(*domain.JobSpec)) {
+	h.t.Helper()
+	j, err := h.r.jobs.Last(h.t.Context(), "default", "pi")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	spec := j.Spec
+	change(&spec)
+	h.job(domain.UpdateJob{Labels: j.Labels, Annotations: j.Annotations, Spec: spec, ResourceVersion: j.ResourceVersion})
+}
+
 // pod applies cmd to default/name as actor would.
 func (h *causeHarness) pod(actor, name string, cmd domain.PodCommand) {
 	h.t.Helper()
@@ -103,14 +124,11 @@ func (h *causeHarness) last(stream, typ string) (events.Record, bool) {
 	return recs[0], true
 }
 
-// resync runs the reconciler in the framework over a log whose records
-// are not handed over, so that only the first resync, at its start,
-// reconciles the Job, and returns the first count since that want
-// accepts.
-func (h *causeHarness) resync(want func(domain.JobPodsCounted) bool) (events.Record, domain.JobPodsCounted) {
+// startResync runs the reconciler in the framework over a log whose
+// records are not handed over, so that only the first resync, at its
+// start, reconciles the Job, until the test ends.
+func (h *causeHarness) startResync() {
 	h.t.Helper()
-	counted := domain.JobPodsCounted{}.EventType()
-	before, _ := h.last(domain.JobStream("default", "pi"), counted)
 	release := make(chan struct{})
 	mgr, err := reconcilers.NewManager(reconcilers.Params{
 		Config:      reconcilers.Config{Enabled: []string{"*"}, Workers: 1, MaxRetries: 5},
@@ -133,6 +151,15 @@ func (h *causeHarness) resync(want func(domain.JobPodsCounted) bool) (events.Rec
 			h.t.Error(err)
 		}
 	})
+}
+
+// resync starts the resync (startResync) and returns the first count
+// since that want accepts.
+func (h *causeHarness) resync(want func(domain.JobPodsCounted) bool) (events.Record, domain.JobPodsCounted) {
+	h.t.Helper()
+	counted := domain.JobPodsCounted{}.EventType()
+	before, _ := h.last(domain.JobStream("default", "pi"), counted)
+	h.startResync()
 	var rec events.Record
 	var ev domain.JobPodsCounted
 	eventstest.Eventually(h.t, eventstest.WaitFor, func() bool {
@@ -219,4 +246,56 @@ func TestAResyncsCountOfAFailingJobsStoppedPodsNamesTheirDeletion(t *testing.T) 
 		t.Fatalf("the count of pi-1: %v, %v", first, err)
 	}
 	wantCause(t, first[0], failed)
+}
+
+// TestAResyncsDeletionOfAJobsPodsNamesWhatAskedForIt: the pods a Job's
+// reconciler deletes in a reconcile a resync started, which no record
+// queued, name what asked for their deletion as read: the Job's
+// deletion, its deletion in the foreground, its suspension, a lower
+// parallelism.
+func TestAResyncsDeletionOfAJobsPodsNamesWhatAskedForIt(t *testing.T) {
+	four := int32(4)
+	spec := domain.JobSpec{Parallelism: 2, Completions: &four, BackoffLimit: 6, CompletionMode: domain.JobNonIndexed,
+		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}}
+	for _, tc := range []struct {
+		name  string
+		act   func(*causeHarness)
+		cause string // the type of the Job's record named
+		pods  int    // how many of its two pods it deletes
+	}{
+		// A Job gone is no resync's; one of its name made again is.
+		{"deleted, and another made of its name", func(h *causeHarness) {
+			h.job(domain.DeleteJob{})
+			h.job(domain.CreateJob{Namespace: "default", Name: "pi", UID: "uid-pi-again", Spec: spec})
+		}, domain.JobDeleted{}.EventType(), 2},
+		{"deleted in the foreground", func(h *causeHarness) { h.job(domain.DeleteJob{Propagation: domain.PropagateForeground}) },
+			domain.JobDeletionRequested{}.EventType(), 2},
+		{"suspended", func(h *causeHarness) { h.edit(func(s *domain.JobSpec) { s.Suspend = true }) }, domain.JobChanged{}.EventType(), 2},
+		{"fewer pods wanted", func(h *causeHarness) { h.edit(func(s *domain.JobSpec) { s.Parallelism = 1 }) }, domain.JobChanged{}.EventType(), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newCauseHarness(t, spec)
+			h.reconcile()
+			h.runs("pi-1", "pi-2")
+			tc.act(h)
+			cause, ok := h.last(domain.JobStream("default", "pi"), tc.cause)
+			if !ok {
+				t.Fatalf("the Job has no %s", tc.cause)
+			}
+			h.startResync()
+			var deleted []events.Record
+			eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+				deleted = nil
+				for _, stream := range []string{pod1, pod2} {
+					if rec, ok := h.last(stream, domain.PodDeletionRequested{}.EventType()); ok && rec.Metadata.Actor == "system:herd:job" {
+						deleted = append(deleted, rec)
+					}
+				}
+				return len(deleted) == tc.pods
+			}, "the resync's reconcile deletes %d of the Job's pods", tc.pods)
+			for _, rec := range deleted {
+				wantCause(t, rec, cause)
+			}
+		})
+	}
 }

@@ -81,7 +81,10 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 			st = finish(st, now)
 		}
 	case j.Spec.Suspend:
-		if _, err := r.delete(ctx, j, "deleted the pods of a suspended job", running); err != nil {
+		// Its suspension is a change of its spec.
+		if sctx, err := reconcilers.BecauseOf(ctx, specChange(j)); err != nil {
+			errs = append(errs, fmt.Errorf("cause of the deletion of pods of job %s: %w", j, err))
+		} else if _, err := r.delete(sctx, j, "deleted the pods of a suspended job", running); err != nil {
 			errs = append(errs, err)
 		}
 		running = nil
@@ -208,6 +211,12 @@ func (r *Reconciler) scale(ctx context.Context, j domain.Job, running []domain.P
 		return append(running, created...), time.Time{}, err
 	case diff < 0:
 		doomed := deletionOrder(running)[:min(-diff, r.cfg.BurstPods)]
+		// Fewer are wanted: its spec changed (its parallelism, its
+		// completions).
+		ctx, err := reconcilers.BecauseOf(ctx, specChange(j))
+		if err != nil {
+			return running, time.Time{}, err
+		}
 		if _, err := r.delete(ctx, j, "deleted surplus pods", doomed); err != nil {
 			return running, time.Time{}, err
 		}
