@@ -75,6 +75,25 @@ func foregroundCause(ctx context.Context, j domain.Job) (context.Context, error)
 		Types: []string{domain.JobDeletionRequested{}.EventType()}})
 }
 
+// outcomeCause is ctx whose stopping of the pods of j, whose outcome st
+// says is known, names the count that made it known: its last count of
+// a failure when its failures passed its backoff limit, or of a success
+// when it met its success criteria. An outcome the clock decided (a
+// deadline) or its pods' restarts did keeps ctx's cause.
+func outcomeCause(ctx context.Context, j domain.Job, st domain.JobStatus) (context.Context, error) {
+	var made func(domain.JobPodsCounted) bool
+	failure, _ := st.Condition(domain.JobFailureTarget)
+	switch {
+	case st.Is(domain.JobFailureTarget) && failure.Reason == domain.JobReasonBackoffLimitExceeded && j.Status.Failed > j.Spec.BackoffLimit:
+		made = func(c domain.JobPodsCounted) bool { return len(c.Failed) > 0 }
+	case st.Is(domain.JobSuccessCriteriaMet):
+		made = func(c domain.JobPodsCounted) bool { return len(c.Succeeded) > 0 }
+	default:
+		return ctx, nil
+	}
+	return reconcilers.BecauseOf(ctx, reconcilers.ChangeOf(domain.JobStream(j.Namespace, j.Name), j.Version, made))
+}
+
 // specChange is the Job's last change of what it asks for, as read.
 func specChange(j domain.Job) reconcilers.Change {
 	return reconcilers.SpecChange(domain.JobStream(j.Namespace, j.Name), j.Version, domain.JobCreated{}, domain.JobChanged{})

@@ -223,7 +223,8 @@ func TestAResyncsCountOfAPodGoneNamesItsFinalization(t *testing.T) {
 // whose backoff limit a failed pod exceeds stops its other pod and
 // counts it failed at once. When a resync started that reconcile, no
 // record queued it: the count names the stopped pod's deletion, which
-// ended it.
+// ended it, and the deletion the count of the failure that failed the
+// Job.
 func TestAResyncsCountOfAFailingJobsStoppedPodsNamesTheirDeletion(t *testing.T) {
 	two := int32(2)
 	h := newCauseHarness(t, domain.JobSpec{Parallelism: 2, Completions: &two, BackoffLimit: 0, CompletionMode: domain.JobNonIndexed,
@@ -239,13 +240,15 @@ func TestAResyncsCountOfAFailingJobsStoppedPodsNamesTheirDeletion(t *testing.T) 
 		t.Fatalf("pi-2 was not deleted by the Job's reconciler: %+v", deleted)
 	}
 	wantCause(t, rec, deleted)
-	// The count of pi-1, in the same reconcile, names its failure.
+	// The count of pi-1, in the same reconcile, names its failure, and
+	// pi-2's deletion that count, which failed the Job.
 	first, err := h.env.Log.Query(t.Context(), events.Filter{Stream: domain.JobStream("default", "pi"),
 		Types: []string{domain.JobPodsCounted{}.EventType()}, Before: rec.Position, Newest: true, Limit: 1})
 	if err != nil || len(first) != 1 {
 		t.Fatalf("the count of pi-1: %v, %v", first, err)
 	}
 	wantCause(t, first[0], failed)
+	wantCause(t, deleted, first[0])
 }
 
 // TestAResyncsDeletionOfAJobsPodsNamesWhatAskedForIt: the pods a Job's

@@ -59,7 +59,11 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 	case st.Is(domain.JobFailureTarget) || st.Is(domain.JobSuccessCriteriaMet):
 		// The outcome is known: stop what runs, and finish once every pod
 		// has stopped.
-		if deleted, err := r.delete(ctx, j, "deleted the pods of a finishing job", running); err != nil {
+		octx, err := outcomeCause(ctx, j, st)
+		if err != nil {
+			return reconcilers.Result{}, fmt.Errorf("cause of job %s's outcome: %w", j, err)
+		}
+		if deleted, err := r.delete(octx, j, "deleted the pods of a finishing job", running); err != nil {
 			errs = append(errs, err)
 		} else if failed := st.Is(domain.JobFailureTarget); failed && len(running) > 0 {
 			// A failing Job's pods stopped before they finished are its
