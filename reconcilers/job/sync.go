@@ -59,9 +59,12 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 	case st.Is(domain.JobFailureTarget) || st.Is(domain.JobSuccessCriteriaMet):
 		// The outcome is known: stop what runs, and finish once every pod
 		// has stopped.
-		octx, err := outcomeCause(ctx, j, st)
-		if err != nil {
-			return reconcilers.Result{}, fmt.Errorf("cause of job %s's outcome: %w", j, err)
+		octx := ctx
+		if len(running) > 0 {
+			var err error
+			if octx, err = outcomeCause(ctx, j, st); err != nil {
+				return reconcilers.Result{}, fmt.Errorf("cause of job %s's outcome: %w", j, err)
+			}
 		}
 		if deleted, err := r.delete(octx, j, "deleted the pods of a finishing job", running); err != nil {
 			errs = append(errs, err)
@@ -85,11 +88,13 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 			st = finish(st, now)
 		}
 	case j.Spec.Suspend:
-		// Its suspension is a change of its spec.
-		if sctx, err := reconcilers.BecauseOf(ctx, specChange(j)); err != nil {
-			errs = append(errs, fmt.Errorf("cause of the deletion of pods of job %s: %w", j, err))
-		} else if _, err := r.delete(sctx, j, "deleted the pods of a suspended job", running); err != nil {
-			errs = append(errs, err)
+		if len(running) > 0 {
+			// Its suspension is a change of its spec.
+			if sctx, err := reconcilers.BecauseOf(ctx, specChange(j)); err != nil {
+				errs = append(errs, fmt.Errorf("cause of the deletion of pods of job %s: %w", j, err))
+			} else if _, err := r.delete(sctx, j, "deleted the pods of a suspended job", running); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		running = nil
 		st = st.WithCondition(domain.JobCondition{Type: domain.JobSuspended, Status: domain.ConditionTrue, Reason: domain.JobReasonSuspended, Message: msgSuspended}, now)
