@@ -360,14 +360,6 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 	if id == "" && rec.Metadata.Actor == "system:herd:kubeletprobe" {
 		return false, nil
 	}
-	// A Job's count that names no pod's change keeps the record that
-	// queued the Job (reconcilers/job: one that only forgets pods gone,
-	// or a failing Job's stopped pods); when a resync queued it — a pod's
-	// end committed and read before its record reached the reconciler, a
-	// deadline the clock reached — there is none.
-	if _, ok := ev.(domain.JobPodsCounted); ok && id == "" && rec.Metadata.Actor == "system:herd:job" {
-		return false, nil
-	}
 	if !found {
 		return false, fmt.Errorf("its cause %q is no event of the log", id)
 	}

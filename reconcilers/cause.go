@@ -236,3 +236,92 @@ func BecauseOfCount(ctx context.Context, pods []domain.Pod, changes ...Change) (
 func BecauseOfNewest(ctx context.Context, changes ...Change) (context.Context, error) {
 	return BecauseOfCount(ctx, nil, changes...)
 }
+
+// PodEndChanges are a pod's changes that end it for a controller
+// counting finished pods while the pod is still read: its phase
+// reported (Succeeded, Failed), its stop, the request to delete it. Its
+// leaving the fleet is FinalizationCause's.
+var PodEndChanges = []string{
+	domain.PodStatusUpdated{}.EventType(), domain.PodStopped{}.EventType(), domain.PodDeletionRequested{}.EventType(),
+}
+
+// EndCause is the newest change of PodEndChanges of pods, each up to the
+// version read, whoever made it: a count of pods that ended names the
+// end it reflects, even when the reconcile's own reconciler made it (a
+// Job's pods it stopped itself). false when the log holds none.
+func EndCause(ctx context.Context, pods []domain.Pod) (events.Record, bool, error) {
+	var best events.Record
+	for _, p := range pods {
+		rec, ok, err := LastChange(ctx, Change{Stream: domain.PodStream(p.Namespace, p.Name), UpTo: p.Version, Types: PodEndChanges})
+		if err != nil {
+			return events.Record{}, false, err
+		}
+		if ok {
+			best, _ = Newest(best, rec)
+		}
+	}
+	return best, best.ID != "", nil
+}
+
+// finalizationPage is how many finalizations FinalizationCause reads at
+// a time, going back from the newest.
+const finalizationPage = 16
+
+// FinalizationCause is the newest finalization (PodFinalized) in the
+// reconcile's log of a pod of namespace whose name begins with prefix
+// and whose UID is one of uids: what took pods out of the views, for a
+// decision that reads them gone (a count that forgets them). A pod gone
+// is read by no view, so its stream is found in the log: the
+// finalizations of the pods of that prefix, newest first, each pod's
+// UID read from its creation before it. A UID is finalized once, so the
+// record found is the one the views showed. false when the log holds
+// none (or the reconcile has no log).
+func FinalizationCause(ctx context.Context, namespace, prefix string, uids []string) (events.Record, bool, error) {
+	l, _ := ctx.Value(causeLogKey{}).(events.Queryer)
+	if l == nil || len(uids) == 0 {
+		return events.Record{}, false, nil
+	}
+	finalized := domain.TypesHolding(domain.PodFinalized{}.EventType())
+	f := events.Filter{StreamPrefix: domain.PodStream(namespace, prefix), Types: finalized, Newest: true, Limit: finalizationPage}
+	for {
+		recs, err := l.Query(ctx, f)
+		if err != nil {
+			return events.Record{}, false, err
+		}
+		for i := len(recs) - 1; i >= 0; i-- {
+			ev, err := domain.UnmarshalEvent(recs[i].Type, recs[i].Payload)
+			if err != nil || !domain.Holds[domain.PodFinalized](ev, nil) {
+				continue
+			}
+			uid, err := createdUID(ctx, l, recs[i])
+			if err != nil {
+				return events.Record{}, false, err
+			}
+			if slices.Contains(uids, uid) {
+				return recs[i], true, nil
+			}
+		}
+		if len(recs) < f.Limit {
+			return events.Record{}, false, nil
+		}
+		f.Before = recs[0].Position
+	}
+}
+
+// createdUID is the UID of the pod that fin, a record of its stream,
+// ended: the one its last creation before fin gave it ("" when the log
+// holds none).
+func createdUID(ctx context.Context, l events.Queryer, fin events.Record) (string, error) {
+	recs, err := l.Query(ctx, events.Filter{Stream: fin.Stream, Types: []string{domain.PodCreated{}.EventType()},
+		Before: fin.Position, Newest: true, Limit: 1})
+	if err != nil || len(recs) == 0 {
+		return "", err
+	}
+	ev, err := domain.UnmarshalEvent(recs[0].Type, recs[0].Payload)
+	if err != nil {
+		// An unreadable creation names no pod: the search goes on.
+		return "", nil //nolint:nilerr // see above
+	}
+	created, _ := ev.(domain.PodCreated)
+	return created.UID, nil
+}

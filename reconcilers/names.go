@@ -53,9 +53,15 @@ func randomSuffix() string {
 // PodName is the name of a new pod of the workload called owner: what
 // its controller's generateName "owner-" becomes.
 func (ids Identities) PodName(owner string) string {
+	return GeneratedBase(owner) + ids.Suffix()
+}
+
+// GeneratedBase is what the name of every pod PodName makes for the
+// workload called owner begins with: "owner-", cut to MaxGeneratedBase.
+func GeneratedBase(owner string) string {
 	base := owner + "-"
 	if len(base) > MaxGeneratedBase {
 		base = base[:MaxGeneratedBase]
 	}
-	return base + ids.Suffix()
+	return base
 }

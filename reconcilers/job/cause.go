@@ -20,15 +20,78 @@ func statusCause(ctx context.Context, j domain.Job, owned []domain.Pod) (context
 	return reconcilers.BecauseOfCount(ctx, owned, specChange(j))
 }
 
-// countCause is ctx whose count of finished pods names the change that
-// finished the newest of them: a pod succeeding or failing, or one
-// deleted before it finished. A count that only forgets pods gone keeps
-// the record that queued the key.
-func countCause(ctx context.Context, owned []domain.Pod, c domain.CountJobPods) (context.Context, error) {
+// countCause is ctx whose count of finished pods names the end of a pod
+// it reflects, as read: of the pods it counts, the change that finished
+// the newest of them (one succeeding or failing, or deleted before it
+// finished), or when only the Job's own changes ended them (pods it
+// stopped itself), the newest of those; of a count that only forgets
+// pods gone, the newest of their finalizations, found in the log. The
+// record that queued the key stays the cause only when the log holds
+// none: a reconcile a resync started has no such record, and may read
+// a pod's end before that record reaches the reconciler.
+func countCause(ctx context.Context, j domain.Job, owned []domain.Pod, c domain.CountJobPods) (context.Context, error) {
 	counted := slices.DeleteFunc(slices.Clone(owned), func(p domain.Pod) bool {
 		return !slices.Contains(c.Succeeded, p.UID) && !slices.Contains(c.Failed, p.UID)
 	})
-	return reconcilers.BecauseOfCount(ctx, counted)
+	rec, ok, err := reconcilers.CountCause(ctx, counted)
+	if err == nil && !ok {
+		rec, ok, err = reconcilers.EndCause(ctx, counted)
+	}
+	if err == nil && !ok && len(c.Forget) > 0 {
+		rec, ok, err = reconcilers.FinalizationCause(ctx, j.Namespace, reconcilers.GeneratedBase(j.Name), c.Forget)
+	}
+	if err != nil || !ok {
+		return ctx, err
+	}
+	return reconcilers.Because(ctx, rec), nil
+}
+
+// stoppedCause is ctx whose count of a failing Job's stopped pods names
+// their end: the newest of the deletions the reconciler itself just
+// made of stopped, as they stand after it. Their earlier changes
+// (running, turning ready) ended nothing.
+func stoppedCause(ctx context.Context, stopped []domain.Pod) (context.Context, error) {
+	rec, ok, err := reconcilers.EndCause(ctx, stopped)
+	if err != nil || !ok {
+		return ctx, err
+	}
+	return reconcilers.Because(ctx, rec), nil
+}
+
+// deletedCause is ctx whose collection of the pods of a Job called name
+// that is gone names that Job's deletion: the newest in its stream up to
+// upTo, the version read (0: the whole stream; a Job of the name now is
+// a later one, not deleted). The record that queued the key stays the
+// cause when the log holds none.
+func deletedCause(ctx context.Context, namespace, name string, upTo int64) (context.Context, error) {
+	return reconcilers.BecauseOf(ctx, reconcilers.Change{Stream: domain.JobStream(namespace, name), UpTo: upTo,
+		Types: []string{domain.JobDeleted{}.EventType()}})
+}
+
+// foregroundCause is ctx whose deletion of the pods of j, deleted in the
+// foreground, names the request to delete it, as read.
+func foregroundCause(ctx context.Context, j domain.Job) (context.Context, error) {
+	return reconcilers.BecauseOf(ctx, reconcilers.Change{Stream: domain.JobStream(j.Namespace, j.Name), UpTo: j.Version,
+		Types: []string{domain.JobDeletionRequested{}.EventType()}})
+}
+
+// outcomeCause is ctx whose stopping of the pods of j, whose outcome st
+// says is known, names the count that made it known: its last count of
+// a failure when its failures passed its backoff limit, or of a success
+// when it met its success criteria. An outcome the clock decided (a
+// deadline) or its pods' restarts did keeps ctx's cause.
+func outcomeCause(ctx context.Context, j domain.Job, st domain.JobStatus) (context.Context, error) {
+	var made func(domain.JobPodsCounted) bool
+	failure, _ := st.Condition(domain.JobFailureTarget)
+	switch {
+	case st.Is(domain.JobFailureTarget) && failure.Reason == domain.JobReasonBackoffLimitExceeded && j.Status.Failed > j.Spec.BackoffLimit:
+		made = func(c domain.JobPodsCounted) bool { return len(c.Failed) > 0 }
+	case st.Is(domain.JobSuccessCriteriaMet):
+		made = func(c domain.JobPodsCounted) bool { return len(c.Succeeded) > 0 }
+	default:
+		return ctx, nil
+	}
+	return reconcilers.BecauseOf(ctx, reconcilers.ChangeOf(domain.JobStream(j.Namespace, j.Name), j.Version, made))
 }
 
 // specChange is the Job's last change of what it asks for, as read.

@@ -28,7 +28,7 @@ const (
 // deadline, the end of a backoff, a TTL.
 func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod) (reconcilers.Result, error) {
 	if c := countFinished(j, owned); len(c.Succeeded)+len(c.Failed)+len(c.Forget) > 0 {
-		cctx, err := countCause(ctx, owned, c)
+		cctx, err := countCause(ctx, j, owned, c)
 		if err != nil {
 			return reconcilers.Result{}, fmt.Errorf("cause of job %s's count: %w", j, err)
 		}
@@ -59,14 +59,25 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 	case st.Is(domain.JobFailureTarget) || st.Is(domain.JobSuccessCriteriaMet):
 		// The outcome is known: stop what runs, and finish once every pod
 		// has stopped.
-		if err := r.delete(ctx, j, "deleted the pods of a finishing job", running); err != nil {
+		octx := ctx
+		if len(running) > 0 {
+			var err error
+			if octx, err = outcomeCause(ctx, j, st); err != nil {
+				return reconcilers.Result{}, fmt.Errorf("cause of job %s's outcome: %w", j, err)
+			}
+		}
+		if deleted, err := r.delete(octx, j, "deleted the pods of a finishing job", running); err != nil {
 			errs = append(errs, err)
 		} else if failed := st.Is(domain.JobFailureTarget); failed && len(running) > 0 {
 			// A failing Job's pods stopped before they finished are its
 			// failures, as Kubernetes counts every pod not yet finished
 			// once a Job fails; counted now, as they may be gone before
-			// the next look.
-			counted, err := r.jobCommands.Execute(ctx, j.Key(), domain.CountJobPods{Failed: uids(running)})
+			// the next look, naming their deletion.
+			cctx, err := stoppedCause(ctx, deleted)
+			if err != nil {
+				return reconcilers.Result{}, fmt.Errorf("cause of the count of job %s's stopped pods: %w", j, err)
+			}
+			counted, err := r.jobCommands.Execute(cctx, j.Key(), domain.CountJobPods{Failed: uids(running)})
 			if err != nil {
 				return reconcilers.Result{}, r.jobGone(fmt.Errorf("count the stopped pods of job %s: %w", j, err))
 			}
@@ -77,8 +88,13 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 			st = finish(st, now)
 		}
 	case j.Spec.Suspend:
-		if err := r.delete(ctx, j, "deleted the pods of a suspended job", running); err != nil {
-			errs = append(errs, err)
+		if len(running) > 0 {
+			// Its suspension is a change of its spec.
+			if sctx, err := reconcilers.BecauseOf(ctx, specChange(j)); err != nil {
+				errs = append(errs, fmt.Errorf("cause of the deletion of pods of job %s: %w", j, err))
+			} else if _, err := r.delete(sctx, j, "deleted the pods of a suspended job", running); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		running = nil
 		st = st.WithCondition(domain.JobCondition{Type: domain.JobSuspended, Status: domain.ConditionTrue, Reason: domain.JobReasonSuspended, Message: msgSuspended}, now)
@@ -156,7 +172,7 @@ func finish(st domain.JobStatus, now time.Time) domain.JobStatus {
 // runs any more, and once its TTL after finishing has passed, it is
 // deleted (and its pods with it, when its deletion comes back as a key).
 func (r *Reconciler) finished(ctx context.Context, j domain.Job, owned, running []domain.Pod, now time.Time) (reconcilers.Result, error) {
-	if err := r.delete(ctx, j, "deleted the pods of a finished job", running); err != nil {
+	if _, err := r.delete(ctx, j, "deleted the pods of a finished job", running); err != nil {
 		return reconcilers.Result{}, err
 	}
 	if st := j.Status; st.Active != 0 || st.Ready != 0 {
@@ -204,7 +220,13 @@ func (r *Reconciler) scale(ctx context.Context, j domain.Job, running []domain.P
 		return append(running, created...), time.Time{}, err
 	case diff < 0:
 		doomed := deletionOrder(running)[:min(-diff, r.cfg.BurstPods)]
-		if err := r.delete(ctx, j, "deleted surplus pods", doomed); err != nil {
+		// Fewer are wanted: its spec changed (its parallelism, its
+		// completions).
+		ctx, err := reconcilers.BecauseOf(ctx, specChange(j))
+		if err != nil {
+			return running, time.Time{}, err
+		}
+		if _, err := r.delete(ctx, j, "deleted surplus pods", doomed); err != nil {
 			return running, time.Time{}, err
 		}
 		return slices.DeleteFunc(running, func(p domain.Pod) bool {
@@ -267,20 +289,21 @@ func (r *Reconciler) create(ctx context.Context, j domain.Job, n int) ([]domain.
 }
 
 // delete deletes pods of the Job in one unit of work, each with its own
-// grace period.
-func (r *Reconciler) delete(ctx context.Context, j domain.Job, msg string, pods []domain.Pod) error {
+// grace period, and returns them as they stand after.
+func (r *Reconciler) delete(ctx context.Context, j domain.Job, msg string, pods []domain.Pod) ([]domain.Pod, error) {
 	if len(pods) == 0 {
-		return nil
+		return nil, nil
 	}
 	cmds := make([]domain.Keyed[domain.PodCommand], len(pods))
 	for i, p := range pods {
 		cmds[i] = reconcilers.KeyedPod(p, domain.DeletePod{})
 	}
-	if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
-		return fmt.Errorf("delete pods of job %s: %w", j, err)
+	deleted, _, err := r.podCommands.ExecuteBatch(ctx, cmds)
+	if err != nil {
+		return nil, fmt.Errorf("delete pods of job %s: %w", j, err)
 	}
 	r.logPods(msg, j.String(), pods)
-	return nil
+	return deleted, nil
 }
 
 // record writes the Job's status, counted from owned, naming what moved

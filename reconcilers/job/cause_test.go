@@ -1,0 +1,304 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"herd/domain"
+	"herd/events"
+	"herd/events/eventstest"
+	"herd/projections"
+	"herd/reconcilers"
+	"herd/reconcilers/reconcilerstest"
+)
+
+// heldLog is a log whose followers read nothing until release is
+// closed: what the reconcilers' dispatcher has not handed over yet, while
+// the views and the log's queries already show it.
+type heldLog struct {
+	events.Log
+	release chan struct{}
+}
+
+// ReadAfter waits for the release (or ctx) before it reads: the
+// follower's way into the log.
+func (l heldLog) ReadAfter(ctx context.Context, position int64, limit int) ([]events.Record, error) {
+	select {
+	case <-l.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return l.Log.ReadAfter(ctx, position, limit)
+}
+
+// causeHarness is the Job reconciler on herd's own log, views and unit
+// of work, a fake clock, and pods named pi-1, pi-2, … in the order it
+// creates them.
+type causeHarness struct {
+	t   *testing.T
+	env *reconcilerstest.Env
+	r   *Reconciler
+}
+
+func newCauseHarness(t *testing.T, spec domain.JobSpec) *causeHarness {
+	env := reconcilerstest.New(t)
+	r, err := New(DefaultConfig(), projections.NewJobView(env.Log), env.Pods.Remembering(env.Writer), env.Writer.PodBatch(),
+		env.Writer.JobCommands(), env.Clock, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	r.ids = Identities{Suffix: func() string { n++; return fmt.Sprint(n) }, UID: func() string { return fmt.Sprintf("uid-pod-%d", n) }}
+	if _, err := env.Writer.JobCommands().Execute(t.Context(), domain.Key{Namespace: "default", Name: "pi"},
+		domain.CreateJob{Namespace: "default", Name: "pi", UID: "uid-pi", Spec: spec}); err != nil {
+		t.Fatal(err)
+	}
+	return &causeHarness{t: t, env: env, r: r}
+}
+
+// reconcile reconciles the Job directly, as a test of its decisions
+// does: no record queued it and no log is there to name causes from.
+func (h *causeHarness) reconcile() {
+	h.t.Helper()
+	if _, err := h.r.Reconcile(h.t.Context(), reconcilers.Key{Aggregate: domain.JobAggregate, Namespace: "default", Name: "pi"}); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// job applies cmd to default/pi as an operator would.
+func (h *causeHarness) job(cmd domain.JobCommand) {
+	h.t.Helper()
+	ctx := events.WithMetadata(h.t.Context(), events.Metadata{Actor: "kubernetes-admin"})
+	if _, err := h.env.Writer.JobCommands().Execute(ctx, domain.Key{Namespace: "default", Name: "pi"}, cmd); err != nil {
+		h.t.Fatalf("%T on job pi: %v", cmd, err)
+	}
+}
+
+// edit changes the Job's spec as it stands, as kubectl edit would.
+func (h *causeHarness) edit(change func(*domain.JobSpec)) {
+	h.t.Helper()
+	j, err := h.r.jobs.Last(h.t.Context(), "default", "pi")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	spec := j.Spec
+	change(&spec)
+	h.job(domain.UpdateJob{Labels: j.Labels, Annotations: j.Annotations, Spec: spec, ResourceVersion: j.ResourceVersion})
+}
+
+// pod applies cmd to default/name as actor would.
+func (h *causeHarness) pod(actor, name string, cmd domain.PodCommand) {
+	h.t.Helper()
+	ctx := events.WithMetadata(h.t.Context(), events.Metadata{Actor: actor})
+	if _, err := h.env.Writer.PodCommands().Execute(ctx, domain.Key{Namespace: "default", Name: name}, cmd); err != nil {
+		h.t.Fatalf("%T on pod %s: %v", cmd, name, err)
+	}
+}
+
+// runs binds the named pods to n1 and reports them running, as the
+// scheduler and their runtime would.
+func (h *causeHarness) runs(names ...string) {
+	h.t.Helper()
+	for _, name := range names {
+		h.pod("system:herd:scheduler", name, domain.BindPod{NodeName: "n1"})
+		h.pod("system:node:n1", name, domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodRunning}})
+	}
+}
+
+// last is the newest record of stream of type typ; false when none.
+func (h *causeHarness) last(stream, typ string) (events.Record, bool) {
+	h.t.Helper()
+	recs, err := h.env.Log.Query(h.t.Context(), events.Filter{Stream: stream, Types: []string{typ}, Newest: true, Limit: 1})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if len(recs) == 0 {
+		return events.Record{}, false
+	}
+	return recs[0], true
+}
+
+// startResync runs the reconciler in the framework over a log whose
+// records are not handed over, so that only the first resync, at its
+// start, reconciles the Job, until the test ends.
+func (h *causeHarness) startResync() {
+	h.t.Helper()
+	release := make(chan struct{})
+	mgr, err := reconcilers.NewManager(reconcilers.Params{
+		Config:      reconcilers.Config{Enabled: []string{"*"}, Workers: 1, MaxRetries: 5},
+		Reconcilers: []reconcilers.Reconciler{h.r},
+		Log:         heldLog{Log: h.env.Log, release: release},
+		Clock:       h.env.Clock,
+		Logger:      zap.NewNop(),
+		Metrics:     reconcilers.NewMetrics(prometheus.NewRegistry()),
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := mgr.Start(h.t.Context()); err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), eventstest.WaitFor)
+		defer cancel()
+		if err := mgr.Stop(ctx); err != nil {
+			h.t.Error(err)
+		}
+	})
+}
+
+// resync starts the resync (startResync) and returns the first count
+// since that want accepts.
+func (h *causeHarness) resync(want func(domain.JobPodsCounted) bool) (events.Record, domain.JobPodsCounted) {
+	h.t.Helper()
+	counted := domain.JobPodsCounted{}.EventType()
+	before, _ := h.last(domain.JobStream("default", "pi"), counted)
+	h.startResync()
+	var rec events.Record
+	var ev domain.JobPodsCounted
+	eventstest.Eventually(h.t, eventstest.WaitFor, func() bool {
+		recs, err := h.env.Log.Query(h.t.Context(), events.Filter{Stream: domain.JobStream("default", "pi"), Types: []string{counted}, After: before.Position})
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		for _, r := range recs {
+			e, err := domain.UnmarshalEvent(r.Type, r.Payload)
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			if c, ok := e.(domain.JobPodsCounted); ok && want(c) {
+				rec, ev = r, c
+				return true
+			}
+		}
+		return false
+	}, "the resync's reconcile counts the Job's pods")
+	return rec, ev
+}
+
+// wantCause fails the test unless rec names cause as its cause.
+func wantCause(t *testing.T, rec, cause events.Record) {
+	t.Helper()
+	if rec.Metadata.CausationID != cause.ID {
+		t.Errorf("%s at %d names cause %q, want %s %s at %d (%s)", rec.Type, rec.Position, rec.Metadata.CausationID,
+			cause.Type, cause.Stream, cause.Position, cause.ID)
+	}
+}
+
+var pod1, pod2 = domain.PodStream("default", "pi-1"), domain.PodStream("default", "pi-2")
+
+// TestAResyncsCountOfAPodGoneNamesItsFinalization: a finished pod the
+// Job counted is deleted; a resync reads it gone before the record of
+// its finalization reaches the reconciler, which has none to keep. The
+// count that forgets it names that finalization, found in the log.
+func TestAResyncsCountOfAPodGoneNamesItsFinalization(t *testing.T) {
+	one := int32(1)
+	h := newCauseHarness(t, domain.JobSpec{Parallelism: 1, Completions: &one, BackoffLimit: 6, CompletionMode: domain.JobNonIndexed,
+		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}})
+	h.reconcile()
+	h.runs("pi-1")
+	h.pod("system:node:n1", "pi-1", domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodSucceeded}})
+	h.reconcile() // counts pi-1's success; the Job is Complete
+	h.env.Clock.Step(time.Minute)
+	h.pod("kubernetes-admin", "pi-1", domain.DeletePod{}) // finished: it goes at once
+	finalized, ok := h.last(pod1, domain.PodFinalized{}.EventType())
+	if !ok {
+		t.Fatal("pi-1 was not finalized")
+	}
+
+	rec, ev := h.resync(func(domain.JobPodsCounted) bool { return true })
+	if len(ev.Succeeded)+len(ev.Failed) != 0 || len(ev.Forgotten) != 1 || ev.Forgotten[0] != "uid-pod-1" {
+		t.Fatalf("the resync's count is %+v, want pi-1 forgotten alone", ev)
+	}
+	wantCause(t, rec, finalized)
+}
+
+// TestAResyncsCountOfAFailingJobsStoppedPodsNamesTheirDeletion: a Job
+// whose backoff limit a failed pod exceeds stops its other pod and
+// counts it failed at once. When a resync started that reconcile, no
+// record queued it: the count names the stopped pod's deletion, which
+// ended it, and the deletion the count of the failure that failed the
+// Job.
+func TestAResyncsCountOfAFailingJobsStoppedPodsNamesTheirDeletion(t *testing.T) {
+	two := int32(2)
+	h := newCauseHarness(t, domain.JobSpec{Parallelism: 2, Completions: &two, BackoffLimit: 0, CompletionMode: domain.JobNonIndexed,
+		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}})
+	h.reconcile()
+	h.runs("pi-1", "pi-2")
+	h.pod("system:node:n1", "pi-1", domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodFailed}})
+	failed, _ := h.last(pod1, domain.PodStatusUpdated{}.EventType())
+
+	rec, _ := h.resync(func(c domain.JobPodsCounted) bool { return slices.Equal(c.Failed, []string{"uid-pod-2"}) })
+	deleted, ok := h.last(pod2, domain.PodDeletionRequested{}.EventType())
+	if !ok || deleted.Metadata.Actor != "system:herd:job" {
+		t.Fatalf("pi-2 was not deleted by the Job's reconciler: %+v", deleted)
+	}
+	wantCause(t, rec, deleted)
+	// The count of pi-1, in the same reconcile, names its failure, and
+	// pi-2's deletion that count, which failed the Job.
+	first, err := h.env.Log.Query(t.Context(), events.Filter{Stream: domain.JobStream("default", "pi"),
+		Types: []string{domain.JobPodsCounted{}.EventType()}, Before: rec.Position, Newest: true, Limit: 1})
+	if err != nil || len(first) != 1 {
+		t.Fatalf("the count of pi-1: %v, %v", first, err)
+	}
+	wantCause(t, first[0], failed)
+	wantCause(t, deleted, first[0])
+}
+
+// TestAResyncsDeletionOfAJobsPodsNamesWhatAskedForIt: the pods a Job's
+// reconciler deletes in a reconcile a resync started, which no record
+// queued, name what asked for their deletion as read: the Job's
+// deletion, its deletion in the foreground, its suspension, a lower
+// parallelism.
+func TestAResyncsDeletionOfAJobsPodsNamesWhatAskedForIt(t *testing.T) {
+	four := int32(4)
+	spec := domain.JobSpec{Parallelism: 2, Completions: &four, BackoffLimit: 6, CompletionMode: domain.JobNonIndexed,
+		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}}
+	for _, tc := range []struct {
+		name  string
+		act   func(*causeHarness)
+		cause string // the type of the Job's record named
+		pods  int    // how many of its two pods it deletes
+	}{
+		// A Job gone is no resync's; one of its name made again is.
+		{"deleted, and another made of its name", func(h *causeHarness) {
+			h.job(domain.DeleteJob{})
+			h.job(domain.CreateJob{Namespace: "default", Name: "pi", UID: "uid-pi-again", Spec: spec})
+		}, domain.JobDeleted{}.EventType(), 2},
+		{"deleted in the foreground", func(h *causeHarness) { h.job(domain.DeleteJob{Propagation: domain.PropagateForeground}) },
+			domain.JobDeletionRequested{}.EventType(), 2},
+		{"suspended", func(h *causeHarness) { h.edit(func(s *domain.JobSpec) { s.Suspend = true }) }, domain.JobChanged{}.EventType(), 2},
+		{"fewer pods wanted", func(h *causeHarness) { h.edit(func(s *domain.JobSpec) { s.Parallelism = 1 }) }, domain.JobChanged{}.EventType(), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newCauseHarness(t, spec)
+			h.reconcile()
+			h.runs("pi-1", "pi-2")
+			tc.act(h)
+			cause, ok := h.last(domain.JobStream("default", "pi"), tc.cause)
+			if !ok {
+				t.Fatalf("the Job has no %s", tc.cause)
+			}
+			h.startResync()
+			var deleted []events.Record
+			eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+				deleted = nil
+				for _, stream := range []string{pod1, pod2} {
+					if rec, ok := h.last(stream, domain.PodDeletionRequested{}.EventType()); ok && rec.Metadata.Actor == "system:herd:job" {
+						deleted = append(deleted, rec)
+					}
+				}
+				return len(deleted) == tc.pods
+			}, "the resync's reconcile deletes %d of the Job's pods", tc.pods)
+			for _, rec := range deleted {
+				wantCause(t, rec, cause)
+			}
+		})
+	}
+}
