@@ -3,6 +3,7 @@ package viewstore_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -100,12 +101,11 @@ func names(t *testing.T, data [][]byte) []string {
 	t.Helper()
 	out := []string{}
 	for _, d := range data {
-		s := string(d)
-		ns := s[strings.Index(s, `"ns":"`)+6:]
-		ns = ns[:strings.Index(ns, `"`)]
-		name := s[strings.Index(s, `"name":"`)+8:]
-		name = name[:strings.Index(name, `"`)]
-		out = append(out, ns+"/"+name)
+		var o struct{ NS, Name string }
+		if err := json.Unmarshal(d, &o); err != nil {
+			t.Fatalf("row data %s: %v", d, err)
+		}
+		out = append(out, o.NS+"/"+o.Name)
 	}
 	return out
 }
@@ -140,7 +140,7 @@ func contract(t *testing.T, e engine, prefix, cprefix string, newStore func(view
 	}
 
 	// Upsert and Get, inside the transaction and after it.
-	head := write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *command.ViewTx) {
 		for _, r := range []viewstore.Row{obj(a, "a.b", false, 1), obj(a, "a-z", false, 1), obj(b, "n1", false, 1), obj(a, "gone", false, 1)} {
 			if err := plain.Upsert(ctx, x, r); err != nil {
 				t.Fatalf("Upsert %v: %v", r.Key, err)
@@ -151,7 +151,7 @@ func contract(t *testing.T, e engine, prefix, cprefix string, newStore func(view
 			t.Errorf("Get inside the writing transaction: %s, %v", got, err)
 		}
 	})
-	head = write(t, e.log, func(x *command.ViewTx) {
+	head := write(t, e.log, func(x *command.ViewTx) {
 		for _, r := range []viewstore.Row{obj(a, "a.b", false, 2), obj(a, "gone", true, 2)} {
 			if err := plain.Upsert(ctx, x, r); err != nil {
 				t.Fatalf("Upsert %v: %v", r.Key, err)
