@@ -140,6 +140,9 @@ func (p *preparedTx) ExecContext(ctx context.Context, query string, args ...any)
 	return stmt.ExecContext(ctx, p.tx.Dialect().Args(args)...)
 }
 
+// Dialect is the dialect of the transaction the statements run in.
+func (p *preparedTx) Dialect() events.Dialect { return p.tx.Dialect() }
+
 // close closes every prepared statement; the next ExecContext prepares
 // its statement again.
 func (p *preparedTx) close() {

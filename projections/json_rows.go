@@ -3,11 +3,13 @@ package projections
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // jsonRows describes a namespaced aggregate whose view row is the
@@ -24,8 +26,9 @@ type jsonRows[S any] struct {
 	table, what string
 	// row is an object's place and state in its row.
 	row func(S) jsonRow
-	// upsertSQL and loadSQL are the table's statements.
-	upsertSQL, loadSQL string
+	// store is the table behind the views' storage port, on whichever
+	// engine a handle is of.
+	store viewstore.Store
 	// controller, when set, is what an object's controller column says
 	// ("Kind/name", "" for none): the table has one (withController).
 	controller func(S) string
@@ -46,10 +49,7 @@ func describeJSONRows[S any](of *domain.Aggregate, table, what string, fresh fun
 	evolve func(S, domain.Event) S, row func(S) jsonRow, at func(S, int64) S) *jsonRows[S] {
 	j := &jsonRows[S]{
 		table: table, what: what, row: row,
-		upsertSQL: `INSERT INTO ` + table + ` (namespace, name, deleted, version, resource_version, data) VALUES (?, ?, ?, ?, ?, ?)
-ON CONFLICT (namespace, name) DO UPDATE SET deleted = excluded.deleted, version = excluded.version,
-  resource_version = excluded.resource_version, data = excluded.data`,
-		loadSQL: `SELECT data FROM ` + table + ` WHERE namespace = ? AND name = ?`,
+		store: viewstore.New(viewstore.Objects(table, false)),
 	}
 	j.aggregate = describe(&aggregate[S]{
 		of: of,
@@ -72,11 +72,14 @@ ON CONFLICT (namespace, name) DO UPDATE SET deleted = excluded.deleted, version 
 			if err != nil {
 				return fmt.Errorf("encode %s %s/%s: %w", what, r.namespace, r.name, err)
 			}
-			args := []any{r.namespace, r.name, r.deleted, r.version, r.position, data}
-			if j.controller != nil {
-				args = append(args, j.controller(s))
+			vr := viewstore.Row{
+				Key:     viewstore.Key{Namespace: r.namespace, Name: r.name},
+				Deleted: r.deleted, Version: r.version, ResourceVersion: r.position, Data: data,
 			}
-			if _, err := x.ExecContext(ctx, j.upsertSQL, args...); err != nil {
+			if j.controller != nil {
+				vr.Controller = j.controller(s)
+			}
+			if err := j.store.Upsert(ctx, x, vr); err != nil {
 				return fmt.Errorf("%s view %s/%s: %w", what, r.namespace, r.name, err)
 			}
 			return nil
@@ -91,28 +94,21 @@ ON CONFLICT (namespace, name) DO UPDATE SET deleted = excluded.deleted, version 
 // table's migration adds the column and its index.
 func (j *jsonRows[S]) withController(controller func(S) string) *jsonRows[S] {
 	j.controller = controller
-	j.upsertSQL = `INSERT INTO ` + j.table + ` (namespace, name, deleted, version, resource_version, data, controller) VALUES (?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (namespace, name) DO UPDATE SET deleted = excluded.deleted, version = excluded.version,
-  resource_version = excluded.resource_version, data = excluded.data, controller = excluded.controller`
+	j.store = viewstore.New(viewstore.Objects(j.table, true))
 	return j
 }
 
 // controlled is the objects of namespace whose controller is one of
 // controllers ("Kind/name", "" for none), through the controller index,
 // with the log head at the moment of reading.
-func (j *jsonRows[S]) controlled(ctx context.Context, db *viewDB, namespace string, controllers []string) ([]S, int64, error) {
+func (j *jsonRows[S]) controlled(ctx context.Context, q viewstore.Querier, namespace string, controllers []string) ([]S, int64, error) {
 	if j.controller == nil {
 		return nil, 0, fmt.Errorf("%s: the view keeps no controller", j.what)
 	}
 	if len(controllers) == 0 {
 		return nil, 0, nil
 	}
-	args := []any{namespace}
-	for _, c := range controllers {
-		args = append(args, c)
-	}
-	return viewRows(ctx, db, j.what, j.unmarshal,
-		j.table+` r ON r.deleted = 0 AND r.namespace = ? AND r.controller IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(controllers)), ", ")+`) ORDER BY r.namespace, r.name`, args...)
+	return j.decodeAtHead(j.store.Controlled(ctx, q, namespace, controllers))
 }
 
 // unmarshal rebuilds an object from its stored row.
@@ -124,20 +120,39 @@ func (j *jsonRows[S]) unmarshal(data []byte) (S, error) {
 	return s, nil
 }
 
-// load reads an object's row, tombstones included, or domain.ErrNotFound.
-func (j *jsonRows[S]) load(ctx context.Context, q events.Querier, namespace, name string) (S, error) {
-	data, err := rowData(ctx, q, fmt.Sprintf("%s %q", j.what, name), j.loadSQL, namespace, name)
+// decodeAtHead rebuilds the objects of rows read at the log's head.
+func (j *jsonRows[S]) decodeAtHead(data [][]byte, head int64, err error) ([]S, int64, error) {
 	if err != nil {
-		var zero S
-		return zero, err
+		return nil, 0, fmt.Errorf("%s rows: %w", j.what, err)
+	}
+	out := make([]S, 0, len(data))
+	for _, d := range data {
+		s, err := j.unmarshal(d)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, s)
+	}
+	return out, head, nil
+}
+
+// load reads an object's row, tombstones included, or domain.ErrNotFound.
+func (j *jsonRows[S]) load(ctx context.Context, q viewstore.Querier, namespace, name string) (S, error) {
+	var zero S
+	data, err := j.store.Get(ctx, q, viewstore.Key{Namespace: namespace, Name: name})
+	switch {
+	case errors.Is(err, viewstore.ErrNoRow):
+		return zero, fmt.Errorf("%s %q: %w", j.what, name, domain.ErrNotFound)
+	case err != nil:
+		return zero, fmt.Errorf("load %s %q: %w", j.what, name, err)
 	}
 	return j.unmarshal(data)
 }
 
 // get is the object, or domain.ErrNotFound when it does not exist or was
 // deleted.
-func (j *jsonRows[S]) get(ctx context.Context, db *viewDB, namespace, name string) (S, error) {
-	s, err := j.load(ctx, db, namespace, name)
+func (j *jsonRows[S]) get(ctx context.Context, q viewstore.Querier, namespace, name string) (S, error) {
+	s, err := j.load(ctx, q, namespace, name)
 	if err == nil && j.row(s).deleted {
 		var zero S
 		return zero, fmt.Errorf("%s %q: %w", j.what, name, domain.ErrNotFound)
@@ -148,14 +163,16 @@ func (j *jsonRows[S]) get(ctx context.Context, db *viewDB, namespace, name strin
 // list is the objects of a namespace — of every namespace when namespace
 // is "" — ordered by namespace and name, with the log head at the moment
 // of reading (the list's resourceVersion), from one statement.
-func (j *jsonRows[S]) list(ctx context.Context, db *viewDB, namespace string) ([]S, int64, error) {
-	return viewRows(ctx, db, j.what, j.unmarshal,
-		j.table+` r ON r.deleted = 0 AND (? = '' OR r.namespace = ?) ORDER BY r.namespace, r.name`, namespace, namespace)
+func (j *jsonRows[S]) list(ctx context.Context, q viewstore.Querier, namespace string) ([]S, int64, error) {
+	return j.decodeAtHead(j.store.List(ctx, q, namespace))
 }
 
 // rows is up to limit objects whose keys ("namespace/name") sort after
 // after, in key order, tombstones included, and the log head at the
-// moment of reading; limit 0 or less means all of them.
-func (j *jsonRows[S]) rows(ctx context.Context, db *viewDB, after string, limit int) ([]S, int64, error) {
-	return viewRows(ctx, db, j.what, j.unmarshal, namespacedRowsFrom(j.table), namespacedRowsArgs(after, limit)...)
+// moment of reading; limit 0 or less means all of them. Namespaces and
+// names are DNS labels and subdomains, with no "/" in either, so
+// "namespace/name" orders as (namespace, name) does.
+func (j *jsonRows[S]) rows(ctx context.Context, q viewstore.Querier, after string, limit int) ([]S, int64, error) {
+	ns, name, _ := strings.Cut(after, "/")
+	return j.decodeAtHead(j.store.After(ctx, q, viewstore.Key{Namespace: ns, Name: name}, limit))
 }

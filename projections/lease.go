@@ -66,16 +66,16 @@ func (w *Writer) UpdateLease(ctx context.Context, namespace, name string, update
 // leaseSchema is the lease view's table; renewed_at is when herd received
 // the newest renewal, by its own clock (unix nanoseconds).
 var leaseSchema = viewSchema{
-	table:   "leases",
-	keys:    []string{"namespace", "name"},
-	columns: []string{"deleted", "version", "resource_version", "renewed_at", "data"},
+	Table:   "leases",
+	Keys:    []string{"namespace", "name"},
+	Columns: []string{"deleted", "version", "resource_version", "renewed_at", "data"},
 }
 
 // The lease view's statements, for both engines (Rows' is made in the
 // engine's dialect, for the log's head).
 var (
-	leaseUpsertSQL = leaseSchema.upsertSQL()
-	leaseLoadSQL   = leaseSchema.getSQL("data", "renewed_at")
+	leaseUpsertSQL = leaseSchema.UpsertSQL()
+	leaseLoadSQL   = leaseSchema.GetSQL("data", "renewed_at")
 )
 
 func unmarshalLease(data []byte) (domain.Lease, error) {
@@ -173,7 +173,7 @@ func (v *LeaseView) List(ctx context.Context, namespace string) ([]domain.Lease,
 // included, and the log head; limit 0 or less means all of them.
 func (v *LeaseView) Rows(ctx context.Context, after string, limit int) ([]domain.Lease, int64, error) {
 	ns, name, _ := strings.Cut(after, "/")
-	rows, err := v.db.QueryContext(ctx, leaseSchema.rowsAtHeadSQL(v.db.d), ns, name, events.LimitOf(limit))
+	rows, err := v.db.QueryContext(ctx, leaseSchema.RowsAtHeadSQL(v.db.d), ns, name, events.LimitOf(limit))
 	if err != nil {
 		return nil, 0, fmt.Errorf("lease rows: %w", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"maps"
 
 	"herd/domain"
+	"herd/events"
+	"herd/projections/command"
 )
 
 // storeDerivedLabels gives the node rows written before herd stored its
@@ -26,7 +28,7 @@ func storeDerivedLabels(ctx context.Context, db *sql.DB) error {
 			if maps.Equal(up.Labels, n.Labels) {
 				continue
 			}
-			if err := upsertNode(ctx, tx, up); err != nil {
+			if err := upsertNode(ctx, command.NewViewTx(tx, events.EngineSQLite.Dialect()), up); err != nil {
 				return fmt.Errorf("node %s: %w", n.Name, err)
 			}
 		}

@@ -3,6 +3,9 @@ package projections
 import (
 	"context"
 	"database/sql"
+
+	"herd/events"
+	"herd/projections/command"
 )
 
 // splitNodeRows gives every node row written before the hot/cold split
@@ -19,7 +22,7 @@ func splitNodeRows(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 		for _, n := range whole {
-			if err := upsertNode(ctx, tx, n); err != nil {
+			if err := upsertNode(ctx, command.NewViewTx(tx, events.EngineSQLite.Dialect()), n); err != nil {
 				return err
 			}
 		}

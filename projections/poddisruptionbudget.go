@@ -31,28 +31,20 @@ func FoldPodDisruptionBudget(b domain.PodDisruptionBudget, rec events.Record) (d
 	return podDisruptionBudgets.fold(b, rec)
 }
 
-// budgetsOfSQL reads the budgets of one namespace, tombstones left out.
-const budgetsOfSQL = `SELECT data FROM poddisruptionbudgets WHERE namespace = ? AND deleted = 0 ORDER BY name`
-
-// budgetsOf reads the budgets of namespace through q: inside a unit of
-// work, what an eviction decides on.
+// budgetsOf reads the budgets of namespace through q, tombstones left
+// out: inside a unit of work, what an eviction decides on.
 func budgetsOf(ctx context.Context, q events.Querier, namespace string) ([]domain.PodDisruptionBudget, error) {
-	rows, err := q.QueryContext(ctx, budgetsOfSQL, namespace)
+	data, err := podDisruptionBudgets.store.In(ctx, q, namespace)
 	if err != nil {
 		return nil, fmt.Errorf("budgets of namespace %s: %w", namespace, err)
 	}
-	defer rows.Close()
 	var out []domain.PodDisruptionBudget
-	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data); err != nil {
-			return nil, fmt.Errorf("budgets of namespace %s: %w", namespace, err)
-		}
-		b, err := podDisruptionBudgets.unmarshal(data)
+	for _, d := range data {
+		b, err := podDisruptionBudgets.unmarshal(d)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, b)
 	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -6,6 +6,8 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"strings"
+
+	"herd/events"
 )
 
 // maxBatchArgs caps the parameters of one gathered statement: SQLite's
@@ -70,6 +72,9 @@ func (b *batchedInserts) ExecContext(ctx context.Context, query string, args ...
 	b.rows++
 	return driver.ResultNoRows, nil
 }
+
+// Dialect is the dialect of the execer the rows are written through.
+func (b *batchedInserts) Dialect() events.Dialect { return b.x.Dialect() }
 
 // flush writes the rows gathered so far as one statement.
 func (b *batchedInserts) flush(ctx context.Context) error {

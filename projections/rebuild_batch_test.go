@@ -52,7 +52,7 @@ func TestBatchedInsertsGatherRunsInOrder(t *testing.T) {
 			if err := b.flush(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, []recordedExec(got), cmp.AllowUnexported(recordedExec{})); diff != "" {
+			if diff := cmp.Diff(tt.want, got.execs, cmp.AllowUnexported(recordedExec{})); diff != "" {
 				t.Errorf("statements run (-want +got):\n%s", diff)
 			}
 		})
@@ -72,7 +72,7 @@ func TestBatchedInsertsStayUnderTheParameterLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := 0
-	for _, e := range got {
+	for _, e := range got.execs {
 		if len(e.args) > maxBatchArgs {
 			t.Errorf("a statement of %d parameters, more than %d", len(e.args), maxBatchArgs)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+
+	"herd/events"
 )
 
 // rowsPerChunk is how many aggregates one encoder takes at a time when a
@@ -18,7 +20,11 @@ const rowsPerChunk = 512
 // order. A writer that reads the result of its statement gets an error
 // (driver.ResultNoRows): a rebuild has none to give before the statement
 // runs.
-type recordedExecs []recordedExec
+type recordedExecs struct {
+	// d is the dialect of the execer the statements are replayed on.
+	d     events.Dialect
+	execs []recordedExec
+}
 
 // recordedExec is one statement and its arguments.
 type recordedExec struct {
@@ -28,14 +34,17 @@ type recordedExec struct {
 
 // ExecContext records query with a copy of args.
 func (r *recordedExecs) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {
-	*r = append(*r, recordedExec{query: query, args: append([]any(nil), args...)})
+	r.execs = append(r.execs, recordedExec{query: query, args: append([]any(nil), args...)})
 	return driver.ResultNoRows, nil
 }
+
+// Dialect is the dialect of the execer the statements are replayed on.
+func (r *recordedExecs) Dialect() events.Dialect { return r.d }
 
 // replay runs the recorded statements through x, in the order they were
 // recorded.
 func (r recordedExecs) replay(ctx context.Context, x execer) error {
-	for _, e := range r {
+	for _, e := range r.execs {
 		if _, err := x.ExecContext(ctx, e.query, e.args...); err != nil {
 			return err
 		}
@@ -56,7 +65,7 @@ func writeRows(ctx context.Context, x execer, n int, encode func(rec execer, i i
 	defer stop()
 	chunks := (n + rowsPerChunk - 1) / rowsPerChunk
 	for c := range inOrder(ctx, chunks, func(c int) (chunk, bool) {
-		var out chunk
+		out := chunk{stmts: recordedExecs{d: x.Dialect()}}
 		for i := c * rowsPerChunk; i < min(n, (c+1)*rowsPerChunk); i++ {
 			if out.err = encode(&out.stmts, i); out.err != nil {
 				return out, false

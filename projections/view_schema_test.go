@@ -111,7 +111,7 @@ func TestLeaseSchemaStatementsAgreeOnEveryEngine(t *testing.T) {
 	for _, open := range []func(*testing.T) viewEngine{sqliteViewEngine, postgresViewEngine} {
 		e := open(t)
 		ctx := t.Context()
-		upsert := leaseSchema.upsertSQL()
+		upsert := leaseSchema.UpsertSQL()
 		for _, r := range []struct {
 			ns, name string
 			deleted  bool
@@ -128,7 +128,7 @@ func TestLeaseSchemaStatementsAgreeOnEveryEngine(t *testing.T) {
 				t.Fatalf("%s: upsert %s/%s: %v", e.name, r.ns, r.name, err)
 			}
 		}
-		got, err := e.rows(ctx, "SELECT namespace, name, data FROM ("+leaseSchema.rowsAfterSQL("data")+") r", "default", "", events.LimitOf(1))
+		got, err := e.rows(ctx, "SELECT namespace, name, data FROM ("+leaseSchema.RowsAfterSQL("data")+") r", "default", "", events.LimitOf(1))
 		if err != nil {
 			t.Fatalf("%s: %v", e.name, err)
 		}
@@ -137,7 +137,7 @@ func TestLeaseSchemaStatementsAgreeOnEveryEngine(t *testing.T) {
 		}
 		var pagesOf [][]viewRow
 		for _, p := range pages {
-			rows, err := e.rows(ctx, leaseSchema.rowsAfterSQL("data"), p.ns, p.name, events.LimitOf(p.limit))
+			rows, err := e.rows(ctx, leaseSchema.RowsAfterSQL("data"), p.ns, p.name, events.LimitOf(p.limit))
 			if err != nil {
 				t.Fatalf("%s: rows after %s/%s: %v", e.name, p.ns, p.name, err)
 			}
@@ -146,7 +146,7 @@ func TestLeaseSchemaStatementsAgreeOnEveryEngine(t *testing.T) {
 		results = append(results, pagesOf)
 		var data []byte
 		var renewed int64
-		if err := e.one(ctx, leaseSchema.getSQL("data", "renewed_at"), []any{"default", "a.b"}, &data, &renewed); err != nil {
+		if err := e.one(ctx, leaseSchema.GetSQL("data", "renewed_at"), []any{"default", "a.b"}, &data, &renewed); err != nil {
 			t.Fatalf("%s: get: %v", e.name, err)
 		}
 		if string(data) != `{"v":2}` || renewed != 200 {

@@ -72,11 +72,12 @@ func TestViewsDescribeEveryAggregate(t *testing.T) {
 			if got, ok := viewOf(stream); !ok || got != v {
 				t.Errorf("stream %s routes to %v, want its own view", stream, got)
 			}
-			tx, err := store.DB().BeginTx(ctx, nil)
+			sqlTx, err := store.DB().BeginTx(ctx, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer func() { _ = tx.Rollback() }()
+			defer func() { _ = sqlTx.Rollback() }()
+			tx := command.NewViewTx(sqlTx, events.EngineSQLite.Dialect())
 			r := v.rebuild(&snapshotTaker{})
 			for i, s := range a.Events() {
 				ev, err := domain.UnmarshalEvent(s.Type, []byte(`{}`))

@@ -9,8 +9,11 @@ import (
 
 // Execer is what writes a view row: the unit of work's transaction, a
 // prepared write's recorder, or a rebuild's cache of prepared statements.
+// It tells the dialect it binds statements in, so that the views' store
+// (projections/viewstore) writes a row in its engine's terms.
 type Execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	Dialect() events.Dialect
 }
 
 // Tx is one unit of work's transaction, seen two ways: the log's,

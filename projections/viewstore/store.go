@@ -1,0 +1,196 @@
+// Package viewstore is the storage port of the views of the object
+// model's kinds (ReplicaSets, Deployments, DaemonSets, Jobs,
+// PodDisruptionBudgets, ConfigMaps, StatefulSets, CronJobs,
+// ControllerRevisions): what their view code asks of a table — a row by
+// key, an upsert, the rows after a key, a namespace's rows, the rows
+// whose controller is one of some, each read of several rows together
+// with the log's head — as one interface, Store, with one implementation
+// per engine (NewSQLite, NewPostgres). Only those implementations hold
+// the tables' SQL and database/sql's types; the kinds hand the port the
+// handle a statement runs on (the views' pool or the unit of work's
+// transaction) and get rows' data back. See the architecture note, "One
+// SQL for both engines".
+package viewstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"herd/events"
+	"herd/projections/command"
+)
+
+// Key is a row's place: its namespace and name.
+type Key struct{ Namespace, Name string }
+
+// Row is an object's row: its place, whether it is a tombstone, the
+// number of events it reflects, the log position of the last one, the
+// object in JSON, and, in a table that keeps one, its controller
+// ("Kind/name", "" for none).
+type Row struct {
+	Key
+	Deleted                  bool
+	Version, ResourceVersion int64
+	Data                     []byte
+	Controller               string
+}
+
+// Execer is where a store's writes run: the unit of work's transaction,
+// a prepared write's recorder, or a rebuild's batches, each in its
+// engine's dialect.
+type Execer = command.Execer
+
+// Querier is where a store's reads run: the views' pool or the unit of
+// work's transaction. A store reads through a Querier that tells its
+// engine's dialect (Dialect() events.Dialect), as every handle of the
+// views does.
+type Querier = events.Querier
+
+// ErrNoRow answers Get for a key with no row, tombstone or not.
+var ErrNoRow = errors.New("no row")
+
+// Store is one object table of the views, on one engine or on whichever
+// a handle is of (New). Reads that end in "at head" return the log's
+// head read in the same statement as the rows, so that the rows are as
+// the log left them at that head (a list and its resourceVersion agree);
+// the head comes back even when no row does.
+type Store interface {
+	// Get is the data of the row at key, tombstone or not, or ErrNoRow.
+	Get(ctx context.Context, q Querier, key Key) ([]byte, error)
+	// Upsert writes r in place of the row at its key.
+	Upsert(ctx context.Context, x Execer, r Row) error
+	// Delete removes the row at key; a key with no row is no error.
+	Delete(ctx context.Context, x Execer, key Key) error
+	// In is the data of namespace's rows, tombstones left out, in name
+	// order, without the head: what a unit of work reads inside its
+	// transaction.
+	In(ctx context.Context, q Querier, namespace string) ([][]byte, error)
+	// List is the data of namespace's rows — every namespace's when it
+	// is "" — tombstones left out, in key order, at head.
+	List(ctx context.Context, q Querier, namespace string) ([][]byte, int64, error)
+	// Controlled is the data of namespace's rows whose controller is one
+	// of controllers ("" for none), tombstones left out, in key order, at
+	// head. It needs a table that keeps controllers and at least one
+	// controller.
+	Controlled(ctx context.Context, q Querier, namespace string, controllers []string) ([][]byte, int64, error)
+	// After is the data of up to limit rows whose keys sort after
+	// after's, in key order (bytewise), tombstones included, at head;
+	// limit 0 or less means all of them.
+	After(ctx context.Context, q Querier, after Key, limit int) ([][]byte, int64, error)
+}
+
+// Objects is the schema of an object table: keyed by namespace and name,
+// with the tombstone flag, version, resourceVersion and data, and, with
+// controller, the controller column and its index (the table's
+// migration adds them).
+func Objects(table string, controller bool) Schema {
+	s := Schema{
+		Table:   table,
+		Keys:    []string{"namespace", "name"},
+		Columns: []string{"deleted", "version", "resource_version", "data"},
+	}
+	if controller {
+		s.Columns = append(s.Columns, "controller")
+	}
+	return s
+}
+
+// controlled says whether s is an object table that keeps controllers,
+// and panics when it is no object table: stores are made once, at
+// start, from a kind's description.
+func controlled(s Schema) bool {
+	plain := Objects(s.Table, false)
+	with := Objects(s.Table, true)
+	switch {
+	case same(s, plain):
+		return false
+	case same(s, with):
+		return true
+	}
+	panic(fmt.Sprintf("viewstore: %s is not an object table (%v, %v)", s.Table, s.Keys, s.Columns))
+}
+
+func same(a, b Schema) bool {
+	return a.Table == b.Table && fmt.Sprint(a.Keys) == fmt.Sprint(b.Keys) && fmt.Sprint(a.Columns) == fmt.Sprint(b.Columns)
+}
+
+// New is the table of s on whichever engine each handle it is given is
+// of: the engine's implementation answers. A handle that does not tell
+// its dialect is refused, rather than guessed.
+func New(s Schema) Store {
+	return engines{sqlite: NewSQLite(s), postgres: NewPostgres(s)}
+}
+
+// engines picks the implementation of a handle's engine.
+type engines struct{ sqlite, postgres Store }
+
+// dialected is a handle that tells its engine's dialect.
+type dialected interface{ Dialect() events.Dialect }
+
+func (e engines) on(h any) (Store, error) {
+	d, ok := h.(dialected)
+	if !ok {
+		return nil, fmt.Errorf("viewstore: %T does not tell its engine", h)
+	}
+	if d.Dialect().Engine() == events.EnginePostgres {
+		return e.postgres, nil
+	}
+	return e.sqlite, nil
+}
+
+func (e engines) Get(ctx context.Context, q Querier, key Key) ([]byte, error) {
+	s, err := e.on(q)
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, q, key)
+}
+
+func (e engines) Upsert(ctx context.Context, x Execer, r Row) error {
+	s, err := e.on(x)
+	if err != nil {
+		return err
+	}
+	return s.Upsert(ctx, x, r)
+}
+
+func (e engines) Delete(ctx context.Context, x Execer, key Key) error {
+	s, err := e.on(x)
+	if err != nil {
+		return err
+	}
+	return s.Delete(ctx, x, key)
+}
+
+func (e engines) In(ctx context.Context, q Querier, namespace string) ([][]byte, error) {
+	s, err := e.on(q)
+	if err != nil {
+		return nil, err
+	}
+	return s.In(ctx, q, namespace)
+}
+
+func (e engines) List(ctx context.Context, q Querier, namespace string) ([][]byte, int64, error) {
+	s, err := e.on(q)
+	if err != nil {
+		return nil, 0, err
+	}
+	return s.List(ctx, q, namespace)
+}
+
+func (e engines) Controlled(ctx context.Context, q Querier, namespace string, controllers []string) ([][]byte, int64, error) {
+	s, err := e.on(q)
+	if err != nil {
+		return nil, 0, err
+	}
+	return s.Controlled(ctx, q, namespace, controllers)
+}
+
+func (e engines) After(ctx context.Context, q Querier, after Key, limit int) ([][]byte, int64, error) {
+	s, err := e.on(q)
+	if err != nil {
+		return nil, 0, err
+	}
+	return s.After(ctx, q, after, limit)
+}

@@ -1,0 +1,53 @@
+package projections
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+// objectKindFiles are the files of the kinds whose views are behind the
+// views' store port (viewstore): they hold no SQL of their own.
+var objectKindFiles = []string{
+	"json_rows.go", "json_view.go",
+	"configmap.go", "configmap_view.go", "configmap_history.go",
+	"controllerrevision.go", "cronjob.go", "daemonset.go", "daemonset_view.go",
+	"deployment.go", "job.go", "job_view.go",
+	"poddisruptionbudget.go", "poddisruptionbudget_view.go",
+	"replicaset.go", "replicaset_view.go", "statefulset.go",
+}
+
+// sqlStatement matches a string that reads as a statement.
+var sqlStatement = regexp.MustCompile(`(?is)\b(select\b.*\bfrom|insert\s+into|delete\s+from|update\s+\w+\s+set|on\s+conflict)\b`)
+
+// TestObjectKindsHoldNoSQL: the object model's kinds read and write their
+// views only through the store port (ARCHITECTURE.md, "The views' store
+// port"): none of their files imports database/sql or spells a
+// statement.
+func TestObjectKindsHoldNoSQL(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, name := range objectKindFiles {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == "database/sql" || p == "database/sql/driver" {
+				t.Errorf("%s imports %s", name, p)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			if s, err := strconv.Unquote(lit.Value); err == nil && sqlStatement.MatchString(s) {
+				t.Errorf("%s: a statement of its own: %.60q", fset.Position(lit.Pos()), s)
+			}
+			return true
+		})
+	}
+}
