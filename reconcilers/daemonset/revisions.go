@@ -41,6 +41,9 @@ func (r *Reconciler) keepRevisions(ctx context.Context, ds domain.DaemonSet, own
 	if err != nil {
 		return fmt.Errorf("list revisions of daemonset %s: %w", ds, err)
 	}
+	// The revisions made before herd started are known from here on:
+	// their deletion maps to the DaemonSet.
+	history.Observe(r.revOwners, revs)
 	cause := reconcilers.SpecChange(domain.DaemonSetStream(ds.Namespace, ds.Name), ds.Version, domain.DaemonSetCreated{}, domain.DaemonSetChanged{})
 	wctx, err := reconcilers.BecauseOf(ctx, cause)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"herd/domain"
+	"herd/reconcilers"
 )
 
 // Reader is what a controller reads of the ControllerRevisions.
@@ -41,6 +42,16 @@ func Owned(ctx context.Context, r Reader, namespace string, owns func(domain.Dep
 	}
 	sortByNumber(out)
 	return out, nil
+}
+
+// Observe records the controllers of revisions, all listed just now, in
+// ix, the index through which the revisions' events reach their owner
+// (reconcilers.Watches.Owns): one made before herd started is known from
+// then on, and its deletion by hand reaches its owner.
+func Observe(ix *reconcilers.OwnerIndex, revs []domain.ControllerRevision) {
+	for _, rev := range revs {
+		ix.Observe(rev.Key(), rev.Owners)
+	}
 }
 
 func sortByNumber(revs []domain.ControllerRevision) {

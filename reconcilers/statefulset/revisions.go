@@ -33,6 +33,9 @@ func (r *Reconciler) revisions(ctx context.Context, s domain.StatefulSet) (revis
 	if err != nil {
 		return revisions{}, fmt.Errorf("list revisions of statefulset %s: %w", s, err)
 	}
+	// The revisions made before herd started are known from here on:
+	// their deletion maps to the StatefulSet.
+	history.Observe(r.revOwners, owned)
 	spec := reconcilers.SpecChange(domain.StatefulSetStream(s.Namespace, s.Name), s.Version, domain.StatefulSetCreated{}, domain.StatefulSetChanged{})
 	wctx, err := reconcilers.BecauseOf(ctx, spec)
 	if err != nil {

@@ -96,11 +96,14 @@ type Reconciler struct {
 	setCmds domain.Executor[domain.StatefulSet, domain.StatefulSetCommand]
 	podCmds domain.Executor[domain.Pod, domain.PodCommand]
 	revs    Revisions
-	owners  *reconcilers.OwnerIndex
-	clock   clock.PassiveClock
-	newUID  func() string
-	log     *zap.Logger
-	resync  time.Duration
+	// owners maps a pod's events to its StatefulSet, revOwners a
+	// ControllerRevision's.
+	owners    *reconcilers.OwnerIndex
+	revOwners *reconcilers.OwnerIndex
+	clock     clock.PassiveClock
+	newUID    func() string
+	log       *zap.Logger
+	resync    time.Duration
 }
 
 var (
@@ -117,7 +120,7 @@ const DefaultResyncPeriod = 30 * time.Second
 func New(sets Reader, pods PodLister, setCmds domain.Executor[domain.StatefulSet, domain.StatefulSetCommand],
 	podCmds domain.Executor[domain.Pod, domain.PodCommand], revs Revisions, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
 	return &Reconciler{sets: sets, pods: pods, setCmds: setCmds, podCmds: podCmds, revs: revs,
-		owners: reconcilers.NewOwnerIndex(kindStatefulSet), clock: clk, newUID: uuid.NewString,
+		owners: reconcilers.NewOwnerIndex(kindStatefulSet), revOwners: reconcilers.NewOwnerIndex(kindStatefulSet), clock: clk, newUID: uuid.NewString,
 		log: log.Named("statefulset"), resync: DefaultResyncPeriod}
 }
 
@@ -125,11 +128,17 @@ func New(sets Reader, pods PodLister, setCmds domain.Executor[domain.StatefulSet
 func (r *Reconciler) Name() string { return "statefulset" }
 
 // Watches implements reconcilers.Reconciler: StatefulSets, but the
-// status the reconciler records itself, and the pods each controls.
+// status the reconciler records itself, the pods each controls, and its
+// ControllerRevisions, as Kubernetes' controller watches them: a
+// revision deleted, changed or made by someone else reaches its
+// StatefulSet at once, not at the next resync. Those the reconciler
+// writes itself reach it too; the reconcile they queue finds the
+// revisions as it left them and writes nothing.
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.StatefulSetAggregate, domain.StatefulSetStatusRecorded{}).
-		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
+		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
+		Owns(domain.ControllerRevisionAggregate, r.revOwners, domain.ControllerRevisionDeleted{})
 }
 
 // ResyncPeriod implements reconcilers.Resyncer.
