@@ -71,6 +71,22 @@ const (
 	Renumbered
 )
 
+// Cause is ctx whose commands name what makes the revision name the
+// newest of owned (sorted by number) now, when Ensure has to write it:
+// the newest of spec, the owner's last change of what it asks for (a new
+// template, or an old one come back), and the deletion of the revision
+// by someone else (an operator's kubectl delete controllerrevision),
+// which its making again answers. ctx as it is when the revision is the
+// newest already: Ensure writes nothing, and the log is not read.
+func Cause(ctx context.Context, owned []domain.ControllerRevision, namespace, name string, spec reconcilers.Change) (context.Context, error) {
+	if n := len(owned); n > 0 && owned[n-1].Name == name {
+		return ctx, nil
+	}
+	deleted := reconcilers.Change{Stream: domain.ControllerRevisionStream(namespace, name),
+		Types: []string{domain.ControllerRevisionDeleted{}.EventType()}, Others: true}
+	return reconcilers.BecauseOfNewest(ctx, spec, deleted)
+}
+
 // Ensure makes the revision name the newest of owned (sorted by number,
 // as Owned returns them): kept as it is when it is the newest already,
 // renumbered past the others when it is an older one, or created by
@@ -106,10 +122,9 @@ func Ensure(ctx context.Context, cmds Commands, owned []domain.ControllerRevisio
 	return rev, append(slices.Clone(owned), rev), Created, nil
 }
 
-// Truncate deletes the oldest of owned (sorted by number) that live does
-// not keep, beyond limit of them, as Kubernetes' controllers trim their
-// history; it returns the names of those deleted.
-func Truncate(ctx context.Context, cmds Commands, owned []domain.ControllerRevision, live func(domain.ControllerRevision) bool, limit int) ([]string, error) {
+// Excess are the oldest of owned (sorted by number) that live does not
+// keep, beyond limit of them: those Truncate deletes.
+func Excess(owned []domain.ControllerRevision, live func(domain.ControllerRevision) bool, limit int) []domain.ControllerRevision {
 	var history []domain.ControllerRevision
 	for _, rev := range owned {
 		if !live(rev) {
@@ -117,11 +132,18 @@ func Truncate(ctx context.Context, cmds Commands, owned []domain.ControllerRevis
 		}
 	}
 	if len(history) <= limit {
-		return nil, nil
+		return nil
 	}
+	return history[:len(history)-max(limit, 0)]
+}
+
+// Truncate deletes the oldest of owned (sorted by number) that live does
+// not keep, beyond limit of them (Excess), as Kubernetes' controllers
+// trim their history; it returns the names of those deleted.
+func Truncate(ctx context.Context, cmds Commands, owned []domain.ControllerRevision, live func(domain.ControllerRevision) bool, limit int) ([]string, error) {
 	var deleted []string
 	var errs []error
-	for _, rev := range history[:len(history)-max(limit, 0)] {
+	for _, rev := range Excess(owned, live, limit) {
 		_, err := cmds.Execute(ctx, rev.Key(), domain.DeleteControllerRevision{ResourceVersion: rev.ResourceVersion})
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			errs = append(errs, fmt.Errorf("delete revision %s: %w", rev.Name, err))
