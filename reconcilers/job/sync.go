@@ -58,8 +58,11 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 	switch {
 	case st.Is(domain.JobFailureTarget) || st.Is(domain.JobSuccessCriteriaMet):
 		// The outcome is known: stop what runs, and finish once every pod
-		// has stopped.
-		if err := r.delete(ctx, j, "deleted the pods of a finishing job", running); err != nil {
+		// has stopped. The stop follows what decided the outcome: the
+		// change its status names (a pod failing past the backoff limit,
+		// the last completion), whichever record queued the Job (a
+		// deadline's timer queues it with none).
+		if err := r.deleteBecauseOfCount(ctx, j, "deleted the pods of a finishing job", owned, running); err != nil {
 			errs = append(errs, err)
 		} else if failed := st.Is(domain.JobFailureTarget); failed && len(running) > 0 {
 			// A failing Job's pods stopped before they finished are its
@@ -77,7 +80,7 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 			st = finish(st, now)
 		}
 	case j.Spec.Suspend:
-		if err := r.delete(ctx, j, "deleted the pods of a suspended job", running); err != nil {
+		if err := r.deleteBecauseOfSpec(ctx, j, "deleted the pods of a suspended job", running); err != nil {
 			errs = append(errs, err)
 		}
 		running = nil
@@ -156,7 +159,7 @@ func finish(st domain.JobStatus, now time.Time) domain.JobStatus {
 // runs any more, and once its TTL after finishing has passed, it is
 // deleted (and its pods with it, when its deletion comes back as a key).
 func (r *Reconciler) finished(ctx context.Context, j domain.Job, owned, running []domain.Pod, now time.Time) (reconcilers.Result, error) {
-	if err := r.delete(ctx, j, "deleted the pods of a finished job", running); err != nil {
+	if err := r.deleteBecauseOfCount(ctx, j, "deleted the pods of a finished job", owned, running); err != nil {
 		return reconcilers.Result{}, err
 	}
 	if st := j.Status; st.Active != 0 || st.Ready != 0 {
@@ -204,7 +207,7 @@ func (r *Reconciler) scale(ctx context.Context, j domain.Job, running []domain.P
 		return append(running, created...), time.Time{}, err
 	case diff < 0:
 		doomed := deletionOrder(running)[:min(-diff, r.cfg.BurstPods)]
-		if err := r.delete(ctx, j, "deleted surplus pods", doomed); err != nil {
+		if err := r.deleteBecauseOfSpec(ctx, j, "deleted surplus pods", doomed); err != nil {
 			return running, time.Time{}, err
 		}
 		return slices.DeleteFunc(running, func(p domain.Pod) bool {
@@ -281,6 +284,34 @@ func (r *Reconciler) delete(ctx context.Context, j domain.Job, msg string, pods 
 	}
 	r.logPods(msg, j.String(), pods)
 	return nil
+}
+
+// deleteBecauseOfCount deletes pods of the Job naming what its status
+// names (statusCause): what decided that they stop. The log is read only
+// when there is a pod to delete.
+func (r *Reconciler) deleteBecauseOfCount(ctx context.Context, j domain.Job, msg string, owned, pods []domain.Pod) error {
+	if len(pods) == 0 {
+		return nil
+	}
+	ctx, err := statusCause(ctx, j, owned)
+	if err != nil {
+		return fmt.Errorf("cause of stopping job %s's pods: %w", j, err)
+	}
+	return r.delete(ctx, j, msg, pods)
+}
+
+// deleteBecauseOfSpec deletes pods of the Job naming its last change of
+// spec (a suspension, a lower parallelism). The log is read only when
+// there is a pod to delete.
+func (r *Reconciler) deleteBecauseOfSpec(ctx context.Context, j domain.Job, msg string, pods []domain.Pod) error {
+	if len(pods) == 0 {
+		return nil
+	}
+	ctx, err := reconcilers.BecauseOf(ctx, specChange(j))
+	if err != nil {
+		return fmt.Errorf("cause of deleting job %s's pods: %w", j, err)
+	}
+	return r.delete(ctx, j, msg, pods)
 }
 
 // record writes the Job's status, counted from owned, naming what moved
