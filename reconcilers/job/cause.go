@@ -35,3 +35,10 @@ func countCause(ctx context.Context, owned []domain.Pod, c domain.CountJobPods) 
 func specChange(j domain.Job) reconcilers.Change {
 	return reconcilers.SpecChange(domain.JobStream(j.Namespace, j.Name), j.Version, domain.JobCreated{}, domain.JobChanged{})
 }
+
+// jobEnd is the last deletion, or request of one, of the Job called
+// name: what its pods are collected or deleted in the foreground for.
+func jobEnd(namespace, name string) reconcilers.Change {
+	return reconcilers.Change{Stream: domain.JobStream(namespace, name),
+		Types: []string{domain.JobDeleted{}.EventType(), domain.JobDeletionRequested{}.EventType()}}
+}

@@ -39,14 +39,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		if j.Orphan {
 			orphan = j.UID
 		}
-		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")), orphan)
+		return reconcilers.Result{}, r.collect(ctx, key.Namespace, key.Name, filter(pods, abandonedBy(key.Name, "")), orphan)
 	}
 	if j.UID == "" {
 		// Its pods name it by UID; without one, every pod of its name
 		// would look like an earlier Job's.
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("job %s has no uid: %w", j, domain.ErrInvalid))
 	}
-	if err := r.collect(ctx, j.String(), filter(pods, abandonedBy(j.Name, j.UID)), ""); err != nil {
+	if err := r.collect(ctx, j.Namespace, j.Name, filter(pods, abandonedBy(j.Name, j.UID)), ""); err != nil {
 		return reconcilers.Result{}, err
 	}
 	if j.DeletionRequestedAt != nil {
@@ -70,12 +70,18 @@ func abandonedBy(name, uid string) func(domain.Pod) bool {
 }
 
 // collect is the garbage collector of the pods whose controller, a Job
-// called job, is gone (reconcilers.CollectCommands), as kubectl delete
+// called name, is gone (reconcilers.CollectCommands), as kubectl delete
 // job asks; those of the one of UID orphan only lose their reference to
-// it.
-func (r *Reconciler) collect(ctx context.Context, job string, abandoned []domain.Pod, orphan string) error {
+// it. They name the Job's deletion, whichever record queued the key (a
+// resync queues it with none).
+func (r *Reconciler) collect(ctx context.Context, namespace, name string, abandoned []domain.Pod, orphan string) error {
 	if len(abandoned) == 0 {
 		return nil
+	}
+	job := namespace + "/" + name
+	ctx, err := reconcilers.BecauseOf(ctx, jobEnd(namespace, name))
+	if err != nil {
+		return fmt.Errorf("cause of collecting the pods of job %s: %w", job, err)
 	}
 	if _, _, err := r.podCommands.ExecuteBatch(ctx, reconcilers.CollectCommands(abandoned, orphan)); err != nil {
 		return fmt.Errorf("collect pods of job %s, which is gone: %w", job, err)
@@ -91,6 +97,10 @@ func (r *Reconciler) collect(ctx context.Context, job string, abandoned []domain
 func (r *Reconciler) deleteForeground(ctx context.Context, j domain.Job, pods []domain.Pod) error {
 	cmds, stopped := reconcilers.ForegroundCommands(pods, j.UID)
 	if len(cmds) > 0 {
+		ctx, err := reconcilers.BecauseOf(ctx, jobEnd(j.Namespace, j.Name))
+		if err != nil {
+			return fmt.Errorf("cause of deleting the pods of job %s: %w", j, err)
+		}
 		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
 			return fmt.Errorf("delete pods of job %s, deleted in the foreground: %w", j, err)
 		}
