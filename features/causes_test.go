@@ -523,7 +523,7 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 		}
 	case domain.JobPodsCounted:
 		if rec.Metadata.Actor == "system:herd:job" && len(ev.Succeeded)+len(ev.Failed) > 0 {
-			return true, ix.jobCounted(rec, cause, ev)
+			return true, ix.jobCounted(before, rec, cause, ev)
 		}
 	case domain.DaemonSetStatusRecorded:
 		if rec.Metadata.Actor == "system:herd:daemonset" {
@@ -953,7 +953,18 @@ func (ix causeIndex) deploymentCount(before []events.Record, rec, cause events.R
 // jobCounted holds a Job's count of finished pods to the change that
 // finished one of the pods it counts: a pod it owns, one of those
 // counted, and a change of its count.
-func (ix causeIndex) jobCounted(rec, cause events.Record, ev domain.JobPodsCounted) error {
+//
+// A failing Job's count of the pods it stops as failures names what
+// their stop named (what decided the failure): the cause of its own
+// deletion of one of them just before.
+func (ix causeIndex) jobCounted(before []events.Record, rec, cause events.Record, ev domain.JobPodsCounted) error {
+	for i := len(before) - 1; i >= 0 && i >= len(before)-64; i-- {
+		b := before[i]
+		if b.Type == (domain.PodDeletionRequested{}).EventType() && b.Metadata.Actor == rec.Metadata.Actor &&
+			b.Metadata.CausationID == rec.Metadata.CausationID && slices.Contains(ev.Failed, ix.podUID[b.Stream]) {
+			return nil
+		}
+	}
 	uid := ix.podUID[cause.Stream]
 	if !slices.Contains(podCounts, cause.Type) || !slices.Contains(ix.podOwners[cause.Stream], rec.Stream) ||
 		!slices.Contains(ev.Succeeded, uid) && !slices.Contains(ev.Failed, uid) {

@@ -62,14 +62,21 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 		// change its status names (a pod failing past the backoff limit,
 		// the last completion), whichever record queued the Job (a
 		// deadline's timer queues it with none).
-		if err := r.deleteBecauseOfCount(ctx, j, "deleted the pods of a finishing job", owned, running); err != nil {
+		stopCtx := ctx
+		if len(running) > 0 {
+			var err error
+			if stopCtx, err = statusCause(ctx, j, owned); err != nil {
+				return reconcilers.Result{}, fmt.Errorf("cause of stopping job %s's pods: %w", j, err)
+			}
+		}
+		if err := r.delete(stopCtx, j, "deleted the pods of a finishing job", running); err != nil {
 			errs = append(errs, err)
 		} else if failed := st.Is(domain.JobFailureTarget); failed && len(running) > 0 {
 			// A failing Job's pods stopped before they finished are its
 			// failures, as Kubernetes counts every pod not yet finished
 			// once a Job fails; counted now, as they may be gone before
-			// the next look.
-			counted, err := r.jobCommands.Execute(ctx, j.Key(), domain.CountJobPods{Failed: uids(running)})
+			// the next look, naming what their stop names.
+			counted, err := r.jobCommands.Execute(stopCtx, j.Key(), domain.CountJobPods{Failed: uids(running)})
 			if err != nil {
 				return reconcilers.Result{}, r.jobGone(fmt.Errorf("count the stopped pods of job %s: %w", j, err))
 			}
