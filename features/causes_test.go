@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	batchv1 "k8s.io/api/batch/v1"
 
 	"herd/domain"
 	"herd/events"
@@ -30,7 +32,10 @@ const causeSteps = 200
 // TestCausesOverRandomHistories drives the whole herd of `herd serve`, on
 // its fake clock, through a random history (nodes registering, conditions
 // turning, heartbeats going silent, operators tainting and draining,
-// ReplicaSets scaling) and holds every event a reconciler wrote to its
+// ReplicaSets scaling, StatefulSets made, scaled, rolled out, held at a
+// partition and deleted, their pods and revisions deleted by hand,
+// CronJobs made, suspended and deleted while the clock passes their
+// schedules) and holds every event a reconciler wrote to its
 // cause: the record whose change the decision read. HERD_CAUSE_SEED
 // replays one history.
 func TestCausesOverRandomHistories(t *testing.T) {
@@ -92,7 +97,8 @@ func runCauseHistory(t *testing.T, database func() string) {
 	}
 	// Every kind of status the history drives is held to its cause.
 	for _, typ := range []string{"ReplicaSetStatusRecorded", "PodDisruptionBudgetStatusRecorded", "DeploymentStatusRecorded",
-		"JobStatusRecorded", "JobPodsCounted", "DaemonSetStatusRecorded", "PodStatusUpdated"} {
+		"JobStatusRecorded", "JobPodsCounted", "DaemonSetStatusRecorded", "PodStatusUpdated",
+		"StatefulSetStatusRecorded", "ControllerRevisionCreated", "CronJobStatusRecorded", "JobCreated"} {
 		if byType[typ] == 0 {
 			t.Errorf("the history checked no %s against its cause", typ)
 		}
@@ -114,6 +120,12 @@ type history struct {
 	budgets int
 	// deployments, jobs and daemonSets are the workloads it made.
 	deployments, jobs, daemonSets []string
+	// statefulSets and cronJobs count those it made; liveSets and
+	// liveCrons are those not deleted yet, suspended the CronJobs it
+	// suspended.
+	statefulSets, cronJobs int
+	liveSets, liveCrons    []string
+	suspended              map[string]bool
 }
 
 // step takes one random step, as an operator, an agent or the clock
@@ -127,7 +139,7 @@ func (h *history) step() error {
 	}
 	node := h.nodes[r.IntN(len(h.nodes))]
 	taints := []string{"maintenance=true:NoExecute", "maintenance=true:NoSchedule", "dedicated=db:NoExecute"}
-	switch k := r.IntN(28); {
+	switch k := r.IntN(32); {
 	case k < 5:
 		m := &w.agentFor(node).metrics
 		*m = healthyMetrics()
@@ -193,11 +205,16 @@ func (h *history) step() error {
 	}
 }
 
-// workloadStep makes or changes a Deployment (which of kind), a Job or
-// a DaemonSet, whose statuses then follow their pods and nodes.
+// workloadStep makes or changes a Deployment (which of kind), a Job, a
+// DaemonSet, a StatefulSet or a CronJob, whose statuses then follow
+// their pods, Jobs and nodes.
 func (h *history) workloadStep(kind int) error {
 	w, r := h.w, h.rng
 	switch kind {
+	case 4, 5:
+		return h.statefulSetStep()
+	case 6, 7:
+		return h.cronJobStep()
 	case 0, 1:
 		if len(h.deployments) == 0 || r.IntN(2) == 0 {
 			name := fmt.Sprintf("web%d", len(h.deployments))
@@ -210,13 +227,90 @@ func (h *history) workloadStep(kind int) error {
 		h.jobs = append(h.jobs, name)
 		scripts := []string{"sleep 10", "sleep 40", "exit 1", "true"}
 		return w.jobRunsToCompletions(name, scripts[r.IntN(len(scripts))], 1+r.IntN(3), 1+r.IntN(2))
-	default:
+	case 3:
 		if len(h.daemonSets) == 0 || len(h.daemonSets) < 2 && r.IntN(2) == 0 {
 			name := fmt.Sprintf("agent%d", len(h.daemonSets))
 			h.daemonSets = append(h.daemonSets, name)
 			return w.daemonSetRunsEverywhere(name, name)
 		}
 		return w.daemonSetGivenImage(h.daemonSets[r.IntN(len(h.daemonSets))], fmt.Sprintf("fluent-bit:%d", 4+r.IntN(50)))
+	}
+	return fmt.Errorf("no workload step %d", kind)
+}
+
+// statefulSetStep makes a StatefulSet, or scales one, gives it a new
+// template (a rollout, held at a partition or not), moves its partition,
+// loses one of its pods or revisions by hand, or deletes it.
+func (h *history) statefulSetStep() error {
+	w, r := h.w, h.rng
+	if len(h.liveSets) == 0 || len(h.liveSets) < 3 && r.IntN(4) == 0 {
+		h.statefulSets++
+		name := fmt.Sprintf("db%d", h.statefulSets)
+		h.liveSets = append(h.liveSets, name)
+		return w.statefulSetKeeps(name, 1+r.IntN(3), "redis:1")
+	}
+	i := r.IntN(len(h.liveSets))
+	name := h.liveSets[i]
+	switch r.IntN(7) {
+	case 0:
+		return w.statefulSetScaled(name, r.IntN(4))
+	case 1, 2:
+		return w.statefulSetGivenImage(name, fmt.Sprintf("redis:%d", 2+r.IntN(4)), 0)
+	case 3:
+		// A rollout held above an ordinal, or a partition moved on the
+		// template it has (the image of one of a few).
+		return w.statefulSetGivenImage(name, fmt.Sprintf("redis:%d", 2+r.IntN(4)), r.IntN(3))
+	case 4:
+		return w.statefulSetRevisionDeleted(name)
+	case 5:
+		pods, err := w.statefulSetPods(name)
+		if err != nil || len(pods) == 0 {
+			return err
+		}
+		return w.statefulSetPodLost(pods[r.IntN(len(pods))].Name, name)
+	default:
+		h.liveSets = slices.Delete(h.liveSets, i, i+1)
+		return w.mustWrite(http.MethodDelete, statefulSetsPath+"/"+url.PathEscape(name), "", nil)
+	}
+}
+
+// cronJobStep makes a CronJob, suspends or resumes one, deletes one, or
+// moves herd's clock past the next minute, when every CronJob's
+// schedule comes round; the nodes report at the end of the wait.
+func (h *history) cronJobStep() error {
+	w, r := h.w, h.rng
+	if h.suspended == nil {
+		h.suspended = map[string]bool{}
+	}
+	if len(h.liveCrons) == 0 || len(h.liveCrons) < 3 && r.IntN(4) == 0 {
+		h.cronJobs++
+		name := fmt.Sprintf("cron%d", h.cronJobs)
+		h.liveCrons = append(h.liveCrons, name)
+		scripts := []string{"true", "sleep 70", "exit 1"}
+		policies := []batchv1.ConcurrencyPolicy{batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent}
+		return w.createCronJob(name, scripts[r.IntN(len(scripts))], 1+r.IntN(2), policies[r.IntN(len(policies))])
+	}
+	i := r.IntN(len(h.liveCrons))
+	name := h.liveCrons[i]
+	switch r.IntN(6) {
+	case 0:
+		h.suspended[name] = !h.suspended[name]
+		return w.writeJSON(http.MethodPatch, cronJobsPath+"/"+url.PathEscape(name), "application/merge-patch+json",
+			map[string]any{"spec": map[string]any{"suspend": h.suspended[name]}})
+	case 1:
+		h.liveCrons = slices.Delete(h.liveCrons, i, i+1)
+		return w.mustWrite(http.MethodDelete, cronJobsPath+"/"+url.PathEscape(name), "", nil)
+	default:
+		next := w.clock.Now().Truncate(time.Minute).Add(time.Minute + time.Duration(r.IntN(20))*time.Second)
+		if err := w.setClock(next); err != nil {
+			return err
+		}
+		for _, n := range h.nodes {
+			if err := h.heartbeat(n); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 }
 
@@ -268,6 +362,9 @@ type causeIndex struct {
 	podUID    map[string]string
 	rsOwners  map[string][]string
 	revOwners map[string][]string
+	// jobOwners are the streams of each Job stream's owners (its
+	// CronJob).
+	jobOwners map[string][]string
 	// podLabels are each pod stream's labels at its creation; selectors
 	// each budget stream's.
 	podLabels map[string]map[string]string
@@ -276,10 +373,19 @@ type causeIndex struct {
 
 // checkCauses holds every event a reconciler wrote (actor system:herd:…)
 // to its cause, and returns what is wrong and how many it checked.
+//
+// The index follows the log as it is checked: each record is held to
+// what the log said up to it and with it (a StatefulSet's pod made again
+// under its name is bound to another node, has another UID, than the
+// pod before).
 func checkCauses(recs []events.Record) (problems []string, checked int, exact map[string]int) {
-	ix := indexCauses(recs)
+	ix := newCauseIndex()
+	for _, rec := range recs {
+		ix.byID[rec.ID] = rec
+	}
 	exact = map[string]int{}
 	for i, rec := range recs {
+		ix.add(rec)
 		if !strings.HasPrefix(rec.Metadata.Actor, "system:herd:") {
 			continue
 		}
@@ -297,15 +403,28 @@ func checkCauses(recs []events.Record) (problems []string, checked int, exact ma
 
 // indexCauses is what the checks need to know of recs, the log.
 func indexCauses(recs []events.Record) causeIndex {
-	ix := causeIndex{byID: map[string]events.Record{}, podNode: map[string]string{}, podOwners: map[string][]string{},
-		podUID: map[string]string{}, rsOwners: map[string][]string{}, revOwners: map[string][]string{},
-		podLabels: map[string]map[string]string{}, selectors: map[string]*domain.LabelSelector{}}
+	ix := newCauseIndex()
 	for _, rec := range recs {
-		ix.byID[rec.ID] = rec
-		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
-		if err != nil {
-			continue
-		}
+		ix.add(rec)
+	}
+	return ix
+}
+
+func newCauseIndex() causeIndex {
+	return causeIndex{byID: map[string]events.Record{}, podNode: map[string]string{}, podOwners: map[string][]string{},
+		podUID: map[string]string{}, rsOwners: map[string][]string{}, revOwners: map[string][]string{}, jobOwners: map[string][]string{},
+		podLabels: map[string]map[string]string{}, selectors: map[string]*domain.LabelSelector{}}
+}
+
+// add is what rec tells the index; a pod's creation starts its stream's
+// facts anew (a pod made again under the name of one gone).
+func (ix causeIndex) add(rec events.Record) {
+	ix.byID[rec.ID] = rec
+	ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+	if err != nil {
+		return
+	}
+	{
 		switch ev := ev.(type) {
 		case domain.PodScheduled:
 			ix.podNode[rec.Stream] = domain.NodeStream(ev.NodeName)
@@ -314,15 +433,18 @@ func indexCauses(recs []events.Record) causeIndex {
 		case domain.PodCreated:
 			ix.podLabels[rec.Stream] = ev.Labels
 			ix.podUID[rec.Stream] = ev.UID
+			delete(ix.podNode, rec.Stream)
 			if ev.Spec.NodeName != "" {
 				// A DaemonSet's pod comes bound to its node.
 				ix.podNode[rec.Stream] = domain.NodeStream(ev.Spec.NodeName)
 			}
+			var owners []string
 			for _, o := range ev.Owners {
 				if stream, ok := ownerStream(ev.Namespace, o); ok {
-					ix.podOwners[rec.Stream] = append(ix.podOwners[rec.Stream], stream)
+					owners = append(owners, stream)
 				}
 			}
+			ix.podOwners[rec.Stream] = owners
 		case domain.ReplicaSetCreated:
 			for _, o := range ev.Owners {
 				if stream, ok := ownerStream(ev.Namespace, o); ok {
@@ -331,13 +453,18 @@ func indexCauses(recs []events.Record) causeIndex {
 			}
 		case domain.ControllerRevisionCreated:
 			for _, o := range ev.Owners {
-				if stream, ok := ownerStream(ev.Namespace, o); ok {
+				if stream, ok := ownerStream(ev.Namespace, o); ok && !slices.Contains(ix.revOwners[rec.Stream], stream) {
 					ix.revOwners[rec.Stream] = append(ix.revOwners[rec.Stream], stream)
+				}
+			}
+		case domain.JobCreated:
+			for _, o := range ev.Owners {
+				if stream, ok := ownerStream(ev.Namespace, o); ok {
+					ix.jobOwners[rec.Stream] = append(ix.jobOwners[rec.Stream], stream)
 				}
 			}
 		}
 	}
-	return ix
 }
 
 // check holds rec, written by a reconciler after before, to its cause;
@@ -388,11 +515,43 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 		}
 	case domain.JobPodsCounted:
 		if rec.Metadata.Actor == "system:herd:job" && len(ev.Succeeded)+len(ev.Failed) > 0 {
-			return true, ix.jobCounted(rec, cause, ev)
+			return true, ix.jobCounted(before, rec, cause, ev)
 		}
 	case domain.DaemonSetStatusRecorded:
 		if rec.Metadata.Actor == "system:herd:daemonset" {
 			return true, ix.daemonSetCount(before, rec, cause)
+		}
+	case domain.PodStatusUpdated:
+		if rec.Metadata.Actor == "system:herd:zones" && ev.Status.Phase == domain.PodRunning && backingOff(ev.Status) {
+			return true, ix.backoffCause(before, rec, cause)
+		}
+	case domain.StatefulSetStatusRecorded:
+		if rec.Metadata.Actor == "system:herd:statefulset" {
+			return true, ix.ownedCountOf(before, rec, cause, rec.Stream, statefulSetSpecs)
+		}
+	case domain.CronJobStatusRecorded:
+		if rec.Metadata.Actor == "system:herd:cronjob" {
+			return true, ix.runsCount(before, rec, cause, rec.Stream)
+		}
+	case domain.JobDeleted, domain.JobDeletionRequested:
+		if owners := ix.jobOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:cronjob" {
+			return true, ix.runsCount(before, rec, cause, owners[0])
+		}
+	case domain.ControllerRevisionCreated, domain.ControllerRevisionUpdated:
+		if owners := ix.revOwners[rec.Stream]; len(owners) == 1 && ownerActor(owners[0]) == rec.Metadata.Actor {
+			return true, ix.revisionMade(before, rec, cause, owners[0])
+		}
+	case domain.ControllerRevisionDeleted:
+		if owners := ix.revOwners[rec.Stream]; len(owners) == 1 && ownerActor(owners[0]) == rec.Metadata.Actor {
+			return true, ix.ownedCountOf(before, rec, cause, owners[0], specsOf(owners[0]))
+		}
+	case domain.PodCreated:
+		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:statefulset" {
+			return true, ix.statefulSetPod(before, rec, cause, owners[0])
+		}
+	case domain.PodDeletionRequested:
+		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:statefulset" {
+			return true, ix.ownedCountOf(before, rec, cause, owners[0], statefulSetSpecs)
 		}
 	}
 	if want, ok := ix.expected(before, rec, ev); ok {
@@ -420,6 +579,8 @@ func (ix causeIndex) trace(before []events.Record, rec events.Record) string {
 	for i := len(before) - 1; i >= 0 && n < 40; i-- {
 		r := before[i]
 		if r.Stream == rec.Stream || slices.Contains(ix.podOwners[r.Stream], rec.Stream) || slices.Contains(ix.rsOwners[r.Stream], rec.Stream) ||
+			slices.Contains(ix.revOwners[r.Stream], rec.Stream) || slices.Contains(ix.jobOwners[r.Stream], rec.Stream) ||
+			slices.Contains(ix.revOwners[rec.Stream], r.Stream) || slices.Contains(ix.jobOwners[rec.Stream], r.Stream) ||
 			ix.podNode[rec.Stream] != "" && r.Stream == ix.podNode[rec.Stream] && r.Type != "HeartbeatRecorded" {
 			fmt.Fprintf(&b, "\n\t\t%d %s %s by %s cause %s (%s)", r.Position, r.Type, r.Stream, r.Metadata.Actor, r.Metadata.CausationID, says(r))
 			n++
@@ -457,6 +618,16 @@ func (ix causeIndex) expected(before []events.Record, rec events.Record, ev doma
 			return newestOf(before, owners[0], []string{domain.DaemonSetCreated{}.EventType(), domain.DaemonSetChanged{}.EventType()})
 		}
 		return newest(before, rec.Stream, func(e domain.Event) bool { _, ok := e.(domain.PodCreated); return ok })
+	case domain.JobCreated:
+		if owners := ix.jobOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:cronjob" {
+			// A run is made for what the CronJob asks, when the clock
+			// says.
+			return newestOf(before, owners[0], cronJobSpecs)
+		}
+	case domain.CronJobWarned:
+		if rec.Metadata.Actor == "system:herd:cronjob" {
+			return newestOf(before, rec.Stream, cronJobSpecs)
+		}
 	case domain.ReplicaSetCreated, domain.ReplicaSetChanged:
 		if owners := ix.rsOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:deployment" {
 			// A Deployment's rollout follows what it asks for.
@@ -590,6 +761,8 @@ func ownerStream(ns string, o domain.OwnerReference) (string, bool) {
 		return domain.DaemonSetStream(ns, o.Name), true
 	case "StatefulSet":
 		return domain.StatefulSetStream(ns, o.Name), true
+	case "CronJob":
+		return domain.CronJobStream(ns, o.Name), true
 	}
 	return "", false
 }
@@ -601,9 +774,16 @@ func ownerStream(ns string, o domain.OwnerReference) (string, bool) {
 // deletions follow its spec, and the status written with them counts
 // them already).
 func (ix causeIndex) ownedCount(before []events.Record, rec, cause events.Record, specs []string) error {
-	last, _ := newestOf(before, rec.Stream, specs)
+	return ix.ownedCountOf(before, rec, cause, rec.Stream, specs)
+}
+
+// ownedCountOf is ownedCount for a write of owner's reconciler that
+// follows what it counts of owner's pods, on owner's stream or another
+// (a StatefulSet's pod deleted, its revision trimmed).
+func (ix causeIndex) ownedCountOf(before []events.Record, rec, cause events.Record, owner string, specs []string) error {
+	last, _ := newestOf(before, owner, specs)
 	switch {
-	case cause.Stream == rec.Stream:
+	case cause.Stream == owner:
 		if cause.ID != last.ID {
 			return fmt.Errorf("its cause is %s at %d, want its last change of spec %s at %d", cause.Type, cause.Position, last.Type, last.Position)
 		}
@@ -611,8 +791,102 @@ func (ix causeIndex) ownedCount(before []events.Record, rec, cause events.Record
 		return fmt.Errorf("its cause %s %s at %d is older than its last change of spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
 	case cause.Metadata.Actor == rec.Metadata.Actor:
 		return fmt.Errorf("its cause %s %s at %d is a pod change of its own, which follows its spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
-	case !slices.Contains(podCounts, cause.Type) || !slices.Contains(ix.podOwners[cause.Stream], rec.Stream):
+	case !slices.Contains(podCounts, cause.Type) || !slices.Contains(ix.podOwners[cause.Stream], owner):
 		return fmt.Errorf("its cause %s %s at %d (%s) is no change of its spec nor of the count of a pod it owns", cause.Type, cause.Stream, cause.Position, says(cause))
+	}
+	return nil
+}
+
+// The changes of what a StatefulSet, a DaemonSet and a CronJob ask
+// for.
+var (
+	statefulSetSpecs = []string{domain.StatefulSetCreated{}.EventType(), domain.StatefulSetChanged{}.EventType()}
+	daemonSetSpecs   = []string{domain.DaemonSetCreated{}.EventType(), domain.DaemonSetChanged{}.EventType()}
+	cronJobSpecs     = []string{domain.CronJobCreated{}.EventType(), domain.CronJobChanged{}.EventType()}
+	// jobChanges are a Job's changes that its CronJob follows: all but
+	// its pods' counts.
+	jobChanges = []string{domain.JobCreated{}.EventType(), domain.JobChanged{}.EventType(), domain.JobStatusRecorded{}.EventType(),
+		domain.JobOwnersChanged{}.EventType(), domain.JobDeletionRequested{}.EventType()}
+	// podEnds are a pod's changes that end it, which a StatefulSet's
+	// pod made again under its name answers.
+	podEnds = append(slices.Clone(reconcilers.PodLossChanges), domain.PodFinalized{}.EventType())
+)
+
+// ownerActor is the actor of the reconciler of the owner's stream
+// ("statefulset/ns/name": system:herd:statefulset).
+func ownerActor(owner string) string {
+	kind, _, _ := strings.Cut(owner, "/")
+	return "system:herd:" + kind
+}
+
+// specsOf are the changes of what the owner of a ControllerRevision
+// asks for.
+func specsOf(owner string) []string {
+	if strings.HasPrefix(owner, "daemonset/") {
+		return daemonSetSpecs
+	}
+	return statefulSetSpecs
+}
+
+// revisionMade holds a revision its owner's reconciler made or
+// renumbered as the newest to what the owner asks for: its last change
+// of spec (a new template, an old one come back), or a later deletion of
+// the revision by another (kubectl delete controllerrevision), which
+// making it again answers.
+func (ix causeIndex) revisionMade(before []events.Record, rec, cause events.Record, owner string) error {
+	last, _ := newestOf(before, owner, specsOf(owner))
+	switch {
+	case cause.Stream == owner:
+		if cause.ID != last.ID {
+			return fmt.Errorf("its cause is %s at %d, want its owner's last change of spec %s at %d", cause.Type, cause.Position, last.Type, last.Position)
+		}
+	case cause.Stream != rec.Stream || cause.Type != (domain.ControllerRevisionDeleted{}).EventType():
+		return fmt.Errorf("its cause %s %s at %d (%s) is no change of its owner's spec nor its own deletion", cause.Type, cause.Stream, cause.Position, says(cause))
+	case cause.Metadata.Actor == rec.Metadata.Actor:
+		return fmt.Errorf("its cause %s at %d is a deletion of its owner's own, which follows a change of spec", cause.Type, cause.Position)
+	case cause.Position < last.Position:
+		return fmt.Errorf("its cause %s at %d is older than its owner's last change of spec %s at %d", cause.Type, cause.Position, last.Type, last.Position)
+	}
+	return nil
+}
+
+// statefulSetPod holds a pod a StatefulSet made to what its reconcile
+// read: what ownedCountOf accepts of the StatefulSet and its pods, or a
+// later end of the pod's predecessor under its name by another (a
+// deletion by hand, a stop, the finalization the StatefulSet waited for).
+func (ix causeIndex) statefulSetPod(before []events.Record, rec, cause events.Record, owner string) error {
+	if cause.Stream != rec.Stream {
+		return ix.ownedCountOf(before, rec, cause, owner, statefulSetSpecs)
+	}
+	last, _ := newestOf(before, owner, statefulSetSpecs)
+	switch {
+	case !slices.Contains(podEnds, cause.Type):
+		return fmt.Errorf("its cause %s at %d (%s) is no end of its predecessor", cause.Type, cause.Position, says(cause))
+	case cause.Metadata.Actor == rec.Metadata.Actor:
+		return fmt.Errorf("its cause %s at %d is its StatefulSet's own deletion of its predecessor", cause.Type, cause.Position)
+	case cause.Position < last.Position:
+		return fmt.Errorf("its cause %s at %d is older than its StatefulSet's last change of spec %s at %d", cause.Type, cause.Position, last.Type, last.Position)
+	}
+	return nil
+}
+
+// runsCount holds a CronJob's status, and the Jobs it deletes, to what
+// moved them: its last change of spec (a run made on schedule follows
+// it), or a later change of a Job it owns made by another (one
+// finishing).
+func (ix causeIndex) runsCount(before []events.Record, rec, cause events.Record, owner string) error {
+	last, _ := newestOf(before, owner, cronJobSpecs)
+	switch {
+	case cause.Stream == owner:
+		if cause.ID != last.ID {
+			return fmt.Errorf("its cause is %s at %d, want its CronJob's last change of spec %s at %d", cause.Type, cause.Position, last.Type, last.Position)
+		}
+	case cause.Position < last.Position:
+		return fmt.Errorf("its cause %s %s at %d is older than its CronJob's last change of spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
+	case cause.Metadata.Actor == rec.Metadata.Actor:
+		return fmt.Errorf("its cause %s %s at %d is a Job change of its CronJob's own, which follows its spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
+	case !slices.Contains(jobChanges, cause.Type) || !slices.Contains(ix.jobOwners[cause.Stream], owner):
+		return fmt.Errorf("its cause %s %s at %d (%s) is no change of its CronJob's spec nor of a Job it owns", cause.Type, cause.Stream, cause.Position, says(cause))
 	}
 	return nil
 }
@@ -671,7 +945,18 @@ func (ix causeIndex) deploymentCount(before []events.Record, rec, cause events.R
 // jobCounted holds a Job's count of finished pods to the change that
 // finished one of the pods it counts: a pod it owns, one of those
 // counted, and a change of its count.
-func (ix causeIndex) jobCounted(rec, cause events.Record, ev domain.JobPodsCounted) error {
+//
+// A failing Job's count of the pods it stops as failures names what
+// their stop named (what decided the failure): the cause of its own
+// deletion of one of them just before.
+func (ix causeIndex) jobCounted(before []events.Record, rec, cause events.Record, ev domain.JobPodsCounted) error {
+	for i := len(before) - 1; i >= 0 && i >= len(before)-64; i-- {
+		b := before[i]
+		if b.Type == (domain.PodDeletionRequested{}).EventType() && b.Metadata.Actor == rec.Metadata.Actor &&
+			b.Metadata.CausationID == rec.Metadata.CausationID && slices.Contains(ev.Failed, ix.podUID[b.Stream]) {
+			return nil
+		}
+	}
 	uid := ix.podUID[cause.Stream]
 	if !slices.Contains(podCounts, cause.Type) || !slices.Contains(ix.podOwners[cause.Stream], rec.Stream) ||
 		!slices.Contains(ev.Succeeded, uid) && !slices.Contains(ev.Failed, uid) {
@@ -696,6 +981,29 @@ func (ix causeIndex) startGate(before []events.Record, pod string) events.Record
 		}
 	}
 	return out
+}
+
+// backoffCause holds the report of a pod whose containers ended and
+// wait to restart to what it follows: the report of it running, since
+// which they ran to that end, or, when they ended as they started, the
+// last of its start's gates to open.
+func (ix causeIndex) backoffCause(before []events.Record, rec, cause events.Record) error {
+	if gate := ix.startGate(before, rec.Stream); cause.ID == gate.ID {
+		return nil
+	}
+	if u, ok := decoded(cause).(domain.PodStatusUpdated); ok && cause.Stream == rec.Stream && u.Status.Phase == domain.PodRunning && cause.Metadata.Actor == rec.Metadata.Actor {
+		return nil
+	}
+	return fmt.Errorf("its cause %s %s at %d (%s) is neither the report of it running nor the last gate of its start", cause.Type, cause.Stream, cause.Position, says(cause))
+}
+
+// backingOff reports whether a Running pod's containers ended and wait
+// to restart (CrashLoopBackOff), as a restart policy of OnFailure or
+// Always has them.
+func backingOff(st domain.PodStatus) bool {
+	return slices.ContainsFunc(st.ContainerStatuses, func(c domain.ContainerStatus) bool {
+		return c.State.Waiting != nil && c.State.Waiting.Reason == "CrashLoopBackOff"
+	})
 }
 
 // newestOf is the newest record of stream among recs of one of types;
@@ -779,16 +1087,40 @@ func (ix causeIndex) related(rec, cause events.Record) bool {
 			return true
 		}
 		for _, o := range ix.podOwners[rec.Stream] {
-			if o == cause.Stream {
+			// Its owner, or a pod of its owner's (a rollout that goes on
+			// once the pod before is gone or ready).
+			if o == cause.Stream || slices.Contains(ix.podOwners[cause.Stream], o) {
 				return true
 			}
 		}
 	case strings.HasPrefix(rec.Stream, "node/"):
 		return ix.podNode[cause.Stream] == rec.Stream
-	case strings.HasPrefix(rec.Stream, "replicaset/"), strings.HasPrefix(rec.Stream, "job/"), strings.HasPrefix(rec.Stream, "daemonset/"):
-		return slices.Contains(ix.podOwners[cause.Stream], rec.Stream)
+	case strings.HasPrefix(rec.Stream, "job/"):
+		// A Job's pods, or its CronJob (the garbage collector deleting
+		// the Jobs of a CronJob deleted).
+		return slices.Contains(ix.podOwners[cause.Stream], rec.Stream) || slices.Contains(ix.jobOwners[rec.Stream], cause.Stream)
+	case strings.HasPrefix(rec.Stream, "replicaset/"), strings.HasPrefix(rec.Stream, "daemonset/"), strings.HasPrefix(rec.Stream, "statefulset/"):
+		return slices.Contains(ix.podOwners[cause.Stream], rec.Stream) || slices.Contains(ix.revOwners[cause.Stream], rec.Stream)
+	case strings.HasPrefix(rec.Stream, "cronjob/"):
+		return slices.Contains(ix.jobOwners[cause.Stream], rec.Stream)
 	case strings.HasPrefix(rec.Stream, "deployment/"):
 		return slices.Contains(ix.rsOwners[cause.Stream], rec.Stream)
+	case strings.HasPrefix(rec.Stream, "poddisruptionbudget/"):
+		// A disruption granted to a drain or an eviction of a pod it
+		// selects.
+		sel := ix.selectors[rec.Stream]
+		if sel == nil {
+			return false
+		}
+		if strings.HasPrefix(cause.Stream, "pod/") {
+			return sel.Matches(ix.podLabels[cause.Stream])
+		}
+		for pod, node := range ix.podNode {
+			if node == cause.Stream && namespaceOf(pod) == namespaceOf(rec.Stream) && sel.Matches(ix.podLabels[pod]) {
+				return true
+			}
+		}
+		return false
 	case strings.HasPrefix(rec.Stream, "controllerrevision/"):
 		// A revision is made, renumbered or trimmed for its owner's
 		// template.

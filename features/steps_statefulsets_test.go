@@ -191,3 +191,13 @@ func (w *world) statefulSetUndo(name string) error {
 	}
 	return w.mustWrite(http.MethodPatch, statefulSetsPath+"/"+url.PathEscape(name), "application/strategic-merge-patch+json", revs[len(revs)-2].Data.Raw)
 }
+
+// statefulSetRevisionDeleted deletes the newest of the StatefulSet's
+// revisions by hand, as kubectl delete controllerrevision does.
+func (w *world) statefulSetRevisionDeleted(name string) error {
+	revs, err := w.statefulSetRevisions(name)
+	if err != nil || len(revs) == 0 {
+		return err
+	}
+	return w.mustWrite(http.MethodDelete, "/apis/apps/v1/namespaces/default/controllerrevisions/"+url.PathEscape(revs[len(revs)-1].Name), "", nil)
+}

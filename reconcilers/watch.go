@@ -83,10 +83,15 @@ func (w *Watches) For(a *domain.Aggregate, except ...domain.Event) *Watches {
 // events that carry them (those whose payload has Owners: the object's
 // creation, observation and owner changes); ix remembers them for the
 // events that do not, and forgets the object at gone, its last event.
-// For must come first, with exactly one kind.
+// For must come first, with exactly one kind; a reconciler may own
+// several kinds (a StatefulSet its pods and its ControllerRevisions),
+// each declared with its own Owns and index, once.
 func (w *Watches) Owns(owned *domain.Aggregate, ix *OwnerIndex, gone domain.Event, except ...domain.Event) *Watches {
-	if len(w.kinds) != 1 || w.kinds[0].Owner != nil {
+	if len(w.kinds) == 0 || w.kinds[0].Owner != nil || slices.ContainsFunc(w.kinds[1:], func(k WatchedKind) bool { return k.Owner == nil }) {
 		panic(fmt.Sprintf("reconcilers: Owns(%s) needs one For kind before it", owned.Name()))
+	}
+	if slices.ContainsFunc(w.kinds, func(k WatchedKind) bool { return k.Aggregate == owned }) {
+		panic(fmt.Sprintf("reconcilers: Owns(%s): the kind is declared already", owned.Name()))
 	}
 	owner := w.kinds[0].Aggregate
 	types := EventsOf(owned, except...)

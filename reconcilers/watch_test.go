@@ -99,8 +99,8 @@ func TestWatchesUnionsItsMappingsAndDerivesItsScope(t *testing.T) {
 }
 
 // TestWatchesRefusesADeclarationThatCannotHold: an exception that is not
-// an event of the kind, Owns before For, and an owned kind's end that is
-// not one of its events are programming errors, caught when the
+// an event of the kind, Owns before For, an owned kind's end that is not
+// one of its events and a kind owned twice are programming errors, caught when the
 // reconciler is built.
 func TestWatchesRefusesADeclarationThatCannotHold(t *testing.T) {
 	for name, declare := range map[string]func(){
@@ -110,6 +110,11 @@ func TestWatchesRefusesADeclarationThatCannotHold(t *testing.T) {
 		},
 		"an end of another kind": func() {
 			reconcilers.Watch().For(domain.JobAggregate).Owns(domain.PodAggregate, reconcilers.NewOwnerIndex("Job"), domain.JobDeleted{})
+		},
+		"a kind owned twice": func() {
+			reconcilers.Watch().For(domain.JobAggregate).
+				Owns(domain.PodAggregate, reconcilers.NewOwnerIndex("Job"), domain.PodFinalized{}).
+				Owns(domain.PodAggregate, reconcilers.NewOwnerIndex("Job"), domain.PodFinalized{})
 		},
 		"an end excepted": func() {
 			reconcilers.Watch().For(domain.JobAggregate).Owns(domain.PodAggregate, reconcilers.NewOwnerIndex("Job"), domain.PodFinalized{}, domain.PodFinalized{})

@@ -280,8 +280,9 @@ func history(t *testing.T, kc kubectl) []string {
 // template is a revision kubectl lists (and shows one of with
 // --revision); rollout undo goes back to the revision before, the old
 // revision renumbered as the newest, and --to-revision to any kept;
-// an undo to the template already there changes nothing; client-go, in its default configuration (protobuf), lists the
-// revisions with their data.
+// an undo to the template already there changes nothing; the revision
+// in use deleted by hand is back at once; client-go, in its default
+// configuration (protobuf), lists the revisions with their data.
 func TestKubectlStatefulSetRolloutHistoryAndUndo(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("kubectl"); err != nil {
@@ -354,6 +355,19 @@ func TestKubectlStatefulSetRolloutHistoryAndUndo(t *testing.T) {
 	}
 	if res := kc.run(t, "rollout", "undo", "statefulset/web", "--to-revision=9"); res.Code == 0 || !strings.Contains(res.Stderr, "unable to find specified revision 9") {
 		t.Errorf("an undo to no revision: exit %d, %q", res.Code, res.Stderr)
+	}
+
+	// A revision deleted by hand is made again at once, through the
+	// StatefulSet's watch of its revisions, well before the 30 s resync.
+	kc.must(t, "delete", "controllerrevision", v2)
+	eventually(t, 5*time.Second, func() error {
+		if res := kc.run(t, "get", "controllerrevision", v2, "-o", "name"); res.Code != 0 {
+			return fmt.Errorf("revision %s deleted by hand is not back: %q", v2, res.Stderr)
+		}
+		return nil
+	})
+	if got := history(t, kc); !slices.Equal(got, []string{"3", "4"}) {
+		t.Errorf("history once the revision deleted by hand is back: %q", got)
 	}
 
 	rec := newRecorder(t, srv.URL)

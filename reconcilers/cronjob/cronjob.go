@@ -132,19 +132,64 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	}
 	status := domain.CronJob{Status: c.Status}.Clone().Status
 	trackRuns(&status, owned)
-	res, err := r.schedule(ctx, c, &status)
+	// A run is made, and a warning recorded, for what the CronJob asks
+	// (its schedule, its policy, its suspension), at the time the clock
+	// says: the CronJob's last change of spec is what the decision read.
+	spec := reconcilers.SpecChange(domain.CronJobStream(c.Namespace, c.Name), c.Version, domain.CronJobCreated{}, domain.CronJobChanged{})
+	sctx, err := reconcilers.BecauseOf(ctx, spec)
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
+	res, err := r.schedule(sctx, c, &status)
 	if err != nil {
 		return res, err
 	}
-	if err := r.cleanup(ctx, c, &status, owned); err != nil {
+	// The status and the history kept follow the Jobs as well: they name
+	// the newest of that change and of the Jobs' own changes by others
+	// (one finishing), as a status counted over pods does.
+	jctx, err := runsCause(ctx, owned, spec)
+	if err != nil {
+		return res, err
+	}
+	if err := r.cleanup(jctx, c, &status, owned); err != nil {
 		return res, err
 	}
 	// Not conditional on the version read: a warning of this reconcile
 	// moved it, and the reconciler is the status's one writer.
-	if _, err := r.cronCmds.Execute(ctx, c.Key(), domain.RecordCronJobStatus{Status: status}); err != nil {
+	if _, err := r.cronCmds.Execute(jctx, c.Key(), domain.RecordCronJobStatus{Status: status}); err != nil {
 		return res, fmt.Errorf("record status of cronjob %s: %w", c.Key(), err)
 	}
 	return res, nil
+}
+
+// jobChanges are a Job's changes that move what its CronJob's status
+// says of it (active, finished, gone) and which of its finished Jobs it
+// keeps: all but its pods' counts.
+var jobChanges = []string{domain.JobCreated{}.EventType(), domain.JobChanged{}.EventType(), domain.JobStatusRecorded{}.EventType(),
+	domain.JobOwnersChanged{}.EventType(), domain.JobDeletionRequested{}.EventType()}
+
+// runsCause is ctx whose commands name the newest of spec and of each
+// owned Job's last change of jobChanges by another than the reconciler
+// (a Job it made itself follows spec, which is named then); ctx as it
+// is when the log holds none.
+func runsCause(ctx context.Context, owned []domain.Job, spec reconcilers.Change) (context.Context, error) {
+	best, _, err := reconcilers.LastChange(ctx, spec)
+	if err != nil {
+		return ctx, err
+	}
+	for _, j := range owned {
+		rec, ok, err := reconcilers.LastChange(ctx, reconcilers.Change{Stream: domain.JobStream(j.Namespace, j.Name), UpTo: j.Version, Types: jobChanges, Others: true})
+		if err != nil {
+			return ctx, err
+		}
+		if ok {
+			best, _ = reconcilers.Newest(best, rec)
+		}
+	}
+	if best.ID == "" {
+		return ctx, nil
+	}
+	return reconcilers.Because(ctx, best), nil
 }
 
 // schedule makes the run that is due, if one is and the CronJob allows

@@ -25,10 +25,11 @@ type Reconciler struct {
 	// revs keeps the DaemonSets' ControllerRevisions; nil keeps none.
 	revs *revisionKeeper
 	ids  Identities
-	// owners maps a pod's events to its DaemonSet; known maps a node's
-	// to every DaemonSet.
-	owners *reconcilers.OwnerIndex
-	known  *registry
+	// owners maps a pod's events to its DaemonSet, revOwners a
+	// ControllerRevision's; known maps a node's to every DaemonSet.
+	owners    *reconcilers.OwnerIndex
+	revOwners *reconcilers.OwnerIndex
+	known     *registry
 	// failed spaces the deletions of a node's failed pods; pace the
 	// reconciles that only pods turning ready call for.
 	failed *failedBackoff
@@ -51,7 +52,8 @@ func New(cfg Config, daemonSets Reader, nodes NodeLister, pods PodLister, podCom
 	}
 	return &Reconciler{
 		cfg: cfg, daemonSets: daemonSets, nodes: nodes, pods: pods, podCommands: podCommands, dsCommands: dsCommands,
-		ids: RandomIdentities(), owners: reconcilers.NewOwnerIndex(domain.KindDaemonSet), known: newRegistry(), failed: newFailedBackoff(), pace: newPace(),
+		ids: RandomIdentities(), owners: reconcilers.NewOwnerIndex(domain.KindDaemonSet),
+		revOwners: reconcilers.NewOwnerIndex(domain.KindDaemonSet), known: newRegistry(), failed: newFailedBackoff(), pace: newPace(),
 		clock: clk, log: log.Named("daemonset"),
 	}, nil
 }
@@ -75,12 +77,17 @@ var nodeEvents = reconcilers.EventTypesOf(
 // every DaemonSet, from memory: the cost of a node event is one
 // reconcile per DaemonSet, and none reads more than its own namespace's
 // pods. An orphan created without an owner names no DaemonSet: the
-// resync finds the one that adopts it. Every key but those of a pod's
-// readiness is wanted at once (pace).
+// resync finds the one that adopts it. Its ControllerRevisions are
+// watched as Kubernetes' controller watches them: one deleted, changed
+// or made by someone else reaches its DaemonSet at once, not at the
+// next resync (those it writes itself reach it too, and the reconcile
+// they queue writes nothing). Every key but those of a pod's readiness
+// is wanted at once (pace).
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.DaemonSetAggregate, domain.DaemonSetStatusRecorded{}).
 		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
+		Owns(domain.ControllerRevisionAggregate, r.revOwners, domain.ControllerRevisionDeleted{}).
 		Watches(nodeEvents, func(events.Record) []reconcilers.Key { return r.known.keys() }).
 		Then(r.observe)
 }

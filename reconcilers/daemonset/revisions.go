@@ -41,12 +41,16 @@ func (r *Reconciler) keepRevisions(ctx context.Context, ds domain.DaemonSet, own
 	if err != nil {
 		return fmt.Errorf("list revisions of daemonset %s: %w", ds, err)
 	}
-	cause := reconcilers.SpecChange(domain.DaemonSetStream(ds.Namespace, ds.Name), ds.Version, domain.DaemonSetCreated{}, domain.DaemonSetChanged{})
-	wctx, err := reconcilers.BecauseOf(ctx, cause)
+	// The revisions made before herd started are known from here on:
+	// their deletion maps to the DaemonSet.
+	history.Observe(r.revOwners, revs)
+	spec := reconcilers.SpecChange(domain.DaemonSetStream(ds.Namespace, ds.Name), ds.Version, domain.DaemonSetCreated{}, domain.DaemonSetChanged{})
+	name := domain.DaemonSetRevision(ds)
+	wctx, err := history.Cause(ctx, revs, ds.Namespace, name, spec)
 	if err != nil {
 		return err
 	}
-	current, revs, change, err := history.Ensure(wctx, k.cmds, revs, domain.DaemonSetRevision(ds), func(number int64) (domain.CreateControllerRevision, error) {
+	current, revs, change, err := history.Ensure(wctx, k.cmds, revs, name, func(number int64) (domain.CreateControllerRevision, error) {
 		data, err := k.data(ds)
 		if err != nil {
 			return domain.CreateControllerRevision{}, reconcilers.Terminal(fmt.Errorf("revision data: %w", err))
@@ -63,9 +67,21 @@ func (r *Reconciler) keepRevisions(ctx context.Context, ds domain.DaemonSet, own
 	for _, p := range owned {
 		live[p.Labels[domain.LabelControllerRevisionHash]] = true
 	}
-	deleted, err := history.Truncate(ctx, k.cmds, revs, func(rev domain.ControllerRevision) bool {
+	keep := func(rev domain.ControllerRevision) bool {
 		return rev.Name == current.Name || live[rev.Labels[domain.LabelControllerRevisionHash]]
-	}, int(ds.Spec.RevisionHistoryLimit))
+	}
+	limit := int(ds.Spec.RevisionHistoryLimit)
+	if len(history.Excess(revs, keep, limit)) == 0 {
+		return nil
+	}
+	// A revision is trimmed when one beyond the limit is made (a new
+	// template) or once no pod is at it any more: what moved the
+	// DaemonSet's pods, as its status names it.
+	tctx, err := reconcilers.BecauseOfCount(ctx, owned, spec)
+	if err != nil {
+		return err
+	}
+	deleted, err := history.Truncate(tctx, k.cmds, revs, keep, limit)
 	for _, name := range deleted {
 		r.log.Info("deleted revision", zap.String("daemonset", ds.String()), zap.String("revision", name))
 	}

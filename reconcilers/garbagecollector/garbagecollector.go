@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -206,6 +207,13 @@ func (r *Reconciler) collect(ctx context.Context, d dependent, seen map[string]o
 			orphaning = append(orphaning, o.UID)
 		}
 	}
+	if alive && len(waiting) == 0 && len(orphaning) == 0 {
+		return nil // kept, nothing written: the log is not read
+	}
+	ctx, err := ownersGone(ctx, d)
+	if err != nil {
+		return err
+	}
 	if len(orphaning) > 0 {
 		if err := r.release(ctx, d, orphaning); err != nil {
 			return err
@@ -235,6 +243,53 @@ func (r *Reconciler) collect(ctx context.Context, d dependent, seen map[string]o
 	}
 	r.log.Info("deleted an object whose owners are gone", zap.String("object", d.String()), zap.String("propagation", string(p)))
 	return nil
+}
+
+// ownersGone is ctx whose commands name the newest deletion (or request
+// of one) among d's owners: what a dependent is collected or released
+// for, whichever record queued the namespace (another owner's deletion,
+// a resync). ctx as it is when the log holds none.
+func ownersGone(ctx context.Context, d dependent) (context.Context, error) {
+	var changes []reconcilers.Change
+	for _, o := range d.owners {
+		a := aggregateOfKind(o.Kind)
+		if a == nil {
+			continue
+		}
+		key := o.Name
+		if a.Namespaced() {
+			key = d.namespace + "/" + o.Name
+		}
+		changes = append(changes, reconcilers.Change{Stream: a.Stream(key), Types: endings(a)})
+	}
+	return reconcilers.BecauseOfNewest(ctx, changes...)
+}
+
+// aggregateOfKind is the aggregate of the kind an owner reference names
+// ("StatefulSet": statefulset), nil for one herd does not keep.
+func aggregateOfKind(kind string) *domain.Aggregate {
+	for _, a := range domain.Aggregates() {
+		if strings.EqualFold(a.Name(), kind) {
+			return a
+		}
+	}
+	return nil
+}
+
+// endings are a's event types that end an object or ask for its end:
+// its deletion, the request of one, a namespace's termination, a pod's
+// finalization.
+func endings(a *domain.Aggregate) []string {
+	var out []string
+	for _, e := range a.Events() {
+		for _, suffix := range []string{"Deleted", "DeletionRequested", "Terminating", "Finalized"} {
+			if strings.HasSuffix(e.Type, suffix) {
+				out = append(out, e.Type)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // release takes the references to the owners of uids off d.

@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"herd/domain"
+	"herd/reconcilers"
 )
 
 // Reader is what a controller reads of the ControllerRevisions.
@@ -43,6 +44,16 @@ func Owned(ctx context.Context, r Reader, namespace string, owns func(domain.Dep
 	return out, nil
 }
 
+// Observe records the controllers of revisions, all listed just now, in
+// ix, the index through which the revisions' events reach their owner
+// (reconcilers.Watches.Owns): one made before herd started is known from
+// then on, and its deletion by hand reaches its owner.
+func Observe(ix *reconcilers.OwnerIndex, revs []domain.ControllerRevision) {
+	for _, rev := range revs {
+		ix.Observe(rev.Key(), rev.Owners)
+	}
+}
+
 func sortByNumber(revs []domain.ControllerRevision) {
 	slices.SortFunc(revs, func(a, b domain.ControllerRevision) int {
 		return cmp.Or(cmp.Compare(a.Spec.Revision, b.Spec.Revision), cmp.Compare(a.Name, b.Name))
@@ -59,6 +70,22 @@ const (
 	Created
 	Renumbered
 )
+
+// Cause is ctx whose commands name what makes the revision name the
+// newest of owned (sorted by number) now, when Ensure has to write it:
+// the newest of spec, the owner's last change of what it asks for (a new
+// template, or an old one come back), and the deletion of the revision
+// by someone else (an operator's kubectl delete controllerrevision),
+// which its making again answers. ctx as it is when the revision is the
+// newest already: Ensure writes nothing, and the log is not read.
+func Cause(ctx context.Context, owned []domain.ControllerRevision, namespace, name string, spec reconcilers.Change) (context.Context, error) {
+	if n := len(owned); n > 0 && owned[n-1].Name == name {
+		return ctx, nil
+	}
+	deleted := reconcilers.Change{Stream: domain.ControllerRevisionStream(namespace, name),
+		Types: []string{domain.ControllerRevisionDeleted{}.EventType()}, Others: true}
+	return reconcilers.BecauseOfNewest(ctx, spec, deleted)
+}
 
 // Ensure makes the revision name the newest of owned (sorted by number,
 // as Owned returns them): kept as it is when it is the newest already,
@@ -95,10 +122,9 @@ func Ensure(ctx context.Context, cmds Commands, owned []domain.ControllerRevisio
 	return rev, append(slices.Clone(owned), rev), Created, nil
 }
 
-// Truncate deletes the oldest of owned (sorted by number) that live does
-// not keep, beyond limit of them, as Kubernetes' controllers trim their
-// history; it returns the names of those deleted.
-func Truncate(ctx context.Context, cmds Commands, owned []domain.ControllerRevision, live func(domain.ControllerRevision) bool, limit int) ([]string, error) {
+// Excess are the oldest of owned (sorted by number) that live does not
+// keep, beyond limit of them: those Truncate deletes.
+func Excess(owned []domain.ControllerRevision, live func(domain.ControllerRevision) bool, limit int) []domain.ControllerRevision {
 	var history []domain.ControllerRevision
 	for _, rev := range owned {
 		if !live(rev) {
@@ -106,11 +132,18 @@ func Truncate(ctx context.Context, cmds Commands, owned []domain.ControllerRevis
 		}
 	}
 	if len(history) <= limit {
-		return nil, nil
+		return nil
 	}
+	return history[:len(history)-max(limit, 0)]
+}
+
+// Truncate deletes the oldest of owned (sorted by number) that live does
+// not keep, beyond limit of them (Excess), as Kubernetes' controllers
+// trim their history; it returns the names of those deleted.
+func Truncate(ctx context.Context, cmds Commands, owned []domain.ControllerRevision, live func(domain.ControllerRevision) bool, limit int) ([]string, error) {
 	var deleted []string
 	var errs []error
-	for _, rev := range history[:len(history)-max(limit, 0)] {
+	for _, rev := range Excess(owned, live, limit) {
 		_, err := cmds.Execute(ctx, rev.Key(), domain.DeleteControllerRevision{ResourceVersion: rev.ResourceVersion})
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			errs = append(errs, fmt.Errorf("delete revision %s: %w", rev.Name, err))

@@ -146,7 +146,17 @@ func (r *Reconciler) collect(ctx context.Context) error {
 			continue
 		}
 		r.log.Info("releasing a stray address", zap.String("pod", a.Namespace+"/"+a.Name), zap.String("ip", a.Address), zap.String("reason", reason))
-		if err := r.releaseIn(ctx, a.Pool, a.PodUID, reason); err != nil {
+		// A sweep answers the clock, but what it finds is a pod's end:
+		// the last finalization of the pod's name (its own, or that of
+		// the pod it held the address for before another was made
+		// under the name, a StatefulSet's), where the log holds one.
+		rctx := ctx
+		if err == nil {
+			if rctx, err = reconcilers.BecauseOf(ctx, reconcilers.ChangeOf[domain.PodFinalized](domain.PodStream(a.Namespace, a.Name), p.Version, nil)); err != nil {
+				return err
+			}
+		}
+		if err := r.releaseIn(rctx, a.Pool, a.PodUID, reason); err != nil {
 			return err
 		}
 	}

@@ -212,3 +212,30 @@ func TestConfig(t *testing.T) {
 		t.Errorf("setDefaults (-want +got):\n%s", diff)
 	}
 }
+
+// TestABindingNamesTheCreationOfThePodItBinds: a pod made again under the
+// name of one that is gone (a StatefulSet's) continues its stream; its
+// mark and its binding name its own creation, not its predecessor's.
+func TestABindingNamesTheCreationOfThePodItBinds(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.start()
+	h.pod("db-0", 100, mi)
+	h.eventually(func() bool { return h.scheduledCondition("db-0").Message == "no nodes available to schedule pods" },
+		"db-0 is told there are no nodes", func() any { return h.scheduledCondition("db-0") })
+	now := int64(0)
+	h.podCmd("db-0", domain.DeletePod{GracePeriodSeconds: &now})
+	h.pod("db-0", 100, mi)
+	h.node("a", small, nil)
+	h.eventually(func() bool { return h.nodeOf("db-0") == "a" }, "db-0 is bound", func() any { return h.get("db-0").Status })
+	var created events.Record
+	for _, rec := range h.stream("db-0") {
+		switch rec.Type {
+		case "PodCreated":
+			created = rec
+		case "PodScheduled", "PodUnschedulable":
+			if rec.Metadata.CausationID != created.ID {
+				t.Errorf("%s at %d names %s, want the creation before it at %d", rec.Type, rec.Position, rec.Metadata.CausationID, created.Position)
+			}
+		}
+	}
+}

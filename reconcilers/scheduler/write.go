@@ -24,10 +24,12 @@ func (r *Reconciler) write(ctx context.Context, decisions []decision) (bound, ma
 		}
 	}
 	// Each pod's binding, or its mark, follows its own creation: what the
-	// pass read of it is that it waits for a node.
+	// pass read of it is that it waits for a node. Its creation is the
+	// newest of its stream, not the first: a pod made again under the
+	// name of one that is gone (a StatefulSet's) continues the stream.
 	changes := make([]reconcilers.Change, 0, len(binds)+len(marks))
 	for _, u := range append(binds[:len(binds):len(binds)], marks...) {
-		changes = append(changes, reconcilers.ChangeOf[domain.PodCreated](domain.PodStream(u.Key.Namespace, u.Key.Name), 1, nil))
+		changes = append(changes, reconcilers.ChangeOf[domain.PodCreated](domain.PodStream(u.Key.Namespace, u.Key.Name), 0, nil))
 	}
 	if ctx, err = reconcilers.BecauseEach(ctx, changes); err != nil {
 		return 0, 0, err

@@ -33,14 +33,18 @@ func (r *Reconciler) revisions(ctx context.Context, s domain.StatefulSet) (revis
 	if err != nil {
 		return revisions{}, fmt.Errorf("list revisions of statefulset %s: %w", s, err)
 	}
+	// The revisions made before herd started are known from here on:
+	// their deletion maps to the StatefulSet.
+	history.Observe(r.revOwners, owned)
 	spec := reconcilers.SpecChange(domain.StatefulSetStream(s.Namespace, s.Name), s.Version, domain.StatefulSetCreated{}, domain.StatefulSetChanged{})
-	wctx, err := reconcilers.BecauseOf(ctx, spec)
+	name := domain.StatefulSetRevision(s)
+	wctx, err := history.Cause(ctx, owned, s.Namespace, name, spec)
 	if err != nil {
 		return revisions{}, err
 	}
 	var out revisions
 	var change history.Change
-	out.update, out.owned, change, err = history.Ensure(wctx, r.revs.Cmds, owned, domain.StatefulSetRevision(s), func(number int64) (domain.CreateControllerRevision, error) {
+	out.update, out.owned, change, err = history.Ensure(wctx, r.revs.Cmds, owned, name, func(number int64) (domain.CreateControllerRevision, error) {
 		data, err := r.revs.Codec.Data(s)
 		if err != nil {
 			return domain.CreateControllerRevision{}, reconcilers.Terminal(fmt.Errorf("revision data: %w", err))
@@ -87,7 +91,19 @@ func (r *Reconciler) truncateHistory(ctx context.Context, s domain.StatefulSet, 
 	if l := s.Spec.RevisionHistoryLimit; l != nil {
 		limit = int(*l)
 	}
-	deleted, err := history.Truncate(ctx, r.revs.Cmds, revs.owned, func(rev domain.ControllerRevision) bool { return live[rev.Name] }, limit)
+	keep := func(rev domain.ControllerRevision) bool { return live[rev.Name] }
+	if len(history.Excess(revs.owned, keep, limit)) == 0 {
+		return nil
+	}
+	// A revision is trimmed when one beyond the limit is made (a new
+	// template) or once the pods have left it (the rollout's end): what
+	// moved the StatefulSet's pods, as its status names it.
+	tctx, err := reconcilers.BecauseOfCount(ctx, owned, reconcilers.SpecChange(domain.StatefulSetStream(s.Namespace, s.Name), s.Version,
+		domain.StatefulSetCreated{}, domain.StatefulSetChanged{}))
+	if err != nil {
+		return err
+	}
+	deleted, err := history.Truncate(tctx, r.revs.Cmds, revs.owned, keep, limit)
 	for _, name := range deleted {
 		r.log.Info("deleted revision", zap.String("statefulset", s.String()), zap.String("revision", name))
 	}

@@ -96,11 +96,14 @@ type Reconciler struct {
 	setCmds domain.Executor[domain.StatefulSet, domain.StatefulSetCommand]
 	podCmds domain.Executor[domain.Pod, domain.PodCommand]
 	revs    Revisions
-	owners  *reconcilers.OwnerIndex
-	clock   clock.PassiveClock
-	newUID  func() string
-	log     *zap.Logger
-	resync  time.Duration
+	// owners maps a pod's events to its StatefulSet, revOwners a
+	// ControllerRevision's.
+	owners    *reconcilers.OwnerIndex
+	revOwners *reconcilers.OwnerIndex
+	clock     clock.PassiveClock
+	newUID    func() string
+	log       *zap.Logger
+	resync    time.Duration
 }
 
 var (
@@ -117,7 +120,7 @@ const DefaultResyncPeriod = 30 * time.Second
 func New(sets Reader, pods PodLister, setCmds domain.Executor[domain.StatefulSet, domain.StatefulSetCommand],
 	podCmds domain.Executor[domain.Pod, domain.PodCommand], revs Revisions, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
 	return &Reconciler{sets: sets, pods: pods, setCmds: setCmds, podCmds: podCmds, revs: revs,
-		owners: reconcilers.NewOwnerIndex(kindStatefulSet), clock: clk, newUID: uuid.NewString,
+		owners: reconcilers.NewOwnerIndex(kindStatefulSet), revOwners: reconcilers.NewOwnerIndex(kindStatefulSet), clock: clk, newUID: uuid.NewString,
 		log: log.Named("statefulset"), resync: DefaultResyncPeriod}
 }
 
@@ -125,11 +128,17 @@ func New(sets Reader, pods PodLister, setCmds domain.Executor[domain.StatefulSet
 func (r *Reconciler) Name() string { return "statefulset" }
 
 // Watches implements reconcilers.Reconciler: StatefulSets, but the
-// status the reconciler records itself, and the pods each controls.
+// status the reconciler records itself, the pods each controls, and its
+// ControllerRevisions, as Kubernetes' controller watches them: a
+// revision deleted, changed or made by someone else reaches its
+// StatefulSet at once, not at the next resync. Those the reconciler
+// writes itself reach it too; the reconcile they queue finds the
+// revisions as it left them and writes nothing.
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.StatefulSetAggregate, domain.StatefulSetStatusRecorded{}).
-		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
+		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
+		Owns(domain.ControllerRevisionAggregate, r.revOwners, domain.ControllerRevisionDeleted{})
 }
 
 // ResyncPeriod implements reconcilers.Resyncer.
@@ -178,15 +187,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if err != nil {
 		return reconcilers.Result{}, err
 	}
-	stepErr := r.step(ctx, s, revs, owned, now)
-	st, next := status(s, revs.current.Name, owned, now)
-	stepErr = errors.Join(stepErr, r.truncateHistory(ctx, s, revs, st, owned))
-	sctx, err := reconcilers.BecauseOfCount(ctx, owned,
+	// What the reconcile reads is the StatefulSet's spec and its pods:
+	// its writes name the newest change among them (CountCause), as a
+	// status counted over pods does; a pod made again under its name
+	// may name its predecessor's end instead (create).
+	cause, _, err := reconcilers.CountCause(ctx, owned,
 		reconcilers.SpecChange(domain.StatefulSetStream(s.Namespace, s.Name), s.Version, domain.StatefulSetCreated{}, domain.StatefulSetChanged{}))
 	if err != nil {
-		return reconcilers.Result{}, errors.Join(stepErr, err)
+		return reconcilers.Result{}, err
 	}
-	if _, err := r.setCmds.Execute(sctx, s.Key(), domain.RecordStatefulSetStatus{Status: st}); err != nil && !errors.Is(err, domain.ErrNotFound) {
+	stepErr := r.step(ctx, s, revs, owned, cause)
+	st, next := status(s, revs.current.Name, owned, now)
+	cctx := because(ctx, cause)
+	stepErr = errors.Join(stepErr, r.truncateHistory(cctx, s, revs, st, owned))
+	if _, err := r.setCmds.Execute(cctx, s.Key(), domain.RecordStatefulSetStatus{Status: st}); err != nil && !errors.Is(err, domain.ErrNotFound) {
 		stepErr = errors.Join(stepErr, fmt.Errorf("record status of statefulset %s: %w", s, err))
 	}
 	if stepErr != nil || next.IsZero() {
@@ -196,6 +210,21 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	// back then.
 	return reconcilers.Result{RequeueAfter: next.Sub(now)}, nil
 }
+
+// because is ctx whose commands name cause, ctx as it is (the
+// fallback) when cause is no record.
+func because(ctx context.Context, cause events.Record) context.Context {
+	if cause.ID == "" {
+		return ctx
+	}
+	return reconcilers.Because(ctx, cause)
+}
+
+// lossOfName are a pod's changes that end it, of which the last by
+// another than the reconciler is what a pod made again under the same
+// name answers: its deletion, its stop, its finalization (the gate
+// the reconciler waits for before it makes the pod again).
+var lossOfName = append(slices.Clone(reconcilers.PodLossChanges), domain.PodFinalized{}.EventType())
 
 // runningAndReady is what OrderedReady waits for of a pod before the
 // next: Running, Ready, and not being deleted.
@@ -209,7 +238,10 @@ func runningAndReady(p domain.Pod) bool {
 // from the lowest ordinal up, then the condemned ones (beyond the
 // replicas, or with a name not of the set) from the highest down, then
 // the rolling update from the highest ordinal down to the partition.
-func (r *Reconciler) step(ctx context.Context, s domain.StatefulSet, revs revisions, owned []domain.Pod, now time.Time) error {
+//
+// Its writes name cause, the newest change of what the reconcile read;
+// a pod made again names its predecessor's end when that is newer.
+func (r *Reconciler) step(base context.Context, s domain.StatefulSet, revs revisions, owned []domain.Pod, cause events.Record) error {
 	monotonic := s.Spec.PodManagementPolicy != domain.StatefulSetParallel
 	replicas := make([]*domain.Pod, s.Spec.Replicas)
 	var condemned []domain.Pod
@@ -227,16 +259,12 @@ func (r *Reconciler) step(ctx context.Context, s domain.StatefulSet, revs revisi
 		ob, _ := domain.StatefulSetOrdinal(s.Name, b.Name)
 		return ob - oa
 	})
-	spec := reconcilers.SpecChange(domain.StatefulSetStream(s.Namespace, s.Name), s.Version, domain.StatefulSetCreated{}, domain.StatefulSetChanged{})
-	ctx, err := reconcilers.BecauseOf(ctx, spec)
-	if err != nil {
-		return err
-	}
+	ctx := because(base, cause)
 	var errs []error
 	for ord, p := range replicas {
 		switch {
 		case p == nil:
-			if err := r.create(ctx, s, revs, ord); err != nil {
+			if err := r.create(base, s, revs, ord, cause); err != nil {
 				errs = append(errs, err)
 			}
 			if monotonic {
@@ -306,11 +334,22 @@ func (r *Reconciler) step(ctx context.Context, s domain.StatefulSet, revs revisi
 // create makes the StatefulSet's pod of ordinal ord: from the current
 // revision's template below the partition of a rolling update, from the
 // StatefulSet's template otherwise (Kubernetes' newVersionedStatefulSetPod).
-func (r *Reconciler) create(ctx context.Context, s domain.StatefulSet, revs revisions, ord int) error {
+//
+// It names the newest of cause and the end of the pod's predecessor
+// under its name by another (a deletion by hand, a stop, the
+// finalization the reconciler waited for), as a ReplicaSet's pod made
+// for a lost one names the loss.
+func (r *Reconciler) create(ctx context.Context, s domain.StatefulSet, revs revisions, ord int, cause events.Record) error {
 	c := domain.NewStatefulSetPod(s, ord, r.newUID())
 	if s.Spec.UpdateStrategy.Type == domain.StatefulSetRollingUpdate && ord < int(domain.StatefulSetPartition(s)) && revs.current.Name != revs.update.Name {
 		c = domain.NewStatefulSetRevisionPod(s, revs.currentTemplate, revs.current.Name, ord, r.newUID())
 	}
+	end, _, err := reconcilers.LastChange(ctx, reconcilers.Change{Stream: domain.PodStream(c.Namespace, c.Name), Types: lossOfName, Others: true})
+	if err != nil {
+		return err
+	}
+	cause, _ = reconcilers.Newest(cause, end)
+	ctx = because(ctx, cause)
 	if _, err := r.podCmds.Execute(ctx, domain.Key{Namespace: c.Namespace, Name: c.Name}, c); err != nil {
 		err = fmt.Errorf("create pod %s of statefulset %s: %w", c.Name, s, err)
 		if errors.Is(err, domain.ErrInvalid) {
