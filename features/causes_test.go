@@ -637,6 +637,13 @@ func (ix causeIndex) expected(before []events.Record, rec events.Record, ev doma
 		if rec.Metadata.Actor == "system:herd:zones" && ev.Status.Phase == domain.PodRunning {
 			return ix.startGate(before, rec.Stream), true
 		}
+	case domain.PodDisruptionGranted:
+		if rec.Metadata.Actor == "system:herd:drain" {
+			// A budget's grant is asked for by the eviction, in its
+			// unit of work: the drain of the evicted pod's node.
+			node := ix.podNode[domain.PodStream(namespaceOf(rec.Stream), ev.Pod)]
+			return newest(before, node, func(e domain.Event) bool { _, ok := e.(domain.NodeDrainStarted); return ok })
+		}
 	case domain.PodDisruptionTargeted, domain.PodDeletionRequested:
 		node := ix.podNode[rec.Stream]
 		switch rec.Metadata.Actor {

@@ -108,7 +108,11 @@ func (r *Reconciler) sync(ctx context.Context, ds domain.DaemonSet, pods []domai
 		}
 		act.delete = rolling.delete
 	}
-	if err := r.delete(ctx, ds, act.delete); err != nil {
+	dctx, err := deleteCause(ctx, w, act.delete)
+	if err != nil {
+		return reconcilers.Result{}, errors.Join(append(errs, fmt.Errorf("cause of daemonset %s's deletions: %w", ds, err))...)
+	}
+	if err := r.delete(dctx, ds, act.delete); err != nil {
 		errs = append(errs, err)
 	}
 	created, err := r.create(ctx, ds, act.create)

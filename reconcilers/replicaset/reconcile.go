@@ -82,10 +82,22 @@ func (r *Reconciler) sync(ctx context.Context, rs domain.ReplicaSet, pods []doma
 	if err != nil {
 		return reconcilers.Result{}, errors.Join(append(errs, err)...)
 	}
-	if _, err := r.rsCommands.Execute(sctx, rs.Key(), domain.RecordReplicaSetStatus{Status: st}); err != nil && !errors.Is(err, domain.ErrNotFound) {
-		// A ReplicaSet deleted since it was read has no status to record:
-		// its deletion brings the key back, to collect its pods.
-		errs = append(errs, fmt.Errorf("record status of replicaset %s: %w", rs, err))
+	// The status is what the ReplicaSet as read asks for and has: it is
+	// recorded on that ReplicaSet only. One changed since (a scale, a new
+	// template from its Deployment) would get a status of a generation
+	// it no longer is, naming a change older than its own: its change
+	// brings the key back, to count it as it now stands.
+	cmd := domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: rs.ResourceVersion, Command: domain.RecordReplicaSetStatus{Status: st}}
+	if _, err := r.rsCommands.Execute(sctx, rs.Key(), cmd); err != nil {
+		switch {
+		case errors.Is(err, domain.ErrConflict):
+			return reconcilers.Result{}, errors.Join(errs...)
+		case !errors.Is(err, domain.ErrNotFound):
+			// A ReplicaSet deleted since it was read has no status to
+			// record: its deletion brings the key back, to collect its
+			// pods.
+			errs = append(errs, fmt.Errorf("record status of replicaset %s: %w", rs, err))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return reconcilers.Result{}, err

@@ -1,0 +1,154 @@
+package daemonset
+
+import (
+	"context"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"herd/domain"
+	"herd/events"
+	"herd/events/eventstest"
+	"herd/projections"
+	"herd/reconcilers"
+	"herd/reconcilers/reconcilerstest"
+)
+
+// heldLog is a log whose followers read nothing until the test ends:
+// the reconciler in the framework reconciles only on its first resync,
+// which no record queued, while the views and the log's queries show
+// everything.
+type heldLog struct {
+	events.Log
+}
+
+// ReadAfter waits for ctx before it reads: the follower's way into the
+// log.
+func (l heldLog) ReadAfter(ctx context.Context, _ int64, _ int) ([]events.Record, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestDeletedPodsNameWhatAskedForTheirDeletion: the pods a DaemonSet's
+// reconciler deletes name what asked for it, as read, and not the
+// record that happened to queue the DaemonSet (another pod turning
+// ready, which let a rollout go on) or, in a resync's reconcile, none:
+// a pod of an older template the DaemonSet's change of template, a pod
+// on a node that no longer takes it that node's new taint, and a pod
+// that failed the report of its failure.
+func TestDeletedPodsNameWhatAskedForTheirDeletion(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		act  func(*testing.T, *reconcilerstest.Env, domain.Executor[domain.DaemonSet, domain.DaemonSetCommand])
+		// stream and typ are those of the record the deletion of pod
+		// must name.
+		pod, stream, typ string
+	}{
+		{"a new template", func(t *testing.T, env *reconcilerstest.Env, dss domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]) {
+			spec := logsDS().Spec
+			spec.Template.Spec.Containers = []domain.Container{{Name: "fluent", Image: "fluent-bit:4"}}
+			if _, err := dss.Execute(operator(t.Context()), logsDS().Key(), domain.UpdateDaemonSet{Spec: spec}); err != nil {
+				t.Fatal(err)
+			}
+		}, "logs-p0000", domain.DaemonSetStream("default", "logs"), domain.DaemonSetChanged{}.EventType()},
+		{"its node tainted", func(t *testing.T, env *reconcilerstest.Env, _ domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]) {
+			env.Node("n2", domain.TaintNode{Taint: domain.Taint{Key: "maintenance", Value: "true", Effect: domain.EffectNoExecute}})
+		}, "logs-p0001", domain.NodeStream("n2"), domain.NodeTainted{}.EventType()},
+		{"it failed", func(t *testing.T, env *reconcilerstest.Env, _ domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]) {
+			env.Pod("logs-p0001", domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodFailed}})
+		}, "logs-p0001", domain.PodStream("default", "logs-p0001"), domain.PodStatusUpdated{}.EventType()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := reconcilerstest.New(t)
+			dss := env.Writer.DaemonSetCommands()
+			r, err := New(DefaultConfig(), projections.NewDaemonSetView(env.Log), env.Nodes, env.Pods,
+				podCommands{env.Writer.PodCommands(), env.Writer.PodBatch()}, dss, env.Clock, zap.NewNop())
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.ids = counting()
+			env.ReadyNode("n1", nil)
+			env.ReadyNode("n2", nil)
+			ds := logsDS()
+			if _, err := dss.Execute(operator(t.Context()), ds.Key(), domain.CreateDaemonSet{Namespace: "default", Name: "logs", UID: ds.UID, Spec: ds.Spec}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Reconcile(t.Context(), logsKey); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"logs-p0000", "logs-p0001"} {
+				env.Pod(name, domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodRunning, Conditions: []domain.PodCondition{
+					{Type: domain.PodConditionReady, Status: domain.ConditionTrue}}}})
+			}
+			env.Clock.Step(reconcilerstest.At(1).Sub(reconcilerstest.T0))
+			tc.act(t, env, dss)
+			want := last(t, env, tc.stream, tc.typ)
+
+			startResync(t, env, r)
+			var deleted events.Record
+			eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+				recs, err := env.Log.Query(t.Context(), events.Filter{Stream: domain.PodStream("default", tc.pod),
+					Types: []string{domain.PodDeletionRequested{}.EventType()}, Newest: true, Limit: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(recs) == 1 {
+					deleted = recs[0]
+				}
+				return len(recs) == 1
+			}, "the resync's reconcile deletes %s", tc.pod)
+			if deleted.Metadata.Actor != "system:herd:daemonset" || deleted.Metadata.CausationID != want.ID {
+				t.Errorf("%s's deletion by %s names cause %q, want %s %s at %d (%s)", tc.pod, deleted.Metadata.Actor,
+					deleted.Metadata.CausationID, want.Type, want.Stream, want.Position, want.ID)
+			}
+		})
+	}
+}
+
+// operator is ctx as an operator's command.
+func operator(ctx context.Context) context.Context {
+	return events.WithMetadata(ctx, events.Metadata{Actor: "kubernetes-admin"})
+}
+
+// last is the newest record of stream of type typ; the test fails when
+// there is none.
+func last(t *testing.T, env *reconcilerstest.Env, stream, typ string) events.Record {
+	t.Helper()
+	recs, err := env.Log.Query(t.Context(), events.Filter{Stream: stream, Types: []string{typ}, Newest: true, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) == 0 {
+		t.Fatalf("%s has no %s", stream, typ)
+	}
+	return recs[0]
+}
+
+// startResync runs r in the framework over env's log, whose records are
+// never handed over: only its first resync, at its start, reconciles,
+// and no record is there to name as a fallback cause.
+func startResync(t *testing.T, env *reconcilerstest.Env, r *Reconciler) {
+	t.Helper()
+	mgr, err := reconcilers.NewManager(reconcilers.Params{
+		Config:      reconcilers.Config{Enabled: []string{"*"}, Workers: 1, MaxRetries: 5},
+		Reconcilers: []reconcilers.Reconciler{r},
+		Log:         heldLog{Log: env.Log},
+		Clock:       env.Clock,
+		Logger:      zap.NewNop(),
+		Metrics:     reconcilers.NewMetrics(prometheus.NewRegistry()),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), eventstest.WaitFor)
+		defer cancel()
+		if err := mgr.Stop(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+}

@@ -1,0 +1,111 @@
+package drain
+
+import (
+	"context"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"herd/domain"
+	"herd/events"
+	"herd/events/eventstest"
+	"herd/reconcilers"
+	"herd/reconcilers/reconcilerstest"
+)
+
+// heldLog is a log whose followers read nothing until the test ends:
+// the reconciler in the framework reconciles only on its first resync,
+// which no record queued.
+type heldLog struct {
+	events.Log
+}
+
+// ReadAfter waits for ctx before it reads: the follower's way into the
+// log.
+func (l heldLog) ReadAfter(ctx context.Context, _ int64, _ int) ([]events.Record, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestABudgetsGrantNamesTheDrain: a drain's eviction asks the pod's
+// budget for a disruption in the same unit of work as the eviction;
+// the grant, as the eviction, names what asked for it: the drain of the
+// pod's node, also in a reconcile a resync started, which no record
+// queued.
+func TestABudgetsGrantNamesTheDrain(t *testing.T) {
+	env := reconcilerstest.New(t)
+	r := newReconciler(env)
+	env.ReadyNode("n1", nil)
+	create := reconcilerstest.CreatePod("web-a", "n1", 30)
+	create.Labels = map[string]string{"app": "web"}
+	env.Pod("web-a", create, domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodRunning,
+		Conditions: []domain.PodCondition{{Type: domain.PodConditionReady, Status: domain.ConditionTrue}}}})
+	budgets := env.Writer.PodDisruptionBudgetCommands()
+	key := domain.Key{Namespace: "default", Name: "web"}
+	if _, err := budgets.Execute(t.Context(), key, domain.CreatePodDisruptionBudget{Namespace: "default", Name: "web", UID: "uid-pdb",
+		Spec: domain.PodDisruptionBudgetSpec{MaxUnavailable: &domain.IntOrPercent{Value: 1}, Selector: &domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := budgets.Execute(t.Context(), key, domain.RecordPodDisruptionBudgetStatus{Status: domain.PodDisruptionBudgetStatus{
+		ObservedGeneration: 1, DisruptionsAllowed: 1, CurrentHealthy: 2, DesiredHealthy: 1, ExpectedPods: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	env.Node("n1", domain.DrainNode{})
+	started := last(t, env, domain.NodeStream("n1"), domain.NodeDrainStarted{}.EventType())
+
+	mgr, err := reconcilers.NewManager(reconcilers.Params{
+		Config:      reconcilers.Config{Enabled: []string{"*"}, Workers: 1, MaxRetries: 5},
+		Reconcilers: []reconcilers.Reconciler{r},
+		Log:         heldLog{Log: env.Log},
+		Clock:       env.Clock,
+		Logger:      zap.NewNop(),
+		Metrics:     reconcilers.NewMetrics(prometheus.NewRegistry()),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), eventstest.WaitFor)
+		defer cancel()
+		if err := mgr.Stop(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	var grant events.Record
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+		recs, err := env.Log.Query(t.Context(), events.Filter{Stream: domain.PodDisruptionBudgetStream("default", "web"),
+			Types: []string{domain.PodDisruptionGranted{}.EventType()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) > 0 {
+			grant = recs[0]
+		}
+		return len(recs) > 0
+	}, "the resync's drain evicts web-a through its budget")
+	evicted := last(t, env, domain.PodStream("default", "web-a"), domain.PodDeletionRequested{}.EventType())
+	for _, rec := range []events.Record{grant, evicted} {
+		if rec.Metadata.Actor != "system:herd:drain" || rec.Metadata.CausationID != started.ID {
+			t.Errorf("%s %s by %s names cause %q, want the drain's start at %d (%s)", rec.Type, rec.Stream, rec.Metadata.Actor,
+				rec.Metadata.CausationID, started.Position, started.ID)
+		}
+	}
+}
+
+// last is the newest record of stream of type typ; the test fails when
+// there is none.
+func last(t *testing.T, env *reconcilerstest.Env, stream, typ string) events.Record {
+	t.Helper()
+	recs, err := env.Log.Query(t.Context(), events.Filter{Stream: stream, Types: []string{typ}, Newest: true, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) == 0 {
+		t.Fatalf("%s has no %s", stream, typ)
+	}
+	return recs[0]
+}
