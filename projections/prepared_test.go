@@ -122,6 +122,35 @@ func TestConcurrentRenewalsOfOneLeaseApplyOnce(t *testing.T) {
 	})
 }
 
+// leaseRenewals makes the lease web-01 through a new writer on log and
+// returns them, with renew (a renewal decided as at a time) and onLeader
+// (such a renewal run whole on the group commit's leader).
+func leaseRenewals(t *testing.T, log events.Log, m *Metrics) (w *Writer, key domain.Key, created domain.Lease,
+	renew func(at time.Time) func(domain.Lease) ([]domain.Event, error), onLeader func(at time.Time) error) {
+	t.Helper()
+	ctx := t.Context()
+	clk := clocktesting.NewFakeClock(t0)
+	w = NewWriter(log, clk, m)
+	key = domain.Key{Namespace: domain.NodeLeaseNamespace, Name: "web-01"}
+	created, err := w.LeaseCommands().Execute(ctx, key,
+		domain.CreateLease{Namespace: key.Namespace, Name: key.Name, Content: leaseContent("web-01", clk.Now())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	renew = func(at time.Time) func(domain.Lease) ([]domain.Event, error) {
+		return func(l domain.Lease) ([]domain.Event, error) {
+			return domain.DecideLease(l, domain.UpdateLease{Content: leaseContent("web-01", at)}, clk.Now())
+		}
+	}
+	onLeader = func(at time.Time) error {
+		return w.inTx(ctx, func(tx unitTx) error {
+			_, err := leases.updateTx(ctx, w, tx, key.String(), renew(at))
+			return err
+		})
+	}
+	return w, key, created, renew, onLeader
+}
+
 // TestStaleRenewalIsDecidedAgain: a renewal decided on a lease that
 // another command moves before the renewal's turn (here one run on the
 // leader, queued first) finds its stream moved, is decided again on the
@@ -130,29 +159,12 @@ func TestStaleRenewalIsDecidedAgain(t *testing.T) {
 	onBothEngines(t, func(t *testing.T, log events.Log) {
 		ctx := t.Context()
 		reg := prometheus.NewRegistry()
-		clk := clocktesting.NewFakeClock(t0)
-		w := NewWriter(log, clk, NewMetrics(reg))
-		key := domain.Key{Namespace: domain.NodeLeaseNamespace, Name: "web-01"}
-		created, err := w.LeaseCommands().Execute(ctx, key,
-			domain.CreateLease{Namespace: key.Namespace, Name: key.Name, Content: leaseContent("web-01", clk.Now())})
-		if err != nil {
-			t.Fatal(err)
-		}
-		renew := func(at time.Time) func(domain.Lease) ([]domain.Event, error) {
-			return func(l domain.Lease) ([]domain.Event, error) {
-				return domain.DecideLease(l, domain.UpdateLease{Content: leaseContent("web-01", at)}, clk.Now())
-			}
-		}
+		w, key, created, renew, onLeader := leaseRenewals(t, log, NewMetrics(reg))
 		queued, release := holdGroup(t, w)
 		var wg sync.WaitGroup
 		var onLeaderErr, preparedErr error
 		var prepared domain.Lease
-		wg.Go(func() {
-			onLeaderErr = w.inTx(ctx, func(tx unitTx) error {
-				_, err := leases.updateTx(ctx, w, tx, key.String(), renew(t0.Add(time.Second)))
-				return err
-			})
-		})
+		wg.Go(func() { onLeaderErr = onLeader(t0.Add(time.Second)) })
 		queued(1)
 		wg.Go(func() {
 			prepared, preparedErr = w.UpdateLease(ctx, key.Namespace, key.Name, renew(t0.Add(2*time.Second)))
@@ -191,25 +203,7 @@ func TestStaleRenewalIsDecidedAgain(t *testing.T) {
 func TestStaleRenewalRunsOnTheLeaderNotDecidedAgainAndAgain(t *testing.T) {
 	onBothEngines(t, func(t *testing.T, log events.Log) {
 		ctx := t.Context()
-		clk := clocktesting.NewFakeClock(t0)
-		w := NewWriter(log, clk, nil)
-		key := domain.Key{Namespace: domain.NodeLeaseNamespace, Name: "web-01"}
-		created, err := w.LeaseCommands().Execute(ctx, key,
-			domain.CreateLease{Namespace: key.Namespace, Name: key.Name, Content: leaseContent("web-01", clk.Now())})
-		if err != nil {
-			t.Fatal(err)
-		}
-		renew := func(at time.Time) func(domain.Lease) ([]domain.Event, error) {
-			return func(l domain.Lease) ([]domain.Event, error) {
-				return domain.DecideLease(l, domain.UpdateLease{Content: leaseContent("web-01", at)}, clk.Now())
-			}
-		}
-		onLeader := func(at time.Time) error {
-			return w.inTx(ctx, func(tx unitTx) error {
-				_, err := leases.updateTx(ctx, w, tx, key.String(), renew(at))
-				return err
-			})
-		}
+		w, key, created, renew, onLeader := leaseRenewals(t, log, nil)
 		queued, release := holdGroup(t, w)
 		var wg sync.WaitGroup
 		var firstErr, laterErr, staleErr error

@@ -178,15 +178,7 @@ func receiveWhile(t testing.TB, msgs <-chan *message.Message, failed <-chan erro
 		case err := <-failed:
 			t.Fatalf("a writer stopped: %v", err)
 		case msg, ok := <-msgs:
-			if !ok {
-				t.Fatal("subscription closed while a message was expected")
-			}
-			r, err := events.RecordFromMessage(msg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			msg.Ack()
-			return r
+			return ackedRecord(t, msg, ok)
 		case <-tick.C:
 			if since := time.Since(lastProgress()); since > WaitFor {
 				t.Fatalf("no message within %s, and no append either", since.Round(time.Second))

@@ -39,19 +39,26 @@ func Receive(t testing.TB, msgs <-chan *message.Message) events.Record {
 	defer deadline.Stop()
 	select {
 	case msg, ok := <-msgs:
-		if !ok {
-			t.Fatal("subscription closed while a message was expected")
-		}
-		r, err := events.RecordFromMessage(msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg.Ack()
-		return r
+		return ackedRecord(t, msg, ok)
 	case <-deadline.C:
 		t.Fatalf("no message within %s", WaitFor)
 	}
 	return events.Record{}
+}
+
+// ackedRecord is the record of msg, received (ok) from a subscription, once
+// acked; it fails t when the subscription was closed instead.
+func ackedRecord(t testing.TB, msg *message.Message, ok bool) events.Record {
+	t.Helper()
+	if !ok {
+		t.Fatal("subscription closed while a message was expected")
+	}
+	r, err := events.RecordFromMessage(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg.Ack()
+	return r
 }
 
 // ReceiveN is Receive n times.
