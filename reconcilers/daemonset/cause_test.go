@@ -4,31 +4,14 @@ import (
 	"context"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"herd/domain"
 	"herd/events"
 	"herd/events/eventstest"
 	"herd/projections"
-	"herd/reconcilers"
 	"herd/reconcilers/reconcilerstest"
 )
-
-// heldLog is a log whose followers read nothing until the test ends:
-// the reconciler in the framework reconciles only on its first resync,
-// which no record queued, while the views and the log's queries show
-// everything.
-type heldLog struct {
-	events.Log
-}
-
-// ReadAfter waits for ctx before it reads: the follower's way into the
-// log.
-func (l heldLog) ReadAfter(ctx context.Context, _ int64, _ int) ([]events.Record, error) {
-	<-ctx.Done()
-	return nil, ctx.Err()
-}
 
 // TestDeletedPodsNameWhatAskedForTheirDeletion: the pods a DaemonSet's
 // reconciler deletes name what asked for it, as read, and not the
@@ -85,7 +68,7 @@ func TestDeletedPodsNameWhatAskedForTheirDeletion(t *testing.T) {
 			tc.act(t, env, dss)
 			want := last(t, env, tc.stream, tc.typ)
 
-			startResync(t, env, r)
+			reconcilerstest.StartResyncOnly(t, env, r)
 			var deleted events.Record
 			eventstest.Eventually(t, eventstest.WaitFor, func() bool {
 				recs, err := env.Log.Query(t.Context(), events.Filter{Stream: domain.PodStream("default", tc.pod),
@@ -123,32 +106,4 @@ func last(t *testing.T, env *reconcilerstest.Env, stream, typ string) events.Rec
 		t.Fatalf("%s has no %s", stream, typ)
 	}
 	return recs[0]
-}
-
-// startResync runs r in the framework over env's log, whose records are
-// never handed over: only its first resync, at its start, reconciles,
-// and no record is there to name as a fallback cause.
-func startResync(t *testing.T, env *reconcilerstest.Env, r *Reconciler) {
-	t.Helper()
-	mgr, err := reconcilers.NewManager(reconcilers.Params{
-		Config:      reconcilers.Config{Enabled: []string{"*"}, Workers: 1, MaxRetries: 5},
-		Reconcilers: []reconcilers.Reconciler{r},
-		Log:         heldLog{Log: env.Log},
-		Clock:       env.Clock,
-		Logger:      zap.NewNop(),
-		Metrics:     reconcilers.NewMetrics(prometheus.NewRegistry()),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mgr.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), eventstest.WaitFor)
-		defer cancel()
-		if err := mgr.Stop(ctx); err != nil {
-			t.Error(err)
-		}
-	})
 }

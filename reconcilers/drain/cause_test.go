@@ -1,32 +1,13 @@
 package drain
 
 import (
-	"context"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"go.uber.org/zap"
 
 	"herd/domain"
 	"herd/events"
 	"herd/events/eventstest"
-	"herd/reconcilers"
 	"herd/reconcilers/reconcilerstest"
 )
-
-// heldLog is a log whose followers read nothing until the test ends:
-// the reconciler in the framework reconciles only on its first resync,
-// which no record queued.
-type heldLog struct {
-	events.Log
-}
-
-// ReadAfter waits for ctx before it reads: the follower's way into the
-// log.
-func (l heldLog) ReadAfter(ctx context.Context, _ int64, _ int) ([]events.Record, error) {
-	<-ctx.Done()
-	return nil, ctx.Err()
-}
 
 // TestABudgetsGrantNamesTheDrain: a drain's eviction asks the pod's
 // budget for a disruption in the same unit of work as the eviction;
@@ -54,27 +35,7 @@ func TestABudgetsGrantNamesTheDrain(t *testing.T) {
 	env.Node("n1", domain.DrainNode{})
 	started := last(t, env, domain.NodeStream("n1"), domain.NodeDrainStarted{}.EventType())
 
-	mgr, err := reconcilers.NewManager(reconcilers.Params{
-		Config:      reconcilers.Config{Enabled: []string{"*"}, Workers: 1, MaxRetries: 5},
-		Reconcilers: []reconcilers.Reconciler{r},
-		Log:         heldLog{Log: env.Log},
-		Clock:       env.Clock,
-		Logger:      zap.NewNop(),
-		Metrics:     reconcilers.NewMetrics(prometheus.NewRegistry()),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mgr.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), eventstest.WaitFor)
-		defer cancel()
-		if err := mgr.Stop(ctx); err != nil {
-			t.Error(err)
-		}
-	})
+	reconcilerstest.StartResyncOnly(t, env, r)
 	var grant events.Record
 	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
 		recs, err := env.Log.Query(t.Context(), events.Filter{Stream: domain.PodDisruptionBudgetStream("default", "web"),

@@ -1,13 +1,11 @@
 package job
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"herd/domain"
@@ -17,25 +15,6 @@ import (
 	"herd/reconcilers"
 	"herd/reconcilers/reconcilerstest"
 )
-
-// heldLog is a log whose followers read nothing until release is
-// closed: what the reconcilers' dispatcher has not handed over yet, while
-// the views and the log's queries already show it.
-type heldLog struct {
-	events.Log
-	release chan struct{}
-}
-
-// ReadAfter waits for the release (or ctx) before it reads: the
-// follower's way into the log.
-func (l heldLog) ReadAfter(ctx context.Context, position int64, limit int) ([]events.Record, error) {
-	select {
-	case <-l.release:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	return l.Log.ReadAfter(ctx, position, limit)
-}
 
 // causeHarness is the Job reconciler on herd's own log, views and unit
 // of work, a fake clock, and pods named pi-1, pi-2, … in the order it
@@ -129,28 +108,7 @@ func (h *causeHarness) last(stream, typ string) (events.Record, bool) {
 // start, reconciles the Job, until the test ends.
 func (h *causeHarness) startResync() {
 	h.t.Helper()
-	release := make(chan struct{})
-	mgr, err := reconcilers.NewManager(reconcilers.Params{
-		Config:      reconcilers.Config{Enabled: []string{"*"}, Workers: 1, MaxRetries: 5},
-		Reconcilers: []reconcilers.Reconciler{h.r},
-		Log:         heldLog{Log: h.env.Log, release: release},
-		Clock:       h.env.Clock,
-		Logger:      zap.NewNop(),
-		Metrics:     reconcilers.NewMetrics(prometheus.NewRegistry()),
-	})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if err := mgr.Start(h.t.Context()); err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), eventstest.WaitFor)
-		defer cancel()
-		if err := mgr.Stop(ctx); err != nil {
-			h.t.Error(err)
-		}
-	})
+	reconcilerstest.StartResyncOnly(h.t, h.env, h.r)
 }
 
 // resync starts the resync (startResync) and returns the first count
