@@ -40,3 +40,12 @@ func damaged(err error) bool {
 	var se sqlite3.Error
 	return errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB)
 }
+
+// LockedOut reports whether err is SQLite's refusal of a statement that
+// waited out the busy timeout for a lock another connection held
+// (SQLITE_BUSY): nothing was written, and the same write may be tried
+// again.
+func LockedOut(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.Code == sqlite3.ErrBusy
+}

@@ -12,3 +12,6 @@ func storageError(error) bool { return false }
 
 // damaged is never true without cgo, for the same reason.
 func damaged(error) bool { return false }
+
+// LockedOut is never true without cgo, for the same reason.
+func LockedOut(error) bool { return false }

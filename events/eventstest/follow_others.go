@@ -1,7 +1,6 @@
 package eventstest
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/go-cmp/cmp"
-	"github.com/mattn/go-sqlite3"
 
 	"herd/events"
 )
@@ -120,7 +118,7 @@ func appendConcurrently(t *testing.T, msgs <-chan *message.Message, writers, eac
 			stream := fmt.Sprintf("node/%d", w)
 			for i := range each {
 				recs, err := tryAppend(t.Context(), log, stream, int64(i), events.Metadata{}, t0, ev("HeartbeatRecorded", i))
-				for lockedOut(err) {
+				for events.LockedOut(err) {
 					// SQLite's busy wait is no queue: on a loaded machine
 					// a writer among eight, beside a subscriber that
 					// holds the write lock while its batch is acked, can
@@ -185,11 +183,4 @@ func receiveWhile(t testing.TB, msgs <-chan *message.Message, failed <-chan erro
 			}
 		}
 	}
-}
-
-// lockedOut says err is SQLite's refusal of a transaction that waited out
-// the busy timeout for the write lock: nothing was written.
-func lockedOut(err error) bool {
-	var se sqlite3.Error
-	return errors.As(err, &se) && se.Code == sqlite3.ErrBusy
 }
