@@ -4,7 +4,8 @@ Feature: StatefulSets keep pods with stable names, and their templates as revisi
   before it are Ready; a scale down removes the highest ordinal first; a
   new template rolls from the highest ordinal down to the partition, and a
   pod below the partition that is lost comes back as it was. Each template
-  is a revision an operator can go back to, as kubectl rollout undo does.
+  is a revision an operator can go back to, as kubectl rollout undo does;
+  one deleted by hand is made again at once, not at the next resync.
 
   Background:
     Given herd is running and the time is 2026-03-01 09:00:00
@@ -46,3 +47,13 @@ Feature: StatefulSets keep pods with stable names, and their templates as revisi
       | web-1 | nginx:1 |
       | web-2 | nginx:1 |
     And StatefulSet "web" has revisions "2, 3"
+
+  Scenario: A revision deleted by hand comes back at once
+    Given StatefulSet "web" keeps 2 pods of "nginx:1"
+    And StatefulSet "web" has revisions "1"
+    When an operator deletes the newest revision of StatefulSet "web"
+    Then StatefulSet "web" has revisions "1"
+    And StatefulSet "web" has these pods Running:
+      | pod   | image   |
+      | web-0 | nginx:1 |
+      | web-1 | nginx:1 |

@@ -34,6 +34,7 @@ func (w *world) registerStatefulSetSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^pod "([^"]+)" of StatefulSet "([^"]+)" is lost$`, w.statefulSetPodLost)
 	sc.Step(`^an operator undoes the last rollout of StatefulSet "([^"]+)"$`, w.statefulSetUndo)
 	sc.Step(`^StatefulSet "([^"]+)" has revisions "([^"]*)"$`, w.statefulSetHasRevisions)
+	sc.Step(`^an operator deletes the newest revision of StatefulSet "([^"]+)"$`, w.statefulSetRevisionDeleted)
 }
 
 // statefulSetKeeps creates a StatefulSet of n pods of one container of
