@@ -54,6 +54,7 @@ func (s *Store) Append(ctx context.Context, tx *sql.Tx, stream string, expectedV
 			RecordedAt:    at,
 			Payload:       json.RawMessage(ev.Payload),
 			Metadata:      md,
+			Continues:     i > 0,
 		}
 		msgs[i] = appendMessage(ctx, &records[i])
 	}

@@ -30,13 +30,16 @@ func PrepareAppend(stream string, expectedVersion int64, md Metadata, at time.Ti
 	if err := checkAppend(stream, expectedVersion, at, evs); err != nil {
 		return nil, err
 	}
-	var mdJSON any
-	if !md.IsZero() {
-		b, err := json.Marshal(md)
+	// The first event's metadata, and the rest's, which continue its write.
+	var first, rest any
+	for i, to := range []*any{&first, &rest} {
+		b, err := metadataJSON(md, i > 0)
 		if err != nil {
 			return nil, fmt.Errorf("append %s@%d: metadata: %w", stream, expectedVersion, err)
 		}
-		mdJSON = string(b)
+		if b != nil {
+			*to = string(b)
+		}
 	}
 	at = at.UTC()
 	p := &PreparedAppend{records: make([]Record, len(evs)), args: make([]any, 0, len(evs)*insertArgs)}
@@ -48,8 +51,13 @@ func PrepareAppend(stream string, expectedVersion int64, md Metadata, at time.Ti
 		p.records[i] = Record{
 			ID: id.String(), Stream: stream, Version: expectedVersion + int64(i) + 1, Type: ev.Type,
 			SchemaVersion: max(ev.SchemaVersion, 1), RecordedAt: at, Payload: json.RawMessage(ev.Payload), Metadata: md,
+			Continues: i > 0,
 		}
 		r := &p.records[i]
+		mdJSON := first
+		if r.Continues {
+			mdJSON = rest
+		}
 		p.args = append(p.args, r.ID, r.Stream, r.Version, r.Type, int64(r.SchemaVersion), at.UnixNano(), []byte(r.Payload), mdJSON)
 	}
 	return p, nil

@@ -28,6 +28,9 @@ const (
 	KeyCausationID   = "causation_id"
 	KeyCorrelationID = "correlation_id" // watermill's middleware.CorrelationIDMetadataKey
 	KeySource        = "source"
+	// KeyContinues is "true" on an event that continues the write of the
+	// one before it (Record.Continues), absent otherwise.
+	KeyContinues = "continues"
 	// keyUnreadable marks a message a Follower made for a stored event it
 	// could not read, so that its consumer sets it aside by its position.
 	keyUnreadable = "unreadable"
@@ -50,6 +53,9 @@ func toMessage(r *Record, recordedAt string) *message.Message {
 	setIfNotEmpty(m, KeyCausationID, r.Metadata.CausationID)
 	setIfNotEmpty(m, KeyCorrelationID, r.Metadata.CorrelationID)
 	setIfNotEmpty(m, KeySource, r.Metadata.Source)
+	if r.Continues {
+		m[KeyContinues] = "true"
+	}
 	return msg
 }
 
@@ -151,6 +157,7 @@ func fromMetadata(id string, m message.Metadata, needPosition bool) (Record, err
 		errs = append(errs, errors.New("no uuid"))
 	}
 	r.Metadata = Metadata{Actor: m[KeyActor], CausationID: m[KeyCausationID], CorrelationID: m[KeyCorrelationID], Source: m[KeySource]}
+	r.Continues = m[KeyContinues] == "true"
 	if err := errors.Join(errs...); err != nil {
 		return Record{}, fmt.Errorf("message %s is not a herd event: %w", id, err)
 	}

@@ -1,6 +1,9 @@
 package events
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Metadata says who caused an event and why. It is stored beside every
 // event as JSON and travels with it through subscriptions.
@@ -16,6 +19,23 @@ type Metadata struct {
 	// Source is the adapter the change came through (httpapi, kubelet,
 	// rp2040, illumos, a reconciler name).
 	Source string `json:"source,omitempty"`
+}
+
+// storedMetadata is an event's metadata as the log stores it: the
+// Metadata and whether the event continues the write of the one before
+// it (Record.Continues).
+type storedMetadata struct {
+	Metadata
+	Continues bool `json:"continues,omitempty"`
+}
+
+// metadataJSON is the metadata column of an event with md that continues
+// its write or not: nil when there is nothing to store.
+func metadataJSON(md Metadata, continues bool) ([]byte, error) {
+	if md.IsZero() && !continues {
+		return nil, nil
+	}
+	return json.Marshal(storedMetadata{Metadata: md, Continues: continues})
 }
 
 // IsZero reports whether md carries nothing.

@@ -239,13 +239,14 @@ type insertColumns struct {
 // for one INSERT.
 func newRecords(stream string, expected int64, md Metadata, at time.Time, evs []NewEvent) ([]Record, insertColumns, error) {
 	at = at.UTC()
-	var meta []byte
-	if !md.IsZero() {
-		b, err := json.Marshal(md)
+	// The first event's metadata, and the rest's, which continue its write.
+	var meta [2][]byte
+	for i := range meta {
+		b, err := metadataJSON(md, i > 0)
 		if err != nil {
 			return nil, insertColumns{}, fmt.Errorf("append %s: metadata: %w", stream, err)
 		}
-		meta = b
+		meta[i] = b
 	}
 	records := make([]Record, len(evs))
 	n := len(evs)
@@ -257,9 +258,9 @@ func newRecords(stream string, expected int64, md Metadata, at time.Time, evs []
 			return nil, insertColumns{}, fmt.Errorf("append %s: event id: %w", stream, err)
 		}
 		records[i] = Record{ID: id.String(), Stream: stream, Version: expected + int64(i) + 1, Type: ev.Type,
-			SchemaVersion: max(ev.SchemaVersion, 1), RecordedAt: at, Payload: json.RawMessage(ev.Payload), Metadata: md}
+			SchemaVersion: max(ev.SchemaVersion, 1), RecordedAt: at, Payload: json.RawMessage(ev.Payload), Metadata: md, Continues: i > 0}
 		c.ids[i], c.streams[i], c.types[i], c.versions[i] = records[i].ID, stream, ev.Type, records[i].Version
-		c.recorded[i], c.schemas[i], c.payloads[i], c.metadata[i] = at.UnixNano(), int32(records[i].SchemaVersion), ev.Payload, meta
+		c.recorded[i], c.schemas[i], c.payloads[i], c.metadata[i] = at.UnixNano(), int32(records[i].SchemaVersion), ev.Payload, meta[min(i, 1)]
 	}
 	return records, c, nil
 }

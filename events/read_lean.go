@@ -12,7 +12,8 @@ import (
 // PostgreSQL's implement it.
 type LeanReader interface {
 	// ReadAfterLean is ReadAfter with the events whose type is lean
-	// stripped: their ID, Payload and Metadata are empty.
+	// stripped: their ID, Payload and Metadata are empty, and Continues
+	// false (it is stored with the metadata).
 	ReadAfterLean(ctx context.Context, position int64, limit int, lean string) ([]Record, error)
 }
 

@@ -48,7 +48,7 @@ func TestReadRangeReturnsExactlyTheRange(t *testing.T) {
 			for _, r := range got {
 				pos = append(pos, r.Position)
 				want := all[r.Position-1]
-				want.ID, want.Metadata = "", events.Metadata{} // a replay reads neither
+				want.ID, want.Metadata, want.Continues = "", events.Metadata{}, false // a replay reads none of them
 				if diff := cmp.Diff(want, r); diff != "" {
 					t.Errorf("record %d (-want +got):\n%s", r.Position, diff)
 				}

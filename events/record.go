@@ -34,6 +34,12 @@ type Record struct {
 	Payload json.RawMessage
 	// Metadata says who caused the event and why.
 	Metadata Metadata
+	// Continues says the event was appended by the same write as the
+	// event before it in its stream (one command's events are one
+	// write): watchers see the write as one version of its object. The
+	// log stores it with the metadata; events written before herd kept it
+	// read as writes of their own.
+	Continues bool
 }
 
 // NewEvent is one event to append.
@@ -67,10 +73,12 @@ func scanRecord(row interface{ Scan(...any) error }) (Record, error) {
 		// goccy/go-json decodes as encoding/json does, in a fraction of
 		// the time: every reader of the log decodes every event's
 		// metadata (the watch hub, the dispatcher, a what-if replay).
-		if err := gojson.Unmarshal(metadata, &r.Metadata); err != nil {
+		var stored storedMetadata
+		if err := gojson.Unmarshal(metadata, &stored); err != nil {
 			// The position is kept: a follower sets the record aside by it.
 			return Record{Position: r.Position}, &unreadableError{position: r.Position, err: fmt.Errorf("metadata: %w", err)}
 		}
+		r.Metadata, r.Continues = stored.Metadata, stored.Continues
 	}
 	return r, nil
 }

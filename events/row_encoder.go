@@ -1,7 +1,6 @@
 package events
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -23,10 +22,11 @@ type insertRow struct {
 // one append share their time and metadata, so it remembers the last ones
 // and converts each only once per batch.
 type rowEncoder struct {
-	lastTime     string
-	lastNanos    int64
-	lastMetadata Metadata
-	lastJSON     any
+	lastTime      string
+	lastNanos     int64
+	lastMetadata  Metadata
+	lastContinues bool
+	lastJSON      any
 }
 
 func (e *rowEncoder) encode(id string, m message.Metadata) (insertRow, error) {
@@ -52,7 +52,7 @@ func (e *rowEncoder) encode(id string, m message.Metadata) (insertRow, error) {
 		return row, fmt.Errorf("events: message %s: %s: %w", id, KeyRecordedAt, err)
 	}
 	md := Metadata{Actor: m[KeyActor], CausationID: m[KeyCausationID], CorrelationID: m[KeyCorrelationID], Source: m[KeySource]}
-	if row.metadata, err = e.json(md); err != nil {
+	if row.metadata, err = e.json(md, m[KeyContinues] == "true"); err != nil {
 		return row, fmt.Errorf("events: message %s: metadata: %w", id, err)
 	}
 	return row, nil
@@ -73,18 +73,18 @@ func (e *rowEncoder) nanos(s string) (int64, error) {
 	return e.lastNanos, nil
 }
 
-func (e *rowEncoder) json(md Metadata) (any, error) {
-	if md.IsZero() {
+func (e *rowEncoder) json(md Metadata, continues bool) (any, error) {
+	if md.IsZero() && !continues {
 		return nil, nil
 	}
-	if md == e.lastMetadata && e.lastJSON != nil {
+	if md == e.lastMetadata && continues == e.lastContinues && e.lastJSON != nil {
 		return e.lastJSON, nil
 	}
-	b, err := json.Marshal(md)
+	b, err := metadataJSON(md, continues)
 	if err != nil {
 		return nil, err
 	}
-	e.lastMetadata, e.lastJSON = md, string(b)
+	e.lastMetadata, e.lastContinues, e.lastJSON = md, continues, string(b)
 	return e.lastJSON, nil
 }
 

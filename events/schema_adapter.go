@@ -62,7 +62,7 @@ func (a schemaAdapter) InsertQuery(params wsql.InsertQueryParams) (wsql.Query, e
 	var enc rowEncoder
 	for _, msg := range params.Msgs {
 		if r := appendedRecord(msg); r != nil {
-			md, err := enc.json(r.Metadata)
+			md, err := enc.json(r.Metadata, r.Continues)
 			if err != nil {
 				return wsql.Query{}, fmt.Errorf("events: message %s: metadata: %w", msg.UUID, err)
 			}

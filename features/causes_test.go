@@ -1052,26 +1052,25 @@ func (ix causeIndex) conditionTurn(before []events.Record, node, key string, eff
 	return turn, true
 }
 
-// markedTogether reports whether rec was appended in the same commit as
-// the health monitor's marking of its node (a HeartbeatMissed with the
-// same metadata and time, just before it in the stream).
+// markedTogether reports whether rec was appended by the same write as
+// the health monitor's marking of its node (a HeartbeatMissed before it
+// in the stream, in the write the log marks rec as continuing).
 func (ix causeIndex) markedTogether(before []events.Record, rec events.Record) bool {
 	switch rec.Type {
 	case domain.HeartbeatMissed{}.EventType(), domain.FleetDisruptionStarted{}.EventType():
 		// The clock's doing: a silence, and the fleet judged from it.
 		return true
 	}
-	for i := len(before) - 1; i >= 0; i-- {
+	cur := rec
+	for i := len(before) - 1; i >= 0 && cur.Continues; i-- {
 		b := before[i]
 		if b.Stream != rec.Stream {
 			continue
 		}
-		if b.Metadata != rec.Metadata || !b.RecordedAt.Equal(rec.RecordedAt) {
-			return false
-		}
 		if b.Type == (domain.HeartbeatMissed{}).EventType() {
 			return true
 		}
+		cur = b
 	}
 	return false
 }

@@ -26,6 +26,7 @@ type auditEvent struct {
 	Type       string          `json:"type"`
 	RecordedAt time.Time       `json:"recordedAt"`
 	Actor      string          `json:"actor"`
+	Continues  bool            `json:"continuesWrite"`
 	Payload    json.RawMessage `json:"payload"`
 }
 

@@ -291,13 +291,13 @@ func (w *world) everyChangeAfterList() error {
 	if err != nil {
 		return err
 	}
-	// One write to a node (a command's events) is one change, at its
-	// last event's position.
+	// One write to a node (a command's events, the log marks those after
+	// the first) is one change, at its last event's position.
 	var want []string
 	for i, r := range recs {
 		if i+1 < len(recs) {
 			next := recs[i+1]
-			if next.Stream == r.Stream && next.Position == r.Position+1 && next.RecordedAt.Equal(r.RecordedAt) && next.Actor == r.Actor {
+			if next.Continues && next.Stream == r.Stream && next.Position == r.Position+1 {
 				continue
 			}
 		}

@@ -25,18 +25,21 @@ const (
 
 // AuditEvent is one record of the log as the audit API shows it.
 type AuditEvent struct {
-	Position      int64           `json:"position"`
-	ID            string          `json:"id"`
-	Stream        string          `json:"stream"`
-	Version       int64           `json:"version"`
-	Type          string          `json:"type"`
-	SchemaVersion int             `json:"schemaVersion"`
-	RecordedAt    time.Time       `json:"recordedAt"`
-	Actor         string          `json:"actor,omitempty"`
-	CausationID   string          `json:"causationId,omitempty"`
-	CorrelationID string          `json:"correlationId,omitempty"`
-	Source        string          `json:"source,omitempty"`
-	Payload       json.RawMessage `json:"payload"`
+	Position      int64     `json:"position"`
+	ID            string    `json:"id"`
+	Stream        string    `json:"stream"`
+	Version       int64     `json:"version"`
+	Type          string    `json:"type"`
+	SchemaVersion int       `json:"schemaVersion"`
+	RecordedAt    time.Time `json:"recordedAt"`
+	Actor         string    `json:"actor,omitempty"`
+	CausationID   string    `json:"causationId,omitempty"`
+	CorrelationID string    `json:"correlationId,omitempty"`
+	Source        string    `json:"source,omitempty"`
+	// ContinuesWrite says the event was appended by the same write (one
+	// command) as the event before it in its stream.
+	ContinuesWrite bool            `json:"continuesWrite,omitempty"`
+	Payload        json.RawMessage `json:"payload"`
 }
 
 // AuditEventList is a page of the audit log. Metadata.Continue, when set,
@@ -222,7 +225,7 @@ func toAuditEvent(rec events.Record) AuditEvent {
 		Position: rec.Position, ID: rec.ID, Stream: rec.Stream, Version: rec.Version,
 		Type: rec.Type, SchemaVersion: rec.SchemaVersion, RecordedAt: rec.RecordedAt,
 		Actor: rec.Metadata.Actor, CausationID: rec.Metadata.CausationID,
-		CorrelationID: rec.Metadata.CorrelationID, Source: rec.Metadata.Source,
+		CorrelationID: rec.Metadata.CorrelationID, Source: rec.Metadata.Source, ContinuesWrite: rec.Continues,
 		Payload: rec.Payload,
 	}
 }

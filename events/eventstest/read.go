@@ -27,8 +27,8 @@ func testAppendAndReadStream(t *testing.T, open OpenLogFunc) {
 
 	want := []events.Record{
 		{Stream: "node/a", Version: 1, Type: "NodeRegistered", SchemaVersion: 1, RecordedAt: t0, Payload: json.RawMessage(`{"n":1}`), Metadata: md},
-		{Stream: "node/a", Version: 2, Type: "NodeTainted", SchemaVersion: 3, RecordedAt: t0, Payload: json.RawMessage(`{"key":"k"}`), Metadata: md},
-		{Stream: "node/a", Version: 3, Type: "HeartbeatRecorded", SchemaVersion: 1, RecordedAt: t0, Payload: json.RawMessage(`{"n":3}`), Metadata: md},
+		{Stream: "node/a", Version: 2, Type: "NodeTainted", SchemaVersion: 3, RecordedAt: t0, Payload: json.RawMessage(`{"key":"k"}`), Metadata: md, Continues: true},
+		{Stream: "node/a", Version: 3, Type: "HeartbeatRecorded", SchemaVersion: 1, RecordedAt: t0, Payload: json.RawMessage(`{"n":3}`), Metadata: md, Continues: true},
 		{Stream: "node/a", Version: 4, Type: "HeartbeatRecorded", SchemaVersion: 1, RecordedAt: t0.Add(time.Minute), Payload: json.RawMessage(`{"n":4}`), Metadata: events.Metadata{Actor: "kubelet"}},
 	}
 	ignoreIdentity := cmp.FilterPath(func(p cmp.Path) bool {

@@ -174,7 +174,7 @@ func testReadLean(t *testing.T, open OpenLogFunc) {
 		t.Fatal(err)
 	}
 	want := []events.Record{recs[0], recs[1], recs[2]}
-	want[1].ID, want[1].Metadata, want[1].Payload = "", events.Metadata{}, []byte(`{}`)
+	want[1].ID, want[1].Metadata, want[1].Continues, want[1].Payload = "", events.Metadata{}, false, []byte(`{}`)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ReadAfterLean (-want +got):\n%s", diff)
 	}

@@ -153,15 +153,16 @@ func (h *Hub) release(e entry) {
 }
 
 // sameWrite reports whether next was appended by the same write as rec:
-// the next event of the same stream, at the same time, for the same
-// actor and cause. The events one command appends to its object (a
-// heartbeat and every condition it flipped) are one version of the
-// object for watchers, as one etcd write is one object version in
-// kube-apiserver: a report that flips a thousand conditions is one
-// version held, not a thousand.
+// the next event of the same stream, which the log marks as continuing
+// rec's write. The events one command appends to its object (a heartbeat
+// and every condition it flipped) are one version of the object for
+// watchers, as one etcd write is one object version in kube-apiserver: a
+// report that flips a thousand conditions is one version held, not a
+// thousand. Two writes are never one, however alike: under a clock that
+// stands still, a change and a deletion by the same hand are two
+// versions, whether the hub reads them in one batch or in two.
 func sameWrite(rec, next events.Record) bool {
-	return next.Stream == rec.Stream && next.Version == rec.Version+1 && next.Position == rec.Position+1 &&
-		next.RecordedAt.Equal(rec.RecordedAt) && next.Metadata == rec.Metadata
+	return next.Continues && next.Stream == rec.Stream && next.Version == rec.Version+1 && next.Position == rec.Position+1
 }
 
 // appearance is an object seen to exist for the first time, for its

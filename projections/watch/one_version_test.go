@@ -1,12 +1,19 @@
 package watch_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"herd/domain"
+	"herd/events"
+	"herd/events/eventstest"
 	"herd/projections/watch"
 )
 
@@ -111,4 +118,67 @@ func heap() int64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return int64(m.HeapAlloc)
+}
+
+// TestTwoWritesAreTwoVersionsUnderAClockThatStandsStill: a change and a
+// deletion of one node, one right after the other, at the same time of
+// herd's clock and by the same hand, are two versions, also when the hub
+// reads both in one batch, and when a watcher reads them from the log.
+// They were once taken for one write whenever one read held both: the
+// change was lost, or not, by the timing of the hub's reads.
+func TestTwoWritesAreTwoVersionsUnderAClockThatStandsStill(t *testing.T) {
+	f := newFixture(t, watch.Config{CacheSize: 1})
+	held := &heldLog{Log: f.store.Log()}
+	hub, err := watch.NewHub(held, watch.Config{PollInterval: time.Millisecond}, f.clk, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := watch.Register(hub, nodeKind(f.view)); err != nil {
+		t.Fatal(err)
+	}
+	f.start(t)
+	if err := hub.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(hub.Stop)
+	f.do(t, "web-01", register("web-01", nil))
+	from := f.head(t)
+	live, _ := mustWatch(t, hub, watch.Request{Resource: "nodes", From: from})
+
+	// The hub reads nothing until both writes are in: one batch.
+	held.held.Store(true)
+	labelled := f.do(t, "web-01", domain.SetNodeLabels{Labels: map[string]string{"zone": "b"}})
+	gone := f.do(t, "web-01", domain.DeleteNode{})
+	held.held.Store(false)
+	want := []string{
+		fmt.Sprintf("MODIFIED web-01@%d", labelled.ResourceVersion),
+		fmt.Sprintf("DELETED web-01@%d", gone.ResourceVersion),
+	}
+	if diff := cmp.Diff(want, strs(receive(t, live, len(want)))); diff != "" {
+		t.Errorf("the hub's one batch (-want +got):\n%s", diff)
+	}
+
+	// f's hub caches one entry: a watch from before both writes reads
+	// them from the log, in one batch.
+	f.do(t, "web-02", register("web-02", nil))
+	head := f.head(t)
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool { return f.hub.Position() >= head }, "hub at %d", head)
+	fromLog, _ := mustWatch(t, f.hub, watch.Request{Resource: "nodes", From: from})
+	want = append(want, fmt.Sprintf("ADDED web-02@%d", head))
+	if diff := cmp.Diff(want, strs(receive(t, fromLog, len(want)))); diff != "" {
+		t.Errorf("read from the log (-want +got):\n%s", diff)
+	}
+}
+
+// heldLog is a log the hub reads nothing new from while held.
+type heldLog struct {
+	watch.Log
+	held atomic.Bool
+}
+
+func (l *heldLog) ReadAfter(ctx context.Context, position int64, limit int) ([]events.Record, error) {
+	if l.held.Load() {
+		return nil, nil
+	}
+	return l.Log.ReadAfter(ctx, position, limit)
 }
