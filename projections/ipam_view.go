@@ -46,6 +46,13 @@ func (v *IPAMView) AllocationOf(ctx context.Context, uid string) (IPAllocation, 
 	return allocs[0], true, nil
 }
 
+// AllocationsNamed returns the addresses held under a pod's name, by
+// whichever pods had it: the pod of that name now, and any made under
+// the name before whose address has not gone back yet.
+func (v *IPAMView) AllocationsNamed(ctx context.Context, namespace, name string) ([]IPAllocation, error) {
+	return queryAllocations(ctx, v.db, `WHERE namespace = ? AND name = ?`, namespace, name)
+}
+
 // Allocations returns every address in use, by pool, then by address in
 // numeric order.
 func (v *IPAMView) Allocations(ctx context.Context) ([]IPAllocation, error) {

@@ -108,6 +108,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if err != nil {
 		return reconcilers.Result{}, err
 	}
+	if err := r.releaseFormer(ctx, p); err != nil {
+		return reconcilers.Result{}, err
+	}
 	if p.Finalized {
 		// The address goes back because the pod is gone.
 		if ctx, err = reconcilers.BecauseOf(ctx, reconcilers.ChangeOf[domain.PodFinalized](domain.PodStream(p.Namespace, p.Name), p.Version, nil)); err != nil {
@@ -120,6 +123,35 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	}
 	_, err = r.allocate(ctx, p)
 	return reconcilers.Result{}, err
+}
+
+// releaseFormer gives back the addresses held under p's name by pods made
+// under it before p: the key of a pod's finalization names the pod, and
+// by the time it is reconciled another may have been made under the name
+// (a StatefulSet makes its pods again at once), which would otherwise
+// leave the old address held until the sweep, and the new pod without
+// it in a full pool.
+func (r *Reconciler) releaseFormer(ctx context.Context, p domain.Pod) error {
+	held, err := r.view.AllocationsNamed(ctx, p.Namespace, p.Name)
+	if err != nil {
+		return err
+	}
+	for _, a := range held {
+		if a.PodUID == p.UID {
+			continue
+		}
+		// What sends it back is the finalization of the pod that held
+		// it: the last one of the name's stream before p was made.
+		rctx, err := reconcilers.BecauseOf(ctx, reconcilers.ChangeOf[domain.PodFinalized](domain.PodStream(p.Namespace, p.Name), p.Version, nil))
+		if err != nil {
+			return err
+		}
+		r.log.Info("releasing the address of a pod made again under its name", zap.String("pod", p.Namespace+"/"+p.Name), zap.String("ip", a.Address))
+		if err := r.releaseIn(rctx, a.Pool, a.PodUID, ReleasedPodFinalized); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // wantsAddress reports whether a pod should get an address now: one of

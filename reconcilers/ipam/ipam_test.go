@@ -269,15 +269,51 @@ func TestAddressOfAReplacedPodIsCollected(t *testing.T) {
 	f.clock.Step(time.Second)
 	f.pod("a", domain.CreatePod{Namespace: "default", Name: "a", UID: "uid-a2",
 		Spec: domain.PodSpec{NodeName: "n1", Containers: []domain.Container{{Name: "c"}}}})
-	f.reconcile(reconcilerstest.PodKey("a"))
+	// Nor the new one's name: the sweep alone finds the address.
 	f.reconcile(keyCollect)
-	all, _ := f.view.Allocations(t.Context())
+	if all, _ := f.view.Allocations(t.Context()); len(all) != 0 {
+		t.Errorf("allocations after the sweep: %+v, want none", all)
+	}
+}
+
+// TestAPodMadeAgainUnderItsNameFreesTheAddressOfTheOneBefore: a
+// StatefulSet makes its pod again under the same name before the first
+// one's end is reconciled; reconciling the name gives the old address
+// back at once rather than at the sweep: in a pool of one address the
+// new pod gets it.
+func TestAPodMadeAgainUnderItsNameFreesTheAddressOfTheOneBefore(t *testing.T) {
+	f := newFixture(t, "10.88.0.0/30") // one address to hand out: .2
+	f.create("web-0", true)
+	f.reconcile(reconcilerstest.PodKey("web-0"))
+	f.finalize("web-0")
+	f.clock.Step(time.Second)
+	f.pod("web-0", domain.CreatePod{Namespace: "default", Name: "web-0", UID: "uid-web-0-again",
+		Spec: domain.PodSpec{NodeName: "n1", Containers: []domain.Container{{Name: "c"}}}})
+	f.reconcile(reconcilerstest.PodKey("web-0"))
+	all, err := f.view.Allocations(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var got []string
 	for _, a := range all {
 		got = append(got, fmt.Sprintf("%s=%s", a.PodUID, a.Address))
 	}
-	if diff := cmp.Diff([]string{"uid-a2=10.88.0.3"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"uid-web-0-again=10.88.0.2"}, got); diff != "" {
 		t.Errorf("allocations (-want +got):\n%s", diff)
+	}
+	if p := f.get("web-0"); p.Network == nil || p.Network.IP != "10.88.0.2" {
+		t.Errorf("the new pod's network: %+v, want 10.88.0.2", p.Network)
+	}
+	recs, err := f.store.ReadStream(t.Context(), f.store.DB(), domain.IPPoolStream("10.88.0.0/30"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, r := range recs {
+		types = append(types, r.Type)
+	}
+	if diff := cmp.Diff([]string{"IPAllocated", "IPReleased", "IPAllocated"}, types); diff != "" {
+		t.Errorf("pool stream (-want +got):\n%s", diff)
 	}
 }
 

@@ -27,6 +27,9 @@ type AllocationReader interface {
 	// AllocationOf returns the address held by the pod with uid; false
 	// when it holds none.
 	AllocationOf(ctx context.Context, uid string) (projections.IPAllocation, bool, error)
+	// AllocationsNamed lists the addresses held under a pod's name, by
+	// the pod of that name now or by those made under it before.
+	AllocationsNamed(ctx context.Context, namespace, name string) ([]projections.IPAllocation, error)
 	// Allocations lists every address held.
 	Allocations(ctx context.Context) ([]projections.IPAllocation, error)
 }
