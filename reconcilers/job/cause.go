@@ -78,8 +78,10 @@ func foregroundCause(ctx context.Context, j domain.Job) (context.Context, error)
 // outcomeCause is ctx whose stopping of the pods of j, whose outcome st
 // says is known, names the count that made it known: its last count of
 // a failure when its failures passed its backoff limit, or of a success
-// when it met its success criteria. An outcome the clock decided (a
-// deadline) or its pods' restarts did keeps ctx's cause.
+// when it met its success criteria; or, for a Job past its deadline, the
+// change of spec its deadline counts from (its creation, which asked for
+// the deadline, or its resumption, which started the count again). An
+// outcome its pods' restarts decided keeps ctx's cause.
 func outcomeCause(ctx context.Context, j domain.Job, st domain.JobStatus) (context.Context, error) {
 	var made func(domain.JobPodsCounted) bool
 	failure, _ := st.Condition(domain.JobFailureTarget)
@@ -88,10 +90,20 @@ func outcomeCause(ctx context.Context, j domain.Job, st domain.JobStatus) (conte
 		made = func(c domain.JobPodsCounted) bool { return len(c.Failed) > 0 }
 	case st.Is(domain.JobSuccessCriteriaMet):
 		made = func(c domain.JobPodsCounted) bool { return len(c.Succeeded) > 0 }
+	case st.Is(domain.JobFailureTarget) && failure.Reason == domain.JobReasonDeadlineExceeded:
+		return reconcilers.BecauseOf(ctx, specChange(j))
 	default:
 		return ctx, nil
 	}
 	return reconcilers.BecauseOf(ctx, reconcilers.ChangeOf(domain.JobStream(j.Namespace, j.Name), j.Version, made))
+}
+
+// expiryCause is ctx whose deletion of j, finished longer ago than its
+// TTL, names the record of its status that finished it: the newest, as
+// read, that says it finished (those after the first still say when).
+func expiryCause(ctx context.Context, j domain.Job) (context.Context, error) {
+	return reconcilers.BecauseOf(ctx, reconcilers.ChangeOf(domain.JobStream(j.Namespace, j.Name), j.Version,
+		func(e domain.JobStatusRecorded) bool { return e.Status.Finished() }))
 }
 
 // specChange is the Job's last change of what it asks for, as read.

@@ -213,10 +213,11 @@ func TestAResyncsCountOfAFailingJobsStoppedPodsNamesTheirDeletion(t *testing.T) 
 // reconciler deletes in a reconcile a resync started, which no record
 // queued, name what asked for their deletion as read: the Job's
 // deletion, its deletion in the foreground, its suspension, a lower
-// parallelism.
+// parallelism, and, past its deadline, the change its deadline counts
+// from (here its creation, which asked for it).
 func TestAResyncsDeletionOfAJobsPodsNamesWhatAskedForIt(t *testing.T) {
-	four := int32(4)
-	spec := domain.JobSpec{Parallelism: 2, Completions: &four, BackoffLimit: 6, CompletionMode: domain.JobNonIndexed,
+	four, hour := int32(4), int64(3600)
+	spec := domain.JobSpec{Parallelism: 2, Completions: &four, BackoffLimit: 6, CompletionMode: domain.JobNonIndexed, ActiveDeadlineSeconds: &hour,
 		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}}
 	for _, tc := range []struct {
 		name  string
@@ -233,6 +234,7 @@ func TestAResyncsDeletionOfAJobsPodsNamesWhatAskedForIt(t *testing.T) {
 			domain.JobDeletionRequested{}.EventType(), 2},
 		{"suspended", func(h *causeHarness) { h.edit(func(s *domain.JobSpec) { s.Suspend = true }) }, domain.JobChanged{}.EventType(), 2},
 		{"fewer pods wanted", func(h *causeHarness) { h.edit(func(s *domain.JobSpec) { s.Parallelism = 1 }) }, domain.JobChanged{}.EventType(), 1},
+		{"past its deadline", func(h *causeHarness) { h.env.Clock.Step(time.Duration(hour+1) * time.Second) }, domain.JobCreated{}.EventType(), 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newCauseHarness(t, spec)
@@ -259,4 +261,40 @@ func TestAResyncsDeletionOfAJobsPodsNamesWhatAskedForIt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAResyncsDeletionOfAJobPastItsTTLNamesItsFinishing: a Job deleted
+// when its ttlSecondsAfterFinished has passed, in a reconcile a resync
+// started, names the record of its status that says it finished.
+func TestAResyncsDeletionOfAJobPastItsTTLNamesItsFinishing(t *testing.T) {
+	one, minute := int32(1), int32(60)
+	h := newCauseHarness(t, domain.JobSpec{Parallelism: 1, Completions: &one, BackoffLimit: 6, CompletionMode: domain.JobNonIndexed, TTLSecondsAfterFinished: &minute,
+		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}})
+	h.reconcile()
+	h.runs("pi-1")
+	h.pod("system:node:n1", "pi-1", domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodSucceeded}})
+	for range 3 { // counts pi-1, finishes, and settles what it shows
+		h.reconcile()
+	}
+	job := domain.JobStream("default", "pi")
+	finished, ok := h.last(job, domain.JobStatusRecorded{}.EventType())
+	if !ok {
+		t.Fatal("the Job recorded no status")
+	}
+	e, err := domain.UnmarshalEvent(finished.Type, finished.Payload)
+	if err != nil || !e.(domain.JobStatusRecorded).Status.Finished() {
+		t.Fatalf("the Job's last status is not finished: %+v, %v", e, err)
+	}
+	h.env.Clock.Step(2 * time.Minute)
+	h.startResync()
+	var deleted events.Record
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+		for _, typ := range []string{domain.JobDeletionRequested{}.EventType(), domain.JobDeleted{}.EventType()} {
+			if rec, ok := h.last(job, typ); ok && rec.Metadata.Actor == "system:herd:job" && (deleted.ID == "" || rec.Position < deleted.Position) {
+				deleted = rec
+			}
+		}
+		return deleted.ID != ""
+	}, "the resync's reconcile deletes the Job past its TTL")
+	wantCause(t, deleted, finished)
 }

@@ -198,6 +198,10 @@ func (r *Reconciler) finished(ctx context.Context, j domain.Job, owned, running 
 	// Conditional on the Job as read: one changed since is looked at
 	// again, as Kubernetes' TTL controller checks once more before it
 	// deletes.
+	ctx, err := expiryCause(ctx, j)
+	if err != nil {
+		return reconcilers.Result{}, fmt.Errorf("cause of the expiry of job %s: %w", j, err)
+	}
 	if _, err := r.jobCommands.Execute(ctx, j.Key(), domain.DeleteJob{ResourceVersion: j.ResourceVersion}); err != nil {
 		return reconcilers.Result{}, r.jobGone(fmt.Errorf("delete job %s, finished %s ago: %w", j, now.Sub(j.Status.FinishedAt()), err))
 	}
