@@ -33,7 +33,9 @@ func TestAFollowerThatCannotSaveItsPositionBacksOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &followerPosition{f: f, acked: 7, failed: saveBackoff()}
-	_ = store.db.Close() // every save fails from now on
+	// Every save fails from now on.
+	_ = store.writer.conn.Close()
+	_ = store.db.Close()
 
 	var waits []time.Duration
 	for range 8 {

@@ -41,7 +41,10 @@ func (l sqliteLog) GroupPosition(ctx context.Context, group, inherit string) (in
 
 // SaveGroupPosition records group's position.
 func (l sqliteLog) SaveGroupPosition(ctx context.Context, group string, position int64) error {
-	return saveGroupPosition(ctx, l.s.db, sqliteGroupStatements, group, position)
+	if err := l.s.execWrite(ctx, sqliteGroupStatements.save, group, position); err != nil {
+		return fmt.Errorf("save position %d of consumer group %s: %w", position, group, err)
+	}
+	return nil
 }
 
 // groupPosition is GroupPosition with an engine's statements.

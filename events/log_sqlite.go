@@ -16,17 +16,12 @@ type sqliteLog struct{ s *Store }
 
 var _ Log = sqliteLog{}
 
-// Begin starts a write transaction, on the connection kept for writes
-// when it is free (see writeConn).
+// Begin starts a write transaction, in its turn among the process's
+// writers, on the connection kept for writes (see writeConn).
 func (l sqliteLog) Begin(ctx context.Context) (LogTx, error) {
-	tx, release, kept, err := l.s.writer.begin(ctx)
+	tx, release, err := l.s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if !kept {
-		if tx, err = l.s.db.BeginTx(ctx, nil); err != nil {
-			return nil, err
-		}
 	}
 	t := &sqliteTx{s: l.s, txSavepoints: txSavepoints{tx: tx}, release: release}
 	// With a window of recent reads, the transaction keeps what it

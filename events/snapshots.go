@@ -96,15 +96,17 @@ var (
 	}
 )
 
-// saveSnapshots stores snaps in one transaction of db.
-func saveSnapshots(ctx context.Context, db *sql.DB, stmts snapshotSQL, snaps []Snapshot) error {
+// saveSnapshots stores snaps in one transaction that begin starts (and
+// whose end it is told of).
+func saveSnapshots(ctx context.Context, begin func(context.Context) (*sql.Tx, func(), error), stmts snapshotSQL, snaps []Snapshot) error {
 	if len(snaps) == 0 {
 		return nil
 	}
-	tx, err := db.BeginTx(ctx, nil)
+	tx, release, err := begin(ctx)
 	if err != nil {
 		return fmt.Errorf("save %d snapshots: %w", len(snaps), err)
 	}
+	defer release()
 	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
 	stmt, err := tx.PrepareContext(ctx, stmts.save)
 	if err != nil {
@@ -252,7 +254,7 @@ const pgInvalidateSnapshotsSQL = `DELETE FROM snapshots WHERE (stream, position)
 
 // SaveSnapshots stores snaps; see Snapshots.
 func (s *Store) SaveSnapshots(ctx context.Context, snaps []Snapshot) error {
-	return saveSnapshots(ctx, s.db, sqliteSnapshotSQL, snaps)
+	return saveSnapshots(ctx, s.beginWrite, sqliteSnapshotSQL, snaps)
 }
 
 // ReadFromSnapshot reads what folds into stream's state at upTo; see
@@ -287,7 +289,10 @@ func (l sqliteLog) DropSnapshots(ctx context.Context) (int64, error) { return l.
 
 // SaveSnapshots stores snaps; see Snapshots.
 func (p *Postgres) SaveSnapshots(ctx context.Context, snaps []Snapshot) error {
-	return saveSnapshots(ctx, p.db, pgSnapshotSQL, snaps)
+	return saveSnapshots(ctx, func(ctx context.Context) (*sql.Tx, func(), error) {
+		tx, err := p.db.BeginTx(ctx, nil)
+		return tx, func() {}, err
+	}, pgSnapshotSQL, snaps)
 }
 
 // ReadFromSnapshot reads what folds into stream's state at upTo; see

@@ -122,7 +122,7 @@ func Open(ctx context.Context, cfg Config, logger watermill.LoggerAdapter) (*Sto
 	// now, before anyone reads (see writeConn).
 	db.SetMaxOpenConns(cfg.MaxOpenConns + 1)
 	db.SetMaxIdleConns(cfg.MaxOpenConns + 1)
-	if err := s.writer.reserve(ctx, db); err != nil {
+	if err := s.writer.reserve(ctx, db, cfg.BusyTimeout); err != nil {
 		_ = db.Close() // the open failed; that error is the one returned
 		return nil, fmt.Errorf("events: open %s: %w", cfg.Path, err)
 	}

@@ -85,10 +85,11 @@ func (s *Store) Unwritable(ctx context.Context) error {
 // probeWrite asks the log for probeRoom bytes in a committed transaction
 // that leaves nothing behind.
 func (s *Store) probeWrite(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, release, err := s.beginWrite(ctx)
 	if err != nil {
 		return err
 	}
+	defer release()
 	defer func() { _ = tx.Rollback() }()
 	if _, err := tx.ExecContext(ctx, probeInsertSQL, probeRoom); err != nil {
 		return err
