@@ -8,7 +8,9 @@
 // per engine (NewSQLite, NewPostgres); and of the lease view, whose rows
 // keep herd's time of a lease's newest renewal beside its data, as
 // Leases, Store's shape where a lease's row differs (NewSQLiteLeases,
-// NewPostgresLeases). Only those implementations hold
+// NewPostgresLeases); and of the node timeline, rows added in log order
+// and read by ranges of it, as Timeline (NewSQLiteTimeline,
+// NewPostgresTimeline). Only those implementations hold
 // the tables' SQL and database/sql's types; the views hand the port the
 // handle a statement runs on (the views' pool or the unit of work's
 // transaction) and get rows' data back. See the architecture note, "One
