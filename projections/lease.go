@@ -3,11 +3,13 @@ package projections
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // leases describes the lease: its row in leases.
@@ -40,7 +42,13 @@ var leases = describe(&aggregate[domain.Lease]{
 		if err != nil {
 			return fmt.Errorf("encode lease %s: %w", l.Key(), err)
 		}
-		if _, err := x.ExecContext(ctx, leaseUpsertSQL, l.Namespace, l.Name, l.Deleted, l.Version, l.ResourceVersion, unixNanos(l.RenewedAt), data); err != nil {
+		if err := leaseRows.Upsert(ctx, x, viewstore.Lease{
+			Row: viewstore.Row{
+				Key:     viewstore.Key{Namespace: l.Namespace, Name: l.Name},
+				Deleted: l.Deleted, Version: l.Version, ResourceVersion: l.ResourceVersion, Data: data,
+			},
+			RenewedAt: l.RenewedAt,
+		}); err != nil {
 			return fmt.Errorf("lease view %s: %w", l.Key(), err)
 		}
 		return nil
@@ -63,20 +71,9 @@ func (w *Writer) UpdateLease(ctx context.Context, namespace, name string, update
 	return leases.update(ctx, w, namespace+"/"+name, update)
 }
 
-// leaseSchema is the lease view's table; renewed_at is when herd received
-// the newest renewal, by its own clock (unix nanoseconds).
-var leaseSchema = viewSchema{
-	Table:   "leases",
-	Keys:    []string{"namespace", "name"},
-	Columns: []string{"deleted", "version", "resource_version", "renewed_at", "data"},
-}
-
-// The lease view's statements, for both engines (Rows' is made in the
-// engine's dialect, for the log's head).
-var (
-	leaseUpsertSQL = leaseSchema.UpsertSQL()
-	leaseLoadSQL   = leaseSchema.GetSQL("data", "renewed_at")
-)
+// leaseRows is the lease view's table behind the views' store port, on
+// whichever engine a handle is of.
+var leaseRows = viewstore.NewLeases()
 
 func unmarshalLease(data []byte) (domain.Lease, error) {
 	var l domain.Lease
@@ -88,28 +85,17 @@ func unmarshalLease(data []byte) (domain.Lease, error) {
 
 // loadLease reads a lease's row, tombstones included, or
 // domain.ErrNotFound.
-func loadLease(ctx context.Context, q events.Querier, namespace, name string) (domain.Lease, error) {
+func loadLease(ctx context.Context, q viewstore.Querier, namespace, name string) (domain.Lease, error) {
 	what := fmt.Sprintf("leases.coordination.k8s.io %q", name)
-	rows, err := q.QueryContext(ctx, leaseLoadSQL, namespace, name)
-	if err != nil {
-		return domain.Lease{}, fmt.Errorf("load %s: %w", what, err)
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return domain.Lease{}, fmt.Errorf("load %s: %w", what, err)
-		}
+	data, renewedAt, err := leaseRows.Get(ctx, q, viewstore.Key{Namespace: namespace, Name: name})
+	switch {
+	case errors.Is(err, viewstore.ErrNoRow):
 		return domain.Lease{}, fmt.Errorf("%s: %w", what, domain.ErrNotFound)
-	}
-	var (
-		data      []byte
-		renewedAt int64
-	)
-	if err := rows.Scan(&data, &renewedAt); err != nil {
+	case err != nil:
 		return domain.Lease{}, fmt.Errorf("load %s: %w", what, err)
 	}
 	l, err := unmarshalLease(data)
-	l.RenewedAt = fromUnixNanos(renewedAt)
+	l.RenewedAt = renewedAt
 	return l, err
 }
 
@@ -165,19 +151,18 @@ func (v *LeaseView) Get(ctx context.Context, namespace, name string) (domain.Lea
 // namespace is "" — by namespace and name, with the log head at the moment
 // of reading.
 func (v *LeaseView) List(ctx context.Context, namespace string) ([]domain.Lease, int64, error) {
-	return viewRows(ctx, v.db, "lease", unmarshalLease,
-		`leases r ON r.deleted = 0 AND (? = '' OR r.namespace = ?) ORDER BY r.namespace, r.name`, namespace, namespace)
+	return decodeLeases(leaseRows.List(ctx, v.db, namespace))
 }
 
 // Rows returns up to limit leases whose keys sort after after, tombstones
 // included, and the log head; limit 0 or less means all of them.
 func (v *LeaseView) Rows(ctx context.Context, after string, limit int) ([]domain.Lease, int64, error) {
 	ns, name, _ := strings.Cut(after, "/")
-	rows, err := v.db.QueryContext(ctx, leaseSchema.RowsAtHeadSQL(v.db.d), ns, name, events.LimitOf(limit))
-	if err != nil {
-		return nil, 0, fmt.Errorf("lease rows: %w", err)
-	}
-	data, head, err := events.ScanDataAtHead(rows)
+	return decodeLeases(leaseRows.After(ctx, v.db, viewstore.Key{Namespace: ns, Name: name}, limit))
+}
+
+// decodeLeases rebuilds the leases of rows read at the log's head.
+func decodeLeases(data [][]byte, head int64, err error) ([]domain.Lease, int64, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("lease rows: %w", err)
 	}

@@ -30,7 +30,7 @@ var nodes = describe(&aggregate[domain.Node]{
 		// One event may stand for several entries (a HeartbeatMissed and
 		// what it changed): each its own seq under the event's position.
 		for seq, e := range timelineEntries(name, rec, ev) {
-			if _, err := x.ExecContext(ctx, insertTimelineSQL, e.args(seq)...); err != nil {
+			if err := timelineRows.Add(ctx, x, e.row(seq)); err != nil {
 				return fmt.Errorf("timeline %s@%d: %w", name, rec.Position, err)
 			}
 		}

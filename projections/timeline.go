@@ -7,6 +7,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // The types of a timeline entry, as a Kubernetes Event's type.
@@ -167,8 +168,22 @@ func taintString(key, value string, effect domain.TaintEffect) string {
 	return key + ":" + string(effect)
 }
 
-const insertTimelineSQL = `INSERT INTO node_timeline (position, seq, node, at, kind, reason, message, type) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+// timelineRows is the node timeline's table behind the views' store
+// port, on whichever engine a handle is of.
+var timelineRows = viewstore.NewTimeline()
 
-func (e TimelineEntry) args(seq int) []any {
-	return []any{e.Position, seq, e.Node, e.At.Format(time.RFC3339Nano), e.Kind, e.Reason, e.Message, e.Type}
+// row is e as the seq'th entry of its event, in the timeline's table.
+func (e TimelineEntry) row(seq int) viewstore.TimelineRow {
+	return viewstore.TimelineRow{
+		Position: e.Position, Seq: seq, Node: e.Node, At: e.At,
+		Kind: e.Kind, Type: e.Type, Reason: e.Reason, Message: e.Message,
+	}
+}
+
+// timelineEntry is the entry a row of the timeline's table keeps.
+func timelineEntry(r viewstore.TimelineRow) TimelineEntry {
+	return TimelineEntry{
+		Position: r.Position, Node: r.Node, At: r.At,
+		Kind: r.Kind, Type: r.Type, Reason: r.Reason, Message: r.Message,
+	}
 }

@@ -2,11 +2,10 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"time"
 
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // TimelineView reads nodes' lifecycle timelines.
@@ -22,54 +21,42 @@ func NewTimelineView(log events.Log) *TimelineView {
 // Node returns up to limit entries of node's timeline after the given log
 // position, oldest first. limit <= 0 means all.
 func (v *TimelineView) Node(ctx context.Context, node string, after int64, limit int) ([]TimelineEntry, error) {
-	rows, err := v.db.QueryContext(ctx, `SELECT position, node, at, kind, reason, message, type FROM node_timeline
-WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?`, node, after, events.LimitOf(limit))
+	rows, err := timelineRows.Node(ctx, v.db, node, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("timeline %s: %w", node, err)
 	}
-	return scanTimeline(rows, "timeline "+node)
+	return entriesOf(rows), nil
 }
 
-// Recent returns the newest limit entries across every node, oldest first.
+// Recent returns the newest limit entries across every node, oldest
+// first. limit <= 0 means all.
 func (v *TimelineView) Recent(ctx context.Context, limit int) ([]TimelineEntry, error) {
-	rows, err := v.db.QueryContext(ctx, `SELECT position, node, at, kind, reason, message, type FROM
-(SELECT * FROM node_timeline ORDER BY position DESC, seq DESC LIMIT ?) t ORDER BY position, seq`, limit)
+	rows, err := timelineRows.Recent(ctx, v.db, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recent timeline: %w", err)
 	}
-	return scanTimeline(rows, "recent timeline")
-}
-
-// scanTimeline reads timeline rows (position, node, at, kind, reason,
-// message, type), closing rows.
-func scanTimeline(rows *sql.Rows, what string) ([]TimelineEntry, error) {
-	defer rows.Close()
-	var out []TimelineEntry
-	for rows.Next() {
-		var (
-			e  TimelineEntry
-			at string
-		)
-		if err := rows.Scan(&e.Position, &e.Node, &at, &e.Kind, &e.Reason, &e.Message, &e.Type); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		var err error
-		if e.At, err = time.Parse(time.RFC3339Nano, at); err != nil {
-			return nil, fmt.Errorf("%s @%d: %w", what, e.Position, err)
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return entriesOf(rows), nil
 }
 
 // Between returns every entry of every node's timeline with a log position
 // in (after, upTo], oldest first: the node events a Kubernetes Event list
 // or watch shows for that stretch of the log.
 func (v *TimelineView) Between(ctx context.Context, after, upTo int64) ([]TimelineEntry, error) {
-	rows, err := v.db.QueryContext(ctx, `SELECT position, node, at, kind, reason, message, type FROM node_timeline
-WHERE position > ? AND position <= ? ORDER BY position, seq`, after, upTo)
+	rows, err := timelineRows.Between(ctx, v.db, after, upTo)
 	if err != nil {
 		return nil, fmt.Errorf("timeline (%d, %d]: %w", after, upTo, err)
 	}
-	return scanTimeline(rows, "timeline")
+	return entriesOf(rows), nil
+}
+
+// entriesOf is the entries the timeline's rows keep, nil for none.
+func entriesOf(rows []viewstore.TimelineRow) []TimelineEntry {
+	if len(rows) == 0 {
+		return nil
+	}
+	out := make([]TimelineEntry, len(rows))
+	for i, r := range rows {
+		out[i] = timelineEntry(r)
+	}
+	return out
 }

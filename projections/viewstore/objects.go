@@ -36,12 +36,12 @@ func newObjectStore(s Schema, d events.Dialect) *objectStore {
 		table:      s.Table,
 		controller: controlled(s),
 		d:          d,
-		get:        d.Bind(s.GetSQL("data")),
-		upsert:     s.UpsertSQL(),
+		get:        d.Bind(s.getSQL("data")),
+		upsert:     s.upsertSQL(),
 		del:        s.deleteSQL(),
 		in:         d.Bind(inSQL(s.Table)),
 		list:       d.Bind(d.AtHead(listFrom(s.Table))),
-		after:      d.Bind(s.RowsAtHeadSQL(d)),
+		after:      d.Bind(s.rowsAtHeadSQL(d)),
 	}
 }
 

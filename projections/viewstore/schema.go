@@ -12,8 +12,7 @@ import (
 // get a row by key, upsert it, the rows after a key — are made from it
 // once for both engines, with "?" markers (events.Dialect binds them),
 // rather than written by hand per table. The engine implementations of
-// Store build theirs from it; the views not yet behind the port (the
-// lease view) run its statements themselves.
+// Store and Leases build theirs from it, and only they see them.
 type Schema struct {
 	Table string
 	// Keys are the primary key's columns, in list order.
@@ -22,8 +21,8 @@ type Schema struct {
 	Columns []string
 }
 
-// GetSQL selects cols of the row with the given keys.
-func (v Schema) GetSQL(cols ...string) string {
+// getSQL selects cols of the row with the given keys.
+func (v Schema) getSQL(cols ...string) string {
 	return "SELECT " + strings.Join(cols, ", ") + " FROM " + v.Table + " WHERE " + v.keyIs()
 }
 
@@ -36,9 +35,9 @@ func (v Schema) keyIs() string {
 	return strings.Join(where, " AND ")
 }
 
-// UpsertSQL writes a row: its keys, then its columns, as arguments in
+// upsertSQL writes a row: its keys, then its columns, as arguments in
 // that order.
-func (v Schema) UpsertSQL() string {
+func (v Schema) upsertSQL() string {
 	all := append(append([]string{}, v.Keys...), v.Columns...)
 	set := make([]string, len(v.Columns))
 	for i, c := range v.Columns {
@@ -54,10 +53,10 @@ func (v Schema) deleteSQL() string {
 	return "DELETE FROM " + v.Table + " WHERE " + v.keyIs()
 }
 
-// RowsAfterSQL selects the keys and cols of up to a limit of rows whose
+// rowsAfterSQL selects the keys and cols of up to a limit of rows whose
 // keys sort after the given ones, in key order: the keys, then the limit,
 // as arguments.
-func (v Schema) RowsAfterSQL(cols ...string) string {
+func (v Schema) rowsAfterSQL(cols ...string) string {
 	keys := strings.Join(v.Keys, ", ")
 	after := markers(len(v.Keys))
 	if len(v.Keys) > 1 {
@@ -73,12 +72,12 @@ func markers(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
-// RowsAtHeadSQL is RowsAfterSQL's rows' data joined to the log's head in
+// rowsAtHeadSQL is rowsAfterSQL's rows' data joined to the log's head in
 // one statement in engine d's terms, so that the rows are as the log
 // left them at that head (events.ScanDataAtHead reads it); the head comes
-// back even when no row does. Its arguments are RowsAfterSQL's.
-func (v Schema) RowsAtHeadSQL(d events.Dialect) string {
-	return d.AtHead("(" + v.RowsAfterSQL("data") + ") r ON true ORDER BY " + v.rowOrder())
+// back even when no row does. Its arguments are rowsAfterSQL's.
+func (v Schema) rowsAtHeadSQL(d events.Dialect) string {
+	return d.AtHead("(" + v.rowsAfterSQL("data") + ") r ON true ORDER BY " + v.rowOrder())
 }
 
 // rowOrder orders rows joined under the alias r by their keys.

@@ -5,8 +5,13 @@
 // key, an upsert, the rows after a key, a namespace's rows, the rows
 // whose controller is one of some, each read of several rows together
 // with the log's head — as one interface, Store, with one implementation
-// per engine (NewSQLite, NewPostgres). Only those implementations hold
-// the tables' SQL and database/sql's types; the kinds hand the port the
+// per engine (NewSQLite, NewPostgres); and of the lease view, whose rows
+// keep herd's time of a lease's newest renewal beside its data, as
+// Leases, Store's shape where a lease's row differs (NewSQLiteLeases,
+// NewPostgresLeases); and of the node timeline, rows added in log order
+// and read by ranges of it, as Timeline (NewSQLiteTimeline,
+// NewPostgresTimeline). Only those implementations hold
+// the tables' SQL and database/sql's types; the views hand the port the
 // handle a statement runs on (the views' pool or the unit of work's
 // transaction) and get rows' data back. See the architecture note, "One
 // SQL for both engines".
@@ -129,14 +134,24 @@ type engines struct{ sqlite, postgres Store }
 type dialected interface{ Dialect() events.Dialect }
 
 func (e engines) on(h any) (Store, error) {
-	d, ok := h.(dialected)
-	if !ok {
-		return nil, fmt.Errorf("viewstore: %T does not tell its engine", h)
+	pg, err := onPostgres(h)
+	if err != nil {
+		return nil, err
 	}
-	if d.Dialect().Engine() == events.EnginePostgres {
+	if pg {
 		return e.postgres, nil
 	}
 	return e.sqlite, nil
+}
+
+// onPostgres says whether handle h is of PostgreSQL, and refuses one that
+// does not tell its engine.
+func onPostgres(h any) (bool, error) {
+	d, ok := h.(dialected)
+	if !ok {
+		return false, fmt.Errorf("viewstore: %T does not tell its engine", h)
+	}
+	return d.Dialect().Engine() == events.EnginePostgres, nil
 }
 
 func (e engines) Get(ctx context.Context, q Querier, key Key) ([]byte, error) {

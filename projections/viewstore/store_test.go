@@ -326,7 +326,9 @@ func TestStoreRefusesAHandleOfNoEngine(t *testing.T) {
 }
 
 // TestObjectsOnlyMakesStoresOfObjectTables: a schema that is not an
-// object table's is refused when its store is made.
+// object table's — the lease table's, which keeps renewed_at beside the
+// data and has a store of its own (Leases) — is refused when its store
+// is made.
 func TestObjectsOnlyMakesStoresOfObjectTables(t *testing.T) {
 	for name, open := range map[string]func(viewstore.Schema) viewstore.Store{"sqlite": viewstore.NewSQLite, "postgres": viewstore.NewPostgres} {
 		func() {
