@@ -102,7 +102,7 @@ func postgresDialectEngine(t *testing.T) dialectEngine {
 // the larger of two values; a substring of a byte column, quotes and
 // backslashes included; a byte literal; view rows joined to the log's
 // head; a table's secondary indexes; and the log filter's expressions
-// (actor, causation, effects, several types).
+// (actor, causation, effects, several types, all types but some).
 func TestDialectStatementsRunOnEveryEngine(t *testing.T) {
 	for _, open := range []func(*testing.T) dialectEngine{sqliteDialectEngine, postgresDialectEngine} {
 		e := open(t)
@@ -262,6 +262,8 @@ ON CONFLICT (k) DO UPDATE SET flag = excluded.flag, n = excluded.n, data = exclu
 				{"causation", events.Filter{CausationID: root.ID}, []int64{child.Position}},
 				{"effects", events.Filter{CausedBy: root.ID}, []int64{child.Position, grandchild.Position}},
 				{"types", events.Filter{StreamPrefix: "thing/", Types: []string{"Started", "Stopped"}}, []int64{root.Position, grandchild.Position}},
+				{"all types but some", events.Filter{StreamPrefix: "thing/", ExceptTypes: []string{"Moved", "Stopped"}, After: 0, Limit: 5}, []int64{root.Position}},
+				{"all types but one, from a position", events.Filter{StreamPrefix: "thing/", ExceptTypes: []string{"Started"}, After: root.Position, Before: grandchild.Position}, []int64{child.Position}},
 			} {
 				recs, err := e.log.Query(ctx, c.filter)
 				if err != nil {

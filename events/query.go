@@ -22,6 +22,10 @@ type Filter struct {
 	StreamPrefix string
 	// Types matches any of these event types.
 	Types []string
+	// ExceptTypes matches every event type but these: the log less its
+	// frequent events (heartbeats, renewals), read in position order
+	// without sending each one it passes over to herd.
+	ExceptTypes []string
 	// Actor matches the events whose metadata names this actor (a user,
 	// a node, a reconciler), through the actor index.
 	Actor string
@@ -141,6 +145,9 @@ func (f Filter) sql(d Dialect) (string, []any, error) {
 		// other conditions', or the log in position order.
 		add(d.unindexed+"type IN (?"+strings.Repeat(",?", len(f.Types)-1)+")", stringsToArgs(f.Types)...)
 	}
+	if len(f.ExceptTypes) > 0 {
+		add(d.unindexed+"type NOT IN (?"+strings.Repeat(",?", len(f.ExceptTypes)-1)+")", stringsToArgs(f.ExceptTypes)...)
+	}
 	for _, t := range []struct {
 		at   time.Time
 		cond string
@@ -192,7 +199,7 @@ func (f Filter) sql(d Dialect) (string, []any, error) {
 	switch {
 	case f.Stream != "":
 		order = "version"
-	case f.Newest && f.Limit > 0 && !f.Until.IsZero() && f.StreamPrefix == "" && len(f.Types) == 0 && f.ID == "" && f.Actor == "" && f.CausationID == "" && f.CausedBy == "":
+	case f.Newest && f.Limit > 0 && !f.Until.IsZero() && f.StreamPrefix == "" && len(f.Types) == 0 && len(f.ExceptTypes) == 0 && f.ID == "" && f.Actor == "" && f.CausationID == "" && f.CausedBy == "":
 		order = "recorded_at DESC, position"
 	}
 	if f.Newest && f.Limit > 0 {

@@ -90,17 +90,28 @@ func (s *Settler) ClockMoved(t time.Time) {
 // Busy names the first running reconciler that has not settled at head
 // (with its progress), or returns "" when none.
 func (s *Settler) Busy(head int64) string {
-	for _, name := range s.m.Running() {
-		st, _ := s.m.Status(name)
-		want := int64(0)
+	name, st, want, busy := s.busy(head)
+	if !busy {
+		return ""
+	}
+	return fmt.Sprintf("%s: %+v, want %d resyncs, log head %d", name, st, want, head)
+}
+
+// busy is Busy's look without its words: Settle looks tens of thousands
+// of times in a what-if and words only the look that times out.
+func (s *Settler) busy(head int64) (name string, st Status, want int64, busy bool) {
+	for _, r := range s.m.enabled {
+		name = r.Name()
+		st, _ = s.m.Status(name)
+		want = 0
 		if r := s.owed[name]; r != nil {
 			want = r.owed
 		}
 		if st.Resyncs < want || !st.Settled(head) {
-			return fmt.Sprintf("%s: %+v, want %d resyncs, log head %d", name, st, want, head)
+			return name, st, want, true
 		}
 	}
-	return ""
+	return "", Status{}, 0, false
 }
 
 // Settle waits until Busy has been empty three looks in a row, and says
@@ -137,8 +148,7 @@ func (s *Settler) Settle(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		busy := s.Busy(head)
-		if busy == "" {
+		if _, _, _, busy := s.busy(head); !busy {
 			quiet++
 			wait, pause, changed = s.FirstWait, cmp.Or(s.QuietWait, s.FirstWait), nil
 			continue
@@ -146,7 +156,7 @@ func (s *Settler) Settle(ctx context.Context) error {
 		quiet = 0
 		pause, wait = wait, min(2*wait, s.LongestWait)
 		if time.Now().After(deadline) {
-			return fmt.Errorf("herd's reconcilers did not settle within %s: %s", s.Timeout, busy)
+			return fmt.Errorf("herd's reconcilers did not settle within %s: %s", s.Timeout, s.Busy(head))
 		}
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	gojson "github.com/goccy/go-json"
+
 	"herd/domain"
 	"herd/events"
 	"herd/reconcilers"
@@ -111,7 +113,7 @@ func (s *simulation) feed(ctx context.Context, in input) error {
 	}
 	evs := make([]domain.Event, 0, len(in.recs))
 	for _, r := range in.recs {
-		ev, err := domain.UnmarshalEvent(r.Type, r.Payload)
+		ev, err := decodeEvent(r)
 		if err != nil {
 			return fmt.Errorf("what-if: event %d: %w", r.Position, err)
 		}
@@ -217,6 +219,13 @@ func generatedOwner(key string) string {
 	return ""
 }
 
+// decodeEvent decodes rec's event with goccy/go-json, which decodes as
+// encoding/json does in a fraction of the time: a what-if decodes every
+// input it feeds and every decision it compares.
+func decodeEvent(rec events.Record) (domain.Event, error) {
+	return domain.UnmarshalEventWith(rec.Type, rec.Payload, gojson.Unmarshal)
+}
+
 // followUntil follows the real log's node events before position p.
 func (s *simulation) followUntil(p int64) {
 	for ; s.cursor < len(s.window) && s.window[s.cursor].Position < p; s.cursor++ {
@@ -225,7 +234,7 @@ func (s *simulation) followUntil(p int64) {
 		if !ok || (rec.Type != domain.NodeConditionChanged{}.EventType() && rec.Type != domain.HeartbeatMissed{}.EventType()) {
 			continue
 		}
-		if ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload); err == nil {
+		if ev, err := decodeEvent(rec); err == nil {
 			s.ready.follow(name, []domain.Event{ev})
 		}
 	}

@@ -309,7 +309,7 @@ func outcome(recs []events.Record, names map[string]string) Outcome {
 	onNode := map[string]string{}
 	for _, rec := range recs {
 		if rec.Type == (domain.PodScheduled{}).EventType() {
-			if ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload); err == nil {
+			if ev, err := decodeEvent(rec); err == nil {
 				onNode[rec.Stream] = ev.(domain.PodScheduled).NodeName
 			}
 		}
@@ -318,7 +318,7 @@ func outcome(recs []events.Record, names map[string]string) Outcome {
 		}
 		switch rec.Type {
 		case domain.NodeConditionChanged{}.EventType(), domain.HeartbeatMissed{}.EventType():
-			ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+			ev, err := decodeEvent(rec)
 			if err == nil && domain.Holds(ev, readyUnknown) {
 				name, _ := domain.NodeAggregate.Key(rec.Stream)
 				o.NotReady[name] = append(o.NotReady[name], rec.RecordedAt)

@@ -1,8 +1,10 @@
 package whatif
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -49,36 +51,13 @@ func seed(ctx context.Context, source events.Log, upTo int64, since time.Time, p
 	versions := map[string]int64{}
 	ids := map[string]string{}
 	var head int64
-	for from := int64(0); from < upTo; {
-		recs, err := source.ReadAfter(ctx, from, seedBatch)
-		if err != nil {
-			return 0, err
-		}
-		if len(recs) == 0 {
-			break
-		}
-		n := len(recs)
-		for n > 0 && recs[n-1].Position > upTo {
-			n--
-		}
-		if n == 0 {
-			break
-		}
-		from = recs[n-1].Position
-		kept := recs[:0]
-		for _, r := range recs[:n] {
-			if !skip.drops(r) {
-				kept = append(kept, r)
-			}
-		}
-		if len(kept) > 0 {
-			if head, err = copyRecords(ctx, sim, kept, versions, ids); err != nil {
-				return 0, err
-			}
-		}
-		if n < len(recs) {
-			break
-		}
+	err = seedRecords(ctx, source, upTo, skip, func(recs []events.Record) error {
+		var err error
+		head, err = copyRecords(ctx, sim, recs, versions, ids)
+		return err
+	})
+	if err != nil {
+		return 0, err
 	}
 	if _, err := projections.Rebuild(ctx, sim, projections.RebuildOptions{Now: func() time.Time { return time.Unix(0, 0).UTC() }}); err != nil {
 		return 0, fmt.Errorf("the what-if's views: %w", err)
@@ -89,6 +68,89 @@ func seed(ctx context.Context, source events.Log, upTo int64, since time.Time, p
 		}
 	}
 	return head, nil
+}
+
+// seedRecords hands copy the source's events up to position upTo that
+// the thinning skip leaves, in log order, in batches. Before the
+// thinning's cut it reads the log less its heartbeats and renewals, and
+// those skip keeps one by one: the cut leaves a few of a day's hundreds
+// of thousands, which the database passes over without handing them to
+// herd. From the cut on it reads every event.
+func seedRecords(ctx context.Context, source events.Log, upTo int64, skip thinning, copy func([]events.Record) error) error {
+	var from int64
+	if skip.before > 1 {
+		kept := slices.Sorted(maps.Keys(skip.keep))
+		for {
+			recs, err := source.Query(ctx, events.Filter{ExceptTypes: compactedTypes, After: from, Before: skip.before, Limit: seedBatch})
+			if err != nil {
+				return err
+			}
+			// This batch reaches to its last event, or to the cut.
+			end := skip.before - 1
+			if len(recs) == seedBatch {
+				end = recs[len(recs)-1].Position
+			}
+			n := 0
+			for n < len(kept) && kept[n] <= end {
+				n++
+			}
+			if n > 0 {
+				if recs, err = withKept(ctx, source, recs, kept[:n]); err != nil {
+					return err
+				}
+				kept = kept[n:]
+			}
+			if len(recs) > 0 {
+				if err := copy(recs); err != nil {
+					return err
+				}
+			}
+			from = end
+			if end >= skip.before-1 {
+				break
+			}
+		}
+	}
+	for from < upTo {
+		recs, err := source.ReadAfter(ctx, from, seedBatch)
+		if err != nil {
+			return err
+		}
+		n := len(recs)
+		for n > 0 && recs[n-1].Position > upTo {
+			n--
+		}
+		if n == 0 {
+			return nil
+		}
+		if err := copy(recs[:n]); err != nil {
+			return err
+		}
+		if n < len(recs) || len(recs) < seedBatch {
+			return nil
+		}
+		from = recs[n-1].Position
+	}
+	return nil
+}
+
+// withKept is recs, in log order, with the events at the positions kept
+// read from source and put in their places.
+func withKept(ctx context.Context, source events.LogReader, recs []events.Record, kept []int64) ([]events.Record, error) {
+	out := make([]events.Record, 0, len(recs)+len(kept))
+	for _, p := range kept {
+		got, err := source.ReadAfter(ctx, p-1, 1)
+		if err != nil {
+			return nil, err
+		}
+		if len(got) != 1 || got[0].Position != p {
+			return nil, fmt.Errorf("the what-if's seed: the source's event at position %d is gone", p)
+		}
+		out = append(out, got[0])
+	}
+	out = append(out, recs...)
+	slices.SortFunc(out, func(a, b events.Record) int { return cmp.Compare(a.Position, b.Position) })
+	return out, nil
 }
 
 // copyRecords appends recs to sim in one transaction, each run of one
@@ -155,11 +217,6 @@ type thinning struct {
 	// keep are the positions, before it, of the heartbeats and renewals
 	// kept: those no later one before the cut supersedes.
 	keep map[int64]bool
-}
-
-// drops says whether the seed leaves r out.
-func (t thinning) drops(r events.Record) bool {
-	return r.Position < t.before && slices.Contains(compactedTypes, r.Type) && !t.keep[r.Position]
 }
 
 // thinned finds, in source up to upTo, the heartbeats and lease renewals

@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -65,6 +66,11 @@ func TestSeedLeavesOutWhatRetentionThins(t *testing.T) {
 			}
 			appendAt(domain.NodeStream(n), at, hb)
 		}
+		// Labels changed among the reports, one long before the window
+		// and one within the retention: the copy keeps each in its place.
+		if i == 20 || i == 50 {
+			appendAt(domain.NodeStream("agent-1"), at, domain.NodeLabelsChanged{Labels: map[string]string{"zone": fmt.Sprint(i)}, At: at})
+		}
 	}
 	head, err := source.Head(ctx)
 	if err != nil {
@@ -94,12 +100,37 @@ func TestSeedLeavesOutWhatRetentionThins(t *testing.T) {
 	if wholeHead != head {
 		t.Fatalf("the whole copy holds %d events, want %d", wholeHead, head)
 	}
-	// 2 registrations; per node the heartbeats of the last 15 minutes
-	// (minutes 46 to 60) and the newest before them; agent-2 also its
-	// last report with metrics (minute 29), which none after supersedes.
+	// 2 registrations and 2 label changes; per node the heartbeats of
+	// the last 15 minutes (minutes 46 to 60) and the newest before them;
+	// agent-2 also its last report with metrics (minute 29), which none
+	// after supersedes.
 	retained := int(projections.DefaultHeartbeatRetention / time.Minute)
-	if want := int64(2 + 2*(retained+1) + 1); thinHead != want {
+	if want := int64(2 + 2 + 2*(retained+1) + 1); thinHead != want {
 		t.Errorf("the thinned copy holds %d events, want %d", thinHead, want)
+	}
+	// The copy is in the source's order: what stays of the reports
+	// before the cut and the other events between them.
+	copied, err := thin.ReadAfter(ctx, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, r := range copied {
+		order = append(order, fmt.Sprintf("%s %s %s", r.RecordedAt.Sub(start), r.Stream, r.Type))
+	}
+	wantOrder := []string{"0s node/agent-1 NodeRegistered", "0s node/agent-2 NodeRegistered",
+		"20m0s node/agent-1 NodeLabelsChanged", "29m0s node/agent-2 HeartbeatRecorded",
+		"45m0s node/agent-1 HeartbeatRecorded", "45m0s node/agent-2 HeartbeatRecorded"}
+	for i := 46; i <= 60; i++ {
+		for _, n := range nodes {
+			wantOrder = append(wantOrder, fmt.Sprintf("%s node/%s HeartbeatRecorded", time.Duration(i)*time.Minute, n))
+		}
+		if i == 50 {
+			wantOrder = append(wantOrder, "50m0s node/agent-1 NodeLabelsChanged")
+		}
+	}
+	if diff := cmp.Diff(wantOrder, order); diff != "" {
+		t.Errorf("the thinned copy's events (-want +got):\n%s", diff)
 	}
 	for _, n := range nodes {
 		a, err := projections.NewNodeView(whole).Get(ctx, n)
