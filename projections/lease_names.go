@@ -93,3 +93,12 @@ func (v *LeaseView) NeverWritten(ctx context.Context, namespace, name string) bo
 	known, err := w.leaseNames.has(ctx, v, namespace+"/"+name)
 	return err == nil && !known
 }
+
+// leaseNeverWritten is NeverWritten for the Writer's lease commands
+// (command.Commands.PresumingNew): a kubelet's first lease PUT, which
+// stores the lease herd derived from its node, is decided without a
+// read of a row that is not there.
+func (w *Writer) leaseNeverWritten(ctx context.Context, key domain.Key) bool {
+	w.leaseViewOnce.Do(func() { w.leaseView = NewLeaseView(w.log).Remembering(w) })
+	return w.leaseView.NeverWritten(ctx, key.Namespace, key.Name)
+}

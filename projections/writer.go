@@ -2,6 +2,7 @@ package projections
 
 import (
 	"context"
+	"sync"
 
 	"k8s.io/utils/clock"
 
@@ -33,6 +34,9 @@ type Writer struct {
 	podObservers []Observer[domain.Pod]
 	// leaseNames is every lease stream committed (LeaseView.NeverWritten).
 	leaseNames leaseNames
+	// leaseView reads leases for leaseNeverWritten, made once.
+	leaseView     *LeaseView
+	leaseViewOnce sync.Once
 	// commands are the aggregates' Executes, made once so that asking
 	// for one on every command costs nothing.
 	commands *writerCommands
