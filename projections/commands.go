@@ -33,7 +33,7 @@ func newWriterCommands(w *Writer) *writerCommands {
 		nodes:          newCommands(w, nodes, domain.DecideNode),
 		pods:           newCommands(w, pods, domain.DecidePod),
 		configMaps:     newCommands(w, configMaps.aggregate, domain.DecideConfigMap),
-		leases:         newCommands(w, leases, domain.DecideLease).PresumingNew(w.leaseNeverWritten),
+		leases:         newCommands(w, leases, domain.DecideLease),
 		replicaSets:    newCommands(w, replicaSets.aggregate, domain.DecideReplicaSet),
 		deployments:    newCommands(w, deployments.aggregate, domain.DecideDeployment),
 		budgets:        newCommands(w, podDisruptionBudgets.aggregate, domain.DecidePodDisruptionBudget),

@@ -65,7 +65,7 @@ WHERE n.deleted = 0 AND n.agent_state <> 'Stopped'`
 func (v *NodeView) NodeLeaseRenewedAt(ctx context.Context, name string) (time.Time, error) {
 	l, ok := v.w.currentLease(domain.NodeLeaseNamespace, name)
 	var err error
-	if !ok && v.w != nil && v.w.leaseNeverWritten(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: name}) {
+	if !ok && v.w != nil && v.w.leaseNeverWritten(ctx, domain.NodeLeaseNamespace, name) {
 		return time.Time{}, nil
 	}
 	if !ok {

@@ -94,11 +94,9 @@ func (v *LeaseView) NeverWritten(ctx context.Context, namespace, name string) bo
 	return err == nil && !known
 }
 
-// leaseNeverWritten is NeverWritten for the Writer's lease commands
-// (command.Commands.PresumingNew): a kubelet's first lease PUT, which
-// stores the lease herd derived from its node, is decided without a
-// read of a row that is not there.
-func (w *Writer) leaseNeverWritten(ctx context.Context, key domain.Key) bool {
+// leaseNeverWritten is NeverWritten as the Writer's own remembering view
+// answers it, for the Writer's other views (NodeView.NodeLeaseRenewedAt).
+func (w *Writer) leaseNeverWritten(ctx context.Context, namespace, name string) bool {
 	w.leaseViewOnce.Do(func() { w.leaseView = NewLeaseView(w.log).Remembering(w) })
-	return w.leaseView.NeverWritten(ctx, key.Namespace, key.Name)
+	return w.leaseView.NeverWritten(ctx, namespace, name)
 }

@@ -41,17 +41,6 @@ func TestALeaseHerdNeverWroteIsNotFoundWithoutAStatement(t *testing.T) {
 	mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: leasesPath + "/fresh"})
 	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: leasesPath, body: nodeLeaseJSON("gone", renew)})
 	mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: leasesPath + "/gone"})
-
-	// A PUT of a lease herd never wrote is refused unless herd derives
-	// it from its node; then it stores it, as a kubelet's first renewal
-	// of the lease herd showed it does.
-	mustSend(t, nil, base, http.StatusNotFound, req{method: "PUT", path: leasesPath + "/put", body: nodeLeaseJSON("put", renew)})
-	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: "/api/v1/nodes", body: nodeJSON("put")})
-	mustSend(t, nil, base, http.StatusOK, req{method: "PUT", path: leasesPath + "/put", body: nodeLeaseJSON("put", renew)})
-	if l, err := api.LeaseView.Get(t.Context(), "kube-node-lease", "put"); err != nil || l.Version != 1 {
-		t.Fatalf("the lease stored by the PUT: %+v, %v", l, err)
-	}
-	mustSend(t, nil, base, http.StatusOK, req{method: "PUT", path: leasesPath + "/put", body: nodeLeaseJSON("put", "2026-03-01T09:00:10.000000Z")})
 }
 
 // TestLeasesWrittenBeforeARestartAreFound: a herd started on a SQLite
@@ -104,8 +93,7 @@ func TestALeaseCreatedIsNeverAnsweredNotFoundAfter(t *testing.T) {
 
 // TestALeaseAnotherReplicaCreatedIsFound: on PostgreSQL another herd
 // replica may create a lease this one never wrote; this one reads it
-// from its row, having answered 404 for it a moment before, and a PUT
-// of it renews it rather than create it again.
+// from its row, having answered 404 for it a moment before.
 func TestALeaseAnotherReplicaCreatedIsFound(t *testing.T) {
 	url := pgtest.URL(t)
 	a := newTestAPIOn(t, eventstest.OpenPostgres(t, url), nil).serve(t).URL
@@ -116,6 +104,4 @@ func TestALeaseAnotherReplicaCreatedIsFound(t *testing.T) {
 	mustSend(t, nil, a, http.StatusNotFound, req{method: "GET", path: leasesPath + "/n-1"})
 	mustSend(t, nil, b, http.StatusCreated, req{method: "POST", path: leasesPath, body: nodeLeaseJSON("n-1", "2026-03-01T09:00:00.000000Z")})
 	mustSend(t, nil, a, http.StatusOK, req{method: "GET", path: leasesPath + "/n-1"})
-	// A PUT on this replica of the lease the other created renews it.
-	mustSend(t, nil, a, http.StatusOK, req{method: "PUT", path: leasesPath + "/n-1", body: nodeLeaseJSON("n-1", "2026-03-01T09:00:10.000000Z")})
 }

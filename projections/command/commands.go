@@ -23,23 +23,6 @@ type Commands[S, C any] struct {
 	// Key.String. The aggregates of which there is one map the zero Key
 	// to their one stream.
 	key func(domain.Key) string
-	// neverWritten, when set, says a key's stream was never committed
-	// (PresumingNew).
-	neverWritten func(context.Context, domain.Key) bool
-}
-
-// PresumingNew has Execute decide any command on the fresh state,
-// reading no row, where neverWritten says the key's stream was never
-// committed — a kubelet's lease PUT that stores its lease for the first
-// time — as Create decides a creation. The presumption is checked as
-// Create's is: the append expects version 0 and the commit refuses it if
-// the stream exists after all, and a refusal or a no-op decided on it is
-// decided again on the row. A wrong answer from neverWritten thus costs
-// a second decision, never a wrong one. It must be called before the
-// first command.
-func (c *Commands[S, C]) PresumingNew(neverWritten func(context.Context, domain.Key) bool) *Commands[S, C] {
-	c.neverWritten = neverWritten
-	return c
 }
 
 // NewCommands is the Commands of the aggregate a on u, deciding with
@@ -54,15 +37,11 @@ var (
 )
 
 // Execute implements domain.Executor. A command that only creates its
-// aggregate (domain.Creation), or any command on a stream known never
-// written (PresumingNew), runs as Create.
+// aggregate (domain.Creation) runs as Create.
 func (c *Commands[S, C]) Execute(ctx context.Context, key domain.Key, cmd C) (S, error) {
 	now := c.u.clock.Now()
 	decide := func(s S) ([]domain.Event, error) { return c.decide(s, cmd, now) }
 	if cr, ok := any(cmd).(domain.Creation); ok && cr.CreatesOnly() {
-		return Create(ctx, c.u, c.of, c.streamKey(key), decide)
-	}
-	if c.neverWritten != nil && c.neverWritten(ctx, key) {
 		return Create(ctx, c.u, c.of, c.streamKey(key), decide)
 	}
 	return Update(ctx, c.u, c.of, c.streamKey(key), decide)
