@@ -43,6 +43,36 @@ func TestALeaseHerdNeverWroteIsNotFoundWithoutAStatement(t *testing.T) {
 	mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: leasesPath + "/gone"})
 }
 
+// TestAKubeletsFirstLeasePutReadsNoRow: the PUT with which a kubelet
+// first renews the lease herd derived from its node, on a name herd never
+// wrote a lease for, stores the lease without trying the update first
+// (which would read the lease's row, only to be refused "not found"): a
+// row planted under it behind herd's back is not read. A PUT of a lease
+// herd neither wrote nor derives is refused 404, and a dry run is
+// answered without storing anything.
+func TestAKubeletsFirstLeasePutReadsNoRow(t *testing.T) {
+	api := newTestAPI(t, nil)
+	base := api.serve(t).URL
+	const renew = "2026-03-01T09:00:00.000000Z"
+	mustSend(t, nil, base, http.StatusNotFound, req{method: "PUT", path: leasesPath + "/planted", body: nodeLeaseJSON("planted", renew)})
+	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: "/api/v1/nodes", body: nodeJSON("planted")})
+	mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: leasesPath + "/planted"})
+	mustSend(t, nil, base, http.StatusOK, req{method: "PUT", path: leasesPath + "/planted?dryRun=All", body: nodeLeaseJSON("planted", renew)})
+	if _, err := api.LeaseView.Get(t.Context(), "kube-node-lease", "planted"); err == nil {
+		t.Fatal("a dry run stored the lease")
+	}
+	if _, err := api.store.DB().ExecContext(t.Context(), `INSERT INTO leases (namespace, name, deleted, version, resource_version, data, renewed_at)
+VALUES ('kube-node-lease', 'planted', 0, 7, 7, '{"namespace":"kube-node-lease","name":"planted","version":7,"resourceVersion":7}', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	mustSend(t, nil, base, http.StatusOK, req{method: "PUT", path: leasesPath + "/planted", body: nodeLeaseJSON("planted", renew)})
+	l, err := api.LeaseView.Get(t.Context(), "kube-node-lease", "planted")
+	if err != nil || l.Version != 1 || l.Spec.HolderIdentity != "planted" {
+		t.Fatalf("the lease the PUT stored: %+v, %v; want it created at version 1", l, err)
+	}
+	mustSend(t, nil, base, http.StatusOK, req{method: "PUT", path: leasesPath + "/planted", body: nodeLeaseJSON("planted", "2026-03-01T09:00:10.000000Z")})
+}
+
 // TestLeasesWrittenBeforeARestartAreFound: a herd started on a SQLite
 // file with leases in it (a restart) finds every one of them, deleted
 // ones answered 404 from their rows, before it wrote anything itself.
@@ -104,4 +134,6 @@ func TestALeaseAnotherReplicaCreatedIsFound(t *testing.T) {
 	mustSend(t, nil, a, http.StatusNotFound, req{method: "GET", path: leasesPath + "/n-1"})
 	mustSend(t, nil, b, http.StatusCreated, req{method: "POST", path: leasesPath, body: nodeLeaseJSON("n-1", "2026-03-01T09:00:00.000000Z")})
 	mustSend(t, nil, a, http.StatusOK, req{method: "GET", path: leasesPath + "/n-1"})
+	// A PUT on this replica of the lease the other created renews it.
+	mustSend(t, nil, a, http.StatusOK, req{method: "PUT", path: leasesPath + "/n-1", body: nodeLeaseJSON("n-1", "2026-03-01T09:00:10.000000Z")})
 }

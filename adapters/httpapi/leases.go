@@ -54,6 +54,9 @@ func (s *Server) leaseKind() *kind {
 			}
 			return s.nodeLease(ctx, key.Name)
 		},
+		neverWritten: func(ctx context.Context, key domain.Key) bool {
+			return s.LeaseView.NeverWritten(ctx, key.Namespace, key.Name)
+		},
 		exec:  s.Leases,
 		toAPI: conversions.LeaseToAPI,
 		create: func(in *coordinationv1.Lease, key domain.Key) (domain.LeaseCommand, error) {
