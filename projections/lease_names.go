@@ -76,18 +76,22 @@ func (x *leaseNames) has(ctx context.Context, v *LeaseView, key string) (bool, e
 // namespace/name was never created: no lease stream of that name was
 // ever committed. Only a view that remembers (Remembering) on SQLite,
 // whose one writer is this process, can know it, and not while a commit
-// of some lease is under way (the row may already show it to others);
-// false means "read the row", never "it exists". A kubelet's lease GET
-// before it creates its lease then reads nothing.
+// that may move that lease's stream is under way (the row may already
+// show it to others); commits of other leases, under way nearly all the
+// time while kubelets renew, do not matter to it. False means "read the
+// row", never "it exists". A kubelet's lease GET before it creates its
+// lease then reads nothing.
 func (v *LeaseView) NeverWritten(ctx context.Context, namespace, name string) bool {
 	w := v.w
 	if w == nil || !w.unit.Authoritative() {
 		return false
 	}
-	// Committing first, the names after: a commit not under way at the
-	// first look either had not begun (its lease did not exist then) or
-	// had ended, its stream already among the names.
-	if w.unit.Committing(leaseStreams) {
+	// Committing first, the names after: a commit of this stream not
+	// under way at the first look either had not begun (the lease did
+	// not exist then) or had ended, its stream already among the names.
+	// The stream's name as a prefix also catches longer names' commits
+	// ("n-1" and "n-10"): a needless row read, never a wrong answer.
+	if w.unit.Committing(domain.LeaseStream(namespace, name)) {
 		return false
 	}
 	known, err := w.leaseNames.has(ctx, v, namespace+"/"+name)

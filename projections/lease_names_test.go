@@ -46,3 +46,47 @@ func TestANodesLeaseNeverWrittenIsNotRead(t *testing.T) {
 		t.Errorf("a lease written before a restart: renewed at %v, %v; want %v", at, err, clk.Now())
 	}
 }
+
+// TestALeaseIsKnownNeverWrittenWhileAnotherLeaseCommits: while a commit
+// of one lease is under way (kubelets renew all the time), another lease
+// herd never wrote is still known never written, from memory; the lease
+// being committed is not, until its commit has ended.
+func TestALeaseIsKnownNeverWrittenWhileAnotherLeaseCommits(t *testing.T) {
+	w, store, clk := newWriter(t)
+	ctx := t.Context()
+	inCommit, release := make(chan struct{}), make(chan struct{})
+	w.unit.ObserveCommits(func(streams map[string]int64, err error) {
+		w.leaseNames.ended(streams, err)
+		if _, ok := streams[domain.LeaseStream(domain.NodeLeaseNamespace, "busy")]; ok {
+			close(inCommit)
+			<-release
+		}
+	})
+	leases := NewLeaseView(store.Log()).Remembering(w)
+	if !leases.NeverWritten(ctx, domain.NodeLeaseNamespace, "busy") {
+		t.Fatal("a lease never written is not known so")
+	}
+	created := make(chan error, 1)
+	go func() {
+		_, err := w.UpdateLease(ctx, domain.NodeLeaseNamespace, "busy", func(l domain.Lease) ([]domain.Event, error) {
+			return domain.DecideLease(l, domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: "busy", Content: leaseContent("busy", clk.Now())}, clk.Now())
+		})
+		created <- err
+	}()
+	<-inCommit
+	quiet := leases.NeverWritten(ctx, domain.NodeLeaseNamespace, "quiet")
+	busy := leases.NeverWritten(ctx, domain.NodeLeaseNamespace, "busy")
+	close(release)
+	if err := <-created; err != nil {
+		t.Fatal(err)
+	}
+	if !quiet {
+		t.Error("a lease never written is not known so while another lease commits")
+	}
+	if busy {
+		t.Error("the lease being committed is known never written")
+	}
+	if leases.NeverWritten(ctx, domain.NodeLeaseNamespace, "busy") {
+		t.Error("a lease committed is known never written")
+	}
+}
