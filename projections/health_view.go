@@ -59,10 +59,15 @@ WHERE n.deleted = 0 AND n.agent_state <> 'Stopped'`
 // was last renewed, by herd's clock: zero when the node has no lease.
 // A view that remembers (Remembering) answers from the lease as herd
 // last committed it when it holds it: the health rules ask for a node's
-// lease as the node registers and renews.
+// lease as the node registers and renews. A lease it knows was never
+// written (a node registering before its kubelet stores its lease) reads
+// no row either (LeaseView.NeverWritten).
 func (v *NodeView) NodeLeaseRenewedAt(ctx context.Context, name string) (time.Time, error) {
 	l, ok := v.w.currentLease(domain.NodeLeaseNamespace, name)
 	var err error
+	if !ok && v.w != nil && v.w.leaseNeverWritten(ctx, domain.NodeLeaseNamespace, name) {
+		return time.Time{}, nil
+	}
 	if !ok {
 		l, err = loadLease(ctx, v.db, domain.NodeLeaseNamespace, name)
 	}

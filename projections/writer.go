@@ -2,6 +2,7 @@ package projections
 
 import (
 	"context"
+	"sync"
 
 	"k8s.io/utils/clock"
 
@@ -31,6 +32,11 @@ type Writer struct {
 	// podObservers is podIndex's observer, as the pod aggregate's
 	// Observers returns it on every commit of a pod.
 	podObservers []Observer[domain.Pod]
+	// leaseNames is every lease stream committed (LeaseView.NeverWritten).
+	leaseNames leaseNames
+	// leaseView reads leases for leaseNeverWritten, made once.
+	leaseView     *LeaseView
+	leaseViewOnce sync.Once
 	// commands are the aggregates' Executes, made once so that asking
 	// for one on every command costs nothing.
 	commands *writerCommands
@@ -44,6 +50,7 @@ func NewWriter(log events.Log, clk clock.PassiveClock, metrics *Metrics) *Writer
 		unit: command.New(log, views, clk, metrics.command())}
 	w.commands = newWriterCommands(w)
 	w.podObservers = []Observer[domain.Pod]{w.podIndex.observe}
+	w.unit.ObserveCommits(w.leaseNames.ended)
 	return w
 }
 

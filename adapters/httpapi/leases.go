@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -23,7 +24,8 @@ const coordinationGroup = "coordination.k8s.io"
 // a polled kubelet reports for — is derived from the node, so that
 // `kubectl describe node` shows when it was last heard of (see
 // nodeLease); a PUT or PATCH of it creates the stored lease. A renewal
-// reads nothing but its lease.
+// reads nothing but its lease, and a read of a lease herd knows it never
+// wrote reads no row (LeaseView.NeverWritten).
 func (s *Server) leaseKind() *kind {
 	o := &object[domain.Lease, domain.LeaseCommand, coordinationv1.Lease, *coordinationv1.Lease]{
 		kind: &kind{
@@ -39,6 +41,11 @@ func (s *Server) leaseKind() *kind {
 			},
 		},
 		read: func(ctx context.Context, key domain.Key) (domain.Lease, error) {
+			// A lease herd knows it never wrote (a kubelet's first read
+			// of its lease, at registration) is not read from its row.
+			if s.LeaseView.NeverWritten(ctx, key.Namespace, key.Name) {
+				return domain.Lease{}, fmt.Errorf("leases.coordination.k8s.io %q: %w", key.Name, domain.ErrNotFound)
+			}
 			return s.LeaseView.Get(ctx, key.Namespace, key.Name)
 		},
 		derive: func(ctx context.Context, key domain.Key) (domain.Lease, bool) {
@@ -46,6 +53,9 @@ func (s *Server) leaseKind() *kind {
 				return domain.Lease{}, false
 			}
 			return s.nodeLease(ctx, key.Name)
+		},
+		neverWritten: func(ctx context.Context, key domain.Key) bool {
+			return s.LeaseView.NeverWritten(ctx, key.Namespace, key.Name)
 		},
 		exec:  s.Leases,
 		toAPI: conversions.LeaseToAPI,

@@ -33,6 +33,10 @@ type object[S, C, O any, PO apiObject[O]] struct {
 	// node's lease): gets answer it, and a PUT or PATCH of it creates
 	// the stored object.
 	derive func(ctx context.Context, key domain.Key) (S, bool)
+	// neverWritten, when set, says for certain that nothing was ever
+	// stored at key: a PUT then goes straight to derive's creation, as
+	// the update it would try first could only be refused "not found".
+	neverWritten func(ctx context.Context, key domain.Key) bool
 	// exec runs the commands the write verbs make: the one way the API
 	// changes anything.
 	exec domain.Executor[S, C]

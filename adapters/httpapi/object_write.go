@@ -48,7 +48,17 @@ func (o *object[S, C, O, PO]) serveUpdate(s *Server, w http.ResponseWriter, r *h
 		s.kindError(w, o.kind, err, key.Name)
 		return
 	}
-	st, err := o.run(r, key, func() (C, error) { return update(&in, rv) })
+	var st S
+	if o.neverWritten != nil && o.neverWritten(r.Context(), key) {
+		// A kubelet's first renewal of the lease herd derived from its
+		// node: the update would read the row that is not there.
+		err = fmt.Errorf("%s %q: %w", o.groupResource(), key.Name, domain.ErrNotFound)
+		if _, derr := dryRunOf(r); derr != nil {
+			err = derr
+		}
+	} else {
+		st, err = o.run(r, key, func() (C, error) { return update(&in, rv) })
+	}
 	if errors.Is(err, domain.ErrNotFound) && o.derive != nil && o.create != nil {
 		if _, ok := o.derive(r.Context(), key); ok {
 			st, err = o.run(r, key, func() (C, error) { return o.create(&in, key) })

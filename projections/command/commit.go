@@ -57,6 +57,10 @@ type groupCommit struct {
 	// marked are the streams marked committing by the group now
 	// committing; only the leader touches it.
 	marked []string
+	// ended, when set, is told of the streams each group may have moved
+	// once its transaction ended (err nil: committed), while they are
+	// still marked committing (Unit.ObserveCommits).
+	ended func(streams map[string]int64, err error)
 }
 
 // markCommitting marks every stream group may have moved as committing,
@@ -224,6 +228,9 @@ func (g *groupCommit) commit(group []*command) {
 				}
 			}
 		}
+	}
+	if g.ended != nil {
+		g.ended(moved, err)
 	}
 	// The streams runGroup marked as committing, once their states are
 	// put (or forgotten), before the callers are answered.

@@ -205,6 +205,21 @@ func (u *Unit) Committing(prefix string) bool {
 	return u.states.committingPrefix(prefix)
 }
 
+// ObserveCommits has fn told, on the group commit's leader, of every
+// stream a group may have moved (appended to, or tried to) once the
+// group's transaction ended — err nil when it committed — while those
+// streams are still marked committing (Committing): a memory kept by fn
+// is complete before a reader is told it may trust it. A failed commit
+// may still have reached the disk, so fn forgets what it cannot be sure
+// of then. Only where the unit is authoritative (SQLite); it does
+// nothing on PostgreSQL, where another replica's appends are not seen.
+// It must be called before the first command.
+func (u *Unit) ObserveCommits(fn func(streams map[string]int64, err error)) {
+	if u.cacheStates {
+		u.group.ended = fn
+	}
+}
+
 // Authoritative reports whether every append to the log goes through
 // this unit (SQLite, whose one writer is this process), so that
 // observers of its commits see every state the views take.
