@@ -125,22 +125,11 @@ func fromUnixNanos(ns int64) time.Time {
 // NewLeases is the lease table on whichever engine each handle it is
 // given is of, as New is for an object table.
 func NewLeases() Leases {
-	return leaseEngines{sqlite: NewSQLiteLeases(), postgres: NewPostgresLeases()}
+	return leaseEngines{byEngine[Leases]{sqlite: NewSQLiteLeases(), postgres: NewPostgresLeases()}}
 }
 
 // leaseEngines picks the lease table of a handle's engine.
-type leaseEngines struct{ sqlite, postgres Leases }
-
-func (e leaseEngines) on(h any) (Leases, error) {
-	pg, err := onPostgres(h)
-	if err != nil {
-		return nil, err
-	}
-	if pg {
-		return e.postgres, nil
-	}
-	return e.sqlite, nil
-}
+type leaseEngines struct{ byEngine[Leases] }
 
 func (e leaseEngines) Get(ctx context.Context, q Querier, key Key) ([]byte, time.Time, error) {
 	s, err := e.on(q)

@@ -22,17 +22,14 @@ import (
 // whatever PostgreSQL's locale says), a limit of 0 meaning none, each at
 // the log's head; a controller is refused and writes nothing.
 func TestLeasesContract(t *testing.T) {
-	for _, open := range []func(*testing.T) engine{openSQLite, openPostgres} {
-		e := open(t)
-		own := viewstore.NewSQLiteLeases
-		if e.name == "postgres" {
-			own = viewstore.NewPostgresLeases
-		}
-		t.Run(e.name, func(t *testing.T) {
-			t.Run("engine", func(t *testing.T) { leaseContract(t, e, "own-", own()) })
-			t.Run("either", func(t *testing.T) { leaseContract(t, e, "any-", viewstore.NewLeases()) })
+	onEachEngine(t, viewstore.NewSQLiteLeases, viewstore.NewPostgresLeases, viewstore.NewLeases,
+		func(t *testing.T, e engine, own bool, l viewstore.Leases) {
+			prefix := "any-"
+			if own {
+				prefix = "own-"
+			}
+			leaseContract(t, e, prefix, l)
 		})
-	}
 }
 
 func lease(ns, name string, deleted bool, v int64, renewedAt time.Time) viewstore.Lease {

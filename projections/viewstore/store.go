@@ -124,25 +124,31 @@ func same(a, b Schema) bool {
 // of: the engine's implementation answers. A handle that does not tell
 // its dialect is refused, rather than guessed.
 func New(s Schema) Store {
-	return engines{sqlite: NewSQLite(s), postgres: NewPostgres(s)}
+	return engines{byEngine[Store]{sqlite: NewSQLite(s), postgres: NewPostgres(s)}}
 }
 
-// engines picks the implementation of a handle's engine.
-type engines struct{ sqlite, postgres Store }
+// byEngine holds one implementation of a port per engine and picks the
+// one of a handle's engine: New, NewLeases and NewTimeline answer through
+// it.
+type byEngine[T any] struct{ sqlite, postgres T }
 
-// dialected is a handle that tells its engine's dialect.
-type dialected interface{ Dialect() events.Dialect }
-
-func (e engines) on(h any) (Store, error) {
+func (e byEngine[T]) on(h any) (T, error) {
 	pg, err := onPostgres(h)
 	if err != nil {
-		return nil, err
+		var none T
+		return none, err
 	}
 	if pg {
 		return e.postgres, nil
 	}
 	return e.sqlite, nil
 }
+
+// engines picks the object table of a handle's engine.
+type engines struct{ byEngine[Store] }
+
+// dialected is a handle that tells its engine's dialect.
+type dialected interface{ Dialect() events.Dialect }
 
 // onPostgres says whether handle h is of PostgreSQL, and refuses one that
 // does not tell its engine.

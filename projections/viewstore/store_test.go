@@ -124,6 +124,23 @@ func TestStoreContract(t *testing.T) {
 	}
 }
 
+// onEachEngine runs contract on a real SQLite file and a real
+// PostgreSQL, through the engine's own implementation (sqlite, postgres;
+// own true) and through the one that picks a handle's engine (either).
+func onEachEngine[T any](t *testing.T, sqlite, postgres, either func() T, contract func(t *testing.T, e engine, own bool, s T)) {
+	for _, open := range []func(*testing.T) engine{openSQLite, openPostgres} {
+		e := open(t)
+		mine := sqlite
+		if e.name == "postgres" {
+			mine = postgres
+		}
+		t.Run(e.name, func(t *testing.T) {
+			t.Run("engine", func(t *testing.T) { contract(t, e, true, mine()) })
+			t.Run("either", func(t *testing.T) { contract(t, e, false, either()) })
+		})
+	}
+}
+
 // contract runs the port's contract on e's tables, in namespaces that
 // begin with prefix (configmaps) and cprefix (replicasets, which keep
 // controllers), so that runs on one database stay apart.

@@ -125,22 +125,11 @@ func scanTimeline(ctx context.Context, q Querier, query string, args ...any) ([]
 // NewTimeline is the node timeline on whichever engine each handle it is
 // given is of, as New is for an object table.
 func NewTimeline() Timeline {
-	return timelineEngines{sqlite: NewSQLiteTimeline(), postgres: NewPostgresTimeline()}
+	return timelineEngines{byEngine[Timeline]{sqlite: NewSQLiteTimeline(), postgres: NewPostgresTimeline()}}
 }
 
 // timelineEngines picks the node timeline of a handle's engine.
-type timelineEngines struct{ sqlite, postgres Timeline }
-
-func (e timelineEngines) on(h any) (Timeline, error) {
-	pg, err := onPostgres(h)
-	if err != nil {
-		return nil, err
-	}
-	if pg {
-		return e.postgres, nil
-	}
-	return e.sqlite, nil
-}
+type timelineEngines struct{ byEngine[Timeline] }
 
 func (e timelineEngines) Add(ctx context.Context, x Execer, r TimelineRow) error {
 	s, err := e.on(x)

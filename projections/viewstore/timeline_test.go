@@ -20,19 +20,16 @@ import (
 // a second row at one position and seq is refused; a rolled back add
 // leaves nothing.
 func TestTimelineContract(t *testing.T) {
-	for _, open := range []func(*testing.T) engine{openSQLite, openPostgres} {
-		e := open(t)
-		own := viewstore.NewSQLiteTimeline
-		if e.name == "postgres" {
-			own = viewstore.NewPostgresTimeline
-		}
-		t.Run(e.name, func(t *testing.T) {
+	onEachEngine(t, viewstore.NewSQLiteTimeline, viewstore.NewPostgresTimeline, viewstore.NewTimeline,
+		func(t *testing.T, e engine, own bool, tl viewstore.Timeline) {
 			// Each run's positions are above the one's before, so that
 			// the newest rows are its own.
-			t.Run("engine", func(t *testing.T) { timelineContract(t, e, "own-", 1000, own()) })
-			t.Run("either", func(t *testing.T) { timelineContract(t, e, "any-", 2000, viewstore.NewTimeline()) })
+			if own {
+				timelineContract(t, e, "own-", 1000, tl)
+			} else {
+				timelineContract(t, e, "any-", 2000, tl)
+			}
 		})
-	}
 }
 
 func timelineContract(t *testing.T, e engine, prefix string, base int64, tl viewstore.Timeline) {
