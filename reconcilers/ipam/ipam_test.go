@@ -122,6 +122,23 @@ func (f *fixture) addresses() map[string]string {
 	return out
 }
 
+// wantPoolEvents fails the test unless the pool's stream holds events of
+// the types want, in order.
+func (f *fixture) wantPoolEvents(pool string, want ...string) {
+	f.t.Helper()
+	recs, err := f.store.ReadStream(f.t.Context(), f.store.DB(), domain.IPPoolStream(pool), 0)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var types []string
+	for _, r := range recs {
+		types = append(types, r.Type)
+	}
+	if diff := cmp.Diff(want, types); diff != "" {
+		f.t.Errorf("pool stream (-want +got):\n%s", diff)
+	}
+}
+
 func (f *fixture) head() int64 {
 	h, _ := f.store.Head(context.Background(), f.store.DB())
 	return h
@@ -169,17 +186,7 @@ func TestFinalizedPodReleasesItsAddressForTheNext(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"b": "10.88.0.3", "c": "10.88.0.2"}, f.addresses()); diff != "" {
 		t.Errorf("addresses (-want +got):\n%s", diff)
 	}
-	recs, err := f.store.ReadStream(t.Context(), f.store.DB(), domain.IPPoolStream("10.88.0.0/24"), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var types []string
-	for _, r := range recs {
-		types = append(types, r.Type)
-	}
-	if diff := cmp.Diff([]string{"IPAllocated", "IPAllocated", "IPReleased", "IPAllocated"}, types); diff != "" {
-		t.Errorf("pool stream (-want +got):\n%s", diff)
-	}
+	f.wantPoolEvents("10.88.0.0/24", "IPAllocated", "IPAllocated", "IPReleased", "IPAllocated")
 }
 
 func TestExhaustedPoolLeavesPodPendingUntilAnAddressFrees(t *testing.T) {
@@ -304,17 +311,7 @@ func TestAPodMadeAgainUnderItsNameFreesTheAddressOfTheOneBefore(t *testing.T) {
 	if p := f.get("web-0"); p.Network == nil || p.Network.IP != "10.88.0.2" {
 		t.Errorf("the new pod's network: %+v, want 10.88.0.2", p.Network)
 	}
-	recs, err := f.store.ReadStream(t.Context(), f.store.DB(), domain.IPPoolStream("10.88.0.0/30"), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var types []string
-	for _, r := range recs {
-		types = append(types, r.Type)
-	}
-	if diff := cmp.Diff([]string{"IPAllocated", "IPReleased", "IPAllocated"}, types); diff != "" {
-		t.Errorf("pool stream (-want +got):\n%s", diff)
-	}
+	f.wantPoolEvents("10.88.0.0/30", "IPAllocated", "IPReleased", "IPAllocated")
 }
 
 func TestTerminatingPodGetsNoAddress(t *testing.T) {
