@@ -226,6 +226,16 @@ func demoWindow(t *testing.T, url string, n int, reach time.Duration) time.Time 
 			return fmt.Errorf("%d nodes, want the demo's %d", len(nodes.Items), n)
 		}
 		if since.IsZero() {
+			// The window opens once every node has reported Ready: a
+			// node whose first report came after a failure asked for
+			// early in the window would be a node that never started
+			// in the what-if, under its startup grace period instead
+			// of the one asked about (as on a loaded machine).
+			for _, node := range nodes.Items {
+				if !nodeReady(node) {
+					return fmt.Errorf("node %s has not reported Ready yet", node.Name)
+				}
+			}
 			since = time.Now().Truncate(time.Second)
 		}
 		for _, node := range nodes.Items {
