@@ -66,7 +66,7 @@ func TestDeletedPodsNameWhatAskedForTheirDeletion(t *testing.T) {
 			}
 			env.Clock.Step(reconcilerstest.At(1).Sub(reconcilerstest.T0))
 			tc.act(t, env, dss)
-			want := last(t, env, tc.stream, tc.typ)
+			want := env.Last(tc.stream, tc.typ)
 
 			reconcilerstest.StartResyncOnly(t, env, r)
 			var deleted events.Record
@@ -92,18 +92,4 @@ func TestDeletedPodsNameWhatAskedForTheirDeletion(t *testing.T) {
 // operator is ctx as an operator's command.
 func operator(ctx context.Context) context.Context {
 	return events.WithMetadata(ctx, events.Metadata{Actor: "kubernetes-admin"})
-}
-
-// last is the newest record of stream of type typ; the test fails when
-// there is none.
-func last(t *testing.T, env *reconcilerstest.Env, stream, typ string) events.Record {
-	t.Helper()
-	recs, err := env.Log.Query(t.Context(), events.Filter{Stream: stream, Types: []string{typ}, Newest: true, Limit: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(recs) == 0 {
-		t.Fatalf("%s has no %s", stream, typ)
-	}
-	return recs[0]
 }

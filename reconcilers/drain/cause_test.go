@@ -33,7 +33,7 @@ func TestABudgetsGrantNamesTheDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.Node("n1", domain.DrainNode{})
-	started := last(t, env, domain.NodeStream("n1"), domain.NodeDrainStarted{}.EventType())
+	started := env.Last(domain.NodeStream("n1"), domain.NodeDrainStarted{}.EventType())
 
 	reconcilerstest.StartResyncOnly(t, env, r)
 	var grant events.Record
@@ -48,25 +48,11 @@ func TestABudgetsGrantNamesTheDrain(t *testing.T) {
 		}
 		return len(recs) > 0
 	}, "the resync's drain evicts web-a through its budget")
-	evicted := last(t, env, domain.PodStream("default", "web-a"), domain.PodDeletionRequested{}.EventType())
+	evicted := env.Last(domain.PodStream("default", "web-a"), domain.PodDeletionRequested{}.EventType())
 	for _, rec := range []events.Record{grant, evicted} {
 		if rec.Metadata.Actor != "system:herd:drain" || rec.Metadata.CausationID != started.ID {
 			t.Errorf("%s %s by %s names cause %q, want the drain's start at %d (%s)", rec.Type, rec.Stream, rec.Metadata.Actor,
 				rec.Metadata.CausationID, started.Position, started.ID)
 		}
 	}
-}
-
-// last is the newest record of stream of type typ; the test fails when
-// there is none.
-func last(t *testing.T, env *reconcilerstest.Env, stream, typ string) events.Record {
-	t.Helper()
-	recs, err := env.Log.Query(t.Context(), events.Filter{Stream: stream, Types: []string{typ}, Newest: true, Limit: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(recs) == 0 {
-		t.Fatalf("%s has no %s", stream, typ)
-	}
-	return recs[0]
 }

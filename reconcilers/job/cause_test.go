@@ -90,19 +90,6 @@ func (h *causeHarness) runs(names ...string) {
 	}
 }
 
-// last is the newest record of stream of type typ; false when none.
-func (h *causeHarness) last(stream, typ string) (events.Record, bool) {
-	h.t.Helper()
-	recs, err := h.env.Log.Query(h.t.Context(), events.Filter{Stream: stream, Types: []string{typ}, Newest: true, Limit: 1})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if len(recs) == 0 {
-		return events.Record{}, false
-	}
-	return recs[0], true
-}
-
 // startResync runs the reconciler in the framework over a log whose
 // records are not handed over, so that only the first resync, at its
 // start, reconciles the Job, until the test ends.
@@ -116,7 +103,7 @@ func (h *causeHarness) startResync() {
 func (h *causeHarness) resync(want func(domain.JobPodsCounted) bool) (events.Record, domain.JobPodsCounted) {
 	h.t.Helper()
 	counted := domain.JobPodsCounted{}.EventType()
-	before, _ := h.last(domain.JobStream("default", "pi"), counted)
+	before, _ := h.env.Newest(domain.JobStream("default", "pi"), counted)
 	h.startResync()
 	var rec events.Record
 	var ev domain.JobPodsCounted
@@ -165,7 +152,7 @@ func TestAResyncsCountOfAPodGoneNamesItsFinalization(t *testing.T) {
 	h.reconcile() // counts pi-1's success; the Job is Complete
 	h.env.Clock.Step(time.Minute)
 	h.pod("kubernetes-admin", "pi-1", domain.DeletePod{}) // finished: it goes at once
-	finalized, ok := h.last(pod1, domain.PodFinalized{}.EventType())
+	finalized, ok := h.env.Newest(pod1, domain.PodFinalized{}.EventType())
 	if !ok {
 		t.Fatal("pi-1 was not finalized")
 	}
@@ -190,10 +177,10 @@ func TestAResyncsCountOfAFailingJobsStoppedPodsNamesTheirDeletion(t *testing.T) 
 	h.reconcile()
 	h.runs("pi-1", "pi-2")
 	h.pod("system:node:n1", "pi-1", domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodFailed}})
-	failed, _ := h.last(pod1, domain.PodStatusUpdated{}.EventType())
+	failed, _ := h.env.Newest(pod1, domain.PodStatusUpdated{}.EventType())
 
 	rec, _ := h.resync(func(c domain.JobPodsCounted) bool { return slices.Equal(c.Failed, []string{"uid-pod-2"}) })
-	deleted, ok := h.last(pod2, domain.PodDeletionRequested{}.EventType())
+	deleted, ok := h.env.Newest(pod2, domain.PodDeletionRequested{}.EventType())
 	if !ok || deleted.Metadata.Actor != "system:herd:job" {
 		t.Fatalf("pi-2 was not deleted by the Job's reconciler: %+v", deleted)
 	}
@@ -241,7 +228,7 @@ func TestAResyncsDeletionOfAJobsPodsNamesWhatAskedForIt(t *testing.T) {
 			h.reconcile()
 			h.runs("pi-1", "pi-2")
 			tc.act(h)
-			cause, ok := h.last(domain.JobStream("default", "pi"), tc.cause)
+			cause, ok := h.env.Newest(domain.JobStream("default", "pi"), tc.cause)
 			if !ok {
 				t.Fatalf("the Job has no %s", tc.cause)
 			}
@@ -250,7 +237,7 @@ func TestAResyncsDeletionOfAJobsPodsNamesWhatAskedForIt(t *testing.T) {
 			eventstest.Eventually(t, eventstest.WaitFor, func() bool {
 				deleted = nil
 				for _, stream := range []string{pod1, pod2} {
-					if rec, ok := h.last(stream, domain.PodDeletionRequested{}.EventType()); ok && rec.Metadata.Actor == "system:herd:job" {
+					if rec, ok := h.env.Newest(stream, domain.PodDeletionRequested{}.EventType()); ok && rec.Metadata.Actor == "system:herd:job" {
 						deleted = append(deleted, rec)
 					}
 				}
@@ -277,7 +264,7 @@ func TestAResyncsDeletionOfAJobPastItsTTLNamesItsFinishing(t *testing.T) {
 		h.reconcile()
 	}
 	job := domain.JobStream("default", "pi")
-	finished, ok := h.last(job, domain.JobStatusRecorded{}.EventType())
+	finished, ok := h.env.Newest(job, domain.JobStatusRecorded{}.EventType())
 	if !ok {
 		t.Fatal("the Job recorded no status")
 	}
@@ -290,7 +277,7 @@ func TestAResyncsDeletionOfAJobPastItsTTLNamesItsFinishing(t *testing.T) {
 	var deleted events.Record
 	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
 		for _, typ := range []string{domain.JobDeletionRequested{}.EventType(), domain.JobDeleted{}.EventType()} {
-			if rec, ok := h.last(job, typ); ok && rec.Metadata.Actor == "system:herd:job" && (deleted.ID == "" || rec.Position < deleted.Position) {
+			if rec, ok := h.env.Newest(job, typ); ok && rec.Metadata.Actor == "system:herd:job" && (deleted.ID == "" || rec.Position < deleted.Position) {
 				deleted = rec
 			}
 		}

@@ -171,6 +171,31 @@ func (e *Env) StreamTypes(stream string) []string {
 	return out
 }
 
+// Newest is the newest record of stream of type typ; false when there is
+// none.
+func (e *Env) Newest(stream, typ string) (events.Record, bool) {
+	e.t.Helper()
+	recs, err := e.Log.Query(e.t.Context(), events.Filter{Stream: stream, Types: []string{typ}, Newest: true, Limit: 1})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if len(recs) == 0 {
+		return events.Record{}, false
+	}
+	return recs[0], true
+}
+
+// Last is Newest for a record the test needs: it fails when there is
+// none.
+func (e *Env) Last(stream, typ string) events.Record {
+	e.t.Helper()
+	rec, ok := e.Newest(stream, typ)
+	if !ok {
+		e.t.Fatalf("%s has no %s", stream, typ)
+	}
+	return rec
+}
+
 // Records returns the log's records after position, for tests of KeysFor.
 func (e *Env) Records(after int64) []events.Record {
 	e.t.Helper()
