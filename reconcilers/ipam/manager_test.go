@@ -3,11 +3,9 @@ package ipam
 import (
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"go.uber.org/zap"
-
 	"herd/events/eventstest"
 	"herd/reconcilers"
+	"herd/reconcilers/reconcilerstest"
 )
 
 // TestEventsDriveAllocationAndRetry runs the reconciler under the manager,
@@ -17,18 +15,7 @@ import (
 func TestEventsDriveAllocationAndRetry(t *testing.T) {
 	f := newFixture(t, "10.88.0.0/30")
 	store := f.store
-	m, err := reconcilers.NewManager(reconcilers.Params{
-		Config:      reconcilers.Config{Enabled: []string{"*"}, Workers: 2, MaxRetries: 5},
-		Reconcilers: []reconcilers.Reconciler{f.r}, Store: store, Clock: f.clock,
-		Logger: zap.NewNop(), Metrics: reconcilers.NewMetrics(prometheus.NewRegistry()),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Stop(t.Context()) })
+	reconcilerstest.StartManager(t, reconcilers.Params{Reconcilers: []reconcilers.Reconciler{f.r}, Store: store, Clock: f.clock})
 
 	f.create("a", true)
 	eventstest.Eventually(t, eventstest.WaitFor, func() bool { return f.addresses()["a"] == "10.88.0.2" }, "a gets 10.88.0.2")

@@ -4,11 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"go.uber.org/zap"
-
 	"herd/events"
-	"herd/events/eventstest"
 	"herd/reconcilers"
 )
 
@@ -33,25 +29,10 @@ func (l heldLog) ReadAfter(ctx context.Context, _ int64, _ int) ([]events.Record
 // The framework stops when the test ends.
 func StartResyncOnly(t *testing.T, e *Env, r reconcilers.Reconciler) {
 	t.Helper()
-	mgr, err := reconcilers.NewManager(reconcilers.Params{
+	StartManager(t, reconcilers.Params{
 		Config:      reconcilers.Config{Enabled: []string{"*"}, Workers: 1, MaxRetries: 5},
 		Reconcilers: []reconcilers.Reconciler{r},
 		Log:         heldLog{Log: e.Log},
 		Clock:       e.Clock,
-		Logger:      zap.NewNop(),
-		Metrics:     reconcilers.NewMetrics(prometheus.NewRegistry()),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mgr.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), eventstest.WaitFor)
-		defer cancel()
-		if err := mgr.Stop(ctx); err != nil {
-			t.Error(err)
-		}
 	})
 }

@@ -5,9 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"go.uber.org/zap"
-
 	"herd/domain"
 	"herd/events/eventstest"
 	"herd/projections"
@@ -23,18 +20,7 @@ import (
 // creation queues must write nothing more.
 func RevisionComesBackAtOnce(t *testing.T, e *Env, r reconcilers.Reconciler, create func() (revision string)) {
 	t.Helper()
-	m, err := reconcilers.NewManager(reconcilers.Params{
-		Config:      reconcilers.Config{Enabled: []string{"*"}, Workers: 2, MaxRetries: 5},
-		Reconcilers: []reconcilers.Reconciler{r}, Store: e.Store, Clock: e.Clock,
-		Logger: zap.NewNop(), Metrics: reconcilers.NewMetrics(prometheus.NewRegistry()),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Stop(t.Context()) })
+	m := StartManager(t, reconcilers.Params{Reconcilers: []reconcilers.Reconciler{r}, Store: e.Store, Clock: e.Clock})
 	settled := func() bool {
 		st, _ := m.Status(r.Name())
 		return st.Settled(e.Head())
