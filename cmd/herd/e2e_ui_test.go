@@ -100,6 +100,25 @@ func TestWebViewShowsTheFleetLiveAndAsItWas(t *testing.T) {
 	screenshot(t, tab, "pods")
 	browse(t, tab, "the audit log", chromedp.Navigate(srv.URL+"/ui/#/audit?stream=node/web-01"), chromedp.WaitVisible(`tr.audit-event[data-type="NodeRegistered"]`))
 	screenshot(t, tab, "audit")
+	// Events one write appended together are marked as one write: the
+	// page marks exactly the events the log says continue a write.
+	var logged httpapi.AuditEventList
+	mustCall(t, http.StatusOK, http.MethodGet, srv.URL+"/apis/herd.dev/v1/auditevents?"+url.Values{
+		"stream": {"node/web-01"}, "excludeType": {"HeartbeatRecorded,LeaseRenewed"}, "limit": {"1000"},
+	}.Encode(), nil, &logged)
+	var continuing []int64
+	for _, e := range logged.Items {
+		if e.ContinuesWrite {
+			continuing = append(continuing, e.Position)
+		}
+	}
+	if len(continuing) == 0 {
+		t.Fatalf("no event of web-01 continues a write: %+v", logged.Items)
+	}
+	marked := read(t, tab, "the events marked as one write", evaluate[[]int64](`[...document.querySelectorAll('tr.audit-event.continues-write')].map((r) => +r.dataset.position).sort((a, b) => a - b)`))
+	if !slices.Equal(marked, continuing) {
+		t.Errorf("the audit page marks %v as continuing a write, the log says %v", marked, continuing)
+	}
 	from := url.Values{"from": {readyAt.UTC().Format(time.RFC3339Nano)}}
 	browse(t, tab, "the fleet then and now", chromedp.Navigate(srv.URL+"/ui/#/diff?"+from.Encode()), chromedp.WaitVisible(`tr.changed[data-diff="web-01"]`))
 	screenshot(t, tab, "diff")

@@ -1,7 +1,8 @@
 // The audit log: every event with its actor, time and cause, filtered by
 // stream, type, actor and time, paged through the whole log; a cause
 // links to the event that caused it, and a chain view follows causes back;
-// an event's "led to" lists what it set off, transitively (?causedBy=).
+// an event's "led to" lists what it set off, transitively (?causedBy=);
+// events one write appended together are marked as such.
 
 import { get, query } from './api.js';
 import { esc, errorBox, local, when } from './dom.js';
@@ -102,9 +103,15 @@ async function list(el, params, at, signal) {
     <tbody>${items.map(row).join('')}</tbody></table><p class="pager">${links.join(' ')}</p>`;
 }
 
+// row is one event. An event that one write (one request, one decision)
+// appended together with the event before it in its stream is marked,
+// so that what one command did reads as one.
 function row(e) {
-  return `<tr class="audit-event" data-position="${e.position}" data-type="${esc(e.type)}">
-    <td>${e.position}</td><td>${when(e.recordedAt)}</td><td><a href="#/audit?stream=${encodeURIComponent(e.stream)}">${esc(e.stream)}</a> <span class="muted">v${e.version}</span></td>
+  const together = e.continuesWrite
+    ? ` <span class="same-write" title="written in one write with v${e.version - 1} of ${esc(e.stream)}: one request or one decision appended both">⤷ with v${e.version - 1}</span>`
+    : '';
+  return `<tr class="audit-event${e.continuesWrite ? ' continues-write' : ''}" data-position="${e.position}" data-type="${esc(e.type)}">
+    <td>${e.position}</td><td>${when(e.recordedAt)}</td><td><a href="#/audit?stream=${encodeURIComponent(e.stream)}">${esc(e.stream)}</a> <span class="muted">v${e.version}</span>${together}</td>
     <td>${esc(e.type)}</td><td>${esc(e.actor || '')}</td>
     <td>${e.causationId ? `<a class="cause" href="#/audit?id=${encodeURIComponent(e.id)}" title="caused by ${esc(e.causationId)}: the chain from this event back">${esc(e.causationId.slice(0, 8))}…</a>` : ''}
       <a class="effects" href="#/audit?causedBy=${encodeURIComponent(e.id)}" title="the events this one led to, directly or through others">led to…</a></td>
