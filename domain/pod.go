@@ -226,6 +226,15 @@ type PodCondition struct {
 	LastTransitionTime time.Time        `json:"lastTransitionTime"`
 }
 
+// Restarts is how often the pod's containers have restarted, together.
+func (s PodStatus) Restarts() int32 {
+	var n int32
+	for _, cs := range s.ContainerStatuses {
+		n += cs.RestartCount
+	}
+	return n
+}
+
 // ContainerStatus is the state of one container, as a runtime or kubelet
 // reports it.
 type ContainerStatus struct {

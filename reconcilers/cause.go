@@ -263,6 +263,57 @@ func EndCause(ctx context.Context, pods []domain.Pod) (events.Record, bool, erro
 	return best, best.ID != "", nil
 }
 
+// RestartCause is the status report of one of pods that brought their
+// containers' restarts, summed over pods, to at least threshold: a Job
+// that restarts its pods in place fails once they have restarted as
+// often as its backoff limit allows, and its stopping of them names the
+// restart that crossed it, not a later report that only repeated a
+// count. Each pod's reports are read up to the version read, oldest
+// first, and every increase of its count is placed in log order among
+// the others'. false when the log holds none (or the reconcile has no
+// log), or the pods' reports never reach threshold.
+func RestartCause(ctx context.Context, pods []domain.Pod, threshold int32) (events.Record, bool, error) {
+	l, _ := ctx.Value(causeLogKey{}).(events.Queryer)
+	if l == nil {
+		return events.Record{}, false, nil
+	}
+	type restart struct {
+		rec   events.Record
+		added int32
+	}
+	var restarts []restart
+	for _, p := range pods {
+		recs, err := l.Query(ctx, events.Filter{Stream: domain.PodStream(p.Namespace, p.Name),
+			Types: []string{domain.PodStatusUpdated{}.EventType()}, UpToVersion: p.Version})
+		if err != nil {
+			return events.Record{}, false, err
+		}
+		var had int32
+		for _, rec := range recs {
+			ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+			if err != nil {
+				return events.Record{}, false, err
+			}
+			u, ok := ev.(domain.PodStatusUpdated)
+			if !ok {
+				continue
+			}
+			if n := u.Status.Restarts(); n > had {
+				restarts = append(restarts, restart{rec, n - had})
+				had = n
+			}
+		}
+	}
+	slices.SortFunc(restarts, func(a, b restart) int { return cmp.Compare(a.rec.Position, b.rec.Position) })
+	var sum int32
+	for _, r := range restarts {
+		if sum += r.added; sum >= threshold {
+			return r.rec, true, nil
+		}
+	}
+	return events.Record{}, false, nil
+}
+
 // finalizationPage is how many finalizations FinalizationCause reads at
 // a time, going back from the newest.
 const finalizationPage = 16

@@ -81,13 +81,21 @@ func foregroundCause(ctx context.Context, j domain.Job) (context.Context, error)
 // when it met its success criteria; or, for a Job past its deadline, the
 // change of spec its deadline counts from (its creation, which asked for
 // the deadline, or its resumption, which started the count again). An
-// outcome its pods' restarts decided keeps ctx's cause.
-func outcomeCause(ctx context.Context, j domain.Job, st domain.JobStatus) (context.Context, error) {
+// outcome its running pods' restarts decided (restarting on failure)
+// names the status report whose restart reached the backoff limit.
+func outcomeCause(ctx context.Context, j domain.Job, st domain.JobStatus, running []domain.Pod) (context.Context, error) {
 	var made func(domain.JobPodsCounted) bool
 	failure, _ := st.Condition(domain.JobFailureTarget)
+	backoff := st.Is(domain.JobFailureTarget) && failure.Reason == domain.JobReasonBackoffLimitExceeded
 	switch {
-	case st.Is(domain.JobFailureTarget) && failure.Reason == domain.JobReasonBackoffLimitExceeded && j.Status.Failed > j.Spec.BackoffLimit:
+	case backoff && j.Status.Failed > j.Spec.BackoffLimit:
 		made = func(c domain.JobPodsCounted) bool { return len(c.Failed) > 0 }
+	case backoff && pastBackoffLimitOnFailure(j, running):
+		rec, ok, err := reconcilers.RestartCause(ctx, running, restartLimit(j))
+		if err != nil || !ok {
+			return ctx, err
+		}
+		return reconcilers.Because(ctx, rec), nil
 	case st.Is(domain.JobSuccessCriteriaMet):
 		made = func(c domain.JobPodsCounted) bool { return len(c.Succeeded) > 0 }
 	case st.Is(domain.JobFailureTarget) && failure.Reason == domain.JobReasonDeadlineExceeded:

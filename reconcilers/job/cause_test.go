@@ -285,3 +285,44 @@ func TestAResyncsDeletionOfAJobPastItsTTLNamesItsFinishing(t *testing.T) {
 	}, "the resync's reconcile deletes the Job past its TTL")
 	wantCause(t, deleted, finished)
 }
+
+// TestAResyncsStoppingOfAJobsRestartedPodsNamesTheRestartThatFailedIt: a
+// Job whose pods restart on failure fails once they have restarted, all
+// together, as often as its backoff limit allows. When a resync started
+// that reconcile, the deletion of its pods names the report of the
+// restart that reached the limit, not a later report that only repeated
+// a count.
+func TestAResyncsStoppingOfAJobsRestartedPodsNamesTheRestartThatFailedIt(t *testing.T) {
+	two := int32(2)
+	h := newCauseHarness(t, domain.JobSpec{Parallelism: 2, Completions: &two, BackoffLimit: 2, CompletionMode: domain.JobNonIndexed,
+		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartOnFailure, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}})
+	h.reconcile()
+	h.runs("pi-1", "pi-2")
+	restarted := func(name string, restarts int32, ready bool) events.Record {
+		h.t.Helper()
+		h.pod("system:node:n1", name, domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodRunning,
+			ContainerStatuses: []domain.ContainerStatus{{Name: "pi", Image: "perl", Ready: ready, RestartCount: restarts}}}})
+		rec, _ := h.env.Newest(domain.PodStream("default", name), domain.PodStatusUpdated{}.EventType())
+		return rec
+	}
+	restarted("pi-1", 1, true)
+	h.env.Clock.Step(time.Second)
+	crossed := restarted("pi-2", 1, true) // two restarts: the limit
+	h.env.Clock.Step(time.Second)
+	restarted("pi-1", 1, false) // the same count, reported again
+
+	h.startResync()
+	var deleted []events.Record
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+		deleted = nil
+		for _, stream := range []string{pod1, pod2} {
+			if rec, ok := h.env.Newest(stream, domain.PodDeletionRequested{}.EventType()); ok && rec.Metadata.Actor == "system:herd:job" {
+				deleted = append(deleted, rec)
+			}
+		}
+		return len(deleted) == 2
+	}, "the resync's reconcile stops the Job's two pods")
+	for _, rec := range deleted {
+		wantCause(t, rec, crossed)
+	}
+}

@@ -84,15 +84,15 @@ func pastBackoffLimitOnFailure(j domain.Job, active []domain.Pod) bool {
 	}
 	var restarts int32
 	for _, p := range active {
-		for _, cs := range p.Status.ContainerStatuses {
-			restarts += cs.RestartCount
-		}
+		restarts += p.Status.Restarts()
 	}
-	if j.Spec.BackoffLimit == 0 {
-		return restarts > 0
-	}
-	return restarts >= j.Spec.BackoffLimit
+	return restarts >= restartLimit(j)
 }
+
+// restartLimit is how many restarts of its running pods, together, fail
+// a Job whose pods restart on failure: its backoff limit, and at least
+// one (a limit of 0 allows none).
+func restartLimit(j domain.Job) int32 { return max(1, j.Spec.BackoffLimit) }
 
 // wanted is how many pods the Job should run now, of which running run:
 // its parallelism, less what would overshoot its completions; for a work

@@ -62,7 +62,7 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 		octx := ctx
 		if len(running) > 0 {
 			var err error
-			if octx, err = outcomeCause(ctx, j, st); err != nil {
+			if octx, err = outcomeCause(ctx, j, st, running); err != nil {
 				return reconcilers.Result{}, fmt.Errorf("cause of job %s's outcome: %w", j, err)
 			}
 		}
