@@ -165,6 +165,19 @@ var PodLossChanges = []string{
 	domain.PodStopped{}.EventType(), domain.PodDeletionRequested{}.EventType(),
 }
 
+// PodArrivalChanges are a pod's changes that give it to a controller
+// that owns pods by reference: its creation, its owners changed.
+var PodArrivalChanges = []string{domain.PodCreated{}.EventType(), domain.PodOwnersChanged{}.EventType()}
+
+// SurplusCause is the change that gave a controller more pods than it
+// wants: the newest of the changes given (the owner's spec, as read) and
+// of each pod's arrival (PodArrivalChanges) made by another than the
+// reconcile's reconciler — a pod made by hand with the owner's
+// reference, or adopted. false when the log holds none.
+func SurplusCause(ctx context.Context, pods []domain.Pod, changes ...Change) (events.Record, bool, error) {
+	return newestPodChange(ctx, pods, PodArrivalChanges, changes...)
+}
+
 // CountCause is the change a status counted from pods made it as it is:
 // the newest of the changes given (the owner's own, as read) and of each
 // pod's last change of PodCountChanges up to the version read. A pod

@@ -114,6 +114,19 @@ func expiryCause(ctx context.Context, j domain.Job) (context.Context, error) {
 		func(e domain.JobStatusRecorded) bool { return e.Status.Finished() }))
 }
 
+// surplusCause is ctx whose deletion of running pods of j beyond what it
+// wants names what made them too many: the newest of its change of spec
+// (a lower parallelism or completions) and the arrival of a pod it did
+// not make (created by hand with the Job as its controller, or adopted).
+// ctx as it was when the log holds neither.
+func surplusCause(ctx context.Context, j domain.Job, running []domain.Pod) (context.Context, error) {
+	rec, ok, err := reconcilers.SurplusCause(ctx, running, specChange(j))
+	if err != nil || !ok {
+		return ctx, err
+	}
+	return reconcilers.Because(ctx, rec), nil
+}
+
 // specChange is the Job's last change of what it asks for, as read.
 func specChange(j domain.Job) reconcilers.Change {
 	return reconcilers.SpecChange(domain.JobStream(j.Namespace, j.Name), j.Version, domain.JobCreated{}, domain.JobChanged{})

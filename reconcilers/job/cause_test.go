@@ -326,3 +326,36 @@ func TestAResyncsStoppingOfAJobsRestartedPodsNamesTheRestartThatFailedIt(t *test
 		wantCause(t, rec, crossed)
 	}
 }
+
+// TestAResyncsDeletionOfAPodMadeByHandForAJobNamesItsCreation: a pod an
+// operator makes by hand with a Job as its controller gives the Job more
+// pods than it wants; the Job deletes the surplus. When a resync started
+// that reconcile, the deletion names the hand-made pod's creation, not
+// the Job's spec, which asked for no more.
+func TestAResyncsDeletionOfAPodMadeByHandForAJobNamesItsCreation(t *testing.T) {
+	two := int32(2)
+	h := newCauseHarness(t, domain.JobSpec{Parallelism: 1, Completions: &two, BackoffLimit: 6, CompletionMode: domain.JobNonIndexed,
+		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}})
+	h.reconcile()
+	h.runs("pi-1")
+	h.env.Clock.Step(time.Second)
+	h.pod("kubernetes-admin", "pi-extra", domain.CreatePod{Namespace: "default", Name: "pi-extra", UID: "uid-extra",
+		Owners: []domain.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "pi", UID: "uid-pi", Controller: true}},
+		Spec:   domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}})
+	made, ok := h.env.Newest(domain.PodStream("default", "pi-extra"), domain.PodCreated{}.EventType())
+	if !ok {
+		t.Fatal("pi-extra was not created")
+	}
+
+	h.startResync()
+	var deleted events.Record
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+		rec, ok := h.env.Newest(domain.PodStream("default", "pi-extra"), domain.PodDeletionRequested{}.EventType())
+		deleted = rec
+		return ok && rec.Metadata.Actor == "system:herd:job"
+	}, "the resync's reconcile deletes the surplus pod made by hand")
+	wantCause(t, deleted, made)
+	if _, ok := h.env.Newest(pod1, domain.PodDeletionRequested{}.EventType()); ok {
+		t.Error("the Job deleted its own running pod pi-1, not the unbound one made by hand")
+	}
+}

@@ -224,9 +224,9 @@ func (r *Reconciler) scale(ctx context.Context, j domain.Job, running []domain.P
 		return append(running, created...), time.Time{}, err
 	case diff < 0:
 		doomed := deletionOrder(running)[:min(-diff, r.cfg.BurstPods)]
-		// Fewer are wanted: its spec changed (its parallelism, its
-		// completions).
-		ctx, err := reconcilers.BecauseOf(ctx, specChange(j))
+		// Fewer are wanted than run: its spec changed (its parallelism,
+		// its completions), or a pod came to it by another's hand.
+		ctx, err := surplusCause(ctx, j, running)
 		if err != nil {
 			return running, time.Time{}, err
 		}
