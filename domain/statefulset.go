@@ -40,11 +40,15 @@ type StatefulSetSpec struct {
 
 // StatefulSetUpdateStrategy says how a new template reaches the pods:
 // StatefulSetRollingUpdate replaces them from the highest ordinal down,
-// never those below Partition; StatefulSetOnDelete only when a pod is
-// deleted.
+// never those below Partition, with at most MaxUnavailable of the
+// replicas unavailable at a time (StatefulSetMaxUnavailable);
+// StatefulSetOnDelete only when a pod is deleted.
 type StatefulSetUpdateStrategy struct {
 	Type      string `json:"type"`
 	Partition *int32 `json:"partition,omitempty"`
+	// MaxUnavailable is a number or a percentage of the replicas (rounded
+	// up); nil, in a StatefulSet recorded before herd kept it, is 1.
+	MaxUnavailable *IntOrPercent `json:"maxUnavailable,omitempty"`
 }
 
 // StatefulSetStatus is what the reconciler last saw of the StatefulSet's
@@ -144,8 +148,8 @@ func EvolveStatefulSet(s StatefulSet, e Event) StatefulSet {
 }
 
 // defaultStatefulSetSpec sets apps/v1's defaults on what a create left
-// out: OrderedReady, a rolling update from partition 0, and ten old
-// revisions kept.
+// out: OrderedReady, a rolling update from partition 0 with one replica
+// unavailable at a time, and ten old revisions kept.
 func defaultStatefulSetSpec(s *StatefulSetSpec) {
 	if s.PodManagementPolicy == "" {
 		s.PodManagementPolicy = StatefulSetOrderedReady
@@ -155,6 +159,9 @@ func defaultStatefulSetSpec(s *StatefulSetSpec) {
 	}
 	if s.UpdateStrategy.Type == StatefulSetRollingUpdate && s.UpdateStrategy.Partition == nil {
 		s.UpdateStrategy.Partition = new(int32)
+	}
+	if s.UpdateStrategy.Type == StatefulSetRollingUpdate && s.UpdateStrategy.MaxUnavailable == nil {
+		s.UpdateStrategy.MaxUnavailable = Ints(1)
 	}
 	if s.RevisionHistoryLimit == nil {
 		limit := int32(10)
@@ -179,8 +186,14 @@ func statefulSetSpecProblems(s StatefulSetSpec) []FieldError {
 		if p := s.UpdateStrategy.Partition; p != nil && *p < 0 {
 			errs = append(errs, FieldError{Field: "spec.updateStrategy.rollingUpdate.partition", Value: strconv.Itoa(int(*p)), Reason: "must be greater than or equal to 0"})
 		}
+		const maxUnavailable = "spec.updateStrategy.rollingUpdate.maxUnavailable"
+		if m := s.UpdateStrategy.MaxUnavailable; m != nil && m.Value == 0 {
+			errs = append(errs, FieldError{Field: maxUnavailable, Value: m.String(), Reason: "cannot be 0"})
+		} else {
+			errs = append(errs, m.problems(maxUnavailable)...)
+		}
 	case StatefulSetOnDelete:
-		if s.UpdateStrategy.Partition != nil {
+		if s.UpdateStrategy.Partition != nil || s.UpdateStrategy.MaxUnavailable != nil {
 			errs = append(errs, FieldError{Field: "spec.updateStrategy.rollingUpdate", Reason: "Invalid value: only allowed for updateStrategy 'RollingUpdate'"})
 		}
 	case "":
@@ -252,6 +265,14 @@ func StatefulSetPartition(s StatefulSet) int32 {
 		return *p
 	}
 	return 0
+}
+
+// StatefulSetMaxUnavailable is how many of the StatefulSet's replicas a
+// rolling update may have unavailable at a time: its maxUnavailable, a
+// percentage of the replicas rounded up, and at least 1 (Kubernetes'
+// getStatefulSetMaxUnavailable); 1 when it says none.
+func StatefulSetMaxUnavailable(s StatefulSet) int {
+	return max(1, int(s.Spec.UpdateStrategy.MaxUnavailable.Count(s.Spec.Replicas, true)))
 }
 
 // StatefulSetPodName is the name of the StatefulSet's pod of ordinal i.

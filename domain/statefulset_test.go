@@ -38,11 +38,13 @@ func createdStatefulSet(t *testing.T, spec StatefulSetSpec) StatefulSet {
 }
 
 // TestStatefulSetCreateTakesAppsV1Defaults: what a create leaves out is
-// OrderedReady, a rolling update from partition 0 and ten revisions.
+// OrderedReady, a rolling update from partition 0 with one replica
+// unavailable at a time, and ten revisions.
 func TestStatefulSetCreateTakesAppsV1Defaults(t *testing.T) {
 	s := createdStatefulSet(t, sampleStatefulSetSpec())
 	if s.Spec.PodManagementPolicy != StatefulSetOrderedReady || s.Spec.UpdateStrategy.Type != StatefulSetRollingUpdate ||
 		s.Spec.UpdateStrategy.Partition == nil || *s.Spec.UpdateStrategy.Partition != 0 ||
+		s.Spec.UpdateStrategy.MaxUnavailable == nil || *s.Spec.UpdateStrategy.MaxUnavailable != (IntOrPercent{Value: 1}) ||
 		s.Spec.RevisionHistoryLimit == nil || *s.Spec.RevisionHistoryLimit != 10 || s.Generation != 1 {
 		t.Fatalf("spec = %+v, generation %d", s.Spec, s.Generation)
 	}
@@ -65,6 +67,13 @@ func TestStatefulSetRefusesWhatKubeApiserverRefuses(t *testing.T) {
 		{"spec.updateStrategy.rollingUpdate", func(s *StatefulSetSpec) {
 			s.UpdateStrategy = StatefulSetUpdateStrategy{Type: StatefulSetOnDelete, Partition: new(int32)}
 		}},
+		{"spec.updateStrategy.rollingUpdate", func(s *StatefulSetSpec) {
+			s.UpdateStrategy = StatefulSetUpdateStrategy{Type: StatefulSetOnDelete, MaxUnavailable: Ints(2)}
+		}},
+		{"spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: \"0\": cannot be 0", func(s *StatefulSetSpec) { s.UpdateStrategy.MaxUnavailable = Ints(0) }},
+		{"spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: \"0%\": cannot be 0", func(s *StatefulSetSpec) { s.UpdateStrategy.MaxUnavailable = Percents(0) }},
+		{"spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: \"-1\"", func(s *StatefulSetSpec) { s.UpdateStrategy.MaxUnavailable = Ints(-1) }},
+		{"spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: \"101%\"", func(s *StatefulSetSpec) { s.UpdateStrategy.MaxUnavailable = Percents(101) }},
 		{"spec.revisionHistoryLimit", func(s *StatefulSetSpec) { s.RevisionHistoryLimit = &neg }},
 		{"spec.minReadySeconds", func(s *StatefulSetSpec) { s.MinReadySeconds = -1 }},
 		{"spec.template.spec.restartPolicy", func(s *StatefulSetSpec) { s.Template.Spec.RestartPolicy = RestartNever }},

@@ -2,8 +2,10 @@ Feature: StatefulSets keep pods with stable names, and their templates as revisi
   A StatefulSet keeps its pods NAME-0 to NAME-(n-1), as Kubernetes'
   StatefulSet controller does: they start in order, each once the ones
   before it are Ready; a scale down removes the highest ordinal first; a
-  new template rolls from the highest ordinal down to the partition, and a
-  pod below the partition that is lost comes back as it was. Each template
+  new template rolls from the highest ordinal down to the partition, with
+  as many pods unavailable at a time as its maxUnavailable allows (one
+  unless it says more), and a pod below the partition that is lost comes
+  back as it was. Each template
   is a revision an operator can go back to, as kubectl rollout undo does;
   one deleted by hand is made again at once, not at the next resync.
 
@@ -47,6 +49,18 @@ Feature: StatefulSets keep pods with stable names, and their templates as revisi
       | web-1 | nginx:1 |
       | web-2 | nginx:1 |
     And StatefulSet "web" has revisions "2, 3"
+
+  Scenario: A rolling update replaces two pods at a time
+    Given StatefulSet "web" keeps 4 pods of "nginx:1" started in parallel
+    When StatefulSet "web" is given the image "nginx:2" with 2 of its pods unavailable at a time
+    Then StatefulSet "web" has these pods Running:
+      | pod   | image   |
+      | web-0 | nginx:2 |
+      | web-1 | nginx:2 |
+      | web-2 | nginx:2 |
+      | web-3 | nginx:2 |
+    And StatefulSet "web" removed its pods in the order "web-3, web-2, web-1, web-0"
+    And the rollout of StatefulSet "web" had at most 2 of its pods unavailable at a time, and 2 at times
 
   Scenario: A revision deleted by hand comes back at once
     Given StatefulSet "web" keeps 2 pods of "nginx:1"

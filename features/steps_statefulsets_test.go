@@ -22,7 +22,12 @@ const statefulSetsPath = "/apis/apps/v1/namespaces/default/statefulsets"
 
 func (w *world) registerStatefulSetSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^StatefulSet "([^"]+)" keeps (\d+) pods of "([^"]+)"$`, w.statefulSetKeeps)
+	sc.Step(`^StatefulSet "([^"]+)" keeps (\d+) pods of "([^"]+)" started in parallel$`, func(name string, n int, image string) error {
+		return w.statefulSetKeepsAs(name, n, image, appsv1.ParallelPodManagement)
+	})
 	sc.Step(`^StatefulSet "([^"]+)" has these pods Running:$`, w.statefulSetHasPods)
+	sc.Step(`^StatefulSet "([^"]+)" is given the image "([^"]+)" with (\S+) of its pods unavailable at a time$`, w.statefulSetGivenImageUnavailable)
+	sc.Step(`^the rollout of StatefulSet "([^"]+)" had at most (\d+) of its pods unavailable at a time, and (\d+) at times$`, w.statefulSetRolloutUnavailable)
 	sc.Step(`^StatefulSet "([^"]+)" made its pods in the order "([^"]*)"$`, func(name, order string) error {
 		return w.statefulSetPodsInOrder(name, "PodCreated", order)
 	})
@@ -41,12 +46,18 @@ func (w *world) registerStatefulSetSteps(sc *godog.ScenarioContext) {
 // image, labelled app=NAME, with apps/v1's defaults (OrderedReady, a
 // rolling update from partition 0), as kubectl apply posts it.
 func (w *world) statefulSetKeeps(name string, n int, image string) error {
+	return w.statefulSetKeepsAs(name, n, image, "")
+}
+
+// statefulSetKeepsAs is statefulSetKeeps with a pod management policy
+// ("" for apps/v1's default).
+func (w *world) statefulSetKeepsAs(name string, n int, image string, policy appsv1.PodManagementPolicyType) error {
 	labels := map[string]string{"app": name}
 	replicas := int32(n) //nolint:gosec // a scenario's small number
 	s := appsv1.StatefulSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: appsv1.StatefulSetSpec{Replicas: &replicas, ServiceName: name,
+		Spec: appsv1.StatefulSetSpec{Replicas: &replicas, ServiceName: name, PodManagementPolicy: policy,
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: image}}}}},
@@ -134,6 +145,68 @@ func (w *world) statefulSetGivenImage(name, image string, partition int) error {
 		map[string]any{"spec": map[string]any{
 			"updateStrategy": map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"partition": partition}},
 			"template":       map[string]any{"spec": map[string]any{"containers": []map[string]any{{"name": "main", "image": image}}}}}})
+}
+
+// statefulSetGivenImageUnavailable sets the image of the StatefulSet's
+// template and its rolling update's maxUnavailable (a number, or a
+// percentage such as "50%") in one patch.
+func (w *world) statefulSetGivenImageUnavailable(name, image, unavailable string) error {
+	var bound any = unavailable
+	if n, err := strconv.Atoi(unavailable); err == nil {
+		bound = n
+	}
+	return w.writeJSON(http.MethodPatch, statefulSetsPath+"/"+url.PathEscape(name), "application/strategic-merge-patch+json",
+		map[string]any{"spec": map[string]any{
+			"updateStrategy": map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": bound}},
+			"template":       map[string]any{"spec": map[string]any{"containers": []map[string]any{{"name": "main", "image": image}}}}}})
+}
+
+// statefulSetRolloutUnavailable reads the log from the StatefulSet's last
+// change of spec: how many of its ordinals had no available pod (one
+// being deleted, or made and not yet reported Ready) at each event, at
+// most, must be most, and must have been reached.
+func (w *world) statefulSetRolloutUnavailable(name string, most, reached int) error {
+	recs, err := w.log.ReadAfter(context.Background(), 0, 0)
+	if err != nil {
+		return err
+	}
+	from := -1
+	for i, rec := range recs {
+		if rec.Stream == domain.StatefulSetStream("default", name) && rec.Type == (domain.StatefulSetChanged{}).EventType() {
+			from = i
+		}
+	}
+	if from < 0 {
+		return fmt.Errorf("StatefulSet %s's spec never changed", name)
+	}
+	down, peak := map[string]bool{}, 0
+	for _, rec := range recs[from:] {
+		key, ok := domain.PodAggregate.Key(rec.Stream)
+		pod := strings.TrimPrefix(key, "default/")
+		if _, ours := domain.StatefulSetOrdinal(name, pod); !ok || !ours || !strings.HasPrefix(key, "default/") {
+			continue
+		}
+		switch rec.Type {
+		case domain.PodDeletionRequested{}.EventType(), domain.PodCreated{}.EventType():
+			down[pod] = true
+		case domain.PodStatusUpdated{}.EventType():
+			ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+			if err != nil {
+				return err
+			}
+			ready := slices.ContainsFunc(ev.(domain.PodStatusUpdated).Status.Conditions, func(c domain.PodCondition) bool {
+				return c.Type == domain.PodConditionReady && c.Status == domain.ConditionTrue
+			})
+			if ready && down[pod] {
+				delete(down, pod)
+			}
+		}
+		peak = max(peak, len(down))
+	}
+	if peak > most || peak < reached {
+		return fmt.Errorf("StatefulSet %s's rollout had at most %d of its pods unavailable at a time, want at most %d and %d at times", name, peak, most, reached)
+	}
+	return nil
 }
 
 // statefulSetPodLost deletes one of the StatefulSet's pods at once, as a

@@ -18,7 +18,12 @@ func StatefulSetToAPI(s domain.StatefulSet) appsv1.StatefulSet {
 	strategy := appsv1.StatefulSetUpdateStrategy{Type: appsv1.StatefulSetUpdateStrategyType(s.Spec.UpdateStrategy.Type)}
 	if p := s.Spec.UpdateStrategy.Partition; p != nil {
 		partition := *p
-		strategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: &partition}
+		// A StatefulSet recorded before herd kept maxUnavailable had 1.
+		unavailable := s.Spec.UpdateStrategy.MaxUnavailable
+		if unavailable == nil {
+			unavailable = domain.Ints(1)
+		}
+		strategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: &partition, MaxUnavailable: intOrPercentToAPI(unavailable)}
 	}
 	var limit *int32
 	if l := s.Spec.RevisionHistoryLimit; l != nil {
@@ -100,6 +105,16 @@ func StatefulSetFromAPI(in appsv1.StatefulSet) (domain.CreateStatefulSet, error)
 		out.Spec.UpdateStrategy.Partition = &p
 	} else if out.Spec.UpdateStrategy.Type == domain.StatefulSetRollingUpdate {
 		out.Spec.UpdateStrategy.Partition = new(int32)
+	}
+	if ru := in.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		unavailable, errs := intOrPercentFromAPI(ru.MaxUnavailable, spec.Child("updateStrategy", "rollingUpdate", "maxUnavailable"))
+		if err := invalidFrom("StatefulSet", in.Name, errs); err != nil {
+			return domain.CreateStatefulSet{}, err
+		}
+		out.Spec.UpdateStrategy.MaxUnavailable = unavailable
+	}
+	if out.Spec.UpdateStrategy.Type == domain.StatefulSetRollingUpdate && out.Spec.UpdateStrategy.MaxUnavailable == nil {
+		out.Spec.UpdateStrategy.MaxUnavailable = domain.Ints(1)
 	}
 	limit := defaultRevisionHistoryLimit
 	if l := in.Spec.RevisionHistoryLimit; l != nil {

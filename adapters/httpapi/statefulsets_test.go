@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -90,6 +91,10 @@ func TestStatefulSetRefusalsNameTheField(t *testing.T) {
 		{"no selector", req{method: "POST", path: statefulSetPath, body: other(`"selector":{"matchLabels":{"app":"web"}},`, ``)}, "spec.selector"},
 		{"an unknown policy", req{method: "POST", path: statefulSetPath, body: other(`"serviceName"`, `"podManagementPolicy":"Sometimes","serviceName"`)}, `spec.podManagementPolicy: Unsupported value: "Sometimes"`},
 		{"a negative partition", req{method: "POST", path: statefulSetPath, body: other(`"serviceName"`, `"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":-1}},"serviceName"`)}, "spec.updateStrategy.rollingUpdate.partition"},
+		{"no pod ever unavailable", req{method: "POST", path: statefulSetPath, body: other(`"serviceName"`, `"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":0}},"serviceName"`)}, `spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "0": cannot be 0`},
+		{"more than every pod unavailable", req{method: "POST", path: statefulSetPath, body: other(`"serviceName"`, `"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"150%"}},"serviceName"`)}, "spec.updateStrategy.rollingUpdate.maxUnavailable"},
+		{"an unreadable maxUnavailable", req{method: "POST", path: statefulSetPath, body: other(`"serviceName"`, `"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"half"}},"serviceName"`)}, "spec.updateStrategy.rollingUpdate.maxUnavailable"},
+		{"maxUnavailable on delete", req{method: "POST", path: statefulSetPath, body: other(`"serviceName"`, `"updateStrategy":{"type":"OnDelete","rollingUpdate":{"maxUnavailable":2}},"serviceName"`)}, "spec.updateStrategy.rollingUpdate"},
 		{"pods that end", req{method: "POST", path: statefulSetPath, body: other(`"containers"`, `"restartPolicy":"Never","containers"`)}, "spec.template.spec.restartPolicy"},
 		{"volume claims", req{method: "POST", path: statefulSetPath, body: other(`"serviceName"`, `"volumeClaimTemplates":[{"metadata":{"name":"data"}}],"serviceName"`)}, "spec.volumeClaimTemplates"},
 		{"a negative scale", req{method: "PATCH", path: statefulSetPath + "/web/scale", contentType: mergePatch, body: `{"spec":{"replicas":-1}}`}, "spec.replicas"},
@@ -123,6 +128,12 @@ func TestStatefulSetsThroughClientGo(t *testing.T) {
 	if err != nil || created.Spec.PodManagementPolicy != appsv1.ParallelPodManagement || *created.Spec.Replicas != 2 {
 		t.Fatalf("create: %+v, %v", created, err)
 	}
+	// apps/v1's default: one replica unavailable at a time.
+	if ru := created.Spec.UpdateStrategy.RollingUpdate; ru == nil || ru.MaxUnavailable == nil || ru.MaxUnavailable.String() != "1" {
+		t.Errorf("created with the rolling update %+v, want maxUnavailable defaulted to 1", ru)
+	}
+	half := intstr.FromString("50%")
+	created.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = &half
 	list, err := sts.List(ctx, metav1.ListOptions{LabelSelector: "app=db"})
 	if err != nil || len(list.Items) != 1 {
 		t.Fatalf("list: %+v, %v", list, err)
@@ -136,6 +147,9 @@ func TestStatefulSetsThroughClientGo(t *testing.T) {
 	updated, err := sts.Update(ctx, created, metav1.UpdateOptions{})
 	if err != nil || updated.Spec.Template.Spec.Containers[0].Image != "postgres:16" || updated.Generation != 2 {
 		t.Fatalf("update: %+v, %v", updated, err)
+	}
+	if ru := updated.Spec.UpdateStrategy.RollingUpdate; ru == nil || ru.MaxUnavailable == nil || ru.MaxUnavailable.String() != "50%" {
+		t.Errorf("updated with the rolling update %+v, want maxUnavailable 50%%", ru)
 	}
 	select {
 	case ev := <-w.ResultChan():

@@ -196,7 +196,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if err != nil {
 		return reconcilers.Result{}, err
 	}
-	stepErr := r.step(ctx, s, revs, owned, cause)
+	stepErr := r.step(ctx, s, revs, owned, cause, now)
 	st, next := status(s, revs.current.Name, owned, now)
 	cctx := because(ctx, cause)
 	stepErr = errors.Join(stepErr, r.truncateHistory(cctx, s, revs, st, owned))
@@ -241,7 +241,7 @@ func runningAndReady(p domain.Pod) bool {
 //
 // Its writes name cause, the newest change of what the reconcile read;
 // a pod made again names its predecessor's end when that is newer.
-func (r *Reconciler) step(base context.Context, s domain.StatefulSet, revs revisions, owned []domain.Pod, cause events.Record) error {
+func (r *Reconciler) step(base context.Context, s domain.StatefulSet, revs revisions, owned []domain.Pod, cause events.Record, now time.Time) error {
 	monotonic := s.Spec.PodManagementPolicy != domain.StatefulSetParallel
 	replicas := make([]*domain.Pod, s.Spec.Replicas)
 	var condemned []domain.Pod
@@ -312,23 +312,48 @@ func (r *Reconciler) step(base context.Context, s domain.StatefulSet, revs revis
 	if s.Spec.UpdateStrategy.Type != domain.StatefulSetRollingUpdate {
 		return nil
 	}
-	rev := domain.StatefulSetRevision(s)
-	for ord := len(replicas) - 1; ord >= int(domain.StatefulSetPartition(s)); ord-- {
-		p := replicas[ord]
-		if p == nil {
-			// Just made (Parallel): the update waits for it.
-			return nil
-		}
-		if p.Labels[domain.LabelControllerRevisionHash] != rev && !p.Terminating() {
-			// Replaced: deleted now, made again from the new template.
-			return r.delete(ctx, s, *p)
-		}
-		if !runningAndReady(*p) {
-			// One at a time: wait for the one replaced to be ready.
-			return nil
+	return r.rollingUpdate(ctx, s, replicas, now)
+}
+
+// rollingUpdate replaces the replicas not made from the StatefulSet's
+// revision, from the highest ordinal down to the partition, as
+// Kubernetes' controller does with maxUnavailable (on by default since
+// it reached beta): every replica that is unavailable — not yet made,
+// not running and ready for minReadySeconds, or being deleted — counts
+// against StatefulSetMaxUnavailable, below the partition too, and only
+// as many more are deleted, to be made again from the new template, as
+// that leaves room for. With the default of 1 that is one pod at a time,
+// each replaced once the one before is available again.
+func (r *Reconciler) rollingUpdate(ctx context.Context, s domain.StatefulSet, replicas []*domain.Pod, now time.Time) error {
+	minReady := time.Duration(s.Spec.MinReadySeconds) * time.Second
+	room := domain.StatefulSetMaxUnavailable(s)
+	for _, p := range replicas {
+		if p == nil || !available(*p, minReady, now) {
+			room--
 		}
 	}
+	rev := domain.StatefulSetRevision(s)
+	for ord := len(replicas) - 1; ord >= int(domain.StatefulSetPartition(s)) && room > 0; ord-- {
+		p := replicas[ord]
+		if p == nil || p.Labels[domain.LabelControllerRevisionHash] == rev || p.Terminating() {
+			continue
+		}
+		if err := r.delete(ctx, s, *p); err != nil {
+			return err
+		}
+		room--
+	}
 	return nil
+}
+
+// available is whether p has been running and ready for minReady, and is
+// not being deleted: what a rolling update counts as available.
+func available(p domain.Pod, minReady time.Duration, now time.Time) bool {
+	if !runningAndReady(p) {
+		return false
+	}
+	c, _ := p.Condition(domain.PodConditionReady)
+	return !c.LastTransitionTime.Add(minReady).After(now)
 }
 
 // create makes the StatefulSet's pod of ordinal ord: from the current
@@ -387,11 +412,10 @@ func status(s domain.StatefulSet, current string, owned []domain.Pod, now time.T
 		st.Replicas++
 		if runningAndReady(p) {
 			st.ReadyReplicas++
-			c, _ := p.Condition(domain.PodConditionReady)
-			if since := c.LastTransitionTime.Add(minReady); !since.After(now) {
+			if available(p, minReady, now) {
 				st.AvailableReplicas++
-			} else if next.IsZero() || since.Before(next) {
-				next = since
+			} else if c, _ := p.Condition(domain.PodConditionReady); next.IsZero() || c.LastTransitionTime.Add(minReady).Before(next) {
+				next = c.LastTransitionTime.Add(minReady)
 			}
 		}
 		if p.Labels[domain.LabelControllerRevisionHash] == rev {

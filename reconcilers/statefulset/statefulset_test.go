@@ -304,6 +304,50 @@ func TestRollingUpdateGoesFromTheHighestOrdinalDownToThePartition(t *testing.T) 
 	}
 }
 
+// TestRollingUpdateReplacesUpToMaxUnavailableAtATime: with Parallel
+// pods and maxUnavailable 50% of four replicas, a new template replaces
+// the two highest ordinals at once, and the next only as one of those
+// is available again; a replica that is unavailable below the
+// partition counts against the bound too.
+func TestRollingUpdateReplacesUpToMaxUnavailableAtATime(t *testing.T) {
+	f := newFixture(t, func(s *domain.StatefulSetSpec) {
+		s.Replicas, s.PodManagementPolicy = 4, domain.StatefulSetParallel
+		s.UpdateStrategy = domain.StatefulSetUpdateStrategy{Type: domain.StatefulSetRollingUpdate, MaxUnavailable: domain.Percents(50)}
+	})
+	f.reconcile(t)
+	f.ready("web-0", "web-1", "web-2", "web-3")
+	f.reconcile(t)
+	f.update(t, func(s *domain.StatefulSetSpec) { s.Template.Spec.Containers[0].Image = "nginx:2" })
+	f.reconcile(t)
+	f.expect(t, "web-0,web-1,web-2~,web-3~")
+	f.gone()
+	f.reconcile(t)
+	f.expect(t, "web-0,web-1,web-2,web-3") // made again, not ready: no room
+	f.reconcile(t)
+	f.expect(t, "web-0,web-1,web-2,web-3")
+	f.ready("web-3")
+	f.reconcile(t)
+	f.expect(t, "web-0,web-1~,web-2,web-3")
+
+	// Below a partition: web-0 not ready takes the only room of 1.
+	g := newFixture(t, func(s *domain.StatefulSetSpec) {
+		s.Replicas, s.PodManagementPolicy = 4, domain.StatefulSetParallel
+		s.UpdateStrategy = domain.StatefulSetUpdateStrategy{Type: domain.StatefulSetRollingUpdate, MaxUnavailable: domain.Ints(1)}
+	})
+	g.reconcile(t)
+	g.ready("web-1", "web-2", "web-3")
+	two := int32(2)
+	g.update(t, func(s *domain.StatefulSetSpec) {
+		s.Template.Spec.Containers[0].Image = "nginx:2"
+		s.UpdateStrategy.Partition = &two
+	})
+	g.reconcile(t)
+	g.expect(t, "web-0,web-1,web-2,web-3")
+	g.ready("web-0")
+	g.reconcile(t)
+	g.expect(t, "web-0,web-1,web-2,web-3~")
+}
+
 // TestAvailabilityWaitsForMinReadySeconds: a ready pod counts as
 // available only after minReadySeconds, and the reconciler asks to come
 // back then.
