@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"herd/domain"
 	"herd/events"
 	"herd/projections/command"
+	"herd/projections/viewstore"
 )
 
 // ipPools describes the IP pool: its row in ip_pools (its version, how
@@ -35,7 +35,8 @@ var ipPools = describe(&aggregate[domain.IPPool]{
 		return storeIPAMChange(ctx, x, cidr, applyIPAM(cidr, rec, ev))
 	},
 	upsert: func(ctx context.Context, x execer, cidr string, p domain.IPPool, rv int64) error {
-		if _, err := x.ExecContext(ctx, upsertIPPoolSQL, cidr, p.Version, rv, p.InUse, encodeIPPoolFree(p)); err != nil {
+		row := viewstore.Pool{CIDR: cidr, Version: p.Version, ResourceVersion: rv, InUse: p.InUse, Free: encodeIPPoolFree(p)}
+		if err := addressRows.PutPool(ctx, x, row); err != nil {
 			return fmt.Errorf("ipam view %s: %w", cidr, err)
 		}
 		return nil
@@ -166,33 +167,26 @@ func decodeIPPoolFree(s string, p *domain.IPPool) (int64, error) {
 // herd wrote, without its free addresses or with those of an earlier
 // version, gets them derived from its allocations, once: the next write
 // keeps them.
-func loadIPPool(ctx context.Context, q events.Querier, cidr, podUID string) (domain.IPPool, error) {
+func loadIPPool(ctx context.Context, q viewstore.Querier, cidr, podUID string) (domain.IPPool, error) {
 	p := domain.IPPool{CIDR: cidr}
-	rows, err := q.QueryContext(ctx, `SELECT version, in_use, free FROM ip_pools WHERE pool = ?`, cidr)
-	if err != nil {
-		return p, fmt.Errorf("load IP pool %s: %w", cidr, err)
-	}
-	var free sql.NullString
-	found := rows.Next()
-	if found {
-		err = rows.Scan(&p.Version, &p.InUse, &free)
-	}
-	if err = errors.Join(err, rows.Err(), rows.Close()); err != nil {
-		return p, fmt.Errorf("load IP pool %s: %w", cidr, err)
-	}
-	if !found {
+	row, err := addressRows.Pool(ctx, q, cidr)
+	switch {
+	case errors.Is(err, viewstore.ErrNoRow):
 		return p, nil
+	case err != nil:
+		return p, fmt.Errorf("load IP pool %s: %w", cidr, err)
 	}
+	p.Version, p.InUse = row.Version, row.InUse
 	at := int64(-1)
-	if free.Valid {
-		if at, err = decodeIPPoolFree(free.String, &p); err != nil {
-			return p, fmt.Errorf("load IP pool %s: free addresses %q: %w", cidr, free.String, err)
+	if row.Free != "" {
+		if at, err = decodeIPPoolFree(row.Free, &p); err != nil {
+			return p, fmt.Errorf("load IP pool %s: free addresses %q: %w", cidr, row.Free, err)
 		}
 	}
 	if at != p.Version {
-		all, err := scanAllocations(ctx, q, `WHERE pool = ?`, cidr)
+		all, err := addressRows.InPool(ctx, q, cidr)
 		if err != nil {
-			return p, err
+			return p, fmt.Errorf("load IP pool %s: %w", cidr, err)
 		}
 		p = ipPoolFromRows(cidr, p.Version, all)
 	}
@@ -200,25 +194,25 @@ func loadIPPool(ctx context.Context, q events.Querier, cidr, podUID string) (dom
 	if podUID == "" {
 		return p, nil
 	}
-	mine, err := scanAllocations(ctx, q, `WHERE pool = ? AND pod_uid = ?`, cidr, podUID)
+	mine, err := addressRows.OfPodIn(ctx, q, cidr, podUID)
 	if err != nil {
-		return p, err
+		return p, fmt.Errorf("load IP pool %s: %w", cidr, err)
 	}
 	for _, a := range mine {
 		if p.Allocations == nil {
 			p.Allocations = make(map[string]domain.IPAllocation, len(mine))
 		}
-		p.Allocations[a.Address] = a.IPAllocation
+		p.Allocations[a.Address] = domainAllocation(a)
 	}
 	return p, nil
 }
 
 // ipPoolFromRows is the pool whose allocation rows are all: its free
 // addresses derived from them.
-func ipPoolFromRows(cidr string, version int64, all []IPAllocation) domain.IPPool {
+func ipPoolFromRows(cidr string, version int64, all []viewstore.Allocation) domain.IPPool {
 	allocs := make([]domain.IPAllocation, len(all))
 	for i, a := range all {
-		allocs[i] = a.IPAllocation
+		allocs[i] = domainAllocation(a)
 	}
 	return domain.IPPoolOf(cidr, version, allocs)
 }

@@ -3,27 +3,22 @@ package projections
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
+
+// addressRows are the IP address views' tables (ip_pools and
+// ip_allocations) behind the views' store port: the pool's aggregate,
+// its rebuild and IPAMView read and write them only through it.
+var addressRows = viewstore.NewAddresses()
 
 // ipamChange is what one logged IPAM event does to the allocation rows:
 // put a row, or delete the row of an address.
 type ipamChange struct {
-	put *allocationRow
+	put *viewstore.Allocation
 	del string
-}
-
-// allocationRow is one ip_allocations row.
-type allocationRow struct {
-	pool, address, podUID, namespace, name, allocatedAt string
-	position                                            int64
-}
-
-func (r allocationRow) args() []any {
-	return []any{r.pool, r.address, r.podUID, r.namespace, r.name, r.allocatedAt, r.position}
 }
 
 // applyIPAM says what a logged pool event changes; the live view and the
@@ -31,9 +26,9 @@ func (r allocationRow) args() []any {
 func applyIPAM(pool string, rec events.Record, ev domain.Event) ipamChange {
 	switch e := ev.(type) {
 	case domain.IPAllocated:
-		return ipamChange{put: &allocationRow{
-			pool: pool, address: e.Address, podUID: e.PodUID, namespace: e.Namespace, name: e.Name,
-			allocatedAt: e.At.UTC().Format(time.RFC3339Nano), position: rec.Position,
+		return ipamChange{put: &viewstore.Allocation{
+			Pool: pool, Address: e.Address, PodUID: e.PodUID, Namespace: e.Namespace, Name: e.Name,
+			At: e.At, Position: rec.Position,
 		}}
 	case domain.IPReleased:
 		return ipamChange{del: e.Address}
@@ -41,21 +36,14 @@ func applyIPAM(pool string, rec events.Record, ev domain.Event) ipamChange {
 	return ipamChange{}
 }
 
-const (
-	upsertIPPoolSQL = `INSERT INTO ip_pools (pool, version, resource_version, in_use, free) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (pool) DO UPDATE SET version = excluded.version, resource_version = excluded.resource_version, in_use = excluded.in_use, free = excluded.free`
-	insertAllocationSQL = `INSERT INTO ip_allocations (pool, address, pod_uid, namespace, name, allocated_at, position) VALUES (?, ?, ?, ?, ?, ?, ?)`
-	deleteAllocationSQL = `DELETE FROM ip_allocations WHERE pool = ? AND address = ?`
-)
-
 // storeIPAMChange writes one change to the allocation rows.
-func storeIPAMChange(ctx context.Context, tx execer, pool string, c ipamChange) error {
+func storeIPAMChange(ctx context.Context, x execer, pool string, c ipamChange) error {
 	var err error
 	switch {
 	case c.put != nil:
-		_, err = tx.ExecContext(ctx, insertAllocationSQL, c.put.args()...)
+		err = addressRows.Allocate(ctx, x, *c.put)
 	case c.del != "":
-		_, err = tx.ExecContext(ctx, deleteAllocationSQL, pool, c.del)
+		err = addressRows.Release(ctx, x, pool, c.del)
 	}
 	if err != nil {
 		return fmt.Errorf("ipam view %s: %w", pool, err)
@@ -63,20 +51,12 @@ func storeIPAMChange(ctx context.Context, tx execer, pool string, c ipamChange) 
 	return nil
 }
 
-// scanAllocation reads one ip_allocations row (pool, address, pod_uid,
-// namespace, name, allocated_at, position).
-func scanAllocation(scan func(...any) error) (IPAllocation, error) {
-	var (
-		a  IPAllocation
-		at string
-	)
-	if err := scan(&a.Pool, &a.Address, &a.PodUID, &a.Namespace, &a.Name, &at, &a.Position); err != nil {
-		return a, fmt.Errorf("ipam view: %w", err)
-	}
-	t, err := time.Parse(time.RFC3339Nano, at)
-	if err != nil {
-		return a, fmt.Errorf("ipam view: %s allocated at %q: %w", a.Address, at, err)
-	}
-	a.At = t
-	return a, nil
+// domainAllocation is an allocation row as the pool's state keeps it.
+func domainAllocation(a viewstore.Allocation) domain.IPAllocation {
+	return domain.IPAllocation{Address: a.Address, PodUID: a.PodUID, Namespace: a.Namespace, Name: a.Name, At: a.At}
+}
+
+// ipAllocation is an allocation row as IPAMView answers it.
+func ipAllocation(a viewstore.Allocation) IPAllocation {
+	return IPAllocation{IPAllocation: domainAllocation(a), Pool: a.Pool, Position: a.Position}
 }

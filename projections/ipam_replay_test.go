@@ -4,12 +4,14 @@ import (
 	"database/sql"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 func TestIPAMLogOfAnOlderHerdReplaysToTheSameAllocationsSQLite(t *testing.T) {
@@ -146,7 +148,8 @@ func runIPAMOlderLog(t *testing.T, e ipamEngine) {
 	if err := ltx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ExecContext(ctx, bind(insertAllocationSQL), pool, "10.88.0.10", "old", "default", "pod-old", "2026-03-01T12:00:00Z", recs[0].Position); err != nil {
+	if err := addressRows.Allocate(ctx, newViewDB(log), viewstore.Allocation{Pool: pool, Address: "10.88.0.10", PodUID: "old",
+		Namespace: "default", Name: "pod-old", At: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), Position: recs[0].Position}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.ExecContext(ctx, bind(`UPDATE ip_pools SET version = ?, resource_version = ?, in_use = in_use + 1 WHERE pool = ?`),

@@ -9,6 +9,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // IPAllocation is one address in use, as the IPAM view holds it.
@@ -39,7 +40,7 @@ func NewIPAMView(log events.Log) *IPAMView { return &IPAMView{db: newViewDB(log)
 // AllocationOf returns the address a pod (by UID) holds, in any pool, and
 // whether it holds one.
 func (v *IPAMView) AllocationOf(ctx context.Context, uid string) (IPAllocation, bool, error) {
-	allocs, err := queryAllocations(ctx, v.db, `WHERE pod_uid = ?`, uid)
+	allocs, err := sortedAllocations(addressRows.OfPod(ctx, v.db, uid))
 	if err != nil || len(allocs) == 0 {
 		return IPAllocation{}, false, err
 	}
@@ -50,49 +51,43 @@ func (v *IPAMView) AllocationOf(ctx context.Context, uid string) (IPAllocation, 
 // whichever pods had it: the pod of that name now, and any made under
 // the name before whose address has not gone back yet.
 func (v *IPAMView) AllocationsNamed(ctx context.Context, namespace, name string) ([]IPAllocation, error) {
-	return queryAllocations(ctx, v.db, `WHERE namespace = ? AND name = ?`, namespace, name)
+	return sortedAllocations(addressRows.Named(ctx, v.db, namespace, name))
 }
 
 // Allocations returns every address in use, by pool, then by address in
 // numeric order.
 func (v *IPAMView) Allocations(ctx context.Context) ([]IPAllocation, error) {
-	return queryAllocations(ctx, v.db, "")
+	return sortedAllocations(addressRows.All(ctx, v.db))
 }
 
 // Pools returns every pool that ever handed out an address, with how many
 // it has in use now.
 func (v *IPAMView) Pools(ctx context.Context) ([]IPPoolUsage, error) {
-	rows, err := v.db.QueryContext(ctx, `SELECT pool, in_use, resource_version FROM ip_pools ORDER BY pool`)
+	rows, err := addressRows.Pools(ctx, v.db)
 	if err != nil {
 		return nil, fmt.Errorf("ipam view: %w", err)
 	}
-	defer rows.Close()
 	var out []IPPoolUsage
-	for rows.Next() {
-		var u IPPoolUsage
-		if err := rows.Scan(&u.Pool, &u.InUse, &u.ResourceVersion); err != nil {
-			return nil, fmt.Errorf("ipam view: %w", err)
-		}
-		out = append(out, u)
+	for _, r := range rows {
+		out = append(out, IPPoolUsage{Pool: r.CIDR, InUse: r.InUse, ResourceVersion: r.ResourceVersion})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
-// queryAllocations reads allocation rows matching where (a WHERE clause,
-// or empty), sorted by pool and numeric address.
-func queryAllocations(ctx context.Context, q events.Querier, where string, args ...any) ([]IPAllocation, error) {
-	out, err := scanAllocations(ctx, q, where, args...)
+// sortedAllocations is rows, read by a store's read of allocations, as
+// the view answers them: sorted by pool and numeric address.
+func sortedAllocations(rows []viewstore.Allocation, err error) ([]IPAllocation, error) {
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ipam view: %w", err)
 	}
 	type keyed struct {
 		addr netip.Addr
 		a    IPAllocation
 	}
-	ks := make([]keyed, len(out))
-	for i, a := range out {
-		ks[i].addr, _ = netip.ParseAddr(a.Address)
-		ks[i].a = a
+	ks := make([]keyed, len(rows))
+	for i, r := range rows {
+		ks[i].addr, _ = netip.ParseAddr(r.Address)
+		ks[i].a = ipAllocation(r)
 	}
 	slices.SortFunc(ks, func(x, y keyed) int {
 		if c := cmp.Compare(x.a.Pool, y.a.Pool); c != 0 {
@@ -100,30 +95,12 @@ func queryAllocations(ctx context.Context, q events.Querier, where string, args 
 		}
 		return x.addr.Compare(y.addr)
 	})
+	var out []IPAllocation
+	if len(ks) > 0 {
+		out = make([]IPAllocation, len(ks))
+	}
 	for i := range ks {
 		out[i] = ks[i].a
-	}
-	return out, nil
-}
-
-// scanAllocations reads allocation rows matching where, in no particular
-// order.
-func scanAllocations(ctx context.Context, q events.Querier, where string, args ...any) ([]IPAllocation, error) {
-	rows, err := q.QueryContext(ctx, `SELECT pool, address, pod_uid, namespace, name, allocated_at, position FROM ip_allocations `+where, args...)
-	if err != nil {
-		return nil, fmt.Errorf("ipam view: %w", err)
-	}
-	defer rows.Close()
-	var out []IPAllocation
-	for rows.Next() {
-		a, err := scanAllocation(rows.Scan)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("ipam view: %w", err)
 	}
 	return out, nil
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // objectKindFiles are the files of the kinds whose views are behind the
-// views' store port (viewstore), the lease view's and the node
-// timeline's among them: they hold no SQL of their own.
+// views' store port (viewstore), the lease view's, the node timeline's
+// and the IP address views' among them: they hold no SQL of their own.
 var objectKindFiles = []string{
 	"json_rows.go", "json_view.go",
 	"configmap.go", "configmap_view.go", "configmap_history.go",
@@ -20,6 +20,7 @@ var objectKindFiles = []string{
 	"poddisruptionbudget.go", "poddisruptionbudget_view.go",
 	"replicaset.go", "replicaset_view.go", "statefulset.go",
 	"timeline.go", "timeline_view.go",
+	"ipam.go", "ipam_view.go", "ipam_apply.go", "ipam_free_upgrade.go",
 }
 
 // sqlStatement matches a string that reads as a statement, or as a

@@ -10,7 +10,9 @@
 // Leases, Store's shape where a lease's row differs (NewSQLiteLeases,
 // NewPostgresLeases); and of the node timeline, rows added in log order
 // and read by ranges of it, as Timeline (NewSQLiteTimeline,
-// NewPostgresTimeline). Only those implementations hold
+// NewPostgresTimeline); and of the IP address views, a pool's row and
+// the rows of its addresses in use, as Addresses (NewSQLiteAddresses,
+// NewPostgresAddresses). Only those implementations hold
 // the tables' SQL and database/sql's types; the views hand the port the
 // handle a statement runs on (the views' pool or the unit of work's
 // transaction) and get rows' data back. See the architecture note, "One
@@ -128,8 +130,8 @@ func New(s Schema) Store {
 }
 
 // byEngine holds one implementation of a port per engine and picks the
-// one of a handle's engine: New, NewLeases and NewTimeline answer through
-// it.
+// one of a handle's engine: New, NewLeases, NewTimeline and NewAddresses
+// answer through it.
 type byEngine[T any] struct{ sqlite, postgres T }
 
 func (e byEngine[T]) on(h any) (T, error) {
