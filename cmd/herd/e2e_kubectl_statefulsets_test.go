@@ -117,8 +117,8 @@ func watchDeletions(t *testing.T, kc kubectl, initial int) func() []string {
 // and AGE; kubectl scale down removes web-2 first; kubectl set image
 // rolls the new image from the highest ordinal down; kubectl rollout
 // status statefulset waits for it; a selector the template does not
-// match is refused naming the field; kubectl delete takes the pods
-// with it.
+// match and a maxUnavailable of 0 are refused naming the field; kubectl
+// delete takes the pods with it.
 func TestKubectlStatefulSets(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("kubectl"); err != nil {
@@ -174,7 +174,7 @@ func TestKubectlStatefulSets(t *testing.T) {
 		return nil
 	})
 	yaml := kc.must(t, "get", "sts", "web", "-o", "yaml")
-	for _, want := range []string{"podManagementPolicy: OrderedReady", "partition: 0", "revisionHistoryLimit: 10", "type: RollingUpdate", "readyReplicas: 3"} {
+	for _, want := range []string{"podManagementPolicy: OrderedReady", "partition: 0", "maxUnavailable: 1", "revisionHistoryLimit: 10", "type: RollingUpdate", "readyReplicas: 3"} {
 		if !strings.Contains(yaml, want) {
 			t.Errorf("kubectl get sts -o yaml has no %q:\n%s", want, yaml)
 		}
@@ -221,6 +221,16 @@ func TestKubectlStatefulSets(t *testing.T) {
 	}
 	if res := kc.run(t, "create", "-f", badPath); res.Code == 0 || !strings.Contains(res.Stderr, "spec.template.metadata.labels") {
 		t.Errorf("a selector the template does not match: exit %d, stderr %q", res.Code, res.Stderr)
+	}
+
+	// A rolling update that could never replace a pod is refused.
+	if res := kc.run(t, "patch", "statefulset", "web", "--type=merge", "-p", `{"spec":{"updateStrategy":{"rollingUpdate":{"maxUnavailable":0}}}}`); res.Code == 0 ||
+		!strings.Contains(res.Stderr, "spec.updateStrategy.rollingUpdate.maxUnavailable") || !strings.Contains(res.Stderr, "cannot be 0") {
+		t.Errorf("maxUnavailable 0: exit %d, stderr %q", res.Code, res.Stderr)
+	}
+	kc.must(t, "patch", "statefulset", "web", "--type=merge", "-p", `{"spec":{"updateStrategy":{"rollingUpdate":{"maxUnavailable":"50%"}}}}`)
+	if out := kc.must(t, "get", "sts", "web", "-o", "jsonpath={.spec.updateStrategy.rollingUpdate.maxUnavailable}"); out != "50%" {
+		t.Errorf("after a patch to 50%%, maxUnavailable is %q", out)
 	}
 
 	if out := kc.must(t, "delete", "statefulset", "web"); !strings.Contains(out, `statefulset.apps "web" deleted`) {
