@@ -138,14 +138,36 @@ func wantCause(t *testing.T, rec, cause events.Record) {
 
 var pod1, pod2 = domain.PodStream("default", "pi-1"), domain.PodStream("default", "pi-2")
 
+// piSpec is a Job of parallelism pods at a time, completions in all,
+// whose pods (one perl container) restart as restart says.
+func piSpec(parallelism, completions, backoffLimit int32, restart domain.RestartPolicy) domain.JobSpec {
+	return domain.JobSpec{Parallelism: parallelism, Completions: &completions, BackoffLimit: backoffLimit, CompletionMode: domain.JobNonIndexed,
+		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: restart, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}}
+}
+
+// deletedByTheJob waits until the Job's reconciler has asked to delete
+// the pods of each stream, and returns those requests.
+func (h *causeHarness) deletedByTheJob(streams ...string) []events.Record {
+	h.t.Helper()
+	var deleted []events.Record
+	eventstest.Eventually(h.t, eventstest.WaitFor, func() bool {
+		deleted = nil
+		for _, stream := range streams {
+			if rec, ok := h.env.Newest(stream, domain.PodDeletionRequested{}.EventType()); ok && rec.Metadata.Actor == "system:herd:job" {
+				deleted = append(deleted, rec)
+			}
+		}
+		return len(deleted) == len(streams)
+	}, "the Job's reconciler deletes %d pods", len(streams))
+	return deleted
+}
+
 // TestAResyncsCountOfAPodGoneNamesItsFinalization: a finished pod the
 // Job counted is deleted; a resync reads it gone before the record of
 // its finalization reaches the reconciler, which has none to keep. The
 // count that forgets it names that finalization, found in the log.
 func TestAResyncsCountOfAPodGoneNamesItsFinalization(t *testing.T) {
-	one := int32(1)
-	h := newCauseHarness(t, domain.JobSpec{Parallelism: 1, Completions: &one, BackoffLimit: 6, CompletionMode: domain.JobNonIndexed,
-		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}})
+	h := newCauseHarness(t, piSpec(1, 1, 6, domain.RestartNever))
 	h.reconcile()
 	h.runs("pi-1")
 	h.pod("system:node:n1", "pi-1", domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodSucceeded}})
@@ -171,9 +193,7 @@ func TestAResyncsCountOfAPodGoneNamesItsFinalization(t *testing.T) {
 // ended it, and the deletion the count of the failure that failed the
 // Job.
 func TestAResyncsCountOfAFailingJobsStoppedPodsNamesTheirDeletion(t *testing.T) {
-	two := int32(2)
-	h := newCauseHarness(t, domain.JobSpec{Parallelism: 2, Completions: &two, BackoffLimit: 0, CompletionMode: domain.JobNonIndexed,
-		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}})
+	h := newCauseHarness(t, piSpec(2, 2, 0, domain.RestartNever))
 	h.reconcile()
 	h.runs("pi-1", "pi-2")
 	h.pod("system:node:n1", "pi-1", domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodFailed}})
@@ -203,9 +223,9 @@ func TestAResyncsCountOfAFailingJobsStoppedPodsNamesTheirDeletion(t *testing.T) 
 // parallelism, and, past its deadline, the change its deadline counts
 // from (here its creation, which asked for it).
 func TestAResyncsDeletionOfAJobsPodsNamesWhatAskedForIt(t *testing.T) {
-	four, hour := int32(4), int64(3600)
-	spec := domain.JobSpec{Parallelism: 2, Completions: &four, BackoffLimit: 6, CompletionMode: domain.JobNonIndexed, ActiveDeadlineSeconds: &hour,
-		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}}
+	hour := int64(3600)
+	spec := piSpec(2, 4, 6, domain.RestartNever)
+	spec.ActiveDeadlineSeconds = &hour
 	for _, tc := range []struct {
 		name  string
 		act   func(*causeHarness)
@@ -254,9 +274,10 @@ func TestAResyncsDeletionOfAJobsPodsNamesWhatAskedForIt(t *testing.T) {
 // when its ttlSecondsAfterFinished has passed, in a reconcile a resync
 // started, names the record of its status that says it finished.
 func TestAResyncsDeletionOfAJobPastItsTTLNamesItsFinishing(t *testing.T) {
-	one, minute := int32(1), int32(60)
-	h := newCauseHarness(t, domain.JobSpec{Parallelism: 1, Completions: &one, BackoffLimit: 6, CompletionMode: domain.JobNonIndexed, TTLSecondsAfterFinished: &minute,
-		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}})
+	minute := int32(60)
+	spec := piSpec(1, 1, 6, domain.RestartNever)
+	spec.TTLSecondsAfterFinished = &minute
+	h := newCauseHarness(t, spec)
 	h.reconcile()
 	h.runs("pi-1")
 	h.pod("system:node:n1", "pi-1", domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodSucceeded}})
@@ -293,9 +314,7 @@ func TestAResyncsDeletionOfAJobPastItsTTLNamesItsFinishing(t *testing.T) {
 // restart that reached the limit, not a later report that only repeated
 // a count.
 func TestAResyncsStoppingOfAJobsRestartedPodsNamesTheRestartThatFailedIt(t *testing.T) {
-	two := int32(2)
-	h := newCauseHarness(t, domain.JobSpec{Parallelism: 2, Completions: &two, BackoffLimit: 2, CompletionMode: domain.JobNonIndexed,
-		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartOnFailure, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}})
+	h := newCauseHarness(t, piSpec(2, 2, 2, domain.RestartOnFailure))
 	h.reconcile()
 	h.runs("pi-1", "pi-2")
 	restarted := func(name string, restarts int32, ready bool) events.Record {
@@ -312,17 +331,7 @@ func TestAResyncsStoppingOfAJobsRestartedPodsNamesTheRestartThatFailedIt(t *test
 	restarted("pi-1", 1, false) // the same count, reported again
 
 	h.startResync()
-	var deleted []events.Record
-	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
-		deleted = nil
-		for _, stream := range []string{pod1, pod2} {
-			if rec, ok := h.env.Newest(stream, domain.PodDeletionRequested{}.EventType()); ok && rec.Metadata.Actor == "system:herd:job" {
-				deleted = append(deleted, rec)
-			}
-		}
-		return len(deleted) == 2
-	}, "the resync's reconcile stops the Job's two pods")
-	for _, rec := range deleted {
+	for _, rec := range h.deletedByTheJob(pod1, pod2) {
 		wantCause(t, rec, crossed)
 	}
 }
@@ -333,9 +342,7 @@ func TestAResyncsStoppingOfAJobsRestartedPodsNamesTheRestartThatFailedIt(t *test
 // that reconcile, the deletion names the hand-made pod's creation, not
 // the Job's spec, which asked for no more.
 func TestAResyncsDeletionOfAPodMadeByHandForAJobNamesItsCreation(t *testing.T) {
-	two := int32(2)
-	h := newCauseHarness(t, domain.JobSpec{Parallelism: 1, Completions: &two, BackoffLimit: 6, CompletionMode: domain.JobNonIndexed,
-		Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}}})
+	h := newCauseHarness(t, piSpec(1, 2, 6, domain.RestartNever))
 	h.reconcile()
 	h.runs("pi-1")
 	h.env.Clock.Step(time.Second)
@@ -348,13 +355,7 @@ func TestAResyncsDeletionOfAPodMadeByHandForAJobNamesItsCreation(t *testing.T) {
 	}
 
 	h.startResync()
-	var deleted events.Record
-	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
-		rec, ok := h.env.Newest(domain.PodStream("default", "pi-extra"), domain.PodDeletionRequested{}.EventType())
-		deleted = rec
-		return ok && rec.Metadata.Actor == "system:herd:job"
-	}, "the resync's reconcile deletes the surplus pod made by hand")
-	wantCause(t, deleted, made)
+	wantCause(t, h.deletedByTheJob(domain.PodStream("default", "pi-extra"))[0], made)
 	if _, ok := h.env.Newest(pod1, domain.PodDeletionRequested{}.EventType()); ok {
 		t.Error("the Job deleted its own running pod pi-1, not the unbound one made by hand")
 	}
