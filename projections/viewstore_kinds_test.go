@@ -10,13 +10,14 @@ import (
 )
 
 // objectKindFiles are the files of the kinds whose views are behind the
-// views' store port (viewstore), the lease view's and the node
-// timeline's among them: they hold no SQL of their own.
+// views' store port (viewstore), the lease view's, the pod view's and
+// the node timeline's among them: they hold no SQL of their own.
 var objectKindFiles = []string{
 	"json_rows.go", "json_view.go",
 	"configmap.go", "configmap_view.go", "configmap_history.go",
 	"controllerrevision.go", "cronjob.go", "daemonset.go", "daemonset_view.go",
 	"deployment.go", "job.go", "job_view.go", "lease.go",
+	"pod.go", "pod_history.go", "pod_index.go", "pod_nodes.go", "pod_orphans.go", "pod_view.go",
 	"poddisruptionbudget.go", "poddisruptionbudget_view.go",
 	"replicaset.go", "replicaset_view.go", "statefulset.go",
 	"timeline.go", "timeline_view.go",
