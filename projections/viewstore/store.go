@@ -8,9 +8,13 @@
 // per engine (NewSQLite, NewPostgres); and of the lease view, whose rows
 // keep herd's time of a lease's newest renewal beside its data, as
 // Leases, Store's shape where a lease's row differs (NewSQLiteLeases,
-// NewPostgresLeases); and of the node timeline, rows added in log order
+// NewPostgresLeases); of the node timeline, rows added in log order
 // and read by ranges of it, as Timeline (NewSQLiteTimeline,
-// NewPostgresTimeline). Only those implementations hold
+// NewPostgresTimeline); of the pod view, whose rows keep the columns its
+// lists filter on beside the data, as Pods (NewSQLitePods,
+// NewPostgresPods); and of the node view, a node's cold and hot rows
+// written apart and read as one, as Nodes (NewSQLiteNodes,
+// NewPostgresNodes). Only those implementations hold
 // the tables' SQL and database/sql's types; the views hand the port the
 // handle a statement runs on (the views' pool or the unit of work's
 // transaction) and get rows' data back. See the architecture note, "One
@@ -128,8 +132,8 @@ func New(s Schema) Store {
 }
 
 // byEngine holds one implementation of a port per engine and picks the
-// one of a handle's engine: New, NewLeases and NewTimeline answer through
-// it.
+// one of a handle's engine: New, NewLeases, NewTimeline, NewPods and
+// NewNodes answer through it.
 type byEngine[T any] struct{ sqlite, postgres T }
 
 func (e byEngine[T]) on(h any) (T, error) {
