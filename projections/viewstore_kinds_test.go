@@ -17,7 +17,7 @@ var objectKindFiles = []string{
 	"json_rows.go", "json_view.go",
 	"configmap.go", "configmap_view.go", "configmap_history.go",
 	"controllerrevision.go", "cronjob.go", "daemonset.go", "daemonset_view.go",
-	"deployment.go", "health_view.go", "job.go", "job_view.go", "kind_view.go", "lease.go",
+	"deployment.go", "fleet.go", "health_view.go", "job.go", "job_view.go", "kind_view.go", "kubelet_targets.go", "lease.go",
 	"node.go", "node_history.go", "node_hot.go", "node_queries.go", "node_view.go",
 	"pod.go", "pod_history.go", "pod_index.go", "pod_nodes.go", "pod_orphans.go", "pod_view.go",
 	"poddisruptionbudget.go", "poddisruptionbudget_view.go",

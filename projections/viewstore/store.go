@@ -12,9 +12,11 @@
 // and read by ranges of it, as Timeline (NewSQLiteTimeline,
 // NewPostgresTimeline); of the pod view, whose rows keep the columns its
 // lists filter on beside the data, as Pods (NewSQLitePods,
-// NewPostgresPods); and of the node view, a node's cold and hot rows
+// NewPostgresPods); of the node view, a node's cold and hot rows
 // written apart and read as one, as Nodes (NewSQLiteNodes,
-// NewPostgresNodes). Only those implementations hold
+// NewPostgresNodes); and of a view of one stream's state in one row (the
+// fleet's health, the kubelet targets), as Single (NewSQLiteSingle,
+// NewPostgresSingle). Only those implementations hold
 // the tables' SQL and database/sql's types; the views hand the port the
 // handle a statement runs on (the views' pool or the unit of work's
 // transaction) and get rows' data back. See the architecture note, "One
@@ -132,8 +134,8 @@ func New(s Schema) Store {
 }
 
 // byEngine holds one implementation of a port per engine and picks the
-// one of a handle's engine: New, NewLeases, NewTimeline, NewPods and
-// NewNodes answer through it.
+// one of a handle's engine: New, NewLeases, NewTimeline, NewPods,
+// NewNodes and NewSingle answer through it.
 type byEngine[T any] struct{ sqlite, postgres T }
 
 func (e byEngine[T]) on(h any) (T, error) {
