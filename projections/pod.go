@@ -129,13 +129,12 @@ func unmarshalPod(data []byte) (domain.Pod, error) {
 
 // loadPod reads a pod's row, tombstones included, or domain.ErrNotFound.
 func loadPod(ctx context.Context, q viewstore.Querier, namespace, name string) (domain.Pod, error) {
-	what := fmt.Sprintf("pod %q", namespace+"/"+name)
 	data, err := podRows.Get(ctx, q, viewstore.Key{Namespace: namespace, Name: name})
 	switch {
 	case errors.Is(err, viewstore.ErrNoRow):
-		return domain.Pod{}, fmt.Errorf("%s: %w", what, domain.ErrNotFound)
+		return domain.Pod{}, fmt.Errorf("pod %q: %w", namespace+"/"+name, domain.ErrNotFound)
 	case err != nil:
-		return domain.Pod{}, fmt.Errorf("load %s: %w", what, err)
+		return domain.Pod{}, fmt.Errorf("load pod %q: %w", namespace+"/"+name, err)
 	}
 	return unmarshalPod(data)
 }
