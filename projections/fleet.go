@@ -8,6 +8,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // fleet describes the fleet's health: one row in fleet_health, as its one
@@ -25,7 +26,7 @@ var fleet = describe(&aggregate[domain.FleetHealth]{
 		if err != nil {
 			return fmt.Errorf("encode fleet health: %w", err)
 		}
-		if _, err := x.ExecContext(ctx, upsertFleetSQL, f.Version, rv, data); err != nil {
+		if err := fleetRow.Upsert(ctx, x, viewstore.SingleRow{Version: f.Version, ResourceVersion: rv, Data: data}); err != nil {
 			return fmt.Errorf("fleet view: %w", err)
 		}
 		return nil
@@ -52,16 +53,20 @@ func (v *NodeView) FleetHealth(ctx context.Context) (domain.FleetHealth, error) 
 	return f, err
 }
 
-const upsertFleetSQL = `INSERT INTO fleet_health (name, version, resource_version, data) VALUES ('fleet', ?, ?, ?)
-ON CONFLICT (name) DO UPDATE SET version = excluded.version, resource_version = excluded.resource_version, data = excluded.data`
+// fleetRow is the fleet's row in fleet_health behind the views' store
+// port, on whichever engine a handle is of.
+var fleetRow = viewstore.NewSingle("fleet_health", "fleet")
 
 // loadFleet reads the fleet's health, or domain.ErrNotFound before its
 // first event.
-func loadFleet(ctx context.Context, q events.Querier, _ string) (domain.FleetHealth, error) {
+func loadFleet(ctx context.Context, q viewstore.Querier, _ string) (domain.FleetHealth, error) {
 	var f domain.FleetHealth
-	data, err := rowData(ctx, q, "fleet health", `SELECT data FROM fleet_health WHERE name = 'fleet'`)
-	if err != nil {
-		return f, err
+	data, err := fleetRow.Get(ctx, q)
+	switch {
+	case errors.Is(err, viewstore.ErrNoRow):
+		return f, fmt.Errorf("fleet health: %w", domain.ErrNotFound)
+	case err != nil:
+		return f, fmt.Errorf("load fleet health: %w", err)
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
 		return f, fmt.Errorf("decode fleet health: %w", err)

@@ -3,11 +3,9 @@ package projections
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"herd/domain"
-	"herd/events"
 )
 
 // NodeDeadline is what the fleet disruption rule needs of one node.
@@ -26,33 +24,15 @@ type NodeDeadline struct {
 // The health rules read it once to start counting the fleet and keeping
 // the deadlines in memory, and once per full resync, never per node.
 func (v *NodeView) NodeDeadlines(ctx context.Context) ([]NodeDeadline, error) {
-	rows, err := v.db.QueryContext(ctx, nodeDeadlinesSQL(v.db.d))
-	if err != nil {
-		return nil, fmt.Errorf("node deadlines: %w", err)
+	rows, err := nodeRows.Deadlines(ctx, v.db, domain.NodeLeaseNamespace)
+	if err != nil || len(rows) == 0 {
+		return nil, err
 	}
-	defer rows.Close()
-	var out []NodeDeadline
-	for rows.Next() {
-		var (
-			d       NodeDeadline
-			hb, reg int64
-		)
-		if err := rows.Scan(&d.Name, &d.Ready, &hb, &reg); err != nil {
-			return nil, fmt.Errorf("node deadlines: %w", err)
-		}
-		d.LastHeartbeat, d.RegisteredAt = fromUnixNanos(hb), fromUnixNanos(reg)
-		out = append(out, d)
+	out := make([]NodeDeadline, len(rows))
+	for i, r := range rows {
+		out[i] = NodeDeadline{Name: r.Name, Ready: domain.ConditionStatus(r.Ready), LastHeartbeat: r.LastHeard, RegisteredAt: r.RegisteredAt}
 	}
-	return out, rows.Err()
-}
-
-// nodeDeadlinesSQL is NodeDeadlines' query in dialect d: the later of a
-// node's own report and its lease's renewal.
-func nodeDeadlinesSQL(d events.Dialect) string {
-	return `SELECT n.name, n.ready,
-  ` + d.Greatest("n.last_heartbeat", "COALESCE(l.renewed_at, 0)") + `, n.registered_at FROM node_rows n
-LEFT JOIN leases l ON l.namespace = '` + domain.NodeLeaseNamespace + `' AND l.name = n.name AND l.deleted = 0
-WHERE n.deleted = 0 AND n.agent_state <> 'Stopped'`
+	return out, nil
 }
 
 // NodeLeaseRenewedAt returns when node name's lease in kube-node-lease
@@ -80,15 +60,7 @@ func (v *NodeView) NodeLeaseRenewedAt(ctx context.Context, name string) (time.Ti
 	return l.RenewedAt, nil
 }
 
-// fromUnixNanos undoes unixNanos: 0 is the zero time.
-func fromUnixNanos(ns int64) time.Time {
-	if ns == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, ns).UTC()
-}
-
 // Names returns every node's name, in order.
 func (v *NodeView) Names(ctx context.Context) ([]string, error) {
-	return queryNames(ctx, v.db, "node names", `SELECT name FROM nodes WHERE deleted = 0 ORDER BY name`)
+	return nodeRows.Names(ctx, v.db)
 }

@@ -3,7 +3,6 @@ package projections
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"herd/events"
 )
@@ -53,20 +52,4 @@ func namedRowsFrom(table string) string {
 // ("" for all) and limit (0 or less for no limit).
 func namedRowsArgs(after string, limit int) []any {
 	return []any{after, events.LimitOf(limit)}
-}
-
-// namespacedRowsFrom selects up to a limit of a namespaced view's rows
-// whose (namespace, name) sort after a key's.
-func namespacedRowsFrom(table string) string {
-	return `(SELECT namespace, name, data FROM ` + table + ` WHERE (namespace, name) > (?, ?) ORDER BY namespace, name LIMIT ?) r ON true
-ORDER BY r.namespace, r.name`
-}
-
-// namespacedRowsArgs are namespacedRowsFrom's arguments for the rows after
-// key ("namespace/name"; "" for all) and limit (0 or less for no limit).
-// Namespaces and names are DNS labels and subdomains, with no "/" in
-// either, so "namespace/name" orders as (namespace, name) does.
-func namespacedRowsArgs(after string, limit int) []any {
-	ns, name, _ := strings.Cut(after, "/")
-	return []any{ns, name, events.LimitOf(limit)}
 }

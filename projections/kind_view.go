@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"strings"
 
 	"herd/domain"
 )
@@ -13,10 +12,9 @@ func (v *NodeView) NamesOfKinds(ctx context.Context, kinds []domain.NodeKind) ([
 	if len(kinds) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(kinds))
+	names := make([]string, len(kinds))
 	for i, k := range kinds {
-		args[i] = string(k)
+		names[i] = string(k)
 	}
-	return queryNames(ctx, v.db, "node names by kind", `SELECT name FROM nodes WHERE deleted = 0 AND kind IN (?`+
-		strings.Repeat(",?", len(kinds)-1)+`) ORDER BY name`, args...)
+	return nodeRows.NamesOfKinds(ctx, v.db, names)
 }

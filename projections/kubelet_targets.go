@@ -8,6 +8,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // kubeletTargets describes the set of kubelets herd polls: one row in
@@ -33,7 +34,7 @@ var kubeletTargets = describe(&aggregate[domain.KubeletTargets]{
 		if err != nil {
 			return fmt.Errorf("encode kubelet targets: %w", err)
 		}
-		if _, err := x.ExecContext(ctx, upsertKubeletTargetsSQL, ts.Version, rv, data); err != nil {
+		if err := kubeletTargetsRow.Upsert(ctx, x, viewstore.SingleRow{Version: ts.Version, ResourceVersion: rv, Data: data}); err != nil {
 			return fmt.Errorf("kubelet target view: %w", err)
 		}
 		return nil
@@ -51,16 +52,20 @@ func (w *Writer) UpdateKubeletTargets(ctx context.Context, update func(domain.Ku
 	return kubeletTargets.update(ctx, w, kubeletTargetsKey, update)
 }
 
-const upsertKubeletTargetsSQL = `INSERT INTO kubelet_targets (name, version, resource_version, data) VALUES ('targets', ?, ?, ?)
-ON CONFLICT (name) DO UPDATE SET version = excluded.version, resource_version = excluded.resource_version, data = excluded.data`
+// kubeletTargetsRow is the set's row in kubelet_targets behind the
+// views' store port, on whichever engine a handle is of.
+var kubeletTargetsRow = viewstore.NewSingle("kubelet_targets", "targets")
 
 // loadKubeletTargets reads the set, or domain.ErrNotFound before its
 // first event.
-func loadKubeletTargets(ctx context.Context, q events.Querier, _ string) (domain.KubeletTargets, error) {
+func loadKubeletTargets(ctx context.Context, q viewstore.Querier, _ string) (domain.KubeletTargets, error) {
 	var ts domain.KubeletTargets
-	data, err := rowData(ctx, q, "kubelet targets", `SELECT data FROM kubelet_targets WHERE name = 'targets'`)
-	if err != nil {
-		return ts, err
+	data, err := kubeletTargetsRow.Get(ctx, q)
+	switch {
+	case errors.Is(err, viewstore.ErrNoRow):
+		return ts, fmt.Errorf("kubelet targets: %w", domain.ErrNotFound)
+	case err != nil:
+		return ts, fmt.Errorf("load kubelet targets: %w", err)
 	}
 	return ts, decodeKubeletTargets(data, &ts)
 }
@@ -87,11 +92,14 @@ func NewKubeletTargetView(log events.Log) *KubeletTargetView {
 // statement.
 func (v *KubeletTargetView) Targets(ctx context.Context) (domain.KubeletTargets, int64, error) {
 	var ts domain.KubeletTargets
-	data, head, err := dataAtHead(ctx, v.db, `kubelet_targets r ON r.name = 'targets'`)
-	if err != nil || len(data) == 0 {
-		return ts, head, err
+	data, head, err := kubeletTargetsRow.AtHead(ctx, v.db)
+	if err != nil {
+		return ts, 0, fmt.Errorf("kubelet target rows: %w", err)
 	}
-	return ts, head, decodeKubeletTargets(data[0], &ts)
+	if data == nil {
+		return ts, head, nil
+	}
+	return ts, head, decodeKubeletTargets(data, &ts)
 }
 
 // Get returns the named target, or domain.ErrNotFound.

@@ -3,10 +3,10 @@ package projections
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // nodes describes the node: its row in nodes, and its timeline entries in
@@ -85,41 +85,23 @@ func (w *Writer) currentNode(name string) (domain.Node, bool) {
 	return n, ok
 }
 
-// nodeRow is the node view's cold row for n (see node_hot.go).
-type nodeRow struct {
-	name         string
-	kind         string
-	deleted      bool
-	agentState   string
-	ready        string
-	registeredAt int64
-	data         []byte
-}
-
-func toNodeRow(n domain.Node) (nodeRow, error) {
-	data, err := marshalStored(coldOf(n))
-	if err != nil {
-		return nodeRow{}, fmt.Errorf("encode node %s: %w", n.Name, err)
-	}
-	return nodeRow{
-		name:         n.Name,
-		kind:         string(n.Kind),
-		deleted:      n.Deleted,
-		agentState:   string(n.AgentState),
-		ready:        string(readyStatus(n)),
-		registeredAt: unixNanos(n.RegisteredAt),
-		data:         data,
-	}, nil
-}
+// nodeRows is the node view's tables behind the views' store port, on
+// whichever engine a handle is of.
+var nodeRows = viewstore.NewNodes()
 
 // upsertNode writes both of n's rows: what every change but a plain
-// heartbeat does.
+// heartbeat does. The cold row holds n without its hot part (see
+// node_hot.go): the same bytes whatever heartbeats came since the last
+// transition.
 func upsertNode(ctx context.Context, x execer, n domain.Node) error {
-	row, err := toNodeRow(n)
+	data, err := marshalStored(coldOf(n))
 	if err != nil {
-		return err
+		return fmt.Errorf("encode node %s: %w", n.Name, err)
 	}
-	if _, err := x.ExecContext(ctx, upsertNodeSQL, row.args()...); err != nil {
+	if err := nodeRows.Upsert(ctx, x, viewstore.NodeRow{
+		Name: n.Name, Kind: string(n.Kind), AgentState: string(n.AgentState), Ready: string(readyStatus(n)),
+		Deleted: n.Deleted, RegisteredAt: n.RegisteredAt, Data: data,
+	}); err != nil {
 		return fmt.Errorf("node view %s: %w", n.Name, err)
 	}
 	return upsertNodeHot(ctx, x, n)
@@ -131,34 +113,13 @@ func upsertNodeHot(ctx context.Context, x execer, n domain.Node) error {
 	if err != nil {
 		return fmt.Errorf("encode node %s's heartbeat: %w", n.Name, err)
 	}
-	if _, err := x.ExecContext(ctx, upsertNodeHotSQL, n.Name, unixNanos(n.LastHeartbeat), data); err != nil {
+	if err := nodeRows.UpsertHot(ctx, x, viewstore.NodeHotRow{Name: n.Name, LastHeartbeat: n.LastHeartbeat, Data: data}); err != nil {
 		return fmt.Errorf("node view %s's heartbeat: %w", n.Name, err)
 	}
 	return nil
 }
 
-const upsertNodeSQL = `INSERT INTO nodes (name, kind, deleted, agent_state, ready, registered_at, data)
-VALUES (?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, deleted = excluded.deleted,
-  agent_state = excluded.agent_state, ready = excluded.ready,
-  registered_at = excluded.registered_at, data = excluded.data`
-
-const upsertNodeHotSQL = `INSERT INTO node_heartbeats (name, last_heartbeat, data) VALUES (?, ?, ?)
-ON CONFLICT (name) DO UPDATE SET last_heartbeat = excluded.last_heartbeat, data = excluded.data`
-
-func (r nodeRow) args() []any {
-	return []any{r.name, r.kind, r.deleted, r.agentState, r.ready, r.registeredAt, r.data}
-}
-
 func readyStatus(n domain.Node) domain.ConditionStatus {
 	c, _ := n.Condition(domain.ConditionReady)
 	return c.Status
-}
-
-// unixNanos is t in Unix nanoseconds, 0 for the zero time.
-func unixNanos(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
 }

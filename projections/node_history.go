@@ -21,5 +21,5 @@ func FoldNode(n domain.Node, rec events.Record) (domain.Node, error) {
 // come from one SQL statement, so they are consistent with each other:
 // every row is as the log left it at head.
 func (v *NodeView) Rows(ctx context.Context, after string, limit int) ([]domain.Node, int64, error) {
-	return viewRows(ctx, v.db, "node", unmarshalNode, namedRowsFrom("node_rows"), namedRowsArgs(after, limit)...)
+	return decodeNodes(nodeRows.After(ctx, v.db, after, limit))
 }

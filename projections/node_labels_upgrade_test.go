@@ -24,11 +24,7 @@ func TestStartingUpgradesNodeRowsWithoutTheirKindLabel(t *testing.T) {
 			t.Fatal(err)
 		}
 		delete(n.Labels, domain.LabelKind)
-		row, err := toNodeRow(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := store.DB().ExecContext(ctx, upsertNodeSQL, row.args()...); err != nil {
+		if err := upsertNode(ctx, newViewDB(store.Log()), n); err != nil {
 			t.Fatal(err)
 		}
 	}

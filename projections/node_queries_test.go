@@ -2,15 +2,12 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"herd/domain"
-	"herd/events"
 )
 
 func TestDrainingAndNoExecuteQueries(t *testing.T) {
@@ -125,74 +122,4 @@ func BenchmarkNodeQueries(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/query")
 		})
 	}
-}
-
-// TestNodeQueriesAreAnsweredFromTheirPartialIndexes: each of the node
-// view's queries into a node's data repeats its partial index's condition
-// as the engine's migration wrote it (events.Dialect.ContainsBytes), so
-// that the engine plans it through that index, not through every node.
-func TestNodeQueriesAreAnsweredFromTheirPartialIndexes(t *testing.T) {
-	viewOnEachEngine(t, func(t *testing.T, log events.Log) {
-		ctx := t.Context()
-		if err := Migrate(ctx, log); err != nil {
-			t.Fatal(err)
-		}
-		db, engine := events.SQLDB(log)
-		d := engine.Dialect()
-		for _, q := range []struct{ name, sql, index string }{
-			{"Draining", drainingSQL(d), "nodes_with_drain"},
-			{"NamesWithNoExecute", noExecuteSQL(d), "nodes_with_no_execute"},
-			{"NamesNeedingTaintCheck", taintCheckSQL(d), "nodes_needing_taint_check"},
-		} {
-			plan := queryPlan(ctx, t, db, engine, q.sql)
-			if !strings.Contains(plan, q.index) {
-				t.Errorf("%s on %s is not planned through %s:\n%s", q.name, engine, q.index, plan)
-			}
-		}
-	})
-}
-
-// queryPlan is the engine's plan for q, one step a line: SQLite's
-// EXPLAIN QUERY PLAN, or PostgreSQL's EXPLAIN with sequential scans
-// priced out, as a table with no statistics would otherwise be read
-// whole whatever its indexes.
-func queryPlan(ctx context.Context, t *testing.T, db *sql.DB, engine events.Engine, q string) string {
-	t.Helper()
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	explain := "EXPLAIN QUERY PLAN "
-	if engine == events.EnginePostgres {
-		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
-			t.Fatal(err)
-		}
-		explain = "EXPLAIN "
-	}
-	rows, err := tx.QueryContext(ctx, explain+q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&b, "%s\n", vals[len(vals)-1])
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }

@@ -2,10 +2,12 @@ package projections
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // NodeView answers queries about nodes from the node view.
@@ -54,14 +56,33 @@ func (v *NodeView) GetIncludingDeleted(ctx context.Context, name string) (domain
 // reading, which is the list's resourceVersion. Both come from one SQL
 // statement, so they are consistent with each other.
 func (v *NodeView) List(ctx context.Context) ([]domain.Node, int64, error) {
-	return viewRows(ctx, v.db, "node", unmarshalNode, `node_rows r ON r.deleted = 0 ORDER BY r.name`)
+	return decodeNodes(nodeRows.List(ctx, v.db))
+}
+
+// decodeNodes rebuilds the nodes of rows read at the log's head.
+func decodeNodes(data [][]byte, head int64, err error) ([]domain.Node, int64, error) {
+	if err != nil {
+		return nil, 0, fmt.Errorf("node rows: %w", err)
+	}
+	out := make([]domain.Node, 0, len(data))
+	for _, b := range data {
+		n, err := unmarshalNode(b)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, n)
+	}
+	return out, head, nil
 }
 
 // loadNode reads a node's row, tombstones included, or domain.ErrNotFound.
-func loadNode(ctx context.Context, q events.Querier, name string) (domain.Node, error) {
-	data, err := rowData(ctx, q, fmt.Sprintf("node %q", name), `SELECT data FROM node_rows WHERE name = ?`, name)
-	if err != nil {
-		return domain.Node{}, err
+func loadNode(ctx context.Context, q viewstore.Querier, name string) (domain.Node, error) {
+	data, err := nodeRows.Get(ctx, q, name)
+	switch {
+	case errors.Is(err, viewstore.ErrNoRow):
+		return domain.Node{}, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
+	case err != nil:
+		return domain.Node{}, fmt.Errorf("load node %q: %w", name, err)
 	}
 	return unmarshalNode(data)
 }

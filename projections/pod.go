@@ -2,11 +2,13 @@ package projections
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // pods describes the pod: its row in pods.
@@ -28,11 +30,11 @@ var pods = describe(&aggregate[domain.Pod]{
 		return p
 	},
 	upsert: func(ctx context.Context, x execer, _ string, p domain.Pod, _ int64) error {
-		args, err := podRowArgs(p)
+		row, err := podRowOf(p)
 		if err != nil {
 			return err
 		}
-		if _, err := x.ExecContext(ctx, upsertPodSQL, args...); err != nil {
+		if err := podRows.Upsert(ctx, x, row); err != nil {
 			return fmt.Errorf("pod view %s: %w", p.Key(), err)
 		}
 		return nil
@@ -85,21 +87,22 @@ func (w *Writer) GetPod(ctx context.Context, namespace, name string) (domain.Pod
 	return NewPodView(w.log).Get(ctx, namespace, name)
 }
 
-const upsertPodSQL = `INSERT INTO pods (namespace, name, uid, node_name, phase, terminating, finalized, source, version, resource_version, data, controller)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (namespace, name) DO UPDATE SET uid = excluded.uid, node_name = excluded.node_name,
-  phase = excluded.phase, terminating = excluded.terminating, finalized = excluded.finalized,
-  source = excluded.source, version = excluded.version, resource_version = excluded.resource_version,
-  data = excluded.data, controller = excluded.controller`
+// podRows is the pod view's table behind the views' store port, on
+// whichever engine a handle is of.
+var podRows = viewstore.NewPods()
 
-// podRowArgs are the upsert's arguments for p.
-func podRowArgs(p domain.Pod) ([]any, error) {
+// podRowOf is p's row in the pod view.
+func podRowOf(p domain.Pod) (viewstore.PodRow, error) {
 	data, err := marshalStored(p)
 	if err != nil {
-		return nil, fmt.Errorf("encode pod %s: %w", p.Key(), err)
+		return viewstore.PodRow{}, fmt.Errorf("encode pod %s: %w", p.Key(), err)
 	}
-	return []any{p.Namespace, p.Name, p.UID, p.Spec.NodeName, string(p.Status.Phase), p.Terminating(),
-		p.Finalized, string(p.Source), p.Version, p.ResourceVersion, data, ControllerOf(p.Owners)}, nil
+	return viewstore.PodRow{
+		Key: viewstore.Key{Namespace: p.Namespace, Name: p.Name}, UID: p.UID, NodeName: p.Spec.NodeName,
+		Phase: string(p.Status.Phase), Source: string(p.Source), Controller: ControllerOf(p.Owners),
+		Terminating: p.Terminating(), Finalized: p.Finalized,
+		Version: p.Version, ResourceVersion: p.ResourceVersion, Data: data,
+	}, nil
 }
 
 // ControllerOf names the controller among owners as the pod view's
@@ -125,10 +128,29 @@ func unmarshalPod(data []byte) (domain.Pod, error) {
 }
 
 // loadPod reads a pod's row, tombstones included, or domain.ErrNotFound.
-func loadPod(ctx context.Context, q events.Querier, namespace, name string) (domain.Pod, error) {
-	data, err := rowData(ctx, q, fmt.Sprintf("pod %q", namespace+"/"+name), `SELECT data FROM pods WHERE namespace = ? AND name = ?`, namespace, name)
-	if err != nil {
-		return domain.Pod{}, err
+func loadPod(ctx context.Context, q viewstore.Querier, namespace, name string) (domain.Pod, error) {
+	data, err := podRows.Get(ctx, q, viewstore.Key{Namespace: namespace, Name: name})
+	switch {
+	case errors.Is(err, viewstore.ErrNoRow):
+		return domain.Pod{}, fmt.Errorf("pod %q: %w", namespace+"/"+name, domain.ErrNotFound)
+	case err != nil:
+		return domain.Pod{}, fmt.Errorf("load pod %q: %w", namespace+"/"+name, err)
 	}
 	return unmarshalPod(data)
+}
+
+// decodePods rebuilds the pods of rows read at the log's head.
+func decodePods(data [][]byte, head int64, err error) ([]domain.Pod, int64, error) {
+	if err != nil {
+		return nil, 0, fmt.Errorf("pod rows: %w", err)
+	}
+	out := make([]domain.Pod, 0, len(data))
+	for _, b := range data {
+		p, err := unmarshalPod(b)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, p)
+	}
+	return out, head, nil
 }

@@ -2,9 +2,11 @@ package projections
 
 import (
 	"context"
+	"strings"
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // FoldPod folds one logged event of a pod's stream into the pod, as the
@@ -19,5 +21,6 @@ func FoldPod(p domain.Pod, rec events.Record) (domain.Pod, error) {
 // after, in key order, finalized ones (tombstones) included, and the log
 // head at the moment of reading; limit 0 or less means all of them.
 func (v *PodView) Rows(ctx context.Context, after string, limit int) ([]domain.Pod, int64, error) {
-	return viewRows(ctx, v.db, "pod", unmarshalPod, namespacedRowsFrom("pods"), namespacedRowsArgs(after, limit)...)
+	ns, name, _ := strings.Cut(after, "/")
+	return decodePods(podRows.After(ctx, v.db, viewstore.Key{Namespace: ns, Name: name}, limit))
 }

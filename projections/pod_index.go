@@ -91,7 +91,7 @@ func (x *podIndex) list(f PodFilter) []domain.Pod {
 }
 
 // matches is PodView.List's WHERE clause for a pod that is not
-// finalized, on the same columns (podRowArgs).
+// finalized, on the same columns (podRowOf).
 func matches(p domain.Pod, f PodFilter) bool {
 	if f.Namespace != "" && p.Namespace != f.Namespace {
 		return false

@@ -2,6 +2,7 @@ package projections
 
 import (
 	"context"
+	"fmt"
 
 	"herd/domain"
 )
@@ -10,6 +11,9 @@ import (
 // given source are bound to: how pod garbage collection finds the pods of
 // nodes that no longer exist without decoding every pod.
 func (v *PodView) BoundNodeNames(ctx context.Context, source domain.PodSource) ([]string, error) {
-	return queryNames(ctx, v.db, "bound node names", `SELECT DISTINCT node_name FROM pods
-WHERE finalized = 0 AND source = ? AND node_name <> '' ORDER BY node_name`, string(source))
+	names, err := podRows.BoundNodes(ctx, v.db, string(source))
+	if err != nil {
+		return nil, fmt.Errorf("bound node names: %w", err)
+	}
+	return names, nil
 }

@@ -2,6 +2,7 @@ package projections
 
 import (
 	"context"
+	"fmt"
 
 	"herd/domain"
 )
@@ -11,8 +12,9 @@ import (
 // bound node by its key, so it costs what the pods are bound to, not the
 // fleet.
 func (v *PodView) GoneNodeNames(ctx context.Context, source domain.PodSource) ([]string, error) {
-	return queryNames(ctx, v.db, "gone node names", `SELECT DISTINCT p.node_name FROM pods p
-WHERE p.finalized = 0 AND p.source = ? AND p.node_name <> ''
-  AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.name = p.node_name AND n.deleted = 0)
-ORDER BY p.node_name`, string(source))
+	names, err := podRows.BoundNodesGone(ctx, v.db, string(source))
+	if err != nil {
+		return nil, fmt.Errorf("gone node names: %w", err)
+	}
+	return names, nil
 }

@@ -3,10 +3,10 @@ package projections
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // PodView answers queries about pods from the pod view.
@@ -63,35 +63,17 @@ type PodFilter struct {
 // head at the moment of reading (the list's resourceVersion), both from
 // one statement.
 func (v *PodView) List(ctx context.Context, f PodFilter) ([]domain.Pod, int64, error) {
-	where := []string{"r.finalized = 0"}
-	var args []any
-	if f.Namespace != "" {
-		where, args = append(where, "r.namespace = ?"), append(args, f.Namespace)
-	}
-	switch {
-	case f.Unbound:
-		where = append(where, "r.node_name = ''")
-	case f.NodeName != "":
-		where, args = append(where, "r.node_name = ?"), append(args, f.NodeName)
-	}
-	if f.Phase != "" {
-		where, args = append(where, "r.phase = ?"), append(args, string(f.Phase))
+	return decodePods(podRows.List(ctx, v.db, storeFilter(f)))
+}
+
+// storeFilter is f as the pod view's table takes it.
+func storeFilter(f PodFilter) viewstore.PodFilter {
+	sf := viewstore.PodFilter{
+		Namespace: f.Namespace, NodeName: f.NodeName, Unbound: f.Unbound, Phase: string(f.Phase),
+		Terminating: f.Terminating, Controllers: f.Controllers,
 	}
 	if f.Source != nil {
-		where, args = append(where, "r.source = ?"), append(args, string(*f.Source))
+		sf.BySource, sf.Source = true, string(*f.Source)
 	}
-	if f.Terminating {
-		where = append(where, "r.terminating = 1")
-	}
-	switch {
-	case f.Controllers != nil && len(f.Controllers) == 0:
-		where = append(where, "1 = 0")
-	case f.Controllers != nil:
-		where = append(where, "r.controller IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(f.Controllers)), ", ")+")")
-		for _, c := range f.Controllers {
-			args = append(args, c)
-		}
-	}
-	return viewRows(ctx, v.db, "pod", unmarshalPod,
-		`pods r ON `+strings.Join(where, " AND ")+` ORDER BY r.namespace, r.name`, args...)
+	return sf
 }

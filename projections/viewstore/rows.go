@@ -91,3 +91,26 @@ func listFrom(table string) string {
 func inSQL(table string) string {
 	return "SELECT data FROM " + table + " WHERE namespace = ? AND deleted = 0 ORDER BY name"
 }
+
+// allNames runs query, which selects one text column (node names), and
+// reads every row's, in the order the query gives; what names the list
+// in errors.
+func allNames(ctx context.Context, q Querier, what, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		out = append(out, name)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}

@@ -8,9 +8,15 @@
 // per engine (NewSQLite, NewPostgres); and of the lease view, whose rows
 // keep herd's time of a lease's newest renewal beside its data, as
 // Leases, Store's shape where a lease's row differs (NewSQLiteLeases,
-// NewPostgresLeases); and of the node timeline, rows added in log order
+// NewPostgresLeases); of the node timeline, rows added in log order
 // and read by ranges of it, as Timeline (NewSQLiteTimeline,
-// NewPostgresTimeline); and of the IP address views, a pool's row and
+// NewPostgresTimeline); of the pod view, whose rows keep the columns its
+// lists filter on beside the data, as Pods (NewSQLitePods,
+// NewPostgresPods); of the node view, a node's cold and hot rows
+// written apart and read as one, as Nodes (NewSQLiteNodes,
+// NewPostgresNodes); and of a view of one stream's state in one row (the
+// fleet's health, the kubelet targets), as Single (NewSQLiteSingle,
+// NewPostgresSingle); and of the IP address views, a pool's row and
 // the rows of its addresses in use, as Addresses (NewSQLiteAddresses,
 // NewPostgresAddresses). Only those implementations hold
 // the tables' SQL and database/sql's types; the views hand the port the
@@ -130,8 +136,8 @@ func New(s Schema) Store {
 }
 
 // byEngine holds one implementation of a port per engine and picks the
-// one of a handle's engine: New, NewLeases, NewTimeline and NewAddresses
-// answer through it.
+// one of a handle's engine: New, NewLeases, NewTimeline, NewAddresses,
+// NewPods, NewNodes and NewSingle answer through it.
 type byEngine[T any] struct{ sqlite, postgres T }
 
 func (e byEngine[T]) on(h any) (T, error) {
