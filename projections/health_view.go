@@ -2,10 +2,11 @@ package projections
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
 	"herd/domain"
+	"herd/projections/viewstore"
 )
 
 // NodeDeadline is what the fleet disruption rule needs of one node.
@@ -43,21 +44,21 @@ func (v *NodeView) NodeDeadlines(ctx context.Context) ([]NodeDeadline, error) {
 // written (a node registering before its kubelet stores its lease) reads
 // no row either (LeaseView.NeverWritten).
 func (v *NodeView) NodeLeaseRenewedAt(ctx context.Context, name string) (time.Time, error) {
-	l, ok := v.w.currentLease(domain.NodeLeaseNamespace, name)
-	var err error
-	if !ok && v.w != nil && v.w.leaseNeverWritten(ctx, domain.NodeLeaseNamespace, name) {
+	if l, ok := v.w.currentLease(domain.NodeLeaseNamespace, name); ok {
+		if l.Deleted {
+			return time.Time{}, nil
+		}
+		return l.RenewedAt, nil
+	}
+	if v.w != nil && v.w.leaseNeverWritten(ctx, domain.NodeLeaseNamespace, name) {
 		return time.Time{}, nil
 	}
-	if !ok {
-		l, err = loadLease(ctx, v.db, domain.NodeLeaseNamespace, name)
+	// The renewal column alone: the lease's JSON is not read.
+	renewed, err := leaseRows.RenewedAt(ctx, v.db, viewstore.Key{Namespace: domain.NodeLeaseNamespace, Name: name})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("the renewal of node %s's lease: %w", name, err)
 	}
-	switch {
-	case errors.Is(err, domain.ErrNotFound) || err == nil && l.Deleted:
-		return time.Time{}, nil
-	case err != nil:
-		return time.Time{}, err
-	}
-	return l.RenewedAt, nil
+	return renewed, nil
 }
 
 // Names returns every node's name, in order.

@@ -29,6 +29,10 @@ type Leases interface {
 	// Get is the data and renewal time of the row at key, tombstone or
 	// not, or ErrNoRow.
 	Get(ctx context.Context, q Querier, key Key) ([]byte, time.Time, error)
+	// RenewedAt is the renewal time of the live row at key, without its
+	// data: what a node's health asks of its lease, at every renewal.
+	// The zero time when there is no row or the row is a tombstone.
+	RenewedAt(ctx context.Context, q Querier, key Key) (time.Time, error)
 	// Upsert writes l in place of the row at its key.
 	Upsert(ctx context.Context, x Execer, l Lease) error
 	// List is Store.List of the leases.
@@ -48,8 +52,8 @@ var leaseSchema = Schema{
 // leaseStore is the lease table in one engine, shaped by its dialect as
 // objectStore is.
 type leaseStore struct {
-	d                        events.Dialect
-	get, upsert, list, after string
+	d                                   events.Dialect
+	get, renewedAt, upsert, list, after string
 }
 
 // NewSQLiteLeases is the lease table in SQLite.
@@ -60,11 +64,12 @@ func NewPostgresLeases() Leases { return newLeaseStore(events.EnginePostgres.Dia
 
 func newLeaseStore(d events.Dialect) *leaseStore {
 	return &leaseStore{
-		d:      d,
-		get:    d.Bind(leaseSchema.getSQL("data", "renewed_at")),
-		upsert: leaseSchema.upsertSQL(),
-		list:   d.Bind(d.AtHead(listFrom(leaseSchema.Table))),
-		after:  d.Bind(leaseSchema.rowsAtHeadSQL(d)),
+		d:         d,
+		get:       d.Bind(leaseSchema.getSQL("data", "renewed_at")),
+		renewedAt: d.Bind(leaseSchema.getSQL("deleted", "renewed_at")),
+		upsert:    leaseSchema.upsertSQL(),
+		list:      d.Bind(d.AtHead(listFrom(leaseSchema.Table))),
+		after:     d.Bind(leaseSchema.rowsAtHeadSQL(d)),
 	}
 }
 
@@ -88,6 +93,28 @@ func (s *leaseStore) Get(ctx context.Context, q Querier, key Key) ([]byte, time.
 		return nil, time.Time{}, fmt.Errorf("leases: %w", err)
 	}
 	return data, fromUnixNanos(renewedAt), rows.Err()
+}
+
+func (s *leaseStore) RenewedAt(ctx context.Context, q Querier, key Key) (time.Time, error) {
+	rows, err := q.QueryContext(ctx, s.renewedAt, key.Namespace, key.Name)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("leases: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return time.Time{}, rows.Err()
+	}
+	var (
+		deleted   bool
+		renewedAt int64
+	)
+	if err := rows.Scan(&deleted, &renewedAt); err != nil {
+		return time.Time{}, fmt.Errorf("leases: %w", err)
+	}
+	if deleted {
+		return time.Time{}, rows.Err()
+	}
+	return fromUnixNanos(renewedAt), rows.Err()
 }
 
 func (s *leaseStore) Upsert(ctx context.Context, x Execer, l Lease) error {
@@ -137,6 +164,14 @@ func (e leaseEngines) Get(ctx context.Context, q Querier, key Key) ([]byte, time
 		return nil, time.Time{}, err
 	}
 	return s.Get(ctx, q, key)
+}
+
+func (e leaseEngines) RenewedAt(ctx context.Context, q Querier, key Key) (time.Time, error) {
+	s, err := e.on(q)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return s.RenewedAt(ctx, q, key)
 }
 
 func (e leaseEngines) Upsert(ctx context.Context, x Execer, l Lease) error {

@@ -85,7 +85,6 @@ func leaseContract(t *testing.T, e engine, prefix string, leases viewstore.Lease
 			t.Errorf("Get %s: %s renewed %#v, %v; want %s renewed %#v", c.name, data, renewed, err, c.data, c.renewed)
 		}
 	}
-
 	// A transaction rolled back leaves no row.
 	ltx, err := e.log.Begin(ctx)
 	if err != nil {
@@ -147,6 +146,18 @@ func leaseContract(t *testing.T, e engine, prefix string, leases viewstore.Lease
 	})
 	if _, _, err := leases.Get(ctx, views, viewstore.Key{Namespace: a, Name: "owned"}); !errors.Is(err, viewstore.ErrNoRow) {
 		t.Errorf("a refused Upsert wrote its row: %v", err)
+	}
+	// The renewal alone: a live row's, and none of a tombstone (renewed
+	// before it went) or of no row.
+	write(t, e.log, func(x *command.ViewTx) {
+		if err := leases.Upsert(ctx, x, lease(a, "went", true, 2, first)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for name, want := range map[string]time.Time{"a.b": second.UTC(), "a-z": {}, "went": {}, "none": {}} {
+		if renewed, err := leases.RenewedAt(ctx, views, viewstore.Key{Namespace: a, Name: name}); err != nil || renewed != want {
+			t.Errorf("RenewedAt %s: %#v, %v; want %#v", name, renewed, err, want)
+		}
 	}
 }
 
