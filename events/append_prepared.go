@@ -86,10 +86,12 @@ var _ PreparedAppender = (*sqliteTx)(nil)
 // statement per row count up to it is prepared once and kept.
 const maxPreparedRows = 64
 
-// insertStmts are the store's prepared INSERTs by row count.
+// insertStmts are the store's prepared INSERTs by row count, and its
+// prepared read of streams' versions (streamHeadsQuery).
 type insertStmts struct {
-	mu sync.Mutex
-	m  map[int]*sql.Stmt
+	mu    sync.Mutex
+	m     map[int]*sql.Stmt
+	heads *sql.Stmt
 }
 
 // AppendsPreparer is a log whose prepared appends run faster with
@@ -102,13 +104,30 @@ type AppendsPreparer interface {
 
 var _ AppendsPreparer = sqliteLog{}
 
-// PrepareAppends prepares, on the pool, the INSERT of every row count a
-// prepared append's run may have (1 to maxPreparedRows), once: a write
+// PrepareAppends prepares, on the pool, the read of the streams'
+// versions and the INSERT of every row count a prepared append's run may
+// have (1 to maxPreparedRows), once: a write
 // transaction binds them to its own connection and never prepares one
 // on the pool, which would take a second connection while it holds one
 // (ARCHITECTURE.md, "Where the serial section is").
 func (l sqliteLog) PrepareAppends(ctx context.Context) error {
 	s := l.s
+	s.inserts.mu.Lock()
+	heads := s.inserts.heads
+	s.inserts.mu.Unlock()
+	if heads == nil {
+		st, err := s.db.PrepareContext(ctx, streamHeadsQuery)
+		if err != nil {
+			return fmt.Errorf("prepare the read of streams' versions: %w", err)
+		}
+		s.inserts.mu.Lock()
+		if s.inserts.heads != nil {
+			_ = st.Close()
+		} else {
+			s.inserts.heads = st
+		}
+		s.inserts.mu.Unlock()
+	}
 	for n := 1; n <= maxPreparedRows; n++ {
 		s.inserts.mu.Lock()
 		_, ok := s.inserts.m[n]
@@ -134,6 +153,14 @@ func (l sqliteLog) PrepareAppends(ctx context.Context) error {
 	return nil
 }
 
+// headsStmt is streamHeadsQuery prepared on the store's pool, nil when
+// PrepareAppends has not prepared it.
+func (s *Store) headsStmt() *sql.Stmt {
+	s.inserts.mu.Lock()
+	defer s.inserts.mu.Unlock()
+	return s.inserts.heads
+}
+
 // insertStmt is the INSERT of n rows prepared on the store's pool, nil
 // when PrepareAppends has not prepared it: the caller, inside a write
 // transaction, then runs it by its text on its own connection.
@@ -143,28 +170,52 @@ func (s *Store) insertStmt(n int) *sql.Stmt {
 	return s.inserts.m[n]
 }
 
-// AppendPrepared implements PreparedAppender: the appends go in runs of
-// whole appends of up to maxPreparedRows rows, one prepared INSERT each,
-// whose rowids are consecutive. A run refused by a constraint (a stream
-// that moved) stores nothing, and its appends are tried one by one, so
-// that only the conflicting ones are refused.
+// AppendPrepared implements PreparedAppender. One statement first reads
+// the highest version of every stream of ps (streamHeads): an append
+// whose stream is not at the version it expects, as the appends before
+// it in ps leave it, stores nothing and gets a *ConflictError, as the
+// no-gap trigger once refused it row by row (migration
+// 0007_append_checks_version.sql). The others go in runs of whole appends
+// of up to maxPreparedRows rows, one prepared INSERT each, whose rowids
+// are consecutive. A run refused by a constraint all the same stores
+// nothing, and its appends are tried one by one, so that only the
+// refused ones fail.
 func (t *sqliteTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([][]Record, []error, error) {
 	recs := make([][]Record, len(ps))
 	errs := make([]error, len(ps))
+	heads, err := t.streamHeads(ctx, ps)
+	if err != nil {
+		return nil, nil, fmt.Errorf("append %d streams: %w", len(ps), err)
+	}
+	// The appends that find their stream where they expect it, in order:
+	// an append moves its stream for the next one of the same stream.
+	in := make([]*PreparedAppend, 0, len(ps))
+	at := make([]int, 0, len(ps))
+	for i, p := range ps {
+		stream, head := p.Stream(), heads[p.Stream()]
+		if p.Expected() != head {
+			errs[i] = &ConflictError{Stream: stream, Expected: p.Expected(), Actual: head}
+			continue
+		}
+		heads[stream] = head + int64(len(p.records))
+		in = append(in, p)
+		at = append(at, i)
+	}
+	out := make([][]Record, len(in))
 	bound := map[int]*sql.Stmt{}
-	for start := 0; start < len(ps); {
+	for start := 0; start < len(in); {
 		end, rows := start, 0
-		for end < len(ps) && (end == start || rows+len(ps[end].records) <= maxPreparedRows) {
-			rows += len(ps[end].records)
+		for end < len(in) && (end == start || rows+len(in[end].records) <= maxPreparedRows) {
+			rows += len(in[end].records)
 			end++
 		}
-		err := t.insertRun(ctx, bound, ps[start:end], recs[start:end], rows)
+		err := t.insertRun(ctx, bound, in[start:end], out[start:end], rows)
 		if err != nil && end-start > 1 {
 			if constraint, _ := constraintError(err); constraint {
 				for i := start; i < end; i++ {
-					if err := t.insertRun(ctx, bound, ps[i:i+1], recs[i:i+1], len(ps[i].records)); err != nil {
-						errs[i] = appendError(ctx, t.tx, ps[i].Stream(), ps[i].Expected(), err)
-						recs[i] = nil
+					if err := t.insertRun(ctx, bound, in[i:i+1], out[i:i+1], len(in[i].records)); err != nil {
+						errs[at[i]] = appendError(ctx, t.tx, in[i].Stream(), in[i].Expected(), err)
+						out[i] = nil
 					}
 				}
 				start = end
@@ -173,8 +224,8 @@ func (t *sqliteTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([]
 		}
 		if err != nil {
 			if end-start == 1 {
-				if errs[start] = appendError(ctx, t.tx, ps[start].Stream(), ps[start].Expected(), err); errors.Is(errs[start], ErrConflict) {
-					recs[start] = nil
+				if errs[at[start]] = appendError(ctx, t.tx, in[start].Stream(), in[start].Expected(), err); errors.Is(errs[at[start]], ErrConflict) {
+					out[start] = nil
 					start = end
 					continue
 				}
@@ -183,7 +234,63 @@ func (t *sqliteTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([]
 		}
 		start = end
 	}
+	for i, r := range out {
+		recs[at[i]] = r
+	}
 	return recs, errs, nil
+}
+
+// streamHeadsQuery reads the highest version of each stream of a JSON
+// array of names (0 for a stream with no events), one probe of the
+// (stream, version) index each: what the no-gap trigger read for every
+// row, read once for every stream of a group's appends.
+const streamHeadsQuery = `SELECT s.value, COALESCE((SELECT MAX(version) FROM events WHERE stream = s.value), 0) FROM json_each(?) AS s`
+
+// streamHeads is the highest version of every stream ps append to, read
+// in the transaction, which holds the write lock: no other writer moves
+// them before the inserts.
+func (t *sqliteTx) streamHeads(ctx context.Context, ps []*PreparedAppend) (map[string]int64, error) {
+	heads := make(map[string]int64, len(ps))
+	names := make([]string, 0, len(ps))
+	for _, p := range ps {
+		if _, ok := heads[p.Stream()]; !ok {
+			heads[p.Stream()] = 0
+			names = append(names, p.Stream())
+		}
+	}
+	arg, err := json.Marshal(names)
+	if err != nil {
+		return nil, fmt.Errorf("read the streams' versions: %w", err)
+	}
+	var rows *sql.Rows
+	if st := t.s.headsStmt(); st != nil {
+		rows, err = t.tx.StmtContext(ctx, st).QueryContext(ctx, string(arg))
+	} else {
+		rows, err = t.tx.QueryContext(ctx, streamHeadsQuery, string(arg))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the streams' versions: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	n := 0
+	for rows.Next() {
+		var (
+			stream  string
+			version int64
+		)
+		if err := rows.Scan(&stream, &version); err != nil {
+			return nil, fmt.Errorf("read the streams' versions: %w", err)
+		}
+		heads[stream] = version
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the streams' versions: %w", err)
+	}
+	if n != len(names) {
+		return nil, fmt.Errorf("read the streams' versions: %d of %d streams read", n, len(names))
+	}
+	return heads, nil
 }
 
 // insertRun inserts the rows of ps with one statement and gives their
