@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -243,8 +246,10 @@ func (t *sqliteTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([]
 // streamHeadsQuery reads the highest version of each stream of a JSON
 // array of names (0 for a stream with no events), one probe of the
 // (stream, version) index each: what the no-gap trigger read for every
-// row, read once for every stream of a group's appends.
-const streamHeadsQuery = `SELECT s.value, COALESCE((SELECT MAX(version) FROM events WHERE stream = s.value), 0) FROM json_each(?) AS s`
+// row, read once for every stream of a group's appends. The versions come
+// back in one row, in the array's order, separated by commas: one step of
+// the statement however many streams.
+const streamHeadsQuery = `SELECT group_concat(COALESCE((SELECT MAX(version) FROM events WHERE stream = s.value), 0), ',' ORDER BY s.key) FROM json_each(?) AS s`
 
 // streamHeads is the highest version of every stream ps append to, read
 // in the transaction, which holds the write lock: no other writer moves
@@ -253,44 +258,90 @@ func (t *sqliteTx) streamHeads(ctx context.Context, ps []*PreparedAppend) (map[s
 	heads := make(map[string]int64, len(ps))
 	names := make([]string, 0, len(ps))
 	for _, p := range ps {
-		if _, ok := heads[p.Stream()]; !ok {
-			heads[p.Stream()] = 0
-			names = append(names, p.Stream())
+		stream := p.Stream()
+		if _, ok := heads[stream]; ok {
+			continue
 		}
+		if !utf8.ValidString(stream) {
+			// JSON holds no such name: it is read alone.
+			var v int64
+			if err := t.tx.QueryRowContext(ctx, streamVersionQuery, stream).Scan(&v); err != nil {
+				return nil, fmt.Errorf("read the version of %q: %w", stream, err)
+			}
+			heads[stream] = v
+			continue
+		}
+		heads[stream] = 0
+		names = append(names, stream)
 	}
-	arg, err := json.Marshal(names)
+	if len(names) == 0 {
+		return heads, nil
+	}
+	arg, err := jsonStrings(names)
 	if err != nil {
 		return nil, fmt.Errorf("read the streams' versions: %w", err)
 	}
-	var rows *sql.Rows
+	var row *sql.Row
 	if st := t.s.headsStmt(); st != nil {
-		rows, err = t.tx.StmtContext(ctx, st).QueryContext(ctx, string(arg))
+		row = t.tx.StmtContext(ctx, st).QueryRowContext(ctx, arg)
 	} else {
-		rows, err = t.tx.QueryContext(ctx, streamHeadsQuery, string(arg))
+		row = t.tx.QueryRowContext(ctx, streamHeadsQuery, arg)
 	}
-	if err != nil {
+	var versions string
+	if err := row.Scan(&versions); err != nil {
 		return nil, fmt.Errorf("read the streams' versions: %w", err)
 	}
-	defer func() { _ = rows.Close() }()
-	n := 0
-	for rows.Next() {
-		var (
-			stream  string
-			version int64
-		)
-		if err := rows.Scan(&stream, &version); err != nil {
-			return nil, fmt.Errorf("read the streams' versions: %w", err)
+	for i, name := range names {
+		v, rest, _ := strings.Cut(versions, ",")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || (i == len(names)-1) != (rest == "") {
+			return nil, fmt.Errorf("read the streams' versions: %q for %d streams", versions, len(names))
 		}
-		heads[stream] = version
-		n++
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the streams' versions: %w", err)
-	}
-	if n != len(names) {
-		return nil, fmt.Errorf("read the streams' versions: %d of %d streams read", n, len(names))
+		heads[name], versions = n, rest
 	}
 	return heads, nil
+}
+
+// jsonStrings is ss, valid UTF-8, as a JSON array. Stream names are
+// plain text, written as they are; one that JSON must escape is encoded
+// by encoding/json.
+func jsonStrings(ss []string) (string, error) {
+	var b strings.Builder
+	n := 2
+	for _, s := range ss {
+		n += len(s) + 3
+	}
+	b.Grow(n)
+	b.WriteByte('[')
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if plainJSON(s) {
+			b.WriteByte('"')
+			b.WriteString(s)
+			b.WriteByte('"')
+			continue
+		}
+		q, err := json.Marshal(s)
+		if err != nil {
+			return "", err
+		}
+		b.Write(q)
+	}
+	b.WriteByte(']')
+	return b.String(), nil
+}
+
+// plainJSON reports whether s stands in a JSON string as it is: valid
+// UTF-8 without quotes, backslashes or control characters.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // insertRun inserts the rows of ps with one statement and gives their

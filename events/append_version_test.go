@@ -115,6 +115,12 @@ func TestAppendPreparedChecksEachStreamAsTheAppendsBeforeLeaveIt(t *testing.T) {
 		{"thinned", 0, 1, 4},  // version 1 likewise
 		{"thinned", 4, 1, -1}, // its head
 		{"a", 3, 1, -1},
+		// Names JSON writes escaped, or cannot hold.
+		{"q\"u\\o\tte", 0, 1, -1},
+		{"q\"u\\o\tte", 0, 1, 1},
+		{"bad\xff", 0, 2, -1},
+		{"bad\xff", 1, 1, 2},
+		{"node/ünï", 0, 1, -1},
 	}
 	var ps []*events.PreparedAppend
 	for _, g := range group {
@@ -127,6 +133,10 @@ func TestAppendPreparedChecksEachStreamAsTheAppendsBeforeLeaveIt(t *testing.T) {
 			t.Fatal(err)
 		}
 		ps = append(ps, p)
+	}
+	// As the unit of work has it: the statements prepared on the pool.
+	if err := l.(events.AppendsPreparer).PrepareAppends(ctx); err != nil {
+		t.Fatal(err)
 	}
 	tx, err := l.Begin(ctx)
 	if err != nil {
@@ -160,11 +170,18 @@ func TestAppendPreparedChecksEachStreamAsTheAppendsBeforeLeaveIt(t *testing.T) {
 			next++
 		}
 	}
-	want := map[string][]string{"a": {"1", "2", "3", "4"}, "b": {"1", "2", "3"}, "d": {"1"}, "thinned": {"4", "5"}}
+	want := map[string][]int64{"a": {1, 2, 3, 4}, "b": {1, 2, 3}, "d": {1}, "thinned": {4, 5}, "q\"u\\o\tte": {1}, "bad\xff": {1, 2}, "node/ünï": {1}}
 	for stream, versions := range want {
-		got := column(t, s.DB(), fmt.Sprintf(`SELECT version FROM events WHERE stream = '%s' ORDER BY version`, stream))
+		stored, err := l.ReadStream(ctx, stream, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, r := range stored {
+			got = append(got, r.Version)
+		}
 		if diff := cmp.Diff(versions, got); diff != "" {
-			t.Errorf("versions of %s (-want +got):\n%s", stream, diff)
+			t.Errorf("versions of %q (-want +got):\n%s", stream, diff)
 		}
 	}
 }
