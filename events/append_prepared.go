@@ -205,10 +205,33 @@ func (t *sqliteTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([]
 		at = append(at, i)
 	}
 	out := make([][]Record, len(in))
+	// The streams of appends an insert refused here, at the version each
+	// still stands: a later append of one of them would leave a gap.
+	failed := map[string]int64{}
+	fail := func(i int) {
+		if _, ok := failed[in[i].Stream()]; !ok {
+			failed[in[i].Stream()] = in[i].Expected()
+		}
+		out[i] = nil
+	}
+	refuse := func(i int) bool {
+		v, ok := failed[in[i].Stream()]
+		if ok {
+			errs[at[i]] = &ConflictError{Stream: in[i].Stream(), Expected: in[i].Expected(), Actual: v}
+		}
+		return ok
+	}
 	bound := map[int]*sql.Stmt{}
 	for start := 0; start < len(in); {
+		if refuse(start) {
+			start++
+			continue
+		}
 		end, rows := start, 0
 		for end < len(in) && (end == start || rows+len(in[end].records) <= maxPreparedRows) {
+			if _, ok := failed[in[end].Stream()]; ok && end > start {
+				break
+			}
 			rows += len(in[end].records)
 			end++
 		}
@@ -216,9 +239,12 @@ func (t *sqliteTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([]
 		if err != nil && end-start > 1 {
 			if constraint, _ := constraintError(err); constraint {
 				for i := start; i < end; i++ {
+					if refuse(i) {
+						continue
+					}
 					if err := t.insertRun(ctx, bound, in[i:i+1], out[i:i+1], len(in[i].records)); err != nil {
 						errs[at[i]] = appendError(ctx, t.tx, in[i].Stream(), in[i].Expected(), err)
-						out[i] = nil
+						fail(i)
 					}
 				}
 				start = end
@@ -228,7 +254,7 @@ func (t *sqliteTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([]
 		if err != nil {
 			if end-start == 1 {
 				if errs[at[start]] = appendError(ctx, t.tx, in[start].Stream(), in[start].Expected(), err); errors.Is(errs[at[start]], ErrConflict) {
-					out[start] = nil
+					fail(start)
 					start = end
 					continue
 				}
