@@ -17,9 +17,11 @@ const lastInsertRowIDQuery = `SELECT last_insert_rowid()`
 
 // Append stores evs as the next events of stream, inside tx, and returns
 // them as stored. expectedVersion is the stream's version as the caller
-// last saw it (0 for a new stream); if the stream is elsewhere, Append
-// stores nothing and returns a *ConflictError (errors.Is ErrConflict), and
-// tx is still usable, normally to roll back. Nothing is visible to readers
+// last saw it (0 for a new stream); if the stream is elsewhere (its
+// highest version stored is another), Append stores nothing and returns
+// a *ConflictError (errors.Is ErrConflict), and tx is still usable,
+// normally to roll back. tx must be a write transaction (it holds the
+// write lock from its BEGIN, see events/db.go). Nothing is visible to readers
 // or subscribers until tx commits. All events get the time at and the
 // metadata md. No events is a no-op. The records share evs' payload
 // bytes; do not change them afterwards.
@@ -59,6 +61,16 @@ func (s *Store) Append(ctx context.Context, tx *sql.Tx, stream string, expectedV
 		msgs[i] = appendMessage(ctx, &records[i])
 	}
 
+	// The stream must stand at expectedVersion: read once here, before
+	// any row goes in (migration 0007_append_checks_version.sql). tx holds
+	// the write lock, so nobody moves the stream before the INSERT.
+	var actual int64
+	if err := tx.QueryRowContext(ctx, streamVersionQuery, stream).Scan(&actual); err != nil {
+		return nil, fmt.Errorf("append %s@%d: read the stream's version: %w", stream, expectedVersion, err)
+	}
+	if actual != expectedVersion {
+		return nil, &ConflictError{Stream: stream, Expected: expectedVersion, Actual: actual}
+	}
 	pub, err := wsql.NewPublisher(wsql.TxFromStdSQL(tx), wsql.PublisherConfig{SchemaAdapter: s.schema}, s.logger)
 	if err != nil {
 		return nil, fmt.Errorf("append %s: %w", stream, err)

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -86,10 +89,12 @@ var _ PreparedAppender = (*sqliteTx)(nil)
 // statement per row count up to it is prepared once and kept.
 const maxPreparedRows = 64
 
-// insertStmts are the store's prepared INSERTs by row count.
+// insertStmts are the store's prepared INSERTs by row count, and its
+// prepared read of streams' versions (streamHeadsQuery).
 type insertStmts struct {
-	mu sync.Mutex
-	m  map[int]*sql.Stmt
+	mu    sync.Mutex
+	m     map[int]*sql.Stmt
+	heads *sql.Stmt
 }
 
 // AppendsPreparer is a log whose prepared appends run faster with
@@ -102,13 +107,30 @@ type AppendsPreparer interface {
 
 var _ AppendsPreparer = sqliteLog{}
 
-// PrepareAppends prepares, on the pool, the INSERT of every row count a
-// prepared append's run may have (1 to maxPreparedRows), once: a write
+// PrepareAppends prepares, on the pool, the read of the streams'
+// versions and the INSERT of every row count a prepared append's run may
+// have (1 to maxPreparedRows), once: a write
 // transaction binds them to its own connection and never prepares one
 // on the pool, which would take a second connection while it holds one
 // (ARCHITECTURE.md, "Where the serial section is").
 func (l sqliteLog) PrepareAppends(ctx context.Context) error {
 	s := l.s
+	s.inserts.mu.Lock()
+	heads := s.inserts.heads
+	s.inserts.mu.Unlock()
+	if heads == nil {
+		st, err := s.db.PrepareContext(ctx, streamHeadsQuery)
+		if err != nil {
+			return fmt.Errorf("prepare the read of streams' versions: %w", err)
+		}
+		s.inserts.mu.Lock()
+		if s.inserts.heads != nil {
+			_ = st.Close()
+		} else {
+			s.inserts.heads = st
+		}
+		s.inserts.mu.Unlock()
+	}
 	for n := 1; n <= maxPreparedRows; n++ {
 		s.inserts.mu.Lock()
 		_, ok := s.inserts.m[n]
@@ -134,6 +156,14 @@ func (l sqliteLog) PrepareAppends(ctx context.Context) error {
 	return nil
 }
 
+// headsStmt is streamHeadsQuery prepared on the store's pool, nil when
+// PrepareAppends has not prepared it.
+func (s *Store) headsStmt() *sql.Stmt {
+	s.inserts.mu.Lock()
+	defer s.inserts.mu.Unlock()
+	return s.inserts.heads
+}
+
 // insertStmt is the INSERT of n rows prepared on the store's pool, nil
 // when PrepareAppends has not prepared it: the caller, inside a write
 // transaction, then runs it by its text on its own connection.
@@ -143,28 +173,78 @@ func (s *Store) insertStmt(n int) *sql.Stmt {
 	return s.inserts.m[n]
 }
 
-// AppendPrepared implements PreparedAppender: the appends go in runs of
-// whole appends of up to maxPreparedRows rows, one prepared INSERT each,
-// whose rowids are consecutive. A run refused by a constraint (a stream
-// that moved) stores nothing, and its appends are tried one by one, so
-// that only the conflicting ones are refused.
+// AppendPrepared implements PreparedAppender. One statement first reads
+// the highest version of every stream of ps (streamHeads): an append
+// whose stream is not at the version it expects, as the appends before
+// it in ps leave it, stores nothing and gets a *ConflictError, as the
+// no-gap trigger once refused it row by row (migration
+// 0007_append_checks_version.sql). The others go in runs of whole appends
+// of up to maxPreparedRows rows, one prepared INSERT each, whose rowids
+// are consecutive. A run refused by a constraint all the same stores
+// nothing, and its appends are tried one by one, so that only the
+// refused ones fail.
 func (t *sqliteTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([][]Record, []error, error) {
 	recs := make([][]Record, len(ps))
 	errs := make([]error, len(ps))
+	heads, err := t.streamHeads(ctx, ps)
+	if err != nil {
+		return nil, nil, fmt.Errorf("append %d streams: %w", len(ps), err)
+	}
+	// The appends that find their stream where they expect it, in order:
+	// an append moves its stream for the next one of the same stream.
+	in := make([]*PreparedAppend, 0, len(ps))
+	at := make([]int, 0, len(ps))
+	for i, p := range ps {
+		stream, head := p.Stream(), heads[p.Stream()]
+		if p.Expected() != head {
+			errs[i] = &ConflictError{Stream: stream, Expected: p.Expected(), Actual: head}
+			continue
+		}
+		heads[stream] = head + int64(len(p.records))
+		in = append(in, p)
+		at = append(at, i)
+	}
+	out := make([][]Record, len(in))
+	// The streams of appends an insert refused here, at the version each
+	// still stands: a later append of one of them would leave a gap.
+	failed := map[string]int64{}
+	fail := func(i int) {
+		if _, ok := failed[in[i].Stream()]; !ok {
+			failed[in[i].Stream()] = in[i].Expected()
+		}
+		out[i] = nil
+	}
+	refuse := func(i int) bool {
+		v, ok := failed[in[i].Stream()]
+		if ok {
+			errs[at[i]] = &ConflictError{Stream: in[i].Stream(), Expected: in[i].Expected(), Actual: v}
+		}
+		return ok
+	}
 	bound := map[int]*sql.Stmt{}
-	for start := 0; start < len(ps); {
+	for start := 0; start < len(in); {
+		if refuse(start) {
+			start++
+			continue
+		}
 		end, rows := start, 0
-		for end < len(ps) && (end == start || rows+len(ps[end].records) <= maxPreparedRows) {
-			rows += len(ps[end].records)
+		for end < len(in) && (end == start || rows+len(in[end].records) <= maxPreparedRows) {
+			if _, ok := failed[in[end].Stream()]; ok && end > start {
+				break
+			}
+			rows += len(in[end].records)
 			end++
 		}
-		err := t.insertRun(ctx, bound, ps[start:end], recs[start:end], rows)
+		err := t.insertRun(ctx, bound, in[start:end], out[start:end], rows)
 		if err != nil && end-start > 1 {
 			if constraint, _ := constraintError(err); constraint {
 				for i := start; i < end; i++ {
-					if err := t.insertRun(ctx, bound, ps[i:i+1], recs[i:i+1], len(ps[i].records)); err != nil {
-						errs[i] = appendError(ctx, t.tx, ps[i].Stream(), ps[i].Expected(), err)
-						recs[i] = nil
+					if refuse(i) {
+						continue
+					}
+					if err := t.insertRun(ctx, bound, in[i:i+1], out[i:i+1], len(in[i].records)); err != nil {
+						errs[at[i]] = appendError(ctx, t.tx, in[i].Stream(), in[i].Expected(), err)
+						fail(i)
 					}
 				}
 				start = end
@@ -173,8 +253,8 @@ func (t *sqliteTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([]
 		}
 		if err != nil {
 			if end-start == 1 {
-				if errs[start] = appendError(ctx, t.tx, ps[start].Stream(), ps[start].Expected(), err); errors.Is(errs[start], ErrConflict) {
-					recs[start] = nil
+				if errs[at[start]] = appendError(ctx, t.tx, in[start].Stream(), in[start].Expected(), err); errors.Is(errs[at[start]], ErrConflict) {
+					fail(start)
 					start = end
 					continue
 				}
@@ -183,7 +263,111 @@ func (t *sqliteTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([]
 		}
 		start = end
 	}
+	for i, r := range out {
+		recs[at[i]] = r
+	}
 	return recs, errs, nil
+}
+
+// streamHeadsQuery reads the highest version of each stream of a JSON
+// array of names (0 for a stream with no events), one probe of the
+// (stream, version) index each: what the no-gap trigger read for every
+// row, read once for every stream of a group's appends. The versions come
+// back in one row, in the array's order, separated by commas: one step of
+// the statement however many streams.
+const streamHeadsQuery = `SELECT group_concat(COALESCE((SELECT MAX(version) FROM events WHERE stream = s.value), 0), ',' ORDER BY s.key) FROM json_each(?) AS s`
+
+// streamHeads is the highest version of every stream ps append to, read
+// in the transaction, which holds the write lock: no other writer moves
+// them before the inserts.
+func (t *sqliteTx) streamHeads(ctx context.Context, ps []*PreparedAppend) (map[string]int64, error) {
+	heads := make(map[string]int64, len(ps))
+	names := make([]string, 0, len(ps))
+	for _, p := range ps {
+		stream := p.Stream()
+		if _, ok := heads[stream]; ok {
+			continue
+		}
+		if !utf8.ValidString(stream) {
+			// JSON holds no such name: it is read alone.
+			var v int64
+			if err := t.tx.QueryRowContext(ctx, streamVersionQuery, stream).Scan(&v); err != nil {
+				return nil, fmt.Errorf("read the version of %q: %w", stream, err)
+			}
+			heads[stream] = v
+			continue
+		}
+		heads[stream] = 0
+		names = append(names, stream)
+	}
+	if len(names) == 0 {
+		return heads, nil
+	}
+	arg, err := jsonStrings(names)
+	if err != nil {
+		return nil, fmt.Errorf("read the streams' versions: %w", err)
+	}
+	var row *sql.Row
+	if st := t.s.headsStmt(); st != nil {
+		row = t.tx.StmtContext(ctx, st).QueryRowContext(ctx, arg)
+	} else {
+		row = t.tx.QueryRowContext(ctx, streamHeadsQuery, arg)
+	}
+	var versions string
+	if err := row.Scan(&versions); err != nil {
+		return nil, fmt.Errorf("read the streams' versions: %w", err)
+	}
+	for i, name := range names {
+		v, rest, _ := strings.Cut(versions, ",")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || (i == len(names)-1) != (rest == "") {
+			return nil, fmt.Errorf("read the streams' versions: %q for %d streams", versions, len(names))
+		}
+		heads[name], versions = n, rest
+	}
+	return heads, nil
+}
+
+// jsonStrings is ss, valid UTF-8, as a JSON array. Stream names are
+// plain text, written as they are; one that JSON must escape is encoded
+// by encoding/json.
+func jsonStrings(ss []string) (string, error) {
+	var b strings.Builder
+	n := 2
+	for _, s := range ss {
+		n += len(s) + 3
+	}
+	b.Grow(n)
+	b.WriteByte('[')
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if plainJSON(s) {
+			b.WriteByte('"')
+			b.WriteString(s)
+			b.WriteByte('"')
+			continue
+		}
+		q, err := json.Marshal(s)
+		if err != nil {
+			return "", err
+		}
+		b.Write(q)
+	}
+	b.WriteByte(']')
+	return b.String(), nil
+}
+
+// plainJSON reports whether s stands in a JSON string as it is: valid
+// UTF-8 without quotes, backslashes or control characters.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // insertRun inserts the rows of ps with one statement and gives their

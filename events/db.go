@@ -14,8 +14,8 @@ import (
 // stmtCacheSize is how many prepared statements each connection keeps. The
 // hot path uses a handful (one insert per batch size in use, the stream
 // version probe, last_insert_rowid, the subscriber's select and ack), and
-// re-preparing the insert costs as much as running it: the trigger is
-// compiled into every INSERT.
+// re-preparing the insert costs about as much as running it: every index
+// of the table is compiled into it.
 const stmtCacheSize = 64
 
 // OpenDB opens the SQLite file at path with herd's connection settings.

@@ -4,9 +4,11 @@
 // Events live in one SQLite file, in a table that is at the same time the
 // watermill-sql topic table of Topic. Append publishes inside the caller's
 // transaction, so an event and the view changes made with it commit
-// together or not at all. UNIQUE(stream, version) plus a no-gap trigger
-// make appends optimistic: a writer with a stale expected version gets a
-// *ConflictError, never a lost update. Subscribe and NewSubscriber give
+// together or not at all. Appends are optimistic: each reads its
+// stream's highest version before its rows go in, inside the transaction
+// that holds the write lock, and UNIQUE(stream, version) backs it, so a
+// writer with a stale expected version gets a *ConflictError, never a
+// lost update. Subscribe and NewSubscriber give
 // durable watermill consumer groups over the same table that take the
 // write lock on every poll; a Follower is a watermill subscriber that
 // reads with plain reads, wakes when a commit is announced (Committed)

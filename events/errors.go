@@ -38,9 +38,10 @@ func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 const streamVersionQuery = `SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = ?`
 
 // appendError turns a failed insert into a *ConflictError when the stream
-// was not at expected. Both guards (the no-gap trigger and UNIQUE(stream,
-// version)) fail with SQLITE_CONSTRAINT; so does a duplicate event id, which
-// is not a conflict. Rather than parse messages, read the stream's version:
+// was not at expected. An append reads its stream's version before its
+// INSERT and refuses a stale one itself; what is left to fail here is
+// UNIQUE(stream, version), with SQLITE_CONSTRAINT, and so does a
+// duplicate event id, which is not a conflict. Rather than parse messages, read the stream's version:
 // the transaction holds the write lock, so what it reads is what the insert
 // saw. The failed statement was undone (ABORT), so tx stays usable.
 func appendError(ctx context.Context, tx *sql.Tx, stream string, expected int64, err error) error {

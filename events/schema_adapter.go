@@ -102,7 +102,7 @@ func (a schemaAdapter) UnmarshalMessage(params wsql.UnmarshalMessageParams) (wsq
 }
 
 // errSchemaFromMigrations refuses watermill's schema initialisation: the
-// tables, the no-gap trigger and the indexes come from migrations only.
+// tables and the indexes come from migrations only.
 var errSchemaFromMigrations = errors.New("events: the schema is created by migrations (events.Migrate), not by watermill")
 
 // SchemaInitializingQueries refuses; see errSchemaFromMigrations.

@@ -12,9 +12,13 @@ import (
 	"herd/events"
 )
 
-// TestNoGapTrigger writes raw SQL, bypassing Append, to show the schema
-// itself refuses gaps and duplicates, row by row within one statement.
-func TestNoGapTrigger(t *testing.T) {
+// TestSchemaRefusesAVersionStoredTwice writes raw SQL, bypassing the
+// appends, to show the schema itself refuses a version of a stream
+// stored twice, within one statement or after an earlier one. A gap is
+// refused by the appends, which read the stream's version first
+// (TestAppendPreparedChecksEachStreamAsTheAppendsBeforeLeaveIt and the
+// log's contract), no longer by a trigger on every row.
+func TestSchemaRefusesAVersionStoredTwice(t *testing.T) {
 	tests := []struct {
 		name     string
 		before   []int // versions of node/a inserted first, one statement each
@@ -24,11 +28,10 @@ func TestNoGapTrigger(t *testing.T) {
 	}{
 		{name: "first rows of a stream", versions: []int{1, 2, 3}, want: []string{"1", "2", "3"}},
 		{name: "continues a stream", before: []int{1, 2}, versions: []int{3, 4}, want: []string{"1", "2", "3", "4"}},
-		{name: "must start at 1", versions: []int{2}, wantErr: sqlite3.ErrConstraintTrigger},
-		{name: "gap inside one statement", versions: []int{1, 2, 4}, wantErr: sqlite3.ErrConstraintTrigger},
-		{name: "repeat inside one statement", versions: []int{1, 1}, wantErr: sqlite3.ErrConstraintTrigger},
-		{name: "existing version", before: []int{1, 2}, versions: []int{2}, wantErr: sqlite3.ErrConstraintTrigger},
-		{name: "gap after existing", before: []int{1}, versions: []int{3}, wantErr: sqlite3.ErrConstraintTrigger},
+		{name: "repeat inside one statement", versions: []int{1, 1}, wantErr: sqlite3.ErrConstraintUnique},
+		{name: "existing version", before: []int{1, 2}, versions: []int{2}, wantErr: sqlite3.ErrConstraintUnique},
+		{name: "existing version among new ones", before: []int{1, 2}, versions: []int{3, 2}, wantErr: sqlite3.ErrConstraintUnique},
+		{name: "version 0", versions: []int{0}, wantErr: sqlite3.ErrConstraintCheck},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,7 +62,8 @@ func TestNoGapTrigger(t *testing.T) {
 }
 
 // TestRetentionKeepsStreamsAppendable deletes old heartbeats, as the
-// retention policy may: the stream continues after its highest version.
+// retention policy may: the stream continues after its highest version,
+// and an append that expects a deleted version is refused.
 func TestRetentionKeepsStreamsAppendable(t *testing.T) {
 	s, _ := openSQLite(t)
 	if err := insertVersions(t, s, 1, 2, 3, 4); err != nil {
@@ -68,11 +72,25 @@ func TestRetentionKeepsStreamsAppendable(t *testing.T) {
 	if _, err := s.DB().ExecContext(t.Context(), `DELETE FROM events WHERE stream = 'node/a' AND version < 4`); err != nil {
 		t.Fatal(err)
 	}
-	if err := insertVersions(t, s, 5); err != nil {
+	appendAt := func(expected int64) error {
+		tx, err := s.DB().BeginTx(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = tx.Rollback() }()
+		if _, err := s.Append(t.Context(), tx, "node/a", expected, events.Metadata{}, at, event(5)); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+	if err := appendAt(4); err != nil {
 		t.Fatalf("append after retention: %v", err)
 	}
-	if err := insertVersions(t, s, 1); err == nil {
-		t.Fatal("a deleted version was stored again")
+	if err := appendAt(0); !errors.Is(err, events.ErrConflict) {
+		t.Fatalf("an append expecting a new stream: %v, want a conflict", err)
+	}
+	if err := appendAt(2); !errors.Is(err, events.ErrConflict) {
+		t.Fatalf("an append expecting a deleted version: %v, want a conflict", err)
 	}
 }
 

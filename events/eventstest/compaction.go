@@ -143,6 +143,14 @@ func testCompaction(t *testing.T, open OpenLogFunc, o logOptions) {
 	if _, err := del(events.Deletion{Positions: []int64{a2.Position}, Through: a4.Position, Before: at(150), At: at(3600)}); !errors.Is(err, events.ErrConflict) {
 		t.Errorf("deleting an event already deleted: %v, want a conflict", err)
 	}
+	// A writer that read the stream before the deletion, at a version
+	// whose successor is gone, is refused and stores nothing: the
+	// stream's highest version decides, not the next one's absence.
+	for _, stale := range []int64{0, 1} {
+		if got, err := tryAppend(ctx, l, "node/a", stale, none, at(300), ev("HeartbeatRecorded", 6)); !errors.Is(err, events.ErrConflict) {
+			t.Errorf("append expecting version %d, deleted since: %v, %v; want a conflict", stale, positions(got), err)
+		}
+	}
 	// The stream goes on after the versions it lost.
 	if a6 := appendCommit(t, l, "node/a", 5, none, at(300), ev("HeartbeatRecorded", 6)); a6[0].Version != 6 {
 		t.Errorf("append after the deletion at version %d, want 6", a6[0].Version)

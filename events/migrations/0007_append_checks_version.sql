@@ -1,0 +1,13 @@
+-- The no-gap rule moves from a trigger into herd's appends, as on
+-- PostgreSQL, where the INSERT itself tests the stream's version.
+--
+-- events_no_gap ran a trigger program and a MAX probe for every row
+-- inserted: a third of the instructions of each event's insert, on a
+-- registration's eight events (BENCHMARKS.md). Every append of herd
+-- (events/append.go, events/append_prepared.go) now reads each stream's
+-- highest version once, before its rows go in, inside the transaction
+-- that holds the write lock, and stores nothing of an append whose stream
+-- is not at the version it expects; the rows of one append are
+-- consecutive after it by construction. UNIQUE (stream, version) still
+-- refuses a version stored twice by any writer.
+DROP TRIGGER IF EXISTS events_no_gap;
