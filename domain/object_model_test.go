@@ -84,9 +84,11 @@ func TestOneStaleWriteRefusalForEveryKind(t *testing.T) {
 	b.ResourceVersion = 3
 	for name, decide := range map[string]func() ([]Event, error){
 		"configmap update": func() ([]Event, error) {
-			return DecideConfigMap(cm, UpdateConfigMap{Content: ConfigMapContent{Data: map[string]string{"k": "v"}}, ResourceVersion: 2}, at(1))
+			return DecideConfigMap(cm, Precondition[ConfigMapCommand]{ResourceVersion: 2, Command: UpdateConfigMap{Content: ConfigMapContent{Data: map[string]string{"k": "v"}}}}, at(1))
 		},
-		"configmap delete": func() ([]Event, error) { return DecideConfigMap(cm, DeleteConfigMap{ResourceVersion: 2}, at(1)) },
+		"configmap delete": func() ([]Event, error) {
+			return DecideConfigMap(cm, Precondition[ConfigMapCommand]{ResourceVersion: 2, Command: DeleteConfigMap{}}, at(1))
+		},
 		"budget update": func() ([]Event, error) {
 			return DecidePodDisruptionBudget(b, UpdatePodDisruptionBudget{Labels: map[string]string{"a": "b"}, ResourceVersion: 2}, at(1))
 		},

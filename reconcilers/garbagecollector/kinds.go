@@ -360,7 +360,7 @@ func configMapKind(rd Readers, repo Repository) *kind {
 			return configMapDependent(c), len(c.Owners) > 0, nil
 		},
 		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-			_, err := repo.ConfigMapCommands().Execute(ctx, d.key(), domain.DeleteConfigMap{ResourceVersion: d.resourceVersion})
+			_, err := repo.ConfigMapCommands().Execute(ctx, d.key(), domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteConfigMap{}})
 			return err
 		},
 		release: func(ctx context.Context, d dependent, uid string) error {
@@ -370,7 +370,7 @@ func configMapKind(rd Readers, repo Repository) *kind {
 			}
 			content := domain.ConfigMapContentOf(c)
 			content.Owners = withoutOwner(content.Owners, uid)
-			_, err = repo.ConfigMapCommands().Execute(ctx, d.key(), domain.UpdateConfigMap{Content: content, ResourceVersion: d.resourceVersion})
+			_, err = repo.ConfigMapCommands().Execute(ctx, d.key(), domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: d.resourceVersion, Command: domain.UpdateConfigMap{Content: content}})
 			return err
 		},
 	}
