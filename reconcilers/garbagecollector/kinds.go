@@ -196,7 +196,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 			list: listOf(rd.ControllerRevisions, revisionDependent), aggregate: domain.ControllerRevisionAggregate,
 			one: oneOf(rd.ControllerRevisions, domain.ControllerRevision.Exists, revisionDependent),
 			del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-				_, err := repo.ControllerRevisionCommands().Execute(ctx, d.key(), domain.DeleteControllerRevision{ResourceVersion: d.resourceVersion})
+				_, err := repo.ControllerRevisionCommands().Execute(ctx, d.key(), domain.Precondition[domain.ControllerRevisionCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteControllerRevision{}})
 				return err
 			},
 			release: func(ctx context.Context, d dependent, uid string) error {
