@@ -157,7 +157,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 			}),
 			list: listOf(rd.DaemonSets, daemonSetDependent), aggregate: domain.DaemonSetAggregate, one: oneOf(rd.DaemonSets, domain.DaemonSet.Exists, daemonSetDependent),
 			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
-				_, err := repo.DaemonSetCommands().Execute(ctx, d.key(), domain.DeleteDaemonSet{ResourceVersion: d.resourceVersion, Propagation: p})
+				_, err := repo.DaemonSetCommands().Execute(ctx, d.key(), domain.Precondition[domain.DaemonSetCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteDaemonSet{Propagation: p}})
 				return err
 			},
 			release: func(ctx context.Context, d dependent, uid string) error {
