@@ -108,7 +108,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 			}),
 			list: listOf(rd.Jobs, jobDependent), aggregate: domain.JobAggregate, one: oneOf(rd.Jobs, domain.Job.Exists, jobDependent),
 			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
-				_, err := repo.JobCommands().Execute(ctx, d.key(), domain.DeleteJob{ResourceVersion: d.resourceVersion, Propagation: p})
+				_, err := repo.JobCommands().Execute(ctx, d.key(), domain.Precondition[domain.JobCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteJob{Propagation: p}})
 				return err
 			},
 			release: func(ctx context.Context, d dependent, uid string) error {
