@@ -90,13 +90,13 @@ func TestOneStaleWriteRefusalForEveryKind(t *testing.T) {
 			return DecideConfigMap(cm, Precondition[ConfigMapCommand]{ResourceVersion: 2, Command: DeleteConfigMap{}}, at(1))
 		},
 		"budget update": func() ([]Event, error) {
-			return DecidePodDisruptionBudget(b, UpdatePodDisruptionBudget{Labels: map[string]string{"a": "b"}, ResourceVersion: 2}, at(1))
+			return DecidePodDisruptionBudget(b, Precondition[PodDisruptionBudgetCommand]{ResourceVersion: 2, Command: UpdatePodDisruptionBudget{Labels: map[string]string{"a": "b"}}}, at(1))
 		},
 		"budget status": func() ([]Event, error) {
-			return DecidePodDisruptionBudget(b, RecordPodDisruptionBudgetStatus{Status: PodDisruptionBudgetStatus{ExpectedPods: 1}, ResourceVersion: 2}, at(1))
+			return DecidePodDisruptionBudget(b, Precondition[PodDisruptionBudgetCommand]{ResourceVersion: 2, Command: RecordPodDisruptionBudgetStatus{Status: PodDisruptionBudgetStatus{ExpectedPods: 1}}}, at(1))
 		},
 		"budget delete": func() ([]Event, error) {
-			return DecidePodDisruptionBudget(b, DeletePodDisruptionBudget{ResourceVersion: 2}, at(1))
+			return DecidePodDisruptionBudget(b, Precondition[PodDisruptionBudgetCommand]{ResourceVersion: 2, Command: DeletePodDisruptionBudget{}}, at(1))
 		},
 	} {
 		evs, err := decide()

@@ -178,7 +178,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 			}),
 			list: listOf(rd.PodDisruptionBudgets, budgetDependent), aggregate: domain.PodDisruptionBudgetAggregate, one: oneOf(rd.PodDisruptionBudgets, domain.PodDisruptionBudget.Exists, budgetDependent),
 			del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-				_, err := repo.PodDisruptionBudgetCommands().Execute(ctx, d.key(), domain.DeletePodDisruptionBudget{ResourceVersion: d.resourceVersion})
+				_, err := repo.PodDisruptionBudgetCommands().Execute(ctx, d.key(), domain.Precondition[domain.PodDisruptionBudgetCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeletePodDisruptionBudget{}})
 				return err
 			},
 			release: func(ctx context.Context, d dependent, uid string) error {
