@@ -294,7 +294,7 @@ func contractReadYourWrites(t *testing.T, f *contractFleet) {
 		t.Error("a renewal at a stale resourceVersion was accepted")
 	}
 	if _, err := f.w.ReplicaSetCommands().Execute(ctx, domain.Key{Namespace: "shop", Name: "web"},
-		domain.ScaleReplicaSet{Replicas: 5, ResourceVersion: stale.ResourceVersion}); err == nil {
+		domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: stale.ResourceVersion, Command: domain.ScaleReplicaSet{Replicas: 5}}); err == nil {
 		t.Error("a scale at a stale resourceVersion was accepted")
 	}
 	if h, _ := f.log.Head(ctx); h != head {

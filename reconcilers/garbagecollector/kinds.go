@@ -75,7 +75,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 			}),
 			list: listOf(rd.ReplicaSets, replicaSetDependent), aggregate: domain.ReplicaSetAggregate, one: oneOf(rd.ReplicaSets, domain.ReplicaSet.Exists, replicaSetDependent),
 			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
-				_, err := repo.ReplicaSetCommands().Execute(ctx, d.key(), domain.DeleteReplicaSet{ResourceVersion: d.resourceVersion, Propagation: p})
+				_, err := repo.ReplicaSetCommands().Execute(ctx, d.key(), domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteReplicaSet{Propagation: p}})
 				return err
 			},
 			release: func(ctx context.Context, d dependent, uid string) error {
