@@ -167,8 +167,8 @@ func (c CreateControllerRevision) decideControllerRevision(r ControllerRevision,
 }
 
 // UpdateControllerRevision makes a revision's labels, annotations, owners
-// and spec those given, conditional on a resourceVersion in a Precondition;
-// its data may not change, its revision number may.
+// and spec those given, conditional on a resourceVersion in a
+// Precondition; its data may not change, its revision number may.
 type UpdateControllerRevision struct {
 	Meta ObjectMeta
 	Spec ControllerRevisionSpec
