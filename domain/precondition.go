@@ -94,6 +94,14 @@ func (c Precondition[C]) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, 
 	return decideWrapped(ds, now, c.check, c.Command, DecideDaemonSet)
 }
 
+// admitted is a command with a refusal of its own that comes before any
+// precondition, as kube-apiserver's admission refuses a request before
+// storage compares its resourceVersion: a stale delete of a system
+// namespace is refused as forbidden, not as stale.
+type admitted[S any] interface {
+	admit(S) error
+}
+
 // decideWrapped decides inner on s once check lets it. inner's static
 // type is the wrapper's type parameter, which Go cannot tie to the
 // aggregate of each method; a wrapper around another aggregate's command
@@ -103,6 +111,11 @@ func decideWrapped[S object, K, C any](s S, now time.Time, check func(object) er
 	if !ok {
 		resource, name, _ := s.ref()
 		return nil, fmt.Errorf("%T is not a command on %s %q: %w", inner, resource, name, ErrInvalid)
+	}
+	if a, ok := any(cmd).(admitted[S]); ok {
+		if err := a.admit(s); err != nil {
+			return nil, err
+		}
 	}
 	if check != nil {
 		if err := check(s); err != nil {
