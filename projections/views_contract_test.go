@@ -289,7 +289,7 @@ func contractReadYourWrites(t *testing.T, f *contractFleet) {
 	}
 	stale := f.nodes["b"]
 	if _, err := f.w.UpdateLease(ctx, domain.NodeLeaseNamespace, "b", func(l domain.Lease) ([]domain.Event, error) {
-		return domain.DecideLease(l, domain.UpdateLease{Content: leaseContent("b", f.clk.Now()), ResourceVersion: stale.ResourceVersion}, f.clk.Now())
+		return domain.DecideLease(l, domain.Precondition[domain.LeaseCommand]{ResourceVersion: stale.ResourceVersion, Command: domain.UpdateLease{Content: leaseContent("b", f.clk.Now())}}, f.clk.Now())
 	}); err == nil {
 		t.Error("a renewal at a stale resourceVersion was accepted")
 	}

@@ -405,7 +405,7 @@ func leaseKind(rd Readers, repo Repository) *kind {
 			return leaseDependent(l), len(l.Owners) > 0, nil
 		},
 		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-			_, err := repo.LeaseCommands().Execute(ctx, d.key(), domain.DeleteLease{ResourceVersion: d.resourceVersion})
+			_, err := repo.LeaseCommands().Execute(ctx, d.key(), domain.Precondition[domain.LeaseCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteLease{}})
 			return err
 		},
 		// A lease's owners are part of its content: the release rewrites
@@ -416,7 +416,7 @@ func leaseKind(rd Readers, repo Repository) *kind {
 				return errors.Join(err, errChanged)
 			}
 			content := domain.LeaseContent{Labels: l.Labels, Annotations: l.Annotations, Owners: withoutOwner(l.Owners, uid), Spec: l.Spec}
-			_, err = repo.LeaseCommands().Execute(ctx, d.key(), domain.UpdateLease{Content: content, ResourceVersion: d.resourceVersion})
+			_, err = repo.LeaseCommands().Execute(ctx, d.key(), domain.Precondition[domain.LeaseCommand]{ResourceVersion: d.resourceVersion, Command: domain.UpdateLease{Content: content}})
 			return err
 		},
 	}
