@@ -184,7 +184,7 @@ type UpdateConfigMap struct {
 
 func (c UpdateConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
 	meta, spec := c.Content.split()
-	return decideUpdate(cm, meta, spec, 0, now)
+	return decideUpdate(cm, meta, spec, now)
 }
 
 // DeleteConfigMap removes a ConfigMap, as `kubectl delete configmap` does;
@@ -195,7 +195,7 @@ func (c UpdateConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, 
 type DeleteConfigMap struct{}
 
 func (c DeleteConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
-	return decideDelete(cm, 0, now)
+	return decideDelete(cm, now)
 }
 
 // immutabilityProblems enforces Kubernetes' rules for immutable

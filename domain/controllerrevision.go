@@ -175,7 +175,7 @@ type UpdateControllerRevision struct {
 }
 
 func (c UpdateControllerRevision) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
-	return decideUpdate(r, c.Meta, c.Spec, 0, now)
+	return decideUpdate(r, c.Meta, c.Spec, now)
 }
 
 // RenumberControllerRevision gives a revision the number Revision, as
@@ -192,7 +192,7 @@ func (c RenumberControllerRevision) decideControllerRevision(r ControllerRevisio
 	}
 	spec := deepCopy(r.Spec)
 	spec.Revision = c.Revision
-	return decideUpdate(r, r.ObjectMeta, spec, 0, now)
+	return decideUpdate(r, r.ObjectMeta, spec, now)
 }
 
 // DeleteControllerRevision deletes a revision, conditional on a
@@ -200,7 +200,7 @@ func (c RenumberControllerRevision) decideControllerRevision(r ControllerRevisio
 type DeleteControllerRevision struct{}
 
 func (c DeleteControllerRevision) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
-	return decideDelete(r, 0, now)
+	return decideDelete(r, now)
 }
 
 // ReleaseControllerRevision takes off the revision's reference to the

@@ -209,7 +209,7 @@ type UpdateCronJob struct {
 }
 
 func (c UpdateCronJob) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
-	return decideUpdate(cj, c.Meta, c.Spec, 0, now)
+	return decideUpdate(cj, c.Meta, c.Spec, now)
 }
 
 // RecordCronJobStatus records the status of a CronJob's runs,
@@ -219,7 +219,7 @@ type RecordCronJobStatus struct {
 }
 
 func (c RecordCronJobStatus) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
-	return decideRecordStatus(cj, c.Status, 0, now)
+	return decideRecordStatus(cj, c.Status, now)
 }
 
 // WarnCronJob records a warning about a CronJob's schedule
@@ -244,7 +244,7 @@ type DeleteCronJob struct {
 }
 
 func (c DeleteCronJob) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(cj, 0, c.Propagation, now)
+	return decidePropagatedDelete(cj, c.Propagation, now)
 }
 
 // FinishCronJobDeletion deletes a CronJob being deleted in the

@@ -49,7 +49,7 @@ type UpdateDaemonSet struct {
 }
 
 func (c UpdateDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	evs, err := decideUpdate(ds.Object, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, 0, now)
+	evs, err := decideUpdate(ds.Object, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
 	if err != nil || len(evs) == 0 {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ type RecordDaemonSetStatus struct {
 }
 
 func (c RecordDaemonSetStatus) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	return decideRecordStatus(ds.Object, c.Status, 0, now)
+	return decideRecordStatus(ds.Object, c.Status, now)
 }
 
 // DeleteDaemonSet deletes a DaemonSet, conditional on a resourceVersion
@@ -81,7 +81,7 @@ type DeleteDaemonSet struct {
 }
 
 func (c DeleteDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(ds.Object, 0, c.Propagation, now)
+	return decidePropagatedDelete(ds.Object, c.Propagation, now)
 }
 
 // FinishDaemonSetDeletion deletes a DaemonSet being deleted in the

@@ -79,7 +79,7 @@ type UpdateDeployment struct {
 }
 
 func (c UpdateDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	return decideUpdate(d, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, 0, now)
+	return decideUpdate(d, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
 }
 
 // ScaleDeployment sets how many pods a Deployment keeps, as kubectl scale
@@ -97,7 +97,7 @@ func (c ScaleDeployment) decideDeployment(d Deployment, now time.Time) ([]Event,
 	}
 	spec := deepCopy(d.Spec)
 	spec.Replicas = c.Replicas
-	return decideUpdate(d, d.ObjectMeta, spec, 0, now)
+	return decideUpdate(d, d.ObjectMeta, spec, now)
 }
 
 // RecordDeploymentStatus records what the reconciler saw of the
@@ -131,7 +131,7 @@ type DeleteDeployment struct {
 }
 
 func (c DeleteDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(d, 0, c.Propagation, now)
+	return decidePropagatedDelete(d, c.Propagation, now)
 }
 
 // FinishDeploymentDeletion deletes a Deployment being deleted in the

@@ -185,7 +185,7 @@ func (c UpdateJob) decideJob(j Job, now time.Time) ([]Event, error) {
 		spec.CompletionMode = JobNonIndexed
 	}
 	meta := ObjectMeta{Labels: jobLabels(c.Labels, spec), Annotations: c.Annotations}
-	return decideUpdate(j.Object, meta, spec, 0, now)
+	return decideUpdate(j.Object, meta, spec, now)
 }
 
 // jobUpdateProblems refuses a change of what batch/v1 fixes once a Job
@@ -212,7 +212,7 @@ type RecordJobStatus struct {
 }
 
 func (c RecordJobStatus) decideJob(j Job, now time.Time) ([]Event, error) {
-	return decideRecordStatus(j.Object, c.Status, 0, now)
+	return decideRecordStatus(j.Object, c.Status, now)
 }
 
 // CountJobPods counts finished pods of the Job, by UID, each once: a pod
@@ -258,7 +258,7 @@ type DeleteJob struct {
 }
 
 func (c DeleteJob) decideJob(j Job, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(j.Object, 0, c.Propagation, now)
+	return decidePropagatedDelete(j.Object, c.Propagation, now)
 }
 
 // FinishJobDeletion deletes a Job being deleted in the foreground, once

@@ -90,7 +90,7 @@ type UpdatePodDisruptionBudget struct {
 }
 
 func (c UpdatePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	return decideUpdate(b, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, 0, now)
+	return decideUpdate(b, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
 }
 
 // RecordPodDisruptionBudgetStatus records what the reconciler counted of
@@ -102,7 +102,7 @@ type RecordPodDisruptionBudgetStatus struct {
 }
 
 func (c RecordPodDisruptionBudgetStatus) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	return decideRecordStatus(b, c.Status, 0, now)
+	return decideRecordStatus(b, c.Status, now)
 }
 
 // DeletePodDisruptionBudget deletes a budget, conditional on a
@@ -110,5 +110,5 @@ func (c RecordPodDisruptionBudgetStatus) decidePodDisruptionBudget(b PodDisrupti
 type DeletePodDisruptionBudget struct{}
 
 func (c DeletePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	return decideDelete(b, 0, now)
+	return decideDelete(b, now)
 }

@@ -87,7 +87,7 @@ type UpdateReplicaSet struct {
 }
 
 func (c UpdateReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	evs, err := decideUpdate(rs, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, 0, now)
+	evs, err := decideUpdate(rs, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (c ScaleReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event
 	}
 	spec := deepCopy(rs.Spec)
 	spec.Replicas = c.Replicas
-	return decideUpdate(rs, rs.ObjectMeta, spec, 0, now)
+	return decideUpdate(rs, rs.ObjectMeta, spec, now)
 }
 
 // scaleProblem refuses a negative scale as kube-apiserver refuses it,
@@ -133,7 +133,7 @@ type RecordReplicaSetStatus struct {
 }
 
 func (c RecordReplicaSetStatus) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	return decideRecordStatus(rs, c.Status, 0, now)
+	return decideRecordStatus(rs, c.Status, now)
 }
 
 // DeleteReplicaSet deletes a ReplicaSet, conditional on a resourceVersion
@@ -147,7 +147,7 @@ type DeleteReplicaSet struct {
 }
 
 func (c DeleteReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(rs, 0, c.Propagation, now)
+	return decidePropagatedDelete(rs, c.Propagation, now)
 }
 
 // FinishReplicaSetDeletion deletes a ReplicaSet being deleted in the

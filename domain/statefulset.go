@@ -375,7 +375,7 @@ type UpdateStatefulSet struct {
 }
 
 func (c UpdateStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	return decideUpdate(s, c.Meta, c.Spec, 0, now)
+	return decideUpdate(s, c.Meta, c.Spec, now)
 }
 
 // ScaleStatefulSet sets how many pods a StatefulSet keeps, as kubectl
@@ -394,7 +394,7 @@ func (c ScaleStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Eve
 	}
 	spec := deepCopy(s.Spec)
 	spec.Replicas = c.Replicas
-	return decideUpdate(s, s.ObjectMeta, spec, 0, now)
+	return decideUpdate(s, s.ObjectMeta, spec, now)
 }
 
 // RecordStatefulSetStatus records what the reconciler (or a client of the
@@ -405,7 +405,7 @@ type RecordStatefulSetStatus struct {
 }
 
 func (c RecordStatefulSetStatus) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	return decideRecordStatus(s, c.Status, 0, now)
+	return decideRecordStatus(s, c.Status, now)
 }
 
 // DeleteStatefulSet deletes a StatefulSet, conditional on a
@@ -417,7 +417,7 @@ type DeleteStatefulSet struct {
 }
 
 func (c DeleteStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(s, 0, c.Propagation, now)
+	return decidePropagatedDelete(s, c.Propagation, now)
 }
 
 // FinishStatefulSetDeletion deletes a StatefulSet being deleted in the
