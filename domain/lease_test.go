@@ -69,6 +69,13 @@ func TestLeaseRenewalsAreCheap(t *testing.T) {
 	if _, err := DecideLease(l, Precondition[LeaseCommand]{ResourceVersion: 999, Command: UpdateLease{Content: nodeLease(at(13))}}, at(13)); !errors.Is(err, ErrConflict) {
 		t.Errorf("stale update: %v", err)
 	}
+	// Stale and invalid at once: refused as stale, as kube-apiserver's
+	// store compares the resourceVersion before it validates.
+	bad := nodeLease(at(13))
+	bad.Spec.LeaseDurationSeconds = new(int32)
+	if _, err := DecideLease(l, Precondition[LeaseCommand]{ResourceVersion: 999, Command: UpdateLease{Content: bad}}, at(13)); !errors.Is(err, ErrConflict) {
+		t.Errorf("stale and invalid update: %v, want a conflict", err)
+	}
 	evs = apply(DeleteLease{}, 14)
 	if l.Exists() || len(evs) != 1 {
 		t.Errorf("after delete: %+v", l)
