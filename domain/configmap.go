@@ -194,7 +194,7 @@ func (c UpdateConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, 
 // one that does not exist fails with ErrNotFound.
 type DeleteConfigMap struct{}
 
-func (c DeleteConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
+func (DeleteConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
 	return decideDelete(cm, now)
 }
 

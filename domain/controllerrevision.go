@@ -199,7 +199,7 @@ func (c RenumberControllerRevision) decideControllerRevision(r ControllerRevisio
 // resourceVersion in a Precondition.
 type DeleteControllerRevision struct{}
 
-func (c DeleteControllerRevision) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
+func (DeleteControllerRevision) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
 	return decideDelete(r, now)
 }
 

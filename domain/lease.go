@@ -241,7 +241,7 @@ func (c UpdateLease) decideLease(l Lease, now time.Time) ([]Event, error) {
 // (ErrConflict otherwise).
 type DeleteLease struct{}
 
-func (c DeleteLease) decideLease(l Lease, now time.Time) ([]Event, error) {
+func (DeleteLease) decideLease(l Lease, now time.Time) ([]Event, error) {
 	if !l.Exists() {
 		return nil, fmt.Errorf("leases.coordination.k8s.io %q not found: %w", l.Name, ErrNotFound)
 	}

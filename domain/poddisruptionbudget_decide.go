@@ -109,6 +109,6 @@ func (c RecordPodDisruptionBudgetStatus) decidePodDisruptionBudget(b PodDisrupti
 // resourceVersion in a Precondition.
 type DeletePodDisruptionBudget struct{}
 
-func (c DeletePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
+func (DeletePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
 	return decideDelete(b, now)
 }

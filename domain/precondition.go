@@ -14,8 +14,11 @@ import (
 // is left to Command, which refuses it as it would without one.
 //
 // It wraps a command of any aggregate with a resourceVersion (a node, a
-// pod, a ConfigMap, a lease, a namespace, a ReplicaSet, a Deployment): C is that
-// aggregate's command type, such as NodeCommand.
+// pod, a namespace, a lease, every kind on the object model): C is that
+// aggregate's command type, such as NodeCommand. It is the one way a
+// write is based on a resourceVersion: commands carry none of their own
+// (TestOptimisticConcurrencyIsSaidOnce), so the rule and its refusal are
+// said here once.
 type Precondition[C any] struct {
 	// ResourceVersion is the object's resourceVersion as the client sent
 	// it (the adapter refuses one that is not a log position); 0 is none.
