@@ -46,7 +46,7 @@ func (s *Server) controllerRevisionKind() *kind {
 		},
 		update: func(in *appsv1.ControllerRevision, rv int64) (domain.ControllerRevisionCommand, error) {
 			c, err := conversions.ControllerRevisionFromAPI(*in)
-			return ifVersion[domain.ControllerRevisionCommand](rv, domain.UpdateControllerRevision{Meta: c.Meta, Spec: c.Spec}), err
+			return ifVersion[domain.ControllerRevisionCommand](rv, domain.UpdateControllerRevision(c)), err
 		},
 		delete: func(d deletion) domain.ControllerRevisionCommand {
 			return ifVersion[domain.ControllerRevisionCommand](d.resourceVersion, domain.DeleteControllerRevision{})

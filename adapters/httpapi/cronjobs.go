@@ -44,7 +44,7 @@ func (s *Server) cronJobKind() *kind {
 		},
 		update: func(in *batchv1.CronJob, rv int64) (domain.CronJobCommand, error) {
 			c, err := conversions.CronJobFromAPI(*in)
-			return ifVersion[domain.CronJobCommand](rv, domain.UpdateCronJob{Meta: c.Meta, Spec: c.Spec}), err
+			return ifVersion[domain.CronJobCommand](rv, domain.UpdateCronJob(c)), err
 		},
 		status: func(in *batchv1.CronJob, rv int64) (domain.CronJobCommand, error) {
 			return ifVersion[domain.CronJobCommand](rv, domain.RecordCronJobStatus{Status: conversions.CronJobStatusFromAPI(in.Status)}), nil

@@ -48,7 +48,7 @@ func (s *Server) statefulSetKind() *kind {
 		},
 		update: func(in *appsv1.StatefulSet, rv int64) (domain.StatefulSetCommand, error) {
 			c, err := conversions.StatefulSetFromAPI(*in)
-			return ifVersion[domain.StatefulSetCommand](rv, domain.UpdateStatefulSet{Meta: c.Meta, Spec: c.Spec}), err
+			return ifVersion[domain.StatefulSetCommand](rv, domain.UpdateStatefulSet(c)), err
 		},
 		status: func(in *appsv1.StatefulSet, rv int64) (domain.StatefulSetCommand, error) {
 			return ifVersion[domain.StatefulSetCommand](rv, domain.RecordStatefulSetStatus{Status: conversions.StatefulSetStatusFromAPI(in.Status)}), nil
