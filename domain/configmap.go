@@ -170,10 +170,9 @@ func (c CreateConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, 
 }
 
 // UpdateConfigMap replaces a ConfigMap's content, as a Kubernetes PUT
-// (`kubectl replace`) does. With ResourceVersion set, the update applies
-// only to that version of the ConfigMap and fails with ErrConflict when
-// someone else wrote it in between: optimistic concurrency, as in
-// Kubernetes.
+// (`kubectl replace`) does. An update based on a resourceVersion is this
+// command in a Precondition, which refuses it with ErrConflict when
+// someone else wrote the ConfigMap in between.
 //
 // It records ConfigMapUpdated with the complete new content, or nothing
 // when the content is what the ConfigMap already holds. An immutable
@@ -181,27 +180,22 @@ func (c CreateConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, 
 // annotations may still change.
 type UpdateConfigMap struct {
 	Content ConfigMapContent
-	// ResourceVersion is the version the update was based on; 0 updates
-	// whatever is there.
-	ResourceVersion int64
 }
 
 func (c UpdateConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
 	meta, spec := c.Content.split()
-	return decideUpdate(cm, meta, spec, c.ResourceVersion, now)
+	return decideUpdate(cm, meta, spec, now)
 }
 
-// DeleteConfigMap removes a ConfigMap, as `kubectl delete configmap` does.
-// With ResourceVersion set it deletes only that version (ErrConflict
+// DeleteConfigMap removes a ConfigMap, as `kubectl delete configmap` does;
+// in a Precondition it deletes only that version (ErrConflict
 // otherwise). It records ConfigMapDeleted; the view keeps a tombstone so
 // that a later ConfigMap of the same name continues the stream. Deleting
 // one that does not exist fails with ErrNotFound.
-type DeleteConfigMap struct {
-	ResourceVersion int64
-}
+type DeleteConfigMap struct{}
 
-func (c DeleteConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
-	return decideDelete(cm, c.ResourceVersion, now)
+func (DeleteConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
+	return decideDelete(cm, now)
 }
 
 // immutabilityProblems enforces Kubernetes' rules for immutable

@@ -79,7 +79,7 @@ func TestDecideConfigMap(t *testing.T) {
 		{
 			name: "update names what changed",
 			cm:   created(),
-			cmd:  UpdateConfigMap{Content: withData(sampleContent(), "interval", "5"), ResourceVersion: 3},
+			cmd:  Precondition[ConfigMapCommand]{ResourceVersion: 3, Command: UpdateConfigMap{Content: withData(sampleContent(), "interval", "5")}},
 			want: []Event{cmUpdated(withData(sampleContent(), "interval", "5"), []string{"data.interval"}, now)},
 		},
 		{
@@ -92,12 +92,12 @@ func TestDecideConfigMap(t *testing.T) {
 		{
 			name: "an update that changes nothing records nothing",
 			cm:   created(),
-			cmd:  UpdateConfigMap{Content: sampleContent(), ResourceVersion: 3},
+			cmd:  Precondition[ConfigMapCommand]{ResourceVersion: 3, Command: UpdateConfigMap{Content: sampleContent()}},
 		},
 		{
 			name:    "a stale resourceVersion is a conflict",
 			cm:      created(),
-			cmd:     UpdateConfigMap{Content: withData(sampleContent(), "interval", "5"), ResourceVersion: 2},
+			cmd:     Precondition[ConfigMapCommand]{ResourceVersion: 2, Command: UpdateConfigMap{Content: withData(sampleContent(), "interval", "5")}},
 			wantErr: ErrConflict,
 		},
 		{
@@ -140,7 +140,7 @@ func TestDecideConfigMap(t *testing.T) {
 		{
 			name:    "delete with a stale resourceVersion",
 			cm:      created(),
-			cmd:     DeleteConfigMap{ResourceVersion: 9},
+			cmd:     Precondition[ConfigMapCommand]{ResourceVersion: 9, Command: DeleteConfigMap{}},
 			wantErr: ErrConflict,
 		},
 		{

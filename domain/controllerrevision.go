@@ -167,44 +167,40 @@ func (c CreateControllerRevision) decideControllerRevision(r ControllerRevision,
 }
 
 // UpdateControllerRevision makes a revision's labels, annotations, owners
-// and spec those given, conditional on ResourceVersion when it is not 0;
-// its data may not change, its revision number may.
+// and spec those given, conditional on a resourceVersion in a
+// Precondition; its data may not change, its revision number may.
 type UpdateControllerRevision struct {
-	Meta            ObjectMeta
-	Spec            ControllerRevisionSpec
-	ResourceVersion int64
+	Meta ObjectMeta
+	Spec ControllerRevisionSpec
 }
 
 func (c UpdateControllerRevision) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
-	return decideUpdate(r, c.Meta, c.Spec, c.ResourceVersion, now)
+	return decideUpdate(r, c.Meta, c.Spec, now)
 }
 
 // RenumberControllerRevision gives a revision the number Revision, as
 // Kubernetes' StatefulSet controller does when the template the revision
-// holds comes back (a rollback): it becomes the newest. Conditional on
-// ResourceVersion when it is not 0.
+// holds comes back (a rollback): it becomes the newest. Conditional on a
+// resourceVersion in a Precondition.
 type RenumberControllerRevision struct {
-	Revision        int64
-	ResourceVersion int64
+	Revision int64
 }
 
 func (c RenumberControllerRevision) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
-	if err := requireCurrent(r, c.ResourceVersion); err != nil {
+	if err := requireObject(r); err != nil {
 		return nil, err
 	}
 	spec := deepCopy(r.Spec)
 	spec.Revision = c.Revision
-	return decideUpdate(r, r.ObjectMeta, spec, c.ResourceVersion, now)
+	return decideUpdate(r, r.ObjectMeta, spec, now)
 }
 
-// DeleteControllerRevision deletes a revision, conditional on
-// ResourceVersion when it is not 0.
-type DeleteControllerRevision struct {
-	ResourceVersion int64
-}
+// DeleteControllerRevision deletes a revision, conditional on a
+// resourceVersion in a Precondition.
+type DeleteControllerRevision struct{}
 
-func (c DeleteControllerRevision) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
-	return decideDelete(r, c.ResourceVersion, now)
+func (DeleteControllerRevision) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
+	return decideDelete(r, now)
 }
 
 // ReleaseControllerRevision takes off the revision's reference to the

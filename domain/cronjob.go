@@ -201,27 +201,25 @@ func (c CreateCronJob) decideCronJob(cj CronJob, now time.Time) ([]Event, error)
 }
 
 // UpdateCronJob makes a CronJob's labels, annotations and spec those
-// given (batch/v1 lets every field of the spec change), conditional on
-// ResourceVersion when it is not 0.
+// given (batch/v1 lets every field of the spec change), conditional on a
+// resourceVersion in a Precondition.
 type UpdateCronJob struct {
-	Meta            ObjectMeta
-	Spec            CronJobSpec
-	ResourceVersion int64
+	Meta ObjectMeta
+	Spec CronJobSpec
 }
 
 func (c UpdateCronJob) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
-	return decideUpdate(cj, c.Meta, c.Spec, c.ResourceVersion, now)
+	return decideUpdate(cj, c.Meta, c.Spec, now)
 }
 
 // RecordCronJobStatus records the status of a CronJob's runs,
-// conditional on ResourceVersion when it is not 0.
+// conditional on a resourceVersion in a Precondition.
 type RecordCronJobStatus struct {
-	Status          CronJobStatus
-	ResourceVersion int64
+	Status CronJobStatus
 }
 
 func (c RecordCronJobStatus) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
-	return decideRecordStatus(cj, c.Status, c.ResourceVersion, now)
+	return decideRecordStatus(cj, c.Status, now)
 }
 
 // WarnCronJob records a warning about a CronJob's schedule
@@ -237,17 +235,16 @@ func (c WarnCronJob) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
 	return []Event{CronJobWarned{Reason: c.Reason, Message: c.Message, At: now}}, nil
 }
 
-// DeleteCronJob deletes a CronJob, conditional on ResourceVersion when it
-// is not 0, its Jobs following as Propagation says: deleted after it
-// (Background, kubectl's default), before it (Foreground: it stays,
+// DeleteCronJob deletes a CronJob (conditional on a resourceVersion in
+// a Precondition), its Jobs following as Propagation says: deleted after
+// it (Background, kubectl's default), before it (Foreground: it stays,
 // being deleted, until they are gone), or left without it (Orphan).
 type DeleteCronJob struct {
-	ResourceVersion int64
-	Propagation     Propagation
+	Propagation Propagation
 }
 
 func (c DeleteCronJob) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(cj, c.ResourceVersion, c.Propagation, now)
+	return decidePropagatedDelete(cj, c.Propagation, now)
 }
 
 // FinishCronJobDeletion deletes a CronJob being deleted in the

@@ -149,14 +149,14 @@ func TestCronJobUpdateSuspendIsANewGeneration(t *testing.T) {
 	c.ResourceVersion = 7
 	spec := c.Spec
 	spec.Suspend = true
-	evs, err := DecideCronJob(c, UpdateCronJob{Spec: spec, ResourceVersion: 7}, at(2))
+	evs, err := DecideCronJob(c, Precondition[CronJobCommand]{ResourceVersion: 7, Command: UpdateCronJob{Spec: spec}}, at(2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if u := EvolveCronJob(c, evs[0]); !u.Spec.Suspend || u.Generation != 2 {
 		t.Errorf("after update %+v", u)
 	}
-	if _, err := DecideCronJob(c, UpdateCronJob{Spec: spec, ResourceVersion: 6}, at(2)); !errors.Is(err, ErrConflict) {
+	if _, err := DecideCronJob(c, Precondition[CronJobCommand]{ResourceVersion: 6, Command: UpdateCronJob{Spec: spec}}, at(2)); !errors.Is(err, ErrConflict) {
 		t.Errorf("stale update: %v, want a conflict", err)
 	}
 }

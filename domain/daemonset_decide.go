@@ -38,19 +38,18 @@ func (c CreateDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, 
 }
 
 // UpdateDaemonSet makes a DaemonSet's labels, annotations and spec those
-// given, conditional on ResourceVersion when it is not 0. The selector
+// given, conditional on a resourceVersion in a Precondition. The selector
 // may not change (apps/v1). A change of the spec is a new generation; a
 // change of the template also a new template generation, which a rolling
 // update rolls out.
 type UpdateDaemonSet struct {
-	Labels          map[string]string
-	Annotations     map[string]string
-	Spec            DaemonSetSpec
-	ResourceVersion int64
+	Labels      map[string]string
+	Annotations map[string]string
+	Spec        DaemonSetSpec
 }
 
 func (c UpdateDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	evs, err := decideUpdate(ds.Object, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, c.ResourceVersion, now)
+	evs, err := decideUpdate(ds.Object, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
 	if err != nil || len(evs) == 0 {
 		return nil, err
 	}
@@ -71,19 +70,18 @@ type RecordDaemonSetStatus struct {
 }
 
 func (c RecordDaemonSetStatus) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	return decideRecordStatus(ds.Object, c.Status, 0, now)
+	return decideRecordStatus(ds.Object, c.Status, now)
 }
 
-// DeleteDaemonSet deletes a DaemonSet, conditional on ResourceVersion
-// when it is not 0, its pods following as Propagation says, as
+// DeleteDaemonSet deletes a DaemonSet, conditional on a resourceVersion
+// in a Precondition, its pods following as Propagation says, as
 // DeleteReplicaSet's do.
 type DeleteDaemonSet struct {
-	ResourceVersion int64
-	Propagation     Propagation
+	Propagation Propagation
 }
 
 func (c DeleteDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(ds.Object, c.ResourceVersion, c.Propagation, now)
+	return decidePropagatedDelete(ds.Object, c.Propagation, now)
 }
 
 // FinishDaemonSetDeletion deletes a DaemonSet being deleted in the

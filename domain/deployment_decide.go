@@ -69,29 +69,27 @@ func (c CreateDeployment) decideDeployment(d Deployment, now time.Time) ([]Event
 }
 
 // UpdateDeployment makes a Deployment's labels, annotations and spec
-// those given, conditional on ResourceVersion when it is not 0. The
+// those given, conditional on a resourceVersion in a Precondition. The
 // selector may not change (apps/v1). A change of the spec is a new
 // generation; one of the template starts a rollout.
 type UpdateDeployment struct {
-	Labels          map[string]string
-	Annotations     map[string]string
-	Spec            DeploymentSpec
-	ResourceVersion int64
+	Labels      map[string]string
+	Annotations map[string]string
+	Spec        DeploymentSpec
 }
 
 func (c UpdateDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	return decideUpdate(d, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, c.ResourceVersion, now)
+	return decideUpdate(d, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
 }
 
 // ScaleDeployment sets how many pods a Deployment keeps, as kubectl scale
 // does through the scale subresource.
 type ScaleDeployment struct {
-	Replicas        int32
-	ResourceVersion int64
+	Replicas int32
 }
 
 func (c ScaleDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	if err := requireCurrent(d, c.ResourceVersion); err != nil {
+	if err := requireObject(d); err != nil {
 		return nil, err
 	}
 	if err := scaleProblem(d.Name, c.Replicas); err != nil {
@@ -99,7 +97,7 @@ func (c ScaleDeployment) decideDeployment(d Deployment, now time.Time) ([]Event,
 	}
 	spec := deepCopy(d.Spec)
 	spec.Replicas = c.Replicas
-	return decideUpdate(d, d.ObjectMeta, spec, c.ResourceVersion, now)
+	return decideUpdate(d, d.ObjectMeta, spec, now)
 }
 
 // RecordDeploymentStatus records what the reconciler saw of the
@@ -125,16 +123,15 @@ func (c RecordDeploymentStatus) decideDeployment(d Deployment, now time.Time) ([
 	return []Event{DeploymentStatusRecorded{Status: deepCopy(c.Status), Revision: revision, At: now}}, nil
 }
 
-// DeleteDeployment deletes a Deployment, conditional on ResourceVersion
-// when it is not 0, its ReplicaSets (and their pods) following as
+// DeleteDeployment deletes a Deployment, conditional on a resourceVersion
+// in a Precondition, its ReplicaSets (and their pods) following as
 // Propagation says, as DeleteReplicaSet's pods do.
 type DeleteDeployment struct {
-	ResourceVersion int64
-	Propagation     Propagation
+	Propagation Propagation
 }
 
 func (c DeleteDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(d, c.ResourceVersion, c.Propagation, now)
+	return decidePropagatedDelete(d, c.Propagation, now)
 }
 
 // FinishDeploymentDeletion deletes a Deployment being deleted in the

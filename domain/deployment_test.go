@@ -73,7 +73,7 @@ func TestDecideDeployment(t *testing.T) {
 		{"a negative history", Deployment{}, create(spec(func(s *DeploymentSpec) { s.RevisionHistoryLimit = -1 })), nil, ErrInvalid},
 		{"a template its selector does not select", Deployment{}, create(spec(func(s *DeploymentSpec) { s.Template.Labels = map[string]string{"app": "api"} })), nil, ErrInvalid},
 		{"scale", d, ScaleDeployment{Replicas: 5}, []Event{DeploymentChanged{Spec: scaled, Generation: 2, At: at(2)}}, nil},
-		{"scale a stale version", d, ScaleDeployment{Replicas: 5, ResourceVersion: 6}, nil, ErrConflict},
+		{"scale a stale version", d, Precondition[DeploymentCommand]{ResourceVersion: 6, Command: ScaleDeployment{Replicas: 5}}, nil, ErrConflict},
 		{"the selector is immutable", d, UpdateDeployment{Spec: spec(func(s *DeploymentSpec) {
 			s.Selector = LabelSelector{MatchLabels: map[string]string{"tier": "front"}}
 		})}, nil, ErrInvalid},

@@ -168,16 +168,15 @@ func jobSpecProblems(s JobSpec) []FieldError {
 }
 
 // UpdateJob makes a Job's labels, annotations and spec those given,
-// conditional on ResourceVersion when it is not 0. As in batch/v1, the
+// conditional on a resourceVersion in a Precondition. As in batch/v1, the
 // selector, the template, the completions and the completion mode are
 // fixed once created; parallelism, suspend, the deadline, the backoff
 // limit and the TTL may change. A change of the spec is a new
 // generation.
 type UpdateJob struct {
-	Labels          map[string]string
-	Annotations     map[string]string
-	Spec            JobSpec
-	ResourceVersion int64
+	Labels      map[string]string
+	Annotations map[string]string
+	Spec        JobSpec
 }
 
 func (c UpdateJob) decideJob(j Job, now time.Time) ([]Event, error) {
@@ -186,7 +185,7 @@ func (c UpdateJob) decideJob(j Job, now time.Time) ([]Event, error) {
 		spec.CompletionMode = JobNonIndexed
 	}
 	meta := ObjectMeta{Labels: jobLabels(c.Labels, spec), Annotations: c.Annotations}
-	return decideUpdate(j.Object, meta, spec, c.ResourceVersion, now)
+	return decideUpdate(j.Object, meta, spec, now)
 }
 
 // jobUpdateProblems refuses a change of what batch/v1 fixes once a Job
@@ -213,7 +212,7 @@ type RecordJobStatus struct {
 }
 
 func (c RecordJobStatus) decideJob(j Job, now time.Time) ([]Event, error) {
-	return decideRecordStatus(j.Object, c.Status, 0, now)
+	return decideRecordStatus(j.Object, c.Status, now)
 }
 
 // CountJobPods counts finished pods of the Job, by UID, each once: a pod
@@ -250,17 +249,16 @@ func (c CountJobPods) decideJob(j Job, now time.Time) ([]Event, error) {
 	return []Event{ev}, nil
 }
 
-// DeleteJob deletes a Job, conditional on ResourceVersion when it is not
-// 0, its pods following as Propagation says, as DeleteReplicaSet's do:
-// deleted by the reconciler after it (Background), before it
-// (Foreground), or left without it (Orphan).
+// DeleteJob deletes a Job, conditional on a resourceVersion in a
+// Precondition, its pods following as Propagation says, as
+// DeleteReplicaSet's do: deleted by the reconciler after it (Background),
+// before it (Foreground), or left without it (Orphan).
 type DeleteJob struct {
-	ResourceVersion int64
-	Propagation     Propagation
+	Propagation Propagation
 }
 
 func (c DeleteJob) decideJob(j Job, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(j.Object, c.ResourceVersion, c.Propagation, now)
+	return decidePropagatedDelete(j.Object, c.Propagation, now)
 }
 
 // FinishJobDeletion deletes a Job being deleted in the foreground, once

@@ -104,7 +104,7 @@ func TestDecideJob(t *testing.T) {
 		{"completions are fixed", j, UpdateJob{Spec: withSpec(func(s *JobSpec) { s.Completions = &five })}, nil, ErrInvalid, "spec.completions"},
 		{"the template is fixed", j, UpdateJob{Spec: withSpec(func(s *JobSpec) { s.Template.Spec.Containers[0].Image = "python" })}, nil, ErrInvalid, "spec.template"},
 		{"an update that changes nothing", j, UpdateJob{Spec: j.Spec}, nil, nil, ""},
-		{"a stale update", j, UpdateJob{Spec: j.Spec, ResourceVersion: 3}, nil, ErrConflict, ""},
+		{"a stale update", j, Precondition[JobCommand]{ResourceVersion: 3, Command: UpdateJob{Spec: j.Spec}}, nil, ErrConflict, ""},
 		{"the same status again", j, RecordJobStatus{Status: j.Status}, nil, nil, ""},
 		{"counting pods", j, CountJobPods{Succeeded: []string{"a", "a"}, Failed: []string{"b"}, Forget: []string{"zz"}},
 			[]Event{JobPodsCounted{Succeeded: []string{"a"}, Failed: []string{"b"}, At: at(9)}}, nil, ""},

@@ -31,7 +31,11 @@ func DecideKubeletTargets(ts KubeletTargets, cmd KubeletTargetsCommand, now time
 type SetKubeletTarget struct {
 	Target KubeletTarget
 	// ResourceVersion, when not 0, must be the target's current one:
-	// Kubernetes' optimistic concurrency for a read-modify-write.
+	// Kubernetes' optimistic concurrency for a read-modify-write. It is
+	// the command's own, not a Precondition's, because it is the version
+	// of one target inside the set this command decides on (which has no
+	// version of its own), and a target not in the set (version 0) must
+	// refuse any version too.
 	ResourceVersion int64
 }
 

@@ -206,14 +206,13 @@ func (c CreateLease) decideLease(l Lease, now time.Time) ([]Event, error) {
 		Owners: slices.Clone(c.Content.Owners), Spec: c.Content.Spec.clone(), At: now}}, nil
 }
 
-// UpdateLease replaces a lease's content, as a PUT or a patch does. With
-// ResourceVersion set it applies only to that version (ErrConflict
-// otherwise). When only the renew time moves it records LeaseRenewed, the
+// UpdateLease replaces a lease's content, as a PUT or a patch does; in a
+// Precondition it applies only to that version (ErrConflict otherwise).
+// When only the renew time moves it records LeaseRenewed, the
 // cheap and frequent case; any other change records LeaseUpdated; no
 // change records nothing.
 type UpdateLease struct {
-	Content         LeaseContent
-	ResourceVersion int64
+	Content LeaseContent
 }
 
 func (c UpdateLease) decideLease(l Lease, now time.Time) ([]Event, error) {
@@ -221,9 +220,6 @@ func (c UpdateLease) decideLease(l Lease, now time.Time) ([]Event, error) {
 		return nil, fmt.Errorf("leases.coordination.k8s.io %q not found: %w", l.Name, ErrNotFound)
 	}
 	if err := invalid("Lease", l.Name, leaseContentProblems(c.Content)); err != nil {
-		return nil, err
-	}
-	if err := checkResourceVersion("leases.coordination.k8s.io", l.Name, l.ResourceVersion, c.ResourceVersion); err != nil {
 		return nil, err
 	}
 	next := c.Content.Spec
@@ -241,17 +237,13 @@ func (c UpdateLease) decideLease(l Lease, now time.Time) ([]Event, error) {
 		Owners: slices.Clone(c.Content.Owners), Spec: next.clone(), At: now}}, nil
 }
 
-// DeleteLease removes a lease.
-type DeleteLease struct {
-	ResourceVersion int64
-}
+// DeleteLease removes a lease; in a Precondition, only that version
+// (ErrConflict otherwise).
+type DeleteLease struct{}
 
-func (c DeleteLease) decideLease(l Lease, now time.Time) ([]Event, error) {
+func (DeleteLease) decideLease(l Lease, now time.Time) ([]Event, error) {
 	if !l.Exists() {
 		return nil, fmt.Errorf("leases.coordination.k8s.io %q not found: %w", l.Name, ErrNotFound)
-	}
-	if c.ResourceVersion != 0 && c.ResourceVersion != l.ResourceVersion {
-		return nil, fmt.Errorf("operation cannot be fulfilled on leases.coordination.k8s.io %q: the object has been modified: %w", l.Name, ErrConflict)
 	}
 	return []Event{LeaseDeleted{At: now}}, nil
 }

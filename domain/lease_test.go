@@ -38,7 +38,7 @@ func TestLeaseRenewalsAreCheap(t *testing.T) {
 	if _, err := DecideLease(l, CreateLease{Namespace: NodeLeaseNamespace, Name: "web-01", Content: nodeLease(at(1))}, at(2)); !errors.Is(err, ErrAlreadyExists) {
 		t.Errorf("create again: %v", err)
 	}
-	evs = apply(UpdateLease{Content: nodeLease(at(10)), ResourceVersion: l.ResourceVersion}, 10)
+	evs = apply(Precondition[LeaseCommand]{ResourceVersion: l.ResourceVersion, Command: UpdateLease{Content: nodeLease(at(10))}}, 10)
 	if !cmp.Equal(evs, []Event{LeaseRenewed{RenewTime: at(10), At: at(10)}}) {
 		t.Errorf("renewal: %v", evs)
 	}
@@ -66,8 +66,15 @@ func TestLeaseRenewalsAreCheap(t *testing.T) {
 	if !LastHeard(n, at(10)).Equal(at(10)) || !LastHeard(n, at(3)).Equal(at(5)) || !LastHeard(n, time.Time{}).Equal(at(5)) {
 		t.Error("LastHeard is not the later of the node's report and its lease's renewal")
 	}
-	if _, err := DecideLease(l, UpdateLease{Content: nodeLease(at(13)), ResourceVersion: 999}, at(13)); !errors.Is(err, ErrConflict) {
+	if _, err := DecideLease(l, Precondition[LeaseCommand]{ResourceVersion: 999, Command: UpdateLease{Content: nodeLease(at(13))}}, at(13)); !errors.Is(err, ErrConflict) {
 		t.Errorf("stale update: %v", err)
+	}
+	// Stale and invalid at once: refused as stale, as kube-apiserver's
+	// store compares the resourceVersion before it validates.
+	bad := nodeLease(at(13))
+	bad.Spec.LeaseDurationSeconds = new(int32)
+	if _, err := DecideLease(l, Precondition[LeaseCommand]{ResourceVersion: 999, Command: UpdateLease{Content: bad}}, at(13)); !errors.Is(err, ErrConflict) {
+		t.Errorf("stale and invalid update: %v, want a conflict", err)
 	}
 	evs = apply(DeleteLease{}, 14)
 	if l.Exists() || len(evs) != 1 {

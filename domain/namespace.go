@@ -210,22 +210,26 @@ func (c EnsureNamespace) decideNamespace(ns Namespace, now time.Time) ([]Event, 
 // DeleteNamespace asks for a namespace's deletion, as `kubectl delete
 // namespace` does: it turns Terminating at once, and goes once herd has
 // deleted what it holds (FinalizeNamespace). Deleting a terminating
-// namespace changes nothing; the system namespaces cannot be deleted.
-type DeleteNamespace struct {
-	// ResourceVersion, when set, is the only version that may be deleted.
-	ResourceVersion int64
+// namespace changes nothing; the system namespaces cannot be deleted. A
+// delete of one version only is this command in a Precondition.
+type DeleteNamespace struct{}
+
+// admit refuses the deletion of a system namespace, before any
+// precondition is compared, as kube-apiserver's NamespaceLifecycle
+// admission refuses it before storage looks at a resourceVersion.
+func (DeleteNamespace) admit(ns Namespace) error {
+	if ns.Exists() && slices.Contains(SystemNamespaces, ns.Name) {
+		return fmt.Errorf("namespaces %q is forbidden: this namespace may not be deleted: %w", ns.Name, ErrForbidden)
+	}
+	return nil
 }
 
 func (c DeleteNamespace) decideNamespace(ns Namespace, now time.Time) ([]Event, error) {
 	if !ns.Exists() {
 		return nil, fmt.Errorf("namespaces %q not found: %w", ns.Name, ErrNotFound)
 	}
-	if slices.Contains(SystemNamespaces, ns.Name) {
-		return nil, fmt.Errorf("namespaces %q is forbidden: this namespace may not be deleted: %w", ns.Name, ErrForbidden)
-	}
-	if c.ResourceVersion != 0 && c.ResourceVersion != ns.ResourceVersion {
-		return nil, fmt.Errorf("operation cannot be fulfilled on namespaces %q: the object has been modified "+
-			"(resourceVersion %d, the request was based on %d): %w", ns.Name, ns.ResourceVersion, c.ResourceVersion, ErrConflict)
+	if err := c.admit(ns); err != nil {
+		return nil, err
 	}
 	if ns.Phase() == PhaseTerminating {
 		return nil, nil

@@ -76,7 +76,10 @@ func TestNamespaceRefusals(t *testing.T) {
 		{"delete unknown", Namespace{Name: "shop"}, DeleteNamespace{}, ErrNotFound},
 		{"delete default", Namespace{Name: "default", Version: 1}, DeleteNamespace{}, ErrForbidden},
 		{"delete kube-node-lease", Namespace{Name: "kube-node-lease", Version: 1}, DeleteNamespace{}, ErrForbidden},
-		{"delete stale", Namespace{Name: "shop", Version: 1, ResourceVersion: 7}, DeleteNamespace{ResourceVersion: 6}, ErrConflict},
+		{"delete stale", Namespace{Name: "shop", Version: 1, ResourceVersion: 7}, Precondition[NamespaceCommand]{ResourceVersion: 6, Command: DeleteNamespace{}}, ErrConflict},
+		// As kube-apiserver's admission, before any precondition.
+		{"delete default at a stale resourceVersion", Namespace{Name: "default", Version: 1, ResourceVersion: 7}, Precondition[NamespaceCommand]{ResourceVersion: 6, Command: DeleteNamespace{}}, ErrForbidden},
+		{"delete unknown at a resourceVersion", Namespace{Name: "shop"}, Precondition[NamespaceCommand]{ResourceVersion: 6, Command: DeleteNamespace{}}, ErrNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			evs, err := DecideNamespace(tc.ns, tc.cmd, at(1))

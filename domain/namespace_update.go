@@ -10,9 +10,9 @@ import (
 // Kubernetes PUT or PATCH of it (`kubectl label`, `annotate`, `edit`)
 // does; nothing else of a namespace changes this way. As in Kubernetes, a
 // terminating namespace may still be relabelled: only new content in it
-// is refused. With ResourceVersion set, the update applies only to that
-// version and fails with ErrConflict when someone else wrote it in
-// between.
+// is refused. An update based on a resourceVersion is this command in a
+// Precondition, which refuses it with ErrConflict when someone else wrote
+// the namespace in between.
 //
 // It records NamespaceUpdated with both maps whole, or nothing when they
 // are what the namespace already holds.
@@ -22,17 +22,11 @@ type UpdateNamespace struct {
 	Name, UID   string
 	Labels      map[string]string
 	Annotations map[string]string
-	// ResourceVersion is the version the update was based on; 0 updates
-	// whatever is there.
-	ResourceVersion int64
 }
 
 func (c UpdateNamespace) decideNamespace(ns Namespace, now time.Time) ([]Event, error) {
 	if !ns.Exists() {
 		return nil, fmt.Errorf("namespaces %q not found: %w", ns.Name, ErrNotFound)
-	}
-	if err := checkResourceVersion("namespaces", ns.Name, ns.ResourceVersion, c.ResourceVersion); err != nil {
-		return nil, err
 	}
 	var errs []FieldError
 	if c.Name != "" && c.Name != ns.Name {

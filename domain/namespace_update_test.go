@@ -25,14 +25,14 @@ func TestUpdateNamespace(t *testing.T) {
 	tests := []struct {
 		name    string
 		ns      Namespace
-		cmd     UpdateNamespace
+		cmd     NamespaceCommand
 		want    []Event
 		wantErr error
 	}{
 		{
 			name: "labels and annotations become what the update says",
 			ns:   shop(),
-			cmd:  UpdateNamespace{Labels: map[string]string{"team": "shop", "tier": "1"}, ResourceVersion: 5},
+			cmd:  Precondition[NamespaceCommand]{ResourceVersion: 5, Command: UpdateNamespace{Labels: map[string]string{"team": "shop", "tier": "1"}}},
 			want: []Event{NamespaceUpdated{Labels: map[string]string{"team": "shop", "tier": "1"}, At: now}},
 		},
 		{
@@ -54,7 +54,7 @@ func TestUpdateNamespace(t *testing.T) {
 			cmd:  UpdateNamespace{Labels: map[string]string{"team": "gone"}},
 			want: []Event{NamespaceUpdated{Labels: map[string]string{"team": "gone"}, At: now}},
 		},
-		{name: "a stale resourceVersion", ns: shop(), cmd: UpdateNamespace{Labels: map[string]string{"team": "x"}, ResourceVersion: 4}, wantErr: ErrConflict},
+		{name: "a stale resourceVersion", ns: shop(), cmd: Precondition[NamespaceCommand]{ResourceVersion: 4, Command: UpdateNamespace{Labels: map[string]string{"team": "x"}}}, wantErr: ErrConflict},
 		{name: "a namespace never seen", ns: Namespace{Name: "shop"}, cmd: UpdateNamespace{}, wantErr: ErrNotFound},
 		{name: "a namespace gone", ns: gone, cmd: UpdateNamespace{}, wantErr: ErrNotFound},
 		{name: "another name", ns: shop(), cmd: UpdateNamespace{Name: "store"}, wantErr: ErrInvalid},
@@ -78,11 +78,11 @@ func TestUpdateNamespace(t *testing.T) {
 func TestUpdateNamespaceErrorsNameWhatIsWrong(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		cmd  UpdateNamespace
+		cmd  NamespaceCommand
 		want string
 	}{
-		{"stale", UpdateNamespace{ResourceVersion: 4}, `operation cannot be fulfilled on namespaces "shop": the object has been modified ` +
-			`(resourceVersion 5, the request was based on 4); please apply your changes to the latest version and try again: conflict`},
+		{"stale", Precondition[NamespaceCommand]{ResourceVersion: 4, Command: UpdateNamespace{}}, `Operation cannot be fulfilled on namespaces "shop": the object has been modified; ` +
+			`please apply your changes to the latest version and try again: conflict`},
 		{"name", UpdateNamespace{Name: "store"}, `Namespace "shop" is invalid: metadata.name: Invalid value: "store": field is immutable`},
 		{"label", UpdateNamespace{Labels: map[string]string{"team": "a b"}}, `Namespace "shop" is invalid: metadata.labels: Invalid value: "a b": `},
 	} {

@@ -227,16 +227,16 @@ func decideCreate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 }
 
 // decideUpdate is the update (a PUT) of every kind on the model: the
-// object must exist and, when resourceVersion is not 0, still stand at
-// it (optimistic concurrency, said here once for every kind); the new
-// labels, annotations and spec are validated, by the kind too; an update
-// that changes nothing (semanticEqual) records nothing. meta carries the
+// object must exist (an update based on a resourceVersion is the command
+// in a Precondition, which compares it first); the new labels,
+// annotations and spec are validated, by the kind too; an update that
+// changes nothing (semanticEqual) records nothing. meta carries the
 // labels and annotations, and the owners for a kind whose update sets
 // them.
-func decideUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec S, resourceVersion int64, now time.Time) ([]Event, error) {
+func decideUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec S, now time.Time) ([]Event, error) {
 	k := kindOf[S, St]()
 	st := k.Strategy
-	if err := requireCurrent(o, resourceVersion); err != nil {
+	if err := requireObject(o); err != nil {
 		return nil, err
 	}
 	meta, spec = meta.clone(), deepCopy(spec)
@@ -271,37 +271,25 @@ func decideUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 	return []Event{e}, nil
 }
 
-// decideDelete is the delete of every kind on the model, conditional on
-// resourceVersion when it is not 0.
-func decideDelete[S Spec[S, St], St any](o Object[S, St], resourceVersion int64, now time.Time) ([]Event, error) {
-	if err := requireCurrent(o, resourceVersion); err != nil {
+// decideDelete is the delete of every kind on the model.
+func decideDelete[S Spec[S, St], St any](o Object[S, St], now time.Time) ([]Event, error) {
+	if err := requireObject(o); err != nil {
 		return nil, err
 	}
 	return []Event{ObjectDeleted[S, St]{At: now}}, nil
 }
 
 // decideRecordStatus is the write of a status (a controller's, or a
-// client's through the status subresource) of every kind on the model,
-// conditional on resourceVersion when it is not 0; the same status again
-// records nothing.
-func decideRecordStatus[S Spec[S, St], St any](o Object[S, St], status St, resourceVersion int64, now time.Time) ([]Event, error) {
-	if err := requireCurrent(o, resourceVersion); err != nil {
+// client's through the status subresource) of every kind on the model;
+// the same status again records nothing.
+func decideRecordStatus[S Spec[S, St], St any](o Object[S, St], status St, now time.Time) ([]Event, error) {
+	if err := requireObject(o); err != nil {
 		return nil, err
 	}
 	if semanticEqual(o.Status, status) {
 		return nil, nil
 	}
 	return []Event{ObjectStatusRecorded[S, St]{Status: deepCopy(status), At: now}}, nil
-}
-
-// requireCurrent refuses with ErrNotFound unless o exists and, when
-// resourceVersion is not 0, with a conflict (StaleObject) unless o still
-// stands at it (staleUnlessAt, the rule Precondition applies too).
-func requireCurrent[S Spec[S, St], St any](o Object[S, St], resourceVersion int64) error {
-	if err := requireObject(o); err != nil {
-		return err
-	}
-	return staleUnlessAt(kindOf[S, St]().Resource, o.Name, o.ResourceVersion, resourceVersion)
 }
 
 // requireObject refuses with ErrNotFound unless o exists.

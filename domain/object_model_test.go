@@ -84,17 +84,19 @@ func TestOneStaleWriteRefusalForEveryKind(t *testing.T) {
 	b.ResourceVersion = 3
 	for name, decide := range map[string]func() ([]Event, error){
 		"configmap update": func() ([]Event, error) {
-			return DecideConfigMap(cm, UpdateConfigMap{Content: ConfigMapContent{Data: map[string]string{"k": "v"}}, ResourceVersion: 2}, at(1))
+			return DecideConfigMap(cm, Precondition[ConfigMapCommand]{ResourceVersion: 2, Command: UpdateConfigMap{Content: ConfigMapContent{Data: map[string]string{"k": "v"}}}}, at(1))
 		},
-		"configmap delete": func() ([]Event, error) { return DecideConfigMap(cm, DeleteConfigMap{ResourceVersion: 2}, at(1)) },
+		"configmap delete": func() ([]Event, error) {
+			return DecideConfigMap(cm, Precondition[ConfigMapCommand]{ResourceVersion: 2, Command: DeleteConfigMap{}}, at(1))
+		},
 		"budget update": func() ([]Event, error) {
-			return DecidePodDisruptionBudget(b, UpdatePodDisruptionBudget{Labels: map[string]string{"a": "b"}, ResourceVersion: 2}, at(1))
+			return DecidePodDisruptionBudget(b, Precondition[PodDisruptionBudgetCommand]{ResourceVersion: 2, Command: UpdatePodDisruptionBudget{Labels: map[string]string{"a": "b"}}}, at(1))
 		},
 		"budget status": func() ([]Event, error) {
-			return DecidePodDisruptionBudget(b, RecordPodDisruptionBudgetStatus{Status: PodDisruptionBudgetStatus{ExpectedPods: 1}, ResourceVersion: 2}, at(1))
+			return DecidePodDisruptionBudget(b, Precondition[PodDisruptionBudgetCommand]{ResourceVersion: 2, Command: RecordPodDisruptionBudgetStatus{Status: PodDisruptionBudgetStatus{ExpectedPods: 1}}}, at(1))
 		},
 		"budget delete": func() ([]Event, error) {
-			return DecidePodDisruptionBudget(b, DeletePodDisruptionBudget{ResourceVersion: 2}, at(1))
+			return DecidePodDisruptionBudget(b, Precondition[PodDisruptionBudgetCommand]{ResourceVersion: 2, Command: DeletePodDisruptionBudget{}}, at(1))
 		},
 	} {
 		evs, err := decide()

@@ -52,13 +52,12 @@ func (o Object[S, St]) Owns(d Dependent) bool {
 func (o Object[S, St]) String() string { return fmt.Sprintf("%s/%s", o.Namespace, o.Name) }
 
 // decidePropagatedDelete is the delete of an object that owns dependents,
-// conditional on resourceVersion when it is not 0, its dependents
-// following as p says: deleted after it (Background), before it
+// its dependents following as p says: deleted after it (Background), before it
 // (Foreground: it stays, being deleted, until they are gone), or left
 // without it (Orphan). An object already being deleted in the foreground
 // records nothing new.
-func decidePropagatedDelete[S Spec[S, St], St any](o Object[S, St], resourceVersion int64, p Propagation, now time.Time) ([]Event, error) {
-	if err := requireCurrent(o, resourceVersion); err != nil {
+func decidePropagatedDelete[S Spec[S, St], St any](o Object[S, St], p Propagation, now time.Time) ([]Event, error) {
+	if err := requireObject(o); err != nil {
 		return nil, err
 	}
 	switch decideDeletion(p, o.DeletionRequestedAt != nil) {

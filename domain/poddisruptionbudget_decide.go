@@ -81,38 +81,34 @@ func (c CreatePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudg
 
 // UpdatePodDisruptionBudget makes a budget's labels, annotations and spec
 // those given (policy/v1 lets every field of the spec change),
-// conditional on ResourceVersion when it is not 0. A change of the spec
+// conditional on a resourceVersion in a Precondition. A change of the spec
 // is a new generation, which evictions wait for the reconciler to count.
 type UpdatePodDisruptionBudget struct {
-	Labels          map[string]string
-	Annotations     map[string]string
-	Spec            PodDisruptionBudgetSpec
-	ResourceVersion int64
+	Labels      map[string]string
+	Annotations map[string]string
+	Spec        PodDisruptionBudgetSpec
 }
 
 func (c UpdatePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	return decideUpdate(b, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, c.ResourceVersion, now)
+	return decideUpdate(b, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
 }
 
 // RecordPodDisruptionBudgetStatus records what the reconciler counted of
 // the budget's pods, or what a client writes through the status
-// subresource, conditional on ResourceVersion when it is not 0; the same
-// status again records nothing.
+// subresource, conditional on a resourceVersion in a Precondition; the
+// same status again records nothing.
 type RecordPodDisruptionBudgetStatus struct {
-	Status          PodDisruptionBudgetStatus
-	ResourceVersion int64
+	Status PodDisruptionBudgetStatus
 }
 
 func (c RecordPodDisruptionBudgetStatus) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	return decideRecordStatus(b, c.Status, c.ResourceVersion, now)
+	return decideRecordStatus(b, c.Status, now)
 }
 
-// DeletePodDisruptionBudget deletes a budget, conditional on
-// ResourceVersion when it is not 0.
-type DeletePodDisruptionBudget struct {
-	ResourceVersion int64
-}
+// DeletePodDisruptionBudget deletes a budget, conditional on a
+// resourceVersion in a Precondition.
+type DeletePodDisruptionBudget struct{}
 
-func (c DeletePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	return decideDelete(b, c.ResourceVersion, now)
+func (DeletePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
+	return decideDelete(b, now)
 }

@@ -80,11 +80,11 @@ func TestDecidePodDisruptionBudget(t *testing.T) {
 		{"a new spec is a new generation", b, UpdatePodDisruptionBudget{Spec: changed},
 			[]Event{PodDisruptionBudgetChanged{Spec: changed, Generation: 2, At: at(9)}}, nil},
 		{"the same spec changes nothing", b, UpdatePodDisruptionBudget{Spec: samplePDBSpec()}, nil, nil},
-		{"an update on a stale resourceVersion", b, UpdatePodDisruptionBudget{Spec: changed, ResourceVersion: 3}, nil, ErrConflict},
+		{"an update on a stale resourceVersion", b, Precondition[PodDisruptionBudgetCommand]{ResourceVersion: 3, Command: UpdatePodDisruptionBudget{Spec: changed}}, nil, ErrConflict},
 		{"an update of a budget that is not there", PodDisruptionBudget{}, UpdatePodDisruptionBudget{Spec: changed}, nil, ErrNotFound},
 		{"the same status records nothing", b, RecordPodDisruptionBudgetStatus{Status: b.Status}, nil, nil},
 		{"delete", b, DeletePodDisruptionBudget{}, []Event{PodDisruptionBudgetDeleted{At: at(9)}}, nil},
-		{"delete on a stale resourceVersion", b, DeletePodDisruptionBudget{ResourceVersion: 3}, nil, ErrConflict},
+		{"delete on a stale resourceVersion", b, Precondition[PodDisruptionBudgetCommand]{ResourceVersion: 3, Command: DeletePodDisruptionBudget{}}, nil, ErrConflict},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,8 +14,11 @@ import (
 // is left to Command, which refuses it as it would without one.
 //
 // It wraps a command of any aggregate with a resourceVersion (a node, a
-// pod, a ConfigMap, a lease, a namespace, a ReplicaSet, a Deployment): C is that
-// aggregate's command type, such as NodeCommand.
+// pod, a namespace, a lease, every kind on the object model): C is that
+// aggregate's command type, such as NodeCommand. It is the one way a
+// write is based on a resourceVersion: commands carry none of their own
+// (TestOptimisticConcurrencyIsSaidOnce), so the rule and its refusal are
+// said here once.
 type Precondition[C any] struct {
 	// ResourceVersion is the object's resourceVersion as the client sent
 	// it (the adapter refuses one that is not a log position); 0 is none.
@@ -94,6 +97,14 @@ func (c Precondition[C]) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, 
 	return decideWrapped(ds, now, c.check, c.Command, DecideDaemonSet)
 }
 
+// admitted is a command with a refusal of its own that comes before any
+// precondition, as kube-apiserver's admission refuses a request before
+// storage compares its resourceVersion: a stale delete of a system
+// namespace is refused as forbidden, not as stale.
+type admitted[S any] interface {
+	admit(S) error
+}
+
 // decideWrapped decides inner on s once check lets it. inner's static
 // type is the wrapper's type parameter, which Go cannot tie to the
 // aggregate of each method; a wrapper around another aggregate's command
@@ -103,6 +114,11 @@ func decideWrapped[S object, K, C any](s S, now time.Time, check func(object) er
 	if !ok {
 		resource, name, _ := s.ref()
 		return nil, fmt.Errorf("%T is not a command on %s %q: %w", inner, resource, name, ErrInvalid)
+	}
+	if a, ok := any(cmd).(admitted[S]); ok {
+		if err := a.admit(s); err != nil {
+			return nil, err
+		}
 	}
 	if check != nil {
 		if err := check(s); err != nil {

@@ -74,21 +74,20 @@ func (c CreateReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Even
 }
 
 // UpdateReplicaSet makes a ReplicaSet's labels, annotations and spec
-// those given, conditional on ResourceVersion when it is not 0. The
+// those given, conditional on a resourceVersion in a Precondition. The
 // selector may not change (apps/v1). A change of the spec is a new
 // generation. Owners, when not nil, replaces the owner references, as a
 // client's update of metadata.ownerReferences does, in an event of its
 // own; nil keeps them (the Deployment controller's own updates).
 type UpdateReplicaSet struct {
-	Labels          map[string]string
-	Annotations     map[string]string
-	Spec            ReplicaSetSpec
-	Owners          *[]OwnerReference
-	ResourceVersion int64
+	Labels      map[string]string
+	Annotations map[string]string
+	Spec        ReplicaSetSpec
+	Owners      *[]OwnerReference
 }
 
 func (c UpdateReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	evs, err := decideUpdate(rs, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, c.ResourceVersion, now)
+	evs, err := decideUpdate(rs, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
 	if err != nil {
 		return nil, err
 	}
@@ -99,15 +98,14 @@ func (c UpdateReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Even
 }
 
 // ScaleReplicaSet sets how many pods a ReplicaSet keeps, as kubectl scale
-// does through the scale subresource, conditional on ResourceVersion
-// when it is not 0: an update of the spec's replicas.
+// does through the scale subresource, conditional on a
+// resourceVersion in a Precondition: an update of the spec's replicas.
 type ScaleReplicaSet struct {
-	Replicas        int32
-	ResourceVersion int64
+	Replicas int32
 }
 
 func (c ScaleReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	if err := requireCurrent(rs, c.ResourceVersion); err != nil {
+	if err := requireObject(rs); err != nil {
 		return nil, err
 	}
 	if err := scaleProblem(rs.Name, c.Replicas); err != nil {
@@ -115,7 +113,7 @@ func (c ScaleReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event
 	}
 	spec := deepCopy(rs.Spec)
 	spec.Replicas = c.Replicas
-	return decideUpdate(rs, rs.ObjectMeta, spec, c.ResourceVersion, now)
+	return decideUpdate(rs, rs.ObjectMeta, spec, now)
 }
 
 // scaleProblem refuses a negative scale as kube-apiserver refuses it,
@@ -135,22 +133,21 @@ type RecordReplicaSetStatus struct {
 }
 
 func (c RecordReplicaSetStatus) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	return decideRecordStatus(rs, c.Status, 0, now)
+	return decideRecordStatus(rs, c.Status, now)
 }
 
-// DeleteReplicaSet deletes a ReplicaSet, conditional on ResourceVersion
-// when it is not 0, its pods following as Propagation says: deleted after
-// it by the garbage collector (Background, the default), before it
+// DeleteReplicaSet deletes a ReplicaSet, conditional on a resourceVersion
+// in a Precondition, its pods following as Propagation says: deleted
+// after it by the garbage collector (Background, the default), before it
 // (Foreground: it stays, being deleted, until they are gone), or left
 // without it (Orphan). A ReplicaSet already being deleted in the
 // foreground records nothing new.
 type DeleteReplicaSet struct {
-	ResourceVersion int64
-	Propagation     Propagation
+	Propagation Propagation
 }
 
 func (c DeleteReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(rs, c.ResourceVersion, c.Propagation, now)
+	return decidePropagatedDelete(rs, c.Propagation, now)
 }
 
 // FinishReplicaSetDeletion deletes a ReplicaSet being deleted in the

@@ -64,7 +64,7 @@ func TestDecideReplicaSet(t *testing.T) {
 		{"scale", rs, ScaleReplicaSet{Replicas: 5}, []Event{ReplicaSetChanged{Spec: scaled, Generation: 2, At: at(2)}}, nil},
 		{"scale to the same", rs, ScaleReplicaSet{Replicas: 3}, nil, nil},
 		{"scale below zero", rs, ScaleReplicaSet{Replicas: -1}, nil, ErrInvalid},
-		{"scale a stale version", rs, ScaleReplicaSet{Replicas: 5, ResourceVersion: 6}, nil, ErrConflict},
+		{"scale a stale version", rs, Precondition[ReplicaSetCommand]{ResourceVersion: 6, Command: ScaleReplicaSet{Replicas: 5}}, nil, ErrConflict},
 		{"labels only keep the generation", rs, UpdateReplicaSet{Labels: map[string]string{"x": "y"}, Spec: sampleRSSpec()},
 			[]Event{ReplicaSetChanged{Labels: map[string]string{"x": "y"}, Spec: sampleRSSpec(), Generation: 1, At: at(2)}}, nil},
 		{"the selector is immutable", rs, UpdateReplicaSet{Spec: otherSelector}, nil, ErrInvalid},

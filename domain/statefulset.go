@@ -366,29 +366,27 @@ func (c CreateStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Ev
 }
 
 // UpdateStatefulSet makes a StatefulSet's labels, annotations and spec
-// those given, conditional on ResourceVersion when it is not 0; only the
-// replicas, template, update strategy, revision history limit and
+// those given, conditional on a resourceVersion in a Precondition; only
+// the replicas, template, update strategy, revision history limit and
 // minReadySeconds may change (apps/v1).
 type UpdateStatefulSet struct {
-	Meta            ObjectMeta
-	Spec            StatefulSetSpec
-	ResourceVersion int64
+	Meta ObjectMeta
+	Spec StatefulSetSpec
 }
 
 func (c UpdateStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	return decideUpdate(s, c.Meta, c.Spec, c.ResourceVersion, now)
+	return decideUpdate(s, c.Meta, c.Spec, now)
 }
 
 // ScaleStatefulSet sets how many pods a StatefulSet keeps, as kubectl
-// scale does through the scale subresource, conditional on
-// ResourceVersion when it is not 0.
+// scale does through the scale subresource, conditional on a
+// resourceVersion in a Precondition.
 type ScaleStatefulSet struct {
-	Replicas        int32
-	ResourceVersion int64
+	Replicas int32
 }
 
 func (c ScaleStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	if err := requireCurrent(s, c.ResourceVersion); err != nil {
+	if err := requireObject(s); err != nil {
 		return nil, err
 	}
 	if err := scaleProblem(s.Name, c.Replicas); err != nil {
@@ -396,31 +394,30 @@ func (c ScaleStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Eve
 	}
 	spec := deepCopy(s.Spec)
 	spec.Replicas = c.Replicas
-	return decideUpdate(s, s.ObjectMeta, spec, c.ResourceVersion, now)
+	return decideUpdate(s, s.ObjectMeta, spec, now)
 }
 
 // RecordStatefulSetStatus records what the reconciler (or a client of the
-// status subresource) saw of the pods, conditional on ResourceVersion
-// when it is not 0; the same status again records nothing.
+// status subresource) saw of the pods, conditional on a resourceVersion
+// in a Precondition; the same status again records nothing.
 type RecordStatefulSetStatus struct {
-	Status          StatefulSetStatus
-	ResourceVersion int64
+	Status StatefulSetStatus
 }
 
 func (c RecordStatefulSetStatus) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	return decideRecordStatus(s, c.Status, c.ResourceVersion, now)
+	return decideRecordStatus(s, c.Status, now)
 }
 
-// DeleteStatefulSet deletes a StatefulSet, conditional on ResourceVersion
-// when it is not 0, its pods following as Propagation says: deleted
-// after it (Background), before it (Foreground) or left (Orphan).
+// DeleteStatefulSet deletes a StatefulSet, conditional on a
+// resourceVersion in a Precondition, its pods following as Propagation
+// says: deleted after it (Background), before it (Foreground) or left
+// (Orphan).
 type DeleteStatefulSet struct {
-	ResourceVersion int64
-	Propagation     Propagation
+	Propagation Propagation
 }
 
 func (c DeleteStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(s, c.ResourceVersion, c.Propagation, now)
+	return decidePropagatedDelete(s, c.Propagation, now)
 }
 
 // FinishStatefulSetDeletion deletes a StatefulSet being deleted in the

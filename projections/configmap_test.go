@@ -36,9 +36,9 @@ func TestConfigMapViewReadsWhatWasWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.Step(time.Minute)
-	updated, err := doConfigMap(t, w, clk.Now(), "default", "pico-config", domain.UpdateConfigMap{
-		Content: domain.ConfigMapContent{Data: map[string]string{"interval": "5"}}, ResourceVersion: created.ResourceVersion,
-	})
+	updated, err := doConfigMap(t, w, clk.Now(), "default", "pico-config", domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: created.ResourceVersion, Command: domain.UpdateConfigMap{
+		Content: domain.ConfigMapContent{Data: map[string]string{"interval": "5"}},
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,9 +55,9 @@ func TestConfigMapViewReadsWhatWasWritten(t *testing.T) {
 	}
 
 	// A stale resourceVersion appends nothing.
-	if _, err := doConfigMap(t, w, clk.Now(), "default", "pico-config", domain.UpdateConfigMap{
-		Content: domain.ConfigMapContent{Data: map[string]string{"interval": "1"}}, ResourceVersion: created.ResourceVersion,
-	}); !errors.Is(err, domain.ErrConflict) {
+	if _, err := doConfigMap(t, w, clk.Now(), "default", "pico-config", domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: created.ResourceVersion, Command: domain.UpdateConfigMap{
+		Content: domain.ConfigMapContent{Data: map[string]string{"interval": "1"}},
+	}}); !errors.Is(err, domain.ErrConflict) {
 		t.Errorf("stale update: %v, want a conflict", err)
 	}
 	if h, _ := store.Head(ctx, store.DB()); h != head {

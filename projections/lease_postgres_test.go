@@ -63,7 +63,7 @@ func TestLeasesThroughTheUnitOfWorkOnPostgres(t *testing.T) {
 		t.Errorf("stored lease: version %d, resourceVersion %d (answered %d, head %d), renewed at %v (now %v)",
 			stored.Version, stored.ResourceVersion, renewed.ResourceVersion, head, stored.RenewedAt, clk.Now())
 	}
-	if _, err := update("web-01", domain.UpdateLease{Content: leaseContent("web-01", clk.Now()), ResourceVersion: head - 1}); !errors.Is(err, domain.ErrConflict) {
+	if _, err := update("web-01", domain.Precondition[domain.LeaseCommand]{ResourceVersion: head - 1, Command: domain.UpdateLease{Content: leaseContent("web-01", clk.Now())}}); !errors.Is(err, domain.ErrConflict) {
 		t.Errorf("stale renewal: %v, want ErrConflict", err)
 	}
 	if h, _ := log.Head(ctx); h != head {

@@ -90,7 +90,7 @@ func TestANodesLeaseRenewalIsItsHeartbeat(t *testing.T) {
 	}
 
 	head, _ = store.Head(ctx, store.DB())
-	if _, err := update(domain.NodeLeaseNamespace, "web-01", domain.UpdateLease{Content: leaseContent("web-01", clk.Now()), ResourceVersion: l.ResourceVersion - 1}); !errors.Is(err, domain.ErrConflict) {
+	if _, err := update(domain.NodeLeaseNamespace, "web-01", domain.Precondition[domain.LeaseCommand]{ResourceVersion: l.ResourceVersion - 1, Command: domain.UpdateLease{Content: leaseContent("web-01", clk.Now())}}); !errors.Is(err, domain.ErrConflict) {
 		t.Errorf("stale renewal: %v", err)
 	}
 	if h, _ := store.Head(ctx, store.DB()); h != head {

@@ -302,8 +302,8 @@ func TestRefusedPreparedCommandWritesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		head, _ := log.Head(ctx)
-		_, err = w.LeaseCommands().Execute(ctx, key, domain.UpdateLease{
-			Content: leaseContent("web-01", t0.Add(time.Second)), ResourceVersion: created.ResourceVersion + 1000})
+		_, err = w.LeaseCommands().Execute(ctx, key, domain.Precondition[domain.LeaseCommand]{ResourceVersion: created.ResourceVersion + 1000, Command: domain.UpdateLease{
+			Content: leaseContent("web-01", t0.Add(time.Second))}})
 		if !errors.Is(err, domain.ErrConflict) {
 			t.Errorf("renewal on an old resourceVersion: err = %v, want ErrConflict", err)
 		}

@@ -52,7 +52,7 @@ func TestReplicaSetViewReadsWhatWasWritten(t *testing.T) {
 	if d, err := dry.DryRun(ctx, web, domain.ScaleReplicaSet{Replicas: 9}); err != nil || d.Spec.Replicas != 9 {
 		t.Errorf("dry run: %+v, %v", d, err)
 	}
-	if _, err := rs.Execute(ctx, web, domain.ScaleReplicaSet{Replicas: 1, ResourceVersion: head - 1}); !errors.Is(err, domain.ErrConflict) {
+	if _, err := rs.Execute(ctx, web, domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: head - 1, Command: domain.ScaleReplicaSet{Replicas: 1}}); !errors.Is(err, domain.ErrConflict) {
 		t.Errorf("stale scale: %v, want a conflict", err)
 	}
 	if h, _ := store.Head(ctx, store.DB()); h != head {

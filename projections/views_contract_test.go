@@ -289,12 +289,12 @@ func contractReadYourWrites(t *testing.T, f *contractFleet) {
 	}
 	stale := f.nodes["b"]
 	if _, err := f.w.UpdateLease(ctx, domain.NodeLeaseNamespace, "b", func(l domain.Lease) ([]domain.Event, error) {
-		return domain.DecideLease(l, domain.UpdateLease{Content: leaseContent("b", f.clk.Now()), ResourceVersion: stale.ResourceVersion}, f.clk.Now())
+		return domain.DecideLease(l, domain.Precondition[domain.LeaseCommand]{ResourceVersion: stale.ResourceVersion, Command: domain.UpdateLease{Content: leaseContent("b", f.clk.Now())}}, f.clk.Now())
 	}); err == nil {
 		t.Error("a renewal at a stale resourceVersion was accepted")
 	}
 	if _, err := f.w.ReplicaSetCommands().Execute(ctx, domain.Key{Namespace: "shop", Name: "web"},
-		domain.ScaleReplicaSet{Replicas: 5, ResourceVersion: stale.ResourceVersion}); err == nil {
+		domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: stale.ResourceVersion, Command: domain.ScaleReplicaSet{Replicas: 5}}); err == nil {
 		t.Error("a scale at a stale resourceVersion was accepted")
 	}
 	if h, _ := f.log.Head(ctx); h != head {

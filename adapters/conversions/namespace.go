@@ -45,14 +45,15 @@ func CreateNamespaceFromAPI(in corev1.Namespace, uid string) domain.CreateNamesp
 	return domain.CreateNamespace{Name: in.Name, UID: uid, Labels: namespaceLabelsFromAPI(in.Labels), Annotations: in.Annotations}
 }
 
-// UpdateNamespaceFromAPI reads a Namespace a client put (or a patch made),
-// based on resourceVersion rv (0 for none). As on create, the
-// kubernetes.io/metadata.name label is herd's and whatever the client says
-// of it is ignored, as kube-apiserver sets it to the name again; spec and
-// status are not the client's to change either.
-func UpdateNamespaceFromAPI(in corev1.Namespace, rv int64) domain.UpdateNamespace {
+// UpdateNamespaceFromAPI reads a Namespace a client put (or a patch
+// made); the resourceVersion it was based on is the caller's
+// Precondition. As on create, the kubernetes.io/metadata.name label is
+// herd's and whatever the client says of it is ignored, as kube-apiserver
+// sets it to the name again; spec and status are not the client's to
+// change either.
+func UpdateNamespaceFromAPI(in corev1.Namespace) domain.UpdateNamespace {
 	return domain.UpdateNamespace{Name: in.Name, UID: string(in.UID), Labels: namespaceLabelsFromAPI(in.Labels),
-		Annotations: in.Annotations, ResourceVersion: rv}
+		Annotations: in.Annotations}
 }
 
 // namespaceLabelsFromAPI is a client's labels of a namespace without the

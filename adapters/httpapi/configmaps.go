@@ -38,10 +38,10 @@ func (s *Server) configMapKind() *kind {
 			return domain.CreateConfigMap{Namespace: key.Namespace, Name: key.Name, UID: uuid.NewString(), Content: conversions.ConfigMapFromAPI(*in)}, nil
 		},
 		update: func(in *corev1.ConfigMap, rv int64) (domain.ConfigMapCommand, error) {
-			return domain.UpdateConfigMap{Content: conversions.ConfigMapFromAPI(*in), ResourceVersion: rv}, nil
+			return ifVersion[domain.ConfigMapCommand](rv, domain.UpdateConfigMap{Content: conversions.ConfigMapFromAPI(*in)}), nil
 		},
 		delete: func(d deletion) domain.ConfigMapCommand {
-			return domain.DeleteConfigMap{ResourceVersion: d.resourceVersion}
+			return ifVersion[domain.ConfigMapCommand](d.resourceVersion, domain.DeleteConfigMap{})
 		},
 		rows: configMapRows,
 	}

@@ -46,10 +46,10 @@ func (s *Server) controllerRevisionKind() *kind {
 		},
 		update: func(in *appsv1.ControllerRevision, rv int64) (domain.ControllerRevisionCommand, error) {
 			c, err := conversions.ControllerRevisionFromAPI(*in)
-			return domain.UpdateControllerRevision{Meta: c.Meta, Spec: c.Spec, ResourceVersion: rv}, err
+			return ifVersion[domain.ControllerRevisionCommand](rv, domain.UpdateControllerRevision(c)), err
 		},
 		delete: func(d deletion) domain.ControllerRevisionCommand {
-			return domain.DeleteControllerRevision{ResourceVersion: d.resourceVersion}
+			return ifVersion[domain.ControllerRevisionCommand](d.resourceVersion, domain.DeleteControllerRevision{})
 		},
 		rows: controllerRevisionRows,
 	}

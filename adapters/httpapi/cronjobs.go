@@ -44,13 +44,13 @@ func (s *Server) cronJobKind() *kind {
 		},
 		update: func(in *batchv1.CronJob, rv int64) (domain.CronJobCommand, error) {
 			c, err := conversions.CronJobFromAPI(*in)
-			return domain.UpdateCronJob{Meta: c.Meta, Spec: c.Spec, ResourceVersion: rv}, err
+			return ifVersion[domain.CronJobCommand](rv, domain.UpdateCronJob(c)), err
 		},
 		status: func(in *batchv1.CronJob, rv int64) (domain.CronJobCommand, error) {
-			return domain.RecordCronJobStatus{Status: conversions.CronJobStatusFromAPI(in.Status), ResourceVersion: rv}, nil
+			return ifVersion[domain.CronJobCommand](rv, domain.RecordCronJobStatus{Status: conversions.CronJobStatusFromAPI(in.Status)}), nil
 		},
 		delete: func(d deletion) domain.CronJobCommand {
-			return domain.DeleteCronJob{ResourceVersion: d.resourceVersion, Propagation: d.propagation}
+			return ifVersion[domain.CronJobCommand](d.resourceVersion, domain.DeleteCronJob{Propagation: d.propagation})
 		},
 		rows: cronJobRows,
 	}

@@ -47,13 +47,13 @@ func (s *Server) daemonSetKind() *kind {
 		},
 		update: func(in *appsv1.DaemonSet, rv int64) (domain.DaemonSetCommand, error) {
 			c, err := conversions.DaemonSetFromAPI(*in)
-			return domain.UpdateDaemonSet{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec, ResourceVersion: rv}, err
+			return ifVersion[domain.DaemonSetCommand](rv, domain.UpdateDaemonSet{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec}), err
 		},
 		status: func(in *appsv1.DaemonSet, rv int64) (domain.DaemonSetCommand, error) {
 			return ifVersion[domain.DaemonSetCommand](rv, domain.RecordDaemonSetStatus{Status: conversions.DaemonSetStatusFromAPI(in.Status)}), nil
 		},
 		delete: func(d deletion) domain.DaemonSetCommand {
-			return domain.DeleteDaemonSet{ResourceVersion: d.resourceVersion, Propagation: d.propagation}
+			return ifVersion[domain.DaemonSetCommand](d.resourceVersion, domain.DeleteDaemonSet{Propagation: d.propagation})
 		},
 		rows: daemonSetRows,
 	}

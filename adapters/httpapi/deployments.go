@@ -46,20 +46,20 @@ func (s *Server) deploymentKind() *kind {
 		},
 		update: func(in *appsv1.Deployment, rv int64) (domain.DeploymentCommand, error) {
 			c, err := conversions.DeploymentFromAPI(*in)
-			return domain.UpdateDeployment{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec, ResourceVersion: rv}, err
+			return ifVersion[domain.DeploymentCommand](rv, domain.UpdateDeployment{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec}), err
 		},
 		status: func(in *appsv1.Deployment, rv int64) (domain.DeploymentCommand, error) {
 			return ifVersion[domain.DeploymentCommand](rv, domain.RecordDeploymentStatus{Status: conversions.DeploymentStatusFromAPI(in.Status)}), nil
 		},
 		delete: func(d deletion) domain.DeploymentCommand {
-			return domain.DeleteDeployment{ResourceVersion: d.resourceVersion, Propagation: d.propagation}
+			return ifVersion[domain.DeploymentCommand](d.resourceVersion, domain.DeleteDeployment{Propagation: d.propagation})
 		},
 		rows: deploymentRows,
 	}
 	k := o.describe(s)
 	k.subresources = append(k.subresources, scaleOf(s, o, conversions.DeploymentScaleToAPI,
 		func(replicas int32, rv int64) domain.DeploymentCommand {
-			return domain.ScaleDeployment{Replicas: replicas, ResourceVersion: rv}
+			return ifVersion[domain.DeploymentCommand](rv, domain.ScaleDeployment{Replicas: replicas})
 		}))
 	return k
 }

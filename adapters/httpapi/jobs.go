@@ -49,13 +49,13 @@ func (s *Server) jobKind() *kind {
 		},
 		update: func(in *batchv1.Job, rv int64) (domain.JobCommand, error) {
 			c, err := conversions.JobFromAPI(*in)
-			return domain.UpdateJob{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec, ResourceVersion: rv}, err
+			return ifVersion[domain.JobCommand](rv, domain.UpdateJob{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec}), err
 		},
 		status: func(in *batchv1.Job, rv int64) (domain.JobCommand, error) {
 			return ifVersion[domain.JobCommand](rv, domain.RecordJobStatus{Status: conversions.JobStatusFromAPI(in.Status)}), nil
 		},
 		delete: func(d deletion) domain.JobCommand {
-			return domain.DeleteJob{ResourceVersion: d.resourceVersion, Propagation: d.propagation}
+			return ifVersion[domain.JobCommand](d.resourceVersion, domain.DeleteJob{Propagation: d.propagation})
 		},
 		rows: jobRows,
 	}

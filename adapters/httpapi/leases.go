@@ -63,10 +63,12 @@ func (s *Server) leaseKind() *kind {
 			return domain.CreateLease{Namespace: key.Namespace, Name: key.Name, UID: uuid.NewString(), Content: conversions.LeaseFromAPI(*in)}, nil
 		},
 		update: func(in *coordinationv1.Lease, rv int64) (domain.LeaseCommand, error) {
-			return domain.UpdateLease{Content: conversions.LeaseFromAPI(*in), ResourceVersion: rv}, nil
+			return ifVersion[domain.LeaseCommand](rv, domain.UpdateLease{Content: conversions.LeaseFromAPI(*in)}), nil
 		},
-		delete: func(d deletion) domain.LeaseCommand { return domain.DeleteLease{ResourceVersion: d.resourceVersion} },
-		rows:   leaseRows,
+		delete: func(d deletion) domain.LeaseCommand {
+			return ifVersion[domain.LeaseCommand](d.resourceVersion, domain.DeleteLease{})
+		},
+		rows: leaseRows,
 	}
 	k := o.describe(s)
 	k.nodeRule = mainGate.authorizeNodeLease

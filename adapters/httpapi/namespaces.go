@@ -52,10 +52,10 @@ func (s *Server) namespaceKind() *kind {
 			return conversions.CreateNamespaceFromAPI(*in, uuid.NewString()), nil
 		},
 		update: func(in *corev1.Namespace, rv int64) (domain.NamespaceCommand, error) {
-			return conversions.UpdateNamespaceFromAPI(*in, rv), nil
+			return ifVersion[domain.NamespaceCommand](rv, conversions.UpdateNamespaceFromAPI(*in)), nil
 		},
 		delete: func(d deletion) domain.NamespaceCommand {
-			return domain.DeleteNamespace{ResourceVersion: d.resourceVersion}
+			return ifVersion[domain.NamespaceCommand](d.resourceVersion, domain.DeleteNamespace{})
 		},
 		rows: namespaceRows,
 	}

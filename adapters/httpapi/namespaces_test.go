@@ -53,6 +53,13 @@ func TestNamespaceLifecycle(t *testing.T) {
 	if reason, msg := a.status(t); reason != "Forbidden" || msg != `namespaces "kube-system" is forbidden: this namespace may not be deleted` {
 		t.Errorf("delete kube-system: %s %q", reason, msg)
 	}
+	// Refused before its resourceVersion is looked at, as kube-apiserver's
+	// admission refuses it before storage compares preconditions.
+	a = mustSend(t, nil, base, http.StatusForbidden, req{method: "DELETE", path: "/api/v1/namespaces/kube-system",
+		body: `{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"resourceVersion":"999999"}}`})
+	if reason, _ := a.status(t); reason != "Forbidden" {
+		t.Errorf("stale delete of kube-system: %s, want Forbidden", reason)
+	}
 
 	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: "/api/v1/namespaces/shop/configmaps", body: `{"metadata":{"name":"cfg"}}`})
 	a = mustSend(t, nil, base, http.StatusOK, req{method: "DELETE", path: "/api/v1/namespaces/shop"})

@@ -45,13 +45,13 @@ func (s *Server) podDisruptionBudgetKind() *kind {
 		},
 		update: func(in *policyv1.PodDisruptionBudget, rv int64) (domain.PodDisruptionBudgetCommand, error) {
 			c, err := conversions.PodDisruptionBudgetFromAPI(*in)
-			return domain.UpdatePodDisruptionBudget{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec, ResourceVersion: rv}, err
+			return ifVersion[domain.PodDisruptionBudgetCommand](rv, domain.UpdatePodDisruptionBudget{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec}), err
 		},
 		status: func(in *policyv1.PodDisruptionBudget, rv int64) (domain.PodDisruptionBudgetCommand, error) {
-			return domain.RecordPodDisruptionBudgetStatus{Status: conversions.PodDisruptionBudgetStatusFromAPI(in.Status), ResourceVersion: rv}, nil
+			return ifVersion[domain.PodDisruptionBudgetCommand](rv, domain.RecordPodDisruptionBudgetStatus{Status: conversions.PodDisruptionBudgetStatusFromAPI(in.Status)}), nil
 		},
 		delete: func(d deletion) domain.PodDisruptionBudgetCommand {
-			return domain.DeletePodDisruptionBudget{ResourceVersion: d.resourceVersion}
+			return ifVersion[domain.PodDisruptionBudgetCommand](d.resourceVersion, domain.DeletePodDisruptionBudget{})
 		},
 		rows: podDisruptionBudgetRows,
 	}

@@ -45,20 +45,20 @@ func (s *Server) replicaSetKind() *kind {
 		},
 		update: func(in *appsv1.ReplicaSet, rv int64) (domain.ReplicaSetCommand, error) {
 			c, err := conversions.ReplicaSetFromAPI(*in)
-			return domain.UpdateReplicaSet{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec, Owners: &c.Owners, ResourceVersion: rv}, err
+			return ifVersion[domain.ReplicaSetCommand](rv, domain.UpdateReplicaSet{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec, Owners: &c.Owners}), err
 		},
 		status: func(in *appsv1.ReplicaSet, rv int64) (domain.ReplicaSetCommand, error) {
 			return ifVersion[domain.ReplicaSetCommand](rv, domain.RecordReplicaSetStatus{Status: conversions.ReplicaSetStatusFromAPI(in.Status)}), nil
 		},
 		delete: func(d deletion) domain.ReplicaSetCommand {
-			return domain.DeleteReplicaSet{ResourceVersion: d.resourceVersion, Propagation: d.propagation}
+			return ifVersion[domain.ReplicaSetCommand](d.resourceVersion, domain.DeleteReplicaSet{Propagation: d.propagation})
 		},
 		rows: replicaSetRows,
 	}
 	k := o.describe(s)
 	k.subresources = append(k.subresources, scaleOf(s, o, conversions.ReplicaSetScaleToAPI,
 		func(replicas int32, rv int64) domain.ReplicaSetCommand {
-			return domain.ScaleReplicaSet{Replicas: replicas, ResourceVersion: rv}
+			return ifVersion[domain.ReplicaSetCommand](rv, domain.ScaleReplicaSet{Replicas: replicas})
 		}))
 	return k
 }

@@ -48,20 +48,20 @@ func (s *Server) statefulSetKind() *kind {
 		},
 		update: func(in *appsv1.StatefulSet, rv int64) (domain.StatefulSetCommand, error) {
 			c, err := conversions.StatefulSetFromAPI(*in)
-			return domain.UpdateStatefulSet{Meta: c.Meta, Spec: c.Spec, ResourceVersion: rv}, err
+			return ifVersion[domain.StatefulSetCommand](rv, domain.UpdateStatefulSet(c)), err
 		},
 		status: func(in *appsv1.StatefulSet, rv int64) (domain.StatefulSetCommand, error) {
-			return domain.RecordStatefulSetStatus{Status: conversions.StatefulSetStatusFromAPI(in.Status), ResourceVersion: rv}, nil
+			return ifVersion[domain.StatefulSetCommand](rv, domain.RecordStatefulSetStatus{Status: conversions.StatefulSetStatusFromAPI(in.Status)}), nil
 		},
 		delete: func(d deletion) domain.StatefulSetCommand {
-			return domain.DeleteStatefulSet{ResourceVersion: d.resourceVersion, Propagation: d.propagation}
+			return ifVersion[domain.StatefulSetCommand](d.resourceVersion, domain.DeleteStatefulSet{Propagation: d.propagation})
 		},
 		rows: statefulSetRows,
 	}
 	k := o.describe(s)
 	k.subresources = append(k.subresources, scaleOf(s, o, conversions.StatefulSetScaleToAPI,
 		func(replicas int32, rv int64) domain.StatefulSetCommand {
-			return domain.ScaleStatefulSet{Replicas: replicas, ResourceVersion: rv}
+			return ifVersion[domain.StatefulSetCommand](rv, domain.ScaleStatefulSet{Replicas: replicas})
 		}))
 	return k
 }

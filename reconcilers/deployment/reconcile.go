@@ -83,7 +83,7 @@ func (r *Reconciler) collect(ctx context.Context, k reconcilers.Key, all []domai
 		if r.owners.Controller(rs.Owners) != k.Name {
 			continue
 		}
-		var cmd domain.ReplicaSetCommand = domain.DeleteReplicaSet{ResourceVersion: rs.ResourceVersion}
+		var cmd domain.ReplicaSetCommand = domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: rs.ResourceVersion, Command: domain.DeleteReplicaSet{}}
 		if ctrl := controllerUID(rs); orphan != "" && ctrl == orphan {
 			cmd = domain.ReleaseReplicaSet{UID: orphan}
 		}

@@ -144,9 +144,9 @@ func (ro *rollout) bumpRevision(ctx context.Context) error {
 	if !copied && !bumped {
 		return nil
 	}
-	got, err := ro.r.rsCommands.Execute(ctx, rs.Key(), domain.UpdateReplicaSet{
-		Labels: rs.Labels, Annotations: ann, Spec: rs.Spec, ResourceVersion: rs.ResourceVersion,
-	})
+	got, err := ro.r.rsCommands.Execute(ctx, rs.Key(), domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: rs.ResourceVersion, Command: domain.UpdateReplicaSet{
+		Labels: rs.Labels, Annotations: ann, Spec: rs.Spec,
+	}})
 	if err != nil {
 		return fmt.Errorf("bring replicaset %s of deployment %s up to date with its annotations: %w", rs, ro.d, err)
 	}

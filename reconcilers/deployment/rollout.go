@@ -83,7 +83,7 @@ func (ro *rollout) scale(ctx context.Context, rs *domain.ReplicaSet, replicas in
 	if rs.Spec.Replicas == replicas {
 		return nil
 	}
-	got, err := ro.r.rsCommands.Execute(ctx, rs.Key(), domain.ScaleReplicaSet{Replicas: replicas, ResourceVersion: rs.ResourceVersion})
+	got, err := ro.r.rsCommands.Execute(ctx, rs.Key(), domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: rs.ResourceVersion, Command: domain.ScaleReplicaSet{Replicas: replicas}})
 	if err != nil {
 		return fmt.Errorf("scale replicaset %s of deployment %s to %d: %w", rs, ro.d, replicas, err)
 	}
@@ -241,7 +241,7 @@ func (ro *rollout) cleanup(ctx context.Context) error {
 	slices.SortFunc(idle, func(a, b domain.ReplicaSet) int { return cmp.Compare(revisionOf(a), revisionOf(b)) })
 	var errs []error
 	for _, rs := range idle[:extra] {
-		if _, err := ro.r.rsCommands.Execute(ctx, rs.Key(), domain.DeleteReplicaSet{ResourceVersion: rs.ResourceVersion}); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		if _, err := ro.r.rsCommands.Execute(ctx, rs.Key(), domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: rs.ResourceVersion, Command: domain.DeleteReplicaSet{}}); err != nil && !errors.Is(err, domain.ErrNotFound) {
 			errs = append(errs, fmt.Errorf("delete old replicaset %s of deployment %s: %w", rs, ro.d, err))
 			continue
 		}

@@ -166,7 +166,7 @@ func (r *Reconciler) sync(ctx context.Context, b domain.PodDisruptionBudget, all
 	} else if ok {
 		ctx = reconcilers.Because(ctx, rec)
 	}
-	cmd := domain.RecordPodDisruptionBudgetStatus{Status: st, ResourceVersion: b.ResourceVersion}
+	cmd := domain.Precondition[domain.PodDisruptionBudgetCommand]{ResourceVersion: b.ResourceVersion, Command: domain.RecordPodDisruptionBudgetStatus{Status: st}}
 	if _, err := r.commands.Execute(ctx, b.Key(), cmd); err != nil {
 		if errors.Is(err, domain.ErrNotFound) || errors.Is(err, domain.ErrConflict) {
 			// Gone since, or changed since: its own event counts it again.

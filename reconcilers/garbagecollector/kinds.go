@@ -75,7 +75,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 			}),
 			list: listOf(rd.ReplicaSets, replicaSetDependent), aggregate: domain.ReplicaSetAggregate, one: oneOf(rd.ReplicaSets, domain.ReplicaSet.Exists, replicaSetDependent),
 			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
-				_, err := repo.ReplicaSetCommands().Execute(ctx, d.key(), domain.DeleteReplicaSet{ResourceVersion: d.resourceVersion, Propagation: p})
+				_, err := repo.ReplicaSetCommands().Execute(ctx, d.key(), domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteReplicaSet{Propagation: p}})
 				return err
 			},
 			release: func(ctx context.Context, d dependent, uid string) error {
@@ -108,7 +108,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 			}),
 			list: listOf(rd.Jobs, jobDependent), aggregate: domain.JobAggregate, one: oneOf(rd.Jobs, domain.Job.Exists, jobDependent),
 			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
-				_, err := repo.JobCommands().Execute(ctx, d.key(), domain.DeleteJob{ResourceVersion: d.resourceVersion, Propagation: p})
+				_, err := repo.JobCommands().Execute(ctx, d.key(), domain.Precondition[domain.JobCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteJob{Propagation: p}})
 				return err
 			},
 			release: func(ctx context.Context, d dependent, uid string) error {
@@ -157,7 +157,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 			}),
 			list: listOf(rd.DaemonSets, daemonSetDependent), aggregate: domain.DaemonSetAggregate, one: oneOf(rd.DaemonSets, domain.DaemonSet.Exists, daemonSetDependent),
 			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
-				_, err := repo.DaemonSetCommands().Execute(ctx, d.key(), domain.DeleteDaemonSet{ResourceVersion: d.resourceVersion, Propagation: p})
+				_, err := repo.DaemonSetCommands().Execute(ctx, d.key(), domain.Precondition[domain.DaemonSetCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteDaemonSet{Propagation: p}})
 				return err
 			},
 			release: func(ctx context.Context, d dependent, uid string) error {
@@ -178,7 +178,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 			}),
 			list: listOf(rd.PodDisruptionBudgets, budgetDependent), aggregate: domain.PodDisruptionBudgetAggregate, one: oneOf(rd.PodDisruptionBudgets, domain.PodDisruptionBudget.Exists, budgetDependent),
 			del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-				_, err := repo.PodDisruptionBudgetCommands().Execute(ctx, d.key(), domain.DeletePodDisruptionBudget{ResourceVersion: d.resourceVersion})
+				_, err := repo.PodDisruptionBudgetCommands().Execute(ctx, d.key(), domain.Precondition[domain.PodDisruptionBudgetCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeletePodDisruptionBudget{}})
 				return err
 			},
 			release: func(ctx context.Context, d dependent, uid string) error {
@@ -196,7 +196,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 			list: listOf(rd.ControllerRevisions, revisionDependent), aggregate: domain.ControllerRevisionAggregate,
 			one: oneOf(rd.ControllerRevisions, domain.ControllerRevision.Exists, revisionDependent),
 			del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-				_, err := repo.ControllerRevisionCommands().Execute(ctx, d.key(), domain.DeleteControllerRevision{ResourceVersion: d.resourceVersion})
+				_, err := repo.ControllerRevisionCommands().Execute(ctx, d.key(), domain.Precondition[domain.ControllerRevisionCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteControllerRevision{}})
 				return err
 			},
 			release: func(ctx context.Context, d dependent, uid string) error {
@@ -360,7 +360,7 @@ func configMapKind(rd Readers, repo Repository) *kind {
 			return configMapDependent(c), len(c.Owners) > 0, nil
 		},
 		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-			_, err := repo.ConfigMapCommands().Execute(ctx, d.key(), domain.DeleteConfigMap{ResourceVersion: d.resourceVersion})
+			_, err := repo.ConfigMapCommands().Execute(ctx, d.key(), domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteConfigMap{}})
 			return err
 		},
 		release: func(ctx context.Context, d dependent, uid string) error {
@@ -370,7 +370,7 @@ func configMapKind(rd Readers, repo Repository) *kind {
 			}
 			content := domain.ConfigMapContentOf(c)
 			content.Owners = withoutOwner(content.Owners, uid)
-			_, err = repo.ConfigMapCommands().Execute(ctx, d.key(), domain.UpdateConfigMap{Content: content, ResourceVersion: d.resourceVersion})
+			_, err = repo.ConfigMapCommands().Execute(ctx, d.key(), domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: d.resourceVersion, Command: domain.UpdateConfigMap{Content: content}})
 			return err
 		},
 	}
@@ -405,7 +405,7 @@ func leaseKind(rd Readers, repo Repository) *kind {
 			return leaseDependent(l), len(l.Owners) > 0, nil
 		},
 		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-			_, err := repo.LeaseCommands().Execute(ctx, d.key(), domain.DeleteLease{ResourceVersion: d.resourceVersion})
+			_, err := repo.LeaseCommands().Execute(ctx, d.key(), domain.Precondition[domain.LeaseCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteLease{}})
 			return err
 		},
 		// A lease's owners are part of its content: the release rewrites
@@ -416,7 +416,7 @@ func leaseKind(rd Readers, repo Repository) *kind {
 				return errors.Join(err, errChanged)
 			}
 			content := domain.LeaseContent{Labels: l.Labels, Annotations: l.Annotations, Owners: withoutOwner(l.Owners, uid), Spec: l.Spec}
-			_, err = repo.LeaseCommands().Execute(ctx, d.key(), domain.UpdateLease{Content: content, ResourceVersion: d.resourceVersion})
+			_, err = repo.LeaseCommands().Execute(ctx, d.key(), domain.Precondition[domain.LeaseCommand]{ResourceVersion: d.resourceVersion, Command: domain.UpdateLease{Content: content}})
 			return err
 		},
 	}

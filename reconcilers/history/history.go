@@ -104,7 +104,7 @@ func Ensure(ctx context.Context, cmds Commands, owned []domain.ControllerRevisio
 	case i >= 0 && i == len(owned)-1:
 		return owned[i], owned, Unchanged, nil
 	case i >= 0:
-		rev, err := cmds.Execute(ctx, owned[i].Key(), domain.RenumberControllerRevision{Revision: next, ResourceVersion: owned[i].ResourceVersion})
+		rev, err := cmds.Execute(ctx, owned[i].Key(), domain.Precondition[domain.ControllerRevisionCommand]{ResourceVersion: owned[i].ResourceVersion, Command: domain.RenumberControllerRevision{Revision: next}})
 		if err != nil {
 			return domain.ControllerRevision{}, owned, Unchanged, fmt.Errorf("renumber revision %s: %w", name, err)
 		}
@@ -144,7 +144,7 @@ func Truncate(ctx context.Context, cmds Commands, owned []domain.ControllerRevis
 	var deleted []string
 	var errs []error
 	for _, rev := range Excess(owned, live, limit) {
-		_, err := cmds.Execute(ctx, rev.Key(), domain.DeleteControllerRevision{ResourceVersion: rev.ResourceVersion})
+		_, err := cmds.Execute(ctx, rev.Key(), domain.Precondition[domain.ControllerRevisionCommand]{ResourceVersion: rev.ResourceVersion, Command: domain.DeleteControllerRevision{}})
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			errs = append(errs, fmt.Errorf("delete revision %s: %w", rev.Name, err))
 			continue

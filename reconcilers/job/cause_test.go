@@ -68,7 +68,7 @@ func (h *causeHarness) edit(change func(*domain.JobSpec)) {
 	}
 	spec := j.Spec
 	change(&spec)
-	h.job(domain.UpdateJob{Labels: j.Labels, Annotations: j.Annotations, Spec: spec, ResourceVersion: j.ResourceVersion})
+	h.job(domain.Precondition[domain.JobCommand]{ResourceVersion: j.ResourceVersion, Command: domain.UpdateJob{Labels: j.Labels, Annotations: j.Annotations, Spec: spec}})
 }
 
 // pod applies cmd to default/name as actor would.

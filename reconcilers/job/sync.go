@@ -202,7 +202,7 @@ func (r *Reconciler) finished(ctx context.Context, j domain.Job, owned, running 
 	if err != nil {
 		return reconcilers.Result{}, fmt.Errorf("cause of the expiry of job %s: %w", j, err)
 	}
-	if _, err := r.jobCommands.Execute(ctx, j.Key(), domain.DeleteJob{ResourceVersion: j.ResourceVersion}); err != nil {
+	if _, err := r.jobCommands.Execute(ctx, j.Key(), domain.Precondition[domain.JobCommand]{ResourceVersion: j.ResourceVersion, Command: domain.DeleteJob{}}); err != nil {
 		return reconcilers.Result{}, r.jobGone(fmt.Errorf("delete job %s, finished %s ago: %w", j, now.Sub(j.Status.FinishedAt()), err))
 	}
 	r.logPods("deleted a job past its TTL after finishing, and so its pods", j.String(), running)
