@@ -151,10 +151,15 @@ func (t *sqliteTx) Commit() error {
 	return nil
 }
 
+// Rollback ends the transaction and hands the kept connection on
+// whatever ROLLBACK answers: database/sql ends the transaction either way,
+// and SQLite may already have rolled it back itself (after SQLITE_FULL,
+// a full disk, ROLLBACK finds no transaction), so that a turn kept on an
+// error would stop every later writer.
 func (t *sqliteTx) Rollback() error {
 	err := t.tx.Rollback()
+	t.done()
 	if err == nil || errors.Is(err, sql.ErrTxDone) {
-		t.done()
 		return nil
 	}
 	return err

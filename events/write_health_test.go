@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,5 +60,50 @@ func TestAFullDiskMakesTheLogUnwritableUntilRoomIsBack(t *testing.T) {
 		"the store never noticed the room was back")
 	if err := appendOne("test/b", 0); err != nil {
 		t.Fatalf("an append once room is back: %v", err)
+	}
+}
+
+// TestAWriteRefusedByAFullDiskHandsTheWriteTurnOn: a write transaction
+// of herd's own whose append a full disk refuses ends, and the next
+// writer gets its turn: after SQLITE_FULL SQLite may have rolled the
+// transaction back itself, and a ROLLBACK that then fails must still
+// hand the connection kept for writes on, or every later write waits
+// forever.
+func TestAWriteRefusedByAFullDiskHandsTheWriteTurnOn(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	store, err := events.Open(ctx, events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	log := store.Log()
+	write := func(stream string, size int) error {
+		tx, err := log.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		evs := []events.NewEvent{{Type: "Tested", Payload: []byte(`{"x":"` + strings.Repeat("x", size) + `"}`)}}
+		if _, err := tx.Append(ctx, stream, 0, events.Metadata{Actor: "test"}, time.Now(), evs...); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	}
+	if err := write("test/a", 10); err != nil {
+		t.Fatal(err)
+	}
+	free, err := eventstest.FillDisk(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write("test/b", 1<<20); err == nil || !strings.Contains(err.Error(), "full") {
+		t.Fatalf("a write on a full disk: %v, want it refused as full", err)
+	}
+	if err := free(); err != nil {
+		t.Fatalf("the next writer after a refused write: %v (its turn never came)", err)
+	}
+	if err := write("test/c", 10); err != nil {
+		t.Fatalf("a write once room is back: %v", err)
 	}
 }
