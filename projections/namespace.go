@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"herd/domain"
+	"herd/projections/viewstore"
 	"herd/events"
 )
 
@@ -135,10 +136,7 @@ const ensureAttempts = 3
 // kubelet runs in a namespace no one created in herd). It appends nothing
 // when all exist, and returns the names it created.
 func (w *Writer) EnsureNamespaces(ctx context.Context, uid func() string) ([]string, error) {
-	inUse, err := queryNames(ctx, w.views, "namespaces in use", `SELECT namespace FROM pods WHERE finalized = 0
-UNION SELECT namespace FROM configmaps WHERE deleted = 0
-EXCEPT SELECT name FROM namespaces WHERE deleted = 0
-ORDER BY 1`)
+	inUse, err := viewstore.NamespacesInUse(ctx, w.views)
 	if err != nil {
 		return nil, err
 	}
