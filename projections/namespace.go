@@ -8,8 +8,8 @@ import (
 	"slices"
 
 	"herd/domain"
-	"herd/projections/viewstore"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // namespaces describes the namespace: its row in namespaces.
