@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"herd/events"
+	"herd/events/eventstest"
 )
 
 // TestAnEventsInsertRunsNoProgramPerRow: the INSERT of a log's events
@@ -26,30 +27,7 @@ func TestAnEventsInsertRunsNoProgramPerRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ops []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		op := fmt.Sprint(vals[1])
-		if b, ok := vals[1].([]byte); ok {
-			op = string(b)
-		}
-		ops = append(ops, op)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	ops := eventstest.Column(t, rows, 1)
 	for _, op := range ops {
 		if op == "Program" {
 			t.Fatalf("an event's insert runs a trigger program per row: %s", strings.Join(ops, " "))

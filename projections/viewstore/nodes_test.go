@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"herd/events"
+	"herd/events/eventstest"
 	"herd/projections/command"
 	"herd/projections/viewstore"
 )
@@ -273,25 +274,9 @@ func queryPlan(ctx context.Context, t *testing.T, db *sql.DB, engine events.Engi
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var b strings.Builder
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&b, "%s\n", vals[len(vals)-1])
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+	for _, step := range eventstest.Column(t, rows, -1) {
+		fmt.Fprintf(&b, "%s\n", step)
 	}
 	return b.String()
 }
