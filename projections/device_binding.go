@@ -100,7 +100,10 @@ func decodeDeviceBindings(data [][]byte, err error) ([]domain.DeviceBinding, err
 	if err != nil {
 		return nil, fmt.Errorf("device bindings: %w", err)
 	}
-	var out []domain.DeviceBinding
+	if len(data) == 0 {
+		return nil, nil
+	}
+	out := make([]domain.DeviceBinding, 0, len(data))
 	for _, d := range data {
 		var b domain.DeviceBinding
 		if err := json.Unmarshal(d, &b); err != nil {
