@@ -8,6 +8,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // deviceBindings describes the binding of a device name: its row in
@@ -27,7 +28,7 @@ var deviceBindings = describe(&aggregate[domain.DeviceBinding]{
 		if err != nil {
 			return fmt.Errorf("encode device binding %s: %w", b.Name, err)
 		}
-		if _, err := x.ExecContext(ctx, upsertDeviceBindingSQL, b.Name, b.Address, b.Version, b.ResourceVersion, data); err != nil {
+		if err := deviceBindingRows.Upsert(ctx, x, viewstore.DeviceBindingRow{Name: b.Name, Address: b.Address, Version: b.Version, ResourceVersion: b.ResourceVersion, Data: data}); err != nil {
 			return fmt.Errorf("device binding view %s: %w", b.Name, err)
 		}
 		return nil
@@ -42,16 +43,19 @@ func (w *Writer) UpdateDeviceBinding(ctx context.Context, name string, update fu
 	return deviceBindings.update(ctx, w, name, update)
 }
 
-const upsertDeviceBindingSQL = `INSERT INTO device_bindings (name, address, version, resource_version, data) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (name) DO UPDATE SET address = excluded.address, version = excluded.version,
-  resource_version = excluded.resource_version, data = excluded.data`
+// deviceBindingRows is the device binding view's table behind the views'
+// store port, on whichever engine a handle is of.
+var deviceBindingRows = viewstore.NewDeviceBindings()
 
 // loadDeviceBinding reads a binding, or domain.ErrNotFound when the name
 // was never bound.
-func loadDeviceBinding(ctx context.Context, q events.Querier, name string) (domain.DeviceBinding, error) {
-	data, err := rowData(ctx, q, "device binding "+name, `SELECT data FROM device_bindings WHERE name = ?`, name)
-	if err != nil {
-		return domain.DeviceBinding{}, err
+func loadDeviceBinding(ctx context.Context, q viewstore.Querier, name string) (domain.DeviceBinding, error) {
+	data, err := deviceBindingRows.Get(ctx, q, name)
+	switch {
+	case errors.Is(err, viewstore.ErrNoRow):
+		return domain.DeviceBinding{}, fmt.Errorf("device binding %s: %w", name, domain.ErrNotFound)
+	case err != nil:
+		return domain.DeviceBinding{}, fmt.Errorf("load device binding %s: %w", name, err)
 	}
 	var b domain.DeviceBinding
 	if err := json.Unmarshal(data, &b); err != nil {
@@ -82,23 +86,30 @@ func (v *DeviceBindingView) Get(ctx context.Context, name string) (domain.Device
 
 // List returns the names that are bound, in name order.
 func (v *DeviceBindingView) List(ctx context.Context) ([]domain.DeviceBinding, error) {
-	return v.query(ctx, `SELECT data FROM device_bindings WHERE address <> '' ORDER BY name`)
+	return decodeDeviceBindings(deviceBindingRows.Bound(ctx, v.db))
 }
 
 // BoundTo returns the bindings of every name bound to address.
 func (v *DeviceBindingView) BoundTo(ctx context.Context, address string) ([]domain.DeviceBinding, error) {
-	if address == "" {
-		return nil, nil
-	}
-	return v.query(ctx, `SELECT data FROM device_bindings WHERE address = ? ORDER BY name`, address)
+	return decodeDeviceBindings(deviceBindingRows.BoundTo(ctx, v.db, address))
 }
 
-func (v *DeviceBindingView) query(ctx context.Context, q string, args ...any) ([]domain.DeviceBinding, error) {
-	return queryRows(ctx, v.db, "device bindings", func(data []byte) (domain.DeviceBinding, error) {
+// decodeDeviceBindings decodes the rows a read of the device binding view
+// returns.
+func decodeDeviceBindings(data [][]byte, err error) ([]domain.DeviceBinding, error) {
+	if err != nil {
+		return nil, fmt.Errorf("device bindings: %w", err)
+	}
+	if len(data) == 0 {
+		return nil, nil
+	}
+	out := make([]domain.DeviceBinding, 0, len(data))
+	for _, d := range data {
 		var b domain.DeviceBinding
-		if err := json.Unmarshal(data, &b); err != nil {
-			return domain.DeviceBinding{}, fmt.Errorf("decode device binding: %w", err)
+		if err := json.Unmarshal(d, &b); err != nil {
+			return nil, fmt.Errorf("decode device binding: %w", err)
 		}
-		return b, nil
-	}, q, args...)
+		out = append(out, b)
+	}
+	return out, nil
 }

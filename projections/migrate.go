@@ -29,17 +29,20 @@ func PostgresMigrations() fs.FS {
 }
 
 // Migrate creates or upgrades the view tables beside log, on whichever
-// engine keeps it.
+// engine keeps it. Migrations are each engine's own by nature — each
+// engine's history of files, and on SQLite the upgrades of rows an older
+// herd wrote — so they run on the views' database/sql pool (viewDB)
+// rather than behind the views' store port.
 func Migrate(ctx context.Context, log events.Log) error {
-	db, engine := events.SQLDB(log)
-	if engine == events.EnginePostgres {
-		if err := events.MigratePostgres(ctx, db, "projections", PostgresMigrations()); err != nil {
+	views := newViewDB(log)
+	if views.d.Engine() == events.EnginePostgres {
+		if err := events.MigratePostgres(ctx, views.db, "projections", PostgresMigrations()); err != nil {
 			return fmt.Errorf("migrate views: %w", err)
 		}
-	} else if err := migrate(ctx, db); err != nil {
+	} else if err := migrate(ctx, views.db); err != nil {
 		return err
 	}
-	return fillIPPoolsFree(ctx, newViewDB(log))
+	return fillIPPoolsFree(ctx, views)
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {

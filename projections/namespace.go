@@ -29,7 +29,7 @@ var namespaces = describe(&aggregate[domain.Namespace]{
 		if err != nil {
 			return fmt.Errorf("encode namespace %s: %w", ns.Name, err)
 		}
-		if _, err := x.ExecContext(ctx, upsertNamespaceSQL, ns.Name, ns.Deleted, ns.Version, ns.ResourceVersion, data); err != nil {
+		if err := namespaceRows.Upsert(ctx, x, viewstore.NamespaceRow{Name: ns.Name, Deleted: ns.Deleted, Version: ns.Version, ResourceVersion: ns.ResourceVersion, Data: data}); err != nil {
 			return fmt.Errorf("namespace view %s: %w", ns.Name, err)
 		}
 		return nil
@@ -44,9 +44,9 @@ func (w *Writer) UpdateNamespace(ctx context.Context, name string, update func(d
 	return namespaces.update(ctx, w, name, update)
 }
 
-const upsertNamespaceSQL = `INSERT INTO namespaces (name, deleted, version, resource_version, data) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (name) DO UPDATE SET deleted = excluded.deleted, version = excluded.version,
-  resource_version = excluded.resource_version, data = excluded.data`
+// namespaceRows is the namespace view's table behind the views' store
+// port, on whichever engine a handle is of.
+var namespaceRows = viewstore.NewNamespaces()
 
 func unmarshalNamespace(data []byte) (domain.Namespace, error) {
 	var ns domain.Namespace
@@ -58,12 +58,32 @@ func unmarshalNamespace(data []byte) (domain.Namespace, error) {
 
 // loadNamespace reads a namespace's row, tombstones included, or
 // domain.ErrNotFound.
-func loadNamespace(ctx context.Context, q events.Querier, name string) (domain.Namespace, error) {
-	data, err := rowData(ctx, q, fmt.Sprintf("namespaces %q", name), `SELECT data FROM namespaces WHERE name = ?`, name)
-	if err != nil {
-		return domain.Namespace{}, err
+func loadNamespace(ctx context.Context, q viewstore.Querier, name string) (domain.Namespace, error) {
+	data, err := namespaceRows.Get(ctx, q, name)
+	switch {
+	case errors.Is(err, viewstore.ErrNoRow):
+		return domain.Namespace{}, fmt.Errorf("namespaces %q: %w", name, domain.ErrNotFound)
+	case err != nil:
+		return domain.Namespace{}, fmt.Errorf("load namespaces %q: %w", name, err)
 	}
 	return unmarshalNamespace(data)
+}
+
+// decodeNamespaces decodes the rows a read of the namespace view returns
+// with the log's head.
+func decodeNamespaces(data [][]byte, head int64, err error) ([]domain.Namespace, int64, error) {
+	if err != nil {
+		return nil, 0, fmt.Errorf("namespace rows: %w", err)
+	}
+	out := make([]domain.Namespace, 0, len(data))
+	for _, d := range data {
+		ns, err := unmarshalNamespace(d)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, ns)
+	}
+	return out, head, nil
 }
 
 // NamespaceView answers queries about namespaces from the namespace view.
@@ -100,7 +120,7 @@ func (v *NamespaceView) AcceptsObjects(ctx context.Context, name string) error {
 // List returns the namespaces by name, terminating ones included, with the
 // log head at the moment of reading, from one statement.
 func (v *NamespaceView) List(ctx context.Context) ([]domain.Namespace, int64, error) {
-	return viewRows(ctx, v.db, "namespace", unmarshalNamespace, `namespaces r ON r.deleted = 0 ORDER BY r.name`)
+	return decodeNamespaces(namespaceRows.List(ctx, v.db))
 }
 
 // Terminating returns the namespaces being deleted.
@@ -116,7 +136,7 @@ func (v *NamespaceView) Terminating(ctx context.Context) ([]domain.Namespace, er
 // name order, tombstones included, and the log head at the moment of
 // reading; limit 0 or less means all of them.
 func (v *NamespaceView) Rows(ctx context.Context, after string, limit int) ([]domain.Namespace, int64, error) {
-	return viewRows(ctx, v.db, "namespace", unmarshalNamespace, namedRowsFrom("namespaces"), namedRowsArgs(after, limit)...)
+	return decodeNamespaces(namespaceRows.After(ctx, v.db, after, limit))
 }
 
 // FoldNamespace folds one logged event of a namespace's stream into the
@@ -136,7 +156,7 @@ const ensureAttempts = 3
 // kubelet runs in a namespace no one created in herd). It appends nothing
 // when all exist, and returns the names it created.
 func (w *Writer) EnsureNamespaces(ctx context.Context, uid func() string) ([]string, error) {
-	inUse, err := viewstore.NamespacesInUse(ctx, w.views)
+	inUse, err := namespaceRows.InUse(ctx, w.views)
 	if err != nil {
 		return nil, err
 	}

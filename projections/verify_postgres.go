@@ -17,15 +17,23 @@ import (
 // herd's replicas keep writing while it runs. It is how replay --verify
 // works on PostgreSQL, where there is no file to copy.
 func VerifyInPlace(ctx context.Context, log events.Log, opts RebuildOptions) (*Difference, RebuildStats, error) {
-	if _, engine := events.SQLDB(log); engine != events.EnginePostgres {
-		return nil, RebuildStats{}, fmt.Errorf("verify in place: the log is on %s; verify a copy of its file (Verify)", engine)
-	}
 	start := time.Now() // wall time: how long the verify took, for the operator
 	ltx, err := log.Begin(ctx)
 	if err != nil {
 		return nil, RebuildStats{}, fmt.Errorf("verify: begin: %w", err)
 	}
 	defer func() { _ = ltx.Rollback() }()
+	// The log's own transaction tells its engine; on SQLite it is rolled
+	// back before anything was written in it.
+	if engine := ltx.Engine(); engine != events.EnginePostgres {
+		return nil, RebuildStats{}, fmt.Errorf("verify in place: the log is on %s; verify a copy of its file (Verify)", engine)
+	}
+	// The statements below are PostgreSQL's alone and stay here, through
+	// the transaction's database/sql handle (newViewTx): a snapshot of the
+	// log and every view at once, and scratch tables shaped like the live
+	// ones that the rebuild writes instead, are how this engine verifies
+	// in place, and no other engine runs them (SQLite verifies a copy of
+	// its file).
 	tx := newViewTx(ltx)
 	if _, err := tx.ExecContext(ctx, `SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`); err != nil {
 		return nil, RebuildStats{}, fmt.Errorf("verify: %w", err)

@@ -19,6 +19,17 @@ type viewDB struct {
 }
 
 // newViewDB is the views beside log, on whichever engine keeps it.
+//
+// It is projections' one reach past the log's port for its database
+// (events.SQLDB), and it stays: the views are tables in the log's own
+// database, read outside a transaction through the log's pool so that a
+// list and the log's head come from one statement, and the log's port
+// (events.Log) carries the log's operations, not a handle for other
+// tables. What reads through it runs the views' statements behind the
+// views' store port (viewstore), and the migrations (Migrate). The unit
+// of work's transaction reaches the log's the same way (command.NewTx,
+// events.SQLTx), so that a command's appends and its views' rows commit
+// together.
 func newViewDB(log events.Log) *viewDB {
 	db, engine := events.SQLDB(log)
 	return &viewDB{db: db, d: engine.Dialect()}

@@ -11,19 +11,21 @@ import (
 
 // objectKindFiles are the files of the kinds whose views are behind the
 // views' store port (viewstore), the lease view's, the node view's, the
-// pod view's, the node timeline's and the IP address views' among them:
-// they hold no SQL of their own.
+// pod view's, the node timeline's, the IP address views', the namespace
+// view's and the device binding view's among them: they hold no SQL of
+// their own.
 var objectKindFiles = []string{
 	"json_rows.go", "json_view.go",
 	"configmap.go", "configmap_view.go", "configmap_history.go",
 	"controllerrevision.go", "cronjob.go", "daemonset.go", "daemonset_view.go",
-	"deployment.go", "fleet.go", "health_view.go", "job.go", "job_view.go", "kind_view.go", "kubelet_targets.go", "lease.go",
+	"deployment.go", "device_binding.go", "fleet.go", "health_view.go", "job.go", "job_view.go", "kind_view.go", "kubelet_targets.go", "lease.go",
 	"node.go", "node_history.go", "node_hot.go", "node_queries.go", "node_view.go",
 	"pod.go", "pod_history.go", "pod_index.go", "pod_nodes.go", "pod_orphans.go", "pod_view.go",
 	"poddisruptionbudget.go", "poddisruptionbudget_view.go",
 	"replicaset.go", "replicaset_view.go", "statefulset.go",
 	"timeline.go", "timeline_view.go",
 	"ipam.go", "ipam_view.go", "ipam_apply.go", "ipam_free_upgrade.go",
+	"namespace.go",
 }
 
 // sqlStatement matches a string that reads as a statement, or as a

@@ -33,6 +33,10 @@ type Tx struct {
 // NewTx is ltx as a unit of work's transaction, its view statements in
 // its engine's dialect.
 func NewTx(ltx events.LogTx) Tx {
+	// The views' rows are written in the transaction that appends their
+	// events, so that both commit as one: the views reach it through its
+	// database/sql handle (events.SQLTx), as the log's port carries the
+	// log's operations alone.
 	sqlTx := events.SQLTx(ltx)
 	return Tx{log: ltx, sql: sqlTx, v: NewViewTx(sqlTx, ltx.Engine().Dialect())}
 }

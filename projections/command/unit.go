@@ -63,6 +63,11 @@ type Unit struct {
 // through views and running view statements in the log's engine's
 // dialect, stamping records with clk's time. metrics may be nil.
 func New(log events.Log, views events.Querier, clk clock.PassiveClock, metrics *Metrics) *Unit {
+	// The engine says what the unit may remember and prepare (a SQLite
+	// database is this process's alone), and on SQLite the ready writes'
+	// statements are prepared on the log's own pool, outside the write
+	// lock: both are the log's database's, which the log's port does not
+	// carry (events.SQLDB).
 	db, engine := events.SQLDB(log)
 	u := &Unit{log: log, views: views, dialect: engine.Dialect(), clock: clk, metrics: metrics,
 		group: &groupCommit{log: log, metrics: metrics}, queue: newWriteQueue(clock.RealClock{}),

@@ -14,11 +14,15 @@
 // lists filter on beside the data, as Pods (NewSQLitePods,
 // NewPostgresPods); of the node view, a node's cold and hot rows
 // written apart and read as one, as Nodes (NewSQLiteNodes,
-// NewPostgresNodes); and of a view of one stream's state in one row (the
+// NewPostgresNodes); of a view of one stream's state in one row (the
 // fleet's health, the kubelet targets), as Single (NewSQLiteSingle,
-// NewPostgresSingle); and of the IP address views, a pool's row and
+// NewPostgresSingle); of the IP address views, a pool's row and
 // the rows of its addresses in use, as Addresses (NewSQLiteAddresses,
-// NewPostgresAddresses). Only those implementations hold
+// NewPostgresAddresses); of the namespace view, as Namespaces
+// (NewSQLiteNamespaces, NewPostgresNamespaces); and of the device
+// binding view, a device name's row with the address it is bound to, as
+// DeviceBindings (NewSQLiteDeviceBindings, NewPostgresDeviceBindings).
+// Only those implementations hold
 // the tables' SQL and database/sql's types; the views hand the port the
 // handle a statement runs on (the views' pool or the unit of work's
 // transaction) and get rows' data back. See the architecture note, "One
@@ -137,7 +141,8 @@ func New(s Schema) Store {
 
 // byEngine holds one implementation of a port per engine and picks the
 // one of a handle's engine: New, NewLeases, NewTimeline, NewAddresses,
-// NewPods, NewNodes and NewSingle answer through it.
+// NewPods, NewNodes, NewSingle, NewNamespaces and NewDeviceBindings
+// answer through it.
 type byEngine[T any] struct{ sqlite, postgres T }
 
 func (e byEngine[T]) on(h any) (T, error) {
