@@ -144,7 +144,7 @@ func TestFrom(t *testing.T) {
 	nothing := From[ConfigMap, ConfigMapCommand](func(ConfigMap) (ConfigMapCommand, error) { return nil, nil })
 	evs, err = DecideConfigMap(cm, nothing, at(2))
 	checkDecided(t, evs, err, nil, 0)
-	other := From[Lease, LeaseCommand](func(Lease) (LeaseCommand, error) { return DeleteLease{}, nil })
+	other := From[Lease, ConfigMapCommand](func(Lease) (ConfigMapCommand, error) { return DeleteConfigMap{}, nil })
 	evs, err = DecideConfigMap(cm, other, at(2))
 	checkDecided(t, evs, err, ErrInvalid, 0)
 }

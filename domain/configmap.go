@@ -3,7 +3,6 @@ package domain
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -109,26 +108,23 @@ func ConfigMapStream(namespace, name string) string {
 	return ConfigMapAggregate.Stream(namespace + "/" + name)
 }
 
-// ConfigMapCommand is a command on one ConfigMap: CreateConfigMap,
-// UpdateConfigMap or DeleteConfigMap.
-type ConfigMapCommand interface {
-	decideConfigMap(c ConfigMap, now time.Time) ([]Event, error)
-}
+// The ConfigMap's commands: the object model's delete, and its own
+// create and update, which carry its content as the API says it.
+type (
+	// ConfigMapCommand is a command on one ConfigMap.
+	ConfigMapCommand = ObjectCommand[ConfigMapSpec, NoStatus]
+	// DeleteConfigMap removes a ConfigMap, as `kubectl delete configmap`
+	// does; in a Precondition it deletes only that version. The view
+	// keeps a tombstone so that a later ConfigMap of the same name
+	// continues the stream.
+	DeleteConfigMap = Delete[ConfigMapSpec, NoStatus]
+)
 
-// DecideConfigMap returns the events that cmd causes on ConfigMap c at time
-// now, or a typed error (ErrNotFound, ErrAlreadyExists, ErrConflict, or an
-// *InvalidError). A rejected command returns no events; no events and no
-// error means there is nothing to change.
-//
-// c is the ConfigMap as the view holds it: the zero ConfigMap (or one with
-// only its namespace and name set) when herd never saw it. DecideConfigMap
-// neither changes c nor keeps any map of cmd in the events it returns.
-func DecideConfigMap(c ConfigMap, cmd ConfigMapCommand, now time.Time) ([]Event, error) {
-	if cmd == nil {
-		return nil, fmt.Errorf("nil configmap command: %w", ErrInvalid)
-	}
-	return cmd.decideConfigMap(c, now.UTC())
-}
+// DecideConfigMap returns the events that cmd causes on ConfigMap c at
+// time now (DecideObject). c is the ConfigMap as the view holds it: the
+// zero ConfigMap (or one with only its namespace and name set) when herd
+// never saw it.
+var DecideConfigMap = DecideObject[ConfigMap]
 
 // EvolveConfigMap folds one event into the ConfigMap and returns the
 // result; the live view and `herd replay` both call it. It never mutates c
@@ -163,10 +159,10 @@ type CreateConfigMap struct {
 	Content   ConfigMapContent
 }
 
-func (c CreateConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
+func (c CreateConfigMap) decideObject(s subject[ConfigMapCommand], now time.Time) ([]Event, error) {
 	meta, spec := c.Content.split()
 	meta.Namespace, meta.Name, meta.UID = c.Namespace, c.Name, c.UID
-	return decideCreate(cm, meta, spec, now)
+	return decideCreate(modelOf(s), meta, spec, now)
 }
 
 // UpdateConfigMap replaces a ConfigMap's content, as a Kubernetes PUT
@@ -182,20 +178,9 @@ type UpdateConfigMap struct {
 	Content ConfigMapContent
 }
 
-func (c UpdateConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
+func (c UpdateConfigMap) decideObject(s subject[ConfigMapCommand], now time.Time) ([]Event, error) {
 	meta, spec := c.Content.split()
-	return decideUpdate(cm, meta, spec, now)
-}
-
-// DeleteConfigMap removes a ConfigMap, as `kubectl delete configmap` does;
-// in a Precondition it deletes only that version (ErrConflict
-// otherwise). It records ConfigMapDeleted; the view keeps a tombstone so
-// that a later ConfigMap of the same name continues the stream. Deleting
-// one that does not exist fails with ErrNotFound.
-type DeleteConfigMap struct{}
-
-func (DeleteConfigMap) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
-	return decideDelete(cm, now)
+	return decideUpdate(modelOf(s), meta, spec, now)
 }
 
 // immutabilityProblems enforces Kubernetes' rules for immutable

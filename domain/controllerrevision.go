@@ -3,7 +3,6 @@ package domain
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"time"
 )
@@ -139,44 +138,28 @@ func sameJSON(a, b []byte) bool {
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
-// ControllerRevisionCommand is a command on one ControllerRevision:
-// CreateControllerRevision, UpdateControllerRevision,
-// DeleteControllerRevision or ReleaseControllerRevision.
-type ControllerRevisionCommand interface {
-	decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error)
-}
+// The ControllerRevision's commands: the object model's, and
+// RenumberControllerRevision.
+type (
+	// ControllerRevisionCommand is a command on one ControllerRevision.
+	ControllerRevisionCommand = ObjectCommand[ControllerRevisionSpec, NoStatus]
+	// CreateControllerRevision creates a ControllerRevision, as a
+	// controller (or kubectl create -f) does.
+	CreateControllerRevision = Create[ControllerRevisionSpec, NoStatus]
+	// UpdateControllerRevision makes a revision's labels, annotations,
+	// owners and spec those given; its data may not change, its revision
+	// number may.
+	UpdateControllerRevision = Update[ControllerRevisionSpec, NoStatus]
+	// DeleteControllerRevision deletes a revision.
+	DeleteControllerRevision = Delete[ControllerRevisionSpec, NoStatus]
+	// ReleaseControllerRevision takes off the revision's reference to the
+	// owner of UID.
+	ReleaseControllerRevision = Release[ControllerRevisionSpec, NoStatus]
+)
 
-// DecideControllerRevision returns the events cmd causes on r at now, or a
-// typed error; r is the zero ControllerRevision when herd never saw it.
-func DecideControllerRevision(r ControllerRevision, cmd ControllerRevisionCommand, now time.Time) ([]Event, error) {
-	if cmd == nil {
-		return nil, fmt.Errorf("nil controllerrevision command: %w", ErrInvalid)
-	}
-	return cmd.decideControllerRevision(r, now.UTC())
-}
-
-// CreateControllerRevision creates a ControllerRevision, as a controller
-// (or kubectl create -f) does.
-type CreateControllerRevision struct {
-	Meta ObjectMeta
-	Spec ControllerRevisionSpec
-}
-
-func (c CreateControllerRevision) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
-	return decideCreate(r, c.Meta, c.Spec, now)
-}
-
-// UpdateControllerRevision makes a revision's labels, annotations, owners
-// and spec those given, conditional on a resourceVersion in a
-// Precondition; its data may not change, its revision number may.
-type UpdateControllerRevision struct {
-	Meta ObjectMeta
-	Spec ControllerRevisionSpec
-}
-
-func (c UpdateControllerRevision) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
-	return decideUpdate(r, c.Meta, c.Spec, now)
-}
+// DecideControllerRevision returns the events cmd causes on r at now
+// (DecideObject).
+var DecideControllerRevision = DecideObject[ControllerRevision]
 
 // RenumberControllerRevision gives a revision the number Revision, as
 // Kubernetes' StatefulSet controller does when the template the revision
@@ -186,38 +169,12 @@ type RenumberControllerRevision struct {
 	Revision int64
 }
 
-func (c RenumberControllerRevision) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
+func (c RenumberControllerRevision) decideObject(s subject[ControllerRevisionCommand], now time.Time) ([]Event, error) {
+	r := modelOf(s)
 	if err := requireObject(r); err != nil {
 		return nil, err
 	}
 	spec := deepCopy(r.Spec)
 	spec.Revision = c.Revision
 	return decideUpdate(r, r.ObjectMeta, spec, now)
-}
-
-// DeleteControllerRevision deletes a revision, conditional on a
-// resourceVersion in a Precondition.
-type DeleteControllerRevision struct{}
-
-func (DeleteControllerRevision) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
-	return decideDelete(r, now)
-}
-
-// ReleaseControllerRevision takes off the revision's reference to the
-// owner of UID, as the garbage collector does when that owner is deleted
-// with its dependents orphaned.
-type ReleaseControllerRevision struct {
-	UID string
-}
-
-func (c ReleaseControllerRevision) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
-	return decideReleaseOwner(r, c.UID, now)
-}
-
-func (f From[S, C]) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
-	return decideFrom(f, r, now, DecideControllerRevision)
-}
-
-func (c Precondition[C]) decideControllerRevision(r ControllerRevision, now time.Time) ([]Event, error) {
-	return decideWrapped(r, now, c.check, c.Command, DecideControllerRevision)
 }

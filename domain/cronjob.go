@@ -175,52 +175,27 @@ func EvolveCronJob(c CronJob, e Event) CronJob {
 	return c
 }
 
-// CronJobCommand is a command on one CronJob: CreateCronJob,
-// UpdateCronJob, RecordCronJobStatus, WarnCronJob or DeleteCronJob.
-type CronJobCommand interface {
-	decideCronJob(c CronJob, now time.Time) ([]Event, error)
-}
+// The CronJob's commands: the object model's, and WarnCronJob.
+type (
+	// CronJobCommand is a command on one CronJob.
+	CronJobCommand = ObjectCommand[CronJobSpec, CronJobStatus]
+	// CreateCronJob creates a CronJob, as kubectl create cronjob does.
+	CreateCronJob = Create[CronJobSpec, CronJobStatus]
+	// UpdateCronJob makes a CronJob's labels, annotations and spec those
+	// given (batch/v1 lets every field of the spec change).
+	UpdateCronJob = Update[CronJobSpec, CronJobStatus]
+	// RecordCronJobStatus records the status of a CronJob's runs.
+	RecordCronJobStatus = RecordStatus[CronJobSpec, CronJobStatus]
+	// DeleteCronJob deletes a CronJob, its Jobs following as Propagation
+	// says.
+	DeleteCronJob = Delete[CronJobSpec, CronJobStatus]
+	// FinishCronJobDeletion deletes a CronJob being deleted in the
+	// foreground, once its Jobs are gone.
+	FinishCronJobDeletion = FinishDeletion[CronJobSpec, CronJobStatus]
+)
 
-// DecideCronJob returns the events cmd causes on c at now, or a typed
-// error; c is the zero CronJob when herd never saw it.
-func DecideCronJob(c CronJob, cmd CronJobCommand, now time.Time) ([]Event, error) {
-	if cmd == nil {
-		return nil, fmt.Errorf("nil cronjob command: %w", ErrInvalid)
-	}
-	return cmd.decideCronJob(c, now.UTC())
-}
-
-// CreateCronJob creates a CronJob, as kubectl create cronjob does.
-type CreateCronJob struct {
-	Meta ObjectMeta
-	Spec CronJobSpec
-}
-
-func (c CreateCronJob) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
-	return decideCreate(cj, c.Meta, c.Spec, now)
-}
-
-// UpdateCronJob makes a CronJob's labels, annotations and spec those
-// given (batch/v1 lets every field of the spec change), conditional on a
-// resourceVersion in a Precondition.
-type UpdateCronJob struct {
-	Meta ObjectMeta
-	Spec CronJobSpec
-}
-
-func (c UpdateCronJob) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
-	return decideUpdate(cj, c.Meta, c.Spec, now)
-}
-
-// RecordCronJobStatus records the status of a CronJob's runs,
-// conditional on a resourceVersion in a Precondition.
-type RecordCronJobStatus struct {
-	Status CronJobStatus
-}
-
-func (c RecordCronJobStatus) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
-	return decideRecordStatus(cj, c.Status, now)
-}
+// DecideCronJob returns the events cmd causes on c at now (DecideObject).
+var DecideCronJob = DecideObject[CronJob]
 
 // WarnCronJob records a warning about a CronJob's schedule
 // (CronJobWarned).
@@ -228,31 +203,11 @@ type WarnCronJob struct {
 	Reason, Message string
 }
 
-func (c WarnCronJob) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
-	if err := requireObject(cj); err != nil {
+func (c WarnCronJob) decideObject(s subject[CronJobCommand], now time.Time) ([]Event, error) {
+	if err := requireObject(modelOf(s)); err != nil {
 		return nil, err
 	}
 	return []Event{CronJobWarned{Reason: c.Reason, Message: c.Message, At: now}}, nil
-}
-
-// DeleteCronJob deletes a CronJob (conditional on a resourceVersion in
-// a Precondition), its Jobs following as Propagation says: deleted after
-// it (Background, kubectl's default), before it (Foreground: it stays,
-// being deleted, until they are gone), or left without it (Orphan).
-type DeleteCronJob struct {
-	Propagation Propagation
-}
-
-func (c DeleteCronJob) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(cj, c.Propagation, now)
-}
-
-// FinishCronJobDeletion deletes a CronJob being deleted in the
-// foreground, once its Jobs are gone; of any other it does nothing.
-type FinishCronJobDeletion struct{}
-
-func (FinishCronJobDeletion) decideCronJob(cj CronJob, now time.Time) ([]Event, error) {
-	return decideFinishDeletion(cj, now), nil
 }
 
 // validTimeZonePart is kube-apiserver's rule for each part of a time

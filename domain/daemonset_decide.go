@@ -6,20 +6,28 @@ import (
 	"time"
 )
 
-// DaemonSetCommand is a command on one DaemonSet: CreateDaemonSet,
-// UpdateDaemonSet, RecordDaemonSetStatus or DeleteDaemonSet.
-type DaemonSetCommand interface {
-	decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error)
-}
+// The DaemonSet's commands: the object model's, and its own create and
+// update (a change of its template is a new template generation).
+type (
+	// DaemonSetCommand is a command on one DaemonSet.
+	DaemonSetCommand = ObjectCommand[DaemonSetSpec, DaemonSetStatus]
+	// RecordDaemonSetStatus records what the reconciler saw of the
+	// DaemonSet's nodes and pods.
+	RecordDaemonSetStatus = RecordStatus[DaemonSetSpec, DaemonSetStatus]
+	// DeleteDaemonSet deletes a DaemonSet, its pods following as
+	// Propagation says, as DeleteReplicaSet's do.
+	DeleteDaemonSet = Delete[DaemonSetSpec, DaemonSetStatus]
+	// FinishDaemonSetDeletion deletes a DaemonSet being deleted in the
+	// foreground, once its pods are gone.
+	FinishDaemonSetDeletion = FinishDeletion[DaemonSetSpec, DaemonSetStatus]
+	// ReleaseDaemonSet takes off the DaemonSet's reference to the owner of
+	// UID.
+	ReleaseDaemonSet = Release[DaemonSetSpec, DaemonSetStatus]
+)
 
-// DecideDaemonSet returns the events cmd causes on ds at now, or a typed
-// error; ds is the zero DaemonSet when herd never saw it.
-func DecideDaemonSet(ds DaemonSet, cmd DaemonSetCommand, now time.Time) ([]Event, error) {
-	if cmd == nil {
-		return nil, fmt.Errorf("nil daemonset command: %w", ErrInvalid)
-	}
-	return cmd.decideDaemonSet(ds, now.UTC())
-}
+// DecideDaemonSet returns the events cmd causes on ds at now
+// (DecideObject).
+var DecideDaemonSet = DecideObject[DaemonSet]
 
 // CreateDaemonSet creates a DaemonSet, as kubectl create -f does.
 type CreateDaemonSet struct {
@@ -32,9 +40,9 @@ type CreateDaemonSet struct {
 	Spec        DaemonSetSpec
 }
 
-func (c CreateDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
+func (c CreateDaemonSet) decideObject(s subject[DaemonSetCommand], now time.Time) ([]Event, error) {
 	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners}
-	return decideCreate(ds.Object, meta, c.Spec, now)
+	return decideCreate(modelOf(s), meta, c.Spec, now)
 }
 
 // UpdateDaemonSet makes a DaemonSet's labels, annotations and spec those
@@ -48,7 +56,11 @@ type UpdateDaemonSet struct {
 	Spec        DaemonSetSpec
 }
 
-func (c UpdateDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
+func (c UpdateDaemonSet) decideObject(s subject[DaemonSetCommand], now time.Time) ([]Event, error) {
+	ds, err := stateOf[DaemonSet](s)
+	if err != nil {
+		return nil, err
+	}
 	evs, err := decideUpdate(ds.Object, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
 	if err != nil || len(evs) == 0 {
 		return nil, err
@@ -61,35 +73,6 @@ func (c UpdateDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, 
 	return []Event{DaemonSetChanged{
 		Labels: u.Labels, Annotations: u.Annotations, Spec: u.Spec, Generation: u.Generation, TemplateGeneration: tgen, At: now,
 	}}, nil
-}
-
-// RecordDaemonSetStatus records what the reconciler saw of the
-// DaemonSet's nodes and pods; the same status again records nothing.
-type RecordDaemonSetStatus struct {
-	Status DaemonSetStatus
-}
-
-func (c RecordDaemonSetStatus) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	return decideRecordStatus(ds.Object, c.Status, now)
-}
-
-// DeleteDaemonSet deletes a DaemonSet, conditional on a resourceVersion
-// in a Precondition, its pods following as Propagation says, as
-// DeleteReplicaSet's do.
-type DeleteDaemonSet struct {
-	Propagation Propagation
-}
-
-func (c DeleteDaemonSet) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(ds.Object, c.Propagation, now)
-}
-
-// FinishDaemonSetDeletion deletes a DaemonSet being deleted in the
-// foreground, once its pods are gone; of any other it does nothing.
-type FinishDaemonSetDeletion struct{}
-
-func (FinishDaemonSetDeletion) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	return decideFinishDeletion(ds.Object, now), nil
 }
 
 // daemonSetSpecProblems checks a DaemonSet's spec as kube-apiserver does:

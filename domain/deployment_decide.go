@@ -1,26 +1,33 @@
 package domain
 
 import (
-	"fmt"
 	"maps"
 	"strconv"
 	"time"
 )
 
-// DeploymentCommand is a command on one Deployment: CreateDeployment,
-// UpdateDeployment, ScaleDeployment, RecordDeploymentStatus or
-// DeleteDeployment.
-type DeploymentCommand interface {
-	decideDeployment(d Deployment, now time.Time) ([]Event, error)
-}
+// The Deployment's commands: the object model's, and its own create,
+// update and status.
+type (
+	// DeploymentCommand is a command on one Deployment.
+	DeploymentCommand = ObjectCommand[DeploymentSpec, DeploymentStatus]
+	// ScaleDeployment sets how many pods a Deployment keeps.
+	ScaleDeployment = Scale[DeploymentSpec, DeploymentStatus]
+	// DeleteDeployment deletes a Deployment, its ReplicaSets (and their
+	// pods) following as Propagation says.
+	DeleteDeployment = Delete[DeploymentSpec, DeploymentStatus]
+	// FinishDeploymentDeletion deletes a Deployment being deleted in the
+	// foreground, once its ReplicaSets are gone.
+	FinishDeploymentDeletion = FinishDeletion[DeploymentSpec, DeploymentStatus]
+)
 
-// DecideDeployment returns the events cmd causes on d at now, or a typed
-// error; d is the zero Deployment when herd never saw it.
-func DecideDeployment(d Deployment, cmd DeploymentCommand, now time.Time) ([]Event, error) {
-	if cmd == nil {
-		return nil, fmt.Errorf("nil deployment command: %w", ErrInvalid)
-	}
-	return cmd.decideDeployment(d, now.UTC())
+// DecideDeployment returns the events cmd causes on d at now
+// (DecideObject).
+var DecideDeployment = DecideObject[Deployment]
+
+func (s DeploymentSpec) withReplicas(n int32) DeploymentSpec {
+	s.Replicas = n
+	return s
 }
 
 // deploymentSpecProblems checks a Deployment's spec as kube-apiserver
@@ -63,9 +70,9 @@ type CreateDeployment struct {
 	Spec        DeploymentSpec
 }
 
-func (c CreateDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
+func (c CreateDeployment) decideObject(s subject[DeploymentCommand], now time.Time) ([]Event, error) {
 	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations}
-	return decideCreate(d, meta, c.Spec, now)
+	return decideCreate(modelOf(s), meta, c.Spec, now)
 }
 
 // UpdateDeployment makes a Deployment's labels, annotations and spec
@@ -78,26 +85,8 @@ type UpdateDeployment struct {
 	Spec        DeploymentSpec
 }
 
-func (c UpdateDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	return decideUpdate(d, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
-}
-
-// ScaleDeployment sets how many pods a Deployment keeps, as kubectl scale
-// does through the scale subresource.
-type ScaleDeployment struct {
-	Replicas int32
-}
-
-func (c ScaleDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	if err := requireObject(d); err != nil {
-		return nil, err
-	}
-	if err := scaleProblem(d.Name, c.Replicas); err != nil {
-		return nil, err
-	}
-	spec := deepCopy(d.Spec)
-	spec.Replicas = c.Replicas
-	return decideUpdate(d, d.ObjectMeta, spec, now)
+func (c UpdateDeployment) decideObject(s subject[DeploymentCommand], now time.Time) ([]Event, error) {
+	return decideUpdate(modelOf(s), ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
 }
 
 // RecordDeploymentStatus records what the reconciler saw of the
@@ -109,7 +98,8 @@ type RecordDeploymentStatus struct {
 	Revision string
 }
 
-func (c RecordDeploymentStatus) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
+func (c RecordDeploymentStatus) decideObject(s subject[DeploymentCommand], now time.Time) ([]Event, error) {
+	d := modelOf(s)
 	if err := requireObject(d); err != nil {
 		return nil, err
 	}
@@ -121,26 +111,6 @@ func (c RecordDeploymentStatus) decideDeployment(d Deployment, now time.Time) ([
 		return nil, nil
 	}
 	return []Event{DeploymentStatusRecorded{Status: deepCopy(c.Status), Revision: revision, At: now}}, nil
-}
-
-// DeleteDeployment deletes a Deployment, conditional on a resourceVersion
-// in a Precondition, its ReplicaSets (and their pods) following as
-// Propagation says, as DeleteReplicaSet's pods do.
-type DeleteDeployment struct {
-	Propagation Propagation
-}
-
-func (c DeleteDeployment) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(d, c.Propagation, now)
-}
-
-// FinishDeploymentDeletion deletes a Deployment being deleted in the
-// foreground, once its ReplicaSets are gone; of any other it does
-// nothing.
-type FinishDeploymentDeletion struct{}
-
-func (FinishDeploymentDeletion) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	return decideFinishDeletion(d, now), nil
 }
 
 // TemplateEqual reports whether two pod templates say the same, as the

@@ -108,7 +108,8 @@ type GrantPodDisruption struct {
 	PodReady bool
 }
 
-func (c GrantPodDisruption) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
+func (c GrantPodDisruption) decideObject(s subject[PodDisruptionBudgetCommand], now time.Time) ([]Event, error) {
+	b := modelOf(s)
 	if err := requireObject(b); err != nil {
 		return nil, err
 	}

@@ -23,10 +23,6 @@ func (f From[S, C]) decidePod(p Pod, now time.Time) ([]Event, error) {
 	return decideFrom(f, p, now, DecidePod)
 }
 
-func (f From[S, C]) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
-	return decideFrom(f, cm, now, DecideConfigMap)
-}
-
 func (f From[S, C]) decideLease(l Lease, now time.Time) ([]Event, error) {
 	return decideFrom(f, l, now, DecideLease)
 }
@@ -35,20 +31,19 @@ func (f From[S, C]) decideNamespace(ns Namespace, now time.Time) ([]Event, error
 	return decideFrom(f, ns, now, DecideNamespace)
 }
 
-func (f From[S, C]) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	return decideFrom(f, rs, now, DecideReplicaSet)
-}
-
-func (f From[S, C]) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	return decideFrom(f, d, now, DecideDeployment)
-}
-
-func (f From[S, C]) decideJob(j Job, now time.Time) ([]Event, error) {
-	return decideFrom(f, j, now, DecideJob)
-}
-
-func (f From[S, C]) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	return decideFrom(f, ds, now, DecideDaemonSet)
+// decideObject makes f's command of the object as it stands and decides
+// it, for every kind on the object model.
+func (f From[S, C]) decideObject(s subject[C], now time.Time) ([]Event, error) {
+	state, ok := s.state.(S)
+	if !ok {
+		resource, name, _ := s.state.ref()
+		return nil, fmt.Errorf("a command made from a %T is no command on %s %q: %w", *new(S), resource, name, ErrInvalid)
+	}
+	made, err := f(state)
+	if err != nil || any(made) == nil {
+		return nil, err
+	}
+	return decideSubject(made, s, now, nil)
 }
 
 // decideFrom makes f's command of s and decides it. f's types are the

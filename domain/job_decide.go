@@ -7,20 +7,26 @@ import (
 	"time"
 )
 
-// JobCommand is a command on one Job: CreateJob, UpdateJob,
-// RecordJobStatus, CountJobPods or DeleteJob.
-type JobCommand interface {
-	decideJob(j Job, now time.Time) ([]Event, error)
-}
+// The Job's commands: the object model's, its own create and update,
+// and CountJobPods.
+type (
+	// JobCommand is a command on one Job.
+	JobCommand = ObjectCommand[JobSpec, JobStatus]
+	// RecordJobStatus records the Job's status.
+	RecordJobStatus = RecordStatus[JobSpec, JobStatus]
+	// DeleteJob deletes a Job, its pods following as Propagation says:
+	// deleted by the reconciler after it (Background), before it
+	// (Foreground), or left without it (Orphan).
+	DeleteJob = Delete[JobSpec, JobStatus]
+	// FinishJobDeletion deletes a Job being deleted in the foreground,
+	// once its pods are gone.
+	FinishJobDeletion = FinishDeletion[JobSpec, JobStatus]
+	// ReleaseJob takes off the Job's reference to the owner of UID.
+	ReleaseJob = Release[JobSpec, JobStatus]
+)
 
-// DecideJob returns the events cmd causes on j at now, or a typed error;
-// j is the zero Job when herd never saw it.
-func DecideJob(j Job, cmd JobCommand, now time.Time) ([]Event, error) {
-	if cmd == nil {
-		return nil, fmt.Errorf("nil job command: %w", ErrInvalid)
-	}
-	return cmd.decideJob(j, now.UTC())
-}
+// DecideJob returns the events cmd causes on j at now (DecideObject).
+var DecideJob = DecideObject[Job]
 
 // CreateJob creates a Job, as kubectl create job does. Unless
 // Spec.ManualSelector is set, herd generates the selector from UID and
@@ -35,9 +41,9 @@ type CreateJob struct {
 	Spec        JobSpec
 }
 
-func (c CreateJob) decideJob(j Job, now time.Time) ([]Event, error) {
+func (c CreateJob) decideObject(s subject[JobCommand], now time.Time) ([]Event, error) {
 	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners}
-	return decideCreate(j.Object, meta, c.Spec, now)
+	return decideCreate(modelOf(s), meta, c.Spec, now)
 }
 
 // prepareJob defaults a new Job as kube-apiserver's Job strategy does:
@@ -179,13 +185,13 @@ type UpdateJob struct {
 	Spec        JobSpec
 }
 
-func (c UpdateJob) decideJob(j Job, now time.Time) ([]Event, error) {
+func (c UpdateJob) decideObject(s subject[JobCommand], now time.Time) ([]Event, error) {
 	spec := c.Spec
 	if spec.CompletionMode == "" {
 		spec.CompletionMode = JobNonIndexed
 	}
 	meta := ObjectMeta{Labels: jobLabels(c.Labels, spec), Annotations: c.Annotations}
-	return decideUpdate(j.Object, meta, spec, now)
+	return decideUpdate(modelOf(s), meta, spec, now)
 }
 
 // jobUpdateProblems refuses a change of what batch/v1 fixes once a Job
@@ -205,16 +211,6 @@ func jobUpdateProblems(_ ObjectMeta, old JobSpec, _ ObjectMeta, spec JobSpec) []
 	return errs
 }
 
-// RecordJobStatus records the Job's status; the same status again
-// records nothing.
-type RecordJobStatus struct {
-	Status JobStatus
-}
-
-func (c RecordJobStatus) decideJob(j Job, now time.Time) ([]Event, error) {
-	return decideRecordStatus(j.Object, c.Status, now)
-}
-
 // CountJobPods counts finished pods of the Job, by UID, each once: a pod
 // counted already is not counted again. Forget names counted pods that
 // are gone, whose UIDs the Job no longer needs to keep.
@@ -222,7 +218,11 @@ type CountJobPods struct {
 	Succeeded, Failed, Forget []string
 }
 
-func (c CountJobPods) decideJob(j Job, now time.Time) ([]Event, error) {
+func (c CountJobPods) decideObject(s subject[JobCommand], now time.Time) ([]Event, error) {
+	j, err := stateOf[Job](s)
+	if err != nil {
+		return nil, err
+	}
 	if err := requireObject(j.Object); err != nil {
 		return nil, err
 	}
@@ -247,24 +247,4 @@ func (c CountJobPods) decideJob(j Job, now time.Time) ([]Event, error) {
 		return nil, nil
 	}
 	return []Event{ev}, nil
-}
-
-// DeleteJob deletes a Job, conditional on a resourceVersion in a
-// Precondition, its pods following as Propagation says, as
-// DeleteReplicaSet's do: deleted by the reconciler after it (Background),
-// before it (Foreground), or left without it (Orphan).
-type DeleteJob struct {
-	Propagation Propagation
-}
-
-func (c DeleteJob) decideJob(j Job, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(j.Object, c.Propagation, now)
-}
-
-// FinishJobDeletion deletes a Job being deleted in the foreground, once
-// its pods are gone; of any other it does nothing.
-type FinishJobDeletion struct{}
-
-func (FinishJobDeletion) decideJob(j Job, now time.Time) ([]Event, error) {
-	return decideFinishDeletion(j.Object, now), nil
 }

@@ -1,27 +1,29 @@
 package domain
 
 import (
-	"fmt"
 	"strconv"
 	"time"
 )
 
-// PodDisruptionBudgetCommand is a command on one budget:
-// CreatePodDisruptionBudget, UpdatePodDisruptionBudget,
-// RecordPodDisruptionBudgetStatus, GrantPodDisruption or
-// DeletePodDisruptionBudget.
-type PodDisruptionBudgetCommand interface {
-	decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error)
-}
+// The budget's commands: the object model's, its own create and update,
+// and GrantPodDisruption, which an eviction spends it with.
+type (
+	// PodDisruptionBudgetCommand is a command on one budget.
+	PodDisruptionBudgetCommand = ObjectCommand[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
+	// RecordPodDisruptionBudgetStatus records what the reconciler counted
+	// of the budget's pods, or what a client writes through the status
+	// subresource.
+	RecordPodDisruptionBudgetStatus = RecordStatus[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
+	// DeletePodDisruptionBudget deletes a budget.
+	DeletePodDisruptionBudget = Delete[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
+	// ReleasePodDisruptionBudget takes off the budget's reference to the
+	// owner of UID.
+	ReleasePodDisruptionBudget = Release[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
+)
 
-// DecidePodDisruptionBudget returns the events cmd causes on b at now, or
-// a typed error; b is the zero budget when herd never saw it.
-func DecidePodDisruptionBudget(b PodDisruptionBudget, cmd PodDisruptionBudgetCommand, now time.Time) ([]Event, error) {
-	if cmd == nil {
-		return nil, fmt.Errorf("nil poddisruptionbudget command: %w", ErrInvalid)
-	}
-	return cmd.decidePodDisruptionBudget(b, now.UTC())
-}
+// DecidePodDisruptionBudget returns the events cmd causes on b at now
+// (DecideObject).
+var DecidePodDisruptionBudget = DecideObject[PodDisruptionBudget]
 
 // budgetResource is how kube-apiserver names the resource in refusals.
 const budgetResource = "poddisruptionbudgets.policy"
@@ -74,9 +76,9 @@ type CreatePodDisruptionBudget struct {
 	Spec        PodDisruptionBudgetSpec
 }
 
-func (c CreatePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
+func (c CreatePodDisruptionBudget) decideObject(s subject[PodDisruptionBudgetCommand], now time.Time) ([]Event, error) {
 	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners}
-	return decideCreate(b, meta, c.Spec, now)
+	return decideCreate(modelOf(s), meta, c.Spec, now)
 }
 
 // UpdatePodDisruptionBudget makes a budget's labels, annotations and spec
@@ -89,26 +91,6 @@ type UpdatePodDisruptionBudget struct {
 	Spec        PodDisruptionBudgetSpec
 }
 
-func (c UpdatePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	return decideUpdate(b, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
-}
-
-// RecordPodDisruptionBudgetStatus records what the reconciler counted of
-// the budget's pods, or what a client writes through the status
-// subresource, conditional on a resourceVersion in a Precondition; the
-// same status again records nothing.
-type RecordPodDisruptionBudgetStatus struct {
-	Status PodDisruptionBudgetStatus
-}
-
-func (c RecordPodDisruptionBudgetStatus) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	return decideRecordStatus(b, c.Status, now)
-}
-
-// DeletePodDisruptionBudget deletes a budget, conditional on a
-// resourceVersion in a Precondition.
-type DeletePodDisruptionBudget struct{}
-
-func (DeletePodDisruptionBudget) decidePodDisruptionBudget(b PodDisruptionBudget, now time.Time) ([]Event, error) {
-	return decideDelete(b, now)
+func (c UpdatePodDisruptionBudget) decideObject(s subject[PodDisruptionBudgetCommand], now time.Time) ([]Event, error) {
+	return decideUpdate(modelOf(s), ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
 }

@@ -61,10 +61,6 @@ func (c Precondition[C]) decidePod(p Pod, now time.Time) ([]Event, error) {
 	return decideWrapped(p, now, c.check, c.Command, DecidePod)
 }
 
-func (c Precondition[C]) decideConfigMap(cm ConfigMap, now time.Time) ([]Event, error) {
-	return decideWrapped(cm, now, c.check, c.Command, DecideConfigMap)
-}
-
 func (c Precondition[C]) decideLease(l Lease, now time.Time) ([]Event, error) {
 	return decideWrapped(l, now, c.check, c.Command, DecideLease)
 }
@@ -73,28 +69,11 @@ func (c Precondition[C]) decideNamespace(ns Namespace, now time.Time) ([]Event, 
 	return decideWrapped(ns, now, c.check, c.Command, DecideNamespace)
 }
 
-// decideReplicaSet lets a ReplicaSet's status be written on a condition,
-// as a controller's update of replicasets/NAME/status is.
-func (c Precondition[C]) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	return decideWrapped(rs, now, c.check, c.Command, DecideReplicaSet)
-}
-
-// decideDeployment lets a Deployment's status be written on a condition,
-// as a controller's update of deployments/NAME/status is.
-func (c Precondition[C]) decideDeployment(d Deployment, now time.Time) ([]Event, error) {
-	return decideWrapped(d, now, c.check, c.Command, DecideDeployment)
-}
-
-// decideJob lets a Job's status be written on a condition, as a
-// controller's update of jobs/NAME/status is.
-func (c Precondition[C]) decideJob(j Job, now time.Time) ([]Event, error) {
-	return decideWrapped(j, now, c.check, c.Command, DecideJob)
-}
-
-// decideDaemonSet lets a DaemonSet's status be written on a condition,
-// as a controller's update of daemonsets/NAME/status is.
-func (c Precondition[C]) decideDaemonSet(ds DaemonSet, now time.Time) ([]Event, error) {
-	return decideWrapped(ds, now, c.check, c.Command, DecideDaemonSet)
+// decideObject decides Command on an object of any kind on the object
+// model once it is at ResourceVersion: a write of its spec, or of its
+// status as a controller's update of NAME/status is.
+func (c Precondition[C]) decideObject(s subject[C], now time.Time) ([]Event, error) {
+	return decideSubject(c.Command, s, now, c.check)
 }
 
 // admitted is a command with a refusal of its own that comes before any

@@ -1,25 +1,40 @@
 package domain
 
 import (
-	"fmt"
 	"strconv"
 	"time"
 )
 
-// ReplicaSetCommand is a command on one ReplicaSet: CreateReplicaSet,
-// UpdateReplicaSet, ScaleReplicaSet, RecordReplicaSetStatus,
-// DeleteReplicaSet, FinishReplicaSetDeletion or ReleaseReplicaSet.
-type ReplicaSetCommand interface {
-	decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error)
-}
+// The ReplicaSet's commands: the object model's, and its own create and
+// update, which carry their metadata field by field.
+type (
+	// ReplicaSetCommand is a command on one ReplicaSet.
+	ReplicaSetCommand = ObjectCommand[ReplicaSetSpec, ReplicaSetStatus]
+	// ScaleReplicaSet sets how many pods a ReplicaSet keeps.
+	ScaleReplicaSet = Scale[ReplicaSetSpec, ReplicaSetStatus]
+	// RecordReplicaSetStatus records what the reconciler (or a client of
+	// the status subresource) saw of the ReplicaSet's pods.
+	RecordReplicaSetStatus = RecordStatus[ReplicaSetSpec, ReplicaSetStatus]
+	// DeleteReplicaSet deletes a ReplicaSet, its pods following as
+	// Propagation says: deleted after it by the garbage collector
+	// (Background, the default), before it (Foreground), or left without
+	// it (Orphan).
+	DeleteReplicaSet = Delete[ReplicaSetSpec, ReplicaSetStatus]
+	// FinishReplicaSetDeletion deletes a ReplicaSet being deleted in the
+	// foreground, once its pods are gone.
+	FinishReplicaSetDeletion = FinishDeletion[ReplicaSetSpec, ReplicaSetStatus]
+	// ReleaseReplicaSet takes off the ReplicaSet's reference to the owner
+	// of UID.
+	ReleaseReplicaSet = Release[ReplicaSetSpec, ReplicaSetStatus]
+)
 
-// DecideReplicaSet returns the events cmd causes on rs at now, or a typed
-// error; rs is the zero ReplicaSet when herd never saw it.
-func DecideReplicaSet(rs ReplicaSet, cmd ReplicaSetCommand, now time.Time) ([]Event, error) {
-	if cmd == nil {
-		return nil, fmt.Errorf("nil replicaset command: %w", ErrInvalid)
-	}
-	return cmd.decideReplicaSet(rs, now.UTC())
+// DecideReplicaSet returns the events cmd causes on rs at now
+// (DecideObject).
+var DecideReplicaSet = DecideObject[ReplicaSet]
+
+func (s ReplicaSetSpec) withReplicas(n int32) ReplicaSetSpec {
+	s.Replicas = n
+	return s
 }
 
 // replicaSetSpecProblems checks a ReplicaSet's spec as kube-apiserver
@@ -68,9 +83,9 @@ type CreateReplicaSet struct {
 	Spec        ReplicaSetSpec
 }
 
-func (c CreateReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
+func (c CreateReplicaSet) decideObject(s subject[ReplicaSetCommand], now time.Time) ([]Event, error) {
 	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners}
-	return decideCreate(rs, meta, c.Spec, now)
+	return decideCreate(modelOf(s), meta, c.Spec, now)
 }
 
 // UpdateReplicaSet makes a ReplicaSet's labels, annotations and spec
@@ -86,7 +101,8 @@ type UpdateReplicaSet struct {
 	Owners      *[]OwnerReference
 }
 
-func (c UpdateReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
+func (c UpdateReplicaSet) decideObject(s subject[ReplicaSetCommand], now time.Time) ([]Event, error) {
+	rs := modelOf(s)
 	evs, err := decideUpdate(rs, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
 	if err != nil {
 		return nil, err
@@ -97,25 +113,6 @@ func (c UpdateReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Even
 	return evs, nil
 }
 
-// ScaleReplicaSet sets how many pods a ReplicaSet keeps, as kubectl scale
-// does through the scale subresource, conditional on a
-// resourceVersion in a Precondition: an update of the spec's replicas.
-type ScaleReplicaSet struct {
-	Replicas int32
-}
-
-func (c ScaleReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	if err := requireObject(rs); err != nil {
-		return nil, err
-	}
-	if err := scaleProblem(rs.Name, c.Replicas); err != nil {
-		return nil, err
-	}
-	spec := deepCopy(rs.Spec)
-	spec.Replicas = c.Replicas
-	return decideUpdate(rs, rs.ObjectMeta, spec, now)
-}
-
 // scaleProblem refuses a negative scale as kube-apiserver refuses it,
 // naming the Scale.
 func scaleProblem(name string, replicas int32) error {
@@ -123,48 +120,4 @@ func scaleProblem(name string, replicas int32) error {
 		return nil
 	}
 	return invalid("Scale", name, []FieldError{{Field: "spec.replicas", Value: strconv.Itoa(int(replicas)), Reason: "must be greater than or equal to 0"}})
-}
-
-// RecordReplicaSetStatus records what the reconciler saw of the
-// ReplicaSet's pods; the same status again records nothing. A client's
-// write of the status subresource is conditional through Precondition.
-type RecordReplicaSetStatus struct {
-	Status ReplicaSetStatus
-}
-
-func (c RecordReplicaSetStatus) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	return decideRecordStatus(rs, c.Status, now)
-}
-
-// DeleteReplicaSet deletes a ReplicaSet, conditional on a resourceVersion
-// in a Precondition, its pods following as Propagation says: deleted
-// after it by the garbage collector (Background, the default), before it
-// (Foreground: it stays, being deleted, until they are gone), or left
-// without it (Orphan). A ReplicaSet already being deleted in the
-// foreground records nothing new.
-type DeleteReplicaSet struct {
-	Propagation Propagation
-}
-
-func (c DeleteReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(rs, c.Propagation, now)
-}
-
-// FinishReplicaSetDeletion deletes a ReplicaSet being deleted in the
-// foreground, once its pods are gone; of any other it does nothing.
-type FinishReplicaSetDeletion struct{}
-
-func (FinishReplicaSetDeletion) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	return decideFinishDeletion(rs, now), nil
-}
-
-// ReleaseReplicaSet takes off the ReplicaSet's reference to the owner of
-// UID, as the garbage collector does when that owner is deleted with its
-// dependents orphaned; a ReplicaSet without one records nothing.
-type ReleaseReplicaSet struct {
-	UID string
-}
-
-func (c ReleaseReplicaSet) decideReplicaSet(rs ReplicaSet, now time.Time) ([]Event, error) {
-	return decideReleaseOwner(rs, c.UID, now)
 }

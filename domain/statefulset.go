@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
-	"time"
 )
 
 // StatefulSet is the StatefulSet aggregate (apps/v1): Replicas pods with
@@ -338,100 +337,32 @@ func NewStatefulSetRevision(s StatefulSet, data []byte, number int64, uid string
 	}
 }
 
-// StatefulSetCommand is a command on one StatefulSet: CreateStatefulSet,
-// UpdateStatefulSet, ScaleStatefulSet, RecordStatefulSetStatus,
-// DeleteStatefulSet or FinishStatefulSetDeletion.
-type StatefulSetCommand interface {
-	decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error)
-}
+// The StatefulSet's commands are the object model's.
+type (
+	// StatefulSetCommand is a command on one StatefulSet.
+	StatefulSetCommand = ObjectCommand[StatefulSetSpec, StatefulSetStatus]
+	// CreateStatefulSet creates a StatefulSet, as kubectl create -f does;
+	// what it leaves out takes apps/v1's defaults.
+	CreateStatefulSet = Create[StatefulSetSpec, StatefulSetStatus]
+	// UpdateStatefulSet makes a StatefulSet's labels, annotations and spec
+	// those given; only the replicas, template, update strategy, revision
+	// history limit and minReadySeconds may change (apps/v1).
+	UpdateStatefulSet = Update[StatefulSetSpec, StatefulSetStatus]
+	// ScaleStatefulSet sets how many pods a StatefulSet keeps.
+	ScaleStatefulSet = Scale[StatefulSetSpec, StatefulSetStatus]
+	// RecordStatefulSetStatus records what the reconciler (or a client of
+	// the status subresource) saw of the pods.
+	RecordStatefulSetStatus = RecordStatus[StatefulSetSpec, StatefulSetStatus]
+	// DeleteStatefulSet deletes a StatefulSet, its pods following as
+	// Propagation says.
+	DeleteStatefulSet = Delete[StatefulSetSpec, StatefulSetStatus]
+	// FinishStatefulSetDeletion deletes a StatefulSet being deleted in the
+	// foreground, once its pods are gone.
+	FinishStatefulSetDeletion = FinishDeletion[StatefulSetSpec, StatefulSetStatus]
+)
 
-// DecideStatefulSet returns the events cmd causes on s at now, or a typed
-// error; s is the zero StatefulSet when herd never saw it.
-func DecideStatefulSet(s StatefulSet, cmd StatefulSetCommand, now time.Time) ([]Event, error) {
-	if cmd == nil {
-		return nil, fmt.Errorf("nil statefulset command: %w", ErrInvalid)
-	}
-	return cmd.decideStatefulSet(s, now.UTC())
-}
+// DecideStatefulSet returns the events cmd causes on s at now
+// (DecideObject).
+var DecideStatefulSet = DecideObject[StatefulSet]
 
-// CreateStatefulSet creates a StatefulSet, as kubectl create -f does;
-// what it leaves out takes apps/v1's defaults.
-type CreateStatefulSet struct {
-	Meta ObjectMeta
-	Spec StatefulSetSpec
-}
-
-func (c CreateStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	return decideCreate(s, c.Meta, c.Spec, now)
-}
-
-// UpdateStatefulSet makes a StatefulSet's labels, annotations and spec
-// those given, conditional on a resourceVersion in a Precondition; only
-// the replicas, template, update strategy, revision history limit and
-// minReadySeconds may change (apps/v1).
-type UpdateStatefulSet struct {
-	Meta ObjectMeta
-	Spec StatefulSetSpec
-}
-
-func (c UpdateStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	return decideUpdate(s, c.Meta, c.Spec, now)
-}
-
-// ScaleStatefulSet sets how many pods a StatefulSet keeps, as kubectl
-// scale does through the scale subresource, conditional on a
-// resourceVersion in a Precondition.
-type ScaleStatefulSet struct {
-	Replicas int32
-}
-
-func (c ScaleStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	if err := requireObject(s); err != nil {
-		return nil, err
-	}
-	if err := scaleProblem(s.Name, c.Replicas); err != nil {
-		return nil, err
-	}
-	spec := deepCopy(s.Spec)
-	spec.Replicas = c.Replicas
-	return decideUpdate(s, s.ObjectMeta, spec, now)
-}
-
-// RecordStatefulSetStatus records what the reconciler (or a client of the
-// status subresource) saw of the pods, conditional on a resourceVersion
-// in a Precondition; the same status again records nothing.
-type RecordStatefulSetStatus struct {
-	Status StatefulSetStatus
-}
-
-func (c RecordStatefulSetStatus) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	return decideRecordStatus(s, c.Status, now)
-}
-
-// DeleteStatefulSet deletes a StatefulSet, conditional on a
-// resourceVersion in a Precondition, its pods following as Propagation
-// says: deleted after it (Background), before it (Foreground) or left
-// (Orphan).
-type DeleteStatefulSet struct {
-	Propagation Propagation
-}
-
-func (c DeleteStatefulSet) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	return decidePropagatedDelete(s, c.Propagation, now)
-}
-
-// FinishStatefulSetDeletion deletes a StatefulSet being deleted in the
-// foreground, once its pods are gone; of any other it does nothing.
-type FinishStatefulSetDeletion struct{}
-
-func (FinishStatefulSetDeletion) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	return decideFinishDeletion(s, now), nil
-}
-
-func (f From[S, C]) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	return decideFrom(f, s, now, DecideStatefulSet)
-}
-
-func (c Precondition[C]) decideStatefulSet(s StatefulSet, now time.Time) ([]Event, error) {
-	return decideWrapped(s, now, c.check, c.Command, DecideStatefulSet)
-}
+func (s StatefulSetSpec) withReplicas(n int32) StatefulSetSpec { s.Replicas = n; return s }
