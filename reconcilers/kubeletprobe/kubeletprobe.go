@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	"go.uber.org/zap"
 	"k8s.io/utils/clock"
 
@@ -97,17 +98,30 @@ func (r *Reconciler) endpointMoved(rec events.Record) []reconcilers.Key {
 }
 
 // registration is what a NodeRegistered or NodeRestarted record says of
-// the node; false for any other record, or one that does not decode.
+// the node that lifeChanged reads (its name, kind and kubelet port);
+// false for any other record, or one that does not decode. Only those
+// fields are decoded: every kubelet of a fleet registering passes here,
+// and the rest of its registration (labels, capacity, addresses, system
+// info) is nothing this reconciler reads.
 func registration(rec events.Record) (domain.Registration, bool) {
-	switch {
-	case reconcilers.Is[domain.NodeRegistered](rec):
-		ev, err := reconcilers.Decode[domain.NodeRegistered](rec)
-		return ev.Registration, err == nil
-	case reconcilers.Is[domain.NodeRestarted](rec):
-		ev, err := reconcilers.Decode[domain.NodeRestarted](rec)
-		return ev.Registration, err == nil
+	switch rec.Type {
+	case domain.NodeRegistered{}.EventType(), domain.NodeRestarted{}.EventType():
+	default:
+		return domain.Registration{}, false
 	}
-	return domain.Registration{}, false
+	// Both events carry Registration's fields at the top of their
+	// payload. goccy/go-json matches names as encoding/json does (as
+	// replay decodes every event with it) and skips the other fields
+	// without building them, nor a folded copy of their names.
+	var reg struct {
+		Name        string          `json:"name"`
+		Kind        domain.NodeKind `json:"kind"`
+		KubeletPort int32           `json:"kubeletPort"`
+	}
+	if err := gojson.Unmarshal(rec.Payload, &reg); err != nil {
+		return domain.Registration{}, false
+	}
+	return domain.Registration{Name: reg.Name, Kind: reg.Kind, KubeletPort: reg.KubeletPort}, true
 }
 
 // probes says whether a node registered as reg has a kubelet endpoint of
