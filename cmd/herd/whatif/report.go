@@ -284,23 +284,26 @@ func (r *Report) compare(ctx context.Context, real, simulated []events.Record, s
 // one from before the window in the log.
 type causeLog struct {
 	events.LogReader
-	byID map[string]events.Record
+	recs []events.Record
+	// byID is each record's index in recs: an hour's records are tens of
+	// thousands, held once.
+	byID map[string]int
 }
 
-// newCauseLog is log, its window's records recs held by ID.
+// newCauseLog is log, its window's records recs found by ID.
 func newCauseLog(log events.LogReader, recs []events.Record) causeLog {
-	byID := make(map[string]events.Record, len(recs))
-	for _, rec := range recs {
-		byID[rec.ID] = rec
+	byID := make(map[string]int, len(recs))
+	for i, rec := range recs {
+		byID[rec.ID] = i
 	}
-	return causeLog{LogReader: log, byID: byID}
+	return causeLog{LogReader: log, recs: recs, byID: byID}
 }
 
 // record is the record whose ID is id; false when the log holds none (or
 // cannot be read: the chain of causes ends there).
 func (l causeLog) record(ctx context.Context, id string) (events.Record, bool) {
-	if rec, ok := l.byID[id]; ok {
-		return rec, true
+	if i, ok := l.byID[id]; ok {
+		return l.recs[i], true
 	}
 	recs, err := l.Query(ctx, events.Filter{ID: id, Limit: 1})
 	if err != nil || len(recs) == 0 {
