@@ -32,6 +32,10 @@ var fleet = describe(&aggregate[domain.FleetHealth]{
 		return nil
 	},
 	tables: []viewTable{{"fleet_health", "name"}},
+	// The health rules read the fleet's health at every node's reconcile
+	// and every monitor pass: remembered like a node, so that a read of
+	// it reads no row (NodeView.FleetHealth).
+	cached: true,
 })
 
 // fleetKey is the key of the fleet's one stream.
@@ -45,12 +49,32 @@ func (w *Writer) UpdateFleetHealth(ctx context.Context, update func(domain.Fleet
 }
 
 // FleetHealth reads the fleet's health; the zero value before any event.
+// A view that remembers answers from the unit of work's memory where it
+// holds the fleet as last committed (currentFleet), else from the row.
 func (v *NodeView) FleetHealth(ctx context.Context) (domain.FleetHealth, error) {
+	if f, ok := v.w.currentFleet(); ok {
+		return f, nil
+	}
 	f, err := loadFleet(ctx, v.db, fleetKey)
 	if errors.Is(err, domain.ErrNotFound) {
 		return domain.FleetHealth{}, nil
 	}
 	return f, err
+}
+
+// currentFleet is the fleet's health as this herd last committed it,
+// when the unit of work holds it and is authoritative for it (see
+// currentNode). A nil w holds nothing.
+func (w *Writer) currentFleet() (domain.FleetHealth, bool) {
+	if w == nil {
+		return domain.FleetHealth{}, false
+	}
+	s, ok := w.unit.Current(domain.FleetHealthStream)
+	if !ok {
+		return domain.FleetHealth{}, false
+	}
+	f, ok := s.(domain.FleetHealth)
+	return f, ok
 }
 
 // fleetRow is the fleet's row in fleet_health behind the views' store

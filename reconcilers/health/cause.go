@@ -19,7 +19,7 @@ type causedTaints struct {
 // the version read and, for a NoExecute taint, the fleet's disruption
 // starting or ending when that came later (it is what withheld or
 // released the taint).
-func taintCauses(ctx context.Context, mem *turns, n domain.Node, evs []domain.Event) ([]causedTaints, error) {
+func (r *Reconciler) taintCauses(ctx context.Context, n domain.Node, evs []domain.Event) ([]causedTaints, error) {
 	var out []causedTaints
 	byCause := map[string]int{}
 	for _, ev := range evs {
@@ -32,7 +32,7 @@ func taintCauses(ctx context.Context, mem *turns, n domain.Node, evs []domain.Ev
 		default:
 			continue
 		}
-		cause, err := taintCause(ctx, mem, n, t)
+		cause, err := r.taintCause(ctx, n, t)
 		if err != nil {
 			return nil, err
 		}
@@ -49,10 +49,10 @@ func taintCauses(ctx context.Context, mem *turns, n domain.Node, evs []domain.Ev
 
 // taintCause is the change that puts on or takes off t on n; the zero
 // Record when the log holds none. The turn of t's condition comes from
-// mem where it holds the log's answer.
-func taintCause(ctx context.Context, mem *turns, n domain.Node, t domain.Taint) (events.Record, error) {
+// the turns kept in memory where they hold the log's answer.
+func (r *Reconciler) taintCause(ctx context.Context, n domain.Node, t domain.Taint) (events.Record, error) {
 	cond, _ := domain.ConditionOfTaint(t.Key)
-	turned, ok := mem.last(n.Name, cond, n.Version)
+	turned, ok := r.turns.last(n.Name, cond, n.Version)
 	var err error
 	if !ok {
 		turned, _, err = reconcilers.LastChange(ctx, reconcilers.ChangeOf(domain.NodeStream(n.Name), n.Version,
@@ -61,8 +61,22 @@ func taintCause(ctx context.Context, mem *turns, n domain.Node, t domain.Taint) 
 	if err != nil || t.Effect != domain.EffectNoExecute {
 		return turned, err
 	}
-	fleet, _, err := reconcilers.LastChange(ctx, reconcilers.Change{Stream: domain.FleetHealthStream,
-		Types: []string{domain.FleetDisruptionStarted{}.EventType(), domain.FleetDisruptionEnded{}.EventType()}})
+	fleet, err := r.disruptionTurn(ctx)
 	newest, _ := reconcilers.Newest(turned, fleet)
 	return newest, err
+}
+
+// disruptionTurn is the fleet's last disruption start or end; the zero
+// Record when the log holds none. It comes from the fleet's turns kept
+// in memory where they hold the log's answer for the fleet as read now
+// (from memory too, on SQLite), else from the log.
+func (r *Reconciler) disruptionTurn(ctx context.Context) (events.Record, error) {
+	if f, err := r.view.FleetHealth(ctx); err == nil {
+		if rec, ok := r.fleetTurns.last(f.Version); ok {
+			return rec, nil
+		}
+	}
+	rec, _, err := reconcilers.LastChange(ctx, reconcilers.Change{Stream: domain.FleetHealthStream,
+		Types: []string{domain.FleetDisruptionStarted{}.EventType(), domain.FleetDisruptionEnded{}.EventType()}})
+	return rec, err
 }

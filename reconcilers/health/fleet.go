@@ -141,7 +141,7 @@ func (r *Reconciler) syncTaints(ctx context.Context, n domain.Node, disrupted bo
 	if err != nil || len(evs) == 0 {
 		return err
 	}
-	groups, err := taintCauses(ctx, &r.turns, n, evs)
+	groups, err := r.taintCauses(ctx, n, evs)
 	if err != nil {
 		return err
 	}

@@ -27,12 +27,13 @@ var (
 // node, and fleet changes to every node. Plain heartbeats, and the
 // renewals of nodes' leases, move the node's deadline kept in memory and
 // need no reconcile. Every node event is noted in the turns kept in
-// memory.
+// memory, and every record of the fleet's in the fleet's turns.
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.NodeAggregate, domain.HeartbeatRecorded{}).
 		Passes(keyMonitor, keyAll).
 		Watches(reconcilers.EventsOf(domain.FleetAggregate), reconcilers.ToPass(keyAll)).
+		Watches(reconcilers.EventsOf(domain.FleetAggregate), r.fleetTurns.note).
 		Watches(reconcilers.EventTypesOf(domain.HeartbeatRecorded{}), r.heartbeat).
 		Watches(reconcilers.EventsOf(domain.LeaseAggregate, domain.LeaseDeleted{}), r.leaseRenewed).
 		Watches(reconcilers.EventsOf(domain.NodeAggregate), r.turns.note)
@@ -77,6 +78,10 @@ type Reconciler struct {
 	// turns are the nodes' conditions' last turns, the causes of their
 	// taints' changes, in memory.
 	turns turns
+	// fleetTurns are the fleet's last disruption start or end, the cause
+	// of a NoExecute taint's change when it came after the condition's
+	// turn, in memory.
+	fleetTurns fleetTurns
 	// arrivals are the heartbeats herd received that may not be in the
 	// log yet; backlog says how far behind herd's writes are. A node is
 	// silent only past its grace period from the later of its last

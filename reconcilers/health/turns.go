@@ -107,3 +107,47 @@ func (t *turns) last(name string, cond domain.ConditionType, upTo int64) (events
 	rec, ok := n.turned[cond]
 	return rec, ok
 }
+
+// fleetTurns remembers the newest start or end of a fleet disruption the
+// dispatcher handed over, and the newest version of the fleet's stream
+// handed over: a NoExecute taint's change names it as its cause when it
+// came after the condition's turn (taintCause), and reading it back from
+// the log for every such change cost a fleet whose nodes come and go a
+// query each. It answers, as turns do, only where its answer is the
+// log's: the fleet was read at the version last handed over, and a turn
+// was seen since herd started following the log.
+type fleetTurns struct {
+	mu     sync.Mutex
+	seen   int64
+	turned events.Record
+}
+
+// disruptionTurns are the event types that start or end a disruption.
+var disruptionTurns = reconcilers.EventTypesOf(domain.FleetDisruptionStarted{}, domain.FleetDisruptionEnded{})
+
+// note takes one record of the fleet's stream, as the dispatcher hands
+// it over, in the log's order. It queues nothing.
+func (f *fleetTurns) note(rec events.Record) []reconcilers.Key {
+	if rec.Stream != domain.FleetHealthStream {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seen = max(f.seen, rec.Version)
+	if disruptionTurns.Has(rec.Type) {
+		f.turned = rec
+		f.turned.Payload = nil // a cause needs no payload
+	}
+	return nil
+}
+
+// last is the newest start or end of a disruption up to the fleet's
+// version upTo, when it is remembered and is the log's answer.
+func (f *fleetTurns) last(upTo int64) (events.Record, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.seen != upTo || f.turned.ID == "" {
+		return events.Record{}, false
+	}
+	return f.turned, true
+}

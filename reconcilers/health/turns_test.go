@@ -48,3 +48,46 @@ func TestTurnsAnswerOnlyWhereTheLogWould(t *testing.T) {
 		t.Fatal("a turn before the node's deletion is answered from memory")
 	}
 }
+
+// TestFleetTurnsAnswerOnlyWhereTheLogWould: the fleet's turns kept in
+// memory name its last disruption start or end only for the fleet read
+// at the version the dispatcher last handed over, and only a turn they
+// saw; the fleet read at another version, or before any turn was seen,
+// is read from the log.
+func TestFleetTurnsAnswerOnlyWhereTheLogWould(t *testing.T) {
+	rec := func(version int64, ev domain.Event) events.Record {
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return events.Record{ID: ev.EventType() + string(rune('0'+version)), Stream: domain.FleetHealthStream, Version: version,
+			Position: 100 + version, Type: ev.EventType(), Payload: payload}
+	}
+	var mem fleetTurns
+	mem.note(rec(1, domain.HealthMonitorStarted{Nodes: 3}))
+	if _, ok := mem.last(1); ok {
+		t.Fatal("a fleet whose disruption was never seen to start or end is answered from memory")
+	}
+	mem.note(rec(2, domain.FleetDisruptionStarted{Unreachable: 3, Total: 3}))
+	if got, ok := mem.last(2); !ok || got.Version != 2 || got.Payload != nil {
+		t.Fatalf("the disruption's start at version 2: %+v %v", got, ok)
+	}
+	if _, ok := mem.last(3); ok {
+		t.Fatal("a fleet read at a version not handed over yet is answered from memory")
+	}
+	if _, ok := mem.last(1); ok {
+		t.Fatal("a fleet read at an older version than handed over is answered from memory")
+	}
+	mem.note(rec(3, domain.HealthMonitorStarted{Nodes: 3}))
+	if got, ok := mem.last(3); !ok || got.Version != 2 {
+		t.Fatalf("the disruption's start after a later record that turns nothing: %+v %v", got, ok)
+	}
+	mem.note(rec(4, domain.FleetDisruptionEnded{Unreachable: 0, Total: 3}))
+	if got, ok := mem.last(4); !ok || got.Version != 4 || got.Type != (domain.FleetDisruptionEnded{}).EventType() {
+		t.Fatalf("the disruption's end: %+v %v", got, ok)
+	}
+	mem.note(events.Record{ID: "other", Stream: domain.NodeStream("n1"), Version: 9, Type: (domain.FleetDisruptionStarted{}).EventType()})
+	if _, ok := mem.last(4); !ok {
+		t.Fatal("a record of another stream moved the fleet's turns")
+	}
+}

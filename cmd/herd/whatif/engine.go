@@ -185,8 +185,9 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	rep.compare(ctx, window, simulated, store.Log())
-	if err := rep.availability(ctx, source, store.Log(), window, simulated); err != nil {
+	simLog := newCauseLog(store.Log(), simulated)
+	rep.compare(ctx, window, simulated, simLog)
+	if err := rep.availability(ctx, source, simLog, window, simulated); err != nil {
 		return Report{}, err
 	}
 	return rep, nil

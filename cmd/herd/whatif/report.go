@@ -252,7 +252,7 @@ func decisionOf(rec events.Record, names map[string]string) Decision {
 func (d Decision) key() string { return d.Type + "\x00" + d.Stream + "\x00" + d.Effect }
 
 // compare holds the real window's decisions against the simulation's.
-func (r *Report) compare(ctx context.Context, real, simulated []events.Record, simLog events.LogReader) {
+func (r *Report) compare(ctx context.Context, real, simulated []events.Record, simLog causeLog) {
 	realNames, simNames := generatedNames(real), generatedNames(simulated)
 	byKey := map[string][]Decision{}
 	for _, rec := range decisions(real) {
@@ -278,18 +278,51 @@ func (r *Report) compare(ctx context.Context, real, simulated []events.Record, s
 	r.differences(ctx, simulated, simNames, simLog)
 }
 
+// causeLog is the simulated log as the report follows causes in it: a
+// cause in the simulated window is found among its records, which the
+// report holds (an hour of a fleet's decisions followed a query each),
+// one from before the window in the log.
+type causeLog struct {
+	events.LogReader
+	recs []events.Record
+	// byID is each record's index in recs: an hour's records are tens of
+	// thousands, held once.
+	byID map[string]int
+}
+
+// newCauseLog is log, its window's records recs found by ID.
+func newCauseLog(log events.LogReader, recs []events.Record) causeLog {
+	byID := make(map[string]int, len(recs))
+	for i, rec := range recs {
+		byID[rec.ID] = i
+	}
+	return causeLog{LogReader: log, recs: recs, byID: byID}
+}
+
+// record is the record whose ID is id; false when the log holds none (or
+// cannot be read: the chain of causes ends there).
+func (l causeLog) record(ctx context.Context, id string) (events.Record, bool) {
+	if i, ok := l.byID[id]; ok {
+		return l.recs[i], true
+	}
+	recs, err := l.Query(ctx, events.Filter{ID: id, Limit: 1})
+	if err != nil || len(recs) == 0 {
+		return events.Record{}, false
+	}
+	return recs[0], true
+}
+
 // maxCauses bounds a chain of causes.
 const maxCauses = 8
 
 // causes follows rec's causes back in log, nearest first.
-func causes(ctx context.Context, log events.LogReader, rec events.Record, names map[string]string) []Cause {
+func causes(ctx context.Context, log causeLog, rec events.Record, names map[string]string) []Cause {
 	var out []Cause
 	for id := rec.Metadata.CausationID; id != "" && len(out) < maxCauses; {
-		recs, err := log.Query(ctx, events.Filter{ID: id, Limit: 1})
-		if err != nil || len(recs) == 0 {
+		c, ok := log.record(ctx, id)
+		if !ok {
 			break
 		}
-		c := recs[0]
 		out = append(out, Cause{Type: c.Type, Stream: canonical(c.Stream, names), Actor: c.Metadata.Actor, At: c.RecordedAt})
 		id = c.Metadata.CausationID
 	}
@@ -348,7 +381,7 @@ func (r *Report) nearTolerance() time.Duration { return 6 * time.Second }
 
 // differences lists the outcomes that differ, each simulated one with
 // the causes the simulated log gives it.
-func (r *Report) differences(ctx context.Context, simulated []events.Record, names map[string]string, simLog events.LogReader) {
+func (r *Report) differences(ctx context.Context, simulated []events.Record, names map[string]string, simLog causeLog) {
 	tol := r.nearTolerance()
 	near := func(a, b time.Time) bool { d := a.Sub(b); return d <= tol && d >= -tol }
 	first := func(match func(events.Record) bool) []Cause {
@@ -432,7 +465,7 @@ func (r *Report) differences(ctx context.Context, simulated []events.Record, nam
 // evicted one moved because of the eviction. The eviction is the newest
 // of the owner's pods (canonically the same name) before the pod's
 // creation, when it is newer than the cause the creation records.
-func replacing(ctx context.Context, simLog events.LogReader, simulated []events.Record, names map[string]string, chain []Cause) []Cause {
+func replacing(ctx context.Context, simLog causeLog, simulated []events.Record, names map[string]string, chain []Cause) []Cause {
 	if len(chain) < 2 || chain[1].Type != (domain.PodCreated{}).EventType() {
 		return chain
 	}
@@ -461,7 +494,7 @@ func replacing(ctx context.Context, simLog events.LogReader, simulated []events.
 // availability holds how long each workload spent below its desired
 // availability in the real window (read from source up to the window's
 // end) against the simulation's (read from simLog).
-func (r *Report) availability(ctx context.Context, source, simLog events.LogReader, real, simulated []events.Record) error {
+func (r *Report) availability(ctx context.Context, source events.LogReader, simLog causeLog, real, simulated []events.Record) error {
 	var err error
 	if r.Actual.Below, _, err = below(ctx, source, real, r.Since, r.Until, r.To); err != nil {
 		return err
