@@ -173,6 +173,14 @@ func (m *Manager) current() []*runner {
 	return m.runners
 }
 
+// addDue puts back on their queues the requeues whose time has come and
+// that no worker took (runner.addDue).
+func (m *Manager) addDue() {
+	for _, rn := range m.current() {
+		rn.addDue()
+	}
+}
+
 // Running lists the names of the reconcilers that run while this replica
 // leads them.
 func (m *Manager) Running() []string {

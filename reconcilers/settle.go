@@ -124,6 +124,7 @@ func (s *Settler) Settle(ctx context.Context) error {
 	// progress; it is taken before the look, so that progress made after
 	// the look is not missed. A pause after a quiet look lasts.
 	var changed <-chan struct{}
+	stuck := 0
 	for first := true; quiet < 3; first = false {
 		switch {
 		case first && s.LookAtOnce:
@@ -148,13 +149,25 @@ func (s *Settler) Settle(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if _, _, _, busy := s.busy(head); !busy {
+		_, st, _, busy := s.busy(head)
+		if !busy {
 			quiet++
 			wait, pause, changed = s.FirstWait, cmp.Or(s.QuietWait, s.FirstWait), nil
 			continue
 		}
 		quiet = 0
 		pause, wait = wait, min(2*wait, s.LongestWait)
+		// A reconciler with nothing to do but requeues whose time has
+		// come, at two looks in a row, has lost them to the delaying
+		// queue's timer (runner.addDue): they are put back.
+		if st.Due > 0 && st.Queued == 0 && st.InFlight == 0 && st.Unfinished == 0 {
+			if stuck++; stuck >= 2 {
+				s.m.addDue()
+				stuck = 0
+			}
+		} else {
+			stuck = 0
+		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("herd's reconcilers did not settle within %s: %s", s.Timeout, s.Busy(head))
 		}

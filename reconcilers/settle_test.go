@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"herd/domain"
 	"herd/reconcilers"
 )
 
@@ -135,5 +136,35 @@ func TestStatusCountsAKeyBeingReconciledAsUnfinished(t *testing.T) {
 		"node/a reconciled again and settled: %+v", status(t, m, "blocked"))
 	if st := status(t, m, "blocked"); st.Unfinished != 0 {
 		t.Fatalf("settled with keys unfinished: %+v", st)
+	}
+}
+
+// TestSettlerPutsBackARequeueTheQueueLost: a requeue whose time has come
+// on herd's clock but that the delaying queue never delivers (its timer
+// set from a time a simulated clock had already left) is put back on
+// the queue by a caller waiting for the reconcilers, and reconciled,
+// rather than holding the wait until it runs out.
+func TestSettlerPutsBackARequeueTheQueueLost(t *testing.T) {
+	h := newHarness(t)
+	r := newFakeReconciler("requeuing")
+	m := h.start(config(), r)
+	s := reconcilers.NewSettler(m, h.clock.Now(), func(ctx context.Context) (int64, error) {
+		return h.store.Head(ctx, h.store.DB())
+	})
+	s.Timeout = waitFor
+	if err := s.Settle(t.Context()); err != nil {
+		t.Fatalf("after start: %v", err)
+	}
+
+	key := reconcilers.Key{Aggregate: domain.NodeAggregate, Name: "a"}
+	reconcilers.LoseRequeue(m, "requeuing", key, h.clock.Now())
+	if busy := s.Busy(h.head()); !strings.Contains(busy, "Due:1") {
+		t.Fatalf("a requeue due and not delivered reads as %q", busy)
+	}
+	if err := s.Settle(t.Context()); err != nil {
+		t.Fatalf("a requeue the queue lost: %v", err)
+	}
+	if r.Count("node/a") != 1 {
+		t.Fatalf("node/a reconciled %d times, want once", r.Count("node/a"))
 	}
 }

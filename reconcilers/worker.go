@@ -119,6 +119,29 @@ func (rn *runner) retry(key Key) {
 	})
 }
 
+// addDue puts on the queue again every key whose requeue time has come
+// on herd's clock but which no worker has taken. The delaying queue
+// times a requeue with a timer it sets from the time it read just
+// before: when herd's clock is a simulated one that moves in between
+// (the what-if, the behaviour specs), the timer is set past the
+// requeue's time and the key waits for the clock's next move, which a
+// caller waiting for the reconcilers to settle never makes. A key added
+// twice is reconciled once more, which changes nothing that was not due.
+func (rn *runner) addDue() {
+	now := rn.clock.Now()
+	rn.requeueMu.Lock()
+	var due []Key
+	for key, at := range rn.requeueAt {
+		if !at.After(now) {
+			due = append(due, key)
+		}
+	}
+	rn.requeueMu.Unlock()
+	for _, key := range due {
+		rn.queue.Add(key)
+	}
+}
+
 // due counts the requeues whose time has come but which no worker has
 // taken yet.
 func (rn *runner) due() int {
