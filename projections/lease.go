@@ -62,15 +62,6 @@ var leases = describe(&aggregate[domain.Lease]{
 	atPosition: func(l domain.Lease, pos int64) domain.Lease { l.ResourceVersion = pos; return l },
 })
 
-var _ domain.LeaseRepository = (*Writer)(nil)
-
-// UpdateLease implements domain.LeaseRepository. A renewal of a node's
-// lease commits the lease's one event and writes its row alone: it is the
-// node's heartbeat by itself (domain.NodeLeaseHolder).
-func (w *Writer) UpdateLease(ctx context.Context, namespace, name string, update func(domain.Lease) ([]domain.Event, error)) (domain.Lease, error) {
-	return leases.update(ctx, w, namespace+"/"+name, update)
-}
-
 // leaseRows is the lease view's table behind the views' store port, on
 // whichever engine a handle is of.
 var leaseRows = viewstore.NewLeases()

@@ -37,13 +37,6 @@ var namespaces = describe(&aggregate[domain.Namespace]{
 	tables: []viewTable{{"namespaces", "name"}},
 })
 
-var _ domain.NamespaceRepository = (*Writer)(nil)
-
-// UpdateNamespace implements domain.NamespaceRepository.
-func (w *Writer) UpdateNamespace(ctx context.Context, name string, update func(domain.Namespace) ([]domain.Event, error)) (domain.Namespace, error) {
-	return namespaces.update(ctx, w, name, update)
-}
-
 // namespaceRows is the namespace view's table behind the views' store
 // port, on whichever engine a handle is of.
 var namespaceRows = viewstore.NewNamespaces()

@@ -50,38 +50,6 @@ var pods = describe(&aggregate[domain.Pod]{
 
 var _ domain.PodRepository = (*Writer)(nil)
 
-// UpdatePod implements domain.PodRepository.
-func (w *Writer) UpdatePod(ctx context.Context, namespace, name string, update func(domain.Pod) ([]domain.Event, error)) (domain.Pod, error) {
-	return pods.update(ctx, w, namespace+"/"+name, update)
-}
-
-// PodUpdate is one pod's part of UpdatePods.
-type PodUpdate struct {
-	Namespace, Name string
-	Update          func(domain.Pod) ([]domain.Event, error)
-}
-
-// UpdatePods runs several pod updates in one transaction: all of them
-// commit or none. The scheduler binds its decisions this way, paying for
-// one commit per batch rather than one per pod.
-func (w *Writer) UpdatePods(ctx context.Context, updates []PodUpdate) ([]domain.Pod, error) {
-	out := make([]domain.Pod, len(updates))
-	err := w.inTx(ctx, func(tx unitTx) error {
-		for i, u := range updates {
-			p, err := pods.updateTx(ctx, w, tx, u.Namespace+"/"+u.Name, u.Update)
-			if err != nil {
-				return err
-			}
-			out[i] = p
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // GetPod implements domain.PodRepository.
 func (w *Writer) GetPod(ctx context.Context, namespace, name string) (domain.Pod, error) {
 	return NewPodView(w.log).Get(ctx, namespace, name)
