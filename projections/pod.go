@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -98,27 +97,11 @@ func unmarshalPod(data []byte) (domain.Pod, error) {
 // loadPod reads a pod's row, tombstones included, or domain.ErrNotFound.
 func loadPod(ctx context.Context, q viewstore.Querier, namespace, name string) (domain.Pod, error) {
 	data, err := podRows.Get(ctx, q, viewstore.Key{Namespace: namespace, Name: name})
-	switch {
-	case errors.Is(err, viewstore.ErrNoRow):
-		return domain.Pod{}, fmt.Errorf("pod %q: %w", namespace+"/"+name, domain.ErrNotFound)
-	case err != nil:
-		return domain.Pod{}, fmt.Errorf("load pod %q: %w", namespace+"/"+name, err)
+	if err != nil { // the key joined for the error alone
+		return decodeRow("pod", namespace+"/"+name, data, err, unmarshalPod)
 	}
 	return unmarshalPod(data)
 }
 
 // decodePods rebuilds the pods of rows read at the log's head.
-func decodePods(data [][]byte, head int64, err error) ([]domain.Pod, int64, error) {
-	if err != nil {
-		return nil, 0, fmt.Errorf("pod rows: %w", err)
-	}
-	out := make([]domain.Pod, 0, len(data))
-	for _, b := range data {
-		p, err := unmarshalPod(b)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, p)
-	}
-	return out, head, nil
-}
+var decodePods = rowsDecoder("pod rows", unmarshalPod)
