@@ -2,7 +2,6 @@ package domain
 
 import (
 	"bytes"
-	"context"
 	"maps"
 	"slices"
 	"time"
@@ -136,16 +135,6 @@ func EvolveConfigMap(c ConfigMap, e Event) ConfigMap {
 	}
 	c.Version++
 	return c
-}
-
-// ConfigMapRepository is how the world outside the domain stores
-// ConfigMaps. The domain declares it; projections implement it.
-type ConfigMapRepository interface {
-	// UpdateConfigMap runs update on the ConfigMap's current state (the
-	// zero ConfigMap with Version 0 when herd never saw it) in one
-	// transaction and appends what it returns, as UpdateNode does. It
-	// returns the ConfigMap as it stands afterwards.
-	UpdateConfigMap(ctx context.Context, namespace, name string, update func(ConfigMap) ([]Event, error)) (ConfigMap, error)
 }
 
 // CreateConfigMap creates a ConfigMap, as `kubectl create configmap` does.

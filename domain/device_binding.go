@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"context"
 	"fmt"
 	"net/netip"
 	"time"
@@ -120,12 +119,4 @@ func EvolveDevice(b DeviceBinding, e Event) DeviceBinding {
 		b.Address, b.BoundAt = "", time.Time{}
 	}
 	return b
-}
-
-// DeviceBindingRepository stores device bindings.
-type DeviceBindingRepository interface {
-	// UpdateDeviceBinding runs update on the named binding (the zero
-	// binding when the name was never bound) in one transaction and
-	// appends what it returns, as UpdateNode does.
-	UpdateDeviceBinding(ctx context.Context, name string, update func(DeviceBinding) ([]Event, error)) (DeviceBinding, error)
 }

@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"context"
 	"fmt"
 	"time"
 )
@@ -124,11 +123,4 @@ func EvolveFleet(f FleetHealth, e Event) FleetHealth {
 		// there for whoever reads the log (the what-if, the audit).
 	}
 	return f
-}
-
-// FleetRepository stores the fleet's health.
-type FleetRepository interface {
-	// UpdateFleetHealth runs update on the fleet's health in one
-	// transaction and appends what it returns, as UpdateNode does.
-	UpdateFleetHealth(ctx context.Context, update func(FleetHealth) ([]Event, error)) (FleetHealth, error)
 }

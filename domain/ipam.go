@@ -2,7 +2,6 @@ package domain
 
 import (
 	"cmp"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -266,15 +265,4 @@ func (p IPPool) HolderOf(uid string) (IPAllocation, bool) {
 		}
 	}
 	return IPAllocation{}, false
-}
-
-// IPPoolRepository is how the world outside the domain stores pools.
-type IPPoolRepository interface {
-	// UpdateIPPool runs update on the pool's current state (an empty
-	// pool with Version 0 when it never handed anything out) in one
-	// transaction and appends what it returns with the pool's version as
-	// the expected version, as UpdateNode does for nodes. The state
-	// holds the allocations of the pod with podUID, and no others: what
-	// a command about that pod reads.
-	UpdateIPPool(ctx context.Context, cidr, podUID string, update func(IPPool) ([]Event, error)) (IPPool, error)
 }

@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"context"
 	"maps"
 	"time"
 )
@@ -122,12 +121,4 @@ func EvolveKubeletTargets(ts KubeletTargets, e Event) KubeletTargets {
 		}
 	}
 	return ts
-}
-
-// KubeletTargetRepository stores the set of kubelet targets.
-type KubeletTargetRepository interface {
-	// UpdateKubeletTargets runs update on the current set in one
-	// transaction and appends what it returns, as UpdateNode does. It
-	// returns the set as it stands afterwards.
-	UpdateKubeletTargets(ctx context.Context, update func(KubeletTargets) ([]Event, error)) (KubeletTargets, error)
 }

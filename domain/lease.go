@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -173,15 +172,6 @@ func EvolveLease(l Lease, e Event) Lease {
 		return Lease{Namespace: l.Namespace, Name: l.Name, Deleted: true, Version: l.Version, ResourceVersion: l.ResourceVersion}
 	}
 	return l
-}
-
-// LeaseRepository is how the world outside the domain stores leases.
-type LeaseRepository interface {
-	// UpdateLease runs update on the lease's current state and appends
-	// what it returns, in one transaction, as UpdateNode does. A renewal
-	// of a node's lease records only the lease's event: it is the node's
-	// heartbeat by itself (see NodeLeaseHolder).
-	UpdateLease(ctx context.Context, namespace, name string, update func(Lease) ([]Event, error)) (Lease, error)
 }
 
 // CreateLease creates a lease, as a kubelet does for its node.

@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -155,14 +154,6 @@ func EvolveNamespace(ns Namespace, e Event) Namespace {
 		return Namespace{Name: ns.Name, Deleted: true, Version: ns.Version, ResourceVersion: ns.ResourceVersion}
 	}
 	return ns
-}
-
-// NamespaceRepository is how the world outside the domain stores
-// namespaces. The domain declares it; projections implement it.
-type NamespaceRepository interface {
-	// UpdateNamespace runs update on the namespace's current state in one
-	// transaction and appends what it returns, as UpdateNode does.
-	UpdateNamespace(ctx context.Context, name string, update func(Namespace) ([]Event, error)) (Namespace, error)
 }
 
 // CreateNamespace creates a namespace, as `kubectl create namespace` does.

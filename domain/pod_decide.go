@@ -23,12 +23,9 @@ func DecidePod(p Pod, cmd PodCommand, now time.Time) ([]Event, error) {
 	return cmd.decidePod(p, now.UTC())
 }
 
-// PodRepository is how the world outside the domain stores pods.
+// PodRepository is how the world outside the domain reads a stored pod;
+// a pod is written through its Executor.
 type PodRepository interface {
-	// UpdatePod runs update on the pod's current state inside one
-	// transaction and appends what it returns, as NodeRepository.UpdateNode
-	// does for nodes. It returns the pod as it stands afterwards.
-	UpdatePod(ctx context.Context, namespace, name string, update func(p Pod) ([]Event, error)) (Pod, error)
 	// GetPod returns the pod, or ErrNotFound if it does not exist.
 	GetPod(ctx context.Context, namespace, name string) (Pod, error)
 }

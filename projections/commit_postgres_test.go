@@ -44,9 +44,7 @@ func TestGroupCommitOnPostgres(t *testing.T) {
 		answered := make(chan struct{})
 		wg.Go(func() {
 			defer close(answered)
-			cmd.got, cmd.err = w.UpdateNode(ctx, cmd.node, func(n domain.Node) ([]domain.Event, error) {
-				return domain.DecideNode(n, cmd.cmd, clk.Now())
-			})
+			cmd.got, cmd.err = w.NodeCommands().Execute(ctx, domain.Key{Name: cmd.node}, cmd.cmd)
 		})
 		if queuedOrAnswered(t, w, n+1, answered) {
 			n++

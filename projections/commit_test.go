@@ -9,6 +9,7 @@ import (
 
 	"herd/domain"
 	"herd/events/eventstest"
+	"herd/projections/command"
 )
 
 // holdGroup makes the next commands queue behind a command that blocks
@@ -74,8 +75,9 @@ type nodeCommand struct {
 	err  error
 }
 
-// runGroup runs cmds concurrently as one group commit.
-func runGroup(t *testing.T, w *Writer, now time.Time, cmds []*nodeCommand) {
+// runGroup runs cmds concurrently as one group commit, at the writer's
+// clock's time.
+func runGroup(t *testing.T, w *Writer, cmds []*nodeCommand) {
 	t.Helper()
 	_, release := holdGroup(t, w)
 	var wg sync.WaitGroup
@@ -84,9 +86,7 @@ func runGroup(t *testing.T, w *Writer, now time.Time, cmds []*nodeCommand) {
 		answered := make(chan struct{})
 		wg.Go(func() {
 			defer close(answered)
-			c.got, c.err = w.UpdateNode(t.Context(), c.node, func(n domain.Node) ([]domain.Event, error) {
-				return domain.DecideNode(n, c.cmd, now)
-			})
+			c.got, c.err = w.NodeCommands().Execute(t.Context(), domain.Key{Name: c.node}, c.cmd)
 		})
 		// Keep the order of cmds in the group; a command its decision
 		// refuses is answered without queueing.
@@ -115,7 +115,7 @@ func TestGroupCommitRejectsOneCommandAndCommitsTheOthers(t *testing.T) {
 		{node: "ghost", cmd: metrics(1)}, // unknown node: rejected
 		{node: "web-01", cmd: metrics(500)},
 	}
-	runGroup(t, w, clk.Now(), cmds)
+	runGroup(t, w, cmds)
 
 	wantErr := []error{nil, domain.ErrInvalid, nil, domain.ErrNotFound, nil}
 	for i, c := range cmds {
@@ -170,7 +170,7 @@ func TestGroupCommitOfOneObjectAppliesEachCommandOnce(t *testing.T) {
 		{node: "web-01", cmd: metrics(200)},
 		{node: "web-01", cmd: metrics(100)},
 	}
-	runGroup(t, w, clk.Now(), cmds)
+	runGroup(t, w, cmds)
 
 	versions := map[int64]bool{}
 	for i, c := range cmds {
@@ -205,16 +205,17 @@ func TestGroupCommitOfOneObjectAppliesEachCommandOnce(t *testing.T) {
 }
 
 func TestGroupCommitSurvivesAPanickingCommand(t *testing.T) {
-	w, store, clk := newWriter(t)
+	w, store, _ := newWriter(t)
 	queued, release := holdGroup(t, w)
 	var wg sync.WaitGroup
 	var panicErr, okErr error
 	// A node's command panics in its decision, on its caller's goroutine;
 	// a command run on the leader panics there.
+	panicking := command.NewCommands(w.unit, nodes.on(w), func(domain.Node, domain.NodeCommand, time.Time) ([]domain.Event, error) {
+		panic("boom")
+	}, nil)
 	wg.Go(func() {
-		_, panicErr = w.UpdateNode(t.Context(), "bad", func(domain.Node) ([]domain.Event, error) {
-			panic("boom")
-		})
+		_, panicErr = panicking.Execute(t.Context(), domain.Key{Name: "bad"}, metrics(1))
 	})
 	var leaderPanic error
 	wg.Go(func() {
@@ -222,9 +223,7 @@ func TestGroupCommitSurvivesAPanickingCommand(t *testing.T) {
 	})
 	queued(1)
 	wg.Go(func() {
-		_, okErr = w.UpdateNode(t.Context(), "web-01", func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNode(n, register("web-01", domain.KindLinux), clk.Now())
-		})
+		_, okErr = w.NodeCommands().Execute(t.Context(), domain.Key{Name: "web-01"}, register("web-01", domain.KindLinux))
 	})
 	queued(2)
 	release()
@@ -238,16 +237,14 @@ func TestGroupCommitSurvivesAPanickingCommand(t *testing.T) {
 }
 
 func TestGroupCommitSkipsACommandWhoseCallerGaveUp(t *testing.T) {
-	w, store, clk := newWriter(t)
+	w, store, _ := newWriter(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	queued, release := holdGroup(t, w)
 	var err error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, err = w.UpdateNode(ctx, "web-01", func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNode(n, register("web-01", domain.KindLinux), clk.Now())
-		})
+		_, err = w.NodeCommands().Execute(ctx, domain.Key{Name: "web-01"}, register("web-01", domain.KindLinux))
 	}()
 	queued(1)
 	cancel()
@@ -276,9 +273,7 @@ func TestGroupCommitAnnouncesItsHead(t *testing.T) {
 	}
 	// A rejected command commits nothing and announces nothing.
 	_, signal = store.CommitSignal()
-	if _, err := w.UpdateNode(t.Context(), "ghost", func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, metrics(1), clk.Now())
-	}); err == nil {
+	if _, err := w.NodeCommands().Execute(t.Context(), domain.Key{Name: "ghost"}, metrics(1)); err == nil {
 		t.Fatal("heartbeat of an unknown node accepted")
 	}
 	select {

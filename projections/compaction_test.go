@@ -129,14 +129,15 @@ func testCompactionKeepsNewest(t *testing.T, log events.Log, another func(t *tes
 	do(t, w, clk, "quiet", register("quiet", domain.KindLinux))
 	do(t, w, clk, "gone", register("gone", domain.KindLinux))
 	do(t, w, clk, "kubelet", register("kubelet", domain.KindKubelet))
+	created := map[string]bool{}
 	renew := func(ns, name string) {
 		t.Helper()
-		if _, err := w.UpdateLease(ctx, ns, name, func(l domain.Lease) ([]domain.Event, error) {
-			if !l.Exists() {
-				return domain.DecideLease(l, domain.CreateLease{Namespace: ns, Name: name, Content: leaseContent(name, clk.Now())}, clk.Now())
-			}
-			return domain.DecideLease(l, domain.UpdateLease{Content: leaseContent(name, clk.Now())}, clk.Now())
-		}); err != nil {
+		var cmd domain.LeaseCommand = domain.UpdateLease{Content: leaseContent(name, clk.Now())}
+		if !created[ns+"/"+name] {
+			cmd = domain.CreateLease{Namespace: ns, Name: name, Content: leaseContent(name, clk.Now())}
+			created[ns+"/"+name] = true
+		}
+		if _, err := w.LeaseCommands().Execute(ctx, domain.Key{Namespace: ns, Name: name}, cmd); err != nil {
 			t.Fatal(err)
 		}
 	}

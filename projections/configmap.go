@@ -1,8 +1,6 @@
 package projections
 
 import (
-	"context"
-
 	"herd/domain"
 )
 
@@ -17,10 +15,3 @@ var configMaps = describeJSONRows(domain.ConfigMapAggregate, "configmaps", "conf
 	},
 	func(cm domain.ConfigMap, position int64) domain.ConfigMap { cm.ResourceVersion = position; return cm },
 )
-
-var _ domain.ConfigMapRepository = (*Writer)(nil)
-
-// UpdateConfigMap implements domain.ConfigMapRepository.
-func (w *Writer) UpdateConfigMap(ctx context.Context, namespace, name string, update func(domain.ConfigMap) ([]domain.Event, error)) (domain.ConfigMap, error) {
-	return configMaps.update(ctx, w, namespace+"/"+name, update)
-}

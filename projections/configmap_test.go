@@ -13,12 +13,11 @@ import (
 	"herd/events"
 )
 
-// doConfigMap runs one command on a ConfigMap through the writer.
-func doConfigMap(tb testing.TB, w *Writer, now time.Time, ns, name string, cmd domain.ConfigMapCommand) (domain.ConfigMap, error) {
+// doConfigMap runs one command on a ConfigMap through the writer, at its
+// clock's time.
+func doConfigMap(tb testing.TB, w *Writer, ns, name string, cmd domain.ConfigMapCommand) (domain.ConfigMap, error) {
 	tb.Helper()
-	return w.UpdateConfigMap(context.Background(), ns, name, func(cm domain.ConfigMap) ([]domain.Event, error) {
-		return domain.DecideConfigMap(cm, cmd, now)
-	})
+	return w.ConfigMapCommands().Execute(context.Background(), domain.Key{Namespace: ns, Name: name}, cmd)
 }
 
 func TestConfigMapViewReadsWhatWasWritten(t *testing.T) {
@@ -27,7 +26,7 @@ func TestConfigMapViewReadsWhatWasWritten(t *testing.T) {
 	view := NewConfigMapView(store.Log())
 	content := domain.ConfigMapContent{Labels: map[string]string{"app": "pico"}, Data: map[string]string{"interval": "10"}}
 	for _, c := range []struct{ ns, name string }{{"default", "pico-config"}, {"default", "other"}, {"lab", "pico-config"}} {
-		if _, err := doConfigMap(t, w, clk.Now(), c.ns, c.name, domain.CreateConfigMap{Namespace: c.ns, Name: c.name, Content: content}); err != nil {
+		if _, err := doConfigMap(t, w, c.ns, c.name, domain.CreateConfigMap{Namespace: c.ns, Name: c.name, Content: content}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -36,7 +35,7 @@ func TestConfigMapViewReadsWhatWasWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.Step(time.Minute)
-	updated, err := doConfigMap(t, w, clk.Now(), "default", "pico-config", domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: created.ResourceVersion, Command: domain.UpdateConfigMap{
+	updated, err := doConfigMap(t, w, "default", "pico-config", domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: created.ResourceVersion, Command: domain.UpdateConfigMap{
 		Content: domain.ConfigMapContent{Data: map[string]string{"interval": "5"}},
 	}})
 	if err != nil {
@@ -55,7 +54,7 @@ func TestConfigMapViewReadsWhatWasWritten(t *testing.T) {
 	}
 
 	// A stale resourceVersion appends nothing.
-	if _, err := doConfigMap(t, w, clk.Now(), "default", "pico-config", domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: created.ResourceVersion, Command: domain.UpdateConfigMap{
+	if _, err := doConfigMap(t, w, "default", "pico-config", domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: created.ResourceVersion, Command: domain.UpdateConfigMap{
 		Content: domain.ConfigMapContent{Data: map[string]string{"interval": "1"}},
 	}}); !errors.Is(err, domain.ErrConflict) {
 		t.Errorf("stale update: %v, want a conflict", err)
@@ -86,25 +85,24 @@ func TestConfigMapViewReadsWhatWasWritten(t *testing.T) {
 		}
 	}
 
-	if _, err := doConfigMap(t, w, clk.Now(), "default", "other", domain.DeleteConfigMap{}); err != nil {
+	if _, err := doConfigMap(t, w, "default", "other", domain.DeleteConfigMap{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := view.Get(ctx, "default", "other"); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("get after delete: %v, want not found", err)
 	}
-	again, err := doConfigMap(t, w, clk.Now(), "default", "other", domain.CreateConfigMap{Namespace: "default", Name: "other"})
+	again, err := doConfigMap(t, w, "default", "other", domain.CreateConfigMap{Namespace: "default", Name: "other"})
 	if err != nil || again.Version != 3 {
 		t.Errorf("re-create after delete: version %d, %v; want the stream to go on at 3", again.Version, err)
 	}
 }
 
 func TestRebuildEqualsLiveConfigMapsAndBindings(t *testing.T) {
-	w, store, clk := newWriter(t)
+	w, store, _ := newWriter(t)
 	ctx := t.Context()
-	now := clk.Now()
 	mustCM := func(ns, name string, cmd domain.ConfigMapCommand) {
 		t.Helper()
-		if _, err := doConfigMap(t, w, now, ns, name, cmd); err != nil {
+		if _, err := doConfigMap(t, w, ns, name, cmd); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -124,9 +122,7 @@ func TestRebuildEqualsLiveConfigMapsAndBindings(t *testing.T) {
 		{"pico-02", domain.BindDevice{Name: "pico-02", Address: "127.0.0.3"}},
 		{"pico-02", domain.ReleaseDevice{}},
 	} {
-		if _, err := w.UpdateDeviceBinding(ctx, c.name, func(b domain.DeviceBinding) ([]domain.Event, error) {
-			return domain.DecideDevice(b, c.cmd, now)
-		}); err != nil {
+		if _, err := w.DeviceBindingCommands().Execute(ctx, domain.Key{Name: c.name}, c.cmd); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -36,13 +36,6 @@ var deviceBindings = describe(&aggregate[domain.DeviceBinding]{
 	tables: []viewTable{{"device_bindings", "name"}},
 })
 
-var _ domain.DeviceBindingRepository = (*Writer)(nil)
-
-// UpdateDeviceBinding implements domain.DeviceBindingRepository.
-func (w *Writer) UpdateDeviceBinding(ctx context.Context, name string, update func(domain.DeviceBinding) ([]domain.Event, error)) (domain.DeviceBinding, error) {
-	return deviceBindings.update(ctx, w, name, update)
-}
-
 // deviceBindingRows is the device binding view's table behind the views'
 // store port, on whichever engine a handle is of.
 var deviceBindingRows = viewstore.NewDeviceBindings()

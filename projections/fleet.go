@@ -41,13 +41,6 @@ var fleet = describe(&aggregate[domain.FleetHealth]{
 // fleetKey is the key of the fleet's one stream.
 var fleetKey, _ = domain.FleetAggregate.Key(domain.FleetHealthStream)
 
-var _ domain.FleetRepository = (*Writer)(nil)
-
-// UpdateFleetHealth implements domain.FleetRepository.
-func (w *Writer) UpdateFleetHealth(ctx context.Context, update func(domain.FleetHealth) ([]domain.Event, error)) (domain.FleetHealth, error) {
-	return fleet.update(ctx, w, fleetKey, update)
-}
-
 // FleetHealth reads the fleet's health; the zero value before any event.
 // A view that remembers answers from the unit of work's memory where it
 // holds the fleet as last committed (currentFleet), else from the row.

@@ -44,22 +44,6 @@ var ipPools = describe(&aggregate[domain.IPPool]{
 	tables: []viewTable{{"ip_pools", "pool"}, {"ip_allocations", "pool, address"}},
 })
 
-var _ domain.IPPoolRepository = (*Writer)(nil)
-
-// UpdateIPPool implements domain.IPPoolRepository. The pool's version is
-// the expected version of the append, so of two allocators that read the
-// same pool only the first commits; the other gets domain.ErrConflict and
-// decides again on the pool as it now stands.
-func (w *Writer) UpdateIPPool(ctx context.Context, cidr, podUID string, update func(domain.IPPool) ([]domain.Event, error)) (domain.IPPool, error) {
-	var out domain.IPPool
-	err := w.inTx(ctx, func(tx unitTx) error {
-		var err error
-		out, err = updateIPPoolTx(ctx, w, tx, cidr, podUID, update)
-		return err
-	})
-	return out, err
-}
-
 // updateIPPoolTx is the pool's unit of work: the pool's row and the rows
 // of the pod podUID, decided on, appended at the pool's version, folded
 // and written, all in tx. What it reads does not grow with the pool.
@@ -73,7 +57,10 @@ func updateIPPoolTx(ctx context.Context, w *Writer, tx unitTx, cidr, podUID stri
 
 // ipPoolCommands are the IP pools' Executor and BatchExecutor: each
 // command decided on its pool's row and its pod's allocations, as
-// UpdateIPPool loads them.
+// updateIPPoolTx loads them. The pool's version is the expected version
+// of the append, so of two allocators that read the same pool only the
+// first commits; the other gets domain.ErrConflict and decides again on
+// the pool as it now stands.
 type ipPoolCommands struct{ w *Writer }
 
 var (
@@ -84,9 +71,15 @@ var (
 // Execute implements domain.Executor; key.Name is the pool's CIDR.
 func (c ipPoolCommands) Execute(ctx context.Context, key domain.Key, cmd domain.IPPoolCommand) (domain.IPPool, error) {
 	now := c.w.clock.Now()
-	return c.w.UpdateIPPool(ctx, key.Name, domain.IPPoolCommandPod(cmd), func(p domain.IPPool) ([]domain.Event, error) {
-		return domain.DecideIPPool(p, cmd, now)
+	var out domain.IPPool
+	err := c.w.inTx(ctx, func(tx unitTx) error {
+		var err error
+		out, err = updateIPPoolTx(ctx, c.w, tx, key.Name, domain.IPPoolCommandPod(cmd), func(p domain.IPPool) ([]domain.Event, error) {
+			return domain.DecideIPPool(p, cmd, now)
+		})
+		return err
 	})
+	return out, err
 }
 
 // ExecuteBatch implements domain.BatchExecutor: every command in one

@@ -7,9 +7,10 @@ import (
 	"herd/domain"
 )
 
-// fillPool hands out the first inUse addresses of pool in one append,
-// then gives back every step-th of them (none for step 0): a pool that
-// many pods have come and gone from.
+// fillPool hands out the first inUse addresses of pool in one append
+// (recorded events: no command allocates thousands at once), then gives
+// back every step-th of them (none for step 0): a pool that many pods
+// have come and gone from.
 func fillPool(b *testing.B, w *Writer, pool string, inUse, step int) {
 	b.Helper()
 	n, _ := domain.ParseIPPool(pool)
@@ -26,7 +27,7 @@ func fillPool(b *testing.B, w *Writer, pool string, inUse, step int) {
 		evs = append(evs, domain.IPReleased{Pool: pool, Address: n.Address(i).String(), PodUID: fmt.Sprintf("fill-%d", i),
 			Namespace: "default", Name: fmt.Sprintf("fill-%d", i), Reason: "PodFinalized", At: t0})
 	}
-	if _, err := w.UpdateIPPool(ctx, pool, "", func(domain.IPPool) ([]domain.Event, error) { return evs, nil }); err != nil {
+	if err := w.AppendRecorded(ctx, domain.IPPoolStream(pool), evs); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -43,16 +44,14 @@ func BenchmarkIPAMAllocate(b *testing.B) {
 		name        string
 	}{{0, 0, "inUse=0"}, {1000, 0, "inUse=1000"}, {10000, 0, "inUse=10000"}, {10000, 2, "inUse=10000,holes=5000"}} {
 		b.Run(c.name, func(b *testing.B) {
-			w, _, clk := newWriter(b)
+			w, _, _ := newWriter(b)
 			const pool = "10.88.0.0/16"
 			fillPool(b, w, pool, c.inUse, c.step)
 			ctx := b.Context()
 			b.ResetTimer()
 			for i := range b.N {
 				uid := fmt.Sprintf("bench-%d", i)
-				if _, err := w.UpdateIPPool(ctx, pool, uid, func(p domain.IPPool) ([]domain.Event, error) {
-					return domain.DecideIPPool(p, domain.AllocateIP{PodUID: uid, Namespace: "default", Name: uid}, clk.Now())
-				}); err != nil {
+				if _, err := w.IPPoolCommands().Execute(ctx, domain.Key{Name: pool}, domain.AllocateIP{PodUID: uid, Namespace: "default", Name: uid}); err != nil {
 					b.Fatal(err)
 				}
 			}

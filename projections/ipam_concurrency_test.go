@@ -254,7 +254,9 @@ func TestIPAMBatchReadsOnlyItsPods(t *testing.T) {
 	for i := range fill {
 		fill[i] = domain.IPAllocated{Pool: pool, Address: n.Address(i).String(), PodUID: fmt.Sprintf("fill-%d", i), Namespace: "default", Name: fmt.Sprintf("fill-%d", i), At: t0}
 	}
-	if _, err := w.UpdateIPPool(ctx, pool, "", func(domain.IPPool) ([]domain.Event, error) { return fill, nil }); err != nil {
+	// Thousands of addresses in use, as recorded events: no command
+	// allocates them at once.
+	if err := w.AppendRecorded(ctx, domain.IPPoolStream(pool), fill); err != nil {
 		t.Fatal(err)
 	}
 	var batch []domain.Keyed[domain.IPPoolCommand]

@@ -17,9 +17,7 @@ import (
 
 // poolDo runs one pool command through the writer.
 func poolDo(ctx context.Context, w *Writer, cidr string, cmd domain.IPPoolCommand) (domain.IPPool, error) {
-	return w.UpdateIPPool(ctx, cidr, domain.IPPoolCommandPod(cmd), func(p domain.IPPool) ([]domain.Event, error) {
-		return domain.DecideIPPool(p, cmd, t0)
-	})
+	return w.IPPoolCommands().Execute(ctx, domain.Key{Name: cidr}, cmd)
 }
 
 func allocCmd(uid string) domain.AllocateIP {

@@ -45,13 +45,6 @@ var kubeletTargets = describe(&aggregate[domain.KubeletTargets]{
 // kubeletTargetsKey is the key of the set's one stream.
 var kubeletTargetsKey, _ = domain.KubeletTargetsAggregate.Key(domain.KubeletTargetsStream)
 
-var _ domain.KubeletTargetRepository = (*Writer)(nil)
-
-// UpdateKubeletTargets implements domain.KubeletTargetRepository.
-func (w *Writer) UpdateKubeletTargets(ctx context.Context, update func(domain.KubeletTargets) ([]domain.Event, error)) (domain.KubeletTargets, error) {
-	return kubeletTargets.update(ctx, w, kubeletTargetsKey, update)
-}
-
 // kubeletTargetsRow is the set's row in kubelet_targets behind the
 // views' store port, on whichever engine a handle is of.
 var kubeletTargetsRow = viewstore.NewSingle("kubelet_targets", "targets")

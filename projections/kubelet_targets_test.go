@@ -17,16 +17,15 @@ func target(name, url string) domain.KubeletTarget {
 	return domain.KubeletTarget{Name: name, URL: url}
 }
 
-// setTargets runs one command on the set of kubelet targets.
-func setTargets(t *testing.T, w *Writer, now time.Time, cmd domain.KubeletTargetsCommand) (domain.KubeletTargets, error) {
+// setTargets runs one command on the set of kubelet targets, at the
+// writer's clock's time.
+func setTargets(t *testing.T, w *Writer, cmd domain.KubeletTargetsCommand) (domain.KubeletTargets, error) {
 	t.Helper()
-	return w.UpdateKubeletTargets(context.Background(), func(ts domain.KubeletTargets) ([]domain.Event, error) {
-		return domain.DecideKubeletTargets(ts, cmd, now)
-	})
+	return w.KubeletTargetsCommands().Execute(context.Background(), domain.Key{}, cmd)
 }
 
 func TestKubeletTargetsReadTheirOwnWrites(t *testing.T) {
-	w, store, clk := newWriter(t)
+	w, store, _ := newWriter(t)
 	ctx := t.Context()
 	view := NewKubeletTargetView(store.Log())
 
@@ -38,12 +37,12 @@ func TestKubeletTargetsReadTheirOwnWrites(t *testing.T) {
 		t.Fatalf("get before any target: %v, want ErrNotFound", err)
 	}
 
-	if _, err := setTargets(t, w, clk.Now(), domain.SyncConfiguredKubeletTargets{Targets: []domain.KubeletTarget{
+	if _, err := setTargets(t, w, domain.SyncConfiguredKubeletTargets{Targets: []domain.KubeletTarget{
 		target("k8s-01", "http://127.0.0.1:10255"),
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	written, err := setTargets(t, w, clk.Now(), domain.SetKubeletTarget{Target: target("k8s-02", "http://127.0.0.1:10256")})
+	written, err := setTargets(t, w, domain.SetKubeletTarget{Target: target("k8s-02", "http://127.0.0.1:10256")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,16 +64,16 @@ func TestKubeletTargetsReadTheirOwnWrites(t *testing.T) {
 	}
 
 	// A rejected command appends nothing; an unchanged one neither.
-	if _, err := setTargets(t, w, clk.Now(), domain.RemoveKubeletTarget{Name: "k8s-01"}); !errors.Is(err, domain.ErrConflict) {
+	if _, err := setTargets(t, w, domain.RemoveKubeletTarget{Name: "k8s-01"}); !errors.Is(err, domain.ErrConflict) {
 		t.Errorf("removing a configured target: %v, want ErrConflict", err)
 	}
-	if _, err := setTargets(t, w, clk.Now(), domain.SetKubeletTarget{Target: target("k8s-02", "http://127.0.0.1:10256")}); err != nil {
+	if _, err := setTargets(t, w, domain.SetKubeletTarget{Target: target("k8s-02", "http://127.0.0.1:10256")}); err != nil {
 		t.Error(err)
 	}
 	if h, _ := store.Head(ctx, store.DB()); h != 2 {
 		t.Errorf("log head %d after a rejected and an empty command, want 2", h)
 	}
-	if _, err := setTargets(t, w, clk.Now(), domain.RemoveKubeletTarget{Name: "k8s-02"}); err != nil {
+	if _, err := setTargets(t, w, domain.RemoveKubeletTarget{Name: "k8s-02"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := view.Get(ctx, "k8s-02"); !errors.Is(err, domain.ErrNotFound) {
@@ -86,14 +85,14 @@ func TestRebuildKeepsKubeletTargetsAndScrapeFailures(t *testing.T) {
 	w, store, clk := newWriter(t)
 	ctx := t.Context()
 	for _, name := range []string{"k8s-01", "k8s-02"} {
-		if _, err := setTargets(t, w, clk.Now(), domain.SetKubeletTarget{Target: target(name, "http://127.0.0.1:10255")}); err != nil {
+		if _, err := setTargets(t, w, domain.SetKubeletTarget{Target: target(name, "http://127.0.0.1:10255")}); err != nil {
 			t.Fatal(err)
 		}
 		do(t, w, clk, name, register(name, domain.KindKubelet))
 	}
 	clk.Step(10 * time.Second)
 	do(t, w, clk, "k8s-01", domain.RecordScrapeFailure{Reason: "ConnectionRefused", Message: "connection refused"})
-	if _, err := setTargets(t, w, clk.Now(), domain.RemoveKubeletTarget{Name: "k8s-02"}); err != nil {
+	if _, err := setTargets(t, w, domain.RemoveKubeletTarget{Name: "k8s-02"}); err != nil {
 		t.Fatal(err)
 	}
 	clk.Step(10 * time.Second)

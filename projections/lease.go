@@ -3,7 +3,6 @@ package projections
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -62,15 +61,6 @@ var leases = describe(&aggregate[domain.Lease]{
 	atPosition: func(l domain.Lease, pos int64) domain.Lease { l.ResourceVersion = pos; return l },
 })
 
-var _ domain.LeaseRepository = (*Writer)(nil)
-
-// UpdateLease implements domain.LeaseRepository. A renewal of a node's
-// lease commits the lease's one event and writes its row alone: it is the
-// node's heartbeat by itself (domain.NodeLeaseHolder).
-func (w *Writer) UpdateLease(ctx context.Context, namespace, name string, update func(domain.Lease) ([]domain.Event, error)) (domain.Lease, error) {
-	return leases.update(ctx, w, namespace+"/"+name, update)
-}
-
 // leaseRows is the lease view's table behind the views' store port, on
 // whichever engine a handle is of.
 var leaseRows = viewstore.NewLeases()
@@ -86,15 +76,8 @@ func unmarshalLease(data []byte) (domain.Lease, error) {
 // loadLease reads a lease's row, tombstones included, or
 // domain.ErrNotFound.
 func loadLease(ctx context.Context, q viewstore.Querier, namespace, name string) (domain.Lease, error) {
-	what := fmt.Sprintf("leases.coordination.k8s.io %q", name)
 	data, renewedAt, err := leaseRows.Get(ctx, q, viewstore.Key{Namespace: namespace, Name: name})
-	switch {
-	case errors.Is(err, viewstore.ErrNoRow):
-		return domain.Lease{}, fmt.Errorf("%s: %w", what, domain.ErrNotFound)
-	case err != nil:
-		return domain.Lease{}, fmt.Errorf("load %s: %w", what, err)
-	}
-	l, err := unmarshalLease(data)
+	l, err := decodeRow("leases.coordination.k8s.io", name, data, err, unmarshalLease)
 	l.RenewedAt = renewedAt
 	return l, err
 }
@@ -162,20 +145,7 @@ func (v *LeaseView) Rows(ctx context.Context, after string, limit int) ([]domain
 }
 
 // decodeLeases rebuilds the leases of rows read at the log's head.
-func decodeLeases(data [][]byte, head int64, err error) ([]domain.Lease, int64, error) {
-	if err != nil {
-		return nil, 0, fmt.Errorf("lease rows: %w", err)
-	}
-	out := make([]domain.Lease, 0, len(data))
-	for _, b := range data {
-		l, err := unmarshalLease(b)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, l)
-	}
-	return out, head, nil
-}
+var decodeLeases = rowsDecoder("lease rows", unmarshalLease)
 
 // FoldLease folds one logged event of a lease's stream into the lease, as
 // the inline view does: watches and consistent lists use it.

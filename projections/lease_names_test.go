@@ -33,9 +33,8 @@ func TestANodesLeaseNeverWrittenIsNotRead(t *testing.T) {
 	}
 
 	clk.Step(10 * time.Second)
-	if _, err := w.UpdateLease(ctx, domain.NodeLeaseNamespace, "web-02", func(l domain.Lease) ([]domain.Event, error) {
-		return domain.DecideLease(l, domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: "web-02", Content: leaseContent("web-02", clk.Now())}, clk.Now())
-	}); err != nil {
+	if _, err := w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: "web-02"},
+		domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: "web-02", Content: leaseContent("web-02", clk.Now())}); err != nil {
 		t.Fatal(err)
 	}
 	if at, err := nodes.NodeLeaseRenewedAt(ctx, "web-02"); err != nil || !at.Equal(clk.Now()) {
@@ -68,9 +67,8 @@ func TestALeaseIsKnownNeverWrittenWhileAnotherLeaseCommits(t *testing.T) {
 	}
 	created := make(chan error, 1)
 	go func() {
-		_, err := w.UpdateLease(ctx, domain.NodeLeaseNamespace, "busy", func(l domain.Lease) ([]domain.Event, error) {
-			return domain.DecideLease(l, domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: "busy", Content: leaseContent("busy", clk.Now())}, clk.Now())
-		})
+		_, err := w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: "busy"},
+			domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: "busy", Content: leaseContent("busy", clk.Now())})
 		created <- err
 	}()
 	<-inCommit

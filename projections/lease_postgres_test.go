@@ -41,9 +41,7 @@ func TestLeasesThroughTheUnitOfWorkOnPostgres(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
 	w := NewWriter(log, clk, nil)
 	update := func(name string, cmd domain.LeaseCommand) (domain.Lease, error) {
-		return w.UpdateLease(ctx, domain.NodeLeaseNamespace, name, func(l domain.Lease) ([]domain.Event, error) {
-			return domain.DecideLease(l, cmd, clk.Now())
-		})
+		return w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: name}, cmd)
 	}
 
 	if _, err := update("web-01", domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: "web-01", Content: leaseContent("web-01", clk.Now())}); err != nil {

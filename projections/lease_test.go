@@ -40,9 +40,7 @@ func TestANodesLeaseRenewalIsItsHeartbeat(t *testing.T) {
 	ctx := t.Context()
 	do(t, w, clk, "web-01", register("web-01", domain.KindKubelet))
 	update := func(ns, name string, cmd domain.LeaseCommand) (domain.Lease, error) {
-		return w.UpdateLease(ctx, ns, name, func(l domain.Lease) ([]domain.Event, error) {
-			return domain.DecideLease(l, cmd, clk.Now())
-		})
+		return w.LeaseCommands().Execute(ctx, domain.Key{Namespace: ns, Name: name}, cmd)
 	}
 	nodes := NewNodeView(store.Log())
 	before, err := nodes.Get(ctx, "web-01")
@@ -126,9 +124,7 @@ func TestLeasesRenewedBeforeTheirRenewalTimeWasKeptAreFilledAtStart(t *testing.T
 	write := func(name string, cmd domain.LeaseCommand) {
 		t.Helper()
 		clk.Step(10 * time.Second)
-		if _, err := w.UpdateLease(ctx, domain.NodeLeaseNamespace, name, func(l domain.Lease) ([]domain.Event, error) {
-			return domain.DecideLease(l, cmd, clk.Now())
-		}); err != nil {
+		if _, err := w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: name}, cmd); err != nil {
 			t.Fatal(err)
 		}
 	}

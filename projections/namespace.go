@@ -37,13 +37,6 @@ var namespaces = describe(&aggregate[domain.Namespace]{
 	tables: []viewTable{{"namespaces", "name"}},
 })
 
-var _ domain.NamespaceRepository = (*Writer)(nil)
-
-// UpdateNamespace implements domain.NamespaceRepository.
-func (w *Writer) UpdateNamespace(ctx context.Context, name string, update func(domain.Namespace) ([]domain.Event, error)) (domain.Namespace, error) {
-	return namespaces.update(ctx, w, name, update)
-}
-
 // namespaceRows is the namespace view's table behind the views' store
 // port, on whichever engine a handle is of.
 var namespaceRows = viewstore.NewNamespaces()
@@ -60,31 +53,12 @@ func unmarshalNamespace(data []byte) (domain.Namespace, error) {
 // domain.ErrNotFound.
 func loadNamespace(ctx context.Context, q viewstore.Querier, name string) (domain.Namespace, error) {
 	data, err := namespaceRows.Get(ctx, q, name)
-	switch {
-	case errors.Is(err, viewstore.ErrNoRow):
-		return domain.Namespace{}, fmt.Errorf("namespaces %q: %w", name, domain.ErrNotFound)
-	case err != nil:
-		return domain.Namespace{}, fmt.Errorf("load namespaces %q: %w", name, err)
-	}
-	return unmarshalNamespace(data)
+	return decodeRow("namespaces", name, data, err, unmarshalNamespace)
 }
 
 // decodeNamespaces decodes the rows a read of the namespace view returns
 // with the log's head.
-func decodeNamespaces(data [][]byte, head int64, err error) ([]domain.Namespace, int64, error) {
-	if err != nil {
-		return nil, 0, fmt.Errorf("namespace rows: %w", err)
-	}
-	out := make([]domain.Namespace, 0, len(data))
-	for _, d := range data {
-		ns, err := unmarshalNamespace(d)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, ns)
-	}
-	return out, head, nil
-}
+var decodeNamespaces = rowsDecoder("namespace rows", unmarshalNamespace)
 
 // NamespaceView answers queries about namespaces from the namespace view.
 type NamespaceView struct {

@@ -15,7 +15,7 @@ import (
 // Pico's every config read) — and a binding written and released, a
 // commit each.
 func BenchmarkNamespaceAndDeviceViews(b *testing.B) {
-	w, store, clk := newWriter(b)
+	w, store, _ := newWriter(b)
 	ctx := context.Background()
 	for i := range 64 {
 		name := fmt.Sprintf("ns-%02d", i)
@@ -24,9 +24,7 @@ func BenchmarkNamespaceAndDeviceViews(b *testing.B) {
 		}
 	}
 	device := func(name string, cmd domain.DeviceCommand) {
-		if _, err := w.UpdateDeviceBinding(ctx, name, func(d domain.DeviceBinding) ([]domain.Event, error) {
-			return domain.DecideDevice(d, cmd, clk.Now())
-		}); err != nil {
+		if _, err := w.DeviceBindingCommands().Execute(ctx, domain.Key{Name: name}, cmd); err != nil {
 			b.Fatal(err)
 		}
 	}

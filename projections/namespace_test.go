@@ -11,11 +11,11 @@ import (
 	"herd/events"
 )
 
-func doNamespace(tb testing.TB, w *Writer, now time.Time, name string, cmd domain.NamespaceCommand) (domain.Namespace, error) {
+// doNamespace runs one command on a namespace through the writer, at its
+// clock's time.
+func doNamespace(tb testing.TB, w *Writer, name string, cmd domain.NamespaceCommand) (domain.Namespace, error) {
 	tb.Helper()
-	return w.UpdateNamespace(tb.Context(), name, func(ns domain.Namespace) ([]domain.Event, error) {
-		return domain.DecideNamespace(ns, cmd, now)
-	})
+	return w.NamespaceCommands().Execute(tb.Context(), domain.Key{Name: name}, cmd)
 }
 
 // TestNamespaceView: what the writer records, the view reads; a
@@ -26,17 +26,17 @@ func TestNamespaceView(t *testing.T) {
 	ctx := t.Context()
 	view := NewNamespaceView(store.Log())
 	for _, name := range domain.SystemNamespaces {
-		if _, err := doNamespace(t, w, clk.Now(), name, domain.EnsureNamespace{Name: name, Reason: "system"}); err != nil {
+		if _, err := doNamespace(t, w, name, domain.EnsureNamespace{Name: name, Reason: "system"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, name := range []string{"shop", "lab"} {
-		if _, err := doNamespace(t, w, clk.Now(), name, domain.CreateNamespace{Name: name, UID: "uid-" + name}); err != nil {
+		if _, err := doNamespace(t, w, name, domain.CreateNamespace{Name: name, UID: "uid-" + name}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	clk.Step(time.Minute)
-	shop, err := doNamespace(t, w, clk.Now(), "shop", domain.DeleteNamespace{})
+	shop, err := doNamespace(t, w, "shop", domain.DeleteNamespace{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +57,10 @@ func TestNamespaceView(t *testing.T) {
 	if err != nil || len(terminating) != 1 || terminating[0].Name != "shop" {
 		t.Errorf("terminating %v, %v; want shop", terminating, err)
 	}
-	if _, err := doNamespace(t, w, clk.Now(), "lab", domain.DeleteNamespace{}); err != nil {
+	if _, err := doNamespace(t, w, "lab", domain.DeleteNamespace{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := doNamespace(t, w, clk.Now(), "lab", domain.FinalizeNamespace{}); err != nil {
+	if _, err := doNamespace(t, w, "lab", domain.FinalizeNamespace{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := view.Get(ctx, "lab"); !errors.Is(err, domain.ErrNotFound) {
@@ -95,19 +95,16 @@ func TestNamespaceView(t *testing.T) {
 // TestEnsureNamespaces: the system namespaces and those holding objects
 // are created once; a second start appends nothing.
 func TestEnsureNamespaces(t *testing.T) {
-	w, store, clk := newWriter(t)
+	w, store, _ := newWriter(t)
 	ctx := t.Context()
 	grace := int64(0)
-	if _, err := w.UpdatePod(ctx, "shop", "web", func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePod(p, domain.CreatePod{Namespace: "shop", Name: "web", UID: "u",
-			TerminationGracePeriodSeconds: &grace, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "app", Image: "x"}}}}, clk.Now())
-	}); err != nil {
+	if _, err := w.PodCommands().Execute(ctx, domain.Key{Namespace: "shop", Name: "web"}, domain.CreatePod{Namespace: "shop", Name: "web", UID: "u",
+		TerminationGracePeriodSeconds: &grace, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "app", Image: "x"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, ns := range []string{"lab", "kube-system"} {
-		if _, err := w.UpdateConfigMap(ctx, ns, "settings", func(cm domain.ConfigMap) ([]domain.Event, error) {
-			return domain.DecideConfigMap(cm, domain.CreateConfigMap{Namespace: ns, Name: "settings"}, clk.Now())
-		}); err != nil {
+		if _, err := w.ConfigMapCommands().Execute(ctx, domain.Key{Namespace: ns, Name: "settings"},
+			domain.CreateConfigMap{Namespace: ns, Name: "settings"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -38,7 +38,7 @@ func TestPodsAndConfigMapsFoldAndPageLikeTheirViews(t *testing.T) {
 	pod := func(ns, name string, cmd domain.PodCommand) domain.Pod {
 		t.Helper()
 		clk.Step(time.Second)
-		p, err := w.UpdatePod(ctx, ns, name, func(p domain.Pod) ([]domain.Event, error) { return domain.DecidePod(p, cmd, clk.Now()) })
+		p, err := w.PodCommands().Execute(ctx, domain.Key{Namespace: ns, Name: name}, cmd)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func TestPodsAndConfigMapsFoldAndPageLikeTheirViews(t *testing.T) {
 	cm := func(ns, name string, cmd domain.ConfigMapCommand) domain.ConfigMap {
 		t.Helper()
 		clk.Step(time.Second)
-		c, err := w.UpdateConfigMap(ctx, ns, name, func(c domain.ConfigMap) ([]domain.Event, error) { return domain.DecideConfigMap(c, cmd, clk.Now()) })
+		c, err := w.ConfigMapCommands().Execute(ctx, domain.Key{Namespace: ns, Name: name}, cmd)
 		if err != nil {
 			t.Fatal(err)
 		}

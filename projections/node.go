@@ -57,11 +57,6 @@ var nodes = describe(&aggregate[domain.Node]{
 
 var _ domain.NodeRepository = (*Writer)(nil)
 
-// UpdateNode implements domain.NodeRepository.
-func (w *Writer) UpdateNode(ctx context.Context, name string, update func(domain.Node) ([]domain.Event, error)) (domain.Node, error) {
-	return nodes.update(ctx, w, name, update)
-}
-
 // GetNode implements domain.NodeRepository: from memory where the unit
 // of work holds the node as last committed (currentNode), else its row.
 func (w *Writer) GetNode(ctx context.Context, name string) (domain.Node, error) {

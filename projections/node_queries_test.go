@@ -87,7 +87,7 @@ func TestNamesNeedingTaintCheck(t *testing.T) {
 // NamesWithNoExecute), with ten nodes draining and ten NoExecute-tainted.
 func BenchmarkNodeQueries(b *testing.B) {
 	const nodes = 100000
-	w, store, clk := newWriter(b)
+	w, store, _ := newWriter(b)
 	ctx := context.Background()
 	for i := range nodes {
 		name := fmt.Sprintf("node-%06d", i)
@@ -98,9 +98,7 @@ func BenchmarkNodeQueries(b *testing.B) {
 		case 2:
 			cmds = append(cmds, domain.TaintNode{Taint: domain.Taint{Key: "example.com/gpu", Effect: domain.EffectNoExecute}})
 		}
-		if _, err := w.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNodeSequence(n, clk.Now(), cmds...)
-		}); err != nil {
+		if _, err := w.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.NodeSequence(cmds)); err != nil {
 			b.Fatal(err)
 		}
 	}

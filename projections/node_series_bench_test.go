@@ -68,9 +68,7 @@ func BenchmarkNodeSeriesUpkeep(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					name := fmt.Sprintf("node-%03d", next.Add(1)%nodes)
-					if _, err := w.UpdateNode(context.Background(), name, func(n domain.Node) ([]domain.Event, error) {
-						return domain.DecideNode(n, hb, clk.Now())
-					}); err != nil {
+					if _, err := w.NodeCommands().Execute(context.Background(), domain.Key{Name: name}, hb); err != nil {
 						b.Error(err)
 						return
 					}

@@ -226,9 +226,7 @@ func TestNodeSeriesConcurrentCommitsAndScrapes(t *testing.T) {
 		wg.Go(func() {
 			name := fmt.Sprintf("n%d", i)
 			for range beats {
-				if _, err := w.UpdateNode(context.Background(), name, func(n domain.Node) ([]domain.Event, error) {
-					return domain.DecideNode(n, metrics(500), clk.Now())
-				}); err != nil {
+				if _, err := w.NodeCommands().Execute(context.Background(), domain.Key{Name: name}, metrics(500)); err != nil {
 					t.Error(err)
 					return
 				}

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"herd/domain"
@@ -60,29 +59,10 @@ func (v *NodeView) List(ctx context.Context) ([]domain.Node, int64, error) {
 }
 
 // decodeNodes rebuilds the nodes of rows read at the log's head.
-func decodeNodes(data [][]byte, head int64, err error) ([]domain.Node, int64, error) {
-	if err != nil {
-		return nil, 0, fmt.Errorf("node rows: %w", err)
-	}
-	out := make([]domain.Node, 0, len(data))
-	for _, b := range data {
-		n, err := unmarshalNode(b)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, n)
-	}
-	return out, head, nil
-}
+var decodeNodes = rowsDecoder("node rows", unmarshalNode)
 
 // loadNode reads a node's row, tombstones included, or domain.ErrNotFound.
 func loadNode(ctx context.Context, q viewstore.Querier, name string) (domain.Node, error) {
 	data, err := nodeRows.Get(ctx, q, name)
-	switch {
-	case errors.Is(err, viewstore.ErrNoRow):
-		return domain.Node{}, fmt.Errorf("node %q: %w", name, domain.ErrNotFound)
-	case err != nil:
-		return domain.Node{}, fmt.Errorf("load node %q: %w", name, err)
-	}
-	return unmarshalNode(data)
+	return decodeRow("node", name, data, err, unmarshalNode)
 }

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -49,38 +48,6 @@ var pods = describe(&aggregate[domain.Pod]{
 })
 
 var _ domain.PodRepository = (*Writer)(nil)
-
-// UpdatePod implements domain.PodRepository.
-func (w *Writer) UpdatePod(ctx context.Context, namespace, name string, update func(domain.Pod) ([]domain.Event, error)) (domain.Pod, error) {
-	return pods.update(ctx, w, namespace+"/"+name, update)
-}
-
-// PodUpdate is one pod's part of UpdatePods.
-type PodUpdate struct {
-	Namespace, Name string
-	Update          func(domain.Pod) ([]domain.Event, error)
-}
-
-// UpdatePods runs several pod updates in one transaction: all of them
-// commit or none. The scheduler binds its decisions this way, paying for
-// one commit per batch rather than one per pod.
-func (w *Writer) UpdatePods(ctx context.Context, updates []PodUpdate) ([]domain.Pod, error) {
-	out := make([]domain.Pod, len(updates))
-	err := w.inTx(ctx, func(tx unitTx) error {
-		for i, u := range updates {
-			p, err := pods.updateTx(ctx, w, tx, u.Namespace+"/"+u.Name, u.Update)
-			if err != nil {
-				return err
-			}
-			out[i] = p
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
 
 // GetPod implements domain.PodRepository.
 func (w *Writer) GetPod(ctx context.Context, namespace, name string) (domain.Pod, error) {
@@ -130,27 +97,11 @@ func unmarshalPod(data []byte) (domain.Pod, error) {
 // loadPod reads a pod's row, tombstones included, or domain.ErrNotFound.
 func loadPod(ctx context.Context, q viewstore.Querier, namespace, name string) (domain.Pod, error) {
 	data, err := podRows.Get(ctx, q, viewstore.Key{Namespace: namespace, Name: name})
-	switch {
-	case errors.Is(err, viewstore.ErrNoRow):
-		return domain.Pod{}, fmt.Errorf("pod %q: %w", namespace+"/"+name, domain.ErrNotFound)
-	case err != nil:
-		return domain.Pod{}, fmt.Errorf("load pod %q: %w", namespace+"/"+name, err)
+	if err != nil { // the key joined for the error alone
+		return decodeRow("pod", namespace+"/"+name, data, err, unmarshalPod)
 	}
 	return unmarshalPod(data)
 }
 
 // decodePods rebuilds the pods of rows read at the log's head.
-func decodePods(data [][]byte, head int64, err error) ([]domain.Pod, int64, error) {
-	if err != nil {
-		return nil, 0, fmt.Errorf("pod rows: %w", err)
-	}
-	out := make([]domain.Pod, 0, len(data))
-	for _, b := range data {
-		p, err := unmarshalPod(b)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, p)
-	}
-	return out, head, nil
-}
+var decodePods = rowsDecoder("pod rows", unmarshalPod)

@@ -54,9 +54,7 @@ func TestPodIndexAnswersAsTheView(t *testing.T) {
 	}
 	pod := func(w *Writer, ns, name string, cmd domain.PodCommand) {
 		t.Helper()
-		if _, err := w.UpdatePod(ctx, ns, name, func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePod(p, cmd, clk.Now())
-		}); err != nil {
+		if _, err := w.PodCommands().Execute(ctx, domain.Key{Namespace: ns, Name: name}, cmd); err != nil {
 			t.Fatalf("%s/%s %T: %v", ns, name, cmd, err)
 		}
 	}
@@ -80,13 +78,9 @@ func TestPodIndexAnswersAsTheView(t *testing.T) {
 	check("finalized", w)
 
 	// A batch that fails changes nothing, in the rows or the index.
-	if _, err := w.UpdatePods(ctx, []PodUpdate{
-		{Namespace: "default", Name: "b", Update: func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePod(p, domain.DeletePod{}, clk.Now())
-		}},
-		{Namespace: "default", Name: "ghost", Update: func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePod(p, domain.BindPod{NodeName: "n1"}, clk.Now())
-		}},
+	if _, _, err := w.PodBatch().ExecuteBatch(ctx, []domain.Keyed[domain.PodCommand]{
+		{Key: domain.Key{Namespace: "default", Name: "b"}, Command: domain.DeletePod{}},
+		{Key: domain.Key{Namespace: "default", Name: "ghost"}, Command: domain.BindPod{NodeName: "n1"}},
 	}); err == nil {
 		t.Fatal("a batch with a missing pod committed")
 	}
@@ -108,12 +102,9 @@ func TestPodIndexAnswersAsTheView(t *testing.T) {
 // loses nor resurrects a pod.
 func TestPodIndexUnderConcurrentCommits(t *testing.T) {
 	ctx := t.Context()
-	w, store, clk := newWriter(t)
+	w, store, _ := newWriter(t)
 	view := NewPodView(store.Log())
 	mem := view.Remembering(w)
-	decide := func(cmd domain.PodCommand) func(domain.Pod) ([]domain.Event, error) {
-		return func(p domain.Pod) ([]domain.Event, error) { return domain.DecidePod(p, cmd, clk.Now()) }
-	}
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
@@ -121,7 +112,7 @@ func TestPodIndexUnderConcurrentCommits(t *testing.T) {
 				name := fmt.Sprintf("p%d-%d", g, i)
 				create := domain.CreatePod{Namespace: "default", Name: name, UID: name,
 					Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c"}}}}
-				if _, err := w.UpdatePod(ctx, "default", name, decide(create)); err != nil {
+				if _, err := w.PodCommands().Execute(ctx, domain.Key{Namespace: "default", Name: name}, create); err != nil {
 					t.Error(err)
 					return
 				}
@@ -129,7 +120,7 @@ func TestPodIndexUnderConcurrentCommits(t *testing.T) {
 				if i%3 == 0 {
 					next = domain.DeletePod{}
 				}
-				if _, err := w.UpdatePod(ctx, "default", name, decide(next)); err != nil {
+				if _, err := w.PodCommands().Execute(ctx, domain.Key{Namespace: "default", Name: name}, next); err != nil {
 					t.Error(err)
 					return
 				}

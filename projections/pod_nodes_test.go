@@ -10,13 +10,11 @@ import (
 
 func TestBoundNodeNames(t *testing.T) {
 	ctx := t.Context()
-	w, store, clk := newWriter(t)
+	w, store, _ := newWriter(t)
 	view := NewPodView(store.Log())
 	apply := func(ns, name string, cmds ...domain.PodCommand) {
 		t.Helper()
-		if _, err := w.UpdatePod(ctx, ns, name, func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePodSequence(p, clk.Now(), cmds...)
-		}); err != nil {
+		if _, err := w.PodCommands().Execute(ctx, domain.Key{Namespace: ns, Name: name}, domain.PodSequence(cmds)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,10 +14,8 @@ func TestGoneNodeNames(t *testing.T) {
 	view := NewPodView(store.Log())
 	create := func(name, node string) {
 		t.Helper()
-		if _, err := w.UpdatePod(ctx, "default", name, func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePod(p, domain.CreatePod{Namespace: "default", Name: name, UID: "uid-" + name,
-				Spec: domain.PodSpec{NodeName: node, Containers: []domain.Container{{Name: "c"}}}}, clk.Now())
-		}); err != nil {
+		if _, err := w.PodCommands().Execute(ctx, domain.Key{Namespace: "default", Name: name},
+			domain.CreatePod{Namespace: "default", Name: name, UID: "uid-" + name, Spec: domain.PodSpec{NodeName: node, Containers: []domain.Container{{Name: "c"}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -13,20 +13,18 @@ import (
 // pod by key, a node's pods, a workload's pods by controller, and every
 // pod, among 2,000 pods on 20 nodes.
 func BenchmarkPodList(b *testing.B) {
-	w, store, clk := newWriter(b)
+	w, store, _ := newWriter(b)
 	ctx := context.Background()
 	const pods, nodes, perBatch = 2000, 20, 200
 	for start := 0; start < pods; start += perBatch {
-		var updates []PodUpdate
+		var batch []domain.Keyed[domain.PodCommand]
 		for i := start; i < start+perBatch; i++ {
 			create := domain.CreatePod{Namespace: "default", Name: fmt.Sprintf("p%04d", i), UID: fmt.Sprintf("uid-%d", i),
 				Owners: []domain.OwnerReference{{Kind: "ReplicaSet", Name: fmt.Sprintf("rs%d", i%10), UID: "u", Controller: true}},
 				Spec:   domain.PodSpec{NodeName: fmt.Sprintf("n%02d", i%nodes), Containers: []domain.Container{{Name: "c"}}}}
-			updates = append(updates, PodUpdate{Namespace: "default", Name: create.Name, Update: func(p domain.Pod) ([]domain.Event, error) {
-				return domain.DecidePod(p, create, clk.Now())
-			}})
+			batch = append(batch, domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: "default", Name: create.Name}, Command: create})
 		}
-		if _, err := w.UpdatePods(ctx, updates); err != nil {
+		if _, _, err := w.PodBatch().ExecuteBatch(ctx, batch); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -14,12 +14,10 @@ import (
 
 func TestPodWriterAndView(t *testing.T) {
 	ctx := t.Context()
-	w, store, clk := newWriter(t)
+	w, store, _ := newWriter(t)
 	view := NewPodView(store.Log())
 	pod := func(ns, name string, cmd domain.PodCommand) (domain.Pod, error) {
-		return w.UpdatePod(ctx, ns, name, func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePod(p, cmd, clk.Now())
-		})
+		return w.PodCommands().Execute(ctx, domain.Key{Namespace: ns, Name: name}, cmd)
 	}
 	create := func(ns, name, node string) domain.CreatePod {
 		return domain.CreatePod{Namespace: ns, Name: name, UID: "uid-" + name,
@@ -90,13 +88,9 @@ func TestPodWriterAndView(t *testing.T) {
 	}
 
 	// Several updates in one transaction: all or nothing.
-	_, err = w.UpdatePods(ctx, []PodUpdate{
-		{Namespace: "default", Name: "a", Update: func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePod(p, domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodRunning}}, clk.Now())
-		}},
-		{Namespace: "default", Name: "ghost", Update: func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePod(p, domain.BindPod{NodeName: "n1"}, clk.Now())
-		}},
+	_, _, err = w.PodBatch().ExecuteBatch(ctx, []domain.Keyed[domain.PodCommand]{
+		{Key: domain.Key{Namespace: "default", Name: "a"}, Command: domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodRunning}}},
+		{Key: domain.Key{Namespace: "default", Name: "ghost"}, Command: domain.BindPod{NodeName: "n1"}},
 	})
 	if !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("batch with a missing pod: %v", err)
@@ -108,19 +102,15 @@ func TestPodWriterAndView(t *testing.T) {
 
 func TestRebuildRestoresPods(t *testing.T) {
 	ctx := context.Background()
-	w, store, clk := newWriter(t)
+	w, store, _ := newWriter(t)
 	for i, name := range []string{"a", "b", "c"} {
-		_, err := w.UpdatePod(ctx, "default", name, func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePod(p, domain.CreatePod{Namespace: "default", Name: name, UID: name,
-				Spec: domain.PodSpec{NodeName: "n1", Containers: []domain.Container{{Name: "c"}}}}, clk.Now())
-		})
+		_, err := w.PodCommands().Execute(ctx, domain.Key{Namespace: "default", Name: name},
+			domain.CreatePod{Namespace: "default", Name: name, UID: name, Spec: domain.PodSpec{NodeName: "n1", Containers: []domain.Container{{Name: "c"}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if i == 1 {
-			if _, err := w.UpdatePod(ctx, "default", name, func(p domain.Pod) ([]domain.Event, error) {
-				return domain.DecidePod(p, domain.DeletePod{}, clk.Now())
-			}); err != nil {
+			if _, err := w.PodCommands().Execute(ctx, domain.Key{Namespace: "default", Name: name}, domain.DeletePod{}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"herd/events"
 	"herd/events/eventstest"
 	"herd/events/pgtest"
+	"herd/projections/command"
 )
 
 // onBothEngines runs test on a fresh SQLite log and a fresh PostgreSQL
@@ -123,10 +124,10 @@ func TestConcurrentRenewalsOfOneLeaseApplyOnce(t *testing.T) {
 }
 
 // leaseRenewals makes the lease web-01 through a new writer on log and
-// returns them, with renew (a renewal decided as at a time) and onLeader
-// (such a renewal run whole on the group commit's leader).
+// returns them, with renew (a renewal as at a time) and onLeader (such a
+// renewal run whole on the group commit's leader).
 func leaseRenewals(t *testing.T, log events.Log, m *Metrics) (w *Writer, key domain.Key, created domain.Lease,
-	renew func(at time.Time) func(domain.Lease) ([]domain.Event, error), onLeader func(at time.Time) error) {
+	renew func(at time.Time) domain.LeaseCommand, onLeader func(at time.Time) error) {
 	t.Helper()
 	ctx := t.Context()
 	clk := clocktesting.NewFakeClock(t0)
@@ -137,14 +138,14 @@ func leaseRenewals(t *testing.T, log events.Log, m *Metrics) (w *Writer, key dom
 	if err != nil {
 		t.Fatal(err)
 	}
-	renew = func(at time.Time) func(domain.Lease) ([]domain.Event, error) {
-		return func(l domain.Lease) ([]domain.Event, error) {
-			return domain.DecideLease(l, domain.UpdateLease{Content: leaseContent("web-01", at)}, clk.Now())
-		}
+	renew = func(at time.Time) domain.LeaseCommand {
+		return domain.UpdateLease{Content: leaseContent("web-01", at)}
 	}
 	onLeader = func(at time.Time) error {
 		return w.inTx(ctx, func(tx unitTx) error {
-			_, err := leases.updateTx(ctx, w, tx, key.String(), renew(at))
+			_, err := leases.updateTx(ctx, w, tx, key.String(), func(l domain.Lease) ([]domain.Event, error) {
+				return domain.DecideLease(l, renew(at), clk.Now())
+			})
 			return err
 		})
 	}
@@ -167,7 +168,7 @@ func TestStaleRenewalIsDecidedAgain(t *testing.T) {
 		wg.Go(func() { onLeaderErr = onLeader(t0.Add(time.Second)) })
 		queued(1)
 		wg.Go(func() {
-			prepared, preparedErr = w.UpdateLease(ctx, key.Namespace, key.Name, renew(t0.Add(2*time.Second)))
+			prepared, preparedErr = w.LeaseCommands().Execute(ctx, key, renew(t0.Add(2*time.Second)))
 		})
 		queued(2)
 		release()
@@ -211,18 +212,20 @@ func TestStaleRenewalRunsOnTheLeaderNotDecidedAgainAndAgain(t *testing.T) {
 		queued(1)
 		var decided atomic.Int32
 		var stale domain.Lease
-		wg.Go(func() {
-			stale, staleErr = w.UpdateLease(ctx, key.Namespace, key.Name, func(l domain.Lease) ([]domain.Event, error) {
-				if decided.Add(1) == 2 {
-					// Another client renews now, and waits its turn.
-					waiting := queueLen(w)
-					wg.Go(func() { laterErr = onLeader(t0.Add(3 * time.Second)) })
-					for deadline := time.Now().Add(eventstest.WaitFor); queueLen(w) <= waiting && time.Now().Before(deadline); {
-						runtime.Gosched()
-					}
+		// The lease's executor, with a decision that counts itself.
+		counted := command.NewCommands(w.unit, leases.on(w), func(l domain.Lease, cmd domain.LeaseCommand, now time.Time) ([]domain.Event, error) {
+			if decided.Add(1) == 2 {
+				// Another client renews now, and waits its turn.
+				waiting := queueLen(w)
+				wg.Go(func() { laterErr = onLeader(t0.Add(3 * time.Second)) })
+				for deadline := time.Now().Add(eventstest.WaitFor); queueLen(w) <= waiting && time.Now().Before(deadline); {
+					runtime.Gosched()
 				}
-				return renew(t0.Add(2 * time.Second))(l)
-			})
+			}
+			return domain.DecideLease(l, cmd, now)
+		}, nil)
+		wg.Go(func() {
+			stale, staleErr = counted.Execute(ctx, key, renew(t0.Add(2*time.Second)))
 		})
 		queued(2)
 		release()

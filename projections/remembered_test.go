@@ -72,9 +72,7 @@ func TestANodeAndItsLeaseReadFromMemoryAreTheirRows(t *testing.T) {
 
 	renew := func(cmd domain.LeaseCommand) {
 		t.Helper()
-		if _, err := w.UpdateLease(ctx, domain.NodeLeaseNamespace, "web-01", func(l domain.Lease) ([]domain.Event, error) {
-			return domain.DecideLease(l, cmd, clk.Now())
-		}); err != nil {
+		if _, err := w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: "web-01"}, cmd); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -112,9 +110,7 @@ func TestASecondReplicasWritesAreReadOnPostgres(t *testing.T) {
 	nodesA, leasesA := NewNodeView(logA).Remembering(a), NewLeaseView(logA).Remembering(a)
 	lease := func(w *Writer, cmd domain.LeaseCommand) domain.Lease {
 		t.Helper()
-		l, err := w.UpdateLease(ctx, domain.NodeLeaseNamespace, "web-01", func(l domain.Lease) ([]domain.Event, error) {
-			return domain.DecideLease(l, cmd, clk.Now())
-		})
+		l, err := w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: "web-01"}, cmd)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,9 +159,7 @@ func TestALeasesRenewalTimeReadFromMemoryIsItsRows(t *testing.T) {
 		domain.DeleteLease{},
 	} {
 		clk.Step(10 * time.Second)
-		if _, err := w.UpdateLease(ctx, domain.NodeLeaseNamespace, "web-01", func(l domain.Lease) ([]domain.Event, error) {
-			return domain.DecideLease(l, cmd, clk.Now())
-		}); err != nil {
+		if _, err := w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: "web-01"}, cmd); err != nil {
 			t.Fatal(err)
 		}
 		if _, ok := w.currentLease(domain.NodeLeaseNamespace, "web-01"); !ok {

@@ -127,9 +127,7 @@ func inParallel(b *testing.B, names []string, cmd func(string) domain.NodeComman
 	for range fleetWorkers {
 		wg.Go(func() {
 			for name := range next {
-				if _, err := w.UpdateNode(context.Background(), name, func(n domain.Node) ([]domain.Event, error) {
-					return domain.DecideNode(n, cmd(name), clk.Now())
-				}); err != nil {
+				if _, err := w.NodeCommands().Execute(context.Background(), domain.Key{Name: name}, cmd(name)); err != nil {
 					b.Error(err)
 				}
 			}

@@ -94,7 +94,7 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 	f := &contractFleet{log: log, w: NewWriter(log, clk, nil), clk: clk, nodes: map[string]domain.Node{}, pods: map[string]domain.Pod{}}
 	node := func(name string, cmd domain.NodeCommand) {
 		t.Helper()
-		n, err := f.w.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) { return domain.DecideNode(n, cmd, clk.Now()) })
+		n, err := f.w.NodeCommands().Execute(ctx, domain.Key{Name: name}, cmd)
 		if err != nil {
 			t.Fatalf("%T on %s: %v", cmd, name, err)
 		}
@@ -122,10 +122,8 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 		if strings.HasPrefix(name, "web") { // web's pods have a controller
 			owners = []domain.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "uid-rs-web", Controller: true}}
 		}
-		p, err := f.w.UpdatePod(ctx, ns, name, func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePod(p, domain.CreatePod{Namespace: ns, Name: name, UID: "uid-" + ns + "-" + name, Owners: owners,
-				Spec: domain.PodSpec{NodeName: nodeName, Containers: []domain.Container{{Name: "c"}}}}, clk.Now())
-		})
+		p, err := f.w.PodCommands().Execute(ctx, domain.Key{Namespace: ns, Name: name},
+			domain.CreatePod{Namespace: ns, Name: name, UID: "uid-" + ns + "-" + name, Owners: owners, Spec: domain.PodSpec{NodeName: nodeName, Containers: []domain.Container{{Name: "c"}}}})
 		if err != nil {
 			t.Fatalf("pod %s/%s: %v", ns, name, err)
 		}
@@ -137,16 +135,12 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 	pod("shop", "queue", "")
 
 	for _, ns := range []string{"default", "shop"} {
-		if _, err := f.w.UpdateNamespace(ctx, ns, func(n domain.Namespace) ([]domain.Event, error) {
-			return domain.DecideNamespace(n, domain.CreateNamespace{Name: ns, UID: "uid-" + ns}, clk.Now())
-		}); err != nil {
+		if _, err := f.w.NamespaceCommands().Execute(ctx, domain.Key{Name: ns}, domain.CreateNamespace{Name: ns, UID: "uid-" + ns}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.w.UpdateConfigMap(ctx, "shop", "settings", func(cm domain.ConfigMap) ([]domain.Event, error) {
-		return domain.DecideConfigMap(cm, domain.CreateConfigMap{Namespace: "shop", Name: "settings",
-			Content: domain.ConfigMapContent{Data: map[string]string{"k": "v"}}}, clk.Now())
-	}); err != nil {
+	if _, err := f.w.ConfigMapCommands().Execute(ctx, domain.Key{Namespace: "shop", Name: "settings"},
+		domain.CreateConfigMap{Namespace: "shop", Name: "settings", Content: domain.ConfigMapContent{Data: map[string]string{"k": "v"}}}); err != nil {
 		t.Fatal(err)
 	}
 	rs := f.w.ReplicaSetCommands()
@@ -171,26 +165,20 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"a0", "b"} {
-		if _, err := f.w.UpdateLease(ctx, domain.NodeLeaseNamespace, name, func(l domain.Lease) ([]domain.Event, error) {
-			return domain.DecideLease(l, domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name,
-				Content: leaseContent(name, clk.Now())}, clk.Now())
-		}); err != nil {
+		if _, err := f.w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: name},
+			domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name, Content: leaseContent(name, clk.Now())}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, uid := range []string{"u1", "u2"} {
-		if _, err := f.w.UpdateIPPool(ctx, "10.88.0.0/24", uid, func(p domain.IPPool) ([]domain.Event, error) {
-			return domain.DecideIPPool(p, allocCmd(uid), clk.Now())
-		}); err != nil {
+		if _, err := f.w.IPPoolCommands().Execute(ctx, domain.Key{Name: "10.88.0.0/24"}, allocCmd(uid)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := setTargets(t, f.w, clk.Now(), domain.SetKubeletTarget{Target: target("k8s-02", "http://127.0.0.1:10256")}); err != nil {
+	if _, err := setTargets(t, f.w, domain.SetKubeletTarget{Target: target("k8s-02", "http://127.0.0.1:10256")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.w.UpdateDeviceBinding(ctx, "pico-1", func(b domain.DeviceBinding) ([]domain.Event, error) {
-		return domain.DecideDevice(b, domain.BindDevice{Name: "pico-1", Address: "127.0.0.7"}, clk.Now())
-	}); err != nil {
+	if _, err := f.w.DeviceBindingCommands().Execute(ctx, domain.Key{Name: "pico-1"}, domain.BindDevice{Name: "pico-1", Address: "127.0.0.7"}); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -282,15 +270,12 @@ func contractReadYourWrites(t *testing.T, f *contractFleet) {
 	}
 	// A refused command writes nothing, on any engine.
 	head, _ := f.log.Head(ctx)
-	if _, err := f.w.UpdateNode(ctx, "gone", func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, domain.SetNodeSchedulable{Unschedulable: true}, f.clk.Now())
-	}); err == nil {
+	if _, err := f.w.NodeCommands().Execute(ctx, domain.Key{Name: "gone"}, domain.SetNodeSchedulable{Unschedulable: true}); err == nil {
 		t.Error("cordoning a deleted node was accepted")
 	}
 	stale := f.nodes["b"]
-	if _, err := f.w.UpdateLease(ctx, domain.NodeLeaseNamespace, "b", func(l domain.Lease) ([]domain.Event, error) {
-		return domain.DecideLease(l, domain.Precondition[domain.LeaseCommand]{ResourceVersion: stale.ResourceVersion, Command: domain.UpdateLease{Content: leaseContent("b", f.clk.Now())}}, f.clk.Now())
-	}); err == nil {
+	if _, err := f.w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: "b"},
+		domain.Precondition[domain.LeaseCommand]{ResourceVersion: stale.ResourceVersion, Command: domain.UpdateLease{Content: leaseContent("b", f.clk.Now())}}); err == nil {
 		t.Error("a renewal at a stale resourceVersion was accepted")
 	}
 	if _, err := f.w.ReplicaSetCommands().Execute(ctx, domain.Key{Namespace: "shop", Name: "web"},
@@ -525,9 +510,7 @@ func contractRebuildEqualsLive(t *testing.T, f *contractFleet) {
 		t.Errorf("a rebuild with no snapshot policy left %d snapshots of %d, %v", kept, taken, err)
 	}
 	// The rebuilt views go on as the inline ones would.
-	if _, err := f.w.UpdateNode(ctx, "a-1", func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, domain.SetNodeSchedulable{Unschedulable: true}, f.clk.Now())
-	}); err != nil {
+	if _, err := f.w.NodeCommands().Execute(ctx, domain.Key{Name: "a-1"}, domain.SetNodeSchedulable{Unschedulable: true}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := NewNodeView(f.log).Get(ctx, "a-1"); err != nil || !n.Unschedulable {
@@ -627,17 +610,13 @@ func TestReplicasDecideOnEachOthersWrites(t *testing.T) {
 	a, b := open(), open()
 	cordon := func(w *Writer, unschedulable bool) domain.Node {
 		t.Helper()
-		n, err := w.UpdateNode(ctx, "web-01", func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNode(n, domain.SetNodeSchedulable{Unschedulable: unschedulable}, t0)
-		})
+		n, err := w.NodeCommands().Execute(ctx, domain.Key{Name: "web-01"}, domain.SetNodeSchedulable{Unschedulable: unschedulable})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return n
 	}
-	if _, err := a.UpdateNode(ctx, "web-01", func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, register("web-01", domain.KindLinux), t0)
-	}); err != nil {
+	if _, err := a.NodeCommands().Execute(ctx, domain.Key{Name: "web-01"}, register("web-01", domain.KindLinux)); err != nil {
 		t.Fatal(err)
 	}
 	cordon(a, true)

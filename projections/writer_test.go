@@ -59,9 +59,7 @@ func TestRejectedCommandAppendsNothing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := w.UpdateNode(ctx, tt.node, func(n domain.Node) ([]domain.Event, error) {
-				return domain.DecideNode(n, tt.cmd, clk.Now())
-			})
+			_, err := w.NodeCommands().Execute(ctx, domain.Key{Name: tt.node}, tt.cmd)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}

@@ -95,9 +95,7 @@ func (h *herd) client(t *testing.T, token string) *herdclient.Client {
 // pod writes default/name through herd's unit of work.
 func (h *herd) pod(t *testing.T, name string, cmds ...domain.PodCommand) domain.Pod {
 	t.Helper()
-	p, err := h.writer.UpdatePod(t.Context(), "default", name, func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePodSequence(p, h.clock.Now(), cmds...)
-	})
+	p, err := h.writer.PodCommands().Execute(t.Context(), domain.Key{Namespace: "default", Name: name}, domain.PodSequence(cmds))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,9 +27,7 @@ func (a *testAPI) podOn(t *testing.T, name, node string, more ...domain.PodComma
 				Zone: &domain.ZoneSpec{Brand: "lx", Image: "ubuntu.tar.xz", Volumes: []domain.ZoneVolume{{Name: "data", MountPath: "/data", Persistent: true}}}}},
 		domain.AssignPodIP{Network: domain.PodNetwork{Pool: "10.88.0.0/16", IP: "10.88.0.2", PrefixLength: 16, Gateway: "10.88.0.1"}},
 	}, more...)
-	p, err := a.writer.UpdatePod(t.Context(), "default", name, func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePodSequence(p, a.clock.Now(), cmds...)
-	})
+	p, err := a.writer.PodCommands().Execute(t.Context(), domain.Key{Namespace: "default", Name: name}, domain.PodSequence(cmds))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,9 +15,7 @@ import (
 
 func (a *watchAPI) configMap(t *testing.T, namespace, name string, cmd domain.ConfigMapCommand) domain.ConfigMap {
 	t.Helper()
-	c, err := a.w.UpdateConfigMap(context.Background(), namespace, name, func(c domain.ConfigMap) ([]domain.Event, error) {
-		return domain.DecideConfigMap(c, cmd, a.clk.Now())
-	})
+	c, err := a.w.ConfigMapCommands().Execute(context.Background(), domain.Key{Namespace: namespace, Name: name}, cmd)
 	if err != nil {
 		t.Fatalf("%T on %s/%s: %v", cmd, namespace, name, err)
 	}

@@ -128,9 +128,8 @@ func BenchmarkListTenThousandNodes(b *testing.B) {
 		name := fmt.Sprintf("node-%05d", i)
 		reg := domain.RegisterNode{Registration: domain.Registration{Name: name, UID: "uid-" + name, Kind: domain.KindLinux,
 			Labels: map[string]string{"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}}}
-		if _, err := api.writer.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNodeSequence(n, t0, reg, domain.RecordHeartbeat{Reported: []domain.ReportedCondition{{Type: domain.ConditionReady, Status: domain.ConditionTrue, Reason: "KubeletReady"}}})
-		}); err != nil {
+		if _, err := api.writer.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.NodeSequence{reg,
+			domain.RecordHeartbeat{Reported: []domain.ReportedCondition{{Type: domain.ConditionReady, Status: domain.ConditionTrue, Reason: "KubeletReady"}}}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -365,9 +365,7 @@ func BenchmarkEventList(b *testing.B) {
 	for i := range 500 {
 		name := "p" + strconv.Itoa(i)
 		for _, cmd := range []domain.PodCommand{createPod("demo", name), domain.BindPod{NodeName: "web-01"}, domain.UpdatePodStatus{Status: running}, domain.DeletePod{}} {
-			if _, err := a.w.UpdatePod(b.Context(), "demo", name, func(p domain.Pod) ([]domain.Event, error) {
-				return domain.DecidePod(p, cmd, a.clk.Now())
-			}); err != nil {
+			if _, err := a.w.PodCommands().Execute(b.Context(), domain.Key{Namespace: "demo", Name: name}, cmd); err != nil {
 				b.Fatal(err)
 			}
 		}

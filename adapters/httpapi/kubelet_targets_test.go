@@ -108,9 +108,8 @@ func TestKubeletTargetsAPI(t *testing.T) {
 	}
 
 	// A configured target is listed, and the API cannot change it.
-	if _, err := w.UpdateKubeletTargets(context.Background(), func(ts domain.KubeletTargets) ([]domain.Event, error) {
-		return domain.DecideKubeletTargets(ts, domain.SyncConfiguredKubeletTargets{Targets: []domain.KubeletTarget{{Name: "edge-1", URL: "http://10.0.0.9:10255"}}}, time.Now())
-	}); err != nil {
+	if _, err := w.KubeletTargetsCommands().Execute(context.Background(), domain.Key{},
+		domain.SyncConfiguredKubeletTargets{Targets: []domain.KubeletTarget{{Name: "edge-1", URL: "http://10.0.0.9:10255"}}}); err != nil {
 		t.Fatal(err)
 	}
 	code, body = call(t, http.MethodGet, base, "")

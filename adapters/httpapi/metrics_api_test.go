@@ -38,9 +38,8 @@ func newMetricsAPI(t *testing.T) (*testAPI, string) {
 func (a *testAPI) node(t *testing.T, name string, kind domain.NodeKind, labels map[string]string, beat domain.RecordHeartbeat) {
 	t.Helper()
 	a.clock.SetTime(t0.Add(time.Second))
-	_, err := a.writer.UpdateNode(t.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNodeSequence(n, a.clock.Now(), domain.RegisterNode{Registration: domain.Registration{Name: name, Kind: kind, Labels: labels}}, beat)
-	})
+	_, err := a.writer.NodeCommands().Execute(t.Context(), domain.Key{Name: name},
+		domain.NodeSequence{domain.RegisterNode{Registration: domain.Registration{Name: name, Kind: kind, Labels: labels}}, beat})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,9 +33,7 @@ func recordBeats(t *testing.T, api *testAPI, secs []int, cpu func(i int) float64
 		pct := cpu(i)
 		m := &domain.Metrics{CPUCount: 4, CPUPercent: &pct, Load1: float64(i), MemoryTotalBytes: 8 << 30, MemoryAvailableBytes: 6 << 30,
 			DiskTotalBytes: 100 << 30, DiskAvailableBytes: 50 << 30, PIDsMax: 1000, PIDsCurrent: 100, ActiveJobs: i}
-		if _, err := api.writer.UpdateNode(t.Context(), "web-01", func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNodeSequence(n, api.clock.Now(), domain.RecordHeartbeat{Metrics: m})
-		}); err != nil {
+		if _, err := api.writer.NodeCommands().Execute(t.Context(), domain.Key{Name: "web-01"}, domain.RecordHeartbeat{Metrics: m}); err != nil {
 			t.Fatal(err)
 		}
 		heads[i] = api.head(t)

@@ -17,9 +17,7 @@ import (
 
 func (a *watchAPI) pod(t *testing.T, namespace, name string, cmd domain.PodCommand) domain.Pod {
 	t.Helper()
-	p, err := a.w.UpdatePod(context.Background(), namespace, name, func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePod(p, cmd, a.clk.Now())
-	})
+	p, err := a.w.PodCommands().Execute(context.Background(), domain.Key{Namespace: namespace, Name: name}, cmd)
 	if err != nil {
 		t.Fatalf("%T on %s/%s: %v", cmd, namespace, name, err)
 	}

@@ -91,9 +91,7 @@ func newWatchAPI(t testing.TB, cfg watch.Config) *watchAPI {
 // do runs one command on a node at the clock's time.
 func (a *watchAPI) do(t testing.TB, name string, cmd domain.NodeCommand) domain.Node {
 	t.Helper()
-	n, err := a.w.UpdateNode(context.Background(), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, cmd, a.clk.Now())
-	})
+	n, err := a.w.NodeCommands().Execute(context.Background(), domain.Key{Name: name}, cmd)
 	if err != nil {
 		t.Fatalf("%T on %s: %v", cmd, name, err)
 	}

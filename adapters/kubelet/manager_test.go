@@ -89,9 +89,7 @@ func (h *herdRig) node(name string) domain.Node {
 
 func (h *herdRig) setTargets(cmd domain.KubeletTargetsCommand) {
 	h.t.Helper()
-	if _, err := h.writer.UpdateKubeletTargets(h.t.Context(), func(ts domain.KubeletTargets) ([]domain.Event, error) {
-		return domain.DecideKubeletTargets(ts, cmd, h.clock.Now())
-	}); err != nil {
+	if _, err := h.writer.KubeletTargetsCommands().Execute(h.t.Context(), domain.Key{}, cmd); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -240,9 +238,8 @@ func TestManagerFollowsTheConfigurationAcrossRestarts(t *testing.T) {
 
 func TestCommandsRefuseToTakeOverAnotherNode(t *testing.T) {
 	h := newHerdRig(t)
-	if _, err := h.writer.UpdateNode(t.Context(), "web-01", func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, domain.RegisterNode{Registration: domain.Registration{Name: "web-01", Kind: domain.KindLinux}}, t0)
-	}); err != nil {
+	if _, err := h.writer.NodeCommands().Execute(t.Context(), domain.Key{Name: "web-01"},
+		domain.RegisterNode{Registration: domain.Registration{Name: "web-01", Kind: domain.KindLinux}}); err != nil {
 		t.Fatal(err)
 	}
 	c := &Commands{Nodes: h.writer.NodeCommands(), Pods: podStore{h.writer.PodBatch(), h.pods}}
@@ -253,9 +250,8 @@ func TestCommandsRefuseToTakeOverAnotherNode(t *testing.T) {
 
 	// A pod name herd's own pods hold is refused; the kubelet's others are
 	// recorded all the same.
-	if _, err := h.writer.UpdatePod(t.Context(), "shop", "web", func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePod(p, domain.CreatePod{Namespace: "shop", Name: "web", UID: "uid-herd-web", Spec: domain.PodSpec{Containers: []domain.Container{{Name: "web", Image: "nginx"}}}}, t0)
-	}); err != nil {
+	if _, err := h.writer.PodCommands().Execute(t.Context(), domain.Key{Namespace: "shop", Name: "web"},
+		domain.CreatePod{Namespace: "shop", Name: "web", UID: "uid-herd-web", Spec: domain.PodSpec{Containers: []domain.Container{{Name: "web", Image: "nginx"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	l := ObservedPods("worker-a", podList(kubelettest.RunningPod("shop", "web"), kubelettest.RunningPod("shop", "cache")), nil)

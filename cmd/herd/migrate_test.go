@@ -56,26 +56,27 @@ func writeFleet(t *testing.T, dir string) string {
 	w := projections.NewWriter(store.Log(), clk, nil)
 	node := func(name string, cmd domain.NodeCommand) {
 		t.Helper()
-		if _, err := w.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) { return domain.DecideNode(n, cmd, clk.Now()) }); err != nil {
+		if _, err := w.NodeCommands().Execute(ctx, domain.Key{Name: name}, cmd); err != nil {
 			t.Fatalf("%T on %s: %v", cmd, name, err)
 		}
 	}
 	pod := func(name string, cmd domain.PodCommand) {
 		t.Helper()
-		if _, err := w.UpdatePod(ctx, "default", name, func(p domain.Pod) ([]domain.Event, error) { return domain.DecidePod(p, cmd, clk.Now()) }); err != nil {
+		if _, err := w.PodCommands().Execute(ctx, domain.Key{Namespace: "default", Name: name}, cmd); err != nil {
 			t.Fatalf("%T on %s: %v", cmd, name, err)
 		}
 	}
 	renew := func(name string) {
 		t.Helper()
-		if _, err := w.UpdateLease(ctx, domain.NodeLeaseNamespace, name, func(l domain.Lease) ([]domain.Event, error) {
-			d, now := int32(40), clk.Now()
-			content := domain.LeaseContent{Spec: domain.LeaseSpec{HolderIdentity: name, LeaseDurationSeconds: &d, RenewTime: &now}}
-			if !l.Exists() {
-				return domain.DecideLease(l, domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name, Content: content}, clk.Now())
-			}
-			return domain.DecideLease(l, domain.UpdateLease{Content: content}, clk.Now())
-		}); err != nil {
+		d, now := int32(40), clk.Now()
+		content := domain.LeaseContent{Spec: domain.LeaseSpec{HolderIdentity: name, LeaseDurationSeconds: &d, RenewTime: &now}}
+		if _, err := w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: name},
+			domain.From[domain.Lease, domain.LeaseCommand](func(l domain.Lease) (domain.LeaseCommand, error) {
+				if !l.Exists() {
+					return domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name, Content: content}, nil
+				}
+				return domain.UpdateLease{Content: content}, nil
+			})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,10 +91,8 @@ func writeFleet(t *testing.T, dir string) string {
 		pod(name, domain.CreatePod{Namespace: "default", Name: name, UID: "uid-" + name, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c"}}}})
 		pod(name, domain.BindPod{NodeName: []string{"zone-1", "lin-1"}[i%2]})
 	}
-	if _, err := w.UpdateConfigMap(ctx, "default", "settings", func(c domain.ConfigMap) ([]domain.Event, error) {
-		return domain.DecideConfigMap(c, domain.CreateConfigMap{Namespace: "default", Name: "settings", UID: "uid-settings",
-			Content: domain.ConfigMapContent{Data: map[string]string{"k": "v"}}}, clk.Now())
-	}); err != nil {
+	if _, err := w.ConfigMapCommands().Execute(ctx, domain.Key{Namespace: "default", Name: "settings"},
+		domain.CreateConfigMap{Namespace: "default", Name: "settings", UID: "uid-settings", Content: domain.ConfigMapContent{Data: map[string]string{"k": "v"}}}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 90 { // fifteen minutes at 10 s
@@ -222,9 +221,7 @@ func TestMigrateMovesTheFleetToPostgres(t *testing.T) {
 
 	// herd on PostgreSQL appends after the copied head.
 	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
-	n, err := projections.NewWriter(dst, clk, nil).UpdateNode(ctx, "lin-1", func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, domain.RecordHeartbeat{}, clk.Now())
-	})
+	n, err := projections.NewWriter(dst, clk, nil).NodeCommands().Execute(ctx, domain.Key{Name: "lin-1"}, domain.RecordHeartbeat{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,9 +129,7 @@ func nodeKind(view *projections.NodeView) *watch.Kind[domain.Node] {
 // after it.
 func (f *fixture) do(t *testing.T, name string, cmd domain.NodeCommand) domain.Node {
 	t.Helper()
-	n, err := f.w.UpdateNode(context.Background(), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, cmd, f.clk.Now())
-	})
+	n, err := f.w.NodeCommands().Execute(context.Background(), domain.Key{Name: name}, cmd)
 	if err != nil {
 		t.Fatalf("%T on %s: %v", cmd, name, err)
 	}

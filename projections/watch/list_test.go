@@ -174,9 +174,7 @@ func TestAHubBehindTheLogListsFromTheView(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = other.Close() }()
-	n, err := projections.NewWriter(other.Log(), f.clk, nil).UpdateNode(t.Context(), "web-02", func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, register("web-02", nil), f.clk.Now())
-	})
+	n, err := projections.NewWriter(other.Log(), f.clk, nil).NodeCommands().Execute(t.Context(), domain.Key{Name: "web-02"}, register("web-02", nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,10 +57,8 @@ func TestDrainEvictsEveryPod(t *testing.T) {
 			env.Pod("db", reconcilerstest.CreatePod("db", "n1", 60))
 			env.Pod("leaving", reconcilerstest.CreatePod("leaving", "n1", 600), domain.DeletePod{})
 			env.Pod("elsewhere", reconcilerstest.CreatePod("elsewhere", "n2", 30))
-			if _, err := env.Writer.UpdatePod(t.Context(), "kube-system", "coredns", func(p domain.Pod) ([]domain.Event, error) {
-				return domain.DecidePod(p, domain.ObservePod{Namespace: "kube-system", Name: "coredns",
-					Spec: domain.PodSpec{NodeName: "n1"}, Status: domain.PodStatus{Phase: domain.PodRunning}}, env.Clock.Now())
-			}); err != nil {
+			if _, err := env.Writer.PodCommands().Execute(t.Context(), domain.Key{Namespace: "kube-system", Name: "coredns"},
+				domain.ObservePod{Namespace: "kube-system", Name: "coredns", Spec: domain.PodSpec{NodeName: "n1"}, Status: domain.PodStatus{Phase: domain.PodRunning}}); err != nil {
 				t.Fatal(err)
 			}
 			env.SetTime(10)

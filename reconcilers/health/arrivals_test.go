@@ -26,13 +26,14 @@ func (f *benchFleet) readyOf(t *testing.T, i int) domain.ConditionStatus {
 func (f *benchFleet) renewLease(ctx context.Context, i int) error {
 	name := benchNodeName(i)
 	rt := f.clk.Now()
-	_, err := f.w.UpdateLease(ctx, domain.NodeLeaseNamespace, name, func(l domain.Lease) ([]domain.Event, error) {
-		content := domain.LeaseContent{Spec: domain.LeaseSpec{HolderIdentity: name, RenewTime: &rt}}
-		if !l.Exists() {
-			return domain.DecideLease(l, domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name, Content: content}, rt)
-		}
-		return domain.DecideLease(l, domain.UpdateLease{Content: content}, rt)
-	})
+	content := domain.LeaseContent{Spec: domain.LeaseSpec{HolderIdentity: name, RenewTime: &rt}}
+	_, err := f.w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: name},
+		domain.From[domain.Lease, domain.LeaseCommand](func(l domain.Lease) (domain.LeaseCommand, error) {
+			if !l.Exists() {
+				return domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name, Content: content}, nil
+			}
+			return domain.UpdateLease{Content: content}, nil
+		}))
 	return err
 }
 

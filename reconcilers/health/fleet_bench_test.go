@@ -44,9 +44,7 @@ func newBenchFleet(tb testing.TB, nodes int) *benchFleet {
 	for i := range nodes {
 		name := benchNodeName(i)
 		reg := domain.RegisterNode{Registration: domain.Registration{Name: name, Kind: domain.KindLinux}}
-		if _, err := w.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNodeSequence(n, clk.Now(), reg, hb)
-		}); err != nil {
+		if _, err := w.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.NodeSequence{reg, hb}); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -66,9 +64,7 @@ func (f *benchFleet) heartbeat(tb testing.TB, n int) {
 	hb := domain.RecordHeartbeat{Metrics: &domain.Metrics{CPUCount: 4, MemoryTotalBytes: 100, MemoryAvailableBytes: 50,
 		DiskTotalBytes: 100, DiskAvailableBytes: 50, PIDsMax: 100, PIDsCurrent: 1}}
 	for i := range n {
-		if _, err := f.w.UpdateNode(context.Background(), benchNodeName(i), func(nd domain.Node) ([]domain.Event, error) {
-			return domain.DecideNode(nd, hb, f.clk.Now())
-		}); err != nil {
+		if _, err := f.w.NodeCommands().Execute(context.Background(), domain.Key{Name: benchNodeName(i)}, hb); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -123,9 +119,7 @@ func BenchmarkMarkSilent(b *testing.B) {
 			// The first nodes - silent report again; the rest fall silent.
 			hb := domain.RecordHeartbeat{}
 			for i := range c.nodes - c.silent {
-				if _, err := f.w.UpdateNode(context.Background(), benchNodeName(c.nodes-1-i), func(n domain.Node) ([]domain.Event, error) {
-					return domain.DecideNode(n, hb, f.clk.Now())
-				}); err != nil {
+				if _, err := f.w.NodeCommands().Execute(context.Background(), domain.Key{Name: benchNodeName(c.nodes - 1 - i)}, hb); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -37,17 +37,7 @@ func BenchmarkMonitor(b *testing.B) {
 	for i := range nodes {
 		name := fmt.Sprintf("node-%05d", i)
 		reg := domain.RegisterNode{Registration: domain.Registration{Name: name, Kind: domain.KindLinux}}
-		if _, err := w.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) {
-			evs, err := domain.DecideNode(n, reg, clk.Now())
-			if err != nil {
-				return nil, err
-			}
-			for _, e := range evs {
-				n = domain.EvolveNode(n, e)
-			}
-			more, err := domain.DecideNode(n, hb, clk.Now())
-			return append(evs, more...), err
-		}); err != nil {
+		if _, err := w.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.NodeSequence{reg, hb}); err != nil {
 			b.Fatal(err)
 		}
 	}

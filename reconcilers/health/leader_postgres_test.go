@@ -84,12 +84,12 @@ func TestANewHealthLeaderGivesEveryNodeAFullGracePeriod(t *testing.T) {
 		t.Helper()
 		hb := domain.RecordHeartbeat{Metrics: &domain.Metrics{CPUCount: 4, MemoryTotalBytes: 100, MemoryAvailableBytes: 50,
 			DiskTotalBytes: 100, DiskAvailableBytes: 50, PIDsMax: 100, PIDsCurrent: 1}}
-		if _, err := w.UpdateNode(ctx, name, func(n domain.Node) ([]domain.Event, error) {
+		if _, err := w.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.NodeFrom(func(n domain.Node) (domain.NodeCommand, error) {
 			if !n.Exists() {
-				return domain.DecideNodeSequence(n, clk.Now(), domain.RegisterNode{Registration: domain.Registration{Name: name, Kind: domain.KindLinux}}, hb)
+				return domain.NodeSequence{domain.RegisterNode{Registration: domain.Registration{Name: name, Kind: domain.KindLinux}}, hb}, nil
 			}
-			return domain.DecideNode(n, hb, clk.Now())
-		}); err != nil {
+			return hb, nil
+		})); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -38,14 +38,15 @@ func TestANodeHeardByItsLeaseIsNotMarked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.w.UpdateLease(ctx, domain.NodeLeaseNamespace, name, func(l domain.Lease) ([]domain.Event, error) {
-			rt := f.clk.Now()
-			content := domain.LeaseContent{Spec: domain.LeaseSpec{HolderIdentity: name, RenewTime: &rt}}
-			if !l.Exists() {
-				return domain.DecideLease(l, domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name, Content: content}, f.clk.Now())
-			}
-			return domain.DecideLease(l, domain.UpdateLease{Content: content}, f.clk.Now())
-		}); err != nil {
+		rt := f.clk.Now()
+		content := domain.LeaseContent{Spec: domain.LeaseSpec{HolderIdentity: name, RenewTime: &rt}}
+		if _, err := f.w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: name},
+			domain.From[domain.Lease, domain.LeaseCommand](func(l domain.Lease) (domain.LeaseCommand, error) {
+				if !l.Exists() {
+					return domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name, Content: content}, nil
+				}
+				return domain.UpdateLease{Content: content}, nil
+			})); err != nil {
 			t.Fatal(err)
 		}
 		recs, err := f.store.ReadAfter(ctx, f.store.DB(), from, 10)

@@ -72,9 +72,7 @@ func TestReadsDoNotGrowWithTheFleet(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.clk.Step(30 * time.Second)
-		if _, err := f.w.UpdateNode(ctx, benchNodeName(1), func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNode(n, domain.RecordHeartbeat{}, f.clk.Now())
-		}); err != nil {
+		if _, err := f.w.NodeCommands().Execute(ctx, domain.Key{Name: benchNodeName(1)}, domain.RecordHeartbeat{}); err != nil {
 			t.Fatal(err)
 		}
 		f.clk.Step(15 * time.Second)

@@ -22,9 +22,7 @@ func TestTheCountFollowsASilentNodeThatReportsAgain(t *testing.T) {
 	ctx := t.Context()
 	report := func(i int) {
 		t.Helper()
-		if _, err := f.w.UpdateNode(ctx, benchNodeName(i), func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNode(n, domain.RecordHeartbeat{}, f.clk.Now())
-		}); err != nil {
+		if _, err := f.w.NodeCommands().Execute(ctx, domain.Key{Name: benchNodeName(i)}, domain.RecordHeartbeat{}); err != nil {
 			t.Fatal(err)
 		}
 	}

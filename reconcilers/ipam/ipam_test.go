@@ -61,9 +61,7 @@ func newFixture(t *testing.T, pools ...string) *fixture {
 // pod runs a command on default/name.
 func (f *fixture) pod(name string, cmd domain.PodCommand) domain.Pod {
 	f.t.Helper()
-	p, err := f.w.UpdatePod(f.t.Context(), "default", name, func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePod(p, cmd, f.clock.Now())
-	})
+	p, err := f.w.PodCommands().Execute(f.t.Context(), domain.Key{Namespace: "default", Name: name}, cmd)
 	if err != nil {
 		f.t.Fatalf("%T on %s: %v", cmd, name, err)
 	}
@@ -249,9 +247,8 @@ func TestCrashBetweenAllocationAndAssignment(t *testing.T) {
 	f.create("gone", true)
 	// An allocator that allocated and then died before assigning.
 	for _, name := range []string{"a", "gone"} {
-		if _, err := f.w.UpdateIPPool(t.Context(), "10.88.0.0/24", "uid-"+name, func(p domain.IPPool) ([]domain.Event, error) {
-			return domain.DecideIPPool(p, domain.AllocateIP{PodUID: "uid-" + name, Namespace: "default", Name: name}, f.clock.Now())
-		}); err != nil {
+		if _, err := f.w.IPPoolCommands().Execute(t.Context(), domain.Key{Name: "10.88.0.0/24"},
+			domain.AllocateIP{PodUID: "uid-" + name, Namespace: "default", Name: name}); err != nil {
 			t.Fatal(err)
 		}
 	}

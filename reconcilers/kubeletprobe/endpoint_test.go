@@ -34,22 +34,23 @@ func TestProbesFollowTheReportedPort(t *testing.T) {
 		Reported: []domain.ReportedCondition{{Type: domain.ConditionReady, Status: domain.ConditionTrue, Reason: "KubeletReady"}},
 		System:   &domain.ReportedSystem{KubeletPort: int32(p)},
 	}
-	var moves int
 	for range 2 { // the second report repeats the port: no news
-		n, err := h.w.UpdateNode(ctx, "pico-01", func(n domain.Node) ([]domain.Event, error) {
-			evs, err := domain.DecideNode(n, report, h.clock.Now())
-			for _, e := range evs {
-				if _, ok := e.(domain.NodeKubeletEndpointChanged); ok {
-					moves++
-				}
-			}
-			return evs, err
-		})
+		n, err := h.w.NodeCommands().Execute(ctx, domain.Key{Name: "pico-01"}, report)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n.KubeletPort != int32(p) {
 			t.Fatalf("node's kubelet port %d, want %d", n.KubeletPort, p)
+		}
+	}
+	recs, err := h.log.ReadStream(ctx, domain.NodeStream("pico-01"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := 0
+	for _, rec := range recs {
+		if rec.Type == (domain.NodeKubeletEndpointChanged{}).EventType() {
+			moves++
 		}
 	}
 	if moves != 1 {

@@ -67,9 +67,7 @@ func (h *harness) register(t *testing.T, name string, kind domain.NodeKind, addr
 		reg.Addresses = []domain.Address{{Type: "Hostname", Address: name}, {Type: "InternalIP", Address: host}}
 		reg.KubeletPort = int32(p)
 	}
-	if _, err := h.w.UpdateNode(t.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, domain.RegisterNode{Registration: reg}, h.clock.Now())
-	}); err != nil {
+	if _, err := h.w.NodeCommands().Execute(t.Context(), domain.Key{Name: name}, domain.RegisterNode{Registration: reg}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -279,9 +277,7 @@ func TestRegistrationsNotProbedQueueNothing(t *testing.T) {
 	h.register(t, "pico-02", domain.KindRP2040, "")
 	h.register(t, "web-01", domain.KindLinux, addr)
 	for _, name := range []string{"pico-02", "web-01"} {
-		if _, err := h.w.UpdateNode(t.Context(), name, func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNode(n, domain.DeleteNode{}, h.clock.Now())
-		}); err != nil {
+		if _, err := h.w.NodeCommands().Execute(t.Context(), domain.Key{Name: name}, domain.DeleteNode{}); err != nil {
 			t.Fatal(err)
 		}
 	}

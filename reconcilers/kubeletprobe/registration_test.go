@@ -23,15 +23,11 @@ func TestARegistrationIsReadForWhatDecidesAProbe(t *testing.T) {
 		Addresses:   []domain.Address{{Type: "Hostname", Address: "web-01"}, {Type: "InternalIP", Address: "127.0.0.2"}},
 		Capacity:    domain.ResourceList{"cpu": 4000, "memory": 16 << 30, "pods": 110}, Allocatable: domain.ResourceList{"cpu": 4000, "memory": 16 << 30, "pods": 110},
 		Info: domain.NodeInfo{OSImage: "Debian", KernelVersion: "6.1", BootID: "b1"}}
-	if _, err := h.w.UpdateNode(t.Context(), reg.Name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, domain.RegisterNode{Registration: reg}, h.clock.Now())
-	}); err != nil {
+	if _, err := h.w.NodeCommands().Execute(t.Context(), domain.Key{Name: reg.Name}, domain.RegisterNode{Registration: reg}); err != nil {
 		t.Fatal(err)
 	}
 	reg.Info.BootID = "b2"
-	if _, err := h.w.UpdateNode(t.Context(), reg.Name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, domain.RegisterNode{Registration: reg}, h.clock.Now())
-	}); err != nil {
+	if _, err := h.w.NodeCommands().Execute(t.Context(), domain.Key{Name: reg.Name}, domain.RegisterNode{Registration: reg}); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := h.log.ReadAfter(t.Context(), 0, 1000)

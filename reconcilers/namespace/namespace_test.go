@@ -31,9 +31,7 @@ func newFixture(t *testing.T) *fixture {
 
 func (f *fixture) namespace(t *testing.T, name string, cmd domain.NamespaceCommand) {
 	t.Helper()
-	if _, err := f.Writer.UpdateNamespace(t.Context(), name, func(ns domain.Namespace) ([]domain.Event, error) {
-		return domain.DecideNamespace(ns, cmd, f.Clock.Now())
-	}); err != nil {
+	if _, err := f.Writer.NamespaceCommands().Execute(t.Context(), domain.Key{Name: name}, cmd); err != nil {
 		t.Fatalf("namespace %s: %v", name, err)
 	}
 }
@@ -43,9 +41,7 @@ func (f *fixture) pod(t *testing.T, ns, name, node string, cmds ...domain.PodCom
 	grace := int64(30)
 	create := domain.CreatePod{Namespace: ns, Name: name, UID: "uid-" + name, TerminationGracePeriodSeconds: &grace,
 		Spec: domain.PodSpec{NodeName: node, Containers: []domain.Container{{Name: "app", Image: "busybox"}}}}
-	if _, err := f.Writer.UpdatePod(t.Context(), ns, name, func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePodSequence(p, f.Clock.Now(), append([]domain.PodCommand{create}, cmds...)...)
-	}); err != nil {
+	if _, err := f.Writer.PodCommands().Execute(t.Context(), domain.Key{Namespace: ns, Name: name}, append(domain.PodSequence{create}, cmds...)); err != nil {
 		t.Fatalf("pod %s/%s: %v", ns, name, err)
 	}
 }
@@ -71,14 +67,11 @@ func TestDeletingANamespaceEmptiesItThenRemovesIt(t *testing.T) {
 	f.pod(t, "shop", "queued", "")
 	f.pod(t, "lab", "keep", "n1")
 	for _, ns := range []string{"shop", "lab"} {
-		if _, err := f.Writer.UpdateConfigMap(ctx, ns, "settings", func(cm domain.ConfigMap) ([]domain.Event, error) {
-			return domain.DecideConfigMap(cm, domain.CreateConfigMap{Namespace: ns, Name: "settings"}, f.Clock.Now())
-		}); err != nil {
+		if _, err := f.Writer.ConfigMapCommands().Execute(ctx, domain.Key{Namespace: ns, Name: "settings"},
+			domain.CreateConfigMap{Namespace: ns, Name: "settings"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.Writer.UpdateLease(ctx, ns, "leader", func(l domain.Lease) ([]domain.Event, error) {
-			return domain.DecideLease(l, domain.CreateLease{Namespace: ns, Name: "leader"}, f.Clock.Now())
-		}); err != nil {
+		if _, err := f.Writer.LeaseCommands().Execute(ctx, domain.Key{Namespace: ns, Name: "leader"}, domain.CreateLease{Namespace: ns, Name: "leader"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -111,9 +104,7 @@ func TestDeletingANamespaceEmptiesItThenRemovesIt(t *testing.T) {
 	// web's termination ends: its finalization wakes the namespace.
 	f.SetTime(40)
 	head := f.Head()
-	if _, err := f.Writer.UpdatePod(ctx, "shop", "web", func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePod(p, domain.FinalizePod{Reason: "Terminated"}, f.Clock.Now())
-	}); err != nil {
+	if _, err := f.Writer.PodCommands().Execute(ctx, domain.Key{Namespace: "shop", Name: "web"}, domain.FinalizePod{Reason: "Terminated"}); err != nil {
 		t.Fatal(err)
 	}
 	var keys []string

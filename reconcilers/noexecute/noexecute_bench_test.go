@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"herd/domain"
-	"herd/projections"
 	"herd/reconcilers/reconcilerstest"
 )
 
@@ -17,15 +16,13 @@ func BenchmarkTaintedNode(b *testing.B) {
 	env := reconcilerstest.New(b)
 	env.ReadyNode("n1", nil)
 	secs := int64(300)
-	var batch []projections.PodUpdate
+	var batch []domain.Keyed[domain.PodCommand]
 	for i := range pods {
 		c := reconcilerstest.CreatePod(fmt.Sprintf("web-%04d", i), "n1", 30)
 		c.Spec.Tolerations = []domain.Toleration{{Key: "maintenance", Operator: domain.TolerationOpExists, Effect: domain.EffectNoExecute, TolerationSeconds: &secs}}
-		batch = append(batch, projections.PodUpdate{Namespace: "default", Name: c.Name, Update: func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePod(p, c, env.Clock.Now())
-		}})
+		batch = append(batch, domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: "default", Name: c.Name}, Command: c})
 	}
-	if _, err := env.Writer.UpdatePods(b.Context(), batch); err != nil {
+	if _, _, err := env.Writer.PodBatch().ExecuteBatch(b.Context(), batch); err != nil {
 		b.Fatal(err)
 	}
 	env.Node("n1", domain.TaintNode{Taint: domain.Taint{Key: "maintenance", Value: "true", Effect: domain.EffectNoExecute}})

@@ -183,10 +183,8 @@ func TestLeavesAlone(t *testing.T) {
 	r := newReconciler(env)
 	env.ReadyNode("n1", nil)
 	// A kubelet's pod herd only observes.
-	if _, err := env.Writer.UpdatePod(t.Context(), "kube-system", "coredns", func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePod(p, domain.ObservePod{Namespace: "kube-system", Name: "coredns",
-			Spec: domain.PodSpec{NodeName: "n1"}, Status: domain.PodStatus{Phase: domain.PodRunning}}, env.Clock.Now())
-	}); err != nil {
+	if _, err := env.Writer.PodCommands().Execute(t.Context(), domain.Key{Namespace: "kube-system", Name: "coredns"},
+		domain.ObservePod{Namespace: "kube-system", Name: "coredns", Spec: domain.PodSpec{NodeName: "n1"}, Status: domain.PodStatus{Phase: domain.PodRunning}}); err != nil {
 		t.Fatal(err)
 	}
 	// A pod already being deleted keeps its own deadline.

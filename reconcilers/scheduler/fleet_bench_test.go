@@ -25,9 +25,7 @@ func BenchmarkPassWithLargeFleet(b *testing.B) {
 		name := fmt.Sprintf("node-%06d", i)
 		reg := domain.RegisterNode{Registration: domain.Registration{Name: name, UID: "uid-" + name, Kind: domain.KindLinux, Allocatable: alloc, Capacity: alloc}}
 		hb := domain.RecordHeartbeat{Reported: []domain.ReportedCondition{{Type: domain.ConditionReady, Status: domain.ConditionTrue}}}
-		if _, err := h.w.UpdateNode(context.Background(), name, func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNodeSequence(n, h.clock.Now(), reg, hb)
-		}); err != nil {
+		if _, err := h.w.NodeCommands().Execute(context.Background(), domain.Key{Name: name}, domain.NodeSequence{reg, hb}); err != nil {
 			b.Fatal(err)
 		}
 	}

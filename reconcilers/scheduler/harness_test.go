@@ -99,9 +99,7 @@ func (h *harness) node(name string, alloc domain.ResourceList, labels map[string
 
 func (h *harness) nodeCmd(name string, cmd domain.NodeCommand) {
 	h.t.Helper()
-	if _, err := h.w.UpdateNode(context.Background(), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, cmd, h.clock.Now())
-	}); err != nil {
+	if _, err := h.w.NodeCommands().Execute(context.Background(), domain.Key{Name: name}, cmd); err != nil {
 		h.t.Fatalf("%T on node %s: %v", cmd, name, err)
 	}
 }
@@ -123,9 +121,7 @@ func (h *harness) podCmd(name string, cmd domain.PodCommand) {
 }
 
 func (h *harness) tryPodCmd(name string, cmd domain.PodCommand) error {
-	_, err := h.w.UpdatePod(context.Background(), "default", name, func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePod(p, cmd, h.clock.Now())
-	})
+	_, err := h.w.PodCommands().Execute(context.Background(), domain.Key{Namespace: "default", Name: name}, cmd)
 	return err
 }
 

@@ -33,9 +33,7 @@ func TestNodesRegisteringOneAfterAnotherAddLittleToTheLog(t *testing.T) {
 		reg := domain.RegisterNode{Registration: domain.Registration{Name: name, UID: "uid-" + name, Kind: domain.KindLinux, Allocatable: small, Capacity: small}}
 		hb := domain.RecordHeartbeat{Reported: []domain.ReportedCondition{{Type: domain.ConditionReady, Status: domain.ConditionTrue}}}
 		before := h.passes()
-		if _, err := h.w.UpdateNode(context.Background(), name, func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNodeSequence(n, h.clock.Now(), reg, hb)
-		}); err != nil {
+		if _, err := h.w.NodeCommands().Execute(context.Background(), domain.Key{Name: name}, domain.NodeSequence{reg, hb}); err != nil {
 			t.Fatal(err)
 		}
 		h.eventually(func() bool { return h.passes() > before && h.idle() }, "a pass after "+name+" registered",

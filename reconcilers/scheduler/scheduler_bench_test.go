@@ -59,7 +59,7 @@ func fleet(b *testing.B, h *harness, n, pods int) {
 		{"cpu": 250, "memory": 512 * mi},
 		{"cpu": 500, "memory": gi},
 	}
-	var batch []projections.PodUpdate
+	var batch []domain.Keyed[domain.PodCommand]
 	for i := range pods {
 		spec := domain.PodSpec{Containers: []domain.Container{{Name: "main", Image: "busybox", Requests: sizes[i%len(sizes)]}}}
 		if i%10 == 0 {
@@ -67,11 +67,9 @@ func fleet(b *testing.B, h *harness, n, pods int) {
 		}
 		name := fmt.Sprintf("pod-%05d", i)
 		cmd := domain.CreatePod{Namespace: "default", Name: name, UID: "uid-" + name, Spec: spec}
-		batch = append(batch, projections.PodUpdate{Namespace: "default", Name: name, Update: func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePod(p, cmd, h.clock.Now())
-		}})
+		batch = append(batch, domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: "default", Name: name}, Command: cmd})
 		if len(batch) == 1000 || i == pods-1 {
-			if _, err := h.w.UpdatePods(context.Background(), batch); err != nil {
+			if _, _, err := h.w.PodBatch().ExecuteBatch(context.Background(), batch); err != nil {
 				b.Fatal(err)
 			}
 			batch = nil

@@ -29,16 +29,17 @@ func (v viewPods) List(ctx context.Context, node string) ([]domain.Pod, error) {
 }
 
 func (v viewPods) RecordTermination(ctx context.Context, seen domain.Pod, steps ...domain.TerminationStep) error {
-	_, err := v.env.Writer.UpdatePod(ctx, seen.Namespace, seen.Name, func(p domain.Pod) ([]domain.Event, error) {
-		if p.UID != seen.UID {
-			return nil, domain.ErrConflict
-		}
-		var cmds []domain.PodCommand
-		for _, s := range steps {
-			cmds = append(cmds, domain.RecordTermination{Step: s})
-		}
-		return domain.DecidePodSequence(p, v.env.Clock.Now(), cmds...)
-	})
+	_, err := v.env.Writer.PodCommands().Execute(ctx, domain.Key{Namespace: seen.Namespace, Name: seen.Name},
+		domain.PodFrom(func(p domain.Pod) (domain.PodCommand, error) {
+			if p.UID != seen.UID {
+				return nil, domain.ErrConflict
+			}
+			var cmds domain.PodSequence
+			for _, s := range steps {
+				cmds = append(cmds, domain.RecordTermination{Step: s})
+			}
+			return cmds, nil
+		}))
 	return err
 }
 

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"herd/domain"
-	"herd/projections"
 	"herd/reconcilers/reconcilerstest"
 )
 
@@ -18,14 +17,12 @@ func BenchmarkTerminate(b *testing.B) {
 	f.ReadyNode("n1", nil)
 	for b.Loop() {
 		b.StopTimer()
-		var batch []projections.PodUpdate
+		var batch []domain.Keyed[domain.PodCommand]
 		for i := range pods {
 			c := reconcilerstest.CreatePod(fmt.Sprintf("web-%03d", i), "n1", 30)
-			batch = append(batch, projections.PodUpdate{Namespace: "default", Name: c.Name, Update: func(p domain.Pod) ([]domain.Event, error) {
-				return domain.DecidePodSequence(p, f.Clock.Now(), c, domain.DeletePod{})
-			}})
+			batch = append(batch, domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: "default", Name: c.Name}, Command: domain.PodSequence{c, domain.DeletePod{}}})
 		}
-		created, err := f.Writer.UpdatePods(b.Context(), batch)
+		created, _, err := f.Writer.PodBatch().ExecuteBatch(b.Context(), batch)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -53,18 +50,16 @@ func BenchmarkResync(b *testing.B) {
 	const pods, terminating = 10000, 100
 	f := newFixture(b, testConfig())
 	f.ReadyNode("n1", nil)
-	var batch []projections.PodUpdate
+	var batch []domain.Keyed[domain.PodCommand]
 	for i := range pods {
 		c := reconcilerstest.CreatePod(fmt.Sprintf("web-%05d", i), "n1", 30)
-		cmds := []domain.PodCommand{c}
+		cmds := domain.PodSequence{c}
 		if i < terminating {
 			cmds = append(cmds, domain.DeletePod{})
 		}
-		batch = append(batch, projections.PodUpdate{Namespace: "default", Name: c.Name, Update: func(p domain.Pod) ([]domain.Event, error) {
-			return domain.DecidePodSequence(p, f.Clock.Now(), cmds...)
-		}})
+		batch = append(batch, domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: "default", Name: c.Name}, Command: cmds})
 	}
-	if _, err := f.Writer.UpdatePods(b.Context(), batch); err != nil {
+	if _, _, err := f.Writer.PodBatch().ExecuteBatch(b.Context(), batch); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()

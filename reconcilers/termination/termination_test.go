@@ -212,10 +212,8 @@ func TestNotTerminatingOrNotHerds(t *testing.T) {
 	f := newFixture(t, testConfig())
 	f.ReadyNode("n1", nil)
 	f.running(t, "web", "n1", 30, nil)
-	if _, err := f.Writer.UpdatePod(t.Context(), "kube-system", "coredns", func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePod(p, domain.ObservePod{Namespace: "kube-system", Name: "coredns",
-			Spec: domain.PodSpec{NodeName: "n1"}, Status: domain.PodStatus{Phase: domain.PodRunning}}, f.Clock.Now())
-	}); err != nil {
+	if _, err := f.Writer.PodCommands().Execute(t.Context(), domain.Key{Namespace: "kube-system", Name: "coredns"},
+		domain.ObservePod{Namespace: "kube-system", Name: "coredns", Spec: domain.PodSpec{NodeName: "n1"}, Status: domain.PodStatus{Phase: domain.PodRunning}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, key := range []string{"pod/default/web", "pod/kube-system/coredns", "pod/default/never-seen", "node/n1"} {

@@ -169,10 +169,8 @@ func TestLeavesAlone(t *testing.T) {
 	held := reconcilerstest.CreatePod("leaving", "n1", 30)
 	f.Pod("leaving", held, domain.AssignPodIP{Network: network("10.88.0.3")}, domain.DeletePod{})
 	f.Pod("done", reconcilerstest.CreatePod("done", "n1", 30), domain.AssignPodIP{Network: network("10.88.0.4")}, domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodSucceeded}})
-	if _, err := f.Writer.UpdatePod(t.Context(), "default", "kubelets", func(p domain.Pod) ([]domain.Event, error) {
-		return domain.DecidePod(p, domain.ObservePod{Namespace: "default", Name: "kubelets",
-			Spec: domain.PodSpec{NodeName: "n1"}, Status: domain.PodStatus{Phase: domain.PodPending}}, f.Clock.Now())
-	}); err != nil {
+	if _, err := f.Writer.PodCommands().Execute(t.Context(), domain.Key{Namespace: "default", Name: "kubelets"},
+		domain.ObservePod{Namespace: "default", Name: "kubelets", Spec: domain.PodSpec{NodeName: "n1"}, Status: domain.PodStatus{Phase: domain.PodPending}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"agents", "unbound", "leaving", "done", "kubelets", "never-seen"} {

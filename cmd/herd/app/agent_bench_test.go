@@ -59,12 +59,11 @@ func BenchmarkAgentPollOfRunningPods(b *testing.B) {
 			for i := range pods {
 				name := fmt.Sprintf("web-%03d", i)
 				grace := int64(30)
-				p, err := w.UpdatePod(ctx, "default", name, func(p domain.Pod) ([]domain.Event, error) {
-					return domain.DecidePodSequence(p, clk.Now(),
-						domain.CreatePod{Namespace: "default", Name: name, UID: "uid-" + name, TerminationGracePeriodSeconds: &grace,
-							Spec: domain.PodSpec{NodeName: "a1", Containers: []domain.Container{{Name: "app", Image: "busybox"}}}},
-						domain.AssignPodIP{Network: pool.NetworkFor(pool.Address(i).String())},
-						domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodRunning, StartTime: clk.Now()}})
+				p, err := w.PodCommands().Execute(ctx, domain.Key{Namespace: "default", Name: name}, domain.PodSequence{
+					domain.CreatePod{Namespace: "default", Name: name, UID: "uid-" + name, TerminationGracePeriodSeconds: &grace,
+						Spec: domain.PodSpec{NodeName: "a1", Containers: []domain.Container{{Name: "app", Image: "busybox"}}}},
+					domain.AssignPodIP{Network: pool.NetworkFor(pool.Address(i).String())},
+					domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodRunning, StartTime: clk.Now()}},
 				})
 				if err != nil {
 					b.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"go.uber.org/fx"
-	"k8s.io/utils/clock"
 
 	"herd/domain"
 	"herd/projections"
@@ -28,11 +27,8 @@ func BenchmarkAppendWithReconcilers(b *testing.B) {
 			cfg := DefaultConfig()
 			cfg.Listen, cfg.DataDir, cfg.LogLevel = "127.0.0.1:0", b.TempDir(), "error"
 			cfg.Reconcilers.Enabled = tc.enabled
-			var (
-				w   *projections.Writer
-				clk clock.Clock
-			)
-			a := fx.New(Options(cfg, fx.Populate(&w, &clk)), fx.NopLogger)
+			var w *projections.Writer
+			a := fx.New(Options(cfg, fx.Populate(&w)), fx.NopLogger)
 			ctx := context.Background()
 			if err := a.Start(ctx); err != nil {
 				b.Fatal(err)
@@ -42,7 +38,7 @@ func BenchmarkAppendWithReconcilers(b *testing.B) {
 			names := make([]string, nodes)
 			for i := range names {
 				names[i] = fmt.Sprintf("node-%03d", i)
-				update(b, w, names[i], domain.RegisterNode{Registration: domain.Registration{Name: names[i], Kind: domain.KindLinux}}, clk)
+				update(b, w, names[i], domain.RegisterNode{Registration: domain.Registration{Name: names[i], Kind: domain.KindLinux}})
 			}
 			hb := domain.RecordHeartbeat{Metrics: &domain.Metrics{CPUCount: 4, MemoryTotalBytes: 100, MemoryAvailableBytes: 50,
 				DiskTotalBytes: 100, DiskAvailableBytes: 50, PIDsMax: 100, PIDsCurrent: 1}}
@@ -50,7 +46,7 @@ func BenchmarkAppendWithReconcilers(b *testing.B) {
 			start := time.Now()
 			i := 0
 			for b.Loop() {
-				update(b, w, names[i%nodes], hb, clk)
+				update(b, w, names[i%nodes], hb)
 				i++
 			}
 			b.ReportMetric(float64(i)/time.Since(start).Seconds(), "events/s")
@@ -58,11 +54,9 @@ func BenchmarkAppendWithReconcilers(b *testing.B) {
 	}
 }
 
-func update(b *testing.B, w *projections.Writer, name string, cmd domain.NodeCommand, clk clock.Clock) {
+func update(b *testing.B, w *projections.Writer, name string, cmd domain.NodeCommand) {
 	b.Helper()
-	if _, err := w.UpdateNode(context.Background(), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, cmd, clk.Now())
-	}); err != nil {
+	if _, err := w.NodeCommands().Execute(context.Background(), domain.Key{Name: name}, cmd); err != nil {
 		b.Fatal(err)
 	}
 }

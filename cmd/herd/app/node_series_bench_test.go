@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"go.uber.org/fx"
-	"k8s.io/utils/clock"
 
 	"herd/domain"
 	"herd/projections"
@@ -31,16 +30,15 @@ func BenchmarkNodeSeriesScrape(b *testing.B) {
 	cfg.Reconcilers.Enabled = nil
 	var (
 		w   *projections.Writer
-		clk clock.Clock
 		srv *HTTPServer
 	)
-	a := fx.New(Options(cfg, fx.Populate(&w, &clk, &srv)), fx.NopLogger)
+	a := fx.New(Options(cfg, fx.Populate(&w, &srv)), fx.NopLogger)
 	ctx := context.Background()
 	if err := a.Start(ctx); err != nil {
 		b.Fatal(err)
 	}
 	defer func() { _ = a.Stop(ctx) }()
-	registerFleet(b, w, clk, fleet)
+	registerFleet(b, w, fleet)
 
 	client := &http.Client{}
 	var body bytes.Buffer
@@ -96,7 +94,7 @@ func cpuTime(b *testing.B) time.Duration {
 
 // registerFleet registers n nodes and gives each a heartbeat, from 32
 // goroutines so that group commit shares the fsyncs.
-func registerFleet(b *testing.B, w *projections.Writer, clk clock.Clock, n int) {
+func registerFleet(b *testing.B, w *projections.Writer, n int) {
 	b.Helper()
 	agent := domain.RecordHeartbeat{Metrics: &domain.Metrics{CPUCount: 4, Load1: 0.5, MemoryTotalBytes: 8 << 30, MemoryAvailableBytes: 4 << 30,
 		DiskTotalBytes: 100 << 30, DiskAvailableBytes: 60 << 30, PIDsMax: 32768, PIDsCurrent: 300, ActiveJobs: 2}}
@@ -123,9 +121,7 @@ func registerFleet(b *testing.B, w *projections.Writer, clk clock.Clock, n int) 
 				}
 				reg := domain.Registration{Name: name, Kind: kind, MaxJobs: 8, Capacity: domain.ResourceList{"cpu": 4000, "memory": 16 << 30, "pods": 110}}
 				for _, cmd := range []domain.NodeCommand{domain.RegisterNode{Registration: reg}, hb} {
-					if _, err := w.UpdateNode(context.Background(), name, func(n domain.Node) ([]domain.Event, error) {
-						return domain.DecideNode(n, cmd, clk.Now())
-					}); err != nil {
+					if _, err := w.NodeCommands().Execute(context.Background(), domain.Key{Name: name}, cmd); err != nil {
 						b.Error(err)
 						return
 					}

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"go.uber.org/fx"
-	"k8s.io/utils/clock"
 
 	"herd/domain"
 	"herd/projections"
@@ -45,10 +44,9 @@ func benchmarkWatchFanOut(b *testing.B, watchers int) {
 	cfg.Reconcilers.Enabled = nil
 	var (
 		w   *projections.Writer
-		clk clock.Clock
 		srv *HTTPServer
 	)
-	a := fx.New(Options(cfg, fx.Populate(&w, &clk, &srv)), fx.NopLogger)
+	a := fx.New(Options(cfg, fx.Populate(&w, &srv)), fx.NopLogger)
 	ctx := context.Background()
 	if err := a.Start(ctx); err != nil {
 		b.Fatal(err)
@@ -60,8 +58,8 @@ func benchmarkWatchFanOut(b *testing.B, watchers int) {
 	var head int64
 	for i := range names {
 		names[i] = fmt.Sprintf("node-%03d", i)
-		update(b, w, names[i], domain.RegisterNode{Registration: domain.Registration{Name: names[i], Kind: domain.KindLinux}}, clk)
-		head = updateAt(b, w, names[i], hb, clk)
+		update(b, w, names[i], domain.RegisterNode{Registration: domain.Registration{Name: names[i], Kind: domain.KindLinux}})
+		head = updateAt(b, w, names[i], hb)
 	}
 
 	recv := make([]*received, watchers)
@@ -108,7 +106,7 @@ func benchmarkWatchFanOut(b *testing.B, watchers int) {
 			<-pace.C
 		}
 		t0 := time.Now()
-		sent[updateAt(b, w, names[i%nodes], hb, clk)] = t0
+		sent[updateAt(b, w, names[i%nodes], hb)] = t0
 	}
 	appendRate := float64(b.N) / time.Since(start).Seconds()
 	last := slices.Max(slicesKeys(sent))
@@ -194,11 +192,9 @@ func (r *received) get(pos int64) (time.Time, bool) {
 
 // updateAt runs cmd on the node and returns the position of its last
 // event.
-func updateAt(b *testing.B, w *projections.Writer, name string, cmd domain.NodeCommand, clk clock.Clock) int64 {
+func updateAt(b *testing.B, w *projections.Writer, name string, cmd domain.NodeCommand) int64 {
 	b.Helper()
-	n, err := w.UpdateNode(context.Background(), name, func(n domain.Node) ([]domain.Event, error) {
-		return domain.DecideNode(n, cmd, clk.Now())
-	})
+	n, err := w.NodeCommands().Execute(context.Background(), domain.Key{Name: name}, cmd)
 	if err != nil {
 		b.Fatal(err)
 	}
