@@ -2,8 +2,6 @@ package daemonset
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"go.uber.org/zap"
 	"k8s.io/utils/clock"
@@ -16,6 +14,7 @@ import (
 // Reconciler is the DaemonSet reconciler. Its keys are DaemonSets, those
 // that exist and those that are gone (whose pods it collects).
 type Reconciler struct {
+	reconcilers.Kind[domain.DaemonSet]
 	cfg         Config
 	daemonSets  Reader
 	nodes       NodeLister
@@ -51,15 +50,13 @@ func New(cfg Config, daemonSets Reader, nodes NodeLister, pods PodLister, podCom
 		return nil, err
 	}
 	return &Reconciler{
-		cfg: cfg, daemonSets: daemonSets, nodes: nodes, pods: pods, podCommands: podCommands, dsCommands: dsCommands,
+		Kind: reconcilers.NewKind("daemonset", domain.DaemonSetAggregate, cfg.ResyncPeriod, daemonSets),
+		cfg:  cfg, daemonSets: daemonSets, nodes: nodes, pods: pods, podCommands: podCommands, dsCommands: dsCommands,
 		ids: RandomIdentities(), owners: reconcilers.NewOwnerIndex(domain.KindDaemonSet),
 		revOwners: reconcilers.NewOwnerIndex(domain.KindDaemonSet), known: newRegistry(), failed: newFailedBackoff(), pace: newPace(),
 		clock: clk, log: log.Named("daemonset"),
 	}, nil
 }
-
-// Name implements reconcilers.Reconciler.
-func (r *Reconciler) Name() string { return "daemonset" }
 
 // nodeEvents are what happens to a node that may change whether a
 // DaemonSet should run a pod there, as Kubernetes' controller reacts to
@@ -126,24 +123,15 @@ func dsKey(namespace, name string) reconcilers.Key {
 	return reconcilers.Key{Aggregate: domain.DaemonSetAggregate, Namespace: namespace, Name: name}
 }
 
-// ResyncPeriod implements reconcilers.Resyncer.
-func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
-
 // Resync returns every DaemonSet, as Kubernetes' controller resyncs its
 // informer, and remembers them for the node events to come: what finds
 // the orphans created without an owner, and the DaemonSets of a herd
 // that just started.
 func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
-	all, _, err := r.daemonSets.List(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("list daemonsets: %w", err)
-	}
-	keys := make([]reconcilers.Key, 0, len(all))
-	for _, ds := range all {
-		k := dsKey(ds.Namespace, ds.Name)
+	keys, err := r.Kind.Resync(ctx)
+	for _, k := range keys {
 		r.known.add(k)
 		r.pace.want(k)
-		keys = append(keys, k)
 	}
-	return keys, nil
+	return keys, err
 }

@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"herd/domain"
-	"herd/events"
 	"herd/projections"
 	"herd/reconcilers"
 )
@@ -28,7 +27,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		return reconcilers.Result{RequeueAfter: wait}, nil
 	}
 	defer func() { r.pace.end(key, start, r.clock.Now()) }()
-	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:daemonset", Source: "reconciler/daemonset"})
+	ctx = r.Acting(ctx)
 	ds, err := r.daemonSets.Last(ctx, key.Namespace, key.Name)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get daemonset %s: %w", key, err)

@@ -8,7 +8,6 @@ import (
 	"go.uber.org/zap"
 
 	"herd/domain"
-	"herd/events"
 	"herd/projections"
 	"herd/reconcilers"
 )
@@ -19,7 +18,7 @@ import (
 // written in the same unit of work as the commands, so a second
 // reconcile finds nothing left to do.
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
-	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:job", Source: "reconciler/job"})
+	ctx = r.Acting(ctx)
 	j, err := r.jobs.Last(ctx, key.Namespace, key.Name)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get job %s: %w", key, err)

@@ -8,7 +8,6 @@ import (
 	"go.uber.org/zap"
 
 	"herd/domain"
-	"herd/events"
 	"herd/projections"
 	"herd/reconcilers"
 )
@@ -21,7 +20,7 @@ import (
 // finds nothing left to do: unlike Kubernetes' controller, it needs no
 // expectations to wait out a stale cache.
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
-	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:replicaset", Source: "reconciler/replicaset"})
+	ctx = r.Acting(ctx)
 	rs, err := r.replicaSets.Last(ctx, key.Namespace, key.Name)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get replicaset %s: %w", key, err)
