@@ -68,142 +68,19 @@ type Repository interface {
 func kinds(rd Readers, repo Repository) []*kind {
 	return []*kind{
 		podKind(rd, repo), configMapKind(rd, repo), leaseKind(rd, repo),
-		{
-			name: "ReplicaSet", group: "apps", namespaced: true,
-			owner: lastOwner(rd.ReplicaSets, func(rs domain.ReplicaSet) (bool, string, bool, bool) {
-				return rs.Exists(), rs.UID, rs.DeletionRequestedAt != nil, rs.Orphan
-			}),
-			list: listOf(rd.ReplicaSets, replicaSetDependent), aggregate: domain.ReplicaSetAggregate, one: oneOf(rd.ReplicaSets, domain.ReplicaSet.Exists, replicaSetDependent),
-			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
-				_, err := repo.ReplicaSetCommands().Execute(ctx, d.key(), domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteReplicaSet{Propagation: p}})
-				return err
-			},
-			release: func(ctx context.Context, d dependent, uid string) error {
-				_, err := repo.ReplicaSetCommands().Execute(ctx, d.key(), domain.ReleaseReplicaSet{UID: uid})
-				return err
-			},
-			deleting: deletingOf(rd.ReplicaSets, func(rs domain.ReplicaSet) (deletingOwner, bool) {
-				return deletingOwner{rs.Namespace, rs.Name, rs.UID}, rs.Exists() && rs.DeletionRequestedAt != nil
-			}),
-			finish: func(ctx context.Context, o deletingOwner) error {
-				return ignoreNotFound(execute(ctx, repo.ReplicaSetCommands(), o, domain.ReplicaSetCommand(domain.FinishReplicaSetDeletion{})))
-			},
-		},
-		{
-			name: "Deployment", group: "apps", namespaced: true,
-			owner: lastOwner(rd.Deployments, func(d domain.Deployment) (bool, string, bool, bool) {
-				return d.Exists(), d.UID, d.DeletionRequestedAt != nil, d.Orphan
-			}),
-			deleting: deletingOf(rd.Deployments, func(d domain.Deployment) (deletingOwner, bool) {
-				return deletingOwner{d.Namespace, d.Name, d.UID}, d.Exists() && d.DeletionRequestedAt != nil
-			}),
-			finish: func(ctx context.Context, o deletingOwner) error {
-				return ignoreNotFound(execute(ctx, repo.DeploymentCommands(), o, domain.DeploymentCommand(domain.FinishDeploymentDeletion{})))
-			},
-		},
-		{
-			name: "Job", group: "batch", namespaced: true,
-			owner: lastOwner(rd.Jobs, func(j domain.Job) (bool, string, bool, bool) {
-				return j.Exists(), j.UID, j.DeletionRequestedAt != nil, j.Orphan
-			}),
-			list: listOf(rd.Jobs, jobDependent), aggregate: domain.JobAggregate, one: oneOf(rd.Jobs, domain.Job.Exists, jobDependent),
-			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
-				_, err := repo.JobCommands().Execute(ctx, d.key(), domain.Precondition[domain.JobCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteJob{Propagation: p}})
-				return err
-			},
-			release: func(ctx context.Context, d dependent, uid string) error {
-				_, err := repo.JobCommands().Execute(ctx, d.key(), domain.ReleaseJob{UID: uid})
-				return err
-			},
-			deleting: deletingOf(rd.Jobs, func(j domain.Job) (deletingOwner, bool) {
-				return deletingOwner{j.Namespace, j.Name, j.UID}, j.Exists() && j.DeletionRequestedAt != nil
-			}),
-			finish: func(ctx context.Context, o deletingOwner) error {
-				return ignoreNotFound(execute(ctx, repo.JobCommands(), o, domain.JobCommand(domain.FinishJobDeletion{})))
-			},
-		},
-		{
-			// A CronJob owns its Jobs: deleted after it, before it (in the
-			// foreground) or orphaned, as the deletion asked.
-			name: "CronJob", group: "batch", namespaced: true,
-			owner: lastOwner(rd.CronJobs, func(c domain.CronJob) (bool, string, bool, bool) {
-				return c.Exists(), c.UID, c.DeletionRequestedAt != nil, c.Orphan
-			}),
-			deleting: deletingOf(rd.CronJobs, func(c domain.CronJob) (deletingOwner, bool) {
-				return deletingOwner{c.Namespace, c.Name, c.UID}, c.Exists() && c.DeletionRequestedAt != nil
-			}),
-			finish: func(ctx context.Context, o deletingOwner) error {
-				return ignoreNotFound(execute(ctx, repo.CronJobCommands(), o, domain.CronJobCommand(domain.FinishCronJobDeletion{})))
-			},
-		},
-		{
-			// A StatefulSet owns its pods: deleted after it, before it (in
-			// the foreground) or orphaned, as the deletion asked.
-			name: "StatefulSet", group: "apps", namespaced: true,
-			owner: lastOwner(rd.StatefulSets, func(s domain.StatefulSet) (bool, string, bool, bool) {
-				return s.Exists(), s.UID, s.DeletionRequestedAt != nil, s.Orphan
-			}),
-			deleting: deletingOf(rd.StatefulSets, func(s domain.StatefulSet) (deletingOwner, bool) {
-				return deletingOwner{s.Namespace, s.Name, s.UID}, s.Exists() && s.DeletionRequestedAt != nil
-			}),
-			finish: func(ctx context.Context, o deletingOwner) error {
-				return ignoreNotFound(execute(ctx, repo.StatefulSetCommands(), o, domain.StatefulSetCommand(domain.FinishStatefulSetDeletion{})))
-			},
-		},
-		{
-			name: domain.KindDaemonSet, group: "apps", namespaced: true,
-			owner: lastOwner(rd.DaemonSets, func(ds domain.DaemonSet) (bool, string, bool, bool) {
-				return ds.Exists(), ds.UID, ds.DeletionRequestedAt != nil, ds.Orphan
-			}),
-			list: listOf(rd.DaemonSets, daemonSetDependent), aggregate: domain.DaemonSetAggregate, one: oneOf(rd.DaemonSets, domain.DaemonSet.Exists, daemonSetDependent),
-			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
-				_, err := repo.DaemonSetCommands().Execute(ctx, d.key(), domain.Precondition[domain.DaemonSetCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteDaemonSet{Propagation: p}})
-				return err
-			},
-			release: func(ctx context.Context, d dependent, uid string) error {
-				_, err := repo.DaemonSetCommands().Execute(ctx, d.key(), domain.ReleaseDaemonSet{UID: uid})
-				return err
-			},
-			deleting: deletingOf(rd.DaemonSets, func(ds domain.DaemonSet) (deletingOwner, bool) {
-				return deletingOwner{ds.Namespace, ds.Name, ds.UID}, ds.Exists() && ds.DeletionRequestedAt != nil
-			}),
-			finish: func(ctx context.Context, o deletingOwner) error {
-				return ignoreNotFound(execute(ctx, repo.DaemonSetCommands(), o, domain.DaemonSetCommand(domain.FinishDaemonSetDeletion{})))
-			},
-		},
-		{
-			name: "PodDisruptionBudget", group: "policy", namespaced: true,
-			owner: lastOwner(rd.PodDisruptionBudgets, func(b domain.PodDisruptionBudget) (bool, string, bool, bool) {
-				return b.Exists(), b.UID, false, false
-			}),
-			list: listOf(rd.PodDisruptionBudgets, budgetDependent), aggregate: domain.PodDisruptionBudgetAggregate, one: oneOf(rd.PodDisruptionBudgets, domain.PodDisruptionBudget.Exists, budgetDependent),
-			del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-				_, err := repo.PodDisruptionBudgetCommands().Execute(ctx, d.key(), domain.Precondition[domain.PodDisruptionBudgetCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeletePodDisruptionBudget{}})
-				return err
-			},
-			release: func(ctx context.Context, d dependent, uid string) error {
-				_, err := repo.PodDisruptionBudgetCommands().Execute(ctx, d.key(), domain.ReleasePodDisruptionBudget{UID: uid})
-				return err
-			},
-		},
-		{
-			// A ControllerRevision is its StatefulSet's dependent, never an
-			// owner.
-			name: "ControllerRevision", group: "apps", namespaced: true,
-			owner: lastOwner(rd.ControllerRevisions, func(r domain.ControllerRevision) (bool, string, bool, bool) {
-				return r.Exists(), r.UID, false, false
-			}),
-			list: listOf(rd.ControllerRevisions, revisionDependent), aggregate: domain.ControllerRevisionAggregate,
-			one: oneOf(rd.ControllerRevisions, domain.ControllerRevision.Exists, revisionDependent),
-			del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-				_, err := repo.ControllerRevisionCommands().Execute(ctx, d.key(), domain.Precondition[domain.ControllerRevisionCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteControllerRevision{}})
-				return err
-			},
-			release: func(ctx context.Context, d dependent, uid string) error {
-				_, err := repo.ControllerRevisionCommands().Execute(ctx, d.key(), domain.ReleaseControllerRevision{UID: uid})
-				return err
-			},
-		},
+		modelKind("ReplicaSet", "apps", rd.ReplicaSets, itself, repo.ReplicaSetCommands(), domain.ReplicaSetAggregate, owning|depending),
+		modelKind("Deployment", "apps", rd.Deployments, itself, repo.DeploymentCommands(), nil, owning),
+		modelKind("Job", "batch", rd.Jobs, jobObject, repo.JobCommands(), domain.JobAggregate, owning|depending),
+		// A CronJob owns its Jobs, a StatefulSet its pods: deleted after
+		// it, before it (in the foreground) or orphaned, as the deletion
+		// asked.
+		modelKind("CronJob", "batch", rd.CronJobs, itself, repo.CronJobCommands(), nil, owning),
+		modelKind("StatefulSet", "apps", rd.StatefulSets, itself, repo.StatefulSetCommands(), nil, owning),
+		modelKind(domain.KindDaemonSet, "apps", rd.DaemonSets, daemonSetObject, repo.DaemonSetCommands(), domain.DaemonSetAggregate, owning|depending),
+		modelKind("PodDisruptionBudget", "policy", rd.PodDisruptionBudgets, itself, repo.PodDisruptionBudgetCommands(), domain.PodDisruptionBudgetAggregate, depending),
+		// A ControllerRevision is a dependent, its StatefulSet's or its
+		// DaemonSet's, and owns nothing.
+		modelKind("ControllerRevision", "apps", rd.ControllerRevisions, itself, repo.ControllerRevisionCommands(), domain.ControllerRevisionAggregate, depending),
 		{
 			name: "Node", owner: func(ctx context.Context, _, name, uid string) (owner, error) {
 				n, err := rd.Nodes.Get(ctx, name)
@@ -435,34 +312,6 @@ func withoutOwner(owners []domain.OwnerReference, uid string) []domain.OwnerRefe
 		}
 	}
 	return out
-}
-
-// replicaSetDependent is a ReplicaSet as a dependent.
-func replicaSetDependent(rs domain.ReplicaSet) dependent {
-	return dependent{namespace: rs.Namespace, name: rs.Name, uid: rs.UID, resourceVersion: rs.ResourceVersion,
-		owners: rs.Owners, deleting: rs.DeletionRequestedAt != nil}
-}
-
-// jobDependent is a Job as a dependent.
-func jobDependent(j domain.Job) dependent {
-	return dependent{namespace: j.Namespace, name: j.Name, uid: j.UID, resourceVersion: j.ResourceVersion,
-		owners: j.Owners, deleting: j.DeletionRequestedAt != nil}
-}
-
-// daemonSetDependent is a DaemonSet as a dependent.
-func daemonSetDependent(ds domain.DaemonSet) dependent {
-	return dependent{namespace: ds.Namespace, name: ds.Name, uid: ds.UID, resourceVersion: ds.ResourceVersion,
-		owners: ds.Owners, deleting: ds.DeletionRequestedAt != nil}
-}
-
-// budgetDependent is a PodDisruptionBudget as a dependent.
-func budgetDependent(b domain.PodDisruptionBudget) dependent {
-	return dependent{namespace: b.Namespace, name: b.Name, uid: b.UID, resourceVersion: b.ResourceVersion, owners: b.Owners}
-}
-
-// revisionDependent is a ControllerRevision as a dependent.
-func revisionDependent(r domain.ControllerRevision) dependent {
-	return dependent{namespace: r.Namespace, name: r.Name, uid: r.UID, resourceVersion: r.ResourceVersion, owners: r.Owners}
 }
 
 // podDependent is a pod as a dependent: ok when it exists and names
