@@ -100,3 +100,17 @@ func Configured[C comparable, P any, R Reconciler](name string, defaults func() 
 		return build(in.Config, in.Params)
 	}))
 }
+
+// Positive is nil for a setting above zero, else the error that names
+// the setting (what: its reconciler's and its own name, or its flag) and
+// its value: how a reconciler's Config.Validate says what is wrong, one
+// line a setting, joined with errors.Join.
+func Positive[V time.Duration | int](what string, v V) error {
+	if v > 0 {
+		return nil
+	}
+	if _, ok := any(v).(time.Duration); ok {
+		return fmt.Errorf("%s %v: want a positive duration", what, v)
+	}
+	return fmt.Errorf("%s %v: want a positive number", what, v)
+}

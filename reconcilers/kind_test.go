@@ -167,3 +167,24 @@ func TestConfiguredPutsTheReconcilerInTheGroup(t *testing.T) {
 		})
 	}
 }
+
+// TestPositiveNamesTheSettingAndItsValue: a setting of zero or less is
+// refused in words that name it, its value and what is wanted; one above
+// zero passes.
+func TestPositiveNamesTheSettingAndItsValue(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{reconcilers.Positive("job resync period", -time.Second), "job resync period -1s: want a positive duration"},
+		{reconcilers.Positive("job resync period", time.Duration(0)), "job resync period 0s: want a positive duration"},
+		{reconcilers.Positive("job burst pods", 0), "job burst pods 0: want a positive number"},
+	} {
+		if tt.err == nil || tt.err.Error() != tt.want {
+			t.Errorf("%v, want %q", tt.err, tt.want)
+		}
+	}
+	if err := errors.Join(reconcilers.Positive("a", time.Nanosecond), reconcilers.Positive("b", 1)); err != nil {
+		t.Errorf("positive settings refused: %v", err)
+	}
+}
