@@ -23,6 +23,16 @@ type Lister[T Named] interface {
 	List(ctx context.Context, namespace string) ([]T, int64, error)
 }
 
+// Reader is what a reconciler over a kind reads of its objects: the one
+// of its key, and every one on resync. A kind's view is one.
+type Reader[T Named] interface {
+	// Last returns the object or, deleted, its tombstone (which does not
+	// Exist, and says whether its dependents are orphaned), or
+	// domain.ErrNotFound.
+	Last(ctx context.Context, namespace, name string) (T, error)
+	Lister[T]
+}
+
 // Kind is what a reconciler over one kind of the object model (a
 // ReplicaSet's, a Job's) shares with every other such reconciler: its
 // name, the aggregate its keys name, and its resync, which lists every

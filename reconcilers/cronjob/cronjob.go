@@ -26,13 +26,9 @@ import (
 // kindCronJob is the kind an owner reference names a CronJob by.
 const kindCronJob = "CronJob"
 
-// Reader is what the reconciler reads of the CronJobs.
-type Reader interface {
-	// Last returns the CronJob or its tombstone, or domain.ErrNotFound.
-	Last(ctx context.Context, namespace, name string) (domain.CronJob, error)
-	// List returns the CronJobs of namespace, every one when it is "".
-	List(ctx context.Context, namespace string) ([]domain.CronJob, int64, error)
-}
+// Reader is what the reconciler reads of the CronJobs
+// (reconcilers.Reader): the one of a key, and every one on resync.
+type Reader = reconcilers.Reader[domain.CronJob]
 
 // JobLister is what the reconciler reads of the Jobs: those of one
 // namespace, among which a CronJob's own.

@@ -37,14 +37,9 @@ import (
 // kindStatefulSet is the kind an owner reference names a StatefulSet by.
 const kindStatefulSet = "StatefulSet"
 
-// Reader is what the reconciler reads of the StatefulSets.
-type Reader interface {
-	// Last returns the StatefulSet or its tombstone, or
-	// domain.ErrNotFound.
-	Last(ctx context.Context, namespace, name string) (domain.StatefulSet, error)
-	// List returns the StatefulSets of namespace, every one when it is "".
-	List(ctx context.Context, namespace string) ([]domain.StatefulSet, int64, error)
-}
+// Reader is what the reconciler reads of the StatefulSets
+// (reconcilers.Reader): the one of a key, and every one on resync.
+type Reader = reconcilers.Reader[domain.StatefulSet]
 
 // PodLister is what the reconciler reads of the pods: herd's own, those
 // a StatefulSet controls.
