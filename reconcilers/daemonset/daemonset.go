@@ -15,18 +15,20 @@ import (
 // that exist and those that are gone (whose pods it collects).
 type Reconciler struct {
 	reconcilers.Kind[domain.DaemonSet]
-	cfg         Config
-	daemonSets  Reader
-	nodes       NodeLister
-	pods        PodLister
+	cfg        Config
+	daemonSets Reader
+	nodes      NodeLister
+	pods       PodLister
+	// controlled reads the DaemonSets' pods and collects those of one
+	// that is gone; its Owners map a pod's events to its DaemonSet.
+	controlled  *reconcilers.Controlled
 	podCommands PodCommands
 	dsCommands  domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
 	// revs keeps the DaemonSets' ControllerRevisions; nil keeps none.
 	revs *revisionKeeper
 	ids  Identities
-	// owners maps a pod's events to its DaemonSet, revOwners a
-	// ControllerRevision's; known maps a node's to every DaemonSet.
-	owners    *reconcilers.OwnerIndex
+	// revOwners maps a ControllerRevision's events to its DaemonSet;
+	// known maps a node's to every DaemonSet.
 	revOwners *reconcilers.OwnerIndex
 	known     *registry
 	// failed spaces the deletions of a node's failed pods; pace the
@@ -49,12 +51,13 @@ func New(cfg Config, daemonSets Reader, nodes NodeLister, pods PodLister, podCom
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	log = log.Named("daemonset")
 	return &Reconciler{
 		Kind: reconcilers.NewKind("daemonset", domain.DaemonSetAggregate, cfg.ResyncPeriod, daemonSets),
-		cfg:  cfg, daemonSets: daemonSets, nodes: nodes, pods: pods, podCommands: podCommands, dsCommands: dsCommands,
-		ids: RandomIdentities(), owners: reconcilers.NewOwnerIndex(domain.KindDaemonSet),
+		cfg:  cfg, daemonSets: daemonSets, nodes: nodes, pods: pods, controlled: reconcilers.NewControlled(domain.KindDaemonSet, pods, podCommands, maxBatch, log),
+		podCommands: podCommands, dsCommands: dsCommands, ids: RandomIdentities(),
 		revOwners: reconcilers.NewOwnerIndex(domain.KindDaemonSet), known: newRegistry(), failed: newFailedBackoff(), pace: newPace(),
-		clock: clk, log: log.Named("daemonset"),
+		clock: clk, log: log,
 	}, nil
 }
 
@@ -83,7 +86,7 @@ var nodeEvents = reconcilers.EventTypesOf(
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.DaemonSetAggregate, domain.DaemonSetStatusRecorded{}).
-		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
+		Owns(domain.PodAggregate, r.controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
 		Owns(domain.ControllerRevisionAggregate, r.revOwners, domain.ControllerRevisionDeleted{}).
 		Watches(nodeEvents, func(events.Record) []reconcilers.Key { return r.known.keys() }).
 		Then(r.observe)

@@ -18,7 +18,7 @@ func TestPace(t *testing.T) {
 	}
 	p.end(logsKey, at(0), at(1))
 	ready := record(t, "pod/default/logs-a", domain.PodStatusUpdated{Status: domain.PodStatus{Phase: domain.PodRunning}})
-	g.r.owners.Set(domain.Key{Namespace: "default", Name: "logs-a"}, "logs")
+	g.r.controlled.Owners().Set(domain.Key{Namespace: "default", Name: "logs-a"}, "logs")
 	if keys := g.r.Watches().KeysFor(ready); len(keys) != 1 {
 		t.Fatalf("a pod turning ready reaches %v", keys)
 	}

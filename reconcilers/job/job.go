@@ -16,13 +16,14 @@ const kindJob = "Job"
 // every Job.
 type Reconciler struct {
 	reconcilers.Kind[domain.Job]
-	cfg         Config
-	jobs        Reader
-	pods        PodLister
+	cfg  Config
+	jobs Reader
+	// controlled reads the Jobs' pods and collects those of one that is
+	// gone.
+	controlled  *reconcilers.Controlled
 	podCommands PodCommands
 	jobCommands domain.Executor[domain.Job, domain.JobCommand]
 	ids         Identities
-	owners      *reconcilers.OwnerIndex
 	clock       clock.PassiveClock
 	log         *zap.Logger
 }
@@ -40,10 +41,11 @@ func New(cfg Config, jobs Reader, pods PodLister, podCommands PodCommands,
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	log = log.Named("job")
 	return &Reconciler{
 		Kind: reconcilers.NewKind("job", domain.JobAggregate, cfg.ResyncPeriod, jobs),
-		cfg:  cfg, jobs: jobs, pods: pods, podCommands: podCommands, jobCommands: jobCommands,
-		ids: RandomIdentities(), owners: reconcilers.NewOwnerIndex(kindJob), clock: clk, log: log.Named("job"),
+		cfg:  cfg, jobs: jobs, controlled: reconcilers.NewControlled(kindJob, pods, podCommands, 0, log),
+		podCommands: podCommands, jobCommands: jobCommands, ids: RandomIdentities(), clock: clk, log: log,
 	}, nil
 }
 
@@ -53,5 +55,5 @@ func New(cfg Config, jobs Reader, pods PodLister, podCommands PodCommands,
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.JobAggregate, domain.JobStatusRecorded{}, domain.JobPodsCounted{}).
-		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
+		Owns(domain.PodAggregate, r.controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
 }

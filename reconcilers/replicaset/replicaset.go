@@ -19,11 +19,12 @@ type Reconciler struct {
 	reconcilers.Kind[domain.ReplicaSet]
 	cfg         Config
 	replicaSets Reader
-	pods        PodLister
+	// controlled reads the ReplicaSets' pods and collects those of one
+	// that is gone.
+	controlled  *reconcilers.Controlled
 	podCommands PodCommands
 	rsCommands  domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand]
 	ids         Identities
-	owners      *reconcilers.OwnerIndex
 	clock       clock.PassiveClock
 	log         *zap.Logger
 }
@@ -40,10 +41,11 @@ func New(cfg Config, replicaSets Reader, pods PodLister, podCommands PodCommands
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	log = log.Named("replicaset")
 	return &Reconciler{
 		Kind: reconcilers.NewKind("replicaset", domain.ReplicaSetAggregate, cfg.ResyncPeriod, replicaSets),
-		cfg:  cfg, replicaSets: replicaSets, pods: pods, podCommands: podCommands, rsCommands: rsCommands,
-		ids: RandomIdentities(), owners: reconcilers.NewOwnerIndex(kindReplicaSet), clock: clk, log: log.Named("replicaset"),
+		cfg:  cfg, replicaSets: replicaSets, controlled: reconcilers.NewControlled(kindReplicaSet, pods, podCommands, 0, log),
+		podCommands: podCommands, rsCommands: rsCommands, ids: RandomIdentities(), clock: clk, log: log,
 	}, nil
 }
 
@@ -54,7 +56,7 @@ func New(cfg Config, replicaSets Reader, pods PodLister, podCommands PodCommands
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.ReplicaSetAggregate, domain.ReplicaSetStatusRecorded{}).
-		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
+		Owns(domain.PodAggregate, r.controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
 }
 
 // rsKey is the key of the ReplicaSet namespace/name.
