@@ -43,10 +43,22 @@ type namespaceReader interface {
 	List(ctx context.Context) ([]domain.Namespace, int64, error)
 }
 
+// lister lists a namespace's objects of a kind.
+type lister[S any] interface {
+	List(ctx context.Context, namespace string) ([]S, int64, error)
+}
+
 // objectView is a kind's view that keeps tombstones (projections.JSONView).
 type objectView[S any] interface {
-	List(ctx context.Context, namespace string) ([]S, int64, error)
+	lister[S]
 	Last(ctx context.Context, namespace, name string) (S, error)
+}
+
+// liveView is a kind's view that keeps no tombstones: a ConfigMap's, a
+// Lease's.
+type liveView[S any] interface {
+	lister[S]
+	Get(ctx context.Context, namespace, name string) (S, error)
 }
 
 // Repository is what the collector writes through.
@@ -150,7 +162,7 @@ func oneOf[S any](v objectView[S], exists func(S) bool, dep func(S) dependent) f
 }
 
 // listOf lists a namespace's objects of a kind that have owners.
-func listOf[S any](v objectView[S], dep func(S) dependent) func(context.Context, string) ([]dependent, error) {
+func listOf[S any](v lister[S], dep func(S) dependent) func(context.Context, string) ([]dependent, error) {
 	return func(ctx context.Context, namespace string) ([]dependent, error) {
 		all, _, err := v.List(ctx, namespace)
 		if err != nil {
@@ -208,92 +220,64 @@ func podKind(rd Readers, repo Repository) *kind {
 	}
 }
 
+// configMapKind is the ConfigMaps: their owners are part of their
+// content.
 func configMapKind(rd Readers, repo Repository) *kind {
-	return &kind{
-		name: "ConfigMap", namespaced: true,
-		owner: func(ctx context.Context, namespace, name, uid string) (owner, error) {
-			c, err := rd.ConfigMaps.Get(ctx, namespace, name)
-			return ownerOf(err == nil, c.UID, uid, false, false), ignoreNotFound(err)
+	return contentKind("ConfigMap", "", domain.ConfigMapAggregate, rd.ConfigMaps, configMapDependent, repo.ConfigMapCommands(),
+		func(rv int64) domain.ConfigMapCommand {
+			return domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: rv, Command: domain.DeleteConfigMap{}}
 		},
-		list: func(ctx context.Context, namespace string) ([]dependent, error) {
-			cms, _, err := rd.ConfigMaps.List(ctx, namespace)
-			if err != nil {
-				return nil, err
-			}
-			var out []dependent
-			for _, c := range cms {
-				if len(c.Owners) > 0 {
-					out = append(out, configMapDependent(c))
-				}
-			}
-			return out, nil
-		},
-		aggregate: domain.ConfigMapAggregate,
-		one: func(ctx context.Context, namespace, name string) (dependent, bool, error) {
-			c, err := rd.ConfigMaps.Get(ctx, namespace, name)
-			if err != nil {
-				return dependent{}, false, ignoreNotFound(err)
-			}
-			return configMapDependent(c), len(c.Owners) > 0, nil
-		},
-		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-			_, err := repo.ConfigMapCommands().Execute(ctx, d.key(), domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteConfigMap{}})
-			return err
-		},
-		release: func(ctx context.Context, d dependent, uid string) error {
-			c, err := rd.ConfigMaps.Get(ctx, d.namespace, d.name)
-			if err != nil || c.ResourceVersion != d.resourceVersion {
-				return errors.Join(err, errChanged)
-			}
+		func(c domain.ConfigMap, uid string) domain.ConfigMapCommand {
 			content := domain.ConfigMapContentOf(c)
 			content.Owners = withoutOwner(content.Owners, uid)
-			_, err = repo.ConfigMapCommands().Execute(ctx, d.key(), domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: d.resourceVersion, Command: domain.UpdateConfigMap{Content: content}})
-			return err
-		},
-	}
+			return domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: c.ResourceVersion, Command: domain.UpdateConfigMap{Content: content}}
+		})
 }
 
+// leaseKind is the Leases: a lease's owners are part of its content.
 func leaseKind(rd Readers, repo Repository) *kind {
+	return contentKind("Lease", "coordination.k8s.io", domain.LeaseAggregate, rd.Leases, leaseDependent, repo.LeaseCommands(),
+		func(rv int64) domain.LeaseCommand {
+			return domain.Precondition[domain.LeaseCommand]{ResourceVersion: rv, Command: domain.DeleteLease{}}
+		},
+		func(l domain.Lease, uid string) domain.LeaseCommand {
+			content := domain.LeaseContent{Labels: l.Labels, Annotations: l.Annotations, Owners: withoutOwner(l.Owners, uid), Spec: l.Spec}
+			return domain.Precondition[domain.LeaseCommand]{ResourceVersion: l.ResourceVersion, Command: domain.UpdateLease{Content: content}}
+		})
+}
+
+// contentKind is a kind whose view keeps no tombstones and whose owners
+// are part of its content, as the collector sees it: an owner, and a
+// dependent deleted (del, on the object at resourceVersion rv) or
+// released by rewriting its content as read without the owner's
+// reference (release), unless it changed since it was judged.
+func contentKind[S, C any](name, group string, aggregate *domain.Aggregate, v liveView[S], dep func(S) dependent,
+	cmds domain.Executor[S, C], del func(rv int64) C, release func(s S, uid string) C) *kind {
 	return &kind{
-		name: "Lease", group: "coordination.k8s.io", namespaced: true,
+		name: name, group: group, namespaced: true, aggregate: aggregate,
 		owner: func(ctx context.Context, namespace, name, uid string) (owner, error) {
-			l, err := rd.Leases.Get(ctx, namespace, name)
-			return ownerOf(err == nil, l.UID, uid, false, false), ignoreNotFound(err)
+			s, err := v.Get(ctx, namespace, name)
+			return ownerOf(err == nil, dep(s).uid, uid, false, false), ignoreNotFound(err)
 		},
-		list: func(ctx context.Context, namespace string) ([]dependent, error) {
-			ls, _, err := rd.Leases.List(ctx, namespace)
-			if err != nil {
-				return nil, err
-			}
-			var out []dependent
-			for _, l := range ls {
-				if len(l.Owners) > 0 {
-					out = append(out, leaseDependent(l))
-				}
-			}
-			return out, nil
-		},
-		aggregate: domain.LeaseAggregate,
+		list: listOf(v, dep),
 		one: func(ctx context.Context, namespace, name string) (dependent, bool, error) {
-			l, err := rd.Leases.Get(ctx, namespace, name)
+			s, err := v.Get(ctx, namespace, name)
 			if err != nil {
 				return dependent{}, false, ignoreNotFound(err)
 			}
-			return leaseDependent(l), len(l.Owners) > 0, nil
+			d := dep(s)
+			return d, len(d.owners) > 0, nil
 		},
 		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-			_, err := repo.LeaseCommands().Execute(ctx, d.key(), domain.Precondition[domain.LeaseCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteLease{}})
+			_, err := cmds.Execute(ctx, d.key(), del(d.resourceVersion))
 			return err
 		},
-		// A lease's owners are part of its content: the release rewrites
-		// it as read, unless it changed since.
 		release: func(ctx context.Context, d dependent, uid string) error {
-			l, err := rd.Leases.Get(ctx, d.namespace, d.name)
-			if err != nil || l.ResourceVersion != d.resourceVersion {
+			s, err := v.Get(ctx, d.namespace, d.name)
+			if err != nil || dep(s).resourceVersion != d.resourceVersion {
 				return errors.Join(err, errChanged)
 			}
-			content := domain.LeaseContent{Labels: l.Labels, Annotations: l.Annotations, Owners: withoutOwner(l.Owners, uid), Spec: l.Spec}
-			_, err = repo.LeaseCommands().Execute(ctx, d.key(), domain.Precondition[domain.LeaseCommand]{ResourceVersion: d.resourceVersion, Command: domain.UpdateLease{Content: content}})
+			_, err = cmds.Execute(ctx, d.key(), release(s, uid))
 			return err
 		},
 	}
