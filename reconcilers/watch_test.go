@@ -1,7 +1,6 @@
 package reconcilers_test
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,16 +10,6 @@ import (
 	"herd/reconcilers"
 	"herd/reconcilers/reconcilerstest"
 )
-
-// record is rec of ev on stream, its payload as the log stores it.
-func record(t *testing.T, stream string, ev domain.Event) events.Record {
-	t.Helper()
-	payload, err := json.Marshal(ev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return events.Record{Stream: stream, Type: ev.EventType(), Payload: payload, Position: 1}
-}
 
 // TestWatchesDerivesTheKeysOfOwnAndOwnedKinds: a ReplicaSet's own events
 // reach it but the status it records; a pod's reach the ReplicaSet that
@@ -42,19 +31,19 @@ func TestWatchesDerivesTheKeysOfOwnAndOwnedKinds(t *testing.T) {
 		rec  events.Record
 		want []string
 	}{
-		{"the ReplicaSet created", record(t, rs, domain.ReplicaSetCreated{}), []string{rs}},
-		{"the ReplicaSet's own status", record(t, rs, domain.ReplicaSetStatusRecorded{}), nil},
-		{"its pod created", record(t, pod, domain.PodCreated{Owners: owner("web")}), []string{rs}},
-		{"its pod bound, which it does not count", record(t, pod, domain.PodScheduled{NodeName: "n1"}), nil},
-		{"its pod's status", record(t, pod, domain.PodStatusUpdated{}), []string{rs}},
-		{"its pod adopted by another", record(t, pod, domain.PodOwnersChanged{Owners: owner("api")}), []string{rs, "replicaset/shop/api"}},
-		{"its pod's metadata, now the other's", record(t, pod, domain.PodMetadataChanged{}), []string{"replicaset/shop/api"}},
-		{"its pod finalized", record(t, pod, domain.PodFinalized{}), []string{"replicaset/shop/api"}},
-		{"the finalized pod's stray event", record(t, pod, domain.PodStatusUpdated{}), nil},
-		{"a pod observed from its kubelet, controlled", record(t, observed, domain.PodObserved{Owners: owner("web")}), []string{rs}},
-		{"the observed pod's status", record(t, observed, domain.PodStatusUpdated{}), []string{rs}},
-		{"an orphan created", record(t, "pod/shop/orphan", domain.PodCreated{}), nil},
-		{"a node's event", record(t, "node/n1", domain.NodeLabelsChanged{}), nil},
+		{"the ReplicaSet created", reconcilerstest.Record(t, rs, domain.ReplicaSetCreated{}), []string{rs}},
+		{"the ReplicaSet's own status", reconcilerstest.Record(t, rs, domain.ReplicaSetStatusRecorded{}), nil},
+		{"its pod created", reconcilerstest.Record(t, pod, domain.PodCreated{Owners: owner("web")}), []string{rs}},
+		{"its pod bound, which it does not count", reconcilerstest.Record(t, pod, domain.PodScheduled{NodeName: "n1"}), nil},
+		{"its pod's status", reconcilerstest.Record(t, pod, domain.PodStatusUpdated{}), []string{rs}},
+		{"its pod adopted by another", reconcilerstest.Record(t, pod, domain.PodOwnersChanged{Owners: owner("api")}), []string{rs, "replicaset/shop/api"}},
+		{"its pod's metadata, now the other's", reconcilerstest.Record(t, pod, domain.PodMetadataChanged{}), []string{"replicaset/shop/api"}},
+		{"its pod finalized", reconcilerstest.Record(t, pod, domain.PodFinalized{}), []string{"replicaset/shop/api"}},
+		{"the finalized pod's stray event", reconcilerstest.Record(t, pod, domain.PodStatusUpdated{}), nil},
+		{"a pod observed from its kubelet, controlled", reconcilerstest.Record(t, observed, domain.PodObserved{Owners: owner("web")}), []string{rs}},
+		{"the observed pod's status", reconcilerstest.Record(t, observed, domain.PodStatusUpdated{}), []string{rs}},
+		{"an orphan created", reconcilerstest.Record(t, "pod/shop/orphan", domain.PodCreated{}), nil},
+		{"a node's event", reconcilerstest.Record(t, "node/n1", domain.NodeLabelsChanged{}), nil},
 	} {
 		if diff := cmp.Diff(step.want, reconcilerstest.Strings(w.KeysFor(step.rec))); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", step.name, diff)
@@ -82,10 +71,10 @@ func TestWatchesUnionsItsMappingsAndDerivesItsScope(t *testing.T) {
 		rec  events.Record
 		want []string
 	}{
-		{"a taint", record(t, "node/n1", domain.NodeTainted{}), []string{"node/n1", "pending"}},
-		{"a heartbeat missed, which holds a taint", record(t, "node/n1", domain.HeartbeatMissed{}), []string{"node/n1", "pending"}},
-		{"a heartbeat, excepted", record(t, "node/n1", domain.HeartbeatRecorded{}), nil},
-		{"a pod's end", record(t, "pod/shop/web-1", domain.PodFinalized{}), []string{"namespace/shop"}},
+		{"a taint", reconcilerstest.Record(t, "node/n1", domain.NodeTainted{}), []string{"node/n1", "pending"}},
+		{"a heartbeat missed, which holds a taint", reconcilerstest.Record(t, "node/n1", domain.HeartbeatMissed{}), []string{"node/n1", "pending"}},
+		{"a heartbeat, excepted", reconcilerstest.Record(t, "node/n1", domain.HeartbeatRecorded{}), nil},
+		{"a pod's end", reconcilerstest.Record(t, "pod/shop/web-1", domain.PodFinalized{}), []string{"namespace/shop"}},
 		{"an event of a type nobody declared", events.Record{Stream: "node/n1", Type: "Happened"}, nil},
 	} {
 		if diff := cmp.Diff(step.want, reconcilerstest.Strings(w.KeysFor(step.rec))); diff != "" {
@@ -164,7 +153,7 @@ func (o *owning) Watches() *reconcilers.Watches {
 func TestABindingMapsToItsNode(t *testing.T) {
 	w := reconcilers.Watch()
 	w.Takes(domain.NodeAggregate).Watches(reconcilers.EventTypesOf(domain.PodScheduled{}), w.ToBoundNode)
-	if diff := cmp.Diff([]string{"node/n1"}, reconcilerstest.Strings(w.KeysFor(record(t, "pod/shop/web-1", domain.PodScheduled{NodeName: "n1"})))); diff != "" {
+	if diff := cmp.Diff([]string{"node/n1"}, reconcilerstest.Strings(w.KeysFor(reconcilerstest.Record(t, "pod/shop/web-1", domain.PodScheduled{NodeName: "n1"})))); diff != "" {
 		t.Errorf("a binding (-want +got):\n%s", diff)
 	}
 	garbled := events.Record{Stream: "pod/shop/web-1", Type: domain.PodScheduled{}.EventType(), Payload: []byte("[")}

@@ -267,97 +267,49 @@ func NewAddresses() Addresses {
 type addressEngines struct{ byEngine[Addresses] }
 
 func (e addressEngines) Pool(ctx context.Context, q Querier, cidr string) (Pool, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return Pool{CIDR: cidr}, err
-	}
-	return s.Pool(ctx, q, cidr)
+	return get(e.byEngine, q, func(s Addresses) (Pool, error) { return s.Pool(ctx, q, cidr) })
 }
 
 func (e addressEngines) PutPool(ctx context.Context, x Execer, p Pool) error {
-	s, err := e.on(x)
-	if err != nil {
-		return err
-	}
-	return s.PutPool(ctx, x, p)
+	return run(e.byEngine, x, func(s Addresses) error { return s.PutPool(ctx, x, p) })
 }
 
 func (e addressEngines) Pools(ctx context.Context, q Querier) ([]Pool, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Pools(ctx, q)
+	return get(e.byEngine, q, func(s Addresses) ([]Pool, error) { return s.Pools(ctx, q) })
 }
 
 func (e addressEngines) Unfilled(ctx context.Context, q Querier) ([]Pool, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Unfilled(ctx, q)
+	return get(e.byEngine, q, func(s Addresses) ([]Pool, error) { return s.Unfilled(ctx, q) })
 }
 
 func (e addressEngines) Fill(ctx context.Context, x Execer, p Pool) error {
-	s, err := e.on(x)
-	if err != nil {
-		return err
-	}
-	return s.Fill(ctx, x, p)
+	return run(e.byEngine, x, func(s Addresses) error { return s.Fill(ctx, x, p) })
 }
 
 func (e addressEngines) Allocate(ctx context.Context, x Execer, a Allocation) error {
-	s, err := e.on(x)
-	if err != nil {
-		return err
-	}
-	return s.Allocate(ctx, x, a)
+	return run(e.byEngine, x, func(s Addresses) error { return s.Allocate(ctx, x, a) })
 }
 
 func (e addressEngines) Release(ctx context.Context, x Execer, pool, address string) error {
-	s, err := e.on(x)
-	if err != nil {
-		return err
-	}
-	return s.Release(ctx, x, pool, address)
+	return run(e.byEngine, x, func(s Addresses) error { return s.Release(ctx, x, pool, address) })
 }
 
 func (e addressEngines) InPool(ctx context.Context, q Querier, pool string) ([]Allocation, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.InPool(ctx, q, pool)
+	return get(e.byEngine, q, func(s Addresses) ([]Allocation, error) { return s.InPool(ctx, q, pool) })
 }
 
 func (e addressEngines) OfPodIn(ctx context.Context, q Querier, pool, uid string) ([]Allocation, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.OfPodIn(ctx, q, pool, uid)
+	return get(e.byEngine, q, func(s Addresses) ([]Allocation, error) { return s.OfPodIn(ctx, q, pool, uid) })
 }
 
 func (e addressEngines) OfPod(ctx context.Context, q Querier, uid string) ([]Allocation, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.OfPod(ctx, q, uid)
+	return get(e.byEngine, q, func(s Addresses) ([]Allocation, error) { return s.OfPod(ctx, q, uid) })
 }
 
 func (e addressEngines) Named(ctx context.Context, q Querier, namespace, name string) ([]Allocation, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Named(ctx, q, namespace, name)
+	return get(e.byEngine, q, func(s Addresses) ([]Allocation, error) { return s.Named(ctx, q, namespace, name) })
 }
 
 func (e addressEngines) All(ctx context.Context, q Querier) ([]Allocation, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.All(ctx, q)
+	return get(e.byEngine, q, func(s Addresses) ([]Allocation, error) { return s.All(ctx, q) })
 }

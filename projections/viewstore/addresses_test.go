@@ -27,15 +27,7 @@ import (
 // address is refused and a rolled back allocation leaves nothing; a
 // released address is gone, and releasing one not held is no error.
 func TestAddressesContract(t *testing.T) {
-	onEachEngine(t, viewstore.NewSQLiteAddresses, viewstore.NewPostgresAddresses, viewstore.NewAddresses,
-		func(t *testing.T, e engine, own bool, s viewstore.Addresses) {
-			// Each run's pools, pods and names are its own.
-			if own {
-				addressesContract(t, e, "own-", s)
-			} else {
-				addressesContract(t, e, "any-", s)
-			}
-		})
+	onEachEngineApart(t, viewstore.NewSQLiteAddresses, viewstore.NewPostgresAddresses, viewstore.NewAddresses, addressesContract)
 }
 
 func addressesContract(t *testing.T, e engine, prefix string, s viewstore.Addresses) {

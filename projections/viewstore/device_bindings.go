@@ -101,33 +101,17 @@ func NewDeviceBindings() DeviceBindings {
 type deviceBindingEngines struct{ byEngine[DeviceBindings] }
 
 func (e deviceBindingEngines) Get(ctx context.Context, q Querier, name string) ([]byte, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Get(ctx, q, name)
+	return get(e.byEngine, q, func(s DeviceBindings) ([]byte, error) { return s.Get(ctx, q, name) })
 }
 
 func (e deviceBindingEngines) Upsert(ctx context.Context, x Execer, r DeviceBindingRow) error {
-	s, err := e.on(x)
-	if err != nil {
-		return err
-	}
-	return s.Upsert(ctx, x, r)
+	return run(e.byEngine, x, func(s DeviceBindings) error { return s.Upsert(ctx, x, r) })
 }
 
 func (e deviceBindingEngines) Bound(ctx context.Context, q Querier) ([][]byte, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Bound(ctx, q)
+	return get(e.byEngine, q, func(s DeviceBindings) ([][]byte, error) { return s.Bound(ctx, q) })
 }
 
 func (e deviceBindingEngines) BoundTo(ctx context.Context, q Querier, address string) ([][]byte, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.BoundTo(ctx, q, address)
+	return get(e.byEngine, q, func(s DeviceBindings) ([][]byte, error) { return s.BoundTo(ctx, q, address) })
 }

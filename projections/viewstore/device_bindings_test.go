@@ -20,14 +20,7 @@ import (
 // included; the bound names and those bound to one address come in
 // bytewise name order, and no address is bound to "".
 func TestDeviceBindingsContract(t *testing.T) {
-	onEachEngine(t, viewstore.NewSQLiteDeviceBindings, viewstore.NewPostgresDeviceBindings, viewstore.NewDeviceBindings,
-		func(t *testing.T, e engine, own bool, bindings viewstore.DeviceBindings) {
-			prefix := "any-"
-			if own {
-				prefix = "own-"
-			}
-			deviceBindingContract(t, e, prefix, bindings)
-		})
+	onEachEngineApart(t, viewstore.NewSQLiteDeviceBindings, viewstore.NewPostgresDeviceBindings, viewstore.NewDeviceBindings, deviceBindingContract)
 }
 
 // binding is a device name's row: its JSON names it, its address and v.

@@ -159,41 +159,21 @@ func NewLeases() Leases {
 type leaseEngines struct{ byEngine[Leases] }
 
 func (e leaseEngines) Get(ctx context.Context, q Querier, key Key) ([]byte, time.Time, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	return s.Get(ctx, q, key)
+	return get2(e.byEngine, q, func(s Leases) ([]byte, time.Time, error) { return s.Get(ctx, q, key) })
 }
 
 func (e leaseEngines) RenewedAt(ctx context.Context, q Querier, key Key) (time.Time, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return s.RenewedAt(ctx, q, key)
+	return get(e.byEngine, q, func(s Leases) (time.Time, error) { return s.RenewedAt(ctx, q, key) })
 }
 
 func (e leaseEngines) Upsert(ctx context.Context, x Execer, l Lease) error {
-	s, err := e.on(x)
-	if err != nil {
-		return err
-	}
-	return s.Upsert(ctx, x, l)
+	return run(e.byEngine, x, func(s Leases) error { return s.Upsert(ctx, x, l) })
 }
 
 func (e leaseEngines) List(ctx context.Context, q Querier, namespace string) ([][]byte, int64, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.List(ctx, q, namespace)
+	return get2(e.byEngine, q, func(s Leases) ([][]byte, int64, error) { return s.List(ctx, q, namespace) })
 }
 
 func (e leaseEngines) After(ctx context.Context, q Querier, after Key, limit int) ([][]byte, int64, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.After(ctx, q, after, limit)
+	return get2(e.byEngine, q, func(s Leases) ([][]byte, int64, error) { return s.After(ctx, q, after, limit) })
 }

@@ -22,14 +22,7 @@ import (
 // whatever PostgreSQL's locale says), a limit of 0 meaning none, each at
 // the log's head; a controller is refused and writes nothing.
 func TestLeasesContract(t *testing.T) {
-	onEachEngine(t, viewstore.NewSQLiteLeases, viewstore.NewPostgresLeases, viewstore.NewLeases,
-		func(t *testing.T, e engine, own bool, l viewstore.Leases) {
-			prefix := "any-"
-			if own {
-				prefix = "own-"
-			}
-			leaseContract(t, e, prefix, l)
-		})
+	onEachEngineApart(t, viewstore.NewSQLiteLeases, viewstore.NewPostgresLeases, viewstore.NewLeases, leaseContract)
 }
 
 func lease(ns, name string, deleted bool, v int64, renewedAt time.Time) viewstore.Lease {

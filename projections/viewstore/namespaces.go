@@ -113,41 +113,21 @@ func NewNamespaces() Namespaces {
 type namespaceEngines struct{ byEngine[Namespaces] }
 
 func (e namespaceEngines) Get(ctx context.Context, q Querier, name string) ([]byte, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Get(ctx, q, name)
+	return get(e.byEngine, q, func(s Namespaces) ([]byte, error) { return s.Get(ctx, q, name) })
 }
 
 func (e namespaceEngines) Upsert(ctx context.Context, x Execer, r NamespaceRow) error {
-	s, err := e.on(x)
-	if err != nil {
-		return err
-	}
-	return s.Upsert(ctx, x, r)
+	return run(e.byEngine, x, func(s Namespaces) error { return s.Upsert(ctx, x, r) })
 }
 
 func (e namespaceEngines) List(ctx context.Context, q Querier) ([][]byte, int64, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.List(ctx, q)
+	return get2(e.byEngine, q, func(s Namespaces) ([][]byte, int64, error) { return s.List(ctx, q) })
 }
 
 func (e namespaceEngines) After(ctx context.Context, q Querier, after string, limit int) ([][]byte, int64, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.After(ctx, q, after, limit)
+	return get2(e.byEngine, q, func(s Namespaces) ([][]byte, int64, error) { return s.After(ctx, q, after, limit) })
 }
 
 func (e namespaceEngines) InUse(ctx context.Context, q Querier) ([]string, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.InUse(ctx, q)
+	return get(e.byEngine, q, func(s Namespaces) ([]string, error) { return s.InUse(ctx, q) })
 }

@@ -23,14 +23,7 @@ import (
 // namespaces in use are those of a live pod or ConfigMap without a live
 // row of their own.
 func TestNamespacesContract(t *testing.T) {
-	onEachEngine(t, viewstore.NewSQLiteNamespaces, viewstore.NewPostgresNamespaces, viewstore.NewNamespaces,
-		func(t *testing.T, e engine, own bool, nss viewstore.Namespaces) {
-			prefix := "any-"
-			if own {
-				prefix = "own-"
-			}
-			namespaceContract(t, e, prefix, nss)
-		})
+	onEachEngineApart(t, viewstore.NewSQLiteNamespaces, viewstore.NewPostgresNamespaces, viewstore.NewNamespaces, namespaceContract)
 }
 
 // namespace is a namespace's row: its JSON names it and says v.

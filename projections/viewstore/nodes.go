@@ -256,89 +256,45 @@ func NewNodes() Nodes {
 type nodeEngines struct{ byEngine[Nodes] }
 
 func (e nodeEngines) Upsert(ctx context.Context, x Execer, r NodeRow) error {
-	s, err := e.on(x)
-	if err != nil {
-		return err
-	}
-	return s.Upsert(ctx, x, r)
+	return run(e.byEngine, x, func(s Nodes) error { return s.Upsert(ctx, x, r) })
 }
 
 func (e nodeEngines) UpsertHot(ctx context.Context, x Execer, r NodeHotRow) error {
-	s, err := e.on(x)
-	if err != nil {
-		return err
-	}
-	return s.UpsertHot(ctx, x, r)
+	return run(e.byEngine, x, func(s Nodes) error { return s.UpsertHot(ctx, x, r) })
 }
 
 func (e nodeEngines) Get(ctx context.Context, q Querier, name string) ([]byte, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Get(ctx, q, name)
+	return get(e.byEngine, q, func(s Nodes) ([]byte, error) { return s.Get(ctx, q, name) })
 }
 
 func (e nodeEngines) List(ctx context.Context, q Querier) ([][]byte, int64, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.List(ctx, q)
+	return get2(e.byEngine, q, func(s Nodes) ([][]byte, int64, error) { return s.List(ctx, q) })
 }
 
 func (e nodeEngines) After(ctx context.Context, q Querier, after string, limit int) ([][]byte, int64, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.After(ctx, q, after, limit)
+	return get2(e.byEngine, q, func(s Nodes) ([][]byte, int64, error) { return s.After(ctx, q, after, limit) })
 }
 
 func (e nodeEngines) Names(ctx context.Context, q Querier) ([]string, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Names(ctx, q)
+	return get(e.byEngine, q, func(s Nodes) ([]string, error) { return s.Names(ctx, q) })
 }
 
 func (e nodeEngines) NamesOfKinds(ctx context.Context, q Querier, kinds []string) ([]string, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.NamesOfKinds(ctx, q, kinds)
+	return get(e.byEngine, q, func(s Nodes) ([]string, error) { return s.NamesOfKinds(ctx, q, kinds) })
 }
 
 func (e nodeEngines) Draining(ctx context.Context, q Querier) ([][]byte, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Draining(ctx, q)
+	return get(e.byEngine, q, func(s Nodes) ([][]byte, error) { return s.Draining(ctx, q) })
 }
 
 func (e nodeEngines) NamesWithNoExecute(ctx context.Context, q Querier) ([]string, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.NamesWithNoExecute(ctx, q)
+	return get(e.byEngine, q, func(s Nodes) ([]string, error) { return s.NamesWithNoExecute(ctx, q) })
 }
 
 func (e nodeEngines) NamesNeedingTaintCheck(ctx context.Context, q Querier) ([]string, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.NamesNeedingTaintCheck(ctx, q)
+	return get(e.byEngine, q, func(s Nodes) ([]string, error) { return s.NamesNeedingTaintCheck(ctx, q) })
 }
 
 func (e nodeEngines) Deadlines(ctx context.Context, q Querier, leases string) ([]NodeDeadline, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Deadlines(ctx, q, leases)
+	return get(e.byEngine, q, func(s Nodes) ([]NodeDeadline, error) { return s.Deadlines(ctx, q, leases) })
 }

@@ -31,14 +31,7 @@ import (
 // stopped or deleted node left out, its registration time to the
 // nanosecond.
 func TestNodesContract(t *testing.T) {
-	onEachEngine(t, viewstore.NewSQLiteNodes, viewstore.NewPostgresNodes, viewstore.NewNodes,
-		func(t *testing.T, e engine, own bool, nodes viewstore.Nodes) {
-			prefix := "any-"
-			if own {
-				prefix = "own-"
-			}
-			nodeContract(t, e, prefix, nodes)
-		})
+	onEachEngineApart(t, viewstore.NewSQLiteNodes, viewstore.NewPostgresNodes, viewstore.NewNodes, nodeContract)
 }
 
 // node is a node's cold row: its JSON names it and holds extra.

@@ -255,49 +255,25 @@ func NewPods() Pods {
 type podEngines struct{ byEngine[Pods] }
 
 func (e podEngines) Get(ctx context.Context, q Querier, key Key) ([]byte, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Get(ctx, q, key)
+	return get(e.byEngine, q, func(s Pods) ([]byte, error) { return s.Get(ctx, q, key) })
 }
 
 func (e podEngines) Upsert(ctx context.Context, x Execer, r PodRow) error {
-	s, err := e.on(x)
-	if err != nil {
-		return err
-	}
-	return s.Upsert(ctx, x, r)
+	return run(e.byEngine, x, func(s Pods) error { return s.Upsert(ctx, x, r) })
 }
 
 func (e podEngines) List(ctx context.Context, q Querier, f PodFilter) ([][]byte, int64, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.List(ctx, q, f)
+	return get2(e.byEngine, q, func(s Pods) ([][]byte, int64, error) { return s.List(ctx, q, f) })
 }
 
 func (e podEngines) After(ctx context.Context, q Querier, after Key, limit int) ([][]byte, int64, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.After(ctx, q, after, limit)
+	return get2(e.byEngine, q, func(s Pods) ([][]byte, int64, error) { return s.After(ctx, q, after, limit) })
 }
 
 func (e podEngines) BoundNodes(ctx context.Context, q Querier, source string) ([]string, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.BoundNodes(ctx, q, source)
+	return get(e.byEngine, q, func(s Pods) ([]string, error) { return s.BoundNodes(ctx, q, source) })
 }
 
 func (e podEngines) BoundNodesGone(ctx context.Context, q Querier, source string) ([]string, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.BoundNodesGone(ctx, q, source)
+	return get(e.byEngine, q, func(s Pods) ([]string, error) { return s.BoundNodesGone(ctx, q, source) })
 }

@@ -22,14 +22,7 @@ import (
 // order; the nodes live pods are bound to are named once each, and
 // those of them the node view does not hold or holds deleted apart.
 func TestPodsContract(t *testing.T) {
-	onEachEngine(t, viewstore.NewSQLitePods, viewstore.NewPostgresPods, viewstore.NewPods,
-		func(t *testing.T, e engine, own bool, pods viewstore.Pods) {
-			prefix := "any-"
-			if own {
-				prefix = "own-"
-			}
-			podContract(t, e, prefix, pods)
-		})
+	onEachEngineApart(t, viewstore.NewSQLitePods, viewstore.NewPostgresPods, viewstore.NewPods, podContract)
 }
 
 // pod is a pod's row whose data obj would write, bound to node, in

@@ -89,25 +89,13 @@ func NewSingle(table, name string) Single {
 type singleEngines struct{ byEngine[Single] }
 
 func (e singleEngines) Get(ctx context.Context, q Querier) ([]byte, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Get(ctx, q)
+	return get(e.byEngine, q, func(s Single) ([]byte, error) { return s.Get(ctx, q) })
 }
 
 func (e singleEngines) Upsert(ctx context.Context, x Execer, r SingleRow) error {
-	s, err := e.on(x)
-	if err != nil {
-		return err
-	}
-	return s.Upsert(ctx, x, r)
+	return run(e.byEngine, x, func(s Single) error { return s.Upsert(ctx, x, r) })
 }
 
 func (e singleEngines) AtHead(ctx context.Context, q Querier) ([]byte, int64, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.AtHead(ctx, q)
+	return get2(e.byEngine, q, func(s Single) ([]byte, int64, error) { return s.AtHead(ctx, q) })
 }

@@ -157,6 +157,38 @@ func (e byEngine[T]) on(h any) (T, error) {
 	return e.sqlite, nil
 }
 
+// run, get and get2 are how a store on whichever engine a handle is of
+// answers each method of its port: by the implementation of h's engine,
+// or with the error that h does not tell its engine. Each method is one
+// line that names what it calls; run is for a write, get for a read of
+// one value, get2 for a read of two (rows and the head they are read at).
+func run[T any](e byEngine[T], h any, write func(T) error) error {
+	s, err := e.on(h)
+	if err != nil {
+		return err
+	}
+	return write(s)
+}
+
+func get[T, R any](e byEngine[T], h any, read func(T) (R, error)) (R, error) {
+	s, err := e.on(h)
+	if err != nil {
+		var none R
+		return none, err
+	}
+	return read(s)
+}
+
+func get2[T, R, R2 any](e byEngine[T], h any, read func(T) (R, R2, error)) (R, R2, error) {
+	s, err := e.on(h)
+	if err != nil {
+		var none R
+		var none2 R2
+		return none, none2, err
+	}
+	return read(s)
+}
+
 // engines picks the object table of a handle's engine.
 type engines struct{ byEngine[Store] }
 
@@ -174,57 +206,29 @@ func onPostgres(h any) (bool, error) {
 }
 
 func (e engines) Get(ctx context.Context, q Querier, key Key) ([]byte, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Get(ctx, q, key)
+	return get(e.byEngine, q, func(s Store) ([]byte, error) { return s.Get(ctx, q, key) })
 }
 
 func (e engines) Upsert(ctx context.Context, x Execer, r Row) error {
-	s, err := e.on(x)
-	if err != nil {
-		return err
-	}
-	return s.Upsert(ctx, x, r)
+	return run(e.byEngine, x, func(s Store) error { return s.Upsert(ctx, x, r) })
 }
 
 func (e engines) Delete(ctx context.Context, x Execer, key Key) error {
-	s, err := e.on(x)
-	if err != nil {
-		return err
-	}
-	return s.Delete(ctx, x, key)
+	return run(e.byEngine, x, func(s Store) error { return s.Delete(ctx, x, key) })
 }
 
 func (e engines) In(ctx context.Context, q Querier, namespace string) ([][]byte, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.In(ctx, q, namespace)
+	return get(e.byEngine, q, func(s Store) ([][]byte, error) { return s.In(ctx, q, namespace) })
 }
 
 func (e engines) List(ctx context.Context, q Querier, namespace string) ([][]byte, int64, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.List(ctx, q, namespace)
+	return get2(e.byEngine, q, func(s Store) ([][]byte, int64, error) { return s.List(ctx, q, namespace) })
 }
 
 func (e engines) Controlled(ctx context.Context, q Querier, namespace string, controllers []string) ([][]byte, int64, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.Controlled(ctx, q, namespace, controllers)
+	return get2(e.byEngine, q, func(s Store) ([][]byte, int64, error) { return s.Controlled(ctx, q, namespace, controllers) })
 }
 
 func (e engines) After(ctx context.Context, q Querier, after Key, limit int) ([][]byte, int64, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.After(ctx, q, after, limit)
+	return get2(e.byEngine, q, func(s Store) ([][]byte, int64, error) { return s.After(ctx, q, after, limit) })
 }

@@ -141,6 +141,20 @@ func onEachEngine[T any](t *testing.T, sqlite, postgres, either func() T, contra
 	}
 }
 
+// onEachEngineApart is onEachEngine for a contract that keeps each run
+// apart from the others on one database by the prefix of the names it
+// writes: "own-" through the engine's own implementation, "any-" through
+// the one that picks a handle's engine.
+func onEachEngineApart[T any](t *testing.T, sqlite, postgres, either func() T, contract func(t *testing.T, e engine, prefix string, s T)) {
+	onEachEngine(t, sqlite, postgres, either, func(t *testing.T, e engine, own bool, s T) {
+		prefix := "any-"
+		if own {
+			prefix = "own-"
+		}
+		contract(t, e, prefix, s)
+	})
+}
+
 // contract runs the port's contract on e's tables, in namespaces that
 // begin with prefix (configmaps) and cprefix (replicasets, which keep
 // controllers), so that runs on one database stay apart.

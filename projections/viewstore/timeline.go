@@ -132,33 +132,17 @@ func NewTimeline() Timeline {
 type timelineEngines struct{ byEngine[Timeline] }
 
 func (e timelineEngines) Add(ctx context.Context, x Execer, r TimelineRow) error {
-	s, err := e.on(x)
-	if err != nil {
-		return err
-	}
-	return s.Add(ctx, x, r)
+	return run(e.byEngine, x, func(s Timeline) error { return s.Add(ctx, x, r) })
 }
 
 func (e timelineEngines) Node(ctx context.Context, q Querier, node string, after int64, limit int) ([]TimelineRow, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Node(ctx, q, node, after, limit)
+	return get(e.byEngine, q, func(s Timeline) ([]TimelineRow, error) { return s.Node(ctx, q, node, after, limit) })
 }
 
 func (e timelineEngines) Recent(ctx context.Context, q Querier, limit int) ([]TimelineRow, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Recent(ctx, q, limit)
+	return get(e.byEngine, q, func(s Timeline) ([]TimelineRow, error) { return s.Recent(ctx, q, limit) })
 }
 
 func (e timelineEngines) Between(ctx context.Context, q Querier, after, upTo int64) ([]TimelineRow, error) {
-	s, err := e.on(q)
-	if err != nil {
-		return nil, err
-	}
-	return s.Between(ctx, q, after, upTo)
+	return get(e.byEngine, q, func(s Timeline) ([]TimelineRow, error) { return s.Between(ctx, q, after, upTo) })
 }

@@ -20,20 +20,15 @@ import (
 	"k8s.io/utils/clock"
 
 	"herd/domain"
-	"herd/events"
 	"herd/reconcilers"
 )
 
 // kindCronJob is the kind an owner reference names a CronJob by.
 const kindCronJob = "CronJob"
 
-// Reader is what the reconciler reads of the CronJobs.
-type Reader interface {
-	// Last returns the CronJob or its tombstone, or domain.ErrNotFound.
-	Last(ctx context.Context, namespace, name string) (domain.CronJob, error)
-	// List returns the CronJobs of namespace, every one when it is "".
-	List(ctx context.Context, namespace string) ([]domain.CronJob, int64, error)
-}
+// Reader is what the reconciler reads of the CronJobs
+// (reconcilers.Reader): the one of a key, and every one on resync.
+type Reader = reconcilers.Reader[domain.CronJob]
 
 // JobLister is what the reconciler reads of the Jobs: those of one
 // namespace, among which a CronJob's own.
@@ -41,8 +36,10 @@ type JobLister interface {
 	List(ctx context.Context, namespace string) ([]domain.Job, int64, error)
 }
 
-// Reconciler is the CronJob reconciler. Its keys are CronJobs.
+// Reconciler is the CronJob reconciler. Its keys are CronJobs; its
+// resync looks at every one.
 type Reconciler struct {
+	reconcilers.Kind[domain.CronJob]
 	cronJobs Reader
 	jobs     JobLister
 	cronCmds domain.Executor[domain.CronJob, domain.CronJobCommand]
@@ -51,7 +48,6 @@ type Reconciler struct {
 	clock    clock.PassiveClock
 	newUID   func() string
 	log      *zap.Logger
-	resync   time.Duration
 
 	mu sync.Mutex
 	// warned is, by CronJob and reason, the scheduled time last warned
@@ -72,13 +68,10 @@ const DefaultResyncPeriod = 30 * time.Second
 // are read on.
 func New(cronJobs Reader, jobs JobLister, cronCmds domain.Executor[domain.CronJob, domain.CronJobCommand],
 	jobCmds domain.Executor[domain.Job, domain.JobCommand], clk clock.PassiveClock, log *zap.Logger) *Reconciler {
-	return &Reconciler{cronJobs: cronJobs, jobs: jobs, cronCmds: cronCmds, jobCmds: jobCmds,
-		owners: reconcilers.NewOwnerIndex(kindCronJob), clock: clk, newUID: uuid.NewString, log: log.Named("cronjob"), resync: DefaultResyncPeriod,
+	return &Reconciler{Kind: reconcilers.NewKind("cronjob", domain.CronJobAggregate, DefaultResyncPeriod, cronJobs), cronJobs: cronJobs, jobs: jobs, cronCmds: cronCmds, jobCmds: jobCmds,
+		owners: reconcilers.NewOwnerIndex(kindCronJob), clock: clk, newUID: uuid.NewString, log: log.Named("cronjob"),
 		warned: map[string]time.Time{}}
 }
-
-// Name implements reconcilers.Reconciler.
-func (r *Reconciler) Name() string { return "cronjob" }
 
 // Watches implements reconcilers.Reconciler: CronJobs, but the status
 // and warnings the reconciler records itself, and the Jobs each
@@ -89,27 +82,11 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 		Owns(domain.JobAggregate, r.owners, domain.JobDeleted{}, domain.JobPodsCounted{})
 }
 
-// ResyncPeriod implements reconcilers.Resyncer.
-func (r *Reconciler) ResyncPeriod() time.Duration { return r.resync }
-
-// Resync returns every CronJob.
-func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
-	all, _, err := r.cronJobs.List(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("list cronjobs: %w", err)
-	}
-	keys := make([]reconcilers.Key, 0, len(all))
-	for _, c := range all {
-		keys = append(keys, reconcilers.Key{Aggregate: domain.CronJobAggregate, Namespace: c.Namespace, Name: c.Name})
-	}
-	return keys, nil
-}
-
 // Reconcile brings one CronJob's runs up to its schedule at the clock's
 // now, and asks to come back at its next time. A CronJob that is gone
 // leaves its Jobs to the garbage collector.
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
-	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:cronjob", Source: "reconciler/cronjob"})
+	ctx = r.Acting(ctx)
 	c, err := r.cronJobs.Last(ctx, key.Namespace, key.Name)
 	if errors.Is(err, domain.ErrNotFound) || (err == nil && (!c.Exists() || c.DeletionRequestedAt != nil)) {
 		// Gone, or being deleted in the foreground: its Jobs are the

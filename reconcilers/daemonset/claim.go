@@ -32,7 +32,7 @@ type claims struct {
 // claim sorts pods, those of ds's namespace, for ds, which exists.
 func claim(ds domain.DaemonSet, pods []domain.Pod) claims {
 	var c claims
-	abandoned := abandonedBy(ds.Name, ds.UID)
+	abandoned := reconcilers.AbandonedBy(domain.KindDaemonSet, ds.Name, ds.UID)
 	for _, p := range pods {
 		if !p.Exists() {
 			continue
@@ -53,19 +53,6 @@ func claim(ds domain.DaemonSet, pods []domain.Pod) claims {
 		}
 	}
 	return c
-}
-
-// abandonedBy is whether a pod not already being deleted is controlled
-// by a DaemonSet called name that is gone: any of that name when uid is
-// empty (no DaemonSet of the name exists), else one of another UID.
-func abandonedBy(name, uid string) func(domain.Pod) bool {
-	return func(p domain.Pod) bool {
-		if !p.Exists() || p.Terminating() {
-			return false
-		}
-		ctrl, ok := p.Controller()
-		return ok && ctrl.Kind == domain.KindDaemonSet && ctrl.Name == name && (uid == "" || ctrl.UID != uid)
-	}
 }
 
 // adopt makes ds the controller of orphans and lets go of strays, in one
@@ -98,8 +85,8 @@ func (r *Reconciler) adopt(ctx context.Context, ds domain.DaemonSet, orphans, st
 			released = append(released, p)
 		}
 	}
-	r.logPods("adopted pods", ds.String(), adopted)
-	r.logPods("released pods the selector no longer matches", ds.String(), released)
+	r.controlled.Log("adopted pods", ds.String(), adopted)
+	r.controlled.Log("released pods the selector no longer matches", ds.String(), released)
 	return adopted, nil
 }
 

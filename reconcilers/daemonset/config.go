@@ -2,8 +2,9 @@ package daemonset
 
 import (
 	"errors"
-	"fmt"
 	"time"
+
+	"herd/reconcilers"
 )
 
 // Config holds the DaemonSet reconciler's settings.
@@ -34,15 +35,8 @@ func DefaultConfig() Config {
 
 // Validate names every setting that is wrong.
 func (c Config) Validate() error {
-	var errs []error
-	if c.ResyncPeriod <= 0 {
-		errs = append(errs, fmt.Errorf("daemonset resync period %s: want a positive duration", c.ResyncPeriod))
-	}
-	if c.BurstReplicas <= 0 {
-		errs = append(errs, fmt.Errorf("daemonset burst replicas %d: want a positive number", c.BurstReplicas))
-	}
-	if c.RoomRetry <= 0 {
-		errs = append(errs, fmt.Errorf("daemonset room retry %s: want a positive duration", c.RoomRetry))
-	}
-	return errors.Join(errs...)
+	return errors.Join(
+		reconcilers.Positive("daemonset resync period", c.ResyncPeriod),
+		reconcilers.Positive("daemonset burst replicas", c.BurstReplicas),
+		reconcilers.Positive("daemonset room retry", c.RoomRetry))
 }

@@ -2,8 +2,6 @@ package daemonset
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"go.uber.org/zap"
 	"k8s.io/utils/clock"
@@ -16,18 +14,21 @@ import (
 // Reconciler is the DaemonSet reconciler. Its keys are DaemonSets, those
 // that exist and those that are gone (whose pods it collects).
 type Reconciler struct {
-	cfg         Config
-	daemonSets  Reader
-	nodes       NodeLister
-	pods        PodLister
+	reconcilers.Kind[domain.DaemonSet]
+	cfg        Config
+	daemonSets Reader
+	nodes      NodeLister
+	pods       PodLister
+	// controlled reads the DaemonSets' pods and collects those of one
+	// that is gone; its Owners map a pod's events to its DaemonSet.
+	controlled  *reconcilers.Controlled
 	podCommands PodCommands
 	dsCommands  domain.Executor[domain.DaemonSet, domain.DaemonSetCommand]
 	// revs keeps the DaemonSets' ControllerRevisions; nil keeps none.
 	revs *revisionKeeper
 	ids  Identities
-	// owners maps a pod's events to its DaemonSet, revOwners a
-	// ControllerRevision's; known maps a node's to every DaemonSet.
-	owners    *reconcilers.OwnerIndex
+	// revOwners maps a ControllerRevision's events to its DaemonSet;
+	// known maps a node's to every DaemonSet.
 	revOwners *reconcilers.OwnerIndex
 	known     *registry
 	// failed spaces the deletions of a node's failed pods; pace the
@@ -50,16 +51,15 @@ func New(cfg Config, daemonSets Reader, nodes NodeLister, pods PodLister, podCom
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	log = log.Named("daemonset")
 	return &Reconciler{
-		cfg: cfg, daemonSets: daemonSets, nodes: nodes, pods: pods, podCommands: podCommands, dsCommands: dsCommands,
-		ids: RandomIdentities(), owners: reconcilers.NewOwnerIndex(domain.KindDaemonSet),
+		Kind: reconcilers.NewKind("daemonset", domain.DaemonSetAggregate, cfg.ResyncPeriod, daemonSets),
+		cfg:  cfg, daemonSets: daemonSets, nodes: nodes, pods: pods, controlled: reconcilers.NewControlled(domain.KindDaemonSet, pods, podCommands, maxBatch, log),
+		podCommands: podCommands, dsCommands: dsCommands, ids: RandomIdentities(),
 		revOwners: reconcilers.NewOwnerIndex(domain.KindDaemonSet), known: newRegistry(), failed: newFailedBackoff(), pace: newPace(),
-		clock: clk, log: log.Named("daemonset"),
+		clock: clk, log: log,
 	}, nil
 }
-
-// Name implements reconcilers.Reconciler.
-func (r *Reconciler) Name() string { return "daemonset" }
 
 // nodeEvents are what happens to a node that may change whether a
 // DaemonSet should run a pod there, as Kubernetes' controller reacts to
@@ -86,7 +86,7 @@ var nodeEvents = reconcilers.EventTypesOf(
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.DaemonSetAggregate, domain.DaemonSetStatusRecorded{}).
-		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
+		Owns(domain.PodAggregate, r.controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
 		Owns(domain.ControllerRevisionAggregate, r.revOwners, domain.ControllerRevisionDeleted{}).
 		Watches(nodeEvents, func(events.Record) []reconcilers.Key { return r.known.keys() }).
 		Then(r.observe)
@@ -126,24 +126,15 @@ func dsKey(namespace, name string) reconcilers.Key {
 	return reconcilers.Key{Aggregate: domain.DaemonSetAggregate, Namespace: namespace, Name: name}
 }
 
-// ResyncPeriod implements reconcilers.Resyncer.
-func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
-
 // Resync returns every DaemonSet, as Kubernetes' controller resyncs its
 // informer, and remembers them for the node events to come: what finds
 // the orphans created without an owner, and the DaemonSets of a herd
 // that just started.
 func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
-	all, _, err := r.daemonSets.List(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("list daemonsets: %w", err)
-	}
-	keys := make([]reconcilers.Key, 0, len(all))
-	for _, ds := range all {
-		k := dsKey(ds.Namespace, ds.Name)
+	keys, err := r.Kind.Resync(ctx)
+	for _, k := range keys {
 		r.known.add(k)
 		r.pace.want(k)
-		keys = append(keys, k)
 	}
-	return keys, nil
+	return keys, err
 }

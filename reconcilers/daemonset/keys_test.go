@@ -1,7 +1,6 @@
 package daemonset
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
 
@@ -12,16 +11,6 @@ import (
 	"herd/projections"
 	"herd/reconcilers/reconcilerstest"
 )
-
-// record is ev as the log holds it on stream.
-func record(t *testing.T, stream string, ev domain.Event) events.Record {
-	t.Helper()
-	payload, err := json.Marshal(ev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return events.Record{Stream: stream, Type: ev.EventType(), Payload: payload, Position: 1}
-}
 
 // TestKeysFor: a DaemonSet's changes reach it; its pods' events reach it
 // through the index of their controllers; a node's arrival, departure,
@@ -36,25 +25,25 @@ func TestKeysFor(t *testing.T) {
 		rec  events.Record
 		want []string
 	}{
-		{"a node before any DaemonSet is known", record(t, "node/n1", domain.NodeRegistered{}), nil},
-		{"a DaemonSet created", record(t, "daemonset/default/logs", domain.DaemonSetCreated{Namespace: "default", Name: "logs"}), []string{"daemonset/default/logs"}},
-		{"another", record(t, "daemonset/kube-system/dns", domain.DaemonSetCreated{Namespace: "kube-system", Name: "dns"}), []string{"daemonset/kube-system/dns"}},
-		{"a new template", record(t, "daemonset/default/logs", domain.DaemonSetChanged{}), []string{"daemonset/default/logs"}},
-		{"its own status", record(t, "daemonset/default/logs", domain.DaemonSetStatusRecorded{}), nil},
-		{"a node registered", record(t, "node/n1", domain.NodeRegistered{}), []string{"daemonset/default/logs", "daemonset/kube-system/dns"}},
-		{"a node's labels", record(t, "node/n1", domain.NodeLabelsChanged{}), []string{"daemonset/default/logs", "daemonset/kube-system/dns"}},
-		{"a node tainted", record(t, "node/n1", domain.NodeTainted{}), []string{"daemonset/default/logs", "daemonset/kube-system/dns"}},
-		{"a node Ready", record(t, "node/n1", domain.NodeBecameReady{}), []string{"daemonset/default/logs", "daemonset/kube-system/dns"}},
-		{"a node's heartbeat", record(t, "node/n1", domain.HeartbeatRecorded{}), nil},
-		{"a node cordoned", record(t, "node/n1", domain.NodeCordoned{}), nil},
-		{"a DaemonSet deleted", record(t, "daemonset/kube-system/dns", domain.DaemonSetDeleted{}), []string{"daemonset/kube-system/dns"}},
-		{"a node gone", record(t, "node/n1", domain.NodeDeleted{}), []string{"daemonset/default/logs"}},
-		{"its pod created", record(t, pod, domain.PodCreated{Namespace: "default", Name: "logs-abcde", Owners: []domain.OwnerReference{logsOwner}}), []string{"daemonset/default/logs"}},
-		{"its pod ready", record(t, pod, domain.PodStatusUpdated{}), []string{"daemonset/default/logs"}},
-		{"its pod being deleted", record(t, pod, domain.PodDeletionRequested{}), []string{"daemonset/default/logs"}},
-		{"its pod gone", record(t, pod, domain.PodFinalized{}), []string{"daemonset/default/logs"}},
-		{"a gone pod's stray event", record(t, pod, domain.PodStatusUpdated{}), nil},
-		{"a ReplicaSet's pod", record(t, "pod/default/web-1", domain.PodCreated{Namespace: "default", Name: "web-1",
+		{"a node before any DaemonSet is known", reconcilerstest.Record(t, "node/n1", domain.NodeRegistered{}), nil},
+		{"a DaemonSet created", reconcilerstest.Record(t, "daemonset/default/logs", domain.DaemonSetCreated{Namespace: "default", Name: "logs"}), []string{"daemonset/default/logs"}},
+		{"another", reconcilerstest.Record(t, "daemonset/kube-system/dns", domain.DaemonSetCreated{Namespace: "kube-system", Name: "dns"}), []string{"daemonset/kube-system/dns"}},
+		{"a new template", reconcilerstest.Record(t, "daemonset/default/logs", domain.DaemonSetChanged{}), []string{"daemonset/default/logs"}},
+		{"its own status", reconcilerstest.Record(t, "daemonset/default/logs", domain.DaemonSetStatusRecorded{}), nil},
+		{"a node registered", reconcilerstest.Record(t, "node/n1", domain.NodeRegistered{}), []string{"daemonset/default/logs", "daemonset/kube-system/dns"}},
+		{"a node's labels", reconcilerstest.Record(t, "node/n1", domain.NodeLabelsChanged{}), []string{"daemonset/default/logs", "daemonset/kube-system/dns"}},
+		{"a node tainted", reconcilerstest.Record(t, "node/n1", domain.NodeTainted{}), []string{"daemonset/default/logs", "daemonset/kube-system/dns"}},
+		{"a node Ready", reconcilerstest.Record(t, "node/n1", domain.NodeBecameReady{}), []string{"daemonset/default/logs", "daemonset/kube-system/dns"}},
+		{"a node's heartbeat", reconcilerstest.Record(t, "node/n1", domain.HeartbeatRecorded{}), nil},
+		{"a node cordoned", reconcilerstest.Record(t, "node/n1", domain.NodeCordoned{}), nil},
+		{"a DaemonSet deleted", reconcilerstest.Record(t, "daemonset/kube-system/dns", domain.DaemonSetDeleted{}), []string{"daemonset/kube-system/dns"}},
+		{"a node gone", reconcilerstest.Record(t, "node/n1", domain.NodeDeleted{}), []string{"daemonset/default/logs"}},
+		{"its pod created", reconcilerstest.Record(t, pod, domain.PodCreated{Namespace: "default", Name: "logs-abcde", Owners: []domain.OwnerReference{logsOwner}}), []string{"daemonset/default/logs"}},
+		{"its pod ready", reconcilerstest.Record(t, pod, domain.PodStatusUpdated{}), []string{"daemonset/default/logs"}},
+		{"its pod being deleted", reconcilerstest.Record(t, pod, domain.PodDeletionRequested{}), []string{"daemonset/default/logs"}},
+		{"its pod gone", reconcilerstest.Record(t, pod, domain.PodFinalized{}), []string{"daemonset/default/logs"}},
+		{"a gone pod's stray event", reconcilerstest.Record(t, pod, domain.PodStatusUpdated{}), nil},
+		{"a ReplicaSet's pod", reconcilerstest.Record(t, "pod/default/web-1", domain.PodCreated{Namespace: "default", Name: "web-1",
 			Owners: []domain.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "logs", UID: "rs", Controller: true}}}), nil},
 		{"an unreadable creation", events.Record{Stream: pod, Type: domain.PodCreated{}.EventType(), Payload: []byte("[")}, nil},
 	}
@@ -79,7 +68,7 @@ func TestResyncKnowsEveryDaemonSet(t *testing.T) {
 	if diff := cmp.Diff(want, reconcilerstest.Strings(keys)); diff != "" {
 		t.Errorf("resync (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(want, reconcilerstest.Strings(g.r.Watches().KeysFor(record(t, "node/n9", domain.NodeRegistered{})))); diff != "" {
+	if diff := cmp.Diff(want, reconcilerstest.Strings(g.r.Watches().KeysFor(reconcilerstest.Record(t, "node/n9", domain.NodeRegistered{})))); diff != "" {
 		t.Errorf("a node's registration after the resync (-want +got):\n%s", diff)
 	}
 }

@@ -10,14 +10,11 @@ import (
 	"herd/reconcilers/history"
 )
 
-// Params are what the fx module builds the reconciler from: the small
-// interfaces it reads and writes through, as the app provides them.
+// Params are what the reconciler is built from: the small interfaces it
+// reads and writes through, as the app provides them.
 type Params struct {
 	fx.In
 
-	// Config is the reconciler's settings; DefaultConfig when the app
-	// provides none.
-	Config      Config `optional:"true"`
 	DaemonSets  Reader
 	Nodes       NodeLister
 	Pods        PodLister
@@ -40,20 +37,13 @@ type podCommands struct {
 	domain.BatchExecutor[domain.Pod, domain.PodCommand]
 }
 
-// FromParams is New on what fx provides.
-func FromParams(p Params) (*Reconciler, error) {
-	cfg := p.Config
-	if cfg == (Config{}) {
-		cfg = DefaultConfig()
-	}
+// Module adds the DaemonSet reconciler to the reconcilers' value group,
+// under the name "daemonset" that --reconcilers switches, with the Config
+// the app supplies (DefaultConfig when none).
+var Module = reconcilers.Configured("daemonset", DefaultConfig, func(cfg Config, p Params) (*Reconciler, error) {
 	r, err := New(cfg, p.DaemonSets, p.Nodes, p.Pods, podCommands{p.PodCommands, p.PodBatch}, p.DSCommands, p.Clock, p.Logger)
 	if err != nil || p.Revisions == nil || p.RevCommands == nil || p.RevisionData == nil {
 		return r, err
 	}
 	return r.WithRevisions(p.Revisions, p.RevCommands, p.RevisionData), nil
-}
-
-// Module adds the DaemonSet reconciler to the reconcilers' value group,
-// under the name "daemonset" that --reconcilers switches. The app
-// provides what Params asks for.
-var Module = fx.Module("daemonset", reconcilers.Provide(FromParams))
+})

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"herd/domain"
+	"herd/reconcilers/reconcilerstest"
 )
 
 // TestPace: a reconcile that only pods turning ready call for waits four
@@ -17,8 +18,8 @@ func TestPace(t *testing.T) {
 		t.Fatalf("the first reconcile waits %s", d)
 	}
 	p.end(logsKey, at(0), at(1))
-	ready := record(t, "pod/default/logs-a", domain.PodStatusUpdated{Status: domain.PodStatus{Phase: domain.PodRunning}})
-	g.r.owners.Set(domain.Key{Namespace: "default", Name: "logs-a"}, "logs")
+	ready := reconcilerstest.Record(t, "pod/default/logs-a", domain.PodStatusUpdated{Status: domain.PodStatus{Phase: domain.PodRunning}})
+	g.r.controlled.Owners().Set(domain.Key{Namespace: "default", Name: "logs-a"}, "logs")
 	if keys := g.r.Watches().KeysFor(ready); len(keys) != 1 {
 		t.Fatalf("a pod turning ready reaches %v", keys)
 	}
@@ -29,7 +30,7 @@ func TestPace(t *testing.T) {
 		t.Errorf("after the pause: waits %s", d)
 	}
 	p.end(logsKey, at(5), at(5))
-	g.r.Watches().KeysFor(record(t, "pod/default/logs-a", domain.PodStatusUpdated{Status: domain.PodStatus{Phase: domain.PodFailed}}))
+	g.r.Watches().KeysFor(reconcilerstest.Record(t, "pod/default/logs-a", domain.PodStatusUpdated{Status: domain.PodStatus{Phase: domain.PodFailed}}))
 	if d := p.begin(logsKey, at(5)); d != 0 {
 		t.Errorf("a failed pod waits %s", d)
 	}
@@ -38,7 +39,7 @@ func TestPace(t *testing.T) {
 		t.Errorf("after a reconcile of a minute: waits %s, want at most %s", d, paceMax)
 	}
 	g.r.known.add(logsKey)
-	g.r.Watches().KeysFor(record(t, "node/n9", domain.NodeRegistered{}))
+	g.r.Watches().KeysFor(reconcilerstest.Record(t, "node/n9", domain.NodeRegistered{}))
 	if d := p.begin(logsKey, at(65)); d != 0 {
 		t.Errorf("a node joining waits %s", d)
 	}

@@ -5,19 +5,12 @@ import (
 
 	"herd/domain"
 	"herd/projections"
+	"herd/reconcilers"
 )
 
-// Reader is what the reconciler reads of the DaemonSets: one per key,
-// and every one on resync.
-type Reader interface {
-	// Last returns the DaemonSet or, deleted, its tombstone (which does
-	// not Exist, and says whether its pods are orphaned), or
-	// domain.ErrNotFound.
-	Last(ctx context.Context, namespace, name string) (domain.DaemonSet, error)
-	// List returns the DaemonSets of namespace, or of every namespace
-	// when it is empty, and the log position they are read at.
-	List(ctx context.Context, namespace string) ([]domain.DaemonSet, int64, error)
-}
+// Reader is what the reconciler reads of the DaemonSets
+// (reconcilers.Reader): the one of a key, and every one on resync.
+type Reader = reconcilers.Reader[domain.DaemonSet]
 
 // NodeLister is what the reconciler reads of the nodes: all of them,
 // once per reconcile, since a DaemonSet concerns every node.

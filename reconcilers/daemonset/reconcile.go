@@ -7,11 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"go.uber.org/zap"
-
 	"herd/domain"
-	"herd/events"
-	"herd/projections"
 	"herd/reconcilers"
 )
 
@@ -28,22 +24,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		return reconcilers.Result{RequeueAfter: wait}, nil
 	}
 	defer func() { r.pace.end(key, start, r.clock.Now()) }()
-	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:daemonset", Source: "reconciler/daemonset"})
+	ctx = r.Acting(ctx)
 	ds, err := r.daemonSets.Last(ctx, key.Namespace, key.Name)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get daemonset %s: %w", key, err)
 	}
-	herd := domain.SourceHerd
-	// Only herd's own pods: those a kubelet runs are its to manage, and
-	// herd cannot delete them; and of them only those of a DaemonSet of
-	// its name, and the orphans it may adopt, through the pod view's
-	// controller index.
-	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: key.Namespace, Source: &herd,
-		Controllers: []string{domain.KindDaemonSet + "/" + key.Name, ""}})
+	// Its own pods, those of an earlier DaemonSet of its name, and the
+	// orphans it may adopt.
+	pods, err := r.controlled.Read(ctx, key, true)
 	if err != nil {
-		return reconcilers.Result{}, fmt.Errorf("list pods of namespace %s: %w", key.Namespace, err)
+		return reconcilers.Result{}, err
 	}
-	r.owners.ObservePods(pods)
 	if !ds.Exists() {
 		r.known.forget(key)
 		r.pace.forget(key)
@@ -51,11 +42,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		if ds.Orphan {
 			orphan = ds.UID
 		}
-		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")), orphan)
+		return reconcilers.Result{}, r.controlled.Collect(ctx, key.Namespace+"/"+key.Name, reconcilers.Filter(pods, reconcilers.AbandonedBy(domain.KindDaemonSet, key.Name, "")), orphan)
 	}
 	r.known.add(key)
 	if ds.DeletionRequestedAt != nil {
-		return reconcilers.Result{}, r.deleteForeground(ctx, ds, pods)
+		return reconcilers.Result{}, r.controlled.DeleteForeground(ctx, ds.String(), ds.UID, pods)
 	}
 	return r.sync(ctx, ds, pods)
 }
@@ -73,7 +64,7 @@ func (r *Reconciler) sync(ctx context.Context, ds domain.DaemonSet, pods []domai
 	}
 	c := claim(ds, pods)
 	var errs []error
-	if err := r.collect(ctx, ds.String(), c.abandoned, ""); err != nil {
+	if err := r.controlled.Collect(ctx, ds.String(), c.abandoned, ""); err != nil {
 		errs = append(errs, err)
 	}
 	adopted, err := r.adopt(ctx, ds, c.orphans, c.strays)
@@ -154,36 +145,4 @@ func (r *Reconciler) requeue(now, available time.Time, short int, failed time.Du
 	}
 	keep(failed)
 	return after
-}
-
-// filter returns the pods keep keeps.
-func filter(pods []domain.Pod, keep func(domain.Pod) bool) []domain.Pod {
-	var out []domain.Pod
-	for _, p := range pods {
-		if keep(p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// podNames names pods in a log field.
-func podNames(pods []domain.Pod) []string {
-	out := make([]string, len(pods))
-	for i, p := range pods {
-		out[i] = p.Name
-	}
-	return out
-}
-
-// logPods logs what was done to some pods of a DaemonSet, if any; a
-// fleet's worth is counted rather than named.
-func (r *Reconciler) logPods(msg, ds string, pods []domain.Pod) {
-	switch {
-	case len(pods) == 0:
-	case len(pods) > 20:
-		r.log.Info(msg, zap.String("daemonset", ds), zap.Int("pods", len(pods)))
-	default:
-		r.log.Info(msg, zap.String("daemonset", ds), zap.Strings("pods", podNames(pods)))
-	}
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"go.uber.org/zap"
-
 	"herd/domain"
 	"herd/reconcilers"
 )
@@ -38,7 +36,7 @@ func (r *Reconciler) create(ctx context.Context, ds domain.DaemonSet, nodes []st
 		}
 		states, _, err := r.podCommands.ExecuteBatch(ctx, batch)
 		if err != nil {
-			r.logPods("created pods", ds.String(), created)
+			r.controlled.Log("created pods", ds.String(), created)
 			err = fmt.Errorf("create pods of daemonset %s: %w", ds, err)
 			if errors.Is(err, domain.ErrInvalid) {
 				// The template makes pods the domain refuses; only a
@@ -52,7 +50,7 @@ func (r *Reconciler) create(ctx context.Context, ds domain.DaemonSet, nodes []st
 		}
 		created = append(created, states...)
 	}
-	r.logPods("created pods", ds.String(), created)
+	r.controlled.Log("created pods", ds.String(), created)
 	return created, nil
 }
 
@@ -70,38 +68,6 @@ func (r *Reconciler) delete(ctx context.Context, ds domain.DaemonSet, pods []dom
 			return fmt.Errorf("delete pods of daemonset %s: %w", ds, err)
 		}
 	}
-	r.logPods("deleted pods", ds.String(), pods)
-	return nil
-}
-
-// collect is the garbage collector of the pods whose controller, a
-// DaemonSet called ds, is gone (reconcilers.CollectCommands), in batches;
-// those of the one of UID orphan only lose their reference to it.
-func (r *Reconciler) collect(ctx context.Context, ds string, abandoned []domain.Pod, orphan string) error {
-	if len(abandoned) == 0 {
-		return nil
-	}
-	for start := 0; start < len(abandoned); start += maxBatch {
-		chunk := abandoned[start:min(start+maxBatch, len(abandoned))]
-		if _, _, err := r.podCommands.ExecuteBatch(ctx, reconcilers.CollectCommands(chunk, orphan)); err != nil {
-			return fmt.Errorf("collect pods of daemonset %s, which is gone: %w", ds, err)
-		}
-	}
-	r.log.Info("collected pods of a daemonset that is gone", zap.String("daemonset", ds), zap.Int("pods", len(abandoned)), zap.Bool("orphaned", orphan != ""))
-	return nil
-}
-
-// deleteForeground deletes the pods of ds, which is being deleted in the
-// foreground. The garbage collector deletes ds once every dependent that
-// blocks it is gone, these pods and any other (Kubernetes' collector
-// likewise removes the foregroundDeletion finalizer).
-func (r *Reconciler) deleteForeground(ctx context.Context, ds domain.DaemonSet, pods []domain.Pod) error {
-	cmds, stopped := reconcilers.ForegroundCommands(pods, ds.UID)
-	for start := 0; start < len(cmds); start += maxBatch {
-		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds[start:min(start+maxBatch, len(cmds))]); err != nil {
-			return fmt.Errorf("delete pods of daemonset %s, deleted in the foreground: %w", ds, err)
-		}
-	}
-	r.logPods("deleted pods of a daemonset deleted in the foreground", ds.String(), stopped)
+	r.controlled.Log("deleted pods", ds.String(), pods)
 	return nil
 }

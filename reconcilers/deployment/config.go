@@ -1,8 +1,9 @@
 package deployment
 
 import (
-	"fmt"
 	"time"
+
+	"herd/reconcilers"
 )
 
 // Config holds the Deployment reconciler's settings.
@@ -18,8 +19,5 @@ func DefaultConfig() Config { return Config{ResyncPeriod: 30 * time.Second} }
 
 // Validate names what is wrong with the settings.
 func (c Config) Validate() error {
-	if c.ResyncPeriod <= 0 {
-		return fmt.Errorf("deployment resync period %s: want a positive duration", c.ResyncPeriod)
-	}
-	return nil
+	return reconcilers.Positive("deployment resync period", c.ResyncPeriod)
 }

@@ -1,10 +1,6 @@
 package deployment
 
 import (
-	"context"
-	"fmt"
-	"time"
-
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 	"k8s.io/utils/clock"
@@ -19,8 +15,9 @@ const kindDeployment = "Deployment"
 
 // Reconciler is the Deployment reconciler. Its keys are Deployments,
 // those that exist and those that are gone (whose ReplicaSets it
-// deletes).
+// deletes); its resync looks at every Deployment.
 type Reconciler struct {
+	reconcilers.Kind[domain.Deployment]
 	cfg         Config
 	deployments Reader
 	replicaSets ReplicaSetLister
@@ -46,13 +43,11 @@ func New(cfg Config, deployments Reader, replicaSets ReplicaSetLister,
 		return nil, err
 	}
 	return &Reconciler{
-		cfg: cfg, deployments: deployments, replicaSets: replicaSets, rsCommands: rsCommands, commands: commands,
+		Kind: reconcilers.NewKind("deployment", domain.DeploymentAggregate, cfg.ResyncPeriod, deployments),
+		cfg:  cfg, deployments: deployments, replicaSets: replicaSets, rsCommands: rsCommands, commands: commands,
 		uid: uuid.NewString, owners: reconcilers.NewOwnerIndex(kindDeployment), clock: clk, log: log.Named("deployment"),
 	}, nil
 }
-
-// Name implements reconcilers.Reconciler.
-func (r *Reconciler) Name() string { return "deployment" }
 
 // Watches implements reconcilers.Reconciler: Deployments, but the status
 // the reconciler records itself, and the ReplicaSets each controls: their
@@ -62,25 +57,4 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.DeploymentAggregate, domain.DeploymentStatusRecorded{}).
 		Owns(domain.ReplicaSetAggregate, r.owners, domain.ReplicaSetDeleted{})
-}
-
-// key is the key of the Deployment namespace/name.
-func key(namespace, name string) reconcilers.Key {
-	return reconcilers.Key{Aggregate: domain.DeploymentAggregate, Namespace: namespace, Name: name}
-}
-
-// ResyncPeriod implements reconcilers.Resyncer.
-func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
-
-// Resync returns every Deployment.
-func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
-	all, _, err := r.deployments.List(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("list deployments: %w", err)
-	}
-	keys := make([]reconcilers.Key, 0, len(all))
-	for _, d := range all {
-		keys = append(keys, key(d.Namespace, d.Name))
-	}
-	return keys, nil
 }

@@ -9,13 +9,10 @@ import (
 	"herd/reconcilers"
 )
 
-// Params are what the fx module builds the reconciler from.
+// Params are what the reconciler is built from, as the app provides it.
 type Params struct {
 	fx.In
 
-	// Config is the reconciler's settings; DefaultConfig when the app
-	// provides none.
-	Config      Config `optional:"true"`
 	Deployments Reader
 	ReplicaSets ReplicaSetLister
 	RSCommands  domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand]
@@ -24,15 +21,9 @@ type Params struct {
 	Logger      *zap.Logger
 }
 
-// FromParams is New on what fx provides.
-func FromParams(p Params) (*Reconciler, error) {
-	cfg := p.Config
-	if cfg == (Config{}) {
-		cfg = DefaultConfig()
-	}
-	return New(cfg, p.Deployments, p.ReplicaSets, p.RSCommands, p.Commands, p.Clock, p.Logger)
-}
-
 // Module adds the Deployment reconciler to the reconcilers' value group,
-// under the name "deployment" that --reconcilers switches.
-var Module = fx.Module("deployment", reconcilers.Provide(FromParams))
+// under the name "deployment" that --reconcilers switches, with the
+// Config the app supplies (DefaultConfig when none).
+var Module = reconcilers.Configured("deployment", DefaultConfig, func(cfg Config, p Params) (*Reconciler, error) {
+	return New(cfg, p.Deployments, p.ReplicaSets, p.RSCommands, p.Commands, p.Clock, p.Logger)
+})

@@ -5,19 +5,12 @@ import (
 
 	"herd/domain"
 	"herd/projections"
+	"herd/reconcilers"
 )
 
-// Reader is what the reconciler reads of the Deployments: one per key,
-// and every one on resync.
-type Reader interface {
-	// Last returns the Deployment or, deleted, its tombstone (which does
-	// not Exist, and says whether its ReplicaSets are orphaned), or
-	// domain.ErrNotFound.
-	Last(ctx context.Context, namespace, name string) (domain.Deployment, error)
-	// List returns the Deployments of namespace, or of every namespace
-	// when it is empty.
-	List(ctx context.Context, namespace string) ([]domain.Deployment, int64, error)
-}
+// Reader is what the reconciler reads of the Deployments
+// (reconcilers.Reader): the one of a key, and every one on resync.
+type Reader = reconcilers.Reader[domain.Deployment]
 
 // ReplicaSetLister is what the reconciler reads of the ReplicaSets: those
 // of one namespace that a Deployment controls, through the view's index,

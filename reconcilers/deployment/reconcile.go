@@ -8,7 +8,6 @@ import (
 	"go.uber.org/zap"
 
 	"herd/domain"
-	"herd/events"
 	"herd/reconcilers"
 )
 
@@ -20,7 +19,7 @@ import (
 // raced another write fails and is retried rather than act on what it
 // did not see.
 func (r *Reconciler) Reconcile(ctx context.Context, k reconcilers.Key) (reconcilers.Result, error) {
-	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:deployment", Source: "reconciler/deployment"})
+	ctx = r.Acting(ctx)
 	d, err := r.deployments.Last(ctx, k.Namespace, k.Name)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get deployment %s: %w", k, err)

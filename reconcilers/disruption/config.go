@@ -1,8 +1,9 @@
 package disruption
 
 import (
-	"fmt"
 	"time"
+
+	"herd/reconcilers"
 )
 
 // Config holds the disruption reconciler's settings.
@@ -17,8 +18,5 @@ func DefaultConfig() Config { return Config{ResyncPeriod: 30 * time.Second} }
 
 // Validate names every setting that is wrong.
 func (c Config) Validate() error {
-	if c.ResyncPeriod <= 0 {
-		return fmt.Errorf("disruption resync period %s: want a positive duration", c.ResyncPeriod)
-	}
-	return nil
+	return reconcilers.Positive("disruption resync period", c.ResyncPeriod)
 }

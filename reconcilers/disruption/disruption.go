@@ -10,15 +10,16 @@ import (
 	"k8s.io/utils/clock"
 
 	"herd/domain"
-	"herd/events"
 	"herd/projections"
 	"herd/reconcilers"
 )
 
 // Reconciler is the disruption reconciler. Its keys are budgets, and
 // namespaces: a namespace's key stands for every budget in it, which is
-// what an event of one of its pods or ReplicaSets calls for.
+// what an event of one of its pods or ReplicaSets calls for. Its
+// resync counts every budget.
 type Reconciler struct {
+	reconcilers.Kind[domain.PodDisruptionBudget]
 	cfg         Config
 	budgets     Reader
 	pods        PodLister
@@ -42,11 +43,9 @@ func New(cfg Config, budgets Reader, pods PodLister, replicaSets ReplicaSetReade
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Reconciler{cfg: cfg, budgets: budgets, pods: pods, replicaSets: replicaSets, commands: commands, clock: clk, log: log.Named("disruption")}, nil
+	return &Reconciler{Kind: reconcilers.NewKind("disruption", domain.PodDisruptionBudgetAggregate, cfg.ResyncPeriod, budgets),
+		cfg: cfg, budgets: budgets, pods: pods, replicaSets: replicaSets, commands: commands, clock: clk, log: log.Named("disruption")}, nil
 }
-
-// Name implements reconcilers.Reconciler.
-func (r *Reconciler) Name() string { return "disruption" }
 
 // Watches implements reconcilers.Reconciler: budgets, but the status the
 // reconciler records itself, and what happens to a pod or a ReplicaSet
@@ -68,26 +67,10 @@ func budgetKey(namespace, name string) reconcilers.Key {
 	return reconcilers.Key{Aggregate: domain.PodDisruptionBudgetAggregate, Namespace: namespace, Name: name}
 }
 
-// ResyncPeriod implements reconcilers.Resyncer.
-func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
-
-// Resync returns every budget.
-func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
-	all, _, err := r.budgets.List(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("list poddisruptionbudgets: %w", err)
-	}
-	keys := make([]reconcilers.Key, 0, len(all))
-	for _, b := range all {
-		keys = append(keys, budgetKey(b.Namespace, b.Name))
-	}
-	return keys, nil
-}
-
 // Reconcile counts one budget, or every budget of a namespace, and
 // records what it counted.
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
-	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:disruption", Source: "reconciler/disruption"})
+	ctx = r.Acting(ctx)
 	var budgets []domain.PodDisruptionBudget
 	namespace := key.Namespace
 	if key.Aggregate == domain.NamespaceAggregate {

@@ -43,10 +43,22 @@ type namespaceReader interface {
 	List(ctx context.Context) ([]domain.Namespace, int64, error)
 }
 
+// lister lists a namespace's objects of a kind.
+type lister[S any] interface {
+	List(ctx context.Context, namespace string) ([]S, int64, error)
+}
+
 // objectView is a kind's view that keeps tombstones (projections.JSONView).
 type objectView[S any] interface {
-	List(ctx context.Context, namespace string) ([]S, int64, error)
+	lister[S]
 	Last(ctx context.Context, namespace, name string) (S, error)
+}
+
+// liveView is a kind's view that keeps no tombstones: a ConfigMap's, a
+// Lease's.
+type liveView[S any] interface {
+	lister[S]
+	Get(ctx context.Context, namespace, name string) (S, error)
 }
 
 // Repository is what the collector writes through.
@@ -68,142 +80,19 @@ type Repository interface {
 func kinds(rd Readers, repo Repository) []*kind {
 	return []*kind{
 		podKind(rd, repo), configMapKind(rd, repo), leaseKind(rd, repo),
-		{
-			name: "ReplicaSet", group: "apps", namespaced: true,
-			owner: lastOwner(rd.ReplicaSets, func(rs domain.ReplicaSet) (bool, string, bool, bool) {
-				return rs.Exists(), rs.UID, rs.DeletionRequestedAt != nil, rs.Orphan
-			}),
-			list: listOf(rd.ReplicaSets, replicaSetDependent), aggregate: domain.ReplicaSetAggregate, one: oneOf(rd.ReplicaSets, domain.ReplicaSet.Exists, replicaSetDependent),
-			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
-				_, err := repo.ReplicaSetCommands().Execute(ctx, d.key(), domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteReplicaSet{Propagation: p}})
-				return err
-			},
-			release: func(ctx context.Context, d dependent, uid string) error {
-				_, err := repo.ReplicaSetCommands().Execute(ctx, d.key(), domain.ReleaseReplicaSet{UID: uid})
-				return err
-			},
-			deleting: deletingOf(rd.ReplicaSets, func(rs domain.ReplicaSet) (deletingOwner, bool) {
-				return deletingOwner{rs.Namespace, rs.Name, rs.UID}, rs.Exists() && rs.DeletionRequestedAt != nil
-			}),
-			finish: func(ctx context.Context, o deletingOwner) error {
-				return ignoreNotFound(execute(ctx, repo.ReplicaSetCommands(), o, domain.ReplicaSetCommand(domain.FinishReplicaSetDeletion{})))
-			},
-		},
-		{
-			name: "Deployment", group: "apps", namespaced: true,
-			owner: lastOwner(rd.Deployments, func(d domain.Deployment) (bool, string, bool, bool) {
-				return d.Exists(), d.UID, d.DeletionRequestedAt != nil, d.Orphan
-			}),
-			deleting: deletingOf(rd.Deployments, func(d domain.Deployment) (deletingOwner, bool) {
-				return deletingOwner{d.Namespace, d.Name, d.UID}, d.Exists() && d.DeletionRequestedAt != nil
-			}),
-			finish: func(ctx context.Context, o deletingOwner) error {
-				return ignoreNotFound(execute(ctx, repo.DeploymentCommands(), o, domain.DeploymentCommand(domain.FinishDeploymentDeletion{})))
-			},
-		},
-		{
-			name: "Job", group: "batch", namespaced: true,
-			owner: lastOwner(rd.Jobs, func(j domain.Job) (bool, string, bool, bool) {
-				return j.Exists(), j.UID, j.DeletionRequestedAt != nil, j.Orphan
-			}),
-			list: listOf(rd.Jobs, jobDependent), aggregate: domain.JobAggregate, one: oneOf(rd.Jobs, domain.Job.Exists, jobDependent),
-			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
-				_, err := repo.JobCommands().Execute(ctx, d.key(), domain.Precondition[domain.JobCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteJob{Propagation: p}})
-				return err
-			},
-			release: func(ctx context.Context, d dependent, uid string) error {
-				_, err := repo.JobCommands().Execute(ctx, d.key(), domain.ReleaseJob{UID: uid})
-				return err
-			},
-			deleting: deletingOf(rd.Jobs, func(j domain.Job) (deletingOwner, bool) {
-				return deletingOwner{j.Namespace, j.Name, j.UID}, j.Exists() && j.DeletionRequestedAt != nil
-			}),
-			finish: func(ctx context.Context, o deletingOwner) error {
-				return ignoreNotFound(execute(ctx, repo.JobCommands(), o, domain.JobCommand(domain.FinishJobDeletion{})))
-			},
-		},
-		{
-			// A CronJob owns its Jobs: deleted after it, before it (in the
-			// foreground) or orphaned, as the deletion asked.
-			name: "CronJob", group: "batch", namespaced: true,
-			owner: lastOwner(rd.CronJobs, func(c domain.CronJob) (bool, string, bool, bool) {
-				return c.Exists(), c.UID, c.DeletionRequestedAt != nil, c.Orphan
-			}),
-			deleting: deletingOf(rd.CronJobs, func(c domain.CronJob) (deletingOwner, bool) {
-				return deletingOwner{c.Namespace, c.Name, c.UID}, c.Exists() && c.DeletionRequestedAt != nil
-			}),
-			finish: func(ctx context.Context, o deletingOwner) error {
-				return ignoreNotFound(execute(ctx, repo.CronJobCommands(), o, domain.CronJobCommand(domain.FinishCronJobDeletion{})))
-			},
-		},
-		{
-			// A StatefulSet owns its pods: deleted after it, before it (in
-			// the foreground) or orphaned, as the deletion asked.
-			name: "StatefulSet", group: "apps", namespaced: true,
-			owner: lastOwner(rd.StatefulSets, func(s domain.StatefulSet) (bool, string, bool, bool) {
-				return s.Exists(), s.UID, s.DeletionRequestedAt != nil, s.Orphan
-			}),
-			deleting: deletingOf(rd.StatefulSets, func(s domain.StatefulSet) (deletingOwner, bool) {
-				return deletingOwner{s.Namespace, s.Name, s.UID}, s.Exists() && s.DeletionRequestedAt != nil
-			}),
-			finish: func(ctx context.Context, o deletingOwner) error {
-				return ignoreNotFound(execute(ctx, repo.StatefulSetCommands(), o, domain.StatefulSetCommand(domain.FinishStatefulSetDeletion{})))
-			},
-		},
-		{
-			name: domain.KindDaemonSet, group: "apps", namespaced: true,
-			owner: lastOwner(rd.DaemonSets, func(ds domain.DaemonSet) (bool, string, bool, bool) {
-				return ds.Exists(), ds.UID, ds.DeletionRequestedAt != nil, ds.Orphan
-			}),
-			list: listOf(rd.DaemonSets, daemonSetDependent), aggregate: domain.DaemonSetAggregate, one: oneOf(rd.DaemonSets, domain.DaemonSet.Exists, daemonSetDependent),
-			del: func(ctx context.Context, d dependent, p domain.Propagation) error {
-				_, err := repo.DaemonSetCommands().Execute(ctx, d.key(), domain.Precondition[domain.DaemonSetCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteDaemonSet{Propagation: p}})
-				return err
-			},
-			release: func(ctx context.Context, d dependent, uid string) error {
-				_, err := repo.DaemonSetCommands().Execute(ctx, d.key(), domain.ReleaseDaemonSet{UID: uid})
-				return err
-			},
-			deleting: deletingOf(rd.DaemonSets, func(ds domain.DaemonSet) (deletingOwner, bool) {
-				return deletingOwner{ds.Namespace, ds.Name, ds.UID}, ds.Exists() && ds.DeletionRequestedAt != nil
-			}),
-			finish: func(ctx context.Context, o deletingOwner) error {
-				return ignoreNotFound(execute(ctx, repo.DaemonSetCommands(), o, domain.DaemonSetCommand(domain.FinishDaemonSetDeletion{})))
-			},
-		},
-		{
-			name: "PodDisruptionBudget", group: "policy", namespaced: true,
-			owner: lastOwner(rd.PodDisruptionBudgets, func(b domain.PodDisruptionBudget) (bool, string, bool, bool) {
-				return b.Exists(), b.UID, false, false
-			}),
-			list: listOf(rd.PodDisruptionBudgets, budgetDependent), aggregate: domain.PodDisruptionBudgetAggregate, one: oneOf(rd.PodDisruptionBudgets, domain.PodDisruptionBudget.Exists, budgetDependent),
-			del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-				_, err := repo.PodDisruptionBudgetCommands().Execute(ctx, d.key(), domain.Precondition[domain.PodDisruptionBudgetCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeletePodDisruptionBudget{}})
-				return err
-			},
-			release: func(ctx context.Context, d dependent, uid string) error {
-				_, err := repo.PodDisruptionBudgetCommands().Execute(ctx, d.key(), domain.ReleasePodDisruptionBudget{UID: uid})
-				return err
-			},
-		},
-		{
-			// A ControllerRevision is its StatefulSet's dependent, never an
-			// owner.
-			name: "ControllerRevision", group: "apps", namespaced: true,
-			owner: lastOwner(rd.ControllerRevisions, func(r domain.ControllerRevision) (bool, string, bool, bool) {
-				return r.Exists(), r.UID, false, false
-			}),
-			list: listOf(rd.ControllerRevisions, revisionDependent), aggregate: domain.ControllerRevisionAggregate,
-			one: oneOf(rd.ControllerRevisions, domain.ControllerRevision.Exists, revisionDependent),
-			del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-				_, err := repo.ControllerRevisionCommands().Execute(ctx, d.key(), domain.Precondition[domain.ControllerRevisionCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteControllerRevision{}})
-				return err
-			},
-			release: func(ctx context.Context, d dependent, uid string) error {
-				_, err := repo.ControllerRevisionCommands().Execute(ctx, d.key(), domain.ReleaseControllerRevision{UID: uid})
-				return err
-			},
-		},
+		modelKind("ReplicaSet", "apps", rd.ReplicaSets, itself, repo.ReplicaSetCommands(), domain.ReplicaSetAggregate, owning|depending),
+		modelKind("Deployment", "apps", rd.Deployments, itself, repo.DeploymentCommands(), nil, owning),
+		modelKind("Job", "batch", rd.Jobs, jobObject, repo.JobCommands(), domain.JobAggregate, owning|depending),
+		// A CronJob owns its Jobs, a StatefulSet its pods: deleted after
+		// it, before it (in the foreground) or orphaned, as the deletion
+		// asked.
+		modelKind("CronJob", "batch", rd.CronJobs, itself, repo.CronJobCommands(), nil, owning),
+		modelKind("StatefulSet", "apps", rd.StatefulSets, itself, repo.StatefulSetCommands(), nil, owning),
+		modelKind(domain.KindDaemonSet, "apps", rd.DaemonSets, daemonSetObject, repo.DaemonSetCommands(), domain.DaemonSetAggregate, owning|depending),
+		modelKind("PodDisruptionBudget", "policy", rd.PodDisruptionBudgets, itself, repo.PodDisruptionBudgetCommands(), domain.PodDisruptionBudgetAggregate, depending),
+		// A ControllerRevision is a dependent, its StatefulSet's or its
+		// DaemonSet's, and owns nothing.
+		modelKind("ControllerRevision", "apps", rd.ControllerRevisions, itself, repo.ControllerRevisionCommands(), domain.ControllerRevisionAggregate, depending),
 		{
 			name: "Node", owner: func(ctx context.Context, _, name, uid string) (owner, error) {
 				n, err := rd.Nodes.Get(ctx, name)
@@ -273,7 +162,7 @@ func oneOf[S any](v objectView[S], exists func(S) bool, dep func(S) dependent) f
 }
 
 // listOf lists a namespace's objects of a kind that have owners.
-func listOf[S any](v objectView[S], dep func(S) dependent) func(context.Context, string) ([]dependent, error) {
+func listOf[S any](v lister[S], dep func(S) dependent) func(context.Context, string) ([]dependent, error) {
 	return func(ctx context.Context, namespace string) ([]dependent, error) {
 		all, _, err := v.List(ctx, namespace)
 		if err != nil {
@@ -331,92 +220,64 @@ func podKind(rd Readers, repo Repository) *kind {
 	}
 }
 
+// configMapKind is the ConfigMaps: their owners are part of their
+// content.
 func configMapKind(rd Readers, repo Repository) *kind {
-	return &kind{
-		name: "ConfigMap", namespaced: true,
-		owner: func(ctx context.Context, namespace, name, uid string) (owner, error) {
-			c, err := rd.ConfigMaps.Get(ctx, namespace, name)
-			return ownerOf(err == nil, c.UID, uid, false, false), ignoreNotFound(err)
+	return contentKind("ConfigMap", "", domain.ConfigMapAggregate, rd.ConfigMaps, configMapDependent, repo.ConfigMapCommands(),
+		func(rv int64) domain.ConfigMapCommand {
+			return domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: rv, Command: domain.DeleteConfigMap{}}
 		},
-		list: func(ctx context.Context, namespace string) ([]dependent, error) {
-			cms, _, err := rd.ConfigMaps.List(ctx, namespace)
-			if err != nil {
-				return nil, err
-			}
-			var out []dependent
-			for _, c := range cms {
-				if len(c.Owners) > 0 {
-					out = append(out, configMapDependent(c))
-				}
-			}
-			return out, nil
-		},
-		aggregate: domain.ConfigMapAggregate,
-		one: func(ctx context.Context, namespace, name string) (dependent, bool, error) {
-			c, err := rd.ConfigMaps.Get(ctx, namespace, name)
-			if err != nil {
-				return dependent{}, false, ignoreNotFound(err)
-			}
-			return configMapDependent(c), len(c.Owners) > 0, nil
-		},
-		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-			_, err := repo.ConfigMapCommands().Execute(ctx, d.key(), domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteConfigMap{}})
-			return err
-		},
-		release: func(ctx context.Context, d dependent, uid string) error {
-			c, err := rd.ConfigMaps.Get(ctx, d.namespace, d.name)
-			if err != nil || c.ResourceVersion != d.resourceVersion {
-				return errors.Join(err, errChanged)
-			}
+		func(c domain.ConfigMap, uid string) domain.ConfigMapCommand {
 			content := domain.ConfigMapContentOf(c)
 			content.Owners = withoutOwner(content.Owners, uid)
-			_, err = repo.ConfigMapCommands().Execute(ctx, d.key(), domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: d.resourceVersion, Command: domain.UpdateConfigMap{Content: content}})
-			return err
-		},
-	}
+			return domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: c.ResourceVersion, Command: domain.UpdateConfigMap{Content: content}}
+		})
 }
 
+// leaseKind is the Leases: a lease's owners are part of its content.
 func leaseKind(rd Readers, repo Repository) *kind {
+	return contentKind("Lease", "coordination.k8s.io", domain.LeaseAggregate, rd.Leases, leaseDependent, repo.LeaseCommands(),
+		func(rv int64) domain.LeaseCommand {
+			return domain.Precondition[domain.LeaseCommand]{ResourceVersion: rv, Command: domain.DeleteLease{}}
+		},
+		func(l domain.Lease, uid string) domain.LeaseCommand {
+			content := domain.LeaseContent{Labels: l.Labels, Annotations: l.Annotations, Owners: withoutOwner(l.Owners, uid), Spec: l.Spec}
+			return domain.Precondition[domain.LeaseCommand]{ResourceVersion: l.ResourceVersion, Command: domain.UpdateLease{Content: content}}
+		})
+}
+
+// contentKind is a kind whose view keeps no tombstones and whose owners
+// are part of its content, as the collector sees it: an owner, and a
+// dependent deleted (del, on the object at resourceVersion rv) or
+// released by rewriting its content as read without the owner's
+// reference (release), unless it changed since it was judged.
+func contentKind[S, C any](name, group string, aggregate *domain.Aggregate, v liveView[S], dep func(S) dependent,
+	cmds domain.Executor[S, C], del func(rv int64) C, release func(s S, uid string) C) *kind {
 	return &kind{
-		name: "Lease", group: "coordination.k8s.io", namespaced: true,
+		name: name, group: group, namespaced: true, aggregate: aggregate,
 		owner: func(ctx context.Context, namespace, name, uid string) (owner, error) {
-			l, err := rd.Leases.Get(ctx, namespace, name)
-			return ownerOf(err == nil, l.UID, uid, false, false), ignoreNotFound(err)
+			s, err := v.Get(ctx, namespace, name)
+			return ownerOf(err == nil, dep(s).uid, uid, false, false), ignoreNotFound(err)
 		},
-		list: func(ctx context.Context, namespace string) ([]dependent, error) {
-			ls, _, err := rd.Leases.List(ctx, namespace)
-			if err != nil {
-				return nil, err
-			}
-			var out []dependent
-			for _, l := range ls {
-				if len(l.Owners) > 0 {
-					out = append(out, leaseDependent(l))
-				}
-			}
-			return out, nil
-		},
-		aggregate: domain.LeaseAggregate,
+		list: listOf(v, dep),
 		one: func(ctx context.Context, namespace, name string) (dependent, bool, error) {
-			l, err := rd.Leases.Get(ctx, namespace, name)
+			s, err := v.Get(ctx, namespace, name)
 			if err != nil {
 				return dependent{}, false, ignoreNotFound(err)
 			}
-			return leaseDependent(l), len(l.Owners) > 0, nil
+			d := dep(s)
+			return d, len(d.owners) > 0, nil
 		},
 		del: func(ctx context.Context, d dependent, _ domain.Propagation) error {
-			_, err := repo.LeaseCommands().Execute(ctx, d.key(), domain.Precondition[domain.LeaseCommand]{ResourceVersion: d.resourceVersion, Command: domain.DeleteLease{}})
+			_, err := cmds.Execute(ctx, d.key(), del(d.resourceVersion))
 			return err
 		},
-		// A lease's owners are part of its content: the release rewrites
-		// it as read, unless it changed since.
 		release: func(ctx context.Context, d dependent, uid string) error {
-			l, err := rd.Leases.Get(ctx, d.namespace, d.name)
-			if err != nil || l.ResourceVersion != d.resourceVersion {
+			s, err := v.Get(ctx, d.namespace, d.name)
+			if err != nil || dep(s).resourceVersion != d.resourceVersion {
 				return errors.Join(err, errChanged)
 			}
-			content := domain.LeaseContent{Labels: l.Labels, Annotations: l.Annotations, Owners: withoutOwner(l.Owners, uid), Spec: l.Spec}
-			_, err = repo.LeaseCommands().Execute(ctx, d.key(), domain.Precondition[domain.LeaseCommand]{ResourceVersion: d.resourceVersion, Command: domain.UpdateLease{Content: content}})
+			_, err = cmds.Execute(ctx, d.key(), release(s, uid))
 			return err
 		},
 	}
@@ -435,34 +296,6 @@ func withoutOwner(owners []domain.OwnerReference, uid string) []domain.OwnerRefe
 		}
 	}
 	return out
-}
-
-// replicaSetDependent is a ReplicaSet as a dependent.
-func replicaSetDependent(rs domain.ReplicaSet) dependent {
-	return dependent{namespace: rs.Namespace, name: rs.Name, uid: rs.UID, resourceVersion: rs.ResourceVersion,
-		owners: rs.Owners, deleting: rs.DeletionRequestedAt != nil}
-}
-
-// jobDependent is a Job as a dependent.
-func jobDependent(j domain.Job) dependent {
-	return dependent{namespace: j.Namespace, name: j.Name, uid: j.UID, resourceVersion: j.ResourceVersion,
-		owners: j.Owners, deleting: j.DeletionRequestedAt != nil}
-}
-
-// daemonSetDependent is a DaemonSet as a dependent.
-func daemonSetDependent(ds domain.DaemonSet) dependent {
-	return dependent{namespace: ds.Namespace, name: ds.Name, uid: ds.UID, resourceVersion: ds.ResourceVersion,
-		owners: ds.Owners, deleting: ds.DeletionRequestedAt != nil}
-}
-
-// budgetDependent is a PodDisruptionBudget as a dependent.
-func budgetDependent(b domain.PodDisruptionBudget) dependent {
-	return dependent{namespace: b.Namespace, name: b.Name, uid: b.UID, resourceVersion: b.ResourceVersion, owners: b.Owners}
-}
-
-// revisionDependent is a ControllerRevision as a dependent.
-func revisionDependent(r domain.ControllerRevision) dependent {
-	return dependent{namespace: r.Namespace, name: r.Name, uid: r.UID, resourceVersion: r.ResourceVersion, owners: r.Owners}
 }
 
 // podDependent is a pod as a dependent: ok when it exists and names

@@ -2,8 +2,9 @@ package job
 
 import (
 	"errors"
-	"fmt"
 	"time"
+
+	"herd/reconcilers"
 )
 
 // Config holds the Job reconciler's settings.
@@ -24,12 +25,7 @@ func DefaultConfig() Config {
 
 // Validate names every setting that is wrong.
 func (c Config) Validate() error {
-	var errs []error
-	if c.ResyncPeriod <= 0 {
-		errs = append(errs, fmt.Errorf("job resync period %s: want a positive duration", c.ResyncPeriod))
-	}
-	if c.BurstPods <= 0 {
-		errs = append(errs, fmt.Errorf("job burst pods %d: want a positive number", c.BurstPods))
-	}
-	return errors.Join(errs...)
+	return errors.Join(
+		reconcilers.Positive("job resync period", c.ResyncPeriod),
+		reconcilers.Positive("job burst pods", c.BurstPods))
 }

@@ -1,10 +1,6 @@
 package job
 
 import (
-	"context"
-	"fmt"
-	"time"
-
 	"go.uber.org/zap"
 	"k8s.io/utils/clock"
 
@@ -16,15 +12,18 @@ import (
 const kindJob = "Job"
 
 // Reconciler is the Job reconciler. Its keys are Jobs, those that exist
-// and those that are gone (whose pods it collects).
+// and those that are gone (whose pods it collects); its resync looks at
+// every Job.
 type Reconciler struct {
-	cfg         Config
-	jobs        Reader
-	pods        PodLister
+	reconcilers.Kind[domain.Job]
+	cfg  Config
+	jobs Reader
+	// controlled reads the Jobs' pods and collects those of one that is
+	// gone.
+	controlled  *reconcilers.Controlled
 	podCommands PodCommands
 	jobCommands domain.Executor[domain.Job, domain.JobCommand]
 	ids         Identities
-	owners      *reconcilers.OwnerIndex
 	clock       clock.PassiveClock
 	log         *zap.Logger
 }
@@ -42,14 +41,13 @@ func New(cfg Config, jobs Reader, pods PodLister, podCommands PodCommands,
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	log = log.Named("job")
 	return &Reconciler{
-		cfg: cfg, jobs: jobs, pods: pods, podCommands: podCommands, jobCommands: jobCommands,
-		ids: RandomIdentities(), owners: reconcilers.NewOwnerIndex(kindJob), clock: clk, log: log.Named("job"),
+		Kind: reconcilers.NewKind("job", domain.JobAggregate, cfg.ResyncPeriod, jobs),
+		cfg:  cfg, jobs: jobs, controlled: reconcilers.NewControlled(kindJob, pods, podCommands, 0, log),
+		podCommands: podCommands, jobCommands: jobCommands, ids: RandomIdentities(), clock: clk, log: log,
 	}, nil
 }
-
-// Name implements reconcilers.Reconciler.
-func (r *Reconciler) Name() string { return "job" }
 
 // Watches implements reconcilers.Reconciler: Jobs, but the status the
 // reconciler records and the pods it counts itself, and the pods each
@@ -57,33 +55,5 @@ func (r *Reconciler) Name() string { return "job" }
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.JobAggregate, domain.JobStatusRecorded{}, domain.JobPodsCounted{}).
-		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
-}
-
-// keysOf are the keys of the named Jobs of namespace, the empty names
-// left out.
-func keysOf(namespace string, names ...string) []reconcilers.Key {
-	var keys []reconcilers.Key
-	for _, n := range names {
-		if n != "" {
-			keys = append(keys, reconcilers.Key{Aggregate: domain.JobAggregate, Namespace: namespace, Name: n})
-		}
-	}
-	return keys
-}
-
-// ResyncPeriod implements reconcilers.Resyncer.
-func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
-
-// Resync returns every Job.
-func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
-	all, _, err := r.jobs.List(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("list jobs: %w", err)
-	}
-	keys := make([]reconcilers.Key, 0, len(all))
-	for _, j := range all {
-		keys = append(keys, keysOf(j.Namespace, j.Name)...)
-	}
-	return keys, nil
+		Owns(domain.PodAggregate, r.controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
 }

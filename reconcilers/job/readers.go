@@ -5,19 +5,12 @@ import (
 
 	"herd/domain"
 	"herd/projections"
+	"herd/reconcilers"
 )
 
-// Reader is what the reconciler reads of the Jobs: one per key, and
-// every one on resync.
-type Reader interface {
-	// Last returns the Job or, deleted, its tombstone (which does not
-	// Exist, and says whether its pods are orphaned), or
-	// domain.ErrNotFound.
-	Last(ctx context.Context, namespace, name string) (domain.Job, error)
-	// List returns the Jobs of namespace, or of every namespace when it
-	// is empty, and the log position they are read at.
-	List(ctx context.Context, namespace string) (jobs []domain.Job, head int64, err error)
-}
+// Reader is what the reconciler reads of the Jobs
+// (reconcilers.Reader): the one of a key, and every one on resync.
+type Reader = reconcilers.Reader[domain.Job]
 
 // PodLister is what the reconciler reads of the pods: herd's own pods of
 // one namespace, never the fleet's.

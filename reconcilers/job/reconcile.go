@@ -5,11 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"go.uber.org/zap"
-
 	"herd/domain"
-	"herd/events"
-	"herd/projections"
 	"herd/reconcilers"
 )
 
@@ -19,54 +15,36 @@ import (
 // written in the same unit of work as the commands, so a second
 // reconcile finds nothing left to do.
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
-	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:job", Source: "reconciler/job"})
+	ctx = r.Acting(ctx)
 	j, err := r.jobs.Last(ctx, key.Namespace, key.Name)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get job %s: %w", key, err)
 	}
-	herd := domain.SourceHerd
-	// Only herd's own pods of a Job of its name (this one's, and an
-	// earlier one's to collect): those a kubelet runs are its to manage,
-	// and the rest of the namespace is not its business.
-	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: key.Namespace, Source: &herd,
-		Controllers: []string{kindJob + "/" + key.Name}})
+	// The pods of a Job of its name: this one's, and an earlier one's to
+	// collect.
+	pods, err := r.controlled.Read(ctx, key, false)
 	if err != nil {
-		return reconcilers.Result{}, fmt.Errorf("list pods of namespace %s: %w", key.Namespace, err)
+		return reconcilers.Result{}, err
 	}
-	r.owners.ObservePods(pods)
 	if !j.Exists() {
 		orphan := ""
 		if j.Orphan {
 			orphan = j.UID
 		}
-		return reconcilers.Result{}, r.collect(ctx, key.Namespace, key.Name, j.Version, filter(pods, abandonedBy(key.Name, "")), orphan)
+		return reconcilers.Result{}, r.collect(ctx, key.Namespace, key.Name, j.Version, reconcilers.Filter(pods, reconcilers.AbandonedBy(kindJob, key.Name, "")), orphan)
 	}
 	if j.UID == "" {
 		// Its pods name it by UID; without one, every pod of its name
 		// would look like an earlier Job's.
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("job %s has no uid: %w", j, domain.ErrInvalid))
 	}
-	if err := r.collect(ctx, j.Namespace, j.Name, 0, filter(pods, abandonedBy(j.Name, j.UID)), ""); err != nil {
+	if err := r.collect(ctx, j.Namespace, j.Name, 0, reconcilers.Filter(pods, reconcilers.AbandonedBy(kindJob, j.Name, j.UID)), ""); err != nil {
 		return reconcilers.Result{}, err
 	}
 	if j.DeletionRequestedAt != nil {
 		return reconcilers.Result{}, r.deleteForeground(ctx, j, pods)
 	}
-	return r.sync(ctx, j, filter(pods, func(p domain.Pod) bool { return j.Owns(p) }))
-}
-
-// abandonedBy is whether a pod not already being deleted is controlled
-// by a Job called name that is gone: any of that name when uid is empty
-// (no Job of the name exists), else one of another UID (the Job of the
-// name now is another).
-func abandonedBy(name, uid string) func(domain.Pod) bool {
-	return func(p domain.Pod) bool {
-		if !p.Exists() || p.Terminating() {
-			return false
-		}
-		ctrl, ok := p.Controller()
-		return ok && ctrl.Kind == kindJob && ctrl.Name == name && (uid == "" || ctrl.UID != uid)
-	}
+	return r.sync(ctx, j, reconcilers.Filter(pods, func(p domain.Pod) bool { return j.Owns(p) }))
 }
 
 // collect is the garbage collector of the pods whose controller, a Job
@@ -83,51 +61,19 @@ func (r *Reconciler) collect(ctx context.Context, namespace, name string, upTo i
 	if err != nil {
 		return fmt.Errorf("cause of the collection of pods of job %s: %w", job, err)
 	}
-	if _, _, err := r.podCommands.ExecuteBatch(ctx, reconcilers.CollectCommands(abandoned, orphan)); err != nil {
-		return fmt.Errorf("collect pods of job %s, which is gone: %w", job, err)
-	}
-	r.logPods("collected pods of a job that is gone", job, abandoned)
-	return nil
+	return r.controlled.Collect(ctx, job, abandoned, orphan)
 }
 
 // deleteForeground deletes the pods of j, which is being deleted in the
-// foreground. The garbage collector deletes j once every dependent that
-// blocks it is gone, these pods and any other (Kubernetes' collector
-// likewise removes the foregroundDeletion finalizer).
+// foreground (reconcilers.Controlled.DeleteForeground), naming j's
+// deletion as what moved it.
 func (r *Reconciler) deleteForeground(ctx context.Context, j domain.Job, pods []domain.Pod) error {
-	cmds, stopped := reconcilers.ForegroundCommands(pods, j.UID)
-	if len(cmds) > 0 {
-		ctx, err := foregroundCause(ctx, j)
-		if err != nil {
-			return fmt.Errorf("cause of the deletion of pods of job %s: %w", j, err)
-		}
-		if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
-			return fmt.Errorf("delete pods of job %s, deleted in the foreground: %w", j, err)
-		}
-		r.logPods("deleted pods of a job deleted in the foreground", j.String(), stopped)
+	if cmds, _ := reconcilers.ForegroundCommands(pods, j.UID); len(cmds) == 0 {
+		return nil
 	}
-	return nil
-}
-
-// filter returns the pods keep keeps.
-func filter(pods []domain.Pod, keep func(domain.Pod) bool) []domain.Pod {
-	var out []domain.Pod
-	for _, p := range pods {
-		if keep(p) {
-			out = append(out, p)
-		}
+	ctx, err := foregroundCause(ctx, j)
+	if err != nil {
+		return fmt.Errorf("cause of the deletion of pods of job %s: %w", j, err)
 	}
-	return out
-}
-
-// logPods logs what was done to some pods of a Job, if any.
-func (r *Reconciler) logPods(msg, job string, pods []domain.Pod) {
-	if len(pods) == 0 {
-		return
-	}
-	names := make([]string, len(pods))
-	for i, p := range pods {
-		names[i] = p.Name
-	}
-	r.log.Info(msg, zap.String("job", job), zap.Strings("pods", names))
+	return r.controlled.DeleteForeground(ctx, j.String(), j.UID, pods)
 }

@@ -242,7 +242,7 @@ func TestKeysOfPodEvents(t *testing.T) {
 	f.reconcile(t)
 	f.reconcile(t)
 	p := f.pods.Pods.Pods[domain.Key{Namespace: "default", Name: "pi-1"}]
-	if got := f.r.owners.Get(domain.Key{Namespace: p.Namespace, Name: p.Name}); got != "pi" {
+	if got := f.r.controlled.Owners().Get(domain.Key{Namespace: p.Namespace, Name: p.Name}); got != "pi" {
 		t.Errorf("the owner index has %q for pi-1", got)
 	}
 }

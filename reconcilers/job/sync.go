@@ -39,7 +39,7 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 		j = counted
 	}
 	now := r.clock.Now()
-	running := filter(owned, active)
+	running := reconcilers.Filter(owned, active)
 	if j.Status.Finished() {
 		return r.finished(ctx, j, owned, running, now)
 	}
@@ -115,8 +115,8 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 			next = earliest(next, st.StartTime.Add(time.Duration(*d)*time.Second))
 		}
 	}
-	st.Active = int32(len(running))               //nolint:gosec // at most Parallelism
-	st.Ready = int32(len(filter(running, ready))) //nolint:gosec // likewise
+	st.Active = int32(len(running))                           //nolint:gosec // at most Parallelism
+	st.Ready = int32(len(reconcilers.Filter(running, ready))) //nolint:gosec // likewise
 	if err := r.record(ctx, j, owned, st); err != nil {
 		errs = append(errs, err)
 	}
@@ -205,7 +205,7 @@ func (r *Reconciler) finished(ctx context.Context, j domain.Job, owned, running 
 	if _, err := r.jobCommands.Execute(ctx, j.Key(), domain.Precondition[domain.JobCommand]{ResourceVersion: j.ResourceVersion, Command: domain.DeleteJob{}}); err != nil {
 		return reconcilers.Result{}, r.jobGone(fmt.Errorf("delete job %s, finished %s ago: %w", j, now.Sub(j.Status.FinishedAt()), err))
 	}
-	r.logPods("deleted a job past its TTL after finishing, and so its pods", j.String(), running)
+	r.controlled.Log("deleted a job past its TTL after finishing, and so its pods", j.String(), running)
 	return reconcilers.Result{}, nil
 }
 
@@ -288,7 +288,7 @@ func (r *Reconciler) create(ctx context.Context, j domain.Job, n int) ([]domain.
 		// A name taken already: the next reconcile draws new ones.
 		return nil, err
 	}
-	r.logPods("created pods", j.String(), created)
+	r.controlled.Log("created pods", j.String(), created)
 	return created, nil
 }
 
@@ -306,7 +306,7 @@ func (r *Reconciler) delete(ctx context.Context, j domain.Job, msg string, pods 
 	if err != nil {
 		return nil, fmt.Errorf("delete pods of job %s: %w", j, err)
 	}
-	r.logPods(msg, j.String(), pods)
+	r.controlled.Log(msg, j.String(), pods)
 	return deleted, nil
 }
 

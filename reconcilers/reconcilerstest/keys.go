@@ -1,6 +1,9 @@
 package reconcilerstest
 
 import (
+	"encoding/json"
+	"testing"
+
 	"herd/domain"
 	"herd/events"
 	"herd/reconcilers"
@@ -41,4 +44,15 @@ func Key(s string) reconcilers.Key {
 		return k
 	}
 	return reconcilers.Pass(s)
+}
+
+// Record is ev on stream as the log holds it: what a reconciler's
+// Watches map to keys.
+func Record(t *testing.T, stream string, ev domain.Event) events.Record {
+	t.Helper()
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events.Record{Stream: stream, Type: ev.EventType(), Payload: payload, Position: 1}
 }

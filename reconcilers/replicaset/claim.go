@@ -2,6 +2,7 @@ package replicaset
 
 import (
 	"herd/domain"
+	"herd/reconcilers"
 )
 
 // claims are the pods of a ReplicaSet's namespace sorted by what the
@@ -32,7 +33,7 @@ func active(p domain.Pod) bool {
 // claim sorts pods, those of rs's namespace, for rs, which exists.
 func claim(rs domain.ReplicaSet, pods []domain.Pod) claims {
 	var c claims
-	abandoned := abandonedBy(rs.Name, rs.UID)
+	abandoned := reconcilers.AbandonedBy(kindReplicaSet, rs.Name, rs.UID)
 	for _, p := range pods {
 		if abandoned(p) {
 			c.abandoned = append(c.abandoned, p)
@@ -53,18 +54,4 @@ func claim(rs domain.ReplicaSet, pods []domain.Pod) claims {
 		}
 	}
 	return c
-}
-
-// abandonedBy is whether a pod not already being deleted is controlled
-// by a ReplicaSet called name that is gone: any of that name when uid is
-// empty (no ReplicaSet of the name exists), else one of another UID (the
-// ReplicaSet of the name now is another).
-func abandonedBy(name, uid string) func(domain.Pod) bool {
-	return func(p domain.Pod) bool {
-		if !p.Exists() || p.Terminating() {
-			return false
-		}
-		ctrl, ok := p.Controller()
-		return ok && ctrl.Kind == kindReplicaSet && ctrl.Name == name && (uid == "" || ctrl.UID != uid)
-	}
 }

@@ -2,8 +2,9 @@ package replicaset
 
 import (
 	"errors"
-	"fmt"
 	"time"
+
+	"herd/reconcilers"
 )
 
 // Config holds the ReplicaSet reconciler's settings.
@@ -25,12 +26,7 @@ func DefaultConfig() Config {
 
 // Validate names every setting that is wrong.
 func (c Config) Validate() error {
-	var errs []error
-	if c.ResyncPeriod <= 0 {
-		errs = append(errs, fmt.Errorf("replicaset resync period %s: want a positive duration", c.ResyncPeriod))
-	}
-	if c.BurstReplicas <= 0 {
-		errs = append(errs, fmt.Errorf("replicaset burst replicas %d: want a positive number", c.BurstReplicas))
-	}
-	return errors.Join(errs...)
+	return errors.Join(
+		reconcilers.Positive("replicaset resync period", c.ResyncPeriod),
+		reconcilers.Positive("replicaset burst replicas", c.BurstReplicas))
 }

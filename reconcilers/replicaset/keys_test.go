@@ -1,7 +1,6 @@
 package replicaset
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,16 +9,6 @@ import (
 	"herd/events"
 	"herd/reconcilers/reconcilerstest"
 )
-
-// record is ev as the log holds it on stream.
-func record(t *testing.T, stream string, ev domain.Event) events.Record {
-	t.Helper()
-	payload, err := json.Marshal(ev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return events.Record{Stream: stream, Type: ev.EventType(), Payload: payload, Position: 1}
-}
 
 // TestKeysFor follows one pod's life: its events reach the ReplicaSet
 // that controls it, before and after its owners change, and none once
@@ -33,22 +22,22 @@ func TestKeysFor(t *testing.T) {
 		rec  events.Record
 		want []string
 	}{
-		{"a ReplicaSet created", record(t, "replicaset/default/web", domain.ReplicaSetCreated{Namespace: "default", Name: "web"}), []string{"replicaset/default/web"}},
-		{"a ReplicaSet scaled", record(t, "replicaset/default/web", domain.ReplicaSetChanged{}), []string{"replicaset/default/web"}},
-		{"its own status", record(t, "replicaset/default/web", domain.ReplicaSetStatusRecorded{}), nil},
-		{"a ReplicaSet deleted", record(t, "replicaset/default/web", domain.ReplicaSetDeleted{}), []string{"replicaset/default/web"}},
-		{"its pod created", record(t, pod, domain.PodCreated{Namespace: "default", Name: "web-abcde", Owners: []domain.OwnerReference{webOwner}}), []string{"replicaset/default/web"}},
-		{"its pod ready", record(t, pod, domain.PodStatusUpdated{}), []string{"replicaset/default/web"}},
-		{"its pod bound, which changes nothing it counts", record(t, pod, domain.PodScheduled{NodeName: "n1"}), nil},
-		{"its pod taken by another", record(t, pod, domain.PodOwnersChanged{Owners: []domain.OwnerReference{apiOwner}}), []string{"replicaset/default/web", "replicaset/default/api"}},
-		{"the other's pod deleted", record(t, pod, domain.PodDeletionRequested{}), []string{"replicaset/default/api"}},
-		{"the other's pod gone", record(t, pod, domain.PodFinalized{}), []string{"replicaset/default/api"}},
-		{"a gone pod's stray event", record(t, pod, domain.PodStatusUpdated{}), nil},
-		{"an orphan created", record(t, "pod/default/lone", domain.PodCreated{Namespace: "default", Name: "lone"}), nil},
-		{"a pod controlled by a Job", record(t, "pod/default/job-1", domain.PodCreated{Namespace: "default", Name: "job-1",
+		{"a ReplicaSet created", reconcilerstest.Record(t, "replicaset/default/web", domain.ReplicaSetCreated{Namespace: "default", Name: "web"}), []string{"replicaset/default/web"}},
+		{"a ReplicaSet scaled", reconcilerstest.Record(t, "replicaset/default/web", domain.ReplicaSetChanged{}), []string{"replicaset/default/web"}},
+		{"its own status", reconcilerstest.Record(t, "replicaset/default/web", domain.ReplicaSetStatusRecorded{}), nil},
+		{"a ReplicaSet deleted", reconcilerstest.Record(t, "replicaset/default/web", domain.ReplicaSetDeleted{}), []string{"replicaset/default/web"}},
+		{"its pod created", reconcilerstest.Record(t, pod, domain.PodCreated{Namespace: "default", Name: "web-abcde", Owners: []domain.OwnerReference{webOwner}}), []string{"replicaset/default/web"}},
+		{"its pod ready", reconcilerstest.Record(t, pod, domain.PodStatusUpdated{}), []string{"replicaset/default/web"}},
+		{"its pod bound, which changes nothing it counts", reconcilerstest.Record(t, pod, domain.PodScheduled{NodeName: "n1"}), nil},
+		{"its pod taken by another", reconcilerstest.Record(t, pod, domain.PodOwnersChanged{Owners: []domain.OwnerReference{apiOwner}}), []string{"replicaset/default/web", "replicaset/default/api"}},
+		{"the other's pod deleted", reconcilerstest.Record(t, pod, domain.PodDeletionRequested{}), []string{"replicaset/default/api"}},
+		{"the other's pod gone", reconcilerstest.Record(t, pod, domain.PodFinalized{}), []string{"replicaset/default/api"}},
+		{"a gone pod's stray event", reconcilerstest.Record(t, pod, domain.PodStatusUpdated{}), nil},
+		{"an orphan created", reconcilerstest.Record(t, "pod/default/lone", domain.PodCreated{Namespace: "default", Name: "lone"}), nil},
+		{"a pod controlled by a Job", reconcilerstest.Record(t, "pod/default/job-1", domain.PodCreated{Namespace: "default", Name: "job-1",
 			Owners: []domain.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "job", UID: "j", Controller: true}}}), nil},
 		{"an unreadable creation", events.Record{Stream: pod, Type: domain.PodCreated{}.EventType(), Payload: []byte("[")}, nil},
-		{"a node's event", record(t, "node/n1", domain.NodeDeleted{}), nil},
+		{"a node's event", reconcilerstest.Record(t, "node/n1", domain.NodeDeleted{}), nil},
 	}
 	for _, s := range steps {
 		if diff := cmp.Diff(s.want, reconcilerstest.Strings(w.r.Watches().KeysFor(s.rec))); diff != "" {
@@ -61,7 +50,7 @@ func TestKeysFor(t *testing.T) {
 // reaches its ReplicaSet once a reconcile of its namespace has listed it.
 func TestKeysForPodsListedBeforehand(t *testing.T) {
 	w := newWorld(t, DefaultConfig(), []domain.ReplicaSet{webRS(1)}, []domain.Pod{pod("a")}, at(0))
-	rec := record(t, "pod/default/a", domain.PodStatusUpdated{})
+	rec := reconcilerstest.Record(t, "pod/default/a", domain.PodStatusUpdated{})
 	if keys := w.r.Watches().KeysFor(rec); keys != nil {
 		t.Fatalf("before any reconcile: %v", keys)
 	}

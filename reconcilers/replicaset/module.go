@@ -9,14 +9,11 @@ import (
 	"herd/reconcilers"
 )
 
-// Params are what the fx module builds the reconciler from: the small
-// interfaces it reads and writes through, as the app provides them.
+// Params are what the reconciler is built from: the small interfaces it
+// reads and writes through, as the app provides them.
 type Params struct {
 	fx.In
 
-	// Config is the reconciler's settings; DefaultConfig when the app
-	// provides none.
-	Config      Config `optional:"true"`
 	ReplicaSets Reader
 	Pods        PodLister
 	PodCommands domain.Executor[domain.Pod, domain.PodCommand]
@@ -33,16 +30,9 @@ type podCommands struct {
 	domain.BatchExecutor[domain.Pod, domain.PodCommand]
 }
 
-// FromParams is New on what fx provides.
-func FromParams(p Params) (*Reconciler, error) {
-	cfg := p.Config
-	if cfg == (Config{}) {
-		cfg = DefaultConfig()
-	}
-	return New(cfg, p.ReplicaSets, p.Pods, podCommands{p.PodCommands, p.PodBatch}, p.RSCommands, p.Clock, p.Logger)
-}
-
 // Module adds the ReplicaSet reconciler to the reconcilers' value group,
-// under the name "replicaset" that --reconcilers switches. The app
-// provides what Params asks for.
-var Module = fx.Module("replicaset", reconcilers.Provide(FromParams))
+// under the name "replicaset" that --reconcilers switches, with the
+// Config the app supplies (DefaultConfig when none).
+var Module = reconcilers.Configured("replicaset", DefaultConfig, func(cfg Config, p Params) (*Reconciler, error) {
+	return New(cfg, p.ReplicaSets, p.Pods, podCommands{p.PodCommands, p.PodBatch}, p.RSCommands, p.Clock, p.Logger)
+})

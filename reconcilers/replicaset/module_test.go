@@ -12,52 +12,27 @@ import (
 
 	"herd/domain"
 	"herd/reconcilers"
+	"herd/reconcilers/reconcilerstest"
 )
 
 // TestModule: the module puts the reconciler in the reconcilers' value
 // group from what the app provides, with the default configuration
 // unless the app gives one.
 func TestModule(t *testing.T) {
-	for _, tt := range []struct {
-		name       string
-		extra      fx.Option
-		wantResync time.Duration
-	}{
-		{"defaults", fx.Options(), 30 * time.Second},
-		{"a configuration", fx.Supply(Config{ResyncPeriod: time.Minute, BurstReplicas: 10}), time.Minute},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			sets := newFakeReplicaSets(time.Now)
-			pods := newFakePods(time.Now)
-			var got struct {
-				fx.In
-				All []reconcilers.Reconciler `group:"reconcilers"`
-			}
-			app := fx.New(fx.NopLogger,
-				fx.Provide(
-					func() Reader { return sets },
-					func() PodLister { return pods },
-					func() domain.Executor[domain.Pod, domain.PodCommand] { return pods },
-					func() domain.BatchExecutor[domain.Pod, domain.PodCommand] { return pods },
-					func() domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand] { return sets },
-					func() clock.Clock { return clocktesting.NewFakeClock(time.Now()) },
-					zap.NewNop,
-				),
-				tt.extra,
-				Module,
-				fx.Populate(&got),
-			)
-			if err := app.Err(); err != nil {
-				t.Fatal(err)
-			}
-			if len(got.All) != 1 || got.All[0].Name() != "replicaset" {
-				t.Fatalf("group: %v", got.All)
-			}
-			if rs, ok := got.All[0].(reconcilers.Resyncer); !ok || rs.ResyncPeriod() != tt.wantResync {
-				t.Errorf("resync period: %v", got.All[0])
-			}
-		})
-	}
+	sets := newFakeReplicaSets(time.Now)
+	pods := newFakePods(time.Now)
+	reconcilerstest.CheckModule(t, Module, "replicaset", fx.Provide(
+		func() Reader { return sets },
+		func() PodLister { return pods },
+		func() domain.Executor[domain.Pod, domain.PodCommand] { return pods },
+		func() domain.BatchExecutor[domain.Pod, domain.PodCommand] { return pods },
+		func() domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand] { return sets },
+		func() clock.Clock { return clocktesting.NewFakeClock(time.Now()) },
+		zap.NewNop,
+	),
+		reconcilerstest.ModuleCase{Name: "defaults", Extra: fx.Options(), WantResync: 30 * time.Second},
+		reconcilerstest.ModuleCase{Name: "a configuration", Extra: fx.Supply(Config{ResyncPeriod: time.Minute, BurstReplicas: 10}), WantResync: time.Minute},
+	)
 }
 
 func TestConfigValidate(t *testing.T) {

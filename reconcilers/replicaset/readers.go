@@ -5,19 +5,12 @@ import (
 
 	"herd/domain"
 	"herd/projections"
+	"herd/reconcilers"
 )
 
-// Reader is what the reconciler reads of the ReplicaSets: one
-// per key, and every one on resync.
-type Reader interface {
-	// Last returns the ReplicaSet or, deleted, its tombstone (which does
-	// not Exist, and says whether its pods are orphaned), or
-	// domain.ErrNotFound.
-	Last(ctx context.Context, namespace, name string) (domain.ReplicaSet, error)
-	// List returns the ReplicaSets of namespace, or of every namespace
-	// when it is empty, and the log position they are read at.
-	List(ctx context.Context, namespace string) (rss []domain.ReplicaSet, head int64, err error)
-}
+// Reader is what the reconciler reads of the ReplicaSets
+// (reconcilers.Reader): the one of a key, and every one on resync.
+type Reader = reconcilers.Reader[domain.ReplicaSet]
 
 // PodLister is what the reconciler reads of the pods: herd's own pods of
 // one namespace, never the fleet's.

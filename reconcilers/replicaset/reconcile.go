@@ -5,11 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"go.uber.org/zap"
-
 	"herd/domain"
-	"herd/events"
-	"herd/projections"
 	"herd/reconcilers"
 )
 
@@ -21,31 +17,26 @@ import (
 // finds nothing left to do: unlike Kubernetes' controller, it needs no
 // expectations to wait out a stale cache.
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
-	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:replicaset", Source: "reconciler/replicaset"})
+	ctx = r.Acting(ctx)
 	rs, err := r.replicaSets.Last(ctx, key.Namespace, key.Name)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get replicaset %s: %w", key, err)
 	}
-	herd := domain.SourceHerd
-	// Only herd's own pods: those a kubelet runs are its to manage, and
-	// herd cannot delete them.
 	// Its own pods, those of an earlier ReplicaSet of its name, and the
-	// orphans it may adopt: never the rest of the namespace.
-	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: key.Namespace, Source: &herd,
-		Controllers: []string{kindReplicaSet + "/" + key.Name, ""}})
+	// orphans it may adopt.
+	pods, err := r.controlled.Read(ctx, key, true)
 	if err != nil {
-		return reconcilers.Result{}, fmt.Errorf("list pods of namespace %s: %w", key.Namespace, err)
+		return reconcilers.Result{}, err
 	}
-	r.owners.ObservePods(pods)
 	if !rs.Exists() {
 		orphan := ""
 		if rs.Orphan {
 			orphan = rs.UID
 		}
-		return reconcilers.Result{}, r.collect(ctx, key.Namespace+"/"+key.Name, filter(pods, abandonedBy(key.Name, "")), orphan)
+		return reconcilers.Result{}, r.controlled.Collect(ctx, key.Namespace+"/"+key.Name, reconcilers.Filter(pods, reconcilers.AbandonedBy(kindReplicaSet, key.Name, "")), orphan)
 	}
 	if rs.DeletionRequestedAt != nil {
-		return reconcilers.Result{}, r.deleteForeground(ctx, rs, pods)
+		return reconcilers.Result{}, r.controlled.DeleteForeground(ctx, rs.String(), rs.UID, pods)
 	}
 	return r.sync(ctx, rs, pods)
 }
@@ -62,7 +53,7 @@ func (r *Reconciler) sync(ctx context.Context, rs domain.ReplicaSet, pods []doma
 	}
 	c := claim(rs, pods)
 	var errs []error
-	if err := r.collect(ctx, rs.String(), c.abandoned, ""); err != nil {
+	if err := r.controlled.Collect(ctx, rs.String(), c.abandoned, ""); err != nil {
 		errs = append(errs, err)
 	}
 	adopted, err := r.adopt(ctx, rs, c.orphans, c.strays)
@@ -108,31 +99,4 @@ func (r *Reconciler) sync(ctx context.Context, rs domain.ReplicaSet, pods []doma
 	// Wait for the first ready pod to become available: nothing else
 	// happens to the pod to bring the key back.
 	return reconcilers.Result{RequeueAfter: next.Sub(now)}, nil
-}
-
-// filter returns the pods keep keeps.
-func filter(pods []domain.Pod, keep func(domain.Pod) bool) []domain.Pod {
-	var out []domain.Pod
-	for _, p := range pods {
-		if keep(p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// podNames names pods in a log field.
-func podNames(pods []domain.Pod) []string {
-	out := make([]string, len(pods))
-	for i, p := range pods {
-		out[i] = p.Name
-	}
-	return out
-}
-
-// logPods logs what was done to some pods of a ReplicaSet, if any.
-func (r *Reconciler) logPods(msg, rs string, pods []domain.Pod) {
-	if len(pods) > 0 {
-		r.log.Info(msg, zap.String("replicaset", rs), zap.Strings("pods", podNames(pods)))
-	}
 }

@@ -1,10 +1,6 @@
 package replicaset
 
 import (
-	"context"
-	"fmt"
-	"time"
-
 	"go.uber.org/zap"
 	"k8s.io/utils/clock"
 
@@ -16,15 +12,19 @@ import (
 const kindReplicaSet = "ReplicaSet"
 
 // Reconciler is the ReplicaSet reconciler. Its keys are ReplicaSets,
-// those that exist and those that are gone (whose pods it collects).
+// those that exist and those that are gone (whose pods it collects); its
+// resync looks at every ReplicaSet, as Kubernetes' controller resyncs its
+// informer: what finds the orphans created without an owner.
 type Reconciler struct {
+	reconcilers.Kind[domain.ReplicaSet]
 	cfg         Config
 	replicaSets Reader
-	pods        PodLister
+	// controlled reads the ReplicaSets' pods and collects those of one
+	// that is gone.
+	controlled  *reconcilers.Controlled
 	podCommands PodCommands
 	rsCommands  domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand]
 	ids         Identities
-	owners      *reconcilers.OwnerIndex
 	clock       clock.PassiveClock
 	log         *zap.Logger
 }
@@ -41,14 +41,13 @@ func New(cfg Config, replicaSets Reader, pods PodLister, podCommands PodCommands
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	log = log.Named("replicaset")
 	return &Reconciler{
-		cfg: cfg, replicaSets: replicaSets, pods: pods, podCommands: podCommands, rsCommands: rsCommands,
-		ids: RandomIdentities(), owners: reconcilers.NewOwnerIndex(kindReplicaSet), clock: clk, log: log.Named("replicaset"),
+		Kind: reconcilers.NewKind("replicaset", domain.ReplicaSetAggregate, cfg.ResyncPeriod, replicaSets),
+		cfg:  cfg, replicaSets: replicaSets, controlled: reconcilers.NewControlled(kindReplicaSet, pods, podCommands, 0, log),
+		podCommands: podCommands, rsCommands: rsCommands, ids: RandomIdentities(), clock: clk, log: log,
 	}, nil
 }
-
-// Name implements reconcilers.Reconciler.
-func (r *Reconciler) Name() string { return "replicaset" }
 
 // Watches implements reconcilers.Reconciler: ReplicaSets, but the status
 // the reconciler records itself, and the pods each controls, before an
@@ -57,27 +56,10 @@ func (r *Reconciler) Name() string { return "replicaset" }
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.ReplicaSetAggregate, domain.ReplicaSetStatusRecorded{}).
-		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
+		Owns(domain.PodAggregate, r.controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
 }
 
 // rsKey is the key of the ReplicaSet namespace/name.
 func rsKey(namespace, name string) reconcilers.Key {
 	return reconcilers.Key{Aggregate: domain.ReplicaSetAggregate, Namespace: namespace, Name: name}
-}
-
-// ResyncPeriod implements reconcilers.Resyncer.
-func (r *Reconciler) ResyncPeriod() time.Duration { return r.cfg.ResyncPeriod }
-
-// Resync returns every ReplicaSet, as Kubernetes' controller resyncs its
-// informer: what finds the orphans created without an owner.
-func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
-	all, _, err := r.replicaSets.List(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("list replicasets: %w", err)
-	}
-	keys := make([]reconcilers.Key, 0, len(all))
-	for _, rs := range all {
-		keys = append(keys, rsKey(rs.Namespace, rs.Name))
-	}
-	return keys, nil
 }

@@ -82,7 +82,7 @@ func (r *Reconciler) create(ctx context.Context, rs domain.ReplicaSet, n int) ([
 		}
 		states, _, err := r.podCommands.ExecuteBatch(ctx, batch)
 		if err != nil {
-			r.logPods("created pods", rs.String(), created)
+			r.controlled.Log("created pods", rs.String(), created)
 			err = fmt.Errorf("create pods of replicaset %s: %w", rs, err)
 			if errors.Is(err, domain.ErrInvalid) {
 				// The template makes pods the domain refuses; only a
@@ -96,7 +96,7 @@ func (r *Reconciler) create(ctx context.Context, rs domain.ReplicaSet, n int) ([
 		}
 		created = append(created, states...)
 	}
-	r.logPods("created pods", rs.String(), created)
+	r.controlled.Log("created pods", rs.String(), created)
 	return created, nil
 }
 
@@ -110,6 +110,6 @@ func (r *Reconciler) delete(ctx context.Context, rs domain.ReplicaSet, pods []do
 	if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
 		return fmt.Errorf("delete surplus pods of replicaset %s: %w", rs, err)
 	}
-	r.logPods("deleted surplus pods", rs.String(), pods)
+	r.controlled.Log("deleted surplus pods", rs.String(), pods)
 	return nil
 }

@@ -37,14 +37,9 @@ import (
 // kindStatefulSet is the kind an owner reference names a StatefulSet by.
 const kindStatefulSet = "StatefulSet"
 
-// Reader is what the reconciler reads of the StatefulSets.
-type Reader interface {
-	// Last returns the StatefulSet or its tombstone, or
-	// domain.ErrNotFound.
-	Last(ctx context.Context, namespace, name string) (domain.StatefulSet, error)
-	// List returns the StatefulSets of namespace, every one when it is "".
-	List(ctx context.Context, namespace string) ([]domain.StatefulSet, int64, error)
-}
+// Reader is what the reconciler reads of the StatefulSets
+// (reconcilers.Reader): the one of a key, and every one on resync.
+type Reader = reconcilers.Reader[domain.StatefulSet]
 
 // PodLister is what the reconciler reads of the pods: herd's own, those
 // a StatefulSet controls.
@@ -89,8 +84,10 @@ type Revisions struct {
 	Codec  RevisionCodec
 }
 
-// Reconciler is the StatefulSet reconciler. Its keys are StatefulSets.
+// Reconciler is the StatefulSet reconciler. Its keys are StatefulSets;
+// its resync looks at every one.
 type Reconciler struct {
+	reconcilers.Kind[domain.StatefulSet]
 	sets    Reader
 	pods    PodLister
 	setCmds domain.Executor[domain.StatefulSet, domain.StatefulSetCommand]
@@ -103,7 +100,6 @@ type Reconciler struct {
 	clock     clock.PassiveClock
 	newUID    func() string
 	log       *zap.Logger
-	resync    time.Duration
 }
 
 var (
@@ -119,13 +115,10 @@ const DefaultResyncPeriod = 30 * time.Second
 // the clock a pod's availability is read on.
 func New(sets Reader, pods PodLister, setCmds domain.Executor[domain.StatefulSet, domain.StatefulSetCommand],
 	podCmds domain.Executor[domain.Pod, domain.PodCommand], revs Revisions, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
-	return &Reconciler{sets: sets, pods: pods, setCmds: setCmds, podCmds: podCmds, revs: revs,
+	return &Reconciler{Kind: reconcilers.NewKind("statefulset", domain.StatefulSetAggregate, DefaultResyncPeriod, sets), sets: sets, pods: pods, setCmds: setCmds, podCmds: podCmds, revs: revs,
 		owners: reconcilers.NewOwnerIndex(kindStatefulSet), revOwners: reconcilers.NewOwnerIndex(kindStatefulSet), clock: clk, newUID: uuid.NewString,
-		log: log.Named("statefulset"), resync: DefaultResyncPeriod}
+		log: log.Named("statefulset")}
 }
-
-// Name implements reconcilers.Reconciler.
-func (r *Reconciler) Name() string { return "statefulset" }
 
 // Watches implements reconcilers.Reconciler: StatefulSets, but the
 // status the reconciler records itself, the pods each controls, and its
@@ -141,27 +134,11 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 		Owns(domain.ControllerRevisionAggregate, r.revOwners, domain.ControllerRevisionDeleted{})
 }
 
-// ResyncPeriod implements reconcilers.Resyncer.
-func (r *Reconciler) ResyncPeriod() time.Duration { return r.resync }
-
-// Resync returns every StatefulSet.
-func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
-	all, _, err := r.sets.List(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("list statefulsets: %w", err)
-	}
-	keys := make([]reconcilers.Key, 0, len(all))
-	for _, s := range all {
-		keys = append(keys, reconcilers.Key{Aggregate: domain.StatefulSetAggregate, Namespace: s.Namespace, Name: s.Name})
-	}
-	return keys, nil
-}
-
 // Reconcile takes one step of a StatefulSet towards what it asks for and
 // records its status. A StatefulSet that is gone, or being deleted in
 // the foreground, leaves its pods to the garbage collector.
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
-	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:statefulset", Source: "reconciler/statefulset"})
+	ctx = r.Acting(ctx)
 	s, err := r.sets.Last(ctx, key.Namespace, key.Name)
 	if errors.Is(err, domain.ErrNotFound) || (err == nil && (!s.Exists() || s.DeletionRequestedAt != nil)) {
 		return reconcilers.Result{}, nil
