@@ -61,7 +61,8 @@ func PrepareAppend(stream string, expectedVersion int64, md Metadata, at time.Ti
 		if r.Continues {
 			mdJSON = rest
 		}
-		p.args = append(p.args, r.ID, r.Stream, r.Version, r.Type, int64(r.SchemaVersion), at.UnixNano(), []byte(r.Payload), mdJSON)
+		p.args = append(p.args, r.ID, r.Stream, r.Version, r.Type, int64(r.SchemaVersion), at.UnixNano(), []byte(r.Payload), mdJSON,
+			md.Actor, md.CausationID)
 	}
 	return p, nil
 }

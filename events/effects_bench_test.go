@@ -39,7 +39,7 @@ func BenchmarkEffects(b *testing.B) {
 		b.Run(e.name, func(b *testing.B) {
 			l := e.open(b)
 			root := effectsLog(b, l)
-			plan, err := events.QueryPlan(b.Context(), l, events.Filter{CausedBy: root.ID, Limit: 10000})
+			plan, err := events.QueryPlanAnalyzed(b.Context(), l, events.Filter{CausedBy: root.ID, Limit: 10000})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -16,6 +16,8 @@ type insertRow struct {
 	schemaVersion int64
 	recordedAt    int64 // unix nanoseconds, UTC
 	metadata      any   // JSON string, or nil for no metadata
+	actor         string
+	causationID   string
 }
 
 // rowEncoder turns message metadata into column values. The messages of
@@ -52,6 +54,7 @@ func (e *rowEncoder) encode(id string, m message.Metadata) (insertRow, error) {
 		return row, fmt.Errorf("events: message %s: %s: %w", id, KeyRecordedAt, err)
 	}
 	md := Metadata{Actor: m[KeyActor], CausationID: m[KeyCausationID], CorrelationID: m[KeyCorrelationID], Source: m[KeySource]}
+	row.actor, row.causationID = md.Actor, md.CausationID
 	if row.metadata, err = e.json(md, m[KeyContinues] == "true"); err != nil {
 		return row, fmt.Errorf("events: message %s: metadata: %w", id, err)
 	}
