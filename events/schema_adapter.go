@@ -69,8 +69,9 @@ func (a schemaAdapter) InsertQuery(params wsql.InsertQueryParams) (wsql.Query, e
 			if err != nil {
 				return wsql.Query{}, fmt.Errorf("events: message %s: metadata: %w", msg.UUID, err)
 			}
+			actor, cause := enc.columns(r.Metadata)
 			args = append(args, r.ID, r.Stream, r.Version, r.Type, int64(r.SchemaVersion),
-				r.RecordedAt.UnixNano(), []byte(r.Payload), md, r.Metadata.Actor, r.Metadata.CausationID)
+				r.RecordedAt.UnixNano(), []byte(r.Payload), md, actor, cause)
 			continue
 		}
 		// A message published through watermill by someone other than
