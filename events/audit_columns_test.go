@@ -354,3 +354,48 @@ VALUES (nextval('events_position'), $1, $2, $3, $4, 1, $5, $6, $7, pg_current_xa
 	}
 	checkOldLogAnswers(t, l)
 }
+
+// TestReadsOfManyRecordsKeepTheirOrder: a read of more events than one
+// slice of scanned records holds gives every one, in position order,
+// on both engines.
+func TestReadsOfManyRecordsKeepTheirOrder(t *testing.T) {
+	s, _ := openSQLite(t)
+	pg, _ := openPostgres(t)
+	for name, l := range map[string]events.Log{"SQLite": s.Log(), "PostgreSQL": pg} {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			tx, err := l.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs := make([]events.NewEvent, 2500)
+			for i := range evs {
+				evs[i] = event(i)
+			}
+			recs, err := tx.Append(ctx, "node/many", 0, events.Metadata{Actor: "alice"}, at, evs...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			for _, read := range []func() ([]events.Record, error){
+				func() ([]events.Record, error) { return l.ReadAfter(ctx, 0, 0) },
+				func() ([]events.Record, error) { return l.Query(ctx, events.Filter{Actor: "alice"}) },
+			} {
+				got, err := read()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != len(recs) {
+					t.Fatalf("%d events read, want %d", len(got), len(recs))
+				}
+				for i, r := range got {
+					if r.Position != recs[i].Position || r.ID != recs[i].ID || string(r.Payload) != fmt.Sprintf(`{"n":%d}`, i) {
+						t.Fatalf("event %d read as %d %s %s, appended as %d %s", i, r.Position, r.ID, r.Payload, recs[i].Position, recs[i].ID)
+					}
+				}
+			}
+		})
+	}
+}
