@@ -30,7 +30,7 @@ const lastInsertRowIDQuery = `SELECT last_insert_rowid()`
 // events at once.
 //
 // The events go through a watermill-sql publisher made for tx, one INSERT
-// for up to 4095 events (SQLite's limit on bound values), so their
+// for up to 3276 events (SQLite's limit on bound values), so their
 // positions are consecutive.
 func (s *Store) Append(ctx context.Context, tx *sql.Tx, stream string, expectedVersion int64, md Metadata, at time.Time, evs ...NewEvent) ([]Record, error) {
 	if len(evs) == 0 {

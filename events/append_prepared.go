@@ -44,6 +44,8 @@ func PrepareAppend(stream string, expectedVersion int64, md Metadata, at time.Ti
 			*to = string(b)
 		}
 	}
+	// The actor and cause of every row, made arguments once.
+	actor, cause := any(md.Actor), any(md.CausationID)
 	at = at.UTC()
 	p := &PreparedAppend{records: make([]Record, len(evs)), args: make([]any, 0, len(evs)*insertArgs)}
 	for i, ev := range evs {
@@ -61,7 +63,8 @@ func PrepareAppend(stream string, expectedVersion int64, md Metadata, at time.Ti
 		if r.Continues {
 			mdJSON = rest
 		}
-		p.args = append(p.args, r.ID, r.Stream, r.Version, r.Type, int64(r.SchemaVersion), at.UnixNano(), []byte(r.Payload), mdJSON)
+		p.args = append(p.args, r.ID, r.Stream, r.Version, r.Type, int64(r.SchemaVersion), at.UnixNano(), []byte(r.Payload), mdJSON,
+			actor, cause)
 	}
 	return p, nil
 }

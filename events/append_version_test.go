@@ -23,7 +23,7 @@ import (
 // (TestAppendPreparedChecksEachStreamAsTheAppendsBeforeLeaveIt).
 func TestAnEventsInsertRunsNoProgramPerRow(t *testing.T) {
 	s, _ := openSQLite(t)
-	rows, err := s.DB().QueryContext(t.Context(), `EXPLAIN INSERT INTO events (event_id, stream, version, type, schema_version, recorded_at, payload, metadata) VALUES (?,?,?,?,?,?,CAST(? AS TEXT),?)`, make([]any, 8)...)
+	rows, err := s.DB().QueryContext(t.Context(), `EXPLAIN INSERT INTO events (event_id, stream, version, type, schema_version, recorded_at, payload, metadata, actor, causation_id) VALUES (?,?,?,?,?,?,CAST(? AS TEXT),?,?,?)`, make([]any, 10)...)
 	if err != nil {
 		t.Fatal(err)
 	}

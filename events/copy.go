@@ -34,12 +34,13 @@ const copyProgressEvery = 10_000
 
 // copyColumns are the columns CopyLog reads from SQLite and writes to
 // PostgreSQL, in this order.
-var copyColumns = []string{"position", "event_id", "stream", "version", "type", "schema_version", "recorded_at", "payload", "metadata"}
+var copyColumns = []string{"position", "event_id", "stream", "version", "type", "schema_version", "recorded_at", "payload", "metadata", "actor", "causation_id"}
 
 // CopyLog copies every event of the SQLite log from into the PostgreSQL
 // log to, as stored: position, id, stream, version, type, schema
-// version, recorded time, and the payload's and metadata's bytes (read
-// raw, not decoded and encoded again). Positions are kept, gaps left by
+// version, recorded time, the payload's and metadata's bytes (read raw,
+// not decoded and encoded again), and the actor and causation id the
+// audit indexes are built on. Positions are kept, gaps left by
 // the retention policy included, since clients hold them as
 // resourceVersions, and the target's head becomes the source's, so that
 // its next append continues after it.
@@ -71,7 +72,7 @@ func CopyLog(ctx context.Context, from *Store, to *Postgres, progress func(done,
 	if err := from.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM events`).Scan(&total); err != nil {
 		return CopyStats{}, fmt.Errorf("copy log: count events: %w", err)
 	}
-	rows, err := from.db.QueryContext(ctx, `SELECT `+recordColumns+` FROM events ORDER BY position`)
+	rows, err := from.db.QueryContext(ctx, `SELECT `+recordColumns+`, actor, causation_id FROM events ORDER BY position`)
 	if err != nil {
 		return CopyStats{}, fmt.Errorf("copy log: read: %w", err)
 	}
@@ -182,10 +183,11 @@ func (s *copySource) Next() bool {
 	var (
 		position, version, recorded int64
 		id, stream, typ             string
+		actor, causation            string
 		schema                      int32
 		payload, metadata           []byte
 	)
-	if err := s.rows.Scan(&position, &id, &stream, &version, &typ, &schema, &recorded, &payload, &metadata); err != nil {
+	if err := s.rows.Scan(&position, &id, &stream, &version, &typ, &schema, &recorded, &payload, &metadata, &actor, &causation); err != nil {
 		s.err = fmt.Errorf("read after %d: %w", s.last, err)
 		return false
 	}
@@ -197,7 +199,7 @@ func (s *copySource) Next() bool {
 		s.err = fmt.Errorf("event %d: id %q is not a uuid in canonical form", position, id)
 		return false
 	}
-	s.values = []any{position, [16]byte(uid), stream, version, typ, schema, recorded, payload, metadata}
+	s.values = []any{position, [16]byte(uid), stream, version, typ, schema, recorded, payload, metadata, actor, causation}
 	s.copied++
 	s.last = position
 	if s.progress != nil && s.copied%copyProgressEvery == 0 {

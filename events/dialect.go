@@ -39,11 +39,6 @@ type Dialect struct {
 	//
 	// columns are recordColumns as the engine selects them.
 	columns string
-	// actor is the expression reading the actor out of a row's metadata
-	// column (JSON), NULL when it names none; causation reads the
-	// causation id. Each is the expression an index is built on, word for
-	// word, or the engine would not use it.
-	actor, causation string
 	// effects is the condition "position is among the events the
 	// argument led to", a recursive query over the causation index in the
 	// engine's terms (an event id is text on SQLite and a uuid on
@@ -57,7 +52,8 @@ type Dialect struct {
 }
 
 // sqliteDialect is SQLite's: metadata is JSON text (or NULL). The indexes
-// of the log are migration 0006_audit_indexes.sql's.
+// of the log are migrations 0006_audit_indexes.sql's and
+// 0008_audit_columns.sql's.
 var sqliteDialect = Dialect{
 	engine:        EngineSQLite,
 	head:          headQuery,
@@ -66,20 +62,18 @@ var sqliteDialect = Dialect{
 	bytes:         `x'%s'`,
 	indexes: `SELECT name, sql FROM sqlite_schema
 WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`,
-	columns:   recordColumns,
-	actor:     `json_extract(metadata, '$.actor')`,
-	causation: `json_extract(metadata, '$.causationId')`,
+	columns: recordColumns,
 	effects: `position IN (WITH RECURSIVE effects(id, position) AS (
-	SELECT event_id, position FROM events WHERE json_extract(metadata, '$.causationId') = ?
+	SELECT event_id, position FROM events WHERE causation_id = ? AND causation_id <> ''
 	UNION
-	SELECT events.event_id, events.position FROM effects JOIN events ON json_extract(events.metadata, '$.causationId') = +effects.id)
+	SELECT events.event_id, events.position FROM effects JOIN events ON events.causation_id = +effects.id AND events.causation_id <> '')
 SELECT position FROM effects)`,
 	unindexed: "+",
 }
 
 // pgDialect is PostgreSQL's: metadata is the JSON's bytes (bytea), or
-// NULL, read by the functions the log's indexes are built on (migration
-// 0006_audit_indexes.sql). The head is log_head's, which agrees with
+// NULL; the actor and the causation id are columns of their own
+// (migration 0008_audit_columns.sql). The head is log_head's, which agrees with
 // the statement's snapshot (migration 0007_position_sequence.sql).
 var pgDialect = Dialect{
 	engine:        EnginePostgres,
@@ -93,15 +87,19 @@ var pgDialect = Dialect{
 	indexes: `SELECT i.indexname, i.indexdef FROM pg_indexes i
 WHERE i.schemaname = current_schema() AND i.tablename = ?
   AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname) ORDER BY i.indexname`,
-	columns:   pgRecordColumns,
-	actor:     `herd_event_actor(metadata)`,
-	causation: `herd_event_causation(metadata)`,
-	effects: `position IN (WITH RECURSIVE effects(id, position) AS (
-	SELECT event_id::text, position FROM events WHERE herd_event_causation(metadata) = ?
+	columns: pgRecordColumns,
+	// The walk gives the positions as an array, and the events are read
+	// by them from the primary key, in position order: as a list IN the
+	// walk, PostgreSQL merged the walk's positions with the whole log
+	// read in position order, 200,000 events for 10,000 effects at its
+	// end (BENCHMARKS.md, "What an event led to, on PostgreSQL"). The
+	// walk carries ids as uuids, compared to causation ids as text.
+	effects: `position = ANY (ARRAY(WITH RECURSIVE effects(id, position) AS (
+	SELECT event_id, position FROM events WHERE causation_id = ? AND causation_id <> ''
 	UNION
 	SELECT caused.id, caused.position FROM effects, LATERAL (
-		SELECT event_id::text AS id, position FROM events WHERE herd_event_causation(metadata) = effects.id OFFSET 0) AS caused)
-SELECT position FROM effects)`,
+		SELECT event_id AS id, position FROM events WHERE causation_id = effects.id::text AND causation_id <> '' OFFSET 0) AS caused)
+SELECT position FROM effects))`,
 }
 
 // Dialect is the engine's SQL. An engine that is neither (a test's fake

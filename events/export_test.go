@@ -10,6 +10,18 @@ import (
 // SQLite's EXPLAIN QUERY PLAN details, or PostgreSQL's EXPLAIN, one step
 // a line.
 func QueryPlan(ctx context.Context, l Log, f Filter) (string, error) {
+	return queryPlan(ctx, l, f, false)
+}
+
+// QueryPlanAnalyzed is QueryPlan, on PostgreSQL with the query run and
+// each step's rows, loops, buffers and time (EXPLAIN ANALYZE): what a
+// benchmark logs to show where a query's time goes. SQLite's plan has no
+// figures.
+func QueryPlanAnalyzed(ctx context.Context, l Log, f Filter) (string, error) {
+	return queryPlan(ctx, l, f, true)
+}
+
+func queryPlan(ctx context.Context, l Log, f Filter, analyze bool) (string, error) {
 	var (
 		q, explain string
 		d          Dialect
@@ -20,6 +32,9 @@ func QueryPlan(ctx context.Context, l Log, f Filter) (string, error) {
 		d, querier, explain = sqliteDialect, l.s.db, "EXPLAIN QUERY PLAN "
 	case *Postgres:
 		d, querier, explain = pgDialect, l.db, "EXPLAIN "
+		if analyze {
+			explain = "EXPLAIN (ANALYZE, BUFFERS) "
+		}
 	default:
 		return "", fmt.Errorf("no plan for a %T", l)
 	}

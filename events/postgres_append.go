@@ -18,7 +18,7 @@ import (
 const commitChannel = "herd_events"
 
 // pgInsertEvents inserts the rows, each at a position from the
-// sequence, only if the stream ($10) is at the expected version ($11):
+// sequence, only if the stream ($11) is at the expected version ($12):
 // a stale append inserts nothing, takes no position and fails nothing,
 // so the transaction stays usable. Two appenders that both read the
 // stream at the expected version race on UNIQUE (stream, version): the
@@ -26,9 +26,13 @@ const commitChannel = "herd_events"
 // the rows the first stored (ON CONFLICT DO NOTHING, no error, so again
 // no savepoint is needed); insert then reports a *ConflictError. The
 // positions come back with each row's version, in any order.
-const pgInsertEvents = `INSERT INTO events (position, event_id, stream, version, type, schema_version, recorded_at, payload, metadata, txid)
-SELECT nextval('events_position'), e.*, pg_current_xact_id() FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::integer[], $6::bigint[], $7::bytea[], $8::bytea[]) AS e
-WHERE (SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = $9) = $10
+//
+// The events of one append share their actor and cause ($9, $10), which
+// their metadata holds too and which are columns of their own for the
+// audit indexes (migration 0008_audit_columns.sql).
+const pgInsertEvents = `INSERT INTO events (position, event_id, stream, version, type, schema_version, recorded_at, payload, metadata, actor, causation_id, txid)
+SELECT nextval('events_position'), e.*, $9::text, $10::text, pg_current_xact_id() FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::integer[], $6::bigint[], $7::bytea[], $8::bytea[]) AS e
+WHERE (SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = $11) = $12
 ON CONFLICT (stream, version) DO NOTHING
 RETURNING version, position`
 
@@ -144,7 +148,7 @@ func (t *postgresTx) insert(ctx context.Context, stream string, expected int64, 
 		t.hasXid = true
 	}
 	rows, err := t.tx.QueryContext(ctx, pgInsertEvents, cols.ids, cols.streams, cols.versions, cols.types,
-		cols.schemas, cols.recorded, cols.payloads, cols.metadata, stream, expected)
+		cols.schemas, cols.recorded, cols.payloads, cols.metadata, cols.actor, cols.causation, stream, expected)
 	if isDeadlock(err) {
 		// Waiting on another replica's append of this stream closed a
 		// cycle of waits, and PostgreSQL chose this append to end it:
@@ -233,6 +237,8 @@ type insertColumns struct {
 	versions, recorded  []int64
 	schemas             []int32
 	payloads, metadata  [][]byte
+	// actor and causation are the append's, which all its rows share.
+	actor, causation string
 }
 
 // newRecords gives each event its id and version and lays the rows out
@@ -251,7 +257,8 @@ func newRecords(stream string, expected int64, md Metadata, at time.Time, evs []
 	records := make([]Record, len(evs))
 	n := len(evs)
 	c := insertColumns{ids: make([]string, n), streams: make([]string, n), types: make([]string, n), versions: make([]int64, n),
-		recorded: make([]int64, n), schemas: make([]int32, n), payloads: make([][]byte, n), metadata: make([][]byte, n)}
+		recorded: make([]int64, n), schemas: make([]int32, n), payloads: make([][]byte, n), metadata: make([][]byte, n),
+		actor: md.Actor, causation: md.CausationID}
 	for i, ev := range evs {
 		id, err := uuid.NewV7()
 		if err != nil {

@@ -124,11 +124,15 @@ func (f Filter) sql(d Dialect) (string, []any, error) {
 			add("stream >= ?", f.StreamPrefix)
 		}
 	}
+	// The actor and the causation id are columns of their own
+	// (migration 0008_audit_columns.sql), '' where an event has none.
+	// The causation index holds only the events that have one, and says
+	// so: the engines take it for a query that says so too.
 	if f.Actor != "" {
-		add(d.actor+" = ?", f.Actor)
+		add("actor = ?", f.Actor)
 	}
 	if f.CausationID != "" {
-		add(d.causation+" = ?", f.CausationID)
+		add("causation_id = ? AND causation_id <> ''", f.CausationID)
 	}
 	if f.CausedBy != "" {
 		add(d.effects, f.CausedBy)

@@ -16,6 +16,8 @@ type insertRow struct {
 	schemaVersion int64
 	recordedAt    int64 // unix nanoseconds, UTC
 	metadata      any   // JSON string, or nil for no metadata
+	actor         any   // string
+	causationID   any   // string
 }
 
 // rowEncoder turns message metadata into column values. The messages of
@@ -27,6 +29,9 @@ type rowEncoder struct {
 	lastMetadata  Metadata
 	lastContinues bool
 	lastJSON      any
+	// The last actor and cause as arguments, and their strings.
+	lastActor, lastCause       string
+	lastActorArg, lastCauseArg any
 }
 
 func (e *rowEncoder) encode(id string, m message.Metadata) (insertRow, error) {
@@ -52,6 +57,7 @@ func (e *rowEncoder) encode(id string, m message.Metadata) (insertRow, error) {
 		return row, fmt.Errorf("events: message %s: %s: %w", id, KeyRecordedAt, err)
 	}
 	md := Metadata{Actor: m[KeyActor], CausationID: m[KeyCausationID], CorrelationID: m[KeyCorrelationID], Source: m[KeySource]}
+	row.actor, row.causationID = e.columns(md)
 	if row.metadata, err = e.json(md, m[KeyContinues] == "true"); err != nil {
 		return row, fmt.Errorf("events: message %s: metadata: %w", id, err)
 	}
@@ -71,6 +77,19 @@ func (e *rowEncoder) nanos(s string) (int64, error) {
 	}
 	e.lastTime, e.lastNanos = s, t.UnixNano()
 	return e.lastNanos, nil
+}
+
+// columns are md's actor and causation id as the arguments of their
+// columns, converted once for the messages of one append, which share
+// them.
+func (e *rowEncoder) columns(md Metadata) (actor, cause any) {
+	if e.lastActorArg == nil || md.Actor != e.lastActor {
+		e.lastActor, e.lastActorArg = md.Actor, md.Actor
+	}
+	if e.lastCauseArg == nil || md.CausationID != e.lastCause {
+		e.lastCause, e.lastCauseArg = md.CausationID, md.CausationID
+	}
+	return e.lastActorArg, e.lastCauseArg
 }
 
 func (e *rowEncoder) json(md Metadata, continues bool) (any, error) {

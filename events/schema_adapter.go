@@ -28,11 +28,14 @@ ORDER BY position LIMIT ` + strconv.Itoa(batchSize)}
 }
 
 const (
-	insertPrefix = `INSERT INTO events (event_id, stream, version, type, schema_version, recorded_at, payload, metadata) VALUES `
+	insertPrefix = `INSERT INTO events (event_id, stream, version, type, schema_version, recorded_at, payload, metadata, actor, causation_id) VALUES `
 	// insertTuple binds the payload as a BLOB (no copy of the Go slice into
 	// a string) and stores it as TEXT, which SQLite's JSON functions read.
-	insertTuple    = `(?,?,?,?,?,?,CAST(? AS TEXT),?),`
-	insertArgs     = 8
+	// The actor and the causation id, which the metadata JSON also holds,
+	// are columns of their own for the audit indexes (migration
+	// 0008_audit_columns.sql).
+	insertTuple    = `(?,?,?,?,?,?,CAST(? AS TEXT),?,?,?),`
+	insertArgs     = 10
 	maxVariables   = 32766 // SQLITE_MAX_VARIABLE_NUMBER of the bundled SQLite
 	maxInsertBatch = maxVariables / insertArgs
 )
@@ -66,8 +69,9 @@ func (a schemaAdapter) InsertQuery(params wsql.InsertQueryParams) (wsql.Query, e
 			if err != nil {
 				return wsql.Query{}, fmt.Errorf("events: message %s: metadata: %w", msg.UUID, err)
 			}
+			actor, cause := enc.columns(r.Metadata)
 			args = append(args, r.ID, r.Stream, r.Version, r.Type, int64(r.SchemaVersion),
-				r.RecordedAt.UnixNano(), []byte(r.Payload), md)
+				r.RecordedAt.UnixNano(), []byte(r.Payload), md, actor, cause)
 			continue
 		}
 		// A message published through watermill by someone other than
@@ -77,7 +81,7 @@ func (a schemaAdapter) InsertQuery(params wsql.InsertQueryParams) (wsql.Query, e
 			return wsql.Query{}, err
 		}
 		args = append(args, msg.UUID, row.stream, row.version, row.typ, row.schemaVersion,
-			row.recordedAt, []byte(msg.Payload), row.metadata)
+			row.recordedAt, []byte(msg.Payload), row.metadata, row.actor, row.causationID)
 	}
 	return wsql.Query{Query: insertQueryFor(n), Args: args}, nil
 }
