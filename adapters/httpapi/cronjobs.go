@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,10 +46,7 @@ func cronJobRows(s *Server, cjs []batchv1.CronJob, _ *http.Request) tableRows {
 	}}
 	now := s.Clock.Now()
 	for _, c := range cjs {
-		var names, images []string
-		for _, ct := range c.Spec.JobTemplate.Spec.Template.Spec.Containers {
-			names, images = append(names, ct.Name), append(images, ct.Image)
-		}
+		names, images := containerCells(c.Spec.JobTemplate.Spec.Template.Spec)
 		last, zone, suspend := "<none>", "<none>", "<unset>"
 		if c.Status.LastScheduleTime != nil {
 			last = age(now, *c.Status.LastScheduleTime)
@@ -66,7 +62,7 @@ func cronJobRows(s *Server, cjs []batchv1.CronJob, _ *http.Request) tableRows {
 		}
 		t.cells = append(t.cells, []any{
 			c.Name, c.Spec.Schedule, zone, suspend, int64(len(c.Status.Active)), last, age(now, c.CreationTimestamp),
-			strings.Join(names, ","), strings.Join(images, ","), metav1.FormatLabelSelector(c.Spec.JobTemplate.Spec.Selector),
+			names, images, metav1.FormatLabelSelector(c.Spec.JobTemplate.Spec.Selector),
 		})
 	}
 	return t

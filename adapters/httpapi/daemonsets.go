@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,16 +51,13 @@ func daemonSetRows(s *Server, dss []appsv1.DaemonSet, _ *http.Request) tableRows
 	}}
 	now := s.Clock.Now()
 	for _, ds := range dss {
-		var names, images []string
-		for _, c := range ds.Spec.Template.Spec.Containers {
-			names, images = append(names, c.Name), append(images, c.Image)
-		}
+		names, images := containerCells(ds.Spec.Template.Spec)
 		st := ds.Status
 		t.cells = append(t.cells, []any{
 			ds.Name, int64(st.DesiredNumberScheduled), int64(st.CurrentNumberScheduled), int64(st.NumberReady),
 			int64(st.UpdatedNumberScheduled), int64(st.NumberAvailable), labels.FormatLabels(ds.Spec.Template.Spec.NodeSelector),
 			age(now, ds.CreationTimestamp),
-			strings.Join(names, ","), strings.Join(images, ","), metav1.FormatLabelSelector(ds.Spec.Selector),
+			names, images, metav1.FormatLabelSelector(ds.Spec.Selector),
 		})
 	}
 	return t

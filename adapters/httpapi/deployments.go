@@ -3,10 +3,10 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -51,18 +51,11 @@ func deploymentRows(s *Server, ds []appsv1.Deployment, _ *http.Request) tableRow
 	}}
 	now := s.Clock.Now()
 	for _, d := range ds {
-		var names, images []string
-		for _, c := range d.Spec.Template.Spec.Containers {
-			names, images = append(names, c.Name), append(images, c.Image)
-		}
-		var desired int32
-		if d.Spec.Replicas != nil {
-			desired = *d.Spec.Replicas
-		}
+		names, images := containerCells(d.Spec.Template.Spec)
 		t.cells = append(t.cells, []any{
-			d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, desired), int64(d.Status.UpdatedReplicas), int64(d.Status.AvailableReplicas),
+			d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, ptr.Deref(d.Spec.Replicas, 0)), int64(d.Status.UpdatedReplicas), int64(d.Status.AvailableReplicas),
 			age(now, d.CreationTimestamp),
-			strings.Join(names, ","), strings.Join(images, ","), metav1.FormatLabelSelector(d.Spec.Selector),
+			names, images, metav1.FormatLabelSelector(d.Spec.Selector),
 		})
 	}
 	return t

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -49,10 +48,7 @@ func jobRows(s *Server, jobs []batchv1.Job, _ *http.Request) tableRows {
 	}}
 	now := s.Clock.Now()
 	for _, j := range jobs {
-		var names, images []string
-		for _, c := range j.Spec.Template.Spec.Containers {
-			names, images = append(names, c.Name), append(images, c.Image)
-		}
+		names, images := containerCells(j.Spec.Template.Spec)
 		var took string
 		switch {
 		case j.Status.StartTime == nil:
@@ -63,7 +59,7 @@ func jobRows(s *Server, jobs []batchv1.Job, _ *http.Request) tableRows {
 		}
 		t.cells = append(t.cells, []any{
 			j.Name, jobStatusCell(j), jobCompletions(j), took, age(now, j.CreationTimestamp),
-			strings.Join(names, ","), strings.Join(images, ","), metav1.FormatLabelSelector(j.Spec.Selector),
+			names, images, metav1.FormatLabelSelector(j.Spec.Selector),
 		})
 	}
 	return t

@@ -2,10 +2,10 @@ package httpapi
 
 import (
 	"net/http"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -47,17 +47,10 @@ func replicaSetRows(s *Server, rss []appsv1.ReplicaSet, _ *http.Request) tableRo
 	}}
 	now := s.Clock.Now()
 	for _, rs := range rss {
-		var names, images []string
-		for _, c := range rs.Spec.Template.Spec.Containers {
-			names, images = append(names, c.Name), append(images, c.Image)
-		}
-		var desired int64
-		if rs.Spec.Replicas != nil {
-			desired = int64(*rs.Spec.Replicas)
-		}
+		names, images := containerCells(rs.Spec.Template.Spec)
 		t.cells = append(t.cells, []any{
-			rs.Name, desired, int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas), age(now, rs.CreationTimestamp),
-			strings.Join(names, ","), strings.Join(images, ","), metav1.FormatLabelSelector(rs.Spec.Selector),
+			rs.Name, int64(ptr.Deref(rs.Spec.Replicas, 0)), int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas), age(now, rs.CreationTimestamp),
+			names, images, metav1.FormatLabelSelector(rs.Spec.Selector),
 		})
 	}
 	return t

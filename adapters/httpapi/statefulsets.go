@@ -3,10 +3,10 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -47,17 +47,10 @@ func statefulSetRows(s *Server, sts []appsv1.StatefulSet, _ *http.Request) table
 	}}
 	now := s.Clock.Now()
 	for _, st := range sts {
-		var names, images []string
-		for _, c := range st.Spec.Template.Spec.Containers {
-			names, images = append(names, c.Name), append(images, c.Image)
-		}
-		var desired int32
-		if st.Spec.Replicas != nil {
-			desired = *st.Spec.Replicas
-		}
+		names, images := containerCells(st.Spec.Template.Spec)
 		t.cells = append(t.cells, []any{
-			st.Name, fmt.Sprintf("%d/%d", st.Status.ReadyReplicas, desired), age(now, st.CreationTimestamp),
-			strings.Join(names, ","), strings.Join(images, ","),
+			st.Name, fmt.Sprintf("%d/%d", st.Status.ReadyReplicas, ptr.Deref(st.Spec.Replicas, 0)), age(now, st.CreationTimestamp),
+			names, images,
 		})
 	}
 	return t
