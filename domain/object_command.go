@@ -36,6 +36,8 @@ type objectState[S Spec[S, St], St any] interface {
 	Model() Object[S, St]
 }
 
+// Model is the object on the model: o itself, and of a kind whose state
+// keeps more beside it (a Job, a DaemonSet), the Object it embeds.
 func (o Object[S, St]) Model() Object[S, St] { return o }
 
 // DecideObject returns the events cmd causes on the object s at now, or
