@@ -156,6 +156,7 @@ var daemonSetKind = &ObjectKind[DaemonSetSpec, DaemonSetStatus]{
 			}
 			return []FieldError{{Field: "spec.selector", Reason: "Invalid value: field is immutable"}}
 		},
+		RecordUpdate:              recordDaemonSetUpdate,
 		SpecChangeBumpsGeneration: true,
 	},
 }

@@ -3,14 +3,20 @@ package domain
 import (
 	"fmt"
 	"strconv"
-	"time"
 )
 
-// The DaemonSet's commands: the object model's, and its own create and
-// update (a change of its template is a new template generation).
+// The DaemonSet's commands: the object model's.
 type (
 	// DaemonSetCommand is a command on one DaemonSet.
 	DaemonSetCommand = ObjectCommand[DaemonSetSpec, DaemonSetStatus]
+	// CreateDaemonSet creates a DaemonSet, as kubectl create -f does.
+	CreateDaemonSet = Create[DaemonSetSpec, DaemonSetStatus]
+	// UpdateDaemonSet makes a DaemonSet's labels, annotations and spec
+	// those given, conditional on a resourceVersion in a Precondition.
+	// The selector may not change (apps/v1). A change of the spec is a
+	// new generation; a change of the template also a new template
+	// generation, which a rolling update rolls out (recordDaemonSetUpdate).
+	UpdateDaemonSet = Update[DaemonSetSpec, DaemonSetStatus]
 	// RecordDaemonSetStatus records what the reconciler saw of the
 	// DaemonSet's nodes and pods.
 	RecordDaemonSetStatus = RecordStatus[DaemonSetSpec, DaemonSetStatus]
@@ -29,50 +35,22 @@ type (
 // (DecideObject).
 var DecideDaemonSet = DecideObject[DaemonSet]
 
-// CreateDaemonSet creates a DaemonSet, as kubectl create -f does.
-type CreateDaemonSet struct {
-	Namespace   string
-	Name        string
-	UID         string
-	Labels      map[string]string
-	Annotations map[string]string
-	Owners      []OwnerReference
-	Spec        DaemonSetSpec
-}
-
-func (c CreateDaemonSet) decideObject(s subject[DaemonSetCommand], now time.Time) ([]Event, error) {
-	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners}
-	return decideCreate(modelOf(s), meta, c.Spec, now)
-}
-
-// UpdateDaemonSet makes a DaemonSet's labels, annotations and spec those
-// given, conditional on a resourceVersion in a Precondition. The selector
-// may not change (apps/v1). A change of the spec is a new generation; a
-// change of the template also a new template generation, which a rolling
-// update rolls out.
-type UpdateDaemonSet struct {
-	Labels      map[string]string
-	Annotations map[string]string
-	Spec        DaemonSetSpec
-}
-
-func (c UpdateDaemonSet) decideObject(s subject[DaemonSetCommand], now time.Time) ([]Event, error) {
-	ds, err := stateOf[DaemonSet](s)
+// recordDaemonSetUpdate is the DaemonSet's own event for an update: the
+// model's, with the template generation, one more when the template
+// changed.
+func recordDaemonSetUpdate(state object, e Event) (Event, error) {
+	ds, err := stateOf[DaemonSet](subject[DaemonSetCommand]{state: state})
 	if err != nil {
 		return nil, err
 	}
-	evs, err := decideUpdate(ds.Object, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
-	if err != nil || len(evs) == 0 {
-		return nil, err
-	}
-	u := evs[0].(ObjectUpdated[DaemonSetSpec, DaemonSetStatus])
+	u := e.(ObjectUpdated[DaemonSetSpec, DaemonSetStatus])
 	tgen := ds.TemplateGeneration
-	if !semanticEqual(ds.Spec.Template, c.Spec.Template) {
+	if !semanticEqual(ds.Spec.Template, u.Spec.Template) {
 		tgen++
 	}
-	return []Event{DaemonSetChanged{
-		Labels: u.Labels, Annotations: u.Annotations, Spec: u.Spec, Generation: u.Generation, TemplateGeneration: tgen, At: now,
-	}}, nil
+	return DaemonSetChanged{
+		Labels: u.Labels, Annotations: u.Annotations, Spec: u.Spec, Generation: u.Generation, TemplateGeneration: tgen, At: u.At,
+	}, nil
 }
 
 // daemonSetSpecProblems checks a DaemonSet's spec as kube-apiserver does:

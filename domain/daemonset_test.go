@@ -34,7 +34,7 @@ func sampleDaemonSetEvents() []Event {
 
 func createdDS(t *testing.T) DaemonSet {
 	t.Helper()
-	evs, err := DecideDaemonSet(DaemonSet{}, CreateDaemonSet{Namespace: "default", Name: "logs", UID: "ds-uid", Spec: sampleDSSpec()}, at(1))
+	evs, err := DecideDaemonSet(DaemonSet{}, CreateDaemonSet{Meta: ObjectMeta{Namespace: "default", Name: "logs", UID: "ds-uid"}, Spec: sampleDSSpec()}, at(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestDecideDaemonSet(t *testing.T) {
 		return withStrategy(DaemonSetUpdateStrategy{Type: DaemonSetRollingUpdate, RollingUpdate: &RollingUpdateDaemonSet{MaxUnavailable: unavailable, MaxSurge: surge}})
 	}
 	create := func(spec DaemonSetSpec) CreateDaemonSet {
-		return CreateDaemonSet{Namespace: "default", Name: "x", UID: "u", Spec: spec}
+		return CreateDaemonSet{Meta: ObjectMeta{Namespace: "default", Name: "x", UID: "u"}, Spec: spec}
 	}
 	tests := []struct {
 		name    string
@@ -75,7 +75,7 @@ func TestDecideDaemonSet(t *testing.T) {
 		want    []Event
 		wantErr error
 	}{
-		{"create twice", ds, CreateDaemonSet{Namespace: "default", Name: "logs", UID: "u2", Spec: sampleDSSpec()}, nil, ErrAlreadyExists},
+		{"create twice", ds, CreateDaemonSet{Meta: ObjectMeta{Namespace: "default", Name: "logs", UID: "u2"}, Spec: sampleDSSpec()}, nil, ErrAlreadyExists},
 		{"a template its selector does not select", DaemonSet{}, create(mismatched), nil, ErrInvalid},
 		{"an empty selector", DaemonSet{}, create(DaemonSetSpec{Template: sampleDSSpec().Template, UpdateStrategy: sampleDSSpec().UpdateStrategy}), nil, ErrInvalid},
 		{"on delete", DaemonSet{}, create(withStrategy(DaemonSetUpdateStrategy{Type: DaemonSetOnDelete})),
@@ -91,7 +91,7 @@ func TestDecideDaemonSet(t *testing.T) {
 			[]Event{DaemonSetChanged{Spec: newImage, Generation: 2, TemplateGeneration: 2, At: at(2)}}, nil},
 		{"another spec keeps the template generation", ds, UpdateDaemonSet{Spec: slower},
 			[]Event{DaemonSetChanged{Spec: slower, Generation: 2, TemplateGeneration: 1, At: at(2)}}, nil},
-		{"labels only keep both generations", ds, UpdateDaemonSet{Labels: map[string]string{"x": "y"}, Spec: sampleDSSpec()},
+		{"labels only keep both generations", ds, UpdateDaemonSet{Meta: ObjectMeta{Labels: map[string]string{"x": "y"}}, Spec: sampleDSSpec()},
 			[]Event{DaemonSetChanged{Labels: map[string]string{"x": "y"}, Spec: sampleDSSpec(), Generation: 1, TemplateGeneration: 1, At: at(2)}}, nil},
 		{"the same again", ds, UpdateDaemonSet{Spec: sampleDSSpec()}, nil, nil},
 		{"the selector is immutable", ds, UpdateDaemonSet{Spec: otherSelector}, nil, ErrInvalid},
@@ -124,11 +124,24 @@ func TestDecideDaemonSet(t *testing.T) {
 	}
 }
 
+// An update of a DaemonSet records its template generation, which only a
+// DaemonSet's state keeps: decided on the bare object it is refused as
+// bad input rather than recorded without it.
+func TestDaemonSetUpdateNeedsTheDaemonSet(t *testing.T) {
+	ds := createdDS(t)
+	newImage := sampleDSSpec()
+	newImage.Template.Spec.Containers[0].Image = "fluentd:2"
+	evs, err := DecideObject[Object[DaemonSetSpec, DaemonSetStatus]](ds.Object, UpdateDaemonSet{Spec: newImage}, at(2))
+	if !errors.Is(err, ErrInvalid) || evs != nil {
+		t.Fatalf("DecideObject on the bare object = %v, %v; want no events and ErrInvalid", evs, err)
+	}
+}
+
 func TestDaemonSetRefusalsNameTheField(t *testing.T) {
 	spec := sampleDSSpec()
 	spec.UpdateStrategy.RollingUpdate = &RollingUpdateDaemonSet{MaxUnavailable: IntOrPercent{Value: 1}, MaxSurge: IntOrPercent{Value: 1}}
 	spec.MinReadySeconds = -1
-	_, err := DecideDaemonSet(DaemonSet{}, CreateDaemonSet{Namespace: "default", Name: "logs", UID: "u", Spec: spec}, at(1))
+	_, err := DecideDaemonSet(DaemonSet{}, CreateDaemonSet{Meta: ObjectMeta{Namespace: "default", Name: "logs", UID: "u"}, Spec: spec}, at(1))
 	var inv *InvalidError
 	if !errors.As(err, &inv) {
 		t.Fatalf("err = %v, want an InvalidError", err)

@@ -6,11 +6,17 @@ import (
 	"time"
 )
 
-// The Deployment's commands: the object model's, and its own create,
-// update and status.
+// The Deployment's commands: the object model's, and its own status.
 type (
 	// DeploymentCommand is a command on one Deployment.
 	DeploymentCommand = ObjectCommand[DeploymentSpec, DeploymentStatus]
+	// CreateDeployment creates a Deployment, as kubectl create does.
+	CreateDeployment = Create[DeploymentSpec, DeploymentStatus]
+	// UpdateDeployment makes a Deployment's labels, annotations and spec
+	// those given, conditional on a resourceVersion in a Precondition.
+	// The selector may not change (apps/v1). A change of the spec is a
+	// new generation; one of the template starts a rollout.
+	UpdateDeployment = Update[DeploymentSpec, DeploymentStatus]
 	// ScaleDeployment sets how many pods a Deployment keeps.
 	ScaleDeployment = Scale[DeploymentSpec, DeploymentStatus]
 	// DeleteDeployment deletes a Deployment, its ReplicaSets (and their
@@ -58,35 +64,6 @@ func deploymentSpecProblems(s DeploymentSpec) []FieldError {
 		errs = append(errs, FieldError{Field: "spec.strategy.type", Value: st.Type, Reason: `supported values: "Recreate", "RollingUpdate"`})
 	}
 	return errs
-}
-
-// CreateDeployment creates a Deployment, as kubectl create does.
-type CreateDeployment struct {
-	Namespace   string
-	Name        string
-	UID         string
-	Labels      map[string]string
-	Annotations map[string]string
-	Spec        DeploymentSpec
-}
-
-func (c CreateDeployment) decideObject(s subject[DeploymentCommand], now time.Time) ([]Event, error) {
-	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations}
-	return decideCreate(modelOf(s), meta, c.Spec, now)
-}
-
-// UpdateDeployment makes a Deployment's labels, annotations and spec
-// those given, conditional on a resourceVersion in a Precondition. The
-// selector may not change (apps/v1). A change of the spec is a new
-// generation; one of the template starts a rollout.
-type UpdateDeployment struct {
-	Labels      map[string]string
-	Annotations map[string]string
-	Spec        DeploymentSpec
-}
-
-func (c UpdateDeployment) decideObject(s subject[DeploymentCommand], now time.Time) ([]Event, error) {
-	return decideUpdate(modelOf(s), ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
 }
 
 // RecordDeploymentStatus records what the reconciler saw of the

@@ -32,7 +32,7 @@ func sampleDeploymentEvents() []Event {
 
 func createdDeployment(t *testing.T) Deployment {
 	t.Helper()
-	evs, err := DecideDeployment(Deployment{}, CreateDeployment{Namespace: "default", Name: "web", UID: "d-uid", Spec: sampleDeploymentSpec()}, at(1))
+	evs, err := DecideDeployment(Deployment{}, CreateDeployment{Meta: ObjectMeta{Namespace: "default", Name: "web", UID: "d-uid"}, Spec: sampleDeploymentSpec()}, at(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestDecideDeployment(t *testing.T) {
 	}
 	scaled := spec(func(s *DeploymentSpec) { s.Replicas = 5 })
 	create := func(s DeploymentSpec) CreateDeployment {
-		return CreateDeployment{Namespace: "default", Name: "web", UID: "u", Spec: s}
+		return CreateDeployment{Meta: ObjectMeta{Namespace: "default", Name: "web", UID: "u"}, Spec: s}
 	}
 	tests := []struct {
 		name    string

@@ -7,11 +7,22 @@ import (
 	"time"
 )
 
-// The Job's commands: the object model's, its own create and update,
-// and CountJobPods.
+// The Job's commands: the object model's, and CountJobPods.
 type (
 	// JobCommand is a command on one Job.
 	JobCommand = ObjectCommand[JobSpec, JobStatus]
+	// CreateJob creates a Job, as kubectl create job does. Unless
+	// Spec.ManualSelector is set, herd generates the selector from the
+	// UID and labels the template to match, as kube-apiserver does
+	// (prepareJob).
+	CreateJob = Create[JobSpec, JobStatus]
+	// UpdateJob makes a Job's labels, annotations and spec those given,
+	// conditional on a resourceVersion in a Precondition. As in batch/v1,
+	// the selector, the template, the completions and the completion
+	// mode are fixed once created; parallelism, suspend, the deadline,
+	// the backoff limit and the TTL may change. A change of the spec is a
+	// new generation.
+	UpdateJob = Update[JobSpec, JobStatus]
 	// RecordJobStatus records the Job's status.
 	RecordJobStatus = RecordStatus[JobSpec, JobStatus]
 	// DeleteJob deletes a Job, its pods following as Propagation says:
@@ -27,24 +38,6 @@ type (
 
 // DecideJob returns the events cmd causes on j at now (DecideObject).
 var DecideJob = DecideObject[Job]
-
-// CreateJob creates a Job, as kubectl create job does. Unless
-// Spec.ManualSelector is set, herd generates the selector from UID and
-// labels the template to match, as kube-apiserver does.
-type CreateJob struct {
-	Namespace   string
-	Name        string
-	UID         string
-	Labels      map[string]string
-	Annotations map[string]string
-	Owners      []OwnerReference
-	Spec        JobSpec
-}
-
-func (c CreateJob) decideObject(s subject[JobCommand], now time.Time) ([]Event, error) {
-	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners}
-	return decideCreate(modelOf(s), meta, c.Spec, now)
-}
 
 // prepareJob defaults a new Job as kube-apiserver's Job strategy does:
 // the NonIndexed completion mode, unless Spec.ManualSelector is set a
@@ -173,25 +166,14 @@ func jobSpecProblems(s JobSpec) []FieldError {
 	return errs
 }
 
-// UpdateJob makes a Job's labels, annotations and spec those given,
-// conditional on a resourceVersion in a Precondition. As in batch/v1, the
-// selector, the template, the completions and the completion mode are
-// fixed once created; parallelism, suspend, the deadline, the backoff
-// limit and the TTL may change. A change of the spec is a new
-// generation.
-type UpdateJob struct {
-	Labels      map[string]string
-	Annotations map[string]string
-	Spec        JobSpec
-}
-
-func (c UpdateJob) decideObject(s subject[JobCommand], now time.Time) ([]Event, error) {
-	spec := c.Spec
+// prepareJobUpdate defaults an update of a Job as a create's: the
+// NonIndexed completion mode, and its template's labels as its own when
+// it is given none.
+func prepareJobUpdate(meta *ObjectMeta, spec *JobSpec) {
 	if spec.CompletionMode == "" {
 		spec.CompletionMode = JobNonIndexed
 	}
-	meta := ObjectMeta{Labels: jobLabels(c.Labels, spec), Annotations: c.Annotations}
-	return decideUpdate(modelOf(s), meta, spec, now)
+	meta.Labels = jobLabels(meta.Labels, *spec)
 }
 
 // jobUpdateProblems refuses a change of what batch/v1 fixes once a Job

@@ -57,6 +57,7 @@ var jobKind = &ObjectKind[JobSpec, JobStatus]{
 	},
 	Strategy: Strategy[JobSpec, JobStatus]{
 		PrepareForCreate:          prepareJob,
+		PrepareForUpdate:          prepareJobUpdate,
 		ValidateCreate:            jobCreateProblems,
 		Validate:                  func(_ ObjectMeta, s JobSpec) []FieldError { return jobSpecProblems(s) },
 		ValidateUpdate:            jobUpdateProblems,

@@ -35,7 +35,7 @@ func sampleJobEvents() []Event {
 
 func createdJob(t *testing.T) Job {
 	t.Helper()
-	evs, err := DecideJob(Job{}, CreateJob{Namespace: "default", Name: "pi", UID: "job-uid", Spec: sampleJobSpec()}, at(1))
+	evs, err := DecideJob(Job{}, CreateJob{Meta: ObjectMeta{Namespace: "default", Name: "pi", UID: "job-uid"}, Spec: sampleJobSpec()}, at(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,9 @@ func TestDecideJob(t *testing.T) {
 		change(&s)
 		return s
 	}
-	create := func(s JobSpec) CreateJob { return CreateJob{Namespace: "default", Name: "pi", UID: "u", Spec: s} }
+	create := func(s JobSpec) CreateJob {
+		return CreateJob{Meta: ObjectMeta{Namespace: "default", Name: "pi", UID: "u"}, Spec: s}
+	}
 	five := int32(5)
 	tests := []struct {
 		name      string
@@ -104,6 +106,7 @@ func TestDecideJob(t *testing.T) {
 		{"completions are fixed", j, UpdateJob{Spec: withSpec(func(s *JobSpec) { s.Completions = &five })}, nil, ErrInvalid, "spec.completions"},
 		{"the template is fixed", j, UpdateJob{Spec: withSpec(func(s *JobSpec) { s.Template.Spec.Containers[0].Image = "python" })}, nil, ErrInvalid, "spec.template"},
 		{"an update that changes nothing", j, UpdateJob{Spec: j.Spec}, nil, nil, ""},
+		{"an update without a completion mode or labels takes the defaults", j, UpdateJob{Spec: withSpec(func(s *JobSpec) { s.CompletionMode = "" })}, nil, nil, ""},
 		{"a stale update", j, Precondition[JobCommand]{ResourceVersion: 3, Command: UpdateJob{Spec: j.Spec}}, nil, ErrConflict, ""},
 		{"the same status again", j, RecordJobStatus{Status: j.Status}, nil, nil, ""},
 		{"counting pods", j, CountJobPods{Succeeded: []string{"a", "a"}, Failed: []string{"b"}, Forget: []string{"zz"}},

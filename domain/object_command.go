@@ -33,10 +33,12 @@ type subject[C any] struct {
 // struct around it (a Job, a DaemonSet) that gets it by embedding.
 type objectState[S Spec[S, St], St any] interface {
 	object
-	model() Object[S, St]
+	Model() Object[S, St]
 }
 
-func (o Object[S, St]) model() Object[S, St] { return o }
+// Model is the object on the model: o itself, and of a kind whose state
+// keeps more beside it (a Job, a DaemonSet), the Object it embeds.
+func (o Object[S, St]) Model() Object[S, St] { return o }
 
 // DecideObject returns the events cmd causes on the object s at now, or
 // a typed error (ErrNotFound, ErrAlreadyExists, ErrConflict, an
@@ -53,7 +55,7 @@ func DecideObject[T objectState[S, St], S Spec[S, St], St any](s T, cmd ObjectCo
 
 // modelOf is the object on the model of the state in s.
 func modelOf[S Spec[S, St], St any](s subject[ObjectCommand[S, St]]) Object[S, St] {
-	return s.state.(objectState[S, St]).model()
+	return s.state.(objectState[S, St]).Model()
 }
 
 // stateOf is the kind's own state T in s, for a command of the kind's
@@ -101,16 +103,37 @@ func (c Create[S, St]) decideObject(s subject[ObjectCommand[S, St]], now time.Ti
 }
 
 // Update makes an object's labels, annotations and spec (and owners, for
-// a kind whose update sets them) those given, as a PUT does; based on a
-// resourceVersion it is in a Precondition. What the kind lets change is
-// its Strategy's to say; an update that changes nothing records nothing.
+// a kind whose update sets or replaces them) those given, as a PUT does;
+// based on a resourceVersion it is in a Precondition. What the kind lets
+// change is its Strategy's to say; an update that changes nothing
+// records nothing.
 type Update[S Spec[S, St], St any] struct {
 	Meta ObjectMeta
 	Spec S
 }
 
 func (c Update[S, St]) decideObject(s subject[ObjectCommand[S, St]], now time.Time) ([]Event, error) {
-	return decideUpdate(modelOf(s), c.Meta, c.Spec, now)
+	return decideKindUpdate(s, c.Meta, c.Spec, now)
+}
+
+// decideKindUpdate is decideUpdate on the object in s, with what the
+// kind records of its own: its own event for the update (RecordUpdate),
+// and the owners replaced after it (UpdateReplacesOwners).
+func decideKindUpdate[S Spec[S, St], St any](s subject[ObjectCommand[S, St]], meta ObjectMeta, spec S, now time.Time) ([]Event, error) {
+	k, o := kindOf[S, St](), modelOf(s)
+	evs, err := decideUpdate(o, meta, spec, now)
+	if err != nil {
+		return nil, err
+	}
+	if record := k.Strategy.RecordUpdate; record != nil && len(evs) > 0 {
+		if evs[0], err = record(s.state, evs[0]); err != nil {
+			return nil, err
+		}
+	}
+	if k.UpdateReplacesOwners && !semanticEqual(meta.Owners, o.Owners) {
+		evs = append(evs, ObjectOwnersChanged[S, St]{Owners: deepCopy(meta.Owners), At: now})
+	}
+	return evs, nil
 }
 
 // RecordStatus records an object's status, as its controller (or a
@@ -166,9 +189,9 @@ func (c Release[S, St]) decideObject(s subject[ObjectCommand[S, St]], now time.T
 	return decideReleaseOwner(modelOf(s), c.UID, now)
 }
 
-// scalable is the spec of a kind with a scale subresource: it has
+// Scalable is the spec of a kind with a scale subresource: it has
 // replicas.
-type scalable[S, St any] interface {
+type Scalable[S, St any] interface {
 	Spec[S, St]
 	withReplicas(n int32) S
 }
@@ -176,7 +199,7 @@ type scalable[S, St any] interface {
 // Scale sets how many pods an object keeps, as kubectl scale does
 // through the scale subresource, conditional on a resourceVersion in a
 // Precondition: an update of the spec's replicas alone.
-type Scale[S scalable[S, St], St any] struct {
+type Scale[S Scalable[S, St], St any] struct {
 	Replicas int32
 }
 
@@ -188,5 +211,5 @@ func (c Scale[S, St]) decideObject(s subject[ObjectCommand[S, St]], now time.Tim
 	if err := scaleProblem(o.Name, c.Replicas); err != nil {
 		return nil, err
 	}
-	return decideUpdate(o, o.ObjectMeta, deepCopy(o.Spec).withReplicas(c.Replicas), now)
+	return decideKindUpdate(s, o.ObjectMeta, deepCopy(o.Spec).withReplicas(c.Replicas), now)
 }

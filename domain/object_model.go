@@ -77,6 +77,11 @@ type ObjectKind[S, St any] struct {
 	// update replaces them all); false when owners change only by their
 	// own event.
 	UpdateSetsOwners bool
+	// UpdateReplacesOwners is true when an update replaces the owner
+	// references too, as kube-apiserver's does, recorded by their own
+	// event after the update's (a ReplicaSet's: its log has always said
+	// them apart); false when an update keeps the owners.
+	UpdateReplacesOwners bool
 	// Strategy is what the kind's create and update do of their own.
 	Strategy Strategy[S, St]
 }
@@ -101,6 +106,15 @@ type Strategy[S, St any] struct {
 	// ValidateUpdate checks an update of old to spec (optional; Validate
 	// runs on the new spec either way): what the kind lets change.
 	ValidateUpdate func(oldMeta ObjectMeta, oldSpec S, meta ObjectMeta, spec S) []FieldError
+	// PrepareForUpdate sets defaults on what an update asks for, before
+	// it is validated (optional): a Job's completion mode, and its
+	// template's labels as its own when it has none.
+	PrepareForUpdate func(meta *ObjectMeta, spec *S)
+	// RecordUpdate is the event an update records, made from the model's
+	// ObjectUpdated, u (optional): that of a kind whose state keeps more
+	// beside the object (a DaemonSet's template generation), from state,
+	// the kind's state the update was decided on.
+	RecordUpdate func(state object, u Event) (Event, error)
 	// Changes lists, for people reading the audit log, what an update
 	// changes (optional): the paths recorded in the update's "changed".
 	Changes func(oldMeta ObjectMeta, oldSpec S, meta ObjectMeta, spec S) []string
@@ -240,6 +254,9 @@ func decideUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 		return nil, err
 	}
 	meta, spec = meta.clone(), deepCopy(spec)
+	if st.PrepareForUpdate != nil {
+		st.PrepareForUpdate(&meta, &spec)
+	}
 	if !k.UpdateSetsOwners {
 		meta.Owners = o.Owners
 	}

@@ -90,7 +90,7 @@ func TestOneStaleWriteRefusalForEveryKind(t *testing.T) {
 			return DecideConfigMap(cm, Precondition[ConfigMapCommand]{ResourceVersion: 2, Command: DeleteConfigMap{}}, at(1))
 		},
 		"budget update": func() ([]Event, error) {
-			return DecidePodDisruptionBudget(b, Precondition[PodDisruptionBudgetCommand]{ResourceVersion: 2, Command: UpdatePodDisruptionBudget{Labels: map[string]string{"a": "b"}}}, at(1))
+			return DecidePodDisruptionBudget(b, Precondition[PodDisruptionBudgetCommand]{ResourceVersion: 2, Command: UpdatePodDisruptionBudget{Meta: ObjectMeta{Labels: map[string]string{"a": "b"}}}}, at(1))
 		},
 		"budget status": func() ([]Event, error) {
 			return DecidePodDisruptionBudget(b, Precondition[PodDisruptionBudgetCommand]{ResourceVersion: 2, Command: RecordPodDisruptionBudgetStatus{Status: PodDisruptionBudgetStatus{ExpectedPods: 1}}}, at(1))
@@ -123,7 +123,7 @@ func TestSpecChangeMeansWhatTheStrategySays(t *testing.T) {
 		t.Fatalf("a new budget is generation %d, want 1", b.Generation)
 	}
 	two := IntOrPercent{Value: 2}
-	evs, err := DecidePodDisruptionBudget(b, UpdatePodDisruptionBudget{Labels: map[string]string{"a": "b"}}, at(1))
+	evs, err := DecidePodDisruptionBudget(b, UpdatePodDisruptionBudget{Meta: ObjectMeta{Labels: map[string]string{"a": "b"}}}, at(1))
 	checkDecided(t, evs, err, nil, 1)
 	if g := evs[0].(PodDisruptionBudgetChanged).Generation; g != 1 {
 		t.Errorf("a change of labels alone is generation %d, want 1", g)
@@ -136,7 +136,7 @@ func TestSpecChangeMeansWhatTheStrategySays(t *testing.T) {
 	if g := EvolvePodDisruptionBudget(b, evs[0]).Generation; g != 2 {
 		t.Errorf("after the change the budget is generation %d, want 2", g)
 	}
-	evs, err = DecidePodDisruptionBudget(b, UpdatePodDisruptionBudget{Labels: map[string]string{}}, at(1))
+	evs, err = DecidePodDisruptionBudget(b, UpdatePodDisruptionBudget{Meta: ObjectMeta{Labels: map[string]string{}}}, at(1))
 	checkDecided(t, evs, err, nil, 0)
 
 	cm := created()

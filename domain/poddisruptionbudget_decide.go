@@ -1,15 +1,21 @@
 package domain
 
-import (
-	"strconv"
-	"time"
-)
+import "strconv"
 
-// The budget's commands: the object model's, its own create and update,
-// and GrantPodDisruption, which an eviction spends it with.
+// The budget's commands: the object model's, and GrantPodDisruption,
+// which an eviction spends it with.
 type (
 	// PodDisruptionBudgetCommand is a command on one budget.
 	PodDisruptionBudgetCommand = ObjectCommand[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
+	// CreatePodDisruptionBudget creates a budget, as kubectl create pdb
+	// does.
+	CreatePodDisruptionBudget = Create[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
+	// UpdatePodDisruptionBudget makes a budget's labels, annotations and
+	// spec those given (policy/v1 lets every field of the spec change),
+	// conditional on a resourceVersion in a Precondition. A change of the
+	// spec is a new generation, which evictions wait for the reconciler
+	// to count.
+	UpdatePodDisruptionBudget = Update[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
 	// RecordPodDisruptionBudgetStatus records what the reconciler counted
 	// of the budget's pods, or what a client writes through the status
 	// subresource.
@@ -63,34 +69,4 @@ func budgetSpecProblems(s PodDisruptionBudgetSpec) []FieldError {
 			Reason: `Unsupported value: supported values: "AlwaysAllow", "IfHealthyBudget"`})
 	}
 	return errs
-}
-
-// CreatePodDisruptionBudget creates a budget, as kubectl create pdb does.
-type CreatePodDisruptionBudget struct {
-	Namespace   string
-	Name        string
-	UID         string
-	Labels      map[string]string
-	Annotations map[string]string
-	Owners      []OwnerReference
-	Spec        PodDisruptionBudgetSpec
-}
-
-func (c CreatePodDisruptionBudget) decideObject(s subject[PodDisruptionBudgetCommand], now time.Time) ([]Event, error) {
-	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners}
-	return decideCreate(modelOf(s), meta, c.Spec, now)
-}
-
-// UpdatePodDisruptionBudget makes a budget's labels, annotations and spec
-// those given (policy/v1 lets every field of the spec change),
-// conditional on a resourceVersion in a Precondition. A change of the spec
-// is a new generation, which evictions wait for the reconciler to count.
-type UpdatePodDisruptionBudget struct {
-	Labels      map[string]string
-	Annotations map[string]string
-	Spec        PodDisruptionBudgetSpec
-}
-
-func (c UpdatePodDisruptionBudget) decideObject(s subject[PodDisruptionBudgetCommand], now time.Time) ([]Event, error) {
-	return decideUpdate(modelOf(s), ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
 }

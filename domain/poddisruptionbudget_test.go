@@ -34,7 +34,7 @@ func budgetWith(t *testing.T, spec PodDisruptionBudgetSpec, st PodDisruptionBudg
 	t.Helper()
 	b := PodDisruptionBudget{}
 	for _, cmd := range []PodDisruptionBudgetCommand{
-		CreatePodDisruptionBudget{Namespace: "default", Name: "web", UID: "pdb-uid", Spec: spec},
+		CreatePodDisruptionBudget{Meta: ObjectMeta{Namespace: "default", Name: "web", UID: "pdb-uid"}, Spec: spec},
 		RecordPodDisruptionBudgetStatus{Status: st},
 	} {
 		evs, err := DecidePodDisruptionBudget(b, cmd, at(1))
@@ -69,13 +69,13 @@ func TestDecidePodDisruptionBudget(t *testing.T) {
 		want    []Event
 		wantErr error
 	}{
-		{"create twice", b, CreatePodDisruptionBudget{Namespace: "default", Name: "web", Spec: samplePDBSpec()}, nil, ErrAlreadyExists},
-		{"both minAvailable and maxUnavailable", PodDisruptionBudget{}, CreatePodDisruptionBudget{Namespace: "default", Name: "web", Spec: both}, nil, ErrInvalid},
-		{"more than 100%", PodDisruptionBudget{}, CreatePodDisruptionBudget{Namespace: "default", Name: "web", Spec: tooMuch}, nil, ErrInvalid},
-		{"a negative number", PodDisruptionBudget{}, CreatePodDisruptionBudget{Namespace: "default", Name: "web", Spec: negative}, nil, ErrInvalid},
-		{"an unknown policy", PodDisruptionBudget{}, CreatePodDisruptionBudget{Namespace: "default", Name: "web", Spec: badPolicy}, nil, ErrInvalid},
-		{"an unknown operator", PodDisruptionBudget{}, CreatePodDisruptionBudget{Namespace: "default", Name: "web", Spec: badSelector}, nil, ErrInvalid},
-		{"an empty selector selects every pod", PodDisruptionBudget{}, CreatePodDisruptionBudget{Namespace: "default", Name: "all", UID: "u", Spec: everything},
+		{"create twice", b, CreatePodDisruptionBudget{Meta: ObjectMeta{Namespace: "default", Name: "web"}, Spec: samplePDBSpec()}, nil, ErrAlreadyExists},
+		{"both minAvailable and maxUnavailable", PodDisruptionBudget{}, CreatePodDisruptionBudget{Meta: ObjectMeta{Namespace: "default", Name: "web"}, Spec: both}, nil, ErrInvalid},
+		{"more than 100%", PodDisruptionBudget{}, CreatePodDisruptionBudget{Meta: ObjectMeta{Namespace: "default", Name: "web"}, Spec: tooMuch}, nil, ErrInvalid},
+		{"a negative number", PodDisruptionBudget{}, CreatePodDisruptionBudget{Meta: ObjectMeta{Namespace: "default", Name: "web"}, Spec: negative}, nil, ErrInvalid},
+		{"an unknown policy", PodDisruptionBudget{}, CreatePodDisruptionBudget{Meta: ObjectMeta{Namespace: "default", Name: "web"}, Spec: badPolicy}, nil, ErrInvalid},
+		{"an unknown operator", PodDisruptionBudget{}, CreatePodDisruptionBudget{Meta: ObjectMeta{Namespace: "default", Name: "web"}, Spec: badSelector}, nil, ErrInvalid},
+		{"an empty selector selects every pod", PodDisruptionBudget{}, CreatePodDisruptionBudget{Meta: ObjectMeta{Namespace: "default", Name: "all", UID: "u"}, Spec: everything},
 			[]Event{PodDisruptionBudgetCreated{Namespace: "default", Name: "all", UID: "u", Spec: everything, At: at(9)}}, nil},
 		{"a new spec is a new generation", b, UpdatePodDisruptionBudget{Spec: changed},
 			[]Event{PodDisruptionBudgetChanged{Spec: changed, Generation: 2, At: at(9)}}, nil},
@@ -104,7 +104,7 @@ func TestDecidePodDisruptionBudget(t *testing.T) {
 func TestBothBoundsNamed(t *testing.T) {
 	both := samplePDBSpec()
 	both.MinAvailable = &IntOrPercent{Value: 2}
-	_, err := DecidePodDisruptionBudget(PodDisruptionBudget{}, CreatePodDisruptionBudget{Namespace: "default", Name: "web", Spec: both}, at(1))
+	_, err := DecidePodDisruptionBudget(PodDisruptionBudget{}, CreatePodDisruptionBudget{Meta: ObjectMeta{Namespace: "default", Name: "web"}, Spec: both}, at(1))
 	var inv *InvalidError
 	if !errors.As(err, &inv) || len(inv.Fields) != 1 || inv.Fields[0].Field != "spec" || inv.Fields[0].Reason != "minAvailable and maxUnavailable cannot be both set" {
 		t.Errorf("refusal = %v", err)

@@ -74,7 +74,7 @@ var replicaSetKind = &ObjectKind[ReplicaSetSpec, ReplicaSetStatus]{
 	Created: "ReplicaSetCreated", Updated: "ReplicaSetChanged", Deleted: "ReplicaSetDeleted",
 	StatusRecorded: "ReplicaSetStatusRecorded", OwnersChanged: "ReplicaSetOwnersChanged",
 	DeletionRequested: "ReplicaSetDeletionRequested",
-	OwnsDependents:    true,
+	OwnsDependents:    true, UpdateReplacesOwners: true,
 	Layout: ObjectLayout{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
 			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",

@@ -1,15 +1,19 @@
 package domain
 
-import (
-	"strconv"
-	"time"
-)
+import "strconv"
 
-// The ReplicaSet's commands: the object model's, and its own create and
-// update, which carry their metadata field by field.
+// The ReplicaSet's commands: the object model's.
 type (
 	// ReplicaSetCommand is a command on one ReplicaSet.
 	ReplicaSetCommand = ObjectCommand[ReplicaSetSpec, ReplicaSetStatus]
+	// CreateReplicaSet creates a ReplicaSet, as kubectl create -f does.
+	CreateReplicaSet = Create[ReplicaSetSpec, ReplicaSetStatus]
+	// UpdateReplicaSet makes a ReplicaSet's labels, annotations, owners
+	// and spec those given, conditional on a resourceVersion in a
+	// Precondition. The selector may not change (apps/v1). A change of
+	// the spec is a new generation; one of the owners is recorded in an
+	// event of its own, as a client's update of metadata.ownerReferences.
+	UpdateReplicaSet = Update[ReplicaSetSpec, ReplicaSetStatus]
 	// ScaleReplicaSet sets how many pods a ReplicaSet keeps.
 	ScaleReplicaSet = Scale[ReplicaSetSpec, ReplicaSetStatus]
 	// RecordReplicaSetStatus records what the reconciler (or a client of
@@ -70,47 +74,6 @@ func selectorImmutable[S interface{ selector() LabelSelector }](_ ObjectMeta, ol
 		return nil
 	}
 	return []FieldError{{Field: "spec.selector", Reason: "Invalid value: field is immutable"}}
-}
-
-// CreateReplicaSet creates a ReplicaSet, as kubectl create -f does.
-type CreateReplicaSet struct {
-	Namespace   string
-	Name        string
-	UID         string
-	Labels      map[string]string
-	Annotations map[string]string
-	Owners      []OwnerReference
-	Spec        ReplicaSetSpec
-}
-
-func (c CreateReplicaSet) decideObject(s subject[ReplicaSetCommand], now time.Time) ([]Event, error) {
-	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID, Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners}
-	return decideCreate(modelOf(s), meta, c.Spec, now)
-}
-
-// UpdateReplicaSet makes a ReplicaSet's labels, annotations and spec
-// those given, conditional on a resourceVersion in a Precondition. The
-// selector may not change (apps/v1). A change of the spec is a new
-// generation. Owners, when not nil, replaces the owner references, as a
-// client's update of metadata.ownerReferences does, in an event of its
-// own; nil keeps them (the Deployment controller's own updates).
-type UpdateReplicaSet struct {
-	Labels      map[string]string
-	Annotations map[string]string
-	Spec        ReplicaSetSpec
-	Owners      *[]OwnerReference
-}
-
-func (c UpdateReplicaSet) decideObject(s subject[ReplicaSetCommand], now time.Time) ([]Event, error) {
-	rs := modelOf(s)
-	evs, err := decideUpdate(rs, ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, c.Spec, now)
-	if err != nil {
-		return nil, err
-	}
-	if c.Owners != nil && !semanticEqual(*c.Owners, rs.Owners) {
-		evs = append(evs, ReplicaSetOwnersChanged{Owners: deepCopy(*c.Owners), At: now})
-	}
-	return evs, nil
 }
 
 // scaleProblem refuses a negative scale as kube-apiserver refuses it,

@@ -31,7 +31,7 @@ func sampleReplicaSetEvents() []Event {
 
 func createdRS(t *testing.T) ReplicaSet {
 	t.Helper()
-	evs, err := DecideReplicaSet(ReplicaSet{}, CreateReplicaSet{Namespace: "default", Name: "web", UID: "rs-uid", Spec: sampleRSSpec()}, at(1))
+	evs, err := DecideReplicaSet(ReplicaSet{}, CreateReplicaSet{Meta: ObjectMeta{Namespace: "default", Name: "web", UID: "rs-uid"}, Spec: sampleRSSpec()}, at(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,16 +58,21 @@ func TestDecideReplicaSet(t *testing.T) {
 		want    []Event
 		wantErr error
 	}{
-		{"create twice", rs, CreateReplicaSet{Namespace: "default", Name: "web", UID: "u2", Spec: sampleRSSpec()}, nil, ErrAlreadyExists},
-		{"a template its selector does not select", ReplicaSet{}, CreateReplicaSet{Namespace: "default", Name: "web", UID: "u", Spec: mismatched}, nil, ErrInvalid},
-		{"an empty selector", ReplicaSet{}, CreateReplicaSet{Namespace: "default", Name: "web", UID: "u", Spec: ReplicaSetSpec{Template: sampleRSSpec().Template}}, nil, ErrInvalid},
+		{"create twice", rs, CreateReplicaSet{Meta: ObjectMeta{Namespace: "default", Name: "web", UID: "u2"}, Spec: sampleRSSpec()}, nil, ErrAlreadyExists},
+		{"a template its selector does not select", ReplicaSet{}, CreateReplicaSet{Meta: ObjectMeta{Namespace: "default", Name: "web", UID: "u"}, Spec: mismatched}, nil, ErrInvalid},
+		{"an empty selector", ReplicaSet{}, CreateReplicaSet{Meta: ObjectMeta{Namespace: "default", Name: "web", UID: "u"}, Spec: ReplicaSetSpec{Template: sampleRSSpec().Template}}, nil, ErrInvalid},
 		{"scale", rs, ScaleReplicaSet{Replicas: 5}, []Event{ReplicaSetChanged{Spec: scaled, Generation: 2, At: at(2)}}, nil},
 		{"scale to the same", rs, ScaleReplicaSet{Replicas: 3}, nil, nil},
 		{"scale below zero", rs, ScaleReplicaSet{Replicas: -1}, nil, ErrInvalid},
 		{"scale a stale version", rs, Precondition[ReplicaSetCommand]{ResourceVersion: 6, Command: ScaleReplicaSet{Replicas: 5}}, nil, ErrConflict},
-		{"labels only keep the generation", rs, UpdateReplicaSet{Labels: map[string]string{"x": "y"}, Spec: sampleRSSpec()},
+		{"labels only keep the generation", rs, UpdateReplicaSet{Meta: ObjectMeta{Labels: map[string]string{"x": "y"}}, Spec: sampleRSSpec()},
 			[]Event{ReplicaSetChanged{Labels: map[string]string{"x": "y"}, Spec: sampleRSSpec(), Generation: 1, At: at(2)}}, nil},
 		{"the selector is immutable", rs, UpdateReplicaSet{Spec: otherSelector}, nil, ErrInvalid},
+		{"an update replaces the owners, in an event of their own", ownedRS(rs), UpdateReplicaSet{Meta: ObjectMeta{Labels: map[string]string{"x": "y"}}, Spec: sampleRSSpec()},
+			[]Event{ReplicaSetChanged{Labels: map[string]string{"x": "y"}, Spec: sampleRSSpec(), Generation: 1, At: at(2)}, ReplicaSetOwnersChanged{At: at(2)}}, nil},
+		{"an update of the owners alone", rs, UpdateReplicaSet{Meta: ownedRS(rs).ObjectMeta, Spec: sampleRSSpec()},
+			[]Event{ReplicaSetOwnersChanged{Owners: ownedRS(rs).Owners, At: at(2)}}, nil},
+		{"an update that keeps the owners", ownedRS(rs), UpdateReplicaSet{Meta: ownedRS(rs).ObjectMeta, Spec: sampleRSSpec()}, nil, nil},
 		{"update of nothing", ReplicaSet{ObjectMeta: ObjectMeta{Name: "gone"}}, UpdateReplicaSet{Spec: sampleRSSpec()}, nil, ErrNotFound},
 		{"status", rs, RecordReplicaSetStatus{Status: ReplicaSetStatus{Replicas: 3, ObservedGeneration: 1}},
 			[]Event{ReplicaSetStatusRecorded{Status: ReplicaSetStatus{Replicas: 3, ObservedGeneration: 1}, At: at(2)}}, nil},

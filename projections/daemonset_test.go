@@ -33,13 +33,16 @@ func TestDaemonSetViewPostgres(t *testing.T) {
 // contractDaemonSet creates a DaemonSet of log collectors in ns.
 func contractDaemonSet(ns, name string) domain.CreateDaemonSet {
 	labels := map[string]string{"app": name}
-	return domain.CreateDaemonSet{Namespace: ns, Name: name, UID: "uid-ds-" + name, Spec: domain.DaemonSetSpec{
-		Selector: domain.LabelSelector{MatchLabels: labels},
-		Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "fluent-bit"}}}},
-		UpdateStrategy: domain.DaemonSetUpdateStrategy{Type: domain.DaemonSetRollingUpdate,
-			RollingUpdate: &domain.RollingUpdateDaemonSet{MaxUnavailable: domain.IntOrPercent{Value: 1}}},
-		RevisionHistoryLimit: 10,
-	}}
+	return domain.CreateDaemonSet{
+		Meta: domain.ObjectMeta{Namespace: ns, Name: name, UID: "uid-ds-" + name},
+		Spec: domain.DaemonSetSpec{
+			Selector: domain.LabelSelector{MatchLabels: labels},
+			Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "fluent-bit"}}}},
+			UpdateStrategy: domain.DaemonSetUpdateStrategy{Type: domain.DaemonSetRollingUpdate,
+				RollingUpdate: &domain.RollingUpdateDaemonSet{MaxUnavailable: domain.IntOrPercent{Value: 1}}},
+			RevisionHistoryLimit: 10,
+		},
+	}
 }
 
 // runDaemonSetView writes DaemonSets to log, checks what the view reads,

@@ -35,8 +35,11 @@ func webBudget(t *testing.T, w *Writer, allowed int32) domain.Key {
 	t.Helper()
 	key := domain.Key{Namespace: "shop", Name: "web"}
 	for _, cmd := range []domain.PodDisruptionBudgetCommand{
-		domain.CreatePodDisruptionBudget{Namespace: "shop", Name: "web", UID: "uid-pdb", Spec: domain.PodDisruptionBudgetSpec{
-			MaxUnavailable: &domain.IntOrPercent{Value: allowed}, Selector: &domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}},
+		domain.CreatePodDisruptionBudget{
+			Meta: domain.ObjectMeta{Namespace: "shop", Name: "web", UID: "uid-pdb"},
+			Spec: domain.PodDisruptionBudgetSpec{
+				MaxUnavailable: &domain.IntOrPercent{Value: allowed}, Selector: &domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
+		},
 		domain.RecordPodDisruptionBudgetStatus{Status: domain.PodDisruptionBudgetStatus{ObservedGeneration: 1,
 			DisruptionsAllowed: allowed, CurrentHealthy: 3, DesiredHealthy: 3 - allowed, ExpectedPods: 3}},
 	} {

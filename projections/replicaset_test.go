@@ -21,7 +21,7 @@ func TestReplicaSetViewReadsWhatWasWritten(t *testing.T) {
 	view := NewReplicaSetView(store.Log())
 	create := func(ns, name string) domain.CreateReplicaSet {
 		c := contractReplicaSet(name)
-		c.Namespace = ns
+		c.Meta.Namespace = ns
 		return c
 	}
 	for _, k := range []domain.Key{{Namespace: "default", Name: "web"}, {Namespace: "default", Name: "api"}, {Namespace: "lab", Name: "web"}} {

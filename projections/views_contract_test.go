@@ -157,8 +157,10 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 		t.Fatal(err)
 	}
 	if f.budget, err = f.w.PodDisruptionBudgetCommands().Execute(ctx, domain.Key{Namespace: "shop", Name: "web"}, domain.CreatePodDisruptionBudget{
-		Namespace: "shop", Name: "web", UID: "uid-pdb-web", Spec: domain.PodDisruptionBudgetSpec{
-			MinAvailable: &domain.IntOrPercent{Value: 50, Percent: true}, Selector: &domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}); err != nil {
+		Meta: domain.ObjectMeta{Namespace: "shop", Name: "web", UID: "uid-pdb-web"},
+		Spec: domain.PodDisruptionBudgetSpec{
+			MinAvailable: &domain.IntOrPercent{Value: 50, Percent: true}, Selector: &domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if f.job, err = contractJob(ctx, f.w); err != nil {
@@ -189,10 +191,13 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 func contractReplicaSet(name string) domain.CreateReplicaSet {
 	labels := map[string]string{"app": name}
 	owners := []domain.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name, UID: "uid-d-" + name, Controller: true}}
-	return domain.CreateReplicaSet{Namespace: "shop", Name: name, UID: "uid-rs-" + name, Owners: owners, Spec: domain.ReplicaSetSpec{
-		Replicas: 1, Selector: domain.LabelSelector{MatchLabels: labels},
-		Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "nginx"}}}},
-	}}
+	return domain.CreateReplicaSet{
+		Meta: domain.ObjectMeta{Namespace: "shop", Name: name, UID: "uid-rs-" + name, Owners: owners},
+		Spec: domain.ReplicaSetSpec{
+			Replicas: 1, Selector: domain.LabelSelector{MatchLabels: labels},
+			Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "nginx"}}}},
+		},
+	}
 }
 
 // contractJob creates shop/pi and shop/gone, counts a pod of pi and
@@ -200,9 +205,11 @@ func contractReplicaSet(name string) domain.CreateReplicaSet {
 func contractJob(ctx context.Context, w *Writer) (domain.Job, error) {
 	jobs := w.JobCommands()
 	for _, name := range []string{"pi", "gone"} {
-		if _, err := jobs.Execute(ctx, domain.Key{Namespace: "shop", Name: name}, domain.CreateJob{Namespace: "shop", Name: name, UID: "uid-job-" + name,
+		if _, err := jobs.Execute(ctx, domain.Key{Namespace: "shop", Name: name}, domain.CreateJob{
+			Meta: domain.ObjectMeta{Namespace: "shop", Name: name, UID: "uid-job-" + name},
 			Spec: domain.JobSpec{Parallelism: 1, BackoffLimit: 6, Template: domain.PodTemplate{
-				Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "c", Image: "perl"}}}}}}); err != nil {
+				Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "c", Image: "perl"}}}}},
+		}); err != nil {
 			return domain.Job{}, err
 		}
 	}

@@ -108,8 +108,8 @@ func DaemonSetFromAPI(in appsv1.DaemonSet) (domain.CreateDaemonSet, error) {
 		annotations[k] = v
 	}
 	return domain.CreateDaemonSet{
-		Namespace: in.Namespace, Name: in.Name,
-		Labels: in.Labels, Annotations: annotations, Owners: OwnersFromAPI(in.OwnerReferences),
+		Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name,
+			Labels: in.Labels, Annotations: annotations, Owners: OwnersFromAPI(in.OwnerReferences)},
 		Spec: domain.DaemonSetSpec{
 			Selector:             SelectorFromAPI(in.Spec.Selector),
 			Template:             tmpl,

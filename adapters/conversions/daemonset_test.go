@@ -55,7 +55,7 @@ func TestDaemonSetFromAPIReadsBackDaemonSetToAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The template generation a client echoes back is herd's, not its.
-	want := domain.CreateDaemonSet{Namespace: ds.Namespace, Name: ds.Name, Labels: ds.Labels, Annotations: ds.Annotations, Spec: ds.Spec}
+	want := domain.CreateDaemonSet{Meta: domain.ObjectMeta{Namespace: ds.Namespace, Name: ds.Name, Labels: ds.Labels, Annotations: ds.Annotations}, Spec: ds.Spec}
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("(-served +read back):\n%s", diff)
 	}

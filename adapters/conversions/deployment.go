@@ -128,7 +128,7 @@ func DeploymentFromAPI(in appsv1.Deployment) (domain.CreateDeployment, error) {
 		// The domain refuses it, as kube-apiserver does.
 		spec.Strategy.MaxSurge = domain.Ints(0)
 	}
-	return domain.CreateDeployment{Namespace: in.Namespace, Name: in.Name, Labels: in.Labels, Annotations: in.Annotations, Spec: spec}, nil
+	return domain.CreateDeployment{Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name, Labels: in.Labels, Annotations: in.Annotations}, Spec: spec}, nil
 }
 
 // podTemplateFromAPI reads a workload's pod template with the pod

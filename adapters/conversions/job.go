@@ -118,8 +118,8 @@ func JobFromAPI(in batchv1.Job) (domain.CreateJob, error) {
 		spec.CompletionMode = string(*in.Spec.CompletionMode)
 	}
 	return domain.CreateJob{
-		Namespace: in.Namespace, Name: in.Name,
-		Labels: in.Labels, Annotations: in.Annotations, Owners: OwnersFromAPI(in.OwnerReferences),
+		Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name,
+			Labels: in.Labels, Annotations: in.Annotations, Owners: OwnersFromAPI(in.OwnerReferences)},
 		Spec: spec,
 	}, nil
 }

@@ -45,7 +45,7 @@ func TestJobFromAPIReadsBackJobToAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := domain.CreateJob{Namespace: j.Namespace, Name: j.Name, Labels: j.Labels, Spec: j.Spec}
+	want := domain.CreateJob{Meta: domain.ObjectMeta{Namespace: j.Namespace, Name: j.Name, Labels: j.Labels}, Spec: j.Spec}
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("(-served +read back):\n%s", diff)
 	}

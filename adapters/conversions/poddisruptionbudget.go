@@ -93,8 +93,8 @@ func PodDisruptionBudgetFromAPI(in policyv1.PodDisruptionBudget) (domain.CreateP
 		return domain.CreatePodDisruptionBudget{}, err
 	}
 	out := domain.CreatePodDisruptionBudget{
-		Namespace: in.Namespace, Name: in.Name,
-		Labels: in.Labels, Annotations: in.Annotations, Owners: OwnersFromAPI(in.OwnerReferences),
+		Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name,
+			Labels: in.Labels, Annotations: in.Annotations, Owners: OwnersFromAPI(in.OwnerReferences)},
 		Spec: domain.PodDisruptionBudgetSpec{MinAvailable: minAvailable, MaxUnavailable: maxUnavailable},
 	}
 	if in.Spec.Selector != nil {

@@ -97,8 +97,8 @@ func ReplicaSetFromAPI(in appsv1.ReplicaSet) (domain.CreateReplicaSet, error) {
 		replicas = *in.Spec.Replicas
 	}
 	return domain.CreateReplicaSet{
-		Namespace: in.Namespace, Name: in.Name,
-		Labels: in.Labels, Annotations: in.Annotations, Owners: OwnersFromAPI(in.OwnerReferences),
+		Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name,
+			Labels: in.Labels, Annotations: in.Annotations, Owners: OwnersFromAPI(in.OwnerReferences)},
 		Spec: domain.ReplicaSetSpec{
 			Replicas: replicas, MinReadySeconds: in.Spec.MinReadySeconds, Selector: SelectorFromAPI(in.Spec.Selector),
 			Template: tmpl,

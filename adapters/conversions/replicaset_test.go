@@ -55,7 +55,7 @@ func TestReplicaSetFromAPIReadsBackReplicaSetToAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := domain.CreateReplicaSet{Namespace: rs.Namespace, Name: rs.Name, Labels: rs.Labels, Annotations: rs.Annotations, Owners: rs.Owners, Spec: rs.Spec}
+	want := domain.CreateReplicaSet{Meta: domain.ObjectMeta{Namespace: rs.Namespace, Name: rs.Name, Labels: rs.Labels, Annotations: rs.Annotations, Owners: rs.Owners}, Spec: rs.Spec}
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("(-served +read back):\n%s", diff)
 	}

@@ -1,11 +1,9 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
-	"github.com/google/uuid"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -21,39 +19,17 @@ import (
 // client writes. Their data never changes once created; their labels,
 // annotations, owners and revision number may, as kube-apiserver allows.
 func (s *Server) controllerRevisionKind() *kind {
-	o := &object[domain.ControllerRevision, domain.ControllerRevisionCommand, appsv1.ControllerRevision, *appsv1.ControllerRevision]{
+	return modelKind[domain.ControllerRevision, domain.ControllerRevisionSpec, domain.NoStatus,
+		appsv1.ControllerRevision, *appsv1.ControllerRevision]{
 		kind: &kind{
 			gv: appsv1.SchemeGroupVersion, resource: "controllerrevisions", singular: "controllerrevision", name: "ControllerRevision",
 			namespaced: true,
 		},
-		listing: &listing[domain.ControllerRevision]{
-			aggregate: domain.ControllerRevisionAggregate, fold: projections.FoldControllerRevision,
-			rows: s.ControllerRevisionView.Rows, hasView: s.ControllerRevisionView != nil,
-			exists: domain.ControllerRevision.Exists,
-			meta: func(r domain.ControllerRevision) (domain.Key, int64, map[string]string) {
-				return r.Key(), r.ResourceVersion, r.Labels
-			},
-		},
-		read: func(ctx context.Context, key domain.Key) (domain.ControllerRevision, error) {
-			return s.ControllerRevisionView.Get(ctx, key.Namespace, key.Name)
-		},
-		exec:  s.ControllerRevisions,
-		toAPI: conversions.ControllerRevisionToAPI,
-		create: func(in *appsv1.ControllerRevision, key domain.Key) (domain.ControllerRevisionCommand, error) {
-			c, err := conversions.ControllerRevisionFromAPI(*in)
-			c.Meta.Namespace, c.Meta.Name, c.Meta.UID = key.Namespace, key.Name, uuid.NewString()
-			return c, err
-		},
-		update: func(in *appsv1.ControllerRevision, rv int64) (domain.ControllerRevisionCommand, error) {
-			c, err := conversions.ControllerRevisionFromAPI(*in)
-			return ifVersion[domain.ControllerRevisionCommand](rv, domain.UpdateControllerRevision(c)), err
-		},
-		delete: func(d deletion) domain.ControllerRevisionCommand {
-			return ifVersion[domain.ControllerRevisionCommand](d.resourceVersion, domain.DeleteControllerRevision{})
-		},
+		aggregate: domain.ControllerRevisionAggregate, fold: projections.FoldControllerRevision,
+		view: s.ControllerRevisionView, exec: s.ControllerRevisions,
+		toAPI: conversions.ControllerRevisionToAPI, fromAPI: conversions.ControllerRevisionFromAPI,
 		rows: controllerRevisionRows,
-	}
-	return o.describe(s)
+	}.describe(s)
 }
 
 // controllerRevisionRows are the columns kubectl get controllerrevisions

@@ -1,11 +1,8 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
-	"strings"
 
-	"github.com/google/uuid"
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -19,42 +16,16 @@ import (
 // among it), the status from the reconciler that makes their Jobs. An
 // update keeps the owners the CronJob was created with.
 func (s *Server) cronJobKind() *kind {
-	o := &object[domain.CronJob, domain.CronJobCommand, batchv1.CronJob, *batchv1.CronJob]{
+	return modelKind[domain.CronJob, domain.CronJobSpec, domain.CronJobStatus, batchv1.CronJob, *batchv1.CronJob]{
 		kind: &kind{
 			gv: batchv1.SchemeGroupVersion, resource: "cronjobs", singular: "cronjob", name: "CronJob",
 			namespaced: true, shortNames: []string{"cj"}, categories: []string{"all"},
 		},
-		listing: &listing[domain.CronJob]{
-			aggregate: domain.CronJobAggregate, fold: projections.FoldCronJob,
-			rows: s.CronJobView.Rows, hasView: s.CronJobView != nil,
-			exists: domain.CronJob.Exists,
-			meta: func(c domain.CronJob) (domain.Key, int64, map[string]string) {
-				return c.Key(), c.ResourceVersion, c.Labels
-			},
-		},
-		read: func(ctx context.Context, key domain.Key) (domain.CronJob, error) {
-			return s.CronJobView.Get(ctx, key.Namespace, key.Name)
-		},
-		exec:  s.CronJobs,
-		toAPI: conversions.CronJobToAPI,
-		create: func(in *batchv1.CronJob, key domain.Key) (domain.CronJobCommand, error) {
-			c, err := conversions.CronJobFromAPI(*in)
-			c.Meta.Namespace, c.Meta.Name, c.Meta.UID = key.Namespace, key.Name, uuid.NewString()
-			return c, err
-		},
-		update: func(in *batchv1.CronJob, rv int64) (domain.CronJobCommand, error) {
-			c, err := conversions.CronJobFromAPI(*in)
-			return ifVersion[domain.CronJobCommand](rv, domain.UpdateCronJob(c)), err
-		},
-		status: func(in *batchv1.CronJob, rv int64) (domain.CronJobCommand, error) {
-			return ifVersion[domain.CronJobCommand](rv, domain.RecordCronJobStatus{Status: conversions.CronJobStatusFromAPI(in.Status)}), nil
-		},
-		delete: func(d deletion) domain.CronJobCommand {
-			return ifVersion[domain.CronJobCommand](d.resourceVersion, domain.DeleteCronJob{Propagation: d.propagation})
-		},
-		rows: cronJobRows,
-	}
-	return o.describe(s)
+		aggregate: domain.CronJobAggregate, fold: projections.FoldCronJob, view: s.CronJobView, exec: s.CronJobs,
+		toAPI: conversions.CronJobToAPI, fromAPI: conversions.CronJobFromAPI,
+		status: func(in *batchv1.CronJob) domain.CronJobStatus { return conversions.CronJobStatusFromAPI(in.Status) },
+		rows:   cronJobRows,
+	}.describe(s)
 }
 
 // cronJobRows are the columns kubectl get cronjobs prints: NAME,
@@ -75,10 +46,7 @@ func cronJobRows(s *Server, cjs []batchv1.CronJob, _ *http.Request) tableRows {
 	}}
 	now := s.Clock.Now()
 	for _, c := range cjs {
-		var names, images []string
-		for _, ct := range c.Spec.JobTemplate.Spec.Template.Spec.Containers {
-			names, images = append(names, ct.Name), append(images, ct.Image)
-		}
+		names, images := containerCells(c.Spec.JobTemplate.Spec.Template.Spec)
 		last, zone, suspend := "<none>", "<none>", "<unset>"
 		if c.Status.LastScheduleTime != nil {
 			last = age(now, *c.Status.LastScheduleTime)
@@ -94,7 +62,7 @@ func cronJobRows(s *Server, cjs []batchv1.CronJob, _ *http.Request) tableRows {
 		}
 		t.cells = append(t.cells, []any{
 			c.Name, c.Spec.Schedule, zone, suspend, int64(len(c.Status.Active)), last, age(now, c.CreationTimestamp),
-			strings.Join(names, ","), strings.Join(images, ","), metav1.FormatLabelSelector(c.Spec.JobTemplate.Spec.Selector),
+			names, images, metav1.FormatLabelSelector(c.Spec.JobTemplate.Spec.Selector),
 		})
 	}
 	return t

@@ -175,11 +175,13 @@ func TestCronJobEventsAsKubernetesWritesThem(t *testing.T) {
 	if _, err := api.writer.CronJobCommands().Execute(ctx, key, domain.WarnCronJob{Reason: domain.CronJobTooManyMissedTimes, Message: "too many missed start times"}); err != nil {
 		t.Fatal(err)
 	}
-	job := domain.CreateJob{Namespace: "default", Name: "tick-29932085", UID: "uid-j",
-		Owners: []domain.OwnerReference{{APIVersion: "batch/v1", Kind: "CronJob", Name: "tick", UID: string(cj.UID), Controller: true}},
+	job := domain.CreateJob{
+		Meta: domain.ObjectMeta{Namespace: "default", Name: "tick-29932085", UID: "uid-j",
+			Owners: []domain.OwnerReference{{APIVersion: "batch/v1", Kind: "CronJob", Name: "tick", UID: string(cj.UID), Controller: true}}},
 		Spec: domain.JobSpec{Parallelism: 1, Template: domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever,
-			Containers: []domain.Container{{Name: "tick", Image: "busybox"}}}}}}
-	if _, err := api.writer.JobCommands().Execute(ctx, domain.Key{Namespace: "default", Name: job.Name}, job); err != nil {
+			Containers: []domain.Container{{Name: "tick", Image: "busybox"}}}}},
+	}
+	if _, err := api.writer.JobCommands().Execute(ctx, domain.Key{Namespace: "default", Name: job.Meta.Name}, job); err != nil {
 		t.Fatal(err)
 	}
 	var l corev1.EventList

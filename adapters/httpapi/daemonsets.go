@@ -1,11 +1,8 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
-	"strings"
 
-	"github.com/google/uuid"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -22,42 +19,18 @@ import (
 // leave its pods alone with --ignore-daemonsets. An update keeps the
 // owners the DaemonSet was created with.
 func (s *Server) daemonSetKind() *kind {
-	o := &object[domain.DaemonSet, domain.DaemonSetCommand, appsv1.DaemonSet, *appsv1.DaemonSet]{
+	return modelKind[domain.DaemonSet, domain.DaemonSetSpec, domain.DaemonSetStatus, appsv1.DaemonSet, *appsv1.DaemonSet]{
 		kind: &kind{
 			gv: appsv1.SchemeGroupVersion, resource: "daemonsets", singular: "daemonset", name: "DaemonSet",
 			namespaced: true, shortNames: []string{"ds"}, categories: []string{"all"},
 		},
-		listing: &listing[domain.DaemonSet]{
-			aggregate: domain.DaemonSetAggregate, fold: projections.FoldDaemonSet,
-			rows: s.DaemonSetView.Rows, hasView: s.DaemonSetView != nil,
-			exists: domain.DaemonSet.Exists,
-			meta: func(ds domain.DaemonSet) (domain.Key, int64, map[string]string) {
-				return ds.Key(), ds.ResourceVersion, ds.Labels
-			},
-		},
-		read: func(ctx context.Context, key domain.Key) (domain.DaemonSet, error) {
-			return s.DaemonSetView.Get(ctx, key.Namespace, key.Name)
-		},
-		exec:  s.DaemonSets,
-		toAPI: conversions.DaemonSetToAPI,
-		create: func(in *appsv1.DaemonSet, key domain.Key) (domain.DaemonSetCommand, error) {
-			c, err := conversions.DaemonSetFromAPI(*in)
-			c.Namespace, c.Name, c.UID = key.Namespace, key.Name, uuid.NewString()
-			return c, err
-		},
-		update: func(in *appsv1.DaemonSet, rv int64) (domain.DaemonSetCommand, error) {
-			c, err := conversions.DaemonSetFromAPI(*in)
-			return ifVersion[domain.DaemonSetCommand](rv, domain.UpdateDaemonSet{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec}), err
-		},
-		status: func(in *appsv1.DaemonSet, rv int64) (domain.DaemonSetCommand, error) {
-			return ifVersion[domain.DaemonSetCommand](rv, domain.RecordDaemonSetStatus{Status: conversions.DaemonSetStatusFromAPI(in.Status)}), nil
-		},
-		delete: func(d deletion) domain.DaemonSetCommand {
-			return ifVersion[domain.DaemonSetCommand](d.resourceVersion, domain.DeleteDaemonSet{Propagation: d.propagation})
+		aggregate: domain.DaemonSetAggregate, fold: projections.FoldDaemonSet, view: s.DaemonSetView, exec: s.DaemonSets,
+		toAPI: conversions.DaemonSetToAPI, fromAPI: conversions.DaemonSetFromAPI,
+		status: func(in *appsv1.DaemonSet) domain.DaemonSetStatus {
+			return conversions.DaemonSetStatusFromAPI(in.Status)
 		},
 		rows: daemonSetRows,
-	}
-	return o.describe(s)
+	}.describe(s)
 }
 
 // daemonSetRows are the columns kubectl get daemonsets prints: NAME,
@@ -78,16 +51,13 @@ func daemonSetRows(s *Server, dss []appsv1.DaemonSet, _ *http.Request) tableRows
 	}}
 	now := s.Clock.Now()
 	for _, ds := range dss {
-		var names, images []string
-		for _, c := range ds.Spec.Template.Spec.Containers {
-			names, images = append(names, c.Name), append(images, c.Image)
-		}
+		names, images := containerCells(ds.Spec.Template.Spec)
 		st := ds.Status
 		t.cells = append(t.cells, []any{
 			ds.Name, int64(st.DesiredNumberScheduled), int64(st.CurrentNumberScheduled), int64(st.NumberReady),
 			int64(st.UpdatedNumberScheduled), int64(st.NumberAvailable), labels.FormatLabels(ds.Spec.Template.Spec.NodeSelector),
 			age(now, ds.CreationTimestamp),
-			strings.Join(names, ","), strings.Join(images, ","), metav1.FormatLabelSelector(ds.Spec.Selector),
+			names, images, metav1.FormatLabelSelector(ds.Spec.Selector),
 		})
 	}
 	return t

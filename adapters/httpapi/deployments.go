@@ -1,14 +1,12 @@
 package httpapi
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
-	"github.com/google/uuid"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -21,47 +19,21 @@ import (
 // the reconciler that rolls them out, and the number of replicas from
 // kubectl scale through the scale subresource.
 func (s *Server) deploymentKind() *kind {
-	o := &object[domain.Deployment, domain.DeploymentCommand, appsv1.Deployment, *appsv1.Deployment]{
+	return scaled(s, modelKind[domain.Deployment, domain.DeploymentSpec, domain.DeploymentStatus, appsv1.Deployment, *appsv1.Deployment]{
 		kind: &kind{
 			gv: appsv1.SchemeGroupVersion, resource: "deployments", singular: "deployment", name: "Deployment",
 			namespaced: true, shortNames: []string{"deploy"}, categories: []string{"all"},
 		},
-		listing: &listing[domain.Deployment]{
-			aggregate: domain.DeploymentAggregate, fold: projections.FoldDeployment,
-			rows: s.DeploymentView.Rows, hasView: s.DeploymentView != nil,
-			exists: domain.Deployment.Exists,
-			meta: func(d domain.Deployment) (domain.Key, int64, map[string]string) {
-				return d.Key(), d.ResourceVersion, d.Labels
-			},
+		aggregate: domain.DeploymentAggregate, fold: projections.FoldDeployment, view: s.DeploymentView, exec: s.Deployments,
+		toAPI: conversions.DeploymentToAPI, fromAPI: conversions.DeploymentFromAPI,
+		status: func(in *appsv1.Deployment) domain.DeploymentStatus {
+			return conversions.DeploymentStatusFromAPI(in.Status)
 		},
-		read: func(ctx context.Context, key domain.Key) (domain.Deployment, error) {
-			return s.DeploymentView.Get(ctx, key.Namespace, key.Name)
-		},
-		exec:  s.Deployments,
-		toAPI: conversions.DeploymentToAPI,
-		create: func(in *appsv1.Deployment, key domain.Key) (domain.DeploymentCommand, error) {
-			c, err := conversions.DeploymentFromAPI(*in)
-			c.Namespace, c.Name, c.UID = key.Namespace, key.Name, uuid.NewString()
-			return c, err
-		},
-		update: func(in *appsv1.Deployment, rv int64) (domain.DeploymentCommand, error) {
-			c, err := conversions.DeploymentFromAPI(*in)
-			return ifVersion[domain.DeploymentCommand](rv, domain.UpdateDeployment{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec}), err
-		},
-		status: func(in *appsv1.Deployment, rv int64) (domain.DeploymentCommand, error) {
-			return ifVersion[domain.DeploymentCommand](rv, domain.RecordDeploymentStatus{Status: conversions.DeploymentStatusFromAPI(in.Status)}), nil
-		},
-		delete: func(d deletion) domain.DeploymentCommand {
-			return ifVersion[domain.DeploymentCommand](d.resourceVersion, domain.DeleteDeployment{Propagation: d.propagation})
+		recordStatus: func(st domain.DeploymentStatus) domain.DeploymentCommand {
+			return domain.RecordDeploymentStatus{Status: st}
 		},
 		rows: deploymentRows,
-	}
-	k := o.describe(s)
-	k.subresources = append(k.subresources, scaleOf(s, o, conversions.DeploymentScaleToAPI,
-		func(replicas int32, rv int64) domain.DeploymentCommand {
-			return ifVersion[domain.DeploymentCommand](rv, domain.ScaleDeployment{Replicas: replicas})
-		}))
-	return k
+	}, conversions.DeploymentScaleToAPI)
 }
 
 // deploymentRows are the columns kubectl get deployments prints: NAME,
@@ -79,18 +51,11 @@ func deploymentRows(s *Server, ds []appsv1.Deployment, _ *http.Request) tableRow
 	}}
 	now := s.Clock.Now()
 	for _, d := range ds {
-		var names, images []string
-		for _, c := range d.Spec.Template.Spec.Containers {
-			names, images = append(names, c.Name), append(images, c.Image)
-		}
-		var desired int32
-		if d.Spec.Replicas != nil {
-			desired = *d.Spec.Replicas
-		}
+		names, images := containerCells(d.Spec.Template.Spec)
 		t.cells = append(t.cells, []any{
-			d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, desired), int64(d.Status.UpdatedReplicas), int64(d.Status.AvailableReplicas),
+			d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, ptr.Deref(d.Spec.Replicas, 0)), int64(d.Status.UpdatedReplicas), int64(d.Status.AvailableReplicas),
 			age(now, d.CreationTimestamp),
-			strings.Join(names, ","), strings.Join(images, ","), metav1.FormatLabelSelector(d.Spec.Selector),
+			names, images, metav1.FormatLabelSelector(d.Spec.Selector),
 		})
 	}
 	return t

@@ -1,12 +1,9 @@
 package httpapi
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
-	"github.com/google/uuid"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,42 +21,16 @@ import (
 // selector is made of it. An update keeps the owners the Job was created
 // with.
 func (s *Server) jobKind() *kind {
-	o := &object[domain.Job, domain.JobCommand, batchv1.Job, *batchv1.Job]{
+	return modelKind[domain.Job, domain.JobSpec, domain.JobStatus, batchv1.Job, *batchv1.Job]{
 		kind: &kind{
 			gv: batchv1.SchemeGroupVersion, resource: "jobs", singular: "job", name: "Job",
 			namespaced: true, categories: []string{"all"},
 		},
-		listing: &listing[domain.Job]{
-			aggregate: domain.JobAggregate, fold: projections.FoldJob,
-			rows: s.JobView.Rows, hasView: s.JobView != nil,
-			exists: domain.Job.Exists,
-			meta: func(j domain.Job) (domain.Key, int64, map[string]string) {
-				return j.Key(), j.ResourceVersion, j.Labels
-			},
-		},
-		read: func(ctx context.Context, key domain.Key) (domain.Job, error) {
-			return s.JobView.Get(ctx, key.Namespace, key.Name)
-		},
-		exec:  s.Jobs,
-		toAPI: conversions.JobToAPI,
-		create: func(in *batchv1.Job, key domain.Key) (domain.JobCommand, error) {
-			c, err := conversions.JobFromAPI(*in)
-			c.Namespace, c.Name, c.UID = key.Namespace, key.Name, uuid.NewString()
-			return c, err
-		},
-		update: func(in *batchv1.Job, rv int64) (domain.JobCommand, error) {
-			c, err := conversions.JobFromAPI(*in)
-			return ifVersion[domain.JobCommand](rv, domain.UpdateJob{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec}), err
-		},
-		status: func(in *batchv1.Job, rv int64) (domain.JobCommand, error) {
-			return ifVersion[domain.JobCommand](rv, domain.RecordJobStatus{Status: conversions.JobStatusFromAPI(in.Status)}), nil
-		},
-		delete: func(d deletion) domain.JobCommand {
-			return ifVersion[domain.JobCommand](d.resourceVersion, domain.DeleteJob{Propagation: d.propagation})
-		},
-		rows: jobRows,
-	}
-	return o.describe(s)
+		aggregate: domain.JobAggregate, fold: projections.FoldJob, view: s.JobView, exec: s.Jobs,
+		toAPI: conversions.JobToAPI, fromAPI: conversions.JobFromAPI,
+		status: func(in *batchv1.Job) domain.JobStatus { return conversions.JobStatusFromAPI(in.Status) },
+		rows:   jobRows,
+	}.describe(s)
 }
 
 // jobRows are the columns kubectl get jobs prints: NAME, STATUS,
@@ -77,10 +48,7 @@ func jobRows(s *Server, jobs []batchv1.Job, _ *http.Request) tableRows {
 	}}
 	now := s.Clock.Now()
 	for _, j := range jobs {
-		var names, images []string
-		for _, c := range j.Spec.Template.Spec.Containers {
-			names, images = append(names, c.Name), append(images, c.Image)
-		}
+		names, images := containerCells(j.Spec.Template.Spec)
 		var took string
 		switch {
 		case j.Status.StartTime == nil:
@@ -91,7 +59,7 @@ func jobRows(s *Server, jobs []batchv1.Job, _ *http.Request) tableRows {
 		}
 		t.cells = append(t.cells, []any{
 			j.Name, jobStatusCell(j), jobCompletions(j), took, age(now, j.CreationTimestamp),
-			strings.Join(names, ","), strings.Join(images, ","), metav1.FormatLabelSelector(j.Spec.Selector),
+			names, images, metav1.FormatLabelSelector(j.Spec.Selector),
 		})
 	}
 	return t

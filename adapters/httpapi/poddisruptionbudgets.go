@@ -1,10 +1,8 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 
-	"github.com/google/uuid"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -20,42 +18,20 @@ import (
 // columns. Evictions spend them (pod_subresources.go). An update keeps
 // the owners the budget was created with.
 func (s *Server) podDisruptionBudgetKind() *kind {
-	o := &object[domain.PodDisruptionBudget, domain.PodDisruptionBudgetCommand, policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudget]{
+	return modelKind[domain.PodDisruptionBudget, domain.PodDisruptionBudgetSpec, domain.PodDisruptionBudgetStatus,
+		policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudget]{
 		kind: &kind{
 			gv: policyv1.SchemeGroupVersion, resource: "poddisruptionbudgets", singular: "poddisruptionbudget", name: "PodDisruptionBudget",
 			namespaced: true, shortNames: []string{"pdb"},
 		},
-		listing: &listing[domain.PodDisruptionBudget]{
-			aggregate: domain.PodDisruptionBudgetAggregate, fold: projections.FoldPodDisruptionBudget,
-			rows: s.PodDisruptionBudgetView.Rows, hasView: s.PodDisruptionBudgetView != nil,
-			exists: domain.PodDisruptionBudget.Exists,
-			meta: func(b domain.PodDisruptionBudget) (domain.Key, int64, map[string]string) {
-				return b.Key(), b.ResourceVersion, b.Labels
-			},
-		},
-		read: func(ctx context.Context, key domain.Key) (domain.PodDisruptionBudget, error) {
-			return s.PodDisruptionBudgetView.Get(ctx, key.Namespace, key.Name)
-		},
-		exec:  s.PodDisruptionBudgets,
-		toAPI: conversions.PodDisruptionBudgetToAPI,
-		create: func(in *policyv1.PodDisruptionBudget, key domain.Key) (domain.PodDisruptionBudgetCommand, error) {
-			c, err := conversions.PodDisruptionBudgetFromAPI(*in)
-			c.Namespace, c.Name, c.UID = key.Namespace, key.Name, uuid.NewString()
-			return c, err
-		},
-		update: func(in *policyv1.PodDisruptionBudget, rv int64) (domain.PodDisruptionBudgetCommand, error) {
-			c, err := conversions.PodDisruptionBudgetFromAPI(*in)
-			return ifVersion[domain.PodDisruptionBudgetCommand](rv, domain.UpdatePodDisruptionBudget{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec}), err
-		},
-		status: func(in *policyv1.PodDisruptionBudget, rv int64) (domain.PodDisruptionBudgetCommand, error) {
-			return ifVersion[domain.PodDisruptionBudgetCommand](rv, domain.RecordPodDisruptionBudgetStatus{Status: conversions.PodDisruptionBudgetStatusFromAPI(in.Status)}), nil
-		},
-		delete: func(d deletion) domain.PodDisruptionBudgetCommand {
-			return ifVersion[domain.PodDisruptionBudgetCommand](d.resourceVersion, domain.DeletePodDisruptionBudget{})
+		aggregate: domain.PodDisruptionBudgetAggregate, fold: projections.FoldPodDisruptionBudget,
+		view: s.PodDisruptionBudgetView, exec: s.PodDisruptionBudgets,
+		toAPI: conversions.PodDisruptionBudgetToAPI, fromAPI: conversions.PodDisruptionBudgetFromAPI,
+		status: func(in *policyv1.PodDisruptionBudget) domain.PodDisruptionBudgetStatus {
+			return conversions.PodDisruptionBudgetStatusFromAPI(in.Status)
 		},
 		rows: podDisruptionBudgetRows,
-	}
-	return o.describe(s)
+	}.describe(s)
 }
 
 // podDisruptionBudgetRows are the columns kubectl get pdb prints: NAME,

@@ -1,13 +1,11 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
-	"strings"
 
-	"github.com/google/uuid"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -20,47 +18,18 @@ import (
 // pods, and the number of replicas from kubectl scale through the scale
 // subresource. An update replaces the owners, as in Kubernetes.
 func (s *Server) replicaSetKind() *kind {
-	o := &object[domain.ReplicaSet, domain.ReplicaSetCommand, appsv1.ReplicaSet, *appsv1.ReplicaSet]{
+	return scaled(s, modelKind[domain.ReplicaSet, domain.ReplicaSetSpec, domain.ReplicaSetStatus, appsv1.ReplicaSet, *appsv1.ReplicaSet]{
 		kind: &kind{
 			gv: appsv1.SchemeGroupVersion, resource: "replicasets", singular: "replicaset", name: "ReplicaSet",
 			namespaced: true, shortNames: []string{"rs"}, categories: []string{"all"},
 		},
-		listing: &listing[domain.ReplicaSet]{
-			aggregate: domain.ReplicaSetAggregate, fold: projections.FoldReplicaSet,
-			rows: s.ReplicaSetView.Rows, hasView: s.ReplicaSetView != nil,
-			exists: domain.ReplicaSet.Exists,
-			meta: func(rs domain.ReplicaSet) (domain.Key, int64, map[string]string) {
-				return rs.Key(), rs.ResourceVersion, rs.Labels
-			},
-		},
-		read: func(ctx context.Context, key domain.Key) (domain.ReplicaSet, error) {
-			return s.ReplicaSetView.Get(ctx, key.Namespace, key.Name)
-		},
-		exec:  s.ReplicaSets,
-		toAPI: conversions.ReplicaSetToAPI,
-		create: func(in *appsv1.ReplicaSet, key domain.Key) (domain.ReplicaSetCommand, error) {
-			c, err := conversions.ReplicaSetFromAPI(*in)
-			c.Namespace, c.Name, c.UID = key.Namespace, key.Name, uuid.NewString()
-			return c, err
-		},
-		update: func(in *appsv1.ReplicaSet, rv int64) (domain.ReplicaSetCommand, error) {
-			c, err := conversions.ReplicaSetFromAPI(*in)
-			return ifVersion[domain.ReplicaSetCommand](rv, domain.UpdateReplicaSet{Labels: c.Labels, Annotations: c.Annotations, Spec: c.Spec, Owners: &c.Owners}), err
-		},
-		status: func(in *appsv1.ReplicaSet, rv int64) (domain.ReplicaSetCommand, error) {
-			return ifVersion[domain.ReplicaSetCommand](rv, domain.RecordReplicaSetStatus{Status: conversions.ReplicaSetStatusFromAPI(in.Status)}), nil
-		},
-		delete: func(d deletion) domain.ReplicaSetCommand {
-			return ifVersion[domain.ReplicaSetCommand](d.resourceVersion, domain.DeleteReplicaSet{Propagation: d.propagation})
+		aggregate: domain.ReplicaSetAggregate, fold: projections.FoldReplicaSet, view: s.ReplicaSetView, exec: s.ReplicaSets,
+		toAPI: conversions.ReplicaSetToAPI, fromAPI: conversions.ReplicaSetFromAPI,
+		status: func(in *appsv1.ReplicaSet) domain.ReplicaSetStatus {
+			return conversions.ReplicaSetStatusFromAPI(in.Status)
 		},
 		rows: replicaSetRows,
-	}
-	k := o.describe(s)
-	k.subresources = append(k.subresources, scaleOf(s, o, conversions.ReplicaSetScaleToAPI,
-		func(replicas int32, rv int64) domain.ReplicaSetCommand {
-			return ifVersion[domain.ReplicaSetCommand](rv, domain.ScaleReplicaSet{Replicas: replicas})
-		}))
-	return k
+	}, conversions.ReplicaSetScaleToAPI)
 }
 
 // replicaSetRows are the columns kubectl get replicasets prints: NAME,
@@ -78,17 +47,10 @@ func replicaSetRows(s *Server, rss []appsv1.ReplicaSet, _ *http.Request) tableRo
 	}}
 	now := s.Clock.Now()
 	for _, rs := range rss {
-		var names, images []string
-		for _, c := range rs.Spec.Template.Spec.Containers {
-			names, images = append(names, c.Name), append(images, c.Image)
-		}
-		var desired int64
-		if rs.Spec.Replicas != nil {
-			desired = int64(*rs.Spec.Replicas)
-		}
+		names, images := containerCells(rs.Spec.Template.Spec)
 		t.cells = append(t.cells, []any{
-			rs.Name, desired, int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas), age(now, rs.CreationTimestamp),
-			strings.Join(names, ","), strings.Join(images, ","), metav1.FormatLabelSelector(rs.Spec.Selector),
+			rs.Name, int64(ptr.Deref(rs.Spec.Replicas, 0)), int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas), age(now, rs.CreationTimestamp),
+			names, images, metav1.FormatLabelSelector(rs.Spec.Selector),
 		})
 	}
 	return t

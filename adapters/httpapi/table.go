@@ -131,3 +131,14 @@ func ageColumn(since string) metav1.TableColumnDefinition {
 
 // age is how long ago t was, as kubectl prints it.
 func age(now time.Time, t metav1.Time) string { return duration.HumanDuration(now.Sub(t.Time)) }
+
+// containerCells are a workload's CONTAINERS and IMAGES cells, as
+// kubectl get -o wide prints them: its pod template's containers' names
+// and images, each joined by commas.
+func containerCells(spec corev1.PodSpec) (names, images string) {
+	n, i := make([]string, len(spec.Containers)), make([]string, len(spec.Containers))
+	for k, c := range spec.Containers {
+		n[k], i[k] = c.Name, c.Image
+	}
+	return strings.Join(n, ","), strings.Join(i, ",")
+}

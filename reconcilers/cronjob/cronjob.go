@@ -258,9 +258,11 @@ func jobFor(c domain.CronJob, name, uid string, t time.Time) domain.CreateJob {
 	}
 	annotations[domain.CronJobScheduledAnnotation] = at.Format(time.RFC3339)
 	return domain.CreateJob{
-		Namespace: c.Namespace, Name: name, UID: uid, Labels: tmpl.Labels, Annotations: annotations,
-		Owners: []domain.OwnerReference{{APIVersion: "batch/v1", Kind: kindCronJob, Name: c.Name, UID: c.UID, Controller: true, BlockOwnerDeletion: true}},
-		Spec:   tmpl.Spec,
+		Meta: domain.ObjectMeta{
+			Namespace: c.Namespace, Name: name, UID: uid, Labels: tmpl.Labels, Annotations: annotations,
+			Owners: []domain.OwnerReference{{APIVersion: "batch/v1", Kind: kindCronJob, Name: c.Name, UID: c.UID, Controller: true, BlockOwnerDeletion: true}},
+		},
+		Spec: tmpl.Spec,
 	}
 }
 

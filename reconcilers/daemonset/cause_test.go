@@ -54,7 +54,7 @@ func TestDeletedPodsNameWhatAskedForTheirDeletion(t *testing.T) {
 			env.ReadyNode("n1", nil)
 			env.ReadyNode("n2", nil)
 			ds := logsDS()
-			if _, err := dss.Execute(operator(t.Context()), ds.Key(), domain.CreateDaemonSet{Namespace: "default", Name: "logs", UID: ds.UID, Spec: ds.Spec}); err != nil {
+			if _, err := dss.Execute(operator(t.Context()), ds.Key(), domain.CreateDaemonSet{Meta: domain.ObjectMeta{Namespace: "default", Name: "logs", UID: ds.UID}, Spec: ds.Spec}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := r.Reconcile(t.Context(), logsKey); err != nil {

@@ -47,7 +47,7 @@ func (g *rig) setImage(t *testing.T, image string) domain.DaemonSet {
 	ds := g.sets.Objects[k]
 	spec := ds.Spec
 	spec.Template.Spec.Containers = []domain.Container{{Name: "fluent", Image: image}}
-	got, err := g.sets.Execute(t.Context(), k, domain.UpdateDaemonSet{Labels: ds.Labels, Annotations: ds.Annotations, Spec: spec})
+	got, err := g.sets.Execute(t.Context(), k, domain.UpdateDaemonSet{Meta: domain.ObjectMeta{Labels: ds.Labels, Annotations: ds.Annotations}, Spec: spec})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func TestOnTheViews(t *testing.T) {
 	env.KindNode("i1", domain.KindIllumos, nil)
 	ds := logsDS()
 	ds.Spec.Template.Spec.NodeSelector = map[string]string{domain.LabelKind: "linux"}
-	if _, err := dss.Execute(t.Context(), ds.Key(), domain.CreateDaemonSet{Namespace: "default", Name: "logs", UID: ds.UID, Spec: ds.Spec}); err != nil {
+	if _, err := dss.Execute(t.Context(), ds.Key(), domain.CreateDaemonSet{Meta: domain.ObjectMeta{Namespace: "default", Name: "logs", UID: ds.UID}, Spec: ds.Spec}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -27,7 +27,7 @@ func TestARevisionDeletedByHandIsMadeAgainAtOnce(t *testing.T) {
 	reconcilerstest.RevisionComesBackAtOnce(t, env, r, func() string {
 		env.ReadyNode("n1", nil)
 		ds := logsDS()
-		created, err := dss.Execute(t.Context(), ds.Key(), domain.CreateDaemonSet{Namespace: "default", Name: "logs", UID: ds.UID, Spec: ds.Spec})
+		created, err := dss.Execute(t.Context(), ds.Key(), domain.CreateDaemonSet{Meta: domain.ObjectMeta{Namespace: "default", Name: "logs", UID: ds.UID}, Spec: ds.Spec})
 		if err != nil {
 			t.Fatal(err)
 		}

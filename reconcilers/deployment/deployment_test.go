@@ -56,7 +56,8 @@ func webSpec(replicas int32, image string) domain.DeploymentSpec {
 func (h *harness) create(spec domain.DeploymentSpec) {
 	h.t.Helper()
 	if _, err := h.env.Writer.DeploymentCommands().Execute(h.t.Context(), webDomainKey, domain.CreateDeployment{
-		Namespace: "default", Name: "web", UID: "uid-web", Spec: spec,
+		Meta: domain.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-web"},
+		Spec: spec,
 	}); err != nil {
 		h.t.Fatal(err)
 	}
@@ -81,7 +82,8 @@ func (h *harness) change(edit func(*domain.DeploymentSpec)) {
 	spec.Template.Spec.Containers = slices.Clone(spec.Template.Spec.Containers)
 	edit(&spec)
 	if _, err := h.env.Writer.DeploymentCommands().Execute(h.t.Context(), webDomainKey, domain.UpdateDeployment{
-		Labels: d.Labels, Annotations: d.Annotations, Spec: spec,
+		Meta: domain.ObjectMeta{Labels: d.Labels, Annotations: d.Annotations},
+		Spec: spec,
 	}); err != nil {
 		h.t.Fatal(err)
 	}
@@ -364,10 +366,13 @@ func TestANameTakenRaisesTheCollisionCount(t *testing.T) {
 	h := newHarness(t)
 	spec := webSpec(1, "nginx:1")
 	name := "web-" + templateHash(spec.Template, 0)
-	stranger := domain.CreateReplicaSet{Namespace: "default", Name: name, UID: "uid-stranger", Spec: domain.ReplicaSetSpec{
-		Replicas: 0, Selector: domain.LabelSelector{MatchLabels: map[string]string{"other": "x"}},
-		Template: domain.PodTemplate{Labels: map[string]string{"other": "x"}, Spec: spec.Template.Spec},
-	}}
+	stranger := domain.CreateReplicaSet{
+		Meta: domain.ObjectMeta{Namespace: "default", Name: name, UID: "uid-stranger"},
+		Spec: domain.ReplicaSetSpec{
+			Replicas: 0, Selector: domain.LabelSelector{MatchLabels: map[string]string{"other": "x"}},
+			Template: domain.PodTemplate{Labels: map[string]string{"other": "x"}, Spec: spec.Template.Spec},
+		},
+	}
 	if _, err := h.env.Writer.ReplicaSetCommands().Execute(t.Context(), domain.Key{Namespace: "default", Name: name}, stranger); err != nil {
 		t.Fatal(err)
 	}
@@ -477,7 +482,8 @@ func TestChangeCauseAnnotatedAfterTheRolloutReachesTheCurrentRevision(t *testing
 	d := h.get()
 	ann := map[string]string{domain.ChangeCauseAnnotation: "to nginx 2"}
 	if _, err := h.env.Writer.DeploymentCommands().Execute(t.Context(), webDomainKey, domain.UpdateDeployment{
-		Labels: d.Labels, Annotations: ann, Spec: d.Spec,
+		Meta: domain.ObjectMeta{Labels: d.Labels, Annotations: ann},
+		Spec: d.Spec,
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -40,8 +40,7 @@ func TestReadsDoNotGrowWithTheNamespace(t *testing.T) {
 					name := fmt.Sprintf("other-%05d", i)
 					labels := map[string]string{"app": name}
 					_, err := h.env.Writer.ReplicaSetCommands().Execute(t.Context(), domain.Key{Namespace: "default", Name: name + "-x"}, domain.CreateReplicaSet{
-						Namespace: "default", Name: name + "-x", UID: "uid-" + name,
-						Owners: []domain.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name, UID: "uid-d-" + name, Controller: true}},
+						Meta: domain.ObjectMeta{Namespace: "default", Name: name + "-x", UID: "uid-" + name, Owners: []domain.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name, UID: "uid-d-" + name, Controller: true}}},
 						Spec: domain.ReplicaSetSpec{Replicas: 1, Selector: domain.LabelSelector{MatchLabels: labels},
 							Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "x"}}}}},
 					})

@@ -107,10 +107,12 @@ func (ro *rollout) create(ctx context.Context, replicas int32) error {
 	sel.MatchLabels = withLabel(sel.MatchLabels, domain.PodTemplateHashLabel, hash)
 	name := d.Name + "-" + hash
 	cmd := domain.CreateReplicaSet{
-		Namespace: d.Namespace, Name: name, UID: ro.r.uid(),
-		Labels: tmpl.Labels, Annotations: revisionAnnotations(d, maxRevision(ro.old)+1),
-		Owners: []domain.OwnerReference{d.OwnerReference()},
-		Spec:   domain.ReplicaSetSpec{Replicas: replicas, Selector: sel, Template: tmpl, MinReadySeconds: d.Spec.MinReadySeconds},
+		Meta: domain.ObjectMeta{
+			Namespace: d.Namespace, Name: name, UID: ro.r.uid(),
+			Labels: tmpl.Labels, Annotations: revisionAnnotations(d, maxRevision(ro.old)+1),
+			Owners: []domain.OwnerReference{d.OwnerReference()},
+		},
+		Spec: domain.ReplicaSetSpec{Replicas: replicas, Selector: sel, Template: tmpl, MinReadySeconds: d.Spec.MinReadySeconds},
 	}
 	rs, err := ro.r.rsCommands.Execute(ctx, domain.Key{Namespace: d.Namespace, Name: name}, cmd)
 	if errors.Is(err, domain.ErrAlreadyExists) {
@@ -144,8 +146,10 @@ func (ro *rollout) bumpRevision(ctx context.Context) error {
 	if !copied && !bumped {
 		return nil
 	}
+	meta := rs.ObjectMeta
+	meta.Annotations = ann
 	got, err := ro.r.rsCommands.Execute(ctx, rs.Key(), domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: rs.ResourceVersion, Command: domain.UpdateReplicaSet{
-		Labels: rs.Labels, Annotations: ann, Spec: rs.Spec,
+		Meta: meta, Spec: rs.Spec,
 	}})
 	if err != nil {
 		return fmt.Errorf("bring replicaset %s of deployment %s up to date with its annotations: %w", rs, ro.d, err)

@@ -32,8 +32,10 @@ func TestDrainWaitsForTheBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := budgets.Execute(t.Context(), key, domain.CreatePodDisruptionBudget{Namespace: "default", Name: "web", UID: "uid-pdb",
-		Spec: domain.PodDisruptionBudgetSpec{MaxUnavailable: &domain.IntOrPercent{Value: 1}, Selector: &domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}); err != nil {
+	if _, err := budgets.Execute(t.Context(), key, domain.CreatePodDisruptionBudget{
+		Meta: domain.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-pdb"},
+		Spec: domain.PodDisruptionBudgetSpec{MaxUnavailable: &domain.IntOrPercent{Value: 1}, Selector: &domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
+	}); err != nil {
 		t.Fatal(err)
 	}
 	allow(1)

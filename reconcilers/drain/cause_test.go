@@ -24,8 +24,10 @@ func TestABudgetsGrantNamesTheDrain(t *testing.T) {
 		Conditions: []domain.PodCondition{{Type: domain.PodConditionReady, Status: domain.ConditionTrue}}}})
 	budgets := env.Writer.PodDisruptionBudgetCommands()
 	key := domain.Key{Namespace: "default", Name: "web"}
-	if _, err := budgets.Execute(t.Context(), key, domain.CreatePodDisruptionBudget{Namespace: "default", Name: "web", UID: "uid-pdb",
-		Spec: domain.PodDisruptionBudgetSpec{MaxUnavailable: &domain.IntOrPercent{Value: 1}, Selector: &domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}); err != nil {
+	if _, err := budgets.Execute(t.Context(), key, domain.CreatePodDisruptionBudget{
+		Meta: domain.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-pdb"},
+		Spec: domain.PodDisruptionBudgetSpec{MaxUnavailable: &domain.IntOrPercent{Value: 1}, Selector: &domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := budgets.Execute(t.Context(), key, domain.RecordPodDisruptionBudgetStatus{Status: domain.PodDisruptionBudgetStatus{

@@ -40,7 +40,7 @@ func (h *harness) deployment(name, uid string) domain.OwnerReference {
 	h.t.Helper()
 	labels := map[string]string{"app": name}
 	if _, err := h.env.Writer.DeploymentCommands().Execute(h.t.Context(), domain.Key{Namespace: "default", Name: name}, domain.CreateDeployment{
-		Namespace: "default", Name: name, UID: uid,
+		Meta: domain.ObjectMeta{Namespace: "default", Name: name, UID: uid},
 		Spec: domain.DeploymentSpec{Selector: domain.LabelSelector{MatchLabels: labels},
 			Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "i"}}}},
 			Strategy: domain.DeploymentStrategy{Type: domain.RecreateStrategy}, RevisionHistoryLimit: 10, ProgressDeadlineSeconds: 600},
@@ -70,7 +70,7 @@ func (h *harness) replicaSet(name string, owners ...domain.OwnerReference) domai
 	h.t.Helper()
 	labels := map[string]string{"ring": name}
 	if _, err := h.env.Writer.ReplicaSetCommands().Execute(h.t.Context(), domain.Key{Namespace: "default", Name: name}, domain.CreateReplicaSet{
-		Namespace: "default", Name: name, UID: "uid-" + name, Owners: owners,
+		Meta: domain.ObjectMeta{Namespace: "default", Name: name, UID: "uid-" + name, Owners: owners},
 		Spec: domain.ReplicaSetSpec{Selector: domain.LabelSelector{MatchLabels: labels},
 			Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "i"}}}}},
 	}); err != nil {
@@ -153,7 +153,8 @@ func TestACycleOfOwnersIsCollected(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := h.env.Writer.ReplicaSetCommands().Execute(t.Context(), rs.Key(), domain.UpdateReplicaSet{
-		Labels: rs.Labels, Annotations: rs.Annotations, Spec: rs.Spec, Owners: &owners,
+		Meta: domain.ObjectMeta{Labels: rs.Labels, Annotations: rs.Annotations, Owners: owners},
+		Spec: rs.Spec,
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func newCauseHarness(t *testing.T, spec domain.JobSpec) *causeHarness {
 	n := 0
 	r.ids = Identities{Suffix: func() string { n++; return fmt.Sprint(n) }, UID: func() string { return fmt.Sprintf("uid-pod-%d", n) }}
 	if _, err := env.Writer.JobCommands().Execute(t.Context(), domain.Key{Namespace: "default", Name: "pi"},
-		domain.CreateJob{Namespace: "default", Name: "pi", UID: "uid-pi", Spec: spec}); err != nil {
+		domain.CreateJob{Meta: domain.ObjectMeta{Namespace: "default", Name: "pi", UID: "uid-pi"}, Spec: spec}); err != nil {
 		t.Fatal(err)
 	}
 	return &causeHarness{t: t, env: env, r: r}
@@ -68,7 +68,7 @@ func (h *causeHarness) edit(change func(*domain.JobSpec)) {
 	}
 	spec := j.Spec
 	change(&spec)
-	h.job(domain.Precondition[domain.JobCommand]{ResourceVersion: j.ResourceVersion, Command: domain.UpdateJob{Labels: j.Labels, Annotations: j.Annotations, Spec: spec}})
+	h.job(domain.Precondition[domain.JobCommand]{ResourceVersion: j.ResourceVersion, Command: domain.UpdateJob{Meta: domain.ObjectMeta{Labels: j.Labels, Annotations: j.Annotations}, Spec: spec}})
 }
 
 // pod applies cmd to default/name as actor would.
@@ -235,7 +235,7 @@ func TestAResyncsDeletionOfAJobsPodsNamesWhatAskedForIt(t *testing.T) {
 		// A Job gone is no resync's; one of its name made again is.
 		{"deleted, and another made of its name", func(h *causeHarness) {
 			h.job(domain.DeleteJob{})
-			h.job(domain.CreateJob{Namespace: "default", Name: "pi", UID: "uid-pi-again", Spec: spec})
+			h.job(domain.CreateJob{Meta: domain.ObjectMeta{Namespace: "default", Name: "pi", UID: "uid-pi-again"}, Spec: spec})
 		}, domain.JobDeleted{}.EventType(), 2},
 		{"deleted in the foreground", func(h *causeHarness) { h.job(domain.DeleteJob{Propagation: domain.PropagateForeground}) },
 			domain.JobDeletionRequested{}.EventType(), 2},

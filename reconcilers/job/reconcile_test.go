@@ -35,7 +35,7 @@ func newFixture(t *testing.T, change func(*domain.JobSpec)) *fixture {
 	}
 	f := &fixture{jobs: newFakeJobs(clk.Now), pods: newFakePods(clk.Now), clock: clk}
 	if _, err := f.jobs.Execute(t.Context(), domain.Key{Namespace: "default", Name: "pi"},
-		domain.CreateJob{Namespace: "default", Name: "pi", UID: "uid-pi", Spec: spec}); err != nil {
+		domain.CreateJob{Meta: domain.ObjectMeta{Namespace: "default", Name: "pi", UID: "uid-pi"}, Spec: spec}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := New(DefaultConfig(), f.jobs, f.pods, f.pods, f.jobs, clk, zap.NewNop())

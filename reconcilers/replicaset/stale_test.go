@@ -40,7 +40,7 @@ func TestNoStatusOfAGenerationItNoLongerIs(t *testing.T) {
 	cmds := env.Writer.ReplicaSetCommands()
 	rs := webRS(2)
 	ctx := events.WithMetadata(t.Context(), events.Metadata{Actor: "kubernetes-admin"})
-	if _, err := cmds.Execute(ctx, rs.Key(), domain.CreateReplicaSet{Namespace: "default", Name: "web", UID: rs.UID, Spec: rs.Spec}); err != nil {
+	if _, err := cmds.Execute(ctx, rs.Key(), domain.CreateReplicaSet{Meta: domain.ObjectMeta{Namespace: "default", Name: "web", UID: rs.UID}, Spec: rs.Spec}); err != nil {
 		t.Fatal(err)
 	}
 	sets := &changedAfterRead{Reader: projections.NewReplicaSetView(env.Log)}

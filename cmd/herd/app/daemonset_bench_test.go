@@ -104,7 +104,7 @@ func daemonSetOverFleet(b *testing.B, n int, enabled string) fleetTimes {
 	var r fleetTimes
 	start, cpu := time.Now(), cpuTime(b)
 	if _, err := w.DaemonSetCommands().Execute(ctx, domain.Key{Namespace: "default", Name: "node-agent"},
-		domain.CreateDaemonSet{Namespace: "default", Name: "node-agent", UID: "uid-node-agent", Spec: spec}); err != nil {
+		domain.CreateDaemonSet{Meta: domain.ObjectMeta{Namespace: "default", Name: "node-agent", UID: "uid-node-agent"}, Spec: spec}); err != nil {
 		b.Fatal(err)
 	}
 	waitFor(b, 5*time.Minute, 20*time.Millisecond, func() (bool, error) {
