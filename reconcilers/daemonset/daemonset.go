@@ -121,11 +121,6 @@ func (r *Reconciler) readinessOnly(rec events.Record) bool {
 	return err == nil && ev.Status.Phase != domain.PodFailed && ev.Status.Phase != domain.PodSucceeded
 }
 
-// dsKey is the key of the DaemonSet namespace/name.
-func dsKey(namespace, name string) reconcilers.Key {
-	return reconcilers.Key{Aggregate: domain.DaemonSetAggregate, Namespace: namespace, Name: name}
-}
-
 // Resync returns every DaemonSet, as Kubernetes' controller resyncs its
 // informer, and remembers them for the node events to come: what finds
 // the orphans created without an owner, and the DaemonSets of a herd

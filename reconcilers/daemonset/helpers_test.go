@@ -194,3 +194,8 @@ func (g *rig) setPod(name string, change func(*domain.Pod)) {
 	change(&p)
 	g.pods.Pods[k] = p
 }
+
+// dsKey is the key of the DaemonSet namespace/name.
+func dsKey(namespace, name string) reconcilers.Key {
+	return reconcilers.Key{Aggregate: domain.DaemonSetAggregate, Namespace: namespace, Name: name}
+}

@@ -62,11 +62,6 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 		), reconcilers.ToNamespace)
 }
 
-// budgetKey is the key of the budget namespace/name.
-func budgetKey(namespace, name string) reconcilers.Key {
-	return reconcilers.Key{Aggregate: domain.PodDisruptionBudgetAggregate, Namespace: namespace, Name: name}
-}
-
 // Reconcile counts one budget, or every budget of a namespace, and
 // records what it counted.
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {

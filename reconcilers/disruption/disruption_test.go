@@ -295,3 +295,8 @@ func TestADeploymentsScaleIsExpected(t *testing.T) {
 		t.Errorf("counts %+v, want 4 expected, 3 desired, 6 healthy, 3 allowed", got)
 	}
 }
+
+// budgetKey is the key of the budget namespace/name.
+func budgetKey(namespace, name string) reconcilers.Key {
+	return reconcilers.Key{Aggregate: domain.PodDisruptionBudgetAggregate, Namespace: namespace, Name: name}
+}

@@ -130,3 +130,8 @@ func (w *world) reconcile(t *testing.T, key reconcilers.Key) (reconcilers.Result
 	w.pods.Written, w.sets.Written = map[string][]string{}, map[string][]string{}
 	return w.r.Reconcile(t.Context(), key)
 }
+
+// rsKey is the key of the ReplicaSet namespace/name.
+func rsKey(namespace, name string) reconcilers.Key {
+	return reconcilers.Key{Aggregate: domain.ReplicaSetAggregate, Namespace: namespace, Name: name}
+}

@@ -58,8 +58,3 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 		For(domain.ReplicaSetAggregate, domain.ReplicaSetStatusRecorded{}).
 		Owns(domain.PodAggregate, r.controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
 }
-
-// rsKey is the key of the ReplicaSet namespace/name.
-func rsKey(namespace, name string) reconcilers.Key {
-	return reconcilers.Key{Aggregate: domain.ReplicaSetAggregate, Namespace: namespace, Name: name}
-}
