@@ -2,8 +2,6 @@ package domain
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 )
 
@@ -90,19 +88,10 @@ func (c ReleaseIP) decideIPPool(p IPPool, _ PoolNetwork, now time.Time) ([]Event
 	return []Event{IPReleased{Pool: p.CIDR, Address: a.Address, PodUID: a.PodUID, Namespace: a.Namespace, Name: a.Name, Reason: c.Reason, At: now}}, nil
 }
 
-// evolveIPPool folds one event into the pool. Like EvolveNode it never
-// mutates p and counts every event in Version.
-func evolveIPPool(p IPPool, e Event) IPPool {
-	p.Allocations = maps.Clone(p.Allocations)
-	p.Holes = slices.Clone(p.Holes)
-	FoldIPPool(&p, e)
-	return p
-}
-
 // FoldIPPool folds events into a pool the caller owns, changing its
-// allocations and free addresses in place. It is evolveIPPool without the
-// copy, for a rebuild that folds a pool of thousands of addresses and
-// would otherwise copy them all for every event.
+// allocations and free addresses in place rather than copying them: a
+// rebuild folds pools of thousands of addresses and would otherwise
+// copy them all for every event.
 func FoldIPPool(p *IPPool, evs ...Event) {
 	n, err := ParseIPPool(p.CIDR)
 	valid := err == nil

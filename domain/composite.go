@@ -40,13 +40,3 @@ func Holds[E Event](ev Event, match func(E) bool) bool {
 	}
 	return false
 }
-
-// flatten is ev followed by its parts when it is a composite, else ev
-// alone.
-func flatten(ev Event) []Event {
-	c, ok := ev.(Composite)
-	if !ok {
-		return []Event{ev}
-	}
-	return append([]Event{ev}, c.Parts()...)
-}

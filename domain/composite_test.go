@@ -59,3 +59,11 @@ func TestAMarkInOneEventLeavesTheNodeTheSeparateEventsLeft(t *testing.T) {
 		t.Errorf("a version 1 HeartbeatMissed changed the conditions or left the agent %s", got.AgentState)
 	}
 }
+
+// DecideNodeSequence decides cmds one after another, each on the node as
+// the events of those before it leave it, and returns all their events:
+// how a caller issues several commands as one unit of work (register, then
+// take the first status report). The first error stops it.
+func DecideNodeSequence(n Node, now time.Time, cmds ...NodeCommand) ([]Event, error) {
+	return decideSequence(n, now, cmds, DecideNode, EvolveNode)
+}

@@ -87,7 +87,7 @@ func (p IPPool) lowestFree() int {
 }
 
 // take marks the address at off in use. Holes is changed in place: the
-// caller owns it (evolveIPPool copies it first).
+// caller owns the pool (FoldIPPool).
 func (p *IPPool) take(off int) {
 	if off >= p.Next {
 		p.InUse++

@@ -259,3 +259,12 @@ func TestFreeAddressesFollowTheAllocations(t *testing.T) {
 		t.Error("the pool never filled up: the walk tried no allocation on a full pool")
 	}
 }
+
+// evolveIPPool folds one event into the pool. Like EvolveNode it never
+// mutates p and counts every event in Version.
+func evolveIPPool(p IPPool, e Event) IPPool {
+	p.Allocations = maps.Clone(p.Allocations)
+	p.Holes = slices.Clone(p.Holes)
+	FoldIPPool(&p, e)
+	return p
+}

@@ -53,17 +53,9 @@ func nodeRef(name string) string {
 	return fmt.Sprintf("node %q", name)
 }
 
-// DecideNodeSequence decides cmds one after another, each on the node as
-// the events of those before it leave it, and returns all their events:
-// how a caller issues several commands as one unit of work (register, then
-// take the first status report). The first error stops it.
-func DecideNodeSequence(n Node, now time.Time, cmds ...NodeCommand) ([]Event, error) {
-	return decideSequence(n, now, cmds, DecideNode, EvolveNode)
-}
-
 // decideSequence decides cmds one after another on s, folding each one's
-// events in before the next: the shape of DecideNodeSequence and
-// DecidePodSequence.
+// events in before the next: the shape of DecidePodSequence (and of
+// the node's, which its tests use).
 func decideSequence[S, C any](s S, now time.Time, cmds []C, decide func(S, C, time.Time) ([]Event, error), evolve func(S, Event) S) ([]Event, error) {
 	var out []Event
 	for _, c := range cmds {

@@ -84,3 +84,13 @@ func flattenAll(evs []Event) [][]Event {
 	}
 	return out
 }
+
+// flatten is ev followed by its parts when it is a composite, else ev
+// alone.
+func flatten(ev Event) []Event {
+	c, ok := ev.(Composite)
+	if !ok {
+		return []Event{ev}
+	}
+	return append([]Event{ev}, c.Parts()...)
+}

@@ -94,11 +94,6 @@ func splitParsable(line string) ([]string, error) {
 	return append(fields, cur.String()), nil
 }
 
-// escapeParsable escapes a field for parsable output, as zoneadm does.
-func escapeParsable(s string) string {
-	return strings.NewReplacer(`\`, `\\`, ":", `\:`).Replace(s)
-}
-
 // parseLines returns the non-empty lines of a command's output.
 func parseLines(out []byte) []string {
 	var lines []string

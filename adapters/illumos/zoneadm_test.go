@@ -66,3 +66,8 @@ func TestEscapeParsableRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// escapeParsable escapes a field for parsable output, as zoneadm does.
+func escapeParsable(s string) string {
+	return strings.NewReplacer(`\`, `\\`, ":", `\:`).Replace(s)
+}

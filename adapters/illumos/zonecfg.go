@@ -3,19 +3,7 @@ package illumos
 import (
 	"fmt"
 	"strings"
-
-	"herd/domain"
 )
-
-// zonecfgCommands is the zonecfg command file for a pod's zone, as
-// `zonecfg -z <zone> -f` reads it, or an error wrapping ErrUnrunnable.
-func zonecfgCommands(p domain.Pod, cfg Config) (string, error) {
-	s, err := cfg.specFor(p)
-	if err != nil {
-		return "", err
-	}
-	return s.zonecfg(cfg), nil
-}
 
 // zonecfg writes the command file. The zone does not boot with the host:
 // herd boots it when its pod should run, and a zone found stopped after a

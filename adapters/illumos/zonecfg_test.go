@@ -156,3 +156,13 @@ func TestConfigValidate(t *testing.T) {
 		})
 	}
 }
+
+// zonecfgCommands is the zonecfg command file for a pod's zone, as
+// `zonecfg -z <zone> -f` reads it, or an error wrapping ErrUnrunnable.
+func zonecfgCommands(p domain.Pod, cfg Config) (string, error) {
+	s, err := cfg.specFor(p)
+	if err != nil {
+		return "", err
+	}
+	return s.zonecfg(cfg), nil
+}

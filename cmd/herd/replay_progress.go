@@ -44,16 +44,6 @@ func progressPrinterOf(w io.Writer, words progressWords) func(done, total int64)
 	}
 }
 
-// progressLine says how far a replay of total events is after done of
-// them and elapsed time: "replaying: 82,500/165,000 events (50%),
-// 41,250 events/s, 2s left". Time left assumes the rate holds; once every
-// event is read it says that the rows are being written, which still
-// takes a while for a wide fleet (each aggregate's row goes in at the
-// end).
-func progressLine(done, total int64, elapsed time.Duration) string {
-	return replayWords.line(done, total, elapsed)
-}
-
 // line is progressLine in words.
 func (words progressWords) line(done, total int64, elapsed time.Duration) string {
 	if done >= total {

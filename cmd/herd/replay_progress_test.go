@@ -58,3 +58,13 @@ func TestProgressPrinterIsSilentOffATerminal(t *testing.T) {
 		t.Error("a progress printer for a plain file")
 	}
 }
+
+// progressLine says how far a replay of total events is after done of
+// them and elapsed time: "replaying: 82,500/165,000 events (50%),
+// 41,250 events/s, 2s left". Time left assumes the rate holds; once every
+// event is read it says that the rows are being written, which still
+// takes a while for a wide fleet (each aggregate's row goes in at the
+// end).
+func progressLine(done, total int64, elapsed time.Duration) string {
+	return replayWords.line(done, total, elapsed)
+}
