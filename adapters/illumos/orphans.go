@@ -2,7 +2,6 @@ package illumos
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -126,15 +125,4 @@ func (r *Runtime) deleteZone(ctx context.Context, z Zone) error {
 		return fmt.Errorf("delete zone %s: %w", z.Name, err)
 	}
 	return nil
-}
-
-// Failures joins the errors of the removals that failed.
-func Failures(removed []Removed) error {
-	var errs []error
-	for _, r := range removed {
-		if r.Err != nil {
-			errs = append(errs, fmt.Errorf("%s %s: %w", r.Kind, r.Name, r.Err))
-		}
-	}
-	return errors.Join(errs...)
 }

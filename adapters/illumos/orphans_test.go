@@ -2,6 +2,8 @@ package illumos_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -45,7 +47,7 @@ func TestRemoveOrphansTakesOnlyWhatHerdMadeForPodsThatAreGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := illumos.Failures(removed); err != nil {
+	if err := failures(removed); err != nil {
 		t.Fatal(err)
 	}
 	zone := illumos.ZoneName(ghost)
@@ -87,4 +89,15 @@ func TestRemoveOrphansTakesOnlyWhatHerdMadeForPodsThatAreGone(t *testing.T) {
 	if state, _ := host.ZoneState(illumos.ZoneName(live)); state != "running" {
 		t.Errorf("the live pod's zone is %s after a failed pod listing, want running", state)
 	}
+}
+
+// failures joins the errors of the removals that failed.
+func failures(removed []illumos.Removed) error {
+	var errs []error
+	for _, r := range removed {
+		if r.Err != nil {
+			errs = append(errs, fmt.Errorf("%s %s: %w", r.Kind, r.Name, r.Err))
+		}
+	}
+	return errors.Join(errs...)
 }
