@@ -16,7 +16,7 @@ GOVERSION := $(shell $(GO) env GOVERSION)
 # go-sqlite3 is cgo: a C compiler is the one thing the Go toolchain lacks.
 export CGO_ENABLED := 1
 
-.PHONY: all build ui node browser run test unit vet fmt-check illumos bench bench-load bench-load-pg bench-fleet bench-retention bench-past bench-whatif bench-snapshots bench-ui lint golangci-lint deps clean
+.PHONY: all build ui node browser run test unit vet fmt-check illumos unreachable bench bench-load bench-load-pg bench-fleet bench-retention bench-past bench-whatif bench-snapshots bench-ui lint golangci-lint deps clean
 
 all: build
 
@@ -210,8 +210,26 @@ bench-ui: build browser
 ## lint: golangci-lint with .golangci.yml; any finding fails. Its analysis
 ## cache (golangci-lint cache status) is kept between runs as well: a warm
 ## run takes seconds.
-lint: golangci-lint
+lint: golangci-lint unreachable
 	$(GOLANGCI) run ./...
+
+# unreachable: no function outside the tests that none of herd's commands
+# reaches, on Linux or on illumos (x/tools' deadcode, from ./cmd/...).
+# Allowed: what only test-support packages (eventstest, illumostest) or
+# other packages' tests call.
+DEADCODE_VERSION := v0.39.0
+DEADCODE  := $(dir $(GOLANGCI))deadcode
+DEADCODE_ALLOWED := CommitsHandedOn ConfigMapStream IPPoolStream LockedOut ValidZoneName
+unreachable:
+	@GOBIN=$(dir $(GOLANGCI)) $(GO) install golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
+	@d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; \
+	$(DEADCODE) ./cmd/... >"$$d/linux.out" && \
+	GOOS=illumos CGO_ENABLED=0 $(DEADCODE) ./cmd/... >"$$d/illumos.out" && \
+	sed -n 's/.*unreachable func: //p' "$$d/linux.out" | sort -u >"$$d/linux" && \
+	sed -n 's/.*unreachable func: //p' "$$d/illumos.out" | sort -u >"$$d/illumos" && \
+	printf '%s\n' $(DEADCODE_ALLOWED) >"$$d/allowed" && \
+	{ comm -12 "$$d/linux" "$$d/illumos" | grep -vxF -f "$$d/allowed" >"$$d/found"; [ $$? -le 1 ]; } || exit 1; \
+	if [ -s "$$d/found" ]; then echo "reached by no herd command (move it into the tests that call it, or remove it):"; cat "$$d/found"; exit 1; fi
 
 golangci-lint:
 	@$(GOLANGCI) version 2>/dev/null | grep -q 'has version $(GOLANGCI_VERSION:v%=%) built with $(GOVERSION) ' || { \
