@@ -93,7 +93,7 @@ so is the whole run when any one of several is.`,
 	f.StringVar(&tokenFile, "token-file", "", "file whose first line is the bearer token")
 	f.BoolVar(&cfg.InsecureSkipVerify, "insecure-skip-verify", cfg.InsecureSkipVerify, "accept any TLS certificate from an https --server (labs only)")
 	f.StringVar(&cfg.Style, "style", cfg.Style, "how the nodes talk to herd: "+strings.Join(loadgen.Styles, ", "))
-	f.StringVar(&cfg.Encoding, "encoding", cfg.Encoding, "what kubelet-style nodes register in and ask answers in: "+strings.Join(loadgen.Encodings, ", ")+" (heartbeat patches are JSON, as a kubelet's are)")
+	f.StringVar(&cfg.Encoding, "encoding", cfg.Encoding, "what kubelet-style nodes register in and ask answers in: "+strings.Join(loadgen.Encodings, ", ")+"; protobuf when not given, as a kubelet sends (heartbeat patches are JSON, as a kubelet's are)")
 	f.StringVar(&cfg.StatusUpdate, "status-update", cfg.StatusUpdate, "how kubelet-style nodes report: patch (a strategic-merge PATCH of nodes/NAME/status, as a kubelet sends it) or put (the whole Node PUT in --encoding, as client-go's UpdateStatus sends it)")
 	f.BoolVar(&cfg.Lease, "lease", cfg.Lease, "kubelet-style nodes keep a node Lease as kubelets do: a lease renewal (a PUT of it in kube-node-lease) every --interval, a status report every --status-every")
 	f.DurationVar(&cfg.StatusEvery, "status-every", cfg.StatusEvery, "with --lease, how often each node reports its status (the kubelet's nodeStatusReportFrequency); the first report after registering is spread over half of it either side")

@@ -99,7 +99,9 @@ type Config struct {
 	// protobuf (client-go's default for built-in kinds) or cbor. The node
 	// is registered in it and every answer asked for in it; heartbeats
 	// stay strategic-merge patches, which are JSON whatever the client
-	// prefers, as a kubelet's are, unless StatusUpdate is put.
+	// prefers, as a kubelet's are, unless StatusUpdate is put. Left
+	// empty, the kubelet style speaks protobuf, as a kubelet does (its
+	// --kube-api-content-type defaults to it), and the others JSON.
 	Encoding string
 	// StatusUpdate is how kubelet-style nodes report (--status-update):
 	// patch, a strategic-merge PATCH of nodes/NAME/status as the kubelet
@@ -138,6 +140,17 @@ const (
 	EncodingCBOR     = "cbor"
 )
 
+// DefaultEncoding is what a style's nodes speak when --encoding is not
+// given: a kubelet sends protobuf to the API server for the built-in kinds
+// (its --kube-api-content-type), so the kubelet style does too; the other
+// styles speak JSON alone.
+func DefaultEncoding(style string) string {
+	if style == StyleKubelet {
+		return EncodingProtobuf
+	}
+	return EncodingJSON
+}
+
 // Encodings are the values --encoding takes.
 var Encodings = []string{EncodingJSON, EncodingProtobuf, EncodingCBOR}
 
@@ -150,7 +163,7 @@ func DefaultConfig() Config {
 	return Config{
 		Servers: []string{"http://127.0.0.1:8080"}, Style: StyleKubelet, Nodes: 100, Connections: 64,
 		Duration: 10 * time.Second, GracePeriod: DefaultGracePeriod, ListInterval: time.Second,
-		Timeout: 30 * time.Second, Encoding: EncodingJSON, StatusUpdate: StatusUpdatePatch, StatusEvery: DefaultStatusEvery,
+		Timeout: 30 * time.Second, StatusUpdate: StatusUpdatePatch, StatusEvery: DefaultStatusEvery,
 	}
 }
 
@@ -172,7 +185,7 @@ func (c *Config) setDefaults() {
 		c.Timeout = 30 * time.Second
 	}
 	if c.Encoding == "" {
-		c.Encoding = EncodingJSON
+		c.Encoding = DefaultEncoding(c.Style)
 	}
 	c.ServerPIDs = slices.DeleteFunc(slices.Clone(c.ServerPIDs), func(pid int) bool { return pid == 0 })
 }

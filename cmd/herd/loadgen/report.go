@@ -122,7 +122,7 @@ func (r Report) Print(w io.Writer, format string) error {
 	if r.StatusUpdate == StatusUpdatePut {
 		style += ", status PUT"
 	}
-	if r.Encoding != "" && r.Encoding != EncodingJSON {
+	if r.Encoding != "" && (r.Style == StyleKubelet || r.Encoding != EncodingJSON) {
 		style += " in " + r.Encoding
 	}
 	fmt.Fprintf(tw, "herd loadgen\t%s, %d nodes, %d connections, heartbeats %s\n", style, r.Nodes, r.Connections, interval)

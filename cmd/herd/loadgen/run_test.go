@@ -3,8 +3,13 @@ package loadgen_test
 import (
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -199,6 +204,62 @@ func TestKubeletNodesSpeakEveryEncoding(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKubeletNodesSpeakProtobufUnlessTold: without --encoding, a
+// kubelet-style node registers and renews its Lease in protobuf, as a
+// kubelet does, while its status patches stay JSON; the other styles
+// speak JSON.
+func TestKubeletNodesSpeakProtobufUnlessTold(t *testing.T) {
+	target, err := url.Parse(startHerd(t, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	sent := map[string]string{} // "METHOD kind" -> Content-Type
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ct := r.Header.Get("Content-Type"); ct != "" {
+			kind := "node"
+			switch {
+			case strings.Contains(r.URL.Path, "/leases"):
+				kind = "lease"
+			case strings.HasSuffix(r.URL.Path, "/status"):
+				kind = "status"
+			}
+			mu.Lock()
+			sent[r.Method+" "+kind] = ct
+			mu.Unlock()
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+
+	cfg := tiny(front.URL, loadgen.StyleKubelet)
+	cfg.Lease, cfg.Interval, cfg.StatusEvery = true, 50*time.Millisecond, 100*time.Millisecond
+	r, err := loadgen.Run(t.Context(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Encoding != loadgen.EncodingProtobuf {
+		t.Errorf("the report says the nodes spoke %q, want protobuf", r.Encoding)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for req, want := range map[string]string{
+		"POST node":    "application/vnd.kubernetes.protobuf",
+		"PUT lease":    "application/vnd.kubernetes.protobuf",
+		"PATCH status": "application/strategic-merge-patch+json",
+	} {
+		if got := sent[req]; got != want {
+			t.Errorf("%s sent as %q, want %q (all sent: %v)", req, got, want, sent)
+		}
+	}
+
+	agent := tiny(front.URL, loadgen.StyleAgent)
+	if err := agent.Validate(); err != nil {
+		t.Errorf("the agent style with no --encoding: %v", err)
 	}
 }
 
