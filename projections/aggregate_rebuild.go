@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // aggregateRebuild folds one aggregate's records in memory during a
@@ -44,11 +44,6 @@ type snapshotTaker struct {
 	at time.Time
 }
 
-// insertSnapshotSQL saves one snapshot (events.Snapshots): the same
-// stream and position again keeps the first.
-const insertSnapshotSQL = `INSERT INTO snapshots (stream, position, version, taken_at, state) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (stream, position) DO NOTHING`
-
 // take snapshots st, just folded from rec, when the policy says so.
 func (r *aggregateRebuild[S]) take(ctx context.Context, x execer, st *rebuiltState[S], rec events.Record) error {
 	p := r.snaps.policy
@@ -66,7 +61,7 @@ func (r *aggregateRebuild[S]) take(ctx context.Context, x execer, st *rebuiltSta
 	if err != nil {
 		return fmt.Errorf("rebuild: snapshot %s@%d: %w", rec.Stream, rec.Position, err)
 	}
-	if _, err := x.ExecContext(ctx, insertSnapshotSQL, rec.Stream, rec.Position, rec.Version, r.snaps.at.UnixNano(), data); err != nil {
+	if err := viewstore.InsertSnapshot(ctx, x, rec.Stream, rec.Position, rec.Version, r.snaps.at.UnixNano(), data); err != nil {
 		return fmt.Errorf("rebuild: snapshot %s@%d: %w", rec.Stream, rec.Position, err)
 	}
 	st.since, st.snapAt = 0, rec.RecordedAt
@@ -112,42 +107,4 @@ func (r *aggregateRebuild[S]) flush(ctx context.Context, x execer) error {
 		}
 		return nil
 	})
-}
-
-// preparedTx executes through one prepared statement per query text, so a
-// rebuild that writes the same few statements a million times parses each
-// once.
-type preparedTx struct {
-	tx    *viewTx
-	stmts map[string]*sql.Stmt
-}
-
-func newPreparedTx(tx *viewTx) *preparedTx {
-	return &preparedTx{tx: tx, stmts: map[string]*sql.Stmt{}}
-}
-
-// ExecContext executes query through its prepared statement, preparing it
-// on first use.
-func (p *preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	stmt := p.stmts[query]
-	if stmt == nil {
-		var err error
-		if stmt, err = p.tx.PrepareContext(ctx, query); err != nil {
-			return nil, fmt.Errorf("prepare: %w", err)
-		}
-		p.stmts[query] = stmt
-	}
-	return stmt.ExecContext(ctx, p.tx.Dialect().Args(args)...)
-}
-
-// Dialect is the dialect of the transaction the statements run in.
-func (p *preparedTx) Dialect() events.Dialect { return p.tx.Dialect() }
-
-// close closes every prepared statement; the next ExecContext prepares
-// its statement again.
-func (p *preparedTx) close() {
-	for _, stmt := range p.stmts {
-		_ = stmt.Close()
-	}
-	clear(p.stmts)
 }

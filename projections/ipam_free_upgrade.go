@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"herd/projections/command"
 	"herd/projections/viewstore"
 )
 
@@ -30,19 +29,16 @@ func fillIPPoolsFree(ctx context.Context, v *viewDB) error {
 // writer that changed the pool meanwhile wrote its free addresses itself,
 // and the row is left as it wrote it.
 func fillIPPoolFree(ctx context.Context, v *viewDB, pool string, version int64) error {
-	tx, err := v.db.BeginTx(ctx, nil)
+	err := v.InTx(ctx, func(vt *viewTx) error {
+		all, err := addressRows.InPool(ctx, vt, pool)
+		if err != nil {
+			return err
+		}
+		p := ipPoolFromRows(pool, version, all)
+		return addressRows.Fill(ctx, vt, viewstore.Pool{CIDR: pool, Version: version, InUse: p.InUse, Free: encodeIPPoolFree(p)})
+	})
 	if err != nil {
 		return fmt.Errorf("fill IP pool %s's free addresses: %w", pool, err)
 	}
-	defer func() { _ = tx.Rollback() }()
-	vt := command.NewViewTx(tx, v.d)
-	all, err := addressRows.InPool(ctx, vt, pool)
-	if err != nil {
-		return fmt.Errorf("fill IP pool %s's free addresses: %w", pool, err)
-	}
-	p := ipPoolFromRows(pool, version, all)
-	if err := addressRows.Fill(ctx, vt, viewstore.Pool{CIDR: pool, Version: version, InUse: p.InUse, Free: encodeIPPoolFree(p)}); err != nil {
-		return fmt.Errorf("fill IP pool %s's free addresses: %w", pool, err)
-	}
-	return tx.Commit()
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"herd/events"
 	"herd/events/eventstest"
 	"herd/events/pgtest"
+	"herd/projections/viewstore"
 )
 
 // TestLeasesThroughTheUnitOfWorkOnPostgres: the lease aggregate's unit of
@@ -37,7 +38,7 @@ func TestLeasesThroughTheUnitOfWorkOnPostgres(t *testing.T) {
 	if err := events.MigratePostgres(ctx, db, "projections", PostgresMigrations()); err != nil {
 		t.Fatal(err)
 	}
-	views := &viewDB{db: db, d: events.EnginePostgres.Dialect()}
+	views := viewstore.NewDBOn(db, events.EnginePostgres.Dialect())
 	clk := clocktesting.NewFakeClock(t0)
 	w := NewWriter(log, clk, nil)
 	update := func(name string, cmd domain.LeaseCommand) (domain.Lease, error) {

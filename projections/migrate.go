@@ -2,9 +2,7 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"embed"
-	"fmt"
 	"io/fs"
 
 	"herd/events"
@@ -31,33 +29,28 @@ func PostgresMigrations() fs.FS {
 // Migrate creates or upgrades the view tables beside log, on whichever
 // engine keeps it. Migrations are each engine's own by nature — each
 // engine's history of files, and on SQLite the upgrades of rows an older
-// herd wrote — so they run on the views' database/sql pool (viewDB)
-// rather than behind the views' store port.
+// herd wrote — and run on the views' pool (viewstore.DB's Migrate, and
+// the upgrades' statements in viewstore's SQLite upgrades).
 func Migrate(ctx context.Context, log events.Log) error {
 	views := newViewDB(log)
-	if views.d.Engine() == events.EnginePostgres {
-		if err := events.MigratePostgres(ctx, views.db, "projections", PostgresMigrations()); err != nil {
-			return fmt.Errorf("migrate views: %w", err)
-		}
-	} else if err := migrate(ctx, views.db); err != nil {
-		return err
-	}
-	return fillIPPoolsFree(ctx, views)
-}
-
-func migrate(ctx context.Context, db *sql.DB) error {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
+		panic(err) // the embedded directory exists: a build error otherwise
+	}
+	if err := views.Migrate(ctx, sub, PostgresMigrations()); err != nil {
 		return err
 	}
-	if err := events.Migrate(ctx, db, "projections", sub); err != nil {
-		return fmt.Errorf("migrate views: %w", err)
+	if views.Dialect().Engine() != events.EnginePostgres {
+		// A PostgreSQL database is born in the present shape.
+		if err := storeDerivedLabels(ctx, views); err != nil {
+			return err
+		}
+		if err := splitNodeRows(ctx, views); err != nil {
+			return err
+		}
+		if err := leasesRenewedAt(ctx, views); err != nil {
+			return err
+		}
 	}
-	if err := storeDerivedLabels(ctx, db); err != nil {
-		return err
-	}
-	if err := splitNodeRows(ctx, db); err != nil {
-		return err
-	}
-	return leasesRenewedAt(ctx, db)
+	return fillIPPoolsFree(ctx, views)
 }

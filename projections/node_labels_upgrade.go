@@ -2,13 +2,11 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"maps"
 
 	"herd/domain"
-	"herd/events"
-	"herd/projections/command"
+	"herd/projections/viewstore"
 )
 
 // storeDerivedLabels gives the node rows written before herd stored its
@@ -16,19 +14,22 @@ import (
 // event would (domain.WithDerivedLabels): so the live view equals a
 // rebuild of the log from the first start on, and selectors see the kind
 // of a node that has been silent since.
-func storeDerivedLabels(ctx context.Context, db *sql.DB) error {
-	return upgradeOnce(ctx, db, derivedLabelsMark, func(tx *sql.Tx) error {
-		stale, err := queryRows(ctx, tx, "nodes without derived labels", unmarshalNode,
-			`SELECT data FROM node_rows WHERE deleted = 0 AND instr(CAST(data AS TEXT), ?) = 0`, `"`+domain.LabelKind+`":`)
+func storeDerivedLabels(ctx context.Context, db *viewDB) error {
+	return viewstore.UpgradeOnce(ctx, db, derivedLabelsMark, func(tx *viewTx) error {
+		stale, err := viewstore.NodesWithout(ctx, tx, domain.LabelKind)
 		if err != nil {
 			return err
 		}
-		for _, n := range stale {
+		for _, data := range stale {
+			n, err := unmarshalNode(data)
+			if err != nil {
+				return err
+			}
 			up := domain.WithDerivedLabels(n)
 			if maps.Equal(up.Labels, n.Labels) {
 				continue
 			}
-			if err := upsertNode(ctx, command.NewViewTx(tx, events.EngineSQLite.Dialect()), up); err != nil {
+			if err := upsertNode(ctx, tx, up); err != nil {
 				return fmt.Errorf("node %s: %w", n.Name, err)
 			}
 		}

@@ -2,10 +2,8 @@ package projections
 
 import (
 	"context"
-	"database/sql"
 
-	"herd/events"
-	"herd/projections/command"
+	"herd/projections/viewstore"
 )
 
 // splitNodeRows gives every node row written before the hot/cold split
@@ -14,15 +12,18 @@ import (
 // row without a hot row still reads whole (its JSON holds everything),
 // so nothing is wrong meanwhile; this only makes the bytes what a rebuild
 // writes.
-func splitNodeRows(ctx context.Context, db *sql.DB) error {
-	return upgradeOnce(ctx, db, splitNodeRowsMark, func(tx *sql.Tx) error {
-		whole, err := queryRows(ctx, tx, "nodes written whole", unmarshalNode,
-			`SELECT n.data FROM nodes n WHERE NOT EXISTS (SELECT 1 FROM node_heartbeats h WHERE h.name = n.name) ORDER BY n.name`)
+func splitNodeRows(ctx context.Context, db *viewDB) error {
+	return viewstore.UpgradeOnce(ctx, db, splitNodeRowsMark, func(tx *viewTx) error {
+		whole, err := viewstore.NodesWrittenWhole(ctx, tx)
 		if err != nil {
 			return err
 		}
-		for _, n := range whole {
-			if err := upsertNode(ctx, command.NewViewTx(tx, events.EngineSQLite.Dialect()), n); err != nil {
+		for _, data := range whole {
+			n, err := unmarshalNode(data)
+			if err != nil {
+				return err
+			}
+			if err := upsertNode(ctx, tx, n); err != nil {
 				return err
 			}
 		}

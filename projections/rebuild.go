@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // RebuildOptions tune a rebuild.
@@ -99,25 +100,25 @@ func rebuildIn(ctx context.Context, log events.Log, ltx events.LogTx, opts Rebui
 	if err != nil {
 		return RebuildStats{}, fmt.Errorf("rebuild: head: %w", err)
 	}
-	var indexes []viewIndex
+	var indexes []viewstore.Index
 	if reindex {
 		if indexes, err = dropViewIndexes(ctx, tx); err != nil {
 			return RebuildStats{}, err
 		}
 	}
 	for _, t := range allViewTables() {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.name); err != nil {
-			return RebuildStats{}, fmt.Errorf("rebuild: empty %s: %w", t.name, err)
+		if err := viewstore.Empty(ctx, tx, t.name); err != nil {
+			return RebuildStats{}, fmt.Errorf("rebuild: %w", err)
 		}
 	}
 	if opts.Snapshots.on() {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM snapshots"); err != nil {
-			return RebuildStats{}, fmt.Errorf("rebuild: drop the snapshots: %w", err)
+		if err := viewstore.DropSnapshots(ctx, tx); err != nil {
+			return RebuildStats{}, fmt.Errorf("rebuild: %w", err)
 		}
 	}
-	prepared := newPreparedTx(tx)
-	defer prepared.close()
-	x := newBatchedInserts(prepared)
+	prepared := viewstore.NewPrepared(tx)
+	defer prepared.Close()
+	x := viewstore.NewBatches(prepared)
 	rebuilders := make(map[view]rebuilder, len(views))
 	snaps := &snapshotTaker{policy: opts.Snapshots, at: opts.Now()}
 	for _, v := range views {
@@ -155,17 +156,15 @@ func rebuildIn(ctx context.Context, log events.Log, ltx events.LogTx, opts Rebui
 			return stats, err
 		}
 	}
-	if err := x.flush(ctx); err != nil {
+	if err := x.Flush(ctx); err != nil {
 		return stats, fmt.Errorf("rebuild: %w", err)
 	}
-	prepared.close() // the statements must be finished before the schema changes
+	prepared.Close() // the statements must be finished before the schema changes
 	if err := createViewIndexes(ctx, tx, indexes); err != nil {
 		return stats, err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO projection_checkpoints (projection, position, rebuilt_at) VALUES ('views', ?, ?)
-ON CONFLICT (projection) DO UPDATE SET position = excluded.position, rebuilt_at = excluded.rebuilt_at`,
-		stats.Head, opts.Now().UTC().Format(time.RFC3339Nano)); err != nil {
-		return stats, fmt.Errorf("rebuild: checkpoint: %w", err)
+	if err := viewstore.Checkpoint(ctx, tx, stats.Head, opts.Now().UTC().Format(time.RFC3339Nano)); err != nil {
+		return stats, fmt.Errorf("rebuild: %w", err)
 	}
 	return stats, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // VerifyInPlace rebuilds every view from log and compares the rebuilt
@@ -28,49 +29,30 @@ func VerifyInPlace(ctx context.Context, log events.Log, opts RebuildOptions) (*D
 	if engine := ltx.Engine(); engine != events.EnginePostgres {
 		return nil, RebuildStats{}, fmt.Errorf("verify in place: the log is on %s; verify a copy of its file (Verify)", engine)
 	}
-	// The statements below are PostgreSQL's alone and stay here, through
-	// the transaction's database/sql handle (newViewTx): a snapshot of the
-	// log and every view at once, and scratch tables shaped like the live
-	// ones that the rebuild writes instead, are how this engine verifies
-	// in place, and no other engine runs them (SQLite verifies a copy of
-	// its file).
+	// A snapshot of the log and every view at once, and scratch tables
+	// shaped like the live ones that the rebuild writes instead, are how
+	// this engine verifies in place (viewstore.ScratchTables), and no
+	// other engine runs them (SQLite verifies a copy of its file).
 	tx := newViewTx(ltx)
-	if _, err := tx.ExecContext(ctx, `SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`); err != nil {
-		return nil, RebuildStats{}, fmt.Errorf("verify: %w", err)
+	var tables []string
+	for _, t := range allViewTables() {
+		tables = append(tables, t.name)
 	}
-	var schema string
-	if err := tx.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+	tables = append(tables, "projection_checkpoints")
+	scratch, err := viewstore.ScratchTables(ctx, tx, tables)
+	if err != nil {
 		return nil, RebuildStats{}, fmt.Errorf("verify: %w", err)
-	}
-	tables := append(allViewTables(), viewTable{name: "projection_checkpoints", orderBy: "projection"})
-	for _, t := range tables {
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`CREATE TEMPORARY TABLE %[2]s (LIKE %[1]s.%[2]s INCLUDING ALL) ON COMMIT DROP`,
-			quoteIdent(schema), t.name)); err != nil {
-			return nil, RebuildStats{}, fmt.Errorf("verify: scratch %s: %w", t.name, err)
-		}
 	}
 	stats, err := rebuildIn(ctx, log, ltx, opts, false)
 	if err != nil {
 		return nil, stats, err
 	}
 	for _, t := range allViewTables() {
-		d, err := firstDifferenceOf(ctx, tx, t.name, quoteIdent(schema)+"."+t.name, "pg_temp."+t.name, t.orderBy)
+		d, err := firstDifference(ctx, tx, t.name, scratch.Live(t.name), scratch.Rebuilt(t.name), t.orderBy)
 		if err != nil || d != nil {
 			return d, stats, err
 		}
 	}
 	stats.Took = time.Since(start)
 	return nil, stats, nil
-}
-
-// quoteIdent quotes a PostgreSQL identifier.
-func quoteIdent(s string) string {
-	out := []byte{'"'}
-	for i := 0; i < len(s); i++ {
-		if s[i] == '"' {
-			out = append(out, '"')
-		}
-		out = append(out, s[i])
-	}
-	return string(append(out, '"'))
 }

@@ -22,7 +22,10 @@
 // (NewSQLiteNamespaces, NewPostgresNamespaces); and of the device
 // binding view, a device name's row with the address it is bound to, as
 // DeviceBindings (NewSQLiteDeviceBindings, NewPostgresDeviceBindings).
-// Only those implementations hold
+// Beside them it holds the views' other statements: their pool (DB),
+// SQLite's upgrades of rows an older herd wrote (UpgradeOnce), a
+// rebuild's (Empty, Checkpoint, DropIndexes, Batches...) and replay
+// --verify's (FirstDifference, ScratchTables). Only this package holds
 // the tables' SQL and database/sql's types; the views hand the port the
 // handle a statement runs on (the views' pool or the unit of work's
 // transaction) and get rows' data back. See the architecture note, "One

@@ -1,4 +1,4 @@
-package projections
+package viewstore
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // and far past the point where a larger statement saves anything.
 const maxBatchArgs = 999
 
-// batchedInserts is the execer a rebuild writes its rows through. It
+// Batches is the execer a rebuild writes its rows through. It
 // gathers a run of the same "INSERT ... VALUES (?, ..., ?) ..." statement
 // into one statement of many rows, "VALUES (...), (...), ...", which SQLite
 // runs as the same inserts in the same order (an ON CONFLICT clause
@@ -25,9 +25,9 @@ const maxBatchArgs = 999
 // statement first writes what is gathered, then runs as it is, so the
 // order of the writes is kept. A gathered insert reports no result
 // (driver.ResultNoRows) and its error comes from a later ExecContext or
-// from flush; no view writer reads either, and a rebuild fails as a whole.
-type batchedInserts struct {
-	x execer
+// from Flush; no view writer reads either, and a rebuild fails as a whole.
+type Batches struct {
+	x Execer
 	// query is the statement being gathered ("" when none), args the
 	// parameters of its rows so far, rows their number.
 	query string
@@ -52,15 +52,17 @@ type multiKey struct {
 	rows  int
 }
 
-func newBatchedInserts(x execer) *batchedInserts {
-	return &batchedInserts{x: x, shapes: map[string]insertShape{}, multi: map[multiKey]string{}}
+// NewBatches gathers the inserts written through it into statements of
+// many rows on x.
+func NewBatches(x Execer) *Batches {
+	return &Batches{x: x, shapes: map[string]insertShape{}, multi: map[multiKey]string{}}
 }
 
 // ExecContext gathers query when it continues the run being gathered or
 // can start one, and otherwise writes the run and executes query.
-func (b *batchedInserts) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+func (b *Batches) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if query != b.query || len(b.args)+len(args) > maxBatchArgs {
-		if err := b.flush(ctx); err != nil {
+		if err := b.Flush(ctx); err != nil {
 			return nil, err
 		}
 		if !b.shape(query).ok || len(args) == 0 {
@@ -74,10 +76,10 @@ func (b *batchedInserts) ExecContext(ctx context.Context, query string, args ...
 }
 
 // Dialect is the dialect of the execer the rows are written through.
-func (b *batchedInserts) Dialect() events.Dialect { return b.x.Dialect() }
+func (b *Batches) Dialect() events.Dialect { return b.x.Dialect() }
 
-// flush writes the rows gathered so far as one statement.
-func (b *batchedInserts) flush(ctx context.Context) error {
+// Flush writes the rows gathered so far as one statement.
+func (b *Batches) Flush(ctx context.Context) error {
 	if b.rows == 0 {
 		return nil
 	}
@@ -99,7 +101,7 @@ func (b *batchedInserts) flush(ctx context.Context) error {
 
 // shape splits query around "VALUES (?, ..., ?)" when it is an INSERT
 // with one such tuple of parameters only.
-func (b *batchedInserts) shape(query string) insertShape {
+func (b *Batches) shape(query string) insertShape {
 	if s, ok := b.shapes[query]; ok {
 		return s
 	}

@@ -1,10 +1,12 @@
-package projections
+package viewstore
 
 import (
 	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"herd/events"
 )
 
 func TestBatchedInsertsGatherRunsInOrder(t *testing.T) {
@@ -42,14 +44,14 @@ func TestBatchedInsertsGatherRunsInOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got recordedExecs
-			b := newBatchedInserts(&got)
+			got := NewRecorded(events.EngineSQLite.Dialect())
+			b := NewBatches(got)
 			for _, e := range tt.in {
 				if _, err := b.ExecContext(t.Context(), e.query, e.args...); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := b.flush(t.Context()); err != nil {
+			if err := b.Flush(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tt.want, got.execs, cmp.AllowUnexported(recordedExec{})); diff != "" {
@@ -60,15 +62,15 @@ func TestBatchedInsertsGatherRunsInOrder(t *testing.T) {
 }
 
 func TestBatchedInsertsStayUnderTheParameterLimit(t *testing.T) {
-	var got recordedExecs
-	b := newBatchedInserts(&got)
+	got := NewRecorded(events.EngineSQLite.Dialect())
+	b := NewBatches(got)
 	ctx := context.Background()
 	for i := range 1000 {
 		if _, err := b.ExecContext(ctx, `INSERT INTO t (a, b, c) VALUES (?, ?, ?)`, i, i, i); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := b.flush(ctx); err != nil {
+	if err := b.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	rows := 0
