@@ -144,32 +144,33 @@ func reportedProblems(cs []ReportedCondition) []FieldError {
 	var errs []FieldError
 	seen := make(map[ConditionType]bool, len(cs))
 	total := 0
-	tooLong := func(field string, n, limit int) {
+	// A condition's path is written only into a problem found with it.
+	at := func(i int, field string) string { return fmt.Sprintf("status.conditions[%d].%s", i, field) }
+	tooLong := func(i int, field string, n, limit int) {
 		if n > limit {
-			errs = append(errs, FieldError{Field: field, Reason: fmt.Sprintf("Too long: may not be more than %d bytes", limit)})
+			errs = append(errs, FieldError{Field: at(i, field), Reason: fmt.Sprintf("Too long: may not be more than %d bytes", limit)})
 		}
 	}
 	for i, c := range cs {
-		path := fmt.Sprintf("status.conditions[%d]", i)
 		switch {
 		case c.Type == "":
-			errs = append(errs, FieldError{Field: path + ".type", Reason: "required"})
+			errs = append(errs, FieldError{Field: at(i, "type"), Reason: "required"})
 		case len(c.Type) > MaxConditionTypeLength:
-			tooLong(path+".type", len(c.Type), MaxConditionTypeLength)
+			tooLong(i, "type", len(c.Type), MaxConditionTypeLength)
 		case seen[c.Type]:
-			errs = append(errs, FieldError{Field: path + ".type", Value: string(c.Type), Reason: "Duplicate value"})
+			errs = append(errs, FieldError{Field: at(i, "type"), Value: string(c.Type), Reason: "Duplicate value"})
 		}
-		tooLong(path+".reason", len(c.Reason), MaxConditionReasonLength)
-		tooLong(path+".message", len(c.Message), MaxConditionMessageLength)
+		tooLong(i, "reason", len(c.Reason), MaxConditionReasonLength)
+		tooLong(i, "message", len(c.Message), MaxConditionMessageLength)
 		total += len(c.Type) + len(c.Reason) + len(c.Message)
 		seen[c.Type] = true
 		switch c.Status {
 		case ConditionTrue, ConditionFalse, ConditionUnknown:
 		case "":
-			errs = append(errs, FieldError{Field: path + ".status", Reason: "required"})
+			errs = append(errs, FieldError{Field: at(i, "status"), Reason: "required"})
 		default:
 			errs = append(errs, FieldError{
-				Field: path + ".status", Value: string(c.Status),
+				Field: at(i, "status"), Value: string(c.Status),
 				Reason: `supported values: "True", "False", "Unknown"`,
 			})
 		}

@@ -62,11 +62,11 @@ func isDNSLabelPart(s string) bool {
 func qualifiedNameProblems(s string) []string {
 	var out []string
 	name := s
-	switch parts := strings.Split(s, "/"); len(parts) {
+	switch strings.Count(s, "/") {
+	case 0:
 	case 1:
-	case 2:
-		prefix := parts[0]
-		name = parts[1]
+		var prefix string
+		prefix, name, _ = strings.Cut(s, "/")
 		if prefix == "" {
 			out = append(out, "prefix part must be non-empty")
 		} else {

@@ -21,6 +21,10 @@ var derivedLabels = map[string]func(Node) string{
 	LabelKind: func(n Node) string { return string(n.Kind) },
 }
 
+// derivedLabelKeys are derivedLabels' keys in order, for checks that
+// report in key order.
+var derivedLabelKeys = slices.Sorted(maps.Keys(derivedLabels))
+
 // withDerivedLabels returns labels with every derived label set from n. It
 // runs in EvolveNode, so a log written before herd stored them replays to
 // the same labels as a new one. labels is not changed.
@@ -54,7 +58,7 @@ func withoutDerivedLabels(labels map[string]string) map[string]string {
 // labels back, but not change what herd computes.
 func derivedLabelProblems(labels map[string]string, n Node) []FieldError {
 	var errs []FieldError
-	for _, k := range slices.Sorted(maps.Keys(derivedLabels)) {
+	for _, k := range derivedLabelKeys {
 		v, ok := labels[k]
 		if want := derivedLabels[k](n); ok && v != want {
 			errs = append(errs, FieldError{

@@ -36,6 +36,10 @@ type runner struct {
 	// looked up once: the dispatcher sets them on every record.
 	depthGauge prometheus.Gauge
 	lagGauge   prometheus.Gauge
+	// reconciled and took are its series of the reconciles and duration
+	// metrics, looked up once: every reconcile sets them.
+	reconciled prometheus.Counter
+	took       prometheus.Observer
 	// resyncs, inFlight and unfinished let Status tell when the runner
 	// has settled.
 	resyncs    atomic.Int64
@@ -73,6 +77,8 @@ func newRunner(r Reconciler, eventLog events.Log, clk clock.WithTicker, log *zap
 		r: r, watches: w, scope: w.Scope(), eventLog: eventLog, clock: clk, metrics: m, cfg: cfg,
 		depthGauge: m.depth.WithLabelValues(r.Name()),
 		lagGauge:   m.lag.WithLabelValues(r.Name()),
+		reconciled: m.reconciles.WithLabelValues(r.Name()),
+		took:       m.duration.WithLabelValues(r.Name()),
 		log:        log.With(zap.String("reconciler", r.Name())),
 		limiter:    limiter,
 		requeueAt:  map[Key]time.Time{},

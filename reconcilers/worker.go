@@ -48,9 +48,11 @@ func (rn *runner) processNext(ctx context.Context) bool {
 		rctx = events.WithMetadata(rctx, events.CausedBy(cause, "", ""))
 	}
 	res, err := rn.safeReconcile(rctx, key)
-	rn.metrics.reconciles.WithLabelValues(name).Inc()
-	rn.metrics.duration.WithLabelValues(name).Observe(time.Since(start).Seconds())
-	log := rn.log.With(zap.Stringer("key", key))
+	rn.reconciled.Inc()
+	rn.took.Observe(time.Since(start).Seconds())
+	// The key joins the logger only for a reconcile that logs: most,
+	// such as every node's registration, succeed and log nothing.
+	log := func() *zap.Logger { return rn.log.With(zap.Stringer("key", key)) }
 	switch {
 	case err == nil:
 		rn.limiter.Forget(key)
@@ -62,19 +64,19 @@ func (rn *runner) processNext(ctx context.Context) bool {
 	case IsTerminal(err):
 		rn.limiter.Forget(key)
 		rn.metrics.errors.WithLabelValues(name).Inc()
-		log.Error("reconcile failed for good", zap.Error(err))
+		log().Error("reconcile failed for good", zap.Error(err))
 	case rn.limiter.NumRequeues(key) >= rn.cfg.MaxRetries:
 		rn.limiter.Forget(key)
 		rn.metrics.errors.WithLabelValues(name).Inc()
 		rn.metrics.poison.WithLabelValues(name).Inc()
-		log.Error("key set aside after repeated failures; the next resync retries it",
+		log().Error("key set aside after repeated failures; the next resync retries it",
 			zap.Int("attempts", rn.cfg.MaxRetries+1), zap.Error(err))
 	default:
 		rn.metrics.errors.WithLabelValues(name).Inc()
-		log.Debug("reconcile failed, retrying with backoff", zap.Error(err))
+		log().Debug("reconcile failed, retrying with backoff", zap.Error(err))
 		rn.retry(key)
 	}
-	rn.metrics.depth.WithLabelValues(name).Set(float64(rn.queue.Len()))
+	rn.depthGauge.Set(float64(rn.queue.Len()))
 	return true
 }
 

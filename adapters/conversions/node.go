@@ -247,20 +247,26 @@ func WithoutHerdKeys(m map[string]string) map[string]string {
 
 // toResourceList renders base units as Kubernetes quantities: CPU in
 // millicores, memory-like resources in binary SI (256Ki), counts decimal.
+// Each quantity carries its text, written once here: a quantity in a map
+// is encoded from a copy, which keeps none of the text it writes, and
+// protobuf writes each one twice (its size, then its bytes).
 func toResourceList(in domain.ResourceList) corev1.ResourceList {
 	if len(in) == 0 {
 		return nil
 	}
-	out := corev1.ResourceList{}
+	out := make(corev1.ResourceList, len(in))
 	for name, v := range in {
+		var q *resource.Quantity
 		switch name {
 		case "cpu":
-			out[corev1.ResourceName(name)] = *resource.NewMilliQuantity(v, resource.DecimalSI)
+			q = resource.NewMilliQuantity(v, resource.DecimalSI)
 		case "memory", "ephemeral-storage":
-			out[corev1.ResourceName(name)] = *resource.NewQuantity(v, resource.BinarySI)
+			q = resource.NewQuantity(v, resource.BinarySI)
 		default:
-			out[corev1.ResourceName(name)] = *resource.NewQuantity(v, resource.DecimalSI)
+			q = resource.NewQuantity(v, resource.DecimalSI)
 		}
+		_ = q.String() // keeps its text
+		out[corev1.ResourceName(name)] = *q
 	}
 	return out
 }

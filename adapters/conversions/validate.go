@@ -7,7 +7,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -54,7 +53,7 @@ func validateTypeMeta(tm metav1.TypeMeta, kind, apiVersion string) field.ErrorLi
 // conditions, addresses and kubelet port.
 func ValidateNode(in *corev1.Node) error {
 	errs := validateNodeMetaAndSpec(in)
-	errs = append(errs, validateNodeStatus(&in.Status, field.NewPath("status"))...)
+	errs = append(errs, validateNodeStatus(&in.Status, statusPath)...)
 	return invalidFrom("Node", in.Name, errs)
 }
 
@@ -69,7 +68,7 @@ func ValidateNodeUpdate(in *corev1.Node) error {
 // nodes/NAME/status, and the kind and apiVersion of the body when set.
 func ValidateNodeStatus(in *corev1.Node) error {
 	errs := validateTypeMeta(in.TypeMeta, "Node", "v1")
-	errs = append(errs, validateNodeStatus(&in.Status, field.NewPath("status"))...)
+	errs = append(errs, validateNodeStatus(&in.Status, statusPath)...)
 	return invalidFrom("Node", in.Name, errs)
 }
 
@@ -108,29 +107,40 @@ func validatePodMetaAndSpec(in *corev1.Pod) field.ErrorList {
 	return append(errs, validatePodSpec(&in.Spec, field.NewPath("spec"))...)
 }
 
+// The paths of an object's labels and annotations, built once: a path is
+// never changed once built, only extended into new ones.
+var (
+	labelsPath      = field.NewPath("metadata", "labels")
+	annotationsPath = field.NewPath("metadata", "annotations")
+)
+
 func validateMeta(m *metav1.ObjectMeta) field.ErrorList {
-	path := field.NewPath("metadata")
-	errs := metav1validation.ValidateLabels(m.Labels, path.Child("labels"))
-	return append(errs, apivalidation.ValidateAnnotations(m.Annotations, path.Child("annotations"))...)
+	errs := metav1validation.ValidateLabels(m.Labels, labelsPath)
+	return append(errs, apivalidation.ValidateAnnotations(m.Annotations, annotationsPath)...)
 }
 
+// statusPath is the path of an object's status; the paths below it are
+// built only into an error, so that a status with nothing wrong, what
+// every node registering sends, is checked without building any.
+var statusPath = field.NewPath("status")
+
 func validateNodeStatus(s *corev1.NodeStatus, path *field.Path) field.ErrorList {
-	errs := validateQuantities(s.Capacity, path.Child("capacity"))
-	errs = append(errs, validateQuantities(s.Allocatable, path.Child("allocatable"))...)
-	errs = append(errs, validateNodeConditions(s.Conditions, path.Child("conditions"))...)
+	errs := validateQuantities(s.Capacity, path, "capacity")
+	errs = append(errs, validateQuantities(s.Allocatable, path, "allocatable")...)
+	errs = append(errs, validateNodeConditions(s.Conditions, path, "conditions")...)
 	// Kubernetes takes an address of any type (a provider may have its
 	// own) but not the same address twice.
 	seen := make(map[corev1.NodeAddress]bool, len(s.Addresses))
 	for i, a := range s.Addresses {
-		p := path.Child("addresses").Index(i)
+		at := func() *field.Path { return path.Child("addresses").Index(i) }
 		if a.Type == "" {
-			errs = append(errs, field.Required(p.Child("type"), ""))
+			errs = append(errs, field.Required(at().Child("type"), ""))
 		}
 		if a.Address == "" {
-			errs = append(errs, field.Required(p.Child("address"), ""))
+			errs = append(errs, field.Required(at().Child("address"), ""))
 		}
 		if seen[a] {
-			errs = append(errs, field.Duplicate(p, a))
+			errs = append(errs, field.Duplicate(at(), a))
 		}
 		seen[a] = true
 	}
@@ -207,8 +217,8 @@ func validateContainer(c *corev1.Container, path *field.Path) field.ErrorList {
 		errs = append(errs, enum(pp.Child("protocol"), string(p.Protocol), protocols, true)...)
 	}
 	res := path.Child("resources")
-	errs = append(errs, validateQuantities(c.Resources.Requests, res.Child("requests"))...)
-	errs = append(errs, validateQuantities(c.Resources.Limits, res.Child("limits"))...)
+	errs = append(errs, validateQuantities(c.Resources.Requests, res, "requests")...)
+	errs = append(errs, validateQuantities(c.Resources.Limits, res, "limits")...)
 	for name, req := range c.Resources.Requests {
 		if lim, ok := c.Resources.Limits[name]; ok && req.Cmp(lim) > 0 {
 			errs = append(errs, field.Invalid(res.Child("requests").Key(string(name)), req.String(),
@@ -232,12 +242,19 @@ func validatePodStatus(s *corev1.PodStatus, path *field.Path) field.ErrorList {
 
 // validateQuantities refuses negative quantities, as kube-apiserver does
 // for every resource list.
-func validateQuantities(l corev1.ResourceList, path *field.Path) field.ErrorList {
+func validateQuantities(l corev1.ResourceList, parent *field.Path, child string) field.ErrorList {
+	negative := false
+	for _, q := range l {
+		negative = negative || q.Sign() < 0
+	}
+	if !negative {
+		return nil
+	}
 	var errs field.ErrorList
 	for _, name := range slices.Sorted(maps.Keys(l)) {
 		q := l[name]
-		if q.Cmp(resource.Quantity{}) < 0 {
-			errs = append(errs, field.Invalid(path.Key(string(name)), q.String(), "must be greater than or equal to 0"))
+		if q.Sign() < 0 {
+			errs = append(errs, field.Invalid(parent.Child(child).Key(string(name)), q.String(), "must be greater than or equal to 0"))
 		}
 	}
 	return errs
@@ -296,31 +313,33 @@ func validateWorkloadTemplate(t *corev1.PodTemplateSpec) field.ErrorList {
 // validateNodeConditions checks a node's reported conditions, within the
 // domain's bounds on what one report may carry (how many, how long), so
 // that an oversized report is refused before it is decoded any further.
-func validateNodeConditions(cs []corev1.NodeCondition, path *field.Path) field.ErrorList {
+func validateNodeConditions(cs []corev1.NodeCondition, parent *field.Path, child string) field.ErrorList {
 	if len(cs) > domain.MaxReportedConditions {
-		return field.ErrorList{field.TooMany(path, len(cs), domain.MaxReportedConditions)}
+		return field.ErrorList{field.TooMany(parent.Child(child), len(cs), domain.MaxReportedConditions)}
 	}
 	var errs field.ErrorList
 	total := 0
 	for i, c := range cs {
-		p := path.Index(i)
+		at := func(f string) *field.Path { return parent.Child(child).Index(i).Child(f) }
 		switch {
 		case c.Type == "":
-			errs = append(errs, field.Required(p.Child("type"), ""))
+			errs = append(errs, field.Required(at("type"), ""))
 		case len(c.Type) > domain.MaxConditionTypeLength:
-			errs = append(errs, field.TooLong(p.Child("type"), "", domain.MaxConditionTypeLength))
+			errs = append(errs, field.TooLong(at("type"), "", domain.MaxConditionTypeLength))
 		}
-		errs = append(errs, enum(p.Child("status"), string(c.Status), conditionStates, false)...)
+		if !slices.Contains(conditionStates, string(c.Status)) {
+			errs = append(errs, enum(at("status"), string(c.Status), conditionStates, false)...)
+		}
 		if len(c.Reason) > domain.MaxConditionReasonLength {
-			errs = append(errs, field.TooLong(p.Child("reason"), "", domain.MaxConditionReasonLength))
+			errs = append(errs, field.TooLong(at("reason"), "", domain.MaxConditionReasonLength))
 		}
 		if len(c.Message) > domain.MaxConditionMessageLength {
-			errs = append(errs, field.TooLong(p.Child("message"), "", domain.MaxConditionMessageLength))
+			errs = append(errs, field.TooLong(at("message"), "", domain.MaxConditionMessageLength))
 		}
 		total += len(c.Type) + len(c.Reason) + len(c.Message)
 	}
 	if total > domain.MaxConditionsBytes {
-		errs = append(errs, field.TooLong(path, "", domain.MaxConditionsBytes))
+		errs = append(errs, field.TooLong(parent.Child(child), "", domain.MaxConditionsBytes))
 	}
 	return errs
 }
