@@ -16,7 +16,7 @@ import (
 // their own.
 var objectKindFiles = []string{
 	"json_rows.go", "json_view.go",
-	"configmap.go", "configmap_view.go", "configmap_history.go",
+	"configmap.go",
 	"controllerrevision.go", "cronjob.go", "daemonset.go", "daemonset_view.go",
 	"deployment.go", "device_binding.go", "fleet.go", "health_view.go", "job.go", "job_view.go", "kind_view.go", "kubelet_targets.go", "lease.go",
 	"node.go", "node_history.go", "node_hot.go", "node_queries.go", "node_view.go",
