@@ -123,7 +123,7 @@ func checkDecided(t *testing.T, evs []Event, err, wantErr error, events int) {
 // TestFrom: a command made from the object as it stands is decided on it;
 // none is nothing to do; a From of another aggregate is bad input.
 func TestFrom(t *testing.T) {
-	evs, err := DecideConfigMap(ConfigMap{}, CreateConfigMap{Namespace: "default", Name: "c", UID: "u", Content: ConfigMapContent{Data: map[string]string{"k": "v"}}}, at(1))
+	evs, err := DecideConfigMap(ConfigMap{}, cmContent{Data: map[string]string{"k": "v"}}.create("default", "c", "u"), at(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,9 +132,9 @@ func TestFrom(t *testing.T) {
 		cm = EvolveConfigMap(cm, e)
 	}
 	relabel := From[ConfigMap, ConfigMapCommand](func(cur ConfigMap) (ConfigMapCommand, error) {
-		content := ConfigMapContentOf(cur)
-		content.Labels = map[string]string{"seen": cur.Spec.Data["k"]}
-		return UpdateConfigMap{Content: content}, nil
+		meta := cur.ObjectMeta
+		meta.Labels = map[string]string{"seen": cur.Spec.Data["k"]}
+		return UpdateConfigMap{Meta: meta, Spec: cur.Spec}, nil
 	})
 	evs, err = DecideConfigMap(cm, relabel, at(2))
 	checkDecided(t, evs, err, nil, 1)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"maps"
 	"slices"
-	"time"
 )
 
 // ConfigMap is the ConfigMap aggregate: configuration an operator keeps in
@@ -73,45 +72,36 @@ var ConfigMapAggregate = defineNamespacedAggregate("configmap",
 	eventOf[ConfigMapDeleted](1),
 )
 
-// ConfigMapContent is everything about a ConfigMap that its writers set:
-// what a create starts with and what an update replaces, as the API
-// carries it.
-type ConfigMapContent struct {
-	Labels      map[string]string
-	Annotations map[string]string
-	Data        map[string]string
-	BinaryData  map[string][]byte
-	Immutable   bool
-	Owners      []OwnerReference
-}
-
-// ConfigMapContentOf is what the writers of c set: what an update that
-// changes nothing would carry.
-func ConfigMapContentOf(c ConfigMap) ConfigMapContent {
-	c = c.Clone()
-	return ConfigMapContent{
-		Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners,
-		Data: c.Spec.Data, BinaryData: c.Spec.BinaryData, Immutable: c.Spec.Immutable,
-	}
-}
-
-// split is the content as the object model holds it.
-func (c ConfigMapContent) split() (ObjectMeta, ConfigMapSpec) {
-	return ObjectMeta{Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners},
-		ConfigMapSpec{Data: c.Data, BinaryData: c.BinaryData, Immutable: c.Immutable}
-}
-
 // ConfigMapStream is the name of the log stream that holds a ConfigMap's
 // events.
 func ConfigMapStream(namespace, name string) string {
 	return ConfigMapAggregate.Stream(namespace + "/" + name)
 }
 
-// The ConfigMap's commands: the object model's delete, and its own
-// create and update, which carry its content as the API says it.
+// The ConfigMap's commands are the object model's: a ConfigMap has no
+// command of its own. What differs from other kinds is said in
+// configMapKind: its Strategy (data and binaryData checked, immutability
+// kept, the paths an update changed recorded) and UpdateSetsOwners (a
+// ConfigMap's owners are what its update says).
 type (
 	// ConfigMapCommand is a command on one ConfigMap.
 	ConfigMapCommand = ObjectCommand[ConfigMapSpec, NoStatus]
+	// CreateConfigMap creates a ConfigMap, as `kubectl create configmap`
+	// does: its metadata (namespace, name, uid, labels, annotations,
+	// owners) and its data. It records ConfigMapCreated, or fails with
+	// ErrAlreadyExists when the name is taken in the namespace. A deleted
+	// ConfigMap's name is free again: the new one continues the old
+	// stream and starts from nothing.
+	CreateConfigMap = Create[ConfigMapSpec, NoStatus]
+	// UpdateConfigMap replaces a ConfigMap's labels, annotations, owners
+	// and data, as a Kubernetes PUT (`kubectl replace`) does; based on a
+	// resourceVersion it is in a Precondition, which refuses it with
+	// ErrConflict when someone else wrote the ConfigMap in between. It
+	// records ConfigMapUpdated with the complete new content, or nothing
+	// when the content is what the ConfigMap already holds. An immutable
+	// ConfigMap keeps its data and its immutability; its labels and
+	// annotations may still change.
+	UpdateConfigMap = Update[ConfigMapSpec, NoStatus]
 	// DeleteConfigMap removes a ConfigMap, as `kubectl delete configmap`
 	// does; in a Precondition it deletes only that version. The view
 	// keeps a tombstone so that a later ConfigMap of the same name
@@ -135,41 +125,6 @@ func EvolveConfigMap(c ConfigMap, e Event) ConfigMap {
 	}
 	c.Version++
 	return c
-}
-
-// CreateConfigMap creates a ConfigMap, as `kubectl create configmap` does.
-// It records ConfigMapCreated, or fails with ErrAlreadyExists when the
-// name is taken in the namespace. A deleted ConfigMap's name is free again:
-// the new one continues the old stream and starts from nothing.
-type CreateConfigMap struct {
-	Namespace string
-	Name      string
-	UID       string
-	Content   ConfigMapContent
-}
-
-func (c CreateConfigMap) decideObject(s subject[ConfigMapCommand], now time.Time) ([]Event, error) {
-	meta, spec := c.Content.split()
-	meta.Namespace, meta.Name, meta.UID = c.Namespace, c.Name, c.UID
-	return decideCreate(modelOf(s), meta, spec, now)
-}
-
-// UpdateConfigMap replaces a ConfigMap's content, as a Kubernetes PUT
-// (`kubectl replace`) does. An update based on a resourceVersion is this
-// command in a Precondition, which refuses it with ErrConflict when
-// someone else wrote the ConfigMap in between.
-//
-// It records ConfigMapUpdated with the complete new content, or nothing
-// when the content is what the ConfigMap already holds. An immutable
-// ConfigMap keeps its data and its immutability; its labels and
-// annotations may still change.
-type UpdateConfigMap struct {
-	Content ConfigMapContent
-}
-
-func (c UpdateConfigMap) decideObject(s subject[ConfigMapCommand], now time.Time) ([]Event, error) {
-	meta, spec := c.Content.split()
-	return decideUpdate(modelOf(s), meta, spec, now)
 }
 
 // immutabilityProblems enforces Kubernetes' rules for immutable

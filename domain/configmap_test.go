@@ -9,9 +9,39 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// cmContent is what a ConfigMap's writers set, in one struct: what a
+// create starts with and an update replaces.
+type cmContent struct {
+	Labels      map[string]string
+	Annotations map[string]string
+	Data        map[string]string
+	BinaryData  map[string][]byte
+	Immutable   bool
+	Owners      []OwnerReference
+}
+
+// split is the content as the object model holds it.
+func (c cmContent) split() (ObjectMeta, ConfigMapSpec) {
+	return ObjectMeta{Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners},
+		ConfigMapSpec{Data: c.Data, BinaryData: c.BinaryData, Immutable: c.Immutable}
+}
+
+// create is the create of namespace/name with uid and content c.
+func (c cmContent) create(namespace, name, uid string) CreateConfigMap {
+	meta, spec := c.split()
+	meta.Namespace, meta.Name, meta.UID = namespace, name, uid
+	return CreateConfigMap{Meta: meta, Spec: spec}
+}
+
+// update is the update to content c.
+func (c cmContent) update() UpdateConfigMap {
+	meta, spec := c.split()
+	return UpdateConfigMap{Meta: meta, Spec: spec}
+}
+
 // sampleContent is a ConfigMap's content with a bit of everything.
-func sampleContent() ConfigMapContent {
-	return ConfigMapContent{
+func sampleContent() cmContent {
+	return cmContent{
 		Labels:      map[string]string{"app": "pico"},
 		Annotations: map[string]string{"herd.dev/readable-by-nodes": "pico-*"},
 		Data:        map[string]string{"interval": "10", "led": "on"},
@@ -26,21 +56,21 @@ func created() ConfigMap {
 	return cm
 }
 
-func withData(c ConfigMapContent, k, v string) ConfigMapContent {
+func withData(c cmContent, k, v string) cmContent {
 	c = deepCopy(c)
 	c.Data[k] = v
 	return c
 }
 
 // cmCreated is the ConfigMapCreated of a create with content c.
-func cmCreated(ns, name, uid string, c ConfigMapContent, at time.Time) ConfigMapCreated {
+func cmCreated(ns, name, uid string, c cmContent, at time.Time) ConfigMapCreated {
 	meta, spec := c.split()
 	return ConfigMapCreated{Namespace: ns, Name: name, UID: uid, Labels: meta.Labels, Annotations: meta.Annotations,
 		Owners: meta.Owners, Spec: spec, At: at}
 }
 
 // cmUpdated is the ConfigMapUpdated of an update to content c.
-func cmUpdated(c ConfigMapContent, changed []string, at time.Time) ConfigMapUpdated {
+func cmUpdated(c cmContent, changed []string, at time.Time) ConfigMapUpdated {
 	meta, spec := c.split()
 	return ConfigMapUpdated{Labels: meta.Labels, Annotations: meta.Annotations, Owners: meta.Owners, Spec: spec,
 		Changed: changed, At: at}
@@ -61,71 +91,71 @@ func TestDecideConfigMap(t *testing.T) {
 	}{
 		{
 			name: "create records the whole content",
-			cmd:  CreateConfigMap{Namespace: "default", Name: "pico-config", UID: "u1", Content: sampleContent()},
+			cmd:  sampleContent().create("default", "pico-config", "u1"),
 			want: []Event{cmCreated("default", "pico-config", "u1", sampleContent(), now)},
 		},
 		{
 			name:    "create of a taken name",
 			cm:      created(),
-			cmd:     CreateConfigMap{Namespace: "default", Name: "pico-config"},
+			cmd:     CreateConfigMap{Meta: ObjectMeta{Namespace: "default", Name: "pico-config"}},
 			wantErr: ErrAlreadyExists,
 		},
 		{
 			name: "create after delete starts afresh",
 			cm:   deleted,
-			cmd:  CreateConfigMap{Namespace: "default", Name: "pico-config", UID: "u2"},
+			cmd:  CreateConfigMap{Meta: ObjectMeta{Namespace: "default", Name: "pico-config", UID: "u2"}},
 			want: []Event{ConfigMapCreated{Namespace: "default", Name: "pico-config", UID: "u2", At: now}},
 		},
 		{
 			name: "update names what changed",
 			cm:   created(),
-			cmd:  Precondition[ConfigMapCommand]{ResourceVersion: 3, Command: UpdateConfigMap{Content: withData(sampleContent(), "interval", "5")}},
+			cmd:  Precondition[ConfigMapCommand]{ResourceVersion: 3, Command: withData(sampleContent(), "interval", "5").update()},
 			want: []Event{cmUpdated(withData(sampleContent(), "interval", "5"), []string{"data.interval"}, now)},
 		},
 		{
 			name: "update without a resourceVersion applies to whatever is there",
 			cm:   created(),
-			cmd:  UpdateConfigMap{Content: ConfigMapContent{Data: map[string]string{"led": "off"}}},
-			want: []Event{cmUpdated(ConfigMapContent{Data: map[string]string{"led": "off"}},
+			cmd:  cmContent{Data: map[string]string{"led": "off"}}.update(),
+			want: []Event{cmUpdated(cmContent{Data: map[string]string{"led": "off"}},
 				[]string{"binaryData.blob.bin", "data.interval", "data.led", "metadata.annotations.herd.dev/readable-by-nodes", "metadata.labels.app"}, now)},
 		},
 		{
 			name: "an update that changes nothing records nothing",
 			cm:   created(),
-			cmd:  Precondition[ConfigMapCommand]{ResourceVersion: 3, Command: UpdateConfigMap{Content: sampleContent()}},
+			cmd:  Precondition[ConfigMapCommand]{ResourceVersion: 3, Command: sampleContent().update()},
 		},
 		{
 			name:    "a stale resourceVersion is a conflict",
 			cm:      created(),
-			cmd:     Precondition[ConfigMapCommand]{ResourceVersion: 2, Command: UpdateConfigMap{Content: withData(sampleContent(), "interval", "5")}},
+			cmd:     Precondition[ConfigMapCommand]{ResourceVersion: 2, Command: withData(sampleContent(), "interval", "5").update()},
 			wantErr: ErrConflict,
 		},
 		{
 			name:    "update of a ConfigMap that does not exist",
-			cmd:     UpdateConfigMap{Content: sampleContent()},
+			cmd:     sampleContent().update(),
 			wantErr: ErrNotFound,
 		},
 		{
 			name:    "update of a deleted ConfigMap",
 			cm:      deleted,
-			cmd:     UpdateConfigMap{Content: sampleContent()},
+			cmd:     sampleContent().update(),
 			wantErr: ErrNotFound,
 		},
 		{
 			name:    "an immutable ConfigMap keeps its data",
 			cm:      immutable,
-			cmd:     UpdateConfigMap{Content: ConfigMapContent{Data: map[string]string{"x": "y"}, Immutable: true}},
+			cmd:     cmContent{Data: map[string]string{"x": "y"}, Immutable: true}.update(),
 			wantErr: ErrInvalid,
 		},
 		{
 			name: "an immutable ConfigMap may change its labels",
 			cm:   immutable,
-			cmd: UpdateConfigMap{Content: func() ConfigMapContent {
+			cmd: func() cmContent {
 				c := sampleContent()
 				c.Immutable, c.Labels = true, map[string]string{"app": "pico2"}
 				return c
-			}()},
-			want: []Event{cmUpdated(func() ConfigMapContent {
+			}().update(),
+			want: []Event{cmUpdated(func() cmContent {
 				c := sampleContent()
 				c.Immutable, c.Labels = true, map[string]string{"app": "pico2"}
 				return c
@@ -174,34 +204,34 @@ func TestConfigMapValidation(t *testing.T) {
 		wantField []string
 	}{
 		{name: "namespace and name are required", cmd: CreateConfigMap{}, wantField: []string{"metadata.namespace", "metadata.name"}},
-		{name: "namespace is a label", cmd: CreateConfigMap{Namespace: "a.b", Name: "x"}, wantField: []string{"metadata.namespace"}},
-		{name: "name is a subdomain", cmd: CreateConfigMap{Namespace: "default", Name: "Pico_Config"}, wantField: []string{"metadata.name"}},
+		{name: "namespace is a label", cmd: CreateConfigMap{Meta: ObjectMeta{Namespace: "a.b", Name: "x"}}, wantField: []string{"metadata.namespace"}},
+		{name: "name is a subdomain", cmd: CreateConfigMap{Meta: ObjectMeta{Namespace: "default", Name: "Pico_Config"}}, wantField: []string{"metadata.name"}},
 		{
 			name: "data keys",
-			cmd: CreateConfigMap{Namespace: "default", Name: "x", Content: ConfigMapContent{
+			cmd: cmContent{
 				Data: map[string]string{"ok-key_1.txt": "", "..x": "", "a b": ""},
-			}},
+			}.create("default", "x", ""),
 			wantField: []string{"data[..x]", "data[a b]"},
 		},
 		{
 			name: "a key in both data and binaryData",
-			cmd: CreateConfigMap{Namespace: "default", Name: "x", Content: ConfigMapContent{
+			cmd: cmContent{
 				Data: map[string]string{"k": "v"}, BinaryData: map[string][]byte{"k": {1}},
-			}},
+			}.create("default", "x", ""),
 			wantField: []string{"data[k]"},
 		},
 		{
 			name: "labels",
-			cmd: CreateConfigMap{Namespace: "default", Name: "x", Content: ConfigMapContent{
+			cmd: cmContent{
 				Labels: map[string]string{"bad key!": "v"},
-			}},
+			}.create("default", "x", ""),
 			wantField: []string{"metadata.labels"},
 		},
 		{
 			name: "more than 1 MiB of data",
-			cmd: CreateConfigMap{Namespace: "default", Name: "x", Content: ConfigMapContent{
+			cmd: cmContent{
 				Data: map[string]string{"big": strings.Repeat("x", 1<<20)},
-			}},
+			}.create("default", "x", ""),
 			wantField: []string{"data"},
 		},
 	}
@@ -225,7 +255,7 @@ func TestConfigMapValidation(t *testing.T) {
 
 func TestEvolveConfigMap(t *testing.T) {
 	cm := created()
-	cm = EvolveConfigMap(cm, cmUpdated(ConfigMapContent{Data: map[string]string{"a": "b"}}, nil, at(1)))
+	cm = EvolveConfigMap(cm, cmUpdated(cmContent{Data: map[string]string{"a": "b"}}, nil, at(1)))
 	want := ConfigMap{ObjectMeta: ObjectMeta{Namespace: "default", Name: "pico-config", UID: "u1", CreatedAt: t0}, Version: 2, ResourceVersion: 3,
 		Spec: ConfigMapSpec{Data: map[string]string{"a": "b"}}}
 	if diff := cmp.Diff(want, cm); diff != "" {

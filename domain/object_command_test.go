@@ -68,7 +68,7 @@ func TestDeleteFollowsTheKind(t *testing.T) {
 	if got := evs[0].EventType(); got != "JobDeletionRequested" {
 		t.Errorf("a Job deleted in the foreground recorded %s, want JobDeletionRequested", got)
 	}
-	evs, err = DecideConfigMap(ConfigMap{}, CreateConfigMap{Namespace: "default", Name: "c"}, at(1))
+	evs, err = DecideConfigMap(ConfigMap{}, CreateConfigMap{Meta: ObjectMeta{Namespace: "default", Name: "c"}}, at(1))
 	checkDecided(t, evs, err, nil, 1)
 	cm := EvolveConfigMap(ConfigMap{}, evs[0])
 	evs, err = DecideConfigMap(cm, DeleteConfigMap{Propagation: PropagateForeground}, at(2))

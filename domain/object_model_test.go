@@ -84,7 +84,7 @@ func TestOneStaleWriteRefusalForEveryKind(t *testing.T) {
 	b.ResourceVersion = 3
 	for name, decide := range map[string]func() ([]Event, error){
 		"configmap update": func() ([]Event, error) {
-			return DecideConfigMap(cm, Precondition[ConfigMapCommand]{ResourceVersion: 2, Command: UpdateConfigMap{Content: ConfigMapContent{Data: map[string]string{"k": "v"}}}}, at(1))
+			return DecideConfigMap(cm, Precondition[ConfigMapCommand]{ResourceVersion: 2, Command: cmContent{Data: map[string]string{"k": "v"}}.update()}, at(1))
 		},
 		"configmap delete": func() ([]Event, error) {
 			return DecideConfigMap(cm, Precondition[ConfigMapCommand]{ResourceVersion: 2, Command: DeleteConfigMap{}}, at(1))
@@ -140,7 +140,7 @@ func TestSpecChangeMeansWhatTheStrategySays(t *testing.T) {
 	checkDecided(t, evs, err, nil, 0)
 
 	cm := created()
-	evs, err = DecideConfigMap(cm, UpdateConfigMap{Content: withData(sampleContent(), "interval", "1")}, at(1))
+	evs, err = DecideConfigMap(cm, withData(sampleContent(), "interval", "1").update(), at(1))
 	checkDecided(t, evs, err, nil, 1)
 	if g := EvolveConfigMap(cm, evs[0]).Generation; g != 0 {
 		t.Errorf("a ConfigMap has generation %d, want none", g)

@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"context"
 	"fmt"
 	"time"
 )
@@ -21,13 +20,6 @@ func DecidePod(p Pod, cmd PodCommand, now time.Time) ([]Event, error) {
 		return nil, fmt.Errorf("nil pod command: %w", ErrInvalid)
 	}
 	return cmd.decidePod(p, now.UTC())
-}
-
-// PodRepository is how the world outside the domain reads a stored pod;
-// a pod is written through its Executor.
-type PodRepository interface {
-	// GetPod returns the pod, or ErrNotFound if it does not exist.
-	GetPod(ctx context.Context, namespace, name string) (Pod, error)
 }
 
 // requirePod returns ErrNotFound unless the pod exists.

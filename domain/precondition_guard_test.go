@@ -88,7 +88,7 @@ func TestOptimisticConcurrencyIsSaidOnce(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"UpdateConfigMap", "DeleteNamespace", "UpdateLease", "Scale", "RecordStatus", "WarnCronJob", "SetKubeletTarget"} {
+	for _, want := range []string{"Update", "DeleteNamespace", "UpdateLease", "Scale", "RecordStatus", "WarnCronJob", "SetKubeletTarget"} {
 		if !commands[want] {
 			t.Fatalf("the walk missed the command %s; it found %d", want, len(commands))
 		}

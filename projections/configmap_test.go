@@ -24,9 +24,11 @@ func TestConfigMapViewReadsWhatWasWritten(t *testing.T) {
 	w, store, clk := newWriter(t)
 	ctx := t.Context()
 	view := NewConfigMapView(store.Log())
-	content := domain.ConfigMapContent{Labels: map[string]string{"app": "pico"}, Data: map[string]string{"interval": "10"}}
+	labels, data := map[string]string{"app": "pico"}, map[string]string{"interval": "10"}
 	for _, c := range []struct{ ns, name string }{{"default", "pico-config"}, {"default", "other"}, {"lab", "pico-config"}} {
-		if _, err := doConfigMap(t, w, c.ns, c.name, domain.CreateConfigMap{Namespace: c.ns, Name: c.name, Content: content}); err != nil {
+		if _, err := doConfigMap(t, w, c.ns, c.name, domain.CreateConfigMap{
+			Meta: domain.ObjectMeta{Namespace: c.ns, Name: c.name, Labels: labels}, Spec: domain.ConfigMapSpec{Data: data},
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -36,7 +38,7 @@ func TestConfigMapViewReadsWhatWasWritten(t *testing.T) {
 	}
 	clk.Step(time.Minute)
 	updated, err := doConfigMap(t, w, "default", "pico-config", domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: created.ResourceVersion, Command: domain.UpdateConfigMap{
-		Content: domain.ConfigMapContent{Data: map[string]string{"interval": "5"}},
+		Spec: domain.ConfigMapSpec{Data: map[string]string{"interval": "5"}},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +57,7 @@ func TestConfigMapViewReadsWhatWasWritten(t *testing.T) {
 
 	// A stale resourceVersion appends nothing.
 	if _, err := doConfigMap(t, w, "default", "pico-config", domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: created.ResourceVersion, Command: domain.UpdateConfigMap{
-		Content: domain.ConfigMapContent{Data: map[string]string{"interval": "1"}},
+		Spec: domain.ConfigMapSpec{Data: map[string]string{"interval": "1"}},
 	}}); !errors.Is(err, domain.ErrConflict) {
 		t.Errorf("stale update: %v, want a conflict", err)
 	}
@@ -91,7 +93,7 @@ func TestConfigMapViewReadsWhatWasWritten(t *testing.T) {
 	if _, err := view.Get(ctx, "default", "other"); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("get after delete: %v, want not found", err)
 	}
-	again, err := doConfigMap(t, w, "default", "other", domain.CreateConfigMap{Namespace: "default", Name: "other"})
+	again, err := doConfigMap(t, w, "default", "other", domain.CreateConfigMap{Meta: domain.ObjectMeta{Namespace: "default", Name: "other"}})
 	if err != nil || again.Version != 3 {
 		t.Errorf("re-create after delete: version %d, %v; want the stream to go on at 3", again.Version, err)
 	}
@@ -106,13 +108,13 @@ func TestRebuildEqualsLiveConfigMapsAndBindings(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mustCM("default", "a", domain.CreateConfigMap{Namespace: "default", Name: "a", Content: domain.ConfigMapContent{
+	mustCM("default", "a", domain.CreateConfigMap{Meta: domain.ObjectMeta{Namespace: "default", Name: "a"}, Spec: domain.ConfigMapSpec{
 		Data: map[string]string{"k": "v"}, BinaryData: map[string][]byte{"b": {}, "c": {1, 2}},
 	}})
-	mustCM("default", "a", domain.UpdateConfigMap{Content: domain.ConfigMapContent{
+	mustCM("default", "a", domain.UpdateConfigMap{Spec: domain.ConfigMapSpec{
 		Data: map[string]string{"k": "v", "k2": "v2"}, BinaryData: map[string][]byte{"b": {}, "c": {1, 2}},
 	}})
-	mustCM("default", "b", domain.CreateConfigMap{Namespace: "default", Name: "b"})
+	mustCM("default", "b", domain.CreateConfigMap{Meta: domain.ObjectMeta{Namespace: "default", Name: "b"}})
 	mustCM("default", "b", domain.DeleteConfigMap{})
 	for _, c := range []struct {
 		name string

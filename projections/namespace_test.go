@@ -104,7 +104,7 @@ func TestEnsureNamespaces(t *testing.T) {
 	}
 	for _, ns := range []string{"lab", "kube-system"} {
 		if _, err := w.ConfigMapCommands().Execute(ctx, domain.Key{Namespace: ns, Name: "settings"},
-			domain.CreateConfigMap{Namespace: ns, Name: "settings"}); err != nil {
+			domain.CreateConfigMap{Meta: domain.ObjectMeta{Namespace: ns, Name: "settings"}}); err != nil {
 			t.Fatal(err)
 		}
 	}

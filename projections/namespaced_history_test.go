@@ -57,7 +57,7 @@ func TestPodsAndConfigMapsFoldAndPageLikeTheirViews(t *testing.T) {
 		return domain.CreatePod{Namespace: ns, Name: name, UID: "uid-" + name, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c"}}}}
 	}
 	createCM := func(ns, name, v string) domain.CreateConfigMap {
-		return domain.CreateConfigMap{Namespace: ns, Name: name, UID: "uid-" + name, Content: domain.ConfigMapContent{Data: map[string]string{"k": v}}}
+		return domain.CreateConfigMap{Meta: domain.ObjectMeta{Namespace: ns, Name: name, UID: "uid-" + name}, Spec: domain.ConfigMapSpec{Data: map[string]string{"k": v}}}
 	}
 	zero := int64(0)
 	var pods []domain.Pod
@@ -68,7 +68,7 @@ func TestPodsAndConfigMapsFoldAndPageLikeTheirViews(t *testing.T) {
 	pods = append(pods, pod("default", "a", domain.DeletePod{GracePeriodSeconds: &zero}))
 	pods = append(pods, pod("default", "a", createPod("default", "a")))
 	cms = append(cms, cm("default", "x", createCM("default", "x", "1")))
-	cms = append(cms, cm("default", "x", domain.UpdateConfigMap{Content: domain.ConfigMapContent{Data: map[string]string{"k": "2"}}}))
+	cms = append(cms, cm("default", "x", domain.UpdateConfigMap{Spec: domain.ConfigMapSpec{Data: map[string]string{"k": "2"}}}))
 	cms = append(cms, cm("default-2", "x", createCM("default-2", "x", "1")))
 	cms = append(cms, cm("default", "y", createCM("default", "y", "1")))
 	cms = append(cms, cm("default", "y", domain.DeleteConfigMap{}))

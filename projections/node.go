@@ -55,14 +55,6 @@ var nodes = describe(&aggregate[domain.Node]{
 	atPosition: func(n domain.Node, pos int64) domain.Node { n.ResourceVersion = pos; return n },
 })
 
-var _ domain.NodeRepository = (*Writer)(nil)
-
-// GetNode implements domain.NodeRepository: from memory where the unit
-// of work holds the node as last committed (currentNode), else its row.
-func (w *Writer) GetNode(ctx context.Context, name string) (domain.Node, error) {
-	return NewNodeView(w.log).Remembering(w).Get(ctx, name)
-}
-
 // currentNode is the node as this herd last committed it, when the unit
 // of work holds it and is authoritative for it (command.Unit.Current:
 // SQLite, this process the only writer): what a read of its row after

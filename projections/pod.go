@@ -47,13 +47,6 @@ var pods = describe(&aggregate[domain.Pod]{
 	},
 })
 
-var _ domain.PodRepository = (*Writer)(nil)
-
-// GetPod implements domain.PodRepository.
-func (w *Writer) GetPod(ctx context.Context, namespace, name string) (domain.Pod, error) {
-	return NewPodView(w.log).Get(ctx, namespace, name)
-}
-
 // podRows is the pod view's table behind the views' store port, on
 // whichever engine a handle is of.
 var podRows = viewstore.NewPods()

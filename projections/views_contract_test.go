@@ -140,7 +140,7 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 		}
 	}
 	if _, err := f.w.ConfigMapCommands().Execute(ctx, domain.Key{Namespace: "shop", Name: "settings"},
-		domain.CreateConfigMap{Namespace: "shop", Name: "settings", Content: domain.ConfigMapContent{Data: map[string]string{"k": "v"}}}); err != nil {
+		domain.CreateConfigMap{Meta: domain.ObjectMeta{Namespace: "shop", Name: "settings"}, Spec: domain.ConfigMapSpec{Data: map[string]string{"k": "v"}}}); err != nil {
 		t.Fatal(err)
 	}
 	rs := f.w.ReplicaSetCommands()

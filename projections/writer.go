@@ -16,7 +16,6 @@ import (
 // A command loads its aggregate from its view row, lets the domain
 // decide, appends the resulting events with the expected version and
 // updates the inline views — all in one transaction, on either engine.
-// It implements domain.NodeRepository.
 type Writer struct {
 	log events.Log
 	// views reads the views outside a transaction (EnsureNamespaces).

@@ -34,16 +34,15 @@ func ConfigMapToAPI(c domain.ConfigMap) corev1.ConfigMap {
 	return out
 }
 
-// ConfigMapFromAPI reads what a client may set on a ConfigMap. Everything
-// else in its metadata (uid, creationTimestamp, managedFields...) is
-// herd's to decide and ignored.
-func ConfigMapFromAPI(in corev1.ConfigMap) domain.ConfigMapContent {
-	return domain.ConfigMapContent{
-		Labels:      in.Labels,
-		Annotations: in.Annotations,
-		Data:        in.Data,
-		BinaryData:  in.BinaryData,
-		Immutable:   in.Immutable != nil && *in.Immutable,
-		Owners:      OwnersFromAPI(in.OwnerReferences),
+// ConfigMapFromAPI reads what a client may set on a ConfigMap, as the
+// create it asks for (an update is the same): its labels, annotations,
+// owners and data. Everything else in its metadata (uid,
+// creationTimestamp, finalizers, managedFields...) is herd's to decide
+// and ignored; it refuses nothing, the domain's validation does.
+func ConfigMapFromAPI(in corev1.ConfigMap) domain.CreateConfigMap {
+	return domain.CreateConfigMap{
+		Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name,
+			Labels: in.Labels, Annotations: in.Annotations, Owners: OwnersFromAPI(in.OwnerReferences)},
+		Spec: domain.ConfigMapSpec{Data: in.Data, BinaryData: in.BinaryData, Immutable: in.Immutable != nil && *in.Immutable},
 	}
 }

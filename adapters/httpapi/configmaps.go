@@ -1,10 +1,8 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 
-	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -14,38 +12,23 @@ import (
 )
 
 // configMapKind serves ConfigMaps (core/v1), as `kubectl create
-// configmap`, `kubectl edit` and client-go write them.
+// configmap`, `kubectl edit` and client-go write them: their labels,
+// annotations, owners and data from create, replace and patch (the data
+// kept once immutable), no status. A node reads only the ConfigMaps it
+// is let to (nodeRule).
 func (s *Server) configMapKind() *kind {
-	o := &object[domain.ConfigMap, domain.ConfigMapCommand, corev1.ConfigMap, *corev1.ConfigMap]{
+	k := modelKind[domain.ConfigMap, domain.ConfigMapSpec, domain.NoStatus, corev1.ConfigMap, *corev1.ConfigMap]{
 		kind: &kind{
 			gv: corev1.SchemeGroupVersion, resource: "configmaps", singular: "configmap", name: "ConfigMap",
 			namespaced: true, shortNames: []string{"cm"},
 		},
-		listing: &listing[domain.ConfigMap]{
-			aggregate: domain.ConfigMapAggregate, fold: projections.FoldConfigMap,
-			rows: s.ConfigMapView.Rows, hasView: s.ConfigMapView != nil,
-			exists: domain.ConfigMap.Exists,
-			meta: func(c domain.ConfigMap) (domain.Key, int64, map[string]string) {
-				return domain.Key{Namespace: c.Namespace, Name: c.Name}, c.ResourceVersion, conversions.ConfigMapToAPI(c).Labels
-			},
-		},
-		read: func(ctx context.Context, key domain.Key) (domain.ConfigMap, error) {
-			return s.ConfigMapView.Get(ctx, key.Namespace, key.Name)
-		},
-		exec:  s.ConfigMaps,
+		aggregate: domain.ConfigMapAggregate, fold: projections.FoldConfigMap, view: s.ConfigMapView, exec: s.ConfigMaps,
 		toAPI: conversions.ConfigMapToAPI,
-		create: func(in *corev1.ConfigMap, key domain.Key) (domain.ConfigMapCommand, error) {
-			return domain.CreateConfigMap{Namespace: key.Namespace, Name: key.Name, UID: uuid.NewString(), Content: conversions.ConfigMapFromAPI(*in)}, nil
-		},
-		update: func(in *corev1.ConfigMap, rv int64) (domain.ConfigMapCommand, error) {
-			return ifVersion[domain.ConfigMapCommand](rv, domain.UpdateConfigMap{Content: conversions.ConfigMapFromAPI(*in)}), nil
-		},
-		delete: func(d deletion) domain.ConfigMapCommand {
-			return ifVersion[domain.ConfigMapCommand](d.resourceVersion, domain.DeleteConfigMap{})
+		fromAPI: func(in corev1.ConfigMap) (domain.CreateConfigMap, error) {
+			return conversions.ConfigMapFromAPI(in), nil
 		},
 		rows: configMapRows,
-	}
-	k := o.describe(s)
+	}.describe(s)
 	k.nodeRule = mainGate.authorizeNodeConfigMap
 	return k
 }

@@ -27,14 +27,14 @@ func (a *watchAPI) configMap(t *testing.T, namespace, name string, cmd domain.Co
 // the change left it, and the deletion the last data.
 func TestConfigMapsAreWatchedWithTheirDataAsItWas(t *testing.T) {
 	a := newWatchAPI(t, watch.Config{})
-	a.configMap(t, "default", "before", domain.CreateConfigMap{Namespace: "default", Name: "before", UID: "u0"})
+	a.configMap(t, "default", "before", domain.CreateConfigMap{Meta: domain.ObjectMeta{Namespace: "default", Name: "before", UID: "u0"}})
 	from := a.head(t)
-	content := func(v string) domain.ConfigMapContent {
-		return domain.ConfigMapContent{Data: map[string]string{"interval": v}}
+	data := func(v string) domain.ConfigMapSpec {
+		return domain.ConfigMapSpec{Data: map[string]string{"interval": v}}
 	}
-	created := a.configMap(t, "default", "pico-config", domain.CreateConfigMap{Namespace: "default", Name: "pico-config", UID: "u1", Content: content("5")})
-	a.configMap(t, "other", "pico-config", domain.CreateConfigMap{Namespace: "other", Name: "pico-config", UID: "u2", Content: content("1")})
-	updated := a.configMap(t, "default", "pico-config", domain.UpdateConfigMap{Content: content("10")})
+	created := a.configMap(t, "default", "pico-config", domain.CreateConfigMap{Meta: domain.ObjectMeta{Namespace: "default", Name: "pico-config", UID: "u1"}, Spec: data("5")})
+	a.configMap(t, "other", "pico-config", domain.CreateConfigMap{Meta: domain.ObjectMeta{Namespace: "other", Name: "pico-config", UID: "u2"}, Spec: data("1")})
+	updated := a.configMap(t, "default", "pico-config", domain.UpdateConfigMap{Spec: data("10")})
 	deleted := a.configMap(t, "default", "pico-config", domain.DeleteConfigMap{})
 
 	stream := a.open(t, "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion="+strconv.FormatInt(from, 10), nil)

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"herd/domain"
+	"herd/projections"
 	"herd/projections/watch"
 )
 
@@ -86,7 +87,7 @@ func TestAnExactListShowsTheFleetAsItWas(t *testing.T) {
 	a.do(t, "a", domain.DeleteNode{})
 	a.do(t, "b", healthy())
 	c := a.do(t, "c", register("c", nil))
-	b2, _ := a.w.GetNode(t.Context(), "b")
+	b2, _ := projections.NewNodeView(a.store.Log()).Get(t.Context(), "b")
 	rv := func(n domain.Node) string { return n.Name + "@" + strconv.FormatInt(n.ResourceVersion, 10) }
 
 	tests := []struct {
@@ -165,7 +166,7 @@ func TestAnExactListReachesBackAsFarAsTheLog(t *testing.T) {
 	when := map[int64]time.Time{} // the clock when each head was written
 	for range 40 {
 		n := names[rng.IntN(len(names))]
-		cur, err := a.w.GetNode(t.Context(), n)
+		cur, err := projections.NewNodeView(a.store.Log()).Get(t.Context(), n)
 		switch {
 		case err != nil || !cur.Exists():
 			a.do(t, n, register(n, map[string]string{"round": strconv.Itoa(rng.IntN(100))}))

@@ -92,7 +92,7 @@ func writeFleet(t *testing.T, dir string) string {
 		pod(name, domain.BindPod{NodeName: []string{"zone-1", "lin-1"}[i%2]})
 	}
 	if _, err := w.ConfigMapCommands().Execute(ctx, domain.Key{Namespace: "default", Name: "settings"},
-		domain.CreateConfigMap{Namespace: "default", Name: "settings", UID: "uid-settings", Content: domain.ConfigMapContent{Data: map[string]string{"k": "v"}}}); err != nil {
+		domain.CreateConfigMap{Meta: domain.ObjectMeta{Namespace: "default", Name: "settings", UID: "uid-settings"}, Spec: domain.ConfigMapSpec{Data: map[string]string{"k": "v"}}}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 90 { // fifteen minutes at 10 s

@@ -47,7 +47,7 @@ func testSnapshotsChangeNoAnswer(t *testing.T, f *fixture, hubLog events.Log) {
 	then := map[int64][]byte{}
 	for range 80 {
 		n := names[rng.IntN(len(names))]
-		cur, err := f.w.GetNode(t.Context(), n)
+		cur, err := f.view.Get(t.Context(), n)
 		switch {
 		case err != nil || !cur.Exists():
 			f.do(t, n, register(n, map[string]string{"round": strconv.Itoa(rng.IntN(100))}))

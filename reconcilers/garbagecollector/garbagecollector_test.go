@@ -60,7 +60,7 @@ func (h *harness) deleteDeployment(name string, p domain.Propagation) {
 func (h *harness) configMap(name string, owners ...domain.OwnerReference) {
 	h.t.Helper()
 	if _, err := h.env.Writer.ConfigMapCommands().Execute(h.t.Context(), domain.Key{Namespace: "default", Name: name}, domain.CreateConfigMap{
-		Namespace: "default", Name: name, UID: "uid-" + name, Content: domain.ConfigMapContent{Owners: owners},
+		Meta: domain.ObjectMeta{Namespace: "default", Name: name, UID: "uid-" + name, Owners: owners},
 	}); err != nil {
 		h.t.Fatal(err)
 	}

@@ -228,9 +228,8 @@ func configMapKind(rd Readers, repo Repository) *kind {
 			return domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: rv, Command: domain.DeleteConfigMap{}}
 		},
 		func(c domain.ConfigMap, uid string) domain.ConfigMapCommand {
-			content := domain.ConfigMapContentOf(c)
-			content.Owners = withoutOwner(content.Owners, uid)
-			return domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: c.ResourceVersion, Command: domain.UpdateConfigMap{Content: content}}
+			c.Owners = withoutOwner(c.Owners, uid)
+			return domain.Precondition[domain.ConfigMapCommand]{ResourceVersion: c.ResourceVersion, Command: domain.UpdateConfigMap{Meta: c.ObjectMeta, Spec: c.Spec}}
 		})
 }
 

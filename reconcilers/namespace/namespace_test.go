@@ -68,7 +68,7 @@ func TestDeletingANamespaceEmptiesItThenRemovesIt(t *testing.T) {
 	f.pod(t, "lab", "keep", "n1")
 	for _, ns := range []string{"shop", "lab"} {
 		if _, err := f.Writer.ConfigMapCommands().Execute(ctx, domain.Key{Namespace: ns, Name: "settings"},
-			domain.CreateConfigMap{Namespace: ns, Name: "settings"}); err != nil {
+			domain.CreateConfigMap{Meta: domain.ObjectMeta{Namespace: ns, Name: "settings"}}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := f.Writer.LeaseCommands().Execute(ctx, domain.Key{Namespace: ns, Name: "leader"}, domain.CreateLease{Namespace: ns, Name: "leader"}); err != nil {
