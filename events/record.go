@@ -100,8 +100,10 @@ type recordScanner struct {
 }
 
 // payloadBlock is the size of the blocks payloads are copied into; a
-// payload larger than a quarter of one gets its own.
-const payloadBlock = 8 << 10
+// payload larger than a quarter of one gets its own. A record kept
+// after its read keeps its block: small blocks bound what one record
+// kept for long (a cause, a reconciler's last look) holds.
+const payloadBlock = 2 << 10
 
 // scan reads the row rows is at.
 func (s *recordScanner) scan(rows *sql.Rows) (Record, error) {
