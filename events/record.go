@@ -1,13 +1,11 @@
 package events
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
-
 	"fmt"
 	"time"
-
-	gojson "github.com/goccy/go-json"
 )
 
 // Record is one event as stored.
@@ -69,18 +67,77 @@ func scanRecord(row interface{ Scan(...any) error }) (Record, error) {
 	}
 	r.RecordedAt = time.Unix(0, recordedAt).UTC()
 	r.Payload = payload
-	if len(metadata) > 0 {
-		// goccy/go-json decodes as encoding/json does, in a fraction of
-		// the time: every reader of the log decodes every event's
-		// metadata (the watch hub, the dispatcher, a what-if replay).
-		var stored storedMetadata
-		if err := gojson.Unmarshal(metadata, &stored); err != nil {
-			// The position is kept: a follower sets the record aside by it.
-			return Record{Position: r.Position}, &unreadableError{position: r.Position, err: fmt.Errorf("metadata: %w", err)}
-		}
-		r.Metadata, r.Continues = stored.Metadata, stored.Continues
+	return r, r.setMetadata(metadata, nil)
+}
+
+// setMetadata sets r's Metadata and Continues from its stored metadata
+// column (none when empty); names, when not nil, gives the strings it
+// repeats.
+func (r *Record) setMetadata(metadata []byte, names *interner) error {
+	if len(metadata) == 0 {
+		return nil
 	}
-	return r, nil
+	stored, err := decodeMetadata(metadata, names)
+	if err != nil {
+		// The position is kept: a follower sets the record aside by it.
+		*r = Record{Position: r.Position}
+		return &unreadableError{position: r.Position, err: err}
+	}
+	r.Metadata, r.Continues = stored.Metadata, stored.Continues
+	return nil
+}
+
+// recordScanner reads the rows of one read, selected with
+// recordColumns, keeping between rows what a row's reading needs and
+// its record does not: the driver's bytes of the payload and metadata,
+// read in place rather than copied for each row, and the strings the
+// metadata repeats. Payloads are copied into blocks shared by several
+// records rather than one allocation each.
+type recordScanner struct {
+	payload, metadata sql.RawBytes
+	names             interner
+	block             []byte
+}
+
+// payloadBlock is the size of the blocks payloads are copied into; a
+// payload larger than a quarter of one gets its own. A record kept
+// after its read keeps its block: small blocks bound what one record
+// kept for long (a cause, a reconciler's last look) holds.
+const payloadBlock = 2 << 10
+
+// scan reads the row rows is at.
+func (s *recordScanner) scan(rows *sql.Rows) (Record, error) {
+	var (
+		r          Record
+		recordedAt int64
+	)
+	if err := rows.Scan(&r.Position, &r.ID, &r.Stream, &r.Version, &r.Type, &r.SchemaVersion,
+		&recordedAt, &s.payload, &s.metadata); err != nil {
+		return Record{}, err
+	}
+	r.RecordedAt = time.Unix(0, recordedAt).UTC()
+	r.Payload = s.copyPayload(s.payload)
+	return r, r.setMetadata(s.metadata, &s.names)
+}
+
+// copyPayload is a copy of p that the driver does not own, whose
+// capacity ends with it: a caller that appends to one record's payload
+// does not write into the next one's. The column is never NULL; an
+// empty one reads as an empty payload, not a nil one, as it did when
+// each was copied on its own.
+func (s *recordScanner) copyPayload(p []byte) json.RawMessage {
+	if len(p) == 0 {
+		return json.RawMessage{}
+	}
+	if len(p) > payloadBlock/4 {
+		return bytes.Clone(p)
+	}
+	if len(p) > cap(s.block)-len(s.block) {
+		s.block = make([]byte, 0, payloadBlock)
+	}
+	at := len(s.block)
+	s.block = append(s.block, p...)
+	return json.RawMessage(s.block[at:len(s.block):len(s.block)])
 }
 
 // scanChunk is how many records scanRecords fills before it starts
@@ -101,9 +158,10 @@ func scanRecords(rows *sql.Rows) (_ []Record, err error) {
 		records []Record
 		full    [][]Record
 		n       int
+		scanner recordScanner
 	)
 	for rows.Next() {
-		r, err := scanRecord(rows)
+		r, err := scanner.scan(rows)
 		if err != nil {
 			return nil, err
 		}

@@ -112,6 +112,7 @@ func RunLogContract(t *testing.T, open OpenLogFunc, opts ...LogOption) {
 		{"Savepoints", testSavepoints},
 		{"Snapshots", testSnapshots},
 		{"ReadLean", testReadLean},
+		{"PayloadsApart", testPayloadsApart},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
