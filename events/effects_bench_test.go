@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"herd/events"
+	"herd/events/eventstest"
 	"herd/events/pgtest"
 )
 
@@ -53,7 +53,7 @@ func BenchmarkEffects(b *testing.B) {
 	} {
 		b.Run(e.name, func(b *testing.B) {
 			l, serverCPU := e.open(b)
-			root := effectsLog(b, l)
+			root := eventstest.EffectsLog(b, l)
 			plan, err := events.QueryPlanAnalyzed(b.Context(), l, events.Filter{CausedBy: root.ID, Limit: 10000})
 			if err != nil {
 				b.Fatal(err)
@@ -64,7 +64,7 @@ func BenchmarkEffects(b *testing.B) {
 			if serverCPU != nil {
 				server = serverCPU()
 			}
-			client := processCPU(b)
+			client := eventstest.ProcessCPU(b)
 			for b.Loop() {
 				recs, err := l.Query(b.Context(), events.Filter{CausedBy: root.ID, Limit: 10000})
 				if err != nil {
@@ -76,65 +76,12 @@ func BenchmarkEffects(b *testing.B) {
 				b.Fatalf("%d effects, want 10000", n)
 			}
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/list")
-			b.ReportMetric(float64((processCPU(b)-client).Microseconds())/1000/float64(b.N), "herd-cpu-ms/list")
+			b.ReportMetric(float64((eventstest.ProcessCPU(b)-client).Microseconds())/1000/float64(b.N), "herd-cpu-ms/list")
 			if serverCPU != nil {
 				b.ReportMetric(float64((serverCPU()-server).Microseconds())/1000/float64(b.N), "server-cpu-ms/list")
 			}
 		})
 	}
-}
-
-// effectsLog writes the benchmark's log into l and returns the root event.
-func effectsLog(b *testing.B, l events.Log) events.Record {
-	b.Helper()
-	ctx, at := b.Context(), time.Date(2026, 11, 28, 3, 0, 0, 0, time.UTC)
-	tx, err := l.Begin(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	beats := make([]events.NewEvent, 100)
-	for i := range beats {
-		beats[i] = events.NewEvent{Type: "HeartbeatRecorded", Payload: benchPayload}
-	}
-	for n := range 2000 {
-		node := fmt.Sprintf("node/n-%04d", n)
-		if _, err := tx.Append(ctx, node, 0, events.Metadata{Actor: "system:node:" + node}, at, beats...); err != nil {
-			b.Fatal(err)
-		}
-	}
-	root, err := tx.Append(ctx, "node/n-0000", 100, events.Metadata{Actor: "alice"}, at, events.NewEvent{Type: "NodeDrainStarted", Payload: []byte(`{}`)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for c := range 100 {
-		child, err := tx.Append(ctx, fmt.Sprintf("pod/default/c-%03d", c), 0, events.CausedBy(root[0], "drain", "drain"),
-			at, events.NewEvent{Type: "PodDeletionRequested", Payload: []byte(`{}`)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for g := range 99 {
-			if _, err := tx.Append(ctx, fmt.Sprintf("pod/default/c-%03d-%02d", c, g), 0, events.CausedBy(child[0], "replicaset", "replicaset"),
-				at, events.NewEvent{Type: "PodCreated", Payload: []byte(`{}`)}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		b.Fatal(err)
-	}
-	if err := events.Analyze(ctx, l); err != nil {
-		b.Fatal(err)
-	}
-	return root[0]
-}
-
-// processCPU is the CPU time this process has used, user and system.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // backendsCPU is the CPU time, user and system, the server's backends
