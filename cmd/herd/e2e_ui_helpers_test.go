@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -113,6 +114,22 @@ func evaluate[T any](script string) chromedp.Action[T] {
 // is not cut short by it.
 func waitFor(script string) chromedp.Action[chromedp.Void] {
 	return discard(chromedp.Poll[bool](script, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(0)))
+}
+
+// clickRedrawn clicks sel as a user would, again when the page redrew
+// the element between finding it and clicking it (Chromium answers "Could
+// not find node with given id"): the overview redraws its tiles as the
+// fleet or the moment shown changes, and a click on the tile drawn a
+// moment later is the same click to whoever uses the page.
+func clickRedrawn(sel string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		for {
+			_, err := chromedp.Click(sel)(ctx, tg)
+			if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "Could not find node with given id") {
+				return chromedp.Void{}, err
+			}
+		}
+	}
 }
 
 // discard makes an action that answers a value a step.

@@ -60,7 +60,7 @@ func TestWebViewPlaysTheOverviewAtTheChosenSpeed(t *testing.T) {
 	// one the tile was drawn at.
 	atShown := `new URLSearchParams(location.hash.split('?')[1] || '').get('at') || ''`
 	paused := read(t, tab, "the moment shown when paused", evaluate[string](atShown))
-	browse(t, tab, "open node-0002 from its tile", chromedp.Click(`.tile[data-node="node-0002"]`),
+	browse(t, tab, "open node-0002 from its tile", clickRedrawn(`.tile[data-node="node-0002"]`),
 		waitFor(`location.hash.startsWith('#/nodes/node-0002')`))
 	if got := read(t, tab, "the moment of node-0002's page", evaluate[string](atShown)); got != paused {
 		t.Errorf("node-0002's tile led to its page at %q, want the moment shown, %q", got, paused)

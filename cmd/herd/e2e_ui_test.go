@@ -87,7 +87,7 @@ func TestWebViewShowsTheFleetLiveAndAsItWas(t *testing.T) {
 	browse(t, tab, "web-01 NotReady again", waitFor(tileReady("web-01", "NotReady")))
 
 	// Its page says why, with the chain of events behind it.
-	browse(t, tab, "open web-01's page", chromedp.Click(`.tile[data-node="web-01"]`), chromedp.WaitVisible("#why"))
+	browse(t, tab, "open web-01's page", clickRedrawn(`.tile[data-node="web-01"]`), chromedp.WaitVisible("#why"))
 	why := read(t, tab, "read why", chromedp.Text("#why"))
 	if !strings.Contains(why, "Ready is Unknown") {
 		t.Errorf("web-01's why says %q, want Ready is Unknown", why)

@@ -77,6 +77,7 @@ func TestConnectionsStayWithTheirServer(t *testing.T) {
 	stubs := []*nodeStub{newNodeStub(t), newNodeStub(t)}
 	cfg := tiny(stubs[0].srv.URL, loadgen.StyleKubelet)
 	cfg.Servers, cfg.Nodes, cfg.Connections, cfg.Duration = []string{stubs[0].srv.URL, stubs[1].srv.URL}, 7, 3, 200*time.Millisecond
+	cfg.Encoding = loadgen.EncodingJSON // what the stubs answer in
 	r, err := loadgen.Run(t.Context(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)

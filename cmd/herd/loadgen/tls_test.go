@@ -35,7 +35,7 @@ func TestASelfSignedHerdWithInsecureSkipVerify(t *testing.T) {
 	for _, style := range []string{loadgen.StyleKubelet, loadgen.StyleAgent} {
 		t.Run(style, func(t *testing.T) {
 			cfg := tiny(srv.URL, style)
-			cfg.Duration = 100 * time.Millisecond
+			cfg.Duration, cfg.Encoding = 100*time.Millisecond, loadgen.EncodingJSON // what the stub answers in
 			if _, err := loadgen.Run(t.Context(), cfg, io.Discard); err == nil || !strings.Contains(err.Error(), "certificate") {
 				t.Errorf("without --insecure-skip-verify: %v", err)
 			}
