@@ -52,7 +52,7 @@ func BenchmarkWebViewPlayback1kNodes(b *testing.B) {
 			new PerformanceObserver((l) => { for (const e of l.getEntries()) window.herdLongTasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });
 			const frame = (t) => { window.herdFrames.push(t); requestAnimationFrame(frame); };
 			requestAnimationFrame(frame);`+watchLongFrames))
-		browse(b, tab, "play at 60×", chromedp.SetValue("#speed", "60"), chromedp.Click("#play"))
+		browse(b, tab, "play at 60×", chromedp.SetValue("#speed", "60"), clickRedrawn("#play"))
 		window := 40 * time.Second
 		time.Sleep(window)
 		var got struct {
@@ -294,7 +294,7 @@ func BenchmarkWebViewPlaybackPages1kNodes(b *testing.B) {
 				browse(b, tab, "watch long tasks", script(`window.herdLongTasks = []; document.getElementById('app').firstElementChild.dataset.probe = 'kept';
 					new PerformanceObserver((l) => { for (const e of l.getEntries()) window.herdLongTasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });
 					`+watchLongFrames))
-				browse(b, tab, "play at 60×", chromedp.SetValue("#speed", "60"), chromedp.Click("#play"))
+				browse(b, tab, "play at 60×", chromedp.SetValue("#speed", "60"), clickRedrawn("#play"))
 				window := 40 * time.Second
 				time.Sleep(window)
 				var got struct {

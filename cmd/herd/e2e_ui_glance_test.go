@@ -113,6 +113,6 @@ func TestWebViewReadsAtAGlance(t *testing.T) {
 		t.Errorf("the audit page says %q, want it to say heartbeats are hidden", summary)
 	}
 	screenshot(t, tab, "glance-audit")
-	browse(t, tab, "show heartbeats", chromedp.Click("#show-heartbeats"), chromedp.WaitVisible(`tr.audit-event[data-type="HeartbeatRecorded"]`))
+	browse(t, tab, "show heartbeats", clickRedrawn("#show-heartbeats"), chromedp.WaitVisible(`tr.audit-event[data-type="HeartbeatRecorded"]`))
 	screenshot(t, tab, "glance-audit-heartbeats")
 }

@@ -118,9 +118,10 @@ func waitFor(script string) chromedp.Action[chromedp.Void] {
 
 // clickRedrawn clicks sel as a user would, again when the page redrew
 // the element between finding it and clicking it (Chromium answers "Could
-// not find node with given id"): the overview redraws its tiles as the
-// fleet or the moment shown changes, and a click on the tile drawn a
-// moment later is the same click to whoever uses the page.
+// not find node with given id"): the pages redraw their tiles and rows as
+// the fleet or the moment shown changes, and a click on the element drawn
+// a moment later is the same click to whoever uses the page. Every click
+// of the web view's tests goes through it.
 func clickRedrawn(sel string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
 		for {

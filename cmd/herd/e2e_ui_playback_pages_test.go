@@ -70,7 +70,7 @@ func TestWebViewPlaysANodeAndThePodsInPlace(t *testing.T) {
 				t.Fatalf("%s: 20 steps and the moment shown is still before %s", what, want.Format(time.RFC3339Nano))
 			}
 			before := shownAt()
-			browse(t, tab, "step forward", chromedp.Click("#step-forward"),
+			browse(t, tab, "step forward", clickRedrawn("#step-forward"),
 				waitFor(fmt.Sprintf(`(new URLSearchParams(location.hash.split('?')[1] || '').get('at') || '') !== %q`, before.Format(time.RFC3339Nano))))
 			at := shownAt()
 			// The mark names the moment in the page's own words (toISOString).

@@ -47,9 +47,9 @@ func TestWebViewPlaysTheOverviewAtTheChosenSpeed(t *testing.T) {
 		new MutationObserver(look).observe(document.getElementById('app'), { subtree: true, childList: true, attributes: true });
 		setInterval(look, 20);
 	})()`))
-	browse(t, tab, "play at 60×", chromedp.SetValue("#speed", "60"), chromedp.Click("#play"))
+	browse(t, tab, "play at 60×", chromedp.SetValue("#speed", "60"), clickRedrawn("#play"))
 	browse(t, tab, "node-0002 cordoned on the way", waitFor(`window.herdSeen.some((s) => s[1] === 'Cordoned')`))
-	browse(t, tab, "pause", chromedp.Click("#play"), waitFor(`document.getElementById('play').textContent === '▶'`))
+	browse(t, tab, "pause", clickRedrawn("#play"), waitFor(`document.getElementById('play').textContent === '▶'`))
 	screenshot(t, tab, "playback-overview-60x")
 
 	var seen [][3]string

@@ -83,7 +83,7 @@ func TestWebViewShowsTheFleetLiveAndAsItWas(t *testing.T) {
 	browse(t, tab, "web-01 Ready in the past", waitFor(tileReady("web-01", "Ready")))
 	screenshot(t, tab, "overview-past")
 
-	browse(t, tab, "back to live", chromedp.Click("#asof-now"), chromedp.WaitNotVisible("#past-marker"))
+	browse(t, tab, "back to live", clickRedrawn("#asof-now"), chromedp.WaitNotVisible("#past-marker"))
 	browse(t, tab, "web-01 NotReady again", waitFor(tileReady("web-01", "NotReady")))
 
 	// Its page says why, with the chain of events behind it.
@@ -183,7 +183,7 @@ func TestWebViewActsOnlyForAdmins(t *testing.T) {
 
 	signIn := func(token, user string) {
 		browse(t, tab, "the page asks for a token", chromedp.WaitVisible("#login"))
-		browse(t, tab, "sign in as "+user, chromedp.SendKeys("#token", token), chromedp.Click(`#login button[type="submit"]`),
+		browse(t, tab, "sign in as "+user, chromedp.SendKeys("#token", token), clickRedrawn(`#login button[type="submit"]`),
 			waitFor(fmt.Sprintf(`document.getElementById('who').textContent.includes(%q)`, user)))
 	}
 	browse(t, tab, "open the page", chromedp.Navigate(srv.URL+"/ui/"))
@@ -219,12 +219,12 @@ func TestWebViewActsOnlyForAdmins(t *testing.T) {
 		t.Fatalf("after a viewer's forged actions big-a is unschedulable=%v, %s; want neither changed", n.Spec.Unschedulable, n.Annotations["herd.dev/agent-state"])
 	}
 
-	browse(t, tab, "sign out", chromedp.Click("#sign-out"))
+	browse(t, tab, "sign out", clickRedrawn("#sign-out"))
 	signIn("admin-token", "alice")
 	browse(t, tab, "big-a's page as an admin", chromedp.Navigate(srv.URL+"/ui/#/nodes/big-a"), chromedp.WaitVisible("#drain"))
-	browse(t, tab, "ask to drain", chromedp.Click("#drain"), chromedp.WaitVisible("#confirm-ok"), chromedp.SendKeys("#grace-period", "1"))
+	browse(t, tab, "ask to drain", clickRedrawn("#drain"), chromedp.WaitVisible("#confirm-ok"), chromedp.SendKeys("#grace-period", "1"))
 	screenshot(t, tab, "drain-confirmation")
-	browse(t, tab, "confirm", chromedp.Click("#confirm-ok"), chromedp.WaitVisible("#action-result .ok"))
+	browse(t, tab, "confirm", clickRedrawn("#confirm-ok"), chromedp.WaitVisible("#action-result .ok"))
 	eventually(t, 60*time.Second, func() error {
 		if on := readyOn(); on["big-b"] != 2 || on["big-a"] != 0 {
 			return fmt.Errorf("pods Ready by node after the drain: %v, want both on big-b", on)
@@ -262,7 +262,7 @@ func TestWebViewActsOnlyForAdmins(t *testing.T) {
 		t.Fatalf("no pod event names the drain (%s) as its cause", list.Items[0].ID)
 	}
 	browse(t, tab, "the caused event in the audit log", chromedp.Navigate(srv.URL+"/ui/#/audit?stream="+url.QueryEscape(caused.Stream)),
-		chromedp.Click(fmt.Sprintf(`tr.audit-event[data-position="%d"] a.cause`, caused.Position)),
+		clickRedrawn(fmt.Sprintf(`tr.audit-event[data-position="%d"] a.cause`, caused.Position)),
 		chromedp.WaitVisible(`#chain tr.audit-event[data-type="NodeDrainStarted"]`))
 	chain := read(t, tab, "the chain", evaluate[[]string](`[...document.querySelectorAll('#chain tr.audit-event')].map((r) => r.dataset.type)`))
 	if len(chain) < 2 || chain[0] != caused.Type || chain[len(chain)-1] != "NodeDrainStarted" {
@@ -272,7 +272,7 @@ func TestWebViewActsOnlyForAdmins(t *testing.T) {
 
 	// And forward: the drain's "led to" lists what it set off, the pod's
 	// event among them.
-	browse(t, tab, "what the drain led to", chromedp.Click(`#chain tr.audit-event[data-type="NodeDrainStarted"] a.effects`),
+	browse(t, tab, "what the drain led to", clickRedrawn(`#chain tr.audit-event[data-type="NodeDrainStarted"] a.effects`),
 		chromedp.WaitVisible(fmt.Sprintf(`#effects tr.audit-event[data-position="%d"]`, caused.Position)))
 	effects := read(t, tab, "the effects", evaluate[[]string](`[...document.querySelectorAll('#effects tr.audit-event')].map((r) => r.dataset.type)`))
 	if slices.Contains(effects, "NodeDrainStarted") {
@@ -370,9 +370,9 @@ func TestWebViewPlaysHistoryBack(t *testing.T) {
 	if n := read(t, tab, "pb-2 then", evaluate[int](`document.querySelectorAll('.tile[data-node="pb-2"]').length`)); n != 0 {
 		t.Errorf("pb-2 shown before it registered")
 	}
-	browse(t, tab, "step forward", chromedp.Click("#step-forward"))
+	browse(t, tab, "step forward", clickRedrawn("#step-forward"))
 	browse(t, tab, "the next change shown", waitFor(fmt.Sprintf(`new URLSearchParams(location.hash.split('?')[1]).get('at') === %q`, moments[first+1])))
-	browse(t, tab, "step back", chromedp.Click("#step-back"))
+	browse(t, tab, "step back", clickRedrawn("#step-back"))
 	browse(t, tab, "the change before shown", waitFor(fmt.Sprintf(`new URLSearchParams(location.hash.split('?')[1]).get('at') === %q`, moments[first])))
 	screenshot(t, tab, "playback-step")
 
@@ -395,7 +395,7 @@ func TestWebViewPlaysHistoryBack(t *testing.T) {
 	// Played from pb-1's registration at an hour a second, history runs
 	// out at once: the view is live again and the button says play.
 	browse(t, tab, "go back to pb-1's registration", chromedp.Navigate(srv.URL+"/ui/#/?"+at.Encode()), chromedp.WaitVisible(`.tile[data-node="pb-1"]`))
-	browse(t, tab, "play at 3600×", chromedp.SetValue("#speed", "3600"), chromedp.Click("#play"))
+	browse(t, tab, "play at 3600×", chromedp.SetValue("#speed", "3600"), clickRedrawn("#play"))
 	browse(t, tab, "live again when history runs out", chromedp.WaitNotVisible("#past-marker"),
 		waitFor(`document.getElementById('play').textContent === '▶'`))
 	if got := shownAt(); got != "" {

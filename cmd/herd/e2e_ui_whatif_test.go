@@ -62,7 +62,7 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	// A value herd refuses: the page says what herd said, beside it.
 	browse(t, tab, "ask with a pod GC timeout of 0s",
 		chromedp.SendKeys("#whatif-setting-podGCTimeout", "0s"),
-		chromedp.Click("#whatif-run"),
+		clickRedrawn("#whatif-run"),
 		waitFor(`location.hash.includes('podGCTimeout=0s') && !!document.querySelector('#whatif-answer .error')`),
 		waitFor(`document.getElementById('whatif-setting-podGCTimeout')?.getAttribute('aria-invalid') === 'true'`))
 	refusal := read(t, tab, "the refusal", evaluate[string](`document.querySelector('#whatif-answer .error').textContent + ' | ' +
@@ -84,11 +84,11 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	browse(t, tab, "ask: demo-linux-00 fails, with a grace period of 8 s",
 		script(`document.getElementById('whatif-since').value = `+local(sinceISO)),
 		chromedp.SendKeys("#whatif-setting-nodeMonitorGracePeriod", "8s"),
-		chromedp.Click("#whatif-add-fail"),
+		clickRedrawn("#whatif-add-fail"),
 		chromedp.WaitVisible(`#whatif-changes li[data-kind="fail"] .whatif-node`),
 		chromedp.SendKeys(`#whatif-changes li[data-kind="fail"] .whatif-node`, "demo-linux-00"),
 		script(`document.querySelector('#whatif-changes li[data-kind="fail"] .whatif-at').value = `+local(failsISO)),
-		chromedp.Click("#whatif-run"),
+		clickRedrawn("#whatif-run"),
 	)
 	// The question is in the route: the answer can be linked to.
 	hash := read(t, tab, "the route asked", evaluate[string](`location.hash`))
@@ -120,7 +120,7 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	if len(cells) != 4 || cells[1] != "never" || cells[2] == "never" || !strings.Contains(cells[3], "because") {
 		t.Errorf("demo-linux-00's row reads %q: want never NotReady in herd, a time in the what-if and its causes", cells)
 	}
-	browse(t, tab, "open demo-linux-00's page from the answer", chromedp.Click(`table.whatif a.whatif-node-link[href="#/nodes/demo-linux-00"]`),
+	browse(t, tab, "open demo-linux-00's page from the answer", clickRedrawn(`table.whatif a.whatif-node-link[href="#/nodes/demo-linux-00"]`),
 		waitFor(`location.hash === '#/nodes/demo-linux-00'`))
 
 	// Once the demo's pods run on demo-linux-00: what if it had been
@@ -152,11 +152,11 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	browse(t, tab, "the What if page again", script(`location.hash = '#/whatif'`), chromedp.WaitVisible("#whatif-form"),
 		waitFor(`!document.querySelector('#whatif-changes li')`))
 	browse(t, tab, "ask: demo-linux-00 drained once its pods run, with herd's own grace period",
-		chromedp.Click("#whatif-add-drain"),
+		clickRedrawn("#whatif-add-drain"),
 		chromedp.WaitVisible(`#whatif-changes li[data-kind="drain"] .whatif-node`),
 		chromedp.SendKeys(`#whatif-changes li[data-kind="drain"] .whatif-node`, "demo-linux-00"),
 		script(`document.querySelector('#whatif-changes li[data-kind="drain"] .whatif-at').value = `+local(drainAt.UTC().Format(time.RFC3339))),
-		chromedp.Click("#whatif-run"),
+		clickRedrawn("#whatif-run"),
 	)
 	drained, cancelDrained := context.WithTimeout(tab, 3*time.Minute)
 	defer cancelDrained()
@@ -173,6 +173,6 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	if !strings.Contains(why, "by drain") || !strings.Contains(why, "NodeDrainStarted") {
 		t.Errorf("the Evictions section does not show the drain's evictions and the drain among their causes:\n%s", why)
 	}
-	browse(t, tab, "open an evicted pod from the answer", chromedp.Click(`.whatif-section a.whatif-pod-link`),
+	browse(t, tab, "open an evicted pod from the answer", clickRedrawn(`.whatif-section a.whatif-pod-link`),
 		waitFor(`location.hash.startsWith('#/pods?filter=')`))
 }

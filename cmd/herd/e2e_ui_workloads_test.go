@@ -128,7 +128,7 @@ func TestWebViewShowsStatefulSetsAndCronJobs(t *testing.T) {
 		t.Errorf("tick's last schedule reads %q once it made a Job", last)
 	}
 	screenshot(t, tab, "workloads-cronjob")
-	browse(t, tab, "open tick's Job from its row", chromedp.Click(`tr[data-workload="CronJob/default/tick"] a.job-link`),
+	browse(t, tab, "open tick's Job from its row", clickRedrawn(`tr[data-workload="CronJob/default/tick"] a.job-link`),
 		waitFor(fmt.Sprintf(`!!document.querySelector('tr.shown[data-workload="Job/%s"]')`, job)))
 
 	// Suspended: the page says so.
