@@ -2,7 +2,6 @@ package domain
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,27 +72,26 @@ func validateRegistration(r Registration) error {
 
 // metadataProblems checks label keys and values and annotation keys by the
 // Kubernetes rules, in key order so that the same input always gives the
-// same error. Metadata with nothing wrong, what nearly every registration
-// sends, is found so without sorting or building anything.
+// same error.
 func metadataProblems(labels, annotations map[string]string) []FieldError {
-	if metadataFine(labels, annotations) {
-		return nil
-	}
-	var errs []FieldError
-	for _, k := range slices.Sorted(maps.Keys(labels)) {
+	errs := inKeyOrder(labels, func(k, v string) (errs []FieldError) {
 		for _, msg := range qualifiedNameProblems(k) {
 			errs = append(errs, FieldError{Field: "metadata.labels", Value: k, Reason: msg})
 		}
-		for _, msg := range labelValueProblems(labels[k]) {
-			errs = append(errs, FieldError{Field: "metadata.labels", Value: labels[k], Reason: msg})
+		for _, msg := range labelValueProblems(v) {
+			errs = append(errs, FieldError{Field: "metadata.labels", Value: v, Reason: msg})
 		}
-	}
-	size := 0
-	for _, k := range slices.Sorted(maps.Keys(annotations)) {
-		size += len(k) + len(annotations[k])
+		return errs
+	})
+	errs = append(errs, inKeyOrder(annotations, func(k, _ string) (errs []FieldError) {
 		for _, msg := range qualifiedNameProblems(k) {
 			errs = append(errs, FieldError{Field: "metadata.annotations", Value: k, Reason: msg})
 		}
+		return errs
+	})...)
+	size := 0
+	for k, v := range annotations {
+		size += len(k) + len(v)
 	}
 	if size > totalAnnotationSizeLimit {
 		errs = append(errs, FieldError{
@@ -104,41 +102,16 @@ func metadataProblems(labels, annotations map[string]string) []FieldError {
 	return errs
 }
 
-// metadataFine reports whether metadataProblems would find nothing wrong
-// with labels and annotations, building nothing to find out.
-func metadataFine(labels, annotations map[string]string) bool {
-	for k, v := range labels {
-		if qualifiedNameProblems(k) != nil || labelValueProblems(v) != nil {
-			return false
-		}
-	}
-	size := 0
-	for k, v := range annotations {
-		size += len(k) + len(v)
-		if qualifiedNameProblems(k) != nil {
-			return false
-		}
-	}
-	return size <= totalAnnotationSizeLimit
-}
-
 // resourceProblems checks a resource list: names are qualified names,
 // quantities are not negative and, when limit is given, do not exceed the
-// limit's quantity of the same name. A list with nothing wrong is found so
-// without sorting or building anything.
+// limit's quantity of the same name.
 func resourceProblems(path string, r, limit ResourceList) []FieldError {
-	if resourcesFine(r, limit) {
-		return nil
-	}
-	var errs []FieldError
-	for _, name := range slices.Sorted(maps.Keys(r)) {
+	return inKeyOrder(r, func(name string, v int64) (errs []FieldError) {
 		for _, msg := range qualifiedNameProblems(name) {
 			errs = append(errs, FieldError{Field: path, Value: name, Reason: msg})
 		}
-		v := r[name]
 		if v < 0 {
-			errs = append(errs, FieldError{Field: path + "[" + name + "]", Value: strconv.FormatInt(v, 10), Reason: "must not be negative"})
-			continue
+			return append(errs, FieldError{Field: path + "[" + name + "]", Value: strconv.FormatInt(v, 10), Reason: "must not be negative"})
 		}
 		if max, ok := limit[name]; ok && v > max {
 			errs = append(errs, FieldError{
@@ -146,22 +119,28 @@ func resourceProblems(path string, r, limit ResourceList) []FieldError {
 				Reason: fmt.Sprintf("must not exceed capacity (%d)", max),
 			})
 		}
-	}
-	return errs
+		return errs
+	})
 }
 
-// resourcesFine reports whether resourceProblems would find nothing wrong
-// with r against limit.
-func resourcesFine(r, limit ResourceList) bool {
-	for name, v := range r {
-		if qualifiedNameProblems(name) != nil || v < 0 {
-			return false
-		}
-		if max, ok := limit[name]; ok && v > max {
-			return false
+// inKeyOrder is what check finds wrong with m's entries, in key order so
+// that the same input always gives the same error. The entries with
+// nothing wrong, nearly all of what a kubelet registers, are neither
+// sorted nor copied: a map with nothing wrong is checked without building
+// anything. check is called again for an entry it found wrong.
+func inKeyOrder[V any](m map[string]V, check func(k string, v V) []FieldError) []FieldError {
+	var wrong []string
+	for k, v := range m {
+		if check(k, v) != nil {
+			wrong = append(wrong, k)
 		}
 	}
-	return true
+	slices.Sort(wrong)
+	var errs []FieldError
+	for _, k := range wrong {
+		errs = append(errs, check(k, m[k])...)
+	}
+	return errs
 }
 
 // kindList renders Kinds for an error message: "kubelet", "illumos", ...
