@@ -18,8 +18,8 @@ type viewDB = viewstore.DB
 func newViewDB(log events.Log) *viewDB { return viewstore.NewDB(log) }
 
 // viewTx is a transaction that knows its engine's dialect
-// (command.ViewTx).
-type viewTx = command.ViewTx
+// (events.ViewTx).
+type viewTx = events.ViewTx
 
 // unitTx is one unit of work's transaction: the log's and the views'.
 type unitTx = command.Tx
