@@ -72,7 +72,7 @@ type viewTable struct{ name, orderBy string }
 
 // execer is what writes a view row: a transaction, a prepared write's
 // recorder, or a rebuild's cache of prepared statements.
-type execer = command.Execer
+type execer = events.Execer
 
 // on is a as the unit of work runs it for w's commands.
 func (a *aggregate[S]) on(w *Writer) command.Aggregate[S] { return kindOf[S]{a: a, w: w} }
@@ -121,7 +121,7 @@ func (k kindOf[S]) AtPosition(s S, pos int64) S {
 }
 
 // Fold folds the event; with no execer (a dry run), the state alone.
-func (k kindOf[S]) Fold(ctx context.Context, x command.Execer, key string, s S, rec events.Record, ev domain.Event) (S, error) {
+func (k kindOf[S]) Fold(ctx context.Context, x events.Execer, key string, s S, rec events.Record, ev domain.Event) (S, error) {
 	if x == nil {
 		return k.a.evolve(s, rec, ev), nil
 	}
@@ -130,7 +130,7 @@ func (k kindOf[S]) Fold(ctx context.Context, x command.Execer, key string, s S, 
 
 // WriteRows writes the aggregate's row, or only its hot part when evs
 // change nothing else.
-func (k kindOf[S]) WriteRows(ctx context.Context, x command.Execer, key string, s S, evs []domain.Event, rv int64) error {
+func (k kindOf[S]) WriteRows(ctx context.Context, x events.Execer, key string, s S, evs []domain.Event, rv int64) error {
 	if k.a.hotOnly != nil && k.a.hotOnly(evs) {
 		return k.a.upsertHot(ctx, x, key, s, rv)
 	}

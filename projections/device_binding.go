@@ -59,12 +59,12 @@ func loadDeviceBinding(ctx context.Context, q viewstore.Querier, name string) (d
 
 // DeviceBindingView answers which address each device name is bound to.
 type DeviceBindingView struct {
-	db *viewDB
+	db *viewstore.DB
 }
 
 // NewDeviceBindingView returns a DeviceBindingView reading the views beside log.
 func NewDeviceBindingView(log events.Log) *DeviceBindingView {
-	return &DeviceBindingView{db: newViewDB(log)}
+	return &DeviceBindingView{db: viewstore.NewDB(log)}
 }
 
 // Get returns the binding of a name: the zero binding, not an error, when

@@ -12,7 +12,7 @@ import (
 // unit of work keeps them from then on: the live view then equals a
 // rebuild of the log. A pool already filled is not read again, so a start
 // after the first costs one query of the few pool rows.
-func fillIPPoolsFree(ctx context.Context, v *viewDB) error {
+func fillIPPoolsFree(ctx context.Context, v *viewstore.DB) error {
 	pools, err := addressRows.Unfilled(ctx, v)
 	if err != nil {
 		return fmt.Errorf("fill IP pools' free addresses: %w", err)
@@ -28,7 +28,7 @@ func fillIPPoolsFree(ctx context.Context, v *viewDB) error {
 // fillIPPoolFree fills one pool's row in a transaction of its own; a
 // writer that changed the pool meanwhile wrote its free addresses itself,
 // and the row is left as it wrote it.
-func fillIPPoolFree(ctx context.Context, v *viewDB, pool string, version int64) error {
+func fillIPPoolFree(ctx context.Context, v *viewstore.DB, pool string, version int64) error {
 	err := v.InTx(ctx, func(vt *viewTx) error {
 		all, err := addressRows.InPool(ctx, vt, pool)
 		if err != nil {

@@ -148,7 +148,7 @@ func runIPAMOlderLog(t *testing.T, e ipamEngine) {
 	if err := ltx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if err := addressRows.Allocate(ctx, newViewDB(log), viewstore.Allocation{Pool: pool, Address: "10.88.0.10", PodUID: "old",
+	if err := addressRows.Allocate(ctx, viewstore.NewDB(log), viewstore.Allocation{Pool: pool, Address: "10.88.0.10", PodUID: "old",
 		Namespace: "default", Name: "pod-old", At: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), Position: recs[0].Position}); err != nil {
 		t.Fatal(err)
 	}

@@ -31,11 +31,11 @@ type IPPoolUsage struct {
 
 // IPAMView answers queries about IP pools and their addresses.
 type IPAMView struct {
-	db *viewDB
+	db *viewstore.DB
 }
 
 // NewIPAMView returns an IPAMView reading the views beside log.
-func NewIPAMView(log events.Log) *IPAMView { return &IPAMView{db: newViewDB(log)} }
+func NewIPAMView(log events.Log) *IPAMView { return &IPAMView{db: viewstore.NewDB(log)} }
 
 // AllocationOf returns the address a pod (by UID) holds, in any pool, and
 // whether it holds one.

@@ -4,18 +4,19 @@ import (
 	"context"
 
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // JSONView answers queries about a kind whose view row is its JSON (a
 // jsonRows kind): one object, a namespace's, and pages of rows for
 // watches and consistent lists.
 type JSONView[S any] struct {
-	db   *viewDB
+	db   *viewstore.DB
 	rows *jsonRows[S]
 }
 
 func newJSONView[S any](log events.Log, rows *jsonRows[S]) *JSONView[S] {
-	return &JSONView[S]{db: newViewDB(log), rows: rows}
+	return &JSONView[S]{db: viewstore.NewDB(log), rows: rows}
 }
 
 // Get returns the object, or domain.ErrNotFound when it does not exist or

@@ -72,12 +72,12 @@ func decodeKubeletTargets(data []byte, ts *domain.KubeletTargets) error {
 
 // KubeletTargetView reads the kubelets herd polls.
 type KubeletTargetView struct {
-	db *viewDB
+	db *viewstore.DB
 }
 
 // NewKubeletTargetView returns a KubeletTargetView reading the views beside log.
 func NewKubeletTargetView(log events.Log) *KubeletTargetView {
-	return &KubeletTargetView{db: newViewDB(log)}
+	return &KubeletTargetView{db: viewstore.NewDB(log)}
 }
 
 // Targets returns the set of targets (empty before any event) and the log

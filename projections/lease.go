@@ -84,7 +84,7 @@ func loadLease(ctx context.Context, q viewstore.Querier, namespace, name string)
 
 // LeaseView answers queries about leases from the lease view.
 type LeaseView struct {
-	db *viewDB
+	db *viewstore.DB
 	// w, when set, answers Get from the unit of work's memory where it
 	// holds the lease as last committed (Writer.currentLease).
 	w *Writer
@@ -111,7 +111,7 @@ func (w *Writer) currentLease(namespace, name string) (domain.Lease, bool) {
 
 // NewLeaseView returns a LeaseView reading the views beside log.
 func NewLeaseView(log events.Log) *LeaseView {
-	return &LeaseView{db: newViewDB(log)}
+	return &LeaseView{db: viewstore.NewDB(log)}
 }
 
 // Get returns the lease, or domain.ErrNotFound when it does not exist.

@@ -12,7 +12,7 @@ import (
 // renew time, as the projection keeps it from then on. Retention keeps a
 // lease's newest renewal, so the log still holds it. The live view then
 // equals a rebuild of the log.
-func leasesRenewedAt(ctx context.Context, db *viewDB) error {
+func leasesRenewedAt(ctx context.Context, db *viewstore.DB) error {
 	return viewstore.UpgradeOnce(ctx, db, leasesRenewedAtMark, func(tx *viewTx) error {
 		return viewstore.FillLeasesRenewedAt(ctx, tx)
 	})

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 //go:embed migrations/*.sql
@@ -32,7 +33,7 @@ func PostgresMigrations() fs.FS {
 // herd wrote — and run on the views' pool (viewstore.DB's Migrate, and
 // the upgrades' statements in viewstore's SQLite upgrades).
 func Migrate(ctx context.Context, log events.Log) error {
-	views := newViewDB(log)
+	views := viewstore.NewDB(log)
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		panic(err) // the embedded directory exists: a build error otherwise

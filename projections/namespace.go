@@ -62,12 +62,12 @@ var decodeNamespaces = rowsDecoder("namespace rows", unmarshalNamespace)
 
 // NamespaceView answers queries about namespaces from the namespace view.
 type NamespaceView struct {
-	db *viewDB
+	db *viewstore.DB
 }
 
 // NewNamespaceView returns a NamespaceView reading the views beside log.
 func NewNamespaceView(log events.Log) *NamespaceView {
-	return &NamespaceView{db: newViewDB(log)}
+	return &NamespaceView{db: viewstore.NewDB(log)}
 }
 
 // Get returns the namespace, terminating ones included, or

@@ -14,7 +14,7 @@ import (
 // event would (domain.WithDerivedLabels): so the live view equals a
 // rebuild of the log from the first start on, and selectors see the kind
 // of a node that has been silent since.
-func storeDerivedLabels(ctx context.Context, db *viewDB) error {
+func storeDerivedLabels(ctx context.Context, db *viewstore.DB) error {
 	return viewstore.UpgradeOnce(ctx, db, derivedLabelsMark, func(tx *viewTx) error {
 		stale, err := viewstore.NodesWithout(ctx, tx, domain.LabelKind)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/viewstore"
 )
 
 // TestStartingUpgradesNodeRowsWithoutTheirKindLabel: a node row written
@@ -24,7 +25,7 @@ func TestStartingUpgradesNodeRowsWithoutTheirKindLabel(t *testing.T) {
 			t.Fatal(err)
 		}
 		delete(n.Labels, domain.LabelKind)
-		if err := upsertNode(ctx, newViewDB(store.Log()), n); err != nil {
+		if err := upsertNode(ctx, viewstore.NewDB(store.Log()), n); err != nil {
 			t.Fatal(err)
 		}
 	}

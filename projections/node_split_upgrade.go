@@ -12,7 +12,7 @@ import (
 // row without a hot row still reads whole (its JSON holds everything),
 // so nothing is wrong meanwhile; this only makes the bytes what a rebuild
 // writes.
-func splitNodeRows(ctx context.Context, db *viewDB) error {
+func splitNodeRows(ctx context.Context, db *viewstore.DB) error {
 	return viewstore.UpgradeOnce(ctx, db, splitNodeRowsMark, func(tx *viewTx) error {
 		whole, err := viewstore.NodesWrittenWhole(ctx, tx)
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 
 // NodeView answers queries about nodes from the node view.
 type NodeView struct {
-	db *viewDB
+	db *viewstore.DB
 	// w, when set, answers Get from the unit of work's memory where it
 	// holds the node as last committed (Writer.currentNode).
 	w *Writer
@@ -26,7 +26,7 @@ func (v *NodeView) Remembering(w *Writer) *NodeView { return &NodeView{db: v.db,
 
 // NewNodeView returns a NodeView reading the views beside log.
 func NewNodeView(log events.Log) *NodeView {
-	return &NodeView{db: newViewDB(log)}
+	return &NodeView{db: viewstore.NewDB(log)}
 }
 
 // Get returns the named node, or domain.ErrNotFound.

@@ -11,7 +11,7 @@ import (
 
 // PodView answers queries about pods from the pod view.
 type PodView struct {
-	db *viewDB
+	db *viewstore.DB
 	// w, when set, answers Pods from the Writer's memory of the pods it
 	// committed where it can (Remembering).
 	w *Writer
@@ -19,7 +19,7 @@ type PodView struct {
 
 // NewPodView returns a PodView reading the views beside log.
 func NewPodView(log events.Log) *PodView {
-	return &PodView{db: newViewDB(log)}
+	return &PodView{db: viewstore.NewDB(log)}
 }
 
 // Get returns the pod, or domain.ErrNotFound when it does not exist or was

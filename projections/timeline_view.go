@@ -10,12 +10,12 @@ import (
 
 // TimelineView reads nodes' lifecycle timelines.
 type TimelineView struct {
-	db *viewDB
+	db *viewstore.DB
 }
 
 // NewTimelineView returns a TimelineView reading the views beside log.
 func NewTimelineView(log events.Log) *TimelineView {
-	return &TimelineView{db: newViewDB(log)}
+	return &TimelineView{db: viewstore.NewDB(log)}
 }
 
 // Node returns up to limit entries of node's timeline after the given log

@@ -42,7 +42,7 @@ func Verify(ctx context.Context, live *events.Store, scratchPath string, cfg eve
 	if err := Migrate(ctx, scratch.Log()); err != nil {
 		return nil, RebuildStats{}, err
 	}
-	views := newViewDB(scratch.Log())
+	views := viewstore.NewDB(scratch.Log())
 	for _, t := range allViewTables() {
 		if err := views.KeepLive(ctx, t.name); err != nil {
 			return nil, RebuildStats{}, fmt.Errorf("verify: keep live %s: %w", t.name, err)

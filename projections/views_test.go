@@ -77,7 +77,7 @@ func TestViewsDescribeEveryAggregate(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = sqlTx.Rollback() }()
-			tx := command.NewViewTx(sqlTx, events.EngineSQLite.Dialect())
+			tx := events.NewViewTx(sqlTx, events.EngineSQLite.Dialect())
 			r := v.rebuild(&snapshotTaker{})
 			for i, s := range a.Events() {
 				ev, err := domain.UnmarshalEvent(s.Type, []byte(`{}`))

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -61,6 +62,25 @@ func sqlIn(t *testing.T, name string, src any) []string {
 	return found
 }
 
+// sqlInDir is what the non-test Go files of dir hold of SQL of their
+// own (sqlIn), and how many files it checked: every one the directory
+// holds, a glob rather than a list that a new file escapes.
+func sqlInDir(t *testing.T, dir string) (found []string, checked int) {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		checked++
+		found = append(found, sqlIn(t, name, nil)...)
+	}
+	return found, checked
+}
+
 // TestViewsHoldNoSQL: the views' code reads and writes its tables only
 // through the store port (ARCHITECTURE.md, "The views' store port"):
 // no file of package projections but its tests imports database/sql,
@@ -70,31 +90,59 @@ func sqlIn(t *testing.T, name string, src any) []string {
 // upgrades of rows an older herd wrote, the migrations, a rebuild's
 // statements and the batches it writes its rows through, and replay
 // --verify's copies and comparisons.
-//
-// projections/command, a package of its own, is the one exception: it
-// holds the unit of work's transaction (command.Tx, command.ViewTx over
-// database/sql's, reached through events.SQLTx) and SQLite's prepared
-// ready writes, the handles the views' statements run on, and runs no
-// view's statement of its own.
 func TestViewsHoldNoSQL(t *testing.T) {
-	names, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
+	found, checked := sqlInDir(t, ".")
+	for _, f := range found {
+		t.Error(f)
 	}
-	checked := 0
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		checked++
-		for _, f := range sqlIn(t, name, nil) {
-			t.Error(f)
-		}
-	}
-	// Every non-test file of the package, not a list that a new file
-	// escapes: a glob that found none would prove nothing.
+	// A glob that found none would prove nothing.
 	if checked == 0 {
 		t.Fatal("no file of the package checked")
+	}
+}
+
+// TestTheCommandLayerHoldsNoSQL: the command layer (projections/command)
+// is held to the same as the views, with no exception: the unit of
+// work's transaction as the views write it (events.ViewTx), a prepared
+// write's recorded statements (events.Recorder), SQLite's statements
+// prepared outside the write lock (events.ViewStatements) and the
+// savepoints are the log's engine's, in events; the command layer holds
+// them, imports no database/sql, spells no statement and runs none
+// itself.
+func TestTheCommandLayerHoldsNoSQL(t *testing.T) {
+	found, checked := sqlInDir(t, "command")
+	for _, f := range found {
+		t.Error(f)
+	}
+	if checked == 0 {
+		t.Fatal("no file of projections/command checked")
+	}
+}
+
+// TestNoSQLInADirectoryFindsWhatIsPlanted: the check of a directory
+// reads every non-test file it holds, a new one included, and only
+// those: a planted file among clean ones is found and named, and a
+// test's SQL is left alone.
+func TestNoSQLInADirectoryFindsWhatIsPlanted(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"clean.go":        "package command\n\nconst s = \"the stream moved since the command was decided\"\n",
+		"helpers_test.go": "package command\n\nimport _ \"database/sql\"\n\nconst q = `SELECT n FROM test_counters`\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if found, checked := sqlInDir(t, dir); len(found) != 0 || checked != 1 {
+		t.Fatalf("a clean directory: %d files checked, found %q; want 1 checked, nothing found", checked, found)
+	}
+	planted := filepath.Join(dir, "planted.go")
+	if err := os.WriteFile(planted, []byte("package command\n\nimport _ \"database/sql\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	found, checked := sqlInDir(t, dir)
+	if checked != 2 || len(found) != 1 || !strings.Contains(found[0], "planted.go imports database/sql") {
+		t.Errorf("with a planted file: %d files checked, found %q; want 2 checked, the planted import found", checked, found)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"herd/domain"
 	"herd/events"
 	"herd/projections/command"
+	"herd/projections/viewstore"
 )
 
 // Writer is the read models' side of the unit of work (package command):
@@ -19,7 +20,7 @@ import (
 type Writer struct {
 	log events.Log
 	// views reads the views outside a transaction (EnsureNamespaces).
-	views *viewDB
+	views *viewstore.DB
 	clock clock.PassiveClock
 	// unit is the unit of work: the group commit, the write queue, the
 	// state cache and the prepared path.
@@ -44,7 +45,7 @@ type Writer struct {
 // NewWriter returns a Writer appending to log, stamping records with
 // clk's time. metrics may be nil.
 func NewWriter(log events.Log, clk clock.PassiveClock, metrics *Metrics) *Writer {
-	views := newViewDB(log)
+	views := viewstore.NewDB(log)
 	w := &Writer{log: log, views: views, clock: clk,
 		unit: command.New(log, views, clk, metrics.command())}
 	w.commands = newWriterCommands(w)

@@ -36,12 +36,12 @@ type Aggregate[S any] interface {
 	// Fold folds one stored event into s and, when x is not nil, writes
 	// the rows the event adds or removes beside the aggregate's own (a
 	// node's timeline entry, a pool's allocation), with rec's position.
-	Fold(ctx context.Context, x Execer, key string, s S, rec events.Record, ev domain.Event) (S, error)
+	Fold(ctx context.Context, x events.Execer, key string, s S, rec events.Record, ev domain.Event) (S, error)
 	// WriteRows writes the aggregate's own rows for s, evs having just
 	// been folded into it; rv is the position of the last of them. A
 	// kind may write only the part evs changed (a node's plain
 	// heartbeat rewrites only its hot row).
-	WriteRows(ctx context.Context, x Execer, key string, s S, evs []domain.Event, rv int64) error
+	WriteRows(ctx context.Context, x events.Execer, key string, s S, evs []domain.Event, rv int64) error
 	// Mode says how the unit of work runs the kind's commands.
 	Mode() Mode
 	// Observers are told of each committed state, nil when none are.

@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -90,7 +89,7 @@ func (g *groupCommit) unmarkCommitting() {
 
 // groupLog is all of the log the group commit holds: what begins its
 // transaction and hears how writes end. Not the log's pool: nothing the
-// leader runs may take a second connection (exec).
+// leader runs may take a second connection (runReady).
 type groupLog interface {
 	Begin(ctx context.Context) (events.LogTx, error)
 	ObserveWrite(err error)
@@ -270,7 +269,7 @@ func (g *groupCommit) runGroup(group []*command, moved map[string]int64) error {
 	}
 	tx := NewTx(ltx)
 	alone := len(group) == 1
-	stmts := map[*sql.Stmt]*sql.Stmt{}
+	stmts := events.TxStatements{}
 	// Consecutive ready writes are written together; a command run as a
 	// function between them keeps its place in the order.
 	for i := 0; i < len(group); {
@@ -363,7 +362,7 @@ func (g *groupCommit) appended(stream string, pos int64) {
 // them can be refused after the append. A command whose stream moved
 // since it was decided is answered errStale and writes nothing. A
 // returned error means the transaction itself is broken.
-func (g *groupCommit) runReady(tx Tx, cmds []*command, moved map[string]int64, stmts map[*sql.Stmt]*sql.Stmt) error {
+func (g *groupCommit) runReady(tx Tx, cmds []*command, moved map[string]int64, stmts events.TxStatements) error {
 	var ok []*command
 	for _, c := range cmds {
 		if err := c.ctx.Err(); err != nil {
@@ -411,8 +410,17 @@ func (g *groupCommit) runReady(tx Tx, cmds []*command, moved map[string]int64, s
 			continue
 		}
 		ctx := context.WithoutCancel(c.ctx)
+		// Each row through the statement prepared on the database before
+		// the command queued, bound to the group's transaction once
+		// (SQLite's), or by its text (PostgreSQL's): nothing here takes
+		// a second connection from the pool while the group's
+		// transaction holds one. The pool's others may be held by
+		// readers waiting for this very transaction's appends to be
+		// decided (events' reader rule), and the leader would wait for
+		// them and they for it. The group commit has no pool to take one
+		// from: its log is only what begins a transaction (groupLog).
 		for _, row := range r.rows {
-			if err := g.exec(ctx, tx, stmts, row, row.filled(recs[i])); err != nil {
+			if err := tx.v.ExecRecorded(ctx, stmts, row, recs[i]); err != nil {
 				// The events are in and their rows are not: nothing of
 				// the group may commit.
 				return fmt.Errorf("view rows of %s@%d: %w", r.stream, recs[i][0].Version, err)
@@ -463,30 +471,6 @@ func (g *groupCommit) appendReady(tx Tx, cmds []*command) ([][]events.Record, []
 		n += len(recs[i])
 	}
 	return recs, errs, nil
-}
-
-// exec runs row's statement in tx with args: on SQLite through the
-// statement prepared on the database before the command queued (outside
-// the write lock, stmtCache), bound to tx once per group; on PostgreSQL
-// with the query's text, which pgx prepares once per connection by
-// itself. Nothing here may take a second connection from the pool while
-// the group's transaction holds one: the pool's others may be held by
-// readers waiting for this very transaction's appends to be decided
-// (events' reader rule), and the leader would wait for them and they for
-// it. The group commit has no pool to take one from: its log is only
-// what begins a transaction (groupLog).
-func (g *groupCommit) exec(ctx context.Context, tx Tx, inTx map[*sql.Stmt]*sql.Stmt, row rowImage, args []any) error {
-	if row.stmt == nil {
-		_, err := tx.sql.ExecContext(ctx, row.query, args...)
-		return err
-	}
-	s, ok := inTx[row.stmt]
-	if !ok {
-		s = tx.sql.StmtContext(ctx, row.stmt)
-		inTx[row.stmt] = s
-	}
-	_, err := s.ExecContext(ctx, args...)
-	return err
 }
 
 // remember keeps the stream versions a committed group left; a stream a

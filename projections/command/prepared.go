@@ -1,12 +1,9 @@
 package command
 
 import (
-	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
@@ -37,7 +34,7 @@ type readyWrite struct {
 	md       events.Metadata
 	at       time.Time
 	evs      []events.NewEvent
-	rows     []rowImage
+	rows     []events.RecordedStatement
 	// prepared is the append made ready for a log that takes prepared
 	// appends (SQLite), nil for one that does not.
 	prepared *events.PreparedAppend
@@ -45,125 +42,6 @@ type readyWrite struct {
 	// position of the write's last event: it remembers the state and
 	// tells the observers, in commit order.
 	committed func(last int64)
-}
-
-// rowImage is one view statement with its arguments, as the aggregate's
-// own upsert and event rows made it; slots are the arguments that carry a
-// log position, unknown until the leader appends.
-type rowImage struct {
-	query string
-	args  []any
-	slots []positionSlot
-	// stmt is query prepared on the database (SQLite's), nil to run it
-	// by its text (PostgreSQL's).
-	stmt *sql.Stmt
-}
-
-// positionSlot is an argument that holds the position of the write's
-// event number event: the argument itself (an int64), or, when at >= 0,
-// the placeholder's digits at byte offset at of a []byte argument (a
-// JSON row that carries its resourceVersion).
-type positionSlot struct {
-	arg, event, at int
-}
-
-// placeholderBase is the position the prepared events carry until the
-// leader knows theirs: event i gets placeholderBase+i. Nineteen digits,
-// far above any position a log reaches, so that neither the number nor
-// its digits occur in a row by chance.
-const placeholderBase int64 = 8_888_888_888_888_000_000
-
-// maxPreparedEvents bounds the events of one prepared command so that
-// their placeholders stay distinct from placeholderBase's prefix.
-const maxPreparedEvents = 1_000_000
-
-// placeholderPrefix is the digits every placeholder begins with.
-var placeholderPrefix = []byte(strconv.FormatInt(placeholderBase, 10)[:13])
-
-// placeholderDigits is how many digits a placeholder has.
-var placeholderDigits = len(strconv.FormatInt(placeholderBase, 10))
-
-// recorder is an execer that keeps the statements it is given instead of
-// running them: the aggregate's row writers, run on the caller's
-// goroutine, produce a ready write's rows through it.
-type recorder struct {
-	d      events.Dialect
-	events int
-	rows   []rowImage
-}
-
-// Dialect is the dialect the recorded statements are bound to.
-func (r *recorder) Dialect() events.Dialect { return r.d }
-
-// ExecContext records the statement, bound to the dialect as a ViewTx
-// would run it, and finds the arguments that carry a placeholder.
-func (r *recorder) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {
-	args = r.d.Args(args)
-	row := rowImage{query: r.d.Bind(query), args: args}
-	for i, a := range args {
-		switch v := a.(type) {
-		case int64:
-			if e := v - placeholderBase; e >= 0 && e < int64(r.events) {
-				row.slots = append(row.slots, positionSlot{arg: i, event: int(e), at: -1})
-			}
-		case []byte:
-			for off := 0; ; {
-				j := bytes.Index(v[off:], placeholderPrefix)
-				if j < 0 {
-					break
-				}
-				at := off + j
-				off = at + len(placeholderPrefix)
-				if at+placeholderDigits > len(v) {
-					break
-				}
-				n, err := strconv.ParseInt(string(v[at:at+placeholderDigits]), 10, 64)
-				if err != nil || n-placeholderBase < 0 || n-placeholderBase >= int64(r.events) {
-					continue
-				}
-				row.slots = append(row.slots, positionSlot{arg: i, event: int(n - placeholderBase), at: at})
-				off = at + placeholderDigits
-			}
-		}
-	}
-	r.rows = append(r.rows, row)
-	return driverResult{}, nil
-}
-
-// driverResult is the result of a recorded statement: the aggregates'
-// row writers do not read it.
-type driverResult struct{}
-
-func (driverResult) LastInsertId() (int64, error) {
-	return 0, errors.New("a recorded statement has not run")
-}
-func (driverResult) RowsAffected() (int64, error) {
-	return 0, errors.New("a recorded statement has not run")
-}
-
-// filled is the row's arguments with the positions of recs in its slots.
-func (r rowImage) filled(recs []events.Record) []any {
-	if len(r.slots) == 0 {
-		return r.args
-	}
-	args := append([]any(nil), r.args...)
-	// Slots in one []byte argument come in order of offset; splice them
-	// from the last so that earlier offsets stay valid.
-	for k := len(r.slots) - 1; k >= 0; k-- {
-		s := r.slots[k]
-		pos := recs[s.event].Position
-		if s.at < 0 {
-			args[s.arg] = pos
-			continue
-		}
-		b := args[s.arg].([]byte)
-		out := make([]byte, 0, len(b))
-		out = append(out, b[:s.at]...)
-		out = strconv.AppendInt(out, pos, 10)
-		out = append(out, b[s.at+placeholderDigits:]...)
-		args[s.arg] = out
-	}
-	return args
 }
 
 // updatePrepared is Update for an aggregate whose commands are prepared:
@@ -360,8 +238,8 @@ func current[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream st
 // metadata, and the rows folding them into s writes, with placeholder
 // positions. It returns the state after evs, its position a placeholder.
 func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream string, s S, evs []domain.Event) (*readyWrite, S, error) {
-	if len(evs) > maxPreparedEvents {
-		return nil, s, fmt.Errorf("append %s: %d events in one command, more than %d", stream, len(evs), maxPreparedEvents)
+	if len(evs) > events.MaxPlaceholders {
+		return nil, s, fmt.Errorf("append %s: %d events in one command, more than %d", stream, len(evs), events.MaxPlaceholders)
 	}
 	pending, err := EncodeEvents(evs)
 	if err != nil {
@@ -370,10 +248,10 @@ func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream st
 	md := events.MetadataFor(ctx, stream)
 	at := u.clock.Now().UTC()
 	expected := a.Version(s)
-	rec := &recorder{d: u.dialect, events: len(evs)}
+	rec := events.NewRecorder(u.dialect, len(evs))
 	for i, ev := range evs {
 		r := events.Record{
-			Position: placeholderBase + int64(i), Stream: stream, Version: expected + int64(i) + 1,
+			Position: events.PlaceholderBase + int64(i), Stream: stream, Version: expected + int64(i) + 1,
 			Type: pending[i].Type, SchemaVersion: max(pending[i].SchemaVersion, 1), RecordedAt: at,
 			Payload: pending[i].Payload, Metadata: md,
 		}
@@ -381,19 +259,18 @@ func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream st
 			return nil, s, err
 		}
 	}
-	if err := a.WriteRows(ctx, rec, key, s, evs, placeholderBase+int64(len(evs)-1)); err != nil {
+	if err := a.WriteRows(ctx, rec, key, s, evs, events.PlaceholderBase+int64(len(evs)-1)); err != nil {
 		return nil, s, err
 	}
-	for i := range rec.rows {
-		if rec.rows[i].stmt, err = u.stmts.prepare(ctx, rec.rows[i].query); err != nil {
-			return nil, s, err
-		}
+	rows := rec.Statements()
+	if err := u.stmts.PrepareRecorded(ctx, rows); err != nil {
+		return nil, s, err
 	}
 	obs := a.Observers()
 	cache := a.Mode().Cached && u.cacheStates
 	version := a.Version(s)
 	next := s
-	r := &readyWrite{stream: stream, expected: expected, md: md, at: at, evs: pending, rows: rec.rows}
+	r := &readyWrite{stream: stream, expected: expected, md: md, at: at, evs: pending, rows: rows}
 	if u.prepareAppends {
 		if err := u.appendsPrepared(); err != nil {
 			return nil, s, err
@@ -414,48 +291,6 @@ func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream st
 		}
 	}
 	return r, next, nil
-}
-
-// stmtCache keeps the ready writes' statements, each prepared on the
-// database once, by a command's caller before it queues: the leader only
-// binds them to its transaction, and never takes a connection of the pool
-// to prepare one (groupCommit.exec). A nil cache (PostgreSQL's) prepares
-// nothing: pgx prepares a statement run by its text once per connection
-// by itself.
-type stmtCache struct {
-	db *sql.DB
-	mu sync.Mutex
-	m  map[string]*sql.Stmt
-}
-
-// prepare is query prepared on the database, nil when c is nil.
-func (c *stmtCache) prepare(ctx context.Context, query string) (*sql.Stmt, error) {
-	if c == nil {
-		return nil, nil
-	}
-	c.mu.Lock()
-	s, ok := c.m[query]
-	c.mu.Unlock()
-	if ok {
-		return s, nil
-	}
-	// Prepared without the lock: two callers may both prepare a new
-	// statement, and the second closes its own.
-	s, err := c.db.PrepareContext(context.WithoutCancel(ctx), query)
-	if err != nil {
-		return nil, fmt.Errorf("prepare %q: %w", query, err)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if first, ok := c.m[query]; ok {
-		_ = s.Close()
-		return first, nil
-	}
-	if c.m == nil {
-		c.m = map[string]*sql.Stmt{}
-	}
-	c.m[query] = s
-	return s, nil
 }
 
 // decideSafely runs decide, turning a panic into the command's error, as

@@ -52,7 +52,7 @@ type Unit struct {
 	prepareAppends bool
 	// stmts are the ready writes' statements, prepared on SQLite's
 	// database outside the write lock; nil on PostgreSQL.
-	stmts *stmtCache
+	stmts *events.ViewStatements
 	// appendsPrepared prepares the log's own statements of prepared
 	// appends (events.AppendsPreparer) once, on a caller's goroutine
 	// before its ready write queues, never on the leader.
@@ -66,15 +66,12 @@ func New(log events.Log, views events.Querier, clk clock.PassiveClock, metrics *
 	// The engine says what the unit may remember and prepare (a SQLite
 	// database is this process's alone), and on SQLite the ready writes'
 	// statements are prepared on the log's own pool, outside the write
-	// lock: both are the log's database's, which the log's port does not
-	// carry (events.SQLDB).
-	db, engine := events.SQLDB(log)
+	// lock (events.ViewStatements).
+	engine := events.EngineOf(log)
 	u := &Unit{log: log, views: views, dialect: engine.Dialect(), clock: clk, metrics: metrics,
 		group: &groupCommit{log: log, metrics: metrics}, queue: newWriteQueue(clock.RealClock{}),
-		cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite}
-	if engine == events.EngineSQLite {
-		u.stmts = &stmtCache{db: db}
-	}
+		cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite,
+		stmts: events.NewViewStatements(log)}
 	u.group.forget = u.states.forget
 	if u.cacheStates {
 		u.group.committing = &u.states

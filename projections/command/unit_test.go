@@ -76,13 +76,13 @@ func (k counters) Load(ctx context.Context, q events.Querier, key string) (count
 	return c, rows.Err()
 }
 
-func (counters) Fold(_ context.Context, _ Execer, _ string, c counter, rec events.Record, ev domain.Event) (counter, error) {
+func (counters) Fold(_ context.Context, _ events.Execer, _ string, c counter, rec events.Record, ev domain.Event) (counter, error) {
 	c.N = ev.(counterSet).N
 	c.Version, c.Position = rec.Version, rec.Position
 	return c, nil
 }
 
-func (k counters) WriteRows(ctx context.Context, x Execer, key string, c counter, _ []domain.Event, rv int64) error {
+func (k counters) WriteRows(ctx context.Context, x events.Execer, key string, c counter, _ []domain.Event, rv int64) error {
 	_, err := x.ExecContext(ctx, `INSERT INTO `+k.tableName()+` (key, n, version, position) VALUES (?, ?, ?, ?)
 ON CONFLICT (key) DO UPDATE SET n = excluded.n, version = excluded.version, position = excluded.position`, key, c.N, c.Version, rv)
 	return err

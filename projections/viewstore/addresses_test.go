@@ -11,7 +11,6 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 
 	"herd/events"
-	"herd/projections/command"
 	"herd/projections/viewstore"
 )
 
@@ -45,7 +44,7 @@ func addressesContract(t *testing.T, e engine, prefix string, s viewstore.Addres
 	first := viewstore.Pool{CIDR: p1, Version: 3, ResourceVersion: 30, InUse: 2, Free: "3@2;0-1"}
 	second := viewstore.Pool{CIDR: p1, Version: 4, ResourceVersion: 41, InUse: 3, Free: "4@3"}
 	old := viewstore.Pool{CIDR: p2, Version: 7, ResourceVersion: 70, InUse: 1}
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		for _, p := range []viewstore.Pool{first, old} {
 			if err := s.PutPool(ctx, x, p); err != nil {
 				t.Fatalf("PutPool %s: %v", p.CIDR, err)
@@ -94,7 +93,7 @@ func addressesContract(t *testing.T, e engine, prefix string, s viewstore.Addres
 		t.Errorf("Unfilled (-want +got):\n%s", diff)
 	}
 	filled := viewstore.Pool{CIDR: p2, Version: 7, ResourceVersion: 70, InUse: 1, Free: "7@1"}
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		// A fill at another version: another writer changed the pool.
 		if err := s.Fill(ctx, x, viewstore.Pool{CIDR: p2, Version: 6, InUse: 9, Free: "6@9"}); err != nil {
 			t.Fatalf("Fill at a stale version: %v", err)
@@ -165,7 +164,7 @@ func addressesContract(t *testing.T, e engine, prefix string, s viewstore.Addres
 			t.Errorf("%s (-want +got):\n%s", what, diff)
 		}
 	}
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		for _, a := range allocs {
 			if err := s.Allocate(ctx, x, a); err != nil {
 				t.Fatalf("Allocate %s %s: %v", a.Pool, a.Address, err)
@@ -197,7 +196,7 @@ func addressesContract(t *testing.T, e engine, prefix string, s viewstore.Addres
 		t.Fatal(err)
 	}
 	impostor := alloc(p1, "10.88.0.2", "u9", "impostor", 9)
-	if err := s.Allocate(ctx, command.NewTx(ltx).Views(), impostor); err == nil {
+	if err := s.Allocate(ctx, events.ViewsIn(ltx), impostor); err == nil {
 		t.Error("Allocate of an address held: no error")
 	}
 	_ = ltx.Rollback()
@@ -206,7 +205,7 @@ func addressesContract(t *testing.T, e engine, prefix string, s viewstore.Addres
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Allocate(ctx, command.NewTx(ltx).Views(), alloc(p1, "10.88.0.99", "u9", "never", 9)); err != nil {
+	if err := s.Allocate(ctx, events.ViewsIn(ltx), alloc(p1, "10.88.0.99", "u9", "never", 9)); err != nil {
 		t.Fatal(err)
 	}
 	if err := ltx.Rollback(); err != nil {
@@ -216,7 +215,7 @@ func addressesContract(t *testing.T, e engine, prefix string, s viewstore.Addres
 	got("InPool(p1) after a refused and a rolled back allocation", as, err, want(0, 1, 2))
 
 	// Releases.
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		if err := s.Release(ctx, x, p1, "10.88.0.2"); err != nil {
 			t.Fatalf("Release: %v", err)
 		}

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 
 	"herd/events"
-	"herd/projections/command"
 )
 
 // DB is the views' tables as one engine reads them outside a
@@ -28,7 +27,7 @@ type DB struct {
 // list and the log's head come from one statement, and the log's port
 // (events.Log) carries the log's operations, not a handle for other
 // tables. The unit of work's transaction reaches the log's the same way
-// (command.NewTx, events.SQLTx), so that a command's appends and its
+// (events.ViewsIn, through events.SQLTx), so that a command's appends and its
 // views' rows commit together.
 func NewDB(log events.Log) *DB {
 	db, engine := events.SQLDB(log)
@@ -59,13 +58,13 @@ func (v *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 // InTx runs fn in a transaction of its own on the pool, in the pool's
 // dialect, and commits it when fn returns no error (rolls it back
 // otherwise).
-func (v *DB) InTx(ctx context.Context, fn func(*command.ViewTx) error) error {
+func (v *DB) InTx(ctx context.Context, fn func(*events.ViewTx) error) error {
 	tx, err := v.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if err := fn(command.NewViewTx(tx, v.d)); err != nil {
+	if err := fn(events.NewViewTx(tx, v.d)); err != nil {
 		return err
 	}
 	return tx.Commit()

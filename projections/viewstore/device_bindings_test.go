@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"herd/events"
-	"herd/projections/command"
 	"herd/projections/viewstore"
 )
 
@@ -43,7 +42,7 @@ func deviceBindingContract(t *testing.T, e engine, prefix string, bindings views
 		t.Fatalf("Get of a name never bound: %v, want ErrNoRow", err)
 	}
 
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		for _, r := range []viewstore.DeviceBindingRow{
 			binding(name("a.b"), addr1, 1), binding(name("a-z"), addr1, 1), binding(name("moved"), addr1, 1), binding(name("freed"), addr2, 1),
 		} {
@@ -55,7 +54,7 @@ func deviceBindingContract(t *testing.T, e engine, prefix string, bindings views
 			t.Errorf("Get inside the writing transaction: %s, %v", got, err)
 		}
 	})
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		for _, r := range []viewstore.DeviceBindingRow{binding(name("moved"), addr2, 2), binding(name("freed"), "", 2)} {
 			if err := bindings.Upsert(ctx, x, r); err != nil {
 				t.Fatalf("Upsert %s: %v", r.Name, err)
@@ -73,7 +72,7 @@ func deviceBindingContract(t *testing.T, e engine, prefix string, bindings views
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := bindings.Upsert(ctx, command.NewTx(ltx).Views(), binding(name("never"), addr1, 1)); err != nil {
+	if err := bindings.Upsert(ctx, events.ViewsIn(ltx), binding(name("never"), addr1, 1)); err != nil {
 		t.Fatal(err)
 	}
 	if err := ltx.Rollback(); err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"herd/events"
-	"herd/projections/command"
 	"herd/projections/viewstore"
 )
 
@@ -43,7 +42,7 @@ func leaseContract(t *testing.T, e engine, prefix string, leases viewstore.Lease
 		t.Fatalf("Get of a row never written: %v, want ErrNoRow", err)
 	}
 
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		for _, l := range []viewstore.Lease{
 			lease(a, "a.b", false, 1, first), lease(a, "a-z", false, 1, time.Time{}),
 			lease(b, "n1", false, 1, first), lease(a, "gone", false, 1, first),
@@ -57,7 +56,7 @@ func leaseContract(t *testing.T, e engine, prefix string, leases viewstore.Lease
 			t.Errorf("Get inside the writing transaction: %s renewed %v, %v; want the row renewed %v", data, renewed, err, first)
 		}
 	})
-	head := write(t, e.log, func(x *command.ViewTx) {
+	head := write(t, e.log, func(x *events.ViewTx) {
 		for _, l := range []viewstore.Lease{lease(a, "a.b", false, 2, second), lease(a, "gone", true, 2, time.Time{})} {
 			if err := leases.Upsert(ctx, x, l); err != nil {
 				t.Fatalf("Upsert %v: %v", l.Key, err)
@@ -83,7 +82,7 @@ func leaseContract(t *testing.T, e engine, prefix string, leases viewstore.Lease
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := leases.Upsert(ctx, command.NewTx(ltx).Views(), lease(a, "never", false, 1, first)); err != nil {
+	if err := leases.Upsert(ctx, events.ViewsIn(ltx), lease(a, "never", false, 1, first)); err != nil {
 		t.Fatal(err)
 	}
 	if err := ltx.Rollback(); err != nil {
@@ -130,7 +129,7 @@ func leaseContract(t *testing.T, e engine, prefix string, leases viewstore.Lease
 	}
 
 	// A lease keeps no controller: refused, and nothing written.
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		l := lease(a, "owned", false, 1, first)
 		l.Controller = "Node/n1"
 		if err := leases.Upsert(ctx, x, l); err == nil {
@@ -142,7 +141,7 @@ func leaseContract(t *testing.T, e engine, prefix string, leases viewstore.Lease
 	}
 	// The renewal alone: a live row's, and none of a tombstone (renewed
 	// before it went) or of no row.
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		if err := leases.Upsert(ctx, x, lease(a, "went", true, 2, first)); err != nil {
 			t.Fatal(err)
 		}

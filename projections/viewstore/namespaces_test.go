@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"herd/events"
-	"herd/projections/command"
 	"herd/projections/viewstore"
 )
 
@@ -62,7 +61,7 @@ func namespaceContract(t *testing.T, e engine, prefix string, nss viewstore.Name
 		t.Fatalf("Get of a namespace never written: %v, want ErrNoRow", err)
 	}
 
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		for _, r := range []viewstore.NamespaceRow{
 			namespace(name("a.b"), false, 1), namespace(name("a-z"), false, 1), namespace(name("gone"), false, 1),
 		} {
@@ -74,7 +73,7 @@ func namespaceContract(t *testing.T, e engine, prefix string, nss viewstore.Name
 			t.Errorf("Get inside the writing transaction: %s, %v", got, err)
 		}
 	})
-	head := write(t, e.log, func(x *command.ViewTx) {
+	head := write(t, e.log, func(x *events.ViewTx) {
 		for _, r := range []viewstore.NamespaceRow{namespace(name("a.b"), false, 2), namespace(name("gone"), true, 2)} {
 			if err := nss.Upsert(ctx, x, r); err != nil {
 				t.Fatalf("Upsert %s: %v", r.Name, err)
@@ -92,7 +91,7 @@ func namespaceContract(t *testing.T, e engine, prefix string, nss viewstore.Name
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := nss.Upsert(ctx, command.NewTx(ltx).Views(), namespace(name("never"), false, 1)); err != nil {
+	if err := nss.Upsert(ctx, events.ViewsIn(ltx), namespace(name("never"), false, 1)); err != nil {
 		t.Fatal(err)
 	}
 	if err := ltx.Rollback(); err != nil {
@@ -138,7 +137,7 @@ func namespaceContract(t *testing.T, e engine, prefix string, nss viewstore.Name
 		return viewstore.PodRow{Key: viewstore.Key{Namespace: ns, Name: "p"}, UID: ns + "-p", Finalized: finalized,
 			Version: 1, ResourceVersion: 10, Data: []byte(`{}`)}
 	}
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		for _, p := range []viewstore.PodRow{
 			pod(name("pods"), false), pod(name("finalized"), true), pod(name("a.b"), false), pod(name("gone"), false),
 		} {

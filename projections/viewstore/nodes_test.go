@@ -15,7 +15,6 @@ import (
 
 	"herd/events"
 	"herd/events/eventstest"
-	"herd/projections/command"
 	"herd/projections/viewstore"
 )
 
@@ -83,7 +82,7 @@ func nodeContract(t *testing.T, e engine, prefix string, nodes viewstore.Nodes) 
 		t.Fatalf("Get of a node never written: %v, want ErrNoRow", err)
 	}
 
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		for _, r := range []viewstore.NodeRow{
 			node(name("a.b"), "Linux", "Running", "True", false, registered, ""),
 			node(name("a-z"), "Pico", "Running", "True", false, time.Time{}, ""),
@@ -115,7 +114,7 @@ func nodeContract(t *testing.T, e engine, prefix string, nodes viewstore.Nodes) 
 			}
 		}
 	})
-	head := write(t, e.log, func(x *command.ViewTx) {
+	head := write(t, e.log, func(x *events.ViewTx) {
 		// A heartbeat rewrites the hot row alone; a transition both.
 		if err := nodes.UpsertHot(ctx, x, hot(name("a.b"), beat, 2)); err != nil {
 			t.Fatal(err)

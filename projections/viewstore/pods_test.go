@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"herd/events"
-	"herd/projections/command"
 	"herd/projections/viewstore"
 )
 
@@ -61,7 +60,7 @@ func podContract(t *testing.T, e engine, prefix string, pods viewstore.Pods) {
 
 	terminating := pod(a, "term", 1, n2, "Running", "", "")
 	terminating.Terminating = true
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		for _, r := range []viewstore.PodRow{
 			pod(a, "a.b", 1, n1, "Running", "", "ReplicaSet/web"),
 			pod(a, "a-z", 1, "", "Pending", "", "ReplicaSet/web"),
@@ -94,7 +93,7 @@ func podContract(t *testing.T, e engine, prefix string, pods viewstore.Pods) {
 	})
 	finalized := pod(a, "fin", 2, n1, "Succeeded", "kubelet", "")
 	finalized.Finalized = true
-	head := write(t, e.log, func(x *command.ViewTx) {
+	head := write(t, e.log, func(x *events.ViewTx) {
 		for _, r := range []viewstore.PodRow{pod(a, "a-z", 2, n2, "Running", "", "ReplicaSet/web"), finalized} {
 			if err := pods.Upsert(ctx, x, r); err != nil {
 				t.Fatalf("Upsert %v: %v", r.Key, err)

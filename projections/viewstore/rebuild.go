@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"herd/events"
-	"herd/projections/command"
 )
 
 // A rebuild's statements and the handles it writes its rows through: it
@@ -66,7 +65,7 @@ type Index struct{ Name, SQL string }
 // them, for CreateIndexes to create again. Indexes behind a primary key
 // or a UNIQUE constraint (without SQL of their own) stay. Readers on
 // other connections see the old schema until the commit.
-func DropIndexes(ctx context.Context, tx *command.ViewTx, tables []string) ([]Index, error) {
+func DropIndexes(ctx context.Context, tx *events.ViewTx, tables []string) ([]Index, error) {
 	var out []Index
 	for _, t := range tables {
 		rows, err := tx.QueryContext(ctx, tx.Dialect().TableIndexes(), t)
@@ -95,7 +94,7 @@ func DropIndexes(ctx context.Context, tx *command.ViewTx, tables []string) ([]In
 
 // CreateIndexes creates the indexes DropIndexes dropped, with the
 // statements they were created with.
-func CreateIndexes(ctx context.Context, tx *command.ViewTx, indexes []Index) error {
+func CreateIndexes(ctx context.Context, tx *events.ViewTx, indexes []Index) error {
 	for _, ix := range indexes {
 		if _, err := tx.ExecContext(ctx, ix.SQL); err != nil {
 			return fmt.Errorf("create index %s: %w", ix.Name, err)
@@ -150,12 +149,12 @@ func (r *Recorded) Replay(ctx context.Context, x Execer) error {
 // rebuild that writes the same few statements a million times parses each
 // once.
 type Prepared struct {
-	tx    *command.ViewTx
+	tx    *events.ViewTx
 	stmts map[string]*sql.Stmt
 }
 
 // NewPrepared is tx executing through prepared statements.
-func NewPrepared(tx *command.ViewTx) *Prepared {
+func NewPrepared(tx *events.ViewTx) *Prepared {
 	return &Prepared{tx: tx, stmts: map[string]*sql.Stmt{}}
 }
 

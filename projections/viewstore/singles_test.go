@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"herd/events"
-	"herd/projections/command"
 	"herd/projections/viewstore"
 )
 
@@ -43,7 +42,7 @@ func singleContract(t *testing.T, e engine, row, other viewstore.Single) {
 	if _, err := row.Get(ctx, views); !errors.Is(err, viewstore.ErrNoRow) {
 		t.Fatalf("Get before the first write: %v, want ErrNoRow", err)
 	}
-	head := write(t, e.log, func(x *command.ViewTx) {
+	head := write(t, e.log, func(x *events.ViewTx) {
 		if err := other.Upsert(ctx, x, viewstore.SingleRow{Version: 9, ResourceVersion: 90, Data: []byte(`{"other":true}`)}); err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +51,7 @@ func singleContract(t *testing.T, e engine, row, other viewstore.Single) {
 		t.Errorf("AtHead before the first write: %q at %d, %v; want no row at the head %d", data, h, err, head)
 	}
 
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		if err := row.Upsert(ctx, x, viewstore.SingleRow{Version: 1, ResourceVersion: 10, Data: []byte(`{"v":1}`)}); err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +59,7 @@ func singleContract(t *testing.T, e engine, row, other viewstore.Single) {
 			t.Errorf("Get inside the writing transaction: %q, %v", data, err)
 		}
 	})
-	head = write(t, e.log, func(x *command.ViewTx) {
+	head = write(t, e.log, func(x *events.ViewTx) {
 		if err := row.Upsert(ctx, x, viewstore.SingleRow{Version: 2, ResourceVersion: 20, Data: []byte(`{"v":2}`)}); err != nil {
 			t.Fatal(err)
 		}

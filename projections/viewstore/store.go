@@ -38,7 +38,6 @@ import (
 	"fmt"
 
 	"herd/events"
-	"herd/projections/command"
 )
 
 // Key is a row's place: its namespace and name.
@@ -59,7 +58,7 @@ type Row struct {
 // Execer is where a store's writes run: the unit of work's transaction,
 // a prepared write's recorder, or a rebuild's batches, each in its
 // engine's dialect.
-type Execer = command.Execer
+type Execer = events.Execer
 
 // Querier is where a store's reads run: the views' pool or the unit of
 // work's transaction. A store reads through a Querier that tells its

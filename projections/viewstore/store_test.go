@@ -19,7 +19,6 @@ import (
 	"herd/events/eventstest"
 	"herd/events/pgtest"
 	"herd/projections"
-	"herd/projections/command"
 	"herd/projections/viewstore"
 )
 
@@ -55,7 +54,7 @@ func openPostgres(t *testing.T) engine {
 }
 
 // pool reads the views outside any transaction, binding statements in
-// its engine's dialect, as projections' viewDB does.
+// its engine's dialect, as the views' pool (viewstore.DB) does.
 type pool struct {
 	db *sql.DB
 	d  events.Dialect
@@ -69,7 +68,7 @@ func (p pool) Dialect() events.Dialect { return p.d }
 
 // write runs fn in one transaction of the log that also appends an
 // event, so that the head moves as a command's would, and commits.
-func write(t *testing.T, log events.Log, fn func(x *command.ViewTx)) int64 {
+func write(t *testing.T, log events.Log, fn func(x *events.ViewTx)) int64 {
 	t.Helper()
 	ctx := t.Context()
 	ltx, err := log.Begin(ctx)
@@ -82,7 +81,7 @@ func write(t *testing.T, log events.Log, fn func(x *command.ViewTx)) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fn(command.NewTx(ltx).Views())
+	fn(events.ViewsIn(ltx))
 	if err := ltx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +170,7 @@ func contract(t *testing.T, e engine, prefix, cprefix string, newStore func(view
 	}
 
 	// Upsert and Get, inside the transaction and after it.
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		for _, r := range []viewstore.Row{obj(a, "a.b", false, 1), obj(a, "a-z", false, 1), obj(b, "n1", false, 1), obj(a, "gone", false, 1)} {
 			if err := plain.Upsert(ctx, x, r); err != nil {
 				t.Fatalf("Upsert %v: %v", r.Key, err)
@@ -182,7 +181,7 @@ func contract(t *testing.T, e engine, prefix, cprefix string, newStore func(view
 			t.Errorf("Get inside the writing transaction: %s, %v", got, err)
 		}
 	})
-	head := write(t, e.log, func(x *command.ViewTx) {
+	head := write(t, e.log, func(x *events.ViewTx) {
 		for _, r := range []viewstore.Row{obj(a, "a.b", false, 2), obj(a, "gone", true, 2)} {
 			if err := plain.Upsert(ctx, x, r); err != nil {
 				t.Fatalf("Upsert %v: %v", r.Key, err)
@@ -201,7 +200,7 @@ func contract(t *testing.T, e engine, prefix, cprefix string, newStore func(view
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := plain.Upsert(ctx, command.NewTx(ltx).Views(), obj(a, "never", false, 1)); err != nil {
+	if err := plain.Upsert(ctx, events.ViewsIn(ltx), obj(a, "never", false, 1)); err != nil {
 		t.Fatal(err)
 	}
 	if err := ltx.Rollback(); err != nil {
@@ -278,7 +277,7 @@ func contract(t *testing.T, e engine, prefix, cprefix string, newStore func(view
 	// Controlled: live rows of a namespace whose controller is one of
 	// those asked for, "" for none.
 	ca := cprefix + "a"
-	head = write(t, e.log, func(x *command.ViewTx) {
+	head = write(t, e.log, func(x *events.ViewTx) {
 		for _, r := range []struct {
 			viewstore.Row
 			controller string
@@ -318,7 +317,7 @@ func contract(t *testing.T, e engine, prefix, cprefix string, newStore func(view
 	if _, _, err := plain.Controlled(ctx, views, a, []string{"Deployment/web"}); err == nil {
 		t.Error("Controlled on a table without controllers: no error")
 	}
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		r := obj(a, "owned", false, 1)
 		r.Controller = "Deployment/web"
 		if err := plain.Upsert(ctx, x, r); err == nil {
@@ -330,7 +329,7 @@ func contract(t *testing.T, e engine, prefix, cprefix string, newStore func(view
 	}
 
 	// Delete removes the row; a key with no row is no error.
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		for _, k := range []viewstore.Key{{Namespace: a, Name: "gone"}, {Namespace: a, Name: "never"}} {
 			if err := plain.Delete(ctx, x, k); err != nil {
 				t.Errorf("Delete %v: %v", k, err)

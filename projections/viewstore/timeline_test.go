@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"herd/events"
-	"herd/projections/command"
 	"herd/projections/viewstore"
 )
 
@@ -61,7 +60,7 @@ func timelineContract(t *testing.T, e engine, prefix string, base int64, tl view
 		}
 		return out
 	}
-	write(t, e.log, func(x *command.ViewTx) {
+	write(t, e.log, func(x *events.ViewTx) {
 		// Added out of log order: reads order them.
 		for _, i := range []int{4, 0, 3, 2, 1} {
 			if err := tl.Add(ctx, x, rows[i]); err != nil {
@@ -116,7 +115,7 @@ func timelineContract(t *testing.T, e engine, prefix string, base int64, tl view
 		t.Fatal(err)
 	}
 	dup := row(1, 0, n2, "Impostor")
-	if err := tl.Add(ctx, command.NewTx(ltx).Views(), dup); err == nil {
+	if err := tl.Add(ctx, events.ViewsIn(ltx), dup); err == nil {
 		t.Error("Add of a second row at one position and seq: no error")
 	}
 	_ = ltx.Rollback()
@@ -125,7 +124,7 @@ func timelineContract(t *testing.T, e engine, prefix string, base int64, tl view
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tl.Add(ctx, command.NewTx(ltx).Views(), row(4, 0, n2, "Never")); err != nil {
+	if err := tl.Add(ctx, events.ViewsIn(ltx), row(4, 0, n2, "Never")); err != nil {
 		t.Fatal(err)
 	}
 	if err := ltx.Rollback(); err != nil {

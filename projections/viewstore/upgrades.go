@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"herd/projections/command"
+	"herd/events"
 )
 
 // The SQLite upgrades of rows an older herd wrote, which a migration's
@@ -16,8 +16,8 @@ import (
 // UpgradeOnce runs upgrade in one transaction on v, once per database:
 // it leaves mark in projection_checkpoints, and a database that has the
 // mark is not upgraded again. Its errors are named by mark.
-func UpgradeOnce(ctx context.Context, v *DB, mark string, upgrade func(tx *command.ViewTx) error) error {
-	err := v.InTx(ctx, func(tx *command.ViewTx) error {
+func UpgradeOnce(ctx context.Context, v *DB, mark string, upgrade func(tx *events.ViewTx) error) error {
+	err := v.InTx(ctx, func(tx *events.ViewTx) error {
 		var done int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM projection_checkpoints WHERE projection = ?`, mark).Scan(&done); err != nil {
 			return err

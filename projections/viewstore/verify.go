@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"herd/projections/command"
+	"herd/events"
 )
 
 // The statements of replay --verify: a copy of SQLite's file and of its
@@ -57,7 +57,7 @@ func (s Scratch) Rebuilt(table string) string { return "pg_temp." + table }
 // creates in it a temporary table shaped like each of tables, under the
 // same name, which the transaction's statements find before the live one
 // and which goes with the transaction.
-func ScratchTables(ctx context.Context, tx *command.ViewTx, tables []string) (Scratch, error) {
+func ScratchTables(ctx context.Context, tx *events.ViewTx, tables []string) (Scratch, error) {
 	if _, err := tx.ExecContext(ctx, `SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`); err != nil {
 		return Scratch{}, err
 	}
