@@ -49,7 +49,8 @@ func (t *resourceLists) share(l domain.ResourceList) domain.ResourceList {
 	return l
 }
 
-// resourceKey is l's content as one string, its names in order.
+// resourceKey is l's content as one string, its names in order, each
+// after its length: no two lists have one key, whatever their names hold.
 func resourceKey(l domain.ResourceList) string {
 	names := make([]string, 0, len(l))
 	for name := range l {
@@ -58,10 +59,11 @@ func resourceKey(l domain.ResourceList) string {
 	slices.Sort(names)
 	var b strings.Builder
 	for _, name := range names {
+		b.WriteString(strconv.Itoa(len(name)))
+		b.WriteByte(':')
 		b.WriteString(name)
-		b.WriteByte(0)
 		b.WriteString(strconv.FormatInt(l[name], 10))
-		b.WriteByte(0)
+		b.WriteByte(' ')
 	}
 	return b.String()
 }

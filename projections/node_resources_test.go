@@ -94,3 +94,24 @@ func TestNodesReadFromTheViewShareTheirResourceLists(t *testing.T) {
 		t.Errorf("two nodes of one shape read from their rows: %v and %v, one map %v", a.Capacity, b.Capacity, sameMap(a.Capacity, b.Capacity))
 	}
 }
+
+// TestResourceListsOfOtherContentNeverShare: lists whose names and
+// values could run together as text are told apart.
+func TestResourceListsOfOtherContentNeverShare(t *testing.T) {
+	tab := resourceLists{m: map[string]domain.ResourceList{}}
+	lists := []domain.ResourceList{
+		{"a": 12},
+		{"a1": 2},
+		{"a\x001": 2},
+		{"a": 1, "b": 2},
+		{"a": 1, "\x00b": 2},
+		{"a\x001\x00b": 2},
+		{"a 1 1:b": 2},
+	}
+	for _, l := range lists {
+		got := tab.share(l)
+		if !reflect.DeepEqual(got, l) {
+			t.Errorf("%v shared as %v", l, got)
+		}
+	}
+}
