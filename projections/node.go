@@ -18,7 +18,7 @@ var nodes = describe(&aggregate[domain.Node]{
 	version:  func(n domain.Node) int64 { return n.Version },
 	position: func(n domain.Node) int64 { return n.ResourceVersion },
 	evolve: func(n domain.Node, rec events.Record, ev domain.Event) domain.Node {
-		n = domain.EvolveNode(n, ev)
+		n = withSharedResources(domain.EvolveNode(n, ev), ev)
 		// The stored version, not Evolve's count: the retention policy
 		// deletes old heartbeats, so a rebuild folds fewer events than
 		// the stream's version says.

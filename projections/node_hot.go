@@ -79,6 +79,7 @@ func unmarshalNode(data []byte) (domain.Node, error) {
 	if err := unmarshalStored(cold, &n); err != nil {
 		return domain.Node{}, fmt.Errorf("decode node row: %w", err)
 	}
+	n = sharingResources(n)
 	if len(hot) == 0 {
 		return n, nil
 	}

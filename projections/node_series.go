@@ -38,13 +38,17 @@ type NodeSeries struct {
 }
 
 // nodeSample is what NodeSeries keeps of one node: only what its series
-// need. The slices and pointers are the committed node's own, shared and
-// never changed in place (domain.EvolveNode copies before it changes).
+// need. The pointers are the committed node's own, shared and never
+// changed in place (domain.EvolveNode copies before it changes). The
+// conditions are kept as their types and statuses alone, not as the
+// node's slice: a sample outlives the committed node, and holding its
+// conditions kept a slice of a few hundred bytes alive for every node of
+// the fleet that nothing else needed.
 type nodeSample struct {
 	version       int64
 	deleted       bool
 	kind          string
-	conditions    []domain.Condition
+	conditions    []conditionStatus
 	metrics       *domain.Metrics
 	kubelet       *domain.KubeletMetrics
 	cpuMillis     int64
@@ -127,7 +131,7 @@ func (s *NodeSeries) putLocked(n domain.Node, beats uint64) {
 	*e = nodeSample{
 		version:       n.Version,
 		kind:          string(n.Kind),
-		conditions:    n.Conditions,
+		conditions:    statusesOf(n.Conditions, e.conditions),
 		metrics:       n.Metrics,
 		kubelet:       n.KubeletMetrics,
 		cpuMillis:     n.Capacity["cpu"],
@@ -138,6 +142,38 @@ func (s *NodeSeries) putLocked(n domain.Node, beats uint64) {
 		lastHeartbeat: n.LastHeartbeat,
 		heartbeats:    e.heartbeats + beats,
 	}
+}
+
+// conditionStatus is a condition as its series need it: its type and
+// status (both strings a fleet shares).
+type conditionStatus struct {
+	Type   domain.ConditionType
+	Status domain.ConditionStatus
+}
+
+// statusesOf is the types and statuses of conds: was itself when they
+// are the same (most commits change no status), else a new slice.
+func statusesOf(conds []domain.Condition, was []conditionStatus) []conditionStatus {
+	if len(conds) == len(was) {
+		same := true
+		for i, c := range conds {
+			if c.Type != was[i].Type || c.Status != was[i].Status {
+				same = false
+				break
+			}
+		}
+		if same {
+			return was
+		}
+	}
+	if len(conds) == 0 {
+		return nil
+	}
+	out := make([]conditionStatus, len(conds))
+	for i, c := range conds {
+		out[i] = conditionStatus{Type: c.Type, Status: c.Status}
+	}
+	return out
 }
 
 // namedSample is a node's sample and its name, as a scrape copies them.

@@ -31,6 +31,17 @@ type Config struct {
 	// kube-apiserver answers 410 Expired too.
 	History time.Duration
 
+	// BaseInterval is how often, by herd's clock, the hub takes a base: a
+	// copy of its map of objects that history (a watch resumed, a list at
+	// an older resourceVersion) folds forward from. The hub keeps as many
+	// as reach back History, and each holds its own version of every
+	// object that changed since: with 100,000 nodes renewing their leases,
+	// a version of each node and each lease per base. Default History:
+	// two bases, the newest and one at least History old, and a stream's
+	// history folds from at most History of its events (from at most
+	// History/2 when three were kept).
+	BaseInterval time.Duration
+
 	// PollInterval is how long the hub waits, when no commit is announced,
 	// before reading the log anyway. Commits made through herd's unit of
 	// work wake the hub at once (events.Store.Committed), so this only
@@ -90,6 +101,9 @@ func (c *Config) setDefaults() {
 	if c.History == 0 {
 		c.History = defaultHistory
 	}
+	if c.BaseInterval == 0 && c.History > 0 {
+		c.BaseInterval = c.History
+	}
 	if c.PollInterval == 0 {
 		c.PollInterval = defaultPollInterval
 	}
@@ -122,6 +136,9 @@ func (c Config) Validate() error {
 	}
 	if c.History < 0 {
 		errs = append(errs, fmt.Errorf("watch: History %s is negative", c.History))
+	}
+	if c.BaseInterval < 0 {
+		errs = append(errs, fmt.Errorf("watch: BaseInterval %s is negative", c.BaseInterval))
 	}
 	if c.PollInterval < 0 {
 		errs = append(errs, fmt.Errorf("watch: PollInterval %s is negative", c.PollInterval))

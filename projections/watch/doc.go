@@ -11,7 +11,7 @@
 // watcher that resumes from an older position reads the log itself,
 // folding each object's stream up to where it resumes, until it reaches
 // the ring, and switches over without a gap or a duplicate. Folding starts
-// from a base, a copy of the cache the hub takes every History/2 (the
+// from a base, a copy of the cache the hub takes every BaseInterval (the
 // first is the views it starts from), so that it reads minutes of a
 // stream, not its whole life; only a position from before the hub started
 // folds a stream from its first event.

@@ -9,3 +9,20 @@ func Cache(h *Hub) (events int, bytes int64) {
 	defer h.mu.RUnlock()
 	return h.ring.n, h.ring.bytes + h.rendered.Load()
 }
+
+// Versions is how many distinct versions of stream's object h holds in
+// its bases and its latest map (the recent events aside).
+func Versions(h *Hub, stream string) int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	seen := map[*Object]bool{}
+	for _, b := range h.bases {
+		if o := b.objs[stream]; o != nil {
+			seen[o] = true
+		}
+	}
+	if o := h.latest[stream]; o != nil {
+		seen[o] = true
+	}
+	return len(seen)
+}

@@ -172,10 +172,14 @@ type appearance struct {
 	stream, key string
 }
 
-// maxBases is how many bases the hub keeps. Taken every History/2, three
-// reach back at least History: every resourceVersion a watch or a list
-// may still use folds forward from one of them.
-const maxBases = 3
+// maxBases is how many bases the hub keeps: taken every BaseInterval,
+// enough that the oldest is at least History old, so that every
+// resourceVersion a watch or a list may still use folds forward from one
+// of them. Each base beyond the newest holds an older version of every
+// object that changed since it, so no more are kept than that.
+func (c Config) maxBases() int {
+	return 1 + int((c.History+c.BaseInterval-1)/c.BaseInterval)
+}
 
 // base is every object's state as of known log positions, one per kind.
 type base struct {
@@ -183,11 +187,11 @@ type base struct {
 	objs map[string]*Object
 }
 
-// rebase takes a new base every History/2 of herd's clock. Objects are
+// rebase takes a new base every BaseInterval of herd's clock. Objects are
 // shared, not copied: a base costs a map of pointers, plus the old states
 // of objects that change afterwards.
 func (h *Hub) rebase() {
-	if h.clock.Since(h.based) < h.cfg.History/2 {
+	if h.clock.Since(h.based) < h.cfg.BaseInterval {
 		return
 	}
 	at := make([]int64, len(h.kinds))
@@ -197,8 +201,8 @@ func (h *Hub) rebase() {
 	b := base{at: at, objs: maps.Clone(h.latest)} // only this goroutine writes latest
 	h.mu.Lock()
 	h.bases = append(h.bases, b)
-	if len(h.bases) > maxBases {
-		h.bases = slices.Delete(h.bases, 0, len(h.bases)-maxBases)
+	if keep := h.cfg.maxBases(); len(h.bases) > keep {
+		h.bases = slices.Delete(h.bases, 0, len(h.bases)-keep)
 	}
 	h.mu.Unlock()
 	h.based = h.clock.Now()

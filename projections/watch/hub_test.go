@@ -126,8 +126,8 @@ func TestWatchSeesEveryChangeInOrderWithTheObjectAsItWas(t *testing.T) {
 // folded from a stream's first event, from the views it started with, and
 // from a base it took.
 func TestResumeFromAnyPositionSeesExactlyTheRest(t *testing.T) {
-	f := newFixture(t, watch.Config{History: time.Hour})
-	small, err := watch.NewHub(f.store.Log(), watch.Config{CacheSize: 4, PollInterval: time.Millisecond, BatchSize: 3, History: time.Hour}, f.clk, nil, nil)
+	f := newFixture(t, watch.Config{History: time.Hour, BaseInterval: 30 * time.Minute})
+	small, err := watch.NewHub(f.store.Log(), watch.Config{CacheSize: 4, PollInterval: time.Millisecond, BatchSize: 3, History: time.Hour, BaseInterval: 30 * time.Minute}, f.clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestResumeFromAnyPositionSeesExactlyTheRest(t *testing.T) {
 			}
 			t.Cleanup(small.Stop)
 		case 6:
-			f.clk.Step(31 * time.Minute) // past History/2: both hubs take a new base
+			f.clk.Step(31 * time.Minute) // past BaseInterval: both hubs take a new base
 		}
 	})
 	head := f.head(t)

@@ -27,10 +27,40 @@ type turns struct {
 
 // nodeTurns is one node's: seen is the newest version of its stream
 // handed over, turned each condition's newest turn (without its payload,
-// which a cause does not need).
+// which a cause does not need). A fleet keeps one for every node, so it
+// is small: a slice of a few pairs rather than a map of records, and the
+// conditions one record turned share that record (a kubelet's
+// registration turns five).
 type nodeTurns struct {
 	seen   int64
-	turned map[domain.ConditionType]events.Record
+	turned []conditionTurn
+}
+
+// conditionTurn is the newest turn of one condition.
+type conditionTurn struct {
+	cond domain.ConditionType
+	rec  *events.Record
+}
+
+// set makes rec the newest turn of cond.
+func (n *nodeTurns) set(cond domain.ConditionType, rec *events.Record) {
+	for i := range n.turned {
+		if n.turned[i].cond == cond {
+			n.turned[i].rec = rec
+			return
+		}
+	}
+	n.turned = append(n.turned, conditionTurn{cond: cond, rec: rec})
+}
+
+// get is the newest turn of cond, nil when none was seen.
+func (n *nodeTurns) get(cond domain.ConditionType) *events.Record {
+	for _, t := range n.turned {
+		if t.cond == cond {
+			return t.rec
+		}
+	}
+	return nil
 }
 
 // conditionTurns are the event types that may turn a condition.
@@ -76,13 +106,13 @@ func (t *turns) note(rec events.Record) []reconcilers.Key {
 	}
 	n.seen = max(n.seen, rec.Version)
 	if len(turned) > 0 {
-		if n.turned == nil {
-			n.turned = map[domain.ConditionType]events.Record{}
-		}
 		lite := rec
 		lite.Payload = nil
+		if n.turned == nil {
+			n.turned = make([]conditionTurn, 0, len(turned))
+		}
 		for _, c := range turned {
-			n.turned[c] = lite
+			n.set(c, &lite)
 		}
 	}
 	return nil
@@ -104,8 +134,11 @@ func (t *turns) last(name string, cond domain.ConditionType, upTo int64) (events
 	if n == nil || n.seen != upTo {
 		return events.Record{}, false
 	}
-	rec, ok := n.turned[cond]
-	return rec, ok
+	rec := n.get(cond)
+	if rec == nil {
+		return events.Record{}, false
+	}
+	return *rec, true
 }
 
 // fleetTurns remembers the newest start or end of a fleet disruption the

@@ -2,6 +2,8 @@ package health
 
 import (
 	"encoding/json"
+	"fmt"
+	"runtime"
 	"testing"
 
 	"herd/domain"
@@ -90,4 +92,53 @@ func TestFleetTurnsAnswerOnlyWhereTheLogWould(t *testing.T) {
 	if _, ok := mem.last(4); !ok {
 		t.Fatal("a record of another stream moved the fleet's turns")
 	}
+}
+
+// TestTurnsKeepLittlePerNode: the turns are kept for every node of the
+// fleet, so a kubelet's registration, which turns five conditions in one
+// write, is remembered in a few hundred bytes, its record once; not a
+// copy of the record for every condition.
+func TestTurnsKeepLittlePerNode(t *testing.T) {
+	const nodes = 2000
+	conds := []domain.ConditionType{domain.ConditionReady, domain.ConditionMemoryPressure,
+		domain.ConditionDiskPressure, domain.ConditionPIDPressure, domain.ConditionNetworkUnavailable}
+	recs := make([]events.Record, nodes)
+	for i := range recs {
+		ev := domain.HeartbeatMissed{}
+		for _, c := range conds {
+			ev.Conditions = append(ev.Conditions, domain.MissedCondition{Type: c, From: domain.ConditionTrue})
+		}
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs[i] = events.Record{ID: fmt.Sprintf("%036d", i), Stream: domain.NodeStream(fmt.Sprintf("node-%05d", i)),
+			Version: 2, Position: int64(i + 1), Type: ev.EventType(), Payload: payload,
+			Metadata: events.Metadata{Actor: "health", CausationID: "c", CorrelationID: "c", Source: "health"}}
+	}
+	var mem turns
+	before := heapBytes()
+	for _, rec := range recs {
+		mem.note(rec)
+	}
+	grown := heapBytes() - before
+	perNode := grown / nodes
+	t.Logf("%d nodes with 5 turned conditions each: %d bytes a node", nodes, perNode)
+	for _, c := range conds {
+		if got, ok := mem.last("node-00007", c, 2); !ok || got.Position != 8 {
+			t.Fatalf("%s's turn: %+v %v", c, got, ok)
+		}
+	}
+	if perNode > 600 {
+		t.Errorf("the turns keep %d bytes a node; want at most 600", perNode)
+	}
+	runtime.KeepAlive(recs)
+}
+
+// heapBytes is the bytes the Go heap holds in live objects.
+func heapBytes() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }

@@ -1,0 +1,117 @@
+package projections
+
+import (
+	"reflect"
+	"testing"
+
+	"herd/domain"
+)
+
+// sameMap reports whether a and b are one map, not two equal ones.
+func sameMap(a, b domain.ResourceList) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// TestNodesOfOneShapeShareTheirResourceLists: two nodes registered with
+// equal capacities hold one map, as the unit of work decides them and as
+// the watch hub folds them from the log; a node of another shape holds
+// its own, and every node still has its own values.
+func TestNodesOfOneShapeShareTheirResourceLists(t *testing.T) {
+	w, store, clk := newWriter(t)
+	a := do(t, w, clk, "shape-a", register("shape-a", domain.KindLinux))
+	b := do(t, w, clk, "shape-b", register("shape-b", domain.KindLinux))
+	other := register("shape-c", domain.KindLinux)
+	other.Registration.Capacity = domain.ResourceList{"cpu": 2000, "memory": 4 << 30, "pods": 10}
+	c := do(t, w, clk, "shape-c", other)
+	if !sameMap(a.Capacity, b.Capacity) {
+		t.Error("two nodes of one shape, as the unit of work decided them, hold two capacity maps")
+	}
+	if sameMap(a.Capacity, c.Capacity) || c.Capacity["cpu"] != 2000 || a.Capacity["cpu"] != 4000 {
+		t.Errorf("nodes of two shapes: %v and %v", a.Capacity, c.Capacity)
+	}
+	fold := func(name string) domain.Node {
+		recs, err := store.ReadStreamRange(t.Context(), store.DB(), domain.NodeStream(name), 0, 1<<62)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n domain.Node
+		for _, rec := range recs {
+			if n, err = FoldNode(n, rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return n
+	}
+	fa, fb := fold("shape-a"), fold("shape-b")
+	if !sameMap(fa.Capacity, fb.Capacity) || !sameMap(fa.Capacity, a.Capacity) {
+		t.Error("nodes of one shape folded from the log hold their own capacity maps")
+	}
+	if !reflect.DeepEqual(fa.Capacity, domain.ResourceList{"cpu": 4000, "memory": 8 << 30, "pods": 10}) {
+		t.Errorf("folded capacity %v", fa.Capacity)
+	}
+}
+
+// TestSharedResourceListsAreBounded: past its bound the table keeps no
+// further shapes, and a list of a new shape is its own.
+func TestSharedResourceListsAreBounded(t *testing.T) {
+	tab := resourceLists{m: map[string]domain.ResourceList{}}
+	for i := range maxSharedResourceLists {
+		tab.share(domain.ResourceList{"cpu": int64(i)})
+	}
+	first := domain.ResourceList{"cpu": 0}
+	if got := tab.share(first); sameMap(got, first) || got["cpu"] != 0 {
+		t.Errorf("a kept shape: %v, its own map %v", got, sameMap(got, first))
+	}
+	late := domain.ResourceList{"cpu": -1}
+	if got := tab.share(late); !sameMap(got, late) {
+		t.Error("a shape past the bound was not its own")
+	}
+	if len(tab.m) != maxSharedResourceLists {
+		t.Errorf("the table holds %d shapes, bound %d", len(tab.m), maxSharedResourceLists)
+	}
+	if got := tab.share(nil); got != nil {
+		t.Errorf("an empty list came back as %v", got)
+	}
+}
+
+// TestNodesReadFromTheViewShareTheirResourceLists: nodes decoded from
+// their rows (what the watch hub starts from, and the reconcilers read)
+// hold the one map of their shape too.
+func TestNodesReadFromTheViewShareTheirResourceLists(t *testing.T) {
+	w, store, clk := newWriter(t)
+	do(t, w, clk, "row-a", register("row-a", domain.KindLinux))
+	do(t, w, clk, "row-b", register("row-b", domain.KindLinux))
+	do(t, w, clk, "row-a", metrics(500))
+	list, _, err := NewNodeView(store.Log()).List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 {
+		t.Fatalf("%d nodes listed, want 2", len(list))
+	}
+	a, b := list[0], list[1]
+	if !sameMap(a.Capacity, b.Capacity) || a.Capacity["memory"] != 8<<30 {
+		t.Errorf("two nodes of one shape read from their rows: %v and %v, one map %v", a.Capacity, b.Capacity, sameMap(a.Capacity, b.Capacity))
+	}
+}
+
+// TestResourceListsOfOtherContentNeverShare: lists whose names and
+// values could run together as text are told apart.
+func TestResourceListsOfOtherContentNeverShare(t *testing.T) {
+	tab := resourceLists{m: map[string]domain.ResourceList{}}
+	lists := []domain.ResourceList{
+		{"a": 12},
+		{"a1": 2},
+		{"a\x001": 2},
+		{"a": 1, "b": 2},
+		{"a": 1, "\x00b": 2},
+		{"a\x001\x00b": 2},
+		{"a 1 1:b": 2},
+	}
+	for _, l := range lists {
+		got := tab.share(l)
+		if !reflect.DeepEqual(got, l) {
+			t.Errorf("%v shared as %v", l, got)
+		}
+	}
+}
