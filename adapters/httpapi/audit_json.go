@@ -18,7 +18,32 @@ import (
 // and the page's thinned note are encoded by encoding/json itself. An
 // error (a payload that is not JSON, a time encoding/json refuses) says
 // encoding/json would fail too; the caller answers as it would.
+//
+// The list is its head (appendAuditListHead), its items each
+// (appendAuditEvent) after a comma but the first, and its tail
+// (auditListTail): the audit API writes the items as the log is read.
 func appendAuditList(b []byte, list *AuditEventList, recs []events.Record) ([]byte, error) {
+	b, err := appendAuditListHead(b, list)
+	if err != nil {
+		return nil, err
+	}
+	for i := range recs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = appendAuditEvent(b, &recs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, auditListTail...), nil
+}
+
+// auditListTail ends a list after its items.
+const auditListTail = "]}\n"
+
+// appendAuditListHead appends what comes before list's items, the
+// opening of their array included.
+func appendAuditListHead(b []byte, list *AuditEventList) ([]byte, error) {
 	b = append(b, `{"apiVersion":`...)
 	b = appendJSONString(b, list.APIVersion)
 	b = append(b, `,"kind":`...)
@@ -43,17 +68,7 @@ func appendAuditList(b []byte, list *AuditEventList, recs []events.Record) ([]by
 		}
 		b = append(append(b, `,"thinned":`...), t...)
 	}
-	b = append(b, `,"items":[`...)
-	for i := range recs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		var err error
-		if b, err = appendAuditEvent(b, &recs[i]); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, "]}\n"...), nil
+	return append(b, `,"items":[`...), nil
 }
 
 // appendAuditEvent appends rec as encoding/json writes toAuditEvent(rec).
