@@ -110,23 +110,18 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 	// nothing is sent before: a read that fails half way is answered
 	// with its error (a 504 past the read's deadline), never as a page.
 	var (
-		items []byte
-		n     int
+		items auditItems
 		last  int64
 	)
+	defer items.release()
 	// Types set but empty: every asked-for type was excluded, and
 	// nothing matches (an empty Types would match everything).
 	if f.Types == nil || len(f.Types) > 0 {
-		items = make([]byte, 0, auditItemsSize(f.Limit))
 		err := events.QueryEach(r.Context(), s.Log, f, func(rec *events.Record) error {
-			if n > 0 {
-				items = append(items, ',')
-			}
-			var err error
-			if items, err = appendAuditEvent(items, rec); err != nil {
+			if err := items.add(rec); err != nil {
 				return unencodableError{err}
 			}
-			n, last = n+1, rec.Position
+			last = rec.Position
 			return nil
 		})
 		if errors.As(err, new(unencodableError)) {
@@ -139,7 +134,7 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	// An id names one event: there is no next page.
-	if n == f.Limit && !f.Newest && f.ID == "" {
+	if items.n == f.Limit && !f.Newest && f.ID == "" {
 		list.Metadata.Continue = strconv.FormatInt(last, 10)
 	}
 	head, err := appendAuditListHead(make([]byte, 0, 512), &list)
@@ -149,11 +144,15 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	for _, b := range [][]byte{head, items, []byte(auditListTail)} {
-		if _, err := w.Write(b); err != nil {
-			s.Logger.Debug("write response", zap.Error(err))
-			return
-		}
+	_, err = w.Write(head)
+	if err == nil {
+		err = items.writeTo(w)
+	}
+	if err == nil {
+		_, err = w.Write([]byte(auditListTail))
+	}
+	if err != nil {
+		s.Logger.Debug("write response", zap.Error(err))
 	}
 }
 
@@ -179,14 +178,6 @@ func (s *Server) writeAuditListAsEncodingJSON(w http.ResponseWriter, r *http.Req
 		list.Items = append(list.Items, toAuditEvent(rec))
 	}
 	s.writeJSON(w, http.StatusOK, list)
-}
-
-// auditItemsSize is room for the first items of a page of limit: a
-// page of hundreds is written into it without growing, one of 10,000
-// grows it a few times.
-func auditItemsSize(limit int) int {
-	const perItem = 384
-	return min(max(limit, 1), 256) * perItem
 }
 
 func auditFilter(r *http.Request) (events.Filter, error) {
