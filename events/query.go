@@ -38,7 +38,11 @@ type Filter struct {
 	// those, and so on (what a drain, an operator's command or a
 	// condition's turn set off). It follows the causation index one
 	// generation at a time in the database, so the effects of an event
-	// with thousands of descendants are one query.
+	// with thousands of descendants are one query. From the events
+	// naming it, each step goes forward in the log, as a cause is
+	// appended before what it causes: an event naming as its cause one
+	// recorded after it (a log edited by hand) is not followed there,
+	// and a loop of causes ends.
 	CausedBy string
 	// Since matches events recorded at or after it.
 	Since time.Time

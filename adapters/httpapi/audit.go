@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -101,46 +102,82 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "AuditEvent", "")
 		return
 	}
-	var recs []events.Record
+	list := AuditEventList{APIVersion: herdGroup + "/" + herdVersion, Kind: "AuditEventList", Items: []AuditEvent{}}
+	list.Thinned = thinnedFor(s.Log.Compaction(), f)
+	// The items are encoded as the log is read, one event at a time,
+	// with no list of records made first. The page's head, which says
+	// whether there is a next page, is known once they are all read, and
+	// nothing is sent before: a read that fails half way is answered
+	// with its error (a 504 past the read's deadline), never as a page.
+	var (
+		items auditItems
+		last  int64
+	)
+	defer items.release()
 	// Types set but empty: every asked-for type was excluded, and
 	// nothing matches (an empty Types would match everything).
 	if f.Types == nil || len(f.Types) > 0 {
-		if recs, err = s.Log.Query(r.Context(), f); err != nil {
+		err := events.QueryEach(r.Context(), s.Log, f, func(rec *events.Record) error {
+			if err := items.add(rec); err != nil {
+				return unencodableError{err}
+			}
+			last = rec.Position
+			return nil
+		})
+		if errors.As(err, new(unencodableError)) {
+			s.writeAuditListAsEncodingJSON(w, r, f, list)
+			return
+		}
+		if err != nil {
 			s.writeError(w, err, "AuditEvent", "")
 			return
 		}
 	}
-	list := AuditEventList{APIVersion: herdGroup + "/" + herdVersion, Kind: "AuditEventList", Items: []AuditEvent{}}
-	list.Thinned = thinnedFor(s.Log.Compaction(), f)
 	// An id names one event: there is no next page.
-	if len(recs) == f.Limit && !f.Newest && f.ID == "" {
-		list.Metadata.Continue = strconv.FormatInt(recs[len(recs)-1].Position, 10)
+	if items.n == f.Limit && !f.Newest && f.ID == "" {
+		list.Metadata.Continue = strconv.FormatInt(last, 10)
 	}
-	body, err := appendAuditList(make([]byte, 0, auditListSize(recs)), &list, recs)
+	head, err := appendAuditListHead(make([]byte, 0, 512), &list)
 	if err != nil {
-		// What encoding/json refuses too (a payload that is not JSON):
-		// answered as it answers.
-		for _, rec := range recs {
-			list.Items = append(list.Items, toAuditEvent(rec))
-		}
-		s.writeJSON(w, http.StatusOK, list)
+		s.writeJSON(w, http.StatusOK, list) // as encoding/json answers: it refuses the note too
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	if _, err := w.Write(body); err != nil {
+	_, err = w.Write(head)
+	if err == nil {
+		err = items.writeTo(w)
+	}
+	if err == nil {
+		_, err = w.Write([]byte(auditListTail))
+	}
+	if err != nil {
 		s.Logger.Debug("write response", zap.Error(err))
 	}
 }
 
-// auditListSize is about the size of recs' page, so that it is written
-// into one buffer grown once or not at all.
-func auditListSize(recs []events.Record) int {
-	n := 256
-	for i := range recs {
-		n += 384 + len(recs[i].Payload)
+// unencodableError is a record the audit page's encoder refuses, as
+// encoding/json would (a payload that is not JSON).
+type unencodableError struct{ err error }
+
+func (e unencodableError) Error() string { return e.err.Error() }
+
+// writeAuditListAsEncodingJSON answers f's page as encoding/json
+// answers it, for a log holding what it refuses: the log is read again,
+// as a whole, and the page given to it.
+func (s *Server) writeAuditListAsEncodingJSON(w http.ResponseWriter, r *http.Request, f events.Filter, list AuditEventList) {
+	recs, err := s.Log.Query(r.Context(), f)
+	if err != nil {
+		s.writeError(w, err, "AuditEvent", "")
+		return
 	}
-	return n
+	if len(recs) == f.Limit && !f.Newest && f.ID == "" {
+		list.Metadata.Continue = strconv.FormatInt(recs[len(recs)-1].Position, 10)
+	}
+	for _, rec := range recs {
+		list.Items = append(list.Items, toAuditEvent(rec))
+	}
+	s.writeJSON(w, http.StatusOK, list)
 }
 
 func auditFilter(r *http.Request) (events.Filter, error) {

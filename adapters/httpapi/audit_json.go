@@ -9,16 +9,27 @@ import (
 	"herd/events"
 )
 
-// appendAuditList appends list, whose items are recs, as encoding/json's
-// Encoder writes the AuditEventList (its final newline included), without
-// making an AuditEvent of each record or going through reflection: an
-// audit page is up to 10,000 events (what a drain led to), and encoding
-// them as encoding/json does took a third of the answer's time. A string
-// that needs escaping, a payload that is not already compact and safe,
-// and the page's thinned note are encoded by encoding/json itself. An
-// error (a payload that is not JSON, a time encoding/json refuses) says
+// An audit page is written as encoding/json's Encoder writes the
+// AuditEventList (its final newline included), without making an
+// AuditEvent of each record or going through reflection: an audit page
+// is up to 10,000 events (what a drain led to), and encoding them as
+// encoding/json does took a third of the answer's time. A string that
+// needs escaping, a payload that is not already compact and safe, and
+// the page's thinned note are encoded by encoding/json itself. An error
+// (a payload that is not JSON, a time encoding/json refuses) says
 // encoding/json would fail too; the caller answers as it would.
-func appendAuditList(b []byte, list *AuditEventList, recs []events.Record) ([]byte, error) {
+//
+// The page is its head (appendAuditListHead), its items each
+// (appendAuditEvent, kept in auditItems) after a comma but the first,
+// and its tail (auditListTail): the audit API encodes the items as the
+// log is read.
+
+// auditListTail ends a list after its items.
+const auditListTail = "]}\n"
+
+// appendAuditListHead appends what comes before list's items, the
+// opening of their array included.
+func appendAuditListHead(b []byte, list *AuditEventList) ([]byte, error) {
 	b = append(b, `{"apiVersion":`...)
 	b = appendJSONString(b, list.APIVersion)
 	b = append(b, `,"kind":`...)
@@ -43,17 +54,7 @@ func appendAuditList(b []byte, list *AuditEventList, recs []events.Record) ([]by
 		}
 		b = append(append(b, `,"thinned":`...), t...)
 	}
-	b = append(b, `,"items":[`...)
-	for i := range recs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		var err error
-		if b, err = appendAuditEvent(b, &recs[i]); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, "]}\n"...), nil
+	return append(b, `,"items":[`...), nil
 }
 
 // appendAuditEvent appends rec as encoding/json writes toAuditEvent(rec).

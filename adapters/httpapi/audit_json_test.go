@@ -3,6 +3,9 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +78,61 @@ func TestAuditListAsEncodingJSON(t *testing.T) {
 		}
 		if got, err := appendAuditList(nil, &list, []events.Record{bad}); err == nil {
 			t.Errorf("%+v written as %s, encoding/json refuses it", bad, got)
+		}
+	}
+}
+
+// appendAuditList appends list, whose items are recs, as the audit API
+// writes the page: its head, its items through auditItems, its tail.
+func appendAuditList(b []byte, list *AuditEventList, recs []events.Record) ([]byte, error) {
+	b, err := appendAuditListHead(b, list)
+	if err != nil {
+		return nil, err
+	}
+	var items auditItems
+	defer items.release()
+	for i := range recs {
+		if err := items.add(&recs[i]); err != nil {
+			return nil, err
+		}
+	}
+	w := httptest.NewRecorder()
+	if err := items.writeTo(w); err != nil {
+		return nil, err
+	}
+	b = append(b, w.Body.Bytes()...)
+	return append(b, auditListTail...), nil
+}
+
+// TestAuditPageOfManyChunks: a page larger than the chunks its items are
+// kept in — 3,000 items, one of them larger than a chunk — is written
+// as encoding/json writes it, twice in a row (the chunks used again).
+func TestAuditPageOfManyChunks(t *testing.T) {
+	at := time.Date(2026, 11, 30, 2, 3, 4, 500, time.UTC)
+	recs := make([]events.Record, 3000)
+	for i := range recs {
+		payload := fmt.Appendf(nil, `{"n":%d,"pad":"%s"}`, i, strings.Repeat("x", i%700))
+		if i == 1234 {
+			payload = fmt.Appendf(nil, `{"big":"%s"}`, strings.Repeat("y", 3*auditChunk))
+		}
+		recs[i] = events.Record{Position: int64(i + 1), ID: fmt.Sprint(i), Stream: "node/n", Version: int64(i + 1), Type: "T", SchemaVersion: 1,
+			RecordedAt: at, Payload: payload, Metadata: events.Metadata{Actor: "alice"}}
+	}
+	list := AuditEventList{APIVersion: "herd.dev/v1", Kind: "AuditEventList", Items: []AuditEvent{}}
+	for _, rec := range recs {
+		list.Items = append(list.Items, toAuditEvent(rec))
+	}
+	var want bytes.Buffer
+	if err := json.NewEncoder(&want).Encode(list); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		got, err := appendAuditList(nil, &AuditEventList{APIVersion: "herd.dev/v1", Kind: "AuditEventList"}, recs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("written %d bytes, encoding/json writes %d; they differ", len(got), want.Len())
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package eventstest
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,8 +78,32 @@ func testQueryFilters(t *testing.T, open OpenLogFunc) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Query(%+v) (-want +got):\n%s", tt.filter, diff)
 			}
+			// Read one at a time, the same events.
+			var each []events.Record
+			if err := events.QueryEach(t.Context(), s, tt.filter, func(r *events.Record) error {
+				kept := *r
+				kept.Payload = slices.Clone(r.Payload)
+				each = append(each, kept)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, each); diff != "" {
+				t.Errorf("QueryEach(%+v) (-want +got):\n%s", tt.filter, diff)
+			}
 		})
 	}
+	t.Run("an error of the caller's ends the read", func(t *testing.T) {
+		stop := errors.New("stop here")
+		var read []int64
+		err := events.QueryEach(t.Context(), s, events.Filter{StreamPrefix: "node/"}, func(r *events.Record) error {
+			read = append(read, r.Position)
+			return stop
+		})
+		if !errors.Is(err, stop) || len(read) != 1 || read[0] != a[0].Position {
+			t.Errorf("QueryEach stopped at the first event: %v after %v, want %v after [%d]", err, read, stop, a[0].Position)
+		}
+	})
 }
 
 func concat(parts ...[]events.Record) []events.Record {
