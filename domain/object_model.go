@@ -119,9 +119,10 @@ type Strategy[S, St any] struct {
 	PrepareForUpdate func(meta *ObjectMeta, spec *S)
 	// RecordUpdate is the event an update of the spec records, made from
 	// the model's ObjectUpdated, u (optional; a change of metadata alone
-	// is always the model's ObjectMetadataChanged): that of a kind whose state keeps more
-	// beside the object (a DaemonSet's template generation), from state,
-	// the kind's state the update was decided on.
+	// is always the model's ObjectMetadataChanged): that of a kind whose
+	// state keeps more beside the object (a DaemonSet's template
+	// generation), from state, the kind's state the update was decided
+	// on.
 	RecordUpdate func(state object, u Event) (Event, error)
 	// Changes lists, for people reading the audit log, what an update
 	// changes (optional): the paths recorded in the update's "changed".
