@@ -138,7 +138,7 @@ func TestFrom(t *testing.T) {
 	})
 	evs, err = DecideConfigMap(cm, relabel, at(2))
 	checkDecided(t, evs, err, nil, 1)
-	if got := evs[0].(ConfigMapUpdated).Labels["seen"]; got != "v" {
+	if got := evs[0].(ConfigMapMetadataChanged).Labels["seen"]; got != "v" {
 		t.Errorf("the command was not made from the ConfigMap as it stands: label %q", got)
 	}
 	nothing := From[ConfigMap, ConfigMapCommand](func(ConfigMap) (ConfigMapCommand, error) { return nil, nil })

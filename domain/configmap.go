@@ -30,12 +30,15 @@ type (
 	// ConfigMapCreated records that a ConfigMap was created (or created
 	// again after it was deleted).
 	ConfigMapCreated = ObjectCreated[ConfigMapSpec, NoStatus]
-	// ConfigMapUpdated records that a ConfigMap's content was replaced,
-	// by an update or a patch: the complete new labels, annotations,
-	// owners and data. Changed lists the paths that changed, sorted:
+	// ConfigMapUpdated records that a ConfigMap's data was replaced, by
+	// an update or a patch: the complete new labels, annotations, owners
+	// and data. Changed lists the paths that changed, sorted:
 	// data.KEY, binaryData.KEY, metadata.labels.KEY,
 	// metadata.annotations.KEY, immutable and metadata.ownerReferences.
 	ConfigMapUpdated = ObjectUpdated[ConfigMapSpec, NoStatus]
+	// ConfigMapMetadataChanged records new labels, annotations or owners
+	// alone, the data as it was; Changed as ConfigMapUpdated's.
+	ConfigMapMetadataChanged = ObjectMetadataChanged[ConfigMapSpec, NoStatus]
 	// ConfigMapDeleted records that a ConfigMap was removed.
 	ConfigMapDeleted = ObjectDeleted[ConfigMapSpec, NoStatus]
 )
@@ -44,13 +47,15 @@ type (
 var configMapKind = &ObjectKind[ConfigMapSpec, NoStatus]{
 	Kind: "ConfigMap", Resource: "configmaps",
 	Created: "ConfigMapCreated", Updated: "ConfigMapUpdated", Deleted: "ConfigMapDeleted",
+	MetadataChanged: "ConfigMapMetadataChanged",
 	Layout: ObjectLayout{
 		InlineSpec: true,
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "spec",
 			"owners,omitempty", "createdAt", "deleted,omitempty", "version", "resourceVersion"},
 		Created: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "spec",
 			"owners,omitempty", "at"},
-		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "owners,omitempty", "changed", "at"},
+		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "owners,omitempty", "changed", "at"},
+		MetadataChanged: metadataChangedLayout,
 	},
 	UpdateSetsOwners: true,
 	Strategy: Strategy[ConfigMapSpec, NoStatus]{
@@ -69,6 +74,7 @@ func (ConfigMapSpec) objectKind() *ObjectKind[ConfigMapSpec, NoStatus] { return 
 var ConfigMapAggregate = defineNamespacedAggregate("configmap",
 	eventOf[ConfigMapCreated](1),
 	eventOf[ConfigMapUpdated](1),
+	eventOf[ConfigMapMetadataChanged](1),
 	eventOf[ConfigMapDeleted](1),
 )
 
@@ -97,8 +103,10 @@ type (
 	// and data, as a Kubernetes PUT (`kubectl replace`) does; based on a
 	// resourceVersion it is in a Precondition, which refuses it with
 	// ErrConflict when someone else wrote the ConfigMap in between. It
-	// records ConfigMapUpdated with the complete new content, or nothing
-	// when the content is what the ConfigMap already holds. An immutable
+	// records ConfigMapUpdated with the complete new content,
+	// ConfigMapMetadataChanged when only its labels, annotations or owners
+	// change, or nothing when the content is what the ConfigMap already
+	// holds. An immutable
 	// ConfigMap keeps its data and its immutability; its labels and
 	// annotations may still change.
 	UpdateConfigMap = Update[ConfigMapSpec, NoStatus]
@@ -147,21 +155,11 @@ func immutabilityProblems(old, next ConfigMapSpec) []FieldError {
 }
 
 // configMapChanges lists the paths whose values differ between the
-// ConfigMap and its update, sorted, for the audit log.
+// ConfigMap and its update, sorted, for the audit log: its metadata's
+// (metadataChanges) and its data's.
 func configMapChanges(old ObjectMeta, oldSpec ConfigMapSpec, meta ObjectMeta, next ConfigMapSpec) []string {
-	var out []string
-	diff := func(prefix string, a, b map[string]string) {
-		for k := range keysOfBoth(a, b) {
-			va, ina := a[k]
-			vb, inb := b[k]
-			if ina != inb || va != vb {
-				out = append(out, prefix+k)
-			}
-		}
-	}
-	diff("metadata.labels.", old.Labels, meta.Labels)
-	diff("metadata.annotations.", old.Annotations, meta.Annotations)
-	diff("data.", oldSpec.Data, next.Data)
+	out := metadataChanges(old, meta)
+	out = append(out, changedKeys("data.", oldSpec.Data, next.Data)...)
 	for k := range keysOfBoth(oldSpec.BinaryData, next.BinaryData) {
 		va, ina := oldSpec.BinaryData[k]
 		vb, inb := next.BinaryData[k]
@@ -172,28 +170,6 @@ func configMapChanges(old ObjectMeta, oldSpec ConfigMapSpec, meta ObjectMeta, ne
 	if oldSpec.Immutable != next.Immutable {
 		out = append(out, "immutable")
 	}
-	if !slices.Equal(old.Owners, meta.Owners) {
-		out = append(out, "metadata.ownerReferences")
-	}
 	slices.Sort(out)
 	return out
-}
-
-// keysOfBoth yields every key of a and of b once.
-func keysOfBoth[V any](a, b map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range a {
-			if !yield(k) {
-				return
-			}
-		}
-		for k := range b {
-			if _, dup := a[k]; dup {
-				continue
-			}
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

@@ -155,11 +155,8 @@ func TestDecideConfigMap(t *testing.T) {
 				c.Immutable, c.Labels = true, map[string]string{"app": "pico2"}
 				return c
 			}().update(),
-			want: []Event{cmUpdated(func() cmContent {
-				c := sampleContent()
-				c.Immutable, c.Labels = true, map[string]string{"app": "pico2"}
-				return c
-			}(), []string{"metadata.labels.app"}, now)},
+			want: []Event{ConfigMapMetadataChanged{Labels: map[string]string{"app": "pico2"},
+				Annotations: sampleContent().Annotations, Changed: []string{"metadata.labels.app"}, At: now}},
 		},
 		{
 			name: "delete",

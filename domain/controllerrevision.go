@@ -38,9 +38,12 @@ const LabelControllerRevisionHashKey = "controller.kubernetes.io/hash"
 type (
 	// ControllerRevisionCreated records a revision's creation.
 	ControllerRevisionCreated = ObjectCreated[ControllerRevisionSpec, NoStatus]
-	// ControllerRevisionUpdated records new labels, annotations, owners
-	// or revision number (never new data).
+	// ControllerRevisionUpdated records a new revision number (never new
+	// data), with the labels, annotations and owners beside it.
 	ControllerRevisionUpdated = ObjectUpdated[ControllerRevisionSpec, NoStatus]
+	// ControllerRevisionMetadataChanged records new labels or annotations (or owners) alone:
+	// the spec and generation stay as they were.
+	ControllerRevisionMetadataChanged = ObjectMetadataChanged[ControllerRevisionSpec, NoStatus]
 	// ControllerRevisionOwnersChanged records the revision's new owner
 	// references: one taken off when its owner was deleted with its
 	// dependents orphaned.
@@ -54,13 +57,15 @@ type (
 var controllerRevisionKind = &ObjectKind[ControllerRevisionSpec, NoStatus]{
 	Kind: "ControllerRevision", Resource: "controllerrevisions.apps", APIVersion: "apps/v1",
 	Created: "ControllerRevisionCreated", Updated: "ControllerRevisionUpdated", Deleted: "ControllerRevisionDeleted",
-	OwnersChanged: "ControllerRevisionOwnersChanged",
+	MetadataChanged: "ControllerRevisionMetadataChanged",
+	OwnersChanged:   "ControllerRevisionOwnersChanged",
 	Layout: ObjectLayout{
 		InlineSpec: true,
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
 			"spec", "createdAt", "deleted,omitempty", "version", "resourceVersion"},
-		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated: []string{"labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+		Updated:         []string{"labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+		MetadataChanged: metadataChangedLayout,
 	},
 	UpdateSetsOwners: true,
 	Strategy: Strategy[ControllerRevisionSpec, NoStatus]{
@@ -78,6 +83,7 @@ func (ControllerRevisionSpec) objectKind() *ObjectKind[ControllerRevisionSpec, N
 var ControllerRevisionAggregate = defineNamespacedAggregate("controllerrevision",
 	eventOf[ControllerRevisionCreated](1),
 	eventOf[ControllerRevisionUpdated](1),
+	eventOf[ControllerRevisionMetadataChanged](1),
 	eventOf[ControllerRevisionOwnersChanged](1),
 	eventOf[ControllerRevisionDeleted](1),
 )

@@ -15,6 +15,8 @@ func sampleControllerRevisionEvents() []Event {
 			Labels: map[string]string{LabelControllerRevisionHashKey: "abc"}, Owners: []OwnerReference{owner}, Spec: spec, At: at(1)},
 		ControllerRevisionUpdated{Labels: map[string]string{LabelControllerRevisionHashKey: "abc"}, Owners: []OwnerReference{owner},
 			Spec: ControllerRevisionSpec{Data: spec.Data, Revision: 3}, At: at(2)},
+		ControllerRevisionMetadataChanged{Labels: map[string]string{LabelControllerRevisionHashKey: "abc", "team": "a"}, Owners: []OwnerReference{owner},
+			Changed: []string{"metadata.labels.team"}, At: at(2)},
 		ControllerRevisionOwnersChanged{At: at(3)},
 		ControllerRevisionDeleted{At: at(4)},
 	}

@@ -95,8 +95,12 @@ func CronJobStream(namespace, name string) string {
 type (
 	// CronJobCreated records a CronJob's creation.
 	CronJobCreated = ObjectCreated[CronJobSpec, CronJobStatus]
-	// CronJobChanged records a new spec, labels or annotations.
+	// CronJobChanged records a new spec, with the labels and annotations
+	// beside it.
 	CronJobChanged = ObjectUpdated[CronJobSpec, CronJobStatus]
+	// CronJobMetadataChanged records new labels or annotations alone:
+	// the spec and generation stay as they were.
+	CronJobMetadataChanged = ObjectMetadataChanged[CronJobSpec, CronJobStatus]
 	// CronJobStatusRecorded records the reconciler's status of the runs.
 	CronJobStatusRecorded = ObjectStatusRecorded[CronJobSpec, CronJobStatus]
 	// CronJobDeletionRequested records a deletion in the foreground: the
@@ -133,14 +137,16 @@ const (
 var cronJobKind = &ObjectKind[CronJobSpec, CronJobStatus]{
 	Kind: "CronJob", Resource: "cronjobs.batch",
 	Created: "CronJobCreated", Updated: "CronJobChanged", Deleted: "CronJobDeleted",
-	StatusRecorded: "CronJobStatusRecorded", DeletionRequested: "CronJobDeletionRequested",
+	MetadataChanged: "CronJobMetadataChanged",
+	StatusRecorded:  "CronJobStatusRecorded", DeletionRequested: "CronJobDeletionRequested",
 	APIVersion: "batch/v1", OwnsDependents: true,
 	Layout: ObjectLayout{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
 			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
 			"version", "resourceVersion"},
-		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		MetadataChanged: metadataChangedLayout,
 	},
 	Strategy: Strategy[CronJobSpec, CronJobStatus]{
 		PrepareForCreate: func(_ *ObjectMeta, s *CronJobSpec) {
@@ -160,6 +166,7 @@ func (CronJobSpec) objectKind() *ObjectKind[CronJobSpec, CronJobStatus] { return
 var CronJobAggregate = defineNamespacedAggregate("cronjob",
 	eventOf[CronJobCreated](1),
 	eventOf[CronJobChanged](1),
+	eventOf[CronJobMetadataChanged](1),
 	eventOf[CronJobStatusRecorded](1),
 	eventOf[CronJobWarned](1),
 	eventOf[CronJobDeletionRequested](1),

@@ -24,6 +24,7 @@ func sampleCronJobEvents() []Event {
 	return []Event{
 		CronJobCreated{Namespace: "default", Name: "tick", UID: "cj-uid", Spec: spec, At: at(1)},
 		CronJobChanged{Labels: map[string]string{"team": "a"}, Spec: spec, Generation: 2, At: at(2)},
+		CronJobMetadataChanged{Labels: map[string]string{"team": "b"}, Changed: []string{"metadata.labels.team"}, At: at(2)},
 		CronJobStatusRecorded{Status: CronJobStatus{Active: []CronJobActiveJob{{Name: "tick-1", UID: "j"}}, LastScheduleTime: &scheduled}, At: at(3)},
 		CronJobWarned{Reason: CronJobMissSchedule, Message: "Missed scheduled time to start a job", At: at(4)},
 		CronJobDeletionRequested{At: at(5)},

@@ -104,6 +104,9 @@ func DaemonSetStream(namespace, name string) string {
 type (
 	// DaemonSetCreated records a DaemonSet's creation.
 	DaemonSetCreated = ObjectCreated[DaemonSetSpec, DaemonSetStatus]
+	// DaemonSetMetadataChanged records new labels or annotations alone:
+	// the spec and generations stay as they were.
+	DaemonSetMetadataChanged = ObjectMetadataChanged[DaemonSetSpec, DaemonSetStatus]
 	// DaemonSetStatusRecorded records what the reconciler saw of the
 	// DaemonSet's nodes and pods.
 	DaemonSetStatusRecorded = ObjectStatusRecorded[DaemonSetSpec, DaemonSetStatus]
@@ -118,10 +121,10 @@ type (
 	DaemonSetDeleted = ObjectDeleted[DaemonSetSpec, DaemonSetStatus]
 )
 
-// DaemonSetChanged records a new spec, labels or annotations; Generation
-// and TemplateGeneration are the DaemonSet's afterwards. It is the
-// object model's update with the DaemonSet's template generation beside
-// it, which its payload has always carried.
+// DaemonSetChanged records a new spec, with the labels and annotations
+// beside it; Generation and TemplateGeneration are the DaemonSet's
+// afterwards. It is the object model's update with the DaemonSet's
+// template generation beside it, which its payload has always carried.
 type DaemonSetChanged struct {
 	Labels             map[string]string `json:"labels,omitempty"`
 	Annotations        map[string]string `json:"annotations,omitempty"`
@@ -138,15 +141,17 @@ func (DaemonSetChanged) EventType() string { return daemonSetKind.Updated }
 var daemonSetKind = &ObjectKind[DaemonSetSpec, DaemonSetStatus]{
 	Kind: KindDaemonSet, Resource: "daemonsets.apps",
 	Created: "DaemonSetCreated", Updated: "DaemonSetChanged", Deleted: "DaemonSetDeleted",
-	StatusRecorded: "DaemonSetStatusRecorded", OwnersChanged: "DaemonSetOwnersChanged",
+	MetadataChanged: "DaemonSetMetadataChanged",
+	StatusRecorded:  "DaemonSetStatusRecorded", OwnersChanged: "DaemonSetOwnersChanged",
 	DeletionRequested: "DaemonSetDeletionRequested",
 	APIVersion:        "apps/v1", OwnsDependents: true,
 	Layout: ObjectLayout{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
 			"spec", "status", "generation", "templateGeneration", "createdAt", "deletionRequestedAt,omitempty",
 			"deleted,omitempty", "orphan,omitempty", "version", "resourceVersion"},
-		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		MetadataChanged: metadataChangedLayout,
 	},
 	Strategy: Strategy[DaemonSetSpec, DaemonSetStatus]{
 		Validate: func(_ ObjectMeta, s DaemonSetSpec) []FieldError { return daemonSetSpecProblems(s) },
@@ -168,6 +173,7 @@ func (DaemonSetSpec) objectKind() *ObjectKind[DaemonSetSpec, DaemonSetStatus] { 
 var DaemonSetAggregate = defineNamespacedAggregate("daemonset",
 	eventOf[DaemonSetCreated](1),
 	eventOf[DaemonSetChanged](1),
+	eventOf[DaemonSetMetadataChanged](1),
 	eventOf[DaemonSetStatusRecorded](1),
 	eventOf[DaemonSetDeleted](1),
 	eventOf[DaemonSetDeletionRequested](1),

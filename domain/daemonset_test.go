@@ -25,6 +25,7 @@ func sampleDaemonSetEvents() []Event {
 	return []Event{
 		DaemonSetCreated{Namespace: "default", Name: "logs", UID: "ds-uid", Labels: map[string]string{"app": "logs"}, Spec: spec, At: at(1)},
 		DaemonSetChanged{Labels: map[string]string{"app": "logs"}, Spec: spec, Generation: 2, TemplateGeneration: 2, At: at(2)},
+		DaemonSetMetadataChanged{Labels: map[string]string{"app": "logs"}, Annotations: map[string]string{"note": "x"}, Changed: []string{"metadata.annotations.note"}, At: at(2)},
 		DaemonSetStatusRecorded{Status: DaemonSetStatus{DesiredNumberScheduled: 3, CurrentNumberScheduled: 3, NumberReady: 2, ObservedGeneration: 2}, At: at(3)},
 		DaemonSetDeletionRequested{At: at(4)},
 		DaemonSetOwnersChanged{Owners: []OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "c", UID: "u"}}, At: at(4)},
@@ -92,7 +93,7 @@ func TestDecideDaemonSet(t *testing.T) {
 		{"another spec keeps the template generation", ds, UpdateDaemonSet{Spec: slower},
 			[]Event{DaemonSetChanged{Spec: slower, Generation: 2, TemplateGeneration: 1, At: at(2)}}, nil},
 		{"labels only keep both generations", ds, UpdateDaemonSet{Meta: ObjectMeta{Labels: map[string]string{"x": "y"}}, Spec: sampleDSSpec()},
-			[]Event{DaemonSetChanged{Labels: map[string]string{"x": "y"}, Spec: sampleDSSpec(), Generation: 1, TemplateGeneration: 1, At: at(2)}}, nil},
+			[]Event{DaemonSetMetadataChanged{Labels: map[string]string{"x": "y"}, Changed: []string{"metadata.labels.x"}, At: at(2)}}, nil},
 		{"the same again", ds, UpdateDaemonSet{Spec: sampleDSSpec()}, nil, nil},
 		{"the selector is immutable", ds, UpdateDaemonSet{Spec: otherSelector}, nil, ErrInvalid},
 		{"a stale update", ds, Precondition[DaemonSetCommand]{ResourceVersion: 6, Command: UpdateDaemonSet{Spec: newImage}}, nil, ErrConflict},

@@ -106,9 +106,13 @@ func DeploymentStream(namespace, name string) string {
 type (
 	// DeploymentCreated records a Deployment's creation.
 	DeploymentCreated = ObjectCreated[DeploymentSpec, DeploymentStatus]
-	// DeploymentChanged records new labels, annotations or spec;
-	// Generation is the Deployment's generation afterwards.
+	// DeploymentChanged records a new spec, with the labels and
+	// annotations beside it; Generation is the Deployment's generation
+	// afterwards.
 	DeploymentChanged = ObjectUpdated[DeploymentSpec, DeploymentStatus]
+	// DeploymentMetadataChanged records new labels or annotations alone:
+	// the spec and generation stay as they were.
+	DeploymentMetadataChanged = ObjectMetadataChanged[DeploymentSpec, DeploymentStatus]
 	// DeploymentDeleted records a Deployment's deletion; Orphan says its
 	// ReplicaSets stay, their reference to it taken off.
 	DeploymentDeleted = ObjectDeleted[DeploymentSpec, DeploymentStatus]
@@ -136,14 +140,16 @@ func (DeploymentStatusRecorded) EventType() string { return "DeploymentStatusRec
 var deploymentKind = &ObjectKind[DeploymentSpec, DeploymentStatus]{
 	Kind: "Deployment", Resource: "deployments.apps", APIVersion: "apps/v1",
 	Created: "DeploymentCreated", Updated: "DeploymentChanged", Deleted: "DeploymentDeleted",
+	MetadataChanged:   "DeploymentMetadataChanged",
 	DeletionRequested: "DeploymentDeletionRequested",
 	OwnsDependents:    true,
 	Layout: ObjectLayout{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty",
 			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
 			"version", "resourceVersion"},
-		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "spec", "at"},
-		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "spec", "at"},
+		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		MetadataChanged: metadataChangedLayout,
 	},
 	Strategy: Strategy[DeploymentSpec, DeploymentStatus]{
 		Validate:                  func(_ ObjectMeta, s DeploymentSpec) []FieldError { return deploymentSpecProblems(s) },
@@ -164,6 +170,7 @@ func (s DeploymentSpec) selector() LabelSelector { return s.Selector }
 var DeploymentAggregate = defineNamespacedAggregate("deployment",
 	eventOf[DeploymentCreated](1),
 	eventOf[DeploymentChanged](1),
+	eventOf[DeploymentMetadataChanged](1),
 	eventOf[DeploymentStatusRecorded](1),
 	eventOf[DeploymentDeleted](1),
 	eventOf[DeploymentDeletionRequested](1),

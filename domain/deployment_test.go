@@ -22,6 +22,7 @@ func sampleDeploymentEvents() []Event {
 	return []Event{
 		DeploymentCreated{Namespace: "default", Name: "web", UID: "d-uid", Labels: map[string]string{"app": "web"}, Spec: spec, At: at(1)},
 		DeploymentChanged{Labels: map[string]string{"app": "web"}, Spec: spec, Generation: 2, At: at(2)},
+		DeploymentMetadataChanged{Labels: map[string]string{"app": "web"}, Annotations: map[string]string{ChangeCauseAnnotation: "x"}, Changed: []string{"metadata.annotations." + ChangeCauseAnnotation}, At: at(2)},
 		DeploymentStatusRecorded{Status: DeploymentStatus{Replicas: 3, UpdatedReplicas: 3, ObservedGeneration: 2,
 			Conditions: []WorkloadCondition{{Type: "Available", Status: "True", Reason: "MinimumReplicasAvailable", LastUpdate: at(3), LastTransition: at(3)}}},
 			Revision: "2", At: at(3)},

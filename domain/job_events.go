@@ -11,9 +11,12 @@ type (
 	// JobCreated records a Job's creation, its selector and template
 	// labels as herd generated them.
 	JobCreated = ObjectCreated[JobSpec, JobStatus]
-	// JobChanged records a new spec, labels or annotations; Generation
-	// is the Job's generation afterwards.
+	// JobChanged records a new spec, with the labels and annotations
+	// beside it; Generation is the Job's generation afterwards.
 	JobChanged = ObjectUpdated[JobSpec, JobStatus]
+	// JobMetadataChanged records new labels or annotations alone:
+	// the spec and generation stay as they were.
+	JobMetadataChanged = ObjectMetadataChanged[JobSpec, JobStatus]
 	// JobStatusRecorded records the Job's status, as the reconciler or a
 	// client of the status subresource wrote it.
 	JobStatusRecorded = ObjectStatusRecorded[JobSpec, JobStatus]
@@ -46,14 +49,16 @@ func (JobPodsCounted) EventType() string { return "JobPodsCounted" }
 var jobKind = &ObjectKind[JobSpec, JobStatus]{
 	Kind: "Job", Resource: "jobs.batch",
 	Created: "JobCreated", Updated: "JobChanged", Deleted: "JobDeleted",
-	StatusRecorded: "JobStatusRecorded", OwnersChanged: "JobOwnersChanged", DeletionRequested: "JobDeletionRequested",
+	MetadataChanged: "JobMetadataChanged",
+	StatusRecorded:  "JobStatusRecorded", OwnersChanged: "JobOwnersChanged", DeletionRequested: "JobDeletionRequested",
 	APIVersion: "batch/v1", OwnsDependents: true,
 	Layout: ObjectLayout{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
 			"spec", "status", "tracking", "generation", "createdAt", "deletionRequestedAt,omitempty",
 			"deleted,omitempty", "orphan,omitempty", "version", "resourceVersion"},
-		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		MetadataChanged: metadataChangedLayout,
 	},
 	Strategy: Strategy[JobSpec, JobStatus]{
 		PrepareForCreate:          prepareJob,
@@ -71,6 +76,7 @@ func (JobSpec) objectKind() *ObjectKind[JobSpec, JobStatus] { return jobKind }
 var JobAggregate = defineNamespacedAggregate("job",
 	eventOf[JobCreated](1),
 	eventOf[JobChanged](1),
+	eventOf[JobMetadataChanged](1),
 	eventOf[JobStatusRecorded](1),
 	eventOf[JobPodsCounted](1),
 	eventOf[JobDeleted](1),

@@ -24,6 +24,7 @@ func sampleJobEvents() []Event {
 	return []Event{
 		JobCreated{Namespace: "default", Name: "pi", UID: "job-uid", Labels: map[string]string{"team": "a"}, Spec: spec, At: at(1)},
 		JobChanged{Labels: map[string]string{"team": "a"}, Spec: spec, Generation: 2, At: at(2)},
+		JobMetadataChanged{Labels: map[string]string{"team": "b"}, Changed: []string{"metadata.labels.team"}, At: at(2)},
 		JobStatusRecorded{Status: JobStatus{Active: 2, StartTime: at(3), Conditions: []JobCondition{
 			{Type: JobComplete, Status: ConditionTrue, Reason: JobReasonCompletionsReached, LastProbeTime: at(3), LastTransitionTime: at(3)}}}, At: at(3)},
 		JobPodsCounted{Succeeded: []string{"p1"}, Failed: []string{"p2"}, Forgotten: []string{"p0"}, At: at(4)},
@@ -184,7 +185,7 @@ func TestEvolveJobDeleted(t *testing.T) {
 	for _, e := range sampleJobEvents() {
 		j = EvolveJob(j, e)
 	}
-	if j.Exists() || !j.Deleted || !j.Orphan || j.UID == "" || j.Version != 7 {
+	if j.Exists() || !j.Deleted || !j.Orphan || j.UID == "" || j.Version != int64(len(sampleJobEvents())) {
 		t.Errorf("after its deletion the job is %+v", j)
 	}
 }

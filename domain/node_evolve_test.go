@@ -41,6 +41,7 @@ func sampleEvents() []Event {
 		NodeUndrained{At: at(17)},
 		cmCreated("default", "pico-config", "uid-cm", sampleContent(), at(13)),
 		cmUpdated(sampleContent(), []string{"data.interval"}, at(14)),
+		ConfigMapMetadataChanged{Labels: map[string]string{"team": "a"}, Changed: []string{"metadata.labels.team"}, At: at(14)},
 		ConfigMapDeleted{At: at(15)},
 		DeviceBound{Name: "pico-01", Address: "192.168.4.17", At: at(16)},
 		DeviceReleased{Address: "192.168.4.17", At: at(17)},

@@ -117,8 +117,9 @@ func (c Update[S, St]) decideObject(s subject[ObjectCommand[S, St]], now time.Ti
 }
 
 // decideKindUpdate is decideUpdate on the object in s, with what the
-// kind records of its own: its own event for the update (RecordUpdate),
-// and the owners replaced after it (UpdateReplacesOwners).
+// kind records of its own: its own event for a change of the spec
+// (RecordUpdate; a change of metadata alone is the model's), and the
+// owners replaced after it (UpdateReplacesOwners).
 func decideKindUpdate[S Spec[S, St], St any](s subject[ObjectCommand[S, St]], meta ObjectMeta, spec S, now time.Time) ([]Event, error) {
 	k, o := kindOf[S, St](), modelOf(s)
 	evs, err := decideUpdate(o, meta, spec, now)
@@ -126,8 +127,10 @@ func decideKindUpdate[S Spec[S, St], St any](s subject[ObjectCommand[S, St]], me
 		return nil, err
 	}
 	if record := k.Strategy.RecordUpdate; record != nil && len(evs) > 0 {
-		if evs[0], err = record(s.state, evs[0]); err != nil {
-			return nil, err
+		if _, spec := evs[0].(ObjectUpdated[S, St]); spec {
+			if evs[0], err = record(s.state, evs[0]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if k.UpdateReplacesOwners && !semanticEqual(meta.Owners, o.Owners) {

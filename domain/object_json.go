@@ -25,6 +25,9 @@ type ObjectLayout struct {
 	// created event and of the updated event. The deleted event is
 	// {"at": ...} for every kind.
 	State, Created, Updated []string
+	// MetadataChanged are the fields of the metadata-changed event:
+	// metadataChangedLayout for every kind so far.
+	MetadataChanged []string
 }
 
 // objectWire is every field an object's JSON or one of its events' may
@@ -150,6 +153,30 @@ func (e *ObjectUpdated[S, St]) UnmarshalJSON(data []byte) error {
 	*e = ObjectUpdated[S, St]{
 		Labels: w.Labels, Annotations: w.Annotations, Owners: w.Owners,
 		Spec: spec, Generation: w.Generation, Changed: w.Changed, At: w.At,
+	}
+	return nil
+}
+
+// metadataChangedLayout is the metadata-changed event of every kind on
+// the model: the labels, annotations and owners after it, what changed,
+// and when.
+var metadataChangedLayout = []string{"labels,omitempty", "annotations,omitempty", "owners,omitempty", "changed", "at"}
+
+// MarshalJSON writes the event's payload (ObjectLayout.MetadataChanged).
+func (e ObjectMetadataChanged[S, St]) MarshalJSON() ([]byte, error) {
+	return marshalLayout(kindOf[S, St]().Layout.MetadataChanged, false, map[string]any{
+		"labels": e.Labels, "annotations": e.Annotations, "owners": e.Owners, "changed": e.Changed, "at": e.At,
+	})
+}
+
+// UnmarshalJSON reads a payload MarshalJSON wrote.
+func (e *ObjectMetadataChanged[S, St]) UnmarshalJSON(data []byte) error {
+	var w objectWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*e = ObjectMetadataChanged[S, St]{
+		Labels: w.Labels, Annotations: w.Annotations, Owners: w.Owners, Changed: w.Changed, At: w.At,
 	}
 	return nil
 }

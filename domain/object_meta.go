@@ -1,6 +1,9 @@
 package domain
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // ObjectMeta is what every Kubernetes-shaped object of herd carries beside
 // its spec and status, as metav1.ObjectMeta: its name, its labels and
@@ -47,4 +50,51 @@ func (m ObjectMeta) clone() ObjectMeta {
 	}
 	m.DeletionGracePeriodSeconds = cloneInt64(m.DeletionGracePeriodSeconds)
 	return m
+}
+
+// metadataChanges lists, sorted, the paths of what differs between the
+// metadata old and meta, for the audit log: each label and annotation
+// ("metadata.labels.app") and the owner references
+// ("metadata.ownerReferences").
+func metadataChanges(old, meta ObjectMeta) []string {
+	out := changedKeys("metadata.labels.", old.Labels, meta.Labels)
+	out = append(out, changedKeys("metadata.annotations.", old.Annotations, meta.Annotations)...)
+	if !semanticEqual(old.Owners, meta.Owners) {
+		out = append(out, "metadata.ownerReferences")
+	}
+	slices.Sort(out)
+	return out
+}
+
+// changedKeys lists the keys whose values differ between a and b (one
+// that is in only one of them included), each after prefix.
+func changedKeys(prefix string, a, b map[string]string) []string {
+	var out []string
+	for k := range keysOfBoth(a, b) {
+		va, ina := a[k]
+		vb, inb := b[k]
+		if ina != inb || va != vb {
+			out = append(out, prefix+k)
+		}
+	}
+	return out
+}
+
+// keysOfBoth yields every key of a and of b once.
+func keysOfBoth[V any](a, b map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range a {
+			if !yield(k) {
+				return
+			}
+		}
+		for k := range b {
+			if _, dup := a[k]; dup {
+				continue
+			}
+			if !yield(k) {
+				return
+			}
+		}
+	}
 }

@@ -53,6 +53,13 @@ type ObjectKind[S, St any] struct {
 	// ("ConfigMapCreated"): each kind's events keep their own names, so
 	// the audit trail reads as it always did.
 	Created, Updated, Deleted string
+	// MetadataChanged is the kind's event type for an update that
+	// changes its labels or annotations (or the owners its update sets)
+	// and not its spec ("DeploymentMetadataChanged"): the audit trail
+	// tells a relabelled object from a changed one, and whoever watches
+	// the kind for its spec may pass it by. Every kind on the model has
+	// one (TestEveryKindOnTheModelRecordsMetadataApart).
+	MetadataChanged string
 	// StatusRecorded and OwnersChanged are the kind's event types for a
 	// new status and for new owner references (empty for a kind without
 	// them).
@@ -110,10 +117,12 @@ type Strategy[S, St any] struct {
 	// it is validated (optional): a Job's completion mode, and its
 	// template's labels as its own when it has none.
 	PrepareForUpdate func(meta *ObjectMeta, spec *S)
-	// RecordUpdate is the event an update records, made from the model's
-	// ObjectUpdated, u (optional): that of a kind whose state keeps more
-	// beside the object (a DaemonSet's template generation), from state,
-	// the kind's state the update was decided on.
+	// RecordUpdate is the event an update of the spec records, made from
+	// the model's ObjectUpdated, u (optional; a change of metadata alone
+	// is always the model's ObjectMetadataChanged): that of a kind whose
+	// state keeps more beside the object (a DaemonSet's template
+	// generation), from state, the kind's state the update was decided
+	// on.
 	RecordUpdate func(state object, u Event) (Event, error)
 	// Changes lists, for people reading the audit log, what an update
 	// changes (optional): the paths recorded in the update's "changed".
@@ -141,13 +150,32 @@ type ObjectCreated[S Spec[S, St], St any] struct {
 // owners, for a kind whose update carries them): always the complete new
 // values. Generation is the object's generation afterwards, for a kind
 // whose spec changes are generations; Changed names what differs from
-// before, for a kind that records it.
+// before, for a kind that records it. An update that leaves the spec as
+// it was records ObjectMetadataChanged instead; an earlier herd recorded
+// this event for it too, which folds to the same object.
 type ObjectUpdated[S Spec[S, St], St any] struct {
 	Labels      map[string]string
 	Annotations map[string]string
 	Owners      []OwnerReference
 	Spec        S
 	Generation  int64
+	Changed     []string
+	At          time.Time
+}
+
+// ObjectMetadataChanged records an update that changed an object's
+// labels or annotations, or the owners of a kind whose update sets them
+// (UpdateSetsOwners), and left its spec as it was: the complete new
+// labels and annotations, and the object's owners after it (of a kind
+// whose update replaces them, UpdateReplacesOwners, the owners before the
+// ObjectOwnersChanged that follows). The generation stays, as
+// kube-apiserver's does for a change of metadata alone. Changed names
+// what differs from before ("metadata.labels.app",
+// "metadata.ownerReferences"), sorted, for people reading the audit log.
+type ObjectMetadataChanged[S Spec[S, St], St any] struct {
+	Labels      map[string]string
+	Annotations map[string]string
+	Owners      []OwnerReference
 	Changed     []string
 	At          time.Time
 }
@@ -180,6 +208,10 @@ func (ObjectCreated[S, St]) EventType() string { return kindOf[S, St]().Created 
 
 // EventType implements Event: the kind's own name for an update.
 func (ObjectUpdated[S, St]) EventType() string { return kindOf[S, St]().Updated }
+
+// EventType implements Event: the kind's own name for a change of
+// metadata alone.
+func (ObjectMetadataChanged[S, St]) EventType() string { return kindOf[S, St]().MetadataChanged }
 
 // EventType implements Event: the kind's own name for a deletion.
 func (ObjectDeleted[S, St]) EventType() string { return kindOf[S, St]().Deleted }
@@ -244,7 +276,9 @@ func decideCreate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 // object must exist (an update based on a resourceVersion is the command
 // in a Precondition, which compares it first); the new labels,
 // annotations and spec are validated, by the kind too; an update that
-// changes nothing (semanticEqual) records nothing. meta carries the
+// changes nothing (semanticEqual) records nothing, one that changes the
+// metadata alone records ObjectMetadataChanged, with the generation as
+// it was, and one that changes the spec ObjectUpdated. meta carries the
 // labels and annotations, and the owners for a kind whose update sets
 // them.
 func decideUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec S, now time.Time) ([]Event, error) {
@@ -270,16 +304,20 @@ func decideUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 	if err := invalid(k.Kind, o.Name, errs); err != nil {
 		return nil, err
 	}
-	specChanged := !semanticEqual(o.Spec, spec)
-	if !specChanged && semanticEqual(o.Labels, meta.Labels) && semanticEqual(o.Annotations, meta.Annotations) &&
-		semanticEqual(o.Owners, meta.Owners) {
-		return nil, nil
+	if semanticEqual(o.Spec, spec) {
+		changed := metadataChanges(o.ObjectMeta, meta)
+		if len(changed) == 0 {
+			return nil, nil
+		}
+		return []Event{ObjectMetadataChanged[S, St]{
+			Labels: meta.Labels, Annotations: meta.Annotations, Owners: meta.Owners, Changed: changed, At: now,
+		}}, nil
 	}
 	e := ObjectUpdated[S, St]{Labels: meta.Labels, Annotations: meta.Annotations, Spec: spec, Generation: o.Generation, At: now}
 	if k.UpdateSetsOwners {
 		e.Owners = meta.Owners
 	}
-	if specChanged && st.SpecChangeBumpsGeneration {
+	if st.SpecChangeBumpsGeneration {
 		e.Generation++
 	}
 	if st.Changes != nil {
@@ -343,6 +381,11 @@ func evolveObject[S Spec[S, St], St any](o Object[S, St], e Event) (out Object[S
 		}
 		o.Spec = deepCopy(e.Spec)
 		o.Generation = e.Generation
+		o.Version++
+		return o, true
+	case ObjectMetadataChanged[S, St]:
+		o.Labels, o.Annotations = cloneStrings(e.Labels), cloneStrings(e.Annotations)
+		o.Owners = cloneSlice(e.Owners)
 		o.Version++
 		return o, true
 	case ObjectStatusRecorded[S, St]:

@@ -1,7 +1,10 @@
 package domain
 
 import (
+	"bytes"
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,8 +118,9 @@ func TestOneStaleWriteRefusalForEveryKind(t *testing.T) {
 }
 
 // TestSpecChangeMeansWhatTheStrategySays: a budget's spec change is a new
-// generation and its labels alone are not; a ConfigMap has no
-// generations. Both record what a client sent as a whole.
+// generation and its labels alone are not (they are its own event, the
+// generation left as it was); a ConfigMap has no generations. Both
+// record what a client sent as a whole.
 func TestSpecChangeMeansWhatTheStrategySays(t *testing.T) {
 	b := EvolvePodDisruptionBudget(PodDisruptionBudget{}, PodDisruptionBudgetCreated{Namespace: "default", Name: "web", At: t0})
 	if b.Generation != 1 {
@@ -125,7 +129,10 @@ func TestSpecChangeMeansWhatTheStrategySays(t *testing.T) {
 	two := IntOrPercent{Value: 2}
 	evs, err := DecidePodDisruptionBudget(b, UpdatePodDisruptionBudget{Meta: ObjectMeta{Labels: map[string]string{"a": "b"}}}, at(1))
 	checkDecided(t, evs, err, nil, 1)
-	if g := evs[0].(PodDisruptionBudgetChanged).Generation; g != 1 {
+	if _, ok := evs[0].(PodDisruptionBudgetMetadataChanged); !ok {
+		t.Errorf("a change of labels alone records %T, want a PodDisruptionBudgetMetadataChanged", evs[0])
+	}
+	if g := EvolvePodDisruptionBudget(b, evs[0]).Generation; g != 1 {
 		t.Errorf("a change of labels alone is generation %d, want 1", g)
 	}
 	evs, err = DecidePodDisruptionBudget(b, UpdatePodDisruptionBudget{Spec: PodDisruptionBudgetSpec{MinAvailable: &two}}, at(1))
@@ -205,5 +212,96 @@ func TestOwnsNamesTheKind(t *testing.T) {
 	}
 	if got := rs.String(); got != "default/web-1" {
 		t.Errorf("String() = %q", got)
+	}
+}
+
+// TestAnUpdateOfMetadataAloneIsItsOwnEvent: an update that changes a
+// Deployment's labels or annotations and not its spec records
+// DeploymentMetadataChanged, with only the metadata and what changed,
+// and leaves the generation as it was (kube-apiserver bumps it for the
+// spec alone); one that changes the spec too records DeploymentChanged,
+// a new generation. A ConfigMap, whose update sets its owners, records
+// new owners alone as its metadata too.
+func TestAnUpdateOfMetadataAloneIsItsOwnEvent(t *testing.T) {
+	d := EvolveDeployment(Deployment{}, sampleDeploymentEvents()[0])
+	meta := d.ObjectMeta.clone()
+	meta.Labels["tier"] = "edge"
+	meta.Annotations = map[string]string{ChangeCauseAnnotation: "relabel"}
+	evs, err := DecideDeployment(d, UpdateDeployment{Meta: meta, Spec: d.Spec}, at(2))
+	checkDecided(t, evs, err, nil, 1)
+	want := DeploymentMetadataChanged{Labels: meta.Labels, Annotations: meta.Annotations,
+		Changed: []string{"metadata.annotations." + ChangeCauseAnnotation, "metadata.labels.tier"}, At: at(2)}
+	if diff := cmp.Diff(Event(want), evs[0]); diff != "" {
+		t.Fatalf("a change of labels and annotations records (-want +got):\n%s", diff)
+	}
+	if got := evs[0].EventType(); got != "DeploymentMetadataChanged" {
+		t.Errorf("recorded as %q, want DeploymentMetadataChanged", got)
+	}
+	after := EvolveDeployment(d, evs[0])
+	if after.Generation != d.Generation || after.Labels["tier"] != "edge" || after.Annotations[ChangeCauseAnnotation] != "relabel" ||
+		!semanticEqual(after.Spec, d.Spec) || after.Version != d.Version+1 {
+		t.Errorf("after the change of metadata the Deployment is %+v, want generation %d and the new labels and annotations", after.ObjectMeta, d.Generation)
+	}
+
+	spec := deepCopy(d.Spec)
+	spec.Replicas++
+	evs, err = DecideDeployment(d, UpdateDeployment{Meta: meta, Spec: spec}, at(3))
+	checkDecided(t, evs, err, nil, 1)
+	if u, ok := evs[0].(DeploymentChanged); !ok || u.Generation != d.Generation+1 || u.Labels["tier"] != "edge" {
+		t.Errorf("a change of the spec and labels records %#v, want a DeploymentChanged of generation %d with the labels", evs[0], d.Generation+1)
+	}
+
+	cm := created()
+	c := sampleContent()
+	c.Owners = []OwnerReference{{APIVersion: "v1", Kind: "Node", Name: "pico-01", UID: "n1"}}
+	evs, err = DecideConfigMap(cm, c.update(), at(4))
+	checkDecided(t, evs, err, nil, 1)
+	wantCM := ConfigMapMetadataChanged{Labels: c.Labels, Annotations: c.Annotations, Owners: c.Owners,
+		Changed: []string{"metadata.ownerReferences"}, At: at(4)}
+	if diff := cmp.Diff(Event(wantCM), evs[0]); diff != "" {
+		t.Fatalf("new owners of a ConfigMap record (-want +got):\n%s", diff)
+	}
+	if got := EvolveConfigMap(cm, evs[0]); !semanticEqual(got.Owners, c.Owners) || !semanticEqual(got.Spec, cm.Spec) {
+		t.Errorf("after its new owners the ConfigMap is %+v", got)
+	}
+}
+
+// TestEveryKindOnTheModelRecordsMetadataApart: every kind on the model
+// (every aggregate with the model's created event) registers its
+// metadata-changed event too, under a name of its own, and writes it in
+// a layout that names its fields.
+func TestEveryKindOnTheModelRecordsMetadataApart(t *testing.T) {
+	kinds := 0
+	for _, a := range Aggregates() {
+		names := map[string]string{}
+		for _, s := range a.Events() {
+			ev, err := UnmarshalEvent(s.Type, []byte("{}"))
+			if err != nil {
+				t.Fatalf("%s: %v", s.Type, err)
+			}
+			names[reflect.TypeOf(ev).Name()] = s.Type
+		}
+		for name := range names {
+			params, ok := strings.CutPrefix(name, "ObjectCreated[")
+			if !ok {
+				continue
+			}
+			kinds++
+			typ, ok := names["ObjectMetadataChanged["+params]
+			if !ok {
+				t.Errorf("aggregate %s is on the object model but has no metadata-changed event", a.Name())
+				continue
+			}
+			if typ == "" || typ == names["ObjectUpdated["+params] {
+				t.Errorf("aggregate %s records a change of metadata as %q", a.Name(), typ)
+			}
+			ev, _ := UnmarshalEvent(typ, []byte(`{"labels":{"a":"b"},"changed":["metadata.labels.a"],"at":"2026-03-01T12:00:00Z"}`))
+			if b := mustJSON(t, ev); !bytes.Contains(b, []byte(`"labels":{"a":"b"}`)) || !bytes.Contains(b, []byte(`"changed":["metadata.labels.a"]`)) {
+				t.Errorf("%s writes %s: its layout leaves out the labels or what changed", typ, b)
+			}
+		}
+	}
+	if kinds < 9 {
+		t.Errorf("%d kinds on the model found, want at least 9", kinds)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+	"time"
 )
 
 // loggedEvent is one event of a fixture log as herd wrote it before its
@@ -132,4 +133,96 @@ func TestDaemonSetLogReplays(t *testing.T) {
 func TestJobLogReplays(t *testing.T) {
 	replayFixture(t, "testdata/job_log_v1.json", EvolveJob,
 		func(j Job, rv int64) Job { j.ResourceVersion = rv; return j })
+}
+
+// TestMetadataOnlyUpdateOfAnEarlierLogFoldsAsBefore: an earlier herd
+// recorded an update that changed labels or annotations alone as the
+// kind's update event (the whole spec again, the generation as it was);
+// read back from its JSON, that event still folds to the object today's
+// herd folds from the kind's MetadataChanged for the same update, row
+// for row, so a log written before replays to the same views.
+func TestMetadataOnlyUpdateOfAnEarlierLogFoldsAsBefore(t *testing.T) {
+	t.Run("Deployment", func(t *testing.T) {
+		metadataOnlyFoldsAsBefore(t, sampleDeploymentEvents()[0], EvolveDeployment, earlierUpdate[DeploymentSpec, DeploymentStatus])
+	})
+	t.Run("ReplicaSet", func(t *testing.T) {
+		created := sampleReplicaSetEvents()[0].(ReplicaSetCreated)
+		created.Owners = []OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "d-uid", Controller: true}}
+		metadataOnlyFoldsAsBefore(t, created, EvolveReplicaSet, earlierUpdate[ReplicaSetSpec, ReplicaSetStatus])
+	})
+	t.Run("ConfigMap", func(t *testing.T) {
+		metadataOnlyFoldsAsBefore(t, cmCreated("default", "pico-config", "u1", sampleContent(), t0), EvolveConfigMap, earlierUpdate[ConfigMapSpec, NoStatus])
+	})
+	t.Run("PodDisruptionBudget", func(t *testing.T) {
+		metadataOnlyFoldsAsBefore(t, samplePodDisruptionBudgetEvents()[0], EvolvePodDisruptionBudget, earlierUpdate[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus])
+	})
+	t.Run("Job", func(t *testing.T) {
+		metadataOnlyFoldsAsBefore(t, sampleJobEvents()[0], EvolveJob, func(j Job, meta ObjectMeta, at time.Time) Event {
+			return earlierUpdate(j.Object, meta, at)
+		})
+	})
+	t.Run("DaemonSet", func(t *testing.T) {
+		metadataOnlyFoldsAsBefore(t, sampleDaemonSetEvents()[0], EvolveDaemonSet, func(ds DaemonSet, meta ObjectMeta, at time.Time) Event {
+			return DaemonSetChanged{Labels: meta.Labels, Annotations: meta.Annotations, Spec: ds.Spec, Generation: ds.Generation,
+				TemplateGeneration: ds.TemplateGeneration, At: at}
+		})
+	})
+	t.Run("StatefulSet", func(t *testing.T) {
+		metadataOnlyFoldsAsBefore(t, sampleStatefulSetEvents()[0], EvolveStatefulSet, earlierUpdate[StatefulSetSpec, StatefulSetStatus])
+	})
+	t.Run("CronJob", func(t *testing.T) {
+		metadataOnlyFoldsAsBefore(t, sampleCronJobEvents()[0], EvolveCronJob, earlierUpdate[CronJobSpec, CronJobStatus])
+	})
+	t.Run("ControllerRevision", func(t *testing.T) {
+		metadataOnlyFoldsAsBefore(t, sampleControllerRevisionEvents()[0], EvolveControllerRevision, earlierUpdate[ControllerRevisionSpec, NoStatus])
+	})
+}
+
+// metadataOnlyFoldsAsBefore creates an object with created, relabels and
+// annotates it anew, and checks that the event today's herd records for
+// that (the kind's MetadataChanged) and the one an earlier herd recorded
+// (earlier), each read back from the JSON of the log, fold to the same
+// row.
+func metadataOnlyFoldsAsBefore[T objectState[S, St], S Spec[S, St], St any](t *testing.T, created Event, evolve func(T, Event) T,
+	earlier func(T, ObjectMeta, time.Time) Event) {
+	t.Helper()
+	var zero T
+	s := evolve(zero, created)
+	meta := s.Model().ObjectMeta.clone()
+	meta.Labels = map[string]string{"app": "relabelled", "tier": "edge"}
+	meta.Annotations = map[string]string{"note": "relabelled"}
+	evs, err := DecideObject(s, Update[S, St]{Meta: meta, Spec: s.Model().Spec}, at(50))
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("a change of metadata alone: %v, %v; want one event", evs, err)
+	}
+	if got, want := evs[0].EventType(), kindOf[S, St]().MetadataChanged; got != want || want == "" {
+		t.Fatalf("a change of metadata alone records %q, want %q", got, want)
+	}
+	fromLog := func(e Event) Event {
+		back, err := UnmarshalEvent(e.EventType(), mustJSON(t, e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return back
+	}
+	today := evolve(s, fromLog(evs[0]))
+	before := evolve(s, fromLog(earlier(s, meta, at(50))))
+	if got, want := mustJSON(t, today), mustJSON(t, before); !bytes.Equal(got, want) {
+		t.Errorf("today's log folds to\n %s\nan earlier herd's to\n %s", got, want)
+	}
+	if today.Model().Labels["tier"] != "edge" || today.Model().Generation != s.Model().Generation {
+		t.Errorf("after the change of metadata the object is %+v, want the new labels and generation %d", today.Model().ObjectMeta, s.Model().Generation)
+	}
+}
+
+// earlierUpdate is the update event an earlier herd recorded for a
+// change of o's metadata alone: the new labels and annotations (and
+// owners, for a kind whose update sets them), the spec and generation as
+// they were.
+func earlierUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, at time.Time) Event {
+	e := ObjectUpdated[S, St]{Labels: meta.Labels, Annotations: meta.Annotations, Spec: o.Spec, Generation: o.Generation, At: at}
+	if kindOf[S, St]().UpdateSetsOwners {
+		e.Owners = meta.Owners
+	}
+	return e
 }

@@ -18,6 +18,10 @@ func (e ObjectCreated[S, St]) OwnerReferences() []OwnerReference { return e.Owne
 // OwnerReferences is the object's owners after the update.
 func (e ObjectUpdated[S, St]) OwnerReferences() []OwnerReference { return e.Owners }
 
+// OwnerReferences is the object's owners after the change of its
+// metadata.
+func (e ObjectMetadataChanged[S, St]) OwnerReferences() []OwnerReference { return e.Owners }
+
 // OwnerReferences is the object's owners after the change.
 func (e ObjectOwnersChanged[S, St]) OwnerReferences() []OwnerReference { return e.Owners }
 

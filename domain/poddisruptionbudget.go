@@ -95,9 +95,12 @@ func PodDisruptionBudgetStream(namespace, name string) string {
 type (
 	// PodDisruptionBudgetCreated records a budget's creation.
 	PodDisruptionBudgetCreated = ObjectCreated[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
-	// PodDisruptionBudgetChanged records a new spec, labels or
-	// annotations; Generation is the budget's generation afterwards.
+	// PodDisruptionBudgetChanged records a new spec, with the labels and
+	// annotations beside it; Generation is the budget's generation afterwards.
 	PodDisruptionBudgetChanged = ObjectUpdated[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
+	// PodDisruptionBudgetMetadataChanged records new labels or annotations alone:
+	// the spec and generation stay as they were.
+	PodDisruptionBudgetMetadataChanged = ObjectMetadataChanged[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
 	// PodDisruptionBudgetStatusRecorded records what the reconciler (or
 	// a client of the status subresource) counted of the budget's pods.
 	PodDisruptionBudgetStatusRecorded = ObjectStatusRecorded[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
@@ -123,12 +126,14 @@ func (PodDisruptionGranted) EventType() string { return "PodDisruptionGranted" }
 var budgetKind = &ObjectKind[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]{
 	Kind: "PodDisruptionBudget", Resource: budgetResource,
 	Created: "PodDisruptionBudgetCreated", Updated: "PodDisruptionBudgetChanged", Deleted: "PodDisruptionBudgetDeleted",
-	StatusRecorded: "PodDisruptionBudgetStatusRecorded", OwnersChanged: "PodDisruptionBudgetOwnersChanged",
+	MetadataChanged: "PodDisruptionBudgetMetadataChanged",
+	StatusRecorded:  "PodDisruptionBudgetStatusRecorded", OwnersChanged: "PodDisruptionBudgetOwnersChanged",
 	Layout: ObjectLayout{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
 			"spec", "status", "generation", "createdAt", "deleted,omitempty", "version", "resourceVersion"},
-		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		MetadataChanged: metadataChangedLayout,
 	},
 	Strategy: Strategy[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]{
 		Validate:                  func(_ ObjectMeta, s PodDisruptionBudgetSpec) []FieldError { return budgetSpecProblems(s) },
@@ -145,6 +150,7 @@ func (PodDisruptionBudgetSpec) objectKind() *ObjectKind[PodDisruptionBudgetSpec,
 var PodDisruptionBudgetAggregate = defineNamespacedAggregate("poddisruptionbudget",
 	eventOf[PodDisruptionBudgetCreated](1),
 	eventOf[PodDisruptionBudgetChanged](1),
+	eventOf[PodDisruptionBudgetMetadataChanged](1),
 	eventOf[PodDisruptionBudgetStatusRecorded](1),
 	eventOf[PodDisruptionGranted](1),
 	eventOf[PodDisruptionBudgetDeleted](1),

@@ -22,6 +22,7 @@ func samplePodDisruptionBudgetEvents() []Event {
 	return []Event{
 		PodDisruptionBudgetCreated{Namespace: "default", Name: "web", UID: "pdb-uid", Spec: spec, At: at(1)},
 		PodDisruptionBudgetChanged{Labels: map[string]string{"team": "a"}, Spec: spec, Generation: 2, At: at(2)},
+		PodDisruptionBudgetMetadataChanged{Labels: map[string]string{"team": "b"}, Changed: []string{"metadata.labels.team"}, At: at(2)},
 		PodDisruptionBudgetStatusRecorded{Status: PodDisruptionBudgetStatus{ObservedGeneration: 2, DisruptionsAllowed: 1, CurrentHealthy: 3, DesiredHealthy: 2, ExpectedPods: 3}, At: at(3)},
 		PodDisruptionGranted{Pod: "web-a", At: at(4)},
 		PodDisruptionBudgetOwnersChanged{Owners: []OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "c", UID: "u"}}, At: at(5)},

@@ -50,9 +50,12 @@ func ReplicaSetStream(namespace, name string) string {
 type (
 	// ReplicaSetCreated records a ReplicaSet's creation.
 	ReplicaSetCreated = ObjectCreated[ReplicaSetSpec, ReplicaSetStatus]
-	// ReplicaSetChanged records a new spec, labels or annotations;
-	// Generation is the ReplicaSet's generation afterwards.
+	// ReplicaSetChanged records a new spec, with the labels and
+	// annotations beside it; Generation is the ReplicaSet's generation afterwards.
 	ReplicaSetChanged = ObjectUpdated[ReplicaSetSpec, ReplicaSetStatus]
+	// ReplicaSetMetadataChanged records new labels or annotations alone:
+	// the spec and generation stay as they were.
+	ReplicaSetMetadataChanged = ObjectMetadataChanged[ReplicaSetSpec, ReplicaSetStatus]
 	// ReplicaSetStatusRecorded records what the reconciler saw of the
 	// ReplicaSet's pods.
 	ReplicaSetStatusRecorded = ObjectStatusRecorded[ReplicaSetSpec, ReplicaSetStatus]
@@ -72,15 +75,17 @@ type (
 var replicaSetKind = &ObjectKind[ReplicaSetSpec, ReplicaSetStatus]{
 	Kind: "ReplicaSet", Resource: "replicasets.apps", APIVersion: "apps/v1",
 	Created: "ReplicaSetCreated", Updated: "ReplicaSetChanged", Deleted: "ReplicaSetDeleted",
-	StatusRecorded: "ReplicaSetStatusRecorded", OwnersChanged: "ReplicaSetOwnersChanged",
+	MetadataChanged: "ReplicaSetMetadataChanged",
+	StatusRecorded:  "ReplicaSetStatusRecorded", OwnersChanged: "ReplicaSetOwnersChanged",
 	DeletionRequested: "ReplicaSetDeletionRequested",
 	OwnsDependents:    true, UpdateReplacesOwners: true,
 	Layout: ObjectLayout{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
 			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
 			"version", "resourceVersion"},
-		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		MetadataChanged: metadataChangedLayout,
 	},
 	Strategy: Strategy[ReplicaSetSpec, ReplicaSetStatus]{
 		Validate:                  func(_ ObjectMeta, s ReplicaSetSpec) []FieldError { return replicaSetSpecProblems(s) },
@@ -101,6 +106,7 @@ func (s ReplicaSetSpec) selector() LabelSelector { return s.Selector }
 var ReplicaSetAggregate = defineNamespacedAggregate("replicaset",
 	eventOf[ReplicaSetCreated](1),
 	eventOf[ReplicaSetChanged](1),
+	eventOf[ReplicaSetMetadataChanged](1),
 	eventOf[ReplicaSetStatusRecorded](1),
 	eventOf[ReplicaSetDeleted](1),
 	eventOf[ReplicaSetDeletionRequested](1),

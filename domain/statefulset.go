@@ -88,8 +88,12 @@ func StatefulSetStream(namespace, name string) string {
 type (
 	// StatefulSetCreated records a StatefulSet's creation.
 	StatefulSetCreated = ObjectCreated[StatefulSetSpec, StatefulSetStatus]
-	// StatefulSetChanged records a new spec, labels or annotations.
+	// StatefulSetChanged records a new spec, with the labels and
+	// annotations beside it.
 	StatefulSetChanged = ObjectUpdated[StatefulSetSpec, StatefulSetStatus]
+	// StatefulSetMetadataChanged records new labels or annotations alone:
+	// the spec and generation stay as they were.
+	StatefulSetMetadataChanged = ObjectMetadataChanged[StatefulSetSpec, StatefulSetStatus]
 	// StatefulSetStatusRecorded records what the reconciler saw of the
 	// pods.
 	StatefulSetStatusRecorded = ObjectStatusRecorded[StatefulSetSpec, StatefulSetStatus]
@@ -105,14 +109,16 @@ type (
 var statefulSetKind = &ObjectKind[StatefulSetSpec, StatefulSetStatus]{
 	Kind: "StatefulSet", Resource: "statefulsets.apps", APIVersion: "apps/v1",
 	Created: "StatefulSetCreated", Updated: "StatefulSetChanged", Deleted: "StatefulSetDeleted",
-	StatusRecorded: "StatefulSetStatusRecorded", DeletionRequested: "StatefulSetDeletionRequested",
+	MetadataChanged: "StatefulSetMetadataChanged",
+	StatusRecorded:  "StatefulSetStatusRecorded", DeletionRequested: "StatefulSetDeletionRequested",
 	OwnsDependents: true,
 	Layout: ObjectLayout{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
 			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
 			"version", "resourceVersion"},
-		Created: []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated: []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		MetadataChanged: metadataChangedLayout,
 	},
 	Strategy: Strategy[StatefulSetSpec, StatefulSetStatus]{
 		PrepareForCreate:          func(_ *ObjectMeta, s *StatefulSetSpec) { defaultStatefulSetSpec(s) },
@@ -131,6 +137,7 @@ func (StatefulSetSpec) objectKind() *ObjectKind[StatefulSetSpec, StatefulSetStat
 var StatefulSetAggregate = defineNamespacedAggregate("statefulset",
 	eventOf[StatefulSetCreated](1),
 	eventOf[StatefulSetChanged](1),
+	eventOf[StatefulSetMetadataChanged](1),
 	eventOf[StatefulSetStatusRecorded](1),
 	eventOf[StatefulSetDeletionRequested](1),
 	eventOf[StatefulSetDeleted](1),

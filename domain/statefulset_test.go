@@ -22,6 +22,7 @@ func sampleStatefulSetEvents() []Event {
 	return []Event{
 		StatefulSetCreated{Namespace: "default", Name: "web", UID: "sts-uid", Spec: spec, At: at(1)},
 		StatefulSetChanged{Labels: map[string]string{"team": "a"}, Spec: spec, Generation: 2, At: at(2)},
+		StatefulSetMetadataChanged{Labels: map[string]string{"team": "b"}, Changed: []string{"metadata.labels.team"}, At: at(2)},
 		StatefulSetStatusRecorded{Status: StatefulSetStatus{Replicas: 3, ReadyReplicas: 2, UpdateRevision: "web-x"}, At: at(3)},
 		StatefulSetDeletionRequested{At: at(4)},
 		StatefulSetDeleted{Orphan: true, At: at(5)},

@@ -51,12 +51,12 @@ Feature: ConfigMaps, kept as events like everything else
     Then kubectl prints "configmap "pico-config" deleted"
     And there is no ConfigMap "pico-config"
     And the log records these changes to the ConfigMap "pico-config":
-      | type             | actor            | changed                   |
-      | ConfigMapCreated | system:anonymous |                           |
-      | ConfigMapUpdated | system:anonymous | data.led, data.mode       |
-      | ConfigMapUpdated | system:anonymous | data.interval             |
-      | ConfigMapUpdated | system:anonymous | metadata.labels.app       |
-      | ConfigMapDeleted | system:anonymous |                           |
+      | type                     | actor            | changed             |
+      | ConfigMapCreated         | system:anonymous |                     |
+      | ConfigMapUpdated         | system:anonymous | data.led, data.mode |
+      | ConfigMapUpdated         | system:anonymous | data.interval       |
+      | ConfigMapMetadataChanged | system:anonymous | metadata.labels.app |
+      | ConfigMapDeleted         | system:anonymous |                     |
     And rebuilding the views from the log gives exactly the live views
 
   Scenario: A write based on a stale version is refused, and nothing is recorded

@@ -123,8 +123,9 @@ func TestKubectlConfigMaps(t *testing.T) {
 	out := mustHerd(t, "log", "--server", srv.URL, "--stream", "configmap/default/pico-config").Stdout
 	_, rows = table(t, out)
 	types := column(rows, 4)
+	// The label alone is the ConfigMap's metadata, its own event.
 	want := []string{"ConfigMapCreated", "ConfigMapUpdated", "ConfigMapUpdated", "ConfigMapUpdated", "ConfigMapUpdated",
-		"ConfigMapUpdated", "ConfigMapUpdated", "ConfigMapUpdated", "ConfigMapDeleted"}
+		"ConfigMapUpdated", "ConfigMapUpdated", "ConfigMapMetadataChanged", "ConfigMapDeleted"}
 	if strings.Join(types, " ") != strings.Join(want, " ") {
 		t.Errorf("herd log of pico-config: %v, want %v\n%s", types, want, out)
 	}

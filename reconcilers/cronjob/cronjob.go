@@ -75,11 +75,14 @@ func New(cronJobs Reader, jobs JobLister, cronCmds domain.Executor[domain.CronJo
 
 // Watches implements reconcilers.Reconciler: CronJobs, but the status
 // and warnings the reconciler records itself, and the Jobs each
-// controls, but their pods' counts (a Job's end is its status).
+// controls, but their pods' counts (a Job's end is its status). A change
+// of labels or annotations alone reaches it from neither: a CronJob's
+// runs are its spec's, and its Jobs are its by their owner references,
+// not their labels, as Kubernetes' controller finds them.
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
-		For(domain.CronJobAggregate, domain.CronJobStatusRecorded{}, domain.CronJobWarned{}).
-		Owns(domain.JobAggregate, r.owners, domain.JobDeleted{}, domain.JobPodsCounted{})
+		For(domain.CronJobAggregate, domain.CronJobStatusRecorded{}, domain.CronJobWarned{}, domain.CronJobMetadataChanged{}).
+		Owns(domain.JobAggregate, r.owners, domain.JobDeleted{}, domain.JobPodsCounted{}, domain.JobMetadataChanged{})
 }
 
 // Reconcile brings one CronJob's runs up to its schedule at the clock's

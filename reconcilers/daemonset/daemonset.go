@@ -72,20 +72,22 @@ var nodeEvents = reconcilers.EventTypesOf(
 )
 
 // Watches implements reconcilers.Reconciler: DaemonSets, but the status
-// the reconciler records itself; the pods each controls, before an event
+// the reconciler records itself and a change of their labels or
+// annotations alone (its spec says which pods go where); the pods each controls, before an event
 // and after it; and a node's arrival, departure or change, mapped to
 // every DaemonSet, from memory: the cost of a node event is one
 // reconcile per DaemonSet, and none reads more than its own namespace's
 // pods. An orphan created without an owner names no DaemonSet: the
 // resync finds the one that adopts it. Its ControllerRevisions are
-// watched as Kubernetes' controller watches them: one deleted, changed
-// or made by someone else reaches its DaemonSet at once, not at the
+// watched as Kubernetes' controller watches them, their labels included
+// (the hash a revision is known by): one deleted, changed or made by
+// someone else reaches its DaemonSet at once, not at the
 // next resync (those it writes itself reach it too, and the reconcile
 // they queue writes nothing). Every key but those of a pod's readiness
 // is wanted at once (pace).
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
-		For(domain.DaemonSetAggregate, domain.DaemonSetStatusRecorded{}).
+		For(domain.DaemonSetAggregate, domain.DaemonSetStatusRecorded{}, domain.DaemonSetMetadataChanged{}).
 		Owns(domain.PodAggregate, r.controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
 		Owns(domain.ControllerRevisionAggregate, r.revOwners, domain.ControllerRevisionDeleted{}).
 		Watches(nodeEvents, func(events.Record) []reconcilers.Key { return r.known.keys() }).

@@ -52,7 +52,10 @@ func New(cfg Config, deployments Reader, replicaSets ReplicaSetLister,
 // Watches implements reconcilers.Reconciler: Deployments, but the status
 // the reconciler records itself, and the ReplicaSets each controls: their
 // creation, spec, the status their own reconciler records as their pods
-// come and go, and their deletion.
+// come and go, and their deletion. A change of metadata alone reaches it
+// from both: a Deployment's annotations (its change-cause) are copied to
+// its current ReplicaSet, and a ReplicaSet's revision annotation orders
+// the revisions.
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.DeploymentAggregate, domain.DeploymentStatusRecorded{}).

@@ -464,11 +464,30 @@ func TestOrphanDeletionLeavesTheReplicaSets(t *testing.T) {
 	}
 }
 
+// mapsToWeb checks that the log after position from holds a record of
+// the type of want, and that it reaches the web Deployment.
+func (h *harness) mapsToWeb(from int64, want domain.Event) {
+	h.t.Helper()
+	var types []string
+	for _, rec := range h.env.Records(from) {
+		if rec.Type != want.EventType() {
+			types = append(types, rec.Type)
+			continue
+		}
+		if keys := reconcilerstest.Strings(h.r.Watches().KeysFor(rec)); !slices.Equal(keys, []string{webKey.String()}) {
+			h.t.Errorf("%s maps to %v, want the Deployment", rec.Type, keys)
+		}
+		return
+	}
+	h.t.Fatalf("recorded %v, want a %s", types, want.EventType())
+}
+
 // TestChangeCauseAnnotatedAfterTheRolloutReachesTheCurrentRevision: a
 // change-cause annotated on the Deployment once its rollout is done is
 // copied to the current ReplicaSet, as Kubernetes' Deployment controller
 // copies it, so that kubectl rollout history shows it; the older
-// revision keeps what it had.
+// revision keeps what it had. The annotation is a change of metadata
+// alone, which the reconciler watches.
 func TestChangeCauseAnnotatedAfterTheRolloutReachesTheCurrentRevision(t *testing.T) {
 	h := newHarness(t)
 	h.create(webSpec(2, "nginx:1"))
@@ -481,13 +500,19 @@ func TestChangeCauseAnnotatedAfterTheRolloutReachesTheCurrentRevision(t *testing
 	}
 	d := h.get()
 	ann := map[string]string{domain.ChangeCauseAnnotation: "to nginx 2"}
+	annotated := h.env.Head()
 	if _, err := h.env.Writer.DeploymentCommands().Execute(t.Context(), webDomainKey, domain.UpdateDeployment{
 		Meta: domain.ObjectMeta{Labels: d.Labels, Annotations: ann},
 		Spec: d.Spec,
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// The annotation alone is the Deployment's metadata, which reaches
+	// the reconciler; so does the ReplicaSet's, copied from it.
+	h.mapsToWeb(annotated, domain.DeploymentMetadataChanged{})
+	copied := h.env.Head()
 	h.reconcile()
+	h.mapsToWeb(copied, domain.ReplicaSetMetadataChanged{})
 	for _, rs := range h.replicaSets() {
 		cause, rev := rs.Annotations[domain.ChangeCauseAnnotation], rs.Annotations[domain.RevisionAnnotation]
 		switch image := rs.Spec.Template.Spec.Containers[0].Image; {

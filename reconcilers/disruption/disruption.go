@@ -48,14 +48,16 @@ func New(cfg Config, budgets Reader, pods PodLister, replicaSets ReplicaSetReade
 }
 
 // Watches implements reconcilers.Reconciler: budgets, but the status the
-// reconciler records itself, and what happens to a pod or a ReplicaSet
+// reconciler records itself and a change of their labels or annotations
+// alone (a budget counts what its spec says), and what happens to a pod or a ReplicaSet
 // that may change what a budget of its namespace counts, mapped to the
 // namespace, whose every budget is counted again: a pod's coming, labels,
 // owners, readiness and going (every event of a pod that its controller
-// sees too), and a ReplicaSet's scale.
+// sees too), and a ReplicaSet's scale (not its labels or annotations
+// alone, which change no count).
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
-		For(domain.PodDisruptionBudgetAggregate, domain.PodDisruptionBudgetStatusRecorded{}).
+		For(domain.PodDisruptionBudgetAggregate, domain.PodDisruptionBudgetStatusRecorded{}, domain.PodDisruptionBudgetMetadataChanged{}).
 		Takes(domain.NamespaceAggregate).
 		Watches(reconcilers.EventsOf(domain.PodAggregate, reconcilers.PodStepsOwnersIgnore...).With(
 			domain.ReplicaSetCreated{}, domain.ReplicaSetChanged{}, domain.ReplicaSetDeleted{},

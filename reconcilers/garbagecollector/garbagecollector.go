@@ -80,7 +80,10 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 }
 
 // dependentChanges are the events after which one object is judged
-// again: it was created naming owners, or its owners changed. Its own
+// again: it was created naming owners, or its owners changed (by their
+// own event, or by an update that sets them: a ConfigMap's or a
+// ControllerRevision's, whether it changes their data or their metadata
+// alone). Its own
 // key, not its namespace's: a fleet registers its node leases by the
 // hundred thousand in one namespace, each naming its node, and judging
 // the namespace on each would read every lease of it again each time. A
@@ -89,13 +92,14 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 // for the next resync.
 var dependentChanges = reconcilers.EventTypesOf(
 	domain.PodOwnersChanged{},
-	domain.ConfigMapCreated{}, domain.ConfigMapUpdated{},
+	domain.ConfigMapCreated{}, domain.ConfigMapUpdated{}, domain.ConfigMapMetadataChanged{},
 	domain.LeaseCreated{}, domain.LeaseUpdated{},
 	domain.ReplicaSetCreated{}, domain.ReplicaSetOwnersChanged{},
 	domain.JobCreated{}, domain.JobOwnersChanged{},
 	domain.DaemonSetCreated{}, domain.DaemonSetOwnersChanged{},
 	domain.PodDisruptionBudgetCreated{}, domain.PodDisruptionBudgetOwnersChanged{},
-	domain.ControllerRevisionCreated{}, domain.ControllerRevisionUpdated{}, domain.ControllerRevisionOwnersChanged{},
+	domain.ControllerRevisionCreated{}, domain.ControllerRevisionUpdated{}, domain.ControllerRevisionMetadataChanged{},
+	domain.ControllerRevisionOwnersChanged{},
 )
 
 // ownerChanges are the events after which an object's namespace is judged

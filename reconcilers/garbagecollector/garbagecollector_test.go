@@ -281,3 +281,33 @@ func TestADependentIsJudgedAlone(t *testing.T) {
 		t.Errorf("the namespace's pass kept a ConfigMap whose owner is gone")
 	}
 }
+
+// TestAConfigMapGivenAnOwnerByItsMetadataIsJudged: a ConfigMap updated
+// to name an owner that is gone, its data as it was, records
+// ConfigMapMetadataChanged; that is an owner change the collector judges
+// the ConfigMap on at once, as it does one created naming the owner.
+func TestAConfigMapGivenAnOwnerByItsMetadataIsJudged(t *testing.T) {
+	h := newHarness(t)
+	h.configMap("mine")
+	gone := domain.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "gone", UID: "uid-gone"}
+	key := domain.Key{Namespace: "default", Name: "mine"}
+	if _, err := h.env.Writer.ConfigMapCommands().Execute(t.Context(), key, domain.UpdateConfigMap{
+		Meta: domain.ObjectMeta{Owners: []domain.OwnerReference{gone}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := h.env.Log.Query(t.Context(), events.Filter{Stream: domain.ConfigMapAggregate.Stream("default/mine")})
+	if err != nil || len(recs) != 2 || recs[1].Type != (domain.ConfigMapMetadataChanged{}).EventType() {
+		t.Fatalf("the ConfigMap's events: %v, %v; want its creation and ConfigMapMetadataChanged", recs, err)
+	}
+	want := reconcilers.Key{Aggregate: domain.ConfigMapAggregate, Namespace: "default", Name: "mine"}
+	if keys := h.r.Watches().KeysFor(recs[1]); len(keys) != 1 || keys[0] != want {
+		t.Fatalf("KeysFor(%s) = %v, want the ConfigMap's own key %v", recs[1].Type, keys, want)
+	}
+	if _, err := h.r.Reconcile(t.Context(), want); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.configMapOwners("mine"); ok {
+		t.Errorf("the ConfigMap whose owner, set by its metadata, is gone was kept")
+	}
+}

@@ -50,10 +50,11 @@ func New(cfg Config, jobs Reader, pods PodLister, podCommands PodCommands,
 }
 
 // Watches implements reconcilers.Reconciler: Jobs, but the status the
-// reconciler records and the pods it counts itself, and the pods each
-// controls.
+// reconciler records and the pods it counts itself, and a change of their
+// labels or annotations alone (a Job's pods are its spec's), and the pods
+// each controls.
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
-		For(domain.JobAggregate, domain.JobStatusRecorded{}, domain.JobPodsCounted{}).
+		For(domain.JobAggregate, domain.JobStatusRecorded{}, domain.JobPodsCounted{}, domain.JobMetadataChanged{}).
 		Owns(domain.PodAggregate, r.controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
 }

@@ -12,7 +12,8 @@ import (
 
 // TestKeysFor follows one pod's life: its events reach the ReplicaSet
 // that controls it, before and after its owners change, and none once
-// it has gone.
+// it has gone. The ReplicaSet's own changes reach it but its status and
+// its labels or annotations alone.
 func TestKeysFor(t *testing.T) {
 	w := newWorld(t, DefaultConfig(), nil, nil, at(0))
 	webOwner := webRS(0).OwnerReference()
@@ -25,6 +26,8 @@ func TestKeysFor(t *testing.T) {
 		{"a ReplicaSet created", reconcilerstest.Record(t, "replicaset/default/web", domain.ReplicaSetCreated{Namespace: "default", Name: "web"}), []string{"replicaset/default/web"}},
 		{"a ReplicaSet scaled", reconcilerstest.Record(t, "replicaset/default/web", domain.ReplicaSetChanged{}), []string{"replicaset/default/web"}},
 		{"its own status", reconcilerstest.Record(t, "replicaset/default/web", domain.ReplicaSetStatusRecorded{}), nil},
+		{"a ReplicaSet relabelled, which moves none of its pods", reconcilerstest.Record(t, "replicaset/default/web", domain.ReplicaSetMetadataChanged{
+			Labels: map[string]string{"tier": "edge"}, Changed: []string{"metadata.labels.tier"}}), nil},
 		{"a ReplicaSet deleted", reconcilerstest.Record(t, "replicaset/default/web", domain.ReplicaSetDeleted{}), []string{"replicaset/default/web"}},
 		{"its pod created", reconcilerstest.Record(t, pod, domain.PodCreated{Namespace: "default", Name: "web-abcde", Owners: []domain.OwnerReference{webOwner}}), []string{"replicaset/default/web"}},
 		{"its pod ready", reconcilerstest.Record(t, pod, domain.PodStatusUpdated{}), []string{"replicaset/default/web"}},

@@ -50,11 +50,14 @@ func New(cfg Config, replicaSets Reader, pods PodLister, podCommands PodCommands
 }
 
 // Watches implements reconcilers.Reconciler: ReplicaSets, but the status
-// the reconciler records itself, and the pods each controls, before an
-// event and after it. An orphan created without an owner names no
-// ReplicaSet: the resync finds the one that adopts it.
+// the reconciler records itself and a change of their labels or
+// annotations alone (which pods a ReplicaSet keeps is its spec's to say:
+// its Deployment writing its revision, or someone relabelling it, moves
+// nothing here), and the pods each controls, before an event and after
+// it. An orphan created without an owner names no ReplicaSet: the resync
+// finds the one that adopts it.
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
-		For(domain.ReplicaSetAggregate, domain.ReplicaSetStatusRecorded{}).
+		For(domain.ReplicaSetAggregate, domain.ReplicaSetStatusRecorded{}, domain.ReplicaSetMetadataChanged{}).
 		Owns(domain.PodAggregate, r.controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
 }

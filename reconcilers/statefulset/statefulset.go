@@ -121,15 +121,17 @@ func New(sets Reader, pods PodLister, setCmds domain.Executor[domain.StatefulSet
 }
 
 // Watches implements reconcilers.Reconciler: StatefulSets, but the
-// status the reconciler records itself, the pods each controls, and its
-// ControllerRevisions, as Kubernetes' controller watches them: a
+// status the reconciler records itself and a change of their labels or
+// annotations alone (its spec says which pods it keeps), the pods each
+// controls, and its ControllerRevisions, labels included (the hash a
+// revision is known by), as Kubernetes' controller watches them: a
 // revision deleted, changed or made by someone else reaches its
 // StatefulSet at once, not at the next resync. Those the reconciler
 // writes itself reach it too; the reconcile they queue finds the
 // revisions as it left them and writes nothing.
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
-		For(domain.StatefulSetAggregate, domain.StatefulSetStatusRecorded{}).
+		For(domain.StatefulSetAggregate, domain.StatefulSetStatusRecorded{}, domain.StatefulSetMetadataChanged{}).
 		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
 		Owns(domain.ControllerRevisionAggregate, r.revOwners, domain.ControllerRevisionDeleted{})
 }
