@@ -104,7 +104,7 @@ func (w *Watches) Owns(owned *domain.Aggregate, ix *OwnerIndex, gone domain.Even
 		if err != nil {
 			panic(fmt.Sprintf("reconcilers: Owns(%s): %v", owned.Name(), err))
 		}
-		if _, ok := ev.(domain.OwnersCarrier); ok {
+		if domain.CarriesOwners(ev) {
 			carriers[s.Type] = true
 		}
 	}

@@ -54,6 +54,55 @@ func TestWatchesDerivesTheKeysOfOwnAndOwnedKinds(t *testing.T) {
 	}
 }
 
+// TestAnUpdateThatLeavesTheOwnersKeepsTheController: a ReplicaSet's
+// update carries no owner references (its owners change by an event of
+// their own), so the Deployment that controls it stays its controller
+// through the update, and the ReplicaSet's later status still reaches it;
+// a ConfigMap's update sets its owners, so one that names none releases
+// it.
+func TestAnUpdateThatLeavesTheOwnersKeepsTheController(t *testing.T) {
+	ix := reconcilers.NewOwnerIndex("Deployment")
+	w := reconcilers.Watch().
+		For(domain.DeploymentAggregate, domain.DeploymentStatusRecorded{}).
+		Owns(domain.ReplicaSetAggregate, ix, domain.ReplicaSetDeleted{})
+	owner := []domain.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", Controller: true}}
+	const rs, d = "replicaset/shop/web-1", "deployment/shop/web"
+	for _, step := range []struct {
+		name string
+		rec  events.Record
+		want []string
+	}{
+		{"the ReplicaSet created by its Deployment", reconcilerstest.Record(t, rs, domain.ReplicaSetCreated{Owners: owner}), []string{d}},
+		{"the ReplicaSet scaled", reconcilerstest.Record(t, rs, domain.ReplicaSetChanged{Generation: 2}), []string{d}},
+		{"the ReplicaSet's status after", reconcilerstest.Record(t, rs, domain.ReplicaSetStatusRecorded{}), []string{d}},
+		{"the ReplicaSet released", reconcilerstest.Record(t, rs, domain.ReplicaSetOwnersChanged{}), []string{d}},
+		{"the released ReplicaSet's status", reconcilerstest.Record(t, rs, domain.ReplicaSetStatusRecorded{}), nil},
+	} {
+		if diff := cmp.Diff(step.want, reconcilerstest.Strings(w.KeysFor(step.rec))); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", step.name, diff)
+		}
+	}
+
+	cms := reconcilers.NewOwnerIndex("Deployment")
+	cw := reconcilers.Watch().
+		For(domain.DeploymentAggregate).
+		Owns(domain.ConfigMapAggregate, cms, domain.ConfigMapDeleted{})
+	const cm = "configmap/shop/web"
+	for _, step := range []struct {
+		name string
+		rec  events.Record
+		want []string
+	}{
+		{"a ConfigMap created with an owner", reconcilerstest.Record(t, cm, domain.ConfigMapCreated{Owners: owner}), []string{d}},
+		{"its update naming no owner", reconcilerstest.Record(t, cm, domain.ConfigMapUpdated{}), []string{d}},
+		{"its next update", reconcilerstest.Record(t, cm, domain.ConfigMapUpdated{}), nil},
+	} {
+		if diff := cmp.Diff(step.want, reconcilerstest.Strings(cw.KeysFor(step.rec))); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", step.name, diff)
+		}
+	}
+}
+
 // TestWatchesUnionsItsMappingsAndDerivesItsScope: a record that several
 // mappings are declared for gives each key once, in the order declared;
 // the scope is the For and Takes kinds and the passes.
