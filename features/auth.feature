@@ -65,9 +65,9 @@ Feature: Who may write
       kubectl annotate configmap pico-config herd.dev/readable-by-nodes=pico-*
       """
     Then the log records these changes to the ConfigMap "pico-config":
-      | type             | actor | changed                                         |
-      | ConfigMapCreated | alice |                                                 |
-      | ConfigMapUpdated | alice | metadata.annotations.herd.dev/readable-by-nodes |
+      | type                     | actor | changed                                         |
+      | ConfigMapCreated         | alice |                                                 |
+      | ConfigMapMetadataChanged | alice | metadata.annotations.herd.dev/readable-by-nodes |
     When the requests come from "bob"
     And the operator runs:
       """
