@@ -91,24 +91,24 @@ var pgDialect = Dialect{
 WHERE i.schemaname = current_schema() AND i.tablename = ?
   AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname) ORDER BY i.indexname`,
 	columns: pgRecordColumns,
-	// The walk gives the events' row addresses (ctid) as an array, and
-	// the events are read at them, then put in position order: read by
-	// position from the primary key, each of 10,000 effects was one
-	// more search of the index, half of the server's time on the list;
-	// as a list IN the walk, PostgreSQL merged the walk's positions with
-	// the whole log read in position order, 200,000 events for 10,000
-	// effects at its end (BENCHMARKS.md, "What an event led to, on
-	// PostgreSQL"). An address holds for the statement: its snapshot
-	// keeps the row there, and events are never updated. The walk steps
-	// only forward in the log, as on SQLite, and carries ids as uuids,
-	// compared to causation ids as text.
-	effects: `ctid = ANY (ARRAY(WITH RECURSIVE effects(id, position, at) AS (
-	SELECT event_id, position, ctid FROM events WHERE causation_id = ? AND causation_id <> ''
+	// The walk gives the positions as an array, and the events are read
+	// by them from the primary key, in position order: as a list IN the
+	// walk, PostgreSQL merged the walk's positions with the whole log
+	// read in position order, 200,000 events for 10,000 effects at its
+	// end (BENCHMARKS.md, "What an event led to, on PostgreSQL"). Read
+	// at their row addresses (ctid) instead, the events had to be sorted
+	// by position afterwards, a sort that spilled to disk for 10,000 of
+	// them and cost more wall time than the searches it saved
+	// (BENCHMARKS.md, 2026-11-30). The walk steps only forward in the
+	// log, as on SQLite, and carries ids as uuids, compared to causation
+	// ids as text.
+	effects: `position = ANY (ARRAY(WITH RECURSIVE effects(id, position) AS (
+	SELECT event_id, position FROM events WHERE causation_id = ? AND causation_id <> ''
 	UNION ALL
-	SELECT caused.id, caused.position, caused.at FROM effects, LATERAL (
-		SELECT event_id AS id, position, ctid AS at FROM events
+	SELECT caused.id, caused.position FROM effects, LATERAL (
+		SELECT event_id AS id, position FROM events
 		WHERE causation_id = effects.id::text AND causation_id <> '' AND position > effects.position OFFSET 0) AS caused)
-SELECT at FROM effects))`,
+SELECT position FROM effects))`,
 }
 
 // Dialect is the engine's SQL. An engine that is neither (a test's fake
