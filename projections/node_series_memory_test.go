@@ -9,6 +9,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"herd/domain"
+	"herd/events/eventstest"
 )
 
 // TestNodeSeriesKeepLittlePerNode: the per-node series outlive the
@@ -20,7 +21,7 @@ func TestNodeSeriesKeepLittlePerNode(t *testing.T) {
 	s := NewNodeSeries(nil, clocktesting.NewFakeClock(t0))
 	kinds := []domain.ConditionType{domain.ConditionReady, domain.ConditionMemoryPressure,
 		domain.ConditionDiskPressure, domain.ConditionPIDPressure, domain.ConditionNetworkUnavailable}
-	before := heapBytes()
+	before := eventstest.LiveHeap()
 	for i := range nodes {
 		n := domain.Node{Name: fmt.Sprintf("node-%05d", i), Kind: domain.KindKubelet, Version: 2}
 		for _, k := range kinds {
@@ -30,7 +31,7 @@ func TestNodeSeriesKeepLittlePerNode(t *testing.T) {
 		}
 		s.observe(n, nil)
 	}
-	perNode := (heapBytes() - before) / nodes
+	perNode := (eventstest.LiveHeap() - before) / nodes
 	t.Logf("%d kubelets with 5 conditions: %d bytes a node", nodes, perNode)
 	series := scrapeSeries(t, s)
 	if got := series[`herd_node_condition{condition="DiskPressure",kind="kubelet",node="node-00042",status="False"}`]; got != 1 {
@@ -40,12 +41,4 @@ func TestNodeSeriesKeepLittlePerNode(t *testing.T) {
 		t.Errorf("the series keep %d bytes a node; want at most 600", perNode)
 	}
 	runtime.KeepAlive(s)
-}
-
-// heapBytes is the bytes the Go heap holds in live objects.
-func heapBytes() int64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
 }

@@ -2,6 +2,7 @@ package eventstest
 
 import (
 	"fmt"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -69,4 +70,14 @@ func ProcessCPU(tb testing.TB) time.Duration {
 		tb.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// LiveHeap is the bytes the Go heap holds in live objects, after a
+// collection: what a test of memory kept per node or per version reads
+// before and after it builds what it measures.
+func LiveHeap() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }

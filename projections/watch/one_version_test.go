@@ -93,7 +93,7 @@ func TestTheCacheCountsWhatItHolds(t *testing.T) {
 	f.do(t, "pico-01", report(domain.MaxReportedConditions, domain.ConditionTrue, 2000))
 	mustWatch(t, f.hub, watch.Request{Resource: "nodes", From: f.head(t)})
 	_, before := watch.Cache(f.hub)
-	heapBefore := heap()
+	heapBefore := eventstest.LiveHeap()
 	for i := range reports {
 		st := domain.ConditionFalse
 		if i%2 == 1 {
@@ -102,7 +102,7 @@ func TestTheCacheCountsWhatItHolds(t *testing.T) {
 		f.do(t, "pico-01", report(domain.MaxReportedConditions, st, 2000))
 	}
 	mustWatch(t, f.hub, watch.Request{Resource: "nodes", From: f.head(t)}) // the hub has read them all
-	grown := heap() - heapBefore
+	grown := eventstest.LiveHeap() - heapBefore
 	_, after := watch.Cache(f.hub)
 	counted := after - before
 	t.Logf("%d reports: the heap grew by %d bytes, the cache counts %d", reports, grown, counted)
@@ -110,14 +110,6 @@ func TestTheCacheCountsWhatItHolds(t *testing.T) {
 		t.Errorf("the cache counts %d bytes for what grew the heap by %d", counted, grown)
 	}
 	runtime.KeepAlive(f)
-}
-
-// heap is the bytes the Go heap holds in live objects.
-func heap() int64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
 }
 
 // TestTwoWritesAreTwoVersionsUnderAClockThatStandsStill: a change and a

@@ -8,6 +8,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/events/eventstest"
 )
 
 // TestTurnsAnswerOnlyWhereTheLogWould: the turns kept in memory name a
@@ -117,11 +118,11 @@ func TestTurnsKeepLittlePerNode(t *testing.T) {
 			Metadata: events.Metadata{Actor: "health", CausationID: "c", CorrelationID: "c", Source: "health"}}
 	}
 	var mem turns
-	before := heapBytes()
+	before := eventstest.LiveHeap()
 	for _, rec := range recs {
 		mem.note(rec)
 	}
-	grown := heapBytes() - before
+	grown := eventstest.LiveHeap() - before
 	perNode := grown / nodes
 	t.Logf("%d nodes with 5 turned conditions each: %d bytes a node", nodes, perNode)
 	for _, c := range conds {
@@ -133,12 +134,4 @@ func TestTurnsKeepLittlePerNode(t *testing.T) {
 		t.Errorf("the turns keep %d bytes a node; want at most 600", perNode)
 	}
 	runtime.KeepAlive(recs)
-}
-
-// heapBytes is the bytes the Go heap holds in live objects.
-func heapBytes() int64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
 }
