@@ -27,13 +27,17 @@ type Execer interface {
 // with SQLite's "?" markers, in its engine's dialect, and tells it
 // (Dialect), so that a statement with a piece the engines spell apart is
 // made in the right one.
+//
+// The database/sql transaction is not reachable through it: a holder of
+// a ViewTx (the command layer) runs the views' statements through the
+// methods below, the same ones the views' store calls, and nothing else.
 type ViewTx struct {
-	*sql.Tx
-	d Dialect
+	tx *sql.Tx
+	d  Dialect
 }
 
 // NewViewTx is tx running statements in dialect d.
-func NewViewTx(tx *sql.Tx, d Dialect) *ViewTx { return &ViewTx{Tx: tx, d: d} }
+func NewViewTx(tx *sql.Tx, d Dialect) *ViewTx { return &ViewTx{tx: tx, d: d} }
 
 // ViewsIn is the log's transaction ltx as the views' statements run in
 // it, in its engine's dialect: the views reach it through its
@@ -46,22 +50,22 @@ func (v *ViewTx) Dialect() Dialect { return v.d }
 
 // QueryContext runs query in the transaction's dialect.
 func (v *ViewTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return v.Tx.QueryContext(ctx, v.d.Bind(query), v.d.Args(args)...)
+	return v.tx.QueryContext(ctx, v.d.Bind(query), v.d.Args(args)...)
 }
 
 // QueryRowContext runs query in the transaction's dialect.
 func (v *ViewTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return v.Tx.QueryRowContext(ctx, v.d.Bind(query), v.d.Args(args)...)
+	return v.tx.QueryRowContext(ctx, v.d.Bind(query), v.d.Args(args)...)
 }
 
 // ExecContext runs query in the transaction's dialect.
 func (v *ViewTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return v.Tx.ExecContext(ctx, v.d.Bind(query), v.d.Args(args)...)
+	return v.tx.ExecContext(ctx, v.d.Bind(query), v.d.Args(args)...)
 }
 
 // PrepareContext prepares query, bound to the transaction's dialect.
 func (v *ViewTx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
-	return v.Tx.PrepareContext(ctx, v.d.Bind(query))
+	return v.tx.PrepareContext(ctx, v.d.Bind(query))
 }
 
 // EngineOf is the engine that keeps log, "" for a Log of neither engine

@@ -161,12 +161,12 @@ type TxStatements map[*sql.Stmt]*sql.Stmt
 func (v *ViewTx) ExecRecorded(ctx context.Context, in TxStatements, s RecordedStatement, recs []Record) error {
 	args := s.filled(recs)
 	if s.stmt == nil {
-		_, err := v.Tx.ExecContext(ctx, s.query, args...)
+		_, err := v.tx.ExecContext(ctx, s.query, args...)
 		return err
 	}
 	st, ok := in[s.stmt]
 	if !ok {
-		st = v.StmtContext(ctx, s.stmt)
+		st = v.tx.StmtContext(ctx, s.stmt)
 		in[s.stmt] = st
 	}
 	_, err := st.ExecContext(ctx, args...)
