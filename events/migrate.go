@@ -159,6 +159,37 @@ func applyMigration(ctx context.Context, db *sql.DB, component string, m migrati
 	return tx.Commit()
 }
 
+// MigrateTx runs fn in one transaction on db, of engine e, that holds the
+// lock the migration files are applied under, and commits it when fn
+// returns no error (rolls it back otherwise): a step of a component's
+// migration that is made from a description rather than read from a file
+// (viewstore's described tables), which replicas starting at once then
+// take one after another as they take the files.
+func MigrateTx(ctx context.Context, db *sql.DB, e Engine, fn func(*sql.Tx) error) (err error) {
+	st := sqliteMigrationStatements
+	if e == EnginePostgres {
+		st = postgresMigrationStatements
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreTxDone(tx.Rollback()))
+		}
+	}()
+	if st.lock != "" {
+		if _, err = tx.ExecContext(ctx, st.lock); err != nil {
+			return err
+		}
+	}
+	if err = fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 func ignoreTxDone(err error) error {
 	if errors.Is(err, sql.ErrTxDone) {
 		return nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"embed"
 	"io/fs"
+	"maps"
+	"slices"
 
 	"herd/events"
 	"herd/projections/viewstore"
@@ -27,11 +29,36 @@ func PostgresMigrations() fs.FS {
 	return sub
 }
 
+// described are the tables made from their descriptions rather than
+// from migration files, by name: the object model's kinds' tables, each
+// described by its kind (describeJSONRows) as the package's variables
+// are made, before anything migrates.
+var described = map[string]viewstore.Table{}
+
+// describeTable keeps t among the described tables, in place of any
+// description of its name before (a jsonRows given a controller after),
+// and returns the schema its statements are made from.
+func describeTable(t viewstore.Table) viewstore.Schema {
+	described[t.Name] = t
+	return t.Schema()
+}
+
+// describedTables are the described tables in name order.
+func describedTables() []viewstore.Table {
+	out := make([]viewstore.Table, 0, len(described))
+	for _, name := range slices.Sorted(maps.Keys(described)) {
+		out = append(out, described[name])
+	}
+	return out
+}
+
 // Migrate creates or upgrades the view tables beside log, on whichever
-// engine keeps it. Migrations are each engine's own by nature — each
-// engine's history of files, and on SQLite the upgrades of rows an older
-// herd wrote — and run on the views' pool (viewstore.DB's Migrate, and
-// the upgrades' statements in viewstore's SQLite upgrades).
+// engine keeps it, on the views' pool: first each engine's history of
+// files (viewstore.DB's Migrate) for the tables not described once for
+// both engines, then the described tables from their descriptions
+// (viewstore.DB's Ensure: the object model's kinds'), then on SQLite the
+// upgrades of rows an older herd wrote (their statements in viewstore's
+// SQLite upgrades).
 func Migrate(ctx context.Context, log events.Log) error {
 	views := viewstore.NewDB(log)
 	sub, err := fs.Sub(migrations, "migrations")
@@ -39,6 +66,9 @@ func Migrate(ctx context.Context, log events.Log) error {
 		panic(err) // the embedded directory exists: a build error otherwise
 	}
 	if err := views.Migrate(ctx, sub, PostgresMigrations()); err != nil {
+		return err
+	}
+	if err := views.Ensure(ctx, describedTables()); err != nil {
 		return err
 	}
 	if views.Dialect().Engine() != events.EnginePostgres {
