@@ -3,7 +3,9 @@ package projections
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -188,6 +190,11 @@ func TestDescribedTablesAreTheTablesOfTheFilesBefore(t *testing.T) {
 					t.Errorf("%s from the files before (-) and from its description (+):\n%s", tb.Name, diff)
 				}
 			}
+			// A herd from before opens a database this one made: the files
+			// the descriptions replaced are recorded as applied.
+			if err := e.migrate(ctx, newDB, historyBefore(t, e.name, 0)); err != nil {
+				t.Fatalf("the files before over a database made from the descriptions: %v", err)
+			}
 			if err := Migrate(ctx, before); err != nil {
 				t.Fatalf("a database the files before made: %v", err)
 			}
@@ -255,6 +262,9 @@ func TestAnOlderDatabaseUpgradesToTheDescribedTables(t *testing.T) {
 			if err := Migrate(ctx, older); err != nil {
 				t.Fatalf("the upgraded database opened again: %v", err)
 			}
+			if err := e.migrate(ctx, db, historyBefore(t, e.name, 0)); err != nil {
+				t.Fatalf("the upgraded database opened by the herd before: %v", err)
+			}
 			rs, _, err := NewReplicaSetView(older).Controlled(ctx, "shop", []string{"Deployment/web"})
 			if err != nil || len(rs) != 1 || rs[0].Name != "owned" {
 				t.Errorf("shop's ReplicaSets of Deployment web after the upgrade: %+v, %v", rs, err)
@@ -303,6 +313,34 @@ func TestMigrationFilesKeepTheHistory(t *testing.T) {
 					t.Errorf("%s %s names the described table %s: its description says what it is", engine, name, tb.Name)
 				}
 			}
+		}
+	}
+}
+
+// TestRetiredFilesAreThoseOfTheHistory: the files recorded as applied
+// once the described tables are made are exactly the history's files no
+// longer applied, each with the checksum of its text.
+func TestRetiredFilesAreThoseOfTheHistory(t *testing.T) {
+	for engine, c := range map[string]struct {
+		files   embedFS
+		retired []events.RetiredMigration
+	}{
+		"sqlite":   {embedFS{migrations, "migrations"}, retiredSQLite},
+		"postgres": {embedFS{postgresMigrations, "postgres_migrations"}, retiredPostgres},
+	} {
+		old := historyBefore(t, engine, 0)
+		oldNames, _ := fs.Glob(old, "*.sql")
+		var want []events.RetiredMigration
+		for _, n := range oldNames {
+			if _, err := fs.Stat(c.files.fs, c.files.dir+"/"+n); err == nil {
+				continue
+			}
+			body, _ := fs.ReadFile(old, n)
+			v, _ := strconv.ParseInt(n[:4], 10, 64)
+			want = append(want, events.RetiredMigration{Version: v, Name: n, Checksum: fmt.Sprintf("%x", sha256.Sum256(body))})
+		}
+		if diff := cmp.Diff(want, c.retired); diff != "" {
+			t.Errorf("%s's retired files (-history +recorded):\n%s", engine, diff)
 		}
 	}
 }

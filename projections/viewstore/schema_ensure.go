@@ -19,8 +19,12 @@ import (
 // to add with neither default nor NULL, is refused, naming it, and
 // nothing is changed. Each step is a no-op where its work is done, so
 // that every start runs it; it is no file of the history, and no version
-// is recorded for it.
-func (v *DB) Ensure(ctx context.Context, tables []Table) error {
+// is recorded for it. The retired files, those of the engine's history
+// whose work the descriptions now do, are then recorded as applied under
+// the component "projections" where they are not already
+// (events.RecordRetired), so that a herd from before them opens the
+// database as one it migrated itself.
+func (v *DB) Ensure(ctx context.Context, tables []Table, retired []events.RetiredMigration) error {
 	var errs []error
 	for _, t := range tables {
 		errs = append(errs, t.Check())
@@ -35,7 +39,7 @@ func (v *DB) Ensure(ctx context.Context, tables []Table) error {
 				return fmt.Errorf("table %s: %w", t.Name, err)
 			}
 		}
-		return nil
+		return events.RecordRetired(ctx, tx, e, "projections", retired)
 	})
 	if err != nil {
 		return fmt.Errorf("migrate views: %w", err)

@@ -114,13 +114,13 @@ func TestEnsureMakesANewKindsTableAndUpgradesAnOlderOne(t *testing.T) {
 			views := viewstore.NewDBOn(db, engine.Dialect())
 			plain := viewstore.ObjectTable("widgets", false)
 			for range 2 {
-				if err := views.Ensure(ctx, []viewstore.Table{plain}); err != nil {
+				if err := views.Ensure(ctx, []viewstore.Table{plain}, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
 			store := viewstore.New(plain.Schema())
 			owned := obj("default", "owned", false, 1)
-			owned.Data = []byte(`{"owners":[{"kind":"Other","name":"x"},{"kind":"Deployment","name":"web","controller":true}]}`)
+			owned.Data = []byte(`{"ns":"default","name":"owned","owners":[{"kind":"Other","name":"x"},{"kind":"Deployment","name":"web","controller":true}]}`)
 			write(t, e.log, func(x *events.ViewTx) {
 				for _, r := range []viewstore.Row{owned, obj("default", "free", false, 2)} {
 					if err := store.Upsert(ctx, x, r); err != nil {
@@ -129,7 +129,7 @@ func TestEnsureMakesANewKindsTableAndUpgradesAnOlderOne(t *testing.T) {
 				}
 			})
 
-			if err := views.Ensure(ctx, []viewstore.Table{viewstore.ObjectTable("widgets", true)}); err != nil {
+			if err := views.Ensure(ctx, []viewstore.Table{viewstore.ObjectTable("widgets", true)}, nil); err != nil {
 				t.Fatal(err)
 			}
 			with := viewstore.New(viewstore.Objects("widgets", true))
@@ -148,7 +148,7 @@ func TestEnsureMakesANewKindsTableAndUpgradesAnOlderOne(t *testing.T) {
 			}
 
 			// The table has a column the description does not.
-			err := views.Ensure(ctx, []viewstore.Table{plain, viewstore.ObjectTable("gadgets", false)})
+			err := views.Ensure(ctx, []viewstore.Table{plain, viewstore.ObjectTable("gadgets", false)}, nil)
 			if err == nil || !strings.Contains(err.Error(), "table widgets: column controller is in the database but not in the table's description") {
 				t.Fatalf("Ensure of a description short of a column: %v", err)
 			}
@@ -158,7 +158,7 @@ func TestEnsureMakesANewKindsTableAndUpgradesAnOlderOne(t *testing.T) {
 			// A column to add with neither default nor NULL.
 			grown := viewstore.ObjectTable("widgets", true)
 			grown.Columns = append(grown.Columns, viewstore.Column{Name: "uid", Type: viewstore.TypeText})
-			err = views.Ensure(ctx, []viewstore.Table{grown})
+			err = views.Ensure(ctx, []viewstore.Table{grown}, nil)
 			if err == nil || !strings.Contains(err.Error(), "table widgets: column uid is missing, and without a default or NULL it cannot be added") {
 				t.Fatalf("Ensure of a column without a default: %v", err)
 			}
