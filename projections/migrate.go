@@ -17,10 +17,11 @@ var migrations embed.FS
 //go:embed postgres_migrations/*.sql
 var postgresMigrations embed.FS
 
-// PostgresMigrations are the views' migrations for PostgreSQL, applied
-// under the component "projections" as on SQLite. A database is born
-// there in the views' present shape: none of SQLite's upgrades of older
-// rows applies.
+// PostgresMigrations are the views' migration files for PostgreSQL,
+// applied under the component "projections" as on SQLite, for the tables
+// not described once for both engines (Migrate makes those). A database
+// is born there in the views' present shape: none of SQLite's upgrades
+// of older rows applies.
 func PostgresMigrations() fs.FS {
 	sub, err := fs.Sub(postgresMigrations, "postgres_migrations")
 	if err != nil {
@@ -43,13 +44,15 @@ func describeTable(t viewstore.Table) viewstore.Schema {
 	return t.Schema()
 }
 
-// describedTables are the described tables in name order.
+// describedTables are the kinds' described tables in name order, then
+// the tables of viewstore's own stores (viewstore.Tables), which the
+// migration files made first.
 func describedTables() []viewstore.Table {
 	out := make([]viewstore.Table, 0, len(described))
 	for _, name := range slices.Sorted(maps.Keys(described)) {
 		out = append(out, described[name])
 	}
-	return out
+	return append(out, viewstore.Tables()...)
 }
 
 // retiredSQLite and retiredPostgres are the files of each engine's

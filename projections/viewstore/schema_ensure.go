@@ -85,12 +85,40 @@ func ensureTable(ctx context.Context, tx *sql.Tx, e events.Engine, t Table) erro
 			}
 		}
 	}
-	for _, stmt := range create[1:] {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+	// Only the indexes it lacks: PostgreSQL would lock the table even for
+	// an index there already.
+	indexes, err := tableIndexes(ctx, tx, e, t.Name)
+	if err != nil {
+		return err
+	}
+	for i, ix := range t.Indexes {
+		if slices.Contains(indexes, ix.Name) {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, create[1+i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// tableIndexes is the names of table's secondary indexes.
+func tableIndexes(ctx context.Context, tx *sql.Tx, e events.Engine, table string) ([]string, error) {
+	d := e.Dialect()
+	rows, err := tx.QueryContext(ctx, d.Bind(d.TableIndexes()), table)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
+	var names []string
+	for rows.Next() {
+		var name, stmt string
+		if err := rows.Scan(&name, &stmt); err != nil {
+			return nil, err
+		}
+		names = append(names, name)
+	}
+	return names, rows.Err()
 }
 
 // tableColumns is the names of table's columns in order, none when the
