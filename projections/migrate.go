@@ -30,10 +30,10 @@ func PostgresMigrations() fs.FS {
 	return sub
 }
 
-// described are the tables made from their descriptions rather than
-// from migration files, by name: the object model's kinds' tables, each
-// described by its kind (describeJSONRows) as the package's variables
-// are made, before anything migrates.
+// described are the object model's kinds' tables, made from their
+// descriptions rather than from migration files, by name: each described
+// by its kind (describeJSONRows) as the package's variables are made,
+// before anything migrates.
 var described = map[string]viewstore.Table{}
 
 // describeTable keeps t among the described tables, in place of any
@@ -90,9 +90,10 @@ var retiredPostgres = []events.RetiredMigration{
 // engine keeps it, on the views' pool: first each engine's history of
 // files (viewstore.DB's Migrate) for the tables not described once for
 // both engines, then the described tables from their descriptions
-// (viewstore.DB's Ensure: the object model's kinds'), then on SQLite the
-// upgrades of rows an older herd wrote (their statements in viewstore's
-// SQLite upgrades).
+// (viewstore.DB's Ensure: the object model's kinds', made there, and
+// those of viewstore's own stores, which the files made and Ensure
+// brings up to their descriptions), then on SQLite the upgrades of rows
+// an older herd wrote (their statements in viewstore's SQLite upgrades).
 func Migrate(ctx context.Context, log events.Log) error {
 	views := viewstore.NewDB(log)
 	sub, err := fs.Sub(migrations, "migrations")
