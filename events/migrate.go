@@ -159,6 +159,67 @@ func applyMigration(ctx context.Context, db *sql.DB, component string, m migrati
 	return tx.Commit()
 }
 
+// MigrateTx runs fn in one transaction on db, of engine e, that holds the
+// lock the migration files are applied under, and commits it when fn
+// returns no error (rolls it back otherwise): a step of a component's
+// migration that is made from a description rather than read from a file
+// (viewstore's described tables), which replicas starting at once then
+// take one after another as they take the files.
+func MigrateTx(ctx context.Context, db *sql.DB, e Engine, fn func(*sql.Tx) error) (err error) {
+	st := sqliteMigrationStatements
+	if e == EnginePostgres {
+		st = postgresMigrationStatements
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreTxDone(tx.Rollback()))
+		}
+	}()
+	if st.lock != "" {
+		if _, err = tx.ExecContext(ctx, st.lock); err != nil {
+			return err
+		}
+	}
+	if err = fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// RetiredMigration is a migration file a component no longer applies,
+// whose work a step made from a description now does: its version, its
+// name, and the checksum (sha256, in hex) herds that applied it recorded.
+type RetiredMigration struct {
+	Version        int64
+	Name, Checksum string
+}
+
+// RecordRetired records each of files as applied under component, in tx
+// (one of MigrateTx's, on engine e), where its version is not recorded
+// already. Once the step that replaced the files has done their work, a
+// herd from before, opening the database, finds them applied and does
+// not apply them again over what is there.
+func RecordRetired(ctx context.Context, tx *sql.Tx, e Engine, component string, files []RetiredMigration) error {
+	stmt := `INSERT INTO schema_migrations (component, version, name, checksum) VALUES (?, ?, ?, ?)
+ON CONFLICT (component, version) DO NOTHING`
+	if e == EnginePostgres {
+		stmt = e.Dialect().Bind(stmt)
+	}
+	for _, f := range files {
+		if !migrationName.MatchString(f.Name) || len(f.Checksum) != 2*sha256.Size {
+			return fmt.Errorf("retired migration %d %q: a name NNNN_description.sql and a sha256 checksum are needed", f.Version, f.Name)
+		}
+		if _, err := tx.ExecContext(ctx, stmt, component, f.Version, f.Name, f.Checksum); err != nil {
+			return fmt.Errorf("record retired migration %s: %w", f.Name, err)
+		}
+	}
+	return nil
+}
+
 func ignoreTxDone(err error) error {
 	if errors.Is(err, sql.ErrTxDone) {
 		return nil

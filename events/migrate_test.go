@@ -1,7 +1,9 @@
 package events_test
 
 import (
+	"crypto/sha256"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -170,4 +172,50 @@ func column(t *testing.T, db *sql.DB, query string) []string {
 		t.Fatal(err)
 	}
 	return got
+}
+
+// TestRecordRetiredLetsTheFilesBeforeSkipTheirWork: files recorded as
+// retired in a MigrateTx are skipped by a migration that still has them
+// (a herd from before), a version recorded already is left as it is,
+// and a retired file without a proper name or checksum is refused,
+// naming it, with nothing recorded.
+func TestRecordRetiredLetsTheFilesBeforeSkipTheirWork(t *testing.T) {
+	ctx := t.Context()
+	db := openTestDB(t)
+	before := fstest.MapFS{
+		"0001_create.sql": file(`CREATE TABLE log (step TEXT);`),
+		"0002_things.sql": file(`CREATE TABLE things (id INTEGER PRIMARY KEY);`),
+	}
+	if err := events.Migrate(ctx, db, "test", fstest.MapFS{"0001_create.sql": before["0001_create.sql"]}); err != nil {
+		t.Fatal(err)
+	}
+	sum := fmt.Sprintf("%x", sha256.Sum256(before["0002_things.sql"].Data))
+	record := func(files ...events.RetiredMigration) error {
+		return events.MigrateTx(ctx, db, events.EngineSQLite, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS things (id INTEGER PRIMARY KEY)`); err != nil {
+				return err
+			}
+			return events.RecordRetired(ctx, tx, events.EngineSQLite, "test", files)
+		})
+	}
+	err := record(events.RetiredMigration{Version: 2, Name: "0002_things.sql", Checksum: sum},
+		events.RetiredMigration{Version: 3, Name: "things.sql", Checksum: sum})
+	if err == nil || !strings.Contains(err.Error(), `retired migration 3 "things.sql"`) {
+		t.Fatalf("a retired file misnamed: %v", err)
+	}
+	if diff := cmp.Diff([]string{"1 0001_create.sql"}, applied(t, db, "test")); diff != "" {
+		t.Errorf("recorded after a refusal (-want +got):\n%s", diff)
+	}
+	for range 2 {
+		if err := record(events.RetiredMigration{Version: 1, Name: "0001_other.sql", Checksum: sum},
+			events.RetiredMigration{Version: 2, Name: "0002_things.sql", Checksum: sum}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff([]string{"1 0001_create.sql", "2 0002_things.sql"}, applied(t, db, "test")); diff != "" {
+		t.Errorf("recorded (-want +got):\n%s", diff)
+	}
+	if err := events.Migrate(ctx, db, "test", before); err != nil {
+		t.Fatalf("the files before, over their work done and recorded: %v", err)
+	}
 }

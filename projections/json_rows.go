@@ -17,8 +17,9 @@ import (
 // namespace, name, deleted, version, resource_version and data: what a
 // kind read and written whole needs (ConfigMaps, ReplicaSets). From it
 // come the unit of work's description, the row's loader, and the reads
-// of the kind's view; a new such kind is its table's two migrations and a
-// jsonRows.
+// of the kind's view, and its table, made from its description
+// (viewstore.ObjectTable) when the views migrate: a new such kind is a
+// jsonRows and no migration.
 type jsonRows[S any] struct {
 	*aggregate[S]
 	// table is the view's table; what names an object of it in errors
@@ -49,7 +50,7 @@ func describeJSONRows[S any](of *domain.Aggregate, table, what string, fresh fun
 	evolve func(S, domain.Event) S, row func(S) jsonRow, at func(S, int64) S) *jsonRows[S] {
 	j := &jsonRows[S]{
 		table: table, what: what, row: row,
-		store: viewstore.New(viewstore.Objects(table, false)),
+		store: viewstore.New(describeTable(viewstore.ObjectTable(table, false))),
 	}
 	j.aggregate = describe(&aggregate[S]{
 		of: of,
@@ -91,10 +92,11 @@ func describeJSONRows[S any](of *domain.Aggregate, table, what string, fresh fun
 
 // withController gives j's table a controller column, which controller
 // fills from each object: its controller as "Kind/name", "" for none. The
-// table's migration adds the column and its index.
+// table's description has the column and its index (the views' migration
+// adds them to a table an older herd made).
 func (j *jsonRows[S]) withController(controller func(S) string) *jsonRows[S] {
 	j.controller = controller
-	j.store = viewstore.New(viewstore.Objects(j.table, true))
+	j.store = viewstore.New(describeTable(viewstore.ObjectTable(j.table, true)))
 	return j
 }
 

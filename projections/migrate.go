@@ -4,6 +4,8 @@ import (
 	"context"
 	"embed"
 	"io/fs"
+	"maps"
+	"slices"
 
 	"herd/events"
 	"herd/projections/viewstore"
@@ -15,10 +17,11 @@ var migrations embed.FS
 //go:embed postgres_migrations/*.sql
 var postgresMigrations embed.FS
 
-// PostgresMigrations are the views' migrations for PostgreSQL, applied
-// under the component "projections" as on SQLite. A database is born
-// there in the views' present shape: none of SQLite's upgrades of older
-// rows applies.
+// PostgresMigrations are the views' migration files for PostgreSQL,
+// applied under the component "projections" as on SQLite, for the tables
+// not described once for both engines (Migrate makes those). A database
+// is born there in the views' present shape: none of SQLite's upgrades
+// of older rows applies.
 func PostgresMigrations() fs.FS {
 	sub, err := fs.Sub(postgresMigrations, "postgres_migrations")
 	if err != nil {
@@ -27,11 +30,70 @@ func PostgresMigrations() fs.FS {
 	return sub
 }
 
+// described are the object model's kinds' tables, made from their
+// descriptions rather than from migration files, by name: each described
+// by its kind (describeJSONRows) as the package's variables are made,
+// before anything migrates.
+var described = map[string]viewstore.Table{}
+
+// describeTable keeps t among the described tables, in place of any
+// description of its name before (a jsonRows given a controller after),
+// and returns the schema its statements are made from.
+func describeTable(t viewstore.Table) viewstore.Schema {
+	described[t.Name] = t
+	return t.Schema()
+}
+
+// describedTables are the kinds' described tables in name order, then
+// the tables of viewstore's own stores (viewstore.Tables), which the
+// migration files made first.
+func describedTables() []viewstore.Table {
+	out := make([]viewstore.Table, 0, len(described))
+	for _, name := range slices.Sorted(maps.Keys(described)) {
+		out = append(out, described[name])
+	}
+	return append(out, viewstore.Tables()...)
+}
+
+// retiredSQLite and retiredPostgres are the files of each engine's
+// history that made the described tables, and which their descriptions
+// replaced: recorded as applied once the tables are as described, so
+// that a herd from before them opens a database this one made. Their
+// versions are never used again (a database that applied the file would
+// take a new one of the same version for a file changed after it was
+// applied).
+var retiredSQLite = []events.RetiredMigration{
+	{Version: 14, Name: "0014_replicasets.sql", Checksum: "0513e4f69ed335d179f991e4e4aac3958daae5be958e340335e6920afc308908"},
+	{Version: 15, Name: "0015_deployments.sql", Checksum: "1005271700ea46edc6236c3d442b86107924a139b0958c299d66e2c35372a966"},
+	{Version: 16, Name: "0016_poddisruptionbudgets.sql", Checksum: "290f86618178f97cc3c86d131c1b780c0ad2a841db0adefc33f379ea46a0a4a6"},
+	{Version: 17, Name: "0017_jobs.sql", Checksum: "f063147d97cfad13e8686977936b542ecad5c37cf3d719400e3427eba590888a"},
+	{Version: 18, Name: "0018_daemonsets.sql", Checksum: "ed20b9c33b921b7d676b80c425aa09d242fe2216b87c44d5adcd5bc861105a5f"},
+	{Version: 20, Name: "0020_replicasets_by_controller.sql", Checksum: "20c323dcb29c11db7b2f6060feccecb938569325c78aad608fbc2020f2684b49"},
+	{Version: 22, Name: "0022_cronjobs.sql", Checksum: "5be6e69afc3b827eb617a08d218ad127c1dd94b7c1e288995e93f493be491c76"},
+	{Version: 23, Name: "0023_statefulsets.sql", Checksum: "099eff3dccfb5b3329ea1ca0eb5e955770050f6e5aa190c44958662bacf674bc"},
+	{Version: 24, Name: "0024_controllerrevisions.sql", Checksum: "f58ff6936bcc00b1d18b7c8507eed4da36b7814facbd216a19c267ebc48c7cae"},
+}
+
+var retiredPostgres = []events.RetiredMigration{
+	{Version: 3, Name: "0003_replicasets.sql", Checksum: "82eddc002693bcd11c707dd96cb9007e2ff5b2d8ee8b242945f993c02e27c37e"},
+	{Version: 4, Name: "0004_deployments.sql", Checksum: "d0cd2d6f43fbda68e528e178bf05a62f3ac1c14b2a474fe0b1904c3c5fee4a06"},
+	{Version: 5, Name: "0005_poddisruptionbudgets.sql", Checksum: "b90215286cd86dc1c8b8ad8eb2e760ecce7bee9fbbfa7032d77484070d25d71d"},
+	{Version: 6, Name: "0006_jobs.sql", Checksum: "0b74e41d6fd7b08237f1063af9c79cd18507317651841f7e65f00be057256af2"},
+	{Version: 7, Name: "0007_daemonsets.sql", Checksum: "747464a221b5a045e22f9e309e1854d5ffdfb7fe02994b8cb5be923854552b15"},
+	{Version: 9, Name: "0009_replicasets_by_controller.sql", Checksum: "505eb3cf615c38080b19329858ec5beb39354aa45cb10a655f3d289719c44060"},
+	{Version: 11, Name: "0011_cronjobs.sql", Checksum: "5518668e9be3b0f0073f4e4f19589a66232d985829ee7fb3c457d7077589851b"},
+	{Version: 12, Name: "0012_statefulsets.sql", Checksum: "acd9a047295b79704bfad9a2eaad71b31258f9b1813f991e2261ada3f386841a"},
+	{Version: 13, Name: "0013_controllerrevisions.sql", Checksum: "43fb7e2f4b2e4d898b8dd5169f757fbdf33d82311dee25d60ca23090ccaf63c3"},
+}
+
 // Migrate creates or upgrades the view tables beside log, on whichever
-// engine keeps it. Migrations are each engine's own by nature — each
-// engine's history of files, and on SQLite the upgrades of rows an older
-// herd wrote — and run on the views' pool (viewstore.DB's Migrate, and
-// the upgrades' statements in viewstore's SQLite upgrades).
+// engine keeps it, on the views' pool: first each engine's history of
+// files (viewstore.DB's Migrate) for the tables not described once for
+// both engines, then the described tables from their descriptions
+// (viewstore.DB's Ensure: the object model's kinds', made there, and
+// those of viewstore's own stores, which the files made and Ensure
+// brings up to their descriptions), then on SQLite the upgrades of rows
+// an older herd wrote (their statements in viewstore's SQLite upgrades).
 func Migrate(ctx context.Context, log events.Log) error {
 	views := viewstore.NewDB(log)
 	sub, err := fs.Sub(migrations, "migrations")
@@ -39,6 +101,13 @@ func Migrate(ctx context.Context, log events.Log) error {
 		panic(err) // the embedded directory exists: a build error otherwise
 	}
 	if err := views.Migrate(ctx, sub, PostgresMigrations()); err != nil {
+		return err
+	}
+	retired := retiredSQLite
+	if views.Dialect().Engine() == events.EnginePostgres {
+		retired = retiredPostgres
+	}
+	if err := views.Ensure(ctx, describedTables(), retired); err != nil {
 		return err
 	}
 	if views.Dialect().Engine() != events.EnginePostgres {

@@ -99,20 +99,11 @@ type Store interface {
 	After(ctx context.Context, q Querier, after Key, limit int) ([][]byte, int64, error)
 }
 
-// Objects is the schema of an object table: keyed by namespace and name,
-// with the tombstone flag, version, resourceVersion and data, and, with
-// controller, the controller column and its index (the table's
-// migration adds them).
+// Objects is the schema of an object table (ObjectTable): keyed by
+// namespace and name, with the tombstone flag, version, resourceVersion
+// and data, and, with controller, the controller column.
 func Objects(table string, controller bool) Schema {
-	s := Schema{
-		Table:   table,
-		Keys:    []string{"namespace", "name"},
-		Columns: []string{"deleted", "version", "resource_version", "data"},
-	}
-	if controller {
-		s.Columns = append(s.Columns, "controller")
-	}
-	return s
+	return ObjectTable(table, controller).Schema()
 }
 
 // controlled says whether s is an object table that keeps controllers,

@@ -1,0 +1,361 @@
+package projections
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"herd/events"
+	"herd/events/eventstest"
+	"herd/events/pgtest"
+	"herd/projections/viewstore"
+)
+
+// historyBefore is the views' migration files for engine ("sqlite" or
+// "postgres") as they stood before the object model's kinds' tables were
+// described once (testdata/history_before_described), those with a
+// version below before only (all of them for 0).
+func historyBefore(t *testing.T, engine string, before int64) fs.FS {
+	t.Helper()
+	dir := filepath.Join("testdata", "history_before_described", engine)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := fstest.MapFS{}
+	for _, e := range entries {
+		v, err := strconv.ParseInt(e.Name()[:4], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if before > 0 && v >= before {
+			continue
+		}
+		body, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = &fstest.MapFile{Data: body}
+	}
+	return out
+}
+
+// anEngine is one engine's empty log, and the views' migration files of
+// that engine applied by an older herd.
+type anEngine struct {
+	name string
+	open func(t *testing.T) events.Log
+	// migrate applies files as the views' migrations of an older herd.
+	migrate func(ctx context.Context, db *sql.DB, files fs.FS) error
+}
+
+var bothEngines = []anEngine{
+	{"sqlite", func(t *testing.T) events.Log {
+		store, err := events.Open(t.Context(), events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = store.Close() })
+		return store.Log()
+	}, func(ctx context.Context, db *sql.DB, files fs.FS) error {
+		return events.Migrate(ctx, db, "projections", files)
+	}},
+	{"postgres", func(t *testing.T) events.Log {
+		return eventstest.OpenPostgres(t, pgtest.URL(t))
+	}, func(ctx context.Context, db *sql.DB, files fs.FS) error {
+		return events.MigratePostgres(ctx, db, "projections", files)
+	}},
+}
+
+// tableShape is what the engine's catalog says of one table: its columns
+// (name, type, nullability, default, collation, in order), its primary
+// key, whether it keeps rowids (SQLite), and its indexes (columns,
+// collations, uniqueness, partial condition).
+type tableShape struct {
+	Columns []string
+	Key     string
+	Indexes []string
+}
+
+var whereClause = regexp.MustCompile(`(?is)\bWHERE\b(.*)$`)
+
+func tableShapeOf(t *testing.T, db *sql.DB, engine events.Engine, table string) tableShape {
+	t.Helper()
+	ctx := t.Context()
+	var s tableShape
+	if engine == events.EnginePostgres {
+		s.Columns = strs(t, db, `SELECT column_name || ' ' || data_type || ' nullable=' || is_nullable ||
+  ' default=' || COALESCE(column_default, '-') || ' collation=' || COALESCE(collation_name, '-')
+FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`, table)
+		keys := strs(t, db, `SELECT conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
+WHERE conrelid = to_regclass($1) AND contype = 'p'`, table)
+		s.Key = strings.Join(keys, "; ")
+		s.Indexes = strs(t, db, `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 ORDER BY indexname`, table)
+		return s
+	}
+	s.Columns = strs(t, db, `SELECT name || ' ' || type || ' notnull=' || "notnull" || ' default=' || COALESCE(dflt_value, '-') ||
+  ' pk=' || pk FROM pragma_table_info(?) ORDER BY cid`, table)
+	s.Key = strings.Join(strs(t, db, `SELECT 'without rowid=' || wr || ' strict=' || strict FROM pragma_table_list WHERE name = ?`, table), "")
+	for _, ix := range strs(t, db, `SELECT name || ' unique=' || "unique" || ' origin=' || origin || ' partial=' || partial
+FROM pragma_index_list(?) ORDER BY name`, table) {
+		name, _, _ := strings.Cut(ix, " ")
+		cols := strs(t, db, `SELECT COALESCE(name, '<expr>') || ' ' || coll || ' desc=' || desc FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno`, name)
+		var where string
+		var stmt sql.NullString
+		if err := db.QueryRowContext(ctx, `SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?`, name).Scan(&stmt); err != nil && err != sql.ErrNoRows {
+			t.Fatal(err)
+		}
+		if m := whereClause.FindStringSubmatch(stmt.String); m != nil {
+			where = " where " + strings.Join(strings.Fields(m[1]), " ")
+		}
+		s.Indexes = append(s.Indexes, ix+" ("+strings.Join(cols, ", ")+")"+where)
+	}
+	return s
+}
+
+func strs(t *testing.T, db *sql.DB, q string, args ...any) []string {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer func() { _ = rows.Close() }()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestTheKindsTablesAreDescribed: the object model's kinds' tables are
+// described (a new kind's jsonRows adds its own), then those of
+// viewstore's own stores that the files made first.
+func TestTheKindsTablesAreDescribed(t *testing.T) {
+	var got []string
+	for _, tb := range describedTables() {
+		got = append(got, tb.Name)
+	}
+	want := []string{"configmaps", "controllerrevisions", "cronjobs", "daemonsets", "deployments", "jobs",
+		"poddisruptionbudgets", "replicasets", "statefulsets",
+		"pods", "namespaces", "device_bindings", "ip_pools", "ip_allocations", "fleet_health", "kubelet_targets", "node_heartbeats"}
+	if !slices.Equal(got, want) {
+		t.Errorf("described tables %v; want %v", got, want)
+	}
+}
+
+// TestDescribedTablesAreTheTablesOfTheFilesBefore: on each engine, every
+// described table made from its description has the columns, types,
+// nullability, defaults, collations, primary key and indexes the
+// engine's migration files made before it was described; and a database
+// those files made opens with the present migration unchanged.
+func TestDescribedTablesAreTheTablesOfTheFilesBefore(t *testing.T) {
+	for _, e := range bothEngines {
+		t.Run(e.name, func(t *testing.T) {
+			ctx := t.Context()
+			before := e.open(t)
+			oldDB, engine := events.SQLDB(before)
+			if err := e.migrate(ctx, oldDB, historyBefore(t, e.name, 0)); err != nil {
+				t.Fatal(err)
+			}
+			now := e.open(t)
+			if err := Migrate(ctx, now); err != nil {
+				t.Fatal(err)
+			}
+			newDB, _ := events.SQLDB(now)
+			// The descriptions alone, on a database no migration file ran on.
+			bare, _ := events.SQLDB(e.open(t))
+			if err := viewstore.NewDBOn(bare, engine.Dialect()).Ensure(ctx, describedTables(), nil); err != nil {
+				t.Fatal(err)
+			}
+			old := map[string]tableShape{}
+			for _, tb := range describedTables() {
+				old[tb.Name] = tableShapeOf(t, oldDB, engine, tb.Name)
+				if len(old[tb.Name].Columns) == 0 {
+					t.Errorf("the files before did not make %s", tb.Name)
+				}
+				if diff := cmp.Diff(old[tb.Name], tableShapeOf(t, bare, engine, tb.Name)); diff != "" {
+					t.Errorf("%s from the files before (-) and from its description alone (+):\n%s", tb.Name, diff)
+				}
+				if diff := cmp.Diff(old[tb.Name], tableShapeOf(t, newDB, engine, tb.Name)); diff != "" {
+					t.Errorf("%s from the files before (-) and from the present migration (+):\n%s", tb.Name, diff)
+				}
+			}
+			// A herd from before opens a database this one made: the files
+			// the descriptions replaced are recorded as applied.
+			if err := e.migrate(ctx, newDB, historyBefore(t, e.name, 0)); err != nil {
+				t.Fatalf("the files before over a database made from the descriptions: %v", err)
+			}
+			if err := Migrate(ctx, before); err != nil {
+				t.Fatalf("a database the files before made: %v", err)
+			}
+			for _, tb := range describedTables() {
+				if diff := cmp.Diff(old[tb.Name], tableShapeOf(t, oldDB, engine, tb.Name)); diff != "" {
+					t.Errorf("%s changed when an older herd's database opened:\n%s", tb.Name, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestAnOlderDatabaseUpgradesToTheDescribedTables: a database an older
+// herd made before ReplicaSets kept their controller (SQLite's files up
+// to 0019, PostgreSQL's up to 0008), with ReplicaSets in it, opens with
+// the present migration: the controller column is added and filled from
+// each row's owners, its index made, the kinds' tables that herd lacked
+// made, each table as a new database has it; and opening it again
+// changes nothing.
+func TestAnOlderDatabaseUpgradesToTheDescribedTables(t *testing.T) {
+	cut := map[string]int64{"sqlite": 20, "postgres": 9}
+	for _, e := range bothEngines {
+		t.Run(e.name, func(t *testing.T) {
+			ctx := t.Context()
+			older := e.open(t)
+			db, engine := events.SQLDB(older)
+			if err := e.migrate(ctx, db, historyBefore(t, e.name, cut[e.name])); err != nil {
+				t.Fatal(err)
+			}
+			if got := tableShapeOf(t, db, engine, "cronjobs"); len(got.Columns) != 0 {
+				t.Fatalf("the older database has cronjobs already: %v", got)
+			}
+			rows := map[string]string{
+				"owned":  `{"namespace":"shop","name":"owned","owners":[{"kind":"Other","name":"x"},{"kind":"Deployment","name":"web","controller":true}]}`,
+				"orphan": `{"namespace":"shop","name":"orphan","owners":[{"kind":"Deployment","name":"gone"}]}`,
+				"plain":  `{"namespace":"shop","name":"plain"}`,
+			}
+			for name, data := range rows {
+				if _, err := db.ExecContext(ctx, engine.Dialect().Bind(`INSERT INTO replicasets (namespace, name, version, resource_version, data) VALUES ('shop', ?, 1, 1, ?)`),
+					name, []byte(data)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := Migrate(ctx, older); err != nil {
+				t.Fatalf("the older database: %v", err)
+			}
+			got := map[string]string{}
+			for _, r := range strs(t, db, `SELECT name || '=' || controller FROM replicasets`) {
+				name, ctl, _ := strings.Cut(r, "=")
+				got[name] = ctl
+			}
+			if want := map[string]string{"owned": "Deployment/web", "orphan": "", "plain": ""}; !cmp.Equal(got, want) {
+				t.Errorf("controllers after the upgrade %v; want %v", got, want)
+			}
+			fresh := e.open(t)
+			if err := Migrate(ctx, fresh); err != nil {
+				t.Fatal(err)
+			}
+			freshDB, _ := events.SQLDB(fresh)
+			for _, tb := range describedTables() {
+				if diff := cmp.Diff(tableShapeOf(t, freshDB, engine, tb.Name), tableShapeOf(t, db, engine, tb.Name)); diff != "" {
+					t.Errorf("%s new (-) and upgraded (+):\n%s", tb.Name, diff)
+				}
+			}
+			if err := Migrate(ctx, older); err != nil {
+				t.Fatalf("the upgraded database opened again: %v", err)
+			}
+			if err := e.migrate(ctx, db, historyBefore(t, e.name, 0)); err != nil {
+				t.Fatalf("the upgraded database opened by the herd before: %v", err)
+			}
+			rs, _, err := NewReplicaSetView(older).Controlled(ctx, "shop", []string{"Deployment/web"})
+			if err != nil || len(rs) != 1 || rs[0].Name != "owned" {
+				t.Errorf("shop's ReplicaSets of Deployment web after the upgrade: %+v, %v", rs, err)
+			}
+		})
+	}
+}
+
+// TestMigrationFilesKeepTheHistory: every migration file of the history
+// before the kinds' tables were described is still there byte for byte
+// (a database recorded its checksum) or retired with its table's
+// description; no file takes a retired version again, which a database
+// that applied the retired file would refuse; and no file names a
+// described table but those the first files made, which stay.
+func TestMigrationFilesKeepTheHistory(t *testing.T) {
+	for engine, files := range map[string]embedFS{"sqlite": {migrations, "migrations"}, "postgres": {postgresMigrations, "postgres_migrations"}} {
+		old := historyBefore(t, engine, 0)
+		oldNames, err := fs.Glob(old, "*.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := oldNames[len(oldNames)-1][:4]
+		byVersion := map[string]string{}
+		for _, n := range oldNames {
+			byVersion[n[:4]] = n
+		}
+		names, err := fs.Glob(files.fs, files.dir+"/*.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range names {
+			name := filepath.Base(path)
+			body, err := fs.ReadFile(files.fs, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if name[:4] <= last {
+				was, _ := fs.ReadFile(old, byVersion[name[:4]])
+				if byVersion[name[:4]] != name || !bytes.Equal(was, body) {
+					t.Errorf("%s %s: version %s was %q; a file of the history is kept as it was, or retired and its version never used again", engine, name, name[:4], byVersion[name[:4]])
+				}
+				continue
+			}
+			for _, tb := range describedTables() {
+				if regexp.MustCompile(`(?i)\b(TABLE|ON|UPDATE|INTO|FROM|JOIN)\s+` + tb.Name + `\b`).Match(body) {
+					t.Errorf("%s %s names the described table %s: its description says what it is", engine, name, tb.Name)
+				}
+			}
+		}
+	}
+}
+
+// TestRetiredFilesAreThoseOfTheHistory: the files recorded as applied
+// once the described tables are made are exactly the history's files no
+// longer applied, each with the checksum of its text.
+func TestRetiredFilesAreThoseOfTheHistory(t *testing.T) {
+	for engine, c := range map[string]struct {
+		files   embedFS
+		retired []events.RetiredMigration
+	}{
+		"sqlite":   {embedFS{migrations, "migrations"}, retiredSQLite},
+		"postgres": {embedFS{postgresMigrations, "postgres_migrations"}, retiredPostgres},
+	} {
+		old := historyBefore(t, engine, 0)
+		oldNames, _ := fs.Glob(old, "*.sql")
+		var want []events.RetiredMigration
+		for _, n := range oldNames {
+			if _, err := fs.Stat(c.files.fs, c.files.dir+"/"+n); err == nil {
+				continue
+			}
+			body, _ := fs.ReadFile(old, n)
+			v, _ := strconv.ParseInt(n[:4], 10, 64)
+			want = append(want, events.RetiredMigration{Version: v, Name: n, Checksum: fmt.Sprintf("%x", sha256.Sum256(body))})
+		}
+		if diff := cmp.Diff(want, c.retired); diff != "" {
+			t.Errorf("%s's retired files (-history +recorded):\n%s", engine, diff)
+		}
+	}
+}
+
+type embedFS struct {
+	fs  fs.FS
+	dir string
+}
