@@ -27,7 +27,8 @@ const (
 
 // Condition is one observed aspect of a node. LastHeartbeatTime moves with
 // every report; LastTransitionTime only when Status changes. Both come from
-// herd's clock, never from the node's.
+// herd's clock, never from the node's. In a Node's Conditions a zero
+// LastHeartbeatTime is the node's LastHeartbeat (see Node.ConditionsHeard).
 type Condition struct {
 	Type               ConditionType   `json:"type"`
 	Status             ConditionStatus `json:"status"`

@@ -77,7 +77,7 @@ func TestConditionTimes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			n, events := run(t, registered("web-01"), tc.steps...)
-			if diff := cmp.Diff(tc.want, n.Conditions); diff != "" {
+			if diff := cmp.Diff(tc.want, n.ConditionsHeard()); diff != "" {
 				t.Errorf("conditions (-want +got):\n%s", diff)
 			}
 			last := tc.steps[len(tc.steps)-1].now

@@ -193,16 +193,5 @@ type NodeDrain struct {
 // Exists reports whether the node is registered and not deleted.
 func (n Node) Exists() bool { return n.Version > 0 && !n.Deleted }
 
-// Condition returns the node's condition of the given type and whether it
-// has one.
-func (n Node) Condition(t ConditionType) (Condition, bool) {
-	for _, c := range n.Conditions {
-		if c.Type == t {
-			return c, true
-		}
-	}
-	return Condition{}, false
-}
-
 // NodeStream is the name of the log stream that holds a node's events.
 func NodeStream(name string) string { return NodeAggregate.Stream(name) }

@@ -1,6 +1,9 @@
 package domain
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // EvolveNode folds one event into the node and returns the result. It is the
 // only way a Node changes: the live view and `herd replay` both call it, so
@@ -47,9 +50,14 @@ func EvolveNode(n Node, e Event) Node {
 		if e.Kubelet != nil {
 			n.KubeletMetrics = e.Kubelet.clone()
 		}
-		n.Conditions = cloneSlice(n.Conditions)
-		for i := range n.Conditions {
-			n.Conditions[i].LastHeartbeatTime = e.At
+		// Every condition is heard now, with the node: one whose time is
+		// the node's already keeps the slice it shares with the node's
+		// earlier versions (see Node.ConditionsHeard).
+		if ownTimes(n.Conditions) {
+			n.Conditions = cloneSlice(n.Conditions)
+			for i := range n.Conditions {
+				n.Conditions[i].LastHeartbeatTime = time.Time{}
+			}
 		}
 	case NodeConditionChanged:
 		n.Conditions = applyCondition(n, e)
@@ -156,7 +164,8 @@ func withRegistration(n Node, r Registration) Node {
 // applyCondition returns a copy of conds in which the condition of e.Type is
 // updated, or appended when the node had none. LastTransitionTime moves only
 // when the status changes or the condition is new; LastHeartbeatTime always
-// moves.
+// moves, and is zero when it is the node's LastHeartbeat (see
+// Node.ConditionsHeard).
 func applyCondition(n Node, e NodeConditionChanged) []Condition {
 	old := n.Conditions
 	conds := make([]Condition, len(old), len(old)+1)
@@ -171,7 +180,7 @@ func applyCondition(n Node, e NodeConditionChanged) []Condition {
 		}
 		c.Status, c.Reason, c.Message = e.Status, e.Reason, e.Message
 		if !e.Inferred {
-			c.LastHeartbeatTime = e.At
+			c.LastHeartbeatTime = n.heardAt(e.At)
 		}
 		return conds
 	}
@@ -184,6 +193,17 @@ func applyCondition(n Node, e NodeConditionChanged) []Condition {
 	}
 	return append(conds, Condition{
 		Type: e.Type, Status: e.Status, Reason: e.Reason, Message: e.Message,
-		LastHeartbeatTime: heard, LastTransitionTime: e.At,
+		LastHeartbeatTime: n.heardAt(heard), LastTransitionTime: e.At,
 	})
+}
+
+// ownTimes reports whether a condition holds a LastHeartbeatTime of its
+// own rather than the node's (zero).
+func ownTimes(conds []Condition) bool {
+	for _, c := range conds {
+		if !c.LastHeartbeatTime.IsZero() {
+			return true
+		}
+	}
+	return false
 }

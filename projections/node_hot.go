@@ -29,6 +29,11 @@ func hotOf(n domain.Node) nodeHot {
 	if len(n.Conditions) > 0 {
 		h.ConditionHeartbeats = make([]time.Time, len(n.Conditions))
 		for i, c := range n.Conditions {
+			// A zero time is the node's (domain.Node.ConditionsHeard):
+			// the row holds it whole, as herd always wrote it.
+			if c.LastHeartbeatTime.IsZero() {
+				c.LastHeartbeatTime = n.LastHeartbeat
+			}
 			h.ConditionHeartbeats[i] = c.LastHeartbeatTime
 		}
 	}
@@ -39,7 +44,9 @@ func hotOf(n domain.Node) nodeHot {
 // bytes whatever heartbeats came since the last transition.
 func coldOf(n domain.Node) domain.Node {
 	n.Version, n.ResourceVersion, n.LastHeartbeat, n.Metrics, n.KubeletMetrics = 0, 0, time.Time{}, nil, nil
-	if len(n.Conditions) > 0 {
+	// Conditions heard with the node hold no time already: the slice is
+	// copied only when one holds its own.
+	if slices.ContainsFunc(n.Conditions, func(c domain.Condition) bool { return !c.LastHeartbeatTime.IsZero() }) {
 		n.Conditions = slices.Clone(n.Conditions)
 		for i := range n.Conditions {
 			n.Conditions[i].LastHeartbeatTime = time.Time{}
@@ -48,11 +55,18 @@ func coldOf(n domain.Node) domain.Node {
 	return n
 }
 
-// withHot is n with h laid over it.
+// withHot is n with h laid over it, n's conditions its own (just
+// decoded): a condition heard with the node holds a zero time, as
+// domain.EvolveNode keeps it, so that the node's next versions share the
+// slice.
 func (h nodeHot) withHot(n domain.Node) domain.Node {
 	n.Version, n.ResourceVersion, n.LastHeartbeat, n.Metrics, n.KubeletMetrics = h.Version, h.ResourceVersion, h.LastHeartbeat, h.Metrics, h.KubeletMetrics
 	for i := range min(len(n.Conditions), len(h.ConditionHeartbeats)) {
-		n.Conditions[i].LastHeartbeatTime = h.ConditionHeartbeats[i]
+		t := h.ConditionHeartbeats[i]
+		if !h.LastHeartbeat.IsZero() && t.Equal(h.LastHeartbeat) {
+			t = time.Time{}
+		}
+		n.Conditions[i].LastHeartbeatTime = t
 	}
 	return n
 }
@@ -81,7 +95,7 @@ func unmarshalNode(data []byte) (domain.Node, error) {
 	}
 	n = sharingResources(n)
 	if len(hot) == 0 {
-		return n, nil
+		return n.WithConditionsHeardWithNode(), nil
 	}
 	var h nodeHot
 	if err := unmarshalStored(hot, &h); err != nil {

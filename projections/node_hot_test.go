@@ -65,7 +65,7 @@ func TestAPlainHeartbeatWritesOnlyTheHotRow(t *testing.T) {
 		if !got.LastHeartbeat.Equal(clk.Now()) || got.Metrics.MemoryAvailableBytes != int64(400+i) {
 			t.Fatalf("heartbeat %d: last heartbeat %s, memory available %d", i, got.LastHeartbeat, got.Metrics.MemoryAvailableBytes)
 		}
-		for _, c := range got.Conditions {
+		for _, c := range got.ConditionsHeard() {
 			if !c.LastHeartbeatTime.Equal(clk.Now()) {
 				t.Errorf("heartbeat %d: %s's lastHeartbeatTime %s, want %s", i, c.Type, c.LastHeartbeatTime, clk.Now())
 			}

@@ -44,7 +44,7 @@ func (s *Server) nodeKind() *kind {
 			return s.NodeView.Get(ctx, key.Name)
 		},
 		exec:   s.Nodes,
-		toAPI:  conversions.NodeToAPI,
+		toAPI:  nodeToAPI,
 		create: s.registerNode,
 		update: func(in *corev1.Node, rv int64) (domain.NodeCommand, error) {
 			cmd, err := nodeSpecChange(*in)
@@ -177,6 +177,11 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, name, rv stri
 
 // writeNode answers with n in the negotiated media type.
 func (s *Server) writeNode(w http.ResponseWriter, code int, n domain.Node) {
-	kn := conversions.NodeToAPI(n)
+	kn := nodeToAPI(n)
 	s.writeObject(w, code, &kn)
 }
+
+// nodeToAPI renders n as a Kubernetes Node, each condition with its
+// lastHeartbeatTime (a node holds a zero time for those heard with it:
+// domain.Node.ConditionsHeard).
+func nodeToAPI(n domain.Node) corev1.Node { return conversions.NodeToAPI(n.Heard()) }

@@ -216,6 +216,7 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 		fx.Invoke(ensureNamespaces),
 		fx.Invoke(registerNodeSeries),
 		fx.Invoke(watchWriteQueue),
+		fx.Invoke(reportMemoryLimit),
 	)
 }
 
