@@ -189,8 +189,8 @@ func statefulSetSpecProblems(s StatefulSetSpec) []FieldError {
 	}
 	switch s.UpdateStrategy.Type {
 	case StatefulSetRollingUpdate:
-		if p := s.UpdateStrategy.Partition; p != nil && *p < 0 {
-			errs = append(errs, FieldError{Field: "spec.updateStrategy.rollingUpdate.partition", Value: strconv.Itoa(int(*p)), Reason: "must be greater than or equal to 0"})
+		if p := s.UpdateStrategy.Partition; p != nil {
+			errs = nonNegative(errs, "spec.updateStrategy.rollingUpdate.partition", *p)
 		}
 		const maxUnavailable = "spec.updateStrategy.rollingUpdate.maxUnavailable"
 		if m := s.UpdateStrategy.MaxUnavailable; m != nil && m.Value == 0 {
@@ -208,33 +208,19 @@ func statefulSetSpecProblems(s StatefulSetSpec) []FieldError {
 		errs = append(errs, FieldError{Field: "spec.updateStrategy.type",
 			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "OnDelete", "RollingUpdate"`, s.UpdateStrategy.Type)})
 	}
-	if s.Replicas < 0 {
-		errs = append(errs, FieldError{Field: "spec.replicas", Value: strconv.Itoa(int(s.Replicas)), Reason: "must be greater than or equal to 0"})
-	}
-	if s.MinReadySeconds < 0 {
-		errs = append(errs, FieldError{Field: "spec.minReadySeconds", Value: strconv.Itoa(int(s.MinReadySeconds)), Reason: "must be greater than or equal to 0"})
-	}
-	if l := s.RevisionHistoryLimit; l != nil && *l < 0 {
-		errs = append(errs, FieldError{Field: "spec.revisionHistoryLimit", Value: strconv.Itoa(int(*l)), Reason: "must be greater than or equal to 0"})
+	errs = nonNegative(errs, "spec.replicas", s.Replicas)
+	errs = nonNegative(errs, "spec.minReadySeconds", s.MinReadySeconds)
+	if l := s.RevisionHistoryLimit; l != nil {
+		errs = nonNegative(errs, "spec.revisionHistoryLimit", *l)
 	}
 	if s.Selector.Empty() {
 		errs = append(errs, FieldError{Field: "spec.selector", Reason: "Invalid value: empty selector is invalid for statefulset"})
+		errs = append(errs, templateProblems(s.Template)...)
 	} else {
-		errs = append(errs, s.Selector.problems("spec.selector")...)
-		if !s.Selector.Matches(s.Template.Labels) {
-			errs = append(errs, FieldError{Field: "spec.template.metadata.labels", Reason: "Invalid value: `selector` does not match template `labels`"})
-		}
-	}
-	for _, e := range metadataProblems(s.Template.Labels, s.Template.Annotations) {
-		e.Field = "spec.template." + e.Field
-		errs = append(errs, e)
+		errs = append(errs, selectedTemplateProblems(s.Selector, s.Template)...)
 	}
 	if p := s.Template.Spec.RestartPolicy; p != "" && p != RestartAlways {
 		errs = append(errs, FieldError{Field: "spec.template.spec.restartPolicy", Value: string(p), Reason: `Unsupported value: supported values: "Always"`})
-	}
-	for _, e := range podSpecProblems(s.Template.Spec) {
-		e.Field = "spec.template." + e.Field
-		errs = append(errs, e)
 	}
 	return errs
 }

@@ -1,0 +1,41 @@
+package domain
+
+import "strconv"
+
+// The validation every workload kind on the model shares (ReplicaSet,
+// Deployment, DaemonSet, StatefulSet, Job and, through its job template,
+// CronJob), as kube-apiserver's apps and batch validation share it:
+// counts that may not be negative, and a selector and the pod template
+// it must select.
+
+// nonNegative appends to errs the refusal of a count below 0 in field,
+// in kube-apiserver's words (ValidateNonnegativeField).
+func nonNegative[N ~int32 | ~int64](errs []FieldError, field string, v N) []FieldError {
+	if v >= 0 {
+		return errs
+	}
+	return append(errs, FieldError{Field: field, Value: strconv.FormatInt(int64(v), 10), Reason: "must be greater than or equal to 0"})
+}
+
+// selectedTemplateProblems checks a workload's selector and its pod
+// template: a selector that is valid and not empty, which the template's
+// labels satisfy, and a template whose labels, annotations and pod spec
+// are valid, its fields named under spec.template.
+func selectedTemplateProblems(sel LabelSelector, t PodTemplate) []FieldError {
+	errs := sel.problems("spec.selector")
+	if !sel.Empty() && !sel.Matches(t.Labels) {
+		errs = append(errs, FieldError{Field: "spec.template.metadata.labels", Reason: "Invalid value: `selector` does not match template `labels`"})
+	}
+	return append(errs, templateProblems(t)...)
+}
+
+// templateProblems checks a pod template's labels, annotations and pod
+// spec, its fields named under spec.template.
+func templateProblems(t PodTemplate) []FieldError {
+	errs := metadataProblems(t.Labels, t.Annotations)
+	errs = append(errs, podSpecProblems(t.Spec)...)
+	for i := range errs {
+		errs[i].Field = "spec.template." + errs[i].Field
+	}
+	return errs
+}
