@@ -1,12 +1,9 @@
 package conversions
 
 import (
-	"strconv"
-
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"herd/domain"
@@ -31,13 +28,8 @@ func StatefulSetToAPI(s domain.StatefulSet) appsv1.StatefulSet {
 		limit = &v
 	}
 	out := appsv1.StatefulSet{
-		TypeMeta: metav1.TypeMeta{Kind: "StatefulSet", APIVersion: appsv1.SchemeGroupVersion.String()},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: s.Name, Namespace: s.Namespace, UID: types.UID(s.UID),
-			ResourceVersion: strconv.FormatInt(s.ResourceVersion, 10), Generation: s.Generation,
-			CreationTimestamp: metav1.NewTime(s.CreatedAt),
-			Labels:            s.Labels, Annotations: s.Annotations, OwnerReferences: ownersToAPI(s.Owners),
-		},
+		TypeMeta:   metav1.TypeMeta{Kind: "StatefulSet", APIVersion: appsv1.SchemeGroupVersion.String()},
+		ObjectMeta: objectMetaToAPI(s.ObjectMeta, s.ResourceVersion),
 		Spec: appsv1.StatefulSetSpec{
 			Replicas: &replicas, Selector: SelectorToAPI(s.Spec.Selector), Template: podTemplateToAPI(s.Spec.Template),
 			ServiceName: s.Spec.ServiceName, PodManagementPolicy: appsv1.PodManagementPolicyType(s.Spec.PodManagementPolicy),
@@ -50,7 +42,6 @@ func StatefulSetToAPI(s domain.StatefulSet) appsv1.StatefulSet {
 			CurrentRevision:   s.Status.CurrentRevision, UpdateRevision: s.Status.UpdateRevision,
 		},
 	}
-	foregroundDeletion(&out.ObjectMeta, s.DeletionRequestedAt)
 	return out
 }
 
@@ -82,8 +73,7 @@ func StatefulSetFromAPI(in appsv1.StatefulSet) (domain.CreateStatefulSet, error)
 		return domain.CreateStatefulSet{}, err
 	}
 	out := domain.CreateStatefulSet{
-		Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name, Labels: in.Labels, Annotations: in.Annotations,
-			Owners: OwnersFromAPI(in.OwnerReferences)},
+		Meta: objectMetaFromAPI(in.ObjectMeta),
 		Spec: domain.StatefulSetSpec{
 			Replicas: defaultReplicas, Selector: SelectorFromAPI(in.Spec.Selector), Template: tmpl,
 			ServiceName: in.Spec.ServiceName, PodManagementPolicy: string(in.Spec.PodManagementPolicy),
@@ -137,13 +127,5 @@ func StatefulSetStatusFromAPI(in appsv1.StatefulSetStatus) domain.StatefulSetSta
 // StatefulSetScaleToAPI is the StatefulSet's scale subresource
 // (autoscaling/v1 Scale), as kubectl scale reads it.
 func StatefulSetScaleToAPI(s domain.StatefulSet) autoscalingv1.Scale {
-	return autoscalingv1.Scale{
-		TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: autoscalingv1.SchemeGroupVersion.String()},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: s.Name, Namespace: s.Namespace, UID: types.UID(s.UID),
-			ResourceVersion: strconv.FormatInt(s.ResourceVersion, 10), CreationTimestamp: metav1.NewTime(s.CreatedAt),
-		},
-		Spec:   autoscalingv1.ScaleSpec{Replicas: s.Spec.Replicas},
-		Status: autoscalingv1.ScaleStatus{Replicas: s.Status.Replicas, Selector: SelectorString(s.Spec.Selector)},
-	}
+	return scaleToAPI(s.ObjectMeta, s.ResourceVersion, s.Spec.Replicas, s.Status.Replicas, s.Spec.Selector)
 }
