@@ -24,7 +24,7 @@ func TestWorkloadKindsRefuseABadTemplateInTheSameWords(t *testing.T) {
 	ds := sampleDSSpec()
 	broken(&ds.Selector, &ds.Template)
 	sts := sampleStatefulSetSpec()
-	defaultStatefulSetSpec(&sts)
+	DefaultStatefulSetSpec(&sts)
 	broken(&sts.Selector, &sts.Template)
 	job := sampleJobSpec()
 	job.Selector = LabelSelector{MatchLabels: map[string]string{"app": "web"}}
@@ -64,7 +64,7 @@ func TestWorkloadKindsRefuseNegativeCounts(t *testing.T) {
 	ds := sampleDSSpec()
 	ds.MinReadySeconds, ds.RevisionHistoryLimit = -4, -5
 	sts := sampleStatefulSetSpec()
-	defaultStatefulSetSpec(&sts)
+	DefaultStatefulSetSpec(&sts)
 	sts.Replicas, sts.MinReadySeconds = -6, -7
 	*sts.RevisionHistoryLimit, *sts.UpdateStrategy.Partition = -8, -9
 	job := sampleJobSpec()

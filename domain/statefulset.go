@@ -121,7 +121,7 @@ var statefulSetKind = &ObjectKind[StatefulSetSpec, StatefulSetStatus]{
 		MetadataChanged: metadataChangedLayout,
 	},
 	Strategy: Strategy[StatefulSetSpec, StatefulSetStatus]{
-		PrepareForCreate:          func(_ *ObjectMeta, s *StatefulSetSpec) { defaultStatefulSetSpec(s) },
+		PrepareForCreate:          func(_ *ObjectMeta, s *StatefulSetSpec) { DefaultStatefulSetSpec(s) },
 		Validate:                  func(_ ObjectMeta, s StatefulSetSpec) []FieldError { return statefulSetSpecProblems(s) },
 		ValidateUpdate:            statefulSetUpdateProblems,
 		SpecChangeBumpsGeneration: true,
@@ -153,10 +153,11 @@ func EvolveStatefulSet(s StatefulSet, e Event) StatefulSet {
 	return out
 }
 
-// defaultStatefulSetSpec sets apps/v1's defaults on what a create left
-// out: OrderedReady, a rolling update from partition 0 with one replica
-// unavailable at a time, and ten old revisions kept.
-func defaultStatefulSetSpec(s *StatefulSetSpec) {
+// DefaultStatefulSetSpec sets apps/v1's defaults on what a create (or,
+// read from the API, an update) left out: OrderedReady, a rolling update
+// from partition 0 with one replica unavailable at a time, and ten old
+// revisions kept.
+func DefaultStatefulSetSpec(s *StatefulSetSpec) {
 	if s.PodManagementPolicy == "" {
 		s.PodManagementPolicy = StatefulSetOrderedReady
 	}

@@ -51,3 +51,12 @@ func scaleToAPI(m domain.ObjectMeta, resourceVersion int64, replicas, current in
 		Status: autoscalingv1.ScaleStatus{Replicas: current, Selector: SelectorString(sel)},
 	}
 }
+
+// ptrCopy is a copy of what p points to, or nil: so that nothing the
+// domain keeps points into a client's body.
+func ptrCopy[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	return ptrTo(*p)
+}

@@ -14,18 +14,12 @@ func StatefulSetToAPI(s domain.StatefulSet) appsv1.StatefulSet {
 	replicas := s.Spec.Replicas
 	strategy := appsv1.StatefulSetUpdateStrategy{Type: appsv1.StatefulSetUpdateStrategyType(s.Spec.UpdateStrategy.Type)}
 	if p := s.Spec.UpdateStrategy.Partition; p != nil {
-		partition := *p
 		// A StatefulSet recorded before herd kept maxUnavailable had 1.
 		unavailable := s.Spec.UpdateStrategy.MaxUnavailable
 		if unavailable == nil {
 			unavailable = domain.Ints(1)
 		}
-		strategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: &partition, MaxUnavailable: intOrPercentToAPI(unavailable)}
-	}
-	var limit *int32
-	if l := s.Spec.RevisionHistoryLimit; l != nil {
-		v := *l
-		limit = &v
+		strategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptrCopy(p), MaxUnavailable: intOrPercentToAPI(unavailable)}
 	}
 	out := appsv1.StatefulSet{
 		TypeMeta:   metav1.TypeMeta{Kind: "StatefulSet", APIVersion: appsv1.SchemeGroupVersion.String()},
@@ -33,7 +27,7 @@ func StatefulSetToAPI(s domain.StatefulSet) appsv1.StatefulSet {
 		Spec: appsv1.StatefulSetSpec{
 			Replicas: &replicas, Selector: SelectorToAPI(s.Spec.Selector), Template: podTemplateToAPI(s.Spec.Template),
 			ServiceName: s.Spec.ServiceName, PodManagementPolicy: appsv1.PodManagementPolicyType(s.Spec.PodManagementPolicy),
-			UpdateStrategy: strategy, MinReadySeconds: s.Spec.MinReadySeconds, RevisionHistoryLimit: limit,
+			UpdateStrategy: strategy, MinReadySeconds: s.Spec.MinReadySeconds, RevisionHistoryLimit: ptrCopy(s.Spec.RevisionHistoryLimit),
 		},
 		Status: appsv1.StatefulSetStatus{
 			ObservedGeneration: s.Status.ObservedGeneration, Replicas: s.Status.Replicas, ReadyReplicas: s.Status.ReadyReplicas,
@@ -84,33 +78,16 @@ func StatefulSetFromAPI(in appsv1.StatefulSet) (domain.CreateStatefulSet, error)
 	if in.Spec.Replicas != nil {
 		out.Spec.Replicas = *in.Spec.Replicas
 	}
-	if out.Spec.PodManagementPolicy == "" {
-		out.Spec.PodManagementPolicy = domain.StatefulSetOrderedReady
-	}
-	if out.Spec.UpdateStrategy.Type == "" {
-		out.Spec.UpdateStrategy.Type = domain.StatefulSetRollingUpdate
-	}
-	if ru := in.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
-		p := *ru.Partition
-		out.Spec.UpdateStrategy.Partition = &p
-	} else if out.Spec.UpdateStrategy.Type == domain.StatefulSetRollingUpdate {
-		out.Spec.UpdateStrategy.Partition = new(int32)
-	}
 	if ru := in.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		out.Spec.UpdateStrategy.Partition = ptrCopy(ru.Partition)
 		unavailable, errs := intOrPercentFromAPI(ru.MaxUnavailable, spec.Child("updateStrategy", "rollingUpdate", "maxUnavailable"))
 		if err := invalidFrom("StatefulSet", in.Name, errs); err != nil {
 			return domain.CreateStatefulSet{}, err
 		}
 		out.Spec.UpdateStrategy.MaxUnavailable = unavailable
 	}
-	if out.Spec.UpdateStrategy.Type == domain.StatefulSetRollingUpdate && out.Spec.UpdateStrategy.MaxUnavailable == nil {
-		out.Spec.UpdateStrategy.MaxUnavailable = domain.Ints(1)
-	}
-	limit := defaultRevisionHistoryLimit
-	if l := in.Spec.RevisionHistoryLimit; l != nil {
-		limit = *l
-	}
-	out.Spec.RevisionHistoryLimit = &limit
+	out.Spec.RevisionHistoryLimit = ptrCopy(in.Spec.RevisionHistoryLimit)
+	domain.DefaultStatefulSetSpec(&out.Spec)
 	return out, nil
 }
 
