@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,23 +41,12 @@ func (s *Server) deploymentKind() *kind {
 // READY, UP-TO-DATE, AVAILABLE, AGE, and with -o wide CONTAINERS, IMAGES
 // and SELECTOR.
 func deploymentRows(s *Server, ds []appsv1.Deployment, _ *http.Request) tableRows {
-	t := tableRows{columns: []metav1.TableColumnDefinition{
-		nameColumn("Deployment"),
+	return workloadRows(s, ds, "Deployment", "The label selector of the Deployment's pods", []metav1.TableColumnDefinition{
 		{Name: "Ready", Type: "string", Description: "Number of the pods that are ready, of those the Deployment wants"},
 		{Name: "Up-to-date", Type: "integer", Description: "Number of pods made from the Deployment's current template"},
 		{Name: "Available", Type: "integer", Description: "Number of pods available to its users"},
-		ageColumn("the Deployment was created"),
-		wide("Containers", "Names of each container in the template"), wide("Images", "Images of each container in the template"),
-		wide("Selector", "The label selector of the Deployment's pods"),
-	}}
-	now := s.Clock.Now()
-	for _, d := range ds {
-		names, images := containerCells(d.Spec.Template.Spec)
-		t.cells = append(t.cells, []any{
-			d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, ptr.Deref(d.Spec.Replicas, 0)), int64(d.Status.UpdatedReplicas), int64(d.Status.AvailableReplicas),
-			age(now, d.CreationTimestamp),
-			names, images, metav1.FormatLabelSelector(d.Spec.Selector),
-		})
-	}
-	return t
+	}, func(d *appsv1.Deployment, _ time.Time) workloadRow {
+		return workloadRow{&d.ObjectMeta, &d.Spec.Template.Spec, d.Spec.Selector, []any{
+			fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, ptr.Deref(d.Spec.Replicas, 0)), int64(d.Status.UpdatedReplicas), int64(d.Status.AvailableReplicas)}}
+	})
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,22 +37,12 @@ func (s *Server) replicaSetKind() *kind {
 // DESIRED, CURRENT, READY, AGE, and with -o wide CONTAINERS, IMAGES and
 // SELECTOR.
 func replicaSetRows(s *Server, rss []appsv1.ReplicaSet, _ *http.Request) tableRows {
-	t := tableRows{columns: []metav1.TableColumnDefinition{
-		nameColumn("ReplicaSet"),
+	return workloadRows(s, rss, "ReplicaSet", "The label selector of the ReplicaSet's pods", []metav1.TableColumnDefinition{
 		{Name: "Desired", Type: "integer", Description: "Number of desired pods"},
 		{Name: "Current", Type: "integer", Description: "Number of pods the ReplicaSet has"},
 		{Name: "Ready", Type: "integer", Description: "Number of ready pods"},
-		ageColumn("the ReplicaSet was created"),
-		wide("Containers", "Names of each container in the template"), wide("Images", "Images of each container in the template"),
-		wide("Selector", "The label selector of the ReplicaSet's pods"),
-	}}
-	now := s.Clock.Now()
-	for _, rs := range rss {
-		names, images := containerCells(rs.Spec.Template.Spec)
-		t.cells = append(t.cells, []any{
-			rs.Name, int64(ptr.Deref(rs.Spec.Replicas, 0)), int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas), age(now, rs.CreationTimestamp),
-			names, images, metav1.FormatLabelSelector(rs.Spec.Selector),
-		})
-	}
-	return t
+	}, func(rs *appsv1.ReplicaSet, _ time.Time) workloadRow {
+		return workloadRow{&rs.ObjectMeta, &rs.Spec.Template.Spec, rs.Spec.Selector,
+			[]any{int64(ptr.Deref(rs.Spec.Replicas, 0)), int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas)}}
+	})
 }
