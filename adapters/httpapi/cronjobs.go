@@ -18,10 +18,7 @@ import (
 // update keeps the owners the CronJob was created with.
 func (s *Server) cronJobKind() *kind {
 	return modelKind[domain.CronJob, domain.CronJobSpec, domain.CronJobStatus, batchv1.CronJob, *batchv1.CronJob]{
-		kind: &kind{
-			gv: batchv1.SchemeGroupVersion, resource: "cronjobs", singular: "cronjob", name: "CronJob",
-			namespaced: true, shortNames: []string{"cj"}, categories: []string{"all"},
-		},
+		kind:      workloadKind(batchv1.SchemeGroupVersion, "CronJob", "cronjobs", "cj"),
 		aggregate: domain.CronJobAggregate, fold: projections.FoldCronJob, view: s.CronJobView, exec: s.CronJobs,
 		toAPI: conversions.CronJobToAPI, fromAPI: conversions.CronJobFromAPI,
 		status: func(in *batchv1.CronJob) domain.CronJobStatus { return conversions.CronJobStatusFromAPI(in.Status) },

@@ -21,10 +21,7 @@ import (
 // owners the DaemonSet was created with.
 func (s *Server) daemonSetKind() *kind {
 	return modelKind[domain.DaemonSet, domain.DaemonSetSpec, domain.DaemonSetStatus, appsv1.DaemonSet, *appsv1.DaemonSet]{
-		kind: &kind{
-			gv: appsv1.SchemeGroupVersion, resource: "daemonsets", singular: "daemonset", name: "DaemonSet",
-			namespaced: true, shortNames: []string{"ds"}, categories: []string{"all"},
-		},
+		kind:      workloadKind(appsv1.SchemeGroupVersion, "DaemonSet", "daemonsets", "ds"),
 		aggregate: domain.DaemonSetAggregate, fold: projections.FoldDaemonSet, view: s.DaemonSetView, exec: s.DaemonSets,
 		toAPI: conversions.DaemonSetToAPI, fromAPI: conversions.DaemonSetFromAPI,
 		status: func(in *appsv1.DaemonSet) domain.DaemonSetStatus {

@@ -21,10 +21,7 @@ import (
 // kubectl scale through the scale subresource.
 func (s *Server) deploymentKind() *kind {
 	return scaled(s, modelKind[domain.Deployment, domain.DeploymentSpec, domain.DeploymentStatus, appsv1.Deployment, *appsv1.Deployment]{
-		kind: &kind{
-			gv: appsv1.SchemeGroupVersion, resource: "deployments", singular: "deployment", name: "Deployment",
-			namespaced: true, shortNames: []string{"deploy"}, categories: []string{"all"},
-		},
+		kind:      workloadKind(appsv1.SchemeGroupVersion, "Deployment", "deployments", "deploy"),
 		aggregate: domain.DeploymentAggregate, fold: projections.FoldDeployment, view: s.DeploymentView, exec: s.Deployments,
 		toAPI: conversions.DeploymentToAPI, fromAPI: conversions.DeploymentFromAPI,
 		status: func(in *appsv1.Deployment) domain.DeploymentStatus {

@@ -23,10 +23,7 @@ import (
 // with.
 func (s *Server) jobKind() *kind {
 	return modelKind[domain.Job, domain.JobSpec, domain.JobStatus, batchv1.Job, *batchv1.Job]{
-		kind: &kind{
-			gv: batchv1.SchemeGroupVersion, resource: "jobs", singular: "job", name: "Job",
-			namespaced: true, categories: []string{"all"},
-		},
+		kind:      workloadKind(batchv1.SchemeGroupVersion, "Job", "jobs"),
 		aggregate: domain.JobAggregate, fold: projections.FoldJob, view: s.JobView, exec: s.Jobs,
 		toAPI: conversions.JobToAPI, fromAPI: conversions.JobFromAPI,
 		status: func(in *batchv1.Job) domain.JobStatus { return conversions.JobStatusFromAPI(in.Status) },

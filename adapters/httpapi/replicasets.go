@@ -20,10 +20,7 @@ import (
 // subresource. An update replaces the owners, as in Kubernetes.
 func (s *Server) replicaSetKind() *kind {
 	return scaled(s, modelKind[domain.ReplicaSet, domain.ReplicaSetSpec, domain.ReplicaSetStatus, appsv1.ReplicaSet, *appsv1.ReplicaSet]{
-		kind: &kind{
-			gv: appsv1.SchemeGroupVersion, resource: "replicasets", singular: "replicaset", name: "ReplicaSet",
-			namespaced: true, shortNames: []string{"rs"}, categories: []string{"all"},
-		},
+		kind:      workloadKind(appsv1.SchemeGroupVersion, "ReplicaSet", "replicasets", "rs"),
 		aggregate: domain.ReplicaSetAggregate, fold: projections.FoldReplicaSet, view: s.ReplicaSetView, exec: s.ReplicaSets,
 		toAPI: conversions.ReplicaSetToAPI, fromAPI: conversions.ReplicaSetFromAPI,
 		status: func(in *appsv1.ReplicaSet) domain.ReplicaSetStatus {

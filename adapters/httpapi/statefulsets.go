@@ -23,10 +23,7 @@ import (
 // owners the StatefulSet was created with.
 func (s *Server) statefulSetKind() *kind {
 	return scaled(s, modelKind[domain.StatefulSet, domain.StatefulSetSpec, domain.StatefulSetStatus, appsv1.StatefulSet, *appsv1.StatefulSet]{
-		kind: &kind{
-			gv: appsv1.SchemeGroupVersion, resource: "statefulsets", singular: "statefulset", name: "StatefulSet",
-			namespaced: true, shortNames: []string{"sts"}, categories: []string{"all"},
-		},
+		kind:      workloadKind(appsv1.SchemeGroupVersion, "StatefulSet", "statefulsets", "sts"),
 		aggregate: domain.StatefulSetAggregate, fold: projections.FoldStatefulSet, view: s.StatefulSetView, exec: s.StatefulSets,
 		toAPI: conversions.StatefulSetToAPI, fromAPI: conversions.StatefulSetFromAPI,
 		status: func(in *appsv1.StatefulSet) domain.StatefulSetStatus {

@@ -1,11 +1,22 @@
 package httpapi
 
 import (
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
+
+// workloadKind is the kind of a workload (a Deployment, a Job...) in
+// group version gv: namespaced, served as resource, named in the
+// singular as its kind in lower case, known to kubectl by shortNames,
+// and among what kubectl get all lists.
+func workloadKind(gv schema.GroupVersion, name, resource string, shortNames ...string) *kind {
+	return &kind{gv: gv, resource: resource, singular: strings.ToLower(name), name: name,
+		namespaced: true, shortNames: shortNames, categories: []string{"all"}}
+}
 
 // workloadRow is what a workload's row in kubectl get's table is made
 // of beside its own cells: its metadata (NAME and AGE), its pod
