@@ -139,14 +139,7 @@ var cronJobKind = &ObjectKind[CronJobSpec, CronJobStatus]{
 	MetadataChanged: "CronJobMetadataChanged",
 	StatusRecorded:  "CronJobStatusRecorded", DeletionRequested: "CronJobDeletionRequested",
 	APIVersion: "batch/v1", OwnsDependents: true,
-	Layout: ObjectLayout{
-		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
-			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
-			"version", "resourceVersion"},
-		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
-		MetadataChanged: metadataChangedLayout,
-	},
+	Layout: workloadLayout,
 	Strategy: Strategy[CronJobSpec, CronJobStatus]{
 		PrepareForCreate: func(_ *ObjectMeta, s *CronJobSpec) {
 			if s.ConcurrencyPolicy == "" {

@@ -39,3 +39,18 @@ func templateProblems(t PodTemplate) []FieldError {
 	}
 	return errs
 }
+
+// The JSON the workload kinds' logs and views share (ObjectLayout): their
+// creation and their update recorded alike, and the whole state of a
+// workload whose state is the object model's alone (a ReplicaSet's, a
+// StatefulSet's, a CronJob's; a DaemonSet and a Job keep more).
+var (
+	workloadCreatedLayout = []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"}
+	workloadUpdatedLayout = []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"}
+	workloadLayout        = ObjectLayout{
+		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
+			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
+			"version", "resourceVersion"},
+		Created: workloadCreatedLayout, Updated: workloadUpdatedLayout, MetadataChanged: metadataChangedLayout,
+	}
+)

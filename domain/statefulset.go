@@ -112,14 +112,7 @@ var statefulSetKind = &ObjectKind[StatefulSetSpec, StatefulSetStatus]{
 	MetadataChanged: "StatefulSetMetadataChanged",
 	StatusRecorded:  "StatefulSetStatusRecorded", DeletionRequested: "StatefulSetDeletionRequested",
 	OwnsDependents: true,
-	Layout: ObjectLayout{
-		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
-			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
-			"version", "resourceVersion"},
-		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
-		MetadataChanged: metadataChangedLayout,
-	},
+	Layout:         workloadLayout,
 	Strategy: Strategy[StatefulSetSpec, StatefulSetStatus]{
 		PrepareForCreate:          func(_ *ObjectMeta, s *StatefulSetSpec) { DefaultStatefulSetSpec(s) },
 		Validate:                  func(_ ObjectMeta, s StatefulSetSpec) []FieldError { return statefulSetSpecProblems(s) },
