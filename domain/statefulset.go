@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 )
@@ -292,15 +291,9 @@ func NewStatefulSetPod(s StatefulSet, i int, uid string) CreatePod {
 func NewStatefulSetRevisionPod(s StatefulSet, t PodTemplate, rev string, i int, uid string) CreatePod {
 	t = deepCopy(t)
 	name := StatefulSetPodName(s.Name, i)
-	labels := cloneStrings(t.Labels)
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[LabelStatefulSetPodName] = name
-	labels[LabelControllerRevisionHash] = rev
 	return CreatePod{
 		Namespace: s.Namespace, Name: name, UID: uid,
-		Labels: labels, Annotations: t.Annotations, Owners: []OwnerReference{s.OwnerReference()},
+		Labels: withLabels(t.Labels, LabelStatefulSetPodName, name, LabelControllerRevisionHash, rev), Annotations: t.Annotations, Owners: []OwnerReference{s.OwnerReference()},
 		Spec: t.Spec, TerminationGracePeriodSeconds: t.TerminationGracePeriodSeconds,
 	}
 }
@@ -311,17 +304,7 @@ func NewStatefulSetRevisionPod(s StatefulSet, t PodTemplate, rev string, i int, 
 // its hash, annotated as the StatefulSet is, owned by it; data is the
 // template as the patch that restores it, number the revision's.
 func NewStatefulSetRevision(s StatefulSet, data []byte, number int64, uid string) CreateControllerRevision {
-	hash := podTemplateHash(s.Spec.Template)
-	labels := cloneStrings(s.Spec.Template.Labels)
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[LabelControllerRevisionHashKey] = hash
-	return CreateControllerRevision{
-		Meta: ObjectMeta{Namespace: s.Namespace, Name: s.Name + "-" + hash, UID: uid,
-			Labels: labels, Annotations: cloneStrings(s.Annotations), Owners: []OwnerReference{s.OwnerReference()}},
-		Spec: ControllerRevisionSpec{Data: bytes.Clone(data), Revision: number},
-	}
+	return newTemplateRevision(s.ObjectMeta, s.OwnerReference(), s.Spec.Template, LabelControllerRevisionHashKey, data, number, uid)
 }
 
 // The StatefulSet's commands are the object model's.
