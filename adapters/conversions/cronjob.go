@@ -46,12 +46,7 @@ func CronJobToAPI(c domain.CronJob) batchv1.CronJob {
 			Kind: "Job", APIVersion: batchv1.SchemeGroupVersion.String(), Namespace: c.Namespace, Name: a.Name, UID: types.UID(a.UID),
 		})
 	}
-	if t := c.Status.LastScheduleTime; t != nil {
-		out.Status.LastScheduleTime = ptrTo(metav1.NewTime(*t))
-	}
-	if t := c.Status.LastSuccessfulTime; t != nil {
-		out.Status.LastSuccessfulTime = ptrTo(metav1.NewTime(*t))
-	}
+	out.Status.LastScheduleTime, out.Status.LastSuccessfulTime = optionalTimeToAPI(c.Status.LastScheduleTime), optionalTimeToAPI(c.Status.LastSuccessfulTime)
 	return out
 }
 
@@ -122,13 +117,6 @@ func CronJobStatusFromAPI(in batchv1.CronJobStatus) domain.CronJobStatus {
 	for _, a := range in.Active {
 		out.Active = append(out.Active, domain.CronJobActiveJob{Name: a.Name, UID: string(a.UID)})
 	}
-	if t := in.LastScheduleTime; t != nil {
-		u := t.UTC()
-		out.LastScheduleTime = &u
-	}
-	if t := in.LastSuccessfulTime; t != nil {
-		u := t.UTC()
-		out.LastSuccessfulTime = &u
-	}
+	out.LastScheduleTime, out.LastSuccessfulTime = optionalTimeFromAPI(in.LastScheduleTime), optionalTimeFromAPI(in.LastSuccessfulTime)
 	return out
 }

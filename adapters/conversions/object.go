@@ -2,6 +2,7 @@ package conversions
 
 import (
 	"strconv"
+	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,4 +60,22 @@ func ptrCopy[T any](p *T) *T {
 		return nil
 	}
 	return ptrTo(*p)
+}
+
+// optionalTimeToAPI is an optional time of herd's as the API's: nil
+// stays nil.
+func optionalTimeToAPI(t *time.Time) *metav1.Time {
+	if t == nil {
+		return nil
+	}
+	return ptrTo(metav1.NewTime(*t))
+}
+
+// optionalTimeFromAPI is an optional time of the API's as herd keeps
+// it, in UTC: nil stays nil.
+func optionalTimeFromAPI(t *metav1.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	return ptrTo(t.UTC())
 }
