@@ -240,3 +240,10 @@ golangci-lint:
 clean:
 	rm -rf bin .bench $(UI_DIR)/node_modules
 	find $(UI_DIR)/dist -type f ! -name .keep -delete
+
+# What a kind costs in code, per layer, counted one way
+# (ARCHITECTURE.md, "Adding a kind"): `make kind-lines`, or
+# `make kind-lines REV=ec81e83` at a commit.
+.PHONY: kind-lines
+kind-lines:
+	@sh cmd/herd/kind-lines.sh $(REV)

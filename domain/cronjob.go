@@ -3,7 +3,6 @@ package domain
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -140,14 +139,7 @@ var cronJobKind = &ObjectKind[CronJobSpec, CronJobStatus]{
 	MetadataChanged: "CronJobMetadataChanged",
 	StatusRecorded:  "CronJobStatusRecorded", DeletionRequested: "CronJobDeletionRequested",
 	APIVersion: "batch/v1", OwnsDependents: true,
-	Layout: ObjectLayout{
-		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
-			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
-			"version", "resourceVersion"},
-		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
-		MetadataChanged: metadataChangedLayout,
-	},
+	Layout: workloadLayout,
 	Strategy: Strategy[CronJobSpec, CronJobStatus]{
 		PrepareForCreate: func(_ *ObjectMeta, s *CronJobSpec) {
 			if s.ConcurrencyPolicy == "" {
@@ -240,8 +232,8 @@ func cronJobProblems(meta ObjectMeta, s CronJobSpec) []FieldError {
 	if tz := s.TimeZone; tz != nil {
 		errs = append(errs, timeZoneProblems(*tz)...)
 	}
-	if d := s.StartingDeadlineSeconds; d != nil && *d < 0 {
-		errs = append(errs, FieldError{Field: "spec.startingDeadlineSeconds", Value: strconv.FormatInt(*d, 10), Reason: "must be greater than or equal to 0"})
+	if d := s.StartingDeadlineSeconds; d != nil {
+		errs = nonNegative(errs, "spec.startingDeadlineSeconds", *d)
 	}
 	switch s.ConcurrencyPolicy {
 	case CronJobAllow, CronJobForbid, CronJobReplace:
@@ -251,14 +243,8 @@ func cronJobProblems(meta ObjectMeta, s CronJobSpec) []FieldError {
 		errs = append(errs, FieldError{Field: "spec.concurrencyPolicy",
 			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "Allow", "Forbid", "Replace"`, s.ConcurrencyPolicy)})
 	}
-	for _, l := range []struct {
-		field string
-		v     int32
-	}{{"spec.successfulJobsHistoryLimit", s.SuccessfulJobsHistoryLimit}, {"spec.failedJobsHistoryLimit", s.FailedJobsHistoryLimit}} {
-		if l.v < 0 {
-			errs = append(errs, FieldError{Field: l.field, Value: strconv.Itoa(int(l.v)), Reason: "must be greater than or equal to 0"})
-		}
-	}
+	errs = nonNegative(errs, "spec.successfulJobsHistoryLimit", s.SuccessfulJobsHistoryLimit)
+	errs = nonNegative(errs, "spec.failedJobsHistoryLimit", s.FailedJobsHistoryLimit)
 	return append(errs, jobTemplateProblems(s.JobTemplate)...)
 }
 

@@ -149,8 +149,7 @@ var daemonSetKind = &ObjectKind[DaemonSetSpec, DaemonSetStatus]{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
 			"spec", "status", "generation", "templateGeneration", "createdAt", "deletionRequestedAt,omitempty",
 			"deleted,omitempty", "orphan,omitempty", "version", "resourceVersion"},
-		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		Created: workloadCreatedLayout, Updated: workloadUpdatedLayout,
 		MetadataChanged: metadataChangedLayout,
 	},
 	Strategy: Strategy[DaemonSetSpec, DaemonSetStatus]{

@@ -2,7 +2,6 @@ package domain
 
 import (
 	"fmt"
-	"strconv"
 )
 
 // The DaemonSet's commands: the object model's.
@@ -58,27 +57,9 @@ func recordDaemonSetUpdate(state object, e Event) (Event, error) {
 // template that makes valid pods, counts not negative, and an update
 // strategy that is one of the two with sound bounds.
 func daemonSetSpecProblems(s DaemonSetSpec) []FieldError {
-	var errs []FieldError
-	for _, n := range []struct {
-		field string
-		v     int32
-	}{{"spec.minReadySeconds", s.MinReadySeconds}, {"spec.revisionHistoryLimit", s.RevisionHistoryLimit}} {
-		if n.v < 0 {
-			errs = append(errs, FieldError{Field: n.field, Value: strconv.Itoa(int(n.v)), Reason: "must be greater than or equal to 0"})
-		}
-	}
-	errs = append(errs, s.Selector.problems("spec.selector")...)
-	if !s.Selector.Empty() && !s.Selector.Matches(s.Template.Labels) {
-		errs = append(errs, FieldError{Field: "spec.template.metadata.labels", Reason: "Invalid value: `selector` does not match template `labels`"})
-	}
-	for _, e := range metadataProblems(s.Template.Labels, s.Template.Annotations) {
-		e.Field = "spec.template." + e.Field
-		errs = append(errs, e)
-	}
-	for _, e := range podSpecProblems(s.Template.Spec) {
-		e.Field = "spec.template." + e.Field
-		errs = append(errs, e)
-	}
+	errs := nonNegative(nil, "spec.minReadySeconds", s.MinReadySeconds)
+	errs = nonNegative(errs, "spec.revisionHistoryLimit", s.RevisionHistoryLimit)
+	errs = append(errs, selectedTemplateProblems(s.Selector, s.Template)...)
 	return append(errs, s.UpdateStrategy.problems()...)
 }
 

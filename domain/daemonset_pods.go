@@ -39,16 +39,7 @@ func DaemonSetRevision(ds DaemonSet) string { return ds.Name + "-" + ds.Template
 // annotated as the DaemonSet is, owned by it; data is the template as the
 // patch that restores it, number the revision's.
 func NewDaemonSetRevision(ds DaemonSet, data []byte, number int64, uid string) CreateControllerRevision {
-	labels := cloneStrings(ds.Spec.Template.Labels)
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[LabelControllerRevisionHash] = ds.TemplateHash()
-	return CreateControllerRevision{
-		Meta: ObjectMeta{Namespace: ds.Namespace, Name: DaemonSetRevision(ds), UID: uid,
-			Labels: labels, Annotations: cloneStrings(ds.Annotations), Owners: []OwnerReference{ds.OwnerReference()}},
-		Spec: ControllerRevisionSpec{Data: append([]byte(nil), data...), Revision: number},
-	}
+	return newTemplateRevision(ds.ObjectMeta, ds.OwnerReference(), ds.Spec.Template, LabelControllerRevisionHash, data, number, uid)
 }
 
 // podTemplateHash is the hash of a workload's pod template, as its pods'
@@ -126,12 +117,8 @@ func withDaemonTolerations(tols []Toleration) []Toleration {
 // never sees it.
 func (ds DaemonSet) NewPod(node, name, uid string) CreatePod {
 	t := ds.Spec.Template.clone()
-	labels := cloneStrings(t.Labels)
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[LabelControllerRevisionHash] = ds.TemplateHash()
-	labels[LabelPodTemplateGeneration] = strconv.FormatInt(ds.TemplateGeneration, 10)
+	labels := withLabels(t.Labels, LabelControllerRevisionHash, ds.TemplateHash(),
+		LabelPodTemplateGeneration, strconv.FormatInt(ds.TemplateGeneration, 10))
 	spec := t.Spec
 	spec.Tolerations = withDaemonTolerations(spec.Tolerations)
 	spec.NodeName = node

@@ -42,9 +42,7 @@ func (s DeploymentSpec) withReplicas(n int32) DeploymentSpec {
 // than minReadySeconds.
 func deploymentSpecProblems(s DeploymentSpec) []FieldError {
 	errs := replicaSetSpecProblems(ReplicaSetSpec{Replicas: s.Replicas, Selector: s.Selector, Template: s.Template, MinReadySeconds: s.MinReadySeconds})
-	if s.RevisionHistoryLimit < 0 {
-		errs = append(errs, FieldError{Field: "spec.revisionHistoryLimit", Value: strconv.Itoa(int(s.RevisionHistoryLimit)), Reason: "must be greater than or equal to 0"})
-	}
+	errs = nonNegative(errs, "spec.revisionHistoryLimit", s.RevisionHistoryLimit)
 	if s.ProgressDeadlineSeconds <= s.MinReadySeconds {
 		errs = append(errs, FieldError{Field: "spec.progressDeadlineSeconds", Value: strconv.Itoa(int(s.ProgressDeadlineSeconds)), Reason: "must be greater than minReadySeconds"})
 	}

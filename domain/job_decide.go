@@ -3,7 +3,6 @@ package domain
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 )
 
@@ -118,22 +117,16 @@ func generatedSelectorProblems(s JobSpec, uid string) []FieldError {
 // template's labels satisfy, and a template whose pods end (restart
 // policy OnFailure or Never) and are valid pods.
 func jobSpecProblems(s JobSpec) []FieldError {
-	var errs []FieldError
-	nonNegative := func(field string, v int64) {
-		if v < 0 {
-			errs = append(errs, FieldError{Field: field, Value: strconv.FormatInt(v, 10), Reason: "must be greater than or equal to 0"})
-		}
-	}
-	nonNegative("spec.parallelism", int64(s.Parallelism))
-	nonNegative("spec.backoffLimit", int64(s.BackoffLimit))
+	errs := nonNegative(nil, "spec.parallelism", s.Parallelism)
+	errs = nonNegative(errs, "spec.backoffLimit", s.BackoffLimit)
 	if s.Completions != nil {
-		nonNegative("spec.completions", int64(*s.Completions))
+		errs = nonNegative(errs, "spec.completions", *s.Completions)
 	}
 	if s.ActiveDeadlineSeconds != nil {
-		nonNegative("spec.activeDeadlineSeconds", *s.ActiveDeadlineSeconds)
+		errs = nonNegative(errs, "spec.activeDeadlineSeconds", *s.ActiveDeadlineSeconds)
 	}
 	if s.TTLSecondsAfterFinished != nil {
-		nonNegative("spec.ttlSecondsAfterFinished", int64(*s.TTLSecondsAfterFinished))
+		errs = nonNegative(errs, "spec.ttlSecondsAfterFinished", *s.TTLSecondsAfterFinished)
 	}
 	switch s.CompletionMode {
 	case JobNonIndexed:
@@ -144,24 +137,13 @@ func jobSpecProblems(s JobSpec) []FieldError {
 		errs = append(errs, FieldError{Field: "spec.completionMode",
 			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "NonIndexed", "Indexed"`, s.CompletionMode)})
 	}
-	errs = append(errs, s.Selector.problems("spec.selector")...)
-	if !s.Selector.Empty() && !s.Selector.Matches(s.Template.Labels) {
-		errs = append(errs, FieldError{Field: "spec.template.metadata.labels", Reason: "Invalid value: `selector` does not match template `labels`"})
-	}
+	errs = append(errs, selectedTemplateProblems(s.Selector, s.Template)...)
 	if p := s.Template.Spec.RestartPolicy; p != RestartOnFailure && p != RestartNever {
 		if p == "" {
 			p = RestartAlways
 		}
 		errs = append(errs, FieldError{Field: "spec.template.spec.restartPolicy",
 			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "OnFailure", "Never"`, p)})
-	}
-	for _, e := range metadataProblems(s.Template.Labels, s.Template.Annotations) {
-		e.Field = "spec.template." + e.Field
-		errs = append(errs, e)
-	}
-	for _, e := range podSpecProblems(s.Template.Spec) {
-		e.Field = "spec.template." + e.Field
-		errs = append(errs, e)
 	}
 	return errs
 }

@@ -56,8 +56,7 @@ var jobKind = &ObjectKind[JobSpec, JobStatus]{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
 			"spec", "status", "tracking", "generation", "createdAt", "deletionRequestedAt,omitempty",
 			"deleted,omitempty", "orphan,omitempty", "version", "resourceVersion"},
-		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		Created: workloadCreatedLayout, Updated: workloadUpdatedLayout,
 		MetadataChanged: metadataChangedLayout,
 	},
 	Strategy: Strategy[JobSpec, JobStatus]{

@@ -131,8 +131,7 @@ var budgetKind = &ObjectKind[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
 	Layout: ObjectLayout{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
 			"spec", "status", "generation", "createdAt", "deleted,omitempty", "version", "resourceVersion"},
-		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
+		Created: workloadCreatedLayout, Updated: workloadUpdatedLayout,
 		MetadataChanged: metadataChangedLayout,
 	},
 	Strategy: Strategy[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]{

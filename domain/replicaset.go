@@ -79,14 +79,7 @@ var replicaSetKind = &ObjectKind[ReplicaSetSpec, ReplicaSetStatus]{
 	StatusRecorded:  "ReplicaSetStatusRecorded", OwnersChanged: "ReplicaSetOwnersChanged",
 	DeletionRequested: "ReplicaSetDeletionRequested",
 	OwnsDependents:    true, UpdateReplacesOwners: true,
-	Layout: ObjectLayout{
-		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
-			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
-			"version", "resourceVersion"},
-		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
-		MetadataChanged: metadataChangedLayout,
-	},
+	Layout: workloadLayout,
 	Strategy: Strategy[ReplicaSetSpec, ReplicaSetStatus]{
 		Validate:                  func(_ ObjectMeta, s ReplicaSetSpec) []FieldError { return replicaSetSpecProblems(s) },
 		ValidateUpdate:            selectorImmutable[ReplicaSetSpec],

@@ -1,7 +1,5 @@
 package domain
 
-import "strconv"
-
 // The ReplicaSet's commands: the object model's.
 type (
 	// ReplicaSetCommand is a command on one ReplicaSet.
@@ -45,26 +43,9 @@ func (s ReplicaSetSpec) withReplicas(n int32) ReplicaSetSpec {
 // does: replicas not negative, a selector that is not empty and that the
 // template's labels satisfy, and a template that makes valid pods.
 func replicaSetSpecProblems(s ReplicaSetSpec) []FieldError {
-	var errs []FieldError
-	if s.Replicas < 0 {
-		errs = append(errs, FieldError{Field: "spec.replicas", Value: strconv.Itoa(int(s.Replicas)), Reason: "must be greater than or equal to 0"})
-	}
-	if s.MinReadySeconds < 0 {
-		errs = append(errs, FieldError{Field: "spec.minReadySeconds", Value: strconv.Itoa(int(s.MinReadySeconds)), Reason: "must be greater than or equal to 0"})
-	}
-	errs = append(errs, s.Selector.problems("spec.selector")...)
-	if !s.Selector.Empty() && !s.Selector.Matches(s.Template.Labels) {
-		errs = append(errs, FieldError{Field: "spec.template.metadata.labels", Reason: "Invalid value: `selector` does not match template `labels`"})
-	}
-	for _, e := range metadataProblems(s.Template.Labels, s.Template.Annotations) {
-		e.Field = "spec.template." + e.Field
-		errs = append(errs, e)
-	}
-	for _, e := range podSpecProblems(s.Template.Spec) {
-		e.Field = "spec.template." + e.Field
-		errs = append(errs, e)
-	}
-	return errs
+	errs := nonNegative(nil, "spec.replicas", s.Replicas)
+	errs = nonNegative(errs, "spec.minReadySeconds", s.MinReadySeconds)
+	return append(errs, selectedTemplateProblems(s.Selector, s.Template)...)
 }
 
 // selectorImmutable is the update strategy of a workload whose selector
@@ -82,5 +63,5 @@ func scaleProblem(name string, replicas int32) error {
 	if replicas >= 0 {
 		return nil
 	}
-	return invalid("Scale", name, []FieldError{{Field: "spec.replicas", Value: strconv.Itoa(int(replicas)), Reason: "must be greater than or equal to 0"}})
+	return invalid("Scale", name, nonNegative(nil, "spec.replicas", replicas))
 }

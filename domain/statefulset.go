@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 )
@@ -112,16 +111,9 @@ var statefulSetKind = &ObjectKind[StatefulSetSpec, StatefulSetStatus]{
 	MetadataChanged: "StatefulSetMetadataChanged",
 	StatusRecorded:  "StatefulSetStatusRecorded", DeletionRequested: "StatefulSetDeletionRequested",
 	OwnsDependents: true,
-	Layout: ObjectLayout{
-		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
-			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
-			"version", "resourceVersion"},
-		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
-		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
-		MetadataChanged: metadataChangedLayout,
-	},
+	Layout:         workloadLayout,
 	Strategy: Strategy[StatefulSetSpec, StatefulSetStatus]{
-		PrepareForCreate:          func(_ *ObjectMeta, s *StatefulSetSpec) { defaultStatefulSetSpec(s) },
+		PrepareForCreate:          func(_ *ObjectMeta, s *StatefulSetSpec) { DefaultStatefulSetSpec(s) },
 		Validate:                  func(_ ObjectMeta, s StatefulSetSpec) []FieldError { return statefulSetSpecProblems(s) },
 		ValidateUpdate:            statefulSetUpdateProblems,
 		SpecChangeBumpsGeneration: true,
@@ -153,10 +145,11 @@ func EvolveStatefulSet(s StatefulSet, e Event) StatefulSet {
 	return out
 }
 
-// defaultStatefulSetSpec sets apps/v1's defaults on what a create left
-// out: OrderedReady, a rolling update from partition 0 with one replica
-// unavailable at a time, and ten old revisions kept.
-func defaultStatefulSetSpec(s *StatefulSetSpec) {
+// DefaultStatefulSetSpec sets apps/v1's defaults on what a create (or,
+// read from the API, an update) left out: OrderedReady, a rolling update
+// from partition 0 with one replica unavailable at a time, and ten old
+// revisions kept.
+func DefaultStatefulSetSpec(s *StatefulSetSpec) {
 	if s.PodManagementPolicy == "" {
 		s.PodManagementPolicy = StatefulSetOrderedReady
 	}
@@ -189,8 +182,8 @@ func statefulSetSpecProblems(s StatefulSetSpec) []FieldError {
 	}
 	switch s.UpdateStrategy.Type {
 	case StatefulSetRollingUpdate:
-		if p := s.UpdateStrategy.Partition; p != nil && *p < 0 {
-			errs = append(errs, FieldError{Field: "spec.updateStrategy.rollingUpdate.partition", Value: strconv.Itoa(int(*p)), Reason: "must be greater than or equal to 0"})
+		if p := s.UpdateStrategy.Partition; p != nil {
+			errs = nonNegative(errs, "spec.updateStrategy.rollingUpdate.partition", *p)
 		}
 		const maxUnavailable = "spec.updateStrategy.rollingUpdate.maxUnavailable"
 		if m := s.UpdateStrategy.MaxUnavailable; m != nil && m.Value == 0 {
@@ -208,33 +201,19 @@ func statefulSetSpecProblems(s StatefulSetSpec) []FieldError {
 		errs = append(errs, FieldError{Field: "spec.updateStrategy.type",
 			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "OnDelete", "RollingUpdate"`, s.UpdateStrategy.Type)})
 	}
-	if s.Replicas < 0 {
-		errs = append(errs, FieldError{Field: "spec.replicas", Value: strconv.Itoa(int(s.Replicas)), Reason: "must be greater than or equal to 0"})
-	}
-	if s.MinReadySeconds < 0 {
-		errs = append(errs, FieldError{Field: "spec.minReadySeconds", Value: strconv.Itoa(int(s.MinReadySeconds)), Reason: "must be greater than or equal to 0"})
-	}
-	if l := s.RevisionHistoryLimit; l != nil && *l < 0 {
-		errs = append(errs, FieldError{Field: "spec.revisionHistoryLimit", Value: strconv.Itoa(int(*l)), Reason: "must be greater than or equal to 0"})
+	errs = nonNegative(errs, "spec.replicas", s.Replicas)
+	errs = nonNegative(errs, "spec.minReadySeconds", s.MinReadySeconds)
+	if l := s.RevisionHistoryLimit; l != nil {
+		errs = nonNegative(errs, "spec.revisionHistoryLimit", *l)
 	}
 	if s.Selector.Empty() {
 		errs = append(errs, FieldError{Field: "spec.selector", Reason: "Invalid value: empty selector is invalid for statefulset"})
+		errs = append(errs, templateProblems(s.Template)...)
 	} else {
-		errs = append(errs, s.Selector.problems("spec.selector")...)
-		if !s.Selector.Matches(s.Template.Labels) {
-			errs = append(errs, FieldError{Field: "spec.template.metadata.labels", Reason: "Invalid value: `selector` does not match template `labels`"})
-		}
-	}
-	for _, e := range metadataProblems(s.Template.Labels, s.Template.Annotations) {
-		e.Field = "spec.template." + e.Field
-		errs = append(errs, e)
+		errs = append(errs, selectedTemplateProblems(s.Selector, s.Template)...)
 	}
 	if p := s.Template.Spec.RestartPolicy; p != "" && p != RestartAlways {
 		errs = append(errs, FieldError{Field: "spec.template.spec.restartPolicy", Value: string(p), Reason: `Unsupported value: supported values: "Always"`})
-	}
-	for _, e := range podSpecProblems(s.Template.Spec) {
-		e.Field = "spec.template." + e.Field
-		errs = append(errs, e)
 	}
 	return errs
 }
@@ -312,15 +291,9 @@ func NewStatefulSetPod(s StatefulSet, i int, uid string) CreatePod {
 func NewStatefulSetRevisionPod(s StatefulSet, t PodTemplate, rev string, i int, uid string) CreatePod {
 	t = deepCopy(t)
 	name := StatefulSetPodName(s.Name, i)
-	labels := cloneStrings(t.Labels)
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[LabelStatefulSetPodName] = name
-	labels[LabelControllerRevisionHash] = rev
 	return CreatePod{
 		Namespace: s.Namespace, Name: name, UID: uid,
-		Labels: labels, Annotations: t.Annotations, Owners: []OwnerReference{s.OwnerReference()},
+		Labels: withLabels(t.Labels, LabelStatefulSetPodName, name, LabelControllerRevisionHash, rev), Annotations: t.Annotations, Owners: []OwnerReference{s.OwnerReference()},
 		Spec: t.Spec, TerminationGracePeriodSeconds: t.TerminationGracePeriodSeconds,
 	}
 }
@@ -331,17 +304,7 @@ func NewStatefulSetRevisionPod(s StatefulSet, t PodTemplate, rev string, i int, 
 // its hash, annotated as the StatefulSet is, owned by it; data is the
 // template as the patch that restores it, number the revision's.
 func NewStatefulSetRevision(s StatefulSet, data []byte, number int64, uid string) CreateControllerRevision {
-	hash := podTemplateHash(s.Spec.Template)
-	labels := cloneStrings(s.Spec.Template.Labels)
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[LabelControllerRevisionHashKey] = hash
-	return CreateControllerRevision{
-		Meta: ObjectMeta{Namespace: s.Namespace, Name: s.Name + "-" + hash, UID: uid,
-			Labels: labels, Annotations: cloneStrings(s.Annotations), Owners: []OwnerReference{s.OwnerReference()}},
-		Spec: ControllerRevisionSpec{Data: bytes.Clone(data), Revision: number},
-	}
+	return newTemplateRevision(s.ObjectMeta, s.OwnerReference(), s.Spec.Template, LabelControllerRevisionHashKey, data, number, uid)
 }
 
 // The StatefulSet's commands are the object model's.

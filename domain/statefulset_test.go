@@ -18,7 +18,7 @@ func sampleStatefulSetSpec() StatefulSetSpec {
 
 func sampleStatefulSetEvents() []Event {
 	spec := sampleStatefulSetSpec()
-	defaultStatefulSetSpec(&spec)
+	DefaultStatefulSetSpec(&spec)
 	return []Event{
 		StatefulSetCreated{Namespace: "default", Name: "web", UID: "sts-uid", Spec: spec, At: at(1)},
 		StatefulSetChanged{Labels: map[string]string{"team": "a"}, Spec: spec, Generation: 2, At: at(2)},

@@ -1,11 +1,8 @@
 package conversions
 
 import (
-	"strconv"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"herd/domain"
 )
@@ -13,17 +10,8 @@ import (
 // ConfigMapToAPI renders a domain ConfigMap as a Kubernetes ConfigMap.
 func ConfigMapToAPI(c domain.ConfigMap) corev1.ConfigMap {
 	out := corev1.ConfigMap{
-		TypeMeta: metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:              c.Name,
-			Namespace:         c.Namespace,
-			UID:               types.UID(c.UID),
-			ResourceVersion:   strconv.FormatInt(c.ResourceVersion, 10),
-			CreationTimestamp: metav1.NewTime(c.CreatedAt),
-			Labels:            c.Labels,
-			Annotations:       c.Annotations,
-			OwnerReferences:   ownersToAPI(c.Owners),
-		},
+		TypeMeta:   metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+		ObjectMeta: objectMetaToAPI(c.ObjectMeta, c.ResourceVersion),
 		Data:       c.Spec.Data,
 		BinaryData: c.Spec.BinaryData,
 	}
@@ -41,8 +29,7 @@ func ConfigMapToAPI(c domain.ConfigMap) corev1.ConfigMap {
 // and ignored; it refuses nothing, the domain's validation does.
 func ConfigMapFromAPI(in corev1.ConfigMap) domain.CreateConfigMap {
 	return domain.CreateConfigMap{
-		Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name,
-			Labels: in.Labels, Annotations: in.Annotations, Owners: OwnersFromAPI(in.OwnerReferences)},
+		Meta: objectMetaFromAPI(in.ObjectMeta),
 		Spec: domain.ConfigMapSpec{Data: in.Data, BinaryData: in.BinaryData, Immutable: in.Immutable != nil && *in.Immutable},
 	}
 }

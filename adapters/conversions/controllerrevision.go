@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -20,14 +18,10 @@ import (
 // apps/v1 ControllerRevision: its data as written, its revision number.
 func ControllerRevisionToAPI(r domain.ControllerRevision) appsv1.ControllerRevision {
 	return appsv1.ControllerRevision{
-		TypeMeta: metav1.TypeMeta{Kind: "ControllerRevision", APIVersion: appsv1.SchemeGroupVersion.String()},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: r.Name, Namespace: r.Namespace, UID: types.UID(r.UID),
-			ResourceVersion: strconv.FormatInt(r.ResourceVersion, 10), CreationTimestamp: metav1.NewTime(r.CreatedAt),
-			Labels: r.Labels, Annotations: r.Annotations, OwnerReferences: ownersToAPI(r.Owners),
-		},
-		Data:     runtime.RawExtension{Raw: bytes.Clone(r.Spec.Data)},
-		Revision: r.Spec.Revision,
+		TypeMeta:   metav1.TypeMeta{Kind: "ControllerRevision", APIVersion: appsv1.SchemeGroupVersion.String()},
+		ObjectMeta: objectMetaToAPI(r.ObjectMeta, r.ResourceVersion),
+		Data:       runtime.RawExtension{Raw: bytes.Clone(r.Spec.Data)},
+		Revision:   r.Spec.Revision,
 	}
 }
 
@@ -57,8 +51,7 @@ func ControllerRevisionFromAPI(in appsv1.ControllerRevision) (domain.CreateContr
 		return domain.CreateControllerRevision{}, err
 	}
 	out := domain.CreateControllerRevision{
-		Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name, Labels: in.Labels, Annotations: in.Annotations,
-			Owners: OwnersFromAPI(in.OwnerReferences)},
+		Meta: objectMetaFromAPI(in.ObjectMeta),
 		Spec: domain.ControllerRevisionSpec{Revision: in.Revision},
 	}
 	if data.Len() > 0 {

@@ -2,7 +2,6 @@ package conversions
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 	_ "time/tzdata" // the zone database in the binary: a CronJob's zone does not depend on the host's files
@@ -30,13 +29,8 @@ func CronJobToAPI(c domain.CronJob) batchv1.CronJob {
 	tmpl := JobToAPI(domain.Job{Object: domain.Object[domain.JobSpec, domain.JobStatus]{Spec: c.Spec.JobTemplate.Spec}})
 	tmpl.Spec.Selector = nil
 	out := batchv1.CronJob{
-		TypeMeta: metav1.TypeMeta{Kind: "CronJob", APIVersion: batchv1.SchemeGroupVersion.String()},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: c.Name, Namespace: c.Namespace, UID: types.UID(c.UID),
-			ResourceVersion: strconv.FormatInt(c.ResourceVersion, 10), Generation: c.Generation,
-			CreationTimestamp: metav1.NewTime(c.CreatedAt),
-			Labels:            c.Labels, Annotations: c.Annotations, OwnerReferences: ownersToAPI(c.Owners),
-		},
+		TypeMeta:   metav1.TypeMeta{Kind: "CronJob", APIVersion: batchv1.SchemeGroupVersion.String()},
+		ObjectMeta: objectMetaToAPI(c.ObjectMeta, c.ResourceVersion),
 		Spec: batchv1.CronJobSpec{
 			Schedule: c.Spec.Schedule, TimeZone: c.Spec.TimeZone, StartingDeadlineSeconds: c.Spec.StartingDeadlineSeconds,
 			ConcurrencyPolicy: policy, Suspend: &suspend,
@@ -52,13 +46,7 @@ func CronJobToAPI(c domain.CronJob) batchv1.CronJob {
 			Kind: "Job", APIVersion: batchv1.SchemeGroupVersion.String(), Namespace: c.Namespace, Name: a.Name, UID: types.UID(a.UID),
 		})
 	}
-	if t := c.Status.LastScheduleTime; t != nil {
-		out.Status.LastScheduleTime = ptrTo(metav1.NewTime(*t))
-	}
-	if t := c.Status.LastSuccessfulTime; t != nil {
-		out.Status.LastSuccessfulTime = ptrTo(metav1.NewTime(*t))
-	}
-	foregroundDeletion(&out.ObjectMeta, c.DeletionRequestedAt)
+	out.Status.LastScheduleTime, out.Status.LastSuccessfulTime = optionalTimeToAPI(c.Status.LastScheduleTime), optionalTimeToAPI(c.Status.LastSuccessfulTime)
 	return out
 }
 
@@ -102,8 +90,7 @@ func CronJobFromAPI(in batchv1.CronJob) (domain.CreateCronJob, error) {
 		return domain.CreateCronJob{}, &domain.InvalidError{Kind: "CronJob", Name: in.Name, Fields: fields}
 	}
 	out := domain.CreateCronJob{
-		Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name, Labels: in.Labels, Annotations: in.Annotations,
-			Owners: OwnersFromAPI(in.OwnerReferences)},
+		Meta: objectMetaFromAPI(in.ObjectMeta),
 		Spec: domain.CronJobSpec{
 			Schedule: in.Spec.Schedule, TimeZone: in.Spec.TimeZone, StartingDeadlineSeconds: in.Spec.StartingDeadlineSeconds,
 			ConcurrencyPolicy: string(in.Spec.ConcurrencyPolicy), Suspend: in.Spec.Suspend != nil && *in.Spec.Suspend,
@@ -130,13 +117,6 @@ func CronJobStatusFromAPI(in batchv1.CronJobStatus) domain.CronJobStatus {
 	for _, a := range in.Active {
 		out.Active = append(out.Active, domain.CronJobActiveJob{Name: a.Name, UID: string(a.UID)})
 	}
-	if t := in.LastScheduleTime; t != nil {
-		u := t.UTC()
-		out.LastScheduleTime = &u
-	}
-	if t := in.LastSuccessfulTime; t != nil {
-		u := t.UTC()
-		out.LastSuccessfulTime = &u
-	}
+	out.LastScheduleTime, out.LastSuccessfulTime = optionalTimeFromAPI(in.LastScheduleTime), optionalTimeFromAPI(in.LastSuccessfulTime)
 	return out
 }

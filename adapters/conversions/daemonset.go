@@ -6,7 +6,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"herd/domain"
@@ -40,18 +39,8 @@ func DaemonSetToAPI(ds domain.DaemonSet) appsv1.DaemonSet {
 	}
 	st := ds.Status
 	out := appsv1.DaemonSet{
-		TypeMeta: metav1.TypeMeta{Kind: "DaemonSet", APIVersion: appsv1.SchemeGroupVersion.String()},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:              ds.Name,
-			Namespace:         ds.Namespace,
-			UID:               types.UID(ds.UID),
-			ResourceVersion:   strconv.FormatInt(ds.ResourceVersion, 10),
-			Generation:        ds.Generation,
-			CreationTimestamp: metav1.NewTime(ds.CreatedAt),
-			Labels:            ds.Labels,
-			Annotations:       annotations,
-			OwnerReferences:   ownersToAPI(ds.Owners),
-		},
+		TypeMeta:   metav1.TypeMeta{Kind: "DaemonSet", APIVersion: appsv1.SchemeGroupVersion.String()},
+		ObjectMeta: objectMetaToAPI(ds.ObjectMeta, ds.ResourceVersion),
 		Spec: appsv1.DaemonSetSpec{
 			Selector:             SelectorToAPI(ds.Spec.Selector),
 			Template:             podTemplateToAPI(ds.Spec.Template),
@@ -70,7 +59,7 @@ func DaemonSetToAPI(ds domain.DaemonSet) appsv1.DaemonSet {
 			NumberUnavailable:      st.NumberUnavailable,
 		},
 	}
-	foregroundDeletion(&out.ObjectMeta, ds.DeletionRequestedAt)
+	out.Annotations = annotations
 	return out
 }
 
@@ -107,9 +96,10 @@ func DaemonSetFromAPI(in appsv1.DaemonSet) (domain.CreateDaemonSet, error) {
 		}
 		annotations[k] = v
 	}
+	meta := objectMetaFromAPI(in.ObjectMeta)
+	meta.Annotations = annotations
 	return domain.CreateDaemonSet{
-		Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name,
-			Labels: in.Labels, Annotations: annotations, Owners: OwnersFromAPI(in.OwnerReferences)},
+		Meta: meta,
 		Spec: domain.DaemonSetSpec{
 			Selector:             SelectorFromAPI(in.Spec.Selector),
 			Template:             tmpl,

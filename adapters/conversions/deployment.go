@@ -1,13 +1,10 @@
 package conversions
 
 import (
-	"strconv"
-
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -30,17 +27,8 @@ func DeploymentToAPI(d domain.Deployment) appsv1.Deployment {
 			MaxSurge: intOrPercentToAPI(d.Spec.Strategy.MaxSurge), MaxUnavailable: intOrPercentToAPI(d.Spec.Strategy.MaxUnavailable)}
 	}
 	out := appsv1.Deployment{
-		TypeMeta: metav1.TypeMeta{Kind: "Deployment", APIVersion: appsv1.SchemeGroupVersion.String()},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:              d.Name,
-			Namespace:         d.Namespace,
-			UID:               types.UID(d.UID),
-			ResourceVersion:   strconv.FormatInt(d.ResourceVersion, 10),
-			Generation:        d.Generation,
-			CreationTimestamp: metav1.NewTime(d.CreatedAt),
-			Labels:            d.Labels,
-			Annotations:       d.Annotations,
-		},
+		TypeMeta:   metav1.TypeMeta{Kind: "Deployment", APIVersion: appsv1.SchemeGroupVersion.String()},
+		ObjectMeta: objectMetaToAPI(d.ObjectMeta, d.ResourceVersion),
 		Spec: appsv1.DeploymentSpec{
 			Replicas:                &replicas,
 			Selector:                SelectorToAPI(d.Spec.Selector),
@@ -60,7 +48,6 @@ func DeploymentToAPI(d domain.Deployment) appsv1.Deployment {
 			UnavailableReplicas: d.Status.UnavailableReplicas,
 		},
 	}
-	foregroundDeletion(&out.ObjectMeta, d.DeletionRequestedAt)
 	if d.Status.CollisionCount != 0 {
 		c := d.Status.CollisionCount
 		out.Status.CollisionCount = &c
@@ -174,15 +161,7 @@ func DeploymentStatusFromAPI(in appsv1.DeploymentStatus) domain.DeploymentStatus
 // DeploymentScaleToAPI is the Deployment's scale subresource
 // (autoscaling/v1 Scale), as kubectl scale and autoscalers read it.
 func DeploymentScaleToAPI(d domain.Deployment) autoscalingv1.Scale {
-	return autoscalingv1.Scale{
-		TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: autoscalingv1.SchemeGroupVersion.String()},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: d.Name, Namespace: d.Namespace, UID: types.UID(d.UID),
-			ResourceVersion: strconv.FormatInt(d.ResourceVersion, 10), CreationTimestamp: metav1.NewTime(d.CreatedAt),
-		},
-		Spec:   autoscalingv1.ScaleSpec{Replicas: d.Spec.Replicas},
-		Status: autoscalingv1.ScaleStatus{Replicas: d.Status.Replicas, Selector: SelectorString(d.Spec.Selector)},
-	}
+	return scaleToAPI(d.ObjectMeta, d.ResourceVersion, d.Spec.Replicas, d.Status.Replicas, d.Spec.Selector)
 }
 
 // ValidateDeployment checks a Deployment a client creates or replaces:

@@ -1,13 +1,11 @@
 package conversions
 
 import (
-	"strconv"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"herd/domain"
 )
@@ -24,18 +22,8 @@ func JobToAPI(j domain.Job) batchv1.Job {
 	parallelism, backoff, mode, suspend := j.Spec.Parallelism, j.Spec.BackoffLimit, batchv1.CompletionMode(j.Spec.CompletionMode), j.Spec.Suspend
 	replacement := batchv1.TerminatingOrFailed
 	out := batchv1.Job{
-		TypeMeta: metav1.TypeMeta{Kind: "Job", APIVersion: batchv1.SchemeGroupVersion.String()},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:              j.Name,
-			Namespace:         j.Namespace,
-			UID:               types.UID(j.UID),
-			ResourceVersion:   strconv.FormatInt(j.ResourceVersion, 10),
-			Generation:        j.Generation,
-			CreationTimestamp: metav1.NewTime(j.CreatedAt),
-			Labels:            j.Labels,
-			Annotations:       j.Annotations,
-			OwnerReferences:   ownersToAPI(j.Owners),
-		},
+		TypeMeta:   metav1.TypeMeta{Kind: "Job", APIVersion: batchv1.SchemeGroupVersion.String()},
+		ObjectMeta: objectMetaToAPI(j.ObjectMeta, j.ResourceVersion),
 		Spec: batchv1.JobSpec{
 			Parallelism: &parallelism, Completions: j.Spec.Completions, BackoffLimit: &backoff,
 			ActiveDeadlineSeconds: j.Spec.ActiveDeadlineSeconds, TTLSecondsAfterFinished: j.Spec.TTLSecondsAfterFinished,
@@ -56,7 +44,6 @@ func JobToAPI(j domain.Job) batchv1.Job {
 			LastProbeTime: metav1.NewTime(c.LastProbeTime), LastTransitionTime: metav1.NewTime(c.LastTransitionTime),
 		})
 	}
-	foregroundDeletion(&out.ObjectMeta, j.DeletionRequestedAt)
 	return out
 }
 
@@ -118,8 +105,7 @@ func JobFromAPI(in batchv1.Job) (domain.CreateJob, error) {
 		spec.CompletionMode = string(*in.Spec.CompletionMode)
 	}
 	return domain.CreateJob{
-		Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name,
-			Labels: in.Labels, Annotations: in.Annotations, Owners: OwnersFromAPI(in.OwnerReferences)},
+		Meta: objectMetaFromAPI(in.ObjectMeta),
 		Spec: spec,
 	}, nil
 }

@@ -7,7 +7,6 @@ import (
 
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -18,18 +17,8 @@ import (
 // PodDisruptionBudget.
 func PodDisruptionBudgetToAPI(b domain.PodDisruptionBudget) policyv1.PodDisruptionBudget {
 	out := policyv1.PodDisruptionBudget{
-		TypeMeta: metav1.TypeMeta{Kind: "PodDisruptionBudget", APIVersion: policyv1.SchemeGroupVersion.String()},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:              b.Name,
-			Namespace:         b.Namespace,
-			UID:               types.UID(b.UID),
-			ResourceVersion:   strconv.FormatInt(b.ResourceVersion, 10),
-			Generation:        b.Generation,
-			CreationTimestamp: metav1.NewTime(b.CreatedAt),
-			Labels:            b.Labels,
-			Annotations:       b.Annotations,
-			OwnerReferences:   ownersToAPI(b.Owners),
-		},
+		TypeMeta:   metav1.TypeMeta{Kind: "PodDisruptionBudget", APIVersion: policyv1.SchemeGroupVersion.String()},
+		ObjectMeta: objectMetaToAPI(b.ObjectMeta, b.ResourceVersion),
 		Spec: policyv1.PodDisruptionBudgetSpec{
 			MinAvailable:   intOrPercentToAPI(b.Spec.MinAvailable),
 			MaxUnavailable: intOrPercentToAPI(b.Spec.MaxUnavailable),
@@ -93,8 +82,7 @@ func PodDisruptionBudgetFromAPI(in policyv1.PodDisruptionBudget) (domain.CreateP
 		return domain.CreatePodDisruptionBudget{}, err
 	}
 	out := domain.CreatePodDisruptionBudget{
-		Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name,
-			Labels: in.Labels, Annotations: in.Annotations, Owners: OwnersFromAPI(in.OwnerReferences)},
+		Meta: objectMetaFromAPI(in.ObjectMeta),
 		Spec: domain.PodDisruptionBudgetSpec{MinAvailable: minAvailable, MaxUnavailable: maxUnavailable},
 	}
 	if in.Spec.Selector != nil {

@@ -1,14 +1,12 @@
 package conversions
 
 import (
-	"strconv"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"herd/domain"
 )
@@ -21,18 +19,8 @@ const defaultReplicas int32 = 1
 func ReplicaSetToAPI(rs domain.ReplicaSet) appsv1.ReplicaSet {
 	replicas := rs.Spec.Replicas
 	out := appsv1.ReplicaSet{
-		TypeMeta: metav1.TypeMeta{Kind: "ReplicaSet", APIVersion: appsv1.SchemeGroupVersion.String()},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:              rs.Name,
-			Namespace:         rs.Namespace,
-			UID:               types.UID(rs.UID),
-			ResourceVersion:   strconv.FormatInt(rs.ResourceVersion, 10),
-			Generation:        rs.Generation,
-			CreationTimestamp: metav1.NewTime(rs.CreatedAt),
-			Labels:            rs.Labels,
-			Annotations:       rs.Annotations,
-			OwnerReferences:   ownersToAPI(rs.Owners),
-		},
+		TypeMeta:   metav1.TypeMeta{Kind: "ReplicaSet", APIVersion: appsv1.SchemeGroupVersion.String()},
+		ObjectMeta: objectMetaToAPI(rs.ObjectMeta, rs.ResourceVersion),
 		Spec: appsv1.ReplicaSetSpec{
 			Replicas:        &replicas,
 			MinReadySeconds: rs.Spec.MinReadySeconds,
@@ -47,7 +35,6 @@ func ReplicaSetToAPI(rs domain.ReplicaSet) appsv1.ReplicaSet {
 			ObservedGeneration:   rs.Status.ObservedGeneration,
 		},
 	}
-	foregroundDeletion(&out.ObjectMeta, rs.DeletionRequestedAt)
 	return out
 }
 
@@ -97,8 +84,7 @@ func ReplicaSetFromAPI(in appsv1.ReplicaSet) (domain.CreateReplicaSet, error) {
 		replicas = *in.Spec.Replicas
 	}
 	return domain.CreateReplicaSet{
-		Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name,
-			Labels: in.Labels, Annotations: in.Annotations, Owners: OwnersFromAPI(in.OwnerReferences)},
+		Meta: objectMetaFromAPI(in.ObjectMeta),
 		Spec: domain.ReplicaSetSpec{
 			Replicas: replicas, MinReadySeconds: in.Spec.MinReadySeconds, Selector: SelectorFromAPI(in.Spec.Selector),
 			Template: tmpl,
@@ -119,13 +105,5 @@ func ReplicaSetStatusFromAPI(in appsv1.ReplicaSetStatus) domain.ReplicaSetStatus
 // (autoscaling/v1 Scale): the replicas it asks for and has, and its
 // selector as a string, as kubectl scale and autoscalers read them.
 func ReplicaSetScaleToAPI(rs domain.ReplicaSet) autoscalingv1.Scale {
-	return autoscalingv1.Scale{
-		TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: autoscalingv1.SchemeGroupVersion.String()},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: rs.Name, Namespace: rs.Namespace, UID: types.UID(rs.UID),
-			ResourceVersion: strconv.FormatInt(rs.ResourceVersion, 10), CreationTimestamp: metav1.NewTime(rs.CreatedAt),
-		},
-		Spec:   autoscalingv1.ScaleSpec{Replicas: rs.Spec.Replicas},
-		Status: autoscalingv1.ScaleStatus{Replicas: rs.Status.Replicas, Selector: SelectorString(rs.Spec.Selector)},
-	}
+	return scaleToAPI(rs.ObjectMeta, rs.ResourceVersion, rs.Spec.Replicas, rs.Status.Replicas, rs.Spec.Selector)
 }

@@ -1,12 +1,9 @@
 package conversions
 
 import (
-	"strconv"
-
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"herd/domain"
@@ -17,31 +14,20 @@ func StatefulSetToAPI(s domain.StatefulSet) appsv1.StatefulSet {
 	replicas := s.Spec.Replicas
 	strategy := appsv1.StatefulSetUpdateStrategy{Type: appsv1.StatefulSetUpdateStrategyType(s.Spec.UpdateStrategy.Type)}
 	if p := s.Spec.UpdateStrategy.Partition; p != nil {
-		partition := *p
 		// A StatefulSet recorded before herd kept maxUnavailable had 1.
 		unavailable := s.Spec.UpdateStrategy.MaxUnavailable
 		if unavailable == nil {
 			unavailable = domain.Ints(1)
 		}
-		strategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: &partition, MaxUnavailable: intOrPercentToAPI(unavailable)}
-	}
-	var limit *int32
-	if l := s.Spec.RevisionHistoryLimit; l != nil {
-		v := *l
-		limit = &v
+		strategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptrCopy(p), MaxUnavailable: intOrPercentToAPI(unavailable)}
 	}
 	out := appsv1.StatefulSet{
-		TypeMeta: metav1.TypeMeta{Kind: "StatefulSet", APIVersion: appsv1.SchemeGroupVersion.String()},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: s.Name, Namespace: s.Namespace, UID: types.UID(s.UID),
-			ResourceVersion: strconv.FormatInt(s.ResourceVersion, 10), Generation: s.Generation,
-			CreationTimestamp: metav1.NewTime(s.CreatedAt),
-			Labels:            s.Labels, Annotations: s.Annotations, OwnerReferences: ownersToAPI(s.Owners),
-		},
+		TypeMeta:   metav1.TypeMeta{Kind: "StatefulSet", APIVersion: appsv1.SchemeGroupVersion.String()},
+		ObjectMeta: objectMetaToAPI(s.ObjectMeta, s.ResourceVersion),
 		Spec: appsv1.StatefulSetSpec{
 			Replicas: &replicas, Selector: SelectorToAPI(s.Spec.Selector), Template: podTemplateToAPI(s.Spec.Template),
 			ServiceName: s.Spec.ServiceName, PodManagementPolicy: appsv1.PodManagementPolicyType(s.Spec.PodManagementPolicy),
-			UpdateStrategy: strategy, MinReadySeconds: s.Spec.MinReadySeconds, RevisionHistoryLimit: limit,
+			UpdateStrategy: strategy, MinReadySeconds: s.Spec.MinReadySeconds, RevisionHistoryLimit: ptrCopy(s.Spec.RevisionHistoryLimit),
 		},
 		Status: appsv1.StatefulSetStatus{
 			ObservedGeneration: s.Status.ObservedGeneration, Replicas: s.Status.Replicas, ReadyReplicas: s.Status.ReadyReplicas,
@@ -50,7 +36,6 @@ func StatefulSetToAPI(s domain.StatefulSet) appsv1.StatefulSet {
 			CurrentRevision:   s.Status.CurrentRevision, UpdateRevision: s.Status.UpdateRevision,
 		},
 	}
-	foregroundDeletion(&out.ObjectMeta, s.DeletionRequestedAt)
 	return out
 }
 
@@ -82,8 +67,7 @@ func StatefulSetFromAPI(in appsv1.StatefulSet) (domain.CreateStatefulSet, error)
 		return domain.CreateStatefulSet{}, err
 	}
 	out := domain.CreateStatefulSet{
-		Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name, Labels: in.Labels, Annotations: in.Annotations,
-			Owners: OwnersFromAPI(in.OwnerReferences)},
+		Meta: objectMetaFromAPI(in.ObjectMeta),
 		Spec: domain.StatefulSetSpec{
 			Replicas: defaultReplicas, Selector: SelectorFromAPI(in.Spec.Selector), Template: tmpl,
 			ServiceName: in.Spec.ServiceName, PodManagementPolicy: string(in.Spec.PodManagementPolicy),
@@ -94,33 +78,16 @@ func StatefulSetFromAPI(in appsv1.StatefulSet) (domain.CreateStatefulSet, error)
 	if in.Spec.Replicas != nil {
 		out.Spec.Replicas = *in.Spec.Replicas
 	}
-	if out.Spec.PodManagementPolicy == "" {
-		out.Spec.PodManagementPolicy = domain.StatefulSetOrderedReady
-	}
-	if out.Spec.UpdateStrategy.Type == "" {
-		out.Spec.UpdateStrategy.Type = domain.StatefulSetRollingUpdate
-	}
-	if ru := in.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
-		p := *ru.Partition
-		out.Spec.UpdateStrategy.Partition = &p
-	} else if out.Spec.UpdateStrategy.Type == domain.StatefulSetRollingUpdate {
-		out.Spec.UpdateStrategy.Partition = new(int32)
-	}
 	if ru := in.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		out.Spec.UpdateStrategy.Partition = ptrCopy(ru.Partition)
 		unavailable, errs := intOrPercentFromAPI(ru.MaxUnavailable, spec.Child("updateStrategy", "rollingUpdate", "maxUnavailable"))
 		if err := invalidFrom("StatefulSet", in.Name, errs); err != nil {
 			return domain.CreateStatefulSet{}, err
 		}
 		out.Spec.UpdateStrategy.MaxUnavailable = unavailable
 	}
-	if out.Spec.UpdateStrategy.Type == domain.StatefulSetRollingUpdate && out.Spec.UpdateStrategy.MaxUnavailable == nil {
-		out.Spec.UpdateStrategy.MaxUnavailable = domain.Ints(1)
-	}
-	limit := defaultRevisionHistoryLimit
-	if l := in.Spec.RevisionHistoryLimit; l != nil {
-		limit = *l
-	}
-	out.Spec.RevisionHistoryLimit = &limit
+	out.Spec.RevisionHistoryLimit = ptrCopy(in.Spec.RevisionHistoryLimit)
+	domain.DefaultStatefulSetSpec(&out.Spec)
 	return out, nil
 }
 
@@ -137,13 +104,5 @@ func StatefulSetStatusFromAPI(in appsv1.StatefulSetStatus) domain.StatefulSetSta
 // StatefulSetScaleToAPI is the StatefulSet's scale subresource
 // (autoscaling/v1 Scale), as kubectl scale reads it.
 func StatefulSetScaleToAPI(s domain.StatefulSet) autoscalingv1.Scale {
-	return autoscalingv1.Scale{
-		TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: autoscalingv1.SchemeGroupVersion.String()},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: s.Name, Namespace: s.Namespace, UID: types.UID(s.UID),
-			ResourceVersion: strconv.FormatInt(s.ResourceVersion, 10), CreationTimestamp: metav1.NewTime(s.CreatedAt),
-		},
-		Spec:   autoscalingv1.ScaleSpec{Replicas: s.Spec.Replicas},
-		Status: autoscalingv1.ScaleStatus{Replicas: s.Status.Replicas, Selector: SelectorString(s.Spec.Selector)},
-	}
+	return scaleToAPI(s.ObjectMeta, s.ResourceVersion, s.Spec.Replicas, s.Status.Replicas, s.Spec.Selector)
 }

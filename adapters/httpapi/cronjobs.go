@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,10 +18,7 @@ import (
 // update keeps the owners the CronJob was created with.
 func (s *Server) cronJobKind() *kind {
 	return modelKind[domain.CronJob, domain.CronJobSpec, domain.CronJobStatus, batchv1.CronJob, *batchv1.CronJob]{
-		kind: &kind{
-			gv: batchv1.SchemeGroupVersion, resource: "cronjobs", singular: "cronjob", name: "CronJob",
-			namespaced: true, shortNames: []string{"cj"}, categories: []string{"all"},
-		},
+		kind:      workloadKind(batchv1.SchemeGroupVersion, "CronJob", "cronjobs", "cj"),
 		aggregate: domain.CronJobAggregate, fold: projections.FoldCronJob, view: s.CronJobView, exec: s.CronJobs,
 		toAPI: conversions.CronJobToAPI, fromAPI: conversions.CronJobFromAPI,
 		status: func(in *batchv1.CronJob) domain.CronJobStatus { return conversions.CronJobStatusFromAPI(in.Status) },
@@ -33,20 +31,13 @@ func (s *Server) cronJobKind() *kind {
 // wide CONTAINERS, IMAGES and SELECTOR, in Kubernetes' words (its
 // printCronJob).
 func cronJobRows(s *Server, cjs []batchv1.CronJob, _ *http.Request) tableRows {
-	t := tableRows{columns: []metav1.TableColumnDefinition{
-		nameColumn("CronJob"),
+	return workloadRows(s, cjs, "CronJob", "The label selector of the Jobs' pods", []metav1.TableColumnDefinition{
 		{Name: "Schedule", Type: "string", Description: "The schedule in Cron format."},
 		{Name: "Timezone", Type: "string", Description: "The time zone name for the given schedule."},
 		{Name: "Suspend", Type: "boolean", Description: "Whether new runs are suspended."},
 		{Name: "Active", Type: "integer", Description: "The number of running jobs."},
 		{Name: "Last Schedule", Type: "string", Description: "When a job was last scheduled."},
-		ageColumn("the CronJob was created"),
-		wide("Containers", "Names of each container in the template"), wide("Images", "Images of each container in the template"),
-		wide("Selector", "The label selector of the Jobs' pods"),
-	}}
-	now := s.Clock.Now()
-	for _, c := range cjs {
-		names, images := containerCells(c.Spec.JobTemplate.Spec.Template.Spec)
+	}, func(c *batchv1.CronJob, now time.Time) workloadRow {
 		last, zone, suspend := "<none>", "<none>", "<unset>"
 		if c.Status.LastScheduleTime != nil {
 			last = age(now, *c.Status.LastScheduleTime)
@@ -60,10 +51,7 @@ func cronJobRows(s *Server, cjs []batchv1.CronJob, _ *http.Request) tableRows {
 				suspend = "True"
 			}
 		}
-		t.cells = append(t.cells, []any{
-			c.Name, c.Spec.Schedule, zone, suspend, int64(len(c.Status.Active)), last, age(now, c.CreationTimestamp),
-			names, images, metav1.FormatLabelSelector(c.Spec.JobTemplate.Spec.Selector),
-		})
-	}
-	return t
+		return workloadRow{&c.ObjectMeta, &c.Spec.JobTemplate.Spec.Template.Spec, c.Spec.JobTemplate.Spec.Selector,
+			[]any{c.Spec.Schedule, zone, suspend, int64(len(c.Status.Active)), last}}
+	})
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,10 +21,7 @@ import (
 // owners the DaemonSet was created with.
 func (s *Server) daemonSetKind() *kind {
 	return modelKind[domain.DaemonSet, domain.DaemonSetSpec, domain.DaemonSetStatus, appsv1.DaemonSet, *appsv1.DaemonSet]{
-		kind: &kind{
-			gv: appsv1.SchemeGroupVersion, resource: "daemonsets", singular: "daemonset", name: "DaemonSet",
-			namespaced: true, shortNames: []string{"ds"}, categories: []string{"all"},
-		},
+		kind:      workloadKind(appsv1.SchemeGroupVersion, "DaemonSet", "daemonsets", "ds"),
 		aggregate: domain.DaemonSetAggregate, fold: projections.FoldDaemonSet, view: s.DaemonSetView, exec: s.DaemonSets,
 		toAPI: conversions.DaemonSetToAPI, fromAPI: conversions.DaemonSetFromAPI,
 		status: func(in *appsv1.DaemonSet) domain.DaemonSetStatus {
@@ -37,28 +35,17 @@ func (s *Server) daemonSetKind() *kind {
 // DESIRED, CURRENT, READY, UP-TO-DATE, AVAILABLE, NODE SELECTOR, AGE,
 // and with -o wide CONTAINERS, IMAGES and SELECTOR.
 func daemonSetRows(s *Server, dss []appsv1.DaemonSet, _ *http.Request) tableRows {
-	t := tableRows{columns: []metav1.TableColumnDefinition{
-		nameColumn("DaemonSet"),
+	return workloadRows(s, dss, "DaemonSet", "The label selector of the DaemonSet's pods", []metav1.TableColumnDefinition{
 		{Name: "Desired", Type: "integer", Description: "The number of nodes that should be running the daemon pod"},
 		{Name: "Current", Type: "integer", Description: "The number of nodes running at least one daemon pod that are supposed to"},
 		{Name: "Ready", Type: "integer", Description: "The number of nodes whose daemon pod is ready"},
 		{Name: "Up-to-date", Type: "integer", Description: "The number of nodes running the updated daemon pod"},
 		{Name: "Available", Type: "integer", Description: "The number of nodes whose daemon pod has been ready for minReadySeconds"},
 		column("Node Selector", "The node selector of the template"),
-		ageColumn("the DaemonSet was created"),
-		wide("Containers", "Names of each container in the template"), wide("Images", "Images of each container in the template"),
-		wide("Selector", "The label selector of the DaemonSet's pods"),
-	}}
-	now := s.Clock.Now()
-	for _, ds := range dss {
-		names, images := containerCells(ds.Spec.Template.Spec)
+	}, func(ds *appsv1.DaemonSet, _ time.Time) workloadRow {
 		st := ds.Status
-		t.cells = append(t.cells, []any{
-			ds.Name, int64(st.DesiredNumberScheduled), int64(st.CurrentNumberScheduled), int64(st.NumberReady),
-			int64(st.UpdatedNumberScheduled), int64(st.NumberAvailable), labels.FormatLabels(ds.Spec.Template.Spec.NodeSelector),
-			age(now, ds.CreationTimestamp),
-			names, images, metav1.FormatLabelSelector(ds.Spec.Selector),
-		})
-	}
-	return t
+		return workloadRow{&ds.ObjectMeta, &ds.Spec.Template.Spec, ds.Spec.Selector, []any{
+			int64(st.DesiredNumberScheduled), int64(st.CurrentNumberScheduled), int64(st.NumberReady),
+			int64(st.UpdatedNumberScheduled), int64(st.NumberAvailable), labels.FormatLabels(ds.Spec.Template.Spec.NodeSelector)}}
+	})
 }

@@ -118,26 +118,15 @@ func TestDaemonSetLifecycle(t *testing.T) {
 // and so does herd a required node affinity it would not honour; the
 // log does not move.
 func TestDaemonSetRefusalsAppendNothing(t *testing.T) {
-	api := newTestAPI(t, nil)
-	base := api.serve(t).URL
-	cur := decodeDS(t, mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: dsPath, body: dsJSON}))
-	stale := cur.DeepCopy()
-	mustSend(t, nil, base, http.StatusOK, req{method: "PATCH", path: dsPath + "/logs", contentType: mergePatch, body: `{"spec":{"minReadySeconds":3}}`})
-	staleBody, _ := json.Marshal(stale)
-	head := api.head(t)
-	tests := []struct {
-		name string
-		rq   req
-		code int
-		want string
-	}{
+	f := changedObject(t, dsPath, "logs", dsJSON, `{"spec":{"minReadySeconds":3}}`)
+	f.refuse(t, []refusal{
 		{"a new selector", req{method: "PATCH", path: dsPath + "/logs", contentType: mergePatch,
 			body: `{"spec":{"selector":{"matchLabels":{"app":"api"}},"template":{"metadata":{"labels":{"app":"api"}}}}}`},
 			http.StatusUnprocessableEntity, "spec.selector"},
 		{"a template its selector does not select", req{method: "POST", path: dsPath,
 			body: strings.Replace(strings.Replace(dsJSON, `"name":"logs"`, `"name":"other"`, 1), `"metadata":{"labels":{"app":"logs"}},"spec":{"nodeSelector"`, `"metadata":{"labels":{"app":"x"}},"spec":{"nodeSelector"`, 1)},
 			http.StatusUnprocessableEntity, "spec.template.metadata.labels"},
-		{"a stale resourceVersion", req{method: "PUT", path: dsPath + "/logs", body: string(staleBody)}, http.StatusConflict, "the object has been modified"},
+		{"a stale resourceVersion", req{method: "PUT", path: dsPath + "/logs", body: string(f.stale)}, http.StatusConflict, "the object has been modified"},
 		{"both bounds", req{method: "PATCH", path: dsPath + "/logs", contentType: mergePatch,
 			body: `{"spec":{"updateStrategy":{"rollingUpdate":{"maxSurge":1}}}}`}, http.StatusUnprocessableEntity, "spec.updateStrategy.rollingUpdate.maxSurge"},
 		{"no bound", req{method: "PATCH", path: dsPath + "/logs", contentType: mergePatch,
@@ -153,10 +142,7 @@ func TestDaemonSetRefusalsAppendNothing(t *testing.T) {
 			body: strings.Replace(dsJSON, `"selector"`, `"replicas":3,"selector"`, 1)}, http.StatusBadRequest, "replicas"},
 		{"no such DaemonSet", req{method: "PATCH", path: dsPath + "/gone", contentType: mergePatch, body: `{"spec":{"minReadySeconds":1}}`},
 			http.StatusNotFound, `daemonsets.apps "gone" not found`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { refusedLeavingTheLog(t, api, base, tt.code, tt.rq, tt.want, head) })
-	}
+	})
 }
 
 // TestDaemonSetsThroughClientGo: client-go's typed clientset, with its

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,10 +21,7 @@ import (
 // kubectl scale through the scale subresource.
 func (s *Server) deploymentKind() *kind {
 	return scaled(s, modelKind[domain.Deployment, domain.DeploymentSpec, domain.DeploymentStatus, appsv1.Deployment, *appsv1.Deployment]{
-		kind: &kind{
-			gv: appsv1.SchemeGroupVersion, resource: "deployments", singular: "deployment", name: "Deployment",
-			namespaced: true, shortNames: []string{"deploy"}, categories: []string{"all"},
-		},
+		kind:      workloadKind(appsv1.SchemeGroupVersion, "Deployment", "deployments", "deploy"),
 		aggregate: domain.DeploymentAggregate, fold: projections.FoldDeployment, view: s.DeploymentView, exec: s.Deployments,
 		toAPI: conversions.DeploymentToAPI, fromAPI: conversions.DeploymentFromAPI,
 		status: func(in *appsv1.Deployment) domain.DeploymentStatus {
@@ -40,23 +38,12 @@ func (s *Server) deploymentKind() *kind {
 // READY, UP-TO-DATE, AVAILABLE, AGE, and with -o wide CONTAINERS, IMAGES
 // and SELECTOR.
 func deploymentRows(s *Server, ds []appsv1.Deployment, _ *http.Request) tableRows {
-	t := tableRows{columns: []metav1.TableColumnDefinition{
-		nameColumn("Deployment"),
+	return workloadRows(s, ds, "Deployment", "The label selector of the Deployment's pods", []metav1.TableColumnDefinition{
 		{Name: "Ready", Type: "string", Description: "Number of the pods that are ready, of those the Deployment wants"},
 		{Name: "Up-to-date", Type: "integer", Description: "Number of pods made from the Deployment's current template"},
 		{Name: "Available", Type: "integer", Description: "Number of pods available to its users"},
-		ageColumn("the Deployment was created"),
-		wide("Containers", "Names of each container in the template"), wide("Images", "Images of each container in the template"),
-		wide("Selector", "The label selector of the Deployment's pods"),
-	}}
-	now := s.Clock.Now()
-	for _, d := range ds {
-		names, images := containerCells(d.Spec.Template.Spec)
-		t.cells = append(t.cells, []any{
-			d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, ptr.Deref(d.Spec.Replicas, 0)), int64(d.Status.UpdatedReplicas), int64(d.Status.AvailableReplicas),
-			age(now, d.CreationTimestamp),
-			names, images, metav1.FormatLabelSelector(d.Spec.Selector),
-		})
-	}
-	return t
+	}, func(d *appsv1.Deployment, _ time.Time) workloadRow {
+		return workloadRow{&d.ObjectMeta, &d.Spec.Template.Spec, d.Spec.Selector, []any{
+			fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, ptr.Deref(d.Spec.Replicas, 0)), int64(d.Status.UpdatedReplicas), int64(d.Status.AvailableReplicas)}}
+	})
 }

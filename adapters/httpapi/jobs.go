@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -22,10 +23,7 @@ import (
 // with.
 func (s *Server) jobKind() *kind {
 	return modelKind[domain.Job, domain.JobSpec, domain.JobStatus, batchv1.Job, *batchv1.Job]{
-		kind: &kind{
-			gv: batchv1.SchemeGroupVersion, resource: "jobs", singular: "job", name: "Job",
-			namespaced: true, categories: []string{"all"},
-		},
+		kind:      workloadKind(batchv1.SchemeGroupVersion, "Job", "jobs"),
 		aggregate: domain.JobAggregate, fold: projections.FoldJob, view: s.JobView, exec: s.Jobs,
 		toAPI: conversions.JobToAPI, fromAPI: conversions.JobFromAPI,
 		status: func(in *batchv1.Job) domain.JobStatus { return conversions.JobStatusFromAPI(in.Status) },
@@ -37,18 +35,11 @@ func (s *Server) jobKind() *kind {
 // COMPLETIONS, DURATION, AGE, and with -o wide CONTAINERS, IMAGES and
 // SELECTOR, in Kubernetes' words (its printJob).
 func jobRows(s *Server, jobs []batchv1.Job, _ *http.Request) tableRows {
-	t := tableRows{columns: []metav1.TableColumnDefinition{
-		nameColumn("Job"),
+	return workloadRows(s, jobs, "Job", "The label selector of the Job's pods", []metav1.TableColumnDefinition{
 		{Name: "Status", Type: "string", Description: "Status of the job."},
 		{Name: "Completions", Type: "string", Description: "The number of pods which reached phase Succeeded, of those the job needs."},
 		{Name: "Duration", Type: "string", Description: "Time required to complete the job."},
-		ageColumn("the Job was created"),
-		wide("Containers", "Names of each container in the template"), wide("Images", "Images of each container in the template"),
-		wide("Selector", "The label selector of the Job's pods"),
-	}}
-	now := s.Clock.Now()
-	for _, j := range jobs {
-		names, images := containerCells(j.Spec.Template.Spec)
+	}, func(j *batchv1.Job, now time.Time) workloadRow {
 		var took string
 		switch {
 		case j.Status.StartTime == nil:
@@ -57,12 +48,8 @@ func jobRows(s *Server, jobs []batchv1.Job, _ *http.Request) tableRows {
 		default:
 			took = duration.HumanDuration(j.Status.CompletionTime.Sub(j.Status.StartTime.Time))
 		}
-		t.cells = append(t.cells, []any{
-			j.Name, jobStatusCell(j), jobCompletions(j), took, age(now, j.CreationTimestamp),
-			names, images, metav1.FormatLabelSelector(j.Spec.Selector),
-		})
-	}
-	return t
+		return workloadRow{&j.ObjectMeta, &j.Spec.Template.Spec, j.Spec.Selector, []any{jobStatusCell(*j), jobCompletions(*j), took}}
+	})
 }
 
 // jobStatusCell is the Job's STATUS as kubectl prints it: the first of

@@ -83,21 +83,11 @@ func TestJobLifecycle(t *testing.T) {
 // template, completions changed, a stale resourceVersion — and so is an
 // indexed Job, which herd does not run; the log does not move.
 func TestJobRefusalsAppendNothing(t *testing.T) {
-	api := newTestAPI(t, nil)
-	base := api.serve(t).URL
-	cur := decodeJob(t, mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: jobPath, body: jobJSON}))
-	mustSend(t, nil, base, http.StatusOK, req{method: "PATCH", path: jobPath + "/pi", contentType: mergePatch, body: `{"spec":{"parallelism":2}}`})
-	staleBody, _ := json.Marshal(cur)
-	head := api.head(t)
+	f := changedObject(t, jobPath, "pi", jobJSON, `{"spec":{"parallelism":2}}`)
 	other := func(from, to string) string {
 		return strings.Replace(strings.Replace(jobJSON, `"name":"pi"}`, `"name":"other"}`, 1), from, to, 1)
 	}
-	tests := []struct {
-		name string
-		rq   req
-		code int
-		want string
-	}{
+	f.refuse(t, []refusal{
 		{"a restart policy of Always", req{method: "POST", path: jobPath, body: other(`"restartPolicy":"Never"`, `"restartPolicy":"Always"`)},
 			http.StatusUnprocessableEntity, `spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"`},
 		{"no restart policy, which is Always", req{method: "POST", path: jobPath, body: other(`,"restartPolicy":"Never"`, ``)},
@@ -110,11 +100,8 @@ func TestJobRefusalsAppendNothing(t *testing.T) {
 			body: `{"spec":{"template":{"spec":{"containers":[{"name":"pi","image":"python"}]}}}}`}, http.StatusUnprocessableEntity, "spec.template: Invalid value: field is immutable"},
 		{"completions changed", req{method: "PATCH", path: jobPath + "/pi", contentType: mergePatch, body: `{"spec":{"completions":4}}`},
 			http.StatusUnprocessableEntity, "spec.completions"},
-		{"a stale resourceVersion", req{method: "PUT", path: jobPath + "/pi", body: string(staleBody)}, http.StatusConflict, "the object has been modified"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { refusedLeavingTheLog(t, api, base, tt.code, tt.rq, tt.want, head) })
-	}
+		{"a stale resourceVersion", req{method: "PUT", path: jobPath + "/pi", body: string(f.stale)}, http.StatusConflict, "the object has been modified"},
+	})
 }
 
 // TestJobsThroughClientGo: client-go's typed clientset, with its default

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,10 +20,7 @@ import (
 // subresource. An update replaces the owners, as in Kubernetes.
 func (s *Server) replicaSetKind() *kind {
 	return scaled(s, modelKind[domain.ReplicaSet, domain.ReplicaSetSpec, domain.ReplicaSetStatus, appsv1.ReplicaSet, *appsv1.ReplicaSet]{
-		kind: &kind{
-			gv: appsv1.SchemeGroupVersion, resource: "replicasets", singular: "replicaset", name: "ReplicaSet",
-			namespaced: true, shortNames: []string{"rs"}, categories: []string{"all"},
-		},
+		kind:      workloadKind(appsv1.SchemeGroupVersion, "ReplicaSet", "replicasets", "rs"),
 		aggregate: domain.ReplicaSetAggregate, fold: projections.FoldReplicaSet, view: s.ReplicaSetView, exec: s.ReplicaSets,
 		toAPI: conversions.ReplicaSetToAPI, fromAPI: conversions.ReplicaSetFromAPI,
 		status: func(in *appsv1.ReplicaSet) domain.ReplicaSetStatus {
@@ -36,22 +34,12 @@ func (s *Server) replicaSetKind() *kind {
 // DESIRED, CURRENT, READY, AGE, and with -o wide CONTAINERS, IMAGES and
 // SELECTOR.
 func replicaSetRows(s *Server, rss []appsv1.ReplicaSet, _ *http.Request) tableRows {
-	t := tableRows{columns: []metav1.TableColumnDefinition{
-		nameColumn("ReplicaSet"),
+	return workloadRows(s, rss, "ReplicaSet", "The label selector of the ReplicaSet's pods", []metav1.TableColumnDefinition{
 		{Name: "Desired", Type: "integer", Description: "Number of desired pods"},
 		{Name: "Current", Type: "integer", Description: "Number of pods the ReplicaSet has"},
 		{Name: "Ready", Type: "integer", Description: "Number of ready pods"},
-		ageColumn("the ReplicaSet was created"),
-		wide("Containers", "Names of each container in the template"), wide("Images", "Images of each container in the template"),
-		wide("Selector", "The label selector of the ReplicaSet's pods"),
-	}}
-	now := s.Clock.Now()
-	for _, rs := range rss {
-		names, images := containerCells(rs.Spec.Template.Spec)
-		t.cells = append(t.cells, []any{
-			rs.Name, int64(ptr.Deref(rs.Spec.Replicas, 0)), int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas), age(now, rs.CreationTimestamp),
-			names, images, metav1.FormatLabelSelector(rs.Spec.Selector),
-		})
-	}
-	return t
+	}, func(rs *appsv1.ReplicaSet, _ time.Time) workloadRow {
+		return workloadRow{&rs.ObjectMeta, &rs.Spec.Template.Spec, rs.Spec.Selector,
+			[]any{int64(ptr.Deref(rs.Spec.Replicas, 0)), int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas)}}
+	})
 }

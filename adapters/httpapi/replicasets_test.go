@@ -119,28 +119,17 @@ func equalCells(got, want []any) bool {
 // ReplicaSet cannot keep, fewer than no replicas — and the log does not
 // move.
 func TestReplicaSetRefusalsAppendNothing(t *testing.T) {
-	api := newTestAPI(t, nil)
-	base := api.serve(t).URL
-	cur := decodeRS(t, mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: rsPath, body: rsJSON}))
-	stale := cur.DeepCopy()
-	mustSend(t, nil, base, http.StatusOK, req{method: "PATCH", path: rsPath + "/web", contentType: mergePatch, body: `{"spec":{"replicas":2}}`})
-	staleBody, _ := json.Marshal(stale)
-	head := api.head(t)
-	tests := []struct {
-		name string
-		rq   req
-		code int
-		want string
-	}{
+	f := changedObject(t, rsPath, "web", rsJSON, `{"spec":{"replicas":2}}`)
+	f.refuse(t, []refusal{
 		{"a new selector", req{method: "PATCH", path: rsPath + "/web", contentType: mergePatch,
 			body: `{"spec":{"selector":{"matchLabels":{"app":"api"}},"template":{"metadata":{"labels":{"app":"api"}}}}}`},
 			http.StatusUnprocessableEntity, "spec.selector"},
 		{"a template its selector does not select", req{method: "POST", path: rsPath,
 			body: strings.Replace(strings.Replace(rsJSON, `"name":"web"`, `"name":"other"`, 1), `"metadata":{"labels":{"app":"web"}},"spec":{"containers"`, `"metadata":{"labels":{"app":"api"}},"spec":{"containers"`, 1)},
 			http.StatusUnprocessableEntity, "spec.template.metadata.labels"},
-		{"a stale resourceVersion", req{method: "PUT", path: rsPath + "/web", body: string(staleBody)}, http.StatusConflict, "the object has been modified"},
+		{"a stale resourceVersion", req{method: "PUT", path: rsPath + "/web", body: string(f.stale)}, http.StatusConflict, "the object has been modified"},
 		{"a stale scale", req{method: "PUT", path: rsPath + "/web/scale",
-			body: `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"web","namespace":"default","resourceVersion":"` + stale.ResourceVersion + `"},"spec":{"replicas":3}}`},
+			body: `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"web","namespace":"default","resourceVersion":"` + f.staleVersion + `"},"spec":{"replicas":3}}`},
 			http.StatusConflict, "the object has been modified"},
 		{"fewer than no replicas", req{method: "PATCH", path: rsPath + "/web/scale", contentType: mergePatch, body: `{"spec":{"replicas":-1}}`},
 			http.StatusUnprocessableEntity, "spec.replicas"},
@@ -148,10 +137,7 @@ func TestReplicaSetRefusalsAppendNothing(t *testing.T) {
 			body: `{"spec":{"template":{"spec":{"restartPolicy":"Never"}}}}`}, http.StatusUnprocessableEntity, "spec.template.spec.restartPolicy"},
 		{"no such ReplicaSet to scale", req{method: "PATCH", path: rsPath + "/gone/scale", contentType: mergePatch, body: `{"spec":{"replicas":1}}`},
 			http.StatusNotFound, `replicasets.apps "gone" not found`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { refusedLeavingTheLog(t, api, base, tt.code, tt.rq, tt.want, head) })
-	}
+	})
 }
 
 // TestReplicaSetsThroughClientGo: client-go's typed clientset, with its

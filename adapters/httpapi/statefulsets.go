@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,10 +23,7 @@ import (
 // owners the StatefulSet was created with.
 func (s *Server) statefulSetKind() *kind {
 	return scaled(s, modelKind[domain.StatefulSet, domain.StatefulSetSpec, domain.StatefulSetStatus, appsv1.StatefulSet, *appsv1.StatefulSet]{
-		kind: &kind{
-			gv: appsv1.SchemeGroupVersion, resource: "statefulsets", singular: "statefulset", name: "StatefulSet",
-			namespaced: true, shortNames: []string{"sts"}, categories: []string{"all"},
-		},
+		kind:      workloadKind(appsv1.SchemeGroupVersion, "StatefulSet", "statefulsets", "sts"),
 		aggregate: domain.StatefulSetAggregate, fold: projections.FoldStatefulSet, view: s.StatefulSetView, exec: s.StatefulSets,
 		toAPI: conversions.StatefulSetToAPI, fromAPI: conversions.StatefulSetFromAPI,
 		status: func(in *appsv1.StatefulSet) domain.StatefulSetStatus {
@@ -39,19 +37,10 @@ func (s *Server) statefulSetKind() *kind {
 // READY (ready of desired), AGE, and with -o wide CONTAINERS and IMAGES,
 // in Kubernetes' words (its printStatefulSet).
 func statefulSetRows(s *Server, sts []appsv1.StatefulSet, _ *http.Request) tableRows {
-	t := tableRows{columns: []metav1.TableColumnDefinition{
-		nameColumn("StatefulSet"),
+	return workloadRows(s, sts, "StatefulSet", "", []metav1.TableColumnDefinition{
 		{Name: "Ready", Type: "string", Description: "Number of the pod with ready state"},
-		ageColumn("the StatefulSet was created"),
-		wide("Containers", "Names of each container in the template"), wide("Images", "Images of each container in the template"),
-	}}
-	now := s.Clock.Now()
-	for _, st := range sts {
-		names, images := containerCells(st.Spec.Template.Spec)
-		t.cells = append(t.cells, []any{
-			st.Name, fmt.Sprintf("%d/%d", st.Status.ReadyReplicas, ptr.Deref(st.Spec.Replicas, 0)), age(now, st.CreationTimestamp),
-			names, images,
-		})
-	}
-	return t
+	}, func(st *appsv1.StatefulSet, _ time.Time) workloadRow {
+		return workloadRow{&st.ObjectMeta, &st.Spec.Template.Spec, st.Spec.Selector,
+			[]any{fmt.Sprintf("%d/%d", st.Status.ReadyReplicas, ptr.Deref(st.Spec.Replicas, 0))}}
+	})
 }

@@ -33,7 +33,7 @@ func newCauseHarness(t *testing.T, spec domain.JobSpec) *causeHarness {
 		t.Fatal(err)
 	}
 	n := 0
-	r.ids = Identities{Suffix: func() string { n++; return fmt.Sprint(n) }, UID: func() string { return fmt.Sprintf("uid-pod-%d", n) }}
+	r.IDs = Identities{Suffix: func() string { n++; return fmt.Sprint(n) }, UID: func() string { return fmt.Sprintf("uid-pod-%d", n) }}
 	if _, err := env.Writer.JobCommands().Execute(t.Context(), domain.Key{Namespace: "default", Name: "pi"},
 		domain.CreateJob{Meta: domain.ObjectMeta{Namespace: "default", Name: "pi", UID: "uid-pi"}, Spec: spec}); err != nil {
 		t.Fatal(err)

@@ -15,17 +15,11 @@ const kindJob = "Job"
 // and those that are gone (whose pods it collects); its resync looks at
 // every Job.
 type Reconciler struct {
-	reconcilers.Kind[domain.Job]
-	cfg  Config
-	jobs Reader
-	// controlled reads the Jobs' pods and collects those of one that is
-	// gone.
-	controlled  *reconcilers.Controlled
+	reconcilers.PodOwner[domain.Job]
+	cfg         Config
+	jobs        Reader
 	podCommands PodCommands
 	jobCommands domain.Executor[domain.Job, domain.JobCommand]
-	ids         Identities
-	clock       clock.PassiveClock
-	log         *zap.Logger
 }
 
 var (
@@ -41,11 +35,9 @@ func New(cfg Config, jobs Reader, pods PodLister, podCommands PodCommands,
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	log = log.Named("job")
 	return &Reconciler{
-		Kind: reconcilers.NewKind("job", domain.JobAggregate, cfg.ResyncPeriod, jobs),
-		cfg:  cfg, jobs: jobs, controlled: reconcilers.NewControlled(kindJob, pods, podCommands, 0, log),
-		podCommands: podCommands, jobCommands: jobCommands, ids: RandomIdentities(), clock: clk, log: log,
+		PodOwner: reconcilers.NewPodOwner("job", kindJob, domain.JobAggregate, cfg.ResyncPeriod, jobs, pods, podCommands, clk, log),
+		cfg:      cfg, jobs: jobs, podCommands: podCommands, jobCommands: jobCommands,
 	}, nil
 }
 
@@ -56,5 +48,5 @@ func New(cfg Config, jobs Reader, pods PodLister, podCommands PodCommands,
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.JobAggregate, domain.JobStatusRecorded{}, domain.JobPodsCounted{}, domain.JobMetadataChanged{}).
-		Owns(domain.PodAggregate, r.controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
+		Owns(domain.PodAggregate, r.Controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
 }

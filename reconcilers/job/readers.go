@@ -1,8 +1,6 @@
 package job
 
 import (
-	"context"
-
 	"herd/domain"
 	"herd/projections"
 	"herd/reconcilers"
@@ -13,12 +11,10 @@ import (
 type Reader = reconcilers.Reader[domain.Job]
 
 // PodLister is what the reconciler reads of the pods: herd's own pods of
-// one namespace, never the fleet's.
-type PodLister interface {
-	// List returns the pods that match f, and the view's resource
-	// version.
-	List(ctx context.Context, f projections.PodFilter) ([]domain.Pod, int64, error)
-}
+// one namespace, never the fleet's. It is a type of its own, not an alias
+// of reconcilers.PodLister: the app provides each reconciler's readers by
+// their type, and two reconcilers' readers of one type would collide.
+type PodLister interface{ reconcilers.PodLister }
 
 // PodCommands is how the reconciler writes pods: in batches, to create
 // and delete them.

@@ -22,7 +22,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	}
 	// The pods of a Job of its name: this one's, and an earlier one's to
 	// collect.
-	pods, err := r.controlled.Read(ctx, key, false)
+	pods, err := r.Controlled.Read(ctx, key, false)
 	if err != nil {
 		return reconcilers.Result{}, err
 	}
@@ -61,7 +61,7 @@ func (r *Reconciler) collect(ctx context.Context, namespace, name string, upTo i
 	if err != nil {
 		return fmt.Errorf("cause of the collection of pods of job %s: %w", job, err)
 	}
-	return r.controlled.Collect(ctx, job, abandoned, orphan)
+	return r.Controlled.Collect(ctx, job, abandoned, orphan)
 }
 
 // deleteForeground deletes the pods of j, which is being deleted in the
@@ -75,5 +75,5 @@ func (r *Reconciler) deleteForeground(ctx context.Context, j domain.Job, pods []
 	if err != nil {
 		return fmt.Errorf("cause of the deletion of pods of job %s: %w", j, err)
 	}
-	return r.controlled.DeleteForeground(ctx, j.String(), j.UID, pods)
+	return r.Controlled.DeleteForeground(ctx, j.String(), j.UID, pods)
 }

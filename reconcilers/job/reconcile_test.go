@@ -43,7 +43,7 @@ func newFixture(t *testing.T, change func(*domain.JobSpec)) *fixture {
 		t.Fatal(err)
 	}
 	n := 0
-	r.ids = Identities{Suffix: func() string { n++; return fmt.Sprint(n) }, UID: func() string { return fmt.Sprintf("uid-pod-%d", n) }}
+	r.IDs = Identities{Suffix: func() string { n++; return fmt.Sprint(n) }, UID: func() string { return fmt.Sprintf("uid-pod-%d", n) }}
 	f.r = r
 	return f
 }
@@ -242,7 +242,7 @@ func TestKeysOfPodEvents(t *testing.T) {
 	f.reconcile(t)
 	f.reconcile(t)
 	p := f.pods.Pods.Pods[domain.Key{Namespace: "default", Name: "pi-1"}]
-	if got := f.r.controlled.Owners().Get(domain.Key{Namespace: p.Namespace, Name: p.Name}); got != "pi" {
+	if got := f.r.Controlled.Owners().Get(domain.Key{Namespace: p.Namespace, Name: p.Name}); got != "pi" {
 		t.Errorf("the owner index has %q for pi-1", got)
 	}
 }

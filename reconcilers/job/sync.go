@@ -38,7 +38,7 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 		}
 		j = counted
 	}
-	now := r.clock.Now()
+	now := r.Clock.Now()
 	running := reconcilers.Filter(owned, active)
 	if j.Status.Finished() {
 		return r.finished(ctx, j, owned, running, now)
@@ -205,7 +205,7 @@ func (r *Reconciler) finished(ctx context.Context, j domain.Job, owned, running 
 	if _, err := r.jobCommands.Execute(ctx, j.Key(), domain.Precondition[domain.JobCommand]{ResourceVersion: j.ResourceVersion, Command: domain.DeleteJob{}}); err != nil {
 		return reconcilers.Result{}, r.jobGone(fmt.Errorf("delete job %s, finished %s ago: %w", j, now.Sub(j.Status.FinishedAt()), err))
 	}
-	r.controlled.Log("deleted a job past its TTL after finishing, and so its pods", j.String(), running)
+	r.Controlled.Log("deleted a job past its TTL after finishing, and so its pods", j.String(), running)
 	return reconcilers.Result{}, nil
 }
 
@@ -274,7 +274,7 @@ func (r *Reconciler) create(ctx context.Context, j domain.Job, n int) ([]domain.
 	}
 	batch := make([]domain.Keyed[domain.PodCommand], n)
 	for i := range batch {
-		c := j.NewPod(r.ids.PodName(j.Name), r.ids.UID())
+		c := j.NewPod(r.IDs.PodName(j.Name), r.IDs.UID())
 		batch[i] = domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: c.Namespace, Name: c.Name}, Command: c}
 	}
 	created, _, err := r.podCommands.ExecuteBatch(ctx, batch)
@@ -288,7 +288,7 @@ func (r *Reconciler) create(ctx context.Context, j domain.Job, n int) ([]domain.
 		// A name taken already: the next reconcile draws new ones.
 		return nil, err
 	}
-	r.controlled.Log("created pods", j.String(), created)
+	r.Controlled.Log("created pods", j.String(), created)
 	return created, nil
 }
 
@@ -306,7 +306,7 @@ func (r *Reconciler) delete(ctx context.Context, j domain.Job, msg string, pods 
 	if err != nil {
 		return nil, fmt.Errorf("delete pods of job %s: %w", j, err)
 	}
-	r.controlled.Log(msg, j.String(), pods)
+	r.Controlled.Log(msg, j.String(), pods)
 	return deleted, nil
 }
 

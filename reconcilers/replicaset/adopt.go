@@ -40,8 +40,8 @@ func (r *Reconciler) adopt(ctx context.Context, rs domain.ReplicaSet, orphans, s
 			released = append(released, p)
 		}
 	}
-	r.controlled.Log("adopted pods", rs.String(), adopted)
-	r.controlled.Log("released pods the selector no longer matches", rs.String(), released)
+	r.Controlled.Log("adopted pods", rs.String(), adopted)
+	r.Controlled.Log("released pods the selector no longer matches", rs.String(), released)
 	return adopted, nil
 }
 

@@ -116,7 +116,7 @@ func newWorld(t *testing.T, cfg Config, sets []domain.ReplicaSet, pods []domain.
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.ids = counting()
+	r.IDs = counting()
 	w.r = r
 	return w
 }

@@ -24,7 +24,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	}
 	// Its own pods, those of an earlier ReplicaSet of its name, and the
 	// orphans it may adopt.
-	pods, err := r.controlled.Read(ctx, key, true)
+	pods, err := r.Controlled.Read(ctx, key, true)
 	if err != nil {
 		return reconcilers.Result{}, err
 	}
@@ -33,10 +33,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		if rs.Orphan {
 			orphan = rs.UID
 		}
-		return reconcilers.Result{}, r.controlled.Collect(ctx, key.Namespace+"/"+key.Name, reconcilers.Filter(pods, reconcilers.AbandonedBy(kindReplicaSet, key.Name, "")), orphan)
+		return reconcilers.Result{}, r.Controlled.Collect(ctx, key.Namespace+"/"+key.Name, reconcilers.Filter(pods, reconcilers.AbandonedBy(kindReplicaSet, key.Name, "")), orphan)
 	}
 	if rs.DeletionRequestedAt != nil {
-		return reconcilers.Result{}, r.controlled.DeleteForeground(ctx, rs.String(), rs.UID, pods)
+		return reconcilers.Result{}, r.Controlled.DeleteForeground(ctx, rs.String(), rs.UID, pods)
 	}
 	return r.sync(ctx, rs, pods)
 }
@@ -53,7 +53,7 @@ func (r *Reconciler) sync(ctx context.Context, rs domain.ReplicaSet, pods []doma
 	}
 	c := claim(rs, pods)
 	var errs []error
-	if err := r.controlled.Collect(ctx, rs.String(), c.abandoned, ""); err != nil {
+	if err := r.Controlled.Collect(ctx, rs.String(), c.abandoned, ""); err != nil {
 		errs = append(errs, err)
 	}
 	adopted, err := r.adopt(ctx, rs, c.orphans, c.strays)
@@ -67,7 +67,7 @@ func (r *Reconciler) sync(ctx context.Context, rs domain.ReplicaSet, pods []doma
 	if err != nil {
 		errs = append(errs, err)
 	}
-	now := r.clock.Now()
+	now := r.Clock.Now()
 	st, next := status(rs, owned, now)
 	sctx, err := statusCause(ctx, rs, pods)
 	if err != nil {

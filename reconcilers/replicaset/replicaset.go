@@ -16,17 +16,11 @@ const kindReplicaSet = "ReplicaSet"
 // resync looks at every ReplicaSet, as Kubernetes' controller resyncs its
 // informer: what finds the orphans created without an owner.
 type Reconciler struct {
-	reconcilers.Kind[domain.ReplicaSet]
+	reconcilers.PodOwner[domain.ReplicaSet]
 	cfg         Config
 	replicaSets Reader
-	// controlled reads the ReplicaSets' pods and collects those of one
-	// that is gone.
-	controlled  *reconcilers.Controlled
 	podCommands PodCommands
 	rsCommands  domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand]
-	ids         Identities
-	clock       clock.PassiveClock
-	log         *zap.Logger
 }
 
 var (
@@ -41,11 +35,10 @@ func New(cfg Config, replicaSets Reader, pods PodLister, podCommands PodCommands
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	log = log.Named("replicaset")
 	return &Reconciler{
-		Kind: reconcilers.NewKind("replicaset", domain.ReplicaSetAggregate, cfg.ResyncPeriod, replicaSets),
-		cfg:  cfg, replicaSets: replicaSets, controlled: reconcilers.NewControlled(kindReplicaSet, pods, podCommands, 0, log),
-		podCommands: podCommands, rsCommands: rsCommands, ids: RandomIdentities(), clock: clk, log: log,
+		PodOwner: reconcilers.NewPodOwner("replicaset", kindReplicaSet, domain.ReplicaSetAggregate, cfg.ResyncPeriod, replicaSets,
+			pods, podCommands, clk, log),
+		cfg: cfg, replicaSets: replicaSets, podCommands: podCommands, rsCommands: rsCommands,
 	}, nil
 }
 
@@ -59,5 +52,5 @@ func New(cfg Config, replicaSets Reader, pods PodLister, podCommands PodCommands
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.ReplicaSetAggregate, domain.ReplicaSetStatusRecorded{}, domain.ReplicaSetMetadataChanged{}).
-		Owns(domain.PodAggregate, r.controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
+		Owns(domain.PodAggregate, r.Controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
 }

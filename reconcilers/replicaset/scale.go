@@ -77,12 +77,12 @@ func (r *Reconciler) create(ctx context.Context, rs domain.ReplicaSet, n int) ([
 	for size := 1; len(created) < n; size *= 2 {
 		batch := make([]domain.Keyed[domain.PodCommand], min(size, n-len(created)))
 		for i := range batch {
-			c := domain.NewReplicaSetPod(rs, r.ids.PodName(rs.Name), r.ids.UID())
+			c := domain.NewReplicaSetPod(rs, r.IDs.PodName(rs.Name), r.IDs.UID())
 			batch[i] = domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: c.Namespace, Name: c.Name}, Command: c}
 		}
 		states, _, err := r.podCommands.ExecuteBatch(ctx, batch)
 		if err != nil {
-			r.controlled.Log("created pods", rs.String(), created)
+			r.Controlled.Log("created pods", rs.String(), created)
 			err = fmt.Errorf("create pods of replicaset %s: %w", rs, err)
 			if errors.Is(err, domain.ErrInvalid) {
 				// The template makes pods the domain refuses; only a
@@ -96,7 +96,7 @@ func (r *Reconciler) create(ctx context.Context, rs domain.ReplicaSet, n int) ([
 		}
 		created = append(created, states...)
 	}
-	r.controlled.Log("created pods", rs.String(), created)
+	r.Controlled.Log("created pods", rs.String(), created)
 	return created, nil
 }
 
@@ -110,6 +110,6 @@ func (r *Reconciler) delete(ctx context.Context, rs domain.ReplicaSet, pods []do
 	if _, _, err := r.podCommands.ExecuteBatch(ctx, cmds); err != nil {
 		return fmt.Errorf("delete surplus pods of replicaset %s: %w", rs, err)
 	}
-	r.controlled.Log("deleted surplus pods", rs.String(), pods)
+	r.Controlled.Log("deleted surplus pods", rs.String(), pods)
 	return nil
 }

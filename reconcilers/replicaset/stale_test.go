@@ -48,7 +48,7 @@ func TestNoStatusOfAGenerationItNoLongerIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.ids = counting()
+	r.IDs = counting()
 	if _, err := r.Reconcile(t.Context(), webKey); err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestOnThePodView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.ids = counting()
+	r.IDs = counting()
 	lone := reconcilerstest.CreatePod("lone", "", 30)
 	lone.Labels = map[string]string{"app": "web"}
 	env.Pod("lone", lone)

@@ -1,0 +1,89 @@
+package domain
+
+import (
+	"bytes"
+	"maps"
+	"strconv"
+)
+
+// The validation every workload kind on the model shares (ReplicaSet,
+// Deployment, DaemonSet, StatefulSet, Job and, through its job template,
+// CronJob), as kube-apiserver's apps and batch validation share it:
+// counts that may not be negative, and a selector and the pod template
+// it must select.
+
+// nonNegative appends to errs the refusal of a count below 0 in field,
+// in kube-apiserver's words (ValidateNonnegativeField).
+func nonNegative[N ~int32 | ~int64](errs []FieldError, field string, v N) []FieldError {
+	if v >= 0 {
+		return errs
+	}
+	return append(errs, FieldError{Field: field, Value: strconv.FormatInt(int64(v), 10), Reason: "must be greater than or equal to 0"})
+}
+
+// selectedTemplateProblems checks a workload's selector and its pod
+// template: a selector that is valid and not empty, which the template's
+// labels satisfy, and a template whose labels, annotations and pod spec
+// are valid, its fields named under spec.template.
+func selectedTemplateProblems(sel LabelSelector, t PodTemplate) []FieldError {
+	errs := sel.problems("spec.selector")
+	if !sel.Empty() && !sel.Matches(t.Labels) {
+		errs = append(errs, FieldError{Field: "spec.template.metadata.labels", Reason: "Invalid value: `selector` does not match template `labels`"})
+	}
+	return append(errs, templateProblems(t)...)
+}
+
+// templateProblems checks a pod template's labels, annotations and pod
+// spec, its fields named under spec.template.
+func templateProblems(t PodTemplate) []FieldError {
+	errs := metadataProblems(t.Labels, t.Annotations)
+	errs = append(errs, podSpecProblems(t.Spec)...)
+	for i := range errs {
+		errs[i].Field = "spec.template." + errs[i].Field
+	}
+	return errs
+}
+
+// The JSON the workload kinds' logs and views share (ObjectLayout): their
+// creation and their update recorded alike, and the whole state of a
+// workload whose state is the object model's alone (a ReplicaSet's, a
+// StatefulSet's, a CronJob's; a DaemonSet and a Job keep more).
+var (
+	workloadCreatedLayout = []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"}
+	workloadUpdatedLayout = []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"}
+	workloadLayout        = ObjectLayout{
+		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
+			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
+			"version", "resourceVersion"},
+		Created: workloadCreatedLayout, Updated: workloadUpdatedLayout, MetadataChanged: metadataChangedLayout,
+	}
+)
+
+// withLabels is a copy of labels with each key and value of kv (a key, a
+// value, a key, a value...) set: the labels a workload's pod or revision
+// takes from its template, with its own beside them.
+func withLabels(labels map[string]string, kv ...string) map[string]string {
+	out := make(map[string]string, len(labels)+len(kv)/2)
+	maps.Copy(out, labels)
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i]] = kv[i+1]
+	}
+	return out
+}
+
+// newTemplateRevision is the command that creates the ControllerRevision
+// of pod template t of the workload of metadata owner, referred to as
+// ref: named as the workload with the template's hash, labelled with the
+// template's labels and the hash under hashLabel, annotated as the
+// workload is, owned by it; data is the template as the patch that
+// restores it, number the revision's. It is Kubernetes' snapshot of a
+// DaemonSet's or a StatefulSet's template, which name the hash under
+// labels of their own.
+func newTemplateRevision(owner ObjectMeta, ref OwnerReference, t PodTemplate, hashLabel string, data []byte, number int64, uid string) CreateControllerRevision {
+	hash := podTemplateHash(t)
+	return CreateControllerRevision{
+		Meta: ObjectMeta{Namespace: owner.Namespace, Name: owner.Name + "-" + hash, UID: uid,
+			Labels: withLabels(t.Labels, hashLabel, hash), Annotations: cloneStrings(owner.Annotations), Owners: []OwnerReference{ref}},
+		Spec: ControllerRevisionSpec{Data: bytes.Clone(data), Revision: number},
+	}
+}
