@@ -28,7 +28,7 @@ var (
 )
 
 // New returns the Job reconciler, or the configuration's problems. It
-// names new pods with RandomIdentities; clk is what its deadlines, its
+// names new pods with reconcilers.RandomIdentities; clk is what its deadlines, its
 // backoff and its TTLs are measured by.
 func New(cfg Config, jobs Reader, pods PodLister, podCommands PodCommands,
 	jobCommands domain.Executor[domain.Job, domain.JobCommand], clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {

@@ -51,7 +51,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestRandomIdentities(t *testing.T) {
-	ids := RandomIdentities()
+	ids := reconcilers.RandomIdentities()
 	name := ids.PodName("web")
 	if len(name) != len("web-")+reconcilers.SuffixLength || !strings.HasPrefix(name, "web-") || strings.Trim(name[4:], reconcilers.SuffixAlphabet) != "" {
 		t.Errorf("name %q", name)

@@ -29,7 +29,7 @@ var (
 )
 
 // New returns the ReplicaSet reconciler, or the configuration's problems.
-// It names new pods with RandomIdentities.
+// It names new pods with reconcilers.RandomIdentities.
 func New(cfg Config, replicaSets Reader, pods PodLister, podCommands PodCommands,
 	rsCommands domain.Executor[domain.ReplicaSet, domain.ReplicaSetCommand], clk clock.PassiveClock, log *zap.Logger) (*Reconciler, error) {
 	if err := cfg.Validate(); err != nil {
