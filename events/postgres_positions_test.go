@@ -575,3 +575,39 @@ SELECT (SELECT h.position FROM log_head h WHERE h.id = x.one) FROM x`).Scan(&r.h
 		t.Fatalf("log_head now = %d, %v; want %d", head, err, late)
 	}
 }
+
+// TestPostgresLogHeadIsAnEventNotAGap: an append that rolls back leaves
+// its position without an event, and a reader that found that position
+// final keeps it as the horizon the views' reads start from. The head
+// those reads give (log_head) is still the newest event, as Head's is:
+// a list's resourceVersion that named the gap was one no follower of
+// the log ever reaches, and a replica's watch cache, which reads the
+// log up to the views' head as it starts, gave up starting.
+func TestPostgresLogHeadIsAnEventNotAGap(t *testing.T) {
+	url := pgtest.URL(t)
+	l := eventstest.OpenPostgres(t, url)
+	last := appendOnePG(t, l, "node/kept", 0, pgAt)
+	tx, gap := beginAppend(t, l, "node/undone", 0)
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if gap.Position <= last {
+		t.Fatalf("the undone append took %d, after %d", gap.Position, last)
+	}
+	// A reader finds the gap final and keeps it as the horizon.
+	if h, err := l.Head(t.Context()); err != nil || h != last {
+		t.Fatalf("Head = %d, %v; want %d", h, err, last)
+	}
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	var horizon, head int64
+	if err := db.QueryRowContext(t.Context(), `SELECT position FROM log_horizon WHERE id = 1`).Scan(&horizon); err != nil || horizon != gap.Position {
+		t.Fatalf("log_horizon = %d, %v; want the gap %d a reader found final", horizon, err, gap.Position)
+	}
+	if err := db.QueryRowContext(t.Context(), `SELECT position FROM log_head WHERE id = 1`).Scan(&head); err != nil || head != last {
+		t.Fatalf("log_head = %d, %v; want %d, the newest event (Head's), not the gap %d after it", head, err, last, gap.Position)
+	}
+}
