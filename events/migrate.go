@@ -123,7 +123,7 @@ var sqliteMigrationStatements = migrationStatements{
 // apply share one transaction, which holds the engine's lock, so two
 // processes starting at once cannot both apply a file.
 func applyMigration(ctx context.Context, db *sql.DB, component string, m migration, st migrationStatements) (err error) {
-	tx, err := db.BeginTx(ctx, nil)
+	tx, err := beginMigration(ctx, db, st.lock, st.create)
 	if err != nil {
 		return err
 	}
@@ -132,14 +132,6 @@ func applyMigration(ctx context.Context, db *sql.DB, component string, m migrati
 			err = errors.Join(err, ignoreTxDone(tx.Rollback()))
 		}
 	}()
-	for _, stmt := range []string{st.lock, st.create} {
-		if stmt == "" {
-			continue
-		}
-		if _, err = tx.ExecContext(ctx, stmt); err != nil {
-			return err
-		}
-	}
 	var applied string
 	err = tx.QueryRowContext(ctx, st.checksum, component, m.version).Scan(&applied)
 	switch {
@@ -170,7 +162,7 @@ func MigrateTx(ctx context.Context, db *sql.DB, e Engine, fn func(*sql.Tx) error
 	if e == EnginePostgres {
 		st = postgresMigrationStatements
 	}
-	tx, err := db.BeginTx(ctx, nil)
+	tx, err := beginMigration(ctx, db, st.lock)
 	if err != nil {
 		return err
 	}
@@ -179,15 +171,29 @@ func MigrateTx(ctx context.Context, db *sql.DB, e Engine, fn func(*sql.Tx) error
 			err = errors.Join(err, ignoreTxDone(tx.Rollback()))
 		}
 	}()
-	if st.lock != "" {
-		if _, err = tx.ExecContext(ctx, st.lock); err != nil {
-			return err
-		}
-	}
 	if err = fn(tx); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+// beginMigration begins a transaction on db and runs stmts in it (the
+// engine's migration lock, the table of applied files; an empty one is
+// passed over), rolling it back if one fails.
+func beginMigration(ctx context.Context, db *sql.DB, stmts ...string) (*sql.Tx, error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, stmt := range stmts {
+		if stmt == "" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return nil, errors.Join(err, ignoreTxDone(tx.Rollback()))
+		}
+	}
+	return tx, nil
 }
 
 // RetiredMigration is a migration file a component no longer applies,
