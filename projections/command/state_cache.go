@@ -6,14 +6,15 @@ import (
 )
 
 // maxCachedStates bounds the states the unit of work remembers: nodes
-// and their leases, one of each per node. A remembered node costs a few
-// kilobytes, a lease a few hundred bytes, and herd's other copies of the
-// fleet (the watch hub's objects and their history) already cost far
-// more at 100,000 nodes: 32,768 states keep a fleet of 16,384 kubelet
-// nodes and their leases entirely in memory, and a larger one evicts at
-// random and reads the rows of the states it forgot, as it would without
-// the cache (outside the write lock).
-const maxCachedStates = 1 << 15
+// and their leases, one of each per node. 262,144 states keep a fleet of
+// 131,072 kubelet nodes and their leases entirely in memory; a larger one
+// evicts at random and reads the rows of the states it forgot, as it
+// would without the cache (outside the write lock). At 32,768, 100,000
+// nodes read their rows on most commands: herd carried 328 heartbeats a
+// second at 4.9 ms of CPU each, against 800 at 1.8 ms with this bound,
+// for 7% more RSS (BENCHMARKS.md, "100,000 kubelet nodes on a quiet
+// machine").
+const maxCachedStates = 1 << 18
 
 // stateCache remembers, by stream, the state the unit of work last
 // committed for an aggregate that asks for it (the node: a heartbeat
