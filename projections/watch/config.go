@@ -72,6 +72,12 @@ type Config struct {
 	// SnapshotInterval is how often, by herd's clock, the hub snapshots
 	// every object that changed since its last snapshot. Default 1h.
 	SnapshotInterval time.Duration
+	// StartWait bounds how long Start waits, on the machine's clock, for
+	// the log to show the events up to its views' position: on
+	// PostgreSQL a replica may read a view that another replica's commit
+	// has moved before that commit's events are visible to its log
+	// reads. Past it Start fails, naming both positions. Default 10s.
+	StartWait time.Duration
 }
 
 const (
@@ -82,6 +88,7 @@ const (
 	defaultBookmarkInterval = time.Minute
 	defaultBatchSize        = 1000
 	defaultWaitForPosition  = 3 * time.Second
+	defaultStartWait        = 10 * time.Second
 )
 
 // DefaultConfig is the configuration with every default filled in.
@@ -122,6 +129,9 @@ func (c *Config) setDefaults() {
 	if c.SnapshotInterval == 0 {
 		c.SnapshotInterval = defaultSnapshotInterval
 	}
+	if c.StartWait == 0 {
+		c.StartWait = defaultStartWait
+	}
 }
 
 // Validate reports every problem with c at once, each naming its setting.
@@ -154,6 +164,9 @@ func (c Config) Validate() error {
 	}
 	if c.SnapshotInterval < 0 {
 		errs = append(errs, fmt.Errorf("watch: SnapshotInterval %s is negative", c.SnapshotInterval))
+	}
+	if c.StartWait < 0 {
+		errs = append(errs, fmt.Errorf("watch: StartWait %s is negative", c.StartWait))
 	}
 	return errors.Join(errs...)
 }

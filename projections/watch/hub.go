@@ -168,14 +168,8 @@ func (h *Hub) Start(ctx context.Context) error {
 	h.based = h.clock.Now()
 	h.snapshotted = h.based
 	h.mu.Unlock()
-	for h.pos < floor {
-		n, _, err := h.poll(ctx)
-		if err != nil {
-			return fmt.Errorf("watch: start: %w", err)
-		}
-		if n == 0 {
-			return fmt.Errorf("watch: start: the log ends at %d, before its views' position %d", h.pos, floor)
-		}
+	if err := h.catchUp(ctx, floor); err != nil {
+		return err
 	}
 	h.mu.Lock()
 	h.ready = true
@@ -191,6 +185,39 @@ func (h *Hub) Start(ctx context.Context) error {
 	go h.follow(runCtx)
 	go h.tickBookmarks(runCtx, ticker)
 	go h.writeSnapshots(runCtx)
+	return nil
+}
+
+// catchUp reads the log until the hub reaches floor, the newest of its
+// views' positions. A read that finds nothing new is tried again, at
+// growing intervals up to 100 ms, for up to StartWait: the views may be
+// ahead of what this process's log reads show yet (PostgreSQL, another
+// replica's commit). The wait is on the machine's clock, not herd's: it
+// is about the database, and a fake clock would never end it.
+func (h *Hub) catchUp(ctx context.Context, floor int64) error {
+	deadline := time.Now().Add(h.cfg.StartWait)
+	pause := time.Millisecond
+	for h.pos < floor {
+		n, _, err := h.poll(ctx)
+		if err != nil {
+			return fmt.Errorf("watch: start: %w", err)
+		}
+		if n > 0 {
+			pause = time.Millisecond
+			continue
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("watch: start: the log ends at %d, before its views' position %d, after waiting %s for it", h.pos, floor, h.cfg.StartWait)
+		}
+		t := time.NewTimer(min(pause, time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("watch: start: waiting for the log to reach its views' position %d from %d: %w", floor, h.pos, ctx.Err())
+		case <-t.C:
+		}
+		pause = min(2*pause, 100*time.Millisecond)
+	}
 	return nil
 }
 
