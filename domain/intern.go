@@ -33,12 +33,58 @@ func internMap[M ~map[string]V, V any](m M, value func(V) V) M {
 
 func internLabels(m map[string]string) map[string]string { return internMap(m, intern) }
 
+// internedStrings is a copy of m with its keys and values interned; empty
+// or nil gives nil, as cloneStrings does.
+func internedStrings(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return internLabels(m)
+}
+
+// internedResources is a copy of r with its names interned; empty or nil
+// gives nil, as cloneResources does.
+func internedResources(r ResourceList) ResourceList {
+	if len(r) == 0 {
+		return nil
+	}
+	return internMap(r, same[int64])
+}
+
 func same[V any](v V) V { return v }
 
 // internable is an event whose decoded strings repeat across a fleet:
 // UnmarshalEventWith interns them.
 type internable interface {
 	interned() Event
+}
+
+// internedClone is a deep copy of r, as clone makes it, with the strings
+// a fleet repeats interned as interned interns them: what EvolveNode keeps
+// of a registration, whether its event was decoded from the log or made
+// by this process from a request. The labels are left to
+// withDerivedLabels, which copies them again.
+func (r Registration) internedClone() Registration {
+	c := r
+	c.Annotations = internedStrings(r.Annotations)
+	c.Capacity = internedResources(r.Capacity)
+	c.Allocatable = internedResources(r.Allocatable)
+	c.Addresses = cloneSlice(r.Addresses)
+	for i := range c.Addresses {
+		c.Addresses[i].Type = intern(c.Addresses[i].Type)
+	}
+	c.Kind = NodeKind(intern(string(c.Kind)))
+	c.Info = c.Info.interned()
+	return c
+}
+
+// interned is the information with the strings a fleet repeats (versions,
+// OS, architecture) interned; the machine's own IDs are left as they are.
+func (i NodeInfo) interned() NodeInfo {
+	i.AgentVersion, i.KernelVersion, i.OSImage = intern(i.AgentVersion), intern(i.KernelVersion), intern(i.OSImage)
+	i.OperatingSystem, i.Architecture = intern(i.OperatingSystem), intern(i.Architecture)
+	i.ContainerRuntimeVersion, i.KubeProxyVersion = intern(i.ContainerRuntimeVersion), intern(i.KubeProxyVersion)
+	return i
 }
 
 func (r Registration) interned() Registration {
@@ -50,10 +96,7 @@ func (r Registration) interned() Registration {
 	for i := range r.Addresses {
 		r.Addresses[i].Type = intern(r.Addresses[i].Type)
 	}
-	i := &r.Info
-	i.AgentVersion, i.KernelVersion, i.OSImage = intern(i.AgentVersion), intern(i.KernelVersion), intern(i.OSImage)
-	i.OperatingSystem, i.Architecture = intern(i.OperatingSystem), intern(i.Architecture)
-	i.ContainerRuntimeVersion, i.KubeProxyVersion = intern(i.ContainerRuntimeVersion), intern(i.KubeProxyVersion)
+	r.Info = r.Info.interned()
 	return r
 }
 
