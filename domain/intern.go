@@ -132,6 +132,14 @@ func internOwners(owners []OwnerReference) {
 	}
 }
 
+// internedOwners is a copy of owners with their API versions and kinds
+// interned; empty or nil gives nil.
+func internedOwners(owners []OwnerReference) []OwnerReference {
+	owners = cloneSlice(owners)
+	internOwners(owners)
+	return owners
+}
+
 func (e LeaseCreated) interned() Event {
 	e.Namespace = intern(e.Namespace)
 	e.Labels, e.Annotations = internLabels(e.Labels), internLabels(e.Annotations)
