@@ -1,13 +1,6 @@
 package domain
 
-import (
-	"maps"
-	"slices"
-	"strconv"
-	"strings"
-	"sync"
-	"unique"
-)
+import "unique"
 
 // A fleet repeats itself: every kubelet reports the same condition
 // reasons and messages, the same label keys, the same OS, architecture
@@ -49,15 +42,6 @@ func internedStrings(m map[string]string) map[string]string {
 	return internLabels(m)
 }
 
-// internedResources is a copy of r with its names interned; empty or nil
-// gives nil, as cloneResources does.
-func internedResources(r ResourceList) ResourceList {
-	if len(r) == 0 {
-		return nil
-	}
-	return internMap(r, same[int64])
-}
-
 func same[V any](v V) V { return v }
 
 // internable is an event whose decoded strings repeat across a fleet:
@@ -66,18 +50,16 @@ type internable interface {
 	interned() Event
 }
 
-// internedClone is a copy of r, as clone makes it, with the strings a
-// fleet repeats interned as interned interns them, and its annotations and
-// resources the process's copy of maps equal to them (sharedMaps), never
-// the event's own: what EvolveNode keeps
+// internedClone is a deep copy of r, as clone makes it, with the strings
+// a fleet repeats interned as interned interns them: what EvolveNode keeps
 // of a registration, whether its event was decoded from the log or made
 // by this process from a request. The labels are left to
 // withDerivedLabels, which copies them again.
 func (r Registration) internedClone() Registration {
 	c := r
-	c.Annotations = sharedStrings.share(internedStrings(r.Annotations))
-	c.Capacity = sharedResources.share(internedResources(r.Capacity))
-	c.Allocatable = sharedResources.share(internedResources(r.Allocatable))
+	c.Annotations = internedStrings(r.Annotations)
+	c.Capacity = cloneResources(r.Capacity)
+	c.Allocatable = cloneResources(r.Allocatable)
 	c.Addresses = cloneSlice(r.Addresses)
 	for i := range c.Addresses {
 		c.Addresses[i].Type = intern(c.Addresses[i].Type)
@@ -151,66 +133,4 @@ func (e LeaseUpdated) interned() Event {
 	e.Labels, e.Annotations = internLabels(e.Labels), internLabels(e.Annotations)
 	internOwners(e.Owners)
 	return e
-}
-
-// A fleet's nodes mostly come in a few shapes: the same capacity and
-// allocatable resources for every machine of a type, the same annotations
-// from every kubelet. sharedMaps keeps one copy of each such map for the
-// process, so that every node of a shape (and the unit of work's node
-// with the watch hub's) holds that one. Maps in a Node are never written
-// in place (EvolveNode copies before it changes one, and Node.Clone
-// copies them all), so sharing one changes no value. The table is
-// bounded: past maxSharedMaps shapes, or for a map of more than
-// maxSharedMapLen entries, a map is kept as it is.
-type sharedMaps[V any] struct {
-	mu     sync.Mutex
-	byKey  map[string]map[string]V
-	encode func(V) string
-}
-
-const (
-	maxSharedMaps   = 4096
-	maxSharedMapLen = 16
-)
-
-var (
-	sharedStrings   = sharedMaps[string]{encode: func(v string) string { return v }}
-	sharedResources = sharedMaps[int64]{encode: func(v int64) string { return strconv.FormatInt(v, 10) }}
-)
-
-// share is the process's copy of a map equal to m, m itself when it keeps
-// none. m must not be written once given.
-func (s *sharedMaps[V]) share(m map[string]V) map[string]V {
-	if len(m) == 0 || len(m) > maxSharedMapLen {
-		return m
-	}
-	key := s.encodes(m)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	// A kept map that no longer matches its key was written by someone
-	// (a bug; a test that scribbles on a node): m takes its place.
-	if kept, ok := s.byKey[key]; ok && s.encodes(kept) == key {
-		return kept
-	}
-	if _, ok := s.byKey[key]; !ok && len(s.byKey) >= maxSharedMaps {
-		return m
-	}
-	if s.byKey == nil {
-		s.byKey = make(map[string]map[string]V)
-	}
-	s.byKey[key] = m
-	return m
-}
-
-// encodes is m's content as one string, its keys in order: its key in
-// the table.
-func (s *sharedMaps[V]) encodes(m map[string]V) string {
-	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		b.WriteString(strconv.Quote(k))
-		b.WriteByte('=')
-		b.WriteString(strconv.Quote(s.encode(m[k])))
-		b.WriteByte(',')
-	}
-	return b.String()
 }

@@ -127,7 +127,7 @@ func EvolveNode(n Node, e Event) Node {
 		n = e.apply(n)
 	case NodeLabelsChanged:
 		n.Labels = withDerivedLabels(e.Labels, n)
-		n.Annotations = sharedStrings.share(internedStrings(e.Annotations))
+		n.Annotations = internedStrings(e.Annotations)
 	case NodeDeleted:
 		// A tombstone keeps only what the stream needs: its name and
 		// versions. A later NodeRegistered starts from nothing.

@@ -2,7 +2,6 @@ package domain
 
 import (
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
@@ -56,8 +55,6 @@ func TestNodesFoldedFromRequestsShareTheirRepeatedStrings(t *testing.T) {
 		shared("a label's value", a.Labels[k], b.Labels[k])
 	}
 	shared("an annotation's key", keyOf(a.Annotations, "owner"), keyOf(b.Annotations, "owner"))
-	shared("a resource's name", keyOf(a.Capacity, "cpu"), keyOf(b.Capacity, "cpu"))
-	shared("a resource's name", keyOf(a.Allocatable, "cpu"), keyOf(b.Allocatable, "cpu"))
 	shared("an address's type", a.Addresses[0].Type, b.Addresses[0].Type)
 	shared("the kubelet's version", a.Info.AgentVersion, b.Info.AgentVersion)
 	shared("the OS image", a.Info.OSImage, b.Info.OSImage)
@@ -163,29 +160,5 @@ func TestEvolveNodeNeverWritesTheMapsAndSlicesItWasGiven(t *testing.T) {
 		if diff := cmp.Diff(eventBefore, encode(e)); diff != "" {
 			t.Errorf("%T: the node folded from it shares its maps or slices (-before +after):\n%s", e, diff)
 		}
-	}
-}
-
-// TestNodesOfOneShapeShareTheirResourcesAndAnnotations: machines of one
-// type registered by separate requests hold one copy of their capacity,
-// allocatable and annotations; a machine of another shape holds its own,
-// with its own values.
-func TestNodesOfOneShapeShareTheirResourcesAndAnnotations(t *testing.T) {
-	fold1 := func(name string, cpu int64) Node {
-		r := requestRegistration(name)
-		r.Capacity[cloned("cpu")] = cpu
-		return fold(Node{}, NodeRegistered{Registration: r, At: t0})
-	}
-	a, b, other := fold1("web-01", 8000), fold1("web-02", 8000), fold1("big-01", 64000)
-	same := func(x, y any) bool { return reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer() }
-	if !same(a.Capacity, b.Capacity) || !same(a.Allocatable, b.Allocatable) || !same(a.Annotations, b.Annotations) {
-		t.Error("two machines of one shape hold their capacity, allocatable or annotations twice")
-	}
-	if same(a.Capacity, other.Capacity) || other.Capacity["cpu"] != 64000 || a.Capacity["cpu"] != 8000 {
-		t.Errorf("capacity of two shapes: %v and %v", a.Capacity, other.Capacity)
-	}
-	relabelled := fold(a, NodeLabelsChanged{Labels: a.Labels, Annotations: map[string]string{cloned("node.alpha.kubernetes.io/ttl"): cloned("0")}, At: at(1)})
-	if !same(relabelled.Annotations, b.Annotations) {
-		t.Error("annotations set again to the shape's hold a copy of their own")
 	}
 }
