@@ -2,6 +2,7 @@ package watch_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"herd/domain"
+	"herd/projections"
 	"herd/projections/watch"
 )
 
@@ -72,7 +74,8 @@ func nodeLease(name string, t time.Time) domain.LeaseContent {
 
 // TestHeapOfKubeletNodes measures what a kubelet node and its Lease cost
 // herd's heap at rest: HERD_NODE_HEAP=N registers N kubelet-style nodes
-// and their Leases through the unit of work, as the API does, reports
+// and their Leases through the unit of work, as the API does (the hub
+// watching both, as herd serve's does), reports
 // their status twice, renews every Lease three times, lets the hub read it
 // all, and reports the live heap bytes and heap objects a node after a
 // collection; HERD_NODE_HEAP_PROFILE names a file for the heap profile at
@@ -83,6 +86,9 @@ func TestHeapOfKubeletNodes(t *testing.T) {
 		t.Skip("HERD_NODE_HEAP is not set to a number of nodes")
 	}
 	f := newFixture(t, watch.Config{})
+	if err := watch.Register(f.hub, leaseKind(projections.NewLeaseView(f.log))); err != nil {
+		t.Fatal(err)
+	}
 	f.start(t)
 	runtime.GC()
 	before := heap()
@@ -160,4 +166,47 @@ func heap() heapFigures {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return heapFigures{m.HeapAlloc, m.HeapObjects}
+}
+
+// leaseKind shows Leases as the API's kind does: keyed "namespace/name",
+// with their name and namespace as fields.
+func leaseKind(view *projections.LeaseView) *watch.Kind[domain.Lease] {
+	return &watch.Kind[domain.Lease]{
+		Resource: "leases",
+		Prefix:   domain.LeaseAggregate.Prefix(),
+		Fold:     projections.FoldLease,
+		Meta: func(l domain.Lease) (watch.Meta, bool) {
+			key := domain.Key{Namespace: l.Namespace, Name: l.Name}
+			return watch.Meta{Key: key.String(), Labels: l.Labels, Fields: keyFields(key)}, l.Exists()
+		},
+		Encode: func(l domain.Lease, rv int64) ([]byte, error) {
+			l.ResourceVersion = rv
+			return json.Marshal(l)
+		},
+		Rows: func(ctx context.Context, after string, limit int) ([]watch.Row[domain.Lease], int64, error) {
+			leases, head, err := view.Rows(ctx, after, limit)
+			rows := make([]watch.Row[domain.Lease], len(leases))
+			for i, l := range leases {
+				rows[i] = watch.Row[domain.Lease]{Key: l.Key(), Stream: domain.LeaseStream(l.Namespace, l.Name), ResourceVersion: l.ResourceVersion, State: l}
+			}
+			return rows, head, err
+		},
+	}
+}
+
+// keyFields are a namespaced object's metadata fields, as a value.
+type keyFields domain.Key
+
+func (f keyFields) Has(field string) bool {
+	return field == "metadata.name" || field == "metadata.namespace"
+}
+
+func (f keyFields) Get(field string) string {
+	switch field {
+	case "metadata.name":
+		return f.Name
+	case "metadata.namespace":
+		return f.Namespace
+	}
+	return ""
 }
