@@ -134,3 +134,35 @@ func (e LeaseUpdated) interned() Event {
 	internOwners(e.Owners)
 	return e
 }
+
+// Interned is n with the strings a fleet repeats interned, as EvolveNode
+// keeps them: for a node decoded from its row, which holds a copy of each
+// string of its own. Its maps and slices are copies; n is not changed.
+func (n Node) Interned() Node {
+	n.Kind = NodeKind(intern(string(n.Kind)))
+	n.Labels = internedStrings(n.Labels)
+	n.Annotations = internedStrings(n.Annotations)
+	n.Addresses = cloneSlice(n.Addresses)
+	for i := range n.Addresses {
+		n.Addresses[i].Type = intern(n.Addresses[i].Type)
+	}
+	n.Info = n.Info.interned()
+	n.Conditions = cloneSlice(n.Conditions)
+	for i := range n.Conditions {
+		c := &n.Conditions[i]
+		c.Type, c.Status = ConditionType(intern(string(c.Type))), ConditionStatus(intern(string(c.Status)))
+		c.Reason, c.Message = intern(c.Reason), intern(c.Message)
+	}
+	n.AgentState = AgentState(intern(string(n.AgentState)))
+	return n
+}
+
+// Interned is l with the strings a fleet repeats interned, as EvolveLease
+// keeps them: for a Lease decoded from its row. Its maps and slices are
+// copies; l is not changed.
+func (l Lease) Interned() Lease {
+	l.Namespace = intern(l.Namespace)
+	l.Labels, l.Annotations = internedStrings(l.Labels), internedStrings(l.Annotations)
+	l.Owners = internedOwners(l.Owners)
+	return l
+}

@@ -3,6 +3,7 @@ package projections
 import (
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"herd/domain"
 )
@@ -161,4 +162,53 @@ func TestKubeletsShareTheirAnnotations(t *testing.T) {
 			t.Errorf("%v shared as %v", m, got)
 		}
 	}
+}
+
+// TestNodesAndLeasesReadFromTheViewShareTheirRepeatedStrings: nodes and
+// Leases decoded from their rows hold one copy of the strings a fleet
+// repeats, as those folded from the log do.
+func TestNodesAndLeasesReadFromTheViewShareTheirRepeatedStrings(t *testing.T) {
+	w, store, clk := newWriter(t)
+	for _, name := range []string{"str-a", "str-b"} {
+		r := register(name, domain.KindLinux)
+		r.Registration.Info = domain.NodeInfo{OSImage: "Ubuntu 24.04.1 LTS", AgentVersion: "v1.31.2"}
+		do(t, w, clk, name, r)
+		do(t, w, clk, name, domain.RecordHeartbeat{Reported: []domain.ReportedCondition{{Type: domain.ConditionReady, Status: domain.ConditionTrue,
+			Reason: "KubeletReady", Message: "kubelet is posting ready status"}}})
+		if _, err := w.LeaseCommands().Execute(t.Context(), domain.Key{Namespace: domain.NodeLeaseNamespace, Name: name},
+			domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name, Content: domain.LeaseContent{
+				Owners: []domain.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: name, UID: "uid-" + name}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, _, err := NewNodeView(store.Log()).List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 {
+		t.Fatalf("%d nodes listed, want 2", len(list))
+	}
+	shared := func(what, x, y string) {
+		t.Helper()
+		if x == "" || unsafe.StringData(x) != unsafe.StringData(y) {
+			t.Errorf("%s %q read from two rows is held twice", what, x)
+		}
+	}
+	a, b := list[0], list[1]
+	shared("a label's value", a.Labels["zone"], b.Labels["zone"])
+	shared("the OS image", a.Info.OSImage, b.Info.OSImage)
+	ra, _ := a.Condition(domain.ConditionReady)
+	rb, _ := b.Condition(domain.ConditionReady)
+	shared("a condition's message", ra.Message, rb.Message)
+	leases := NewLeaseView(store.Log())
+	la, err := leases.Get(t.Context(), domain.NodeLeaseNamespace, "str-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, err := leases.Get(t.Context(), domain.NodeLeaseNamespace, "str-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared("a Lease's namespace", la.Namespace, lb.Namespace)
+	shared("a Lease owner's kind", la.Owners[0].Kind, lb.Owners[0].Kind)
 }
