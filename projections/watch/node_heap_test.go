@@ -149,8 +149,10 @@ func TestHeapOfKubeletNodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer out.Close()
 		if err := pprof.Lookup("heap").WriteTo(out, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := out.Close(); err != nil {
 			t.Fatal(err)
 		}
 	}
