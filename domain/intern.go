@@ -33,12 +33,49 @@ func internMap[M ~map[string]V, V any](m M, value func(V) V) M {
 
 func internLabels(m map[string]string) map[string]string { return internMap(m, intern) }
 
+// internedStrings is a copy of m with its keys and values interned; empty
+// or nil gives nil, as cloneStrings does.
+func internedStrings(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return internLabels(m)
+}
+
 func same[V any](v V) V { return v }
 
 // internable is an event whose decoded strings repeat across a fleet:
 // UnmarshalEventWith interns them.
 type internable interface {
 	interned() Event
+}
+
+// internedClone is a deep copy of r, as clone makes it, with the strings
+// a fleet repeats interned as interned interns them: what EvolveNode keeps
+// of a registration, whether its event was decoded from the log or made
+// by this process from a request. The labels are left to
+// withDerivedLabels, which copies them again.
+func (r Registration) internedClone() Registration {
+	c := r
+	c.Annotations = internedStrings(r.Annotations)
+	c.Capacity = cloneResources(r.Capacity)
+	c.Allocatable = cloneResources(r.Allocatable)
+	c.Addresses = cloneSlice(r.Addresses)
+	for i := range c.Addresses {
+		c.Addresses[i].Type = intern(c.Addresses[i].Type)
+	}
+	c.Kind = NodeKind(intern(string(c.Kind)))
+	c.Info = c.Info.interned()
+	return c
+}
+
+// interned is the information with the strings a fleet repeats (versions,
+// OS, architecture) interned; the machine's own IDs are left as they are.
+func (i NodeInfo) interned() NodeInfo {
+	i.AgentVersion, i.KernelVersion, i.OSImage = intern(i.AgentVersion), intern(i.KernelVersion), intern(i.OSImage)
+	i.OperatingSystem, i.Architecture = intern(i.OperatingSystem), intern(i.Architecture)
+	i.ContainerRuntimeVersion, i.KubeProxyVersion = intern(i.ContainerRuntimeVersion), intern(i.KubeProxyVersion)
+	return i
 }
 
 func (r Registration) interned() Registration {
@@ -50,10 +87,7 @@ func (r Registration) interned() Registration {
 	for i := range r.Addresses {
 		r.Addresses[i].Type = intern(r.Addresses[i].Type)
 	}
-	i := &r.Info
-	i.AgentVersion, i.KernelVersion, i.OSImage = intern(i.AgentVersion), intern(i.KernelVersion), intern(i.OSImage)
-	i.OperatingSystem, i.Architecture = intern(i.OperatingSystem), intern(i.Architecture)
-	i.ContainerRuntimeVersion, i.KubeProxyVersion = intern(i.ContainerRuntimeVersion), intern(i.KubeProxyVersion)
+	r.Info = r.Info.interned()
 	return r
 }
 
@@ -80,6 +114,14 @@ func internOwners(owners []OwnerReference) {
 	}
 }
 
+// internedOwners is a copy of owners with their API versions and kinds
+// interned; empty or nil gives nil.
+func internedOwners(owners []OwnerReference) []OwnerReference {
+	owners = cloneSlice(owners)
+	internOwners(owners)
+	return owners
+}
+
 func (e LeaseCreated) interned() Event {
 	e.Namespace = intern(e.Namespace)
 	e.Labels, e.Annotations = internLabels(e.Labels), internLabels(e.Annotations)
@@ -91,4 +133,36 @@ func (e LeaseUpdated) interned() Event {
 	e.Labels, e.Annotations = internLabels(e.Labels), internLabels(e.Annotations)
 	internOwners(e.Owners)
 	return e
+}
+
+// Interned is n with the strings a fleet repeats interned, as EvolveNode
+// keeps them: for a node decoded from its row, which holds a copy of each
+// string of its own. Its maps and slices are copies; n is not changed.
+func (n Node) Interned() Node {
+	n.Kind = NodeKind(intern(string(n.Kind)))
+	n.Labels = internedStrings(n.Labels)
+	n.Annotations = internedStrings(n.Annotations)
+	n.Addresses = cloneSlice(n.Addresses)
+	for i := range n.Addresses {
+		n.Addresses[i].Type = intern(n.Addresses[i].Type)
+	}
+	n.Info = n.Info.interned()
+	n.Conditions = cloneSlice(n.Conditions)
+	for i := range n.Conditions {
+		c := &n.Conditions[i]
+		c.Type, c.Status = ConditionType(intern(string(c.Type))), ConditionStatus(intern(string(c.Status)))
+		c.Reason, c.Message = intern(c.Reason), intern(c.Message)
+	}
+	n.AgentState = AgentState(intern(string(n.AgentState)))
+	return n
+}
+
+// Interned is l with the strings a fleet repeats interned, as EvolveLease
+// keeps them: for a Lease decoded from its row. Its maps and slices are
+// copies; l is not changed.
+func (l Lease) Interned() Lease {
+	l.Namespace = intern(l.Namespace)
+	l.Labels, l.Annotations = internedStrings(l.Labels), internedStrings(l.Annotations)
+	l.Owners = internedOwners(l.Owners)
+	return l
 }

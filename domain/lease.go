@@ -151,21 +151,26 @@ func DecideLease(l Lease, cmd LeaseCommand, now time.Time) ([]Event, error) {
 	return cmd.decideLease(l, now.UTC())
 }
 
-// EvolveLease folds one event into the lease; it never mutates l.
+// EvolveLease folds one event into the lease; it never mutates l. Its
+// maps, slices and pointers are never written in place: the result shares
+// those it does not change with l, and none with e. The strings a fleet
+// repeats (the namespace, the owners' kinds, label keys and values) are
+// interned, as a decoded event's are (see intern.go).
 func EvolveLease(l Lease, e Event) Lease {
 	l.Version++
 	switch e := e.(type) {
 	case LeaseCreated:
 		return Lease{
-			Namespace: e.Namespace, Name: e.Name, UID: e.UID,
-			Labels: cloneStrings(e.Labels), Annotations: cloneStrings(e.Annotations), Owners: slices.Clone(e.Owners),
+			Namespace: intern(e.Namespace), Name: e.Name, UID: e.UID,
+			Labels: internedStrings(e.Labels), Annotations: internedStrings(e.Annotations), Owners: internedOwners(e.Owners),
 			Spec: e.Spec.clone(), CreatedAt: e.At, Version: l.Version, ResourceVersion: l.ResourceVersion,
 		}
 	case LeaseUpdated:
-		l.Labels, l.Annotations, l.Owners = cloneStrings(e.Labels), cloneStrings(e.Annotations), slices.Clone(e.Owners)
+		l.Labels, l.Annotations, l.Owners = internedStrings(e.Labels), internedStrings(e.Annotations), internedOwners(e.Owners)
 		l.Spec = e.Spec.clone()
 	case LeaseRenewed:
-		l.Spec = l.Spec.clone()
+		// Only the renew time is new: the other times and counts are
+		// the earlier version's.
 		t := e.RenewTime
 		l.Spec.RenewTime = &t
 	case LeaseDeleted:

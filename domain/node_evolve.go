@@ -127,7 +127,7 @@ func EvolveNode(n Node, e Event) Node {
 		n = e.apply(n)
 	case NodeLabelsChanged:
 		n.Labels = withDerivedLabels(e.Labels, n)
-		n.Annotations = cloneStrings(e.Annotations)
+		n.Annotations = internedStrings(e.Annotations)
 	case NodeDeleted:
 		// A tombstone keeps only what the stream needs: its name and
 		// versions. A later NodeRegistered starts from nothing.
@@ -142,9 +142,10 @@ func EvolveNode(n Node, e Event) Node {
 }
 
 // withRegistration returns n with every field a node registers with replaced
-// by a deep copy of r's, and its derived labels set.
+// by a deep copy of r's, its strings a fleet repeats interned, and its
+// derived labels set.
 func withRegistration(n Node, r Registration) Node {
-	r = r.clone()
+	r = r.internedClone()
 	n.Name = r.Name
 	n.UID = r.UID
 	n.Kind = r.Kind
@@ -166,15 +167,21 @@ func withRegistration(n Node, r Registration) Node {
 // when the status changes or the condition is new; LastHeartbeatTime always
 // moves, and is zero when it is the node's LastHeartbeat (see
 // Node.ConditionsHeard).
+//
+// The slice is as long as it needs to be, no longer: the node's versions
+// keep it for as long as they live. Its strings are interned (see
+// intern.go), also those of an event made in this process rather than
+// decoded, so that the node the unit of work keeps and the one the watch
+// hub folds from the log hold one copy of each.
 func applyCondition(n Node, e NodeConditionChanged) []Condition {
+	e = e.interned().(NodeConditionChanged)
 	old := n.Conditions
-	conds := make([]Condition, len(old), len(old)+1)
-	copy(conds, old)
-	for i := range conds {
-		c := &conds[i]
-		if c.Type != e.Type {
+	for i := range old {
+		if old[i].Type != e.Type {
 			continue
 		}
+		conds := slices.Clone(old)
+		c := &conds[i]
 		if c.Status != e.Status {
 			c.LastTransitionTime = e.At
 		}
@@ -191,6 +198,8 @@ func applyCondition(n Node, e NodeConditionChanged) []Condition {
 	if heard.IsZero() {
 		heard = n.RegisteredAt
 	}
+	conds := make([]Condition, len(old), len(old)+1)
+	copy(conds, old)
 	return append(conds, Condition{
 		Type: e.Type, Status: e.Status, Reason: e.Reason, Message: e.Message,
 		LastHeartbeatTime: n.heardAt(heard), LastTransitionTime: e.At,

@@ -25,14 +25,19 @@ var derivedLabels = map[string]func(Node) string{
 // report in key order.
 var derivedLabelKeys = slices.Sorted(maps.Keys(derivedLabels))
 
-// withDerivedLabels returns labels with every derived label set from n. It
-// runs in EvolveNode, so a log written before herd stored them replays to
-// the same labels as a new one. labels is not changed.
+// withDerivedLabels returns a copy of labels with every derived label set
+// from n, and every key and value interned (see intern.go): the node keeps
+// one copy of the strings a fleet repeats, whether its labels came from
+// the log or from a request. It runs in EvolveNode, so a log written
+// before herd stored them replays to the same labels as a new one. labels
+// is not changed.
 func withDerivedLabels(labels map[string]string, n Node) map[string]string {
 	out := make(map[string]string, len(labels)+len(derivedLabels))
-	maps.Copy(out, labels)
+	for k, v := range labels {
+		out[intern(k)] = intern(v)
+	}
 	for k, derive := range derivedLabels {
-		out[k] = derive(n)
+		out[k] = intern(derive(n))
 	}
 	return out
 }

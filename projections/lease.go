@@ -70,7 +70,9 @@ func unmarshalLease(data []byte) (domain.Lease, error) {
 	if err := json.Unmarshal(data, &l); err != nil {
 		return domain.Lease{}, fmt.Errorf("decode lease row: %w", err)
 	}
-	return l, nil
+	// The row's strings are its own: the Lease keeps one copy of those a
+	// fleet repeats, as one folded from the log does.
+	return l.Interned(), nil
 }
 
 // loadLease reads a lease's row, tombstones included, or

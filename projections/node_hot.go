@@ -93,7 +93,9 @@ func unmarshalNode(data []byte) (domain.Node, error) {
 	if err := unmarshalStored(cold, &n); err != nil {
 		return domain.Node{}, fmt.Errorf("decode node row: %w", err)
 	}
-	n = sharingResources(n)
+	// The row's strings are its own: the node keeps one copy of those
+	// a fleet repeats, as a node folded from the log does.
+	n = sharingResources(n.Interned())
 	if len(hot) == 0 {
 		return n.WithConditionsHeardWithNode(), nil
 	}

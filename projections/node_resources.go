@@ -18,26 +18,47 @@ import (
 // between versions already), so equal lists can be one map for the
 // whole process: a node encodes, compares and replays exactly as before.
 
+//
+// Annotations are the same: every kubelet of a fleet sets the same few
+// (node.alpha.kubernetes.io/ttl, the attach-detach controller's), so they
+// share one table of their own.
+
 // maxSharedResourceLists bounds the lists kept: a fleet with more
 // distinct shapes than this keeps its further ones per node, as before,
-// rather than growing the table without end.
+// rather than growing the table without end. The annotations' table has
+// the same bound.
 const maxSharedResourceLists = 4096
 
-// sharedResources is the process's table of resource lists by content.
-var sharedResources = resourceLists{m: map[string]domain.ResourceList{}}
+// sharedResources is the process's table of resource lists by content;
+// sharedAnnotations its table of annotation sets.
+var (
+	sharedResources   = newResourceLists()
+	sharedAnnotations = sharedMaps[map[string]string, string]{m: map[string]map[string]string{},
+		value: func(v string) string { return strconv.Itoa(len(v)) + ":" + v }}
+)
 
-type resourceLists struct {
-	mu sync.Mutex
-	m  map[string]domain.ResourceList
+type resourceLists = sharedMaps[domain.ResourceList, int64]
+
+// newResourceLists is an empty table of resource lists.
+func newResourceLists() resourceLists {
+	return resourceLists{m: map[string]domain.ResourceList{}, value: func(v int64) string { return strconv.FormatInt(v, 10) }}
 }
 
-// share returns the list kept for l's content, keeping l when none is and
-// there is room; an empty list comes back as it is.
-func (t *resourceLists) share(l domain.ResourceList) domain.ResourceList {
+// sharedMaps keeps one map for each content it was given, up to
+// maxSharedResourceLists; value writes a value into a map's key.
+type sharedMaps[M ~map[string]V, V any] struct {
+	mu    sync.Mutex
+	m     map[string]M
+	value func(V) string
+}
+
+// share returns the map kept for l's content, keeping l when none is and
+// there is room; an empty map comes back as it is.
+func (t *sharedMaps[M, V]) share(l M) M {
 	if len(l) == 0 {
 		return l
 	}
-	key := resourceKey(l)
+	key := t.key(l)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if kept, ok := t.m[key]; ok {
@@ -49,9 +70,10 @@ func (t *resourceLists) share(l domain.ResourceList) domain.ResourceList {
 	return l
 }
 
-// resourceKey is l's content as one string, its names in order, each
-// after its length: no two lists have one key, whatever their names hold.
-func resourceKey(l domain.ResourceList) string {
+// key is l's content as one string, its names in order, each after its
+// length: no two maps have one key, whatever their names hold, as long as
+// value writes each value after its length too, or as digits.
+func (t *sharedMaps[M, V]) key(l M) string {
 	names := make([]string, 0, len(l))
 	for name := range l {
 		names = append(names, name)
@@ -62,27 +84,28 @@ func resourceKey(l domain.ResourceList) string {
 		b.WriteString(strconv.Itoa(len(name)))
 		b.WriteByte(':')
 		b.WriteString(name)
-		b.WriteString(strconv.FormatInt(l[name], 10))
+		b.WriteString(t.value(l[name]))
 		b.WriteByte(' ')
 	}
 	return b.String()
 }
 
-// withSharedResources is n with its capacity and allocatable taken from
-// the shared table, when ev is one that sets them.
+// withSharedResources is n with its capacity, allocatable and
+// annotations taken from the shared tables, when ev is one that sets them.
 func withSharedResources(n domain.Node, ev domain.Event) domain.Node {
 	switch ev.(type) {
-	case domain.NodeRegistered, domain.NodeRestarted, domain.NodeMachineObserved:
+	case domain.NodeRegistered, domain.NodeRestarted, domain.NodeMachineObserved, domain.NodeLabelsChanged:
 		return sharingResources(n)
 	}
 	return n
 }
 
-// sharingResources is n with its capacity and allocatable taken from the
-// shared table: a node decoded from its row, as the watch hub starts
-// from the view.
+// sharingResources is n with its capacity, allocatable and annotations
+// taken from the shared tables: a node decoded from its row, as the watch
+// hub starts from the view.
 func sharingResources(n domain.Node) domain.Node {
 	n.Capacity = sharedResources.share(n.Capacity)
 	n.Allocatable = sharedResources.share(n.Allocatable)
+	n.Annotations = sharedAnnotations.share(n.Annotations)
 	return n
 }

@@ -3,6 +3,7 @@ package projections
 import (
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"herd/domain"
 )
@@ -54,7 +55,7 @@ func TestNodesOfOneShapeShareTheirResourceLists(t *testing.T) {
 // TestSharedResourceListsAreBounded: past its bound the table keeps no
 // further shapes, and a list of a new shape is its own.
 func TestSharedResourceListsAreBounded(t *testing.T) {
-	tab := resourceLists{m: map[string]domain.ResourceList{}}
+	tab := newResourceLists()
 	for i := range maxSharedResourceLists {
 		tab.share(domain.ResourceList{"cpu": int64(i)})
 	}
@@ -98,7 +99,7 @@ func TestNodesReadFromTheViewShareTheirResourceLists(t *testing.T) {
 // TestResourceListsOfOtherContentNeverShare: lists whose names and
 // values could run together as text are told apart.
 func TestResourceListsOfOtherContentNeverShare(t *testing.T) {
-	tab := resourceLists{m: map[string]domain.ResourceList{}}
+	tab := newResourceLists()
 	lists := []domain.ResourceList{
 		{"a": 12},
 		{"a1": 2},
@@ -114,4 +115,100 @@ func TestResourceListsOfOtherContentNeverShare(t *testing.T) {
 			t.Errorf("%v shared as %v", l, got)
 		}
 	}
+}
+
+// TestKubeletsShareTheirAnnotations: kubelets that set the same
+// annotations hold one map of them, as the unit of work decides them and
+// as they are folded from the log, until one sets its own; annotations
+// whose text could run together are told apart.
+func TestKubeletsShareTheirAnnotations(t *testing.T) {
+	w, store, clk := newWriter(t)
+	annotated := func(name string, annotations map[string]string) domain.RegisterNode {
+		r := register(name, domain.KindLinux)
+		r.Registration.Annotations = annotations
+		return r
+	}
+	kubelet := func() map[string]string {
+		return map[string]string{"node.alpha.kubernetes.io/ttl": "0", "volumes.kubernetes.io/controller-managed-attach-detach": "true"}
+	}
+	a := do(t, w, clk, "ann-a", annotated("ann-a", kubelet()))
+	b := do(t, w, clk, "ann-b", annotated("ann-b", kubelet()))
+	same := func(x, y map[string]string) bool {
+		return reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	}
+	if !same(a.Annotations, b.Annotations) {
+		t.Error("two kubelets with one set of annotations hold two maps")
+	}
+	own := do(t, w, clk, "ann-b", domain.SetNodeLabels{Labels: b.Labels, Annotations: map[string]string{"owner": "ops"}})
+	if same(own.Annotations, a.Annotations) || own.Annotations["owner"] != "ops" || a.Annotations["owner"] != "" {
+		t.Errorf("annotations set apart: %v and %v", own.Annotations, a.Annotations)
+	}
+	recs, err := store.ReadStreamRange(t.Context(), store.DB(), domain.NodeStream("ann-a"), 0, 1<<62)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var folded domain.Node
+	for _, rec := range recs {
+		if folded, err = FoldNode(folded, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !same(folded.Annotations, a.Annotations) {
+		t.Error("a kubelet's annotations folded from the log are a map of their own")
+	}
+	tab := sharedMaps[map[string]string, string]{m: map[string]map[string]string{}, value: sharedAnnotations.value}
+	for _, m := range []map[string]string{{"a": "1b"}, {"a1": "b"}, {"a": "1", "b": ""}, {"a": "1 1:b"}} {
+		if got := tab.share(m); !reflect.DeepEqual(got, m) {
+			t.Errorf("%v shared as %v", m, got)
+		}
+	}
+}
+
+// TestNodesAndLeasesReadFromTheViewShareTheirRepeatedStrings: nodes and
+// Leases decoded from their rows hold one copy of the strings a fleet
+// repeats, as those folded from the log do.
+func TestNodesAndLeasesReadFromTheViewShareTheirRepeatedStrings(t *testing.T) {
+	w, store, clk := newWriter(t)
+	for _, name := range []string{"str-a", "str-b"} {
+		r := register(name, domain.KindLinux)
+		r.Registration.Info = domain.NodeInfo{OSImage: "Ubuntu 24.04.1 LTS", AgentVersion: "v1.31.2"}
+		do(t, w, clk, name, r)
+		do(t, w, clk, name, domain.RecordHeartbeat{Reported: []domain.ReportedCondition{{Type: domain.ConditionReady, Status: domain.ConditionTrue,
+			Reason: "KubeletReady", Message: "kubelet is posting ready status"}}})
+		if _, err := w.LeaseCommands().Execute(t.Context(), domain.Key{Namespace: domain.NodeLeaseNamespace, Name: name},
+			domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name, Content: domain.LeaseContent{
+				Owners: []domain.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: name, UID: "uid-" + name}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, _, err := NewNodeView(store.Log()).List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 {
+		t.Fatalf("%d nodes listed, want 2", len(list))
+	}
+	shared := func(what, x, y string) {
+		t.Helper()
+		if x == "" || unsafe.StringData(x) != unsafe.StringData(y) {
+			t.Errorf("%s %q read from two rows is held twice", what, x)
+		}
+	}
+	a, b := list[0], list[1]
+	shared("a label's value", a.Labels["zone"], b.Labels["zone"])
+	shared("the OS image", a.Info.OSImage, b.Info.OSImage)
+	ra, _ := a.Condition(domain.ConditionReady)
+	rb, _ := b.Condition(domain.ConditionReady)
+	shared("a condition's message", ra.Message, rb.Message)
+	leases := NewLeaseView(store.Log())
+	la, err := leases.Get(t.Context(), domain.NodeLeaseNamespace, "str-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, err := leases.Get(t.Context(), domain.NodeLeaseNamespace, "str-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared("a Lease's namespace", la.Namespace, lb.Namespace)
+	shared("a Lease owner's kind", la.Owners[0].Kind, lb.Owners[0].Kind)
 }

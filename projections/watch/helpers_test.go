@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/fields"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"herd/domain"
@@ -108,7 +107,7 @@ func nodeKind(view *projections.NodeView) *watch.Kind[domain.Node] {
 		Prefix:   "node/",
 		Fold:     projections.FoldNode,
 		Meta: func(n domain.Node) (watch.Meta, bool) {
-			return watch.Meta{Key: n.Name, Labels: n.Labels, Fields: fields.Set{"metadata.name": n.Name}}, n.Exists()
+			return watch.Meta{Key: n.Name, Labels: n.Labels, Fields: nameField(n.Name)}, n.Exists()
 		},
 		Encode: func(n domain.Node, rv int64) ([]byte, error) {
 			n.ResourceVersion = rv
@@ -246,4 +245,18 @@ func mustWatch(t *testing.T, hub *watch.Hub, req watch.Request) (*watch.Watcher,
 	}
 	t.Cleanup(w.Close)
 	return w, initial
+}
+
+// nameField is a node's metadata.name as a field selector matches it, a
+// value as herd's own kinds keep it (a map built for every event would
+// weigh on what the hub's memory measures).
+type nameField string
+
+func (f nameField) Has(field string) bool { return field == "metadata.name" }
+
+func (f nameField) Get(field string) string {
+	if field == "metadata.name" {
+		return string(f)
+	}
+	return ""
 }

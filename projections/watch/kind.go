@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -225,14 +226,36 @@ func (k *Kind[S]) fold(prev *Object, rec events.Record) (*Object, error) {
 	return k.object(rec.Stream, next, rec.Position).sharingMeta(prev), nil
 }
 
-// sharingMeta makes o share prev's labels where they are equal, so that
-// the versions of an object the hub keeps (latest, bases, recent events)
-// hold one copy of them: most events, heartbeats above all, change none.
+// sharingMeta makes o share prev's key, labels and fields where they are
+// equal, so that the versions of an object the hub keeps (latest, bases,
+// recent events) hold one copy of them: most events, heartbeats above
+// all, change none, and a Meta built anew for each event (a namespaced
+// key joined into a string, fields boxed into an interface) leaves its
+// copy to the collector.
 func (o *Object) sharingMeta(prev *Object) *Object {
-	if prev != nil && prev.Exists && o.Exists && maps.Equal(o.Meta.Labels, prev.Meta.Labels) {
+	if prev == nil || !prev.Exists || !o.Exists {
+		return o
+	}
+	if o.Meta.Key == prev.Meta.Key {
+		o.Meta.Key = prev.Meta.Key
+	}
+	if maps.Equal(o.Meta.Labels, prev.Meta.Labels) {
 		o.Meta.Labels = prev.Meta.Labels
 	}
+	if sameFields(o.Meta.Fields, prev.Meta.Fields) {
+		o.Meta.Fields = prev.Meta.Fields
+	}
 	return o
+}
+
+// sameFields reports whether a and b are equal values of one comparable
+// type: fields kept as a map (fields.Set) are never taken as the same.
+func sameFields(a, b Fields) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	t := reflect.TypeOf(a)
+	return t == reflect.TypeOf(b) && t.Comparable() && a == b
 }
 
 func (k *Kind[S]) encode(state any, rv int64) ([]byte, error) {
