@@ -16,6 +16,15 @@
 // finalizer. A dependent another owner keeps loses its reference to
 // such an owner instead of holding it.
 //
+// Like Kubernetes' collector, which keeps a graph of owners and
+// dependents from its informers rather than listing objects again, it
+// keeps the ConfigMaps and Leases that name owners in an index (index.go)
+// filled from their own events: a namespace's pass, the resync's
+// included, reads their owners and reads again only an object some owner
+// of which no longer keeps it. A fleet's node leases, a hundred thousand
+// in one namespace, are listed by the first pass after the collector
+// starts running and every twentieth resync, not every 30 seconds.
+//
 // The workload reconcilers keep collecting what they control (a
 // ReplicaSet's pods); this one covers every other owner chain. It reads
 // the views and acts only through the domain's commands; it imports

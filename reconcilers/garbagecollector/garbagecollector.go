@@ -37,6 +37,9 @@ type Reconciler struct {
 	// byAggregate are the dependents' kinds by their aggregate, for a
 	// key that names one object.
 	byAggregate map[*domain.Aggregate]*kind
+	// index holds the objects of the indexed kinds that name owners, so
+	// that a namespace's pass need not list them.
+	index index
 }
 
 var (
@@ -68,14 +71,22 @@ func (r *Reconciler) Name() string { return "garbagecollector" }
 // Watches implements reconcilers.Reconciler: namespaces, and the objects
 // that may name owners. A dependent's change maps to the dependent, and
 // an owner's going to its namespace; both are in the stream's name, so
-// nothing is decoded.
+// nothing is decoded. An indexed object's deletion maps to the object
+// too, which takes it out of the index.
+//
+// The runner asks for Watches when the collector starts running, after a
+// restart or on each lead a replica takes: the index is emptied then, as
+// events went unseen before, and each namespace's next pass reads it in
+// full.
 func (r *Reconciler) Watches() *reconcilers.Watches {
+	r.index.reset()
 	w := reconcilers.Watch().Takes(domain.NamespaceAggregate)
 	for _, k := range r.dependents {
 		w.Takes(k.aggregate)
 	}
 	return w.
 		Watches(dependentChanges, reconcilers.KeysOf).
+		Watches(indexedEndings, reconcilers.KeysOf).
 		Watches(ownerChanges, reconcilers.ToNamespace)
 }
 
@@ -101,6 +112,11 @@ var dependentChanges = reconcilers.EventTypesOf(
 	domain.ControllerRevisionCreated{}, domain.ControllerRevisionUpdated{}, domain.ControllerRevisionMetadataChanged{},
 	domain.ControllerRevisionOwnersChanged{},
 )
+
+// indexedEndings are the deletions of the indexed kinds' objects, after
+// which the object, read again, leaves the index. Every other change of
+// their owners is among dependentChanges.
+var indexedEndings = reconcilers.EventTypesOf(domain.ConfigMapDeleted{}, domain.LeaseDeleted{})
 
 // ownerChanges are the events after which an object's namespace is judged
 // again: an object that may be an owner was deleted or is being deleted
@@ -132,53 +148,136 @@ func (r *Reconciler) Resync(ctx context.Context) ([]reconcilers.Key, error) {
 		return nil, err
 	}
 	keys := make([]reconcilers.Key, len(nss))
+	names := make(map[string]bool, len(nss))
 	for i, ns := range nss {
 		keys[i] = namespaceKey(ns.Name)
+		names[ns.Name] = true
 	}
+	r.index.resynced(names)
 	return keys, nil
 }
 
 // Reconcile judges every object of the namespace that names owners and
 // deletes or releases those whose owners are gone; then it finishes the
 // deletion of the owners deleted in the foreground that no dependent
-// blocks any more.
+// blocks any more. The indexed kinds' objects are judged from the index
+// once it holds the namespace, listed otherwise (see index).
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:garbagecollector", Source: "reconciler/garbagecollector"})
 	if k := r.byAggregate[key.Aggregate]; k != nil {
 		d, ok, err := k.one(ctx, key.Namespace, key.Name)
-		if err != nil || !ok {
+		if err != nil {
 			return reconcilers.Result{}, err
 		}
 		d.kind = k
+		if k.indexed {
+			if ok {
+				r.index.put(d)
+			} else {
+				r.index.remove(k, key.Namespace, key.Name, 0)
+			}
+		}
+		if !ok {
+			return reconcilers.Result{}, nil
+		}
 		return reconcilers.Result{}, r.collect(ctx, d, map[string]owner{})
 	}
-	var errs []error
-	owners := map[string]owner{} // by uid: many dependents share an owner
-	blocked := map[string]bool{} // owners' uids a dependent that exists blocks
+	p := &pass{r: r, owners: map[string]owner{}, blocked: map[string]bool{}}
+	full := r.index.due(key.Name)
+	var before map[depKey]uint64
+	if full {
+		before = r.index.seqs(key.Name)
+	}
 	for _, k := range r.dependents {
-		deps, err := k.list(ctx, key.Name)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("list %s in %s: %w", k.name, key.Name, err))
+		if k.indexed && !full {
 			continue
 		}
+		deps, err := k.list(ctx, key.Name)
+		if err != nil {
+			p.errs = append(p.errs, fmt.Errorf("list %s in %s: %w", k.name, key.Name, err))
+			continue
+		}
+		for i := range deps {
+			deps[i].kind = k
+		}
+		if k.indexed {
+			r.index.replace(k, key.Name, deps, before)
+		}
 		for _, d := range deps {
-			d.kind = k
-			for _, o := range d.owners {
-				if blocks(o) {
-					blocked[o.UID] = true
-				}
-			}
-			if err := r.collect(ctx, d, owners); err != nil {
-				errs = append(errs, err)
-			}
+			p.judge(ctx, d)
 		}
 	}
-	if len(errs) > 0 {
+	if !full {
+		p.judgeIndexed(ctx, key.Name)
+	} else if len(p.errs) == 0 {
+		r.index.readFully(key.Name)
+	}
+	if len(p.errs) > 0 {
 		// A kind not listed may hold a blocking dependent: no owner's
 		// deletion is finished on a partial count.
-		return reconcilers.Result{}, errors.Join(errs...)
+		return reconcilers.Result{}, errors.Join(p.errs...)
 	}
-	return reconcilers.Result{}, r.finishForeground(ctx, key.Name, blocked)
+	return reconcilers.Result{}, r.finishForeground(ctx, key.Name, p.blocked)
+}
+
+// pass is one pass over a namespace.
+type pass struct {
+	r *Reconciler
+	// owners are the owners read, by uid: many dependents share one.
+	owners map[string]owner
+	// blocked are the owners' uids a dependent that exists blocks.
+	blocked map[string]bool
+	errs    []error
+}
+
+// block counts the owners d blocks.
+func (p *pass) block(d dependent) {
+	for _, o := range d.owners {
+		if blocks(o) {
+			p.blocked[o.UID] = true
+		}
+	}
+}
+
+// judge judges d, which exists as read.
+func (p *pass) judge(ctx context.Context, d dependent) {
+	p.block(d)
+	if err := p.r.collect(ctx, d, p.owners); err != nil {
+		p.errs = append(p.errs, err)
+	}
+}
+
+// judgeIndexed judges the namespace's indexed objects from the index: one
+// whose owners all keep it, as last read, is kept without reading it
+// again (its references still block its owners' deletion in the
+// foreground, as a listed one's do); any other is read again, and judged
+// as it is now.
+func (p *pass) judgeIndexed(ctx context.Context, namespace string) {
+	ix := &p.r.index
+	for _, e := range ix.entries(namespace) {
+		keep, err := p.r.kept(ctx, e.d, p.owners)
+		if err != nil {
+			p.errs = append(p.errs, err)
+			continue
+		}
+		if keep {
+			p.block(e.d)
+			continue
+		}
+		k := e.d.kind
+		d, ok, err := k.one(ctx, namespace, e.d.name)
+		if err != nil {
+			p.errs = append(p.errs, fmt.Errorf("read %s: %w", e.d, err))
+			continue
+		}
+		if !ok {
+			ix.remove(k, namespace, e.d.name, e.seq)
+			continue
+		}
+		d.kind = k
+		ix.put(d)
+		p.judge(ctx, d)
+	}
 }
 
 // collect judges one dependent by its owners, as Kubernetes'
@@ -191,30 +290,14 @@ func (r *Reconciler) collect(ctx context.Context, d dependent, seen map[string]o
 	if d.deleting {
 		return nil
 	}
-	var alive bool
-	var orphaning, waiting []string
-	for _, o := range d.owners {
-		st, ok := seen[o.UID]
-		if !ok {
-			var err error
-			if st, err = r.owner(ctx, d, o); err != nil {
-				return fmt.Errorf("read owner %s %s of %s: %w", o.Kind, o.Name, d, err)
-			}
-			seen[o.UID] = st
-		}
-		switch {
-		case st.exists && st.deleting:
-			waiting = append(waiting, o.UID)
-		case st.exists:
-			alive = true
-		case st.orphaning:
-			orphaning = append(orphaning, o.UID)
-		}
+	alive, orphaning, waiting, err := r.ownerStates(ctx, d, seen)
+	if err != nil {
+		return err
 	}
 	if alive && len(waiting) == 0 && len(orphaning) == 0 {
 		return nil // kept, nothing written: the log is not read
 	}
-	ctx, err := ownersGone(ctx, d)
+	ctx, err = ownersGone(ctx, d)
 	if err != nil {
 		return err
 	}
@@ -247,6 +330,40 @@ func (r *Reconciler) collect(ctx context.Context, d dependent, seen map[string]o
 	}
 	r.log.Info("deleted an object whose owners are gone", zap.String("object", d.String()), zap.String("propagation", string(p)))
 	return nil
+}
+
+// ownerStates reads d's owners, each once a pass (seen): alive says one
+// exists and is not being deleted in the foreground; orphaning are the
+// uids of those deleted orphaning their dependents, waiting of those
+// being deleted in the foreground.
+func (r *Reconciler) ownerStates(ctx context.Context, d dependent, seen map[string]owner) (alive bool, orphaning, waiting []string, err error) {
+	for _, o := range d.owners {
+		st, ok := seen[o.UID]
+		if !ok {
+			if st, err = r.owner(ctx, d, o); err != nil {
+				return false, nil, nil, fmt.Errorf("read owner %s %s of %s: %w", o.Kind, o.Name, d, err)
+			}
+			seen[o.UID] = st
+		}
+		switch {
+		case st.exists && st.deleting:
+			waiting = append(waiting, o.UID)
+		case st.exists:
+			alive = true
+		case st.orphaning:
+			orphaning = append(orphaning, o.UID)
+		}
+	}
+	return alive, orphaning, waiting, nil
+}
+
+// kept says collect would keep d as it is, writing nothing.
+func (r *Reconciler) kept(ctx context.Context, d dependent, seen map[string]owner) (bool, error) {
+	if d.deleting {
+		return true, nil
+	}
+	alive, orphaning, waiting, err := r.ownerStates(ctx, d, seen)
+	return alive && len(waiting) == 0 && len(orphaning) == 0, err
 }
 
 // ownersGone is ctx whose commands name the newest deletion (or request

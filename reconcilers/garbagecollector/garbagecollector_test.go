@@ -1,7 +1,9 @@
 package garbagecollector
 
 import (
+	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"go.uber.org/zap"
@@ -21,15 +23,29 @@ type harness struct {
 	cms *projections.ConfigMapView
 	rss *projections.ReplicaSetView
 	ds  *projections.DeploymentView
+	// leases counts the collector's lists of leases.
+	leases *countingLeases
+}
+
+// countingLeases is the lease view, counting its lists.
+type countingLeases struct {
+	*projections.LeaseView
+	lists atomic.Int64
+}
+
+func (c *countingLeases) List(ctx context.Context, namespace string) ([]domain.Lease, int64, error) {
+	c.lists.Add(1)
+	return c.LeaseView.List(ctx, namespace)
 }
 
 func newHarness(t *testing.T) *harness {
 	env := reconcilerstest.New(t)
 	l := env.Log
-	h := &harness{t: t, env: env, cms: projections.NewConfigMapView(l), rss: projections.NewReplicaSetView(l), ds: projections.NewDeploymentView(l)}
+	h := &harness{t: t, env: env, cms: projections.NewConfigMapView(l), rss: projections.NewReplicaSetView(l), ds: projections.NewDeploymentView(l),
+		leases: &countingLeases{LeaseView: projections.NewLeaseView(l)}}
 	nss := projections.NewNamespaceView(l)
 	h.r = New(DefaultResyncPeriod, Readers{
-		Pods: projections.NewPodView(l), ConfigMaps: h.cms, Leases: projections.NewLeaseView(l), ReplicaSets: h.rss,
+		Pods: projections.NewPodView(l), ConfigMaps: h.cms, Leases: h.leases, ReplicaSets: h.rss,
 		Deployments: h.ds, Jobs: projections.NewJobView(l), CronJobs: projections.NewCronJobView(l), StatefulSets: projections.NewStatefulSetView(l), DaemonSets: projections.NewDaemonSetView(l),
 		PodDisruptionBudgets: projections.NewPodDisruptionBudgetView(l), ControllerRevisions: projections.NewControllerRevisionView(l), Nodes: projections.NewNodeView(l), Namespaces: nss,
 	}, env.Writer, zap.NewNop())

@@ -246,14 +246,14 @@ func leaseKind(rd Readers, repo Repository) *kind {
 }
 
 // contentKind is a kind whose view keeps no tombstones and whose owners
-// are part of its content, as the collector sees it: an owner, and a
+// are part of its content, as the collector sees it, indexed: an owner, and a
 // dependent deleted (del, on the object at resourceVersion rv) or
 // released by rewriting its content as read without the owner's
 // reference (release), unless it changed since it was judged.
 func contentKind[S, C any](name, group string, aggregate *domain.Aggregate, v liveView[S], dep func(S) dependent,
 	cmds domain.Executor[S, C], del func(rv int64) C, release func(s S, uid string) C) *kind {
 	return &kind{
-		name: name, group: group, namespaced: true, aggregate: aggregate,
+		name: name, group: group, namespaced: true, aggregate: aggregate, indexed: true,
 		owner: func(ctx context.Context, namespace, name, uid string) (owner, error) {
 			s, err := v.Get(ctx, namespace, name)
 			return ownerOf(err == nil, dep(s).uid, uid, false, false), ignoreNotFound(err)

@@ -88,6 +88,11 @@ type kind struct {
 	// ok is false when it does not exist or names no owner.
 	aggregate *domain.Aggregate
 	one       func(ctx context.Context, namespace, name string) (d dependent, ok bool, err error)
+	// indexed says the collector keeps the kind's objects that name
+	// owners in its index rather than listing them on every pass: every
+	// change of their owners, their creation and their deletion are
+	// watched on the object's own key (dependentChanges, indexedEndings).
+	indexed bool
 	// del deletes d, with propagation for a kind that has dependents of
 	// its own.
 	del func(ctx context.Context, d dependent, p domain.Propagation) error
