@@ -2,7 +2,6 @@ package domain
 
 import (
 	"encoding/json"
-	"fmt"
 	"testing"
 	"time"
 )
@@ -136,7 +135,7 @@ func BenchmarkLeaseRenewDomain(b *testing.B) {
 				b.Fatal(evs, err)
 			}
 			if _, ok := evs[0].(modelLeaseRenewed); !ok {
-				b.Fatal(fmt.Sprintf("%T", evs[0]))
+				b.Fatalf("%T", evs[0])
 			}
 			m = evolveModelLease(m, evs[0])
 			if _, err := json.Marshal(m); err != nil {

@@ -65,10 +65,6 @@ func (c Precondition[C]) decideLease(l Lease, now time.Time) ([]Event, error) {
 	return decideWrapped(l, now, c.check, c.Command, DecideLease)
 }
 
-func (c Precondition[C]) decideNamespace(ns Namespace, now time.Time) ([]Event, error) {
-	return decideWrapped(ns, now, c.check, c.Command, DecideNamespace)
-}
-
 // decideObject decides Command on an object of any kind on the object
 // model once it is at ResourceVersion: a write of its spec, or of its
 // status as a controller's update of NAME/status is.
