@@ -27,10 +27,6 @@ func (f From[S, C]) decideLease(l Lease, now time.Time) ([]Event, error) {
 	return decideFrom(f, l, now, DecideLease)
 }
 
-func (f From[S, C]) decideNamespace(ns Namespace, now time.Time) ([]Event, error) {
-	return decideFrom(f, ns, now, DecideNamespace)
-}
-
 // decideObject makes f's command of the object as it stands and decides
 // it, for every kind on the object model.
 func (f From[S, C]) decideObject(s subject[C], now time.Time) ([]Event, error) {

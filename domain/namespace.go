@@ -7,29 +7,21 @@ import (
 )
 
 // Namespace is the Namespace aggregate: a named scope for pods and
-// ConfigMaps, as in Kubernetes. The namespace view stores it as its row, so
-// it is also the aggregate's snapshot.
-type Namespace struct {
-	Name        string            `json:"name"`
-	UID         string            `json:"uid,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	// CreatedAt is when herd created the namespace, by herd's clock.
-	CreatedAt time.Time `json:"createdAt"`
-	// TerminatingSince is when its deletion was asked for; zero while the
-	// namespace is Active. A terminating namespace takes no new objects,
-	// and herd deletes what it holds before the namespace goes.
-	TerminatingSince time.Time `json:"terminatingSince"`
+// ConfigMaps, as in Kubernetes. It is a kind on the object model (see
+// Object), cluster-scoped: its metadata is ObjectMeta without a
+// namespace, and it has neither a spec a client sets nor a status. Its
+// deletion, once asked for, is its DeletionRequestedAt (Kubernetes'
+// deletionTimestamp): from then on it is Terminating, takes no new
+// objects, and herd deletes what it holds before the namespace goes. The
+// namespace view stores it as its row, so it is also the aggregate's
+// snapshot.
+type Namespace = Object[NamespaceSpec, NoStatus]
 
-	// Deleted marks a namespace gone. The view keeps the row as a
-	// tombstone so that the stream version survives a later creation.
-	Deleted bool `json:"deleted,omitempty"`
-	// Version is the number of events in the namespace's stream.
-	Version int64 `json:"version"`
-	// ResourceVersion is the global log position of the last event that
-	// touched the namespace. Set by the projection, not by Evolve.
-	ResourceVersion int64 `json:"resourceVersion"`
-}
+// NamespaceSpec is a Namespace's spec: nothing a client sets. Kubernetes'
+// spec.finalizers is always ["kubernetes"], herd's own work of emptying
+// a terminating namespace (see the conversions), so every update of a
+// namespace is of its metadata alone.
+type NamespaceSpec struct{}
 
 // The phases of a namespace, as Kubernetes shows them.
 const (
@@ -41,13 +33,10 @@ const (
 // refuses to delete them, as kube-apiserver does.
 var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
 
-// Exists reports whether the namespace was created and is not gone; a
-// terminating namespace still exists.
-func (ns Namespace) Exists() bool { return ns.Version > 0 && !ns.Deleted }
-
-// Phase is Active or Terminating.
-func (ns Namespace) Phase() string {
-	if ns.TerminatingSince.IsZero() {
+// NamespacePhase is Active, or Terminating once the namespace's deletion
+// was asked for.
+func NamespacePhase(ns Namespace) string {
+	if ns.DeletionRequestedAt == nil {
 		return PhaseActive
 	}
 	return PhaseTerminating
@@ -57,19 +46,25 @@ func (ns Namespace) Phase() string {
 // events.
 func NamespaceStream(name string) string { return NamespaceAggregate.Stream(name) }
 
-// NamespaceCreated records that a namespace was created (or created again
-// after it was deleted).
-type NamespaceCreated struct {
-	Name        string            `json:"name"`
-	UID         string            `json:"uid,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	// Reason says why herd created it when no one asked: "system" for
-	// the namespaces that always exist, "in use" for one that held
-	// objects before herd kept namespaces. Empty for a client's create.
-	Reason string    `json:"reason,omitempty"`
-	At     time.Time `json:"at"`
-}
+// The namespace's events, under the names they have always had in the log.
+type (
+	// NamespaceCreated records that a namespace was created (or created
+	// again after it was deleted); its Reason says why herd created it
+	// when no one asked (NamespaceReasonSystem, NamespaceReasonInUse),
+	// empty for a client's create.
+	NamespaceCreated = ObjectCreated[NamespaceSpec, NoStatus]
+	// NamespaceUpdated records that a namespace's labels and annotations
+	// changed, as kubectl label, annotate and edit change them: both maps
+	// as they now are, whole, and (since the namespace moved onto the
+	// object model) what changed, for the audit log.
+	NamespaceUpdated = ObjectMetadataChanged[NamespaceSpec, NoStatus]
+	// NamespaceTerminating records that a namespace's deletion was asked
+	// for: from now on it takes no new objects, and herd empties it.
+	NamespaceTerminating = ObjectDeletionRequested[NamespaceSpec, NoStatus]
+	// NamespaceDeleted records that a terminating namespace, emptied, is
+	// gone.
+	NamespaceDeleted = ObjectDeleted[NamespaceSpec, NoStatus]
+)
 
 // Reasons herd gives a namespace it created itself.
 const (
@@ -79,37 +74,26 @@ const (
 	NamespaceReasonInUse = "in use"
 )
 
-// NamespaceUpdated records that a namespace's labels and annotations
-// changed, as kubectl label, annotate and edit change them: both maps as
-// they now are, whole.
-type NamespaceUpdated struct {
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	At          time.Time         `json:"at"`
+// namespaceKind is what is the Namespace's own on the object model.
+var namespaceKind = &ObjectKind[NamespaceSpec, NoStatus]{
+	Kind: "Namespace", Resource: "namespaces", APIVersion: "v1",
+	Created: "NamespaceCreated", MetadataChanged: "NamespaceUpdated",
+	DeletionRequested: "NamespaceTerminating", Deleted: "NamespaceDeleted",
+	Layout: ObjectLayout{
+		State: []string{"name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "createdAt",
+			"terminatingSince", "deleted,omitempty", "version", "resourceVersion"},
+		Created: []string{"name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "reason,omitempty", "at"},
+		// What changed is left out when there is nothing to say, so that
+		// an update an earlier herd wrote reads back byte for byte.
+		MetadataChanged: []string{"labels,omitempty", "annotations,omitempty", "changed,omitempty", "at"},
+	},
+	Strategy: Strategy[NamespaceSpec, NoStatus]{
+		ValidateName:   func(_, name string) []FieldError { return namespaceNameProblems(name) },
+		ValidateUpdate: namespaceUpdateProblems,
+	},
 }
 
-// NamespaceTerminating records that a namespace's deletion was asked for:
-// from now on it takes no new objects, and herd empties it.
-type NamespaceTerminating struct {
-	At time.Time `json:"at"`
-}
-
-// NamespaceDeleted records that a terminating namespace, emptied, is gone.
-type NamespaceDeleted struct {
-	At time.Time `json:"at"`
-}
-
-// EventType implements Event.
-func (NamespaceCreated) EventType() string { return "NamespaceCreated" }
-
-// EventType implements Event.
-func (NamespaceUpdated) EventType() string { return "NamespaceUpdated" }
-
-// EventType implements Event.
-func (NamespaceTerminating) EventType() string { return "NamespaceTerminating" }
-
-// EventType implements Event.
-func (NamespaceDeleted) EventType() string { return "NamespaceDeleted" }
+func (NamespaceSpec) objectKind() *ObjectKind[NamespaceSpec, NoStatus] { return namespaceKind }
 
 // NamespaceAggregate is the namespace in the log: streams "namespace/NAME"
 // and the events they hold.
@@ -120,63 +104,44 @@ var NamespaceAggregate = defineAggregate("namespace",
 	eventOf[NamespaceDeleted](1),
 )
 
-// NamespaceCommand is a command on one namespace: CreateNamespace,
-// EnsureNamespace, UpdateNamespace, DeleteNamespace or FinalizeNamespace.
-type NamespaceCommand interface {
-	decideNamespace(ns Namespace, now time.Time) ([]Event, error)
-}
+// The namespace's commands: the object model's create and update, and
+// its own ensure, delete and finalize, since a namespace's deletion is
+// its own (it turns Terminating and goes once emptied, whatever the
+// propagation).
+type (
+	// NamespaceCommand is a command on one namespace: CreateNamespace,
+	// EnsureNamespace, UpdateNamespace, DeleteNamespace or
+	// FinalizeNamespace.
+	NamespaceCommand = ObjectCommand[NamespaceSpec, NoStatus]
+	// CreateNamespace creates a namespace, as `kubectl create namespace`
+	// does: its name, uid, labels and annotations. It fails with
+	// ErrAlreadyExists when the name is taken, also by a namespace still
+	// terminating.
+	CreateNamespace = Create[NamespaceSpec, NoStatus]
+	// UpdateNamespace replaces a namespace's labels and annotations, as a
+	// Kubernetes PUT or PATCH of it (`kubectl label`, `annotate`, `edit`)
+	// does; nothing else of a namespace changes this way, and a name or
+	// uid it gives must be the namespace's own. As in Kubernetes, a
+	// terminating namespace may still be relabelled: only new content in
+	// it is refused. Based on a resourceVersion it is in a Precondition.
+	// It records NamespaceUpdated, or nothing when the maps are what the
+	// namespace already holds.
+	UpdateNamespace = Update[NamespaceSpec, NoStatus]
+)
 
 // DecideNamespace returns the events that cmd causes on namespace ns at
-// time now, or a typed error. ns is the zero Namespace (or one with only
-// its name) when herd never saw it.
-func DecideNamespace(ns Namespace, cmd NamespaceCommand, now time.Time) ([]Event, error) {
-	if cmd == nil {
-		return nil, fmt.Errorf("nil namespace command: %w", ErrInvalid)
-	}
-	return cmd.decideNamespace(ns, now.UTC())
-}
+// time now (DecideObject), or a typed error. ns is the zero Namespace (or
+// one with only its name) when herd never saw it.
+var DecideNamespace = DecideObject[Namespace]
 
 // EvolveNamespace folds one event into the namespace; the live view and
 // `herd replay` both call it. It never mutates ns.
 func EvolveNamespace(ns Namespace, e Event) Namespace {
+	if out, ok := evolveObject(ns, e); ok {
+		return out
+	}
 	ns.Version++
-	switch e := e.(type) {
-	case NamespaceCreated:
-		return Namespace{
-			Name: e.Name, UID: e.UID, Labels: cloneStrings(e.Labels), Annotations: cloneStrings(e.Annotations),
-			CreatedAt: e.At, Version: ns.Version, ResourceVersion: ns.ResourceVersion,
-		}
-	case NamespaceUpdated:
-		ns.Labels, ns.Annotations = cloneStrings(e.Labels), cloneStrings(e.Annotations)
-	case NamespaceTerminating:
-		ns.TerminatingSince = e.At
-	case NamespaceDeleted:
-		return Namespace{Name: ns.Name, Deleted: true, Version: ns.Version, ResourceVersion: ns.ResourceVersion}
-	}
 	return ns
-}
-
-// CreateNamespace creates a namespace, as `kubectl create namespace` does.
-// It fails with ErrAlreadyExists when the name is taken, also by a
-// namespace still terminating.
-type CreateNamespace struct {
-	Name        string
-	UID         string
-	Labels      map[string]string
-	Annotations map[string]string
-}
-
-func (c CreateNamespace) decideNamespace(ns Namespace, now time.Time) ([]Event, error) {
-	errs := namespaceNameProblems(c.Name)
-	errs = append(errs, metadataProblems(c.Labels, c.Annotations)...)
-	if err := invalid("Namespace", c.Name, errs); err != nil {
-		return nil, err
-	}
-	if ns.Exists() {
-		return nil, fmt.Errorf("namespaces %q already exists: %w", c.Name, ErrAlreadyExists)
-	}
-	return []Event{NamespaceCreated{Name: c.Name, UID: c.UID, Labels: cloneStrings(c.Labels),
-		Annotations: cloneStrings(c.Annotations), At: now}}, nil
 }
 
 // EnsureNamespace creates a namespace herd needs if it does not exist, and
@@ -188,11 +153,11 @@ type EnsureNamespace struct {
 	Reason string
 }
 
-func (c EnsureNamespace) decideNamespace(ns Namespace, now time.Time) ([]Event, error) {
+func (c EnsureNamespace) decideObject(s subject[NamespaceCommand], now time.Time) ([]Event, error) {
 	if err := invalid("Namespace", c.Name, namespaceNameProblems(c.Name)); err != nil {
 		return nil, err
 	}
-	if ns.Exists() {
+	if modelOf(s).Exists() {
 		return nil, nil
 	}
 	return []Event{NamespaceCreated{Name: c.Name, UID: c.UID, Reason: c.Reason, At: now}}, nil
@@ -208,21 +173,22 @@ type DeleteNamespace struct{}
 // admit refuses the deletion of a system namespace, before any
 // precondition is compared, as kube-apiserver's NamespaceLifecycle
 // admission refuses it before storage looks at a resourceVersion.
-func (DeleteNamespace) admit(ns Namespace) error {
-	if ns.Exists() && slices.Contains(SystemNamespaces, ns.Name) {
+func (DeleteNamespace) admit(s object) error {
+	if ns, ok := s.(Namespace); ok && ns.Exists() && slices.Contains(SystemNamespaces, ns.Name) {
 		return fmt.Errorf("namespaces %q is forbidden: this namespace may not be deleted: %w", ns.Name, ErrForbidden)
 	}
 	return nil
 }
 
-func (c DeleteNamespace) decideNamespace(ns Namespace, now time.Time) ([]Event, error) {
-	if !ns.Exists() {
-		return nil, fmt.Errorf("namespaces %q not found: %w", ns.Name, ErrNotFound)
+func (c DeleteNamespace) decideObject(s subject[NamespaceCommand], now time.Time) ([]Event, error) {
+	ns := modelOf(s)
+	if err := requireObject(ns); err != nil {
+		return nil, err
 	}
 	if err := c.admit(ns); err != nil {
 		return nil, err
 	}
-	if ns.Phase() == PhaseTerminating {
+	if ns.DeletionRequestedAt != nil {
 		return nil, nil
 	}
 	return []Event{NamespaceTerminating{At: now}}, nil
@@ -233,27 +199,40 @@ func (c DeleteNamespace) decideNamespace(ns Namespace, now time.Time) ([]Event, 
 // refused with ErrConflict, a gone one changes nothing.
 type FinalizeNamespace struct{}
 
-func (FinalizeNamespace) decideNamespace(ns Namespace, now time.Time) ([]Event, error) {
-	switch {
+func (FinalizeNamespace) decideObject(s subject[NamespaceCommand], now time.Time) ([]Event, error) {
+	switch ns := modelOf(s); {
 	case !ns.Exists():
 		return nil, nil
-	case ns.Phase() != PhaseTerminating:
+	case ns.DeletionRequestedAt == nil:
 		return nil, fmt.Errorf("namespace %q is Active; only a terminating namespace goes: %w", ns.Name, ErrConflict)
 	}
 	return []Event{NamespaceDeleted{At: now}}, nil
 }
 
-// AcceptsObjects returns nil when objects may be created in ns, and
-// otherwise the error Kubernetes gives: ErrNotFound when it does not
-// exist, ErrForbidden while it terminates.
-func (ns Namespace) AcceptsObjects(name string) error {
+// NamespaceAcceptsObjects returns nil when objects may be created in ns,
+// named name, and otherwise the error Kubernetes gives: ErrNotFound when
+// it does not exist, ErrForbidden while it terminates.
+func NamespaceAcceptsObjects(ns Namespace, name string) error {
 	switch {
 	case !ns.Exists():
 		return fmt.Errorf("namespaces %q not found: %w", name, ErrNotFound)
-	case ns.Phase() == PhaseTerminating:
+	case ns.DeletionRequestedAt != nil:
 		return fmt.Errorf("unable to create new content in namespace %s because it is being terminated: %w", name, ErrForbidden)
 	}
 	return nil
+}
+
+// namespaceUpdateProblems refuses an update that names another namespace
+// or another uid than the namespace's own: neither can change.
+func namespaceUpdateProblems(old ObjectMeta, _ NamespaceSpec, meta ObjectMeta, _ NamespaceSpec) []FieldError {
+	var errs []FieldError
+	if meta.Name != "" && meta.Name != old.Name {
+		errs = append(errs, FieldError{Field: "metadata.name", Value: meta.Name, Reason: "field is immutable"})
+	}
+	if meta.UID != "" && meta.UID != old.UID {
+		errs = append(errs, FieldError{Field: "metadata.uid", Value: meta.UID, Reason: "field is immutable"})
+	}
+	return errs
 }
 
 // namespaceNameProblems checks a namespace name: an RFC 1123 label.

@@ -21,14 +21,14 @@ func TestNamespaceLifecycle(t *testing.T) {
 		}
 		return evs
 	}
-	apply(CreateNamespace{Name: "shop", UID: "u1", Labels: map[string]string{"team": "shop"}}, 1)
-	if !ns.Exists() || ns.Phase() != PhaseActive || ns.CreatedAt != now || ns.Labels["team"] != "shop" {
+	apply(CreateNamespace{Meta: ObjectMeta{Name: "shop", UID: "u1", Labels: map[string]string{"team": "shop"}}}, 1)
+	if !ns.Exists() || NamespacePhase(ns) != PhaseActive || ns.CreatedAt != now || ns.Labels["team"] != "shop" {
 		t.Fatalf("after create: %+v", ns)
 	}
-	if err := ns.AcceptsObjects("shop"); err != nil {
+	if err := NamespaceAcceptsObjects(ns, "shop"); err != nil {
 		t.Errorf("an Active namespace refuses objects: %v", err)
 	}
-	if _, err := DecideNamespace(ns, CreateNamespace{Name: "shop"}, at(2)); !errors.Is(err, ErrAlreadyExists) {
+	if _, err := DecideNamespace(ns, CreateNamespace{Meta: ObjectMeta{Name: "shop"}}, at(2)); !errors.Is(err, ErrAlreadyExists) {
 		t.Errorf("create again: %v, want ErrAlreadyExists", err)
 	}
 	if evs := apply(EnsureNamespace{Name: "shop", Reason: "in use"}, 2); len(evs) != 0 {
@@ -40,24 +40,24 @@ func TestNamespaceLifecycle(t *testing.T) {
 	if evs := apply(DeleteNamespace{}, 3); !cmp.Equal(evs, []Event{NamespaceTerminating{At: at(3)}}) {
 		t.Errorf("delete: %v", evs)
 	}
-	if err := ns.AcceptsObjects("shop"); !errors.Is(err, ErrForbidden) || err.Error() != "unable to create new content in namespace shop because it is being terminated: forbidden" {
+	if err := NamespaceAcceptsObjects(ns, "shop"); !errors.Is(err, ErrForbidden) || err.Error() != "unable to create new content in namespace shop because it is being terminated: forbidden" {
 		t.Errorf("a terminating namespace takes objects: %v", err)
 	}
 	if evs := apply(DeleteNamespace{}, 4); len(evs) != 0 {
 		t.Errorf("delete a terminating namespace again appended %v", evs)
 	}
-	if _, err := DecideNamespace(ns, CreateNamespace{Name: "shop"}, at(4)); !errors.Is(err, ErrAlreadyExists) {
+	if _, err := DecideNamespace(ns, CreateNamespace{Meta: ObjectMeta{Name: "shop"}}, at(4)); !errors.Is(err, ErrAlreadyExists) {
 		t.Errorf("create while terminating: %v, want ErrAlreadyExists", err)
 	}
 	apply(FinalizeNamespace{}, 5)
 	if ns.Exists() || !ns.Deleted || ns.Version != 3 {
 		t.Fatalf("after finalize: %+v", ns)
 	}
-	if err := ns.AcceptsObjects("shop"); !errors.Is(err, ErrNotFound) || err.Error() != `namespaces "shop" not found: not found` {
+	if err := NamespaceAcceptsObjects(ns, "shop"); !errors.Is(err, ErrNotFound) || err.Error() != `namespaces "shop" not found: not found` {
 		t.Errorf("a gone namespace: %v", err)
 	}
-	apply(CreateNamespace{Name: "shop", UID: "u2"}, 6)
-	if !ns.Exists() || ns.UID != "u2" || ns.Labels != nil || ns.Version != 4 || !ns.TerminatingSince.IsZero() {
+	apply(CreateNamespace{Meta: ObjectMeta{Name: "shop", UID: "u2"}}, 6)
+	if !ns.Exists() || ns.UID != "u2" || ns.Labels != nil || ns.Version != 4 || ns.DeletionRequestedAt != nil {
 		t.Errorf("created again: %+v", ns)
 	}
 }
@@ -69,17 +69,17 @@ func TestNamespaceRefusals(t *testing.T) {
 		cmd  NamespaceCommand
 		want error
 	}{
-		{"bad name", Namespace{}, CreateNamespace{Name: "Shop_1"}, ErrInvalid},
+		{"bad name", Namespace{}, CreateNamespace{Meta: ObjectMeta{Name: "Shop_1"}}, ErrInvalid},
 		{"empty name", Namespace{}, CreateNamespace{}, ErrInvalid},
-		{"long name", Namespace{}, CreateNamespace{Name: "a123456789012345678901234567890123456789012345678901234567890123"}, ErrInvalid},
-		{"bad label", Namespace{}, CreateNamespace{Name: "shop", Labels: map[string]string{"team": "a b"}}, ErrInvalid},
-		{"delete unknown", Namespace{Name: "shop"}, DeleteNamespace{}, ErrNotFound},
-		{"delete default", Namespace{Name: "default", Version: 1}, DeleteNamespace{}, ErrForbidden},
-		{"delete kube-node-lease", Namespace{Name: "kube-node-lease", Version: 1}, DeleteNamespace{}, ErrForbidden},
-		{"delete stale", Namespace{Name: "shop", Version: 1, ResourceVersion: 7}, Precondition[NamespaceCommand]{ResourceVersion: 6, Command: DeleteNamespace{}}, ErrConflict},
+		{"long name", Namespace{}, CreateNamespace{Meta: ObjectMeta{Name: "a123456789012345678901234567890123456789012345678901234567890123"}}, ErrInvalid},
+		{"bad label", Namespace{}, CreateNamespace{Meta: ObjectMeta{Name: "shop", Labels: map[string]string{"team": "a b"}}}, ErrInvalid},
+		{"delete unknown", nsNamed("shop", 0, 0), DeleteNamespace{}, ErrNotFound},
+		{"delete default", nsNamed("default", 1, 0), DeleteNamespace{}, ErrForbidden},
+		{"delete kube-node-lease", nsNamed("kube-node-lease", 1, 0), DeleteNamespace{}, ErrForbidden},
+		{"delete stale", nsNamed("shop", 1, 7), Precondition[NamespaceCommand]{ResourceVersion: 6, Command: DeleteNamespace{}}, ErrConflict},
 		// As kube-apiserver's admission, before any precondition.
-		{"delete default at a stale resourceVersion", Namespace{Name: "default", Version: 1, ResourceVersion: 7}, Precondition[NamespaceCommand]{ResourceVersion: 6, Command: DeleteNamespace{}}, ErrForbidden},
-		{"delete unknown at a resourceVersion", Namespace{Name: "shop"}, Precondition[NamespaceCommand]{ResourceVersion: 6, Command: DeleteNamespace{}}, ErrNotFound},
+		{"delete default at a stale resourceVersion", nsNamed("default", 1, 7), Precondition[NamespaceCommand]{ResourceVersion: 6, Command: DeleteNamespace{}}, ErrForbidden},
+		{"delete unknown at a resourceVersion", nsNamed("shop", 0, 0), Precondition[NamespaceCommand]{ResourceVersion: 6, Command: DeleteNamespace{}}, ErrNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			evs, err := DecideNamespace(tc.ns, tc.cmd, at(1))
@@ -88,4 +88,10 @@ func TestNamespaceRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nsNamed is the namespace name as the view holds it at version and
+// resourceVersion.
+func nsNamed(name string, version, resourceVersion int64) Namespace {
+	return Namespace{ObjectMeta: ObjectMeta{Name: name}, Version: version, ResourceVersion: resourceVersion}
 }

@@ -32,35 +32,38 @@ func TestUpdateNamespace(t *testing.T) {
 		{
 			name: "labels and annotations become what the update says",
 			ns:   shop(),
-			cmd:  Precondition[NamespaceCommand]{ResourceVersion: 5, Command: UpdateNamespace{Labels: map[string]string{"team": "shop", "tier": "1"}}},
-			want: []Event{NamespaceUpdated{Labels: map[string]string{"team": "shop", "tier": "1"}, At: now}},
+			cmd:  Precondition[NamespaceCommand]{ResourceVersion: 5, Command: UpdateNamespace{Meta: ObjectMeta{Labels: map[string]string{"team": "shop", "tier": "1"}}}},
+			want: []Event{NamespaceUpdated{Labels: map[string]string{"team": "shop", "tier": "1"}, At: now,
+				Changed: []string{"metadata.annotations.owner", "metadata.labels.team", "metadata.labels.tier"}}},
 		},
 		{
 			name: "without a resourceVersion the update applies to whatever is there",
 			ns:   shop(),
-			cmd:  UpdateNamespace{Annotations: map[string]string{"owner": "bob"}},
-			want: []Event{NamespaceUpdated{Annotations: map[string]string{"owner": "bob"}, At: now}},
+			cmd:  UpdateNamespace{Meta: ObjectMeta{Annotations: map[string]string{"owner": "bob"}}},
+			want: []Event{NamespaceUpdated{Annotations: map[string]string{"owner": "bob"}, At: now,
+				Changed: []string{"metadata.annotations.owner", "metadata.labels.team"}}},
 		},
 		{
 			name: "an update that changes nothing records nothing",
 			ns:   shop(),
-			cmd:  UpdateNamespace{Name: "shop", UID: "u1", Labels: map[string]string{"team": "web"}, Annotations: map[string]string{"owner": "ann"}},
+			cmd:  UpdateNamespace{Meta: ObjectMeta{Name: "shop", UID: "u1", Labels: map[string]string{"team": "web"}, Annotations: map[string]string{"owner": "ann"}}},
 		},
 		{
 			// kube-apiserver lets a terminating namespace's metadata
 			// change: only new content in it is refused.
 			name: "a terminating namespace can still be labelled",
 			ns:   terminating,
-			cmd:  UpdateNamespace{Labels: map[string]string{"team": "gone"}},
-			want: []Event{NamespaceUpdated{Labels: map[string]string{"team": "gone"}, At: now}},
+			cmd:  UpdateNamespace{Meta: ObjectMeta{Labels: map[string]string{"team": "gone"}}},
+			want: []Event{NamespaceUpdated{Labels: map[string]string{"team": "gone"}, At: now,
+				Changed: []string{"metadata.annotations.owner", "metadata.labels.team"}}},
 		},
-		{name: "a stale resourceVersion", ns: shop(), cmd: Precondition[NamespaceCommand]{ResourceVersion: 4, Command: UpdateNamespace{Labels: map[string]string{"team": "x"}}}, wantErr: ErrConflict},
-		{name: "a namespace never seen", ns: Namespace{Name: "shop"}, cmd: UpdateNamespace{}, wantErr: ErrNotFound},
+		{name: "a stale resourceVersion", ns: shop(), cmd: Precondition[NamespaceCommand]{ResourceVersion: 4, Command: UpdateNamespace{Meta: ObjectMeta{Labels: map[string]string{"team": "x"}}}}, wantErr: ErrConflict},
+		{name: "a namespace never seen", ns: nsNamed("shop", 0, 0), cmd: UpdateNamespace{}, wantErr: ErrNotFound},
 		{name: "a namespace gone", ns: gone, cmd: UpdateNamespace{}, wantErr: ErrNotFound},
-		{name: "another name", ns: shop(), cmd: UpdateNamespace{Name: "store"}, wantErr: ErrInvalid},
-		{name: "another uid", ns: shop(), cmd: UpdateNamespace{UID: "u2"}, wantErr: ErrInvalid},
-		{name: "a bad label", ns: shop(), cmd: UpdateNamespace{Labels: map[string]string{"team": "a b"}}, wantErr: ErrInvalid},
-		{name: "a bad annotation key", ns: shop(), cmd: UpdateNamespace{Annotations: map[string]string{"a b": "x"}}, wantErr: ErrInvalid},
+		{name: "another name", ns: shop(), cmd: UpdateNamespace{Meta: ObjectMeta{Name: "store"}}, wantErr: ErrInvalid},
+		{name: "another uid", ns: shop(), cmd: UpdateNamespace{Meta: ObjectMeta{UID: "u2"}}, wantErr: ErrInvalid},
+		{name: "a bad label", ns: shop(), cmd: UpdateNamespace{Meta: ObjectMeta{Labels: map[string]string{"team": "a b"}}}, wantErr: ErrInvalid},
+		{name: "a bad annotation key", ns: shop(), cmd: UpdateNamespace{Meta: ObjectMeta{Annotations: map[string]string{"a b": "x"}}}, wantErr: ErrInvalid},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,8 +86,8 @@ func TestUpdateNamespaceErrorsNameWhatIsWrong(t *testing.T) {
 	}{
 		{"stale", Precondition[NamespaceCommand]{ResourceVersion: 4, Command: UpdateNamespace{}}, `Operation cannot be fulfilled on namespaces "shop": the object has been modified; ` +
 			`please apply your changes to the latest version and try again: conflict`},
-		{"name", UpdateNamespace{Name: "store"}, `Namespace "shop" is invalid: metadata.name: Invalid value: "store": field is immutable`},
-		{"label", UpdateNamespace{Labels: map[string]string{"team": "a b"}}, `Namespace "shop" is invalid: metadata.labels: Invalid value: "a b": `},
+		{"name", UpdateNamespace{Meta: ObjectMeta{Name: "store"}}, `Namespace "shop" is invalid: metadata.name: Invalid value: "store": field is immutable`},
+		{"label", UpdateNamespace{Meta: ObjectMeta{Labels: map[string]string{"team": "a b"}}}, `Namespace "shop" is invalid: metadata.labels: Invalid value: "a b": `},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := DecideNamespace(shop(), tc.cmd, at(1))

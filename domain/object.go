@@ -15,7 +15,6 @@ func (p Pod) ref() (string, string, int64)  { return "pods", p.Name, p.ResourceV
 func (l Lease) ref() (string, string, int64) {
 	return "leases.coordination.k8s.io", l.Name, l.ResourceVersion
 }
-func (ns Namespace) ref() (string, string, int64) { return "namespaces", ns.Name, ns.ResourceVersion }
 
 func (j Job) ref() (string, string, int64) { return "jobs.batch", j.Name, j.ResourceVersion }
 func (ds DaemonSet) ref() (string, string, int64) {

@@ -72,7 +72,7 @@ func stateOf[T objectState[S, St], S Spec[S, St], St any](s subject[ObjectComman
 }
 
 // decideSubject decides cmd, a wrapper's command of type C, on s once
-// check (if any) lets it.
+// its admission (admitted) and then check (if any) let it.
 func decideSubject[C any](cmd C, s subject[C], now time.Time, check func(object) error) ([]Event, error) {
 	d, ok := any(cmd).(interface {
 		decideObject(subject[C], time.Time) ([]Event, error)
@@ -80,6 +80,11 @@ func decideSubject[C any](cmd C, s subject[C], now time.Time, check func(object)
 	if !ok {
 		resource, name, _ := s.state.ref()
 		return nil, fmt.Errorf("%T is not a command on %s %q: %w", cmd, resource, name, ErrInvalid)
+	}
+	if a, ok := any(cmd).(admitted); ok {
+		if err := a.admit(s.state); err != nil {
+			return nil, err
+		}
 	}
 	if check != nil {
 		if err := check(s.state); err != nil {

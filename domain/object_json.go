@@ -52,7 +52,11 @@ type objectWire struct {
 	Version                    int64             `json:"version"`
 	ResourceVersion            int64             `json:"resourceVersion"`
 	Changed                    []string          `json:"changed"`
+	Reason                     string            `json:"reason"`
 	At                         time.Time         `json:"at"`
+	// TerminatingSince is DeletionRequestedAt as a Namespace's row has
+	// always named it: the zero time while none was asked for.
+	TerminatingSince time.Time `json:"terminatingSince"`
 }
 
 // MarshalJSON writes the object as its kind's view row (ObjectLayout.State).
@@ -69,6 +73,7 @@ func marshalObject[S Spec[S, St], St any](o Object[S, St], own map[string]any) (
 		"spec": o.Spec, "status": o.Status, "generation": o.Generation, "createdAt": o.CreatedAt,
 		"deletionRequestedAt": o.DeletionRequestedAt, "deletionGracePeriodSeconds": o.DeletionGracePeriodSeconds,
 		"deleted": o.Deleted, "orphan": o.Orphan, "version": o.Version, "resourceVersion": o.ResourceVersion,
+		"terminatingSince": timeOrZero(o.DeletionRequestedAt),
 	}
 	for k, v := range own {
 		values[k] = v
@@ -92,6 +97,9 @@ func (o *Object[S, St]) UnmarshalJSON(data []byte) error {
 			return fmt.Errorf("status: %w", err)
 		}
 	}
+	if w.DeletionRequestedAt == nil && !w.TerminatingSince.IsZero() {
+		w.DeletionRequestedAt = &w.TerminatingSince
+	}
 	*o = Object[S, St]{
 		ObjectMeta: ObjectMeta{
 			Namespace: w.Namespace, Name: w.Name, UID: w.UID, Labels: w.Labels, Annotations: w.Annotations,
@@ -110,7 +118,7 @@ func (e ObjectCreated[S, St]) MarshalJSON() ([]byte, error) {
 	return marshalLayout(l.Created, l.InlineSpec, map[string]any{
 		"namespace": e.Namespace, "name": e.Name, "uid": e.UID,
 		"labels": e.Labels, "annotations": e.Annotations, "finalizers": e.Finalizers, "owners": e.Owners,
-		"spec": e.Spec, "at": e.At,
+		"spec": e.Spec, "reason": e.Reason, "at": e.At,
 	})
 }
 
@@ -126,7 +134,7 @@ func (e *ObjectCreated[S, St]) UnmarshalJSON(data []byte) error {
 	}
 	*e = ObjectCreated[S, St]{
 		Namespace: w.Namespace, Name: w.Name, UID: w.UID, Labels: w.Labels, Annotations: w.Annotations,
-		Finalizers: w.Finalizers, Owners: w.Owners, Spec: spec, At: w.At,
+		Finalizers: w.Finalizers, Owners: w.Owners, Spec: spec, Reason: w.Reason, At: w.At,
 	}
 	return nil
 }
@@ -327,4 +335,12 @@ func isEmptyJSON(v reflect.Value) bool {
 		return v.IsZero()
 	}
 	return false
+}
+
+// timeOrZero is *t, or the zero time for nil.
+func timeOrZero(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }

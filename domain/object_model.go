@@ -100,6 +100,11 @@ type ObjectKind[S, St any] struct {
 // optimistic concurrency, a no-op recognised, the events recorded — is
 // the object model's (decideCreate, decideUpdate, decideDelete).
 type Strategy[S, St any] struct {
+	// ValidateName checks the object's namespace and name in place of
+	// the model's check (optional): that of a cluster-scoped kind, which
+	// has no namespace and may restrict its names further (a Namespace's
+	// is an RFC 1123 label).
+	ValidateName func(namespace, name string) []FieldError
 	// PrepareForCreate sets defaults on what a create asks for, before
 	// it is validated (optional).
 	PrepareForCreate func(meta *ObjectMeta, spec *S)
@@ -143,7 +148,11 @@ type ObjectCreated[S Spec[S, St], St any] struct {
 	Finalizers  []string
 	Owners      []OwnerReference
 	Spec        S
-	At          time.Time
+	// Reason says why herd created the object when no one asked (a
+	// Namespace it needs); empty for a client's create, and for a kind
+	// whose layout has no "reason".
+	Reason string
+	At     time.Time
 }
 
 // ObjectUpdated records an object's new labels, annotations and spec (and
@@ -251,7 +260,12 @@ func decideCreate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 	if st.PrepareForCreate != nil {
 		st.PrepareForCreate(&meta, &spec)
 	}
-	errs := objectNameProblems(meta.Namespace, meta.Name)
+	var errs []FieldError
+	if st.ValidateName != nil {
+		errs = st.ValidateName(meta.Namespace, meta.Name)
+	} else {
+		errs = objectNameProblems(meta.Namespace, meta.Name)
+	}
 	errs = append(errs, metadataProblems(meta.Labels, meta.Annotations)...)
 	if st.ValidateCreate != nil {
 		errs = append(errs, st.ValidateCreate(meta, spec)...)

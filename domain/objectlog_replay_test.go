@@ -226,3 +226,13 @@ func earlierUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, at t
 	}
 	return e
 }
+
+// TestNamespaceLogReplays replays namespace events as herd wrote them
+// before Namespaces moved onto the object model: a client's create with
+// labels and annotations, relabelled, relabelled while terminating,
+// deleted, created again by herd because it was in use, deleted again,
+// and created as a system namespace without a uid.
+func TestNamespaceLogReplays(t *testing.T) {
+	replayFixture(t, "testdata/namespace_log_v1.json", EvolveNamespace,
+		func(ns Namespace, rv int64) Namespace { ns.ResourceVersion = rv; return ns })
+}

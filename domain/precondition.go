@@ -65,10 +65,6 @@ func (c Precondition[C]) decideLease(l Lease, now time.Time) ([]Event, error) {
 	return decideWrapped(l, now, c.check, c.Command, DecideLease)
 }
 
-func (c Precondition[C]) decideNamespace(ns Namespace, now time.Time) ([]Event, error) {
-	return decideWrapped(ns, now, c.check, c.Command, DecideNamespace)
-}
-
 // decideObject decides Command on an object of any kind on the object
 // model once it is at ResourceVersion: a write of its spec, or of its
 // status as a controller's update of NAME/status is.
@@ -80,8 +76,8 @@ func (c Precondition[C]) decideObject(s subject[C], now time.Time) ([]Event, err
 // precondition, as kube-apiserver's admission refuses a request before
 // storage compares its resourceVersion: a stale delete of a system
 // namespace is refused as forbidden, not as stale.
-type admitted[S any] interface {
-	admit(S) error
+type admitted interface {
+	admit(object) error
 }
 
 // decideWrapped decides inner on s once check lets it. inner's static
@@ -94,7 +90,7 @@ func decideWrapped[S object, K, C any](s S, now time.Time, check func(object) er
 		resource, name, _ := s.ref()
 		return nil, fmt.Errorf("%T is not a command on %s %q: %w", inner, resource, name, ErrInvalid)
 	}
-	if a, ok := any(cmd).(admitted[S]); ok {
+	if a, ok := any(cmd).(admitted); ok {
 		if err := a.admit(s); err != nil {
 			return nil, err
 		}

@@ -71,7 +71,9 @@ func TestOptimisticConcurrencyIsSaidOnce(t *testing.T) {
 			return true
 		})
 	}
-	if len(commandMethods) < 10 {
+	// The kinds on the object model share one (decideObject), so there
+	// are fewer of them than aggregates.
+	if len(commandMethods) < 8 {
 		t.Fatalf("found the methods %v of only %d command interfaces; the walk is broken", commandMethods, len(commandMethods))
 	}
 

@@ -1,9 +1,6 @@
 package domain
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // RequireExists refuses with ErrNotFound, in the words kube-apiserver uses
 // for the kind, when the object does not exist, and decides Command
@@ -27,11 +24,4 @@ func (c RequireExists[C]) decidePod(p Pod, now time.Time) ([]Event, error) {
 		return nil, err
 	}
 	return decideWrapped(p, now, nil, c.Command, DecidePod)
-}
-
-func (c RequireExists[C]) decideNamespace(ns Namespace, now time.Time) ([]Event, error) {
-	if !ns.Exists() {
-		return nil, fmt.Errorf("namespaces %q not found: %w", ns.Name, ErrNotFound)
-	}
-	return decideWrapped(ns, now, nil, c.Command, DecideNamespace)
 }

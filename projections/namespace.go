@@ -15,7 +15,7 @@ import (
 // namespaces describes the namespace: its row in namespaces.
 var namespaces = describe(&aggregate[domain.Namespace]{
 	of:       domain.NamespaceAggregate,
-	fresh:    func(name string) domain.Namespace { return domain.Namespace{Name: name} },
+	fresh:    func(name string) domain.Namespace { return domain.Namespace{ObjectMeta: domain.ObjectMeta{Name: name}} },
 	load:     loadNamespace,
 	version:  func(ns domain.Namespace) int64 { return ns.Version },
 	position: func(ns domain.Namespace) int64 { return ns.ResourceVersion },
@@ -88,7 +88,7 @@ func (v *NamespaceView) AcceptsObjects(ctx context.Context, name string) error {
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return err
 	}
-	return ns.AcceptsObjects(name)
+	return domain.NamespaceAcceptsObjects(ns, name)
 }
 
 // List returns the namespaces by name, terminating ones included, with the
@@ -103,7 +103,7 @@ func (v *NamespaceView) Terminating(ctx context.Context) ([]domain.Namespace, er
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(all, func(ns domain.Namespace) bool { return ns.Phase() != domain.PhaseTerminating }), nil
+	return slices.DeleteFunc(all, func(ns domain.Namespace) bool { return domain.NamespacePhase(ns) != domain.PhaseTerminating }), nil
 }
 
 // Rows returns up to limit namespaces whose names sort after after, in

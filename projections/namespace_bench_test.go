@@ -19,7 +19,7 @@ func BenchmarkNamespaceAndDeviceViews(b *testing.B) {
 	ctx := context.Background()
 	for i := range 64 {
 		name := fmt.Sprintf("ns-%02d", i)
-		if _, err := w.NamespaceCommands().Execute(ctx, domain.Key{Name: name}, domain.CreateNamespace{Name: name, UID: "uid-" + name}); err != nil {
+		if _, err := w.NamespaceCommands().Execute(ctx, domain.Key{Name: name}, domain.CreateNamespace{Meta: domain.ObjectMeta{Name: name, UID: "uid-" + name}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -31,7 +31,7 @@ func TestNamespaceView(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"shop", "lab"} {
-		if _, err := doNamespace(t, w, name, domain.CreateNamespace{Name: name, UID: "uid-" + name}); err != nil {
+		if _, err := doNamespace(t, w, name, domain.CreateNamespace{Meta: domain.ObjectMeta{Name: name, UID: "uid-" + name}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -41,8 +41,8 @@ func TestNamespaceView(t *testing.T) {
 		t.Fatal(err)
 	}
 	head, _ := store.Head(ctx, store.DB())
-	if shop.Phase() != domain.PhaseTerminating || shop.ResourceVersion != head {
-		t.Errorf("shop after delete: phase %s rv %d, want Terminating at the head %d", shop.Phase(), shop.ResourceVersion, head)
+	if domain.NamespacePhase(shop) != domain.PhaseTerminating || shop.ResourceVersion != head {
+		t.Errorf("shop after delete: phase %s rv %d, want Terminating at the head %d", domain.NamespacePhase(shop), shop.ResourceVersion, head)
 	}
 	if err := view.AcceptsObjects(ctx, "shop"); !errors.Is(err, domain.ErrForbidden) {
 		t.Errorf("terminating shop accepts objects: %v", err)
@@ -115,7 +115,7 @@ func TestEnsureNamespaces(t *testing.T) {
 		t.Fatalf("created %q, %v; want %q", created, err, want)
 	}
 	view := NewNamespaceView(store.Log())
-	if ns, err := view.Get(ctx, "shop"); err != nil || ns.UID == "" || ns.Phase() != domain.PhaseActive {
+	if ns, err := view.Get(ctx, "shop"); err != nil || ns.UID == "" || domain.NamespacePhase(ns) != domain.PhaseActive {
 		t.Errorf("shop: %+v, %v", ns, err)
 	}
 	head, _ := store.Head(ctx, store.DB())

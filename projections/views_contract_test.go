@@ -137,7 +137,7 @@ func writeContractFleet(t *testing.T, log events.Log) *contractFleet {
 	pod("shop", "queue", "")
 
 	for _, ns := range []string{"default", "shop"} {
-		if _, err := f.w.NamespaceCommands().Execute(ctx, domain.Key{Name: ns}, domain.CreateNamespace{Name: ns, UID: "uid-" + ns}); err != nil {
+		if _, err := f.w.NamespaceCommands().Execute(ctx, domain.Key{Name: ns}, domain.CreateNamespace{Meta: domain.ObjectMeta{Name: ns, UID: "uid-" + ns}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -30,10 +30,10 @@ func NamespaceToAPI(ns domain.Namespace) corev1.Namespace {
 			Annotations:       ns.Annotations,
 		},
 		Spec:   corev1.NamespaceSpec{Finalizers: []corev1.FinalizerName{corev1.FinalizerKubernetes}},
-		Status: corev1.NamespaceStatus{Phase: corev1.NamespacePhase(ns.Phase())},
+		Status: corev1.NamespaceStatus{Phase: corev1.NamespacePhase(domain.NamespacePhase(ns))},
 	}
-	if !ns.TerminatingSince.IsZero() {
-		t := metav1.NewTime(ns.TerminatingSince)
+	if ns.DeletionRequestedAt != nil {
+		t := metav1.NewTime(*ns.DeletionRequestedAt)
 		out.DeletionTimestamp = &t
 	}
 	return out
@@ -42,7 +42,8 @@ func NamespaceToAPI(ns domain.Namespace) corev1.Namespace {
 // CreateNamespaceFromAPI reads a Namespace a client posted. The
 // kubernetes.io/metadata.name label is herd's to set and is not kept.
 func CreateNamespaceFromAPI(in corev1.Namespace, uid string) domain.CreateNamespace {
-	return domain.CreateNamespace{Name: in.Name, UID: uid, Labels: namespaceLabelsFromAPI(in.Labels), Annotations: in.Annotations}
+	return domain.CreateNamespace{Meta: domain.ObjectMeta{Name: in.Name, UID: uid, Labels: namespaceLabelsFromAPI(in.Labels),
+		Annotations: in.Annotations}}
 }
 
 // UpdateNamespaceFromAPI reads a Namespace a client put (or a patch
@@ -52,8 +53,8 @@ func CreateNamespaceFromAPI(in corev1.Namespace, uid string) domain.CreateNamesp
 // sets it to the name again; spec and status are not the client's to
 // change either.
 func UpdateNamespaceFromAPI(in corev1.Namespace) domain.UpdateNamespace {
-	return domain.UpdateNamespace{Name: in.Name, UID: string(in.UID), Labels: namespaceLabelsFromAPI(in.Labels),
-		Annotations: in.Annotations}
+	return domain.UpdateNamespace{Meta: domain.ObjectMeta{Name: in.Name, UID: string(in.UID), Labels: namespaceLabelsFromAPI(in.Labels),
+		Annotations: in.Annotations}}
 }
 
 // namespaceLabelsFromAPI is a client's labels of a namespace without the

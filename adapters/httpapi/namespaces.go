@@ -38,7 +38,7 @@ func (s *Server) namespaceKind() *kind {
 				return domain.Key{Name: ns.Name}, ns.ResourceVersion, conversions.NamespaceToAPI(ns).Labels
 			},
 			fields: func(ns domain.Namespace) fields.Fields {
-				return fields.Set{"metadata.name": ns.Name, "status.phase": ns.Phase()}
+				return fields.Set{"metadata.name": ns.Name, "status.phase": domain.NamespacePhase(ns)}
 			},
 			// kube-apiserver's field labels for namespaces.
 			fieldLabels: []string{"metadata.name", "status.phase"},

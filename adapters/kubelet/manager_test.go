@@ -282,7 +282,7 @@ func TestObservedPodsBringTheirNamespace(t *testing.T) {
 		t.Errorf("lab/probe: %+v, %v; want it observed", p, err)
 	}
 	ns, err := nss.Get(t.Context(), "lab")
-	if err != nil || ns.Phase() != domain.PhaseActive {
+	if err != nil || domain.NamespacePhase(ns) != domain.PhaseActive {
 		t.Fatalf("namespace lab: %+v, %v; want it Active", ns, err)
 	}
 	// A second poll writes no namespace again.

@@ -7,12 +7,14 @@
 #   sh cmd/herd/kind-lines.sh            # now
 #   sh cmd/herd/kind-lines.sh ec81e83    # at the issue's "today"
 #
-# It prints, per kind, its domain, projection, conversions and HTTP kind
-# lines, their sum (outside the controller) and in how many files, and
-# its controller's lines; then the shared object model the kinds use,
-# and the workload kinds' domain code: the domain files named for
-# ReplicaSet, Deployment, DaemonSet, Job, PodDisruptionBudget and
-# ConfigMap, with the shared model (domain/object*.go).
+# It prints, per kind (StatefulSet, CronJob and Deployment on the object
+# model; Namespace on it too, cluster-scoped; Lease not), its domain,
+# projection, conversions and HTTP kind lines, their sum (outside the
+# controller) and in how many files, and its controller's lines; then
+# the shared object model the kinds use, and the workload kinds' domain
+# code: the domain files named for ReplicaSet, Deployment, DaemonSet,
+# Job, PodDisruptionBudget and ConfigMap, with the shared model
+# (domain/object*.go).
 set -eu
 rev=${1:-}
 cd "$(git rev-parse --show-toplevel)"
@@ -51,7 +53,7 @@ layer() { # layer PATTERN: lines of the files that match
 nfiles() { files "$1" | wc -l | tr -d ' '; }
 
 printf '%-12s %7s %11s %12s %5s %8s %11s %11s\n' kind domain projection conversions http outside files controller
-for k in statefulset cronjob deployment; do
+for k in statefulset cronjob deployment namespace lease; do
 	d="domain/$k[a-z_]*"
 	p="projections/$k[a-z_]*"
 	c="adapters/conversions/$k[a-z_]*"

@@ -107,7 +107,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if err != nil {
 		return reconcilers.Result{}, err
 	}
-	if ns.Phase() != domain.PhaseTerminating {
+	if domain.NamespacePhase(ns) != domain.PhaseTerminating {
 		return reconcilers.Result{}, nil
 	}
 	// Everything a terminating namespace's emptying does (its pods',

@@ -61,8 +61,8 @@ func TestDeletingANamespaceEmptiesItThenRemovesIt(t *testing.T) {
 	f := newFixture(t)
 	ctx := t.Context()
 	f.ReadyNode("n1", nil)
-	f.namespace(t, "shop", domain.CreateNamespace{Name: "shop"})
-	f.namespace(t, "lab", domain.CreateNamespace{Name: "lab"})
+	f.namespace(t, "shop", domain.CreateNamespace{Meta: domain.ObjectMeta{Name: "shop"}})
+	f.namespace(t, "lab", domain.CreateNamespace{Meta: domain.ObjectMeta{Name: "lab"}})
 	f.pod(t, "shop", "web", "n1")
 	f.pod(t, "shop", "queued", "")
 	f.pod(t, "lab", "keep", "n1")
@@ -97,7 +97,7 @@ func TestDeletingANamespaceEmptiesItThenRemovesIt(t *testing.T) {
 	if ls, _, _ := f.leases.List(ctx, "shop"); len(ls) != 0 {
 		t.Errorf("shop's leases left: %v", ls)
 	}
-	if ns, err := f.namespaces.Get(ctx, "shop"); err != nil || ns.Phase() != domain.PhaseTerminating {
+	if ns, err := f.namespaces.Get(ctx, "shop"); err != nil || domain.NamespacePhase(ns) != domain.PhaseTerminating {
 		t.Fatalf("shop while web terminates: %+v, %v; want Terminating", ns, err)
 	}
 
@@ -141,8 +141,8 @@ func TestDeletingANamespaceEmptiesItThenRemovesIt(t *testing.T) {
 
 func TestResyncFindsTerminatingNamespaces(t *testing.T) {
 	f := newFixture(t)
-	f.namespace(t, "shop", domain.CreateNamespace{Name: "shop"})
-	f.namespace(t, "lab", domain.CreateNamespace{Name: "lab"})
+	f.namespace(t, "shop", domain.CreateNamespace{Meta: domain.ObjectMeta{Name: "shop"}})
+	f.namespace(t, "lab", domain.CreateNamespace{Meta: domain.ObjectMeta{Name: "lab"}})
 	f.pod(t, "shop", "web", "")
 	f.namespace(t, "shop", domain.DeleteNamespace{})
 	keys, err := f.r.Resync(t.Context())
