@@ -132,7 +132,7 @@ func TestAPassJudgesLeasesFromTheIndex(t *testing.T) {
 // every fullReadEvery resyncs.
 func TestTheIndexIsReadInFullNowAndThen(t *testing.T) {
 	h := newHarness(t)
-	if _, err := h.env.Writer.NamespaceCommands().Execute(t.Context(), domain.Key{Name: "default"}, domain.CreateNamespace{Name: "default", UID: "uid-default"}); err != nil {
+	if _, err := h.env.Writer.NamespaceCommands().Execute(t.Context(), domain.Key{Name: "default"}, domain.CreateNamespace{Meta: domain.ObjectMeta{Name: "default", UID: "uid-default"}}); err != nil {
 		t.Fatal(err)
 	}
 	a := h.node("a")
