@@ -18,6 +18,11 @@ import (
 type lagging struct {
 	watch.Log
 	visible atomic.Int64
+	// After reads that found nothing new, the rest (up to head) shows:
+	// the other replica's commit became visible. Zero: never.
+	showAfter int64
+	head      int64
+	empty     atomic.Int64
 }
 
 func (l *lagging) Head(ctx context.Context) (int64, error) {
@@ -30,22 +35,27 @@ func (l *lagging) ReadAfter(ctx context.Context, position int64, limit int) ([]e
 	v := l.visible.Load()
 	for i, r := range recs {
 		if r.Position > v {
-			return recs[:i], err
+			recs = recs[:i]
+			break
 		}
+	}
+	if len(recs) == 0 && l.showAfter > 0 && l.empty.Add(1) == l.showAfter {
+		l.visible.Store(l.head)
 	}
 	return recs, err
 }
 
 // laggingHub is a hub over a log of three registered nodes whose reads
-// show only the first node's events, and the log's head.
-func laggingHub(t *testing.T, cfg watch.Config) (*watch.Hub, *lagging, int64) {
+// show only the first node's events until showAfter reads found nothing
+// new (never, with zero), and the log's head.
+func laggingHub(t *testing.T, cfg watch.Config, showAfter int64) (*watch.Hub, int64) {
 	t.Helper()
 	f := newFixture(t, watch.Config{})
 	first := f.do(t, "n1", register("n1", nil)).ResourceVersion
 	f.do(t, "n2", register("n2", nil))
 	f.do(t, "n3", register("n3", nil))
 	head := f.head(t)
-	log := &lagging{Log: f.store.Log()}
+	log := &lagging{Log: f.store.Log(), showAfter: showAfter, head: head}
 	log.visible.Store(first)
 	cfg.PollInterval = time.Millisecond
 	hub, err := watch.NewHub(log, cfg, f.clk, nil, nil)
@@ -55,15 +65,11 @@ func laggingHub(t *testing.T, cfg watch.Config) (*watch.Hub, *lagging, int64) {
 	if err := watch.Register(hub, nodeKind(projections.NewNodeView(f.store.Log()))); err != nil {
 		t.Fatal(err)
 	}
-	return hub, log, head
+	return hub, head
 }
 
 func TestTheHubStartsOnceTheLogReachesItsViews(t *testing.T) {
-	hub, log, head := laggingHub(t, watch.Config{StartWait: time.Minute})
-	go func() {
-		time.Sleep(30 * time.Millisecond) // the other replica's commit becomes visible
-		log.visible.Store(head)
-	}()
+	hub, head := laggingHub(t, watch.Config{StartWait: time.Minute}, 3)
 	if err := hub.Start(t.Context()); err != nil {
 		t.Fatalf("start while the log's reads lag the views: %v", err)
 	}
@@ -74,7 +80,7 @@ func TestTheHubStartsOnceTheLogReachesItsViews(t *testing.T) {
 }
 
 func TestTheHubRefusesToStartOnViewsAheadOfTheLog(t *testing.T) {
-	hub, _, _ := laggingHub(t, watch.Config{StartWait: 50 * time.Millisecond})
+	hub, _ := laggingHub(t, watch.Config{StartWait: 50 * time.Millisecond}, 0)
 	err := hub.Start(t.Context())
 	if err == nil {
 		hub.Stop()
