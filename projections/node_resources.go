@@ -17,8 +17,6 @@ import (
 // whose maps are never changed in place (domain.EvolveNode shares them
 // between versions already), so equal lists can be one map for the
 // whole process: a node encodes, compares and replays exactly as before.
-
-//
 // Annotations are the same: every kubelet of a fleet sets the same few
 // (node.alpha.kubernetes.io/ttl, the attach-detach controller's), so they
 // share one table of their own.
