@@ -45,7 +45,7 @@ func TestCausesOverRandomHistories(t *testing.T) {
 // TestCausesOverRandomHistoriesOnPostgres is the same on PostgreSQL.
 func TestCausesOverRandomHistoriesOnPostgres(t *testing.T) {
 	pgtest.Server(t)
-	runCauseHistory(t, func() string { return pgtest.URL(t) })
+	runCauseHistory(t, func() (*pgtest.Database, error) { return pgtest.NewDatabase(t) })
 }
 
 func causeSeed(t *testing.T) uint64 {
@@ -59,7 +59,7 @@ func causeSeed(t *testing.T) uint64 {
 	return 20261128
 }
 
-func runCauseHistory(t *testing.T, database func() string) {
+func runCauseHistory(t *testing.T, database func() (*pgtest.Database, error)) {
 	seed := causeSeed(t)
 	t.Logf("seed %d (HERD_CAUSE_SEED replays it)", seed)
 	w := &world{database: database}

@@ -26,12 +26,13 @@ func TestFeatures(t *testing.T) {
 // file).
 func TestFeaturesOnPostgres(t *testing.T) {
 	pgtest.Server(t) // skips, saying why, when PostgreSQL cannot be had
-	runFeatures(t, "~@sqlite", func() string { return pgtest.URL(t) })
+	runFeatures(t, "~@sqlite", func() (*pgtest.Database, error) { return pgtest.NewDatabase(t) })
 }
 
 // runFeatures runs the scenarios that tags select (all for ""); database,
-// when set, gives each scenario the --database herd runs on.
-func runFeatures(t *testing.T, tags string, database func() string) {
+// when set, makes each scenario the PostgreSQL database herd runs on,
+// dropped when the scenario ends.
+func runFeatures(t *testing.T, tags string, database func() (*pgtest.Database, error)) {
 	suite := godog.TestSuite{
 		Name:                "herd",
 		ScenarioInitializer: func(sc *godog.ScenarioContext) { initializeScenario(sc, database) },
@@ -50,7 +51,7 @@ func runFeatures(t *testing.T, tags string, database func() string) {
 
 // initializeScenario gives one scenario its world and binds the steps to
 // it. godog calls it once per scenario, so nothing is shared between them.
-func initializeScenario(sc *godog.ScenarioContext, database func() string) {
+func initializeScenario(sc *godog.ScenarioContext, database func() (*pgtest.Database, error)) {
 	w := &world{database: database}
 	sc.Before(w.start)
 	sc.After(w.stop)

@@ -21,6 +21,7 @@ import (
 	"herd/cmd/herd/app"
 	"herd/cmd/herd/whatif"
 	"herd/events"
+	"herd/events/pgtest"
 	"herd/projections"
 	"herd/reconcilers"
 )
@@ -40,9 +41,11 @@ const (
 // world is everything one scenario runs against: its own data directory,
 // its own fake clock, its own herd, and what the operator has seen so far.
 type world struct {
-	// database, when set, gives the scenario's herd its --database (a
-	// fresh PostgreSQL database); else herd keeps its log in dir.
-	database func() string
+	// database, when set, makes the scenario's herd its --database (a
+	// fresh PostgreSQL database, db, dropped when the scenario ends);
+	// else herd keeps its log in dir.
+	database func() (*pgtest.Database, error)
+	db       *pgtest.Database
 	dir      string
 	clock    *clocktesting.FakeClock
 	app      *fx.App
@@ -132,7 +135,10 @@ func (w *world) start(ctx context.Context, sc *godog.Scenario) (context.Context,
 	cfg.Listen = "127.0.0.1:0"
 	cfg.DataDir = dir
 	if w.database != nil {
-		cfg.Database = w.database()
+		if w.db, err = w.database(); err != nil {
+			return ctx, err
+		}
+		cfg.Database = w.db.URL
 	}
 	cfg.LogLevel = "error"
 	// herd's own writes wake the reconcilers at once; a short fallback
@@ -255,6 +261,9 @@ func (w *world) stop(ctx context.Context, _ *godog.Scenario, _ error) (context.C
 		if err := os.RemoveAll(w.dir); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if w.db != nil {
+		errs = append(errs, w.db.Drop())
 	}
 	return ctx, errors.Join(errs...)
 }

@@ -54,19 +54,60 @@ func Server(t testing.TB) *Instance {
 // It skips or fails the test as Server does.
 func URL(t testing.TB) string {
 	t.Helper()
-	s := Server(t)
-	name := databaseName(t.Name(), databases.Add(1))
-	ident := pgx.Identifier{name}.Sanitize()
-	if err := s.exec("CREATE DATABASE " + ident); err != nil {
-		t.Fatalf("pgtest: creating database %s: %v", name, err)
+	db, err := NewDatabase(t)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return db.URL
+}
+
+// Database is a database on this test binary's server, made for one test
+// or one part of a test.
+type Database struct {
+	// URL is the database's postgres:// URL.
+	URL string
+
+	name    string
+	server  *Instance
+	dropped atomic.Bool
+}
+
+// NewDatabase makes a new, empty database on this test binary's server,
+// starting the server as Server does, and drops it when t ends unless
+// Drop did so first. A test that makes many databases — one a scenario —
+// drops each as soon as its part is done, so that they do not pile up on
+// the shared server until the whole test ends. Unlike URL it reports a
+// failure to make the database as an error, so that it may be called
+// from a goroutine other than t's own once Server(t) has returned.
+func NewDatabase(t testing.TB) (*Database, error) {
+	t.Helper()
+	s := Server(t)
+	db := &Database{name: databaseName(t.Name(), databases.Add(1)), server: s}
+	if err := s.exec("CREATE DATABASE " + db.ident()); err != nil {
+		return nil, fmt.Errorf("pgtest: creating database %s: %w", db.name, err)
+	}
+	db.URL = urlOf(s.port, db.name)
 	t.Cleanup(func() {
-		if err := s.exec("DROP DATABASE IF EXISTS " + ident + " WITH (FORCE)"); err != nil {
-			t.Errorf("pgtest: dropping database %s: %v", name, err)
+		if err := db.Drop(); err != nil {
+			t.Error(err)
 		}
 	})
-	return urlOf(s.port, name)
+	return db, nil
 }
+
+// Drop drops the database, whoever is still connected to it. Dropping it
+// again does nothing.
+func (db *Database) Drop() error {
+	if db.dropped.Swap(true) {
+		return nil
+	}
+	if err := db.server.exec("DROP DATABASE IF EXISTS " + db.ident() + " WITH (FORCE)"); err != nil {
+		return fmt.Errorf("pgtest: dropping database %s: %w", db.name, err)
+	}
+	return nil
+}
+
+func (db *Database) ident() string { return pgx.Identifier{db.name}.Sanitize() }
 
 // Private starts a PostgreSQL server of the test's own, for a test that
 // stops, kills or restarts it (the shared server of Server serves every

@@ -83,6 +83,30 @@ func TestDatabaseIsDroppedAfterTheTest(t *testing.T) {
 	}
 }
 
+func TestDropDropsTheDatabaseBeforeTheTestEnds(t *testing.T) {
+	db, err := pgtest.NewDatabase(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := open(t, db.URL)
+	if _, err := conn.ExecContext(t.Context(), `CREATE TABLE things (name TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	// A connection still open does not keep the database.
+	if err := db.Drop(); err != nil {
+		t.Fatal(err)
+	}
+	admin := open(t, pgtest.Server(t).AdminURL())
+	var n int
+	err = admin.QueryRowContext(t.Context(), `SELECT count(*) FROM pg_database WHERE datname = $1`, dbName(t, db.URL)).Scan(&n)
+	if err != nil || n != 0 {
+		t.Errorf("after Drop, pg_database lists the database %d times (%v); want none", n, err)
+	}
+	if err := db.Drop(); err != nil {
+		t.Errorf("dropping it again: %v", err)
+	}
+}
+
 func TestCommittedRowsSurviveAnImmediateStop(t *testing.T) {
 	u := pgtest.URL(t)
 	s := pgtest.Server(t)
