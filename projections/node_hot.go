@@ -94,8 +94,15 @@ func unmarshalNode(data []byte) (domain.Node, error) {
 		return domain.Node{}, fmt.Errorf("decode node row: %w", err)
 	}
 	// The row's strings are its own: the node keeps one copy of those
-	// a fleet repeats, as a node folded from the log does.
-	n = sharingResources(n.Interned())
+	// a fleet repeats, as a node folded from the log does. Its
+	// annotations are swapped for the map nodes of its shape share, so
+	// they are left out of the interned copy rather than copied for
+	// nothing.
+	annotations := n.Annotations
+	n.Annotations = nil
+	n = n.Interned()
+	n.Annotations = annotations
+	n = sharingResources(n)
 	if len(hot) == 0 {
 		return n.WithConditionsHeardWithNode(), nil
 	}

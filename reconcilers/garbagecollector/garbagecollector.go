@@ -294,7 +294,7 @@ func (r *Reconciler) collect(ctx context.Context, d dependent, seen map[string]o
 	if err != nil {
 		return err
 	}
-	if alive && len(waiting) == 0 && len(orphaning) == 0 {
+	if keptAsIs(alive, orphaning, waiting) {
 		return nil // kept, nothing written: the log is not read
 	}
 	ctx, err = ownersGone(ctx, d)
@@ -363,7 +363,14 @@ func (r *Reconciler) kept(ctx context.Context, d dependent, seen map[string]owne
 		return true, nil
 	}
 	alive, orphaning, waiting, err := r.ownerStates(ctx, d, seen)
-	return alive && len(waiting) == 0 && len(orphaning) == 0, err
+	return keptAsIs(alive, orphaning, waiting), err
+}
+
+// keptAsIs says an object whose owners are as ownerStates found them is
+// kept with nothing written: one owner keeps it, none orphans it, none
+// deleted in the foreground waits for it.
+func keptAsIs(alive bool, orphaning, waiting []string) bool {
+	return alive && len(waiting) == 0 && len(orphaning) == 0
 }
 
 // ownersGone is ctx whose commands name the newest deletion (or request
