@@ -106,3 +106,22 @@ func TestStartOnATakenPortSaysSo(t *testing.T) {
 		t.Errorf("start on a taken port: %v; want errPortInUse", err)
 	}
 }
+
+func TestTroubleInTheLogIsFound(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "postgres.log")
+	log := `2026-11-30 12:00:00 UTC [1] LOG:  database system is ready to accept connections
+2026-11-30 12:01:00 UTC [7] FATAL:  terminating connection due to administrator command
+2026-11-30 12:02:00 UTC [9] PANIC:  could not write to file "pg_wal/xlogtemp.9": No space left on device
+2026-11-30 12:02:00 UTC [1] LOG:  server process (PID 9) was terminated by signal 6: Aborted
+`
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := troubleIn(path)
+	if len(got) != 2 || !strings.Contains(got[0], "No space left") || !strings.Contains(got[1], "signal 6") {
+		t.Errorf("troubleIn: %q; want the PANIC and the terminated process, nothing else", got)
+	}
+	if got := troubleIn(filepath.Join(t.TempDir(), "none.log")); got != nil {
+		t.Errorf("troubleIn of no log: %q; want none", got)
+	}
+}

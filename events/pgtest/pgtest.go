@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -146,6 +147,13 @@ func Run(m *testing.M) int {
 	shared.tried, shared.inst, shared.err = true, nil, errors.New("pgtest: Run has stopped the server")
 	shared.Unlock()
 	if inst != nil {
+		if code != 0 {
+			// A server that crashed or ran out of room fails many tests
+			// at once, each saying only that it lost its connection.
+			if lines := troubleIn(filepath.Join(inst.dir, "postgres.log")); len(lines) > 0 {
+				fmt.Fprintf(os.Stderr, "pgtest: what the PostgreSQL server's log says went wrong:\n%s\n", strings.Join(lines, "\n"))
+			}
+		}
 		if err := inst.Stop("fast"); err != nil && !errors.Is(err, errNotRunning) {
 			fmt.Fprintln(os.Stderr, err)
 		}
@@ -154,6 +162,29 @@ func Run(m *testing.M) int {
 		}
 	}
 	return code
+}
+
+// trouble marks the lines of a server's log that say it crashed, was
+// killed or ran out of disk or memory.
+var trouble = []string{"PANIC:", "terminated by signal", "was terminated", "No space left", "out of memory", "could not write", "could not extend"}
+
+// troubleIn is the lines of the log at path that trouble marks, the last
+// 40 at most; none when the log cannot be read.
+func troubleIn(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var lines []string
+	for line := range strings.Lines(string(b)) {
+		for _, mark := range trouble {
+			if strings.Contains(line, mark) {
+				lines = append(lines, strings.TrimRight(line, "\n"))
+				break
+			}
+		}
+	}
+	return lines[max(0, len(lines)-40):]
 }
 
 // exec runs one statement in the server's postgres database.
