@@ -2,10 +2,10 @@ package main
 
 import (
 	"strings"
-
-	"github.com/spf13/pflag"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"herd/cmd/herd/whatif"
 )
