@@ -41,7 +41,7 @@ func TestDemoWhatIfOverFiveMinutes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rep.Missing) > 0 || len(rep.Extra) > 0 || rep.Same == 0 && since.Equal(whole) {
+		if rep.MissingCount > 0 || rep.ExtraCount > 0 || rep.Same == 0 && since.Equal(whole) {
 			t.Errorf("the what-if since %s of %d events (%d inputs) made %d decisions as herd did, but not %s, and besides %s",
 				since.Format(time.TimeOnly), rep.Events, rep.Inputs, rep.Same, describeDecisions(rep.Missing), describeDecisions(rep.Extra))
 		}

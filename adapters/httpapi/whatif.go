@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +40,10 @@ const (
 	// whatIfRetryAfter is the Retry-After of a what-if refused while
 	// another runs, in seconds.
 	whatIfRetryAfter = 10
+	// maxWhatIfLimit is the most decisions of each kind (only herd's,
+	// only the what-if's) an answer lists (?limit=): each comes with
+	// its chain of causes; the counts are always whole.
+	maxWhatIfLimit = 10000
 )
 
 // WhatIfRunner asks what-ifs of herd's log: the API parses and checks
@@ -125,6 +130,9 @@ type WhatIfQuestion struct {
 	// Settings are the overrides as the asker gave them.
 	Settings             WhatIfSettings
 	NodeFailures, Drains []NodeAt
+	// Limit is how many decisions of each kind the answer lists
+	// (?limit=); 0 is the runner's default.
+	Limit int
 }
 
 // NodeAt is a node and a resolved time.
@@ -179,6 +187,8 @@ func (c Config) whatIfMaxWindow() time.Duration {
 // setting as herd would run it, without running it: the web view's What
 // if page learns from it which settings a what-if may change and herd
 // serve's own value of each, so that the list is the server's alone.
+// ?limit=N has the answer list the first N decisions of each kind that
+// differ (whatIfLimit); it counts them all whatever N is.
 func (s *Server) createWhatIf(w http.ResponseWriter, r *http.Request) {
 	dry, err := dryRunOf(r)
 	if err != nil {
@@ -192,6 +202,10 @@ func (s *Server) createWhatIf(w http.ResponseWriter, r *http.Request) {
 	}
 	q, settings, err := s.whatIfQuestion(in.Spec)
 	if err != nil {
+		s.writeError(w, err, "WhatIf", "")
+		return
+	}
+	if q.Limit, err = whatIfLimit(r); err != nil {
 		s.writeError(w, err, "WhatIf", "")
 		return
 	}
@@ -223,6 +237,20 @@ func (s *Server) createWhatIf(w http.ResponseWriter, r *http.Request) {
 	}
 	out := WhatIf{APIVersion: herdGroup + "/" + herdVersion, Kind: "WhatIf", Spec: resolvedSpec(in.Spec, q, settings), Status: rep}
 	s.writeJSON(w, http.StatusOK, out)
+}
+
+// whatIfLimit reads ?limit=: how many decisions of each kind the answer
+// lists, 1 to maxWhatIfLimit; none given is 0, the runner's default.
+func whatIfLimit(r *http.Request) (int, error) {
+	v := r.URL.Query()["limit"]
+	if len(v) == 0 {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v[0])
+	if len(v) > 1 || err != nil || n < 1 || n > maxWhatIfLimit {
+		return 0, badRequest("limit %q: want how many decisions of each kind the answer lists, a number from 1 to %d (the counts are always whole)", strings.Join(v, ","), maxWhatIfLimit)
+	}
+	return n, nil
 }
 
 // decodeWhatIf reads the question strictly: a setting misspelt would

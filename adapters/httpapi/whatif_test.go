@@ -169,6 +169,28 @@ func TestWhatIfBadInputChangesNothing(t *testing.T) {
 	}
 }
 
+// TestWhatIfLimitReachesTheRunner: ?limit= says how many decisions of
+// each kind the answer lists; it reaches the runner, and a limit that is
+// no number from 1 to the most is refused naming it, before the runner
+// is asked.
+func TestWhatIfLimitReachesTheRunner(t *testing.T) {
+	f := &fakeWhatIfs{}
+	base := newWhatIfAPI(t, f)
+	body := `{"spec":{"since":"1h"}}`
+	for _, bad := range []string{"0", "-3", "many", "10001", "2&limit=3"} {
+		a := send(t, nil, base, req{method: "POST", path: "/apis/herd.dev/v1/whatifs?limit=" + bad, token: "viewer-token", body: body})
+		badRequestNaming(t, a, "limit", "from 1 to 10000")
+	}
+	if len(f.asked) != 0 {
+		t.Fatalf("the runner was asked %d questions with a wrong limit", len(f.asked))
+	}
+	mustSend(t, nil, base, 200, req{method: "POST", path: "/apis/herd.dev/v1/whatifs?limit=2", token: "viewer-token", body: body})
+	mustSend(t, nil, base, 200, req{method: "POST", path: "/apis/herd.dev/v1/whatifs", token: "viewer-token", body: body})
+	if len(f.asked) != 2 || f.asked[0].Limit != 2 || f.asked[1].Limit != 0 {
+		t.Errorf("the runner was asked %+v, want limit 2, then none (its default)", f.asked)
+	}
+}
+
 // TestWhatIfStopsWhenItsAskerGoes: a client that goes away (the web
 // view's page left) cancels its what-if's context, so the run stops and
 // the next question runs at once instead of waiting its turn.

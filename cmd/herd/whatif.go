@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -28,9 +29,9 @@ type whatIfOptions struct {
 	// the flags given.
 	serve         app.Config
 	fails, drains []string
-	// showDecisions lists each decision made in one run and not the
-	// other, not only their count.
-	showDecisions bool
+	// showDecisions lists the first decisions made in one run and not
+	// the other, this many of each, not only their count; 0 lists none.
+	showDecisions int
 }
 
 func newWhatIfOptions() whatIfOptions { return whatIfOptions{serve: app.DefaultConfig()} }
@@ -54,7 +55,8 @@ func addWhatIfFlags(f *pflag.FlagSet, o *whatIfOptions, prefix string) {
 	f.StringSliceVar(&c.IPAM.Pools, "pod-cidr", c.IPAM.Pools, prefix+"IPv4 pools pod addresses come from, as herd serve ran")
 	f.StringArrayVar(&o.fails, "node-fails", nil, prefix+"NODE@TIME: the node falls silent at TIME (an RFC 3339 time or a duration ago): nothing it sent from then reaches herd; repeatable")
 	f.StringArrayVar(&o.drains, "drain", nil, prefix+"NODE@TIME: an operator drains the node at TIME; repeatable")
-	f.BoolVar(&o.showDecisions, "show-decisions", false, prefix+"list every decision only herd made or only the what-if would have made: its time, type, object and reconciler")
+	f.IntVar(&o.showDecisions, "show-decisions", 0, prefix+fmt.Sprintf("list the first N decisions by time only herd made and the first N only the what-if would have made (--show-decisions alone: %d of each): their time, type, object and reconciler; the counts are always whole", whatif.DefaultLimit))
+	f.Lookup("show-decisions").NoOptDefVal = strconv.Itoa(whatif.DefaultLimit)
 }
 
 // config turns the options into the what-if's question, now being the
@@ -68,6 +70,12 @@ func (o whatIfOptions) config(now time.Time) (whatif.Config, error) {
 		return whatif.Config{}, err
 	}
 	cfg := whatif.Config{Since: since, Serve: o.serve, Step: o.step}
+	switch {
+	case o.showDecisions < 0:
+		return whatif.Config{}, fmt.Errorf("--show-decisions=%d: want a positive number of decisions to list", o.showDecisions)
+	case o.showDecisions > 0:
+		cfg.Limit = o.showDecisions
+	}
 	if o.until != "" {
 		if cfg.Until, err = sinceTime("--until", o.until, now); err != nil {
 			return whatif.Config{}, err
@@ -225,7 +233,7 @@ func replayWhatIf(ctx context.Context, dataDir, database string, o whatIfOptions
 		return err
 	}
 	printWhatIf(out, rep, cfg)
-	if o.showDecisions {
+	if o.showDecisions > 0 {
 		printDecisions(out, rep)
 	}
 	return nil
@@ -323,16 +331,17 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 		fmt.Fprintf(w, "  %s: below its desired availability for %s; would have been for %s\n", d.Workload, d.Actual, d.WhatIf)
 		because(d.Causes)
 	}
-	fmt.Fprintf(w, "%d decisions of herd's reconcilers the same; %d only herd made, %d only the what-if would have made\n", r.Same, len(r.Missing), len(r.Extra))
+	fmt.Fprintf(w, "%d decisions of herd's reconcilers the same; %d only herd made, %d only the what-if would have made\n", r.Same, r.MissingCount, r.ExtraCount)
 	fmt.Fprintf(w, "%d nodes and %d pods would have fared differently; %d nodes and %d pods that went NotReady or were evicted the same\n",
 		len(r.Nodes), len(r.Pods)+len(r.Placements), r.SameNodes(), r.SamePods())
 }
 
 // printDecisions lists the decisions one run made and the other did not,
-// oldest first: what an operator reads to see why the counts differ.
+// oldest first, as many as the report holds: what an operator reads to
+// see why the counts differ.
 func printDecisions(w io.Writer, r whatif.Report) {
-	list := func(title string, ds []whatif.Decision) {
-		fmt.Fprintf(w, "%s (%d):\n", title, len(ds))
+	list := func(title string, ds []whatif.Decision, count int) {
+		fmt.Fprintf(w, "%s (%d):\n", title, count)
 		for _, d := range ds {
 			fmt.Fprintf(w, "  %s %s on %s by %s\n", d.At.UTC().Format(time.RFC3339), d.Type, d.Stream, d.Actor)
 			for i, c := range d.Causes {
@@ -343,9 +352,12 @@ func printDecisions(w io.Writer, r whatif.Report) {
 				fmt.Fprintf(w, "      %s %s on %s by %s at %s\n", lead, c.Type, c.Stream, c.Actor, c.At.UTC().Format(time.RFC3339))
 			}
 		}
+		if more := count - len(ds); more > 0 {
+			fmt.Fprintf(w, "  %d more not shown (--show-decisions=N lists the first N)\n", more)
+		}
 	}
-	list("decisions only herd made", r.Missing)
-	list("decisions only the what-if would have made", r.Extra)
+	list("decisions only herd made", r.Missing, r.MissingCount)
+	list("decisions only the what-if would have made", r.Extra, r.ExtraCount)
 }
 
 func orNone(s string) string {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"herd/cmd/herd/whatif"
 )
 
@@ -27,6 +29,7 @@ func TestWhatIfRefusesWhatItCannotAsk(t *testing.T) {
 		{"an unknown reconciler", func(o *whatIfOptions) { o.serve.Reconcilers.Enabled = []string{"*", "-nosuch"} }, "nosuch"},
 		{"an unknown runtime", func(o *whatIfOptions) { o.serve.NodeRuntime = "docker" }, `--node-runtime "docker"`},
 		{"a negative step", func(o *whatIfOptions) { o.step = -time.Second }, "--step -1s"},
+		{"a negative number of decisions", func(o *whatIfOptions) { o.showDecisions = -2 }, "--show-decisions=-2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := newWhatIfOptions()
@@ -59,5 +62,34 @@ func TestWhatIfQuestionFromFlags(t *testing.T) {
 		len(cfg.Failed) != 2 || cfg.Failed[0] != (whatif.NodeFailure{Node: "web-01", At: at}) || cfg.Failed[1].Node != "web-02" ||
 		len(cfg.Drains) != 1 || cfg.Drains[0] != (whatif.Drain{Node: "web-03", At: now.Add(-5 * time.Hour)}) {
 		t.Errorf("the question: %+v", cfg)
+	}
+}
+
+// TestWhatIfShowDecisionsSetsTheLimit: --show-decisions alone lists the
+// default number of decisions of each kind, --show-decisions=N the first
+// N; without it the question keeps the engine's default.
+func TestWhatIfShowDecisionsSetsTheLimit(t *testing.T) {
+	now := time.Date(2026, 11, 28, 15, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--since", "2h"}, 0},
+		{[]string{"--since", "2h", "--show-decisions"}, whatif.DefaultLimit},
+		{[]string{"--since", "2h", "--show-decisions=7"}, 7},
+	} {
+		o := newWhatIfOptions()
+		f := pflag.NewFlagSet("what-if", pflag.ContinueOnError)
+		addWhatIfFlags(f, &o, "")
+		if err := f.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := o.config(now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Limit != tc.want {
+			t.Errorf("%v: limit %d, want %d", tc.args, cfg.Limit, tc.want)
+		}
 	}
 }

@@ -40,7 +40,7 @@ func TestWhatIfSaysWhyEachDifference(t *testing.T) {
 			Causes: []whatif.Cause{{Type: "PodDeletionRequested", Stream: "pod/default/cache-*", Actor: "system:herd:noexecute", At: at("2026-11-28T09:12:50Z")}, beat}}},
 		Placements: []whatif.PlacementDifference{{Pod: "default/cache-*", Actual: []string{"web-01"}, WhatIf: []string{"web-01", "web-02"}}},
 		Workloads:  []whatif.WorkloadDifference{{Workload: "replicaset default/cache", WhatIf: 90 * time.Second}},
-		Extra:      []whatif.Decision{{Type: "HeartbeatMissed"}},
+		Extra:      []whatif.Decision{{Type: "HeartbeatMissed"}}, ExtraCount: 1,
 	}
 	cfg := whatif.Config{Serve: newWhatIfOptions().serve, Failed: []whatif.NodeFailure{{Node: "web-01", At: at("2026-11-28T09:12:00Z")}}}
 	answerSays(t, rep, cfg,
@@ -64,6 +64,7 @@ func TestWhatIfShowsTheDecisionsThatDiffer(t *testing.T) {
 		Missing: []whatif.Decision{{Type: "PodStatusUpdated", Stream: "pod/demo/web-*", Actor: "system:herd:zones", At: at("2026-11-28T09:01:00Z")}},
 		Extra: []whatif.Decision{{Type: "PodScheduled", Stream: "pod/demo/web-*", Actor: "system:herd:scheduler", At: at("2026-11-28T09:02:00Z"),
 			Causes: []whatif.Cause{{Type: "PodCreated", Stream: "pod/demo/web-*", Actor: "system:herd:replicaset", At: at("2026-11-28T09:02:00Z")}}}},
+		MissingCount: 1, ExtraCount: 1,
 	}
 	var out bytes.Buffer
 	printDecisions(&out, rep)
@@ -76,6 +77,31 @@ decisions only the what-if would have made (1):
 	if out.String() != want {
 		t.Errorf("--show-decisions wrote\n%s\nwant\n%s", out.String(), want)
 	}
+}
+
+// TestWhatIfSaysHowManyDecisionsItDidNotShow: a report that lists only
+// the first decisions counts them all, and the CLI says how many more
+// there are.
+func TestWhatIfSaysHowManyDecisionsItDidNotShow(t *testing.T) {
+	at := rfc3339(t)
+	rep := whatif.Report{
+		Events: 12, Same: 4, MissingCount: 3, ExtraCount: 5, Limit: 1, Truncated: true,
+		Missing: []whatif.Decision{{Type: "NodeTainted", Stream: "node/web-01", Actor: "system:herd:health", At: at("2026-11-28T09:01:00Z")}},
+		Extra:   []whatif.Decision{{Type: "HeartbeatMissed", Stream: "node/web-02", Actor: "system:herd:health", At: at("2026-11-28T09:02:00Z")}},
+	}
+	var out bytes.Buffer
+	printDecisions(&out, rep)
+	want := `decisions only herd made (3):
+  2026-11-28T09:01:00Z NodeTainted on node/web-01 by system:herd:health
+  2 more not shown (--show-decisions=N lists the first N)
+decisions only the what-if would have made (5):
+  2026-11-28T09:02:00Z HeartbeatMissed on node/web-02 by system:herd:health
+  4 more not shown (--show-decisions=N lists the first N)
+`
+	if out.String() != want {
+		t.Errorf("--show-decisions wrote\n%s\nwant\n%s", out.String(), want)
+	}
+	answerSays(t, rep, whatif.Config{Serve: newWhatIfOptions().serve}, "4 decisions of herd's reconcilers the same; 3 only herd made, 5 only the what-if would have made")
 }
 
 // rfc3339 parses the tests' times, failing t on a typo.

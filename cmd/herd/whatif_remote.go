@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -96,7 +98,14 @@ func askWhatIf(ctx context.Context, cmd *cobra.Command, server string, o whatIfO
 		Status whatif.Report      `json:"status"`
 	}
 	c := &client{hc: hc}
-	if err := c.do(ctx, http.MethodPost, "/apis/herd.dev/v1/whatifs", nil, "", httpapi.WhatIf{APIVersion: "herd.dev/v1", Kind: "WhatIf", Spec: spec}, &answer); err != nil {
+	var query url.Values
+	switch {
+	case o.showDecisions < 0:
+		return fmt.Errorf("--show-decisions=%d: want a positive number of decisions to list", o.showDecisions)
+	case o.showDecisions > 0:
+		query = url.Values{"limit": {strconv.Itoa(o.showDecisions)}}
+	}
+	if err := c.do(ctx, http.MethodPost, "/apis/herd.dev/v1/whatifs", query, "", httpapi.WhatIf{APIVersion: "herd.dev/v1", Kind: "WhatIf", Spec: spec}, &answer); err != nil {
 		return err
 	}
 	cfg, err := answeredConfig(answer.Spec)
@@ -104,7 +113,7 @@ func askWhatIf(ctx context.Context, cmd *cobra.Command, server string, o whatIfO
 		return fmt.Errorf("herd at %s answered a question the CLI cannot read: %w", server, err)
 	}
 	printWhatIf(out, answer.Status, cfg)
-	if o.showDecisions {
+	if o.showDecisions > 0 {
 		printDecisions(out, answer.Status)
 	}
 	return nil

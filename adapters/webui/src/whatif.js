@@ -244,7 +244,7 @@ function report(a, own) {
       ${changed.length ? `<ul id="whatif-changed">${changed.join('')}</ul>` : ''}
       ${changes.length ? `<ul>${changes.join('')}</ul>` : ''}
       ${(r.downtimes || []).map((d) => `<p class="muted">herd was down from ${stamp(d.from)} to ${stamp(d.until)}; the what-if takes that as it was.</p>`).join('')}
-      <p id="whatif-counts"><b>${differs ? `${differs} ${differs === 1 ? 'outcome' : 'outcomes'} would have differed` : 'Nothing would have differed'}</b>: ${esc(r.same)} decisions of herd's reconcilers the same, ${esc(r.missing?.length || 0)} only herd made, ${esc(r.extra?.length || 0)} only the what-if would have made.</p>
+      <p id="whatif-counts"><b>${differs ? `${differs} ${differs === 1 ? 'outcome' : 'outcomes'} would have differed` : 'Nothing would have differed'}</b>: ${esc(r.same)} decisions of herd's reconcilers the same, ${esc(r.missingCount ?? r.missing?.length ?? 0)} only herd made, ${esc(r.extraCount ?? r.extra?.length ?? 0)} only the what-if would have made.</p>
     </section>` +
     section('Nodes', r.nodes, ['node', 'went NotReady', 'in the what-if', 'why'], (d) => [nodeLink(d.node), times(d.actual), times(d.whatIf), causes(d.causes)]) +
     section('Evictions', r.pods, ['pod', 'evicted', 'in the what-if', 'why'], (d) => [podLink(d.pod), evictions(d.actual), evictions(d.whatIf), causes(d.causes)]) +

@@ -90,18 +90,12 @@ func (d *WorkloadDifference) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// below is how long each workload in recs spent below its desired
+// below is how long each workload of streams spent below its desired
 // availability between since and until, read from log (whose streams
 // hold the workloads from their first event), up to position upTo (0:
 // all); first is, per workload, its first status record in the window
 // that found it below.
-func below(ctx context.Context, log events.LogReader, recs []events.Record, since, until time.Time, upTo int64) (map[string]time.Duration, map[string]events.Record, error) {
-	streams := map[string]bool{}
-	for _, r := range recs {
-		if strings.HasPrefix(r.Stream, "replicaset/") || strings.HasPrefix(r.Stream, "deployment/") {
-			streams[r.Stream] = true
-		}
-	}
+func below(ctx context.Context, log events.LogReader, streams map[string]bool, since, until time.Time, upTo int64) (map[string]time.Duration, map[string]events.Record, error) {
 	out := map[string]time.Duration{}
 	first := map[string]events.Record{}
 	for _, stream := range slices.Sorted(mapsKeys(streams)) {

@@ -65,7 +65,16 @@ type Config struct {
 	Failed []NodeFailure
 	// Drains are drains an operator starts in the what-if.
 	Drains []Drain
+	// Limit is how many of the decisions only one run made the report
+	// lists of each kind (Report.Missing, Report.Extra): the first by
+	// time, with their causes. Their counts are always whole. Zero is
+	// DefaultLimit.
+	Limit int
 }
+
+// DefaultLimit is how many decisions of each kind a report lists when
+// its question does not say.
+const DefaultLimit = 100
 
 // NodeFailure is a node that falls silent at a time: an input removed.
 type NodeFailure struct {
@@ -108,6 +117,13 @@ const (
 func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	if cfg.Step < 0 {
 		return Report{}, fmt.Errorf("a what-if's step %s is negative", cfg.Step)
+	}
+	if cfg.Limit < 0 {
+		return Report{}, fmt.Errorf("a what-if's limit of decisions listed, %d, is negative", cfg.Limit)
+	}
+	limit := cfg.Limit
+	if limit == 0 {
+		limit = DefaultLimit
 	}
 	if err := cfg.Serve.Health.Validate(); err != nil {
 		return Report{}, err
@@ -176,18 +192,25 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 		return Report{}, err
 	}
 	rep.Orphans = s.orphans
+	// The answer reads both windows again, a page at a time.
+	s.window = nil
 	store, err := events.Open(ctx, events.Config{Path: path, Scratch: true}, nil)
 	if err != nil {
 		return Report{}, err
 	}
 	defer func() { _ = store.Log().Close() }() // read only
-	simulated, err := readWindow(ctx, store.Log(), s.seedHead, time.Time{})
+	simHead, err := store.Log().Head(ctx)
 	if err != nil {
 		return Report{}, err
 	}
-	simLog := newCauseLog(store.Log(), simulated)
-	rep.compare(ctx, window, simulated, simLog)
-	if err := rep.availability(ctx, source, simLog, window, simulated); err != nil {
+	simLog := newCauseLog(store.Log())
+	real := span{log: source, after: from, upTo: rep.To}
+	simulated := span{log: store.Log(), after: s.seedHead, upTo: simHead}
+	realNames, simNames, err := rep.compare(ctx, real, simulated, simLog, limit)
+	if err != nil {
+		return Report{}, err
+	}
+	if err := rep.availability(ctx, source, simLog, realNames, simNames); err != nil {
 		return Report{}, err
 	}
 	return rep, nil

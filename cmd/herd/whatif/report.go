@@ -1,7 +1,9 @@
 package whatif
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"maps"
 	"regexp"
@@ -33,12 +35,19 @@ type Report struct {
 	// the simulation runs no reconciler then either. They are inputs,
 	// not differences.
 	Downtimes []Downtime `json:"downtimes"`
-	// Same counts the decisions both logs hold. Missing are the real
-	// log's decisions the simulation did not make; Extra the
-	// simulation's the real log does not hold, each with its causes.
-	Same    int        `json:"same"`
-	Missing []Decision `json:"missing"`
-	Extra   []Decision `json:"extra"`
+	// Same counts the decisions both logs hold. MissingCount counts the
+	// real log's decisions the simulation did not make, ExtraCount the
+	// simulation's the real log does not hold: always every one.
+	Same         int `json:"same"`
+	MissingCount int `json:"missingCount"`
+	ExtraCount   int `json:"extraCount"`
+	// Missing and Extra list the first of those decisions by time, at
+	// most Limit of each, each of Extra with its causes; Truncated says
+	// that a list holds fewer than its count.
+	Limit     int        `json:"limit"`
+	Truncated bool       `json:"truncated"`
+	Missing   []Decision `json:"missing"`
+	Extra     []Decision `json:"extra"`
 	// Actual is what the real log's reconcilers did; WhatIf what the
 	// simulation's did.
 	Actual Outcome `json:"actual"`
@@ -136,56 +145,111 @@ var startedType = domain.HealthMonitorStarted{}.EventType()
 // interval of herd's agents and the demo's nodes (10 s).
 const statusBurst = 2 * time.Second
 
-// decisions are the reconcilers' events among recs. Of the statuses a
-// reconciler records for one object in one burst (each less than
-// statusBurst after the one before) only the last counts: a status
-// counted while other reconcilers were still at work (a Deployment's
-// while its ReplicaSet's pods were being created, placed and started,
-// or while its pod was being evicted and replaced) depends on which of
-// them the machine ran first and how fast. herd on the wall clock
-// records such statuses milliseconds apart; the simulation, whose clock
-// stands still while its reconcilers work, records them at one instant.
-// The last is the one every later decision read.
-func decisions(recs []events.Record) []events.Record {
-	var out []events.Record
-	last := map[string]int{}
-	for _, r := range recs {
-		if !decided(r) || r.Type == startedType {
-			continue
-		}
-		if strings.HasSuffix(r.Type, "StatusRecorded") {
-			k := r.Type + "\x00" + r.Stream
-			if i, ok := last[k]; ok && r.RecordedAt.Sub(out[i].RecordedAt) < statusBurst {
-				out[i] = r
-				continue
-			}
-			last[k] = len(out)
-		}
-		out = append(out, r)
-	}
-	return out
+// decider picks a log's decisions record by record: the reconcilers'
+// events, but for the statuses a reconciler records for one object in
+// one burst (each less than statusBurst after the one before), of which
+// only the last counts: a status counted while other reconcilers were
+// still at work (a Deployment's while its ReplicaSet's pods were being
+// created, placed and started, or while its pod was being evicted and
+// replaced) depends on which of them the machine ran first and how
+// fast. herd on the wall clock records such statuses milliseconds
+// apart; the simulation, whose clock stands still while its reconcilers
+// work, records them at one instant. The last is the one every later
+// decision read. A status waits until its burst ends (a later status of
+// its object, or the window's end): it holds one record per object, not
+// the window.
+type decider struct {
+	// open is, per status type and stream, the newest status of a burst
+	// not yet ended.
+	open map[string]events.Record
 }
 
-// generatedNames maps each pod a workload's reconciler named in recs to
-// its owner's name and "*": the suffix is drawn at random, the same pod
-// in two runs has two names.
-func generatedNames(recs []events.Record) map[string]string {
-	out := map[string]string{}
-	for _, r := range recs {
-		if r.Type != (domain.PodCreated{}).EventType() || !decided(r) {
-			continue
-		}
-		key, ok := domain.PodAggregate.Key(r.Stream)
-		if !ok {
-			continue
-		}
-		if owner := generatedOwner(key); owner != "" {
-			_, name, _ := strings.Cut(key, "/")
-			_, canon, _ := strings.Cut(owner, "/")
-			out[name] = canon
-		}
+func newDecider() *decider { return &decider{open: map[string]events.Record{}} }
+
+// add reads rec and gives emit the decisions it ends: rec itself, or a
+// status whose burst rec ends. The decisions of one type and stream come
+// in the log's order.
+func (d *decider) add(rec events.Record, emit func(events.Record)) {
+	if !decided(rec) || rec.Type == startedType {
+		return
 	}
-	return out
+	if !strings.HasSuffix(rec.Type, "StatusRecorded") {
+		emit(rec)
+		return
+	}
+	k := rec.Type + "\x00" + rec.Stream
+	if open, ok := d.open[k]; ok && rec.RecordedAt.Sub(open.RecordedAt) >= statusBurst {
+		emit(open)
+	}
+	d.open[k] = rec
+}
+
+// end gives emit the statuses whose bursts the window's end ends, in the
+// log's order.
+func (d *decider) end(emit func(events.Record)) {
+	left := slices.SortedFunc(maps.Values(d.open), func(a, b events.Record) int { return cmp.Compare(a.Position, b.Position) })
+	clear(d.open)
+	for _, rec := range left {
+		emit(rec)
+	}
+}
+
+// namer writes a pod a workload's reconciler named (its suffix drawn at
+// random: the same pod in two runs has two names) as its owner's name
+// and "*".
+type namer struct {
+	r *strings.Replacer
+}
+
+// generatedNames learns the names of the pods a workload's reconciler
+// created in recs, and notes the workloads' streams.
+type generatedNames struct {
+	names map[string]string
+	// workloads are the streams of the ReplicaSets and Deployments the
+	// window speaks of.
+	workloads map[string]bool
+}
+
+func newGeneratedNames() *generatedNames {
+	return &generatedNames{names: map[string]string{}, workloads: map[string]bool{}}
+}
+
+func (g *generatedNames) add(r events.Record) {
+	if strings.HasPrefix(r.Stream, "replicaset/") || strings.HasPrefix(r.Stream, "deployment/") {
+		g.workloads[r.Stream] = true
+	}
+	if r.Type != (domain.PodCreated{}).EventType() || !decided(r) {
+		return
+	}
+	key, ok := domain.PodAggregate.Key(r.Stream)
+	if !ok {
+		return
+	}
+	if owner := generatedOwner(key); owner != "" {
+		_, name, _ := strings.Cut(key, "/")
+		_, canon, _ := strings.Cut(owner, "/")
+		g.names[name] = canon
+	}
+}
+
+// namer is the names learnt, to write them canonically.
+func (g *generatedNames) namer() *namer {
+	if len(g.names) == 0 {
+		return nil
+	}
+	var pairs []string
+	for _, n := range slices.Sorted(maps.Keys(g.names)) {
+		pairs = append(pairs, n, g.names[n])
+	}
+	return &namer{r: strings.NewReplacer(pairs...)}
+}
+
+// canonical writes s with the generated names replaced.
+func canonical(s string, names *namer) string {
+	if names == nil {
+		return s
+	}
+	return names.r.Replace(s)
 }
 
 var (
@@ -197,17 +261,9 @@ var (
 	addressPattern = regexp.MustCompile(`"(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})"`)
 )
 
-// canonical writes s with the generated names replaced.
-func canonical(s string, names map[string]string) string {
-	for _, n := range slices.Sorted(maps.Keys(names)) {
-		s = strings.ReplaceAll(s, n, names[n])
-	}
-	return s
-}
-
 // effect is a payload without what differs between two runs of the same
 // decision: times, UIDs, resourceVersions, pods' addresses.
-func effect(payload []byte, names map[string]string) string {
+func effect(payload []byte, names *namer) string {
 	var v any
 	if err := json.Unmarshal([]byte(canonical(string(payload), names)), &v); err != nil {
 		return string(payload)
@@ -245,88 +301,242 @@ func isTime(v any) bool {
 }
 
 // decisionOf is rec as the comparison sees it.
-func decisionOf(rec events.Record, names map[string]string) Decision {
+func decisionOf(rec events.Record, names *namer) Decision {
 	return Decision{Type: rec.Type, Stream: canonical(rec.Stream, names), Effect: effect(rec.Payload, names), Actor: rec.Metadata.Actor, At: rec.RecordedAt}
 }
 
 func (d Decision) key() string { return d.Type + "\x00" + d.Stream + "\x00" + d.Effect }
 
-// compare holds the real window's decisions against the simulation's.
-func (r *Report) compare(ctx context.Context, real, simulated []events.Record, simLog causeLog) {
-	realNames, simNames := generatedNames(real), generatedNames(simulated)
-	byKey := map[string][]Decision{}
-	for _, rec := range decisions(real) {
-		d := decisionOf(rec, realNames)
-		byKey[d.key()] = append(byKey[d.key()], d)
-	}
-	for _, rec := range decisions(simulated) {
-		d := decisionOf(rec, simNames)
-		if same := byKey[d.key()]; len(same) > 0 {
-			byKey[d.key()] = same[1:]
-			r.Same++
-			continue
-		}
-		d.Causes = causes(ctx, simLog, rec, simNames)
-		r.Extra = append(r.Extra, d)
-	}
-	for _, k := range slices.Sorted(maps.Keys(byKey)) {
-		r.Missing = append(r.Missing, byKey[k]...)
-	}
-	slices.SortStableFunc(r.Missing, func(a, b Decision) int { return a.At.Compare(b.At) })
-	r.Actual = outcome(real, realNames)
-	r.WhatIf = outcome(simulated, simNames)
-	r.differences(ctx, simulated, simNames, simLog)
+// digest is a decision's key, hashed: the comparison holds one per
+// decision of the real window, not the decision.
+type digest [16]byte
+
+func (d Decision) digest() digest {
+	sum := sha256.Sum256([]byte(d.key()))
+	return digest(sum[:16])
 }
 
-// causeLog is the simulated log as the report follows causes in it: a
-// cause in the simulated window is found among its records, which the
-// report holds (an hour of a fleet's decisions followed a query each),
-// one from before the window in the log.
+// before orders decisions by time, then by key.
+func before(a, b Decision) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return c
+	}
+	return strings.Compare(a.key(), b.key())
+}
+
+// firstDecisions keeps the first limit decisions by time of those it is
+// given, each with the ID of its cause.
+type firstDecisions struct {
+	limit int
+	list  []Decision
+	cause []string
+}
+
+func (f *firstDecisions) add(d Decision, cause string) {
+	n := len(f.list)
+	if n == f.limit && (n == 0 || before(d, f.list[n-1]) >= 0) {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(f.list, d, before)
+	f.list = slices.Insert(f.list, i, d)
+	f.cause = slices.Insert(f.cause, i, cause)
+	if len(f.list) > f.limit {
+		f.list, f.cause = f.list[:f.limit], f.cause[:f.limit]
+	}
+}
+
+// span is a window of a log: the records after position After, up to
+// position UpTo.
+type span struct {
+	log         events.LogReader
+	after, upTo int64
+}
+
+// each gives fn the span's records in order, read a page at a time.
+func (s span) each(ctx context.Context, fn func(events.Record)) error {
+	for from := s.after; from < s.upTo; {
+		recs, err := s.log.ReadAfter(ctx, from, seedBatch)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if r.Position > s.upTo {
+				return nil
+			}
+			fn(r)
+		}
+		if len(recs) < seedBatch {
+			return nil
+		}
+		from = recs[len(recs)-1].Position
+	}
+	return nil
+}
+
+// decisions gives fn the span's decisions (decider), each with its
+// record, names being the span's generated names.
+func (s span) decisions(ctx context.Context, names *namer, also func(events.Record), fn func(events.Record, Decision)) error {
+	d := newDecider()
+	emit := func(rec events.Record) { fn(rec, decisionOf(rec, names)) }
+	err := s.each(ctx, func(rec events.Record) {
+		if also != nil {
+			also(rec)
+		}
+		d.add(rec, emit)
+	})
+	if err != nil {
+		return err
+	}
+	d.end(emit)
+	return nil
+}
+
+// tally counts, per key, the real window's decisions, those of them the
+// simulation did not make, and (listing them) those seen.
+type tally struct{ total, left, seen int32 }
+
+// compare holds the real window's decisions against the simulation's,
+// reading each window a page at a time: it counts every decision only
+// one of them made and keeps, of each kind, the first limit by time with
+// their causes.
+func (r *Report) compare(ctx context.Context, real, simulated span, simLog *causeLog, limit int) (realNames, simNames *generatedNames, err error) {
+	realNames, simNames = newGeneratedNames(), newGeneratedNames()
+	if err := real.each(ctx, realNames.add); err != nil {
+		return nil, nil, err
+	}
+	if err := simulated.each(ctx, simNames.add); err != nil {
+		return nil, nil, err
+	}
+	realNamer, simNamer := realNames.namer(), simNames.namer()
+
+	tallies := map[digest]*tally{}
+	actual := newOutcomeFold(realNamer)
+	err = real.decisions(ctx, realNamer, actual.add, func(_ events.Record, d Decision) {
+		k := d.digest()
+		t := tallies[k]
+		if t == nil {
+			t = &tally{}
+			tallies[k] = t
+		}
+		t.total++
+		t.left++
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Actual = actual.outcome()
+
+	extra := firstDecisions{limit: limit}
+	whatIf := newOutcomeFold(simNamer)
+	whatIf.watch()
+	err = simulated.decisions(ctx, simNamer, whatIf.add, func(rec events.Record, d Decision) {
+		if t := tallies[d.digest()]; t != nil && t.left > 0 {
+			t.left--
+			r.Same++
+			return
+		}
+		r.ExtraCount++
+		extra.add(d, rec.Metadata.CausationID)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	r.WhatIf = whatIf.outcome()
+
+	// The real decisions the simulation did not make are, of each key,
+	// the last ones: the simulation's matched the first.
+	missing := firstDecisions{limit: limit}
+	for _, t := range tallies {
+		r.MissingCount += int(t.left)
+	}
+	if r.MissingCount > 0 {
+		err = real.decisions(ctx, realNamer, nil, func(_ events.Record, d Decision) {
+			t := tallies[d.digest()]
+			t.seen++
+			if t.seen > t.total-t.left {
+				missing.add(d, "")
+			}
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	r.Missing = missing.list
+	r.Extra = extra.list
+	for i := range r.Extra {
+		r.Extra[i].Causes = causesFrom(ctx, simLog, extra.cause[i], simNamer)
+	}
+	r.Limit = limit
+	r.Truncated = len(r.Missing) < r.MissingCount || len(r.Extra) < r.ExtraCount
+	r.differences(ctx, whatIf, simNamer, simLog)
+	return realNames, simNames, nil
+}
+
+// causeLog is the simulated log as the report follows causes in it: each
+// cause read by its ID, once (and an ID the log does not hold asked
+// once).
 type causeLog struct {
 	events.LogReader
-	recs []events.Record
-	// byID is each record's index in recs: an hour's records are tens of
-	// thousands, held once.
-	byID map[string]int
+	read map[string]events.Record
 }
 
-// newCauseLog is log, its window's records recs found by ID.
-func newCauseLog(log events.LogReader, recs []events.Record) causeLog {
-	byID := make(map[string]int, len(recs))
-	for i, rec := range recs {
-		byID[rec.ID] = i
-	}
-	return causeLog{LogReader: log, recs: recs, byID: byID}
+// newCauseLog is log, read for causes.
+func newCauseLog(log events.LogReader) *causeLog {
+	return &causeLog{LogReader: log, read: map[string]events.Record{}}
 }
 
 // record is the record whose ID is id; false when the log holds none (or
 // cannot be read: the chain of causes ends there).
-func (l causeLog) record(ctx context.Context, id string) (events.Record, bool) {
-	if i, ok := l.byID[id]; ok {
-		return l.recs[i], true
+func (l *causeLog) record(ctx context.Context, id string) (events.Record, bool) {
+	if rec, ok := l.read[id]; ok {
+		return rec, rec.ID != ""
 	}
 	recs, err := l.Query(ctx, events.Filter{ID: id, Limit: 1})
 	if err != nil || len(recs) == 0 {
+		if err == nil {
+			l.read[id] = events.Record{} // the log holds none: not asked again
+		}
 		return events.Record{}, false
 	}
-	return recs[0], true
+	rec := recs[0]
+	rec.Payload = nil // a cause is told by its type, stream, actor and time
+	l.read[id] = rec
+	return rec, true
 }
 
 // maxCauses bounds a chain of causes.
 const maxCauses = 8
 
 // causes follows rec's causes back in log, nearest first.
-func causes(ctx context.Context, log causeLog, rec events.Record, names map[string]string) []Cause {
+func causes(ctx context.Context, log *causeLog, rec events.Record, names *namer) []Cause {
+	return causesFrom(ctx, log, rec.Metadata.CausationID, names)
+}
+
+// causesFrom follows the chain of causes from the record whose ID is id.
+func causesFrom(ctx context.Context, log *causeLog, id string, names *namer) []Cause {
 	var out []Cause
-	for id := rec.Metadata.CausationID; id != "" && len(out) < maxCauses; {
+	for _, c := range causeRecords(ctx, log, id) {
+		out = append(out, causeOf(c, names))
+	}
+	return out
+}
+
+// causeRecords are the records of the chain of causes from id.
+func causeRecords(ctx context.Context, log *causeLog, id string) []events.Record {
+	var out []events.Record
+	for id != "" && len(out) < maxCauses {
 		c, ok := log.record(ctx, id)
 		if !ok {
 			break
 		}
-		out = append(out, Cause{Type: c.Type, Stream: canonical(c.Stream, names), Actor: c.Metadata.Actor, At: c.RecordedAt})
+		out = append(out, c)
 		id = c.Metadata.CausationID
 	}
 	return out
+}
+
+func causeOf(rec events.Record, names *namer) Cause {
+	return Cause{Type: rec.Type, Stream: canonical(rec.Stream, names), Actor: rec.Metadata.Actor, At: rec.RecordedAt}
 }
 
 func readyUnknown(c domain.NodeConditionChanged) bool {
@@ -336,42 +546,141 @@ func readyUnknown(c domain.NodeConditionChanged) bool {
 // evictors are the reconcilers whose deletion of a pod is an eviction.
 var evictors = []string{"system:herd:noexecute", "system:herd:drain"}
 
-// outcome reads what the reconcilers did in recs.
-func outcome(recs []events.Record, names map[string]string) Outcome {
-	o := Outcome{NotReady: map[string][]time.Time{}, Evicted: map[string][]Eviction{}, Placed: map[string][]string{}}
-	onNode := map[string]string{}
-	for _, rec := range recs {
-		if rec.Type == (domain.PodScheduled{}).EventType() {
-			if ev, err := decodeEvent(rec); err == nil {
-				onNode[rec.Stream] = ev.(domain.PodScheduled).NodeName
-			}
-		}
-		if !decided(rec) {
-			continue
-		}
-		switch rec.Type {
-		case domain.NodeConditionChanged{}.EventType(), domain.HeartbeatMissed{}.EventType():
-			ev, err := decodeEvent(rec)
-			if err == nil && domain.Holds(ev, readyUnknown) {
-				name, _ := domain.NodeAggregate.Key(rec.Stream)
-				o.NotReady[name] = append(o.NotReady[name], rec.RecordedAt)
-			}
-		case domain.PodDeletionRequested{}.EventType():
-			if slices.Contains(evictors, rec.Metadata.Actor) {
-				key, _ := domain.PodAggregate.Key(rec.Stream)
-				key = canonical(key, names)
-				o.Evicted[key] = append(o.Evicted[key], Eviction{Node: onNode[rec.Stream], At: rec.RecordedAt, By: rec.Metadata.Actor})
-			}
-		case domain.PodScheduled{}.EventType():
-			key, _ := domain.PodAggregate.Key(rec.Stream)
-			key = canonical(key, names)
-			o.Placed[key] = append(o.Placed[key], onNode[rec.Stream])
+// outcomeFold reads what the reconcilers did, record by record; watching,
+// it also notes the records the differences' causes start from.
+type outcomeFold struct {
+	o      Outcome
+	names  *namer
+	onNode map[string]string
+
+	watching bool
+	// marked is, per node stream, the first health decision on it;
+	// deleted, per pod, the first deletion a reconciler asked.
+	marked, deleted map[string]events.Record
+	// scheduled is, per pod, each placement a reconciler made, in order.
+	scheduled map[string][]placement
+	// created is, per pod a reconciler created (by its record's ID), the
+	// eviction its creation may have replaced; evicted is, per pod
+	// stream written canonically, its newest eviction and the newest of
+	// another pod.
+	created map[string]creation
+	evicted map[string][2]events.Record
+}
+
+type placement struct {
+	node string
+	rec  events.Record
+}
+
+type creation struct {
+	spec     string
+	eviction events.Record
+}
+
+func newOutcomeFold(names *namer) *outcomeFold {
+	return &outcomeFold{
+		o:     Outcome{NotReady: map[string][]time.Time{}, Evicted: map[string][]Eviction{}, Placed: map[string][]string{}},
+		names: names, onNode: map[string]string{},
+	}
+}
+
+// watch has the fold note the records the differences' causes start
+// from.
+func (f *outcomeFold) watch() {
+	f.watching = true
+	f.marked, f.deleted = map[string]events.Record{}, map[string]events.Record{}
+	f.scheduled = map[string][]placement{}
+	f.created, f.evicted = map[string]creation{}, map[string][2]events.Record{}
+}
+
+// slim is rec without its payload: what a chain of causes needs.
+func slim(rec events.Record) events.Record {
+	rec.Payload = nil
+	return rec
+}
+
+func (f *outcomeFold) add(rec events.Record) {
+	if rec.Type == (domain.PodScheduled{}).EventType() {
+		if ev, err := decodeEvent(rec); err == nil {
+			f.onNode[rec.Stream] = ev.(domain.PodScheduled).NodeName
 		}
 	}
-	for _, nodes := range o.Placed {
+	if !decided(rec) {
+		return
+	}
+	if f.watching {
+		f.note(rec)
+	}
+	o := &f.o
+	switch rec.Type {
+	case domain.NodeConditionChanged{}.EventType(), domain.HeartbeatMissed{}.EventType():
+		ev, err := decodeEvent(rec)
+		if err == nil && domain.Holds(ev, readyUnknown) {
+			name, _ := domain.NodeAggregate.Key(rec.Stream)
+			o.NotReady[name] = append(o.NotReady[name], rec.RecordedAt)
+		}
+	case domain.PodDeletionRequested{}.EventType():
+		if slices.Contains(evictors, rec.Metadata.Actor) {
+			key, _ := domain.PodAggregate.Key(rec.Stream)
+			key = canonical(key, f.names)
+			o.Evicted[key] = append(o.Evicted[key], Eviction{Node: f.onNode[rec.Stream], At: rec.RecordedAt, By: rec.Metadata.Actor})
+		}
+	case domain.PodScheduled{}.EventType():
+		key, _ := domain.PodAggregate.Key(rec.Stream)
+		key = canonical(key, f.names)
+		o.Placed[key] = append(o.Placed[key], f.onNode[rec.Stream])
+	}
+}
+
+// note keeps what differences needs of a decision.
+func (f *outcomeFold) note(rec events.Record) {
+	switch rec.Type {
+	case domain.HeartbeatMissed{}.EventType(), domain.NodeConditionChanged{}.EventType():
+		if _, ok := f.marked[rec.Stream]; !ok {
+			f.marked[rec.Stream] = slim(rec)
+		}
+		return
+	}
+	key, ok := domain.PodAggregate.Key(rec.Stream)
+	if !ok {
+		return
+	}
+	key = canonical(key, f.names)
+	switch rec.Type {
+	case domain.PodDeletionRequested{}.EventType():
+		if _, ok := f.deleted[key]; !ok {
+			f.deleted[key] = slim(rec)
+		}
+		if slices.Contains(evictors, rec.Metadata.Actor) {
+			stream := canonical(rec.Stream, f.names)
+			last := f.evicted[stream]
+			if last[0].Stream != rec.Stream {
+				last[1] = last[0]
+			}
+			last[0] = slim(rec)
+			f.evicted[stream] = last
+		}
+	case domain.PodScheduled{}.EventType():
+		f.scheduled[key] = append(f.scheduled[key], placement{node: f.onNode[rec.Stream], rec: slim(rec)})
+	case domain.PodCreated{}.EventType():
+		c := creation{spec: rec.Metadata.CausationID}
+		last := f.evicted[canonical(rec.Stream, f.names)]
+		for _, ev := range last {
+			if ev.ID != "" && ev.Stream != rec.Stream {
+				c.eviction = ev
+				break
+			}
+		}
+		f.created[rec.ID] = c
+	}
+}
+
+// outcome is what the fold read.
+func (f *outcomeFold) outcome() Outcome {
+	for _, nodes := range f.o.Placed {
 		slices.Sort(nodes)
 	}
-	return o
+	return f.o
 }
 
 // nearTolerance is how far apart two times of one outcome may be and
@@ -381,17 +690,14 @@ func (r *Report) nearTolerance() time.Duration { return 6 * time.Second }
 
 // differences lists the outcomes that differ, each simulated one with
 // the causes the simulated log gives it.
-func (r *Report) differences(ctx context.Context, simulated []events.Record, names map[string]string, simLog causeLog) {
+func (r *Report) differences(ctx context.Context, sim *outcomeFold, names *namer, simLog *causeLog) {
 	tol := r.nearTolerance()
 	near := func(a, b time.Time) bool { d := a.Sub(b); return d <= tol && d >= -tol }
-	first := func(match func(events.Record) bool) []Cause {
-		for _, rec := range simulated {
-			if decided(rec) && match(rec) {
-				return append([]Cause{{Type: rec.Type, Stream: canonical(rec.Stream, names), Actor: rec.Metadata.Actor, At: rec.RecordedAt}},
-					causes(ctx, simLog, rec, names)...)
-			}
+	chain := func(rec events.Record, ok bool) []Cause {
+		if !ok {
+			return nil
 		}
-		return nil
+		return append([]Cause{causeOf(rec, names)}, causes(ctx, simLog, rec, names)...)
 	}
 	for _, n := range unionKeys(r.Actual.NotReady, r.WhatIf.NotReady) {
 		a, w := r.Actual.NotReady[n], r.WhatIf.NotReady[n]
@@ -400,9 +706,8 @@ func (r *Report) differences(ctx context.Context, simulated []events.Record, nam
 			same = near(a[i], w[i])
 		}
 		if !same {
-			r.Nodes = append(r.Nodes, NodeDifference{Node: n, Actual: a, WhatIf: w, Causes: first(func(rec events.Record) bool {
-				return rec.Stream == domain.NodeStream(n) && (rec.Type == domain.HeartbeatMissed{}.EventType() || rec.Type == domain.NodeConditionChanged{}.EventType())
-			})})
+			rec, ok := sim.marked[domain.NodeStream(n)]
+			r.Nodes = append(r.Nodes, NodeDifference{Node: n, Actual: a, WhatIf: w, Causes: chain(rec, ok)})
 		}
 	}
 	for _, p := range unionKeys(r.Actual.Evicted, r.WhatIf.Evicted) {
@@ -412,52 +717,41 @@ func (r *Report) differences(ctx context.Context, simulated []events.Record, nam
 			same = a[i].Node == w[i].Node && a[i].By == w[i].By && near(a[i].At, w[i].At)
 		}
 		if !same {
-			r.Pods = append(r.Pods, PodDifference{Pod: p, Actual: a, WhatIf: w, Causes: first(func(rec events.Record) bool {
-				key, _ := domain.PodAggregate.Key(rec.Stream)
-				return canonical(key, names) == p && rec.Type == domain.PodDeletionRequested{}.EventType()
-			})})
+			rec, ok := sim.deleted[p]
+			r.Pods = append(r.Pods, PodDifference{Pod: p, Actual: a, WhatIf: w, Causes: chain(rec, ok)})
 		}
 	}
 	for _, p := range unionKeys(r.Actual.Placed, r.WhatIf.Placed) {
 		a, w := r.Actual.Placed[p], r.WhatIf.Placed[p]
-		if !slices.Equal(a, w) {
-			// The placement that differs is the first of the what-if's
-			// on a node beyond those herd placed there: its causes say
-			// why the pod moved (a pod made anew for one a drain
-			// evicted), not why it was first placed.
-			left := map[string]int{}
-			for _, n := range a {
-				left[n]++
-			}
-			scheduled := func(rec events.Record) bool {
-				key, _ := domain.PodAggregate.Key(rec.Stream)
-				return canonical(key, names) == p && rec.Type == domain.PodScheduled{}.EventType()
-			}
-			causes := first(func(rec events.Record) bool {
-				if !scheduled(rec) {
-					return false
-				}
-				ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
-				if err != nil {
-					return false
-				}
-				n := ev.(domain.PodScheduled).NodeName
-				if left[n] > 0 {
-					left[n]--
-					return false
-				}
-				return true
-			})
-			if causes == nil {
-				causes = first(scheduled)
-			}
-			causes = replacing(ctx, simLog, simulated, names, causes)
-			r.Placements = append(r.Placements, PlacementDifference{Pod: p, Actual: a, WhatIf: w, Causes: causes})
+		if slices.Equal(a, w) {
+			continue
 		}
+		// The placement that differs is the first of the what-if's on a
+		// node beyond those herd placed there: its causes say why the
+		// pod moved (a pod made anew for one a drain evicted), not why
+		// it was first placed.
+		left := map[string]int{}
+		for _, n := range a {
+			left[n]++
+		}
+		placements := sim.scheduled[p]
+		var causes []Cause
+		for _, pl := range placements {
+			if left[pl.node] > 0 {
+				left[pl.node]--
+				continue
+			}
+			causes = r.replacing(ctx, sim, simLog, names, pl.rec)
+			break
+		}
+		if causes == nil && len(placements) > 0 {
+			causes = r.replacing(ctx, sim, simLog, names, placements[0].rec)
+		}
+		r.Placements = append(r.Placements, PlacementDifference{Pod: p, Actual: a, WhatIf: w, Causes: causes})
 	}
 }
 
-// replacing is the chain of causes of a placement, in which a pod a
+// replacing is the chain of causes of placement, in which a pod a
 // workload made anew for one of its pods that was evicted goes back to
 // that eviction, and on to its own causes (the drain, the taint): the
 // workload's reconciler records its spec as the cause of every pod it
@@ -465,45 +759,38 @@ func (r *Report) differences(ctx context.Context, simulated []events.Record, nam
 // evicted one moved because of the eviction. The eviction is the newest
 // of the owner's pods (canonically the same name) before the pod's
 // creation, when it is newer than the cause the creation records.
-func replacing(ctx context.Context, simLog causeLog, simulated []events.Record, names map[string]string, chain []Cause) []Cause {
-	if len(chain) < 2 || chain[1].Type != (domain.PodCreated{}).EventType() {
+func (r *Report) replacing(ctx context.Context, sim *outcomeFold, simLog *causeLog, names *namer, placement events.Record) []Cause {
+	recs := causeRecords(ctx, simLog, placement.Metadata.CausationID)
+	chain := []Cause{causeOf(placement, names)}
+	for _, c := range recs {
+		chain = append(chain, causeOf(c, names))
+	}
+	if len(recs) == 0 || recs[0].Type != (domain.PodCreated{}).EventType() {
 		return chain
 	}
-	created := slices.IndexFunc(simulated, func(rec events.Record) bool {
-		return rec.Type == chain[1].Type && canonical(rec.Stream, names) == chain[1].Stream && rec.RecordedAt.Equal(chain[1].At) && decided(rec)
-	})
-	if created < 0 {
+	c, ok := sim.created[recs[0].ID]
+	if !ok || c.eviction.ID == "" {
 		return chain
 	}
-	spec := simulated[created].Metadata.CausationID
-	for i := created - 1; i >= 0; i-- {
-		rec := simulated[i]
-		if rec.ID != "" && rec.ID == spec {
-			return chain // the owner's own change is newer than any eviction
-		}
-		if rec.Type != (domain.PodDeletionRequested{}).EventType() || !slices.Contains(evictors, rec.Metadata.Actor) ||
-			canonical(rec.Stream, names) != chain[1].Stream || rec.Stream == simulated[created].Stream {
-			continue
-		}
-		out := append(slices.Clone(chain[:2]), Cause{Type: rec.Type, Stream: canonical(rec.Stream, names), Actor: rec.Metadata.Actor, At: rec.RecordedAt})
-		return append(out, causes(ctx, simLog, rec, names)...)
+	if spec, ok := simLog.record(ctx, c.spec); ok && spec.Position > c.eviction.Position {
+		return chain // the owner's own change is newer than any eviction
 	}
-	return chain
+	return append(append(slices.Clone(chain[:2]), causeOf(c.eviction, names)), causes(ctx, simLog, c.eviction, names)...)
 }
 
 // availability holds how long each workload spent below its desired
 // availability in the real window (read from source up to the window's
 // end) against the simulation's (read from simLog).
-func (r *Report) availability(ctx context.Context, source events.LogReader, simLog causeLog, real, simulated []events.Record) error {
+func (r *Report) availability(ctx context.Context, source events.LogReader, simLog *causeLog, real, simulated *generatedNames) error {
 	var err error
-	if r.Actual.Below, _, err = below(ctx, source, real, r.Since, r.Until, r.To); err != nil {
+	if r.Actual.Below, _, err = below(ctx, source, real.workloads, r.Since, r.Until, r.To); err != nil {
 		return err
 	}
-	simNames := generatedNames(simulated)
 	var first map[string]events.Record
-	if r.WhatIf.Below, first, err = below(ctx, simLog, simulated, r.Since, r.Until, 0); err != nil {
+	if r.WhatIf.Below, first, err = below(ctx, simLog, simulated.workloads, r.Since, r.Until, 0); err != nil {
 		return err
 	}
+	simNames := simulated.namer()
 	tol := r.nearTolerance()
 	for _, w := range unionKeys(r.Actual.Below, r.WhatIf.Below) {
 		a, b := r.Actual.Below[w], r.WhatIf.Below[w]

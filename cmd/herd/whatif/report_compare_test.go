@@ -1,0 +1,184 @@
+package whatif
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"herd/events"
+)
+
+// memLog is a log held in memory: it answers reads after a position, a
+// page at a time, and queries by ID, and counts both.
+type memLog struct {
+	events.LogReader
+	recs    []events.Record
+	pages   int
+	queried []string
+}
+
+func (l *memLog) ReadAfter(_ context.Context, position int64, limit int) ([]events.Record, error) {
+	l.pages++
+	var out []events.Record
+	for _, r := range l.recs {
+		if r.Position > position && (limit <= 0 || len(out) < limit) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (l *memLog) Query(_ context.Context, f events.Filter) ([]events.Record, error) {
+	l.queried = append(l.queried, f.ID)
+	for _, r := range l.recs {
+		if r.ID == f.ID && f.ID != "" {
+			return []events.Record{r}, nil
+		}
+	}
+	return nil, nil
+}
+
+func (l *memLog) head() int64 { return l.recs[len(l.recs)-1].Position }
+
+var compareStart = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+
+// append adds a record s seconds into the window, its position the
+// next.
+func (l *memLog) append(id, typ, stream, actor, cause string, s int, payload string) events.Record {
+	rec := events.Record{ID: id, Type: typ, Stream: stream, Position: int64(len(l.recs) + 1), RecordedAt: compareStart.Add(time.Duration(s) * time.Second),
+		Payload: []byte(payload), Metadata: events.Metadata{Actor: actor, CausationID: cause}}
+	l.recs = append(l.recs, rec)
+	return rec
+}
+
+// The report lists only the first decisions by time, as many as asked,
+// with their causes, and still counts every decision that differs: the
+// limit cuts the lists, never the counts, and causes are read only for
+// the decisions listed.
+func TestTheCountsStayWholeWhenTheListIsCut(t *testing.T) {
+	real, sim := &memLog{}, &memLog{}
+	for _, l := range []*memLog{real, sim} {
+		l.append(l.name("beat"), "NodeHeartbeatReceived", "node/web-01", "node:web-01", "", 0, `{}`)
+		l.append(l.name("same"), "NodeTainted", "node/web-01", "system:herd:health", "", 1, `{"key":"same"}`)
+	}
+	for i := range 3 {
+		real.append(fmt.Sprint("real-only-", i), "NodeTainted", "node/web-01", "system:herd:health", "", 10+i, fmt.Sprintf(`{"key":"real-%d"}`, i))
+	}
+	for i := range 5 {
+		cause := sim.append(fmt.Sprint("cause-", i), "HeartbeatMissed", fmt.Sprint("node/web-0", i), "system:herd:health", "sim-beat", 20+2*i, `{}`)
+		sim.append(fmt.Sprint("extra-", i), "NodeTainted", fmt.Sprint("node/web-0", i), "system:herd:noexecute", cause.ID, 21+2*i, fmt.Sprintf(`{"key":"extra-%d"}`, i))
+	}
+
+	var rep Report
+	_, _, err := rep.compare(t.Context(), span{log: real, upTo: real.head()}, span{log: sim, upTo: sim.head()}, newCauseLog(sim), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The health decisions of the simulation that cause the extra
+	// taints are themselves only the simulation's: 5 + 5.
+	if rep.Same != 1 || rep.MissingCount != 3 || rep.ExtraCount != 10 || !rep.Truncated || rep.Limit != 2 {
+		t.Errorf("same %d, missing %d, extra %d, truncated %v, limit %d; want 1, 3, 10, true, 2", rep.Same, rep.MissingCount, rep.ExtraCount, rep.Truncated, rep.Limit)
+	}
+	at := func(s int) time.Time { return compareStart.Add(time.Duration(s) * time.Second) }
+	wantMissing := []Decision{
+		{Type: "NodeTainted", Stream: "node/web-01", Effect: `{"key":"real-0"}`, Actor: "system:herd:health", At: at(10)},
+		{Type: "NodeTainted", Stream: "node/web-01", Effect: `{"key":"real-1"}`, Actor: "system:herd:health", At: at(11)},
+	}
+	if d := cmp.Diff(wantMissing, rep.Missing); d != "" {
+		t.Errorf("the decisions only herd made, listed (-want +got):\n%s", d)
+	}
+	wantExtra := []Decision{
+		{Type: "HeartbeatMissed", Stream: "node/web-00", Effect: `{}`, Actor: "system:herd:health", At: at(20)},
+		{Type: "NodeTainted", Stream: "node/web-00", Effect: `{"key":"extra-0"}`, Actor: "system:herd:noexecute", At: at(21),
+			Causes: []Cause{{Type: "HeartbeatMissed", Stream: "node/web-00", Actor: "system:herd:health", At: at(20)}}},
+	}
+	if d := cmp.Diff(wantExtra, rep.Extra); d != "" {
+		t.Errorf("the decisions only the what-if made, listed (-want +got):\n%s", d)
+	}
+	// The first extra's cause is not in the log: its chain ends there.
+	if d := cmp.Diff([]string{"sim-beat", "cause-0"}, sim.queried); d != "" {
+		t.Errorf("the causes read (-want +got):\n%s", d)
+	}
+
+	var all Report
+	if _, _, err := all.compare(t.Context(), span{log: real, upTo: real.head()}, span{log: sim, upTo: sim.head()}, newCauseLog(sim), 100); err != nil {
+		t.Fatal(err)
+	}
+	if all.Truncated || len(all.Missing) != 3 || len(all.Extra) != 10 || all.MissingCount != 3 || all.ExtraCount != 10 {
+		t.Errorf("with room for all: listed %d of %d missing, %d of %d extra, truncated %v", len(all.Missing), all.MissingCount, len(all.Extra), all.ExtraCount, all.Truncated)
+	}
+}
+
+func (l *memLog) name(s string) string { return fmt.Sprintf("%s-%p", s, l) }
+
+// The window is read a page at a time: a window longer than a page is
+// compared whole, its decisions counted, never read in one piece.
+func TestTheWindowIsReadAPageAtATime(t *testing.T) {
+	real, sim := &memLog{}, &memLog{}
+	n := seedBatch*2 + 7
+	for i := range n {
+		real.append(fmt.Sprint("r", i), "NodeTainted", "node/web-01", "system:herd:health", "", i, fmt.Sprintf(`{"key":"%d"}`, i))
+		sim.append(fmt.Sprint("s", i), "NodeTainted", "node/web-01", "system:herd:health", "", i, fmt.Sprintf(`{"key":"%d"}`, i+1))
+	}
+	var rep Report
+	if _, _, err := rep.compare(t.Context(), span{log: real, upTo: real.head()}, span{log: sim, upTo: sim.head()}, newCauseLog(sim), 1); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Same != n-1 || rep.MissingCount != 1 || rep.ExtraCount != 1 {
+		t.Errorf("same %d, missing %d, extra %d; want %d, 1, 1", rep.Same, rep.MissingCount, rep.ExtraCount, n-1)
+	}
+	if len(rep.Missing) != 1 || rep.Missing[0].Effect != `{"key":"0"}` || len(rep.Extra) != 1 || rep.Extra[0].Effect != fmt.Sprintf(`{"key":"%d"}`, n) {
+		t.Errorf("listed missing %+v, extra %+v", rep.Missing, rep.Extra)
+	}
+	if real.pages < 3 {
+		t.Errorf("the real window of %d records was read in %d pages", n, real.pages)
+	}
+}
+
+// Of the statuses a reconciler records for one object in one burst only
+// the last is a decision; a status that ends no burst is one when the
+// window ends.
+func TestOnlyTheLastStatusOfABurstIsADecision(t *testing.T) {
+	l := &memLog{}
+	l.append("a", "PodStatusRecorded", "pod/default/web", "system:herd:zones", "", 0, `{"phase":"Pending"}`)
+	l.append("b", "PodStatusRecorded", "pod/default/web", "system:herd:zones", "", 1, `{"phase":"Running"}`)
+	l.append("c", "NodeTainted", "node/web-01", "system:herd:health", "", 2, `{}`)
+	l.append("d", "PodStatusRecorded", "pod/default/web", "system:herd:zones", "", 10, `{"phase":"Failed"}`)
+	l.append("e", "PodStatusRecorded", "pod/default/web", "system:herd:zones", "", 11, `{"phase":"Succeeded"}`)
+	var got []string
+	err := span{log: l, upTo: l.head()}.decisions(t.Context(), nil, nil, func(rec events.Record, _ Decision) { got = append(got, rec.ID) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"c", "b", "e"}, got); d != "" {
+		t.Errorf("the decisions (-want +got):\n%s", d)
+	}
+}
+
+// A cause is read from the log by its ID once, however many chains it
+// is in.
+func TestACauseIsReadOnce(t *testing.T) {
+	l := &memLog{}
+	root := l.append("root", "NodeRegistered", "node/web-01", "node:web-01", "", 0, `{}`)
+	turned := l.append("turned", "NodeConditionChanged", "node/web-01", "system:herd:health", root.ID, 10, `{}`)
+	log := newCauseLog(l)
+	for range 2 {
+		got := causesFrom(t.Context(), log, turned.ID, nil)
+		want := []Cause{
+			{Type: "NodeConditionChanged", Stream: "node/web-01", Actor: "system:herd:health", At: turned.RecordedAt},
+			{Type: "NodeRegistered", Stream: "node/web-01", Actor: "node:web-01", At: root.RecordedAt},
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("the chain of causes (-want +got):\n%s", d)
+		}
+	}
+	if d := cmp.Diff([]string{"turned", "root"}, l.queried); d != "" {
+		t.Errorf("the causes read (-want +got):\n%s", d)
+	}
+	if got := causesFrom(t.Context(), log, "gone", nil); len(got) != 0 {
+		t.Errorf("a cause the log does not hold: %+v, want an empty chain", got)
+	}
+}
