@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -55,6 +56,64 @@ var modelLeaseKind = &ObjectKind[modelLeaseSpec, NoStatus]{
 }
 
 func (modelLeaseSpec) objectKind() *ObjectKind[modelLeaseSpec, NoStatus] { return modelLeaseKind }
+
+// The model lease's own copy, comparison and JSON (fastPaths), as a kind
+// on the model may have them: the Lease's own clone and equal, and its
+// spec written field by field as its tags say.
+func (modelLeaseSpec) modelCopy() func(modelLeaseSpec) modelLeaseSpec {
+	return func(s modelLeaseSpec) modelLeaseSpec { return modelLeaseSpec(LeaseSpec(s).clone()) }
+}
+
+func (modelLeaseSpec) modelEqual() func(a, b modelLeaseSpec) bool {
+	return func(a, b modelLeaseSpec) bool { return LeaseSpec(a).equal(LeaseSpec(b)) }
+}
+
+func (modelLeaseSpec) modelAppendJSON() func(b []byte, s modelLeaseSpec) ([]byte, error) {
+	return appendModelLeaseSpec
+}
+
+func appendModelLeaseSpec(b []byte, s modelLeaseSpec) ([]byte, error) {
+	var err error
+	b = append(b, '{')
+	sep := func() {
+		if b[len(b)-1] != '{' {
+			b = append(b, ',')
+		}
+	}
+	if s.HolderIdentity != "" {
+		sep()
+		b = appendJSONString(append(b, `"holderIdentity":`...), s.HolderIdentity)
+	}
+	if s.LeaseDurationSeconds != nil {
+		sep()
+		b = strconv.AppendInt(append(b, `"leaseDurationSeconds":`...), int64(*s.LeaseDurationSeconds), 10)
+	}
+	if s.AcquireTime != nil {
+		sep()
+		if b, err = appendJSONTime(append(b, `"acquireTime":`...), *s.AcquireTime); err != nil {
+			return nil, err
+		}
+	}
+	if s.RenewTime != nil {
+		sep()
+		if b, err = appendJSONTime(append(b, `"renewTime":`...), *s.RenewTime); err != nil {
+			return nil, err
+		}
+	}
+	if s.LeaseTransitions != nil {
+		sep()
+		b = strconv.AppendInt(append(b, `"leaseTransitions":`...), int64(*s.LeaseTransitions), 10)
+	}
+	if s.Strategy != "" {
+		sep()
+		b = appendJSONString(append(b, `"strategy":`...), s.Strategy)
+	}
+	if s.PreferredHolder != "" {
+		sep()
+		b = appendJSONString(append(b, `"preferredHolder":`...), s.PreferredHolder)
+	}
+	return append(b, '}'), nil
+}
 
 func evolveModelLease(l Object[modelLeaseSpec, NoStatus], e Event) Object[modelLeaseSpec, NoStatus] {
 	if out, ok := evolveObject(l, e); ok {

@@ -1,6 +1,12 @@
 package domain
 
-import "reflect"
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+)
 
 // semanticEqual reports whether a and b hold the same values, as
 // apimachinery's equality.Semantic.DeepEqual does for API objects: like
@@ -9,8 +15,13 @@ import "reflect"
 // kind on the object model whether a write is a no-op, instead of an
 // equal method per kind. The domain imports no Kubernetes module (see
 // TestImportsPointInward), hence this walk of its own.
-func semanticEqual(a, b any) bool {
-	return equalValues(reflect.ValueOf(a), reflect.ValueOf(b))
+//
+// A type with its own comparison (fastPaths) is compared by it instead.
+func semanticEqual[T any](a, b T) bool {
+	if eq := fastPathsOf[T]().equal; eq != nil {
+		return eq(a, b)
+	}
+	return equalValues(reflect.ValueOf(&a).Elem(), reflect.ValueOf(&b).Elem())
 }
 
 func equalValues(a, b reflect.Value) bool {
@@ -79,7 +90,12 @@ func equalValues(a, b reflect.Value) bool {
 // it; empty maps and slices come back nil. It replaces a clone method per
 // kind on the object model: a field added to a spec is copied without
 // anyone remembering to.
+//
+// A type with its own copy (fastPaths) is copied by it instead.
 func deepCopy[T any](v T) T {
+	if cp := fastPathsOf[T]().copy; cp != nil {
+		return cp(v)
+	}
 	out := copyValue(reflect.ValueOf(&v).Elem())
 	return out.Interface().(T)
 }
@@ -133,4 +149,66 @@ func copyValue(v reflect.Value) reflect.Value {
 		out.Set(v)
 	}
 	return out
+}
+
+// fastPaths are a type's own copy, comparison and JSON, which the object
+// model uses in place of its reflective walks (deepCopy, semanticEqual)
+// and of encoding/json (marshalLayout) when the type has them; a nil one
+// is the generic path. Each must do exactly what the generic path does:
+// copy sharing nothing and giving nil for empty, compare with nil equal
+// to empty, write the bytes encoding/json writes
+// (TestFastPathsDoWhatTheGenericPathsDo).
+type fastPaths[T any] struct {
+	copy       func(T) T
+	equal      func(a, b T) bool
+	appendJSON func(b []byte, v T) ([]byte, error)
+}
+
+// The interfaces through which a type offers its fast paths. Each
+// returns the function, so that it is found once per type (on its zero
+// value) and called without putting the value in an interface.
+type (
+	modelCopier[T any]   interface{ modelCopy() func(T) T }
+	modelEqualer[T any]  interface{ modelEqual() func(a, b T) bool }
+	modelAppender[T any] interface {
+		modelAppendJSON() func(b []byte, v T) ([]byte, error)
+	}
+)
+
+// fastPathsByType holds the fastPaths of each type asked for, by its
+// reflect.Type, as *fastPaths[T].
+var fastPathsByType sync.Map
+
+// fastPathsOf is T's fast paths: its own, offered by the interfaces
+// above, or the domain's for the maps and lists every object's metadata
+// holds.
+func fastPathsOf[T any]() *fastPaths[T] {
+	t := reflect.TypeFor[T]()
+	if fp, ok := fastPathsByType.Load(t); ok {
+		return fp.(*fastPaths[T])
+	}
+	fp := &fastPaths[T]{}
+	var zero T
+	switch z := any(&fp).(type) {
+	case **fastPaths[map[string]string]:
+		*z = &fastPaths[map[string]string]{copy: cloneStrings, equal: maps.Equal[map[string]string, map[string]string]}
+	case **fastPaths[[]string]:
+		*z = &fastPaths[[]string]{copy: cloneSlice[string], equal: slices.Equal[[]string]}
+	case **fastPaths[[]OwnerReference]:
+		*z = &fastPaths[[]OwnerReference]{copy: cloneSlice[OwnerReference], equal: slices.Equal[[]OwnerReference]}
+	case **fastPaths[*time.Time]:
+		*z = &fastPaths[*time.Time]{copy: clonePtr[time.Time], equal: equalTime, appendJSON: appendJSONTimePtr}
+	default:
+		if c, ok := any(zero).(modelCopier[T]); ok {
+			fp.copy = c.modelCopy()
+		}
+		if e, ok := any(zero).(modelEqualer[T]); ok {
+			fp.equal = e.modelEqual()
+		}
+		if a, ok := any(zero).(modelAppender[T]); ok {
+			fp.appendJSON = a.modelAppendJSON()
+		}
+	}
+	actual, _ := fastPathsByType.LoadOrStore(t, fp)
+	return actual.(*fastPaths[T])
 }
