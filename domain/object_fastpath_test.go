@@ -48,7 +48,7 @@ func TestMarshalLayoutWritesWhatEncodingJSONWrites(t *testing.T) {
 	}
 	same("owners", appendJSONOwners(nil, owners), owners)
 	for _, tm := range []time.Time{{}, t0, t0.Add(123456789 * time.Nanosecond),
-		time.Date(2026, 3, 1, 2, 3, 4, 500, time.FixedZone("x", -(5*3600 + 30*60)))} {
+		time.Date(2026, 3, 1, 2, 3, 4, 500, time.FixedZone("x", -(5*3600+30*60)))} {
 		got, err := appendJSONTime(nil, tm)
 		if err != nil {
 			t.Fatal(err)

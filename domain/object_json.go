@@ -66,14 +66,14 @@ func (o Object[S, St]) MarshalJSON() ([]byte, error) { return marshalObject(o, n
 func marshalObject[S Spec[S, St], St any](o Object[S, St], own map[string]any) ([]byte, error) {
 	l := kindOf[S, St]().Layout
 	f := layoutFields{
-		has: fieldsOfState,
+		has:       fieldsOfState,
 		namespace: o.Namespace, name: o.Name, uid: o.UID,
 		labels: o.Labels, annotations: o.Annotations, finalizers: o.Finalizers, owners: o.Owners,
 		generation: o.Generation, createdAt: o.CreatedAt,
 		deletionRequestedAt: o.DeletionRequestedAt, deletionGracePeriodSeconds: o.DeletionGracePeriodSeconds,
 		deleted: o.Deleted, orphan: o.Orphan, version: o.Version, resourceVersion: o.ResourceVersion,
 		terminatingSince: timeOrZero(o.DeletionRequestedAt),
-		own: own,
+		own:              own,
 	}
 	return marshalLayout(l.State, l.InlineSpec, &f, &o.Spec, &o.Status)
 }
@@ -113,7 +113,7 @@ func (o *Object[S, St]) UnmarshalJSON(data []byte) error {
 func (e ObjectCreated[S, St]) MarshalJSON() ([]byte, error) {
 	l := kindOf[S, St]().Layout
 	f := layoutFields{
-		has: fieldsOfCreated,
+		has:       fieldsOfCreated,
 		namespace: e.Namespace, name: e.Name, uid: e.UID,
 		labels: e.Labels, annotations: e.Annotations, finalizers: e.Finalizers, owners: e.Owners,
 		reason: e.Reason, at: e.At,
