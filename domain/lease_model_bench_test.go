@@ -42,15 +42,15 @@ var modelLeaseKind = &ObjectKind[modelLeaseSpec, NoStatus]{
 			return leaseContentProblems(LeaseContent{Labels: meta.Labels, Annotations: meta.Annotations, Spec: LeaseSpec(s)})
 		},
 		// An update that moves the renew time alone is a renewal.
-		RecordUpdate: func(state object, u Event) (Event, error) {
-			old, e := state.(Object[modelLeaseSpec, NoStatus]), u.(ObjectUpdated[modelLeaseSpec, NoStatus])
+		RecordUpdate: func(state object, e SpecUpdate[modelLeaseSpec]) (Event, error) {
+			old := state.(Object[modelLeaseSpec, NoStatus])
 			withOldRenew := LeaseSpec(e.Spec)
 			withOldRenew.RenewTime = old.Spec.RenewTime
 			if e.Spec.RenewTime != nil && withOldRenew.equal(LeaseSpec(old.Spec)) &&
 				semanticEqual(old.Labels, e.Labels) && semanticEqual(old.Annotations, e.Annotations) && semanticEqual(old.Owners, e.Owners) {
 				return modelLeaseRenewed{RenewTime: *e.Spec.RenewTime, At: e.At}, nil
 			}
-			return u, nil
+			return nil, nil
 		},
 	},
 }
@@ -121,7 +121,9 @@ func evolveModelLease(l Object[modelLeaseSpec, NoStatus], e Event) Object[modelL
 	}
 	l.Version++
 	if r, ok := e.(modelLeaseRenewed); ok {
-		l.Spec = deepCopy(l.Spec)
+		// Only the renew time is new; the spec's other pointers stay
+		// shared with the earlier state, as the Lease's own evolve has
+		// them.
 		t := r.RenewTime
 		l.Spec.RenewTime = &t
 	}

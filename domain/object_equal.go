@@ -21,6 +21,12 @@ func semanticEqual[T any](a, b T) bool {
 	if eq := fastPathsOf[T]().equal; eq != nil {
 		return eq(a, b)
 	}
+	return semanticEqualWalk(a, b)
+}
+
+// semanticEqualWalk is semanticEqual's reflective walk, apart so that a
+// and b reach the heap only when it runs.
+func semanticEqualWalk[T any](a, b T) bool {
 	return equalValues(reflect.ValueOf(&a).Elem(), reflect.ValueOf(&b).Elem())
 }
 
@@ -96,6 +102,12 @@ func deepCopy[T any](v T) T {
 	if cp := fastPathsOf[T]().copy; cp != nil {
 		return cp(v)
 	}
+	return deepCopyWalk(v)
+}
+
+// deepCopyWalk is deepCopy's reflective walk, apart so that v reaches
+// the heap only when it runs.
+func deepCopyWalk[T any](v T) T {
 	out := copyValue(reflect.ValueOf(&v).Elem())
 	return out.Interface().(T)
 }

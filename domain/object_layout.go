@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -219,8 +220,31 @@ func (v *layoutFields) appendField(b []byte, f fieldSet) ([]byte, error) {
 // a map of the values: the metadata through appenders of its own, the
 // spec and the status through their type's appender when it has one
 // (fastPaths) and encoding/json otherwise.
+//
+// It writes into a buffer it keeps for the next (layoutBuffers) and
+// returns a copy of just the record's length.
 func marshalLayout[S, St any](layout []string, inline bool, v *layoutFields, spec *S, status *St) ([]byte, error) {
-	buf := make([]byte, 0, 512)
+	scratch := layoutBuffers.Get().(*[]byte)
+	buf, err := appendLayout((*scratch)[:0], layout, inline, v, spec, status)
+	var out []byte
+	if err == nil {
+		out = append(make([]byte, 0, len(buf)), buf...)
+	}
+	if cap(buf) <= maxKeptLayoutBuffer {
+		*scratch = buf
+		layoutBuffers.Put(scratch)
+	}
+	return out, err
+}
+
+// layoutBuffers are marshalLayout's buffers, *[]byte; one that grew past
+// maxKeptLayoutBuffer (a record of a large ConfigMap) is not kept.
+var layoutBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+const maxKeptLayoutBuffer = 64 << 10
+
+// appendLayout is marshalLayout writing into buf.
+func appendLayout[S, St any](buf []byte, layout []string, inline bool, v *layoutFields, spec *S, status *St) ([]byte, error) {
 	buf = append(buf, '{')
 	for _, tok := range layout {
 		name, opt, _ := strings.Cut(tok, ",")
