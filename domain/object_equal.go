@@ -72,11 +72,13 @@ func equalValues(a, b reflect.Value) bool {
 		}
 		return equalValues(a.Elem(), b.Elem())
 	case reflect.Struct:
-		if eq := a.MethodByName("Equal"); eq.IsValid() && eq.Type().NumIn() == 1 && eq.Type().In(0) == a.Type() &&
-			eq.Type().NumOut() == 1 && eq.Type().Out(0).Kind() == reflect.Bool {
+		if a.Type() == timeType && a.CanInterface() && b.CanInterface() {
+			return a.Interface().(time.Time).Equal(b.Interface().(time.Time))
+		}
+		if hasEqualMethod(a.Type()) {
 			// time.Time and its like say themselves what equal means
 			// (the same instant, whatever the location).
-			return eq.Call([]reflect.Value{b})[0].Bool()
+			return a.MethodByName("Equal").Call([]reflect.Value{b})[0].Bool()
 		}
 		for i := range a.NumField() {
 			if !equalValues(a.Field(i), b.Field(i)) {
@@ -90,6 +92,24 @@ func equalValues(a, b reflect.Value) bool {
 		}
 		return reflect.DeepEqual(a, b)
 	}
+}
+
+// timeType is time.Time, the struct with an Equal method the model
+// compares most.
+var timeType = reflect.TypeFor[time.Time]()
+
+// equalMethods holds hasEqualMethod's answer for each type asked about.
+var equalMethods sync.Map
+
+// hasEqualMethod reports whether t has a method Equal(t) bool.
+func hasEqualMethod(t reflect.Type) bool {
+	if has, ok := equalMethods.Load(t); ok {
+		return has.(bool)
+	}
+	m, ok := t.MethodByName("Equal")
+	has := ok && m.Type.NumIn() == 2 && m.Type.In(1) == t && m.Type.NumOut() == 1 && m.Type.Out(0).Kind() == reflect.Bool
+	equalMethods.Store(t, has)
+	return has
 }
 
 // deepCopy returns a copy of v that shares no map, slice or pointer with
@@ -112,55 +132,99 @@ func deepCopyWalk[T any](v T) T {
 	return out.Interface().(T)
 }
 
+// copyValue is v copied as deepCopy says; a value with nothing to copy
+// deeply (a string, a number, a time) is v itself, which its caller's Set
+// copies.
 func copyValue(v reflect.Value) reflect.Value {
-	out := reflect.New(v.Type()).Elem()
 	switch v.Kind() {
 	case reflect.Map:
 		if v.Len() == 0 {
-			return out
+			return reflect.Zero(v.Type())
 		}
 		m := reflect.MakeMapWithSize(v.Type(), v.Len())
 		iter := v.MapRange()
 		for iter.Next() {
 			m.SetMapIndex(iter.Key(), copyValue(iter.Value()))
 		}
-		out.Set(m)
+		return m
 	case reflect.Slice:
 		if v.Len() == 0 {
-			return out
+			return reflect.Zero(v.Type())
 		}
 		s := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		if !needsDeepCopy(v.Type().Elem()) {
+			reflect.Copy(s, v)
+			return s
+		}
 		for i := range v.Len() {
 			s.Index(i).Set(copyValue(v.Index(i)))
 		}
-		out.Set(s)
+		return s
 	case reflect.Pointer:
 		if v.IsNil() {
-			return out
+			return reflect.Zero(v.Type())
 		}
 		p := reflect.New(v.Type().Elem())
 		p.Elem().Set(copyValue(v.Elem()))
-		out.Set(p)
+		return p
 	case reflect.Struct:
+		if !needsDeepCopy(v.Type()) {
+			return v
+		}
+		out := reflect.New(v.Type()).Elem()
 		out.Set(v) // unexported fields (time.Time's) are copied as they are
 		for i := range v.NumField() {
-			if f := out.Field(i); f.CanSet() {
+			if f := out.Field(i); f.CanSet() && needsDeepCopy(f.Type()) {
 				f.Set(copyValue(v.Field(i)))
 			}
 		}
+		return out
 	case reflect.Array:
+		if !needsDeepCopy(v.Type()) {
+			return v
+		}
+		out := reflect.New(v.Type()).Elem()
 		for i := range v.Len() {
 			out.Index(i).Set(copyValue(v.Index(i)))
 		}
+		return out
 	case reflect.Interface:
 		if v.IsNil() {
-			return out
+			return reflect.Zero(v.Type())
 		}
+		out := reflect.New(v.Type()).Elem()
 		out.Set(copyValue(v.Elem()))
-	default:
-		out.Set(v)
+		return out
 	}
-	return out
+	return v
+}
+
+// deepCopyNeeded holds needsDeepCopy's answer for each type asked about.
+var deepCopyNeeded sync.Map
+
+// needsDeepCopy reports whether copyValue has anything to do for a value
+// of type t: a map, slice, pointer or interface it can reach through
+// exported fields (those of unexported fields are copied as they are).
+func needsDeepCopy(t reflect.Type) bool {
+	if n, ok := deepCopyNeeded.Load(t); ok {
+		return n.(bool)
+	}
+	var n bool
+	switch t.Kind() {
+	case reflect.Map, reflect.Slice, reflect.Pointer, reflect.Interface:
+		n = true
+	case reflect.Array:
+		n = needsDeepCopy(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && needsDeepCopy(f.Type) {
+				n = true
+				break
+			}
+		}
+	}
+	deepCopyNeeded.Store(t, n)
+	return n
 }
 
 // fastPaths are a type's own copy, comparison and JSON, which the object
