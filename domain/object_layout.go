@@ -253,7 +253,7 @@ func appendLayout[S, St any](buf []byte, layout []string, inline bool, v *layout
 		if len(buf) > 1 {
 			buf = append(buf, ',')
 		}
-		if !(name == "spec" && inline) {
+		if name != "spec" || !inline {
 			buf = append(appendJSONString(buf, name), ':')
 		}
 		var err error
