@@ -143,3 +143,37 @@ func checkSharesNothing(t *testing.T, a, b reflect.Value) {
 		}
 	}
 }
+
+// TestAnUpdateOnTheModelKeepsNoMapOfTheCommand: an update copies the
+// command's spec and metadata only once it knows the event it records,
+// and then into it: whatever the command's maps become afterwards, the
+// events stay as decided, for the model's own update event (a
+// ReplicaSet's) and for a kind's own (a DaemonSet's, RecordUpdate).
+func TestAnUpdateOnTheModelKeepsNoMapOfTheCommand(t *testing.T) {
+	check := func(kind string, decide func(labels map[string]string, tmplLabels map[string]string) ([]Event, error)) {
+		t.Helper()
+		labels, tmplLabels := map[string]string{"tier": "front"}, map[string]string{"app": "web", "v": "2"}
+		evs, err := decide(labels, tmplLabels)
+		if err != nil || len(evs) == 0 {
+			t.Fatalf("%s: %v %v", kind, evs, err)
+		}
+		before := mustJSON(t, evs)
+		labels["tier"], tmplLabels["v"] = "changed", "changed"
+		if after := mustJSON(t, evs); string(after) != string(before) {
+			t.Errorf("%s: the events follow the command's maps:\n %s\nthen\n %s", kind, before, after)
+		}
+	}
+	check("ReplicaSet", func(labels, tmplLabels map[string]string) ([]Event, error) {
+		rs := EvolveReplicaSet(ReplicaSet{}, ReplicaSetCreated{Namespace: "default", Name: "web", UID: "u", Spec: sampleRSSpec(), At: t0})
+		spec := sampleRSSpec()
+		spec.Template.Labels = tmplLabels
+		return DecideReplicaSet(rs, UpdateReplicaSet{Meta: ObjectMeta{Labels: labels}, Spec: spec}, at(1))
+	})
+	check("DaemonSet", func(labels, tmplLabels map[string]string) ([]Event, error) {
+		ds := EvolveDaemonSet(DaemonSet{}, DaemonSetCreated{Namespace: "default", Name: "logs", UID: "u", Spec: sampleDSSpec(), At: t0})
+		spec := sampleDSSpec()
+		tmplLabels["app"] = "logs"
+		spec.Template.Labels = tmplLabels
+		return DecideDaemonSet(ds, UpdateDaemonSet{Meta: ObjectMeta{Labels: labels}, Spec: spec}, at(1))
+	})
+}
