@@ -37,18 +37,18 @@ var DecideDaemonSet = DecideObject[DaemonSet]
 // recordDaemonSetUpdate is the DaemonSet's own event for an update: the
 // model's, with the template generation, one more when the template
 // changed.
-func recordDaemonSetUpdate(state object, e Event) (Event, error) {
+func recordDaemonSetUpdate(state object, u SpecUpdate[DaemonSetSpec]) (Event, error) {
 	ds, err := stateOf[DaemonSet](subject[DaemonSetCommand]{state: state})
 	if err != nil {
 		return nil, err
 	}
-	u := e.(ObjectUpdated[DaemonSetSpec, DaemonSetStatus])
 	tgen := ds.TemplateGeneration
 	if !semanticEqual(ds.Spec.Template, u.Spec.Template) {
 		tgen++
 	}
 	return DaemonSetChanged{
-		Labels: u.Labels, Annotations: u.Annotations, Spec: u.Spec, Generation: u.Generation, TemplateGeneration: tgen, At: u.At,
+		Labels: cloneStrings(u.Labels), Annotations: cloneStrings(u.Annotations), Spec: deepCopy(u.Spec),
+		Generation: u.Generation, TemplateGeneration: tgen, At: u.At,
 	}, nil
 }
 

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -41,20 +42,78 @@ var modelLeaseKind = &ObjectKind[modelLeaseSpec, NoStatus]{
 			return leaseContentProblems(LeaseContent{Labels: meta.Labels, Annotations: meta.Annotations, Spec: LeaseSpec(s)})
 		},
 		// An update that moves the renew time alone is a renewal.
-		RecordUpdate: func(state object, u Event) (Event, error) {
-			old, e := state.(Object[modelLeaseSpec, NoStatus]), u.(ObjectUpdated[modelLeaseSpec, NoStatus])
+		RecordUpdate: func(state object, e SpecUpdate[modelLeaseSpec]) (Event, error) {
+			old := state.(Object[modelLeaseSpec, NoStatus])
 			withOldRenew := LeaseSpec(e.Spec)
 			withOldRenew.RenewTime = old.Spec.RenewTime
 			if e.Spec.RenewTime != nil && withOldRenew.equal(LeaseSpec(old.Spec)) &&
 				semanticEqual(old.Labels, e.Labels) && semanticEqual(old.Annotations, e.Annotations) && semanticEqual(old.Owners, e.Owners) {
 				return modelLeaseRenewed{RenewTime: *e.Spec.RenewTime, At: e.At}, nil
 			}
-			return u, nil
+			return nil, nil
 		},
 	},
 }
 
 func (modelLeaseSpec) objectKind() *ObjectKind[modelLeaseSpec, NoStatus] { return modelLeaseKind }
+
+// The model lease's own copy, comparison and JSON (fastPaths), as a kind
+// on the model may have them: the Lease's own clone and equal, and its
+// spec written field by field as its tags say.
+func (modelLeaseSpec) modelCopy() func(modelLeaseSpec) modelLeaseSpec {
+	return func(s modelLeaseSpec) modelLeaseSpec { return modelLeaseSpec(LeaseSpec(s).clone()) }
+}
+
+func (modelLeaseSpec) modelEqual() func(a, b modelLeaseSpec) bool {
+	return func(a, b modelLeaseSpec) bool { return LeaseSpec(a).equal(LeaseSpec(b)) }
+}
+
+func (modelLeaseSpec) modelAppendJSON() func(b []byte, s modelLeaseSpec) ([]byte, error) {
+	return appendModelLeaseSpec
+}
+
+func appendModelLeaseSpec(b []byte, s modelLeaseSpec) ([]byte, error) {
+	var err error
+	b = append(b, '{')
+	sep := func() {
+		if b[len(b)-1] != '{' {
+			b = append(b, ',')
+		}
+	}
+	if s.HolderIdentity != "" {
+		sep()
+		b = appendJSONString(append(b, `"holderIdentity":`...), s.HolderIdentity)
+	}
+	if s.LeaseDurationSeconds != nil {
+		sep()
+		b = strconv.AppendInt(append(b, `"leaseDurationSeconds":`...), int64(*s.LeaseDurationSeconds), 10)
+	}
+	if s.AcquireTime != nil {
+		sep()
+		if b, err = appendJSONTime(append(b, `"acquireTime":`...), *s.AcquireTime); err != nil {
+			return nil, err
+		}
+	}
+	if s.RenewTime != nil {
+		sep()
+		if b, err = appendJSONTime(append(b, `"renewTime":`...), *s.RenewTime); err != nil {
+			return nil, err
+		}
+	}
+	if s.LeaseTransitions != nil {
+		sep()
+		b = strconv.AppendInt(append(b, `"leaseTransitions":`...), int64(*s.LeaseTransitions), 10)
+	}
+	if s.Strategy != "" {
+		sep()
+		b = appendJSONString(append(b, `"strategy":`...), s.Strategy)
+	}
+	if s.PreferredHolder != "" {
+		sep()
+		b = appendJSONString(append(b, `"preferredHolder":`...), s.PreferredHolder)
+	}
+	return append(b, '}'), nil
+}
 
 func evolveModelLease(l Object[modelLeaseSpec, NoStatus], e Event) Object[modelLeaseSpec, NoStatus] {
 	if out, ok := evolveObject(l, e); ok {
@@ -62,7 +121,9 @@ func evolveModelLease(l Object[modelLeaseSpec, NoStatus], e Event) Object[modelL
 	}
 	l.Version++
 	if r, ok := e.(modelLeaseRenewed); ok {
-		l.Spec = deepCopy(l.Spec)
+		// Only the renew time is new; the spec's other pointers stay
+		// shared with the earlier state, as the Lease's own evolve has
+		// them.
 		t := r.RenewTime
 		l.Spec.RenewTime = &t
 	}
@@ -125,22 +186,33 @@ func BenchmarkLeaseRenewDomain(b *testing.B) {
 			}
 		}
 	})
-	b.Run("ObjectModel", func(b *testing.B) {
-		_, m := benchLeases(t0)
-		renew := t0
-		for b.Loop() {
-			renew = renew.Add(10 * time.Second)
-			evs, err := DecideObject(m, Update[modelLeaseSpec, NoStatus]{Spec: modelLeaseSpec(renewalSpec("n1", renew))}, renew)
-			if err != nil || len(evs) != 1 {
-				b.Fatal(evs, err)
-			}
-			if _, ok := evs[0].(modelLeaseRenewed); !ok {
-				b.Fatalf("%T", evs[0])
-			}
-			m = evolveModelLease(m, evs[0])
-			if _, err := json.Marshal(m); err != nil {
-				b.Fatal(err)
-			}
-		}
+	b.Run("ObjectModel", func(b *testing.B) { benchModelLeaseRenew(b, json.Marshal) })
+	// The row written by its MarshalJSON alone: encoding/json's Marshal
+	// checks and compacts what a MarshalJSON returns, a scan of the whole
+	// row that the Lease's own struct, written by encoding/json itself,
+	// does not pay.
+	b.Run("ObjectModelMarshalJSON", func(b *testing.B) {
+		benchModelLeaseRenew(b, func(v any) ([]byte, error) { return v.(json.Marshaler).MarshalJSON() })
 	})
+}
+
+// benchModelLeaseRenew is the model lease's renewal, its row written by
+// marshal.
+func benchModelLeaseRenew(b *testing.B, marshal func(any) ([]byte, error)) {
+	_, m := benchLeases(t0)
+	renew := t0
+	for b.Loop() {
+		renew = renew.Add(10 * time.Second)
+		evs, err := DecideObject(m, Update[modelLeaseSpec, NoStatus]{Spec: modelLeaseSpec(renewalSpec("n1", renew))}, renew)
+		if err != nil || len(evs) != 1 {
+			b.Fatal(evs, err)
+		}
+		if _, ok := evs[0].(modelLeaseRenewed); !ok {
+			b.Fatalf("%T", evs[0])
+		}
+		m = evolveModelLease(m, evs[0])
+		if _, err := marshal(m); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -127,19 +127,12 @@ func (c Update[S, St]) decideObject(s subject[ObjectCommand[S, St]], now time.Ti
 // owners replaced after it (UpdateReplacesOwners).
 func decideKindUpdate[S Spec[S, St], St any](s subject[ObjectCommand[S, St]], meta ObjectMeta, spec S, now time.Time) ([]Event, error) {
 	k, o := kindOf[S, St](), modelOf(s)
-	evs, err := decideUpdate(o, meta, spec, now)
+	evs, err := decideRecordedUpdate(o, meta, spec, now, s.state, k.Strategy.RecordUpdate)
 	if err != nil {
 		return nil, err
 	}
-	if record := k.Strategy.RecordUpdate; record != nil && len(evs) > 0 {
-		if _, spec := evs[0].(ObjectUpdated[S, St]); spec {
-			if evs[0], err = record(s.state, evs[0]); err != nil {
-				return nil, err
-			}
-		}
-	}
 	if k.UpdateReplacesOwners && !semanticEqual(meta.Owners, o.Owners) {
-		evs = append(evs, ObjectOwnersChanged[S, St]{Owners: deepCopy(meta.Owners), At: now})
+		evs = append(evs, ObjectOwnersChanged[S, St]{Owners: cloneSlice(meta.Owners), At: now})
 	}
 	return evs, nil
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
-	"strings"
 	"time"
 )
 
@@ -67,18 +65,17 @@ func (o Object[S, St]) MarshalJSON() ([]byte, error) { return marshalObject(o, n
 // by the names its layout gives them.
 func marshalObject[S Spec[S, St], St any](o Object[S, St], own map[string]any) ([]byte, error) {
 	l := kindOf[S, St]().Layout
-	values := map[string]any{
-		"namespace": o.Namespace, "name": o.Name, "uid": o.UID,
-		"labels": o.Labels, "annotations": o.Annotations, "finalizers": o.Finalizers, "owners": o.Owners,
-		"spec": o.Spec, "status": o.Status, "generation": o.Generation, "createdAt": o.CreatedAt,
-		"deletionRequestedAt": o.DeletionRequestedAt, "deletionGracePeriodSeconds": o.DeletionGracePeriodSeconds,
-		"deleted": o.Deleted, "orphan": o.Orphan, "version": o.Version, "resourceVersion": o.ResourceVersion,
-		"terminatingSince": timeOrZero(o.DeletionRequestedAt),
+	f := layoutFields{
+		has:       fieldsOfState,
+		namespace: o.Namespace, name: o.Name, uid: o.UID,
+		labels: o.Labels, annotations: o.Annotations, finalizers: o.Finalizers, owners: o.Owners,
+		generation: o.Generation, createdAt: o.CreatedAt,
+		deletionRequestedAt: o.DeletionRequestedAt, deletionGracePeriodSeconds: o.DeletionGracePeriodSeconds,
+		deleted: o.Deleted, orphan: o.Orphan, version: o.Version, resourceVersion: o.ResourceVersion,
+		terminatingSince: timeOrZero(o.DeletionRequestedAt),
+		own:              own,
 	}
-	for k, v := range own {
-		values[k] = v
-	}
-	return marshalLayout(l.State, l.InlineSpec, values)
+	return marshalLayout(l.State, l.InlineSpec, &f, &o.Spec, &o.Status)
 }
 
 // UnmarshalJSON reads a view row MarshalJSON (or an earlier herd) wrote.
@@ -115,11 +112,13 @@ func (o *Object[S, St]) UnmarshalJSON(data []byte) error {
 // MarshalJSON writes the event's payload (ObjectLayout.Created).
 func (e ObjectCreated[S, St]) MarshalJSON() ([]byte, error) {
 	l := kindOf[S, St]().Layout
-	return marshalLayout(l.Created, l.InlineSpec, map[string]any{
-		"namespace": e.Namespace, "name": e.Name, "uid": e.UID,
-		"labels": e.Labels, "annotations": e.Annotations, "finalizers": e.Finalizers, "owners": e.Owners,
-		"spec": e.Spec, "reason": e.Reason, "at": e.At,
-	})
+	f := layoutFields{
+		has:       fieldsOfCreated,
+		namespace: e.Namespace, name: e.Name, uid: e.UID,
+		labels: e.Labels, annotations: e.Annotations, finalizers: e.Finalizers, owners: e.Owners,
+		reason: e.Reason, at: e.At,
+	}
+	return marshalLayout(l.Created, l.InlineSpec, &f, &e.Spec, (*St)(nil))
 }
 
 // UnmarshalJSON reads a payload MarshalJSON (or an earlier herd) wrote.
@@ -142,10 +141,12 @@ func (e *ObjectCreated[S, St]) UnmarshalJSON(data []byte) error {
 // MarshalJSON writes the event's payload (ObjectLayout.Updated).
 func (e ObjectUpdated[S, St]) MarshalJSON() ([]byte, error) {
 	l := kindOf[S, St]().Layout
-	return marshalLayout(l.Updated, l.InlineSpec, map[string]any{
-		"labels": e.Labels, "annotations": e.Annotations, "owners": e.Owners,
-		"spec": e.Spec, "generation": e.Generation, "changed": e.Changed, "at": e.At,
-	})
+	f := layoutFields{
+		has:    fieldsOfUpdated,
+		labels: e.Labels, annotations: e.Annotations, owners: e.Owners,
+		generation: e.Generation, changed: e.Changed, at: e.At,
+	}
+	return marshalLayout(l.Updated, l.InlineSpec, &f, &e.Spec, (*St)(nil))
 }
 
 // UnmarshalJSON reads a payload MarshalJSON (or an earlier herd) wrote.
@@ -172,9 +173,11 @@ var metadataChangedLayout = []string{"labels,omitempty", "annotations,omitempty"
 
 // MarshalJSON writes the event's payload (ObjectLayout.MetadataChanged).
 func (e ObjectMetadataChanged[S, St]) MarshalJSON() ([]byte, error) {
-	return marshalLayout(kindOf[S, St]().Layout.MetadataChanged, false, map[string]any{
-		"labels": e.Labels, "annotations": e.Annotations, "owners": e.Owners, "changed": e.Changed, "at": e.At,
-	})
+	f := layoutFields{
+		has:    fieldsOfMetadataChanged,
+		labels: e.Labels, annotations: e.Annotations, owners: e.Owners, changed: e.Changed, at: e.At,
+	}
+	return marshalLayout(kindOf[S, St]().Layout.MetadataChanged, false, &f, (*S)(nil), (*St)(nil))
 }
 
 // UnmarshalJSON reads a payload MarshalJSON wrote.
@@ -191,7 +194,7 @@ func (e *ObjectMetadataChanged[S, St]) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON writes {"status": ..., "at": ...}.
 func (e ObjectStatusRecorded[S, St]) MarshalJSON() ([]byte, error) {
-	return marshalLayout([]string{"status", "at"}, false, map[string]any{"status": e.Status, "at": e.At})
+	return marshalLayout(statusRecordedLayout, false, &layoutFields{has: fieldAt, at: e.At}, (*S)(nil), &e.Status)
 }
 
 // UnmarshalJSON reads {"status": ..., "at": ...}.
@@ -210,7 +213,7 @@ func (e *ObjectStatusRecorded[S, St]) UnmarshalJSON(data []byte) error {
 // MarshalJSON writes {"owners": ..., "at": ...}, owners left out when
 // there are none.
 func (e ObjectOwnersChanged[S, St]) MarshalJSON() ([]byte, error) {
-	return marshalLayout([]string{"owners,omitempty", "at"}, false, map[string]any{"owners": e.Owners, "at": e.At})
+	return marshalLayout(ownersChangedLayout, false, &layoutFields{has: fieldOwners | fieldAt, owners: e.Owners, at: e.At}, (*S)(nil), (*St)(nil))
 }
 
 // UnmarshalJSON reads {"owners": ..., "at": ...}.
@@ -229,7 +232,7 @@ func (e *ObjectOwnersChanged[S, St]) UnmarshalJSON(data []byte) error {
 // MarshalJSON writes {"at": ...}, as every kind's deletion did, with
 // "orphan": true before it for a deletion that orphaned dependents.
 func (e ObjectDeleted[S, St]) MarshalJSON() ([]byte, error) {
-	return marshalLayout([]string{"orphan,omitempty", "at"}, false, map[string]any{"orphan": e.Orphan, "at": e.At})
+	return marshalLayout(deletedLayout, false, &layoutFields{has: fieldOrphan | fieldAt, orphan: e.Orphan, at: e.At}, (*S)(nil), (*St)(nil))
 }
 
 // UnmarshalJSON reads {"orphan": ..., "at": ...}.
@@ -247,7 +250,7 @@ func (e *ObjectDeleted[S, St]) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON writes {"at": ...}.
 func (e ObjectDeletionRequested[S, St]) MarshalJSON() ([]byte, error) {
-	return marshalLayout([]string{"at"}, false, map[string]any{"at": e.At})
+	return marshalLayout(atLayout, false, &layoutFields{has: fieldAt, at: e.At}, (*S)(nil), (*St)(nil))
 }
 
 // UnmarshalJSON reads {"at": ...}.
@@ -279,63 +282,13 @@ func decodeSpec[S any](l ObjectLayout, data, field json.RawMessage) (S, error) {
 	return spec, nil
 }
 
-// marshalLayout writes the fields layout names, in its order, taking each
-// value from values and leaving out an empty one where the layout says
-// ",omitempty" (empty as encoding/json means it). With inline, the spec's
-// own fields stand where "spec" does.
-func marshalLayout(layout []string, inline bool, values map[string]any) ([]byte, error) {
-	buf := make([]byte, 0, 256)
-	buf = append(buf, '{')
-	add := func(b []byte) {
-		if len(buf) > 1 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, b...)
-	}
-	for _, tok := range layout {
-		name, opt, _ := strings.Cut(tok, ",")
-		v, ok := values[name]
-		if !ok {
-			return nil, fmt.Errorf("domain: layout names %q, which this record does not have", name)
-		}
-		if opt == "omitempty" && isEmptyJSON(reflect.ValueOf(v)) {
-			continue
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if name == "spec" && inline {
-			b = bytes.TrimSpace(b)
-			if len(b) < 2 || b[0] != '{' {
-				return nil, fmt.Errorf("domain: an inline spec must be a JSON object, got %s", b)
-			}
-			if inner := b[1 : len(b)-1]; len(inner) > 0 {
-				add(inner)
-			}
-			continue
-		}
-		key, _ := json.Marshal(name)
-		add(append(append(key, ':'), b...))
-	}
-	return append(buf, '}'), nil
-}
-
-// isEmptyJSON is encoding/json's test for ",omitempty".
-func isEmptyJSON(v reflect.Value) bool {
-	if !v.IsValid() {
-		return true
-	}
-	switch v.Kind() {
-	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
-		return v.Len() == 0
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
-		return v.IsZero()
-	}
-	return false
-}
+// The layouts of the events whose JSON is the same for every kind.
+var (
+	statusRecordedLayout = []string{"status", "at"}
+	ownersChangedLayout  = []string{"owners,omitempty", "at"}
+	deletedLayout        = []string{"orphan,omitempty", "at"}
+	atLayout             = []string{"at"}
+)
 
 // timeOrZero is *t, or the zero time for nil.
 func timeOrZero(t *time.Time) time.Time {

@@ -127,8 +127,10 @@ type Strategy[S, St any] struct {
 	// is always the model's ObjectMetadataChanged): that of a kind whose
 	// state keeps more beside the object (a DaemonSet's template
 	// generation), from state, the kind's state the update was decided
-	// on.
-	RecordUpdate func(state object, u Event) (Event, error)
+	// on; nil for the model's ObjectUpdated. u shares its maps, slices
+	// and pointers with the command: the event it returns copies what it
+	// keeps.
+	RecordUpdate func(state object, u SpecUpdate[S]) (Event, error)
 	// Changes lists, for people reading the audit log, what an update
 	// changes (optional): the paths recorded in the update's "changed".
 	Changes func(oldMeta ObjectMeta, oldSpec S, meta ObjectMeta, spec S) []string
@@ -162,7 +164,12 @@ type ObjectCreated[S Spec[S, St], St any] struct {
 // before, for a kind that records it. An update that leaves the spec as
 // it was records ObjectMetadataChanged instead; an earlier herd recorded
 // this event for it too, which folds to the same object.
-type ObjectUpdated[S Spec[S, St], St any] struct {
+type ObjectUpdated[S Spec[S, St], St any] SpecUpdate[S]
+
+// SpecUpdate is what an update of an object's spec records (the fields
+// of its kind's ObjectUpdated), as a kind's Strategy.RecordUpdate is
+// handed it.
+type SpecUpdate[S any] struct {
 	Labels      map[string]string
 	Annotations map[string]string
 	Owners      []OwnerReference
@@ -258,7 +265,7 @@ func decideCreate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 	st := k.Strategy
 	meta, spec = meta.clone(), deepCopy(spec)
 	if st.PrepareForCreate != nil {
-		st.PrepareForCreate(&meta, &spec)
+		meta, spec = prepared(st.PrepareForCreate, meta, spec)
 	}
 	var errs []FieldError
 	if st.ValidateName != nil {
@@ -296,14 +303,26 @@ func decideCreate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 // labels and annotations, and the owners for a kind whose update sets
 // them.
 func decideUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec S, now time.Time) ([]Event, error) {
+	return decideRecordedUpdate(o, meta, spec, now, nil, nil)
+}
+
+// decideRecordedUpdate is decideUpdate with the kind's own event for a
+// change of the spec: record (the kind's Strategy.RecordUpdate; nil for
+// the model's ObjectUpdated) makes it from state, the kind's state, and
+// the model's ObjectUpdated (and nil, when record returns nil). The events returned share no map, slice or
+// pointer with meta and spec; the ObjectUpdated record is handed does,
+// and record copies what it keeps of it, so that an update the kind
+// records as something smaller (a renewal that keeps only a time) copies
+// nothing.
+func decideRecordedUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec S, now time.Time,
+	state object, record func(object, SpecUpdate[S]) (Event, error)) ([]Event, error) {
 	k := kindOf[S, St]()
 	st := k.Strategy
 	if err := requireObject(o); err != nil {
 		return nil, err
 	}
-	meta, spec = meta.clone(), deepCopy(spec)
 	if st.PrepareForUpdate != nil {
-		st.PrepareForUpdate(&meta, &spec)
+		meta, spec = prepared(st.PrepareForUpdate, meta.clone(), deepCopy(spec))
 	}
 	if !k.UpdateSetsOwners {
 		meta.Owners = o.Owners
@@ -324,7 +343,8 @@ func decideUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 			return nil, nil
 		}
 		return []Event{ObjectMetadataChanged[S, St]{
-			Labels: meta.Labels, Annotations: meta.Annotations, Owners: meta.Owners, Changed: changed, At: now,
+			Labels: cloneStrings(meta.Labels), Annotations: cloneStrings(meta.Annotations), Owners: cloneSlice(meta.Owners),
+			Changed: changed, At: now,
 		}}, nil
 	}
 	e := ObjectUpdated[S, St]{Labels: meta.Labels, Annotations: meta.Annotations, Spec: spec, Generation: o.Generation, At: now}
@@ -337,7 +357,26 @@ func decideUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 	if st.Changes != nil {
 		e.Changed = st.Changes(o.ObjectMeta, o.Spec, meta, spec)
 	}
+	if record != nil {
+		kinds, err := record(state, SpecUpdate[S](e))
+		if err != nil {
+			return nil, err
+		}
+		if kinds != nil {
+			return []Event{kinds}, nil
+		}
+	}
+	e.Labels, e.Annotations, e.Owners = cloneStrings(e.Labels), cloneStrings(e.Annotations), cloneSlice(e.Owners)
+	e.Spec = deepCopy(e.Spec)
 	return []Event{e}, nil
+}
+
+// prepared is meta and spec as prepare (a Strategy's PrepareForCreate or
+// PrepareForUpdate) leaves them: apart, so that they reach the heap only
+// for a kind that has one.
+func prepared[S any](prepare func(*ObjectMeta, *S), meta ObjectMeta, spec S) (ObjectMeta, S) {
+	prepare(&meta, &spec)
+	return meta, spec
 }
 
 // decideDelete is the delete of every kind on the model.

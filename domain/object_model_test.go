@@ -158,16 +158,19 @@ func TestSpecChangeMeansWhatTheStrategySays(t *testing.T) {
 // what it means in a struct tag, and a field without it is always written.
 func TestMarshalLayoutLeavesOutWhatIsEmpty(t *testing.T) {
 	got, err := marshalLayout([]string{"uid,omitempty", "labels,omitempty", "owners,omitempty", "deleted,omitempty", "changed", "at"}, false,
-		map[string]any{"uid": "", "labels": map[string]string{}, "owners": []OwnerReference(nil), "deleted": false,
-			"changed": []string(nil), "at": t0})
+		&layoutFields{has: fieldUID | fieldLabels | fieldOwners | fieldDeleted | fieldChanged | fieldAt,
+			labels: map[string]string{}, at: t0}, (*NoStatus)(nil), (*NoStatus)(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := `{"changed":null,"at":"` + t0.Format(time.RFC3339Nano) + `"}`; string(got) != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
-	if _, err := marshalLayout([]string{"nope"}, false, map[string]any{}); err == nil {
+	if _, err := marshalLayout([]string{"nope"}, false, &layoutFields{}, (*NoStatus)(nil), (*NoStatus)(nil)); err == nil {
 		t.Error("a layout naming a field the record lacks is accepted")
+	}
+	if _, err := marshalLayout([]string{"uid"}, false, &layoutFields{has: fieldAt}, (*NoStatus)(nil), (*NoStatus)(nil)); err == nil {
+		t.Error("a layout naming a field of the model this record lacks is accepted")
 	}
 }
 
