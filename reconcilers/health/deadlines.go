@@ -27,6 +27,10 @@ type deadlines struct {
 // deadline is what the monitor needs of one node.
 type deadline struct {
 	lastHeartbeat, registeredAt time.Time
+	// ready is the node's Ready status as last read (the view's, a
+	// reconcile's, or Unknown once marked): a full resync from memory
+	// counts the fleet from it as the view would.
+	ready domain.ConditionStatus
 	// watched is false for a node already marked (Ready Unknown): it can
 	// miss no further deadline until it reports again.
 	watched bool
@@ -39,7 +43,7 @@ func (d *deadlines) seed(ds []projections.NodeDeadline) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, nd := range ds {
-		e := deadline{lastHeartbeat: nd.LastHeartbeat, registeredAt: nd.RegisteredAt, watched: nd.Ready != domain.ConditionUnknown}
+		e := deadline{lastHeartbeat: nd.LastHeartbeat, registeredAt: nd.RegisteredAt, ready: nd.Ready, watched: nd.Ready != domain.ConditionUnknown}
 		if old, ok := d.m[nd.Name]; ok && old.lastHeartbeat.After(e.lastHeartbeat) {
 			e.lastHeartbeat, e.watched = old.lastHeartbeat, true
 		}
@@ -86,7 +90,7 @@ func (d *deadlines) observe(n domain.Node, name string) {
 		return
 	}
 	ready, _ := n.Condition(domain.ConditionReady)
-	e := deadline{lastHeartbeat: n.LastHeartbeat, registeredAt: n.RegisteredAt, watched: ready.Status != domain.ConditionUnknown}
+	e := deadline{lastHeartbeat: n.LastHeartbeat, registeredAt: n.RegisteredAt, ready: ready.Status, watched: ready.Status != domain.ConditionUnknown}
 	if old, ok := d.m[name]; ok && old.lastHeartbeat.After(e.lastHeartbeat) {
 		e.lastHeartbeat, e.watched = old.lastHeartbeat, true
 	}
@@ -106,9 +110,25 @@ func (d *deadlines) marked(name string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if e, ok := d.m[name]; ok {
-		e.watched = false
+		e.watched, e.ready = false, domain.ConditionUnknown
 		d.m[name] = e
 	}
+}
+
+// classify counts every node kept in memory into a fleet count: how a
+// full resync from memory counts the fleet, as seed does from the view.
+// It is nil when nothing was seeded.
+func (d *deadlines) classify(judge func(name string, e deadline) reach) map[string]reach {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil {
+		return nil
+	}
+	out := make(map[string]reach, len(d.m))
+	for name, e := range d.m {
+		out[name] = judge(name, e)
+	}
+	return out
 }
 
 // stale names, in order, the watched nodes past their deadline at now,
