@@ -115,20 +115,15 @@ func (d *deadlines) marked(name string) {
 	}
 }
 
-// classify counts every node kept in memory into a fleet count: how a
-// full resync from memory counts the fleet, as seed does from the view.
-// It is nil when nothing was seeded.
-func (d *deadlines) classify(judge func(name string, e deadline) reach) map[string]reach {
+// each hands every node kept in memory to fn, with the deadlines held:
+// a full resync from memory counts the fleet from them, as seed does from
+// the view.
+func (d *deadlines) each(fn func(name string, e deadline)) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.m == nil {
-		return nil
-	}
-	out := make(map[string]reach, len(d.m))
 	for name, e := range d.m {
-		out[name] = judge(name, e)
+		fn(name, e)
 	}
-	return out
 }
 
 // stale names, in order, the watched nodes past their deadline at now,

@@ -89,11 +89,14 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 // memory, as seed does from the view: each node as it is at now.
 func (r *Reconciler) recountFromMemory(ctx context.Context) error {
 	now, since := r.clock.Now(), r.since()
-	m := r.deadlines.classify(func(name string, e deadline) reach {
-		return r.classify(name, e.ready, e.lastHeartbeat, e.registeredAt, since, now)
+	nodes := 0
+	r.fleet.recount(func(put func(string, reach)) {
+		r.deadlines.each(func(name string, e deadline) {
+			put(name, r.classify(name, e.ready, e.lastHeartbeat, e.registeredAt, since, now))
+			nodes++
+		})
 	})
-	r.fleet.seed(m)
-	return r.announce(ctx, len(m))
+	return r.announce(ctx, nodes)
 }
 
 // seedIfNeeded counts the fleet and takes the deadlines from the view the

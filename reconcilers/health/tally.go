@@ -69,6 +69,21 @@ func (t *tally) seed(nodes map[string]reach) {
 	}
 }
 
+// recount replaces the whole count with the nodes fill puts, in the
+// maps of the count it replaces: a full resync from memory counts the
+// fleet every period without allocating it again.
+func (t *tally) recount(fill func(put func(name string, r reach))) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.nodes == nil {
+		t.nodes, t.silent = map[string]reach{}, map[string]struct{}{}
+	}
+	clear(t.nodes)
+	clear(t.silent)
+	t.seeded, t.down = true, 0
+	fill(func(name string, r reach) { t.setLocked(name, true, r) })
+}
+
 // set records one node: expected to report or not, and how it is reached.
 func (t *tally) set(name string, expected bool, r reach) {
 	t.mu.Lock()
