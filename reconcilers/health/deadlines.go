@@ -10,8 +10,9 @@ import (
 )
 
 // deadlines is every node's heartbeat deadline, in memory: seeded from the
-// view (at the first need and on every full resync, which also heals any
-// drift) and fed by the dispatcher, which hands the health rules every
+// view (at the first need, and by every full resync that reads the view
+// in full, which also heals any drift: see checks) and fed by the
+// dispatcher, which hands the health rules every
 // heartbeat record as it reads the log (Watches), and by every node's
 // reconcile. The monitor pass finds the silent nodes here, so no index
 // has to follow each node's last heartbeat in the database: a heartbeat

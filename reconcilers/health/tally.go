@@ -24,10 +24,11 @@ const (
 
 // tally is the health rules' count of the fleet for the disruption rule:
 // which nodes are expected to report and how each is reached. It is read
-// once from the view (at the first need and on every full resync, which
-// also heals any drift) and then kept up to date by every node's reconcile
-// and every monitor pass, so that judging the fleet costs the same with
-// ten nodes as with a hundred thousand.
+// from the view at the first need and by every full resync that reads the
+// view in full (which also heals any drift), counted afresh from the
+// deadlines kept in memory by the other full resyncs, and kept up to date
+// by every node's reconcile and every monitor pass, so that judging the
+// fleet costs the same with ten nodes as with a hundred thousand.
 //
 // Between two full resyncs it can lag the view by what concurrent
 // reconciles of one node wrote in the other order; the next reconcile of
