@@ -70,7 +70,7 @@ func (t *tally) seed(nodes map[string]reach) {
 	}
 }
 
-// recount replaces the whole count with the nodes fill puts, in the
+// recount replaces the whole count with the nodes fill puts, each once, in the
 // maps of the count it replaces: a full resync from memory counts the
 // fleet every period without allocating it again.
 func (t *tally) recount(fill func(put func(name string, r reach))) {
@@ -82,7 +82,17 @@ func (t *tally) recount(fill func(put func(name string, r reach))) {
 	clear(t.nodes)
 	clear(t.silent)
 	t.seeded, t.down = true, 0
-	fill(func(name string, r reach) { t.setLocked(name, true, r) })
+	fill(func(name string, r reach) {
+		// The maps were cleared, and fill puts each name once: nothing
+		// of name's to take back first.
+		t.nodes[name] = r
+		if r != reachable {
+			t.down++
+		}
+		if r == silent {
+			t.silent[name] = struct{}{}
+		}
+	})
 }
 
 // set records one node: expected to report or not, and how it is reached.
