@@ -7,6 +7,10 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"herd/domain"
+	"herd/projections"
 )
 
 // BenchmarkResync measures the health rules' full resync (every 30 s) in
@@ -69,4 +73,34 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkRecountFromMemory measures the part of a full resync from
+// memory that grows with the fleet: counting every node kept in memory
+// into the fleet's count, at 10,000 and 100,000 nodes, with no view.
+func BenchmarkRecountFromMemory(b *testing.B) {
+	for _, nodes := range []int{10000, 100000} {
+		b.Run(fmt.Sprint(nodes), func(b *testing.B) {
+			clk := clocktesting.NewFakeClock(time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC))
+			r, err := New(DefaultConfig(), nil, nil, clk, zap.NewNop())
+			if err != nil {
+				b.Fatal(err)
+			}
+			ds := make([]projections.NodeDeadline, nodes)
+			for i := range ds {
+				ds[i] = projections.NodeDeadline{Name: benchNodeName(i), Ready: domain.ConditionTrue, LastHeartbeat: clk.Now(), RegisteredAt: clk.Now()}
+			}
+			r.deadlines.seed(ds)
+			// No term began: nothing to announce.
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := r.recountFromMemory(b.Context()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if got := r.fleet.assessment(); got.Total != nodes {
+				b.Fatalf("counted %d nodes, want %d", got.Total, nodes)
+			}
+		})
+	}
 }
