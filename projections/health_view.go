@@ -22,8 +22,9 @@ type NodeDeadline struct {
 
 // NodeDeadlines returns the nodes expected to report (registered, not
 // stopped or deleted) with their Ready status and times, from columns only.
-// The health rules read it once to start counting the fleet and keeping
-// the deadlines in memory, and once per full resync, never per node.
+// The health rules read it to start counting the fleet and keeping the
+// deadlines in memory, on a term's first full resync and on every 20th
+// after it (the others count from memory), never per node.
 func (v *NodeView) NodeDeadlines(ctx context.Context) ([]NodeDeadline, error) {
 	rows, err := nodeRows.Deadlines(ctx, v.db, domain.NodeLeaseNamespace)
 	if err != nil || len(rows) == 0 {

@@ -10,8 +10,9 @@ import (
 )
 
 // deadlines is every node's heartbeat deadline, in memory: seeded from the
-// view (at the first need and on every full resync, which also heals any
-// drift) and fed by the dispatcher, which hands the health rules every
+// view (at the first need, and by every full resync that reads the view
+// in full, which also heals any drift: see checks) and fed by the
+// dispatcher, which hands the health rules every
 // heartbeat record as it reads the log (Watches), and by every node's
 // reconcile. The monitor pass finds the silent nodes here, so no index
 // has to follow each node's last heartbeat in the database: a heartbeat
@@ -27,6 +28,10 @@ type deadlines struct {
 // deadline is what the monitor needs of one node.
 type deadline struct {
 	lastHeartbeat, registeredAt time.Time
+	// ready is the node's Ready status as last read (the view's, a
+	// reconcile's, or Unknown once marked): a full resync from memory
+	// counts the fleet from it as the view would.
+	ready domain.ConditionStatus
 	// watched is false for a node already marked (Ready Unknown): it can
 	// miss no further deadline until it reports again.
 	watched bool
@@ -39,7 +44,7 @@ func (d *deadlines) seed(ds []projections.NodeDeadline) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, nd := range ds {
-		e := deadline{lastHeartbeat: nd.LastHeartbeat, registeredAt: nd.RegisteredAt, watched: nd.Ready != domain.ConditionUnknown}
+		e := deadline{lastHeartbeat: nd.LastHeartbeat, registeredAt: nd.RegisteredAt, ready: nd.Ready, watched: nd.Ready != domain.ConditionUnknown}
 		if old, ok := d.m[nd.Name]; ok && old.lastHeartbeat.After(e.lastHeartbeat) {
 			e.lastHeartbeat, e.watched = old.lastHeartbeat, true
 		}
@@ -86,7 +91,7 @@ func (d *deadlines) observe(n domain.Node, name string) {
 		return
 	}
 	ready, _ := n.Condition(domain.ConditionReady)
-	e := deadline{lastHeartbeat: n.LastHeartbeat, registeredAt: n.RegisteredAt, watched: ready.Status != domain.ConditionUnknown}
+	e := deadline{lastHeartbeat: n.LastHeartbeat, registeredAt: n.RegisteredAt, ready: ready.Status, watched: ready.Status != domain.ConditionUnknown}
 	if old, ok := d.m[name]; ok && old.lastHeartbeat.After(e.lastHeartbeat) {
 		e.lastHeartbeat, e.watched = old.lastHeartbeat, true
 	}
@@ -106,8 +111,19 @@ func (d *deadlines) marked(name string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if e, ok := d.m[name]; ok {
-		e.watched = false
+		e.watched, e.ready = false, domain.ConditionUnknown
 		d.m[name] = e
+	}
+}
+
+// each hands every node kept in memory to fn, with the deadlines held:
+// a full resync from memory counts the fleet from them, as seed does from
+// the view.
+func (d *deadlines) each(fn func(name string, e deadline)) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for name, e := range d.m {
+		fn(name, e)
 	}
 }
 

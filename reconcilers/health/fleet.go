@@ -34,21 +34,36 @@ func (r *Reconciler) reconcileNode(ctx context.Context, name string) error {
 	return r.syncTaints(ctx, n, disrupted)
 }
 
-// syncAll is the full resync: it counts the fleet afresh from the view,
-// judges it, and brings the taints in line of every node that has or
-// needs a condition taint (the others have nothing to change). It runs on
-// the full resync period and after the disruption state changes.
+// syncAll is the full resync: it counts the fleet afresh, judges it, and
+// brings the taints in line of every node that has or needs a condition
+// taint (the others have nothing to change). It runs on the full resync
+// period and after the disruption state changes. It counts and finds
+// those nodes from what it keeps in memory (checks), and reads the whole
+// fleet from the view on its first pass of a term and every
+// fullReadEvery passes.
 func (r *Reconciler) syncAll(ctx context.Context) error {
-	if err := r.seed(ctx); err != nil {
+	full := r.fleet.needsSeed() || !r.deadlines.seeded() || r.checks.due()
+	if full {
+		if err := r.seed(ctx); err != nil {
+			return err
+		}
+	} else if err := r.recountFromMemory(ctx); err != nil {
 		return err
 	}
 	disrupted, err := r.recordFleet(ctx, r.fleet.assessment())
 	if err != nil {
 		return err
 	}
-	names, err := r.view.NamesNeedingTaintCheck(ctx)
-	if err != nil {
-		return err
+	var names []string
+	if full {
+		r.checks.begin()
+		if names, err = r.view.NamesNeedingTaintCheck(ctx); err != nil {
+			r.checks.abort()
+			return err
+		}
+		r.checks.replace(names)
+	} else {
+		names = r.checks.list()
 	}
 	// Many at a time, as the monitor marks: each sync that writes waits
 	// for a group commit, and the writes of many share one. One by one, a
@@ -56,6 +71,7 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 	failed := forEach(ctx, names, markers, func(name string) error {
 		n, err := r.view.Get(ctx, name)
 		if errors.Is(err, domain.ErrNotFound) {
+			r.checks.note(name, domain.Node{})
 			return nil
 		}
 		if err != nil {
@@ -67,6 +83,20 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 		return fmt.Errorf("taints of %d nodes not synced, %s among them", len(failed), failed[0])
 	}
 	return ctx.Err()
+}
+
+// recountFromMemory counts the fleet afresh from the deadlines kept in
+// memory, as seed does from the view: each node as it is at now.
+func (r *Reconciler) recountFromMemory(ctx context.Context) error {
+	now, since := r.clock.Now(), r.since()
+	nodes := 0
+	r.fleet.recount(func(put func(string, reach)) {
+		r.deadlines.each(func(name string, e deadline) {
+			put(name, r.classify(name, e.ready, e.lastHeartbeat, e.registeredAt, since, now))
+			nodes++
+		})
+	})
+	return r.announce(ctx, nodes)
 }
 
 // seedIfNeeded counts the fleet and takes the deadlines from the view the
@@ -103,6 +133,7 @@ func (r *Reconciler) observe(n domain.Node, name string, now time.Time) {
 	ready, _ := n.Condition(domain.ConditionReady)
 	r.fleet.set(name, n.ExpectedToReport(), r.classify(name, ready.Status, n.LastHeartbeat, n.RegisteredAt, r.since(), now))
 	r.deadlines.observe(n, name)
+	r.checks.note(name, n)
 }
 
 // recordFleet compares a with the fleet's recorded health, records a

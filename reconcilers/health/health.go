@@ -78,6 +78,9 @@ type Reconciler struct {
 	// turns are the nodes' conditions' last turns, the causes of their
 	// taints' changes, in memory.
 	turns turns
+	// checks are the nodes a full resync checks the taints of, in
+	// memory, and when it last read them from the view (resync.go).
+	checks checks
 	// fleetTurns are the fleet's last disruption start or end, the cause
 	// of a NoExecute taint's change when it came after the condition's
 	// turn, in memory.

@@ -58,6 +58,7 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 		if err == nil {
 			r.fleet.set(name, true, unknown)
 			r.deadlines.marked(name)
+			r.checks.marked(name)
 			r.log.Info("node stopped reporting", zap.String("node", name))
 		}
 		return err
@@ -141,6 +142,7 @@ func (r *Reconciler) confirmStale(ctx context.Context, candidates []string, now 
 			return nil, err
 		}
 		r.deadlines.observe(n, name)
+		r.checks.note(name, n)
 		ready, _ := n.Condition(domain.ConditionReady)
 		if !n.ExpectedToReport() || ready.Status == domain.ConditionUnknown {
 			continue

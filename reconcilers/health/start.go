@@ -29,6 +29,7 @@ func (r *Reconciler) BeginTerm(at time.Time) {
 	r.mu.Unlock()
 	r.fleet.reset()
 	r.deadlines.reset()
+	r.checks.reset()
 }
 
 // since is when the health rules started watching in this term; zero

@@ -24,10 +24,11 @@ const (
 
 // tally is the health rules' count of the fleet for the disruption rule:
 // which nodes are expected to report and how each is reached. It is read
-// once from the view (at the first need and on every full resync, which
-// also heals any drift) and then kept up to date by every node's reconcile
-// and every monitor pass, so that judging the fleet costs the same with
-// ten nodes as with a hundred thousand.
+// from the view at the first need and by every full resync that reads the
+// view in full (which also heals any drift), counted afresh from the
+// deadlines kept in memory by the other full resyncs, and kept up to date
+// by every node's reconcile and every monitor pass, so that judging the
+// fleet costs the same with ten nodes as with a hundred thousand.
 //
 // Between two full resyncs it can lag the view by what concurrent
 // reconciles of one node wrote in the other order; the next reconcile of
@@ -67,6 +68,31 @@ func (t *tally) seed(nodes map[string]reach) {
 	for name, r := range nodes {
 		t.setLocked(name, true, r)
 	}
+}
+
+// recount replaces the whole count with the nodes fill puts, each once, in the
+// maps of the count it replaces: a full resync from memory counts the
+// fleet every period without allocating it again.
+func (t *tally) recount(fill func(put func(name string, r reach))) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.nodes == nil {
+		t.nodes, t.silent = map[string]reach{}, map[string]struct{}{}
+	}
+	clear(t.nodes)
+	clear(t.silent)
+	t.seeded, t.down = true, 0
+	fill(func(name string, r reach) {
+		// The maps were cleared, and fill puts each name once: nothing
+		// of name's to take back first.
+		t.nodes[name] = r
+		if r != reachable {
+			t.down++
+		}
+		if r == silent {
+			t.silent[name] = struct{}{}
+		}
+	})
 }
 
 // set records one node: expected to report or not, and how it is reached.

@@ -24,8 +24,9 @@ type FleetReader interface {
 	FleetHealth(ctx context.Context) (domain.FleetHealth, error)
 }
 
-// DeadlineReader answers the monitor pass and the full resync, which run
-// once per period for the whole fleet, never per node.
+// DeadlineReader answers the monitor pass's first need and the full
+// resyncs that read the fleet in full (a term's first, then one in
+// fullReadEvery), never per node.
 type DeadlineReader interface {
 	// NodeDeadlines lists every node expected to report, from which the
 	// fleet's count and the deadlines kept in memory start.
