@@ -25,6 +25,7 @@ func (w *world) registerWhatIfSteps(sc *godog.ScenarioContext) {
 	sc.Step(replaying+`, pod "([^"]+)" would have been evicted (earlier|later)$`, w.whatIfEvictedWhen)
 	sc.Step(replaying+`, pod "([^"]+)" would not have been evicted$`, w.whatIfNotEvicted)
 	sc.Step(replaying+` says the window crosses herd's downtime from (\S+) to (\S+)$`, w.whatIfCrossesDowntime)
+	sc.Step(replaying+`, listing (\d+) decisions? of each kind, lists the first and still counts them all$`, w.whatIfListsTheFirst)
 	w.registerWhatIfEngineSteps(sc)
 	w.registerWhatIfAPISteps(sc)
 }
@@ -42,6 +43,49 @@ func (w *world) whatIfCrossesDowntime(ctx context.Context, since, grace, from, u
 	}
 	if want := from + " to " + until; len(got) != 1 || got[0] != want {
 		return fmt.Errorf("the replay names herd's downtimes %q, want exactly %q", got, want)
+	}
+	return nil
+}
+
+// whatIfListsTheFirst asks the what-if twice, listing as many decisions
+// as it holds and then only the first n of each kind: the second lists
+// the first n of the first's, and both count the same.
+func (w *world) whatIfListsTheFirst(ctx context.Context, since, grace string, n int) error {
+	all, err := w.whatIf(ctx, since, grace)
+	if err != nil {
+		return err
+	}
+	if all.ExtraCount <= n {
+		return fmt.Errorf("the what-if makes %d decisions herd did not: too few to see %d of them listed", all.ExtraCount, n)
+	}
+	if len(all.Extra) != all.ExtraCount || len(all.Missing) != all.MissingCount {
+		return fmt.Errorf("the default answer lists %d of %d extra and %d of %d missing decisions; want all of these few", len(all.Extra), all.ExtraCount, len(all.Missing), all.MissingCount)
+	}
+	from, err := w.at(since)
+	if err != nil {
+		return err
+	}
+	cfg := whatif.Config{Since: from, Serve: w.cfg, Limit: n}
+	if cfg.Serve.Health.GracePeriod, err = time.ParseDuration(grace); err != nil {
+		return err
+	}
+	cut, err := whatif.Run(ctx, w.log, cfg)
+	if err != nil {
+		return err
+	}
+	if cut.ExtraCount != all.ExtraCount || cut.MissingCount != all.MissingCount || cut.Same != all.Same {
+		return fmt.Errorf("listing %d, the what-if counts %d extra, %d missing, %d the same; listing all, %d, %d, %d", n, cut.ExtraCount, cut.MissingCount, cut.Same, all.ExtraCount, all.MissingCount, all.Same)
+	}
+	if !cut.Truncated {
+		return fmt.Errorf("listing %d of %d decisions, the answer does not say it is cut", n, all.ExtraCount)
+	}
+	if len(cut.Extra) != n {
+		return fmt.Errorf("listing %d, the answer lists %d decisions only the what-if made", n, len(cut.Extra))
+	}
+	for i, d := range cut.Extra {
+		if a := all.Extra[i]; d.Type != a.Type || d.Stream != a.Stream || !d.At.Equal(a.At) {
+			return fmt.Errorf("listing %d, decision %d is %s on %s at %s; the full list's is %s on %s at %s", n, i, d.Type, d.Stream, d.At, a.Type, a.Stream, a.At)
+		}
 	}
 	return nil
 }

@@ -29,6 +29,9 @@ Feature: What other health settings would have done
     Then replaying since 09:00:00 with a node-monitor-grace-period of 20s, node "n1" would have gone NotReady 2 times, not 1
     And replaying since 09:00:00 with a node-monitor-grace-period of 20s, pod "web" would have been evicted earlier
 
+  Scenario: A what-if lists the first decisions that differ and counts them all
+    Then replaying since 09:00:00 with a node-monitor-grace-period of 20s, listing 1 decision of each kind, lists the first and still counts them all
+
   Scenario: A longer grace period yesterday
     Then replaying since 09:00:00 with a node-monitor-grace-period of 3m, node "n1" would have gone NotReady 0 times, not 1
     And replaying since 09:00:00 with a node-monitor-grace-period of 3m, pod "web" would not have been evicted
