@@ -309,11 +309,11 @@ func decideUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec 
 // decideRecordedUpdate is decideUpdate with the kind's own event for a
 // change of the spec: record (the kind's Strategy.RecordUpdate; nil for
 // the model's ObjectUpdated) makes it from state, the kind's state, and
-// the model's ObjectUpdated (and nil, when record returns nil). The events returned share no map, slice or
-// pointer with meta and spec; the ObjectUpdated record is handed does,
-// and record copies what it keeps of it, so that an update the kind
-// records as something smaller (a renewal that keeps only a time) copies
-// nothing.
+// the model's ObjectUpdated, or returns nil for the model's own. The
+// events returned share no map, slice or pointer with meta and spec;
+// the ObjectUpdated record is handed does, and record copies what it
+// keeps of it, so that an update the kind records as something smaller
+// (a renewal that keeps only a time) copies nothing.
 func decideRecordedUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMeta, spec S, now time.Time,
 	state object, record func(object, SpecUpdate[S]) (Event, error)) ([]Event, error) {
 	k := kindOf[S, St]()
