@@ -251,15 +251,30 @@ func sinceTime(flag, s string, now time.Time) (time.Time, error) {
 	return now.Add(-d), nil
 }
 
+// timesShown is how many times of one node's or pod's outcome the answer
+// lists before it counts the rest.
+const timesShown = 5
+
 // printWhatIf writes the report in an operator's words.
 func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 	stamp := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+	// times lists the first timesShown of ts and counts the rest: a node
+	// that would have gone NotReady after each report of a day would
+	// otherwise fill a screen on its own.
 	times := func(ts []time.Time) string {
-		s := make([]string, len(ts))
-		for i, t := range ts {
+		shown := ts
+		if len(ts) > timesShown+1 {
+			shown = ts[:timesShown]
+		}
+		s := make([]string, len(shown))
+		for i, t := range shown {
 			s[i] = stamp(t)
 		}
-		return strings.Join(s, ", ")
+		list := strings.Join(s, ", ")
+		if len(shown) < len(ts) {
+			list += fmt.Sprintf(" and %d more, the last at %s", len(ts)-len(shown), stamp(ts[len(ts)-1]))
+		}
+		return list
 	}
 	because := func(cs []whatif.Cause) {
 		for i, c := range cs {

@@ -128,3 +128,29 @@ func answerSays(t *testing.T, rep whatif.Report, cfg whatif.Config, wants ...str
 		}
 	}
 }
+
+// TestWhatIfCountsTheTimesItDoesNotList: a node that would have gone
+// NotReady many times has its first times listed and the rest counted,
+// with the last; a few are all listed.
+func TestWhatIfCountsTheTimesItDoesNotList(t *testing.T) {
+	at := rfc3339(t)
+	start := at("2026-11-28T09:00:00Z")
+	every := func(n int) []time.Time {
+		ts := make([]time.Time, n)
+		for i := range ts {
+			ts[i] = start.Add(time.Duration(i) * 4 * time.Minute)
+		}
+		return ts
+	}
+	rep := whatif.Report{
+		Since: start, Until: at("2026-11-28T10:00:00Z"), From: 1, To: 90, Events: 90,
+		Nodes: []whatif.NodeDifference{
+			{Node: "web-01", WhatIf: every(9)},
+			{Node: "web-02", Actual: every(1), WhatIf: every(6)},
+		},
+	}
+	answerSays(t, rep, whatif.Config{Serve: newWhatIfOptions().serve},
+		"node web-01: did not go NotReady; would have at 2026-11-28T09:00:00Z, 2026-11-28T09:04:00Z, 2026-11-28T09:08:00Z, 2026-11-28T09:12:00Z, 2026-11-28T09:16:00Z and 4 more, the last at 2026-11-28T09:32:00Z\n",
+		"node web-02: went NotReady at 2026-11-28T09:00:00Z; would have at 2026-11-28T09:00:00Z, 2026-11-28T09:04:00Z, 2026-11-28T09:08:00Z, 2026-11-28T09:12:00Z, 2026-11-28T09:16:00Z, 2026-11-28T09:20:00Z\n",
+	)
+}
