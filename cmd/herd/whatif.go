@@ -251,30 +251,18 @@ func sinceTime(flag, s string, now time.Time) (time.Time, error) {
 	return now.Add(-d), nil
 }
 
-// timesShown is how many times of one node's or pod's outcome the answer
-// lists before it counts the rest.
-const timesShown = 5
-
 // printWhatIf writes the report in an operator's words.
 func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 	stamp := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-	// times lists the first timesShown of ts and counts the rest: a node
-	// that would have gone NotReady after each report of a day would
-	// otherwise fill a screen on its own.
-	times := func(ts []time.Time) string {
-		shown := ts
-		if len(ts) > timesShown+1 {
-			shown = ts[:timesShown]
-		}
-		s := make([]string, len(shown))
-		for i, t := range shown {
+	// times lists the first times of a node and counts the rest, with
+	// the last: a node that would have gone NotReady after each report
+	// of a day would otherwise fill a screen on its own.
+	times := func(ts whatif.Shown[time.Time]) string {
+		s := make([]string, len(ts.First))
+		for i, t := range ts.First {
 			s[i] = stamp(t)
 		}
-		list := strings.Join(s, ", ")
-		if len(shown) < len(ts) {
-			list += fmt.Sprintf(" and %d more, the last at %s", len(ts)-len(shown), stamp(ts[len(ts)-1]))
-		}
-		return list
+		return strings.Join(s, ", ") + more(ts.More(), "at "+stamp(ts.Last))
 	}
 	because := func(cs []whatif.Cause) {
 		for i, c := range cs {
@@ -310,31 +298,36 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 			from, stamp(d.Until), stamp(d.Until))
 	}
 	for _, d := range r.Nodes {
+		actual, whatIf := d.Times()
 		switch {
-		case len(d.Actual) == 0:
-			fmt.Fprintf(w, "  node %s: did not go NotReady; would have at %s\n", d.Node, times(d.WhatIf))
-		case len(d.WhatIf) == 0:
-			fmt.Fprintf(w, "  node %s: went NotReady at %s; would not have\n", d.Node, times(d.Actual))
+		case actual.Count == 0:
+			fmt.Fprintf(w, "  node %s: did not go NotReady; would have at %s\n", d.Node, times(whatIf))
+		case whatIf.Count == 0:
+			fmt.Fprintf(w, "  node %s: went NotReady at %s; would not have\n", d.Node, times(actual))
 		default:
-			fmt.Fprintf(w, "  node %s: went NotReady at %s; would have at %s\n", d.Node, times(d.Actual), times(d.WhatIf))
+			fmt.Fprintf(w, "  node %s: went NotReady at %s; would have at %s\n", d.Node, times(actual), times(whatIf))
 		}
 		because(d.Causes)
 	}
-	evictions := func(es []whatif.Eviction) string {
-		s := make([]string, len(es))
-		for i, e := range es {
-			s[i] = fmt.Sprintf("from %s at %s by %s", orNone(e.Node), stamp(e.At), strings.TrimPrefix(e.By, "system:herd:"))
+	eviction := func(e whatif.Eviction) string {
+		return fmt.Sprintf("from %s at %s by %s", orNone(e.Node), stamp(e.At), strings.TrimPrefix(e.By, "system:herd:"))
+	}
+	evictions := func(es whatif.Shown[whatif.Eviction]) string {
+		s := make([]string, len(es.First))
+		for i, e := range es.First {
+			s[i] = eviction(e)
 		}
-		return strings.Join(s, ", ")
+		return strings.Join(s, ", ") + more(es.More(), eviction(es.Last))
 	}
 	for _, d := range r.Pods {
+		actual, whatIf := d.Evictions()
 		switch {
-		case len(d.Actual) == 0:
-			fmt.Fprintf(w, "  pod %s: was not evicted; would have been %s\n", d.Pod, evictions(d.WhatIf))
-		case len(d.WhatIf) == 0:
-			fmt.Fprintf(w, "  pod %s: evicted %s; would not have been\n", d.Pod, evictions(d.Actual))
+		case actual.Count == 0:
+			fmt.Fprintf(w, "  pod %s: was not evicted; would have been %s\n", d.Pod, evictions(whatIf))
+		case whatIf.Count == 0:
+			fmt.Fprintf(w, "  pod %s: evicted %s; would not have been\n", d.Pod, evictions(actual))
 		default:
-			fmt.Fprintf(w, "  pod %s: evicted %s; would have been %s\n", d.Pod, evictions(d.Actual), evictions(d.WhatIf))
+			fmt.Fprintf(w, "  pod %s: evicted %s; would have been %s\n", d.Pod, evictions(actual), evictions(whatIf))
 		}
 		because(d.Causes)
 	}
@@ -373,6 +366,14 @@ func printDecisions(w io.Writer, r whatif.Report) {
 	}
 	list("decisions only herd made", r.Missing, r.MissingCount)
 	list("decisions only the what-if would have made", r.Extra, r.ExtraCount)
+}
+
+// more says how many more there are than listed, and the last of them.
+func more(n int, last string) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and %d more, the last %s", n, last)
 }
 
 func orNone(s string) string {

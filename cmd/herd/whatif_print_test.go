@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -130,8 +132,9 @@ func answerSays(t *testing.T, rep whatif.Report, cfg whatif.Config, wants ...str
 }
 
 // TestWhatIfCountsTheTimesItDoesNotList: a node that would have gone
-// NotReady many times has its first times listed and the rest counted,
-// with the last; a few are all listed.
+// NotReady many times, or a pod evicted many times, has its first times
+// listed and the rest counted, with the last; a few are all listed. The
+// answer a server sends (--server) reads the same: it lists as few.
 func TestWhatIfCountsTheTimesItDoesNotList(t *testing.T) {
 	at := rfc3339(t)
 	start := at("2026-11-28T09:00:00Z")
@@ -142,15 +145,44 @@ func TestWhatIfCountsTheTimesItDoesNotList(t *testing.T) {
 		}
 		return ts
 	}
+	evicted := func(n int) []whatif.Eviction {
+		es := make([]whatif.Eviction, n)
+		for i, t := range every(n) {
+			es[i] = whatif.Eviction{Node: fmt.Sprintf("web-%02d", i+1), At: t, By: "system:herd:noexecute"}
+		}
+		return es
+	}
 	rep := whatif.Report{
 		Since: start, Until: at("2026-11-28T10:00:00Z"), From: 1, To: 90, Events: 90,
 		Nodes: []whatif.NodeDifference{
 			{Node: "web-01", WhatIf: every(9)},
 			{Node: "web-02", Actual: every(1), WhatIf: every(6)},
 		},
+		Pods: []whatif.PodDifference{{Pod: "default/api-*", Actual: evicted(2), WhatIf: evicted(8)}},
 	}
-	answerSays(t, rep, whatif.Config{Serve: newWhatIfOptions().serve},
+	wants := []string{
 		"node web-01: did not go NotReady; would have at 2026-11-28T09:00:00Z, 2026-11-28T09:04:00Z, 2026-11-28T09:08:00Z, 2026-11-28T09:12:00Z, 2026-11-28T09:16:00Z and 4 more, the last at 2026-11-28T09:32:00Z\n",
 		"node web-02: went NotReady at 2026-11-28T09:00:00Z; would have at 2026-11-28T09:00:00Z, 2026-11-28T09:04:00Z, 2026-11-28T09:08:00Z, 2026-11-28T09:12:00Z, 2026-11-28T09:16:00Z, 2026-11-28T09:20:00Z\n",
-	)
+		"pod default/api-*: evicted from web-01 at 2026-11-28T09:00:00Z by noexecute, from web-02 at 2026-11-28T09:04:00Z by noexecute; would have been from web-01 at 2026-11-28T09:00:00Z by noexecute, " +
+			"from web-02 at 2026-11-28T09:04:00Z by noexecute, from web-03 at 2026-11-28T09:08:00Z by noexecute, from web-04 at 2026-11-28T09:12:00Z by noexecute, from web-05 at 2026-11-28T09:16:00Z by noexecute " +
+			"and 3 more, the last from web-08 at 2026-11-28T09:28:00Z by noexecute\n",
+	}
+	cfg := whatif.Config{Serve: newWhatIfOptions().serve}
+	answerSays(t, rep, cfg, wants...)
+
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent whatif.Report
+	if err := json.Unmarshal(data, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sent.Nodes[0].WhatIf); n != whatif.Listed {
+		t.Errorf("the server's answer lists %d of web-01's 9 times, want %d", n, whatif.Listed)
+	}
+	if n := len(sent.Pods[0].WhatIf); n != whatif.Listed {
+		t.Errorf("the server's answer lists %d of the pods' 8 evictions, want %d", n, whatif.Listed)
+	}
+	answerSays(t, sent, cfg, wants...)
 }

@@ -216,12 +216,23 @@ function causes(cs) {
   return `<ol class="whatif-causes">${cs.map((c, i) => `<li>${i ? 'after' : 'because'} <code>${esc(c.type)}</code> on ${objectLink(c.stream)} by ${esc(c.actor)} at ${stamp(c.at)}</li>`).join('')}</ol>`;
 }
 
-function times(ts) {
-  return ts?.length ? ts.map(stamp).join(', ') : '<span class="muted">never</span>';
+// more says how many of a list the answer counts but does not list (it
+// lists a node's or a pod's first few), and the last of them.
+function more(listed, count, last) {
+  const n = (count || 0) - listed;
+  return n > 0 ? ` <span class="whatif-more">and ${n} more, the last ${last}</span>` : '';
 }
 
-function evictions(es) {
-  return es?.length ? es.map((e) => `from ${nodeLink(e.node)} at ${stamp(e.at)} by ${esc((e.by || '').replace(/^system:herd:/, ''))}`).join('<br>') : '<span class="muted">not evicted</span>';
+function times(ts, count, last) {
+  return ts?.length ? ts.map(stamp).join(', ') + more(ts.length, count, `at ${stamp(last)}`) : '<span class="muted">never</span>';
+}
+
+function eviction(e) {
+  return `from ${nodeLink(e.node)} at ${stamp(e.at)} by ${esc((e.by || '').replace(/^system:herd:/, ''))}`;
+}
+
+function evictions(es, count, last) {
+  return es?.length ? es.map(eviction).join('<br>') + (last ? more(es.length, count, eviction(last)) : '') : '<span class="muted">not evicted</span>';
 }
 
 // report draws the answer; own are herd serve's settings, against which
@@ -246,8 +257,8 @@ function report(a, own) {
       ${(r.downtimes || []).map((d) => `<p class="muted">herd was down from ${stamp(d.from)} to ${stamp(d.until)}; the what-if takes that as it was.</p>`).join('')}
       <p id="whatif-counts"><b>${differs ? `${differs} ${differs === 1 ? 'outcome' : 'outcomes'} would have differed` : 'Nothing would have differed'}</b>: ${esc(r.same)} decisions of herd's reconcilers the same, ${esc(r.missingCount ?? r.missing?.length ?? 0)} only herd made, ${esc(r.extraCount ?? r.extra?.length ?? 0)} only the what-if would have made.</p>
     </section>` +
-    section('Nodes', r.nodes, ['node', 'went NotReady', 'in the what-if', 'why'], (d) => [nodeLink(d.node), times(d.actual), times(d.whatIf), causes(d.causes)]) +
-    section('Evictions', r.pods, ['pod', 'evicted', 'in the what-if', 'why'], (d) => [podLink(d.pod), evictions(d.actual), evictions(d.whatIf), causes(d.causes)]) +
+    section('Nodes', r.nodes, ['node', 'went NotReady', 'in the what-if', 'why'], (d) => [nodeLink(d.node), times(d.actual, d.actualCount, d.actualLast), times(d.whatIf, d.whatIfCount, d.whatIfLast), causes(d.causes)]) +
+    section('Evictions', r.pods, ['pod', 'evicted', 'in the what-if', 'why'], (d) => [podLink(d.pod), evictions(d.actual, d.actualCount, d.actualLast), evictions(d.whatIf, d.whatIfCount, d.whatIfLast), causes(d.causes)]) +
     section('Placements', r.placements, ['pod', 'placed on', 'in the what-if', 'why'], (d) => [podLink(d.pod), (d.actual || []).map(nodeLink).join(', ') || nodeLink(''), (d.whatIf || []).map(nodeLink).join(', ') || nodeLink(''), causes(d.causes)]) +
     section('Workloads below their desired availability', r.workloads, ['workload', 'for', 'in the what-if', 'why'], (d) => [esc(d.workload), esc(d.actual), esc(d.whatIf), causes(d.causes)]);
 }

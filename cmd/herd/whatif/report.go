@@ -86,12 +86,17 @@ type Cause struct {
 
 // Outcome is what herd's reconcilers did in a window.
 type Outcome struct {
-	// NotReady is, per node, each time its Ready went Unknown.
-	NotReady map[string][]time.Time `json:"notReady"`
+	// NotReady is, per node, each time its Ready went Unknown. An answer
+	// written as JSON lists each node's first times (Listed) and counts
+	// them all in NotReadyCount.
+	NotReady      map[string][]time.Time `json:"notReady"`
+	NotReadyCount map[string]int         `json:"notReadyCount,omitempty"`
 	// Evicted is, per pod ("namespace/name"; a pod a workload named is
 	// its owner's name and "*"), each eviction: a NoExecute taint's or
-	// a drain's.
-	Evicted map[string][]Eviction `json:"evicted"`
+	// a drain's. As JSON, each pod's first evictions, all of them
+	// counted in EvictedCount.
+	Evicted      map[string][]Eviction `json:"evicted"`
+	EvictedCount map[string]int        `json:"evictedCount,omitempty"`
 	// Placed is, per pod, each node the scheduler placed it on.
 	Placed map[string][]string `json:"placed"`
 	// Below is, per workload ("deployment default/api"), how long it had
@@ -108,20 +113,32 @@ type Eviction struct {
 }
 
 // NodeDifference is a node that went NotReady at other times, or not.
+// As JSON it lists the first times of each (Listed) and gives how many
+// there are in all and the last; Times reads it either way.
 type NodeDifference struct {
-	Node   string      `json:"node"`
-	Actual []time.Time `json:"actual"`
-	WhatIf []time.Time `json:"whatIf"`
+	Node        string      `json:"node"`
+	Actual      []time.Time `json:"actual"`
+	WhatIf      []time.Time `json:"whatIf"`
+	ActualCount int         `json:"actualCount"`
+	WhatIfCount int         `json:"whatIfCount"`
+	ActualLast  time.Time   `json:"actualLast,omitzero"`
+	WhatIfLast  time.Time   `json:"whatIfLast,omitzero"`
 	// Causes is why the simulation marked the node, for its first mark.
 	Causes []Cause `json:"causes"`
 }
 
-// PodDifference is a pod evicted otherwise, or not.
+// PodDifference is a pod evicted otherwise, or not. As JSON it lists
+// the first evictions of each (Listed), with the count and the last;
+// Evictions reads it either way.
 type PodDifference struct {
-	Pod    string     `json:"pod"`
-	Actual []Eviction `json:"actual"`
-	WhatIf []Eviction `json:"whatIf"`
-	Causes []Cause    `json:"causes"`
+	Pod         string     `json:"pod"`
+	Actual      []Eviction `json:"actual"`
+	WhatIf      []Eviction `json:"whatIf"`
+	ActualCount int        `json:"actualCount"`
+	WhatIfCount int        `json:"whatIfCount"`
+	ActualLast  Eviction   `json:"actualLast,omitzero"`
+	WhatIfLast  Eviction   `json:"whatIfLast,omitzero"`
+	Causes      []Cause    `json:"causes"`
 }
 
 // PlacementDifference is a pod (or a workload's pods) placed on other
@@ -707,7 +724,8 @@ func (r *Report) differences(ctx context.Context, sim *outcomeFold, names *namer
 		}
 		if !same {
 			rec, ok := sim.marked[domain.NodeStream(n)]
-			r.Nodes = append(r.Nodes, NodeDifference{Node: n, Actual: a, WhatIf: w, Causes: chain(rec, ok)})
+			r.Nodes = append(r.Nodes, NodeDifference{Node: n, Actual: a, WhatIf: w, Causes: chain(rec, ok),
+				ActualCount: len(a), WhatIfCount: len(w), ActualLast: lastOf(a), WhatIfLast: lastOf(w)})
 		}
 	}
 	for _, p := range unionKeys(r.Actual.Evicted, r.WhatIf.Evicted) {
@@ -718,7 +736,8 @@ func (r *Report) differences(ctx context.Context, sim *outcomeFold, names *namer
 		}
 		if !same {
 			rec, ok := sim.deleted[p]
-			r.Pods = append(r.Pods, PodDifference{Pod: p, Actual: a, WhatIf: w, Causes: chain(rec, ok)})
+			r.Pods = append(r.Pods, PodDifference{Pod: p, Actual: a, WhatIf: w, Causes: chain(rec, ok),
+				ActualCount: len(a), WhatIfCount: len(w), ActualLast: lastOf(a), WhatIfLast: lastOf(w)})
 		}
 	}
 	for _, p := range unionKeys(r.Actual.Placed, r.WhatIf.Placed) {
