@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -175,4 +176,62 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	}
 	browse(t, tab, "open an evicted pod from the answer", clickRedrawn(`.whatif-section a.whatif-pod-link`),
 		waitFor(`location.hash.startsWith('#/pods?filter=')`))
+}
+
+// TestWebViewCountsTheTimesItDoesNotList: an answer in which a node would
+// have gone NotReady nine times and a workload's pods been evicted eight
+// times (a day's window has hundreds) shows each node's and pod's first
+// five and counts the rest with the last, as herd sends it: the page is
+// given the answer herd's own JSON writes for such a report, in place of
+// the simulation's, which would take a day of history to say as much.
+func TestWebViewCountsTheTimesItDoesNotList(t *testing.T) {
+	t.Parallel()
+	tab := newBrowser(t)
+	srv := startServe(t, serveOptions{})
+	start := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	every := make([]time.Time, 9)
+	var evicted []whatif.Eviction
+	for i := range every {
+		every[i] = start.Add(time.Duration(i) * 4 * time.Minute)
+		evicted = append(evicted, whatif.Eviction{Node: fmt.Sprintf("web-%02d", i+1), At: every[i], By: "system:herd:noexecute"})
+	}
+	answer, err := json.Marshal(map[string]any{
+		"apiVersion": "herd.dev/v1", "kind": "WhatIf",
+		"spec": map[string]any{"since": start, "settings": map[string]any{"nodeMonitorGracePeriod": "8s", "nodeMonitorPeriod": "5s", "nodeStartupGracePeriod": "1m0s"}},
+		"status": whatif.Report{
+			Since: start, Until: start.Add(time.Hour), From: 1, To: 90, Events: 90,
+			Nodes: []whatif.NodeDifference{{Node: "web-01", WhatIf: every}},
+			Pods:  []whatif.PodDifference{{Pod: "default/api-*", WhatIf: evicted[:8]}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	browse(t, tab, "the What if page", chromedp.Navigate(srv.URL+"/ui/#/whatif"), chromedp.WaitVisible("#whatif-form"),
+		script(fmt.Sprintf(`(() => { const herds = window.fetch, answer = %q;
+			window.fetch = (url, init) => String(url).includes('/whatifs') && !String(url).includes('dryRun')
+				? Promise.resolve(new Response(answer, { status: 200, headers: { 'Content-Type': 'application/json' } }))
+				: herds(url, init); })()`, answer)),
+		clickRedrawn("#whatif-run"),
+		waitFor(`!!document.querySelector('#whatif-summary, #whatif-answer .error')`))
+	section := func(title string) string {
+		return read(t, tab, "the "+title+" section", evaluate[string](fmt.Sprintf(
+			`[...document.querySelectorAll('.whatif-section')].find((s) => s.querySelector('h2').textContent === %q)?.textContent || ''`, title)))
+	}
+	screenshot(t, tab, "whatif-counted")
+	nodes, pods := section("Nodes"), section("Evictions")
+	for what, text := range map[string]string{"Nodes": nodes, "Evictions": pods} {
+		if !strings.Contains(text, " more, the last ") {
+			t.Errorf("the %s section does not count what it does not list:\n%s", what, text)
+		}
+	}
+	if !strings.Contains(nodes, "and 4 more, the last at") {
+		t.Errorf("web-01's nine times read %q: want five listed and 4 more counted", nodes)
+	}
+	if !strings.Contains(pods, "and 3 more, the last from web-08 at") {
+		t.Errorf("the pods' eight evictions read %q: want five listed and 3 more counted, the last from web-08", pods)
+	}
+	if listed := read(t, tab, "the evictions listed", evaluate[int](`document.querySelectorAll('.whatif-section a.whatif-node-link').length`)); listed != 1+5+1 {
+		t.Errorf("the answer links %d nodes: want web-01, the five evictions' nodes listed and the last's", listed)
+	}
 }

@@ -218,9 +218,9 @@ function causes(cs) {
 
 // more says how many of a list the answer counts but does not list (it
 // lists a node's or a pod's first few), and the last of them.
-function more(listed, count, last) {
+function more(listed, count, last, sep = ' ') {
   const n = (count || 0) - listed;
-  return n > 0 ? ` <span class="whatif-more">and ${n} more, the last ${last}</span>` : '';
+  return n > 0 ? `${sep}<span class="whatif-more">and ${n} more, the last ${last}</span>` : '';
 }
 
 function times(ts, count, last) {
@@ -232,7 +232,7 @@ function eviction(e) {
 }
 
 function evictions(es, count, last) {
-  return es?.length ? es.map(eviction).join('<br>') + (last ? more(es.length, count, eviction(last)) : '') : '<span class="muted">not evicted</span>';
+  return es?.length ? es.map(eviction).join('<br>') + (last ? more(es.length, count, eviction(last), '<br>') : '') : '<span class="muted">not evicted</span>';
 }
 
 // report draws the answer; own are herd serve's settings, against which
