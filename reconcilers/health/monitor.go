@@ -56,8 +56,9 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 			return nil
 		}
 		if err == nil {
-			r.fleet.set(name, true, unknown)
+			// The deadlines first, as observe takes a node.
 			r.deadlines.marked(name)
+			r.fleet.set(name, true, unknown)
 			r.checks.marked(name)
 			r.log.Info("node stopped reporting", zap.String("node", name))
 		}
