@@ -210,3 +210,59 @@ func TestANodeHeardAfterItWasConfirmedIsNotMarked(t *testing.T) {
 		t.Errorf("count after node 0 reported = %+v, want 0 of 4 unreachable", got)
 	}
 }
+
+// TestAMarkedNodeLosesItsOtherConditionTaintsInTheSameUpdate: a node
+// under memory pressure, tainted for it, that falls silent is marked
+// with its pressure taint taken off (MemoryPressure is Unknown) and its
+// unreachable taints on, in one update; a node with no condition taint
+// gets its unreachable taints from the mark alone.
+func TestAMarkedNodeLosesItsOtherConditionTaintsInTheSameUpdate(t *testing.T) {
+	f := newBenchFleet(t, 10)
+	r, err := New(DefaultConfig(), f.w, f.view.Remembering(f.w), f.clk, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	pressed := benchNodeName(0)
+	if _, err := f.w.NodeCommands().Execute(ctx, domain.Key{Name: pressed}, domain.RecordHeartbeat{Reported: []domain.ReportedCondition{
+		{Type: domain.ConditionReady, Status: domain.ConditionTrue},
+		{Type: domain.ConditionMemoryPressure, Status: domain.ConditionTrue},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Reconcile(ctx, nodeKey(pressed)); err != nil {
+		t.Fatal(err)
+	}
+	taints := func(name string) map[string][]domain.TaintEffect {
+		t.Helper()
+		n, err := f.view.Get(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]domain.TaintEffect{}
+		for _, tn := range n.Taints {
+			out[tn.Key] = append(out[tn.Key], tn.Effect)
+		}
+		return out
+	}
+	if got := taints(pressed); len(got[domain.TaintMemoryPressure]) != 1 {
+		t.Fatalf("%s under memory pressure has taints %v, want its memory-pressure taint", pressed, got)
+	}
+	// Nodes 0 and 1 fall silent; the rest of the fleet reports.
+	f.clk.Step(30 * time.Second)
+	for i := 2; i < 10; i++ {
+		if _, err := f.w.NodeCommands().Execute(ctx, domain.Key{Name: benchNodeName(i)}, domain.RecordHeartbeat{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.clk.Step(11 * time.Second)
+	if err := r.monitor(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{pressed, benchNodeName(1)} {
+		got := taints(name)
+		if len(got[domain.TaintMemoryPressure]) != 0 || len(got[domain.TaintUnreachable]) != 2 || len(got) != 1 {
+			t.Errorf("%s marked has taints %v, want the unreachable ones (NoSchedule, NoExecute) alone", name, got)
+		}
+	}
+}
