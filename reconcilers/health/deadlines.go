@@ -105,6 +105,14 @@ func (d *deadlines) last(name string) time.Time {
 	return d.m[name].lastHeartbeat
 }
 
+// get is node name's deadline, if it is kept.
+func (d *deadlines) get(name string) (deadline, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	e, ok := d.m[name]
+	return e, ok
+}
+
 // marked notes that node name was marked unreachable: it is watched again
 // once it reports.
 func (d *deadlines) marked(name string) {
@@ -116,15 +124,23 @@ func (d *deadlines) marked(name string) {
 	}
 }
 
-// each hands every node kept in memory to fn, with the deadlines held:
-// a full resync from memory counts the fleet from them, as seed does from
-// the view.
-func (d *deadlines) each(fn func(name string, e deadline)) {
+// namedDeadline is one node's deadline, copied out of the deadlines.
+type namedDeadline struct {
+	name string
+	deadline
+}
+
+// snapshot appends every node kept in memory to buf[:0] and returns it:
+// the deadlines are held only while they are copied, and a full resync
+// from memory counts the fleet from the copy, as seed does from the view.
+func (d *deadlines) snapshot(buf []namedDeadline) []namedDeadline {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	buf = buf[:0]
 	for name, e := range d.m {
-		fn(name, e)
+		buf = append(buf, namedDeadline{name: name, deadline: e})
 	}
+	return buf
 }
 
 // stale names, in order, the watched nodes past their deadline at now,

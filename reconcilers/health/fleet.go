@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -86,15 +87,25 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 }
 
 // recountFromMemory counts the fleet afresh from the deadlines kept in
-// memory, as seed does from the view: each node as it is at now.
+// memory, as seed does from the view: each node as it is at now. It holds
+// the deadlines only while it copies them and the fleet's count only
+// while it puts the new count in place, so that the heartbeats and
+// reconciles handed to the health rules meanwhile do not wait for it; it
+// reads how far herd's writes are behind at most once, and asks for a
+// heartbeat still on its way to the log only of a node silent by the
+// heartbeats written.
 func (r *Reconciler) recountFromMemory(ctx context.Context) error {
+	r.recounting.Lock()
+	defer r.recounting.Unlock()
 	now, since := r.clock.Now(), r.since()
+	lag := sync.OnceValue(r.backlog.Oldest)
 	nodes := 0
 	r.fleet.recount(func(put func(string, reach)) {
-		r.deadlines.each(func(name string, e deadline) {
-			put(name, r.classify(name, e.ready, e.lastHeartbeat, e.registeredAt, since, now))
-			nodes++
-		})
+		r.recountBuf = r.deadlines.snapshot(r.recountBuf)
+		for _, e := range r.recountBuf {
+			put(e.name, r.classifyWith(e.name, e.ready, e.lastHeartbeat, e.registeredAt, since, now, lag))
+		}
+		nodes = len(r.recountBuf)
 	})
 	return r.announce(ctx, nodes)
 }
@@ -129,10 +140,14 @@ func (r *Reconciler) seed(ctx context.Context) error {
 
 // observe counts node n (read under name; absent when deleted) as it is
 // at now.
+//
+// The deadlines take n before the count does: a recount from memory that
+// copied the deadlines before n was taken finds the count set after it
+// began, and keeps that verdict (tally.recount).
 func (r *Reconciler) observe(n domain.Node, name string, now time.Time) {
 	ready, _ := n.Condition(domain.ConditionReady)
-	r.fleet.set(name, n.ExpectedToReport(), r.classify(name, ready.Status, n.LastHeartbeat, n.RegisteredAt, r.since(), now))
 	r.deadlines.observe(n, name)
+	r.fleet.set(name, n.ExpectedToReport(), r.classify(name, ready.Status, n.LastHeartbeat, n.RegisteredAt, r.since(), now))
 	r.checks.note(name, n)
 }
 

@@ -123,7 +123,9 @@ func BenchmarkMarkSilent(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			r, err := New(DefaultConfig(), f.w, f.view, f.clk, zap.NewNop())
+			// The view as herd wires it (cmd/herd/app): nodes and leases
+			// read from the command layer's memory where it holds them.
+			r, err := New(DefaultConfig(), f.w, f.view.Remembering(f.w), f.clk, zap.NewNop())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -96,6 +96,11 @@ type Reconciler struct {
 	// because herd's own writes were behind, so that it says so once
 	// when it starts and once when it ends.
 	holding bool
+	// recounting is held by a full resync's count from memory, which
+	// keeps in recountBuf the copy of the deadlines it counts from, for
+	// the next pass to fill again.
+	recounting sync.Mutex
+	recountBuf []namedDeadline
 
 	mu       sync.Mutex
 	lastFull time.Time

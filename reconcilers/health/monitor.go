@@ -30,7 +30,7 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	if err := r.seedIfNeeded(ctx); err != nil {
 		return err
 	}
-	stale, err := r.confirmStale(ctx, r.deadlines.stale(r.since(), now, r.cfg), now)
+	stale, plain, err := r.confirmStale(ctx, r.deadlines.stale(r.since(), now, r.cfg), now)
 	if err != nil {
 		return err
 	}
@@ -47,17 +47,29 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 		note = assessment.Note()
 	}
 	mark := func(name string) error {
-		// A node deleted or stopped since the query is left alone.
-		_, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.IfNodeReporting{Command: domain.NodeSequence{
-			domain.MarkNodeUnreachable{Note: note, LastHeard: r.deadlines.last(name), WithholdNoExecute: disrupted},
-			domain.SyncConditionTaints{WithholdNoExecute: disrupted},
-		}})
+		// A node heard since it was confirmed (its heartbeat written and
+		// handed over, or received and waiting for its write) is left
+		// alone: many marks wait for their turn to write, and a pass
+		// over thousands lasts seconds.
+		if r.heardSinceConfirmed(name) {
+			return nil
+		}
+		// A node deleted or stopped since the query is left alone. The
+		// mark puts on the unreachable taints itself; a node that had
+		// other condition taints, or a condition that calls for one, has
+		// them synced in the same update.
+		var cmd domain.NodeCommand = domain.MarkNodeUnreachable{Note: note, LastHeard: r.deadlines.last(name), WithholdNoExecute: disrupted}
+		if !plain[name] {
+			cmd = domain.NodeSequence{cmd, domain.SyncConditionTaints{WithholdNoExecute: disrupted}}
+		}
+		_, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.IfNodeReporting{Command: cmd})
 		if errors.Is(err, domain.ErrNotFound) {
 			return nil
 		}
 		if err == nil {
-			r.fleet.set(name, true, unknown)
+			// The deadlines first, as observe takes a node.
 			r.deadlines.marked(name)
+			r.fleet.set(name, true, unknown)
 			r.checks.marked(name)
 			r.log.Info("node stopped reporting", zap.String("node", name))
 		}
@@ -71,6 +83,23 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 		errs = append(errs, mark(name))
 	}
 	return errors.Join(errs...)
+}
+
+// heardSinceConfirmed says whether node name, confirmed silent by this
+// pass, is no longer silent by what the health rules hold in memory now:
+// the deadlines, which the dispatcher moves with every heartbeat it
+// reads from the log, and the heartbeats received and not written yet.
+// Such a node counts as reachable again, and is not marked.
+func (r *Reconciler) heardSinceConfirmed(name string) bool {
+	e, ok := r.deadlines.get(name)
+	if !ok || !e.watched {
+		return false // deleted, stopped or marked: the mark's command decides
+	}
+	if s, _ := r.silent(name, e.lastHeartbeat, e.registeredAt, r.since(), r.clock.Now()); s {
+		return false
+	}
+	r.fleet.set(name, true, reachable)
+	return true
 }
 
 // recount brings the tally up to date with a monitor pass's findings: the
@@ -133,13 +162,16 @@ func forEach(ctx context.Context, names []string, limit int, do func(string) err
 // a node marked, nor counted against the fleet. Nor must a heartbeat
 // herd received that still waits for its write, nor a silence no longer
 // than herd's own writes are behind (silence.go). It reads one row per
-// candidate, which in a quiet fleet is none.
-func (r *Reconciler) confirmStale(ctx context.Context, candidates []string, now time.Time) ([]string, error) {
-	var stale, held []string
+// candidate, which in a quiet fleet is none. plain names the stale nodes
+// whose only condition taints, once marked, are those the mark puts on
+// (plainToMark).
+func (r *Reconciler) confirmStale(ctx context.Context, candidates []string, now time.Time) (stale []string, plain map[string]bool, err error) {
+	var held []string
+	plain = map[string]bool{}
 	for _, name := range candidates {
 		n, err := heard(ctx, r.view, name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		r.deadlines.observe(n, name)
 		r.checks.note(name, n)
@@ -150,10 +182,24 @@ func (r *Reconciler) confirmStale(ctx context.Context, candidates []string, now 
 		switch silent, ownDelay := r.silent(name, n.LastHeartbeat, n.RegisteredAt, r.since(), now); {
 		case silent:
 			stale = append(stale, name)
+			plain[name] = plainToMark(n)
 		case ownDelay:
 			held = append(held, name)
 		}
 	}
 	r.noteHeld(held)
-	return stale, nil
+	return stale, plain, nil
+}
+
+// plainToMark says whether node n, as read, has its condition taints right
+// once marked by the mark alone: Ready True, no condition taint on, no
+// condition that calls for one but Ready. Syncing its taints after the
+// mark would change nothing; a change to the node between the read and
+// the mark is an event of the node's, whose reconcile syncs them.
+func plainToMark(n domain.Node) bool {
+	if needsTaintCheck(n) {
+		return false
+	}
+	c, _ := n.Condition(domain.ConditionNetworkUnavailable)
+	return c.Status != domain.ConditionTrue
 }

@@ -89,6 +89,11 @@ func cpuTime(b *testing.B) time.Duration {
 // BenchmarkRecountFromMemory measures the part of a full resync from
 // memory that grows with the fleet: counting every node kept in memory
 // into the fleet's count, at 10,000 and 100,000 nodes, with no view.
+// Beside it, one goroutine hands the health rules a heartbeat every
+// 100 µs or so (up to 10,000 a second, as the dispatcher does under
+// load) and, with every tenth, a reconcile's verdict of that node, and
+// the benchmark reports the longest and the mean time one of them
+// waited: how long the recount holds the deadlines and the count.
 func BenchmarkRecountFromMemory(b *testing.B) {
 	for _, nodes := range []int{10000, 100000} {
 		b.Run(fmt.Sprint(nodes), func(b *testing.B) {
@@ -102,6 +107,35 @@ func BenchmarkRecountFromMemory(b *testing.B) {
 				ds[i] = projections.NodeDeadline{Name: benchNodeName(i), Ready: domain.ConditionTrue, LastHeartbeat: clk.Now(), RegisteredAt: clk.Now()}
 			}
 			r.deadlines.seed(ds)
+			names := make([]string, nodes)
+			for i := range names {
+				names[i] = benchNodeName(i)
+			}
+			at := clk.Now()
+			stop, done := make(chan struct{}), make(chan struct{})
+			var longest, total time.Duration
+			var notes int
+			go func() {
+				defer close(done)
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					name := names[i%nodes]
+					t0 := time.Now()
+					r.deadlines.heartbeat(name, at)
+					if i%10 == 0 {
+						r.fleet.set(name, true, reachable)
+					}
+					w := time.Since(t0)
+					total += w
+					notes++
+					longest = max(longest, w)
+					time.Sleep(100 * time.Microsecond)
+				}
+			}()
 			// No term began: nothing to announce.
 			b.ReportAllocs()
 			for b.Loop() {
@@ -109,8 +143,41 @@ func BenchmarkRecountFromMemory(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.StopTimer()
+			close(stop)
+			<-done
 			if got := r.fleet.assessment(); got.Total != nodes {
 				b.Fatalf("counted %d nodes, want %d", got.Total, nodes)
+			}
+			b.ReportMetric(float64(longest.Microseconds()), "longest-note-wait-µs")
+			if notes > 0 {
+				b.ReportMetric(float64(total.Nanoseconds())/float64(notes), "mean-note-ns")
+			}
+		})
+	}
+}
+
+// BenchmarkDeadlinesSnapshot measures the copy a full resync from memory
+// takes of the deadlines, at 10,000 and 100,000 nodes: all the time it
+// holds their lock (the count's lock it holds only to put the new count
+// in place, a swap and the nodes set during the pass).
+func BenchmarkDeadlinesSnapshot(b *testing.B) {
+	for _, nodes := range []int{10000, 100000} {
+		b.Run(fmt.Sprint(nodes), func(b *testing.B) {
+			now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+			var d deadlines
+			ds := make([]projections.NodeDeadline, nodes)
+			for i := range ds {
+				ds[i] = projections.NodeDeadline{Name: benchNodeName(i), Ready: domain.ConditionTrue, LastHeartbeat: now, RegisteredAt: now}
+			}
+			d.seed(ds)
+			var buf []namedDeadline
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = d.snapshot(buf)
+			}
+			if len(buf) != nodes {
+				b.Fatalf("copied %d deadlines, want %d", len(buf), nodes)
 			}
 		})
 	}

@@ -17,18 +17,30 @@ import (
 // mark a node for its own slowness. ownDelay says the node would be
 // silent but for that allowance.
 func (r *Reconciler) silent(name string, lastHeartbeat, registeredAt, since, now time.Time) (silent, ownDelay bool) {
+	return r.silentWith(name, lastHeartbeat, registeredAt, since, now, r.backlog.Oldest)
+}
+
+// silentWith is silent with lag telling how far behind herd's writes are,
+// asked only of a node silent by its heartbeats. A node heard within its
+// grace period by its written heartbeat is not silent whatever arrived
+// since (a later heartbeat only moves its deadline on), so the arrivals
+// are asked only of a node that is, or that never reported in writing.
+func (r *Reconciler) silentWith(name string, lastHeartbeat, registeredAt, since, now time.Time, lag func() time.Duration) (silent, ownDelay bool) {
+	grace, startup := r.cfg.GracePeriod, r.cfg.StartupGracePeriod
+	if !lastHeartbeat.IsZero() && !domain.SilentSince(lastHeartbeat, registeredAt, since, now, grace, startup) {
+		return false, false
+	}
 	if arrived := r.arrivals.LastArrival(name, now); arrived.After(lastHeartbeat) {
 		lastHeartbeat = arrived
 	}
-	grace, startup := r.cfg.GracePeriod, r.cfg.StartupGracePeriod
 	if !domain.SilentSince(lastHeartbeat, registeredAt, since, now, grace, startup) {
 		return false, false
 	}
-	lag := r.backlog.Oldest()
-	if lag <= 0 {
+	behind := lag()
+	if behind <= 0 {
 		return true, false
 	}
-	if domain.SilentSince(lastHeartbeat, registeredAt, since, now, grace+lag, startup+lag) {
+	if domain.SilentSince(lastHeartbeat, registeredAt, since, now, grace+behind, startup+behind) {
 		return true, false
 	}
 	return false, true
@@ -37,10 +49,15 @@ func (r *Reconciler) silent(name string, lastHeartbeat, registeredAt, since, now
 // classify is how the fleet's count takes node name: unknown when it is
 // marked, silent when silent by the rules above, reachable otherwise.
 func (r *Reconciler) classify(name string, ready domain.ConditionStatus, lastHeartbeat, registeredAt, since, now time.Time) reach {
+	return r.classifyWith(name, ready, lastHeartbeat, registeredAt, since, now, r.backlog.Oldest)
+}
+
+// classifyWith is classify with lag as in silentWith.
+func (r *Reconciler) classifyWith(name string, ready domain.ConditionStatus, lastHeartbeat, registeredAt, since, now time.Time, lag func() time.Duration) reach {
 	if ready == domain.ConditionUnknown {
 		return unknown
 	}
-	if s, _ := r.silent(name, lastHeartbeat, registeredAt, since, now); s {
+	if s, _ := r.silentWith(name, lastHeartbeat, registeredAt, since, now, lag); s {
 		return silent
 	}
 	return reachable

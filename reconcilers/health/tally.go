@@ -44,6 +44,19 @@ type tally struct {
 	// again at those it no longer finds past their deadline (they
 	// reported, or it marked them).
 	silent map[string]struct{}
+	// gen counts the seeds and resets: a recount begun before one is
+	// dropped, the count it would replace being as new as its own.
+	gen uint64
+	// touched, while a recount is under way (non-nil), names the nodes
+	// set since it began: their verdict is newer than the recount's.
+	touched map[string]struct{}
+	// spareNodes and spareSilent are the maps of the count the last
+	// recount replaced, which the next one fills (recounting held).
+	spareNodes  map[string]reach
+	spareSilent map[string]struct{}
+	// recounting is held by a recount from its start to its swap: one
+	// recount at a time, never holding mu while it counts.
+	recounting sync.Mutex
 }
 
 // needsSeed reports whether the tally has never been read from the view.
@@ -58,6 +71,7 @@ func (t *tally) reset() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.seeded, t.nodes, t.down, t.silent = false, nil, 0, nil
+	t.gen++
 }
 
 // seed replaces the whole count.
@@ -65,34 +79,76 @@ func (t *tally) seed(nodes map[string]reach) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.seeded, t.nodes, t.down, t.silent = true, make(map[string]reach, len(nodes)), 0, map[string]struct{}{}
+	t.gen++
 	for name, r := range nodes {
 		t.setLocked(name, true, r)
 	}
 }
 
-// recount replaces the whole count with the nodes fill puts, each once, in the
-// maps of the count it replaces: a full resync from memory counts the
-// fleet every period without allocating it again.
+// recount replaces the whole count with the nodes fill puts, each once.
+// fill runs without the count's lock: the count stays as it was, and
+// readable and settable, while it runs, and the new count takes its
+// place in one short step at the end. A node set while fill ran keeps
+// that verdict, which is newer than fill's; a seed or reset while fill
+// ran wins over the recount, which is dropped. The maps of the count it
+// replaces are kept for the next recount to fill: a full resync from
+// memory counts the fleet every period without allocating it again.
 func (t *tally) recount(fill func(put func(name string, r reach))) {
+	t.recounting.Lock()
+	defer t.recounting.Unlock()
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.nodes == nil {
-		t.nodes, t.silent = map[string]reach{}, map[string]struct{}{}
+	gen := t.gen
+	t.touched = map[string]struct{}{}
+	nodes, sil := t.spareNodes, t.spareSilent
+	t.spareNodes, t.spareSilent = nil, nil
+	t.mu.Unlock()
+	if nodes == nil {
+		nodes, sil = map[string]reach{}, map[string]struct{}{}
 	}
-	clear(t.nodes)
-	clear(t.silent)
-	t.seeded, t.down = true, 0
+	clear(nodes)
+	clear(sil)
+	down := 0
 	fill(func(name string, r reach) {
 		// The maps were cleared, and fill puts each name once: nothing
 		// of name's to take back first.
-		t.nodes[name] = r
+		nodes[name] = r
 		if r != reachable {
-			t.down++
+			down++
 		}
 		if r == silent {
-			t.silent[name] = struct{}{}
+			sil[name] = struct{}{}
 		}
 	})
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	touched := t.touched
+	t.touched = nil
+	if t.gen != gen {
+		t.spareNodes, t.spareSilent = nodes, sil
+		return
+	}
+	for name := range touched {
+		if was, ok := nodes[name]; ok {
+			if was != reachable {
+				down--
+			}
+			delete(nodes, name)
+			delete(sil, name)
+		}
+		r, ok := t.nodes[name]
+		if !ok {
+			continue // set as not expected to report
+		}
+		nodes[name] = r
+		if r != reachable {
+			down++
+		}
+		if r == silent {
+			sil[name] = struct{}{}
+		}
+	}
+	t.spareNodes, t.spareSilent = t.nodes, t.silent
+	t.seeded, t.nodes, t.silent, t.down = true, nodes, sil, down
 }
 
 // set records one node: expected to report or not, and how it is reached.
@@ -101,6 +157,9 @@ func (t *tally) set(name string, expected bool, r reach) {
 	defer t.mu.Unlock()
 	if t.nodes == nil {
 		t.nodes, t.silent = map[string]reach{}, map[string]struct{}{}
+	}
+	if t.touched != nil {
+		t.touched[name] = struct{}{}
 	}
 	t.setLocked(name, expected, r)
 }
