@@ -98,3 +98,17 @@ func TestLeaseRefusals(t *testing.T) {
 		t.Errorf("bad name: %v", err)
 	}
 }
+
+// TestLeaseLogReplays replays Lease events as herd writes them with the
+// Lease's own code (testdata/*lease_log_v1.json, written by it): a node's
+// lease created, renewed, given its node as owner, deleted and created
+// again; a leader election's lease with every field of its spec, a
+// change of holder, its labels and annotations dropped, its renew time
+// cleared, and deleted. Each row and each payload is held byte for byte,
+// as `herd replay --verify` holds a log's, so that Leases moved onto the
+// object model still replay an earlier log to the same views.
+func TestLeaseLogReplays(t *testing.T) {
+	at := func(l Lease, rv int64) Lease { l.ResourceVersion = rv; return l }
+	t.Run("node lease", func(t *testing.T) { replayFixture(t, "testdata/lease_log_v1.json", EvolveLease, at) })
+	t.Run("leader election", func(t *testing.T) { replayFixture(t, "testdata/leader_lease_log_v1.json", EvolveLease, at) })
+}
