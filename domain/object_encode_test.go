@@ -42,6 +42,10 @@ func TestEncodeJSONWritesWhatJSONMarshalWrites(t *testing.T) {
 	t.Run("Namespace", func(t *testing.T) {
 		encodesAsJSONMarshal(t, fixtureEvents(t, "testdata/namespace_log_v1.json"), EvolveNamespace)
 	})
+	t.Run("Lease", func(t *testing.T) {
+		encodesAsJSONMarshal(t, fixtureEvents(t, "testdata/lease_log_v1.json"), EvolveLease)
+		encodesAsJSONMarshal(t, fixtureEvents(t, "testdata/leader_lease_log_v1.json"), EvolveLease)
+	})
 	t.Run("StatefulSet", func(t *testing.T) { encodesAsJSONMarshal(t, sampleStatefulSetEvents(), EvolveStatefulSet) })
 	t.Run("CronJob", func(t *testing.T) { encodesAsJSONMarshal(t, sampleCronJobEvents(), EvolveCronJob) })
 	t.Run("ControllerRevision", func(t *testing.T) {
@@ -63,8 +67,8 @@ func TestEncodeJSONWritesWhatJSONMarshalWrites(t *testing.T) {
 	t.Run("not the model's", func(t *testing.T) {
 		d := int32(40)
 		for _, v := range []any{
-			Lease{Namespace: "kube-node-lease", Name: "<n1>", Spec: LeaseSpec{LeaseDurationSeconds: &d}},
 			LeaseRenewed{RenewTime: t0, At: t0},
+			LeaseSpec{HolderIdentity: "<n1>", LeaseDurationSeconds: &d},
 			map[string]any{"b": 1, "a": "<x>"},
 			IntOrPercent{},
 			json.RawMessage(`{ "a" : [1, 2] }`),
