@@ -23,10 +23,6 @@ func (f From[S, C]) decidePod(p Pod, now time.Time) ([]Event, error) {
 	return decideFrom(f, p, now, DecidePod)
 }
 
-func (f From[S, C]) decideLease(l Lease, now time.Time) ([]Event, error) {
-	return decideFrom(f, l, now, DecideLease)
-}
-
 // decideObject makes f's command of the object as it stands and decides
 // it, for every kind on the object model.
 func (f From[S, C]) decideObject(s subject[C], now time.Time) ([]Event, error) {

@@ -122,14 +122,24 @@ func internedOwners(owners []OwnerReference) []OwnerReference {
 	return owners
 }
 
-func (e LeaseCreated) interned() Event {
+// interned is e with the strings a fleet repeats interned, for a kind
+// that asks for it (ObjectKind.InternsDecoded); e as it is for another.
+func (e ObjectCreated[S, St]) interned() Event {
+	if !kindOf[S, St]().InternsDecoded {
+		return e
+	}
 	e.Namespace = intern(e.Namespace)
 	e.Labels, e.Annotations = internLabels(e.Labels), internLabels(e.Annotations)
 	internOwners(e.Owners)
 	return e
 }
 
-func (e LeaseUpdated) interned() Event {
+// interned is e with the strings a fleet repeats interned, for a kind
+// that asks for it (ObjectKind.InternsDecoded); e as it is for another.
+func (e ObjectUpdated[S, St]) interned() Event {
+	if !kindOf[S, St]().InternsDecoded {
+		return e
+	}
 	e.Labels, e.Annotations = internLabels(e.Labels), internLabels(e.Annotations)
 	internOwners(e.Owners)
 	return e

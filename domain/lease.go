@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -14,33 +13,19 @@ import (
 const NodeLeaseNamespace = "kube-node-lease"
 
 // Lease is the Lease aggregate (coordination.k8s.io/v1): a holder's claim,
-// renewed while it lives. The lease view stores it as its row, so it is
-// also the aggregate's snapshot.
+// renewed while it lives. It is a kind on the object model (see Object)
+// with a spec and no status, keeping beside the object when it was last
+// renewed. The lease view stores it as its row (the object's JSON), so it
+// is also the aggregate's snapshot.
 type Lease struct {
-	Namespace   string            `json:"namespace"`
-	Name        string            `json:"name"`
-	UID         string            `json:"uid,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Owners      []OwnerReference  `json:"owners,omitempty"`
-	Spec        LeaseSpec         `json:"spec"`
-	// CreatedAt is when herd created the lease, by herd's clock.
-	CreatedAt time.Time `json:"createdAt"`
-
-	// Deleted marks a lease removed; the row stays as a tombstone.
-	Deleted bool `json:"deleted,omitempty"`
-	// Version is the number of events in the lease's stream.
-	Version int64 `json:"version"`
-	// ResourceVersion is the log position of the last event that touched
-	// the lease. Set by the projection, not by Evolve.
-	ResourceVersion int64 `json:"resourceVersion"`
+	Object[LeaseSpec, NoStatus]
 	// RenewedAt is when herd recorded the last event that set the
 	// lease's renew time (its creation or update with one, or a
 	// renewal), by herd's clock, not the holder's: for a node's lease it
 	// is the node's last heartbeat by the lease. Set by the projection
 	// from the event's record, kept in its own column of the view, and
 	// not part of the lease's JSON.
-	RenewedAt time.Time `json:"-"`
+	RenewedAt time.Time
 }
 
 // LeaseSpec is what a lease's holder writes. Times are the holder's, in
@@ -63,8 +48,11 @@ type LeaseContent struct {
 	Spec        LeaseSpec
 }
 
-// Exists reports whether the lease was created and not deleted.
-func (l Lease) Exists() bool { return l.Version > 0 && !l.Deleted }
+// NewLease is the lease namespace/name before herd saw it: what a
+// command on a lease herd never saw is decided on.
+func NewLease(namespace, name string) Lease {
+	return Lease{Object: Object[LeaseSpec, NoStatus]{ObjectMeta: ObjectMeta{Namespace: namespace, Name: name}}}
+}
 
 // Key is the lease's "namespace/name".
 func (l Lease) Key() string { return l.Namespace + "/" + l.Name }
@@ -75,29 +63,20 @@ func (l Lease) IsNodeLease() bool { return l.Namespace == NodeLeaseNamespace }
 // LeaseStream is the name of the log stream of a lease.
 func LeaseStream(namespace, name string) string { return LeaseAggregate.Stream(namespace + "/" + name) }
 
-// LeaseCreated records a lease's creation (or creation again after it was
-// deleted).
-type LeaseCreated struct {
-	Namespace   string            `json:"namespace"`
-	Name        string            `json:"name"`
-	UID         string            `json:"uid,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Owners      []OwnerReference  `json:"owners,omitempty"`
-	Spec        LeaseSpec         `json:"spec"`
-	At          time.Time         `json:"at"`
-}
-
-// LeaseUpdated records a change of a lease beyond its renew time: its
-// holder, duration, transitions, labels or owners. The content is the
-// complete new content.
-type LeaseUpdated struct {
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Owners      []OwnerReference  `json:"owners,omitempty"`
-	Spec        LeaseSpec         `json:"spec"`
-	At          time.Time         `json:"at"`
-}
+// The lease's events, under the names they have always had in the log.
+type (
+	// LeaseCreated records a lease's creation (or creation again after
+	// it was deleted).
+	LeaseCreated = ObjectCreated[LeaseSpec, NoStatus]
+	// LeaseUpdated records a change of a lease beyond its renew time:
+	// its holder, duration, transitions, labels, annotations or owners
+	// (a change of those alone too, as the Lease has always recorded
+	// it: leaseKind's MetadataAsUpdate). The content is the complete new
+	// content.
+	LeaseUpdated = ObjectUpdated[LeaseSpec, NoStatus]
+	// LeaseDeleted records a lease's removal.
+	LeaseDeleted = ObjectDeleted[LeaseSpec, NoStatus]
+)
 
 // LeaseRenewed records that a lease's holder renewed it: only its renew
 // time moved. Like a node's heartbeat it is frequent, and herd's retention
@@ -110,22 +89,53 @@ type LeaseRenewed struct {
 	At        time.Time `json:"at"`
 }
 
-// LeaseDeleted records a lease's removal.
-type LeaseDeleted struct {
-	At time.Time `json:"at"`
-}
-
-// EventType implements Event.
-func (LeaseCreated) EventType() string { return "LeaseCreated" }
-
-// EventType implements Event.
-func (LeaseUpdated) EventType() string { return "LeaseUpdated" }
-
 // EventType implements Event.
 func (LeaseRenewed) EventType() string { return "LeaseRenewed" }
 
-// EventType implements Event.
-func (LeaseDeleted) EventType() string { return "LeaseDeleted" }
+// leaseKind is what is the Lease's own on the object model: its names,
+// the JSON its rows and events have always had, its spec's checks, and
+// its renewal.
+var leaseKind = &ObjectKind[LeaseSpec, NoStatus]{
+	Kind: "Lease", Resource: "leases.coordination.k8s.io", APIVersion: "coordination.k8s.io/v1",
+	Created: "LeaseCreated", Updated: "LeaseUpdated", Deleted: "LeaseDeleted",
+	Layout: ObjectLayout{
+		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty",
+			"owners,omitempty", "spec", "createdAt", "deleted,omitempty", "version", "resourceVersion"},
+		Created: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty",
+			"owners,omitempty", "spec", "at"},
+		Updated: []string{"labels,omitempty", "annotations,omitempty", "owners,omitempty", "spec", "at"},
+	},
+	UpdateSetsOwners: true,
+	MetadataAsUpdate: true,
+	InternsDecoded:   true,
+	Strategy: Strategy[LeaseSpec, NoStatus]{
+		Validate:     func(_ ObjectMeta, s LeaseSpec) []FieldError { return leaseSpecProblems(s) },
+		RecordUpdate: recordLeaseUpdate,
+	},
+}
+
+func (LeaseSpec) objectKind() *ObjectKind[LeaseSpec, NoStatus] { return leaseKind }
+
+// The Lease's spec's own copy, comparison and JSON (fastPaths): a renewal
+// is the most frequent write herd takes.
+func (LeaseSpec) modelCopy() func(LeaseSpec) LeaseSpec                     { return LeaseSpec.clone }
+func (LeaseSpec) modelEqual() func(a, b LeaseSpec) bool                    { return LeaseSpec.equal }
+func (LeaseSpec) modelAppendJSON() func([]byte, LeaseSpec) ([]byte, error) { return appendLeaseSpec }
+
+// recordLeaseUpdate records an update that moves the renew time alone
+// (the spec's other fields, the labels, annotations and owners as they
+// were) as a renewal, LeaseRenewed, which keeps only the time: the cheap
+// and frequent case. Any other update is the model's LeaseUpdated.
+func recordLeaseUpdate(state object, u SpecUpdate[LeaseSpec]) (Event, error) {
+	old := state.(objectState[LeaseSpec, NoStatus]).Model()
+	withOldRenew := u.Spec
+	withOldRenew.RenewTime = old.Spec.RenewTime
+	if u.Spec.RenewTime != nil && withOldRenew.equal(old.Spec) && maps.Equal(old.Labels, u.Labels) &&
+		maps.Equal(old.Annotations, u.Annotations) && slices.Equal(old.Owners, u.Owners) {
+		return LeaseRenewed{RenewTime: *u.Spec.RenewTime, At: u.At}, nil
+	}
+	return nil, nil
+}
 
 // LeaseAggregate is the lease in the log: streams "lease/NAMESPACE/NAME".
 var LeaseAggregate = defineNamespacedAggregate("lease",
@@ -136,47 +146,56 @@ var LeaseAggregate = defineNamespacedAggregate("lease",
 )
 
 // LeaseCommand is a command on one lease: CreateLease, UpdateLease or
-// DeleteLease.
-type LeaseCommand interface {
-	decideLease(l Lease, now time.Time) ([]Event, error)
-}
+// DeleteLease, or one of them in From or Precondition.
+type LeaseCommand = ObjectCommand[LeaseSpec, NoStatus]
 
-// DecideLease returns the events cmd causes on lease l at now, or a typed
-// error; l is the zero Lease (with its namespace and name) when herd never
-// saw it.
-func DecideLease(l Lease, cmd LeaseCommand, now time.Time) ([]Event, error) {
-	if cmd == nil {
-		return nil, fmt.Errorf("nil lease command: %w", ErrInvalid)
-	}
-	return cmd.decideLease(l, now.UTC())
-}
+// DecideLease returns the events cmd causes on lease l at now
+// (DecideObject), or a typed error; l is NewLease (or the zero Lease)
+// when herd never saw it.
+var DecideLease = DecideObject[Lease]
 
-// EvolveLease folds one event into the lease; it never mutates l. Its
-// maps, slices and pointers are never written in place: the result shares
-// those it does not change with l, and none with e. The strings a fleet
-// repeats (the namespace, the owners' kinds, label keys and values) are
-// interned, as a decoded event's are (see intern.go).
+// EvolveLease folds one event into the lease (the model's evolveObject,
+// and the renewal); it never mutates l. Its maps, slices and pointers are
+// never written in place: the result shares those it does not change
+// with l, and none with e. The strings a fleet repeats (the namespace,
+// the owners' kinds, label keys and values) are interned, as a decoded
+// event's are (see intern.go).
 func EvolveLease(l Lease, e Event) Lease {
-	l.Version++
 	switch e := e.(type) {
-	case LeaseCreated:
-		return Lease{
-			Namespace: intern(e.Namespace), Name: e.Name, UID: e.UID,
-			Labels: internedStrings(e.Labels), Annotations: internedStrings(e.Annotations), Owners: internedOwners(e.Owners),
-			Spec: e.Spec.clone(), CreatedAt: e.At, Version: l.Version, ResourceVersion: l.ResourceVersion,
-		}
-	case LeaseUpdated:
-		l.Labels, l.Annotations, l.Owners = internedStrings(e.Labels), internedStrings(e.Annotations), internedOwners(e.Owners)
-		l.Spec = e.Spec.clone()
 	case LeaseRenewed:
 		// Only the renew time is new: the other times and counts are
 		// the earlier version's.
+		l.Version++
 		t := e.RenewTime
 		l.Spec.RenewTime = &t
+		return l
+	case LeaseCreated:
+		l = Lease{Object: mustEvolveObject(l.Object, e)}
+		l.Namespace = intern(l.Namespace)
+		internObjectMeta(&l.ObjectMeta)
+		return l
+	case LeaseUpdated:
+		l.Object = mustEvolveObject(l.Object, e)
+		internObjectMeta(&l.ObjectMeta)
+		return l
 	case LeaseDeleted:
-		return Lease{Namespace: l.Namespace, Name: l.Name, Deleted: true, Version: l.Version, ResourceVersion: l.ResourceVersion}
+		return Lease{Object: mustEvolveObject(l.Object, e)}
 	}
+	l.Version++
 	return l
+}
+
+// mustEvolveObject is evolveObject of one of the model's own events.
+func mustEvolveObject[S Spec[S, St], St any](o Object[S, St], e Event) Object[S, St] {
+	out, _ := evolveObject(o, e)
+	return out
+}
+
+// internObjectMeta interns, in place, the labels, annotations and owners
+// evolveObject copied for the object alone.
+func internObjectMeta(m *ObjectMeta) {
+	m.Labels, m.Annotations = internedStrings(m.Labels), internedStrings(m.Annotations)
+	internOwners(m.Owners)
 }
 
 // CreateLease creates a lease, as a kubelet does for its node.
@@ -187,18 +206,10 @@ type CreateLease struct {
 	Content   LeaseContent
 }
 
-func (c CreateLease) decideLease(l Lease, now time.Time) ([]Event, error) {
-	errs := objectNameProblems(c.Namespace, c.Name)
-	errs = append(errs, leaseContentProblems(c.Content)...)
-	if err := invalid("Lease", c.Name, errs); err != nil {
-		return nil, err
-	}
-	if l.Exists() {
-		return nil, fmt.Errorf("leases.coordination.k8s.io %q already exists: %w", c.Name, ErrAlreadyExists)
-	}
-	return []Event{LeaseCreated{Namespace: c.Namespace, Name: c.Name, UID: c.UID,
-		Labels: cloneStrings(c.Content.Labels), Annotations: cloneStrings(c.Content.Annotations),
-		Owners: slices.Clone(c.Content.Owners), Spec: c.Content.Spec.clone(), At: now}}, nil
+func (c CreateLease) decideObject(s subject[LeaseCommand], now time.Time) ([]Event, error) {
+	meta := ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: c.UID,
+		Labels: c.Content.Labels, Annotations: c.Content.Annotations, Owners: c.Content.Owners}
+	return decideCreate(modelOf(s), meta, c.Content.Spec, now)
 }
 
 // UpdateLease replaces a lease's content, as a PUT or a patch does; in a
@@ -210,37 +221,17 @@ type UpdateLease struct {
 	Content LeaseContent
 }
 
-func (c UpdateLease) decideLease(l Lease, now time.Time) ([]Event, error) {
-	if !l.Exists() {
-		return nil, fmt.Errorf("leases.coordination.k8s.io %q not found: %w", l.Name, ErrNotFound)
-	}
-	if err := invalid("Lease", l.Name, leaseContentProblems(c.Content)); err != nil {
-		return nil, err
-	}
-	next := c.Content.Spec
-	sameOther := maps.Equal(l.Labels, c.Content.Labels) && maps.Equal(l.Annotations, c.Content.Annotations) &&
-		slices.Equal(l.Owners, c.Content.Owners)
-	withOldRenew := next
-	withOldRenew.RenewTime = l.Spec.RenewTime
-	switch {
-	case sameOther && next.equal(l.Spec):
-		return nil, nil
-	case sameOther && withOldRenew.equal(l.Spec) && next.RenewTime != nil:
-		return []Event{LeaseRenewed{RenewTime: *next.RenewTime, At: now}}, nil
-	}
-	return []Event{LeaseUpdated{Labels: cloneStrings(c.Content.Labels), Annotations: cloneStrings(c.Content.Annotations),
-		Owners: slices.Clone(c.Content.Owners), Spec: next.clone(), At: now}}, nil
+func (c UpdateLease) decideObject(s subject[LeaseCommand], now time.Time) ([]Event, error) {
+	meta := ObjectMeta{Labels: c.Content.Labels, Annotations: c.Content.Annotations, Owners: c.Content.Owners}
+	return decideRecordedUpdate(modelOf(s), meta, c.Content.Spec, now, s.state, leaseKind.Strategy.RecordUpdate)
 }
 
 // DeleteLease removes a lease; in a Precondition, only that version
 // (ErrConflict otherwise).
 type DeleteLease struct{}
 
-func (DeleteLease) decideLease(l Lease, now time.Time) ([]Event, error) {
-	if !l.Exists() {
-		return nil, fmt.Errorf("leases.coordination.k8s.io %q not found: %w", l.Name, ErrNotFound)
-	}
-	return []Event{LeaseDeleted{At: now}}, nil
+func (DeleteLease) decideObject(s subject[LeaseCommand], now time.Time) ([]Event, error) {
+	return decideDelete(modelOf(s), now)
 }
 
 // NodeLeaseHolder returns the node a lease in kube-node-lease speaks for:
@@ -282,16 +273,61 @@ func LastHeard(n Node, renewedAt time.Time) time.Time {
 	return n.LastHeartbeat
 }
 
-// leaseContentProblems checks a lease's labels, annotations and figures.
-func leaseContentProblems(c LeaseContent) []FieldError {
-	errs := metadataProblems(c.Labels, c.Annotations)
-	if d := c.Spec.LeaseDurationSeconds; d != nil && *d <= 0 {
+// leaseSpecProblems checks a lease's figures (the model checks its names,
+// labels and annotations).
+func leaseSpecProblems(s LeaseSpec) []FieldError {
+	var errs []FieldError
+	if d := s.LeaseDurationSeconds; d != nil && *d <= 0 {
 		errs = append(errs, FieldError{Field: "spec.leaseDurationSeconds", Value: strconv.Itoa(int(*d)), Reason: "must be greater than 0"})
 	}
-	if t := c.Spec.LeaseTransitions; t != nil && *t < 0 {
+	if t := s.LeaseTransitions; t != nil && *t < 0 {
 		errs = append(errs, FieldError{Field: "spec.leaseTransitions", Value: strconv.Itoa(int(*t)), Reason: "must be greater than or equal to 0"})
 	}
 	return errs
+}
+
+// appendLeaseSpec writes s as encoding/json does with LeaseSpec's tags.
+func appendLeaseSpec(b []byte, s LeaseSpec) ([]byte, error) {
+	var err error
+	b = append(b, '{')
+	sep := func() {
+		if b[len(b)-1] != '{' {
+			b = append(b, ',')
+		}
+	}
+	if s.HolderIdentity != "" {
+		sep()
+		b = appendJSONString(append(b, `"holderIdentity":`...), s.HolderIdentity)
+	}
+	if s.LeaseDurationSeconds != nil {
+		sep()
+		b = strconv.AppendInt(append(b, `"leaseDurationSeconds":`...), int64(*s.LeaseDurationSeconds), 10)
+	}
+	if s.AcquireTime != nil {
+		sep()
+		if b, err = appendJSONTime(append(b, `"acquireTime":`...), *s.AcquireTime); err != nil {
+			return nil, err
+		}
+	}
+	if s.RenewTime != nil {
+		sep()
+		if b, err = appendJSONTime(append(b, `"renewTime":`...), *s.RenewTime); err != nil {
+			return nil, err
+		}
+	}
+	if s.LeaseTransitions != nil {
+		sep()
+		b = strconv.AppendInt(append(b, `"leaseTransitions":`...), int64(*s.LeaseTransitions), 10)
+	}
+	if s.Strategy != "" {
+		sep()
+		b = appendJSONString(append(b, `"strategy":`...), s.Strategy)
+	}
+	if s.PreferredHolder != "" {
+		sep()
+		b = appendJSONString(append(b, `"preferredHolder":`...), s.PreferredHolder)
+	}
+	return append(b, '}'), nil
 }
 
 func (s LeaseSpec) clone() LeaseSpec {

@@ -19,7 +19,7 @@ func nodeLease(renew time.Time) LeaseContent {
 // is LeaseRenewed; a new holder is LeaseUpdated; the same content again is
 // nothing. Each renewal of a node's lease is the node's heartbeat.
 func TestLeaseRenewalsAreCheap(t *testing.T) {
-	l := Lease{Namespace: NodeLeaseNamespace, Name: "web-01"}
+	l := NewLease(NodeLeaseNamespace, "web-01")
 	apply := func(cmd LeaseCommand, when int) []Event {
 		t.Helper()
 		evs, err := DecideLease(l, cmd, at(when))
@@ -96,5 +96,53 @@ func TestLeaseRefusals(t *testing.T) {
 	}
 	if _, err := DecideLease(Lease{}, CreateLease{Namespace: NodeLeaseNamespace, Name: "Web_01", Content: nodeLease(at(1))}, at(1)); !errors.Is(err, ErrInvalid) {
 		t.Errorf("bad name: %v", err)
+	}
+}
+
+// TestLeaseLogReplays replays Lease events as herd writes them with the
+// Lease's own code (testdata/*lease_log_v1.json, written by it): a node's
+// lease created, renewed, given its node as owner, deleted and created
+// again; a leader election's lease with every field of its spec, a
+// change of holder, its labels and annotations dropped, its renew time
+// cleared, and deleted. Each row and each payload is held byte for byte,
+// as `herd replay --verify` holds a log's, so that Leases moved onto the
+// object model still replay an earlier log to the same views.
+func TestLeaseLogReplays(t *testing.T) {
+	at := func(l Lease, rv int64) Lease { l.ResourceVersion = rv; return l }
+	t.Run("node lease", func(t *testing.T) { replayFixture(t, "testdata/lease_log_v1.json", EvolveLease, at) })
+	t.Run("leader election", func(t *testing.T) { replayFixture(t, "testdata/leader_lease_log_v1.json", EvolveLease, at) })
+}
+
+// TestALeaseRecordsAChangeOfMetadataAsItsUpdate: on the object model a
+// Lease still records a change of its labels, annotations or owners
+// alone as LeaseUpdated with its whole content, as its log always has
+// (the model's other kinds record a MetadataChanged), and the same
+// content again as nothing.
+func TestALeaseRecordsAChangeOfMetadataAsItsUpdate(t *testing.T) {
+	l := EvolveLease(NewLease(NodeLeaseNamespace, "web-01"),
+		LeaseCreated{Namespace: NodeLeaseNamespace, Name: "web-01", UID: "u", Spec: nodeLease(at(1)).Spec, At: at(1)})
+	for _, c := range []struct {
+		what    string
+		content LeaseContent
+	}{
+		{"a label", LeaseContent{Labels: map[string]string{"a": "b"}, Spec: nodeLease(at(1)).Spec}},
+		{"an annotation", LeaseContent{Annotations: map[string]string{"a": "b"}, Spec: nodeLease(at(1)).Spec}},
+		{"its owner", nodeLease(at(1))},
+	} {
+		evs, err := DecideLease(l, UpdateLease{Content: c.content}, at(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Event{LeaseUpdated{Labels: c.content.Labels, Annotations: c.content.Annotations, Owners: c.content.Owners,
+			Spec: c.content.Spec, At: at(2)}}
+		if !cmp.Equal(evs, want) {
+			t.Errorf("%s: recorded %v, want %v", c.what, evs, want)
+		}
+		if got := mustJSON(t, evs[0]); !cmp.Equal(string(got), string(mustJSON(t, want[0]))) || EvolveLease(l, evs[0]).Version != 2 {
+			t.Errorf("%s: recorded %s", c.what, got)
+		}
+	}
+	if evs, err := DecideLease(l, UpdateLease{Content: LeaseContent{Spec: nodeLease(at(1)).Spec}}, at(3)); err != nil || len(evs) != 0 {
+		t.Errorf("the same content again: %v, %v", evs, err)
 	}
 }

@@ -81,7 +81,7 @@ func TestFastPathsDoWhatTheGenericPathsDo(t *testing.T) {
 	checkFastPaths(t, [][]string{nil, {}, {"a"}, {"a", "b"}, {"b", "a"}})
 	checkFastPaths(t, [][]OwnerReference{nil, {}, {{Name: "a"}}, {{Name: "a", Controller: true}}})
 	checkFastPaths(t, []*time.Time{nil, &t1, &t2, ptrTo(t1.In(time.FixedZone("x", 3600)))})
-	checkFastPaths(t, []modelLeaseSpec{{}, {HolderIdentity: "n1"}, {LeaseDurationSeconds: &one}, {LeaseDurationSeconds: &two},
+	checkFastPaths(t, []LeaseSpec{{}, {HolderIdentity: "n1"}, {LeaseDurationSeconds: &one}, {LeaseDurationSeconds: &two},
 		{RenewTime: &t1}, {RenewTime: &t2}, {AcquireTime: &t1, LeaseTransitions: &one}, {Strategy: "x", PreferredHolder: "y"},
 		{HolderIdentity: "<n&1>", LeaseDurationSeconds: &two, AcquireTime: &t2, RenewTime: &t1, LeaseTransitions: &two, Strategy: "s", PreferredHolder: "p"}})
 }

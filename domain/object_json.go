@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"time"
 )
 
@@ -56,6 +57,42 @@ type objectWire struct {
 	// always named it: the zero time while none was asked for.
 	TerminatingSince time.Time `json:"terminatingSince"`
 }
+
+// EncodeJSON writes v as json.Marshal writes it, byte for byte: a view
+// row or an event payload of a kind on the model straight from its
+// MarshalJSON, which writes through the model's layout (marshalLayout)
+// what encoding/json would write, already compact and HTML-escaped
+// (TestEncodeJSONWritesWhatJSONMarshalWrites); anything else through
+// json.Marshal. json.Marshal would check and compact the model's
+// bytes again, a scan of the whole record that was a third of a Lease's
+// renewal on the model (BENCHMARKS.md). Views and the log write their
+// rows and payloads with it.
+func EncodeJSON(v any) ([]byte, error) {
+	if m, ok := v.(layoutWritten); ok {
+		if rv := reflect.ValueOf(v); rv.Kind() != reflect.Pointer || !rv.IsNil() {
+			return m.MarshalJSON()
+		}
+	}
+	return json.Marshal(v)
+}
+
+// layoutWritten is a type of the model whose MarshalJSON writes through
+// marshalLayout, and so what encoding/json writes of it: Object (and the
+// kinds that embed it, whose own MarshalJSON writes through
+// marshalObject) and the model's events.
+type layoutWritten interface {
+	json.Marshaler
+	writtenByLayout()
+}
+
+func (Object[S, St]) writtenByLayout()                  {}
+func (ObjectCreated[S, St]) writtenByLayout()           {}
+func (ObjectUpdated[S, St]) writtenByLayout()           {}
+func (ObjectMetadataChanged[S, St]) writtenByLayout()   {}
+func (ObjectStatusRecorded[S, St]) writtenByLayout()    {}
+func (ObjectOwnersChanged[S, St]) writtenByLayout()     {}
+func (ObjectDeleted[S, St]) writtenByLayout()           {}
+func (ObjectDeletionRequested[S, St]) writtenByLayout() {}
 
 // MarshalJSON writes the object as its kind's view row (ObjectLayout.State).
 func (o Object[S, St]) MarshalJSON() ([]byte, error) { return marshalObject(o, nil) }

@@ -89,6 +89,18 @@ type ObjectKind[S, St any] struct {
 	// event after the update's (a ReplicaSet's: its log has always said
 	// them apart); false when an update keeps the owners.
 	UpdateReplacesOwners bool
+	// MetadataAsUpdate is true for a kind whose log has always recorded
+	// a change of its labels, annotations or owners alone as its update
+	// (the whole content again, under Updated), and still does, so that
+	// a log reads as it always did and whoever lists the kind's update
+	// sees it (a Lease); such a kind has no MetadataChanged.
+	MetadataAsUpdate bool
+	// InternsDecoded is true for a kind every node has one of (a node's
+	// Lease): its created and updated events, as they are decoded, keep
+	// one copy for the process of the strings a fleet repeats (the
+	// namespace, label and annotation keys and values, the owners' API
+	// versions and kinds), as a node's events do (see intern.go).
+	InternsDecoded bool
 	// Strategy is what the kind's create and update do of their own.
 	Strategy Strategy[S, St]
 }
@@ -337,7 +349,8 @@ func decideRecordedUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMet
 	if err := invalid(k.Kind, o.Name, errs); err != nil {
 		return nil, err
 	}
-	if semanticEqual(o.Spec, spec) {
+	sameSpec := semanticEqual(o.Spec, spec)
+	if sameSpec && !k.MetadataAsUpdate {
 		changed := metadataChanges(o.ObjectMeta, meta)
 		if len(changed) == 0 {
 			return nil, nil
@@ -346,6 +359,9 @@ func decideRecordedUpdate[S Spec[S, St], St any](o Object[S, St], meta ObjectMet
 			Labels: cloneStrings(meta.Labels), Annotations: cloneStrings(meta.Annotations), Owners: cloneSlice(meta.Owners),
 			Changed: changed, At: now,
 		}}, nil
+	}
+	if sameSpec && len(metadataChanges(o.ObjectMeta, meta)) == 0 {
+		return nil, nil
 	}
 	e := ObjectUpdated[S, St]{Labels: meta.Labels, Annotations: meta.Annotations, Spec: spec, Generation: o.Generation, At: now}
 	if k.UpdateSetsOwners {

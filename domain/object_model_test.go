@@ -272,7 +272,9 @@ func TestAnUpdateOfMetadataAloneIsItsOwnEvent(t *testing.T) {
 // TestEveryKindOnTheModelRecordsMetadataApart: every kind on the model
 // (every aggregate with the model's created event) registers its
 // metadata-changed event too, under a name of its own, and writes it in
-// a layout that names its fields.
+// a layout that names its fields; but a kind whose log has always
+// recorded a change of metadata alone as its update (a Lease), which
+// still does.
 func TestEveryKindOnTheModelRecordsMetadataApart(t *testing.T) {
 	kinds := 0
 	for _, a := range Aggregates() {
@@ -290,6 +292,14 @@ func TestEveryKindOnTheModelRecordsMetadataApart(t *testing.T) {
 				continue
 			}
 			kinds++
+			if upd, err := UnmarshalEvent(names["ObjectUpdated["+params], []byte("{}")); err == nil {
+				if m, ok := upd.(interface{ metadataAsUpdate() bool }); ok && m.metadataAsUpdate() {
+					// The kind records a change of metadata alone as its
+					// update, as its log always has (a Lease):
+					// TestALeaseRecordsAChangeOfMetadataAsItsUpdate.
+					continue
+				}
+			}
 			typ, ok := names["ObjectMetadataChanged["+params]
 			if !ok {
 				t.Errorf("aggregate %s is on the object model but has no metadata-changed event", a.Name())

@@ -8,8 +8,9 @@ import (
 
 // BenchmarkObjectLogReplay is what a replay of each kind on the object
 // model does with its fixture log (testdata/*_log_v1.json), event by
-// event: decode the payload, fold it, write the row and write the event
-// back, as the views and `herd replay --verify` do. One op is the whole
+// event: decode the payload, fold it, write the row (EncodeJSON, as the
+// views write it) and write the event back (json.Marshal, as the log
+// writes it), as the views and `herd replay --verify` do. One op is the whole
 // log of the kind.
 func BenchmarkObjectLogReplay(b *testing.B) {
 	b.Run("ConfigMap", func(b *testing.B) { benchReplay(b, "testdata/configmap_log_v1.json", EvolveConfigMap) })
@@ -43,7 +44,7 @@ func benchReplay[S any](b *testing.B, file string, evolve func(S, Event) S) {
 				b.Fatal(err)
 			}
 			s = evolve(s, e)
-			if _, err := json.Marshal(s); err != nil {
+			if _, err := EncodeJSON(s); err != nil {
 				b.Fatal(err)
 			}
 			if _, err := json.Marshal(e); err != nil {

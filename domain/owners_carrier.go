@@ -24,6 +24,10 @@ func (e ObjectUpdated[S, St]) OwnerReferences() []OwnerReference { return e.Owne
 // owners as they were: its event has no owners to read.
 func (ObjectUpdated[S, St]) carriesOwners() bool { return kindOf[S, St]().UpdateSetsOwners }
 
+// metadataAsUpdate is true for the update of a kind that records a
+// change of its metadata alone as its update (ObjectKind.MetadataAsUpdate).
+func (ObjectUpdated[S, St]) metadataAsUpdate() bool { return kindOf[S, St]().MetadataAsUpdate }
+
 // CarriesOwners says whether events of ev's type record the object's
 // owner references as they stand after it: an OwnersCarrier, but for an
 // update of a kind whose update leaves the owners alone (a ReplicaSet's:
@@ -46,13 +50,6 @@ func (e ObjectMetadataChanged[S, St]) OwnerReferences() []OwnerReference { retur
 
 // OwnerReferences is the object's owners after the change.
 func (e ObjectOwnersChanged[S, St]) OwnerReferences() []OwnerReference { return e.Owners }
-
-// OwnerReferences is the new lease's owners (a node's lease belongs to
-// its node).
-func (e LeaseCreated) OwnerReferences() []OwnerReference { return e.Owners }
-
-// OwnerReferences is the lease's owners after the update.
-func (e LeaseUpdated) OwnerReferences() []OwnerReference { return e.Owners }
 
 // OwnerReferences is the new pod's owners.
 func (e PodCreated) OwnerReferences() []OwnerReference { return e.Owners }

@@ -61,10 +61,6 @@ func (c Precondition[C]) decidePod(p Pod, now time.Time) ([]Event, error) {
 	return decideWrapped(p, now, c.check, c.Command, DecidePod)
 }
 
-func (c Precondition[C]) decideLease(l Lease, now time.Time) ([]Event, error) {
-	return decideWrapped(l, now, c.check, c.Command, DecideLease)
-}
-
 // decideObject decides Command on an object of any kind on the object
 // model once it is at ResourceVersion: a write of its spec, or of its
 // status as a controller's update of NAME/status is.

@@ -69,7 +69,7 @@ func describeJSONRows[S any](of *domain.Aggregate, table, what string, fresh fun
 		},
 		upsert: func(ctx context.Context, x execer, _ string, s S, _ int64) error {
 			r := row(s)
-			data, err := json.Marshal(s)
+			data, err := domain.EncodeJSON(s)
 			if err != nil {
 				return fmt.Errorf("encode %s %s/%s: %w", what, r.namespace, r.name, err)
 			}

@@ -16,7 +16,7 @@ var leases = describe(&aggregate[domain.Lease]{
 	of: domain.LeaseAggregate,
 	fresh: func(key string) domain.Lease {
 		namespace, name, _ := strings.Cut(key, "/")
-		return domain.Lease{Namespace: namespace, Name: name}
+		return domain.NewLease(namespace, name)
 	},
 	load: func(ctx context.Context, q events.Querier, key string) (domain.Lease, error) {
 		namespace, name, _ := strings.Cut(key, "/")
@@ -37,7 +37,7 @@ var leases = describe(&aggregate[domain.Lease]{
 		return l
 	},
 	upsert: func(ctx context.Context, x execer, _ string, l domain.Lease, _ int64) error {
-		data, err := json.Marshal(l)
+		data, err := domain.EncodeJSON(l)
 		if err != nil {
 			return fmt.Errorf("encode lease %s: %w", l.Key(), err)
 		}

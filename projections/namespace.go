@@ -25,7 +25,7 @@ var namespaces = describe(&aggregate[domain.Namespace]{
 		return ns
 	},
 	upsert: func(ctx context.Context, x execer, _ string, ns domain.Namespace, _ int64) error {
-		data, err := json.Marshal(ns)
+		data, err := domain.EncodeJSON(ns)
 		if err != nil {
 			return fmt.Errorf("encode namespace %s: %w", ns.Name, err)
 		}

@@ -34,8 +34,9 @@ func TestLeaseRoundTrip(t *testing.T) {
 	if want := renew.Truncate(time.Microsecond); !content.Spec.RenewTime.Equal(want) {
 		t.Errorf("renew time %v, want %v", content.Spec.RenewTime, want)
 	}
-	out := LeaseToAPI(domain.Lease{Namespace: "kube-node-lease", Name: "worker-1", Labels: content.Labels,
-		Owners: content.Owners, Spec: content.Spec, ResourceVersion: 7})
+	l := domain.NewLease("kube-node-lease", "worker-1")
+	l.Labels, l.Owners, l.Spec, l.ResourceVersion = content.Labels, content.Owners, content.Spec, 7
+	out := LeaseToAPI(l)
 	in.Spec.RenewTime = &metav1.MicroTime{Time: renew.Truncate(time.Microsecond)}
 	in.Spec.AcquireTime = in.Spec.RenewTime
 	if diff := cmp.Diff(in.Spec, out.Spec); diff != "" {
@@ -48,7 +49,7 @@ func TestLeaseRoundTrip(t *testing.T) {
 		t.Errorf("type and version: %+v %s", out.TypeMeta, out.ResourceVersion)
 	}
 	// A lease with nothing set has no pointers set.
-	empty := LeaseToAPI(domain.Lease{Name: "x"})
+	empty := LeaseToAPI(domain.NewLease("", "x"))
 	if s := empty.Spec; s.HolderIdentity != nil || s.RenewTime != nil || s.Strategy != nil || s.PreferredHolder != nil {
 		t.Errorf("empty lease spec %+v", s)
 	}

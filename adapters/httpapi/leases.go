@@ -110,12 +110,11 @@ func (s *Server) nodeLease(ctx context.Context, name string) (domain.Lease, bool
 	if g := s.cfg.NodeMonitorGracePeriod; g >= time.Second {
 		d = int32(g / time.Second)
 	}
-	l := domain.Lease{
-		Namespace: domain.NodeLeaseNamespace, Name: name, CreatedAt: n.RegisteredAt,
-		Owners:          []domain.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: n.Name, UID: n.UID}},
-		Spec:            domain.LeaseSpec{HolderIdentity: name, LeaseDurationSeconds: &d},
-		ResourceVersion: n.ResourceVersion,
-	}
+	l := domain.NewLease(domain.NodeLeaseNamespace, name)
+	l.CreatedAt = n.RegisteredAt
+	l.Owners = []domain.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: n.Name, UID: n.UID}}
+	l.Spec = domain.LeaseSpec{HolderIdentity: name, LeaseDurationSeconds: &d}
+	l.ResourceVersion = n.ResourceVersion
 	if !n.LastHeartbeat.IsZero() {
 		t := n.LastHeartbeat
 		l.Spec.RenewTime = &t
