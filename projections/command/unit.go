@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -171,11 +170,13 @@ func (u *Unit) Current(stream string) (any, bool) {
 	return u.states.current(stream)
 }
 
-// EncodeEvents turns domain events into the log's type-plus-bytes form.
+// EncodeEvents turns domain events into the log's type-plus-bytes form:
+// the object model's events as the model's own writer writes them (what
+// json.Marshal writes, without its second pass over them).
 func EncodeEvents(evs []domain.Event) ([]events.NewEvent, error) {
 	out := make([]events.NewEvent, len(evs))
 	for i, ev := range evs {
-		payload, err := json.Marshal(ev)
+		payload, err := domain.EncodeJSON(ev)
 		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", ev.EventType(), err)
 		}
