@@ -318,3 +318,7 @@ func TestEveryKindOnTheModelRecordsMetadataApart(t *testing.T) {
 		t.Errorf("%d kinds on the model found, want at least 9", kinds)
 	}
 }
+
+// metadataAsUpdate is true for the update of a kind that records a
+// change of its metadata alone as its update (ObjectKind.MetadataAsUpdate).
+func (ObjectUpdated[S, St]) metadataAsUpdate() bool { return kindOf[S, St]().MetadataAsUpdate }

@@ -24,10 +24,6 @@ func (e ObjectUpdated[S, St]) OwnerReferences() []OwnerReference { return e.Owne
 // owners as they were: its event has no owners to read.
 func (ObjectUpdated[S, St]) carriesOwners() bool { return kindOf[S, St]().UpdateSetsOwners }
 
-// metadataAsUpdate is true for the update of a kind that records a
-// change of its metadata alone as its update (ObjectKind.MetadataAsUpdate).
-func (ObjectUpdated[S, St]) metadataAsUpdate() bool { return kindOf[S, St]().MetadataAsUpdate }
-
 // CarriesOwners says whether events of ev's type record the object's
 // owner references as they stand after it: an OwnersCarrier, but for an
 // update of a kind whose update leaves the owners alone (a ReplicaSet's:
