@@ -30,10 +30,12 @@ func scratchRoot(getenv func(string) string, statfs func(string, *unix.Statfs_t)
 		return dir
 	}
 	var st unix.Statfs_t
+	//nolint:unconvert // Statfs_t's fields are narrower on 32-bit Linux
 	if err := statfs(sharedMemoryDir, &st); err != nil || int64(st.Type) != unix.TMPFS_MAGIC {
 		return os.TempDir()
 	}
-	if free := int64(st.Bavail) * int64(st.Bsize); free < scratchMinFree { //nolint:gosec // a block count and size fit int64
+	//nolint:gosec,unconvert // a block count and size fit int64; narrower on 32-bit Linux
+	if free := int64(st.Bavail) * int64(st.Bsize); free < scratchMinFree {
 		return os.TempDir()
 	}
 	return sharedMemoryDir
