@@ -175,9 +175,14 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 		}
 	}
 
-	dir, err := os.MkdirTemp("", "herd-what-if-*")
+	// The simulation's log: in memory (a tmpfs) where the machine has
+	// room for it there.
+	dir, err := os.MkdirTemp(defaultScratchRoot(), "herd-what-if-*")
 	if err != nil {
-		return Report{}, err
+		// A tmpfs this process may not write to: the disk, then.
+		if dir, err = os.MkdirTemp("", "herd-what-if-*"); err != nil {
+			return Report{}, err
+		}
 	}
 	defer func() { _ = os.RemoveAll(dir) }() // a scratch directory: what is left is the system's to clear
 	path := filepath.Join(dir, events.DatabaseFileName)
