@@ -31,9 +31,10 @@ type TimelineRow struct {
 type Timeline interface {
 	// Add writes r; a row at r's position and seq is an error.
 	Add(ctx context.Context, x Execer, r TimelineRow) error
-	// AddAll writes rs, the same rows Add would, in one statement where
-	// it can (one event's entries: a mark and what it changed); a row at
-	// the position and seq of another, stored or in rs, is an error.
+	// AddAll writes rs, the same rows Add would: on PostgreSQL in one
+	// statement (one event's entries: a mark and what it changed), on
+	// SQLite a statement a row; a row at the position and seq of another,
+	// stored or in rs, is an error.
 	AddAll(ctx context.Context, x Execer, rs []TimelineRow) error
 	// Node is up to limit rows of node after the log position after,
 	// oldest first; limit 0 or less means all of them.
@@ -66,6 +67,13 @@ const (
 type timelineStore struct {
 	d                     events.Dialect
 	node, recent, between string
+	// many is whether AddAll writes its rows in one statement:
+	// PostgreSQL's, where a statement is a round trip to the server
+	// (a mark's rows in one cost a quarter of the time a statement a row
+	// did). SQLite's writes a statement a row: in the group commit, a
+	// mark's rows in one insert of many rows cost SQLite more than the
+	// same rows a statement each (BENCHMARKS.md, 2026-11-30, late).
+	many bool
 }
 
 // NewSQLiteTimeline is the node timeline in SQLite.
@@ -80,6 +88,7 @@ func newTimelineStore(d events.Dialect) *timelineStore {
 		node:    d.Bind(timelineNodeSQL),
 		recent:  d.Bind(timelineRecentSQL),
 		between: d.Bind(timelineBetweenSQL),
+		many:    d.Engine() == events.EnginePostgres,
 	}
 }
 
@@ -98,7 +107,7 @@ const maxTimelineRows = maxBatchArgs / timelineRowArgs
 func (s *timelineStore) AddAll(ctx context.Context, x Execer, rs []TimelineRow) error {
 	// A rebuild's Batches gathers single-row inserts across events, which
 	// saves more than gathering one event's few rows here would.
-	if _, gathers := x.(*Batches); gathers || len(rs) == 1 {
+	if _, gathers := x.(*Batches); gathers || !s.many || len(rs) == 1 {
 		for _, r := range rs {
 			if err := s.Add(ctx, x, r); err != nil {
 				return err

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"herd/events"
+	"herd/events/eventstest"
+	"herd/events/pgtest"
 	"herd/projections"
 	"herd/projections/viewstore"
 )
@@ -25,25 +27,45 @@ import (
 // process's user and system CPU over the loop (getrusage), commits'
 // fsyncs included.
 func BenchmarkTimelineMarkRows(b *testing.B) {
-	for _, all := range []bool{false, true} {
-		name := "add"
-		if all {
-			name = "addall"
+	for _, engine := range []string{"sqlite", "postgres"} {
+		for _, all := range []bool{false, true} {
+			name := engine + "/add"
+			if all {
+				name = engine + "/addall"
+			}
+			b.Run(name, func(b *testing.B) { benchmarkMarkRows(b, engine, all) })
 		}
-		b.Run(name, func(b *testing.B) {
-			ctx := context.Background()
-			store, err := events.Open(ctx, events.Config{Path: filepath.Join(b.TempDir(), "herd.db")}, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer func() { _ = store.Close() }()
-			log := store.Log()
-			if err := projections.Migrate(ctx, log); err != nil {
-				b.Fatal(err)
-			}
-			tl := viewstore.NewSQLiteTimeline()
-			prepared := events.NewViewStatements(log)
-			d := events.EngineSQLite.Dialect()
+	}
+}
+
+func benchmarkMarkRows(b *testing.B, engine string, all bool) {
+	ctx := context.Background()
+	var (
+		log events.Log
+		tl  viewstore.Timeline
+	)
+	if engine == "sqlite" {
+		store, err := events.Open(ctx, events.Config{Path: filepath.Join(b.TempDir(), "herd.db")}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer func() { _ = store.Close() }()
+		log, tl = store.Log(), viewstore.NewSQLiteTimeline()
+	} else {
+		log, tl = eventstest.OpenPostgres(b, pgtest.URL(b)), viewstore.NewPostgresTimeline()
+	}
+	if err := projections.Migrate(ctx, log); err != nil {
+		b.Fatal(err)
+	}
+	_, eng := events.SQLDB(log)
+	d := eng.Dialect()
+	prepared := events.NewViewStatements(log)
+	var err error
+	// Positions of this run's own, past any an earlier run on the same
+	// server wrote.
+	base := time.Now().UnixNano() / 1000
+	{
+		{
 			at := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
 			const group = 64
 			var pending []readyMark
@@ -79,7 +101,7 @@ func BenchmarkTimelineMarkRows(b *testing.B) {
 					b.Fatal(err)
 				}
 				mark++
-				pending = append(pending, readyMark{stmts, []events.Record{{Position: int64(mark)}}})
+				pending = append(pending, readyMark{stmts, []events.Record{{Position: base + int64(mark)}}})
 				if len(pending) < group {
 					continue
 				}
@@ -90,7 +112,7 @@ func BenchmarkTimelineMarkRows(b *testing.B) {
 				runMarks(b, log, pending)
 			}
 			b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/mark")
-		})
+		}
 	}
 }
 
