@@ -19,13 +19,14 @@ import (
 
 // BenchmarkTimelineMarkRows measures writing the timeline rows of one mark
 // of a kubelet's node (nine entries: the mark and what it changed) as a
-// group commit's leader writes a prepared command's rows in SQLite:
-// recorded on the caller's side, the statements prepared on the pool
-// once, run in the group's transaction, 64 marks a transaction. "add"
-// writes a statement a row (Add, as herd did before), "addall" one
-// statement for the nine (AddAll). An op is one mark; cpu-µs/mark is the
-// process's user and system CPU over the loop (getrusage), commits'
-// fsyncs included.
+// group commit's leader writes a prepared command's rows, on each
+// engine: recorded on the caller's side, on SQLite the statements
+// prepared on the pool once, run in the group's transaction, 64 marks a
+// transaction. "add" writes a statement a row (Add, as herd did before),
+// "addall" calls AddAll (one statement for the nine on PostgreSQL; on
+// SQLite, a statement a row again). An op is one mark; cpu-µs/mark is
+// this process's user and system CPU over the loop (getrusage), commits'
+// fsyncs included, PostgreSQL's server not.
 func BenchmarkTimelineMarkRows(b *testing.B) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		for _, all := range []bool{false, true} {
