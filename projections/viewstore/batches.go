@@ -109,7 +109,10 @@ func (b *Batches) shape(query string) insertShape {
 	head, rest, found := strings.Cut(query, "VALUES (")
 	if found && strings.HasPrefix(strings.TrimSpace(query), "INSERT ") {
 		tuple, tail, closed := strings.Cut(rest, ")")
-		if closed && strings.Trim(tuple, "?, \n") == "" && !strings.Contains(tail, "VALUES") {
+		// A second tuple after the first (a statement of many rows
+		// already) is not a shape Flush can repeat.
+		if closed && strings.Trim(tuple, "?, \n") == "" && !strings.Contains(tail, "VALUES") &&
+			!strings.HasPrefix(strings.TrimSpace(tail), ",") {
 			s = insertShape{head: head + "VALUES ", tuple: "(" + tuple + ")", tail: tail, ok: true}
 		}
 	}

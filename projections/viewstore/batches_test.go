@@ -37,6 +37,11 @@ func TestBatchedInsertsGatherRunsInOrder(t *testing.T) {
 			want: []recordedExec{{ins, []any{1, "x"}}, {del, []any{1}}, {ins, []any{1, "y"}}, {upsert, []any{"k", 1}}},
 		},
 		{
+			name: "an insert of many rows already is not gathered",
+			in:   []recordedExec{{`INSERT INTO t (a, b) VALUES (?, ?), (?, ?)`, []any{1, "x", 2, "y"}}, {`INSERT INTO t (a, b) VALUES (?, ?), (?, ?)`, []any{3, "z", 4, "w"}}},
+			want: []recordedExec{{`INSERT INTO t (a, b) VALUES (?, ?), (?, ?)`, []any{1, "x", 2, "y"}}, {`INSERT INTO t (a, b) VALUES (?, ?), (?, ?)`, []any{3, "z", 4, "w"}}},
+		},
+		{
 			name: "an insert from a select is not gathered",
 			in:   []recordedExec{{sel, []any{"k"}}, {sel, []any{"l"}}},
 			want: []recordedExec{{sel, []any{"k"}}, {sel, []any{"l"}}},

@@ -3,6 +3,8 @@ package viewstore
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"herd/events"
@@ -29,6 +31,11 @@ type TimelineRow struct {
 type Timeline interface {
 	// Add writes r; a row at r's position and seq is an error.
 	Add(ctx context.Context, x Execer, r TimelineRow) error
+	// AddAll writes rs, the same rows Add would: on PostgreSQL in one
+	// statement (one event's entries: a mark and what it changed), on
+	// SQLite a statement a row; a row at the position and seq of another,
+	// stored or in rs, is an error.
+	AddAll(ctx context.Context, x Execer, rs []TimelineRow) error
 	// Node is up to limit rows of node after the log position after,
 	// oldest first; limit 0 or less means all of them.
 	Node(ctx context.Context, q Querier, node string, after int64, limit int) ([]TimelineRow, error)
@@ -60,6 +67,13 @@ const (
 type timelineStore struct {
 	d                     events.Dialect
 	node, recent, between string
+	// many is whether AddAll writes its rows in one statement:
+	// PostgreSQL's, where a statement is a round trip to the server
+	// (a mark's rows in one cost a quarter of the time a statement a row
+	// did). SQLite's writes a statement a row: in the group commit, a
+	// mark's rows in one insert of many rows cost SQLite more than the
+	// same rows a statement each (BENCHMARKS.md, 2026-11-30, late).
+	many bool
 }
 
 // NewSQLiteTimeline is the node timeline in SQLite.
@@ -74,12 +88,74 @@ func newTimelineStore(d events.Dialect) *timelineStore {
 		node:    d.Bind(timelineNodeSQL),
 		recent:  d.Bind(timelineRecentSQL),
 		between: d.Bind(timelineBetweenSQL),
+		many:    d.Engine() == events.EnginePostgres,
 	}
 }
 
 func (s *timelineStore) Add(ctx context.Context, x Execer, r TimelineRow) error {
 	return exec(ctx, x, "node_timeline", timelineAddSQL,
 		r.Position, r.Seq, r.Node, r.At.UTC().Format(time.RFC3339Nano), r.Kind, r.Reason, r.Message, r.Type)
+}
+
+// timelineRowArgs is how many parameters one row of timelineAddSQL takes.
+const timelineRowArgs = 8
+
+// maxTimelineRows is the most rows one AddAll statement writes: the
+// parameters stay under maxBatchArgs, as a rebuild's gathered ones do.
+const maxTimelineRows = maxBatchArgs / timelineRowArgs
+
+func (s *timelineStore) AddAll(ctx context.Context, x Execer, rs []TimelineRow) error {
+	// A rebuild's Batches gathers single-row inserts across events, which
+	// saves more than gathering one event's few rows here would.
+	if _, gathers := x.(*Batches); gathers || !s.many || len(rs) == 1 {
+		for _, r := range rs {
+			if err := s.Add(ctx, x, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for len(rs) > 0 {
+		n := min(len(rs), maxTimelineRows)
+		args := make([]any, 0, n*timelineRowArgs)
+		for _, r := range rs[:n] {
+			args = append(args, r.Position, r.Seq, r.Node, r.At.UTC().Format(time.RFC3339Nano), r.Kind, r.Reason, r.Message, r.Type)
+		}
+		if err := exec(ctx, x, "node_timeline", timelineAddManySQL(n), args...); err != nil {
+			return err
+		}
+		rs = rs[n:]
+	}
+	return nil
+}
+
+// timelineAddMany holds the text of the insert of n timeline rows at
+// index n, built once per row count, so that an engine's cache of
+// prepared statements (events.ViewStatements; pgx's by text) prepares
+// each once. Its text has "?" markers, the same for both engines.
+var timelineAddMany struct {
+	sync.Mutex
+	text []string
+}
+
+// timelineAddManySQL is the insert of n timeline rows, 0 < n <=
+// maxTimelineRows: timelineAddSQL's with n tuples of parameters.
+func timelineAddManySQL(n int) string {
+	if n == 1 {
+		return timelineAddSQL
+	}
+	m := &timelineAddMany
+	m.Lock()
+	defer m.Unlock()
+	if n < len(m.text) && m.text[n] != "" {
+		return m.text[n]
+	}
+	if n >= len(m.text) {
+		m.text = append(m.text, make([]string, n+1-len(m.text))...)
+	}
+	head, tuple, _ := strings.Cut(timelineAddSQL, "VALUES ")
+	m.text[n] = head + "VALUES " + strings.Repeat(tuple+", ", n-1) + tuple
+	return m.text[n]
 }
 
 func (s *timelineStore) Node(ctx context.Context, q Querier, node string, after int64, limit int) ([]TimelineRow, error) {
@@ -133,6 +209,10 @@ type timelineEngines struct{ byEngine[Timeline] }
 
 func (e timelineEngines) Add(ctx context.Context, x Execer, r TimelineRow) error {
 	return run(e.byEngine, x, func(s Timeline) error { return s.Add(ctx, x, r) })
+}
+
+func (e timelineEngines) AddAll(ctx context.Context, x Execer, rs []TimelineRow) error {
+	return run(e.byEngine, x, func(s Timeline) error { return s.AddAll(ctx, x, rs) })
 }
 
 func (e timelineEngines) Node(ctx context.Context, q Querier, node string, after int64, limit int) ([]TimelineRow, error) {

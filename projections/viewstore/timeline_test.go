@@ -1,6 +1,8 @@
 package viewstore_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,4 +144,107 @@ func TestTimelineRefusesAHandleOfNoEngine(t *testing.T) {
 	if _, err := viewstore.NewTimeline().Recent(t.Context(), db, 1); err == nil {
 		t.Error("Recent through a bare *sql.DB: no error")
 	}
+}
+
+// TestTimelineAddAllWritesWhatAddWrites: AddAll writes the rows Add
+// would, on both engines and through NewTimeline: on PostgreSQL in one
+// statement for one event's entries and in several past one statement's
+// parameters, on SQLite a statement a row; a
+// set with a row at a place already taken is refused and leaves none of
+// its rows.
+func TestTimelineAddAllWritesWhatAddWrites(t *testing.T) {
+	onEachEngine(t, viewstore.NewSQLiteTimeline, viewstore.NewPostgresTimeline, viewstore.NewTimeline,
+		func(t *testing.T, e engine, own bool, tl viewstore.Timeline) {
+			ctx := t.Context()
+			db, eng := events.SQLDB(e.log)
+			views := pool{db: db, d: eng.Dialect()}
+			prefix, base := "all-any-", int64(40_000)
+			if own {
+				prefix, base = "all-own-", 30_000
+			}
+			at := time.Date(2026, 11, 30, 18, 0, 0, 987654321, time.FixedZone("CET", 3600))
+			rowsOf := func(node string, pos int64, n int) []viewstore.TimelineRow {
+				rs := make([]viewstore.TimelineRow, n)
+				for seq := range rs {
+					rs[seq] = viewstore.TimelineRow{
+						Position: base + pos, Seq: seq, Node: prefix + node, At: at.Add(time.Duration(seq) * time.Millisecond),
+						Kind: fmt.Sprintf("Kind%d", seq), Type: "Warning", Reason: "NodeStatusUnknown", Message: fmt.Sprintf("part %d's 'quoted' ☃", seq),
+					}
+				}
+				rs[0].Reason, rs[0].Message = "", "" // empty text reads back empty
+				return rs
+			}
+			mark, many := rowsOf("mark", 1, 9), rowsOf("many", 2, 300)
+
+			// One event's entries are one statement on PostgreSQL, a
+			// statement a row on SQLite.
+			rec := events.NewRecorder(eng.Dialect(), 0)
+			if err := tl.AddAll(ctx, rec, mark); err != nil {
+				t.Fatal(err)
+			}
+			want := len(mark)
+			if e.name == "postgres" {
+				want = 1
+			}
+			if n := len(rec.Statements()); n != want {
+				t.Errorf("AddAll of %d rows ran %d statements, want %d", len(mark), n, want)
+			}
+			write(t, e.log, func(x *events.ViewTx) {
+				if err := tl.AddAll(ctx, x, mark); err != nil {
+					t.Fatalf("AddAll of a mark's rows: %v", err)
+				}
+				if err := tl.AddAll(ctx, x, many); err != nil {
+					t.Fatalf("AddAll of %d rows: %v", len(many), err)
+				}
+				if err := tl.AddAll(ctx, x, nil); err != nil {
+					t.Fatalf("AddAll of no rows: %v", err)
+				}
+			})
+			// What Add writes reads back the same.
+			added := rowsOf("added", 3, 9)
+			write(t, e.log, func(x *events.ViewTx) {
+				for _, r := range added {
+					if err := tl.Add(ctx, x, r); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+			utc := func(rs []viewstore.TimelineRow) []viewstore.TimelineRow {
+				out := make([]viewstore.TimelineRow, len(rs))
+				for i, r := range rs {
+					r.At = r.At.UTC()
+					out[i] = r
+				}
+				return out
+			}
+			for _, w := range [][]viewstore.TimelineRow{mark, many, added} {
+				got, err := tl.Node(ctx, views, w[0].Node, 0, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(utc(w), got); diff != "" {
+					t.Errorf("rows of %s (-want +got):\n%s", w[0].Node, diff)
+				}
+			}
+
+			// A set with one row at a taken place is refused whole.
+			ltx, err := e.log.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			clash := rowsOf("clash", 4, 3)
+			clash[2].Position, clash[2].Seq = mark[5].Position, mark[5].Seq
+			err = tl.AddAll(ctx, events.ViewsIn(ltx), clash)
+			if err == nil || !strings.Contains(err.Error(), "node_timeline") {
+				t.Errorf("AddAll with a row at a taken place: %v, want an error naming node_timeline", err)
+			}
+			_ = ltx.Rollback()
+			got, err := tl.Node(ctx, views, prefix+"clash", 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 0 {
+				t.Errorf("a refused AddAll left %d rows", len(got))
+			}
+		})
 }
