@@ -3,7 +3,6 @@ package domain
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"testing"
 	"time"
 )
@@ -89,16 +88,10 @@ func TestEncodeJSONWritesWhatJSONMarshalWrites(t *testing.T) {
 // as today's herd decodes them.
 func fixtureEvents(t *testing.T, file string) []Event {
 	t.Helper()
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log []loggedEvent
-	if err := json.Unmarshal(raw, &log); err != nil {
-		t.Fatal(err)
-	}
+	log := readFixtureLog(t, file)
 	evs := make([]Event, len(log))
 	for i, le := range log {
+		var err error
 		if evs[i], err = UnmarshalEvent(le.Type, le.Payload); err != nil {
 			t.Fatalf("event %d (%s): %v", i, le.Type, err)
 		}

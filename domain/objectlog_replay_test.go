@@ -17,12 +17,9 @@ type loggedEvent struct {
 	State   json.RawMessage `json:"state"`
 }
 
-// replayFixture decodes every payload of the fixture log file, folds it
-// with evolve and checks, event by event, that the state is the row the
-// earlier herd wrote byte for byte (so `herd replay --verify` on a log an
-// earlier herd wrote finds no difference) and that the decoded event
-// encodes back to the payload the earlier herd wrote.
-func replayFixture[S any](t *testing.T, file string, evolve func(S, Event) S, at func(S, int64) S) {
+// readFixtureLog reads a fixture log file: the records an earlier herd
+// wrote.
+func readFixtureLog(t *testing.T, file string) []loggedEvent {
 	t.Helper()
 	raw, err := os.ReadFile(file)
 	if err != nil {
@@ -32,6 +29,17 @@ func replayFixture[S any](t *testing.T, file string, evolve func(S, Event) S, at
 	if err := json.Unmarshal(raw, &log); err != nil {
 		t.Fatal(err)
 	}
+	return log
+}
+
+// replayFixture decodes every payload of the fixture log file, folds it
+// with evolve and checks, event by event, that the state is the row the
+// earlier herd wrote byte for byte (so `herd replay --verify` on a log an
+// earlier herd wrote finds no difference) and that the decoded event
+// encodes back to the payload the earlier herd wrote.
+func replayFixture[S any](t *testing.T, file string, evolve func(S, Event) S, at func(S, int64) S) {
+	t.Helper()
+	log := readFixtureLog(t, file)
 	var s S
 	for i, le := range log {
 		e, err := UnmarshalEvent(le.Type, le.Payload)
