@@ -105,14 +105,6 @@ func (d *deadlines) last(name string) time.Time {
 	return d.m[name].lastHeartbeat
 }
 
-// get is node name's deadline, if it is kept.
-func (d *deadlines) get(name string) (deadline, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	e, ok := d.m[name]
-	return e, ok
-}
-
 // marked notes that node name was marked unreachable: it is watched again
 // once it reports.
 func (d *deadlines) marked(name string) {

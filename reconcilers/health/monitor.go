@@ -47,13 +47,6 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 		note = assessment.Note()
 	}
 	mark := func(name string) error {
-		// A node heard since it was confirmed (its heartbeat written and
-		// handed over, or received and waiting for its write) is left
-		// alone: many marks wait for their turn to write, and a pass
-		// over thousands lasts seconds.
-		if r.heardSinceConfirmed(name) {
-			return nil
-		}
 		// A node deleted or stopped since the query is left alone. The
 		// mark puts on the unreachable taints itself; a node that had
 		// other condition taints, or a condition that calls for one, has
@@ -83,23 +76,6 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 		errs = append(errs, mark(name))
 	}
 	return errors.Join(errs...)
-}
-
-// heardSinceConfirmed says whether node name, confirmed silent by this
-// pass, is no longer silent by what the health rules hold in memory now:
-// the deadlines, which the dispatcher moves with every heartbeat it
-// reads from the log, and the heartbeats received and not written yet.
-// Such a node counts as reachable again, and is not marked.
-func (r *Reconciler) heardSinceConfirmed(name string) bool {
-	e, ok := r.deadlines.get(name)
-	if !ok || !e.watched {
-		return false // deleted, stopped or marked: the mark's command decides
-	}
-	if s, _ := r.silent(name, e.lastHeartbeat, e.registeredAt, r.since(), r.clock.Now()); s {
-		return false
-	}
-	r.fleet.set(name, true, reachable)
-	return true
 }
 
 // recount brings the tally up to date with a monitor pass's findings: the

@@ -155,62 +155,6 @@ func (v *hookedView) FleetHealth(ctx context.Context) (domain.FleetHealth, error
 	return v.View.FleetHealth(ctx)
 }
 
-// TestANodeHeardAfterItWasConfirmedIsNotMarked: a node the monitor pass
-// confirmed silent that reports before its mark is written (its
-// heartbeat committed and handed to the health rules, as the dispatcher
-// does) is not marked, and counts as reachable.
-func TestANodeHeardAfterItWasConfirmedIsNotMarked(t *testing.T) {
-	f := newBenchFleet(t, 4)
-	view := &hookedView{View: f.view}
-	r, err := New(DefaultConfig(), f.w, view, f.clk, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := t.Context()
-	f.clk.Step(30 * time.Second)
-	for i := 1; i < 4; i++ {
-		if _, err := f.w.NodeCommands().Execute(ctx, domain.Key{Name: benchNodeName(i)}, domain.RecordHeartbeat{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.seed(ctx); err != nil {
-		t.Fatal(err)
-	}
-	f.clk.Step(11 * time.Second)
-	view.during = func() {
-		from, err := f.store.Head(ctx, f.store.DB())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.w.NodeCommands().Execute(ctx, domain.Key{Name: benchNodeName(0)}, domain.RecordHeartbeat{}); err != nil {
-			t.Fatal(err)
-		}
-		recs, err := f.store.ReadAfter(ctx, f.store.DB(), from, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, rec := range recs {
-			r.Watches().KeysFor(rec)
-		}
-	}
-	if err := r.monitor(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if view.during != nil {
-		t.Fatal("the monitor pass never read the fleet's health: node 0 never reported during it")
-	}
-	n, err := f.view.Get(ctx, benchNodeName(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c, _ := n.Condition(domain.ConditionReady); c.Status == domain.ConditionUnknown {
-		t.Errorf("node 0 was marked Unknown though it reported before its mark was written")
-	}
-	if got := r.fleet.assessment(); got != (domain.AssessFleet{Unreachable: 0, Total: 4}) {
-		t.Errorf("count after node 0 reported = %+v, want 0 of 4 unreachable", got)
-	}
-}
-
 // TestAMarkedNodeLosesItsOtherConditionTaintsInTheSameUpdate: a node
 // under memory pressure, tainted for it, that falls silent is marked
 // with its pressure taint taken off (MemoryPressure is Unknown) and its
