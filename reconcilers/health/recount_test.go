@@ -1,7 +1,6 @@
 package health
 
 import (
-	"context"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -137,22 +136,6 @@ func TestARecountOvertakenByAResetIsDropped(t *testing.T) {
 	if got := r.fleet.assessment(); got != (domain.AssessFleet{Unreachable: 1, Total: 10}) {
 		t.Errorf("count on the next recount = %+v, want 1 of 10 unreachable", got)
 	}
-}
-
-// hookedView runs during, once, when the fleet's health is next read:
-// in a monitor pass, after the silent nodes are confirmed and before any
-// is marked.
-type hookedView struct {
-	View
-	during func()
-}
-
-func (v *hookedView) FleetHealth(ctx context.Context) (domain.FleetHealth, error) {
-	if d := v.during; d != nil {
-		v.during = nil
-		d()
-	}
-	return v.View.FleetHealth(ctx)
 }
 
 // TestAMarkedNodeLosesItsOtherConditionTaintsInTheSameUpdate: a node
