@@ -95,12 +95,12 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 // heartbeat still on its way to the log only of a node silent by the
 // heartbeats written.
 func (r *Reconciler) recountFromMemory(ctx context.Context) error {
-	r.recounting.Lock()
-	defer r.recounting.Unlock()
-	now, since := r.clock.Now(), r.since()
 	lag := sync.OnceValue(r.backlog.Oldest)
 	nodes := 0
+	// fill runs one recount at a time (the tally's), so recountBuf is
+	// its alone.
 	r.fleet.recount(func(put func(string, reach)) {
+		now, since := r.clock.Now(), r.since()
 		r.recountBuf = r.deadlines.snapshot(r.recountBuf)
 		for _, e := range r.recountBuf {
 			put(e.name, r.classifyWith(e.name, e.ready, e.lastHeartbeat, e.registeredAt, since, now, lag))

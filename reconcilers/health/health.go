@@ -96,10 +96,9 @@ type Reconciler struct {
 	// because herd's own writes were behind, so that it says so once
 	// when it starts and once when it ends.
 	holding bool
-	// recounting is held by a full resync's count from memory, which
-	// keeps in recountBuf the copy of the deadlines it counts from, for
-	// the next pass to fill again.
-	recounting sync.Mutex
+	// recountBuf is the copy of the deadlines a full resync's count
+	// from memory counts from, kept for the next pass to fill again; it
+	// is used only inside the tally's recount, one at a time.
 	recountBuf []namedDeadline
 
 	mu       sync.Mutex
