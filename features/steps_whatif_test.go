@@ -1,11 +1,15 @@
 package features
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cucumber/godog"
@@ -179,6 +183,103 @@ func (w *world) registerWhatIfEngineSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the what-if since (\S+) with (.+) drained at (\S+) finds ReplicaSet "([^"]+)" would have been below its desired availability for longer$`, w.whatIfLongerBelow)
 	sc.Step(`^the what-if since (\S+) with (.+) failing at (\S+) marks them NotReady too, and herd would have counted the fleet disrupted$`, w.whatIfNodesFail)
 	sc.Step(`^the what-if since (\S+) with "([^"]+)" drained at (\S+) evicts the pods of "([^"]+)" from it, and the scheduler places them anew elsewhere$`, w.whatIfDrained)
+	sc.Step(`^the what-if since (\S+) with (herd's own settings|a node-monitor-grace-period of \S+) answers the same three times, byte for byte, nodes marked and pods evicted$`, w.whatIfAnswersTheSame)
+}
+
+// whatIfAnswersTheSame asks the same what-if three times and compares
+// the whole answers as JSON, times and all: once as the machine runs it,
+// once on one processor, and once on more processors than the machine
+// has while other goroutines keep yielding the processor, so that the
+// reconcilers' work interleaves otherwise in each. An answer that
+// depends on which reconciler ran first, or how fast, shows here.
+func (w *world) whatIfAnswersTheSame(ctx context.Context, since, settings string) error {
+	change := func(cfg *whatif.Config) error {
+		grace, ok := strings.CutPrefix(settings, "a node-monitor-grace-period of ")
+		if !ok {
+			return nil
+		}
+		var err error
+		cfg.Serve.Health.GracePeriod, err = time.ParseDuration(grace)
+		return err
+	}
+	ask := func() (whatif.Report, []byte, error) {
+		rep, err := w.whatIfWith(ctx, since, change)
+		if err != nil {
+			return whatif.Report{}, nil, err
+		}
+		b, err := json.MarshalIndent(rep, "", " ")
+		return rep, b, err
+	}
+	rep, first, err := ask()
+	if err != nil {
+		return err
+	}
+	marked, evicted := 0, 0
+	for _, ts := range rep.WhatIf.NotReady {
+		marked += len(ts)
+	}
+	for _, es := range rep.WhatIf.Evicted {
+		evicted += len(es)
+	}
+	if marked == 0 || evicted == 0 || rep.Same == 0 {
+		return fmt.Errorf("the what-if marked %d nodes, evicted %d pods and made %d decisions as herd did: the scenario does not test what it says", marked, evicted, rep.Same)
+	}
+
+	procs := runtime.GOMAXPROCS(1)
+	_, second, err := ask()
+	runtime.GOMAXPROCS(procs)
+	if err != nil {
+		return err
+	}
+
+	runtime.GOMAXPROCS(max(4, 2*runtime.NumCPU()))
+	stop := make(chan struct{})
+	var yielding sync.WaitGroup
+	for range 3 {
+		yielding.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					runtime.Gosched()
+				}
+			}
+		})
+	}
+	_, third, err := ask()
+	close(stop)
+	yielding.Wait()
+	runtime.GOMAXPROCS(procs)
+	if err != nil {
+		return err
+	}
+	for _, again := range []struct {
+		how    string
+		answer []byte
+	}{{"on one processor", second}, {"with the processor yielded", third}} {
+		if d := firstDifference(first, again.answer); d != "" {
+			return fmt.Errorf("the what-if asked again %s answers otherwise (%d nodes marked, %d pods evicted the first time):\n%s", again.how, marked, evicted, d)
+		}
+	}
+	return nil
+}
+
+// firstDifference shows the first line at which two answers differ, with
+// the lines around it; "" when they are the same.
+func firstDifference(a, b []byte) string {
+	if bytes.Equal(a, b) {
+		return ""
+	}
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	i := 0
+	for i < len(la) && i < len(lb) && la[i] == lb[i] {
+		i++
+	}
+	around := func(ls []string) string {
+		return strings.Join(ls[max(0, i-4):min(len(ls), i+4)], "\n")
+	}
+	return fmt.Sprintf("line %d, first:\n%s\nagain:\n%s", i+1, around(la), around(lb))
 }
 
 // replicaSetKeepsTolerating creates a ReplicaSet whose pods tolerate an

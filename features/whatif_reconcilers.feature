@@ -23,6 +23,19 @@ Feature: The what-if runs herd's own reconcilers on the past
     Then the window since 09:00:00 holds decisions of "health", "noexecute", "scheduler", "drain", "replicaset" and "deployment"
     And the what-if since 09:00:00 with herd's own settings makes every decision herd's reconcilers made, and no other
 
+  Scenario: The same what-if asked again answers the same, times and all
+    Given Deployment "api" runs 2 pods of image "api:1" with a surge of 1 and none unavailable
+    And node "k1" has registered and is Ready
+    And node "k2" has registered and is Ready
+    And the kubelet of "k1" creates its lease
+    And the kubelet of "k2" creates its lease
+    When 30 seconds pass while "n2", "n3", "k1" and "k2" keep reporting
+    And "k1" renews its lease every 40 seconds for 120 seconds
+    And "k2" renews its lease every 41 seconds for 123 seconds
+    And 1 minute passes while "n1", "n3" and "k1" keep reporting
+    Then the window since 09:00:00 holds decisions of "health", "noexecute", "scheduler", "replicaset" and "deployment"
+    And the what-if since 09:00:00 with a node-monitor-grace-period of 20s answers the same three times, byte for byte, nodes marked and pods evicted
+
   @node-runtime-none
   Scenario: What a client said of the pods herd's ReplicaSet made reaches the what-if's own pods of the ReplicaSet
     When a client reports the pods of ReplicaSet "cache" Running
