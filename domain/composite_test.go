@@ -24,7 +24,7 @@ func TestAMarkInOneEventLeavesTheNodeTheSeparateEventsLeft(t *testing.T) {
 		node = EvolveNode(node, ev)
 	}
 	at := t0.Add(45 * time.Second)
-	evs, err := DecideNode(node, MarkNodeUnreachable{}, at)
+	evs, err := DecideNode(node, MarkNodeUnreachable{LastHeard: node.LastHeartbeat}, at)
 	if err != nil {
 		t.Fatal(err)
 	}

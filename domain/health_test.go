@@ -2,6 +2,7 @@ package domain
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -37,6 +38,7 @@ func TestMarkNodeUnreachable(t *testing.T) {
 			// no longer True, the unreachable taints.
 			name: "a silent ready node goes Unknown on every health condition",
 			node: ready(t, "web-01"),
+			cmd:  MarkNodeUnreachable{LastHeard: at(10)},
 			want: []Event{HeartbeatMissed{LastHeartbeat: at(10), Reason: ReasonNodeStatusUnknown, Message: MessageNodeStatusUnknown, At: at(60),
 				Conditions: health(ConditionTrue), NotReady: true, Taints: unreachable(true)}},
 		},
@@ -60,12 +62,87 @@ func TestMarkNodeUnreachable(t *testing.T) {
 	}
 
 	t.Run("a second check changes nothing and keeps the transition time", func(t *testing.T) {
-		n, _ := run(t, ready(t, "web-01"), step{MarkNodeUnreachable{}, at(60)})
-		again, err := DecideNode(n, MarkNodeUnreachable{}, at(65))
+		n, _ := run(t, ready(t, "web-01"), step{MarkNodeUnreachable{LastHeard: at(10)}, at(60)})
+		again, err := DecideNode(n, MarkNodeUnreachable{LastHeard: at(10)}, at(65))
 		checkDecision(t, again, err, nil, nil)
 		c, _ := n.Condition(ConditionReady)
 		if !c.LastTransitionTime.Equal(at(60)) || !c.LastHeartbeatTime.Equal(at(10)) {
 			t.Errorf("Ready transition %v heartbeat %v, want transition at(60), heartbeat at(10) (the last real one)", c.LastTransitionTime, c.LastHeartbeatTime)
+		}
+	})
+}
+
+// TestAMarkHoldsOnlyForTheHeartbeatsItWasJudgedBy: a mark judged by a
+// last heartbeat older than the one the node has stored, on the node
+// itself or as its lease's renewal, writes nothing; judged by the stored
+// one, or a later one, it marks. The lease's renewal is weighed only
+// where the executor gives it (DecideNodeHeard), through the wrappers the
+// health rules put around the mark.
+func TestAMarkHoldsOnlyForTheHeartbeatsItWasJudgedBy(t *testing.T) {
+	n := ready(t, "web-01") // reported at(10)
+	marks := func(t *testing.T, evs []Event, err error) bool {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			if m, ok := e.(HeartbeatMissed); ok && m.NotReady {
+				return true
+			}
+		}
+		if len(evs) > 0 {
+			t.Fatalf("neither a mark nor a no-op: %+v", evs)
+		}
+		return false
+	}
+	for _, tt := range []struct {
+		name      string
+		lastHeard time.Time
+		renewed   time.Time
+		want      bool
+	}{
+		{"judged before the node's stored report", at(5), time.Time{}, false},
+		{"judged never heard, the node has reported since", time.Time{}, time.Time{}, false},
+		{"judged by the node's stored report", at(10), time.Time{}, true},
+		{"judged by a later heartbeat than the stored one", at(15), time.Time{}, true},
+		{"judged before the lease's stored renewal", at(15), at(20), false},
+		{"judged by the lease's stored renewal", at(20), at(20), true},
+		{"a lease renewed before the node's own report", at(10), at(5), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			evs, err := DecideNodeHeard(n, tt.renewed, MarkNodeUnreachable{LastHeard: tt.lastHeard}, at(60))
+			if got := marks(t, evs, err); got != tt.want {
+				t.Errorf("marked %v, want %v", got, tt.want)
+			}
+		})
+	}
+	t.Run("the lease is weighed inside the health rules' wrappers", func(t *testing.T) {
+		mark := MarkNodeUnreachable{LastHeard: at(15)}
+		wrapped := IfNodeReporting{Command: NodeSequence{mark, SyncConditionTaints{}}}
+		if !WeighsLease(wrapped) || !WeighsLease(mark) || WeighsLease(RecordHeartbeat{}) || WeighsLease(NodeSequence{SyncConditionTaints{}}) {
+			t.Fatal("WeighsLease does not name the commands that hold a mark")
+		}
+		evs, err := DecideNodeHeard(n, at(20), wrapped, at(60))
+		if marks(t, evs, err) {
+			t.Error("a mark inside IfNodeReporting and NodeSequence ignored a later renewal")
+		}
+		evs, err = DecideNodeHeard(n, at(15), wrapped, at(60))
+		if !marks(t, evs, err) {
+			t.Error("a mark judged by the lease's renewal did not mark")
+		}
+		// DecideNode gives no renewal: the node's own reports alone.
+		evs, err = DecideNode(n, wrapped, at(60))
+		if !marks(t, evs, err) {
+			t.Error("a mark decided without its lease did not mark")
+		}
+	})
+	t.Run("a command that weighs no lease is decided as DecideNode decides it", func(t *testing.T) {
+		hb := RecordHeartbeat{Metrics: healthy()}
+		got, err := DecideNodeHeard(n, at(20), hb, at(30))
+		want, werr := DecideNode(n, hb, at(30))
+		checkDecision(t, got, err, want, werr)
+		if _, err := DecideNodeHeard(n, at(20), nil, at(30)); err == nil {
+			t.Error("a nil command was decided")
 		}
 	})
 }

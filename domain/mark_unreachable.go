@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -38,18 +39,32 @@ var reportedPressures = []ConditionType{
 // keep their transition time; a node with nothing left to change records
 // nothing, so repeated checks are harmless. A stopped node is expected to
 // be silent and is left alone.
+//
+// The verdict holds only for the heartbeats it was judged by (LastHeard):
+// a node herd has heard from since, by a status report stored on the node
+// or a renewal stored on its lease, is not silent, and the mark records
+// nothing. Decided with DecideNodeHeard, the mark weighs both as the
+// unit of work that writes it has them committed; decided with
+// DecideNode, the node's own reports alone.
 type MarkNodeUnreachable struct {
 	// Note is added to the condition messages, for instance to say that
 	// herd suspects it is cut off itself.
 	Note string
-	// LastHeard is when herd last heard from the node by its lease
-	// (domain.LastHeard); HeartbeatMissed records the later of it and
-	// the node's own last report. Whether the node ever posted its status
-	// is judged by its own reports, as Kubernetes judges it.
+	// LastHeard is when herd last heard from the node, by its own
+	// reports or its lease's renewals (domain.LastHeard), as the verdict
+	// was judged: zero when it never heard from it. A stored heartbeat
+	// later than it makes the mark a no-op; HeartbeatMissed records the
+	// later of it and the node's own last report. Whether the node ever
+	// posted its status is judged by its own reports, as Kubernetes
+	// judges it.
 	LastHeard time.Time
 	// WithholdNoExecute leaves out the NoExecute unreachable taint, as
 	// SyncConditionTaints does during a fleet disruption.
 	WithholdNoExecute bool
+
+	// leaseRenewedAt is the node's lease's stored renewal (Lease's
+	// RenewedAt, zero when it has none), given by DecideNodeHeard.
+	leaseRenewedAt time.Time
 }
 
 func (c MarkNodeUnreachable) decideNode(n Node, now time.Time) ([]Event, error) {
@@ -57,6 +72,11 @@ func (c MarkNodeUnreachable) decideNode(n Node, now time.Time) ([]Event, error) 
 		return nil, err
 	}
 	if n.AgentState == AgentStopped {
+		return nil, nil
+	}
+	if LastHeard(n, c.leaseRenewedAt).After(c.LastHeard) {
+		// Heard from since the verdict: its deadline is the newer
+		// heartbeat's, and the health rules judge it again by that.
 		return nil, nil
 	}
 	reason, msg := ReasonNodeStatusUnknown, MessageNodeStatusUnknown
@@ -101,6 +121,68 @@ func (c MarkNodeUnreachable) decideNode(n Node, now time.Time) ([]Event, error) 
 		}
 	}
 	return []Event{missed}, nil
+}
+
+func (MarkNodeUnreachable) weighsLease() bool { return true }
+
+func (c MarkNodeUnreachable) withLeaseRenewal(renewedAt time.Time) NodeCommand {
+	c.leaseRenewedAt = renewedAt
+	return c
+}
+
+// leaseWeigher is a node command whose decision may weigh when its node's
+// lease was last renewed: weighsLease says whether it does,
+// withLeaseRenewal is the command with that renewal given.
+type leaseWeigher interface {
+	weighsLease() bool
+	withLeaseRenewal(renewedAt time.Time) NodeCommand
+}
+
+// WeighsLease reports whether deciding cmd weighs when its node's lease
+// was last renewed: a MarkNodeUnreachable does (a renewal since its
+// verdict makes it a no-op), alone or inside an IfNodeReporting or a
+// NodeSequence. Its executor then reads the lease's stored renewal in
+// the unit of work that writes the node, and decides it with
+// DecideNodeHeard.
+func WeighsLease(cmd NodeCommand) bool {
+	w, ok := cmd.(leaseWeigher)
+	return ok && w.weighsLease()
+}
+
+func (c IfNodeReporting) weighsLease() bool { return WeighsLease(c.Command) }
+
+func (c IfNodeReporting) withLeaseRenewal(renewedAt time.Time) NodeCommand {
+	return IfNodeReporting{Command: withLeaseRenewal(c.Command, renewedAt)}
+}
+
+func (s NodeSequence) weighsLease() bool { return slices.ContainsFunc(s, WeighsLease) }
+
+func (s NodeSequence) withLeaseRenewal(renewedAt time.Time) NodeCommand {
+	out := make(NodeSequence, len(s))
+	for i, c := range s {
+		out[i] = withLeaseRenewal(c, renewedAt)
+	}
+	return out
+}
+
+// withLeaseRenewal is cmd with its node's lease renewal renewedAt given
+// to whatever in it weighs one; cmd itself when nothing does.
+func withLeaseRenewal(cmd NodeCommand, renewedAt time.Time) NodeCommand {
+	if w, ok := cmd.(leaseWeigher); ok && w.weighsLease() {
+		return w.withLeaseRenewal(renewedAt)
+	}
+	return cmd
+}
+
+// DecideNodeHeard is DecideNode for a command that weighs the node's
+// lease (WeighsLease): it decides cmd on node n, whose lease's stored
+// renewal is leaseRenewedAt (Lease's RenewedAt; zero when the node has
+// no lease), at now. Like DecideNode it is a pure function of what it is
+// given: the executor hands it the node and its lease as the write's
+// unit of work has them committed, so the decision does not depend on
+// when anything in memory heard of them.
+func DecideNodeHeard(n Node, leaseRenewedAt time.Time, cmd NodeCommand, now time.Time) ([]Event, error) {
+	return DecideNode(n, withLeaseRenewal(cmd, leaseRenewedAt), now)
 }
 
 // Silent reports whether a node has missed its deadline at now: its last

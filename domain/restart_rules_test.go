@@ -35,7 +35,7 @@ func TestMarkNodeUnreachableTurnsAReportedCPUPressureUnknown(t *testing.T) {
 	n := fold(ready(t, "web-01"),
 		NodeConditionChanged{Type: ConditionCPUPressure, Status: ConditionTrue, Reason: ReasonHasInsufficientCPU, At: at(5)},
 		NodeConditionChanged{Type: ConditionHighLoad, From: ConditionFalse, Status: ConditionTrue, Reason: ReasonHighLoad, At: at(5)})
-	evs, err := DecideNode(n, MarkNodeUnreachable{}, at(60))
+	evs, err := DecideNode(n, MarkNodeUnreachable{LastHeard: n.LastHeartbeat}, at(60))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 // writerCommands are a Writer's Commands, one per aggregate.
 type writerCommands struct {
-	nodes          *command.Commands[domain.Node, domain.NodeCommand]
+	nodes          nodeCommands
 	pods           *command.Commands[domain.Pod, domain.PodCommand]
 	configMaps     *command.Commands[domain.ConfigMap, domain.ConfigMapCommand]
 	leases         *command.Commands[domain.Lease, domain.LeaseCommand]
@@ -30,7 +30,7 @@ type writerCommands struct {
 
 func newWriterCommands(w *Writer) *writerCommands {
 	return &writerCommands{
-		nodes:          newCommands(w, nodes, domain.DecideNode),
+		nodes:          nodeCommands{Commands: newCommands(w, nodes, domain.DecideNode), w: w},
 		pods:           newCommands(w, pods, domain.DecidePod),
 		configMaps:     newCommands(w, configMaps.aggregate, domain.DecideObject[domain.ConfigMap]),
 		leases:         newCommands(w, leases, domain.DecideLease),

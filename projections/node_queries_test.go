@@ -58,6 +58,14 @@ func TestDrainingAndNoExecuteQueries(t *testing.T) {
 	}
 }
 
+// markSilent is the health rules' mark of a node silent since its last
+// report, judged by it.
+func markSilent() domain.NodeCommand {
+	return domain.NodeFrom(func(n domain.Node) (domain.NodeCommand, error) {
+		return domain.MarkNodeUnreachable{LastHeard: n.LastHeartbeat}, nil
+	})
+}
+
 func TestNamesNeedingTaintCheck(t *testing.T) {
 	w, store, clk := newWriter(t)
 	ready := domain.RecordHeartbeat{Reported: []domain.ReportedCondition{{Type: domain.ConditionReady, Status: domain.ConditionTrue}}}
@@ -68,10 +76,10 @@ func TestNamesNeedingTaintCheck(t *testing.T) {
 	do(t, w, clk, "pressure", domain.RecordHeartbeat{Reported: []domain.ReportedCondition{
 		{Type: domain.ConditionReady, Status: domain.ConditionTrue}, {Type: domain.ConditionDiskPressure, Status: domain.ConditionTrue}}})
 	// Ready again, its unreachable taint not yet taken off.
-	do(t, w, clk, "tainted", domain.MarkNodeUnreachable{})
+	do(t, w, clk, "tainted", markSilent())
 	do(t, w, clk, "tainted", domain.SyncConditionTaints{})
 	do(t, w, clk, "tainted", ready)
-	do(t, w, clk, "not-ready", domain.MarkNodeUnreachable{})
+	do(t, w, clk, "not-ready", markSilent())
 	got, err := NewNodeView(store.Log()).NamesNeedingTaintCheck(t.Context())
 	if err != nil {
 		t.Fatal(err)

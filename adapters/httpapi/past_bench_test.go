@@ -49,6 +49,14 @@ func BenchmarkListThePast(b *testing.B) {
 	b.ReportMetric(float64(a.head(b)), "events-in-log")
 }
 
+// markSilent is the health rules' mark of a node silent since its last
+// report, judged by it, with its condition taints synced.
+func markSilent() domain.NodeCommand {
+	return domain.NodeFrom(func(n domain.Node) (domain.NodeCommand, error) {
+		return domain.NodeSequence{domain.MarkNodeUnreachable{LastHeard: n.LastHeartbeat}, domain.SyncConditionTaints{}}, nil
+	})
+}
+
 // BenchmarkWhyAYearLong measures herd's explanation of one node, over
 // loopback HTTP, whose stream holds a year: a heartbeat a minute (525,600
 // of them, as a log keeps them with no retention), a day's outage every
@@ -65,7 +73,7 @@ func BenchmarkWhyAYearLong(b *testing.B) {
 	for day := range 365 {
 		if day%7 == 6 {
 			a.clk.Step(time.Minute)
-			a.do(b, name, domain.NodeSequence{domain.MarkNodeUnreachable{}, domain.SyncConditionTaints{}})
+			a.do(b, name, markSilent())
 			if day == 181 {
 				middle = a.head(b)
 			}
@@ -80,7 +88,7 @@ func BenchmarkWhyAYearLong(b *testing.B) {
 		}
 	}
 	a.clk.Step(time.Minute)
-	a.do(b, name, domain.NodeSequence{domain.MarkNodeUnreachable{}, domain.SyncConditionTaints{}})
+	a.do(b, name, markSilent())
 	for _, at := range []struct {
 		name, query string
 	}{{"now", ""}, {"half a year ago", "?asOf=" + strconv.FormatInt(middle, 10)}} {

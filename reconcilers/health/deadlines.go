@@ -98,13 +98,6 @@ func (d *deadlines) observe(n domain.Node, name string) {
 	d.m[name] = e
 }
 
-// last is when node name was last heard from, as the deadlines have it.
-func (d *deadlines) last(name string) time.Time {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.m[name].lastHeartbeat
-}
-
 // marked notes that node name was marked unreachable: it is watched again
 // once it reports.
 func (d *deadlines) marked(name string) {

@@ -24,13 +24,17 @@ const markers = 256
 // marking any, and judges the fleet first, so that in a mass outage not one
 // NoExecute taint goes on before herd has recognised the outage as its
 // own. Then it marks them, many at once, each with its taints in the same
-// update.
+// update. Each mark carries the last heartbeat its node was judged by,
+// and is decided again in the write against the node and its lease as
+// committed (domain.MarkNodeUnreachable): a node heard from since, while
+// the mark waited for its turn, is left Ready and watched from its newer
+// heartbeat.
 func (r *Reconciler) monitor(ctx context.Context) error {
 	now := r.clock.Now()
 	if err := r.seedIfNeeded(ctx); err != nil {
 		return err
 	}
-	stale, plain, err := r.confirmStale(ctx, r.deadlines.stale(r.since(), now, r.cfg), now)
+	stale, verdicts, err := r.confirmStale(ctx, r.deadlines.stale(r.since(), now, r.cfg), now)
 	if err != nil {
 		return err
 	}
@@ -51,22 +55,36 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 		// mark puts on the unreachable taints itself; a node that had
 		// other condition taints, or a condition that calls for one, has
 		// them synced in the same update.
-		var cmd domain.NodeCommand = domain.MarkNodeUnreachable{Note: note, LastHeard: r.deadlines.last(name), WithholdNoExecute: disrupted}
-		if !plain[name] {
+		v := verdicts[name]
+		var cmd domain.NodeCommand = domain.MarkNodeUnreachable{Note: note, LastHeard: v.lastHeard, WithholdNoExecute: disrupted}
+		if !v.plain {
 			cmd = domain.NodeSequence{cmd, domain.SyncConditionTaints{WithholdNoExecute: disrupted}}
 		}
-		_, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.IfNodeReporting{Command: cmd})
+		n, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.IfNodeReporting{Command: cmd})
 		if errors.Is(err, domain.ErrNotFound) {
 			return nil
 		}
-		if err == nil {
-			// The deadlines first, as observe takes a node.
-			r.deadlines.marked(name)
-			r.fleet.set(name, true, unknown)
-			r.checks.marked(name)
-			r.log.Info("node stopped reporting", zap.String("node", name))
+		if err != nil {
+			return err
 		}
-		return err
+		if ready, _ := n.Condition(domain.ConditionReady); n.ExpectedToReport() && ready.Status != domain.ConditionUnknown {
+			// Heard from since the verdict: the mark wrote nothing. Its
+			// deadline, its count in the fleet and its taint check are
+			// the newer heartbeat's, read as committed (the one the mark
+			// was decided against, or a later one).
+			heardSince, err := heard(ctx, r.view, name)
+			if err != nil {
+				return err
+			}
+			r.observe(heardSince, name, now)
+			return nil
+		}
+		// The deadlines first, as observe takes a node.
+		r.deadlines.marked(name)
+		r.fleet.set(name, true, unknown)
+		r.checks.marked(name)
+		r.log.Info("node stopped reporting", zap.String("node", name))
+		return nil
 	}
 	// A node whose update failed in the crowd (a lock waited on too
 	// long) is tried once more alone, so one slow commit does not leave
@@ -132,18 +150,28 @@ func forEach(ctx context.Context, names []string, limit int, do func(string) err
 	return failed
 }
 
+// verdict is what a monitor pass judged a stale node by.
+type verdict struct {
+	// lastHeard is the node's last heartbeat, by its own reports or its
+	// lease's renewals, as judged: the mark is a no-op if the node has a
+	// later one committed by the time it is written.
+	lastHeard time.Time
+	// plain says the node's only condition taints, once marked, are
+	// those the mark puts on (plainToMark).
+	plain bool
+}
+
 // confirmStale keeps, of the nodes the deadlines in memory call silent,
 // those the view says are: a heartbeat the dispatcher has not handed
 // over yet (it follows the log a little behind the commits) must not get
 // a node marked, nor counted against the fleet. Nor must a heartbeat
 // herd received that still waits for its write, nor a silence no longer
 // than herd's own writes are behind (silence.go). It reads one row per
-// candidate, which in a quiet fleet is none. plain names the stale nodes
-// whose only condition taints, once marked, are those the mark puts on
-// (plainToMark).
-func (r *Reconciler) confirmStale(ctx context.Context, candidates []string, now time.Time) (stale []string, plain map[string]bool, err error) {
+// candidate, which in a quiet fleet is none. verdicts has, for each
+// stale node, what it was judged by.
+func (r *Reconciler) confirmStale(ctx context.Context, candidates []string, now time.Time) (stale []string, verdicts map[string]verdict, err error) {
 	var held []string
-	plain = map[string]bool{}
+	verdicts = map[string]verdict{}
 	for _, name := range candidates {
 		n, err := heard(ctx, r.view, name)
 		if err != nil {
@@ -158,13 +186,13 @@ func (r *Reconciler) confirmStale(ctx context.Context, candidates []string, now 
 		switch silent, ownDelay := r.silent(name, n.LastHeartbeat, n.RegisteredAt, r.since(), now); {
 		case silent:
 			stale = append(stale, name)
-			plain[name] = plainToMark(n)
+			verdicts[name] = verdict{lastHeard: n.LastHeartbeat, plain: plainToMark(n)}
 		case ownDelay:
 			held = append(held, name)
 		}
 	}
 	r.noteHeld(held)
-	return stale, plain, nil
+	return stale, verdicts, nil
 }
 
 // plainToMark says whether node n, as read, has its condition taints right

@@ -10,6 +10,7 @@ import (
 
 	"herd/domain"
 	"herd/projections"
+	"herd/reconcilers/reconcilerstest"
 )
 
 // fullReads counts the reads of the whole fleet a full resync may make.
@@ -52,9 +53,8 @@ func newResyncFleet(t *testing.T, nodes int) (*benchFleet, *fullReads, *Reconcil
 // unreachable taints on: marked, then the taints taken off by hand.
 func markWithoutTaints(t *testing.T, f *benchFleet, name string) {
 	t.Helper()
-	if _, err := f.w.NodeCommands().Execute(t.Context(), domain.Key{Name: name}, domain.NodeSequence{
-		domain.MarkNodeUnreachable{}, domain.UntaintNode{Key: domain.TaintUnreachable},
-	}); err != nil {
+	if _, err := f.w.NodeCommands().Execute(t.Context(), domain.Key{Name: name},
+		reconcilerstest.MarkSilent(domain.UntaintNode{Key: domain.TaintUnreachable})); err != nil {
 		t.Fatal(err)
 	}
 	if got := unreachableTaints(t, f, name); len(got) > 0 {
@@ -180,14 +180,14 @@ func TestMemoryNamesTheNodesTheIndexNames(t *testing.T) {
 	}
 	// 0 reports and has nothing to check.
 	markWithoutTaints(t, f, benchNodeName(1)) // Ready Unknown, no taint
-	exec(2, domain.NodeSequence{domain.MarkNodeUnreachable{}, domain.SyncConditionTaints{}})
+	exec(2, reconcilerstest.MarkSilent(domain.SyncConditionTaints{}))
 	exec(3, domain.TaintNode{Taint: domain.Taint{Key: "node.kubernetes.io/out-of-service", Effect: domain.EffectNoExecute}})
 	exec(4, domain.TaintNode{Taint: domain.Taint{Key: "example.com/dedicated", Effect: domain.EffectNoSchedule}})
 	exec(5, domain.RecordHeartbeat{Metrics: &domain.Metrics{CPUCount: 4, MemoryTotalBytes: 100, MemoryAvailableBytes: 1,
 		DiskTotalBytes: 100, DiskAvailableBytes: 50, PIDsMax: 100, PIDsCurrent: 1}})
 	exec(6, domain.DeleteNode{})
 	// 7 registered with a taint check that cleared: Unknown, then back.
-	exec(7, domain.NodeSequence{domain.MarkNodeUnreachable{}, domain.SyncConditionTaints{}})
+	exec(7, reconcilerstest.MarkSilent(domain.SyncConditionTaints{}))
 	exec(7, domain.NodeSequence{domain.RecordHeartbeat{Metrics: &domain.Metrics{CPUCount: 4, MemoryTotalBytes: 100, MemoryAvailableBytes: 50,
 		DiskTotalBytes: 100, DiskAvailableBytes: 50, PIDsMax: 100, PIDsCurrent: 1}}, domain.SyncConditionTaints{}})
 

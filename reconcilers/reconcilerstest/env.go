@@ -96,6 +96,15 @@ func Report(status domain.ConditionStatus) domain.RecordHeartbeat {
 	return domain.RecordHeartbeat{Reported: []domain.ReportedCondition{{Type: domain.ConditionReady, Status: status}}}
 }
 
+// MarkSilent is the health rules' mark of a node that fell silent after
+// its last report, judged by that report, followed by then in the same
+// unit of work.
+func MarkSilent(then ...domain.NodeCommand) domain.NodeCommand {
+	return domain.NodeFrom(func(n domain.Node) (domain.NodeCommand, error) {
+		return append(domain.NodeSequence{domain.MarkNodeUnreachable{LastHeard: n.LastHeartbeat}}, then...), nil
+	})
+}
+
 // Pod applies cmds to default/name, now, as one unit of work, failing the
 // test on an error.
 func (e *Env) Pod(name string, cmds ...domain.PodCommand) domain.Pod {

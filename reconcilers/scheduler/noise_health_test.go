@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"herd/domain"
+	"herd/reconcilers/reconcilerstest"
 )
 
 // TestANodeComingAndGoingLeavesPendingPodsAlone is the noise an operator
@@ -36,7 +37,7 @@ func TestANodeComingAndGoingLeavesPendingPodsAlone(t *testing.T) {
 	}{
 		{"registers", domain.RegisterNode{Registration: domain.Registration{Name: "b", UID: "uid-b", Kind: domain.KindLinux, Allocatable: small, Capacity: small}}},
 		{"turns Ready", domain.RecordHeartbeat{Reported: []domain.ReportedCondition{{Type: domain.ConditionReady, Status: domain.ConditionTrue}}}},
-		{"falls silent", domain.MarkNodeUnreachable{}},
+		{"falls silent", reconcilerstest.MarkSilent()},
 	}
 	for _, s := range steps {
 		passes := h.passes()

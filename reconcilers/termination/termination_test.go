@@ -360,7 +360,7 @@ func TestPodGarbageCollection(t *testing.T) {
 				f.ReadyNode("n1", agent)
 				f.Pod("web", reconcilerstest.CreatePod("web", "n1", 30), domain.DeletePod{})
 				f.SetTime(10)
-				f.Node("n1", domain.MarkNodeUnreachable{})
+				f.Node("n1", reconcilerstest.MarkSilent())
 			},
 			passes:      []int{10, 89, 90},
 			wantRequeue: []time.Duration{80 * time.Second, time.Second, 0},
@@ -387,7 +387,7 @@ func TestPodGarbageCollection(t *testing.T) {
 				f.ReadyNode("n1", agent)
 				f.Pod("web", reconcilerstest.CreatePod("web", "n1", 30), domain.DeletePod{})
 				f.SetTime(10)
-				f.Node("n1", domain.MarkNodeUnreachable{})
+				f.Node("n1", reconcilerstest.MarkSilent())
 				f.reconcile(t, 10, "web")
 				f.SetTime(80)
 				f.Node("n1", reconcilerstest.Report(domain.ConditionTrue))
@@ -427,7 +427,7 @@ func TestANodeThatBecameUnreachableWakesItsPodsGC(t *testing.T) {
 		t.Fatalf("with a1 Ready: %+v", res)
 	}
 	f.SetTime(45)
-	f.Node("a1", domain.MarkNodeUnreachable{})
+	f.Node("a1", reconcilerstest.MarkSilent())
 	res, err := f.r.Reconcile(t.Context(), reconcilerstest.NodeKey("a1"))
 	if err != nil || res.RequeueAfter != 60*time.Second {
 		t.Fatalf("the node's pass: %+v %v, want a wake-up at 09:01:45", res, err)

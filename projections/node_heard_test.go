@@ -1,0 +1,90 @@
+package projections
+
+import (
+	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"herd/domain"
+	"herd/events"
+)
+
+// TestAMarkIsDecidedOnTheNodeAndItsLeaseAsCommitted: the node's executor
+// decides a mark on the node and on its lease's renewal as the write's
+// unit of work has them: a mark judged by a heartbeat older than the
+// lease's stored renewal, or than the node's stored report, writes
+// nothing; judged by the newest of them, it marks, and records it as the
+// node's last heartbeat. On both engines.
+func TestAMarkIsDecidedOnTheNodeAndItsLeaseAsCommitted(t *testing.T) {
+	viewOnEachEngine(t, func(t *testing.T, log events.Log) {
+		ctx := t.Context()
+		if err := Migrate(ctx, log); err != nil {
+			t.Fatal(err)
+		}
+		clk := clocktesting.NewFakeClock(t0)
+		w := NewWriter(log, clk, nil)
+		const name = "web-01"
+		do(t, w, clk, name, domain.NodeSequence{register(name, domain.KindLinux), metrics(500)})
+		lease := func(cmd domain.LeaseCommand) {
+			t.Helper()
+			if _, err := w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: name}, cmd); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lease(domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name, Content: leaseContent(name, clk.Now())})
+		clk.Step(10 * time.Second)
+		renewed := clk.Now()
+		lease(domain.UpdateLease{Content: leaseContent(name, renewed)})
+		clk.Step(45 * time.Second)
+
+		mark := func(judged time.Time) domain.NodeCommand {
+			return domain.IfNodeReporting{Command: domain.NodeSequence{domain.MarkNodeUnreachable{LastHeard: judged}, domain.SyncConditionTaints{}}}
+		}
+		check := func(what string, n domain.Node, version int64, want domain.ConditionStatus) {
+			t.Helper()
+			if c, _ := n.Condition(domain.ConditionReady); c.Status != want || n.Version != version {
+				t.Fatalf("%s: Ready %s at version %d, want %s at %d", what, c.Status, n.Version, want, version)
+			}
+			stored, err := NewNodeView(log).Get(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c, _ := stored.Condition(domain.ConditionReady); c.Status != want || stored.Version != version {
+				t.Fatalf("%s: the view has Ready %s at version %d, want %s at %d", what, c.Status, stored.Version, want, version)
+			}
+		}
+		before := do(t, w, clk, name, domain.SyncConditionTaints{})
+		check("judged before the lease's renewal", do(t, w, clk, name, mark(t0)), before.Version, domain.ConditionTrue)
+
+		// The node's own report, later than the renewal.
+		reported := do(t, w, clk, name, metrics(500))
+		clk.Step(45 * time.Second)
+		check("judged before the node's report", do(t, w, clk, name, mark(renewed)), reported.Version, domain.ConditionTrue)
+
+		marked := do(t, w, clk, name, mark(reported.LastHeartbeat))
+		check("judged by the node's report", marked, reported.Version+1, domain.ConditionUnknown)
+
+		// A mark judged by the renewal, on a node whose report is older.
+		do(t, w, clk, "db-01", domain.NodeSequence{register("db-01", domain.KindLinux), metrics(500)})
+		clk.Step(10 * time.Second)
+		if _, err := w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: "db-01"},
+			domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: "db-01", Content: leaseContent("db-01", clk.Now())}); err != nil {
+			t.Fatal(err)
+		}
+		dbRenewed := clk.Now()
+		clk.Step(45 * time.Second)
+		db := do(t, w, clk, "db-01", mark(dbRenewed))
+		recs, err := log.ReadStream(ctx, domain.NodeStream("db-01"), db.Version-1)
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("db-01's mark: %d records, %v", len(recs), err)
+		}
+		ev, err := domain.UnmarshalEvent(recs[0].Type, recs[0].Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, ok := ev.(domain.HeartbeatMissed); !ok || !m.NotReady || !m.LastHeartbeat.Equal(dbRenewed) {
+			t.Fatalf("a node judged by its lease's renewal: %+v, want a HeartbeatMissed naming %v its last heartbeat", ev, dbRenewed)
+		}
+	})
+}
