@@ -218,14 +218,15 @@ func TestDescribedTablesAreTheTablesOfTheFilesBefore(t *testing.T) {
 }
 
 // TestAnOlderDatabaseUpgradesToTheDescribedTables: a database an older
-// herd made before ReplicaSets kept their controller (SQLite's files up
-// to 0019, PostgreSQL's up to 0008), with ReplicaSets in it, opens with
-// the present migration: the controller column is added and filled from
-// each row's owners, its index made, the kinds' tables that herd lacked
-// made, each table as a new database has it; and opening it again
+// herd made before pods and ReplicaSets kept their controller (SQLite's
+// files up to 0018, PostgreSQL's up to 0007), with pods and ReplicaSets
+// in it, opens with the present migration: the controller column is
+// added to both and filled from each row's owners, its index made, the
+// tables that herd lacked made and the columns and indexes it lacked
+// added, each table as a new database has it; and opening it again
 // changes nothing.
 func TestAnOlderDatabaseUpgradesToTheDescribedTables(t *testing.T) {
-	cut := map[string]int64{"sqlite": 20, "postgres": 9}
+	cut := map[string]int64{"sqlite": 19, "postgres": 8}
 	for _, e := range bothEngines {
 		t.Run(e.name, func(t *testing.T) {
 			ctx := t.Context()
@@ -247,17 +248,23 @@ func TestAnOlderDatabaseUpgradesToTheDescribedTables(t *testing.T) {
 					name, []byte(data)); err != nil {
 					t.Fatal(err)
 				}
+				if _, err := db.ExecContext(ctx, engine.Dialect().Bind(`INSERT INTO pods (namespace, name, uid, node_name, phase, terminating, finalized, source, version, resource_version, data)
+VALUES ('shop', ?, ?, '', 'Pending', 0, 0, '', 1, 1, ?)`), name, "uid-"+name, []byte(data)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if err := Migrate(ctx, older); err != nil {
 				t.Fatalf("the older database: %v", err)
 			}
-			got := map[string]string{}
-			for _, r := range strs(t, db, `SELECT name || '=' || controller FROM replicasets`) {
-				name, ctl, _ := strings.Cut(r, "=")
-				got[name] = ctl
-			}
-			if want := map[string]string{"owned": "Deployment/web", "orphan": "", "plain": ""}; !cmp.Equal(got, want) {
-				t.Errorf("controllers after the upgrade %v; want %v", got, want)
+			for _, table := range []string{"replicasets", "pods"} {
+				got := map[string]string{}
+				for _, r := range strs(t, db, `SELECT name || '=' || controller FROM `+table) {
+					name, ctl, _ := strings.Cut(r, "=")
+					got[name] = ctl
+				}
+				if want := map[string]string{"owned": "Deployment/web", "orphan": "", "plain": ""}; !cmp.Equal(got, want) {
+					t.Errorf("%s' controllers after the upgrade %v; want %v", table, got, want)
+				}
 			}
 			fresh := e.open(t)
 			if err := Migrate(ctx, fresh); err != nil {

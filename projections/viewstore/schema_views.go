@@ -3,12 +3,12 @@ package viewstore
 // Tables describes the views' tables that viewstore's own stores keep,
 // other than the kinds' (ObjectTable): the pods', the namespaces', the
 // device bindings', the IP addresses', the two single-row aggregates'
-// and the nodes' hot rows. Each engine's migration files made them first,
-// together with tables that stay in those files (SQLite's 0001–0004,
-// 0010 and 0012, PostgreSQL's 0002), so on a new database as on an old
-// one the files make them and DB.Ensure finds them as described; what
-// they gain after — a column, an index — is added to the description,
-// not written in a file.
+// and the nodes' hot rows. On a new database DB.Ensure makes them from
+// here, except those that the engine's first migration files still
+// make together with tables that stay in them (fleet_health and
+// node_heartbeats on SQLite, every one on PostgreSQL, whose 0002 makes
+// them all): Ensure finds those as described. What they gain after — a
+// column, an index — is added to the description, not written in a file.
 func Tables() []Table {
 	singles := func(table string) Table {
 		return Table{
@@ -37,7 +37,7 @@ func Tables() []Table {
 				{Name: "version", Type: TypeInt},
 				{Name: "resource_version", Type: TypeInt},
 				{Name: "data", Type: TypeBytes},
-				{Name: "controller", Type: TypeKeyText, Default: "''"},
+				{Name: "controller", Type: TypeKeyText, Default: "''", Fill: controllerFill("pods")},
 			},
 			Key: []string{"namespace", "name"},
 			Indexes: []TableIndex{
