@@ -100,6 +100,56 @@ func Tables() []Table {
 		singles("fleet_health"),
 		singles("kubelet_targets"),
 		{
+			Name: "leases",
+			Columns: []Column{
+				{Name: "namespace", Type: TypeKeyText},
+				{Name: "name", Type: TypeKeyText},
+				{Name: "deleted", Type: TypeFlag, Default: "0"},
+				{Name: "version", Type: TypeInt},
+				{Name: "resource_version", Type: TypeInt},
+				{Name: "data", Type: TypeBytes},
+				// Filled from the log at start where an older herd
+				// renewed leases before the column was there
+				// (projections' leasesRenewedAt).
+				{Name: "renewed_at", Type: TypeInt, Default: "0"},
+			},
+			Key: []string{"namespace", "name"},
+		},
+		{
+			Name: "projection_checkpoints",
+			Columns: []Column{
+				{Name: "projection", Type: TypeText, Null: true},
+				{Name: "position", Type: TypeInt},
+				{Name: "rebuilt_at", Type: TypeText},
+			},
+			Key:   []string{"projection"},
+			RowID: true,
+		},
+		{
+			Name: "nodes",
+			Columns: []Column{
+				{Name: "name", Type: TypeKeyText},
+				{Name: "kind", Type: TypeText},
+				{Name: "deleted", Type: TypeFlag, Default: "0"},
+				{Name: "agent_state", Type: TypeText},
+				{Name: "ready", Type: TypeText},
+				{Name: "registered_at", Type: TypeInt},
+				{Name: "data", Type: TypeBytes},
+			},
+			Key: []string{"name"},
+			// Substrings of the cold row's JSON as encoding/json writes it,
+			// without spaces; a match is checked again on the decoded
+			// node, so a false one costs a read, never an action. The
+			// node view's reads repeat these conditions (nodes.go).
+			Indexes: []TableIndex{
+				{Name: "nodes_needing_taint_check", Columns: []string{"name"},
+					Where: "deleted = 0 AND (ready <> 'True' OR {0} OR {1})",
+					Holds: []Holds{{"data", nodeTaintKeyText}, {"data", nodePressureText}}},
+				{Name: "nodes_with_drain", Columns: []string{"name"}, Where: "{0}", Holds: []Holds{{"data", nodeDrainText}}},
+				{Name: "nodes_with_no_execute", Columns: []string{"name"}, Where: "{0}", Holds: []Holds{{"data", nodeNoExecuteText}}},
+			},
+		},
+		{
 			Name: "node_heartbeats",
 			Columns: []Column{
 				{Name: "name", Type: TypeKeyText},
