@@ -45,8 +45,8 @@ func describeTable(t viewstore.Table) viewstore.Schema {
 }
 
 // describedTables are the kinds' described tables in name order, then
-// the tables of viewstore's own stores (viewstore.Tables), which the
-// migration files made first.
+// the tables of viewstore's own stores (viewstore.Tables), some of which
+// the first migration files still make.
 func describedTables() []viewstore.Table {
 	out := make([]viewstore.Table, 0, len(described))
 	for _, name := range slices.Sorted(maps.Keys(described)) {

@@ -2,12 +2,13 @@ package viewstore
 
 // Tables describes the views' tables that viewstore's own stores keep,
 // other than the kinds' (ObjectTable): the pods', the namespaces', the
-// device bindings', the IP addresses', the two single-row aggregates'
-// and the nodes' hot rows. On a new database DB.Ensure makes them from
-// here, except those that the engine's first migration files still
-// make together with tables that stay in them (fleet_health and
-// node_heartbeats on SQLite, every one on PostgreSQL, whose 0002 makes
-// them all): Ensure finds those as described. What they gain after — a
+// device bindings', the IP addresses', the two single-row aggregates',
+// the leases', the rebuilds' checkpoints and the nodes' two rows. On a
+// new database DB.Ensure makes them from here, except those that the
+// engine's first migration files still make together with what stays in
+// them, the timeline and node_rows (nodes, projection_checkpoints,
+// fleet_health and node_heartbeats on SQLite; every one on PostgreSQL,
+// whose 0001–0002 make them all): Ensure finds those as described. What they gain after — a
 // column, an index — is added to the description, not written in a file.
 func Tables() []Table {
 	singles := func(table string) Table {
