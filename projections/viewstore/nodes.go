@@ -104,8 +104,8 @@ ON CONFLICT (name) DO UPDATE SET last_heartbeat = excluded.last_heartbeat, data 
 )
 
 // The substrings of a node's cold JSON that the partial indexes of the
-// nodes table's description (Tables) test for, and the reads answered
-// from them with them.
+// nodes table's description (Tables) test for, and that the reads
+// answered from those indexes repeat.
 const (
 	nodeDrainText     = `"drain":{`
 	nodeNoExecuteText = `"effect":"NoExecute"`
