@@ -157,7 +157,8 @@ func TestTheKindsTablesAreDescribed(t *testing.T) {
 	}
 	want := []string{"configmaps", "controllerrevisions", "cronjobs", "daemonsets", "deployments", "jobs",
 		"poddisruptionbudgets", "replicasets", "statefulsets",
-		"pods", "namespaces", "device_bindings", "ip_pools", "ip_allocations", "fleet_health", "kubelet_targets", "node_heartbeats"}
+		"pods", "namespaces", "device_bindings", "ip_pools", "ip_allocations", "fleet_health", "kubelet_targets",
+		"leases", "projection_checkpoints", "nodes", "node_heartbeats"}
 	if !slices.Equal(got, want) {
 		t.Errorf("described tables %v; want %v", got, want)
 	}
@@ -193,7 +194,11 @@ func TestDescribedTablesAreTheTablesOfTheFilesBefore(t *testing.T) {
 				if len(old[tb.Name].Columns) == 0 {
 					t.Errorf("the files before did not make %s", tb.Name)
 				}
-				if diff := cmp.Diff(old[tb.Name], tableShapeOf(t, bare, engine, tb.Name)); diff != "" {
+				fromFiles, alone := old[tb.Name], tableShapeOf(t, bare, engine, tb.Name)
+				if placedApart[e.name][tb.Name] {
+					fromFiles, alone = inAnyOrder(fromFiles), inAnyOrder(alone)
+				}
+				if diff := cmp.Diff(fromFiles, alone); diff != "" {
 					t.Errorf("%s from the files before (-) and from its description alone (+):\n%s", tb.Name, diff)
 				}
 				if diff := cmp.Diff(old[tb.Name], tableShapeOf(t, newDB, engine, tb.Name)); diff != "" {
@@ -217,15 +222,85 @@ func TestDescribedTablesAreTheTablesOfTheFilesBefore(t *testing.T) {
 	}
 }
 
+// placedApart are the described tables whose columns the engine's files,
+// which still make them on every database of that engine, put in
+// another order than their description: PostgreSQL's first file made
+// the leases' renewed_at before data, where SQLite's 0013 added it after
+// (the description's order, in which Ensure makes it on a new SQLite
+// database). No statement of herd's depends on the order, and a
+// database keeps one order for its table; the rest of their shape is
+// compared as it is.
+var placedApart = map[string]map[string]bool{"postgres": {"leases": true}}
+
+// inAnyOrder is s with its columns in name order.
+func inAnyOrder(s tableShape) tableShape {
+	s.Columns = slices.Sorted(slices.Values(s.Columns))
+	return s
+}
+
+// TestTheFirstFilesDatabaseUpgradesToTheDescribedTables: a database an
+// older herd made with the first files only (SQLite's 0001–0006,
+// PostgreSQL's 0001–0002), nodes and leases in it, opens with the
+// present migration: the files left apply over it, the tables it lacked
+// are made and the columns and indexes added, each table as a new
+// database has it, its rows kept; and the herd before opens it again.
+func TestTheFirstFilesDatabaseUpgradesToTheDescribedTables(t *testing.T) {
+	cut := map[string]int64{"sqlite": 7, "postgres": 3}
+	for _, e := range bothEngines {
+		t.Run(e.name, func(t *testing.T) {
+			ctx := t.Context()
+			older := e.open(t)
+			db, engine := events.SQLDB(older)
+			if err := e.migrate(ctx, db, historyBefore(t, e.name, cut[e.name])); err != nil {
+				t.Fatal(err)
+			}
+			bind := engine.Dialect().Bind
+			node := `INSERT INTO nodes (name, kind, deleted, agent_state, ready, registered_at, data) VALUES ('n1', 'Pi', 0, 'Running', 'True', 1, ?)`
+			if e.name == "sqlite" {
+				node = `INSERT INTO nodes (name, kind, deleted, version, resource_version, agent_state, ready, registered_at, last_heartbeat, data)
+VALUES ('n1', 'Pi', 0, 1, 1, 'Running', 'True', 1, 1, ?)`
+			} else if _, err := db.ExecContext(ctx, `INSERT INTO leases (namespace, name, version, resource_version, data) VALUES ('kube-node-lease', 'n1', 1, 1, '\x7b7d'::bytea)`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.ExecContext(ctx, bind(node), []byte(`{"name":"n1","drain":{}}`)); err != nil {
+				t.Fatal(err)
+			}
+			if err := Migrate(ctx, older); err != nil {
+				t.Fatalf("the older database: %v", err)
+			}
+			fresh := e.open(t)
+			if err := Migrate(ctx, fresh); err != nil {
+				t.Fatal(err)
+			}
+			freshDB, _ := events.SQLDB(fresh)
+			for _, tb := range describedTables() {
+				if diff := cmp.Diff(tableShapeOf(t, freshDB, engine, tb.Name), tableShapeOf(t, db, engine, tb.Name)); diff != "" {
+					t.Errorf("%s new (-) and upgraded (+):\n%s", tb.Name, diff)
+				}
+			}
+			if got, err := NewNodeView(older).Draining(ctx); err != nil || len(got) != 1 || got[0].Name != "n1" {
+				t.Errorf("the draining nodes after the upgrade: %+v, %v", got, err)
+			}
+			if err := Migrate(ctx, older); err != nil {
+				t.Fatalf("the upgraded database opened again: %v", err)
+			}
+			if err := e.migrate(ctx, db, historyBefore(t, e.name, 0)); err != nil {
+				t.Fatalf("the upgraded database opened by the herd before: %v", err)
+			}
+		})
+	}
+}
+
 // TestAnOlderDatabaseUpgradesToTheDescribedTables: a database an older
-// herd made before ReplicaSets kept their controller (SQLite's files up
-// to 0019, PostgreSQL's up to 0008), with ReplicaSets in it, opens with
-// the present migration: the controller column is added and filled from
-// each row's owners, its index made, the kinds' tables that herd lacked
-// made, each table as a new database has it; and opening it again
+// herd made before pods and ReplicaSets kept their controller (SQLite's
+// files up to 0018, PostgreSQL's up to 0007), with pods and ReplicaSets
+// in it, opens with the present migration: the controller column is
+// added to both and filled from each row's owners, its index made, the
+// tables that herd lacked made and the columns and indexes it lacked
+// added, each table as a new database has it; and opening it again
 // changes nothing.
 func TestAnOlderDatabaseUpgradesToTheDescribedTables(t *testing.T) {
-	cut := map[string]int64{"sqlite": 20, "postgres": 9}
+	cut := map[string]int64{"sqlite": 19, "postgres": 8}
 	for _, e := range bothEngines {
 		t.Run(e.name, func(t *testing.T) {
 			ctx := t.Context()
@@ -247,17 +322,23 @@ func TestAnOlderDatabaseUpgradesToTheDescribedTables(t *testing.T) {
 					name, []byte(data)); err != nil {
 					t.Fatal(err)
 				}
+				if _, err := db.ExecContext(ctx, engine.Dialect().Bind(`INSERT INTO pods (namespace, name, uid, node_name, phase, terminating, finalized, source, version, resource_version, data)
+VALUES ('shop', ?, ?, '', 'Pending', 0, 0, '', 1, 1, ?)`), name, "uid-"+name, []byte(data)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if err := Migrate(ctx, older); err != nil {
 				t.Fatalf("the older database: %v", err)
 			}
-			got := map[string]string{}
-			for _, r := range strs(t, db, `SELECT name || '=' || controller FROM replicasets`) {
-				name, ctl, _ := strings.Cut(r, "=")
-				got[name] = ctl
-			}
-			if want := map[string]string{"owned": "Deployment/web", "orphan": "", "plain": ""}; !cmp.Equal(got, want) {
-				t.Errorf("controllers after the upgrade %v; want %v", got, want)
+			for _, table := range []string{"replicasets", "pods"} {
+				got := map[string]string{}
+				for _, r := range strs(t, db, `SELECT name || '=' || controller FROM `+table) {
+					name, ctl, _ := strings.Cut(r, "=")
+					got[name] = ctl
+				}
+				if want := map[string]string{"owned": "Deployment/web", "orphan": "", "plain": ""}; !cmp.Equal(got, want) {
+					t.Errorf("%s' controllers after the upgrade %v; want %v", table, got, want)
+				}
 			}
 			fresh := e.open(t)
 			if err := Migrate(ctx, fresh); err != nil {

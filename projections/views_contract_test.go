@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -449,11 +448,7 @@ func contractEveryOtherQuery(t *testing.T, f *contractFleet) {
 	// The controllers of the pods written before the column was there
 	// are filled from their rows by the migration that adds it.
 	db, engine := events.SQLDB(f.log)
-	if engine == events.EnginePostgres {
-		checkControllerBackfill(t, db, "postgres_migrations/0008_pods_by_controller.sql", "pods", true)
-	} else {
-		checkControllerBackfill(t, db, "migrations/0019_pods_by_controller.sql", "pods", false)
-	}
+	checkDescribedFill(t, db, engine, "pods", "controller")
 	checkDescribedFill(t, db, engine, "replicasets", "controller")
 	if rss, _, err := NewReplicaSetView(f.log).Controlled(ctx, "shop", []string{""}); err != nil || len(rss) != 0 {
 		t.Errorf("shop's ReplicaSets without a controller: %d, %v; want none", len(rss), err)
@@ -647,11 +642,12 @@ func TestReplicasDecideOnEachOthersWrites(t *testing.T) {
 // older herd made.
 func checkDescribedFill(t *testing.T, db *sql.DB, engine events.Engine, table, column string) {
 	t.Helper()
-	desc, ok := described[table]
-	if !ok {
+	i := slices.IndexFunc(describedTables(), func(d viewstore.Table) bool { return d.Name == table })
+	if i < 0 {
 		t.Fatalf("%s is not a described table", table)
 	}
-	i := slices.IndexFunc(desc.Columns, func(c viewstore.Column) bool { return c.Name == column })
+	desc := describedTables()[i]
+	i = slices.IndexFunc(desc.Columns, func(c viewstore.Column) bool { return c.Name == column })
 	if i < 0 {
 		t.Fatalf("%s's description has no column %s", table, column)
 	}
@@ -664,28 +660,5 @@ func checkDescribedFill(t *testing.T, db *sql.DB, engine events.Engine, table, c
 	}
 	if _, err := db.ExecContext(t.Context(), fill); err != nil {
 		t.Fatalf("the fill of %s.%s: %v", table, column, err)
-	}
-}
-
-func checkControllerBackfill(t *testing.T, db *sql.DB, migration, table string, postgres bool) {
-	t.Helper()
-	var body []byte
-	var err error
-	if postgres {
-		body, err = fs.ReadFile(postgresMigrations, migration)
-	} else {
-		body, err = fs.ReadFile(migrations, migration)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(body)
-	start := strings.Index(text, "UPDATE "+table)
-	end := strings.Index(text[start:], ");") + start + 2
-	if _, err := db.ExecContext(t.Context(), "UPDATE "+table+" SET controller = ''"); err != nil { //nolint:gosec // the test's own table names
-		t.Fatal(err)
-	}
-	if _, err := db.ExecContext(t.Context(), text[start:end]); err != nil {
-		t.Fatalf("the backfill of %s: %v", migration, err)
 	}
 }

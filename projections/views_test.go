@@ -55,15 +55,14 @@ func TestViewsDescribeEveryAggregate(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range createTable.FindAllStringSubmatch(string(sql), -1) {
-			if m[1] != "projection_checkpoints" {
-				created = append(created, m[1])
-			}
+			created = append(created, m[1])
 		}
 	}
 	// and the described tables, made from their descriptions.
 	for _, tb := range describedTables() {
 		created = append(created, tb.Name)
 	}
+	created = slices.DeleteFunc(created, func(name string) bool { return name == "projection_checkpoints" })
 	slices.Sort(created)
 	created = slices.Compact(created)
 	if diff := cmp.Diff(created, tables); diff != "" {

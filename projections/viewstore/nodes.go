@@ -103,23 +103,33 @@ ON CONFLICT (name) DO UPDATE SET last_heartbeat = excluded.last_heartbeat, data 
 	nodeNamesSQL = `SELECT name FROM nodes WHERE deleted = 0 ORDER BY name`
 )
 
+// The substrings of a node's cold JSON that the partial indexes of the
+// nodes table's description (Tables) test for, and that the reads
+// answered from those indexes repeat.
+const (
+	nodeDrainText     = `"drain":{`
+	nodeNoExecuteText = `"effect":"NoExecute"`
+	nodeTaintKeyText  = `"key":"node.kubernetes.io/`
+	nodePressureText  = `Pressure","status":"True"`
+)
+
 // The node view's reads that look into a node's JSON, in dialect d: each
-// repeats the WHERE clause of a partial index of its engine's migrations
-// word for word (events.Dialect.ContainsBytes writes it as they do), as
-// both SQLite and PostgreSQL use a partial index only for a query whose
-// WHERE contains its own.
+// repeats the WHERE clause of a partial index of the nodes table's
+// description word for word (events.Dialect.ContainsBytes writes both),
+// as both SQLite and PostgreSQL use a partial index only for a query
+// whose WHERE contains its own.
 
 // nodeDrainingSQL selects the data of the nodes with a drain, their hot
 // row's after a 0 byte, as node_rows does.
 func nodeDrainingSQL(d events.Dialect) string {
 	return `SELECT n.data || ` + d.Bytes([]byte{0}) + ` || COALESCE(h.data, ` + d.Bytes(nil) + `) FROM nodes n LEFT JOIN node_heartbeats h ON h.name = n.name
-WHERE ` + d.ContainsBytes("n.data", `"drain":{`) + ` AND n.deleted = 0 ORDER BY n.name`
+WHERE ` + d.ContainsBytes("n.data", nodeDrainText) + ` AND n.deleted = 0 ORDER BY n.name`
 }
 
 // nodeNoExecuteSQL names the nodes whose data has a NoExecute effect.
 func nodeNoExecuteSQL(d events.Dialect) string {
 	return `SELECT name FROM nodes
-WHERE ` + d.ContainsBytes("data", `"effect":"NoExecute"`) + ` AND deleted = 0 ORDER BY name`
+WHERE ` + d.ContainsBytes("data", nodeNoExecuteText) + ` AND deleted = 0 ORDER BY name`
 }
 
 // nodeTaintCheckSQL names the nodes not Ready, or with a
@@ -127,8 +137,8 @@ WHERE ` + d.ContainsBytes("data", `"effect":"NoExecute"`) + ` AND deleted = 0 OR
 func nodeTaintCheckSQL(d events.Dialect) string {
 	return `SELECT name FROM nodes
 WHERE deleted = 0 AND (ready <> 'True'
-        OR ` + d.ContainsBytes("data", `"key":"node.kubernetes.io/`) + `
-        OR ` + d.ContainsBytes("data", `Pressure","status":"True"`) + `) ORDER BY name`
+        OR ` + d.ContainsBytes("data", nodeTaintKeyText) + `
+        OR ` + d.ContainsBytes("data", nodePressureText) + `) ORDER BY name`
 }
 
 // nodeDeadlinesSQL is Deadlines' query in dialect d: the later of a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"herd/events"
@@ -72,12 +73,36 @@ func (f Fill) of(e events.Engine) string {
 
 // TableIndex is a secondary index of a described table, partial when Where
 // is set: a condition on the table's columns that reads the same on both
-// engines (as "deleted = 0" does). An index whose condition needs either
-// engine's functions stays in that engine's migration files.
+// engines (as "deleted = 0" does), in which {0}, {1}… stand for the
+// conditions of Holds, which each engine spells its own way.
 type TableIndex struct {
 	Name    string
 	Columns []string
 	Where   string
+	// Holds are the conditions that a bytes column (a row's JSON) holds
+	// a piece of text, {0} the first in Where: SQLite reads the bytes as
+	// text, PostgreSQL looks for the text's bytes
+	// (events.Dialect.ContainsBytes, which a query repeats word for word
+	// to be answered from the index).
+	Holds []Holds
+}
+
+// Holds is the condition that Column, of type bytes, holds Text.
+type Holds struct {
+	Column, Text string
+}
+
+// holdsMarker is a condition of Holds in an index's Where.
+var holdsMarker = regexp.MustCompile(`\{([0-9]+)\}`)
+
+// where is ix's condition on engine e, each condition of Holds spelled
+// in e's terms.
+func (ix TableIndex) where(e events.Engine) string {
+	d := e.Dialect()
+	return holdsMarker.ReplaceAllStringFunc(ix.Where, func(m string) string {
+		i, _ := strconv.Atoi(m[1 : len(m)-1])
+		return d.ContainsBytes(ix.Holds[i].Column, ix.Holds[i].Text)
+	})
 }
 
 // Table describes one view table once, for both engines: its columns in
@@ -91,6 +116,11 @@ type Table struct {
 	// Key is the primary key's columns, in list order.
 	Key     []string
 	Indexes []TableIndex
+	// RowID keeps SQLite's rowid: the rows live in the rowid's tree and
+	// the primary key is an index beside it, and a key column may be
+	// NULL there (as on a table made so before herd made its views
+	// WITHOUT ROWID; PostgreSQL's key is NOT NULL whatever it says).
+	RowID bool
 }
 
 // identifier is what the descriptions name tables, columns and indexes.
@@ -141,7 +171,7 @@ func (t Table) Check() error {
 		switch {
 		case !ok:
 			fail("primary key column %s is not one of its columns", k)
-		case c.Null:
+		case c.Null && !t.RowID:
 			fail("primary key column %s may be NULL", k)
 		case slices.Contains(t.Key[:i], k):
 			fail("primary key column %s is named twice", k)
@@ -166,6 +196,28 @@ func (t Table) Check() error {
 		}
 		if strings.Contains(ix.Where, ";") {
 			fail("index %s: its condition holds a ';'", ix.Name)
+		}
+		used := make([]bool, len(ix.Holds))
+		for _, m := range holdsMarker.FindAllStringSubmatch(ix.Where, -1) {
+			i, err := strconv.Atoi(m[1])
+			if err != nil || i >= len(ix.Holds) {
+				fail("index %s: its condition names %s, and it has %d conditions of Holds", ix.Name, m[0], len(ix.Holds))
+				continue
+			}
+			used[i] = true
+		}
+		for i, h := range ix.Holds {
+			c, ok := cols[h.Column]
+			switch {
+			case !used[i]:
+				fail("index %s: its condition does not name {%d}, Holds' %s", ix.Name, i, h.Column)
+			case !ok:
+				fail("index %s: Holds' column %s is not one of its columns", ix.Name, h.Column)
+			case c.Type != TypeBytes:
+				fail("index %s: Holds' column %s is of type %s, not bytes", ix.Name, h.Column, c.Type)
+			case h.Text == "":
+				fail("index %s: Holds' text in %s is empty", ix.Name, h.Column)
+			}
 		}
 	}
 	return errors.Join(errs...)
@@ -206,13 +258,13 @@ func (t Table) CreateSQL(e events.Engine) ([]string, error) {
 	}
 	defs = append(defs, "PRIMARY KEY ("+strings.Join(t.Key, ", ")+")")
 	table := "CREATE TABLE IF NOT EXISTS " + t.Name + " (\n    " + strings.Join(defs, ",\n    ") + "\n)"
-	if e != events.EnginePostgres {
+	if e != events.EnginePostgres && !t.RowID {
 		// The rows live in the primary key's tree, as every view's does.
 		table += " WITHOUT ROWID"
 	}
 	out := []string{table}
 	for _, ix := range t.Indexes {
-		out = append(out, ix.createSQL(t.Name))
+		out = append(out, ix.createSQL(t.Name, e))
 	}
 	return out, nil
 }
@@ -233,10 +285,10 @@ func (c Column) definition(e events.Engine) string {
 	return def
 }
 
-func (ix TableIndex) createSQL(table string) string {
+func (ix TableIndex) createSQL(table string, e events.Engine) string {
 	s := "CREATE INDEX IF NOT EXISTS " + ix.Name + " ON " + table + " (" + strings.Join(ix.Columns, ", ") + ")"
 	if ix.Where != "" {
-		s += " WHERE " + ix.Where
+		s += " WHERE " + ix.where(e)
 	}
 	return s
 }

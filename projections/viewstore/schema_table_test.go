@@ -38,6 +38,20 @@ func TestTableCheckNamesWhatIsWrong(t *testing.T) {
 			"table widgets: column deleted: default false is not an integer or a quoted string"},
 		{"a fill for one engine", func(tb *viewstore.Table) { tb.Columns[6].Fill.Postgres = "" },
 			"table widgets: column controller: a fill is needed for both engines or neither"},
+		{"a condition naming a substring it lacks", func(tb *viewstore.Table) { tb.Indexes[0].Where = "deleted = 0 AND {0}" },
+			"table widgets: index widgets_by_controller: its condition names {0}, and it has 0 conditions of Holds"},
+		{"a substring its condition does not name", func(tb *viewstore.Table) {
+			tb.Indexes[0].Holds = []viewstore.Holds{{Column: "data", Text: `"drain":{`}}
+		}, "table widgets: index widgets_by_controller: its condition does not name {0}, Holds' data"},
+		{"a substring of a column not of bytes", func(tb *viewstore.Table) {
+			tb.Indexes[0].Where, tb.Indexes[0].Holds = "{0}", []viewstore.Holds{{Column: "name", Text: "x"}}
+		}, "table widgets: index widgets_by_controller: Holds' column name is of type keytext, not bytes"},
+		{"a substring of no column", func(tb *viewstore.Table) {
+			tb.Indexes[0].Where, tb.Indexes[0].Holds = "{0}", []viewstore.Holds{{Column: "spec", Text: "x"}}
+		}, "table widgets: index widgets_by_controller: Holds' column spec is not one of its columns"},
+		{"an empty substring", func(tb *viewstore.Table) {
+			tb.Indexes[0].Where, tb.Indexes[0].Holds = "{0}", []viewstore.Holds{{Column: "data"}}
+		}, "table widgets: index widgets_by_controller: Holds' text in data is empty"},
 		{"a name that is no identifier", func(tb *viewstore.Table) { tb.Name = "widgets; DROP TABLE pods" },
 			`described table "widgets; DROP TABLE pods": the name is not a lower-case identifier`},
 	} {
@@ -93,6 +107,48 @@ func TestTableCreateSQLSpellsEachEngine(t *testing.T) {
 			t.Errorf("%s:\n%s\nwant\n%s", e, strings.Join(got, ";\n"), strings.Join(want, ";\n"))
 		}
 	}
+	// A rowid table whose key SQLite lets be NULL, and an index on
+	// substrings of the row's JSON, as the node view's are.
+	tb = viewstore.Table{
+		Name: "gizmos",
+		Columns: []viewstore.Column{
+			{Name: "name", Type: viewstore.TypeText, Null: true},
+			{Name: "ready", Type: viewstore.TypeText},
+			{Name: "data", Type: viewstore.TypeBytes},
+		},
+		Key:   []string{"name"},
+		RowID: true,
+		Indexes: []viewstore.TableIndex{{Name: "gizmos_odd", Columns: []string{"name"},
+			Where: "ready <> 'True' OR {1} OR {0}",
+			Holds: []viewstore.Holds{{Column: "data", Text: `"drain":{`}, {Column: "data", Text: `it's \ odd`}}}},
+	}
+	for e, want := range map[events.Engine][]string{
+		events.EngineSQLite: {`CREATE TABLE IF NOT EXISTS gizmos (
+    name TEXT,
+    ready TEXT NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (name)
+)`, `CREATE INDEX IF NOT EXISTS gizmos_odd ON gizmos (name) WHERE ready <> 'True' OR instr(CAST(data AS TEXT), 'it''s \ odd') > 0 OR instr(CAST(data AS TEXT), '"drain":{') > 0`},
+		events.EnginePostgres: {`CREATE TABLE IF NOT EXISTS gizmos (
+    name text,
+    ready text NOT NULL,
+    data bytea NOT NULL,
+    PRIMARY KEY (name)
+)`, `CREATE INDEX IF NOT EXISTS gizmos_odd ON gizmos (name) WHERE ready <> 'True' OR position('it''s \\ odd'::bytea IN data) > 0 OR position('"drain":{'::bytea IN data) > 0`},
+	} {
+		got, err := tb.CreateSQL(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(got, ";\n") != strings.Join(want, ";\n") {
+			t.Errorf("%s:\n%s\nwant\n%s", e, strings.Join(got, ";\n"), strings.Join(want, ";\n"))
+		}
+	}
+	tb.RowID = false
+	if err := tb.Check(); err == nil || !strings.Contains(err.Error(), "table gizmos: primary key column name may be NULL") {
+		t.Errorf("a key that may be NULL in a table without rowid: %v", err)
+	}
+	tb = viewstore.ObjectTable("widgets", true)
 	if s := tb.Schema(); s.Table != "widgets" || strings.Join(s.Keys, ",") != "namespace,name" ||
 		strings.Join(s.Columns, ",") != "deleted,version,resource_version,data,controller" {
 		t.Errorf("Schema: %+v", s)

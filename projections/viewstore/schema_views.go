@@ -2,13 +2,14 @@ package viewstore
 
 // Tables describes the views' tables that viewstore's own stores keep,
 // other than the kinds' (ObjectTable): the pods', the namespaces', the
-// device bindings', the IP addresses', the two single-row aggregates'
-// and the nodes' hot rows. Each engine's migration files made them first,
-// together with tables that stay in those files (SQLite's 0001–0004,
-// 0010 and 0012, PostgreSQL's 0002), so on a new database as on an old
-// one the files make them and DB.Ensure finds them as described; what
-// they gain after — a column, an index — is added to the description,
-// not written in a file.
+// device bindings', the IP addresses', the two single-row aggregates',
+// the leases', the rebuilds' checkpoints and the nodes' two rows. On a
+// new database DB.Ensure makes them from here, except those that the
+// engine's first migration files still make together with what stays in
+// them, the timeline and node_rows (nodes, projection_checkpoints,
+// fleet_health and node_heartbeats on SQLite; every one on PostgreSQL,
+// whose 0001–0002 make them all): Ensure finds those as described. What they gain after — a
+// column, an index — is added to the description, not written in a file.
 func Tables() []Table {
 	singles := func(table string) Table {
 		return Table{
@@ -37,7 +38,7 @@ func Tables() []Table {
 				{Name: "version", Type: TypeInt},
 				{Name: "resource_version", Type: TypeInt},
 				{Name: "data", Type: TypeBytes},
-				{Name: "controller", Type: TypeKeyText, Default: "''"},
+				{Name: "controller", Type: TypeKeyText, Default: "''", Fill: controllerFill("pods")},
 			},
 			Key: []string{"namespace", "name"},
 			Indexes: []TableIndex{
@@ -99,6 +100,56 @@ func Tables() []Table {
 		},
 		singles("fleet_health"),
 		singles("kubelet_targets"),
+		{
+			Name: "leases",
+			Columns: []Column{
+				{Name: "namespace", Type: TypeKeyText},
+				{Name: "name", Type: TypeKeyText},
+				{Name: "deleted", Type: TypeFlag, Default: "0"},
+				{Name: "version", Type: TypeInt},
+				{Name: "resource_version", Type: TypeInt},
+				{Name: "data", Type: TypeBytes},
+				// Filled from the log at start where an older herd
+				// renewed leases before the column was there
+				// (projections' leasesRenewedAt).
+				{Name: "renewed_at", Type: TypeInt, Default: "0"},
+			},
+			Key: []string{"namespace", "name"},
+		},
+		{
+			Name: "projection_checkpoints",
+			Columns: []Column{
+				{Name: "projection", Type: TypeText, Null: true},
+				{Name: "position", Type: TypeInt},
+				{Name: "rebuilt_at", Type: TypeText},
+			},
+			Key:   []string{"projection"},
+			RowID: true,
+		},
+		{
+			Name: "nodes",
+			Columns: []Column{
+				{Name: "name", Type: TypeKeyText},
+				{Name: "kind", Type: TypeText},
+				{Name: "deleted", Type: TypeFlag, Default: "0"},
+				{Name: "agent_state", Type: TypeText},
+				{Name: "ready", Type: TypeText},
+				{Name: "registered_at", Type: TypeInt},
+				{Name: "data", Type: TypeBytes},
+			},
+			Key: []string{"name"},
+			// Substrings of the cold row's JSON as encoding/json writes it,
+			// without spaces; a match is checked again on the decoded
+			// node, so a false one costs a read, never an action. The
+			// node view's reads repeat these conditions (nodes.go).
+			Indexes: []TableIndex{
+				{Name: "nodes_needing_taint_check", Columns: []string{"name"},
+					Where: "deleted = 0 AND (ready <> 'True' OR {0} OR {1})",
+					Holds: []Holds{{"data", nodeTaintKeyText}, {"data", nodePressureText}}},
+				{Name: "nodes_with_drain", Columns: []string{"name"}, Where: "{0}", Holds: []Holds{{"data", nodeDrainText}}},
+				{Name: "nodes_with_no_execute", Columns: []string{"name"}, Where: "{0}", Holds: []Holds{{"data", nodeNoExecuteText}}},
+			},
+		},
 		{
 			Name: "node_heartbeats",
 			Columns: []Column{

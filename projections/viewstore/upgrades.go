@@ -40,9 +40,10 @@ VALUES (?, 0, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`, mark)
 	return nil
 }
 
-// FillLeasesRenewedAt fills the renewed_at column (migration 0013) of
-// the live leases, from the log: the time herd recorded the newest event
-// since the lease's last deletion that set its renew time.
+// FillLeasesRenewedAt fills the renewed_at column (SQLite's 0013, now
+// the leases' description) of the live leases, from the log: the time
+// herd recorded the newest event since the lease's last deletion that
+// set its renew time.
 func FillLeasesRenewedAt(ctx context.Context, x Execer) error {
 	if _, err := x.ExecContext(ctx, `UPDATE leases SET renewed_at = COALESCE((
   SELECT MAX(e.recorded_at) FROM events e
