@@ -42,8 +42,9 @@ type Timeline interface {
 	// AddAll writes rs, the entries of one event or of several one after
 	// the other, each event's in one row: an event's entries come
 	// together, at one position and of one node, their seqs 0, 1, 2, ...
-	// in order. Entries not so are refused, and so is an event at a
-	// position a stored row has; either way nothing of rs is written.
+	// in order. Entries not so are refused before anything of rs is
+	// written; an event at a position a stored row has is an error, as
+	// an insert of a taken key is (its transaction is then rolled back).
 	AddAll(ctx context.Context, x Execer, rs []TimelineRow) error
 	// Node is up to limit entries of node after the log position after,
 	// oldest first; limit 0 or less means all of them.
