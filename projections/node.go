@@ -28,10 +28,9 @@ var nodes = describe(&aggregate[domain.Node]{
 	},
 	eventRows: func(ctx context.Context, x execer, name string, rec events.Record, ev domain.Event) error {
 		// One event may stand for several entries (a HeartbeatMissed and
-		// what it changed): each its own seq under the event's position.
-		// Written together: on PostgreSQL one statement for a mark of a
-		// kubelet's node, about nine entries, rather than a round trip
-		// each.
+		// what it changed): each its own seq under the event's position,
+		// all of them written as one row (viewstore.Timeline's AddAll): a
+		// mark of a kubelet's node, about nine entries, is one insert.
 		entries := timelineEntries(name, rec, ev)
 		if len(entries) == 0 {
 			return nil

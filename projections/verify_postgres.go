@@ -48,7 +48,8 @@ func VerifyInPlace(ctx context.Context, log events.Log, opts RebuildOptions) (*D
 		return nil, stats, err
 	}
 	for _, t := range allViewTables() {
-		d, err := firstDifference(ctx, tx, t.name, scratch.Live(t.name), scratch.Rebuilt(t.name), t.orderBy)
+		d, err := firstDifference(ctx, tx, t.name, compared(t.name, events.EnginePostgres, scratch.Live(t.name)),
+			compared(t.name, events.EnginePostgres, scratch.Rebuilt(t.name)), t.orderBy)
 		if err != nil || d != nil {
 			return d, stats, err
 		}

@@ -1,11 +1,12 @@
 package viewstore
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
-	"strings"
-	"sync"
 	"time"
+	"unicode/utf8"
 
 	"herd/events"
 )
@@ -28,34 +29,44 @@ type TimelineRow struct {
 // handle is of (NewTimeline). Its rows are added as their events are
 // folded, never changed, and read in log order (position, then seq); a
 // rebuild empties the table and adds them again.
+//
+// One event's entries are stored in one row (see timelineStore): its
+// first entry in the row's columns, at the event's position and seq 0,
+// the further ones encoded in the row's column more. A herd before that
+// wrote a row an entry, each at its own seq; such rows read back as
+// before, beside the new ones. Every read gives entries, one TimelineRow
+// each, whichever way they are stored, and counts its limit in entries.
 type Timeline interface {
-	// Add writes r; a row at r's position and seq is an error.
+	// Add writes r as the only entry of its event: AddAll of r alone.
 	Add(ctx context.Context, x Execer, r TimelineRow) error
-	// AddAll writes rs, the same rows Add would: on PostgreSQL in one
-	// statement (one event's entries: a mark and what it changed), on
-	// SQLite a statement a row; a row at the position and seq of another,
-	// stored or in rs, is an error.
+	// AddAll writes rs, the entries of one event or of several one after
+	// the other, each event's in one row: an event's entries come
+	// together, at one position and of one node, their seqs 0, 1, 2, ...
+	// in order. Entries not so are refused before anything of rs is
+	// written; an event at a position a stored row has is an error, as
+	// an insert of a taken key is (its transaction is then rolled back).
 	AddAll(ctx context.Context, x Execer, rs []TimelineRow) error
-	// Node is up to limit rows of node after the log position after,
+	// Node is up to limit entries of node after the log position after,
 	// oldest first; limit 0 or less means all of them.
 	Node(ctx context.Context, q Querier, node string, after int64, limit int) ([]TimelineRow, error)
-	// Recent is the newest limit rows of every node, oldest first; limit
-	// 0 or less means all of them.
+	// Recent is the newest limit entries of every node, oldest first;
+	// limit 0 or less means all of them.
 	Recent(ctx context.Context, q Querier, limit int) ([]TimelineRow, error)
-	// Between is every node's rows with a log position in (after, upTo],
-	// oldest first.
+	// Between is every node's entries with a log position in (after,
+	// upTo], oldest first.
 	Between(ctx context.Context, q Querier, after, upTo int64) ([]TimelineRow, error)
 }
 
 // timelineColumns are what a timeline read selects, in scanTimeline's
 // order.
-const timelineColumns = "position, seq, node, at, kind, reason, message, type"
+const timelineColumns = "position, seq, node, at, kind, reason, message, type, more"
 
 // The timeline's statements, with "?" markers. The insert is the one a
 // rebuild gathers into many-row inserts: its text is the same on every
-// call.
+// call. A read's limit counts rows, each of at least one entry: the
+// entries past the caller's limit are dropped after the rows are read.
 const (
-	timelineAddSQL    = "INSERT INTO node_timeline (" + timelineColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+	timelineAddSQL    = "INSERT INTO node_timeline (" + timelineColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	timelineNodeSQL   = "SELECT " + timelineColumns + " FROM node_timeline WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?"
 	timelineRecentSQL = "SELECT " + timelineColumns + " FROM (SELECT " + timelineColumns +
 		" FROM node_timeline ORDER BY position DESC, seq DESC LIMIT ?) t ORDER BY position, seq"
@@ -64,16 +75,22 @@ const (
 
 // timelineStore is the node timeline in one engine, shaped by its
 // dialect as objectStore is.
+//
+// An event's entries are one row, not a row each: a mark of a silent
+// kubelet's node stands for about nine (the mark, its conditions gone
+// Unknown, NotReady, the unreachable taints), and on SQLite each row's
+// own work (its insert and its index entry) was most of what a mark's
+// statements cost, which no way of sending the rows saved. The further
+// entries are kept in the column more as JSON, an array of
+// [at, kind, reason, message, type] arrays, at "" where it is the
+// first entry's: text both engines store as it is and can read in SQL
+// (json_each, jsonb_array_elements; verify compares entries so,
+// TimelineEntriesSQL), that an operator reads in a SQL shell, and that
+// costs a mark one encoding of a few hundred bytes. NULL when the event
+// has one entry, as every row an older herd wrote.
 type timelineStore struct {
 	d                     events.Dialect
 	node, recent, between string
-	// many is whether AddAll writes its rows in one statement:
-	// PostgreSQL's, where a statement is a round trip to the server
-	// (a mark's rows in one cost a quarter of the time a statement a row
-	// did). SQLite's writes a statement a row: in the group commit, a
-	// mark's rows in one insert of many rows cost SQLite more than the
-	// same rows a statement each (BENCHMARKS.md, 2026-11-30, late).
-	many bool
 }
 
 // NewSQLiteTimeline is the node timeline in SQLite.
@@ -88,82 +105,112 @@ func newTimelineStore(d events.Dialect) *timelineStore {
 		node:    d.Bind(timelineNodeSQL),
 		recent:  d.Bind(timelineRecentSQL),
 		between: d.Bind(timelineBetweenSQL),
-		many:    d.Engine() == events.EnginePostgres,
 	}
 }
 
 func (s *timelineStore) Add(ctx context.Context, x Execer, r TimelineRow) error {
-	return exec(ctx, x, "node_timeline", timelineAddSQL,
-		r.Position, r.Seq, r.Node, r.At.UTC().Format(time.RFC3339Nano), r.Kind, r.Reason, r.Message, r.Type)
+	return s.AddAll(ctx, x, []TimelineRow{r})
 }
 
-// timelineRowArgs is how many parameters one row of timelineAddSQL takes.
-const timelineRowArgs = 8
-
-// maxTimelineRows is the most rows one AddAll statement writes: the
-// parameters stay under maxBatchArgs, as a rebuild's gathered ones do.
-const maxTimelineRows = maxBatchArgs / timelineRowArgs
-
 func (s *timelineStore) AddAll(ctx context.Context, x Execer, rs []TimelineRow) error {
-	// A rebuild's Batches gathers single-row inserts across events, which
-	// saves more than gathering one event's few rows here would.
-	if _, gathers := x.(*Batches); gathers || !s.many || len(rs) == 1 {
-		for _, r := range rs {
-			if err := s.Add(ctx, x, r); err != nil {
-				return err
+	// Every event is checked and encoded before the first is written.
+	type event struct {
+		head TimelineRow
+		more any // nil (NULL), or the further entries' JSON
+		// apart is an event whose text JSON cannot carry as it is (not
+		// UTF-8): written a row an entry, as an older herd did.
+		apart []TimelineRow
+	}
+	var evs []event
+	for len(rs) > 0 {
+		n := 1
+		for n < len(rs) && rs[n].Position == rs[0].Position {
+			n++
+		}
+		entries := rs[:n]
+		rs = rs[n:]
+		for i, r := range entries {
+			if r.Seq != i {
+				return fmt.Errorf("node_timeline: the entries at position %d are seq %d where %d comes: an event's entries are added together, from seq 0, in order", r.Position, r.Seq, i)
+			}
+			if r.Node != entries[0].Node {
+				return fmt.Errorf("node_timeline: the entries at position %d are of nodes %q and %q: one event's are of one node", r.Position, entries[0].Node, r.Node)
 			}
 		}
-		return nil
-	}
-	for len(rs) > 0 {
-		n := min(len(rs), maxTimelineRows)
-		args := make([]any, 0, n*timelineRowArgs)
-		for _, r := range rs[:n] {
-			args = append(args, r.Position, r.Seq, r.Node, r.At.UTC().Format(time.RFC3339Nano), r.Kind, r.Reason, r.Message, r.Type)
+		more, ok := encodeTimelineMore(entries)
+		if !ok {
+			evs = append(evs, event{apart: entries})
+			continue
 		}
-		if err := exec(ctx, x, "node_timeline", timelineAddManySQL(n), args...); err != nil {
+		evs = append(evs, event{head: entries[0], more: more})
+	}
+	for _, e := range evs {
+		if e.apart != nil {
+			for _, r := range e.apart {
+				if err := s.add(ctx, x, r, nil); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := s.add(ctx, x, e.head, e.more); err != nil {
 			return err
 		}
-		rs = rs[n:]
 	}
 	return nil
 }
 
-// timelineAddMany holds the text of the insert of n timeline rows at
-// index n, built once per row count, so that an engine's cache of
-// prepared statements (events.ViewStatements; pgx's by text) prepares
-// each once. Its text has "?" markers, the same for both engines.
-var timelineAddMany struct {
-	sync.Mutex
-	text []string
+// add writes one row: r, and more in its column more.
+func (s *timelineStore) add(ctx context.Context, x Execer, r TimelineRow, more any) error {
+	return exec(ctx, x, "node_timeline", timelineAddSQL,
+		r.Position, r.Seq, r.Node, r.At.UTC().Format(time.RFC3339Nano), r.Kind, r.Reason, r.Message, r.Type, more)
 }
 
-// timelineAddManySQL is the insert of n timeline rows, 0 < n <=
-// maxTimelineRows: timelineAddSQL's with n tuples of parameters.
-func timelineAddManySQL(n int) string {
-	if n == 1 {
-		return timelineAddSQL
+// encodeTimelineMore is the column more of the row of one event's
+// entries: nil (NULL) for a single entry, else the JSON of the further
+// ones. ok is false when their text is not all UTF-8, which JSON would
+// not keep as it is.
+func encodeTimelineMore(entries []TimelineRow) (more any, ok bool) {
+	if len(entries) == 1 {
+		return nil, true
 	}
-	m := &timelineAddMany
-	m.Lock()
-	defer m.Unlock()
-	if n < len(m.text) && m.text[n] != "" {
-		return m.text[n]
+	at := entries[0].At.UTC().Format(time.RFC3339Nano)
+	further := make([][5]string, len(entries)-1)
+	for i, r := range entries[1:] {
+		rat := r.At.UTC().Format(time.RFC3339Nano)
+		if rat == at {
+			rat = ""
+		}
+		further[i] = [5]string{rat, r.Kind, r.Reason, r.Message, r.Type}
+		for _, s := range further[i] {
+			if !utf8.ValidString(s) {
+				return nil, false
+			}
+		}
 	}
-	if n >= len(m.text) {
-		m.text = append(m.text, make([]string, n+1-len(m.text))...)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(further); err != nil {
+		return nil, false // strings only: it cannot fail
 	}
-	head, tuple, _ := strings.Cut(timelineAddSQL, "VALUES ")
-	m.text[n] = head + "VALUES " + strings.Repeat(tuple+", ", n-1) + tuple
-	return m.text[n]
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), true
 }
 
 func (s *timelineStore) Node(ctx context.Context, q Querier, node string, after int64, limit int) ([]TimelineRow, error) {
-	return scanTimeline(ctx, q, s.node, s.d.Args([]any{node, after, events.LimitOf(limit)})...)
+	rs, err := scanTimeline(ctx, q, s.node, s.d.Args([]any{node, after, events.LimitOf(limit)})...)
+	if limit > 0 && len(rs) > limit {
+		rs = rs[:limit]
+	}
+	return rs, err
 }
 
 func (s *timelineStore) Recent(ctx context.Context, q Querier, limit int) ([]TimelineRow, error) {
-	return scanTimeline(ctx, q, s.recent, s.d.Args([]any{events.LimitOf(limit)})...)
+	rs, err := scanTimeline(ctx, q, s.recent, s.d.Args([]any{events.LimitOf(limit)})...)
+	if limit > 0 && len(rs) > limit {
+		rs = rs[len(rs)-limit:]
+	}
+	return rs, err
 }
 
 func (s *timelineStore) Between(ctx context.Context, q Querier, after, upTo int64) ([]TimelineRow, error) {
@@ -171,7 +218,7 @@ func (s *timelineStore) Between(ctx context.Context, q Querier, after, upTo int6
 }
 
 // scanTimeline runs query, which selects timelineColumns, and reads its
-// rows.
+// rows' entries, each row's in seq order.
 func scanTimeline(ctx context.Context, q Querier, query string, args ...any) ([]TimelineRow, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -181,21 +228,58 @@ func scanTimeline(ctx context.Context, q Querier, query string, args ...any) ([]
 	var out []TimelineRow
 	for rows.Next() {
 		var (
-			r  TimelineRow
-			at string
+			r    TimelineRow
+			at   string
+			more []byte
 		)
-		if err := rows.Scan(&r.Position, &r.Seq, &r.Node, &at, &r.Kind, &r.Reason, &r.Message, &r.Type); err != nil {
+		if err := rows.Scan(&r.Position, &r.Seq, &r.Node, &at, &r.Kind, &r.Reason, &r.Message, &r.Type, &more); err != nil {
 			return nil, fmt.Errorf("node_timeline: %w", err)
 		}
 		if r.At, err = time.Parse(time.RFC3339Nano, at); err != nil {
 			return nil, fmt.Errorf("node_timeline @%d: %w", r.Position, err)
 		}
 		out = append(out, r)
+		if more == nil {
+			continue
+		}
+		var further [][5]string
+		if err := json.Unmarshal(more, &further); err != nil {
+			return nil, fmt.Errorf("node_timeline @%d: its further entries: %w", r.Position, err)
+		}
+		for i, f := range further {
+			e := r
+			e.Seq = r.Seq + 1 + i
+			if f[0] != "" {
+				if e.At, err = time.Parse(time.RFC3339Nano, f[0]); err != nil {
+					return nil, fmt.Errorf("node_timeline @%d/%d: %w", e.Position, e.Seq, err)
+				}
+			}
+			e.Kind, e.Reason, e.Message, e.Type = f[1], f[2], f[3], f[4]
+			out = append(out, e)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("node_timeline: %w", err)
 	}
 	return out, nil
+}
+
+// TimelineEntriesSQL is a query of every entry of table, a copy of the
+// node timeline's table on engine, one row each as a row an entry read
+// (position, seq, node, at, kind, reason, message, type), whichever way
+// they are stored: what replay --verify compares, so that rows an older
+// herd wrote, a row an entry, equal a rebuild's, a row an event. The
+// entries' order is not given.
+func TimelineEntriesSQL(engine events.Engine, table string) string {
+	const head = "SELECT position, seq, node, at, kind, reason, message, type FROM %[1]s UNION ALL "
+	if engine == events.EnginePostgres {
+		return fmt.Sprintf(head+"SELECT t.position, t.seq + e.ord, t.node, COALESCE(NULLIF(e.v->>0, ''), t.at), "+
+			"e.v->>1, e.v->>2, e.v->>3, e.v->>4 FROM %[1]s t CROSS JOIN LATERAL jsonb_array_elements(t.more::jsonb) "+
+			"WITH ORDINALITY AS e(v, ord) WHERE t.more IS NOT NULL", table)
+	}
+	return fmt.Sprintf(head+"SELECT t.position, t.seq + 1 + j.key, t.node, COALESCE(NULLIF(json_extract(j.value, '$[0]'), ''), t.at), "+
+		"json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'), json_extract(j.value, '$[4]') "+
+		"FROM %[1]s t, json_each(t.more) j WHERE t.more IS NOT NULL", table)
 }
 
 // NewTimeline is the node timeline on whichever engine each handle it is

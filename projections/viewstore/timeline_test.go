@@ -18,8 +18,9 @@ import (
 // time in UTC to the nanosecond, in log order (position, then seq);
 // a node's rows after a position, up to a limit (0: all); the newest
 // rows of every node, oldest first; the rows of a stretch (after, upTo];
-// a second row at one position and seq is refused; a rolled back add
-// leaves nothing.
+// an event's entries read back one by one, and a limit counts them; a
+// second event at one position is refused; a rolled back add leaves
+// nothing.
 func TestTimelineContract(t *testing.T) {
 	onEachEngine(t, viewstore.NewSQLiteTimeline, viewstore.NewPostgresTimeline, viewstore.NewTimeline,
 		func(t *testing.T, e engine, own bool, tl viewstore.Timeline) {
@@ -63,11 +64,15 @@ func timelineContract(t *testing.T, e engine, prefix string, base int64, tl view
 		return out
 	}
 	write(t, e.log, func(x *events.ViewTx) {
-		// Added out of log order: reads order them.
-		for _, i := range []int{4, 0, 3, 2, 1} {
+		// Added out of log order: reads order them. The event at 3 has
+		// two entries, added together.
+		for _, i := range []int{4, 0, 1} {
 			if err := tl.Add(ctx, x, rows[i]); err != nil {
 				t.Fatalf("Add %d/%d: %v", rows[i].Position, rows[i].Seq, err)
 			}
+		}
+		if err := tl.AddAll(ctx, x, rows[2:4]); err != nil {
+			t.Fatalf("AddAll at %d: %v", rows[2].Position, err)
 		}
 	})
 
@@ -87,6 +92,8 @@ func timelineContract(t *testing.T, e engine, prefix string, base int64, tl view
 	got("Node(n1, 0, all)", rs, err, want(0, 2, 3, 4))
 	rs, err = tl.Node(ctx, views, n1, base+1, 2)
 	got("Node(n1, after 1, 2)", rs, err, want(2, 3))
+	rs, err = tl.Node(ctx, views, n1, 0, 2)
+	got("Node(n1, 0, 2)", rs, err, want(0, 2))
 	rs, err = tl.Node(ctx, views, n1, base+3, 0)
 	got("Node(n1, after 3, all)", rs, err, want(4))
 	rs, err = tl.Node(ctx, views, prefix+"none", 0, 0)
@@ -94,6 +101,8 @@ func timelineContract(t *testing.T, e engine, prefix string, base int64, tl view
 
 	rs, err = tl.Recent(ctx, views, 2)
 	got("Recent(2)", rs, err, want(3, 4))
+	rs, err = tl.Recent(ctx, views, 3)
+	got("Recent(3)", rs, err, want(2, 3, 4))
 	rs, err = tl.Recent(ctx, views, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +119,8 @@ func timelineContract(t *testing.T, e engine, prefix string, base int64, tl view
 	got("Between(1, 3]", rs, err, want(1, 2, 3))
 	rs, err = tl.Between(ctx, views, base+3, base+4)
 	got("Between(3, 4]", rs, err, want())
+	rs, err = tl.Between(ctx, views, base+2, base+3)
+	got("Between(2, 3]", rs, err, want(2, 3))
 
 	// A second row at one place is refused, and the first stays.
 	ltx, err := e.log.Begin(ctx)
@@ -146,105 +157,289 @@ func TestTimelineRefusesAHandleOfNoEngine(t *testing.T) {
 	}
 }
 
-// TestTimelineAddAllWritesWhatAddWrites: AddAll writes the rows Add
-// would, on both engines and through NewTimeline: on PostgreSQL in one
-// statement for one event's entries and in several past one statement's
-// parameters, on SQLite a statement a row; a
-// set with a row at a place already taken is refused and leaves none of
-// its rows.
-func TestTimelineAddAllWritesWhatAddWrites(t *testing.T) {
+// timelineEvent is the entries of one event at base+pos, of node, n of
+// them, each with its own text, some at the first's time and some not,
+// with text that needs escaping in JSON.
+func timelineEvent(base, pos int64, node string, n int) []viewstore.TimelineRow {
+	at := time.Date(2026, 11, 30, 18, 0, 0, 987654321, time.FixedZone("CET", 3600)).Add(time.Duration(pos) * time.Second)
+	rs := make([]viewstore.TimelineRow, n)
+	for seq := range rs {
+		rs[seq] = viewstore.TimelineRow{
+			Position: base + pos, Seq: seq, Node: node, At: at,
+			Kind: fmt.Sprintf("Kind%d", seq), Type: "Warning", Reason: "NodeStatusUnknown",
+			Message: fmt.Sprintf("part %d's \"quoted\" <b>&</b> \\ ☃\n\ttab", seq),
+		}
+		if seq%3 == 2 {
+			rs[seq].At = at.Add(time.Duration(seq) * time.Nanosecond)
+			rs[seq].Type = "Normal"
+		}
+	}
+	rs[0].Reason, rs[0].Message = "", "" // empty text reads back empty
+	if n > 1 {
+		rs[n-1].Reason = ""
+	}
+	return rs
+}
+
+// inUTC is rs as they read back: the time in UTC.
+func inUTC(rs []viewstore.TimelineRow) []viewstore.TimelineRow {
+	out := make([]viewstore.TimelineRow, len(rs))
+	for i, r := range rs {
+		r.At = r.At.UTC()
+		out[i] = r
+	}
+	return out
+}
+
+// TestTimelineWritesAnEventInOneRow: AddAll writes one event's entries as
+// one row in one statement, on both engines and through NewTimeline,
+// whatever their number (one, a mark's nine, 300), and they read back
+// as written; several events are a row each. Entries that are not whole
+// events in order (a seq missing, repeated or not from 0, two nodes at
+// one position) are refused and nothing of the set is written; an event
+// at a position a stored row has is refused.
+func TestTimelineWritesAnEventInOneRow(t *testing.T) {
 	onEachEngine(t, viewstore.NewSQLiteTimeline, viewstore.NewPostgresTimeline, viewstore.NewTimeline,
 		func(t *testing.T, e engine, own bool, tl viewstore.Timeline) {
 			ctx := t.Context()
 			db, eng := events.SQLDB(e.log)
 			views := pool{db: db, d: eng.Dialect()}
-			prefix, base := "all-any-", int64(40_000)
+			prefix, base := "one-any-", int64(40_000)
 			if own {
-				prefix, base = "all-own-", 30_000
+				prefix, base = "one-own-", 30_000
 			}
-			at := time.Date(2026, 11, 30, 18, 0, 0, 987654321, time.FixedZone("CET", 3600))
-			rowsOf := func(node string, pos int64, n int) []viewstore.TimelineRow {
-				rs := make([]viewstore.TimelineRow, n)
-				for seq := range rs {
-					rs[seq] = viewstore.TimelineRow{
-						Position: base + pos, Seq: seq, Node: prefix + node, At: at.Add(time.Duration(seq) * time.Millisecond),
-						Kind: fmt.Sprintf("Kind%d", seq), Type: "Warning", Reason: "NodeStatusUnknown", Message: fmt.Sprintf("part %d's 'quoted' ☃", seq),
-					}
+			single, mark, many := timelineEvent(base, 1, prefix+"single", 1), timelineEvent(base, 2, prefix+"mark", 9), timelineEvent(base, 3, prefix+"many", 300)
+			two := append(timelineEvent(base, 4, prefix+"two", 2), timelineEvent(base, 5, prefix+"two", 3)...)
+			for _, w := range [][]viewstore.TimelineRow{single, mark, many} {
+				rec := events.NewRecorder(eng.Dialect(), 0)
+				if err := tl.AddAll(ctx, rec, w); err != nil {
+					t.Fatal(err)
 				}
-				rs[0].Reason, rs[0].Message = "", "" // empty text reads back empty
-				return rs
-			}
-			mark, many := rowsOf("mark", 1, 9), rowsOf("many", 2, 300)
-
-			// One event's entries are one statement on PostgreSQL, a
-			// statement a row on SQLite.
-			rec := events.NewRecorder(eng.Dialect(), 0)
-			if err := tl.AddAll(ctx, rec, mark); err != nil {
-				t.Fatal(err)
-			}
-			want := len(mark)
-			if e.name == "postgres" {
-				want = 1
-			}
-			if n := len(rec.Statements()); n != want {
-				t.Errorf("AddAll of %d rows ran %d statements, want %d", len(mark), n, want)
+				if n := len(rec.Statements()); n != 1 {
+					t.Errorf("AddAll of an event of %d entries ran %d statements, want 1", len(w), n)
+				}
 			}
 			write(t, e.log, func(x *events.ViewTx) {
-				if err := tl.AddAll(ctx, x, mark); err != nil {
-					t.Fatalf("AddAll of a mark's rows: %v", err)
-				}
-				if err := tl.AddAll(ctx, x, many); err != nil {
-					t.Fatalf("AddAll of %d rows: %v", len(many), err)
-				}
-				if err := tl.AddAll(ctx, x, nil); err != nil {
-					t.Fatalf("AddAll of no rows: %v", err)
-				}
-			})
-			// What Add writes reads back the same.
-			added := rowsOf("added", 3, 9)
-			write(t, e.log, func(x *events.ViewTx) {
-				for _, r := range added {
-					if err := tl.Add(ctx, x, r); err != nil {
-						t.Fatal(err)
+				for _, w := range [][]viewstore.TimelineRow{single, mark, many, two, nil} {
+					if err := tl.AddAll(ctx, x, w); err != nil {
+						t.Fatalf("AddAll of %d entries: %v", len(w), err)
 					}
 				}
 			})
-			utc := func(rs []viewstore.TimelineRow) []viewstore.TimelineRow {
-				out := make([]viewstore.TimelineRow, len(rs))
-				for i, r := range rs {
-					r.At = r.At.UTC()
-					out[i] = r
-				}
-				return out
-			}
-			for _, w := range [][]viewstore.TimelineRow{mark, many, added} {
+			for _, w := range [][]viewstore.TimelineRow{single, mark, many, two} {
 				got, err := tl.Node(ctx, views, w[0].Node, 0, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if diff := cmp.Diff(utc(w), got); diff != "" {
-					t.Errorf("rows of %s (-want +got):\n%s", w[0].Node, diff)
+				if diff := cmp.Diff(inUTC(w), got); diff != "" {
+					t.Errorf("entries of %s (-want +got):\n%s", w[0].Node, diff)
+				}
+				var stored int
+				if err := db.QueryRowContext(ctx, eng.Dialect().Bind("SELECT count(*) FROM node_timeline WHERE node = ?"), w[0].Node).Scan(&stored); err != nil {
+					t.Fatal(err)
+				}
+				if events := w[len(w)-1].Position - w[0].Position + 1; int64(stored) != events {
+					t.Errorf("%s's %d entries are %d rows, want %d, a row an event", w[0].Node, len(w), stored, events)
 				}
 			}
 
-			// A set with one row at a taken place is refused whole.
+			// Entries that are not whole events in order: refused,
+			// nothing written, though the transaction commits.
+			bad := map[string][]viewstore.TimelineRow{}
+			event := func(pos int64, n int) []viewstore.TimelineRow { return timelineEvent(base, pos, prefix+"bad", n) }
+			bad["not from seq 0"] = append(event(10, 2), event(11, 3)[1:]...)
+			bad["a seq missing"] = append(event(12, 2), event(13, 3)[0], event(13, 3)[2])
+			bad["a seq repeated"] = append(event(14, 2), event(14, 2)...)
+			bad["out of order"] = []viewstore.TimelineRow{event(15, 2)[1], event(15, 2)[0]}
+			bad["apart"] = append(append(event(16, 2), event(17, 1)...), event(16, 3)[2])
+			twoNodes := event(18, 2)
+			twoNodes[1].Node = prefix + "other"
+			bad["two nodes at one position"] = twoNodes
+			write(t, e.log, func(x *events.ViewTx) {
+				for what, rs := range bad {
+					err := tl.AddAll(ctx, x, rs)
+					if err == nil || !strings.Contains(err.Error(), "node_timeline") {
+						t.Errorf("AddAll of entries %s: %v, want an error naming node_timeline", what, err)
+					}
+				}
+				if err := tl.Add(ctx, x, event(19, 2)[1]); err == nil {
+					t.Error("Add of an entry at seq 1: no error")
+				}
+			})
+			for _, node := range []string{prefix + "bad", prefix + "other"} {
+				if got, err := tl.Node(ctx, views, node, 0, 0); err != nil || len(got) != 0 {
+					t.Errorf("refused entries left %d entries of %s (%v)", len(got), node, err)
+				}
+			}
+
+			// An event at a taken position is refused.
 			ltx, err := e.log.Begin(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			clash := rowsOf("clash", 4, 3)
-			clash[2].Position, clash[2].Seq = mark[5].Position, mark[5].Seq
+			clash := timelineEvent(base, 2, prefix+"clash", 3)
 			err = tl.AddAll(ctx, events.ViewsIn(ltx), clash)
 			if err == nil || !strings.Contains(err.Error(), "node_timeline") {
-				t.Errorf("AddAll with a row at a taken place: %v, want an error naming node_timeline", err)
+				t.Errorf("AddAll of an event at a taken position: %v, want an error naming node_timeline", err)
 			}
 			_ = ltx.Rollback()
-			got, err := tl.Node(ctx, views, prefix+"clash", 0, 0)
-			if err != nil {
-				t.Fatal(err)
+		})
+}
+
+// TestTimelineReadsRowsOfBeforeAndNowAlike: the entries of the same
+// events read back the same, through every read and every limit, whether
+// they were written as herd does now (a row an event), as a herd before
+// wrote them (a row an entry, AddAsBefore), or some each way, on both
+// engines: what the layout before gave for the same rows (ordered by
+// position and seq, limited to the first or newest so many), limits
+// cutting inside an event's entries included. TimelineEntriesSQL, what
+// replay --verify compares, gives the same entries.
+func TestTimelineReadsRowsOfBeforeAndNowAlike(t *testing.T) {
+	onEachEngine(t, viewstore.NewSQLiteTimeline, viewstore.NewPostgresTimeline, viewstore.NewTimeline,
+		func(t *testing.T, e engine, own bool, tl viewstore.Timeline) {
+			base := int64(100_000)
+			if !own {
+				base = 200_000
 			}
-			if len(got) != 0 {
-				t.Errorf("a refused AddAll left %d rows", len(got))
+			for _, layout := range []string{"before", "now", "mixed"} {
+				base += 10_000 // each layout's rows the newest when it is read
+				t.Run(layout, func(t *testing.T) { timelineReadsAlike(t, e, tl, layout, base) })
 			}
 		})
+}
+
+func timelineReadsAlike(t *testing.T, e engine, tl viewstore.Timeline, layout string, base int64) {
+	ctx := t.Context()
+	db, eng := events.SQLDB(e.log)
+	views := pool{db: db, d: eng.Dialect()}
+	a, b := fmt.Sprintf("alike-%d-a", base), fmt.Sprintf("alike-%d-b", base)
+	var (
+		evs [][]viewstore.TimelineRow
+		all []viewstore.TimelineRow
+	)
+	for i, n := range []int{1, 9, 3, 1, 9, 2, 1, 4} {
+		node := a
+		if i%3 == 2 {
+			node = b
+		}
+		ev := timelineEvent(base, int64(i+1), node, n)
+		evs = append(evs, ev)
+		all = append(all, inUTC(ev)...)
+	}
+	write(t, e.log, func(x *events.ViewTx) {
+		for i, ev := range evs {
+			if layout == "now" || (layout == "mixed" && i%2 == 1) {
+				if err := tl.AddAll(ctx, x, ev); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			for _, r := range ev {
+				if err := viewstore.AddAsBefore(ctx, x, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	})
+	check := func(what string, got []viewstore.TimelineRow, err error, want []viewstore.TimelineRow) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if len(want) == 0 {
+			want = nil
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", what, diff)
+		}
+	}
+	// The layout before's answers: its rows, filtered, ordered, limited.
+	first := func(rs []viewstore.TimelineRow, limit int) []viewstore.TimelineRow {
+		if limit > 0 && len(rs) > limit {
+			return rs[:limit]
+		}
+		return rs
+	}
+	for _, node := range []string{a, b} {
+		for after := base; after <= base+int64(len(evs)); after++ {
+			var of []viewstore.TimelineRow
+			for _, r := range all {
+				if r.Node == node && r.Position > after {
+					of = append(of, r)
+				}
+			}
+			for limit := 0; limit <= len(of)+1; limit++ {
+				got, err := tl.Node(ctx, views, node, after, limit)
+				check(fmt.Sprintf("Node(%s, after %d, %d)", node, after-base, limit), got, err, first(of, limit))
+			}
+		}
+	}
+	for limit := 1; limit <= len(all); limit++ {
+		got, err := tl.Recent(ctx, views, limit)
+		check(fmt.Sprintf("Recent(%d)", limit), got, err, all[len(all)-limit:])
+	}
+	for after := base; after <= base+int64(len(evs)); after++ {
+		for upTo := after; upTo <= base+int64(len(evs))+1; upTo++ {
+			var want []viewstore.TimelineRow
+			for _, r := range all {
+				if r.Position > after && r.Position <= upTo {
+					want = append(want, r)
+				}
+			}
+			got, err := tl.Between(ctx, views, after, upTo)
+			check(fmt.Sprintf("Between(%d, %d]", after-base, upTo-base), got, err, want)
+		}
+	}
+
+	// What verify compares: the same entries, by SQL alone.
+	rows, err := views.QueryContext(ctx, "SELECT position, seq, node, at, kind, reason, message, type FROM ("+
+		viewstore.TimelineEntriesSQL(eng, "node_timeline")+") x WHERE position > ? AND position <= ? ORDER BY position, seq",
+		base, base+int64(len(evs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var bySQL []viewstore.TimelineRow
+	for rows.Next() {
+		var (
+			r  viewstore.TimelineRow
+			at string
+		)
+		if err := rows.Scan(&r.Position, &r.Seq, &r.Node, &at, &r.Kind, &r.Reason, &r.Message, &r.Type); err != nil {
+			t.Fatal(err)
+		}
+		if r.At, err = time.Parse(time.RFC3339Nano, at); err != nil {
+			t.Fatal(err)
+		}
+		bySQL = append(bySQL, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	check("TimelineEntriesSQL", bySQL, nil, all)
+}
+
+// TestTimelineKeepsTextNotUTF8: an event whose text is not UTF-8, which
+// JSON would not keep as it is, is written a row an entry and reads back
+// byte for byte (SQLite; PostgreSQL's text is UTF-8 only).
+func TestTimelineKeepsTextNotUTF8(t *testing.T) {
+	e := openSQLite(t)
+	ctx := t.Context()
+	db, eng := events.SQLDB(e.log)
+	views := pool{db: db, d: eng.Dialect()}
+	tl := viewstore.NewSQLiteTimeline()
+	ev := timelineEvent(0, 1, "latin1", 3)
+	ev[2].Message = "caf\xe9"
+	write(t, e.log, func(x *events.ViewTx) {
+		if err := tl.AddAll(ctx, x, ev); err != nil {
+			t.Fatal(err)
+		}
+	})
+	got, err := tl.Node(ctx, views, "latin1", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(inUTC(ev), got); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
 }
