@@ -57,20 +57,24 @@ func TestVerifyIsCleanOnATimelineWrittenBefore(t *testing.T) {
 			}
 			clk := clocktesting.NewFakeClock(t0)
 			w := NewWriter(log, clk, nil)
-			node := func(name string, cmd domain.NodeCommand) {
+			node := func(name string, cmd domain.NodeCommand) domain.Node {
 				t.Helper()
-				if _, err := w.NodeCommands().Execute(ctx, domain.Key{Name: name}, cmd); err != nil {
+				n, err := w.NodeCommands().Execute(ctx, domain.Key{Name: name}, cmd)
+				if err != nil {
 					t.Fatalf("%T on %s: %v", cmd, name, err)
 				}
+				return n
 			}
+			heard := map[string]time.Time{}
 			for _, name := range []string{"a", "b", "c"} {
 				node(name, register(name, domain.KindLinux))
 				clk.Step(time.Second)
-				node(name, metrics(600))
+				heard[name] = node(name, metrics(600)).LastHeartbeat
 			}
 			clk.Step(time.Minute)
 			for _, name := range []string{"a", "b"} {
-				node(name, domain.MarkNodeUnreachable{})
+				// Judged silent by the heartbeat herd last had.
+				node(name, domain.MarkNodeUnreachable{LastHeard: heard[name]})
 			}
 			node("c", domain.SetNodeSchedulable{Unschedulable: true})
 			view := NewTimelineView(log)
