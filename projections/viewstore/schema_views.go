@@ -100,22 +100,7 @@ func Tables() []Table {
 		},
 		singles("fleet_health"),
 		singles("kubelet_targets"),
-		{
-			Name: "leases",
-			Columns: []Column{
-				{Name: "namespace", Type: TypeKeyText},
-				{Name: "name", Type: TypeKeyText},
-				{Name: "deleted", Type: TypeFlag, Default: "0"},
-				{Name: "version", Type: TypeInt},
-				{Name: "resource_version", Type: TypeInt},
-				{Name: "data", Type: TypeBytes},
-				// Filled from the log at start where an older herd
-				// renewed leases before the column was there
-				// (projections' leasesRenewedAt).
-				{Name: "renewed_at", Type: TypeInt, Default: "0"},
-			},
-			Key: []string{"namespace", "name"},
-		},
+		leasesTable(),
 		{
 			Name: "projection_checkpoints",
 			Columns: []Column{
@@ -160,4 +145,14 @@ func Tables() []Table {
 			Key: []string{"name"},
 		},
 	}
+}
+
+// leasesTable is the lease view's: an object table with each lease's
+// last renewal beside its row, filled from the log at start where an
+// older herd renewed leases before the column was there (projections'
+// leasesRenewedAt).
+func leasesTable() Table {
+	t := ObjectTable("leases", false)
+	t.Columns = append(t.Columns, Column{Name: "renewed_at", Type: TypeInt, Default: "0"})
+	return t
 }
