@@ -62,6 +62,19 @@ type anEngine struct {
 	migrate func(ctx context.Context, db *sql.DB, files fs.FS) error
 }
 
+// openOlder is an empty log of this engine with the views' tables as an
+// older herd made them with its files of a version below before, and
+// the log's pool and engine.
+func (e anEngine) openOlder(t *testing.T, before int64) (events.Log, *sql.DB, events.Engine) {
+	t.Helper()
+	log := e.open(t)
+	db, engine := events.SQLDB(log)
+	if err := e.migrate(t.Context(), db, historyBefore(t, e.name, before)); err != nil {
+		t.Fatal(err)
+	}
+	return log, db, engine
+}
+
 var bothEngines = []anEngine{
 	{"sqlite", func(t *testing.T) events.Log {
 		store, err := events.Open(t.Context(), events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
@@ -249,11 +262,7 @@ func TestTheFirstFilesDatabaseUpgradesToTheDescribedTables(t *testing.T) {
 	for _, e := range bothEngines {
 		t.Run(e.name, func(t *testing.T) {
 			ctx := t.Context()
-			older := e.open(t)
-			db, engine := events.SQLDB(older)
-			if err := e.migrate(ctx, db, historyBefore(t, e.name, cut[e.name])); err != nil {
-				t.Fatal(err)
-			}
+			older, db, engine := e.openOlder(t, cut[e.name])
 			bind := engine.Dialect().Bind
 			node := `INSERT INTO nodes (name, kind, deleted, agent_state, ready, registered_at, data) VALUES ('n1', 'Pi', 0, 'Running', 'True', 1, ?)`
 			if e.name == "sqlite" {
@@ -304,11 +313,7 @@ func TestAnOlderDatabaseUpgradesToTheDescribedTables(t *testing.T) {
 	for _, e := range bothEngines {
 		t.Run(e.name, func(t *testing.T) {
 			ctx := t.Context()
-			older := e.open(t)
-			db, engine := events.SQLDB(older)
-			if err := e.migrate(ctx, db, historyBefore(t, e.name, cut[e.name])); err != nil {
-				t.Fatal(err)
-			}
+			older, db, engine := e.openOlder(t, cut[e.name])
 			if got := tableShapeOf(t, db, engine, "cronjobs"); len(got.Columns) != 0 {
 				t.Fatalf("the older database has cronjobs already: %v", got)
 			}
