@@ -56,6 +56,16 @@ func TestRebuildLeavesOutSupersededHeartbeats(t *testing.T) {
 		default:
 			do(t, w, clk, "mixed", pico(ready))
 		}
+		if i%9 == 4 {
+			// Silent, as the health rules judge it, between two reports:
+			// the mark weighs the last heartbeat, the taints follow.
+			for _, n := range []string{"agent", "kubelet", "mixed"} {
+				if got := do(t, w, clk, n, domain.MarkNodeUnreachable{LastHeard: clk.Now()}); conditionStatusOf(got, domain.ConditionReady) != domain.ConditionUnknown {
+					t.Fatalf("%s not marked: %+v", n, got.Conditions)
+				}
+				do(t, w, clk, n, domain.SyncConditionTaints{})
+			}
+		}
 		switch i {
 		case 20:
 			do(t, w, clk, "pico", domain.DeregisterNode{})
@@ -99,4 +109,9 @@ func TestRebuildLeavesOutSupersededHeartbeats(t *testing.T) {
 	if stats.Superseded != 0 {
 		t.Errorf("a rebuild taking snapshots left out %d heartbeats", stats.Superseded)
 	}
+}
+
+func conditionStatusOf(n domain.Node, t domain.ConditionType) domain.ConditionStatus {
+	c, _ := n.Condition(t)
+	return c.Status
 }
