@@ -28,6 +28,10 @@ type RebuildOptions struct {
 	// a log written before herd took snapshots gets them; the zero value
 	// leaves the snapshots as they are.
 	Snapshots SnapshotPolicy
+
+	// foldSuperseded has the rebuild fold every heartbeat, superseded or
+	// not (see leaveOutSuperseded): the tests compare the two.
+	foldSuperseded bool
 }
 
 // SnapshotPolicy says when a rebuild snapshots an object: after every
@@ -47,6 +51,10 @@ type RebuildStats struct {
 	Events int64
 	// Head is the log position the views now reflect.
 	Head int64
+	// Superseded is how many of the Events were heartbeats left unfolded
+	// because a later heartbeat of the same node sets again all they set
+	// (none when the rebuild takes snapshots, which need every state).
+	Superseded int64
 	// Took is the wall time of the rebuild.
 	Took time.Duration
 }
@@ -128,7 +136,8 @@ func rebuildIn(ctx context.Context, log events.Log, ltx events.LogTx, opts Rebui
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
 	var stats RebuildStats
-	for b := range readDecoded(readCtx, rangeReader(log), total, opts.BatchSize) {
+	leaveSuperseded := !opts.Snapshots.on() && !opts.foldSuperseded
+	for b := range readDecoded(readCtx, rangeReader(log), total, opts.BatchSize, leaveSuperseded) {
 		if b.err != nil {
 			return stats, fmt.Errorf("rebuild: after %d: %w", stats.Head, b.err)
 		}
@@ -142,6 +151,7 @@ func rebuildIn(ctx context.Context, log events.Log, ltx events.LogTx, opts Rebui
 		}
 		if len(b.recs) > 0 { // else a stretch whose records were deleted
 			stats.Events += int64(len(b.recs))
+			stats.Superseded += b.superseded
 			stats.Head = b.recs[len(b.recs)-1].Position
 		}
 		if opts.Progress != nil {

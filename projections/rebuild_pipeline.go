@@ -11,7 +11,7 @@ import (
 
 // decodedBatch is a stretch of the log with, for each record, the view of
 // the aggregate whose stream it is on and its event decoded (both nil for
-// a stream no view folds).
+// a stream no view folds, and for a superseded heartbeat left out).
 type decodedBatch struct {
 	// upTo is the position the batch reads up to, whether or not a
 	// record is left there.
@@ -19,7 +19,9 @@ type decodedBatch struct {
 	recs  []events.Record
 	views []view
 	evs   []domain.Event
-	err   error
+	// superseded counts the heartbeats left out (leaveOutSuperseded).
+	superseded int64
+	err        error
 }
 
 // readRange reads the records whose positions lie in (after, upTo].
@@ -50,14 +52,51 @@ func rangeReader(log events.Log) readRange {
 
 // readDecoded streams the log from the start up to head in position ranges
 // of batchSize, reading and decoding ahead of the caller on every core, in
-// log order, while the caller folds the previous ones.
-func readDecoded(ctx context.Context, read readRange, head int64, batchSize int) <-chan decodedBatch {
+// log order, while the caller folds the previous ones. With
+// leaveSuperseded, each batch leaves out the heartbeats that a later one
+// in the batch supersedes (leaveOutSuperseded).
+func readDecoded(ctx context.Context, read readRange, head int64, batchSize int, leaveSuperseded bool) <-chan decodedBatch {
 	batches := int((head + int64(batchSize) - 1) / int64(batchSize))
 	return inOrder(ctx, batches, func(i int) (decodedBatch, bool) {
 		lo := int64(i) * int64(batchSize)
 		b := readBatch(ctx, read, lo, min(lo+int64(batchSize), head))
+		if b.err == nil && leaveSuperseded {
+			b.superseded = leaveOutSuperseded(b)
+		}
 		return b, b.err == nil
 	})
+}
+
+// leaveOutSuperseded marks as folded by no view (view and event nil) each
+// heartbeat of b that the next heartbeat of its stream in b supersedes
+// (domain.HeartbeatRecorded.Supersedes: it sets again all the old one
+// set, and no event between depends on what the old one set), and says
+// how many. The fold's result does not depend on such a heartbeat: a
+// node's state after the later one is the same with or without it, its
+// version and resourceVersion are the later record's, and a heartbeat
+// adds no timeline row. What it saves is the fold (a copy of the node
+// and its metrics), on the one goroutine that folds, for nearly every
+// heartbeat of a log. A heartbeat the next one does not supersede (one
+// with metrics before a kubelet's, say) stays. The next one may itself be
+// left out: what it sets, the one after it sets again, so what the
+// earlier one set is set again all the same. The last heartbeat of each
+// stream in the batch always stays.
+func leaveOutSuperseded(b decodedBatch) int64 {
+	var left int64
+	next := map[string]domain.HeartbeatRecorded{}
+	for i := len(b.recs) - 1; i >= 0; i-- {
+		hb, ok := b.evs[i].(domain.HeartbeatRecorded)
+		if !ok {
+			continue
+		}
+		stream := b.recs[i].Stream
+		if later, ok := next[stream]; ok && later.Supersedes(hb) {
+			b.views[i], b.evs[i] = nil, nil
+			left++
+		}
+		next[stream] = hb
+	}
+	return left
 }
 
 // inOrder runs produce(0), ..., produce(n-1) on every core and hands the
