@@ -73,6 +73,47 @@ const (
 	timelineBetweenSQL = "SELECT " + timelineColumns + " FROM node_timeline WHERE position > ? AND position <= ? ORDER BY position, seq"
 )
 
+// timelineTable is the node timeline's table: a row an event (its first
+// entry in the columns, the further ones in more), keyed by its place in
+// the log, and the index a node's entries are read through. SQLite's
+// first file made it without type and more and PostgreSQL's without
+// more: a database from then gets them here, type typed as below.
+func timelineTable() Table {
+	return Table{
+		Name: "node_timeline",
+		Columns: []Column{
+			{Name: "position", Type: TypeInt},
+			{Name: "seq", Type: TypeInt32},
+			{Name: "node", Type: TypeKeyText},
+			{Name: "at", Type: TypeText},
+			{Name: "kind", Type: TypeText},
+			{Name: "reason", Type: TypeText},
+			{Name: "message", Type: TypeText},
+			{Name: "type", Type: TypeText, Default: "'Normal'", Fill: Fill{SQLite: timelineTypeFill, Postgres: timelineTypeFill}},
+			{Name: "more", Type: TypeText, Null: true},
+		},
+		Key:     []string{"position", "seq"},
+		Indexes: []TableIndex{{Name: "node_timeline_by_node", Columns: []string{"node", "position"}}},
+	}
+}
+
+// timelineTypeFill types the entries an older herd wrote before a
+// timeline entry had a type, as that herd's next one did (SQLite's
+// 0009, retired), by the rules the timeline types an entry with, read
+// from its kind, reason and message: Warning for what an operator should
+// look at (a node NotReady, silent or restarted, a pressure condition
+// True, a failed kubelet poll, a taint herd put for trouble, pods
+// evicted by a drain), the default Normal for the rest. `herd replay`
+// rewrites them exactly. The same statement on both engines, though it
+// runs on SQLite only (whose LIKE ignores ASCII case, as 0009's did):
+// PostgreSQL's first files made the column.
+const timelineTypeFill = `UPDATE node_timeline SET type = 'Warning'
+    WHERE kind IN ('HeartbeatMissed', 'BecameNotReady', 'ScrapeFailed', 'Restarted', 'Draining')
+        OR (kind = 'Tainted' AND reason <> 'set by an operator')
+        OR (kind = 'ConditionChanged' AND (
+            ((message LIKE 'Ready %' OR message LIKE 'KubeletReachable %') AND (message LIKE '% -> False%' OR message LIKE '% -> Unknown%'))
+            OR (message NOT LIKE 'Ready %' AND message NOT LIKE 'KubeletReachable %' AND (message LIKE '% -> True%' OR message LIKE '% -> Unknown%'))))`
+
 // timelineStore is the node timeline in one engine, shaped by its
 // dialect as objectStore is.
 //
