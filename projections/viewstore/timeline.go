@@ -25,6 +25,13 @@ type TimelineRow struct {
 	Kind, Type, Reason, Message string
 }
 
+// TimelinePlace is an entry's place in the timeline: the log position
+// of its event and its seq among that event's entries.
+type TimelinePlace struct {
+	Position int64
+	Seq      int
+}
+
 // Timeline is the node timeline's table, on one engine or on whichever a
 // handle is of (NewTimeline). Its rows are added as their events are
 // folded, never changed, and read in log order (position, then seq); a
@@ -49,6 +56,12 @@ type Timeline interface {
 	// Node is up to limit entries of node after the log position after,
 	// oldest first; limit 0 or less means all of them.
 	Node(ctx context.Context, q Querier, node string, after int64, limit int) ([]TimelineRow, error)
+	// NodeAfterEntry is up to limit entries of node after its entry at
+	// after, oldest first: the further entries of that entry's event,
+	// then those of the events after it; limit 0 or less means all of
+	// them. A page of Node or NodeAfterEntry continues from its last
+	// entry's place so, whether its limit cut inside an event or not.
+	NodeAfterEntry(ctx context.Context, q Querier, node string, after TimelinePlace, limit int) ([]TimelineRow, error)
 	// Recent is the newest limit entries of every node, oldest first;
 	// limit 0 or less means all of them.
 	Recent(ctx context.Context, q Querier, limit int) ([]TimelineRow, error)
@@ -66,9 +79,13 @@ const timelineColumns = "position, seq, node, at, kind, reason, message, type, m
 // call. A read's limit counts rows, each of at least one entry: the
 // entries past the caller's limit are dropped after the rows are read.
 const (
-	timelineAddSQL    = "INSERT INTO node_timeline (" + timelineColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	timelineNodeSQL   = "SELECT " + timelineColumns + " FROM node_timeline WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?"
-	timelineRecentSQL = "SELECT " + timelineColumns + " FROM (SELECT " + timelineColumns +
+	timelineAddSQL  = "INSERT INTO node_timeline (" + timelineColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	timelineNodeSQL = "SELECT " + timelineColumns + " FROM node_timeline WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?"
+	// From an event's position on, its entries up to the place read and
+	// dropped: rows of an older herd's layout, a row an entry, are read
+	// too, one for each seq up to it at most.
+	timelineNodeFromSQL = "SELECT " + timelineColumns + " FROM node_timeline WHERE node = ? AND position >= ? ORDER BY position, seq LIMIT ?"
+	timelineRecentSQL   = "SELECT " + timelineColumns + " FROM (SELECT " + timelineColumns +
 		" FROM node_timeline ORDER BY position DESC, seq DESC LIMIT ?) t ORDER BY position, seq"
 	timelineBetweenSQL = "SELECT " + timelineColumns + " FROM node_timeline WHERE position > ? AND position <= ? ORDER BY position, seq"
 )
@@ -130,8 +147,8 @@ const timelineTypeFill = `UPDATE node_timeline SET type = 'Warning'
 // costs a mark one encoding of a few hundred bytes. NULL when the event
 // has one entry, as every row an older herd wrote.
 type timelineStore struct {
-	d                     events.Dialect
-	node, recent, between string
+	d                               events.Dialect
+	node, nodeFrom, recent, between string
 }
 
 // NewSQLiteTimeline is the node timeline in SQLite.
@@ -142,10 +159,11 @@ func NewPostgresTimeline() Timeline { return newTimelineStore(events.EnginePostg
 
 func newTimelineStore(d events.Dialect) *timelineStore {
 	return &timelineStore{
-		d:       d,
-		node:    d.Bind(timelineNodeSQL),
-		recent:  d.Bind(timelineRecentSQL),
-		between: d.Bind(timelineBetweenSQL),
+		d:        d,
+		node:     d.Bind(timelineNodeSQL),
+		nodeFrom: d.Bind(timelineNodeFromSQL),
+		recent:   d.Bind(timelineRecentSQL),
+		between:  d.Bind(timelineBetweenSQL),
 	}
 }
 
@@ -246,6 +264,42 @@ func (s *timelineStore) Node(ctx context.Context, q Querier, node string, after 
 	return rs, err
 }
 
+// maxTimelineSeq bounds the seq of a place to read after: an event
+// stands for a few entries, and a place past it reads the rows of the
+// event and after without a bound of rows.
+const maxTimelineSeq = 1 << 20
+
+func (s *timelineStore) NodeAfterEntry(ctx context.Context, q Querier, node string, after TimelinePlace, limit int) ([]TimelineRow, error) {
+	if after.Seq < 0 {
+		return s.Node(ctx, q, node, after.Position-1, limit)
+	}
+	// The rows at after's position holding its entries up to after.Seq
+	// are at most after.Seq+1 (a row each, at most, in an older herd's
+	// layout), read beside the limit's.
+	rows := 0
+	if limit > 0 && after.Seq < maxTimelineSeq {
+		rows = limit + after.Seq + 1
+	}
+	rs, err := scanTimeline(ctx, q, s.nodeFrom, s.d.Args([]any{node, after.Position, events.LimitOf(rows)})...)
+	if err != nil {
+		return nil, err
+	}
+	kept := rs[:0]
+	for _, r := range rs {
+		if r.Position == after.Position && r.Seq <= after.Seq {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) == 0 {
+		return nil, nil
+	}
+	if limit > 0 && len(kept) > limit {
+		kept = kept[:limit]
+	}
+	return kept, nil
+}
+
 func (s *timelineStore) Recent(ctx context.Context, q Querier, limit int) ([]TimelineRow, error) {
 	rs, err := scanTimeline(ctx, q, s.recent, s.d.Args([]any{events.LimitOf(limit)})...)
 	if limit > 0 && len(rs) > limit {
@@ -342,6 +396,10 @@ func (e timelineEngines) AddAll(ctx context.Context, x Execer, rs []TimelineRow)
 
 func (e timelineEngines) Node(ctx context.Context, q Querier, node string, after int64, limit int) ([]TimelineRow, error) {
 	return get(e.byEngine, q, func(s Timeline) ([]TimelineRow, error) { return s.Node(ctx, q, node, after, limit) })
+}
+
+func (e timelineEngines) NodeAfterEntry(ctx context.Context, q Querier, node string, after TimelinePlace, limit int) ([]TimelineRow, error) {
+	return get(e.byEngine, q, func(s Timeline) ([]TimelineRow, error) { return s.NodeAfterEntry(ctx, q, node, after, limit) })
 }
 
 func (e timelineEngines) Recent(ctx context.Context, q Querier, limit int) ([]TimelineRow, error) {
