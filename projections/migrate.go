@@ -18,8 +18,9 @@ var migrations embed.FS
 var postgresMigrations embed.FS
 
 // PostgresMigrations are the views' migration files for PostgreSQL,
-// applied under the component "projections" as on SQLite, for the tables
-// not described once for both engines (Migrate makes those). A database
+// applied under the component "projections" as on SQLite: the first
+// ones, which make the tables (found as described after) and node_rows,
+// a view the descriptions do not say (Migrate makes the rest). A database
 // is born there in the views' present shape: none of SQLite's upgrades
 // of older rows applies.
 func PostgresMigrations() fs.FS {
@@ -106,8 +107,9 @@ var retiredPostgres = []events.RetiredMigration{
 
 // Migrate creates or upgrades the view tables beside log, on whichever
 // engine keeps it, on the views' pool: first each engine's history of
-// files (viewstore.DB's Migrate) for the tables not described once for
-// both engines, then the described tables from their descriptions
+// files (viewstore.DB's Migrate) still kept, for node_rows and the
+// nodes' split an older database needs in order, then the described
+// tables from their descriptions
 // (viewstore.DB's Ensure: the object model's kinds', made there, and
 // those of viewstore's own stores, which the files made and Ensure
 // brings up to their descriptions), then on SQLite the upgrades of rows
