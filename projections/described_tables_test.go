@@ -171,7 +171,7 @@ func TestTheKindsTablesAreDescribed(t *testing.T) {
 	want := []string{"configmaps", "controllerrevisions", "cronjobs", "daemonsets", "deployments", "jobs",
 		"poddisruptionbudgets", "replicasets", "statefulsets",
 		"pods", "namespaces", "device_bindings", "ip_pools", "ip_allocations", "fleet_health", "kubelet_targets",
-		"leases", "projection_checkpoints", "nodes", "node_heartbeats"}
+		"leases", "projection_checkpoints", "nodes", "node_heartbeats", "node_timeline"}
 	if !slices.Equal(got, want) {
 		t.Errorf("described tables %v; want %v", got, want)
 	}
@@ -253,10 +253,11 @@ func inAnyOrder(s tableShape) tableShape {
 
 // TestTheFirstFilesDatabaseUpgradesToTheDescribedTables: a database an
 // older herd made with the first files only (SQLite's 0001–0006,
-// PostgreSQL's 0001–0002), nodes and leases in it, opens with the
-// present migration: the files left apply over it, the tables it lacked
-// are made and the columns and indexes added, each table as a new
-// database has it, its rows kept; and the herd before opens it again.
+// PostgreSQL's 0001–0002), nodes, leases and timeline entries in it,
+// opens with the present migration: the files left apply over it, the
+// tables it lacked are made and the columns and indexes added, each
+// table as a new database has it, its rows kept, the timeline's entries
+// typed as SQLite's 0009 typed them; and the herd before opens it again.
 func TestTheFirstFilesDatabaseUpgradesToTheDescribedTables(t *testing.T) {
 	cut := map[string]int64{"sqlite": 7, "postgres": 3}
 	for _, e := range bothEngines {
@@ -274,8 +275,40 @@ VALUES ('n1', 'Pi', 0, 1, 1, 'Running', 'True', 1, 1, ?)`
 			if _, err := db.ExecContext(ctx, bind(node), []byte(`{"name":"n1","drain":{}}`)); err != nil {
 				t.Fatal(err)
 			}
+			// The timeline as that herd wrote it, a row an entry: on SQLite
+			// before entries had a type, which the upgrade gives them by
+			// the rules of the timeline's types.
+			entries := []struct{ kind, reason, message, want string }{
+				{"Registered", "", "", "Normal"},
+				{"HeartbeatMissed", "", "", "Warning"},
+				{"ConditionChanged", "", "Ready True -> False", "Warning"},
+				{"ConditionChanged", "", "Ready False -> True", "Normal"},
+				{"ConditionChanged", "", "MemoryPressure False -> True", "Warning"},
+				{"Tainted", "set by an operator", "", "Normal"},
+				{"Tainted", "node not ready", "", "Warning"},
+			}
+			var want []string
+			for i, en := range entries {
+				if _, err := db.ExecContext(ctx, bind(`INSERT INTO node_timeline (position, seq, node, at, kind, reason, message) VALUES (?, 0, 'n1', '2026-01-01T00:00:00Z', ?, ?, ?)`),
+					i+1, en.kind, en.reason, en.message); err != nil {
+					t.Fatal(err)
+				}
+				if e.name == "sqlite" {
+					want = append(want, en.kind+" "+en.message+": "+en.want)
+				} else {
+					want = append(want, en.kind+" "+en.message+": Normal") // born with the column, its default
+				}
+			}
 			if err := Migrate(ctx, older); err != nil {
 				t.Fatalf("the older database: %v", err)
+			}
+			got := strs(t, db, `SELECT kind || ' ' || message || ': ' || type FROM node_timeline ORDER BY position`)
+			if !slices.Equal(got, want) {
+				t.Errorf("the timeline's entries after the upgrade %q; want %q", got, want)
+			}
+			read, err := NewTimelineView(older).Node(ctx, "n1", 0, 0)
+			if err != nil || len(read) != len(entries) {
+				t.Errorf("n1's timeline after the upgrade: %+v, %v", read, err)
 			}
 			fresh := e.open(t)
 			if err := Migrate(ctx, fresh); err != nil {

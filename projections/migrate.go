@@ -18,8 +18,9 @@ var migrations embed.FS
 var postgresMigrations embed.FS
 
 // PostgresMigrations are the views' migration files for PostgreSQL,
-// applied under the component "projections" as on SQLite, for the tables
-// not described once for both engines (Migrate makes those). A database
+// applied under the component "projections" as on SQLite: the first
+// ones, which make the tables (found as described after) and node_rows,
+// a view the descriptions do not say (Migrate makes the rest). A database
 // is born there in the views' present shape: none of SQLite's upgrades
 // of older rows applies.
 func PostgresMigrations() fs.FS {
@@ -69,6 +70,7 @@ var retiredSQLite = []events.RetiredMigration{
 	{Version: 5, Name: "0005_kubelet_targets.sql", Checksum: "9d01fdc215b0f8aa97161bbebca3bca58d42cfbc591cf01f7afe5156028733c4"},
 	{Version: 7, Name: "0007_nodes_drain_noexecute_index.sql", Checksum: "917cc04efab967a4123380a8894785658be9eedef6f4629747a33796e8f9f479"},
 	{Version: 8, Name: "0008_nodes_taint_check_index.sql", Checksum: "433fd72aa4a4873e95fee73c26b826fbc0f482d101ae34882a3fb063835a84a8"},
+	{Version: 9, Name: "0009_node_timeline_type.sql", Checksum: "22ecce71c2647f81cda2d1888a58a4b20d80bfb59496a40ff3f4f7870e916f97"},
 	{Version: 10, Name: "0010_namespaces.sql", Checksum: "b758f0b2fefbaba087ea4dbb529585534ea2e77a9cecd6a46aa4be0c50c88df6"},
 	{Version: 11, Name: "0011_leases.sql", Checksum: "3c56a7595bbb10ef8e1b277d73e6ee96fb12b5df4fd514ac418c8992d35976a5"},
 	{Version: 13, Name: "0013_leases_renewed_at.sql", Checksum: "10ba895aa4669f29577a14ead8e53e55488182e48b5dca3993f9ab2cfc59d5bf"},
@@ -84,6 +86,7 @@ var retiredSQLite = []events.RetiredMigration{
 	{Version: 23, Name: "0023_statefulsets.sql", Checksum: "099eff3dccfb5b3329ea1ca0eb5e955770050f6e5aa190c44958662bacf674bc"},
 	{Version: 24, Name: "0024_controllerrevisions.sql", Checksum: "f58ff6936bcc00b1d18b7c8507eed4da36b7814facbd216a19c267ebc48c7cae"},
 	{Version: 25, Name: "0025_ip_allocations_by_name.sql", Checksum: "75218387345a8539c2842b193f37748bf923fa726a64bb8815445db5f558cb09"},
+	{Version: 26, Name: "0026_node_timeline_more.sql", Checksum: "2c89beb6010f4b2d6f3808a02f40d7f2e5334a31c3c85816e0a5bcebe439204c"},
 }
 
 var retiredPostgres = []events.RetiredMigration{
@@ -99,12 +102,14 @@ var retiredPostgres = []events.RetiredMigration{
 	{Version: 12, Name: "0012_statefulsets.sql", Checksum: "acd9a047295b79704bfad9a2eaad71b31258f9b1813f991e2261ada3f386841a"},
 	{Version: 13, Name: "0013_controllerrevisions.sql", Checksum: "43fb7e2f4b2e4d898b8dd5169f757fbdf33d82311dee25d60ca23090ccaf63c3"},
 	{Version: 14, Name: "0014_ip_allocations_by_name.sql", Checksum: "75218387345a8539c2842b193f37748bf923fa726a64bb8815445db5f558cb09"},
+	{Version: 15, Name: "0015_node_timeline_more.sql", Checksum: "fbe54146b7bd22abcf70f9fa71d0c5a5dd083f18b05bb3a8e3422e2ed7f4746a"},
 }
 
 // Migrate creates or upgrades the view tables beside log, on whichever
 // engine keeps it, on the views' pool: first each engine's history of
-// files (viewstore.DB's Migrate) for the tables not described once for
-// both engines, then the described tables from their descriptions
+// files (viewstore.DB's Migrate) still kept, for node_rows and the
+// nodes' split an older database needs in order, then the described
+// tables from their descriptions
 // (viewstore.DB's Ensure: the object model's kinds', made there, and
 // those of viewstore's own stores, which the files made and Ensure
 // brings up to their descriptions), then on SQLite the upgrades of rows

@@ -24,6 +24,10 @@ const (
 type TimelineEntry struct {
 	// Position is the log position of the event behind the entry.
 	Position int64 `json:"position"`
+	// Seq is the entry's place among the entries of its event (a missed
+	// heartbeat and what it changed), from 0: with Position, where a page
+	// of the timeline continues after it.
+	Seq int `json:"seq"`
 	// Node is the node's name.
 	Node string `json:"node"`
 	// At is when it happened, by herd's clock.
@@ -183,7 +187,7 @@ func (e TimelineEntry) row(seq int) viewstore.TimelineRow {
 // timelineEntry is the entry a row of the timeline's table keeps.
 func timelineEntry(r viewstore.TimelineRow) TimelineEntry {
 	return TimelineEntry{
-		Position: r.Position, Node: r.Node, At: r.At,
+		Position: r.Position, Seq: r.Seq, Node: r.Node, At: r.At,
 		Kind: r.Kind, Type: r.Type, Reason: r.Reason, Message: r.Message,
 	}
 }

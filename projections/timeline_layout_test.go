@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,7 +21,8 @@ import (
 // an event as now, verifies clean against a rebuild (which writes a row
 // an event), on SQLite (Verify, a copy of the file) and on PostgreSQL
 // (VerifyInPlace); the node's timeline reads the same whichever way its
-// rows are; and an entry changed behind herd's back, one a mark stands
+// rows are, and on a database from before the column more, given it by
+// the table's description; and an entry changed behind herd's back, one a mark stands
 // for, is a difference in node_timeline.
 func TestVerifyIsCleanOnATimelineWrittenBefore(t *testing.T) {
 	for _, e := range bothEngines {
@@ -138,6 +140,32 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`), en.Position, seq[en.Position], en.Node, en.At
 			}
 			if d := verify(); d != nil {
 				t.Fatalf("verify of the timeline as a herd before wrote it: %v", d)
+			}
+
+			// A database of a herd from before more (its files up to
+			// SQLite's 0025, PostgreSQL's 0014): every row an entry and no
+			// column more, which the present migration adds to its
+			// description; it reads and verifies clean.
+			rewrite("b")
+			retired := map[string]int{"sqlite": 26, "postgres": 15}[e.name]
+			for _, stmt := range []string{`ALTER TABLE node_timeline DROP COLUMN more`,
+				fmt.Sprintf(`DELETE FROM schema_migrations WHERE component = 'projections' AND version = %d`, retired)} {
+				if _, err := db.ExecContext(ctx, stmt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := Migrate(ctx, log); err != nil {
+				t.Fatalf("the database from before more: %v", err)
+			}
+			var recorded int
+			if err := db.QueryRowContext(ctx, d.Bind(`SELECT count(*) FROM schema_migrations WHERE component = 'projections' AND version = ?`), retired).Scan(&recorded); err != nil || recorded != 1 {
+				t.Fatalf("the retired file %d recorded %d times after the upgrade: %v", retired, recorded, err)
+			}
+			if diff := cmp.Diff(now, readAll()); diff != "" {
+				t.Errorf("the timeline of a database from before more reads otherwise (-now +before):\n%s", diff)
+			}
+			if d := verify(); d != nil {
+				t.Fatalf("verify of a database from before more: %v", d)
 			}
 
 			// An entry a mark stands for, changed behind herd's back.

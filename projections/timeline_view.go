@@ -28,6 +28,19 @@ func (v *TimelineView) Node(ctx context.Context, node string, after int64, limit
 	return entriesOf(rows), nil
 }
 
+// NodeAfterEntry returns up to limit entries of node's timeline after
+// its entry at the given position and seq, oldest first: the rest of
+// that event's entries, then the later events'. limit <= 0 means all. A
+// page continues so from its last entry, whether its limit cut inside
+// an event's entries or not.
+func (v *TimelineView) NodeAfterEntry(ctx context.Context, node string, position int64, seq, limit int) ([]TimelineEntry, error) {
+	rows, err := timelineRows.NodeAfterEntry(ctx, v.db, node, viewstore.TimelinePlace{Position: position, Seq: seq}, limit)
+	if err != nil {
+		return nil, fmt.Errorf("timeline %s: %w", node, err)
+	}
+	return entriesOf(rows), nil
+}
+
 // Recent returns the newest limit entries across every node, oldest
 // first. limit <= 0 means all.
 func (v *TimelineView) Recent(ctx context.Context, limit int) ([]TimelineEntry, error) {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"herd/projections"
 )
@@ -13,9 +14,17 @@ type NodeTimeline struct {
 	Kind       string                      `json:"kind"`
 	Node       string                      `json:"node"`
 	Items      []projections.TimelineEntry `json:"items"`
+	// Continue, when the page is full (as many entries as its limit), is
+	// the ?after= that reads the next one: the last entry's place,
+	// "position:seq", so that a page that ended inside an event's entries
+	// goes on with the rest of them (the next page may be empty). Empty
+	// when the page was not full: it held every entry there was.
+	Continue string `json:"continue,omitempty"`
 }
 
 // nodeTimeline serves a node's lifecycle events; ?after= and ?limit= page.
+// after is a log position (the entries of the events after it) or an
+// entry's place, "position:seq" (the entries after that one).
 func (s *Server) nodeTimeline(w http.ResponseWriter, r *http.Request) {
 	r, done, ok := s.expensiveRead(w, r, "Node")
 	if !ok {
@@ -30,11 +39,19 @@ func (s *Server) nodeTimeline(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	var after int64
+	afterSeq := -1 // after the whole event at after
 	limit := 0
 	if v := q.Get("after"); v != "" {
+		pos, seq, entry := strings.Cut(v, ":")
 		var err error
-		if after, err = strconv.ParseInt(v, 10, 64); err != nil {
-			s.writeError(w, badRequest("after must be a log position, got %q", v), "Node", name)
+		if after, err = strconv.ParseInt(pos, 10, 64); err == nil && entry {
+			afterSeq, err = strconv.Atoi(seq)
+			if err == nil && afterSeq < 0 {
+				err = strconv.ErrRange
+			}
+		}
+		if err != nil {
+			s.writeError(w, badRequest("after must be a log position or an entry's place, position:seq (a page's continue), got %q", v), "Node", name)
 			return
 		}
 	}
@@ -63,7 +80,15 @@ func (s *Server) nodeTimeline(w http.ResponseWriter, r *http.Request) {
 	if upTo != 0 {
 		read = 0 // the bound comes first, then the limit
 	}
-	items, err := s.Timeline.Node(r.Context(), name, after, read)
+	var (
+		items []projections.TimelineEntry
+		err   error
+	)
+	if afterSeq >= 0 {
+		items, err = s.Timeline.NodeAfterEntry(r.Context(), name, after, afterSeq, read)
+	} else {
+		items, err = s.Timeline.Node(r.Context(), name, after, read)
+	}
 	if err != nil {
 		s.writeError(w, err, "Node", name)
 		return
@@ -80,5 +105,10 @@ func (s *Server) nodeTimeline(w http.ResponseWriter, r *http.Request) {
 	if items == nil {
 		items = []projections.TimelineEntry{}
 	}
-	s.writeJSON(w, http.StatusOK, NodeTimeline{APIVersion: herdGroup + "/" + herdVersion, Kind: "NodeTimeline", Node: name, Items: items})
+	page := NodeTimeline{APIVersion: herdGroup + "/" + herdVersion, Kind: "NodeTimeline", Node: name, Items: items}
+	if limit > 0 && len(items) == limit {
+		last := items[len(items)-1]
+		page.Continue = strconv.FormatInt(last.Position, 10) + ":" + strconv.Itoa(last.Seq)
+	}
+	s.writeJSON(w, http.StatusOK, page)
 }

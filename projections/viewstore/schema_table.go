@@ -25,6 +25,10 @@ const (
 	TypeText ColumnType = "text"
 	// TypeInt is a 64-bit integer: INTEGER, bigint.
 	TypeInt ColumnType = "int"
+	// TypeInt32 is a 32-bit integer, a small count: INTEGER (SQLite's
+	// integers are all one type), integer. The timeline's seq, which
+	// PostgreSQL's first files made so on every database of that engine.
+	TypeInt32 ColumnType = "int32"
 	// TypeFlag is 0 or 1, as both engines store a flag: INTEGER,
 	// smallint (so that one statement, "deleted = 0", serves both).
 	TypeFlag ColumnType = "flag"
@@ -37,6 +41,7 @@ var columnTypes = map[ColumnType][2]string{
 	TypeKeyText: {"TEXT", `text COLLATE "C"`},
 	TypeText:    {"TEXT", "text"},
 	TypeInt:     {"INTEGER", "bigint"},
+	TypeInt32:   {"INTEGER", "integer"},
 	TypeFlag:    {"INTEGER", "smallint"},
 	TypeBytes:   {"BLOB", "bytea"},
 }

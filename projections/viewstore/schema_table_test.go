@@ -24,7 +24,7 @@ func TestTableCheckNamesWhatIsWrong(t *testing.T) {
 		want   string
 	}{
 		{"a type out of the vocabulary", func(tb *viewstore.Table) { tb.Columns[3].Type = "varchar(10)" },
-			`table widgets: column version: type "varchar(10)" is not one of bytes, flag, int, keytext, text`},
+			`table widgets: column version: type "varchar(10)" is not one of bytes, flag, int, int32, keytext, text`},
 		{"no primary key", func(tb *viewstore.Table) { tb.Key = nil }, "table widgets: no primary key"},
 		{"a key of no column", func(tb *viewstore.Table) { tb.Key = []string{"namespace", "uid"} },
 			"table widgets: primary key column uid is not one of its columns"},

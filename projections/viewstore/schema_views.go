@@ -3,13 +3,15 @@ package viewstore
 // Tables describes the views' tables that viewstore's own stores keep,
 // other than the kinds' (ObjectTable): the pods', the namespaces', the
 // device bindings', the IP addresses', the two single-row aggregates',
-// the leases', the rebuilds' checkpoints and the nodes' two rows. On a
-// new database DB.Ensure makes them from here, except those that the
-// engine's first migration files still make together with what stays in
-// them, the timeline and node_rows (nodes, projection_checkpoints,
-// fleet_health and node_heartbeats on SQLite; every one on PostgreSQL,
-// whose 0001–0002 make them all): Ensure finds those as described. What they gain after — a
-// column, an index — is added to the description, not written in a file.
+// the leases', the rebuilds' checkpoints, the nodes' two rows and the
+// node timeline. On a new database DB.Ensure makes them from here,
+// except those that the engine's first migration files still make,
+// together with node_rows and in the order the nodes' split needs
+// (nodes, node_timeline, projection_checkpoints, fleet_health and
+// node_heartbeats on SQLite; every one on PostgreSQL, whose 0001–0002
+// make them all): Ensure finds those as described, or adds what they
+// gained since. What they gain after — a column, an index — is added to
+// the description, not written in a file.
 func Tables() []Table {
 	singles := func(table string) Table {
 		return Table{
@@ -144,6 +146,7 @@ func Tables() []Table {
 			},
 			Key: []string{"name"},
 		},
+		timelineTable(),
 	}
 }
 

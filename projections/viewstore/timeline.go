@@ -25,6 +25,13 @@ type TimelineRow struct {
 	Kind, Type, Reason, Message string
 }
 
+// TimelinePlace is an entry's place in the timeline: the log position
+// of its event and its seq among that event's entries.
+type TimelinePlace struct {
+	Position int64
+	Seq      int
+}
+
 // Timeline is the node timeline's table, on one engine or on whichever a
 // handle is of (NewTimeline). Its rows are added as their events are
 // folded, never changed, and read in log order (position, then seq); a
@@ -49,6 +56,12 @@ type Timeline interface {
 	// Node is up to limit entries of node after the log position after,
 	// oldest first; limit 0 or less means all of them.
 	Node(ctx context.Context, q Querier, node string, after int64, limit int) ([]TimelineRow, error)
+	// NodeAfterEntry is up to limit entries of node after its entry at
+	// after, oldest first: the further entries of that entry's event,
+	// then those of the events after it; limit 0 or less means all of
+	// them. A page of Node or NodeAfterEntry continues from its last
+	// entry's place so, whether its limit cut inside an event or not.
+	NodeAfterEntry(ctx context.Context, q Querier, node string, after TimelinePlace, limit int) ([]TimelineRow, error)
 	// Recent is the newest limit entries of every node, oldest first;
 	// limit 0 or less means all of them.
 	Recent(ctx context.Context, q Querier, limit int) ([]TimelineRow, error)
@@ -66,12 +79,57 @@ const timelineColumns = "position, seq, node, at, kind, reason, message, type, m
 // call. A read's limit counts rows, each of at least one entry: the
 // entries past the caller's limit are dropped after the rows are read.
 const (
-	timelineAddSQL    = "INSERT INTO node_timeline (" + timelineColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	timelineNodeSQL   = "SELECT " + timelineColumns + " FROM node_timeline WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?"
-	timelineRecentSQL = "SELECT " + timelineColumns + " FROM (SELECT " + timelineColumns +
+	timelineAddSQL  = "INSERT INTO node_timeline (" + timelineColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	timelineNodeSQL = "SELECT " + timelineColumns + " FROM node_timeline WHERE node = ? AND position > ? ORDER BY position, seq LIMIT ?"
+	// From an event's position on, its entries up to the place read and
+	// dropped: rows of an older herd's layout, a row an entry, are read
+	// too, one for each seq up to it at most.
+	timelineNodeFromSQL = "SELECT " + timelineColumns + " FROM node_timeline WHERE node = ? AND position >= ? ORDER BY position, seq LIMIT ?"
+	timelineRecentSQL   = "SELECT " + timelineColumns + " FROM (SELECT " + timelineColumns +
 		" FROM node_timeline ORDER BY position DESC, seq DESC LIMIT ?) t ORDER BY position, seq"
 	timelineBetweenSQL = "SELECT " + timelineColumns + " FROM node_timeline WHERE position > ? AND position <= ? ORDER BY position, seq"
 )
+
+// timelineTable is the node timeline's table: a row an event (its first
+// entry in the columns, the further ones in more), keyed by its place in
+// the log, and the index a node's entries are read through. SQLite's
+// first file made it without type and more and PostgreSQL's without
+// more: a database from then gets them here, type typed as below.
+func timelineTable() Table {
+	return Table{
+		Name: "node_timeline",
+		Columns: []Column{
+			{Name: "position", Type: TypeInt},
+			{Name: "seq", Type: TypeInt32},
+			{Name: "node", Type: TypeKeyText},
+			{Name: "at", Type: TypeText},
+			{Name: "kind", Type: TypeText},
+			{Name: "reason", Type: TypeText},
+			{Name: "message", Type: TypeText},
+			{Name: "type", Type: TypeText, Default: "'Normal'", Fill: Fill{SQLite: timelineTypeFill, Postgres: timelineTypeFill}},
+			{Name: "more", Type: TypeText, Null: true},
+		},
+		Key:     []string{"position", "seq"},
+		Indexes: []TableIndex{{Name: "node_timeline_by_node", Columns: []string{"node", "position"}}},
+	}
+}
+
+// timelineTypeFill types the entries an older herd wrote before a
+// timeline entry had a type, as that herd's next one did (SQLite's
+// 0009, retired), by the rules the timeline types an entry with, read
+// from its kind, reason and message: Warning for what an operator should
+// look at (a node NotReady, silent or restarted, a pressure condition
+// True, a failed kubelet poll, a taint herd put for trouble, pods
+// evicted by a drain), the default Normal for the rest. `herd replay`
+// rewrites them exactly. The same statement on both engines, though it
+// runs on SQLite only (whose LIKE ignores ASCII case, as 0009's did):
+// PostgreSQL's first files made the column.
+const timelineTypeFill = `UPDATE node_timeline SET type = 'Warning'
+    WHERE kind IN ('HeartbeatMissed', 'BecameNotReady', 'ScrapeFailed', 'Restarted', 'Draining')
+        OR (kind = 'Tainted' AND reason <> 'set by an operator')
+        OR (kind = 'ConditionChanged' AND (
+            ((message LIKE 'Ready %' OR message LIKE 'KubeletReachable %') AND (message LIKE '% -> False%' OR message LIKE '% -> Unknown%'))
+            OR (message NOT LIKE 'Ready %' AND message NOT LIKE 'KubeletReachable %' AND (message LIKE '% -> True%' OR message LIKE '% -> Unknown%'))))`
 
 // timelineStore is the node timeline in one engine, shaped by its
 // dialect as objectStore is.
@@ -89,8 +147,8 @@ const (
 // costs a mark one encoding of a few hundred bytes. NULL when the event
 // has one entry, as every row an older herd wrote.
 type timelineStore struct {
-	d                     events.Dialect
-	node, recent, between string
+	d                               events.Dialect
+	node, nodeFrom, recent, between string
 }
 
 // NewSQLiteTimeline is the node timeline in SQLite.
@@ -101,10 +159,11 @@ func NewPostgresTimeline() Timeline { return newTimelineStore(events.EnginePostg
 
 func newTimelineStore(d events.Dialect) *timelineStore {
 	return &timelineStore{
-		d:       d,
-		node:    d.Bind(timelineNodeSQL),
-		recent:  d.Bind(timelineRecentSQL),
-		between: d.Bind(timelineBetweenSQL),
+		d:        d,
+		node:     d.Bind(timelineNodeSQL),
+		nodeFrom: d.Bind(timelineNodeFromSQL),
+		recent:   d.Bind(timelineRecentSQL),
+		between:  d.Bind(timelineBetweenSQL),
 	}
 }
 
@@ -205,6 +264,42 @@ func (s *timelineStore) Node(ctx context.Context, q Querier, node string, after 
 	return rs, err
 }
 
+// maxTimelineSeq bounds the seq of a place to read after: an event
+// stands for a few entries, and a place past it reads the rows of the
+// event and after without a bound of rows.
+const maxTimelineSeq = 1 << 20
+
+func (s *timelineStore) NodeAfterEntry(ctx context.Context, q Querier, node string, after TimelinePlace, limit int) ([]TimelineRow, error) {
+	if after.Seq < 0 {
+		return s.Node(ctx, q, node, after.Position-1, limit)
+	}
+	// The rows at after's position holding its entries up to after.Seq
+	// are at most after.Seq+1 (a row each, at most, in an older herd's
+	// layout), read beside the limit's.
+	rows := 0
+	if limit > 0 && after.Seq < maxTimelineSeq {
+		rows = limit + after.Seq + 1
+	}
+	rs, err := scanTimeline(ctx, q, s.nodeFrom, s.d.Args([]any{node, after.Position, events.LimitOf(rows)})...)
+	if err != nil {
+		return nil, err
+	}
+	kept := rs[:0]
+	for _, r := range rs {
+		if r.Position == after.Position && r.Seq <= after.Seq {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) == 0 {
+		return nil, nil
+	}
+	if limit > 0 && len(kept) > limit {
+		kept = kept[:limit]
+	}
+	return kept, nil
+}
+
 func (s *timelineStore) Recent(ctx context.Context, q Querier, limit int) ([]TimelineRow, error) {
 	rs, err := scanTimeline(ctx, q, s.recent, s.d.Args([]any{events.LimitOf(limit)})...)
 	if limit > 0 && len(rs) > limit {
@@ -301,6 +396,10 @@ func (e timelineEngines) AddAll(ctx context.Context, x Execer, rs []TimelineRow)
 
 func (e timelineEngines) Node(ctx context.Context, q Querier, node string, after int64, limit int) ([]TimelineRow, error) {
 	return get(e.byEngine, q, func(s Timeline) ([]TimelineRow, error) { return s.Node(ctx, q, node, after, limit) })
+}
+
+func (e timelineEngines) NodeAfterEntry(ctx context.Context, q Querier, node string, after TimelinePlace, limit int) ([]TimelineRow, error) {
+	return get(e.byEngine, q, func(s Timeline) ([]TimelineRow, error) { return s.NodeAfterEntry(ctx, q, node, after, limit) })
 }
 
 func (e timelineEngines) Recent(ctx context.Context, q Querier, limit int) ([]TimelineRow, error) {

@@ -292,8 +292,9 @@ func TestTimelineWritesAnEventInOneRow(t *testing.T) {
 // wrote them (a row an entry, AddAsBefore), or some each way, on both
 // engines: what the layout before gave for the same rows (ordered by
 // position and seq, limited to the first or newest so many), limits
-// cutting inside an event's entries included. TimelineEntriesSQL, what
-// replay --verify compares, gives the same entries.
+// cutting inside an event's entries included, and pages continued after
+// any entry read every entry once. TimelineEntriesSQL, what replay
+// --verify compares, gives the same entries.
 func TestTimelineReadsRowsOfBeforeAndNowAlike(t *testing.T) {
 	onEachEngine(t, viewstore.NewSQLiteTimeline, viewstore.NewPostgresTimeline, viewstore.NewTimeline,
 		func(t *testing.T, e engine, own bool, tl viewstore.Timeline) {
@@ -372,6 +373,34 @@ func timelineReadsAlike(t *testing.T, e engine, tl viewstore.Timeline, layout st
 				got, err := tl.Node(ctx, views, node, after, limit)
 				check(fmt.Sprintf("Node(%s, after %d, %d)", node, after-base, limit), got, err, first(of, limit))
 			}
+		}
+	}
+	// Pages after an entry, wherever it is in its event: the entries
+	// after it, its event's first, whatever the limit; and pages of
+	// each limit, each from the last entry of the one before, read every
+	// entry of the node once, in order.
+	for _, node := range []string{a, b} {
+		var of []viewstore.TimelineRow
+		for _, r := range all {
+			if r.Node == node {
+				of = append(of, r)
+			}
+		}
+		for i, r := range of {
+			for limit := 0; limit <= len(of)-i; limit++ {
+				got, err := tl.NodeAfterEntry(ctx, views, node, viewstore.TimelinePlace{Position: r.Position, Seq: r.Seq}, limit)
+				check(fmt.Sprintf("NodeAfterEntry(%s, after %d/%d, %d)", node, r.Position-base, r.Seq, limit), got, err, first(of[i+1:], limit))
+			}
+		}
+		for limit := 1; limit <= len(of); limit++ {
+			page, err := tl.Node(ctx, views, node, base, limit)
+			read := page
+			for err == nil && len(page) == limit {
+				last := page[len(page)-1]
+				page, err = tl.NodeAfterEntry(ctx, views, node, viewstore.TimelinePlace{Position: last.Position, Seq: last.Seq}, limit)
+				read = append(read, page...)
+			}
+			check(fmt.Sprintf("%s paged by %d", node, limit), read, err, of)
 		}
 	}
 	for limit := 1; limit <= len(all); limit++ {
