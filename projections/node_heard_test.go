@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 
 	"herd/domain"
 	"herd/events"
+	"herd/projections/command"
 )
 
 // TestAMarkIsDecidedOnTheNodeAndItsLeaseAsCommitted: the node's executor
@@ -85,6 +87,69 @@ func TestAMarkIsDecidedOnTheNodeAndItsLeaseAsCommitted(t *testing.T) {
 		}
 		if m, ok := ev.(domain.HeartbeatMissed); !ok || !m.NotReady || !m.LastHeartbeat.Equal(dbRenewed) {
 			t.Fatalf("a node judged by its lease's renewal: %+v, want a HeartbeatMissed naming %v its last heartbeat", ev, dbRenewed)
+		}
+	})
+}
+
+// TestARenewalCommittedWhileTheMarkWaitsMakesItStale: a mark is decided
+// outside the write lock on the node and its lease as last committed; a
+// renewal of the lease committed after that decision and before the
+// mark's write (here, in the group the mark waits behind) makes its
+// write stale: it is decided again on the renewal, writes nothing, and
+// the node stays Ready. On both engines.
+func TestARenewalCommittedWhileTheMarkWaitsMakesItStale(t *testing.T) {
+	viewOnEachEngine(t, func(t *testing.T, log events.Log) {
+		ctx := t.Context()
+		if err := Migrate(ctx, log); err != nil {
+			t.Fatal(err)
+		}
+		clk := clocktesting.NewFakeClock(t0)
+		w := NewWriter(log, clk, nil)
+		const name = "web-01"
+		key := domain.Key{Namespace: domain.NodeLeaseNamespace, Name: name}
+		do(t, w, clk, name, domain.NodeSequence{register(name, domain.KindLinux), metrics(500)})
+		clk.Step(10 * time.Second)
+		judged := clk.Now()
+		if _, err := w.LeaseCommands().Execute(ctx, key, domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name, Content: leaseContent(name, judged)}); err != nil {
+			t.Fatal(err)
+		}
+		before := do(t, w, clk, name, domain.SyncConditionTaints{})
+		clk.Step(45 * time.Second)
+
+		// A group that holds the lead until the mark, decided on the
+		// lease renewed at judged, waits behind it, then renews the
+		// lease and commits.
+		held, leading := make(chan error, 1), make(chan struct{})
+		go func() {
+			held <- w.unit.Do(ctx, func(tx command.Tx) error {
+				close(leading)
+				for w.unit.Queued() == 0 {
+					time.Sleep(time.Millisecond)
+				}
+				_, err := leases.updateTx(ctx, w, tx, key.String(), func(l domain.Lease) ([]domain.Event, error) {
+					return domain.DecideLease(l, domain.UpdateLease{Content: leaseContent(name, clk.Now())}, clk.Now())
+				})
+				return err
+			})
+		}()
+		<-leading
+		mark := domain.IfNodeReporting{Command: domain.NodeSequence{domain.MarkNodeUnreachable{LastHeard: judged}, domain.SyncConditionTaints{}}}
+		n, err := w.NodeCommands().Execute(context.Background(), domain.Key{Name: name}, mark)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-held; err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := n.Condition(domain.ConditionReady); c.Status != domain.ConditionTrue || n.Version != before.Version {
+			t.Fatalf("a mark overtaken by a renewal: Ready %s at version %d, want True at %d", c.Status, n.Version, before.Version)
+		}
+		stored, err := NewNodeView(log).Get(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := stored.Condition(domain.ConditionReady); c.Status != domain.ConditionTrue || stored.Version != before.Version {
+			t.Fatalf("the view has Ready %s at version %d, want True at %d", c.Status, stored.Version, before.Version)
 		}
 	})
 }
