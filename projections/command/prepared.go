@@ -162,9 +162,11 @@ func tryPrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key, strea
 		// stream it read, when it read it from memory.
 		moved := false
 		if from == fromMemory {
-			if moved, err = movedPast(ctx, u, stream, a.Version(s)); err != nil {
-				return s, false, err
+			own, rerr := movedPast(ctx, u, stream, a.Version(s))
+			if rerr != nil {
+				return s, false, rerr
 			}
+			moved = own
 		}
 		if readCached {
 			read, rerr := movedPast(ctx, u, deps[0].Stream, deps[0].Version)
