@@ -72,6 +72,30 @@ func TestMarkNodeUnreachable(t *testing.T) {
 	})
 }
 
+// TestAMarkIsMadeWithTheHeartbeatItWasJudgedBy: the mark made with its
+// constructor carries the heartbeat it was judged by and marks a node
+// silent since that heartbeat; a mark written without one is a verdict
+// on a node never heard from, which one that reported is not.
+func TestAMarkIsMadeWithTheHeartbeatItWasJudgedBy(t *testing.T) {
+	n := ready(t, "web-01") // reported at(10)
+	mark := MarkNodeUnreachableSince(at(10))
+	if !mark.LastHeard.Equal(at(10)) || mark.Note != "" || mark.WithholdNoExecute {
+		t.Fatalf("MarkNodeUnreachableSince(at(10)) = %+v", mark)
+	}
+	evs, err := DecideNodeHeard(n, time.Time{}, mark, at(60))
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("a node silent since the heartbeat it was judged by: %+v, %v; want it marked", evs, err)
+	}
+	if m, ok := evs[0].(HeartbeatMissed); !ok || !m.NotReady || !m.LastHeartbeat.Equal(at(10)) {
+		t.Fatalf("the mark: %+v, want a HeartbeatMissed naming at(10) its last heartbeat", evs[0])
+	}
+	// Without the heartbeat, on purpose: the verdict of a node never heard from.
+	evs, err = DecideNodeHeard(n, time.Time{}, MarkNodeUnreachable{}, at(60))
+	if err != nil || len(evs) != 0 {
+		t.Fatalf("a mark without its heartbeat on a node that reported: %+v, %v; want a no-op", evs, err)
+	}
+}
+
 // TestAMarkHoldsOnlyForTheHeartbeatsItWasJudgedBy: a mark judged by a
 // last heartbeat older than the one the node has stored, on the node
 // itself or as its lease's renewal, writes nothing; judged by the stored
@@ -110,7 +134,7 @@ func TestAMarkHoldsOnlyForTheHeartbeatsItWasJudgedBy(t *testing.T) {
 		{"a lease renewed before the node's own report", at(10), at(5), true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			evs, err := DecideNodeHeard(n, tt.renewed, MarkNodeUnreachable{LastHeard: tt.lastHeard}, at(60))
+			evs, err := DecideNodeHeard(n, tt.renewed, MarkNodeUnreachableSince(tt.lastHeard), at(60))
 			if got := marks(t, evs, err); got != tt.want {
 				t.Errorf("marked %v, want %v", got, tt.want)
 			}

@@ -67,6 +67,17 @@ type MarkNodeUnreachable struct {
 	leaseRenewedAt time.Time
 }
 
+// MarkNodeUnreachableSince is the health rule's verdict on a node last
+// heard from at lastHeard (LastHeard: by its own reports or its lease's
+// renewals; zero when herd never heard from it): the mark judged by that
+// heartbeat. A caller sets Note and WithholdNoExecute on it as it needs.
+// Made this way, the mark cannot leave out the heartbeat it was judged
+// by: a MarkNodeUnreachable written without LastHeard is a verdict on a
+// node never heard from, a no-op on one that reported.
+func MarkNodeUnreachableSince(lastHeard time.Time) MarkNodeUnreachable {
+	return MarkNodeUnreachable{LastHeard: lastHeard}
+}
+
 func (c MarkNodeUnreachable) decideNode(n Node, now time.Time) ([]Event, error) {
 	if err := requireNode(n); err != nil {
 		return nil, err

@@ -22,6 +22,24 @@ import (
 type PreparedAppend struct {
 	records []Record
 	args    []any
+	// reads are the streams the append was decided on without writing
+	// them, each at the version it was read at (ReadAt).
+	reads []StreamVersion
+}
+
+// StreamVersion is a stream at a version: one a write was decided on
+// without appending to it.
+type StreamVersion struct {
+	Stream  string
+	Version int64
+}
+
+// ReadAt makes p depend on streams it does not append to, each at the
+// version p was decided on: AppendPrepared refuses p, with a
+// *ConflictError naming the stream, when one of them stands elsewhere
+// (as the appends before p in the same call leave it).
+func (p *PreparedAppend) ReadAt(reads ...StreamVersion) {
+	p.reads = append(p.reads, reads...)
 }
 
 // PrepareAppend checks and encodes evs as the next events of stream after
@@ -183,7 +201,10 @@ func (s *Store) insertStmt(n int) *sql.Stmt {
 // no-gap trigger once refused it row by row (migration
 // 0007_append_checks_version.sql). The others go in runs of whole appends
 // of up to maxPreparedRows rows, one prepared INSERT each, whose rowids
-// are consecutive. A run refused by a constraint all the same stores
+// are consecutive. The same statement reads the streams an append
+// depends on (ReadAt): one that stands elsewhere than its append read
+// it, as the appends before it leave it, refuses the append with a
+// *ConflictError as well. A run refused by a constraint all the same stores
 // nothing, and its appends are tried one by one, so that only the
 // refused ones fail.
 func (t *sqliteTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([][]Record, []error, error) {
@@ -198,6 +219,10 @@ func (t *sqliteTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([]
 	in := make([]*PreparedAppend, 0, len(ps))
 	at := make([]int, 0, len(ps))
 	for i, p := range ps {
+		if err := readsMoved(p, heads); err != nil {
+			errs[i] = err
+			continue
+		}
 		stream, head := p.Stream(), heads[p.Stream()]
 		if p.Expected() != head {
 			errs[i] = &ConflictError{Stream: stream, Expected: p.Expected(), Actual: head}
@@ -272,6 +297,18 @@ func (t *sqliteTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([]
 	return recs, errs, nil
 }
 
+// readsMoved is a *ConflictError for the first stream p depends on
+// (ReadAt) that does not stand at heads at the version p read, nil when
+// all of them do.
+func readsMoved(p *PreparedAppend, heads map[string]int64) error {
+	for _, r := range p.reads {
+		if head := heads[r.Stream]; head != r.Version {
+			return &ConflictError{Stream: r.Stream, Expected: r.Version, Actual: head}
+		}
+	}
+	return nil
+}
+
 // streamHeadsQuery reads the highest version of each stream of a JSON
 // array of names (0 for a stream with no events), one probe of the
 // (stream, version) index each: what the no-gap trigger read for every
@@ -280,28 +317,21 @@ func (t *sqliteTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([]
 // the statement however many streams.
 const streamHeadsQuery = `SELECT group_concat(COALESCE((SELECT MAX(version) FROM events WHERE stream = s.value), 0), ',' ORDER BY s.key) FROM json_each(?) AS s`
 
-// streamHeads is the highest version of every stream ps append to, read
-// in the transaction, which holds the write lock: no other writer moves
-// them before the inserts.
+// streamHeads is the highest version of every stream ps append to or
+// depend on (ReadAt), read in the transaction, which holds the write
+// lock: no other writer moves them before the inserts.
 func (t *sqliteTx) streamHeads(ctx context.Context, ps []*PreparedAppend) (map[string]int64, error) {
 	heads := make(map[string]int64, len(ps))
 	names := make([]string, 0, len(ps))
 	for _, p := range ps {
-		stream := p.Stream()
-		if _, ok := heads[stream]; ok {
-			continue
+		if err := t.addHead(ctx, heads, &names, p.Stream()); err != nil {
+			return nil, err
 		}
-		if !utf8.ValidString(stream) {
-			// JSON holds no such name: it is read alone.
-			var v int64
-			if err := t.tx.QueryRowContext(ctx, streamVersionQuery, stream).Scan(&v); err != nil {
-				return nil, fmt.Errorf("read the version of %q: %w", stream, err)
+		for _, r := range p.reads {
+			if err := t.addHead(ctx, heads, &names, r.Stream); err != nil {
+				return nil, err
 			}
-			heads[stream] = v
-			continue
 		}
-		heads[stream] = 0
-		names = append(names, stream)
 	}
 	if len(names) == 0 {
 		return heads, nil
@@ -329,6 +359,27 @@ func (t *sqliteTx) streamHeads(ctx context.Context, ps []*PreparedAppend) (map[s
 		heads[name], versions = n, rest
 	}
 	return heads, nil
+}
+
+// addHead adds stream to the streams whose versions streamHeads reads:
+// to names, for the one statement, or, a name JSON cannot hold, read
+// alone into heads at once. A stream already in heads is left as it is.
+func (t *sqliteTx) addHead(ctx context.Context, heads map[string]int64, names *[]string, stream string) error {
+	if _, ok := heads[stream]; ok {
+		return nil
+	}
+	if !utf8.ValidString(stream) {
+		// JSON holds no such name: it is read alone.
+		var v int64
+		if err := t.tx.QueryRowContext(ctx, streamVersionQuery, stream).Scan(&v); err != nil {
+			return fmt.Errorf("read the version of %q: %w", stream, err)
+		}
+		heads[stream] = v
+		return nil
+	}
+	heads[stream] = 0
+	*names = append(*names, stream)
+	return nil
 }
 
 // jsonStrings is ss, valid UTF-8, as a JSON array. Stream names are

@@ -92,3 +92,68 @@ func TestAppendPreparedRefusesOnlyTheStreamsThatMoved(t *testing.T) {
 		t.Errorf("head %d, want %d", head, last)
 	}
 }
+
+// TestAppendPreparedChecksTheStreamsItRead: a prepared append that
+// depends on streams it does not write (ReadAt) is stored when they
+// stand where it read them, and refused with a conflict, storing
+// nothing, when one stands elsewhere: moved before the transaction, or
+// by an append before it in the same call.
+func TestAppendPreparedChecksTheStreamsItRead(t *testing.T) {
+	s, _ := openSQLite(t)
+	ctx := t.Context()
+	log := s.Log()
+	ev := events.NewEvent{Type: "Marked", Payload: []byte(`{}`)}
+	seed, err := log.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seed.Append(ctx, "lease/renewed", 0, events.Metadata{}, at, ev, ev); err != nil {
+		t.Fatal(err)
+	}
+	if err := seed.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	prepare := func(stream string, expected int64, reads ...events.StreamVersion) *events.PreparedAppend {
+		p, err := events.PrepareAppend(stream, expected, events.Metadata{}, at, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.ReadAt(reads...)
+		return p
+	}
+	ps := []*events.PreparedAppend{
+		// Read as they stand: the renewed stream at 2, a stream never written at 0.
+		prepare("node/a", 0, events.StreamVersion{Stream: "lease/renewed", Version: 2}, events.StreamVersion{Stream: "lease/none", Version: 0}),
+		// Read before its last renewal.
+		prepare("node/b", 0, events.StreamVersion{Stream: "lease/renewed", Version: 1}),
+		// A renewal in the same call, then an append that read the lease before it.
+		prepare("lease/later", 0),
+		prepare("node/c", 0, events.StreamVersion{Stream: "lease/later", Version: 0}),
+	}
+	tx, err := log.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, errs, err := tx.(events.PreparedAppender).AppendPrepared(ctx, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{true, false, true, false} {
+		if want && (errs[i] != nil || len(recs[i]) != 1) {
+			t.Errorf("append %d (%s): %v, %d records; want it stored", i, ps[i].Stream(), errs[i], len(recs[i]))
+		}
+		var conflict *events.ConflictError
+		if !want && (!errors.As(errs[i], &conflict) || recs[i] != nil) {
+			t.Errorf("append %d (%s): %v, %d records; want a conflict and none", i, ps[i].Stream(), errs[i], len(recs[i]))
+		}
+	}
+	for stream, want := range map[string]int{"node/a": 1, "node/b": 0, "lease/later": 1, "node/c": 0} {
+		got, err := log.ReadStream(ctx, stream, 0)
+		if err != nil || len(got) != want {
+			t.Errorf("%s holds %d events (%v), want %d", stream, len(got), err, want)
+		}
+	}
+}

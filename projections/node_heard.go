@@ -3,6 +3,7 @@ package projections
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"herd/domain"
 	"herd/projections/command"
@@ -12,12 +13,19 @@ import (
 // nodeCommands is how a node is commanded: the node's Commands, except
 // for a command that weighs when the node's lease was last renewed
 // (domain.WeighsLease: the health rules' mark of a silent node). That one
-// is decided on the group commit's leader, in the transaction that writes
-// it, on the node and its lease's renewal as they stand there
-// (domain.DecideNodeHeard): a heartbeat committed before the mark, to the
-// node's stream or as a renewal of its lease, is in what it is decided
-// on, whenever herd's memory heard of it. A renewal committed after it
-// is a heartbeat after the mark, as it would have been a moment later.
+// is decided on the node and its lease's renewal as they stand where it
+// is written (domain.DecideNodeHeard): a heartbeat committed before the
+// mark, to the node's stream or as a renewal of its lease, is in what it
+// is decided on, whenever herd's memory heard of it. A renewal committed
+// after it is a heartbeat after the mark, as it would have been a moment
+// later.
+//
+// The mark is prepared as the node's other commands are: decided outside
+// the write lock on the node and its lease as last committed, its ready
+// write depending on the lease's stream at the version it read
+// (command.UpdateReading). When either moved before the write, it runs
+// on the group commit's leader instead, in the transaction that writes
+// it (onLeader).
 type nodeCommands struct {
 	*command.Commands[domain.Node, domain.NodeCommand]
 	w *Writer
@@ -32,20 +40,37 @@ func (c nodeCommands) Execute(ctx context.Context, key domain.Key, cmd domain.No
 	}
 	u := c.w.unit
 	now := u.Clock().Now()
-	var out domain.Node
-	err := u.Do(ctx, func(tx command.Tx) error {
-		// The renewal column alone, in the write's own transaction: it
-		// sees every renewal committed before, and those of this group
-		// written ahead of the mark, which the unit's memory of the
-		// lease (put once a group committed) would not.
-		renewed, err := leaseRows.RenewedAt(ctx, tx.Views(), viewstore.Key{Namespace: domain.NodeLeaseNamespace, Name: key.Name})
-		if err != nil {
-			return fmt.Errorf("the renewal of node %s's lease: %w", key.Name, err)
-		}
-		out, err = command.UpdateTx(ctx, u, nodes.on(c.w), tx, key.String(), func(n domain.Node) ([]domain.Event, error) {
-			return domain.DecideNodeHeard(n, renewed, cmd, now)
-		})
-		return err
+	lease := domain.NodeLeaseNamespace + "/" + key.Name
+	return command.UpdateReading(ctx, u, nodes.on(c.w), key.String(), leases.on(c.w), lease,
+		func(n domain.Node, l domain.Lease) ([]domain.Event, error) {
+			return domain.DecideNodeHeard(n, renewal(l), cmd, now)
+		},
+		func(tx command.Tx) (domain.Node, error) { return c.onLeader(ctx, tx, key, cmd, now) })
+}
+
+// onLeader decides the mark on the group commit's leader, in the
+// transaction that writes it, on the node and its lease's renewal as
+// they stand there.
+func (c nodeCommands) onLeader(ctx context.Context, tx command.Tx, key domain.Key, cmd domain.NodeCommand, now time.Time) (domain.Node, error) {
+	// The renewal column alone, in the write's own transaction: it sees
+	// every renewal committed before, and those of this group written
+	// ahead of the mark, which the unit's memory of the lease (put once
+	// a group committed) would not.
+	renewed, err := leaseRows.RenewedAt(ctx, tx.Views(), viewstore.Key{Namespace: domain.NodeLeaseNamespace, Name: key.Name})
+	if err != nil {
+		return domain.Node{}, fmt.Errorf("the renewal of node %s's lease: %w", key.Name, err)
+	}
+	return command.UpdateTx(ctx, c.w.unit, nodes.on(c.w), tx, key.String(), func(n domain.Node) ([]domain.Event, error) {
+		return domain.DecideNodeHeard(n, renewed, cmd, now)
 	})
-	return out, err
+}
+
+// renewal is lease l's stored renewal as the lease view's renewal column
+// gives it (viewstore.Leases.RenewedAt): zero for a lease never written
+// or deleted.
+func renewal(l domain.Lease) time.Time {
+	if l.Deleted {
+		return time.Time{}
+	}
+	return l.RenewedAt
 }

@@ -100,6 +100,43 @@ func Create[S any](ctx context.Context, u *Unit, a Aggregate[S], key string, dec
 	return updateOnLeader(ctx, u, a, key, decide)
 }
 
+// UpdateReading is Update for a command whose decision also weighs the
+// state of another aggregate, r's with rkey, which it reads and does not
+// write (the health rules' mark of a silent node weighs its lease):
+// decide is given both. On an aggregate whose commands are prepared, the
+// command is decided outside the write lock on both as last committed
+// (remembered, else read from their rows outside any transaction), and
+// its ready write depends on r's stream at the version it was read at:
+// the leader answers it stale when that stream moved, as when a's did,
+// and onLeader then runs the command whole on the leader, in tx, as it
+// runs on an aggregate whose commands are not prepared. Either way the
+// command writes only if it was decided on both streams as they stand
+// where it is written.
+func UpdateReading[S, R any](ctx context.Context, u *Unit, a Aggregate[S], key string, r Aggregate[R], rkey string,
+	decide func(S, R) ([]domain.Event, error), onLeader func(tx Tx) (S, error)) (S, error) {
+	leader := func() (S, error) {
+		var out S
+		err := u.Do(ctx, func(tx Tx) error {
+			var err error
+			out, err = onLeader(tx)
+			return err
+		})
+		return out, err
+	}
+	if !a.Mode().Prepared {
+		return leader()
+	}
+	rstream := r.Stream(rkey)
+	reads := func(ctx context.Context, remembered bool) (func(S) ([]domain.Event, error), events.StreamVersion, bool, error) {
+		rs, from, err := current(ctx, u, r, rkey, rstream, remembered, false)
+		if err != nil {
+			return nil, events.StreamVersion{}, false, err
+		}
+		return func(s S) ([]domain.Event, error) { return decide(s, rs) }, events.StreamVersion{Stream: rstream, Version: r.Version(rs)}, from == fromMemory, nil
+	}
+	return updatePreparedReading(ctx, u, a, key, nil, reads, false, leader)
+}
+
 // UpdateTx is the unit of work of every repository method: load the
 // aggregate's row, let decide say what happens, append those events with
 // the row's version as the expected version, fold the stored events and

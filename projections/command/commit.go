@@ -384,8 +384,13 @@ func (g *groupCommit) runReady(tx Tx, cmds []*command, moved map[string]int64, s
 			}
 			continue
 		}
+		if readMoved(r, moved) {
+			c.err = errReadMoved
+			continue
+		}
 		// Where the stream will stand if the append takes it: the next
-		// ready write of the same stream in this group is stale.
+		// ready write of the same stream in this group is stale, and so
+		// is one that read it before.
 		moved[r.stream] = r.expected + int64(len(r.evs))
 		ok = append(ok, c)
 	}
@@ -399,9 +404,15 @@ func (g *groupCommit) runReady(tx Tx, cmds []*command, moved map[string]int64, s
 	for i, c := range ok {
 		r := c.ready
 		if errors.Is(errs[i], events.ErrConflict) {
+			moved[r.stream] = -1 // unknown: the append's guard decides
+			var conflict *events.ConflictError
+			if errors.As(errs[i], &conflict) && conflict.Stream != r.stream {
+				// A stream it read moved; its own may stand.
+				c.err = errReadMoved
+				continue
+			}
 			c.err = errStale
 			delete(g.heads, r.stream)
-			moved[r.stream] = -1 // unknown: the append's guard decides
 			continue
 		}
 		if errs[i] != nil {
@@ -440,7 +451,7 @@ func (g *groupCommit) runReady(tx Tx, cmds []*command, moved map[string]int64, s
 // (events.PreparedAppender, SQLite), else one Append each. It returns
 // each one's records or error; a non-nil error means the transaction is
 // broken.
-func (g *groupCommit) appendReady(tx Tx, cmds []*command) ([][]events.Record, []error, error) {
+func (g *groupCommit) appendReady(tx Tx, cmds []*command) (_ [][]events.Record, _ []error, err error) {
 	start := time.Now()
 	n := 0
 	defer func() { g.metrics.observeAppend(n, time.Since(start)) }()
@@ -464,6 +475,12 @@ func (g *groupCommit) appendReady(tx Tx, cmds []*command) ([][]events.Record, []
 	errs := make([]error, len(cmds))
 	for i, c := range cmds {
 		r := c.ready
+		if errs[i], err = readsMovedIn(tx, c); err != nil {
+			return nil, nil, err
+		}
+		if errs[i] != nil {
+			continue
+		}
 		recs[i], errs[i] = tx.log.Append(context.WithoutCancel(c.ctx), r.stream, r.expected, r.md, r.at, r.evs...)
 		if errs[i] != nil && !errors.Is(errs[i], events.ErrConflict) {
 			errs[i] = fmt.Errorf("append %s@%d: %w", r.stream, r.expected, errs[i])
@@ -471,6 +488,41 @@ func (g *groupCommit) appendReady(tx Tx, cmds []*command) ([][]events.Record, []
 		n += len(recs[i])
 	}
 	return recs, errs, nil
+}
+
+// readMoved reports whether a stream r read was moved by a write before
+// it in the group to a version other than the one r read. A stream the
+// group moved where the leader does not follow it (-1), or did not move,
+// is checked in the transaction (readsMovedIn, or the prepared append's
+// own read of its streams' versions).
+func readMoved(r *readyWrite, moved map[string]int64) bool {
+	for _, read := range r.reads {
+		if v, ok := moved[read.Stream]; ok && v >= 0 && v != read.Version {
+			return true
+		}
+	}
+	return false
+}
+
+// readsMovedIn is a *events.ConflictError for the first stream c's ready
+// write read that stands elsewhere in tx than it read it, nil when none
+// does: where appends are not prepared (PostgreSQL), the read set's
+// check beside the append's own of its stream. The read is the
+// transaction's, which sees every write before c in the group and, on
+// PostgreSQL (read committed), every other transaction committed before
+// it, as the append's own check does; one committed after it comes
+// after c's write. A returned error means the transaction is broken.
+func readsMovedIn(tx Tx, c *command) (conflict, err error) {
+	for _, read := range c.ready.reads {
+		later, err := tx.log.ReadStream(context.WithoutCancel(c.ctx), read.Stream, read.Version)
+		if err != nil {
+			return nil, fmt.Errorf("read %s after version %d: %w", read.Stream, read.Version, err)
+		}
+		if len(later) > 0 {
+			return &events.ConflictError{Stream: read.Stream, Expected: read.Version, Actual: later[len(later)-1].Version}, nil
+		}
+	}
+	return nil, nil
 }
 
 // remember keeps the stream versions a committed group left; a stream a

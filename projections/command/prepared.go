@@ -25,6 +25,11 @@ import (
 // the command runs again on the leader. It never leaves the package.
 var errStale = errors.New("the stream moved since the command was decided")
 
+// errReadMoved is errStale for a ready write whose own stream stands
+// where it was decided but one of the streams it read moved
+// (readyWrite.reads).
+var errReadMoved = fmt.Errorf("%w: a stream it read moved", errStale)
+
 // readyWrite is one command decided and encoded outside the write lock:
 // the events to append at the expected version, and the view rows they
 // write, with the log positions left for the leader to fill in.
@@ -35,6 +40,10 @@ type readyWrite struct {
 	at       time.Time
 	evs      []events.NewEvent
 	rows     []events.RecordedStatement
+	// reads are the streams the command was decided on without writing
+	// them, each at the version it read: the leader answers the write
+	// stale when one of them moved, as when its own stream did.
+	reads []events.StreamVersion
 	// prepared is the append made ready for a log that takes prepared
 	// appends (SQLite), nil for one that does not.
 	prepared *events.PreparedAppend
@@ -48,6 +57,15 @@ type readyWrite struct {
 // decide and encode here, write on the leader, and run the command whole
 // on the leader when the stream moved in between.
 func updatePrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key string, decide func(S) ([]domain.Event, error), creation bool) (S, error) {
+	return updatePreparedReading(ctx, u, a, key, decide, nil, creation, func() (S, error) {
+		return updateOnLeader(ctx, u, a, key, decide)
+	})
+}
+
+// updatePreparedReading is updatePrepared for a command that may read a
+// stream besides its own (reads, nil when it reads none), run by
+// onLeader on the group commit's leader when it cannot be prepared.
+func updatePreparedReading[S any](ctx context.Context, u *Unit, a Aggregate[S], key string, decide func(S) ([]domain.Event, error), reads reading[S], creation bool, onLeader func() (S, error)) (S, error) {
 	stream := a.Stream(key)
 	// In the write queue from here, as a command run whole on the leader
 	// is from Do on: herd is behind when its heartbeats wait (a Hold
@@ -64,7 +82,7 @@ func updatePrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key str
 		}
 	}()
 	if u.inFlight.enter(stream) {
-		s, again, err := tryPrepared(ctx, u, a, key, stream, decide, creation)
+		s, again, err := tryPrepared(ctx, u, a, key, stream, decide, reads, creation)
 		u.inFlight.leave(stream)
 		if !again {
 			return s, err
@@ -78,19 +96,45 @@ func updatePrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key str
 	// commands the leader runs ahead of it in the next group move the
 	// stream again, and a command decided again and again waited for
 	// seconds while every other write of its stream went through.
-	// updateOnLeader enters the queue itself, through Do.
+	// onLeader enters the queue itself, through Do.
 	leave()
 	queued = false
-	return updateOnLeader(ctx, u, a, key, decide)
+	return onLeader()
 }
 
+// reading is what a prepared command reads besides its own aggregate
+// (UpdateReading): it reads that stream — from memory where remembered
+// allows and the unit remembers it — and returns the command's decision
+// on what it read, the stream at the version read, and whether it came
+// from memory.
+type reading[S any] func(ctx context.Context, remembered bool) (decide func(S) ([]domain.Event, error), read events.StreamVersion, fromMemory bool, err error)
+
 // tryPrepared decides, prepares and writes one command once; again says
-// it must be decided again (its stream moved before its turn). presume
-// lets it decide on a state presumed new (see current), so that one whose
-// presumption the commit refused is decided again, on the row.
-func tryPrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream string, decide func(S) ([]domain.Event, error), presume bool) (S, bool, error) {
+// it must be decided again (its stream, or the one it read, moved before
+// its turn). presume lets it decide on a state presumed new (see
+// current), so that one whose presumption the commit refused is decided
+// again, on the row. reads, when set, reads the other stream the command
+// is decided on and gives the decision (decide is then not used).
+func tryPrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream string, decide func(S) ([]domain.Event, error), reads reading[S], presume bool) (S, bool, error) {
 	s, from, err := current(ctx, u, a, key, stream, true, presume)
 	if err != nil {
+		return s, false, err
+	}
+	var deps []events.StreamVersion
+	readCached := false
+	readAgain := func(remembered bool) error {
+		if reads == nil {
+			return nil
+		}
+		var dep events.StreamVersion
+		var err error
+		if decide, dep, readCached, err = reads(ctx, remembered); err != nil {
+			return err
+		}
+		deps = []events.StreamVersion{dep}
+		return nil
+	}
+	if err := readAgain(true); err != nil {
 		return s, false, err
 	}
 	cached := from == fromMemory
@@ -106,7 +150,7 @@ func tryPrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key, strea
 		}
 		cached = false
 		evs, err = decideSafely(decide, s)
-	case from == fromMemory && (err != nil || len(evs) == 0):
+	case (from == fromMemory || readCached) && (err != nil || len(evs) == 0):
 		// A refusal or a no-op appends nothing, so no expected version
 		// would catch a remembered state that is behind the row (another
 		// process wrote the stream): a change back to what the memory
@@ -114,34 +158,52 @@ func tryPrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key, strea
 		// stream moved past the memory is one look at the log's index
 		// (no row decoded, and nothing found when it did not: a kubelet
 		// probe that changes nothing costs only that); when it did, the
-		// command is decided again on the row as it stands.
-		later, rerr := u.log.ReadStream(ctx, stream, a.Version(s))
-		if rerr != nil {
-			return s, false, fmt.Errorf("read %s after version %d: %w", stream, a.Version(s), rerr)
+		// command is decided again on the row as it stands. So for the
+		// stream it read, when it read it from memory.
+		moved := false
+		if from == fromMemory {
+			own, rerr := movedPast(ctx, u, stream, a.Version(s))
+			if rerr != nil {
+				return s, false, rerr
+			}
+			moved = own
 		}
-		if len(later) > 0 {
-			u.states.forgetAt(stream, a.Version(s))
+		if readCached {
+			read, rerr := movedPast(ctx, u, deps[0].Stream, deps[0].Version)
+			if rerr != nil {
+				return s, false, rerr
+			}
+			moved = moved || read
+		}
+		if moved {
 			row, _, rerr := current(ctx, u, a, key, stream, false, false)
 			if rerr != nil {
 				return row, false, rerr
 			}
 			s, cached = row, false
+			if rerr := readAgain(false); rerr != nil {
+				return s, false, rerr
+			}
 			evs, err = decideSafely(decide, s)
 		}
 	}
 	if err != nil || len(evs) == 0 {
 		return s, false, err
 	}
-	r, next, err := prepare(ctx, u, a, key, stream, s, evs)
+	r, next, err := prepare(ctx, u, a, key, stream, s, evs, deps)
 	if err != nil {
 		return s, false, err
 	}
 	last, err := u.group.doReady(ctx, r)
 	if errors.Is(err, errStale) {
 		u.metrics.observeRedecided()
-		if cached {
-			// A remembered state that is still the one decided on
-			// was overtaken by a write the cache never saw.
+		// A remembered state that is still the one decided on was
+		// overtaken by a write the cache never saw.
+		if errors.Is(err, errReadMoved) {
+			if readCached {
+				u.states.forgetAt(deps[0].Stream, deps[0].Version)
+			}
+		} else if cached {
 			u.states.forgetAt(stream, a.Version(s))
 		}
 		return s, true, err
@@ -150,6 +212,20 @@ func tryPrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key, strea
 		return s, false, err
 	}
 	return a.AtPosition(next, last), false, nil
+}
+
+// movedPast reports whether stream holds events after version, and if
+// so forgets a memory of it at that version.
+func movedPast(ctx context.Context, u *Unit, stream string, version int64) (bool, error) {
+	later, err := u.log.ReadStream(ctx, stream, version)
+	if err != nil {
+		return false, fmt.Errorf("read %s after version %d: %w", stream, version, err)
+	}
+	if len(later) == 0 {
+		return false, nil
+	}
+	u.states.forgetAt(stream, version)
+	return true, nil
 }
 
 // updateOnLeader runs the command whole on the group commit's leader,
@@ -234,10 +310,11 @@ func current[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream st
 	return s, fromRow, err
 }
 
-// prepare encodes evs, decided on s, as a ready write: their payloads and
-// metadata, and the rows folding them into s writes, with placeholder
-// positions. It returns the state after evs, its position a placeholder.
-func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream string, s S, evs []domain.Event) (*readyWrite, S, error) {
+// prepare encodes evs, decided on s (and on the streams reads, at their
+// versions), as a ready write: their payloads and metadata, and the rows
+// folding them into s writes, with placeholder positions. It returns the
+// state after evs, its position a placeholder.
+func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream string, s S, evs []domain.Event, reads []events.StreamVersion) (*readyWrite, S, error) {
 	if len(evs) > events.MaxPlaceholders {
 		return nil, s, fmt.Errorf("append %s: %d events in one command, more than %d", stream, len(evs), events.MaxPlaceholders)
 	}
@@ -270,7 +347,7 @@ func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream st
 	cache := a.Mode().Cached && u.cacheStates
 	version := a.Version(s)
 	next := s
-	r := &readyWrite{stream: stream, expected: expected, md: md, at: at, evs: pending, rows: rows}
+	r := &readyWrite{stream: stream, expected: expected, md: md, at: at, evs: pending, rows: rows, reads: reads}
 	if u.prepareAppends {
 		if err := u.appendsPrepared(); err != nil {
 			return nil, s, err
@@ -278,6 +355,7 @@ func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream st
 		if r.prepared, err = events.PrepareAppend(stream, expected, md, at, pending...); err != nil {
 			return nil, s, err
 		}
+		r.prepared.ReadAt(reads...)
 	}
 	if cache || len(obs) > 0 {
 		r.committed = func(last int64) {

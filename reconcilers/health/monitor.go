@@ -56,7 +56,9 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 		// other condition taints, or a condition that calls for one, has
 		// them synced in the same update.
 		v := verdicts[name]
-		var cmd domain.NodeCommand = domain.MarkNodeUnreachable{Note: note, LastHeard: v.lastHeard, WithholdNoExecute: disrupted}
+		m := domain.MarkNodeUnreachableSince(v.lastHeard)
+		m.Note, m.WithholdNoExecute = note, disrupted
+		var cmd domain.NodeCommand = m
 		if !v.plain {
 			cmd = domain.NodeSequence{cmd, domain.SyncConditionTaints{WithholdNoExecute: disrupted}}
 		}

@@ -101,7 +101,7 @@ func Report(status domain.ConditionStatus) domain.RecordHeartbeat {
 // unit of work.
 func MarkSilent(then ...domain.NodeCommand) domain.NodeCommand {
 	return domain.NodeFrom(func(n domain.Node) (domain.NodeCommand, error) {
-		return append(domain.NodeSequence{domain.MarkNodeUnreachable{LastHeard: n.LastHeartbeat}}, then...), nil
+		return append(domain.NodeSequence{domain.MarkNodeUnreachableSince(n.LastHeartbeat)}, then...), nil
 	})
 }
 
