@@ -16,7 +16,9 @@ import (
 // alone, and a node whose reports alternate between those three kinds,
 // so that some heartbeats are superseded by the next and some (metrics
 // followed by a kubelet's figures) are not; then restarts, a
-// deregistration and a registration again, a deletion. The views
+// deregistration and a registration again, a deletion; between reports,
+// marks of silence and the taints that follow, an operator's cordon,
+// taint and drain, and failed polls of a kubelet. The views
 // rebuilt with superseded heartbeats left out, and with every heartbeat
 // folded, both equal the live ones, row for row, in batches small
 // enough that streams cross batch boundaries.
@@ -65,6 +67,20 @@ func TestRebuildLeavesOutSupersededHeartbeats(t *testing.T) {
 				}
 				do(t, w, clk, n, domain.SyncConditionTaints{})
 			}
+		}
+		// An operator's and the kubelet prober's doings between reports.
+		switch i % 12 {
+		case 2:
+			do(t, w, clk, "mixed", domain.SetNodeSchedulable{Unschedulable: true})
+			do(t, w, clk, "kubelet", domain.RecordScrapeFailure{Reason: "ConnectionRefused", Message: "dial tcp: connection refused"})
+		case 3:
+			do(t, w, clk, "agent", domain.TaintNode{Taint: domain.Taint{Key: "maintenance", Effect: domain.EffectNoSchedule}})
+			do(t, w, clk, "mixed", domain.DrainNode{})
+		case 7:
+			do(t, w, clk, "mixed", domain.UndrainNode{})
+			do(t, w, clk, "kubelet", domain.ClearScrapeFailure{})
+		case 8:
+			do(t, w, clk, "mixed", domain.SetNodeSchedulable{Unschedulable: false})
 		}
 		switch i {
 		case 20:
