@@ -38,6 +38,21 @@ Feature: Nodes that fall silent
       | HeartbeatMissed | Warning | NodeStatusUnknown | 09:00:41 |
       | BecameNotReady  | Warning | NodeStatusUnknown | 09:00:41 |
 
+  Scenario: A node's timeline read a page at a time gives every entry once
+    A mark of silence is one event with several entries (the heartbeat
+    missed, Ready lost, each condition turned Unknown); a page that ends
+    inside them goes on, with its continue, from the entry after.
+    Given node "web-01" has registered and is Ready
+    When 41 seconds pass
+    Then the timeline of "web-01" shows, in order:
+      | kind            | reason            |
+      | Registered      | linux             |
+      | HeartbeatMissed | NodeStatusUnknown |
+      | BecameNotReady  | NodeStatusUnknown |
+    And the timeline of "web-01" read 1 entry a page gives every entry once
+    And the timeline of "web-01" read 2 entries a page gives every entry once
+    And the timeline of "web-01" read 3 entries a page gives every entry once
+
   Scenario: A condition already Unknown keeps the time it went Unknown
     Given node "web-01" has registered and is Ready
     When 45 seconds pass

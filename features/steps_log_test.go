@@ -107,6 +107,7 @@ func (w *world) registerLogSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the log records these (\w+) changes for "([^"]+)":$`, w.conditionChangesAre)
 	sc.Step(`^the timeline of "([^"]+)" shows, in order:$`, w.timelineShows)
 	sc.Step(`^the timeline of "([^"]+)" as it was at (\S+) ends with (\w+)$`, w.timelineEndsAt)
+	sc.Step(`^the timeline of "([^"]+)" read (\d+) entr(?:y|ies) a page gives every entry once$`, w.timelinePagesWhole)
 	sc.Step(`^the resourceVersion of "([^"]+)" is the log position of its latest event$`, w.resourceVersionIsLatest)
 	sc.Step(`^rebuilding the views from the log gives exactly the live views$`, w.replayEqualsLive)
 }
@@ -216,6 +217,56 @@ func (w *world) timelineShows(node string, table *godog.Table) error {
 	if i < len(rows) {
 		return fmt.Errorf("the timeline of %s lacks %v (after the earlier rows); it reads:\n  %s",
 			node, rows[i], strings.Join(seen, "\n  "))
+	}
+	return nil
+}
+
+// timelinePagesWhole reads the node's timeline a page of limit entries at
+// a time, each page after the one before's continue, as an operator's
+// script would, and checks the pages together are the timeline read
+// whole: every entry once, in order, none skipped where a page ends
+// inside one event's entries.
+func (w *world) timelinePagesWhole(node string, limit int) error {
+	type page struct {
+		Items    []timelineEntry `json:"items"`
+		Continue string          `json:"continue"`
+	}
+	var whole page
+	if err := w.get(timelinePath(node), &whole); err != nil {
+		return err
+	}
+	var paged []timelineEntry
+	after := ""
+	for range len(whole.Items) + 2 {
+		q := url.Values{"limit": {strconv.Itoa(limit)}}
+		if after != "" {
+			q.Set("after", after)
+		}
+		var p page
+		if err := w.get(timelinePath(node)+"?"+q.Encode(), &p); err != nil {
+			return err
+		}
+		if len(p.Items) > limit {
+			return fmt.Errorf("a page of the timeline of %s asked for %d entries holds %d", node, limit, len(p.Items))
+		}
+		paged = append(paged, p.Items...)
+		if p.Continue == "" {
+			break
+		}
+		after = p.Continue
+	}
+	line := func(e timelineEntry) string {
+		return fmt.Sprintf("%d %s %s %s (%s) %s", e.Position, w.show(e.At), e.Type, e.Kind, e.Reason, e.Message)
+	}
+	lines := func(es []timelineEntry) string {
+		out := make([]string, len(es))
+		for i, e := range es {
+			out[i] = line(e)
+		}
+		return strings.Join(out, "\n  ")
+	}
+	if lines(paged) != lines(whole.Items) {
+		return fmt.Errorf("the timeline of %s read %d entries a page reads:\n  %s\nread whole:\n  %s", node, limit, lines(paged), lines(whole.Items))
 	}
 	return nil
 }
