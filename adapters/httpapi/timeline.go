@@ -14,11 +14,11 @@ type NodeTimeline struct {
 	Kind       string                      `json:"kind"`
 	Node       string                      `json:"node"`
 	Items      []projections.TimelineEntry `json:"items"`
-	// Continue, when the page is full (as many entries as its limit), is
-	// the ?after= that reads the next one: the last entry's place,
-	// "position:seq", so that a page that ended inside an event's entries
-	// goes on with the rest of them (the next page may be empty). Empty
-	// when the page was not full: it held every entry there was.
+	// Continue, when entries remain after the page (it was cut at its
+	// limit), is the ?after= that reads the next one: the last entry's
+	// place, "position:seq", so that a page that ended inside an event's
+	// entries goes on with the rest of them. Empty when the page held
+	// every entry there was, as a Kubernetes list's continue.
 	Continue string `json:"continue,omitempty"`
 }
 
@@ -77,6 +77,9 @@ func (s *Server) nodeTimeline(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	read := limit
+	if limit > 0 {
+		read = limit + 1 // one more says whether any remain
+	}
 	if upTo != 0 {
 		read = 0 // the bound comes first, then the limit
 	}
@@ -96,17 +99,21 @@ func (s *Server) nodeTimeline(w http.ResponseWriter, r *http.Request) {
 	if upTo != 0 {
 		kept := items[:0]
 		for _, it := range items {
-			if it.Position <= upTo && (limit == 0 || len(kept) < limit) {
+			if it.Position <= upTo {
 				kept = append(kept, it)
 			}
 		}
 		items = kept
 	}
+	more := limit > 0 && len(items) > limit
+	if more {
+		items = items[:limit]
+	}
 	if items == nil {
 		items = []projections.TimelineEntry{}
 	}
 	page := NodeTimeline{APIVersion: herdGroup + "/" + herdVersion, Kind: "NodeTimeline", Node: name, Items: items}
-	if limit > 0 && len(items) == limit {
+	if more {
 		last := items[len(items)-1]
 		page.Continue = strconv.FormatInt(last.Position, 10) + ":" + strconv.Itoa(last.Seq)
 	}

@@ -22,7 +22,8 @@ import (
 // handed out, gives every entry exactly once, in order, for every limit —
 // limits that end a page inside a mark's entries (the mark, its
 // conditions gone Unknown, NotReady, the unreachable taints) included —
-// on both engines; a page that is not full hands out none; an after of a
+// on both engines; the page that holds the last entry hands out none,
+// even when it is full; an after of a
 // log position still reads the events after it; and an entry's place
 // that is not one is 400 naming after.
 func TestTimelinePagesGiveEveryEntryOnce(t *testing.T) {
@@ -83,8 +84,11 @@ func TestTimelinePagesGiveEveryEntryOnce(t *testing.T) {
 					}
 					page := read(query)
 					got = append(got, page.Items...)
-					if len(page.Items) < limit && page.Continue != "" {
-						t.Errorf("limit %d: a page of %d entries hands out continue %q", limit, len(page.Items), page.Continue)
+					if len(got) == len(all) && page.Continue != "" {
+						t.Errorf("limit %d: the page with the last entry hands out continue %q", limit, page.Continue)
+					}
+					if len(got) < len(all) && (len(page.Items) != limit || page.Continue == "") {
+						t.Fatalf("limit %d: a page of %d entries with %d left hands out continue %q", limit, len(page.Items), len(all)-len(got), page.Continue)
 					}
 					if page.Continue == "" {
 						break
