@@ -18,16 +18,22 @@ import (
 // onEachEngine runs test against a herd on a SQLite file and on a
 // PostgreSQL database: bad input must be answered alike on both.
 func onEachEngine(t *testing.T, test func(t *testing.T, base string)) {
+	onEachEngineAPI(t, func(t *testing.T, a *testAPI) { test(t, a.serve(t).URL) })
+}
+
+// onEachEngineAPI runs test with a herd's API on a SQLite file and on a
+// PostgreSQL database, for a test that also drives its clock or writer.
+func onEachEngineAPI(t *testing.T, test func(t *testing.T, a *testAPI)) {
 	t.Run("sqlite", func(t *testing.T) {
 		store, err := events.Open(t.Context(), events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = store.Close() })
-		test(t, newTestAPIOn(t, store.Log(), nil).serve(t).URL)
+		test(t, newTestAPIOn(t, store.Log(), nil))
 	})
 	t.Run("postgres", func(t *testing.T) {
-		test(t, newTestAPIOn(t, eventstest.OpenPostgres(t, pgtest.URL(t)), nil).serve(t).URL)
+		test(t, newTestAPIOn(t, eventstest.OpenPostgres(t, pgtest.URL(t)), nil))
 	})
 }
 
