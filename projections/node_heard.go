@@ -40,7 +40,7 @@ func (c nodeCommands) Execute(ctx context.Context, key domain.Key, cmd domain.No
 	}
 	u := c.w.unit
 	now := u.Clock().Now()
-	lease := domain.NodeLeaseNamespace + "/" + key.Name
+	lease := domain.Key{Namespace: domain.NodeLeaseNamespace, Name: key.Name}.String()
 	return command.UpdateReading(ctx, u, nodes.on(c.w), key.String(), leases.on(c.w), lease,
 		func(n domain.Node, l domain.Lease) ([]domain.Event, error) {
 			return domain.DecideNodeHeard(n, renewal(l), cmd, now)
