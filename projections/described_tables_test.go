@@ -93,14 +93,29 @@ var bothEngines = []anEngine{
 	}},
 }
 
-// tableShape is what the engine's catalog says of one table: its columns
-// (name, type, nullability, default, collation, in order), its primary
-// key, whether it keeps rowids (SQLite), and its indexes (columns,
-// collations, uniqueness, partial condition).
+// tableShape is what the engine's catalog says of one table or view: its
+// columns (name, type, nullability, default, collation, in order), its
+// primary key, whether it keeps rowids (SQLite), its indexes (columns,
+// collations, uniqueness, partial condition), and a view's query (the
+// statement SQLite keeps, the query as PostgreSQL gives it back).
 type tableShape struct {
 	Columns []string
 	Key     string
 	Indexes []string
+	Query   string
+}
+
+// describedNames names the described tables (describedTables), then the
+// described views.
+func describedNames() []string {
+	var names []string
+	for _, tb := range describedTables() {
+		names = append(names, tb.Name)
+	}
+	for _, w := range viewstore.Views() {
+		names = append(names, w.Name)
+	}
+	return names
 }
 
 var whereClause = regexp.MustCompile(`(?is)\bWHERE\b(.*)$`)
@@ -117,8 +132,11 @@ FROM information_schema.columns WHERE table_schema = current_schema() AND table_
 WHERE conrelid = to_regclass($1) AND contype = 'p'`, table)
 		s.Key = strings.Join(keys, "; ")
 		s.Indexes = strs(t, db, `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 ORDER BY indexname`, table)
+		s.Query = strings.Join(strs(t, db, `SELECT pg_get_viewdef(c.oid) FROM pg_class c
+WHERE c.relnamespace = current_schema()::regnamespace AND c.relname = $1 AND c.relkind = 'v'`, table), "")
 		return s
 	}
+	s.Query = strings.Join(strs(t, db, `SELECT sql FROM sqlite_schema WHERE type = 'view' AND name = ?`, table), "")
 	s.Columns = strs(t, db, `SELECT name || ' ' || type || ' notnull=' || "notnull" || ' default=' || COALESCE(dflt_value, '-') ||
   ' pk=' || pk FROM pragma_table_info(?) ORDER BY cid`, table)
 	s.Key = strings.Join(strs(t, db, `SELECT 'without rowid=' || wr || ' strict=' || strict FROM pragma_table_list WHERE name = ?`, table), "")
@@ -198,24 +216,24 @@ func TestDescribedTablesAreTheTablesOfTheFilesBefore(t *testing.T) {
 			newDB, _ := events.SQLDB(now)
 			// The descriptions alone, on a database no migration file ran on.
 			bare, _ := events.SQLDB(e.open(t))
-			if err := viewstore.NewDBOn(bare, engine.Dialect()).Ensure(ctx, describedTables(), nil); err != nil {
+			if err := viewstore.NewDBOn(bare, engine.Dialect()).Ensure(ctx, describedTables(), viewstore.Views(), nil); err != nil {
 				t.Fatal(err)
 			}
 			old := map[string]tableShape{}
-			for _, tb := range describedTables() {
-				old[tb.Name] = tableShapeOf(t, oldDB, engine, tb.Name)
-				if len(old[tb.Name].Columns) == 0 {
-					t.Errorf("the files before did not make %s", tb.Name)
+			for _, name := range describedNames() {
+				old[name] = tableShapeOf(t, oldDB, engine, name)
+				if len(old[name].Columns) == 0 {
+					t.Errorf("the files before did not make %s", name)
 				}
-				fromFiles, alone := old[tb.Name], tableShapeOf(t, bare, engine, tb.Name)
-				if placedApart[e.name][tb.Name] {
+				fromFiles, alone := old[name], tableShapeOf(t, bare, engine, name)
+				if placedApart[e.name][name] {
 					fromFiles, alone = inAnyOrder(fromFiles), inAnyOrder(alone)
 				}
 				if diff := cmp.Diff(fromFiles, alone); diff != "" {
-					t.Errorf("%s from the files before (-) and from its description alone (+):\n%s", tb.Name, diff)
+					t.Errorf("%s from the files before (-) and from its description alone (+):\n%s", name, diff)
 				}
-				if diff := cmp.Diff(old[tb.Name], tableShapeOf(t, newDB, engine, tb.Name)); diff != "" {
-					t.Errorf("%s from the files before (-) and from the present migration (+):\n%s", tb.Name, diff)
+				if diff := cmp.Diff(old[name], tableShapeOf(t, newDB, engine, name)); diff != "" {
+					t.Errorf("%s from the files before (-) and from the present migration (+):\n%s", name, diff)
 				}
 			}
 			// A herd from before opens a database this one made: the files
@@ -226,9 +244,9 @@ func TestDescribedTablesAreTheTablesOfTheFilesBefore(t *testing.T) {
 			if err := Migrate(ctx, before); err != nil {
 				t.Fatalf("a database the files before made: %v", err)
 			}
-			for _, tb := range describedTables() {
-				if diff := cmp.Diff(old[tb.Name], tableShapeOf(t, oldDB, engine, tb.Name)); diff != "" {
-					t.Errorf("%s changed when an older herd's database opened:\n%s", tb.Name, diff)
+			for _, name := range describedNames() {
+				if diff := cmp.Diff(old[name], tableShapeOf(t, oldDB, engine, name)); diff != "" {
+					t.Errorf("%s changed when an older herd's database opened:\n%s", name, diff)
 				}
 			}
 		})
@@ -315,9 +333,9 @@ VALUES ('n1', 'Pi', 0, 1, 1, 'Running', 'True', 1, 1, ?)`
 				t.Fatal(err)
 			}
 			freshDB, _ := events.SQLDB(fresh)
-			for _, tb := range describedTables() {
-				if diff := cmp.Diff(tableShapeOf(t, freshDB, engine, tb.Name), tableShapeOf(t, db, engine, tb.Name)); diff != "" {
-					t.Errorf("%s new (-) and upgraded (+):\n%s", tb.Name, diff)
+			for _, name := range describedNames() {
+				if diff := cmp.Diff(tableShapeOf(t, freshDB, engine, name), tableShapeOf(t, db, engine, name)); diff != "" {
+					t.Errorf("%s new (-) and upgraded (+):\n%s", name, diff)
 				}
 			}
 			if got, err := NewNodeView(older).Draining(ctx); err != nil || len(got) != 1 || got[0].Name != "n1" {
@@ -383,9 +401,9 @@ VALUES ('shop', ?, ?, '', 'Pending', 0, 0, '', 1, 1, ?)`), name, "uid-"+name, []
 				t.Fatal(err)
 			}
 			freshDB, _ := events.SQLDB(fresh)
-			for _, tb := range describedTables() {
-				if diff := cmp.Diff(tableShapeOf(t, freshDB, engine, tb.Name), tableShapeOf(t, db, engine, tb.Name)); diff != "" {
-					t.Errorf("%s new (-) and upgraded (+):\n%s", tb.Name, diff)
+			for _, name := range describedNames() {
+				if diff := cmp.Diff(tableShapeOf(t, freshDB, engine, name), tableShapeOf(t, db, engine, name)); diff != "" {
+					t.Errorf("%s new (-) and upgraded (+):\n%s", name, diff)
 				}
 			}
 			if err := Migrate(ctx, older); err != nil {

@@ -127,7 +127,7 @@ func Migrate(ctx context.Context, log events.Log) error {
 	if views.Dialect().Engine() == events.EnginePostgres {
 		retired = retiredPostgres
 	}
-	if err := views.Ensure(ctx, describedTables(), retired); err != nil {
+	if err := views.Ensure(ctx, describedTables(), viewstore.Views(), retired); err != nil {
 		return err
 	}
 	if views.Dialect().Engine() != events.EnginePostgres {
