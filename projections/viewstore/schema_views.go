@@ -6,14 +6,11 @@ import "herd/events"
 // other than the kinds' (ObjectTable): the pods', the namespaces', the
 // device bindings', the IP addresses', the two single-row aggregates',
 // the leases', the rebuilds' checkpoints, the nodes' two rows and the
-// node timeline. On a new database DB.Ensure makes them from here,
-// except those that the engine's first migration files still make,
-// together with node_rows and in the order the nodes' split needs
-// (nodes, node_timeline, projection_checkpoints, fleet_health and
-// node_heartbeats on SQLite; every one on PostgreSQL, whose 0001–0002
-// make them all): Ensure finds those as described, or adds what they
-// gained since. What they gain after — a column, an index — is added to
-// the description, not written in a file.
+// node timeline. DB.Ensure makes them from here on a new database, and
+// brings those an older herd made with its files up to them (on SQLite,
+// after SplitNodesTable has brought a nodes table made before the
+// hot/cold split to the split's columns). What they gain — a column, an
+// index — is added to the description, not written in a file.
 func Tables() []Table {
 	singles := func(table string) Table {
 		return Table{
