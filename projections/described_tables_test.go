@@ -1,7 +1,6 @@
 package projections
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -93,14 +93,29 @@ var bothEngines = []anEngine{
 	}},
 }
 
-// tableShape is what the engine's catalog says of one table: its columns
-// (name, type, nullability, default, collation, in order), its primary
-// key, whether it keeps rowids (SQLite), and its indexes (columns,
-// collations, uniqueness, partial condition).
+// tableShape is what the engine's catalog says of one table or view: its
+// columns (name, type, nullability, default, collation, in order), its
+// primary key, whether it keeps rowids (SQLite), its indexes (columns,
+// collations, uniqueness, partial condition), and a view's query (the
+// statement SQLite keeps, the query as PostgreSQL gives it back).
 type tableShape struct {
 	Columns []string
 	Key     string
 	Indexes []string
+	Query   string
+}
+
+// describedNames names the described tables (describedTables), then the
+// described views.
+func describedNames() []string {
+	var names []string
+	for _, tb := range describedTables() {
+		names = append(names, tb.Name)
+	}
+	for _, w := range viewstore.Views() {
+		names = append(names, w.Name)
+	}
+	return names
 }
 
 var whereClause = regexp.MustCompile(`(?is)\bWHERE\b(.*)$`)
@@ -117,8 +132,11 @@ FROM information_schema.columns WHERE table_schema = current_schema() AND table_
 WHERE conrelid = to_regclass($1) AND contype = 'p'`, table)
 		s.Key = strings.Join(keys, "; ")
 		s.Indexes = strs(t, db, `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 ORDER BY indexname`, table)
+		s.Query = strings.Join(strs(t, db, `SELECT pg_get_viewdef(c.oid) FROM pg_class c
+WHERE c.relnamespace = current_schema()::regnamespace AND c.relname = $1 AND c.relkind = 'v'`, table), "")
 		return s
 	}
+	s.Query = strings.Join(strs(t, db, `SELECT sql FROM sqlite_schema WHERE type = 'view' AND name = ?`, table), "")
 	s.Columns = strs(t, db, `SELECT name || ' ' || type || ' notnull=' || "notnull" || ' default=' || COALESCE(dflt_value, '-') ||
   ' pk=' || pk FROM pragma_table_info(?) ORDER BY cid`, table)
 	s.Key = strings.Join(strs(t, db, `SELECT 'without rowid=' || wr || ' strict=' || strict FROM pragma_table_list WHERE name = ?`, table), "")
@@ -198,24 +216,21 @@ func TestDescribedTablesAreTheTablesOfTheFilesBefore(t *testing.T) {
 			newDB, _ := events.SQLDB(now)
 			// The descriptions alone, on a database no migration file ran on.
 			bare, _ := events.SQLDB(e.open(t))
-			if err := viewstore.NewDBOn(bare, engine.Dialect()).Ensure(ctx, describedTables(), nil); err != nil {
+			if err := viewstore.NewDBOn(bare, engine.Dialect()).Ensure(ctx, describedTables(), viewstore.Views(), nil); err != nil {
 				t.Fatal(err)
 			}
 			old := map[string]tableShape{}
-			for _, tb := range describedTables() {
-				old[tb.Name] = tableShapeOf(t, oldDB, engine, tb.Name)
-				if len(old[tb.Name].Columns) == 0 {
-					t.Errorf("the files before did not make %s", tb.Name)
+			for _, name := range describedNames() {
+				old[name] = tableShapeOf(t, oldDB, engine, name)
+				if len(old[name].Columns) == 0 {
+					t.Errorf("the files before did not make %s", name)
 				}
-				fromFiles, alone := old[tb.Name], tableShapeOf(t, bare, engine, tb.Name)
-				if placedApart[e.name][tb.Name] {
-					fromFiles, alone = inAnyOrder(fromFiles), inAnyOrder(alone)
+				alone, present := tableShapeOf(t, bare, engine, name), tableShapeOf(t, newDB, engine, name)
+				if diff := shapeDiff(e.name, name, old[name], alone); diff != "" {
+					t.Errorf("%s from the files before (-) and from its description alone (+):\n%s", name, diff)
 				}
-				if diff := cmp.Diff(fromFiles, alone); diff != "" {
-					t.Errorf("%s from the files before (-) and from its description alone (+):\n%s", tb.Name, diff)
-				}
-				if diff := cmp.Diff(old[tb.Name], tableShapeOf(t, newDB, engine, tb.Name)); diff != "" {
-					t.Errorf("%s from the files before (-) and from the present migration (+):\n%s", tb.Name, diff)
+				if diff := cmp.Diff(alone, present); diff != "" {
+					t.Errorf("%s from its description alone (-) and from the present migration (+):\n%s", name, diff)
 				}
 			}
 			// A herd from before opens a database this one made: the files
@@ -226,29 +241,34 @@ func TestDescribedTablesAreTheTablesOfTheFilesBefore(t *testing.T) {
 			if err := Migrate(ctx, before); err != nil {
 				t.Fatalf("a database the files before made: %v", err)
 			}
-			for _, tb := range describedTables() {
-				if diff := cmp.Diff(old[tb.Name], tableShapeOf(t, oldDB, engine, tb.Name)); diff != "" {
-					t.Errorf("%s changed when an older herd's database opened:\n%s", tb.Name, diff)
+			for _, name := range describedNames() {
+				if diff := cmp.Diff(old[name], tableShapeOf(t, oldDB, engine, name)); diff != "" {
+					t.Errorf("%s changed when an older herd's database opened:\n%s", name, diff)
 				}
 			}
 		})
 	}
 }
 
-// placedApart are the described tables whose columns the engine's files,
-// which still make them on every database of that engine, put in
-// another order than their description: PostgreSQL's first file made
-// the leases' renewed_at before data, where SQLite's 0013 added it after
-// (the description's order, in which Ensure makes it on a new SQLite
-// database). No statement of herd's depends on the order, and a
-// database keeps one order for its table; the rest of their shape is
-// compared as it is.
+// placedApart are the described tables whose columns the engine's files
+// put in another order than their description, on every database of
+// that engine made before the files were retired: PostgreSQL's first
+// file made the leases' renewed_at before data, where SQLite's 0013
+// added it after (the description's order, in which Ensure makes it on
+// a new database of either engine). No statement of herd's depends on
+// the order (none selects or inserts without naming its columns, and
+// verify compares a table with a copy of itself), and a database keeps
+// one order for its table; the rest of their shape is compared as it is.
 var placedApart = map[string]map[string]bool{"postgres": {"leases": true}}
 
-// inAnyOrder is s with its columns in name order.
-func inAnyOrder(s tableShape) tableShape {
-	s.Columns = slices.Sorted(slices.Values(s.Columns))
-	return s
+// shapeDiff is cmp.Diff of a and b, shapes of the table name on engine,
+// their columns' order left out where the files placed them apart.
+func shapeDiff(engine, name string, a, b tableShape) string {
+	if placedApart[engine][name] {
+		a.Columns = slices.Sorted(slices.Values(a.Columns))
+		b.Columns = slices.Sorted(slices.Values(b.Columns))
+	}
+	return cmp.Diff(a, b)
 }
 
 // TestTheFirstFilesDatabaseUpgradesToTheDescribedTables: a database an
@@ -272,7 +292,8 @@ VALUES ('n1', 'Pi', 0, 1, 1, 'Running', 'True', 1, 1, ?)`
 			} else if _, err := db.ExecContext(ctx, `INSERT INTO leases (namespace, name, version, resource_version, data) VALUES ('kube-node-lease', 'n1', 1, 1, '\x7b7d'::bytea)`); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := db.ExecContext(ctx, bind(node), []byte(`{"name":"n1","drain":{}}`)); err != nil {
+			// The node's JSON whole, as herd wrote it before the split.
+			if _, err := db.ExecContext(ctx, bind(node), []byte(`{"name":"n1","drain":{},"version":3,"resourceVersion":7,"lastHeartbeat":"2026-01-01T00:00:05Z"}`)); err != nil {
 				t.Fatal(err)
 			}
 			// The timeline as that herd wrote it, a row an entry: on SQLite
@@ -315,13 +336,28 @@ VALUES ('n1', 'Pi', 0, 1, 1, 'Running', 'True', 1, 1, ?)`
 				t.Fatal(err)
 			}
 			freshDB, _ := events.SQLDB(fresh)
-			for _, tb := range describedTables() {
-				if diff := cmp.Diff(tableShapeOf(t, freshDB, engine, tb.Name), tableShapeOf(t, db, engine, tb.Name)); diff != "" {
-					t.Errorf("%s new (-) and upgraded (+):\n%s", tb.Name, diff)
+			for _, name := range describedNames() {
+				if diff := shapeDiff(e.name, name, tableShapeOf(t, freshDB, engine, name), tableShapeOf(t, db, engine, name)); diff != "" {
+					t.Errorf("%s new (-) and upgraded (+):\n%s", name, diff)
 				}
 			}
 			if got, err := NewNodeView(older).Draining(ctx); err != nil || len(got) != 1 || got[0].Name != "n1" {
 				t.Errorf("the draining nodes after the upgrade: %+v, %v", got, err)
+			}
+			// The split: the node's hot part in a row of its own, its cold
+			// row without it, and the node read back as it was.
+			heard := time.Date(2026, 1, 1, 0, 0, 5, 0, time.UTC)
+			if e.name == "sqlite" {
+				hot := strs(t, db, `SELECT CAST(last_heartbeat AS TEXT) || ' ' || CAST(data AS TEXT) FROM node_heartbeats WHERE name = 'n1'`)
+				if want := fmt.Sprint(heard.UnixNano()) + ` {"version":3,"resourceVersion":7,"lastHeartbeat":"2026-01-01T00:00:05Z"}`; len(hot) != 1 || hot[0] != want {
+					t.Errorf("n1's hot row after the upgrade %q; want %q", hot, want)
+				}
+				if cold := strs(t, db, `SELECT CAST(data AS TEXT) FROM nodes WHERE name = 'n1'`); len(cold) != 1 || strings.Contains(cold[0], "2026-01-01T00:00:05Z") {
+					t.Errorf("n1's cold row after the upgrade %q still holds its heartbeat", cold)
+				}
+				if n, err := NewNodeView(older).Get(ctx, "n1"); err != nil || n.Version != 3 || n.ResourceVersion != 7 || !n.LastHeartbeat.Equal(heard) {
+					t.Errorf("n1 after the upgrade: version %d, resourceVersion %d, last heartbeat %v, %v", n.Version, n.ResourceVersion, n.LastHeartbeat, err)
+				}
 			}
 			if err := Migrate(ctx, older); err != nil {
 				t.Fatalf("the upgraded database opened again: %v", err)
@@ -383,9 +419,9 @@ VALUES ('shop', ?, ?, '', 'Pending', 0, 0, '', 1, 1, ?)`), name, "uid-"+name, []
 				t.Fatal(err)
 			}
 			freshDB, _ := events.SQLDB(fresh)
-			for _, tb := range describedTables() {
-				if diff := cmp.Diff(tableShapeOf(t, freshDB, engine, tb.Name), tableShapeOf(t, db, engine, tb.Name)); diff != "" {
-					t.Errorf("%s new (-) and upgraded (+):\n%s", tb.Name, diff)
+			for _, name := range describedNames() {
+				if diff := shapeDiff(e.name, name, tableShapeOf(t, freshDB, engine, name), tableShapeOf(t, db, engine, name)); diff != "" {
+					t.Errorf("%s new (-) and upgraded (+):\n%s", name, diff)
 				}
 			}
 			if err := Migrate(ctx, older); err != nil {
@@ -402,44 +438,43 @@ VALUES ('shop', ?, ?, '', 'Pending', 0, 0, '', 1, 1, ?)`), name, "uid-"+name, []
 	}
 }
 
-// TestMigrationFilesKeepTheHistory: every migration file of the history
-// before the kinds' tables were described is still there byte for byte
-// (a database recorded its checksum) or retired with its table's
-// description; no file takes a retired version again, which a database
-// that applied the retired file would refuse; and no file names a
-// described table but those the first files made, which stay.
+// TestMigrationFilesKeepTheHistory: no migration file of the views is
+// left beside the package's code, as Migrate applies none: a database is
+// made from the descriptions alone, and a new table, column, index or
+// view is described, not written in a file. Every table and view the
+// history's files made (testdata, as databases recorded them) is
+// described, node_rows among them, so that no file's work went with it.
 func TestMigrationFilesKeepTheHistory(t *testing.T) {
-	for engine, files := range map[string]embedFS{"sqlite": {migrations, "migrations"}, "postgres": {postgresMigrations, "postgres_migrations"}} {
-		old := historyBefore(t, engine, 0)
-		oldNames, err := fs.Glob(old, "*.sql")
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
-		last := oldNames[len(oldNames)-1][:4]
-		byVersion := map[string]string{}
-		for _, n := range oldNames {
-			byVersion[n[:4]] = n
+		if d.IsDir() && d.Name() == "testdata" {
+			return fs.SkipDir
 		}
-		names, err := fs.Glob(files.fs, files.dir+"/*.sql")
-		if err != nil {
-			t.Fatal(err)
+		if !d.IsDir() && strings.HasSuffix(path, ".sql") {
+			t.Errorf("%s: the views are made from their descriptions alone (viewstore.Table, viewstore.View), and no file is applied", path)
 		}
-		for _, path := range names {
-			name := filepath.Base(path)
-			body, err := fs.ReadFile(files.fs, path)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := regexp.MustCompile(`(?i)\bCREATE\s+(?:TABLE|VIEW)\s+(?:IF\s+NOT\s+EXISTS\s+)?([a-z_]+)`)
+	for _, engine := range []string{"sqlite", "postgres"} {
+		history := historyBefore(t, engine, 0)
+		names, err := fs.Glob(history, "*.sql")
+		if err != nil || len(names) == 0 {
+			t.Fatalf("%s's history: %v, %v", engine, names, err)
+		}
+		for _, n := range names {
+			body, err := fs.ReadFile(history, n)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if name[:4] <= last {
-				was, _ := fs.ReadFile(old, byVersion[name[:4]])
-				if byVersion[name[:4]] != name || !bytes.Equal(was, body) {
-					t.Errorf("%s %s: version %s was %q; a file of the history is kept as it was, or retired and its version never used again", engine, name, name[:4], byVersion[name[:4]])
-				}
-				continue
-			}
-			for _, tb := range describedTables() {
-				if regexp.MustCompile(`(?i)\b(TABLE|ON|UPDATE|INTO|FROM|JOIN)\s+` + tb.Name + `\b`).Match(body) {
-					t.Errorf("%s %s names the described table %s: its description says what it is", engine, name, tb.Name)
+			for _, m := range made.FindAllSubmatch(body, -1) {
+				if !slices.Contains(describedNames(), string(m[1])) {
+					t.Errorf("%s %s makes %s, which no description says", engine, n, m[1])
 				}
 			}
 		}
@@ -447,34 +482,20 @@ func TestMigrationFilesKeepTheHistory(t *testing.T) {
 }
 
 // TestRetiredFilesAreThoseOfTheHistory: the files recorded as applied
-// once the described tables are made are exactly the history's files no
-// longer applied, each with the checksum of its text.
+// once the described tables are made are exactly the history's files,
+// each with the checksum of its text.
 func TestRetiredFilesAreThoseOfTheHistory(t *testing.T) {
-	for engine, c := range map[string]struct {
-		files   embedFS
-		retired []events.RetiredMigration
-	}{
-		"sqlite":   {embedFS{migrations, "migrations"}, retiredSQLite},
-		"postgres": {embedFS{postgresMigrations, "postgres_migrations"}, retiredPostgres},
-	} {
+	for engine, retired := range map[string][]events.RetiredMigration{"sqlite": retiredSQLite, "postgres": retiredPostgres} {
 		old := historyBefore(t, engine, 0)
 		oldNames, _ := fs.Glob(old, "*.sql")
 		var want []events.RetiredMigration
 		for _, n := range oldNames {
-			if _, err := fs.Stat(c.files.fs, c.files.dir+"/"+n); err == nil {
-				continue
-			}
 			body, _ := fs.ReadFile(old, n)
 			v, _ := strconv.ParseInt(n[:4], 10, 64)
 			want = append(want, events.RetiredMigration{Version: v, Name: n, Checksum: fmt.Sprintf("%x", sha256.Sum256(body))})
 		}
-		if diff := cmp.Diff(want, c.retired); diff != "" {
+		if diff := cmp.Diff(want, retired); diff != "" {
 			t.Errorf("%s's retired files (-history +recorded):\n%s", engine, diff)
 		}
 	}
-}
-
-type embedFS struct {
-	fs  fs.FS
-	dir string
 }

@@ -35,7 +35,7 @@ func TestLeasesThroughTheUnitOfWorkOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	if err := events.MigratePostgres(ctx, db, "projections", PostgresMigrations()); err != nil {
+	if err := Migrate(ctx, log); err != nil {
 		t.Fatal(err)
 	}
 	views := viewstore.NewDBOn(db, events.EnginePostgres.Dialect())

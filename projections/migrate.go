@@ -2,34 +2,13 @@ package projections
 
 import (
 	"context"
-	"embed"
-	"io/fs"
+	"fmt"
 	"maps"
 	"slices"
 
 	"herd/events"
 	"herd/projections/viewstore"
 )
-
-//go:embed migrations/*.sql
-var migrations embed.FS
-
-//go:embed postgres_migrations/*.sql
-var postgresMigrations embed.FS
-
-// PostgresMigrations are the views' migration files for PostgreSQL,
-// applied under the component "projections" as on SQLite: the first
-// ones, which make the tables (found as described after) and node_rows,
-// a view the descriptions do not say (Migrate makes the rest). A database
-// is born there in the views' present shape: none of SQLite's upgrades
-// of older rows applies.
-func PostgresMigrations() fs.FS {
-	sub, err := fs.Sub(postgresMigrations, "postgres_migrations")
-	if err != nil {
-		panic(err) // the embedded directory exists: a build error otherwise
-	}
-	return sub
-}
 
 // described are the object model's kinds' tables, made from their
 // descriptions rather than from migration files, by name: each described
@@ -46,8 +25,7 @@ func describeTable(t viewstore.Table) viewstore.Schema {
 }
 
 // describedTables are the kinds' described tables in name order, then
-// the tables of viewstore's own stores (viewstore.Tables), some of which
-// the first migration files still make.
+// the tables of viewstore's own stores (viewstore.Tables).
 func describedTables() []viewstore.Table {
 	out := make([]viewstore.Table, 0, len(described))
 	for _, name := range slices.Sorted(maps.Keys(described)) {
@@ -56,23 +34,27 @@ func describedTables() []viewstore.Table {
 	return append(out, viewstore.Tables()...)
 }
 
-// retiredSQLite and retiredPostgres are the files of each engine's
-// history that made the described tables, and which their descriptions
-// replaced: recorded as applied once the tables are as described, so
-// that a herd from before them opens a database this one made. Their
-// versions are never used again (a database that applied the file would
-// take a new one of the same version for a file changed after it was
-// applied).
+// retiredSQLite and retiredPostgres are each engine's history of the
+// views' files, every one of which the descriptions replaced (the
+// tables', node_rows', and on SQLite the nodes' split, which
+// viewstore.DB's SplitNodesTable and splitNodeRows do): recorded as
+// applied once the tables are as described, so that a herd from before
+// them opens a database this one made. Their versions are never used
+// again (a database that applied the file would take a new one of the
+// same version for a file changed after it was applied).
 var retiredSQLite = []events.RetiredMigration{
+	{Version: 1, Name: "0001_nodes.sql", Checksum: "876cb823b1f8a69c477e8b0ba326f40df41827af49918017a90e7b3380019ccf"},
 	{Version: 2, Name: "0002_pods.sql", Checksum: "ff0189380e479c8e5f930e50a127060eb905b0f5a0000fb49d096a1c652278a7"},
 	{Version: 3, Name: "0003_configmaps.sql", Checksum: "4dce55be709021523c0103485f9c1531488e2275337c8839af57326c52f3011e"},
 	{Version: 4, Name: "0004_ipam.sql", Checksum: "ae8f4d69ddb000c52fa5fe8a3706d8af52bfc81c2fe36496d44191db20b65855"},
 	{Version: 5, Name: "0005_kubelet_targets.sql", Checksum: "9d01fdc215b0f8aa97161bbebca3bca58d42cfbc591cf01f7afe5156028733c4"},
+	{Version: 6, Name: "0006_nodes_deadline_index.sql", Checksum: "f74744f56eb1d052b3d5ca62e387b97a10e839c9d7c74dd1a4cb41b821d3fa8b"},
 	{Version: 7, Name: "0007_nodes_drain_noexecute_index.sql", Checksum: "917cc04efab967a4123380a8894785658be9eedef6f4629747a33796e8f9f479"},
 	{Version: 8, Name: "0008_nodes_taint_check_index.sql", Checksum: "433fd72aa4a4873e95fee73c26b826fbc0f482d101ae34882a3fb063835a84a8"},
 	{Version: 9, Name: "0009_node_timeline_type.sql", Checksum: "22ecce71c2647f81cda2d1888a58a4b20d80bfb59496a40ff3f4f7870e916f97"},
 	{Version: 10, Name: "0010_namespaces.sql", Checksum: "b758f0b2fefbaba087ea4dbb529585534ea2e77a9cecd6a46aa4be0c50c88df6"},
 	{Version: 11, Name: "0011_leases.sql", Checksum: "3c56a7595bbb10ef8e1b277d73e6ee96fb12b5df4fd514ac418c8992d35976a5"},
+	{Version: 12, Name: "0012_node_heartbeats.sql", Checksum: "f106e412dcdff4e298b632ca1f2cea322ed1a8a09792eb7eb1e543ed7a411ac1"},
 	{Version: 13, Name: "0013_leases_renewed_at.sql", Checksum: "10ba895aa4669f29577a14ead8e53e55488182e48b5dca3993f9ab2cfc59d5bf"},
 	{Version: 14, Name: "0014_replicasets.sql", Checksum: "0513e4f69ed335d179f991e4e4aac3958daae5be958e340335e6920afc308908"},
 	{Version: 15, Name: "0015_deployments.sql", Checksum: "1005271700ea46edc6236c3d442b86107924a139b0958c299d66e2c35372a966"},
@@ -90,6 +72,8 @@ var retiredSQLite = []events.RetiredMigration{
 }
 
 var retiredPostgres = []events.RetiredMigration{
+	{Version: 1, Name: "0001_leases.sql", Checksum: "793ce3fc8d133fe0f313226980a29d6c9c088921154eb2e6241c4f680e4317a6"},
+	{Version: 2, Name: "0002_views.sql", Checksum: "d7cab238dc8ba04fc109f3d06b9aeef0c6bf1992002eb3eeb00450f290bcf2be"},
 	{Version: 3, Name: "0003_replicasets.sql", Checksum: "82eddc002693bcd11c707dd96cb9007e2ff5b2d8ee8b242945f993c02e27c37e"},
 	{Version: 4, Name: "0004_deployments.sql", Checksum: "d0cd2d6f43fbda68e528e178bf05a62f3ac1c14b2a474fe0b1904c3c5fee4a06"},
 	{Version: 5, Name: "0005_poddisruptionbudgets.sql", Checksum: "b90215286cd86dc1c8b8ad8eb2e760ecce7bee9fbbfa7032d77484070d25d71d"},
@@ -106,32 +90,29 @@ var retiredPostgres = []events.RetiredMigration{
 }
 
 // Migrate creates or upgrades the view tables beside log, on whichever
-// engine keeps it, on the views' pool: first each engine's history of
-// files (viewstore.DB's Migrate) still kept, for node_rows and the
-// nodes' split an older database needs in order, then the described
-// tables from their descriptions
-// (viewstore.DB's Ensure: the object model's kinds', made there, and
-// those of viewstore's own stores, which the files made and Ensure
-// brings up to their descriptions), then on SQLite the upgrades of rows
-// an older herd wrote (their statements in viewstore's SQLite upgrades).
+// engine keeps it, on the views' pool, from their descriptions alone (no
+// file of the views is applied any more): on SQLite first a nodes table
+// an older herd made before the hot/cold split brought to the split's
+// columns (viewstore.DB's SplitNodesTable); then the described tables and
+// views (viewstore.DB's Ensure: made where the database lacks them,
+// brought up to their descriptions where an older herd made them); then
+// on SQLite the upgrades of rows an older herd wrote (their statements in
+// viewstore's SQLite upgrades).
 func Migrate(ctx context.Context, log events.Log) error {
 	views := viewstore.NewDB(log)
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		panic(err) // the embedded directory exists: a build error otherwise
+	sqlite := views.Dialect().Engine() != events.EnginePostgres
+	retired := retiredPostgres
+	if sqlite {
+		retired = retiredSQLite
+		if err := views.SplitNodesTable(ctx); err != nil {
+			return fmt.Errorf("migrate views: %w", err)
+		}
 	}
-	if err := views.Migrate(ctx, sub, PostgresMigrations()); err != nil {
+	if err := views.Ensure(ctx, describedTables(), viewstore.Views(), retired); err != nil {
 		return err
 	}
-	retired := retiredSQLite
-	if views.Dialect().Engine() == events.EnginePostgres {
-		retired = retiredPostgres
-	}
-	if err := views.Ensure(ctx, describedTables(), retired); err != nil {
-		return err
-	}
-	if views.Dialect().Engine() != events.EnginePostgres {
-		// A PostgreSQL database is born in the present shape.
+	if sqlite {
+		// A PostgreSQL database was born in the present shape.
 		if err := storeDerivedLabels(ctx, views); err != nil {
 			return err
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 // nodeHot is the part of a node that a plain heartbeat changes, stored
-// apart from the rest in node_heartbeats (see migration 0012): the
+// apart from the rest in node_heartbeats (viewstore.Tables): the
 // node's version and resourceVersion (every event moves them), its last
 // heartbeat and latest figures, and the lastHeartbeatTime of each of its
 // conditions, in their order.

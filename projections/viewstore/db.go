@@ -3,8 +3,6 @@ package viewstore
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"io/fs"
 
 	"herd/events"
 )
@@ -68,22 +66,6 @@ func (v *DB) InTx(ctx context.Context, fn func(*events.ViewTx) error) error {
 		return err
 	}
 	return tx.Commit()
-}
-
-// Migrate creates or upgrades the views' tables on the pool from the
-// engine's own history of migrations, under the component "projections":
-// sqlite's files on SQLite, postgres' on PostgreSQL.
-func (v *DB) Migrate(ctx context.Context, sqlite, postgres fs.FS) error {
-	var err error
-	if v.d.Engine() == events.EnginePostgres {
-		err = events.MigratePostgres(ctx, v.db, "projections", postgres)
-	} else {
-		err = events.Migrate(ctx, v.db, "projections", sqlite)
-	}
-	if err != nil {
-		return fmt.Errorf("migrate views: %w", err)
-	}
-	return nil
 }
 
 var (

@@ -10,11 +10,12 @@ import (
 	"herd/events"
 )
 
-// Ensure makes the views' described tables what their descriptions say,
-// in one transaction under the migrations' lock (events.MigrateTx), after
-// the engine's migration files: a table the database lacks is created
-// with its indexes; one an older herd made gets the columns described
-// since (each with its default, then its Fill) and the indexes it lacks.
+// Ensure makes the views' described tables and views what their
+// descriptions say, in one transaction under the migrations' lock
+// (events.MigrateTx): a table the database lacks is created with its
+// indexes; one an older herd made gets the columns described since (each
+// with its default, then its Fill) and the indexes it lacks; then each
+// view is made, or made again where its query is not the described one.
 // A table whose columns the description does not all name, or a column
 // to add with neither default nor NULL, is refused, naming it, and
 // nothing is changed. Each step is a no-op where its work is done, so
@@ -24,10 +25,13 @@ import (
 // the component "projections" where they are not already
 // (events.RecordRetired), so that a herd from before them opens the
 // database as one it migrated itself.
-func (v *DB) Ensure(ctx context.Context, tables []Table, retired []events.RetiredMigration) error {
+func (v *DB) Ensure(ctx context.Context, tables []Table, views []View, retired []events.RetiredMigration) error {
 	var errs []error
 	for _, t := range tables {
 		errs = append(errs, t.Check())
+	}
+	for _, w := range views {
+		errs = append(errs, w.Check())
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("migrate views: %w", err)
@@ -37,6 +41,11 @@ func (v *DB) Ensure(ctx context.Context, tables []Table, retired []events.Retire
 		for _, t := range tables {
 			if err := ensureTable(ctx, tx, e, t); err != nil {
 				return fmt.Errorf("table %s: %w", t.Name, err)
+			}
+		}
+		for _, w := range views {
+			if err := ensureView(ctx, tx, e, w); err != nil {
+				return fmt.Errorf("view %s: %w", w.Name, err)
 			}
 		}
 		return events.RecordRetired(ctx, tx, e, "projections", retired)

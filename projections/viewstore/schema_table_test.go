@@ -170,7 +170,7 @@ func TestEnsureMakesANewKindsTableAndUpgradesAnOlderOne(t *testing.T) {
 			views := viewstore.NewDBOn(db, engine.Dialect())
 			plain := viewstore.ObjectTable("widgets", false)
 			for range 2 {
-				if err := views.Ensure(ctx, []viewstore.Table{plain}, nil); err != nil {
+				if err := views.Ensure(ctx, []viewstore.Table{plain}, nil, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -185,7 +185,7 @@ func TestEnsureMakesANewKindsTableAndUpgradesAnOlderOne(t *testing.T) {
 				}
 			})
 
-			if err := views.Ensure(ctx, []viewstore.Table{viewstore.ObjectTable("widgets", true)}, nil); err != nil {
+			if err := views.Ensure(ctx, []viewstore.Table{viewstore.ObjectTable("widgets", true)}, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			with := viewstore.New(viewstore.Objects("widgets", true))
@@ -204,7 +204,7 @@ func TestEnsureMakesANewKindsTableAndUpgradesAnOlderOne(t *testing.T) {
 			}
 
 			// The table has a column the description does not.
-			err := views.Ensure(ctx, []viewstore.Table{plain, viewstore.ObjectTable("gadgets", false)}, nil)
+			err := views.Ensure(ctx, []viewstore.Table{plain, viewstore.ObjectTable("gadgets", false)}, nil, nil)
 			if err == nil || !strings.Contains(err.Error(), "table widgets: column controller is in the database but not in the table's description") {
 				t.Fatalf("Ensure of a description short of a column: %v", err)
 			}
@@ -214,7 +214,7 @@ func TestEnsureMakesANewKindsTableAndUpgradesAnOlderOne(t *testing.T) {
 			// A column to add with neither default nor NULL.
 			grown := viewstore.ObjectTable("widgets", true)
 			grown.Columns = append(grown.Columns, viewstore.Column{Name: "uid", Type: viewstore.TypeText})
-			err = views.Ensure(ctx, []viewstore.Table{grown}, nil)
+			err = views.Ensure(ctx, []viewstore.Table{grown}, nil, nil)
 			if err == nil || !strings.Contains(err.Error(), "table widgets: column uid is missing, and without a default or NULL it cannot be added") {
 				t.Fatalf("Ensure of a column without a default: %v", err)
 			}

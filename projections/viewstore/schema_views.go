@@ -1,17 +1,16 @@
 package viewstore
 
+import "herd/events"
+
 // Tables describes the views' tables that viewstore's own stores keep,
 // other than the kinds' (ObjectTable): the pods', the namespaces', the
 // device bindings', the IP addresses', the two single-row aggregates',
 // the leases', the rebuilds' checkpoints, the nodes' two rows and the
-// node timeline. On a new database DB.Ensure makes them from here,
-// except those that the engine's first migration files still make,
-// together with node_rows and in the order the nodes' split needs
-// (nodes, node_timeline, projection_checkpoints, fleet_health and
-// node_heartbeats on SQLite; every one on PostgreSQL, whose 0001–0002
-// make them all): Ensure finds those as described, or adds what they
-// gained since. What they gain after — a column, an index — is added to
-// the description, not written in a file.
+// node timeline. DB.Ensure makes them from here on a new database, and
+// brings those an older herd made with its files up to them (on SQLite,
+// after SplitNodesTable has brought a nodes table made before the
+// hot/cold split to the split's columns). What they gain — a column, an
+// index — is added to the description, not written in a file.
 func Tables() []Table {
 	singles := func(table string) Table {
 		return Table{
@@ -158,4 +157,29 @@ func leasesTable() Table {
 	t := ObjectTable("leases", false)
 	t.Columns = append(t.Columns, Column{Name: "renewed_at", Type: TypeInt, Default: "0"})
 	return t
+}
+
+// Views describes the views over the described tables: node_rows, what
+// readers of the node view read (Nodes' Get, List, After).
+func Views() []View {
+	return []View{nodeRowsView}
+}
+
+// nodeRowsView is a node's two rows as one: the cold row's columns, the
+// last heartbeat, and the two parts' JSON joined by a NUL byte (which
+// JSON never holds), decoded as one node by projections' unmarshalNode.
+// A node written before the split has no hot row until the upgrade at
+// start (projections' splitNodeRows) gives it one, and reads whole
+// meanwhile. The byte strings' literals are each engine's; on SQLite the
+// query is word for word the one of the file that made the view before
+// it was described (0012), so that a database made then keeps its view
+// as it is.
+var nodeRowsView = View{
+	Name: "node_rows",
+	Select: func(d events.Dialect) string {
+		return `SELECT n.name, n.kind, n.deleted, n.agent_state, n.ready, n.registered_at,
+       COALESCE(h.last_heartbeat, 0) AS last_heartbeat,
+       n.data || ` + d.Bytes([]byte{0}) + ` || COALESCE(h.data, ` + d.Bytes(nil) + `) AS data
+FROM nodes n LEFT JOIN node_heartbeats h ON h.name = n.name`
+	},
 }

@@ -2,16 +2,64 @@ package viewstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"slices"
 
 	"herd/events"
 )
 
-// The SQLite upgrades of rows an older herd wrote, which a migration's
-// SQL alone cannot bring up to date: their statements, and the mark
-// each leaves in projection_checkpoints so that it runs once per
-// database. A PostgreSQL database is born in the views' present shape,
-// so none of them applies there.
+// The SQLite upgrades of what an older herd wrote, which the tables'
+// descriptions alone cannot bring up to date: the nodes table made
+// before the hot/cold split, and the rows of older herds, with the
+// statements of each and the mark each leaves in projection_checkpoints
+// so that it runs once per database. A PostgreSQL database was born in
+// the views' present shape, so none of them applies there.
+
+// wholeNodeColumns are the columns of the nodes table as SQLite's first
+// file (0001) made it, before the hot/cold split, that the split (0012)
+// dropped: the node's version, resourceVersion and last heartbeat, each
+// also in the row's JSON, which then held the whole node.
+var wholeNodeColumns = []string{"version", "resource_version", "last_heartbeat"}
+
+// SplitNodesTable brings a nodes table an older herd made before the
+// hot/cold split to the split's columns, as the split's file (0012) did:
+// the deadline index over them (0006, where it was applied) and the
+// three columns dropped, in one transaction under the migrations' lock.
+// It runs before Ensure, which refuses a table with columns its
+// description lacks, and which then makes node_heartbeats and node_rows.
+// The rows' JSON holds the whole node, so nothing is lost, and each node
+// reads whole until it gets its hot row (projections' splitNodeRows).
+// Where nodes lacks the columns (split already, or not made yet) it
+// changes nothing, so that every start runs it.
+func (v *DB) SplitNodesTable(ctx context.Context) error {
+	e := v.d.Engine()
+	err := events.MigrateTx(ctx, v.db, e, func(tx *sql.Tx) error {
+		have, err := tableColumns(ctx, tx, e, "nodes")
+		if err != nil {
+			return err
+		}
+		stmts := []string{"DROP INDEX IF EXISTS nodes_by_deadline"}
+		for _, c := range wholeNodeColumns {
+			if slices.Contains(have, c) {
+				stmts = append(stmts, "ALTER TABLE nodes DROP COLUMN "+c)
+			}
+		}
+		if len(stmts) == 1 {
+			return nil
+		}
+		for _, stmt := range stmts {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("%s: %w", stmt, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("split the nodes table: %w", err)
+	}
+	return nil
+}
 
 // UpgradeOnce runs upgrade in one transaction on v, once per database:
 // it leaves mark in projection_checkpoints, and a database that has the
@@ -66,7 +114,7 @@ func NodesWithout(ctx context.Context, q Querier, label string) ([][]byte, error
 }
 
 // NodesWrittenWhole is the data of the node rows written before the
-// hot/cold split (migration 0012), which have no hot row, by name.
+// hot/cold split (SplitNodesTable), which have no hot row, by name.
 func NodesWrittenWhole(ctx context.Context, q Querier) ([][]byte, error) {
 	return allData(ctx, q, "nodes written whole",
 		`SELECT n.data FROM nodes n WHERE NOT EXISTS (SELECT 1 FROM node_heartbeats h WHERE h.name = n.name) ORDER BY n.name`)
