@@ -68,7 +68,7 @@ func ensureView(ctx context.Context, tx *sql.Tx, e events.Engine, w View) error 
 	switch {
 	case kind == "":
 	case kind != "view":
-		return fmt.Errorf("%s is a %s in the database, not a view", w.Name, kind)
+		return fmt.Errorf("%s is %s in the database, not a view", w.Name, withArticle(kind))
 	case same:
 		return nil
 	default:
@@ -96,7 +96,9 @@ func viewIs(ctx context.Context, tx *sql.Tx, e events.Engine, w View, create str
 		return kind, err == nil && stmt.String == create, err
 	}
 	var def sql.NullString
-	err = tx.QueryRowContext(ctx, `SELECT CASE c.relkind WHEN 'v' THEN 'view' WHEN 'r' THEN 'table' ELSE c.relkind::text END,
+	err = tx.QueryRowContext(ctx, `SELECT CASE c.relkind WHEN 'v' THEN 'view' WHEN 'r' THEN 'table' WHEN 'p' THEN 'table'
+    WHEN 'i' THEN 'index' WHEN 'I' THEN 'index' WHEN 'S' THEN 'sequence' WHEN 'm' THEN 'materialized view'
+    WHEN 'f' THEN 'foreign table' WHEN 'c' THEN 'type' ELSE c.relkind::text END,
   CASE WHEN c.relkind = 'v' THEN pg_get_viewdef(c.oid) END
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = current_schema() AND c.relname = $1`, w.Name).Scan(&kind, &def)
@@ -118,4 +120,12 @@ WHERE n.nspname = current_schema() AND c.relname = $1`, w.Name).Scan(&kind, &def
 		return kind, false, err
 	}
 	return kind, def.String == want, nil
+}
+
+// withArticle is a kind of schema object with its indefinite article.
+func withArticle(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
 }

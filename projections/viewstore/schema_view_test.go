@@ -21,7 +21,8 @@ func marked(name, mark string) viewstore.View {
 // is made on each engine over a described table, its byte string spelled
 // by the engine; made again it is left as it is, the catalog untouched;
 // its query changed, it is made again and reads the new query; a view
-// under a table's name is refused, naming it, and changes nothing.
+// under a table's name is refused, naming it, and changes nothing; one
+// under an index's name is refused, naming what it is.
 func TestEnsureMakesADescribedViewAndReplacesAChangedOne(t *testing.T) {
 	for _, open := range []func(*testing.T) engine{openSQLite, openPostgres} {
 		e := open(t)
@@ -72,6 +73,14 @@ func TestEnsureMakesADescribedViewAndReplacesAChangedOne(t *testing.T) {
 			}
 			if got := catalogStamp(t, db, engine); got != stamp {
 				t.Errorf("a refused Ensure changed the catalog: %s, then %s", stamp, got)
+			}
+
+			if _, err := db.ExecContext(ctx, `CREATE INDEX widgets_by_data ON widgets (data)`); err != nil {
+				t.Fatal(err)
+			}
+			err = views.Ensure(ctx, widgets, []viewstore.View{marked("widgets_by_data", "!")}, nil)
+			if err == nil || !strings.Contains(err.Error(), "widgets_by_data is an index in the database, not a view") {
+				t.Fatalf("Ensure of a view under an index's name: %v", err)
 			}
 		})
 	}
