@@ -107,3 +107,20 @@ func (c nodeCommands) ExecuteBatch(ctx context.Context, cmds []domain.Keyed[doma
 			return command.UpdateTx(ctx, u, nodes.on(c.w), tx, k.Key.String(), decide)
 		})
 }
+
+// DryRun decides cmd as Execute would and writes nothing (the node's
+// Commands' DryRun): a command that weighs the node's lease is decided
+// on the node and its lease's renewal as committed, read one after the
+// other (a dry run promises no more than that).
+func (c nodeCommands) DryRun(ctx context.Context, key domain.Key, cmd domain.NodeCommand) (domain.Node, error) {
+	if !domain.WeighsLease(cmd) {
+		return c.Commands.DryRun(ctx, key, cmd)
+	}
+	renewed, err := leaseRows.RenewedAt(ctx, c.w.views, viewstore.Key{Namespace: domain.NodeLeaseNamespace, Name: key.Name})
+	if err != nil {
+		return domain.Node{}, fmt.Errorf("the renewal of node %s's lease: %w", key.Name, err)
+	}
+	return c.Commands.DryRunDeciding(ctx, key, cmd, func(n domain.Node, cmd domain.NodeCommand, now time.Time) ([]domain.Event, error) {
+		return domain.DecideNodeHeard(n, renewed, cmd, now)
+	})
+}

@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 // decided on the node and its lease's renewal, as the node's executor
 // decides one alone: judged by a heartbeat older than the lease's
 // renewal it writes nothing, while the batch's other command is
-// written. On both engines.
+// written. A dry run of the mark weighs it as well. On both engines.
 func TestABatchedMarkWeighsTheLease(t *testing.T) {
 	viewOnEachEngine(t, func(t *testing.T, log events.Log) {
 		ctx := t.Context()
@@ -55,6 +56,32 @@ func TestABatchedMarkWeighsTheLease(t *testing.T) {
 		}
 		if !states[1].Unschedulable {
 			t.Errorf("web-02 not cordoned by the batch")
+		}
+
+		// A dry run of the mark weighs the lease too, and of a mark
+		// judged by the renewal answers the node marked, writing nothing.
+		dry := w.NodeCommands().(interface {
+			DryRun(context.Context, domain.Key, domain.NodeCommand) (domain.Node, error)
+		})
+		n, err := dry.DryRun(ctx, domain.Key{Name: "web-01"}, mark)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := n.Condition(domain.ConditionReady); c.Status != domain.ConditionTrue {
+			t.Errorf("dry run of a mark judged before the lease's renewal: Ready %s, want True", c.Status)
+		}
+		renewedMark := domain.IfNodeReporting{Command: domain.NodeSequence{domain.MarkNodeUnreachable{LastHeard: t0.Add(10 * time.Second)}, domain.SyncConditionTaints{}}}
+		if n, err = dry.DryRun(ctx, domain.Key{Name: "web-01"}, renewedMark); err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := n.Condition(domain.ConditionReady); c.Status != domain.ConditionUnknown {
+			t.Errorf("dry run of a mark judged by the lease's renewal: Ready %s, want Unknown", c.Status)
+		}
+		if stored, err = NewNodeView(log).Get(ctx, "web-01"); err != nil {
+			t.Fatal(err)
+		}
+		if stored.Version != before.Version {
+			t.Errorf("web-01 at version %d after dry runs, want %d", stored.Version, before.Version)
 		}
 	})
 }
