@@ -504,9 +504,13 @@ func (t *postgresTx) refusePrepared(ctx context.Context, ps []*PreparedAppend, r
 	heads := make(map[string]int64, len(names))
 	for k := 0; rows.Next(); k++ {
 		var v int64
-		if err := rows.Scan(&v); err != nil || k >= len(names) {
+		if k >= len(names) {
 			_ = rows.Close()
-			return fmt.Errorf("read the versions of refused appends' streams: %d of %d: %v", k, len(names), err)
+			return fmt.Errorf("read the versions of refused appends' streams: more rows than the %d streams", len(names))
+		}
+		if err := rows.Scan(&v); err != nil {
+			_ = rows.Close()
+			return fmt.Errorf("read the versions of refused appends' streams: %w", err)
 		}
 		heads[names[k]] = v
 	}
