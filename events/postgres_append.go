@@ -502,7 +502,8 @@ func (t *postgresTx) refusePrepared(ctx context.Context, ps []*PreparedAppend, r
 		return fmt.Errorf("read the versions of refused appends' streams: %w", err)
 	}
 	heads := make(map[string]int64, len(names))
-	for k := 0; rows.Next(); k++ {
+	k := 0
+	for ; rows.Next(); k++ {
 		var v int64
 		if k >= len(names) {
 			_ = rows.Close()
@@ -514,8 +515,11 @@ func (t *postgresTx) refusePrepared(ctx context.Context, ps []*PreparedAppend, r
 		}
 		heads[names[k]] = v
 	}
-	if err := rows.Close(); err != nil {
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return fmt.Errorf("read the versions of refused appends' streams: %w", err)
+	}
+	if k != len(names) {
+		return fmt.Errorf("read the versions of refused appends' streams: %d rows for %d streams", k, len(names))
 	}
 	for _, i := range refused {
 		p := ps[i]
