@@ -94,8 +94,8 @@ func (p *PreparedAppend) Stream() string { return p.records[0].Stream }
 func (p *PreparedAppend) Expected() int64 { return p.records[0].Version - 1 }
 
 // PreparedAppender is a LogTx that writes prepared appends of many
-// streams with few statements. SQLite's transactions are; a PostgreSQL
-// transaction appends each stream with Append.
+// streams with few statements: SQLite's transactions and PostgreSQL's
+// are.
 type PreparedAppender interface {
 	// AppendPrepared appends each of ps at its expected version, in
 	// order, and returns each one's records, or its error: a

@@ -8,6 +8,20 @@ import (
 	"herd/events"
 )
 
+// onPreparedEngines runs test on each engine's log whose transactions
+// append prepared writes: SQLite's and PostgreSQL's (when a server is
+// there; pgtest skips it otherwise).
+func onPreparedEngines(t *testing.T, test func(t *testing.T, log events.Log)) {
+	t.Run("sqlite", func(t *testing.T) {
+		s, _ := openSQLite(t)
+		test(t, s.Log())
+	})
+	t.Run("postgres", func(t *testing.T) {
+		l, _ := openPostgres(t)
+		test(t, l)
+	})
+}
+
 // TestAppendPreparedRefusesOnlyTheStreamsThatMoved: prepared appends of
 // many streams in one transaction, more rows than one statement holds,
 // one of them at a version its stream left: that one is refused with a
@@ -15,9 +29,11 @@ import (
 // positions in the order given, with its metadata, and reads back as
 // Append would have stored it.
 func TestAppendPreparedRefusesOnlyTheStreamsThatMoved(t *testing.T) {
-	s, _ := openSQLite(t)
+	onPreparedEngines(t, testAppendPreparedRefusesOnlyTheStreamsThatMoved)
+}
+
+func testAppendPreparedRefusesOnlyTheStreamsThatMoved(t *testing.T, log events.Log) {
 	ctx := t.Context()
-	log := s.Log()
 	ev := func(i int) events.NewEvent {
 		return events.NewEvent{Type: "Renewed", Payload: fmt.Appendf(nil, `{"n":%d}`, i)}
 	}
@@ -99,9 +115,11 @@ func TestAppendPreparedRefusesOnlyTheStreamsThatMoved(t *testing.T) {
 // nothing, when one stands elsewhere: moved before the transaction, or
 // by an append before it in the same call.
 func TestAppendPreparedChecksTheStreamsItRead(t *testing.T) {
-	s, _ := openSQLite(t)
+	onPreparedEngines(t, testAppendPreparedChecksTheStreamsItRead)
+}
+
+func testAppendPreparedChecksTheStreamsItRead(t *testing.T, log events.Log) {
 	ctx := t.Context()
-	log := s.Log()
 	ev := events.NewEvent{Type: "Marked", Payload: []byte(`{}`)}
 	seed, err := log.Begin(ctx)
 	if err != nil {

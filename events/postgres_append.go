@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -239,6 +240,9 @@ type insertColumns struct {
 	payloads, metadata  [][]byte
 	// actor and causation are the append's, which all its rows share.
 	actor, causation string
+	// actors and causations are each row's, for AppendPrepared's rows
+	// of many appends.
+	actors, causations []string
 }
 
 // newRecords gives each event its id and version and lays the rows out
@@ -286,4 +290,253 @@ func maxPosition(records []Record) int64 {
 func isDeadlock(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "40P01"
+}
+
+var _ PreparedAppender = (*postgresTx)(nil)
+
+// pgInsertPrepared inserts the rows of many appends with one statement,
+// the appends' rows one after the other, each append's in version order
+// (positions grow with versions, as in pgInsertEvents). A row goes in
+// only if its stream stands, in the statement's snapshot, at the version
+// the call's first append of that stream expects (base, $11), and if
+// every stream its append read (ReadAt, $13–$15, by the append's index
+// $12) stands at the version it was read at: a refused row takes no
+// position. Another transaction that stores one of the versions first
+// makes the row wait on UNIQUE (stream, version) and then skip it (ON
+// CONFLICT DO NOTHING), as in pgInsertEvents; AppendPrepared finds
+// which appends are incomplete from what comes back.
+const pgInsertPrepared = `INSERT INTO events (position, event_id, stream, version, type, schema_version, recorded_at, payload, metadata, actor, causation_id, txid)
+SELECT nextval('events_position'), e.event_id, e.stream, e.version, e.type, e.schema_version, e.recorded_at, e.payload, e.metadata, e.actor, e.causation_id, pg_current_xact_id()
+FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::integer[], $6::bigint[], $7::bytea[], $8::bytea[], $9::text[], $10::text[], $11::bigint[], $12::integer[])
+  AS e(event_id, stream, version, type, schema_version, recorded_at, payload, metadata, actor, causation_id, base, n)
+WHERE (SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = e.stream) = e.base
+  AND NOT EXISTS (SELECT FROM unnest($13::integer[], $14::text[], $15::bigint[]) AS r(n, stream, version)
+    WHERE r.n = e.n AND (SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = r.stream) <> r.version)
+ON CONFLICT (stream, version) DO NOTHING
+RETURNING stream, version, position`
+
+// pgStreamHeads reads the highest version of each of the streams $1, in
+// order (0 for a stream with no events).
+const pgStreamHeads = `SELECT COALESCE((SELECT MAX(version) FROM events WHERE stream = s), 0) FROM unnest($1::text[]) AS s`
+
+// AppendPrepared implements PreparedAppender: the appends of ps go in
+// with one statement (pgInsertPrepared), and the stream checks and the
+// checks of the streams each read (ReadAt) are that statement's
+// conditions, not statements of their own. Appends of one stream in ps
+// must follow each other (each expects the version the one before
+// leaves), and a read of a stream an earlier append in ps moves must
+// name the version it leaves; such an append is refused at once
+// otherwise, and it depends on those earlier appends being stored. An
+// append whose rows did not all go in (its stream or a read one stood
+// elsewhere, or another transaction stored one of its versions first)
+// is refused with a *ConflictError, and so is every later append of its
+// stream and every append that read the stream after it; the rows of
+// refused appends that did go in are deleted (one statement more, only
+// then), and one more reads the versions the conflicts name.
+func (t *postgresTx) AppendPrepared(ctx context.Context, ps []*PreparedAppend) ([][]Record, []error, error) {
+	recs := make([][]Record, len(ps))
+	errs := make([]error, len(ps))
+	// moved: where the appends before, in ps, leave each stream; base:
+	// where the first of them expects it.
+	moved := make(map[string]int64, len(ps))
+	base := make(map[string]int64, len(ps))
+	// deps[i]: the streams appends before ps[i] move that ps[i] read.
+	deps := make([][]string, len(ps))
+	var cols insertColumns
+	var bases []int64
+	var ns []int32
+	var readN []int32
+	var readStreams []string
+	var readVersions []int64
+	in := make([]int, 0, len(ps))
+	for i, p := range ps {
+		stream := p.Stream()
+		if v, ok := moved[stream]; ok && v != p.Expected() {
+			errs[i] = &ConflictError{Stream: stream, Expected: p.Expected(), Actual: v}
+			continue
+		}
+		for _, r := range p.reads {
+			if v, ok := moved[r.Stream]; ok && v != r.Version {
+				errs[i] = &ConflictError{Stream: r.Stream, Expected: r.Version, Actual: v}
+				break
+			}
+		}
+		if errs[i] != nil {
+			continue
+		}
+		for _, r := range p.reads {
+			if _, ok := moved[r.Stream]; ok {
+				deps[i] = append(deps[i], r.Stream)
+				continue
+			}
+			readN, readStreams, readVersions = append(readN, int32(i)), append(readStreams, r.Stream), append(readVersions, r.Version)
+		}
+		if _, ok := moved[stream]; !ok {
+			base[stream] = p.Expected()
+		}
+		moved[stream] = p.Expected() + int64(len(p.records))
+		for j := range p.records {
+			r := &p.records[j]
+			var md []byte
+			if s, ok := p.args[j*insertArgs+7].(string); ok {
+				md = []byte(s)
+			}
+			cols.ids = append(cols.ids, r.ID)
+			cols.streams = append(cols.streams, stream)
+			cols.versions = append(cols.versions, r.Version)
+			cols.types = append(cols.types, r.Type)
+			cols.schemas = append(cols.schemas, int32(r.SchemaVersion))
+			cols.recorded = append(cols.recorded, r.RecordedAt.UnixNano())
+			cols.payloads = append(cols.payloads, []byte(r.Payload))
+			cols.metadata = append(cols.metadata, md)
+			cols.actors = append(cols.actors, r.Metadata.Actor)
+			cols.causations = append(cols.causations, r.Metadata.CausationID)
+			bases = append(bases, base[stream])
+			ns = append(ns, int32(i))
+		}
+		in = append(in, i)
+	}
+	if len(in) == 0 {
+		return recs, errs, nil
+	}
+	if !t.hasXid {
+		if _, err := t.tx.ExecContext(ctx, pgTakeXid); err != nil {
+			return nil, nil, fmt.Errorf("append %d streams: %w", len(in), err)
+		}
+		t.hasXid = true
+	}
+	type streamVersion struct {
+		stream  string
+		version int64
+	}
+	positions := make(map[streamVersion]int64, len(cols.ids))
+	rows, err := t.tx.QueryContext(ctx, pgInsertPrepared, cols.ids, cols.streams, cols.versions, cols.types, cols.schemas,
+		cols.recorded, cols.payloads, cols.metadata, cols.actors, cols.causations, bases, ns, readN, readStreams, readVersions)
+	if err != nil {
+		// A deadlock with another replica's appends included: the
+		// statement failed, and with it the transaction.
+		return nil, nil, fmt.Errorf("append %d streams: %w", len(in), err)
+	}
+	for rows.Next() {
+		var sv streamVersion
+		var position int64
+		if err := rows.Scan(&sv.stream, &sv.version, &position); err != nil {
+			_ = rows.Close()
+			return nil, nil, fmt.Errorf("append %d streams: %w", len(in), err)
+		}
+		positions[sv] = position
+	}
+	if err := rows.Close(); err != nil {
+		return nil, nil, fmt.Errorf("append %d streams: %w", len(in), err)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("append %d streams: %w", len(in), err)
+	}
+	// The appends in order: one is stored if all its rows went in and
+	// nothing it follows or read was refused.
+	failed := map[string]bool{}
+	var undo []int64
+	var refused []int
+	var last int64
+	for _, i := range in {
+		p := ps[i]
+		stream := p.Stream()
+		ok := !failed[stream]
+		for _, d := range deps[i] {
+			ok = ok && !failed[d]
+		}
+		out := append([]Record(nil), p.records...)
+		for j := range out {
+			pos, stored := positions[streamVersion{stream, out[j].Version}]
+			if stored {
+				undo = append(undo, pos)
+			}
+			ok = ok && stored
+			out[j].Position = pos
+		}
+		if !ok {
+			failed[stream] = true
+			refused = append(refused, i)
+			continue
+		}
+		undo = undo[:len(undo)-len(out)]
+		recs[i] = out
+		last = max(last, out[len(out)-1].Position)
+	}
+	if len(undo) > 0 {
+		if _, err := t.tx.ExecContext(ctx, pgUndoInsert, undo); err != nil {
+			return nil, nil, fmt.Errorf("append %d streams: undo refused appends: %w", len(in), err)
+		}
+	}
+	if len(refused) > 0 {
+		if err := t.refusePrepared(ctx, ps, refused, deps, failed, errs); err != nil {
+			return nil, nil, err
+		}
+	}
+	if last > 0 {
+		t.appended(last)
+	}
+	return recs, errs, nil
+}
+
+// refusePrepared sets the *ConflictError of each refused append of ps:
+// the first stream it read, or depended on, that stands elsewhere than
+// it read it, else its own stream, each at the version read now.
+func (t *postgresTx) refusePrepared(ctx context.Context, ps []*PreparedAppend, refused []int, deps [][]string, failed map[string]bool, errs []error) error {
+	var names []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			names = append(names, s)
+		}
+	}
+	for _, i := range refused {
+		add(ps[i].Stream())
+		for _, r := range ps[i].reads {
+			add(r.Stream)
+		}
+	}
+	rows, err := t.tx.QueryContext(ctx, pgStreamHeads, names)
+	if err != nil {
+		return fmt.Errorf("read the versions of refused appends' streams: %w", err)
+	}
+	heads := make(map[string]int64, len(names))
+	k := 0
+	for ; rows.Next(); k++ {
+		var v int64
+		if k >= len(names) {
+			_ = rows.Close()
+			return fmt.Errorf("read the versions of refused appends' streams: more rows than the %d streams", len(names))
+		}
+		if err := rows.Scan(&v); err != nil {
+			_ = rows.Close()
+			return fmt.Errorf("read the versions of refused appends' streams: %w", err)
+		}
+		heads[names[k]] = v
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return fmt.Errorf("read the versions of refused appends' streams: %w", err)
+	}
+	if k != len(names) {
+		return fmt.Errorf("read the versions of refused appends' streams: %d rows for %d streams", k, len(names))
+	}
+	for _, i := range refused {
+		p := ps[i]
+		errs[i] = &ConflictError{Stream: p.Stream(), Expected: p.Expected(), Actual: heads[p.Stream()]}
+		for _, r := range p.reads {
+			if slices.Contains(deps[i], r.Stream) {
+				if failed[r.Stream] {
+					errs[i] = &ConflictError{Stream: r.Stream, Expected: r.Version, Actual: heads[r.Stream]}
+					break
+				}
+				continue
+			}
+			if heads[r.Stream] != r.Version {
+				errs[i] = &ConflictError{Stream: r.Stream, Expected: r.Version, Actual: heads[r.Stream]}
+				break
+			}
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package projections
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"herd/domain"
@@ -73,4 +74,53 @@ func renewal(l domain.Lease) time.Time {
 		return time.Time{}
 	}
 	return l.RenewedAt
+}
+
+// ExecuteBatch implements domain.Executor: as the node's Commands take a
+// batch, in one transaction, except that a command that weighs the
+// node's lease is decided as onLeader decides it, on the node and its
+// lease's renewal as they stand in the batch's transaction.
+func (c nodeCommands) ExecuteBatch(ctx context.Context, cmds []domain.Keyed[domain.NodeCommand]) ([]domain.Node, []error, error) {
+	if !slices.ContainsFunc(cmds, func(k domain.Keyed[domain.NodeCommand]) bool { return domain.WeighsLease(k.Command) }) {
+		return c.Commands.ExecuteBatch(ctx, cmds)
+	}
+	// renewed is the renewal of the lease of the command being decided,
+	// read by update just before it decides: the batch decides its
+	// commands one after the other.
+	var renewed time.Time
+	decide := func(n domain.Node, cmd domain.NodeCommand, now time.Time) ([]domain.Event, error) {
+		if domain.WeighsLease(cmd) {
+			return domain.DecideNodeHeard(n, renewed, cmd, now)
+		}
+		return domain.DecideNode(n, cmd, now)
+	}
+	u := c.w.unit
+	return command.ExecuteBatch(ctx, u, cmds, decide,
+		func(tx command.Tx, k domain.Keyed[domain.NodeCommand], decide func(domain.Node) ([]domain.Event, error)) (domain.Node, error) {
+			if domain.WeighsLease(k.Command) {
+				var err error
+				renewed, err = leaseRows.RenewedAt(ctx, tx.Views(), viewstore.Key{Namespace: domain.NodeLeaseNamespace, Name: k.Key.Name})
+				if err != nil {
+					return domain.Node{}, fmt.Errorf("the renewal of node %s's lease: %w", k.Key.Name, err)
+				}
+			}
+			return command.UpdateTx(ctx, u, nodes.on(c.w), tx, k.Key.String(), decide)
+		})
+}
+
+// DryRun decides cmd as Execute would and writes nothing (the node's
+// Commands' DryRun): a command that weighs the node's lease is decided
+// on the node and its lease's renewal as committed, read one after the
+// other (a dry run promises no more than that).
+func (c nodeCommands) DryRun(ctx context.Context, key domain.Key, cmd domain.NodeCommand) (domain.Node, error) {
+	if !domain.WeighsLease(cmd) {
+		return c.Commands.DryRun(ctx, key, cmd)
+	}
+	renewed, err := leaseRows.RenewedAt(ctx, c.w.views, viewstore.Key{Namespace: domain.NodeLeaseNamespace, Name: key.Name})
+	if err != nil {
+		return domain.Node{}, fmt.Errorf("the renewal of node %s's lease: %w", key.Name, err)
+	}
+	return c.Commands.DryRunDeciding(ctx, key, cmd, func(n domain.Node, cmd domain.NodeCommand, now time.Time) ([]domain.Event, error) {
+		return domain.DecideNodeHeard(n, renewed, cmd, now)
+	})
 }

@@ -448,7 +448,8 @@ func (g *groupCommit) runReady(tx Tx, cmds []*command, moved map[string]int64, s
 
 // appendReady appends the events of cmds' ready writes: with one
 // statement for many streams where the log's transaction can
-// (events.PreparedAppender, SQLite), else one Append each. It returns
+// (events.PreparedAppender: SQLite's and PostgreSQL's), else one Append
+// each. It returns
 // each one's records or error; a non-nil error means the transaction is
 // broken.
 func (g *groupCommit) appendReady(tx Tx, cmds []*command) (_ [][]events.Record, _ []error, err error) {
@@ -506,8 +507,8 @@ func readMoved(r *readyWrite, moved map[string]int64) bool {
 
 // readsMovedIn is a *events.ConflictError for the first stream c's ready
 // write read that stands elsewhere in tx than it read it, nil when none
-// does: where appends are not prepared (PostgreSQL), the read set's
-// check beside the append's own of its stream. The read is the
+// does: where a write of the group has no prepared append, the read
+// set's check beside the append's own of its stream. The read is the
 // transaction's, which sees every write before c in the group and, on
 // PostgreSQL (read committed), every other transaction committed before
 // it, as the append's own check does; one committed after it comes

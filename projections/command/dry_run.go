@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"errors"
+	"time"
 
 	"herd/domain"
 	"herd/events"
@@ -15,6 +16,13 @@ import (
 // creates: nothing was written. Another write may get in before a real
 // run, which then decides afresh.
 func (c *Commands[S, C]) DryRun(ctx context.Context, key domain.Key, cmd C) (S, error) {
+	return c.DryRunDeciding(ctx, key, cmd, c.decide)
+}
+
+// DryRunDeciding is DryRun with cmd decided by decide rather than the
+// kind's own decision: for a command whose decision weighs more than
+// its aggregate (a node's mark weighs its lease).
+func (c *Commands[S, C]) DryRunDeciding(ctx context.Context, key domain.Key, cmd C, decide func(S, C, time.Time) ([]domain.Event, error)) (S, error) {
 	now := c.u.clock.Now()
 	k := c.streamKey(key)
 	s, err := c.of.Load(ctx, c.u.views, k)
@@ -24,7 +32,7 @@ func (c *Commands[S, C]) DryRun(ctx context.Context, key domain.Key, cmd C) (S, 
 	if err != nil {
 		return s, err
 	}
-	evs, err := c.decide(s, cmd, now)
+	evs, err := decide(s, cmd, now)
 	if err != nil {
 		return s, err
 	}

@@ -45,7 +45,7 @@ type readyWrite struct {
 	// stale when one of them moved, as when its own stream did.
 	reads []events.StreamVersion
 	// prepared is the append made ready for a log that takes prepared
-	// appends (SQLite), nil for one that does not.
+	// appends (SQLite's, PostgreSQL's), nil for one that does not.
 	prepared *events.PreparedAppend
 	// committed runs on the leader once the group committed, with the
 	// position of the write's last event: it remembers the state and

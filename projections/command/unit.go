@@ -47,7 +47,7 @@ type Unit struct {
 	// on the leader rather than be decided on a state about to move.
 	inFlight streamsInFlight
 	// prepareAppends says the log takes appends made ready outside its
-	// transaction (events.PreparedAppend): SQLite's does.
+	// transaction (events.PreparedAppend): SQLite's and PostgreSQL's do.
 	prepareAppends bool
 	// stmts are the ready writes' statements, prepared on SQLite's
 	// database outside the write lock; nil on PostgreSQL.
@@ -69,7 +69,7 @@ func New(log events.Log, views events.Querier, clk clock.PassiveClock, metrics *
 	engine := events.EngineOf(log)
 	u := &Unit{log: log, views: views, dialect: engine.Dialect(), clock: clk, metrics: metrics,
 		group: &groupCommit{log: log, metrics: metrics}, queue: newWriteQueue(clock.RealClock{}),
-		cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite,
+		cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite || engine == events.EnginePostgres,
 		stmts: events.NewViewStatements(log)}
 	u.group.forget = u.states.forget
 	if u.cacheStates {

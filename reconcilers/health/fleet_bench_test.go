@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -185,4 +186,120 @@ func BenchmarkFullResync(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/resync")
 	})
+}
+
+// BenchmarkMarkStale measures a monitor pass over 5,000 silent nodes
+// that have Leases (kube-node-lease), each mark decided on its node's
+// lease as last committed (a ready write that reads the lease's stream).
+// In the "renewing" case every silent node's lease is renewed once while
+// the pass runs, one after the other in the order the pass marks them
+// (node name): a mark decided before its lease's renewal commits and
+// queued behind it is stale, and runs again on the group commit's
+// leader, which finds the node heard and marks nothing. stale/pass is how
+// many marks went that way (the command layer's
+// herd_commit_commands_redecided_total), marked how many nodes are
+// Unknown after the pass; the "quiet" case is the same pass with no
+// renewal, every mark committed as decided. The renewals' own writes
+// share the pass's group commits and are part of its time. Run it with
+// -test.benchtime 1x: a second pass finds the nodes marked.
+func BenchmarkMarkStale(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		renew bool
+	}{{"quiet", false}, {"renewing", true}} {
+		b.Run(fmt.Sprintf("5000-of-5000-%s", c.name), func(b *testing.B) {
+			const nodes = 5000
+			f := newBenchFleet(b, nodes)
+			reg := prometheus.NewRegistry()
+			// A writer of its own, with metrics, on the same log: its
+			// memory starts empty and reads the rows the first one wrote.
+			f.w = projections.NewWriter(f.store.Log(), f.clk, projections.NewMetrics(reg))
+			ctx := context.Background()
+			renew := func(i int) error {
+				name := benchNodeName(i)
+				rt := f.clk.Now()
+				content := domain.LeaseContent{Spec: domain.LeaseSpec{HolderIdentity: name, RenewTime: &rt}}
+				_, err := f.w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: name},
+					domain.From[domain.Lease, domain.LeaseCommand](func(l domain.Lease) (domain.LeaseCommand, error) {
+						if !l.Exists() {
+							return domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name, Content: content}, nil
+						}
+						return domain.UpdateLease{Content: content}, nil
+					}))
+				return err
+			}
+			for i := range nodes {
+				if err := renew(i); err != nil {
+					b.Fatal(err)
+				}
+			}
+			f.clk.Step(30 * time.Second)
+			// The view as herd wires it (cmd/herd/app).
+			r, err := New(DefaultConfig(), f.w, f.view.Remembering(f.w), f.clk, zap.NewNop())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := r.seed(ctx); err != nil {
+				b.Fatal(err)
+			}
+			f.clk.Step(11 * time.Second)
+			before := redecided(b, reg)
+			passes := 0
+			b.ResetTimer()
+			for b.Loop() {
+				renewed := make(chan error, 1)
+				if c.renew {
+					go func() {
+						for i := range nodes {
+							if err := renew(i); err != nil {
+								renewed <- err
+								return
+							}
+						}
+						renewed <- nil
+					}()
+				} else {
+					renewed <- nil
+				}
+				if err := r.monitor(ctx); err != nil {
+					b.Fatal(err)
+				}
+				if err := <-renewed; err != nil {
+					b.Fatal(err)
+				}
+				passes++
+			}
+			b.StopTimer()
+			marked := 0
+			for i := range nodes {
+				n, err := f.view.Get(ctx, benchNodeName(i))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ready, _ := n.Condition(domain.ConditionReady); ready.Status == domain.ConditionUnknown {
+					marked++
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(passes), "s/pass")
+			b.ReportMetric((redecided(b, reg)-before)/float64(passes), "stale/pass")
+			b.ReportMetric(float64(marked), "marked")
+		})
+	}
+}
+
+// redecided is the command layer's count of commands decided again on
+// the leader (herd_commit_commands_redecided_total) in reg.
+func redecided(tb testing.TB, reg *prometheus.Registry) float64 {
+	tb.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == "herd_commit_commands_redecided_total" {
+			return f.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	tb.Fatal("no herd_commit_commands_redecided_total")
+	return 0
 }

@@ -19,7 +19,10 @@
 # be a directory that user can reach. HERD_SERVE_ARGS are added to every
 # replica's arguments (word-split); PG_BIN is PostgreSQL's bin directory
 # (default /usr/lib/postgresql/15/bin, Debian's, which `make deps`
-# installs).
+# installs). PG_STAT_STATEMENTS=1 loads pg_stat_statements into the
+# server and writes, after the load run, the statements herd ran during it
+# (calls, rows, time) to OUT.statements.txt; it costs PostgreSQL some CPU,
+# so the figures of such a run are not the ones to compare.
 set -euo pipefail
 # shellcheck source=bench-serve.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/bench-serve.sh"
@@ -89,6 +92,12 @@ wal_level = replica               # default
 shared_buffers = 128MB            # default
 max_connections = 100             # default; each replica holds about 5
 CONF
+if [[ ${PG_STAT_STATEMENTS:-} == 1 ]]; then
+	cat >>"$pg_data/postgresql.conf" <<CONF
+shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track = all
+CONF
+fi
 
 # A free port: one nothing answers on now, and postgres is tried on
 # another if something took it before postgres could bind it.
@@ -112,6 +121,9 @@ fi
 postmaster=$(head -n1 "$pg_data/postmaster.pid")
 "$pg_bin/createdb" -h 127.0.0.1 -p "$port" -U postgres herd
 database="postgres://postgres@127.0.0.1:$port/herd?sslmode=disable"
+if [[ ${PG_STAT_STATEMENTS:-} == 1 ]]; then
+	"$pg_bin/psql" -h 127.0.0.1 -p "$port" -U postgres -d herd -AXqc 'CREATE EXTENSION pg_stat_statements'
+fi
 settings=$("$pg_bin/psql" -h 127.0.0.1 -p "$port" -U postgres -d herd -AXtc \
 	"SELECT 'PostgreSQL ' || current_setting('server_version') || ', ' || string_agg(name || '=' || current_setting(name), ' ' ORDER BY name)
 	   FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'wal_level', 'shared_buffers', 'max_connections')")
@@ -158,6 +170,9 @@ pg_ticks() {
 server=$(IFS=,; echo "${urls[*]}")
 pids=$(IFS=,; echo "${serve_pids[*]}")
 echo "bench-load-pg: $settings on port $port; $replicas herd serve (pids $pids) at $server: herd loadgen $*" >&2
+if [[ ${PG_STAT_STATEMENTS:-} == 1 ]]; then
+	"$pg_bin/psql" -h 127.0.0.1 -p "$port" -U postgres -d herd -AXqc 'SELECT pg_stat_statements_reset()' >/dev/null
+fi
 t0=$(date +%s.%N) pg0=$(pg_ticks) herd0=$(cpu_ticks "${serve_pids[@]}")
 "$herd" loadgen --server "$server" --server-pid "$pids" --json-file "$out.json" "$@" | tee "$out.txt"
 t1=$(date +%s.%N) pg1=$(pg_ticks) herd1=$(cpu_ticks "${serve_pids[@]}")
@@ -169,3 +184,9 @@ awk -v t="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" -v pg=$((pg1 - p
 	printf "postgres cpu    %.3f of a core (%.2f s of CPU in the %.1f s of the whole load run, registration and warm-up too)\n", pg / hz / t, pg / hz, t
 	printf "herd cpu, run   %.3f of a core (%.2f s of CPU in the same %.1f s%s)\n", herd / hz / t, herd / hz, t, n == 1 ? "" : ", " n " replicas together"
 }' | tee -a "$out.txt"
+if [[ ${PG_STAT_STATEMENTS:-} == 1 ]]; then
+	"$pg_bin/psql" -h 127.0.0.1 -p "$port" -U postgres -d herd -X -P pager=off -c \
+		"SELECT calls, rows, round(total_exec_time::numeric, 1) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms,
+		        left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+		   FROM pg_stat_statements ORDER BY calls DESC LIMIT 40" >"$out.statements.txt"
+fi
