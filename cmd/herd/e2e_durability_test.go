@@ -30,6 +30,11 @@ const (
 	durabilityNodes   = 32
 	durabilityClients = 64
 	acksBeforeKill    = 1500
+	// acksWait bounds the wait for those writes: a few seconds on a
+	// quiet machine, far more on two cores busy with the rest of the
+	// suite under the race detector; only a herd that stopped answering
+	// reaches it.
+	acksWait = 2 * time.Minute
 )
 
 // ack is one write herd acknowledged with 200 OK: the node it touched and
@@ -145,7 +150,7 @@ func writeUntilSignalled(t *testing.T, srv *herdProc, nodes []string, sig os.Sig
 			}
 		}()
 	}
-	err := poll(30*time.Second, func() (bool, error) {
+	err := poll(acksWait, func() (bool, error) {
 		return acked.Load() >= acksBeforeKill && (ready == nil || ready()) || srv.exited(), nil
 	})
 	if err == nil {

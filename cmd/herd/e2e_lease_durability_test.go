@@ -102,7 +102,7 @@ func TestSIGKILLUnderLeaseLoadKeepsEveryRenewal(t *testing.T) {
 			}
 		})
 	}
-	err := poll(30*time.Second, func() (bool, error) { return acked.Load() >= acksBeforeKill || srv.exited(), nil })
+	err := poll(acksWait, func() (bool, error) { return acked.Load() >= acksBeforeKill || srv.exited(), nil })
 	if err == nil {
 		requireGroupedCommits(t, srv.URL)
 	}
