@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
@@ -200,13 +201,29 @@ func (p *Postgres) Unwritable(ctx context.Context) error {
 // of it (Unwritable), not inferred from the last write.
 func (p *Postgres) ObserveWrite(error) {}
 
-// Begin starts a transaction that appends.
+// Begin starts a transaction that appends, on a connection it keeps
+// until the transaction ends: the views' rows of a group of ready writes
+// run there as one pipelined batch (ViewTx.ExecRecordedWrites), which
+// database/sql cannot send.
 func (p *Postgres) Begin(ctx context.Context) (LogTx, error) {
-	tx, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: begin: %w", err)
+	var err error
+	// As database/sql's own BeginTx does, a connection found broken is
+	// dropped and another tried.
+	for range 3 {
+		var conn *sql.Conn
+		if conn, err = p.db.Conn(ctx); err != nil {
+			break
+		}
+		var tx *sql.Tx
+		if tx, err = conn.BeginTx(ctx, nil); err == nil {
+			return &postgresTx{p: p, conn: conn, txSavepoints: txSavepoints{tx: tx}}, nil
+		}
+		_ = conn.Close()
+		if !errors.Is(err, driver.ErrBadConn) {
+			break
+		}
 	}
-	return &postgresTx{p: p, txSavepoints: txSavepoints{tx: tx}}, nil
+	return nil, fmt.Errorf("postgres: begin: %w", err)
 }
 
 // SQLTx is the database/sql transaction behind tx, on either engine, for
@@ -217,6 +234,15 @@ func SQLTx(tx LogTx) *sql.Tx {
 		return t.tx
 	case *postgresTx:
 		return t.tx
+	}
+	return nil
+}
+
+// pgConnOf is the connection PostgreSQL's transaction tx runs on, nil
+// for another engine's.
+func pgConnOf(tx LogTx) *sql.Conn {
+	if t, ok := tx.(*postgresTx); ok {
+		return t.conn
 	}
 	return nil
 }

@@ -52,6 +52,9 @@ const pgTakeXid = `SELECT pg_current_xact_id(), pg_advisory_xact_lock_shared(175
 // postgresTx is one transaction on the PostgreSQL log.
 type postgresTx struct {
 	p *Postgres
+	// conn is the connection the transaction runs on, kept from the pool
+	// until Commit or Rollback hands it back.
+	conn *sql.Conn
 	txSavepoints
 	// hasXid is whether the transaction has its xid and the appenders'
 	// lock (pgTakeXid). A rollback to a savepoint keeps the xid (the top
@@ -203,6 +206,7 @@ func streamVersion(ctx context.Context, q interface {
 // the transaction (PostgreSQL delivers it only if the commit happens),
 // then commits and wakes this process's followers at once.
 func (t *postgresTx) Commit() error {
+	defer t.release()
 	ctx := context.Background()
 	if t.last > 0 {
 		if _, err := t.tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, commitChannel, strconv.FormatInt(t.last, 10)); err != nil {
@@ -226,11 +230,16 @@ func (t *postgresTx) Commit() error {
 
 // Rollback drops the appends; after Commit it does nothing.
 func (t *postgresTx) Rollback() error {
+	defer t.release()
 	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
 		return fmt.Errorf("postgres: rollback: %w", err)
 	}
 	return nil
 }
+
+// release hands the transaction's connection back to the pool, once it
+// has ended; a second call does nothing.
+func (t *postgresTx) release() { _ = t.conn.Close() }
 
 // insertColumns are the rows to insert, column by column, for unnest.
 type insertColumns struct {

@@ -34,6 +34,9 @@ type Execer interface {
 type ViewTx struct {
 	tx *sql.Tx
 	d  Dialect
+	// conn is the connection tx runs on where the recorded rows of a
+	// group of writes go as one pipelined batch (PostgreSQL's), else nil.
+	conn *sql.Conn
 }
 
 // NewViewTx is tx running statements in dialect d.
@@ -43,7 +46,11 @@ func NewViewTx(tx *sql.Tx, d Dialect) *ViewTx { return &ViewTx{tx: tx, d: d} }
 // it, in its engine's dialect: the views reach it through its
 // database/sql handle (SQLTx), as the log's port carries the log's
 // operations alone.
-func ViewsIn(ltx LogTx) *ViewTx { return NewViewTx(SQLTx(ltx), ltx.Engine().Dialect()) }
+func ViewsIn(ltx LogTx) *ViewTx {
+	v := NewViewTx(SQLTx(ltx), ltx.Engine().Dialect())
+	v.conn = pgConnOf(ltx)
+	return v
+}
 
 // Dialect is the dialect the transaction's statements run in.
 func (v *ViewTx) Dialect() Dialect { return v.d }

@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // A prepared write's view rows are made on its caller's goroutine,
@@ -171,6 +174,62 @@ func (v *ViewTx) ExecRecorded(ctx context.Context, in TxStatements, s RecordedSt
 	}
 	_, err := st.ExecContext(ctx, args...)
 	return err
+}
+
+// RecordedWrite is a ready write's recorded view statements and the
+// records its append took, whose positions fill their placeholders.
+type RecordedWrite struct {
+	Rows    []RecordedStatement
+	Records []Record
+}
+
+// ExecRecordedWrites runs the rows of writes in the transaction, write
+// by write and each write's in order, with their positions filled in.
+// On PostgreSQL they go as one pipelined batch on the transaction's own
+// connection: one round trip for the lot, where a statement each would
+// take one each while the group holds the appenders' lock. Elsewhere
+// each runs as ExecRecorded runs it. On an error, nothing after the
+// failing row has run and the transaction must not commit; failed is the
+// index in writes of the write whose row failed (0 when the batch failed
+// as a whole).
+func (v *ViewTx) ExecRecordedWrites(ctx context.Context, in TxStatements, writes []RecordedWrite) (failed int, err error) {
+	if v.conn == nil {
+		for i, w := range writes {
+			for _, s := range w.Rows {
+				if err := v.ExecRecorded(ctx, in, s, w.Records); err != nil {
+					return i, err
+				}
+			}
+		}
+		return 0, nil
+	}
+	var b pgx.Batch
+	var owner []int // the write of each queued row
+	for i, w := range writes {
+		for _, s := range w.Rows {
+			b.Queue(s.query, s.filled(w.Records)...)
+			owner = append(owner, i)
+		}
+	}
+	if len(owner) == 0 {
+		return 0, nil
+	}
+	// database/sql runs Raw's function holding the connection's lock,
+	// which every statement of the transaction takes too: the batch never
+	// runs beside one of them, and runs inside the transaction the
+	// connection is in.
+	err = v.conn.Raw(func(dc any) error {
+		br := dc.(*stdlib.Conn).Conn().SendBatch(ctx, &b)
+		for k := range owner {
+			if _, err := br.Exec(); err != nil {
+				failed = owner[k]
+				_ = br.Close() // the same error, or the batch's abort
+				return err
+			}
+		}
+		return br.Close()
+	})
+	return failed, err
 }
 
 // ViewStatements keeps a prepared write's view statements, each prepared

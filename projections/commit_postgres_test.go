@@ -2,6 +2,8 @@ package projections
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -164,3 +166,84 @@ func TestPreparedWriteWhileReadersWaitOnPostgres(t *testing.T) {
 // maxWaitingLists is how many of a replica's connections (four) lists
 // may hold while the group commit's transaction holds the last.
 const maxWaitingLists = 3
+
+// TestAGroupsViewRowsAllCommitOrNoneOnPostgres: on PostgreSQL the view
+// rows of a group's ready writes run together (one pipelined batch): 40
+// renewals of as many leases in one group each store their lease's row
+// as answered; then, with one lease's row refused by the database, the
+// next 40 renewals in one group all get the error and the group leaves
+// nothing behind, neither events nor rows.
+func TestAGroupsViewRowsAllCommitOrNoneOnPostgres(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.URL(t)
+	log := eventstest.OpenPostgres(t, url)
+	if err := Migrate(ctx, log); err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktesting.NewFakeClock(t0)
+	w := NewWriter(log, clk, nil)
+	const ns, n = domain.NodeLeaseNamespace, 40
+	name := func(i int) string { return fmt.Sprintf("batch-%02d", i) }
+	for i := range n {
+		if _, err := w.LeaseCommands().Execute(ctx, domain.Key{Namespace: ns, Name: name(i)},
+			domain.CreateLease{Namespace: ns, Name: name(i), Content: leaseContent(name(i), clk.Now())}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	renewAll := func(at time.Time) ([]domain.Lease, []error) {
+		got := make([]domain.Lease, n)
+		errs := concurrently(t, w, n, func(i int) error {
+			var err error
+			got[i], err = w.LeaseCommands().Execute(ctx, domain.Key{Namespace: ns, Name: name(i)},
+				domain.UpdateLease{Content: leaseContent(name(i), at)})
+			return err
+		})
+		return got, errs
+	}
+	leases := NewLeaseView(log)
+
+	got, errs := renewAll(t0.Add(time.Minute))
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("renewal of %s: %v", name(i), err)
+		}
+		stored, err := leases.Get(ctx, ns, name(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stored.Version != got[i].Version || stored.ResourceVersion != got[i].ResourceVersion {
+			t.Errorf("%s stored at version %d, resourceVersion %d; its renewal answered %d, %d",
+				name(i), stored.Version, stored.ResourceVersion, got[i].Version, got[i].ResourceVersion)
+		}
+	}
+
+	db, _ := events.SQLDB(log)
+	if _, err := db.ExecContext(ctx, `CREATE FUNCTION refuse_lease_row() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'lease row refused'; END $$`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TRIGGER refuse_lease_row BEFORE INSERT OR UPDATE ON leases
+FOR EACH ROW WHEN (NEW.name = '`+name(n/2)+`') EXECUTE FUNCTION refuse_lease_row()`); err != nil {
+		t.Fatal(err)
+	}
+	before, err := log.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errs = renewAll(t0.Add(2 * time.Minute))
+	for i, err := range errs {
+		if err == nil || !strings.Contains(err.Error(), "lease row refused") {
+			t.Errorf("renewal of %s in the group with a refused row: %v, want the refusal", name(i), err)
+		}
+		stored, err := leases.Get(ctx, ns, name(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stored.Version != got[i].Version {
+			t.Errorf("%s at version %d after the failed group, want %d as before it", name(i), stored.Version, got[i].Version)
+		}
+	}
+	if recs, err := log.ReadAfter(ctx, before, 0); err != nil || len(recs) != 0 {
+		t.Errorf("the failed group left %d events (%v)", len(recs), err)
+	}
+}

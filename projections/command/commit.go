@@ -401,6 +401,10 @@ func (g *groupCommit) runReady(tx Tx, cmds []*command, moved map[string]int64, s
 	if err != nil {
 		return err
 	}
+	// The writes appended, their rows to run (writes) and their indexes
+	// in ok (done).
+	writes := make([]events.RecordedWrite, 0, len(ok))
+	done := make([]int, 0, len(ok))
 	for i, c := range ok {
 		r := c.ready
 		if errors.Is(errs[i], events.ErrConflict) {
@@ -420,27 +424,30 @@ func (g *groupCommit) runReady(tx Tx, cmds []*command, moved map[string]int64, s
 			moved[r.stream] = -1
 			continue
 		}
-		ctx := context.WithoutCancel(c.ctx)
-		// Each row through the statement prepared on the database before
-		// the command queued, bound to the group's transaction once
-		// (SQLite's), or by its text (PostgreSQL's): nothing here takes
-		// a second connection from the pool while the group's
-		// transaction holds one. The pool's others may be held by
-		// readers waiting for this very transaction's appends to be
-		// decided (events' reader rule), and the leader would wait for
-		// them and they for it. The group commit has no pool to take one
-		// from: its log is only what begins a transaction (groupLog).
-		for _, row := range r.rows {
-			if err := tx.v.ExecRecorded(ctx, stmts, row, recs[i]); err != nil {
-				// The events are in and their rows are not: nothing of
-				// the group may commit.
-				return fmt.Errorf("view rows of %s@%d: %w", r.stream, recs[i][0].Version, err)
-			}
-		}
-		last := recs[i][len(recs[i])-1]
+		writes = append(writes, events.RecordedWrite{Rows: r.rows, Records: recs[i]})
+		done = append(done, i)
+	}
+	// Each row through the statement prepared on the database before the
+	// command queued, bound to the group's transaction once (SQLite's),
+	// or all the group's rows as one pipelined batch on the transaction's
+	// own connection (PostgreSQL's): nothing here takes a second
+	// connection from the pool while the group's transaction holds one.
+	// The pool's others may be held by readers waiting for this very
+	// transaction's appends to be decided (events' reader rule), and the
+	// leader would wait for them and they for it. The group commit has no
+	// pool to take one from: its log is only what begins a transaction
+	// (groupLog).
+	if failed, err := tx.v.ExecRecordedWrites(context.Background(), stmts, writes); err != nil {
+		// The events are in and their rows are not: nothing of the group
+		// may commit.
+		i := done[failed]
+		return fmt.Errorf("view rows of %s@%d: %w", ok[i].ready.stream, recs[i][0].Version, err)
+	}
+	for _, i := range done {
+		c, last := ok[i], recs[i][len(recs[i])-1]
 		c.head = last.Position
-		if r.committed != nil {
-			c.committed = append(c.committed, func() { r.committed(last.Position) })
+		if committed := c.ready.committed; committed != nil {
+			c.committed = append(c.committed, func() { committed(last.Position) })
 		}
 	}
 	return nil
