@@ -215,21 +215,8 @@ func BenchmarkMarkStale(b *testing.B) {
 			// memory starts empty and reads the rows the first one wrote.
 			f.w = projections.NewWriter(f.store.Log(), f.clk, projections.NewMetrics(reg))
 			ctx := context.Background()
-			renew := func(i int) error {
-				name := benchNodeName(i)
-				rt := f.clk.Now()
-				content := domain.LeaseContent{Spec: domain.LeaseSpec{HolderIdentity: name, RenewTime: &rt}}
-				_, err := f.w.LeaseCommands().Execute(ctx, domain.Key{Namespace: domain.NodeLeaseNamespace, Name: name},
-					domain.From[domain.Lease, domain.LeaseCommand](func(l domain.Lease) (domain.LeaseCommand, error) {
-						if !l.Exists() {
-							return domain.CreateLease{Namespace: domain.NodeLeaseNamespace, Name: name, Content: content}, nil
-						}
-						return domain.UpdateLease{Content: content}, nil
-					}))
-				return err
-			}
 			for i := range nodes {
-				if err := renew(i); err != nil {
+				if err := f.renewLease(ctx, i); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -251,7 +238,7 @@ func BenchmarkMarkStale(b *testing.B) {
 				if c.renew {
 					go func() {
 						for i := range nodes {
-							if err := renew(i); err != nil {
+							if err := f.renewLease(ctx, i); err != nil {
 								renewed <- err
 								return
 							}
