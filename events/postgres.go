@@ -207,9 +207,15 @@ func (p *Postgres) ObserveWrite(error) {}
 // database/sql cannot send.
 func (p *Postgres) Begin(ctx context.Context) (LogTx, error) {
 	var err error
-	// As database/sql's own BeginTx does, a connection found broken is
-	// dropped and another tried.
-	for range 3 {
+	// A connection the server ended while it sat idle in the pool (a
+	// restart, pg_terminate_backend, an idle timeout) is found out only
+	// by the BEGIN sent on it: that connection is dropped and another
+	// taken, as many times as the pool held idle ones and once more for
+	// a new one. database/sql does this itself only for a connection
+	// its driver calls bad beforehand, which pgx checks at most once a
+	// second.
+	tries := p.db.Stats().Idle + 1
+	for range tries {
 		var conn *sql.Conn
 		if conn, err = p.db.Conn(ctx); err != nil {
 			break
@@ -218,12 +224,27 @@ func (p *Postgres) Begin(ctx context.Context) (LogTx, error) {
 		if tx, err = conn.BeginTx(ctx, nil); err == nil {
 			return &postgresTx{p: p, conn: conn, txSavepoints: txSavepoints{tx: tx}}, nil
 		}
-		_ = conn.Close()
-		if !errors.Is(err, driver.ErrBadConn) {
+		dead := errors.Is(err, driver.ErrBadConn) || connClosed(conn)
+		_ = conn.Close() // a closed one is discarded by the pool, not reused
+		if !dead || ctx.Err() != nil {
 			break
 		}
 	}
 	return nil, fmt.Errorf("postgres: begin: %w", err)
+}
+
+// connClosed reports whether conn's pgx connection is closed: the
+// server ended it, or pgx gave it up after an error that left it
+// unusable.
+func connClosed(conn *sql.Conn) bool {
+	closed := false
+	_ = conn.Raw(func(dc any) error {
+		if c, ok := dc.(*stdlib.Conn); ok {
+			closed = c.Conn().IsClosed()
+		}
+		return nil
+	})
+	return closed
 }
 
 // SQLTx is the database/sql transaction behind tx, on either engine, for
