@@ -1,13 +1,11 @@
 package events_test
 
 import (
-	"database/sql"
 	"errors"
 	"testing"
 
 	"herd/events"
 	"herd/events/eventstest"
-	"herd/events/pgtest"
 )
 
 // TestAppendPreparedOnPostgresLosesARaceWholly: another transaction
@@ -19,18 +17,8 @@ import (
 // group's other appends are stored, and the log holds exactly the
 // other transaction's event and theirs.
 func TestAppendPreparedOnPostgresLosesARaceWholly(t *testing.T) {
-	url := pgtest.URL(t)
 	ctx := t.Context()
-	log, err := events.OpenPostgres(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = log.Close() })
-	db, err := sql.Open("pgx", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	log, db := openPostgresWithSQL(t)
 	ev := events.NewEvent{Type: "Renewed", Payload: []byte(`{}`)}
 
 	other, err := log.Begin(ctx)

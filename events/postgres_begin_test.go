@@ -1,11 +1,9 @@
 package events_test
 
 import (
-	"database/sql"
 	"testing"
 
 	"herd/events"
-	"herd/events/pgtest"
 )
 
 // TestPostgresBeginAfterTheServerDroppedItsConnections: PostgreSQL ends
@@ -15,13 +13,8 @@ import (
 // connection it took broken, drops it and takes another, as
 // database/sql's own BeginTx does.
 func TestPostgresBeginAfterTheServerDroppedItsConnections(t *testing.T) {
-	url := pgtest.URL(t)
 	ctx := t.Context()
-	log, err := events.OpenPostgres(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = log.Close() })
+	log, admin := openPostgresWithSQL(t)
 	ev := events.NewEvent{Type: "Renewed", Payload: []byte(`{}`)}
 	appendOne := func(version int64) error {
 		tx, err := log.Begin(ctx)
@@ -50,11 +43,6 @@ func TestPostgresBeginAfterTheServerDroppedItsConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	admin, err := sql.Open("pgx", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = admin.Close() }()
 	var ended int
 	if err := admin.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 		WHERE datname = current_database() AND pid <> pg_backend_pid()) AS t`).Scan(&ended); err != nil {

@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"database/sql"
 	"os"
 	"testing"
 
@@ -24,6 +25,25 @@ func openPostgres(t *testing.T) (events.Log, func(t *testing.T) events.Log) {
 		return l
 	}
 	return open(t), open
+}
+
+// openPostgresWithSQL opens the log in a fresh database of the test's
+// own, and a plain connection pool to the same database for what a test
+// does beside herd (another writer, an operator's statement).
+func openPostgresWithSQL(t *testing.T) (events.Log, *sql.DB) {
+	t.Helper()
+	url := pgtest.URL(t)
+	log, err := events.OpenPostgres(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = log.Close() })
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return log, db
 }
 
 // TestPostgresLogContract runs the log's contract against PostgreSQL.
