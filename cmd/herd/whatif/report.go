@@ -730,11 +730,7 @@ func (r *Report) differences(ctx context.Context, sim *outcomeFold, names *namer
 	}
 	for _, p := range unionKeys(r.Actual.Evicted, r.WhatIf.Evicted) {
 		a, w := r.Actual.Evicted[p], r.WhatIf.Evicted[p]
-		same := len(a) == len(w)
-		for i := 0; same && i < len(a); i++ {
-			same = a[i].Node == w[i].Node && a[i].By == w[i].By && near(a[i].At, w[i].At)
-		}
-		if !same {
+		if !sameEvictions(a, w, near) {
 			rec, ok := sim.deleted[p]
 			r.Pods = append(r.Pods, PodDifference{Pod: p, Actual: a, WhatIf: w, Causes: chain(rec, ok),
 				ActualCount: len(a), WhatIfCount: len(w), ActualLast: lastOf(a), WhatIfLast: lastOf(w)})
@@ -768,6 +764,34 @@ func (r *Report) differences(ctx context.Context, sim *outcomeFold, names *namer
 		}
 		r.Placements = append(r.Placements, PlacementDifference{Pod: p, Actual: a, WhatIf: w, Causes: causes})
 	}
+}
+
+// sameEvictions reports whether two runs' evictions of one pod are the
+// same: each from the same node by the same reconciler at a near time.
+// A workload's pods are one pod here ("owner-*"), and its evictions in
+// one pass need not come in the same order in both runs (herd evicts a
+// pass's pods concurrently), so they are matched node by node, in time
+// order, not by their place in the lists.
+func sameEvictions(a, w []Eviction, near func(a, b time.Time) bool) bool {
+	if len(a) != len(w) {
+		return false
+	}
+	order := func(x, y Eviction) int {
+		if c := cmp.Compare(x.Node, y.Node); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.By, y.By); c != 0 {
+			return c
+		}
+		return x.At.Compare(y.At)
+	}
+	a, w = slices.SortedFunc(slices.Values(a), order), slices.SortedFunc(slices.Values(w), order)
+	for i := range a {
+		if a[i].Node != w[i].Node || a[i].By != w[i].By || !near(a[i].At, w[i].At) {
+			return false
+		}
+	}
+	return true
 }
 
 // replacing is the chain of causes of placement, in which a pod a

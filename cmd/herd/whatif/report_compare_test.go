@@ -3,6 +3,7 @@ package whatif
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -180,5 +181,40 @@ func TestACauseIsReadOnce(t *testing.T) {
 	}
 	if got := causesFrom(t.Context(), log, "gone", nil); len(got) != 0 {
 		t.Errorf("a cause the log does not hold: %+v, want an empty chain", got)
+	}
+}
+
+// A workload's pods evicted in one pass come in another order in the
+// what-if than in herd (herd evicts them concurrently), a second apart:
+// the same evictions, not a pod that fared differently. One from
+// another node, or by another reconciler, still is.
+func TestEvictionsOfOnePassInAnotherOrderAreTheSame(t *testing.T) {
+	at := func(s int) time.Time { return compareStart.Add(time.Duration(s) * time.Second) }
+	herd := []Eviction{{"b-01", at(301), "noexecute"}, {"b-14", at(301), "noexecute"}, {"b-03", at(301), "noexecute"}, {"b-01", at(302), "noexecute"}}
+	whatIf := []Eviction{{"b-03", at(300), "noexecute"}, {"b-01", at(300), "noexecute"}, {"b-01", at(301), "noexecute"}, {"b-14", at(300), "noexecute"}}
+	elsewhere := slices.Clone(whatIf)
+	elsewhere[0].Node = "b-04"
+	drained := slices.Clone(whatIf)
+	drained[2].By = "drain"
+	for _, c := range []struct {
+		name   string
+		whatIf []Eviction
+		differ bool
+	}{
+		{"the same evictions in another order", whatIf, false},
+		{"one from another node", elsewhere, true},
+		{"one by another reconciler", drained, true},
+		{"one fewer", whatIf[1:], true},
+	} {
+		r := Report{Actual: Outcome{Evicted: map[string][]Eviction{"default/web-abc-*": herd}},
+			WhatIf: Outcome{Evicted: map[string][]Eviction{"default/web-abc-*": c.whatIf}}}
+		r.differences(t.Context(), &outcomeFold{}, nil, nil)
+		if got := len(r.Pods) == 1; got != c.differ {
+			t.Errorf("%s: the pod fared differently %v, want %v (%+v)", c.name, got, c.differ, r.Pods)
+		}
+	}
+	// The answer lists herd's evictions as herd made them.
+	if herd[1].Node != "b-14" || herd[3].Node != "b-01" {
+		t.Errorf("the comparison reordered herd's own list: %+v", herd)
 	}
 }
