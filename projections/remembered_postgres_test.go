@@ -287,3 +287,51 @@ func TestARenewalOfARememberedLeaseReadsNoRowOnPostgres(t *testing.T) {
 		t.Errorf("the lease's stream holds %d events, the last answer is at version %d; want %d", n, same.Version, 1+renewals)
 	}
 }
+
+// TestABatchOnANodeAnotherReplicaChangedIsDecidedOnItsRowOnPostgres: a
+// batch runs its commands on the group commit's leader, each decided on
+// what replica A remembers where it remembers it: a cordon that A's
+// memory would write, of a node B cordoned since, is refused by the
+// stream's version and decided again on the row (nothing to do); an
+// uncordon that A's memory says is done, of a node B cordoned since, is
+// decided again on the row and uncordons it.
+func TestABatchOnANodeAnotherReplicaChangedIsDecidedOnItsRowOnPostgres(t *testing.T) {
+	ctx := t.Context()
+	clk := clocktesting.NewFakeClock(t0)
+	rs := replicas(t, 2, clk)
+	a, b := rs[0], rs[1]
+	stream := nodes.of.Stream("web-01")
+	batch := func(unschedulable bool) domain.Node {
+		t.Helper()
+		out, refused, err := a.w.cmds().nodes.ExecuteBatch(ctx, []domain.Keyed[domain.NodeCommand]{
+			{Key: domain.Key{Name: "web-01"}, Command: domain.SetNodeSchedulable{Unschedulable: unschedulable}}})
+		if err != nil || refused != nil {
+			t.Fatalf("replica A's batch: %v, %v", refused, err)
+		}
+		return out[0]
+	}
+	do(t, a.w, clk, "web-01", register("web-01", domain.KindLinux))
+	cordoned := do(t, b.w, clk, "web-01", domain.SetNodeSchedulable{Unschedulable: true})
+	if got := batch(true); !got.Unschedulable || got.ResourceVersion != cordoned.ResourceVersion {
+		t.Errorf("replica A's cordon answered unschedulable %v at %d; B cordoned it at %d", got.Unschedulable, got.ResourceVersion, cordoned.ResourceVersion)
+	}
+	if n := streamLen(t, a.log, stream); n != 2 {
+		t.Errorf("the node's stream holds %d events after a cordon of a cordoned node, want 2", n)
+	}
+	batch(false)
+	if s, ok := a.w.unit.Remembered(stream); !ok || s.(domain.Node).Unschedulable {
+		t.Fatalf("replica A remembers %+v (%v), want the node uncordoned", s, ok)
+	}
+	do(t, b.w, clk, "web-01", domain.SetNodeSchedulable{Unschedulable: true})
+	got := batch(false)
+	head, err := a.log.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Unschedulable || got.ResourceVersion != head {
+		t.Errorf("replica A's uncordon answered unschedulable %v at %d, want schedulable at the head %d", got.Unschedulable, got.ResourceVersion, head)
+	}
+	if n := streamLen(t, a.log, stream); n != 5 {
+		t.Errorf("the node's stream holds %d events, want 5", n)
+	}
+}
