@@ -183,12 +183,12 @@ func UpdateTx[S any](ctx context.Context, u *Unit, a Aggregate[S], tx Tx, key st
 }
 
 // readable reports whether the transaction of an append refused by a
-// conflict can still be read: the log read the stream's version after
-// the refusal (a conflict whose version it could not read may have
-// ended the transaction's statements).
+// conflict can still be read: not when the log could not read the
+// stream's version after the refusal (a conflict whose version is
+// unknown, -1, may have ended the transaction's statements).
 func readable(err error) bool {
 	var conflict *events.ConflictError
-	return errors.As(err, &conflict) && conflict.Actual >= 0
+	return !errors.As(err, &conflict) || conflict.Actual >= 0
 }
 
 // DecideAndWrite lets decide say what happens to s, which the caller
