@@ -46,8 +46,16 @@ type Writer struct {
 // clk's time. metrics may be nil.
 func NewWriter(log events.Log, clk clock.PassiveClock, metrics *Metrics) *Writer {
 	views := viewstore.NewDB(log)
+	return newWriterDeciding(log, views, views, clk, metrics)
+}
+
+// newWriterDeciding is NewWriter with views as the views beside log and
+// decisions, the committed views the unit of work reads a state from
+// outside any transaction when it remembers none (views, or a reader of
+// them that counts its statements).
+func newWriterDeciding(log events.Log, views *viewstore.DB, decisions events.Querier, clk clock.PassiveClock, metrics *Metrics) *Writer {
 	w := &Writer{log: log, views: views, clock: clk,
-		unit: command.New(log, views, clk, metrics.command())}
+		unit: command.New(log, decisions, clk, metrics.command())}
 	w.commands = newWriterCommands(w)
 	w.podObservers = []Observer[domain.Pod]{w.podIndex.observe}
 	w.unit.ObserveCommits(w.leaseNames.ended)

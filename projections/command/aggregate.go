@@ -83,16 +83,17 @@ func Update[S any](ctx context.Context, u *Unit, a Aggregate[S], key string, dec
 }
 
 // Create is Update for a command that only creates the aggregate
-// (domain.Creation: refused when it exists). On an aggregate whose
-// commands are prepared and remembered (SQLite), a stream this process
+// (domain.Creation: refused when it exists). On an aggregate whose commands
+// are prepared and remembered (on either engine), a stream this process
 // remembers no commit of is presumed new: the command is decided on the
 // fresh state without reading its row, the commit refuses the append
-// (expected version 0) if the stream exists after all, and the command
-// is then decided again on the row and refused as it would have been
-// (see current). A command that may append on an aggregate that exists
-// (a registration that records a restart) must not use it: every such
-// append on a stream this process forgot (after a restart) would be
-// refused at the commit and decided again.
+// (expected version 0) if the stream exists after all (another replica or
+// process created it, or this one did before a restart), and the command is
+// then decided again on the row and refused as it would have been (see
+// current). A command that may append on an aggregate that exists (a
+// registration that records a restart) must not use it: every such append
+// on a stream this process forgot (after a restart) would be refused at the
+// commit and decided again.
 func Create[S any](ctx context.Context, u *Unit, a Aggregate[S], key string, decide func(S) ([]domain.Event, error)) (S, error) {
 	if a.Mode().Prepared {
 		return updatePrepared(ctx, u, a, key, decide, true)
@@ -143,7 +144,7 @@ func UpdateReading[S, R any](ctx context.Context, u *Unit, a Aggregate[S], key s
 // write the rows, all in tx. It returns the state as far as it got.
 func UpdateTx[S any](ctx context.Context, u *Unit, a Aggregate[S], tx Tx, key string, decide func(S) ([]domain.Event, error)) (S, error) {
 	stream := a.Stream(key)
-	if a.Mode().Cached && u.cacheStates {
+	if a.Mode().Cached {
 		if cached, ok := u.states.get(stream); ok {
 			evs, err := decide(cached.(S))
 			if err == nil && len(evs) > 0 {
@@ -151,15 +152,24 @@ func UpdateTx[S any](ctx context.Context, u *Unit, a Aggregate[S], tx Tx, key st
 				if !errors.Is(err, domain.ErrConflict) {
 					return s, err
 				}
-				// Something else wrote the stream since: decide again
-				// on the row as it stands.
+				// Something else wrote the stream since (another
+				// replica, another process): decide again on the row as
+				// it stands.
 				u.states.forget(stream)
+				if !readable(err) {
+					// The append failed in a way that left tx unable to
+					// read the row (PostgreSQL ended a deadlock with
+					// another replica's append here): the conflict is
+					// the answer, as it is to a decision on the row.
+					return s, err
+				}
 			}
 			// A refusal or a no-op appends nothing, so no expected
 			// version would catch a remembered state that is behind the
 			// row: an earlier command of this group (or batch) moved the
-			// stream and is not committed yet, or another process wrote
-			// it. Decide again on the row, which sees both.
+			// stream and is not committed yet, or another replica or
+			// process wrote it. Decide again on the row, which sees
+			// both.
 		}
 	}
 	s, err := a.Load(ctx, tx.Views(), key)
@@ -170,6 +180,15 @@ func UpdateTx[S any](ctx context.Context, u *Unit, a Aggregate[S], tx Tx, key st
 		return s, err
 	}
 	return DecideAndWrite(ctx, u, a, tx, key, s, decide)
+}
+
+// readable reports whether the transaction of an append refused by a
+// conflict can still be read: not when the log could not read the
+// stream's version after the refusal (a conflict whose version is
+// unknown, -1, may have ended the transaction's statements).
+func readable(err error) bool {
+	var conflict *events.ConflictError
+	return !errors.As(err, &conflict) || conflict.Actual >= 0
 }
 
 // DecideAndWrite lets decide say what happens to s, which the caller
@@ -202,7 +221,7 @@ func write[S any](ctx context.Context, u *Unit, a Aggregate[S], tx Tx, key strin
 		return s, err
 	}
 	obs := a.Observers()
-	cache := a.Mode().Cached && u.cacheStates
+	cache := a.Mode().Cached
 	if cache || len(obs) > 0 {
 		// One function after the commit for both: a heartbeat pays for
 		// one closure, not two.

@@ -153,13 +153,13 @@ func tryPrepared[S any](ctx context.Context, u *Unit, a Aggregate[S], key, strea
 	case (from == fromMemory || readCached) && (err != nil || len(evs) == 0):
 		// A refusal or a no-op appends nothing, so no expected version
 		// would catch a remembered state that is behind the row (another
-		// process wrote the stream): a change back to what the memory
-		// says ("labels already equal") would be lost. Whether the
-		// stream moved past the memory is one look at the log's index
-		// (no row decoded, and nothing found when it did not: a kubelet
-		// probe that changes nothing costs only that); when it did, the
-		// command is decided again on the row as it stands. So for the
-		// stream it read, when it read it from memory.
+		// replica or process wrote the stream): a change back to what the
+		// memory says ("labels already equal") would be lost. Whether the
+		// stream moved past the memory is one look at the log's index (no
+		// row decoded, and nothing found when it did not: a kubelet probe
+		// that changes nothing costs only that); when it did, the command
+		// is decided again on the row as it stands. So for the stream it
+		// read, when it read it from memory.
 		moved := false
 		if from == fromMemory {
 			own, rerr := movedPast(ctx, u, stream, a.Version(s))
@@ -295,7 +295,7 @@ const (
 // allow it and this process remembers nothing of the stream, or read
 // from its row outside any transaction.
 func current[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream string, remembered, presume bool) (S, stateFrom, error) {
-	if remembered && a.Mode().Cached && u.cacheStates {
+	if remembered && a.Mode().Cached {
 		if st, ok := u.states.get(stream); ok {
 			return st.(S), fromMemory, nil
 		}
@@ -344,7 +344,7 @@ func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream st
 		return nil, s, err
 	}
 	obs := a.Observers()
-	cache := a.Mode().Cached && u.cacheStates
+	cache := a.Mode().Cached
 	version := a.Version(s)
 	next := s
 	r := &readyWrite{stream: stream, expected: expected, md: md, at: at, evs: pending, rows: rows, reads: reads}

@@ -17,20 +17,20 @@ import (
 const maxCachedStates = 1 << 18
 
 // stateCache remembers, by stream, the state the unit of work last
-// committed for an aggregate that asks for it (the node: a heartbeat
-// would otherwise decode the node's whole JSON row inside the write lock,
-// the largest single cost of a heartbeat). Entries are put only after the
-// group that wrote them committed, so a rolled-back command never leaves
-// one behind. A remembered state can still be stale if something else
-// wrote the stream (another process on the same file), or, on the
-// group commit's leader, when an earlier command of the same group moved
-// it and has not committed yet. A command that appends then conflicts on
-// its expected version, and the unit of work forgets the entry and
-// decides again on the row; a command that would append nothing (a
-// refusal, a no-op) has no version to conflict on, so it is decided
-// again on the row before it is answered: on the leader always, prepared
-// when the log shows the stream moved past the entry (UpdateTx,
-// tryPrepared).
+// committed for an aggregate that asks for it (the node: a heartbeat would
+// otherwise decode the node's whole JSON row inside the write lock, the
+// largest single cost of a heartbeat). Entries are put only after the group
+// that wrote them committed, so a rolled-back command never leaves one
+// behind. A remembered state can still be stale if something else wrote the
+// stream (another replica on the same PostgreSQL database, another process
+// on the same SQLite file), or, on the group commit's leader, when an
+// earlier command of the same group moved it and has not committed yet. A
+// command that appends then conflicts on its expected version, and the unit
+// of work forgets the entry and decides again on the row; a command that
+// would append nothing (a refusal, a no-op) has no version to conflict on,
+// so it is decided again on the row before it is answered: on the leader
+// always, prepared when the log shows the stream moved past the entry
+// (UpdateTx, tryPrepared).
 type stateCache struct {
 	mu sync.Mutex
 	m  map[string]cachedState

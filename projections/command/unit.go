@@ -35,13 +35,25 @@ type Unit struct {
 	// (WriteQueue).
 	queue *WriteQueue
 	// states remembers the committed states of the aggregates that ask
-	// for it (Mode.Cached), when cacheStates: on SQLite, whose one
-	// writer is this process. On PostgreSQL other replicas write the
-	// same streams, and a state remembered here could decide a command
-	// on what another replica has since changed (a cordon answered as
-	// already done), so every command reads its row.
-	states      stateCache
-	cacheStates bool
+	// for it (Mode.Cached), on either engine, and their commands decide
+	// on what it remembers instead of reading their rows. That holds
+	// where this process is not the only writer (another replica on
+	// PostgreSQL, another process on a SQLite file): a decision that
+	// appends carries the remembered version as its expected version,
+	// which the serial section refuses if the stream moved (the command
+	// is then decided again on the row); a decision that appends nothing
+	// (a no-op, a refusal) is confirmed against the stream's version in
+	// the log before it is answered, and decided again on the row when
+	// the stream moved (tryPrepared, UpdateTx). No command is answered
+	// from a state another replica changed.
+	states stateCache
+	// authoritative says every append to the log goes through this unit
+	// (SQLite, whose one writer is this process), so that a remembered
+	// state is its stream at its head: then, and only then, reads are
+	// answered from memory (Current, Committing, ObserveCommits). On
+	// PostgreSQL other replicas append to the same streams unseen by
+	// this one, and a read goes to the rows.
+	authoritative bool
 	// inFlight are the streams with a prepared command between its
 	// decision and its answer: a second command of the same stream runs
 	// on the leader rather than be decided on a state about to move.
@@ -62,17 +74,17 @@ type Unit struct {
 // through views and running view statements in the log's engine's
 // dialect, stamping records with clk's time. metrics may be nil.
 func New(log events.Log, views events.Querier, clk clock.PassiveClock, metrics *Metrics) *Unit {
-	// The engine says what the unit may remember and prepare (a SQLite
-	// database is this process's alone), and on SQLite the ready writes'
-	// statements are prepared on the log's own pool, outside the write
-	// lock (events.ViewStatements).
+	// The engine says whether the unit is authoritative (a SQLite
+	// database is this process's alone) and what it may prepare, and on
+	// SQLite the ready writes' statements are prepared on the log's own
+	// pool, outside the write lock (events.ViewStatements).
 	engine := events.EngineOf(log)
 	u := &Unit{log: log, views: views, dialect: engine.Dialect(), clock: clk, metrics: metrics,
 		group: &groupCommit{log: log, metrics: metrics}, queue: newWriteQueue(clock.RealClock{}),
-		cacheStates: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite || engine == events.EnginePostgres,
+		authoritative: engine != events.EnginePostgres, prepareAppends: engine == events.EngineSQLite || engine == events.EnginePostgres,
 		stmts: events.NewViewStatements(log)}
 	u.group.forget = u.states.forget
-	if u.cacheStates {
+	if u.authoritative {
 		u.group.committing = &u.states
 	}
 	u.appendsPrepared = func() error { return nil }
@@ -148,7 +160,9 @@ func (u *Unit) Queued() int {
 }
 
 // Remembered is the state the unit remembers for stream, if any: what the
-// next command on it decides on (Mode.Cached).
+// next command on it decides on (Mode.Cached), on either engine. Not an
+// answer to a read: on PostgreSQL another replica may have moved the
+// stream since (Current is what a read may use).
 func (u *Unit) Remembered(stream string) (any, bool) { return u.states.get(stream) }
 
 // Current is stream's state as last committed, from memory, for a read
@@ -161,10 +175,11 @@ func (u *Unit) Remembered(stream string) (any, bool) { return u.states.get(strea
 // before a group's commit until its states are put, its streams are
 // not answered from memory (the row already shows the commit to others,
 // a watch may already carry it): the caller reads the row. On
-// PostgreSQL another replica may have written the stream since: never
-// ok there, and the caller reads the row.
+// PostgreSQL the unit remembers states too, for its commands to decide
+// on, but another replica may have written the stream since: never ok
+// there, and the caller reads the row.
 func (u *Unit) Current(stream string) (any, bool) {
-	if !u.cacheStates {
+	if !u.authoritative {
 		return nil, false
 	}
 	return u.states.current(stream)
@@ -199,10 +214,10 @@ func mapConflict(err error) error {
 // states are put and its observers told. A memory of the streams that
 // observers keep (a view's index) is then behind what the rows may
 // already show, and a reader goes to the rows. Always true where the
-// unit does not keep states (PostgreSQL): there, another replica may
-// have written any stream, and nothing in memory is authoritative.
+// unit is not authoritative (PostgreSQL): there, another replica may
+// have written any stream, and nothing in memory answers a read.
 func (u *Unit) Committing(prefix string) bool {
-	if !u.cacheStates {
+	if !u.authoritative {
 		return true
 	}
 	return u.states.committingPrefix(prefix)
@@ -218,12 +233,14 @@ func (u *Unit) Committing(prefix string) bool {
 // nothing on PostgreSQL, where another replica's appends are not seen.
 // It must be called before the first command.
 func (u *Unit) ObserveCommits(fn func(streams map[string]int64, err error)) {
-	if u.cacheStates {
+	if u.authoritative {
 		u.group.ended = fn
 	}
 }
 
 // Authoritative reports whether every append to the log goes through
 // this unit (SQLite, whose one writer is this process), so that
-// observers of its commits see every state the views take.
-func (u *Unit) Authoritative() bool { return u.cacheStates }
+// observers of its commits see every state the views take. A unit that
+// is not (PostgreSQL) still remembers states for its commands to decide
+// on (Mode.Cached), never for a read to answer from.
+func (u *Unit) Authoritative() bool { return u.authoritative }

@@ -628,3 +628,25 @@ func TestASecondCreateOfANameIsRefusedWhateverThisProcessRemembers(t *testing.T)
 		})
 	}
 }
+
+// TestAConflictWhoseVersionIsUnknownEndsTheLeadersRedecision: on the
+// leader, a write decided on a remembered state and refused by a
+// conflict is decided again on the row in the same transaction, unless
+// the log could not read the stream's version after the refusal
+// (PostgreSQL ended a deadlock with another replica's append: the
+// transaction reads nothing more), when the conflict is the answer.
+func TestAConflictWhoseVersionIsUnknownEndsTheLeadersRedecision(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"a conflict at a known version", mapConflict(&events.ConflictError{Stream: "s", Expected: 1, Actual: 2}), true},
+		{"a conflict at an unknown version", mapConflict(&events.ConflictError{Stream: "s", Expected: 1, Actual: -1}), false},
+		{"a conflict that names no version", fmt.Errorf("append s@1: %w", domain.ErrConflict), true},
+	} {
+		if got := readable(fmt.Errorf("append s@1: %w", c.err)); got != c.want {
+			t.Errorf("%s: readable %v, want %v", c.name, got, c.want)
+		}
+	}
+}
