@@ -28,12 +28,21 @@ const commitChannel = "herd_events"
 // no savepoint is needed); insert then reports a *ConflictError. The
 // positions come back with each row's version, in any order.
 //
+// Positions follow the rows' order: ORDER BY the arrays' ordinality
+// makes PostgreSQL take each row's nextval in that order whatever plan
+// it picks (since 9.6 a volatile function of the select list is
+// evaluated after the sort); the array scan already yields that order,
+// so the plan has no sort to run.
+//
 // The events of one append share their actor and cause ($9, $10), which
 // their metadata holds too and which are columns of their own for the
 // audit indexes (migration 0008_audit_columns.sql).
 const pgInsertEvents = `INSERT INTO events (position, event_id, stream, version, type, schema_version, recorded_at, payload, metadata, actor, causation_id, txid)
-SELECT nextval('events_position'), e.*, $9::text, $10::text, pg_current_xact_id() FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::integer[], $6::bigint[], $7::bytea[], $8::bytea[]) AS e
+SELECT nextval('events_position'), e.event_id, e.stream, e.version, e.type, e.schema_version, e.recorded_at, e.payload, e.metadata, $9::text, $10::text, pg_current_xact_id()
+FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::integer[], $6::bigint[], $7::bytea[], $8::bytea[]) WITH ORDINALITY
+  AS e(event_id, stream, version, type, schema_version, recorded_at, payload, metadata, ord)
 WHERE (SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = $11) = $12
+ORDER BY e.ord
 ON CONFLICT (stream, version) DO NOTHING
 RETURNING version, position`
 
@@ -305,7 +314,8 @@ var _ PreparedAppender = (*postgresTx)(nil)
 
 // pgInsertPrepared inserts the rows of many appends with one statement,
 // the appends' rows one after the other, each append's in version order
-// (positions grow with versions, as in pgInsertEvents). A row goes in
+// (positions grow with versions and with the appends' order, as in
+// pgInsertEvents: ORDER BY the arrays' ordinality). A row goes in
 // only if its stream stands, in the statement's snapshot, at the version
 // the call's first append of that stream expects (base, $11), and if
 // every stream its append read (ReadAt, $13–$15, by the append's index
@@ -316,11 +326,12 @@ var _ PreparedAppender = (*postgresTx)(nil)
 // which appends are incomplete from what comes back.
 const pgInsertPrepared = `INSERT INTO events (position, event_id, stream, version, type, schema_version, recorded_at, payload, metadata, actor, causation_id, txid)
 SELECT nextval('events_position'), e.event_id, e.stream, e.version, e.type, e.schema_version, e.recorded_at, e.payload, e.metadata, e.actor, e.causation_id, pg_current_xact_id()
-FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::integer[], $6::bigint[], $7::bytea[], $8::bytea[], $9::text[], $10::text[], $11::bigint[], $12::integer[])
-  AS e(event_id, stream, version, type, schema_version, recorded_at, payload, metadata, actor, causation_id, base, n)
+FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::integer[], $6::bigint[], $7::bytea[], $8::bytea[], $9::text[], $10::text[], $11::bigint[], $12::integer[]) WITH ORDINALITY
+  AS e(event_id, stream, version, type, schema_version, recorded_at, payload, metadata, actor, causation_id, base, n, ord)
 WHERE (SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = e.stream) = e.base
   AND NOT EXISTS (SELECT FROM unnest($13::integer[], $14::text[], $15::bigint[]) AS r(n, stream, version)
     WHERE r.n = e.n AND (SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = r.stream) <> r.version)
+ORDER BY e.ord
 ON CONFLICT (stream, version) DO NOTHING
 RETURNING stream, version, position`
 
