@@ -2,12 +2,16 @@ package events_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"herd/events"
+	"herd/events/pgtest"
 )
 
 // TestQueryEachAllocations: a page read one event at a time takes its
@@ -123,13 +127,77 @@ func TestQueryEachEndsWithItsContext(t *testing.T) {
 			stop := errors.New("enough")
 			called = 0
 			err = events.QueryEach(t.Context(), l, events.Filter{Actor: "alice"}, func(*events.Record) error { called++; return stop })
-			if err != stop || called != 1 {
-				t.Errorf("read stopped by its callback: %v after %d events, want its error as it is after 1", err, called)
+			if !errors.Is(err, stop) || called != 1 {
+				t.Errorf("read stopped by its callback: %v after %d events, want its error after 1", err, called)
 			}
 			for range 8 { // more reads than the pool has connections
 				called = 0
 				if err := events.QueryEach(t.Context(), l, events.Filter{Actor: "alice"}, func(*events.Record) error { called++; return nil }); err != nil || called != 3 {
 					t.Fatalf("read after: %v, %d events, want 3", err, called)
+				}
+			}
+		})
+	}
+}
+
+// TestQueryEachReadsWhatQueryReads: a read one event at a time hands
+// over the records Query returns, on SQLite and on PostgreSQL, there
+// also with the simple protocol an operator may set in the URL
+// (default_query_exec_mode), whose rows come as text: integers in
+// decimal and byte columns in hex.
+func TestQueryEachReadsWhatQueryReads(t *testing.T) {
+	for _, e := range []struct {
+		name string
+		open func(t *testing.T) events.Log
+	}{
+		{"SQLite", func(t *testing.T) events.Log { s, _ := openSQLite(t); return s.Log() }},
+		{"PostgreSQL", func(t *testing.T) events.Log { l, _ := openPostgres(t); return l }},
+		{"PostgreSQL, simple protocol", func(t *testing.T) events.Log {
+			l, err := events.OpenPostgres(t.Context(), pgtest.URL(t)+"&default_query_exec_mode=simple_protocol")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = l.Close() })
+			return l
+		}},
+	} {
+		t.Run(e.name, func(t *testing.T) {
+			l := e.open(t)
+			ctx, at := t.Context(), time.Date(2026, 12, 1, 6, 0, 0, 987654321, time.UTC)
+			tx, err := l.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback() }()
+			root, err := tx.Append(ctx, "node/n-0", 0, events.Metadata{}, at,
+				events.NewEvent{Type: "NodeRegistered", SchemaVersion: 3, Payload: []byte(`{"labels":{"zone":"é \u2028"},"n":-12}`)},
+				events.NewEvent{Type: "HeartbeatRecorded", Payload: []byte(`{}`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.Append(ctx, "pod/default/p", 0, events.Metadata{Actor: "alice", CausationID: root[0].ID, CorrelationID: "req-1", Source: "kubectl"},
+				at.Add(time.Hour), events.NewEvent{Type: "PodCreated", Payload: []byte(" { \"a\" : [1, 2] }\n")}); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []events.Filter{{}, {CausedBy: root[0].ID}, {Actor: "alice", Limit: 1}} {
+				want, err := l.Query(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []events.Record
+				if err := events.QueryEach(ctx, l, f, func(r *events.Record) error {
+					c := *r
+					c.Payload = append(json.RawMessage{}, r.Payload...)
+					got = append(got, c)
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" || len(want) == 0 {
+					t.Errorf("QueryEach(%+v) (-Query +QueryEach), %d records:\n%s", f, len(want), diff)
 				}
 			}
 		})

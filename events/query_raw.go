@@ -255,7 +255,10 @@ func pgBytes(buf, b []byte, f pgconn.FieldDescription) ([]byte, error) {
 		return nil, fmt.Errorf("column %s: bytea as text without its \\x", f.Name)
 	}
 	b = b[2:]
-	out := append(buf[:0], make([]byte, hex.DecodedLen(len(b)))...)
+	if n := hex.DecodedLen(len(b)); cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	out := buf[:hex.DecodedLen(len(b))]
 	if _, err := hex.Decode(out, b); err != nil {
 		return nil, fmt.Errorf("column %s: %w", f.Name, err)
 	}
