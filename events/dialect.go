@@ -52,8 +52,8 @@ type Dialect struct {
 }
 
 // sqliteDialect is SQLite's: metadata is JSON text (or NULL). The indexes
-// of the log are migrations 0006_audit_indexes.sql's and
-// 0008_audit_columns.sql's.
+// of the log are migrations 0006_audit_indexes.sql's,
+// 0008_audit_columns.sql's and 0009_causation_covers_the_walk.sql's.
 var sqliteDialect = Dialect{
 	engine:        EngineSQLite,
 	head:          headQuery,
@@ -65,7 +65,9 @@ WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`,
 	columns: recordColumns,
 	// The walk steps only forward in the log (a cause is appended before
 	// what it causes), so it ends without a UNION's set of the events
-	// seen, which cost SQLite a twentieth of the list.
+	// seen, which cost SQLite a twentieth of the list. The causation
+	// index carries the ids and positions the walk reads (migration
+	// 0009), so that a generation is found in the index alone.
 	effects: `position IN (WITH RECURSIVE effects(id, position) AS (
 	SELECT event_id, position FROM events WHERE causation_id = ? AND causation_id <> ''
 	UNION ALL

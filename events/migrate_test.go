@@ -146,7 +146,7 @@ func TestOpenTwiceMigratesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = db.Close() }()
-	want := []string{"1 0001_events.sql", "2 0002_consumer_offsets.sql", "3 0003_compaction.sql", "4 0004_write_probe.sql", "5 0005_snapshots.sql", "6 0006_audit_indexes.sql", "7 0007_append_checks_version.sql", "8 0008_audit_columns.sql"}
+	want := []string{"1 0001_events.sql", "2 0002_consumer_offsets.sql", "3 0003_compaction.sql", "4 0004_write_probe.sql", "5 0005_snapshots.sql", "6 0006_audit_indexes.sql", "7 0007_append_checks_version.sql", "8 0008_audit_columns.sql", "9 0009_causation_covers_the_walk.sql"}
 	if diff := cmp.Diff(want, applied(t, db, "events")); diff != "" {
 		t.Errorf("events migrations (-want +got):\n%s", diff)
 	}

@@ -49,7 +49,7 @@ func (l sqliteLog) queryEach(ctx context.Context, f Filter, fn func(*Record) err
 	if err != nil {
 		return err
 	}
-	return eachRecord(ctx, l.s.db, query, args, fn)
+	return eachDriverRecord(ctx, l.s.db, query, args, fn)
 }
 
 func (p *Postgres) queryEach(ctx context.Context, f Filter, fn func(*Record) error) error {
@@ -68,6 +68,9 @@ func (r pgReader) queryEach(ctx context.Context, f Filter, fn func(*Record) erro
 	q, args, err := f.sql(pgDialect)
 	if err != nil {
 		return err
+	}
+	if db, ok := r.q.(*sql.DB); ok {
+		return eachPgRecord(ctx, db, rebind(q), args, fn)
 	}
 	return eachRecord(ctx, r.q, rebind(q), args, fn)
 }

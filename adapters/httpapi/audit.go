@@ -142,7 +142,10 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusOK, list) // as encoding/json answers: it refuses the note too
 		return
 	}
+	// The page's length is known: it goes as one body of that length,
+	// not in chunks of its own (one for each of the items' chunks).
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(head)+items.size()+len(auditListTail)))
 	w.WriteHeader(http.StatusOK)
 	_, err = w.Write(head)
 	if err == nil {

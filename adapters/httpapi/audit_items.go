@@ -65,6 +65,15 @@ func (it *auditItems) writeTo(w http.ResponseWriter) error {
 	return nil
 }
 
+// size is the items' length in bytes, as writeTo writes them.
+func (it *auditItems) size() int {
+	n := len(it.cur)
+	for _, b := range it.full {
+		n += len(b)
+	}
+	return n
+}
+
 // release gives the chunks back to the pool; it is empty after.
 func (it *auditItems) release() {
 	for _, b := range append(it.full, it.cur) {
