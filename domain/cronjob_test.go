@@ -41,7 +41,7 @@ func TestCronJobDeletionFollowsItsPropagation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := EvolveCronJob(CronJob{}, evs[0])
+	c := EvolveObject(CronJob{}, evs[0])
 	fold := func(c CronJob, cmd CronJobCommand) (CronJob, []Event) {
 		t.Helper()
 		evs, err := DecideCronJob(c, cmd, at(2))
@@ -49,7 +49,7 @@ func TestCronJobDeletionFollowsItsPropagation(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range evs {
-			c = EvolveCronJob(c, e)
+			c = EvolveObject(c, e)
 		}
 		return c, evs
 	}
@@ -82,7 +82,7 @@ func TestCronJobCreateDefaultsAndRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := EvolveCronJob(CronJob{}, evs[0])
+	c := EvolveObject(CronJob{}, evs[0])
 	if c.Spec.ConcurrencyPolicy != CronJobAllow || c.Generation != 1 || !c.Exists() {
 		t.Errorf("created %+v, want policy Allow, generation 1", c)
 	}
@@ -91,7 +91,7 @@ func TestCronJobCreateDefaultsAndRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after := EvolveCronJob(c, w[0]); after.Version != c.Version+1 || !cmp.Equal(after.Spec, c.Spec) {
+	if after := EvolveObject(c, w[0]); after.Version != c.Version+1 || !cmp.Equal(after.Spec, c.Spec) {
 		t.Errorf("after a warning: %+v", after)
 	}
 }
@@ -146,7 +146,7 @@ func TestCronJobJobNameIsTheScheduledMinute(t *testing.T) {
 }
 
 func TestCronJobUpdateSuspendIsANewGeneration(t *testing.T) {
-	c := EvolveCronJob(CronJob{}, sampleCronJobEvents()[0])
+	c := EvolveObject(CronJob{}, sampleCronJobEvents()[0])
 	c.ResourceVersion = 7
 	spec := c.Spec
 	spec.Suspend = true
@@ -154,7 +154,7 @@ func TestCronJobUpdateSuspendIsANewGeneration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := EvolveCronJob(c, evs[0]); !u.Spec.Suspend || u.Generation != 2 {
+	if u := EvolveObject(c, evs[0]); !u.Spec.Suspend || u.Generation != 2 {
 		t.Errorf("after update %+v", u)
 	}
 	if _, err := DecideCronJob(c, Precondition[CronJobCommand]{ResourceVersion: 6, Command: UpdateCronJob{Spec: spec}}, at(2)); !errors.Is(err, ErrConflict) {

@@ -35,7 +35,7 @@ func createdStatefulSet(t *testing.T, spec StatefulSetSpec) StatefulSet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return EvolveStatefulSet(StatefulSet{}, evs[0])
+	return EvolveObject(StatefulSet{}, evs[0])
 }
 
 // TestStatefulSetCreateTakesAppsV1Defaults: what a create leaves out is
@@ -100,7 +100,7 @@ func TestStatefulSetUpdateChangesOnlyWhatAppsV1Allows(t *testing.T) {
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("update: %v %v", evs, err)
 	}
-	if got := EvolveStatefulSet(s, evs[0]); got.Generation != 2 || StatefulSetRevision(got) == StatefulSetRevision(s) {
+	if got := EvolveObject(s, evs[0]); got.Generation != 2 || StatefulSetRevision(got) == StatefulSetRevision(s) {
 		t.Fatalf("generation %d, revision %s (was %s)", got.Generation, StatefulSetRevision(got), StatefulSetRevision(s))
 	}
 	for name, change := range map[string]func(*StatefulSetSpec){
@@ -142,7 +142,7 @@ func TestStatefulSetScaleIsAnUpdateOfReplicas(t *testing.T) {
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("%v %v", evs, err)
 	}
-	if got := EvolveStatefulSet(s, evs[0]); got.Spec.Replicas != 1 {
+	if got := EvolveObject(s, evs[0]); got.Spec.Replicas != 1 {
 		t.Fatalf("replicas %d", got.Spec.Replicas)
 	}
 	if _, err := DecideStatefulSet(s, ScaleStatefulSet{Replicas: -1}, at(2)); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "Scale") {

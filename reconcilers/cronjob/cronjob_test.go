@@ -40,7 +40,7 @@ func newFixture(t *testing.T, change func(*domain.CronJobSpec)) *fixture {
 	clk := clocktesting.NewFakeClock(t0)
 	f := &fixture{clock: clk,
 		crons: reconcilerstest.NewStore(clk.Now, domain.DecideCronJob, func(c domain.CronJob, ev domain.Event) domain.CronJob {
-			c = domain.EvolveCronJob(c, ev)
+			c = domain.EvolveObject(c, ev)
 			c.ResourceVersion++
 			return c
 		}),

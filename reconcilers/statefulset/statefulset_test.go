@@ -44,7 +44,7 @@ func newFixture(t *testing.T, change func(*domain.StatefulSetSpec)) *fixture {
 	clk := clocktesting.NewFakeClock(t0)
 	f := &fixture{clock: clk, pods: reconcilerstest.NewPods(clk.Now),
 		sets: reconcilerstest.NewStore(clk.Now, domain.DecideStatefulSet, func(s domain.StatefulSet, ev domain.Event) domain.StatefulSet {
-			s = domain.EvolveStatefulSet(s, ev)
+			s = domain.EvolveObject(s, ev)
 			s.ResourceVersion++
 			return s
 		}),
