@@ -167,13 +167,7 @@ type (
 	// DeleteCronJob deletes a CronJob, its Jobs following as Propagation
 	// says.
 	DeleteCronJob = Delete[CronJobSpec, CronJobStatus]
-	// FinishCronJobDeletion deletes a CronJob being deleted in the
-	// foreground, once its Jobs are gone.
-	FinishCronJobDeletion = FinishDeletion[CronJobSpec, CronJobStatus]
 )
-
-// DecideCronJob returns the events cmd causes on c at now (DecideObject).
-var DecideCronJob = DecideObject[CronJob]
 
 // WarnCronJob records a warning about a CronJob's schedule
 // (CronJobWarned).

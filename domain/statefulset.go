@@ -305,13 +305,6 @@ type (
 	// DeleteStatefulSet deletes a StatefulSet, its pods following as
 	// Propagation says.
 	DeleteStatefulSet = Delete[StatefulSetSpec, StatefulSetStatus]
-	// FinishStatefulSetDeletion deletes a StatefulSet being deleted in the
-	// foreground, once its pods are gone.
-	FinishStatefulSetDeletion = FinishDeletion[StatefulSetSpec, StatefulSetStatus]
 )
-
-// DecideStatefulSet returns the events cmd causes on s at now
-// (DecideObject).
-var DecideStatefulSet = DecideObject[StatefulSet]
 
 func (s StatefulSetSpec) withReplicas(n int32) StatefulSetSpec { s.Replicas = n; return s }

@@ -39,7 +39,7 @@ func newFixture(t *testing.T, change func(*domain.CronJobSpec)) *fixture {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(t0)
 	f := &fixture{clock: clk,
-		crons: reconcilerstest.NewStore(clk.Now, domain.DecideCronJob, func(c domain.CronJob, ev domain.Event) domain.CronJob {
+		crons: reconcilerstest.NewStore(clk.Now, domain.DecideObject[domain.CronJob], func(c domain.CronJob, ev domain.Event) domain.CronJob {
 			c = domain.EvolveObject(c, ev)
 			c.ResourceVersion++
 			return c
