@@ -85,11 +85,6 @@ func CronJobJobName(cronJob string, t time.Time) string {
 	return fmt.Sprintf("%s-%d", cronJob, t.Unix()/60)
 }
 
-// CronJobStream is the name of the log stream of a CronJob.
-func CronJobStream(namespace, name string) string {
-	return CronJobAggregate.Stream(namespace + "/" + name)
-}
-
 // The CronJob's events.
 type (
 	// CronJobCreated records a CronJob's creation.
@@ -154,25 +149,9 @@ var cronJobKind = &ObjectKind[CronJobSpec, CronJobStatus]{
 func (CronJobSpec) objectKind() *ObjectKind[CronJobSpec, CronJobStatus] { return cronJobKind }
 
 // CronJobAggregate is the CronJob in the log: streams
-// "cronjob/NAMESPACE/NAME".
-var CronJobAggregate = defineNamespacedAggregate("cronjob",
-	eventOf[CronJobCreated](1),
-	eventOf[CronJobChanged](1),
-	eventOf[CronJobMetadataChanged](1),
-	eventOf[CronJobStatusRecorded](1),
-	eventOf[CronJobWarned](1),
-	eventOf[CronJobDeletionRequested](1),
-	eventOf[CronJobDeleted](1),
-)
-
-// EvolveCronJob folds one event into the CronJob; it never mutates c.
-func EvolveCronJob(c CronJob, e Event) CronJob {
-	if out, ok := evolveObject(c, e); ok {
-		return out
-	}
-	c.Version++
-	return c
-}
+// "cronjob/NAMESPACE/NAME", of the model's events and CronJobWarned,
+// which counts only in its version (EvolveObject).
+var CronJobAggregate = defineObjectAggregate[CronJobSpec, CronJobStatus]("cronjob", eventOf[CronJobWarned](1))
 
 // The CronJob's commands: the object model's, and WarnCronJob.
 type (
@@ -188,13 +167,7 @@ type (
 	// DeleteCronJob deletes a CronJob, its Jobs following as Propagation
 	// says.
 	DeleteCronJob = Delete[CronJobSpec, CronJobStatus]
-	// FinishCronJobDeletion deletes a CronJob being deleted in the
-	// foreground, once its Jobs are gone.
-	FinishCronJobDeletion = FinishDeletion[CronJobSpec, CronJobStatus]
 )
-
-// DecideCronJob returns the events cmd causes on c at now (DecideObject).
-var DecideCronJob = DecideObject[CronJob]
 
 // WarnCronJob records a warning about a CronJob's schedule
 // (CronJobWarned).

@@ -37,19 +37,19 @@ func sampleCronJobEvents() []Event {
 // it; orphaning, its tombstone keeps its uid and says so; in the
 // background it goes at once.
 func TestCronJobDeletionFollowsItsPropagation(t *testing.T) {
-	evs, err := DecideCronJob(CronJob{}, CreateCronJob{Meta: ObjectMeta{Namespace: "default", Name: "tick", UID: "u"}, Spec: sampleCronJobSpec()}, at(1))
+	evs, err := DecideObject[CronJob](CronJob{}, CreateCronJob{Meta: ObjectMeta{Namespace: "default", Name: "tick", UID: "u"}, Spec: sampleCronJobSpec()}, at(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := EvolveCronJob(CronJob{}, evs[0])
+	c := EvolveObject(CronJob{}, evs[0])
 	fold := func(c CronJob, cmd CronJobCommand) (CronJob, []Event) {
 		t.Helper()
-		evs, err := DecideCronJob(c, cmd, at(2))
+		evs, err := DecideObject[CronJob](c, cmd, at(2))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range evs {
-			c = EvolveCronJob(c, e)
+			c = EvolveObject(c, e)
 		}
 		return c, evs
 	}
@@ -60,10 +60,10 @@ func TestCronJobDeletionFollowsItsPropagation(t *testing.T) {
 	if _, again := fold(deleting, DeleteCronJob{Propagation: PropagateForeground}); len(again) != 0 {
 		t.Errorf("a second foreground delete records %v", again)
 	}
-	if gone, _ := fold(deleting, FinishCronJobDeletion{}); gone.Exists() {
+	if gone, _ := fold(deleting, FinishDeletion[CronJobSpec, CronJobStatus]{}); gone.Exists() {
 		t.Error("finished, the CronJob is still there")
 	}
-	if _, none := fold(c, FinishCronJobDeletion{}); len(none) != 0 {
+	if _, none := fold(c, FinishDeletion[CronJobSpec, CronJobStatus]{}); len(none) != 0 {
 		t.Errorf("finishing a CronJob not being deleted records %v", none)
 	}
 	orphaned, _ := fold(c, DeleteCronJob{Propagation: PropagateOrphan})
@@ -78,20 +78,20 @@ func TestCronJobDeletionFollowsItsPropagation(t *testing.T) {
 func TestCronJobCreateDefaultsAndRecords(t *testing.T) {
 	spec := sampleCronJobSpec()
 	spec.ConcurrencyPolicy = ""
-	evs, err := DecideCronJob(CronJob{}, CreateCronJob{Meta: ObjectMeta{Namespace: "default", Name: "tick", UID: "u"}, Spec: spec}, at(1))
+	evs, err := DecideObject[CronJob](CronJob{}, CreateCronJob{Meta: ObjectMeta{Namespace: "default", Name: "tick", UID: "u"}, Spec: spec}, at(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := EvolveCronJob(CronJob{}, evs[0])
+	c := EvolveObject(CronJob{}, evs[0])
 	if c.Spec.ConcurrencyPolicy != CronJobAllow || c.Generation != 1 || !c.Exists() {
 		t.Errorf("created %+v, want policy Allow, generation 1", c)
 	}
 	// A warning moves the version and nothing else.
-	w, err := DecideCronJob(c, WarnCronJob{Reason: CronJobTooManyMissedTimes, Message: "m"}, at(2))
+	w, err := DecideObject[CronJob](c, WarnCronJob{Reason: CronJobTooManyMissedTimes, Message: "m"}, at(2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after := EvolveCronJob(c, w[0]); after.Version != c.Version+1 || !cmp.Equal(after.Spec, c.Spec) {
+	if after := EvolveObject(c, w[0]); after.Version != c.Version+1 || !cmp.Equal(after.Spec, c.Spec) {
 		t.Errorf("after a warning: %+v", after)
 	}
 }
@@ -126,7 +126,7 @@ func TestCronJobValidationNamesTheField(t *testing.T) {
 			if meta.Name == "" {
 				meta.Name = "tick"
 			}
-			_, err := DecideCronJob(CronJob{}, CreateCronJob{Meta: meta, Spec: spec}, at(1))
+			_, err := DecideObject[CronJob](CronJob{}, CreateCronJob{Meta: meta, Spec: spec}, at(1))
 			var inv *InvalidError
 			if !errors.As(err, &inv) {
 				t.Fatalf("err = %v, want an InvalidError", err)
@@ -146,18 +146,18 @@ func TestCronJobJobNameIsTheScheduledMinute(t *testing.T) {
 }
 
 func TestCronJobUpdateSuspendIsANewGeneration(t *testing.T) {
-	c := EvolveCronJob(CronJob{}, sampleCronJobEvents()[0])
+	c := EvolveObject(CronJob{}, sampleCronJobEvents()[0])
 	c.ResourceVersion = 7
 	spec := c.Spec
 	spec.Suspend = true
-	evs, err := DecideCronJob(c, Precondition[CronJobCommand]{ResourceVersion: 7, Command: UpdateCronJob{Spec: spec}}, at(2))
+	evs, err := DecideObject[CronJob](c, Precondition[CronJobCommand]{ResourceVersion: 7, Command: UpdateCronJob{Spec: spec}}, at(2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := EvolveCronJob(c, evs[0]); !u.Spec.Suspend || u.Generation != 2 {
+	if u := EvolveObject(c, evs[0]); !u.Spec.Suspend || u.Generation != 2 {
 		t.Errorf("after update %+v", u)
 	}
-	if _, err := DecideCronJob(c, Precondition[CronJobCommand]{ResourceVersion: 6, Command: UpdateCronJob{Spec: spec}}, at(2)); !errors.Is(err, ErrConflict) {
+	if _, err := DecideObject[CronJob](c, Precondition[CronJobCommand]{ResourceVersion: 6, Command: UpdateCronJob{Spec: spec}}, at(2)); !errors.Is(err, ErrConflict) {
 		t.Errorf("stale update: %v, want a conflict", err)
 	}
 }

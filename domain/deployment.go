@@ -96,11 +96,6 @@ const (
 	PodTemplateHashLabel = "pod-template-hash"
 )
 
-// DeploymentStream is the name of the log stream of a Deployment.
-func DeploymentStream(namespace, name string) string {
-	return DeploymentAggregate.Stream(namespace + "/" + name)
-}
-
 // The Deployment's events, under the names they have always had in the
 // log.
 type (
@@ -166,15 +161,10 @@ func (DeploymentSpec) objectKind() *ObjectKind[DeploymentSpec, DeploymentStatus]
 func (s DeploymentSpec) selector() LabelSelector { return s.Selector }
 
 // DeploymentAggregate is the Deployment in the log: streams
-// "deployment/NAMESPACE/NAME".
-var DeploymentAggregate = defineNamespacedAggregate("deployment",
-	eventOf[DeploymentCreated](1),
-	eventOf[DeploymentChanged](1),
-	eventOf[DeploymentMetadataChanged](1),
-	eventOf[DeploymentStatusRecorded](1),
-	eventOf[DeploymentDeleted](1),
-	eventOf[DeploymentDeletionRequested](1),
-)
+// "deployment/NAMESPACE/NAME", of the model's events and
+// DeploymentStatusRecorded.
+var DeploymentAggregate = defineObjectAggregate[DeploymentSpec, DeploymentStatus]("deployment",
+	eventOf[DeploymentStatusRecorded](1))
 
 // EvolveDeployment folds one event into the Deployment; it never mutates
 // d.

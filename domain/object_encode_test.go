@@ -45,8 +45,12 @@ func TestEncodeJSONWritesWhatJSONMarshalWrites(t *testing.T) {
 		encodesAsJSONMarshal(t, fixtureEvents(t, "testdata/lease_log_v1.json"), EvolveLease)
 		encodesAsJSONMarshal(t, fixtureEvents(t, "testdata/leader_lease_log_v1.json"), EvolveLease)
 	})
-	t.Run("StatefulSet", func(t *testing.T) { encodesAsJSONMarshal(t, sampleStatefulSetEvents(), EvolveStatefulSet) })
-	t.Run("CronJob", func(t *testing.T) { encodesAsJSONMarshal(t, sampleCronJobEvents(), EvolveCronJob) })
+	t.Run("StatefulSet", func(t *testing.T) {
+		encodesAsJSONMarshal(t, sampleStatefulSetEvents(), EvolveObject[StatefulSetSpec, StatefulSetStatus])
+	})
+	t.Run("CronJob", func(t *testing.T) {
+		encodesAsJSONMarshal(t, sampleCronJobEvents(), EvolveObject[CronJobSpec, CronJobStatus])
+	})
 	t.Run("ControllerRevision", func(t *testing.T) {
 		encodesAsJSONMarshal(t, sampleControllerRevisionEvents(), EvolveControllerRevision)
 	})

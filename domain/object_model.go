@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -103,6 +104,8 @@ type ObjectKind[S, St any] struct {
 	InternsDecoded bool
 	// Strategy is what the kind's create and update do of their own.
 	Strategy Strategy[S, St]
+	// aggregate is the kind's in the log (defineObjectAggregate).
+	aggregate *Aggregate
 }
 
 // Strategy is the part of a kind's create and update that is the kind's
@@ -482,6 +485,45 @@ func evolveObject[S Spec[S, St], St any](o Object[S, St], e Event) (out Object[S
 		return o, true
 	}
 	return o, false
+}
+
+// EvolveObject folds one event into o: the model's as evolveObject
+// does, any other (the kind's own) counting only in its version. It never
+// mutates o. It is the whole evolve of a kind whose own events, if any,
+// change nothing else.
+func EvolveObject[S Spec[S, St], St any](o Object[S, St], e Event) Object[S, St] {
+	out, ok := evolveObject(o, e)
+	if !ok {
+		out.Version++
+	}
+	return out
+}
+
+// defineObjectAggregate is the aggregate of a namespaced kind on the
+// model, its streams "name/NAMESPACE/NAME": the model's events the kind
+// names in its ObjectKind, in the model's order, then own, its events of
+// its own; one of own of a type the model's events have takes that
+// event's place. The kind's objects name their stream by it (Stream).
+func defineObjectAggregate[S Spec[S, St], St any](name string, own ...EventSchema) *Aggregate {
+	var evs []EventSchema
+	for _, e := range []EventSchema{
+		eventOf[ObjectCreated[S, St]](1), eventOf[ObjectUpdated[S, St]](1), eventOf[ObjectMetadataChanged[S, St]](1),
+		eventOf[ObjectStatusRecorded[S, St]](1), eventOf[ObjectOwnersChanged[S, St]](1),
+		eventOf[ObjectDeletionRequested[S, St]](1), eventOf[ObjectDeleted[S, St]](1),
+	} {
+		if e.Type != "" && !slices.ContainsFunc(own, func(o EventSchema) bool { return o.Type == e.Type }) {
+			evs = append(evs, e)
+		}
+	}
+	k := kindOf[S, St]()
+	k.aggregate = defineNamespacedAggregate(name, append(evs, own...)...)
+	return k.aggregate
+}
+
+// Stream is the name of the object's log stream, of a kind whose
+// aggregate is defineObjectAggregate's.
+func (o Object[S, St]) Stream() string {
+	return kindOf[S, St]().aggregate.Stream(o.Namespace + "/" + o.Name)
 }
 
 // initialGeneration is a new object's generation: 1 for a kind whose spec

@@ -176,10 +176,10 @@ func TestMetadataOnlyUpdateOfAnEarlierLogFoldsAsBefore(t *testing.T) {
 		})
 	})
 	t.Run("StatefulSet", func(t *testing.T) {
-		metadataOnlyFoldsAsBefore(t, sampleStatefulSetEvents()[0], EvolveStatefulSet, earlierUpdate[StatefulSetSpec, StatefulSetStatus])
+		metadataOnlyFoldsAsBefore(t, sampleStatefulSetEvents()[0], EvolveObject[StatefulSetSpec, StatefulSetStatus], earlierUpdate[StatefulSetSpec, StatefulSetStatus])
 	})
 	t.Run("CronJob", func(t *testing.T) {
-		metadataOnlyFoldsAsBefore(t, sampleCronJobEvents()[0], EvolveCronJob, earlierUpdate[CronJobSpec, CronJobStatus])
+		metadataOnlyFoldsAsBefore(t, sampleCronJobEvents()[0], EvolveObject[CronJobSpec, CronJobStatus], earlierUpdate[CronJobSpec, CronJobStatus])
 	})
 	t.Run("ControllerRevision", func(t *testing.T) {
 		metadataOnlyFoldsAsBefore(t, sampleControllerRevisionEvents()[0], EvolveControllerRevision, earlierUpdate[ControllerRevisionSpec, NoStatus])

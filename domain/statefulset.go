@@ -78,11 +78,6 @@ const (
 // with its own name, as Kubernetes' controller sets it.
 const LabelStatefulSetPodName = "statefulset.kubernetes.io/pod-name"
 
-// StatefulSetStream is the name of the log stream of a StatefulSet.
-func StatefulSetStream(namespace, name string) string {
-	return StatefulSetAggregate.Stream(namespace + "/" + name)
-}
-
 // The StatefulSet's events.
 type (
 	// StatefulSetCreated records a StatefulSet's creation.
@@ -125,25 +120,9 @@ func (StatefulSetSpec) objectKind() *ObjectKind[StatefulSetSpec, StatefulSetStat
 }
 
 // StatefulSetAggregate is the StatefulSet in the log: streams
-// "statefulset/NAMESPACE/NAME".
-var StatefulSetAggregate = defineNamespacedAggregate("statefulset",
-	eventOf[StatefulSetCreated](1),
-	eventOf[StatefulSetChanged](1),
-	eventOf[StatefulSetMetadataChanged](1),
-	eventOf[StatefulSetStatusRecorded](1),
-	eventOf[StatefulSetDeletionRequested](1),
-	eventOf[StatefulSetDeleted](1),
-)
-
-// EvolveStatefulSet folds one event into the StatefulSet; it never
-// mutates s. Every event of the StatefulSet is the object model's.
-func EvolveStatefulSet(s StatefulSet, e Event) StatefulSet {
-	out, ok := evolveObject(s, e)
-	if !ok {
-		out.Version++
-	}
-	return out
-}
+// "statefulset/NAMESPACE/NAME", of the model's events. They fold as the
+// model's do (EvolveObject).
+var StatefulSetAggregate = defineObjectAggregate[StatefulSetSpec, StatefulSetStatus]("statefulset")
 
 // DefaultStatefulSetSpec sets apps/v1's defaults on what a create (or,
 // read from the API, an update) left out: OrderedReady, a rolling update
@@ -326,13 +305,6 @@ type (
 	// DeleteStatefulSet deletes a StatefulSet, its pods following as
 	// Propagation says.
 	DeleteStatefulSet = Delete[StatefulSetSpec, StatefulSetStatus]
-	// FinishStatefulSetDeletion deletes a StatefulSet being deleted in the
-	// foreground, once its pods are gone.
-	FinishStatefulSetDeletion = FinishDeletion[StatefulSetSpec, StatefulSetStatus]
 )
-
-// DecideStatefulSet returns the events cmd causes on s at now
-// (DecideObject).
-var DecideStatefulSet = DecideObject[StatefulSet]
 
 func (s StatefulSetSpec) withReplicas(n int32) StatefulSetSpec { s.Replicas = n; return s }

@@ -31,11 +31,11 @@ func sampleStatefulSetEvents() []Event {
 
 func createdStatefulSet(t *testing.T, spec StatefulSetSpec) StatefulSet {
 	t.Helper()
-	evs, err := DecideStatefulSet(StatefulSet{}, CreateStatefulSet{Meta: ObjectMeta{Namespace: "default", Name: "web", UID: "u"}, Spec: spec}, at(1))
+	evs, err := DecideObject[StatefulSet](StatefulSet{}, CreateStatefulSet{Meta: ObjectMeta{Namespace: "default", Name: "web", UID: "u"}, Spec: spec}, at(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return EvolveStatefulSet(StatefulSet{}, evs[0])
+	return EvolveObject(StatefulSet{}, evs[0])
 }
 
 // TestStatefulSetCreateTakesAppsV1Defaults: what a create leaves out is
@@ -81,7 +81,7 @@ func TestStatefulSetRefusesWhatKubeApiserverRefuses(t *testing.T) {
 	} {
 		spec := sampleStatefulSetSpec()
 		tc.change(&spec)
-		_, err := DecideStatefulSet(StatefulSet{}, CreateStatefulSet{Meta: ObjectMeta{Namespace: "default", Name: "web"}, Spec: spec}, at(1))
+		_, err := DecideObject[StatefulSet](StatefulSet{}, CreateStatefulSet{Meta: ObjectMeta{Namespace: "default", Name: "web"}, Spec: spec}, at(1))
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.field) {
 			t.Errorf("%s: err = %v", tc.field, err)
 		}
@@ -96,11 +96,11 @@ func TestStatefulSetUpdateChangesOnlyWhatAppsV1Allows(t *testing.T) {
 	spec := deepCopy(s.Spec)
 	spec.Template.Spec.Containers[0].Image = "nginx:2"
 	spec.Replicas = 5
-	evs, err := DecideStatefulSet(s, UpdateStatefulSet{Spec: spec}, at(2))
+	evs, err := DecideObject[StatefulSet](s, UpdateStatefulSet{Spec: spec}, at(2))
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("update: %v %v", evs, err)
 	}
-	if got := EvolveStatefulSet(s, evs[0]); got.Generation != 2 || StatefulSetRevision(got) == StatefulSetRevision(s) {
+	if got := EvolveObject(s, evs[0]); got.Generation != 2 || StatefulSetRevision(got) == StatefulSetRevision(s) {
 		t.Fatalf("generation %d, revision %s (was %s)", got.Generation, StatefulSetRevision(got), StatefulSetRevision(s))
 	}
 	for name, change := range map[string]func(*StatefulSetSpec){
@@ -110,7 +110,7 @@ func TestStatefulSetUpdateChangesOnlyWhatAppsV1Allows(t *testing.T) {
 	} {
 		spec := deepCopy(s.Spec)
 		change(&spec)
-		if _, err := DecideStatefulSet(s, UpdateStatefulSet{Spec: spec}, at(2)); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "Forbidden") {
+		if _, err := DecideObject[StatefulSet](s, UpdateStatefulSet{Spec: spec}, at(2)); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "Forbidden") {
 			t.Errorf("%s: err = %v", name, err)
 		}
 	}
@@ -138,14 +138,14 @@ func TestStatefulSetPodsHaveStableNames(t *testing.T) {
 // the replicas; a negative scale is refused naming the Scale.
 func TestStatefulSetScaleIsAnUpdateOfReplicas(t *testing.T) {
 	s := createdStatefulSet(t, sampleStatefulSetSpec())
-	evs, err := DecideStatefulSet(s, ScaleStatefulSet{Replicas: 1}, at(2))
+	evs, err := DecideObject[StatefulSet](s, ScaleStatefulSet{Replicas: 1}, at(2))
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("%v %v", evs, err)
 	}
-	if got := EvolveStatefulSet(s, evs[0]); got.Spec.Replicas != 1 {
+	if got := EvolveObject(s, evs[0]); got.Spec.Replicas != 1 {
 		t.Fatalf("replicas %d", got.Spec.Replicas)
 	}
-	if _, err := DecideStatefulSet(s, ScaleStatefulSet{Replicas: -1}, at(2)); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "Scale") {
+	if _, err := DecideObject[StatefulSet](s, ScaleStatefulSet{Replicas: -1}, at(2)); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "Scale") {
 		t.Fatalf("err = %v", err)
 	}
 }

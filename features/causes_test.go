@@ -761,15 +761,15 @@ func ownerStream(ns string, o domain.OwnerReference) (string, bool) {
 	case "ReplicaSet":
 		return domain.ReplicaSetStream(ns, o.Name), true
 	case "Deployment":
-		return domain.DeploymentStream(ns, o.Name), true
+		return domain.DeploymentAggregate.Stream(ns + "/" + o.Name), true
 	case "Job":
 		return domain.JobStream(ns, o.Name), true
 	case "DaemonSet":
 		return domain.DaemonSetStream(ns, o.Name), true
 	case "StatefulSet":
-		return domain.StatefulSetStream(ns, o.Name), true
+		return domain.StatefulSetAggregate.Stream(ns + "/" + o.Name), true
 	case "CronJob":
-		return domain.CronJobStream(ns, o.Name), true
+		return domain.CronJobAggregate.Stream(ns + "/" + o.Name), true
 	}
 	return "", false
 }

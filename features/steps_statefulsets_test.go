@@ -172,7 +172,7 @@ func (w *world) statefulSetRolloutUnavailable(name string, most, reached int) er
 	}
 	from := -1
 	for i, rec := range recs {
-		if rec.Stream == domain.StatefulSetStream("default", name) && rec.Type == (domain.StatefulSetChanged{}).EventType() {
+		if rec.Stream == domain.StatefulSetAggregate.Stream("default/"+name) && rec.Type == (domain.StatefulSetChanged{}).EventType() {
 			from = i
 		}
 	}

@@ -7,19 +7,8 @@ import (
 
 // controllerRevisions describes the ControllerRevision: its row in
 // controllerrevisions.
-var controllerRevisions = describeJSONRows(domain.ControllerRevisionAggregate, "controllerrevisions", "controllerrevisions.apps",
-	func(namespace, name string) domain.ControllerRevision {
-		return domain.ControllerRevision{ObjectMeta: domain.ObjectMeta{Namespace: namespace, Name: name}}
-	},
-	domain.EvolveControllerRevision,
-	func(r domain.ControllerRevision) jsonRow {
-		return jsonRow{namespace: r.Namespace, name: r.Name, deleted: r.Deleted, version: r.Version, position: r.ResourceVersion}
-	},
-	func(r domain.ControllerRevision, position int64) domain.ControllerRevision {
-		r.ResourceVersion = position
-		return r
-	},
-)
+var controllerRevisions = describeObjectRows(domain.ControllerRevisionAggregate, "controllerrevisions", "controllerrevisions.apps",
+	domain.EvolveControllerRevision)
 
 // FoldControllerRevision folds one logged event of a ControllerRevision's
 // stream into the revision, as the inline view does: watches and

@@ -6,16 +6,8 @@ import (
 )
 
 // cronJobs describes the CronJob: its row in cronjobs.
-var cronJobs = describeJSONRows(domain.CronJobAggregate, "cronjobs", "cronjobs.batch",
-	func(namespace, name string) domain.CronJob {
-		return domain.CronJob{ObjectMeta: domain.ObjectMeta{Namespace: namespace, Name: name}}
-	},
-	domain.EvolveCronJob,
-	func(c domain.CronJob) jsonRow {
-		return jsonRow{namespace: c.Namespace, name: c.Name, deleted: c.Deleted, version: c.Version, position: c.ResourceVersion}
-	},
-	func(c domain.CronJob, position int64) domain.CronJob { c.ResourceVersion = position; return c },
-)
+var cronJobs = describeObjectRows(domain.CronJobAggregate, "cronjobs", "cronjobs.batch",
+	domain.EvolveObject[domain.CronJobSpec, domain.CronJobStatus])
 
 // FoldCronJob folds one logged event of a CronJob's stream into the
 // CronJob, as the inline view does: watches and consistent lists use it

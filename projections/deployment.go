@@ -6,16 +6,8 @@ import (
 )
 
 // deployments describes the Deployment: its row in deployments.
-var deployments = describeJSONRows(domain.DeploymentAggregate, "deployments", "deployments.apps",
-	func(namespace, name string) domain.Deployment {
-		return domain.Deployment{ObjectMeta: domain.ObjectMeta{Namespace: namespace, Name: name}}
-	},
-	domain.EvolveDeployment,
-	func(d domain.Deployment) jsonRow {
-		return jsonRow{namespace: d.Namespace, name: d.Name, deleted: d.Deleted, version: d.Version, position: d.ResourceVersion}
-	},
-	func(d domain.Deployment, position int64) domain.Deployment { d.ResourceVersion = position; return d },
-)
+var deployments = describeObjectRows(domain.DeploymentAggregate, "deployments", "deployments.apps",
+	domain.EvolveDeployment)
 
 // FoldDeployment folds one logged event of a Deployment's stream into the
 // Deployment, as the inline view does: watches and consistent lists use

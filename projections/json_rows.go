@@ -178,3 +178,23 @@ func (j *jsonRows[S]) rows(ctx context.Context, q viewstore.Querier, after strin
 	ns, name, _ := strings.Cut(after, "/")
 	return j.decodeAtHead(j.store.After(ctx, q, viewstore.Key{Namespace: ns, Name: name}, limit))
 }
+
+// describeObjectRows is describeJSONRows for a kind on the object model
+// whose state is its domain.Object: an object before its first event is
+// its namespace and name, its row its place and state.
+func describeObjectRows[S domain.Spec[S, St], St any](of *domain.Aggregate, table, what string,
+	evolve func(domain.Object[S, St], domain.Event) domain.Object[S, St]) *jsonRows[domain.Object[S, St]] {
+	return describeJSONRows(of, table, what,
+		func(namespace, name string) domain.Object[S, St] {
+			return domain.Object[S, St]{ObjectMeta: domain.ObjectMeta{Namespace: namespace, Name: name}}
+		},
+		evolve,
+		func(o domain.Object[S, St]) jsonRow {
+			return jsonRow{namespace: o.Namespace, name: o.Name, deleted: o.Deleted, version: o.Version, position: o.ResourceVersion}
+		},
+		func(o domain.Object[S, St], position int64) domain.Object[S, St] {
+			o.ResourceVersion = position
+			return o
+		},
+	)
+}

@@ -10,19 +10,8 @@ import (
 
 // podDisruptionBudgets describes the PodDisruptionBudget: its row in
 // poddisruptionbudgets.
-var podDisruptionBudgets = describeJSONRows(domain.PodDisruptionBudgetAggregate, "poddisruptionbudgets", "poddisruptionbudgets.policy",
-	func(namespace, name string) domain.PodDisruptionBudget {
-		return domain.PodDisruptionBudget{ObjectMeta: domain.ObjectMeta{Namespace: namespace, Name: name}}
-	},
-	domain.EvolvePodDisruptionBudget,
-	func(b domain.PodDisruptionBudget) jsonRow {
-		return jsonRow{namespace: b.Namespace, name: b.Name, deleted: b.Deleted, version: b.Version, position: b.ResourceVersion}
-	},
-	func(b domain.PodDisruptionBudget, position int64) domain.PodDisruptionBudget {
-		b.ResourceVersion = position
-		return b
-	},
-)
+var podDisruptionBudgets = describeObjectRows(domain.PodDisruptionBudgetAggregate, "poddisruptionbudgets", "poddisruptionbudgets.policy",
+	domain.EvolvePodDisruptionBudget)
 
 // FoldPodDisruptionBudget folds one logged event of a budget's stream
 // into the budget, as the inline view does: watches and consistent lists

@@ -6,16 +6,8 @@ import (
 )
 
 // statefulSets describes the StatefulSet: its row in statefulsets.
-var statefulSets = describeJSONRows(domain.StatefulSetAggregate, "statefulsets", "statefulsets.apps",
-	func(namespace, name string) domain.StatefulSet {
-		return domain.StatefulSet{ObjectMeta: domain.ObjectMeta{Namespace: namespace, Name: name}}
-	},
-	domain.EvolveStatefulSet,
-	func(s domain.StatefulSet) jsonRow {
-		return jsonRow{namespace: s.Namespace, name: s.Name, deleted: s.Deleted, version: s.Version, position: s.ResourceVersion}
-	},
-	func(s domain.StatefulSet, position int64) domain.StatefulSet { s.ResourceVersion = position; return s },
-)
+var statefulSets = describeObjectRows(domain.StatefulSetAggregate, "statefulsets", "statefulsets.apps",
+	domain.EvolveObject[domain.StatefulSetSpec, domain.StatefulSetStatus])
 
 // FoldStatefulSet folds one logged event of a StatefulSet's stream into the
 // StatefulSet, as the inline view does: watches and consistent lists use it

@@ -115,7 +115,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	// A run is made, and a warning recorded, for what the CronJob asks
 	// (its schedule, its policy, its suspension), at the time the clock
 	// says: the CronJob's last change of spec is what the decision read.
-	spec := reconcilers.SpecChange(domain.CronJobStream(c.Namespace, c.Name), c.Version, domain.CronJobCreated{}, domain.CronJobChanged{})
+	spec := reconcilers.SpecChange(c.Stream(), c.Version, domain.CronJobCreated{}, domain.CronJobChanged{})
 	sctx, err := reconcilers.BecauseOf(ctx, spec)
 	if err != nil {
 		return reconcilers.Result{}, err

@@ -39,8 +39,8 @@ func newFixture(t *testing.T, change func(*domain.CronJobSpec)) *fixture {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(t0)
 	f := &fixture{clock: clk,
-		crons: reconcilerstest.NewStore(clk.Now, domain.DecideCronJob, func(c domain.CronJob, ev domain.Event) domain.CronJob {
-			c = domain.EvolveCronJob(c, ev)
+		crons: reconcilerstest.NewStore(clk.Now, domain.DecideObject[domain.CronJob], func(c domain.CronJob, ev domain.Event) domain.CronJob {
+			c = domain.EvolveObject(c, ev)
 			c.ResourceVersion++
 			return c
 		}),

@@ -30,5 +30,5 @@ func statusCause(ctx context.Context, d domain.Deployment, owned []domain.Replic
 // specChange is the Deployment's last change of what it asks for, as
 // read.
 func specChange(d domain.Deployment) reconcilers.Change {
-	return reconcilers.SpecChange(domain.DeploymentStream(d.Namespace, d.Name), d.Version, domain.DeploymentCreated{}, domain.DeploymentChanged{})
+	return reconcilers.SpecChange(d.Stream(), d.Version, domain.DeploymentCreated{}, domain.DeploymentChanged{})
 }

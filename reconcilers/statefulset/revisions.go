@@ -36,7 +36,7 @@ func (r *Reconciler) revisions(ctx context.Context, s domain.StatefulSet) (revis
 	// The revisions made before herd started are known from here on:
 	// their deletion maps to the StatefulSet.
 	history.Observe(r.revOwners, owned)
-	spec := reconcilers.SpecChange(domain.StatefulSetStream(s.Namespace, s.Name), s.Version, domain.StatefulSetCreated{}, domain.StatefulSetChanged{})
+	spec := reconcilers.SpecChange(s.Stream(), s.Version, domain.StatefulSetCreated{}, domain.StatefulSetChanged{})
 	name := domain.StatefulSetRevision(s)
 	wctx, err := history.Cause(ctx, owned, s.Namespace, name, spec)
 	if err != nil {
@@ -98,7 +98,7 @@ func (r *Reconciler) truncateHistory(ctx context.Context, s domain.StatefulSet, 
 	// A revision is trimmed when one beyond the limit is made (a new
 	// template) or once the pods have left it (the rollout's end): what
 	// moved the StatefulSet's pods, as its status names it.
-	tctx, err := reconcilers.BecauseOfCount(ctx, owned, reconcilers.SpecChange(domain.StatefulSetStream(s.Namespace, s.Name), s.Version,
+	tctx, err := reconcilers.BecauseOfCount(ctx, owned, reconcilers.SpecChange(s.Stream(), s.Version,
 		domain.StatefulSetCreated{}, domain.StatefulSetChanged{}))
 	if err != nil {
 		return err

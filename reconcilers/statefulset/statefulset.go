@@ -171,7 +171,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	// status counted over pods does; a pod made again under its name
 	// may name its predecessor's end instead (create).
 	cause, _, err := reconcilers.CountCause(ctx, owned,
-		reconcilers.SpecChange(domain.StatefulSetStream(s.Namespace, s.Name), s.Version, domain.StatefulSetCreated{}, domain.StatefulSetChanged{}))
+		reconcilers.SpecChange(s.Stream(), s.Version, domain.StatefulSetCreated{}, domain.StatefulSetChanged{}))
 	if err != nil {
 		return reconcilers.Result{}, err
 	}

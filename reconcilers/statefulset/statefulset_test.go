@@ -43,8 +43,8 @@ func newFixture(t *testing.T, change func(*domain.StatefulSetSpec)) *fixture {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(t0)
 	f := &fixture{clock: clk, pods: reconcilerstest.NewPods(clk.Now),
-		sets: reconcilerstest.NewStore(clk.Now, domain.DecideStatefulSet, func(s domain.StatefulSet, ev domain.Event) domain.StatefulSet {
-			s = domain.EvolveStatefulSet(s, ev)
+		sets: reconcilerstest.NewStore(clk.Now, domain.DecideObject[domain.StatefulSet], func(s domain.StatefulSet, ev domain.Event) domain.StatefulSet {
+			s = domain.EvolveObject(s, ev)
 			s.ResourceVersion++
 			return s
 		}),
