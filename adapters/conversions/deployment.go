@@ -39,7 +39,14 @@ func DeploymentToAPI(d domain.Deployment) appsv1.Deployment {
 			Paused:                  d.Spec.Paused,
 			ProgressDeadlineSeconds: &deadline,
 		},
-		Status: deploymentStatusToAPI(d.Status),
+		Status: appsv1.DeploymentStatus{
+			ObservedGeneration:  d.Status.ObservedGeneration,
+			Replicas:            d.Status.Replicas,
+			UpdatedReplicas:     d.Status.UpdatedReplicas,
+			ReadyReplicas:       d.Status.ReadyReplicas,
+			AvailableReplicas:   d.Status.AvailableReplicas,
+			UnavailableReplicas: d.Status.UnavailableReplicas,
+		},
 	}
 	if d.Status.CollisionCount != 0 {
 		c := d.Status.CollisionCount
@@ -132,18 +139,13 @@ func podTemplateFromAPI(kind, name string, tmpl corev1.PodTemplateSpec) (domain.
 	}, nil
 }
 
-// The plain fields of a Deployment's status, which the API and herd say
-// alike; its collision count (a pointer in the API) and conditions are
-// written by hand.
-var (
-	deploymentStatusToAPI   = derive[domain.DeploymentStatus, appsv1.DeploymentStatus]("CollisionCount", "Conditions")
-	deploymentStatusFromAPI = derive[appsv1.DeploymentStatus, domain.DeploymentStatus]("CollisionCount", "Conditions")
-)
-
 // DeploymentStatusFromAPI reads the status a controller writes through
 // deployments/NAME/status.
 func DeploymentStatusFromAPI(in appsv1.DeploymentStatus) domain.DeploymentStatus {
-	out := deploymentStatusFromAPI(in)
+	out := domain.DeploymentStatus{
+		ObservedGeneration: in.ObservedGeneration, Replicas: in.Replicas, UpdatedReplicas: in.UpdatedReplicas,
+		ReadyReplicas: in.ReadyReplicas, AvailableReplicas: in.AvailableReplicas, UnavailableReplicas: in.UnavailableReplicas,
+	}
 	if in.CollisionCount != nil {
 		out.CollisionCount = *in.CollisionCount
 	}

@@ -29,7 +29,12 @@ func StatefulSetToAPI(s domain.StatefulSet) appsv1.StatefulSet {
 			ServiceName: s.Spec.ServiceName, PodManagementPolicy: appsv1.PodManagementPolicyType(s.Spec.PodManagementPolicy),
 			UpdateStrategy: strategy, MinReadySeconds: s.Spec.MinReadySeconds, RevisionHistoryLimit: ptrCopy(s.Spec.RevisionHistoryLimit),
 		},
-		Status: statefulSetStatusToAPI(s.Status),
+		Status: appsv1.StatefulSetStatus{
+			ObservedGeneration: s.Status.ObservedGeneration, Replicas: s.Status.Replicas, ReadyReplicas: s.Status.ReadyReplicas,
+			CurrentReplicas: s.Status.CurrentReplicas, UpdatedReplicas: s.Status.UpdatedReplicas,
+			AvailableReplicas: s.Status.AvailableReplicas,
+			CurrentRevision:   s.Status.CurrentRevision, UpdateRevision: s.Status.UpdateRevision,
+		},
 	}
 	return out
 }
@@ -87,13 +92,14 @@ func StatefulSetFromAPI(in appsv1.StatefulSet) (domain.CreateStatefulSet, error)
 }
 
 // StatefulSetStatusFromAPI reads the status a controller writes through
-// statefulsets/NAME/status; statefulSetStatusToAPI is herd's as the API
-// says it. The API's and herd's fields are the same (the API has more,
-// which herd does not keep).
-var (
-	StatefulSetStatusFromAPI = derive[appsv1.StatefulSetStatus, domain.StatefulSetStatus]()
-	statefulSetStatusToAPI   = derive[domain.StatefulSetStatus, appsv1.StatefulSetStatus]()
-)
+// statefulsets/NAME/status.
+func StatefulSetStatusFromAPI(in appsv1.StatefulSetStatus) domain.StatefulSetStatus {
+	return domain.StatefulSetStatus{
+		ObservedGeneration: in.ObservedGeneration, Replicas: in.Replicas, ReadyReplicas: in.ReadyReplicas,
+		CurrentReplicas: in.CurrentReplicas, UpdatedReplicas: in.UpdatedReplicas, AvailableReplicas: in.AvailableReplicas,
+		CurrentRevision: in.CurrentRevision, UpdateRevision: in.UpdateRevision,
+	}
+}
 
 // StatefulSetScaleToAPI is the StatefulSet's scale subresource
 // (autoscaling/v1 Scale), as kubectl scale reads it.

@@ -65,7 +65,7 @@ for k in statefulset cronjob deployment namespace lease; do
 done
 echo
 printf 'shared model: domain %s, conversions %s, HTTP %s\n' \
-	"$(layer 'domain/object[a-z_]*')" "$(layer 'adapters/conversions/(object|derive)')" \
+	"$(layer 'domain/object[a-z_]*')" "$(layer 'adapters/conversions/object')" \
 	"$(layer 'adapters/httpapi/(model_kind|workloads)')"
 wl='domain/[a-z_]*(replicaset|deployment|daemonset|job|poddisruptionbudget|configmap)[a-z_]*'
 printf 'workload kinds'"'"' domain code: %s kinds + %s shared model = %s\n' \
