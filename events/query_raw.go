@@ -61,13 +61,7 @@ func eachDriverRecord(ctx context.Context, db *sql.DB, query string, args []any,
 		}
 		named[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
 	}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("query events: %w", withContext(ctx, err))
-	}
-	defer func() { _ = conn.Close() }() // back to the pool
-	var fnErr error
-	err = conn.Raw(func(dc any) error {
+	return onDriverConn(ctx, db, fn, func(dc any, fn func(*Record) error) error {
 		q, ok := dc.(driver.QueryerContext)
 		if !ok {
 			return fmt.Errorf("the driver's connection (%T) runs no queries of its own", dc)
@@ -76,11 +70,29 @@ func eachDriverRecord(ctx context.Context, db *sql.DB, query string, args []any,
 		if err != nil {
 			return err
 		}
-		fnErr, err = eachDriverRow(rows, fn)
-		if cerr := rows.Close(); err == nil && fnErr == nil {
+		err = eachDriverRow(rows, fn)
+		if cerr := rows.Close(); err == nil {
 			err = cerr
 		}
 		return err
+	})
+}
+
+// onDriverConn runs read on one of db's connections as its driver's own,
+// with fn for each record: an error of fn's ends the read and is
+// returned as it is, one of the read's as Query's are.
+func onDriverConn(ctx context.Context, db *sql.DB, fn func(*Record) error, read func(dc any, fn func(*Record) error) error) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("query events: %w", withContext(ctx, err))
+	}
+	defer func() { _ = conn.Close() }() // back to the pool
+	var fnErr error
+	err = conn.Raw(func(dc any) error {
+		return read(dc, func(r *Record) error {
+			fnErr = fn(r)
+			return fnErr
+		})
 	})
 	if fnErr != nil {
 		return fnErr // fn's, as it is
@@ -91,11 +103,11 @@ func eachDriverRecord(ctx context.Context, db *sql.DB, query string, args []any,
 	return nil
 }
 
-// eachDriverRow calls fn with each of rows' records; fnErr is fn's
-// error, which ends it, err the read's.
-func eachDriverRow(rows driver.Rows, fn func(*Record) error) (fnErr, err error) {
+// eachDriverRow calls fn with each of rows' records; an error of fn's
+// ends it.
+func eachDriverRow(rows driver.Rows, fn func(*Record) error) error {
 	if n := len(rows.Columns()); n != recordColumnCount {
-		return nil, fmt.Errorf("%d columns, want %d", n, recordColumnCount)
+		return fmt.Errorf("%d columns, want %d", n, recordColumnCount)
 	}
 	var (
 		rr   rowRecord
@@ -107,14 +119,14 @@ func eachDriverRow(rows driver.Rows, fn func(*Record) error) (fnErr, err error) 
 	for {
 		if err := rows.Next(dest[:]); err != nil {
 			if errors.Is(err, io.EOF) {
-				return nil, nil
+				return nil
 			}
-			return nil, err
+			return err
 		}
 		for i, col := range [...]int{0, 3, 5, 6} { // position, version, schema_version, recorded_at
 			v, ok := dest[col].(int64)
 			if !ok {
-				return nil, fmt.Errorf("column %d holds %T, not an integer", col+1, dest[col])
+				return fmt.Errorf("column %d holds %T, not an integer", col+1, dest[col])
 			}
 			ints[i] = v
 		}
@@ -125,21 +137,21 @@ func eachDriverRow(rows driver.Rows, fn func(*Record) error) (fnErr, err error) 
 			case []byte:
 				strs[i] = string(v)
 			default:
-				return nil, fmt.Errorf("column %d holds %T, not text", col+1, dest[col])
+				return fmt.Errorf("column %d holds %T, not text", col+1, dest[col])
 			}
 		}
 		var err error
 		if rr.payload, err = driverBytes(rr.payload, dest[7]); err != nil {
-			return nil, err
+			return err
 		}
 		if rr.metadata, err = driverBytes(rr.metadata, dest[8]); err != nil {
-			return nil, err
+			return err
 		}
 		if err := rr.set(&rec, ints[0], strs[0], strs[1], ints[1], strs[2], ints[2], ints[3]); err != nil {
-			return nil, err
+			return err
 		}
 		if err := fn(&rec); err != nil {
-			return err, nil
+			return err
 		}
 	}
 }
@@ -165,13 +177,7 @@ func driverBytes(buf []byte, v driver.Value) ([]byte, error) {
 // eachPgRecord is eachRecord on one of db's connections as pgx's own,
 // each row's columns read as the wire gives them.
 func eachPgRecord(ctx context.Context, db *sql.DB, query string, args []any, fn func(*Record) error) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("query events: %w", withContext(ctx, err))
-	}
-	defer func() { _ = conn.Close() }() // back to the pool
-	var fnErr error
-	err = conn.Raw(func(dc any) error {
+	return onDriverConn(ctx, db, fn, func(dc any, fn func(*Record) error) error {
 		c, ok := dc.(*stdlib.Conn)
 		if !ok {
 			return fmt.Errorf("the driver's connection (%T) is not pgx's", dc)
@@ -207,19 +213,12 @@ func eachPgRecord(ctx context.Context, db *sql.DB, query string, args []any, fn 
 			if err := rr.set(&rec, ints[0], string(raw[1]), string(raw[2]), ints[1], rr.names.str(raw[4]), ints[2], ints[3]); err != nil {
 				return err
 			}
-			if fnErr = fn(&rec); fnErr != nil {
-				return nil
+			if err := fn(&rec); err != nil {
+				return err
 			}
 		}
 		return rows.Err()
 	})
-	if fnErr != nil {
-		return fnErr // fn's, as it is
-	}
-	if err != nil {
-		return fmt.Errorf("query events: %w", withContext(ctx, err))
-	}
-	return nil
 }
 
 // pgInt is an integer column's value as the wire gives it: in binary,
