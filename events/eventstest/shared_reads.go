@@ -15,7 +15,8 @@ import (
 // follows the head as the watch hub does each get every record once, in
 // position order, exactly as the log holds it, while writers through this
 // process and another commit at once; and a record both take is read
-// from the database once, or not at all where the commit handed it on.
+// from the database once, or, where the commit handed it on, not at all
+// unless a poll of the database came between the commit and its hand-on.
 func testFollowSharingReads(t *testing.T, open OpenLogFunc, o logOptions) {
 	l, reopen := open(t)
 	other := reopen(t)
@@ -54,13 +55,16 @@ func testFollowSharingReads(t *testing.T, open OpenLogFunc, o logOptions) {
 		t.Fatalf("the follower got %d, want the last record %d", r.Position, last.Position)
 	}
 	memory2, fromLog2 := events.ReadsShared(l)
-	wantLog, wantMemory := int64(1), int64(1)
-	if o.commitsHandedOn {
-		wantLog, wantMemory = 0, 2
-	}
-	if fromLog2-fromLog != wantLog || memory2-memory != wantMemory {
-		t.Errorf("the record both took: read %d times from the database and given %d times from memory, want %d and %d",
-			fromLog2-fromLog, memory2-memory, wantLog, wantMemory)
+	readLog, given := fromLog2-fromLog, memory2-memory
+	switch {
+	case !o.commitsHandedOn && (readLog != 1 || given != 1):
+		t.Errorf("the record both took: read %d times from the database and given %d times from memory, want 1 and 1", readLog, given)
+	case o.commitsHandedOn && (readLog > 1 || readLog+given != 2):
+		// Both take it from memory, unless a follower's poll of the
+		// database falls between the commit and its hand-on: the poll
+		// then reads it and the other reader takes it from memory.
+		// That it was handed on at all is CommitsHandedOn's to say.
+		t.Errorf("the record both took: read %d times from the database and given %d times from memory, want 0 and 2 (or 1 and 1 after a poll before its hand-on)", readLog, given)
 	}
 	if handed, want := events.CommitsHandedOn(l), int64(writers/2*each+1); o.commitsHandedOn && handed != want {
 		t.Errorf("%d records handed on by this process's commits, want the %d it committed", handed, want)
