@@ -50,8 +50,9 @@ func (rr *rowRecord) set(r *Record, position int64, id, stream string, version i
 	return r.setMetadata(rr.metadata, &rr.names)
 }
 
-// eachDriverRecord is eachRecord on one of db's connections, its rows
-// read from the driver's own (database/sql/driver): SQLite's.
+// eachDriverRecord runs query on one of db's connections and calls fn
+// with each row as a Record (the one Record again for every row), its
+// rows read from the driver's own (database/sql/driver): SQLite's.
 func eachDriverRecord(ctx context.Context, db *sql.DB, query string, args []any, fn func(*Record) error) error {
 	named := make([]driver.NamedValue, len(args))
 	for i, a := range args {
@@ -174,8 +175,9 @@ func driverBytes(buf []byte, v driver.Value) ([]byte, error) {
 	return nil, fmt.Errorf("a payload or metadata column holds %T", v)
 }
 
-// eachPgRecord is eachRecord on one of db's connections as pgx's own,
-// each row's columns read as the wire gives them.
+// eachPgRecord is eachDriverRecord on PostgreSQL: on one of db's
+// connections as pgx's own, each row's columns read as the wire gives
+// them.
 func eachPgRecord(ctx context.Context, db *sql.DB, query string, args []any, fn func(*Record) error) error {
 	return onDriverConn(ctx, db, fn, func(dc any, fn func(*Record) error) error {
 		c, ok := dc.(*stdlib.Conn)

@@ -2,10 +2,7 @@ package events
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
-	"time"
 )
 
 // QueryEach calls fn with each event f matches, in position order, as
@@ -52,13 +49,9 @@ func (l sqliteLog) queryEach(ctx context.Context, f Filter, fn func(*Record) err
 	return eachDriverRecord(ctx, l.s.db, query, args, fn)
 }
 
+// queryEach reads no further than Head, as Query, on the pool.
 func (p *Postgres) queryEach(ctx context.Context, f Filter, fn func(*Record) error) error {
-	return p.reader().queryEach(ctx, f, fn)
-}
-
-// queryEach reads no further than Head, as Query.
-func (r pgReader) queryEach(ctx context.Context, f Filter, fn func(*Record) error) error {
-	head, err := r.Head(ctx)
+	head, err := p.reader().Head(ctx)
 	if err != nil {
 		return fmt.Errorf("query events: %w", withContext(ctx, err))
 	}
@@ -69,58 +62,5 @@ func (r pgReader) queryEach(ctx context.Context, f Filter, fn func(*Record) erro
 	if err != nil {
 		return err
 	}
-	if db, ok := r.q.(*sql.DB); ok {
-		return eachPgRecord(ctx, db, rebind(q), args, fn)
-	}
-	return eachRecord(ctx, r.q, rebind(q), args, fn)
-}
-
-// eachRecord runs query and calls fn with each row read as a Record,
-// the one Record again for every row, its payload the driver's bytes.
-func eachRecord(ctx context.Context, q Querier, query string, args []any, fn func(*Record) error) (err error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return fmt.Errorf("query events: %w", withContext(ctx, err))
-	}
-	defer func() {
-		if cerr := rows.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("query events: %w", withContext(ctx, cerr))
-		}
-	}()
-	var (
-		scanner recordScanner
-		rec     Record
-	)
-	for rows.Next() {
-		if err := scanner.scanInPlace(rows, &rec); err != nil {
-			return fmt.Errorf("query events: %w", withContext(ctx, err))
-		}
-		if err := fn(&rec); err != nil {
-			return err // fn's, as it is
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("query events: %w", withContext(ctx, err))
-	}
-	return nil
-}
-
-// scanInPlace reads the row rows is at into r, its payload the
-// scanner's bytes (the driver's, copied once), used again by the next
-// row.
-func (s *recordScanner) scanInPlace(rows *sql.Rows, r *Record) error {
-	var recordedAt int64
-	*r = Record{}
-	if err := rows.Scan(&r.Position, &r.ID, &r.Stream, &r.Version, &r.Type, &r.SchemaVersion,
-		&recordedAt, &s.payload, &s.metadata); err != nil {
-		return err
-	}
-	r.RecordedAt = time.Unix(0, recordedAt).UTC()
-	// As Query reads it: an empty column is an empty payload, not a nil
-	// one.
-	r.Payload = json.RawMessage(s.payload)
-	if r.Payload == nil {
-		r.Payload = json.RawMessage{}
-	}
-	return r.setMetadata(s.metadata, &s.names)
+	return eachPgRecord(ctx, p.db, rebind(q), args, fn)
 }
