@@ -502,8 +502,9 @@ func EvolveObject[S Spec[S, St], St any](o Object[S, St], e Event) Object[S, St]
 // defineObjectAggregate is the aggregate of a namespaced kind on the
 // model, its streams "name/NAMESPACE/NAME": the model's events the kind
 // names in its ObjectKind, in the model's order, then own, its events of
-// its own; one of own of a type the model's events have takes that
-// event's place. The kind's objects name their stream by it (Stream).
+// its own; one of own of a type the model's events have replaces that
+// event, listed among own. The kind's objects name their stream by it
+// (Stream).
 func defineObjectAggregate[S Spec[S, St], St any](name string, own ...EventSchema) *Aggregate {
 	var evs []EventSchema
 	for _, e := range []EventSchema{
