@@ -25,7 +25,7 @@ func sampleControllerRevisionEvents() []Event {
 func createdRevision(t *testing.T) ControllerRevision {
 	t.Helper()
 	s := createdStatefulSet(t, sampleStatefulSetSpec())
-	evs, err := DecideControllerRevision(ControllerRevision{}, NewStatefulSetRevision(s, []byte(`{"spec":{"template":{"$patch":"replace"}}}`), 1, "cr-uid"), at(1))
+	evs, err := DecideControllerRevision(ControllerRevision{}, NewTemplateRevision(s.ObjectMeta, s.OwnerReference(), s.Spec.Template, LabelControllerRevisionHashKey, []byte(`{"spec":{"template":{"$patch":"replace"}}}`), 1, "cr-uid"), at(1))
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("create: %v %v", evs, err)
 	}
@@ -38,7 +38,7 @@ func createdRevision(t *testing.T) ControllerRevision {
 func TestStatefulSetRevisionIsNamedAfterItsTemplate(t *testing.T) {
 	s := createdStatefulSet(t, sampleStatefulSetSpec())
 	r := createdRevision(t)
-	if r.Name != StatefulSetRevision(s) || r.Name != "web-"+r.Labels[LabelControllerRevisionHashKey] || r.Labels["app"] != "web" ||
+	if r.Name != "web-"+PodTemplateHash(s.Spec.Template) || r.Name != "web-"+r.Labels[LabelControllerRevisionHashKey] || r.Labels["app"] != "web" ||
 		!s.Owns(r) || r.Spec.Revision != 1 {
 		t.Fatalf("revision = %+v", r)
 	}

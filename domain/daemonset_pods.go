@@ -25,7 +25,7 @@ const hashAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 // template's JSON, its decimal digits spelt in hashAlphabet, as
 // Kubernetes spells its ComputeHash. The same template always has the
 // same hash; a changed one almost surely another.
-func (ds DaemonSet) TemplateHash() string { return podTemplateHash(ds.Spec.Template) }
+func (ds DaemonSet) TemplateHash() string { return PodTemplateHash(ds.Spec.Template) }
 
 // DaemonSetRevision names the ControllerRevision of the DaemonSet's
 // current template: its name and the template's hash, as Kubernetes names
@@ -39,12 +39,12 @@ func DaemonSetRevision(ds DaemonSet) string { return ds.Name + "-" + ds.Template
 // annotated as the DaemonSet is, owned by it; data is the template as the
 // patch that restores it, number the revision's.
 func NewDaemonSetRevision(ds DaemonSet, data []byte, number int64, uid string) CreateControllerRevision {
-	return newTemplateRevision(ds.ObjectMeta, ds.OwnerReference(), ds.Spec.Template, LabelControllerRevisionHash, data, number, uid)
+	return NewTemplateRevision(ds.ObjectMeta, ds.OwnerReference(), ds.Spec.Template, LabelControllerRevisionHash, data, number, uid)
 }
 
-// podTemplateHash is the hash of a workload's pod template, as its pods'
+// PodTemplateHash is the hash of a workload's pod template, as its pods'
 // controller-revision-hash label names it (see DaemonSet.TemplateHash).
-func podTemplateHash(t PodTemplate) string {
+func PodTemplateHash(t PodTemplate) string {
 	data, err := json.Marshal(t)
 	if err != nil {
 		// A template of strings, maps and numbers always encodes.
@@ -116,8 +116,8 @@ func withDaemonTolerations(tols []Toleration) []Toleration {
 // bound to the node at once (spec.nodeName), so that herd's scheduler
 // never sees it.
 func (ds DaemonSet) NewPod(node, name, uid string) CreatePod {
-	t := ds.Spec.Template.clone()
-	labels := withLabels(t.Labels, LabelControllerRevisionHash, ds.TemplateHash(),
+	t := ds.Spec.Template.Clone()
+	labels := WithLabels(t.Labels, LabelControllerRevisionHash, ds.TemplateHash(),
 		LabelPodTemplateGeneration, strconv.FormatInt(ds.TemplateGeneration, 10))
 	spec := t.Spec
 	spec.Tolerations = withDaemonTolerations(spec.Tolerations)

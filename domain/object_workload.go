@@ -59,10 +59,10 @@ var (
 	}
 )
 
-// withLabels is a copy of labels with each key and value of kv (a key, a
+// WithLabels is a copy of labels with each key and value of kv (a key, a
 // value, a key, a value...) set: the labels a workload's pod or revision
 // takes from its template, with its own beside them.
-func withLabels(labels map[string]string, kv ...string) map[string]string {
+func WithLabels(labels map[string]string, kv ...string) map[string]string {
 	out := make(map[string]string, len(labels)+len(kv)/2)
 	maps.Copy(out, labels)
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -71,7 +71,7 @@ func withLabels(labels map[string]string, kv ...string) map[string]string {
 	return out
 }
 
-// newTemplateRevision is the command that creates the ControllerRevision
+// NewTemplateRevision is the command that creates the ControllerRevision
 // of pod template t of the workload of metadata owner, referred to as
 // ref: named as the workload with the template's hash, labelled with the
 // template's labels and the hash under hashLabel, annotated as the
@@ -79,11 +79,11 @@ func withLabels(labels map[string]string, kv ...string) map[string]string {
 // restores it, number the revision's. It is Kubernetes' snapshot of a
 // DaemonSet's or a StatefulSet's template, which name the hash under
 // labels of their own.
-func newTemplateRevision(owner ObjectMeta, ref OwnerReference, t PodTemplate, hashLabel string, data []byte, number int64, uid string) CreateControllerRevision {
-	hash := podTemplateHash(t)
+func NewTemplateRevision(owner ObjectMeta, ref OwnerReference, t PodTemplate, hashLabel string, data []byte, number int64, uid string) CreateControllerRevision {
+	hash := PodTemplateHash(t)
 	return CreateControllerRevision{
 		Meta: ObjectMeta{Namespace: owner.Namespace, Name: owner.Name + "-" + hash, UID: uid,
-			Labels: withLabels(t.Labels, hashLabel, hash), Annotations: cloneStrings(owner.Annotations), Owners: []OwnerReference{ref}},
+			Labels: WithLabels(t.Labels, hashLabel, hash), Annotations: cloneStrings(owner.Annotations), Owners: []OwnerReference{ref}},
 		Spec: ControllerRevisionSpec{Data: bytes.Clone(data), Revision: number},
 	}
 }

@@ -116,7 +116,8 @@ func EvolveReplicaSet(rs ReplicaSet, e Event) ReplicaSet {
 	return out
 }
 
-func (t PodTemplate) clone() PodTemplate {
+// Clone is a copy of the template that shares nothing with it.
+func (t PodTemplate) Clone() PodTemplate {
 	c := t
 	c.Labels, c.Annotations = cloneStrings(t.Labels), cloneStrings(t.Annotations)
 	c.Spec = t.Spec.clone()

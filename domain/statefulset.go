@@ -2,7 +2,6 @@ package domain
 
 import (
 	"fmt"
-	"strconv"
 )
 
 // StatefulSet is the StatefulSet aggregate (apps/v1): Replicas pods with
@@ -39,7 +38,7 @@ type StatefulSetSpec struct {
 // StatefulSetUpdateStrategy says how a new template reaches the pods:
 // StatefulSetRollingUpdate replaces them from the highest ordinal down,
 // never those below Partition, with at most MaxUnavailable of the
-// replicas unavailable at a time (StatefulSetMaxUnavailable);
+// replicas unavailable at a time (at least one);
 // StatefulSetOnDelete only when a pod is deleted.
 type StatefulSetUpdateStrategy struct {
 	Type      string `json:"type"`
@@ -208,82 +207,6 @@ func statefulSetUpdateProblems(_ ObjectMeta, old StatefulSetSpec, _ ObjectMeta, 
 		return nil
 	}
 	return []FieldError{{Field: "spec", Reason: "Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"}}
-}
-
-// StatefulSetRevision names the StatefulSet's current template, as its pods'
-// controller-revision-hash label and its status's updateRevision name
-// it: the StatefulSet's name and the template's hash, as Kubernetes
-// names a ControllerRevision.
-func StatefulSetRevision(s StatefulSet) string {
-	return s.Name + "-" + podTemplateHash(s.Spec.Template)
-}
-
-// StatefulSetPartition is the lowest ordinal a rolling update replaces: 0 unless
-// the strategy sets one; for OnDelete, every pod keeps its template
-// until it is deleted, which it says as Replicas.
-func StatefulSetPartition(s StatefulSet) int32 {
-	if s.Spec.UpdateStrategy.Type == StatefulSetOnDelete {
-		return s.Spec.Replicas
-	}
-	if p := s.Spec.UpdateStrategy.Partition; p != nil {
-		return *p
-	}
-	return 0
-}
-
-// StatefulSetMaxUnavailable is how many of the StatefulSet's replicas a
-// rolling update may have unavailable at a time: its maxUnavailable, a
-// percentage of the replicas rounded up, and at least 1 (Kubernetes'
-// getStatefulSetMaxUnavailable); 1 when it says none.
-func StatefulSetMaxUnavailable(s StatefulSet) int {
-	return max(1, int(s.Spec.UpdateStrategy.MaxUnavailable.Count(s.Spec.Replicas, true)))
-}
-
-// StatefulSetPodName is the name of the StatefulSet's pod of ordinal i.
-func StatefulSetPodName(set string, i int) string { return set + "-" + strconv.Itoa(i) }
-
-// StatefulSetOrdinal is the ordinal of pod name of StatefulSet set, and
-// false for a name that is not one of its.
-func StatefulSetOrdinal(set, name string) (int, bool) {
-	if len(name) <= len(set)+1 || name[:len(set)+1] != set+"-" {
-		return 0, false
-	}
-	digits := name[len(set)+1:]
-	i, err := strconv.Atoi(digits)
-	if err != nil || i < 0 || strconv.Itoa(i) != digits {
-		return 0, false
-	}
-	return i, true
-}
-
-// NewStatefulSetPod is the command that creates the StatefulSet's pod of
-// ordinal i with uid, from its current template: named NAME-i, labelled
-// with its name and the template's revision, owned by the StatefulSet.
-func NewStatefulSetPod(s StatefulSet, i int, uid string) CreatePod {
-	return NewStatefulSetRevisionPod(s, s.Spec.Template, StatefulSetRevision(s), i, uid)
-}
-
-// NewStatefulSetRevisionPod is the command that creates the StatefulSet's
-// pod of ordinal i with uid from template t, the template of revision
-// rev: a pod below the partition is made again from the revision it
-// belongs to, not the new template (Kubernetes' newVersionedStatefulSetPod).
-func NewStatefulSetRevisionPod(s StatefulSet, t PodTemplate, rev string, i int, uid string) CreatePod {
-	t = deepCopy(t)
-	name := StatefulSetPodName(s.Name, i)
-	return CreatePod{
-		Namespace: s.Namespace, Name: name, UID: uid,
-		Labels: withLabels(t.Labels, LabelStatefulSetPodName, name, LabelControllerRevisionHash, rev), Annotations: t.Annotations, Owners: []OwnerReference{s.OwnerReference()},
-		Spec: t.Spec, TerminationGracePeriodSeconds: t.TerminationGracePeriodSeconds,
-	}
-}
-
-// NewStatefulSetRevision is the command that creates the ControllerRevision
-// of the StatefulSet's current template, as Kubernetes' newRevision does:
-// named StatefulSetRevision(s), labelled with the template's labels and
-// its hash, annotated as the StatefulSet is, owned by it; data is the
-// template as the patch that restores it, number the revision's.
-func NewStatefulSetRevision(s StatefulSet, data []byte, number int64, uid string) CreateControllerRevision {
-	return newTemplateRevision(s.ObjectMeta, s.OwnerReference(), s.Spec.Template, LabelControllerRevisionHashKey, data, number, uid)
 }
 
 // The StatefulSet's commands are the object model's.

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"herd/domain"
+	"herd/reconcilers/statefulset"
 )
 
 // statefulSetsPath is where the default namespace's StatefulSets are.
@@ -122,7 +123,7 @@ func (w *world) statefulSetPodsInOrder(name, typ, order string) error {
 			continue
 		}
 		if key, ok := domain.PodAggregate.Key(rec.Stream); ok {
-			if _, ok := domain.StatefulSetOrdinal(name, strings.TrimPrefix(key, "default/")); ok && strings.HasPrefix(key, "default/") {
+			if _, ok := statefulset.Ordinal(name, strings.TrimPrefix(key, "default/")); ok && strings.HasPrefix(key, "default/") {
 				got = append(got, strings.TrimPrefix(key, "default/"))
 			}
 		}
@@ -183,7 +184,7 @@ func (w *world) statefulSetRolloutUnavailable(name string, most, reached int) er
 	for _, rec := range recs[from:] {
 		key, ok := domain.PodAggregate.Key(rec.Stream)
 		pod := strings.TrimPrefix(key, "default/")
-		if _, ours := domain.StatefulSetOrdinal(name, pod); !ok || !ours || !strings.HasPrefix(key, "default/") {
+		if _, ours := statefulset.Ordinal(name, pod); !ok || !ours || !strings.HasPrefix(key, "default/") {
 			continue
 		}
 		switch rec.Type {

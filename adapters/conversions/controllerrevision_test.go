@@ -59,8 +59,8 @@ func TestStatefulSetRevisionDataIsWhatKubectlComputes(t *testing.T) {
 		t.Fatal(err)
 	}
 	v2.Spec.Template = restored
-	if domain.StatefulSetRevision(v2) != domain.StatefulSetRevision(v1) || restored.Spec.Containers[0].Image != "nginx:1" {
-		t.Fatalf("restored %+v: revision %s, want %s", restored, domain.StatefulSetRevision(v2), domain.StatefulSetRevision(v1))
+	if domain.PodTemplateHash(v2.Spec.Template) != domain.PodTemplateHash(v1.Spec.Template) || restored.Spec.Containers[0].Image != "nginx:1" {
+		t.Fatalf("restored %+v: template hash %s, want %s", restored, domain.PodTemplateHash(v2.Spec.Template), domain.PodTemplateHash(v1.Spec.Template))
 	}
 	if _, err := StatefulSetRevisionTemplate(v2, []byte(`{"spec":{"template":{"$patch":"replace","spec":{"restartPolicy":"Never"}}}}`)); err == nil {
 		t.Fatal("a revision whose template herd refuses was applied")

@@ -37,7 +37,7 @@ func (r *Reconciler) revisions(ctx context.Context, s domain.StatefulSet) (revis
 	// their deletion maps to the StatefulSet.
 	history.Observe(r.revOwners, owned)
 	spec := reconcilers.SpecChange(s.Stream(), s.Version, domain.StatefulSetCreated{}, domain.StatefulSetChanged{})
-	name := domain.StatefulSetRevision(s)
+	name := Revision(s)
 	wctx, err := history.Cause(ctx, owned, s.Namespace, name, spec)
 	if err != nil {
 		return revisions{}, err
@@ -49,7 +49,7 @@ func (r *Reconciler) revisions(ctx context.Context, s domain.StatefulSet) (revis
 		if err != nil {
 			return domain.CreateControllerRevision{}, reconcilers.Terminal(fmt.Errorf("revision data: %w", err))
 		}
-		return domain.NewStatefulSetRevision(s, data, number, r.newUID()), nil
+		return newRevision(s, data, number, r.newUID()), nil
 	})
 	if err != nil {
 		return revisions{}, fmt.Errorf("statefulset %s: %w", s, err)

@@ -36,7 +36,7 @@ func TestARevisionIsKeptOfEachTemplate(t *testing.T) {
 	f := newFixture(t, func(s *domain.StatefulSetSpec) { s.Replicas = 0 })
 	f.reconcile(t)
 	s := f.set(t)
-	v1 := domain.StatefulSetRevision(s)
+	v1 := Revision(s)
 	if got := f.history(t); got != v1+"=1" {
 		t.Fatalf("revisions %s, want %s=1", got, v1)
 	}
@@ -53,7 +53,7 @@ func TestARevisionIsKeptOfEachTemplate(t *testing.T) {
 	}
 	f.update(t, image("nginx:2"))
 	f.reconcile(t)
-	v2 := domain.StatefulSetRevision(f.set(t))
+	v2 := Revision(f.set(t))
 	if got := f.history(t); got != v1+"=1,"+v2+"=2" {
 		t.Fatalf("revisions %s", got)
 	}
@@ -69,10 +69,10 @@ func TestARevisionIsKeptOfEachTemplate(t *testing.T) {
 func TestAnOldTemplateComingBackIsRenumbered(t *testing.T) {
 	f := newFixture(t, func(s *domain.StatefulSetSpec) { s.Replicas = 0 })
 	f.reconcile(t)
-	v1 := domain.StatefulSetRevision(f.set(t))
+	v1 := Revision(f.set(t))
 	f.update(t, image("nginx:2"))
 	f.reconcile(t)
-	v2 := domain.StatefulSetRevision(f.set(t))
+	v2 := Revision(f.set(t))
 	f.update(t, image("nginx:1"))
 	f.reconcile(t)
 	if got := f.history(t); got != v2+"=2,"+v1+"=3" {
@@ -93,7 +93,7 @@ func TestRevisionHistoryIsTrimmedToItsLimit(t *testing.T) {
 	for _, img := range []string{"nginx:1", "nginx:2", "nginx:3", "nginx:4"} {
 		f.update(t, image(img))
 		f.reconcile(t)
-		names = append(names, domain.StatefulSetRevision(f.set(t)))
+		names = append(names, Revision(f.set(t)))
 	}
 	if got := f.history(t); got != names[2]+"=3,"+names[3]+"=4" {
 		t.Fatalf("revisions %s, want the last two of %v", got, names)
@@ -105,12 +105,12 @@ func TestRevisionHistoryIsTrimmedToItsLimit(t *testing.T) {
 	})
 	f.reconcile(t)
 	f.ready("web-0")
-	v1 := domain.StatefulSetRevision(f.set(t))
+	v1 := Revision(f.set(t))
 	f.update(t, image("nginx:2"))
 	f.reconcile(t)
 	f.update(t, image("nginx:3"))
 	f.reconcile(t)
-	v3 := domain.StatefulSetRevision(f.set(t))
+	v3 := Revision(f.set(t))
 	if got := f.history(t); got != v1+"=1,"+v3+"=3" {
 		t.Fatalf("revisions %s, want web-0's %s and the update revision %s", got, v1, v3)
 	}

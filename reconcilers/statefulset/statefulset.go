@@ -226,7 +226,7 @@ func (r *Reconciler) step(base context.Context, s domain.StatefulSet, revs revis
 	var condemned []domain.Pod
 	for i := range owned {
 		p := owned[i]
-		if ord, ok := domain.StatefulSetOrdinal(s.Name, p.Name); ok && ord < int(s.Spec.Replicas) {
+		if ord, ok := Ordinal(s.Name, p.Name); ok && ord < int(s.Spec.Replicas) {
 			replicas[ord] = &p
 		} else {
 			condemned = append(condemned, p)
@@ -234,8 +234,8 @@ func (r *Reconciler) step(base context.Context, s domain.StatefulSet, revs revis
 	}
 	// Highest ordinal first; a name not of the set goes first of all.
 	slices.SortFunc(condemned, func(a, b domain.Pod) int {
-		oa, _ := domain.StatefulSetOrdinal(s.Name, a.Name)
-		ob, _ := domain.StatefulSetOrdinal(s.Name, b.Name)
+		oa, _ := Ordinal(s.Name, a.Name)
+		ob, _ := Ordinal(s.Name, b.Name)
 		return ob - oa
 	})
 	ctx := because(base, cause)
@@ -299,20 +299,20 @@ func (r *Reconciler) step(base context.Context, s domain.StatefulSet, revs revis
 // Kubernetes' controller does with maxUnavailable (on by default since
 // it reached beta): every replica that is unavailable — not yet made,
 // not running and ready for minReadySeconds, or being deleted — counts
-// against StatefulSetMaxUnavailable, below the partition too, and only
+// against maxUnavailable, below the partition too, and only
 // as many more are deleted, to be made again from the new template, as
 // that leaves room for. With the default of 1 that is one pod at a time,
 // each replaced once the one before is available again.
 func (r *Reconciler) rollingUpdate(ctx context.Context, s domain.StatefulSet, replicas []*domain.Pod, now time.Time) error {
 	minReady := time.Duration(s.Spec.MinReadySeconds) * time.Second
-	room := domain.StatefulSetMaxUnavailable(s)
+	room := maxUnavailable(s)
 	for _, p := range replicas {
 		if p == nil || !available(*p, minReady, now) {
 			room--
 		}
 	}
-	rev := domain.StatefulSetRevision(s)
-	for ord := len(replicas) - 1; ord >= int(domain.StatefulSetPartition(s)) && room > 0; ord-- {
+	rev := Revision(s)
+	for ord := len(replicas) - 1; ord >= int(partition(s)) && room > 0; ord-- {
 		p := replicas[ord]
 		if p == nil || p.Labels[domain.LabelControllerRevisionHash] == rev || p.Terminating() {
 			continue
@@ -344,10 +344,11 @@ func available(p domain.Pod, minReady time.Duration, now time.Time) bool {
 // finalization the reconciler waited for), as a ReplicaSet's pod made
 // for a lost one names the loss.
 func (r *Reconciler) create(ctx context.Context, s domain.StatefulSet, revs revisions, ord int, cause events.Record) error {
-	c := domain.NewStatefulSetPod(s, ord, r.newUID())
-	if s.Spec.UpdateStrategy.Type == domain.StatefulSetRollingUpdate && ord < int(domain.StatefulSetPartition(s)) && revs.current.Name != revs.update.Name {
-		c = domain.NewStatefulSetRevisionPod(s, revs.currentTemplate, revs.current.Name, ord, r.newUID())
+	template, rev := s.Spec.Template, Revision(s)
+	if s.Spec.UpdateStrategy.Type == domain.StatefulSetRollingUpdate && ord < int(partition(s)) && revs.current.Name != revs.update.Name {
+		template, rev = revs.currentTemplate, revs.current.Name
 	}
+	c := newPod(s, template, rev, ord, r.newUID())
 	end, _, err := reconcilers.LastChange(ctx, reconcilers.Change{Stream: domain.PodStream(c.Namespace, c.Name), Types: lossOfName, Others: true})
 	if err != nil {
 		return err
@@ -383,7 +384,7 @@ func (r *Reconciler) delete(ctx context.Context, s domain.StatefulSet, p domain.
 // replica is at it. next is when a ready pod becomes available, zero if
 // none waits.
 func status(s domain.StatefulSet, current string, owned []domain.Pod, now time.Time) (domain.StatefulSetStatus, time.Time) {
-	rev := domain.StatefulSetRevision(s)
+	rev := Revision(s)
 	st := domain.StatefulSetStatus{ObservedGeneration: s.Generation, UpdateRevision: rev, CurrentRevision: current}
 	var next time.Time
 	minReady := time.Duration(s.Spec.MinReadySeconds) * time.Second

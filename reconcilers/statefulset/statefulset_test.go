@@ -149,12 +149,12 @@ func (f *fixture) startedThenRolled(t *testing.T, partition int32) (old, rev str
 		f.ready(n)
 	}
 	f.reconcile(t)
-	old = domain.StatefulSetRevision(f.set(t))
+	old = Revision(f.set(t))
 	f.update(t, func(s *domain.StatefulSetSpec) {
 		s.Template.Spec.Containers[0].Image = "nginx:2"
 		s.UpdateStrategy.Partition = &partition
 	})
-	return old, domain.StatefulSetRevision(f.set(t))
+	return old, Revision(f.set(t))
 }
 
 func (f *fixture) expect(t *testing.T, want string) {
@@ -183,7 +183,7 @@ func TestOrderedReadyCreatesOneOrdinalAfterAnother(t *testing.T) {
 	f.reconcile(t)
 	s := f.set(t)
 	p := f.pods.Pods[domain.Key{Namespace: "default", Name: "web-2"}]
-	rev := domain.StatefulSetRevision(s)
+	rev := Revision(s)
 	if p.Labels[domain.LabelStatefulSetPodName] != "web-2" || p.Labels[domain.LabelControllerRevisionHash] != rev || !s.Owns(p) {
 		t.Errorf("pod web-2: labels %v, owners %v", p.Labels, p.Owners)
 	}
@@ -393,7 +393,7 @@ func TestOnDeleteReplacesOnlyDeletedPods(t *testing.T) {
 	f.expect(t, "web-0,web-1")
 	delete(f.pods.Pods, domain.Key{Namespace: "default", Name: "web-0"})
 	f.reconcile(t)
-	rev := domain.StatefulSetRevision(f.set(t))
+	rev := Revision(f.set(t))
 	if p := f.pods.Pods[domain.Key{Namespace: "default", Name: "web-0"}]; p.Spec.Containers[0].Image != "nginx:2" || p.Labels[domain.LabelControllerRevisionHash] != rev {
 		t.Fatalf("web-0 came back as %v %v", p.Labels, p.Spec.Containers)
 	}
