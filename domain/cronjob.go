@@ -77,14 +77,6 @@ const CronJobScheduledAnnotation = "batch.kubernetes.io/cronjob-scheduled-timest
 // 63 characters of a label value.
 const cronJobMaxNameLength = 52
 
-// CronJobJobName is the name of the Job a CronJob makes for the run
-// scheduled at t: the CronJob's name and the minutes since the epoch, as
-// Kubernetes' controller names it, so that a run is made once however
-// often it is decided.
-func CronJobJobName(cronJob string, t time.Time) string {
-	return fmt.Sprintf("%s-%d", cronJob, t.Unix()/60)
-}
-
 // The CronJob's events.
 type (
 	// CronJobCreated records a CronJob's creation.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -135,13 +134,6 @@ func TestCronJobValidationNamesTheField(t *testing.T) {
 				t.Errorf("fields %+v, want %s first", inv.Fields, tc.field)
 			}
 		})
-	}
-}
-
-func TestCronJobJobNameIsTheScheduledMinute(t *testing.T) {
-	at := time.Date(2026, 11, 29, 4, 5, 0, 0, time.UTC)
-	if got, want := CronJobJobName("tick", at), "tick-29932085"; got != want {
-		t.Errorf("name %s, want %s", got, want)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -208,7 +209,7 @@ func (r *Reconciler) schedule(ctx context.Context, c domain.CronJob, status *dom
 	if d := c.Spec.StartingDeadlineSeconds; d != nil && scheduled.Add(time.Duration(*d)*time.Second).Before(now) {
 		return come(), r.warn(ctx, c, *scheduled, domain.CronJobMissSchedule, "Missed scheduled time to start a job: "+scheduled.UTC().Format(time.RFC1123Z))
 	}
-	name := domain.CronJobJobName(c.Name, *scheduled)
+	name := jobName(c.Name, *scheduled)
 	if slices.ContainsFunc(status.Active, func(a domain.CronJobActiveJob) bool { return a.Name == name }) ||
 		(status.LastScheduleTime != nil && status.LastScheduleTime.Equal(*scheduled)) {
 		return come(), nil
@@ -242,6 +243,14 @@ func (r *Reconciler) schedule(ctx context.Context, c domain.CronJob, status *dom
 	status.LastScheduleTime = &t
 	withStatus.Status = *status
 	return come(), nil
+}
+
+// jobName is the name of the Job a CronJob makes for the run scheduled
+// at t: the CronJob's name and the minutes since the epoch, as
+// Kubernetes' controller names it (getJobName), so that a run is made
+// once however often it is decided.
+func jobName(cronJob string, t time.Time) string {
+	return cronJob + "-" + strconv.FormatInt(t.Unix()/60, 10)
 }
 
 // jobFor is the Job of the CronJob's run scheduled at t, as Kubernetes'

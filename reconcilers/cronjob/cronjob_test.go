@@ -101,7 +101,7 @@ func (f *fixture) jobNames() []string {
 }
 
 // jobAt is the name of the Job of the run at t0 plus d.
-func jobAt(d time.Duration) string { return domain.CronJobJobName("tick", t0.Add(d)) }
+func jobAt(d time.Duration) string { return jobName("tick", t0.Add(d)) }
 
 // finish ends the Job with Complete (or Failed), started at its time.
 func (f *fixture) finish(t *testing.T, name string, complete bool) {
@@ -269,7 +269,7 @@ func TestStartingDeadlineMissed(t *testing.T) {
 	}
 	f.clock.SetTime(t0.Add(2*time.Hour + 4*time.Minute))
 	f.reconcile(t)
-	equalNames(t, f.jobNames(), domain.CronJobJobName("tick", t0.Add(2*time.Hour)))
+	equalNames(t, f.jobNames(), jobName("tick", t0.Add(2*time.Hour)))
 }
 
 // TestTimeZone: "0 9 * * *" in Asia/Tokyo is midnight UTC.
@@ -284,7 +284,7 @@ func TestTimeZone(t *testing.T) {
 	}
 	f.clock.SetTime(midnight)
 	f.reconcile(t)
-	name := domain.CronJobJobName("tick", midnight)
+	name := jobName("tick", midnight)
 	equalNames(t, f.jobNames(), name)
 	if a := f.jobs.Objects[domain.Key{Namespace: "default", Name: name}].Annotations[domain.CronJobScheduledAnnotation]; a != "2026-11-28T09:00:00+09:00" {
 		t.Errorf("scheduled annotation %s", a)
@@ -307,4 +307,13 @@ func countOf(types []string, typ string) int {
 		}
 	}
 	return n
+}
+
+// TestAJobIsNamedForItsScheduledMinute: a run's Job is the CronJob's
+// name and the minutes since the epoch of the time it was scheduled for.
+func TestAJobIsNamedForItsScheduledMinute(t *testing.T) {
+	at := time.Date(2026, 11, 29, 4, 5, 0, 0, time.UTC)
+	if got, want := jobName("tick", at), "tick-29932085"; got != want {
+		t.Errorf("name %s, want %s", got, want)
+	}
 }
