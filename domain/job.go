@@ -133,17 +133,6 @@ const (
 // String is "namespace/name", as logs name the Job.
 func (j Job) String() string { return fmt.Sprintf("%s/%s", j.Namespace, j.Name) }
 
-// NewPod is the command that creates one of the Job's pods, named name
-// with uid: its template, owned by the Job.
-func (j Job) NewPod(name, uid string) CreatePod {
-	t := j.Spec.Template.Clone()
-	return CreatePod{
-		Namespace: j.Namespace, Name: name, UID: uid,
-		Labels: t.Labels, Annotations: t.Annotations, Owners: []OwnerReference{j.OwnerReference()},
-		Spec: t.Spec, TerminationGracePeriodSeconds: t.TerminationGracePeriodSeconds,
-	}
-}
-
 // Condition returns the Job's condition of type t, and whether it has
 // one.
 func (s JobStatus) Condition(t JobConditionType) (JobCondition, bool) {

@@ -61,7 +61,7 @@ func TestCreateJobGeneratesItsSelector(t *testing.T) {
 	if diff := cmp.Diff(wantLabels, j.Labels); diff != "" {
 		t.Errorf("a Job without labels takes its template's (-want +got):\n%s", diff)
 	}
-	pod := j.NewPod("pi-x2b4c", "pod-uid")
+	pod := PodFromTemplate(j.Namespace, "pi-x2b4c", "pod-uid", j.Spec.Template, j.OwnerReference())
 	if !j.Owns(Pod{Owners: pod.Owners}) || pod.Spec.RestartPolicy != RestartNever || pod.Labels["job-name"] != "pi" {
 		t.Errorf("the Job's new pod %+v is not its own, or not its template's", pod)
 	}

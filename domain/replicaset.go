@@ -128,13 +128,15 @@ func (t PodTemplate) Clone() PodTemplate {
 	return c
 }
 
-// NewReplicaSetPod is the command that creates one of the ReplicaSet's
-// pods, named name with uid: its template, owned by the ReplicaSet.
-func NewReplicaSetPod(rs ReplicaSet, name, uid string) CreatePod {
-	t := deepCopy(rs.Spec.Template)
+// PodFromTemplate is the command that creates a workload's pod in
+// namespace, named name with uid: a copy of template t, owned by owner,
+// as Kubernetes' controllers make one (GetPodFromTemplate). A
+// controller adds what is its own (labels, tolerations, a node) to it.
+func PodFromTemplate(namespace, name, uid string, t PodTemplate, owner OwnerReference) CreatePod {
+	t = t.Clone()
 	return CreatePod{
-		Namespace: rs.Namespace, Name: name, UID: uid,
-		Labels: t.Labels, Annotations: t.Annotations, Owners: []OwnerReference{rs.OwnerReference()},
+		Namespace: namespace, Name: name, UID: uid,
+		Labels: t.Labels, Annotations: t.Annotations, Owners: []OwnerReference{owner},
 		Spec: t.Spec, TerminationGracePeriodSeconds: t.TerminationGracePeriodSeconds,
 	}
 }

@@ -123,7 +123,7 @@ func TestReplicaSetTombstoneKeepsUIDAndOrphan(t *testing.T) {
 
 func TestReplicaSetPods(t *testing.T) {
 	rs := createdRS(t)
-	create := NewReplicaSetPod(rs, "web-abcde", "pod-uid")
+	create := PodFromTemplate(rs.Namespace, "web-abcde", "pod-uid", rs.Spec.Template, rs.OwnerReference())
 	if create.Labels["tier"] != "front" || len(create.Owners) != 1 || !create.Owners[0].Controller || create.Owners[0].UID != "rs-uid" {
 		t.Errorf("a ReplicaSet's pod: %+v", create)
 	}

@@ -67,7 +67,7 @@ func allocatable(l domain.ResourceList) nodeOpt { return func(n *domain.Node) { 
 // daemonPod is the pod the DaemonSet ds made on node, named name,
 // created at 0 from its current template, running and ready since 0.
 func daemonPod(ds domain.DaemonSet, name, node string, opts ...podOpt) domain.Pod {
-	c := ds.NewPod(node, name, "uid-"+name)
+	c := podFor(ds, node, name, "uid-"+name)
 	p := domain.Pod{
 		Namespace: c.Namespace, Name: c.Name, UID: c.UID, Version: 3, CreatedAt: at(0), Source: domain.SourceHerd,
 		Labels: c.Labels, Owners: c.Owners, Spec: c.Spec,

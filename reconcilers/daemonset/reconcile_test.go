@@ -245,7 +245,7 @@ func TestRollingUpdate(t *testing.T) {
 		t.Errorf("status after the rollout %+v", st)
 	}
 	for _, p := range g.pods.Pods {
-		if p.Exists() && !ds.IsUpdated(p) {
+		if p.Exists() && !isUpdated(ds, p) {
 			t.Errorf("pod %s of the old template outlived the rollout", p.Name)
 		}
 	}
@@ -303,7 +303,7 @@ func TestOnDelete(t *testing.T) {
 	}
 	g.setPod("logs-a", func(p *domain.Pod) { p.Finalized = true })
 	g.reconcile(t, logsKey)
-	if on := g.onNodes(ds)["n1"]; len(on) != 1 || !ds.IsUpdated(g.pod(on[0])) {
+	if on := g.onNodes(ds)["n1"]; len(on) != 1 || !isUpdated(ds, g.pod(on[0])) {
 		t.Errorf("n1's next pod %v is not of the new template", on)
 	}
 }

@@ -45,7 +45,7 @@ func (r *Reconciler) keepRevisions(ctx context.Context, ds domain.DaemonSet, own
 	// their deletion maps to the DaemonSet.
 	history.Observe(r.revOwners, revs)
 	spec := reconcilers.SpecChange(domain.DaemonSetStream(ds.Namespace, ds.Name), ds.Version, domain.DaemonSetCreated{}, domain.DaemonSetChanged{})
-	name := domain.DaemonSetRevision(ds)
+	name := revisionName(ds)
 	wctx, err := history.Cause(ctx, revs, ds.Namespace, name, spec)
 	if err != nil {
 		return err
@@ -55,7 +55,7 @@ func (r *Reconciler) keepRevisions(ctx context.Context, ds domain.DaemonSet, own
 		if err != nil {
 			return domain.CreateControllerRevision{}, reconcilers.Terminal(fmt.Errorf("revision data: %w", err))
 		}
-		return domain.NewDaemonSetRevision(ds, data, number, k.newUID()), nil
+		return newRevision(ds, data, number, k.newUID()), nil
 	})
 	if err != nil {
 		return fmt.Errorf("daemonset %s: %w", ds, err)

@@ -66,13 +66,13 @@ func TestADaemonSetKeepsARevisionOfEachTemplate(t *testing.T) {
 	g := newRig(t, []domain.DaemonSet{ds}, nil)
 	revs := g.withRevisions()
 	g.reconcile(t, logsKey)
-	v1 := domain.DaemonSetRevision(ds)
+	v1 := revisionName(ds)
 	if got := revisionHistory(t, revs); got != v1+"=1" {
 		t.Fatalf("revisions %s, want %s=1", got, v1)
 	}
 	r, err := revs.Last(t.Context(), "default", v1)
 	data, _ := conversions.DaemonSetRevisionData(ds)
-	if err != nil || !ds.Owns(r) || r.Labels[domain.LabelControllerRevisionHash] != ds.TemplateHash() || string(r.Spec.Data) != string(data) {
+	if err != nil || !ds.Owns(r) || r.Labels[domain.LabelControllerRevisionHash] != templateHash(ds) || string(r.Spec.Data) != string(data) {
 		t.Fatalf("revision %+v, %v", r, err)
 	}
 	g.settled(t, logsKey)
@@ -80,7 +80,7 @@ func TestADaemonSetKeepsARevisionOfEachTemplate(t *testing.T) {
 		t.Fatalf("a second reconcile changed the revisions: %s", got)
 	}
 
-	v2 := domain.DaemonSetRevision(g.setImage(t, "fluent-bit:4"))
+	v2 := revisionName(g.setImage(t, "fluent-bit:4"))
 	g.reconcile(t, logsKey)
 	// No pod is at the first template: with a limit of 0 it goes.
 	if got := revisionHistory(t, revs); got != v2+"=2" {
@@ -100,7 +100,7 @@ func TestADaemonSetKeepsARevisionOfEachTemplate(t *testing.T) {
 	g.reconcile(t, logsKey)
 	g.setImage(t, "fluent-bit:4")
 	g.reconcile(t, logsKey)
-	v2 = domain.DaemonSetRevision(g.sets.Objects[domain.Key{Namespace: "default", Name: "logs"}])
+	v2 = revisionName(g.sets.Objects[domain.Key{Namespace: "default", Name: "logs"}])
 	if got := revisionHistory(t, revs); got != v1+"=1,"+v2+"=2" {
 		t.Fatalf("revisions %s, want the pod's %s kept beside %s", got, v1, v2)
 	}

@@ -31,6 +31,6 @@ func TestARevisionDeletedByHandIsMadeAgainAtOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return domain.DaemonSetRevision(created)
+		return revisionName(created)
 	})
 }

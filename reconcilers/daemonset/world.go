@@ -9,7 +9,7 @@ import (
 )
 
 // site is one node as a DaemonSet sees it: whether a pod of it should be
-// made there, whether one there may stay (domain.DaemonSet.Placement),
+// made there, whether one there may stay (placement),
 // and the pods of it there, oldest first.
 type site struct {
 	node                      domain.Node
@@ -39,9 +39,9 @@ func newWorld(ds domain.DaemonSet, nodes []domain.Node, owned []domain.Pod, now 
 		}
 		byNode[p.Spec.NodeName] = append(byNode[p.Spec.NodeName], p)
 	}
-	w := world{ds: ds, now: now, sites: make([]site, 0, len(nodes)), hash: ds.TemplateHash()}
+	w := world{ds: ds, now: now, sites: make([]site, 0, len(nodes)), hash: templateHash(ds)}
 	for _, n := range nodes {
-		run, cont := ds.Placement(n)
+		run, cont := placement(ds, n)
 		pods := byNode[n.Name]
 		slices.SortFunc(pods, olderFirst)
 		w.sites = append(w.sites, site{node: n, shouldRun: run, shouldContinue: cont, pods: pods})
@@ -81,7 +81,7 @@ func olderFirst(a, b domain.Pod) int {
 
 // updated reports whether p is of the DaemonSet's current template.
 func (w world) updated(p domain.Pod) bool {
-	return domain.IsPodUpdated(p, w.hash, w.ds.TemplateGeneration)
+	return podUpdated(p, w.hash, w.ds.TemplateGeneration)
 }
 
 // ready reports whether the pod's Ready condition is True, and since

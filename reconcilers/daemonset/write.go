@@ -31,7 +31,7 @@ func (r *Reconciler) create(ctx context.Context, ds domain.DaemonSet, nodes []st
 	for size := 1; len(created) < len(nodes); size = min(2*size, maxBatch) {
 		batch := make([]domain.Keyed[domain.PodCommand], min(size, len(nodes)-len(created)))
 		for i := range batch {
-			c := ds.NewPod(nodes[len(created)+i], r.ids.PodName(ds.Name), r.ids.UID())
+			c := podFor(ds, nodes[len(created)+i], r.ids.PodName(ds.Name), r.ids.UID())
 			batch[i] = domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: c.Namespace, Name: c.Name}, Command: c}
 		}
 		states, _, err := r.podCommands.ExecuteBatch(ctx, batch)

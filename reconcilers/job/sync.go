@@ -274,7 +274,7 @@ func (r *Reconciler) create(ctx context.Context, j domain.Job, n int) ([]domain.
 	}
 	batch := make([]domain.Keyed[domain.PodCommand], n)
 	for i := range batch {
-		c := j.NewPod(r.IDs.PodName(j.Name), r.IDs.UID())
+		c := domain.PodFromTemplate(j.Namespace, r.IDs.PodName(j.Name), r.IDs.UID(), j.Spec.Template, j.OwnerReference())
 		batch[i] = domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: c.Namespace, Name: c.Name}, Command: c}
 	}
 	created, _, err := r.podCommands.ExecuteBatch(ctx, batch)

@@ -77,7 +77,7 @@ func (r *Reconciler) create(ctx context.Context, rs domain.ReplicaSet, n int) ([
 	for size := 1; len(created) < n; size *= 2 {
 		batch := make([]domain.Keyed[domain.PodCommand], min(size, n-len(created)))
 		for i := range batch {
-			c := domain.NewReplicaSetPod(rs, r.IDs.PodName(rs.Name), r.IDs.UID())
+			c := domain.PodFromTemplate(rs.Namespace, r.IDs.PodName(rs.Name), r.IDs.UID(), rs.Spec.Template, rs.OwnerReference())
 			batch[i] = domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: c.Namespace, Name: c.Name}, Command: c}
 		}
 		states, _, err := r.podCommands.ExecuteBatch(ctx, batch)

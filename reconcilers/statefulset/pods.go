@@ -59,14 +59,10 @@ func maxUnavailable(s domain.StatefulSet) int {
 // pod below the partition is made again from the revision it belongs
 // to, not the new template (Kubernetes' newVersionedStatefulSetPod).
 func newPod(s domain.StatefulSet, t domain.PodTemplate, rev string, i int, uid string) domain.CreatePod {
-	t = t.Clone()
 	name := s.Name + "-" + strconv.Itoa(i)
-	return domain.CreatePod{
-		Namespace: s.Namespace, Name: name, UID: uid,
-		Labels:      domain.WithLabels(t.Labels, domain.LabelStatefulSetPodName, name, domain.LabelControllerRevisionHash, rev),
-		Annotations: t.Annotations, Owners: []domain.OwnerReference{s.OwnerReference()},
-		Spec: t.Spec, TerminationGracePeriodSeconds: t.TerminationGracePeriodSeconds,
-	}
+	c := domain.PodFromTemplate(s.Namespace, name, uid, t, s.OwnerReference())
+	c.Labels = domain.WithLabels(c.Labels, domain.LabelStatefulSetPodName, name, domain.LabelControllerRevisionHash, rev)
+	return c
 }
 
 // newRevision is the command that creates the ControllerRevision of the
