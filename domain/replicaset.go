@@ -115,28 +115,3 @@ func EvolveReplicaSet(rs ReplicaSet, e Event) ReplicaSet {
 	}
 	return out
 }
-
-// Clone is a copy of the template that shares nothing with it.
-func (t PodTemplate) Clone() PodTemplate {
-	c := t
-	c.Labels, c.Annotations = cloneStrings(t.Labels), cloneStrings(t.Annotations)
-	c.Spec = t.Spec.clone()
-	if t.TerminationGracePeriodSeconds != nil {
-		g := *t.TerminationGracePeriodSeconds
-		c.TerminationGracePeriodSeconds = &g
-	}
-	return c
-}
-
-// PodFromTemplate is the command that creates a workload's pod in
-// namespace, named name with uid: a copy of template t, owned by owner,
-// as Kubernetes' controllers make one (GetPodFromTemplate). A
-// controller adds what is its own (labels, tolerations, a node) to it.
-func PodFromTemplate(namespace, name, uid string, t PodTemplate, owner OwnerReference) CreatePod {
-	t = t.Clone()
-	return CreatePod{
-		Namespace: namespace, Name: name, UID: uid,
-		Labels: t.Labels, Annotations: t.Annotations, Owners: []OwnerReference{owner},
-		Spec: t.Spec, TerminationGracePeriodSeconds: t.TerminationGracePeriodSeconds,
-	}
-}
