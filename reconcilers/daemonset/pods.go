@@ -30,16 +30,11 @@ func newRevision(ds domain.DaemonSet, data []byte, number int64, uid string) dom
 	return domain.NewTemplateRevision(ds.ObjectMeta, ds.OwnerReference(), ds.Spec.Template, domain.LabelControllerRevisionHash, data, number, uid)
 }
 
-// isUpdated reports whether pod p was made from the DaemonSet's current
-// template: its hash label is the template's, or its template generation
-// label is the DaemonSet's (Kubernetes' IsPodUpdated).
-func isUpdated(ds domain.DaemonSet, p domain.Pod) bool {
-	return podUpdated(p, templateHash(ds), ds.TemplateGeneration)
-}
-
-// podUpdated is isUpdated with the template's hash and generation
-// given, for a caller that asks of many pods: the hash encodes the
-// template.
+// podUpdated reports whether pod p was made from the DaemonSet's current
+// template, given as its hash and generation: its hash label is the
+// template's, or its template generation label is the DaemonSet's
+// (Kubernetes' IsPodUpdated). The caller computes the hash once for
+// the many pods it asks of.
 func podUpdated(p domain.Pod, hash string, generation int64) bool {
 	if h, ok := p.Labels[domain.LabelControllerRevisionHash]; ok && h == hash {
 		return true

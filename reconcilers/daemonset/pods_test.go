@@ -145,3 +145,9 @@ func TestADaemonSetRunsWhereKubernetesWould(t *testing.T) {
 		t.Error("a template bound to n2 runs on n1")
 	}
 }
+
+// isUpdated asks podUpdated of one pod with the DaemonSet's own hash
+// and generation.
+func isUpdated(ds domain.DaemonSet, p domain.Pod) bool {
+	return podUpdated(p, templateHash(ds), ds.TemplateGeneration)
+}
