@@ -203,6 +203,62 @@ func ReplacementCause(ctx context.Context, lost []domain.Pod, changes ...Change)
 	return newestPodChange(ctx, lost, PodLossChanges, changes...)
 }
 
+// lossPage is how many losses GoneLossCause reads at a time, going
+// back from the newest.
+const lossPage = 16
+
+// GoneLossCause is the newest change of PodLossChanges after position
+// after, made by another than the reconcile's reconciler, of a pod gone
+// from what a controller read: a pod of namespace whose name begins with
+// prefix, created with the controller whose UID is controller as its
+// controller, and not one of kept (the UIDs the controller still counts
+// as its own). ReplacementCause finds the losses of the pods read; a pod
+// evicted and gone before the controller's pass is read by no view, so
+// its loss is found in the log. after is the newest cause found among
+// what was read: only a newer loss can name the replacement. false when
+// the log holds none (or the reconcile has no log).
+func GoneLossCause(ctx context.Context, namespace, prefix, controller string, kept []string, after int64) (events.Record, bool, error) {
+	l, _ := ctx.Value(causeLogKey{}).(events.Queryer)
+	if l == nil || controller == "" {
+		return events.Record{}, false, nil
+	}
+	own := events.MetadataFrom(ctx).Actor
+	f := events.Filter{StreamPrefix: domain.PodStream(namespace, prefix), Types: PodLossChanges, After: after, Newest: true, Limit: lossPage}
+	for {
+		recs, err := l.Query(ctx, f)
+		if err != nil {
+			return events.Record{}, false, err
+		}
+		for i := len(recs) - 1; i >= 0; i-- {
+			if own != "" && recs[i].Metadata.Actor == own {
+				continue
+			}
+			uid, owners, err := podOwnedAs(ctx, l, recs[i])
+			if err != nil {
+				return events.Record{}, false, err
+			}
+			if uid != "" && !slices.Contains(kept, uid) && slices.ContainsFunc(owners, func(o domain.OwnerReference) bool {
+				return o.Controller && o.UID == controller
+			}) {
+				return recs[i], true, nil
+			}
+		}
+		if len(recs) < f.Limit {
+			return events.Record{}, false, nil
+		}
+		f.Before = recs[0].Position
+	}
+}
+
+// UIDs are the pods' UIDs.
+func UIDs(pods []domain.Pod) []string {
+	out := make([]string, len(pods))
+	for i, p := range pods {
+		out[i] = p.UID
+	}
+	return out
+}
+
 // newestPodChange is the newest of changes and of each pod's last change
 // of types by another than the reconcile's reconciler (CountCause).
 func newestPodChange(ctx context.Context, pods []domain.Pod, types []string, changes ...Change) (events.Record, bool, error) {
@@ -388,4 +444,37 @@ func createdUID(ctx context.Context, l events.Queryer, fin events.Record) (strin
 	}
 	created, _ := ev.(domain.PodCreated)
 	return created.UID, nil
+}
+
+// podOwnedAs is the UID and the owners of the pod that rec, a record of
+// its stream, is of, as they stood before rec: the UID its stream's last
+// creation before rec gave it, and the owners of that creation or of a
+// change of owners after it (an adoption). "" and none when the log
+// holds no creation or it cannot be read.
+func podOwnedAs(ctx context.Context, l events.Queryer, rec events.Record) (string, []domain.OwnerReference, error) {
+	recs, err := l.Query(ctx, events.Filter{Stream: rec.Stream, Types: []string{domain.PodCreated{}.EventType()},
+		Before: rec.Position, Newest: true, Limit: 1})
+	if err != nil || len(recs) == 0 {
+		return "", nil, err
+	}
+	ev, err := domain.UnmarshalEvent(recs[0].Type, recs[0].Payload)
+	created, ok := ev.(domain.PodCreated)
+	if err != nil || !ok {
+		// An unreadable creation names no pod: the search goes on.
+		return "", nil, nil //nolint:nilerr // see above
+	}
+	changed, err := l.Query(ctx, events.Filter{Stream: rec.Stream, Types: []string{domain.PodOwnersChanged{}.EventType()},
+		After: recs[0].Position, Before: rec.Position, Newest: true, Limit: 1})
+	if err != nil {
+		return "", nil, err
+	}
+	owners := created.Owners
+	if len(changed) == 1 {
+		if ev, err := domain.UnmarshalEvent(changed[0].Type, changed[0].Payload); err == nil {
+			if c, ok := ev.(domain.PodOwnersChanged); ok {
+				owners = c.Owners
+			}
+		}
+	}
+	return created.UID, owners, nil
 }

@@ -77,7 +77,7 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 			if err != nil {
 				return reconcilers.Result{}, fmt.Errorf("cause of the count of job %s's stopped pods: %w", j, err)
 			}
-			counted, err := r.jobCommands.Execute(cctx, j.Key(), domain.CountJobPods{Failed: uids(running)})
+			counted, err := r.jobCommands.Execute(cctx, j.Key(), domain.CountJobPods{Failed: reconcilers.UIDs(running)})
 			if err != nil {
 				return reconcilers.Result{}, r.jobGone(fmt.Errorf("count the stopped pods of job %s: %w", j, err))
 			}
@@ -127,15 +127,6 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 		next = st.FinishedAt().Add(time.Duration(*ttl) * time.Second)
 	}
 	return after(next, now), nil
-}
-
-// uids are the pods' UIDs.
-func uids(pods []domain.Pod) []string {
-	out := make([]string, len(pods))
-	for i, p := range pods {
-		out[i] = p.UID
-	}
-	return out
 }
 
 // failedNow is the reason the Job fails at now, or "" while it does not:

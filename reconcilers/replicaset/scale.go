@@ -22,12 +22,17 @@ func (r *Reconciler) scale(ctx context.Context, rs domain.ReplicaSet, owned, rea
 	case diff < 0:
 		// The pods it creates replace those it lost since its last
 		// change of spec or scale (evicted, stopped, relabelled), or
-		// follow that change: whichever came last.
-		rec, ok, err := reconcilers.ReplacementCause(ctx, lost(rs, owned, read), spec)
+		// follow that change: whichever came last. A pod lost and gone
+		// before this pass read the namespace is found in the log.
+		rec, _, err := reconcilers.ReplacementCause(ctx, lost(rs, owned, read), spec)
 		if err != nil {
 			return owned, err
 		}
-		if ok {
+		gone, _, err := reconcilers.GoneLossCause(ctx, rs.Namespace, reconcilers.GeneratedBase(rs.Name), rs.UID, reconcilers.UIDs(owned), rec.Position)
+		if err != nil {
+			return owned, err
+		}
+		if rec, ok := reconcilers.Newest(rec, gone); ok {
 			ctx = reconcilers.Because(ctx, rec)
 		}
 	case diff > 0:

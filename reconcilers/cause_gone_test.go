@@ -1,0 +1,112 @@
+package reconcilers
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"herd/domain"
+	"herd/events"
+	"herd/events/eventstest"
+	"herd/events/pgtest"
+	"herd/projections"
+)
+
+// TestGoneLossCauseFindsTheLossOfAPodNoLongerRead: the loss named is the
+// newest deletion request, by another than the reconcile's reconciler,
+// of a gone pod of the prefix whose controller is the one asked for and
+// whose UID it no longer counts, however many losses of others came
+// after it (read back page by page); nothing at or before after.
+func TestGoneLossCauseFindsTheLossOfAPodNoLongerRead(t *testing.T) {
+	store, err := events.Open(t.Context(), events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := store.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	checkGoneLossCause(t, store.Log())
+}
+
+// TestGoneLossCauseFindsTheLossOfAPodNoLongerReadOnPostgres is the same
+// on PostgreSQL.
+func TestGoneLossCauseFindsTheLossOfAPodNoLongerReadOnPostgres(t *testing.T) {
+	checkGoneLossCause(t, eventstest.OpenPostgres(t, pgtest.URL(t)))
+}
+
+func checkGoneLossCause(t *testing.T, log events.Log) {
+	ctx := t.Context()
+	if err := projections.Migrate(ctx, log); err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktesting.NewFakeClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	pods := projections.NewWriter(log, clk, nil).PodCommands()
+	const own = "system:herd:replicaset"
+	evictor := events.WithMetadata(ctx, events.Metadata{Actor: "system:serviceaccount:kube-system:evictor"})
+	itself := events.WithMetadata(ctx, events.Metadata{Actor: own})
+	controlledBy := func(uid string) []domain.OwnerReference {
+		return []domain.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: uid, Controller: true}}
+	}
+	// gone creates a pod on no node, owned as given, deletes it as by
+	// (it goes at once), and returns the deletion request.
+	gone := func(name, uid string, owners []domain.OwnerReference, by events.Metadata) events.Record {
+		t.Helper()
+		clk.Step(time.Second)
+		key := domain.Key{Namespace: "default", Name: name}
+		create := domain.CreatePod{Namespace: "default", Name: name, UID: uid, Owners: owners,
+			Spec: domain.PodSpec{Containers: []domain.Container{{Name: "app", Image: "busybox"}}}}
+		if _, err := pods.Execute(ctx, key, create); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pods.Execute(events.WithMetadata(ctx, by), key, domain.DeletePod{}); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := log.Query(ctx, events.Filter{Stream: domain.PodStream("default", name), Types: []string{domain.PodDeletionRequested{}.EventType()}, Newest: true, Limit: 1})
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("deletion of %s: %v, %v", name, recs, err)
+		}
+		return recs[0]
+	}
+	evicted := events.MetadataFrom(evictor)
+	wanted := gone("web-a", "uid-a", controlledBy("rs-web"), evicted)
+	for i := range 3 * lossPage {
+		gone(fmt.Sprintf("web-other-%d", i), fmt.Sprintf("uid-other-%d", i), controlledBy("rs-other"), evicted)
+	}
+	orphan := gone("web-orphan", "uid-orphan", nil, evicted)
+	gone("web-self", "uid-self", controlledBy("rs-web"), events.MetadataFrom(itself))
+	gone("webx-1", "uid-x", controlledBy("rs-web"), evicted) // another prefix's, the newest
+
+	lctx := withCauseLog(itself, log)
+	for _, tc := range []struct {
+		name       string
+		controller string
+		kept       []string
+		after      int64
+		want       events.Record
+	}{
+		{"one far back", "rs-web", nil, 0, wanted},
+		{"one still counted", "rs-web", []string{"uid-a"}, 0, events.Record{}},
+		{"none newer than the cause read", "rs-web", nil, wanted.Position, events.Record{}},
+		{"not the reconciler's own", "rs-web", nil, orphan.Position, events.Record{}},
+		{"another controller's", "rs-none", nil, 0, events.Record{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok, err := GoneLossCause(lctx, "default", "web-", tc.controller, tc.kept, tc.after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != (tc.want.ID != "") || got.ID != tc.want.ID {
+				t.Errorf("GoneLossCause = %s %s at %d (%v), want %s %s at %d", got.Type, got.Stream, got.Position, ok,
+					tc.want.Type, tc.want.Stream, tc.want.Position)
+			}
+		})
+	}
+	if _, ok, err := GoneLossCause(itself, "default", "web-", "rs-web", nil, 0); ok || err != nil {
+		t.Errorf("without a log: found %v, %v; want nothing", ok, err)
+	}
+}
