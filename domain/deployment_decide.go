@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"maps"
 	"strconv"
 	"time"
 )
@@ -86,22 +85,4 @@ func (c RecordDeploymentStatus) decideObject(s subject[DeploymentCommand], now t
 		return nil, nil
 	}
 	return []Event{DeploymentStatusRecorded{Status: deepCopy(c.Status), Revision: revision, At: now}}, nil
-}
-
-// TemplateEqual reports whether two pod templates say the same, as the
-// deployment reconciler compares a Deployment's with its ReplicaSets'
-// (their pod-template-hash label left out).
-func TemplateEqual(a, b PodTemplate) bool {
-	a.Labels, b.Labels = withoutKey(a.Labels, PodTemplateHashLabel), withoutKey(b.Labels, PodTemplateHashLabel)
-	return semanticEqual(a, b)
-}
-
-// withoutKey is m without key k, m itself when it has none.
-func withoutKey(m map[string]string, k string) map[string]string {
-	if _, ok := m[k]; !ok {
-		return m
-	}
-	c := maps.Clone(m)
-	delete(c, k)
-	return c
 }

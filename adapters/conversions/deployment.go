@@ -11,12 +11,9 @@ import (
 	"herd/domain"
 )
 
-// apps/v1's defaults for a Deployment (and a DaemonSet's history) that
-// does not say.
-const (
-	defaultRevisionHistoryLimit    int32 = 10
-	defaultProgressDeadlineSeconds int32 = 600
-)
+// defaultProgressDeadlineSeconds is apps/v1's progress deadline for a
+// Deployment that does not say.
+const defaultProgressDeadlineSeconds int32 = 600
 
 // DeploymentToAPI renders a domain Deployment as an apps/v1 Deployment.
 func DeploymentToAPI(d domain.Deployment) appsv1.Deployment {
@@ -116,27 +113,6 @@ func DeploymentFromAPI(in appsv1.Deployment) (domain.CreateDeployment, error) {
 		spec.Strategy.MaxSurge = domain.Ints(0)
 	}
 	return domain.CreateDeployment{Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name, Labels: in.Labels, Annotations: in.Annotations}, Spec: spec}, nil
-}
-
-// podTemplateFromAPI reads a workload's pod template with the pod
-// defaults (a grace period of 30 s); its zone travels in its
-// annotations, as a pod's does.
-func podTemplateFromAPI(kind, name string, tmpl corev1.PodTemplateSpec) (domain.PodTemplate, error) {
-	zone, err := zoneFromAnnotations(tmpl.Annotations)
-	if err != nil {
-		return domain.PodTemplate{}, &domain.InvalidError{Kind: kind, Name: name,
-			Fields: []domain.FieldError{{Field: "spec.template.metadata.annotations", Reason: err.Error()}}}
-	}
-	grace := domain.DefaultTerminationGracePeriodSeconds
-	if g := tmpl.Spec.TerminationGracePeriodSeconds; g != nil {
-		grace = *g
-	}
-	podSpec := PodSpecFromAPI(tmpl.Spec)
-	podSpec.TerminationGracePeriodSeconds, podSpec.Zone = grace, zone
-	return domain.PodTemplate{
-		Labels: tmpl.Labels, Annotations: WithoutHerdKeys(tmpl.Annotations),
-		Spec: podSpec, TerminationGracePeriodSeconds: &grace,
-	}, nil
 }
 
 // DeploymentStatusFromAPI reads the status a controller writes through

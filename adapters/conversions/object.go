@@ -5,6 +5,7 @@ import (
 	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -12,7 +13,33 @@ import (
 )
 
 // The conversions every kind on herd's object model shares: its
-// metadata each way, and the scale subresource of one that scales.
+// metadata each way, the scale subresource of one that scales, and the
+// pod template of a workload.
+
+// defaultRevisionHistoryLimit is how many old revisions apps/v1 keeps
+// of a Deployment or a DaemonSet that does not say.
+const defaultRevisionHistoryLimit int32 = 10
+
+// podTemplateFromAPI reads a workload's pod template with the pod
+// defaults (a grace period of 30 s); its zone travels in its
+// annotations, as a pod's does.
+func podTemplateFromAPI(kind, name string, tmpl corev1.PodTemplateSpec) (domain.PodTemplate, error) {
+	zone, err := zoneFromAnnotations(tmpl.Annotations)
+	if err != nil {
+		return domain.PodTemplate{}, &domain.InvalidError{Kind: kind, Name: name,
+			Fields: []domain.FieldError{{Field: "spec.template.metadata.annotations", Reason: err.Error()}}}
+	}
+	grace := domain.DefaultTerminationGracePeriodSeconds
+	if g := tmpl.Spec.TerminationGracePeriodSeconds; g != nil {
+		grace = *g
+	}
+	podSpec := PodSpecFromAPI(tmpl.Spec)
+	podSpec.TerminationGracePeriodSeconds, podSpec.Zone = grace, zone
+	return domain.PodTemplate{
+		Labels: tmpl.Labels, Annotations: WithoutHerdKeys(tmpl.Annotations),
+		Spec: podSpec, TerminationGracePeriodSeconds: &grace,
+	}, nil
+}
 
 // objectMetaToAPI renders an object's metadata, at resourceVersion, as
 // kube-apiserver shows it: an object being deleted in the foreground

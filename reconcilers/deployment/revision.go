@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"go.uber.org/zap"
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"herd/domain"
 	"herd/reconcilers"
@@ -51,6 +52,14 @@ func templateHash(t domain.PodTemplate, collisions int32) string {
 			return b.String()
 		}
 	}
+}
+
+// templateEqual reports whether two pod templates say the same, their
+// pod-template-hash label left out: Kubernetes' EqualIgnoreHash, by
+// which a Deployment finds the ReplicaSet of its template.
+func templateEqual(a, b domain.PodTemplate) bool {
+	a.Labels, b.Labels = withoutHash(a.Labels), withoutHash(b.Labels)
+	return equality.Semantic.DeepEqual(a, b)
 }
 
 func withoutHash(labels map[string]string) map[string]string {

@@ -37,7 +37,7 @@ func (ro *rollout) split(owned []domain.ReplicaSet) {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.Name, b.Name))
 	})
 	for i, rs := range owned {
-		if ro.newRS == nil && domain.TemplateEqual(rs.Spec.Template, ro.d.Spec.Template) {
+		if ro.newRS == nil && templateEqual(rs.Spec.Template, ro.d.Spec.Template) {
 			ro.newRS = &owned[i]
 			continue
 		}
