@@ -115,6 +115,10 @@ type (
 	// the Deployment stays, being deleted, until its ReplicaSets are
 	// gone.
 	DeploymentDeletionRequested = ObjectDeletionRequested[DeploymentSpec, DeploymentStatus]
+	// DeploymentOwnersChanged records the Deployment's new owner
+	// references: one taken off when its owner was deleted with its
+	// dependents orphaned.
+	DeploymentOwnersChanged = ObjectOwnersChanged[DeploymentSpec, DeploymentStatus]
 )
 
 // DeploymentStatusRecorded records what the reconciler saw of the
@@ -136,16 +140,9 @@ var deploymentKind = &ObjectKind[DeploymentSpec, DeploymentStatus]{
 	Kind: "Deployment", Resource: "deployments.apps", APIVersion: "apps/v1",
 	Created: "DeploymentCreated", Updated: "DeploymentChanged", Deleted: "DeploymentDeleted",
 	MetadataChanged:   "DeploymentMetadataChanged",
-	DeletionRequested: "DeploymentDeletionRequested",
-	OwnsDependents:    true,
-	Layout: ObjectLayout{
-		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty",
-			"spec", "status", "generation", "createdAt", "deletionRequestedAt,omitempty", "deleted,omitempty", "orphan,omitempty",
-			"version", "resourceVersion"},
-		Created:         []string{"namespace", "name", "uid", "labels,omitempty", "annotations,omitempty", "spec", "at"},
-		Updated:         []string{"labels,omitempty", "annotations,omitempty", "spec", "generation", "at"},
-		MetadataChanged: metadataChangedLayout,
-	},
+	DeletionRequested: "DeploymentDeletionRequested", OwnersChanged: "DeploymentOwnersChanged",
+	OwnsDependents: true,
+	Layout:         workloadLayout,
 	Strategy: Strategy[DeploymentSpec, DeploymentStatus]{
 		Validate:                  func(_ ObjectMeta, s DeploymentSpec) []FieldError { return deploymentSpecProblems(s) },
 		ValidateUpdate:            selectorImmutable[DeploymentSpec],

@@ -20,12 +20,16 @@ func sampleDeploymentSpec() DeploymentSpec {
 func sampleDeploymentEvents() []Event {
 	spec := sampleDeploymentSpec()
 	return []Event{
-		DeploymentCreated{Namespace: "default", Name: "web", UID: "d-uid", Labels: map[string]string{"app": "web"}, Spec: spec, At: at(1)},
+		// Owned, as one a client's own controller makes: its owners
+		// are kept in the log.
+		DeploymentCreated{Namespace: "default", Name: "web", UID: "d-uid", Labels: map[string]string{"app": "web"},
+			Owners: []OwnerReference{{APIVersion: "example.com/v1", Kind: "App", Name: "shop", UID: "app-uid", Controller: true}}, Spec: spec, At: at(1)},
 		DeploymentChanged{Labels: map[string]string{"app": "web"}, Spec: spec, Generation: 2, At: at(2)},
 		DeploymentMetadataChanged{Labels: map[string]string{"app": "web"}, Annotations: map[string]string{ChangeCauseAnnotation: "x"}, Changed: []string{"metadata.annotations." + ChangeCauseAnnotation}, At: at(2)},
 		DeploymentStatusRecorded{Status: DeploymentStatus{Replicas: 3, UpdatedReplicas: 3, ObservedGeneration: 2,
 			Conditions: []WorkloadCondition{{Type: "Available", Status: "True", Reason: "MinimumReplicasAvailable", LastUpdate: at(3), LastTransition: at(3)}}},
 			Revision: "2", At: at(3)},
+		DeploymentOwnersChanged{At: at(3)},
 		DeploymentDeletionRequested{At: at(4)},
 		DeploymentDeleted{Orphan: true, At: at(4)},
 	}

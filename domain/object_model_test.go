@@ -232,7 +232,7 @@ func TestAnUpdateOfMetadataAloneIsItsOwnEvent(t *testing.T) {
 	meta.Annotations = map[string]string{ChangeCauseAnnotation: "relabel"}
 	evs, err := DecideDeployment(d, UpdateDeployment{Meta: meta, Spec: d.Spec}, at(2))
 	checkDecided(t, evs, err, nil, 1)
-	want := DeploymentMetadataChanged{Labels: meta.Labels, Annotations: meta.Annotations,
+	want := DeploymentMetadataChanged{Labels: meta.Labels, Annotations: meta.Annotations, Owners: meta.Owners,
 		Changed: []string{"metadata.annotations." + ChangeCauseAnnotation, "metadata.labels.tier"}, At: at(2)}
 	if diff := cmp.Diff(Event(want), evs[0]); diff != "" {
 		t.Fatalf("a change of labels and annotations records (-want +got):\n%s", diff)

@@ -112,7 +112,7 @@ func DeploymentFromAPI(in appsv1.Deployment) (domain.CreateDeployment, error) {
 		// The domain refuses it, as kube-apiserver does.
 		spec.Strategy.MaxSurge = domain.Ints(0)
 	}
-	return domain.CreateDeployment{Meta: domain.ObjectMeta{Namespace: in.Namespace, Name: in.Name, Labels: in.Labels, Annotations: in.Annotations}, Spec: spec}, nil
+	return domain.CreateDeployment{Meta: objectMetaFromAPI(in.ObjectMeta), Spec: spec}, nil
 }
 
 // DeploymentStatusFromAPI reads the status a controller writes through

@@ -105,8 +105,9 @@ func TestDeploymentDefaultsAndRefusals(t *testing.T) {
 }
 
 // TestDeploymentsThroughClientGo: client-go's typed clientset, with its
-// default configuration (protobuf), creates, lists, watches, scales,
-// patches (kubectl rollout restart's patch) and deletes Deployments.
+// default configuration (protobuf), creates (one owned by another
+// object, its owner kept), lists, watches, scales, patches (kubectl
+// rollout restart's patch) and deletes Deployments.
 func TestDeploymentsThroughClientGo(t *testing.T) {
 	api := newTestAPI(t, nil)
 	cs, sent := recordingClientset(t, api.serve(t).URL, func(r *http.Request) bool { return r.Method != http.MethodPatch })
@@ -115,7 +116,8 @@ func TestDeploymentsThroughClientGo(t *testing.T) {
 	three := int32(3)
 	labels := map[string]string{"app": "web"}
 	created, err := ds.Create(ctx, &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Labels: labels, OwnerReferences: []metav1.OwnerReference{
+			{APIVersion: "v1", Kind: "ConfigMap", Name: "shop", UID: "cm-shop"}}},
 		Spec: appsv1.DeploymentSpec{Replicas: &three, Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
@@ -127,6 +129,9 @@ func TestDeploymentsThroughClientGo(t *testing.T) {
 	list, err := ds.List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
 	if err != nil || len(list.Items) != 1 {
 		t.Fatalf("list: %+v, %v", list, err)
+	}
+	if o := list.Items[0].OwnerReferences; len(o) != 1 || o[0].UID != "cm-shop" || o[0].Kind != "ConfigMap" {
+		t.Errorf("the Deployment listed has owners %+v, want the ConfigMap it was created with", o)
 	}
 	w, err := ds.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion, FieldSelector: "metadata.name=web"})
 	if err != nil {

@@ -85,6 +85,28 @@ var dependentKinds = map[string]dependentKind{
 		stream:    func(name string) string { return domain.DaemonSetAggregate.Stream("default/" + name) },
 		requested: "DaemonSetDeletionRequested",
 	},
+	"Deployment": {
+		create: func(h *harness, name string, owner domain.OwnerReference) {
+			h.t.Helper()
+			labels := map[string]string{"app": name}
+			if _, err := h.env.Writer.DeploymentCommands().Execute(h.t.Context(), domain.Key{Namespace: "default", Name: name}, domain.CreateDeployment{
+				Meta: domain.ObjectMeta{Namespace: "default", Name: name, UID: "uid-" + name, Owners: []domain.OwnerReference{owner}},
+				Spec: domain.DeploymentSpec{Replicas: 1, Selector: domain.LabelSelector{MatchLabels: labels},
+					Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "i"}}}},
+					Strategy: domain.DeploymentStrategy{Type: domain.RecreateStrategy}, ProgressDeadlineSeconds: 600},
+			}); err != nil {
+				h.t.Fatal(err)
+			}
+		},
+		exists: func(h *harness, name string) bool {
+			return exists(h, func() error {
+				_, err := h.ds.Get(h.t.Context(), "default", name)
+				return err
+			})
+		},
+		stream:    func(name string) string { return domain.DeploymentAggregate.Stream("default/" + name) },
+		requested: "DeploymentDeletionRequested",
+	},
 	"PodDisruptionBudget": {
 		create: func(h *harness, name string, owner domain.OwnerReference) {
 			h.t.Helper()
@@ -119,13 +141,13 @@ func exists(h *harness, get func() error) bool {
 	return true
 }
 
-// TestEveryKindOfDependentGoesWithItsOwner: a Lease, a Job, a DaemonSet
-// and a PodDisruptionBudget whose one owner, a Deployment, is deleted go
-// with it. In the background each goes at once, after it; a Job and a
-// DaemonSet, which own pods of their own, are deleted in the background
-// too (no deletion asked first). In the foreground each goes before the
-// Deployment, which is deleted once none is left; a Job and a DaemonSet
-// are deleted in the foreground in turn (their deletion asked first, so
+// TestEveryKindOfDependentGoesWithItsOwner: a Lease, a Job, a
+// DaemonSet, a Deployment and a PodDisruptionBudget whose one owner, a
+// Deployment, is deleted go with it. In the background each goes at once, after it; a Job, a
+// DaemonSet and a Deployment, which own objects of their own, are
+// deleted in the background too (no deletion asked first). In the
+// foreground each goes before the Deployment, which is deleted once none
+// is left; a Job, a DaemonSet and a Deployment are deleted in the foreground in turn (their deletion asked first, so
 // that what they own goes before them), then finished. One whose owner
 // exists stays.
 func TestEveryKindOfDependentGoesWithItsOwner(t *testing.T) {
@@ -163,5 +185,24 @@ func TestEveryKindOfDependentGoesWithItsOwner(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestADeploymentOrphanedKeepsRunningWithoutItsOwner: a Deployment
+// whose owner is deleted with its dependents orphaned stays, the
+// reference to that owner taken off (DeploymentOwnersChanged).
+func TestADeploymentOrphanedKeepsRunningWithoutItsOwner(t *testing.T) {
+	h := newHarness(t)
+	web := h.deployment("web", "uid-web")
+	dependentKinds["Deployment"].create(h, "of-web", web)
+	h.reconcile()
+	h.deleteDeployment("web", domain.PropagateOrphan)
+	h.reconcile()
+	d, err := h.ds.Get(t.Context(), "default", "of-web")
+	if err != nil || len(d.Owners) != 0 {
+		t.Fatalf("orphaned: %+v, %v; want it kept without its reference", d.Owners, err)
+	}
+	if _, ok := h.env.Newest(domain.DeploymentAggregate.Stream("default/of-web"), "DeploymentOwnersChanged"); !ok {
+		t.Errorf("no DeploymentOwnersChanged in of-web's stream: %v", h.env.StreamTypes(domain.DeploymentAggregate.Stream("default/of-web")))
 	}
 }

@@ -94,8 +94,7 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 // again: it was created naming owners, or its owners changed (by their
 // own event, or by an update that sets them: a ConfigMap's or a
 // ControllerRevision's, whether it changes their data or their metadata
-// alone). Its own
-// key, not its namespace's: a fleet registers its node leases by the
+// alone; a Deployment's metadata). Its own key, not its namespace's: a fleet registers its node leases by the
 // hundred thousand in one namespace, each naming its node, and judging
 // the namespace on each would read every lease of it again each time. A
 // pod's creation is not one: pods are created by the thousand by their
@@ -106,6 +105,7 @@ var dependentChanges = reconcilers.EventTypesOf(
 	domain.ConfigMapCreated{}, domain.ConfigMapUpdated{}, domain.ConfigMapMetadataChanged{},
 	domain.LeaseCreated{}, domain.LeaseUpdated{},
 	domain.ReplicaSetCreated{}, domain.ReplicaSetOwnersChanged{},
+	domain.DeploymentCreated{}, domain.DeploymentMetadataChanged{}, domain.DeploymentOwnersChanged{},
 	domain.JobCreated{}, domain.JobOwnersChanged{},
 	domain.DaemonSetCreated{}, domain.DaemonSetOwnersChanged{},
 	domain.PodDisruptionBudgetCreated{}, domain.PodDisruptionBudgetOwnersChanged{},

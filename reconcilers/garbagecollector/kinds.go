@@ -81,7 +81,7 @@ func kinds(rd Readers, repo Repository) []*kind {
 	return []*kind{
 		podKind(rd, repo), configMapKind(rd, repo), leaseKind(rd, repo),
 		modelKind("ReplicaSet", "apps", rd.ReplicaSets, itself, repo.ReplicaSetCommands(), domain.ReplicaSetAggregate, owning|depending),
-		modelKind("Deployment", "apps", rd.Deployments, itself, repo.DeploymentCommands(), nil, owning),
+		modelKind("Deployment", "apps", rd.Deployments, itself, repo.DeploymentCommands(), domain.DeploymentAggregate, owning|depending),
 		modelKind("Job", "batch", rd.Jobs, jobObject, repo.JobCommands(), domain.JobAggregate, owning|depending),
 		// A CronJob owns its Jobs, a StatefulSet its pods: deleted after
 		// it, before it (in the foreground) or orphaned, as the deletion
