@@ -250,6 +250,37 @@ func GoneLossCause(ctx context.Context, namespace, prefix, controller string, ke
 	}
 }
 
+// lossHops bounds how far LossOrigin follows a pod's losses back.
+const lossHops = 8
+
+// LossOrigin is the loss that began rec, a pod's loss (PodLossChanges):
+// a loss made in answer to an earlier loss of the same pod — the stop
+// herd's termination made for a deletion request, an eviction's — is
+// traced back to that earlier one, so that a replacement names the
+// eviction an operator asked for, not the stop it led to, however far
+// the pod's going had got when its controller looked. rec itself when it
+// answered nothing of its pod's (or the reconcile has no log).
+func LossOrigin(ctx context.Context, rec events.Record) (events.Record, error) {
+	l, _ := ctx.Value(causeLogKey{}).(events.Queryer)
+	if l == nil || rec.ID == "" {
+		return rec, nil
+	}
+	for range lossHops {
+		if rec.Metadata.CausationID == "" {
+			return rec, nil
+		}
+		recs, err := l.Query(ctx, events.Filter{ID: rec.Metadata.CausationID, Stream: rec.Stream, Types: PodLossChanges, Limit: 1})
+		if err != nil {
+			return events.Record{}, err
+		}
+		if len(recs) == 0 {
+			return rec, nil
+		}
+		rec = recs[0]
+	}
+	return rec, nil
+}
+
 // UIDs are the pods' UIDs.
 func UIDs(pods []domain.Pod) []string {
 	out := make([]string, len(pods))

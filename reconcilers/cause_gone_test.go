@@ -1,6 +1,7 @@
 package reconcilers
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -108,5 +109,90 @@ func checkGoneLossCause(t *testing.T, log events.Log) {
 	}
 	if _, ok, err := GoneLossCause(itself, "default", "web-", "rs-web", nil, 0); ok || err != nil {
 		t.Errorf("without a log: found %v, %v; want nothing", ok, err)
+	}
+}
+
+// TestLossOriginNamesTheLossAStopAnswered: the stop herd's termination
+// recorded for a deletion request is traced back to that request, and
+// through a chain of such answers to the first; a stop that answered
+// nothing of its pod's (the pod's own end, or a change of another
+// stream) is its own origin.
+func TestLossOriginNamesTheLossAStopAnswered(t *testing.T) {
+	store, err := events.Open(t.Context(), events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := store.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	checkLossOrigin(t, store.Log())
+}
+
+// TestLossOriginNamesTheLossAStopAnsweredOnPostgres is the same on
+// PostgreSQL.
+func TestLossOriginNamesTheLossAStopAnsweredOnPostgres(t *testing.T) {
+	checkLossOrigin(t, eventstest.OpenPostgres(t, pgtest.URL(t)))
+}
+
+func checkLossOrigin(t *testing.T, log events.Log) {
+	ctx := t.Context()
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	versions := map[string]int64{}
+	// record appends ev to stream with the metadata md.
+	record := func(stream string, ev domain.Event, md events.Metadata) events.Record {
+		t.Helper()
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := log.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = tx.Rollback() }()
+		recs, err := tx.Append(ctx, stream, versions[stream], md, at, events.NewEvent{Type: ev.EventType(), Payload: payload})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		versions[stream]++
+		return recs[0]
+	}
+	web, other := domain.PodStream("default", "web-a"), domain.PodStream("default", "web-b")
+	evicted := record(web, domain.PodDeletionRequested{At: at}, events.Metadata{Actor: "system:serviceaccount:kube-system:evictor"})
+	stopped := record(web, domain.PodStopped{At: at}, events.Metadata{Actor: "system:herd:termination", CausationID: evicted.ID})
+	relabelled := record(web, domain.PodMetadataChanged{}, events.Metadata{Actor: "someone", CausationID: stopped.ID})
+	ownEnd := record(other, domain.PodStopped{At: at}, events.Metadata{Actor: "system:herd:kubelet"})
+	// A stop caused by an event of another stream (a node's drain)
+	// began there: the pod's own loss is named.
+	drained := record(other, domain.PodStopped{At: at}, events.Metadata{Actor: "system:herd:termination", CausationID: evicted.ID})
+
+	lctx := withCauseLog(ctx, log)
+	for _, tc := range []struct {
+		name      string
+		rec, want events.Record
+	}{
+		{"a stop a deletion request led to", stopped, evicted},
+		{"a chain of answers", relabelled, evicted},
+		{"the request itself", evicted, evicted},
+		{"a stop that answered nothing", ownEnd, ownEnd},
+		{"a stop that answered another pod's loss", drained, drained},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := LossOrigin(lctx, tc.rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.ID != tc.want.ID {
+				t.Errorf("LossOrigin(%s at %d) = %s at %d, want %s at %d", tc.rec.Type, tc.rec.Position, got.Type, got.Position, tc.want.Type, tc.want.Position)
+			}
+		})
+	}
+	if got, err := LossOrigin(ctx, stopped); err != nil || got.ID != stopped.ID {
+		t.Errorf("without a log: %s, %v; want the record given", got.Type, err)
 	}
 }

@@ -23,7 +23,9 @@ func (r *Reconciler) scale(ctx context.Context, rs domain.ReplicaSet, owned, rea
 		// The pods it creates replace those it lost since its last
 		// change of spec or scale (evicted, stopped, relabelled), or
 		// follow that change: whichever came last. A pod lost and gone
-		// before this pass read the namespace is found in the log.
+		// before this pass read the namespace is found in the log. A
+		// loss that answered another of its pod's (the stop of an
+		// evicted pod) names that one.
 		rec, _, err := reconcilers.ReplacementCause(ctx, lost(rs, owned, read), spec)
 		if err != nil {
 			return owned, err
@@ -33,6 +35,9 @@ func (r *Reconciler) scale(ctx context.Context, rs domain.ReplicaSet, owned, rea
 			return owned, err
 		}
 		if rec, ok := reconcilers.Newest(rec, gone); ok {
+			if rec, err = reconcilers.LossOrigin(ctx, rec); err != nil {
+				return owned, err
+			}
 			ctx = reconcilers.Because(ctx, rec)
 		}
 	case diff > 0:
