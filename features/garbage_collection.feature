@@ -41,6 +41,21 @@ Feature: Objects go with their owners
     When Deployment "web" is deleted with propagation Orphan
     Then the Job "migrate" names no owner
 
+  Scenario: A Deployment owned by another goes after it, with its pods
+    Given Deployment "web" runs 1 pod of image "web:1" with a surge of 1 and none unavailable
+    And the Deployment "metrics" of 1 pod of image "metrics:1" is owned by Deployment "web", blocking its deletion
+    Then Deployment "metrics" has 1 pod of image "metrics:1" Running
+    When Deployment "web" is deleted with propagation Background
+    Then there is no Deployment "metrics"
+    And no pod is labelled app=metrics
+
+  Scenario: A Deployment stays, without its reference, when its owner is deleted orphaning it
+    Given Deployment "web" runs 1 pod of image "web:1" with a surge of 1 and none unavailable
+    And the Deployment "metrics" of 1 pod of image "metrics:1" is owned by Deployment "web", blocking its deletion
+    When Deployment "web" is deleted with propagation Orphan
+    Then the Deployment "metrics" names no owner
+    And Deployment "metrics" has 1 pod of image "metrics:1" Running
+
   Scenario: What a Deployment creates blocks its deletion in the foreground
     Given Deployment "web" runs 2 pods of image "web:1" with a surge of 1 and none unavailable
     Then the pods of Deployment "web" name their ReplicaSet, which names the Deployment, each as controller blocking its deletion

@@ -22,6 +22,9 @@ func (w *world) registerGCBlockingSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^there is no Deployment "([^"]+)"$`, func(name string) error { return w.gone(deploymentsPath + "/" + url.PathEscape(name)) })
 	sc.Step(`^the Job "([^"]+)" is owned by Deployment "([^"]+)", blocking its deletion$`, w.jobOwnedByDeployment)
 	sc.Step(`^the Job "([^"]+)" names no owner$`, w.jobNamesNoOwner)
+	sc.Step(`^the Deployment "([^"]+)" of 1 pod of image "([^"]+)" is owned by Deployment "([^"]+)", blocking its deletion$`, w.deploymentOwnedByDeployment)
+	sc.Step(`^the Deployment "([^"]+)" names no owner$`, w.deploymentNamesNoOwner)
+	sc.Step(`^no pod is labelled app=([\w-]+)$`, w.noPodLabelled)
 	sc.Step(`^the pods of Deployment "([^"]+)" name their ReplicaSet, which names the Deployment, each as controller blocking its deletion$`, w.deploymentChainBlocks)
 }
 
@@ -108,6 +111,51 @@ func (w *world) jobNamesNoOwner(name string) error {
 	}
 	if len(j.OwnerReferences) != 0 {
 		return fmt.Errorf("Job %s still names owners %+v", name, j.OwnerReferences)
+	}
+	return nil
+}
+
+func (w *world) deploymentOwnedByDeployment(name, image, owner string) error {
+	ref, err := w.deploymentRef(owner)
+	if err != nil {
+		return err
+	}
+	one := int32(1)
+	labels := map[string]string{"app": name}
+	if err := w.writeJSON(http.MethodPost, deploymentsPath, "application/json", appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, OwnerReferences: []metav1.OwnerReference{ref}},
+		Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: image}}}}},
+	}); err != nil {
+		return err
+	}
+	return w.settle()
+}
+
+func (w *world) deploymentNamesNoOwner(name string) error {
+	var d appsv1.Deployment
+	if err := w.get(deploymentsPath+"/"+url.PathEscape(name), &d); err != nil {
+		return err
+	}
+	if len(d.OwnerReferences) != 0 {
+		return fmt.Errorf("Deployment %s still names owners %+v", name, d.OwnerReferences)
+	}
+	return nil
+}
+
+func (w *world) noPodLabelled(app string) error {
+	var pods corev1.PodList
+	if err := w.get(gcPodsPath+"?labelSelector="+url.QueryEscape("app="+app), &pods); err != nil {
+		return err
+	}
+	if len(pods.Items) != 0 {
+		names := make([]string, len(pods.Items))
+		for i, p := range pods.Items {
+			names[i] = p.Name
+		}
+		return fmt.Errorf("pods labelled app=%s remain: %v", app, names)
 	}
 	return nil
 }
