@@ -141,15 +141,15 @@ func exists(h *harness, get func() error) bool {
 	return true
 }
 
-// TestEveryKindOfDependentGoesWithItsOwner: a Lease, a Job, a
-// DaemonSet, a Deployment and a PodDisruptionBudget whose one owner, a
-// Deployment, is deleted go with it. In the background each goes at once, after it; a Job, a
-// DaemonSet and a Deployment, which own objects of their own, are
-// deleted in the background too (no deletion asked first). In the
+// TestEveryKindOfDependentGoesWithItsOwner: a Lease, a Job, a DaemonSet,
+// a Deployment and a PodDisruptionBudget whose one owner, a Deployment,
+// is deleted go with it. In the background each goes at once, after it;
+// a Job, a DaemonSet and a Deployment, which own objects of their own,
+// are deleted in the background too (no deletion asked first). In the
 // foreground each goes before the Deployment, which is deleted once none
-// is left; a Job, a DaemonSet and a Deployment are deleted in the foreground in turn (their deletion asked first, so
-// that what they own goes before them), then finished. One whose owner
-// exists stays.
+// is left; a Job, a DaemonSet and a Deployment are deleted in the
+// foreground in turn (their deletion asked first, so that what they own
+// goes before them), then finished. One whose owner exists stays.
 func TestEveryKindOfDependentGoesWithItsOwner(t *testing.T) {
 	for kind, k := range dependentKinds {
 		for _, p := range []domain.Propagation{domain.PropagateBackground, domain.PropagateForeground} {

@@ -94,9 +94,10 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 // again: it was created naming owners, or its owners changed (by their
 // own event, or by an update that sets them: a ConfigMap's or a
 // ControllerRevision's, whether it changes their data or their metadata
-// alone; a Deployment's metadata). Its own key, not its namespace's: a fleet registers its node leases by the
-// hundred thousand in one namespace, each naming its node, and judging
-// the namespace on each would read every lease of it again each time. A
+// alone; a Deployment's metadata). Its own key, not its namespace's: a
+// fleet registers its node leases by the hundred thousand in one
+// namespace, each naming its node, and judging the namespace on each
+// would read every lease of it again each time. A
 // pod's creation is not one: pods are created by the thousand by their
 // controllers, which exist; one created naming owners already gone waits
 // for the next resync.
