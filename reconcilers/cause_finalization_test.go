@@ -20,6 +20,13 @@ import (
 // finalizations of others came after it (read back page by page), and
 // of the incarnation of that UID when a name was used twice.
 func TestFinalizationCauseFindsAGonePodByItsUID(t *testing.T) {
+	checkFinalizationCause(t, openSQLiteLog(t))
+}
+
+// openSQLiteLog is a log in a SQLite file of the test's own, closed
+// after it.
+func openSQLiteLog(t *testing.T) events.Log {
+	t.Helper()
 	store, err := events.Open(t.Context(), events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +36,7 @@ func TestFinalizationCauseFindsAGonePodByItsUID(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	checkFinalizationCause(t, store.Log())
+	return store.Log()
 }
 
 // TestFinalizationCauseFindsAGonePodByItsUIDOnPostgres is the same on

@@ -1,9 +1,7 @@
 package reconcilers
 
 import (
-	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"herd/events/eventstest"
 	"herd/events/pgtest"
 	"herd/projections"
+	"herd/projections/command"
 )
 
 // TestGoneLossCauseFindsTheLossOfAPodNoLongerRead: the loss named is the
@@ -22,16 +21,7 @@ import (
 // whose UID it no longer counts, however many losses of others came
 // after it (read back page by page); nothing at or before after.
 func TestGoneLossCauseFindsTheLossOfAPodNoLongerRead(t *testing.T) {
-	store, err := events.Open(t.Context(), events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := store.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	checkGoneLossCause(t, store.Log())
+	checkGoneLossCause(t, openSQLiteLog(t))
 }
 
 // TestGoneLossCauseFindsTheLossOfAPodNoLongerReadOnPostgres is the same
@@ -118,16 +108,7 @@ func checkGoneLossCause(t *testing.T, log events.Log) {
 // nothing of its pod's (the pod's own end, or a change of another
 // stream) is its own origin.
 func TestLossOriginNamesTheLossAStopAnswered(t *testing.T) {
-	store, err := events.Open(t.Context(), events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := store.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	checkLossOrigin(t, store.Log())
+	checkLossOrigin(t, openSQLiteLog(t))
 }
 
 // TestLossOriginNamesTheLossAStopAnsweredOnPostgres is the same on
@@ -143,22 +124,11 @@ func checkLossOrigin(t *testing.T, log events.Log) {
 	// record appends ev to stream with the metadata md.
 	record := func(stream string, ev domain.Event, md events.Metadata) events.Record {
 		t.Helper()
-		payload, err := json.Marshal(ev)
+		enc, err := command.EncodeEvents([]domain.Event{ev})
 		if err != nil {
 			t.Fatal(err)
 		}
-		tx, err := log.Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = tx.Rollback() }()
-		recs, err := tx.Append(ctx, stream, versions[stream], md, at, events.NewEvent{Type: ev.EventType(), Payload: payload})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
+		recs := eventstest.AppendCommit(t, log, stream, versions[stream], md, at, enc...)
 		versions[stream]++
 		return recs[0]
 	}

@@ -26,7 +26,7 @@ func testDataAtHead(t *testing.T, open OpenFunc) {
 	if diff := cmp.Diff([][]byte{[]byte("one"), []byte("two")}, data); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
 	}
-	recs := appendCommit(t, s.Log(), "a/1", 0, events.Metadata{}, t0, ev("A", 1), ev("B", 2))
+	recs := AppendCommit(t, s.Log(), "a/1", 0, events.Metadata{}, t0, ev("A", 1), ev("B", 2))
 	data, head, err = s.DataAtHead(ctx, s.DB(), `things r ON r.name = ? ORDER BY r.name`, "zzz")
 	if err != nil || len(data) != 0 || head != recs[1].Position {
 		t.Errorf("no rows: %d rows at head %d, %v; want none at %d", len(data), head, err, recs[1].Position)

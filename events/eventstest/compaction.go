@@ -28,10 +28,10 @@ func testCompaction(t *testing.T, open OpenLogFunc, o logOptions) {
 	at := func(seconds int) time.Time { return t0.Add(time.Duration(seconds) * time.Second) }
 	none := events.Metadata{}
 	beat := func(version int64, seconds int) events.Record {
-		return appendCommit(t, l, "node/a", version, none, at(seconds), ev("HeartbeatRecorded", int(version)+1))[0]
+		return AppendCommit(t, l, "node/a", version, none, at(seconds), ev("HeartbeatRecorded", int(version)+1))[0]
 	}
 	a1, a2 := beat(0, 0), beat(1, 60)
-	b1 := appendCommit(t, l, "node/b", 0, none, at(90), ev("NodeRegistered", 1))[0]
+	b1 := AppendCommit(t, l, "node/b", 0, none, at(90), ev("NodeRegistered", 1))[0]
 	a3, a4, a5 := beat(2, 120), beat(3, 180), beat(4, 240)
 	var other events.Compactable // another process, there before the deletion
 	if !o.othersCommitsPolled {
@@ -152,7 +152,7 @@ func testCompaction(t *testing.T, open OpenLogFunc, o logOptions) {
 		}
 	}
 	// The stream goes on after the versions it lost.
-	if a6 := appendCommit(t, l, "node/a", 5, none, at(300), ev("HeartbeatRecorded", 6)); a6[0].Version != 6 {
+	if a6 := AppendCommit(t, l, "node/a", 5, none, at(300), ev("HeartbeatRecorded", 6)); a6[0].Version != 6 {
 		t.Errorf("append after the deletion at version %d, want 6", a6[0].Version)
 	}
 

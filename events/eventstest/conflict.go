@@ -11,7 +11,7 @@ import (
 
 func testConflict(t *testing.T, open OpenLogFunc) {
 	s, _ := open(t)
-	before := appendCommit(t, s, "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2))
+	before := AppendCommit(t, s, "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2))
 	head, err := s.Head(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func testConflict(t *testing.T, open OpenLogFunc) {
 		})
 	}
 	// The stream is still appendable at its true version.
-	appendCommit(t, s, "node/a", 2, events.Metadata{}, t0, ev("A", 3))
+	AppendCommit(t, s, "node/a", 2, events.Metadata{}, t0, ev("A", 3))
 }
 
 func testRollback(t *testing.T, open OpenLogFunc) {
@@ -108,7 +108,7 @@ func testRollback(t *testing.T, open OpenLogFunc) {
 	if h, err := s.Head(ctx); err != nil || h != 0 {
 		t.Errorf("Head after rollback = %d, %v; want 0", h, err)
 	}
-	again := appendCommit(t, s, "node/a", 0, events.Metadata{}, t0, ev("A", 1))
+	again := AppendCommit(t, s, "node/a", 0, events.Metadata{}, t0, ev("A", 1))
 	if again[0].Version != 1 {
 		t.Errorf("first version after rollback = %d, want 1", again[0].Version)
 	}

@@ -131,8 +131,10 @@ func ev(typ string, n int) events.NewEvent {
 	return events.NewEvent{Type: typ, Payload: fmt.Appendf(nil, `{"n":%d}`, n)}
 }
 
-// appendCommit appends evs in a transaction of its own and commits.
-func appendCommit(t *testing.T, l events.Log, stream string, expected int64, md events.Metadata, at time.Time, evs ...events.NewEvent) []events.Record {
+// AppendCommit appends evs in a transaction of its own and commits,
+// failing the test on an error: a test that writes records as it wants
+// them, with their metadata (a causation id, an actor).
+func AppendCommit(t *testing.T, l events.Log, stream string, expected int64, md events.Metadata, at time.Time, evs ...events.NewEvent) []events.Record {
 	t.Helper()
 	records, err := tryAppend(t.Context(), l, stream, expected, md, at, evs...)
 	if err != nil {
@@ -141,7 +143,7 @@ func appendCommit(t *testing.T, l events.Log, stream string, expected int64, md 
 	return records
 }
 
-// tryAppend is appendCommit that returns the error (rolling back) instead
+// tryAppend is AppendCommit that returns the error (rolling back) instead
 // of failing the test, for use in goroutines.
 func tryAppend(ctx context.Context, l events.Log, stream string, expected int64, md events.Metadata, at time.Time, evs ...events.NewEvent) ([]events.Record, error) {
 	tx, err := l.Begin(ctx)

@@ -72,7 +72,7 @@ func groupPosition(t *testing.T, l events.Log, group string) int64 {
 // appended later, as it is committed.
 func testFollowFromGroupPosition(t *testing.T, open OpenLogFunc, _ logOptions) {
 	l, _ := open(t)
-	appended := appendCommit(t, l, "node/a", 0, events.Metadata{Actor: "a"}, t0, ev("A", 1), ev("A", 2), ev("A", 3), ev("A", 4), ev("A", 5))
+	appended := AppendCommit(t, l, "node/a", 0, events.Metadata{Actor: "a"}, t0, ev("A", 1), ev("A", 2), ev("A", 3), ev("A", 4), ev("A", 5))
 	if err := l.SaveGroupPosition(t.Context(), "g", appended[1].Position); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func testFollowFromGroupPosition(t *testing.T, open OpenLogFunc, _ logOptions) {
 	if diff := cmp.Diff(appended[2:], ReceiveN(t, msgs, 3)); diff != "" {
 		t.Fatalf("delivered from the group's position (-want +got):\n%s", diff)
 	}
-	more := appendCommit(t, l, "node/b", 0, events.Metadata{Source: "test"}, t0, ev("B", 1), ev("B", 2))
+	more := AppendCommit(t, l, "node/b", 0, events.Metadata{Source: "test"}, t0, ev("B", 1), ev("B", 2))
 	if diff := cmp.Diff(more, ReceiveN(t, msgs, 2)); diff != "" {
 		t.Fatalf("delivered after a later commit (-want +got):\n%s", diff)
 	}
@@ -95,7 +95,7 @@ func testFollowFromGroupPosition(t *testing.T, open OpenLogFunc, _ logOptions) {
 // after it.
 func testFollowResumesAfterClose(t *testing.T, open OpenLogFunc, _ logOptions) {
 	l, reopen := open(t)
-	appended := appendCommit(t, l, "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2), ev("A", 3), ev("A", 4), ev("A", 5), ev("A", 6))
+	appended := AppendCommit(t, l, "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2), ev("A", 3), ev("A", 4), ev("A", 5), ev("A", 6))
 	f, msgs := follow(t.Context(), t, l, events.FollowerConfig{Group: "health"})
 	if diff := cmp.Diff(appended[:4], ReceiveN(t, msgs, 4)); diff != "" {
 		t.Fatalf("first four delivered (-want +got):\n%s", diff)
@@ -114,7 +114,7 @@ func testFollowResumesAfterClose(t *testing.T, open OpenLogFunc, _ logOptions) {
 	if diff := cmp.Diff(appended[4:], ReceiveN(t, msgs, 2)); diff != "" {
 		t.Fatalf("after reopening, delivered (-want +got):\n%s", diff)
 	}
-	more := appendCommit(t, l, "node/a", 6, events.Metadata{}, t0, ev("A", 7))
+	more := AppendCommit(t, l, "node/a", 6, events.Metadata{}, t0, ev("A", 7))
 	if diff := cmp.Diff(more[0], Receive(t, msgs)); diff != "" {
 		t.Fatalf("appended after reopening, delivered (-want +got):\n%s", diff)
 	}
@@ -124,7 +124,7 @@ func testFollowResumesAfterClose(t *testing.T, open OpenLogFunc, _ logOptions) {
 // position, and a subscription whose context ends keeps what it acked.
 func testFollowGroupsIndependent(t *testing.T, open OpenLogFunc, _ logOptions) {
 	l, _ := open(t)
-	appended := appendCommit(t, l, "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2), ev("A", 3), ev("A", 4), ev("A", 5), ev("A", 6))
+	appended := AppendCommit(t, l, "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2), ev("A", 3), ev("A", 4), ev("A", 5), ev("A", 6))
 
 	ctx, cancel := context.WithCancel(t.Context())
 	fa, a := follow(ctx, t, l, events.FollowerConfig{Group: "a"})

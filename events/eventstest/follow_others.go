@@ -33,7 +33,7 @@ func testFollowWokenByAnotherProcess(t *testing.T, open OpenLogFunc, o logOption
 	// Once its first read has returned, with nothing, only another read
 	// can find the commit below.
 	Eventually(t, WaitFor, func() bool { return f.Reads() >= 1 }, "the follower reads the empty log")
-	recs := appendCommit(t, other, "node/a", 0, events.Metadata{Actor: "other"}, t0, ev("A", 1))
+	recs := AppendCommit(t, other, "node/a", 0, events.Metadata{Actor: "other"}, t0, ev("A", 1))
 	if diff := cmp.Diff(recs[0], Receive(t, msgs)); diff != "" {
 		t.Errorf("another process's commit, delivered (-want +got):\n%s", diff)
 	}
@@ -74,7 +74,7 @@ func testFollowInherit(t *testing.T, open OpenLogFunc, _ logOptions) {
 			t.Parallel()
 			l, _ := open(t)
 			for i := range 8 {
-				appendCommit(t, l, "node/a", int64(i), events.Metadata{}, t0, ev("A", i))
+				AppendCommit(t, l, "node/a", int64(i), events.Metadata{}, t0, ev("A", i))
 			}
 			for g, pos := range tt.groups {
 				if err := l.SaveGroupPosition(t.Context(), g, pos); err != nil {

@@ -19,7 +19,7 @@ func testPayloadsApart(t *testing.T, open OpenLogFunc) {
 	for n := range 40 {
 		evs = append(evs, ev("Tick", n))
 	}
-	appended := appendCommit(t, s, "clock/a", 0, events.Metadata{Actor: "clock"}, t0, evs...)
+	appended := AppendCommit(t, s, "clock/a", 0, events.Metadata{Actor: "clock"}, t0, evs...)
 	ctx := t.Context()
 	for _, read := range []struct {
 		name string

@@ -17,13 +17,13 @@ func testQueryFilters(t *testing.T, open OpenLogFunc) {
 	at := func(minutes int) time.Time { return t0.Add(time.Duration(minutes) * time.Minute) }
 	none := events.Metadata{}
 	alice := events.Metadata{Actor: "alice", Source: "httpapi"}
-	a := appendCommit(t, s, "node/a", 0, none, at(0), ev("NodeRegistered", 1), ev("HeartbeatRecorded", 2))
-	b := appendCommit(t, s, "node/b", 0, alice, at(1), ev("NodeRegistered", 1))
-	z := appendCommit(t, s, "nodes/z", 0, events.Metadata{Actor: "bob"}, at(2), ev("NodeRegistered", 1))
-	p := appendCommit(t, s, "pod/default/x", 0, events.CausedBy(b[0], "scheduler", "scheduler"), at(3), ev("PodScheduled", 1))
-	a2 := appendCommit(t, s, "node/a", 2, alice, at(4), ev("NodeTainted", 3))
+	a := AppendCommit(t, s, "node/a", 0, none, at(0), ev("NodeRegistered", 1), ev("HeartbeatRecorded", 2))
+	b := AppendCommit(t, s, "node/b", 0, alice, at(1), ev("NodeRegistered", 1))
+	z := AppendCommit(t, s, "nodes/z", 0, events.Metadata{Actor: "bob"}, at(2), ev("NodeRegistered", 1))
+	p := AppendCommit(t, s, "pod/default/x", 0, events.CausedBy(b[0], "scheduler", "scheduler"), at(3), ev("PodScheduled", 1))
+	a2 := AppendCommit(t, s, "node/a", 2, alice, at(4), ev("NodeTainted", 3))
 	// What p led to in turn: b's effects are p and q.
-	q := appendCommit(t, s, "pod/default/x", 1, events.CausedBy(p[0], "kubelet", "kubelet"), at(5), ev("PodStarted", 2))
+	q := AppendCommit(t, s, "pod/default/x", 1, events.CausedBy(p[0], "kubelet", "kubelet"), at(5), ev("PodStarted", 2))
 	all := concat(a, b, z, p, a2, q)
 
 	tests := []struct {

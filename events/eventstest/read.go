@@ -17,12 +17,12 @@ func testAppendAndReadStream(t *testing.T, open OpenLogFunc) {
 	// in UTC.
 	local := t0.In(time.FixedZone("CET", 3600))
 
-	first := appendCommit(t, s, "node/a", 0, md, local,
+	first := AppendCommit(t, s, "node/a", 0, md, local,
 		ev("NodeRegistered", 1),
 		events.NewEvent{Type: "NodeTainted", SchemaVersion: 3, Payload: []byte(`{"key":"k"}`)},
 		ev("HeartbeatRecorded", 3))
-	other := appendCommit(t, s, "node/b", 0, events.Metadata{}, t0, ev("NodeRegistered", 1))
-	second := appendCommit(t, s, "node/a", 3, events.Metadata{Actor: "kubelet"}, t0.Add(time.Minute), ev("HeartbeatRecorded", 4))
+	other := AppendCommit(t, s, "node/b", 0, events.Metadata{}, t0, ev("NodeRegistered", 1))
+	second := AppendCommit(t, s, "node/a", 3, events.Metadata{Actor: "kubelet"}, t0.Add(time.Minute), ev("HeartbeatRecorded", 4))
 	all := append(append([]events.Record{}, first...), second...)
 
 	want := []events.Record{
@@ -79,9 +79,9 @@ func testReadAfterAndHead(t *testing.T, open OpenLogFunc) {
 		t.Fatalf("Head of an empty log = %d, %v; want 0, nil", head, err)
 	}
 	var all []events.Record
-	all = append(all, appendCommit(t, s, "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2))...)
-	all = append(all, appendCommit(t, s, "pod/default/x", 0, events.Metadata{}, t0, ev("B", 1))...)
-	all = append(all, appendCommit(t, s, "node/a", 2, events.Metadata{}, t0, ev("A", 3), ev("A", 4), ev("A", 5))...)
+	all = append(all, AppendCommit(t, s, "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2))...)
+	all = append(all, AppendCommit(t, s, "pod/default/x", 0, events.Metadata{}, t0, ev("B", 1))...)
+	all = append(all, AppendCommit(t, s, "node/a", 2, events.Metadata{}, t0, ev("A", 3), ev("A", 4), ev("A", 5))...)
 
 	head, err = s.Head(ctx)
 	if err != nil || head != all[len(all)-1].Position {

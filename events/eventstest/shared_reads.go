@@ -47,7 +47,7 @@ func testFollowSharingReads(t *testing.T, open OpenLogFunc, o logOptions) {
 	if memory == 0 {
 		t.Errorf("no record given from memory of %d read twice", writers*each)
 	}
-	last := appendCommit(t, l, "node/last", 0, events.Metadata{}, t0, ev("HeartbeatRecorded", 1))[0]
+	last := AppendCommit(t, l, "node/last", 0, events.Metadata{}, t0, ev("HeartbeatRecorded", 1))[0]
 	if got := followHead(ctx, l, want[len(want)-1].Position, 1, o.othersPoll()); len(got) != 1 || got[0].ID != last.ID {
 		t.Fatalf("the reader got %v, want the last record", got)
 	}
@@ -92,7 +92,7 @@ func testFollowAcrossTheWindow(t *testing.T, open OpenLogFunc, o logOptions) {
 	small := func(l events.Log, stream string, n int) {
 		t.Helper()
 		for i := range n {
-			appendCommit(t, l, stream, int64(i), events.Metadata{Actor: "a", Source: "test"}, t0, ev("HeartbeatRecorded", i))
+			AppendCommit(t, l, stream, int64(i), events.Metadata{Actor: "a", Source: "test"}, t0, ev("HeartbeatRecorded", i))
 		}
 		committed += int64(n)
 	}
@@ -105,7 +105,7 @@ func testFollowAcrossTheWindow(t *testing.T, open OpenLogFunc, o logOptions) {
 	for i := range 5000 { // more than the window's 4,096 records
 		big = append(big, ev("HeartbeatRecorded", i))
 	}
-	appendCommit(t, l, "node/big", 0, events.Metadata{}, t0, big...)
+	AppendCommit(t, l, "node/big", 0, events.Metadata{}, t0, big...)
 	committed += int64(len(big))
 	small(l, "node/c", 5)
 
@@ -143,7 +143,7 @@ func testFollowAcrossTheWindow(t *testing.T, open OpenLogFunc, o logOptions) {
 
 	l = reopen(t)
 	events.ShareReads(l)
-	appendCommit(t, l, "node/d", 0, events.Metadata{}, t0, ev("HeartbeatRecorded", 1))
+	AppendCommit(t, l, "node/d", 0, events.Metadata{}, t0, ev("HeartbeatRecorded", 1))
 	_, msgs = follow(ctx, t, l, cfg)
 	small(l, "node/e", 3)
 	after, err := l.ReadAfter(t.Context(), last, 0)

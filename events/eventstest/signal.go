@@ -33,7 +33,7 @@ func testCommitSignal(t *testing.T, open OpenLogFunc) {
 	default:
 	}
 
-	recs := appendCommit(t, l, "node/a", 0, events.Metadata{}, t0, ev("A", 1))
+	recs := AppendCommit(t, l, "node/a", 0, events.Metadata{}, t0, ev("A", 1))
 	select {
 	case <-before:
 	case <-time.After(10 * time.Second):
@@ -48,7 +48,7 @@ func testCommitSignal(t *testing.T, open OpenLogFunc) {
 // log is closed and opened again, and its streams go on from there.
 func testSurvivesReopen(t *testing.T, open OpenLogFunc) {
 	l, reopen := open(t)
-	first := appendCommit(t, l, "node/a", 0, events.Metadata{Actor: "a"}, t0, ev("A", 1), ev("A", 2))
+	first := AppendCommit(t, l, "node/a", 0, events.Metadata{Actor: "a"}, t0, ev("A", 1), ev("A", 2))
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func testSurvivesReopen(t *testing.T, open OpenLogFunc) {
 	if diff := cmp.Diff(first, got); diff != "" {
 		t.Errorf("log after reopening (-want +got):\n%s", diff)
 	}
-	next := appendCommit(t, l, "node/a", 2, events.Metadata{}, t0, ev("A", 3))
+	next := AppendCommit(t, l, "node/a", 2, events.Metadata{}, t0, ev("A", 3))
 	if next[0].Version != 3 || next[0].Position <= first[1].Position {
 		t.Errorf("appended after reopening: version %d at %d, after %d", next[0].Version, next[0].Position, first[1].Position)
 	}

@@ -24,9 +24,9 @@ func testSnapshots(t *testing.T, open OpenLogFunc) {
 	none := events.Metadata{}
 	var a []events.Record
 	for v := range 5 {
-		a = append(a, appendCommit(t, l, "node/a", int64(v), none, at(10*v), ev("HeartbeatRecorded", v+1))[0])
+		a = append(a, AppendCommit(t, l, "node/a", int64(v), none, at(10*v), ev("HeartbeatRecorded", v+1))[0])
 	}
-	b1 := appendCommit(t, l, "node/b", 0, none, at(60), ev("NodeRegistered", 1))[0]
+	b1 := AppendCommit(t, l, "node/b", 0, none, at(60), ev("NodeRegistered", 1))[0]
 
 	snap := func(r events.Record, state string) events.Snapshot {
 		return events.Snapshot{Stream: r.Stream, Position: r.Position, Version: r.Version, TakenAt: at(100), State: []byte(state)}
@@ -144,7 +144,7 @@ func testSnapshots(t *testing.T, open OpenLogFunc) {
 	// A stream read in several pages stops at the position asked for.
 	var long []events.Record
 	for v := range 30 {
-		long = append(long, appendCommit(t, l, "node/c", int64(v), none, at(200+v), ev("HeartbeatRecorded", v+1))[0])
+		long = append(long, AppendCommit(t, l, "node/c", int64(v), none, at(200+v), ev("HeartbeatRecorded", v+1))[0])
 	}
 	if s, recs, err := l.ReadFromSnapshot(ctx, "node/c", long[19].Position); err != nil || s != nil || cmp.Diff(bare(long[:20]), recs) != "" {
 		t.Errorf("ReadFromSnapshot(node/c, its 20th event) = %v, %v, %v; want its first 20 events", s, positions(recs), err)
@@ -168,7 +168,7 @@ func testReadLean(t *testing.T, open OpenLogFunc) {
 	}
 	md := events.Metadata{Actor: "node/a", Source: "agent"}
 	at := t0
-	recs := appendCommit(t, l, "node/a", 0, md, at, ev("NodeRegistered", 1), ev("HeartbeatRecorded", 2), ev("NodeTainted", 3))
+	recs := AppendCommit(t, l, "node/a", 0, md, at, ev("NodeRegistered", 1), ev("HeartbeatRecorded", 2), ev("NodeTainted", 3))
 	got, err := lean.ReadAfterLean(t.Context(), 0, 10, "HeartbeatRecorded")
 	if err != nil {
 		t.Fatal(err)

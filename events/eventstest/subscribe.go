@@ -47,7 +47,7 @@ func testResumeAfterRestart(t *testing.T, open OpenFunc, subscribe SubscribeFunc
 	s, reopen := open(t)
 	var appended []events.Record
 	for i := range 10 {
-		appended = append(appended, appendCommit(t, s.Log(), "node/a", int64(i), events.Metadata{Source: "test"}, t0, ev("A", i))...)
+		appended = append(appended, AppendCommit(t, s.Log(), "node/a", int64(i), events.Metadata{Source: "test"}, t0, ev("A", i))...)
 	}
 	msgs, err := subscribe(t.Context(), s, "health")
 	if err != nil {
@@ -71,7 +71,7 @@ func testResumeAfterRestart(t *testing.T, open OpenFunc, subscribe SubscribeFunc
 	if diff := cmp.Diff(appended[4:], got); diff != "" {
 		t.Fatalf("after restart, delivered (-want +got):\n%s", diff)
 	}
-	more := appendCommit(t, s.Log(), "node/a", 10, events.Metadata{}, t0, ev("A", 10), ev("A", 11))
+	more := AppendCommit(t, s.Log(), "node/a", 10, events.Metadata{}, t0, ev("A", 10), ev("A", 11))
 	got = ReceiveN(t, msgs, 2)
 	if diff := cmp.Diff(more, got); diff != "" {
 		t.Fatalf("new events delivered (-want +got):\n%s", diff)
@@ -82,7 +82,7 @@ func testResumeAfterRestart(t *testing.T, open OpenFunc, subscribe SubscribeFunc
 // and that cancelling a subscription's context keeps what it acked.
 func testGroupsIndependent(t *testing.T, open OpenFunc, subscribe SubscribeFunc) {
 	s, _ := open(t)
-	appended := appendCommit(t, s.Log(), "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2), ev("A", 3), ev("A", 4), ev("A", 5), ev("A", 6))
+	appended := AppendCommit(t, s.Log(), "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2), ev("A", 3), ev("A", 4), ev("A", 5), ev("A", 6))
 
 	ctx, cancel := context.WithCancel(t.Context())
 	a, err := subscribe(ctx, s, "a")
@@ -133,7 +133,7 @@ func testSubscriberUnderConcurrentPublishers(t *testing.T, open OpenFunc, subscr
 	}
 	appendConcurrently(t, msgs, publishers, perPublisher, func(int) events.Log { return s.Log() })
 	// Nothing more is pending: the next delivery is the next append.
-	sentinel := appendCommit(t, s.Log(), "sentinel", 0, events.Metadata{}, t0, ev("Sentinel", 0))
+	sentinel := AppendCommit(t, s.Log(), "sentinel", 0, events.Metadata{}, t0, ev("Sentinel", 0))
 	if diff := cmp.Diff(sentinel[0], Receive(t, msgs)); diff != "" {
 		t.Errorf("after all appends, delivered (-want +got):\n%s", diff)
 	}
