@@ -96,6 +96,10 @@ type (
 	// deletes its Jobs after it or, with Orphan, takes their reference to
 	// it off.
 	CronJobDeleted = ObjectDeleted[CronJobSpec, CronJobStatus]
+	// CronJobOwnersChanged records the CronJob's new owner references:
+	// given by an update, or one taken off when its owner was deleted
+	// with its dependents orphaned.
+	CronJobOwnersChanged = ObjectOwnersChanged[CronJobSpec, CronJobStatus]
 )
 
 // CronJobWarned records a warning the reconciler gave about a CronJob's
@@ -125,7 +129,8 @@ var cronJobKind = &ObjectKind[CronJobSpec, CronJobStatus]{
 	Created: "CronJobCreated", Updated: "CronJobChanged", Deleted: "CronJobDeleted",
 	MetadataChanged: "CronJobMetadataChanged",
 	StatusRecorded:  "CronJobStatusRecorded", DeletionRequested: "CronJobDeletionRequested",
-	APIVersion: "batch/v1", OwnsDependents: true,
+	OwnersChanged: "CronJobOwnersChanged",
+	APIVersion:    "batch/v1", OwnsDependents: true, UpdateReplacesOwners: true,
 	Layout: workloadLayout,
 	Strategy: Strategy[CronJobSpec, CronJobStatus]{
 		PrepareForCreate: func(_ *ObjectMeta, s *CronJobSpec) {

@@ -26,6 +26,7 @@ func sampleCronJobEvents() []Event {
 		CronJobMetadataChanged{Labels: map[string]string{"team": "b"}, Changed: []string{"metadata.labels.team"}, At: at(2)},
 		CronJobStatusRecorded{Status: CronJobStatus{Active: []CronJobActiveJob{{Name: "tick-1", UID: "j"}}, LastScheduleTime: &scheduled}, At: at(3)},
 		CronJobWarned{Reason: CronJobMissSchedule, Message: "Missed scheduled time to start a job", At: at(4)},
+		CronJobOwnersChanged{Owners: []OwnerReference{{APIVersion: "example.com/v1", Kind: "Schedule", Name: "nightly", UID: "s-uid", Controller: true}}, At: at(5)},
 		CronJobDeletionRequested{At: at(5)},
 		CronJobDeleted{Orphan: true, At: at(6)},
 	}

@@ -144,7 +144,7 @@ var daemonSetKind = &ObjectKind[DaemonSetSpec, DaemonSetStatus]{
 	MetadataChanged: "DaemonSetMetadataChanged",
 	StatusRecorded:  "DaemonSetStatusRecorded", OwnersChanged: "DaemonSetOwnersChanged",
 	DeletionRequested: "DaemonSetDeletionRequested",
-	APIVersion:        "apps/v1", OwnsDependents: true,
+	APIVersion:        "apps/v1", OwnsDependents: true, UpdateReplacesOwners: true,
 	Layout: ObjectLayout{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
 			"spec", "status", "generation", "templateGeneration", "createdAt", "deletionRequestedAt,omitempty",

@@ -141,8 +141,8 @@ var deploymentKind = &ObjectKind[DeploymentSpec, DeploymentStatus]{
 	Created: "DeploymentCreated", Updated: "DeploymentChanged", Deleted: "DeploymentDeleted",
 	MetadataChanged:   "DeploymentMetadataChanged",
 	DeletionRequested: "DeploymentDeletionRequested", OwnersChanged: "DeploymentOwnersChanged",
-	OwnsDependents: true,
-	Layout:         workloadLayout,
+	OwnsDependents: true, UpdateReplacesOwners: true,
+	Layout: workloadLayout,
 	Strategy: Strategy[DeploymentSpec, DeploymentStatus]{
 		Validate:                  func(_ ObjectMeta, s DeploymentSpec) []FieldError { return deploymentSpecProblems(s) },
 		ValidateUpdate:            selectorImmutable[DeploymentSpec],

@@ -51,7 +51,7 @@ var jobKind = &ObjectKind[JobSpec, JobStatus]{
 	Created: "JobCreated", Updated: "JobChanged", Deleted: "JobDeleted",
 	MetadataChanged: "JobMetadataChanged",
 	StatusRecorded:  "JobStatusRecorded", OwnersChanged: "JobOwnersChanged", DeletionRequested: "JobDeletionRequested",
-	APIVersion: "batch/v1", OwnsDependents: true,
+	APIVersion: "batch/v1", OwnsDependents: true, UpdateReplacesOwners: true,
 	Layout: ObjectLayout{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
 			"spec", "status", "tracking", "generation", "createdAt", "deletionRequestedAt,omitempty",

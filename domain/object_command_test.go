@@ -44,10 +44,10 @@ func TestObjectCommandsOnAStateAroundTheObject(t *testing.T) {
 }
 
 // TestReleaseNeedsAKindThatReleasesOwners: a kind whose owners change
-// only through an update (a CronJob) refuses Release as bad input rather
+// only through an update (a ConfigMap) refuses Release as bad input rather
 // than record an event it has no name for.
 func TestReleaseNeedsAKindThatReleasesOwners(t *testing.T) {
-	evs, err := DecideObject[CronJob](CronJob{}, Release[CronJobSpec, CronJobStatus]{UID: "u"}, at(1))
+	evs, err := DecideObject[ConfigMap](ConfigMap{}, Release[ConfigMapSpec, NoStatus]{UID: "u"}, at(1))
 	checkDecided(t, evs, err, ErrInvalid, 0)
 	j := createdJob(t)
 	j.Owners = []OwnerReference{{Kind: "CronJob", Name: "every-minute", UID: "u", Controller: true}}

@@ -87,8 +87,9 @@ type ObjectKind[S, St any] struct {
 	UpdateSetsOwners bool
 	// UpdateReplacesOwners is true when an update replaces the owner
 	// references too, as kube-apiserver's does, recorded by their own
-	// event after the update's (a ReplicaSet's: its log has always said
-	// them apart); false when an update keeps the owners.
+	// event (OwnersChanged) after the update's: the workload kinds',
+	// whose logs have always said them apart; false when an update keeps
+	// the owners.
 	UpdateReplacesOwners bool
 	// MetadataAsUpdate is true for a kind whose log has always recorded
 	// a change of its labels, annotations or owners alone as its update

@@ -128,6 +128,7 @@ var budgetKind = &ObjectKind[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
 	Created: "PodDisruptionBudgetCreated", Updated: "PodDisruptionBudgetChanged", Deleted: "PodDisruptionBudgetDeleted",
 	MetadataChanged: "PodDisruptionBudgetMetadataChanged",
 	StatusRecorded:  "PodDisruptionBudgetStatusRecorded", OwnersChanged: "PodDisruptionBudgetOwnersChanged",
+	UpdateReplacesOwners: true,
 	Layout: ObjectLayout{
 		State: []string{"namespace", "name", "uid,omitempty", "labels,omitempty", "annotations,omitempty", "owners,omitempty",
 			"spec", "status", "generation", "createdAt", "deleted,omitempty", "version", "resourceVersion"},

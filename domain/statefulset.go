@@ -93,6 +93,10 @@ type (
 	// StatefulSetDeletionRequested records a deletion in the foreground:
 	// the StatefulSet stays, being deleted, until its pods are gone.
 	StatefulSetDeletionRequested = ObjectDeletionRequested[StatefulSetSpec, StatefulSetStatus]
+	// StatefulSetOwnersChanged records the StatefulSet's new owner
+	// references: given by an update, or one taken off when its owner
+	// was deleted with its dependents orphaned.
+	StatefulSetOwnersChanged = ObjectOwnersChanged[StatefulSetSpec, StatefulSetStatus]
 	// StatefulSetDeleted records a StatefulSet's deletion; Orphan says
 	// its pods stay, their reference to it taken off.
 	StatefulSetDeleted = ObjectDeleted[StatefulSetSpec, StatefulSetStatus]
@@ -104,8 +108,9 @@ var statefulSetKind = &ObjectKind[StatefulSetSpec, StatefulSetStatus]{
 	Created: "StatefulSetCreated", Updated: "StatefulSetChanged", Deleted: "StatefulSetDeleted",
 	MetadataChanged: "StatefulSetMetadataChanged",
 	StatusRecorded:  "StatefulSetStatusRecorded", DeletionRequested: "StatefulSetDeletionRequested",
-	OwnsDependents: true,
-	Layout:         workloadLayout,
+	OwnersChanged:  "StatefulSetOwnersChanged",
+	OwnsDependents: true, UpdateReplacesOwners: true,
+	Layout: workloadLayout,
 	Strategy: Strategy[StatefulSetSpec, StatefulSetStatus]{
 		PrepareForCreate:          func(_ *ObjectMeta, s *StatefulSetSpec) { DefaultStatefulSetSpec(s) },
 		Validate:                  func(_ ObjectMeta, s StatefulSetSpec) []FieldError { return statefulSetSpecProblems(s) },

@@ -24,6 +24,7 @@ func sampleStatefulSetEvents() []Event {
 		StatefulSetChanged{Labels: map[string]string{"team": "a"}, Spec: spec, Generation: 2, At: at(2)},
 		StatefulSetMetadataChanged{Labels: map[string]string{"team": "b"}, Changed: []string{"metadata.labels.team"}, At: at(2)},
 		StatefulSetStatusRecorded{Status: StatefulSetStatus{Replicas: 3, ReadyReplicas: 2, UpdateRevision: "web-x"}, At: at(3)},
+		StatefulSetOwnersChanged{At: at(4)},
 		StatefulSetDeletionRequested{At: at(4)},
 		StatefulSetDeleted{Orphan: true, At: at(5)},
 	}

@@ -107,6 +107,48 @@ var dependentKinds = map[string]dependentKind{
 		stream:    func(name string) string { return domain.DeploymentAggregate.Stream("default/" + name) },
 		requested: "DeploymentDeletionRequested",
 	},
+	"StatefulSet": {
+		create: func(h *harness, name string, owner domain.OwnerReference) {
+			h.t.Helper()
+			labels := map[string]string{"app": name}
+			if _, err := h.env.Writer.StatefulSetCommands().Execute(h.t.Context(), domain.Key{Namespace: "default", Name: name}, domain.CreateStatefulSet{
+				Meta: domain.ObjectMeta{Namespace: "default", Name: name, UID: "uid-" + name, Owners: []domain.OwnerReference{owner}},
+				Spec: domain.StatefulSetSpec{Replicas: 1, Selector: domain.LabelSelector{MatchLabels: labels},
+					Template: domain.PodTemplate{Labels: labels, Spec: domain.PodSpec{Containers: []domain.Container{{Name: "c", Image: "i"}}}}},
+			}); err != nil {
+				h.t.Fatal(err)
+			}
+		},
+		exists: func(h *harness, name string) bool {
+			return exists(h, func() error {
+				_, err := projections.NewStatefulSetView(h.env.Log).Get(h.t.Context(), "default", name)
+				return err
+			})
+		},
+		stream:    func(name string) string { return domain.StatefulSetAggregate.Stream("default/" + name) },
+		requested: "StatefulSetDeletionRequested",
+	},
+	"CronJob": {
+		create: func(h *harness, name string, owner domain.OwnerReference) {
+			h.t.Helper()
+			if _, err := h.env.Writer.CronJobCommands().Execute(h.t.Context(), domain.Key{Namespace: "default", Name: name}, domain.CreateCronJob{
+				Meta: domain.ObjectMeta{Namespace: "default", Name: name, UID: "uid-" + name, Owners: []domain.OwnerReference{owner}},
+				Spec: domain.CronJobSpec{Schedule: "*/5 * * * *", JobTemplate: domain.JobTemplate{Spec: domain.JobSpec{Parallelism: 1, BackoffLimit: 6,
+					CompletionMode: domain.JobNonIndexed,
+					Template:       domain.PodTemplate{Spec: domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "c", Image: "i"}}}}}}},
+			}); err != nil {
+				h.t.Fatal(err)
+			}
+		},
+		exists: func(h *harness, name string) bool {
+			return exists(h, func() error {
+				_, err := projections.NewCronJobView(h.env.Log).Get(h.t.Context(), "default", name)
+				return err
+			})
+		},
+		stream:    func(name string) string { return domain.CronJobAggregate.Stream("default/" + name) },
+		requested: "CronJobDeletionRequested",
+	},
 	"PodDisruptionBudget": {
 		create: func(h *harness, name string, owner domain.OwnerReference) {
 			h.t.Helper()
@@ -142,13 +184,13 @@ func exists(h *harness, get func() error) bool {
 }
 
 // TestEveryKindOfDependentGoesWithItsOwner: a Lease, a Job, a DaemonSet,
-// a Deployment and a PodDisruptionBudget whose one owner, a Deployment,
-// is deleted go with it. In the background each goes at once, after it;
-// a Job, a DaemonSet and a Deployment, which own objects of their own,
-// are deleted in the background too (no deletion asked first). In the
-// foreground each goes before the Deployment, which is deleted once none
-// is left; a Job, a DaemonSet and a Deployment are deleted in the
-// foreground in turn (their deletion asked first, so that what they own
+// a Deployment, a StatefulSet, a CronJob and a PodDisruptionBudget whose
+// one owner, a Deployment, is deleted go with it. In the background each
+// goes at once, after it; those which own objects of their own (all but
+// the Lease and the budget) are deleted in the background too (no
+// deletion asked first). In the foreground each goes before the
+// Deployment, which is deleted once none is left; those which own
+// objects are deleted in the foreground in turn (their deletion asked first, so that what they own
 // goes before them), then finished. One whose owner exists stays.
 func TestEveryKindOfDependentGoesWithItsOwner(t *testing.T) {
 	for kind, k := range dependentKinds {
@@ -188,21 +230,33 @@ func TestEveryKindOfDependentGoesWithItsOwner(t *testing.T) {
 	}
 }
 
-// TestADeploymentOrphanedKeepsRunningWithoutItsOwner: a Deployment
-// whose owner is deleted with its dependents orphaned stays, the
-// reference to that owner taken off (DeploymentOwnersChanged).
-func TestADeploymentOrphanedKeepsRunningWithoutItsOwner(t *testing.T) {
-	h := newHarness(t)
-	web := h.deployment("web", "uid-web")
-	dependentKinds["Deployment"].create(h, "of-web", web)
-	h.reconcile()
-	h.deleteDeployment("web", domain.PropagateOrphan)
-	h.reconcile()
-	d, err := h.ds.Get(t.Context(), "default", "of-web")
-	if err != nil || len(d.Owners) != 0 {
-		t.Fatalf("orphaned: %+v, %v; want it kept without its reference", d.Owners, err)
-	}
-	if _, ok := h.env.Newest(domain.DeploymentAggregate.Stream("default/of-web"), "DeploymentOwnersChanged"); !ok {
-		t.Errorf("no DeploymentOwnersChanged in of-web's stream: %v", h.env.StreamTypes(domain.DeploymentAggregate.Stream("default/of-web")))
+// TestAWorkloadOrphanedKeepsRunningWithoutItsOwner: a Deployment, a
+// StatefulSet or a CronJob whose owner is deleted with its dependents
+// orphaned stays, the reference to that owner taken off by its kind's
+// OwnersChanged.
+func TestAWorkloadOrphanedKeepsRunningWithoutItsOwner(t *testing.T) {
+	for _, kind := range []string{"Deployment", "StatefulSet", "CronJob"} {
+		t.Run(kind, func(t *testing.T) {
+			h := newHarness(t)
+			k := dependentKinds[kind]
+			k.create(h, "of-web", h.deployment("web", "uid-web"))
+			h.reconcile()
+			h.deleteDeployment("web", domain.PropagateOrphan)
+			h.reconcile()
+			if !k.exists(h, "of-web") {
+				t.Fatalf("the orphaned %s was deleted", kind)
+			}
+			rec, ok := h.env.Newest(k.stream("of-web"), kind+"OwnersChanged")
+			if !ok {
+				t.Fatalf("no %sOwnersChanged in of-web's stream: %v", kind, h.env.StreamTypes(k.stream("of-web")))
+			}
+			ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if owners := ev.(domain.OwnersCarrier).OwnerReferences(); len(owners) != 0 {
+				t.Errorf("the orphaned %s still names %+v", kind, owners)
+			}
+		})
 	}
 }

@@ -94,7 +94,8 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 // again: it was created naming owners, or its owners changed (by their
 // own event, or by an update that sets them: a ConfigMap's or a
 // ControllerRevision's, whether it changes their data or their metadata
-// alone; a Deployment's metadata). Its own key, not its namespace's: a
+// alone; a workload's update that replaces them records them by their
+// own event after it). Its own key, not its namespace's: a
 // fleet registers its node leases by the hundred thousand in one
 // namespace, each naming its node, and judging the namespace on each
 // would read every lease of it again each time. A
@@ -110,6 +111,8 @@ var dependentChanges = reconcilers.EventTypesOf(
 	domain.JobCreated{}, domain.JobOwnersChanged{},
 	domain.DaemonSetCreated{}, domain.DaemonSetOwnersChanged{},
 	domain.PodDisruptionBudgetCreated{}, domain.PodDisruptionBudgetOwnersChanged{},
+	domain.StatefulSetCreated{}, domain.StatefulSetOwnersChanged{},
+	domain.CronJobCreated{}, domain.CronJobOwnersChanged{},
 	domain.ControllerRevisionCreated{}, domain.ControllerRevisionUpdated{}, domain.ControllerRevisionMetadataChanged{},
 	domain.ControllerRevisionOwnersChanged{},
 )

@@ -86,8 +86,8 @@ func kinds(rd Readers, repo Repository) []*kind {
 		// A CronJob owns its Jobs, a StatefulSet its pods: deleted after
 		// it, before it (in the foreground) or orphaned, as the deletion
 		// asked.
-		modelKind("CronJob", "batch", rd.CronJobs, itself, repo.CronJobCommands(), nil, owning),
-		modelKind("StatefulSet", "apps", rd.StatefulSets, itself, repo.StatefulSetCommands(), nil, owning),
+		modelKind("CronJob", "batch", rd.CronJobs, itself, repo.CronJobCommands(), domain.CronJobAggregate, owning|depending),
+		modelKind("StatefulSet", "apps", rd.StatefulSets, itself, repo.StatefulSetCommands(), domain.StatefulSetAggregate, owning|depending),
 		modelKind(domain.KindDaemonSet, "apps", rd.DaemonSets, daemonSetObject, repo.DaemonSetCommands(), domain.DaemonSetAggregate, owning|depending),
 		modelKind("PodDisruptionBudget", "policy", rd.PodDisruptionBudgets, itself, repo.PodDisruptionBudgetCommands(), domain.PodDisruptionBudgetAggregate, depending),
 		// A ControllerRevision is a dependent, its StatefulSet's or its
