@@ -342,7 +342,10 @@ func available(p domain.Pod, minReady time.Duration, now time.Time) bool {
 // It names the newest of cause and the end of the pod's predecessor
 // under its name by another (a deletion by hand, a stop, the
 // finalization the reconciler waited for), as a ReplicaSet's pod made
-// for a lost one names the loss.
+// for a lost one names the loss; an end that answered another of the
+// predecessor's (the stop or finalization herd's termination made for
+// a deletion) names that one (LossOrigin), so that the pod made again
+// names the deletion an operator asked for.
 func (r *Reconciler) create(ctx context.Context, s domain.StatefulSet, revs revisions, ord int, cause events.Record) error {
 	template, rev := s.Spec.Template, Revision(s)
 	if s.Spec.UpdateStrategy.Type == domain.StatefulSetRollingUpdate && ord < int(partition(s)) && revs.current.Name != revs.update.Name {
@@ -354,6 +357,9 @@ func (r *Reconciler) create(ctx context.Context, s domain.StatefulSet, revs revi
 		return err
 	}
 	cause, _ = reconcilers.Newest(cause, end)
+	if cause, err = reconcilers.LossOrigin(ctx, cause); err != nil {
+		return err
+	}
 	ctx = because(ctx, cause)
 	if _, err := r.podCmds.Execute(ctx, domain.Key{Namespace: c.Namespace, Name: c.Name}, c); err != nil {
 		err = fmt.Errorf("create pod %s of statefulset %s: %w", c.Name, s, err)
