@@ -56,6 +56,17 @@ Feature: Objects go with their owners
     Then the Deployment "metrics" names no owner
     And Deployment "metrics" has 1 pod of image "metrics:1" Running
 
+  Scenario: A Deployment given another owner goes with that one, not the first
+    Given Deployment "web" runs 1 pod of image "web:1" with a surge of 1 and none unavailable
+    And Deployment "api" runs 1 pod of image "api:1" with a surge of 1 and none unavailable
+    And the Deployment "metrics" of 1 pod of image "metrics:1" is owned by Deployment "web", blocking its deletion
+    When the Deployment "metrics" is given Deployment "api" as its owner in place of the one it had
+    And Deployment "web" is deleted with propagation Background
+    Then Deployment "metrics" has 1 pod of image "metrics:1" Running
+    When Deployment "api" is deleted with propagation Background
+    Then there is no Deployment "metrics"
+    And no pod is labelled app=metrics
+
   Scenario: What a Deployment creates blocks its deletion in the foreground
     Given Deployment "web" runs 2 pods of image "web:1" with a surge of 1 and none unavailable
     Then the pods of Deployment "web" name their ReplicaSet, which names the Deployment, each as controller blocking its deletion

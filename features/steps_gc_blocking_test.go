@@ -24,6 +24,7 @@ func (w *world) registerGCBlockingSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the Job "([^"]+)" names no owner$`, w.jobNamesNoOwner)
 	sc.Step(`^the Deployment "([^"]+)" of 1 pod of image "([^"]+)" is owned by Deployment "([^"]+)", blocking its deletion$`, w.deploymentOwnedByDeployment)
 	sc.Step(`^the Deployment "([^"]+)" names no owner$`, w.deploymentNamesNoOwner)
+	sc.Step(`^the Deployment "([^"]+)" is given Deployment "([^"]+)" as its owner in place of the one it had$`, w.deploymentGivenOwner)
 	sc.Step(`^no pod is labelled app=([\w-]+)$`, w.noPodLabelled)
 	sc.Step(`^the pods of Deployment "([^"]+)" name their ReplicaSet, which names the Deployment, each as controller blocking its deletion$`, w.deploymentChainBlocks)
 }
@@ -129,6 +130,20 @@ func (w *world) deploymentOwnedByDeployment(name, image, owner string) error {
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: image}}}}},
 	}); err != nil {
+		return err
+	}
+	return w.settle()
+}
+
+// deploymentGivenOwner patches a Deployment's ownerReferences, as
+// kubectl patch --type=merge does: the list is replaced whole.
+func (w *world) deploymentGivenOwner(name, owner string) error {
+	ref, err := w.deploymentRef(owner)
+	if err != nil {
+		return err
+	}
+	patch := map[string]any{"metadata": map[string]any{"ownerReferences": []metav1.OwnerReference{ref}}}
+	if err := w.writeJSON(http.MethodPatch, deploymentsPath+"/"+url.PathEscape(name), "application/merge-patch+json", patch); err != nil {
 		return err
 	}
 	return w.settle()
