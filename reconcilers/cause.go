@@ -216,8 +216,10 @@ const lossPage = 16
 // evicted and gone before the controller's pass is read by no view, so
 // its loss is found in the log. after is the newest cause found among
 // what was read: only a newer loss can name the replacement. false when
-// the log holds none (or the reconcile has no log).
-func GoneLossCause(ctx context.Context, namespace, prefix, controller string, kept []string, after int64) (events.Record, bool, error) {
+// the log holds none (or the reconcile has no log). node, when not
+// empty, narrows the search to pods bound to that node when they were
+// lost: a DaemonSet's pod there.
+func GoneLossCause(ctx context.Context, namespace, prefix, controller, node string, kept []string, after int64) (events.Record, bool, error) {
 	l, _ := ctx.Value(causeLogKey{}).(events.Queryer)
 	if l == nil || controller == "" {
 		return events.Record{}, false, nil
@@ -237,11 +239,21 @@ func GoneLossCause(ctx context.Context, namespace, prefix, controller string, ke
 			if err != nil {
 				return events.Record{}, false, err
 			}
-			if uid != "" && !slices.Contains(kept, uid) && slices.ContainsFunc(owners, func(o domain.OwnerReference) bool {
+			if uid == "" || slices.Contains(kept, uid) || !slices.ContainsFunc(owners, func(o domain.OwnerReference) bool {
 				return o.Controller && o.UID == controller
 			}) {
-				return recs[i], true, nil
+				continue
 			}
+			if node != "" {
+				on, err := podNodeAt(ctx, l, recs[i])
+				if err != nil {
+					return events.Record{}, false, err
+				}
+				if on != node {
+					continue
+				}
+			}
+			return recs[i], true, nil
 		}
 		if len(recs) < f.Limit {
 			return events.Record{}, false, nil
@@ -279,6 +291,19 @@ func LossOrigin(ctx context.Context, rec events.Record) (events.Record, error) {
 		rec = recs[0]
 	}
 	return rec, nil
+}
+
+// ForeignLossOrigin is LossOrigin's origin of rec, and whether another
+// than the reconcile's own reconciler made it: false for a pod the
+// reconciler deleted itself (a rolling update's), whose replacement
+// follows what that deletion followed, not the deletion.
+func ForeignLossOrigin(ctx context.Context, rec events.Record) (events.Record, bool, error) {
+	origin, err := LossOrigin(ctx, rec)
+	if err != nil {
+		return events.Record{}, false, err
+	}
+	own := events.MetadataFrom(ctx).Actor
+	return origin, own == "" || origin.Metadata.Actor != own, nil
 }
 
 // UIDs are the pods' UIDs.
@@ -477,12 +502,29 @@ func createdUID(ctx context.Context, l events.Queryer, fin events.Record) (strin
 	return created.UID, nil
 }
 
+// podNodeAt is the node the pod that rec, a record of its stream, is
+// of was bound to before rec (its last PodScheduled before it); "" when
+// it was bound to none.
+func podNodeAt(ctx context.Context, l events.Queryer, rec events.Record) (string, error) {
+	recs, err := l.Query(ctx, events.Filter{Stream: rec.Stream, Types: []string{domain.PodScheduled{}.EventType()},
+		Before: rec.Position, Newest: true, Limit: 1})
+	if err != nil || len(recs) == 0 {
+		return "", err
+	}
+	ev, err := domain.UnmarshalEvent(recs[0].Type, recs[0].Payload)
+	if err != nil {
+		return "", err
+	}
+	s, _ := ev.(domain.PodScheduled)
+	return s.NodeName, nil
+}
+
 // podOwnedAs is the UID and the owners of the pod that rec, a record of
 // its stream, is of, as they stood before rec: the UID its stream's last
 // creation before rec gave it, and the owners of that creation or of a
 // change of owners after it (an adoption). "" and none when the log
 // holds no creation or it cannot be read.
-func podOwnedAs(ctx context.Context, l events.Queryer, rec events.Record) (string, []domain.OwnerReference, error) {
+func podOwnedAs(ctx context.Context, l events.Queryer, rec events.Record) (uid string, owners []domain.OwnerReference, err error) {
 	recs, err := l.Query(ctx, events.Filter{Stream: rec.Stream, Types: []string{domain.PodCreated{}.EventType()},
 		Before: rec.Position, Newest: true, Limit: 1})
 	if err != nil || len(recs) == 0 {
@@ -499,7 +541,7 @@ func podOwnedAs(ctx context.Context, l events.Queryer, rec events.Record) (strin
 	if err != nil {
 		return "", nil, err
 	}
-	owners := created.Owners
+	owners = created.Owners
 	if len(changed) == 1 {
 		if ev, err := domain.UnmarshalEvent(changed[0].Type, changed[0].Payload); err == nil {
 			if c, ok := ev.(domain.PodOwnersChanged); ok {

@@ -43,14 +43,15 @@ func checkGoneLossCause(t *testing.T, log events.Log) {
 	controlledBy := func(uid string) []domain.OwnerReference {
 		return []domain.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: uid, Controller: true}}
 	}
-	// gone creates a pod on no node, owned as given, deletes it as by
-	// (it goes at once), and returns the deletion request.
-	gone := func(name, uid string, owners []domain.OwnerReference, by events.Metadata) events.Record {
+	// gone creates a pod made for node (none: it goes at once once
+	// deleted), owned as given, deletes it as by, and returns the
+	// deletion request.
+	gone := func(name, uid, node string, owners []domain.OwnerReference, by events.Metadata) events.Record {
 		t.Helper()
 		clk.Step(time.Second)
 		key := domain.Key{Namespace: "default", Name: name}
 		create := domain.CreatePod{Namespace: "default", Name: name, UID: uid, Owners: owners,
-			Spec: domain.PodSpec{Containers: []domain.Container{{Name: "app", Image: "busybox"}}}}
+			Spec: domain.PodSpec{NodeName: node, Containers: []domain.Container{{Name: "app", Image: "busybox"}}}}
 		if _, err := pods.Execute(ctx, key, create); err != nil {
 			t.Fatal(err)
 		}
@@ -64,30 +65,33 @@ func checkGoneLossCause(t *testing.T, log events.Log) {
 		return recs[0]
 	}
 	evicted := events.MetadataFrom(evictor)
-	wanted := gone("web-a", "uid-a", controlledBy("rs-web"), evicted)
+	wanted := gone("web-a", "uid-a", "n1", controlledBy("rs-web"), evicted)
 	for i := range 3 * lossPage {
-		gone(fmt.Sprintf("web-other-%d", i), fmt.Sprintf("uid-other-%d", i), controlledBy("rs-other"), evicted)
+		gone(fmt.Sprintf("web-other-%d", i), fmt.Sprintf("uid-other-%d", i), "", controlledBy("rs-other"), evicted)
 	}
-	orphan := gone("web-orphan", "uid-orphan", nil, evicted)
-	gone("web-self", "uid-self", controlledBy("rs-web"), events.MetadataFrom(itself))
-	gone("webx-1", "uid-x", controlledBy("rs-web"), evicted) // another prefix's, the newest
+	orphan := gone("web-orphan", "uid-orphan", "", nil, evicted)
+	gone("web-self", "uid-self", "", controlledBy("rs-web"), events.MetadataFrom(itself))
+	gone("webx-1", "uid-x", "", controlledBy("rs-web"), evicted) // another prefix's, the newest
 
 	lctx := withCauseLog(itself, log)
 	for _, tc := range []struct {
 		name       string
 		controller string
+		node       string
 		kept       []string
 		after      int64
 		want       events.Record
 	}{
-		{"one far back", "rs-web", nil, 0, wanted},
-		{"one still counted", "rs-web", []string{"uid-a"}, 0, events.Record{}},
-		{"none newer than the cause read", "rs-web", nil, wanted.Position, events.Record{}},
-		{"not the reconciler's own", "rs-web", nil, orphan.Position, events.Record{}},
-		{"another controller's", "rs-none", nil, 0, events.Record{}},
+		{"one far back", "rs-web", "", nil, 0, wanted},
+		{"one made for the node asked", "rs-web", "n1", nil, 0, wanted},
+		{"none made for another node", "rs-web", "n2", nil, 0, events.Record{}},
+		{"one still counted", "rs-web", "", []string{"uid-a"}, 0, events.Record{}},
+		{"none newer than the cause read", "rs-web", "", nil, wanted.Position, events.Record{}},
+		{"not the reconciler's own", "rs-web", "", nil, orphan.Position, events.Record{}},
+		{"another controller's", "rs-none", "", nil, 0, events.Record{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok, err := GoneLossCause(lctx, "default", "web-", tc.controller, tc.kept, tc.after)
+			got, ok, err := GoneLossCause(lctx, "default", "web-", tc.controller, tc.node, tc.kept, tc.after)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +101,7 @@ func checkGoneLossCause(t *testing.T, log events.Log) {
 			}
 		})
 	}
-	if _, ok, err := GoneLossCause(itself, "default", "web-", "rs-web", nil, 0); ok || err != nil {
+	if _, ok, err := GoneLossCause(itself, "default", "web-", "rs-web", "", nil, 0); ok || err != nil {
 		t.Errorf("without a log: found %v, %v; want nothing", ok, err)
 	}
 }

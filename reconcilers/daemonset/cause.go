@@ -2,6 +2,7 @@ package daemonset
 
 import (
 	"context"
+	"slices"
 
 	"herd/domain"
 	"herd/events"
@@ -13,6 +14,66 @@ import (
 var fitChanges = []string{
 	domain.NodeRegistered{}.EventType(), domain.NodeTainted{}.EventType(), domain.NodeUntainted{}.EventType(),
 	domain.NodeLabelsChanged{}.EventType(),
+}
+
+// arrivalChanges are a node's changes after which a DaemonSet's pod may
+// be made there: its fit (fitChanges) and its turning Ready, since a
+// node that is not Ready gets no new pod.
+var arrivalChanges = append(slices.Clone(fitChanges), domain.NodeBecameReady{}.EventType())
+
+// createCauses are the causes of the pods a DaemonSet makes on nodes in
+// this reconcile, by node: for each, the newest of the DaemonSet's last
+// change of spec (which the pods follow), the node's last change of fit
+// or readiness as read (a node come or turned Ready, a taint taken off,
+// a label put on), and the loss by another since of the DaemonSet's pod
+// bound there (an eviction, a deletion, a stop; found in the log, as the
+// pod may be gone), traced back to where it began (ForeignLossOrigin;
+// not one the reconciler deleted itself, in a rolling update). A pod
+// made on a node that joined names the node's coming; one made again for
+// an evicted one names the eviction; one made for a new template names
+// the change. A node whose causes the log lacks is left out: its pod
+// names what queued the reconcile.
+func createCauses(ctx context.Context, w world, owned []domain.Pod, nodes []string) (map[string]events.Record, error) {
+	spec, _, err := reconcilers.LastChange(ctx, reconcilers.SpecChange(domain.DaemonSetStream(w.ds.Namespace, w.ds.Name), w.ds.Version,
+		domain.DaemonSetCreated{}, domain.DaemonSetChanged{}))
+	if err != nil {
+		return nil, err
+	}
+	versions := make(map[string]int64, len(w.sites))
+	for _, s := range w.sites {
+		versions[s.node.Name] = s.node.Version
+	}
+	var kept []string
+	for _, p := range owned {
+		if !p.Terminating() {
+			kept = append(kept, p.UID)
+		}
+	}
+	causes := make(map[string]events.Record, len(nodes))
+	for _, n := range nodes {
+		fit, _, err := reconcilers.LastChange(ctx, reconcilers.Change{Stream: domain.NodeStream(n), UpTo: versions[n], Types: arrivalChanges})
+		if err != nil {
+			return nil, err
+		}
+		best, ok := reconcilers.Newest(spec, fit)
+		lost, gone, err := reconcilers.GoneLossCause(ctx, w.ds.Namespace, reconcilers.GeneratedBase(w.ds.Name), w.ds.UID, n, kept, best.Position)
+		if err != nil {
+			return nil, err
+		}
+		if gone {
+			origin, foreign, err := reconcilers.ForeignLossOrigin(ctx, lost)
+			if err != nil {
+				return nil, err
+			}
+			if foreign {
+				best, ok = origin, true
+			}
+		}
+		if ok {
+			causes[n] = best
+		}
+	}
+	return causes, nil
 }
 
 // statusCause is ctx whose status record names what moved the

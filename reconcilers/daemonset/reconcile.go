@@ -106,7 +106,7 @@ func (r *Reconciler) sync(ctx context.Context, ds domain.DaemonSet, pods []domai
 	if err := r.delete(dctx, ds, act.delete); err != nil {
 		errs = append(errs, err)
 	}
-	created, err := r.create(ctx, ds, act.create)
+	created, err := r.create(ctx, w, owned, act.create)
 	if err != nil {
 		errs = append(errs, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"herd/domain"
+	"herd/events"
 	"herd/reconcilers"
 )
 
@@ -18,23 +19,28 @@ const maxBatch = 500
 // cfg.BurstReplicas, in batches that start at one and double while they
 // succeed, up to maxBatch, as Kubernetes' slowStartBatch does: a
 // template every creation refuses fails once, not once per node. It
-// returns the pods created.
-func (r *Reconciler) create(ctx context.Context, ds domain.DaemonSet, nodes []string) ([]domain.Pod, error) {
-	// The pods follow what the DaemonSet asks for: its last change of
-	// spec.
-	ctx, err := reconcilers.BecauseOf(ctx, reconcilers.SpecChange(domain.DaemonSetStream(ds.Namespace, ds.Name), ds.Version, domain.DaemonSetCreated{}, domain.DaemonSetChanged{}))
-	if err != nil {
-		return nil, err
-	}
+// returns the pods created. Each pod names its node's cause
+// (createCauses).
+func (r *Reconciler) create(ctx context.Context, w world, owned []domain.Pod, nodes []string) ([]domain.Pod, error) {
+	ds := w.ds
 	nodes = nodes[:min(len(nodes), r.cfg.BurstReplicas)]
+	causes, err := createCauses(ctx, w, owned, nodes)
+	if err != nil {
+		return nil, fmt.Errorf("cause of daemonset %s's pods: %w", ds, err)
+	}
 	var created []domain.Pod
 	for size := 1; len(created) < len(nodes); size = min(2*size, maxBatch) {
 		batch := make([]domain.Keyed[domain.PodCommand], min(size, len(nodes)-len(created)))
+		named := make(map[string]events.Record, len(batch))
 		for i := range batch {
-			c := podFor(ds, nodes[len(created)+i], r.ids.PodName(ds.Name), r.ids.UID())
+			node := nodes[len(created)+i]
+			c := podFor(ds, node, r.ids.PodName(ds.Name), r.ids.UID())
 			batch[i] = domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: c.Namespace, Name: c.Name}, Command: c}
+			if rec, ok := causes[node]; ok {
+				named[domain.PodStream(c.Namespace, c.Name)] = rec
+			}
 		}
-		states, _, err := r.podCommands.ExecuteBatch(ctx, batch)
+		states, _, err := r.podCommands.ExecuteBatch(events.WithStreamCauses(ctx, named), batch)
 		if err != nil {
 			r.controlled.Log("created pods", ds.String(), created)
 			err = fmt.Errorf("create pods of daemonset %s: %w", ds, err)

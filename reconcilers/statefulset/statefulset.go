@@ -344,8 +344,9 @@ func available(p domain.Pod, minReady time.Duration, now time.Time) bool {
 // finalization the reconciler waited for), as a ReplicaSet's pod made
 // for a lost one names the loss; an end that answered another of the
 // predecessor's (the stop or finalization herd's termination made for
-// a deletion) names that one (LossOrigin), so that the pod made again
-// names the deletion an operator asked for.
+// a deletion) names that one (ForeignLossOrigin), so that the pod made
+// again names the deletion an operator asked for; one whose predecessor
+// the reconciler deleted itself (a rolling update) names cause.
 func (r *Reconciler) create(ctx context.Context, s domain.StatefulSet, revs revisions, ord int, cause events.Record) error {
 	template, rev := s.Spec.Template, Revision(s)
 	if s.Spec.UpdateStrategy.Type == domain.StatefulSetRollingUpdate && ord < int(partition(s)) && revs.current.Name != revs.update.Name {
@@ -356,9 +357,14 @@ func (r *Reconciler) create(ctx context.Context, s domain.StatefulSet, revs revi
 	if err != nil {
 		return err
 	}
-	cause, _ = reconcilers.Newest(cause, end)
-	if cause, err = reconcilers.LossOrigin(ctx, cause); err != nil {
-		return err
+	if end.Position > cause.Position {
+		origin, foreign, err := reconcilers.ForeignLossOrigin(ctx, end)
+		if err != nil {
+			return err
+		}
+		if foreign {
+			cause = origin
+		}
 	}
 	ctx = because(ctx, cause)
 	if _, err := r.podCmds.Execute(ctx, domain.Key{Namespace: c.Namespace, Name: c.Name}, c); err != nil {
