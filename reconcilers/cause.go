@@ -216,20 +216,57 @@ const lossPage = 16
 // evicted and gone before the controller's pass is read by no view, so
 // its loss is found in the log. after is the newest cause found among
 // what was read: only a newer loss can name the replacement. false when
-// the log holds none (or the reconcile has no log). node, when not
-// empty, narrows the search to pods bound to that node when they were
-// lost: a DaemonSet's pod there.
-func GoneLossCause(ctx context.Context, namespace, prefix, controller, node string, kept []string, after int64) (events.Record, bool, error) {
+// the log holds none (or the reconcile has no log).
+func GoneLossCause(ctx context.Context, namespace, prefix, controller string, kept []string, after int64) (events.Record, bool, error) {
+	var found events.Record
+	err := goneLosses(ctx, namespace, prefix, controller, kept, after, func(_ events.Queryer, rec events.Record) (bool, error) {
+		found = rec
+		return true, nil
+	})
+	return found, found.ID != "", err
+}
+
+// GoneLossCausesByNode are GoneLossCause's losses by the node the pod
+// was bound to when it was lost, the newest of each of nodes: a
+// DaemonSet's pods, one a node. The search goes back over at most
+// lossPage losses more than twice as many as nodes, newest first, and
+// stops once each of nodes has one: a rollout that replaced a fleet's
+// pods is not read again on every pass.
+func GoneLossCausesByNode(ctx context.Context, namespace, prefix, controller string, kept []string, after int64, nodes []string) (map[string]events.Record, error) {
+	out := map[string]events.Record{}
+	want := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		want[n] = true
+	}
+	budget := lossPage + 2*len(nodes)
+	err := goneLosses(ctx, namespace, prefix, controller, kept, after, func(l events.Queryer, rec events.Record) (bool, error) {
+		budget--
+		on, err := podNodeAt(ctx, l, rec)
+		if err != nil {
+			return false, err
+		}
+		if _, seen := out[on]; want[on] && !seen {
+			out[on] = rec
+		}
+		return len(out) == len(want) || budget <= 0, nil
+	})
+	return out, err
+}
+
+// goneLosses hands visit GoneLossCause's losses, newest first, until it
+// returns true.
+func goneLosses(ctx context.Context, namespace, prefix, controller string, kept []string, after int64,
+	visit func(events.Queryer, events.Record) (bool, error)) error {
 	l, _ := ctx.Value(causeLogKey{}).(events.Queryer)
 	if l == nil || controller == "" {
-		return events.Record{}, false, nil
+		return nil
 	}
 	own := events.MetadataFrom(ctx).Actor
 	f := events.Filter{StreamPrefix: domain.PodStream(namespace, prefix), Types: PodLossChanges, After: after, Newest: true, Limit: lossPage}
 	for {
 		recs, err := l.Query(ctx, f)
 		if err != nil {
-			return events.Record{}, false, err
+			return err
 		}
 		for i := len(recs) - 1; i >= 0; i-- {
 			if own != "" && recs[i].Metadata.Actor == own {
@@ -237,26 +274,19 @@ func GoneLossCause(ctx context.Context, namespace, prefix, controller, node stri
 			}
 			uid, owners, err := podOwnedAs(ctx, l, recs[i])
 			if err != nil {
-				return events.Record{}, false, err
+				return err
 			}
 			if uid == "" || slices.Contains(kept, uid) || !slices.ContainsFunc(owners, func(o domain.OwnerReference) bool {
 				return o.Controller && o.UID == controller
 			}) {
 				continue
 			}
-			if node != "" {
-				on, err := podNodeAt(ctx, l, recs[i])
-				if err != nil {
-					return events.Record{}, false, err
-				}
-				if on != node {
-					continue
-				}
+			if stop, err := visit(l, recs[i]); stop || err != nil {
+				return err
 			}
-			return recs[i], true, nil
 		}
 		if len(recs) < f.Limit {
-			return events.Record{}, false, nil
+			return nil
 		}
 		f.Before = recs[0].Position
 	}

@@ -19,7 +19,8 @@ import (
 // newest deletion request, by another than the reconcile's reconciler,
 // of a gone pod of the prefix whose controller is the one asked for and
 // whose UID it no longer counts, however many losses of others came
-// after it (read back page by page); nothing at or before after.
+// after it (read back page by page); nothing at or before after; by
+// node, the newest of each node asked that has one.
 func TestGoneLossCauseFindsTheLossOfAPodNoLongerRead(t *testing.T) {
 	checkGoneLossCause(t, openSQLiteLog(t))
 }
@@ -77,21 +78,18 @@ func checkGoneLossCause(t *testing.T, log events.Log) {
 	for _, tc := range []struct {
 		name       string
 		controller string
-		node       string
 		kept       []string
 		after      int64
 		want       events.Record
 	}{
-		{"one far back", "rs-web", "", nil, 0, wanted},
-		{"one made for the node asked", "rs-web", "n1", nil, 0, wanted},
-		{"none made for another node", "rs-web", "n2", nil, 0, events.Record{}},
-		{"one still counted", "rs-web", "", []string{"uid-a"}, 0, events.Record{}},
-		{"none newer than the cause read", "rs-web", "", nil, wanted.Position, events.Record{}},
-		{"not the reconciler's own", "rs-web", "", nil, orphan.Position, events.Record{}},
-		{"another controller's", "rs-none", "", nil, 0, events.Record{}},
+		{"one far back", "rs-web", nil, 0, wanted},
+		{"one still counted", "rs-web", []string{"uid-a"}, 0, events.Record{}},
+		{"none newer than the cause read", "rs-web", nil, wanted.Position, events.Record{}},
+		{"not the reconciler's own", "rs-web", nil, orphan.Position, events.Record{}},
+		{"another controller's", "rs-none", nil, 0, events.Record{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok, err := GoneLossCause(lctx, "default", "web-", tc.controller, tc.node, tc.kept, tc.after)
+			got, ok, err := GoneLossCause(lctx, "default", "web-", tc.controller, tc.kept, tc.after)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,8 +99,16 @@ func checkGoneLossCause(t *testing.T, log events.Log) {
 			}
 		})
 	}
-	if _, ok, err := GoneLossCause(itself, "default", "web-", "rs-web", "", nil, 0); ok || err != nil {
+	if _, ok, err := GoneLossCause(itself, "default", "web-", "rs-web", nil, 0); ok || err != nil {
 		t.Errorf("without a log: found %v, %v; want nothing", ok, err)
+	}
+	// By node: web-a was bound to n1; no pod of rs-web to n2.
+	byNode, err := GoneLossCausesByNode(lctx, "default", "web-", "rs-web", nil, 0, []string{"n1", "n2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(byNode) != 1 || byNode["n1"].ID != wanted.ID {
+		t.Errorf("GoneLossCausesByNode = %v, want n1's the deletion of web-a (%s)", byNode, wanted.ID)
 	}
 }
 

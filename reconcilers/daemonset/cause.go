@@ -49,6 +49,12 @@ func createCauses(ctx context.Context, w world, owned []domain.Pod, nodes []stri
 			kept = append(kept, p.UID)
 		}
 	}
+	// One search of the log for the losses of every node's pod, newer
+	// than the spec: a fleet's rollout asks for thousands of nodes.
+	losses, err := reconcilers.GoneLossCausesByNode(ctx, w.ds.Namespace, reconcilers.GeneratedBase(w.ds.Name), w.ds.UID, kept, spec.Position, nodes)
+	if err != nil {
+		return nil, err
+	}
 	causes := make(map[string]events.Record, len(nodes))
 	for _, n := range nodes {
 		fit, _, err := reconcilers.LastChange(ctx, reconcilers.Change{Stream: domain.NodeStream(n), UpTo: versions[n], Types: arrivalChanges})
@@ -56,11 +62,7 @@ func createCauses(ctx context.Context, w world, owned []domain.Pod, nodes []stri
 			return nil, err
 		}
 		best, ok := reconcilers.Newest(spec, fit)
-		lost, gone, err := reconcilers.GoneLossCause(ctx, w.ds.Namespace, reconcilers.GeneratedBase(w.ds.Name), w.ds.UID, n, kept, best.Position)
-		if err != nil {
-			return nil, err
-		}
-		if gone {
+		if lost, gone := losses[n]; gone && lost.Position > best.Position {
 			origin, foreign, err := reconcilers.ForeignLossOrigin(ctx, lost)
 			if err != nil {
 				return nil, err

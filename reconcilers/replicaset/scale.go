@@ -30,7 +30,7 @@ func (r *Reconciler) scale(ctx context.Context, rs domain.ReplicaSet, owned, rea
 		if err != nil {
 			return owned, err
 		}
-		gone, _, err := reconcilers.GoneLossCause(ctx, rs.Namespace, reconcilers.GeneratedBase(rs.Name), rs.UID, "", reconcilers.UIDs(owned), rec.Position)
+		gone, _, err := reconcilers.GoneLossCause(ctx, rs.Namespace, reconcilers.GeneratedBase(rs.Name), rs.UID, reconcilers.UIDs(owned), rec.Position)
 		if err != nil {
 			return owned, err
 		}
