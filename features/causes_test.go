@@ -549,6 +549,18 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:statefulset" {
 			return true, ix.statefulSetPod(before, rec, cause, owners[0])
 		}
+		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:daemonset" {
+			// Its node is known from its binding, which follows in
+			// the same commit and is held to the same cause.
+			return true, ix.daemonSetPod(before, rec, cause, owners[0], "")
+		}
+	case domain.PodScheduled:
+		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:daemonset" {
+			if created, _ := newest(before, rec.Stream, func(e domain.Event) bool { _, ok := e.(domain.PodCreated); return ok }); created.Metadata.CausationID != rec.Metadata.CausationID {
+				return true, fmt.Errorf("its cause %s at %d (%s) is not its creation's", cause.Type, cause.Position, says(cause))
+			}
+			return true, ix.daemonSetPod(before, rec, cause, owners[0], domain.NodeStream(ev.NodeName))
+		}
 	case domain.PodDeletionRequested:
 		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:statefulset" {
 			return true, ix.ownedCountOf(before, rec, cause, owners[0], statefulSetSpecs)
@@ -612,11 +624,6 @@ func (ix causeIndex) expected(before []events.Record, rec events.Record, ev doma
 	case domain.NodeDrained:
 		return newest(before, rec.Stream, func(e domain.Event) bool { _, ok := e.(domain.NodeDrainStarted); return ok })
 	case domain.PodScheduled, domain.PodUnschedulable:
-		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:daemonset" {
-			// A DaemonSet's pod is made bound to its node, for what
-			// the DaemonSet asks.
-			return newestOf(before, owners[0], []string{domain.DaemonSetCreated{}.EventType(), domain.DaemonSetChanged{}.EventType()})
-		}
 		return newest(before, rec.Stream, func(e domain.Event) bool { _, ok := e.(domain.PodCreated); return ok })
 	case domain.JobCreated:
 		if owners := ix.jobOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:cronjob" {
@@ -897,6 +904,44 @@ func (ix causeIndex) runsCount(before []events.Record, rec, cause events.Record,
 	}
 	return nil
 }
+
+// daemonSetPod holds a pod a DaemonSet made bound to node (its stream;
+// "" at the pod's creation, before the binding that says it) to why it
+// was made there: the DaemonSet's last change of spec; a later change of
+// the node's fit or readiness; or the loss, by another than the
+// DaemonSet, of a pod of it bound to the node (traced back to its
+// origin, which may be older).
+func (ix causeIndex) daemonSetPod(before []events.Record, rec, cause events.Record, owner, node string) error {
+	last, _ := newestOf(before, owner, daemonSetSpecs)
+	switch {
+	case cause.ID == last.ID:
+	case strings.HasPrefix(cause.Stream, "node/"):
+		switch {
+		case !slices.Contains(arrivalChanges, cause.Type):
+			return fmt.Errorf("its cause %s %s at %d is no change of a node's fit or readiness", cause.Type, cause.Stream, cause.Position)
+		case node != "" && cause.Stream != node:
+			return fmt.Errorf("its cause %s %s at %d is not of its node, %s", cause.Type, cause.Stream, cause.Position, node)
+		case cause.Position < last.Position:
+			return fmt.Errorf("its cause %s %s at %d is older than its DaemonSet's last change of spec %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
+		}
+	case strings.HasPrefix(cause.Stream, "pod/"):
+		switch {
+		case !slices.Contains(reconcilers.PodLossChanges, cause.Type) || !slices.Contains(ix.podOwners[cause.Stream], owner):
+			return fmt.Errorf("its cause %s %s at %d (%s) is no loss of a pod of its DaemonSet", cause.Type, cause.Stream, cause.Position, says(cause))
+		case cause.Metadata.Actor == rec.Metadata.Actor:
+			return fmt.Errorf("its cause %s %s at %d is its DaemonSet's own deletion", cause.Type, cause.Stream, cause.Position)
+		case node != "" && ix.podNode[cause.Stream] != node:
+			return fmt.Errorf("its cause %s %s at %d is the loss of a pod on %s, not on its node %s", cause.Type, cause.Stream, cause.Position, ix.podNode[cause.Stream], node)
+		}
+	default:
+		return fmt.Errorf("its cause %s %s at %d (%s) is none of its DaemonSet's changes, its node's nor a lost pod's", cause.Type, cause.Stream, cause.Position, says(cause))
+	}
+	return nil
+}
+
+// arrivalChanges are a node's changes after which a DaemonSet's pod may
+// be made on it: its fit, and its turning Ready.
+var arrivalChanges = append(slices.Clone(fitChanges), domain.NodeBecameReady{}.EventType())
 
 // fitChanges are a node's changes that move whether a DaemonSet's pod
 // should run on it.
