@@ -4,12 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"go.uber.org/zap"
-
 	"herd/domain"
 	"herd/events"
 	"herd/events/eventstest"
-	"herd/projections"
 	"herd/reconcilers/reconcilerstest"
 )
 
@@ -43,20 +40,8 @@ func TestDeletedPodsNameWhatAskedForTheirDeletion(t *testing.T) {
 		}, "logs-p0001", domain.PodStream("default", "logs-p0001"), domain.PodStatusUpdated{}.EventType()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := reconcilerstest.New(t)
+			env, r := createCauseEnv(t)
 			dss := env.Writer.DaemonSetCommands()
-			r, err := New(DefaultConfig(), projections.NewDaemonSetView(env.Log), env.Nodes, env.Pods,
-				podCommands{env.Writer.PodCommands(), env.Writer.PodBatch()}, dss, env.Clock, zap.NewNop())
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.ids = counting()
-			env.ReadyNode("n1", nil)
-			env.ReadyNode("n2", nil)
-			ds := logsDS()
-			if _, err := dss.Execute(operator(t.Context()), ds.Key(), domain.CreateDaemonSet{Meta: domain.ObjectMeta{Namespace: "default", Name: "logs", UID: ds.UID}, Spec: ds.Spec}); err != nil {
-				t.Fatal(err)
-			}
 			if _, err := r.Reconcile(t.Context(), logsKey); err != nil {
 				t.Fatal(err)
 			}

@@ -47,19 +47,7 @@ func TestAPodMadeAgainNamesTheDeletionOfTheOneBefore(t *testing.T) {
 	if _, err := r.Reconcile(t.Context(), logsKey); err != nil {
 		t.Fatal(err)
 	}
-	pods := env.Writer.PodCommands()
-	key := domain.Key{Namespace: "default", Name: "logs-p0001"}
-	if _, err := pods.Execute(operator(t.Context()), key, domain.DeletePod{}); err != nil {
-		t.Fatal(err)
-	}
-	deletion := env.Last(domain.PodStream("default", "logs-p0001"), domain.PodDeletionRequested{}.EventType())
-	termination := events.WithMetadata(t.Context(), events.CausedBy(deletion, "system:herd:termination", ""))
-	if _, err := pods.Execute(termination, key, domain.RecordTermination{Step: domain.StepStopped}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pods.Execute(termination, key, domain.FinalizePod{Reason: "Terminated"}); err != nil {
-		t.Fatal(err)
-	}
+	deletion := env.DeletedByOperator("logs-p0001")
 	reconcilerstest.StartResyncOnly(t, env, r)
 	rec := madeBy(t, env, "logs-p0002")
 	if rec.Metadata.CausationID != deletion.ID {

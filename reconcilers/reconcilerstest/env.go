@@ -116,6 +116,25 @@ func (e *Env) Pod(name string, cmds ...domain.PodCommand) domain.Pod {
 	return p
 }
 
+// DeletedByOperator deletes default/name as an operator
+// (kubernetes-admin) does, then stops and finalizes it as herd's
+// termination does for a pod on a node, each step naming the deletion,
+// and returns the deletion request.
+func (e *Env) DeletedByOperator(name string) events.Record {
+	e.t.Helper()
+	ctx, key := e.t.Context(), domain.Key{Namespace: "default", Name: name}
+	pods := e.Writer.PodCommands()
+	if _, err := pods.Execute(events.WithMetadata(ctx, events.Metadata{Actor: "kubernetes-admin"}), key, domain.DeletePod{}); err != nil {
+		e.t.Fatalf("delete pod %s: %v", name, err)
+	}
+	deletion := e.Last(domain.PodStream("default", name), domain.PodDeletionRequested{}.EventType())
+	termination := events.WithMetadata(ctx, events.CausedBy(deletion, "system:herd:termination", ""))
+	if _, err := pods.Execute(termination, key, domain.PodSequence{domain.RecordTermination{Step: domain.StepStopped}, domain.FinalizePod{Reason: "Terminated"}}); err != nil {
+		e.t.Fatalf("terminate pod %s: %v", name, err)
+	}
+	return deletion
+}
+
 // CreatePod is a CreatePod of default/name with one container and the
 // given grace period, bound to node unless it is empty.
 func CreatePod(name, node string, grace int64) domain.CreatePod {

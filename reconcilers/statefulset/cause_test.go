@@ -43,19 +43,7 @@ func TestAPodMadeAgainNamesTheDeletionOfItsPredecessor(t *testing.T) {
 	first := env.Last(stream, domain.PodCreated{}.EventType())
 	env.Pod("web-0", domain.BindPod{NodeName: "n1"})
 
-	pods := env.Writer.PodCommands()
-	key := domain.Key{Namespace: "default", Name: "web-0"}
-	if _, err := pods.Execute(admin, key, domain.DeletePod{}); err != nil {
-		t.Fatal(err)
-	}
-	deletion := env.Last(stream, domain.PodDeletionRequested{}.EventType())
-	termination := events.WithMetadata(t.Context(), events.CausedBy(deletion, "system:herd:termination", ""))
-	if _, err := pods.Execute(termination, key, domain.RecordTermination{Step: domain.StepStopped}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pods.Execute(termination, key, domain.FinalizePod{Reason: "Terminated"}); err != nil {
-		t.Fatal(err)
-	}
+	deletion := env.DeletedByOperator("web-0")
 
 	reconcilerstest.StartResyncOnly(t, env, r)
 	var again events.Record
