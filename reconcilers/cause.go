@@ -554,7 +554,7 @@ func podNodeAt(ctx context.Context, l events.Queryer, rec events.Record) (string
 // creation before rec gave it, and the owners of that creation or of a
 // change of owners after it (an adoption). "" and none when the log
 // holds no creation or it cannot be read.
-func podOwnedAs(ctx context.Context, l events.Queryer, rec events.Record) (uid string, owners []domain.OwnerReference, err error) {
+func podOwnedAs(ctx context.Context, l events.Queryer, rec events.Record) (string, []domain.OwnerReference, error) {
 	recs, err := l.Query(ctx, events.Filter{Stream: rec.Stream, Types: []string{domain.PodCreated{}.EventType()},
 		Before: rec.Position, Newest: true, Limit: 1})
 	if err != nil || len(recs) == 0 {
@@ -571,7 +571,7 @@ func podOwnedAs(ctx context.Context, l events.Queryer, rec events.Record) (uid s
 	if err != nil {
 		return "", nil, err
 	}
-	owners = created.Owners
+	owners := created.Owners
 	if len(changed) == 1 {
 		if ev, err := domain.UnmarshalEvent(changed[0].Type, changed[0].Payload); err == nil {
 			if c, ok := ev.(domain.PodOwnersChanged); ok {

@@ -16,6 +16,12 @@ var fitChanges = []string{
 	domain.NodeLabelsChanged{}.EventType(),
 }
 
+// specChange is ds's last change of spec as read: its creation or a
+// change, up to its version.
+func specChange(ds domain.DaemonSet) reconcilers.Change {
+	return reconcilers.SpecChange(domain.DaemonSetStream(ds.Namespace, ds.Name), ds.Version, domain.DaemonSetCreated{}, domain.DaemonSetChanged{})
+}
+
 // arrivalChanges are a node's changes after which a DaemonSet's pod may
 // be made there: its fit (fitChanges) and its turning Ready, since a
 // node that is not Ready gets no new pod.
@@ -34,8 +40,7 @@ var arrivalChanges = append(slices.Clone(fitChanges), domain.NodeBecameReady{}.E
 // the change. A node whose causes the log lacks is left out: its pod
 // names what queued the reconcile.
 func createCauses(ctx context.Context, w world, owned []domain.Pod, nodes []string) (map[string]events.Record, error) {
-	spec, _, err := reconcilers.LastChange(ctx, reconcilers.SpecChange(domain.DaemonSetStream(w.ds.Namespace, w.ds.Name), w.ds.Version,
-		domain.DaemonSetCreated{}, domain.DaemonSetChanged{}))
+	spec, _, err := reconcilers.LastChange(ctx, specChange(w.ds))
 	if err != nil {
 		return nil, err
 	}
@@ -90,8 +95,7 @@ func createCauses(ctx context.Context, w world, owned []domain.Pod, nodes []stri
 // The record that queued the key stays the cause when the log holds
 // none.
 func statusCause(ctx context.Context, w world, owned []domain.Pod, act actions) (context.Context, error) {
-	changes := []reconcilers.Change{reconcilers.SpecChange(domain.DaemonSetStream(w.ds.Namespace, w.ds.Name), w.ds.Version,
-		domain.DaemonSetCreated{}, domain.DaemonSetChanged{})}
+	changes := []reconcilers.Change{specChange(w.ds)}
 	touched := map[string]bool{}
 	for _, n := range act.create {
 		touched[n] = true
@@ -121,7 +125,7 @@ func deleteCause(ctx context.Context, w world, pods []domain.Pod) (context.Conte
 	for _, s := range w.sites {
 		sites[s.node.Name] = s
 	}
-	spec := reconcilers.SpecChange(domain.DaemonSetStream(w.ds.Namespace, w.ds.Name), w.ds.Version, domain.DaemonSetCreated{}, domain.DaemonSetChanged{})
+	spec := specChange(w.ds)
 	// A rollout deletes many pods for one change of spec: it is read
 	// once.
 	var specRec *events.Record

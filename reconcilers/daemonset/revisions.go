@@ -44,7 +44,7 @@ func (r *Reconciler) keepRevisions(ctx context.Context, ds domain.DaemonSet, own
 	// The revisions made before herd started are known from here on:
 	// their deletion maps to the DaemonSet.
 	history.Observe(r.revOwners, revs)
-	spec := reconcilers.SpecChange(domain.DaemonSetStream(ds.Namespace, ds.Name), ds.Version, domain.DaemonSetCreated{}, domain.DaemonSetChanged{})
+	spec := specChange(ds)
 	name := revisionName(ds)
 	wctx, err := history.Cause(ctx, revs, ds.Namespace, name, spec)
 	if err != nil {
