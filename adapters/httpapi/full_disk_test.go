@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"herd/events/eventstest"
@@ -47,4 +48,23 @@ func TestReadyzSaysWhenTheLogCannotBeWritten(t *testing.T) {
 		return send(t, nil, base, req{method: "GET", path: "/readyz"}).code == http.StatusOK
 	}, "/readyz did not come back once room was back")
 	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: cmPath, body: `{"metadata":{"name":"after"}}`})
+}
+
+// TestReadyzWaitsUntilHerdHasStarted: the API listens before herd's last
+// start steps (the kubeconfig it writes) have run; until they have,
+// /readyz is 503 and says herd is still starting, though /healthz and
+// the API answer, and then it is 200.
+func TestReadyzWaitsUntilHerdHasStarted(t *testing.T) {
+	var started atomic.Bool
+	api := newTestAPI(t, nil)
+	api.Started = started.Load
+	base := api.serve(t).URL
+	a := send(t, nil, base, req{method: "GET", path: "/readyz"})
+	if a.code != http.StatusServiceUnavailable || !strings.Contains(string(a.body), "[-]started failed: herd is still starting") {
+		t.Fatalf("/readyz while herd is starting: %d %s, want 503 saying it is still starting", a.code, a.body)
+	}
+	mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: "/healthz"})
+	mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: cmPath, body: `{"metadata":{"name":"early"}}`})
+	started.Store(true)
+	mustSend(t, nil, base, http.StatusOK, req{method: "GET", path: "/readyz"})
 }

@@ -23,10 +23,11 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte("ok"))
 }
 
-// readyz is ready when the log answers a query and can be written: a herd
-// whose every write fails (a full disk) is not ready, and says why, until
-// a write succeeds again, nor is a herd whose writes are behind (its
-// write-queue check), until it has caught up. A replica that does not lead the reconcilers is
+// readyz is ready once herd has finished starting and when the log
+// answers a query and can be written: a herd whose every write fails (a
+// full disk) is not ready, and says why, until a write succeeds again,
+// nor is a herd whose writes are behind (its write-queue check), until
+// it has caught up. A replica that does not lead the reconcilers is
 // ready all the same: it serves reads and writes. ?verbose says, as
 // kube-apiserver's does, what was checked, and which replica leads the
 // reconcilers.
@@ -40,6 +41,14 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if s.Started != nil && !s.Started() {
+		// The API listens before herd's last start steps (the
+		// kubeconfig it writes, the demo fleet) have run: whoever waits
+		// for /readyz finds them done.
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte("[+]log ok\n[-]started failed: herd is still starting\nreadyz check failed\n"))
+		return
+	}
 	queue, behind := s.writeQueueLine()
 	if behind {
 		// Not ready, and why, as kube-apiserver lists every check when

@@ -166,6 +166,11 @@ type Deps struct {
 	// WhatIf runs what-ifs on the log (herd.dev/v1 whatifs); nil
 	// serves none.
 	WhatIf WhatIfRunner
+	// Started says whether herd has finished starting (every start
+	// hook run: the kubeconfig written among them); until it has,
+	// /readyz fails, as kube-apiserver's does until its post-start hooks
+	// finish. Nil: started.
+	Started func() bool
 }
 
 // UIPath is where the web view is served: its routes, the public paths

@@ -51,6 +51,7 @@ func Options(cfg Config, extra ...fx.Option) fx.Option {
 		engine(cfg, kubelet.Module, fx.Options(localNodeOption(cfg), fx.Invoke(raiseFileLimit))),
 		fx.Invoke(func(*HTTPServer, *DeviceServer, *projections.Compactor) {}),
 		fx.Options(extra...),
+		markStarted(),
 	)
 }
 
@@ -112,6 +113,7 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 			projections.NewDaemonSetView,
 			projections.NewDeviceBindingView,
 			newAuthenticator,
+			newStarted,
 			newCompactor,
 			newWatchHub,
 			newAPI,
@@ -342,7 +344,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 	kubeletTargets *projections.KubeletTargetView, elog events.Log, hub *watch.Hub, clk clock.Clock, log *zap.Logger, g prometheus.Gatherer,
 	cms *projections.ConfigMapView, devices *projections.DeviceBindingView, nss *projections.NamespaceView, leases *projections.LeaseView,
 	wv workloadViews, auth httpapi.Authenticator, recs *reconcilers.Manager, leadership events.Leadership, compactor *projections.Compactor,
-	heard *health.Heard, reg prometheus.Registerer, wi whatIfRunner) (*httpapi.Server, error) {
+	heard *health.Heard, reg prometheus.Registerer, wi whatIfRunner, st *started) (*httpapi.Server, error) {
 	var retention httpapi.LeaderSource
 	if compactor.Enabled() {
 		retention = jobLeader{leadership, projections.RetentionJob}
@@ -358,7 +360,7 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		ControllerRevisions: w.ControllerRevisionCommands(), ControllerRevisionView: wv.Revisions,
 		PodDisruptionBudgets: w.PodDisruptionBudgetCommands(), PodDisruptionBudgetView: wv.Budgets, Evictions: w.Evictions(),
 		Reconcilers: recs, Retention: retention, UI: webui.Handler(httpapi.UIPath),
-		WritePath: w.WriteQueue(), Heartbeats: heard, Registerer: reg, WhatIf: wi.Runner,
+		WritePath: w.WriteQueue(), Heartbeats: heard, Registerer: reg, WhatIf: wi.Runner, Started: st.Load,
 	}, httpapi.Config{Thresholds: cfg.Thresholds, Version: cfg.Version, Profiling: cfg.Profiling,
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod, AnonymousHosts: anonymousHosts(cfg), AnonymousIPHosts: anonymousIPHosts(cfg),
 		MaxWatchesPerUser: cfg.Security.maxWatchesPerUser(), KubeletTokenDir: cfg.Kubelet.TokenDir,
