@@ -549,6 +549,9 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:statefulset" {
 			return true, ix.statefulSetPod(before, rec, cause, owners[0])
 		}
+		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:job" {
+			return true, ix.jobPod(before, rec, cause, owners[0])
+		}
 		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:daemonset" {
 			// Its node is known from its binding, which follows in
 			// the same commit and is held to the same cause.
@@ -935,6 +938,36 @@ func (ix causeIndex) daemonSetPod(before []events.Record, rec, cause events.Reco
 		}
 	default:
 		return fmt.Errorf("its cause %s %s at %d (%s) is none of its DaemonSet's changes, its node's nor a lost pod's", cause.Type, cause.Stream, cause.Position, says(cause))
+	}
+	return nil
+}
+
+// jobPod holds a pod a Job made to why the Job wanted one more: the
+// newest of the Job's changes of spec and its counts of pods that
+// finished (a retry, the next completion), or a later loss, by another
+// than the Job, of a pod of it (taken from it, or gone before it was
+// counted), traced back to its origin.
+func (ix causeIndex) jobPod(before []events.Record, rec, cause events.Record, owner string) error {
+	last, _ := newest(before, owner, func(e domain.Event) bool {
+		switch e := e.(type) {
+		case domain.JobCreated, domain.JobChanged:
+			return true
+		case domain.JobPodsCounted:
+			return len(e.Succeeded)+len(e.Failed) > 0
+		}
+		return false
+	})
+	switch {
+	case cause.ID == last.ID:
+	case cause.Stream == owner:
+		return fmt.Errorf("its cause is %s at %d (%s), want its Job's last change of spec or count of finished pods %s at %d (%s)",
+			cause.Type, cause.Position, says(cause), last.Type, last.Position, says(last))
+	case !slices.Contains(reconcilers.PodLossChanges, cause.Type) || !slices.Contains(ix.podOwners[cause.Stream], owner):
+		return fmt.Errorf("its cause %s %s at %d (%s) is none of its Job's changes nor the loss of a pod of it", cause.Type, cause.Stream, cause.Position, says(cause))
+	case cause.Metadata.Actor == rec.Metadata.Actor:
+		return fmt.Errorf("its cause %s %s at %d is its Job's own deletion", cause.Type, cause.Stream, cause.Position)
+	case cause.Position < last.Position:
+		return fmt.Errorf("its cause %s %s at %d is older than its Job's last change or count %s at %d", cause.Type, cause.Stream, cause.Position, last.Type, last.Position)
 	}
 	return nil
 }

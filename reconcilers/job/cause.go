@@ -131,3 +131,43 @@ func surplusCause(ctx context.Context, j domain.Job, running []domain.Pod) (cont
 func specChange(j domain.Job) reconcilers.Change {
 	return reconcilers.SpecChange(domain.JobStream(j.Namespace, j.Name), j.Version, domain.JobCreated{}, domain.JobChanged{})
 }
+
+// createCause is ctx whose new pods name why the Job wants more than
+// run: the newest of its last change of spec (its creation, a larger
+// parallelism, its resumption), its last count of pods that finished (a
+// pod that succeeded with completions still to make; one that failed, or
+// was evicted or deleted before it finished, whose retry this is) and
+// the loss of a pod taken from it by another and gone before this pass
+// read its pods (its owners or labels changed), traced back to where
+// that loss began, when it began after the first two. A pod made after a drain evicted its predecessor so
+// names the count of that failure, and the count the eviction. ctx as it
+// was when the log holds none.
+func createCause(ctx context.Context, j domain.Job, owned []domain.Pod) (context.Context, error) {
+	rec, _, err := reconcilers.LastChange(ctx, reconcilers.Change{Stream: domain.JobStream(j.Namespace, j.Name), UpTo: j.Version,
+		Types: []string{domain.JobCreated{}.EventType(), domain.JobChanged{}.EventType(), domain.JobPodsCounted{}.EventType()},
+		Made: func(ev domain.Event) bool {
+			c, ok := ev.(domain.JobPodsCounted)
+			return !ok || len(c.Succeeded)+len(c.Failed) > 0 // one that only forgets gone pods wants none
+		}})
+	if err != nil {
+		return ctx, err
+	}
+	gone, ok, err := reconcilers.GoneLossCause(ctx, j.Namespace, reconcilers.GeneratedBase(j.Name), j.UID, reconcilers.UIDs(owned), rec.Position)
+	if err != nil {
+		return ctx, err
+	}
+	if ok {
+		origin, err := reconcilers.LossOrigin(ctx, gone)
+		if err != nil {
+			return ctx, err
+		}
+		// A loss that began before the Job's last change or count (an
+		// eviction, whose pod herd's termination stopped later) is one
+		// that count already answered: the count stays the cause.
+		rec, _ = reconcilers.Newest(rec, origin)
+	}
+	if rec.ID == "" {
+		return ctx, nil
+	}
+	return reconcilers.Because(ctx, rec), nil
+}

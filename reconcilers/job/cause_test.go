@@ -360,3 +360,135 @@ func TestAResyncsDeletionOfAPodMadeByHandForAJobNamesItsCreation(t *testing.T) {
 		t.Error("the Job deleted its own running pod pi-1, not the unbound one made by hand")
 	}
 }
+
+// createdPod waits until a resync's reconciles have made pod name,
+// stepping herd's clock past the Job's backoff as they ask for it, and
+// returns its creation.
+func (h *causeHarness) createdPod(name string) events.Record {
+	h.t.Helper()
+	var made events.Record
+	eventstest.Eventually(h.t, eventstest.WaitFor, func() bool {
+		rec, ok := h.env.Newest(domain.PodStream("default", name), domain.PodCreated{}.EventType())
+		if !ok {
+			h.env.Clock.Step(11 * time.Second) // past a first failure's 10 s backoff
+			return false
+		}
+		made = rec
+		return true
+	}, "the Job makes %s", name)
+	return made
+}
+
+// TestAResyncsRetryOfAnEvictedPodNamesTheCountOfItsEviction: a drain
+// evicts a Job's running pod; the Job counts it failed, waits out its
+// backoff and makes another. When a resync started those reconciles (no
+// record queued them), the new pod names the count of the failure, and
+// the count the eviction, not the Job's creation: why is pi-2 here?
+// because pi-1 was evicted.
+func TestAResyncsRetryOfAnEvictedPodNamesTheCountOfItsEviction(t *testing.T) {
+	h := newCauseHarness(t, piSpec(1, 1, 6, domain.RestartNever))
+	h.reconcile()
+	h.runs("pi-1")
+	h.env.Clock.Step(time.Minute)
+	h.pod("system:herd:drain", "pi-1", domain.DeletePod{})
+	evicted, ok := h.env.Newest(pod1, domain.PodDeletionRequested{}.EventType())
+	if !ok {
+		t.Fatal("pi-1 was not evicted")
+	}
+
+	h.startResync()
+	made := h.createdPod("pi-2")
+	counted, ok := h.env.Newest(domain.JobStream("default", "pi"), domain.JobPodsCounted{}.EventType())
+	if !ok {
+		t.Fatal("the Job did not count pi-1")
+	}
+	wantCause(t, made, counted)
+	wantCause(t, counted, evicted)
+}
+
+// TestAResyncsPodsAfterASuccessNameItsCount: a Job of three completions,
+// one at a time, makes its second pod once its first has succeeded. In
+// a resync's reconcile the second names the count of that success.
+func TestAResyncsPodsAfterASuccessNameItsCount(t *testing.T) {
+	h := newCauseHarness(t, piSpec(1, 3, 6, domain.RestartNever))
+	h.reconcile()
+	h.runs("pi-1")
+	h.pod("system:node:n1", "pi-1", domain.UpdatePodStatus{Status: domain.PodStatus{Phase: domain.PodSucceeded}})
+	succeeded, _ := h.env.Newest(pod1, domain.PodStatusUpdated{}.EventType())
+
+	h.startResync()
+	made := h.createdPod("pi-2")
+	counted, ok := h.env.Newest(domain.JobStream("default", "pi"), domain.JobPodsCounted{}.EventType())
+	if !ok {
+		t.Fatal("the Job did not count pi-1")
+	}
+	wantCause(t, made, counted)
+	wantCause(t, counted, succeeded)
+}
+
+// TestAResyncsPodsInPlaceOfOneTakenAwayNameTheTaking: an operator takes
+// a running pod from its Job (its owner reference removed); the Job no
+// longer counts it and makes another, which in a resync's reconcile
+// names the taking, not the Job's creation. A larger parallelism after
+// that names the change of spec.
+func TestAResyncsPodsInPlaceOfOneTakenAwayNameTheTaking(t *testing.T) {
+	h := newCauseHarness(t, piSpec(1, 4, 6, domain.RestartNever))
+	h.reconcile()
+	h.runs("pi-1")
+	h.env.Clock.Step(time.Minute)
+	h.pod("kubernetes-admin", "pi-1", domain.ReleasePod{UID: "uid-pi"})
+	taken, ok := h.env.Newest(pod1, domain.PodOwnersChanged{}.EventType())
+	if !ok {
+		t.Fatal("pi-1 was not taken from the Job")
+	}
+	h.startResync()
+	wantCause(t, h.createdPod("pi-2"), taken)
+
+	h.edit(func(s *domain.JobSpec) { s.Parallelism = 2 })
+	changed, _ := h.env.Newest(domain.JobStream("default", "pi"), domain.JobChanged{}.EventType())
+	h.startResync() // another resync, as after a restart
+	wantCause(t, h.createdPod("pi-3"), changed)
+}
+
+// TestAResyncsRetryOfAPodGoneBeforeItWasCountedNamesItsDeletion: an
+// operator deletes a Job's running pod and herd's termination stops and
+// finalizes it before the Job has looked: there is nothing left to
+// count. The pod the Job makes in its place, in a resync's reconcile,
+// names the operator's deletion (traced back from the stop), not the
+// Job's creation.
+func TestAResyncsRetryOfAPodGoneBeforeItWasCountedNamesItsDeletion(t *testing.T) {
+	h := newCauseHarness(t, piSpec(1, 1, 6, domain.RestartNever))
+	h.reconcile()
+	h.runs("pi-1")
+	h.env.Clock.Step(time.Minute)
+	deleted := h.env.DeletedByOperator("pi-1")
+	h.startResync()
+	wantCause(t, h.createdPod("pi-2"), deleted)
+}
+
+// TestAResyncsRetryAfterACountNamesTheCountThoughThePodWentLater: the
+// Job counts an evicted pod failed; herd's termination then stops and
+// finalizes it, and the Job's next count only forgets it. The pod made
+// once the backoff is over, in a resync's reconcile, names the count of
+// the failure — the stop that came after answered the same eviction,
+// and the forgetting wants no pod.
+func TestAResyncsRetryAfterACountNamesTheCountThoughThePodWentLater(t *testing.T) {
+	h := newCauseHarness(t, piSpec(1, 1, 6, domain.RestartNever))
+	h.reconcile()
+	h.runs("pi-1")
+	h.env.Clock.Step(time.Minute)
+	h.pod("system:herd:drain", "pi-1", domain.DeletePod{})
+	h.reconcile() // counts pi-1 failed; its backoff holds the retry
+	counted, ok := h.env.Newest(domain.JobStream("default", "pi"), domain.JobPodsCounted{}.EventType())
+	if !ok {
+		t.Fatal("the Job did not count pi-1")
+	}
+	evicted := h.env.Last(pod1, domain.PodDeletionRequested{}.EventType())
+	stop := events.WithMetadata(t.Context(), events.CausedBy(evicted, "system:herd:termination", ""))
+	if _, err := h.env.Writer.PodCommands().Execute(stop, domain.Key{Namespace: "default", Name: "pi-1"},
+		domain.PodSequence{domain.RecordTermination{Step: domain.StepStopped}, domain.FinalizePod{Reason: "Terminated"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.startResync()
+	wantCause(t, h.createdPod("pi-2"), counted)
+}

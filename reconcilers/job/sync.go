@@ -107,7 +107,7 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 			st.StartTime = now
 		}
 		var err error
-		running, next, err = r.scale(ctx, j, running, now)
+		running, next, err = r.scale(ctx, j, owned, running, now)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -203,13 +203,17 @@ func (r *Reconciler) finished(ctx context.Context, j domain.Job, owned, running 
 // scale creates or deletes pods until the Job runs as many as it wants
 // now, at most cfg.BurstPods in one reconcile, and returns the pods that
 // run afterwards and, while a backoff holds the creations back, when it
-// ends.
-func (r *Reconciler) scale(ctx context.Context, j domain.Job, running []domain.Pod, now time.Time) ([]domain.Pod, time.Time, error) {
+// ends. owned are all the pods the Job controls, running among them.
+func (r *Reconciler) scale(ctx context.Context, j domain.Job, owned, running []domain.Pod, now time.Time) ([]domain.Pod, time.Time, error) {
 	diff := wanted(j, len(running)) - len(running)
 	switch {
 	case diff > 0:
 		if until := backoffUntil(j); now.Before(until) {
 			return running, until, nil
+		}
+		ctx, err := createCause(ctx, j, owned)
+		if err != nil {
+			return running, time.Time{}, fmt.Errorf("cause of new pods of job %s: %w", j, err)
 		}
 		created, err := r.create(ctx, j, min(diff, r.cfg.BurstPods))
 		return append(running, created...), time.Time{}, err
@@ -256,13 +260,8 @@ func boolRank(b bool) int {
 }
 
 // create creates n pods from the Job's template in one unit of work and
-// returns them.
+// returns them; ctx names why (createCause).
 func (r *Reconciler) create(ctx context.Context, j domain.Job, n int) ([]domain.Pod, error) {
-	// The pods follow what the Job asks for: its last change of spec.
-	ctx, err := reconcilers.BecauseOf(ctx, specChange(j))
-	if err != nil {
-		return nil, err
-	}
 	batch := make([]domain.Keyed[domain.PodCommand], n)
 	for i := range batch {
 		c := domain.PodFromTemplate(j.Namespace, r.IDs.PodName(j.Name), r.IDs.UID(), j.Spec.Template, j.OwnerReference())
