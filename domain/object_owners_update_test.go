@@ -79,3 +79,57 @@ func updateReplacesOwners[T objectState[S, St], S Spec[S, St], St any](t *testin
 		t.Errorf("%s: an update naming no owner records %+v, want its owners taken off", kind, evs)
 	}
 }
+
+// updateTakesOwners says, for a kind on the model (found by its
+// created event), its name, its update's event type, and whether the
+// update carries the owner references (ObjectKind.UpdateSetsOwners) or
+// replaces them by their own event (UpdateReplacesOwners).
+func (ObjectCreated[S, St]) updateTakesOwners() (kind, updated string, sets, replaces bool) {
+	k := kindOf[S, St]()
+	return k.Kind, k.Updated, k.UpdateSetsOwners, k.UpdateReplacesOwners
+}
+
+// TestEveryKindsUpdateSaysWhatItDoesWithOwners: kube-apiserver's update
+// of any kind makes the object's ownerReferences those the body gives.
+// Every kind on the model that has an update says how it does so —
+// carried by the update, or replaced by the kind's OwnersChanged after
+// it — and one that replaces them has that event; a kind added later
+// that says neither would keep the owners it was created with, silently.
+func TestEveryKindsUpdateSaysWhatItDoesWithOwners(t *testing.T) {
+	kinds := 0
+	for _, a := range Aggregates() {
+		types := map[string]bool{}
+		var created interface {
+			updateTakesOwners() (string, string, bool, bool)
+		}
+		for _, s := range a.Events() {
+			types[s.Type] = true
+			ev, err := UnmarshalEvent(s.Type, []byte("{}"))
+			if err != nil {
+				t.Fatalf("%s: %v", s.Type, err)
+			}
+			if c, ok := ev.(interface {
+				updateTakesOwners() (string, string, bool, bool)
+			}); ok {
+				created = c
+			}
+		}
+		if created == nil {
+			continue // not on the model
+		}
+		kind, updated, sets, replaces := created.updateTakesOwners()
+		if updated == "" {
+			continue // no update: a Namespace changes its metadata alone
+		}
+		kinds++
+		switch {
+		case sets == replaces:
+			t.Errorf("%s's update sets owners %v and replaces them %v: it must do exactly one", kind, sets, replaces)
+		case replaces && !types[kind+"OwnersChanged"]:
+			t.Errorf("%s's update replaces its owners, but its log has no %sOwnersChanged to record them", kind, kind)
+		}
+	}
+	if kinds < 10 {
+		t.Errorf("%d kinds on the model with an update found, want at least 10", kinds)
+	}
+}
