@@ -15,7 +15,7 @@ import (
 // cronJobKind serves CronJobs (batch/v1), as kubectl create cronjob and
 // client-go write them: the spec from create, replace and patch (suspend
 // among it), the status from the reconciler that makes their Jobs. An
-// update keeps the owners the CronJob was created with.
+// update replaces the owners, as in Kubernetes.
 func (s *Server) cronJobKind() *kind {
 	return modelKind[domain.CronJob, domain.CronJobSpec, domain.CronJobStatus, batchv1.CronJob, *batchv1.CronJob]{
 		kind:      workloadKind(batchv1.SchemeGroupVersion, "CronJob", "cronjobs", "cj"),

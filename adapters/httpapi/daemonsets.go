@@ -17,8 +17,8 @@ import (
 // write them: the spec from create, replace and patch (the selector
 // fixed once created), and the status from the controller that keeps
 // one pod on each node. kubectl drain reads a pod's DaemonSet here to
-// leave its pods alone with --ignore-daemonsets. An update keeps the
-// owners the DaemonSet was created with.
+// leave its pods alone with --ignore-daemonsets. An update replaces the
+// owners, as in Kubernetes.
 func (s *Server) daemonSetKind() *kind {
 	return modelKind[domain.DaemonSet, domain.DaemonSetSpec, domain.DaemonSetStatus, appsv1.DaemonSet, *appsv1.DaemonSet]{
 		kind:      workloadKind(appsv1.SchemeGroupVersion, "DaemonSet", "daemonsets", "ds"),

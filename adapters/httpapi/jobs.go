@@ -19,8 +19,8 @@ import (
 // write them: the spec from create, replace and patch (within batch/v1's
 // immutable fields), the status from the reconciler that runs the pods.
 // The UID is given before the command is made, since the generated
-// selector is made of it. An update keeps the owners the Job was created
-// with.
+// selector is made of it. An update replaces the owners, as in
+// Kubernetes.
 func (s *Server) jobKind() *kind {
 	return modelKind[domain.Job, domain.JobSpec, domain.JobStatus, batchv1.Job, *batchv1.Job]{
 		kind:      workloadKind(batchv1.SchemeGroupVersion, "Job", "jobs"),

@@ -15,8 +15,8 @@ import (
 // kubectl and client-go write them: the spec from create, replace and
 // patch (every field of it may change, each change a new generation),
 // the status from the disruption reconciler, and kubectl get pdb's
-// columns. Evictions spend them (pod_subresources.go). An update keeps
-// the owners the budget was created with.
+// columns. Evictions spend them (pod_subresources.go). An update
+// replaces the owners, as in Kubernetes.
 func (s *Server) podDisruptionBudgetKind() *kind {
 	return modelKind[domain.PodDisruptionBudget, domain.PodDisruptionBudgetSpec, domain.PodDisruptionBudgetStatus,
 		policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudget]{

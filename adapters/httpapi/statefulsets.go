@@ -19,8 +19,8 @@ import (
 // replicas, template, update strategy, revision history limit and
 // minReadySeconds changing once created), the status from the
 // reconciler that keeps the pods, and the number of replicas from
-// kubectl scale through the scale subresource. An update keeps the
-// owners the StatefulSet was created with.
+// kubectl scale through the scale subresource. An update replaces the
+// owners, as in Kubernetes.
 func (s *Server) statefulSetKind() *kind {
 	return scaled(s, modelKind[domain.StatefulSet, domain.StatefulSetSpec, domain.StatefulSetStatus, appsv1.StatefulSet, *appsv1.StatefulSet]{
 		kind:      workloadKind(appsv1.SchemeGroupVersion, "StatefulSet", "statefulsets", "sts"),
