@@ -3,6 +3,8 @@ package reconcilers
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 
 	"herd/domain"
@@ -518,35 +520,39 @@ func FinalizationCause(ctx context.Context, namespace, prefix string, uids []str
 // ended: the one its last creation before fin gave it ("" when the log
 // holds none).
 func createdUID(ctx context.Context, l events.Queryer, fin events.Record) (string, error) {
-	recs, err := l.Query(ctx, events.Filter{Stream: fin.Stream, Types: []string{domain.PodCreated{}.EventType()},
-		Before: fin.Position, Newest: true, Limit: 1})
-	if err != nil || len(recs) == 0 {
-		return "", err
-	}
-	ev, err := domain.UnmarshalEvent(recs[0].Type, recs[0].Payload)
-	if err != nil {
+	created, _, err := lastBefore[domain.PodCreated](ctx, l, fin)
+	if errors.Is(err, errUnreadable) {
 		// An unreadable creation names no pod: the search goes on.
-		return "", nil //nolint:nilerr // see above
+		return "", nil
 	}
-	created, _ := ev.(domain.PodCreated)
-	return created.UID, nil
+	return created.UID, err
 }
 
 // podNodeAt is the node the pod that rec, a record of its stream, is
 // of was bound to before rec (its last PodScheduled before it); "" when
 // it was bound to none.
 func podNodeAt(ctx context.Context, l events.Queryer, rec events.Record) (string, error) {
-	recs, err := l.Query(ctx, events.Filter{Stream: rec.Stream, Types: []string{domain.PodScheduled{}.EventType()},
-		Before: rec.Position, Newest: true, Limit: 1})
+	s, _, err := lastBefore[domain.PodScheduled](ctx, l, rec)
+	return s.NodeName, err
+}
+
+// errUnreadable is lastBefore's error for a record it cannot decode.
+var errUnreadable = errors.New("unreadable record")
+
+// lastBefore is the last event of type E in rec's stream before rec;
+// false when the log holds none.
+func lastBefore[E domain.Event](ctx context.Context, l events.Queryer, rec events.Record) (E, bool, error) {
+	var out E
+	recs, err := l.Query(ctx, events.Filter{Stream: rec.Stream, Types: []string{out.EventType()}, Before: rec.Position, Newest: true, Limit: 1})
 	if err != nil || len(recs) == 0 {
-		return "", err
+		return out, false, err
 	}
 	ev, err := domain.UnmarshalEvent(recs[0].Type, recs[0].Payload)
 	if err != nil {
-		return "", err
+		return out, false, fmt.Errorf("%w: %s at %d: %w", errUnreadable, recs[0].Type, recs[0].Position, err)
 	}
-	s, _ := ev.(domain.PodScheduled)
-	return s.NodeName, nil
+	out, ok := ev.(E)
+	return out, ok, nil
 }
 
 // podOwnedAs is the UID and the owners of the pod that rec, a record of
