@@ -3,10 +3,13 @@ package features
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"herd/adapters/httpapi"
 )
@@ -21,6 +24,8 @@ func (w *world) registerWhySteps(sc *godog.ScenarioContext) {
 	sc.Step(`^herd explains pod "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)", because of (\w+)$`, w.explainsPod)
 	sc.Step(`^herd explains node "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)", because (\w+) of node "([^"]+)" turned (\w+)$`, w.explainsNodeTurned)
 	sc.Step(`^the pod ReplicaSet "([^"]+)" made in place of the evicted one names that pod's (\w+) as its cause$`, w.replacementCause)
+	sc.Step(`^a client evicts the Running pod of Job "([^"]+)"$`, w.evictsJobPod)
+	sc.Step(`^herd explains how Job "([^"]+)"'s Running pod came to be: "([^"]+)", made so by (\w+) of "([^"]+)"((?:, because of \w+)+)$`, w.explainsJobPodOrigin)
 	sc.Step(`^the agent on "([^"]+)" reports memory ([0-9.]+)% used and disk ([0-9.]+)% used$`, w.reportsMemoryAndDisk)
 }
 
@@ -213,4 +218,66 @@ func (w *world) replacementCause(rs, causeType string) error {
 		}
 	}
 	return fmt.Errorf("no pod of ReplicaSet %s names %s %s of %s as its cause: %s", rs, causeType, cause, evicted, strings.Join(made, ", "))
+}
+
+// jobPod is the one pod of Job name in phase, or an error naming what
+// its pods are.
+func (w *world) jobPod(name, phase string) (string, error) {
+	var list corev1.PodList
+	if err := w.get("/api/v1/namespaces/default/pods", &list); err != nil {
+		return "", err
+	}
+	var found []string
+	for _, p := range list.Items {
+		if c := metav1.GetControllerOf(&p); c != nil && c.Kind == "Job" && c.Name == name && p.DeletionTimestamp == nil && string(p.Status.Phase) == phase {
+			found = append(found, p.Name)
+		}
+	}
+	if len(found) != 1 {
+		return "", fmt.Errorf("Job %s has %d pods %s, want one: %v", name, len(found), phase, found)
+	}
+	return found[0], nil
+}
+
+// evictsJobPod evicts the Running pod of Job name, as kubectl drain
+// would.
+func (w *world) evictsJobPod(name string) error {
+	pod, err := w.jobPod(name, "Running")
+	if err != nil {
+		return err
+	}
+	w.evicted = append(w.evicted, pod)
+	return w.evictsPod(pod)
+}
+
+// explainsJobPodOrigin checks what herd pod why says of how the Running
+// pod of Job name came to be: the item what, made so by an event of
+// eventType by actor, whose causes are, in order, of the types listed
+// (", because of A, because of B").
+func (w *world) explainsJobPodOrigin(name, what, eventType, actor, because string) error {
+	pod, err := w.jobPod(name, "Running")
+	if err != nil {
+		return err
+	}
+	var ex httpapi.PodExplanation
+	if err := w.get("/apis/herd.dev/v1/namespaces/default/pods/"+url.PathEscape(pod)+"/explanation", &ex); err != nil {
+		return err
+	}
+	want := append([]string{eventType}, strings.Split(strings.TrimPrefix(because, ", because of "), ", because of ")...)
+	var seen []string
+	for _, it := range ex.Origin {
+		seen = append(seen, it.What)
+		if it.What != what {
+			continue
+		}
+		var got []string
+		for _, e := range it.Chain {
+			got = append(got, e.Type)
+		}
+		if len(got) < len(want) || !slices.Equal(got[:len(want)], want) || it.Chain[0].Actor != actor {
+			return fmt.Errorf("pod %s was %q by %v (first by %q), want %v, the first by %q", pod, what, got, it.Chain[0].Actor, want, actor)
+		}
+		return nil
+	}
+	return fmt.Errorf("herd's explanation of how pod %s came to be says %q, want %q", pod, seen, what)
 }

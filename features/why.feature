@@ -52,3 +52,20 @@ Feature: Why a node is not as it should be
     Then the eviction is accepted
     And ReplicaSet "web" has 2 pods Running
     And the pod ReplicaSet "web" made in place of the evicted one names that pod's PodDeletionRequested as its cause
+
+  Scenario: Why a Job's pod is there: the one before it succeeded
+    Given Job "pi" runs "sleep 10" to 2 completions, 1 at a time
+    Then Job "pi" has 1 pod Running
+    When 10 seconds pass
+    Then Job "pi" has 1 pod Succeeded and 1 Running
+    And herd explains how Job "pi"'s Running pod came to be: "created", made so by PodCreated of "system:herd:job", because of JobPodsCounted, because of PodStatusUpdated
+    And herd explains how Job "pi"'s Running pod came to be: "bound to n1", made so by PodScheduled of "system:herd:scheduler", because of PodCreated, because of JobPodsCounted
+
+  Scenario: Why a Job's new pod is there: the eviction of the one it replaces
+    Given Job "batch" runs "sleep 600" to 1 completions, 1 at a time
+    Then Job "batch" has 1 pod Running
+    When a client evicts the Running pod of Job "batch"
+    Then the eviction is accepted
+    When 40 seconds pass
+    Then Job "batch" has 1 pod Running
+    And herd explains how Job "batch"'s Running pod came to be: "created", made so by PodCreated of "system:herd:job", because of JobPodsCounted, because of PodDeletionRequested

@@ -221,7 +221,8 @@ func (s *Server) madeBy(ctx context.Context, stream string, t trouble, upTo int6
 }
 
 // PodExplanation says why a pod is not as it should be, as
-// NodeExplanation does for a node.
+// NodeExplanation does for a node, and, wrong or not, how it came to be:
+// why it was made and why it runs where it does.
 type PodExplanation struct {
 	APIVersion string        `json:"apiVersion"`
 	Kind       string        `json:"kind"`
@@ -229,6 +230,11 @@ type PodExplanation struct {
 	Pod        string        `json:"pod"`
 	AsOf       int64         `json:"asOf,omitempty"`
 	Items      []Explanation `json:"items"`
+	// Origin is the pod's creation ("created") and its binding to its
+	// node ("bound to NODE"), each with the chain of what caused it: a
+	// controller's pod names the change that made its controller want
+	// one more (its spec, a lost pod, a count of finished ones).
+	Origin []Explanation `json:"origin,omitempty"`
 }
 
 // podExplanation serves GET .../namespaces/NS/pods/NAME/explanation.
@@ -261,7 +267,23 @@ func (s *Server) podExplanation(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err, "Pod", name)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, PodExplanation{APIVersion: herdGroup + "/" + herdVersion, Kind: "PodExplanation", Namespace: ns, Pod: name, AsOf: at, Items: items})
+	origin, err := s.explain(r.Context(), domain.PodStream(ns, name), podOrigin(p), upTo)
+	if err != nil {
+		s.writeError(w, err, "Pod", name)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, PodExplanation{APIVersion: herdGroup + "/" + herdVersion, Kind: "PodExplanation", Namespace: ns, Pod: name, AsOf: at,
+		Items: items, Origin: origin})
+}
+
+// podOrigin is how p came to be: its creation, and its binding to the
+// node it is on (none for a pod made bound, whose creation says it).
+func podOrigin(p domain.Pod) []trouble {
+	out := []trouble{madeByA[domain.PodCreated]("created", nil)}
+	if node := p.Spec.NodeName; node != "" {
+		out = append(out, madeByA("bound to "+node, func(b domain.PodScheduled) bool { return b.NodeName == node }))
+	}
+	return out
 }
 
 // podTroubles are what is wrong with p: being deleted (an eviction names
@@ -332,6 +354,24 @@ func explained(rec events.Record) ExplainedEvent {
 		e.Says = ev.Message
 	case domain.PodDeletionRequested:
 		e.Says = fmt.Sprintf("grace period %ds", ev.GracePeriodSeconds)
+	case domain.PodCreated:
+		if o, ok := (domain.Pod{Owners: ev.Owners}).Controller(); ok {
+			e.Says = fmt.Sprintf("controlled by %s %s", o.Kind, o.Name)
+		}
+	case domain.PodScheduled:
+		e.Says = "to " + ev.NodeName
+	case domain.JobPodsCounted:
+		var counted []string
+		if n := len(ev.Succeeded); n > 0 {
+			counted = append(counted, fmt.Sprintf("%d succeeded", n))
+		}
+		if n := len(ev.Failed); n > 0 {
+			counted = append(counted, fmt.Sprintf("%d failed", n))
+		}
+		if n := len(ev.Forgotten); n > 0 {
+			counted = append(counted, fmt.Sprintf("%d gone", n))
+		}
+		e.Says = "counted " + strings.Join(counted, ", ")
 	}
 	return e
 }

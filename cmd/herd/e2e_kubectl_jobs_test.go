@@ -33,8 +33,9 @@ spec:
 // kubectl create job makes a Job whose pod runs to completion on the
 // demo's mock runtime, so that kubectl wait --for=condition=complete
 // returns; kubectl get jobs prints Kubernetes' columns; a Job whose pods
-// fail is Failed with BackoffLimitExceeded after its backoff limit; and
-// kubectl delete job takes the Job's pods with it.
+// fail is Failed with BackoffLimitExceeded after its backoff limit, and
+// herd pod why says its second pod was made for the first's failure;
+// and kubectl delete job takes the Job's pods with it.
 func TestKubectlJobs(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("kubectl"); err != nil {
@@ -86,6 +87,19 @@ func TestKubectlJobs(t *testing.T) {
 	wait(t, "doomed fails", "--for=condition=failed", "job/doomed")
 	if out := kc.must(t, "get", "job", "doomed", "-o", `jsonpath={.status.failed} {.status.conditions[?(@.type=="Failed")].reason}`); out != "2 BackoffLimitExceeded" {
 		t.Errorf("doomed's status: %q, want 2 failures and BackoffLimitExceeded", out)
+	}
+	// herd pod why says of the second pod that it failed, and that it was
+	// made because the Job counted the first one's failure.
+	pods := strings.Fields(kc.must(t, "get", "pods", "-l", "job-name=doomed", "--sort-by=.metadata.creationTimestamp", "-o", "jsonpath={.items[*].metadata.name}"))
+	if len(pods) != 2 {
+		t.Fatalf("doomed's pods: %v, want 2", pods)
+	}
+	why := mustHerd(t, "pod", "why", pods[1], "--server", srv.URL).Stdout
+	for _, want := range []string{"Failed since ", "created at ", "made so by PodCreated", "by system:herd:job (pod/default/" + pods[1],
+		"controlled by Job doomed", "because JobPodsCounted", "(job/default/doomed, ", "counted 1 failed", "bound to "} {
+		if !strings.Contains(why, want) {
+			t.Errorf("herd pod why %s says no %q:\n%s", pods[1], want, why)
+		}
 	}
 
 	if out := kc.must(t, "delete", "job", "pi"); !strings.Contains(out, `job.batch "pi" deleted`) {

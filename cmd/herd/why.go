@@ -61,12 +61,13 @@ func explanationQuery(cmd *cobra.Command, c *client, at, what string) (url.Value
 }
 
 // podWhyCmd is herd pod why NAME: why a pod is being deleted, waits for a
-// node or failed, each with the chain of events that led there.
+// node or failed, and why it was made and bound where it is, each with
+// the chain of events that led there.
 func podWhyCmd(server, namespace, output *string) *cobra.Command {
 	var at string
 	cmd := &cobra.Command{
 		Use:   "why NAME",
-		Short: "Why the pod is not as it should be, or was (--at): being deleted, evicted, not scheduled, failed, and the events that led there",
+		Short: "Why the pod is as it is, or was (--at): being deleted, evicted, not scheduled, failed; why it was made and bound to its node; and the events that led there",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := newClient(cmd, *server)
@@ -85,6 +86,7 @@ func podWhyCmd(server, namespace, output *string) *cobra.Command {
 				return reportErr(cmd, err)
 			}
 			printExplanation(cmd.OutOrStdout(), ex.Namespace+"/"+ex.Pod, ex.Items)
+			printChains(cmd.OutOrStdout(), ex.Origin, "at")
 			return nil
 		},
 	}
@@ -98,8 +100,15 @@ func printExplanation(w io.Writer, name string, items []httpapi.Explanation) {
 	if len(items) == 0 {
 		fmt.Fprintf(w, "%s: nothing is wrong\n", name)
 	}
+	printChains(w, items, "since")
+}
+
+// printChains writes each item — a thing wrong ("since" when it became
+// so), or how a pod came to be ("at") — with the event that made it so
+// and the events that caused it.
+func printChains(w io.Writer, items []httpapi.Explanation, when string) {
 	for _, it := range items {
-		fmt.Fprintf(w, "%s since %s\n", it.What, it.Since.Format(time.RFC3339))
+		fmt.Fprintf(w, "%s %s %s\n", it.What, when, it.Since.Format(time.RFC3339))
 		for i, e := range it.Chain {
 			arrow := "  because"
 			if i == 0 {
