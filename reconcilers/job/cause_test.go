@@ -361,6 +361,16 @@ func TestAResyncsDeletionOfAPodMadeByHandForAJobNamesItsCreation(t *testing.T) {
 	}
 }
 
+// lastCount is the Job's newest count of its pods.
+func (h *causeHarness) lastCount() events.Record {
+	h.t.Helper()
+	counted, ok := h.env.Newest(domain.JobStream("default", "pi"), domain.JobPodsCounted{}.EventType())
+	if !ok {
+		h.t.Fatal("the Job counted none of its pods")
+	}
+	return counted
+}
+
 // createdPod waits until a resync's reconciles have made pod name,
 // stepping herd's clock past the Job's backoff as they ask for it, and
 // returns its creation.
@@ -398,10 +408,7 @@ func TestAResyncsRetryOfAnEvictedPodNamesTheCountOfItsEviction(t *testing.T) {
 
 	h.startResync()
 	made := h.createdPod("pi-2")
-	counted, ok := h.env.Newest(domain.JobStream("default", "pi"), domain.JobPodsCounted{}.EventType())
-	if !ok {
-		t.Fatal("the Job did not count pi-1")
-	}
+	counted := h.lastCount()
 	wantCause(t, made, counted)
 	wantCause(t, counted, evicted)
 }
@@ -418,10 +425,7 @@ func TestAResyncsPodsAfterASuccessNameItsCount(t *testing.T) {
 
 	h.startResync()
 	made := h.createdPod("pi-2")
-	counted, ok := h.env.Newest(domain.JobStream("default", "pi"), domain.JobPodsCounted{}.EventType())
-	if !ok {
-		t.Fatal("the Job did not count pi-1")
-	}
+	counted := h.lastCount()
 	wantCause(t, made, counted)
 	wantCause(t, counted, succeeded)
 }
@@ -479,10 +483,7 @@ func TestAResyncsRetryAfterACountNamesTheCountThoughThePodWentLater(t *testing.T
 	h.env.Clock.Step(time.Minute)
 	h.pod("system:herd:drain", "pi-1", domain.DeletePod{})
 	h.reconcile() // counts pi-1 failed; its backoff holds the retry
-	counted, ok := h.env.Newest(domain.JobStream("default", "pi"), domain.JobPodsCounted{}.EventType())
-	if !ok {
-		t.Fatal("the Job did not count pi-1")
-	}
+	counted := h.lastCount()
 	evicted := h.env.Last(pod1, domain.PodDeletionRequested{}.EventType())
 	stop := events.WithMetadata(t.Context(), events.CausedBy(evicted, "system:herd:termination", ""))
 	if _, err := h.env.Writer.PodCommands().Execute(stop, domain.Key{Namespace: "default", Name: "pi-1"},
