@@ -139,9 +139,9 @@ func specChange(j domain.Job) reconcilers.Change {
 // was evicted or deleted before it finished, whose retry this is) and
 // the loss of a pod taken from it by another and gone before this pass
 // read its pods (its owners or labels changed), traced back to where
-// that loss began, when it began after the first two. A pod made after a drain evicted its predecessor so
-// names the count of that failure, and the count the eviction. ctx as it
-// was when the log holds none.
+// that loss began, when it began after the first two. A pod made after
+// a drain evicted its predecessor so names the count of that failure,
+// and the count the eviction. ctx as it was when the log holds none.
 func createCause(ctx context.Context, j domain.Job, owned []domain.Pod) (context.Context, error) {
 	rec, _, err := reconcilers.LastChange(ctx, reconcilers.Change{Stream: domain.JobStream(j.Namespace, j.Name), UpTo: j.Version,
 		Types: []string{domain.JobCreated{}.EventType(), domain.JobChanged{}.EventType(), domain.JobPodsCounted{}.EventType()},
