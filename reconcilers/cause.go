@@ -520,7 +520,7 @@ func FinalizationCause(ctx context.Context, namespace, prefix string, uids []str
 // ended: the one its last creation before fin gave it ("" when the log
 // holds none).
 func createdUID(ctx context.Context, l events.Queryer, fin events.Record) (string, error) {
-	created, _, err := lastBefore[domain.PodCreated](ctx, l, fin)
+	created, err := lastBefore[domain.PodCreated](ctx, l, fin)
 	if errors.Is(err, errUnreadable) {
 		// An unreadable creation names no pod: the search goes on.
 		return "", nil
@@ -532,7 +532,7 @@ func createdUID(ctx context.Context, l events.Queryer, fin events.Record) (strin
 // of was bound to before rec (its last PodScheduled before it); "" when
 // it was bound to none.
 func podNodeAt(ctx context.Context, l events.Queryer, rec events.Record) (string, error) {
-	s, _, err := lastBefore[domain.PodScheduled](ctx, l, rec)
+	s, err := lastBefore[domain.PodScheduled](ctx, l, rec)
 	return s.NodeName, err
 }
 
@@ -540,19 +540,19 @@ func podNodeAt(ctx context.Context, l events.Queryer, rec events.Record) (string
 var errUnreadable = errors.New("unreadable record")
 
 // lastBefore is the last event of type E in rec's stream before rec;
-// false when the log holds none.
-func lastBefore[E domain.Event](ctx context.Context, l events.Queryer, rec events.Record) (E, bool, error) {
+// E's zero value when the log holds none.
+func lastBefore[E domain.Event](ctx context.Context, l events.Queryer, rec events.Record) (E, error) {
 	var out E
 	recs, err := l.Query(ctx, events.Filter{Stream: rec.Stream, Types: []string{out.EventType()}, Before: rec.Position, Newest: true, Limit: 1})
 	if err != nil || len(recs) == 0 {
-		return out, false, err
+		return out, err
 	}
 	ev, err := domain.UnmarshalEvent(recs[0].Type, recs[0].Payload)
 	if err != nil {
-		return out, false, fmt.Errorf("%w: %s at %d: %w", errUnreadable, recs[0].Type, recs[0].Position, err)
+		return out, fmt.Errorf("%w: %s at %d: %w", errUnreadable, recs[0].Type, recs[0].Position, err)
 	}
-	out, ok := ev.(E)
-	return out, ok, nil
+	out, _ = ev.(E)
+	return out, nil
 }
 
 // podOwnedAs is the UID and the owners of the pod that rec, a record of
