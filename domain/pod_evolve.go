@@ -60,6 +60,9 @@ func EvolvePod(p Pod, e Event) Pod {
 		p.Finalizers = cloneSlice(e.Finalizers)
 	case PodOwnersChanged:
 		p.Owners = cloneSlice(e.Owners)
+	case PodMarkedNotReady:
+		p.Status = p.Status.clone()
+		p.Status.Conditions = markedNotReady(p.Status.Conditions, e.At)
 	case PodDisruptionTargeted:
 		p.Status = p.Status.clone()
 		p.Status.Conditions = setPodCondition(p.Status.Conditions, PodCondition{

@@ -28,6 +28,7 @@ func samplePodEvents() []Event {
 		PodScheduled{NodeName: "n1", At: at(2)},
 		PodUnschedulable{Message: "0/1 nodes are available: 1 Insufficient memory.", At: at(2)},
 		PodStatusUpdated{Status: status, At: at(3)},
+		PodMarkedNotReady{Node: "n1", At: at(4)},
 		PodMetadataChanged{Labels: map[string]string{"app": "web2"}, Annotations: map[string]string{"a": "b"}, Finalizers: []string{"f"}, At: at(4)},
 		PodOwnersChanged{Owners: []OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-2", UID: "rs-2", Controller: true}}, At: at(4)},
 		PodDisruptionTargeted{Reason: ReasonDeletionByTaintManager, Message: "Taint manager: deleting due to NoExecute taint", At: at(5)},
