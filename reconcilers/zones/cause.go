@@ -30,6 +30,16 @@ func started(p domain.Pod, node domain.Node) cause {
 	}
 }
 
+// backOnline is the cause of a running pod reported Ready again: its
+// node's Ready condition turning True, as read.
+func backOnline(node domain.Node) cause {
+	return func(ctx context.Context) (context.Context, error) {
+		return reconcilers.BecauseOf(ctx, reconcilers.ChangeOf(domain.NodeStream(node.Name), node.Version, func(e domain.NodeConditionChanged) bool {
+			return e.Type == domain.ConditionReady && e.Status == domain.ConditionTrue
+		}))
+	}
+}
+
 // ended is the cause of a report of how a running pod ended (its
 // containers exited, its runtime failed it or lost it): the report of
 // it running, as read, since which its containers ran to that end. The

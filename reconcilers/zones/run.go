@@ -48,7 +48,12 @@ func (r *Reconciler) run(ctx context.Context, p domain.Pod) (time.Time, error) {
 	switch st.Phase {
 	case domain.RuntimeRunning:
 		if p.Status.Phase == domain.PodRunning && restartCount(p) == st.Restarts {
-			return st.ExitsAt, nil
+			if domain.PodReady(p) {
+				return st.ExitsAt, nil
+			}
+			// It ran on while its node was not Ready, which marked it
+			// not ready (podready): ready again now the node is.
+			return st.ExitsAt, r.report(ctx, p, rt, readyAgain(p), backOnline(node))
 		}
 	case domain.RuntimeExited:
 		if due, done := r.exited(ctx, p, rt, node, st, ended(p)); done != nil {

@@ -41,6 +41,14 @@ func runningStatus(p domain.Pod, node domain.Node, st domain.RuntimeStatus) doma
 	return out
 }
 
+// readyAgain is the status of a running pod that was marked not ready
+// while its node was not Ready, once the node is again: as it was, Ready.
+func readyAgain(p domain.Pod) domain.PodStatus {
+	out := p.Status
+	out.Conditions = []domain.PodCondition{{Type: domain.PodConditionReady, Status: domain.ConditionTrue}}
+	return out
+}
+
 // Reasons Kubernetes gives a pod's Ready condition and its containers
 // once they ended, and the one of a container waiting to restart.
 const (

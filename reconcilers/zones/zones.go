@@ -69,12 +69,13 @@ var nodeEvents = reconcilers.EventTypesOf(
 )
 
 // Watches implements reconcilers.Reconciler: a pod's address — the last
-// thing it waits for once bound — mapped to the pod, and node changes to
-// the node.
+// thing it waits for once bound — and its mark as not ready (which may
+// land after its node is Ready again) mapped to the pod, and node changes
+// to the node.
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		Takes(domain.PodAggregate, domain.NodeAggregate).
-		Watches(reconcilers.EventTypesOf(domain.PodIPAssigned{}), reconcilers.KeysOf).
+		Watches(reconcilers.EventTypesOf(domain.PodIPAssigned{}, domain.PodMarkedNotReady{}), reconcilers.KeysOf).
 		Watches(nodeEvents, reconcilers.KeysOf)
 }
 

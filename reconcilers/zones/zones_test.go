@@ -399,3 +399,54 @@ func TestANodeWhosePodsCannotRunHereListsNone(t *testing.T) {
 		t.Errorf("a Ready node with its runtime here: %d lists, its pod %s; want one list and Running", pods.lists, p.Status.Phase)
 	}
 }
+
+// TestAPodMarkedNotReadyWhileItsNodeWasIsReadyAgainWhenTheNodeIs: its
+// node fell silent and herd marked the pod not ready (podready); the pod
+// ran on. Once the node reports Ready, the pod is Ready again, for that
+// report, without being started again; a mark that lands after the node
+// is back is undone on the pod's own key.
+func TestAPodMarkedNotReadyWhileItsNodeWasIsReadyAgainWhenTheNodeIs(t *testing.T) {
+	f := newFixture(t)
+	f.ReadyNode("n1", nil)
+	f.addressed("web", reconcilerstest.CreatePod("web", "n1", 30), "10.88.0.2")
+	f.reconcile(t, reconcilerstest.PodKey("web"))
+	started, _ := f.GetPod("web")
+
+	f.SetTime(40)
+	f.Node("n1", reconcilerstest.MarkSilent())
+	f.Pod("web", domain.MarkPodNotReady{Node: "n1"})
+	f.reconcile(t, reconcilerstest.NodeKey("n1"))
+	if p, _ := f.GetPod("web"); domain.PodReady(p) {
+		t.Fatal("Ready again while its node is silent")
+	}
+
+	f.SetTime(50)
+	f.Node("n1", reconcilerstest.Report(domain.ConditionTrue))
+	f.reconcile(t, reconcilerstest.NodeKey("n1"))
+	p, _ := f.GetPod("web")
+	c, _ := p.Condition(domain.PodConditionReady)
+	if c.Status != domain.ConditionTrue || c.LastTransitionTime != reconcilerstest.At(50) {
+		t.Errorf("Ready after its node came back: %+v, want True since 50 s", c)
+	}
+	if !p.Status.StartTime.Equal(started.Status.StartTime) || !cmp.Equal(p.Status.ContainerStatuses, started.Status.ContainerStatuses) {
+		t.Errorf("the pod's start and containers changed: %+v, want %+v", p.Status, started.Status)
+	}
+	if diff := cmp.Diff([]mockruntime.Op{mockruntime.OpProvision, mockruntime.OpStart}, f.ops("web")); diff != "" {
+		t.Errorf("runtime (-want +got):\n%s", diff)
+	}
+	back := f.Last(domain.NodeStream("n1"), domain.NodeConditionChanged{}.EventType())
+	if rec := f.Last(domain.PodStream("default", "web"), domain.PodStatusUpdated{}.EventType()); rec.Metadata.CausationID != "" && rec.Metadata.CausationID != back.ID {
+		t.Errorf("ready again: cause %q, want the node's Ready turning True %q", rec.Metadata.CausationID, back.ID)
+	}
+
+	// A mark that lands after the node came back.
+	f.Pod("web", domain.MarkPodNotReady{Node: "n1"})
+	marked := f.Last(domain.PodStream("default", "web"), domain.PodMarkedNotReady{}.EventType())
+	if keys := reconcilerstest.Strings(f.r.Watches().KeysFor(marked)); !cmp.Equal(keys, []string{"pod/default/web"}) {
+		t.Errorf("a mark wakes %v, want the pod", keys)
+	}
+	f.reconcile(t, reconcilerstest.PodKey("web"))
+	if p, _ := f.GetPod("web"); !domain.PodReady(p) {
+		t.Error("a mark that landed after the node came back stayed")
+	}
+}

@@ -37,6 +37,7 @@ import (
 	"herd/reconcilers/kubeletprobe"
 	"herd/reconcilers/namespace"
 	"herd/reconcilers/noexecute"
+	"herd/reconcilers/podready"
 	"herd/reconcilers/replicaset"
 	"herd/reconcilers/scheduler"
 	"herd/reconcilers/statefulset"
@@ -161,6 +162,7 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 			clk clock.Clock, log *zap.Logger) *noexecute.Reconciler {
 			return noexecute.New(noexecute.DefaultResyncPeriod, cmds, pods, nodes, clk, log)
 		}),
+		podready.Module,
 		reconcilers.Provide(func(w *projections.Writer, pods *projections.PodView, nodes *projections.NodeView,
 			clk clock.Clock, log *zap.Logger) *drain.Reconciler {
 			return drain.New(drain.DefaultResyncPeriod, w, pods, nodes, clk, log)

@@ -5,4 +5,4 @@ package app
 // Name method); they are listed here too so that the configuration can be
 // checked before anything is built, and TestServeReconcilersListed keeps
 // the list equal to what Options builds.
-var ServeReconcilers = []string{"cronjob", "daemonset", "deployment", "disruption", "drain", "garbagecollector", "health", "ipam", "job", "kubelet", "kubeletprobe", "namespace", "noexecute", "replicaset", "scheduler", "statefulset", "termination", "zones"}
+var ServeReconcilers = []string{"cronjob", "daemonset", "deployment", "disruption", "drain", "garbagecollector", "health", "ipam", "job", "kubelet", "kubeletprobe", "namespace", "noexecute", "podready", "replicaset", "scheduler", "statefulset", "termination", "zones"}
