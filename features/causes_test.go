@@ -98,7 +98,7 @@ func runCauseHistory(t *testing.T, database func() (*pgtest.Database, error)) {
 	// Every kind of status the history drives is held to its cause.
 	for _, typ := range []string{"ReplicaSetStatusRecorded", "PodDisruptionBudgetStatusRecorded", "DeploymentStatusRecorded",
 		"JobStatusRecorded", "JobPodsCounted", "DaemonSetStatusRecorded", "PodStatusUpdated",
-		"StatefulSetStatusRecorded", "ControllerRevisionCreated", "CronJobStatusRecorded", "JobCreated"} {
+		"StatefulSetStatusRecorded", "ControllerRevisionCreated", "CronJobStatusRecorded", "JobCreated", "PodMarkedNotReady"} {
 		if byType[typ] == 0 {
 			t.Errorf("the history checked no %s against its cause", typ)
 		}
@@ -647,6 +647,12 @@ func (ix causeIndex) expected(before []events.Record, rec events.Record, ev doma
 		if rec.Metadata.Actor == "system:herd:zones" && ev.Status.Phase == domain.PodRunning {
 			return ix.startGate(before, rec.Stream), true
 		}
+	case domain.PodMarkedNotReady:
+		// Its node's Ready leaving True, last before it: the node
+		// reporting it, or herd marking the node silent.
+		return newest(before, ix.podNode[rec.Stream], func(e domain.Event) bool {
+			return domain.Holds[domain.NodeBecameNotReady](e, nil)
+		})
 	case domain.PodDisruptionGranted:
 		if rec.Metadata.Actor == "system:herd:drain" {
 			// A budget's grant is asked for by the eviction, in its
@@ -702,7 +708,8 @@ var (
 	budgetChanges = []string{domain.PodDisruptionBudgetCreated{}.EventType(), domain.PodDisruptionBudgetChanged{}.EventType(),
 		domain.PodDisruptionGranted{}.EventType()}
 	podCounts = []string{domain.PodCreated{}.EventType(), domain.PodOwnersChanged{}.EventType(), domain.PodMetadataChanged{}.EventType(),
-		domain.PodStatusUpdated{}.EventType(), domain.PodStopped{}.EventType(), domain.PodDeletionRequested{}.EventType()}
+		domain.PodStatusUpdated{}.EventType(), domain.PodMarkedNotReady{}.EventType(), domain.PodStopped{}.EventType(),
+		domain.PodDeletionRequested{}.EventType()}
 )
 
 // countCause holds a budget's status to the change of what it counted
