@@ -22,6 +22,22 @@ func (w *world) registerReplicaSetSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^ReplicaSet "([^"]+)" has (\d+) pods? Running$`, w.replicaSetHasRunning)
 	sc.Step(`^ReplicaSet "([^"]+)" has (\d+) pods? Running, none on "([^"]+)"$`, w.replicaSetHasRunningNoneOn)
 	sc.Step(`^ReplicaSet "([^"]+)" has no pods$`, w.replicaSetHasNoPods)
+	sc.Step(`^ReplicaSet "([^"]+)" counts (\d+) ready replicas?$`, w.replicaSetCountsReady)
+}
+
+// replicaSetCountsReady waits until the ReplicaSet's status, as kubectl
+// reads it, counts n ready replicas.
+func (w *world) replicaSetCountsReady(name string, n int) error {
+	return eventually(fmt.Sprintf("ReplicaSet %s counts %d ready", name, n), func() error {
+		var rs appsv1.ReplicaSet
+		if err := w.get(replicaSetsPath+"/"+url.PathEscape(name), &rs); err != nil {
+			return err
+		}
+		if int(rs.Status.ReadyReplicas) != n {
+			return fmt.Errorf("ReplicaSet %s counts %d ready of %d, want %d ready", name, rs.Status.ReadyReplicas, rs.Status.Replicas, n)
+		}
+		return nil
+	})
 }
 
 // replicaSetKeeps creates a ReplicaSet of n pods of one container.

@@ -287,7 +287,7 @@ func podOrigin(p domain.Pod) []trouble {
 }
 
 // podTroubles are what is wrong with p: being deleted (an eviction names
-// its cause), waiting for a node, failed.
+// its cause), waiting for a node, failed, not ready.
 func podTroubles(p domain.Pod) []trouble {
 	var out []trouble
 	if p.Terminating() {
@@ -300,8 +300,29 @@ func podTroubles(p domain.Pod) []trouble {
 	if p.Status.Phase == domain.PodFailed {
 		out = append(out, madeByA("Failed", func(st domain.PodStatusUpdated) bool { return st.Status.Phase == domain.PodFailed }))
 	}
+	if c, ok := p.Condition(domain.PodConditionReady); ok && c.Status != domain.ConditionTrue && !p.Finished() {
+		out = append(out, notReady)
+	}
 	return out
 }
+
+// notReady is a running pod's Ready not True: made so by herd when its
+// node was not Ready, or by its runtime's report.
+var notReady = trouble{what: "not ready",
+	types: []string{domain.PodMarkedNotReady{}.EventType(), domain.PodStatusUpdated{}.EventType(), domain.PodObserved{}.EventType()},
+	made: func(ev domain.Event) bool {
+		var st domain.PodStatus
+		switch e := ev.(type) {
+		case domain.PodMarkedNotReady:
+			return true
+		case domain.PodStatusUpdated:
+			st = e.Status
+		case domain.PodObserved:
+			st = e.Status
+		}
+		c, ok := (domain.Pod{Status: st}).Condition(domain.PodConditionReady)
+		return ok && c.Status != domain.ConditionTrue
+	}}
 
 // causes is rec and the events that caused it, one by one, as their
 // causation ids say.
@@ -360,6 +381,8 @@ func explained(rec events.Record) ExplainedEvent {
 		}
 	case domain.PodScheduled:
 		e.Says = "to " + ev.NodeName
+	case domain.PodMarkedNotReady:
+		e.Says = "its node " + ev.Node + " is not Ready"
 	case domain.JobPodsCounted:
 		var counted []string
 		if n := len(ev.Succeeded); n > 0 {

@@ -12,6 +12,7 @@ import (
 // where herd plays the same part.
 const (
 	componentScheduler     = "default-scheduler"
+	componentNode          = "node-controller"
 	componentTaintEviction = "taint-eviction-controller"
 	componentEviction      = "herd-eviction"
 	componentRuntime       = "herd-runtime"
@@ -39,6 +40,7 @@ type podEvent struct {
 //	PodStatusUpdated,      Normal  Started                herd-runtime       Started container X (each container that came up)
 //	PodObserved            Warning BackOff / Failed       herd-runtime       a container waiting to restart or failing to start
 //	                       Warning <status reason>        herd-runtime       the pod failed (StartFailed, RuntimeVanished, ...)
+//	PodMarkedNotReady      Warning NodeNotReady           node-controller    Node is not ready
 //	PodDisruptionTargeted  Normal  TaintManagerEviction   taint-eviction-... Marking for deletion Pod NS/POD
 //	                       Warning Evicted                herd-eviction      the pod is evicted (a drain, the eviction API)
 //	PodDeletionRequested   Normal  Killing                herd-runtime       Stopping container X (a pod that runs on a node)
@@ -64,6 +66,8 @@ func podEvents(prev, cur domain.Pod, ev domain.Event) []podEvent {
 		return one("FailedCreatePodSandBox", warning, componentIPAM, "No address for the pod: "+e.Message)
 	case domain.PodStatusUpdated, domain.PodObserved:
 		return statusEvents(prev, cur)
+	case domain.PodMarkedNotReady:
+		return one("NodeNotReady", warning, componentNode, "Node is not ready")
 	case domain.PodDisruptionTargeted:
 		switch e.Reason {
 		case domain.ReasonDeletionByTaintManager:

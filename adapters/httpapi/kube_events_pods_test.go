@@ -55,3 +55,14 @@ func TestStatusEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestAPodMarkedNotReadyIsAWarning: herd marking a pod not ready because
+// its node is not is told as Kubernetes' node controller tells it.
+func TestAPodMarkedNotReadyIsAWarning(t *testing.T) {
+	p := domain.Pod{Namespace: "demo", Name: "web", Spec: domain.PodSpec{NodeName: "web-01"}}
+	got := podEvents(p, p, domain.PodMarkedNotReady{Node: "web-01", At: t0})
+	want := []podEvent{{reason: "NodeNotReady", typ: "Warning", component: "node-controller", message: "Node is not ready"}}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(podEvent{})); d != "" {
+		t.Errorf("events (-want +got):\n%s", d)
+	}
+}
