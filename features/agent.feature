@@ -80,3 +80,16 @@ Feature: herd's agent makes a host a node of the fleet
       | PodFinalized         | 09:00:00 | Terminated |
     And the addresses in use are:
       | pool | address | pod |
+
+  Scenario: An agent's pods are not ready while it is away, and Ready again once it is back
+    herd marks the pods of a node that is not Ready not ready; the agent,
+    back, finds its pods still running and reports them Ready.
+    Given the agent of "zone-01" runs on a linux host with 4 CPUs and 8Gi of memory
+    When a client creates pod "web"
+    Then pod "web" comes to run on "zone-01" with IP "10.88.0.2"
+    When the agent of "zone-01" stops
+    Then pod "web" has condition Ready=False
+    And pod "web" is Running
+    When 5 seconds pass
+    And the agent of "zone-01" starts again
+    Then pod "web" comes to have condition Ready=True

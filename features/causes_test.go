@@ -648,10 +648,13 @@ func (ix causeIndex) expected(before []events.Record, rec events.Record, ev doma
 			return ix.startGate(before, rec.Stream), true
 		}
 	case domain.PodMarkedNotReady:
-		// Its node's Ready leaving True, last before it: the node
-		// reporting it, or herd marking the node silent.
+		// Its node's Ready turning other than True, last before it:
+		// the node reporting it, herd marking the node silent, its
+		// agent's clean stop.
 		return newest(before, ix.podNode[rec.Stream], func(e domain.Event) bool {
-			return domain.Holds[domain.NodeBecameNotReady](e, nil)
+			return domain.Holds(e, func(c domain.NodeConditionChanged) bool {
+				return c.Type == domain.ConditionReady && c.Status != domain.ConditionTrue
+			})
 		})
 	case domain.PodDisruptionGranted:
 		if rec.Metadata.Actor == "system:herd:drain" {

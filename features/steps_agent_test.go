@@ -40,6 +40,16 @@ func (w *world) registerAgentSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the agent of "([^"]+)" has reported at (\S+)$`, w.agentReportedAt)
 	sc.Step(`^pod "([^"]+)" comes to run on "([^"]+)" with IP "([^"]+)"$`, w.podComesToRun)
 	sc.Step(`^pod "([^"]+)" comes to be gone$`, w.podComesToBeGone)
+	sc.Step(`^pod "([^"]+)" comes to have condition (\w+)=(\w+)$`, w.podComesToHaveCondition)
+}
+
+// podComesToHaveCondition waits until the pod's condition typ has status,
+// as an agent, which reaches herd over its API, reports it.
+func (w *world) podComesToHaveCondition(ref, typ, status string) error {
+	if err := eventually("pod "+ref+" "+typ+"="+status, func() error { return w.podHasCondition(ref, typ, status) }); err != nil {
+		return err
+	}
+	return w.settle()
 }
 
 func (w *world) agentRuns(node, os string, cpus int, memory string) error {

@@ -71,15 +71,16 @@ var Module = fx.Module("podready", reconcilers.Provide(func(p Params) *Reconcile
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "podready" }
 
-// Watches implements reconcilers.Reconciler: a node's Ready leaving True,
-// mapped to the node; a pod's binding, mapped to its node; a pod's status
+// Watches implements reconcilers.Reconciler: a node's conditions turning
+// (Ready leaving True among them: reported, marked silent, or a clean
+// stop's), mapped to the node; a pod's binding, mapped to its node; a pod's status
 // reported, mapped to the pod (a runtime may report it Ready while its
 // node is not).
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	w := reconcilers.Watch()
 	return w.
 		Takes(domain.NodeAggregate, domain.PodAggregate).
-		Watches(reconcilers.EventTypesOf(domain.NodeBecameNotReady{}), reconcilers.KeysOf).
+		Watches(reconcilers.EventTypesOf(domain.NodeConditionChanged{}), reconcilers.KeysOf).
 		Watches(reconcilers.EventTypesOf(domain.PodScheduled{}), w.ToBoundNode).
 		Watches(reconcilers.EventTypesOf(domain.PodStatusUpdated{}), reconcilers.KeysOf)
 }
@@ -153,7 +154,7 @@ func (r *Reconciler) mark(ctx context.Context, n domain.Node, pods []domain.Pod)
 	if len(cmds) == 0 {
 		return nil
 	}
-	ctx, err := reconcilers.BecauseOf(ctx, reconcilers.ChangeOf[domain.NodeBecameNotReady](domain.NodeStream(n.Name), n.Version, nil))
+	ctx, err := reconcilers.BecauseOf(ctx, readyLeft(n))
 	if err != nil {
 		return fmt.Errorf("node %s: cause: %w", n.Name, err)
 	}
@@ -162,4 +163,13 @@ func (r *Reconciler) mark(ctx context.Context, n domain.Node, pods []domain.Pod)
 	}
 	r.log.Info("marked pods not ready: their node is not Ready", zap.String("node", n.Name), zap.Int("pods", len(cmds)))
 	return nil
+}
+
+// readyLeft is the change that left n's Ready not True, as read: the last
+// turn of its Ready condition (a report, the health rules' mark of a
+// silent node, a clean stop).
+func readyLeft(n domain.Node) reconcilers.Change {
+	return reconcilers.ChangeOf(domain.NodeStream(n.Name), n.Version, func(e domain.NodeConditionChanged) bool {
+		return e.Type == domain.ConditionReady && e.Status != domain.ConditionTrue
+	})
 }

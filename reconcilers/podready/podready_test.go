@@ -86,9 +86,19 @@ func TestMarksTheReadyPodsOfANodeThatIsNotReady(t *testing.T) {
 	// A node that reports Ready False itself.
 	env.Node("n2", reconcilerstest.Report(domain.ConditionFalse))
 	eventstest.Eventually(t, eventstest.WaitFor, func() bool { return !ready(env, "elsewhere") }, "the pod of the node that reported NotReady is marked")
-	notReady := env.Last(domain.NodeStream("n2"), domain.NodeBecameNotReady{}.EventType())
+	notReady := env.Last(domain.NodeStream("n2"), domain.NodeConditionChanged{}.EventType())
 	if rec := env.Last(domain.PodStream("default", "elsewhere"), domain.PodMarkedNotReady{}.EventType()); rec.Metadata.CausationID != notReady.ID {
-		t.Errorf("elsewhere's mark: cause %q, want n2's NodeBecameNotReady %q", rec.Metadata.CausationID, notReady.ID)
+		t.Errorf("elsewhere's mark: cause %q, want n2's Ready turning False %q", rec.Metadata.CausationID, notReady.ID)
+	}
+
+	// A node whose agent stops cleanly: Ready False, no heartbeat missed.
+	env.ReadyNode("n3", nil)
+	env.Pod("cache", reconcilerstest.CreatePod("cache", "n3", 30), running(domain.ConditionTrue))
+	env.Node("n3", domain.DeregisterNode{})
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool { return !ready(env, "cache") }, "the pod of the node whose agent stopped is marked")
+	stopped := env.Last(domain.NodeStream("n3"), domain.NodeConditionChanged{}.EventType())
+	if rec := env.Last(domain.PodStream("default", "cache"), domain.PodMarkedNotReady{}.EventType()); rec.Metadata.CausationID != stopped.ID {
+		t.Errorf("cache's mark: cause %q, want n3's Ready turning False at the agent's stop %q", rec.Metadata.CausationID, stopped.ID)
 	}
 
 	// Back: Ready again, as its runtime says, and no longer marked.
@@ -117,9 +127,10 @@ func TestKeys(t *testing.T) {
 	for _, rec := range env.Records(0) {
 		got = append(got, reconcilerstest.Strings(r.Watches().KeysFor(rec))...)
 	}
-	// web's binding to n1, its status, n1 marked silent, n2 reporting
-	// NotReady.
-	if diff := cmp.Diff([]string{"node/n1", "pod/default/web", "node/n1", "node/n2"}, got); diff != "" {
+	// n1 and n2 reporting Ready, web's binding to n1, its status, n1
+	// marked silent, n2 reporting NotReady (its Ready turning, then
+	// leaving True).
+	if diff := cmp.Diff([]string{"node/n1", "node/n2", "node/n1", "pod/default/web", "node/n1", "node/n2"}, got); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
 	if keys := r.Watches().KeysFor(events.Record{Stream: "pod/default/x", Type: "PodScheduled", Payload: []byte("{")}); keys != nil {
