@@ -97,6 +97,13 @@ func TestWebViewShowsTheFleetLiveAndAsItWas(t *testing.T) {
 
 	// The other pages, each with what it is for.
 	browse(t, tab, "the pods", chromedp.Navigate(srv.URL+"/ui/#/pods"), chromedp.WaitVisible(`tr.pod[data-pod="default/app-0"]`))
+	// The pods of the silent node are not ready; the others are.
+	browse(t, tab, "the pods' readiness", waitFor(`[...document.querySelectorAll('tr.pod')].length === 3 &&
+		[...document.querySelectorAll('tr.pod')].every((r) => r.dataset.ready === (r.dataset.node === 'web-01' ? 'not ready' : 'ready'))`))
+	readiness := read(t, tab, "the pods' readiness", evaluate[[]string](`[...document.querySelectorAll('tr.pod')].map((r) => r.dataset.node + ' ' + r.dataset.ready)`))
+	if !slices.Contains(readiness, "web-01 not ready") {
+		t.Errorf("the pods page reads %v, want a pod of web-01 not ready", readiness)
+	}
 	screenshot(t, tab, "pods")
 	browse(t, tab, "the audit log", chromedp.Navigate(srv.URL+"/ui/#/audit?stream=node/web-01"), chromedp.WaitVisible(`tr.audit-event[data-type="NodeRegistered"]`))
 	screenshot(t, tab, "audit")

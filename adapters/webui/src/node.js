@@ -7,6 +7,7 @@ import { esc, errorBox, when, patch } from './dom.js';
 import { conditionBad, summarize } from './fleet.js';
 import { nodeActions } from './actions.js';
 import { drawSeries } from './charts.js';
+import { readiness } from './pod.js';
 
 export function nodePage(ctx) {
   const { app, live, session } = ctx;
@@ -119,8 +120,8 @@ export function nodePage(ctx) {
     try {
       const list = await get('/api/v1/pods' + query({ fieldSelector: 'spec.nodeName=' + name, asOf }), signal);
       pods = list.items;
-      patch($('node-pods'), `<h2>Pods <span class="muted">${pods.length}</span></h2>${pods.length ? `<table><thead><tr><th>Pod</th><th>Phase</th><th>Address</th><th>Since</th></tr></thead><tbody>${
-        pods.map((p) => `<tr class="pod" data-key="${esc(p.metadata.namespace + '/' + p.metadata.name)}" data-pod="${esc(p.metadata.namespace + '/' + p.metadata.name)}"><td>${esc(p.metadata.namespace)}/${esc(p.metadata.name)}</td><td>${esc(p.metadata.deletionTimestamp ? 'Terminating' : p.status?.phase)}</td><td>${esc(p.status?.podIP || '')}</td><td>${when(p.status?.startTime || p.metadata.creationTimestamp)}</td></tr>`).join('')}</tbody></table>` : '<p class="muted">none</p>'}`);
+      patch($('node-pods'), `<h2>Pods <span class="muted">${pods.length}</span></h2>${pods.length ? `<table><thead><tr><th>Pod</th><th>Phase</th><th>Ready</th><th>Address</th><th>Since</th></tr></thead><tbody>${
+        pods.map((p) => `<tr class="pod" data-key="${esc(p.metadata.namespace + '/' + p.metadata.name)}" data-pod="${esc(p.metadata.namespace + '/' + p.metadata.name)}" data-ready="${esc(readiness(p))}"><td>${esc(p.metadata.namespace)}/${esc(p.metadata.name)}</td><td>${esc(p.metadata.deletionTimestamp ? 'Terminating' : p.status?.phase)}</td><td class="${readiness(p) === 'not ready' ? 'error' : ''}">${esc(readiness(p))}</td><td>${esc(p.status?.podIP || '')}</td><td>${when(p.status?.startTime || p.metadata.creationTimestamp)}</td></tr>`).join('')}</tbody></table>` : '<p class="muted">none</p>'}`);
     } catch (e) {
       if (!signal.aborted) patch($('node-pods'), errorBox(e));
     }

@@ -9,6 +9,14 @@ const steps = [
   ['herd.dev/deprovisioned-at', 'deprovisioned'],
 ];
 
+// readiness is what a pod's Ready condition says, in words: "ready",
+// "not ready", or "" for a pod that has none yet.
+export function readiness(p) {
+  const c = (p.status?.conditions || []).find((c) => c.type === 'Ready');
+  if (!c) return '';
+  return c.status === 'True' ? 'ready' : 'not ready';
+}
+
 // summarizePod is the part of a v1.Pod the pods page uses.
 export function summarizePod(p) {
   const md = p.metadata, ann = md.annotations || {};
@@ -21,6 +29,7 @@ export function summarizePod(p) {
     node: p.spec?.nodeName || '',
     owner: owner ? `${owner.kind}/${owner.name}` : '',
     phase: md.deletionTimestamp ? 'Terminating' : p.status?.phase || 'Pending',
+    ready: readiness(p),
     ip: p.status?.podIP || ann['herd.dev/pod-network-ip'] || '',
     since: p.status?.startTime || md.creationTimestamp,
     deleting: md.deletionTimestamp || '',
@@ -33,7 +42,7 @@ export function summarizePod(p) {
 // and its worker (which sends the page only the pods that differ from
 // the last list it sent) compare by it.
 export function samePod(a, b) {
-  return a.node === b.node && a.owner === b.owner && a.phase === b.phase && a.ip === b.ip && a.since === b.since &&
+  return a.node === b.node && a.owner === b.owner && a.phase === b.phase && a.ready === b.ready && a.ip === b.ip && a.since === b.since &&
     a.deleting === b.deleting && a.grace === b.grace && a.steps.join() === b.steps.join() &&
     JSON.stringify(a.labels) === JSON.stringify(b.labels);
 }

@@ -68,11 +68,11 @@ export function podsPage(ctx) {
     patch(el, [...groups.keys()].sort().map((g) => section(g, groups.get(g).sort((a, b) => (a.key < b.key ? -1 : 1)))).join('') || '<p class="muted">No pod.</p>');
   }
   const section = (g, list) => `<section class="group" data-key="${esc('group:' + g)}"><h2>${esc(g)} <span class="muted">${list.length}</span></h2>
-      <table><thead><tr><th>Pod</th><th>Node</th><th>Owner</th><th>Phase</th><th>Address</th><th>Since</th><th>Termination</th></tr></thead><tbody>${
+      <table><thead><tr><th>Pod</th><th>Node</th><th>Owner</th><th>Phase</th><th>Ready</th><th>Address</th><th>Since</th><th>Termination</th></tr></thead><tbody>${
   list.map(row).join('')}</tbody></table></section>`;
-  const row = (p) => `<tr class="pod phase-${esc(p.phase)}" data-key="${esc(p.key)}" data-pod="${esc(p.key)}" data-node="${esc(p.node)}" data-phase="${esc(p.phase)}">
+  const row = (p) => `<tr class="pod phase-${esc(p.phase)}" data-key="${esc(p.key)}" data-pod="${esc(p.key)}" data-node="${esc(p.node)}" data-phase="${esc(p.phase)}" data-ready="${esc(p.ready)}">
     <td>${esc(p.key)}</td><td>${p.node ? `<a class="node" data-node="${esc(p.node)}" href="${esc(nodeHref(p.node, drawnAt))}">${esc(p.node)}</a>` : '<span class="muted">unscheduled</span>'}</td>
-    <td>${esc(p.owner)}</td><td>${esc(p.phase)}</td><td>${esc(p.ip)}</td><td>${when(p.since)}</td>
+    <td>${esc(p.owner)}</td><td>${esc(p.phase)}</td><td class="${p.ready === 'not ready' ? 'error' : ''}">${esc(p.ready)}</td><td>${esc(p.ip)}</td><td>${when(p.since)}</td>
     <td>${p.deleting ? `<ol class="steps"><li>deletion requested ${when(p.deleting)}${p.grace !== undefined ? `, grace ${esc(p.grace)} s` : ''}</li>${p.steps.map(([what, t]) => `<li>${esc(what)} ${when(t)}</li>`).join('')}</ol>` : ''}</td></tr>`;
 
   // A move (or a live change) is followed where it shows: a pod that
