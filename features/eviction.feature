@@ -93,6 +93,7 @@ Feature: Pods are evicted from nodes with NoExecute taints they do not tolerate
       | PodScheduled          | 09:00:00 |                        |
       | PodIPAssigned         | 09:00:00 |                        |
       | PodStatusUpdated      | 09:00:00 |                        |
+      | PodMarkedNotReady     | 09:00:45 |                        |
       | PodDisruptionTargeted | 09:05:45 | DeletionByTaintManager |
       | PodDeletionRequested  | 09:05:45 |                        |
       | PodShutdownRequested  | 09:05:45 |                        |
