@@ -153,8 +153,8 @@ func SpecChange(stream string, version int64, created, changed domain.Event) Cha
 // PodCountChanges are a pod's changes that move what a status counting
 // pods (a workload's replicas, a budget's healthy pods) says of it: its
 // coming, its owners and labels (whose it is), its readiness (reported,
-// or marked while its node is not Ready), its stop
-// and the request to delete it (a terminating pod is no longer active).
+// or marked while its node is not Ready), its stop and the request to
+// delete it (a terminating pod is no longer active).
 var PodCountChanges = []string{
 	domain.PodCreated{}.EventType(), domain.PodOwnersChanged{}.EventType(), domain.PodMetadataChanged{}.EventType(),
 	domain.PodStatusUpdated{}.EventType(), domain.PodMarkedNotReady{}.EventType(), domain.PodStopped{}.EventType(),
