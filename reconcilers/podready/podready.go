@@ -36,7 +36,7 @@ var (
 )
 
 // Reconciler marks the pods of nodes that are not Ready not ready. Its
-// keys are nodes (their Ready leaving True, a pod bound to them) and pods
+// keys are nodes (their conditions turning, a pod bound to them) and pods
 // (a status reported).
 type Reconciler struct {
 	commands domain.BatchExecutor[domain.Pod, domain.PodCommand]
@@ -73,9 +73,9 @@ func (r *Reconciler) Name() string { return "podready" }
 
 // Watches implements reconcilers.Reconciler: a node's conditions turning
 // (Ready leaving True among them: reported, marked silent, or a clean
-// stop's), mapped to the node; a pod's binding, mapped to its node; a pod's status
-// reported, mapped to the pod (a runtime may report it Ready while its
-// node is not).
+// stop's), mapped to the node; a pod's binding, mapped to its node; a
+// pod's status reported, mapped to the pod (a runtime may report it Ready
+// while its node is not).
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	w := reconcilers.Watch()
 	return w.

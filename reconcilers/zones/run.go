@@ -51,8 +51,9 @@ func (r *Reconciler) run(ctx context.Context, p domain.Pod) (time.Time, error) {
 			if domain.PodReady(p) {
 				return st.ExitsAt, nil
 			}
-			// It ran on while its node was not Ready, which marked it
-			// not ready (podready): ready again now the node is.
+			// Its runtime runs it and its node is Ready, so it is
+			// Ready: it ran on while its node was not, which marked
+			// it not ready (podready), or a client said otherwise.
 			return st.ExitsAt, r.report(ctx, p, rt, readyAgain(p), backOnline(node))
 		}
 	case domain.RuntimeExited:
