@@ -105,6 +105,20 @@ func TestWebViewShowsTheFleetLiveAndAsItWas(t *testing.T) {
 		t.Errorf("the pods page reads %v, want a pod of web-01 not ready", readiness)
 	}
 	screenshot(t, tab, "pods")
+
+	// The pod's own page says why it is not ready, and how it came to be.
+	browse(t, tab, "open the page of web-01's pod", clickRedrawn(`tr.pod[data-node="web-01"] a.pod-link`),
+		chromedp.WaitVisible(`#why .why-item[data-what="not ready"]`), chromedp.WaitVisible(`#origin .why-item[data-what="created"]`))
+	notReady := read(t, tab, "why the pod is not ready", chromedp.Text(`#why .why-item[data-what="not ready"]`))
+	for _, want := range []string{"PodMarkedNotReady", "system:herd:podready", "its node web-01 is not Ready", "HeartbeatMissed"} {
+		if !strings.Contains(notReady, want) {
+			t.Errorf("the pod's page explains not ready as %q, want %q in it", notReady, want)
+		}
+	}
+	if bound := read(t, tab, "how the pod came to be", chromedp.Text(`#origin`)); !strings.Contains(bound, "bound to web-01") || !strings.Contains(bound, "PodScheduled") {
+		t.Errorf("the pod's page says it came to be %q, want its binding to web-01", bound)
+	}
+	screenshot(t, tab, "pod")
 	browse(t, tab, "the audit log", chromedp.Navigate(srv.URL+"/ui/#/audit?stream=node/web-01"), chromedp.WaitVisible(`tr.audit-event[data-type="NodeRegistered"]`))
 	screenshot(t, tab, "audit")
 	// Events one write appended together are marked as one write: the

@@ -7,6 +7,7 @@ import { Fleet } from './fleet.js';
 import { overview } from './overview.js';
 import { nodePage } from './node.js';
 import { podsPage } from './pods.js';
+import { podPage } from './podpage.js';
 import { workloadsPage } from './workloads.js';
 import { auditPage } from './audit.js';
 import { diffPage } from './diff.js';
@@ -248,6 +249,7 @@ const pages = [
   [/^\/$/, overview, 'overview'],
   [/^\/nodes\/([^/]+)$/, nodePage, 'overview'],
   [/^\/pods$/, podsPage, 'pods'],
+  [/^\/pods\/([^/]+)\/([^/]+)$/, podPage, 'pods'],
   [/^\/workloads$/, workloadsPage, 'workloads'],
   [/^\/audit$/, auditPage, 'audit'],
   [/^\/diff$/, diffPage, 'diff'],

@@ -8,6 +8,7 @@ import { conditionBad, summarize } from './fleet.js';
 import { nodeActions } from './actions.js';
 import { drawSeries } from './charts.js';
 import { readiness } from './pod.js';
+import { chains, podLink } from './podpage.js';
 
 export function nodePage(ctx) {
   const { app, live, session } = ctx;
@@ -83,10 +84,7 @@ export function nodePage(ctx) {
         patch($('node-why'), '');
         return;
       }
-      patch($('node-why'), `<section class="card why" id="why"><h2>Why</h2>${why.items.map((x) => `
-        <div class="why-item"><p><b>${esc(x.what)}</b> since ${when(x.since)}</p><ol class="chain">${x.chain.map((ev) => `
-          <li><a href="#/audit?${new URLSearchParams({ stream: ev.stream, after: String(ev.position - 1), limit: '1', heartbeats: 'shown' })}">${esc(ev.type)}</a>
-          <span class="muted">#${ev.position} · ${esc(ev.stream)} · ${when(ev.recordedAt)}${ev.actor ? ' · by ' + esc(ev.actor) : ''}</span>${ev.says ? `<br>${esc(ev.says)}` : ''}</li>`).join('')}</ol></div>`).join('')}</section>`);
+      patch($('node-why'), `<section class="card why" id="why"><h2>Why</h2>${chains(why.items)}</section>`);
     } catch (e) {
       if (!signal.aborted) patch($('node-why'), errorBox(e));
     }
@@ -121,7 +119,7 @@ export function nodePage(ctx) {
       const list = await get('/api/v1/pods' + query({ fieldSelector: 'spec.nodeName=' + name, asOf }), signal);
       pods = list.items;
       patch($('node-pods'), `<h2>Pods <span class="muted">${pods.length}</span></h2>${pods.length ? `<table><thead><tr><th>Pod</th><th>Phase</th><th>Ready</th><th>Address</th><th>Since</th></tr></thead><tbody>${
-        pods.map((p) => `<tr class="pod" data-key="${esc(p.metadata.namespace + '/' + p.metadata.name)}" data-pod="${esc(p.metadata.namespace + '/' + p.metadata.name)}" data-ready="${esc(readiness(p))}"><td>${esc(p.metadata.namespace)}/${esc(p.metadata.name)}</td><td>${esc(p.metadata.deletionTimestamp ? 'Terminating' : p.status?.phase)}</td><td class="${readiness(p) === 'not ready' ? 'error' : ''}">${esc(readiness(p))}</td><td>${esc(p.status?.podIP || '')}</td><td>${when(p.status?.startTime || p.metadata.creationTimestamp)}</td></tr>`).join('')}</tbody></table>` : '<p class="muted">none</p>'}`);
+        pods.map((p) => `<tr class="pod" data-key="${esc(p.metadata.namespace + '/' + p.metadata.name)}" data-pod="${esc(p.metadata.namespace + '/' + p.metadata.name)}" data-ready="${esc(readiness(p))}"><td>${podLink(p.metadata.namespace + '/' + p.metadata.name, at)}</td><td>${esc(p.metadata.deletionTimestamp ? 'Terminating' : p.status?.phase)}</td><td class="${readiness(p) === 'not ready' ? 'error' : ''}">${esc(readiness(p))}</td><td>${esc(p.status?.podIP || '')}</td><td>${when(p.status?.startTime || p.metadata.creationTimestamp)}</td></tr>`).join('')}</tbody></table>` : '<p class="muted">none</p>'}`);
     } catch (e) {
       if (!signal.aborted) patch($('node-pods'), errorBox(e));
     }

@@ -4,6 +4,7 @@
 import { esc, errorBox, when, labelMatcher, patch, patchElement } from './dom.js';
 import { Collection } from './fleet.js';
 import { summarizePod, samePod } from './pod.js';
+import { podLink, podHref } from './podpage.js';
 
 // Rows drawn at most: a filter narrows a bigger list.
 const maxRows = 2000;
@@ -71,7 +72,7 @@ export function podsPage(ctx) {
       <table><thead><tr><th>Pod</th><th>Node</th><th>Owner</th><th>Phase</th><th>Ready</th><th>Address</th><th>Since</th><th>Termination</th></tr></thead><tbody>${
   list.map(row).join('')}</tbody></table></section>`;
   const row = (p) => `<tr class="pod phase-${esc(p.phase)}" data-key="${esc(p.key)}" data-pod="${esc(p.key)}" data-node="${esc(p.node)}" data-phase="${esc(p.phase)}" data-ready="${esc(p.ready)}">
-    <td>${esc(p.key)}</td><td>${p.node ? `<a class="node" data-node="${esc(p.node)}" href="${esc(nodeHref(p.node, drawnAt))}">${esc(p.node)}</a>` : '<span class="muted">unscheduled</span>'}</td>
+    <td>${podLink(p.key, drawnAt)}</td><td>${p.node ? `<a class="node" data-node="${esc(p.node)}" href="${esc(nodeHref(p.node, drawnAt))}">${esc(p.node)}</a>` : '<span class="muted">unscheduled</span>'}</td>
     <td>${esc(p.owner)}</td><td>${esc(p.phase)}</td><td class="${p.ready === 'not ready' ? 'error' : ''}">${esc(p.ready)}</td><td>${esc(p.ip)}</td><td>${when(p.since)}</td>
     <td>${p.deleting ? `<ol class="steps"><li>deletion requested ${when(p.deleting)}${p.grace !== undefined ? `, grace ${esc(p.grace)} s` : ''}</li>${p.steps.map(([what, t]) => `<li>${esc(what)} ${when(t)}</li>`).join('')}</ol>` : ''}</td></tr>`;
 
@@ -182,9 +183,9 @@ export function podsPage(ctx) {
       pods.moveTo(at);
     };
     const freshen = (e) => {
-      const a = e.target.closest?.('a.node');
+      const a = e.target.closest?.('a.node, a.pod-link');
       if (!a) return;
-      const href = nodeHref(a.dataset.node, at);
+      const href = a.classList.contains('node') ? nodeHref(a.dataset.node, at) : podHref(a.dataset.pod, at);
       if (a.getAttribute('href') !== href) a.setAttribute('href', href);
     };
     for (const type of ['pointerover', 'focusin', 'click', 'auxclick', 'contextmenu']) el.addEventListener(type, freshen, true);
