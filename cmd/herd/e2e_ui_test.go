@@ -119,6 +119,14 @@ func TestWebViewShowsTheFleetLiveAndAsItWas(t *testing.T) {
 		t.Errorf("the pod's page says it came to be %q, want its binding to web-01", bound)
 	}
 	screenshot(t, tab, "pod")
+	// The same page as it was while web-01 still reported: ready, nothing
+	// wrong.
+	podPath := read(t, tab, "the pod page's address", evaluate[string](`location.hash.split('?')[0]`))
+	browse(t, tab, "the pod's page in the past", chromedp.Navigate(srv.URL+"/ui/"+podPath+"?at="+url.QueryEscape(readyAt.UTC().Format(time.RFC3339Nano))),
+		chromedp.WaitVisible("#past-marker"), waitFor(`document.querySelector('#pod-ready')?.dataset.ready === 'ready'`))
+	if why := read(t, tab, "why, in the past", chromedp.Text("#why")); !strings.Contains(why, "Nothing is wrong") {
+		t.Errorf("the pod's page as it was while its node reported says %q, want nothing wrong", why)
+	}
 	browse(t, tab, "the audit log", chromedp.Navigate(srv.URL+"/ui/#/audit?stream=node/web-01"), chromedp.WaitVisible(`tr.audit-event[data-type="NodeRegistered"]`))
 	screenshot(t, tab, "audit")
 	// Events one write appended together are marked as one write: the
