@@ -24,19 +24,22 @@ func started(p domain.Pod, node domain.Node) cause {
 		return reconcilers.BecauseOfNewest(ctx,
 			reconcilers.ChangeOf[domain.PodScheduled](pod, p.Version, nil),
 			reconcilers.ChangeOf[domain.PodIPAssigned](pod, p.Version, nil),
-			reconcilers.ChangeOf(domain.NodeStream(node.Name), node.Version, func(e domain.NodeConditionChanged) bool {
-				return e.Type == domain.ConditionReady && e.Status == domain.ConditionTrue
-			}))
+			readyTurnedTrue(node))
 	}
+}
+
+// readyTurnedTrue is the node's Ready condition turning True, as read.
+func readyTurnedTrue(node domain.Node) reconcilers.Change {
+	return reconcilers.ChangeOf(domain.NodeStream(node.Name), node.Version, func(e domain.NodeConditionChanged) bool {
+		return e.Type == domain.ConditionReady && e.Status == domain.ConditionTrue
+	})
 }
 
 // backOnline is the cause of a running pod reported Ready again: its
 // node's Ready condition turning True, as read.
 func backOnline(node domain.Node) cause {
 	return func(ctx context.Context) (context.Context, error) {
-		return reconcilers.BecauseOf(ctx, reconcilers.ChangeOf(domain.NodeStream(node.Name), node.Version, func(e domain.NodeConditionChanged) bool {
-			return e.Type == domain.ConditionReady && e.Status == domain.ConditionTrue
-		}))
+		return reconcilers.BecauseOf(ctx, readyTurnedTrue(node))
 	}
 }
 
