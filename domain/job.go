@@ -104,11 +104,11 @@ type JobCondition struct {
 	LastTransitionTime time.Time        `json:"lastTransitionTime"`
 }
 
-// JobTracking is how a Job counts each finished pod once. Kubernetes
-// holds a finished pod back with the batch.kubernetes.io/job-tracking
-// finalizer until its Job has counted it; herd instead records the
-// counted pods' UIDs in the same event that adds them to Succeeded or
-// Failed, and forgets a UID once its pod is gone.
+// JobTracking is how a Job counts each finished pod once: the counted
+// pods' UIDs are recorded in the same event that adds them to Succeeded
+// or Failed, and a UID is forgotten once its pod is gone. A Job's pods
+// carry JobTrackingFinalizer until it has counted them, so none is gone
+// before it is counted.
 type JobTracking struct {
 	// Counted are the UIDs of the finished pods counted whose pods may
 	// still exist.
@@ -119,6 +119,15 @@ type JobTracking struct {
 	FailuresSinceSuccess int32     `json:"failuresSinceSuccess,omitempty"`
 	LastFailureAt        time.Time `json:"lastFailureAt"`
 }
+
+// JobTrackingFinalizer holds a Job's pod back from deletion until the Job
+// has counted it (a pod deleted before it finished counts as a failure),
+// as Kubernetes' batch.kubernetes.io/job-tracking does: without it, a pod
+// evicted and gone before its Job looked would never count toward the
+// backoff limit. The Job's reconciler puts it on the pods it creates and
+// takes it off once it has counted them, or once it no longer counts
+// them (its Job suspended, finished, or gone).
+const JobTrackingFinalizer = "batch.kubernetes.io/job-tracking"
 
 // Job labels Kubernetes puts on a Job's pods when it generates the
 // Job's selector: the legacy and the batch.kubernetes.io/ spelling of

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -228,6 +229,21 @@ func TestDeletePod(t *testing.T) {
 		}
 		if _, _, err := decidePod(t, p, FinalizePod{Reason: "Terminated"}, at(4)); !errors.Is(err, ErrConflict) {
 			t.Errorf("finalize with finalizers: %v, want ErrConflict", err)
+		}
+	})
+	t.Run("removing one finalizer keeps the rest", func(t *testing.T) {
+		held, _, _ := decidePod(t, pending, SetPodMetadata{Labels: map[string]string{"app": "pi"}, Finalizers: []string{JobTrackingFinalizer, "example.com/hold"}}, at(2))
+		p, _, _ := decidePod(t, held, DeletePod{}, at(3))
+		p, evs, err := decidePod(t, p, RemovePodFinalizer{Finalizer: JobTrackingFinalizer}, at(4))
+		if err != nil || len(evs) != 1 || !slices.Equal(p.Finalizers, []string{"example.com/hold"}) || p.Labels["app"] != "pi" || !p.Terminating() {
+			t.Fatalf("events %v, finalizers %v, labels %v, terminating %v, err %v", evs, p.Finalizers, p.Labels, p.Terminating(), err)
+		}
+		if _, evs, err := decidePod(t, p, RemovePodFinalizer{Finalizer: JobTrackingFinalizer}, at(5)); err != nil || len(evs) != 0 {
+			t.Errorf("removing it again: events %v, err %v", evs, err)
+		}
+		p, _, _ = decidePod(t, p, RemovePodFinalizer{Finalizer: "example.com/hold"}, at(6))
+		if p, _, err := decidePod(t, p, FinalizePod{Reason: "Terminated"}, at(7)); err != nil || !p.Finalized {
+			t.Errorf("finalize once none is left: finalized %v, err %v", p.Finalized, err)
 		}
 	})
 	t.Run("scheduled gets its grace period", func(t *testing.T) {

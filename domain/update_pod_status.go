@@ -75,3 +75,24 @@ func (c SetPodMetadata) decidePod(p Pod, now time.Time) ([]Event, error) {
 	}
 	return []Event{PodMetadataChanged{Labels: labels, Annotations: annotations, Finalizers: finalizers, At: now}}, nil
 }
+
+// RemovePodFinalizer takes one finalizer off a pod, keeping its labels,
+// annotations and other finalizers as they are now: a controller's
+// release of a pod it held, decided on the pod as it stands rather than
+// as the controller read it. A pod without the finalizer is left as it
+// is. Removing the last finalizer of a pod being deleted lets it be
+// finalized.
+type RemovePodFinalizer struct {
+	Finalizer string
+}
+
+func (c RemovePodFinalizer) decidePod(p Pod, now time.Time) ([]Event, error) {
+	if err := requireManaged(p); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(p.Finalizers, c.Finalizer) {
+		return nil, nil
+	}
+	rest := slices.DeleteFunc(cloneSlice(p.Finalizers), func(f string) bool { return f == c.Finalizer })
+	return []Event{PodMetadataChanged{Labels: cloneStrings(p.Labels), Annotations: cloneStrings(p.Annotations), Finalizers: rest, At: now}}, nil
+}

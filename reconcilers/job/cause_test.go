@@ -455,16 +455,18 @@ func TestAResyncsPodsInPlaceOfOneTakenAwayNameTheTaking(t *testing.T) {
 }
 
 // TestAResyncsRetryOfAPodGoneBeforeItWasCountedNamesItsDeletion: an
-// operator deletes a Job's running pod and herd's termination stops and
-// finalizes it before the Job has looked: there is nothing left to
-// count. The pod the Job makes in its place, in a resync's reconcile,
-// names the operator's deletion (traced back from the stop), not the
-// Job's creation.
+// operator takes the Job's tracking finalizer off its running pod (or
+// the pod was made before Jobs held their pods), then deletes it, and
+// herd's termination stops and finalizes it before the Job has looked:
+// there is nothing left to count. The pod the Job makes in its place, in
+// a resync's reconcile, names the operator's deletion (traced back from
+// the stop), not the Job's creation.
 func TestAResyncsRetryOfAPodGoneBeforeItWasCountedNamesItsDeletion(t *testing.T) {
 	h := newCauseHarness(t, piSpec(1, 1, 6, domain.RestartNever))
 	h.reconcile()
 	h.runs("pi-1")
 	h.env.Clock.Step(time.Minute)
+	h.pod("kubernetes-admin", "pi-1", domain.RemovePodFinalizer{Finalizer: domain.JobTrackingFinalizer})
 	deleted := h.env.DeletedByOperator("pi-1")
 	h.startResync()
 	wantCause(t, h.createdPod("pi-2"), deleted)

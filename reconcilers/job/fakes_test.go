@@ -54,11 +54,11 @@ func (f *fakePods) run() {
 	}
 }
 
-// finalize removes every pod being deleted, as the termination
-// reconciler does once it has stopped.
+// finalize removes every pod being deleted that no finalizer holds, as
+// the termination reconciler does once it has stopped.
 func (f *fakePods) finalize() {
 	for k, p := range f.Pods.Pods {
-		if p.Terminating() {
+		if p.Terminating() && len(p.Finalizers) == 0 {
 			delete(f.Pods.Pods, k)
 		}
 	}

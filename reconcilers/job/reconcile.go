@@ -31,14 +31,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		if j.Orphan {
 			orphan = j.UID
 		}
-		return reconcilers.Result{}, r.collect(ctx, key.Namespace, key.Name, j.Version, reconcilers.Filter(pods, reconcilers.AbandonedBy(kindJob, key.Name, "")), orphan)
+		return reconcilers.Result{}, r.collect(ctx, key.Namespace, key.Name, j.Version, pods, "", orphan)
 	}
 	if j.UID == "" {
 		// Its pods name it by UID; without one, every pod of its name
 		// would look like an earlier Job's.
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("job %s has no uid: %w", j, domain.ErrInvalid))
 	}
-	if err := r.collect(ctx, j.Namespace, j.Name, 0, reconcilers.Filter(pods, reconcilers.AbandonedBy(kindJob, j.Name, j.UID)), ""); err != nil {
+	if err := r.collect(ctx, j.Namespace, j.Name, 0, pods, j.UID, ""); err != nil {
 		return reconcilers.Result{}, err
 	}
 	if j.DeletionRequestedAt != nil {
@@ -47,13 +47,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	return r.sync(ctx, j, reconcilers.Filter(pods, func(p domain.Pod) bool { return j.Owns(p) }))
 }
 
-// collect is the garbage collector of the pods whose controller, a Job
-// called name, is gone (reconcilers.CollectCommands), as kubectl delete
-// job asks; those of the one of UID orphan only lose their reference to
-// it. What it writes names that Job's deletion, in the Job's stream up
-// to version upTo (deletedCause).
-func (r *Reconciler) collect(ctx context.Context, namespace, name string, upTo int64, abandoned []domain.Pod, orphan string) error {
-	if len(abandoned) == 0 {
+// collect is the garbage collector of the pods, among pods, whose
+// controller is a Job called name that is gone (any of the name when uid
+// is empty, else one of another UID; reconcilers.CollectCommands), as
+// kubectl delete job asks; those of the one of UID orphan only lose their
+// reference to it. It first releases every such pod it still holds, as
+// nothing will count them. What it writes names that Job's deletion, in
+// the Job's stream up to version upTo (deletedCause).
+func (r *Reconciler) collect(ctx context.Context, namespace, name string, upTo int64, pods []domain.Pod, uid, orphan string) error {
+	abandoned := reconcilers.Filter(pods, reconcilers.AbandonedBy(kindJob, name, uid))
+	unheld := reconcilers.Filter(pods, heldByAnother(name, uid))
+	if len(abandoned)+len(unheld) == 0 {
 		return nil
 	}
 	job := namespace + "/" + name
@@ -61,19 +65,34 @@ func (r *Reconciler) collect(ctx context.Context, namespace, name string, upTo i
 	if err != nil {
 		return fmt.Errorf("cause of the collection of pods of job %s: %w", job, err)
 	}
+	if err := r.release(ctx, job, "released pods of a job that is gone", unheld); err != nil {
+		return err
+	}
+	if len(abandoned) == 0 {
+		return nil
+	}
 	return r.Controlled.Collect(ctx, job, abandoned, orphan)
 }
 
 // deleteForeground deletes the pods of j, which is being deleted in the
-// foreground (reconcilers.Controlled.DeleteForeground), naming j's
-// deletion as what moved it.
+// foreground (reconcilers.Controlled.DeleteForeground), and releases
+// those it holds, as it counts none of them any more: the garbage
+// collector waits for them to go. What it writes names j's deletion.
 func (r *Reconciler) deleteForeground(ctx context.Context, j domain.Job, pods []domain.Pod) error {
-	if cmds, _ := reconcilers.ForegroundCommands(pods, j.UID); len(cmds) == 0 {
+	cmds, _ := reconcilers.ForegroundCommands(pods, j.UID)
+	unheld := reconcilers.Filter(pods, func(p domain.Pod) bool { return held(p) && j.Owns(p) })
+	if len(cmds)+len(unheld) == 0 {
 		return nil
 	}
 	ctx, err := foregroundCause(ctx, j)
 	if err != nil {
 		return fmt.Errorf("cause of the deletion of pods of job %s: %w", j, err)
+	}
+	if err := r.release(ctx, j.String(), "released pods of a job deleted in the foreground", unheld); err != nil {
+		return err
+	}
+	if len(cmds) == 0 {
+		return nil
 	}
 	return r.Controlled.DeleteForeground(ctx, j.String(), j.UID, pods)
 }

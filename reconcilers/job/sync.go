@@ -38,6 +38,9 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 		}
 		j = counted
 	}
+	if err := r.releaseDone(ctx, j, owned); err != nil {
+		return reconcilers.Result{}, err
+	}
 	now := r.Clock.Now()
 	running := reconcilers.Filter(owned, active)
 	if j.Status.Finished() {
@@ -82,6 +85,9 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 				return reconcilers.Result{}, r.jobGone(fmt.Errorf("count the stopped pods of job %s: %w", j, err))
 			}
 			j, st.Failed = counted, counted.Status.Failed
+			if err := r.releaseDone(ctx, j, deleted); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		running = nil
 		if !slices.ContainsFunc(owned, func(p domain.Pod) bool { return !stopped(p) }) {
@@ -260,11 +266,13 @@ func boolRank(b bool) int {
 }
 
 // create creates n pods from the Job's template in one unit of work and
-// returns them; ctx names why (createCause).
+// returns them, each held by the tracking finalizer until the Job has
+// counted it; ctx names why (createCause).
 func (r *Reconciler) create(ctx context.Context, j domain.Job, n int) ([]domain.Pod, error) {
 	batch := make([]domain.Keyed[domain.PodCommand], n)
 	for i := range batch {
 		c := domain.PodFromTemplate(j.Namespace, r.IDs.PodName(j.Name), r.IDs.UID(), j.Spec.Template, j.OwnerReference())
+		c.Finalizers = append(c.Finalizers, domain.JobTrackingFinalizer)
 		batch[i] = domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: c.Namespace, Name: c.Name}, Command: c}
 	}
 	created, _, err := r.podCommands.ExecuteBatch(ctx, batch)
