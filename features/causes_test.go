@@ -98,7 +98,7 @@ func runCauseHistory(t *testing.T, database func() (*pgtest.Database, error)) {
 	// Every kind of status the history drives is held to its cause.
 	for _, typ := range []string{"ReplicaSetStatusRecorded", "PodDisruptionBudgetStatusRecorded", "DeploymentStatusRecorded",
 		"JobStatusRecorded", "JobPodsCounted", "DaemonSetStatusRecorded", "PodStatusUpdated",
-		"StatefulSetStatusRecorded", "ControllerRevisionCreated", "CronJobStatusRecorded", "JobCreated", "PodMarkedNotReady"} {
+		"StatefulSetStatusRecorded", "ControllerRevisionCreated", "CronJobStatusRecorded", "JobCreated", "PodMarkedNotReady", "PodMetadataChanged"} {
 		if byType[typ] == 0 {
 			t.Errorf("the history checked no %s against its cause", typ)
 		}
@@ -516,6 +516,10 @@ func (ix causeIndex) check(before []events.Record, rec events.Record) (known boo
 	case domain.JobPodsCounted:
 		if rec.Metadata.Actor == "system:herd:job" && len(ev.Succeeded)+len(ev.Failed) > 0 {
 			return true, ix.jobCounted(before, rec, cause, ev)
+		}
+	case domain.PodMetadataChanged:
+		if owners := ix.podOwners[rec.Stream]; len(owners) == 1 && rec.Metadata.Actor == "system:herd:job" {
+			return true, ix.jobRelease(rec, cause, owners[0])
 		}
 	case domain.DaemonSetStatusRecorded:
 		if rec.Metadata.Actor == "system:herd:daemonset" {
@@ -1058,6 +1062,30 @@ func (ix causeIndex) jobCounted(before []events.Record, rec, cause events.Record
 		return fmt.Errorf("its cause %s %s at %d (%s) is no change of a pod it counts", cause.Type, cause.Stream, cause.Position, says(cause))
 	}
 	return nil
+}
+
+// jobRelease holds the Job's release of its pod (its tracking finalizer
+// taken off) to what ended the Job's interest in it: the Job's count
+// that counted it, the pod's own end when the Job does not count it (a
+// deletion while it was suspended or had succeeded), or the Job's
+// deletion.
+func (ix causeIndex) jobRelease(rec, cause events.Record, owner string) error {
+	uid := ix.podUID[rec.Stream]
+	switch c := decoded(cause).(type) {
+	case domain.JobPodsCounted:
+		if cause.Stream == owner && (slices.Contains(c.Succeeded, uid) || slices.Contains(c.Failed, uid)) {
+			return nil
+		}
+	case domain.JobDeleted, domain.JobDeletionRequested:
+		if cause.Stream == owner {
+			return nil
+		}
+	default:
+		if cause.Stream == rec.Stream && slices.Contains(reconcilers.PodEndChanges, cause.Type) {
+			return nil
+		}
+	}
+	return fmt.Errorf("its cause %s %s at %d (%s) is neither its Job's count of it, its own end, nor its Job's deletion", cause.Type, cause.Stream, cause.Position, says(cause))
 }
 
 // startGate is the cause of a pod's start on its runtime: the last of

@@ -3,8 +3,10 @@ Feature: Jobs run pods to completion
   succeeded, a few at a time; it gives up when more of its pods fail than
   its backoff limit allows or when it runs past its deadline, and a
   finished Job that asks for it is deleted with its pods a while later,
-  as in Kubernetes. herd's mock runtime runs a pod whose command is
-  "sleep N", "true" or "exit N" to its end.
+  as in Kubernetes. A Job holds each of its pods with a finalizer until
+  it has counted it, so a pod evicted or deleted from under it still
+  counts, however fast it goes. herd's mock runtime runs a pod whose
+  command is "sleep N", "true" or "exit N" to its end.
 
   Background:
     Given herd is running and the time is 2026-03-01 09:00:00
@@ -23,6 +25,16 @@ Feature: Jobs run pods to completion
     Then Job "doomed" has 1 pod Failed
     When 10 seconds pass
     Then Job "doomed" is Failed because BackoffLimitExceeded, with 2 pods failed
+
+  Scenario: A Job counts a pod evicted from under it as a failure
+    Given Job "fragile" runs "sleep 600" with a backoff limit of 0
+    Then Job "fragile" has 1 pod Running
+    And the pods of Job "fragile" carry the finalizer "batch.kubernetes.io/job-tracking"
+    When a client evicts the Running pod of Job "fragile"
+    Then the eviction is accepted
+    When 40 seconds pass
+    Then Job "fragile" is Failed because BackoffLimitExceeded, with 1 pod failed
+    And Job "fragile" has no pods
 
   Scenario: A Job that runs past its deadline is stopped
     Given Job "slow" runs "sleep 600" with a deadline of 30 seconds

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 
 	"github.com/cucumber/godog"
@@ -26,6 +27,7 @@ func (w *world) registerJobSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^Job "([^"]+)" is Complete with (\d+) pods? succeeded$`, w.jobIsComplete)
 	sc.Step(`^Job "([^"]+)" is Failed because (\w+), with (\d+) pods? failed$`, w.jobIsFailed)
 	sc.Step(`^Job "([^"]+)" is gone, and so are its pods$`, w.jobIsGone)
+	sc.Step(`^the pods of Job "([^"]+)" carry the finalizer "([^"]+)"$`, w.jobPodsCarry)
 }
 
 // createJob creates a Job whose one container runs script through sh,
@@ -86,6 +88,29 @@ func (w *world) jobPods(name string) (map[string]int, []string, error) {
 	}
 	sort.Strings(seen)
 	return byPhase, seen, nil
+}
+
+// jobPodsCarry checks that every pod the Job controls, and at least one,
+// carries finalizer, as kubectl get pod -o yaml shows it.
+func (w *world) jobPodsCarry(name, finalizer string) error {
+	var list corev1.PodList
+	if err := w.get("/api/v1/namespaces/default/pods", &list); err != nil {
+		return err
+	}
+	n := 0
+	for _, p := range list.Items {
+		if c := metav1.GetControllerOf(&p); c == nil || c.Kind != "Job" || c.Name != name {
+			continue
+		}
+		n++
+		if !slices.Contains(p.Finalizers, finalizer) {
+			return fmt.Errorf("pod %s of Job %s has finalizers %v; want %s among them", p.Name, name, p.Finalizers, finalizer)
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("Job %s has no pods", name)
+	}
+	return nil
 }
 
 func (w *world) jobHasPods(name string, n int, phase string) error {

@@ -26,7 +26,6 @@ func (w *world) registerWhySteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the pod ReplicaSet "([^"]+)" made in place of the evicted one names that pod's (\w+) as its cause$`, w.replacementCause)
 	sc.Step(`^a client evicts the Running pod of Job "([^"]+)"$`, w.evictsJobPod)
 	sc.Step(`^herd explains how Job "([^"]+)"'s Running pod came to be: "([^"]+)", made so by (\w+) of "([^"]+)"((?:, because of \w+)+)$`, w.explainsJobPodOrigin)
-	sc.Step(`^herd explains how Job "([^"]+)"'s Running pod came to be: "([^"]+)", made so by (\w+) of "([^"]+)", because of (\w+), counted first by the Job or not$`, w.explainsJobPodOriginCountedOrNot)
 	sc.Step(`^the agent on "([^"]+)" reports memory ([0-9.]+)% used and disk ([0-9.]+)% used$`, w.reportsMemoryAndDisk)
 }
 
@@ -281,21 +280,4 @@ func (w *world) explainsJobPodOrigin(name, what, eventType, actor, because strin
 		return nil
 	}
 	return fmt.Errorf("herd's explanation of how pod %s came to be says %q, want %q", pod, seen, what)
-}
-
-// explainsJobPodOriginCountedOrNot is explainsJobPodOrigin for a pod
-// made in place of one the Job lost: the chain goes from its creation to
-// the loss, through the Job's count of the lost pod when the Job counted
-// it before it was gone, straight when the pod was gone first (herd
-// keeps no finalizer on a Job's pods, so which comes first is a race
-// between the Job and the pod's termination).
-func (w *world) explainsJobPodOriginCountedOrNot(name, what, eventType, actor, loss string) error {
-	err := w.explainsJobPodOrigin(name, what, eventType, actor, ", because of JobPodsCounted, because of "+loss)
-	if err == nil {
-		return nil
-	}
-	if err2 := w.explainsJobPodOrigin(name, what, eventType, actor, ", because of "+loss); err2 != nil {
-		return fmt.Errorf("%w; nor straight: %w", err, err2)
-	}
-	return nil
 }

@@ -68,4 +68,4 @@ Feature: Why a node is not as it should be
     Then the eviction is accepted
     When 40 seconds pass
     Then Job "batch" has 1 pod Running
-    And herd explains how Job "batch"'s Running pod came to be: "created", made so by PodCreated of "system:herd:job", because of PodDeletionRequested, counted first by the Job or not
+    And herd explains how Job "batch"'s Running pod came to be: "created", made so by PodCreated of "system:herd:job", because of JobPodsCounted, because of PodDeletionRequested
