@@ -11,8 +11,10 @@ import (
 // hears from their node, so the pod no longer counts as serving — not
 // in a workload's ready replicas, nor in a disruption budget's healthy
 // pods. Only the condition's status changes; its reason and message stay.
-// The node's runtime reports the pod Ready again once the node is back.
-// A pod whose Ready is not True, or that has none, is left as it is.
+// The node's runtime reports the pod Ready again once the node is back;
+// for a pod herd observes through its kubelet, the kubelet's next report
+// does. A pod whose Ready is not True, or that has none, is left as it
+// is.
 type MarkPodNotReady struct {
 	// Node is the node the pod is bound to, which is not Ready.
 	Node string
@@ -29,7 +31,9 @@ type PodMarkedNotReady struct {
 func (PodMarkedNotReady) EventType() string { return "PodMarkedNotReady" }
 
 func (c MarkPodNotReady) decidePod(p Pod, now time.Time) ([]Event, error) {
-	if err := requireManaged(p); err != nil {
+	// A kubelet's pod too, as Kubernetes marks every pod of the node: the
+	// kubelet says otherwise when herd hears from it again.
+	if err := requirePod(p); err != nil {
 		return nil, err
 	}
 	if c.Node == "" || p.Spec.NodeName != c.Node {

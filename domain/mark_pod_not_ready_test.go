@@ -42,8 +42,14 @@ func TestMarkPodNotReady(t *testing.T) {
 	}
 	obs := podAfter(t, at(1), ObservePod{Namespace: "kube-system", Name: "dns", Spec: PodSpec{NodeName: "n1"},
 		Status: PodStatus{Phase: PodRunning, Conditions: []PodCondition{{Type: PodConditionReady, Status: ConditionTrue}}}})
-	if _, _, err := decidePod(t, obs, MarkPodNotReady{Node: "n1"}, at(5)); !errors.Is(err, ErrConflict) {
-		t.Errorf("a kubelet's pod: %v, want ErrConflict: its kubelet says whether it is ready", err)
+	obsMarked, evs, err := decidePod(t, obs, MarkPodNotReady{Node: "n1"}, at(5))
+	if err != nil || len(evs) != 1 || PodReady(obsMarked) || !obsMarked.Observed() {
+		t.Errorf("a kubelet's pod: %v %v, ready %v; want it marked, still its kubelet's", evs, err, PodReady(obsMarked))
+	}
+	// Its kubelet, heard again, reports it as it is.
+	if back, evs, err := decidePod(t, obsMarked, ObservePod{Namespace: "kube-system", Name: "dns", Spec: PodSpec{NodeName: "n1"},
+		Status: PodStatus{Phase: PodRunning, Conditions: []PodCondition{{Type: PodConditionReady, Status: ConditionTrue}}}}, at(7)); err != nil || len(evs) != 1 || !PodReady(back) {
+		t.Errorf("its kubelet reports it Ready again: %v %v, ready %v", evs, err, PodReady(back))
 	}
 	if _, _, err := decidePod(t, Pod{Namespace: "default", Name: "gone"}, MarkPodNotReady{Node: "n1"}, at(5)); !errors.Is(err, ErrNotFound) {
 		t.Errorf("no such pod: %v, want ErrNotFound", err)

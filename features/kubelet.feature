@@ -76,6 +76,23 @@ Feature: Kubernetes nodes seen through their kubelet
       | ScrapeRecovered | ConnectionRefused |
       | BecameReady     | Ready             |
 
+  Scenario: The pods of a kubelet that disappears are not ready until it answers again
+    As Kubernetes' node lifecycle controller does, herd marks every pod of
+    a node that is not Ready not ready, a kubelet's too; once the kubelet
+    answers, herd reports its pods anew and what the kubelet says stands.
+    Given a kubelet "worker-a" that herd polls
+    When the kubelet on "worker-a" runs pod "shop/web"
+    And 30 seconds pass
+    Then pod "shop/web" comes to have condition Ready=True
+    When the kubelet on "worker-a" stops answering
+    And 50 seconds pass
+    Then node "worker-a" is NotReady
+    And pod "shop/web" comes to have condition Ready=False
+    When the kubelet on "worker-a" answers again
+    And 3 minutes pass
+    Then node "worker-a" is Ready
+    And pod "shop/web" comes to have condition Ready=True
+
   Scenario: A crash-looping container shows on its pod, which herd never evicts
     Given a kubelet "worker-a" that herd polls
     When the kubelet on "worker-a" runs pod "shop/web"

@@ -273,6 +273,9 @@ func (p *poller) statsPoll(ctx context.Context, now time.Time) {
 		return
 	case err != nil:
 		p.complain(ctx, "cannot record the kubelet's heartbeat", err)
+		// herd may have marked the node silent meanwhile, and its pods
+		// not ready: report them again, changed or not, once it can.
+		p.delivered = nil
 		return
 	}
 	if p.recorded != "" {
@@ -285,6 +288,10 @@ func (p *poller) statsPoll(ctx context.Context, now time.Time) {
 	p.mu.Unlock()
 	p.deliverMachine(ctx)
 	if recovering {
+		// While herd heard nothing, it marked the node's pods not ready
+		// as the node went silent: report them again even when the
+		// kubelet's list is the same, so that what it says stands.
+		p.delivered = nil
 		p.deliverPods(ctx)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -239,10 +240,16 @@ func TestPollerKubeletThatGoesAwayAndComesBack(t *testing.T) {
 	back.Start()
 	t.Cleanup(back.Close)
 	pods := k.Requests("/pods")
+	_, _, _, reported := r.sink.snapshot()
 	r.pass(r.poller.Status().Next.Sub(r.clock.Now()))
-	_, hbs, _, _ = r.sink.snapshot()
+	_, hbs, _, again := r.sink.snapshot()
 	if len(hbs) != 2 || k.Requests("/pods") != pods+1 {
 		t.Errorf("after the kubelet came back: %d heartbeats (want 2), /pods read %d more times (want 1)", len(hbs), k.Requests("/pods")-pods)
+	}
+	// The same pods, reported again: herd marked them not ready while
+	// it heard nothing, and the kubelet's word must stand once it does.
+	if len(again) != len(reported)+1 || !reflect.DeepEqual(again[len(again)-1], reported[len(reported)-1]) {
+		t.Errorf("after the kubelet came back: %d pod reports (want %d), the last the same list as before the outage", len(again), len(reported)+1)
 	}
 	if s := r.poller.Status(); s.Next.Sub(r.clock.Now()) != 10*time.Second || s.Failures != 0 {
 		t.Errorf("after recovery: next poll in %s with %d failures, want 10s and 0", s.Next.Sub(r.clock.Now()), s.Failures)

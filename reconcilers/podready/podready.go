@@ -21,7 +21,7 @@ type NodeReader interface {
 }
 
 // PodReader is what the reconciler reads of the pods: one pod, and
-// herd's bound to one node.
+// those bound to one node.
 type PodReader interface {
 	// Get returns the pod, or domain.ErrNotFound.
 	Get(ctx context.Context, namespace, name string) (domain.Pod, error)
@@ -74,19 +74,22 @@ func (r *Reconciler) Name() string { return "podready" }
 // Watches implements reconcilers.Reconciler: a node's conditions turning
 // (Ready leaving True among them: reported, marked silent, or a clean
 // stop's), mapped to the node; a pod's binding, mapped to its node; a
-// pod's status reported, mapped to the pod (a runtime may report it Ready
-// while its node is not).
+// pod's status reported by its runtime or observed from its kubelet,
+// mapped to the pod (either may report it Ready while its node is not).
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	w := reconcilers.Watch()
 	return w.
 		Takes(domain.NodeAggregate, domain.PodAggregate).
 		Watches(reconcilers.EventTypesOf(domain.NodeConditionChanged{}), reconcilers.KeysOf).
 		Watches(reconcilers.EventTypesOf(domain.PodScheduled{}), w.ToBoundNode).
-		Watches(reconcilers.EventTypesOf(domain.PodStatusUpdated{}), reconcilers.KeysOf)
+		Watches(reconcilers.EventTypesOf(domain.PodStatusUpdated{}, domain.PodObserved{}), reconcilers.KeysOf)
 }
 
 // Reconcile marks the ready pods of a node that is not Ready, or one pod
-// whose node is not Ready.
+// whose node is not Ready: herd's pods and those it observes through a
+// kubelet alike, as Kubernetes marks every pod of such a node. A
+// kubelet's pod is reported as it is once herd hears from the kubelet
+// again (its poller reports the pods anew after an outage).
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = events.WithMetadata(ctx, events.Metadata{Actor: "system:herd:podready", Source: "reconciler/podready"})
 	if key.Aggregate == domain.PodAggregate {
@@ -96,8 +99,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if !ok || err != nil {
 		return reconcilers.Result{}, err
 	}
-	herd := domain.SourceHerd
-	pods, _, err := r.pods.List(ctx, projections.PodFilter{NodeName: n.Name, Source: &herd})
+	pods, _, err := r.pods.List(ctx, projections.PodFilter{NodeName: n.Name})
 	if err != nil {
 		return reconcilers.Result{}, err
 	}
@@ -113,7 +115,7 @@ func (r *Reconciler) reconcilePod(ctx context.Context, key reconcilers.Key) erro
 	if err != nil {
 		return err
 	}
-	if p.Observed() || p.Spec.NodeName == "" || !domain.PodReady(p) {
+	if p.Spec.NodeName == "" || !domain.PodReady(p) {
 		return nil
 	}
 	n, ok, err := r.notReadyNode(ctx, p.Spec.NodeName)

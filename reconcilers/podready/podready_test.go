@@ -40,11 +40,15 @@ func TestMarksTheReadyPodsOfANodeThatIsNotReady(t *testing.T) {
 	env.Pod("starting", reconcilerstest.CreatePod("starting", "n1", 30))
 	env.Pod("crashing", reconcilerstest.CreatePod("crashing", "n1", 30), running(domain.ConditionFalse))
 	env.Pod("elsewhere", reconcilerstest.CreatePod("elsewhere", "n2", 30), running(domain.ConditionTrue))
-	if _, err := env.Writer.PodCommands().Execute(t.Context(), domain.Key{Namespace: "kube-system", Name: "dns"},
-		domain.ObservePod{Namespace: "kube-system", Name: "dns", Spec: domain.PodSpec{NodeName: "n1"},
-			Status: domain.PodStatus{Phase: domain.PodRunning, Conditions: []domain.PodCondition{{Type: domain.PodConditionReady, Status: domain.ConditionTrue}}}}); err != nil {
-		t.Fatal(err)
+	observeDNS := func() {
+		t.Helper()
+		if _, err := env.Writer.PodCommands().Execute(t.Context(), domain.Key{Namespace: "kube-system", Name: "dns"},
+			domain.ObservePod{Namespace: "kube-system", Name: "dns", Spec: domain.PodSpec{NodeName: "n1"},
+				Status: domain.PodStatus{Phase: domain.PodRunning, Conditions: []domain.PodCondition{{Type: domain.PodConditionReady, Status: domain.ConditionTrue}}}}); err != nil {
+			t.Fatal(err)
+		}
 	}
+	observeDNS()
 	reconcilerstest.StartManager(t, reconcilers.Params{Reconcilers: []reconcilers.Reconciler{r}, Log: env.Log, Clock: env.Clock})
 
 	env.SetTime(40)
@@ -62,6 +66,13 @@ func TestMarksTheReadyPodsOfANodeThatIsNotReady(t *testing.T) {
 			t.Errorf("%s: Ready turned at %v, phase %s; want at the mark, still Running", name, c.LastTransitionTime, p.Status.Phase)
 		}
 	}
+	eventstest.Eventually(t, eventstest.WaitFor, func() bool {
+		p, _ := env.Pods.Get(t.Context(), "kube-system", "dns")
+		return !domain.PodReady(p)
+	}, "a kubelet's Ready pod on the silent node is marked too")
+	if rec := env.Last("pod/kube-system/dns", domain.PodMarkedNotReady{}.EventType()); rec.Metadata.CausationID != missed.ID {
+		t.Errorf("the kubelet's pod's mark: cause %q, want the node's HeartbeatMissed %q", rec.Metadata.CausationID, missed.ID)
+	}
 	for name, want := range map[string][]string{
 		"starting":  {"PodCreated", "PodScheduled"},
 		"crashing":  {"PodCreated", "PodScheduled", "PodStatusUpdated"},
@@ -70,9 +81,6 @@ func TestMarksTheReadyPodsOfANodeThatIsNotReady(t *testing.T) {
 		if diff := cmp.Diff(want, env.PodTypes(name)); diff != "" {
 			t.Errorf("%s, which was not Ready or is on a Ready node (-want +got):\n%s", name, diff)
 		}
-	}
-	if diff := cmp.Diff([]string{"PodObserved"}, env.StreamTypes("pod/kube-system/dns")); diff != "" {
-		t.Errorf("a kubelet's pod, which its kubelet speaks for (-want +got):\n%s", diff)
 	}
 
 	// Its runtime reports one of them Ready while the node still is not
@@ -101,17 +109,21 @@ func TestMarksTheReadyPodsOfANodeThatIsNotReady(t *testing.T) {
 		t.Errorf("cache's mark: cause %q, want n3's Ready turning False at the agent's stop %q", rec.Metadata.CausationID, stopped.ID)
 	}
 
-	// Back: Ready again, as its runtime says, and no longer marked.
+	// Back: Ready again, as its runtime and the kubelet (its poller
+	// reporting the same pods anew after the outage) say, and no longer
+	// marked.
 	env.Node("n1", reconcilerstest.Report(domain.ConditionTrue))
 	env.Pod("db", running(domain.ConditionTrue))
+	observeDNS()
 	head := env.Head()
-	for _, key := range []reconcilers.Key{reconcilerstest.NodeKey("n1"), reconcilerstest.PodKey("db")} {
+	for _, key := range []reconcilers.Key{reconcilerstest.NodeKey("n1"), reconcilerstest.PodKey("db"), {Aggregate: domain.PodAggregate, Namespace: "kube-system", Name: "dns"}} {
 		if _, err := r.Reconcile(t.Context(), key); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if env.Head() != head || !ready(env, "db") {
-		t.Errorf("a Ready node's pod was marked: head %d → %d, db ready %v", head, env.Head(), ready(env, "db"))
+	dns, _ := env.Pods.Get(t.Context(), "kube-system", "dns")
+	if env.Head() != head || !ready(env, "db") || !domain.PodReady(dns) {
+		t.Errorf("a Ready node's pod was marked: head %d → %d, db ready %v, dns ready %v", head, env.Head(), ready(env, "db"), domain.PodReady(dns))
 	}
 }
 
