@@ -39,6 +39,9 @@ type recorder struct {
 	machines     []domain.ObserveMachine
 	stopped      []string
 	heartbeatErr error
+	// becameReady is what the next RecordHeartbeat reports: that it
+	// turned the node Ready.
+	becameReady bool
 	// panics makes the next RecordHeartbeat panic.
 	panics bool
 }
@@ -57,7 +60,7 @@ func (r *recorder) RegisterNode(_ context.Context, reg domain.Registration, rest
 	return nil
 }
 
-func (r *recorder) RecordHeartbeat(_ context.Context, _ string, hb domain.RecordHeartbeat) error {
+func (r *recorder) RecordHeartbeat(_ context.Context, _ string, hb domain.RecordHeartbeat) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.panics {
@@ -67,10 +70,12 @@ func (r *recorder) RecordHeartbeat(_ context.Context, _ string, hb domain.Record
 	if r.heartbeatErr != nil {
 		err := r.heartbeatErr
 		r.heartbeatErr = nil
-		return err
+		return false, err
 	}
 	r.heartbeats = append(r.heartbeats, hb)
-	return nil
+	became := r.becameReady
+	r.becameReady = false
+	return became, nil
 }
 
 func (r *recorder) RecordScrapeFailure(_ context.Context, _ string, f domain.RecordScrapeFailure) error {

@@ -293,3 +293,33 @@ func TestObservedPodsBringTheirNamespace(t *testing.T) {
 		t.Errorf("namespace lab went from version %d to %d on a second poll", ns.Version, again.Version)
 	}
 }
+
+// TestCommandsTellWhenAHeartbeatTurnsTheNodeReady: the sink says when a
+// heartbeat turned the node's Ready to True — the first, and one after
+// herd marked the node silent — and not for the heartbeats between, so
+// that the poller reports the pods herd marked not ready meanwhile.
+func TestCommandsTellWhenAHeartbeatTurnsTheNodeReady(t *testing.T) {
+	h := newHerdRig(t)
+	c := &Commands{Nodes: h.writer.NodeCommands(), Pods: podStore{h.writer.PodBatch(), h.pods}}
+	if err := c.RegisterNode(t.Context(), domain.Registration{Name: "worker-a", Kind: domain.KindKubelet, UID: "uid-a"}, false); err != nil {
+		t.Fatal(err)
+	}
+	hb := domain.RecordHeartbeat{Reported: []domain.ReportedCondition{readyCondition()}}
+	beat := func(want bool, when string) {
+		t.Helper()
+		h.clock.Step(10 * time.Second)
+		if became, err := c.RecordHeartbeat(t.Context(), "worker-a", hb); err != nil || became != want {
+			t.Errorf("%s: became Ready %v (%v), want %v", when, became, err, want)
+		}
+	}
+	beat(true, "the first heartbeat")
+	beat(false, "a heartbeat of a Ready node")
+	h.clock.Step(time.Minute)
+	if _, err := h.writer.NodeCommands().Execute(t.Context(), domain.Key{Name: "worker-a"}, domain.NodeFrom(func(n domain.Node) (domain.NodeCommand, error) {
+		return domain.MarkNodeUnreachableSince(n.LastHeartbeat), nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	beat(true, "a late heartbeat after herd marked the node silent")
+	beat(false, "the next")
+}

@@ -265,7 +265,8 @@ func (p *poller) statsPoll(ctx context.Context, now time.Time) {
 		}
 	}
 	hb.Reported = append(hb.Reported, p.slowConditions()...)
-	switch err := p.sink.RecordHeartbeat(ctx, p.target.Name, hb); {
+	becameReady, err := p.sink.RecordHeartbeat(ctx, p.target.Name, hb)
+	switch {
 	case errors.Is(err, domain.ErrNotFound):
 		// The node was deleted while its kubelet runs: register again.
 		p.log.Info("the kubelet's node was deleted; registering it again")
@@ -287,10 +288,11 @@ func (p *poller) statsPoll(ctx context.Context, now time.Time) {
 	p.status.Failures = 0
 	p.mu.Unlock()
 	p.deliverMachine(ctx)
-	if recovering {
-		// While herd heard nothing, it marked the node's pods not ready
-		// as the node went silent: report them again even when the
-		// kubelet's list is the same, so that what it says stands.
+	if recovering || becameReady {
+		// While herd heard nothing (the kubelet away, or its heartbeats
+		// late), it marked the node's pods not ready as the node went
+		// silent: report them again even when the kubelet's list is the
+		// same, so that what it says stands.
 		p.delivered = nil
 		p.deliverPods(ctx)
 	}

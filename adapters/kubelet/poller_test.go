@@ -256,6 +256,33 @@ func TestPollerKubeletThatGoesAwayAndComesBack(t *testing.T) {
 	}
 }
 
+// TestPollerReportsThePodsAgainWhenALateHeartbeatTurnsTheNodeReady: the
+// kubelet answered all along, but herd marked the node silent (its
+// heartbeats recorded late) and its pods not ready; the heartbeat that
+// turns it Ready again brings the same pods once more, and the next one
+// does not.
+func TestPollerReportsThePodsAgainWhenALateHeartbeatTurnsTheNodeReady(t *testing.T) {
+	k := kubelettest.New("worker-a")
+	k.SetPods(kubelettest.RunningPod("shop", "web"))
+	r := newRig(t, k, serve(t, k), nil)
+	_, _, _, before := r.sink.snapshot()
+	if len(before) != 1 {
+		t.Fatalf("%d pod reports at the start, want 1", len(before))
+	}
+	r.sink.mu.Lock()
+	r.sink.becameReady = true
+	r.sink.mu.Unlock()
+	r.pass(10 * time.Second)
+	_, _, _, after := r.sink.snapshot()
+	if len(after) != 2 || !reflect.DeepEqual(after[1], before[0]) {
+		t.Fatalf("%d pod reports after the heartbeat that turned the node Ready, want the same list again", len(after))
+	}
+	r.pass(10 * time.Second)
+	if _, _, _, again := r.sink.snapshot(); len(again) != 2 {
+		t.Errorf("%d pod reports after a plain heartbeat, want none more", len(again))
+	}
+}
+
 func TestPollerTLS(t *testing.T) {
 	k := kubelettest.New("worker-a")
 	srv := quietTLS(t, k, nil)

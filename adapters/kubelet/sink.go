@@ -16,8 +16,11 @@ type Sink interface {
 	// same, as a restart, because the kubelet itself restarted.
 	RegisterNode(ctx context.Context, reg domain.Registration, restarted bool) error
 	// RecordHeartbeat records a poll that reached the kubelet, ending any
-	// scrape failure the node had.
-	RecordHeartbeat(ctx context.Context, node string, hb domain.RecordHeartbeat) error
+	// scrape failure the node had. becameReady reports that this
+	// heartbeat turned the node's Ready to True: herd had it not Ready
+	// (a late heartbeat, herd busy or away), and marked its pods not
+	// ready with it.
+	RecordHeartbeat(ctx context.Context, node string, hb domain.RecordHeartbeat) (becameReady bool, err error)
 	// RecordScrapeFailure notes why herd cannot poll the kubelet.
 	RecordScrapeFailure(ctx context.Context, node string, f domain.RecordScrapeFailure) error
 	// ObservePods reports every pod the kubelet runs, as it reports them;
@@ -62,10 +65,15 @@ func (c *Commands) RegisterNode(ctx context.Context, reg domain.Registration, re
 }
 
 // RecordHeartbeat implements Sink: ClearScrapeFailure and the heartbeat,
-// in one transaction.
-func (c *Commands) RecordHeartbeat(ctx context.Context, node string, hb domain.RecordHeartbeat) error {
-	_, err := c.Nodes.Execute(ctx, domain.Key{Name: node}, domain.NodeSequence{domain.ClearScrapeFailure{}, hb})
-	return err
+// in one transaction. The node's Ready turned True with this heartbeat
+// when it did so at the heartbeat's own time.
+func (c *Commands) RecordHeartbeat(ctx context.Context, node string, hb domain.RecordHeartbeat) (bool, error) {
+	n, err := c.Nodes.Execute(ctx, domain.Key{Name: node}, domain.NodeSequence{domain.ClearScrapeFailure{}, hb})
+	if err != nil {
+		return false, err
+	}
+	ready, ok := n.Condition(domain.ConditionReady)
+	return ok && ready.Status == domain.ConditionTrue && ready.LastTransitionTime.Equal(ready.LastHeartbeatTime), nil
 }
 
 // RecordScrapeFailure implements Sink.
