@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"herd/adapters/httpapi"
 )
@@ -32,13 +33,15 @@ func TestWebViewPlaysANodeAndThePodsInPlace(t *testing.T) {
 	mustCall(t, http.StatusOK, http.MethodPut, srv.URL+"/api/v1/nodes/pb-1", n, nil)
 	createPods(t, srv.URL, "early", 1)
 	createPods(t, srv.URL, "late", 1)
+	mustCall(t, http.StatusCreated, http.MethodPost, srv.URL+"/api/v1/namespaces/default/pods/early-0/binding",
+		corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "early-0"}, Target: corev1.ObjectReference{Kind: "Node", Name: "pb-1"}}, nil)
 
 	// The moments the step buttons stop at, and when each thing happened.
 	var list httpapi.AuditEventList
 	q := url.Values{"excludeType": {"HeartbeatRecorded,LeaseRenewed"}, "limit": {"1000"}}
 	mustCall(t, http.StatusOK, http.MethodGet, srv.URL+"/apis/herd.dev/v1/auditevents?"+q.Encode(), nil, &list)
 	first := map[string]time.Time{} // stream -> its first event's moment
-	var registered, tainted time.Time
+	var registered, tainted, bound time.Time
 	for _, e := range list.Items {
 		if _, ok := first[e.Stream]; !ok {
 			first[e.Stream] = e.RecordedAt
@@ -47,11 +50,14 @@ func TestWebViewPlaysANodeAndThePodsInPlace(t *testing.T) {
 		if e.Stream == "node/pb-1" && tainted.IsZero() && e.RecordedAt.After(first[e.Stream]) {
 			tainted = e.RecordedAt
 		}
+		if e.Stream == "pod/default/early-0" && bound.IsZero() && e.RecordedAt.After(first[e.Stream]) {
+			bound = e.RecordedAt
+		}
 	}
 	registered = first["node/pb-1"]
 	early, late := first["pod/default/early-0"], first["pod/default/late-0"]
-	if registered.IsZero() || tainted.IsZero() || early.IsZero() || late.IsZero() || !late.After(early) {
-		t.Fatalf("the log's moments: registered %s, tainted %s, early-0 %s, late-0 %s: want each, late-0 after early-0 (events %+v)", registered, tainted, early, late, list.Items)
+	if registered.IsZero() || tainted.IsZero() || early.IsZero() || late.IsZero() || !late.After(early) || !bound.After(late) {
+		t.Fatalf("the log's moments: registered %s, tainted %s, early-0 %s, late-0 %s, early-0 bound %s: want each, in that order (events %+v)", registered, tainted, early, late, bound, list.Items)
 	}
 	shownAt := func() time.Time {
 		s := read(t, tab, "the moment shown", evaluate[string](`new URLSearchParams(location.hash.split('?')[1] || '').get('at') || ''`))
@@ -128,5 +134,28 @@ func TestWebViewPlaysANodeAndThePodsInPlace(t *testing.T) {
 	}
 	if shown := read(t, tab, "the pods counted", evaluate[string](`document.getElementById('pod-shown').textContent`)); !strings.HasPrefix(shown, "2 of 2") {
 		t.Errorf("the pods page counts %q once late-0 was created, want 2 of 2", shown)
+	}
+
+	// A pod's page, from early-0's creation to its binding.
+	at = url.Values{"at": {early.Format(time.RFC3339Nano)}}
+	browse(t, tab, "early-0's page when it was created", chromedp.Navigate(srv.URL+"/ui/#/pods/default/early-0?"+at.Encode()),
+		chromedp.WaitVisible(`#pod-phase`))
+	if head := read(t, tab, "early-0's page at its creation", evaluate[string](`document.getElementById('pod-head').textContent`)); !strings.Contains(head, "not bound to a node") {
+		t.Errorf("early-0's page at its creation says %q, want it not bound", head)
+	}
+	browse(t, tab, "mark the pod's page", script(`(() => {
+		for (const id of ['pod-head', 'pod-why', 'pod-origin', 'pod-conditions']) document.getElementById(id).dataset.probe = 'kept';
+	})()`))
+	stepUntil("early-0 bound to pb-1", "herd:pod-moved", bound, `(document.getElementById('pod-head')?.textContent || '').includes('on pb-1')`)
+	screenshot(t, tab, "playback-pod-in-place")
+	if kept := read(t, tab, "the pod page's marks", evaluate[string](`['pod-head', 'pod-why', 'pod-origin', 'pod-conditions'].map((id) => document.getElementById(id)?.dataset.probe).join()`)); kept != "kept,kept,kept,kept" {
+		t.Errorf("early-0's page after the steps has marks %q, want kept four times: the page was built again instead of following in place", kept)
+	}
+	if origin := read(t, tab, "how early-0 came to be", evaluate[string](`document.getElementById('origin').textContent`)); !strings.Contains(origin, "PodScheduled") {
+		t.Errorf("early-0's page once it was bound tells how it came to be as %q, want its binding (PodScheduled)", origin)
+	}
+	if same := read(t, tab, "the link back to the pods", evaluate[bool](`new URLSearchParams(document.querySelector('.crumbs a').getAttribute('href').split('?')[1]).get('at') ===
+		new URLSearchParams(location.hash.split('?')[1]).get('at')`)); !same {
+		t.Error("the link back to the pods is not at the moment the pod's page shows")
 	}
 }

@@ -60,14 +60,17 @@ export function podPage(ctx) {
   }
 
   draw();
-  // The past follows the time control in place; live, the page reads the
-  // pod again every two seconds.
+  // The past follows the time control in place (playback, a step, a
+  // typed time), and says when it has; live, the page reads the pod again
+  // every two seconds.
   if (at) {
     ctx.moveTo = async (to) => {
       at = to;
       ctl.abort();
       ctl = new AbortController();
+      app.querySelector('.crumbs a')?.setAttribute('href', '#/pods?at=' + encodeURIComponent(at));
       await draw();
+      performance.mark('herd:pod-moved', { detail: { at } });
     };
   }
   const every = at ? 0 : setInterval(draw, 2000);
