@@ -37,6 +37,10 @@ type ObjectMeta struct {
 // Key names the object.
 func (m ObjectMeta) Key() Key { return Key{Namespace: m.Namespace, Name: m.Name} }
 
+// Deleting reports whether the object's deletion was asked for and waits
+// (for finalizers, or for its dependents in the foreground).
+func (m ObjectMeta) Deleting() bool { return m.DeletionRequestedAt != nil }
+
 // clone copies m so that no map or slice is shared; empty ones come back
 // nil, as every clone of the domain does.
 func (m ObjectMeta) clone() ObjectMeta {

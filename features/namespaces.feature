@@ -4,9 +4,10 @@ Feature: Namespaces scope pods and ConfigMaps, and deleting one empties it
   exist; an operator creates the others (kubectl create namespace). A pod
   or ConfigMap asked for in a namespace that does not exist is refused
   with 404, and in a namespace being deleted with 403. Deleting a
-  namespace turns it Terminating at once; herd deletes its pods (each
-  with its grace period) and ConfigMaps, and once it is empty the
-  namespace goes. Pods a kubelet runs are what runs, not requests: herd
+  namespace turns it Terminating at once; herd deletes its workloads
+  (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs),
+  disruption budgets, pods (each with its grace period) and ConfigMaps,
+  and once it is empty the namespace goes. Pods a kubelet runs are what runs, not requests: herd
   creates their namespace if it does not know it.
 
   Background:
@@ -29,6 +30,27 @@ Feature: Namespaces scope pods and ConfigMaps, and deleting one empties it
     When 10 seconds pass
     Then pod "shop/web" is gone
     And the namespace "shop" is gone
+
+  Scenario: Deleting a namespace deletes its workloads, which make no more pods in it
+    Given the namespace "shop" exists
+    And node "n1" has registered and is Ready
+    When the operator runs:
+      """
+      kubectl create deployment web --image=nginx --replicas=2 -n shop
+      """
+    And the operator runs:
+      """
+      kubectl create job batch --image=busybox -n shop -- sh -c "sleep 600"
+      """
+    And 10 seconds pass
+    And a client deletes the namespace "shop"
+    Then the request succeeds
+    When 60 seconds pass
+    Then the namespace "shop" is gone
+    And namespace "shop" holds no Deployments
+    And namespace "shop" holds no ReplicaSets
+    And namespace "shop" holds no Jobs
+    And namespace "shop" holds no pods
 
   Scenario: A pod or ConfigMap in a namespace that does not exist is refused
     When a client asks for pod "nowhere/web"

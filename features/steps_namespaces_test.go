@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/cucumber/godog"
 	corev1 "k8s.io/api/core/v1"
@@ -21,6 +22,7 @@ func (w *world) registerNamespaceSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the ConfigMap "([^"]+)" exists in namespace "([^"]+)"$`, w.configMapExistsIn)
 	sc.Step(`^a client asks for the ConfigMap "([^"]+)" in namespace "([^"]+)"$`, w.asksForConfigMapIn)
 	sc.Step(`^namespace "([^"]+)" holds no ConfigMaps$`, w.holdsNoConfigMaps)
+	sc.Step(`^namespace "([^"]+)" holds no (Deployments|ReplicaSets|Jobs|CronJobs|StatefulSets|DaemonSets|pods)$`, w.holdsNo)
 	sc.Step(`^a client asks for pod "([^"]+)"$`, w.asksForPod)
 }
 
@@ -78,6 +80,27 @@ func (w *world) holdsNoConfigMaps(namespace string) error {
 	}
 	if len(l.Items) > 0 {
 		return fmt.Errorf("namespace %s still holds %d ConfigMaps", namespace, len(l.Items))
+	}
+	return nil
+}
+
+// holdsNo checks that a list of the kind in the namespace, as kubectl
+// get reads it, is empty.
+func (w *world) holdsNo(namespace, kind string) error {
+	path := map[string]string{
+		"Deployments": "/apis/apps/v1", "ReplicaSets": "/apis/apps/v1", "StatefulSets": "/apis/apps/v1", "DaemonSets": "/apis/apps/v1",
+		"Jobs": "/apis/batch/v1", "CronJobs": "/apis/batch/v1", "pods": "/api/v1",
+	}[kind] + "/namespaces/" + url.PathEscape(namespace) + "/" + strings.ToLower(kind)
+	var l metav1.PartialObjectMetadataList
+	if err := w.get(path, &l); err != nil {
+		return err
+	}
+	if len(l.Items) > 0 {
+		names := make([]string, len(l.Items))
+		for i, o := range l.Items {
+			names[i] = o.Name
+		}
+		return fmt.Errorf("namespace %s still holds %s %v", namespace, kind, names)
 	}
 	return nil
 }

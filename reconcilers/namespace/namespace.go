@@ -1,8 +1,10 @@
 // Package namespace empties the namespaces being deleted, as Kubernetes'
 // namespace controller does: once an operator deletes a namespace it is
-// Terminating and takes no new objects; this reconciler deletes its pods
-// (each with its own grace period, through the usual termination), its
-// ConfigMaps and its leases, and when none is left the namespace goes.
+// Terminating and takes no new objects; this reconciler deletes its
+// workloads and every other object of the kinds it is given (Objects),
+// its pods (each with its own grace period, through the usual
+// termination), its ConfigMaps and its leases, and when none is left the
+// namespace goes.
 //
 // Pods a kubelet runs outside herd (observed, not herd's own) are not
 // herd's to delete and do not hold the namespace back.
@@ -43,6 +45,7 @@ type Reconciler struct {
 	pods       PodLister
 	configMaps ConfigMapLister
 	leases     LeaseLister
+	objects    []Objects
 	clock      clock.PassiveClock
 	log        *zap.Logger
 }
@@ -52,25 +55,32 @@ var (
 	_ reconcilers.Resyncer   = (*Reconciler)(nil)
 )
 
-// New returns the namespace reconciler, resyncing every resync.
+// New returns the namespace reconciler, resyncing every resync; objects
+// are the other kinds a namespace's deletion deletes, deleted first, so
+// that no controller of the namespace makes pods while they go.
 func New(resync time.Duration, repo Repository, namespaces Reader, pods PodLister,
-	configMaps ConfigMapLister, leases LeaseLister, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
+	configMaps ConfigMapLister, leases LeaseLister, clk clock.PassiveClock, log *zap.Logger, objects ...Objects) *Reconciler {
 	return &Reconciler{resync: resync, repo: repo, namespaces: namespaces, pods: pods, configMaps: configMaps, leases: leases,
-		clock: clk, log: log.Named("namespace")}
+		objects: objects, clock: clk, log: log.Named("namespace")}
 }
 
 // Name implements reconcilers.Reconciler.
 func (r *Reconciler) Name() string { return "namespace" }
 
 // Watches implements reconcilers.Reconciler: a namespace turning
-// Terminating, mapped to it, and a pod finalized or a ConfigMap deleted
-// to its namespace, which may be waiting for it. The namespace is part of
-// the pod's or ConfigMap's key, so no payload is decoded.
+// Terminating, mapped to it, and a pod finalized, a ConfigMap deleted or
+// an object of the other kinds deleted, to its namespace, which may be
+// waiting for it. The namespace is part of the object's key, so no
+// payload is decoded.
 func (r *Reconciler) Watches() *reconcilers.Watches {
+	gone := []domain.Event{domain.PodFinalized{}, domain.ConfigMapDeleted{}}
+	for _, o := range r.objects {
+		gone = append(gone, o.deleted)
+	}
 	return reconcilers.Watch().
 		Takes(domain.NamespaceAggregate).
 		Watches(reconcilers.EventTypesOf(domain.NamespaceTerminating{}), reconcilers.KeysOf).
-		Watches(reconcilers.EventTypesOf(domain.PodFinalized{}, domain.ConfigMapDeleted{}), reconcilers.ToNamespace)
+		Watches(reconcilers.EventTypesOf(gone...), reconcilers.ToNamespace)
 }
 
 // namespaceKey is the key of the named namespace.
@@ -110,8 +120,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if domain.NamespacePhase(ns) != domain.PhaseTerminating {
 		return reconcilers.Result{}, nil
 	}
-	// Everything a terminating namespace's emptying does (its pods',
-	// ConfigMaps' and leases' deletions, and its own removal at the end)
+	// Everything a terminating namespace's emptying does (its objects',
+	// pods', ConfigMaps' and leases' deletions, and its own removal at the end)
 	// it does because its deletion was asked for: they name that request
 	// as their cause, not the pod finalization that last woke the key.
 	if ctx, err = reconcilers.BecauseOf(ctx, reconcilers.ChangeOf[domain.NamespaceTerminating](domain.NamespaceStream(name), ns.Version, nil)); err != nil {
@@ -128,16 +138,30 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	return reconcilers.Result{}, err
 }
 
-// empty asks for the deletion of every pod of herd's, every ConfigMap and
-// every lease in the namespace, and returns how many pods are still there (being
-// terminated; each one's finalization wakes the namespace again).
+// empty asks for the deletion of every object of the other kinds, every
+// pod of herd's, every ConfigMap and every lease in the namespace, and
+// returns how many objects and pods are still there (being terminated,
+// or held back; each one's end wakes the namespace again).
 func (r *Reconciler) empty(ctx context.Context, namespace string) (int, error) {
+	var (
+		held int
+		errs []error
+	)
+	for _, o := range r.objects {
+		left, err := o.deleteAll(ctx, namespace)
+		held += left
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return 0, err
+	}
 	herd := domain.SourceHerd
 	pods, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: namespace, Source: &herd})
 	if err != nil {
 		return 0, err
 	}
-	var errs []error
 	for _, p := range pods {
 		if p.Terminating() {
 			continue
@@ -173,5 +197,5 @@ func (r *Reconciler) empty(ctx context.Context, namespace string) (int, error) {
 	// Pods that went at once (never scheduled) are finalized already;
 	// count what is left.
 	left, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: namespace, Source: &herd})
-	return len(left), err
+	return held + len(left), err
 }

@@ -35,7 +35,6 @@ import (
 	"herd/reconcilers/ipam"
 	"herd/reconcilers/job"
 	"herd/reconcilers/kubeletprobe"
-	"herd/reconcilers/namespace"
 	"herd/reconcilers/noexecute"
 	"herd/reconcilers/podready"
 	"herd/reconcilers/replicaset"
@@ -167,10 +166,7 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 			clk clock.Clock, log *zap.Logger) *drain.Reconciler {
 			return drain.New(drain.DefaultResyncPeriod, w, pods, nodes, clk, log)
 		}),
-		reconcilers.Provide(func(w *projections.Writer, namespaces *projections.NamespaceView, pods *projections.PodView,
-			configMaps *projections.ConfigMapView, leases *projections.LeaseView, clk clock.Clock, log *zap.Logger) *namespace.Reconciler {
-			return namespace.New(namespace.DefaultResyncPeriod, w, namespaces, pods, configMaps, leases, clk, log)
-		}),
+		reconcilers.Provide(namespaceReconciler),
 		reconcilers.Provide(func(cfg Config, w *projections.Writer, pods *projections.PodView, view *projections.IPAMView, clk clock.Clock, log *zap.Logger) (*ipam.Reconciler, error) {
 			return ipam.New(cfg.IPAM, w, pods, view, clk, log)
 		}),

@@ -1,0 +1,68 @@
+package namespace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"herd/domain"
+)
+
+// Objects is one kind of object a namespace holds beside its pods,
+// ConfigMaps and leases — a Deployment, a Job, a disruption budget — which
+// the namespace's deletion deletes, as Kubernetes' namespace controller
+// deletes every namespaced resource it discovers.
+type Objects struct {
+	// Kind names the kind in errors.
+	Kind string
+	// deleted is the event of an object of the kind leaving the log,
+	// which may be what the namespace waits for.
+	deleted domain.Event
+	// deleteAll asks for the deletion of the namespace's objects of the
+	// kind not being deleted yet, and returns how many are left.
+	deleteAll func(ctx context.Context, namespace string) (int, error)
+}
+
+// object is what the reconciler reads of an object on the object model.
+type object interface {
+	Key() domain.Key
+	Exists() bool
+	Deleting() bool
+}
+
+// ObjectsOf is the kind's Objects: list lists a namespace's objects of
+// it, execute runs its commands, deleted is the event of one's removal,
+// and del is its deletion, in the
+// background (its dependents follow it through their own controllers and
+// the garbage collector, and this reconciler deletes the pods anyway).
+func ObjectsOf[T object, C any](kind string, list func(ctx context.Context, namespace string) ([]T, int64, error),
+	execute domain.Executor[T, C], deleted domain.Event, del C) Objects {
+	return Objects{Kind: kind, deleted: deleted, deleteAll: func(ctx context.Context, namespace string) (int, error) {
+		objs, _, err := list(ctx, namespace)
+		if err != nil {
+			return 0, fmt.Errorf("list %ss of namespace %s: %w", kind, namespace, err)
+		}
+		var (
+			left int
+			errs []error
+		)
+		for _, o := range objs {
+			if !o.Exists() {
+				continue
+			}
+			if o.Deleting() {
+				left++
+				continue
+			}
+			after, err := execute.Execute(ctx, o.Key(), del)
+			switch {
+			case errors.Is(err, domain.ErrNotFound):
+			case err != nil:
+				errs = append(errs, fmt.Errorf("delete %s %s/%s: %w", kind, namespace, o.Key().Name, err))
+			case after.Exists():
+				left++ // held back: its finalizers, or its dependents
+			}
+		}
+		return left, errors.Join(errs...)
+	}}
+}
