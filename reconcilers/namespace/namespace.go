@@ -140,16 +140,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 
 // empty asks for the deletion of every object of the other kinds, every
 // pod of herd's, every ConfigMap and every lease in the namespace, and
-// returns how many objects and pods are still there (being terminated,
-// or held back; each one's end wakes the namespace again).
+// returns how many of those objects it found and how many pods are still
+// there (being terminated, or held back; each one's end wakes the
+// namespace again).
 func (r *Reconciler) empty(ctx context.Context, namespace string) (int, error) {
 	var (
-		held int
-		errs []error
+		found int
+		errs  []error
 	)
 	for _, o := range r.objects {
-		left, err := o.deleteAll(ctx, namespace)
-		held += left
+		n, err := o.deleteAll(ctx, namespace)
+		found += n
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -197,5 +198,5 @@ func (r *Reconciler) empty(ctx context.Context, namespace string) (int, error) {
 	// Pods that went at once (never scheduled) are finalized already;
 	// count what is left.
 	left, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: namespace, Source: &herd})
-	return held + len(left), err
+	return found + len(left), err
 }

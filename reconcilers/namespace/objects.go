@@ -19,7 +19,10 @@ type Objects struct {
 	// which may be what the namespace waits for.
 	deleted domain.Event
 	// deleteAll asks for the deletion of the namespace's objects of the
-	// kind not being deleted yet, and returns how many are left.
+	// kind not being deleted yet, and returns how many it found: those
+	// it deleted now, and those whose deletion waits. A namespace goes
+	// only on a pass that finds none, so that an object a controller
+	// made while the namespace was being emptied is deleted too.
 	deleteAll func(ctx context.Context, namespace string) (int, error)
 }
 
@@ -43,26 +46,21 @@ func ObjectsOf[T object, C any](kind string, list func(ctx context.Context, name
 			return 0, fmt.Errorf("list %ss of namespace %s: %w", kind, namespace, err)
 		}
 		var (
-			left int
-			errs []error
+			found int
+			errs  []error
 		)
 		for _, o := range objs {
 			if !o.Exists() {
 				continue
 			}
+			found++
 			if o.Deleting() {
-				left++
 				continue
 			}
-			after, err := execute.Execute(ctx, o.Key(), del)
-			switch {
-			case errors.Is(err, domain.ErrNotFound):
-			case err != nil:
+			if _, err := execute.Execute(ctx, o.Key(), del); err != nil && !errors.Is(err, domain.ErrNotFound) {
 				errs = append(errs, fmt.Errorf("delete %s %s/%s: %w", kind, namespace, o.Key().Name, err))
-			case after.Exists():
-				left++ // held back: its finalizers, or its dependents
 			}
 		}
-		return left, errors.Join(errs...)
+		return found, errors.Join(errs...)
 	}}
 }
