@@ -22,6 +22,9 @@ func (w *world) registerWhySteps(sc *godog.ScenarioContext) {
 	sc.Step(`^herd finds nothing wrong with node "([^"]+)"$`, w.nothingWrong)
 	sc.Step(`^the event that evicted pod "([^"]+)" names as its cause the (\w+) event of "([^"]+)"$`, w.evictionCause)
 	sc.Step(`^herd explains pod "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)", because of (\w+)$`, w.explainsPod)
+	sc.Step(`^herd explains pod "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)"$`, func(pod, what, eventType, actor string) error {
+		return w.explainsPod(pod, what, eventType, actor, "")
+	})
 	sc.Step(`^herd explains node "([^"]+)": "([^"]+)", made so by (\w+) of "([^"]+)", because (\w+) of node "([^"]+)" turned (\w+)$`, w.explainsNodeTurned)
 	sc.Step(`^the pod ReplicaSet "([^"]+)" made in place of the evicted one names that pod's (\w+) as its cause$`, w.replacementCause)
 	sc.Step(`^a client evicts the Running pod of Job "([^"]+)"$`, w.evictsJobPod)
@@ -97,6 +100,9 @@ func (w *world) evictionCause(pod, causeType, node string) error {
 	return fmt.Errorf("the eviction's cause %s is no event of node %s", cause, node)
 }
 
+// explainsPod checks herd's explanation of pod: what is wrong, made so by
+// an event of eventType by actor, because of one of causeType (none
+// asked when empty).
 func (w *world) explainsPod(pod, what, eventType, actor, causeType string) error {
 	var ex httpapi.PodExplanation
 	if err := w.get("/apis/herd.dev/v1/namespaces/default/pods/"+url.PathEscape(pod)+"/explanation", &ex); err != nil {
@@ -108,8 +114,9 @@ func (w *world) explainsPod(pod, what, eventType, actor, causeType string) error
 		if it.What != what {
 			continue
 		}
-		if len(it.Chain) < 2 || it.Chain[0].Type != eventType || it.Chain[0].Actor != actor || it.Chain[1].Type != causeType {
-			return fmt.Errorf("%q was made so by %+v, want %s of %s because of %s", what, it.Chain, eventType, actor, causeType)
+		if len(it.Chain) < 1 || it.Chain[0].Type != eventType || it.Chain[0].Actor != actor ||
+			causeType != "" && (len(it.Chain) < 2 || it.Chain[1].Type != causeType) {
+			return fmt.Errorf("%q was made so by %+v, want %s of %s because of %q", what, it.Chain, eventType, actor, causeType)
 		}
 		return nil
 	}

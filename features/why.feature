@@ -69,3 +69,22 @@ Feature: Why a node is not as it should be
     When 40 seconds pass
     Then Job "batch" has 1 pod Running
     And herd explains how Job "batch"'s Running pod came to be: "created", made so by PodCreated of "system:herd:job", because of JobPodsCounted, because of PodDeletionRequested
+
+  Scenario: Why a pod stays Terminating: the finalizer that holds it
+    When the operator runs:
+      """
+      kubectl run held --image=busybox --overrides='{"metadata":{"finalizers":["example.com/hold"]}}'
+      """
+    And 5 seconds pass
+    And the operator runs:
+      """
+      kubectl delete pod held --wait=false
+      """
+    And 60 seconds pass
+    Then herd explains pod "held": "held by finalizers example.com/hold", made so by PodCreated of "system:anonymous"
+    When the operator runs:
+      """
+      kubectl patch pod held --type=json -p='[{"op":"remove","path":"/metadata/finalizers"}]'
+      """
+    And 5 seconds pass
+    Then pod "held" is gone

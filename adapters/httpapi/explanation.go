@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -287,12 +288,16 @@ func podOrigin(p domain.Pod) []trouble {
 }
 
 // podTroubles are what is wrong with p: being deleted (an eviction names
-// its cause), waiting for a node, failed, not ready.
+// its cause) and held back by finalizers, waiting for a node, failed, not
+// ready.
 func podTroubles(p domain.Pod) []trouble {
 	var out []trouble
 	if p.Terminating() {
 		out = append(out, madeByA[domain.PodDeletionRequested]("being deleted", nil),
 			madeByA[domain.PodDisruptionTargeted]("targeted for disruption", nil))
+		if len(p.Finalizers) > 0 {
+			out = append(out, heldBy(p.Finalizers))
+		}
 	}
 	if p.Spec.NodeName == "" && !p.Terminating() {
 		out = append(out, madeByA[domain.PodUnschedulable]("not scheduled", nil))
@@ -304,6 +309,25 @@ func podTroubles(p domain.Pod) []trouble {
 		out = append(out, notReady)
 	}
 	return out
+}
+
+// heldBy is a pod being deleted that finalizers hold: nothing finalizes
+// it until whoever put each there (a Job's reconciler until it has
+// counted the pod; an operator's controller) takes it off. It was made so
+// by the last event that set them: the pod's creation, or a change of its
+// metadata.
+func heldBy(finalizers []string) trouble {
+	return trouble{what: "held by finalizers " + strings.Join(finalizers, ", "),
+		types: []string{domain.PodCreated{}.EventType(), domain.PodMetadataChanged{}.EventType()},
+		made: func(ev domain.Event) bool {
+			switch e := ev.(type) {
+			case domain.PodCreated:
+				return slices.Equal(e.Finalizers, finalizers)
+			case domain.PodMetadataChanged:
+				return slices.Equal(e.Finalizers, finalizers)
+			}
+			return false
+		}}
 }
 
 // notReady is a running pod's Ready not True: made so by herd when its
