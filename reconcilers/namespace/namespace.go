@@ -68,12 +68,12 @@ func New(resync time.Duration, repo Repository, namespaces Reader, pods PodListe
 func (r *Reconciler) Name() string { return "namespace" }
 
 // Watches implements reconcilers.Reconciler: a namespace turning
-// Terminating, mapped to it, and a pod finalized, a ConfigMap deleted or
-// an object of the other kinds deleted, to its namespace, which may be
+// Terminating, mapped to it, and a pod finalized, a ConfigMap, lease or
+// object of the other kinds deleted, to its namespace, which may be
 // waiting for it. The namespace is part of the object's key, so no
 // payload is decoded.
 func (r *Reconciler) Watches() *reconcilers.Watches {
-	gone := []domain.Event{domain.PodFinalized{}, domain.ConfigMapDeleted{}}
+	gone := []domain.Event{domain.PodFinalized{}, domain.ConfigMapDeleted{}, domain.LeaseDeleted{}}
 	for _, o := range r.objects {
 		gone = append(gone, o.deleted)
 	}
