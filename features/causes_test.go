@@ -1067,8 +1067,8 @@ func (ix causeIndex) jobCounted(before []events.Record, rec, cause events.Record
 // jobRelease holds the Job's release of its pod (its tracking finalizer
 // taken off) to what ended the Job's interest in it: the Job's count
 // that counted it, the pod's own end when the Job does not count it (a
-// deletion while it was suspended or had succeeded), or the Job's
-// deletion.
+// deletion while it was suspended or had succeeded), the Job's deletion,
+// or the change that took the pod from its Job.
 func (ix causeIndex) jobRelease(rec, cause events.Record, owner string) error {
 	uid := ix.podUID[rec.Stream]
 	switch c := decoded(cause).(type) {
@@ -1080,12 +1080,16 @@ func (ix causeIndex) jobRelease(rec, cause events.Record, owner string) error {
 		if cause.Stream == owner {
 			return nil
 		}
+	case domain.PodOwnersChanged:
+		if cause.Stream == rec.Stream {
+			return nil
+		}
 	default:
 		if cause.Stream == rec.Stream && slices.Contains(reconcilers.PodEndChanges, cause.Type) {
 			return nil
 		}
 	}
-	return fmt.Errorf("its cause %s %s at %d (%s) is neither its Job's count of it, its own end, nor its Job's deletion", cause.Type, cause.Stream, cause.Position, says(cause))
+	return fmt.Errorf("its cause %s %s at %d (%s) is neither its Job's count of it, its own end, its Job's deletion, nor its taking from the Job", cause.Type, cause.Stream, cause.Position, says(cause))
 }
 
 // startGate is the cause of a pod's start on its runtime: the last of

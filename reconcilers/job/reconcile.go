@@ -21,9 +21,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		return reconcilers.Result{}, fmt.Errorf("get job %s: %w", key, err)
 	}
 	// The pods of a Job of its name: this one's, and an earlier one's to
-	// collect.
-	pods, err := r.Controlled.Read(ctx, key, false)
+	// collect; and the namespace's pods without a controller, of which
+	// it lets go those a Job still holds.
+	pods, err := r.Controlled.Read(ctx, key, true)
 	if err != nil {
+		return reconcilers.Result{}, err
+	}
+	if err := r.releaseOrphans(ctx, key, pods); err != nil {
 		return reconcilers.Result{}, err
 	}
 	if !j.Exists() {

@@ -31,6 +31,27 @@ func heldByAnother(name, uid string) func(domain.Pod) bool {
 	}
 }
 
+// releaseOrphans takes the tracking finalizer off the pods among pods
+// that no controller owns any more (an operator took the pod from its
+// Job): no Job will count them, and a deletion would wait for ever.
+// Kubernetes' controller releases such a pod whichever Job it came from;
+// each release names the change that took its controller away.
+func (r *Reconciler) releaseOrphans(ctx context.Context, key reconcilers.Key, pods []domain.Pod) error {
+	for _, p := range pods {
+		if _, owned := p.Controller(); owned || !held(p) {
+			continue
+		}
+		pctx, err := reconcilers.BecauseOf(ctx, reconcilers.ChangeOf[domain.PodOwnersChanged](domain.PodStream(p.Namespace, p.Name), p.Version, nil))
+		if err != nil {
+			return fmt.Errorf("cause of the release of pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		if err := r.release(pctx, key.Namespace+"/"+key.Name, "released a pod no Job controls", []domain.Pod{p}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // releaseDone takes the tracking finalizer off the pods of j it has
 // nothing more to count of (done), after its count: those it counted
 // name the count that counted them, the others their own end (a

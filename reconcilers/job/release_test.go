@@ -119,3 +119,25 @@ func TestThePodsOfAJobBeingDeletedAreLetGo(t *testing.T) {
 		})
 	}
 }
+
+// TestAPodTakenFromItsJobIsLetGo: an operator takes a running pod from
+// its Job (its controller reference removed); no Job will count it, so
+// the Job lets it go, and deleting it later waits for nothing.
+func TestAPodTakenFromItsJobIsLetGo(t *testing.T) {
+	f := newFixture(t, nil)
+	f.reconcile(t)
+	f.pods.run()
+	if _, err := f.pods.Execute(t.Context(), domain.Key{Namespace: "default", Name: "pi-1"}, domain.ReleasePod{UID: "uid-pi"}); err != nil {
+		t.Fatal(err)
+	}
+	f.reconcile(t)
+	p, _ := f.pod("pi-1")
+	if _, ctrl := p.Controller(); ctrl || len(p.Finalizers) != 0 {
+		t.Fatalf("the pod taken from its Job: controlled %v, finalizers %v; want neither", ctrl, p.Finalizers)
+	}
+	f.deletePod(t, "pi-1")
+	f.pods.finalize()
+	if _, ok := f.pod("pi-1"); ok {
+		t.Error("the pod taken from its Job stayed after its deletion")
+	}
+}
