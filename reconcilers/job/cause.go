@@ -46,9 +46,10 @@ func countCause(ctx context.Context, j domain.Job, owned []domain.Pod, c domain.
 	return reconcilers.Because(ctx, rec), nil
 }
 
-// stoppedCause is ctx whose count of a failing Job's stopped pods names
-// their end: the newest of the deletions the reconciler itself just
-// made of stopped, as they stand after it. Their earlier changes
+// stoppedCause is ctx whose count or release of stopped pods names their
+// end: for a failing Job's, the newest of the deletions the reconciler
+// itself just made of stopped, as they stand after it; for those it lets
+// go uncounted, the deletion that stopped them. Their earlier changes
 // (running, turning ready) ended nothing.
 func stoppedCause(ctx context.Context, stopped []domain.Pod) (context.Context, error) {
 	rec, ok, err := reconcilers.EndCause(ctx, stopped)

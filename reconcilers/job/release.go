@@ -74,12 +74,9 @@ func (r *Reconciler) releaseDone(ctx context.Context, j domain.Job, owned []doma
 	if len(uncounted) == 0 {
 		return nil
 	}
-	rec, ok, err := reconcilers.EndCause(ctx, uncounted)
+	ctx, err := stoppedCause(ctx, uncounted)
 	if err != nil {
 		return fmt.Errorf("cause of the release of job %s's stopped pods: %w", j, err)
-	}
-	if ok {
-		ctx = reconcilers.Because(ctx, rec)
 	}
 	return r.release(ctx, j.String(), "released pods it does not count", uncounted)
 }

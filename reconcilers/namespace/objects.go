@@ -13,8 +13,6 @@ import (
 // the namespace's deletion deletes, as Kubernetes' namespace controller
 // deletes every namespaced resource it discovers.
 type Objects struct {
-	// Kind names the kind in errors.
-	Kind string
 	// deleted is the event of an object of the kind leaving the log,
 	// which may be what the namespace waits for.
 	deleted domain.Event
@@ -40,7 +38,7 @@ type object interface {
 // the garbage collector, and this reconciler deletes the pods anyway).
 func ObjectsOf[T object, C any](kind string, list func(ctx context.Context, namespace string) ([]T, int64, error),
 	execute domain.Executor[T, C], deleted domain.Event, del C) Objects {
-	return Objects{Kind: kind, deleted: deleted, deleteAll: func(ctx context.Context, namespace string) (int, error) {
+	return Objects{deleted: deleted, deleteAll: func(ctx context.Context, namespace string) (int, error) {
 		objs, _, err := list(ctx, namespace)
 		if err != nil {
 			return 0, fmt.Errorf("list %ss of namespace %s: %w", kind, namespace, err)
