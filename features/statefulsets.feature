@@ -26,6 +26,12 @@ Feature: StatefulSets keep pods with stable names, and their templates as revisi
       | pod   | image   |
       | web-0 | nginx:1 |
     And StatefulSet "web" removed its pods in the order "web-2, web-1"
+    When the operator runs:
+      """
+      kubectl describe statefulset web
+      """
+    Then kubectl prints "create Pod web-0 in StatefulSet web successful"
+    And kubectl prints "delete Pod web-2 in StatefulSet web successful"
 
   Scenario: A rolling update held at a partition, a pod lost below it, and an undo
     Given StatefulSet "web" keeps 3 pods of "nginx:1"

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -22,20 +23,22 @@ type workloadController struct {
 // what the reconciler puts in the metadata of what it writes (its
 // events.WithMetadata), which tells its writes from an operator's.
 var (
-	deploymentController = workloadController{"Deployment", "apps/v1", "deployment-controller", "reconciler/deployment"}
-	replicaSetController = workloadController{"ReplicaSet", "apps/v1", "replicaset-controller", "reconciler/replicaset"}
-	daemonSetController  = workloadController{domain.KindDaemonSet, "apps/v1", "daemonset-controller", "reconciler/daemonset"}
-	jobController        = workloadController{"Job", "batch/v1", "job-controller", "reconciler/job"}
+	deploymentController  = workloadController{"Deployment", "apps/v1", "deployment-controller", "reconciler/deployment"}
+	replicaSetController  = workloadController{"ReplicaSet", "apps/v1", "replicaset-controller", "reconciler/replicaset"}
+	daemonSetController   = workloadController{domain.KindDaemonSet, "apps/v1", "daemonset-controller", "reconciler/daemonset"}
+	jobController         = workloadController{"Job", "batch/v1", "job-controller", "reconciler/job"}
+	statefulSetController = workloadController{"StatefulSet", "apps/v1", "statefulset-controller", "reconciler/statefulset"}
 	// podControllers are the controllers that create and delete pods, by
 	// the kind they control.
 	podControllers = map[string]workloadController{
 		replicaSetController.kind: replicaSetController, daemonSetController.kind: daemonSetController, jobController.kind: jobController,
+		statefulSetController.kind: statefulSetController,
 	}
 )
 
 // workloadKinds are the kinds whose Events the workload controllers
 // write.
-var workloadKinds = map[string]bool{"Deployment": true, "ReplicaSet": true, domain.KindDaemonSet: true, "Job": true, "CronJob": true}
+var workloadKinds = map[string]bool{"Deployment": true, "ReplicaSet": true, domain.KindDaemonSet: true, "Job": true, "CronJob": true, "StatefulSet": true}
 
 // workloadEvent is one Event a workload controller writes about the
 // workload it controls.
@@ -58,14 +61,16 @@ func (we workloadEvent) derived(rec events.Record, seq int, ns string) derivedEv
 }
 
 // podWorkloadEvents are the Events the controller of a pod writes when
-// it creates or deletes it, in Kubernetes' words (its PodControl):
+// it creates or deletes it, in Kubernetes' words (its PodControl; the
+// StatefulSet controller's own, StatefulPodControl, words them as the
+// second message):
 //
-//	PodCreated            Normal SuccessfulCreate Created pod: NAME
-//	PodDeletionRequested  Normal SuccessfulDelete Deleted pod: NAME
+//	PodCreated            Normal SuccessfulCreate Created pod: NAME | create Pod NAME in StatefulSet SET successful
+//	PodDeletionRequested  Normal SuccessfulDelete Deleted pod: NAME | delete Pod NAME in StatefulSet SET successful
 //
-// about the ReplicaSet, DaemonSet or Job that controls the pod, and only
-// when that controller's reconciler wrote it: a pod an operator deletes
-// is no controller's Event.
+// about the ReplicaSet, DaemonSet, Job or StatefulSet that controls the
+// pod, and only when that controller's reconciler wrote it: a pod an
+// operator deletes is no controller's Event.
 func podWorkloadEvents(prev, cur domain.Pod, ev domain.Event, source string) []workloadEvent {
 	ctrl, ok := cur.Controller()
 	if !ok {
@@ -78,17 +83,21 @@ func podWorkloadEvents(prev, cur domain.Pod, ev domain.Event, source string) []w
 	if !known || c.source != source {
 		return nil
 	}
-	one := func(reason, msg string) []workloadEvent {
-		return []workloadEvent{{controller: c, name: ctrl.Name, uid: ctrl.UID, reason: reason, typ: corev1.EventTypeNormal, message: msg}}
+	one := func(verb string) []workloadEvent {
+		msg := verb + "d pod: " + cur.Name
+		if c == statefulSetController {
+			msg = fmt.Sprintf("%s Pod %s in StatefulSet %s successful", strings.ToLower(verb), cur.Name, ctrl.Name)
+		}
+		return []workloadEvent{{controller: c, name: ctrl.Name, uid: ctrl.UID, reason: "Successful" + verb, typ: corev1.EventTypeNormal, message: msg}}
 	}
 	switch ev.(type) {
 	case domain.PodCreated:
-		return one("SuccessfulCreate", "Created pod: "+cur.Name)
+		return one("Create")
 	case domain.PodDeletionRequested:
 		if prev.Terminating() {
 			return nil
 		}
-		return one("SuccessfulDelete", "Deleted pod: "+cur.Name)
+		return one("Delete")
 	}
 	return nil
 }

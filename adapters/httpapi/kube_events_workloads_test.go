@@ -16,6 +16,10 @@ func TestWorkloadEventsAsKubernetesWritesThem(t *testing.T) {
 	pod := domain.Pod{Namespace: "default", Name: "web-abc-xyz", UID: "uid-pod", Owners: []domain.OwnerReference{rsRef}, Version: 1}
 	terminating := pod
 	terminating.Deletion = &domain.PodDeletion{}
+	stsPod := domain.Pod{Namespace: "default", Name: "db-0", UID: "uid-db-0", Version: 1,
+		Owners: []domain.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: "uid-sts", Controller: true}}}
+	stsTerminating := stsPod
+	stsTerminating.Deletion = &domain.PodDeletion{}
 	dRef := domain.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "uid-d", Controller: true}
 	rs := func(replicas int32) domain.ReplicaSet {
 		return domain.ReplicaSet{ObjectMeta: domain.ObjectMeta{Namespace: "default", Name: "web-abc", Owners: []domain.OwnerReference{dRef}}, Spec: domain.ReplicaSetSpec{Replicas: replicas}}
@@ -42,6 +46,11 @@ func TestWorkloadEventsAsKubernetesWritesThem(t *testing.T) {
 		{"a pod its ReplicaSet deleted", podWorkloadEvents(pod, terminating, domain.PodDeletionRequested{}, "reconciler/replicaset"),
 			[]seen{{"ReplicaSet", "web-abc", "uid-rs", "SuccessfulDelete", "Deleted pod: web-abc-xyz", "replicaset-controller"}}},
 		{"a pod an operator deleted", podWorkloadEvents(pod, terminating, domain.PodDeletionRequested{}, "httpapi"), nil},
+		{"a pod its StatefulSet created", podWorkloadEvents(domain.Pod{}, stsPod, domain.PodCreated{}, "reconciler/statefulset"),
+			[]seen{{"StatefulSet", "db", "uid-sts", "SuccessfulCreate", "create Pod db-0 in StatefulSet db successful", "statefulset-controller"}}},
+		{"a pod its StatefulSet deleted", podWorkloadEvents(stsPod, stsTerminating, domain.PodDeletionRequested{}, "reconciler/statefulset"),
+			[]seen{{"StatefulSet", "db", "uid-sts", "SuccessfulDelete", "delete Pod db-0 in StatefulSet db successful", "statefulset-controller"}}},
+		{"a StatefulSet's pod an operator deleted", podWorkloadEvents(stsPod, stsTerminating, domain.PodDeletionRequested{}, "httpapi"), nil},
 		{"a second deletion", podWorkloadEvents(terminating, terminating, domain.PodDeletionRequested{}, "reconciler/replicaset"), nil},
 		{"a ReplicaSet created with pods", replicaSetWorkloadEvents(domain.ReplicaSet{}, rs(3), domain.ReplicaSetCreated{}, "reconciler/deployment"),
 			[]seen{{"Deployment", "web", "uid-d", "ScalingReplicaSet", "Scaled up replica set web-abc from 0 to 3", "deployment-controller"}}},
