@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,17 @@ import (
 func (w *world) registerWhatIfAPISteps(sc *godog.ScenarioContext) {
 	sc.Step(`^an operator asks herd's API what if "([^"]+)" had been drained at (\S+), since (\S+)$`, w.askWhatIfDrained)
 	sc.Step(`^the answer says the pods of "([^"]+)" would have been evicted from "([^"]+)" by the drain, with the drain among their causes$`, w.whatIfAnswerDrained)
+	sc.Step(`^an operator asks herd's API what if the node of pod "([^"]+)" had been drained at (\S+), since (\S+)$`, func(ctx context.Context, pod, at, since string) error {
+		p, err := w.pod(pod)
+		if err != nil {
+			return err
+		}
+		if p.Spec.NodeName == "" {
+			return fmt.Errorf("pod %s is on no node", pod)
+		}
+		return w.askWhatIfDrained(ctx, p.Spec.NodeName, at, since)
+	})
+	sc.Step(`^the answer says pod "([^"]+)" would have been evicted by the drain, its causes starting from the drain's eviction$`, w.whatIfAnswerPodDrained)
 	sc.Step(`^an operator asking herd's API a what-if since (\S+) with a node-monitor-grace-period of (\S+) is refused, naming "([^"]+)"$`, w.whatIfAPIRefused)
 }
 
@@ -98,6 +110,30 @@ func (w *world) whatIfAnswerDrained(owner, node string) error {
 		return fmt.Errorf("the pods of %s: evicted %+v in the what-if, causes %+v: want by the drain of %s, the drain among the causes", owner, d.WhatIf, d.Causes, node)
 	}
 	return fmt.Errorf("the answer has no eviction of the pods of %s: %+v", owner, rep.Pods)
+}
+
+// whatIfAnswerPodDrained: the answer lists pod (a name that outlives
+// its pods, as a StatefulSet's) as evicted by the drain in the what-if
+// only, and its chain of causes starts from that eviction and goes back
+// to the drain, whatever else deleted a pod of that name before.
+func (w *world) whatIfAnswerPodDrained(pod string) error {
+	rep := w.whatIfAnswer
+	if rep == nil {
+		return fmt.Errorf("no what-if was asked of herd's API")
+	}
+	for _, d := range rep.Pods {
+		if d.Pod != "default/"+pod {
+			continue
+		}
+		drainedBy := slices.ContainsFunc(d.WhatIf, func(e whatif.Eviction) bool { return e.By == "system:herd:drain" })
+		first := len(d.Causes) > 0 && d.Causes[0].Type == "PodDeletionRequested" && d.Causes[0].Actor == "system:herd:drain"
+		toDrain := slices.ContainsFunc(d.Causes, func(c whatif.Cause) bool { return c.Type == "NodeDrainStarted" && c.Actor == whatif.WhatIfActor })
+		if len(d.Actual) == 0 && drainedBy && first && toDrain {
+			return nil
+		}
+		return fmt.Errorf("pod %s: evicted %+v by herd, %+v in the what-if, causes %+v: want only the what-if's drain, its eviction first among the causes, back to the drain", pod, d.Actual, d.WhatIf, d.Causes)
+	}
+	return fmt.Errorf("the answer has no eviction of pod %s: %+v", pod, rep.Pods)
 }
 
 func (w *world) whatIfAPIRefused(ctx context.Context, since, grace, field string) error {

@@ -61,6 +61,17 @@ Feature: The what-if runs herd's own reconcilers on the past
     Then the what-if since 09:00:00 with "n1" drained at 09:00:40 evicts the pods of "cache" from it, and the scheduler places them anew elsewhere
     And the what-if since 09:00:00 with "n1", "n2" and "n3" drained at 09:00:40 finds ReplicaSet "cache" would have been below its desired availability for longer
 
+  Scenario: A drain that did not happen is what a StatefulSet's pod would have been evicted by, not its earlier rolling update
+    Given StatefulSet "db" keeps 2 pods of "db:1"
+    When StatefulSet "db" is given the image "db:2" from ordinal 0 up
+    Then StatefulSet "db" has these pods Running:
+      | pod  | image |
+      | db-0 | db:2  |
+      | db-1 | db:2  |
+    When 2 minutes pass while "n1", "n2" and "n3" keep reporting
+    And an operator asks herd's API what if the node of pod "db-0" had been drained at 09:01:40, since 09:00:00
+    Then the answer says pod "db-0" would have been evicted by the drain, its causes starting from the drain's eviction
+
   Scenario: An operator asks the what-if of herd's API and reads the answer's causes
     When 2 minutes pass while "n1", "n2" and "n3" keep reporting
     And an operator asks herd's API what if "n1" had been drained at 09:00:40, since 09:00:00

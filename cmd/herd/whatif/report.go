@@ -574,6 +574,10 @@ type outcomeFold struct {
 	// marked is, per node stream, the first health decision on it;
 	// deleted, per pod, the first deletion a reconciler asked.
 	marked, deleted map[string]events.Record
+	// evictions are, per pod, its evictions in the order they were
+	// made, each with its record: a pod whose name outlives it (a
+	// StatefulSet's) may have been deleted before for another reason.
+	evictions map[string][]evicted
 	// scheduled is, per pod, each placement a reconciler made, in order.
 	scheduled map[string][]placement
 	// created is, per pod a reconciler created (by its record's ID), the
@@ -582,6 +586,12 @@ type outcomeFold struct {
 	// another pod.
 	created map[string]creation
 	evicted map[string][2]events.Record
+}
+
+// evicted is one eviction of a pod and the record that asked it.
+type evicted struct {
+	Eviction
+	rec events.Record
 }
 
 type placement struct {
@@ -606,6 +616,7 @@ func newOutcomeFold(names *namer) *outcomeFold {
 func (f *outcomeFold) watch() {
 	f.watching = true
 	f.marked, f.deleted = map[string]events.Record{}, map[string]events.Record{}
+	f.evictions = map[string][]evicted{}
 	f.scheduled = map[string][]placement{}
 	f.created, f.evicted = map[string]creation{}, map[string][2]events.Record{}
 }
@@ -669,6 +680,7 @@ func (f *outcomeFold) note(rec events.Record) {
 			f.deleted[key] = slim(rec)
 		}
 		if slices.Contains(evictors, rec.Metadata.Actor) {
+			f.evictions[key] = append(f.evictions[key], evicted{Eviction{Node: f.onNode[rec.Stream], At: rec.RecordedAt, By: rec.Metadata.Actor}, slim(rec)})
 			stream := canonical(rec.Stream, f.names)
 			last := f.evicted[stream]
 			if last[0].Stream != rec.Stream {
@@ -731,7 +743,13 @@ func (r *Report) differences(ctx context.Context, sim *outcomeFold, names *namer
 	for _, p := range unionKeys(r.Actual.Evicted, r.WhatIf.Evicted) {
 		a, w := r.Actual.Evicted[p], r.WhatIf.Evicted[p]
 		if !sameEvictions(a, w, near) {
-			rec, ok := sim.deleted[p]
+			// The chain starts from the what-if's first eviction that
+			// herd did not make, or, where there is none (herd evicted
+			// more), from the first deletion the what-if asked.
+			rec, ok := firstUnmatched(sim.evictions[p], a, near)
+			if !ok {
+				rec, ok = sim.deleted[p]
+			}
 			r.Pods = append(r.Pods, PodDifference{Pod: p, Actual: a, WhatIf: w, Causes: chain(rec, ok),
 				ActualCount: len(a), WhatIfCount: len(w), ActualLast: lastOf(a), WhatIfLast: lastOf(w)})
 		}
@@ -792,6 +810,27 @@ func sameEvictions(a, w []Eviction, near func(a, b time.Time) bool) bool {
 		}
 	}
 	return true
+}
+
+// firstUnmatched is the record of the first of the what-if's evictions
+// of a pod (in the order made) that none of herd's matches: from the same
+// node, by the same reconciler, at a near time, each of herd's matching
+// one at most.
+func firstUnmatched(whatIf []evicted, actual []Eviction, near func(a, b time.Time) bool) (events.Record, bool) {
+	used := make([]bool, len(actual))
+	for _, e := range whatIf {
+		matched := false
+		for i, a := range actual {
+			if !used[i] && a.Node == e.Node && a.By == e.By && near(a.At, e.At) {
+				used[i], matched = true, true
+				break
+			}
+		}
+		if !matched {
+			return e.rec, true
+		}
+	}
+	return events.Record{}, false
 }
 
 // replacing is the chain of causes of placement, in which a pod a

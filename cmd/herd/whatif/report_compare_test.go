@@ -218,3 +218,34 @@ func TestEvictionsOfOnePassInAnotherOrderAreTheSame(t *testing.T) {
 		t.Errorf("the comparison reordered herd's own list: %+v", herd)
 	}
 }
+
+// A pod whose name outlives it (a StatefulSet's db-1) was deleted by its
+// StatefulSet in a rolling update, then, in the what-if only, evicted by
+// a drain: the chain of causes of that eviction starts from the drain's
+// deletion, not from the rolling update's, the pod name's first.
+func TestAnEvictionsCausesStartFromTheEvictionThatDiffers(t *testing.T) {
+	l := &memLog{}
+	edit := l.append("edit", "StatefulSetChanged", "statefulset/default/db", "system:anonymous", "", 0, `{}`)
+	l.append("placed", "PodScheduled", "pod/default/db-1", "system:herd:scheduler", "", 1, `{"nodeName":"n1"}`)
+	l.append("rolled", "PodDeletionRequested", "pod/default/db-1", "system:herd:statefulset", edit.ID, 10, `{}`)
+	l.append("placed-again", "PodScheduled", "pod/default/db-1", "system:herd:scheduler", "", 11, `{"nodeName":"n1"}`)
+	drain := l.append("drain", "NodeDrainStarted", "node/n1", "what-if", "", 100, `{}`)
+	evicted := l.append("evicted", "PodDeletionRequested", "pod/default/db-1", "system:herd:drain", drain.ID, 100, `{}`)
+	sim := newOutcomeFold(nil)
+	sim.watch()
+	for _, rec := range l.recs {
+		sim.add(rec)
+	}
+	r := Report{Actual: Outcome{Evicted: map[string][]Eviction{}}, WhatIf: sim.outcome()}
+	r.differences(t.Context(), sim, nil, newCauseLog(l))
+	if len(r.Pods) != 1 {
+		t.Fatalf("pods that fared differently: %+v, want db-1", r.Pods)
+	}
+	want := []Cause{
+		{Type: "PodDeletionRequested", Stream: "pod/default/db-1", Actor: "system:herd:drain", At: evicted.RecordedAt},
+		{Type: "NodeDrainStarted", Stream: "node/n1", Actor: "what-if", At: drain.RecordedAt},
+	}
+	if d := cmp.Diff(want, r.Pods[0].Causes); d != "" {
+		t.Errorf("the eviction's causes (-want +got):\n%s", d)
+	}
+}
