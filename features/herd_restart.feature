@@ -97,3 +97,10 @@ Feature: Restarting herd does not mark or evict the fleet
     Then node "web-03" shows Ready Unknown since 09:15:45, last heartbeat 09:00:00
     And replaying since 09:00:00 with a node-monitor-grace-period of 40s finds nothing different
     And replaying since 09:00:00 with a node-monitor-grace-period of 40s says the window crosses herd's downtime from 09:00:00 to 09:15:00
+
+  Scenario: a what-if of a window that ends before herd went down names no downtime
+    When 2 minutes pass while "web-01", "web-02" and "web-03" keep reporting
+    And herd is down for 15 minutes and starts again on its data
+    And 90 seconds pass while "web-01", "web-02" and "web-03" keep reporting
+    Then replaying from 09:00:00 until 09:01:30 with a node-monitor-grace-period of 40s finds nothing different and names no downtime of herd
+    And replaying since 09:00:00 with a node-monitor-grace-period of 40s says the window crosses herd's downtime from 09:02:00 to 09:17:00

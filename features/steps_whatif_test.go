@@ -29,6 +29,7 @@ func (w *world) registerWhatIfSteps(sc *godog.ScenarioContext) {
 	sc.Step(replaying+`, pod "([^"]+)" would have been evicted (earlier|later)$`, w.whatIfEvictedWhen)
 	sc.Step(replaying+`, pod "([^"]+)" would not have been evicted$`, w.whatIfNotEvicted)
 	sc.Step(replaying+` says the window crosses herd's downtime from (\S+) to (\S+)$`, w.whatIfCrossesDowntime)
+	sc.Step(`^replaying from (\S+) until (\S+) with a node-monitor-grace-period of (\S+) finds nothing different and names no downtime of herd$`, w.whatIfUntilNoDowntime)
 	sc.Step(replaying+`, listing (\d+) decisions? of each kind, lists the first and still counts them all$`, w.whatIfListsTheFirst)
 	w.registerWhatIfEngineSteps(sc)
 	w.registerWhatIfAPISteps(sc)
@@ -47,6 +48,36 @@ func (w *world) whatIfCrossesDowntime(ctx context.Context, since, grace, from, u
 	}
 	if want := from + " to " + until; len(got) != 1 || got[0] != want {
 		return fmt.Errorf("the replay names herd's downtimes %q, want exactly %q", got, want)
+	}
+	return nil
+}
+
+// whatIfUntilNoDowntime asks the what-if of a window that ends before
+// herd went down: nothing differs, and the answer names no downtime (one
+// after the window is none of its inputs).
+func (w *world) whatIfUntilNoDowntime(ctx context.Context, since, until, grace string) error {
+	from, err := w.at(since)
+	if err != nil {
+		return err
+	}
+	to, err := w.at(until)
+	if err != nil {
+		return err
+	}
+	cfg := whatif.Config{Since: from, Until: to, Serve: w.cfg}
+	if cfg.Serve.Health.GracePeriod, err = time.ParseDuration(grace); err != nil {
+		return err
+	}
+	rep, err := whatif.Run(ctx, w.log, cfg)
+	if err != nil {
+		return err
+	}
+	if len(rep.Nodes) > 0 || len(rep.Pods) > 0 || len(rep.Placements) > 0 || rep.MissingCount > 0 || rep.ExtraCount > 0 {
+		return fmt.Errorf("the what-if until %s differs: nodes %+v, pods %+v, placements %+v, %d decisions missing, %d extra",
+			until, rep.Nodes, rep.Pods, rep.Placements, rep.MissingCount, rep.ExtraCount)
+	}
+	if len(rep.Downtimes) > 0 {
+		return fmt.Errorf("the what-if until %s names herd's downtimes %+v, which come after it", until, rep.Downtimes)
 	}
 	return nil
 }

@@ -69,8 +69,10 @@ func startOf(rec events.Record) (start, error) {
 
 // downtimes are the stretches before each start after position from in
 // which herd's health rules did not run: from the newest record the log
-// holds from before the start's time, to the start.
-func downtimes(ctx context.Context, log events.LogReader, ss []start, from int64) ([]Downtime, error) {
+// holds from before the start's time, to the start; those that begin
+// before until, the window's end (a downtime after the window is none of
+// its inputs).
+func downtimes(ctx context.Context, log events.LogReader, ss []start, from int64, until time.Time) ([]Downtime, error) {
 	var out []Downtime
 	for _, s := range ss {
 		if s.position <= from {
@@ -84,7 +86,7 @@ func downtimes(ctx context.Context, log events.LogReader, ss []start, from int64
 		if len(last) == 1 {
 			d.From = last[0].RecordedAt
 		}
-		if d.From.IsZero() || d.From.Before(d.Until) {
+		if (d.From.IsZero() || d.From.Before(d.Until)) && d.From.Before(until) {
 			out = append(out, d)
 		}
 	}

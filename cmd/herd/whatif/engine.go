@@ -161,7 +161,7 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	if rep.Downtimes, err = downtimes(ctx, source, ss, from); err != nil {
+	if rep.Downtimes, err = downtimes(ctx, source, ss, from, rep.Until); err != nil {
 		return Report{}, err
 	}
 	for _, f := range cfg.Failed {
