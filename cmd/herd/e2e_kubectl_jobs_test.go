@@ -101,6 +101,10 @@ func TestKubectlJobs(t *testing.T) {
 			t.Errorf("herd pod why %s says no %q:\n%s", pods[1], want, why)
 		}
 	}
+	// A pod named as herd prints it, NAMESPACE/NAME, is the same pod.
+	if again := mustHerd(t, "pod", "why", "default/"+pods[1], "--server", srv.URL).Stdout; again != why {
+		t.Errorf("herd pod why default/%s:\n%s\nwant what herd pod why %s said:\n%s", pods[1], again, pods[1], why)
+	}
 
 	if out := kc.must(t, "delete", "job", "pi"); !strings.Contains(out, `job.batch "pi" deleted`) {
 		t.Errorf("kubectl delete said %q", out)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -56,14 +57,14 @@ func newPodCmd() *cobra.Command {
 	list.Flags().StringVar(&fieldSel, "field-selector", "", "field selector: spec.nodeName, status.phase, metadata.name")
 	addAtFlag(list, &at)
 	get := &cobra.Command{
-		Use: "get NAME", Short: "Show one pod", Args: cobra.ExactArgs(1),
+		Use: "get NAME", Short: "Show one pod (NAME, or NAMESPACE/NAME as herd prints pods)", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := newClient(cmd, server)
 			if err != nil {
 				return reportErr(cmd, err)
 			}
 			var p corev1.Pod
-			if err := c.get(cmd.Context(), podPath(namespace, args[0]), nil, &p); err != nil {
+			if err := c.get(cmd.Context(), podPath(podArg(namespace, args[0])), nil, &p); err != nil {
 				return reportErr(cmd, err)
 			}
 			if done, err := printStructured(cmd.OutOrStdout(), output, p); done {
@@ -75,7 +76,7 @@ func newPodCmd() *cobra.Command {
 	}
 	var grace int64
 	del := &cobra.Command{
-		Use: "delete NAME", Short: "Delete a pod; it shuts down within its grace period", Args: cobra.ExactArgs(1),
+		Use: "delete NAME", Short: "Delete a pod (NAME or NAMESPACE/NAME); it shuts down within its grace period", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := newClient(cmd, server)
 			if err != nil {
@@ -85,10 +86,11 @@ func newPodCmd() *cobra.Command {
 			if grace >= 0 {
 				q.Set("gracePeriodSeconds", strconv.FormatInt(grace, 10))
 			}
-			if err := c.do(cmd.Context(), "DELETE", podPath(namespace, args[0]), q, "", nil, nil); err != nil {
+			ns, name := podArg(namespace, args[0])
+			if err := c.do(cmd.Context(), "DELETE", podPath(ns, name), q, "", nil, nil); err != nil {
 				return reportErr(cmd, err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "pod/%s deleted\n", args[0])
+			fmt.Fprintf(cmd.OutOrStdout(), "pod/%s deleted\n", name)
 			return nil
 		},
 	}
@@ -98,6 +100,16 @@ func newPodCmd() *cobra.Command {
 	}
 	cmd.AddCommand(list, get, del, podWhyCmd(&server, &namespace, &output))
 	return cmd
+}
+
+// podArg is the namespace and name a pod argument names: NAMESPACE/NAME,
+// as herd prints a pod in its answers (why, what-if, the audit trail),
+// or a NAME in namespace (-n). A pod's name holds no slash.
+func podArg(namespace, arg string) (string, string) {
+	if ns, name, ok := strings.Cut(arg, "/"); ok {
+		return ns, name
+	}
+	return namespace, arg
 }
 
 func podPath(namespace, name string) string {

@@ -17,7 +17,7 @@ import (
 func nodeWhyCmd(server, output *string) *cobra.Command {
 	var at string
 	cmd := &cobra.Command{
-		Use:   "why NAME",
+		Use:   "why NAME|NAMESPACE/NAME",
 		Short: "Why the node is not as it should be (or was, --at): for each thing wrong, the events that led there, each with time, actor and cause",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -79,7 +79,8 @@ func podWhyCmd(server, namespace, output *string) *cobra.Command {
 				return reportErr(cmd, err)
 			}
 			var ex httpapi.PodExplanation
-			if err := c.get(cmd.Context(), "/apis/herd.dev/v1/namespaces/"+url.PathEscape(*namespace)+"/pods/"+url.PathEscape(args[0])+"/explanation", q, &ex); err != nil {
+			ns, name := podArg(*namespace, args[0])
+			if err := c.get(cmd.Context(), "/apis/herd.dev/v1/namespaces/"+url.PathEscape(ns)+"/pods/"+url.PathEscape(name)+"/explanation", q, &ex); err != nil {
 				return reportErr(cmd, err)
 			}
 			if done, err := printStructured(cmd.OutOrStdout(), *output, ex); done {
