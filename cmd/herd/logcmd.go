@@ -42,6 +42,13 @@ event ID led to: the events recorded because of it, and theirs, and so on
 (what a drain or a command set off).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// A filter given empty (--caused-by "$ID" with ID unset) is a
+			// mistake, not a wish for the whole log.
+			for _, name := range []string{"stream", "type", "actor", "caused-by", "since", "since-time", "until"} {
+				if f := cmd.Flags().Lookup(name); f.Changed && f.Value.String() == "" {
+					return reportErr(cmd, configError{fmt.Errorf("--%s is empty: it takes a value (%s); leave it out to read every event", name, f.Usage)})
+				}
+			}
 			q, err := lf.query(time.Now()) // the operator's clock: --since 5m is five minutes before they asked
 			if err != nil {
 				return reportErr(cmd, configError{err})
