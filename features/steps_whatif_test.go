@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"herd/domain"
 	"herd/events"
 
 	"herd/cmd/herd/whatif"
@@ -210,6 +211,7 @@ func (w *world) registerWhatIfEngineSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the window since (\S+) holds decisions of (.+)$`, w.windowHoldsDecisionsOf)
 	sc.Step(`^a client reports the pods of ReplicaSet "([^"]+)" Running$`, w.reportsReplicaSetPodsRunning)
 	sc.Step(`^the what-if since (\S+) with a node-monitor-grace-period of (\S+) evicts pods of "([^"]+)" from "([^"]+)" that herd left there, and the scheduler places them anew elsewhere$`, w.whatIfEvictsAndPlaces)
+	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at (minAvailable|maxUnavailable) (\d+) finds that the pods of "([^"]+)" herd evicted from "([^"]+)" (would have stayed|were evicted the same)$`, w.whatIfWithBudget)
 	sc.Step(`^the what-if since (\S+) without the "([^"]+)" reconciler finds that the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfWithoutReconciler)
 	sc.Step(`^the what-if since (\S+) with (.+) drained at (\S+) finds ReplicaSet "([^"]+)" would have been below its desired availability for longer$`, w.whatIfLongerBelow)
 	sc.Step(`^the what-if since (\S+) with (.+) failing at (\S+) marks them NotReady too, and herd would have counted the fleet disrupted$`, w.whatIfNodesFail)
@@ -487,6 +489,33 @@ func (w *world) whatIfWithoutReconciler(ctx context.Context, since, reconciler, 
 	}
 	if evictedFrom(rep.Pods, owner, node, false) == 0 || evictedFrom(rep.Pods, owner, node, true) != 0 {
 		return fmt.Errorf("want pods of %s evicted from %s by herd alone: %+v", owner, node, rep.Pods)
+	}
+	return nil
+}
+
+// whatIfWithBudget asks the what-if with the budget's minAvailable or
+// maxUnavailable changed from the window's start: the pods of owner herd
+// evicted from node stay in it, or are evicted as herd evicted them.
+func (w *world) whatIfWithBudget(ctx context.Context, since, budget, setting string, n int, owner, node, outcome string) error {
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+		b := whatif.BudgetChange{Namespace: "default", Name: budget}
+		if setting == "minAvailable" {
+			b.MinAvailable = domain.Ints(int32(n))
+		} else {
+			b.MaxUnavailable = domain.Ints(int32(n))
+		}
+		c.Budgets = append(c.Budgets, b)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	herd, whatIf := evictedFrom(rep.Pods, owner, node, false), evictedFrom(rep.Pods, owner, node, true)
+	if outcome == "would have stayed" && (herd == 0 || whatIf != 0) {
+		return fmt.Errorf("with %s %s %d: herd evicted %d pods of %s from %s, the what-if %d; want only herd: %+v", budget, setting, n, herd, owner, node, whatIf, rep.Pods)
+	}
+	if outcome == "were evicted the same" && len(rep.Pods) != 0 {
+		return fmt.Errorf("with %s %s %d: pods fared differently: %+v; want the same evictions", budget, setting, n, rep.Pods)
 	}
 	return nil
 }

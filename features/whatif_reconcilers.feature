@@ -61,6 +61,14 @@ Feature: The what-if runs herd's own reconcilers on the past
     Then the what-if since 09:00:00 with "n1" drained at 09:00:40 evicts the pods of "cache" from it, and the scheduler places them anew elsewhere
     And the what-if since 09:00:00 with "n1", "n2" and "n3" drained at 09:00:40 finds ReplicaSet "cache" would have been below its desired availability for longer
 
+  Scenario: A stricter budget would have held a drain back
+    Given a PodDisruptionBudget "cache" lets at most 1 pod labelled app=cache be unavailable
+    When 30 seconds pass while "n1", "n2" and "n3" keep reporting
+    And an operator drains "n1"
+    And 90 seconds pass while "n1", "n2" and "n3" keep reporting
+    Then the what-if since 09:00:00 with PodDisruptionBudget "cache" at maxUnavailable 0 finds that the pods of "cache" herd evicted from "n1" would have stayed
+    And the what-if since 09:00:00 with PodDisruptionBudget "cache" at minAvailable 2 finds that the pods of "cache" herd evicted from "n1" were evicted the same
+
   Scenario: A drain that did not happen is what a StatefulSet's pod would have been evicted by, not its earlier rolling update
     Given StatefulSet "db" keeps 2 pods of "db:1"
     When StatefulSet "db" is given the image "db:2" from ordinal 0 up

@@ -19,6 +19,7 @@ import (
 
 	"herd/cmd/herd/app"
 	"herd/cmd/herd/whatif"
+	"herd/domain"
 )
 
 // whatIfOptions are the what-if's: the window, herd's settings in it, and
@@ -28,8 +29,8 @@ type whatIfOptions struct {
 	step         time.Duration
 	// serve are herd's settings in the simulation: serve's defaults and
 	// the flags given.
-	serve         app.Config
-	fails, drains []string
+	serve                  app.Config
+	fails, drains, budgets []string
 	// showDecisions lists the first decisions made in one run and not
 	// the other, this many of each, not only their count; 0 lists none.
 	showDecisions int
@@ -56,6 +57,7 @@ func addWhatIfFlags(f *pflag.FlagSet, o *whatIfOptions, prefix string) {
 	f.StringSliceVar(&c.IPAM.Pools, "pod-cidr", c.IPAM.Pools, prefix+"IPv4 pools pod addresses come from, as herd serve ran")
 	f.StringArrayVar(&o.fails, "node-fails", nil, prefix+"NODE@TIME: the node falls silent at TIME (an RFC 3339 time or a duration ago): nothing it sent from then reaches herd; repeatable")
 	f.StringArrayVar(&o.drains, "drain", nil, prefix+"NODE@TIME: an operator drains the node at TIME; repeatable")
+	f.StringArrayVar(&o.budgets, "budget", nil, prefix+"NAMESPACE/NAME:minAvailable=N[@TIME] or :maxUnavailable=N (N a count or a percentage): an operator sets the PodDisruptionBudget so at TIME (default: the window's start); repeatable")
 	f.IntVar(&o.showDecisions, "show-decisions", 0, prefix+fmt.Sprintf("list the first N decisions by time only herd made and the first N only the what-if would have made (--show-decisions alone: %d of each): their time, type, object and reconciler; the counts are always whole", whatif.DefaultLimit))
 	f.Lookup("show-decisions").NoOptDefVal = strconv.Itoa(whatif.DefaultLimit)
 }
@@ -123,7 +125,54 @@ func (o whatIfOptions) config(now time.Time) (whatif.Config, error) {
 		}
 		cfg.Drains = append(cfg.Drains, whatif.Drain{Node: node, At: at})
 	}
+	for _, s := range o.budgets {
+		b, err := budgetChange(s, now)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		cfg.Budgets = append(cfg.Budgets, b)
+	}
 	return cfg, errors.Join(errs...)
+}
+
+// budgetChange reads --budget NAMESPACE/NAME:minAvailable=N[@TIME] (or
+// maxUnavailable), N a count of pods or a percentage.
+func budgetChange(s string, now time.Time) (whatif.BudgetChange, error) {
+	bad := func(why string) (whatif.BudgetChange, error) {
+		return whatif.BudgetChange{}, fmt.Errorf("--budget %q: %s; want NAMESPACE/NAME:minAvailable=N[@TIME] or NAMESPACE/NAME:maxUnavailable=N[@TIME], N a count or a percentage (default/web:minAvailable=2, default/web:maxUnavailable=25%%@2h)", s, why)
+	}
+	spec, when, timed := strings.Cut(s, "@")
+	ref, setting, ok := strings.Cut(spec, ":")
+	if !ok {
+		return bad("no setting")
+	}
+	ns, name, ok := strings.Cut(ref, "/")
+	if !ok || ns == "" || name == "" {
+		return bad("the budget is not NAMESPACE/NAME")
+	}
+	key, value, ok := strings.Cut(setting, "=")
+	digits, percent := strings.CutSuffix(value, "%")
+	n, err := strconv.ParseInt(digits, 10, 32)
+	if !ok || err != nil || n < 0 || percent && n > 100 {
+		return bad(fmt.Sprintf("%q is not a count of pods or a percentage from 0%% to 100%%", value))
+	}
+	b := whatif.BudgetChange{Namespace: ns, Name: name}
+	v := &domain.IntOrPercent{Value: int32(n), Percent: percent}
+	switch key {
+	case "minAvailable":
+		b.MinAvailable = v
+	case "maxUnavailable":
+		b.MaxUnavailable = v
+	default:
+		return bad(fmt.Sprintf("%q is neither minAvailable nor maxUnavailable", key))
+	}
+	if timed {
+		if b.At, err = sinceTime("--budget", when, now); err != nil {
+			return whatif.BudgetChange{}, err
+		}
+	}
+	return b, nil
 }
 
 // nodeAt reads NODE@TIME.
@@ -286,7 +335,7 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 			fmt.Fprintf(w, "      %s %s on %s by %s at %s\n", lead, c.Type, c.Stream, c.Actor, stamp(c.At))
 		}
 	}
-	if r.Events == 0 && len(cfg.Failed) == 0 && len(cfg.Drains) == 0 {
+	if r.Events == 0 && len(cfg.Failed) == 0 && len(cfg.Drains) == 0 && len(cfg.Budgets) == 0 {
 		fmt.Fprintf(w, "what-if from %s: the log holds no event since\n", stamp(r.Since))
 		return
 	}
@@ -298,6 +347,13 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 	}
 	for _, d := range cfg.Drains {
 		fmt.Fprintf(w, "  in the what-if an operator drains node %s at %s\n", d.Node, stamp(d.At))
+	}
+	for _, b := range cfg.Budgets {
+		at := b.At
+		if at.IsZero() {
+			at = r.Since
+		}
+		fmt.Fprintf(w, "  in the what-if an operator sets PodDisruptionBudget %s at %s\n", b, stamp(at))
 	}
 	if r.Orphans > 0 {
 		fmt.Fprintf(w, "  %d inputs about pods herd's workloads created but the what-if did not were left out\n", r.Orphans)

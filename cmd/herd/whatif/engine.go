@@ -65,6 +65,9 @@ type Config struct {
 	Failed []NodeFailure
 	// Drains are drains an operator starts in the what-if.
 	Drains []Drain
+	// Budgets are changes an operator makes to PodDisruptionBudgets in
+	// the what-if.
+	Budgets []BudgetChange
 	// Limit is how many of the decisions only one run made the report
 	// lists of each kind (Report.Missing, Report.Extra): the first by
 	// time, with their causes. Their counts are always whole. Zero is
@@ -86,6 +89,42 @@ type NodeFailure struct {
 type Drain struct {
 	Node string
 	At   time.Time
+}
+
+// BudgetChange is an operator changing a PodDisruptionBudget at a time
+// ("what if this budget had been minAvailable 2"): an input added. One
+// of MinAvailable and MaxUnavailable is set, and the budget keeps that
+// one only, as an edit of its spec would; the rest of the budget stays
+// as the log has it then.
+type BudgetChange struct {
+	Namespace, Name              string
+	MinAvailable, MaxUnavailable *domain.IntOrPercent
+	// At is when; zero is the window's start.
+	At time.Time
+}
+
+// String is the change as the answer names it: "default/web minAvailable 2".
+func (b BudgetChange) String() string {
+	if b.MinAvailable != nil {
+		return fmt.Sprintf("%s/%s minAvailable %s", b.Namespace, b.Name, b.MinAvailable)
+	}
+	return fmt.Sprintf("%s/%s maxUnavailable %s", b.Namespace, b.Name, b.MaxUnavailable)
+}
+
+// check says what is wrong with the change, if anything.
+func (b BudgetChange) check() error {
+	switch {
+	case b.Namespace == "" || b.Name == "":
+		return fmt.Errorf("a budget's change needs its namespace and name, not %q", b.Namespace+"/"+b.Name)
+	case (b.MinAvailable == nil) == (b.MaxUnavailable == nil):
+		return fmt.Errorf("budget %s/%s: give minAvailable or maxUnavailable, one of them", b.Namespace, b.Name)
+	}
+	for _, v := range []*domain.IntOrPercent{b.MinAvailable, b.MaxUnavailable} {
+		if v != nil && (v.Value < 0 || v.Percent && v.Value > 100) {
+			return fmt.Errorf("budget %s/%s: %s is not a count of pods or a percentage from 0%% to 100%%", b.Namespace, b.Name, v)
+		}
+	}
+	return nil
 }
 
 // WhatIfActor is who the inputs the what-if adds are recorded as.
@@ -174,6 +213,17 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 			return Report{}, errors.New("a drained node needs a name")
 		}
 	}
+	for i, b := range cfg.Budgets {
+		if err := b.check(); err != nil {
+			return Report{}, err
+		}
+		if b.At.IsZero() {
+			cfg.Budgets[i].At = cfg.Since
+		} else if b.At.Before(cfg.Since) {
+			return Report{}, fmt.Errorf("budget %s/%s changed at %s, before the window's start %s", b.Namespace, b.Name,
+				b.At.UTC().Format(time.RFC3339), cfg.Since.UTC().Format(time.RFC3339))
+		}
+	}
 
 	// The simulation's log: in memory (a tmpfs) where the machine has
 	// room for it there.
@@ -254,11 +304,12 @@ type simulation struct {
 	// herd's own after its downtime.
 	started bool
 
-	app    *fx.App
-	log    events.Log
-	recs   *reconcilers.Manager
-	writer *projections.Writer
-	nodes  *projections.NodeView
+	app     *fx.App
+	log     events.Log
+	recs    *reconcilers.Manager
+	writer  *projections.Writer
+	nodes   *projections.NodeView
+	budgets *projections.PodDisruptionBudgetView
 	// terms are the reconcilers that count time from herd's start.
 	terms []reconcilers.TermStarter
 	// settler predicts each reconciler's resync ticks on the simulated
@@ -316,7 +367,7 @@ func (s *simulation) start(ctx context.Context, since time.Time) error {
 			}
 			return rt, adoptPods(context.WithoutCancel(ctx), rt, pods)
 		}),
-		fx.Populate(&s.log, &s.recs, &s.writer, &s.nodes, &terms),
+		fx.Populate(&s.log, &s.recs, &s.writer, &s.nodes, &s.budgets, &terms),
 		fx.NopLogger,
 	))
 	if err := s.app.Err(); err != nil {

@@ -2,6 +2,7 @@ package whatif
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -42,6 +43,8 @@ type input struct {
 	// cmd, when set, is a node command the what-if adds.
 	cmd  domain.NodeCommand
 	node string
+	// budget, when set, is a budget's change the what-if adds.
+	budget *BudgetChange
 }
 
 // plan turns the window's events into the inputs to feed: every event
@@ -77,8 +80,30 @@ func (s *simulation) plan(window []events.Record) []input {
 		out = append(out, input{at: d.At, stream: domain.NodeStream(d.Node), node: d.Node, cmd: domain.DrainNode{},
 			md: events.Metadata{Actor: WhatIfActor, Source: "what-if"}})
 	}
+	for i, b := range s.cfg.Budgets {
+		out = append(out, input{at: b.At, stream: domain.PodDisruptionBudgetStream(b.Namespace, b.Name),
+			budget: &s.cfg.Budgets[i], md: events.Metadata{Actor: WhatIfActor, Source: "what-if"}})
+	}
 	slices.SortStableFunc(out, func(a, b input) int { return a.at.Compare(b.at) })
 	return out
+}
+
+// changeBudget makes the budget's spec what b says, on the budget as the
+// what-if has it at b's time.
+func (s *simulation) changeBudget(ctx context.Context, b BudgetChange) error {
+	cur, err := s.budgets.Get(ctx, b.Namespace, b.Name)
+	if errors.Is(err, domain.ErrNotFound) {
+		return fmt.Errorf("what-if: budget %s/%s: no such PodDisruptionBudget at %s", b.Namespace, b.Name, b.At.UTC().Format(time.RFC3339))
+	}
+	if err != nil {
+		return err
+	}
+	spec := cur.Spec
+	spec.MinAvailable, spec.MaxUnavailable = b.MinAvailable, b.MaxUnavailable
+	if _, err := s.writer.PodDisruptionBudgetCommands().Execute(ctx, cur.Key(), domain.UpdatePodDisruptionBudget{Meta: cur.ObjectMeta, Spec: spec}); err != nil {
+		return fmt.Errorf("what-if: budget %s at %s: %w", b, b.At.UTC().Format(time.RFC3339), err)
+	}
+	return nil
 }
 
 // silenced says whether rec came from a node that has failed in the
@@ -104,6 +129,9 @@ func (s *simulation) feed(ctx context.Context, in input) error {
 	ctx = events.WithMetadata(ctx, in.md)
 	if len(in.recs) > 0 {
 		s.followUntil(in.recs[0].Position)
+	}
+	if in.budget != nil {
+		return s.changeBudget(ctx, *in.budget)
 	}
 	if in.cmd != nil {
 		if _, err := s.writer.NodeCommands().Execute(ctx, domain.Key{Name: in.node}, in.cmd); err != nil {
