@@ -510,6 +510,14 @@ func (w *world) whatIfWithBudget(ctx context.Context, since, budget, setting str
 	if err != nil {
 		return err
 	}
+	// The change is the question's, not one of the window's inputs.
+	plain, err := w.whatIfWith(ctx, since, func(*whatif.Config) error { return nil })
+	if err != nil {
+		return err
+	}
+	if rep.Inputs != plain.Inputs {
+		return fmt.Errorf("with %s %s %d the what-if counts %d inputs of the window, without it %d", budget, setting, n, rep.Inputs, plain.Inputs)
+	}
 	herd, whatIf := evictedFrom(rep.Pods, owner, node, false), evictedFrom(rep.Pods, owner, node, true)
 	if outcome == "would have stayed" && (herd == 0 || whatIf != 0) {
 		return fmt.Errorf("with %s %s %d: herd evicted %d pods of %s from %s, the what-if %d; want only herd: %+v", budget, setting, n, herd, owner, node, whatIf, rep.Pods)

@@ -242,7 +242,11 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	s := &simulation{cfg: cfg, dir: dir, clock: newSimClock(cfg.Since), downtimes: rep.Downtimes}
 	s.window = window
 	inputs := s.plan(window)
-	rep.Inputs = len(inputs)
+	for _, in := range inputs {
+		if len(in.recs) > 0 { // the window's own, not those the what-if adds
+			rep.Inputs++
+		}
+	}
 	if err := s.run(ctx, inputs, watchingSince(ss, cfg.Since), rep.Until); err != nil {
 		return Report{}, err
 	}

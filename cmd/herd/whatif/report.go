@@ -20,7 +20,9 @@ import (
 type Report struct {
 	// Since and Until bound the window; From and To are its first and
 	// last positions in the real log, Events how many it held, Inputs
-	// how many commands from outside the simulation was fed.
+	// how many of its commands from outside herd (nodes, agents,
+	// operators) the simulation was fed; those the question adds (a
+	// drain, a failure, a budget's change) are not among them.
 	Since  time.Time `json:"since"`
 	Until  time.Time `json:"until"`
 	From   int64     `json:"from"`
@@ -369,6 +371,23 @@ type span struct {
 	after, upTo int64
 }
 
+// placedBefore is the node a pod (by its stream) was last placed on
+// before the span, read from the log: the node a pod evicted in the span
+// was on, when it was placed before it.
+func (s span) placedBefore(ctx context.Context) func(stream string) (string, error) {
+	return func(stream string) (string, error) {
+		recs, err := s.log.Query(ctx, events.Filter{Stream: stream, Types: []string{(domain.PodScheduled{}).EventType()}, Before: s.after + 1, Limit: 1, Newest: true})
+		if err != nil || len(recs) == 0 {
+			return "", err
+		}
+		ev, err := decodeEvent(recs[0])
+		if err != nil {
+			return "", err
+		}
+		return ev.(domain.PodScheduled).NodeName, nil
+	}
+}
+
 // each gives fn the span's records in order, read a page at a time.
 func (s span) each(ctx context.Context, fn func(events.Record)) error {
 	for from := s.after; from < s.upTo; {
@@ -428,6 +447,7 @@ func (r *Report) compare(ctx context.Context, real, simulated span, simLog *caus
 
 	tallies := map[digest]*tally{}
 	actual := newOutcomeFold(realNamer)
+	actual.placedBefore = real.placedBefore(ctx)
 	err = real.decisions(ctx, realNamer, actual.add, func(_ events.Record, d Decision) {
 		k := d.digest()
 		t := tallies[k]
@@ -438,6 +458,9 @@ func (r *Report) compare(ctx context.Context, real, simulated span, simLog *caus
 		t.total++
 		t.left++
 	})
+	if err == nil {
+		err = actual.err
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -445,6 +468,7 @@ func (r *Report) compare(ctx context.Context, real, simulated span, simLog *caus
 
 	extra := firstDecisions{limit: limit}
 	whatIf := newOutcomeFold(simNamer)
+	whatIf.placedBefore = simulated.placedBefore(ctx)
 	whatIf.watch()
 	err = simulated.decisions(ctx, simNamer, whatIf.add, func(rec events.Record, d Decision) {
 		if t := tallies[d.digest()]; t != nil && t.left > 0 {
@@ -455,6 +479,9 @@ func (r *Report) compare(ctx context.Context, real, simulated span, simLog *caus
 		r.ExtraCount++
 		extra.add(d, rec.Metadata.CausationID)
 	})
+	if err == nil {
+		err = whatIf.err
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -569,6 +596,10 @@ type outcomeFold struct {
 	o      Outcome
 	names  *namer
 	onNode map[string]string
+	// placedBefore, when set, gives the node of a pod placed before the
+	// fold's records; err is the first error it returned.
+	placedBefore func(stream string) (string, error)
+	err          error
 
 	watching bool
 	// marked is, per node stream, the first health decision on it;
@@ -635,6 +666,10 @@ func (f *outcomeFold) add(rec events.Record) {
 	}
 	if !decided(rec) {
 		return
+	}
+	if _, known := f.onNode[rec.Stream]; !known && f.placedBefore != nil && f.err == nil &&
+		rec.Type == (domain.PodDeletionRequested{}).EventType() && slices.Contains(evictors, rec.Metadata.Actor) {
+		f.onNode[rec.Stream], f.err = f.placedBefore(rec.Stream)
 	}
 	if f.watching {
 		f.note(rec)

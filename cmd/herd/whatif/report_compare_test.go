@@ -33,9 +33,21 @@ func (l *memLog) ReadAfter(_ context.Context, position int64, limit int) ([]even
 }
 
 func (l *memLog) Query(_ context.Context, f events.Filter) ([]events.Record, error) {
+	if f.ID == "" { // a stream's newest records of some types before a position
+		var out []events.Record
+		for _, r := range l.recs {
+			if r.Stream == f.Stream && slices.Contains(f.Types, r.Type) && (f.Before == 0 || r.Position < f.Before) {
+				out = append(out, r)
+			}
+		}
+		if f.Newest && f.Limit > 0 && len(out) > f.Limit {
+			out = out[len(out)-f.Limit:]
+		}
+		return out, nil
+	}
 	l.queried = append(l.queried, f.ID)
 	for _, r := range l.recs {
-		if r.ID == f.ID && f.ID != "" {
+		if r.ID == f.ID {
 			return []events.Record{r}, nil
 		}
 	}
@@ -247,5 +259,24 @@ func TestAnEvictionsCausesStartFromTheEvictionThatDiffers(t *testing.T) {
 	}
 	if d := cmp.Diff(want, r.Pods[0].Causes); d != "" {
 		t.Errorf("the eviction's causes (-want +got):\n%s", d)
+	}
+}
+
+// A pod placed before the window and evicted in it was evicted from the
+// node it was placed on then, in herd's outcome as in the what-if's, not
+// from no node.
+func TestAPodPlacedBeforeTheWindowIsEvictedFromItsNode(t *testing.T) {
+	real, sim := &memLog{}, &memLog{}
+	for _, l := range []*memLog{real, sim} {
+		l.append("placed", "PodScheduled", "pod/default/db-0", "system:herd:scheduler", "", 0, `{"nodeName":"n1"}`)
+	}
+	real.append("evicted", "PodDeletionRequested", "pod/default/db-0", "system:herd:drain", "", 10, `{}`)
+	var r Report
+	if _, _, err := r.compare(t.Context(), span{log: real, after: 1, upTo: real.head()}, span{log: sim, after: 1, upTo: sim.head()}, newCauseLog(sim), 10); err != nil {
+		t.Fatal(err)
+	}
+	got := r.Actual.Evicted["default/db-0"]
+	if len(got) != 1 || got[0].Node != "n1" {
+		t.Errorf("herd's evictions of db-0: %+v, want one from n1", got)
 	}
 }
