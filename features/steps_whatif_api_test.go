@@ -32,6 +32,8 @@ func (w *world) registerWhatIfAPISteps(sc *godog.ScenarioContext) {
 		return w.askWhatIfDrained(ctx, p.Spec.NodeName, at, since)
 	})
 	sc.Step(`^the answer says pod "([^"]+)" would have been evicted by the drain, its causes starting from the drain's eviction$`, w.whatIfAnswerPodDrained)
+	sc.Step(`^an operator asking herd's API what if PodDisruptionBudget "([^"]+)" had been maxUnavailable (\d+) since (\S+) is told the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfAPIBudgetHolds)
+	sc.Step(`^an operator asking herd's API what if PodDisruptionBudget "([^"]+)" had been maxUnavailable (\d+) since (\S+) is refused, naming "([^"]+)"$`, w.whatIfAPIBudgetRefused)
 	sc.Step(`^an operator asking herd's API a what-if since (\S+) with a node-monitor-grace-period of (\S+) is refused, naming "([^"]+)"$`, w.whatIfAPIRefused)
 }
 
@@ -134,6 +136,54 @@ func (w *world) whatIfAnswerPodDrained(pod string) error {
 		return fmt.Errorf("pod %s: evicted %+v by herd, %+v in the what-if, causes %+v: want only the what-if's drain, its eviction first among the causes, back to the drain", pod, d.Actual, d.WhatIf, d.Causes)
 	}
 	return fmt.Errorf("the answer has no eviction of pod %s: %+v", pod, rep.Pods)
+}
+
+// askWhatIfBudget asks herd's API what if the budget had had
+// maxUnavailable n from since on.
+func (w *world) askWhatIfBudget(ctx context.Context, budget string, n int, since string) (int, []byte, error) {
+	from, err := w.at(since)
+	if err != nil {
+		return 0, nil, err
+	}
+	return w.askWhatIfAPI(ctx, map[string]any{
+		"since":   from.UTC().Format(time.RFC3339),
+		"budgets": []map[string]any{{"namespace": "default", "name": budget, "maxUnavailable": n}},
+	})
+}
+
+func (w *world) whatIfAPIBudgetHolds(ctx context.Context, budget string, n int, since, owner, node string) error {
+	code, body, err := w.askWhatIfBudget(ctx, budget, n, since)
+	if err != nil {
+		return err
+	}
+	var answer struct {
+		Spec   map[string]any `json:"spec"`
+		Status whatif.Report  `json:"status"`
+	}
+	if code != http.StatusOK {
+		return fmt.Errorf("herd's API answers the what-if %d: %s", code, body)
+	}
+	if err := json.Unmarshal(body, &answer); err != nil {
+		return fmt.Errorf("the answer is no WhatIf: %w: %s", err, body)
+	}
+	if herd, whatIf := evictedFrom(answer.Status.Pods, owner, node, false), evictedFrom(answer.Status.Pods, owner, node, true); herd == 0 || whatIf != 0 {
+		return fmt.Errorf("with %s maxUnavailable %d: herd evicted %d pods of %s from %s, the what-if %d; want only herd: %+v", budget, n, herd, owner, node, whatIf, answer.Status.Pods)
+	}
+	if b, _ := answer.Spec["budgets"].([]any); len(b) != 1 {
+		return fmt.Errorf("the answer's spec gives the budgets back as %v, want the one asked", answer.Spec["budgets"])
+	}
+	return nil
+}
+
+func (w *world) whatIfAPIBudgetRefused(ctx context.Context, budget string, n int, since, field string) error {
+	code, body, err := w.askWhatIfBudget(ctx, budget, n, since)
+	if err != nil {
+		return err
+	}
+	if code != http.StatusBadRequest || !strings.Contains(string(body), `"field":"`+field+`"`) {
+		return fmt.Errorf("herd's API answers %d %s: want 400 naming %s", code, body, field)
+	}
+	return nil
 }
 
 func (w *world) whatIfAPIRefused(ctx context.Context, since, grace, field string) error {

@@ -68,6 +68,8 @@ Feature: The what-if runs herd's own reconcilers on the past
     And 90 seconds pass while "n1", "n2" and "n3" keep reporting
     Then the what-if since 09:00:00 with PodDisruptionBudget "cache" at maxUnavailable 0 finds that the pods of "cache" herd evicted from "n1" would have stayed
     And the what-if since 09:00:00 with PodDisruptionBudget "cache" at minAvailable 2 finds that the pods of "cache" herd evicted from "n1" were evicted the same
+    And an operator asking herd's API what if PodDisruptionBudget "cache" had been maxUnavailable 0 since 09:00:00 is told the pods of "cache" herd evicted from "n1" would have stayed
+    And an operator asking herd's API what if PodDisruptionBudget "nope" had been maxUnavailable 0 since 09:00:00 is refused, naming "spec.budgets[0]"
 
   Scenario: A drain that did not happen is what a StatefulSet's pod would have been evicted by, not its earlier rolling update
     Given StatefulSet "db" keeps 2 pods of "db:1"

@@ -13,8 +13,11 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"herd/domain"
 )
 
 // A what-if (POST /apis/herd.dev/v1/whatifs) runs herd's reconcilers
@@ -92,6 +95,20 @@ type WhatIfSpec struct {
 	NodeFailures []WhatIfNodeAt `json:"nodeFailures,omitempty"`
 	// Drains are drains an operator starts.
 	Drains []WhatIfNodeAt `json:"drains,omitempty"`
+	// Budgets are changes an operator makes to PodDisruptionBudgets.
+	Budgets []WhatIfBudget `json:"budgets,omitempty"`
+}
+
+// WhatIfBudget is a PodDisruptionBudget given another minAvailable or
+// maxUnavailable (one of them, a count or a percentage) at a time.
+type WhatIfBudget struct {
+	Namespace      string              `json:"namespace"`
+	Name           string              `json:"name"`
+	MinAvailable   *intstr.IntOrString `json:"minAvailable,omitempty"`
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+	// At is an RFC 3339 time, or a duration ago; empty is the window's
+	// start.
+	At string `json:"at,omitempty"`
 }
 
 // WhatIfSettings are the settings of herd serve a what-if may change,
@@ -130,9 +147,18 @@ type WhatIfQuestion struct {
 	// Settings are the overrides as the asker gave them.
 	Settings             WhatIfSettings
 	NodeFailures, Drains []NodeAt
+	Budgets              []BudgetAt
 	// Limit is how many decisions of each kind the answer lists
 	// (?limit=); 0 is the runner's default.
 	Limit int
+}
+
+// BudgetAt is a budget's change, read: one of MinAvailable and
+// MaxUnavailable set; At zero for the window's start.
+type BudgetAt struct {
+	Namespace, Name              string
+	MinAvailable, MaxUnavailable *domain.IntOrPercent
+	At                           time.Time
 }
 
 // NodeAt is a node and a resolved time.
@@ -339,12 +365,60 @@ func (s *Server) whatIfQuestion(spec WhatIfSpec) (WhatIfQuestion, WhatIfSettings
 	}
 	q.NodeFailures = resolve("nodeFailures", spec.NodeFailures)
 	q.Drains = resolve("drains", spec.Drains)
+	for i, b := range spec.Budgets {
+		bp := p.Child("budgets").Index(i)
+		for _, c := range []struct {
+			path  *field.Path
+			value string
+		}{{bp.Child("namespace"), b.Namespace}, {bp.Child("name"), b.Name}} {
+			for _, msg := range validation.IsDNS1123Subdomain(c.value) {
+				errs = append(errs, field.Invalid(c.path, c.value, msg))
+			}
+		}
+		out := BudgetAt{Namespace: b.Namespace, Name: b.Name}
+		var berrs field.ErrorList
+		out.MinAvailable, berrs = whatIfBudgetValue(b.MinAvailable, bp.Child("minAvailable"))
+		errs = append(errs, berrs...)
+		out.MaxUnavailable, berrs = whatIfBudgetValue(b.MaxUnavailable, bp.Child("maxUnavailable"))
+		errs = append(errs, berrs...)
+		if (b.MinAvailable == nil) == (b.MaxUnavailable == nil) {
+			errs = append(errs, field.Invalid(bp, b.Namespace+"/"+b.Name, "give minAvailable or maxUnavailable, one of them"))
+		}
+		if b.At != "" {
+			at, err := whatIfTime(b.At, now)
+			if err != nil {
+				errs = append(errs, field.Invalid(bp.Child("at"), b.At, err.Error()))
+			}
+			out.At = at
+		}
+		q.Budgets = append(q.Budgets, out)
+	}
 	settings, serrs := s.WhatIf.WhatIfSettings(spec.Settings, p.Child("settings"))
 	errs = append(errs, serrs...)
 	if len(errs) > 0 {
 		return q, settings, WhatIfBadInput(errs)
 	}
 	return q, settings, nil
+}
+
+// whatIfBudgetValue reads a budget's minAvailable or maxUnavailable: a
+// count of pods, or a percentage from 0% to 100%.
+func whatIfBudgetValue(v *intstr.IntOrString, path *field.Path) (*domain.IntOrPercent, field.ErrorList) {
+	if v == nil {
+		return nil, nil
+	}
+	if v.Type == intstr.Int {
+		if v.IntVal < 0 {
+			return nil, field.ErrorList{field.Invalid(path, v.IntVal, "must be greater than or equal to 0")}
+		}
+		return &domain.IntOrPercent{Value: v.IntVal}, nil
+	}
+	digits, ok := strings.CutSuffix(v.StrVal, "%")
+	n, err := strconv.ParseInt(digits, 10, 32)
+	if !ok || err != nil || n < 0 || n > 100 || strings.ContainsAny(digits, "+-") {
+		return nil, field.ErrorList{field.Invalid(path, v.StrVal, "must be a count of pods or a percentage from 0% to 100%")}
+	}
+	return &domain.IntOrPercent{Value: int32(n), Percent: true}, nil
 }
 
 // whatIfTime reads a time of the question: RFC 3339, or a positive
@@ -373,6 +447,23 @@ func resolvedSpec(in WhatIfSpec, q WhatIfQuestion, settings WhatIfSettings) What
 	}
 	for _, n := range q.Drains {
 		out.Drains = append(out.Drains, WhatIfNodeAt{Node: n.Node, At: stamp(n.At)})
+	}
+	value := func(v *domain.IntOrPercent) *intstr.IntOrString {
+		if v == nil {
+			return nil
+		}
+		if v.Percent {
+			return new(intstr.FromString(v.String()))
+		}
+		return new(intstr.FromInt32(v.Value))
+	}
+	for _, b := range q.Budgets {
+		at := b.At
+		if at.IsZero() {
+			at = q.Since
+		}
+		out.Budgets = append(out.Budgets, WhatIfBudget{Namespace: b.Namespace, Name: b.Name,
+			MinAvailable: value(b.MinAvailable), MaxUnavailable: value(b.MaxUnavailable), At: stamp(at)})
 	}
 	return out
 }

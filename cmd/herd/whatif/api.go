@@ -139,10 +139,18 @@ func (a *APIRunner) RunWhatIf(ctx context.Context, q httpapi.WhatIfQuestion) (an
 	for _, n := range q.Drains {
 		cfg.Drains = append(cfg.Drains, Drain{Node: n.Node, At: n.At})
 	}
+	for _, b := range q.Budgets {
+		cfg.Budgets = append(cfg.Budgets, BudgetChange{Namespace: b.Namespace, Name: b.Name, MinAvailable: b.MinAvailable, MaxUnavailable: b.MaxUnavailable, At: b.At})
+	}
 	rep, err := Run(ctx, a.log, cfg)
 	var thinned *ThinnedError
 	if errors.As(err, &thinned) {
 		return nil, httpapi.WhatIfBadInput(field.ErrorList{field.Invalid(field.NewPath("spec", "since"), q.Since.UTC().Format(time.RFC3339), err.Error())})
+	}
+	var budget *BudgetError
+	if errors.As(err, &budget) {
+		b := cfg.Budgets[budget.Index]
+		return nil, httpapi.WhatIfBadInput(field.ErrorList{field.Invalid(field.NewPath("spec", "budgets").Index(budget.Index), b.Namespace+"/"+b.Name, err.Error())})
 	}
 	if err != nil {
 		return nil, err

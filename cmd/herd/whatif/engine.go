@@ -127,6 +127,17 @@ func (b BudgetChange) check() error {
 	return nil
 }
 
+// BudgetError is a budget's change the what-if cannot make: the
+// Index-th of Config.Budgets, which the asker got wrong (a budget the
+// log has no such budget at its time, a time before the window).
+type BudgetError struct {
+	Index int
+	Err   error
+}
+
+func (e *BudgetError) Error() string { return e.Err.Error() }
+func (e *BudgetError) Unwrap() error { return e.Err }
+
 // WhatIfActor is who the inputs the what-if adds are recorded as.
 const WhatIfActor = "what-if"
 
@@ -215,13 +226,13 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	}
 	for i, b := range cfg.Budgets {
 		if err := b.check(); err != nil {
-			return Report{}, err
+			return Report{}, &BudgetError{Index: i, Err: err}
 		}
 		if b.At.IsZero() {
 			cfg.Budgets[i].At = cfg.Since
 		} else if b.At.Before(cfg.Since) {
-			return Report{}, fmt.Errorf("budget %s/%s changed at %s, before the window's start %s", b.Namespace, b.Name,
-				b.At.UTC().Format(time.RFC3339), cfg.Since.UTC().Format(time.RFC3339))
+			return Report{}, &BudgetError{Index: i, Err: fmt.Errorf("budget %s/%s changed at %s, before the window's start %s", b.Namespace, b.Name,
+				b.At.UTC().Format(time.RFC3339), cfg.Since.UTC().Format(time.RFC3339))}
 		}
 	}
 

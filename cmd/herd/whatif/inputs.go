@@ -43,8 +43,10 @@ type input struct {
 	// cmd, when set, is a node command the what-if adds.
 	cmd  domain.NodeCommand
 	node string
-	// budget, when set, is a budget's change the what-if adds.
-	budget *BudgetChange
+	// budget, when set, is a budget's change the what-if adds, the
+	// budgetIndex-th of the question's.
+	budget      *BudgetChange
+	budgetIndex int
 }
 
 // plan turns the window's events into the inputs to feed: every event
@@ -82,7 +84,7 @@ func (s *simulation) plan(window []events.Record) []input {
 	}
 	for i, b := range s.cfg.Budgets {
 		out = append(out, input{at: b.At, stream: domain.PodDisruptionBudgetStream(b.Namespace, b.Name),
-			budget: &s.cfg.Budgets[i], md: events.Metadata{Actor: WhatIfActor, Source: "what-if"}})
+			budget: &s.cfg.Budgets[i], budgetIndex: i, md: events.Metadata{Actor: WhatIfActor, Source: "what-if"}})
 	}
 	slices.SortStableFunc(out, func(a, b input) int { return a.at.Compare(b.at) })
 	return out
@@ -131,7 +133,10 @@ func (s *simulation) feed(ctx context.Context, in input) error {
 		s.followUntil(in.recs[0].Position)
 	}
 	if in.budget != nil {
-		return s.changeBudget(ctx, *in.budget)
+		if err := s.changeBudget(ctx, *in.budget); err != nil {
+			return &BudgetError{Index: in.budgetIndex, Err: err}
+		}
+		return nil
 	}
 	if in.cmd != nil {
 		if _, err := s.writer.NodeCommands().Execute(ctx, domain.Key{Name: in.node}, in.cmd); err != nil {
