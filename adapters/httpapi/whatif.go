@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"herd/domain"
 )
@@ -453,9 +454,9 @@ func resolvedSpec(in WhatIfSpec, q WhatIfQuestion, settings WhatIfSettings) What
 			return nil
 		}
 		if v.Percent {
-			return new(intstr.FromString(v.String()))
+			return ptr.To(intstr.FromString(v.String()))
 		}
-		return new(intstr.FromInt32(v.Value))
+		return ptr.To(intstr.FromInt32(v.Value))
 	}
 	for _, b := range q.Budgets {
 		at := b.At

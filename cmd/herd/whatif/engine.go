@@ -224,6 +224,7 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 			return Report{}, errors.New("a drained node needs a name")
 		}
 	}
+	cfg.Budgets = slices.Clone(cfg.Budgets) // defaulted below: the caller's stay as asked
 	for i, b := range cfg.Budgets {
 		if err := b.check(); err != nil {
 			return Report{}, &BudgetError{Index: i, Err: err}
