@@ -30,17 +30,22 @@ type FleetHealth struct {
 	Version int64 `json:"version"`
 }
 
-// UnhealthyShare is the share of unreachable nodes, among three or more,
-// at which herd suspects itself: Kubernetes' --unhealthy-zone-threshold
-// default, 0.55, as a percentage.
-const UnhealthyShare = 55
+// DefaultUnhealthyThreshold is the share of unreachable nodes, among
+// three or more, at which herd suspects itself unless told otherwise
+// (herd serve --unhealthy-fleet-threshold): Kubernetes'
+// --unhealthy-zone-threshold default, with the fleet as the zone.
+const DefaultUnhealthyThreshold = 0.55
 
-// FleetDisruptionStarted records that every node, or at least 55% of three or more, is
-// unreachable; herd withholds NoExecute taints.
+// FleetDisruptionStarted records that every node, or at least the
+// threshold's share of three or more, is unreachable; herd withholds
+// NoExecute taints.
 type FleetDisruptionStarted struct {
-	Unreachable int       `json:"unreachable"`
-	Total       int       `json:"total"`
-	At          time.Time `json:"at"`
+	Unreachable int `json:"unreachable"`
+	Total       int `json:"total"`
+	// Threshold is the share that decided; absent in events recorded
+	// before herd kept it, when it was always the default.
+	Threshold float64   `json:"threshold,omitempty"`
+	At        time.Time `json:"at"`
 }
 
 // FleetDisruptionEnded records that enough of the fleet is reachable again; NoExecute
@@ -48,6 +53,7 @@ type FleetDisruptionStarted struct {
 type FleetDisruptionEnded struct {
 	Unreachable int       `json:"unreachable"`
 	Total       int       `json:"total"`
+	Threshold   float64   `json:"threshold,omitempty"`
 	At          time.Time `json:"at"`
 }
 
@@ -65,15 +71,28 @@ type AssessFleet struct {
 	// Total is the number of nodes expected to report (registered, not
 	// stopped).
 	Total int
+	// Threshold is the share of unreachable nodes, among three or more,
+	// that makes a disruption; 0 is DefaultUnhealthyThreshold.
+	Threshold float64
 }
 
-// IsDisrupted applies the rule: every node unreachable, or at least
-// UnhealthyShare percent of three or more.
+// threshold is the share the rule applies.
+func (c AssessFleet) threshold() float64 {
+	if c.Threshold == 0 {
+		return DefaultUnhealthyThreshold
+	}
+	return c.Threshold
+}
+
+// IsDisrupted applies the rule: every node unreachable, or at least the
+// threshold's share of three or more. The share is a quotient compared
+// with the threshold, as Kubernetes' node lifecycle controller compares
+// it: 11 of 20 is 0.55 exactly.
 func (c AssessFleet) IsDisrupted() bool {
 	if c.Total == 0 || c.Unreachable == 0 {
 		return false
 	}
-	return c.Unreachable == c.Total || (c.Total >= 3 && c.Unreachable*100 >= UnhealthyShare*c.Total)
+	return c.Unreachable == c.Total || (c.Total >= 3 && float64(c.Unreachable)/float64(c.Total) >= c.threshold())
 }
 
 // Note says, for condition messages, what herd suspects and why.
@@ -100,12 +119,16 @@ func (c AssessFleet) decideFleet(f FleetHealth, now time.Time) ([]Event, error) 
 		return nil, &InvalidError{Kind: "FleetHealth", Name: "fleet", Fields: []FieldError{{
 			Field: "unreachable", Value: fmt.Sprint(c.Unreachable), Reason: fmt.Sprintf("must be between 0 and the total %d", c.Total)}}}
 	}
+	if !(c.Threshold >= 0 && c.Threshold <= 1) {
+		return nil, &InvalidError{Kind: "FleetHealth", Name: "fleet", Fields: []FieldError{{
+			Field: "threshold", Value: fmt.Sprint(c.Threshold), Reason: "must be a share between 0 and 1"}}}
+	}
 	now = now.UTC()
 	switch d := c.IsDisrupted(); {
 	case d && !f.Disrupted:
-		return []Event{FleetDisruptionStarted{Unreachable: c.Unreachable, Total: c.Total, At: now}}, nil
+		return []Event{FleetDisruptionStarted{Unreachable: c.Unreachable, Total: c.Total, Threshold: c.threshold(), At: now}}, nil
 	case !d && f.Disrupted:
-		return []Event{FleetDisruptionEnded{Unreachable: c.Unreachable, Total: c.Total, At: now}}, nil
+		return []Event{FleetDisruptionEnded{Unreachable: c.Unreachable, Total: c.Total, Threshold: c.threshold(), At: now}}, nil
 	}
 	return nil, nil
 }

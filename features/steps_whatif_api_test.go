@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,7 +35,8 @@ func (w *world) registerWhatIfAPISteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the answer says pod "([^"]+)" would have been evicted by the drain, its causes starting from the drain's eviction$`, w.whatIfAnswerPodDrained)
 	sc.Step(`^an operator asking herd's API what if PodDisruptionBudget "([^"]+)" had been maxUnavailable (\d+) since (\S+) is told the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfAPIBudgetHolds)
 	sc.Step(`^an operator asking herd's API what if PodDisruptionBudget "([^"]+)" had been maxUnavailable (\d+) since (\S+) is refused, naming "([^"]+)"$`, w.whatIfAPIBudgetRefused)
-	sc.Step(`^an operator asking herd's API a what-if since (\S+) with a node-monitor-grace-period of (\S+) is refused, naming "([^"]+)"$`, w.whatIfAPIRefused)
+	sc.Step(`^an operator asking herd's API a what-if since (\S+) with an? (node-monitor-grace-period|unhealthy-fleet-threshold) of (\S+) is refused, naming "([^"]+)"$`, w.whatIfAPIRefused)
+	sc.Step(`^an operator asking herd's API what if the unhealthy-fleet-threshold had been (\S+) since (\S+) is told the pods of "([^"]+)" herd left on "([^"]+)" would have been evicted$`, w.whatIfAPIThresholdEvicts)
 }
 
 // askWhatIfAPI posts spec to herd's API as the admin and returns the
@@ -186,15 +188,58 @@ func (w *world) whatIfAPIBudgetRefused(ctx context.Context, budget string, n int
 	return nil
 }
 
-func (w *world) whatIfAPIRefused(ctx context.Context, since, grace, field string) error {
+// whatIfSetting is the API's settings with one of them given: a
+// duration by its text, a threshold as a number.
+func whatIfSetting(setting, value string) (map[string]any, error) {
+	if setting == "unhealthy-fleet-threshold" {
+		t, err := strconv.ParseFloat(value, 64)
+		return map[string]any{"unhealthyFleetThreshold": t}, err
+	}
+	return map[string]any{"nodeMonitorGracePeriod": value}, nil
+}
+
+func (w *world) whatIfAPIThresholdEvicts(ctx context.Context, threshold, since, owner, node string) error {
 	from, err := w.at(since)
 	if err != nil {
 		return err
 	}
-	code, body, err := w.askWhatIfAPI(ctx, map[string]any{
-		"since":    from.UTC().Format(time.RFC3339),
-		"settings": map[string]any{"nodeMonitorGracePeriod": grace},
-	})
+	settings, err := whatIfSetting("unhealthy-fleet-threshold", threshold)
+	if err != nil {
+		return err
+	}
+	code, body, err := w.askWhatIfAPI(ctx, map[string]any{"since": from.UTC().Format(time.RFC3339), "settings": settings})
+	if err != nil {
+		return err
+	}
+	if code != http.StatusOK {
+		return fmt.Errorf("herd's API answers the what-if %d: %s", code, body)
+	}
+	var answer struct {
+		Spec   struct{ Settings map[string]any } `json:"spec"`
+		Status whatif.Report                     `json:"status"`
+	}
+	if err := json.Unmarshal(body, &answer); err != nil {
+		return fmt.Errorf("the answer is no WhatIf: %w: %s", err, body)
+	}
+	if got := fmt.Sprint(answer.Spec.Settings["unhealthyFleetThreshold"]); got != threshold {
+		return fmt.Errorf("the answer's spec gives the threshold back as %s, want %s", got, threshold)
+	}
+	if herd, whatIf := evictedFrom(answer.Status.Pods, owner, node, false), evictedFrom(answer.Status.Pods, owner, node, true); herd != 0 || whatIf == 0 {
+		return fmt.Errorf("with a threshold of %s: herd evicted %d pods of %s from %s, the what-if %d; want the what-if alone: %+v", threshold, herd, owner, node, whatIf, answer.Status.Pods)
+	}
+	return nil
+}
+
+func (w *world) whatIfAPIRefused(ctx context.Context, since, setting, value, field string) error {
+	from, err := w.at(since)
+	if err != nil {
+		return err
+	}
+	settings, err := whatIfSetting(setting, value)
+	if err != nil {
+		return err
+	}
+	code, body, err := w.askWhatIfAPI(ctx, map[string]any{"since": from.UTC().Format(time.RFC3339), "settings": settings})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -210,7 +211,7 @@ func (w *world) registerWhatIfEngineSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the what-if since (\S+) with herd's own settings makes every decision herd's reconcilers made, and no other$`, w.whatIfSameDecisions)
 	sc.Step(`^the window since (\S+) holds decisions of (.+)$`, w.windowHoldsDecisionsOf)
 	sc.Step(`^a client reports the pods of ReplicaSet "([^"]+)" Running$`, w.reportsReplicaSetPodsRunning)
-	sc.Step(`^the what-if since (\S+) with a node-monitor-grace-period of (\S+) evicts pods of "([^"]+)" from "([^"]+)" that herd left there, and the scheduler places them anew elsewhere$`, w.whatIfEvictsAndPlaces)
+	sc.Step(`^the what-if since (\S+) with an? (node-monitor-grace-period|unhealthy-fleet-threshold) of (\S+) evicts pods of "([^"]+)" from "([^"]+)" that herd left there, and the scheduler places them anew elsewhere$`, w.whatIfEvictsAndPlaces)
 	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at (minAvailable|maxUnavailable) (\d+) finds that the pods of "([^"]+)" herd evicted from "([^"]+)" (would have stayed|were evicted the same)$`, w.whatIfWithBudget)
 	sc.Step(`^the what-if since (\S+) without the "([^"]+)" reconciler finds that the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfWithoutReconciler)
 	sc.Step(`^the what-if since (\S+) with (.+) drained at (\S+) finds ReplicaSet "([^"]+)" would have been below its desired availability for longer$`, w.whatIfLongerBelow)
@@ -465,9 +466,13 @@ func placedAnew(rep whatif.Report, owner, node string) error {
 	return fmt.Errorf("the what-if places the pods of %s as herd did: %+v", owner, rep.Placements)
 }
 
-func (w *world) whatIfEvictsAndPlaces(ctx context.Context, since, grace, owner, node string) error {
+func (w *world) whatIfEvictsAndPlaces(ctx context.Context, since, setting, value, owner, node string) error {
 	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) (err error) {
-		c.Serve.Health.GracePeriod, err = time.ParseDuration(grace)
+		if setting == "unhealthy-fleet-threshold" {
+			c.Serve.Health.UnhealthyThreshold, err = strconv.ParseFloat(value, 64)
+			return err
+		}
+		c.Serve.Health.GracePeriod, err = time.ParseDuration(value)
 		return err
 	})
 	if err != nil {

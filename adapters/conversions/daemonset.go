@@ -35,7 +35,7 @@ func DaemonSetToAPI(ds domain.DaemonSet) appsv1.DaemonSet {
 	limit := ds.Spec.RevisionHistoryLimit
 	strategy := appsv1.DaemonSetUpdateStrategy{Type: appsv1.DaemonSetUpdateStrategyType(ds.Spec.UpdateStrategy.Type)}
 	if ru := ds.Spec.UpdateStrategy.RollingUpdate; ru != nil {
-		strategy.RollingUpdate = &appsv1.RollingUpdateDaemonSet{MaxUnavailable: intOrPercentToAPI(&ru.MaxUnavailable), MaxSurge: intOrPercentToAPI(&ru.MaxSurge)}
+		strategy.RollingUpdate = &appsv1.RollingUpdateDaemonSet{MaxUnavailable: IntOrPercentToAPI(&ru.MaxUnavailable), MaxSurge: IntOrPercentToAPI(&ru.MaxSurge)}
 	}
 	st := ds.Status
 	out := appsv1.DaemonSet{
@@ -162,8 +162,8 @@ func updateStrategyFromAPI(in appsv1.DaemonSetUpdateStrategy) (domain.DaemonSetU
 	path := field.NewPath("spec", "updateStrategy", "rollingUpdate")
 	var errs field.ErrorList
 	if in.RollingUpdate != nil {
-		unavailable, unavailableErrs := intOrPercentFromAPI(in.RollingUpdate.MaxUnavailable, path.Child("maxUnavailable"))
-		surge, surgeErrs := intOrPercentFromAPI(in.RollingUpdate.MaxSurge, path.Child("maxSurge"))
+		unavailable, unavailableErrs := IntOrPercentFromAPI(in.RollingUpdate.MaxUnavailable, path.Child("maxUnavailable"))
+		surge, surgeErrs := IntOrPercentFromAPI(in.RollingUpdate.MaxSurge, path.Child("maxSurge"))
 		errs = append(append(errs, unavailableErrs...), surgeErrs...)
 		if unavailable != nil {
 			ru.MaxUnavailable = *unavailable

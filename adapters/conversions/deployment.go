@@ -21,7 +21,7 @@ func DeploymentToAPI(d domain.Deployment) appsv1.Deployment {
 	strategy := appsv1.DeploymentStrategy{Type: appsv1.DeploymentStrategyType(d.Spec.Strategy.Type)}
 	if d.Spec.Strategy.Type == domain.RollingUpdateStrategy {
 		strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{
-			MaxSurge: intOrPercentToAPI(d.Spec.Strategy.MaxSurge), MaxUnavailable: intOrPercentToAPI(d.Spec.Strategy.MaxUnavailable)}
+			MaxSurge: IntOrPercentToAPI(d.Spec.Strategy.MaxSurge), MaxUnavailable: IntOrPercentToAPI(d.Spec.Strategy.MaxUnavailable)}
 	}
 	out := appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{Kind: "Deployment", APIVersion: appsv1.SchemeGroupVersion.String()},
@@ -97,8 +97,8 @@ func DeploymentFromAPI(in appsv1.Deployment) (domain.CreateDeployment, error) {
 		}
 		path := field.NewPath("spec", "strategy", "rollingUpdate")
 		var surgeErrs, unavailableErrs field.ErrorList
-		spec.Strategy.MaxSurge, surgeErrs = intOrPercentFromAPI(surge, path.Child("maxSurge"))
-		spec.Strategy.MaxUnavailable, unavailableErrs = intOrPercentFromAPI(unavailable, path.Child("maxUnavailable"))
+		spec.Strategy.MaxSurge, surgeErrs = IntOrPercentFromAPI(surge, path.Child("maxSurge"))
+		spec.Strategy.MaxUnavailable, unavailableErrs = IntOrPercentFromAPI(unavailable, path.Child("maxUnavailable"))
 		if err := invalidFrom("Deployment", in.Name, append(surgeErrs, unavailableErrs...)); err != nil {
 			return domain.CreateDeployment{}, err
 		}

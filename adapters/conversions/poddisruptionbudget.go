@@ -20,8 +20,8 @@ func PodDisruptionBudgetToAPI(b domain.PodDisruptionBudget) policyv1.PodDisrupti
 		TypeMeta:   metav1.TypeMeta{Kind: "PodDisruptionBudget", APIVersion: policyv1.SchemeGroupVersion.String()},
 		ObjectMeta: objectMetaToAPI(b.ObjectMeta, b.ResourceVersion),
 		Spec: policyv1.PodDisruptionBudgetSpec{
-			MinAvailable:   intOrPercentToAPI(b.Spec.MinAvailable),
-			MaxUnavailable: intOrPercentToAPI(b.Spec.MaxUnavailable),
+			MinAvailable:   IntOrPercentToAPI(b.Spec.MinAvailable),
+			MaxUnavailable: IntOrPercentToAPI(b.Spec.MaxUnavailable),
 		},
 		Status: policyv1.PodDisruptionBudgetStatus{
 			ObservedGeneration: b.Status.ObservedGeneration,
@@ -53,7 +53,7 @@ func PodDisruptionBudgetToAPI(b domain.PodDisruptionBudget) policyv1.PodDisrupti
 	return out
 }
 
-func intOrPercentToAPI(v *domain.IntOrPercent) *intstr.IntOrString {
+func IntOrPercentToAPI(v *domain.IntOrPercent) *intstr.IntOrString {
 	if v == nil {
 		return nil
 	}
@@ -75,8 +75,8 @@ func PodDisruptionBudgetFromAPI(in policyv1.PodDisruptionBudget) (domain.CreateP
 	errs := validateTypeMeta(in.TypeMeta, "PodDisruptionBudget", policyv1.SchemeGroupVersion.String())
 	errs = append(errs, validateMeta(&in.ObjectMeta)...)
 	spec := field.NewPath("spec")
-	minAvailable, minErrs := intOrPercentFromAPI(in.Spec.MinAvailable, spec.Child("minAvailable"))
-	maxUnavailable, maxErrs := intOrPercentFromAPI(in.Spec.MaxUnavailable, spec.Child("maxUnavailable"))
+	minAvailable, minErrs := IntOrPercentFromAPI(in.Spec.MinAvailable, spec.Child("minAvailable"))
+	maxUnavailable, maxErrs := IntOrPercentFromAPI(in.Spec.MaxUnavailable, spec.Child("maxUnavailable"))
 	errs = append(append(errs, minErrs...), maxErrs...)
 	if err := invalidFrom("PodDisruptionBudget", in.Name, errs); err != nil {
 		return domain.CreatePodDisruptionBudget{}, err
@@ -95,9 +95,9 @@ func PodDisruptionBudgetFromAPI(in policyv1.PodDisruptionBudget) (domain.CreateP
 	return out, nil
 }
 
-// intOrPercentFromAPI reads a budget's bound: a number, or a percentage
+// IntOrPercentFromAPI reads a budget's bound: a number, or a percentage
 // written "N%".
-func intOrPercentFromAPI(in *intstr.IntOrString, path *field.Path) (*domain.IntOrPercent, field.ErrorList) {
+func IntOrPercentFromAPI(in *intstr.IntOrString, path *field.Path) (*domain.IntOrPercent, field.ErrorList) {
 	if in == nil {
 		return nil, nil
 	}

@@ -19,7 +19,7 @@ func StatefulSetToAPI(s domain.StatefulSet) appsv1.StatefulSet {
 		if unavailable == nil {
 			unavailable = domain.Ints(1)
 		}
-		strategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptrCopy(p), MaxUnavailable: intOrPercentToAPI(unavailable)}
+		strategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptrCopy(p), MaxUnavailable: IntOrPercentToAPI(unavailable)}
 	}
 	out := appsv1.StatefulSet{
 		TypeMeta:   metav1.TypeMeta{Kind: "StatefulSet", APIVersion: appsv1.SchemeGroupVersion.String()},
@@ -80,7 +80,7 @@ func StatefulSetFromAPI(in appsv1.StatefulSet) (domain.CreateStatefulSet, error)
 	}
 	if ru := in.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		out.Spec.UpdateStrategy.Partition = ptrCopy(ru.Partition)
-		unavailable, errs := intOrPercentFromAPI(ru.MaxUnavailable, spec.Child("updateStrategy", "rollingUpdate", "maxUnavailable"))
+		unavailable, errs := IntOrPercentFromAPI(ru.MaxUnavailable, spec.Child("updateStrategy", "rollingUpdate", "maxUnavailable"))
 		if err := invalidFrom("StatefulSet", in.Name, errs); err != nil {
 			return domain.CreateStatefulSet{}, err
 		}

@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
+	"herd/adapters/conversions"
 	"herd/domain"
 )
 
@@ -122,6 +122,10 @@ type WhatIfSettings struct {
 	SchedulerResyncPeriod    *metav1.Duration `json:"schedulerResyncPeriod,omitempty"`
 	MockShutdownDelay        *metav1.Duration `json:"mockShutdownDelay,omitempty"`
 	PodGCTimeout             *metav1.Duration `json:"podGCTimeout,omitempty"`
+	// UnhealthyFleetThreshold is the share of the fleet (of three nodes
+	// or more) unreachable at once at which herd withholds NoExecute
+	// taints: above 0, at most 1.
+	UnhealthyFleetThreshold *float64 `json:"unhealthyFleetThreshold,omitempty"`
 	// Reconcilers are those to run: "*" for all, "-name" to switch
 	// one off.
 	Reconcilers []string `json:"reconcilers,omitempty"`
@@ -405,21 +409,11 @@ func (s *Server) whatIfQuestion(spec WhatIfSpec) (WhatIfQuestion, WhatIfSettings
 // whatIfBudgetValue reads a budget's minAvailable or maxUnavailable: a
 // count of pods, or a percentage from 0% to 100%.
 func whatIfBudgetValue(v *intstr.IntOrString, path *field.Path) (*domain.IntOrPercent, field.ErrorList) {
-	if v == nil {
-		return nil, nil
+	out, errs := conversions.IntOrPercentFromAPI(v, path)
+	if out != nil && (out.Value < 0 || out.Percent && out.Value > 100) {
+		errs = append(errs, field.Invalid(path, out.String(), "must be a count of pods or a percentage from 0% to 100%"))
 	}
-	if v.Type == intstr.Int {
-		if v.IntVal < 0 {
-			return nil, field.ErrorList{field.Invalid(path, v.IntVal, "must be greater than or equal to 0")}
-		}
-		return &domain.IntOrPercent{Value: v.IntVal}, nil
-	}
-	digits, ok := strings.CutSuffix(v.StrVal, "%")
-	n, err := strconv.ParseInt(digits, 10, 32)
-	if !ok || err != nil || n < 0 || n > 100 || strings.ContainsAny(digits, "+-") {
-		return nil, field.ErrorList{field.Invalid(path, v.StrVal, "must be a count of pods or a percentage from 0% to 100%")}
-	}
-	return &domain.IntOrPercent{Value: int32(n), Percent: true}, nil
+	return out, errs
 }
 
 // whatIfTime reads a time of the question: RFC 3339, or a positive
@@ -449,22 +443,13 @@ func resolvedSpec(in WhatIfSpec, q WhatIfQuestion, settings WhatIfSettings) What
 	for _, n := range q.Drains {
 		out.Drains = append(out.Drains, WhatIfNodeAt{Node: n.Node, At: stamp(n.At)})
 	}
-	value := func(v *domain.IntOrPercent) *intstr.IntOrString {
-		if v == nil {
-			return nil
-		}
-		if v.Percent {
-			return ptr.To(intstr.FromString(v.String()))
-		}
-		return ptr.To(intstr.FromInt32(v.Value))
-	}
 	for _, b := range q.Budgets {
 		at := b.At
 		if at.IsZero() {
 			at = q.Since
 		}
 		out.Budgets = append(out.Budgets, WhatIfBudget{Namespace: b.Namespace, Name: b.Name,
-			MinAvailable: value(b.MinAvailable), MaxUnavailable: value(b.MaxUnavailable), At: stamp(at)})
+			MinAvailable: conversions.IntOrPercentToAPI(b.MinAvailable), MaxUnavailable: conversions.IntOrPercentToAPI(b.MaxUnavailable), At: stamp(at)})
 	}
 	return out
 }

@@ -151,7 +151,18 @@ func TestWhatIfOverTheAPI(t *testing.T) {
 			t.Errorf("herd what-if --server does not say %q:\n%s", want, out)
 		}
 	}
-	res := herd(t, nil, "what-if", "--server", srv.URL, "--since", "48h")
+	// The threshold and a budget reach the server: the answer is run
+	// with the one, and the other, a budget the log does not hold, is
+	// refused by the server naming it.
+	out = mustHerd(t, "what-if", "--server", srv.URL, "--since", since.UTC().Format(time.RFC3339), "--unhealthy-fleet-threshold", "0.7").Stdout
+	if !strings.Contains(out, "--node-startup-grace-period 1m0s --unhealthy-fleet-threshold 0.7:") {
+		t.Errorf("herd what-if --server --unhealthy-fleet-threshold 0.7 does not say it ran with it:\n%s", out)
+	}
+	res := herd(t, nil, "what-if", "--server", srv.URL, "--since", since.UTC().Format(time.RFC3339), "--budget", "default/nope:minAvailable=1")
+	if res.Code == 0 || !strings.Contains(res.Stderr, "spec.budgets[0]") {
+		t.Errorf("herd what-if --server --budget of a budget the log does not hold: exit %d, stderr %q: want the server's refusal naming spec.budgets[0]", res.Code, res.Stderr)
+	}
+	res = herd(t, nil, "what-if", "--server", srv.URL, "--since", "48h")
 	if res.Code == 0 || !strings.Contains(res.Stderr, "at most 24h0m0s") {
 		t.Errorf("herd what-if --server --since 48h: exit %d, stderr %q: want the server's refusal", res.Code, res.Stderr)
 	}
@@ -172,6 +183,8 @@ func TestWhatIfOverTheAPI(t *testing.T) {
 	refusedNaming(t, "an until before since", code, body, []string{"spec.until"}, "before since")
 	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"nodeMonitorGracePeriod": "-5s"}}))
 	refusedNaming(t, "a negative grace period", code, body, []string{"spec.settings.nodeMonitorGracePeriod"}, "positive")
+	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"unhealthyFleetThreshold": 0}}))
+	refusedNaming(t, "a threshold of 0", code, body, []string{"spec.settings.unhealthyFleetThreshold"}, "above 0 and at most 1")
 	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"nodeMonitorGracePeriod": "1s", "nodeMonitorPeriod": "5s"}}))
 	refusedNaming(t, "a grace period shorter than the monitor period", code, body, []string{"spec.settings.nodeMonitorGracePeriod"}, "must be longer than --node-monitor-period")
 	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"reconcilers": []string{"*", "-nosuch"}}}))

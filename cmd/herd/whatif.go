@@ -48,6 +48,7 @@ func addWhatIfFlags(f *pflag.FlagSet, o *whatIfOptions, prefix string) {
 	f.DurationVar(&c.Health.GracePeriod, "node-monitor-grace-period", c.Health.GracePeriod, prefix+"silence after which a node's conditions go Unknown")
 	f.DurationVar(&c.Health.MonitorPeriod, "node-monitor-period", c.Health.MonitorPeriod, prefix+"how often every node's heartbeat deadline is checked")
 	f.DurationVar(&c.Health.StartupGracePeriod, "node-startup-grace-period", c.Health.StartupGracePeriod, prefix+"time a new node has to send its first heartbeat")
+	f.Float64Var(&c.Health.UnhealthyThreshold, "unhealthy-fleet-threshold", c.Health.UnhealthyThreshold, prefix+"share of the fleet (of three nodes or more) unreachable at once at which herd withholds NoExecute taints")
 	f.DurationVar(&c.Thresholds.TransitionPeriod, "pressure-transition-period", c.Thresholds.TransitionPeriod, prefix+"how long a pressure condition stays True once its signal is back under the threshold")
 	f.StringSliceVar(&c.Reconcilers.Enabled, "reconcilers", c.Reconcilers.Enabled, prefix+`reconcilers to run: "*" for all, "-name" to switch one off (e.g. "*,-noexecute")`)
 	f.DurationVar(&c.Scheduler.ResyncPeriod, "scheduler-resync-period", c.Scheduler.ResyncPeriod, prefix+"how often pending pods are tried again without an event")
@@ -137,10 +138,21 @@ func (o whatIfOptions) config(now time.Time) (whatif.Config, error) {
 }
 
 // budgetChange reads --budget NAMESPACE/NAME:minAvailable=N[@TIME] (or
-// maxUnavailable), N a count of pods or a percentage.
+// maxUnavailable), N a count of pods or a percentage, its time resolved
+// against now.
 func budgetChange(s string, now time.Time) (whatif.BudgetChange, error) {
-	bad := func(why string) (whatif.BudgetChange, error) {
-		return whatif.BudgetChange{}, fmt.Errorf("--budget %q: %s; want NAMESPACE/NAME:minAvailable=N[@TIME] or NAMESPACE/NAME:maxUnavailable=N[@TIME], N a count or a percentage (default/web:minAvailable=2, default/web:maxUnavailable=25%%@2h)", s, why)
+	b, when, err := budgetFlag(s)
+	if err == nil && when != "" {
+		b.At, err = sinceTime("--budget", when, now)
+	}
+	return b, err
+}
+
+// budgetFlag reads --budget, its time (empty: the window's start) as
+// given.
+func budgetFlag(s string) (whatif.BudgetChange, string, error) {
+	bad := func(why string) (whatif.BudgetChange, string, error) {
+		return whatif.BudgetChange{}, "", fmt.Errorf("--budget %q: %s; want NAMESPACE/NAME:minAvailable=N[@TIME] or NAMESPACE/NAME:maxUnavailable=N[@TIME], N a count or a percentage (default/web:minAvailable=2, default/web:maxUnavailable=25%%@2h)", s, why)
 	}
 	spec, when, timed := strings.Cut(s, "@")
 	ref, setting, ok := strings.Cut(spec, ":")
@@ -151,28 +163,24 @@ func budgetChange(s string, now time.Time) (whatif.BudgetChange, error) {
 	if !ok || ns == "" || name == "" {
 		return bad("the budget is not NAMESPACE/NAME")
 	}
+	if timed && when == "" {
+		return bad("no time after @")
+	}
 	key, value, ok := strings.Cut(setting, "=")
-	digits, percent := strings.CutSuffix(value, "%")
-	n, err := strconv.ParseInt(digits, 10, 32)
-	if !ok || err != nil || n < 0 || percent && n > 100 {
+	v, err := domain.ParseIntOrPercent(value)
+	if !ok || err != nil || v.Value < 0 || v.Percent && v.Value > 100 {
 		return bad(fmt.Sprintf("%q is not a count of pods or a percentage from 0%% to 100%%", value))
 	}
 	b := whatif.BudgetChange{Namespace: ns, Name: name}
-	v := &domain.IntOrPercent{Value: int32(n), Percent: percent}
 	switch key {
 	case "minAvailable":
-		b.MinAvailable = v
+		b.MinAvailable = &v
 	case "maxUnavailable":
-		b.MaxUnavailable = v
+		b.MaxUnavailable = &v
 	default:
 		return bad(fmt.Sprintf("%q is neither minAvailable nor maxUnavailable", key))
 	}
-	if timed {
-		if b.At, err = sinceTime("--budget", when, now); err != nil {
-			return whatif.BudgetChange{}, err
-		}
-	}
-	return b, nil
+	return b, when, nil
 }
 
 // nodeAt reads NODE@TIME.
@@ -340,8 +348,12 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 		return
 	}
 	h := cfg.Serve.Health
-	fmt.Fprintf(w, "what-if from %s to %s (resourceVersions %d to %d, %d events, %d of them from nodes and operators) with --node-monitor-grace-period %s --node-monitor-period %s --node-startup-grace-period %s:\n",
-		stamp(r.Since), stamp(r.Until), r.From, r.To, r.Events, r.Inputs, h.GracePeriod, h.MonitorPeriod, h.StartupGracePeriod)
+	threshold := ""
+	if h.UnhealthyThreshold != domain.DefaultUnhealthyThreshold {
+		threshold = fmt.Sprintf(" --unhealthy-fleet-threshold %v", h.UnhealthyThreshold)
+	}
+	fmt.Fprintf(w, "what-if from %s to %s (resourceVersions %d to %d, %d events, %d of them from nodes and operators) with --node-monitor-grace-period %s --node-monitor-period %s --node-startup-grace-period %s%s:\n",
+		stamp(r.Since), stamp(r.Until), r.From, r.To, r.Events, r.Inputs, h.GracePeriod, h.MonitorPeriod, h.StartupGracePeriod, threshold)
 	for _, f := range cfg.Failed {
 		fmt.Fprintf(w, "  in the what-if node %s fails at %s: nothing it sent from then reaches herd\n", f.Node, stamp(f.At))
 	}

@@ -42,6 +42,7 @@ func TestBudgetFlag(t *testing.T) {
 		"default/web:maxUnavailable=120%": `"120%" is not a count`,
 		"default/web:replicas=2":          `"replicas" is neither`,
 		"default/web:minAvailable=2@soon": "--budget",
+		"default/web:minAvailable=2@":     "no time after @",
 	} {
 		if _, err := budgetChange(in, now); err == nil || !strings.Contains(err.Error(), why) {
 			t.Errorf("--budget %s: err %v, want one saying %q", in, err, why)

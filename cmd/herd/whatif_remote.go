@@ -14,7 +14,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"herd/adapters/conversions"
 	"herd/adapters/herdclient"
 	"herd/adapters/httpapi"
 	"herd/cmd/herd/app"
@@ -53,6 +55,9 @@ func remoteWhatIfSpec(o whatIfOptions, flags *pflag.FlagSet) (httpapi.WhatIfSpec
 	if flags.Changed("pod-cidr") {
 		s.PodCIDR = c.IPAM.Pools
 	}
+	if flags.Changed("unhealthy-fleet-threshold") {
+		s.UnhealthyFleetThreshold = &c.Health.UnhealthyThreshold
+	}
 	var errs []error
 	at := func(flag string, vs []string) []httpapi.WhatIfNodeAt {
 		var out []httpapi.WhatIfNodeAt
@@ -68,6 +73,15 @@ func remoteWhatIfSpec(o whatIfOptions, flags *pflag.FlagSet) (httpapi.WhatIfSpec
 	}
 	spec.NodeFailures = at("--node-fails", o.fails)
 	spec.Drains = at("--drain", o.drains)
+	for _, v := range o.budgets {
+		b, when, err := budgetFlag(v)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		spec.Budgets = append(spec.Budgets, httpapi.WhatIfBudget{Namespace: b.Namespace, Name: b.Name, At: when,
+			MinAvailable: conversions.IntOrPercentToAPI(b.MinAvailable), MaxUnavailable: conversions.IntOrPercentToAPI(b.MaxUnavailable)})
+	}
 	return spec, errors.Join(errs...)
 }
 
@@ -136,6 +150,9 @@ func answeredConfig(s httpapi.WhatIfSpec) (whatif.Config, error) {
 	set(s.Settings.NodeMonitorGracePeriod, &h.GracePeriod)
 	set(s.Settings.NodeMonitorPeriod, &h.MonitorPeriod)
 	set(s.Settings.NodeStartupGracePeriod, &h.StartupGracePeriod)
+	if t := s.Settings.UnhealthyFleetThreshold; t != nil {
+		h.UnhealthyThreshold = *t
+	}
 	for _, f := range s.NodeFailures {
 		at, err := time.Parse(time.RFC3339Nano, f.At)
 		if err != nil {
@@ -149,6 +166,22 @@ func answeredConfig(s httpapi.WhatIfSpec) (whatif.Config, error) {
 			return cfg, err
 		}
 		cfg.Drains = append(cfg.Drains, whatif.Drain{Node: d.Node, At: at})
+	}
+	for i, b := range s.Budgets {
+		path := field.NewPath("spec", "budgets").Index(i)
+		c := whatif.BudgetChange{Namespace: b.Namespace, Name: b.Name}
+		var errs field.ErrorList
+		c.MinAvailable, errs = conversions.IntOrPercentFromAPI(b.MinAvailable, path.Child("minAvailable"))
+		if len(errs) == 0 {
+			c.MaxUnavailable, errs = conversions.IntOrPercentFromAPI(b.MaxUnavailable, path.Child("maxUnavailable"))
+		}
+		if len(errs) > 0 {
+			return cfg, errs.ToAggregate()
+		}
+		if c.At, err = time.Parse(time.RFC3339Nano, b.At); err != nil {
+			return cfg, err
+		}
+		cfg.Budgets = append(cfg.Budgets, c)
 	}
 	return cfg, nil
 }

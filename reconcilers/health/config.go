@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"herd/domain"
 )
 
 // Config holds the health rules' timings, under the names and with the
@@ -22,6 +24,11 @@ type Config struct {
 	// against its conditions even without an event (default 30s), so that
 	// a crash between a condition change and its taint heals itself.
 	FullResyncPeriod time.Duration
+	// UnhealthyThreshold is the share of unreachable nodes, among three
+	// or more, at which herd suspects it is cut off itself and withholds
+	// NoExecute taints (--unhealthy-fleet-threshold, default 0.55:
+	// Kubernetes' --unhealthy-zone-threshold, with the fleet as the zone).
+	UnhealthyThreshold float64
 }
 
 // DefaultConfig is Kubernetes' defaults.
@@ -31,6 +38,7 @@ func DefaultConfig() Config {
 		GracePeriod:        40 * time.Second,
 		StartupGracePeriod: 60 * time.Second,
 		FullResyncPeriod:   30 * time.Second,
+		UnhealthyThreshold: domain.DefaultUnhealthyThreshold,
 	}
 }
 
@@ -49,6 +57,9 @@ func (c Config) Validate() error {
 		if d.v <= 0 {
 			errs = append(errs, fmt.Errorf("%s %s: want a positive duration", d.flag, d.v))
 		}
+	}
+	if !(c.UnhealthyThreshold > 0 && c.UnhealthyThreshold <= 1) {
+		errs = append(errs, fmt.Errorf("--unhealthy-fleet-threshold %v: want a share of the fleet above 0 and at most 1 (0.55 is 55%%)", c.UnhealthyThreshold))
 	}
 	if c.MonitorPeriod > 0 && c.GracePeriod > 0 && c.GracePeriod <= c.MonitorPeriod {
 		errs = append(errs, fmt.Errorf("--node-monitor-grace-period %s must be longer than --node-monitor-period %s, or a single late check marks healthy nodes", c.GracePeriod, c.MonitorPeriod))

@@ -28,7 +28,7 @@ func (r *Reconciler) reconcileNode(ctx context.Context, name string) error {
 		return err
 	}
 	r.observe(n, name, now)
-	disrupted, err := r.recordFleet(ctx, r.fleet.assessment())
+	disrupted, err := r.recordFleet(ctx, r.assess())
 	if err != nil || !n.Exists() {
 		return err
 	}
@@ -51,7 +51,7 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 	} else if err := r.recountFromMemory(ctx); err != nil {
 		return err
 	}
-	disrupted, err := r.recordFleet(ctx, r.fleet.assessment())
+	disrupted, err := r.recordFleet(ctx, r.assess())
 	if err != nil {
 		return err
 	}
@@ -149,6 +149,14 @@ func (r *Reconciler) observe(n domain.Node, name string, now time.Time) {
 	r.deadlines.observe(n, name)
 	r.fleet.set(name, n.ExpectedToReport(), r.classify(name, ready.Status, n.LastHeartbeat, n.RegisteredAt, r.since(), now))
 	r.checks.note(name, n)
+}
+
+// assess is the fleet as counted, to be judged by the threshold herd
+// runs with.
+func (r *Reconciler) assess() domain.AssessFleet {
+	a := r.fleet.assessment()
+	a.Threshold = r.cfg.UnhealthyThreshold
+	return a
 }
 
 // recordFleet compares a with the fleet's recorded health, records a

@@ -41,7 +41,7 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	if err := r.recount(ctx, stale, now); err != nil {
 		return err
 	}
-	assessment := r.fleet.assessment()
+	assessment := r.assess()
 	disrupted, err := r.recordFleet(ctx, assessment)
 	if err != nil || len(stale) == 0 {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"herd/adapters/httpapi"
 	"herd/cmd/herd/app"
@@ -83,6 +84,9 @@ func (a *APIRunner) settings(o httpapi.WhatIfSettings) app.Config {
 	if o.PodCIDR != nil {
 		c.IPAM.Pools = o.PodCIDR
 	}
+	if o.UnhealthyFleetThreshold != nil {
+		c.Health.UnhealthyThreshold = *o.UnhealthyFleetThreshold
+	}
 	return c
 }
 
@@ -99,6 +103,9 @@ func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (htt
 		if v.Duration < 0 || v.Duration == 0 && !d.ZeroOK {
 			errs = append(errs, field.Invalid(p.Child(d.Name), v.Duration.String(), "want a positive duration"))
 		}
+	}
+	if v := o.UnhealthyFleetThreshold; v != nil && !(*v > 0 && *v <= 1) {
+		errs = append(errs, field.Invalid(p.Child("unhealthyFleetThreshold"), *v, "want a share of the fleet above 0 and at most 1 (0.55 is 55%)"))
 	}
 	if len(errs) == 0 {
 		// What the rules say of the settings together: a grace period
@@ -122,7 +129,8 @@ func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (htt
 	if c.NodeRuntime != app.NodeRuntimeMock && c.NodeRuntime != app.NodeRuntimeNone {
 		errs = append(errs, field.NotSupported(p.Child("nodeRuntime"), c.NodeRuntime, []string{app.NodeRuntimeMock, app.NodeRuntimeNone}))
 	}
-	out := httpapi.WhatIfSettings{Reconcilers: c.Reconcilers.Enabled, NodeRuntime: c.NodeRuntime, PodCIDR: c.IPAM.Pools}
+	out := httpapi.WhatIfSettings{Reconcilers: c.Reconcilers.Enabled, NodeRuntime: c.NodeRuntime, PodCIDR: c.IPAM.Pools,
+		UnhealthyFleetThreshold: ptr.To(c.Health.UnhealthyThreshold)}
 	for _, d := range DurationSettings {
 		*d.Of(&out) = &metav1.Duration{Duration: *d.In(&c)}
 	}
