@@ -13,6 +13,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"herd/cmd/herd/whatif"
 )
@@ -49,6 +52,7 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	for _, d := range whatif.DurationSettings {
 		want = append(want, d.Name)
 	}
+	want = append(want, "unhealthyFleetThreshold")
 	if len(offered) != len(want) {
 		t.Fatalf("the page offers the settings %q, want one for each of %q", offered, want)
 	}
@@ -149,14 +153,31 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 		}
 		return nil
 	})
+	// A budget that covers none of the demo's pods: set otherwise in
+	// the what-if, it changes nothing, and the answer says it was set.
+	mustCall(t, http.StatusCreated, http.MethodPost, srv.URL+"/apis/policy/v1/namespaces/demo/poddisruptionbudgets", policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: "quiet"},
+		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr(intstr.FromInt32(1)),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "nothing"}}},
+	}, nil)
+	budgetAt := time.Now().Add(time.Second).Truncate(time.Second)
 	// A fresh page: the window is the last hour, the whole demo.
 	browse(t, tab, "the What if page again", script(`location.hash = '#/whatif'`), chromedp.WaitVisible("#whatif-form"),
 		waitFor(`!document.querySelector('#whatif-changes li')`))
-	browse(t, tab, "ask: demo-linux-00 drained once its pods run, with herd's own grace period",
+	browse(t, tab, "ask: demo-linux-00 drained once its pods run, with herd's own grace period, a threshold of 0.9 and a budget set",
+		chromedp.WaitVisible("#whatif-setting-unhealthyFleetThreshold"),
+		chromedp.SendKeys("#whatif-setting-unhealthyFleetThreshold", "0.9"),
 		clickRedrawn("#whatif-add-drain"),
 		chromedp.WaitVisible(`#whatif-changes li[data-kind="drain"] .whatif-node`),
 		chromedp.SendKeys(`#whatif-changes li[data-kind="drain"] .whatif-node`, "demo-linux-00"),
 		script(`document.querySelector('#whatif-changes li[data-kind="drain"] .whatif-at').value = `+local(drainAt.UTC().Format(time.RFC3339))),
+		clickRedrawn("#whatif-add-budget"),
+		chromedp.WaitVisible(`#whatif-changes li[data-kind="budget"] .whatif-budget`),
+		waitFor(`!!document.querySelector('#whatif-budgets option[value="demo/quiet"]')`),
+		chromedp.SendKeys(`#whatif-changes li[data-kind="budget"] .whatif-budget`, "demo/quiet"),
+		chromedp.SetValue(`#whatif-changes li[data-kind="budget"] .whatif-budget-field`, "maxUnavailable"),
+		chromedp.SendKeys(`#whatif-changes li[data-kind="budget"] .whatif-budget-value`, "0"),
+		script(`document.querySelector('#whatif-changes li[data-kind="budget"] .whatif-at').value = `+local(budgetAt.UTC().Format(time.RFC3339))),
 		clickRedrawn("#whatif-run"),
 	)
 	drained, cancelDrained := context.WithTimeout(tab, 3*time.Minute)
@@ -170,6 +191,18 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	evicted := `[...document.querySelectorAll('.whatif-section')].find((s) => s.querySelector('h2').textContent === 'Evictions')`
 	browse(t, tab, "the drain's evictions", waitFor(`!!(`+evicted+`)?.querySelector('a.whatif-pod-link')`))
 	screenshot(t, tab, "whatif-drain")
+	hash = read(t, tab, "the route asked", evaluate[string](`location.hash`))
+	for _, want := range []string{"unhealthyFleetThreshold=0.9", "budget=demo%2Fquiet%3AmaxUnavailable%3D0%40"} {
+		if !strings.Contains(hash, want) {
+			t.Errorf("the route %s does not carry %s", hash, want)
+		}
+	}
+	summary = read(t, tab, "the summary", evaluate[string](`document.getElementById('whatif-summary').textContent`))
+	for _, want := range []string{"unhealthy fleet threshold of 0.9 instead of herd's 0.55", "an operator sets PodDisruptionBudget demo/quiet to maxUnavailable 0 at"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("the summary does not say %q:\n%s", want, summary)
+		}
+	}
 	why := read(t, tab, "the evictions' causes", evaluate[string](`(`+evicted+`).textContent`))
 	if !strings.Contains(why, "by drain") || !strings.Contains(why, "NodeDrainStarted") {
 		t.Errorf("the Evictions section does not show the drain's evictions and the drain among their causes:\n%s", why)

@@ -1,21 +1,25 @@
 // What if: herd's reconcilers run again on a window of the log, under
-// another grace period or with nodes that fail or are drained, and the
-// outcomes that would have differed, each with its chain of causes in
-// the simulated log (POST /apis/herd.dev/v1/whatifs, which writes
-// nothing to the real log). The question lives in the route's
-// parameters, so that an answer can be linked to and asked again. The
-// settings a what-if may change are herd's to say: the page asks a dry
-// run of a question that changes none (?dryRun=All answers every setting
-// herd would run it with) and offers each duration among them, with
-// herd serve's own value.
+// other settings, with nodes that fail or are drained or with
+// PodDisruptionBudgets set otherwise, and the outcomes that would have
+// differed, each with its chain of causes in the simulated log (POST
+// /apis/herd.dev/v1/whatifs, which writes nothing to the real log). The
+// question lives in the route's parameters, so that an answer can be
+// linked to and asked again. The settings a what-if may change are
+// herd's to say: the page asks a dry run of a question that changes none
+// (?dryRun=All answers every setting herd would run it with) and offers
+// each duration and each number among them, with herd serve's own
+// value.
 
-import { send } from './api.js';
+import { get, send } from './api.js';
 import { esc, errorBox, local } from './dom.js';
 
 // isDuration says whether a setting's value is a duration as herd writes
 // one (Go's: "40s", "1m30s", "0s"): the settings offered are those.
 const durationForm = '(\\d+(\\.\\d+)?(ns|us|µs|ms|s|m|h))+';
 const isDuration = (v) => typeof v === 'string' && new RegExp(`^${durationForm}$`).test(v);
+// offered says whether the page offers a setting of herd's value v: a
+// duration, or a number (a share of the fleet).
+const offered = (v) => isDuration(v) || typeof v === 'number';
 
 // words is a setting's name as the page says it: "podGCTimeout" is
 // "pod GC timeout".
@@ -32,13 +36,29 @@ function routeSetting(params, name) {
 
 // herdSettings asks herd, by a dry run of a question that changes
 // nothing (over the last second, which any window herd allows holds),
-// for the durations a what-if may change and herd serve's own value of
-// each, as [name, value] in herd's order.
+// for the durations and numbers a what-if may change and herd serve's
+// own value of each, as [name, value] in herd's order.
 async function herdSettings(signal) {
   const a = await send('POST', '/apis/herd.dev/v1/whatifs?dryRun=All',
     { apiVersion: 'herd.dev/v1', kind: 'WhatIf', spec: { since: '1s' } }, 'application/json', signal);
-  return Object.entries(a.spec?.settings || {}).filter(([, v]) => isDuration(v));
+  return Object.entries(a.spec?.settings || {}).filter(([, v]) => offered(v));
 }
+
+// settingInput is the input of one of herd's settings, herd's own value
+// v as its placeholder.
+function settingInput(name, v, value) {
+  const form = typeof v === 'number'
+    ? 'type="number" step="0.01" min="0.01" max="1" title="a share of the fleet: 0.55 is 55%"'
+    : `pattern="${durationForm}" title="a duration: 40s, 1m30s, 500ms"`;
+  return `<label>${esc(words(name))}
+      <input id="whatif-setting-${esc(name)}" data-setting="${esc(name)}" placeholder="herd's own (${esc(v)})" value="${esc(value)}"
+        size="8" ${form}>
+      <span class="whatif-setting-error error" hidden></span></label>`;
+}
+
+// settingValue is a setting's value from the route as herd takes it: a
+// number for a number herd has.
+const settingValue = (own, v) => (typeof own === 'number' ? Number(v) : v);
 
 // changeKinds are the inputs a what-if may change: a route parameter
 // each ("fail=web-01@2026-11-28T09:12:00Z"), repeatable.
@@ -46,6 +66,22 @@ const changeKinds = [
   ['fail', 'fails at'],
   ['drain', 'is drained at'],
 ];
+
+// budgetForm is a budget's change in the route, as herd what-if
+// --budget takes it: NAMESPACE/NAME:minAvailable=N@TIME (or
+// maxUnavailable), N a count or a percentage.
+const budgetForm = /^([^/@:]+)\/([^/@:]+):(minAvailable|maxUnavailable)=([^@]+)@(.+)$/;
+
+// parseBudget reads a budget's change from the route; null for one that
+// is not in its form.
+function parseBudget(v) {
+  const m = budgetForm.exec(v);
+  return m && { kind: 'budget', namespace: m[1], name: m[2], field: m[3], value: m[4], at: m[5] };
+}
+
+// budgetValue is a budget's count or percentage as herd's API takes
+// it: "25%" stays a string, "2" is a number.
+const budgetValue = (v) => (/^\d+$/.test(v) ? Number(v) : v);
 
 export function whatIfPage(ctx) {
   const { app, params, live } = ctx;
@@ -55,6 +91,7 @@ export function whatIfPage(ctx) {
     const i = v.lastIndexOf('@');
     return { kind: k, node: v.slice(0, i), at: v.slice(i + 1) };
   }));
+  const budgets = params.getAll('budget').map(parseBudget).filter(Boolean);
   const nodes = [...live.objects.keys()].sort(); // for the node names' completion
   app.innerHTML = `
     <h1>What if</h1>
@@ -66,21 +103,27 @@ export function whatIfPage(ctx) {
       </div>
       <fieldset id="whatif-settings"><legend>herd's settings in the what-if <span class="muted">(empty: herd's own)</span></legend><p class="muted">Reading herd's settings…</p></fieldset>
       <datalist id="whatif-nodes">${nodes.map((n) => `<option value="${esc(n)}">`).join('')}</datalist>
-      <ol id="whatif-changes">${changes.map(changeRow).join('')}</ol>
+      <datalist id="whatif-budgets"></datalist>
+      <ol id="whatif-changes">${changes.map(changeRow).join('')}${budgets.map(budgetRow).join('')}</ol>
       <div class="controls">
         <button id="whatif-add-fail" type="button">+ a node fails</button>
         <button id="whatif-add-drain" type="button">+ a node is drained</button>
+        <button id="whatif-add-budget" type="button">+ a budget is set</button>
         <button id="whatif-run" type="submit">Run the what-if</button>
       </div>
     </form>
     <div id="whatif-answer">${params.get('since') ? '<p class="muted" id="whatif-running">herd is running the what-if…</p>' : ''}</div>`;
   const list = app.querySelector('#whatif-changes');
   const add = (kind) => {
-    list.insertAdjacentHTML('beforeend', changeRow({ kind, node: '', at: since }));
+    const row = kind === 'budget'
+      ? budgetRow({ kind, namespace: '', name: '', field: 'minAvailable', value: '', at: since })
+      : changeRow({ kind, node: '', at: since });
+    list.insertAdjacentHTML('beforeend', row);
     list.lastElementChild.querySelector('input').focus();
   };
   app.querySelector('#whatif-add-fail').addEventListener('click', () => add('fail'));
   app.querySelector('#whatif-add-drain').addEventListener('click', () => add('drain'));
+  app.querySelector('#whatif-add-budget').addEventListener('click', () => add('budget'));
   list.addEventListener('click', (e) => {
     if (e.target.matches('.whatif-remove')) e.target.closest('li').remove();
   });
@@ -95,8 +138,15 @@ export function whatIfPage(ctx) {
       if (v) p.set(input.dataset.setting, v);
     }
     for (const li of list.querySelectorAll('li')) {
-      const node = li.querySelector('.whatif-node').value.trim();
       const at = li.querySelector('.whatif-at').value;
+      if (li.dataset.kind === 'budget') {
+        const budget = li.querySelector('.whatif-budget').value.trim();
+        const value = li.querySelector('.whatif-budget-value').value.trim();
+        const field = li.querySelector('.whatif-budget-field').value;
+        if (budget && value && at) p.append('budget', `${budget}:${field}=${value}@${new Date(at).toISOString()}`);
+        continue;
+      }
+      const node = li.querySelector('.whatif-node').value.trim();
       if (node && at) p.append(li.dataset.kind, `${node}@${new Date(at).toISOString()}`);
     }
     p.set('asked', String(Date.now())); // the same question asked again runs again
@@ -118,15 +168,30 @@ export function whatIfPage(ctx) {
       return;
     }
     if (ctl.signal.aborted) return;
-    box.querySelector('p').outerHTML = `<div class="controls">${own.map(([name, v]) => `<label>${esc(words(name))}
-      <input id="whatif-setting-${esc(name)}" data-setting="${esc(name)}" placeholder="herd's own (${esc(v)})" value="${esc(routeSetting(params, name))}"
-        size="8" pattern="${durationForm}" title="a duration: 40s, 1m30s, 500ms">
-      <span class="whatif-setting-error error" hidden></span></label>`).join('')}</div>`;
+    box.querySelector('p').outerHTML = `<div class="controls">${own.map(([name, v]) => settingInput(name, v, routeSetting(params, name))).join('')}</div>`;
     if (!params.get('since')) return;
-    const settings = Object.fromEntries(own.map(([name]) => [name, routeSetting(params, name)]).filter(([, v]) => v));
-    ask(app, { since, until, settings, own: Object.fromEntries(own), changes }, ctl.signal);
+    const settings = Object.fromEntries(own.filter(([name]) => routeSetting(params, name))
+      .map(([name, v]) => [name, settingValue(v, routeSetting(params, name))]));
+    ask(app, { since, until, settings, own: Object.fromEntries(own), changes, budgets }, ctl.signal);
   })();
+  // The budgets herd holds, for their names' completion: the page works
+  // without them.
+  get('/apis/policy/v1/poddisruptionbudgets', ctl.signal).then((l) => {
+    const names = (l.items || []).map((b) => `${b.metadata.namespace}/${b.metadata.name}`).sort();
+    app.querySelector('#whatif-budgets').innerHTML = names.map((n) => `<option value="${esc(n)}">`).join('');
+  }, () => {});
   return () => ctl.abort();
+}
+
+function budgetRow(b) {
+  const option = (f) => `<option value="${f}"${b.field === f ? ' selected' : ''}>${f}</option>`;
+  return `<li data-kind="budget" class="whatif-change">
+    PodDisruptionBudget <input class="whatif-budget" list="whatif-budgets" value="${esc(b.namespace ? `${b.namespace}/${b.name}` : '')}"
+      placeholder="namespace/name" pattern="[^/@:]+/[^/@:]+" required aria-label="budget">
+    is set to <select class="whatif-budget-field" aria-label="bound">${option('minAvailable')}${option('maxUnavailable')}</select>
+    <input class="whatif-budget-value" value="${esc(b.value)}" placeholder="2 or 25%" pattern="\\d+%?" size="5" required aria-label="pods">
+    at <input class="whatif-at" type="datetime-local" step="1" value="${esc(local(b.at))}" required aria-label="time">
+    <button type="button" class="whatif-remove" title="remove this change">✕</button></li>`;
 }
 
 function changeRow(c) {
@@ -164,6 +229,9 @@ async function ask(app, q, signal) {
   const at = (kind) => q.changes.filter((c) => c.kind === kind).map((c) => ({ node: c.node, at: c.at }));
   if (at('fail').length) spec.nodeFailures = at('fail');
   if (at('drain').length) spec.drains = at('drain');
+  if (q.budgets.length) {
+    spec.budgets = q.budgets.map((b) => ({ namespace: b.namespace, name: b.name, [b.field]: budgetValue(b.value), at: b.at }));
+  }
   for (let tries = 1; ; tries++) {
     try {
       const answer = await send('POST', '/apis/herd.dev/v1/whatifs', { apiVersion: 'herd.dev/v1', kind: 'WhatIf', spec }, 'application/json', signal);
@@ -245,8 +313,9 @@ function report(a, own) {
   const changes = [
     ...(s.nodeFailures || []).map((f) => `<li>node ${nodeLink(f.node)} fails at ${stamp(f.at)}: nothing it sent from then reaches herd</li>`),
     ...(s.drains || []).map((d) => `<li>an operator drains node ${nodeLink(d.node)} at ${stamp(d.at)}</li>`),
+    ...(s.budgets || []).map((b) => `<li class="whatif-budget-change">an operator sets PodDisruptionBudget <a href="#/audit?stream=${encodeURIComponent(`poddisruptionbudget/${b.namespace}/${b.name}`)}">${esc(`${b.namespace}/${b.name}`)}</a> to ${b.minAvailable !== undefined ? `minAvailable ${esc(b.minAvailable)}` : `maxUnavailable ${esc(b.maxUnavailable)}`} at ${stamp(b.at)}</li>`),
   ];
-  const changed = Object.entries(set).filter(([name, v]) => isDuration(v) && own?.[name] !== undefined && own[name] !== v)
+  const changed = Object.entries(set).filter(([name, v]) => offered(v) && own?.[name] !== undefined && own[name] !== v)
     .map(([name, v]) => `<li data-setting="${esc(name)}">${esc(words(name))} of <b>${esc(v)}</b> instead of herd's ${esc(own[name])}</li>`);
   const differs = (r.nodes?.length || 0) + (r.pods?.length || 0) + (r.placements?.length || 0) + (r.workloads?.length || 0);
   return `<section class="card" id="whatif-summary">
