@@ -230,6 +230,28 @@ func TestSyncConditionTaints(t *testing.T) {
 		}
 	})
 
+	t.Run("a deferred NoExecute is left off a node without one, and a node with one keeps one", func(t *testing.T) {
+		if !WantsNewNoExecute(unreachable) {
+			t.Errorf("a node Ready Unknown without taints does not want a new NoExecute")
+		}
+		n, _ := run(t, unreachable, step{SyncConditionTaints{DeferNoExecute: true}, at(70)})
+		want := []Taint{{Key: TaintUnreachable, Effect: EffectNoSchedule, TimeAdded: at(70)}}
+		if diff := cmp.Diff(want, n.Taints); diff != "" {
+			t.Errorf("taints deferred (-want +got):\n%s", diff)
+		}
+		n, _ = run(t, n, step{SyncConditionTaints{}, at(75)})
+		if WantsNewNoExecute(n) {
+			t.Errorf("a node with its NoExecute taint wants a new one: %v", n.Taints)
+		}
+		// Ready turns False: the not-ready NoExecute replaces the
+		// unreachable one although new ones are deferred.
+		notReady := fold(n, NodeConditionChanged{Type: ConditionReady, From: ConditionUnknown, Status: ConditionFalse, At: at(80)})
+		n, _ = run(t, notReady, step{SyncConditionTaints{DeferNoExecute: true}, at(80)})
+		if !n.HasTaint(TaintNotReady, EffectNoExecute) || n.HasTaint(TaintUnreachable, EffectNoExecute) {
+			t.Errorf("a node swapping its NoExecute taint under a deferral has %v, want not-ready NoExecute in place of unreachable", n.Taints)
+		}
+	})
+
 	t.Run("recovery takes the taints off and leaves operators' taints", func(t *testing.T) {
 		n, _ := run(t, unreachable, step{SyncConditionTaints{}, at(70)})
 		n = fold(n, NodeTainted{Taint: Taint{Key: "maintenance", Value: "true", Effect: EffectNoSchedule, TimeAdded: at(71)}, At: at(71)})

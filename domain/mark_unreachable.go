@@ -61,6 +61,10 @@ type MarkNodeUnreachable struct {
 	// WithholdNoExecute leaves out the NoExecute unreachable taint, as
 	// SyncConditionTaints does during a fleet disruption.
 	WithholdNoExecute bool
+	// DeferNoExecute leaves it out on a node that carries no NoExecute
+	// taint of its Ready condition, as SyncConditionTaints does when the
+	// eviction rate has not come to the node's turn.
+	DeferNoExecute bool
 
 	// leaseRenewedAt is the node's lease's stored renewal (Lease's
 	// RenewedAt, zero when it has none), given by DecideNodeHeard.
@@ -125,7 +129,7 @@ func (c MarkNodeUnreachable) decideNode(n Node, now time.Time) ([]Event, error) 
 	missed := HeartbeatMissed{LastHeartbeat: last, Reason: reason, Message: msg, At: now, Conditions: changes,
 		NotReady: conditionStatus(n, ConditionReady) == ConditionTrue}
 	marked := EvolveNode(n, missed)
-	for _, w := range desiredConditionTaints(marked, c.WithholdNoExecute) {
+	for _, w := range desiredConditionTaints(marked, withholdsNoExecute(n, c.WithholdNoExecute, c.DeferNoExecute)) {
 		if w.Key == TaintUnreachable && !n.HasTaint(w.Key, w.Effect) {
 			w.TimeAdded = now
 			missed.Taints = append(missed.Taints, w)

@@ -22,6 +22,12 @@ type SyncConditionTaints struct {
 	// herd is more likely the one cut off, and evicting everything would
 	// turn its own outage into the fleet's.
 	WithholdNoExecute bool
+	// DeferNoExecute adds no NoExecute taint to a node that carries
+	// none: herd's eviction rate has not come to its turn yet
+	// (herd serve --node-eviction-rate). A node that carries one keeps
+	// one, its not-ready swapped for unreachable or back, as Kubernetes
+	// swaps them outside its rate.
+	DeferNoExecute bool
 	// Only, when not empty, limits the sync to these taints (by key and
 	// effect): a reconciler that records each taint's own cause (the
 	// condition that turned, the fleet's disruption) syncs the taints of
@@ -38,7 +44,7 @@ func (c SyncConditionTaints) decideNode(n Node, now time.Time) ([]Event, error) 
 	if err := requireNode(n); err != nil {
 		return nil, err
 	}
-	want := desiredConditionTaints(n, c.WithholdNoExecute)
+	want := desiredConditionTaints(n, withholdsNoExecute(n, c.WithholdNoExecute, c.DeferNoExecute))
 	var evs []Event
 	for _, t := range n.Taints {
 		if conditionTaintKeys[t.Key] && c.covers(t) && !slices.ContainsFunc(want, func(w Taint) bool { return sameTaint(w, t) }) {
@@ -52,6 +58,26 @@ func (c SyncConditionTaints) decideNode(n Node, now time.Time) ([]Event, error) 
 		}
 	}
 	return evs, nil
+}
+
+// hasConditionNoExecute reports whether n carries the NoExecute taint
+// of its Ready condition, unreachable or not-ready.
+func hasConditionNoExecute(n Node) bool {
+	return n.HasTaint(TaintUnreachable, EffectNoExecute) || n.HasTaint(TaintNotReady, EffectNoExecute)
+}
+
+// withholdsNoExecute says whether a sync or a mark of n leaves the
+// NoExecute taints out: withheld outright, or deferred on a node that
+// carries none.
+func withholdsNoExecute(n Node, withhold, deferNew bool) bool {
+	return withhold || deferNew && !hasConditionNoExecute(n)
+}
+
+// WantsNewNoExecute reports whether n's Ready condition calls for a
+// NoExecute taint it does not carry: a taint the eviction rate counts.
+func WantsNewNoExecute(n Node) bool {
+	s := conditionStatus(n, ConditionReady)
+	return (s == ConditionUnknown || s == ConditionFalse) && !hasConditionNoExecute(n)
 }
 
 func desiredConditionTaints(n Node, withholdNoExecute bool) []Taint {

@@ -211,6 +211,12 @@ func (w *world) registerWhatIfEngineSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the what-if since (\S+) with herd's own settings makes every decision herd's reconcilers made, and no other$`, w.whatIfSameDecisions)
 	sc.Step(`^the window since (\S+) holds decisions of (.+)$`, w.windowHoldsDecisionsOf)
 	sc.Step(`^a client reports the pods of ReplicaSet "([^"]+)" Running$`, w.reportsReplicaSetPodsRunning)
+	sc.Step(`^herd taints at most ([\d.]+) nodes a second NoExecute$`, func(ctx context.Context, rate float64) error {
+		w.cfg.Health.EvictionRate = rate
+		return w.restart(ctx)
+	})
+	sc.Step(`^pod "([^"]+)" runs on "([^"]+)", tolerating an unreachable node for (\d+) seconds$`, w.podRunsTolerating)
+	sc.Step(`^the what-if since (\S+) with a node-eviction-rate of ([\d.]+) evicts pod "([^"]+)" from "([^"]+)" sooner$`, w.whatIfEvictsSooner)
 	sc.Step(`^the what-if since (\S+) with an? (node-monitor-grace-period|unhealthy-fleet-threshold) of (\S+) evicts pods of "([^"]+)" from "([^"]+)" that herd left there, and the scheduler places them anew elsewhere$`, w.whatIfEvictsAndPlaces)
 	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at (minAvailable|maxUnavailable) (\d+) finds that the pods of "([^"]+)" herd evicted from "([^"]+)" (would have stayed|were evicted the same)$`, w.whatIfWithBudget)
 	sc.Step(`^the what-if since (\S+) without the "([^"]+)" reconciler finds that the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfWithoutReconciler)
@@ -482,6 +488,41 @@ func (w *world) whatIfEvictsAndPlaces(ctx context.Context, since, setting, value
 		return fmt.Errorf("want pods of %s evicted from %s in the what-if alone: %+v", owner, node, rep.Pods)
 	}
 	return placedAnew(rep, owner, node)
+}
+
+// podRunsTolerating creates a pod on node that stays on it for secs
+// once the node is unreachable.
+func (w *world) podRunsTolerating(name, node string, secs int64) error {
+	p := basicPod(name)
+	p.Spec.NodeName = node
+	p.Spec.Tolerations = []corev1.Toleration{{Key: "node.kubernetes.io/unreachable", Operator: corev1.TolerationOpExists,
+		Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &secs}}
+	if err := w.postPod(p); err != nil {
+		return err
+	}
+	return w.accepted()
+}
+
+// whatIfEvictsSooner: under another eviction rate the pod, evicted from
+// node by herd, is evicted from it in the what-if too, earlier.
+func (w *world) whatIfEvictsSooner(ctx context.Context, since string, rate float64, pod, node string) error {
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+		c.Serve.Health.EvictionRate = rate
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range rep.Pods {
+		if d.Pod != "default/"+pod {
+			continue
+		}
+		if len(d.Actual) == 1 && len(d.WhatIf) == 1 && d.Actual[0].Node == node && d.WhatIf[0].Node == node && d.WhatIf[0].At.Before(d.Actual[0].At) {
+			return nil
+		}
+		return fmt.Errorf("pod %s evicted %+v by herd, %+v in the what-if: want from %s, sooner in the what-if", pod, d.Actual, d.WhatIf, node)
+	}
+	return fmt.Errorf("pod %s fares the same in the what-if: %+v", pod, rep.Pods)
 }
 
 func (w *world) whatIfWithoutReconciler(ctx context.Context, since, reconciler, owner, node string) error {

@@ -63,6 +63,28 @@ Feature: The what-if runs herd's own reconcilers on the past
     And an operator asking herd's API what if the unhealthy-fleet-threshold had been 0.7 since 09:00:00 is told the pods of "cache" herd left on "n1" would have been evicted
     And an operator asking herd's API a what-if since 09:00:00 with an unhealthy-fleet-threshold of 1.5 is refused, naming "spec.settings.unhealthyFleetThreshold"
 
+  Scenario: An eviction rate taints silent nodes one at a time, and without it a pod would have been evicted sooner
+    Given herd taints at most 0.05 nodes a second NoExecute
+    And node "n4" has registered and is Ready
+    And node "n5" has registered and is Ready
+    And pod "web" runs on "n2", tolerating an unreachable node for 10 seconds
+    When 50 seconds pass while "n3", "n4" and "n5" keep reporting
+    Then node "n1" has the taints:
+      | key                            | effect     |
+      | node.kubernetes.io/unreachable | NoSchedule |
+      | node.kubernetes.io/unreachable | NoExecute  |
+    And node "n2" has the taints:
+      | key                            | effect     |
+      | node.kubernetes.io/unreachable | NoSchedule |
+    When 30 seconds pass while "n3", "n4" and "n5" keep reporting
+    Then node "n2" has the taints:
+      | key                            | effect     |
+      | node.kubernetes.io/unreachable | NoSchedule |
+      | node.kubernetes.io/unreachable | NoExecute  |
+    And pod "web" is gone
+    And the what-if since 09:00:00 with herd's own settings makes every decision herd's reconcilers made, and no other
+    And the what-if since 09:00:00 with a node-eviction-rate of 0 evicts pod "web" from "n2" sooner
+
   Scenario: A drain that did not happen
     When 2 minutes pass while "n1", "n2" and "n3" keep reporting
     Then the what-if since 09:00:00 with "n1" drained at 09:00:40 evicts the pods of "cache" from it, and the scheduler places them anew elsewhere

@@ -126,6 +126,9 @@ type WhatIfSettings struct {
 	// or more) unreachable at once at which herd withholds NoExecute
 	// taints: above 0, at most 1.
 	UnhealthyFleetThreshold *float64 `json:"unhealthyFleetThreshold,omitempty"`
+	// NodeEvictionRate is how many nodes a second get the NoExecute
+	// taint their Ready condition calls for; 0 is no limit.
+	NodeEvictionRate *float64 `json:"nodeEvictionRate,omitempty"`
 	// Reconcilers are those to run: "*" for all, "-name" to switch
 	// one off.
 	Reconcilers []string `json:"reconcilers,omitempty"`

@@ -52,7 +52,9 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	for _, d := range whatif.DurationSettings {
 		want = append(want, d.Name)
 	}
-	want = append(want, "unhealthyFleetThreshold")
+	for _, n := range whatif.NumberSettings {
+		want = append(want, n.Name)
+	}
 	if len(offered) != len(want) {
 		t.Fatalf("the page offers the settings %q, want one for each of %q", offered, want)
 	}

@@ -185,6 +185,8 @@ func TestWhatIfOverTheAPI(t *testing.T) {
 	refusedNaming(t, "a negative grace period", code, body, []string{"spec.settings.nodeMonitorGracePeriod"}, "positive")
 	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"unhealthyFleetThreshold": 0}}))
 	refusedNaming(t, "a threshold of 0", code, body, []string{"spec.settings.unhealthyFleetThreshold"}, "above 0 and at most 1")
+	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"nodeEvictionRate": -1}}))
+	refusedNaming(t, "a negative eviction rate", code, body, []string{"spec.settings.nodeEvictionRate"}, "0 or more")
 	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"nodeMonitorGracePeriod": "1s", "nodeMonitorPeriod": "5s"}}))
 	refusedNaming(t, "a grace period shorter than the monitor period", code, body, []string{"spec.settings.nodeMonitorGracePeriod"}, "must be longer than --node-monitor-period")
 	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"reconcilers": []string{"*", "-nosuch"}}}))

@@ -48,6 +48,7 @@ func addWhatIfFlags(f *pflag.FlagSet, o *whatIfOptions, prefix string) {
 	f.DurationVar(&c.Health.GracePeriod, "node-monitor-grace-period", c.Health.GracePeriod, prefix+"silence after which a node's conditions go Unknown")
 	f.DurationVar(&c.Health.MonitorPeriod, "node-monitor-period", c.Health.MonitorPeriod, prefix+"how often every node's heartbeat deadline is checked")
 	f.DurationVar(&c.Health.StartupGracePeriod, "node-startup-grace-period", c.Health.StartupGracePeriod, prefix+"time a new node has to send its first heartbeat")
+	f.Float64Var(&c.Health.EvictionRate, "node-eviction-rate", c.Health.EvictionRate, prefix+"nodes a second that get the NoExecute taint their Ready condition calls for (0: every node at once)")
 	f.Float64Var(&c.Health.UnhealthyThreshold, "unhealthy-fleet-threshold", c.Health.UnhealthyThreshold, prefix+"share of the fleet (of three nodes or more) unreachable at once at which herd withholds NoExecute taints")
 	f.DurationVar(&c.Thresholds.TransitionPeriod, "pressure-transition-period", c.Thresholds.TransitionPeriod, prefix+"how long a pressure condition stays True once its signal is back under the threshold")
 	f.StringSliceVar(&c.Reconcilers.Enabled, "reconcilers", c.Reconcilers.Enabled, prefix+`reconcilers to run: "*" for all, "-name" to switch one off (e.g. "*,-noexecute")`)
@@ -351,6 +352,9 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 	threshold := ""
 	if h.UnhealthyThreshold != domain.DefaultUnhealthyThreshold {
 		threshold = fmt.Sprintf(" --unhealthy-fleet-threshold %v", h.UnhealthyThreshold)
+	}
+	if h.EvictionRate != 0 {
+		threshold += fmt.Sprintf(" --node-eviction-rate %v", h.EvictionRate)
 	}
 	fmt.Fprintf(w, "what-if from %s to %s (resourceVersions %d to %d, %d events, %d of them from nodes and operators) with --node-monitor-grace-period %s --node-monitor-period %s --node-startup-grace-period %s%s:\n",
 		stamp(r.Since), stamp(r.Until), r.From, r.To, r.Events, r.Inputs, h.GracePeriod, h.MonitorPeriod, h.StartupGracePeriod, threshold)

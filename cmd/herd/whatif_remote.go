@@ -55,8 +55,11 @@ func remoteWhatIfSpec(o whatIfOptions, flags *pflag.FlagSet) (httpapi.WhatIfSpec
 	if flags.Changed("pod-cidr") {
 		s.PodCIDR = c.IPAM.Pools
 	}
-	if flags.Changed("unhealthy-fleet-threshold") {
-		s.UnhealthyFleetThreshold = &c.Health.UnhealthyThreshold
+	for _, n := range whatif.NumberSettings {
+		if flags.Changed(n.Flag) {
+			v := *n.In(&c)
+			*n.Of(s) = &v
+		}
 	}
 	var errs []error
 	at := func(flag string, vs []string) []httpapi.WhatIfNodeAt {
@@ -150,8 +153,10 @@ func answeredConfig(s httpapi.WhatIfSpec) (whatif.Config, error) {
 	set(s.Settings.NodeMonitorGracePeriod, &h.GracePeriod)
 	set(s.Settings.NodeMonitorPeriod, &h.MonitorPeriod)
 	set(s.Settings.NodeStartupGracePeriod, &h.StartupGracePeriod)
-	if t := s.Settings.UnhealthyFleetThreshold; t != nil {
-		h.UnhealthyThreshold = *t
+	for _, n := range whatif.NumberSettings {
+		if v := *n.Of(&s.Settings); v != nil {
+			*n.In(&cfg.Serve) = *v
+		}
 	}
 	for _, f := range s.NodeFailures {
 		at, err := time.Parse(time.RFC3339Nano, f.At)

@@ -3,6 +3,7 @@ package health
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"herd/domain"
@@ -29,6 +30,11 @@ type Config struct {
 	// NoExecute taints (--unhealthy-fleet-threshold, default 0.55:
 	// Kubernetes' --unhealthy-zone-threshold, with the fleet as the zone).
 	UnhealthyThreshold float64
+	// EvictionRate is how many nodes a second get the NoExecute taint
+	// their Ready condition calls for, first come first served
+	// (--node-eviction-rate); 0, herd's default, taints every node at
+	// once. Kubernetes' default is 0.1.
+	EvictionRate float64
 }
 
 // DefaultConfig is Kubernetes' defaults.
@@ -57,6 +63,9 @@ func (c Config) Validate() error {
 		if d.v <= 0 {
 			errs = append(errs, fmt.Errorf("%s %s: want a positive duration", d.flag, d.v))
 		}
+	}
+	if !(c.EvictionRate >= 0 && !math.IsInf(c.EvictionRate, 0)) {
+		errs = append(errs, fmt.Errorf("--node-eviction-rate %v: want nodes a second, 0 or more (0: no limit)", c.EvictionRate))
 	}
 	if !(c.UnhealthyThreshold > 0 && c.UnhealthyThreshold <= 1) {
 		errs = append(errs, fmt.Errorf("--unhealthy-fleet-threshold %v: want a share of the fleet above 0 and at most 1 (0.55 is 55%%)", c.UnhealthyThreshold))

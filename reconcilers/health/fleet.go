@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -66,6 +67,11 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 	} else {
 		names = r.checks.list()
 	}
+	if !disrupted && r.evictions.limited() {
+		// Under an eviction rate the nodes wait for their turns in the
+		// order of their names, whichever of the syncs below runs first.
+		r.evictions.wait(slices.Sorted(slices.Values(names)))
+	}
 	// Many at a time, as the monitor marks: each sync that writes waits
 	// for a group commit, and the writes of many share one. One by one, a
 	// fleet change over 100,000 nodes took minutes.
@@ -83,7 +89,11 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 	if len(failed) > 0 {
 		return fmt.Errorf("taints of %d nodes not synced, %s among them", len(failed), failed[0])
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err = r.giveTurns(ctx)
+	return err
 }
 
 // recountFromMemory counts the fleet afresh from the deadlines kept in
@@ -191,6 +201,14 @@ func (r *Reconciler) recordFleet(ctx context.Context, a domain.AssessFleet) (boo
 func (r *Reconciler) syncTaints(ctx context.Context, n domain.Node, disrupted bool) error {
 	cmd := domain.SyncConditionTaints{WithholdNoExecute: disrupted}
 	now := r.clock.Now()
+	if r.evictions.limited() {
+		switch {
+		case disrupted || !domain.WantsNewNoExecute(n):
+			r.evictions.forget(n.Name)
+		case !r.evictions.turn(n.Name, now):
+			cmd.DeferNoExecute = true
+		}
+	}
 	evs, err := domain.DecideNode(n, cmd, now)
 	if err != nil || len(evs) == 0 {
 		return err

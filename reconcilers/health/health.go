@@ -31,7 +31,7 @@ var (
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.NodeAggregate, domain.HeartbeatRecorded{}).
-		Passes(keyMonitor, keyAll).
+		Passes(keyMonitor, keyAll, keyEvictions).
 		Watches(reconcilers.EventsOf(domain.FleetAggregate), reconcilers.ToPass(keyAll)).
 		Watches(reconcilers.EventsOf(domain.FleetAggregate), r.fleetTurns.note).
 		Watches(reconcilers.EventTypesOf(domain.HeartbeatRecorded{}), r.heartbeat).
@@ -96,6 +96,9 @@ type Reconciler struct {
 	// because herd's own writes were behind, so that it says so once
 	// when it starts and once when it ends.
 	holding bool
+	// evictions are the nodes waiting for their NoExecute taints under
+	// an eviction rate.
+	evictions *evictionQueue
 	// recountBuf is the copy of the deadlines a full resync's count
 	// from memory counts from, kept for the next pass to fill again; it
 	// is used only inside the tally's recount, one at a time.
@@ -133,7 +136,8 @@ func New(cfg Config, repo Repository, view View, clk clock.PassiveClock, log *za
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Reconciler{cfg: cfg, repo: repo, view: view, clock: clk, log: log.Named("health"), arrivals: noArrivals{}, backlog: noBacklog{}}
+	r := &Reconciler{cfg: cfg, repo: repo, view: view, clock: clk, log: log.Named("health"), arrivals: noArrivals{}, backlog: noBacklog{},
+		evictions: newEvictionQueue(cfg.EvictionRate)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -152,11 +156,15 @@ func (r *Reconciler) Resync(context.Context) ([]reconcilers.Key, error) {
 	now := r.clock.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	keys := []reconcilers.Key{keyMonitor}
 	if r.lastFull.IsZero() || now.Sub(r.lastFull) >= r.cfg.FullResyncPeriod {
 		r.lastFull = now
-		return []reconcilers.Key{keyMonitor, keyAll}, nil
+		keys = append(keys, keyAll)
 	}
-	return []reconcilers.Key{keyMonitor}, nil
+	if _, _, waiting := r.evictions.head(now); waiting {
+		keys = append(keys, keyEvictions)
+	}
+	return keys, nil
 }
 
 // Reconcile implements reconcilers.Reconciler.
@@ -167,6 +175,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 		return reconcilers.Result{}, r.monitor(ctx)
 	case keyAll:
 		return reconcilers.Result{}, r.syncAll(ctx)
+	case keyEvictions:
+		wait, err := r.giveTurns(ctx)
+		return reconcilers.Result{RequeueAfter: wait}, err
 	}
 	return reconcilers.Result{}, r.reconcileNode(ctx, key.Name)
 }

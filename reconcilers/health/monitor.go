@@ -3,6 +3,7 @@ package health
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -50,6 +51,15 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	if disrupted {
 		note = assessment.Note()
 	}
+	if !disrupted && r.evictions.limited() {
+		// Under an eviction rate the nodes about to be marked wait for
+		// their NoExecute taints in the order of their names, queued
+		// before any mark, so that the reconciles the marks set off
+		// cannot take a turn out of that order; a node that reported
+		// meanwhile, or carried a NoExecute taint already, leaves the
+		// queue when its turn comes.
+		r.evictions.wait(slices.Sorted(slices.Values(stale)))
+	}
 	mark := func(name string) error {
 		// A node deleted or stopped since the query is left alone. The
 		// mark puts on the unreachable taints itself; a node that had
@@ -57,10 +67,12 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 		// them synced in the same update.
 		v := verdicts[name]
 		m := domain.MarkNodeUnreachableSince(v.lastHeard)
-		m.Note, m.WithholdNoExecute = note, disrupted
+		// Under an eviction rate no mark adds a NoExecute taint of its
+		// own: the node waits for its turn (giveTurns, below).
+		m.Note, m.WithholdNoExecute, m.DeferNoExecute = note, disrupted, r.evictions.limited()
 		var cmd domain.NodeCommand = m
 		if !v.plain {
-			cmd = domain.NodeSequence{cmd, domain.SyncConditionTaints{WithholdNoExecute: disrupted}}
+			cmd = domain.NodeSequence{cmd, domain.SyncConditionTaints{WithholdNoExecute: disrupted, DeferNoExecute: m.DeferNoExecute}}
 		}
 		n, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.IfNodeReporting{Command: cmd})
 		if errors.Is(err, domain.ErrNotFound) {
@@ -95,7 +107,11 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	for _, name := range forEach(ctx, stale, markers, mark) {
 		errs = append(errs, mark(name))
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil || disrupted || !r.evictions.limited() {
+		return err
+	}
+	_, err = r.giveTurns(ctx)
+	return err
 }
 
 // recount brings the tally up to date with a monitor pass's findings: the

@@ -47,9 +47,12 @@ async function herdSettings(signal) {
 // settingInput is the input of one of herd's settings, herd's own value
 // v as its placeholder.
 function settingInput(name, v, value) {
-  const form = typeof v === 'number'
-    ? 'type="number" step="0.01" min="0.01" max="1" title="a share of the fleet: 0.55 is 55%"'
-    : `pattern="${durationForm}" title="a duration: 40s, 1m30s, 500ms"`;
+  let form = `pattern="${durationForm}" title="a duration: 40s, 1m30s, 500ms"`;
+  if (typeof v === 'number') {
+    form = /Threshold$/.test(name)
+      ? 'type="number" step="0.01" min="0.01" max="1" title="a share of the fleet: 0.55 is 55%"'
+      : 'type="number" step="any" min="0" title="a number, 0 or more"';
+  }
   return `<label>${esc(words(name))}
       <input id="whatif-setting-${esc(name)}" data-setting="${esc(name)}" placeholder="herd's own (${esc(v)})" value="${esc(value)}"
         size="8" ${form}>

@@ -3,6 +3,7 @@ package whatif
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,6 +68,31 @@ var DurationSettings = []DurationSetting{
 		Of: func(s *httpapi.WhatIfSettings) **metav1.Duration { return &s.PodGCTimeout }},
 }
 
+// NumberSetting is one of herd serve's numbers a what-if may change: its
+// name in the API's question, its flag, where it lives in herd serve's
+// settings and in the question, and what a value must be.
+type NumberSetting struct {
+	Name, Flag string
+	// Valid says whether v may be asked; Want says what may.
+	Valid func(v float64) bool
+	Want  string
+	In    func(*app.Config) *float64
+	Of    func(*httpapi.WhatIfSettings) **float64
+}
+
+// NumberSettings are the numbers a what-if may change, the one list the
+// API's question, its checks and answer, and herd what-if --server read.
+var NumberSettings = []NumberSetting{
+	{Name: "unhealthyFleetThreshold", Flag: "unhealthy-fleet-threshold",
+		Valid: func(v float64) bool { return v > 0 && v <= 1 }, Want: "want a share of the fleet above 0 and at most 1 (0.55 is 55%)",
+		In: func(c *app.Config) *float64 { return &c.Health.UnhealthyThreshold },
+		Of: func(s *httpapi.WhatIfSettings) **float64 { return &s.UnhealthyFleetThreshold }},
+	{Name: "nodeEvictionRate", Flag: "node-eviction-rate",
+		Valid: func(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }, Want: "want nodes a second, 0 or more (0: no limit)",
+		In: func(c *app.Config) *float64 { return &c.Health.EvictionRate },
+		Of: func(s *httpapi.WhatIfSettings) **float64 { return &s.NodeEvictionRate }},
+}
+
 // settings applies the overrides to herd serve's settings.
 func (a *APIRunner) settings(o httpapi.WhatIfSettings) app.Config {
 	c := a.base
@@ -84,8 +110,10 @@ func (a *APIRunner) settings(o httpapi.WhatIfSettings) app.Config {
 	if o.PodCIDR != nil {
 		c.IPAM.Pools = o.PodCIDR
 	}
-	if o.UnhealthyFleetThreshold != nil {
-		c.Health.UnhealthyThreshold = *o.UnhealthyFleetThreshold
+	for _, n := range NumberSettings {
+		if v := *n.Of(&o); v != nil {
+			*n.In(&c) = *v
+		}
 	}
 	return c
 }
@@ -104,8 +132,10 @@ func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (htt
 			errs = append(errs, field.Invalid(p.Child(d.Name), v.Duration.String(), "want a positive duration"))
 		}
 	}
-	if v := o.UnhealthyFleetThreshold; v != nil && !(*v > 0 && *v <= 1) {
-		errs = append(errs, field.Invalid(p.Child("unhealthyFleetThreshold"), *v, "want a share of the fleet above 0 and at most 1 (0.55 is 55%)"))
+	for _, n := range NumberSettings {
+		if v := *n.Of(&o); v != nil && !n.Valid(*v) {
+			errs = append(errs, field.Invalid(p.Child(n.Name), *v, n.Want))
+		}
 	}
 	if len(errs) == 0 {
 		// What the rules say of the settings together: a grace period
@@ -129,10 +159,12 @@ func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (htt
 	if c.NodeRuntime != app.NodeRuntimeMock && c.NodeRuntime != app.NodeRuntimeNone {
 		errs = append(errs, field.NotSupported(p.Child("nodeRuntime"), c.NodeRuntime, []string{app.NodeRuntimeMock, app.NodeRuntimeNone}))
 	}
-	out := httpapi.WhatIfSettings{Reconcilers: c.Reconcilers.Enabled, NodeRuntime: c.NodeRuntime, PodCIDR: c.IPAM.Pools,
-		UnhealthyFleetThreshold: ptr.To(c.Health.UnhealthyThreshold)}
+	out := httpapi.WhatIfSettings{Reconcilers: c.Reconcilers.Enabled, NodeRuntime: c.NodeRuntime, PodCIDR: c.IPAM.Pools}
 	for _, d := range DurationSettings {
 		*d.Of(&out) = &metav1.Duration{Duration: *d.In(&c)}
+	}
+	for _, n := range NumberSettings {
+		*n.Of(&out) = ptr.To(*n.In(&c))
 	}
 	return out, errs
 }
