@@ -32,6 +32,21 @@ Feature: Scheduling pods onto nodes
       | small-2 | web-02 |
     And the log holds 3 "PodScheduled" events
 
+  Scenario: A scheduler that packs pods puts each on the fullest node that fits, and the what-if says where spreading them would have put them
+    Given herd's scheduler scores nodes MostAllocated
+    And these nodes have registered and are Ready:
+      | name   | kind  | allocatable                 |
+      | web-01 | linux | cpu=4, memory=8Gi, pods=110 |
+      | web-02 | linux | cpu=4, memory=8Gi, pods=110 |
+    When a client creates pod "big" requesting 2 CPU and 4Gi memory
+    And a client creates the pods "small-1" and "small-2" requesting 500m CPU and 512Mi memory each
+    Then the pods are placed like this:
+      | pod     | node   |
+      | big     | web-01 |
+      | small-1 | web-01 |
+      | small-2 | web-01 |
+    And the what-if since 09:00:00 with the scheduler scoring nodes LeastAllocated places pod "small-1" on "web-02", not "web-01"
+
   Scenario: A nodeSelector picks the nodes a pod may go to
     Given these nodes have registered and are Ready:
       | name   | kind    | labels   | allocatable       |

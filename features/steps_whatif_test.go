@@ -216,6 +216,11 @@ func (w *world) registerWhatIfEngineSteps(sc *godog.ScenarioContext) {
 		return w.restart(ctx)
 	})
 	sc.Step(`^pod "([^"]+)" runs on "([^"]+)", tolerating an unreachable node for (\d+) seconds$`, w.podRunsTolerating)
+	sc.Step(`^herd's scheduler scores nodes (\w+)$`, func(ctx context.Context, strategy string) error {
+		w.cfg.Scheduler.ScoringStrategy = strategy
+		return w.restart(ctx)
+	})
+	sc.Step(`^the what-if since (\S+) with the scheduler scoring nodes (\w+) places pod "([^"]+)" on "([^"]+)", not "([^"]+)"$`, w.whatIfPlacesWithStrategy)
 	sc.Step(`^the what-if since (\S+) with a node-eviction-rate of ([\d.]+) evicts pod "([^"]+)" from "([^"]+)" sooner$`, w.whatIfEvictsSooner)
 	sc.Step(`^the what-if since (\S+) with an? (node-monitor-grace-period|unhealthy-fleet-threshold) of (\S+) evicts pods of "([^"]+)" from "([^"]+)" that herd left there, and the scheduler places them anew elsewhere$`, w.whatIfEvictsAndPlaces)
 	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at (minAvailable|maxUnavailable) (\d+) finds that the pods of "([^"]+)" herd evicted from "([^"]+)" (would have stayed|were evicted the same)$`, w.whatIfWithBudget)
@@ -523,6 +528,27 @@ func (w *world) whatIfEvictsSooner(ctx context.Context, since string, rate float
 		return fmt.Errorf("pod %s evicted %+v by herd, %+v in the what-if: want from %s, sooner in the what-if", pod, d.Actual, d.WhatIf, node)
 	}
 	return fmt.Errorf("pod %s fares the same in the what-if: %+v", pod, rep.Pods)
+}
+
+// whatIfPlacesWithStrategy: under another scoring strategy the pod
+// herd placed on one node is placed on another.
+func (w *world) whatIfPlacesWithStrategy(ctx context.Context, since, strategy, pod, whatIfNode, herdNode string) error {
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+		c.Serve.Scheduler.ScoringStrategy = strategy
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range rep.Placements {
+		if d.Pod == "default/"+pod {
+			if !slices.Equal(d.Actual, []string{herdNode}) || !slices.Equal(d.WhatIf, []string{whatIfNode}) {
+				return fmt.Errorf("pod %s placed on %v by herd, %v in the what-if: want %s, and %s in the what-if", pod, d.Actual, d.WhatIf, herdNode, whatIfNode)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("pod %s is placed the same in the what-if: %+v", pod, rep.Placements)
 }
 
 func (w *world) whatIfWithoutReconciler(ctx context.Context, since, reconciler, owner, node string) error {

@@ -129,6 +129,9 @@ type WhatIfSettings struct {
 	// NodeEvictionRate is how many nodes a second get the NoExecute
 	// taint their Ready condition calls for; 0 is no limit.
 	NodeEvictionRate *float64 `json:"nodeEvictionRate,omitempty"`
+	// SchedulerScoringStrategy is LeastAllocated (spread) or
+	// MostAllocated (pack).
+	SchedulerScoringStrategy string `json:"schedulerScoringStrategy,omitempty"`
 	// Reconcilers are those to run: "*" for all, "-name" to switch
 	// one off.
 	Reconcilers []string `json:"reconcilers,omitempty"`

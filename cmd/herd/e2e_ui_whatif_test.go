@@ -55,6 +55,7 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	for _, n := range whatif.NumberSettings {
 		want = append(want, n.Name)
 	}
+	want = append(want, "schedulerScoringStrategy")
 	if len(offered) != len(want) {
 		t.Fatalf("the page offers the settings %q, want one for each of %q", offered, want)
 	}

@@ -187,6 +187,8 @@ func TestWhatIfOverTheAPI(t *testing.T) {
 	refusedNaming(t, "a threshold of 0", code, body, []string{"spec.settings.unhealthyFleetThreshold"}, "above 0 and at most 1")
 	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"nodeEvictionRate": -1}}))
 	refusedNaming(t, "a negative eviction rate", code, body, []string{"spec.settings.nodeEvictionRate"}, "0 or more")
+	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"schedulerScoringStrategy": "Balanced"}}))
+	refusedNaming(t, "a scoring strategy herd has not", code, body, []string{"spec.settings.schedulerScoringStrategy"}, "MostAllocated")
 	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"nodeMonitorGracePeriod": "1s", "nodeMonitorPeriod": "5s"}}))
 	refusedNaming(t, "a grace period shorter than the monitor period", code, body, []string{"spec.settings.nodeMonitorGracePeriod"}, "must be longer than --node-monitor-period")
 	code, body = postWhatIf(t, srv.URL, spec(map[string]any{"since": "1h", "settings": map[string]any{"reconcilers": []string{"*", "-nosuch"}}}))

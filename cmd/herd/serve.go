@@ -100,6 +100,7 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&k.MaxBackoff, "kubelet-max-backoff", k.MaxBackoff, "longest wait between polls of a kubelet that keeps failing")
 	f.DurationVar(&cfg.Health.StartupGracePeriod, "node-startup-grace-period", cfg.Health.StartupGracePeriod, "time a new node has to send its first heartbeat (Kubernetes' flag and default)")
 	f.DurationVar(&cfg.Scheduler.ResyncPeriod, "scheduler-resync-period", cfg.Scheduler.ResyncPeriod, "how often pending pods are tried again without an event")
+	f.StringVar(&cfg.Scheduler.ScoringStrategy, "scheduler-scoring-strategy", cfg.Scheduler.ScoringStrategy, "how the scheduler ranks the nodes a pod fits on: LeastAllocated spreads pods to the emptiest (the Kubernetes scheduler's default), MostAllocated packs them onto the fullest, leaving whole nodes free")
 	f.IntVar(&cfg.Scheduler.BindBatchSize, "scheduler-bind-batch-size", cfg.Scheduler.BindBatchSize, "pod bindings per transaction")
 	addSecurityFlags(f, &cfg)
 	f.StringVar(&cfg.NodeRuntime, "node-runtime", cfg.NodeRuntime, `what runs herd's pods on nodes without their own agent (label herd.dev/runtime=agent): "mock" (in-process, runs nothing real) or "none"`)

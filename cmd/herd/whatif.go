@@ -20,6 +20,7 @@ import (
 	"herd/cmd/herd/app"
 	"herd/cmd/herd/whatif"
 	"herd/domain"
+	"herd/reconcilers/scheduler"
 )
 
 // whatIfOptions are the what-if's: the window, herd's settings in it, and
@@ -53,6 +54,7 @@ func addWhatIfFlags(f *pflag.FlagSet, o *whatIfOptions, prefix string) {
 	f.DurationVar(&c.Thresholds.TransitionPeriod, "pressure-transition-period", c.Thresholds.TransitionPeriod, prefix+"how long a pressure condition stays True once its signal is back under the threshold")
 	f.StringSliceVar(&c.Reconcilers.Enabled, "reconcilers", c.Reconcilers.Enabled, prefix+`reconcilers to run: "*" for all, "-name" to switch one off (e.g. "*,-noexecute")`)
 	f.DurationVar(&c.Scheduler.ResyncPeriod, "scheduler-resync-period", c.Scheduler.ResyncPeriod, prefix+"how often pending pods are tried again without an event")
+	f.StringVar(&c.Scheduler.ScoringStrategy, "scheduler-scoring-strategy", c.Scheduler.ScoringStrategy, prefix+"how the scheduler ranks the nodes a pod fits on: LeastAllocated (spread) or MostAllocated (pack)")
 	f.StringVar(&c.NodeRuntime, "node-runtime", c.NodeRuntime, prefix+`what runs herd's pods on nodes without their own agent: "mock" or "none", as herd serve ran`)
 	f.DurationVar(&c.MockRuntime.ShutdownDelay, "mock-shutdown-delay", c.MockRuntime.ShutdownDelay, prefix+"how long a pod on the mock runtime takes to stop once asked")
 	f.DurationVar(&c.Termination.PodGCTimeout, "pod-gc-timeout", c.Termination.PodGCTimeout, prefix+"how long past its deletion deadline a pod on an unreachable node waits before it is removed anyway")
@@ -355,6 +357,9 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 	}
 	if h.EvictionRate != 0 {
 		threshold += fmt.Sprintf(" --node-eviction-rate %v", h.EvictionRate)
+	}
+	if s := cfg.Serve.Scheduler.ScoringStrategy; s != "" && s != scheduler.LeastAllocated {
+		threshold += " --scheduler-scoring-strategy " + s
 	}
 	fmt.Fprintf(w, "what-if from %s to %s (resourceVersions %d to %d, %d events, %d of them from nodes and operators) with --node-monitor-grace-period %s --node-monitor-period %s --node-startup-grace-period %s%s:\n",
 		stamp(r.Since), stamp(r.Until), r.From, r.To, r.Events, r.Inputs, h.GracePeriod, h.MonitorPeriod, h.StartupGracePeriod, threshold)

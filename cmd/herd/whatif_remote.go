@@ -55,6 +55,9 @@ func remoteWhatIfSpec(o whatIfOptions, flags *pflag.FlagSet) (httpapi.WhatIfSpec
 	if flags.Changed("pod-cidr") {
 		s.PodCIDR = c.IPAM.Pools
 	}
+	if flags.Changed("scheduler-scoring-strategy") {
+		s.SchedulerScoringStrategy = c.Scheduler.ScoringStrategy
+	}
 	for _, n := range whatif.NumberSettings {
 		if flags.Changed(n.Flag) {
 			v := *n.In(&c)
@@ -157,6 +160,9 @@ func answeredConfig(s httpapi.WhatIfSpec) (whatif.Config, error) {
 		if v := *n.Of(&s.Settings); v != nil {
 			*n.In(&cfg.Serve) = *v
 		}
+	}
+	if v := s.Settings.SchedulerScoringStrategy; v != "" {
+		cfg.Serve.Scheduler.ScoringStrategy = v
 	}
 	for _, f := range s.NodeFailures {
 		at, err := time.Parse(time.RFC3339Nano, f.At)

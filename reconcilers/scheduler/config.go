@@ -27,11 +27,25 @@ type Config struct {
 	// MaxBackoff caps that wait (default 10s, the Kubernetes scheduler's
 	// podMaxBackoffSeconds). 0 means the default.
 	MaxBackoff time.Duration
+	// ScoringStrategy is how the NodeResourcesFit score ranks the nodes
+	// a pod fits on (--scheduler-scoring-strategy): LeastAllocated, the
+	// Kubernetes scheduler's default, spreads pods to the emptiest;
+	// MostAllocated packs them onto the fullest, leaving whole nodes
+	// free. Empty means the default.
+	ScoringStrategy string
 }
+
+// The scoring strategies, as KubeSchedulerConfiguration's
+// NodeResourcesFitArgs name them.
+const (
+	LeastAllocated = "LeastAllocated"
+	MostAllocated  = "MostAllocated"
+)
 
 // DefaultConfig is what herd serve runs with.
 func DefaultConfig() Config {
-	return Config{ResyncPeriod: 30 * time.Second, BindBatchSize: 500, InitialBackoff: time.Second, MaxBackoff: 10 * time.Second}
+	return Config{ResyncPeriod: 30 * time.Second, BindBatchSize: 500, InitialBackoff: time.Second, MaxBackoff: 10 * time.Second,
+		ScoringStrategy: LeastAllocated}
 }
 
 // setDefaults fills the settings left at zero.
@@ -48,6 +62,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxBackoff == 0 {
 		c.MaxBackoff = max(d.MaxBackoff, c.InitialBackoff)
+	}
+	if c.ScoringStrategy == "" {
+		c.ScoringStrategy = d.ScoringStrategy
 	}
 }
 
@@ -67,8 +84,21 @@ func (c Config) Validate() error {
 	if c.MaxBackoff < 0 {
 		errs = append(errs, fmt.Errorf("--scheduler-max-backoff %s: want a positive duration", c.MaxBackoff))
 	}
+	if err := c.ScoringStrategyError(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.InitialBackoff > 0 && c.MaxBackoff > 0 && c.MaxBackoff < c.InitialBackoff {
 		errs = append(errs, fmt.Errorf("--scheduler-max-backoff %s is shorter than --scheduler-initial-backoff %s", c.MaxBackoff, c.InitialBackoff))
 	}
 	return errors.Join(errs...)
+}
+
+// ScoringStrategyError says what is wrong with the scoring strategy, if
+// anything.
+func (c Config) ScoringStrategyError() error {
+	switch c.ScoringStrategy {
+	case "", LeastAllocated, MostAllocated:
+		return nil
+	}
+	return fmt.Errorf("--scheduler-scoring-strategy %q: want %s or %s", c.ScoringStrategy, LeastAllocated, MostAllocated)
 }

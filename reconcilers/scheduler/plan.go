@@ -39,8 +39,9 @@ func occupies(p domain.Pod) bool {
 // in memory: the pending pods in the order they were created, each on the
 // best node for it given the pods already bound and those placed before
 // it in this pass.
-func plan(nodes []domain.Node, pods []domain.Pod) []decision {
+func plan(nodes []domain.Node, pods []domain.Pod, resources resourceScorer) []decision {
 	p := newPass(nodes, pods)
+	p.resources = resources
 	var queue []*domain.Pod
 	for i := range pods {
 		if pending(pods[i]) {
@@ -67,6 +68,8 @@ type pass struct {
 	classes map[string]*class
 	// feasible is scratch space for place, reused from pod to pod.
 	feasible []int
+	// resources is the scoring strategy's score of a node's resources.
+	resources resourceScorer
 }
 
 // class is what the load-independent checks say about one pod shape.
@@ -148,7 +151,7 @@ func (p *pass) place(pod *domain.Pod) decision {
 	for _, j := range p.feasible {
 		i := c.fit[j]
 		// Strictly greater: on a tie the node first by name keeps it.
-		if s := score(&p.rooms[i], q, c.avoided[j], worst); s > bestScore {
+		if s := score(p.resources, &p.rooms[i], q, c.avoided[j], worst); s > bestScore {
 			best, bestScore = i, s
 		}
 	}

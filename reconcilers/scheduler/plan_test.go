@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -181,9 +182,55 @@ func TestPlanPlacesPendingPods(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, plan(tt.nodes, tt.pods)); diff != "" {
+			if diff := cmp.Diff(tt.want, plan(tt.nodes, tt.pods, leastAllocated)); diff != "" {
 				t.Errorf("plan (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMostAllocatedPacksPods: with the MostAllocated strategy the fullest
+// node that fits wins, so pods pack onto one node until it is full and
+// the other stays free; the same pods under LeastAllocated spread.
+func TestMostAllocatedPacksPods(t *testing.T) {
+	small := domain.ResourceList{"cpu": 1000, "memory": 2 * gi, "pods": 10}
+	nodes := []domain.Node{node("a", small), node("b", small)}
+	pods := []domain.Pod{
+		pod("running", 0, 300, 600*mi, boundTo("b")),
+		pod("p1", 1, 300, 600*mi), pod("p2", 2, 300, 600*mi), pod("p3", 3, 300, 600*mi),
+	}
+	packed := []decision{
+		{Namespace: "default", Name: "p1", Node: "b"},
+		{Namespace: "default", Name: "p2", Node: "b"},
+		// b is full for a fourth: the next goes to a.
+		{Namespace: "default", Name: "p3", Node: "a"},
+	}
+	if diff := cmp.Diff(packed, plan(nodes, pods, scorer(MostAllocated))); diff != "" {
+		t.Errorf("MostAllocated (-want +got):\n%s", diff)
+	}
+	spread := []decision{
+		{Namespace: "default", Name: "p1", Node: "a"},
+		// a and b even: the tie goes by name.
+		{Namespace: "default", Name: "p2", Node: "a"},
+		{Namespace: "default", Name: "p3", Node: "b"},
+	}
+	if diff := cmp.Diff(spread, plan(nodes, pods, scorer(LeastAllocated))); diff != "" {
+		t.Errorf("LeastAllocated (-want +got):\n%s", diff)
+	}
+	for _, c := range []struct {
+		r    room
+		q    request
+		want int64
+	}{
+		{room{CPU: 4000, Memory: 8 * gi}, request{ScoreCPU: 1000, ScoreMemory: 2 * gi}, 25},
+		{room{CPU: 1000, Memory: gi, Used: used{ScoreCPU: 1000, ScoreMemory: gi}}, request{ScoreCPU: 100, ScoreMemory: 200 * mi}, 100},
+		{room{CPU: 1000}, request{ScoreCPU: 500}, 25},
+	} {
+		if got := mostAllocated(&c.r, c.q); got != c.want {
+			t.Errorf("mostAllocated(%+v, %+v) = %d, want %d", c.r, c.q, got, c.want)
+		}
+	}
+	if err := (Config{ScoringStrategy: "Balanced"}).Validate(); err == nil || !strings.Contains(err.Error(), "--scheduler-scoring-strategy") {
+		t.Errorf("an unknown strategy: %v, want an error naming the flag", err)
 	}
 }

@@ -124,7 +124,7 @@ func TestABatchWithAChangedPodFallsBackToOneAtATime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	decisions := plan(nodes, pods)
+	decisions := plan(nodes, pods, leastAllocated)
 	// Between the pass's reading and its writing, p2 is deleted (it goes
 	// at once, never having been scheduled) and p3 is bound elsewhere.
 	h.podCmd("p2", domain.DeletePod{})

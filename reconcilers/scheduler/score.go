@@ -19,6 +19,34 @@ func leastAllocated(r *room, q request) int64 {
 	return (cpu + mem) / 2
 }
 
+// mostAllocated is the NodeResourcesFit plugin's MostAllocated score:
+// the average over CPU and memory of the share requested once the pod is
+// on the node, 0 to 100, so that the fullest node that fits wins. A
+// resource the node does not offer scores 0; one over-committed, 100.
+func mostAllocated(r *room, q request) int64 {
+	cpu := mostRequested(r.Used.ScoreCPU+q.ScoreCPU, r.CPU)
+	mem := mostRequested(r.Used.ScoreMemory+q.ScoreMemory, r.Memory)
+	return (cpu + mem) / 2
+}
+
+func mostRequested(requested, allocatable int64) int64 {
+	if allocatable == 0 {
+		return 0
+	}
+	return min(requested, allocatable) * maxNodeScore / allocatable
+}
+
+// resourceScorer is a scoring strategy's score of a node for a pod.
+type resourceScorer func(r *room, q request) int64
+
+// scorer is the strategy's score; LeastAllocated unless told otherwise.
+func scorer(strategy string) resourceScorer {
+	if strategy == MostAllocated {
+		return mostAllocated
+	}
+	return leastAllocated
+}
+
 func leastRequested(requested, allocatable int64) int64 {
 	if allocatable == 0 || requested > allocatable {
 		return 0
@@ -62,8 +90,8 @@ func taintScore(count, worst int64) int64 {
 	return maxNodeScore - maxNodeScore*count/worst
 }
 
-// score is a node's total for the pod: least allocated plus the weighted
-// taint score.
-func score(r *room, q request, avoided, worst int64) int64 {
-	return leastAllocated(r, q) + taintScoreWeight*taintScore(avoided, worst)
+// score is a node's total for the pod: the resources' score plus the
+// weighted taint score.
+func score(resources resourceScorer, r *room, q request, avoided, worst int64) int64 {
+	return resources(r, q) + taintScoreWeight*taintScore(avoided, worst)
 }

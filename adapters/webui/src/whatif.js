@@ -17,9 +17,13 @@ import { esc, errorBox, local } from './dom.js';
 // one (Go's: "40s", "1m30s", "0s"): the settings offered are those.
 const durationForm = '(\\d+(\\.\\d+)?(ns|us|µs|ms|s|m|h))+';
 const isDuration = (v) => typeof v === 'string' && new RegExp(`^${durationForm}$`).test(v);
+// choices are the settings whose values are words, with the words herd
+// takes.
+const choices = { schedulerScoringStrategy: ['LeastAllocated', 'MostAllocated'] };
+
 // offered says whether the page offers a setting of herd's value v: a
-// duration, or a number (a share of the fleet).
-const offered = (v) => isDuration(v) || typeof v === 'number';
+// duration, a number (a share of the fleet, a rate) or one of choices.
+const offered = (v, name) => isDuration(v) || typeof v === 'number' || name in choices;
 
 // words is a setting's name as the page says it: "podGCTimeout" is
 // "pod GC timeout".
@@ -41,21 +45,23 @@ function routeSetting(params, name) {
 async function herdSettings(signal) {
   const a = await send('POST', '/apis/herd.dev/v1/whatifs?dryRun=All',
     { apiVersion: 'herd.dev/v1', kind: 'WhatIf', spec: { since: '1s' } }, 'application/json', signal);
-  return Object.entries(a.spec?.settings || {}).filter(([, v]) => offered(v));
+  return Object.entries(a.spec?.settings || {}).filter(([name, v]) => offered(v, name));
 }
 
 // settingInput is the input of one of herd's settings, herd's own value
 // v as its placeholder.
 function settingInput(name, v, value) {
   let form = `pattern="${durationForm}" title="a duration: 40s, 1m30s, 500ms"`;
-  if (typeof v === 'number') {
+  if (name in choices) {
+    form = `list="whatif-choices-${esc(name)}" pattern="${choices[name].join('|')}" title="${esc(choices[name].join(' or '))}"`;
+  } else if (typeof v === 'number') {
     form = /Threshold$/.test(name)
       ? 'type="number" step="0.01" min="0.01" max="1" title="a share of the fleet: 0.55 is 55%"'
       : 'type="number" step="any" min="0" title="a number, 0 or more"';
   }
   return `<label>${esc(words(name))}
       <input id="whatif-setting-${esc(name)}" data-setting="${esc(name)}" placeholder="herd's own (${esc(v)})" value="${esc(value)}"
-        size="8" ${form}>
+        size="8" ${form}>${name in choices ? `<datalist id="whatif-choices-${esc(name)}">${choices[name].map((c) => `<option value="${esc(c)}">`).join('')}</datalist>` : ''}
       <span class="whatif-setting-error error" hidden></span></label>`;
 }
 
@@ -318,7 +324,7 @@ function report(a, own) {
     ...(s.drains || []).map((d) => `<li>an operator drains node ${nodeLink(d.node)} at ${stamp(d.at)}</li>`),
     ...(s.budgets || []).map((b) => `<li class="whatif-budget-change">an operator sets PodDisruptionBudget <a href="#/audit?stream=${encodeURIComponent(`poddisruptionbudget/${b.namespace}/${b.name}`)}">${esc(`${b.namespace}/${b.name}`)}</a> to ${b.minAvailable !== undefined ? `minAvailable ${esc(b.minAvailable)}` : `maxUnavailable ${esc(b.maxUnavailable)}`} at ${stamp(b.at)}</li>`),
   ];
-  const changed = Object.entries(set).filter(([name, v]) => offered(v) && own?.[name] !== undefined && own[name] !== v)
+  const changed = Object.entries(set).filter(([name, v]) => offered(v, name) && own?.[name] !== undefined && own[name] !== v)
     .map(([name, v]) => `<li data-setting="${esc(name)}">${esc(words(name))} of <b>${esc(v)}</b> instead of herd's ${esc(own[name])}</li>`);
   const differs = (r.nodes?.length || 0) + (r.pods?.length || 0) + (r.placements?.length || 0) + (r.workloads?.length || 0);
   return `<section class="card" id="whatif-summary">

@@ -13,6 +13,7 @@ import (
 	"herd/adapters/httpapi"
 	"herd/cmd/herd/app"
 	"herd/events"
+	"herd/reconcilers/scheduler"
 )
 
 // APIRunner runs the what-ifs asked through herd serve's API
@@ -115,6 +116,9 @@ func (a *APIRunner) settings(o httpapi.WhatIfSettings) app.Config {
 			*n.In(&c) = *v
 		}
 	}
+	if o.SchedulerScoringStrategy != "" {
+		c.Scheduler.ScoringStrategy = o.SchedulerScoringStrategy
+	}
 	return c
 }
 
@@ -136,6 +140,9 @@ func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (htt
 		if v := *n.Of(&o); v != nil && !n.Valid(*v) {
 			errs = append(errs, field.Invalid(p.Child(n.Name), *v, n.Want))
 		}
+	}
+	if s := o.SchedulerScoringStrategy; s != "" && c.Scheduler.ScoringStrategyError() != nil {
+		errs = append(errs, field.NotSupported(p.Child("schedulerScoringStrategy"), s, []string{scheduler.LeastAllocated, scheduler.MostAllocated}))
 	}
 	if len(errs) == 0 {
 		// What the rules say of the settings together: a grace period
@@ -159,7 +166,8 @@ func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (htt
 	if c.NodeRuntime != app.NodeRuntimeMock && c.NodeRuntime != app.NodeRuntimeNone {
 		errs = append(errs, field.NotSupported(p.Child("nodeRuntime"), c.NodeRuntime, []string{app.NodeRuntimeMock, app.NodeRuntimeNone}))
 	}
-	out := httpapi.WhatIfSettings{Reconcilers: c.Reconcilers.Enabled, NodeRuntime: c.NodeRuntime, PodCIDR: c.IPAM.Pools}
+	out := httpapi.WhatIfSettings{Reconcilers: c.Reconcilers.Enabled, NodeRuntime: c.NodeRuntime, PodCIDR: c.IPAM.Pools,
+		SchedulerScoringStrategy: c.Scheduler.ScoringStrategy}
 	for _, d := range DurationSettings {
 		*d.Of(&out) = &metav1.Duration{Duration: *d.In(&c)}
 	}
