@@ -53,6 +53,8 @@ func PodDisruptionBudgetToAPI(b domain.PodDisruptionBudget) policyv1.PodDisrupti
 	return out
 }
 
+// IntOrPercentToAPI is a count or a percentage as the API writes it: a
+// number, or a string "25%".
 func IntOrPercentToAPI(v *domain.IntOrPercent) *intstr.IntOrString {
 	if v == nil {
 		return nil
