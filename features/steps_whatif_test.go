@@ -223,6 +223,7 @@ func (w *world) registerWhatIfEngineSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the what-if since (\S+) with the scheduler scoring nodes (\w+) places pod "([^"]+)" on "([^"]+)", not "([^"]+)"$`, w.whatIfPlacesWithStrategy)
 	sc.Step(`^the what-if since (\S+) with a node-eviction-rate of ([\d.]+) evicts pod "([^"]+)" from "([^"]+)" sooner$`, w.whatIfEvictsSooner)
 	sc.Step(`^the what-if since (\S+) with an? (node-monitor-grace-period|unhealthy-fleet-threshold) of (\S+) evicts pods of "([^"]+)" from "([^"]+)" that herd left there, and the scheduler places them anew elsewhere$`, w.whatIfEvictsAndPlaces)
+	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at maxUnavailable 0 finds that the eviction a client asked of a pod of "([^"]+)" would have been refused, and the pod stays$`, w.whatIfRefusesClientEviction)
 	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at (minAvailable|maxUnavailable) (\d+) finds that the pods of "([^"]+)" herd evicted from "([^"]+)" (would have stayed|were evicted the same)$`, w.whatIfWithBudget)
 	sc.Step(`^the what-if since (\S+) without the "([^"]+)" reconciler finds that the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfWithoutReconciler)
 	sc.Step(`^the what-if since (\S+) with (.+) drained at (\S+) finds ReplicaSet "([^"]+)" would have been below its desired availability for longer$`, w.whatIfLongerBelow)
@@ -549,6 +550,32 @@ func (w *world) whatIfPlacesWithStrategy(ctx context.Context, since, strategy, p
 		}
 	}
 	return fmt.Errorf("pod %s is placed the same in the what-if: %+v", pod, rep.Placements)
+}
+
+// whatIfRefusesClientEviction: with the budget at maxUnavailable 0 from
+// the window's start, the eviction a client asked of a pod of owner,
+// which herd granted, is refused in the what-if, and the pod stays: its
+// ReplicaSet makes none in its place.
+func (w *world) whatIfRefusesClientEviction(ctx context.Context, since, budget, owner string) error {
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+		c.Budgets = append(c.Budgets, whatif.BudgetChange{Namespace: "default", Name: budget, MaxUnavailable: domain.Ints(0)})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	pod := "default/" + owner + "-*"
+	if len(rep.RefusedEvictions) != 1 || rep.RefusedEvictions[0].Pod != pod || rep.RefusedEvictions[0].Budget != "default/"+budget {
+		return fmt.Errorf("the what-if refused the evictions %+v: want the one of a pod of %s, by budget %s", rep.RefusedEvictions, owner, budget)
+	}
+	// The pod stays, so the ReplicaSet makes no pod in its place: a
+	// decision herd made that the what-if does not.
+	for _, d := range rep.Missing {
+		if d.Type == (domain.PodCreated{}).EventType() && d.Stream == "pod/"+pod {
+			return nil
+		}
+	}
+	return fmt.Errorf("the what-if makes every pod herd made in place of the evicted one: missing %s", describeDecisions(rep.Missing))
 }
 
 func (w *world) whatIfWithoutReconciler(ctx context.Context, since, reconciler, owner, node string) error {

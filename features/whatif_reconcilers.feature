@@ -100,6 +100,15 @@ Feature: The what-if runs herd's own reconcilers on the past
     And an operator asking herd's API what if PodDisruptionBudget "cache" had been maxUnavailable 0 since 09:00:00 is told the pods of "cache" herd evicted from "n1" would have stayed
     And an operator asking herd's API what if PodDisruptionBudget "nope" had been maxUnavailable 0 since 09:00:00 is refused, naming "spec.budgets[0]"
 
+  Scenario: A stricter budget would have refused an eviction a client asked for
+    Given a PodDisruptionBudget "cache" lets at most 1 pod labelled app=cache be unavailable
+    When 30 seconds pass while "n1", "n2" and "n3" keep reporting
+    And a client evicts a pod of ReplicaSet "cache"
+    Then the eviction is accepted
+    When 30 seconds pass while "n1", "n2" and "n3" keep reporting
+    Then the what-if since 09:00:00 with PodDisruptionBudget "cache" at maxUnavailable 0 finds that the eviction a client asked of a pod of "cache" would have been refused, and the pod stays
+    And the what-if since 09:00:00 with herd's own settings makes every decision herd's reconcilers made, and no other
+
   Scenario: A drain that did not happen is what a StatefulSet's pod would have been evicted by, not its earlier rolling update
     Given StatefulSet "db" keeps 2 pods of "db:1"
     When StatefulSet "db" is given the image "db:2" from ordinal 0 up

@@ -376,6 +376,9 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 		}
 		fmt.Fprintf(w, "  in the what-if an operator sets PodDisruptionBudget %s at %s\n", b, stamp(at))
 	}
+	for _, e := range r.RefusedEvictions {
+		fmt.Fprintf(w, "  the eviction of pod %s %s asked for at %s would have been refused by PodDisruptionBudget %s (%s); the pod stays\n", e.Pod, e.Actor, stamp(e.At), e.Budget, e.Cause)
+	}
 	if r.Orphans > 0 {
 		fmt.Fprintf(w, "  %d inputs about pods herd's workloads created but the what-if did not were left out\n", r.Orphans)
 	}

@@ -332,6 +332,7 @@ function report(a, own) {
       <p>${esc(r.events)} events replayed, ${esc(r.inputs)} of them from nodes and operators, with a node grace period of <b>${esc(set.nodeMonitorGracePeriod)}</b> (checked every ${esc(set.nodeMonitorPeriod)}, ${esc(set.nodeStartupGracePeriod)} for a new node).</p>
       ${changed.length ? `<ul id="whatif-changed">${changed.join('')}</ul>` : ''}
       ${changes.length ? `<ul>${changes.join('')}</ul>` : ''}
+      ${(r.refusedEvictions || []).map((e) => `<p class="whatif-refused">The eviction of pod ${podLink(e.pod)} ${esc(e.actor)} asked for at ${stamp(e.at)} would have been refused by PodDisruptionBudget ${esc(e.budget)} (${esc(e.cause)}); the pod stays.</p>`).join('')}
       ${(r.downtimes || []).map((d) => `<p class="muted">herd was down from ${stamp(d.from)} to ${stamp(d.until)}; the what-if takes that as it was.</p>`).join('')}
       <p id="whatif-counts"><b>${differs ? `${differs} ${differs === 1 ? 'outcome' : 'outcomes'} would have differed` : 'Nothing would have differed'}</b>: ${esc(r.same)} decisions of herd's reconcilers the same, ${esc(r.missingCount ?? r.missing?.length ?? 0)} only herd made, ${esc(r.extraCount ?? r.extra?.length ?? 0)} only the what-if would have made.</p>
     </section>` +

@@ -263,6 +263,7 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 		return Report{}, err
 	}
 	rep.Orphans = s.orphans
+	rep.RefusedEvictions = s.refused
 	// The answer reads both windows again, a page at a time.
 	s.window = nil
 	store, err := events.Open(ctx, events.Config{Path: path, Scratch: true}, nil)
@@ -343,6 +344,9 @@ type simulation struct {
 	realPods  map[string]string
 	realOrder map[string][]string
 	orphans   int
+	// refused are the evictions clients asked for that the pods' budgets
+	// refused in the what-if.
+	refused []RefusedEviction
 }
 
 // serveConfig is cfg.Serve made safe to run on the what-if's log: on its

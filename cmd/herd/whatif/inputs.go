@@ -47,6 +47,52 @@ type input struct {
 	// budgetIndex-th of the question's.
 	budget      *BudgetChange
 	budgetIndex int
+	// eviction, when set, is the Eviction API's eviction a client asked
+	// for, recs as herd decided it: the what-if asks it again of the
+	// pod's budget as the what-if has it (clientEviction).
+	eviction *domain.Eviction
+}
+
+// clientEviction is the eviction a client asked of the Eviction API
+// (kubectl drain) that appended run, a pod's events, if it is one: the
+// pod marked a disruption target by the Eviction API and deleted with a
+// grace period.
+func clientEviction(run []events.Record) (*domain.Eviction, bool) {
+	var target *domain.PodDisruptionTargeted
+	var del *domain.PodDeletionRequested
+	for _, r := range run {
+		ev, err := decodeEvent(r)
+		if err != nil {
+			return nil, false
+		}
+		switch e := ev.(type) {
+		case domain.PodDisruptionTargeted:
+			if e.Reason == domain.ReasonEvictionByEvictionAPI {
+				target = &e
+			}
+		case domain.PodDeletionRequested:
+			del = &e
+		}
+	}
+	if target == nil || del == nil {
+		return nil, false
+	}
+	grace := del.GracePeriodSeconds
+	return &domain.Eviction{Command: domain.PodSequence{
+		domain.TargetPodDisruption{Reason: target.Reason, Message: target.Message},
+		domain.DeletePod{GracePeriodSeconds: &grace},
+	}}, true
+}
+
+// granted says whether run is a budget's grant of an eviction a client
+// asked for: the what-if's own eviction decides the grant again.
+func granted(run []events.Record) bool {
+	for _, r := range run {
+		if r.Type != (domain.PodDisruptionGranted{}).EventType() {
+			return false
+		}
+	}
+	return true
 }
 
 // plan turns the window's events into the inputs to feed: every event
@@ -73,10 +119,14 @@ func (s *simulation) plan(window []events.Record) []input {
 		}
 		run := window[i:j]
 		i = j
-		if decided(run[0]) || s.silenced(run[0]) {
+		if decided(run[0]) || s.silenced(run[0]) || granted(run) {
 			continue
 		}
-		out = append(out, input{at: run[0].RecordedAt, stream: run[0].Stream, md: run[0].Metadata, recs: run})
+		in := input{at: run[0].RecordedAt, stream: run[0].Stream, md: run[0].Metadata, recs: run}
+		if _, pod := domain.PodAggregate.Key(in.stream); pod {
+			in.eviction, _ = clientEviction(run)
+		}
+		out = append(out, in)
 	}
 	for _, d := range s.cfg.Drains {
 		out = append(out, input{at: d.At, stream: domain.NodeStream(d.Node), node: d.Node, cmd: domain.DrainNode{},
@@ -161,6 +211,9 @@ func (s *simulation) feed(ctx context.Context, in input) error {
 		return nil
 	}
 	in.stream = stream
+	if in.eviction != nil {
+		return s.evict(ctx, in)
+	}
 	if name, ok := domain.NodeAggregate.Key(in.stream); ok {
 		handled, err := s.heartbeat(ctx, name, evs)
 		if handled || err != nil {
@@ -169,6 +222,34 @@ func (s *simulation) feed(ctx context.Context, in input) error {
 	}
 	if err := s.writer.AppendRecorded(ctx, in.stream, evs); err != nil {
 		return fmt.Errorf("what-if: feed %s at %s: %w", in.stream, in.at.UTC().Format(time.RFC3339), err)
+	}
+	return nil
+}
+
+// evict asks the eviction a client asked for again, of the pod's budget
+// as the what-if has it: granted, it evicts the pod as herd did; refused,
+// the pod stays, and the answer lists the refusal. The client's retries
+// after a refusal (kubectl drain asks again every 5 s) are not in the
+// log, and the what-if does not make them up.
+func (s *simulation) evict(ctx context.Context, in input) error {
+	key, _ := domain.PodAggregate.Key(in.stream)
+	ns, name, _ := strings.Cut(key, "/")
+	_, err := s.writer.Evictions().Execute(ctx, domain.Key{Namespace: ns, Name: name}, *in.eviction)
+	var refused *domain.EvictionRefusedError
+	switch {
+	case errors.As(err, &refused):
+		realKey, _ := domain.PodAggregate.Key(in.recs[0].Stream)
+		if owner := generatedOwner(realKey); owner != "" {
+			realKey = owner
+		}
+		s.refused = append(s.refused, RefusedEviction{Pod: realKey, At: in.at, Actor: in.md.Actor, Budget: ns + "/" + refused.Budget, Cause: refused.Cause})
+		return nil
+	case errors.Is(err, domain.ErrNotFound):
+		// The pod is gone in the what-if by then.
+		s.orphans++
+		return nil
+	case err != nil:
+		return fmt.Errorf("what-if: the eviction of pod %s at %s: %w", key, in.at.UTC().Format(time.RFC3339), err)
 	}
 	return nil
 }

@@ -33,6 +33,10 @@ type Report struct {
 	// node's word on a pod a workload created in herd but not in the
 	// what-if): they are left out.
 	Orphans int `json:"orphans"`
+	// RefusedEvictions are the evictions clients asked of the Eviction
+	// API (kubectl drain) that herd granted and the pod's budget, as the
+	// what-if has it, refused: those pods stay.
+	RefusedEvictions []RefusedEviction `json:"refusedEvictions,omitempty"`
 	// Downtimes are the stretches of the window in which herd was down:
 	// the simulation runs no reconciler then either. They are inputs,
 	// not differences.
@@ -76,6 +80,17 @@ type Decision struct {
 	// Causes is the chain of causes of a decision of the simulation,
 	// nearest first, as `herd why` follows them.
 	Causes []Cause `json:"causes,omitempty"`
+}
+
+// RefusedEviction is an eviction a client asked for that the what-if's
+// budget refused: the pod (a workload's as "name-*"), when and by whom it
+// was asked, the budget and its words.
+type RefusedEviction struct {
+	Pod    string    `json:"pod"`
+	At     time.Time `json:"at"`
+	Actor  string    `json:"actor"`
+	Budget string    `json:"budget"`
+	Cause  string    `json:"cause"`
 }
 
 // Cause is one link of a chain of causes.
