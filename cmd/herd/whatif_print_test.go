@@ -186,3 +186,21 @@ func TestWhatIfCountsTheTimesItDoesNotList(t *testing.T) {
 	}
 	answerSays(t, sent, cfg, wants...)
 }
+
+// TestWhatIfSaysWhichEvictionsABudgetRefused: an eviction a client asked
+// for that the what-if's budget refused is named, with who asked, when,
+// the budget and its words, and the settings changed are in the header.
+func TestWhatIfSaysWhichEvictionsABudgetRefused(t *testing.T) {
+	at := rfc3339(t)
+	rep := whatif.Report{
+		Since: at("2026-11-28T09:00:00Z"), Until: at("2026-11-28T09:20:00Z"), From: 1, To: 90, Events: 90, Inputs: 40,
+		RefusedEvictions: []whatif.RefusedEviction{{Pod: "default/cache-*", At: at("2026-11-28T09:05:00Z"), Actor: "admin",
+			Budget: "default/cache", Cause: "Cannot evict pod as it would violate the pod's disruption budget."}},
+	}
+	cfg := whatif.Config{Serve: newWhatIfOptions().serve}
+	cfg.Serve.Health.UnhealthyThreshold, cfg.Serve.Health.EvictionRate, cfg.Serve.Scheduler.ScoringStrategy = 0.7, 0.1, "MostAllocated"
+	answerSays(t, rep, cfg,
+		"--node-startup-grace-period 1m0s --unhealthy-fleet-threshold 0.7 --node-eviction-rate 0.1 --scheduler-scoring-strategy MostAllocated:",
+		"the eviction of pod default/cache-* admin asked for at 2026-11-28T09:05:00Z would have been refused by PodDisruptionBudget default/cache (Cannot evict pod as it would violate the pod's disruption budget.); the pod stays",
+	)
+}
