@@ -238,6 +238,8 @@ func TestWebViewCountsTheTimesItDoesNotList(t *testing.T) {
 			Since: start, Until: start.Add(time.Hour), From: 1, To: 90, Events: 90,
 			Nodes: []whatif.NodeDifference{{Node: "web-01", WhatIf: every}},
 			Pods:  []whatif.PodDifference{{Pod: "default/api-*", WhatIf: evicted[:8]}},
+			RefusedEvictions: []whatif.RefusedEviction{{Pod: "default/api-*", At: every[2], Actor: "admin", Budget: "default/api",
+				Cause: "Cannot evict pod as it would violate the pod's disruption budget."}},
 		},
 	})
 	if err != nil {
@@ -266,6 +268,10 @@ func TestWebViewCountsTheTimesItDoesNotList(t *testing.T) {
 	}
 	if !strings.Contains(pods, "and 3 more, the last from web-08 at") {
 		t.Errorf("the pods' eight evictions read %q: want five listed and 3 more counted, the last from web-08", pods)
+	}
+	refused := read(t, tab, "the refused eviction", evaluate[string](`document.querySelector('#whatif-summary .whatif-refused')?.textContent || ''`))
+	if !strings.Contains(refused, "The eviction of pod default/api-* admin asked for at") || !strings.Contains(refused, "would have been refused by PodDisruptionBudget default/api") {
+		t.Errorf("the summary says of the refused eviction %q: want the pod, who asked, and the budget", refused)
 	}
 	if listed := read(t, tab, "the evictions listed", evaluate[int](`document.querySelectorAll('.whatif-section a.whatif-node-link').length`)); listed != 1+5+1 {
 		t.Errorf("the answer links %d nodes: want web-01, the five evictions' nodes listed and the last's", listed)
