@@ -64,14 +64,27 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s %s: want a positive duration", d.flag, d.v))
 		}
 	}
-	if !(c.EvictionRate >= 0 && !math.IsInf(c.EvictionRate, 0)) {
-		errs = append(errs, fmt.Errorf("--node-eviction-rate %v: want nodes a second, 0 or more (0: no limit)", c.EvictionRate))
-	}
-	if !(c.UnhealthyThreshold > 0 && c.UnhealthyThreshold <= 1) {
-		errs = append(errs, fmt.Errorf("--unhealthy-fleet-threshold %v: want a share of the fleet above 0 and at most 1 (0.55 is 55%%)", c.UnhealthyThreshold))
-	}
+	errs = append(errs, CheckEvictionRate(c.EvictionRate), CheckUnhealthyThreshold(c.UnhealthyThreshold))
 	if c.MonitorPeriod > 0 && c.GracePeriod > 0 && c.GracePeriod <= c.MonitorPeriod {
 		errs = append(errs, fmt.Errorf("--node-monitor-grace-period %s must be longer than --node-monitor-period %s, or a single late check marks healthy nodes", c.GracePeriod, c.MonitorPeriod))
 	}
 	return errors.Join(errs...)
+}
+
+// CheckEvictionRate says what is wrong with an eviction rate, if
+// anything.
+func CheckEvictionRate(v float64) error {
+	if v >= 0 && !math.IsInf(v, 0) {
+		return nil
+	}
+	return fmt.Errorf("--node-eviction-rate %v: want nodes a second, 0 or more (0: no limit)", v)
+}
+
+// CheckUnhealthyThreshold says what is wrong with an unhealthy fleet
+// threshold, if anything.
+func CheckUnhealthyThreshold(v float64) error {
+	if v > 0 && v <= 1 {
+		return nil
+	}
+	return fmt.Errorf("--unhealthy-fleet-threshold %v: want a share of the fleet above 0 and at most 1 (0.55 is 55%%)", v)
 }

@@ -131,6 +131,15 @@ func (q *evictionQueue) head(now time.Time) (string, time.Duration, bool) {
 // for the next (0: nobody waits). A node that no longer calls for a new
 // NoExecute taint leaves the queue without using a turn.
 func (r *Reconciler) giveTurns(ctx context.Context) (time.Duration, error) {
+	if _, wait, ok := r.evictions.head(r.clock.Now()); !ok || wait > 0 {
+		return wait, nil
+	}
+	// Read once a pass: a disruption that starts meanwhile withholds the
+	// taints of the nodes synced after it at the next pass.
+	f, err := r.view.FleetHealth(ctx)
+	if err != nil {
+		return 0, err
+	}
 	for {
 		name, wait, ok := r.evictions.head(r.clock.Now())
 		if !ok {
@@ -138,10 +147,6 @@ func (r *Reconciler) giveTurns(ctx context.Context) (time.Duration, error) {
 		}
 		if wait > 0 {
 			return wait, nil
-		}
-		f, err := r.view.FleetHealth(ctx)
-		if err != nil {
-			return 0, err
 		}
 		n, err := r.view.Get(ctx, name)
 		if errors.Is(err, domain.ErrNotFound) {
@@ -155,9 +160,8 @@ func (r *Reconciler) giveTurns(ctx context.Context) (time.Duration, error) {
 			return 0, err
 		}
 		if next, wait, ok := r.evictions.head(r.clock.Now()); ok && next == name {
-			// Still first: the rate's turn was taken meanwhile by a
-			// sync of a node that waited for none; come back when the
-			// next is due.
+			// Still first: another pass took the rate's turn
+			// meanwhile; come back when the next is due.
 			return max(wait, time.Millisecond), nil
 		}
 	}

@@ -3,7 +3,6 @@ package whatif
 import (
 	"context"
 	"errors"
-	"math"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,6 +12,7 @@ import (
 	"herd/adapters/httpapi"
 	"herd/cmd/herd/app"
 	"herd/events"
+	"herd/reconcilers/health"
 	"herd/reconcilers/scheduler"
 )
 
@@ -70,26 +70,22 @@ var DurationSettings = []DurationSetting{
 }
 
 // NumberSetting is one of herd serve's numbers a what-if may change: its
-// name in the API's question, its flag, where it lives in herd serve's
-// settings and in the question, and what a value must be.
+// name in the API's question, its flag, herd serve's check of it, and
+// where it lives in herd serve's settings and in the question.
 type NumberSetting struct {
 	Name, Flag string
-	// Valid says whether v may be asked; Want says what may.
-	Valid func(v float64) bool
-	Want  string
-	In    func(*app.Config) *float64
-	Of    func(*httpapi.WhatIfSettings) **float64
+	Check      func(v float64) error
+	In         func(*app.Config) *float64
+	Of         func(*httpapi.WhatIfSettings) **float64
 }
 
 // NumberSettings are the numbers a what-if may change, the one list the
 // API's question, its checks and answer, and herd what-if --server read.
 var NumberSettings = []NumberSetting{
-	{Name: "unhealthyFleetThreshold", Flag: "unhealthy-fleet-threshold",
-		Valid: func(v float64) bool { return v > 0 && v <= 1 }, Want: "want a share of the fleet above 0 and at most 1 (0.55 is 55%)",
+	{Name: "unhealthyFleetThreshold", Flag: "unhealthy-fleet-threshold", Check: health.CheckUnhealthyThreshold,
 		In: func(c *app.Config) *float64 { return &c.Health.UnhealthyThreshold },
 		Of: func(s *httpapi.WhatIfSettings) **float64 { return &s.UnhealthyFleetThreshold }},
-	{Name: "nodeEvictionRate", Flag: "node-eviction-rate",
-		Valid: func(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }, Want: "want nodes a second, 0 or more (0: no limit)",
+	{Name: "nodeEvictionRate", Flag: "node-eviction-rate", Check: health.CheckEvictionRate,
 		In: func(c *app.Config) *float64 { return &c.Health.EvictionRate },
 		Of: func(s *httpapi.WhatIfSettings) **float64 { return &s.NodeEvictionRate }},
 }
@@ -137,8 +133,10 @@ func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (htt
 		}
 	}
 	for _, n := range NumberSettings {
-		if v := *n.Of(&o); v != nil && !n.Valid(*v) {
-			errs = append(errs, field.Invalid(p.Child(n.Name), *v, n.Want))
+		if v := *n.Of(&o); v != nil {
+			if err := n.Check(*v); err != nil {
+				errs = append(errs, field.Invalid(p.Child(n.Name), *v, err.Error()))
+			}
 		}
 	}
 	if s := o.SchedulerScoringStrategy; s != "" && c.Scheduler.ScoringStrategyError() != nil {
