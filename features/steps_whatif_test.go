@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -224,6 +225,8 @@ func (w *world) registerWhatIfEngineSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the what-if since (\S+) with a node-eviction-rate of ([\d.]+) evicts pod "([^"]+)" from "([^"]+)" sooner$`, w.whatIfEvictsSooner)
 	sc.Step(`^the what-if since (\S+) with an? (node-monitor-grace-period|unhealthy-fleet-threshold) of (\S+) evicts pods of "([^"]+)" from "([^"]+)" that herd left there, and the scheduler places them anew elsewhere$`, w.whatIfEvictsAndPlaces)
 	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at maxUnavailable 0 finds that the eviction a client asked of a pod of "([^"]+)" would have been refused, and the pod stays$`, w.whatIfRefusesClientEviction)
+	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at maxUnavailable 0 until (\S+) finds that the eviction a client asked of a pod of "([^"]+)" would have been refused, then granted at the client's first ask after (\S+), asking every 5 seconds$`, w.whatIfGrantsClientEvictionLater)
+	sc.Step(`^the same what-if with a client that asks once finds the eviction refused, and the pod stays$`, w.whatIfClientAsksOnce)
 	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at (minAvailable|maxUnavailable) (\d+) finds that the pods of "([^"]+)" herd evicted from "([^"]+)" (would have stayed|were evicted the same)$`, w.whatIfWithBudget)
 	sc.Step(`^the what-if since (\S+) without the "([^"]+)" reconciler finds that the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfWithoutReconciler)
 	sc.Step(`^the what-if since (\S+) with (.+) drained at (\S+) finds ReplicaSet "([^"]+)" would have been below its desired availability for longer$`, w.whatIfLongerBelow)
@@ -555,7 +558,8 @@ func (w *world) whatIfPlacesWithStrategy(ctx context.Context, since, strategy, p
 // whatIfRefusesClientEviction: with the budget at maxUnavailable 0 from
 // the window's start, the eviction a client asked of a pod of owner,
 // which herd granted, is refused in the what-if, and the pod stays: its
-// ReplicaSet makes none in its place.
+// ReplicaSet makes none in its place. The client asks again every 5
+// seconds to the window's end, each ask refused.
 func (w *world) whatIfRefusesClientEviction(ctx context.Context, since, budget, owner string) error {
 	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
 		c.Budgets = append(c.Budgets, whatif.BudgetChange{Namespace: "default", Name: budget, MaxUnavailable: domain.Ints(0)})
@@ -564,18 +568,96 @@ func (w *world) whatIfRefusesClientEviction(ctx context.Context, since, budget, 
 	if err != nil {
 		return err
 	}
+	e, err := refusedEviction(rep, budget, owner)
+	if err != nil {
+		return err
+	}
+	if asks := 1 + int(rep.Until.Sub(e.At)/whatif.DefaultEvictionRetry); e.GrantedAt != nil || e.Asks != asks {
+		return fmt.Errorf("the refused eviction %+v: want %d asks from %s to the window's end %s, none granted", e, asks, e.At, rep.Until)
+	}
+	return podStays(rep, owner)
+}
+
+// refusedEviction is the report's one refused eviction: of a pod of
+// owner, by budget.
+func refusedEviction(rep whatif.Report, budget, owner string) (whatif.RefusedEviction, error) {
 	pod := "default/" + owner + "-*"
 	if len(rep.RefusedEvictions) != 1 || rep.RefusedEvictions[0].Pod != pod || rep.RefusedEvictions[0].Budget != "default/"+budget {
-		return fmt.Errorf("the what-if refused the evictions %+v: want the one of a pod of %s, by budget %s", rep.RefusedEvictions, owner, budget)
+		return whatif.RefusedEviction{}, fmt.Errorf("the what-if refused the evictions %+v: want the one of a pod of %s, by budget %s", rep.RefusedEvictions, owner, budget)
 	}
-	// The pod stays, so the ReplicaSet makes no pod in its place: a
-	// decision herd made that the what-if does not.
+	return rep.RefusedEvictions[0], nil
+}
+
+// podStays: the evicted pod of owner stays in the what-if, so its
+// ReplicaSet makes no pod in its place: a decision herd made that the
+// what-if does not.
+func podStays(rep whatif.Report, owner string) error {
 	for _, d := range rep.Missing {
-		if d.Type == (domain.PodCreated{}).EventType() && d.Stream == "pod/"+pod {
+		if d.Type == (domain.PodCreated{}).EventType() && d.Stream == "pod/default/"+owner+"-*" {
 			return nil
 		}
 	}
 	return fmt.Errorf("the what-if makes every pod herd made in place of the evicted one: missing %s", describeDecisions(rep.Missing))
+}
+
+// whatIfGrantsClientEvictionLater: the budget at maxUnavailable 0 from
+// the window's start and back at 1 from relaxed; the client's eviction
+// is refused, asked again every 5 seconds, and granted at its first ask
+// after relaxed; the pod goes and its ReplicaSet replaces it, as in
+// herd, only later.
+func (w *world) whatIfGrantsClientEvictionLater(ctx context.Context, since, budget, relaxed, owner, _ string) error {
+	at, err := w.at(relaxed)
+	if err != nil {
+		return err
+	}
+	w.whatIfAgain = func(c *whatif.Config) error {
+		c.Budgets = append(c.Budgets,
+			whatif.BudgetChange{Namespace: "default", Name: budget, MaxUnavailable: domain.Ints(0)},
+			whatif.BudgetChange{Namespace: "default", Name: budget, MaxUnavailable: domain.Ints(1), At: at})
+		return nil
+	}
+	w.whatIfAgainSince, w.whatIfAgainOf = since, [2]string{budget, owner}
+	rep, err := w.whatIfWith(ctx, since, w.whatIfAgain)
+	if err != nil {
+		return err
+	}
+	e, err := refusedEviction(rep, budget, owner)
+	if err != nil {
+		return err
+	}
+	asks := 1 + int(at.Sub(e.At)/whatif.DefaultEvictionRetry) + 1
+	if want := e.At.Add(time.Duration(asks-1) * whatif.DefaultEvictionRetry); e.GrantedAt == nil || !e.GrantedAt.Equal(want) || e.Asks != asks {
+		return fmt.Errorf("the refused eviction %+v: want it granted at %s, on ask %d", e, want, asks)
+	}
+	for _, d := range rep.Missing {
+		if d.Type == (domain.PodCreated{}).EventType() && d.Stream == "pod/default/"+owner+"-*" {
+			return fmt.Errorf("the what-if makes no pod in place of the one evicted late: missing %s", describeDecisions(rep.Missing))
+		}
+	}
+	return nil
+}
+
+// whatIfClientAsksOnce asks the what-if before again with a client that
+// asks once: refused, the pod stays to the window's end.
+func (w *world) whatIfClientAsksOnce(ctx context.Context) error {
+	if w.whatIfAgain == nil {
+		return errors.New("no what-if asked before")
+	}
+	rep, err := w.whatIfWith(ctx, w.whatIfAgainSince, func(c *whatif.Config) error {
+		c.EvictionRetry = -1
+		return w.whatIfAgain(c)
+	})
+	if err != nil {
+		return err
+	}
+	e, err := refusedEviction(rep, w.whatIfAgainOf[0], w.whatIfAgainOf[1])
+	if err != nil {
+		return err
+	}
+	if e.Asks != 1 || e.GrantedAt != nil {
+		return fmt.Errorf("the refused eviction %+v: want one ask, refused", e)
+	}
+	return podStays(rep, w.whatIfAgainOf[1])
 }
 
 func (w *world) whatIfWithoutReconciler(ctx context.Context, since, reconciler, owner, node string) error {

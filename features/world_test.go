@@ -52,7 +52,14 @@ type world struct {
 	server   *app.HTTPServer
 	// whatIfAnswer is the report of the last what-if asked of herd's API.
 	whatIfAnswer *whatif.Report
-	log          events.Log
+	// whatIfAgain, whatIfAgainSince and whatIfAgainOf are the last
+	// budget's what-if asked of the engine, for a step that asks it
+	// again with one thing changed: its change, its window's start, and
+	// the budget and owner it is about.
+	whatIfAgain      func(*whatif.Config) error
+	whatIfAgainSince string
+	whatIfAgainOf    [2]string
+	log              events.Log
 	// store is the SQLite store behind log; nil on PostgreSQL.
 	store  *events.Store
 	client *http.Client

@@ -98,6 +98,10 @@ type WhatIfSpec struct {
 	Drains []WhatIfNodeAt `json:"drains,omitempty"`
 	// Budgets are changes an operator makes to PodDisruptionBudgets.
 	Budgets []WhatIfBudget `json:"budgets,omitempty"`
+	// EvictionRetry is how often a client (kubectl drain) asks again
+	// for an eviction the what-if's budget refused, until it is granted
+	// or the window ends; empty is 5s, kubectl drain's; "0s" asks once.
+	EvictionRetry *metav1.Duration `json:"evictionRetry,omitempty"`
 }
 
 // WhatIfBudget is a PodDisruptionBudget given another minAvailable or
@@ -159,6 +163,9 @@ type WhatIfQuestion struct {
 	Settings             WhatIfSettings
 	NodeFailures, Drains []NodeAt
 	Budgets              []BudgetAt
+	// EvictionRetry is zero for the runner's default, negative for a
+	// client that asks once.
+	EvictionRetry time.Duration
 	// Limit is how many decisions of each kind the answer lists
 	// (?limit=); 0 is the runner's default.
 	Limit int
@@ -355,6 +362,16 @@ func (s *Server) whatIfQuestion(spec WhatIfSpec) (WhatIfQuestion, WhatIfSettings
 			errs = append(errs, field.Invalid(p.Child("step"), spec.Step.Duration.String(), fmt.Sprintf("want at least %s, or none", minWhatIfStep)))
 		}
 	}
+	if r := spec.EvictionRetry; r != nil {
+		switch {
+		case r.Duration < 0:
+			errs = append(errs, field.Invalid(p.Child("evictionRetry"), r.Duration.String(), "want a positive duration, or 0s for a client that asks once"))
+		case r.Duration == 0:
+			q.EvictionRetry = -1
+		default:
+			q.EvictionRetry = r.Duration
+		}
+	}
 	resolve := func(name string, in []WhatIfNodeAt) []NodeAt {
 		var out []NodeAt
 		for i, n := range in {
@@ -439,7 +456,7 @@ func whatIfTime(s string, now time.Time) (time.Time, error) {
 // every setting herd ran it with.
 func resolvedSpec(in WhatIfSpec, q WhatIfQuestion, settings WhatIfSettings) WhatIfSpec {
 	stamp := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-	out := WhatIfSpec{Since: stamp(q.Since), Step: in.Step, Settings: settings}
+	out := WhatIfSpec{Since: stamp(q.Since), Step: in.Step, Settings: settings, EvictionRetry: in.EvictionRetry}
 	if !q.Until.IsZero() {
 		out.Until = stamp(q.Until)
 	}

@@ -155,6 +155,7 @@ func TestWhatIfBadInputChangesNothing(t *testing.T) {
 		{`{"spec":{"since":"2h","until":"3h"}}`, []string{"spec.until", "before since"}},
 		{`{"spec":{"since":"1h","step":"1ms"}}`, []string{"spec.step", "at least 100ms"}},
 		{`{"spec":{"since":"1h","step":"soon"}}`, []string{"not a valid WhatIf"}},
+		{`{"spec":{"since":"1h","evictionRetry":"-5s"}}`, []string{"spec.evictionRetry", "0s for a client that asks once"}},
 		{`{"spec":{"since":"1h","settings":{"nodeMonitorGracePeriod":"0s"}}}`, []string{"spec.settings.nodeMonitorGracePeriod", "positive"}},
 		{`{"spec":{"since":"1h","nodeFailures":[{"node":"","at":"1h"}]}}`, []string{"spec.nodeFailures[0].node"}},
 		{`{"spec":{"since":"1h","drains":[{"node":"pico-01"}]}}`, []string{"spec.drains[0].at"}},
@@ -188,6 +189,20 @@ func TestWhatIfLimitReachesTheRunner(t *testing.T) {
 	mustSend(t, nil, base, 200, req{method: "POST", path: "/apis/herd.dev/v1/whatifs", token: "viewer-token", body: body})
 	if len(f.asked) != 2 || f.asked[0].Limit != 2 || f.asked[1].Limit != 0 {
 		t.Errorf("the runner was asked %+v, want limit 2, then none (its default)", f.asked)
+	}
+}
+
+// TestWhatIfEvictionRetryReachesTheRunner: how often a client asks again
+// for an eviction reaches the runner: left out, the runner's default
+// (zero); "0s", a client that asks once (negative); else as given.
+func TestWhatIfEvictionRetryReachesTheRunner(t *testing.T) {
+	f := &fakeWhatIfs{}
+	base := newWhatIfAPI(t, f)
+	for _, retry := range []string{``, `,"evictionRetry":"0s"`, `,"evictionRetry":"30s"`} {
+		mustSend(t, nil, base, 200, req{method: "POST", path: "/apis/herd.dev/v1/whatifs", token: "admin-token", body: `{"spec":{"since":"1h"` + retry + `}}`})
+	}
+	if len(f.asked) != 3 || f.asked[0].EvictionRetry != 0 || f.asked[1].EvictionRetry >= 0 || f.asked[2].EvictionRetry != 30*time.Second {
+		t.Errorf("the runner was asked %+v: want the default, a client that asks once, and 30s", f.asked)
 	}
 }
 

@@ -239,7 +239,7 @@ func TestWebViewCountsTheTimesItDoesNotList(t *testing.T) {
 			Nodes: []whatif.NodeDifference{{Node: "web-01", WhatIf: every}},
 			Pods:  []whatif.PodDifference{{Pod: "default/api-*", WhatIf: evicted[:8]}},
 			RefusedEvictions: []whatif.RefusedEviction{{Pod: "default/api-*", At: every[2], Actor: "admin", Budget: "default/api",
-				Cause: "Cannot evict pod as it would violate the pod's disruption budget."}},
+				Cause: "Cannot evict pod as it would violate the pod's disruption budget.", Asks: 4, GrantedAt: &every[3]}},
 		},
 	})
 	if err != nil {
@@ -270,8 +270,9 @@ func TestWebViewCountsTheTimesItDoesNotList(t *testing.T) {
 		t.Errorf("the pods' eight evictions read %q: want five listed and 3 more counted, the last from web-08", pods)
 	}
 	refused := read(t, tab, "the refused eviction", evaluate[string](`document.querySelector('#whatif-summary .whatif-refused')?.textContent || ''`))
-	if !strings.Contains(refused, "The eviction of pod default/api-* admin asked for at") || !strings.Contains(refused, "would have been refused by PodDisruptionBudget default/api") {
-		t.Errorf("the summary says of the refused eviction %q: want the pod, who asked, and the budget", refused)
+	if !strings.Contains(refused, "The eviction of pod default/api-* admin asked for at") || !strings.Contains(refused, "would have been refused by PodDisruptionBudget default/api") ||
+		!strings.Contains(refused, "asked again, it would have been granted at") || !strings.Contains(refused, "on ask 4") {
+		t.Errorf("the summary says of the refused eviction %q: want the pod, who asked, the budget, and the later ask granted", refused)
 	}
 	if listed := read(t, tab, "the evictions listed", evaluate[int](`document.querySelectorAll('.whatif-section a.whatif-node-link').length`)); listed != 1+5+1 {
 		t.Errorf("the answer links %d nodes: want web-01, the five evictions' nodes listed and the last's", listed)

@@ -32,12 +32,17 @@ type whatIfOptions struct {
 	// the flags given.
 	serve                  app.Config
 	fails, drains, budgets []string
+	// evictionRetry is how often a client asks again for an eviction a
+	// budget refused in the what-if; 0 asks once.
+	evictionRetry time.Duration
 	// showDecisions lists the first decisions made in one run and not
 	// the other, this many of each, not only their count; 0 lists none.
 	showDecisions int
 }
 
-func newWhatIfOptions() whatIfOptions { return whatIfOptions{serve: app.DefaultConfig()} }
+func newWhatIfOptions() whatIfOptions {
+	return whatIfOptions{serve: app.DefaultConfig(), evictionRetry: whatif.DefaultEvictionRetry}
+}
 
 // addWhatIfFlags binds the what-if's flags: serve's own names for the
 // settings it runs herd with.
@@ -62,6 +67,7 @@ func addWhatIfFlags(f *pflag.FlagSet, o *whatIfOptions, prefix string) {
 	f.StringArrayVar(&o.fails, "node-fails", nil, prefix+"NODE@TIME: the node falls silent at TIME (an RFC 3339 time or a duration ago): nothing it sent from then reaches herd; repeatable")
 	f.StringArrayVar(&o.drains, "drain", nil, prefix+"NODE@TIME: an operator drains the node at TIME; repeatable")
 	f.StringArrayVar(&o.budgets, "budget", nil, prefix+"NAMESPACE/NAME:minAvailable=N[@TIME] or :maxUnavailable=N (N a count or a percentage): an operator sets the PodDisruptionBudget so at TIME (default: the window's start); repeatable")
+	f.DurationVar(&o.evictionRetry, "eviction-retry", o.evictionRetry, prefix+"how often a client (kubectl drain) asks again for an eviction the what-if's budget refused, until it is granted or the window ends; 0: it asks once")
 	f.IntVar(&o.showDecisions, "show-decisions", 0, prefix+fmt.Sprintf("list the first N decisions by time only herd made and the first N only the what-if would have made (--show-decisions alone: %d of each): their time, type, object and reconciler; the counts are always whole", whatif.DefaultLimit))
 	f.Lookup("show-decisions").NoOptDefVal = strconv.Itoa(whatif.DefaultLimit)
 }
@@ -93,6 +99,14 @@ func (o whatIfOptions) config(now time.Time) (whatif.Config, error) {
 	}
 	if cfg.Step < 0 {
 		return whatif.Config{}, fmt.Errorf("--step %s: want a positive duration", cfg.Step)
+	}
+	switch {
+	case o.evictionRetry < 0:
+		return whatif.Config{}, fmt.Errorf("--eviction-retry %s: want a positive duration, or 0 for a client that asks once", o.evictionRetry)
+	case o.evictionRetry == 0:
+		cfg.EvictionRetry = -1
+	default:
+		cfg.EvictionRetry = o.evictionRetry
 	}
 	var errs []error
 	if err := o.serve.Health.Validate(); err != nil {
@@ -138,6 +152,17 @@ func (o whatIfOptions) config(now time.Time) (whatif.Config, error) {
 		cfg.Budgets = append(cfg.Budgets, b)
 	}
 	return cfg, errors.Join(errs...)
+}
+
+// refusedThen says what came of a refused eviction's later asks.
+func refusedThen(e whatif.RefusedEviction) string {
+	switch {
+	case e.GrantedAt != nil:
+		return fmt.Sprintf("; asked again, it would have been granted at %s, on ask %d", e.GrantedAt.UTC().Format(time.RFC3339), e.Asks)
+	case e.Asks > 1:
+		return fmt.Sprintf(", and the %d asks after it too, to the window's end; the pod stays", e.Asks-1)
+	}
+	return "; the pod stays"
 }
 
 // budgetChange reads --budget NAMESPACE/NAME:minAvailable=N[@TIME] (or
@@ -361,6 +386,9 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 	if s := cfg.Serve.Scheduler.ScoringStrategy; s != "" && s != scheduler.LeastAllocated {
 		threshold += " --scheduler-scoring-strategy " + s
 	}
+	if e := cfg.EvictionRetry; e != 0 && e != whatif.DefaultEvictionRetry {
+		threshold += " --eviction-retry " + max(e, 0).String()
+	}
 	fmt.Fprintf(w, "what-if from %s to %s (resourceVersions %d to %d, %d events, %d of them from nodes and operators) with --node-monitor-grace-period %s --node-monitor-period %s --node-startup-grace-period %s%s:\n",
 		stamp(r.Since), stamp(r.Until), r.From, r.To, r.Events, r.Inputs, h.GracePeriod, h.MonitorPeriod, h.StartupGracePeriod, threshold)
 	for _, f := range cfg.Failed {
@@ -377,7 +405,7 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 		fmt.Fprintf(w, "  in the what-if an operator sets PodDisruptionBudget %s at %s\n", b, stamp(at))
 	}
 	for _, e := range r.RefusedEvictions {
-		fmt.Fprintf(w, "  the eviction of pod %s %s asked for at %s would have been refused by PodDisruptionBudget %s (%s); the pod stays\n", e.Pod, e.Actor, stamp(e.At), e.Budget, e.Cause)
+		fmt.Fprintf(w, "  the eviction of pod %s %s asked for at %s would have been refused by PodDisruptionBudget %s (%s)%s\n", e.Pod, e.Actor, stamp(e.At), e.Budget, e.Cause, refusedThen(e))
 	}
 	if r.Orphans > 0 {
 		fmt.Fprintf(w, "  %d inputs about pods herd's workloads created but the what-if did not were left out\n", r.Orphans)

@@ -203,4 +203,40 @@ func TestWhatIfSaysWhichEvictionsABudgetRefused(t *testing.T) {
 		"--node-startup-grace-period 1m0s --unhealthy-fleet-threshold 0.7 --node-eviction-rate 0.1 --scheduler-scoring-strategy MostAllocated:",
 		"the eviction of pod default/cache-* admin asked for at 2026-11-28T09:05:00Z would have been refused by PodDisruptionBudget default/cache (Cannot evict pod as it would violate the pod's disruption budget.); the pod stays",
 	)
+	// A client that asks again: refused to the window's end, or granted
+	// later; an interval other than kubectl drain's is in the header.
+	granted := at("2026-11-28T09:07:30Z")
+	rep.RefusedEvictions = []whatif.RefusedEviction{
+		{Pod: "default/cache-*", At: at("2026-11-28T09:05:00Z"), Actor: "admin", Budget: "default/cache", Cause: "no", Asks: 31},
+		{Pod: "default/api-*", At: at("2026-11-28T09:07:00Z"), Actor: "admin", Budget: "default/api", Cause: "no", Asks: 4, GrantedAt: &granted},
+	}
+	cfg.EvictionRetry = 10 * time.Second
+	answerSays(t, rep, cfg,
+		"--scheduler-scoring-strategy MostAllocated --eviction-retry 10s:",
+		"would have been refused by PodDisruptionBudget default/cache (no), and the 30 asks after it too, to the window's end; the pod stays",
+		"would have been refused by PodDisruptionBudget default/api (no); asked again, it would have been granted at 2026-11-28T09:07:30Z, on ask 4",
+	)
+	cfg.EvictionRetry = -1
+	answerSays(t, rep, cfg, "--eviction-retry 0s:")
+}
+
+// TestWhatIfEvictionRetryFlag: --eviction-retry is kubectl drain's 5s
+// unless given; 0 has a client ask once; a negative one is refused.
+func TestWhatIfEvictionRetryFlag(t *testing.T) {
+	now := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		retry time.Duration
+		want  time.Duration
+		err   string
+	}{{whatif.DefaultEvictionRetry, whatif.DefaultEvictionRetry, ""}, {0, -1, ""}, {time.Minute, time.Minute, ""}, {-time.Second, 0, "--eviction-retry -1s"}} {
+		o := newWhatIfOptions()
+		o.since, o.evictionRetry = "1h", tc.retry
+		cfg, err := o.config(now)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("--eviction-retry %s: err = %v, want one naming %q", tc.retry, err, tc.err)
+		case tc.err == "" && (err != nil || cfg.EvictionRetry != tc.want):
+			t.Errorf("--eviction-retry %s: %s, %v; want %s", tc.retry, cfg.EvictionRetry, err, tc.want)
+		}
+	}
 }

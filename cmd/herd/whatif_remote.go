@@ -40,6 +40,9 @@ func remoteWhatIfSpec(o whatIfOptions, flags *pflag.FlagSet) (httpapi.WhatIfSpec
 	if flags.Changed("step") {
 		spec.Step = &metav1.Duration{Duration: o.step}
 	}
+	if flags.Changed("eviction-retry") {
+		spec.EvictionRetry = &metav1.Duration{Duration: o.evictionRetry}
+	}
 	c, s := o.serve, &spec.Settings
 	for _, d := range whatif.DurationSettings {
 		if flags.Changed(d.Flag) {
@@ -150,6 +153,12 @@ func answeredConfig(s httpapi.WhatIfSpec) (whatif.Config, error) {
 	set := func(d *metav1.Duration, into *time.Duration) {
 		if d != nil {
 			*into = d.Duration
+		}
+	}
+	if r := s.EvictionRetry; r != nil {
+		cfg.EvictionRetry = r.Duration
+		if r.Duration == 0 {
+			cfg.EvictionRetry = -1 // 0s: a client that asks once
 		}
 	}
 	h := &cfg.Serve.Health

@@ -217,6 +217,15 @@ function changeRow(c) {
 const busyWait = 2000;
 const busyTries = 60;
 
+// refusedThen says what came of a refused eviction's later asks: the
+// client asks again, as kubectl drain does, until it is granted or the
+// window ends.
+function refusedThen(e) {
+  if (e.grantedAt) return `; asked again, it would have been granted at ${stamp(e.grantedAt)}, on ask ${esc(e.asks)}`;
+  if (e.asks > 1) return `, and the ${esc(e.asks - 1)} asks after it too, to the window's end; the pod stays`;
+  return '; the pod stays';
+}
+
 // refused marks each setting herd refused, with what it said of it.
 function refused(app, e) {
   for (const c of e.causes || []) {
@@ -332,7 +341,7 @@ function report(a, own) {
       <p>${esc(r.events)} events replayed, ${esc(r.inputs)} of them from nodes and operators, with a node grace period of <b>${esc(set.nodeMonitorGracePeriod)}</b> (checked every ${esc(set.nodeMonitorPeriod)}, ${esc(set.nodeStartupGracePeriod)} for a new node).</p>
       ${changed.length ? `<ul id="whatif-changed">${changed.join('')}</ul>` : ''}
       ${changes.length ? `<ul>${changes.join('')}</ul>` : ''}
-      ${(r.refusedEvictions || []).map((e) => `<p class="whatif-refused">The eviction of pod ${podLink(e.pod)} ${esc(e.actor)} asked for at ${stamp(e.at)} would have been refused by PodDisruptionBudget ${esc(e.budget)} (${esc(e.cause)}); the pod stays.</p>`).join('')}
+      ${(r.refusedEvictions || []).map((e) => `<p class="whatif-refused">The eviction of pod ${podLink(e.pod)} ${esc(e.actor)} asked for at ${stamp(e.at)} would have been refused by PodDisruptionBudget ${esc(e.budget)} (${esc(e.cause)})${refusedThen(e)}.</p>`).join('')}
       ${(r.downtimes || []).map((d) => `<p class="muted">herd was down from ${stamp(d.from)} to ${stamp(d.until)}; the what-if takes that as it was.</p>`).join('')}
       <p id="whatif-counts"><b>${differs ? `${differs} ${differs === 1 ? 'outcome' : 'outcomes'} would have differed` : 'Nothing would have differed'}</b>: ${esc(r.same)} decisions of herd's reconcilers the same, ${esc(r.missingCount ?? r.missing?.length ?? 0)} only herd made, ${esc(r.extraCount ?? r.extra?.length ?? 0)} only the what-if would have made.</p>
     </section>` +

@@ -178,7 +178,7 @@ func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (htt
 // RunWhatIf implements httpapi.WhatIfRunner: the question run on herd
 // serve's log, which it only reads.
 func (a *APIRunner) RunWhatIf(ctx context.Context, q httpapi.WhatIfQuestion) (any, error) {
-	cfg := Config{Since: q.Since, Until: q.Until, Step: q.Step, Serve: a.settings(q.Settings), Limit: q.Limit}
+	cfg := Config{Since: q.Since, Until: q.Until, Step: q.Step, Serve: a.settings(q.Settings), Limit: q.Limit, EvictionRetry: q.EvictionRetry}
 	for _, n := range q.NodeFailures {
 		cfg.Failed = append(cfg.Failed, NodeFailure{Node: n.Node, At: n.At})
 	}

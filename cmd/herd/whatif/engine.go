@@ -68,11 +68,33 @@ type Config struct {
 	// Budgets are changes an operator makes to PodDisruptionBudgets in
 	// the what-if.
 	Budgets []BudgetChange
+	// EvictionRetry is how often a client whose eviction a budget
+	// refused in the what-if asks again, until it is granted or the
+	// window ends: zero is DefaultEvictionRetry, kubectl drain's; a
+	// negative one has a client ask once.
+	EvictionRetry time.Duration
 	// Limit is how many of the decisions only one run made the report
 	// lists of each kind (Report.Missing, Report.Extra): the first by
 	// time, with their causes. Their counts are always whole. Zero is
 	// DefaultLimit.
 	Limit int
+}
+
+// DefaultEvictionRetry is how often a client asks again for an eviction
+// a budget refused: kubectl drain's interval (it waits 5 s after a 429
+// and asks again, until its --timeout, by default never).
+const DefaultEvictionRetry = 5 * time.Second
+
+// evictionRetry is c's EvictionRetry: its default for zero, and zero for
+// a client that asks once.
+func (c Config) evictionRetry() time.Duration {
+	switch {
+	case c.EvictionRetry == 0:
+		return DefaultEvictionRetry
+	case c.EvictionRetry < 0:
+		return 0
+	}
+	return c.EvictionRetry
 }
 
 // DefaultLimit is how many decisions of each kind a report lists when
@@ -251,7 +273,7 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	if _, err := seed(ctx, source, from, cfg.Since, path); err != nil {
 		return Report{}, err
 	}
-	s := &simulation{cfg: cfg, dir: dir, clock: newSimClock(cfg.Since), downtimes: rep.Downtimes}
+	s := &simulation{cfg: cfg, dir: dir, clock: newSimClock(cfg.Since), downtimes: rep.Downtimes, until: rep.Until}
 	s.window = window
 	inputs := s.plan(window)
 	for _, in := range inputs {
@@ -345,8 +367,11 @@ type simulation struct {
 	realOrder map[string][]string
 	orphans   int
 	// refused are the evictions clients asked for that the pods' budgets
-	// refused in the what-if.
+	// refused in the what-if; retries, the clients' next asks, by time.
 	refused []RefusedEviction
+	retries []input
+	// until is the window's end: no client asks again after it.
+	until time.Time
 }
 
 // serveConfig is cfg.Serve made safe to run on the what-if's log: on its
@@ -472,6 +497,9 @@ func (s *simulation) run(ctx context.Context, inputs []input, since, until time.
 		return err
 	}
 	for _, in := range inputs {
+		if err := s.retry(ctx, in.at); err != nil {
+			return err
+		}
 		if err := s.advance(ctx, in.at); err != nil {
 			return err
 		}
@@ -482,7 +510,30 @@ func (s *simulation) run(ctx context.Context, inputs []input, since, until time.
 			return err
 		}
 	}
+	if err := s.retry(ctx, until); err != nil {
+		return err
+	}
 	return s.advance(ctx, until)
+}
+
+// retry asks again, in time order, the evictions clients ask again up to
+// t (evict): those due at t itself before t's input, since they were
+// due first.
+func (s *simulation) retry(ctx context.Context, t time.Time) error {
+	for len(s.retries) > 0 && !s.retries[0].at.After(t) {
+		in := s.retries[0]
+		s.retries = s.retries[1:]
+		if err := s.advance(ctx, in.at); err != nil {
+			return err
+		}
+		if err := s.evict(events.WithMetadata(ctx, in.md), in); err != nil {
+			return err
+		}
+		if err := s.settle(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // advance moves the clock to t in steps, waiting at each for the

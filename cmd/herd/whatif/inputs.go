@@ -49,8 +49,11 @@ type input struct {
 	budgetIndex int
 	// eviction, when set, is the Eviction API's eviction a client asked
 	// for, recs as herd decided it: the what-if asks it again of the
-	// pod's budget as the what-if has it (clientEviction).
+	// pod's budget as the what-if has it (clientEviction). refusal, on
+	// a client's ask after a refusal, is the refusal's index in
+	// simulation.refused, plus one.
 	eviction *domain.Eviction
+	refusal  int
 }
 
 // clientEviction is the eviction a client asked of the Eviction API
@@ -228,9 +231,11 @@ func (s *simulation) feed(ctx context.Context, in input) error {
 
 // evict asks the eviction a client asked for again, of the pod's budget
 // as the what-if has it: granted, it evicts the pod as herd did; refused,
-// the pod stays, and the answer lists the refusal. The client's retries
-// after a refusal (kubectl drain asks again every 5 s) are not in the
-// log, and the what-if does not make them up.
+// the pod stays, the answer lists the refusal, and the client asks again
+// after the what-if's EvictionRetry (as kubectl drain does after a 429),
+// until the budget grants it, the pod is gone, or the window ends. The
+// real log holds only the ask herd granted: a client's earlier asks,
+// refused, left nothing in it.
 func (s *simulation) evict(ctx context.Context, in input) error {
 	key, _ := domain.PodAggregate.Key(in.stream)
 	ns, name, _ := strings.Cut(key, "/")
@@ -238,18 +243,36 @@ func (s *simulation) evict(ctx context.Context, in input) error {
 	var refused *domain.EvictionRefusedError
 	switch {
 	case errors.As(err, &refused):
-		realKey, _ := domain.PodAggregate.Key(in.recs[0].Stream)
-		if owner := generatedOwner(realKey); owner != "" {
-			realKey = owner
+		if in.refusal == 0 {
+			realKey, _ := domain.PodAggregate.Key(in.recs[0].Stream)
+			if owner := generatedOwner(realKey); owner != "" {
+				realKey = owner
+			}
+			s.refused = append(s.refused, RefusedEviction{Pod: realKey, At: in.at, Actor: in.md.Actor, Budget: ns + "/" + refused.Budget, Cause: refused.Cause})
+			in.refusal = len(s.refused)
 		}
-		s.refused = append(s.refused, RefusedEviction{Pod: realKey, At: in.at, Actor: in.md.Actor, Budget: ns + "/" + refused.Budget, Cause: refused.Cause})
+		s.refused[in.refusal-1].Asks++
+		if every := s.cfg.evictionRetry(); every > 0 {
+			if next := s.clock.Now().Add(every); !next.After(s.until) {
+				in.at = next
+				s.retries = append(s.retries, in) // due after every ask queued before it: in time order
+			}
+		}
 		return nil
 	case errors.Is(err, domain.ErrNotFound):
-		// The pod is gone in the what-if by then.
-		s.orphans++
+		if in.refusal == 0 {
+			// The pod is gone in the what-if by then.
+			s.orphans++
+		}
 		return nil
 	case err != nil:
-		return fmt.Errorf("what-if: the eviction of pod %s at %s: %w", key, in.at.UTC().Format(time.RFC3339), err)
+		return fmt.Errorf("what-if: the eviction of pod %s at %s: %w", key, s.clock.Now().UTC().Format(time.RFC3339), err)
+	}
+	if in.refusal > 0 {
+		r := &s.refused[in.refusal-1]
+		r.Asks++
+		at := s.clock.Now()
+		r.GrantedAt = &at
 	}
 	return nil
 }

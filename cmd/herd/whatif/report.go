@@ -35,7 +35,8 @@ type Report struct {
 	Orphans int `json:"orphans"`
 	// RefusedEvictions are the evictions clients asked of the Eviction
 	// API (kubectl drain) that herd granted and the pod's budget, as the
-	// what-if has it, refused: those pods stay.
+	// what-if has it, refused: those pods stay until a client's later
+	// ask is granted, if one is.
 	RefusedEvictions []RefusedEviction `json:"refusedEvictions,omitempty"`
 	// Downtimes are the stretches of the window in which herd was down:
 	// the simulation runs no reconciler then either. They are inputs,
@@ -84,13 +85,18 @@ type Decision struct {
 
 // RefusedEviction is an eviction a client asked for that the what-if's
 // budget refused: the pod (a workload's as "name-*"), when and by whom it
-// was asked, the budget and its words.
+// was asked, the budget and its words; how many times the client asked
+// in all (it asks again every Config.EvictionRetry) and, when one of
+// those asks was granted, when (nil: the pod stayed to the window's
+// end).
 type RefusedEviction struct {
-	Pod    string    `json:"pod"`
-	At     time.Time `json:"at"`
-	Actor  string    `json:"actor"`
-	Budget string    `json:"budget"`
-	Cause  string    `json:"cause"`
+	Pod       string     `json:"pod"`
+	At        time.Time  `json:"at"`
+	Actor     string     `json:"actor"`
+	Budget    string     `json:"budget"`
+	Cause     string     `json:"cause"`
+	Asks      int        `json:"asks"`
+	GrantedAt *time.Time `json:"grantedAt,omitempty"`
 }
 
 // Cause is one link of a chain of causes.
