@@ -21,6 +21,7 @@ import (
 // as the web view and herd what-if --server ask it.
 func (w *world) registerWhatIfAPISteps(sc *godog.ScenarioContext) {
 	sc.Step(`^an operator asks herd's API what if "([^"]+)" had been drained at (\S+), since (\S+)$`, w.askWhatIfDrained)
+	sc.Step(`^an operator asking herd's API what if "([^"]+)" had been drained at (\S+), since (\S+), is refused, naming "([^"]+)" and saying "([^"]+)"$`, w.whatIfAPIDrainRefused)
 	sc.Step(`^the answer says the pods of "([^"]+)" would have been evicted from "([^"]+)" by the drain, with the drain among their causes$`, w.whatIfAnswerDrained)
 	sc.Step(`^an operator asks herd's API what if the node of pod "([^"]+)" had been drained at (\S+), since (\S+)$`, func(ctx context.Context, pod, at, since string) error {
 		p, err := w.pod(pod)
@@ -64,19 +65,38 @@ func (w *world) askWhatIfAPI(ctx context.Context, spec map[string]any) (int, []b
 	return resp.StatusCode, data, err
 }
 
-func (w *world) askWhatIfDrained(ctx context.Context, node, at, since string) error {
+// askWhatIfDrain asks herd's API what if node had been drained at a
+// time of day, since another, and gives back its answer.
+func (w *world) askWhatIfDrain(ctx context.Context, node, at, since string) (int, []byte, error) {
 	from, err := w.at(since)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	when, err := w.at(at)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
-	code, body, err := w.askWhatIfAPI(ctx, map[string]any{
+	return w.askWhatIfAPI(ctx, map[string]any{
 		"since":  from.UTC().Format(time.RFC3339),
 		"drains": []map[string]string{{"node": node, "at": when.UTC().Format(time.RFC3339)}},
 	})
+}
+
+// whatIfAPIDrainRefused: a drain the what-if cannot add (after the
+// window's end) is refused with 400 naming it, its reason in words.
+func (w *world) whatIfAPIDrainRefused(ctx context.Context, node, at, since, field, words string) error {
+	code, body, err := w.askWhatIfDrain(ctx, node, at, since)
+	if err != nil {
+		return err
+	}
+	if code != http.StatusBadRequest || !strings.Contains(string(body), `"field":"`+field+`"`) || !strings.Contains(string(body), words) {
+		return fmt.Errorf("herd's API answers %d %s: want 400 naming %s, saying %q", code, body, field, words)
+	}
+	return nil
+}
+
+func (w *world) askWhatIfDrained(ctx context.Context, node, at, since string) error {
+	code, body, err := w.askWhatIfDrain(ctx, node, at, since)
 	if err != nil {
 		return err
 	}

@@ -193,10 +193,18 @@ func (a *APIRunner) RunWhatIf(ctx context.Context, q httpapi.WhatIfQuestion) (an
 	if errors.As(err, &thinned) {
 		return nil, httpapi.WhatIfBadInput(field.ErrorList{field.Invalid(field.NewPath("spec", "since"), q.Since.UTC().Format(time.RFC3339), err.Error())})
 	}
-	var budget *BudgetError
-	if errors.As(err, &budget) {
-		b := cfg.Budgets[budget.Index]
-		return nil, httpapi.WhatIfBadInput(field.ErrorList{field.Invalid(field.NewPath("spec", "budgets").Index(budget.Index), b.Namespace+"/"+b.Name, err.Error())})
+	var input *InputError
+	if errors.As(err, &input) {
+		var value string
+		switch input.Field {
+		case "budgets":
+			value = cfg.Budgets[input.Index].Namespace + "/" + cfg.Budgets[input.Index].Name
+		case "drains":
+			value = cfg.Drains[input.Index].Node
+		case "nodeFailures":
+			value = cfg.Failed[input.Index].Node
+		}
+		return nil, httpapi.WhatIfBadInput(field.ErrorList{field.Invalid(field.NewPath("spec", input.Field).Index(input.Index), value, err.Error())})
 	}
 	if err != nil {
 		return nil, err

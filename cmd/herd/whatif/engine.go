@@ -149,16 +149,19 @@ func (b BudgetChange) check() error {
 	return nil
 }
 
-// BudgetError is a budget's change the what-if cannot make: the
-// Index-th of Config.Budgets, which the asker got wrong (a budget the
-// log has no such budget at its time, a time before the window).
-type BudgetError struct {
+// InputError is an input the what-if adds that it cannot add: the
+// Index-th of the question's Field ("budgets", "drains" or
+// "nodeFailures": Config.Budgets, Drains, Failed), which the asker got
+// wrong (no name, a budget the log has no such budget at its time, a
+// time outside the window).
+type InputError struct {
+	Field string
 	Index int
 	Err   error
 }
 
-func (e *BudgetError) Error() string { return e.Err.Error() }
-func (e *BudgetError) Unwrap() error { return e.Err }
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
 
 // WhatIfActor is who the inputs the what-if adds are recorded as.
 const WhatIfActor = "what-if"
@@ -236,26 +239,13 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	if rep.Downtimes, err = downtimes(ctx, source, ss, from, rep.Until); err != nil {
 		return Report{}, err
 	}
-	for _, f := range cfg.Failed {
-		if f.Node == "" {
-			return Report{}, errors.New("a failed node needs a name")
-		}
+	if err := cfg.checkInputs(rep.Until); err != nil {
+		return Report{}, err
 	}
-	for _, d := range cfg.Drains {
-		if d.Node == "" {
-			return Report{}, errors.New("a drained node needs a name")
-		}
-	}
-	cfg.Budgets = slices.Clone(cfg.Budgets) // defaulted below: the caller's stay as asked
+	cfg.Budgets = slices.Clone(cfg.Budgets) // defaulted: the caller's stay as asked
 	for i, b := range cfg.Budgets {
-		if err := b.check(); err != nil {
-			return Report{}, &BudgetError{Index: i, Err: err}
-		}
 		if b.At.IsZero() {
 			cfg.Budgets[i].At = cfg.Since
-		} else if b.At.Before(cfg.Since) {
-			return Report{}, &BudgetError{Index: i, Err: fmt.Errorf("budget %s/%s changed at %s, before the window's start %s", b.Namespace, b.Name,
-				b.At.UTC().Format(time.RFC3339), cfg.Since.UTC().Format(time.RFC3339))}
 		}
 	}
 
@@ -308,6 +298,52 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 		return Report{}, err
 	}
 	return rep, nil
+}
+
+// checkInputs checks the inputs the question adds against its window,
+// which ends at until: each names its node or budget, and falls within
+// the window (a node may have failed before it: it is silent throughout).
+// An input after the window's end would change nothing in it; a drain or
+// a budget's change before its start would be made at the start instead.
+func (c Config) checkInputs(until time.Time) error {
+	stamp := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+	within := func(what string, at time.Time, beforeOK bool) error {
+		switch {
+		case at.After(until):
+			return fmt.Errorf("%s at %s, after the window's end %s (its --until, or the log's newest event): nothing in the window would follow it", what, stamp(at), stamp(until))
+		case !beforeOK && at.Before(c.Since):
+			return fmt.Errorf("%s at %s, before the window's start %s", what, stamp(at), stamp(c.Since))
+		}
+		return nil
+	}
+	for i, f := range c.Failed {
+		err := errors.New("a failed node needs a name")
+		if f.Node != "" {
+			err = within("node "+f.Node+" fails", f.At, true)
+		}
+		if err != nil {
+			return &InputError{Field: "nodeFailures", Index: i, Err: err}
+		}
+	}
+	for i, d := range c.Drains {
+		err := errors.New("a drained node needs a name")
+		if d.Node != "" {
+			err = within("node "+d.Node+" drained", d.At, false)
+		}
+		if err != nil {
+			return &InputError{Field: "drains", Index: i, Err: err}
+		}
+	}
+	for i, b := range c.Budgets {
+		err := b.check()
+		if err == nil && !b.At.IsZero() {
+			err = within("budget "+b.Namespace+"/"+b.Name+" changed", b.At, false)
+		}
+		if err != nil {
+			return &InputError{Field: "budgets", Index: i, Err: err}
+		}
+	}
+	return nil
 }
 
 // readWindow reads the log's events after position from, up to until

@@ -187,7 +187,7 @@ func (s *simulation) feed(ctx context.Context, in input) error {
 	}
 	if in.budget != nil {
 		if err := s.changeBudget(ctx, *in.budget); err != nil {
-			return &BudgetError{Index: in.budgetIndex, Err: err}
+			return &InputError{Field: "budgets", Index: in.budgetIndex, Err: err}
 		}
 		return nil
 	}
