@@ -21,7 +21,7 @@ import (
 // as the web view and herd what-if --server ask it.
 func (w *world) registerWhatIfAPISteps(sc *godog.ScenarioContext) {
 	sc.Step(`^an operator asks herd's API what if "([^"]+)" had been drained at (\S+), since (\S+)$`, w.askWhatIfDrained)
-	sc.Step(`^an operator asking herd's API what if "([^"]+)" had been drained at (\S+), since (\S+), is refused, naming "([^"]+)" and saying "([^"]+)"$`, w.whatIfAPIDrainRefused)
+	sc.Step(`^an operator asking herd's API what if "([^"]+)" had been drained at (\S+), since (\S+)(?: until (\S+))?, is refused, naming "([^"]+)" and saying "([^"]+)"$`, w.whatIfAPIDrainRefused)
 	sc.Step(`^the answer says the pods of "([^"]+)" would have been evicted from "([^"]+)" by the drain, with the drain among their causes$`, w.whatIfAnswerDrained)
 	sc.Step(`^an operator asks herd's API what if the node of pod "([^"]+)" had been drained at (\S+), since (\S+)$`, func(ctx context.Context, pod, at, since string) error {
 		p, err := w.pod(pod)
@@ -67,25 +67,35 @@ func (w *world) askWhatIfAPI(ctx context.Context, spec map[string]any) (int, []b
 
 // askWhatIfDrain asks herd's API what if node had been drained at a
 // time of day, since another, and gives back its answer.
-func (w *world) askWhatIfDrain(ctx context.Context, node, at, since string) (int, []byte, error) {
-	from, err := w.at(since)
-	if err != nil {
-		return 0, nil, err
+// A window's end, until, is optional: empty is the log's newest event.
+func (w *world) askWhatIfDrain(ctx context.Context, node, at, since string, until ...string) (int, []byte, error) {
+	times := map[string]string{"since": since, "at": at}
+	if len(until) > 0 {
+		times["until"] = until[0]
 	}
-	when, err := w.at(at)
-	if err != nil {
-		return 0, nil, err
+	for k, v := range times {
+		t, err := w.at(v)
+		if err != nil {
+			return 0, nil, err
+		}
+		times[k] = t.UTC().Format(time.RFC3339)
 	}
-	return w.askWhatIfAPI(ctx, map[string]any{
-		"since":  from.UTC().Format(time.RFC3339),
-		"drains": []map[string]string{{"node": node, "at": when.UTC().Format(time.RFC3339)}},
-	})
+	spec := map[string]any{"since": times["since"], "drains": []map[string]string{{"node": node, "at": times["at"]}}}
+	if u, ok := times["until"]; ok {
+		spec["until"] = u
+	}
+	return w.askWhatIfAPI(ctx, spec)
 }
 
-// whatIfAPIDrainRefused: a drain the what-if cannot add (after the
-// window's end) is refused with 400 naming it, its reason in words.
-func (w *world) whatIfAPIDrainRefused(ctx context.Context, node, at, since, field, words string) error {
-	code, body, err := w.askWhatIfDrain(ctx, node, at, since)
+// whatIfAPIDrainRefused: a drain the what-if cannot add (in the future,
+// or after the window's end) is refused with 400 naming it, its reason
+// in words.
+func (w *world) whatIfAPIDrainRefused(ctx context.Context, node, at, since, until, field, words string) error {
+	var ends []string
+	if until != "" {
+		ends = append(ends, until)
+	}
+	code, body, err := w.askWhatIfDrain(ctx, node, at, since, ends...)
 	if err != nil {
 		return err
 	}

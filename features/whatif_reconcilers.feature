@@ -134,4 +134,5 @@ Feature: The what-if runs herd's own reconcilers on the past
     And an operator asks herd's API what if "n1" had been drained at 09:00:40, since 09:00:00
     Then the answer says the pods of "cache" would have been evicted from "n1" by the drain, with the drain among their causes
     And an operator asking herd's API a what-if since 09:00:00 with a node-monitor-grace-period of -5s is refused, naming "spec.settings.nodeMonitorGracePeriod"
-    And an operator asking herd's API what if "n1" had been drained at 09:05:00, since 09:00:00, is refused, naming "spec.drains[0]" and saying "after the window's end"
+    And an operator asking herd's API what if "n1" had been drained at 09:05:00, since 09:00:00, is refused, naming "spec.drains[0].at" and saying "in the future"
+    And an operator asking herd's API what if "n1" had been drained at 09:01:30, since 09:00:00 until 09:01:00, is refused, naming "spec.drains[0]" and saying "after the window's end 2026-03-01T09:01:00Z"

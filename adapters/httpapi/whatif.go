@@ -443,6 +443,9 @@ func whatIfBudgetValue(v *intstr.IntOrString, path *field.Path) (*domain.IntOrPe
 // duration ago, as the CLI's flags.
 func whatIfTime(s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		if t.After(now) {
+			return time.Time{}, fmt.Errorf("%s is in the future (herd's clock reads %s): a what-if asks of the past", t.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+		}
 		return t, nil
 	}
 	d, err := time.ParseDuration(strings.TrimSpace(s))

@@ -159,6 +159,7 @@ func TestWhatIfBadInputChangesNothing(t *testing.T) {
 		{`{"spec":{"since":"1h","settings":{"nodeMonitorGracePeriod":"0s"}}}`, []string{"spec.settings.nodeMonitorGracePeriod", "positive"}},
 		{`{"spec":{"since":"1h","nodeFailures":[{"node":"","at":"1h"}]}}`, []string{"spec.nodeFailures[0].node"}},
 		{`{"spec":{"since":"1h","drains":[{"node":"pico-01"}]}}`, []string{"spec.drains[0].at"}},
+		{`{"spec":{"since":"1h","drains":[{"node":"pico-01","at":"2099-01-01T00:00:00Z"}]}}`, []string{"spec.drains[0].at", "in the future"}},
 		{`{"spec":{"since":"1h","nodes":[]}}`, []string{`unknown field "nodes"`}},
 		{`{"kind":"Node","spec":{"since":"1h"}}`, []string{"not a WhatIf"}},
 	} {

@@ -170,6 +170,7 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	browse(t, tab, "ask: demo-linux-00 drained once its pods run, with herd's own grace period, a threshold of 0.9 and a budget set",
 		chromedp.WaitVisible("#whatif-setting-unhealthyFleetThreshold"),
 		chromedp.SendKeys("#whatif-setting-unhealthyFleetThreshold", "0.9"),
+		chromedp.SendKeys("#whatif-eviction-retry", "10s"),
 		clickRedrawn("#whatif-add-drain"),
 		chromedp.WaitVisible(`#whatif-changes li[data-kind="drain"] .whatif-node`),
 		chromedp.SendKeys(`#whatif-changes li[data-kind="drain"] .whatif-node`, "demo-linux-00"),
@@ -195,13 +196,14 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	browse(t, tab, "the drain's evictions", waitFor(`!!(`+evicted+`)?.querySelector('a.whatif-pod-link')`))
 	screenshot(t, tab, "whatif-drain")
 	hash = read(t, tab, "the route asked", evaluate[string](`location.hash`))
-	for _, want := range []string{"unhealthyFleetThreshold=0.9", "budget=demo%2Fquiet%3AmaxUnavailable%3D0%40"} {
+	for _, want := range []string{"unhealthyFleetThreshold=0.9", "budget=demo%2Fquiet%3AmaxUnavailable%3D0%40", "evictionRetry=10s"} {
 		if !strings.Contains(hash, want) {
 			t.Errorf("the route %s does not carry %s", hash, want)
 		}
 	}
 	summary = read(t, tab, "the summary", evaluate[string](`document.getElementById('whatif-summary').textContent`))
-	for _, want := range []string{"unhealthy fleet threshold of 0.9 instead of herd's 0.55", "an operator sets PodDisruptionBudget demo/quiet to maxUnavailable 0 at"} {
+	for _, want := range []string{"unhealthy fleet threshold of 0.9 instead of herd's 0.55", "an operator sets PodDisruptionBudget demo/quiet to maxUnavailable 0 at",
+		"a client asks again every 10s for an eviction a budget refused"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("the summary does not say %q:\n%s", want, summary)
 		}

@@ -340,6 +340,9 @@ func replayWhatIf(ctx context.Context, dataDir, database string, o whatIfOptions
 // sinceTime reads a time flag: RFC 3339, or a duration ago.
 func sinceTime(flag, s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		if t.After(now) {
+			return time.Time{}, fmt.Errorf("%s %q is in the future (it is %s): a what-if asks of the past", flag, s, now.UTC().Format(time.RFC3339))
+		}
 		return t, nil
 	}
 	d, err := time.ParseDuration(s)

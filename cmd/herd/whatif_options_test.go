@@ -25,6 +25,8 @@ func TestWhatIfRefusesWhatItCannotAsk(t *testing.T) {
 		{"a failure without a time", func(o *whatIfOptions) { o.fails = []string{"web-01"} }, `--node-fails "web-01": want NODE@TIME`},
 		{"a failure at no time", func(o *whatIfOptions) { o.fails = []string{"web-01@soon"} }, `--node-fails "soon"`},
 		{"a drain of no node", func(o *whatIfOptions) { o.drains = []string{"@1h"} }, `--drain "@1h": want NODE@TIME`},
+		{"a drain in the future", func(o *whatIfOptions) { o.drains = []string{"web-01@2026-11-28T16:00:00Z"} }, `--drain "2026-11-28T16:00:00Z" is in the future`},
+		{"a negative eviction retry", func(o *whatIfOptions) { o.evictionRetry = -time.Second }, "--eviction-retry -1s"},
 		{"no grace period", func(o *whatIfOptions) { o.serve.Health.GracePeriod = 0 }, "--node-monitor-grace-period 0s"},
 		{"an unknown reconciler", func(o *whatIfOptions) { o.serve.Reconcilers.Enabled = []string{"*", "-nosuch"} }, "nosuch"},
 		{"an unknown runtime", func(o *whatIfOptions) { o.serve.NodeRuntime = "docker" }, `--node-runtime "docker"`},

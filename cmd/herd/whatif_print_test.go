@@ -221,7 +221,8 @@ func TestWhatIfSaysWhichEvictionsABudgetRefused(t *testing.T) {
 }
 
 // TestWhatIfEvictionRetryFlag: --eviction-retry is kubectl drain's 5s
-// unless given; 0 has a client ask once; a negative one is refused.
+// unless given; 0 has a client ask once; a negative one is refused
+// (TestWhatIfRefusesWhatItCannotAsk names it too).
 func TestWhatIfEvictionRetryFlag(t *testing.T) {
 	now := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {

@@ -109,6 +109,9 @@ export function whatIfPage(ctx) {
       <div class="controls">
         <label>from <input id="whatif-since" type="datetime-local" step="1" value="${esc(local(since))}" required></label>
         <label>to <input id="whatif-until" type="datetime-local" step="1" value="${esc(local(until))}"> <span class="muted">(empty: now)</span></label>
+        <label title="as kubectl drain does after a budget's refusal, until the budget allows it or the window ends">an eviction a budget refuses is asked again every
+          <input id="whatif-eviction-retry" size="5" placeholder="5s" value="${esc(params.get('evictionRetry') || '')}" pattern="${durationForm}" title="a duration: 5s, 1m, 0s" aria-label="eviction retry">
+          <span class="muted">(0s: asked once)</span></label>
       </div>
       <fieldset id="whatif-settings"><legend>herd's settings in the what-if <span class="muted">(empty: herd's own)</span></legend><p class="muted">Reading herd's settings…</p></fieldset>
       <datalist id="whatif-nodes">${nodes.map((n) => `<option value="${esc(n)}">`).join('')}</datalist>
@@ -142,6 +145,8 @@ export function whatIfPage(ctx) {
     p.set('since', new Date(app.querySelector('#whatif-since').value).toISOString());
     const u = app.querySelector('#whatif-until').value;
     if (u) p.set('until', new Date(u).toISOString());
+    const retry = app.querySelector('#whatif-eviction-retry').value.trim();
+    if (retry) p.set('evictionRetry', retry);
     for (const input of app.querySelectorAll('#whatif-settings input[data-setting]')) {
       const v = input.value.trim();
       if (v) p.set(input.dataset.setting, v);
@@ -181,7 +186,7 @@ export function whatIfPage(ctx) {
     if (!params.get('since')) return;
     const settings = Object.fromEntries(own.filter(([name]) => routeSetting(params, name))
       .map(([name, v]) => [name, settingValue(v, routeSetting(params, name))]));
-    ask(app, { since, until, settings, own: Object.fromEntries(own), changes, budgets }, ctl.signal);
+    ask(app, { since, until, settings, own: Object.fromEntries(own), changes, budgets, evictionRetry: params.get('evictionRetry') }, ctl.signal);
   })();
   // The budgets herd holds, for their names' completion: the page works
   // without them.
@@ -247,6 +252,7 @@ async function ask(app, q, signal) {
   const at = (kind) => q.changes.filter((c) => c.kind === kind).map((c) => ({ node: c.node, at: c.at }));
   if (at('fail').length) spec.nodeFailures = at('fail');
   if (at('drain').length) spec.drains = at('drain');
+  if (q.evictionRetry) spec.evictionRetry = q.evictionRetry;
   if (q.budgets.length) {
     spec.budgets = q.budgets.map((b) => ({ namespace: b.namespace, name: b.name, [b.field]: budgetValue(b.value), at: b.at }));
   }
@@ -331,6 +337,7 @@ function report(a, own) {
   const changes = [
     ...(s.nodeFailures || []).map((f) => `<li>node ${nodeLink(f.node)} fails at ${stamp(f.at)}: nothing it sent from then reaches herd</li>`),
     ...(s.drains || []).map((d) => `<li>an operator drains node ${nodeLink(d.node)} at ${stamp(d.at)}</li>`),
+    ...(s.evictionRetry ? [`<li class="whatif-eviction-retry">a client asks again every <b>${esc(s.evictionRetry)}</b> for an eviction a budget refused${s.evictionRetry === '0s' ? ' (it asks once)' : ''}</li>`] : []),
     ...(s.budgets || []).map((b) => `<li class="whatif-budget-change">an operator sets PodDisruptionBudget <a href="#/audit?stream=${encodeURIComponent(`poddisruptionbudget/${b.namespace}/${b.name}`)}">${esc(`${b.namespace}/${b.name}`)}</a> to ${b.minAvailable !== undefined ? `minAvailable ${esc(b.minAvailable)}` : `maxUnavailable ${esc(b.maxUnavailable)}`} at ${stamp(b.at)}</li>`),
   ];
   const changed = Object.entries(set).filter(([name, v]) => offered(v, name) && own?.[name] !== undefined && own[name] !== v)

@@ -239,6 +239,12 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	if rep.Downtimes, err = downtimes(ctx, source, ss, from, rep.Until); err != nil {
 		return Report{}, err
 	}
+	if cfg.Until.IsZero() {
+		// A window open to now: the log was silent from its newest
+		// event to now, so an input the question adds after that event
+		// extends the window to it.
+		rep.Until = maxTime(rep.Until, cfg.lastInput())
+	}
 	if err := cfg.checkInputs(rep.Until); err != nil {
 		return Report{}, err
 	}
@@ -310,7 +316,7 @@ func (c Config) checkInputs(until time.Time) error {
 	within := func(what string, at time.Time, beforeOK bool) error {
 		switch {
 		case at.After(until):
-			return fmt.Errorf("%s at %s, after the window's end %s (its --until, or the log's newest event): nothing in the window would follow it", what, stamp(at), stamp(until))
+			return fmt.Errorf("%s at %s, after the window's end %s: nothing in the window would follow it", what, stamp(at), stamp(until))
 		case !beforeOK && at.Before(c.Since):
 			return fmt.Errorf("%s at %s, before the window's start %s", what, stamp(at), stamp(c.Since))
 		}
@@ -344,6 +350,21 @@ func (c Config) checkInputs(until time.Time) error {
 		}
 	}
 	return nil
+}
+
+// lastInput is the time of the latest input the question adds.
+func (c Config) lastInput() time.Time {
+	var last time.Time
+	for _, f := range c.Failed {
+		last = maxTime(last, f.At)
+	}
+	for _, d := range c.Drains {
+		last = maxTime(last, d.At)
+	}
+	for _, b := range c.Budgets {
+		last = maxTime(last, b.At)
+	}
+	return last
 }
 
 // readWindow reads the log's events after position from, up to until
