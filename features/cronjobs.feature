@@ -19,6 +19,13 @@ Feature: CronJobs make Jobs on schedule
     When 5 minutes pass while "n1" keeps reporting
     Then CronJob "tick" has made Jobs for 09:05 and 09:10
     And CronJob "tick" last ran at 09:10
+    When the operator runs:
+      """
+      kubectl describe cronjob tick
+      """
+    Then kubectl prints "Created job tick-"
+    And kubectl prints "Saw completed job: tick-"
+    And kubectl prints ", condition: Complete"
 
   Scenario: With Forbid, no run starts while one is still running
     Given CronJob "report" runs "sleep 600" every 5 minutes, one at a time

@@ -184,6 +184,19 @@ func TestCronJobEventsAsKubernetesWritesThem(t *testing.T) {
 	if _, err := api.writer.JobCommands().Execute(ctx, domain.Key{Namespace: "default", Name: job.Meta.Name}, job); err != nil {
 		t.Fatal(err)
 	}
+	// The Job runs, finishes, and the CronJob takes it off its active
+	// list: the controller says it saw it complete.
+	active := domain.CronJobStatus{Active: []domain.CronJobActiveJob{{Name: job.Meta.Name, UID: "uid-j"}}}
+	if _, err := api.writer.CronJobCommands().Execute(ctx, key, domain.RecordCronJobStatus{Status: active}); err != nil {
+		t.Fatal(err)
+	}
+	done := domain.JobStatus{Succeeded: 1}.WithCondition(domain.JobCondition{Type: domain.JobComplete, Status: domain.ConditionTrue}, time.Now())
+	if _, err := api.writer.JobCommands().Execute(ctx, domain.Key{Namespace: "default", Name: job.Meta.Name}, domain.RecordJobStatus{Status: done}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.writer.CronJobCommands().Execute(ctx, key, domain.RecordCronJobStatus{Status: domain.CronJobStatus{}}); err != nil {
+		t.Fatal(err)
+	}
 	var l corev1.EventList
 	a := mustSend(t, nil, base, http.StatusOK, req{method: "GET",
 		path: "/api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DCronJob,involvedObject.name%3Dtick,involvedObject.uid%3D" + string(cj.UID)})
@@ -194,7 +207,8 @@ func TestCronJobEventsAsKubernetesWritesThem(t *testing.T) {
 	for _, e := range l.Items {
 		got = append(got, e.Type+" "+e.Reason+" "+e.Message+" "+e.Source.Component)
 	}
-	want := []string{"Warning TooManyMissedTimes too many missed start times cronjob-controller", "Normal SuccessfulCreate Created job tick-29932085 cronjob-controller"}
+	want := []string{"Warning TooManyMissedTimes too many missed start times cronjob-controller", "Normal SuccessfulCreate Created job tick-29932085 cronjob-controller",
+		"Normal SawCompletedJob Saw completed job: tick-29932085, condition: Complete cronjob-controller"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("events %q, want %q", got, want)
 	}

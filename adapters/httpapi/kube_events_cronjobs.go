@@ -1,6 +1,9 @@
 package httpapi
 
 import (
+	"fmt"
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"herd/domain"
@@ -46,8 +49,9 @@ func cronJobJobEvents(cur domain.Job, ev domain.Event, source string) []workload
 }
 
 // cronJobRecord folds one record of a CronJob's stream and returns the
-// Warning Event the controller writes of a warning it recorded
-// (TooManyMissedTimes, MissSchedule), with its reason and message.
+// Events the controller writes of it: a Warning of a warning it recorded
+// (TooManyMissedTimes, MissSchedule), with its reason and message, and
+// one for each finished Job it took off the active list.
 func (r *eventReader) cronJobRecord(rec events.Record, ev domain.Event) ([]derivedEvent, error) {
 	prev := r.cronJobs[rec.Stream]
 	cur, err := projections.FoldCronJob(prev, rec)
@@ -55,11 +59,45 @@ func (r *eventReader) cronJobRecord(rec events.Record, ev domain.Event) ([]deriv
 		return nil, err
 	}
 	r.cronJobs[rec.Stream] = cur
-	w, ok := ev.(domain.CronJobWarned)
-	if !ok {
-		return nil, nil
-	}
 	ns, name := streamKey(domain.CronJobAggregate, rec.Stream)
-	we := workloadEvent{controller: cronJobController, name: name, uid: cur.UID, typ: corev1.EventTypeWarning, reason: w.Reason, message: w.Message}
-	return []derivedEvent{we.derived(rec, 0, ns)}, nil
+	var out []derivedEvent
+	if w, ok := ev.(domain.CronJobWarned); ok {
+		we := workloadEvent{controller: cronJobController, name: name, uid: cur.UID, typ: corev1.EventTypeWarning, reason: w.Reason, message: w.Message}
+		out = append(out, we.derived(rec, len(out), ns))
+	}
+	if rec.Metadata.Source == cronJobController.source {
+		for _, we := range r.sawCompletedJobs(prev, cur, ns, name) {
+			out = append(out, we.derived(rec, len(out), ns))
+		}
+	}
+	return out, nil
+}
+
+// sawCompletedJobs are the Events the CronJob controller writes as it
+// takes a finished Job off the CronJob's active list, in Kubernetes'
+// words:
+//
+//	Normal SawCompletedJob Saw completed job: NAME, condition: Complete (or Failed)
+//
+// A Job the reader has not seen finish is left unsaid (one gone from
+// the list for another reason, or whose events lie before the reader's
+// start).
+func (r *eventReader) sawCompletedJobs(prev, cur domain.CronJob, ns, name string) []workloadEvent {
+	var out []workloadEvent
+	for _, a := range prev.Status.Active {
+		if slices.ContainsFunc(cur.Status.Active, func(c domain.CronJobActiveJob) bool { return c.UID == a.UID }) {
+			continue
+		}
+		j, ok := r.jobs[domain.JobStream(ns, a.Name)]
+		if !ok || j.UID != a.UID || !j.Status.Finished() {
+			continue
+		}
+		condition := domain.JobComplete
+		if !j.Status.Is(domain.JobComplete) {
+			condition = domain.JobFailed
+		}
+		out = append(out, workloadEvent{controller: cronJobController, name: name, uid: cur.UID, typ: corev1.EventTypeNormal,
+			reason: "SawCompletedJob", message: fmt.Sprintf("Saw completed job: %s, condition: %s", a.Name, condition)})
+	}
+	return out
 }
