@@ -46,3 +46,8 @@ Feature: CronJobs make Jobs on schedule
     Given CronJob "tick" runs "true" every 5 minutes
     When 31 minutes pass while "n1" keeps reporting
     Then CronJob "tick" has made Jobs for 09:20, 09:25 and 09:30
+    When the operator runs:
+      """
+      kubectl describe cronjob tick
+      """
+    Then kubectl prints "Deleted job tick-"

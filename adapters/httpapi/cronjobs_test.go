@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -163,7 +165,8 @@ func TestCronJobsThroughClientGo(t *testing.T) {
 }
 
 // TestCronJobEventsAsKubernetesWritesThem: the Job the CronJob
-// reconciler creates, and a warning it records, are Events about the
+// reconciler creates, a warning it records, a finished Job and one an
+// operator deleted taken off its active list, are Events about the
 // CronJob from the cronjob-controller, as kubectl describe cronjob
 // selects them.
 func TestCronJobEventsAsKubernetesWritesThem(t *testing.T) {
@@ -197,6 +200,28 @@ func TestCronJobEventsAsKubernetesWritesThem(t *testing.T) {
 	if _, err := api.writer.CronJobCommands().Execute(ctx, key, domain.RecordCronJobStatus{Status: domain.CronJobStatus{}}); err != nil {
 		t.Fatal(err)
 	}
+	// Two more runs: an operator deletes one, which goes missing; the
+	// reconciler deletes the other itself (a Replace), which does not.
+	operator := events.WithMetadata(t.Context(), events.Metadata{Actor: "admin", Source: "httpapi"})
+	active = domain.CronJobStatus{}
+	for i, by := range []context.Context{operator, ctx} {
+		run := job
+		run.Meta.Name, run.Meta.UID = fmt.Sprintf("tick-%d", 29932090+i*5), fmt.Sprintf("uid-%d", i)
+		jk := domain.Key{Namespace: "default", Name: run.Meta.Name}
+		if _, err := api.writer.JobCommands().Execute(ctx, jk, run); err != nil {
+			t.Fatal(err)
+		}
+		active.Active = append(active.Active, domain.CronJobActiveJob{Name: run.Meta.Name, UID: run.Meta.UID})
+		if _, err := api.writer.CronJobCommands().Execute(ctx, key, domain.RecordCronJobStatus{Status: active}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := api.writer.JobCommands().Execute(by, jk, domain.DeleteJob{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := api.writer.CronJobCommands().Execute(ctx, key, domain.RecordCronJobStatus{Status: domain.CronJobStatus{}}); err != nil {
+		t.Fatal(err)
+	}
 	var l corev1.EventList
 	a := mustSend(t, nil, base, http.StatusOK, req{method: "GET",
 		path: "/api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DCronJob,involvedObject.name%3Dtick,involvedObject.uid%3D" + string(cj.UID)})
@@ -208,7 +233,11 @@ func TestCronJobEventsAsKubernetesWritesThem(t *testing.T) {
 		got = append(got, e.Type+" "+e.Reason+" "+e.Message+" "+e.Source.Component)
 	}
 	want := []string{"Warning TooManyMissedTimes too many missed start times cronjob-controller", "Normal SuccessfulCreate Created job tick-29932085 cronjob-controller",
-		"Normal SawCompletedJob Saw completed job: tick-29932085, condition: Complete cronjob-controller"}
+		"Normal SawCompletedJob Saw completed job: tick-29932085, condition: Complete cronjob-controller",
+		"Normal SuccessfulCreate Created job tick-29932090 cronjob-controller",
+		"Normal SuccessfulCreate Created job tick-29932095 cronjob-controller",
+		"Normal SuccessfulDelete Deleted job tick-29932095 cronjob-controller",
+		"Normal MissingJob Active job went missing: tick-29932090 cronjob-controller"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("events %q, want %q", got, want)
 	}

@@ -51,7 +51,8 @@ func cronJobJobEvents(cur domain.Job, ev domain.Event, source string) []workload
 // cronJobRecord folds one record of a CronJob's stream and returns the
 // Events the controller writes of it: a Warning of a warning it recorded
 // (TooManyMissedTimes, MissSchedule), with its reason and message, and
-// one for each finished Job it took off the active list.
+// one for each Job it took off the active list that finished or went
+// missing.
 func (r *eventReader) cronJobRecord(rec events.Record, ev domain.Event) ([]derivedEvent, error) {
 	prev := r.cronJobs[rec.Stream]
 	cur, err := projections.FoldCronJob(prev, rec)
@@ -66,38 +67,46 @@ func (r *eventReader) cronJobRecord(rec events.Record, ev domain.Event) ([]deriv
 		out = append(out, we.derived(rec, len(out), ns))
 	}
 	if rec.Metadata.Source == cronJobController.source {
-		for _, we := range r.sawCompletedJobs(prev, cur, ns, name) {
+		for _, we := range r.activeJobsGone(prev, cur, ns, name) {
 			out = append(out, we.derived(rec, len(out), ns))
 		}
 	}
 	return out, nil
 }
 
-// sawCompletedJobs are the Events the CronJob controller writes as it
-// takes a finished Job off the CronJob's active list, in Kubernetes'
-// words:
+// activeJobsGone are the Events the CronJob controller writes as it
+// takes a Job off the CronJob's active list, in Kubernetes' words:
 //
-//	Normal SawCompletedJob Saw completed job: NAME, condition: Complete (or Failed)
+//	the Job finished      Normal SawCompletedJob Saw completed job: NAME, condition: Complete (or Failed)
+//	someone else deleted  Normal MissingJob      Active job went missing: NAME
 //
-// A Job the reader has not seen finish is left unsaid (one gone from
-// the list for another reason, or whose events lie before the reader's
-// start).
-func (r *eventReader) sawCompletedJobs(prev, cur domain.CronJob, ns, name string) []workloadEvent {
+// A Job the CronJob's reconciler deleted itself (a Replace, a history
+// limit) says nothing here (its SuccessfulDelete says it), nor does one
+// whose events lie before the reader's start.
+func (r *eventReader) activeJobsGone(prev, cur domain.CronJob, ns, name string) []workloadEvent {
 	var out []workloadEvent
 	for _, a := range prev.Status.Active {
 		if slices.ContainsFunc(cur.Status.Active, func(c domain.CronJobActiveJob) bool { return c.UID == a.UID }) {
 			continue
 		}
 		j, ok := r.jobs[domain.JobStream(ns, a.Name)]
-		if !ok || j.UID != a.UID || !j.Status.Finished() {
+		if !ok || j.UID != a.UID {
 			continue
 		}
-		condition := domain.JobComplete
-		if !j.Status.Is(domain.JobComplete) {
-			condition = domain.JobFailed
+		we := workloadEvent{controller: cronJobController, name: name, uid: cur.UID, typ: corev1.EventTypeNormal}
+		switch {
+		case j.Status.Finished():
+			condition := domain.JobComplete
+			if !j.Status.Is(domain.JobComplete) {
+				condition = domain.JobFailed
+			}
+			we.reason, we.message = "SawCompletedJob", fmt.Sprintf("Saw completed job: %s, condition: %s", a.Name, condition)
+		case !j.Exists() && !r.cronJobDeleted[j.UID]:
+			we.reason, we.message = "MissingJob", "Active job went missing: "+a.Name
+		default:
+			continue
 		}
-		out = append(out, workloadEvent{controller: cronJobController, name: name, uid: cur.UID, typ: corev1.EventTypeNormal,
-			reason: "SawCompletedJob", message: fmt.Sprintf("Saw completed job: %s, condition: %s", a.Name, condition)})
+		out = append(out, we)
 	}
 	return out
 }

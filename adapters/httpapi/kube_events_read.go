@@ -166,15 +166,18 @@ type eventReader struct {
 	pods  map[string]domain.Pod
 	rss   map[string]domain.ReplicaSet
 	jobs  map[string]domain.Job
-	// cronJobs are the CronJobs seen, for the UIDs of their Events.
-	cronJobs map[string]domain.CronJob
+	// cronJobs are the CronJobs seen, for the UIDs of their Events;
+	// cronJobDeleted the uids of the Jobs the CronJob reconciler
+	// deleted itself (none of them went missing).
+	cronJobs       map[string]domain.CronJob
+	cronJobDeleted map[string]bool
 	// nodeUIDs caches the uids of nodes' events.
 	nodeUIDs map[string]string
 }
 
 func (s *Server) newEventReader(scope eventScope) *eventReader {
 	return &eventReader{s: s, scope: scope, pods: map[string]domain.Pod{}, rss: map[string]domain.ReplicaSet{},
-		jobs: map[string]domain.Job{}, cronJobs: map[string]domain.CronJob{}, nodeUIDs: map[string]string{}}
+		jobs: map[string]domain.Job{}, cronJobs: map[string]domain.CronJob{}, cronJobDeleted: map[string]bool{}, nodeUIDs: map[string]string{}}
 }
 
 // eventBatch is how many pod records an event reader reads at once: a
@@ -418,9 +421,19 @@ func (r *eventReader) jobRecord(rec events.Record, ev domain.Event) ([]derivedEv
 		return nil, err
 	}
 	r.jobs[rec.Stream] = cur
+	switch ev.(type) {
+	case domain.JobDeletionRequested, domain.JobDeleted:
+		if rec.Metadata.Source == cronJobController.source {
+			r.cronJobDeleted[cur.UID] = true
+		}
+	}
 	ns, _ := streamKey(domain.JobAggregate, rec.Stream)
 	var out []derivedEvent
-	for _, we := range append(jobWorkloadEvents(prev, cur), cronJobJobEvents(cur, ev, rec.Metadata.Source)...) {
+	owned := cur
+	if cur.Deleted {
+		owned.Owners = prev.Owners // a Job gone keeps no owners; its deletion is still its CronJob's
+	}
+	for _, we := range append(jobWorkloadEvents(prev, cur), cronJobJobEvents(owned, ev, rec.Metadata.Source)...) {
 		out = append(out, we.derived(rec, len(out), ns))
 	}
 	return out, nil
