@@ -227,6 +227,7 @@ func (w *world) registerWhatIfEngineSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at maxUnavailable 0 finds that the eviction a client asked of a pod of "([^"]+)" would have been refused, and the pod stays$`, w.whatIfRefusesClientEviction)
 	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at maxUnavailable 0 until (\S+) finds that the eviction a client asked of a pod of "([^"]+)" would have been refused, then granted at the client's first ask after (\S+), asking every 5 seconds$`, w.whatIfGrantsClientEvictionLater)
 	sc.Step(`^the same what-if with a client that asks once finds the eviction refused, and the pod stays$`, w.whatIfClientAsksOnce)
+	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at maxUnavailable 0 and the evicted pod's node failing at (\S+) finds that the client, asking again, found the pod gone otherwise$`, w.whatIfClientFindsPodGone)
 	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at (minAvailable|maxUnavailable) (\d+) finds that the pods of "([^"]+)" herd evicted from "([^"]+)" (would have stayed|were evicted the same)$`, w.whatIfWithBudget)
 	sc.Step(`^the what-if since (\S+) without the "([^"]+)" reconciler finds that the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfWithoutReconciler)
 	sc.Step(`^the what-if since (\S+) with (.+) drained at (\S+) finds ReplicaSet "([^"]+)" would have been below its desired availability for longer$`, w.whatIfLongerBelow)
@@ -633,6 +634,49 @@ func (w *world) whatIfGrantsClientEvictionLater(ctx context.Context, since, budg
 		if d.Type == (domain.PodCreated{}).EventType() && d.Stream == "pod/default/"+owner+"-*" {
 			return fmt.Errorf("the what-if makes no pod in place of the one evicted late: missing %s", describeDecisions(rep.Missing))
 		}
+	}
+	return nil
+}
+
+// whatIfClientFindsPodGone: the client's eviction refused by the budget
+// at maxUnavailable 0, the pod's node fails in the what-if soon after;
+// the health rules evict the pod (it tolerates an unreachable node for
+// 10 seconds), and the client's next ask finds it gone otherwise: no ask
+// is granted, and the pod does not stay.
+func (w *world) whatIfClientFindsPodGone(ctx context.Context, since, budget, fails string) error {
+	if len(w.evicted) == 0 {
+		return errors.New("no pod was evicted in this scenario")
+	}
+	pod := w.evicted[len(w.evicted)-1]
+	recs, err := w.log.Query(ctx, events.Filter{StreamPrefix: domain.PodAggregate.Stream("default/" + pod), Types: []string{domain.PodScheduled{}.EventType()}})
+	if err != nil {
+		return err
+	}
+	var bound domain.PodScheduled
+	if len(recs) == 0 {
+		return fmt.Errorf("pod %s was never bound", pod)
+	}
+	if err := json.Unmarshal(recs[len(recs)-1].Payload, &bound); err != nil {
+		return err
+	}
+	at, err := w.at(fails)
+	if err != nil {
+		return err
+	}
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+		c.Budgets = append(c.Budgets, whatif.BudgetChange{Namespace: "default", Name: budget, MaxUnavailable: domain.Ints(0)})
+		c.Failed = append(c.Failed, whatif.NodeFailure{Node: bound.NodeName, At: at})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	e, err := refusedEviction(rep, budget, "cache")
+	if err != nil {
+		return err
+	}
+	if e.GrantedAt != nil || e.GoneAt == nil || e.Asks < 2 || !e.GoneAt.After(at) {
+		return fmt.Errorf("the refused eviction %+v: want a later ask to find the pod gone after %s's failure at %s, none granted", e, bound.NodeName, at)
 	}
 	return nil
 }

@@ -118,6 +118,14 @@ Feature: The what-if runs herd's own reconcilers on the past
     Then the what-if since 09:00:00 with PodDisruptionBudget "cache" at maxUnavailable 0 until 09:00:47 finds that the eviction a client asked of a pod of "cache" would have been refused, then granted at the client's first ask after 09:00:47, asking every 5 seconds
     And the same what-if with a client that asks once finds the eviction refused, and the pod stays
 
+  Scenario: A client asking again finds the pod gone otherwise, its node having failed
+    Given a PodDisruptionBudget "cache" lets at most 1 pod labelled app=cache be unavailable
+    When 30 seconds pass while "n1", "n2" and "n3" keep reporting
+    And a client evicts a pod of ReplicaSet "cache"
+    Then the eviction is accepted
+    When 2 minutes pass while "n1", "n2" and "n3" keep reporting
+    Then the what-if since 09:00:00 with PodDisruptionBudget "cache" at maxUnavailable 0 and the evicted pod's node failing at 09:00:31 finds that the client, asking again, found the pod gone otherwise
+
   Scenario: A drain that did not happen is what a StatefulSet's pod would have been evicted by, not its earlier rolling update
     Given StatefulSet "db" keeps 2 pods of "db:1"
     When StatefulSet "db" is given the image "db:2" from ordinal 0 up

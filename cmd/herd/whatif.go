@@ -159,6 +159,8 @@ func refusedThen(e whatif.RefusedEviction) string {
 	switch {
 	case e.GrantedAt != nil:
 		return fmt.Sprintf("; asked again, it would have been granted at %s, on ask %d", e.GrantedAt.UTC().Format(time.RFC3339), e.Asks)
+	case e.GoneAt != nil:
+		return fmt.Sprintf("; asked again, the pod had gone otherwise by %s (ask %d)", e.GoneAt.UTC().Format(time.RFC3339), e.Asks)
 	case e.Asks > 1:
 		return fmt.Sprintf(", and the %d asks after it too, to the window's end; the pod stays", e.Asks-1)
 	}

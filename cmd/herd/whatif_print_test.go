@@ -209,12 +209,14 @@ func TestWhatIfSaysWhichEvictionsABudgetRefused(t *testing.T) {
 	rep.RefusedEvictions = []whatif.RefusedEviction{
 		{Pod: "default/cache-*", At: at("2026-11-28T09:05:00Z"), Actor: "admin", Budget: "default/cache", Cause: "no", Asks: 31},
 		{Pod: "default/api-*", At: at("2026-11-28T09:07:00Z"), Actor: "admin", Budget: "default/api", Cause: "no", Asks: 4, GrantedAt: &granted},
+		{Pod: "default/db-*", At: at("2026-11-28T09:07:00Z"), Actor: "admin", Budget: "default/db", Cause: "no", Asks: 2, GoneAt: &granted},
 	}
 	cfg.EvictionRetry = 10 * time.Second
 	answerSays(t, rep, cfg,
 		"--scheduler-scoring-strategy MostAllocated --eviction-retry 10s:",
 		"would have been refused by PodDisruptionBudget default/cache (no), and the 30 asks after it too, to the window's end; the pod stays",
 		"would have been refused by PodDisruptionBudget default/api (no); asked again, it would have been granted at 2026-11-28T09:07:30Z, on ask 4",
+		"would have been refused by PodDisruptionBudget default/db (no); asked again, the pod had gone otherwise by 2026-11-28T09:07:30Z (ask 2)",
 	)
 	cfg.EvictionRetry = -1
 	answerSays(t, rep, cfg, "--eviction-retry 0s:")

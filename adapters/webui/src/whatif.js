@@ -227,6 +227,7 @@ const busyTries = 60;
 // window ends.
 function refusedThen(e) {
   if (e.grantedAt) return `; asked again, it would have been granted at ${stamp(e.grantedAt)}, on ask ${esc(e.asks)}`;
+  if (e.goneAt) return `; asked again, the pod had gone otherwise by ${stamp(e.goneAt)} (ask ${esc(e.asks)})`;
   if (e.asks > 1) return `, and the ${esc(e.asks - 1)} asks after it too, to the window's end; the pod stays`;
   return '; the pod stays';
 }

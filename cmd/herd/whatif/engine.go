@@ -406,6 +406,7 @@ type simulation struct {
 	writer  *projections.Writer
 	nodes   *projections.NodeView
 	budgets *projections.PodDisruptionBudgetView
+	pods    *projections.PodView
 	// terms are the reconcilers that count time from herd's start.
 	terms []reconcilers.TermStarter
 	// settler predicts each reconciler's resync ticks on the simulated
@@ -469,7 +470,7 @@ func (s *simulation) start(ctx context.Context, since time.Time) error {
 			}
 			return rt, adoptPods(context.WithoutCancel(ctx), rt, pods)
 		}),
-		fx.Populate(&s.log, &s.recs, &s.writer, &s.nodes, &s.budgets, &terms),
+		fx.Populate(&s.log, &s.recs, &s.writer, &s.nodes, &s.budgets, &s.pods, &terms),
 		fx.NopLogger,
 	))
 	if err := s.app.Err(); err != nil {

@@ -239,6 +239,18 @@ func (s *simulation) feed(ctx context.Context, in input) error {
 func (s *simulation) evict(ctx context.Context, in input) error {
 	key, _ := domain.PodAggregate.Key(in.stream)
 	ns, name, _ := strings.Cut(key, "/")
+	if in.refusal > 0 {
+		// Asked again of a pod already on its way out (another
+		// eviction, a deletion): it went otherwise.
+		p, err := s.pods.Get(ctx, ns, name)
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
+		if err == nil && p.Terminating() {
+			s.gone(in)
+			return nil
+		}
+	}
 	_, err := s.writer.Evictions().Execute(ctx, domain.Key{Namespace: ns, Name: name}, *in.eviction)
 	var refused *domain.EvictionRefusedError
 	switch {
@@ -260,10 +272,13 @@ func (s *simulation) evict(ctx context.Context, in input) error {
 		}
 		return nil
 	case errors.Is(err, domain.ErrNotFound):
+		// The pod is gone in the what-if by then: an input about a pod
+		// it never made, or, asked again, a pod that went otherwise.
 		if in.refusal == 0 {
-			// The pod is gone in the what-if by then.
 			s.orphans++
+			return nil
 		}
+		s.gone(in)
 		return nil
 	case err != nil:
 		return fmt.Errorf("what-if: the eviction of pod %s at %s: %w", key, s.clock.Now().UTC().Format(time.RFC3339), err)
@@ -275,6 +290,15 @@ func (s *simulation) evict(ctx context.Context, in input) error {
 		r.GrantedAt = &at
 	}
 	return nil
+}
+
+// gone records that a client's ask again, in, found the pod gone
+// otherwise: it asks no more.
+func (s *simulation) gone(in input) {
+	r := &s.refused[in.refusal-1]
+	r.Asks++
+	at := s.clock.Now()
+	r.GoneAt = &at
 }
 
 // heartbeat decides a node's report again when the what-if's node is not

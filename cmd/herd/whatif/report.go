@@ -87,8 +87,9 @@ type Decision struct {
 // budget refused: the pod (a workload's as "name-*"), when and by whom it
 // was asked, the budget and its words; how many times the client asked
 // in all (it asks again every Config.EvictionRetry) and, when one of
-// those asks was granted, when (nil: the pod stayed to the window's
-// end).
+// those asks was granted, when; or, when the pod had gone otherwise by
+// an ask (another eviction, a deletion), when that ask found it gone.
+// Neither: the pod stayed to the window's end.
 type RefusedEviction struct {
 	Pod       string     `json:"pod"`
 	At        time.Time  `json:"at"`
@@ -97,6 +98,7 @@ type RefusedEviction struct {
 	Cause     string     `json:"cause"`
 	Asks      int        `json:"asks"`
 	GrantedAt *time.Time `json:"grantedAt,omitempty"`
+	GoneAt    *time.Time `json:"goneAt,omitempty"`
 }
 
 // Cause is one link of a chain of causes.
