@@ -241,7 +241,8 @@ func TestWebViewCountsTheTimesItDoesNotList(t *testing.T) {
 			Nodes: []whatif.NodeDifference{{Node: "web-01", WhatIf: every}},
 			Pods:  []whatif.PodDifference{{Pod: "default/api-*", WhatIf: evicted[:8]}},
 			RefusedEvictions: []whatif.RefusedEviction{{Pod: "default/api-*", At: every[2], Actor: "admin", Budget: "default/api",
-				Cause: "Cannot evict pod as it would violate the pod's disruption budget.", Asks: 4, GrantedAt: &every[3]}},
+				Cause: "Cannot evict pod as it would violate the pod's disruption budget.", Asks: 4, GrantedAt: &every[3]},
+				{Pod: "default/db-*", At: every[2], Actor: "admin", Budget: "default/db", Cause: "no", Asks: 2, GoneAt: &every[3]}},
 		},
 	})
 	if err != nil {
@@ -275,6 +276,10 @@ func TestWebViewCountsTheTimesItDoesNotList(t *testing.T) {
 	if !strings.Contains(refused, "The eviction of pod default/api-* admin asked for at") || !strings.Contains(refused, "would have been refused by PodDisruptionBudget default/api") ||
 		!strings.Contains(refused, "asked again, it would have been granted at") || !strings.Contains(refused, "on ask 4") {
 		t.Errorf("the summary says of the refused eviction %q: want the pod, who asked, the budget, and the later ask granted", refused)
+	}
+	gone := read(t, tab, "the eviction whose pod went otherwise", evaluate[string](`document.querySelectorAll('#whatif-summary .whatif-refused')[1]?.textContent || ''`))
+	if !strings.Contains(gone, "asked again, the pod had gone otherwise by") || !strings.Contains(gone, "(ask 2)") {
+		t.Errorf("the summary says of the second refused eviction %q: want its pod gone otherwise by the second ask", gone)
 	}
 	if listed := read(t, tab, "the evictions listed", evaluate[int](`document.querySelectorAll('.whatif-section a.whatif-node-link').length`)); listed != 1+5+1 {
 		t.Errorf("the answer links %d nodes: want web-01, the five evictions' nodes listed and the last's", listed)
