@@ -35,7 +35,7 @@ func (w *world) registerWhatIfAPISteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the answer says pod "([^"]+)" would have been evicted by the drain, its causes starting from the drain's eviction$`, w.whatIfAnswerPodDrained)
 	sc.Step(`^an operator asking herd's API what if PodDisruptionBudget "([^"]+)" had been maxUnavailable (\d+) since (\S+) is told the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfAPIBudgetHolds)
-	sc.Step(`^an operator asking herd's API what if PodDisruptionBudget "([^"]+)" had been maxUnavailable (\d+) since (\S+) is refused, naming "([^"]+)"$`, w.whatIfAPIBudgetRefused)
+	sc.Step(`^an operator asking herd's API what if PodDisruptionBudget "([^"]+)" had been maxUnavailable (\d+) since (\S+) is refused, naming "([^"]+)"(?: and saying "([^"]+)")?$`, w.whatIfAPIBudgetRefused)
 	sc.Step(`^an operator asking herd's API a what-if since (\S+) with an? (node-monitor-grace-period|unhealthy-fleet-threshold) of (\S+) is refused, naming "([^"]+)"$`, w.whatIfAPIRefused)
 	sc.Step(`^an operator asking herd's API what if the unhealthy-fleet-threshold had been (\S+) since (\S+) is told the pods of "([^"]+)" herd left on "([^"]+)" would have been evicted$`, w.whatIfAPIThresholdEvicts)
 }
@@ -207,13 +207,13 @@ func (w *world) whatIfAPIBudgetHolds(ctx context.Context, budget string, n int, 
 	return nil
 }
 
-func (w *world) whatIfAPIBudgetRefused(ctx context.Context, budget string, n int, since, field string) error {
+func (w *world) whatIfAPIBudgetRefused(ctx context.Context, budget string, n int, since, field, words string) error {
 	code, body, err := w.askWhatIfBudget(ctx, budget, n, since)
 	if err != nil {
 		return err
 	}
-	if code != http.StatusBadRequest || !strings.Contains(string(body), `"field":"`+field+`"`) {
-		return fmt.Errorf("herd's API answers %d %s: want 400 naming %s", code, body, field)
+	if code != http.StatusBadRequest || !strings.Contains(string(body), `"field":"`+field+`"`) || !strings.Contains(string(body), words) {
+		return fmt.Errorf("herd's API answers %d %s: want 400 naming %s, saying %q", code, body, field, words)
 	}
 	return nil
 }

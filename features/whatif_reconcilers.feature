@@ -99,6 +99,7 @@ Feature: The what-if runs herd's own reconcilers on the past
     And the what-if since 09:00:00 with PodDisruptionBudget "cache" at minAvailable 2 finds that the pods of "cache" herd evicted from "n1" were evicted the same
     And an operator asking herd's API what if PodDisruptionBudget "cache" had been maxUnavailable 0 since 09:00:00 is told the pods of "cache" herd evicted from "n1" would have stayed
     And an operator asking herd's API what if PodDisruptionBudget "nope" had been maxUnavailable 0 since 09:00:00 is refused, naming "spec.budgets[0]"
+    And an operator asking herd's API what if PodDisruptionBudget "cache" had been maxUnavailable 0 since 08:59:59 is refused, naming "spec.budgets[0]" and saying "it was created at 2026-03-01T09:00:00Z: change it then or later"
 
   Scenario: A stricter budget would have refused an eviction a client asked for
     Given a PodDisruptionBudget "cache" lets at most 1 pod labelled app=cache be unavailable

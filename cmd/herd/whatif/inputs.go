@@ -148,7 +148,11 @@ func (s *simulation) plan(window []events.Record) []input {
 func (s *simulation) changeBudget(ctx context.Context, b BudgetChange) error {
 	cur, err := s.budgets.Get(ctx, b.Namespace, b.Name)
 	if errors.Is(err, domain.ErrNotFound) {
-		return fmt.Errorf("what-if: budget %s/%s: no such PodDisruptionBudget at %s", b.Namespace, b.Name, b.At.UTC().Format(time.RFC3339))
+		err := fmt.Errorf("what-if: budget %s/%s: no such PodDisruptionBudget at %s", b.Namespace, b.Name, b.At.UTC().Format(time.RFC3339))
+		if at, ok := s.createdLater(domain.PodDisruptionBudgetStream(b.Namespace, b.Name), b.At); ok {
+			err = fmt.Errorf("%w; it was created at %s: change it then or later", err, at.UTC().Format(time.RFC3339Nano))
+		}
+		return err
 	}
 	if err != nil {
 		return err
@@ -159,6 +163,17 @@ func (s *simulation) changeBudget(ctx context.Context, b BudgetChange) error {
 		return fmt.Errorf("what-if: budget %s at %s: %w", b, b.At.UTC().Format(time.RFC3339), err)
 	}
 	return nil
+}
+
+// createdLater is when the window's log first speaks of stream after t:
+// an object asked about before it existed.
+func (s *simulation) createdLater(stream string, t time.Time) (time.Time, bool) {
+	for _, r := range s.window {
+		if r.Stream == stream && r.RecordedAt.After(t) {
+			return r.RecordedAt, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // silenced says whether rec came from a node that has failed in the
