@@ -239,13 +239,21 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	if rep.Downtimes, err = downtimes(ctx, source, ss, from, rep.Until); err != nil {
 		return Report{}, err
 	}
+	end := ""
 	if cfg.Until.IsZero() {
-		// A window open to now: the log was silent from its newest
-		// event to now, so an input the question adds after that event
-		// extends the window to it.
-		rep.Until = maxTime(rep.Until, cfg.lastInput())
+		// A window open to now ends at the log's newest event. An input
+		// the question adds a little after it extends the window to it:
+		// while herd runs, its log is never silent for a grace period
+		// (nodes report, or herd marks those that do not), so a
+		// silence that short is the fleet's as herd saw it. One longer
+		// is herd down, or a time ahead of its log: the what-if cannot
+		// know the fleet then, and refuses an input in it.
+		newest := rep.Until
+		rep.Until = maxTime(rep.Until, minTime(cfg.lastInput(), newest.Add(cfg.Serve.Health.GracePeriod)))
+		end = fmt.Sprintf(" (the log's newest event, %s, and a grace period: herd recorded nothing after it; it was down, or the time is ahead of its log)",
+			newest.UTC().Format(time.RFC3339))
 	}
-	if err := cfg.checkInputs(rep.Until); err != nil {
+	if err := cfg.checkInputs(rep.Until, end); err != nil {
 		return Report{}, err
 	}
 	cfg.Budgets = slices.Clone(cfg.Budgets) // defaulted: the caller's stay as asked
@@ -311,12 +319,13 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 // the window (a node may have failed before it: it is silent throughout).
 // An input after the window's end would change nothing in it; a drain or
 // a budget's change before its start would be made at the start instead.
-func (c Config) checkInputs(until time.Time) error {
+// why, when set, says how the end was found.
+func (c Config) checkInputs(until time.Time, why string) error {
 	stamp := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 	within := func(what string, at time.Time, beforeOK bool) error {
 		switch {
 		case at.After(until):
-			return fmt.Errorf("%s at %s, after the window's end %s: nothing in the window would follow it", what, stamp(at), stamp(until))
+			return fmt.Errorf("%s at %s, after the window's end %s%s: nothing in the window would follow it", what, stamp(at), stamp(until), why)
 		case !beforeOK && at.Before(c.Since):
 			return fmt.Errorf("%s at %s, before the window's start %s", what, stamp(at), stamp(c.Since))
 		}

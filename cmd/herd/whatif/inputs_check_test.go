@@ -2,11 +2,15 @@ package whatif
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"herd/cmd/herd/app"
 	"herd/domain"
+	"herd/events"
+	"herd/projections/command"
 )
 
 // TestTheInputsAWhatIfAddsFallWithinItsWindow: a drain or a budget's
@@ -39,7 +43,7 @@ func TestTheInputsAWhatIfAddsFallWithinItsWindow(t *testing.T) {
 		{"a budget without a setting", Config{Budgets: []BudgetChange{{Namespace: "shop", Name: "cart", At: in}}}, "budgets", 0, "give minAvailable or maxUnavailable"},
 	} {
 		tc.cfg.Since = since
-		err := tc.cfg.checkInputs(until)
+		err := tc.cfg.checkInputs(until, "")
 		var input *InputError
 		switch {
 		case tc.field == "" && err != nil:
@@ -47,5 +51,45 @@ func TestTheInputsAWhatIfAddsFallWithinItsWindow(t *testing.T) {
 		case tc.field != "" && (!errors.As(err, &input) || input.Field != tc.field || input.Index != tc.index || !strings.Contains(err.Error(), tc.words)):
 			t.Errorf("%s: %v, want %s[%d] refused, saying %q", tc.name, err, tc.field, tc.index, tc.words)
 		}
+	}
+}
+
+// TestAnOpenWindowReachesAnInputAGracePeriodPastTheLog: with no end
+// given, a drain asked after the log's newest event is refused when it
+// falls more than a grace period after it (herd, running, would have
+// written something by then: it was down), naming that event; one
+// within a grace period extends the window to it.
+func TestAnOpenWindowReachesAnInputAGracePeriodPastTheLog(t *testing.T) {
+	ctx := t.Context()
+	start := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	store, err := events.Open(ctx, events.Config{Path: filepath.Join(t.TempDir(), "source.db")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := store.Log()
+	t.Cleanup(func() { _ = log.Close() })
+	enc, err := command.EncodeEvents([]domain.Event{domain.NodeRegistered{Registration: domain.Registration{Name: "n1", Kind: domain.KindKubelet}, At: start}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := log.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Append(ctx, domain.NodeStream("n1"), 0, events.Metadata{Actor: "system:node:n1"}, start, enc...); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	serve := app.DefaultConfig()
+	_, err = Run(ctx, log, Config{Since: start.Add(-time.Second), Serve: serve, Drains: []Drain{{"n1", start.Add(serve.Health.GracePeriod + time.Second)}}})
+	var input *InputError
+	if !errors.As(err, &input) || input.Field != "drains" || !strings.Contains(err.Error(), "the log's newest event, 2026-03-01T09:00:00Z, and a grace period") {
+		t.Errorf("a drain a grace period and a second after the log's newest event: %v, want it refused naming that event", err)
+	}
+	rep, err := Run(ctx, log, Config{Since: start.Add(-time.Second), Serve: serve, Drains: []Drain{{"n1", start.Add(10 * time.Second)}}})
+	if err != nil || !rep.Until.Equal(start.Add(10*time.Second)) {
+		t.Errorf("a drain 10 s after the log's newest event: window to %s, %v; want it extended to the drain", rep.Until, err)
 	}
 }
