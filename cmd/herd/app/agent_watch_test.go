@@ -51,6 +51,8 @@ func TestAPodReachesTheAgentWithoutWaitingForAPoll(t *testing.T) {
 // them. The app's reconcilers may still be writing events stamped before
 // the clock's step when the follower lists, so its next watch may be
 // expired too and list once more: a second list is right, not a failure.
+// (CI failed here once, 30 s without the pod queued; either this or a
+// wait on the fake clock, below, explains it.)
 func TestTheAgentListsAgainAfter410(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	cfg := DefaultConfig()
@@ -72,7 +74,11 @@ func TestTheAgentListsAgainAfter410(t *testing.T) {
 		queued []string
 	)
 	var relists atomic.Int32
-	f := &podFollower{src: c, node: "zone-01", clock: clk, timeout: time.Minute, log: zap.NewNop(), rv: "1",
+	// The follower's own waits (a watch that broke for another reason,
+	// as a loaded machine can have it answered) run on the real clock:
+	// the fake one stands still after the step, and a wait on it would
+	// never end.
+	f := &podFollower{src: c, node: "zone-01", clock: clock.RealClock{}, timeout: time.Minute, log: zap.NewNop(), rv: "1",
 		enqueue:  func(k reconcilers.Key) { mu.Lock(); queued = append(queued, k.String()); mu.Unlock() },
 		relisted: func() { relists.Add(1) }}
 	ctx, cancel := context.WithCancel(t.Context())
