@@ -81,6 +81,20 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 		}
 	}
 	screenshot(t, tab, "whatif-refused")
+	// A change herd refuses (a drain in the future): its row says why.
+	browse(t, tab, "ask with a drain an hour from now",
+		clickRedrawn("#whatif-add-drain"),
+		chromedp.WaitVisible(`#whatif-changes li[data-kind="drain"] .whatif-node`),
+		chromedp.SendKeys(`#whatif-changes li[data-kind="drain"] .whatif-node`, "demo-linux-00"),
+		script(`document.querySelector('#whatif-changes li[data-kind="drain"] .whatif-at').value =
+			(() => { const d = new Date(Date.now() + 3600e3); return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 19); })()`),
+		clickRedrawn("#whatif-run"),
+		waitFor(`document.querySelector('#whatif-changes li[data-kind="drain"]')?.getAttribute('aria-invalid') === 'true'`))
+	if row := read(t, tab, "the drain's row", evaluate[string](`document.querySelector('#whatif-changes li[data-kind="drain"] .whatif-row-error')?.textContent || ''`)); !strings.Contains(row, "in the future") {
+		t.Errorf("the refused drain's row says %q: want herd's reason, a time in the future", row)
+	}
+	browse(t, tab, "take the drain out", clickRedrawn(`#whatif-changes li[data-kind="drain"] .whatif-remove`),
+		waitFor(`!document.querySelector('#whatif-changes li')`))
 	browse(t, tab, "set the pod GC timeout to 2m", script(`document.getElementById('whatif-setting-podGCTimeout').value = '2m'`))
 
 	sinceISO := since.UTC().Format(time.RFC3339)

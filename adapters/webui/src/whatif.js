@@ -232,9 +232,22 @@ function refusedThen(e) {
   return '; the pod stays';
 }
 
-// refused marks each setting herd refused, with what it said of it.
+// rowKinds are the rows of the question's changes by the field herd
+// names them under.
+const rowKinds = { nodeFailures: 'fail', drains: 'drain', budgets: 'budget' };
+
+// refused marks each setting and each change herd refused, with what it
+// said of it.
 function refused(app, e) {
   for (const c of e.causes || []) {
+    const row = /^spec\.(nodeFailures|drains|budgets)\[(\d+)\]/.exec(c.field || '');
+    const li = row && app.querySelectorAll(`#whatif-changes li[data-kind="${rowKinds[row[1]]}"]`)[Number(row[2])];
+    if (li) {
+      li.setAttribute('aria-invalid', 'true');
+      li.querySelector('.whatif-row-error')?.remove();
+      li.insertAdjacentHTML('beforeend', `<span class="whatif-row-error error">${esc(c.message)}</span>`);
+      continue;
+    }
     const name = (c.field || '').replace(/^spec\.settings\./, '');
     const input = name !== c.field && app.querySelector(`#whatif-settings input[data-setting="${CSS.escape(name)}"]`);
     if (!input) continue;
