@@ -222,6 +222,16 @@ func TestCronJobEventsAsKubernetesWritesThem(t *testing.T) {
 	if _, err := api.writer.CronJobCommands().Execute(ctx, key, domain.RecordCronJobStatus{Status: domain.CronJobStatus{}}); err != nil {
 		t.Fatal(err)
 	}
+	// A run an operator made from the CronJob (kubectl create job
+	// --from): the CronJob takes it among its active runs, unexpected.
+	byHand := job
+	byHand.Meta.Name, byHand.Meta.UID = "by-hand", "uid-h"
+	if _, err := api.writer.JobCommands().Execute(operator, domain.Key{Namespace: "default", Name: "by-hand"}, byHand); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.writer.CronJobCommands().Execute(ctx, key, domain.RecordCronJobStatus{Status: domain.CronJobStatus{Active: []domain.CronJobActiveJob{{Name: "by-hand", UID: "uid-h"}}}}); err != nil {
+		t.Fatal(err)
+	}
 	var l corev1.EventList
 	a := mustSend(t, nil, base, http.StatusOK, req{method: "GET",
 		path: "/api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DCronJob,involvedObject.name%3Dtick,involvedObject.uid%3D" + string(cj.UID)})
@@ -237,7 +247,8 @@ func TestCronJobEventsAsKubernetesWritesThem(t *testing.T) {
 		"Normal SuccessfulCreate Created job tick-29932090 cronjob-controller",
 		"Normal SuccessfulCreate Created job tick-29932095 cronjob-controller",
 		"Normal SuccessfulDelete Deleted job tick-29932095 cronjob-controller",
-		"Normal MissingJob Active job went missing: tick-29932090 cronjob-controller"}
+		"Normal MissingJob Active job went missing: tick-29932090 cronjob-controller",
+		"Warning UnexpectedJob Saw a job that the controller did not create or forgot: by-hand cronjob-controller"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("events %q, want %q", got, want)
 	}

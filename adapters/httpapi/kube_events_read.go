@@ -167,17 +167,18 @@ type eventReader struct {
 	rss   map[string]domain.ReplicaSet
 	jobs  map[string]domain.Job
 	// cronJobs are the CronJobs seen, for the UIDs of their Events;
-	// cronJobDeleted the uids of the Jobs the CronJob reconciler
-	// deleted itself (none of them went missing).
-	cronJobs       map[string]domain.CronJob
-	cronJobDeleted map[string]bool
+	// cronJobCreated and cronJobDeleted the uids of the Jobs the CronJob
+	// reconciler created (none of them unexpected) and deleted itself
+	// (none of them went missing).
+	cronJobs                       map[string]domain.CronJob
+	cronJobCreated, cronJobDeleted map[string]bool
 	// nodeUIDs caches the uids of nodes' events.
 	nodeUIDs map[string]string
 }
 
 func (s *Server) newEventReader(scope eventScope) *eventReader {
 	return &eventReader{s: s, scope: scope, pods: map[string]domain.Pod{}, rss: map[string]domain.ReplicaSet{},
-		jobs: map[string]domain.Job{}, cronJobs: map[string]domain.CronJob{}, cronJobDeleted: map[string]bool{}, nodeUIDs: map[string]string{}}
+		jobs: map[string]domain.Job{}, cronJobs: map[string]domain.CronJob{}, cronJobCreated: map[string]bool{}, cronJobDeleted: map[string]bool{}, nodeUIDs: map[string]string{}}
 }
 
 // eventBatch is how many pod records an event reader reads at once: a
@@ -421,9 +422,11 @@ func (r *eventReader) jobRecord(rec events.Record, ev domain.Event) ([]derivedEv
 		return nil, err
 	}
 	r.jobs[rec.Stream] = cur
-	switch ev.(type) {
-	case domain.JobDeletionRequested, domain.JobDeleted:
-		if rec.Metadata.Source == cronJobController.source {
+	if rec.Metadata.Source == cronJobController.source {
+		switch ev.(type) {
+		case domain.JobCreated:
+			r.cronJobCreated[cur.UID] = true
+		case domain.JobDeletionRequested, domain.JobDeleted:
 			r.cronJobDeleted[cur.UID] = true
 		}
 	}
