@@ -44,6 +44,10 @@ const (
 	// whatIfRetryAfter is the Retry-After of a what-if refused while
 	// another runs, in seconds.
 	whatIfRetryAfter = 10
+	// whatIfClockSkew is how far ahead of herd's clock a time in a
+	// question may be and still be taken: the web view sends its
+	// browser's "now", whose clock may run a little ahead of herd's.
+	whatIfClockSkew = 5 * time.Second
 	// maxWhatIfLimit is the most decisions of each kind (only herd's,
 	// only the what-if's) an answer lists (?limit=): each comes with
 	// its chain of causes; the counts are always whole.
@@ -443,7 +447,7 @@ func whatIfBudgetValue(v *intstr.IntOrString, path *field.Path) (*domain.IntOrPe
 // duration ago, as the CLI's flags.
 func whatIfTime(s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		if t.After(now) {
+		if t.After(now.Add(whatIfClockSkew)) {
 			return time.Time{}, fmt.Errorf("%s is in the future (herd's clock reads %s): a what-if asks of the past", t.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 		}
 		return t, nil

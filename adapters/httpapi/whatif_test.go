@@ -207,6 +207,19 @@ func TestWhatIfEvictionRetryReachesTheRunner(t *testing.T) {
 	}
 }
 
+// TestWhatIfTakesATimeABrowsersClockPutsAhead: a time a second or two
+// ahead of herd's clock (a browser's "now", its clock a little ahead) is
+// taken as it is; one further ahead is refused (TestWhatIfBadInputChangesNothing).
+func TestWhatIfTakesATimeABrowsersClockPutsAhead(t *testing.T) {
+	f := &fakeWhatIfs{}
+	base := newWhatIfAPI(t, f)
+	ahead := t0.Add(2 * time.Second).Format(time.RFC3339)
+	mustSend(t, nil, base, 200, req{method: "POST", path: "/apis/herd.dev/v1/whatifs", token: "admin-token", body: `{"spec":{"since":"1h","drains":[{"node":"pico-01","at":"` + ahead + `"}]}}`})
+	if len(f.asked) != 1 || len(f.asked[0].Drains) != 1 || !f.asked[0].Drains[0].At.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("the runner was asked %+v: want the drain 2 s ahead of herd's clock, as given", f.asked)
+	}
+}
+
 // TestWhatIfStopsWhenItsAskerGoes: a client that goes away (the web
 // view's page left) cancels its what-if's context, so the run stops and
 // the next question runs at once instead of waiting its turn.
