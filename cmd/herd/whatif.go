@@ -100,14 +100,10 @@ func (o whatIfOptions) config(now time.Time) (whatif.Config, error) {
 	if cfg.Step < 0 {
 		return whatif.Config{}, fmt.Errorf("--step %s: want a positive duration", cfg.Step)
 	}
-	switch {
-	case o.evictionRetry < 0:
+	if o.evictionRetry < 0 {
 		return whatif.Config{}, fmt.Errorf("--eviction-retry %s: want a positive duration, or 0 for a client that asks once", o.evictionRetry)
-	case o.evictionRetry == 0:
-		cfg.EvictionRetry = -1
-	default:
-		cfg.EvictionRetry = o.evictionRetry
 	}
+	cfg.EvictionRetry = whatif.AskedEvictionRetry(o.evictionRetry)
 	var errs []error
 	if err := o.serve.Health.Validate(); err != nil {
 		errs = append(errs, err)

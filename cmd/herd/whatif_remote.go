@@ -156,10 +156,7 @@ func answeredConfig(s httpapi.WhatIfSpec) (whatif.Config, error) {
 		}
 	}
 	if r := s.EvictionRetry; r != nil {
-		cfg.EvictionRetry = r.Duration
-		if r.Duration == 0 {
-			cfg.EvictionRetry = -1 // 0s: a client that asks once
-		}
+		cfg.EvictionRetry = whatif.AskedEvictionRetry(r.Duration)
 	}
 	h := &cfg.Serve.Health
 	set(s.Settings.NodeMonitorGracePeriod, &h.GracePeriod)

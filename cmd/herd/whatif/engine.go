@@ -85,6 +85,16 @@ type Config struct {
 // and asks again, until its --timeout, by default never).
 const DefaultEvictionRetry = 5 * time.Second
 
+// AskedEvictionRetry is Config.EvictionRetry for an interval as an
+// operator gives it (--eviction-retry, spec.evictionRetry): 0 is a
+// client that asks once.
+func AskedEvictionRetry(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
 // evictionRetry is c's EvictionRetry: its default for zero, and zero for
 // a client that asks once.
 func (c Config) evictionRetry() time.Duration {
@@ -277,7 +287,7 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	if _, err := seed(ctx, source, from, cfg.Since, path); err != nil {
 		return Report{}, err
 	}
-	s := &simulation{cfg: cfg, dir: dir, clock: newSimClock(cfg.Since), downtimes: rep.Downtimes, until: rep.Until}
+	s := &simulation{cfg: cfg, dir: dir, clock: newSimClock(cfg.Since), downtimes: rep.Downtimes}
 	s.window = window
 	inputs := s.plan(window)
 	for _, in := range inputs {
@@ -547,6 +557,7 @@ func (s *simulation) stop(ctx context.Context) error {
 // run feeds the inputs at their times, stepping the clock, from the
 // window's start to until.
 func (s *simulation) run(ctx context.Context, inputs []input, since, until time.Time) (err error) {
+	s.until = until
 	store, err := events.Open(ctx, events.Config{Path: filepath.Join(s.dir, events.DatabaseFileName), Scratch: true}, nil)
 	if err != nil {
 		return err

@@ -262,7 +262,7 @@ func (s *simulation) evict(ctx context.Context, in input) error {
 			return err
 		}
 		if err == nil && p.Terminating() {
-			s.gone(in)
+			s.askedAgain(in, false)
 			return nil
 		}
 	}
@@ -293,27 +293,28 @@ func (s *simulation) evict(ctx context.Context, in input) error {
 			s.orphans++
 			return nil
 		}
-		s.gone(in)
+		s.askedAgain(in, false)
 		return nil
 	case err != nil:
 		return fmt.Errorf("what-if: the eviction of pod %s at %s: %w", key, s.clock.Now().UTC().Format(time.RFC3339), err)
 	}
 	if in.refusal > 0 {
-		r := &s.refused[in.refusal-1]
-		r.Asks++
-		at := s.clock.Now()
-		r.GrantedAt = &at
+		s.askedAgain(in, true)
 	}
 	return nil
 }
 
-// gone records that a client's ask again, in, found the pod gone
-// otherwise: it asks no more.
-func (s *simulation) gone(in input) {
+// askedAgain records the last of a client's asks again, in: granted, or
+// finding the pod gone otherwise; the client asks no more.
+func (s *simulation) askedAgain(in input, granted bool) {
 	r := &s.refused[in.refusal-1]
 	r.Asks++
 	at := s.clock.Now()
-	r.GoneAt = &at
+	if granted {
+		r.GrantedAt = &at
+	} else {
+		r.GoneAt = &at
+	}
 }
 
 // heartbeat decides a node's report again when the what-if's node is not
