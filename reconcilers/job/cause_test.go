@@ -3,6 +3,7 @@ package job
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,8 +33,13 @@ func newCauseHarness(t *testing.T, spec domain.JobSpec) *causeHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Two workers may name pods at once: the count is theirs together.
+	var mu sync.Mutex
 	n := 0
-	r.IDs = Identities{Suffix: func() string { n++; return fmt.Sprint(n) }, UID: func() string { return fmt.Sprintf("uid-pod-%d", n) }}
+	r.IDs = Identities{
+		Suffix: func() string { mu.Lock(); defer mu.Unlock(); n++; return fmt.Sprint(n) },
+		UID:    func() string { mu.Lock(); defer mu.Unlock(); return fmt.Sprintf("uid-pod-%d", n) },
+	}
 	if _, err := env.Writer.JobCommands().Execute(t.Context(), domain.Key{Namespace: "default", Name: "pi"},
 		domain.CreateJob{Meta: domain.ObjectMeta{Namespace: "default", Name: "pi", UID: "uid-pi"}, Spec: spec}); err != nil {
 		t.Fatal(err)
