@@ -26,6 +26,7 @@ func TestKubectlShowsASilentNode(t *testing.T) {
 	}})
 	registerAgent(t, srv.URL, "web-01")
 	registerAgent(t, srv.URL, "web-02")
+	web02Registered := time.Now()
 	heartbeat(t, srv.URL, "web-01", healthyMetrics())
 
 	// web-02 keeps reporting, so that one silent node out of two is an
@@ -103,7 +104,11 @@ func TestKubectlShowsASilentNode(t *testing.T) {
 		t.Errorf("herd replay --what-if with an hour's grace period:\n%s", out)
 	}
 	// herd what-if, the same under its own name, with web-02 failing 3 s
-	// before the window's end: it would have gone NotReady too.
+	// before the window's end: it would have gone NotReady too. The
+	// failure must fall after web-02 registered (a node that fails before
+	// it exists never joins), so at least 4 s must have passed since then;
+	// on a fast machine the steps above take less.
+	time.Sleep(time.Until(web02Registered.Add(4 * time.Second)))
 	if out := mustHerd(t, "what-if", "--since", "2m", "--data-dir", srv.DataDir, "--node-fails", "web-02@3s",
 		"--node-monitor-period", "100ms", "--node-monitor-grace-period", "1s", "--node-startup-grace-period", "1s").Stdout; !strings.Contains(out, "node web-02: did not go NotReady; would have at ") ||
 		!strings.Contains(out, "in the what-if node web-02 fails at ") {
