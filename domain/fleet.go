@@ -95,8 +95,26 @@ func (c AssessFleet) IsDisrupted() bool {
 	return c.Unreachable == c.Total || (c.Total >= 3 && float64(c.Unreachable)/float64(c.Total) >= c.threshold())
 }
 
-// Note says, for condition messages, what herd suspects and why.
-func (c AssessFleet) Note() string {
+// DisruptedRate is how many nodes a second get a new NoExecute taint
+// while the fleet is disrupted, as Kubernetes' node lifecycle controller
+// paces a zone in partial disruption: the secondary rate in a fleet of
+// more than largeFleet nodes of which some are still reachable, and none
+// (0: the taints are withheld) in a smaller fleet or when every node is
+// unreachable.
+func (c AssessFleet) DisruptedRate(largeFleet int, secondary float64) float64 {
+	if c.Unreachable == c.Total || c.Total <= largeFleet {
+		return 0
+	}
+	return secondary
+}
+
+// Note says, for condition messages, what herd suspects and what it does
+// about it: withholds NoExecute taints, or, at a disrupted rate above 0,
+// slows them.
+func (c AssessFleet) Note(rate float64) string {
+	if rate > 0 {
+		return fmt.Sprintf("%d of %d nodes are unreachable together: herd suspects it is cut off itself and slows NoExecute taints to %v nodes a second.", c.Unreachable, c.Total, rate)
+	}
 	return fmt.Sprintf("%d of %d nodes are unreachable together: herd suspects it is cut off itself and withholds NoExecute taints.", c.Unreachable, c.Total)
 }
 

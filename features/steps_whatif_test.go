@@ -230,6 +230,11 @@ func (w *world) registerWhatIfEngineSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at maxUnavailable 0 and the evicted pod's node failing at (\S+) finds that the client, asking again, found the pod gone otherwise$`, w.whatIfClientFindsPodGone)
 	sc.Step(`^the what-if since (\S+) with PodDisruptionBudget "([^"]+)" at (minAvailable|maxUnavailable) (\d+) finds that the pods of "([^"]+)" herd evicted from "([^"]+)" (would have stayed|were evicted the same)$`, w.whatIfWithBudget)
 	sc.Step(`^the what-if since (\S+) without the "([^"]+)" reconciler finds that the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfWithoutReconciler)
+	sc.Step(`^the what-if since (\S+) with a large-fleet-size-threshold of (\d+) finds that the pods of "([^"]+)" herd evicted from "([^"]+)" would have stayed$`, w.whatIfWithLargeFleetThreshold)
+	sc.Step(`^herd counts a fleet of more than (\d+) nodes as large$`, func(ctx context.Context, size int) error {
+		w.cfg.Health.LargeFleetThreshold = size
+		return w.restart(ctx)
+	})
 	sc.Step(`^the what-if since (\S+) with (.+) drained at (\S+) finds ReplicaSet "([^"]+)" would have been below its desired availability for longer$`, w.whatIfLongerBelow)
 	sc.Step(`^the what-if since (\S+) with (.+) failing at (\S+) marks them NotReady too, and herd would have counted the fleet disrupted$`, w.whatIfNodesFail)
 	sc.Step(`^the what-if since (\S+) with "([^"]+)" drained at (\S+) evicts the pods of "([^"]+)" from it, and the scheduler places them anew elsewhere$`, w.whatIfDrained)
@@ -705,8 +710,25 @@ func (w *world) whatIfClientAsksOnce(ctx context.Context) error {
 }
 
 func (w *world) whatIfWithoutReconciler(ctx context.Context, since, reconciler, owner, node string) error {
-	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+	return w.whatIfKeepsPods(ctx, since, owner, node, func(c *whatif.Config) {
 		c.Serve.Reconcilers.Enabled = []string{"*", "-" + reconciler}
+	})
+}
+
+// whatIfWithLargeFleetThreshold asks the what-if with another size above
+// which a fleet counts as large: the pods of owner herd evicted from node
+// stay.
+func (w *world) whatIfWithLargeFleetThreshold(ctx context.Context, since string, size int, owner, node string) error {
+	return w.whatIfKeepsPods(ctx, since, owner, node, func(c *whatif.Config) {
+		c.Serve.Health.LargeFleetThreshold = size
+	})
+}
+
+// whatIfKeepsPods asks the what-if with change: the pods of owner herd
+// evicted from node stay there.
+func (w *world) whatIfKeepsPods(ctx context.Context, since, owner, node string, change func(*whatif.Config)) error {
+	rep, err := w.whatIfWith(ctx, since, func(c *whatif.Config) error {
+		change(c)
 		return nil
 	})
 	if err != nil {

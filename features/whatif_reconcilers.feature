@@ -85,6 +85,30 @@ Feature: The what-if runs herd's own reconcilers on the past
     And the what-if since 09:00:00 with herd's own settings makes every decision herd's reconcilers made, and no other
     And the what-if since 09:00:00 with a node-eviction-rate of 0 evicts pod "web" from "n2" sooner
 
+  Scenario: In a large fleet a disruption slows NoExecute taints rather than stopping them
+    Given herd counts a fleet of more than 3 nodes as large
+    And node "n4" has registered and is Ready
+    When 2 minutes pass while "n4" keeps reporting
+    Then the log holds 1 "FleetDisruptionStarted" event
+    And the Ready condition of "n2" says "herd suspects it is cut off itself and slows NoExecute taints to 0.01 nodes a second"
+    And node "n1" has the taints:
+      | key                            | effect     |
+      | node.kubernetes.io/unreachable | NoSchedule |
+      | node.kubernetes.io/unreachable | NoExecute  |
+    And node "n2" has the taints:
+      | key                            | effect     |
+      | node.kubernetes.io/unreachable | NoSchedule |
+    When 40 seconds pass while "n4" keeps reporting
+    Then node "n2" has the taints:
+      | key                            | effect     |
+      | node.kubernetes.io/unreachable | NoSchedule |
+      | node.kubernetes.io/unreachable | NoExecute  |
+    And node "n3" has the taints:
+      | key                            | effect     |
+      | node.kubernetes.io/unreachable | NoSchedule |
+    And the what-if since 09:00:00 with herd's own settings makes every decision herd's reconcilers made, and no other
+    And the what-if since 09:00:00 with a large-fleet-size-threshold of 50 finds that the pods of "cache" herd evicted from "n1" would have stayed
+
   Scenario: A drain that did not happen
     When 2 minutes pass while "n1", "n2" and "n3" keep reporting
     Then the what-if since 09:00:00 with "n1" drained at 09:00:40 evicts the pods of "cache" from it, and the scheduler places them anew elsewhere

@@ -131,12 +131,20 @@ type WhatIfSettings struct {
 	MockShutdownDelay        *metav1.Duration `json:"mockShutdownDelay,omitempty"`
 	PodGCTimeout             *metav1.Duration `json:"podGCTimeout,omitempty"`
 	// UnhealthyFleetThreshold is the share of the fleet (of three nodes
-	// or more) unreachable at once at which herd withholds NoExecute
-	// taints: above 0, at most 1.
+	// or more) unreachable at once at which herd withholds or slows
+	// NoExecute taints: above 0, at most 1.
 	UnhealthyFleetThreshold *float64 `json:"unhealthyFleetThreshold,omitempty"`
 	// NodeEvictionRate is how many nodes a second get the NoExecute
 	// taint their Ready condition calls for; 0 is no limit.
 	NodeEvictionRate *float64 `json:"nodeEvictionRate,omitempty"`
+	// SecondaryNodeEvictionRate is how many nodes a second get it while
+	// the fleet is disrupted but partly reachable, in a fleet larger than
+	// LargeFleetSizeThreshold; 0 withholds them.
+	SecondaryNodeEvictionRate *float64 `json:"secondaryNodeEvictionRate,omitempty"`
+	// LargeFleetSizeThreshold is the fleet size above which a disruption
+	// slows NoExecute taints rather than withholding them: a whole
+	// number, 0 or more.
+	LargeFleetSizeThreshold *float64 `json:"largeFleetSizeThreshold,omitempty"`
 	// SchedulerScoringStrategy is LeastAllocated (spread) or
 	// MostAllocated (pack).
 	SchedulerScoringStrategy string `json:"schedulerScoringStrategy,omitempty"`

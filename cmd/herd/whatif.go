@@ -20,6 +20,7 @@ import (
 	"herd/cmd/herd/app"
 	"herd/cmd/herd/whatif"
 	"herd/domain"
+	"herd/reconcilers/health"
 	"herd/reconcilers/scheduler"
 )
 
@@ -55,7 +56,9 @@ func addWhatIfFlags(f *pflag.FlagSet, o *whatIfOptions, prefix string) {
 	f.DurationVar(&c.Health.MonitorPeriod, "node-monitor-period", c.Health.MonitorPeriod, prefix+"how often every node's heartbeat deadline is checked")
 	f.DurationVar(&c.Health.StartupGracePeriod, "node-startup-grace-period", c.Health.StartupGracePeriod, prefix+"time a new node has to send its first heartbeat")
 	f.Float64Var(&c.Health.EvictionRate, "node-eviction-rate", c.Health.EvictionRate, prefix+"nodes a second that get the NoExecute taint their Ready condition calls for (0: every node at once)")
-	f.Float64Var(&c.Health.UnhealthyThreshold, "unhealthy-fleet-threshold", c.Health.UnhealthyThreshold, prefix+"share of the fleet (of three nodes or more) unreachable at once at which herd withholds NoExecute taints")
+	f.Float64Var(&c.Health.UnhealthyThreshold, "unhealthy-fleet-threshold", c.Health.UnhealthyThreshold, prefix+"share of the fleet (of three nodes or more) unreachable at once at which herd withholds or slows NoExecute taints")
+	f.Float64Var(&c.Health.SecondaryEvictionRate, "secondary-node-eviction-rate", c.Health.SecondaryEvictionRate, prefix+"nodes a second that get the NoExecute taint during a disruption of a fleet larger than --large-fleet-size-threshold (0: none)")
+	f.IntVar(&c.Health.LargeFleetThreshold, "large-fleet-size-threshold", c.Health.LargeFleetThreshold, prefix+"fleet size above which a disruption slows NoExecute taints rather than withholding them")
 	f.DurationVar(&c.Thresholds.TransitionPeriod, "pressure-transition-period", c.Thresholds.TransitionPeriod, prefix+"how long a pressure condition stays True once its signal is back under the threshold")
 	f.StringSliceVar(&c.Reconcilers.Enabled, "reconcilers", c.Reconcilers.Enabled, prefix+`reconcilers to run: "*" for all, "-name" to switch one off (e.g. "*,-noexecute")`)
 	f.DurationVar(&c.Scheduler.ResyncPeriod, "scheduler-resync-period", c.Scheduler.ResyncPeriod, prefix+"how often pending pods are tried again without an event")
@@ -383,6 +386,12 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 	}
 	if h.EvictionRate != 0 {
 		threshold += fmt.Sprintf(" --node-eviction-rate %v", h.EvictionRate)
+	}
+	if h.SecondaryEvictionRate != health.DefaultSecondaryEvictionRate {
+		threshold += fmt.Sprintf(" --secondary-node-eviction-rate %v", h.SecondaryEvictionRate)
+	}
+	if h.LargeFleetThreshold != health.DefaultLargeFleetThreshold {
+		threshold += fmt.Sprintf(" --large-fleet-size-threshold %d", h.LargeFleetThreshold)
 	}
 	if s := cfg.Serve.Scheduler.ScoringStrategy; s != "" && s != scheduler.LeastAllocated {
 		threshold += " --scheduler-scoring-strategy " + s

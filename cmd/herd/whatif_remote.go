@@ -63,7 +63,7 @@ func remoteWhatIfSpec(o whatIfOptions, flags *pflag.FlagSet) (httpapi.WhatIfSpec
 	}
 	for _, n := range whatif.NumberSettings {
 		if flags.Changed(n.Flag) {
-			v := *n.In(&c)
+			v := n.Get(c)
 			*n.Of(s) = &v
 		}
 	}
@@ -164,7 +164,7 @@ func answeredConfig(s httpapi.WhatIfSpec) (whatif.Config, error) {
 	set(s.Settings.NodeStartupGracePeriod, &h.StartupGracePeriod)
 	for _, n := range whatif.NumberSettings {
 		if v := *n.Of(&s.Settings); v != nil {
-			*n.In(&cfg.Serve) = *v
+			n.Set(&cfg.Serve, *v)
 		}
 	}
 	if v := s.Settings.SchedulerScoringStrategy; v != "" {

@@ -35,7 +35,25 @@ type Config struct {
 	// (--node-eviction-rate); 0, herd's default, taints every node at
 	// once. Kubernetes' default is 0.1.
 	EvictionRate float64
+	// SecondaryEvictionRate is the rate NoExecute taints go on at while
+	// the fleet is disrupted but some of it is reachable, in a fleet of
+	// more than LargeFleetThreshold nodes (--secondary-node-eviction-rate,
+	// Kubernetes' flag and default 0.01: one node every 100 s); 0
+	// withholds them, as in a smaller fleet.
+	SecondaryEvictionRate float64
+	// LargeFleetThreshold is the fleet size above which a disruption
+	// slows NoExecute taints to the secondary rate rather than
+	// withholding them (--large-fleet-size-threshold: Kubernetes'
+	// --large-cluster-size-threshold and its default 50).
+	LargeFleetThreshold int
 }
+
+// Kubernetes' defaults for the pace of NoExecute taints during a partial
+// disruption of a large fleet.
+const (
+	DefaultSecondaryEvictionRate = 0.01
+	DefaultLargeFleetThreshold   = 50
+)
 
 // DefaultConfig is Kubernetes' defaults.
 func DefaultConfig() Config {
@@ -45,6 +63,9 @@ func DefaultConfig() Config {
 		StartupGracePeriod: 60 * time.Second,
 		FullResyncPeriod:   30 * time.Second,
 		UnhealthyThreshold: domain.DefaultUnhealthyThreshold,
+
+		SecondaryEvictionRate: DefaultSecondaryEvictionRate,
+		LargeFleetThreshold:   DefaultLargeFleetThreshold,
 	}
 }
 
@@ -64,7 +85,8 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s %s: want a positive duration", d.flag, d.v))
 		}
 	}
-	errs = append(errs, CheckEvictionRate(c.EvictionRate), CheckUnhealthyThreshold(c.UnhealthyThreshold))
+	errs = append(errs, CheckEvictionRate(c.EvictionRate), CheckSecondaryEvictionRate(c.SecondaryEvictionRate),
+		CheckUnhealthyThreshold(c.UnhealthyThreshold), CheckLargeFleetThreshold(float64(c.LargeFleetThreshold)))
 	if c.MonitorPeriod > 0 && c.GracePeriod > 0 && c.GracePeriod <= c.MonitorPeriod {
 		errs = append(errs, fmt.Errorf("--node-monitor-grace-period %s must be longer than --node-monitor-period %s, or a single late check marks healthy nodes", c.GracePeriod, c.MonitorPeriod))
 	}
@@ -74,10 +96,29 @@ func (c Config) Validate() error {
 // CheckEvictionRate says what is wrong with an eviction rate, if
 // anything.
 func CheckEvictionRate(v float64) error {
+	return checkRate("--node-eviction-rate", v, "0: no limit")
+}
+
+// CheckSecondaryEvictionRate says what is wrong with a secondary
+// eviction rate, if anything.
+func CheckSecondaryEvictionRate(v float64) error {
+	return checkRate("--secondary-node-eviction-rate", v, "0: none during a disruption")
+}
+
+func checkRate(flag string, v float64, zero string) error {
 	if v >= 0 && !math.IsInf(v, 0) {
 		return nil
 	}
-	return fmt.Errorf("--node-eviction-rate %v: want nodes a second, 0 or more (0: no limit)", v)
+	return fmt.Errorf("%s %v: want nodes a second, 0 or more (%s)", flag, v, zero)
+}
+
+// CheckLargeFleetThreshold says what is wrong with a large fleet's size,
+// if anything: it is a whole number of nodes, 0 or more.
+func CheckLargeFleetThreshold(v float64) error {
+	if v >= 0 && v <= math.MaxInt32 && v == math.Trunc(v) {
+		return nil
+	}
+	return fmt.Errorf("--large-fleet-size-threshold %v: want a whole number of nodes, 0 or more", v)
 }
 
 // CheckUnhealthyThreshold says what is wrong with an unhealthy fleet

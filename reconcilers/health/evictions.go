@@ -24,7 +24,9 @@ var keyEvictions = reconcilers.Pass("evictions")
 // rate-limited queue. Without a rate every node gets its taint at once.
 //
 // The limiter counts on herd's clock, so that the what-if, on its
-// simulated clock, keeps the same pace.
+// simulated clock, keeps the same pace. Its rate changes with the fleet's
+// state (pace): a partial disruption of a large fleet slows it to the
+// secondary rate.
 type evictionQueue struct {
 	mu  sync.Mutex
 	lim *rate.Limiter // nil: no rate
@@ -32,25 +34,44 @@ type evictionQueue struct {
 	// node is not in queued any more (it got its turn, or was
 	// forgotten) is skipped.
 	waiting []string
-	queued  map[string]bool
+	// queued are the nodes waiting, with when each began to.
+	queued map[string]time.Time
 }
 
 func newEvictionQueue(perSecond float64) *evictionQueue {
-	q := &evictionQueue{queued: map[string]bool{}}
-	if perSecond > 0 {
-		// One at a time, as Kubernetes' queue: a burst of one.
-		q.lim = rate.NewLimiter(rate.Limit(perSecond), 1)
-	}
+	q := &evictionQueue{queued: map[string]time.Time{}}
+	q.setRate(perSecond, time.Time{})
 	return q
 }
 
+// setRate makes the queue give perSecond turns a second from now on (0:
+// no limit). A limiter already running keeps the turn it holds, as
+// Kubernetes' queue keeps it when its rate is swapped.
+func (q *evictionQueue) setRate(perSecond float64, now time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	switch {
+	case perSecond <= 0:
+		q.lim = nil
+	case q.lim == nil:
+		// One at a time, as Kubernetes' queue: a burst of one.
+		q.lim = rate.NewLimiter(rate.Limit(perSecond), 1)
+	case q.lim.Limit() != rate.Limit(perSecond):
+		q.lim.SetLimitAt(now, rate.Limit(perSecond))
+	}
+}
+
 // limited says whether a rate holds the taints back.
-func (q *evictionQueue) limited() bool { return q.lim != nil }
+func (q *evictionQueue) limited() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.lim != nil
+}
 
 // first is the first node waiting, dropping the entries of nodes gone
 // from the queue; q.mu is held.
 func (q *evictionQueue) first() (string, bool) {
-	for len(q.waiting) > 0 && !q.queued[q.waiting[0]] {
+	for len(q.waiting) > 0 && q.queued[q.waiting[0]].IsZero() {
 		q.waiting = q.waiting[1:]
 	}
 	if len(q.waiting) == 0 {
@@ -63,11 +84,11 @@ func (q *evictionQueue) first() (string, bool) {
 // no node waiting before it and the rate allows one more at now. A node
 // that may not waits, in the order it first asked.
 func (q *evictionQueue) turn(node string, now time.Time) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	if q.lim == nil {
 		return true
 	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
 	head, waiting := q.first()
 	if (!waiting || head == node) && q.lim.AllowN(now, 1) {
 		if waiting {
@@ -76,45 +97,67 @@ func (q *evictionQueue) turn(node string, now time.Time) bool {
 		}
 		return true
 	}
-	if !q.queued[node] {
-		q.queued[node] = true
-		q.waiting = append(q.waiting, node)
-	}
+	q.enqueue(node, now)
 	return false
 }
 
-// forget takes node out of the queue: it needs no new NoExecute taint
-// any more (it reported, or was deleted), or the fleet is disrupted and
-// no taint is added at all.
+// forget takes node out of the queue: at its turn it needs no new
+// NoExecute taint any more (it reported, or was deleted), or the fleet is
+// disrupted and no taint is added at all. Without a rate nothing is queued but what a
+// rate queued before it was lifted; forgetting that is harmless.
 func (q *evictionQueue) forget(node string) {
-	if q.lim == nil {
-		return
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	delete(q.queued, node)
 }
 
-// wait adds nodes to the queue, in their order, those not in it yet.
-func (q *evictionQueue) wait(nodes []string) {
+// wait adds nodes to the queue at now, in their order, those not in it
+// yet.
+func (q *evictionQueue) wait(nodes []string, now time.Time) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, n := range nodes {
-		if !q.queued[n] {
-			q.queued[n] = true
-			q.waiting = append(q.waiting, n)
-		}
+		q.enqueue(n, now)
+	}
+}
+
+// enqueue adds node at the end of the queue unless it waits already;
+// q.mu is held.
+func (q *evictionQueue) enqueue(node string, now time.Time) {
+	if _, ok := q.queued[node]; !ok {
+		q.queued[node] = now
+		q.waiting = append(q.waiting, node)
+	}
+}
+
+// settled takes a waiting node that needs no new NoExecute taint, as n
+// reads at now, out of the queue once that is sure: it carries the
+// taint already, or it was heard from after it began to wait, or it has
+// waited longer than a monitor period (the mark of the pass that queued
+// it has landed by then). A read taken before the node's mark was
+// written shows none of these, and the node keeps its place.
+func (q *evictionQueue) settled(n domain.Node, now time.Time, monitorPeriod time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	since, ok := q.queued[n.Name]
+	if !ok {
+		return
+	}
+	ready, _ := n.Condition(domain.ConditionReady)
+	carries := ready.Status == domain.ConditionUnknown || ready.Status == domain.ConditionFalse
+	if carries || n.LastHeartbeat.After(since) || now.Sub(since) > monitorPeriod {
+		delete(q.queued, n.Name)
 	}
 }
 
 // head is the first node waiting, and how long from now until the rate
 // allows the next taint.
 func (q *evictionQueue) head(now time.Time) (string, time.Duration, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	if q.lim == nil {
 		return "", 0, false
 	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
 	name, ok := q.first()
 	if !ok {
 		return "", 0, false
@@ -134,12 +177,13 @@ func (r *Reconciler) giveTurns(ctx context.Context) (time.Duration, error) {
 	if _, wait, ok := r.evictions.head(r.clock.Now()); !ok || wait > 0 {
 		return wait, nil
 	}
-	// Read once a pass: a disruption that starts meanwhile withholds the
-	// taints of the nodes synced after it at the next pass.
+	// Read once a pass: a disruption that starts meanwhile withholds or
+	// slows the taints of the nodes synced after it at the next pass.
 	f, err := r.view.FleetHealth(ctx)
 	if err != nil {
 		return 0, err
 	}
+	withhold := r.pace(f.Disrupted, r.assess())
 	for {
 		name, wait, ok := r.evictions.head(r.clock.Now())
 		if !ok {
@@ -156,7 +200,7 @@ func (r *Reconciler) giveTurns(ctx context.Context) (time.Duration, error) {
 		if err != nil {
 			return 0, err
 		}
-		if err := r.syncTaints(ctx, n, f.Disrupted); err != nil {
+		if err := r.syncTaints(ctx, n, withhold); err != nil {
 			return 0, err
 		}
 		if next, wait, ok := r.evictions.head(r.clock.Now()); ok && next == name {
@@ -165,4 +209,26 @@ func (r *Reconciler) giveTurns(ctx context.Context) (time.Duration, error) {
 			return max(wait, time.Millisecond), nil
 		}
 	}
+}
+
+// pace sets the rate of new NoExecute taints for the fleet as a counts
+// it, disrupted as recorded or judged, and says whether they are
+// withheld: without a disruption they go at the eviction rate (or all at
+// once); during one, at the secondary rate in a large fleet still partly
+// reachable (domain.AssessFleet.DisruptedRate), or not at all.
+func (r *Reconciler) pace(disrupted bool, a domain.AssessFleet) (withhold bool) {
+	perSecond := r.cfg.EvictionRate
+	if disrupted {
+		if perSecond = r.disruptedRate(a); perSecond == 0 {
+			return true
+		}
+	}
+	r.evictions.setRate(perSecond, r.clock.Now())
+	return false
+}
+
+// disruptedRate is the rate of new NoExecute taints while the fleet as a
+// counts it is disrupted.
+func (r *Reconciler) disruptedRate(a domain.AssessFleet) float64 {
+	return a.DisruptedRate(r.cfg.LargeFleetThreshold, r.cfg.SecondaryEvictionRate)
 }

@@ -2,6 +2,8 @@ package health
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,4 +123,91 @@ func TestTheEvictionRateIsChecked(t *testing.T) {
 			t.Errorf("--node-eviction-rate %v accepted", bad)
 		}
 	}
+}
+
+// TestAPartialDisruptionOfALargeFleetSlowsTheTaints: 40 of 60 nodes
+// falling silent together is a disruption (two thirds, past 0.55). In a
+// fleet of more than --large-fleet-size-threshold nodes that still has
+// reachable ones, Kubernetes' node lifecycle controller slows its
+// evictions to --secondary-node-eviction-rate rather than stopping them,
+// and so does herd: one node gets its NoExecute taint at once, the next
+// 100 s later at 0.01 a second, and the marks say so. In a fleet no
+// larger than the threshold, or with no secondary rate, or with every
+// node silent, the taints are withheld.
+func TestAPartialDisruptionOfALargeFleetSlowsTheTaints(t *testing.T) {
+	const nodes, reporting = 60, 20
+	run := func(t *testing.T, cfg Config, reporting int) (*benchFleet, *Reconciler) {
+		t.Helper()
+		f := newBenchFleet(t, nodes)
+		r, err := New(cfg, f.w, f.view, f.clk, zap.NewNop())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 9 {
+			f.clk.Step(5 * time.Second)
+			f.heartbeat(t, reporting)
+		}
+		if err := r.monitor(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		return f, r
+	}
+	// tainted are the silent nodes that carry the unreachable NoExecute
+	// taint; every silent one must be marked, and its mark say why.
+	tainted := func(t *testing.T, f *benchFleet, wantNote string) (got []int) {
+		t.Helper()
+		for i := reporting; i < nodes; i++ {
+			n, err := f.view.Get(t.Context(), benchNodeName(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ready, _ := n.Condition(domain.ConditionReady)
+			if ready.Status != domain.ConditionUnknown || !strings.Contains(ready.Message, wantNote) {
+				t.Fatalf("node %d: Ready %s %q, want Unknown saying %q", i, ready.Status, ready.Message, wantNote)
+			}
+			if n.HasTaint(domain.TaintUnreachable, domain.EffectNoExecute) {
+				got = append(got, i)
+			}
+		}
+		return got
+	}
+
+	t.Run("slowed", func(t *testing.T) {
+		f, r := run(t, DefaultConfig(), reporting)
+		if got := tainted(t, f, "slows NoExecute taints to 0.01 nodes a second"); !slices.Equal(got, []int{20}) {
+			t.Fatalf("right after the marks %v carry NoExecute, want the first by name alone", got)
+		}
+		res, err := r.Reconcile(t.Context(), keyEvictions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.RequeueAfter < 90*time.Second || res.RequeueAfter > 100*time.Second {
+			t.Errorf("the next turn comes in %s, want within the secondary rate's 100 s", res.RequeueAfter)
+		}
+		for range 20 {
+			f.clk.Step(5 * time.Second)
+			f.heartbeat(t, reporting)
+		}
+		if _, err := r.Reconcile(t.Context(), keyEvictions); err != nil {
+			t.Fatal(err)
+		}
+		if got := tainted(t, f, "slows"); !slices.Equal(got, []int{20, 21}) {
+			t.Fatalf("100 s on %v carry NoExecute, want nodes 20 and 21", got)
+		}
+	})
+	withheld := func(name string, cfg Config, reporting int) {
+		t.Run(name, func(t *testing.T) {
+			f, _ := run(t, cfg, reporting)
+			if got := tainted(t, f, "withholds NoExecute taints"); len(got) != 0 {
+				t.Fatalf("%v carry NoExecute, want none", got)
+			}
+		})
+	}
+	small := DefaultConfig()
+	small.LargeFleetThreshold = nodes
+	withheld("a fleet no larger than the threshold", small, reporting)
+	none := DefaultConfig()
+	none.SecondaryEvictionRate = 0
+	withheld("no secondary rate", none, reporting)
+	withheld("every node silent", DefaultConfig(), 0)
 }

@@ -29,11 +29,12 @@ func (r *Reconciler) reconcileNode(ctx context.Context, name string) error {
 		return err
 	}
 	r.observe(n, name, now)
-	disrupted, err := r.recordFleet(ctx, r.assess())
+	a := r.assess()
+	disrupted, err := r.recordFleet(ctx, a)
 	if err != nil || !n.Exists() {
 		return err
 	}
-	return r.syncTaints(ctx, n, disrupted)
+	return r.syncTaints(ctx, n, r.pace(disrupted, a))
 }
 
 // syncAll is the full resync: it counts the fleet afresh, judges it, and
@@ -52,10 +53,12 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 	} else if err := r.recountFromMemory(ctx); err != nil {
 		return err
 	}
-	disrupted, err := r.recordFleet(ctx, r.assess())
+	a := r.assess()
+	disrupted, err := r.recordFleet(ctx, a)
 	if err != nil {
 		return err
 	}
+	withhold := r.pace(disrupted, a)
 	var names []string
 	if full {
 		r.checks.begin()
@@ -67,10 +70,10 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 	} else {
 		names = r.checks.list()
 	}
-	if !disrupted && r.evictions.limited() {
+	if !withhold && r.evictions.limited() {
 		// Under an eviction rate the nodes wait for their turns in the
 		// order of their names, whichever of the syncs below runs first.
-		r.evictions.wait(slices.Sorted(slices.Values(names)))
+		r.evictions.wait(slices.Sorted(slices.Values(names)), r.clock.Now())
 	}
 	// Many at a time, as the monitor marks: each sync that writes waits
 	// for a group commit, and the writes of many share one. One by one, a
@@ -84,7 +87,7 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return r.syncTaints(ctx, n, disrupted)
+		return r.syncTaints(ctx, n, withhold)
 	})
 	if len(failed) > 0 {
 		return fmt.Errorf("taints of %d nodes not synced, %s among them", len(failed), failed[0])
@@ -191,20 +194,26 @@ func (r *Reconciler) recordFleet(ctx context.Context, a domain.AssessFleet) (boo
 }
 
 // syncTaints makes one node's condition taints follow its conditions,
-// withholding NoExecute during a fleet disruption. It decides on n as read
+// withholding NoExecute when told (a fleet disruption that does not
+// slow them: pace). It decides on n as read
 // and opens a write transaction only when there is something to change.
 //
 // Each taint change records as its cause the change it follows (see
 // taintCauses): taints of different causes are synced one cause at a
 // time, so that `herd node why` names the condition that turned, not
 // whatever queued the node last.
-func (r *Reconciler) syncTaints(ctx context.Context, n domain.Node, disrupted bool) error {
-	cmd := domain.SyncConditionTaints{WithholdNoExecute: disrupted}
+func (r *Reconciler) syncTaints(ctx context.Context, n domain.Node, withhold bool) error {
+	cmd := domain.SyncConditionTaints{WithholdNoExecute: withhold}
 	now := r.clock.Now()
 	if r.evictions.limited() {
 		switch {
-		case disrupted || !domain.WantsNewNoExecute(n):
+		case withhold:
 			r.evictions.forget(n.Name)
+		case !domain.WantsNewNoExecute(n):
+			// It reported again, or carries its NoExecute taint: it
+			// leaves the queue without using a turn, unless n may be a
+			// read taken before its mark was written.
+			r.evictions.settled(n, now, r.cfg.MonitorPeriod)
 		case !r.evictions.turn(n.Name, now):
 			cmd.DeferNoExecute = true
 		}

@@ -47,18 +47,19 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	if err != nil || len(stale) == 0 {
 		return err
 	}
+	withhold := r.pace(disrupted, assessment)
 	note := ""
 	if disrupted {
-		note = assessment.Note()
+		note = assessment.Note(r.disruptedRate(assessment))
 	}
-	if !disrupted && r.evictions.limited() {
+	if !withhold && r.evictions.limited() {
 		// Under an eviction rate the nodes about to be marked wait for
 		// their NoExecute taints in the order of their names, queued
 		// before any mark, so that the reconciles the marks set off
 		// cannot take a turn out of that order; a node that reported
 		// meanwhile, or carried a NoExecute taint already, leaves the
 		// queue when its turn comes.
-		r.evictions.wait(slices.Sorted(slices.Values(stale)))
+		r.evictions.wait(slices.Sorted(slices.Values(stale)), now)
 	}
 	mark := func(name string) error {
 		// A node deleted or stopped since the query is left alone. The
@@ -69,10 +70,10 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 		m := domain.MarkNodeUnreachableSince(v.lastHeard)
 		// Under an eviction rate no mark adds a NoExecute taint of its
 		// own: the node waits for its turn (giveTurns, below).
-		m.Note, m.WithholdNoExecute, m.DeferNoExecute = note, disrupted, r.evictions.limited()
+		m.Note, m.WithholdNoExecute, m.DeferNoExecute = note, withhold, r.evictions.limited()
 		var cmd domain.NodeCommand = m
 		if !v.plain {
-			cmd = domain.NodeSequence{cmd, domain.SyncConditionTaints{WithholdNoExecute: disrupted, DeferNoExecute: m.DeferNoExecute}}
+			cmd = domain.NodeSequence{cmd, domain.SyncConditionTaints{WithholdNoExecute: withhold, DeferNoExecute: m.DeferNoExecute}}
 		}
 		n, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.IfNodeReporting{Command: cmd})
 		if errors.Is(err, domain.ErrNotFound) {
@@ -107,7 +108,7 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	for _, name := range forEach(ctx, stale, markers, mark) {
 		errs = append(errs, mark(name))
 	}
-	if err := errors.Join(errs...); err != nil || disrupted || !r.evictions.limited() {
+	if err := errors.Join(errs...); err != nil || withhold || !r.evictions.limited() {
 		return err
 	}
 	_, err = r.giveTurns(ctx)

@@ -55,9 +55,9 @@ function settingInput(name, v, value) {
   if (name in choices) {
     form = `list="whatif-choices-${esc(name)}" pattern="${choices[name].join('|')}" title="${esc(choices[name].join(' or '))}"`;
   } else if (typeof v === 'number') {
-    form = /Threshold$/.test(name)
-      ? 'type="number" step="0.01" min="0.01" max="1" title="a share of the fleet: 0.55 is 55%"'
-      : 'type="number" step="any" min="0" title="a number, 0 or more"';
+    if (/SizeThreshold$/.test(name)) form = 'type="number" step="1" min="0" title="a number of nodes"';
+    else if (/Threshold$/.test(name)) form = 'type="number" step="0.01" min="0.01" max="1" title="a share of the fleet: 0.55 is 55%"';
+    else form = 'type="number" step="any" min="0" title="a number, 0 or more"';
   }
   return `<label>${esc(words(name))}
       <input id="whatif-setting-${esc(name)}" data-setting="${esc(name)}" placeholder="herd's own (${esc(v)})" value="${esc(value)}"

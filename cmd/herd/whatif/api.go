@@ -70,24 +70,39 @@ var DurationSettings = []DurationSetting{
 }
 
 // NumberSetting is one of herd serve's numbers a what-if may change: its
-// name in the API's question, its flag, herd serve's check of it, and
-// where it lives in herd serve's settings and in the question.
+// name in the API's question, its flag, herd serve's check of it, how to
+// read and set it in herd serve's settings (where it may be a whole
+// number), and where it lives in the question.
 type NumberSetting struct {
 	Name, Flag string
 	Check      func(v float64) error
-	In         func(*app.Config) *float64
+	Get        func(app.Config) float64
+	Set        func(*app.Config, float64)
 	Of         func(*httpapi.WhatIfSettings) **float64
+}
+
+// numberSetting is a NumberSetting held in herd serve's settings at in.
+func numberSetting[T float64 | int](name, flag string, check func(float64) error, in func(*app.Config) *T, of func(*httpapi.WhatIfSettings) **float64) NumberSetting {
+	return NumberSetting{Name: name, Flag: flag, Check: check, Of: of,
+		Get: func(c app.Config) float64 { return float64(*in(&c)) },
+		Set: func(c *app.Config, v float64) { *in(c) = T(v) }}
 }
 
 // NumberSettings are the numbers a what-if may change, the one list the
 // API's question, its checks and answer, and herd what-if --server read.
 var NumberSettings = []NumberSetting{
-	{Name: "unhealthyFleetThreshold", Flag: "unhealthy-fleet-threshold", Check: health.CheckUnhealthyThreshold,
-		In: func(c *app.Config) *float64 { return &c.Health.UnhealthyThreshold },
-		Of: func(s *httpapi.WhatIfSettings) **float64 { return &s.UnhealthyFleetThreshold }},
-	{Name: "nodeEvictionRate", Flag: "node-eviction-rate", Check: health.CheckEvictionRate,
-		In: func(c *app.Config) *float64 { return &c.Health.EvictionRate },
-		Of: func(s *httpapi.WhatIfSettings) **float64 { return &s.NodeEvictionRate }},
+	numberSetting("unhealthyFleetThreshold", "unhealthy-fleet-threshold", health.CheckUnhealthyThreshold,
+		func(c *app.Config) *float64 { return &c.Health.UnhealthyThreshold },
+		func(s *httpapi.WhatIfSettings) **float64 { return &s.UnhealthyFleetThreshold }),
+	numberSetting("nodeEvictionRate", "node-eviction-rate", health.CheckEvictionRate,
+		func(c *app.Config) *float64 { return &c.Health.EvictionRate },
+		func(s *httpapi.WhatIfSettings) **float64 { return &s.NodeEvictionRate }),
+	numberSetting("secondaryNodeEvictionRate", "secondary-node-eviction-rate", health.CheckSecondaryEvictionRate,
+		func(c *app.Config) *float64 { return &c.Health.SecondaryEvictionRate },
+		func(s *httpapi.WhatIfSettings) **float64 { return &s.SecondaryNodeEvictionRate }),
+	numberSetting("largeFleetSizeThreshold", "large-fleet-size-threshold", health.CheckLargeFleetThreshold,
+		func(c *app.Config) *int { return &c.Health.LargeFleetThreshold },
+		func(s *httpapi.WhatIfSettings) **float64 { return &s.LargeFleetSizeThreshold }),
 }
 
 // settings applies the overrides to herd serve's settings.
@@ -109,7 +124,7 @@ func (a *APIRunner) settings(o httpapi.WhatIfSettings) app.Config {
 	}
 	for _, n := range NumberSettings {
 		if v := *n.Of(&o); v != nil {
-			*n.In(&c) = *v
+			n.Set(&c, *v)
 		}
 	}
 	if o.SchedulerScoringStrategy != "" {
@@ -170,7 +185,7 @@ func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (htt
 		*d.Of(&out) = &metav1.Duration{Duration: *d.In(&c)}
 	}
 	for _, n := range NumberSettings {
-		*n.Of(&out) = ptr.To(*n.In(&c))
+		*n.Of(&out) = ptr.To(n.Get(c))
 	}
 	return out, errs
 }
