@@ -428,6 +428,10 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 		fmt.Fprintf(w, "  the window crosses herd's downtime from %s to %s: herd's reconcilers did not run then, and every node had a full grace period from %s; the what-if takes that as it was, not as a difference\n",
 			from, stamp(d.Until), stamp(d.Until))
 	}
+	if c := r.Cut; c != nil {
+		fmt.Fprintf(w, "  herd's log ends at %s, more than a grace period before the window's end asked for, %s: herd recorded nothing after it (it was down, or is stopped), so the what-if ends at %s rather than take herd's silence for the fleet's\n",
+			stamp(c.LogEnd), stamp(c.Asked), stamp(r.Until))
+	}
 	for _, d := range r.Nodes {
 		actual, whatIf := d.Times()
 		switch {

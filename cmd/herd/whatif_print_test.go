@@ -29,6 +29,21 @@ func TestWhatIfSaysTheWindowCrossesHerdsDowntime(t *testing.T) {
 	)
 }
 
+// TestWhatIfSaysItEndsWhereHerdsLogEnds: a window asked for past the
+// log's end, herd having recorded nothing since, ends there, and the
+// answer says why.
+func TestWhatIfSaysItEndsWhereHerdsLogEnds(t *testing.T) {
+	at := rfc3339(t)
+	rep := whatif.Report{
+		Since: at("2026-11-28T09:00:00Z"), Until: at("2026-11-28T09:02:00Z"), From: 1, To: 90, Events: 90,
+		Cut: &whatif.WindowCut{Asked: at("2026-11-28T10:00:00Z"), LogEnd: at("2026-11-28T09:02:00Z")},
+	}
+	answerSays(t, rep, whatif.Config{Serve: newWhatIfOptions().serve},
+		"what-if from 2026-11-28T09:00:00Z to 2026-11-28T09:02:00Z",
+		"herd's log ends at 2026-11-28T09:02:00Z, more than a grace period before the window's end asked for, 2026-11-28T10:00:00Z: herd recorded nothing after it (it was down, or is stopped), so the what-if ends at 2026-11-28T09:02:00Z rather than take herd's silence for the fleet's",
+	)
+}
+
 // TestWhatIfSaysWhyEachDifference: every difference comes with its chain
 // of causes in the simulated log, and inputs the what-if changed are
 // named first.

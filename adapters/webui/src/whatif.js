@@ -364,6 +364,7 @@ function report(a, own) {
       ${changes.length ? `<ul>${changes.join('')}</ul>` : ''}
       ${(r.refusedEvictions || []).map((e) => `<p class="whatif-refused">The eviction of pod ${podLink(e.pod)} ${esc(e.actor)} asked for at ${stamp(e.at)} would have been refused by PodDisruptionBudget ${esc(e.budget)} (${esc(e.cause)})${refusedThen(e)}.</p>`).join('')}
       ${(r.downtimes || []).map((d) => `<p class="muted">herd was down from ${stamp(d.from)} to ${stamp(d.until)}; the what-if takes that as it was.</p>`).join('')}
+      ${r.cut ? `<p class="muted">herd's log ends at ${stamp(r.cut.logEnd)}, more than a grace period before the end asked for (${stamp(r.cut.asked)}): herd recorded nothing after it (it was down, or is stopped), so the what-if ends at ${stamp(r.until)}.</p>` : ''}
       <p id="whatif-counts"><b>${differs ? `${differs} ${differs === 1 ? 'outcome' : 'outcomes'} would have differed` : 'Nothing would have differed'}</b>: ${esc(r.same)} decisions of herd's reconcilers the same, ${esc(r.missingCount ?? r.missing?.length ?? 0)} only herd made, ${esc(r.extraCount ?? r.extra?.length ?? 0)} only the what-if would have made.</p>
     </section>` +
     section('Nodes', r.nodes, ['node', 'went NotReady', 'in the what-if', 'why'], (d) => [nodeLink(d.node), times(d.actual, d.actualCount, d.actualLast), times(d.whatIf, d.whatIfCount, d.whatIfLast), causes(d.causes)]) +

@@ -242,26 +242,40 @@ func Run(ctx context.Context, source events.Log, cfg Config) (Report, error) {
 	if rep.Until.Before(cfg.Since) {
 		rep.Until = cfg.Since
 	}
+	open := cfg.Until.IsZero()
+	newest := maxTime(cfg.Since, lastRecorded(window))
+	if !open && cfg.Until.After(newest.Add(cfg.Serve.Health.GracePeriod)) {
+		// An end asked for more than a grace period past the window's
+		// newest event, with nothing recorded after it: the log ends in
+		// the window, and the window is taken as open.
+		later, err := source.Query(ctx, events.Filter{After: rep.To, Limit: 1})
+		if err != nil {
+			return Report{}, err
+		}
+		if open = len(later) == 0; open {
+			rep.Cut = &WindowCut{Asked: cfg.Until, LogEnd: newest}
+		}
+	}
+	end := ""
+	if open {
+		// A window open to now ends at the log's newest event. An input
+		// the question adds a little after it extends the window to it:
+		// while herd runs, its log is never silent for a grace period
+		// (nodes report, or herd marks those that do not), so a
+		// silence that short is the fleet's as herd saw it. One longer
+		// is herd down (or stopped since), or a time ahead of its log:
+		// the what-if cannot know the fleet then, does not take herd's
+		// silence for the fleet's, and refuses an input in it.
+		rep.Until = maxTime(newest, minTime(cfg.lastInput(), newest.Add(cfg.Serve.Health.GracePeriod)))
+		end = fmt.Sprintf(" (the log's newest event, %s, and a grace period: herd recorded nothing after it; it was down, or the time is ahead of its log)",
+			newest.UTC().Format(time.RFC3339))
+	}
 	ss, err := starts(ctx, source, from)
 	if err != nil {
 		return Report{}, err
 	}
 	if rep.Downtimes, err = downtimes(ctx, source, ss, from, rep.Until); err != nil {
 		return Report{}, err
-	}
-	end := ""
-	if cfg.Until.IsZero() {
-		// A window open to now ends at the log's newest event. An input
-		// the question adds a little after it extends the window to it:
-		// while herd runs, its log is never silent for a grace period
-		// (nodes report, or herd marks those that do not), so a
-		// silence that short is the fleet's as herd saw it. One longer
-		// is herd down, or a time ahead of its log: the what-if cannot
-		// know the fleet then, and refuses an input in it.
-		newest := rep.Until
-		rep.Until = maxTime(rep.Until, minTime(cfg.lastInput(), newest.Add(cfg.Serve.Health.GracePeriod)))
-		end = fmt.Sprintf(" (the log's newest event, %s, and a grace period: herd recorded nothing after it; it was down, or the time is ahead of its log)",
-			newest.UTC().Format(time.RFC3339))
 	}
 	if err := cfg.checkInputs(rep.Until, end); err != nil {
 		return Report{}, err
@@ -369,6 +383,15 @@ func (c Config) checkInputs(until time.Time, why string) error {
 		}
 	}
 	return nil
+}
+
+// lastRecorded is when the newest of the window's events was recorded;
+// zero for none.
+func lastRecorded(window []events.Record) time.Time {
+	if len(window) == 0 {
+		return time.Time{}
+	}
+	return window[len(window)-1].RecordedAt
 }
 
 // lastInput is the time of the latest input the question adds.

@@ -42,6 +42,11 @@ type Report struct {
 	// the simulation runs no reconciler then either. They are inputs,
 	// not differences.
 	Downtimes []Downtime `json:"downtimes"`
+	// Cut, when set, says that the window asked for reached past the
+	// log's end by more than a grace period: herd recorded nothing
+	// after it (it was down, or is stopped now), so the window ends
+	// there, and herd's silence is not taken for the fleet's.
+	Cut *WindowCut `json:"cut,omitempty"`
 	// Same counts the decisions both logs hold. MissingCount counts the
 	// real log's decisions the simulation did not make, ExtraCount the
 	// simulation's the real log does not hold: always every one.
@@ -66,6 +71,13 @@ type Report struct {
 	// Workloads are the workloads that spent another time below their
 	// desired availability.
 	Workloads []WorkloadDifference `json:"workloads"`
+}
+
+// WindowCut is a window's end asked for past the log's end, and where
+// the log ends.
+type WindowCut struct {
+	Asked  time.Time `json:"asked"`
+	LogEnd time.Time `json:"logEnd"`
 }
 
 // Decision is one event a reconciler appended, as the comparison sees
