@@ -693,7 +693,8 @@ func (w *world) whatIfClientAsksOnce(ctx context.Context) error {
 		return errors.New("no what-if asked before")
 	}
 	rep, err := w.whatIfWith(ctx, w.whatIfAgainSince, func(c *whatif.Config) error {
-		c.EvictionRetry = -1
+		once := time.Duration(0)
+		c.EvictionRetry = &once
 		return w.whatIfAgain(c)
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"herd/adapters/conversions"
 	"herd/domain"
@@ -175,9 +176,9 @@ type WhatIfQuestion struct {
 	Settings             WhatIfSettings
 	NodeFailures, Drains []NodeAt
 	Budgets              []BudgetAt
-	// EvictionRetry is zero for the runner's default, negative for a
-	// client that asks once.
-	EvictionRetry time.Duration
+	// EvictionRetry is nil for the runner's default, 0 for a client
+	// that asks once.
+	EvictionRetry *time.Duration
 	// Limit is how many decisions of each kind the answer lists
 	// (?limit=); 0 is the runner's default.
 	Limit int
@@ -375,14 +376,10 @@ func (s *Server) whatIfQuestion(spec WhatIfSpec) (WhatIfQuestion, WhatIfSettings
 		}
 	}
 	if r := spec.EvictionRetry; r != nil {
-		switch {
-		case r.Duration < 0:
+		if r.Duration < 0 {
 			errs = append(errs, field.Invalid(p.Child("evictionRetry"), r.Duration.String(), "want a positive duration, or 0s for a client that asks once"))
-		case r.Duration == 0:
-			q.EvictionRetry = -1
-		default:
-			q.EvictionRetry = r.Duration
 		}
+		q.EvictionRetry = ptr.To(r.Duration)
 	}
 	resolve := func(name string, in []WhatIfNodeAt) []NodeAt {
 		var out []NodeAt

@@ -195,14 +195,15 @@ func TestWhatIfLimitReachesTheRunner(t *testing.T) {
 
 // TestWhatIfEvictionRetryReachesTheRunner: how often a client asks again
 // for an eviction reaches the runner: left out, the runner's default
-// (zero); "0s", a client that asks once (negative); else as given.
+// (nil); "0s", a client that asks once (0); else as given.
 func TestWhatIfEvictionRetryReachesTheRunner(t *testing.T) {
 	f := &fakeWhatIfs{}
 	base := newWhatIfAPI(t, f)
 	for _, retry := range []string{``, `,"evictionRetry":"0s"`, `,"evictionRetry":"30s"`} {
 		mustSend(t, nil, base, 200, req{method: "POST", path: "/apis/herd.dev/v1/whatifs", token: "admin-token", body: `{"spec":{"since":"1h"` + retry + `}}`})
 	}
-	if len(f.asked) != 3 || f.asked[0].EvictionRetry != 0 || f.asked[1].EvictionRetry >= 0 || f.asked[2].EvictionRetry != 30*time.Second {
+	if len(f.asked) != 3 || f.asked[0].EvictionRetry != nil || f.asked[1].EvictionRetry == nil || *f.asked[1].EvictionRetry != 0 ||
+		f.asked[2].EvictionRetry == nil || *f.asked[2].EvictionRetry != 30*time.Second {
 		t.Errorf("the runner was asked %+v: want the default, a client that asks once, and 30s", f.asked)
 	}
 }

@@ -106,7 +106,8 @@ func (o whatIfOptions) config(now time.Time) (whatif.Config, error) {
 	if o.evictionRetry < 0 {
 		return whatif.Config{}, fmt.Errorf("--eviction-retry %s: want a positive duration, or 0 for a client that asks once", o.evictionRetry)
 	}
-	cfg.EvictionRetry = whatif.AskedEvictionRetry(o.evictionRetry)
+	retry := o.evictionRetry
+	cfg.EvictionRetry = &retry
 	var errs []error
 	if err := o.serve.Health.Validate(); err != nil {
 		errs = append(errs, err)
@@ -396,8 +397,8 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 	if s := cfg.Serve.Scheduler.ScoringStrategy; s != "" && s != scheduler.LeastAllocated {
 		threshold += " --scheduler-scoring-strategy " + s
 	}
-	if e := cfg.EvictionRetry; e != 0 && e != whatif.DefaultEvictionRetry {
-		threshold += " --eviction-retry " + max(e, 0).String()
+	if e := cfg.EvictionRetry; e != nil && *e != whatif.DefaultEvictionRetry {
+		threshold += " --eviction-retry " + e.String()
 	}
 	fmt.Fprintf(w, "what-if from %s to %s (resourceVersions %d to %d, %d events, %d of them from nodes and operators) with --node-monitor-grace-period %s --node-monitor-period %s --node-startup-grace-period %s%s:\n",
 		stamp(r.Since), stamp(r.Until), r.From, r.To, r.Events, r.Inputs, h.GracePeriod, h.MonitorPeriod, h.StartupGracePeriod, threshold)

@@ -226,14 +226,15 @@ func TestWhatIfSaysWhichEvictionsABudgetRefused(t *testing.T) {
 		{Pod: "default/api-*", At: at("2026-11-28T09:07:00Z"), Actor: "admin", Budget: "default/api", Cause: "no", Asks: 4, GrantedAt: &granted},
 		{Pod: "default/db-*", At: at("2026-11-28T09:07:00Z"), Actor: "admin", Budget: "default/db", Cause: "no", Asks: 2, GoneAt: &granted},
 	}
-	cfg.EvictionRetry = 10 * time.Second
+	retry := 10 * time.Second
+	cfg.EvictionRetry = &retry
 	answerSays(t, rep, cfg,
 		"--scheduler-scoring-strategy MostAllocated --eviction-retry 10s:",
 		"would have been refused by PodDisruptionBudget default/cache (no), and the 30 asks after it too, to the window's end; the pod stays",
 		"would have been refused by PodDisruptionBudget default/api (no); asked again, it would have been granted at 2026-11-28T09:07:30Z, on ask 4",
 		"would have been refused by PodDisruptionBudget default/db (no); asked again, the pod had gone otherwise by 2026-11-28T09:07:30Z (ask 2)",
 	)
-	cfg.EvictionRetry = -1
+	retry = 0
 	answerSays(t, rep, cfg, "--eviction-retry 0s:")
 }
 
@@ -246,15 +247,15 @@ func TestWhatIfEvictionRetryFlag(t *testing.T) {
 		retry time.Duration
 		want  time.Duration
 		err   string
-	}{{whatif.DefaultEvictionRetry, whatif.DefaultEvictionRetry, ""}, {0, -1, ""}, {time.Minute, time.Minute, ""}, {-time.Second, 0, "--eviction-retry -1s"}} {
+	}{{whatif.DefaultEvictionRetry, whatif.DefaultEvictionRetry, ""}, {0, 0, ""}, {time.Minute, time.Minute, ""}, {-time.Second, 0, "--eviction-retry -1s"}} {
 		o := newWhatIfOptions()
 		o.since, o.evictionRetry = "1h", tc.retry
 		cfg, err := o.config(now)
 		switch {
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("--eviction-retry %s: err = %v, want one naming %q", tc.retry, err, tc.err)
-		case tc.err == "" && (err != nil || cfg.EvictionRetry != tc.want):
-			t.Errorf("--eviction-retry %s: %s, %v; want %s", tc.retry, cfg.EvictionRetry, err, tc.want)
+		case tc.err == "" && (err != nil || cfg.EvictionRetry == nil || *cfg.EvictionRetry != tc.want):
+			t.Errorf("--eviction-retry %s: %v, %v; want %s", tc.retry, cfg.EvictionRetry, err, tc.want)
 		}
 	}
 }

@@ -156,7 +156,8 @@ func answeredConfig(s httpapi.WhatIfSpec) (whatif.Config, error) {
 		}
 	}
 	if r := s.EvictionRetry; r != nil {
-		cfg.EvictionRetry = whatif.AskedEvictionRetry(r.Duration)
+		retry := r.Duration
+		cfg.EvictionRetry = &retry
 	}
 	h := &cfg.Serve.Health
 	set(s.Settings.NodeMonitorGracePeriod, &h.GracePeriod)

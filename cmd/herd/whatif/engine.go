@@ -70,9 +70,9 @@ type Config struct {
 	Budgets []BudgetChange
 	// EvictionRetry is how often a client whose eviction a budget
 	// refused in the what-if asks again, until it is granted or the
-	// window ends: zero is DefaultEvictionRetry, kubectl drain's; a
-	// negative one has a client ask once.
-	EvictionRetry time.Duration
+	// window ends: nil is DefaultEvictionRetry, kubectl drain's; 0 has
+	// a client ask once.
+	EvictionRetry *time.Duration
 	// Limit is how many of the decisions only one run made the report
 	// lists of each kind (Report.Missing, Report.Extra): the first by
 	// time, with their causes. Their counts are always whole. Zero is
@@ -85,26 +85,13 @@ type Config struct {
 // and asks again, until its --timeout, by default never).
 const DefaultEvictionRetry = 5 * time.Second
 
-// AskedEvictionRetry is Config.EvictionRetry for an interval as an
-// operator gives it (--eviction-retry, spec.evictionRetry): 0 is a
-// client that asks once.
-func AskedEvictionRetry(d time.Duration) time.Duration {
-	if d == 0 {
-		return -1
-	}
-	return d
-}
-
-// evictionRetry is c's EvictionRetry: its default for zero, and zero for
-// a client that asks once.
+// evictionRetry is c's EvictionRetry: its default when not given, and
+// zero for a client that asks once.
 func (c Config) evictionRetry() time.Duration {
-	switch {
-	case c.EvictionRetry == 0:
+	if c.EvictionRetry == nil {
 		return DefaultEvictionRetry
-	case c.EvictionRetry < 0:
-		return 0
 	}
-	return c.EvictionRetry
+	return max(*c.EvictionRetry, 0)
 }
 
 // DefaultLimit is how many decisions of each kind a report lists when
