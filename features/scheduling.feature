@@ -47,6 +47,23 @@ Feature: Scheduling pods onto nodes
       | small-2 | web-01 |
     And the what-if since 09:00:00 with the scheduler scoring nodes LeastAllocated places pod "small-1" on "web-02", not "web-01"
 
+  Scenario: A scheduler scoring by a shape fills a node to half before it starts on another, and the what-if says where packing would have put a pod
+    Given herd's scheduler scores nodes RequestedToCapacityRatio, by the shape 0=0,50=10,100=0
+    And these nodes have registered and are Ready:
+      | name   | kind  | allocatable                 |
+      | web-01 | linux | cpu=4, memory=8Gi, pods=110 |
+      | web-02 | linux | cpu=4, memory=8Gi, pods=110 |
+    When a client creates pod "big" requesting 2 CPU and 4Gi memory
+    And a client creates pod "small" requesting 500m CPU and 512Mi memory
+    And a client creates pod "medium" requesting 1500m CPU and 3Gi memory
+    Then the pods are placed like this:
+      | pod    | node   |
+      | big    | web-01 |
+      | small  | web-01 |
+      | medium | web-02 |
+    And the what-if since 09:00:00 with the scheduler scoring nodes LeastAllocated places pod "small" on "web-02", not "web-01"
+    And the what-if since 09:00:00 with the scheduler scoring nodes MostAllocated places pod "medium" on "web-01", not "web-02"
+
   Scenario: A nodeSelector picks the nodes a pod may go to
     Given these nodes have registered and are Ready:
       | name   | kind    | labels   | allocatable       |

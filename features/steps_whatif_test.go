@@ -23,6 +23,7 @@ import (
 	"herd/events"
 
 	"herd/cmd/herd/whatif"
+	"herd/reconcilers/scheduler"
 )
 
 func (w *world) registerWhatIfSteps(sc *godog.ScenarioContext) {
@@ -217,6 +218,13 @@ func (w *world) registerWhatIfEngineSteps(sc *godog.ScenarioContext) {
 		return w.restart(ctx)
 	})
 	sc.Step(`^pod "([^"]+)" runs on "([^"]+)", tolerating an unreachable node for (\d+) seconds$`, w.podRunsTolerating)
+	sc.Step(`^herd's scheduler scores nodes RequestedToCapacityRatio, by the shape (\S+)$`, func(ctx context.Context, shape string) (err error) {
+		w.cfg.Scheduler.ScoringStrategy = scheduler.RequestedToCapacityRatio
+		if w.cfg.Scheduler.Shape, err = scheduler.ParseShape(shape); err != nil {
+			return err
+		}
+		return w.restart(ctx)
+	})
 	sc.Step(`^herd's scheduler scores nodes (\w+)$`, func(ctx context.Context, strategy string) error {
 		w.cfg.Scheduler.ScoringStrategy = strategy
 		return w.restart(ctx)

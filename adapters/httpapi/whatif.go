@@ -149,6 +149,9 @@ type WhatIfSettings struct {
 	// SchedulerScoringStrategy is LeastAllocated (spread) or
 	// MostAllocated (pack).
 	SchedulerScoringStrategy string `json:"schedulerScoringStrategy,omitempty"`
+	// SchedulerScoringShape is RequestedToCapacityRatio's scoring
+	// function, UTILIZATION=SCORE points ("0=0,100=10").
+	SchedulerScoringShape string `json:"schedulerScoringShape,omitempty"`
 	// Reconcilers are those to run: "*" for all, "-name" to switch
 	// one off.
 	Reconcilers []string `json:"reconcilers,omitempty"`

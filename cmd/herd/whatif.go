@@ -62,7 +62,8 @@ func addWhatIfFlags(f *pflag.FlagSet, o *whatIfOptions, prefix string) {
 	f.DurationVar(&c.Thresholds.TransitionPeriod, "pressure-transition-period", c.Thresholds.TransitionPeriod, prefix+"how long a pressure condition stays True once its signal is back under the threshold")
 	f.StringSliceVar(&c.Reconcilers.Enabled, "reconcilers", c.Reconcilers.Enabled, prefix+`reconcilers to run: "*" for all, "-name" to switch one off (e.g. "*,-noexecute")`)
 	f.DurationVar(&c.Scheduler.ResyncPeriod, "scheduler-resync-period", c.Scheduler.ResyncPeriod, prefix+"how often pending pods are tried again without an event")
-	f.StringVar(&c.Scheduler.ScoringStrategy, "scheduler-scoring-strategy", c.Scheduler.ScoringStrategy, prefix+"how the scheduler ranks the nodes a pod fits on: LeastAllocated (spread) or MostAllocated (pack)")
+	f.StringVar(&c.Scheduler.ScoringStrategy, "scheduler-scoring-strategy", c.Scheduler.ScoringStrategy, prefix+"how the scheduler ranks the nodes a pod fits on: LeastAllocated (spread), MostAllocated (pack) or RequestedToCapacityRatio (by --scheduler-scoring-shape)")
+	f.Var(&c.Scheduler.Shape, "scheduler-scoring-shape", prefix+"RequestedToCapacityRatio's UTILIZATION=SCORE points (0=0,100=10 packs)")
 	f.StringVar(&c.NodeRuntime, "node-runtime", c.NodeRuntime, prefix+`what runs herd's pods on nodes without their own agent: "mock" or "none", as herd serve ran`)
 	f.DurationVar(&c.MockRuntime.ShutdownDelay, "mock-shutdown-delay", c.MockRuntime.ShutdownDelay, prefix+"how long a pod on the mock runtime takes to stop once asked")
 	f.DurationVar(&c.Termination.PodGCTimeout, "pod-gc-timeout", c.Termination.PodGCTimeout, prefix+"how long past its deletion deadline a pod on an unreachable node waits before it is removed anyway")
@@ -396,6 +397,9 @@ func printWhatIf(w io.Writer, r whatif.Report, cfg whatif.Config) {
 	}
 	if s := cfg.Serve.Scheduler.ScoringStrategy; s != "" && s != scheduler.LeastAllocated {
 		threshold += " --scheduler-scoring-strategy " + s
+		if s == scheduler.RequestedToCapacityRatio {
+			threshold += " --scheduler-scoring-shape " + cfg.Serve.Scheduler.Shape.String()
+		}
 	}
 	if e := cfg.EvictionRetry; e != nil && *e != whatif.DefaultEvictionRetry {
 		threshold += " --eviction-retry " + e.String()

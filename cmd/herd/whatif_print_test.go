@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"herd/cmd/herd/whatif"
+	"herd/reconcilers/scheduler"
 )
 
 // TestWhatIfSaysTheWindowCrossesHerdsDowntime: herd's own downtime is
@@ -236,6 +237,8 @@ func TestWhatIfSaysWhichEvictionsABudgetRefused(t *testing.T) {
 	)
 	retry = 0
 	answerSays(t, rep, cfg, "--eviction-retry 0s:")
+	cfg.Serve.Scheduler.ScoringStrategy, cfg.Serve.Scheduler.Shape = scheduler.RequestedToCapacityRatio, scheduler.Shape{{Utilization: 0, Score: 0}, {Utilization: 100, Score: 10}}
+	answerSays(t, rep, cfg, "--scheduler-scoring-strategy RequestedToCapacityRatio --scheduler-scoring-shape 0=0,100=10 --eviction-retry 0s:")
 }
 
 // TestWhatIfEvictionRetryFlag: --eviction-retry is kubectl drain's 5s

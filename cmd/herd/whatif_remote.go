@@ -21,6 +21,7 @@ import (
 	"herd/adapters/httpapi"
 	"herd/cmd/herd/app"
 	"herd/cmd/herd/whatif"
+	"herd/reconcilers/scheduler"
 )
 
 // whatIfAskTimeout bounds the wait for a server's answer: the server
@@ -60,6 +61,9 @@ func remoteWhatIfSpec(o whatIfOptions, flags *pflag.FlagSet) (httpapi.WhatIfSpec
 	}
 	if flags.Changed("scheduler-scoring-strategy") {
 		s.SchedulerScoringStrategy = c.Scheduler.ScoringStrategy
+	}
+	if flags.Changed("scheduler-scoring-shape") {
+		s.SchedulerScoringShape = c.Scheduler.Shape.String()
 	}
 	for _, n := range whatif.NumberSettings {
 		if flags.Changed(n.Flag) {
@@ -170,6 +174,9 @@ func answeredConfig(s httpapi.WhatIfSpec) (whatif.Config, error) {
 	}
 	if v := s.Settings.SchedulerScoringStrategy; v != "" {
 		cfg.Serve.Scheduler.ScoringStrategy = v
+	}
+	if shape, err := scheduler.ParseShape(s.Settings.SchedulerScoringShape); err == nil && shape != nil {
+		cfg.Serve.Scheduler.Shape = shape
 	}
 	for _, f := range s.NodeFailures {
 		at, err := time.Parse(time.RFC3339Nano, f.At)

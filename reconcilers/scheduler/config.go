@@ -3,6 +3,7 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -31,16 +32,29 @@ type Config struct {
 	// a pod fits on (--scheduler-scoring-strategy): LeastAllocated, the
 	// Kubernetes scheduler's default, spreads pods to the emptiest;
 	// MostAllocated packs them onto the fullest, leaving whole nodes
-	// free. Empty means the default.
+	// free; RequestedToCapacityRatio scores by Shape. Empty means the
+	// default.
 	ScoringStrategy string
+	// Shape is RequestedToCapacityRatio's scoring function
+	// (--scheduler-scoring-shape): a node's score for each share of its
+	// CPU and memory requested once the pod is on it, drawn as straight
+	// lines between the points. RequestedToCapacityRatio needs one, as
+	// the Kubernetes scheduler's does; the other strategies leave it
+	// aside.
+	Shape Shape
 }
 
 // The scoring strategies, as KubeSchedulerConfiguration's
 // NodeResourcesFitArgs name them.
 const (
-	LeastAllocated = "LeastAllocated"
-	MostAllocated  = "MostAllocated"
+	LeastAllocated           = "LeastAllocated"
+	MostAllocated            = "MostAllocated"
+	RequestedToCapacityRatio = "RequestedToCapacityRatio"
 )
+
+// ScoringStrategies are the strategies herd offers, in the order it
+// names them.
+var ScoringStrategies = []string{LeastAllocated, MostAllocated, RequestedToCapacityRatio}
 
 // DefaultConfig is what herd serve runs with.
 func DefaultConfig() Config {
@@ -87,6 +101,9 @@ func (c Config) Validate() error {
 	if err := c.ScoringStrategyError(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := c.ShapeError(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.InitialBackoff > 0 && c.MaxBackoff > 0 && c.MaxBackoff < c.InitialBackoff {
 		errs = append(errs, fmt.Errorf("--scheduler-max-backoff %s is shorter than --scheduler-initial-backoff %s", c.MaxBackoff, c.InitialBackoff))
 	}
@@ -96,9 +113,18 @@ func (c Config) Validate() error {
 // ScoringStrategyError says what is wrong with the scoring strategy, if
 // anything.
 func (c Config) ScoringStrategyError() error {
-	switch c.ScoringStrategy {
-	case "", LeastAllocated, MostAllocated:
+	if c.ScoringStrategy == "" || slices.Contains(ScoringStrategies, c.ScoringStrategy) {
 		return nil
 	}
-	return fmt.Errorf("--scheduler-scoring-strategy %q: want %s or %s", c.ScoringStrategy, LeastAllocated, MostAllocated)
+	return fmt.Errorf("--scheduler-scoring-strategy %q: want %s, %s or %s", c.ScoringStrategy, LeastAllocated, MostAllocated, RequestedToCapacityRatio)
+}
+
+// ShapeError says what is wrong with the scoring shape, if anything:
+// RequestedToCapacityRatio needs one.
+func (c Config) ShapeError() error {
+	if c.ScoringStrategy == RequestedToCapacityRatio && len(c.Shape) == 0 {
+		return fmt.Errorf("--scheduler-scoring-strategy %s needs --scheduler-scoring-shape: UTILIZATION=SCORE points, scores 0 to %d (0=0,100=%d packs pods onto the fullest node)",
+			RequestedToCapacityRatio, MaxShapeScore, MaxShapeScore)
+	}
+	return c.Shape.Check()
 }

@@ -205,7 +205,7 @@ func TestMostAllocatedPacksPods(t *testing.T) {
 		// b is full for a fourth: the next goes to a.
 		{Namespace: "default", Name: "p3", Node: "a"},
 	}
-	if diff := cmp.Diff(packed, plan(nodes, pods, scorer(MostAllocated))); diff != "" {
+	if diff := cmp.Diff(packed, plan(nodes, pods, scorer(MostAllocated, nil))); diff != "" {
 		t.Errorf("MostAllocated (-want +got):\n%s", diff)
 	}
 	spread := []decision{
@@ -214,7 +214,7 @@ func TestMostAllocatedPacksPods(t *testing.T) {
 		{Namespace: "default", Name: "p2", Node: "a"},
 		{Namespace: "default", Name: "p3", Node: "b"},
 	}
-	if diff := cmp.Diff(spread, plan(nodes, pods, scorer(LeastAllocated))); diff != "" {
+	if diff := cmp.Diff(spread, plan(nodes, pods, scorer(LeastAllocated, nil))); diff != "" {
 		t.Errorf("LeastAllocated (-want +got):\n%s", diff)
 	}
 	for _, c := range []struct {

@@ -174,7 +174,7 @@ func (r *Reconciler) schedule(ctx context.Context) error {
 	// Wall time on purpose: what the pass cost, for the debug log, not a
 	// domain time (those come from r.clock).
 	start := time.Now()
-	decisions := plan(nodes, pods, scorer(r.cfg.ScoringStrategy))
+	decisions := plan(nodes, pods, scorer(r.cfg.ScoringStrategy, r.cfg.Shape))
 	planned := time.Since(start)
 	for _, d := range decisions {
 		if d.Node == "" {

@@ -40,9 +40,14 @@ func mostRequested(requested, allocatable int64) int64 {
 type resourceScorer func(r *room, q request) int64
 
 // scorer is the strategy's score; LeastAllocated unless told otherwise.
-func scorer(strategy string) resourceScorer {
-	if strategy == MostAllocated {
+// RequestedToCapacityRatio scores by shape (Config.Validate makes sure
+// there is one).
+func scorer(strategy string, shape Shape) resourceScorer {
+	switch {
+	case strategy == MostAllocated:
 		return mostAllocated
+	case strategy == RequestedToCapacityRatio && len(shape) > 0:
+		return shape.requestedToCapacityRatio
 	}
 	return leastAllocated
 }

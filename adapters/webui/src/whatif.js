@@ -19,11 +19,17 @@ const durationForm = '(\\d+(\\.\\d+)?(ns|us|µs|ms|s|m|h))+';
 const isDuration = (v) => typeof v === 'string' && new RegExp(`^${durationForm}$`).test(v);
 // choices are the settings whose values are words, with the words herd
 // takes.
-const choices = { schedulerScoringStrategy: ['LeastAllocated', 'MostAllocated'] };
+const choices = { schedulerScoringStrategy: ['LeastAllocated', 'MostAllocated', 'RequestedToCapacityRatio'] };
+// patterns are the settings written in a form of their own, with the
+// form's pattern and what it means.
+const patterns = {
+  schedulerScoringShape: ['\\d+=\\d+(,\\d+=\\d+)*', 'RequestedToCapacityRatio\'s UTILIZATION=SCORE points, scores 0 to 10: 0=0,100=10 packs'],
+};
 
 // offered says whether the page offers a setting of herd's value v: a
-// duration, a number (a share of the fleet, a rate) or one of choices.
-const offered = (v, name) => isDuration(v) || typeof v === 'number' || name in choices;
+// duration, a number (a share of the fleet, a rate), one of choices, or
+// one of patterns.
+const offered = (v, name) => isDuration(v) || typeof v === 'number' || name in choices || name in patterns;
 
 // words is a setting's name as the page says it: "podGCTimeout" is
 // "pod GC timeout".
@@ -54,13 +60,15 @@ function settingInput(name, v, value) {
   let form = `pattern="${durationForm}" title="a duration: 40s, 1m30s, 500ms"`;
   if (name in choices) {
     form = `list="whatif-choices-${esc(name)}" pattern="${choices[name].join('|')}" title="${esc(choices[name].join(' or '))}"`;
+  } else if (name in patterns) {
+    form = `pattern="${esc(patterns[name][0])}" title="${esc(patterns[name][1])}"`;
   } else if (typeof v === 'number') {
     if (/SizeThreshold$/.test(name)) form = 'type="number" step="1" min="0" title="a number of nodes"';
     else if (/Threshold$/.test(name)) form = 'type="number" step="0.01" min="0.01" max="1" title="a share of the fleet: 0.55 is 55%"';
     else form = 'type="number" step="any" min="0" title="a number, 0 or more"';
   }
   return `<label>${esc(words(name))}
-      <input id="whatif-setting-${esc(name)}" data-setting="${esc(name)}" placeholder="herd's own (${esc(v)})" value="${esc(value)}"
+      <input id="whatif-setting-${esc(name)}" data-setting="${esc(name)}" placeholder="herd's own (${esc(v === '' ? 'none' : v)})" value="${esc(value)}"
         size="8" ${form}>${name in choices ? `<datalist id="whatif-choices-${esc(name)}">${choices[name].map((c) => `<option value="${esc(c)}">`).join('')}</datalist>` : ''}
       <span class="whatif-setting-error error" hidden></span></label>`;
 }

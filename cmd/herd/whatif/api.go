@@ -130,6 +130,9 @@ func (a *APIRunner) settings(o httpapi.WhatIfSettings) app.Config {
 	if o.SchedulerScoringStrategy != "" {
 		c.Scheduler.ScoringStrategy = o.SchedulerScoringStrategy
 	}
+	if shape, err := scheduler.ParseShape(o.SchedulerScoringShape); err == nil && shape != nil {
+		c.Scheduler.Shape = shape
+	}
 	return c
 }
 
@@ -155,7 +158,12 @@ func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (htt
 		}
 	}
 	if s := o.SchedulerScoringStrategy; s != "" && c.Scheduler.ScoringStrategyError() != nil {
-		errs = append(errs, field.NotSupported(p.Child("schedulerScoringStrategy"), s, []string{scheduler.LeastAllocated, scheduler.MostAllocated}))
+		errs = append(errs, field.NotSupported(p.Child("schedulerScoringStrategy"), s, scheduler.ScoringStrategies))
+	}
+	if _, err := scheduler.ParseShape(o.SchedulerScoringShape); err != nil {
+		errs = append(errs, field.Invalid(p.Child("schedulerScoringShape"), o.SchedulerScoringShape, err.Error()))
+	} else if err := c.Scheduler.ShapeError(); err != nil && c.Scheduler.ScoringStrategyError() == nil {
+		errs = append(errs, field.Invalid(p.Child("schedulerScoringShape"), o.SchedulerScoringShape, err.Error()))
 	}
 	if len(errs) == 0 {
 		// What the rules say of the settings together: a grace period
@@ -180,7 +188,7 @@ func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (htt
 		errs = append(errs, field.NotSupported(p.Child("nodeRuntime"), c.NodeRuntime, []string{app.NodeRuntimeMock, app.NodeRuntimeNone}))
 	}
 	out := httpapi.WhatIfSettings{Reconcilers: c.Reconcilers.Enabled, NodeRuntime: c.NodeRuntime, PodCIDR: c.IPAM.Pools,
-		SchedulerScoringStrategy: c.Scheduler.ScoringStrategy}
+		SchedulerScoringStrategy: c.Scheduler.ScoringStrategy, SchedulerScoringShape: c.Scheduler.Shape.String()}
 	for _, d := range DurationSettings {
 		*d.Of(&out) = &metav1.Duration{Duration: *d.In(&c)}
 	}
