@@ -55,7 +55,7 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 	for _, n := range whatif.NumberSettings {
 		want = append(want, n.Name)
 	}
-	want = append(want, "schedulerScoringStrategy")
+	want = append(want, "schedulerScoringStrategy", "schedulerScoringShape")
 	if len(offered) != len(want) {
 		t.Fatalf("the page offers the settings %q, want one for each of %q", offered, want)
 	}
@@ -110,6 +110,10 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 		chromedp.WaitVisible(`#whatif-changes li[data-kind="fail"] .whatif-node`),
 		chromedp.SendKeys(`#whatif-changes li[data-kind="fail"] .whatif-node`, "demo-linux-00"),
 		script(`document.querySelector('#whatif-changes li[data-kind="fail"] .whatif-at').value = `+local(failsISO)),
+		// The refusal of the question before is still on the page until
+		// the new one is drawn: cleared, so that the wait below cannot
+		// take it for the new answer.
+		script(`document.getElementById('whatif-answer').innerHTML = ''`),
 		clickRedrawn("#whatif-run"),
 	)
 	// The question is in the route: the answer can be linked to.
@@ -183,6 +187,12 @@ func TestWebViewAsksWhatIf(t *testing.T) {
 		waitFor(`!document.querySelector('#whatif-changes li')`))
 	browse(t, tab, "ask: demo-linux-00 drained once its pods run, with herd's own grace period, a threshold of 0.9 and a budget set",
 		chromedp.WaitVisible("#whatif-setting-unhealthyFleetThreshold"),
+		// The settings herd offers include the secondary eviction rate,
+		// a large fleet's size in whole nodes, and the scheduler's
+		// scoring shape in its own form (herd runs without one).
+		waitFor(`document.querySelector('#whatif-setting-largeFleetSizeThreshold')?.step === '1' &&
+			!!document.querySelector('#whatif-setting-secondaryNodeEvictionRate') &&
+			document.querySelector('#whatif-setting-schedulerScoringShape')?.placeholder === "herd's own (none)"`),
 		chromedp.SendKeys("#whatif-setting-unhealthyFleetThreshold", "0.9"),
 		chromedp.SendKeys("#whatif-eviction-retry", "10s"),
 		clickRedrawn("#whatif-add-drain"),

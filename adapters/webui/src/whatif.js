@@ -51,7 +51,11 @@ function routeSetting(params, name) {
 async function herdSettings(signal) {
   const a = await send('POST', '/apis/herd.dev/v1/whatifs?dryRun=All',
     { apiVersion: 'herd.dev/v1', kind: 'WhatIf', spec: { since: '1s' } }, 'application/json', signal);
-  return Object.entries(a.spec?.settings || {}).filter(([name, v]) => offered(v, name));
+  // A setting in a form of its own that herd runs without (no scoring
+  // shape) is left out of herd's answer, and offered empty.
+  const own = { ...(a.spec?.settings || {}) };
+  for (const name of Object.keys(patterns)) if (!(name in own)) own[name] = '';
+  return Object.entries(own).filter(([name, v]) => offered(v, name));
 }
 
 // settingInput is the input of one of herd's settings, herd's own value
