@@ -95,6 +95,11 @@ func (c AssessFleet) IsDisrupted() bool {
 	return c.Unreachable == c.Total || (c.Total >= 3 && float64(c.Unreachable)/float64(c.Total) >= c.threshold())
 }
 
+// EveryNodeUnreachable says whether the whole fleet is unreachable: a
+// disruption in which herd takes the NoExecute taints off and adds none,
+// as Kubernetes does when every zone is fully disrupted.
+func (c AssessFleet) EveryNodeUnreachable() bool { return c.Total > 0 && c.Unreachable == c.Total }
+
 // DisruptedRate is how many nodes a second get a new NoExecute taint
 // while the fleet is disrupted, as Kubernetes' node lifecycle controller
 // paces a zone in partial disruption: the secondary rate in a fleet of

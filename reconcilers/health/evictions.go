@@ -183,7 +183,12 @@ func (r *Reconciler) giveTurns(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	withhold := r.pace(f.Disrupted, r.assess())
+	p := r.pace(f.Disrupted, r.assess())
+	if p.pause {
+		// No turns while the disruption lasts; the nodes keep their
+		// places for its end.
+		return 0, nil
+	}
 	for {
 		name, wait, ok := r.evictions.head(r.clock.Now())
 		if !ok {
@@ -200,7 +205,7 @@ func (r *Reconciler) giveTurns(ctx context.Context) (time.Duration, error) {
 		if err != nil {
 			return 0, err
 		}
-		if err := r.syncTaints(ctx, n, withhold); err != nil {
+		if err := r.syncTaints(ctx, n, p); err != nil {
 			return 0, err
 		}
 		if next, wait, ok := r.evictions.head(r.clock.Now()); ok && next == name {
@@ -211,20 +216,39 @@ func (r *Reconciler) giveTurns(ctx context.Context) (time.Duration, error) {
 	}
 }
 
+// noExecute is what the fleet's state allows of NoExecute taints, as
+// Kubernetes' node lifecycle controller treats a zone's state.
+type noExecute struct {
+	// withhold adds none and takes off those present: every node is
+	// unreachable (Kubernetes' full disruption of every zone).
+	withhold bool
+	// pause adds none and leaves those present: a disruption of a
+	// fleet still partly reachable, with no rate for it (Kubernetes'
+	// partial disruption, its queue's rate set to 0).
+	pause bool
+}
+
+// adds says whether new NoExecute taints go on, at the queue's rate.
+func (p noExecute) adds() bool { return !p.withhold && !p.pause }
+
 // pace sets the rate of new NoExecute taints for the fleet as a counts
-// it, disrupted as recorded or judged, and says whether they are
-// withheld: without a disruption they go at the eviction rate (or all at
+// it, disrupted as recorded or judged, and says what the fleet's state
+// allows: without a disruption they go at the eviction rate (or all at
 // once); during one, at the secondary rate in a large fleet still partly
-// reachable (domain.AssessFleet.DisruptedRate), or not at all.
-func (r *Reconciler) pace(disrupted bool, a domain.AssessFleet) (withhold bool) {
+// reachable (domain.AssessFleet.DisruptedRate), or none are added, and
+// when every node is unreachable those present come off too.
+func (r *Reconciler) pace(disrupted bool, a domain.AssessFleet) noExecute {
 	perSecond := r.cfg.EvictionRate
 	if disrupted {
+		if a.EveryNodeUnreachable() {
+			return noExecute{withhold: true}
+		}
 		if perSecond = r.disruptedRate(a); perSecond == 0 {
-			return true
+			return noExecute{pause: true}
 		}
 	}
 	r.evictions.setRate(perSecond, r.clock.Now())
-	return false
+	return noExecute{}
 }
 
 // disruptedRate is the rate of new NoExecute taints while the fleet as a

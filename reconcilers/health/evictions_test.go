@@ -211,3 +211,62 @@ func TestAPartialDisruptionOfALargeFleetSlowsTheTaints(t *testing.T) {
 	withheld("no secondary rate", none, reporting)
 	withheld("every node silent", DefaultConfig(), 0)
 }
+
+// TestADisruptionKeepsTheTaintsPresentUnlessEveryNodeIsSilent: as
+// Kubernetes treats a zone in partial disruption, herd adds no NoExecute
+// taint once most of a small fleet is silent, but a node tainted before
+// keeps its taint; only when every node is silent, as in Kubernetes' full
+// disruption of every zone, do the taints present come off.
+func TestADisruptionKeepsTheTaintsPresentUnlessEveryNodeIsSilent(t *testing.T) {
+	f := newBenchFleet(t, 10)
+	r, err := New(DefaultConfig(), f.w, f.view, f.clk, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	noExecute := func() (got []int) {
+		t.Helper()
+		for i := range 10 {
+			n, err := f.view.Get(ctx, benchNodeName(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n.HasTaint(domain.TaintUnreachable, domain.EffectNoExecute) {
+				got = append(got, i)
+			}
+		}
+		return got
+	}
+	pass := func(reporting int) {
+		t.Helper()
+		f.clk.Step(5 * time.Second)
+		f.heartbeat(t, reporting)
+		if err := r.monitor(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Reconcile(ctx, keyAll); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Node 9 falls silent alone: one of ten, tainted.
+	for range 9 {
+		pass(9)
+	}
+	if got := noExecute(); !slices.Equal(got, []int{9}) {
+		t.Fatalf("node 9 silent alone: %v carry NoExecute, want 9", got)
+	}
+	// Six more: seven of ten, a disruption of a small fleet.
+	for range 9 {
+		pass(3)
+	}
+	if got := noExecute(); !slices.Equal(got, []int{9}) {
+		t.Fatalf("seven of ten silent: %v carry NoExecute, want node 9 alone, which had it before", got)
+	}
+	// Every node silent: the taints present come off.
+	for range 9 {
+		pass(0)
+	}
+	if got := noExecute(); len(got) != 0 {
+		t.Fatalf("every node silent: %v carry NoExecute, want none", got)
+	}
+}

@@ -58,7 +58,7 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	withhold := r.pace(disrupted, a)
+	p := r.pace(disrupted, a)
 	var names []string
 	if full {
 		r.checks.begin()
@@ -70,7 +70,7 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 	} else {
 		names = r.checks.list()
 	}
-	if !withhold && r.evictions.limited() {
+	if p.adds() && r.evictions.limited() {
 		// Under an eviction rate the nodes wait for their turns in the
 		// order of their names, whichever of the syncs below runs first.
 		r.evictions.wait(slices.Sorted(slices.Values(names)), r.clock.Now())
@@ -87,7 +87,7 @@ func (r *Reconciler) syncAll(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return r.syncTaints(ctx, n, withhold)
+		return r.syncTaints(ctx, n, p)
 	})
 	if len(failed) > 0 {
 		return fmt.Errorf("taints of %d nodes not synced, %s among them", len(failed), failed[0])
@@ -194,21 +194,23 @@ func (r *Reconciler) recordFleet(ctx context.Context, a domain.AssessFleet) (boo
 }
 
 // syncTaints makes one node's condition taints follow its conditions,
-// withholding NoExecute when told (a fleet disruption that does not
-// slow them: pace). It decides on n as read
+// with the NoExecute taints the fleet's state allows (pace). It decides
+// on n as read
 // and opens a write transaction only when there is something to change.
 //
 // Each taint change records as its cause the change it follows (see
 // taintCauses): taints of different causes are synced one cause at a
 // time, so that `herd node why` names the condition that turned, not
 // whatever queued the node last.
-func (r *Reconciler) syncTaints(ctx context.Context, n domain.Node, withhold bool) error {
-	cmd := domain.SyncConditionTaints{WithholdNoExecute: withhold}
+func (r *Reconciler) syncTaints(ctx context.Context, n domain.Node, p noExecute) error {
+	cmd := domain.SyncConditionTaints{WithholdNoExecute: p.withhold, DeferNoExecute: p.pause}
 	now := r.clock.Now()
 	if r.evictions.limited() {
 		switch {
-		case withhold:
+		case p.withhold:
 			r.evictions.forget(n.Name)
+		case p.pause:
+			// A node waiting keeps its place for the pause's end.
 		case !domain.WantsNewNoExecute(n):
 			// It reported again, or carries its NoExecute taint: it
 			// leaves the queue without using a turn, unless n may be a

@@ -179,7 +179,7 @@ func BenchmarkFullResync(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := r.syncTaints(ctx, n, false); err != nil {
+				if err := r.syncTaints(ctx, n, noExecute{}); err != nil {
 					b.Fatal(err)
 				}
 			}

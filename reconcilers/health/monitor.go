@@ -47,12 +47,12 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	if err != nil || len(stale) == 0 {
 		return err
 	}
-	withhold := r.pace(disrupted, assessment)
+	p := r.pace(disrupted, assessment)
 	note := ""
 	if disrupted {
 		note = assessment.Note(r.disruptedRate(assessment))
 	}
-	if !withhold && r.evictions.limited() {
+	if p.adds() && r.evictions.limited() {
 		// Under an eviction rate the nodes about to be marked wait for
 		// their NoExecute taints in the order of their names, queued
 		// before any mark, so that the reconciles the marks set off
@@ -70,10 +70,10 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 		m := domain.MarkNodeUnreachableSince(v.lastHeard)
 		// Under an eviction rate no mark adds a NoExecute taint of its
 		// own: the node waits for its turn (giveTurns, below).
-		m.Note, m.WithholdNoExecute, m.DeferNoExecute = note, withhold, r.evictions.limited()
+		m.Note, m.WithholdNoExecute, m.DeferNoExecute = note, p.withhold, p.pause || r.evictions.limited()
 		var cmd domain.NodeCommand = m
 		if !v.plain {
-			cmd = domain.NodeSequence{cmd, domain.SyncConditionTaints{WithholdNoExecute: withhold, DeferNoExecute: m.DeferNoExecute}}
+			cmd = domain.NodeSequence{cmd, domain.SyncConditionTaints{WithholdNoExecute: p.withhold, DeferNoExecute: m.DeferNoExecute}}
 		}
 		n, err := r.repo.NodeCommands().Execute(ctx, domain.Key{Name: name}, domain.IfNodeReporting{Command: cmd})
 		if errors.Is(err, domain.ErrNotFound) {
@@ -108,7 +108,7 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	for _, name := range forEach(ctx, stale, markers, mark) {
 		errs = append(errs, mark(name))
 	}
-	if err := errors.Join(errs...); err != nil || withhold || !r.evictions.limited() {
+	if err := errors.Join(errs...); err != nil || !p.adds() || !r.evictions.limited() {
 		return err
 	}
 	_, err = r.giveTurns(ctx)
