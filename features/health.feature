@@ -164,6 +164,36 @@ Feature: Nodes that fall silent
       | node.kubernetes.io/unreachable | NoSchedule |
       | node.kubernetes.io/unreachable | NoExecute  |
 
+  Scenario: A node tainted before most of the fleet fell silent keeps its taint, until every node is silent
+    Given these nodes have registered through herd's agent:
+      | name   | kind  |
+      | web-01 | linux |
+      | web-02 | linux |
+      | web-03 | linux |
+      | web-04 | linux |
+    And the agent on "web-01" reports healthy metrics
+    When 45 seconds pass while "web-02", "web-03" and "web-04" keep reporting
+    Then node "web-01" has the taints:
+      | key                            | effect     |
+      | node.kubernetes.io/unreachable | NoSchedule |
+      | node.kubernetes.io/unreachable | NoExecute  |
+    When 45 seconds pass while "web-04" keeps reporting
+    Then the log holds 1 "FleetDisruptionStarted" event
+    And node "web-01" has the taints:
+      | key                            | effect     |
+      | node.kubernetes.io/unreachable | NoSchedule |
+      | node.kubernetes.io/unreachable | NoExecute  |
+    And node "web-02" has the taints:
+      | key                            | effect     |
+      | node.kubernetes.io/unreachable | NoSchedule |
+    When 45 seconds pass
+    Then node "web-01" has the taints:
+      | key                            | effect     |
+      | node.kubernetes.io/unreachable | NoSchedule |
+    And node "web-04" has the taints:
+      | key                            | effect     |
+      | node.kubernetes.io/unreachable | NoSchedule |
+
   Scenario: herd restarted between a heartbeat and the deadline still notices, a grace period after its start
     Given node "web-01" has registered and is Ready
     And 20 seconds pass
