@@ -6,7 +6,8 @@ Feature: Nodes that fall silent
   status.", by herd's clock alone. Taints follow the conditions, as in
   Kubernetes, so that workloads can react. When most of the fleet falls
   silent at once, herd is more likely the one cut off: it still marks the
-  nodes, but evicts nothing.
+  nodes, but evicts nothing new (in a fleet of more than 50 nodes, one node
+  every 100 seconds, as Kubernetes slows a large zone's evictions).
 
   Background:
     Given herd is running and the time is 2026-03-01 09:00:00
