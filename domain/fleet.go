@@ -30,15 +30,15 @@ type FleetHealth struct {
 	Version int64 `json:"version"`
 }
 
-// DefaultUnhealthyThreshold is the share of unreachable nodes, among
-// three or more, at which herd suspects itself unless told otherwise
+// DefaultUnhealthyThreshold is the share of the fleet unreachable, three
+// nodes or more, at which herd suspects itself unless told otherwise
 // (herd serve --unhealthy-fleet-threshold): Kubernetes'
 // --unhealthy-zone-threshold default, with the fleet as the zone.
 const DefaultUnhealthyThreshold = 0.55
 
-// FleetDisruptionStarted records that every node, or at least the
-// threshold's share of three or more, is unreachable; herd withholds
-// NoExecute taints.
+// FleetDisruptionStarted records that every node, or three or more and
+// at least the threshold's share, are unreachable; herd withholds or
+// slows NoExecute taints.
 type FleetDisruptionStarted struct {
 	Unreachable int `json:"unreachable"`
 	Total       int `json:"total"`
@@ -71,8 +71,8 @@ type AssessFleet struct {
 	// Total is the number of nodes expected to report (registered, not
 	// stopped).
 	Total int
-	// Threshold is the share of unreachable nodes, among three or more,
-	// that makes a disruption; 0 is DefaultUnhealthyThreshold.
+	// Threshold is the share of the fleet unreachable, three nodes or
+	// more, that makes a disruption; 0 is DefaultUnhealthyThreshold.
 	Threshold float64
 }
 
@@ -84,15 +84,16 @@ func (c AssessFleet) threshold() float64 {
 	return c.Threshold
 }
 
-// IsDisrupted applies the rule: every node unreachable, or at least the
-// threshold's share of three or more. The share is a quotient compared
-// with the threshold, as Kubernetes' node lifecycle controller compares
-// it: 11 of 20 is 0.55 exactly.
+// IsDisrupted applies Kubernetes' rule for a zone: every node
+// unreachable, or three or more, and at least the threshold's share of
+// the fleet. The share is a quotient compared with the threshold, as
+// Kubernetes' node lifecycle controller compares it: 11 of 20 is 0.55
+// exactly.
 func (c AssessFleet) IsDisrupted() bool {
 	if c.Total == 0 || c.Unreachable == 0 {
 		return false
 	}
-	return c.Unreachable == c.Total || (c.Total >= 3 && float64(c.Unreachable)/float64(c.Total) >= c.threshold())
+	return c.Unreachable == c.Total || (c.Unreachable >= 3 && float64(c.Unreachable)/float64(c.Total) >= c.threshold())
 }
 
 // EveryNodeUnreachable says whether the whole fleet is unreachable: a

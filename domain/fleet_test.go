@@ -16,14 +16,16 @@ func TestAssessFleet(t *testing.T) {
 		{"the only node", 1, 1, 0, true},
 		{"one of two", 1, 2, 0, false},
 		{"every node of two", 2, 2, 0, true},
-		{"two of three is 67%", 2, 3, 0, true},
+		{"two of three is 67%, but two are too few", 2, 3, 0, false},
+		{"three of four is 75%", 3, 4, 0, true},
 		{"five of ten is 50%", 5, 10, 0, false},
 		{"eleven of twenty is exactly 55%", 11, 20, 0, true},
 		{"none", 0, 5, 0, false},
 		{"three of five under a threshold of 0.7", 3, 5, 0.7, false},
 		{"four of five over a threshold of 0.7", 4, 5, 0.7, true},
 		{"every node under a threshold of 1", 5, 5, 1, true},
-		{"two of five over a threshold of 0.4", 2, 5, 0.4, true},
+		{"two of five over a threshold of 0.4 are too few", 2, 5, 0.4, false},
+		{"three of seven over a threshold of 0.4", 3, 7, 0.4, true},
 		{"two of two over any threshold", 2, 2, 1, true},
 	}
 	for _, tt := range tests {

@@ -56,11 +56,12 @@ Feature: The what-if runs herd's own reconcilers on the past
     When 2 minutes pass while "n1", "n2" and "n3" keep reporting
     Then the what-if since 09:00:00 with "n1", "n2" and "n3" failing at 09:00:30 marks them NotReady too, and herd would have counted the fleet disrupted
 
-  Scenario: A higher disruption threshold would have evicted from two of three nodes that fell silent together
-    When 2 minutes pass while "n3" keeps reporting
+  Scenario: A higher disruption threshold would have evicted from three of four nodes that fell silent together
+    Given node "n4" has registered and is Ready
+    When 2 minutes pass while "n4" keeps reporting
     Then the log holds 1 "FleetDisruptionStarted" event
-    And the what-if since 09:00:00 with an unhealthy-fleet-threshold of 0.7 evicts pods of "cache" from "n1" that herd left there, and the scheduler places them anew elsewhere
-    And an operator asking herd's API what if the unhealthy-fleet-threshold had been 0.7 since 09:00:00 is told the pods of "cache" herd left on "n1" would have been evicted
+    And the what-if since 09:00:00 with an unhealthy-fleet-threshold of 0.8 evicts pods of "cache" from "n1" that herd left there, and the scheduler places them anew elsewhere
+    And an operator asking herd's API what if the unhealthy-fleet-threshold had been 0.8 since 09:00:00 is told the pods of "cache" herd left on "n1" would have been evicted
     And an operator asking herd's API a what-if since 09:00:00 with an unhealthy-fleet-threshold of 1.5 is refused, naming "spec.settings.unhealthyFleetThreshold"
 
   Scenario: An eviction rate taints silent nodes one at a time, and without it a pod would have been evicted sooner

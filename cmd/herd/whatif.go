@@ -56,7 +56,7 @@ func addWhatIfFlags(f *pflag.FlagSet, o *whatIfOptions, prefix string) {
 	f.DurationVar(&c.Health.MonitorPeriod, "node-monitor-period", c.Health.MonitorPeriod, prefix+"how often every node's heartbeat deadline is checked")
 	f.DurationVar(&c.Health.StartupGracePeriod, "node-startup-grace-period", c.Health.StartupGracePeriod, prefix+"time a new node has to send its first heartbeat")
 	f.Float64Var(&c.Health.EvictionRate, "node-eviction-rate", c.Health.EvictionRate, prefix+"nodes a second that get the NoExecute taint their Ready condition calls for (0: every node at once)")
-	f.Float64Var(&c.Health.UnhealthyThreshold, "unhealthy-fleet-threshold", c.Health.UnhealthyThreshold, prefix+"share of the fleet (of three nodes or more) unreachable at once at which herd withholds or slows NoExecute taints")
+	f.Float64Var(&c.Health.UnhealthyThreshold, "unhealthy-fleet-threshold", c.Health.UnhealthyThreshold, prefix+"share of the fleet unreachable at once (three nodes or more) at which herd withholds or slows NoExecute taints")
 	f.Float64Var(&c.Health.SecondaryEvictionRate, "secondary-node-eviction-rate", c.Health.SecondaryEvictionRate, prefix+"nodes a second that get the NoExecute taint during a disruption of a fleet larger than --large-fleet-size-threshold (0: none)")
 	f.IntVar(&c.Health.LargeFleetThreshold, "large-fleet-size-threshold", c.Health.LargeFleetThreshold, prefix+"fleet size above which a disruption slows NoExecute taints rather than withholding them")
 	f.DurationVar(&c.Thresholds.TransitionPeriod, "pressure-transition-period", c.Thresholds.TransitionPeriod, prefix+"how long a pressure condition stays True once its signal is back under the threshold")

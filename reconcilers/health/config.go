@@ -25,9 +25,9 @@ type Config struct {
 	// against its conditions even without an event (default 30s), so that
 	// a crash between a condition change and its taint heals itself.
 	FullResyncPeriod time.Duration
-	// UnhealthyThreshold is the share of unreachable nodes, among three
-	// or more, at which herd suspects it is cut off itself and withholds
-	// NoExecute taints (--unhealthy-fleet-threshold, default 0.55:
+	// UnhealthyThreshold is the share of the fleet unreachable, three
+	// nodes or more, at which herd suspects it is cut off itself and
+	// withholds or slows NoExecute taints (--unhealthy-fleet-threshold, default 0.55:
 	// Kubernetes' --unhealthy-zone-threshold, with the fleet as the zone).
 	UnhealthyThreshold float64
 	// EvictionRate is how many nodes a second get the NoExecute taint
