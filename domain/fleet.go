@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -44,8 +45,12 @@ type FleetDisruptionStarted struct {
 	Total       int `json:"total"`
 	// Threshold is the share that decided; absent in events recorded
 	// before herd kept it, when it was always the default.
-	Threshold float64   `json:"threshold,omitempty"`
-	At        time.Time `json:"at"`
+	Threshold float64 `json:"threshold,omitempty"`
+	// SlowedTo is how many nodes a second still got a new NoExecute
+	// taint as the disruption began (a large fleet still partly
+	// reachable: the secondary eviction rate); absent, none did.
+	SlowedTo float64   `json:"slowedTo,omitempty"`
+	At       time.Time `json:"at"`
 }
 
 // FleetDisruptionEnded records that enough of the fleet is reachable again; NoExecute
@@ -74,6 +79,11 @@ type AssessFleet struct {
 	// Threshold is the share of the fleet unreachable, three nodes or
 	// more, that makes a disruption; 0 is DefaultUnhealthyThreshold.
 	Threshold float64
+	// LargeFleet and SecondaryRate are the pace of new NoExecute taints
+	// during a disruption (DisruptedRate): the size above which a fleet
+	// is large, and the rate a large one still partly reachable keeps.
+	LargeFleet    int
+	SecondaryRate float64
 }
 
 // threshold is the share the rule applies.
@@ -147,10 +157,15 @@ func (c AssessFleet) decideFleet(f FleetHealth, now time.Time) ([]Event, error) 
 		return nil, &InvalidError{Kind: "FleetHealth", Name: "fleet", Fields: []FieldError{{
 			Field: "threshold", Value: fmt.Sprint(c.Threshold), Reason: "must be a share between 0 and 1"}}}
 	}
+	if c.LargeFleet < 0 || !(c.SecondaryRate >= 0) || math.IsInf(c.SecondaryRate, 0) {
+		return nil, &InvalidError{Kind: "FleetHealth", Name: "fleet", Fields: []FieldError{{
+			Field: "secondaryRate", Value: fmt.Sprintf("%v above %d nodes", c.SecondaryRate, c.LargeFleet), Reason: "must be a rate and a fleet size, 0 or more"}}}
+	}
 	now = now.UTC()
 	switch d := c.IsDisrupted(); {
 	case d && !f.Disrupted:
-		return []Event{FleetDisruptionStarted{Unreachable: c.Unreachable, Total: c.Total, Threshold: c.threshold(), At: now}}, nil
+		return []Event{FleetDisruptionStarted{Unreachable: c.Unreachable, Total: c.Total, Threshold: c.threshold(),
+			SlowedTo: c.DisruptedRate(c.LargeFleet, c.SecondaryRate), At: now}}, nil
 	case !d && f.Disrupted:
 		return []Event{FleetDisruptionEnded{Unreachable: c.Unreachable, Total: c.Total, Threshold: c.threshold(), At: now}}, nil
 	}

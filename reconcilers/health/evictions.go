@@ -252,7 +252,7 @@ func (r *Reconciler) pace(disrupted bool, a domain.AssessFleet) noExecute {
 }
 
 // disruptedRate is the rate of new NoExecute taints while the fleet as a
-// counts it is disrupted.
+// counts it (r.assess) is disrupted.
 func (r *Reconciler) disruptedRate(a domain.AssessFleet) float64 {
-	return a.DisruptedRate(r.cfg.LargeFleetThreshold, r.cfg.SecondaryEvictionRate)
+	return a.DisruptedRate(a.LargeFleet, a.SecondaryRate)
 }

@@ -168,7 +168,7 @@ func (r *Reconciler) observe(n domain.Node, name string, now time.Time) {
 // runs with.
 func (r *Reconciler) assess() domain.AssessFleet {
 	a := r.fleet.assessment()
-	a.Threshold = r.cfg.UnhealthyThreshold
+	a.Threshold, a.LargeFleet, a.SecondaryRate = r.cfg.UnhealthyThreshold, r.cfg.LargeFleetThreshold, r.cfg.SecondaryEvictionRate
 	return a
 }
 

@@ -175,10 +175,10 @@ export function overview(ctx) {
     if (Date.now() - lastDisruption < 5000) return;
     lastDisruption = Date.now();
     try {
-      const page = await get('/apis/herd.dev/v1/auditevents' + query({ stream: 'fleet/health', tail: 1, until: at || undefined }));
+      const page = await get('/apis/herd.dev/v1/auditevents' + query({ stream: 'fleet/health', type: 'FleetDisruptionStarted,FleetDisruptionEnded', tail: 1, until: at || undefined }));
       const last = page.items[0];
       disruptionEl.innerHTML = last && last.type === 'FleetDisruptionStarted'
-        ? `<p class="banner warn">Fleet disruption since ${when(last.recordedAt)}: ${last.payload.unreachable} of ${last.payload.total} nodes unreachable. herd withholds NoExecute evictions, suspecting itself cut off.</p>`
+        ? `<p class="banner warn">Fleet disruption since ${when(last.recordedAt)}: ${last.payload.unreachable} of ${last.payload.total} nodes unreachable. ${last.payload.slowedTo ? `herd slows NoExecute evictions to ${last.payload.slowedTo} nodes a second` : 'herd adds no NoExecute evictions'}, suspecting itself cut off.</p>`
         : '';
     } catch {
       disruptionEl.innerHTML = '';
