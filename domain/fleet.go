@@ -113,22 +113,22 @@ func (c AssessFleet) EveryNodeUnreachable() bool { return c.Total > 0 && c.Unrea
 
 // DisruptedRate is how many nodes a second get a new NoExecute taint
 // while the fleet is disrupted, as Kubernetes' node lifecycle controller
-// paces a zone in partial disruption: the secondary rate in a fleet of
-// more than largeFleet nodes of which some are still reachable, and none
-// (0: the taints are withheld) in a smaller fleet or when every node is
+// paces a zone in partial disruption: SecondaryRate in a fleet of more
+// than LargeFleet nodes of which some are still reachable, and none (0:
+// the taints are withheld) in a smaller fleet or when every node is
 // unreachable.
-func (c AssessFleet) DisruptedRate(largeFleet int, secondary float64) float64 {
-	if c.Unreachable == c.Total || c.Total <= largeFleet {
+func (c AssessFleet) DisruptedRate() float64 {
+	if c.EveryNodeUnreachable() || c.Total <= c.LargeFleet {
 		return 0
 	}
-	return secondary
+	return c.SecondaryRate
 }
 
 // Note says, for condition messages, what herd suspects and what it does
 // about it: withholds NoExecute taints, or, at a disrupted rate above 0,
 // slows them.
-func (c AssessFleet) Note(rate float64) string {
-	if rate > 0 {
+func (c AssessFleet) Note() string {
+	if rate := c.DisruptedRate(); rate > 0 {
 		return fmt.Sprintf("%d of %d nodes are unreachable together: herd suspects it is cut off itself and slows NoExecute taints to %v nodes a second.", c.Unreachable, c.Total, rate)
 	}
 	return fmt.Sprintf("%d of %d nodes are unreachable together: herd suspects it is cut off itself and withholds NoExecute taints.", c.Unreachable, c.Total)
@@ -165,7 +165,7 @@ func (c AssessFleet) decideFleet(f FleetHealth, now time.Time) ([]Event, error) 
 	switch d := c.IsDisrupted(); {
 	case d && !f.Disrupted:
 		return []Event{FleetDisruptionStarted{Unreachable: c.Unreachable, Total: c.Total, Threshold: c.threshold(),
-			SlowedTo: c.DisruptedRate(c.LargeFleet, c.SecondaryRate), At: now}}, nil
+			SlowedTo: c.DisruptedRate(), At: now}}, nil
 	case !d && f.Disrupted:
 		return []Event{FleetDisruptionEnded{Unreachable: c.Unreachable, Total: c.Total, Threshold: c.threshold(), At: now}}, nil
 	}

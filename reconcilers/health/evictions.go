@@ -103,8 +103,9 @@ func (q *evictionQueue) turn(node string, now time.Time) bool {
 
 // forget takes node out of the queue: at its turn it needs no new
 // NoExecute taint any more (it reported, or was deleted), or the fleet is
-// disrupted and no taint is added at all. Without a rate nothing is queued but what a
-// rate queued before it was lifted; forgetting that is harmless.
+// disrupted and no taint is added at all. Without a rate nothing is
+// queued but what a rate queued before it was lifted; forgetting that is
+// harmless.
 func (q *evictionQueue) forget(node string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -243,16 +244,10 @@ func (r *Reconciler) pace(disrupted bool, a domain.AssessFleet) noExecute {
 		if a.EveryNodeUnreachable() {
 			return noExecute{withhold: true}
 		}
-		if perSecond = r.disruptedRate(a); perSecond == 0 {
+		if perSecond = a.DisruptedRate(); perSecond == 0 {
 			return noExecute{pause: true}
 		}
 	}
 	r.evictions.setRate(perSecond, r.clock.Now())
 	return noExecute{}
-}
-
-// disruptedRate is the rate of new NoExecute taints while the fleet as a
-// counts it (r.assess) is disrupted.
-func (r *Reconciler) disruptedRate(a domain.AssessFleet) float64 {
-	return a.DisruptedRate(a.LargeFleet, a.SecondaryRate)
 }

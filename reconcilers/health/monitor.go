@@ -50,7 +50,7 @@ func (r *Reconciler) monitor(ctx context.Context) error {
 	p := r.pace(disrupted, assessment)
 	note := ""
 	if disrupted {
-		note = assessment.Note(r.disruptedRate(assessment))
+		note = assessment.Note()
 	}
 	if p.adds() && r.evictions.limited() {
 		// Under an eviction rate the nodes about to be marked wait for
