@@ -105,9 +105,11 @@ var NumberSettings = []NumberSetting{
 		func(s *httpapi.WhatIfSettings) **float64 { return &s.LargeFleetSizeThreshold }),
 }
 
-// settings applies the overrides to herd serve's settings.
-func (a *APIRunner) settings(o httpapi.WhatIfSettings) app.Config {
-	c := a.base
+// settings applies the overrides to herd serve's settings; shapeErr
+// says why the scoring shape asked for could not be read (the shape
+// then stays herd serve's).
+func (a *APIRunner) settings(o httpapi.WhatIfSettings) (c app.Config, shapeErr error) {
+	c = a.base
 	for _, d := range DurationSettings {
 		if v := *d.Of(&o); v != nil {
 			*d.In(&c) = v.Duration
@@ -130,16 +132,17 @@ func (a *APIRunner) settings(o httpapi.WhatIfSettings) app.Config {
 	if o.SchedulerScoringStrategy != "" {
 		c.Scheduler.ScoringStrategy = o.SchedulerScoringStrategy
 	}
-	if shape, err := scheduler.ParseShape(o.SchedulerScoringShape); err == nil && shape != nil {
+	shape, shapeErr := scheduler.ParseShape(o.SchedulerScoringShape)
+	if shapeErr == nil && shape != nil {
 		c.Scheduler.Shape = shape
 	}
-	return c
+	return c, shapeErr
 }
 
 // WhatIfSettings implements httpapi.WhatIfRunner: herd serve's settings
 // with the overrides, each checked as herd serve checks its flag.
 func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (httpapi.WhatIfSettings, field.ErrorList) {
-	c := a.settings(o)
+	c, shapeErr := a.settings(o)
 	var errs field.ErrorList
 	for _, d := range DurationSettings {
 		v := *d.Of(&o)
@@ -160,8 +163,8 @@ func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (htt
 	if s := o.SchedulerScoringStrategy; s != "" && c.Scheduler.ScoringStrategyError() != nil {
 		errs = append(errs, field.NotSupported(p.Child("schedulerScoringStrategy"), s, scheduler.ScoringStrategies))
 	}
-	if _, err := scheduler.ParseShape(o.SchedulerScoringShape); err != nil {
-		errs = append(errs, field.Invalid(p.Child("schedulerScoringShape"), o.SchedulerScoringShape, err.Error()))
+	if shapeErr != nil {
+		errs = append(errs, field.Invalid(p.Child("schedulerScoringShape"), o.SchedulerScoringShape, shapeErr.Error()))
 	} else if err := c.Scheduler.ShapeError(); err != nil && c.Scheduler.ScoringStrategyError() == nil {
 		errs = append(errs, field.Invalid(p.Child("schedulerScoringShape"), o.SchedulerScoringShape, err.Error()))
 	}
@@ -201,7 +204,11 @@ func (a *APIRunner) WhatIfSettings(o httpapi.WhatIfSettings, p *field.Path) (htt
 // RunWhatIf implements httpapi.WhatIfRunner: the question run on herd
 // serve's log, which it only reads.
 func (a *APIRunner) RunWhatIf(ctx context.Context, q httpapi.WhatIfQuestion) (any, error) {
-	cfg := Config{Since: q.Since, Until: q.Until, Step: q.Step, Serve: a.settings(q.Settings), Limit: q.Limit, EvictionRetry: q.EvictionRetry}
+	serve, err := a.settings(q.Settings)
+	if err != nil {
+		return nil, httpapi.WhatIfBadInput(field.ErrorList{field.Invalid(field.NewPath("spec", "settings", "schedulerScoringShape"), q.Settings.SchedulerScoringShape, err.Error())})
+	}
+	cfg := Config{Since: q.Since, Until: q.Until, Step: q.Step, Serve: serve, Limit: q.Limit, EvictionRetry: q.EvictionRetry}
 	for _, n := range q.NodeFailures {
 		cfg.Failed = append(cfg.Failed, NodeFailure{Node: n.Node, At: n.At})
 	}
