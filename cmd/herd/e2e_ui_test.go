@@ -151,6 +151,31 @@ func TestWebViewShowsTheFleetLiveAndAsItWas(t *testing.T) {
 	from := url.Values{"from": {readyAt.UTC().Format(time.RFC3339Nano)}}
 	browse(t, tab, "the fleet then and now", chromedp.Navigate(srv.URL+"/ui/#/diff?"+from.Encode()), chromedp.WaitVisible(`tr.changed[data-diff="web-01"]`))
 	screenshot(t, tab, "diff")
+
+	// The live pod page follows the pod: it reads the pod again when the
+	// pod changes, not on a timer. While the pod stays as it is, the page
+	// asks nothing; when web-01 reports again, the pod turns ready on the
+	// page without a reload.
+	browse(t, tab, "the pod's page, live", chromedp.Navigate(srv.URL+"/ui/"+podPath),
+		waitFor(`document.querySelector('#pod-ready')?.dataset.ready === 'not ready'`))
+	podNS, podName, _ := strings.Cut(strings.TrimPrefix(podPath, "#/pods/"), "/")
+	podAPI := srv.URL + "/api/v1/namespaces/" + podNS + "/pods/" + podName
+	browse(t, tab, "mark the pod's page", script(`window.herdTestMark = 'pod page'`))
+	var before, after corev1.Pod
+	reads := `performance.getEntriesByType('resource').filter((e) => e.name.includes('/explanation')).length`
+	mustCall(t, http.StatusOK, http.MethodGet, podAPI, nil, &before)
+	readsBefore := read(t, tab, "the page's reads so far", evaluate[int](reads))
+	time.Sleep(5 * time.Second)
+	readsAfter := read(t, tab, "the page's reads since", evaluate[int](reads))
+	mustCall(t, http.StatusOK, http.MethodGet, podAPI, nil, &after)
+	if after.ResourceVersion == before.ResourceVersion && readsAfter != readsBefore {
+		t.Errorf("the pod stayed at resourceVersion %s, and its page read it again %d times in 5 s", after.ResourceVersion, readsAfter-readsBefore)
+	}
+	beats.quiet.Delete("web-01")
+	browse(t, tab, "the pod turns ready on its page", waitFor(`document.querySelector('#pod-ready')?.dataset.ready === 'ready'`))
+	if mark := read(t, tab, "the page's mark", evaluate[string](`window.herdTestMark || ''`)); mark != "pod page" {
+		t.Fatal("the page was reloaded to show the pod ready")
+	}
 }
 
 // TestWebViewActsOnlyForAdmins: with tokens on, the page asks for one; a

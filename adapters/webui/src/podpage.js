@@ -4,7 +4,7 @@
 // control. The answers are herd's explanation of the pod, as `herd pod
 // why` prints it.
 
-import { get, query } from './api.js';
+import { get, query, watch, APIError } from './api.js';
 import { esc, errorBox, when, patch } from './dom.js';
 import { readiness } from './pod.js';
 
@@ -22,18 +22,21 @@ export function podPage(ctx) {
   const $ = (id) => app.querySelector('#' + id);
   let ctl = new AbortController();
 
+  // readPod reads the pod, now or as of the time control, with the
+  // position of the log it was read at (where a watch of it starts).
   async function readPod(signal) {
-    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`;
-    if (!at) return get(`${path}/${encodeURIComponent(name)}`, signal);
-    const list = await get(path + query({ fieldSelector: 'metadata.name=' + name, asOf: at }), signal);
-    if (!list.items.length) throw new Error(`${key} did not exist at ${new Date(at).toLocaleString()}`);
-    return list.items[0];
+    const list = await get(`/api/v1/namespaces/${encodeURIComponent(namespace)}/pods` + query({ fieldSelector: 'metadata.name=' + name, asOf: at || undefined }), signal);
+    if (!list.items.length) throw new Error(at ? `${key} did not exist at ${new Date(at).toLocaleString()}` : `pod ${key} not found`);
+    return [list.items[0], list.metadata.resourceVersion];
   }
 
+  // draw reads the pod and its explanation and redraws the page; it
+  // returns the position of the log the pod was read at ('' when it
+  // could not be read).
   async function draw() {
     const signal = ctl.signal;
     try {
-      const [p, why] = await Promise.all([
+      const [[p, rv], why] = await Promise.all([
         readPod(signal),
         get(`/apis/herd.dev/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}/explanation` + query({ asOf: at || undefined }), signal),
       ]);
@@ -54,15 +57,52 @@ export function podPage(ctx) {
         <table><thead><tr><th>Type</th><th>Status</th><th>Reason</th><th>Last changed</th><th>Message</th></tr></thead><tbody>${
   (p.status?.conditions || []).map((c) => `<tr class="${c.status !== 'True' ? 'bad' : ''}" data-condition="${esc(c.type)}"><td>${esc(c.type)}</td><td>${esc(c.status)}</td><td>${esc(c.reason)}</td><td>${when(c.lastTransitionTime)}</td><td>${esc(c.message)}</td></tr>`).join('')
 }</tbody></table>`);
+      performance.mark('herd:pod-drawn', { detail: { rv } });
+      return rv;
     } catch (e) {
       if (!signal.aborted) patch($('pod-head'), errorBox(e));
+      return '';
     }
   }
 
-  draw();
+  // follow keeps the live page up to date: it watches the pod and draws
+  // the page again when the pod changes (a burst of changes, or changes
+  // while a draw is on its way, cost one more draw), rather than reading
+  // it on a timer. A dropped or expired watch reads the pod afresh and
+  // watches again from there.
+  async function follow(signal) {
+    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods` + query({ fieldSelector: 'metadata.name=' + name });
+    let drawing = null, again = false;
+    const redraw = () => {
+      if (drawing) {
+        again = true;
+        return;
+      }
+      drawing = draw().finally(() => {
+        drawing = null;
+        if (again && !signal.aborted) {
+          again = false;
+          redraw();
+        }
+      });
+    };
+    for (let attempt = 0; !signal.aborted; attempt++) {
+      const rv = await draw();
+      if (signal.aborted) return;
+      try {
+        if (rv) await watch(path, rv, redraw, signal);
+        attempt = 0;
+      } catch (e) {
+        if (signal.aborted || (e instanceof APIError && (e.code === 401 || e.code === 403))) return;
+      }
+      await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** attempt)));
+    }
+  }
+
   // The past follows the time control in place (playback, a step, a
-  // typed time), and says when it has; live, the page reads the pod again
-  // every two seconds.
+  // typed time), and says when it has; live, the page follows the pod.
+  if (!at) follow(ctl.signal);
+  else draw();
   if (at) {
     ctx.moveTo = async (to) => {
       at = to;
@@ -73,11 +113,7 @@ export function podPage(ctx) {
       performance.mark('herd:pod-moved', { detail: { at } });
     };
   }
-  const every = at ? 0 : setInterval(draw, 2000);
-  return () => {
-    ctl.abort();
-    clearInterval(every);
-  };
+  return () => ctl.abort();
 }
 
 // chains draws explanation items: what, since when (at when, for how a
