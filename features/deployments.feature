@@ -1,8 +1,9 @@
 Feature: Deployments roll their pods from one template to the next
   A Deployment keeps a number of pods of its template through one
   ReplicaSet per revision of the template. A new template rolls out a few
-  pods at a time, within the surge and the unavailability it allows; an
-  undo brings a revision back; and deleting it deletes its ReplicaSets and
+  pods at a time, within the surge and the unavailability it allows; a
+  scale in the middle of a rollout grows or shrinks each revision in
+  proportion; an undo brings a revision back; and deleting it deletes its ReplicaSets and
   pods, before it (foreground), after it (background), or not at all
   (orphan), as in Kubernetes.
 
@@ -27,6 +28,20 @@ Feature: Deployments roll their pods from one template to the next
     Then Deployment "web" has 2 pods of image "web:1" Running
     And Deployment "web" is at revision 3, its rollout complete
     And Deployment "web" has 2 ReplicaSets
+
+  Scenario: A Deployment scaled in the middle of a rollout grows each revision in proportion
+    A rollout that cannot go on, its new pods finding no node, is neither
+    hastened nor held back by a scale: as in Kubernetes, the new pods are
+    shared out among the ReplicaSets in proportion to their size (of 8 + 1
+    surge, 7 for the 4 running and 2 for the 1 pending), not all given to
+    the new one.
+
+    Given Deployment "web" runs 4 pods of image "web:1" with a surge of 1 and none unavailable
+    Then Deployment "web" has 4 pods of image "web:1" Running
+    When the pods of Deployment "web" are set to need a node labelled "gpu=yes"
+    Then Deployment "web" has 4 pods Running and 1 Pending
+    When Deployment "web" is scaled to 8 replicas
+    Then Deployment "web" has 7 pods Running and 2 Pending
 
   Scenario: Deleted in the foreground, a Deployment goes after its pods
     Given Deployment "web" runs 2 pods of image "web:1" with a surge of 1 and none unavailable

@@ -27,6 +27,9 @@ func (w *world) registerDeploymentSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^Deployment "([^"]+)" is rolled back to revision (\d+)$`, w.deploymentRolledBack)
 	sc.Step(`^Deployment "([^"]+)" is deleted with propagation (Foreground|Background|Orphan)$`, w.deploymentDeleted)
 	sc.Step(`^Deployment "([^"]+)" has (\d+) pods? of image "([^"]+)" Running$`, w.deploymentHasRunning)
+	sc.Step(`^the pods of Deployment "([^"]+)" are set to need a node labelled "([^"=]+)=([^"]*)"$`, w.deploymentNodeSelectorSet)
+	sc.Step(`^Deployment "([^"]+)" is scaled to (\d+) replicas?$`, w.deploymentScaled)
+	sc.Step(`^Deployment "([^"]+)" has (\d+) pods? Running and (\d+) Pending$`, w.deploymentHasRunningAndPending)
 	sc.Step(`^Deployment "([^"]+)" is at revision (\d+), its rollout complete$`, w.deploymentAtRevision)
 	sc.Step(`^Deployment "([^"]+)" has (\d+) ReplicaSets?$`, w.deploymentHasReplicaSets)
 	sc.Step(`^the log shows the ReplicaSets of Deployment "([^"]+)" never asked for more than (\d+) pods together$`, w.deploymentNeverAskedMore)
@@ -60,6 +63,40 @@ func (w *world) deploymentImageSet(name, image string) error {
 	return w.writeJSON(http.MethodPatch, deploymentsPath+"/"+url.PathEscape(name), "application/strategic-merge-patch+json",
 		map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
 			"containers": []map[string]any{{"name": "main", "image": image}}}}}})
+}
+
+// deploymentNodeSelectorSet gives the Deployment's pods a node selector,
+// as kubectl patch would: a new template, rolled out as any other.
+func (w *world) deploymentNodeSelectorSet(name, key, value string) error {
+	return w.writeJSON(http.MethodPatch, deploymentsPath+"/"+url.PathEscape(name), "application/strategic-merge-patch+json",
+		map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"nodeSelector": map[string]string{key: value}}}}})
+}
+
+// deploymentScaled is kubectl scale: a merge patch of the scale
+// subresource.
+func (w *world) deploymentScaled(name string, replicas int) error {
+	return w.writeJSON(http.MethodPatch, deploymentsPath+"/"+url.PathEscape(name)+"/scale", "application/merge-patch+json",
+		map[string]any{"spec": map[string]any{"replicas": replicas}})
+}
+
+// deploymentHasRunningAndPending: the Deployment's pods are running
+// Running and pending Pending, and no other.
+func (w *world) deploymentHasRunningAndPending(name string, running, pending int) error {
+	pods, err := w.deploymentPods(name)
+	if err != nil {
+		return err
+	}
+	var seen []string
+	count := map[corev1.PodPhase]int{}
+	for _, p := range pods {
+		seen = append(seen, fmt.Sprintf("%s %s", p.Name, p.Status.Phase))
+		count[p.Status.Phase]++
+	}
+	if count[corev1.PodRunning] != running || count[corev1.PodPending] != pending || len(pods) != running+pending {
+		return fmt.Errorf("deployment %s has pods %v; want %d Running and %d Pending", name, seen, running, pending)
+	}
+	return nil
 }
 
 // deploymentReplicaSets are the ReplicaSets the Deployment controls.

@@ -132,8 +132,8 @@ func (r *Reconciler) sync(ctx context.Context, d domain.Deployment, owned []doma
 		return reconcilers.Result{}, fmt.Errorf("cause of deployment %s's status: %w", d, err)
 	}
 	switch {
-	case d.Spec.Paused:
-		err = ro.scalePaused(rctx)
+	case d.Spec.Paused || ro.scaling():
+		err = ro.proportional(rctx)
 	case d.Spec.Strategy.Type == domain.RecreateStrategy:
 		err = ro.recreate(rctx)
 	default:

@@ -84,8 +84,8 @@ var skippedAnnotations = map[string]bool{
 	"kubectl.kubernetes.io/last-applied-configuration": true,
 	domain.RevisionAnnotation:                          true,
 	"deployment.kubernetes.io/revision-history":        true,
-	"deployment.kubernetes.io/desired-replicas":        true,
-	"deployment.kubernetes.io/max-replicas":            true,
+	desiredReplicasAnnotation:                          true,
+	maxReplicasAnnotation:                              true,
 }
 
 // revisionAnnotations are the annotations of the ReplicaSet of revision
@@ -123,6 +123,7 @@ func (ro *rollout) create(ctx context.Context, replicas int32) error {
 		},
 		Spec: domain.ReplicaSetSpec{Replicas: replicas, Selector: sel, Template: tmpl, MinReadySeconds: d.Spec.MinReadySeconds},
 	}
+	cmd.Meta.Annotations, _ = replicasAnnotations(d, domain.ReplicaSet{ObjectMeta: cmd.Meta})
 	rs, err := ro.r.rsCommands.Execute(ctx, domain.Key{Namespace: d.Namespace, Name: name}, cmd)
 	if errors.Is(err, domain.ErrAlreadyExists) {
 		ro.collided = true

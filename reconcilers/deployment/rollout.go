@@ -77,20 +77,37 @@ func fenceposts(d domain.Deployment) (surge, unavailable int32) {
 	return surge, min(unavailable, d.Spec.Replicas)
 }
 
-// scale sets rs's replicas, conditional on its resourceVersion, and
-// keeps the in-memory copy in step.
+// scale sets rs's replicas, and with them the annotations of the
+// Deployment's replicas (replicasAnnotations), when they are not replicas
+// already (Kubernetes' scaleReplicaSetAndRecordEvent).
 func (ro *rollout) scale(ctx context.Context, rs *domain.ReplicaSet, replicas int32) error {
 	if rs.Spec.Replicas == replicas {
 		return nil
 	}
-	got, err := ro.r.rsCommands.Execute(ctx, rs.Key(), domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: rs.ResourceVersion, Command: domain.ScaleReplicaSet{Replicas: replicas}})
+	return ro.resize(ctx, rs, replicas)
+}
+
+// resize sets rs's replicas and the annotations of the Deployment's
+// replicas, when either differs (Kubernetes' scaleReplicaSet), in one
+// write conditional on rs's resourceVersion, and keeps the in-memory
+// copy in step.
+func (ro *rollout) resize(ctx context.Context, rs *domain.ReplicaSet, replicas int32) error {
+	ann, annotate := replicasAnnotations(ro.d, *rs)
+	if rs.Spec.Replicas == replicas && !annotate {
+		return nil
+	}
+	meta, spec := rs.ObjectMeta, rs.Spec
+	meta.Annotations, spec.Replicas = ann, replicas
+	got, err := ro.r.rsCommands.Execute(ctx, rs.Key(), domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: rs.ResourceVersion, Command: domain.UpdateReplicaSet{Meta: meta, Spec: spec}})
 	if err != nil {
 		return fmt.Errorf("scale replicaset %s of deployment %s to %d: %w", rs, ro.d, replicas, err)
 	}
-	ro.r.log.Info("scaled replicaset", zap.String("deployment", ro.d.String()), zap.String("replicaset", rs.Name),
-		zap.Int32("from", rs.Spec.Replicas), zap.Int32("to", replicas))
+	if rs.Spec.Replicas != replicas {
+		ro.r.log.Info("scaled replicaset", zap.String("deployment", ro.d.String()), zap.String("replicaset", rs.Name),
+			zap.Int32("from", rs.Spec.Replicas), zap.Int32("to", replicas))
+		ro.progress = reasonUpdated
+	}
 	*rs = got
-	ro.progress = reasonUpdated
 	return nil
 }
 
@@ -199,30 +216,6 @@ func (ro *rollout) recreate(ctx context.Context) error {
 		return err
 	}
 	return ro.scale(ctx, ro.newRS, ro.d.Spec.Replicas)
-}
-
-// scalePaused scales a paused Deployment without rolling it out: the one
-// ReplicaSet with pods (or, with none, the newest) follows the replicas,
-// as kubectl scale of a paused Deployment does in Kubernetes. With pods
-// in several, a rollout was paused midway, and they are left as they are
-// (Kubernetes would share the change out among them).
-func (ro *rollout) scalePaused(ctx context.Context) error {
-	var active []*domain.ReplicaSet
-	for i := range ro.old {
-		if ro.old[i].Spec.Replicas > 0 {
-			active = append(active, &ro.old[i])
-		}
-	}
-	switch {
-	case ro.newRS != nil && (ro.newRS.Spec.Replicas > 0 || len(active) == 0):
-		active = append(active, ro.newRS)
-	case len(active) == 0 && len(ro.old) > 0:
-		active = append(active, &ro.old[len(ro.old)-1])
-	}
-	if len(active) != 1 {
-		return nil
-	}
-	return ro.scale(ctx, active[0], ro.d.Spec.Replicas)
 }
 
 // cleanup deletes the oldest ReplicaSets with no pods beyond the
