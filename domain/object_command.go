@@ -190,6 +190,20 @@ func (c Release[S, St]) decideObject(s subject[ObjectCommand[S, St]], now time.T
 	return decideReleaseOwner(modelOf(s), c.UID, now)
 }
 
+// Adopt makes Owner the controller of an object that has none, as a
+// controller adopts an orphan its selector matches; one controlled by
+// another, or being deleted, is refused with ErrConflict.
+type Adopt[S Spec[S, St], St any] struct {
+	Owner OwnerReference
+}
+
+func (c Adopt[S, St]) decideObject(s subject[ObjectCommand[S, St]], now time.Time) ([]Event, error) {
+	if k := kindOf[S, St](); k.OwnersChanged == "" {
+		return nil, fmt.Errorf("%s keep their owners only through an update: %w", k.Resource, ErrInvalid)
+	}
+	return decideAdopt(modelOf(s), c.Owner, now)
+}
+
 // Scalable is the spec of a kind with a scale subresource: it has
 // replicas.
 type Scalable[S, St any] interface {

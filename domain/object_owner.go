@@ -93,3 +93,35 @@ func decideReleaseOwner[S Spec[S, St], St any](o Object[S, St], uid string, now 
 	}
 	return []Event{ObjectOwnersChanged[S, St]{Owners: owners, At: now}}, nil
 }
+
+// decideAdopt makes owner the controller of an object that has none, as
+// a Kubernetes controller adopts an orphan its selector matches (the
+// ControllerRefManager's patch of the object's ownerReferences). One
+// already controlled by owner records nothing; one controlled by another,
+// or being deleted, is refused with ErrConflict.
+func decideAdopt[S Spec[S, St], St any](o Object[S, St], owner OwnerReference, now time.Time) ([]Event, error) {
+	if err := requireObject(o); err != nil {
+		return nil, err
+	}
+	k := kindOf[S, St]()
+	if !owner.Controller || owner.Kind == "" || owner.Name == "" || owner.UID == "" {
+		return nil, &InvalidError{Kind: k.Kind, Name: o.Name, Fields: []FieldError{{
+			Field: "metadata.ownerReferences", Reason: "an adopting owner needs a kind, a name, a uid and controller true"}}}
+	}
+	for _, r := range o.Owners {
+		if !r.Controller {
+			continue
+		}
+		if r.UID == owner.UID {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s %s is controlled by %s %q: %w", k.Kind, o, r.Kind, r.Name, ErrConflict)
+	}
+	if o.DeletionRequestedAt != nil {
+		return nil, fmt.Errorf("%s %s is being deleted: %w", k.Kind, o, ErrConflict)
+	}
+	// A reference to the same owner that is not its controller is
+	// replaced, as the strategic merge patch keyed by uid replaces it.
+	owners := slices.DeleteFunc(cloneSlice(o.Owners), func(r OwnerReference) bool { return r.UID == owner.UID })
+	return []Event{ObjectOwnersChanged[S, St]{Owners: append(owners, owner), At: now}}, nil
+}

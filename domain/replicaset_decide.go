@@ -28,6 +28,9 @@ type (
 	// ReleaseReplicaSet takes off the ReplicaSet's reference to the owner
 	// of UID.
 	ReleaseReplicaSet = Release[ReplicaSetSpec, ReplicaSetStatus]
+	// AdoptReplicaSet makes a Deployment the controller of a ReplicaSet
+	// that has none and that its selector matches.
+	AdoptReplicaSet = Adopt[ReplicaSetSpec, ReplicaSetStatus]
 )
 
 // DecideReplicaSet returns the events cmd causes on rs at now

@@ -3,9 +3,10 @@ Feature: Deployments roll their pods from one template to the next
   ReplicaSet per revision of the template. A new template rolls out a few
   pods at a time, within the surge and the unavailability it allows; a
   scale in the middle of a rollout grows or shrinks each revision in
-  proportion; an undo brings a revision back; and deleting it deletes its ReplicaSets and
-  pods, before it (foreground), after it (background), or not at all
-  (orphan), as in Kubernetes.
+  proportion; an undo brings a revision back; deleting it deletes its
+  ReplicaSets and pods, before it (foreground), after it (background), or
+  not at all (orphan); and it adopts the ReplicaSets without an owner
+  that its selector matches, as in Kubernetes.
 
   Background:
     Given herd is running and the time is 2026-03-01 09:00:00
@@ -54,3 +55,16 @@ Feature: Deployments roll their pods from one template to the next
     Then Deployment "web" has 2 pods of image "web:1" Running
     When Deployment "web" is deleted with propagation Orphan
     Then Deployment "web" is gone, its ReplicaSet kept by nothing and its 2 pods still Running
+
+  Scenario: A Deployment created again takes back the ReplicaSet it left
+    A Deployment deleted with its dependents orphaned, then created again
+    with the same selector, adopts the ReplicaSet it left behind, pods and
+    all, as in Kubernetes: no new pods start.
+
+    Given Deployment "web" runs 2 pods of image "web:1" with a surge of 1 and none unavailable
+    Then Deployment "web" has 2 pods of image "web:1" Running
+    When Deployment "web" is deleted with propagation Orphan
+    And Deployment "web" runs 2 pods of image "web:1" with a surge of 1 and none unavailable
+    Then Deployment "web" has 2 pods of image "web:1" Running
+    And Deployment "web" has 1 ReplicaSet
+    And the log holds 2 "PodCreated" events

@@ -24,7 +24,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, k reconcilers.Key) (reconcil
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get deployment %s: %w", k, err)
 	}
-	all, _, err := r.replicaSets.Controlled(ctx, k.Namespace, []string{kindDeployment + "/" + k.Name})
+	controllers := []string{kindDeployment + "/" + k.Name}
+	if d.Exists() && d.DeletionRequestedAt == nil {
+		controllers = append(controllers, "") // the orphans it may adopt
+	}
+	all, _, err := r.replicaSets.Controlled(ctx, k.Namespace, controllers)
 	if err != nil {
 		return reconcilers.Result{}, fmt.Errorf("list replicasets of deployment %s: %w", k, err)
 	}
@@ -41,16 +45,60 @@ func (r *Reconciler) Reconcile(ctx context.Context, k reconcilers.Key) (reconcil
 	if d.UID == "" {
 		return reconcilers.Result{}, reconcilers.Terminal(fmt.Errorf("deployment %s has no uid: %w", d, domain.ErrInvalid))
 	}
-	var owned []domain.ReplicaSet
-	for _, rs := range all {
-		if d.Owns(rs) {
-			owned = append(owned, rs)
-		}
-	}
 	if d.DeletionRequestedAt != nil {
+		var owned []domain.ReplicaSet
+		for _, rs := range all {
+			if d.Owns(rs) {
+				owned = append(owned, rs)
+			}
+		}
 		return reconcilers.Result{}, r.deleteForeground(ctx, d, owned)
 	}
+	owned, err := r.claim(ctx, d, all)
+	if err != nil {
+		return reconcilers.Result{}, err
+	}
 	return r.sync(ctx, d, owned)
+}
+
+// claim returns the ReplicaSets d controls, as Kubernetes'
+// ControllerRefManager claims them: those it controls that its selector
+// matches, and the orphans its selector matches, which it adopts (a
+// Deployment deleted with its dependents orphaned and created again
+// takes its ReplicaSets back, pods and all, rather than start new ones);
+// one it controls that its selector no longer matches (its labels
+// changed by hand) it releases. A ReplicaSet being deleted is neither
+// adopted nor released. Each adoption and release is conditional on the
+// ReplicaSet's resourceVersion: one that changed meanwhile fails the
+// reconcile, which is retried.
+func (r *Reconciler) claim(ctx context.Context, d domain.Deployment, all []domain.ReplicaSet) ([]domain.ReplicaSet, error) {
+	var owned []domain.ReplicaSet
+	for _, rs := range all {
+		matches := d.Spec.Selector.Matches(rs.Labels)
+		var cmd domain.ReplicaSetCommand
+		switch controlled := controllerUID(rs) != ""; {
+		case d.Owns(rs) && (matches || rs.DeletionRequestedAt != nil):
+			owned = append(owned, rs)
+			continue
+		case d.Owns(rs):
+			cmd = domain.ReleaseReplicaSet{UID: d.UID}
+		case !controlled && matches && rs.DeletionRequestedAt == nil:
+			cmd = domain.AdoptReplicaSet{Owner: d.OwnerReference()}
+		default:
+			continue
+		}
+		got, err := r.rsCommands.Execute(ctx, rs.Key(), domain.Precondition[domain.ReplicaSetCommand]{ResourceVersion: rs.ResourceVersion, Command: cmd})
+		if err != nil {
+			return nil, fmt.Errorf("claim replicaset %s for deployment %s: %w", rs, d, err)
+		}
+		if _, adopt := cmd.(domain.AdoptReplicaSet); adopt {
+			r.log.Info("adopted replicaset", zap.String("deployment", d.String()), zap.String("replicaset", rs.Name))
+			owned = append(owned, got)
+		} else {
+			r.log.Info("released replicaset: the deployment's selector no longer matches it", zap.String("deployment", d.String()), zap.String("replicaset", rs.Name))
+		}
+	}
+	return owned, nil
 }
 
 // deleteForeground deletes the ReplicaSets of d, which is being deleted
