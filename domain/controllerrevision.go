@@ -161,6 +161,9 @@ type (
 	// ReleaseControllerRevision takes off the revision's reference to the
 	// owner of UID.
 	ReleaseControllerRevision = Release[ControllerRevisionSpec, NoStatus]
+	// AdoptControllerRevision makes an object the controller of a
+	// revision that has none and that its selector matches.
+	AdoptControllerRevision = Adopt[ControllerRevisionSpec, NoStatus]
 )
 
 // DecideControllerRevision returns the events cmd causes on r at now

@@ -7,7 +7,9 @@ Feature: StatefulSets keep pods with stable names, and their templates as revisi
   unless it says more), and a pod below the partition that is lost comes
   back as it was. Each template
   is a revision an operator can go back to, as kubectl rollout undo does;
-  one deleted by hand is made again at once, not at the next resync.
+  one deleted by hand is made again at once, not at the next resync. A
+  StatefulSet created again after one deleted orphaning its pods takes
+  them back.
 
   Background:
     Given herd is running and the time is 2026-03-01 09:00:00
@@ -77,3 +79,22 @@ Feature: StatefulSets keep pods with stable names, and their templates as revisi
       | pod   | image   |
       | web-0 | nginx:1 |
       | web-1 | nginx:1 |
+
+  Scenario: Deleted orphaning its pods and created again, a StatefulSet takes them back
+    Operators delete a StatefulSet with --cascade=orphan and create it
+    again to change what an update may not. Its pods run on throughout,
+    and the new StatefulSet adopts them and its revision, as in
+    Kubernetes, rather than wait for names that are taken.
+
+    Given StatefulSet "web" keeps 2 pods of "nginx:1"
+    When the operator runs:
+      """
+      kubectl delete statefulset web --cascade=orphan
+      """
+    And StatefulSet "web" keeps 2 pods of "nginx:1"
+    Then StatefulSet "web" has these pods Running:
+      | pod   | image   |
+      | web-0 | nginx:1 |
+      | web-1 | nginx:1 |
+    And StatefulSet "web" has revisions "1"
+    And the log holds 2 "PodCreated" events

@@ -37,7 +37,7 @@ func (r *Reconciler) keepRevisions(ctx context.Context, ds domain.DaemonSet, own
 	if k == nil {
 		return nil
 	}
-	revs, err := history.Owned(ctx, k.reader, ds.Namespace, ds.Owns)
+	revs, err := history.Claim(ctx, k.reader, k.cmds, ds.Namespace, ds.Spec.Selector, ds.OwnerReference())
 	if err != nil {
 		return fmt.Errorf("list revisions of daemonset %s: %w", ds, err)
 	}

@@ -27,17 +27,50 @@ type Reader interface {
 // Commands is how a controller writes its ControllerRevisions.
 type Commands = domain.Executor[domain.ControllerRevision, domain.ControllerRevisionCommand]
 
-// Owned are the revisions of namespace that owns says are the owner's,
-// by number (then name).
-func Owned(ctx context.Context, r Reader, namespace string, owns func(domain.Dependent) bool) ([]domain.ControllerRevision, error) {
+// Claim returns the revisions of namespace that the object of owner
+// controls, by number (then name), as Kubernetes'
+// ControllerRevisionControllerRefManager claims them: it adopts the
+// revisions without a controller that selector matches (an object
+// deleted with its dependents orphaned and created again takes its
+// history back, rather than make a revision under a name that is
+// taken), and releases those it controls that selector no longer
+// matches. A revision being deleted is neither adopted nor released; one
+// adopted by another since it was read is left to it.
+func Claim(ctx context.Context, r Reader, cmds Commands, namespace string, selector domain.LabelSelector, owner domain.OwnerReference) ([]domain.ControllerRevision, error) {
 	all, _, err := r.List(ctx, namespace)
 	if err != nil {
 		return nil, err
 	}
 	var out []domain.ControllerRevision
 	for _, rev := range all {
-		if rev.Exists() && owns(rev) {
+		if !rev.Exists() {
+			continue
+		}
+		matches := selector.Matches(rev.Labels)
+		ctrl := slices.IndexFunc(rev.Owners, func(o domain.OwnerReference) bool { return o.Controller })
+		var cmd domain.ControllerRevisionCommand
+		switch {
+		case ctrl >= 0 && rev.Owners[ctrl].UID != owner.UID:
+			continue
+		case ctrl >= 0 && (matches || rev.DeletionRequestedAt != nil):
 			out = append(out, rev)
+			continue
+		case ctrl >= 0:
+			cmd = domain.ReleaseControllerRevision{UID: owner.UID}
+		case matches && rev.DeletionRequestedAt == nil:
+			cmd = domain.AdoptControllerRevision{Owner: owner}
+		default:
+			continue
+		}
+		got, err := cmds.Execute(ctx, rev.Key(), domain.Precondition[domain.ControllerRevisionCommand]{ResourceVersion: rev.ResourceVersion, Command: cmd})
+		switch {
+		case errors.Is(err, domain.ErrConflict) || errors.Is(err, domain.ErrNotFound):
+			continue // adopted or deleted by another since: the next look sees it
+		case err != nil:
+			return nil, fmt.Errorf("claim revision %s: %w", rev.Name, err)
+		}
+		if _, adopted := cmd.(domain.AdoptControllerRevision); adopted {
+			out = append(out, got)
 		}
 	}
 	sortByNumber(out)

@@ -39,9 +39,7 @@ func creator(name string) func(int64) (domain.CreateControllerRevision, error) {
 
 func owned(t *testing.T, s *store) []domain.ControllerRevision {
 	t.Helper()
-	revs, err := Owned(t.Context(), s, "default", func(d domain.Dependent) bool {
-		return slices.ContainsFunc(d.OwnerReferences(), func(o domain.OwnerReference) bool { return o.UID == owner.UID })
-	})
+	revs, err := Claim(t.Context(), s, s, "default", domain.LabelSelector{}, owner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,5 +141,59 @@ func TestEnsureReportsARevisionItCannotMake(t *testing.T) {
 	})
 	if !errors.Is(err, refused) || change != Unchanged || len(after) != 0 || len(s.Events) != 0 {
 		t.Errorf("Ensure = %v, %d, %v; want the error, nothing made", after, change, err)
+	}
+}
+
+// TestClaimAdoptsOrphansAndReleasesStrays: the owner takes the revisions
+// without a controller that its selector matches, lets go of its own
+// that the selector no longer matches, and leaves another controller's
+// and the orphans its selector does not match alone.
+func TestClaimAdoptsOrphansAndReleasesStrays(t *testing.T) {
+	s := newStore()
+	other := domain.OwnerReference{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: "uid-db", Controller: true}
+	for _, rev := range []struct {
+		name   string
+		labels map[string]string
+		owners []domain.OwnerReference
+	}{
+		{"web-orphan", map[string]string{"app": "web"}, nil},
+		{"web-mine", map[string]string{"app": "web"}, []domain.OwnerReference{owner}},
+		{"web-stray", map[string]string{"app": "debug"}, []domain.OwnerReference{owner}},
+		{"web-others", map[string]string{"app": "web"}, []domain.OwnerReference{other}},
+		{"db-orphan", map[string]string{"app": "db"}, nil},
+	} {
+		if _, err := s.Execute(t.Context(), domain.Key{Namespace: "default", Name: rev.name}, domain.CreateControllerRevision{
+			Meta: domain.ObjectMeta{Namespace: "default", Name: rev.name, UID: "uid-" + rev.name, Labels: rev.labels, Owners: rev.owners},
+			Spec: domain.ControllerRevisionSpec{Data: json.RawMessage(`{}`), Revision: 1},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Claim(t.Context(), s, s, "default", domain.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, rev := range got {
+		names = append(names, rev.Name)
+	}
+	if !slices.Equal(names, []string{"web-mine", "web-orphan"}) {
+		t.Errorf("claimed %v, want web-mine and the adopted web-orphan", names)
+	}
+	all, _, err := s.List(t.Context(), "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rev := range all {
+		var controller string
+		for _, o := range rev.Owners {
+			if o.Controller {
+				controller = o.Name
+			}
+		}
+		want := map[string]string{"web-orphan": "web", "web-mine": "web", "web-stray": "", "web-others": "db", "db-orphan": ""}[rev.Name]
+		if controller != want {
+			t.Errorf("%s is controlled by %q, want %q", rev.Name, controller, want)
+		}
 	}
 }

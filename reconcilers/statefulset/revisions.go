@@ -29,7 +29,7 @@ type revisions struct {
 // new revision numbered past every other. The current revision is the one
 // the status names, if it is still kept; otherwise the update revision.
 func (r *Reconciler) revisions(ctx context.Context, s domain.StatefulSet) (revisions, error) {
-	owned, err := history.Owned(ctx, r.revs.Reader, s.Namespace, s.Owns)
+	owned, err := history.Claim(ctx, r.revs.Reader, r.revs.Cmds, s.Namespace, s.Spec.Selector, s.OwnerReference())
 	if err != nil {
 		return revisions{}, fmt.Errorf("list revisions of statefulset %s: %w", s, err)
 	}

@@ -150,16 +150,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	}
 	herd := domain.SourceHerd
 	read, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: s.Namespace, Source: &herd,
-		Controllers: []string{kindStatefulSet + "/" + s.Name}})
+		Controllers: []string{kindStatefulSet + "/" + s.Name, ""}}) // "": the orphans it may adopt
 	if err != nil {
 		return reconcilers.Result{}, fmt.Errorf("list pods of statefulset %s: %w", s, err)
 	}
 	r.owners.ObservePods(read)
-	var owned []domain.Pod
-	for _, p := range read {
-		if s.Owns(p) {
-			owned = append(owned, p)
-		}
+	owned, err := r.claim(ctx, s, read)
+	if err != nil {
+		return reconcilers.Result{}, err
 	}
 	now := r.clock.Now()
 	revs, err := r.revisions(ctx, s)
