@@ -104,6 +104,9 @@ func ValidatePodStatus(in *corev1.Pod) error {
 func validatePodMetaAndSpec(in *corev1.Pod) field.ErrorList {
 	errs := validateTypeMeta(in.TypeMeta, "Pod", "v1")
 	errs = append(errs, validateMeta(&in.ObjectMeta)...)
+	if _, err := domain.PodDeletionCost(in.Annotations); err != nil {
+		errs = append(errs, field.Invalid(annotationsPath.Key(domain.PodDeletionCostAnnotation), in.Annotations[domain.PodDeletionCostAnnotation], "must be a 32bit integer"))
+	}
 	return append(errs, validatePodSpec(&in.Spec, field.NewPath("spec"))...)
 }
 

@@ -116,6 +116,11 @@ func TestValidateRefusesWhatKubernetesRefuses(t *testing.T) {
 			p.Annotations["bad key!"] = "x"
 			return ValidatePod(p)
 		}, "metadata.annotations", "name part must consist of alphanumeric characters"},
+		{"deletion cost", func() error {
+			p := validPod()
+			p.Annotations[domain.PodDeletionCostAnnotation] = "+5"
+			return ValidatePod(p)
+		}, "metadata.annotations[controller.kubernetes.io/pod-deletion-cost]", "must be a 32bit integer"},
 		{"restart policy", func() error {
 			p := validPod()
 			p.Spec.RestartPolicy = "Whenever"

@@ -81,6 +81,10 @@ func owners(o ...domain.OwnerReference) podOpt { return func(p *domain.Pod) { p.
 
 func labels(l map[string]string) podOpt { return func(p *domain.Pod) { p.Labels = l } }
 
+func annotated(k, v string) podOpt {
+	return func(p *domain.Pod) { p.Annotations = map[string]string{k: v} }
+}
+
 func inNamespace(ns string) podOpt { return func(p *domain.Pod) { p.Namespace = ns } }
 
 func observed(p *domain.Pod) { p.Source = domain.SourceKubelet }

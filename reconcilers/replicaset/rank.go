@@ -16,7 +16,9 @@ var phaseRank = map[domain.PodPhase]int{domain.PodPending: 0, "": 1, domain.PodR
 // deletionOrder sorts pods, those a ReplicaSet controls, so that those
 // it deletes first when it scales down come first, in the order of
 // Kubernetes' ActivePodsWithRanks: unscheduled before scheduled, pending
-// before running, not ready before ready, those sharing a node with more
+// before running, not ready before ready, a lower deletion cost (the
+// domain.PodDeletionCostAnnotation) before a
+// higher, those sharing a node with more
 // of the ReplicaSet's pods before the others, ready for less time before
 // ready for longer, restarted more before restarted less, and newer
 // before older. The name breaks what is still a tie, so that two
@@ -40,6 +42,9 @@ func deletionOrder(pods []domain.Pod) []domain.Pod {
 		if c := cmp.Compare(boolRank(!readyA.IsZero()), boolRank(!readyB.IsZero())); c != 0 {
 			return c
 		}
+		if c := cmp.Compare(deletionCost(a), deletionCost(b)); c != 0 {
+			return c
+		}
 		// More of the ReplicaSet's pods on the node first: deleting one
 		// of them spreads what is left.
 		if c := cmp.Compare(onNode[b.Spec.NodeName], onNode[a.Spec.NodeName]); c != 0 {
@@ -57,6 +62,14 @@ func deletionOrder(pods []domain.Pod) []domain.Pod {
 		return cmp.Compare(a.Name, b.Name)
 	})
 	return out
+}
+
+// deletionCost is the pod's deletion cost, 0 when it has none or one
+// herd cannot read (kube-apiserver refuses those, and so does herd's
+// API; a pod written before herd checked may hold one).
+func deletionCost(p domain.Pod) int32 {
+	n, _ := domain.PodDeletionCost(p.Annotations)
+	return n
 }
 
 func boolRank(b bool) int {

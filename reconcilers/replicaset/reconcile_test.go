@@ -79,6 +79,16 @@ func TestReconcile(t *testing.T) {
 			wantStatus:  &domain.ReplicaSetStatus{Replicas: 2, FullyLabeledReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2, ObservedGeneration: 2},
 		},
 		{
+			name: "scale down takes the lower deletion cost first, before the newer pod",
+			rs:   ptr(webRS(1)),
+			pods: []domain.Pod{
+				pod("cheap", onNode("n1")),
+				pod("dear", onNode("n2"), createdAt(5), annotated(domain.PodDeletionCostAnnotation, "100")),
+			},
+			wantWritten: map[string][]string{"cheap": deletedGraceful},
+			wantStatus:  &domain.ReplicaSetStatus{Replicas: 1, FullyLabeledReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1, ObservedGeneration: 2},
+		},
+		{
 			name:        "an evicted pod is replaced",
 			rs:          &web3,
 			pods:        []domain.Pod{pod("a"), pod("b"), pod("evicted", terminating)},
