@@ -18,12 +18,15 @@ func PodDeletionCost(annotations map[string]string) (int32, error) {
 	if !ok {
 		return 0, nil
 	}
-	if v == "" || !(v[0] == '-' || v == "0" || v[0] >= '1' && v[0] <= '9') {
-		return 0, fmt.Errorf("invalid value %q", v)
-	}
 	n, err := strconv.ParseInt(v, 10, 32)
-	if err != nil {
+	if err != nil || !firstDigitValid(v) {
 		return 0, fmt.Errorf("invalid value %q", v)
 	}
 	return int32(n), nil
+}
+
+// firstDigitValid says v starts as kube-apiserver wants a cost to: a
+// minus sign, a digit from 1 to 9, or is "0".
+func firstDigitValid(v string) bool {
+	return v != "" && (v[0] == '-' || v == "0" || v[0] >= '1' && v[0] <= '9')
 }
