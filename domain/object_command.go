@@ -184,10 +184,20 @@ type Release[S Spec[S, St], St any] struct {
 }
 
 func (c Release[S, St]) decideObject(s subject[ObjectCommand[S, St]], now time.Time) ([]Event, error) {
-	if k := kindOf[S, St](); k.OwnersChanged == "" {
-		return nil, fmt.Errorf("%s keep their owners only through an update: %w", k.Resource, ErrInvalid)
+	if err := ownersOfTheirOwn[S, St](); err != nil {
+		return nil, err
 	}
 	return decideReleaseOwner(modelOf(s), c.UID, now)
+}
+
+// ownersOfTheirOwn refuses a change of owners alone on a kind whose
+// objects keep their owners only through an update (no OwnersChanged
+// event).
+func ownersOfTheirOwn[S Spec[S, St], St any]() error {
+	if k := kindOf[S, St](); k.OwnersChanged == "" {
+		return fmt.Errorf("%s keep their owners only through an update: %w", k.Resource, ErrInvalid)
+	}
+	return nil
 }
 
 // Adopt makes Owner the controller of an object that has none, as a
@@ -198,8 +208,8 @@ type Adopt[S Spec[S, St], St any] struct {
 }
 
 func (c Adopt[S, St]) decideObject(s subject[ObjectCommand[S, St]], now time.Time) ([]Event, error) {
-	if k := kindOf[S, St](); k.OwnersChanged == "" {
-		return nil, fmt.Errorf("%s keep their owners only through an update: %w", k.Resource, ErrInvalid)
+	if err := ownersOfTheirOwn[S, St](); err != nil {
+		return nil, err
 	}
 	return decideAdopt(modelOf(s), c.Owner, now)
 }
