@@ -105,7 +105,11 @@ func (ro *rollout) proportional(ctx context.Context) error {
 		}
 		return ro.scale(ctx, newest, d.Spec.Replicas)
 	case len(active) == 1:
-		return ro.scale(ctx, active[0], d.Spec.Replicas)
+		// Its annotations are brought up to date even when its size is
+		// right already (one scaled by hand to the Deployment's new
+		// replicas): otherwise every reconcile would see a scale, and
+		// never roll a new template out.
+		return ro.resize(ctx, active[0], d.Spec.Replicas)
 	case len(active) == 0:
 		return nil
 	}

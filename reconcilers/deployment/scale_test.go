@@ -139,3 +139,30 @@ func (h *harness) newReplicaSet(image string) domain.ReplicaSet {
 	h.t.Fatalf("no replicaset of %s", image)
 	return domain.ReplicaSet{}
 }
+
+// TestAScaleByHandToTheNewSizeDoesNotHoldRolloutsBack: a ReplicaSet an
+// operator scaled to the Deployment's new replicas along with the
+// Deployment has the right size but the old annotations; the reconcile
+// brings them up to date, and the next template rolls out.
+func TestAScaleByHandToTheNewSizeDoesNotHoldRolloutsBack(t *testing.T) {
+	h := newHarness(t)
+	h.create(webSpec(3, "nginx:1"))
+	h.reconcile()
+	h.settle(-1)
+	h.reconcile()
+	rs := h.newReplicaSet("nginx:1")
+	if _, err := h.env.Writer.ReplicaSetCommands().Execute(t.Context(), rs.Key(), domain.ScaleReplicaSet{Replicas: 5}); err != nil {
+		t.Fatal(err)
+	}
+	h.change(func(s *domain.DeploymentSpec) { s.Replicas = 5 })
+	h.reconcile()
+	if got := h.newReplicaSet("nginx:1").Annotations[desiredReplicasAnnotation]; got != "5" {
+		t.Fatalf("the ReplicaSet is annotated with %s desired replicas, want 5", got)
+	}
+	h.settle(-1)
+	h.change(func(s *domain.DeploymentSpec) { s.Template.Spec.Containers[0].Image = "nginx:2" })
+	h.reconcile()
+	if got := h.byImage(); got["nginx:2"] == 0 {
+		t.Errorf("after a new template: %v, want a ReplicaSet of nginx:2 started", got)
+	}
+}
