@@ -13,10 +13,7 @@ import (
 // selector matches: no second ReplicaSet, no new pods.
 func TestARecreatedDeploymentAdoptsItsOrphanedReplicaSet(t *testing.T) {
 	h := newHarness(t)
-	h.create(webSpec(3, "nginx:1"))
-	h.reconcile()
-	h.settle(-1)
-	h.reconcile()
+	h.rolledOut(webSpec(3, "nginx:1"))
 	if _, err := h.env.Writer.DeploymentCommands().Execute(t.Context(), webDomainKey, domain.DeleteDeployment{Propagation: domain.PropagateOrphan}); err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,17 @@ func (h *harness) create(spec domain.DeploymentSpec) {
 	}
 }
 
+// rolledOut creates the Deployment of spec and reconciles it until its
+// pods run: its ReplicaSet made, its pods all available, its status
+// recorded.
+func (h *harness) rolledOut(spec domain.DeploymentSpec) {
+	h.t.Helper()
+	h.create(spec)
+	h.reconcile()
+	h.settle(-1)
+	h.reconcile()
+}
+
 func (h *harness) get() domain.Deployment {
 	h.t.Helper()
 	d, err := h.ds.Get(h.t.Context(), "default", "web")
@@ -178,10 +189,7 @@ func TestCreateMakesOneReplicaSetOfTheTemplate(t *testing.T) {
 // for at most 13 pods and at least 8 are available.
 func TestRollingUpdateKeepsWithinSurgeAndUnavailability(t *testing.T) {
 	h := newHarness(t)
-	h.create(webSpec(10, "nginx:1"))
-	h.reconcile()
-	h.settle(-1)
-	h.reconcile()
+	h.rolledOut(webSpec(10, "nginx:1"))
 	h.change(func(s *domain.DeploymentSpec) { s.Template.Spec.Containers[0].Image = "nginx:2" })
 	for step := 0; ; step++ {
 		if step > 40 {

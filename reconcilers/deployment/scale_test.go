@@ -146,10 +146,7 @@ func (h *harness) newReplicaSet(image string) domain.ReplicaSet {
 // brings them up to date, and the next template rolls out.
 func TestAScaleByHandToTheNewSizeDoesNotHoldRolloutsBack(t *testing.T) {
 	h := newHarness(t)
-	h.create(webSpec(3, "nginx:1"))
-	h.reconcile()
-	h.settle(-1)
-	h.reconcile()
+	h.rolledOut(webSpec(3, "nginx:1"))
 	rs := h.newReplicaSet("nginx:1")
 	if _, err := h.env.Writer.ReplicaSetCommands().Execute(t.Context(), rs.Key(), domain.ScaleReplicaSet{Replicas: 5}); err != nil {
 		t.Fatal(err)
