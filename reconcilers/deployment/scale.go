@@ -97,21 +97,15 @@ func (ro *rollout) proportional(ctx context.Context) error {
 	case len(active) == 0 && ro.newRS != nil:
 		return ro.scale(ctx, ro.newRS, d.Spec.Replicas)
 	case len(active) == 0 && len(ro.old) > 0:
-		newest := &ro.old[0]
-		for i := range ro.old {
-			if ro.old[i].CreatedAt.After(newest.CreatedAt) {
-				newest = &ro.old[i]
-			}
-		}
-		return ro.scale(ctx, newest, d.Spec.Replicas)
+		return ro.scale(ctx, &ro.old[len(ro.old)-1], d.Spec.Replicas) // the newest (split orders them)
+	case len(active) == 0:
+		return nil
 	case len(active) == 1:
 		// Its annotations are brought up to date even when its size is
 		// right already (one scaled by hand to the Deployment's new
 		// replicas): otherwise every reconcile would see a scale, and
 		// never roll a new template out.
 		return ro.resize(ctx, active[0], d.Spec.Replicas)
-	case len(active) == 0:
-		return nil
 	}
 	if ro.saturated() {
 		for _, rs := range active {
@@ -131,7 +125,10 @@ func (ro *rollout) proportional(ctx context.Context) error {
 		surge, _ := fenceposts(d)
 		allowed = d.Spec.Replicas + surge
 	}
-	toAdd := allowed - specReplicas(derefs(active))
+	toAdd := allowed
+	for _, rs := range active {
+		toAdd -= rs.Spec.Replicas
+	}
 	// The largest first; of the same size, the newer first when adding,
 	// the older first when taking away (Kubernetes' ReplicaSetsBySizeNewer
 	// and ReplicaSetsBySizeOlder).
@@ -161,15 +158,6 @@ func (ro *rollout) proportional(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// derefs are the ReplicaSets rss point to.
-func derefs(rss []*domain.ReplicaSet) []domain.ReplicaSet {
-	out := make([]domain.ReplicaSet, len(rss))
-	for i, rs := range rss {
-		out[i] = *rs
-	}
-	return out
 }
 
 // saturated says whether the new ReplicaSet runs the Deployment's
