@@ -1,7 +1,7 @@
 package domain
 
 // Composite is an event that stands for several (HeartbeatMissed since
-// its version 2): whoever looks for one of its parts in the log — the
+// its version 2, NodeStatusChanged): whoever looks for one of its parts in the log — the
 // timeline, `herd node why`, a reconciler's cause — finds it in the
 // composite.
 type Composite interface {
@@ -13,8 +13,9 @@ type Composite interface {
 // carriers names, for an event type, the composite event types that may
 // hold events of it among their parts.
 var carriers = map[string][]string{
-	NodeConditionChanged{}.EventType(): {HeartbeatMissed{}.EventType()},
-	NodeBecameNotReady{}.EventType():   {HeartbeatMissed{}.EventType()},
+	NodeConditionChanged{}.EventType(): {HeartbeatMissed{}.EventType(), NodeStatusChanged{}.EventType()},
+	NodeBecameReady{}.EventType():      {NodeStatusChanged{}.EventType()},
+	NodeBecameNotReady{}.EventType():   {HeartbeatMissed{}.EventType(), NodeStatusChanged{}.EventType()},
 	NodeTainted{}.EventType():          {HeartbeatMissed{}.EventType()},
 }
 

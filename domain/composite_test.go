@@ -2,6 +2,7 @@ package domain
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -66,4 +67,97 @@ func TestAMarkInOneEventLeavesTheNodeTheSeparateEventsLeft(t *testing.T) {
 // take the first status report). The first error stops it.
 func DecideNodeSequence(n Node, now time.Time, cmds ...NodeCommand) ([]Event, error) {
 	return decideSequence(n, now, cmds, DecideNode, EvolveNode)
+}
+
+// TestAReportsChangesAreOneEvent: a report that changes more than one of
+// the node's conditions and Ready's turn records them as one
+// NodeStatusChanged, after the services' events, which folds into the
+// node the separate events folded into but for the version, which counts
+// one event; a report that changes one thing records that event alone,
+// where it stood.
+func TestAReportsChangesAreOneEvent(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	node := EvolveNode(Node{}, NodeRegistered{Registration: Registration{Name: "web-01", Kind: KindKubelet}, At: t0})
+	kubelet := []ReportedCondition{
+		{Type: ConditionMemoryPressure, Status: ConditionFalse, Reason: "KubeletHasSufficientMemory"},
+		{Type: ConditionDiskPressure, Status: ConditionFalse, Reason: "KubeletHasNoDiskPressure"},
+		{Type: ConditionPIDPressure, Status: ConditionFalse, Reason: "KubeletHasSufficientPID"},
+		{Type: ConditionReady, Status: ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status"},
+	}
+	at := t0.Add(time.Second)
+	evs, err := DecideNode(node, RecordHeartbeat{Reported: kubelet}, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 {
+		t.Fatalf("the first report decided %d events, want a heartbeat and one change: %+v", len(evs), evs)
+	}
+	changed, ok := evs[1].(NodeStatusChanged)
+	if !ok || len(changed.Conditions) != 4 || !changed.BecameReady || changed.NotReady != "" {
+		t.Fatalf("the first report's changes: %+v, want a NodeStatusChanged with 4 conditions and Ready's turn", evs[1])
+	}
+	one := EvolveNode(EvolveNode(node, evs[0]), roundTrip(t, changed))
+	separate := EvolveNode(node, evs[0])
+	for _, p := range changed.Parts() {
+		separate = EvolveNode(separate, p)
+	}
+	if one.Version != node.Version+2 {
+		t.Errorf("the report moved the version from %d to %d, want two events", node.Version, one.Version)
+	}
+	if one.AgentState != AgentReady {
+		t.Errorf("agent %s after the first report, want Ready", one.AgentState)
+	}
+	separate.Version = one.Version
+	if !reflect.DeepEqual(one, separate) {
+		t.Errorf("one event left\n%+v\nthe separate events\n%+v", one, separate)
+	}
+
+	// One change alone is itself.
+	pressed := slices.Clone(kubelet)
+	pressed[1].Status, pressed[1].Reason = ConditionTrue, "KubeletHasDiskPressure"
+	evs, err = DecideNode(one, RecordHeartbeat{Reported: pressed}, at.Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 {
+		t.Fatalf("a report changing one condition decided %+v, want a heartbeat and its change", evs)
+	}
+	if c, ok := evs[1].(NodeConditionChanged); !ok || c.Type != ConditionDiskPressure || c.Status != ConditionTrue {
+		t.Errorf("a report changing one condition recorded %+v, want that NodeConditionChanged", evs[1])
+	}
+
+	// Ready leaving True with its condition: one event, its reason kept.
+	down := slices.Clone(kubelet)
+	down[3].Status, down[3].Reason = ConditionFalse, "KubeletNotReady"
+	evs, err = DecideNode(one, RecordHeartbeat{Reported: down}, at.Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 {
+		t.Fatalf("a report taking Ready to False decided %+v, want a heartbeat and one change", evs)
+	}
+	if c, ok := evs[1].(NodeStatusChanged); !ok || c.NotReady != ConditionFalse || c.NotReadyReason != "KubeletNotReady" || len(c.Conditions) != 1 {
+		t.Errorf("a report taking Ready to False recorded %+v, want one NodeStatusChanged with Ready's change and turn", evs[1])
+	}
+	if got := EvolveNode(one, evs[1]); conditionStatus(got, ConditionReady) != ConditionFalse {
+		t.Errorf("Ready %s after the change, want False", conditionStatus(got, ConditionReady))
+	}
+}
+
+// TestAgentReportsServicesBeforeTheStatusChange: an agent's report that
+// turns a service failed and changes more than one condition records the
+// service's event, then the one change of its status.
+func TestAgentReportsServicesBeforeTheStatusChange(t *testing.T) {
+	n := registered("web-01")
+	evs, err := DecideNode(n, RecordHeartbeat{Metrics: watching(nginxFailed)}, at(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, e := range evs {
+		types = append(types, e.EventType())
+	}
+	if want := []string{"HeartbeatRecorded", "NodeServiceFailed", "NodeStatusChanged"}; !slices.Equal(types, want) {
+		t.Errorf("events %v, want %v", types, want)
+	}
 }

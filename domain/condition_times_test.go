@@ -85,7 +85,7 @@ func TestConditionTimes(t *testing.T) {
 				t.Errorf("last heartbeat %v, agent %s; want %v, Ready", n.LastHeartbeat, n.AgentState, last)
 			}
 			var changes []ConditionStatus
-			for _, e := range events {
+			for _, e := range flat(events) {
 				if c, ok := e.(NodeConditionChanged); ok && c.Type == ConditionMemoryPressure {
 					changes = append(changes, c.Status)
 				}

@@ -261,7 +261,7 @@ func TestSyncConditionTaints(t *testing.T) {
 			t.Errorf("taints after recovery (-want +got):\n%s", diff)
 		}
 		var ready bool
-		for _, e := range evs {
+		for _, e := range flat(evs) {
 			_, ok := e.(NodeBecameReady)
 			ready = ready || ok
 		}

@@ -66,6 +66,21 @@ func run(t *testing.T, n Node, steps ...step) (Node, []Event) {
 	return n, all
 }
 
+// flat is evs with each composite's parts in its place (NodeStatusChanged:
+// its conditions' changes and Ready's turn), for a test that looks for
+// one of those.
+func flat(evs []Event) []Event {
+	var out []Event
+	for _, e := range evs {
+		if c, ok := e.(Composite); ok {
+			out = append(out, c.Parts()...)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // step is one command at one time, for run.
 type step struct {
 	cmd NodeCommand

@@ -108,6 +108,18 @@ func (e NodeConditionChanged) interned() Event {
 	return e
 }
 
+func (e NodeStatusChanged) interned() Event {
+	conds := make([]ConditionChange, len(e.Conditions))
+	for i, c := range e.Conditions {
+		c.Type, c.From, c.Status = ConditionType(intern(string(c.Type))), ConditionStatus(intern(string(c.From))), ConditionStatus(intern(string(c.Status)))
+		c.Reason, c.Message = intern(c.Reason), intern(c.Message)
+		conds[i] = c
+	}
+	e.Conditions = conds
+	e.NotReady, e.NotReadyReason = ConditionStatus(intern(string(e.NotReady))), intern(e.NotReadyReason)
+	return e
+}
+
 func internOwners(owners []OwnerReference) {
 	for i := range owners {
 		owners[i].APIVersion, owners[i].Kind = intern(owners[i].APIVersion), intern(owners[i].Kind)

@@ -41,7 +41,8 @@ type NodeRestarted struct {
 }
 
 // HeartbeatRecorded records that the node reported in. Conditions whose status changed
-// are recorded by NodeConditionChanged events that follow it.
+// are recorded by the NodeConditionChanged events, or the one
+// NodeStatusChanged, that follow it.
 type HeartbeatRecorded struct {
 	At time.Time `json:"at"`
 	// Metrics as an agent reported them; nil for kubelets and Picos that
@@ -68,6 +69,92 @@ type NodeConditionChanged struct {
 	// the condition's lastHeartbeatTime stays at the last real report.
 	Inferred bool      `json:"inferred,omitempty"`
 	At       time.Time `json:"at"`
+}
+
+// NodeStatusChanged records, as one event, what one report of a node
+// changed when it changed more than one thing: each condition that
+// appeared or changed, and Ready's turn to or from True. A kubelet
+// registering with its four conditions and Ready True wrote five events
+// before (four NodeConditionChanged and a NodeBecameReady); it writes
+// this one. A report that changes one thing records that one event as
+// before (NodeConditionChanged, NodeBecameReady or NodeBecameNotReady).
+// Whoever looks for one of its parts in the log finds it here
+// (Composite).
+type NodeStatusChanged struct {
+	// Conditions are the conditions that appeared or changed, in the
+	// order herd appends new ones to a node.
+	Conditions []ConditionChange `json:"conditions,omitempty"`
+	// BecameReady says Ready turned True, or the node was Starting,
+	// Stopped or Lost and is Ready now (NodeBecameReady).
+	BecameReady bool `json:"becameReady,omitempty"`
+	// NotReady is Ready's new status when it left True (False or
+	// Unknown: NodeBecameNotReady), "" when it did not.
+	NotReady ConditionStatus `json:"notReady,omitempty"`
+	// NotReadyReason is the reason the report gave Ready when it left
+	// True.
+	NotReadyReason string    `json:"notReadyReason,omitempty"`
+	At             time.Time `json:"at"`
+}
+
+// ConditionChange is one condition a NodeStatusChanged changed: a
+// NodeConditionChanged within it.
+type ConditionChange struct {
+	Type ConditionType `json:"type"`
+	// From is the previous status, empty if the node had no such
+	// condition.
+	From    ConditionStatus `json:"from,omitempty"`
+	Status  ConditionStatus `json:"status"`
+	Reason  string          `json:"reason,omitempty"`
+	Message string          `json:"message,omitempty"`
+}
+
+// Parts are the events e stands for, as herd records them one by one: each
+// condition's change, then NodeBecameReady or NodeBecameNotReady.
+// Folding them one after the other gives the node e leaves.
+func (e NodeStatusChanged) Parts() []Event {
+	out := make([]Event, 0, len(e.Conditions)+1)
+	for _, c := range e.Conditions {
+		out = append(out, NodeConditionChanged{Type: c.Type, From: c.From, Status: c.Status, Reason: c.Reason, Message: c.Message, At: e.At})
+	}
+	switch {
+	case e.BecameReady:
+		out = append(out, NodeBecameReady{At: e.At})
+	case e.NotReady != "":
+		out = append(out, NodeBecameNotReady{Status: e.NotReady, Reason: e.NotReadyReason, At: e.At})
+	}
+	return out
+}
+
+// statusChange is the events of one report's changes, the conditions'
+// and Ready's turn (nil, NodeBecameReady or NodeBecameNotReady):
+// themselves in that order when there is one, one NodeStatusChanged
+// when there are more.
+func statusChange(changes []NodeConditionChanged, turn Event, at time.Time) []Event {
+	n := len(changes)
+	if turn != nil {
+		n++
+	}
+	if n < 2 {
+		var out []Event
+		for _, c := range changes {
+			out = append(out, c)
+		}
+		if turn != nil {
+			out = append(out, turn)
+		}
+		return out
+	}
+	out := NodeStatusChanged{At: at, Conditions: make([]ConditionChange, len(changes))}
+	for i, c := range changes {
+		out.Conditions[i] = ConditionChange{Type: c.Type, From: c.From, Status: c.Status, Reason: c.Reason, Message: c.Message}
+	}
+	switch t := turn.(type) {
+	case NodeBecameReady:
+		out.BecameReady = true
+	case NodeBecameNotReady:
+		out.NotReady, out.NotReadyReason = t.Status, t.Reason
+	}
+	return []Event{out}
 }
 
 // NodeBecameReady records that the node's Ready condition turned True. A node that was
@@ -110,6 +197,9 @@ func (NodeConditionChanged) EventType() string { return "NodeConditionChanged" }
 func (NodeBecameReady) EventType() string { return "NodeBecameReady" }
 
 // EventType implements Event.
+func (NodeStatusChanged) EventType() string { return "NodeStatusChanged" }
+
+// EventType implements Event.
 func (NodeDeregistered) EventType() string { return "NodeDeregistered" }
 
 // EventType implements Event.
@@ -128,6 +218,7 @@ var NodeAggregate = defineAggregate("node",
 	eventOf[NodeBecameReady](1),
 	eventOf[NodeBecameNotReady](1),
 	eventOf[HeartbeatMissed](2), // 2: with its Parts; a 1 has none
+	eventOf[NodeStatusChanged](1),
 	eventOf[NodeDeregistered](1),
 	eventOf[NodeLabelsChanged](1),
 	eventOf[NodeDeleted](1),

@@ -82,6 +82,11 @@ func EvolveNode(n Node, e Event) Node {
 			n = EvolveNode(n, p)
 			n.Version--
 		}
+	case NodeStatusChanged:
+		for _, p := range e.Parts() {
+			n = EvolveNode(n, p)
+			n.Version--
+		}
 	case NodeDeregistered:
 		n.AgentState = AgentStopped
 	case NodeTainted:

@@ -22,6 +22,8 @@ func sampleEvents() []Event {
 		HeartbeatRecorded{At: at(3), Metrics: m, Kubelet: kubeletMetrics()},
 		NodeConditionChanged{Type: ConditionMemoryPressure, From: ConditionFalse, Status: ConditionTrue, Reason: "HasInsufficientMemory", Message: "memory used above the 90% threshold", At: at(4)},
 		NodeBecameReady{At: at(5)},
+		NodeStatusChanged{Conditions: []ConditionChange{{Type: ConditionReady, From: ConditionTrue, Status: ConditionFalse, Reason: "KubeletNotReady", Message: "container runtime is down"},
+			{Type: ConditionDiskPressure, Status: ConditionFalse, Reason: "KubeletHasNoDiskPressure"}}, NotReady: ConditionFalse, NotReadyReason: "KubeletNotReady", At: at(5)},
 		NodeDeregistered{At: at(6)},
 		NodeLabelsChanged{Labels: map[string]string{"zone": "c"}, Annotations: map[string]string{"note": "moved"}, At: at(7)},
 		NodeDeleted{At: at(8)},

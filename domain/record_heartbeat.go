@@ -39,7 +39,13 @@ import "time"
 // runs again NodeServiceRecovered, once per change (see
 // serviceTransitions). Finally, when Ready ends up
 // True and was not True before, or the agent is still Starting, Stopped or
-// Lost, NodeBecameReady follows.
+// Lost, NodeBecameReady follows, and NodeBecameNotReady when Ready leaves
+// True.
+//
+// When the conditions' changes and Ready's turn are more than one, they
+// are recorded as one NodeStatusChanged, after the services' events: a
+// kubelet's first report, four conditions and Ready True, is one event
+// and not five.
 //
 // A heartbeat that changes nothing but times thus records exactly one event.
 //
@@ -90,6 +96,7 @@ func (c RecordHeartbeat) decideNode(n Node, now time.Time) ([]Event, error) {
 	desired, derived := c.desiredConditions()
 	wasReady := conditionStatus(n, ConditionReady)
 	ready := wasReady
+	var changes []NodeConditionChanged
 	for _, d := range desired {
 		if derived {
 			hold, turn := holdPressure(n, d, c.Thresholds.TransitionPeriod, now)
@@ -105,7 +112,7 @@ func (c RecordHeartbeat) decideNode(n Node, now time.Time) ([]Event, error) {
 		if same && (cur.Message == d.Message || derived && !namesItsTrouble(d)) {
 			continue
 		}
-		events = append(events, NodeConditionChanged{
+		changes = append(changes, NodeConditionChanged{
 			Type:    d.Type,
 			From:    cur.Status, // "" when the node had no such condition
 			Status:  d.Status,
@@ -118,18 +125,23 @@ func (c RecordHeartbeat) decideNode(n Node, now time.Time) ([]Event, error) {
 		}
 	}
 
-	if c.Metrics != nil {
-		events = append(events, serviceTransitions(n, c.Metrics.Services, now)...)
-	}
-
+	var turn Event
 	starting := n.AgentState == AgentStarting || n.AgentState == AgentStopped || n.AgentState == AgentLost
 	switch {
 	case ready == ConditionTrue && (wasReady != ConditionTrue || starting):
-		events = append(events, NodeBecameReady{At: now})
+		turn = NodeBecameReady{At: now}
 	case wasReady == ConditionTrue && ready != ConditionTrue:
-		events = append(events, NodeBecameNotReady{Status: ready, Reason: readyReason(desired), At: now})
+		turn = NodeBecameNotReady{Status: ready, Reason: readyReason(desired), At: now}
 	}
-	return events, nil
+	if len(changes) == 1 && turn == nil {
+		// One change alone is recorded as itself, before the services'.
+		events = append(events, changes[0])
+		changes = nil
+	}
+	if c.Metrics != nil {
+		events = append(events, serviceTransitions(n, c.Metrics.Services, now)...)
+	}
+	return append(events, statusChange(changes, turn, now)...), nil
 }
 
 // desiredConditions returns the conditions this heartbeat asks for, in the

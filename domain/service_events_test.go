@@ -26,7 +26,7 @@ var (
 // out of a run's events.
 func serviceEvents(events []Event) []Event {
 	var out []Event
-	for _, e := range events {
+	for _, e := range flat(events) {
 		switch e := e.(type) {
 		case NodeServiceFailed, NodeServiceRecovered:
 			out = append(out, e)
@@ -109,7 +109,7 @@ func TestNoLinkUpNamesTheLinksDown(t *testing.T) {
 		step{RecordHeartbeat{Metrics: links(eth0Down, NetworkLink{Name: "eth1", State: "down"})}, at(50)},
 	)
 	var got []Event
-	for _, e := range events {
+	for _, e := range flat(events) {
 		if c, ok := e.(NodeConditionChanged); ok && c.Type == ConditionNetworkUnavailable {
 			got = append(got, c)
 		}

@@ -34,7 +34,8 @@ Feature: A Raspberry Pi Pico speaks for itself
     Then node "pico-01" shows Ready True since 09:00:00, last heartbeat 09:02:00
     And node "pico-01" has no taints
     And no time herd shows for "pico-01" comes from the node's clock
-    And the log holds 5 "NodeConditionChanged" events
+    And the log holds 1 "NodeStatusChanged" event
+    And the log holds 0 "NodeConditionChanged" events
     And the log holds 13 "HeartbeatRecorded" events
 
   Scenario: A Pico that finds its node already there falls back to its status report

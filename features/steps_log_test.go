@@ -14,6 +14,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"herd/domain"
 	"herd/events"
 	"herd/projections"
 )
@@ -142,29 +143,28 @@ func (w *world) appendedExactly(list string) error {
 	return nil
 }
 
-// conditionChangesAre checks every NodeConditionChanged of one condition
-// type in a node's stream against the table: from, to and at. A heartbeat
-// that changes nothing must not appear.
+// conditionChangesAre checks every change of one condition type in a
+// node's stream against the table: from, to and at, whether the log
+// records it alone (NodeConditionChanged) or with the rest of a report's
+// changes (NodeStatusChanged). A heartbeat that changes nothing must not
+// appear.
 func (w *world) conditionChangesAre(condition, node string, table *godog.Table) error {
-	recs, err := w.logRecords(url.Values{"stream": {"node/" + node}, "type": {"NodeConditionChanged"}})
+	recs, err := w.logRecords(url.Values{"stream": {"node/" + node}, "type": {"NodeConditionChanged,NodeStatusChanged"}})
 	if err != nil {
 		return err
 	}
 	var got []string
 	for _, r := range recs {
-		var p struct {
-			Type   string    `json:"type"`
-			From   string    `json:"from"`
-			Status string    `json:"status"`
-			At     time.Time `json:"at"`
-		}
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
+		ev, err := domain.UnmarshalEvent(r.Type, r.Payload)
+		if err != nil {
 			return fmt.Errorf("position %d: %w", r.Position, err)
 		}
-		if p.Type != condition {
-			continue
-		}
-		got = append(got, fmt.Sprintf("%s -> %s at %s", cmp.Or(p.From, "none"), p.Status, w.show(p.At)))
+		domain.Holds(ev, func(c domain.NodeConditionChanged) bool {
+			if string(c.Type) == condition {
+				got = append(got, fmt.Sprintf("%s -> %s at %s", cmp.Or(string(c.From), "none"), c.Status, w.show(c.At)))
+			}
+			return false
+		})
 	}
 	rows, err := tableRows(table, "from", "to", "at")
 	if err != nil {

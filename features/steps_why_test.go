@@ -155,9 +155,12 @@ func (w *world) explainsNodeTurned(node, what, eventType, actor, condition, caus
 		if len(it.Chain) < 2 || it.Chain[0].Type != eventType || it.Chain[0].Actor != actor {
 			return fmt.Errorf("%q was made so by %+v, want %s of %s", what, it.Chain, eventType, actor)
 		}
+		// The change alone, or among the changes of one report.
 		cause := it.Chain[1]
-		if cause.Type != "NodeConditionChanged" || cause.Stream != "node/"+causeNode ||
-			!strings.HasPrefix(cause.Says, condition+" ") || !strings.Contains(cause.Says, "→ "+status+":") {
+		turned := slices.ContainsFunc(strings.Split(cause.Says, "; "), func(says string) bool {
+			return strings.HasPrefix(says, condition+" ") && strings.Contains(says, "→ "+status+":")
+		})
+		if (cause.Type != "NodeConditionChanged" && cause.Type != "NodeStatusChanged") || cause.Stream != "node/"+causeNode || !turned {
 			return fmt.Errorf("%q was made so because of %s of %s (%q), want %s of node %s turning %s",
 				what, cause.Type, cause.Stream, cause.Says, condition, causeNode, status)
 		}

@@ -87,6 +87,13 @@ func timelineEntries(node string, rec events.Record, ev domain.Event) []Timeline
 			out = append(out, timelineEntries(node, rec, p)...)
 		}
 		return out
+	case domain.NodeStatusChanged:
+		// One report's changes, as the events it stands for read.
+		var out []TimelineEntry
+		for _, p := range e.Parts() {
+			out = append(out, timelineEntries(node, rec, p)...)
+		}
+		return out
 	case domain.NodeBecameNotReady:
 		return entry(e.At, "BecameNotReady", warning, e.Reason, fmt.Sprintf("node is not Ready: Ready is %s", e.Status))
 	case domain.NodeScrapeFailed:

@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -77,5 +78,29 @@ func TestTimelineEntries(t *testing.T) {
 				t.Errorf("type, reason, message (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestAReportsChangesAreAnEntryEach: a report's changes recorded as one
+// NodeStatusChanged show as the entries they stood for one by one, each
+// condition's change and Ready's turn, in order, under the event's
+// position.
+func TestAReportsChangesAreAnEntryEach(t *testing.T) {
+	at := time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC)
+	ev := domain.NodeStatusChanged{Conditions: []domain.ConditionChange{
+		{Type: domain.ConditionReady, Status: domain.ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status"},
+		{Type: domain.ConditionMemoryPressure, Status: domain.ConditionFalse, Reason: "KubeletHasSufficientMemory"},
+	}, BecameReady: true, At: at}
+	var got []string
+	for _, e := range timelineEntries("n1", events.Record{Position: 7}, ev) {
+		got = append(got, fmt.Sprintf("%d %s %s: %s", e.Position, e.Kind, e.Reason, e.Message))
+	}
+	want := []string{
+		"7 ConditionChanged KubeletReady: Ready is True: kubelet is posting ready status",
+		"7 ConditionChanged KubeletHasSufficientMemory: MemoryPressure is False",
+		"7 BecameReady Ready: node is Ready",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
 	}
 }

@@ -379,6 +379,18 @@ func explained(rec events.Record) ExplainedEvent {
 	switch ev := ev.(type) {
 	case domain.NodeConditionChanged:
 		e.Says = fmt.Sprintf("%s %s → %s: %s", ev.Type, dashIfEmpty(string(ev.From)), ev.Status, ev.Message)
+	case domain.NodeStatusChanged:
+		says := make([]string, 0, len(ev.Conditions)+1)
+		for _, c := range ev.Conditions {
+			says = append(says, fmt.Sprintf("%s %s → %s: %s", c.Type, dashIfEmpty(string(c.From)), c.Status, c.Message))
+		}
+		switch {
+		case ev.BecameReady:
+			says = append(says, "node Ready")
+		case ev.NotReady != "":
+			says = append(says, "node not Ready")
+		}
+		e.Says = strings.Join(says, "; ")
 	case domain.NodeTainted:
 		e.Says = fmt.Sprintf("%s:%s (%s)", ev.Taint.Key, ev.Taint.Effect, ev.Cause)
 	case domain.HeartbeatMissed:

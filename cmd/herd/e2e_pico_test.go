@@ -164,7 +164,7 @@ func TestSimulatedPicoAgainstHerdServe(t *testing.T) {
 			"device/pico-01 DeviceBound":                     "system:device:127.0.0.3 via device-listener",
 			"node/pico-01 NodeRegistered":                    "system:device:127.0.0.3 via device-listener",
 			"configmap/default/pico-config ConfigMapCreated": "alice via httpapi",
-			"node/pico-01 NodeConditionChanged":              "system:device:127.0.0.3 via device-listener",
+			"node/pico-01 NodeStatusChanged":                 "system:device:127.0.0.3 via device-listener",
 		} {
 			if actors[k] != want {
 				t.Errorf("%s: %q, want %q", k, actors[k], want)

@@ -25,7 +25,16 @@ func specChange(ds domain.DaemonSet) reconcilers.Change {
 // arrivalChanges are a node's changes after which a DaemonSet's pod may
 // be made there: its fit (fitChanges) and its turning Ready, since a
 // node that is not Ready gets no new pod.
-var arrivalChanges = append(slices.Clone(fitChanges), domain.NodeBecameReady{}.EventType())
+var arrivalChanges = append(slices.Clone(fitChanges), domain.TypesHolding(domain.NodeBecameReady{}.EventType())...)
+
+// arrived accepts a change of arrivalChanges: any but a report's
+// changes (NodeStatusChanged) that did not turn the node Ready.
+func arrived(ev domain.Event) bool {
+	if s, ok := ev.(domain.NodeStatusChanged); ok {
+		return s.BecameReady
+	}
+	return true
+}
 
 // createCauses are the causes of the pods a DaemonSet makes on nodes in
 // this reconcile, by node: for each, the newest of the DaemonSet's last
@@ -62,7 +71,7 @@ func createCauses(ctx context.Context, w world, owned []domain.Pod, nodes []stri
 	}
 	causes := make(map[string]events.Record, len(nodes))
 	for _, n := range nodes {
-		fit, _, err := reconcilers.LastChange(ctx, reconcilers.Change{Stream: domain.NodeStream(n), UpTo: versions[n], Types: arrivalChanges})
+		fit, _, err := reconcilers.LastChange(ctx, reconcilers.Change{Stream: domain.NodeStream(n), UpTo: versions[n], Types: arrivalChanges, Made: arrived})
 		if err != nil {
 			return nil, err
 		}

@@ -28,6 +28,10 @@ func TestCreatedPodsNameWhyTheyWereMade(t *testing.T) {
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("node n3's arrival: %v, %v", recs, err)
 	}
+	// Its last is its turning Ready, with its first report's conditions.
+	if ev, err := domain.UnmarshalEvent(recs[0].Type, recs[0].Payload); err != nil || !arrived(ev) || !domain.Holds[domain.NodeBecameReady](ev, nil) {
+		t.Fatalf("node n3's arrival is %s (%v), want its turning Ready", recs[0].Type, err)
+	}
 	reconcilerstest.StartResyncOnly(t, env, r)
 	for pod, want := range map[string]events.Record{"logs-p0000": created, "logs-p0001": created, "logs-p0002": recs[0]} {
 		if rec := madeBy(t, env, pod); rec.Metadata.CausationID != want.ID {
@@ -144,5 +148,24 @@ func TestARolledPodNamesTheChangeOfTemplate(t *testing.T) {
 	if rec := madeBy(t, env, "logs-p0002"); rec.Metadata.CausationID != changed.ID {
 		t.Errorf("logs-p0002 (on %s), made in place of %s, names cause %q, want the change of template (%s at %d, %s)",
 			nodeOf(t, env, "logs-p0002"), doomed, rec.Metadata.CausationID, changed.Type, changed.Position, changed.ID)
+	}
+}
+
+// TestAReportThatLeavesANodeNotReadyIsNoArrival: among a node's report's
+// changes in one event, only Ready's turn to True is an arrival for a
+// DaemonSet's pod; two pressures turning at once are not.
+func TestAReportThatLeavesANodeNotReadyIsNoArrival(t *testing.T) {
+	pressures := domain.NodeStatusChanged{Conditions: []domain.ConditionChange{
+		{Type: domain.ConditionMemoryPressure, From: domain.ConditionFalse, Status: domain.ConditionTrue},
+		{Type: domain.ConditionDiskPressure, From: domain.ConditionFalse, Status: domain.ConditionTrue},
+	}}
+	ready := domain.NodeStatusChanged{Conditions: pressures.Conditions, BecameReady: true}
+	for _, tc := range []struct {
+		ev   domain.Event
+		want bool
+	}{{pressures, false}, {ready, true}, {domain.NodeBecameReady{}, true}, {domain.NodeTainted{}, true}} {
+		if got := arrived(tc.ev); got != tc.want {
+			t.Errorf("arrived(%+v) = %v, want %v", tc.ev, got, tc.want)
+		}
 	}
 }

@@ -125,7 +125,7 @@ func TestAnEmptyNodeIsDrainedAtOnce(t *testing.T) {
 	if n := env.GetNode("n1"); n.AgentState != domain.AgentDrained || !n.Drain.DrainedAt.Equal(reconcilerstest.At(5)) {
 		t.Errorf("n1: %s %+v", n.AgentState, n.Drain)
 	}
-	if diff := cmp.Diff([]string{"NodeRegistered", "HeartbeatRecorded", "NodeConditionChanged", "NodeBecameReady"}, env.NodeTypes("idle")); diff != "" {
+	if diff := cmp.Diff([]string{"NodeRegistered", "HeartbeatRecorded", "NodeStatusChanged"}, env.NodeTypes("idle")); diff != "" {
 		t.Errorf("a node not draining was touched (-want +got):\n%s", diff)
 	}
 	for _, key := range []reconcilers.Key{reconcilerstest.NodeKey(""), reconcilerstest.PodKey("web")} {

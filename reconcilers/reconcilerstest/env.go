@@ -199,11 +199,12 @@ func (e *Env) StreamTypes(stream string) []string {
 	return out
 }
 
-// Newest is the newest record of stream of type typ; false when there is
-// none.
+// Newest is the newest record of stream of type typ, or of a composite
+// that may hold one (domain.TypesHolding: a NodeStatusChanged for a
+// NodeConditionChanged); false when there is none.
 func (e *Env) Newest(stream, typ string) (events.Record, bool) {
 	e.t.Helper()
-	recs, err := e.Log.Query(e.t.Context(), events.Filter{Stream: stream, Types: []string{typ}, Newest: true, Limit: 1})
+	recs, err := e.Log.Query(e.t.Context(), events.Filter{Stream: stream, Types: domain.TypesHolding(typ), Newest: true, Limit: 1})
 	if err != nil {
 		e.t.Fatal(err)
 	}

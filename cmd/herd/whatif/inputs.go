@@ -403,12 +403,17 @@ func decodeEvent(rec events.Record) (domain.Event, error) {
 	return domain.UnmarshalEventWith(rec.Type, rec.Payload, gojson.Unmarshal)
 }
 
+// conditionChanges are the records that may change a node's conditions:
+// NodeConditionChanged, and the composites that hold one
+// (HeartbeatMissed, NodeStatusChanged).
+var conditionChanges = reconcilers.EventTypesOf(domain.NodeConditionChanged{})
+
 // followUntil follows the real log's node events before position p.
 func (s *simulation) followUntil(p int64) {
 	for ; s.cursor < len(s.window) && s.window[s.cursor].Position < p; s.cursor++ {
 		rec := s.window[s.cursor]
 		name, ok := domain.NodeAggregate.Key(rec.Stream)
-		if !ok || (rec.Type != domain.NodeConditionChanged{}.EventType() && rec.Type != domain.HeartbeatMissed{}.EventType()) {
+		if !ok || !conditionChanges.Match(rec) {
 			continue
 		}
 		if ev, err := decodeEvent(rec); err == nil {

@@ -710,13 +710,15 @@ func (f *outcomeFold) add(rec events.Record) {
 		f.note(rec)
 	}
 	o := &f.o
-	switch rec.Type {
-	case domain.NodeConditionChanged{}.EventType(), domain.HeartbeatMissed{}.EventType():
+	if conditionChanges.Match(rec) {
 		ev, err := decodeEvent(rec)
 		if err == nil && domain.Holds(ev, readyUnknown) {
 			name, _ := domain.NodeAggregate.Key(rec.Stream)
 			o.NotReady[name] = append(o.NotReady[name], rec.RecordedAt)
 		}
+		return
+	}
+	switch rec.Type {
 	case domain.PodDeletionRequested{}.EventType():
 		if slices.Contains(evictors, rec.Metadata.Actor) {
 			key, _ := domain.PodAggregate.Key(rec.Stream)
@@ -732,8 +734,7 @@ func (f *outcomeFold) add(rec events.Record) {
 
 // note keeps what differences needs of a decision.
 func (f *outcomeFold) note(rec events.Record) {
-	switch rec.Type {
-	case domain.HeartbeatMissed{}.EventType(), domain.NodeConditionChanged{}.EventType():
+	if conditionChanges.Match(rec) {
 		if _, ok := f.marked[rec.Stream]; !ok {
 			f.marked[rec.Stream] = slim(rec)
 		}
