@@ -23,7 +23,9 @@ func statusCause(ctx context.Context, j domain.Job, owned []domain.Pod) (context
 // countCause is ctx whose count of finished pods names the end of a pod
 // it reflects, as read: of the pods it counts, the change that finished
 // the newest of them (one succeeding or failing, or deleted before it
-// finished), or when only the Job's own changes ended them (pods it
+// finished: the deletion, where its end began, and not the stop herd's
+// termination made for it, whichever the count read; LossOrigin), or
+// when only the Job's own changes ended them (pods it
 // stopped itself), the newest of those; of a count that only forgets
 // pods gone, the newest of their finalizations, found in the log. The
 // record that queued the key stays the cause only when the log holds
@@ -34,6 +36,9 @@ func countCause(ctx context.Context, j domain.Job, owned []domain.Pod, c domain.
 		return !slices.Contains(c.Succeeded, p.UID) && !slices.Contains(c.Failed, p.UID)
 	})
 	rec, ok, err := reconcilers.CountCause(ctx, counted)
+	if err == nil && ok {
+		rec, err = reconcilers.LossOrigin(ctx, rec)
+	}
 	if err == nil && !ok {
 		rec, ok, err = reconcilers.EndCause(ctx, counted)
 	}
