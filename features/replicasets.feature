@@ -22,3 +22,19 @@ Feature: ReplicaSets keep their pods running
     Then ReplicaSet "web" has 1 pod Running
     When ReplicaSet "web" is deleted
     Then ReplicaSet "web" has no pods
+
+  Scenario: A pod made by hand with a ReplicaSet's labels is taken in as it comes
+    A pod created without an owner that a ReplicaSet's selector matches
+    becomes one of the ReplicaSet's pods when it comes, not at the next
+    resync, and the ReplicaSet deletes the one too many, as in Kubernetes.
+
+    Given ReplicaSet "web" keeps 2 pods labelled app=web
+    Then ReplicaSet "web" has 2 pods Running
+    When a client creates pod "extra" with:
+      """
+      metadata:
+        labels: {app: web}
+      """
+    Then the log holds 1 "PodOwnersChanged" event
+    And the log holds 1 "PodDeletionRequested" event
+    And ReplicaSet "web" has 2 pods Running

@@ -31,15 +31,37 @@ type Controlled struct {
 	pods   PodLister
 	writes domain.BatchExecutor[domain.Pod, domain.PodCommand]
 	owners *OwnerIndex
-	batch  int
-	log    *zap.Logger
+	// selectors are the objects' selectors, for the orphans they adopt
+	// (Watches.Adopts).
+	selectors *SelectorIndex
+	batch     int
+	log       *zap.Logger
 }
 
 // NewControlled is the pods of the objects of kind (as owner references
 // name it: "ReplicaSet"), read from pods and written through writes at
 // most batch commands a unit of work (0 for any number), logged on log.
 func NewControlled(kind string, pods PodLister, writes domain.BatchExecutor[domain.Pod, domain.PodCommand], batch int, log *zap.Logger) *Controlled {
-	return &Controlled{kind: kind, noun: strings.ToLower(kind), pods: pods, writes: writes, owners: NewOwnerIndex(kind), batch: batch, log: log}
+	return &Controlled{kind: kind, noun: strings.ToLower(kind), pods: pods, writes: writes, owners: NewOwnerIndex(kind),
+		selectors: NewSelectorIndex(), batch: batch, log: log}
+}
+
+// Selectors maps an orphan pod's events to the objects of the kind whose
+// selector matches it (Watches.Adopts), from the selectors Adopting was
+// told.
+func (c *Controlled) Selectors() *SelectorIndex { return c.selectors }
+
+// Adopting records, as a reconcile reads the object key names, whether it
+// adopts orphans now (it exists and is not being deleted: Kubernetes'
+// controllers adopt nothing for an owner on its way out) and by which
+// selector.
+func (c *Controlled) Adopting(key Key, sel domain.LabelSelector, adopts bool) {
+	k := domain.Key{Namespace: key.Namespace, Name: key.Name}
+	if adopts {
+		c.selectors.Set(k, sel)
+	} else {
+		c.selectors.Forget(k)
+	}
 }
 
 // Owners maps a pod's events to the object of the kind that controls it

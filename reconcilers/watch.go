@@ -30,7 +30,10 @@ type Watches struct {
 	// types too (EventTypesOf).
 	byType map[string][]int
 	kinds  []WatchedKind
-	after  func(rec events.Record, keys []Key)
+	// lastOwned is the mapping of the kind the last Owns declared, for
+	// Adopts.
+	lastOwned *ownerMap
+	after     func(rec events.Record, keys []Key)
 	// unreadable is told of a record a derived mapping cannot decode,
 	// which only a log written by a newer herd could hold: the runner
 	// counts and logs it (herd_reconciler_poison_total).
@@ -109,8 +112,37 @@ func (w *Watches) Owns(owned *domain.Aggregate, ix *OwnerIndex, gone domain.Even
 		}
 	}
 	w.kinds = append(w.kinds, WatchedKind{Aggregate: owned, Owner: owner, Index: ix, Except: exactTypes(except)})
-	m := ownerMap{w: w, ix: ix, owned: owned, owner: owner, carriers: carriers, gone: gone.EventType()}
+	m := &ownerMap{w: w, ix: ix, owned: owned, owner: owner, carriers: carriers, gone: gone.EventType()}
+	w.lastOwned = m
 	return w.Watches(types, m.keys)
+}
+
+// Adopts declares that the reconciler adopts the orphans of the kind
+// declared by the Owns just before, as Kubernetes' controllers do: an
+// object of that kind created, observed or relabelled without a
+// controller maps also to the key of every object of the For kind in its
+// namespace whose selector, as sx holds it, matches its labels, so that
+// an orphan is adopted when it comes and not at the next resync. A
+// relabelled object's owners are not in its event: one the index knows
+// no controller of maps to those keys, and a reconcile of an owner that
+// finds it controlled by another kind leaves it. Adopts with no Owns
+// before it is a programming error, a panic.
+func (w *Watches) Adopts(sx *SelectorIndex) *Watches {
+	if w.lastOwned == nil {
+		panic("reconcilers: Adopts needs an Owns before it")
+	}
+	w.lastOwned.selectors = sx
+	w.lastOwned.labelled = map[string]bool{}
+	for _, s := range w.lastOwned.owned.Events() {
+		ev, err := domain.UnmarshalEvent(s.Type, []byte("{}"))
+		if err != nil {
+			panic(fmt.Sprintf("reconcilers: Adopts(%s): %v", w.lastOwned.owned.Name(), err))
+		}
+		if _, ok := ev.(domain.LabelsCarrier); ok {
+			w.lastOwned.labelled[s.Type] = true
+		}
+	}
+	return w
 }
 
 // Watches declares a mapping of the reconciler's own: records of the
@@ -271,6 +303,11 @@ type ownerMap struct {
 	// the object's owner references.
 	carriers map[string]bool
 	gone     string
+	// selectors are the owners' selectors when the reconciler adopts
+	// orphans (Adopts), nil when it does not; labelled are then the
+	// owned kind's event types whose payload carries the object's labels.
+	selectors *SelectorIndex
+	labelled  map[string]bool
 }
 
 // keys is the key of the controller the event leaves the object with,
@@ -278,7 +315,7 @@ type ownerMap struct {
 // An event that cannot be decoded, which only a log written by a newer
 // herd could hold, maps to none and is reported: the resync still finds
 // its controller.
-func (m ownerMap) keys(rec events.Record) []Key {
+func (m *ownerMap) keys(rec events.Record) []Key {
 	k, ok := KeyOf(rec)
 	if !ok || k.Aggregate != m.owned {
 		return nil
@@ -307,8 +344,39 @@ func (m ownerMap) keys(rec events.Record) []Key {
 			owners = c.OwnerReferences()
 		}
 		now := m.ix.Controller(owners)
-		return keys(m.ix.Set(obj, now), now)
+		out := keys(m.ix.Set(obj, now), now)
+		if m.selectors != nil && !slices.ContainsFunc(owners, func(o domain.OwnerReference) bool { return o.Controller }) {
+			out = m.adopters(out, obj.Namespace, ev)
+		}
+		return out
+	case m.selectors != nil && m.labelled[rec.Type]:
+		was := m.ix.Get(obj)
+		if was != "" {
+			return keys(was)
+		}
+		ev, err := domain.UnmarshalEvent(rec.Type, rec.Payload)
+		if err != nil {
+			m.w.report(rec, err)
+			return nil
+		}
+		return m.adopters(nil, obj.Namespace, ev)
 	default:
 		return keys(m.ix.Get(obj))
 	}
+}
+
+// adopters is keys and the keys of the owners in namespace whose selector
+// matches the labels ev leaves an orphan with.
+func (m *ownerMap) adopters(keys []Key, namespace string, ev domain.Event) []Key {
+	c, ok := ev.(domain.LabelsCarrier)
+	if !ok {
+		return keys
+	}
+	for _, name := range m.selectors.Matching(namespace, c.ObjectLabels()) {
+		k := Key{Aggregate: m.owner, Namespace: namespace, Name: name}
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }

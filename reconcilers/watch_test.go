@@ -157,6 +157,7 @@ func TestWatchesRefusesADeclarationThatCannotHold(t *testing.T) {
 		"an end excepted": func() {
 			reconcilers.Watch().For(domain.JobAggregate).Owns(domain.PodAggregate, reconcilers.NewOwnerIndex("Job"), domain.PodFinalized{}, domain.PodFinalized{})
 		},
+		"Adopts without Owns": func() { reconcilers.Watch().For(domain.JobAggregate).Adopts(reconcilers.NewSelectorIndex()) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
@@ -208,5 +209,62 @@ func TestABindingMapsToItsNode(t *testing.T) {
 	garbled := events.Record{Stream: "pod/shop/web-1", Type: domain.PodScheduled{}.EventType(), Payload: []byte("[")}
 	if got := w.KeysFor(garbled); got != nil {
 		t.Errorf("a binding that cannot be read maps to %v", got)
+	}
+}
+
+// TestAnOrphanMapsToTheOwnersWhoseSelectorMatchesIt: with Adopts, a pod
+// created or observed without a controller, or relabelled while no
+// ReplicaSet controls it, reaches every ReplicaSet of its namespace whose
+// selector matches its labels, as the index holds them; one with a
+// controller, of this kind or another, reaches no other; a ReplicaSet
+// forgotten (gone, or being deleted) adopts nothing. Without Adopts an
+// orphan reaches none (TestWatchesDerivesTheKeysOfOwnAndOwnedKinds).
+func TestAnOrphanMapsToTheOwnersWhoseSelectorMatchesIt(t *testing.T) {
+	ix, sx := reconcilers.NewOwnerIndex("ReplicaSet"), reconcilers.NewSelectorIndex()
+	w := reconcilers.Watch().
+		For(domain.ReplicaSetAggregate, domain.ReplicaSetStatusRecorded{}).
+		Owns(domain.PodAggregate, ix, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
+		Adopts(sx)
+	app := func(v string) domain.LabelSelector {
+		return domain.LabelSelector{MatchLabels: map[string]string{"app": v}}
+	}
+	sx.Set(domain.Key{Namespace: "shop", Name: "web"}, app("web"))
+	sx.Set(domain.Key{Namespace: "shop", Name: "web-canary"}, domain.LabelSelector{MatchExpressions: []domain.SelectorRequirement{
+		{Key: "app", Operator: domain.SelectorIn, Values: []string{"web"}}}})
+	sx.Set(domain.Key{Namespace: "shop", Name: "api"}, app("api"))
+	sx.Set(domain.Key{Namespace: "other", Name: "web"}, app("web"))
+	sx.Set(domain.Key{Namespace: "shop", Name: "everything"}, domain.LabelSelector{})
+	web := map[string]string{"app": "web"}
+	controller := func(kind, name string) []domain.OwnerReference {
+		return []domain.OwnerReference{{APIVersion: "v1", Kind: kind, Name: name, Controller: true}}
+	}
+	for _, step := range []struct {
+		name string
+		rec  events.Record
+		want []string
+	}{
+		{"an orphan created with web's labels", reconcilerstest.Record(t, "pod/shop/hand", domain.PodCreated{Labels: web}),
+			[]string{"replicaset/shop/web", "replicaset/shop/web-canary"}},
+		{"an orphan observed from its kubelet", reconcilerstest.Record(t, "pod/shop/seen", domain.PodObserved{Labels: map[string]string{"app": "api"}}),
+			[]string{"replicaset/shop/api"}},
+		{"an orphan whose labels no selector matches", reconcilerstest.Record(t, "pod/shop/lone", domain.PodCreated{Labels: map[string]string{"app": "db"}}), nil},
+		{"the orphan relabelled", reconcilerstest.Record(t, "pod/shop/lone", domain.PodMetadataChanged{Labels: map[string]string{"app": "api"}}),
+			[]string{"replicaset/shop/api"}},
+		{"a pod with an owner that is no controller", reconcilerstest.Record(t, "pod/shop/owned", domain.PodCreated{Labels: web,
+			Owners: []domain.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "c"}}}), []string{"replicaset/shop/web", "replicaset/shop/web-canary"}},
+		{"a pod a Job controls", reconcilerstest.Record(t, "pod/shop/job-1", domain.PodCreated{Labels: web, Owners: controller("Job", "j")}), nil},
+		{"a pod web controls", reconcilerstest.Record(t, "pod/shop/web-1", domain.PodCreated{Labels: web, Owners: controller("ReplicaSet", "web")}),
+			[]string{"replicaset/shop/web"}},
+		{"its relabelling", reconcilerstest.Record(t, "pod/shop/web-1", domain.PodMetadataChanged{Labels: map[string]string{"app": "api"}}),
+			[]string{"replicaset/shop/web"}},
+		{"an orphan's status", reconcilerstest.Record(t, "pod/shop/hand", domain.PodStatusUpdated{}), nil},
+	} {
+		if diff := cmp.Diff(step.want, reconcilerstest.Strings(w.KeysFor(step.rec))); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", step.name, diff)
+		}
+	}
+	sx.Forget(domain.Key{Namespace: "shop", Name: "web-canary"})
+	if got := reconcilerstest.Strings(w.KeysFor(reconcilerstest.Record(t, "pod/shop/hand2", domain.PodCreated{Labels: web}))); !cmp.Equal(got, []string{"replicaset/shop/web"}) {
+		t.Errorf("after web-canary is forgotten, an orphan of web's labels reaches %v, want web alone", got)
 	}
 }

@@ -77,8 +77,8 @@ var nodeEvents = reconcilers.EventTypesOf(
 // and after it; and a node's arrival, departure or change, mapped to
 // every DaemonSet, from memory: the cost of a node event is one
 // reconcile per DaemonSet, and none reads more than its own namespace's
-// pods. An orphan created without an owner names no DaemonSet: the
-// resync finds the one that adopts it. Its ControllerRevisions are
+// pods. An orphan pod created or relabelled names the DaemonSets whose
+// selector matches it, which adopt it. Its ControllerRevisions are
 // watched as Kubernetes' controller watches them, their labels included
 // (the hash a revision is known by): one deleted, changed or made by
 // someone else reaches its DaemonSet at once, not at the
@@ -89,6 +89,7 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.DaemonSetAggregate, domain.DaemonSetStatusRecorded{}, domain.DaemonSetMetadataChanged{}).
 		Owns(domain.PodAggregate, r.controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
+		Adopts(r.controlled.Selectors()).
 		Owns(domain.ControllerRevisionAggregate, r.revOwners, domain.ControllerRevisionDeleted{}).
 		Watches(nodeEvents, func(events.Record) []reconcilers.Key { return r.known.keys() }).
 		Then(r.observe)

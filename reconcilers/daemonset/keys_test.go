@@ -129,3 +129,31 @@ func TestABurstReadsTheRoomOfItsOwnNodes(t *testing.T) {
 		t.Errorf("second burst: pods on %v", got)
 	}
 }
+
+// TestAnOrphanReachesTheDaemonSetThatAdoptsIt: once a reconcile has read
+// a DaemonSet, a pod made without a controller with labels its selector
+// matches reaches it as it comes (Watches.Adopts); once the DaemonSet is
+// being deleted, none does.
+func TestAnOrphanReachesTheDaemonSetThatAdoptsIt(t *testing.T) {
+	g := newRig(t, []domain.DaemonSet{logsDS()}, nil)
+	orphan := reconcilerstest.Record(t, "pod/default/by-hand", domain.PodCreated{Namespace: "default", Name: "by-hand", Labels: map[string]string{"app": "logs"}})
+	if got := g.r.Watches().KeysFor(orphan); len(got) != 0 {
+		t.Errorf("before any reconcile the orphan reaches %v, want none (the resync finds it)", got)
+	}
+	if _, err := g.r.Reconcile(t.Context(), logsKey); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"daemonset/default/logs"}, reconcilerstest.Strings(g.r.Watches().KeysFor(orphan))); diff != "" {
+		t.Errorf("the orphan's keys (-want +got):\n%s", diff)
+	}
+	deleting := logsDS()
+	asked := at(20)
+	deleting.DeletionRequestedAt = &asked
+	g.sets.Objects[deleting.Key()] = deleting
+	if _, err := g.r.Reconcile(t.Context(), logsKey); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.r.Watches().KeysFor(orphan); len(got) != 0 {
+		t.Errorf("while the DaemonSet is being deleted the orphan reaches %v, want none", got)
+	}
+}

@@ -29,6 +29,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get daemonset %s: %w", key, err)
 	}
+	r.controlled.Adopting(key, ds.Spec.Selector, ds.Exists() && ds.DeletionRequestedAt == nil)
 	// Its own pods, those of an earlier DaemonSet of its name, and the
 	// orphans it may adopt.
 	pods, err := r.controlled.Read(ctx, key, true)

@@ -26,8 +26,11 @@ type Reconciler struct {
 	// uid makes the UIDs of new ReplicaSets.
 	uid    func() string
 	owners *reconcilers.OwnerIndex
-	clock  clock.PassiveClock
-	log    *zap.Logger
+	// selectors map an orphan ReplicaSet's events to the Deployments
+	// that may adopt it.
+	selectors *reconcilers.SelectorIndex
+	clock     clock.PassiveClock
+	log       *zap.Logger
 }
 
 var (
@@ -45,7 +48,7 @@ func New(cfg Config, deployments Reader, replicaSets ReplicaSetLister,
 	return &Reconciler{
 		Kind: reconcilers.NewKind("deployment", domain.DeploymentAggregate, cfg.ResyncPeriod, deployments),
 		cfg:  cfg, deployments: deployments, replicaSets: replicaSets, rsCommands: rsCommands, commands: commands,
-		uid: uuid.NewString, owners: reconcilers.NewOwnerIndex(kindDeployment), clock: clk, log: log.Named("deployment"),
+		uid: uuid.NewString, owners: reconcilers.NewOwnerIndex(kindDeployment), selectors: reconcilers.NewSelectorIndex(), clock: clk, log: log.Named("deployment"),
 	}, nil
 }
 
@@ -59,5 +62,6 @@ func New(cfg Config, deployments Reader, replicaSets ReplicaSetLister,
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.DeploymentAggregate, domain.DeploymentStatusRecorded{}).
-		Owns(domain.ReplicaSetAggregate, r.owners, domain.ReplicaSetDeleted{})
+		Owns(domain.ReplicaSetAggregate, r.owners, domain.ReplicaSetDeleted{}).
+		Adopts(r.selectors)
 }

@@ -416,6 +416,27 @@ func TestKeysFor(t *testing.T) {
 	}
 }
 
+// TestAnOrphanReplicaSetReachesTheDeploymentThatAdoptsIt: once a
+// reconcile has read a Deployment, a ReplicaSet made without a controller
+// with labels its selector matches reaches it as it comes
+// (Watches.Adopts), and one with other labels does not.
+func TestAnOrphanReplicaSetReachesTheDeploymentThatAdoptsIt(t *testing.T) {
+	h := newHarness(t)
+	spec := webSpec(1, "nginx:1")
+	h.create(spec)
+	h.reconcile()
+	orphan := func(labels map[string]string) []string {
+		return reconcilerstest.Strings(h.r.Watches().KeysFor(reconcilerstest.Record(t, "replicaset/default/by-hand",
+			domain.ReplicaSetCreated{Namespace: "default", Name: "by-hand", Labels: labels})))
+	}
+	if got := orphan(spec.Selector.MatchLabels); !slices.Equal(got, []string{"deployment/default/web"}) {
+		t.Errorf("an orphan of the Deployment's labels reaches %v, want the Deployment", got)
+	}
+	if got := orphan(map[string]string{"app": "other"}); len(got) != 0 {
+		t.Errorf("an orphan of other labels reaches %v, want none", got)
+	}
+}
+
 // TestForegroundDeletionWaitsForTheReplicaSets: a Deployment deleted in
 // the foreground stays, being deleted, while its ReplicaSets are deleted
 // in the foreground in turn; once they are gone the reconciler leaves it

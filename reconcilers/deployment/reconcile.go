@@ -27,6 +27,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, k reconcilers.Key) (reconcil
 	controllers := []string{kindDeployment + "/" + k.Name}
 	if d.Exists() && d.DeletionRequestedAt == nil {
 		controllers = append(controllers, "") // the orphans it may adopt
+		r.selectors.Set(domain.Key{Namespace: k.Namespace, Name: k.Name}, d.Spec.Selector)
+	} else {
+		r.selectors.Forget(domain.Key{Namespace: k.Namespace, Name: k.Name})
 	}
 	all, _, err := r.replicaSets.Controlled(ctx, k.Namespace, controllers)
 	if err != nil {

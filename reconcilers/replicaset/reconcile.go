@@ -22,6 +22,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get replicaset %s: %w", key, err)
 	}
+	r.Controlled.Adopting(key, rs.Spec.Selector, rs.Exists() && rs.DeletionRequestedAt == nil)
 	// Its own pods, those of an earlier ReplicaSet of its name, and the
 	// orphans it may adopt.
 	pods, err := r.Controlled.Read(ctx, key, true)

@@ -47,10 +47,11 @@ func New(cfg Config, replicaSets Reader, pods PodLister, podCommands PodCommands
 // annotations alone (which pods a ReplicaSet keeps is its spec's to say:
 // its Deployment writing its revision, or someone relabelling it, moves
 // nothing here), and the pods each controls, before an event and after
-// it. An orphan created without an owner names no ReplicaSet: the resync
-// finds the one that adopts it.
+// it; an orphan created or relabelled names the ReplicaSets whose
+// selector matches it, which adopt it.
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.ReplicaSetAggregate, domain.ReplicaSetStatusRecorded{}, domain.ReplicaSetMetadataChanged{}).
-		Owns(domain.PodAggregate, r.Controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
+		Owns(domain.PodAggregate, r.Controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
+		Adopts(r.Controlled.Selectors())
 }

@@ -94,9 +94,11 @@ type Reconciler struct {
 	podCmds domain.Executor[domain.Pod, domain.PodCommand]
 	revs    Revisions
 	// owners maps a pod's events to its StatefulSet, revOwners a
-	// ControllerRevision's.
+	// ControllerRevision's; selectors an orphan pod's to the
+	// StatefulSets that may adopt it.
 	owners    *reconcilers.OwnerIndex
 	revOwners *reconcilers.OwnerIndex
+	selectors *reconcilers.SelectorIndex
 	clock     clock.PassiveClock
 	newUID    func() string
 	log       *zap.Logger
@@ -116,7 +118,8 @@ const DefaultResyncPeriod = 30 * time.Second
 func New(sets Reader, pods PodLister, setCmds domain.Executor[domain.StatefulSet, domain.StatefulSetCommand],
 	podCmds domain.Executor[domain.Pod, domain.PodCommand], revs Revisions, clk clock.PassiveClock, log *zap.Logger) *Reconciler {
 	return &Reconciler{Kind: reconcilers.NewKind("statefulset", domain.StatefulSetAggregate, DefaultResyncPeriod, sets), sets: sets, pods: pods, setCmds: setCmds, podCmds: podCmds, revs: revs,
-		owners: reconcilers.NewOwnerIndex(kindStatefulSet), revOwners: reconcilers.NewOwnerIndex(kindStatefulSet), clock: clk, newUID: uuid.NewString,
+		owners: reconcilers.NewOwnerIndex(kindStatefulSet), revOwners: reconcilers.NewOwnerIndex(kindStatefulSet),
+		selectors: reconcilers.NewSelectorIndex(), clock: clk, newUID: uuid.NewString,
 		log: log.Named("statefulset")}
 }
 
@@ -133,6 +136,7 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.StatefulSetAggregate, domain.StatefulSetStatusRecorded{}, domain.StatefulSetMetadataChanged{}).
 		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
+		Adopts(r.selectors).
 		Owns(domain.ControllerRevisionAggregate, r.revOwners, domain.ControllerRevisionDeleted{})
 }
 
@@ -143,11 +147,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	ctx = r.Acting(ctx)
 	s, err := r.sets.Last(ctx, key.Namespace, key.Name)
 	if errors.Is(err, domain.ErrNotFound) || (err == nil && (!s.Exists() || s.DeletionRequestedAt != nil)) {
+		r.selectors.Forget(domain.Key{Namespace: key.Namespace, Name: key.Name})
 		return reconcilers.Result{}, nil
 	}
 	if err != nil {
 		return reconcilers.Result{}, fmt.Errorf("get statefulset %s: %w", key, err)
 	}
+	r.selectors.Set(domain.Key{Namespace: key.Namespace, Name: key.Name}, s.Spec.Selector)
 	herd := domain.SourceHerd
 	read, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: s.Namespace, Source: &herd,
 		Controllers: []string{kindStatefulSet + "/" + s.Name, ""}}) // "": the orphans it may adopt

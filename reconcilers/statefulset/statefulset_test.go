@@ -401,3 +401,16 @@ func TestOnDeleteReplacesOnlyDeletedPods(t *testing.T) {
 		t.Fatalf("web-1 was replaced: %v", p.Spec.Containers)
 	}
 }
+
+// TestAnOrphanPodReachesTheStatefulSetThatAdoptsIt: once a reconcile has
+// read a StatefulSet, a pod made without a controller with labels its
+// selector matches reaches it as it comes (Watches.Adopts); the
+// reconcile's claim decides whether it is one of its ordinals.
+func TestAnOrphanPodReachesTheStatefulSetThatAdoptsIt(t *testing.T) {
+	f := newFixture(t, nil)
+	f.reconcile(t)
+	orphan := reconcilerstest.Record(t, "pod/default/web-7", domain.PodCreated{Namespace: "default", Name: "web-7", Labels: map[string]string{"app": "web"}})
+	if got := reconcilerstest.Strings(f.r.Watches().KeysFor(orphan)); !slices.Equal(got, []string{"statefulset/default/web"}) {
+		t.Errorf("an orphan of the StatefulSet's labels reaches %v, want the StatefulSet", got)
+	}
+}
