@@ -934,7 +934,7 @@ func (ix causeIndex) daemonSetPod(before []events.Record, rec, cause events.Reco
 	case cause.ID == last.ID:
 	case strings.HasPrefix(cause.Stream, "node/"):
 		switch {
-		case !slices.Contains(arrivalChanges, cause.Type):
+		case !slices.Contains(arrivalChanges, cause.Type) && !domain.Holds[domain.NodeBecameReady](decoded(cause), nil):
 			return fmt.Errorf("its cause %s %s at %d is no change of a node's fit or readiness", cause.Type, cause.Stream, cause.Position)
 		case node != "" && cause.Stream != node:
 			return fmt.Errorf("its cause %s %s at %d is not of its node, %s", cause.Type, cause.Stream, cause.Position, node)
@@ -987,7 +987,8 @@ func (ix causeIndex) jobPod(before []events.Record, rec, cause events.Record, ow
 }
 
 // arrivalChanges are a node's changes after which a DaemonSet's pod may
-// be made on it: its fit, and its turning Ready.
+// be made on it: its fit, and its turning Ready (alone; within a report's
+// other changes, a NodeStatusChanged that holds it).
 var arrivalChanges = append(slices.Clone(fitChanges), domain.NodeBecameReady{}.EventType())
 
 // fitChanges are a node's changes that move whether a DaemonSet's pod
@@ -1098,8 +1099,9 @@ func (ix causeIndex) startGate(before []events.Record, pod string) events.Record
 	bound, _ := newest(before, pod, func(e domain.Event) bool { _, ok := e.(domain.PodScheduled); return ok })
 	addressed, _ := newest(before, pod, func(e domain.Event) bool { _, ok := e.(domain.PodIPAssigned); return ok })
 	ready, _ := newest(before, ix.podNode[pod], func(e domain.Event) bool {
-		ch, ok := e.(domain.NodeConditionChanged)
-		return ok && ch.Type == domain.ConditionReady && ch.Status == domain.ConditionTrue
+		return domain.Holds(e, func(ch domain.NodeConditionChanged) bool {
+			return ch.Type == domain.ConditionReady && ch.Status == domain.ConditionTrue
+		})
 	})
 	out := bound
 	for _, r := range []events.Record{addressed, ready} {
@@ -1153,8 +1155,10 @@ func (ix causeIndex) conditionTurn(before []events.Record, node, key string, eff
 		return events.Record{}, false
 	}
 	turn, _ := newest(before, node, func(e domain.Event) bool {
-		ch, ok := e.(domain.NodeConditionChanged)
-		return ok && ch.Type == cond
+		if _, missed := e.(domain.HeartbeatMissed); missed {
+			return false // a mark's turns are the clock's (markedTogether)
+		}
+		return domain.Holds(e, func(ch domain.NodeConditionChanged) bool { return ch.Type == cond })
 	})
 	if effect != domain.EffectNoExecute {
 		return turn, true
