@@ -3,7 +3,9 @@ package domain
 // LabelsCarrier is an event that records an object's labels in full, as
 // they stand after it: a controller that adopts orphans reads them
 // through this method to find whose selector a new or relabelled object
-// matches, without reading the object.
+// matches, without reading the object. A pod observed from a kubelet
+// (PodObserved) is not one: herd's controllers adopt herd's own pods
+// only.
 type LabelsCarrier interface {
 	Event
 	// ObjectLabels is the object's labels after the event.
@@ -12,9 +14,6 @@ type LabelsCarrier interface {
 
 // ObjectLabels is the new pod's labels.
 func (e PodCreated) ObjectLabels() map[string]string { return e.Labels }
-
-// ObjectLabels is the labels of the pod a runtime reported.
-func (e PodObserved) ObjectLabels() map[string]string { return e.Labels }
 
 // ObjectLabels is the pod's labels after the change.
 func (e PodMetadataChanged) ObjectLabels() map[string]string { return e.Labels }

@@ -119,10 +119,10 @@ func (w *Watches) Owns(owned *domain.Aggregate, ix *OwnerIndex, gone domain.Even
 
 // Adopts declares that the reconciler adopts the orphans of the kind
 // declared by the Owns just before, as Kubernetes' controllers do: an
-// object of that kind created, observed or relabelled without a
-// controller maps also to the key of every object of the For kind in its
-// namespace whose selector, as sx holds it, matches its labels, so that
-// an orphan is adopted when it comes and not at the next resync. A
+// object of that kind created or relabelled without a controller maps
+// also to the key of every object of the For kind in its namespace
+// whose selector, as sx holds it, matches its labels, so that an orphan
+// is adopted when it comes and not at the next resync. A
 // relabelled object's owners are not in its event: one the index knows
 // no controller of maps to those keys, and a reconcile of an owner that
 // finds it controlled by another kind leaves it. Adopts with no Owns

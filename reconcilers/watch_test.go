@@ -213,7 +213,7 @@ func TestABindingMapsToItsNode(t *testing.T) {
 }
 
 // TestAnOrphanMapsToTheOwnersWhoseSelectorMatchesIt: with Adopts, a pod
-// created or observed without a controller, or relabelled while no
+// created without a controller, or relabelled while no
 // ReplicaSet controls it, reaches every ReplicaSet of its namespace whose
 // selector matches its labels, as the index holds them; one with a
 // controller, of this kind or another, reaches no other; a ReplicaSet
@@ -245,8 +245,8 @@ func TestAnOrphanMapsToTheOwnersWhoseSelectorMatchesIt(t *testing.T) {
 	}{
 		{"an orphan created with web's labels", reconcilerstest.Record(t, "pod/shop/hand", domain.PodCreated{Labels: web}),
 			[]string{"replicaset/shop/web", "replicaset/shop/web-canary"}},
-		{"an orphan observed from its kubelet", reconcilerstest.Record(t, "pod/shop/seen", domain.PodObserved{Labels: map[string]string{"app": "api"}}),
-			[]string{"replicaset/shop/api"}},
+		{"an orphan observed from its kubelet, which is not herd's to adopt", reconcilerstest.Record(t, "pod/shop/seen",
+			domain.PodObserved{Labels: map[string]string{"app": "api"}}), nil},
 		{"an orphan whose labels no selector matches", reconcilerstest.Record(t, "pod/shop/lone", domain.PodCreated{Labels: map[string]string{"app": "db"}}), nil},
 		{"the orphan relabelled", reconcilerstest.Record(t, "pod/shop/lone", domain.PodMetadataChanged{Labels: map[string]string{"app": "api"}}),
 			[]string{"replicaset/shop/api"}},
