@@ -112,34 +112,32 @@ func TestAReportsChangesAreOneEvent(t *testing.T) {
 		t.Errorf("one event left\n%+v\nthe separate events\n%+v", one, separate)
 	}
 
+	// after is what a report of kubelet's conditions, changed by edit,
+	// records after its heartbeat on one: a heartbeat and one event.
+	after := func(what string, edit func([]ReportedCondition)) Event {
+		t.Helper()
+		report := slices.Clone(kubelet)
+		edit(report)
+		evs, err := DecideNode(one, RecordHeartbeat{Reported: report}, at.Add(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != 2 {
+			t.Fatalf("a report %s decided %+v, want a heartbeat and one change", what, evs)
+		}
+		return evs[1]
+	}
 	// One change alone is itself.
-	pressed := slices.Clone(kubelet)
-	pressed[1].Status, pressed[1].Reason = ConditionTrue, "KubeletHasDiskPressure"
-	evs, err = DecideNode(one, RecordHeartbeat{Reported: pressed}, at.Add(time.Second))
-	if err != nil {
-		t.Fatal(err)
+	ev := after("changing one condition", func(r []ReportedCondition) { r[1].Status, r[1].Reason = ConditionTrue, "KubeletHasDiskPressure" })
+	if c, ok := ev.(NodeConditionChanged); !ok || c.Type != ConditionDiskPressure || c.Status != ConditionTrue {
+		t.Errorf("a report changing one condition recorded %+v, want that NodeConditionChanged", ev)
 	}
-	if len(evs) != 2 {
-		t.Fatalf("a report changing one condition decided %+v, want a heartbeat and its change", evs)
-	}
-	if c, ok := evs[1].(NodeConditionChanged); !ok || c.Type != ConditionDiskPressure || c.Status != ConditionTrue {
-		t.Errorf("a report changing one condition recorded %+v, want that NodeConditionChanged", evs[1])
-	}
-
 	// Ready leaving True with its condition: one event, its reason kept.
-	down := slices.Clone(kubelet)
-	down[3].Status, down[3].Reason = ConditionFalse, "KubeletNotReady"
-	evs, err = DecideNode(one, RecordHeartbeat{Reported: down}, at.Add(time.Second))
-	if err != nil {
-		t.Fatal(err)
+	ev = after("taking Ready to False", func(r []ReportedCondition) { r[3].Status, r[3].Reason = ConditionFalse, "KubeletNotReady" })
+	if c, ok := ev.(NodeStatusChanged); !ok || c.NotReady != ConditionFalse || c.NotReadyReason != "KubeletNotReady" || len(c.Conditions) != 1 {
+		t.Errorf("a report taking Ready to False recorded %+v, want one NodeStatusChanged with Ready's change and turn", ev)
 	}
-	if len(evs) != 2 {
-		t.Fatalf("a report taking Ready to False decided %+v, want a heartbeat and one change", evs)
-	}
-	if c, ok := evs[1].(NodeStatusChanged); !ok || c.NotReady != ConditionFalse || c.NotReadyReason != "KubeletNotReady" || len(c.Conditions) != 1 {
-		t.Errorf("a report taking Ready to False recorded %+v, want one NodeStatusChanged with Ready's change and turn", evs[1])
-	}
-	if got := EvolveNode(one, evs[1]); conditionStatus(got, ConditionReady) != ConditionFalse {
+	if got := EvolveNode(one, ev); conditionStatus(got, ConditionReady) != ConditionFalse {
 		t.Errorf("Ready %s after the change, want False", conditionStatus(got, ConditionReady))
 	}
 }

@@ -400,53 +400,37 @@ func (h *causeHarness) createdPod(name string) events.Record {
 // backoff and makes another. When a resync started those reconciles (no
 // record queued them), the new pod names the count of the failure, and
 // the count the eviction, not the Job's creation: why is pi-2 here?
-// because pi-1 was evicted.
+// because pi-1 was evicted. So too when herd's termination has stopped
+// pi-1 for its eviction before the resync reads it: the count names the
+// eviction, where the pod's end began, not the stop it led to, so the
+// answer does not hang on how far pi-1's going had got when the Job
+// looked.
 func TestAResyncsRetryOfAnEvictedPodNamesTheCountOfItsEviction(t *testing.T) {
-	h := newCauseHarness(t, piSpec(1, 1, 6, domain.RestartNever))
-	h.reconcile()
-	h.runs("pi-1")
-	h.env.Clock.Step(time.Minute)
-	h.pod("system:herd:drain", "pi-1", domain.DeletePod{})
-	evicted, ok := h.env.Newest(pod1, domain.PodDeletionRequested{}.EventType())
-	if !ok {
-		t.Fatal("pi-1 was not evicted")
-	}
+	for _, stopped := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stopped since: %v", stopped), func(t *testing.T) {
+			h := newCauseHarness(t, piSpec(1, 1, 6, domain.RestartNever))
+			h.reconcile()
+			h.runs("pi-1")
+			h.env.Clock.Step(time.Minute)
+			h.pod("system:herd:drain", "pi-1", domain.DeletePod{})
+			evicted, ok := h.env.Newest(pod1, domain.PodDeletionRequested{}.EventType())
+			if !ok {
+				t.Fatal("pi-1 was not evicted")
+			}
+			if stopped {
+				ctx := events.WithMetadata(t.Context(), events.CausedBy(evicted, "system:herd:termination", "termination"))
+				if _, err := h.env.Writer.PodCommands().Execute(ctx, domain.Key{Namespace: "default", Name: "pi-1"}, domain.RecordTermination{Step: domain.StepStopped}); err != nil {
+					t.Fatal(err)
+				}
+			}
 
-	h.startResync()
-	made := h.createdPod("pi-2")
-	counted := h.lastCount()
-	wantCause(t, made, counted)
-	wantCause(t, counted, evicted)
-}
-
-// TestAResyncsCountOfAnEvictedPodStoppedSinceNamesTheEviction: the same,
-// but herd's termination has stopped pi-1 for its eviction before the
-// resync reads it. The count still names the eviction, where the pod's
-// end began, not the stop it led to: the answer to "why is pi-2 here?"
-// does not hang on how far pi-1's going had got when the Job looked.
-func TestAResyncsCountOfAnEvictedPodStoppedSinceNamesTheEviction(t *testing.T) {
-	h := newCauseHarness(t, piSpec(1, 1, 6, domain.RestartNever))
-	h.reconcile()
-	h.runs("pi-1")
-	h.env.Clock.Step(time.Minute)
-	h.pod("system:herd:drain", "pi-1", domain.DeletePod{})
-	evicted, ok := h.env.Newest(pod1, domain.PodDeletionRequested{}.EventType())
-	if !ok {
-		t.Fatal("pi-1 was not evicted")
+			h.startResync()
+			made := h.createdPod("pi-2")
+			counted := h.lastCount()
+			wantCause(t, made, counted)
+			wantCause(t, counted, evicted)
+		})
 	}
-	ctx := events.WithMetadata(t.Context(), events.CausedBy(evicted, "system:herd:termination", "termination"))
-	if _, err := h.env.Writer.PodCommands().Execute(ctx, domain.Key{Namespace: "default", Name: "pi-1"}, domain.RecordTermination{Step: domain.StepStopped}); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := h.env.Newest(pod1, domain.PodStopped{}.EventType()); !ok {
-		t.Fatal("pi-1 was not stopped")
-	}
-
-	h.startResync()
-	made := h.createdPod("pi-2")
-	counted := h.lastCount()
-	wantCause(t, made, counted)
-	wantCause(t, counted, evicted)
 }
 
 // TestAResyncsPodsAfterASuccessNameItsCount: a Job of three completions,
