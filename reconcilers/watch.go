@@ -101,16 +101,7 @@ func (w *Watches) Owns(owned *domain.Aggregate, ix *OwnerIndex, gone domain.Even
 	if !types.types[gone.EventType()] || !slices.ContainsFunc(owned.Events(), func(s domain.EventSchema) bool { return s.Type == gone.EventType() }) {
 		panic(fmt.Sprintf("reconcilers: Owns(%s): %s is not one of its watched events", owned.Name(), gone.EventType()))
 	}
-	carriers := map[string]bool{}
-	for _, s := range owned.Events() {
-		ev, err := domain.UnmarshalEvent(s.Type, []byte("{}"))
-		if err != nil {
-			panic(fmt.Sprintf("reconcilers: Owns(%s): %v", owned.Name(), err))
-		}
-		if domain.CarriesOwners(ev) {
-			carriers[s.Type] = true
-		}
-	}
+	carriers := typesWhere(owned, domain.CarriesOwners)
 	w.kinds = append(w.kinds, WatchedKind{Aggregate: owned, Owner: owner, Index: ix, Except: exactTypes(except)})
 	m := &ownerMap{w: w, ix: ix, owned: owned, owner: owner, carriers: carriers, gone: gone.EventType()}
 	w.lastOwned = m
@@ -132,17 +123,28 @@ func (w *Watches) Adopts(sx *SelectorIndex) *Watches {
 		panic("reconcilers: Adopts needs an Owns before it")
 	}
 	w.lastOwned.selectors = sx
-	w.lastOwned.labelled = map[string]bool{}
-	for _, s := range w.lastOwned.owned.Events() {
+	w.lastOwned.labelled = typesWhere(w.lastOwned.owned, func(ev domain.Event) bool {
+		_, ok := ev.(domain.LabelsCarrier)
+		return ok
+	})
+	return w
+}
+
+// typesWhere is the set of a's event types whose events is accepts, read
+// from a zero event of each; a type that cannot be made is a programming
+// error, a panic.
+func typesWhere(a *domain.Aggregate, is func(domain.Event) bool) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range a.Events() {
 		ev, err := domain.UnmarshalEvent(s.Type, []byte("{}"))
 		if err != nil {
-			panic(fmt.Sprintf("reconcilers: Adopts(%s): %v", w.lastOwned.owned.Name(), err))
+			panic(fmt.Sprintf("reconcilers: %s's %s: %v", a.Name(), s.Type, err))
 		}
-		if _, ok := ev.(domain.LabelsCarrier); ok {
-			w.lastOwned.labelled[s.Type] = true
+		if is(ev) {
+			out[s.Type] = true
 		}
 	}
-	return w
+	return out
 }
 
 // Watches declares a mapping of the reconciler's own: records of the
