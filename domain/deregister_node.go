@@ -25,8 +25,9 @@ const (
 // needs to wait for a heartbeat timeout to know it. The pressure
 // conditions herd derived from the agent's reports (MemoryPressure,
 // DiskPressure, PIDPressure, HighLoad, CPUPressure) go Unknown with the
-// same reason: nobody reports them any more. The node's next
-// registration then counts as a clean start.
+// same reason: nobody reports them any more. More than one such change
+// is recorded as one NodeStatusChanged, as a report's are. The node's
+// next registration then counts as a clean start.
 //
 // Deregistering a node that is already Stopped records nothing: agents
 // retry their goodbye, and a retry is not news.
@@ -44,9 +45,9 @@ func (c DeregisterNode) decideNode(n Node, now time.Time) ([]Event, error) {
 	if n.AgentState == AgentStopped {
 		return nil, nil
 	}
-	events := []Event{NodeDeregistered{At: now}}
+	var changes []NodeConditionChanged
 	if from := conditionStatus(n, ConditionReady); from != ConditionFalse {
-		events = append(events, NodeConditionChanged{
+		changes = append(changes, NodeConditionChanged{
 			Type:    ConditionReady,
 			From:    from,
 			Status:  ConditionFalse,
@@ -58,6 +59,7 @@ func (c DeregisterNode) decideNode(n Node, now time.Time) ([]Event, error) {
 	// What the agent last reported of its load and use is no longer
 	// known: Unknown, as the health rules turn a silent node's, not the
 	// last reading shown as current.
-	events = append(events, pressuresUnknown(n, reportedPressures, ReasonAgentStopped, cmp.Or(c.Message, MessagePressureAgentStopped), now)...)
-	return events, nil
+	changes = append(changes, pressuresUnknown(n, reportedPressures, ReasonAgentStopped, cmp.Or(c.Message, MessagePressureAgentStopped), now)...)
+	// More than one change is one NodeStatusChanged, as a report's are.
+	return append([]Event{NodeDeregistered{At: now}}, statusChange(changes, nil, now)...), nil
 }

@@ -3,6 +3,8 @@ package domain
 import (
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // stalePressures is what a clean stop turns Unknown on a node that had
@@ -54,8 +56,51 @@ func TestDecideDeregisterNode(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := DecideNode(tc.node, DeregisterNode{}, now)
-			checkDecision(t, got, err, tc.want, tc.wantErr)
+			// The changes one by one; how they are grouped is below.
+			checkDecision(t, flat(got), err, tc.want, tc.wantErr)
 		})
+	}
+}
+
+// TestAStopsChangesAreOneEvent: a ready node's clean stop changes Ready
+// and its pressures, recorded as one NodeStatusChanged after
+// NodeDeregistered, which folds into the node the separate events folded
+// into (the pressures still inferred) but for the version, which counts
+// one event; a stop that changes one condition records it alone.
+func TestAStopsChangesAreOneEvent(t *testing.T) {
+	n := ready(t, "web-01")
+	evs, err := DecideNode(n, DeregisterNode{}, at(60))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 {
+		t.Fatalf("the stop decided %+v, want NodeDeregistered and one change", evs)
+	}
+	changed, ok := evs[1].(NodeStatusChanged)
+	if !ok || len(changed.Conditions) != 5 || changed.NotReady != "" || changed.BecameReady {
+		t.Fatalf("the stop's changes: %+v, want a NodeStatusChanged of Ready and four pressures, no turn", evs[1])
+	}
+	one := fold(n, evs[0], roundTrip(t, changed))
+	separate := fold(n, append([]Event{evs[0],
+		NodeConditionChanged{Type: ConditionReady, From: ConditionTrue, Status: ConditionFalse, Reason: "AgentStopped", Message: "herd agent stopped cleanly", At: at(60)},
+	}, stalePressures(MessagePressureAgentStopped, at(60))...)...)
+	if one.Version != n.Version+2 {
+		t.Errorf("the stop moved the version from %d to %d, want two events", n.Version, one.Version)
+	}
+	separate.Version = one.Version
+	if diff := cmp.Diff(separate, one); diff != "" {
+		t.Errorf("one event left the node otherwise than the separate events (-separate +one):\n%s", diff)
+	}
+	readyFalse := fold(registered("web-01"), NodeConditionChanged{Type: ConditionReady, Status: ConditionTrue, At: at(10)})
+	evs, err = DecideNode(readyFalse, DeregisterNode{}, at(60))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 {
+		t.Fatalf("a stop changing Ready alone decided %+v", evs)
+	}
+	if _, ok := evs[1].(NodeConditionChanged); !ok {
+		t.Errorf("a stop changing Ready alone recorded %+v, want that NodeConditionChanged", evs[1])
 	}
 }
 

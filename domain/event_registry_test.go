@@ -105,7 +105,7 @@ func TestReplayEqualsLive(t *testing.T) {
 	if !bytes.Equal(liveJSON, replayedJSON) {
 		t.Errorf("replayed node's JSON differs:\n%s\n%s", liveJSON, replayedJSON)
 	}
-	if live.Version != 20 || live.RestartCount != 0 || !live.StartedAt.Equal(at(90)) {
+	if live.Version != 16 || live.RestartCount != 0 || !live.StartedAt.Equal(at(90)) {
 		t.Errorf("after delete and re-registration: version %d, restarts %d, started %v", live.Version, live.RestartCount, live.StartedAt)
 	}
 }

@@ -236,8 +236,8 @@ func (n Node) ExpectedToReport() bool { return n.Exists() && n.AgentState != Age
 // pressuresUnknown turns Unknown, with reason and msg, each of types that
 // node n has and that is not Unknown already: herd inferred it, no report
 // said it.
-func pressuresUnknown(n Node, types []ConditionType, reason, msg string, now time.Time) []Event {
-	var out []Event
+func pressuresUnknown(n Node, types []ConditionType, reason, msg string, now time.Time) []NodeConditionChanged {
+	var out []NodeConditionChanged
 	for _, t := range types {
 		cur, ok := n.Condition(t)
 		if !ok || cur.Status == ConditionUnknown {

@@ -73,7 +73,8 @@ type NodeConditionChanged struct {
 
 // NodeStatusChanged records, as one event, what one report of a node
 // changed when it changed more than one thing: each condition that
-// appeared or changed, and Ready's turn to or from True. A kubelet
+// appeared or changed, and Ready's turn to or from True (and, the same
+// way, what a node's clean stop changed: DeregisterNode). A kubelet
 // registering with its four conditions and Ready True wrote five events
 // before (four NodeConditionChanged and a NodeBecameReady); it writes
 // this one. A report that changes one thing records that one event as
@@ -106,6 +107,9 @@ type ConditionChange struct {
 	Status  ConditionStatus `json:"status"`
 	Reason  string          `json:"reason,omitempty"`
 	Message string          `json:"message,omitempty"`
+	// Inferred is NodeConditionChanged's: herd concluded the status
+	// itself (a clean stop's pressures going Unknown).
+	Inferred bool `json:"inferred,omitempty"`
 }
 
 // Parts are the events e stands for, as herd records them one by one: each
@@ -114,7 +118,7 @@ type ConditionChange struct {
 func (e NodeStatusChanged) Parts() []Event {
 	out := make([]Event, 0, len(e.Conditions)+1)
 	for _, c := range e.Conditions {
-		out = append(out, NodeConditionChanged{Type: c.Type, From: c.From, Status: c.Status, Reason: c.Reason, Message: c.Message, At: e.At})
+		out = append(out, NodeConditionChanged{Type: c.Type, From: c.From, Status: c.Status, Reason: c.Reason, Message: c.Message, Inferred: c.Inferred, At: e.At})
 	}
 	switch {
 	case e.BecameReady:
@@ -146,7 +150,7 @@ func statusChange(changes []NodeConditionChanged, turn Event, at time.Time) []Ev
 	}
 	out := NodeStatusChanged{At: at, Conditions: make([]ConditionChange, len(changes))}
 	for i, c := range changes {
-		out.Conditions[i] = ConditionChange{Type: c.Type, From: c.From, Status: c.Status, Reason: c.Reason, Message: c.Message}
+		out.Conditions[i] = ConditionChange{Type: c.Type, From: c.From, Status: c.Status, Reason: c.Reason, Message: c.Message, Inferred: c.Inferred}
 	}
 	switch t := turn.(type) {
 	case NodeBecameReady:

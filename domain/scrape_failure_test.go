@@ -60,5 +60,5 @@ func TestDeregisterWithAMessage(t *testing.T) {
 		NodeConditionChanged{Type: ConditionReady, From: ConditionTrue, Status: ConditionFalse,
 			Reason: ReasonAgentStopped, Message: "herd no longer polls this kubelet", At: at(30)},
 	}, stalePressures("herd no longer polls this kubelet", at(30))...)
-	checkDecision(t, got, err, want, nil)
+	checkDecision(t, flat(got), err, want, nil)
 }
