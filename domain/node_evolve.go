@@ -76,17 +76,10 @@ func EvolveNode(n Node, e Event) Node {
 		if n.AgentState == AgentReady || n.AgentState == AgentStarting {
 			n.AgentState = AgentLost
 		}
-		// What the mark changed, folded as the events it stands for were:
-		// one event, one version.
-		for _, p := range e.Parts() {
-			n = EvolveNode(n, p)
-			n.Version--
-		}
+		// What the mark changed, folded as the events it stands for were.
+		n = foldParts(n, e)
 	case NodeStatusChanged:
-		for _, p := range e.Parts() {
-			n = EvolveNode(n, p)
-			n.Version--
-		}
+		n = foldParts(n, e)
 	case NodeDeregistered:
 		n.AgentState = AgentStopped
 	case NodeTainted:
@@ -220,4 +213,14 @@ func ownTimes(conds []Condition) bool {
 		}
 	}
 	return false
+}
+
+// foldParts is n with c's parts folded one after the other, as the events
+// c stands for were: one event, one version.
+func foldParts(n Node, c Composite) Node {
+	for _, p := range c.Parts() {
+		n = EvolveNode(n, p)
+		n.Version--
+	}
+	return n
 }

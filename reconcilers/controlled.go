@@ -51,17 +51,10 @@ func NewControlled(kind string, pods PodLister, writes domain.BatchExecutor[doma
 // told.
 func (c *Controlled) Selectors() *SelectorIndex { return c.selectors }
 
-// Adopting records, as a reconcile reads the object key names, whether it
-// adopts orphans now (it exists and is not being deleted: Kubernetes'
-// controllers adopt nothing for an owner on its way out) and by which
-// selector.
+// Adopting records whether the object key names adopts orphans now, and
+// by which selector (SelectorIndex.Track).
 func (c *Controlled) Adopting(key Key, sel domain.LabelSelector, adopts bool) {
-	k := domain.Key{Namespace: key.Namespace, Name: key.Name}
-	if adopts {
-		c.selectors.Set(k, sel)
-	} else {
-		c.selectors.Forget(k)
-	}
+	c.selectors.Track(domain.Key{Namespace: key.Namespace, Name: key.Name}, sel, adopts)
 }
 
 // Owners maps a pod's events to the object of the kind that controls it

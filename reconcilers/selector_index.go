@@ -44,6 +44,18 @@ func (sx *SelectorIndex) Set(key domain.Key, sel domain.LabelSelector) {
 	ns[key.Name] = sel
 }
 
+// Track records, as a reconcile reads the object key names, whether it
+// adopts orphans now (it exists and is not being deleted: Kubernetes'
+// controllers adopt nothing for an owner on its way out) and by which
+// selector: Set when it does, Forget when it does not.
+func (sx *SelectorIndex) Track(key domain.Key, sel domain.LabelSelector, adopts bool) {
+	if adopts {
+		sx.Set(key, sel)
+	} else {
+		sx.Forget(key)
+	}
+}
+
 // Forget forgets the object key names.
 func (sx *SelectorIndex) Forget(key domain.Key) {
 	sx.mu.Lock()

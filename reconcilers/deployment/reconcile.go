@@ -25,12 +25,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, k reconcilers.Key) (reconcil
 		return reconcilers.Result{}, fmt.Errorf("get deployment %s: %w", k, err)
 	}
 	controllers := []string{kindDeployment + "/" + k.Name}
-	if d.Exists() && d.DeletionRequestedAt == nil {
+	adopts := d.Exists() && d.DeletionRequestedAt == nil
+	if adopts {
 		controllers = append(controllers, "") // the orphans it may adopt
-		r.selectors.Set(domain.Key{Namespace: k.Namespace, Name: k.Name}, d.Spec.Selector)
-	} else {
-		r.selectors.Forget(domain.Key{Namespace: k.Namespace, Name: k.Name})
 	}
+	r.selectors.Track(domain.Key{Namespace: k.Namespace, Name: k.Name}, d.Spec.Selector, adopts)
 	all, _, err := r.replicaSets.Controlled(ctx, k.Namespace, controllers)
 	if err != nil {
 		return reconcilers.Result{}, fmt.Errorf("list replicasets of deployment %s: %w", k, err)

@@ -146,14 +146,14 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconcilers.Result, error) {
 	ctx = r.Acting(ctx)
 	s, err := r.sets.Last(ctx, key.Namespace, key.Name)
-	if errors.Is(err, domain.ErrNotFound) || (err == nil && (!s.Exists() || s.DeletionRequestedAt != nil)) {
-		r.selectors.Forget(domain.Key{Namespace: key.Namespace, Name: key.Name})
-		return reconcilers.Result{}, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get statefulset %s: %w", key, err)
 	}
-	r.selectors.Set(domain.Key{Namespace: key.Namespace, Name: key.Name}, s.Spec.Selector)
+	adopts := s.Exists() && s.DeletionRequestedAt == nil
+	r.selectors.Track(domain.Key{Namespace: key.Namespace, Name: key.Name}, s.Spec.Selector, adopts)
+	if !adopts {
+		return reconcilers.Result{}, nil
+	}
 	herd := domain.SourceHerd
 	read, _, err := r.pods.List(ctx, projections.PodFilter{Namespace: s.Namespace, Source: &herd,
 		Controllers: []string{kindStatefulSet + "/" + s.Name, ""}}) // "": the orphans it may adopt
