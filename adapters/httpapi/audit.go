@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -83,7 +84,8 @@ func (s *Server) auditEventKind() *kind {
 }
 
 // listAuditEvents serves the audit log: ?stream= (exact, or a prefix when it
-// ends in "/"), ?type= (comma-separated), ?actor= (exact), ?since= and
+// ends in "/"), ?type= (comma-separated; an event holding one among
+// its parts too, auditParts), ?actor= (exact), ?since= and
 // ?until= (RFC 3339), ?after= (a log position), ?limit= and ?continue=, or
 // ?tail= for the newest events that match, with ?before= (a log position)
 // paging back from there; ?id= is the one event of that id (an event's
@@ -97,7 +99,7 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer done()
-	f, err := auditFilter(r)
+	f, parts, err := auditFilter(r)
 	if err != nil {
 		s.writeError(w, err, "AuditEvent", "")
 		return
@@ -117,7 +119,7 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 	// Types set but empty: every asked-for type was excluded, and
 	// nothing matches (an empty Types would match everything).
 	if f.Types == nil || len(f.Types) > 0 {
-		err := events.QueryEach(r.Context(), s.Log, f, func(rec *events.Record) error {
+		err := eachAudited(r.Context(), s.Log, f, parts, func(rec *events.Record) error {
 			if err := items.add(rec); err != nil {
 				return unencodableError{err}
 			}
@@ -125,7 +127,7 @@ func (s *Server) listAuditEvents(w http.ResponseWriter, r *http.Request) {
 			return nil
 		})
 		if errors.As(err, new(unencodableError)) {
-			s.writeAuditListAsEncodingJSON(w, r, f, list)
+			s.writeAuditListAsEncodingJSON(w, r, f, parts, list)
 			return
 		}
 		if err != nil {
@@ -168,29 +170,42 @@ func (e unencodableError) Error() string { return e.err.Error() }
 // writeAuditListAsEncodingJSON answers f's page as encoding/json
 // answers it, for a log holding what it refuses: the log is read again,
 // as a whole, and the page given to it.
-func (s *Server) writeAuditListAsEncodingJSON(w http.ResponseWriter, r *http.Request, f events.Filter, list AuditEventList) {
-	recs, err := s.Log.Query(r.Context(), f)
+func (s *Server) writeAuditListAsEncodingJSON(w http.ResponseWriter, r *http.Request, f events.Filter, parts *auditParts, list AuditEventList) {
+	err := eachAudited(r.Context(), s.Log, f, parts, func(rec *events.Record) error {
+		item := toAuditEvent(*rec)
+		item.Payload = bytes.Clone(rec.Payload) // the reader reuses it
+		list.Items = append(list.Items, item)
+		return nil
+	})
 	if err != nil {
 		s.writeError(w, err, "AuditEvent", "")
 		return
 	}
-	if len(recs) == f.Limit && !f.Newest && f.ID == "" {
-		list.Metadata.Continue = strconv.FormatInt(recs[len(recs)-1].Position, 10)
-	}
-	for _, rec := range recs {
-		list.Items = append(list.Items, toAuditEvent(rec))
+	if n := len(list.Items); n == f.Limit && !f.Newest && f.ID == "" {
+		list.Metadata.Continue = strconv.FormatInt(list.Items[n-1].Position, 10)
 	}
 	s.writeJSON(w, http.StatusOK, list)
 }
 
-func auditFilter(r *http.Request) (events.Filter, error) {
+// auditFilter reads the query's filter, and what reads the types asked
+// for inside the events that may hold them (nil: f alone).
+func auditFilter(r *http.Request) (events.Filter, *auditParts, error) {
+	f, excluded, err := auditQuery(r)
+	if err != nil {
+		return f, nil, err
+	}
+	return f, carriersFor(&f, excluded), nil
+}
+
+// auditQuery reads the query's filter, and the types it excludes.
+func auditQuery(r *http.Request) (events.Filter, []string, error) {
 	q := r.URL.Query()
 	f := events.Filter{Limit: defaultAuditLimit, ID: q.Get("id"), Actor: q.Get("actor")}
 	if v := q.Get("causedBy"); v != "" {
 		// What an event led to: an event's id, as the log writes it.
 		id, err := uuid.Parse(v)
 		if err != nil {
-			return f, badRequest("causedBy must be an event id (a UUID such as an audit event's id or causationId), got %q", v)
+			return f, nil, badRequest("causedBy must be an event id (a UUID such as an audit event's id or causationId), got %q", v)
 		}
 		f.CausedBy = id.String()
 	}
@@ -201,11 +216,11 @@ func auditFilter(r *http.Request) (events.Filter, error) {
 	}
 	var err error
 	if f.Types, err = eventTypesParam(q.Get("type"), "type"); err != nil {
-		return f, err
+		return f, nil, err
 	}
 	excluded, err := eventTypesParam(q.Get("excludeType"), "excludeType")
 	if err != nil {
-		return f, err
+		return f, nil, err
 	}
 	if len(excluded) > 0 {
 		// The types not excluded, said as the types wanted: the log's
@@ -217,16 +232,16 @@ func auditFilter(r *http.Request) (events.Filter, error) {
 		f.Types = slices.DeleteFunc(slices.Clone(f.Types), func(t string) bool { return slices.Contains(excluded, t) })
 	}
 	if f.Since, err = timeParam(q.Get("since"), "since"); err != nil {
-		return f, err
+		return f, nil, err
 	}
 	if f.Until, err = timeParam(q.Get("until"), "until"); err != nil {
-		return f, err
+		return f, nil, err
 	}
 	for _, p := range []string{"after", "continue"} {
 		if v := q.Get(p); v != "" {
 			pos, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || pos < 0 {
-				return f, badRequest("%s must be a log position (a non-negative integer), got %q", p, v)
+				return f, nil, badRequest("%s must be a log position (a non-negative integer), got %q", p, v)
 			}
 			f.After = max(f.After, pos)
 		}
@@ -234,25 +249,25 @@ func auditFilter(r *http.Request) (events.Filter, error) {
 	if v := q.Get("before"); v != "" {
 		pos, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || pos <= 0 {
-			return f, badRequest("before must be a log position (a positive integer), got %q", v)
+			return f, nil, badRequest("before must be a log position (a positive integer), got %q", v)
 		}
 		f.Before = pos
 	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 || n > maxAuditLimit {
-			return f, badRequest("limit must be an integer from 1 to %d, got %q", maxAuditLimit, v)
+			return f, nil, badRequest("limit must be an integer from 1 to %d, got %q", maxAuditLimit, v)
 		}
 		f.Limit = n
 	}
 	if v := q.Get("tail"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 || n > maxAuditLimit {
-			return f, badRequest("tail must be an integer from 1 to %d, got %q", maxAuditLimit, v)
+			return f, nil, badRequest("tail must be an integer from 1 to %d, got %q", maxAuditLimit, v)
 		}
 		f.Limit, f.Newest = n, true
 	}
-	return f, nil
+	return f, excluded, nil
 }
 
 // eventTypesParam reads a comma-separated list of event types, each one

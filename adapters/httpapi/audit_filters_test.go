@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,4 +131,113 @@ func slicesOfType(es []AuditEvent, typ string) []AuditEvent {
 		}
 	}
 	return out
+}
+
+// TestAuditEventsOfATypeInsideOthers: a report that changes two of a
+// node's conditions, or a condition and Ready's turn, is one
+// NodeStatusChanged, and ?type=NodeConditionChanged or
+// ?type=NodeBecameReady lists it when it holds one such change, and not
+// when it does not; pages stay full, going forward and back, past the
+// events that hold none.
+func TestAuditEventsOfATypeInsideOthers(t *testing.T) {
+	_, base := newAuthAPI(t)
+	mustSend(t, nil, base, 201, req{method: "POST", path: "/api/v1/nodes", token: "pico1-token", body: nodeJSON("pico-01")})
+	status := func(conditions string) {
+		t.Helper()
+		mustSend(t, nil, base, 200, req{method: "PATCH", path: "/api/v1/nodes/pico-01/status", token: "pico1-token", contentType: strategicPatch,
+			body: `{"status":{"conditions":[` + conditions + `]}}`})
+	}
+	cond := func(typ, status string) string {
+		return `{"type":"` + typ + `","status":"` + status + `","reason":"R` + status + `","lastHeartbeatTime":"1970-01-01T00:00:00Z"}`
+	}
+	status(cond("Ready", "True") + "," + cond("MemoryPressure", "True") + "," + cond("DiskPressure", "True"))   // two new conditions
+	status(cond("Ready", "True") + "," + cond("MemoryPressure", "False") + "," + cond("DiskPressure", "True"))  // one, alone
+	status(cond("Ready", "False") + "," + cond("MemoryPressure", "False") + "," + cond("DiskPressure", "True")) // Ready leaves True
+	status(cond("Ready", "True") + "," + cond("MemoryPressure", "False") + "," + cond("DiskPressure", "True"))  // and comes back
+	status(cond("Ready", "True") + "," + cond("MemoryPressure", "True") + "," + cond("DiskPressure", "False"))  // two pressures, no turn
+
+	list := func(t *testing.T, query string) AuditEventList {
+		t.Helper()
+		var l AuditEventList
+		if err := json.Unmarshal(mustSend(t, nil, base, 200, req{method: "GET", path: "/apis/herd.dev/v1/auditevents?" + query, token: "viewer-token"}).body, &l); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	// What each event says, read from its payload here rather than by
+	// herd's own decoding.
+	var changes, readies, notReadies, statusChanged []AuditEvent
+	for _, e := range list(t, "").Items {
+		var p struct {
+			Conditions  []json.RawMessage `json:"conditions"`
+			BecameReady bool              `json:"becameReady"`
+			NotReady    string            `json:"notReady"`
+		}
+		if e.Type == "NodeStatusChanged" {
+			statusChanged = append(statusChanged, e)
+			if err := json.Unmarshal(e.Payload, &p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if e.Type == "NodeConditionChanged" || len(p.Conditions) > 0 {
+			changes = append(changes, e)
+		}
+		if e.Type == "NodeBecameReady" || p.BecameReady {
+			readies = append(readies, e)
+		}
+		if e.Type == "NodeBecameNotReady" || p.NotReady != "" {
+			notReadies = append(notReadies, e)
+		}
+	}
+	if len(statusChanged) < 3 || len(changes) <= len(statusChanged) || len(readies) < 2 || len(notReadies) != 1 {
+		t.Fatalf("the log holds %d NodeStatusChanged, %d condition changes, %d turns to Ready and %d away: want at least 3, more than those, 2 and 1",
+			len(statusChanged), len(changes), len(readies), len(notReadies))
+	}
+	if last := statusChanged[len(statusChanged)-1]; slices.ContainsFunc(readies, func(e AuditEvent) bool { return e.ID == last.ID }) {
+		t.Fatalf("the newest NodeStatusChanged (%s) turns Ready: want one that does not, to page past", last.Payload)
+	}
+	for _, tc := range []struct {
+		name, query string
+		want        []AuditEvent
+	}{
+		{name: "every condition change", query: "type=NodeConditionChanged", want: changes},
+		{name: "every turn to Ready, and no report that only changed pressures", query: "type=NodeBecameReady", want: readies},
+		{name: "the turn away from Ready", query: "type=NodeBecameNotReady", want: notReadies},
+		{name: "the newest turn to Ready, behind a report that changed pressures", query: "type=NodeBecameReady&tail=1", want: readies[len(readies)-1:]},
+		{name: "the newest two", query: "type=NodeBecameReady&tail=2", want: readies[len(readies)-2:]},
+		{name: "the carrier asked for too: every one", query: "type=NodeBecameReady,NodeStatusChanged", want: union(readies, statusChanged)},
+		{name: "the carrier excluded: the changes recorded alone", query: "type=NodeConditionChanged&excludeType=NodeStatusChanged",
+			want: slicesOfType(changes, "NodeConditionChanged")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := list(t, tc.query)
+			if diff := cmp.Diff(tc.want, got.Items, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("items (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("paged one at a time", func(t *testing.T) {
+		var got []AuditEvent
+		for query := "type=NodeBecameReady&limit=1"; ; {
+			page := list(t, query)
+			if len(page.Items) != 1 && page.Metadata.Continue != "" {
+				t.Fatalf("a page of %d with a next page (%s): want full pages", len(page.Items), query)
+			}
+			got = append(got, page.Items...)
+			if page.Metadata.Continue == "" || len(got) > len(readies) {
+				break
+			}
+			query = "type=NodeBecameReady&limit=1&continue=" + page.Metadata.Continue
+		}
+		if diff := cmp.Diff(readies, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("items (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// union is the events of a and b, in position order, each once.
+func union(a, b []AuditEvent) []AuditEvent {
+	out := slices.Concat(a, b)
+	slices.SortFunc(out, func(x, y AuditEvent) int { return int(x.Position - y.Position) })
+	return slices.CompactFunc(out, func(x, y AuditEvent) bool { return x.Position == y.Position })
 }

@@ -178,4 +178,20 @@ func TestLogCommand(t *testing.T) {
 			t.Errorf("--caused-by not-an-id: exit %d, stderr %q: want an error naming causedBy", res.Code, res.Stderr)
 		}
 	})
+
+	t.Run("--type a change recorded inside another event", func(t *testing.T) {
+		// An agent's first heartbeat turns its node Ready with its
+		// conditions, as one NodeStatusChanged: asked for, it is listed.
+		for _, n := range []string{"log-a", "log-b", "log-c"} {
+			heartbeat(t, srv.URL, n, healthyMetrics())
+		}
+		header, rows := table(t, mustHerd(t, "log", server, "--type", "NodeBecameReady").Stdout)
+		stream, typ := slices.Index(header, "STREAM"), slices.Index(header, "TYPE")
+		if stream < 0 || typ < 0 {
+			t.Fatalf("header %q: want STREAM and TYPE", header)
+		}
+		if got, want := column(rows, stream), []string{"node/log-a", "node/log-b", "node/log-c"}; !slices.Equal(got, want) {
+			t.Errorf("--type NodeBecameReady: streams %q (types %q), want each node's turn %q", got, column(rows, typ), want)
+		}
+	})
 }
