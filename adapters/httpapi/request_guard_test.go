@@ -216,3 +216,33 @@ func TestCrossOriginWritesAreRefused(t *testing.T) {
 		t.Fatal("the same-origin drain did not drain n1")
 	}
 }
+
+// TestKindsHerdDoesNotHaveAreNotFoundWhateverTheBody: a write to a kind
+// herd has no route for is the 404 kube-apiserver answers, in any body
+// type (client-go and kubectl write protobuf, a browser a form), not a
+// 415 that blames the body; the kinds herd names say why it has none.
+func TestKindsHerdDoesNotHaveAreNotFoundWhateverTheBody(t *testing.T) {
+	api := newTestAPI(t, nil)
+	base := api.serve(t).URL
+	for _, tc := range []struct{ path, says string }{
+		{"/api/v1/namespaces/default/resourcequotas", "the server could not find the requested resource"},
+		{"/apis/example.com/v1/namespaces/default/widgets", "the server could not find the requested resource"},
+		{"/api/v1/namespaces/default/secrets", "herd has no Secrets"},
+		{"/api/v1/namespaces/default/serviceaccounts", "herd has no ServiceAccounts"},
+		{"/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", "herd has no RBAC objects"},
+		{"/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", "herd has no HorizontalPodAutoscalers"},
+	} {
+		for _, ct := range []string{"application/vnd.kubernetes.protobuf", "application/json", "text/plain"} {
+			t.Run(tc.path+" as "+ct, func(t *testing.T) {
+				before := api.head(t)
+				a := guarded(t, base, "POST", tc.path, ct, `{"metadata":{"name":"x"}}`, nil)
+				if reason, msg := a.status(t); a.code != http.StatusNotFound || reason != string(metav1.StatusReasonNotFound) || !strings.Contains(msg, tc.says) {
+					t.Errorf("answer %d %s %q, want 404 NotFound saying %q", a.code, reason, msg, tc.says)
+				}
+				if after := api.head(t); after != before {
+					t.Errorf("the log moved from %d to %d", before, after)
+				}
+			})
+		}
+	}
+}

@@ -385,7 +385,10 @@ func (s *Server) routes() {
 	}
 	m.HandleFunc("GET /{$}", s.root)
 
-	m.HandleFunc("/", s.notFound)
+	// A path herd serves nothing at is a 404 whatever its body: a
+	// client writing a kind herd does not have (kubectl create quota,
+	// in protobuf) hears that, not that its body's type is not read.
+	m.Handle("/", readsNoBody(s.notFound))
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {

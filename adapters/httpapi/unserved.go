@@ -29,6 +29,20 @@ var unserved = []unservedRoute{
 	{"PUT /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"PATCH /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to change", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
 	{"DELETE /api/v1/namespaces/{namespace}/services/{name}", "herd has no Services to delete", http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed},
+	{"/api/v1/namespaces/{namespace}/secrets",
+		"herd has no Secrets: every object's data is written to its event log, which every viewer may read, so herd keeps none; give a node what it needs from its own host, and herd only what is not secret (ConfigMaps)",
+		http.StatusNotFound, metav1.StatusReasonNotFound},
+	{"/api/v1/namespaces/{namespace}/secrets/{name}", "herd has no Secrets", http.StatusNotFound, metav1.StatusReasonNotFound},
+	{"/api/v1/namespaces/{namespace}/serviceaccounts",
+		"herd has no ServiceAccounts: who may do what is its token file's users and groups (herd serve --token-auth-file), and pods get no credentials from herd",
+		http.StatusNotFound, metav1.StatusReasonNotFound},
+	{"/api/v1/namespaces/{namespace}/serviceaccounts/{name}", "herd has no ServiceAccounts", http.StatusNotFound, metav1.StatusReasonNotFound},
+	{"/apis/rbac.authorization.k8s.io/",
+		"herd has no RBAC objects: who may do what is its token file's users and their groups (herd serve --token-auth-file: herd:admins, herd:viewers, system:nodes)",
+		http.StatusNotFound, metav1.StatusReasonNotFound},
+	{"/apis/autoscaling/{version}/namespaces/{namespace}/horizontalpodautoscalers",
+		"herd has no HorizontalPodAutoscalers: it keeps no per-pod figures to scale on; scale a workload with kubectl scale",
+		http.StatusNotFound, metav1.StatusReasonNotFound},
 }
 
 // unservedRoute is a path herd has no answer for, and the Status it
