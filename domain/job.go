@@ -36,7 +36,10 @@ type JobSpec struct {
 	// TTLSecondsAfterFinished is how long a finished Job is kept before
 	// it is deleted with its pods; nil keeps it.
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
-	// CompletionMode is JobNonIndexed, the only mode herd runs.
+	// CompletionMode is JobNonIndexed (any Completions pods that
+	// succeed) or JobIndexed (one pod succeeding for each index from 0
+	// to Completions-1, each pod holding its index in its annotation and
+	// label LabelJobCompletionIndex).
 	CompletionMode string `json:"completionMode"`
 	// ManualSelector says that the client chose the selector; otherwise
 	// herd generated it from the Job's UID.
@@ -54,9 +57,13 @@ type JobStatus struct {
 	// that are ready.
 	Active int32 `json:"active,omitempty"`
 	Ready  int32 `json:"ready,omitempty"`
-	// Succeeded and Failed count the finished pods, each once.
+	// Succeeded and Failed count the finished pods, each once; for an
+	// Indexed Job, Succeeded counts the indexes completed.
 	Succeeded int32 `json:"succeeded,omitempty"`
 	Failed    int32 `json:"failed,omitempty"`
+	// CompletedIndexes are an Indexed Job's indexes whose pod succeeded,
+	// written as batch/v1 writes them ("0-2,5"; Indexes).
+	CompletedIndexes string `json:"completedIndexes,omitempty"`
 	// StartTime is when the reconciler first acted on the Job (again
 	// after a suspension); CompletionTime when it completed. Zero when
 	// unset.

@@ -3,6 +3,7 @@ package domain
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -131,8 +132,13 @@ func jobSpecProblems(s JobSpec) []FieldError {
 	switch s.CompletionMode {
 	case JobNonIndexed:
 	case JobIndexed:
-		errs = append(errs, FieldError{Field: "spec.completionMode",
-			Reason: `Unsupported value: "Indexed": herd runs NonIndexed Jobs only: supported values: "NonIndexed"`})
+		if s.Completions == nil {
+			errs = append(errs, FieldError{Field: "spec.completions", Reason: "Required value: when completion mode is Indexed"})
+		}
+		if s.Parallelism > maxIndexedParallelism {
+			errs = append(errs, FieldError{Field: "spec.parallelism", Value: strconv.Itoa(int(s.Parallelism)),
+				Reason: fmt.Sprintf("must be less than or equal to %d when completion mode is Indexed", maxIndexedParallelism)})
+		}
 	default:
 		errs = append(errs, FieldError{Field: "spec.completionMode",
 			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "NonIndexed", "Indexed"`, s.CompletionMode)})
@@ -180,6 +186,11 @@ func jobUpdateProblems(_ ObjectMeta, old JobSpec, _ ObjectMeta, spec JobSpec) []
 // are gone, whose UIDs the Job no longer needs to keep.
 type CountJobPods struct {
 	Succeeded, Failed, Forget []string
+	// Indexes are the completion indexes of an Indexed Job's succeeded
+	// pods, by UID: a pod that completes an index not yet completed
+	// completes it; one of an index completed already, or of none, is
+	// counted without completing any.
+	Indexes map[string]int32
 }
 
 func (c CountJobPods) decideObject(s subject[JobCommand], now time.Time) ([]Event, error) {
@@ -202,6 +213,9 @@ func (c CountJobPods) decideObject(s subject[JobCommand], now time.Time) ([]Even
 		return out
 	}
 	ev := JobPodsCounted{Succeeded: fresh(c.Succeeded), Failed: fresh(c.Failed), At: now}
+	if j.Spec.CompletionMode == JobIndexed {
+		ev.Indexes = completedNow(j, ev.Succeeded, c.Indexes)
+	}
 	for _, uid := range c.Forget {
 		if slices.Contains(j.Tracking.Counted, uid) && !slices.Contains(ev.Forgotten, uid) {
 			ev.Forgotten = append(ev.Forgotten, uid)
@@ -211,4 +225,21 @@ func (c CountJobPods) decideObject(s subject[JobCommand], now time.Time) ([]Even
 		return nil, nil
 	}
 	return []Event{ev}, nil
+}
+
+// completedNow are the indexes the Indexed Job j's newly counted
+// succeeded pods complete, in the order counted: each within the Job's
+// completions and not completed before, once.
+func completedNow(j Job, succeeded []string, indexes map[string]int32) []int32 {
+	done, _ := ParseIndexes(j.Status.CompletedIndexes)
+	var out []int32
+	for _, uid := range succeeded {
+		i, ok := indexes[uid]
+		if !ok || i < 0 || j.Spec.Completions == nil || i >= *j.Spec.Completions || done.Has(i) {
+			continue
+		}
+		done = done.With(i)
+		out = append(out, i)
+	}
+	return out
 }

@@ -36,10 +36,13 @@ type (
 // longer be counted again. It is the Job's own event, beside the object
 // model's.
 type JobPodsCounted struct {
-	Succeeded []string  `json:"succeeded,omitempty"`
-	Failed    []string  `json:"failed,omitempty"`
-	Forgotten []string  `json:"forgotten,omitempty"`
-	At        time.Time `json:"at"`
+	Succeeded []string `json:"succeeded,omitempty"`
+	Failed    []string `json:"failed,omitempty"`
+	Forgotten []string `json:"forgotten,omitempty"`
+	// Indexes are the completion indexes of an Indexed Job that the
+	// succeeded pods completed, added to its status's completed indexes.
+	Indexes []int32   `json:"indexes,omitempty"`
+	At      time.Time `json:"at"`
 }
 
 // EventType implements Event.
@@ -101,8 +104,17 @@ func EvolveJob(j Job, e Event) Job {
 		return j
 	}
 	j.Status = deepCopy(j.Status)
-	j.Status.Succeeded += int32(len(e2.Succeeded)) //nolint:gosec // a Job counts far fewer pods than 2^31
-	j.Status.Failed += int32(len(e2.Failed))       //nolint:gosec // likewise
+	if j.Spec.CompletionMode == JobIndexed {
+		// Succeeded counts the indexes completed, as in batch/v1.
+		done, _ := ParseIndexes(j.Status.CompletedIndexes)
+		for _, i := range e2.Indexes {
+			done = done.With(i)
+		}
+		j.Status.CompletedIndexes, j.Status.Succeeded = done.String(), done.Len()
+	} else {
+		j.Status.Succeeded += int32(len(e2.Succeeded)) //nolint:gosec // a Job counts far fewer pods than 2^31
+	}
+	j.Status.Failed += int32(len(e2.Failed)) //nolint:gosec // likewise
 	t := j.Tracking
 	t.Counted = slices.DeleteFunc(append(append(slices.Clone(t.Counted), e2.Succeeded...), e2.Failed...),
 		func(uid string) bool { return slices.Contains(e2.Forgotten, uid) })

@@ -27,7 +27,7 @@ func sampleJobEvents() []Event {
 		JobMetadataChanged{Labels: map[string]string{"team": "b"}, Changed: []string{"metadata.labels.team"}, At: at(2)},
 		JobStatusRecorded{Status: JobStatus{Active: 2, StartTime: at(3), Conditions: []JobCondition{
 			{Type: JobComplete, Status: ConditionTrue, Reason: JobReasonCompletionsReached, LastProbeTime: at(3), LastTransitionTime: at(3)}}}, At: at(3)},
-		JobPodsCounted{Succeeded: []string{"p1"}, Failed: []string{"p2"}, Forgotten: []string{"p0"}, At: at(4)},
+		JobPodsCounted{Succeeded: []string{"p1"}, Failed: []string{"p2"}, Forgotten: []string{"p0"}, Indexes: []int32{1}, At: at(4)},
 		JobDeletionRequested{At: at(5)},
 		JobOwnersChanged{Owners: []OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "c", UID: "u"}}, At: at(5)},
 		JobDeleted{Orphan: true, At: at(5)},
@@ -93,7 +93,10 @@ func TestDecideJob(t *testing.T) {
 	}{
 		{"create twice", j, create(sampleJobSpec()), nil, ErrAlreadyExists, ""},
 		{"a restart policy of Always", Job{}, create(newSpec(func(s *JobSpec) { s.Template.Spec.RestartPolicy = "" })), nil, ErrInvalid, "spec.template.spec.restartPolicy"},
-		{"an indexed job", Job{}, create(newSpec(func(s *JobSpec) { s.CompletionMode = JobIndexed })), nil, ErrInvalid, "spec.completionMode"},
+		{"an indexed job without completions", Job{}, create(newSpec(func(s *JobSpec) { s.CompletionMode, s.Completions = JobIndexed, nil })), nil, ErrInvalid, "spec.completions"},
+		{"an indexed job running too many at once", Job{}, create(newSpec(func(s *JobSpec) { s.CompletionMode, s.Parallelism = JobIndexed, 100_001 })), nil, ErrInvalid, "spec.parallelism"},
+		{"a completion mode herd does not know", Job{}, create(newSpec(func(s *JobSpec) { s.CompletionMode = "Sharded" })), nil, ErrInvalid, "spec.completionMode"},
+		{"the completion mode is fixed", j, UpdateJob{Spec: withSpec(func(s *JobSpec) { s.CompletionMode = JobIndexed })}, nil, ErrInvalid, "spec.completionMode"},
 		{"a negative backoff limit", Job{}, create(newSpec(func(s *JobSpec) { s.BackoffLimit = -1 })), nil, ErrInvalid, "spec.backoffLimit"},
 		{"a template claiming another job's uid", Job{}, create(newSpec(func(s *JobSpec) {
 			s.Template.Labels = map[string]string{"controller-uid": "other"}

@@ -5,8 +5,11 @@ Feature: Jobs run pods to completion
   finished Job that asks for it is deleted with its pods a while later,
   as in Kubernetes. A Job holds each of its pods with a finalizer until
   it has counted it, so a pod evicted or deleted from under it still
-  counts, however fast it goes. herd's mock runtime runs a pod whose
-  command is "sleep N", "true" or "exit N" to its end.
+  counts, however fast it goes. An Indexed Job runs one pod for each
+  index from 0, the index in the pod's name, annotation and label, and
+  succeeds when each index has a pod that succeeded. herd's mock
+  runtime runs a pod whose command is "sleep N", "true" or "exit N" to
+  its end.
 
   Background:
     Given herd is running and the time is 2026-03-01 09:00:00
@@ -19,6 +22,17 @@ Feature: Jobs run pods to completion
     Then Job "pi" has 2 pods Succeeded and 1 Running
     When 10 seconds pass
     Then Job "pi" is Complete with 3 pods succeeded
+
+  Scenario: An Indexed Job runs one pod for each index, and finishes when every index has succeeded
+    Given Job "shards" runs "sleep 10" for each index up to 3, 2 at a time
+    Then the Running pods of Job "shards" are those of indexes 0 and 1
+    When 10 seconds pass
+    Then the Succeeded pods of Job "shards" are those of indexes 0 and 1
+    And the Running pods of Job "shards" are those of indexes 2
+    And Job "shards" has completed indexes "0-1"
+    When 10 seconds pass
+    Then Job "shards" is Complete with 3 pods succeeded
+    And Job "shards" has completed indexes "0-2"
 
   Scenario: A Job whose pods fail gives up after its backoff limit
     Given Job "doomed" runs "exit 1" with a backoff limit of 1

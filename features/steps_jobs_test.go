@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/cucumber/godog"
 	batchv1 "k8s.io/api/batch/v1"
@@ -28,6 +29,52 @@ func (w *world) registerJobSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^Job "([^"]+)" is Failed because (\w+), with (\d+) pods? failed$`, w.jobIsFailed)
 	sc.Step(`^Job "([^"]+)" is gone, and so are its pods$`, w.jobIsGone)
 	sc.Step(`^the pods of Job "([^"]+)" carry the finalizer "([^"]+)"$`, w.jobPodsCarry)
+	sc.Step(`^Job "([^"]+)" runs "([^"]+)" for each index up to (\d+), (\d+) at a time$`, w.jobRunsIndexed)
+	sc.Step(`^the (Running|Succeeded) pods of Job "([^"]+)" are those of indexes ([\d, and]+)$`, w.jobPodsOfIndexes)
+	sc.Step(`^Job "([^"]+)" has completed indexes "([^"]*)"$`, w.jobCompletedIndexes)
+}
+
+// jobRunsIndexed creates an Indexed Job of completions pods, one for
+// each index from 0, parallelism at a time.
+func (w *world) jobRunsIndexed(name, script string, completions, parallelism int) error {
+	return w.createJob(name, script, func(s *batchv1.JobSpec) {
+		indexed := batchv1.IndexedCompletion
+		s.Completions, s.Parallelism, s.CompletionMode = int32p(completions), int32p(parallelism), &indexed
+	})
+}
+
+// jobPodsOfIndexes checks the indexes the Job's pods in phase name in
+// their annotation, as kubectl get pods -o yaml shows them ("0, 1 and 2").
+func (w *world) jobPodsOfIndexes(phase, name, indexes string) error {
+	var list corev1.PodList
+	if err := w.get("/api/v1/namespaces/default/pods", &list); err != nil {
+		return err
+	}
+	var got []string
+	for _, p := range list.Items {
+		if c := metav1.GetControllerOf(&p); c == nil || c.Kind != "Job" || c.Name != name || string(p.Status.Phase) != phase || p.DeletionTimestamp != nil {
+			continue
+		}
+		got = append(got, p.Annotations[batchv1.JobCompletionIndexAnnotation])
+	}
+	sort.Strings(got)
+	want := strings.FieldsFunc(strings.ReplaceAll(indexes, " and ", ","), func(r rune) bool { return r == ',' || r == ' ' })
+	sort.Strings(want)
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("the %s pods of Job %s are of indexes %v; want %v", phase, name, got, want)
+	}
+	return nil
+}
+
+func (w *world) jobCompletedIndexes(name, want string) error {
+	var j batchv1.Job
+	if err := w.get(jobsPath+"/"+url.PathEscape(name), &j); err != nil {
+		return err
+	}
+	if j.Status.CompletedIndexes != want {
+		return fmt.Errorf("Job %s has completed indexes %q; want %q", name, j.Status.CompletedIndexes, want)
+	}
+	return nil
 }
 
 // createJob creates a Job whose one container runs script through sh,

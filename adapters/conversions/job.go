@@ -33,6 +33,7 @@ func JobToAPI(j domain.Job) batchv1.Job {
 		Status: batchv1.JobStatus{
 			Active: j.Status.Active, Ready: &j.Status.Ready, Succeeded: j.Status.Succeeded, Failed: j.Status.Failed,
 			StartTime: timeToAPI(j.Status.StartTime), CompletionTime: timeToAPI(j.Status.CompletionTime),
+			CompletedIndexes: j.Status.CompletedIndexes,
 		},
 	}
 	if j.Spec.ManualSelector {
@@ -60,9 +61,9 @@ func timeToAPI(t time.Time) *metav1.Time {
 // time, one completion when neither is named, a backoff limit of 6, the
 // NonIndexed mode, and the pod defaults of its template. A body
 // kube-apiserver would refuse is refused here too, with its field paths,
-// and so is what herd does not run (indexed Jobs, pod failure and success
-// policies). The selector is generated from the UID by the domain unless
-// spec.manualSelector is set. The status is the reconciler's
+// and so is what herd does not run (pod failure and success policies,
+// per-index backoff). The selector is generated from the UID by the
+// domain unless spec.manualSelector is set. The status is the reconciler's
 // (JobStatusFromAPI).
 func JobFromAPI(in batchv1.Job) (domain.CreateJob, error) {
 	if err := ValidateJob(&in); err != nil {
@@ -113,7 +114,7 @@ func JobFromAPI(in batchv1.Job) (domain.CreateJob, error) {
 // JobStatusFromAPI reads the status a controller writes through
 // jobs/NAME/status.
 func JobStatusFromAPI(in batchv1.JobStatus) domain.JobStatus {
-	out := domain.JobStatus{Active: in.Active, Succeeded: in.Succeeded, Failed: in.Failed}
+	out := domain.JobStatus{Active: in.Active, Succeeded: in.Succeeded, Failed: in.Failed, CompletedIndexes: in.CompletedIndexes}
 	if in.Ready != nil {
 		out.Ready = *in.Ready
 	}

@@ -27,9 +27,9 @@ func ValidateJob(in *batchv1.Job) error {
 		}
 	}
 	refuse(in.Spec.PodFailurePolicy != nil, "podFailurePolicy", "herd counts every failed pod against backoffLimit and has no pod failure policies")
-	refuse(in.Spec.SuccessPolicy != nil, "successPolicy", "herd runs NonIndexed Jobs, which have no success policy")
-	refuse(in.Spec.BackoffLimitPerIndex != nil, "backoffLimitPerIndex", "herd runs NonIndexed Jobs, which have no per-index backoff")
-	refuse(in.Spec.MaxFailedIndexes != nil, "maxFailedIndexes", "herd runs NonIndexed Jobs, which have no indexes")
+	refuse(in.Spec.SuccessPolicy != nil, "successPolicy", "herd has no success policies: an Indexed Job succeeds when every index has")
+	refuse(in.Spec.BackoffLimitPerIndex != nil, "backoffLimitPerIndex", "herd counts an Indexed Job's failures against its backoffLimit, with no per-index backoff")
+	refuse(in.Spec.MaxFailedIndexes != nil, "maxFailedIndexes", "herd has no per-index backoff, and so no failed indexes")
 	if m := in.Spec.ManagedBy; m != nil && *m != jobControllerName {
 		errs = append(errs, field.NotSupported(spec.Child("managedBy"), *m, []string{jobControllerName}))
 	}

@@ -92,8 +92,12 @@ func TestJobRefusalsAppendNothing(t *testing.T) {
 			http.StatusUnprocessableEntity, `spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"`},
 		{"no restart policy, which is Always", req{method: "POST", path: jobPath, body: other(`,"restartPolicy":"Never"`, ``)},
 			http.StatusUnprocessableEntity, "spec.template.spec.restartPolicy"},
-		{"an indexed job", req{method: "POST", path: jobPath, body: other(`"spec":{"template"`, `"spec":{"completionMode":"Indexed","completions":3,"template"`)},
-			http.StatusUnprocessableEntity, "herd runs NonIndexed Jobs only"},
+		{"an indexed job without completions", req{method: "POST", path: jobPath, body: other(`"spec":{"template"`, `"spec":{"completionMode":"Indexed","parallelism":2,"template"`)},
+			http.StatusUnprocessableEntity, "spec.completions: Required value: when completion mode is Indexed"},
+		{"an indexed job with a per-index backoff", req{method: "POST", path: jobPath, body: other(`"spec":{"template"`, `"spec":{"completionMode":"Indexed","completions":3,"backoffLimitPerIndex":1,"template"`)},
+			http.StatusUnprocessableEntity, "spec.backoffLimitPerIndex"},
+		{"the completion mode changed", req{method: "PATCH", path: jobPath + "/pi", contentType: mergePatch, body: `{"spec":{"completionMode":"Indexed"}}`},
+			http.StatusUnprocessableEntity, "spec.completionMode: Invalid value: field is immutable"},
 		{"a pod failure policy", req{method: "POST", path: jobPath, body: other(`"spec":{"template"`, `"spec":{"podFailurePolicy":{"rules":[]},"template"`)},
 			http.StatusUnprocessableEntity, "spec.podFailurePolicy"},
 		{"a new template", req{method: "PATCH", path: jobPath + "/pi", contentType: strategicPatch,
@@ -163,5 +167,40 @@ func TestJobsThroughClientGo(t *testing.T) {
 	}
 	if _, err := jobs.Get(ctx, "pi", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("get after delete: %v, want not found", err)
+	}
+}
+
+// TestIndexedJobThroughClientGo: an Indexed Job written by client-go in
+// its default configuration (protobuf) keeps its mode, and its status's
+// completed indexes come back as written.
+func TestIndexedJobThroughClientGo(t *testing.T) {
+	api := newTestAPI(t, nil)
+	cs, sent := recordingClientset(t, api.serve(t).URL, nil)
+	ctx := t.Context()
+	jobs := cs.BatchV1().Jobs("default")
+	three := int32(3)
+	indexed := batchv1.IndexedCompletion
+	created, err := jobs.Create(ctx, &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "shards"},
+		Spec: batchv1.JobSpec{Completions: &three, CompletionMode: &indexed,
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+				Containers: []corev1.Container{{Name: "shard", Image: "busybox"}}}}},
+	}, metav1.CreateOptions{})
+	if err != nil || *created.Spec.CompletionMode != batchv1.IndexedCompletion || *created.Spec.Completions != 3 {
+		t.Fatalf("create: %+v, %v", created, err)
+	}
+	created.Status.Succeeded, created.Status.CompletedIndexes = 2, "0,2"
+	updated, err := jobs.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	if err != nil || updated.Status.CompletedIndexes != "0,2" {
+		t.Fatalf("update status: %+v, %v", updated, err)
+	}
+	got, err := jobs.Get(ctx, "shards", metav1.GetOptions{})
+	if err != nil || got.Status.CompletedIndexes != "0,2" || *got.Spec.CompletionMode != batchv1.IndexedCompletion {
+		t.Errorf("get: %+v, %v", got, err)
+	}
+	for _, ct := range sent() {
+		if ct != protobufType {
+			t.Errorf("client-go sent a body as %q, want its default, protobuf", ct)
+		}
 	}
 }

@@ -116,3 +116,68 @@ func TestKubectlJobs(t *testing.T) {
 		return nil
 	})
 }
+
+// indexedJobManifest is an Indexed Job of three completions, two pods at
+// a time, each pod exiting 0 after a second.
+const indexedJobManifest = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: shards
+spec:
+  completionMode: Indexed
+  completions: 3
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: shard
+        image: busybox
+        command: ["sh", "-c", "sleep 1; exit 0"]
+`
+
+// TestKubectlIndexedJob: an Indexed Job made with kubectl runs one pod
+// for each index, each naming its index in its name, annotation and
+// label, and is Complete with kubectl's "Completed Indexes" 0-2.
+func TestKubectlIndexedJob(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not on PATH")
+	}
+	srv := startServe(t, serveOptions{Args: []string{"--demo", "2"}})
+	kc := newKubectl(t, srv.URL)
+	path := filepath.Join(t.TempDir(), "shards.yaml")
+	if err := os.WriteFile(path, []byte(indexedJobManifest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kc.must(t, "apply", "-f", path)
+	eventually(t, 120*time.Second, func() error {
+		res := run(t, kc.env, "kubectl", "--server", kc.base, "wait", "--timeout=20s", "--for=condition=complete", "job/shards")
+		if res.Code != 0 {
+			return fmt.Errorf("kubectl wait exit %d: %s%s", res.Code, res.Stdout, res.Stderr)
+		}
+		return nil
+	})
+	if out := kc.must(t, "get", "job", "shards", "-o", "jsonpath={.spec.completionMode} {.status.succeeded} {.status.completedIndexes}"); out != "Indexed 3 0-2" {
+		t.Errorf("shards: %q, want Indexed, 3 succeeded, indexes 0-2", out)
+	}
+	out := kc.must(t, "get", "pods", "-l", "job-name=shards", "-o",
+		`jsonpath={range .items[*]}{.metadata.name} {.metadata.annotations.batch\.kubernetes\.io/job-completion-index} {.metadata.labels.batch\.kubernetes\.io/job-completion-index}{"\n"}{end}`)
+	var indexes []string
+	for line := range strings.Lines(out) {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[1] != f[2] || !strings.HasPrefix(f[0], "shards-"+f[1]+"-") {
+			t.Errorf("pod %q: want its name, annotation and label to say one index", line)
+			continue
+		}
+		indexes = append(indexes, f[1])
+	}
+	slices.Sort(indexes)
+	if !slices.Equal(indexes, []string{"0", "1", "2"}) {
+		t.Errorf("the pods' indexes: %v, want 0, 1 and 2", indexes)
+	}
+	out = kc.must(t, "describe", "job", "shards")
+	if words := strings.Join(strings.Fields(out), " "); !strings.Contains(words, "Completion Mode: Indexed") || !strings.Contains(words, "Completed Indexes: 0-2") {
+		t.Errorf("kubectl describe job shards says no Indexed mode or completed indexes:\n%s", out)
+	}
+}

@@ -35,6 +35,9 @@ func countFinished(j domain.Job, owned []domain.Pod) domain.CountJobPods {
 			c.Forget = append(c.Forget, uid)
 		}
 	}
+	if j.Spec.CompletionMode == domain.JobIndexed && len(c.Succeeded) > 0 {
+		c.Indexes = succeededIndexes(owned, c.Succeeded)
+	}
 	return c
 }
 

@@ -211,6 +211,20 @@ func (r *Reconciler) finished(ctx context.Context, j domain.Job, owned, running 
 // run afterwards and, while a backoff holds the creations back, when it
 // ends. owned are all the pods the Job controls, running among them.
 func (r *Reconciler) scale(ctx context.Context, j domain.Job, owned, running []domain.Pod, now time.Time) ([]domain.Pod, time.Time, error) {
+	if j.Spec.CompletionMode == domain.JobIndexed {
+		var extra []domain.Pod
+		if running, extra = indexed(j, running); len(extra) > 0 {
+			// Pods of no index the Job wants, or a second pod of one:
+			// its completions moved on, or a pod came by another's hand.
+			ctx, err := surplusCause(ctx, j, extra)
+			if err != nil {
+				return running, time.Time{}, err
+			}
+			if _, err := r.delete(ctx, j, "deleted pods of indexes the job does not want", extra[:min(len(extra), r.cfg.BurstPods)]); err != nil {
+				return running, time.Time{}, err
+			}
+		}
+	}
 	diff := wanted(j, len(running)) - len(running)
 	switch {
 	case diff > 0:
@@ -221,7 +235,7 @@ func (r *Reconciler) scale(ctx context.Context, j domain.Job, owned, running []d
 		if err != nil {
 			return running, time.Time{}, fmt.Errorf("cause of new pods of job %s: %w", j, err)
 		}
-		created, err := r.create(ctx, j, min(diff, r.cfg.BurstPods))
+		created, err := r.create(ctx, j, running, min(diff, r.cfg.BurstPods))
 		return append(running, created...), time.Time{}, err
 	case diff < 0:
 		doomed := deletionOrder(running)[:min(-diff, r.cfg.BurstPods)]
@@ -267,13 +281,28 @@ func boolRank(b bool) int {
 
 // create creates n pods from the Job's template in one unit of work and
 // returns them, each held by the tracking finalizer until the Job has
-// counted it; ctx names why (createCause).
-func (r *Reconciler) create(ctx context.Context, j domain.Job, n int) ([]domain.Pod, error) {
+// counted it; for an Indexed Job, one for each of the n lowest indexes
+// neither completed nor held by one of running. ctx names why
+// (createCause).
+func (r *Reconciler) create(ctx context.Context, j domain.Job, running []domain.Pod, n int) ([]domain.Pod, error) {
+	var indexes []int32
+	if j.Spec.CompletionMode == domain.JobIndexed {
+		indexes = pendingIndexes(j, running, n)
+		n = len(indexes)
+	}
 	batch := make([]domain.Keyed[domain.PodCommand], n)
 	for i := range batch {
-		c := domain.PodFromTemplate(j.Namespace, r.IDs.PodName(j.Name), r.IDs.UID(), j.Spec.Template, j.OwnerReference())
+		var c domain.CreatePod
+		if indexes != nil {
+			c = indexedPod(domain.PodFromTemplate(j.Namespace, indexedPodName(r.IDs, j.Name, indexes[i]), r.IDs.UID(), j.Spec.Template, j.OwnerReference()), indexes[i])
+		} else {
+			c = domain.PodFromTemplate(j.Namespace, r.IDs.PodName(j.Name), r.IDs.UID(), j.Spec.Template, j.OwnerReference())
+		}
 		c.Finalizers = append(c.Finalizers, domain.JobTrackingFinalizer)
 		batch[i] = domain.Keyed[domain.PodCommand]{Key: domain.Key{Namespace: c.Namespace, Name: c.Name}, Command: c}
+	}
+	if n == 0 {
+		return nil, nil
 	}
 	created, _, err := r.podCommands.ExecuteBatch(ctx, batch)
 	if err != nil {

@@ -1,0 +1,86 @@
+package job
+
+import (
+	"testing"
+
+	"herd/domain"
+)
+
+// TestIndexedJobRunsEachIndexOnce: an Indexed Job of three completions,
+// two at a time, runs the pods of indexes 0 and 1, each with its index
+// in its name, annotation and label; replaces the pod of index 0 by one
+// of index 2 once it has succeeded; deletes a second pod of a running
+// index; replaces a pod that failed by one of the same index; and is
+// Complete with indexes 0-2 completed.
+func TestIndexedJobRunsEachIndexOnce(t *testing.T) {
+	f := newFixture(t, func(s *domain.JobSpec) {
+		three := int32(3)
+		s.Completions, s.Parallelism, s.CompletionMode = &three, 2, domain.JobIndexed
+	})
+	f.reconcile(t)
+	f.want(t, []string{"pi-0-1", "pi-1-2"}, 2, 0, 0)
+	for name, index := range map[string]string{"pi-0-1": "0", "pi-1-2": "1"} {
+		p := f.pods.Pods.Pods[domain.Key{Namespace: "default", Name: name}]
+		if i, ok := domain.CompletionIndex(p); !ok || p.Annotations[domain.LabelJobCompletionIndex] != index ||
+			p.Labels[domain.LabelJobCompletionIndex] != index || !f.job().Owns(p) {
+			t.Errorf("pod %s: index %d (%v), annotations %v, labels %v: want index %s, the Job's", name, i, ok, p.Annotations, p.Labels, index)
+		}
+	}
+	f.pods.run()
+	f.pods.finish("pi-0-1", domain.PodSucceeded)
+	f.reconcile(t)
+	f.want(t, []string{"pi-0-1", "pi-1-2", "pi-2-3"}, 2, 1, 0)
+	if st := f.job().Status; st.CompletedIndexes != "0" {
+		t.Errorf("completed indexes %q, want 0", st.CompletedIndexes)
+	}
+
+	// A second pod of index 1, made by another hand: one is too many.
+	twin := domain.PodFromTemplate("default", "pi-1-twin", "uid-twin", f.job().Spec.Template, f.job().OwnerReference())
+	twin = indexedPod(twin, 1)
+	if _, err := f.pods.Execute(t.Context(), domain.Key{Namespace: "default", Name: "pi-1-twin"}, twin); err != nil {
+		t.Fatal(err)
+	}
+	f.pods.run()
+	f.reconcile(t)
+	if p := f.pods.Pods.Pods[domain.Key{Namespace: "default", Name: "pi-1-twin"}]; !p.Terminating() {
+		t.Errorf("the second pod of index 1 is not being deleted: %+v", p)
+	}
+	if p := f.pods.Pods.Pods[domain.Key{Namespace: "default", Name: "pi-1-2"}]; p.Terminating() {
+		t.Errorf("the first pod of index 1 is being deleted")
+	}
+
+	// Index 2's pod fails: a new pod of index 2 replaces it, after the
+	// backoff (of two failures: the twin, deleted unfinished, counts as
+	// one, as in Kubernetes).
+	f.pods.finish("pi-2-3", domain.PodFailed)
+	f.reconcile(t)
+	f.clock.Step(maxBackoff)
+	f.reconcile(t)
+	if p, ok := f.pods.Pods.Pods[domain.Key{Namespace: "default", Name: "pi-2-4"}]; !ok || p.Annotations[domain.LabelJobCompletionIndex] != "2" {
+		t.Fatalf("no new pod of index 2 after the failure: pods %v", f.pods.Names())
+	}
+	f.pods.run()
+	f.pods.finish("pi-1-2", domain.PodSucceeded)
+	f.pods.finish("pi-2-4", domain.PodSucceeded)
+	f.reconcile(t)
+	f.pods.finalize() // the twin, stopped, goes
+	f.reconcile(t)
+	st := f.job().Status
+	if st.CompletedIndexes != "0-2" || st.Succeeded != 3 || st.Failed != 2 || !st.Is(domain.JobComplete) {
+		t.Errorf("status %+v: want indexes 0-2, 3 succeeded, 2 failed, Complete", st)
+	}
+}
+
+// TestIndexedPodNamesKeepTheirIndex: a Job whose name leaves no room
+// keeps the index in its pods' names, its own name cut instead.
+func TestIndexedPodNamesKeepTheirIndex(t *testing.T) {
+	ids := Identities{Suffix: func() string { return "abcde" }}
+	long := "a-job-whose-name-is-rather-long-and-goes-on-and-on-past-the-limit"
+	got := indexedPodName(ids, long, 12345)
+	if len(got) > 63 || got[len(got)-len("-12345-abcde"):] != "-12345-abcde" {
+		t.Errorf("name %q (%d characters): want at most 63 ending in -12345-abcde", got, len(got))
+	}
+	if got := indexedPodName(ids, "pi", 7); got != "pi-7-abcde" {
+		t.Errorf("name %q, want pi-7-abcde", got)
+	}
+}
