@@ -1,6 +1,9 @@
 package domain
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // PodPhase is where a pod is in its life, as in Kubernetes. "Terminating"
 // is not a phase: it is how kubectl shows a pod with a deletion timestamp.
@@ -127,6 +130,12 @@ type PodSpec struct {
 	RestartPolicy RestartPolicy `json:"restartPolicy,omitempty"`
 	// Zone is what an illumos host needs to run the pod as a zone.
 	Zone *ZoneSpec `json:"zone,omitempty"`
+	// Unmodeled is the rest of the pod spec the client wrote, which herd
+	// keeps and shows but does not act on (volumes, init containers,
+	// security contexts, …), as a JSON object in the API's terms; nil
+	// when there is none. It is part of what a template says, so changing
+	// it rolls a workload's pods as any other change does.
+	Unmodeled json.RawMessage `json:"unmodeled,omitempty"`
 }
 
 // Container is one container of a pod. Requests and Limits are in base
@@ -138,6 +147,10 @@ type Container struct {
 	Args     []string     `json:"args,omitempty"`
 	Requests ResourceList `json:"requests,omitempty"`
 	Limits   ResourceList `json:"limits,omitempty"`
+	// Unmodeled is the rest of the container the client wrote (its
+	// environment, ports, probes, volume mounts, …), kept and shown but
+	// not acted on, as PodSpec.Unmodeled.
+	Unmodeled json.RawMessage `json:"unmodeled,omitempty"`
 }
 
 // RestartPolicy is a pod's restart policy, as Kubernetes spells it.

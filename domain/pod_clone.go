@@ -18,8 +18,10 @@ func (s PodSpec) clone() PodSpec {
 		k.Args = cloneSlice(k.Args)
 		k.Requests = cloneResources(k.Requests)
 		k.Limits = cloneResources(k.Limits)
+		k.Unmodeled = cloneSlice(k.Unmodeled)
 		c.Containers = append(c.Containers, k)
 	}
+	c.Unmodeled = cloneSlice(s.Unmodeled)
 	if s.Zone != nil {
 		z := *s.Zone
 		z.Volumes = cloneSlice(s.Zone.Volumes)

@@ -79,20 +79,18 @@ func PodToAPI(p domain.Pod) corev1.Pod {
 	return out
 }
 
-// PodSpecToAPI renders what herd keeps of a pod's spec — the one a pod
-// has, or the one a workload's template gives its pods — as Kubernetes
-// prints it, with Kubernetes' defaults for what herd does not keep (the
-// scheduler) or keeps as none (the restart policy Always). The zone travels in annotations
-// (zoneAnnotations).
+// PodSpecToAPI renders a pod's spec — the one a pod has, or the one a
+// workload's template gives its pods — as Kubernetes prints it: what
+// herd acts on, over the rest as the client wrote it (Unmodeled), with
+// Kubernetes' defaults for what herd decides itself (the scheduler) or
+// keeps as none (the restart policy Always). The zone travels in
+// annotations (zoneAnnotations).
 func PodSpecToAPI(s domain.PodSpec) corev1.PodSpec {
+	var out corev1.PodSpec
+	unmodeledInto(s.Unmodeled, &out)
 	grace := s.TerminationGracePeriodSeconds
-	out := corev1.PodSpec{
-		NodeName:                      s.NodeName,
-		NodeSelector:                  s.NodeSelector,
-		TerminationGracePeriodSeconds: &grace,
-		RestartPolicy:                 corev1.RestartPolicyAlways,
-		SchedulerName:                 corev1.DefaultSchedulerName,
-	}
+	out.NodeName, out.NodeSelector, out.TerminationGracePeriodSeconds = s.NodeName, s.NodeSelector, &grace
+	out.RestartPolicy, out.SchedulerName = corev1.RestartPolicyAlways, corev1.DefaultSchedulerName
 	if s.RestartPolicy != "" {
 		out.RestartPolicy = corev1.RestartPolicy(s.RestartPolicy)
 	}
@@ -103,10 +101,11 @@ func PodSpecToAPI(s domain.PodSpec) corev1.PodSpec {
 		})
 	}
 	for _, c := range s.Containers {
-		out.Containers = append(out.Containers, corev1.Container{
-			Name: c.Name, Image: c.Image, Command: c.Command, Args: c.Args,
-			Resources: corev1.ResourceRequirements{Requests: toResourceList(c.Requests), Limits: toResourceList(c.Limits)},
-		})
+		var k corev1.Container
+		unmodeledInto(c.Unmodeled, &k)
+		k.Name, k.Image, k.Command, k.Args = c.Name, c.Image, c.Command, c.Args
+		k.Resources.Requests, k.Resources.Limits = toResourceList(c.Requests), toResourceList(c.Limits)
+		out.Containers = append(out.Containers, k)
 	}
 	return out
 }
@@ -171,13 +170,13 @@ func CreatePodFromAPI(in corev1.Pod, uid string) (domain.CreatePod, error) {
 	return c, err
 }
 
-// PodSpecFromAPI reads what herd keeps of a Kubernetes pod spec: node,
-// node selector, restart policy, tolerations and containers with their
-// resources. The
+// PodSpecFromAPI reads a Kubernetes pod spec: what herd acts on (node,
+// node selector, restart policy, tolerations, containers with their
+// commands and resources), and the rest as written (Unmodeled). The
 // grace period and the zone are left to the caller, which knows their
 // defaults.
 func PodSpecFromAPI(in corev1.PodSpec) domain.PodSpec {
-	out := domain.PodSpec{NodeName: in.NodeName, NodeSelector: in.NodeSelector}
+	out := domain.PodSpec{NodeName: in.NodeName, NodeSelector: in.NodeSelector, Unmodeled: unmodeled(in, modeledPodSpec)}
 	if in.RestartPolicy != corev1.RestartPolicyAlways {
 		// Always, the default, is kept as none, as herd kept every pod
 		// before it kept restart policies.
@@ -193,6 +192,7 @@ func PodSpecFromAPI(in corev1.PodSpec) domain.PodSpec {
 		out.Containers = append(out.Containers, domain.Container{
 			Name: k.Name, Image: k.Image, Command: k.Command, Args: k.Args,
 			Requests: ResourcesFromAPI(k.Resources.Requests), Limits: ResourcesFromAPI(k.Resources.Limits),
+			Unmodeled: unmodeled(k, modeledContainer),
 		})
 	}
 	return out

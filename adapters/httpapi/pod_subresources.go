@@ -35,8 +35,16 @@ func metadataChange(p domain.Pod, in corev1.Pod) (domain.PodCommand, error) {
 	if err := conversions.ValidatePodUpdate(&in); err != nil {
 		return nil, err
 	}
+	// The spec asked for, with the defaults a new pod's takes (as
+	// kube-apiserver defaults an update's before it compares), against
+	// the pod's.
+	asked := conversions.PodSpecFromAPI(in.Spec)
+	asked.TerminationGracePeriodSeconds = domain.DefaultTerminationGracePeriodSeconds
+	if g := in.Spec.TerminationGracePeriodSeconds; g != nil {
+		asked.TerminationGracePeriodSeconds = *g
+	}
 	was, _ := json.Marshal(conversions.PodToAPI(p).Spec)
-	now, _ := json.Marshal(in.Spec)
+	now, _ := json.Marshal(conversions.PodSpecToAPI(asked))
 	if string(was) != string(now) {
 		return nil, &domain.InvalidError{Kind: "Pod", Name: p.Name, Fields: []domain.FieldError{{
 			Field: "spec", Reason: "Forbidden: pod updates may not change fields other than metadata.labels, metadata.annotations and metadata.finalizers",
