@@ -15,15 +15,7 @@ import (
 func TestAuditEventsByIDAndActor(t *testing.T) {
 	_, base := newAuthAPI(t)
 	mustSend(t, nil, base, 201, req{method: "POST", path: "/api/v1/nodes", token: "pico1-token", body: nodeJSON("pico-01")})
-	list := func(t *testing.T, query string) AuditEventList {
-		t.Helper()
-		var l AuditEventList
-		if err := json.Unmarshal(mustSend(t, nil, base, 200, req{method: "GET", path: "/apis/herd.dev/v1/auditevents?" + query, token: "viewer-token"}).body, &l); err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	all := list(t, "")
+	all := auditList(t, base, "")
 	var pico []AuditEvent
 	for _, e := range all.Items {
 		if e.Actor == "system:node:pico-01" {
@@ -53,7 +45,7 @@ func TestAuditEventsByIDAndActor(t *testing.T) {
 			want: all.Items[:1], wantContinue: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := list(t, tc.query)
+			got := auditList(t, base, tc.query)
 			if diff := cmp.Diff(tc.want, got.Items, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("items (-want +got):\n%s", diff)
 			}
@@ -78,17 +70,9 @@ func TestAuditEventsExcludingTypes(t *testing.T) {
 	for range 5 {
 		mustSend(t, nil, base, 200, req{method: "PATCH", path: "/api/v1/nodes/pico-01/status", token: "pico1-token", contentType: strategicPatch, body: readyPatch})
 	}
-	list := func(t *testing.T, query string) AuditEventList {
-		t.Helper()
-		var l AuditEventList
-		if err := json.Unmarshal(mustSend(t, nil, base, 200, req{method: "GET", path: "/apis/herd.dev/v1/auditevents?" + query, token: "viewer-token"}).body, &l); err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
 	const heartbeat = "HeartbeatRecorded"
 	var others, beats []AuditEvent
-	for _, e := range list(t, "").Items {
+	for _, e := range auditList(t, base, "").Items {
 		if e.Type == heartbeat {
 			beats = append(beats, e)
 		} else {
@@ -111,7 +95,7 @@ func TestAuditEventsExcludingTypes(t *testing.T) {
 			want: slicesOfType(others, others[0].Type)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := list(t, tc.query)
+			got := auditList(t, base, tc.query)
 			if diff := cmp.Diff(tc.want, got.Items, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("items (-want +got):\n%s", diff)
 			}
@@ -156,18 +140,10 @@ func TestAuditEventsOfATypeInsideOthers(t *testing.T) {
 	status(cond("Ready", "True") + "," + cond("MemoryPressure", "False") + "," + cond("DiskPressure", "True"))  // and comes back
 	status(cond("Ready", "True") + "," + cond("MemoryPressure", "True") + "," + cond("DiskPressure", "False"))  // two pressures, no turn
 
-	list := func(t *testing.T, query string) AuditEventList {
-		t.Helper()
-		var l AuditEventList
-		if err := json.Unmarshal(mustSend(t, nil, base, 200, req{method: "GET", path: "/apis/herd.dev/v1/auditevents?" + query, token: "viewer-token"}).body, &l); err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
 	// What each event says, read from its payload here rather than by
 	// herd's own decoding.
 	var changes, readies, notReadies, statusChanged []AuditEvent
-	for _, e := range list(t, "").Items {
+	for _, e := range auditList(t, base, "").Items {
 		var p struct {
 			Conditions  []json.RawMessage `json:"conditions"`
 			BecameReady bool              `json:"becameReady"`
@@ -210,7 +186,7 @@ func TestAuditEventsOfATypeInsideOthers(t *testing.T) {
 			want: slicesOfType(changes, "NodeConditionChanged")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := list(t, tc.query)
+			got := auditList(t, base, tc.query)
 			if diff := cmp.Diff(tc.want, got.Items, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("items (-want +got):\n%s", diff)
 			}
@@ -219,7 +195,7 @@ func TestAuditEventsOfATypeInsideOthers(t *testing.T) {
 	t.Run("paged one at a time", func(t *testing.T) {
 		var got []AuditEvent
 		for query := "type=NodeBecameReady&limit=1"; ; {
-			page := list(t, query)
+			page := auditList(t, base, query)
 			if len(page.Items) != 1 && page.Metadata.Continue != "" {
 				t.Fatalf("a page of %d with a next page (%s): want full pages", len(page.Items), query)
 			}
@@ -240,4 +216,14 @@ func union(a, b []AuditEvent) []AuditEvent {
 	out := slices.Concat(a, b)
 	slices.SortFunc(out, func(x, y AuditEvent) int { return int(x.Position - y.Position) })
 	return slices.CompactFunc(out, func(x, y AuditEvent) bool { return x.Position == y.Position })
+}
+
+// auditList is the audit log's page for query, read by a viewer.
+func auditList(t *testing.T, base, query string) AuditEventList {
+	t.Helper()
+	var l AuditEventList
+	if err := json.Unmarshal(mustSend(t, nil, base, 200, req{method: "GET", path: "/apis/herd.dev/v1/auditevents?" + query, token: "viewer-token"}).body, &l); err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

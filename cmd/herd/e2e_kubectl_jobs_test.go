@@ -43,23 +43,11 @@ func TestKubectlJobs(t *testing.T) {
 	}
 	srv := startServe(t, serveOptions{Args: []string{"--demo", "2"}})
 	kc := newKubectl(t, srv.URL)
-	// wait runs kubectl wait until it succeeds: each run waits at most
-	// 20 s, inside the commands' own limit.
-	wait := func(t *testing.T, what string, args ...string) {
-		t.Helper()
-		eventually(t, 120*time.Second, func() error {
-			res := run(t, kc.env, "kubectl", append([]string{"--server", kc.base, "wait", "--timeout=20s"}, args...)...)
-			if res.Code != 0 {
-				return fmt.Errorf("%s: kubectl wait exit %d: %s%s", what, res.Code, res.Stdout, res.Stderr)
-			}
-			return nil
-		})
-	}
 
 	if out := kc.must(t, "create", "job", "pi", "--image=busybox", "--", "sh", "-c", "sleep 1; exit 0"); !strings.Contains(out, "job.batch/pi created") {
 		t.Fatalf("kubectl create job said %q", out)
 	}
-	wait(t, "pi completes", "--for=condition=complete", "job/pi")
+	kc.wait(t, "pi completes", "--for=condition=complete", "job/pi")
 	if out := kc.must(t, "get", "job", "pi", "-o", "jsonpath={.status.succeeded} {.status.failed} {.status.conditions[*].type}"); out != "1  SuccessCriteriaMet Complete" {
 		t.Errorf("pi's status: %q, want 1 success, no failure, SuccessCriteriaMet then Complete", out)
 	}
@@ -84,7 +72,7 @@ func TestKubectlJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	kc.must(t, "create", "-f", path)
-	wait(t, "doomed fails", "--for=condition=failed", "job/doomed")
+	kc.wait(t, "doomed fails", "--for=condition=failed", "job/doomed")
 	if out := kc.must(t, "get", "job", "doomed", "-o", `jsonpath={.status.failed} {.status.conditions[?(@.type=="Failed")].reason}`); out != "2 BackoffLimitExceeded" {
 		t.Errorf("doomed's status: %q, want 2 failures and BackoffLimitExceeded", out)
 	}
@@ -151,13 +139,7 @@ func TestKubectlIndexedJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	kc.must(t, "apply", "-f", path)
-	eventually(t, 120*time.Second, func() error {
-		res := run(t, kc.env, "kubectl", "--server", kc.base, "wait", "--timeout=20s", "--for=condition=complete", "job/shards")
-		if res.Code != 0 {
-			return fmt.Errorf("kubectl wait exit %d: %s%s", res.Code, res.Stdout, res.Stderr)
-		}
-		return nil
-	})
+	kc.wait(t, "shards completes", "--for=condition=complete", "job/shards")
 	if out := kc.must(t, "get", "job", "shards", "-o", "jsonpath={.spec.completionMode} {.status.succeeded} {.status.completedIndexes}"); out != "Indexed 3 0-2" {
 		t.Errorf("shards: %q, want Indexed, 3 succeeded, indexes 0-2", out)
 	}
@@ -180,4 +162,17 @@ func TestKubectlIndexedJob(t *testing.T) {
 	if words := strings.Join(strings.Fields(out), " "); !strings.Contains(words, "Completion Mode: Indexed") || !strings.Contains(words, "Completed Indexes: 0-2") {
 		t.Errorf("kubectl describe job shards says no Indexed mode or completed indexes:\n%s", out)
 	}
+}
+
+// wait runs kubectl wait with args until it succeeds, for at most two
+// minutes: each run waits at most 20 s, inside the commands' own limit.
+func (k kubectl) wait(t *testing.T, what string, args ...string) {
+	t.Helper()
+	eventually(t, 120*time.Second, func() error {
+		res := run(t, k.env, "kubectl", append([]string{"--server", k.base, "wait", "--timeout=20s"}, args...)...)
+		if res.Code != 0 {
+			return fmt.Errorf("%s: kubectl wait exit %d: %s%s", what, res.Code, res.Stdout, res.Stderr)
+		}
+		return nil
+	})
 }
