@@ -353,6 +353,7 @@ func TestAResyncsDeletionOfAPodMadeByHandForAJobNamesItsCreation(t *testing.T) {
 	h.runs("pi-1")
 	h.env.Clock.Step(time.Second)
 	h.pod("kubernetes-admin", "pi-extra", domain.CreatePod{Namespace: "default", Name: "pi-extra", UID: "uid-extra",
+		Labels: map[string]string{domain.LabelJobControllerUID: "uid-pi"},
 		Owners: []domain.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "pi", UID: "uid-pi", Controller: true}},
 		Spec:   domain.PodSpec{RestartPolicy: domain.RestartNever, Containers: []domain.Container{{Name: "pi", Image: "perl"}}}})
 	made, ok := h.env.Newest(domain.PodStream("default", "pi-extra"), domain.PodCreated{}.EventType())
@@ -451,22 +452,28 @@ func TestAResyncsPodsAfterASuccessNameItsCount(t *testing.T) {
 }
 
 // TestAResyncsPodsInPlaceOfOneTakenAwayNameTheTaking: an operator takes
-// a running pod from its Job (its owner reference removed); the Job no
-// longer counts it and makes another, which in a resync's reconcile
-// names the taking, not the Job's creation. A larger parallelism after
-// that names the change of spec.
+// a running pod from its Job, as in Kubernetes by relabelling it so that
+// the Job's selector no longer matches it; the Job lets it go and makes
+// another, which in a resync's reconcile names the letting go, not the
+// Job's creation. A larger parallelism after that names the change of
+// spec.
 func TestAResyncsPodsInPlaceOfOneTakenAwayNameTheTaking(t *testing.T) {
 	h := newCauseHarness(t, piSpec(1, 4, 6, domain.RestartNever))
 	h.reconcile()
 	h.runs("pi-1")
 	h.env.Clock.Step(time.Minute)
-	h.pod("kubernetes-admin", "pi-1", domain.ReleasePod{UID: "uid-pi"})
-	taken, ok := h.env.Newest(pod1, domain.PodOwnersChanged{}.EventType())
+	p, _ := h.env.GetPod("pi-1")
+	h.pod("kubernetes-admin", "pi-1", domain.SetPodMetadata{Labels: map[string]string{"app": "taken"}, Annotations: p.Annotations, Finalizers: p.Finalizers})
+	taken, ok := h.env.Newest(pod1, domain.PodMetadataChanged{}.EventType())
 	if !ok {
-		t.Fatal("pi-1 was not taken from the Job")
+		t.Fatal("pi-1 was not relabelled")
 	}
 	h.startResync()
-	wantCause(t, h.createdPod("pi-2"), taken)
+	made := h.createdPod("pi-2")
+	if _, ok := h.env.Newest(pod1, domain.PodOwnersChanged{}.EventType()); !ok {
+		t.Fatalf("pi-1 was not let go by the Job: %v", h.env.PodTypes("pi-1"))
+	}
+	wantCause(t, made, taken)
 
 	h.edit(func(s *domain.JobSpec) { s.Parallelism = 2 })
 	changed, _ := h.env.Newest(domain.JobStream("default", "pi"), domain.JobChanged{}.EventType())

@@ -48,5 +48,6 @@ func New(cfg Config, jobs Reader, pods PodLister, podCommands PodCommands,
 func (r *Reconciler) Watches() *reconcilers.Watches {
 	return reconcilers.Watch().
 		For(domain.JobAggregate, domain.JobStatusRecorded{}, domain.JobPodsCounted{}, domain.JobMetadataChanged{}).
-		Owns(domain.PodAggregate, r.Controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...)
+		Owns(domain.PodAggregate, r.Controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
+		Adopts(r.Controlled.Selectors())
 }

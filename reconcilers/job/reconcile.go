@@ -23,9 +23,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	// The pods of a Job of its name: this one's, and an earlier one's to
 	// collect; and the namespace's pods without a controller, of which
 	// it lets go those a Job still holds.
+	r.Controlled.Adopting(key, j.Spec.Selector, adopts(j))
 	pods, err := r.Controlled.Read(ctx, key, true)
 	if err != nil {
 		return reconcilers.Result{}, err
+	}
+	if adopts(j) {
+		if pods, err = r.adopt(ctx, j, pods); err != nil {
+			// Counting and scaling without knowing which orphans are its
+			// own would make pods in their place: as Kubernetes' Job
+			// controller, it stops at a failed claim.
+			return reconcilers.Result{}, err
+		}
 	}
 	if err := r.releaseOrphans(ctx, key, pods); err != nil {
 		return reconcilers.Result{}, err

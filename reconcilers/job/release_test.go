@@ -121,8 +121,11 @@ func TestThePodsOfAJobBeingDeletedAreLetGo(t *testing.T) {
 }
 
 // TestAPodTakenFromItsJobIsLetGo: an operator takes a running pod from
-// its Job (its controller reference removed); no Job will count it, so
-// the Job lets it go, and deleting it later waits for nothing.
+// its Job, as in Kubernetes by relabelling it out of the Job's selector;
+// no Job will count it, so the Job lets it go, its controller reference
+// and its finalizer, and deleting it later waits for nothing. A pod
+// whose controller reference alone is taken off still matches, and the
+// Job takes it back, as Kubernetes' does.
 func TestAPodTakenFromItsJobIsLetGo(t *testing.T) {
 	f := newFixture(t, nil)
 	f.reconcile(t)
@@ -132,6 +135,15 @@ func TestAPodTakenFromItsJobIsLetGo(t *testing.T) {
 	}
 	f.reconcile(t)
 	p, _ := f.pod("pi-1")
+	if !f.job().Owns(p) || !slices.Contains(p.Finalizers, domain.JobTrackingFinalizer) {
+		t.Fatalf("a pod whose reference alone was taken off: owned %v, finalizers %v; want it taken back, held", f.job().Owns(p), p.Finalizers)
+	}
+	if _, err := f.pods.Execute(t.Context(), domain.Key{Namespace: "default", Name: "pi-1"},
+		domain.SetPodMetadata{Labels: map[string]string{"app": "taken"}, Annotations: p.Annotations, Finalizers: p.Finalizers}); err != nil {
+		t.Fatal(err)
+	}
+	f.reconcile(t)
+	p, _ = f.pod("pi-1")
 	if _, ctrl := p.Controller(); ctrl || len(p.Finalizers) != 0 {
 		t.Fatalf("the pod taken from its Job: controlled %v, finalizers %v; want neither", ctrl, p.Finalizers)
 	}
