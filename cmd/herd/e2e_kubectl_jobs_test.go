@@ -135,9 +135,7 @@ func TestKubectlIndexedJob(t *testing.T) {
 	srv := startServe(t, serveOptions{Args: []string{"--demo", "2"}})
 	kc := newKubectl(t, srv.URL)
 	path := filepath.Join(t.TempDir(), "shards.yaml")
-	if err := os.WriteFile(path, []byte(indexedJobManifest), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, []byte(indexedJobManifest))
 	kc.must(t, "apply", "-f", path)
 	kc.wait(t, "shards completes", "--for=condition=complete", "job/shards")
 	if out := kc.must(t, "get", "job", "shards", "-o", "jsonpath={.spec.completionMode} {.status.succeeded} {.status.completedIndexes}"); out != "Indexed 3 0-2" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -78,9 +77,7 @@ func TestKubectlKeepsWhatHerdDoesNotActOn(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, path, []byte(body))
 		return path
 	}
 	web := write("web.yaml", webWithEnvManifest)
