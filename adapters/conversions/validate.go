@@ -186,19 +186,62 @@ func validatePodSpec(s *corev1.PodSpec, path *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child("operator"), t.Operator, "value must be empty when `operator` is 'Exists'"))
 		}
 	}
+	volumes := map[string]bool{}
+	for i, v := range s.Volumes {
+		p := path.Child("volumes").Index(i).Child("name")
+		switch {
+		case v.Name == "":
+			errs = append(errs, field.Required(p, ""))
+		case volumes[v.Name]:
+			errs = append(errs, field.Duplicate(p, v.Name))
+		default:
+			for _, msg := range validation.IsDNS1123Label(v.Name) {
+				errs = append(errs, field.Invalid(p, v.Name, msg))
+			}
+		}
+		volumes[v.Name] = true
+	}
 	for _, group := range []struct {
 		name string
 		list []corev1.Container
 	}{{"initContainers", s.InitContainers}, {"containers", s.Containers}} {
 		for i := range group.list {
-			errs = append(errs, validateContainer(&group.list[i], path.Child(group.name).Index(i))...)
+			errs = append(errs, validateContainer(&group.list[i], volumes, path.Child(group.name).Index(i))...)
 		}
 	}
 	return errs
 }
 
-func validateContainer(c *corev1.Container, path *field.Path) field.ErrorList {
+// validateContainer checks a container as kube-apiserver does, its
+// environment's names and its mounts of the pod's volumes among it,
+// though herd keeps those without acting on them.
+func validateContainer(c *corev1.Container, volumes map[string]bool, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
+	for i, e := range c.Env {
+		p := path.Child("env").Index(i)
+		if e.Name == "" {
+			errs = append(errs, field.Required(p.Child("name"), ""))
+		} else {
+			for _, msg := range validation.IsEnvVarName(e.Name) {
+				errs = append(errs, field.Invalid(p.Child("name"), e.Name, msg))
+			}
+		}
+		if e.Value != "" && e.ValueFrom != nil {
+			errs = append(errs, field.Invalid(p.Child("valueFrom"), "", "may not be specified when `value` is not empty"))
+		}
+	}
+	for i, m := range c.VolumeMounts {
+		p := path.Child("volumeMounts").Index(i)
+		switch {
+		case m.Name == "":
+			errs = append(errs, field.Required(p.Child("name"), ""))
+		case !volumes[m.Name]:
+			errs = append(errs, field.NotFound(p.Child("name"), m.Name))
+		}
+		if m.MountPath == "" {
+			errs = append(errs, field.Required(p.Child("mountPath"), ""))
+		}
+	}
 	if c.Name == "" {
 		errs = append(errs, field.Required(path.Child("name"), ""))
 	} else {

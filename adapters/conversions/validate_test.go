@@ -146,6 +146,38 @@ func TestValidateRefusesWhatKubernetesRefuses(t *testing.T) {
 			p.Spec.Containers[0].Ports[0].ContainerPort = 70000
 			return ValidatePod(p)
 		}, "spec.containers[0].ports[0].containerPort", "must be between 1 and 65535"},
+		{"an environment variable without a name", func() error {
+			p := validPod()
+			p.Spec.Containers[0].Env = []corev1.EnvVar{{Value: "x"}}
+			return ValidatePod(p)
+		}, "spec.containers[0].env[0].name", "Required value"},
+		{"an environment variable's name", func() error {
+			p := validPod()
+			p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "1=MODE", Value: "x"}}
+			return ValidatePod(p)
+		}, "spec.containers[0].env[0].name", "a valid environment variable name"},
+		{"an environment variable's value and source", func() error {
+			p := validPod()
+			p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "x",
+				ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
+			return ValidatePod(p)
+		}, "spec.containers[0].env[0].valueFrom", "may not be specified when `value` is not empty"},
+		{"a volume twice", func() error {
+			p := validPod()
+			p.Spec.Volumes = []corev1.Volume{{Name: "cache"}, {Name: "cache"}}
+			return ValidatePod(p)
+		}, "spec.volumes[1].name", "Duplicate value"},
+		{"a mount of no volume", func() error {
+			p := validPod()
+			p.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "busybox", VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}}}
+			return ValidatePod(p)
+		}, "spec.initContainers[0].volumeMounts[0].name", `Not found: "data"`},
+		{"a mount without a path", func() error {
+			p := validPod()
+			p.Spec.Volumes = []corev1.Volume{{Name: "cache"}}
+			p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "cache"}}
+			return ValidatePod(p)
+		}, "spec.containers[0].volumeMounts[0].mountPath", "Required value"},
 		{"negative request", func() error {
 			p := validPod()
 			p.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory] = resource.MustParse("-1")
@@ -278,6 +310,14 @@ func TestValidateIsNoStricterThanKubernetes(t *testing.T) {
 	p.Spec.RestartPolicy, p.Spec.DNSPolicy, p.Spec.Containers[0].ImagePullPolicy, p.Spec.Containers[0].Ports[0].Protocol = "", "", "", ""
 	if err := ValidatePod(p); err != nil {
 		t.Errorf("a pod that leaves its policies to the defaults is refused: %v", err)
+	}
+	p = validPod()
+	p.Spec.Volumes = []corev1.Volume{{Name: "cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "cache", MountPath: "/cache"}}
+	p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "fast"}, {Name: "my.setting-2"},
+		{Name: "POD", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
+	if err := ValidatePod(p); err != nil {
+		t.Errorf("a pod with an environment and a mounted volume is refused: %v", err)
 	}
 }
 
