@@ -91,6 +91,7 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 		Owns(domain.PodAggregate, r.controlled.Owners(), domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
 		Adopts(r.controlled.Selectors()).
 		Owns(domain.ControllerRevisionAggregate, r.revOwners, domain.ControllerRevisionDeleted{}).
+		Adopts(r.controlled.Selectors()).
 		Watches(nodeEvents, func(events.Record) []reconcilers.Key { return r.known.keys() }).
 		Then(r.observe)
 }

@@ -132,8 +132,8 @@ func TestABurstReadsTheRoomOfItsOwnNodes(t *testing.T) {
 
 // TestAnOrphanReachesTheDaemonSetThatAdoptsIt: once a reconcile has read
 // a DaemonSet, a pod made without a controller with labels its selector
-// matches reaches it as it comes (Watches.Adopts); once the DaemonSet is
-// being deleted, none does.
+// matches reaches it as it comes (Watches.Adopts), and so does an
+// orphaned revision; once the DaemonSet is being deleted, none does.
 func TestAnOrphanReachesTheDaemonSetThatAdoptsIt(t *testing.T) {
 	g := newRig(t, []domain.DaemonSet{logsDS()}, nil)
 	orphan := reconcilerstest.Record(t, "pod/default/by-hand", domain.PodCreated{Namespace: "default", Name: "by-hand", Labels: map[string]string{"app": "logs"}})
@@ -145,6 +145,10 @@ func TestAnOrphanReachesTheDaemonSetThatAdoptsIt(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"daemonset/default/logs"}, reconcilerstest.Strings(g.r.Watches().KeysFor(orphan))); diff != "" {
 		t.Errorf("the orphan's keys (-want +got):\n%s", diff)
+	}
+	rev := reconcilerstest.Record(t, "controllerrevision/default/logs-abc", domain.ControllerRevisionCreated{Namespace: "default", Name: "logs-abc", Labels: map[string]string{"app": "logs"}})
+	if diff := cmp.Diff([]string{"daemonset/default/logs"}, reconcilerstest.Strings(g.r.Watches().KeysFor(rev))); diff != "" {
+		t.Errorf("an orphaned revision's keys (-want +got):\n%s", diff)
 	}
 	deleting := logsDS()
 	asked := at(20)

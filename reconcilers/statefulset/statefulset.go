@@ -137,7 +137,8 @@ func (r *Reconciler) Watches() *reconcilers.Watches {
 		For(domain.StatefulSetAggregate, domain.StatefulSetStatusRecorded{}, domain.StatefulSetMetadataChanged{}).
 		Owns(domain.PodAggregate, r.owners, domain.PodFinalized{}, reconcilers.PodStepsOwnersIgnore...).
 		Adopts(r.selectors).
-		Owns(domain.ControllerRevisionAggregate, r.revOwners, domain.ControllerRevisionDeleted{})
+		Owns(domain.ControllerRevisionAggregate, r.revOwners, domain.ControllerRevisionDeleted{}).
+		Adopts(r.selectors)
 }
 
 // Reconcile takes one step of a StatefulSet towards what it asks for and

@@ -404,13 +404,20 @@ func TestOnDeleteReplacesOnlyDeletedPods(t *testing.T) {
 
 // TestAnOrphanPodReachesTheStatefulSetThatAdoptsIt: once a reconcile has
 // read a StatefulSet, a pod made without a controller with labels its
-// selector matches reaches it as it comes (Watches.Adopts); the
-// reconcile's claim decides whether it is one of its ordinals.
+// selector matches reaches it as it comes (Watches.Adopts), and so does
+// an orphaned revision; the reconcile's claim decides whether the pod is
+// one of its ordinals.
 func TestAnOrphanPodReachesTheStatefulSetThatAdoptsIt(t *testing.T) {
 	f := newFixture(t, nil)
 	f.reconcile(t)
 	orphan := reconcilerstest.Record(t, "pod/default/web-7", domain.PodCreated{Namespace: "default", Name: "web-7", Labels: map[string]string{"app": "web"}})
 	if got := reconcilerstest.Strings(f.r.Watches().KeysFor(orphan)); !slices.Equal(got, []string{"statefulset/default/web"}) {
 		t.Errorf("an orphan of the StatefulSet's labels reaches %v, want the StatefulSet", got)
+	}
+	// An orphaned revision of its labels too, as Kubernetes' controller
+	// looks at a revision's new owner when it comes.
+	rev := reconcilerstest.Record(t, "controllerrevision/default/web-abc", domain.ControllerRevisionCreated{Namespace: "default", Name: "web-abc", Labels: map[string]string{"app": "web"}})
+	if got := reconcilerstest.Strings(f.r.Watches().KeysFor(rev)); !slices.Equal(got, []string{"statefulset/default/web"}) {
+		t.Errorf("an orphaned revision of the StatefulSet's labels reaches %v, want the StatefulSet", got)
 	}
 }
