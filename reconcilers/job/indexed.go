@@ -72,19 +72,9 @@ func indexedPodName(ids Identities, job string, i int32) string {
 // the index in its annotation and its label.
 func indexedPod(c domain.CreatePod, i int32) domain.CreatePod {
 	index := strconv.Itoa(int(i))
-	c.Annotations = withKey(c.Annotations, domain.LabelJobCompletionIndex, index)
-	c.Labels = withKey(c.Labels, domain.LabelJobCompletionIndex, index)
+	c.Annotations = domain.WithLabels(c.Annotations, domain.LabelJobCompletionIndex, index)
+	c.Labels = domain.WithLabels(c.Labels, domain.LabelJobCompletionIndex, index)
 	return c
-}
-
-// withKey is m, copied, with k set to v.
-func withKey(m map[string]string, k, v string) map[string]string {
-	out := make(map[string]string, len(m)+1)
-	for key, val := range m {
-		out[key] = val
-	}
-	out[k] = v
-	return out
 }
 
 // succeededIndexes are the completion indexes of the pods among owned

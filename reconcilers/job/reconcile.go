@@ -20,10 +20,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return reconcilers.Result{}, fmt.Errorf("get job %s: %w", key, err)
 	}
-	// The pods of a Job of its name: this one's, and an earlier one's to
-	// collect; and the namespace's pods without a controller, of which
-	// it lets go those a Job still holds.
 	r.Controlled.Adopting(key, j.Spec.Selector, adopts(j))
+	// The pods of a Job of its name: this one's, and an earlier one's to
+	// collect; and the namespace's pods without a controller, of which a
+	// running Job adopts those its selector matches, and lets go those a
+	// Job still holds.
 	pods, err := r.Controlled.Read(ctx, key, true)
 	if err != nil {
 		return reconcilers.Result{}, err
