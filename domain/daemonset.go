@@ -162,6 +162,16 @@ var daemonSetKind = &ObjectKind[DaemonSetSpec, DaemonSetStatus]{
 		},
 		RecordUpdate:              recordDaemonSetUpdate,
 		SpecChangeBumpsGeneration: true,
+		ValidateStatus: func(_ DaemonSetSpec, _, s DaemonSetStatus) []FieldError {
+			errs := nonNegative(nil, "status.currentNumberScheduled", s.CurrentNumberScheduled)
+			errs = nonNegative(errs, "status.numberMisscheduled", s.NumberMisscheduled)
+			errs = nonNegative(errs, "status.desiredNumberScheduled", s.DesiredNumberScheduled)
+			errs = nonNegative(errs, "status.numberReady", s.NumberReady)
+			errs = nonNegative(errs, "status.observedGeneration", s.ObservedGeneration)
+			errs = nonNegative(errs, "status.updatedNumberScheduled", s.UpdatedNumberScheduled)
+			errs = nonNegative(errs, "status.numberAvailable", s.NumberAvailable)
+			return nonNegative(errs, "status.numberUnavailable", s.NumberUnavailable)
+		},
 	},
 }
 

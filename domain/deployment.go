@@ -147,6 +147,12 @@ var deploymentKind = &ObjectKind[DeploymentSpec, DeploymentStatus]{
 		Validate:                  func(_ ObjectMeta, s DeploymentSpec) []FieldError { return deploymentSpecProblems(s) },
 		ValidateUpdate:            selectorImmutable[DeploymentSpec],
 		SpecChangeBumpsGeneration: true,
+		ValidateStatus: func(_ DeploymentSpec, _, s DeploymentStatus) []FieldError {
+			errs := replicaCountProblems(s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.ObservedGeneration,
+				map[string]int32{"status.updatedReplicas": s.UpdatedReplicas})
+			errs = nonNegative(errs, "status.unavailableReplicas", s.UnavailableReplicas)
+			return nonNegative(errs, "status.collisionCount", s.CollisionCount)
+		},
 	},
 }
 

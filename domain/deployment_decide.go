@@ -81,8 +81,14 @@ func (c RecordDeploymentStatus) decideObject(s subject[DeploymentCommand], now t
 	if revision == d.Annotations[RevisionAnnotation] {
 		revision = ""
 	}
-	if revision == "" && semanticEqual(c.Status, d.Status) {
+	same := semanticEqual(c.Status, d.Status)
+	if revision == "" && same {
 		return nil, nil
+	}
+	if !same {
+		if err := checkStatus(d, c.Status); err != nil {
+			return nil, err
+		}
 	}
 	return []Event{DeploymentStatusRecorded{Status: deepCopy(c.Status), Revision: revision, At: now}}, nil
 }

@@ -181,6 +181,31 @@ func jobUpdateProblems(_ ObjectMeta, old JobSpec, _ ObjectMeta, spec JobSpec) []
 	return errs
 }
 
+// jobStatusProblems checks a status written for a Job, as batch/v1's
+// status strategy does: counts not negative, no more ready pods than
+// active ones, and completed indexes, when they change, only for an
+// Indexed Job and in the form it writes them, each below its
+// completions.
+func jobStatusProblems(spec JobSpec, old, st JobStatus) []FieldError {
+	errs := nonNegative(nil, "status.active", st.Active)
+	errs = nonNegative(errs, "status.ready", st.Ready)
+	errs = nonNegative(errs, "status.succeeded", st.Succeeded)
+	errs = nonNegative(errs, "status.failed", st.Failed)
+	if st.Ready > st.Active {
+		errs = append(errs, FieldError{Field: "status.ready", Value: strconv.Itoa(int(st.Ready)), Reason: "cannot set more ready pods than active"})
+	}
+	switch {
+	case st.CompletedIndexes == old.CompletedIndexes:
+	case spec.CompletionMode != JobIndexed && st.CompletedIndexes != "":
+		errs = append(errs, FieldError{Field: "status.completedIndexes", Value: st.CompletedIndexes, Reason: "cannot set non-empty completedIndexes when non-indexed completion mode"})
+	case spec.Completions != nil:
+		if why := completedIndexesProblem(st.CompletedIndexes, *spec.Completions); why != "" {
+			errs = append(errs, FieldError{Field: "status.completedIndexes", Value: st.CompletedIndexes, Reason: "error parsing completedIndexes: " + why})
+		}
+	}
+	return errs
+}
+
 // CountJobPods counts finished pods of the Job, by UID, each once: a pod
 // counted already is not counted again. Forget names counted pods that
 // are gone, whose UIDs the Job no longer needs to keep.

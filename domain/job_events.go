@@ -69,6 +69,7 @@ var jobKind = &ObjectKind[JobSpec, JobStatus]{
 		Validate:                  func(_ ObjectMeta, s JobSpec) []FieldError { return jobSpecProblems(s) },
 		ValidateUpdate:            jobUpdateProblems,
 		SpecChangeBumpsGeneration: true,
+		ValidateStatus:            jobStatusProblems,
 	},
 }
 

@@ -125,3 +125,32 @@ func (x Indexes) String() string {
 	}
 	return b.String()
 }
+
+// completedIndexesProblem says what is wrong with a completedIndexes
+// written for a Job of completions, as batch/v1 refuses it: a part that is
+// not an index or an interval of them, an index not below completions,
+// or intervals not in increasing order. Nothing is wrong with "".
+func completedIndexesProblem(s string, completions int32) string {
+	if s == "" {
+		return ""
+	}
+	last := int64(-1)
+	for part := range strings.SplitSeq(s, ",") {
+		from, to, interval := strings.Cut(part, "-")
+		if !interval {
+			to = from
+		}
+		lo, err1 := strconv.ParseInt(from, 10, 32)
+		hi, err2 := strconv.ParseInt(to, 10, 32)
+		switch {
+		case err1 != nil || err2 != nil || strings.HasPrefix(from, "+") || strings.HasPrefix(to, "+"):
+			return fmt.Sprintf("%q is not an index or an interval of them (\"3\", \"5-7\")", part)
+		case lo <= last || hi < lo:
+			return fmt.Sprintf("the indexes must be in increasing order: %q after %d", part, last)
+		case hi >= int64(completions):
+			return fmt.Sprintf("index %d is not below the Job's %d completions", hi, completions)
+		}
+		last = hi
+	}
+	return ""
+}

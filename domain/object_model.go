@@ -153,6 +153,13 @@ type Strategy[S, St any] struct {
 	// SpecChangeBumpsGeneration makes a change of the spec a new
 	// generation, which controllers report having seen.
 	SpecChangeBumpsGeneration bool
+	// ValidateStatus checks a new status, written by a controller or by
+	// a client through the status subresource, against the object's
+	// spec and the status it replaces (optional), as kube-apiserver's
+	// status strategies do: counts that may not be negative, a count not
+	// above the one it is part of. The same status again is never
+	// checked: it records nothing.
+	ValidateStatus func(spec S, old, status St) []FieldError
 }
 
 // ObjectCreated records that an object was created (or created again
@@ -417,7 +424,20 @@ func decideRecordStatus[S Spec[S, St], St any](o Object[S, St], status St, now t
 	if semanticEqual(o.Status, status) {
 		return nil, nil
 	}
+	if err := checkStatus(o, status); err != nil {
+		return nil, err
+	}
 	return []Event{ObjectStatusRecorded[S, St]{Status: deepCopy(status), At: now}}, nil
+}
+
+// checkStatus refuses, with ErrInvalid, a status of o that its kind's
+// ValidateStatus finds fault with.
+func checkStatus[S Spec[S, St], St any](o Object[S, St], status St) error {
+	k := kindOf[S, St]()
+	if k.Strategy.ValidateStatus == nil {
+		return nil
+	}
+	return invalid(k.Kind, o.Name, k.Strategy.ValidateStatus(o.Spec, o.Status, status))
 }
 
 // requireObject refuses with ErrNotFound unless o exists.

@@ -3,6 +3,7 @@ package domain
 import (
 	"bytes"
 	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -111,4 +112,32 @@ func PodFromTemplate(namespace, name, uid string, t PodTemplate, owner OwnerRefe
 		Labels: t.Labels, Annotations: t.Annotations, Owners: []OwnerReference{owner},
 		Spec: t.Spec, TerminationGracePeriodSeconds: t.TerminationGracePeriodSeconds,
 	}
+}
+
+// partOf appends to errs the refusal of a count in field above the count
+// whole (named by wholeField) it is part of, in kube-apiserver's words.
+func partOf(errs []FieldError, field string, v int32, wholeField string, whole int32) []FieldError {
+	if v <= whole {
+		return errs
+	}
+	return append(errs, FieldError{Field: field, Value: strconv.FormatInt(int64(v), 10), Reason: "cannot be greater than " + wholeField})
+}
+
+// replicaCountProblems checks the counts of a status of replicas that
+// every apps/v1 workload with replicas writes: none negative, none above
+// status.replicas, and no more available replicas than ready ones.
+func replicaCountProblems(replicas, ready, available int32, observed int64, parts map[string]int32) []FieldError {
+	errs := nonNegative(nil, "status.replicas", replicas)
+	errs = nonNegative(errs, "status.readyReplicas", ready)
+	errs = nonNegative(errs, "status.availableReplicas", available)
+	errs = nonNegative(errs, "status.observedGeneration", observed)
+	for _, f := range slices.Sorted(maps.Keys(parts)) {
+		errs = nonNegative(errs, f, parts[f])
+	}
+	errs = partOf(errs, "status.readyReplicas", ready, "status.replicas", replicas)
+	errs = partOf(errs, "status.availableReplicas", available, "status.replicas", replicas)
+	for _, f := range slices.Sorted(maps.Keys(parts)) {
+		errs = partOf(errs, f, parts[f], "status.replicas", replicas)
+	}
+	return partOf(errs, "status.availableReplicas", available, "readyReplicas", ready)
 }

@@ -138,6 +138,12 @@ var budgetKind = &ObjectKind[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]
 	Strategy: Strategy[PodDisruptionBudgetSpec, PodDisruptionBudgetStatus]{
 		Validate:                  func(_ ObjectMeta, s PodDisruptionBudgetSpec) []FieldError { return budgetSpecProblems(s) },
 		SpecChangeBumpsGeneration: true,
+		ValidateStatus: func(_ PodDisruptionBudgetSpec, _, s PodDisruptionBudgetStatus) []FieldError {
+			errs := nonNegative(nil, "status.disruptionsAllowed", s.DisruptionsAllowed)
+			errs = nonNegative(errs, "status.currentHealthy", s.CurrentHealthy)
+			errs = nonNegative(errs, "status.desiredHealthy", s.DesiredHealthy)
+			return nonNegative(errs, "status.expectedPods", s.ExpectedPods)
+		},
 	},
 }
 

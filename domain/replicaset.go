@@ -84,6 +84,10 @@ var replicaSetKind = &ObjectKind[ReplicaSetSpec, ReplicaSetStatus]{
 		Validate:                  func(_ ObjectMeta, s ReplicaSetSpec) []FieldError { return replicaSetSpecProblems(s) },
 		ValidateUpdate:            selectorImmutable[ReplicaSetSpec],
 		SpecChangeBumpsGeneration: true,
+		ValidateStatus: func(_ ReplicaSetSpec, _, s ReplicaSetStatus) []FieldError {
+			return replicaCountProblems(s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.ObservedGeneration,
+				map[string]int32{"status.fullyLabeledReplicas": s.FullyLabeledReplicas})
+		},
 	},
 }
 

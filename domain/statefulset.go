@@ -116,6 +116,10 @@ var statefulSetKind = &ObjectKind[StatefulSetSpec, StatefulSetStatus]{
 		Validate:                  func(_ ObjectMeta, s StatefulSetSpec) []FieldError { return statefulSetSpecProblems(s) },
 		ValidateUpdate:            statefulSetUpdateProblems,
 		SpecChangeBumpsGeneration: true,
+		ValidateStatus: func(_ StatefulSetSpec, _, s StatefulSetStatus) []FieldError {
+			return replicaCountProblems(s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.ObservedGeneration,
+				map[string]int32{"status.currentReplicas": s.CurrentReplicas, "status.updatedReplicas": s.UpdatedReplicas})
+		},
 	},
 }
 

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -197,6 +198,20 @@ func TestIndexedJobThroughClientGo(t *testing.T) {
 	got, err := jobs.Get(ctx, "shards", metav1.GetOptions{})
 	if err != nil || got.Status.CompletedIndexes != "0,2" || *got.Spec.CompletionMode != batchv1.IndexedCompletion {
 		t.Errorf("get: %+v, %v", got, err)
+	}
+	// Completed indexes beyond the Job's completions are refused as
+	// kube-apiserver refuses them, with the field named, and the log
+	// does not move.
+	head := api.head(t)
+	got.Status.CompletedIndexes = "0,2-3"
+	_, err = jobs.UpdateStatus(ctx, got, metav1.UpdateOptions{})
+	var status apierrors.APIStatus
+	if !apierrors.IsInvalid(err) || !errors.As(err, &status) || status.Status().Details == nil ||
+		len(status.Status().Details.Causes) != 1 || status.Status().Details.Causes[0].Field != "status.completedIndexes" {
+		t.Errorf("completed indexes beyond the completions: %v, want 422 naming status.completedIndexes", err)
+	}
+	if after := api.head(t); after != head {
+		t.Errorf("a refused status moved the log from %d to %d", head, after)
 	}
 	for _, ct := range sent() {
 		if ct != protobufType {

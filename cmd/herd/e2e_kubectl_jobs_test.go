@@ -160,6 +160,23 @@ func TestKubectlIndexedJob(t *testing.T) {
 	if words := strings.Join(strings.Fields(out), " "); !strings.Contains(words, "Completion Mode: Indexed") || !strings.Contains(words, "Completed Indexes: 0-2") {
 		t.Errorf("kubectl describe job shards says no Indexed mode or completed indexes:\n%s", out)
 	}
+
+	// A status that kube-apiserver refuses, written through the status
+	// subresource, is refused in its words and changes nothing.
+	version := kc.must(t, "get", "job", "shards", "-o", "jsonpath={.metadata.resourceVersion}")
+	for patch, want := range map[string]string{
+		`{"status":{"completedIndexes":"x"}}`:   `status.completedIndexes: Invalid value: "x": error parsing completedIndexes`,
+		`{"status":{"completedIndexes":"0-3"}}`: "index 3 is not below the Job's 3 completions",
+		`{"status":{"active":1,"ready":2}}`:     "status.ready: Invalid value: \"2\": cannot set more ready pods than active",
+	} {
+		res := kc.run(t, "patch", "job", "shards", "--subresource=status", "--type=merge", "-p", patch)
+		if res.Code == 0 || !strings.Contains(res.Stderr, "is invalid") || !strings.Contains(res.Stderr, want) {
+			t.Errorf("kubectl patch --subresource=status %s: exit %d, %q; want it refused with %q", patch, res.Code, res.Stderr, want)
+		}
+	}
+	if again := kc.must(t, "get", "job", "shards", "-o", "jsonpath={.metadata.resourceVersion} {.status.completedIndexes}"); again != version+" 0-2" {
+		t.Errorf("after refused status patches the Job is at %q, want %q: unchanged", again, version+" 0-2")
+	}
 }
 
 // wait runs kubectl wait with args until it succeeds, for at most two
