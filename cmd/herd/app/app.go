@@ -135,6 +135,7 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 			kubeletConfig,
 		),
 		commands,
+		namespaceGate,
 		// Heartbeats as they reach the API, before their writes land: the
 		// API notes them, the health rules read them.
 		fx.Provide(health.NewHeard),
