@@ -45,9 +45,13 @@ type JobSpec struct {
 	// herd generated it from the Job's UID.
 	ManualSelector bool `json:"manualSelector,omitempty"`
 	// Suspend stops the Job's pods and creates none until it is unset.
-	Suspend  bool          `json:"suspend,omitempty"`
-	Selector LabelSelector `json:"selector"`
-	Template PodTemplate   `json:"template"`
+	Suspend bool `json:"suspend,omitempty"`
+	// PodFailurePolicy says what a failed pod means by its exit codes or
+	// conditions: a failure that fails the Job, one that is ignored, or
+	// one that counts; nil counts every failure.
+	PodFailurePolicy *JobPodFailurePolicy `json:"podFailurePolicy,omitempty"`
+	Selector         LabelSelector        `json:"selector"`
+	Template         PodTemplate          `json:"template"`
 }
 
 // JobStatus is what the reconciler last saw of the Job's pods, and where

@@ -50,6 +50,7 @@ func prepareJob(meta *ObjectMeta, spec *JobSpec) {
 	if !spec.ManualSelector {
 		*spec = generateJobSelector(*spec, meta.Name, meta.UID)
 	}
+	spec.PodFailurePolicy = defaultPodFailurePolicy(spec.PodFailurePolicy)
 	meta.Labels = jobLabels(meta.Labels, *spec)
 }
 
@@ -151,7 +152,7 @@ func jobSpecProblems(s JobSpec) []FieldError {
 		errs = append(errs, FieldError{Field: "spec.template.spec.restartPolicy",
 			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "OnFailure", "Never"`, p)})
 	}
-	return errs
+	return append(errs, podFailurePolicyProblems(s)...)
 }
 
 // prepareJobUpdate defaults an update of a Job as a create's: the
@@ -161,6 +162,7 @@ func prepareJobUpdate(meta *ObjectMeta, spec *JobSpec) {
 	if spec.CompletionMode == "" {
 		spec.CompletionMode = JobNonIndexed
 	}
+	spec.PodFailurePolicy = defaultPodFailurePolicy(spec.PodFailurePolicy)
 	meta.Labels = jobLabels(meta.Labels, *spec)
 }
 
@@ -178,6 +180,7 @@ func jobUpdateProblems(_ ObjectMeta, old JobSpec, _ ObjectMeta, spec JobSpec) []
 	immutable("spec.completions", semanticEqual(spec.Completions, old.Completions))
 	immutable("spec.completionMode", spec.CompletionMode == old.CompletionMode)
 	immutable("spec.manualSelector", spec.ManualSelector == old.ManualSelector)
+	immutable("spec.podFailurePolicy", semanticEqual(spec.PodFailurePolicy, old.PodFailurePolicy))
 	return errs
 }
 
@@ -211,6 +214,14 @@ func jobStatusProblems(spec JobSpec, old, st JobStatus) []FieldError {
 // are gone, whose UIDs the Job no longer needs to keep.
 type CountJobPods struct {
 	Succeeded, Failed, Forget []string
+	// Ignored are failed pods a pod failure policy's Ignore rule
+	// matched: counted, so never again, but not as failures.
+	Ignored []string
+	// FailJob is, when a FailJob rule of the Job's pod failure policy
+	// matched one of the failed pods, the message of the failure it
+	// decides: the Job's FailureTarget condition is set with the count,
+	// unless its outcome is known already.
+	FailJob string
 	// Indexes are the completion indexes of an Indexed Job's succeeded
 	// pods, by UID: a pod that completes an index not yet completed
 	// completes it; one of an index completed already, or of none, is
@@ -237,7 +248,10 @@ func (c CountJobPods) decideObject(s subject[JobCommand], now time.Time) ([]Even
 		}
 		return out
 	}
-	ev := JobPodsCounted{Succeeded: fresh(c.Succeeded), Failed: fresh(c.Failed), At: now}
+	ev := JobPodsCounted{Succeeded: fresh(c.Succeeded), Failed: fresh(c.Failed), Ignored: fresh(c.Ignored), At: now}
+	if c.FailJob != "" && !j.Status.Is(JobFailureTarget) && !j.Status.Is(JobSuccessCriteriaMet) && !j.Status.Finished() {
+		ev.FailJob = c.FailJob
+	}
 	if j.Spec.CompletionMode == JobIndexed {
 		ev.Indexes = completedNow(j, ev.Succeeded, c.Indexes)
 	}
@@ -246,7 +260,7 @@ func (c CountJobPods) decideObject(s subject[JobCommand], now time.Time) ([]Even
 			ev.Forgotten = append(ev.Forgotten, uid)
 		}
 	}
-	if len(ev.Succeeded)+len(ev.Failed)+len(ev.Forgotten) == 0 {
+	if len(ev.Succeeded)+len(ev.Failed)+len(ev.Ignored)+len(ev.Forgotten) == 0 && ev.FailJob == "" {
 		return nil, nil
 	}
 	return []Event{ev}, nil

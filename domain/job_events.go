@@ -39,6 +39,13 @@ type JobPodsCounted struct {
 	Succeeded []string `json:"succeeded,omitempty"`
 	Failed    []string `json:"failed,omitempty"`
 	Forgotten []string `json:"forgotten,omitempty"`
+	// Ignored are the UIDs of failed pods newly counted that the Job's
+	// pod failure policy ignores: counted, not as failures.
+	Ignored []string `json:"ignored,omitempty"`
+	// FailJob is the message of the failure a FailJob rule of the Job's
+	// pod failure policy decided: the Job's FailureTarget condition, with
+	// reason PodFailurePolicy, is set at At.
+	FailJob string `json:"failJob,omitempty"`
 	// Indexes are the completion indexes of an Indexed Job that the
 	// succeeded pods completed, added to its status's completed indexes.
 	Indexes []int32   `json:"indexes,omitempty"`
@@ -117,7 +124,11 @@ func EvolveJob(j Job, e Event) Job {
 	}
 	j.Status.Failed += int32(len(e2.Failed)) //nolint:gosec // likewise
 	t := j.Tracking
-	t.Counted = slices.DeleteFunc(append(append(slices.Clone(t.Counted), e2.Succeeded...), e2.Failed...),
+	if e2.FailJob != "" {
+		j.Status = j.Status.WithCondition(JobCondition{Type: JobFailureTarget, Status: ConditionTrue,
+			Reason: JobReasonPodFailurePolicy, Message: e2.FailJob}, e2.At)
+	}
+	t.Counted = slices.DeleteFunc(append(append(append(slices.Clone(t.Counted), e2.Succeeded...), e2.Failed...), e2.Ignored...),
 		func(uid string) bool { return slices.Contains(e2.Forgotten, uid) })
 	if len(t.Counted) == 0 {
 		t.Counted = nil

@@ -21,13 +21,18 @@ func sampleJobSpec() JobSpec {
 
 func sampleJobEvents() []Event {
 	spec := generateJobSelector(sampleJobSpec(), "pi", "job-uid")
+	spec.Template.Spec.RestartPolicy, spec.PodFailurePolicy = RestartNever, &JobPodFailurePolicy{Rules: []PodFailurePolicyRule{
+		{Action: PodFailureFailJob, OnExitCodes: &PodFailurePolicyOnExitCodes{ContainerName: new("pi"), Operator: "In", Values: []int32{42}}},
+		{Action: PodFailureIgnore, OnPodConditions: []PodFailurePolicyOnCondition{{Type: "DisruptionTarget", Status: ConditionTrue}}},
+	}}
 	return []Event{
 		JobCreated{Namespace: "default", Name: "pi", UID: "job-uid", Labels: map[string]string{"team": "a"}, Spec: spec, At: at(1)},
 		JobChanged{Labels: map[string]string{"team": "a"}, Spec: spec, Generation: 2, At: at(2)},
 		JobMetadataChanged{Labels: map[string]string{"team": "b"}, Changed: []string{"metadata.labels.team"}, At: at(2)},
 		JobStatusRecorded{Status: JobStatus{Active: 2, StartTime: at(3), Conditions: []JobCondition{
 			{Type: JobComplete, Status: ConditionTrue, Reason: JobReasonCompletionsReached, LastProbeTime: at(3), LastTransitionTime: at(3)}}}, At: at(3)},
-		JobPodsCounted{Succeeded: []string{"p1"}, Failed: []string{"p2"}, Forgotten: []string{"p0"}, Indexes: []int32{1}, At: at(4)},
+		JobPodsCounted{Succeeded: []string{"p1"}, Failed: []string{"p2"}, Forgotten: []string{"p0"}, Indexes: []int32{1}, Ignored: []string{"p3"},
+			FailJob: "Container pi for pod default/pi-p2 failed with exit code 42 matching FailJob rule at index 0", At: at(4)},
 		JobDeletionRequested{At: at(5)},
 		JobOwnersChanged{Owners: []OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "c", UID: "u"}}, At: at(5)},
 		JobDeleted{Orphan: true, At: at(5)},

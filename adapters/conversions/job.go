@@ -29,6 +29,7 @@ func JobToAPI(j domain.Job) batchv1.Job {
 			ActiveDeadlineSeconds: j.Spec.ActiveDeadlineSeconds, TTLSecondsAfterFinished: j.Spec.TTLSecondsAfterFinished,
 			CompletionMode: &mode, Suspend: &suspend, PodReplacementPolicy: &replacement,
 			Selector: SelectorToAPI(j.Spec.Selector), Template: podTemplateToAPI(j.Spec.Template),
+			PodFailurePolicy: podFailurePolicyToAPI(j.Spec.PodFailurePolicy),
 		},
 		Status: batchv1.JobStatus{
 			Active: j.Status.Active, Ready: &j.Status.Ready, Succeeded: j.Status.Succeeded, Failed: j.Status.Failed,
@@ -61,8 +62,8 @@ func timeToAPI(t time.Time) *metav1.Time {
 // time, one completion when neither is named, a backoff limit of 6, the
 // NonIndexed mode, and the pod defaults of its template. A body
 // kube-apiserver would refuse is refused here too, with its field paths,
-// and so is what herd does not run (pod failure and success policies,
-// per-index backoff). The selector is generated from the UID by the
+// and so is what herd does not run (success policies, per-index
+// backoff). The selector is generated from the UID by the
 // domain unless spec.manualSelector is set. The status is the reconciler's
 // (JobStatusFromAPI).
 func JobFromAPI(in batchv1.Job) (domain.CreateJob, error) {
@@ -84,10 +85,11 @@ func JobFromAPI(in batchv1.Job) (domain.CreateJob, error) {
 	spec := domain.JobSpec{
 		Parallelism: defaultParallelism, Completions: in.Spec.Completions, BackoffLimit: defaultBackoffLimit,
 		ActiveDeadlineSeconds: in.Spec.ActiveDeadlineSeconds, TTLSecondsAfterFinished: in.Spec.TTLSecondsAfterFinished,
-		CompletionMode: domain.JobNonIndexed,
-		ManualSelector: in.Spec.ManualSelector != nil && *in.Spec.ManualSelector,
-		Suspend:        in.Spec.Suspend != nil && *in.Spec.Suspend,
-		Selector:       SelectorFromAPI(in.Spec.Selector),
+		CompletionMode:   domain.JobNonIndexed,
+		ManualSelector:   in.Spec.ManualSelector != nil && *in.Spec.ManualSelector,
+		Suspend:          in.Spec.Suspend != nil && *in.Spec.Suspend,
+		Selector:         SelectorFromAPI(in.Spec.Selector),
+		PodFailurePolicy: podFailurePolicyFromAPI(in.Spec.PodFailurePolicy),
 		Template: domain.PodTemplate{
 			Labels: tmpl.Labels, Annotations: WithoutHerdKeys(tmpl.Annotations),
 			Spec: podSpec, TerminationGracePeriodSeconds: &grace,

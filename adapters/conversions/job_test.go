@@ -3,11 +3,13 @@ package conversions
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"herd/domain"
 )
@@ -87,7 +89,6 @@ func TestJobFromAPIRefusesWhatHerdDoesNotRun(t *testing.T) {
 		change func(*batchv1.Job)
 		field  string
 	}{
-		{"a pod failure policy", func(j *batchv1.Job) { j.Spec.PodFailurePolicy = &batchv1.PodFailurePolicy{} }, "spec.podFailurePolicy"},
 		{"another controller", func(j *batchv1.Job) { j.Spec.ManagedBy = ptrTo("example.com/queue") }, "spec.managedBy"},
 		{"replacing only failed pods", func(j *batchv1.Job) { j.Spec.PodReplacementPolicy = ptrTo(batchv1.Failed) }, "spec.podReplacementPolicy"},
 		{"a restart policy that is none", func(j *batchv1.Job) { j.Spec.Template.Spec.RestartPolicy = "Sometimes" }, "spec.template.spec.restartPolicy"},
@@ -101,5 +102,38 @@ func TestJobFromAPIRefusesWhatHerdDoesNotRun(t *testing.T) {
 				t.Errorf("error %v, want one naming %s", err, tt.field)
 			}
 		})
+	}
+}
+
+// TestJobPodFailurePolicyRoundTrips: a Job's pod failure policy is read
+// and written back as batch/v1 has it, a condition pattern's status
+// defaulted to True by the domain as kube-apiserver defaults it.
+func TestJobPodFailurePolicyRoundTrips(t *testing.T) {
+	in := batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "pi", UID: "uid-pi"}, Spec: batchv1.JobSpec{
+		Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{Name: "main", Image: "busybox"}}}},
+		PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{
+			{Action: batchv1.PodFailurePolicyActionFailJob, OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{
+				ContainerName: ptrTo("main"), Operator: batchv1.PodFailurePolicyOnExitCodesOpIn, Values: []int32{42}}},
+			{Action: batchv1.PodFailurePolicyActionIgnore, OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget}}},
+		}},
+	}}
+	create, err := JobFromAPI(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create.Meta.UID = "uid-pi" // the API's to give
+	evs, err := domain.DecideJob(domain.Job{}, create, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := domain.Job{}
+	for _, e := range evs {
+		j = domain.EvolveJob(j, e)
+	}
+	want := in.Spec.PodFailurePolicy.DeepCopy()
+	want.Rules[1].OnPodConditions[0].Status = corev1.ConditionTrue
+	if diff := cmp.Diff(want, JobToAPI(j).Spec.PodFailurePolicy); diff != "" {
+		t.Errorf("policy written back (-want +got):\n%s", diff)
 	}
 }

@@ -253,3 +253,26 @@ func TestCronJobEventsAsKubernetesWritesThem(t *testing.T) {
 		t.Errorf("events %q, want %q", got, want)
 	}
 }
+
+// TestCronJobTemplatesKeepTheirPodFailurePolicy: a CronJob's Job
+// template takes a pod failure policy as a Job does, defaulted as
+// kube-apiserver defaults it and checked in the template's field paths.
+func TestCronJobTemplatesKeepTheirPodFailurePolicy(t *testing.T) {
+	api := newTestAPI(t, nil)
+	base := api.serve(t).URL
+	never := strings.Replace(cronJobJSON, `"restartPolicy":"OnFailure"`, `"restartPolicy":"Never"`, 1)
+	withPolicy := func(policy string) string {
+		return strings.Replace(never, `"jobTemplate":{"metadata":{"name":"tick"},"spec":{`, `"jobTemplate":{"metadata":{"name":"tick"},"spec":{"podFailurePolicy":`+policy+`,`, 1)
+	}
+	created := decodeCronJob(t, mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: cronJobPath,
+		body: withPolicy(`{"rules":[{"action":"Ignore","onPodConditions":[{"type":"DisruptionTarget"}]}]}`)}))
+	p := created.Spec.JobTemplate.Spec.PodFailurePolicy
+	if p == nil || len(p.Rules) != 1 || p.Rules[0].Action != batchv1.PodFailurePolicyActionIgnore || p.Rules[0].OnPodConditions[0].Status != corev1.ConditionTrue {
+		t.Errorf("the template's policy: %+v", p)
+	}
+	a := mustSend(t, nil, base, http.StatusUnprocessableEntity, req{method: "POST", path: cronJobPath,
+		body: strings.Replace(withPolicy(`{"rules":[{"action":"FailJob"}]}`), `"name":"tick"}`, `"name":"tock"}`, 1)})
+	if !strings.Contains(string(a.body), "spec.jobTemplate.spec.podFailurePolicy.rules[0]: Invalid value") {
+		t.Errorf("a rule that matches nothing: %s", a.body)
+	}
+}

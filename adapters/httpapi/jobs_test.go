@@ -99,8 +99,15 @@ func TestJobRefusalsAppendNothing(t *testing.T) {
 			http.StatusUnprocessableEntity, "spec.backoffLimitPerIndex"},
 		{"the completion mode changed", req{method: "PATCH", path: jobPath + "/pi", contentType: mergePatch, body: `{"spec":{"completionMode":"Indexed"}}`},
 			http.StatusUnprocessableEntity, "spec.completionMode: Invalid value: field is immutable"},
-		{"a pod failure policy", req{method: "POST", path: jobPath, body: other(`"spec":{"template"`, `"spec":{"podFailurePolicy":{"rules":[]},"template"`)},
-			http.StatusUnprocessableEntity, "spec.podFailurePolicy"},
+		{"a pod failure policy whose In names exit code 0", req{method: "POST", path: jobPath, body: other(`"spec":{"template"`,
+			`"spec":{"podFailurePolicy":{"rules":[{"action":"FailJob","onExitCodes":{"operator":"In","values":[0,42]}}]},"template"`)},
+			http.StatusUnprocessableEntity, `spec.podFailurePolicy.rules[0].onExitCodes.values[0]: Invalid value: "0": must not be 0 for the In operator`},
+		{"a pod failure policy for pods that restart", req{method: "POST", path: jobPath, body: strings.Replace(other(`"restartPolicy":"Never"`, `"restartPolicy":"OnFailure"`),
+			`"spec":{"template"`, `"spec":{"podFailurePolicy":{"rules":[{"action":"Ignore","onPodConditions":[{"type":"DisruptionTarget"}]}]},"template"`, 1)},
+			http.StatusUnprocessableEntity, `only "Never" is supported when podFailurePolicy is specified`},
+		{"a pod failure policy changed", req{method: "PATCH", path: jobPath + "/pi", contentType: mergePatch,
+			body: `{"spec":{"podFailurePolicy":{"rules":[{"action":"Ignore","onPodConditions":[{"type":"DisruptionTarget"}]}]}}}`},
+			http.StatusUnprocessableEntity, "spec.podFailurePolicy: Invalid value: field is immutable"},
 		{"a new template", req{method: "PATCH", path: jobPath + "/pi", contentType: strategicPatch,
 			body: `{"spec":{"template":{"spec":{"containers":[{"name":"pi","image":"python"}]}}}}`}, http.StatusUnprocessableEntity, "spec.template: Invalid value: field is immutable"},
 		{"completions changed", req{method: "PATCH", path: jobPath + "/pi", contentType: mergePatch, body: `{"spec":{"completions":4}}`},
@@ -185,10 +192,21 @@ func TestIndexedJobThroughClientGo(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "shards"},
 		Spec: batchv1.JobSpec{Completions: &three, CompletionMode: &indexed,
 			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
-				Containers: []corev1.Container{{Name: "shard", Image: "busybox"}}}}},
+				Containers: []corev1.Container{{Name: "shard", Image: "busybox"}}}},
+			PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{
+				{Action: batchv1.PodFailurePolicyActionIgnore, OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget}}},
+				{Action: batchv1.PodFailurePolicyActionFailJob, OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{
+					Operator: batchv1.PodFailurePolicyOnExitCodesOpNotIn, Values: []int32{1, 2}}},
+			}}},
 	}, metav1.CreateOptions{})
 	if err != nil || *created.Spec.CompletionMode != batchv1.IndexedCompletion || *created.Spec.Completions != 3 {
 		t.Fatalf("create: %+v, %v", created, err)
+	}
+	// The pod failure policy comes back as sent, its pattern's status
+	// defaulted to True.
+	if p := created.Spec.PodFailurePolicy; p == nil || len(p.Rules) != 2 || p.Rules[0].OnPodConditions[0].Status != corev1.ConditionTrue ||
+		p.Rules[1].OnExitCodes.Operator != batchv1.PodFailurePolicyOnExitCodesOpNotIn || len(p.Rules[1].OnExitCodes.Values) != 2 {
+		t.Errorf("pod failure policy: %+v", p)
 	}
 	created.Status.Succeeded, created.Status.CompletedIndexes = 2, "0,2"
 	updated, err := jobs.UpdateStatus(ctx, created, metav1.UpdateOptions{})

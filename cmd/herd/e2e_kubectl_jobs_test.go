@@ -191,3 +191,65 @@ func (k kubectl) wait(t *testing.T, what string, args ...string) {
 		return nil
 	})
 }
+
+// policyJobManifest is a Job whose pods exit 42, which its pod failure
+// policy makes fatal at once, whatever its backoff limit, and whose
+// evicted pods it would not count.
+const policyJobManifest = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: strict
+spec:
+  backoffLimit: 6
+  podFailurePolicy:
+    rules:
+    - action: FailJob
+      onExitCodes:
+        containerName: main
+        operator: In
+        values: [42]
+    - action: Ignore
+      onPodConditions:
+      - type: DisruptionTarget
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+        command: ["sh", "-c", "sleep 1; exit 42"]
+`
+
+// TestKubectlJobPodFailurePolicy: a Job applied with a pod failure
+// policy keeps it, and its first pod's exit code 42 fails it at once
+// with reason PodFailurePolicy and Kubernetes' message, six retries
+// left unused; the policy cannot change afterwards.
+func TestKubectlJobPodFailurePolicy(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not on PATH")
+	}
+	srv := startServe(t, serveOptions{Args: []string{"--demo", "2"}})
+	kc := newKubectl(t, srv.URL)
+	path := filepath.Join(t.TempDir(), "strict.yaml")
+	writeFile(t, path, []byte(policyJobManifest))
+	kc.must(t, "apply", "-f", path)
+	if out := kc.must(t, "get", "job", "strict", "-o", "jsonpath={.spec.podFailurePolicy.rules[*].action} {.spec.podFailurePolicy.rules[1].onPodConditions[0].status}"); out != "FailJob Ignore True" {
+		t.Errorf("the Job's policy: %q, want FailJob and Ignore, the pattern's status True", out)
+	}
+	kc.wait(t, "strict fails", "--for=condition=failed", "job/strict")
+	out := kc.must(t, "get", "job", "strict", "-o", `jsonpath={.status.failed} {.status.conditions[?(@.type=="Failed")].reason}|{.status.conditions[?(@.type=="Failed")].message}`)
+	reasons, message, _ := strings.Cut(out, "|")
+	if reasons != "1 PodFailurePolicy" || !strings.HasPrefix(message, "Container main for pod default/strict-") ||
+		!strings.HasSuffix(message, " failed with exit code 42 matching FailJob rule at index 0") {
+		t.Errorf("strict's status: %q, want 1 failure, PodFailurePolicy, and the rule's message", out)
+	}
+	if pods := strings.Fields(kc.must(t, "get", "pods", "-l", "job-name=strict", "-o", "name")); len(pods) != 1 {
+		t.Errorf("strict's pods: %v, want only the first: the policy left no retry", pods)
+	}
+	// The policy is fixed once the Job exists, as in batch/v1.
+	res := kc.run(t, "patch", "job", "strict", "--type=merge", "-p", `{"spec":{"podFailurePolicy":{"rules":[]}}}`)
+	if res.Code == 0 || !strings.Contains(res.Stderr, "spec.podFailurePolicy: Invalid value: field is immutable") {
+		t.Errorf("kubectl patch of the policy: exit %d, %q; want it refused as immutable", res.Code, res.Stderr)
+	}
+}

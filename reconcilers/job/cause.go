@@ -33,7 +33,7 @@ func statusCause(ctx context.Context, j domain.Job, owned []domain.Pod) (context
 // a pod's end before that record reaches the reconciler.
 func countCause(ctx context.Context, j domain.Job, owned []domain.Pod, c domain.CountJobPods) (context.Context, error) {
 	counted := slices.DeleteFunc(slices.Clone(owned), func(p domain.Pod) bool {
-		return !slices.Contains(c.Succeeded, p.UID) && !slices.Contains(c.Failed, p.UID)
+		return !slices.Contains(c.Succeeded, p.UID) && !slices.Contains(c.Failed, p.UID) && !slices.Contains(c.Ignored, p.UID)
 	})
 	rec, ok, err := reconcilers.CountCause(ctx, counted)
 	if err == nil && ok {
@@ -84,7 +84,8 @@ func foregroundCause(ctx context.Context, j domain.Job) (context.Context, error)
 // outcomeCause is ctx whose stopping of the pods of j, whose outcome st
 // says is known, names the count that made it known: its last count of
 // a failure when its failures passed its backoff limit, or of a success
-// when it met its success criteria; or, for a Job past its deadline, the
+// when it met its success criteria, or the count whose failure a FailJob
+// rule of its pod failure policy matched; or, for a Job past its deadline, the
 // change of spec its deadline counts from (its creation, which asked for
 // the deadline, or its resumption, which started the count again). An
 // outcome its running pods' restarts decided (restarting on failure)
@@ -102,6 +103,8 @@ func outcomeCause(ctx context.Context, j domain.Job, st domain.JobStatus, runnin
 			return ctx, err
 		}
 		return reconcilers.Because(ctx, rec), nil
+	case st.Is(domain.JobFailureTarget) && failure.Reason == domain.JobReasonPodFailurePolicy:
+		made = func(c domain.JobPodsCounted) bool { return c.FailJob != "" }
 	case st.Is(domain.JobSuccessCriteriaMet):
 		made = func(c domain.JobPodsCounted) bool { return len(c.Succeeded) > 0 }
 	case st.Is(domain.JobFailureTarget) && failure.Reason == domain.JobReasonDeadlineExceeded:
@@ -153,7 +156,7 @@ func createCause(ctx context.Context, j domain.Job, owned []domain.Pod) (context
 		Types: []string{domain.JobCreated{}.EventType(), domain.JobChanged{}.EventType(), domain.JobPodsCounted{}.EventType()},
 		Made: func(ev domain.Event) bool {
 			c, ok := ev.(domain.JobPodsCounted)
-			return !ok || len(c.Succeeded)+len(c.Failed) > 0 // one that only forgets gone pods wants none
+			return !ok || len(c.Succeeded)+len(c.Failed)+len(c.Ignored) > 0 // one that only forgets gone pods wants none
 		}})
 	if err != nil {
 		return ctx, err

@@ -13,7 +13,13 @@ import (
 // deleted before it finished, as a failure, as Kubernetes counts a pod
 // deleted from under its Job (isPodFailed) — except while the Job is
 // suspended or has succeeded, when the pods being deleted are the ones
-// the reconciler itself stopped.
+// the reconciler itself stopped. A failure is what the Job's pod failure
+// policy makes of it: ignored, counted, or, for the first a FailJob
+// rule matches, the Job's failure. A pod being deleted is judged by its
+// status as its deletion finds it (a DisruptionTarget condition, exit
+// codes of containers that ended), where Kubernetes waits for its
+// kubelet to fail it: herd's runtimes stop a deleted pod without a
+// phase of its own.
 func countFinished(j domain.Job, owned []domain.Pod) domain.CountJobPods {
 	var c domain.CountJobPods
 	deletedFails := !j.Spec.Suspend && !j.Status.Is(domain.JobSuccessCriteriaMet) && !j.Status.Is(domain.JobComplete)
@@ -27,7 +33,17 @@ func countFinished(j domain.Job, owned []domain.Pod) domain.CountJobPods {
 		case p.Status.Phase == domain.PodSucceeded:
 			c.Succeeded = append(c.Succeeded, p.UID)
 		case p.Status.Phase == domain.PodFailed, p.Terminating() && deletedFails:
-			c.Failed = append(c.Failed, p.UID)
+			switch action, msg := domain.MatchPodFailurePolicy(j, p); action {
+			case domain.PodFailureIgnore:
+				c.Ignored = append(c.Ignored, p.UID)
+			case domain.PodFailureFailJob:
+				c.Failed = append(c.Failed, p.UID)
+				if c.FailJob == "" {
+					c.FailJob = msg
+				}
+			default:
+				c.Failed = append(c.Failed, p.UID)
+			}
 		}
 	}
 	for _, uid := range j.Tracking.Counted {

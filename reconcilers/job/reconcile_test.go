@@ -276,3 +276,51 @@ func TestAJobOfTheSameNameDoesNotKeepAnotherJobsPods(t *testing.T) {
 	}
 	f.want(t, []string{"pi-1", "pi-old"}, 1, 0, 0)
 }
+
+// TestPodFailurePolicy: a failure a FailJob rule matches fails the Job
+// at once with PodFailurePolicy and the rule's message, its backoff
+// limit notwithstanding; one an Ignore rule matches is replaced at once
+// and counted neither as a failure nor toward the backoff; one no rule
+// matches counts as any failure.
+func TestPodFailurePolicy(t *testing.T) {
+	policy := func(s *domain.JobSpec) {
+		s.BackoffLimit = 6
+		s.PodFailurePolicy = &domain.JobPodFailurePolicy{Rules: []domain.PodFailurePolicyRule{
+			{Action: domain.PodFailureFailJob, OnExitCodes: &domain.PodFailurePolicyOnExitCodes{Operator: "In", Values: []int32{42}}},
+			{Action: domain.PodFailureIgnore, OnPodConditions: []domain.PodFailurePolicyOnCondition{{Type: "DisruptionTarget", Status: domain.ConditionTrue}}},
+		}}
+	}
+	exited := func(f *fixture, name string, code int32, conds ...domain.PodCondition) {
+		k := domain.Key{Namespace: "default", Name: name}
+		p := f.pods.Pods.Pods[k]
+		p.Status = domain.PodStatus{Phase: domain.PodFailed, Conditions: conds, ContainerStatuses: []domain.ContainerStatus{
+			{Name: "pi", State: domain.ContainerState{Terminated: &domain.ContainerTerminated{ExitCode: code}}}}}
+		f.pods.Pods.Pods[k] = p
+	}
+
+	f := newFixture(t, policy)
+	f.reconcile(t)
+	f.pods.run()
+	exited(f, "pi-1", 1, domain.PodCondition{Type: domain.PodConditionDisruptionTarget, Status: domain.ConditionTrue})
+	if wait := f.reconcile(t); wait != 0 {
+		t.Errorf("an ignored failure waits %s for its replacement, want none", wait)
+	}
+	f.want(t, []string{"pi-1", "pi-2"}, 1, 0, 0)
+	if tr := f.job().Tracking; tr.FailuresSinceSuccess != 0 || len(tr.Counted) != 1 {
+		t.Errorf("tracking after an ignored failure: %+v", tr)
+	}
+	f.pods.run()
+	exited(f, "pi-2", 3)
+	f.reconcile(t)
+	f.want(t, []string{"pi-1", "pi-2"}, 0, 0, 1)
+	f.clock.Step(10 * time.Second)
+	f.reconcile(t)
+	f.pods.run()
+	exited(f, "pi-3", 42)
+	f.reconcile(t)
+	f.want(t, []string{"pi-1", "pi-2", "pi-3"}, 0, 0, 2, "FailureTarget/PodFailurePolicy", "Failed/PodFailurePolicy")
+	want := "Container pi for pod default/pi-3 failed with exit code 42 matching FailJob rule at index 0"
+	if c, _ := f.job().Status.Condition(domain.JobFailed); c.Message != want {
+		t.Errorf("message %q, want %q", c.Message, want)
+	}
+}

@@ -27,7 +27,7 @@ const (
 // it. It returns when to look again for what no event brings: a
 // deadline, the end of a backoff, a TTL.
 func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod) (reconcilers.Result, error) {
-	if c := countFinished(j, owned); len(c.Succeeded)+len(c.Failed)+len(c.Forget) > 0 {
+	if c := countFinished(j, owned); len(c.Succeeded)+len(c.Failed)+len(c.Ignored)+len(c.Forget) > 0 {
 		cctx, err := countCause(ctx, j, owned, c)
 		if err != nil {
 			return reconcilers.Result{}, fmt.Errorf("cause of job %s's count: %w", j, err)
