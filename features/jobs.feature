@@ -7,7 +7,9 @@ Feature: Jobs run pods to completion
   it has counted it, so a pod evicted or deleted from under it still
   counts, however fast it goes. An Indexed Job runs one pod for each
   index from 0, the index in the pod's name, annotation and label, and
-  succeeds when each index has a pod that succeeded. herd's mock
+  succeeds when each index has a pod that succeeded. A pod failure
+  policy decides what a failed pod means: a failure that fails the Job at
+  once, or one not counted at all. herd's mock
   runtime runs a pod whose command is "sleep N", "true" or "exit N" to
   its end.
 
@@ -62,3 +64,18 @@ Feature: Jobs run pods to completion
     Then Job "once" is Complete with 1 pod succeeded
     When 60 seconds pass
     Then Job "once" is gone, and so are its pods
+
+  Scenario: A Job's pod failure policy fails it at once on an exit code that retrying will not fix
+    Given Job "strict" runs "exit 42" with a backoff limit of 6, failing at once on exit code 42
+    Then Job "strict" is Failed because PodFailurePolicy, with 1 pod failed
+    And Job "strict" says its pod failed with exit code 42, matching its rule at index 0
+    And Job "strict" has 1 pod Failed
+
+  Scenario: A Job's pod failure policy does not count a pod evicted from under it
+    Given Job "tolerant" runs "sleep 600" with a backoff limit of 0, not counting disruptions
+    Then Job "tolerant" has 1 pod Running
+    When a client evicts the Running pod of Job "tolerant"
+    Then the eviction is accepted
+    When 40 seconds pass
+    Then Job "tolerant" has 1 pod Running
+    And Job "tolerant" has counted no failures, and is neither Complete nor Failed

@@ -32,6 +32,58 @@ func (w *world) registerJobSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^Job "([^"]+)" runs "([^"]+)" for each index up to (\d+), (\d+) at a time$`, w.jobRunsIndexed)
 	sc.Step(`^the (Running|Succeeded) pods of Job "([^"]+)" are those of indexes ([\d, and]+)$`, w.jobPodsOfIndexes)
 	sc.Step(`^Job "([^"]+)" has completed indexes "([^"]*)"$`, w.jobCompletedIndexes)
+	sc.Step(`^Job "([^"]+)" runs "([^"]+)" with a backoff limit of (\d+), failing at once on exit code (\d+)$`, w.jobRunsFailingOnExitCode)
+	sc.Step(`^Job "([^"]+)" runs "([^"]+)" with a backoff limit of (\d+), not counting disruptions$`, w.jobRunsIgnoringDisruptions)
+	sc.Step(`^Job "([^"]+)" has counted no failures, and is neither Complete nor Failed$`, w.jobCountedNoFailures)
+	sc.Step(`^Job "([^"]+)" says its pod failed with exit code (\d+), matching its rule at index (\d+)$`, w.jobFailedByRule)
+}
+
+// jobRunsFailingOnExitCode creates a Job whose pod failure policy fails
+// it at once when a pod exits with code.
+func (w *world) jobRunsFailingOnExitCode(name, script string, limit, code int) error {
+	return w.createJob(name, script, func(s *batchv1.JobSpec) {
+		s.BackoffLimit = int32p(limit)
+		s.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{Action: batchv1.PodFailurePolicyActionFailJob,
+			OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{Operator: batchv1.PodFailurePolicyOnExitCodesOpIn, Values: []int32{int32(code)}}}}}
+	})
+}
+
+// jobRunsIgnoringDisruptions creates a Job whose pod failure policy does
+// not count a pod with the DisruptionTarget condition (evicted, drained).
+func (w *world) jobRunsIgnoringDisruptions(name, script string, limit int) error {
+	return w.createJob(name, script, func(s *batchv1.JobSpec) {
+		s.BackoffLimit = int32p(limit)
+		s.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{Action: batchv1.PodFailurePolicyActionIgnore,
+			OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget}}}}}
+	})
+}
+
+func (w *world) jobCountedNoFailures(name string) error {
+	j, err := w.job(name)
+	if err != nil {
+		return err
+	}
+	if conds := jobConditions(j); j.Status.Failed != 0 || len(conds) != 0 {
+		return fmt.Errorf("Job %s: %d failed, conditions %v; want no failure counted and no outcome", name, j.Status.Failed, conds)
+	}
+	return nil
+}
+
+func (w *world) jobFailedByRule(name string, code, index int) error {
+	j, err := w.job(name)
+	if err != nil {
+		return err
+	}
+	for _, c := range j.Status.Conditions {
+		if c.Type == batchv1.JobFailed {
+			want := fmt.Sprintf(" failed with exit code %d matching FailJob rule at index %d", code, index)
+			if !strings.HasPrefix(c.Message, "Container "+name+" for pod default/"+name+"-") || !strings.HasSuffix(c.Message, want) {
+				return fmt.Errorf("Job %s's Failed condition says %q, want the container, the pod and %q", name, c.Message, want)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("Job %s has no Failed condition: %+v", name, j.Status.Conditions)
 }
 
 // jobRunsIndexed creates an Indexed Job of completions pods, one for
