@@ -50,8 +50,11 @@ type JobSpec struct {
 	// conditions: a failure that fails the Job, one that is ignored, or
 	// one that counts; nil counts every failure.
 	PodFailurePolicy *JobPodFailurePolicy `json:"podFailurePolicy,omitempty"`
-	Selector         LabelSelector        `json:"selector"`
-	Template         PodTemplate          `json:"template"`
+	// SuccessPolicy declares an Indexed Job succeeded once some of its
+	// indexes have; nil waits for every index.
+	SuccessPolicy *JobSuccessPolicy `json:"successPolicy,omitempty"`
+	Selector      LabelSelector     `json:"selector"`
+	Template      PodTemplate       `json:"template"`
 }
 
 // JobStatus is what the reconciler last saw of the Job's pods, and where

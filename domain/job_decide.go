@@ -152,7 +152,8 @@ func jobSpecProblems(s JobSpec) []FieldError {
 		errs = append(errs, FieldError{Field: "spec.template.spec.restartPolicy",
 			Reason: fmt.Sprintf(`Unsupported value: %q: supported values: "OnFailure", "Never"`, p)})
 	}
-	return append(errs, podFailurePolicyProblems(s)...)
+	errs = append(errs, podFailurePolicyProblems(s)...)
+	return append(errs, successPolicyProblems(s)...)
 }
 
 // prepareJobUpdate defaults an update of a Job as a create's: the
@@ -181,6 +182,7 @@ func jobUpdateProblems(_ ObjectMeta, old JobSpec, _ ObjectMeta, spec JobSpec) []
 	immutable("spec.completionMode", spec.CompletionMode == old.CompletionMode)
 	immutable("spec.manualSelector", spec.ManualSelector == old.ManualSelector)
 	immutable("spec.podFailurePolicy", semanticEqual(spec.PodFailurePolicy, old.PodFailurePolicy))
+	immutable("spec.successPolicy", semanticEqual(spec.SuccessPolicy, old.SuccessPolicy))
 	return errs
 }
 

@@ -79,3 +79,10 @@ Feature: Jobs run pods to completion
     When 40 seconds pass
     Then Job "tolerant" has 1 pod Running
     And Job "tolerant" has counted no failures, and is neither Complete nor Failed
+
+  Scenario: An Indexed Job's success policy ends it once its leader has succeeded
+    Given Job "leader" runs "sleep 10" for each index up to 4, 2 at a time, done once index 0 is
+    Then the Running pods of Job "leader" are those of indexes 0 and 1
+    When 10 seconds pass
+    Then Job "leader" is Complete because SuccessPolicy, with 2 pods succeeded
+    And Job "leader" has completed indexes "0-1"

@@ -35,6 +35,8 @@ func (w *world) registerJobSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^Job "([^"]+)" runs "([^"]+)" with a backoff limit of (\d+), failing at once on exit code (\d+)$`, w.jobRunsFailingOnExitCode)
 	sc.Step(`^Job "([^"]+)" runs "([^"]+)" with a backoff limit of (\d+), not counting disruptions$`, w.jobRunsIgnoringDisruptions)
 	sc.Step(`^Job "([^"]+)" has counted no failures, and is neither Complete nor Failed$`, w.jobCountedNoFailures)
+	sc.Step(`^Job "([^"]+)" runs "([^"]+)" for each index up to (\d+), (\d+) at a time, done once index (\d+) is$`, w.jobRunsUntilIndex)
+	sc.Step(`^Job "([^"]+)" is Complete because SuccessPolicy, with (\d+) pods? succeeded$`, w.jobCompleteBySuccessPolicy)
 	sc.Step(`^Job "([^"]+)" says its pod failed with exit code (\d+), matching its rule at index (\d+)$`, w.jobFailedByRule)
 }
 
@@ -293,4 +295,26 @@ func (w *world) jobIsGone(name string) error {
 		return fmt.Errorf("Job %s is still there", name)
 	}
 	return w.jobHasNoPods(name)
+}
+
+// jobRunsUntilIndex creates an Indexed Job whose success policy is met
+// once index has succeeded (a leader whose end is the work's).
+func (w *world) jobRunsUntilIndex(name, script string, completions, parallelism, index int) error {
+	return w.createJob(name, script, func(s *batchv1.JobSpec) {
+		indexed := batchv1.IndexedCompletion
+		s.Completions, s.Parallelism, s.CompletionMode = int32p(completions), int32p(parallelism), &indexed
+		s.SuccessPolicy = &batchv1.SuccessPolicy{Rules: []batchv1.SuccessPolicyRule{{SucceededIndexes: new(fmt.Sprint(index))}}}
+	})
+}
+
+func (w *world) jobCompleteBySuccessPolicy(name string, succeeded int) error {
+	j, err := w.job(name)
+	if err != nil {
+		return err
+	}
+	conds := fmt.Sprint(jobConditions(j))
+	if conds != "[SuccessCriteriaMet/SuccessPolicy Complete/SuccessPolicy]" || int(j.Status.Succeeded) != succeeded || j.Status.CompletionTime == nil {
+		return fmt.Errorf("Job %s: conditions %s, %d succeeded, completed %v; want it Complete by its success policy with %d", name, conds, j.Status.Succeeded, j.Status.CompletionTime, succeeded)
+	}
+	return nil
 }

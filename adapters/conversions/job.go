@@ -29,7 +29,7 @@ func JobToAPI(j domain.Job) batchv1.Job {
 			ActiveDeadlineSeconds: j.Spec.ActiveDeadlineSeconds, TTLSecondsAfterFinished: j.Spec.TTLSecondsAfterFinished,
 			CompletionMode: &mode, Suspend: &suspend, PodReplacementPolicy: &replacement,
 			Selector: SelectorToAPI(j.Spec.Selector), Template: podTemplateToAPI(j.Spec.Template),
-			PodFailurePolicy: podFailurePolicyToAPI(j.Spec.PodFailurePolicy),
+			PodFailurePolicy: podFailurePolicyToAPI(j.Spec.PodFailurePolicy), SuccessPolicy: successPolicyToAPI(j.Spec.SuccessPolicy),
 		},
 		Status: batchv1.JobStatus{
 			Active: j.Status.Active, Ready: &j.Status.Ready, Succeeded: j.Status.Succeeded, Failed: j.Status.Failed,
@@ -62,8 +62,7 @@ func timeToAPI(t time.Time) *metav1.Time {
 // time, one completion when neither is named, a backoff limit of 6, the
 // NonIndexed mode, and the pod defaults of its template. A body
 // kube-apiserver would refuse is refused here too, with its field paths,
-// and so is what herd does not run (success policies, per-index
-// backoff). The selector is generated from the UID by the
+// and so is what herd does not run (per-index backoff). The selector is generated from the UID by the
 // domain unless spec.manualSelector is set. The status is the reconciler's
 // (JobStatusFromAPI).
 func JobFromAPI(in batchv1.Job) (domain.CreateJob, error) {
@@ -90,6 +89,7 @@ func JobFromAPI(in batchv1.Job) (domain.CreateJob, error) {
 		Suspend:          in.Spec.Suspend != nil && *in.Spec.Suspend,
 		Selector:         SelectorFromAPI(in.Spec.Selector),
 		PodFailurePolicy: podFailurePolicyFromAPI(in.Spec.PodFailurePolicy),
+		SuccessPolicy:    successPolicyFromAPI(in.Spec.SuccessPolicy),
 		Template: domain.PodTemplate{
 			Labels: tmpl.Labels, Annotations: WithoutHerdKeys(tmpl.Annotations),
 			Spec: podSpec, TerminationGracePeriodSeconds: &grace,

@@ -12,7 +12,7 @@ const jobControllerName = "kubernetes.io/job-controller"
 // ValidateJob checks a Job a client creates or replaces: its kind and
 // apiVersion when set, its metadata, and its template's as a pod's are
 // checked. What batch/v1 offers and herd does not run is refused by
-// name rather than ignored: a success policy,
+// name rather than ignored:
 // per-index backoff, another controller, and the replacement of pods
 // only once they have failed. Its counts, mode, selector and restart
 // policy are the domain's to check.
@@ -26,7 +26,6 @@ func ValidateJob(in *batchv1.Job) error {
 			errs = append(errs, field.Forbidden(spec.Child(name), why))
 		}
 	}
-	refuse(in.Spec.SuccessPolicy != nil, "successPolicy", "herd has no success policies: an Indexed Job succeeds when every index has")
 	refuse(in.Spec.BackoffLimitPerIndex != nil, "backoffLimitPerIndex", "herd counts an Indexed Job's failures against its backoffLimit, with no per-index backoff")
 	refuse(in.Spec.MaxFailedIndexes != nil, "maxFailedIndexes", "herd has no per-index backoff, and so no failed indexes")
 	if m := in.Spec.ManagedBy; m != nil && *m != jobControllerName {

@@ -105,6 +105,9 @@ func TestJobRefusalsAppendNothing(t *testing.T) {
 		{"a pod failure policy for pods that restart", req{method: "POST", path: jobPath, body: strings.Replace(other(`"restartPolicy":"Never"`, `"restartPolicy":"OnFailure"`),
 			`"spec":{"template"`, `"spec":{"podFailurePolicy":{"rules":[{"action":"Ignore","onPodConditions":[{"type":"DisruptionTarget"}]}]},"template"`, 1)},
 			http.StatusUnprocessableEntity, `only "Never" is supported when podFailurePolicy is specified`},
+		{"a success policy for a Job without indexes", req{method: "POST", path: jobPath, body: other(`"spec":{"template"`,
+			`"spec":{"successPolicy":{"rules":[{"succeededCount":1}]},"template"`)},
+			http.StatusUnprocessableEntity, "spec.successPolicy: Invalid value: requires indexed completion mode"},
 		{"a pod failure policy changed", req{method: "PATCH", path: jobPath + "/pi", contentType: mergePatch,
 			body: `{"spec":{"podFailurePolicy":{"rules":[{"action":"Ignore","onPodConditions":[{"type":"DisruptionTarget"}]}]}}}`},
 			http.StatusUnprocessableEntity, "spec.podFailurePolicy: Invalid value: field is immutable"},
@@ -197,7 +200,8 @@ func TestIndexedJobThroughClientGo(t *testing.T) {
 				{Action: batchv1.PodFailurePolicyActionIgnore, OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget}}},
 				{Action: batchv1.PodFailurePolicyActionFailJob, OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{
 					Operator: batchv1.PodFailurePolicyOnExitCodesOpNotIn, Values: []int32{1, 2}}},
-			}}},
+			}},
+			SuccessPolicy: &batchv1.SuccessPolicy{Rules: []batchv1.SuccessPolicyRule{{SucceededIndexes: new("0-1"), SucceededCount: new(int32(1))}}}},
 	}, metav1.CreateOptions{})
 	if err != nil || *created.Spec.CompletionMode != batchv1.IndexedCompletion || *created.Spec.Completions != 3 {
 		t.Fatalf("create: %+v, %v", created, err)
@@ -207,6 +211,9 @@ func TestIndexedJobThroughClientGo(t *testing.T) {
 	if p := created.Spec.PodFailurePolicy; p == nil || len(p.Rules) != 2 || p.Rules[0].OnPodConditions[0].Status != corev1.ConditionTrue ||
 		p.Rules[1].OnExitCodes.Operator != batchv1.PodFailurePolicyOnExitCodesOpNotIn || len(p.Rules[1].OnExitCodes.Values) != 2 {
 		t.Errorf("pod failure policy: %+v", p)
+	}
+	if p := created.Spec.SuccessPolicy; p == nil || len(p.Rules) != 1 || *p.Rules[0].SucceededIndexes != "0-1" || *p.Rules[0].SucceededCount != 1 {
+		t.Errorf("success policy: %+v", p)
 	}
 	created.Status.Succeeded, created.Status.CompletedIndexes = 2, "0,2"
 	updated, err := jobs.UpdateStatus(ctx, created, metav1.UpdateOptions{})

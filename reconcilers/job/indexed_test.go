@@ -84,3 +84,34 @@ func TestIndexedPodNamesKeepTheirIndex(t *testing.T) {
 		t.Errorf("name %q, want pi-7-abcde", got)
 	}
 }
+
+// TestSuccessPolicy: an Indexed Job whose success policy wants its
+// leader, index 0, succeeds once index 0 has: the pods still running
+// are stopped, and the Job is Complete with reason SuccessPolicy, the
+// other indexes never run.
+func TestSuccessPolicy(t *testing.T) {
+	f := newFixture(t, func(s *domain.JobSpec) {
+		four := int32(4)
+		s.Completions, s.Parallelism, s.CompletionMode = &four, 2, domain.JobIndexed
+		s.SuccessPolicy = &domain.JobSuccessPolicy{Rules: []domain.SuccessPolicyRule{{SucceededIndexes: new("0")}}}
+	})
+	f.reconcile(t)
+	f.pods.run()
+	f.pods.finish("pi-1-2", domain.PodSucceeded)
+	f.reconcile(t)
+	f.want(t, []string{"pi-0-1", "pi-1-2", "pi-2-3"}, 2, 1, 0)
+	f.pods.run()
+	f.pods.finish("pi-0-1", domain.PodSucceeded)
+	f.reconcile(t)
+	f.want(t, []string{"pi-0-1", "pi-1-2", "pi-2-3"}, 0, 2, 0, "SuccessCriteriaMet/SuccessPolicy")
+	if p := f.pods.Pods.Pods[domain.Key{Namespace: "default", Name: "pi-2-3"}]; !p.Terminating() {
+		t.Errorf("index 2's pod runs on once the policy is met")
+	}
+	f.reconcile(t) // lets go of the stopped pod, uncounted
+	f.pods.finalize()
+	f.reconcile(t)
+	f.want(t, []string{"pi-0-1", "pi-1-2"}, 0, 2, 0, "SuccessCriteriaMet/SuccessPolicy", "Complete/SuccessPolicy")
+	if c, _ := f.job().Status.Condition(domain.JobComplete); c.Message != "Matched rules at index 0" || f.job().Status.CompletionTime.IsZero() {
+		t.Errorf("complete: %+v, at %s", c, f.job().Status.CompletionTime)
+	}
+}

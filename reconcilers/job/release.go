@@ -62,7 +62,9 @@ func (r *Reconciler) releaseDone(ctx context.Context, j domain.Job, owned []doma
 		uids := reconcilers.UIDs(counted)
 		cctx, err := reconcilers.BecauseOf(ctx, reconcilers.ChangeOf(domain.JobStream(j.Namespace, j.Name), j.Version,
 			func(c domain.JobPodsCounted) bool {
-				return slices.ContainsFunc(uids, func(uid string) bool { return slices.Contains(c.Succeeded, uid) || slices.Contains(c.Failed, uid) })
+				return slices.ContainsFunc(uids, func(uid string) bool {
+					return slices.Contains(c.Succeeded, uid) || slices.Contains(c.Failed, uid) || slices.Contains(c.Ignored, uid)
+				})
 			}))
 		if err != nil {
 			return fmt.Errorf("cause of the release of job %s's counted pods: %w", j, err)

@@ -54,6 +54,10 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 	case decided:
 	case !j.Spec.Suspend && reason != "":
 		st = st.WithCondition(domain.JobCondition{Type: domain.JobFailureTarget, Status: domain.ConditionTrue, Reason: reason, Message: failureMessage(reason)}, now)
+	case !j.Spec.Suspend && metSuccessPolicy(j):
+		msg, _ := domain.MetSuccessPolicy(j)
+		st = st.WithCondition(domain.JobCondition{Type: domain.JobSuccessCriteriaMet, Status: domain.ConditionTrue,
+			Reason: domain.JobReasonSuccessPolicy, Message: msg}, now)
 	case succeeded(j, len(running)):
 		st = st.WithCondition(domain.JobCondition{Type: domain.JobSuccessCriteriaMet, Status: domain.ConditionTrue,
 			Reason: domain.JobReasonCompletionsReached, Message: msgCompletions}, now)
@@ -155,12 +159,16 @@ func failureMessage(reason string) string {
 }
 
 // finish turns the Job's outcome into its last condition: Failed with
-// FailureTarget's reason, or Complete at now.
+// FailureTarget's reason, or Complete with SuccessCriteriaMet's, at now.
 func finish(st domain.JobStatus, now time.Time) domain.JobStatus {
 	if c, ok := st.Condition(domain.JobFailureTarget); ok && c.Status == domain.ConditionTrue {
 		return st.WithCondition(domain.JobCondition{Type: domain.JobFailed, Status: domain.ConditionTrue, Reason: c.Reason, Message: c.Message}, now)
 	}
-	st = st.WithCondition(domain.JobCondition{Type: domain.JobComplete, Status: domain.ConditionTrue, Reason: domain.JobReasonCompletionsReached, Message: msgCompletions}, now)
+	reason, msg := domain.JobReasonCompletionsReached, msgCompletions
+	if c, ok := st.Condition(domain.JobSuccessCriteriaMet); ok && c.Status == domain.ConditionTrue {
+		reason, msg = c.Reason, c.Message
+	}
+	st = st.WithCondition(domain.JobCondition{Type: domain.JobComplete, Status: domain.ConditionTrue, Reason: reason, Message: msg}, now)
 	st.CompletionTime = now
 	return st
 }

@@ -54,3 +54,29 @@ func podFailurePolicyFromAPI(p *batchv1.PodFailurePolicy) *domain.JobPodFailureP
 	}
 	return out
 }
+
+// successPolicyToAPI renders an Indexed Job's success policy as
+// batch/v1's; nil for none.
+func successPolicyToAPI(p *domain.JobSuccessPolicy) *batchv1.SuccessPolicy {
+	if p == nil {
+		return nil
+	}
+	out := &batchv1.SuccessPolicy{Rules: make([]batchv1.SuccessPolicyRule, len(p.Rules))}
+	for i, r := range p.Rules {
+		out.Rules[i] = batchv1.SuccessPolicyRule{SucceededIndexes: ptrCopy(r.SucceededIndexes), SucceededCount: ptrCopy(r.SucceededCount)}
+	}
+	return out
+}
+
+// successPolicyFromAPI reads batch/v1's success policy; the domain checks
+// it.
+func successPolicyFromAPI(p *batchv1.SuccessPolicy) *domain.JobSuccessPolicy {
+	if p == nil {
+		return nil
+	}
+	out := &domain.JobSuccessPolicy{Rules: make([]domain.SuccessPolicyRule, len(p.Rules))}
+	for i, r := range p.Rules {
+		out.Rules[i] = domain.SuccessPolicyRule{SucceededIndexes: ptrCopy(r.SucceededIndexes), SucceededCount: ptrCopy(r.SucceededCount)}
+	}
+	return out
+}
