@@ -44,18 +44,31 @@ func ParseIndexes(s string) (Indexes, error) {
 		return out, nil
 	}
 	for part := range strings.SplitSeq(s, ",") {
-		from, to, interval := strings.Cut(part, "-")
-		if !interval {
-			to = from
-		}
-		lo, err1 := strconv.ParseInt(from, 10, 32)
-		hi, err2 := strconv.ParseInt(to, 10, 32)
-		if err1 != nil || err2 != nil || lo < 0 || hi < lo {
+		lo, hi, ok := parseInterval(part)
+		if !ok || hi < lo {
 			return nil, fmt.Errorf("completed indexes %q: %q is not an index or an interval of them", s, part)
 		}
-		out = out.withInterval(int32(lo), int32(hi))
+		out = out.withInterval(lo, hi)
 	}
 	return out, nil
+}
+
+// parseInterval reads one part of a list of indexes: "3" or "5-7", each
+// a decimal number from 0, without a sign.
+func parseInterval(part string) (lo, hi int32, ok bool) {
+	from, to, interval := strings.Cut(part, "-")
+	if !interval {
+		to = from
+	}
+	if strings.HasPrefix(from, "+") || strings.HasPrefix(to, "+") {
+		return 0, 0, false
+	}
+	l, err1 := strconv.ParseInt(from, 10, 32)
+	h, err2 := strconv.ParseInt(to, 10, 32)
+	if err1 != nil || err2 != nil || l < 0 {
+		return 0, 0, false
+	}
+	return int32(l), int32(h), true
 }
 
 // withInterval is the set and [lo, hi].
@@ -134,20 +147,15 @@ func completedIndexesProblem(s string, completions int32) string {
 	if s == "" {
 		return ""
 	}
-	last := int64(-1)
+	last := int32(-1)
 	for part := range strings.SplitSeq(s, ",") {
-		from, to, interval := strings.Cut(part, "-")
-		if !interval {
-			to = from
-		}
-		lo, err1 := strconv.ParseInt(from, 10, 32)
-		hi, err2 := strconv.ParseInt(to, 10, 32)
+		lo, hi, ok := parseInterval(part)
 		switch {
-		case err1 != nil || err2 != nil || strings.HasPrefix(from, "+") || strings.HasPrefix(to, "+"):
+		case !ok:
 			return fmt.Sprintf("%q is not an index or an interval of them (\"3\", \"5-7\")", part)
 		case lo <= last || hi < lo:
 			return fmt.Sprintf("the indexes must be in increasing order: %q after %d", part, last)
-		case hi >= int64(completions):
+		case hi >= completions:
 			return fmt.Sprintf("index %d is not below the Job's %d completions", hi, completions)
 		}
 		last = hi
