@@ -156,6 +156,13 @@ func TestKubectlIndexedJob(t *testing.T) {
 	if !slices.Equal(indexes, []string{"0", "1", "2"}) {
 		t.Errorf("the pods' indexes: %v, want 0, 1 and 2", indexes)
 	}
+	// Each pod's container reads its index from JOB_COMPLETION_INDEX,
+	// and the pod is called JOB-INDEX, as Kubernetes makes them.
+	out = kc.must(t, "get", "pods", "-l", "job-name=shards,batch.kubernetes.io/job-completion-index=1", "-o",
+		`jsonpath={.items[0].spec.hostname} {.items[0].spec.containers[0].env[?(@.name=="JOB_COMPLETION_INDEX")].valueFrom.fieldRef.fieldPath}`)
+	if out != "shards-1 metadata.labels['batch.kubernetes.io/job-completion-index']" {
+		t.Errorf("index 1's pod: %q, want hostname shards-1 and JOB_COMPLETION_INDEX from its label", out)
+	}
 	out = kc.must(t, "describe", "job", "shards")
 	if words := strings.Join(strings.Fields(out), " "); !strings.Contains(words, "Completion Mode: Indexed") || !strings.Contains(words, "Completed Indexes: 0-2") {
 		t.Errorf("kubectl describe job shards says no Indexed mode or completed indexes:\n%s", out)

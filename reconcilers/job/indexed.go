@@ -1,6 +1,7 @@
 package job
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 
@@ -68,13 +69,63 @@ func indexedPodName(ids Identities, job string, i int32) string {
 	return job + tail + ids.Suffix()
 }
 
-// indexedPod makes c, a new pod of an Indexed Job, the pod of index i:
-// the index in its annotation and its label.
-func indexedPod(c domain.CreatePod, i int32) domain.CreatePod {
+// completionIndexVar is the variable Kubernetes' Job controller puts in
+// every container of an Indexed Job's pod: its index, read from the
+// pod's label.
+var completionIndexVar = json.RawMessage(`{"name":"JOB_COMPLETION_INDEX","valueFrom":{"fieldRef":{"apiVersion":"v1",` +
+	`"fieldPath":"metadata.labels['` + domain.LabelJobCompletionIndex + `']"}}}`)
+
+// indexedPod makes c, a new pod of the Indexed Job called job, the pod of
+// index i, as Kubernetes' Job controller makes it: the index in its
+// annotation and its label, JOB_COMPLETION_INDEX in each container's
+// environment (unless the template sets it) and, unless the template
+// names one, the hostname JOB-INDEX. The template's containers are not
+// touched.
+func indexedPod(c domain.CreatePod, job string, i int32) domain.CreatePod {
 	index := strconv.Itoa(int(i))
 	c.Annotations = domain.WithLabels(c.Annotations, domain.LabelJobCompletionIndex, index)
 	c.Labels = domain.WithLabels(c.Labels, domain.LabelJobCompletionIndex, index)
+	c.Spec.Containers = slices.Clone(c.Spec.Containers)
+	for k := range c.Spec.Containers {
+		c.Spec.Containers[k].Unmodeled = withFields(c.Spec.Containers[k].Unmodeled, func(f map[string]json.RawMessage) {
+			var names []struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal(f["env"], &names)
+			for _, v := range names {
+				if v.Name == "JOB_COMPLETION_INDEX" {
+					return
+				}
+			}
+			var vars []json.RawMessage
+			_ = json.Unmarshal(f["env"], &vars)
+			f["env"], _ = json.Marshal(append(vars, completionIndexVar))
+		})
+	}
+	c.Spec.Unmodeled = withFields(c.Spec.Unmodeled, func(f map[string]json.RawMessage) {
+		var name string
+		if _ = json.Unmarshal(f["hostname"], &name); name == "" {
+			f["hostname"], _ = json.Marshal(job + "-" + index)
+		}
+	})
 	return c
+}
+
+// withFields is the JSON object raw (none when empty) with change made
+// to its fields; raw itself when it is not an object.
+func withFields(raw json.RawMessage, change func(map[string]json.RawMessage)) json.RawMessage {
+	f := map[string]json.RawMessage{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &f); err != nil {
+			return raw
+		}
+	}
+	change(f)
+	out, err := json.Marshal(f)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // succeededIndexes are the completion indexes of the pods among owned

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"encoding/json"
 	"testing"
 
 	"herd/domain"
@@ -36,7 +37,7 @@ func TestIndexedJobRunsEachIndexOnce(t *testing.T) {
 
 	// A second pod of index 1, made by another hand: one is too many.
 	twin := domain.PodFromTemplate("default", "pi-1-twin", "uid-twin", f.job().Spec.Template, f.job().OwnerReference())
-	twin = indexedPod(twin, 1)
+	twin = indexedPod(twin, "pi", 1)
 	if _, err := f.pods.Execute(t.Context(), domain.Key{Namespace: "default", Name: "pi-1-twin"}, twin); err != nil {
 		t.Fatal(err)
 	}
@@ -113,5 +114,42 @@ func TestSuccessPolicy(t *testing.T) {
 	f.want(t, []string{"pi-0-1", "pi-1-2"}, 0, 2, 0, "SuccessCriteriaMet/SuccessPolicy", "Complete/SuccessPolicy")
 	if c, _ := f.job().Status.Condition(domain.JobComplete); c.Message != "Matched rules at index 0" || f.job().Status.CompletionTime.IsZero() {
 		t.Errorf("complete: %+v, at %s", c, f.job().Status.CompletionTime)
+	}
+}
+
+// TestIndexedPodsKnowTheirIndex: each pod of an Indexed Job has
+// JOB_COMPLETION_INDEX in every container's environment, read from its
+// label, and the hostname JOB-INDEX, as Kubernetes makes them; a
+// template's own variable of that name and its own hostname stay, and
+// the template itself is left as it was.
+func TestIndexedPodsKnowTheirIndex(t *testing.T) {
+	tmpl := domain.PodTemplate{Spec: domain.PodSpec{Containers: []domain.Container{
+		{Name: "a", Image: "busybox", Unmodeled: json.RawMessage(`{"env":[{"name":"MODE","value":"x"}]}`)},
+		{Name: "b", Image: "busybox"},
+	}}}
+	owner := domain.OwnerReference{Kind: "Job", Name: "pi", UID: "u", Controller: true}
+	c := indexedPod(domain.PodFromTemplate("default", "pi-3-x", "uid", tmpl, owner), "pi", 3)
+	want := `{"name":"JOB_COMPLETION_INDEX","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.labels['batch.kubernetes.io/job-completion-index']"}}}`
+	if got := string(c.Spec.Containers[0].Unmodeled); got != `{"env":[{"name":"MODE","value":"x"},`+want+`]}` {
+		t.Errorf("container a: %s", got)
+	}
+	if got := string(c.Spec.Containers[1].Unmodeled); got != `{"env":[`+want+`]}` {
+		t.Errorf("container b: %s", got)
+	}
+	if got := string(c.Spec.Unmodeled); got != `{"hostname":"pi-3"}` {
+		t.Errorf("pod spec: %s, want the hostname pi-3", got)
+	}
+	if string(tmpl.Spec.Containers[0].Unmodeled) != `{"env":[{"name":"MODE","value":"x"}]}` || tmpl.Spec.Containers[1].Unmodeled != nil {
+		t.Errorf("the template changed: %+v", tmpl.Spec.Containers)
+	}
+
+	tmpl.Spec.Containers[0].Unmodeled = json.RawMessage(`{"env":[{"name":"JOB_COMPLETION_INDEX","value":"7"}]}`)
+	tmpl.Spec.Unmodeled = json.RawMessage(`{"hostname":"mine"}`)
+	c = indexedPod(domain.PodFromTemplate("default", "pi-3-x", "uid", tmpl, owner), "pi", 3)
+	if got := string(c.Spec.Containers[0].Unmodeled); got != `{"env":[{"name":"JOB_COMPLETION_INDEX","value":"7"}]}` {
+		t.Errorf("a template's own JOB_COMPLETION_INDEX: %s", got)
+	}
+	if got := string(c.Spec.Unmodeled); got != `{"hostname":"mine"}` {
+		t.Errorf("a template's own hostname: %s", got)
 	}
 }

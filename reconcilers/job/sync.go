@@ -302,7 +302,7 @@ func (r *Reconciler) create(ctx context.Context, j domain.Job, running []domain.
 	for i := range batch {
 		var c domain.CreatePod
 		if indexes != nil {
-			c = indexedPod(domain.PodFromTemplate(j.Namespace, indexedPodName(r.IDs, j.Name, indexes[i]), r.IDs.UID(), j.Spec.Template, j.OwnerReference()), indexes[i])
+			c = indexedPod(domain.PodFromTemplate(j.Namespace, indexedPodName(r.IDs, j.Name, indexes[i]), r.IDs.UID(), j.Spec.Template, j.OwnerReference()), j.Name, indexes[i])
 		} else {
 			c = domain.PodFromTemplate(j.Namespace, r.IDs.PodName(j.Name), r.IDs.UID(), j.Spec.Template, j.OwnerReference())
 		}
