@@ -128,13 +128,6 @@ func wanted(j domain.Job, running int) int {
 	return p
 }
 
-// metSuccessPolicy reports whether a rule of the Indexed Job's success
-// policy is met by the indexes it has completed.
-func metSuccessPolicy(j domain.Job) bool {
-	_, ok := domain.MetSuccessPolicy(j)
-	return ok
-}
-
 // succeeded reports whether the Job has met its success criteria: its
 // completions reached, or for a work queue, a pod succeeded and none
 // runs.

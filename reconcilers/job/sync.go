@@ -50,14 +50,14 @@ func (r *Reconciler) sync(ctx context.Context, j domain.Job, owned []domain.Pod)
 	var errs []error
 	var next time.Time
 	decided := st.Is(domain.JobFailureTarget) || st.Is(domain.JobSuccessCriteriaMet)
+	policyMsg, policyMet := domain.MetSuccessPolicy(j)
 	switch reason := failedNow(j, st, running, now); {
 	case decided:
 	case !j.Spec.Suspend && reason != "":
 		st = st.WithCondition(domain.JobCondition{Type: domain.JobFailureTarget, Status: domain.ConditionTrue, Reason: reason, Message: failureMessage(reason)}, now)
-	case !j.Spec.Suspend && metSuccessPolicy(j):
-		msg, _ := domain.MetSuccessPolicy(j)
+	case !j.Spec.Suspend && policyMet:
 		st = st.WithCondition(domain.JobCondition{Type: domain.JobSuccessCriteriaMet, Status: domain.ConditionTrue,
-			Reason: domain.JobReasonSuccessPolicy, Message: msg}, now)
+			Reason: domain.JobReasonSuccessPolicy, Message: policyMsg}, now)
 	case succeeded(j, len(running)):
 		st = st.WithCondition(domain.JobCondition{Type: domain.JobSuccessCriteriaMet, Status: domain.ConditionTrue,
 			Reason: domain.JobReasonCompletionsReached, Message: msgCompletions}, now)
