@@ -5,14 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // kubeletUserAgent is what a kubelet of the version the nodes report
@@ -177,7 +180,8 @@ func exchange(hc *http.Client, req *http.Request, keep bool) (outcome, []byte) {
 	if resp.StatusCode >= 300 {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		_, _ = io.Copy(io.Discard, resp.Body)
-		return outcome{status: resp.StatusCode, err: &httpError{method: req.Method, path: req.URL.Path, status: resp.StatusCode, body: string(msg)}}, nil
+		return outcome{status: resp.StatusCode, retryAfter: retryAfter(resp.Header.Get("Retry-After")),
+			err: &httpError{method: req.Method, path: req.URL.Path, status: resp.StatusCode, body: string(msg), contentType: resp.Header.Get("Content-Type")}}, nil
 	}
 	var answer []byte
 	if keep {
@@ -191,16 +195,32 @@ func exchange(hc *http.Client, req *http.Request, keep bool) (outcome, []byte) {
 	return outcome{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type")}, answer
 }
 
+// retryAfter reads a Retry-After header in seconds, as kube-apiserver
+// and herd write it; anything else is 1 s, what they say most often.
+func retryAfter(h string) time.Duration {
+	if n, err := strconv.Atoi(strings.TrimSpace(h)); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	return time.Second
+}
+
 // httpError is a refusal, with what herd said.
 type httpError struct {
 	method, path string
 	status       int
 	body         string
+	contentType  string
 }
 
+// Error gives the message of the Status herd answered, in whichever
+// encoding it came (a kubelet's refusals come in protobuf).
 func (e *httpError) Error() string {
 	var st metav1.Status
-	if json.Unmarshal([]byte(e.body), &st) == nil && st.Message != "" {
+	decoded := json.Unmarshal([]byte(e.body), &st)
+	if mt, _, _ := mime.ParseMediaType(e.contentType); mt == runtime.ContentTypeProtobuf || mt == runtime.ContentTypeCBOR {
+		decoded = decodeAs(mt, []byte(e.body), &st)
+	}
+	if decoded == nil && st.Message != "" {
 		return e.method + " " + e.path + ": " + http.StatusText(e.status) + ": " + st.Message
 	}
 	return e.method + " " + e.path + ": " + http.StatusText(e.status) + ": " + strings.TrimSpace(e.body)

@@ -4,9 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -278,5 +283,50 @@ func TestPacedNodesKeepAliveWhileTheOthersRegister(t *testing.T) {
 	}
 	if r.KeptAlive.Requests != 0 || r.Warmup.Requests != uint64(cfg.Nodes) {
 		t.Errorf("unpaced: kept alive %d, warm-up %d requests", r.KeptAlive.Requests, r.Warmup.Requests)
+	}
+}
+
+// TestALeaseKubeletRegistersAgainAfterA429: a registration refused for
+// load is tried again after the Retry-After it was given, as a kubelet
+// tries until it is registered, and the refusal is counted; no node is
+// left without its Node while its Lease renews.
+func TestALeaseKubeletRegistersAgainAfterA429(t *testing.T) {
+	target, err := url.Parse(startHerd(t, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	refused := map[string]bool{}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/api/v1/nodes" {
+			mu.Lock()
+			first := !refused[r.RemoteAddr]
+			refused[r.RemoteAddr] = true
+			mu.Unlock()
+			if first {
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "too many writes at once", http.StatusTooManyRequests)
+				return
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+
+	cfg := leaseRun(front.URL)
+	r, err := loadgen.Run(t.Context(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := r.Register.Kinds["node registration"]
+	if reg.Acknowledged != uint64(cfg.Nodes) || reg.Errors["429"] == 0 {
+		t.Errorf("node registrations: %d acknowledged, refusals %v; want all %d acknowledged after a 429", reg.Acknowledged, reg.Errors, cfg.Nodes)
+	}
+	registered := nodes(t, target.String())
+	for i := range cfg.Nodes {
+		if name := fmt.Sprintf("%s%05d", cfg.NamePrefix, i); registered[name].Name == "" {
+			t.Errorf("node %s was not registered", name)
+		}
 	}
 }

@@ -14,6 +14,8 @@ type outcome struct {
 	err    error
 	// contentType is a 2xx answer's Content-Type.
 	contentType string
+	// retryAfter is what a 429 or 503 said to wait (its Retry-After).
+	retryAfter time.Duration
 }
 
 // acknowledged is true when herd answered 2xx.
