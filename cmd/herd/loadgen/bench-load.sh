@@ -29,6 +29,7 @@ url=$(serve_url "$serve_pid" "$log")
 
 echo "bench-load: herd serve (pid $serve_pid) at $url: herd loadgen $*" >&2
 "$herd" loadgen --server "$url" --server-pid "$serve_pid" --json-file "$out.json" "$@" | tee "$out.txt"
-# The log's size, what the retention policy deleted and the snapshots
-# taken, as herd saw them at the end of the run.
-curl -fsS "$url/metrics" | grep -E '^herd_(log_|snapshots_total)' >"$out.log-metrics.txt" || true
+# The log's size, what the retention policy deleted, the snapshots taken
+# and the group commit's lock time and group sizes (their sums over their
+# counts: the serial section per command), as herd saw them at the end.
+curl -fsS "$url/metrics" | grep -E '^herd_(log_|snapshots_total|commit_(duration_seconds|group_commands)_(sum|count))' >"$out.log-metrics.txt" || true
