@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -13,14 +14,38 @@ type turn func(ctx context.Context, i int, s *stats)
 
 // one is the turn of a node that sends a single request.
 func one(send func(context.Context, int) outcome) turn {
-	return func(ctx context.Context, i int, s *stats) {
-		t0 := time.Now()
-		o := send(ctx, i)
-		if ctx.Err() != nil {
-			return // cancelled by the operator, not refused by herd
-		}
+	return func(ctx context.Context, i int, s *stats) { sendOne(ctx, i, s, send) }
+}
+
+// sendOne sends node i's request and records it, unless the operator
+// cancelled the run meanwhile (that is no refusal of herd's).
+func sendOne(ctx context.Context, i int, s *stats, send func(context.Context, int) outcome) outcome {
+	t0 := time.Now()
+	o := send(ctx, i)
+	if ctx.Err() == nil {
 		s.record(o, time.Since(t0))
 	}
+	return o
+}
+
+// registering is the turn of a node that registers with a single
+// request, tried until herd admits it (untilAdmitted).
+func registering(send func(context.Context, int) outcome) turn {
+	return func(ctx context.Context, i int, s *stats) {
+		untilAdmitted(ctx, func() outcome { return sendOne(ctx, i, s, send) })
+	}
+}
+
+// untilAdmitted runs try, and again after the Retry-After of each 429
+// it gets, as a kubelet's registerWithAPIServer tries until it is
+// registered: a registration herd shed for load is delayed, not given
+// up. Each try records itself, so the refusals show in the report.
+func untilAdmitted(ctx context.Context, try func() outcome) outcome {
+	o := try()
+	for o.status == http.StatusTooManyRequests && sleepUntil(ctx, nil, time.Now().Add(o.retryAfter)) {
+		o = try()
+	}
+	return o
 }
 
 // drive runs one worker per connection and gives each of a worker's

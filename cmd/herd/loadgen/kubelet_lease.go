@@ -65,14 +65,9 @@ func newLeaseKubelet(k *kubeletClient, statusEvery time.Duration) *leaseKubelet 
 // +1/2, as the kubelet's delayAfterNodeStatusChange draws it after a
 // restart, so that a fleet started at once does not report at once.
 //
-// A registration refused for load (429) is tried again after the
-// Retry-After herd gave, as the kubelet's registerWithAPIServer tries
-// until it is registered; each try is counted, so the refusals show.
+// A registration herd sheds is tried again (untilAdmitted).
 func (l *leaseKubelet) register(ctx context.Context, i int, s *stats) {
-	o := timed(ctx, s, kindRegister, func() outcome { return l.k.register(ctx, i) })
-	for o.status == http.StatusTooManyRequests && sleepUntil(ctx, nil, time.Now().Add(o.retryAfter)) {
-		o = timed(ctx, s, kindRegister, func() outcome { return l.k.register(ctx, i) })
-	}
+	o := untilAdmitted(ctx, func() outcome { return timed(ctx, s, kindRegister, func() outcome { return l.k.register(ctx, i) }) })
 	if !o.acknowledged() {
 		return
 	}

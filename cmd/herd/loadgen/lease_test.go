@@ -286,11 +286,11 @@ func TestPacedNodesKeepAliveWhileTheOthersRegister(t *testing.T) {
 	}
 }
 
-// TestALeaseKubeletRegistersAgainAfterA429: a registration refused for
-// load is tried again after the Retry-After it was given, as a kubelet
-// tries until it is registered, and the refusal is counted; no node is
-// left without its Node while its Lease renews.
-func TestALeaseKubeletRegistersAgainAfterA429(t *testing.T) {
+// TestAKubeletRegistersAgainAfterA429: a registration refused for load
+// is tried again after the Retry-After it was given, as a kubelet tries
+// until it is registered, and the refusal is counted; no node is left
+// without its Node (while its Lease renews, with --lease).
+func TestAKubeletRegistersAgainAfterA429(t *testing.T) {
 	target, err := url.Parse(startHerd(t, nil))
 	if err != nil {
 		t.Fatal(err)
@@ -300,6 +300,7 @@ func TestALeaseKubeletRegistersAgainAfterA429(t *testing.T) {
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.URL.Path == "/api/v1/nodes" {
+			// The first POST on each connection is refused.
 			mu.Lock()
 			first := !refused[r.RemoteAddr]
 			refused[r.RemoteAddr] = true
@@ -314,19 +315,28 @@ func TestALeaseKubeletRegistersAgainAfterA429(t *testing.T) {
 	}))
 	t.Cleanup(front.Close)
 
-	cfg := leaseRun(front.URL)
-	r, err := loadgen.Run(t.Context(), cfg, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := r.Register.Kinds["node registration"]
-	if reg.Acknowledged != uint64(cfg.Nodes) || reg.Errors["429"] == 0 {
-		t.Errorf("node registrations: %d acknowledged, refusals %v; want all %d acknowledged after a 429", reg.Acknowledged, reg.Errors, cfg.Nodes)
-	}
-	registered := nodes(t, target.String())
-	for i := range cfg.Nodes {
-		if name := fmt.Sprintf("%s%05d", cfg.NamePrefix, i); registered[name].Name == "" {
-			t.Errorf("node %s was not registered", name)
+	for _, lease := range []bool{true, false} {
+		cfg := leaseRun(front.URL)
+		cfg.Lease = lease
+		if !lease {
+			cfg.Interval, cfg.NamePrefix = 0, "plain-"
+		}
+		r, err := loadgen.Run(t.Context(), cfg, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg := r.Register
+		if lease {
+			reg = r.Register.Kinds["node registration"]
+		}
+		if reg.Acknowledged != uint64(cfg.Nodes) || reg.Errors["429"] == 0 {
+			t.Errorf("lease %v: node registrations: %d acknowledged, refusals %v; want all %d acknowledged after a 429", lease, reg.Acknowledged, reg.Errors, cfg.Nodes)
+		}
+		registered := nodes(t, target.String())
+		for i := range cfg.Nodes {
+			if name := fmt.Sprintf("%s%05d", cfg.NamePrefix, i); registered[name].Name == "" {
+				t.Errorf("lease %v: node %s was not registered", lease, name)
+			}
 		}
 	}
 }

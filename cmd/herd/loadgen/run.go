@@ -77,6 +77,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (Report, error) {
 	}
 	if g.register == nil {
 		g.register, g.beat = one(c.register), one(c.heartbeat)
+		if cfg.Style == StyleKubelet {
+			g.register = registering(c.register)
+		}
 	}
 	return g.run(ctx)
 }
