@@ -216,9 +216,12 @@ type httpError struct {
 // encoding it came (a kubelet's refusals come in protobuf).
 func (e *httpError) Error() string {
 	var st metav1.Status
-	decoded := json.Unmarshal([]byte(e.body), &st)
-	if mt, _, _ := mime.ParseMediaType(e.contentType); mt == runtime.ContentTypeProtobuf || mt == runtime.ContentTypeCBOR {
+	var decoded error
+	switch mt, _, _ := mime.ParseMediaType(e.contentType); mt {
+	case runtime.ContentTypeProtobuf, runtime.ContentTypeCBOR:
 		decoded = decodeAs(mt, []byte(e.body), &st)
+	default:
+		decoded = json.Unmarshal([]byte(e.body), &st)
 	}
 	if decoded == nil && st.Message != "" {
 		return e.method + " " + e.path + ": " + http.StatusText(e.status) + ": " + st.Message
