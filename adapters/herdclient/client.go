@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -74,6 +76,10 @@ type StatusError struct {
 	Code         int
 	Reason       string
 	Message      string
+	// RetryAfter is how long herd asked the client to wait before it
+	// tries again (its Retry-After, in seconds, on a 429 or 503); zero
+	// when it did not say.
+	RetryAfter time.Duration
 }
 
 func (e *StatusError) Error() string {
@@ -168,6 +174,9 @@ func (c *Client) newRequest(ctx context.Context, method, path string, query url.
 // message when it sent one, else the HTTP status.
 func refusal(method, path string, resp *http.Response, data []byte) *StatusError {
 	se := &StatusError{Method: method, Path: path, Code: resp.StatusCode, Message: resp.Status}
+	if n, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && n > 0 {
+		se.RetryAfter = time.Duration(n) * time.Second
+	}
 	var st metav1.Status
 	if json.Unmarshal(data, &st) == nil && st.Message != "" {
 		se.Reason, se.Message = string(st.Reason), st.Message
@@ -183,4 +192,15 @@ func Retryable(err error) bool {
 		return se.Code >= 500 || se.Code == http.StatusTooManyRequests
 	}
 	return err != nil
+}
+
+// RetryAfter is how long herd asked the sender of err to wait before it
+// tries again: the Retry-After of a 429 or 503, or zero when herd said
+// nothing (or err is no refusal of herd's).
+func RetryAfter(err error) time.Duration {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.RetryAfter
+	}
+	return 0
 }

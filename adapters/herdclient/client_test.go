@@ -3,6 +3,7 @@ package herdclient_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -264,5 +265,33 @@ func TestTokensAndAddresses(t *testing.T) {
 	}
 	if herdclient.Retryable(&herdclient.StatusError{Code: 422}) || !herdclient.Retryable(&herdclient.StatusError{Code: 503}) {
 		t.Error("a refusal is final, an outage is not")
+	}
+}
+
+// TestAShedRequestSaysHowLongToWait: a 429 keeps herd's Retry-After and
+// its message; a refusal without one says nothing of waiting.
+func TestAShedRequestSaysHowLongToWait(t *testing.T) {
+	shed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/nodes/n1" {
+			w.Header().Set("Retry-After", "3")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusTooManyRequests)
+			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","message":"herd is behind; try again","code":429}`))
+			return
+		}
+		http.Error(w, "no such thing", http.StatusNotFound)
+	}))
+	t.Cleanup(shed.Close)
+	c, err := herdclient.New(herdclient.Config{Server: shed.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Node(t.Context(), "n1")
+	if got := herdclient.RetryAfter(err); got != 3*time.Second || !herdclient.Retryable(err) || !strings.Contains(err.Error(), "herd is behind") {
+		t.Errorf("%v: wait %s, want 3s and a retryable refusal with herd's message", err, got)
+	}
+	_, err = c.Node(t.Context(), "n2")
+	if got := herdclient.RetryAfter(err); err == nil || got != 0 {
+		t.Errorf("%v: wait %s, want none", err, got)
 	}
 }

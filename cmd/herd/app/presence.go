@@ -51,8 +51,9 @@ type Presence struct {
 	done   sync.WaitGroup
 }
 
-// registerRetry bounds the wait between two registration attempts while
-// herd cannot be reached: the agent may start before herd does.
+// registerRetry is the wait between two registration attempts while herd
+// cannot be reached (the agent may start before herd does), or when herd
+// shed one without saying how long to wait.
 const registerRetry = 2 * time.Second
 
 // NewPresence returns the presence of the node cfg names. jobs counts the
@@ -104,8 +105,11 @@ func (p *Presence) register(ctx context.Context, reg domain.Registration) (domai
 		if !herdclient.Retryable(err) || ctx.Err() != nil {
 			return domain.Node{}, fmt.Errorf("node %s: register: %w", p.cfg.Name, err)
 		}
-		p.log.Warn("cannot register yet; trying again", zap.Error(err))
-		t := p.clock.NewTimer(registerRetry)
+		// herd may have shed the registration for load and said how long
+		// to wait: the agent waits at least that long.
+		wait := max(registerRetry, herdclient.RetryAfter(err))
+		p.log.Warn("cannot register yet; trying again", zap.Duration("in", wait), zap.Error(err))
+		t := p.clock.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()

@@ -182,6 +182,34 @@ func TestPresenceWaitsForHerdButNotForARefusal(t *testing.T) {
 			t.Errorf("registered after %d attempts, want 3", got)
 		}
 	})
+	t.Run("herd sheds the registration for load", func(t *testing.T) {
+		clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+		shed := &herdclient.StatusError{Code: 429, Reason: "TooManyRequests", Message: "herd is behind", RetryAfter: 5 * time.Second}
+		reg := &fakeRegistry{fail: func(op string, n int) error {
+			if op == "register" && n < 2 {
+				return shed
+			}
+			return nil
+		}}
+		p := NewPresence(testNode(), reg, &fakeHost{}, func(context.Context) (int, error) { return 0, nil }, nil, "v1", clk, zap.NewNop())
+		done := make(chan error, 1)
+		go func() { done <- p.Start(t.Context()) }()
+		eventually(t, "a retry timer", func() bool { return clk.HasWaiters() })
+		// The agent's own interval is not what herd asked for.
+		clk.Step(registerRetry)
+		time.Sleep(50 * time.Millisecond)
+		if got := reg.Count("register"); got != 1 {
+			t.Fatalf("tried again %s after a 429 that said 5 s: %d attempts", registerRetry, got)
+		}
+		clk.Step(5*time.Second - registerRetry)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = p.Stop(context.Background()) })
+		if got := reg.Count("register"); got != 2 {
+			t.Errorf("registered after %d attempts, want 2", got)
+		}
+	})
 	t.Run("herd refuses", func(t *testing.T) {
 		reg := &fakeRegistry{fail: func(op string, _ int) error {
 			if op == "register" {
