@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"herd/adapters/herdclient"
 	"herd/domain"
@@ -55,7 +56,8 @@ func (a *agentClient) heartbeat(ctx context.Context, i int) outcome {
 }
 
 // agentOutcome reads herdclient's answer: a *StatusError carries the
-// refusal's status; any 2xx is reported as 200, which herd's agent
+// refusal's status and Retry-After (1 s when herd gave none, as for the
+// kubelet style); any 2xx is reported as 200, which herd's agent
 // endpoints answer.
 func agentOutcome(err error) outcome {
 	var se *herdclient.StatusError
@@ -63,7 +65,11 @@ func agentOutcome(err error) outcome {
 	case err == nil:
 		return outcome{status: http.StatusOK}
 	case errors.As(err, &se):
-		return outcome{status: se.Code, err: err}
+		wait := se.RetryAfter
+		if wait == 0 {
+			wait = time.Second
+		}
+		return outcome{status: se.Code, retryAfter: wait, err: err}
 	}
 	return outcome{err: err}
 }

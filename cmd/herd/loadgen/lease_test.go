@@ -286,11 +286,10 @@ func TestPacedNodesKeepAliveWhileTheOthersRegister(t *testing.T) {
 	}
 }
 
-// TestAKubeletRegistersAgainAfterA429: a registration refused for load
-// is tried again after the Retry-After it was given, as a kubelet tries
-// until it is registered, and the refusal is counted; no node is left
-// without its Node (while its Lease renews, with --lease).
-func TestAKubeletRegistersAgainAfterA429(t *testing.T) {
+// TestANodeRegistersAgainAfterA429: a registration herd sheds with 429
+// is tried again after its Retry-After, as a kubelet and herd agent do,
+// so every node ends registered and the refusals show in the report.
+func TestANodeRegistersAgainAfterA429(t *testing.T) {
 	target, err := url.Parse(startHerd(t, nil))
 	if err != nil {
 		t.Fatal(err)
@@ -299,8 +298,10 @@ func TestAKubeletRegistersAgainAfterA429(t *testing.T) {
 	refused := map[string]bool{}
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && r.URL.Path == "/api/v1/nodes" {
-			// The first POST on each connection is refused.
+		kubelet := r.Method == http.MethodPost && r.URL.Path == "/api/v1/nodes"
+		agent := r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/registration")
+		if kubelet || agent {
+			// The first registration on each connection is refused.
 			mu.Lock()
 			first := !refused[r.RemoteAddr]
 			refused[r.RemoteAddr] = true
@@ -315,27 +316,29 @@ func TestAKubeletRegistersAgainAfterA429(t *testing.T) {
 	}))
 	t.Cleanup(front.Close)
 
-	for _, lease := range []bool{true, false} {
+	for _, style := range []string{"lease", "plain", loadgen.StyleAgent} {
 		cfg := leaseRun(front.URL)
-		cfg.Lease = lease
-		if !lease {
-			cfg.Interval, cfg.NamePrefix = 0, "plain-"
+		switch style {
+		case "plain":
+			cfg.Lease, cfg.Interval, cfg.NamePrefix = false, 0, "plain-"
+		case loadgen.StyleAgent:
+			cfg.Style, cfg.Lease, cfg.Interval, cfg.NamePrefix = loadgen.StyleAgent, false, 0, "agent-"
 		}
 		r, err := loadgen.Run(t.Context(), cfg, io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}
 		reg := r.Register
-		if lease {
+		if cfg.Lease {
 			reg = r.Register.Kinds["node registration"]
 		}
 		if reg.Acknowledged != uint64(cfg.Nodes) || reg.Errors["429"] == 0 {
-			t.Errorf("lease %v: node registrations: %d acknowledged, refusals %v; want all %d acknowledged after a 429", lease, reg.Acknowledged, reg.Errors, cfg.Nodes)
+			t.Errorf("%s: node registrations: %d acknowledged, refusals %v; want all %d acknowledged after a 429", style, reg.Acknowledged, reg.Errors, cfg.Nodes)
 		}
 		registered := nodes(t, target.String())
 		for i := range cfg.Nodes {
 			if name := fmt.Sprintf("%s%05d", cfg.NamePrefix, i); registered[name].Name == "" {
-				t.Errorf("lease %v: node %s was not registered", lease, name)
+				t.Errorf("%s: node %s was not registered", style, name)
 			}
 		}
 	}

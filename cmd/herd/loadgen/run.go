@@ -76,9 +76,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (Report, error) {
 		return Report{}, err
 	}
 	if g.register == nil {
-		g.register, g.beat = one(c.register), one(c.heartbeat)
-		if cfg.Style == StyleKubelet {
-			g.register = registering(c.register)
+		// A kubelet and herd agent try a registration herd shed until it
+		// is admitted; the Pico firmware boots once, as a board does.
+		g.register, g.beat = registering(c.register), one(c.heartbeat)
+		if cfg.Style == StylePico {
+			g.register = one(c.register)
 		}
 	}
 	return g.run(ctx)
