@@ -80,6 +80,11 @@ func TestWatchesStreamProtobufAndCBOR(t *testing.T) {
 		{"application/json;q=0.9, application/cbor", runtime.ContentTypeCBOR, "application/cbor-seq"},
 	} {
 		t.Run(tc.accept, func(t *testing.T) {
+			// A watch without a resourceVersion starts from the log's head,
+			// which the hub must hold within this test's 1 ms wait: the
+			// writes of the previous case may still be on their way to it.
+			head := a.head(t)
+			eventually(t, func() bool { return a.hub.Position() >= head }, "the watch hub holds the log's head")
 			w := openBinaryWatch(t, a.url, "/api/v1/nodes?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", tc.accept, tc.mt)
 			if w.ct != tc.ct {
 				t.Fatalf("Content-Type %q, want %q", w.ct, tc.ct)
