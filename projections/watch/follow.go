@@ -82,6 +82,8 @@ func (h *Hub) poll(ctx context.Context) (n int, more bool, err error) {
 		return 0, false, err
 	}
 
+	offered := h.offers.take()
+	defer func() { h.offers.put(offered, h.pos) }()
 	fresh := make(map[string]*Object)
 	entries := make([]entry, 0, len(recs))
 	var (
@@ -100,7 +102,13 @@ func (h *Hub) poll(ctx context.Context) (n int, more bool, err error) {
 		if i == 0 || !sameWrite(recs[i-1], rec) {
 			before = prev
 		}
-		cur := h.fold(k, prev, rec)
+		cur, ok := adopted(h.kinds[k], offered, prev, rec)
+		if ok {
+			h.offers.taken.Add(1)
+			h.metrics.adoptedOne()
+		} else {
+			cur = h.fold(k, prev, rec)
+		}
 		fresh[rec.Stream] = cur
 		if cur.Exists && !h.index[k].has(rec.Stream) {
 			appeared = append(appeared, appearance{kind: k, stream: rec.Stream, key: cur.Meta.Key})

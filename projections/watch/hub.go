@@ -63,6 +63,10 @@ type Hub struct {
 	// reads counts the hub's reads of the log, for tests.
 	reads atomic.Int64
 
+	// offers are the writer's states for events the hub has not read
+	// yet (adopt.go).
+	offers offers
+
 	stopOnce sync.Once
 	cancel   context.CancelFunc
 	done     sync.WaitGroup

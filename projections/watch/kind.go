@@ -198,6 +198,7 @@ type resource interface {
 	name() string
 	prefix() string
 	fold(prev *Object, rec events.Record) (*Object, error)
+	adopt(prev *Object, rec events.Record, s any) (*Object, bool)
 	encode(state any, rv int64) ([]byte, error)
 	rows(ctx context.Context, after string, limit int) ([]*Object, []string, int64, error)
 	restore(stream string, state []byte, rv int64) (*Object, error)

@@ -9,6 +9,7 @@ type Metrics struct {
 	cutOff       prometheus.Counter
 	historyReads prometheus.Counter
 	foldErrors   prometheus.Counter
+	adopted      prometheus.Counter
 	cacheEvents  prometheus.Gauge
 	cacheBytes   prometheus.Gauge
 	snapshots    *prometheus.CounterVec
@@ -38,6 +39,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "herd_watch_fold_errors_total",
 			Help: "Events the watch hub could not fold into their object (the object stays as it was).",
 		}),
+		adopted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "herd_watch_adopted_total",
+			Help: "Objects' states the watch hub took from this process's writes instead of folding their events again.",
+		}),
 		cacheEvents: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "herd_watch_cache_events",
 			Help: "Recent events the watch hub holds in memory for watchers (at most --watch-cache-size).",
@@ -55,7 +60,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Lists answered from the watch hub's memory (from=\"memory\"), or from the views because the hub had not read the log far enough in time (from=\"views\").",
 		}, []string{"from"}),
 	}
-	reg.MustRegister(m.watchers, m.position, m.cutOff, m.historyReads, m.foldErrors, m.cacheEvents, m.cacheBytes, m.snapshots, m.lists)
+	reg.MustRegister(m.watchers, m.position, m.cutOff, m.historyReads, m.foldErrors, m.adopted, m.cacheEvents, m.cacheBytes, m.snapshots, m.lists)
 	return m
 }
 
@@ -80,6 +85,12 @@ func (m *Metrics) cutOffOne() {
 func (m *Metrics) readHistory(n int) {
 	if m != nil {
 		m.historyReads.Add(float64(n))
+	}
+}
+
+func (m *Metrics) adoptedOne() {
+	if m != nil {
+		m.adopted.Inc()
 	}
 }
 

@@ -216,6 +216,7 @@ func engine(cfg Config, pollers, local fx.Option) fx.Option {
 		local,
 		fx.Invoke(ensureNamespaces),
 		fx.Invoke(registerNodeSeries),
+		fx.Invoke(shareStatesWithHub),
 		fx.Invoke(watchWriteQueue),
 		fx.Invoke(reportMemoryLimit),
 	)
@@ -238,6 +239,10 @@ func registerNodeSeries(lc fx.Lifecycle, reg prometheus.Registerer, w *projectio
 	lc.Append(fx.StartHook(func(ctx context.Context) error { return series.Load(ctx, view) }))
 	return nil
 }
+
+// shareStatesWithHub lets the watch hub take the node and Lease states
+// this herd commits instead of folding their events again.
+func shareStatesWithHub(w *projections.Writer, hub *watch.Hub) { w.ShareStatesWith(hub) }
 
 // openLog opens the event log where --database says, brings its views'
 // tables up to date, and closes it last of all when herd stops: what herd
