@@ -59,7 +59,6 @@ var leases = describe(&aggregate[domain.Lease]{
 	cached:     true,
 	prepared:   true,
 	atPosition: func(l domain.Lease, pos int64) domain.Lease { l.ResourceVersion = pos; return l },
-	observers:  func(w *Writer) []Observer[domain.Lease] { return w.leaseObservers.load() },
 })
 
 // leaseRows is the lease view's table behind the views' store port, on

@@ -42,10 +42,6 @@ func (o *observers[S]) load() []Observer[S] {
 // this way, without reading the log or the view on a heartbeat.
 func (w *Writer) ObserveNodes(obs Observer[domain.Node]) { w.nodeObservers.add(obs) }
 
-// ObserveLeases makes the Writer tell obs of every Lease it commits from
-// now on (see Observer).
-func (w *Writer) ObserveLeases(obs Observer[domain.Lease]) { w.leaseObservers.add(obs) }
-
 // Adopter takes an object's state as of a log position from the process
 // that committed it (watch.Hub.Adopt).
 type Adopter interface {
@@ -53,14 +49,8 @@ type Adopter interface {
 }
 
 // ShareStatesWith offers a every node and Lease state the Writer commits
-// from now on, so that a reader of the log that keeps the same states
-// (the watch hub) holds the Writer's copy rather than folding one of its
-// own: the fleet's objects held once, not twice.
-func (w *Writer) ShareStatesWith(a Adopter) {
-	w.ObserveNodes(func(n domain.Node, _ []domain.Event) {
-		a.Adopt(nodes.of.Stream(n.Name), n.ResourceVersion, n)
-	})
-	w.ObserveLeases(func(l domain.Lease, _ []domain.Event) {
-		a.Adopt(leases.of.Stream(l.Namespace+"/"+l.Name), l.ResourceVersion, l)
-	})
-}
+// from now on, the very value the unit of work remembers, so that a
+// reader of the log that keeps the same states (the watch hub) holds the
+// Writer's copy rather than folding one of its own: the fleet's objects
+// held once, not twice.
+func (w *Writer) ShareStatesWith(a Adopter) { w.unit.ShareStates(a.Adopt) }

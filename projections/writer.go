@@ -27,8 +27,6 @@ type Writer struct {
 	unit *command.Unit
 	// nodeObservers are told of every committed node state (ObserveNodes).
 	nodeObservers observers[domain.Node]
-	// leaseObservers are told of every committed lease (ObserveLeases).
-	leaseObservers observers[domain.Lease]
 	// podIndex is the pods not finalized, as committed (PodView.Pods).
 	podIndex podIndex
 	// podObservers is podIndex's observer, as the pod aggregate's

@@ -225,10 +225,10 @@ func write[S any](ctx context.Context, u *Unit, a Aggregate[S], tx Tx, key strin
 	if cache || len(obs) > 0 {
 		// One function after the commit for both: a heartbeat pays for
 		// one closure, not two.
-		version := a.Version(s)
+		version, last := a.Version(s), recs[len(recs)-1].Position
 		u.group.afterCommit(func() {
 			if cache {
-				u.states.put(stream, version, s)
+				u.remember(stream, version, last, s)
 			}
 			for _, o := range obs {
 				o(s, evs)

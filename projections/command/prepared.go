@@ -361,7 +361,7 @@ func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream st
 		r.committed = func(last int64) {
 			final := a.AtPosition(next, last)
 			if cache {
-				u.states.put(stream, version, final)
+				u.remember(stream, version, last, final)
 			}
 			for _, o := range obs {
 				o(final, evs)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -47,6 +48,9 @@ type Unit struct {
 	// the stream moved (tryPrepared, UpdateTx). No command is answered
 	// from a state another replica changed.
 	states stateCache
+	// share, when set (ShareStates), is handed every state states
+	// remembers, as it remembers it.
+	share atomic.Pointer[func(stream string, pos int64, state any)]
 	// authoritative says every append to the log goes through this unit
 	// (SQLite, whose one writer is this process), so that a remembered
 	// state is its stream at its head: then, and only then, reads are
@@ -68,6 +72,24 @@ type Unit struct {
 	// appends (events.AppendsPreparer) once, on a caller's goroutine
 	// before its ready write queues, never on the leader.
 	appendsPrepared func() error
+}
+
+// ShareStates makes the unit hand share every committed state it
+// remembers (Mode.Cached: nodes and Leases), with its stream and the
+// position of its last event, as the very value it remembers: a reader
+// that keeps the same states (the watch hub) then holds one copy with the
+// unit, not one of its own. share runs after the commit, before the
+// command's caller is answered, on the committing goroutine: it must be
+// quick, and must treat the state as immutable.
+func (u *Unit) ShareStates(share func(stream string, pos int64, state any)) { u.share.Store(&share) }
+
+// remember remembers state, of stream at version with its last event at
+// pos, and shares it (ShareStates).
+func (u *Unit) remember(stream string, version, pos int64, state any) {
+	u.states.put(stream, version, state)
+	if share := u.share.Load(); share != nil {
+		(*share)(stream, pos, state)
+	}
 }
 
 // New returns the unit of work appending to log, reading committed views
