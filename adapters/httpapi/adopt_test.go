@@ -15,6 +15,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"herd/events"
+	"herd/events/eventstest"
+	"herd/events/pgtest"
 	"herd/projections/watch"
 )
 
@@ -26,20 +28,28 @@ import (
 // field, through registration, status reports, renewals, a cordon, a
 // label and deletions sent by client-go in its default protobuf.
 func TestTheHubHoldsTheWritersStatesAsItsOwnFoldWouldHave(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		store, err := events.Open(t.Context(), events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = store.Close() })
+		hubAdoptsAsItWouldFold(t, store.Log())
+	})
+	t.Run("postgres", func(t *testing.T) {
+		hubAdoptsAsItWouldFold(t, eventstest.OpenPostgres(t, pgtest.URL(t)))
+	})
+}
+
+func hubAdoptsAsItWouldFold(t *testing.T, log events.Log) {
 	ctx := t.Context()
-	store, err := events.Open(ctx, events.Config{Path: filepath.Join(t.TempDir(), "herd.db")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
 	var deps Deps
-	a := newTestAPIWith(t, store.Log(), nil, func(d *Deps) { deps = *d })
-	a.store = store
+	a := newTestAPIWith(t, log, nil, func(d *Deps) { deps = *d })
 	a.writer.ShareStatesWith(a.Watch)
 
 	// A second hub on the same log that is offered nothing: it folds
 	// every event it reads.
-	folding, err := watch.NewHub(store.Log(), watch.Config{PollInterval: time.Millisecond}, a.clock, nil, nil)
+	folding, err := watch.NewHub(log, watch.Config{PollInterval: time.Millisecond}, a.clock, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +120,10 @@ func TestTheHubHoldsTheWritersStatesAsItsOwnFoldWouldHave(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	head := a.head(t)
+	head, err := log.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, resource := range []string{"nodes", "leases"} {
 		took := listed(ctx, t, a.Watch, resource, head)
 		folded := listed(ctx, t, folding, resource, head)
