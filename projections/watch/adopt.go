@@ -111,9 +111,5 @@ func (k *Kind[S]) adopt(prev *Object, rec events.Record, s any) (*Object, bool) 
 	if !ok {
 		return nil, false
 	}
-	m, exists := k.Meta(st)
-	// The offered value itself, not st boxed again: the writer's copy
-	// of the state is the hub's.
-	o := &Object{Stream: rec.Stream, ResourceVersion: rec.Position, Meta: m, Exists: exists, state: s, kind: k}
-	return o.sharingMeta(prev), true
+	return k.objectBoxed(rec.Stream, st, s, rec.Position).sharingMeta(prev), true
 }

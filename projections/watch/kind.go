@@ -209,8 +209,15 @@ func (k *Kind[S]) name() string   { return k.Resource }
 func (k *Kind[S]) prefix() string { return k.Prefix }
 
 func (k *Kind[S]) object(stream string, s S, rv int64) *Object {
+	return k.objectBoxed(stream, s, s, rv)
+}
+
+// objectBoxed is object with boxed, s already in an interface, as the
+// object's state: a state the writer offered is held as it was offered,
+// not boxed again.
+func (k *Kind[S]) objectBoxed(stream string, s S, boxed any, rv int64) *Object {
 	m, ok := k.Meta(s)
-	return &Object{Stream: stream, ResourceVersion: rv, Meta: m, Exists: ok, state: s, kind: k}
+	return &Object{Stream: stream, ResourceVersion: rv, Meta: m, Exists: ok, state: boxed, kind: k}
 }
 
 // fold applies rec to prev (nil for an object never seen). On an error the
