@@ -35,6 +35,16 @@ type offers struct {
 	mu      sync.Mutex
 	pending map[string]offer
 	taken   atomic.Int64
+
+	// unoffered, once the writer says (ExpectOffers), reports whether a
+	// stream has a commit under way in the writer whose state is not
+	// offered yet: marked before the commit makes its events readable,
+	// unmarked after its states are offered.
+	unoffered atomic.Pointer[func(stream string) bool]
+	// awaiting says the hub stopped reading at such a commit and waits
+	// on wake, which the writer's settle sends once it has offered.
+	awaiting atomic.Bool
+	wake     chan struct{}
 }
 
 // offer is an object's state as of the event at pos.
@@ -59,6 +69,75 @@ func (h *Hub) Adopt(stream string, pos int64, s any) {
 		o.pending[stream] = offer{pos: pos, state: s}
 	}
 	o.mu.Unlock()
+}
+
+// ExpectOffers tells the hub that the writer offers the states of its
+// commits, and which streams have a commit whose states are not offered
+// yet (unoffered: true from before the commit's events can be read until
+// after its states are offered). The hub then never folds a write of
+// such a stream that it finds no offer for: it stops reading there and
+// waits for the settle it returns, which the writer calls after each
+// commit's states are offered. Without it, a read woken by one commit
+// could find the next commit's events before their states are offered,
+// and fold a copy of its own.
+func (h *Hub) ExpectOffers(unoffered func(stream string) bool) (settle func()) {
+	h.offers.unoffered.Store(&unoffered)
+	return h.offers.settle
+}
+
+// settle wakes the hub if it waits for offers.
+func (o *offers) settle() {
+	if o.awaiting.CompareAndSwap(true, false) {
+		select {
+		case o.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// settled returns how many of recs, from the start, the hub may read
+// now, with p and the offers made since, once it was taken: all, unless
+// a write without an offer is of a stream whose commit has not offered
+// its state yet (ExpectOffers), which it stops before. A write whose
+// stream is not waiting may have been offered after p was taken: the
+// offers are taken again then, so that the mark, cleared after the
+// offer, is never read as cleared without the offer being seen.
+func (o *offers) settled(recs []events.Record, p map[string]offer) (map[string]offer, int) {
+	unoffered := o.unoffered.Load()
+	if unoffered == nil {
+		return p, len(recs)
+	}
+	start := 0 // where the write of recs[i] starts
+	for i, rec := range recs {
+		if i > 0 && !sameWrite(recs[i-1], rec) {
+			start = i
+		}
+		if i+1 < len(recs) && sameWrite(rec, recs[i+1]) {
+			continue // offers are of a write's last event
+		}
+		if off, ok := p[rec.Stream]; ok && off.pos == rec.Position {
+			continue
+		}
+		o.awaiting.Store(true) // before the mark is read: settle then wakes
+		if (*unoffered)(rec.Stream) {
+			return p, start
+		}
+		p = merged(p, o.take())
+	}
+	return p, len(recs)
+}
+
+// merged is p with the offers of more, the later of two for a stream.
+func merged(p, more map[string]offer) map[string]offer {
+	if p == nil {
+		return more
+	}
+	for stream, off := range more {
+		if cur, ok := p[stream]; !ok || off.pos > cur.pos {
+			p[stream] = off
+		}
+	}
+	return p
 }
 
 // Adopted is how many objects' states the hub took from the writer

@@ -47,6 +47,7 @@ func (h *Hub) follow(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-committed:
+		case <-h.offers.wake:
 		case <-timer.C:
 		}
 	}
@@ -84,6 +85,15 @@ func (h *Hub) poll(ctx context.Context) (n int, more bool, err error) {
 
 	offered := h.offers.take()
 	defer func() { h.offers.put(offered, h.pos) }()
+	var ready int
+	if offered, ready = h.offers.settled(recs, offered); ready < len(recs) {
+		// The rest waits for the writer's states (adopt.go); the writer
+		// wakes the hub once they are offered.
+		recs, more = recs[:ready], false
+		if ready == 0 {
+			return 0, false, nil
+		}
+	}
 	fresh := make(map[string]*Object)
 	entries := make([]entry, 0, len(recs))
 	var (

@@ -104,6 +104,7 @@ func NewHub(store Log, cfg Config, clk clock.WithTicker, log *zap.Logger, metric
 		bookmark:  make(chan struct{}),
 		tracks:    map[string]*snapTrack{},
 		snapQueue: make(chan snapJob, snapshotQueue),
+		offers:    offers{wake: make(chan struct{}, 1)},
 	}, nil
 }
 
