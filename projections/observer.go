@@ -46,6 +46,10 @@ func (w *Writer) ObserveNodes(obs Observer[domain.Node]) { w.nodeObservers.add(o
 // that committed it (watch.Hub.Adopt).
 type Adopter interface {
 	Adopt(stream string, pos int64, s any)
+	// ExpectOffers is told which streams have a commit whose states are
+	// not offered yet, and returns what the Writer calls once a group's
+	// are (watch.Hub.ExpectOffers).
+	ExpectOffers(unoffered func(stream string) bool) (settle func())
 }
 
 // ShareStatesWith offers a every node and Lease state the Writer commits
@@ -53,4 +57,6 @@ type Adopter interface {
 // reader of the log that keeps the same states (the watch hub) holds the
 // Writer's copy rather than folding one of its own: the fleet's objects
 // held once, not twice.
-func (w *Writer) ShareStatesWith(a Adopter) { w.unit.ShareStates(a.Adopt) }
+func (w *Writer) ShareStatesWith(a Adopter) {
+	w.unit.ShareStates(a.Adopt, a.ExpectOffers(w.unit.Sharing))
+}

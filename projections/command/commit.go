@@ -56,6 +56,9 @@ type groupCommit struct {
 	// marked are the streams marked committing by the group now
 	// committing; only the leader touches it.
 	marked []string
+	// settled, when set, is called once each group's states are
+	// shared and its streams unmarked (Unit.ShareStates).
+	settled func()
 	// ended, when set, is told of the streams each group may have moved
 	// once its transaction ended (err nil: committed), while they are
 	// still marked committing (Unit.ObserveCommits).
@@ -234,6 +237,9 @@ func (g *groupCommit) commit(group []*command) {
 	// The streams runGroup marked as committing, once their states are
 	// put (or forgotten), before the callers are answered.
 	g.unmarkCommitting()
+	if g.settled != nil {
+		g.settled()
+	}
 	for _, c := range group {
 		close(c.done)
 	}

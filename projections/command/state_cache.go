@@ -68,6 +68,13 @@ func (c *stateCache) current(stream string) (any, bool) {
 	return e.state, ok
 }
 
+// isCommitting reports whether stream is marked (commitStarts).
+func (c *stateCache) isCommitting(stream string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.committing[stream] > 0
+}
+
 // commitStarts marks streams as being committed, until commitEnded.
 func (c *stateCache) commitStarts(streams []string) {
 	c.mu.Lock()

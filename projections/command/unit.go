@@ -80,8 +80,25 @@ type Unit struct {
 // that keeps the same states (the watch hub) then holds one copy with the
 // unit, not one of its own. share runs after the commit, before the
 // command's caller is answered, on the committing goroutine: it must be
-// quick, and must treat the state as immutable.
-func (u *Unit) ShareStates(share func(stream string, pos int64, state any)) { u.share.Store(&share) }
+// quick, and must treat the state as immutable. settle, when not nil, is
+// called on the same goroutine after each group's states are shared and
+// its streams no longer Sharing. It must be called before the first
+// command.
+func (u *Unit) ShareStates(share func(stream string, pos int64, state any), settle func()) {
+	u.share.Store(&share)
+	u.group.settled = settle
+	// The streams of each commit are marked from before it until their
+	// states are shared (Sharing); on PostgreSQL too, where the marks
+	// otherwise serve nothing.
+	u.group.committing = &u.states
+}
+
+// Sharing reports whether a commit of stream is under way whose states
+// are not shared yet (ShareStates): from before its events can be read
+// until after its states are shared. A reader that finds a write of
+// such a stream in the log and no state shared for it knows one is
+// coming.
+func (u *Unit) Sharing(stream string) bool { return u.states.isCommitting(stream) }
 
 // remember remembers state, of stream at version with its last event at
 // pos, and shares it (ShareStates).
