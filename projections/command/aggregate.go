@@ -226,6 +226,9 @@ func write[S any](ctx context.Context, u *Unit, a Aggregate[S], tx Tx, key strin
 		// One function after the commit for both: a heartbeat pays for
 		// one closure, not two.
 		version, last := a.Version(s), recs[len(recs)-1].Position
+		if cache {
+			u.group.willShare(stream)
+		}
 		u.group.afterCommit(func() {
 			if cache {
 				u.remember(stream, version, last, s)

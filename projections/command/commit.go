@@ -56,8 +56,13 @@ type groupCommit struct {
 	// marked are the streams marked committing by the group now
 	// committing; only the leader touches it.
 	marked []string
-	// settled, when set, is called once each group's states are
-	// shared and its streams unmarked (Unit.ShareStates).
+	// sharing, when set (Unit.ShareStates), is told which streams a
+	// group's commit will share the states of, from just before the
+	// commit until they are shared (stateCache.sharing); shared are
+	// those of the group now committing, and settled is called once
+	// each group's are shared and unmarked.
+	sharing *stateCache
+	shared  []string
 	settled func()
 	// ended, when set, is told of the streams each group may have moved
 	// once its transaction ended (err nil: committed), while they are
@@ -66,20 +71,29 @@ type groupCommit struct {
 }
 
 // markCommitting marks every stream group may have moved as committing,
-// just before its commit.
+// and those whose states it will share as sharing, just before its
+// commit.
 func (g *groupCommit) markCommitting(group []*command) {
-	if g.committing == nil {
-		return
-	}
-	for _, c := range group {
-		if c.ready != nil {
-			g.marked = append(g.marked, c.ready.stream)
+	if g.committing != nil {
+		for _, c := range group {
+			if c.ready != nil {
+				g.marked = append(g.marked, c.ready.stream)
+			}
+			for stream := range c.moved {
+				g.marked = append(g.marked, stream)
+			}
 		}
-		for stream := range c.moved {
-			g.marked = append(g.marked, stream)
-		}
+		g.committing.commitStarts(g.marked)
 	}
-	g.committing.commitStarts(g.marked)
+	if g.sharing != nil {
+		for _, c := range group {
+			if c.ready != nil && c.ready.shared {
+				g.shared = append(g.shared, c.ready.stream)
+			}
+			g.shared = append(g.shared, c.shared...)
+		}
+		g.sharing.sharingStarts(g.shared)
+	}
 }
 
 // unmarkCommitting ends what markCommitting marked.
@@ -87,6 +101,18 @@ func (g *groupCommit) unmarkCommitting() {
 	if len(g.marked) > 0 {
 		g.committing.commitEnded(g.marked)
 		g.marked = g.marked[:0]
+	}
+	if len(g.shared) > 0 {
+		g.sharing.sharingEnded(g.shared)
+		g.shared = g.shared[:0]
+	}
+}
+
+// willShare says the command now running on the leader shares stream's
+// state once committed (Unit.ShareStates).
+func (g *groupCommit) willShare(stream string) {
+	if c := g.current; c != nil && g.sharing != nil {
+		c.shared = append(c.shared, stream)
 	}
 }
 
@@ -112,8 +138,10 @@ type command struct {
 	err   error
 	// head is the highest log position fn appended, 0 for none.
 	head int64
-	// moved are the streams fn appended to.
-	moved map[string]bool
+	// moved are the streams fn appended to; shared those whose states
+	// it shares once committed (willShare).
+	moved  map[string]bool
+	shared []string
 	// committed run once the group that holds the command has committed;
 	// a command rolled back drops them.
 	committed []func()

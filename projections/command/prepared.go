@@ -51,6 +51,9 @@ type readyWrite struct {
 	// position of the write's last event: it remembers the state and
 	// tells the observers, in commit order.
 	committed func(last int64)
+	// shared says committed remembers, hence shares, the state
+	// (Unit.ShareStates).
+	shared bool
 }
 
 // updatePrepared is Update for an aggregate whose commands are prepared:
@@ -347,7 +350,7 @@ func prepare[S any](ctx context.Context, u *Unit, a Aggregate[S], key, stream st
 	cache := a.Mode().Cached
 	version := a.Version(s)
 	next := s
-	r := &readyWrite{stream: stream, expected: expected, md: md, at: at, evs: pending, rows: rows, reads: reads}
+	r := &readyWrite{stream: stream, expected: expected, md: md, at: at, evs: pending, rows: rows, reads: reads, shared: cache}
 	if u.prepareAppends {
 		if err := u.appendsPrepared(); err != nil {
 			return nil, s, err

@@ -41,6 +41,10 @@ type stateCache struct {
 	// as soon as it is visible to anyone: a reader that saw the newer
 	// row, or a watch event of it, never reads the older state after.
 	committing map[string]int
+	// sharing counts, by stream, the groups whose commit will share
+	// the stream's state (Unit.ShareStates) and has not yet: from just
+	// before the commit until the state is shared (Unit.Sharing).
+	sharing map[string]int
 }
 
 // cachedState is a state and the stream version it reflects.
@@ -68,32 +72,44 @@ func (c *stateCache) current(stream string) (any, bool) {
 	return e.state, ok
 }
 
-// isCommitting reports whether stream is marked (commitStarts).
-func (c *stateCache) isCommitting(stream string) bool {
+// isSharing reports whether stream is marked sharing (sharingStarts).
+func (c *stateCache) isSharing(stream string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.committing[stream] > 0
+	return c.sharing[stream] > 0
 }
 
 // commitStarts marks streams as being committed, until commitEnded.
-func (c *stateCache) commitStarts(streams []string) {
+func (c *stateCache) commitStarts(streams []string) { c.mark(&c.committing, streams) }
+
+// commitEnded ends what commitStarts marked.
+func (c *stateCache) commitEnded(streams []string) { c.unmark(c.committing, streams) }
+
+// sharingStarts marks streams as having a state to be shared, until
+// sharingEnded.
+func (c *stateCache) sharingStarts(streams []string) { c.mark(&c.sharing, streams) }
+
+// sharingEnded ends what sharingStarts marked.
+func (c *stateCache) sharingEnded(streams []string) { c.unmark(c.sharing, streams) }
+
+// mark counts streams once more in *marks; unmark once less.
+func (c *stateCache) mark(marks *map[string]int, streams []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.committing == nil {
-		c.committing = make(map[string]int)
+	if *marks == nil {
+		*marks = make(map[string]int)
 	}
 	for _, s := range streams {
-		c.committing[s]++
+		(*marks)[s]++
 	}
 }
 
-// commitEnded ends what commitStarts marked.
-func (c *stateCache) commitEnded(streams []string) {
+func (c *stateCache) unmark(marks map[string]int, streams []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, s := range streams {
-		if c.committing[s]--; c.committing[s] <= 0 {
-			delete(c.committing, s)
+		if marks[s]--; marks[s] <= 0 {
+			delete(marks, s)
 		}
 	}
 }

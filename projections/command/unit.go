@@ -86,19 +86,19 @@ type Unit struct {
 // command.
 func (u *Unit) ShareStates(share func(stream string, pos int64, state any), settle func()) {
 	u.share.Store(&share)
+	// The streams whose states a commit shares are marked from before
+	// it until they are shared (Sharing), on either engine.
+	u.group.sharing = &u.states
 	u.group.settled = settle
-	// The streams of each commit are marked from before it until their
-	// states are shared (Sharing); on PostgreSQL too, where the marks
-	// otherwise serve nothing.
-	u.group.committing = &u.states
 }
 
-// Sharing reports whether a commit of stream is under way whose states
-// are not shared yet (ShareStates): from before its events can be read
-// until after its states are shared. A reader that finds a write of
-// such a stream in the log and no state shared for it knows one is
-// coming.
-func (u *Unit) Sharing(stream string) bool { return u.states.isCommitting(stream) }
+// Sharing reports whether a commit of stream is under way whose state
+// is not shared yet (ShareStates): from before its events can be read
+// until after its state is shared. A reader that finds a write of such
+// a stream in the log and no state shared for it knows one is coming.
+// Only the streams of kinds the unit remembers (Mode.Cached) are ever
+// shared.
+func (u *Unit) Sharing(stream string) bool { return u.states.isSharing(stream) }
 
 // remember remembers state, of stream at version with its last event at
 // pos, and shares it (ShareStates).
