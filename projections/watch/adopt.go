@@ -45,6 +45,11 @@ type offers struct {
 	// on wake, which the writer's settle sends once it has offered.
 	awaiting atomic.Bool
 	wake     chan struct{}
+	// made counts the offers made; seen is made as of the hub's last
+	// take (the hub's alone), so that it takes again only when an offer
+	// came since.
+	made atomic.Int64
+	seen int64
 }
 
 // offer is an object's state as of the event at pos.
@@ -67,6 +72,7 @@ func (h *Hub) Adopt(stream string, pos int64, s any) {
 	}
 	if _, ok := o.pending[stream]; ok || len(o.pending) < maxOffers {
 		o.pending[stream] = offer{pos: pos, state: s}
+		o.made.Add(1)
 	}
 	o.mu.Unlock()
 }
@@ -122,7 +128,10 @@ func (o *offers) settled(recs []events.Record, p map[string]offer) (map[string]o
 		if (*unoffered)(rec.Stream) {
 			return p, start
 		}
-		p = merged(p, o.take())
+		o.awaiting.Store(false)
+		if o.made.Load() != o.seen {
+			p = merged(p, o.take())
+		}
 	}
 	return p, len(recs)
 }
@@ -151,6 +160,7 @@ func (o *offers) take() map[string]offer {
 	defer o.mu.Unlock()
 	p := o.pending
 	o.pending = nil
+	o.seen = o.made.Load()
 	return p
 }
 
