@@ -71,6 +71,17 @@ func (r *eventReader) cronJobRecord(rec events.Record, ev domain.Event) ([]deriv
 			out = append(out, we.derived(rec, len(out), ns))
 		}
 	}
+	if cur.Deleted {
+		delete(r.cronJobs, rec.Stream)
+	}
+	// A deleted Job that this CronJob no longer lists, nor any other, is
+	// needed no more.
+	for _, a := range prev.Status.Active {
+		stream := domain.JobStream(ns, a.Name)
+		if j, ok := r.jobs[stream]; ok && j.UID == a.UID && j.Deleted && !r.activeInACronJob(j) {
+			r.forgetJob(stream, j.UID)
+		}
+	}
 	return out, nil
 }
 

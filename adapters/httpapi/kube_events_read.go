@@ -158,7 +158,10 @@ type eventScope struct {
 // eventReader reads the log's events in order: each next returns the
 // events of a further stretch of the log. It keeps the pods, ReplicaSets
 // and Jobs it has seen folded up to where it has read, since an object's
-// events depend on what it was before.
+// events depend on what it was before, and lets an object go once it is
+// gone from the fleet: a pod finalized, a ReplicaSet deleted, a Job
+// deleted and on no CronJob's active list. So a watch that runs for days
+// holds the fleet's objects, not every object it ever saw.
 type eventReader struct {
 	s     *Server
 	scope eventScope
@@ -370,6 +373,10 @@ func (r *eventReader) podRecord(rec events.Record, ev domain.Event) ([]derivedEv
 		return nil, err
 	}
 	r.pods[rec.Stream] = cur
+	if cur.Finalized {
+		// A pod of the same name later starts its stream afresh.
+		delete(r.pods, rec.Stream)
+	}
 	ns, name := streamKey(domain.PodAggregate, rec.Stream)
 	if cur.Namespace == "" {
 		cur.Namespace, cur.Name = ns, name
@@ -405,6 +412,9 @@ func (r *eventReader) replicaSetRecord(rec events.Record, ev domain.Event) ([]de
 		return nil, err
 	}
 	r.rss[rec.Stream] = cur
+	if cur.Deleted {
+		delete(r.rss, rec.Stream)
+	}
 	ns, _ := streamKey(domain.ReplicaSetAggregate, rec.Stream)
 	var out []derivedEvent
 	for _, we := range replicaSetWorkloadEvents(prev, cur, ev, rec.Metadata.Source) {
@@ -439,7 +449,32 @@ func (r *eventReader) jobRecord(rec events.Record, ev domain.Event) ([]derivedEv
 	for _, we := range append(jobWorkloadEvents(prev, cur), cronJobJobEvents(owned, ev, rec.Metadata.Source)...) {
 		out = append(out, we.derived(rec, len(out), ns))
 	}
+	if cur.Deleted && !r.activeInACronJob(cur) {
+		r.forgetJob(rec.Stream, cur.UID)
+	}
 	return out, nil
+}
+
+// activeInACronJob says whether a CronJob the reader has seen lists the
+// Job among its active runs: its Events still need the Job when it takes
+// it off.
+func (r *eventReader) activeInACronJob(j domain.Job) bool {
+	for _, cj := range r.cronJobs {
+		if cj.Namespace == j.Namespace && slices.ContainsFunc(cj.Status.Active, func(a domain.CronJobActiveJob) bool { return a.UID == j.UID }) {
+			return true
+		}
+	}
+	return false
+}
+
+// forgetJob lets a Job gone from the fleet go, with what the reader
+// noted of its uid.
+func (r *eventReader) forgetJob(stream, uid string) {
+	if j, ok := r.jobs[stream]; ok && j.UID == uid {
+		delete(r.jobs, stream)
+	}
+	delete(r.cronJobCreated, uid)
+	delete(r.cronJobDeleted, uid)
 }
 
 // podHost is the node a pod's event happened on: the runtime's events

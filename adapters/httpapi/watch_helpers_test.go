@@ -33,6 +33,7 @@ type watchAPI struct {
 	w     *projections.Writer
 	clk   *clocktesting.FakeClock
 	hub   *watch.Hub
+	srv   *Server
 }
 
 func newWatchAPI(t testing.TB, cfg watch.Config) *watchAPI {
@@ -85,7 +86,7 @@ func newWatchAPI(t testing.TB, cfg watch.Config) *watchAPI {
 		hub.Stop()
 		hs.Close()
 	})
-	return &watchAPI{url: hs.URL, store: store, w: w, clk: clk, hub: hub}
+	return &watchAPI{url: hs.URL, store: store, w: w, clk: clk, hub: hub, srv: srv}
 }
 
 // do runs one command on a node at the clock's time.
