@@ -217,10 +217,23 @@ func NamespaceAcceptsObjects(ns Namespace, name string) error {
 	case !ns.Exists():
 		return fmt.Errorf("namespaces %q not found: %w", name, ErrNotFound)
 	case ns.DeletionRequestedAt != nil:
-		return fmt.Errorf("unable to create new content in namespace %s because it is being terminated: %w", name, ErrForbidden)
+		return &NamespaceTerminatingError{Namespace: name}
 	}
 	return nil
 }
+
+// NamespaceTerminatingError refuses a create in a namespace being
+// deleted: it is ErrForbidden, and tells a controller apart from other
+// refusals that there is nothing to make there, as Kubernetes' cause
+// NamespaceTerminating does.
+type NamespaceTerminatingError struct{ Namespace string }
+
+func (e *NamespaceTerminatingError) Error() string {
+	return fmt.Sprintf("unable to create new content in namespace %s because it is being terminated: %v", e.Namespace, ErrForbidden)
+}
+
+// Is makes the refusal ErrForbidden.
+func (e *NamespaceTerminatingError) Is(target error) bool { return target == ErrForbidden }
 
 // namespaceUpdateProblems refuses an update that names another namespace
 // or another uid than the namespace's own: neither can change.

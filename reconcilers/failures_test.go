@@ -45,6 +45,32 @@ func TestAFailingKeyIsRetriedWithBackoffWithoutHerdsClockMoving(t *testing.T) {
 	}
 }
 
+// TestACreateRefusedInANamespaceBeingDeletedIsNoFailure: a reconcile
+// whose create the namespace's deletion refuses is done, not failed: it
+// is not retried and counts no error, as Kubernetes' controllers stop
+// on that cause.
+func TestACreateRefusedInANamespaceBeingDeletedIsNoFailure(t *testing.T) {
+	h := newHarness(t)
+	f := newFakeReconciler("mine")
+	f.behave = func(_ context.Context, key string, _ int) (reconcilers.Result, error) {
+		if key == "node/shop" {
+			return reconcilers.Result{}, fmt.Errorf("create default/web-1: %w", &domain.NamespaceTerminatingError{Namespace: "shop"})
+		}
+		return reconcilers.Result{}, nil
+	}
+	h.start(config(), f)
+
+	h.append("node/shop", 1)
+	eventually(t, func() bool { return f.Count("node/shop") == 1 }, "node/shop is reconciled")
+	h.settle(f)
+	if got := f.Count("node/shop"); got != 1 {
+		t.Errorf("node/shop reconciled %d times, want once: nothing to retry", got)
+	}
+	if got := h.value("herd_reconciler_errors_total", "mine"); got != 0 {
+		t.Errorf("herd_reconciler_errors_total = %v, want 0", got)
+	}
+}
+
 func TestAPanicInReconcileIsRecoveredAndRetried(t *testing.T) {
 	h := newHarness(t)
 	f := newFakeReconciler("mine")

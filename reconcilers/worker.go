@@ -2,11 +2,13 @@ package reconcilers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"go.uber.org/zap"
 
+	"herd/domain"
 	"herd/events"
 )
 
@@ -61,6 +63,12 @@ func (rn *runner) processNext(ctx context.Context) bool {
 		}
 	case ctx.Err() != nil:
 		// Shutting down: the next start's resync picks the key up again.
+	case errors.As(err, new(*domain.NamespaceTerminatingError)):
+		// A create refused in a namespace being deleted: nothing is to be
+		// made there, and the namespace's deletion takes the owner too.
+		// As Kubernetes' controllers stop on that cause, quietly.
+		rn.limiter.Forget(key)
+		log().Debug("nothing made: the namespace is being deleted", zap.Error(err))
 	case IsTerminal(err):
 		rn.limiter.Forget(key)
 		rn.metrics.errors.WithLabelValues(name).Inc()

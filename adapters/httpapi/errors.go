@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -108,6 +109,7 @@ func statusFor(err error, kind, name string) metav1.Status {
 		st.Code, st.Reason = http.StatusConflict, metav1.StatusReasonConflict
 	case errors.Is(err, domain.ErrForbidden):
 		st.Code, st.Reason = http.StatusForbidden, metav1.StatusReasonForbidden
+		addNamespaceCause(&st, err)
 	case events.Unavailable(err):
 		// No database primary answers: retry shortly, perhaps on
 		// another replica. A write was not acknowledged, whether or not
@@ -120,6 +122,21 @@ func statusFor(err error, kind, name string) metav1.Status {
 		st.Message = "internal error: " + err.Error()
 	}
 	return st
+}
+
+// addNamespaceCause gives a create refused in a namespace being deleted
+// the cause NamespaceLifecycle admission gives it: controllers built on
+// client-go look for it and make nothing more there.
+func addNamespaceCause(st *metav1.Status, err error) {
+	var terminating *domain.NamespaceTerminatingError
+	if !errors.As(err, &terminating) {
+		return
+	}
+	if st.Details == nil {
+		st.Details = &metav1.StatusDetails{}
+	}
+	st.Details.Causes = append(st.Details.Causes, metav1.StatusCause{Type: corev1.NamespaceTerminatingCause,
+		Message: fmt.Sprintf("namespace %s is being terminated", terminating.Namespace), Field: "metadata.namespace"})
 }
 
 // causeTypes are the kinds of field error whose message starts with

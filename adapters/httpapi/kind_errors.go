@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"herd/domain"
 )
@@ -38,11 +39,20 @@ func kindRefusal(k *kind, err error, name string) error {
 	case errors.Is(err, domain.ErrConflict):
 		return apierrors.NewConflict(gr, name, errors.New(modified))
 	case errors.Is(err, domain.ErrForbidden):
-		why := strings.TrimSuffix(err.Error(), ": "+domain.ErrForbidden.Error())
-		if _, after, ok := strings.Cut(why, " is forbidden: "); ok {
-			why = after
-		}
-		return apierrors.NewForbidden(gr, name, errors.New(why))
+		return forbiddenOf(gr, name, err)
 	}
 	return err
+}
+
+// forbiddenOf is the domain's refusal err of gr's object name as
+// kube-apiserver's 403, in its words (`pods "x" is forbidden: why`), with
+// the cause a namespace being deleted gives.
+func forbiddenOf(gr schema.GroupResource, name string, err error) *apierrors.StatusError {
+	why := strings.TrimSuffix(err.Error(), ": "+domain.ErrForbidden.Error())
+	if _, after, ok := strings.Cut(why, " is forbidden: "); ok {
+		why = after
+	}
+	refusal := apierrors.NewForbidden(gr, name, errors.New(why))
+	addNamespaceCause(&refusal.ErrStatus, err)
+	return refusal
 }

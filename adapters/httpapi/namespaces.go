@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
@@ -85,8 +84,7 @@ func (s *Server) acceptsObjects(ctx context.Context, gr schema.GroupResource, na
 	case errors.Is(err, domain.ErrNotFound):
 		return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, namespace)
 	case errors.Is(err, domain.ErrForbidden):
-		msg := strings.TrimSuffix(err.Error(), ": "+domain.ErrForbidden.Error())
-		return apierrors.NewForbidden(gr, name, errors.New(msg))
+		return forbiddenOf(gr, name, err)
 	}
 	return err
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"herd/domain"
 )
@@ -80,6 +82,13 @@ func TestNamespaceLifecycle(t *testing.T) {
 	a = mustSend(t, nil, base, http.StatusForbidden, req{method: "POST", path: "/api/v1/namespaces/shop/pods", body: podBody("web")})
 	if reason, msg := a.status(t); reason != "Forbidden" || msg != `pods "web" is forbidden: unable to create new content in namespace shop because it is being terminated` {
 		t.Errorf("pod in a terminating namespace: %s %q", reason, msg)
+	}
+	var refused metav1.Status
+	if err := json.Unmarshal(a.body, &refused); err != nil {
+		t.Fatal(err)
+	}
+	if !apierrors.HasStatusCause(&apierrors.StatusError{ErrStatus: refused}, corev1.NamespaceTerminatingCause) {
+		t.Errorf("the refusal %+v gives no NamespaceTerminating cause, which controllers look for", refused.Details)
 	}
 	a = mustSend(t, nil, base, http.StatusForbidden, req{method: "POST", path: "/api/v1/namespaces/shop/configmaps", body: `{"metadata":{"name":"more"}}`})
 	if reason, _ := a.status(t); reason != "Forbidden" {

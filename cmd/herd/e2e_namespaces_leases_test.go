@@ -81,8 +81,9 @@ func TestClientGoNamespacesAndLeases(t *testing.T) {
 		t.Fatalf("delete namespace: %v", err)
 	}
 	_, err = cs.CoreV1().Pods("shop").Create(ctx, e2ePod("late", ""), metav1.CreateOptions{})
-	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "unable to create new content in namespace shop because it is being terminated") {
-		t.Fatalf("pod in a terminating namespace: %v, want Forbidden", err)
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "unable to create new content in namespace shop because it is being terminated") ||
+		!apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+		t.Fatalf("pod in a terminating namespace: %v, want Forbidden with the cause NamespaceTerminating", err)
 	}
 	eventually(t, watchTimeout, func() error {
 		cms, err := cs.CoreV1().ConfigMaps("shop").List(ctx, metav1.ListOptions{})
