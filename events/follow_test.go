@@ -51,7 +51,7 @@ func follow(ctx context.Context, s *events.Store, group string) (<-chan *message
 // The contract's appends announce no commits: only the fallback poll
 // finds them, so it is short here.
 func TestFollowerContract(t *testing.T) {
-	eventstest.RunSubscriberContract(t, openFollowed(5*time.Millisecond, time.Hour), follow)
+	eventstest.RunSubscriberContract(t, openFollowed(5*time.Millisecond, time.Hour), follow, false)
 }
 
 // appendOne appends one event to stream at version expected and returns

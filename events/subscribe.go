@@ -62,8 +62,10 @@ func (s *Store) newSubscriber(group string) (*wsql.Subscriber, error) {
 // position order, starting after the group's last acked position. Ack each
 // message (RecordFromMessage reads it) to move the group on. When ctx ends
 // or the store closes, the channel closes after the acks of handled
-// messages are committed, so a restarted group neither repeats nor skips
-// them.
+// messages are committed, so a restarted group skips nothing and repeats
+// at most the one message whose ack came as it closed (watermill's
+// subscriber picks at random between that ack and the close). herd's own
+// consumers use a Follower, which repeats nothing.
 //
 // Keep receiving: the subscriber holds SQLite's write lock from reading a
 // batch until its last message is acked, including while it waits for the

@@ -70,7 +70,7 @@ func RunStoreContract(t *testing.T, open OpenFunc) {
 		run  func(t *testing.T, open OpenFunc)
 	}{
 		{"DataAtHead", testDataAtHead},
-		{"Subscribe", func(t *testing.T, open OpenFunc) { RunSubscriberContract(t, open, StoreSubscribe) }},
+		{"Subscribe", func(t *testing.T, open OpenFunc) { RunSubscriberContract(t, open, StoreSubscribe, true) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,10 +23,15 @@ func StoreSubscribe(ctx context.Context, s *events.Store, group string) (<-chan 
 // subscribe: delivery in order, resuming after restarts, independent
 // groups, concurrent publishers. Appends in it announce no commits, so a
 // subscriber that waits for announcements needs a short fallback poll.
-func RunSubscriberContract(t *testing.T, open OpenFunc, subscribe SubscribeFunc) {
+//
+// redeliversOnClose says the subscriber may deliver once more, after a
+// restart, the message whose ack came just as it was closed (watermill's
+// SQL subscriber picks at random between the ack and the close); nothing
+// acked before that may come again, and nothing may be skipped.
+func RunSubscriberContract(t *testing.T, open OpenFunc, subscribe SubscribeFunc, redeliversOnClose bool) {
 	tests := []struct {
 		name string
-		run  func(t *testing.T, open OpenFunc, subscribe SubscribeFunc)
+		run  func(t *testing.T, open OpenFunc, subscribe SubscribeFunc, redeliversOnClose bool)
 	}{
 		{"ConsumerGroupResumesAfterRestart", testResumeAfterRestart},
 		{"ConsumerGroupsAreIndependent", testGroupsIndependent},
@@ -35,15 +40,16 @@ func RunSubscriberContract(t *testing.T, open OpenFunc, subscribe SubscribeFunc)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			tt.run(t, open, subscribe)
+			tt.run(t, open, subscribe, redeliversOnClose)
 		})
 	}
 }
 
 // testResumeAfterRestart consumes part of the log, closes the store (as a
 // stopping process does) and reopens it: the group resumes exactly after
-// the last event it acked.
-func testResumeAfterRestart(t *testing.T, open OpenFunc, subscribe SubscribeFunc) {
+// the last event it acked (or, where redeliversOnClose, at that event
+// again).
+func testResumeAfterRestart(t *testing.T, open OpenFunc, subscribe SubscribeFunc, redeliversOnClose bool) {
 	s, reopen := open(t)
 	var appended []events.Record
 	for i := range 10 {
@@ -67,8 +73,13 @@ func testResumeAfterRestart(t *testing.T, open OpenFunc, subscribe SubscribeFunc
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = ReceiveN(t, msgs, 6)
-	if diff := cmp.Diff(appended[4:], got); diff != "" {
+	from := 4
+	first := Receive(t, msgs)
+	if redeliversOnClose && first.Position == appended[3].Position {
+		from = 3 // the fourth event's ack raced the close
+	}
+	got = append([]events.Record{first}, ReceiveN(t, msgs, len(appended)-from-1)...)
+	if diff := cmp.Diff(appended[from:], got); diff != "" {
 		t.Fatalf("after restart, delivered (-want +got):\n%s", diff)
 	}
 	more := AppendCommit(t, s.Log(), "node/a", 10, events.Metadata{}, t0, ev("A", 10), ev("A", 11))
@@ -80,7 +91,7 @@ func testResumeAfterRestart(t *testing.T, open OpenFunc, subscribe SubscribeFunc
 
 // testGroupsIndependent checks that one group's acks do not move another,
 // and that cancelling a subscription's context keeps what it acked.
-func testGroupsIndependent(t *testing.T, open OpenFunc, subscribe SubscribeFunc) {
+func testGroupsIndependent(t *testing.T, open OpenFunc, subscribe SubscribeFunc, _ bool) {
 	s, _ := open(t)
 	appended := AppendCommit(t, s.Log(), "node/a", 0, events.Metadata{}, t0, ev("A", 1), ev("A", 2), ev("A", 3), ev("A", 4), ev("A", 5), ev("A", 6))
 
@@ -124,7 +135,7 @@ func testGroupsIndependent(t *testing.T, open OpenFunc, subscribe SubscribeFunc)
 // testSubscriberUnderConcurrentPublishers appends from several goroutines
 // while a group consumes: every event arrives exactly once, in position
 // order.
-func testSubscriberUnderConcurrentPublishers(t *testing.T, open OpenFunc, subscribe SubscribeFunc) {
+func testSubscriberUnderConcurrentPublishers(t *testing.T, open OpenFunc, subscribe SubscribeFunc, _ bool) {
 	s, _ := open(t)
 	const publishers, perPublisher = 8, 250
 	msgs, err := subscribe(t.Context(), s, "reconciler")
