@@ -20,6 +20,10 @@ const (
 	TimelineWarning = "Warning"
 )
 
+// TimelineDeleted is the kind of the entry that says a node was removed
+// from the fleet: its name is free for another node.
+const TimelineDeleted = "Deleted"
+
 // TimelineEntry is one moment in a node's life as an operator reads it.
 type TimelineEntry struct {
 	// Position is the log position of the event behind the entry.
@@ -75,7 +79,7 @@ func timelineEntries(node string, rec events.Record, ev domain.Event) []Timeline
 	case domain.NodeLabelsChanged:
 		return entry(e.At, "LabelsChanged", normal, "", "labels or annotations changed")
 	case domain.NodeDeleted:
-		return entry(e.At, "Deleted", normal, "", "node removed from the fleet")
+		return entry(e.At, TimelineDeleted, normal, "", "node removed from the fleet")
 	case domain.HeartbeatMissed:
 		msg := "no heartbeat ever received"
 		if !e.LastHeartbeat.IsZero() {

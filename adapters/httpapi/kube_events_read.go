@@ -175,7 +175,11 @@ type eventReader struct {
 	// (none of them went missing).
 	cronJobs                       map[string]domain.CronJob
 	cronJobCreated, cronJobDeleted map[string]bool
-	// nodeUIDs caches the uids of nodes' events.
+	// nodeUIDs caches the uids of nodes' events, for the nodes not
+	// deleted since. It is the node's uid when first read: a list that
+	// starts before a node was deleted and registered again gives the
+	// earlier node's Events the later one's uid (the timeline keeps no
+	// uids).
 	nodeUIDs map[string]string
 }
 
@@ -281,6 +285,12 @@ func (r *eventReader) nodeEvents(ctx context.Context, upTo int64) ([]derivedEven
 			component: componentHerd,
 			host:      e.Node,
 		})
+		if e.Kind == projections.TimelineDeleted {
+			// A node registered again under the name is another node,
+			// with a uid of its own; and a long watch does not hold
+			// every name it ever saw.
+			delete(r.nodeUIDs, e.Node)
+		}
 	}
 	return out, nil
 }

@@ -142,3 +142,40 @@ func TestAnEventReaderLetsGoOfWhatLeftTheFleet(t *testing.T) {
 		t.Errorf("missing Jobs said %q, want each of the 4 deleted runs", missing)
 	}
 }
+
+// TestAnEventReaderFollowsANodeRegisteredAgain: a reader that has given a
+// node's Events gives those of the node registered again under the same
+// name with the new node's uid, and holds nothing of a node deleted.
+func TestAnEventReaderFollowsANodeRegisteredAgain(t *testing.T) {
+	a := newWatchAPI(t, watch.Config{})
+	a.do(t, "web-01", register("web-01", nil))
+	a.do(t, "gone", register("gone", nil))
+	r := a.srv.newEventReader(eventScope{nodes: true})
+	uids := func() []string {
+		t.Helper()
+		evs, err := r.next(t.Context(), a.head(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range evs {
+			out = append(out, e.object.Name+" "+string(e.object.UID)+" "+e.reason)
+		}
+		return out
+	}
+	if got := uids(); len(got) == 0 {
+		t.Fatal("no Events for the registered nodes")
+	}
+	a.do(t, "web-01", domain.DeleteNode{})
+	a.do(t, "gone", domain.DeleteNode{})
+	again := register("web-01", nil)
+	again.UID = "uid-web-01-again"
+	a.do(t, "web-01", again)
+	want := []string{"web-01 uid-web-01 Deleted", "gone uid-gone Deleted", "web-01 uid-web-01-again Registered"}
+	if d := cmp.Diff(want, uids()); d != "" {
+		t.Errorf("Events after the node was registered again (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]string{"web-01": "uid-web-01-again"}, r.nodeUIDs); d != "" {
+		t.Errorf("the reader holds the uids (-want +got):\n%s", d)
+	}
+}
