@@ -15,18 +15,19 @@ import (
 // name it.
 var cronJobController = workloadController{"CronJob", "batch/v1", "cronjob-controller", "reconciler/cronjob"}
 
-// cronJobJobEvents are the Events the CronJob controller writes when it
-// creates or deletes one of its Jobs, in Kubernetes' words:
+// cronJobJobEvents are the Events the CronJob controller writes of the
+// Jobs of a CronJob, in Kubernetes' words, about the CronJob that
+// controls the Job. Of those its reconciler created or deleted:
 //
 //	JobCreated                       Normal SuccessfulCreate Created job NAME
 //	JobDeleted, JobDeletionRequested Normal SuccessfulDelete Deleted job NAME
 //
-// about the CronJob that controls the Job, and only when the CronJob's
-// reconciler wrote it.
+// and of one another created with the CronJob as its controller (kubectl
+// create job --from=cronjob/NAME makes one), which the controller finds
+// unfinished and not among its active runs:
+//
+//	Warning UnexpectedJob Saw a job that the controller did not create or forgot: NAME
 func cronJobJobEvents(cur domain.Job, ev domain.Event, source string) []workloadEvent {
-	if source != cronJobController.source {
-		return nil
-	}
 	var owner *domain.OwnerReference
 	for i, o := range cur.Owners {
 		if o.Controller && o.Kind == cronJobController.kind {
@@ -37,13 +38,22 @@ func cronJobJobEvents(cur domain.Job, ev domain.Event, source string) []workload
 		return nil
 	}
 	we := workloadEvent{controller: cronJobController, name: owner.Name, uid: owner.UID, typ: corev1.EventTypeNormal}
-	switch ev.(type) {
-	case domain.JobCreated:
+	_, created := ev.(domain.JobCreated)
+	switch {
+	case source != cronJobController.source:
+		if !created {
+			return nil
+		}
+		we.typ, we.reason, we.message = corev1.EventTypeWarning, "UnexpectedJob", "Saw a job that the controller did not create or forgot: "+cur.Name
+	case created:
 		we.reason, we.message = "SuccessfulCreate", "Created job "+cur.Name
-	case domain.JobDeleted, domain.JobDeletionRequested:
-		we.reason, we.message = "SuccessfulDelete", "Deleted job "+cur.Name
 	default:
-		return nil
+		switch ev.(type) {
+		case domain.JobDeleted, domain.JobDeletionRequested:
+			we.reason, we.message = "SuccessfulDelete", "Deleted job "+cur.Name
+		default:
+			return nil
+		}
 	}
 	return []workloadEvent{we}
 }
@@ -51,8 +61,8 @@ func cronJobJobEvents(cur domain.Job, ev domain.Event, source string) []workload
 // cronJobRecord folds one record of a CronJob's stream and returns the
 // Events the controller writes of it: a Warning of a warning it recorded
 // (TooManyMissedTimes, MissSchedule), with its reason and message, and
-// one for each Job it took onto the active list without having created
-// it, and each it took off that finished or went missing.
+// one for each Job it took off the active list that finished or went
+// missing.
 func (r *eventReader) cronJobRecord(rec events.Record, ev domain.Event) ([]derivedEvent, error) {
 	prev := r.cronJobs[rec.Stream]
 	cur, err := projections.FoldCronJob(prev, rec)
@@ -67,7 +77,7 @@ func (r *eventReader) cronJobRecord(rec events.Record, ev domain.Event) ([]deriv
 		out = append(out, we.derived(rec, len(out), ns))
 	}
 	if rec.Metadata.Source == cronJobController.source {
-		for _, we := range append(r.unexpectedJobs(prev, cur, ns, name), r.activeJobsGone(prev, cur, ns, name)...) {
+		for _, we := range r.activeJobsGone(prev, cur, ns, name) {
 			out = append(out, we.derived(rec, len(out), ns))
 		}
 	}
@@ -83,28 +93,6 @@ func (r *eventReader) cronJobRecord(rec events.Record, ev domain.Event) ([]deriv
 		}
 	}
 	return out, nil
-}
-
-// unexpectedJobs are the Events the CronJob controller writes as it
-// takes onto the CronJob's active list a Job of the CronJob's it did not
-// create (kubectl create job --from=cronjob/NAME makes one), in
-// Kubernetes' words:
-//
-//	Warning UnexpectedJob Saw a job that the controller did not create or forgot: NAME
-//
-// A Job whose creation lies before the reader's start is left unsaid.
-func (r *eventReader) unexpectedJobs(prev, cur domain.CronJob, ns, name string) []workloadEvent {
-	var out []workloadEvent
-	for _, a := range cur.Status.Active {
-		if slices.ContainsFunc(prev.Status.Active, func(p domain.CronJobActiveJob) bool { return p.UID == a.UID }) || r.cronJobCreated[a.UID] {
-			continue
-		}
-		if j, ok := r.jobs[domain.JobStream(ns, a.Name)]; ok && j.UID == a.UID {
-			out = append(out, workloadEvent{controller: cronJobController, name: name, uid: cur.UID, typ: corev1.EventTypeWarning,
-				reason: "UnexpectedJob", message: "Saw a job that the controller did not create or forgot: " + a.Name})
-		}
-	}
-	return out
 }
 
 // activeJobsGone are the Events the CronJob controller writes as it

@@ -170,11 +170,10 @@ type eventReader struct {
 	rss   map[string]domain.ReplicaSet
 	jobs  map[string]domain.Job
 	// cronJobs are the CronJobs seen, for the UIDs of their Events;
-	// cronJobCreated and cronJobDeleted the uids of the Jobs the CronJob
-	// reconciler created (none of them unexpected) and deleted itself
-	// (none of them went missing).
-	cronJobs                       map[string]domain.CronJob
-	cronJobCreated, cronJobDeleted map[string]bool
+	// cronJobDeleted the uids of the Jobs the CronJob reconciler deleted
+	// itself (none of them went missing).
+	cronJobs       map[string]domain.CronJob
+	cronJobDeleted map[string]bool
 	// nodeUIDs caches the uids of nodes' events, for the nodes not
 	// deleted since. It is the node's uid when first read: a list that
 	// starts before a node was deleted and registered again gives the
@@ -185,7 +184,7 @@ type eventReader struct {
 
 func (s *Server) newEventReader(scope eventScope) *eventReader {
 	return &eventReader{s: s, scope: scope, pods: map[string]domain.Pod{}, rss: map[string]domain.ReplicaSet{},
-		jobs: map[string]domain.Job{}, cronJobs: map[string]domain.CronJob{}, cronJobCreated: map[string]bool{}, cronJobDeleted: map[string]bool{}, nodeUIDs: map[string]string{}}
+		jobs: map[string]domain.Job{}, cronJobs: map[string]domain.CronJob{}, cronJobDeleted: map[string]bool{}, nodeUIDs: map[string]string{}}
 }
 
 // eventBatch is how many pod records an event reader reads at once: a
@@ -444,8 +443,6 @@ func (r *eventReader) jobRecord(rec events.Record, ev domain.Event) ([]derivedEv
 	r.jobs[rec.Stream] = cur
 	if rec.Metadata.Source == cronJobController.source {
 		switch ev.(type) {
-		case domain.JobCreated:
-			r.cronJobCreated[cur.UID] = true
 		case domain.JobDeletionRequested, domain.JobDeleted:
 			r.cronJobDeleted[cur.UID] = true
 		}
@@ -483,7 +480,6 @@ func (r *eventReader) forgetJob(stream, uid string) {
 	if j, ok := r.jobs[stream]; ok && j.UID == uid {
 		delete(r.jobs, stream)
 	}
-	delete(r.cronJobCreated, uid)
 	delete(r.cronJobDeleted, uid)
 }
 

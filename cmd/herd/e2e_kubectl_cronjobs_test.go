@@ -130,8 +130,8 @@ func TestKubectlCronJobs(t *testing.T) {
 	if out := kc.must(t, "get", "job", "by-hand", "-o", "jsonpath={.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}"); out != "CronJob/tick" {
 		t.Errorf("a Job made from the CronJob belongs to %q", out)
 	}
-	// The CronJob takes it among its active runs, and says, as
-	// Kubernetes' controller does, that it did not make it.
+	// The CronJob says, as Kubernetes' controller does, that it did not
+	// make it (and, as there, leaves it out of its active runs).
 	eventually(t, 60*time.Second, func() error {
 		if out := kc.must(t, "describe", "cronjob", "tick"); !strings.Contains(out, "UnexpectedJob") || !strings.Contains(out, "Saw a job that the controller did not create or forgot: by-hand") {
 			return fmt.Errorf("kubectl describe cronjob tick says no UnexpectedJob of by-hand:\n%s", out)

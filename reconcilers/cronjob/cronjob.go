@@ -121,7 +121,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key reconcilers.Key) (reconc
 	if err != nil {
 		return reconcilers.Result{}, err
 	}
-	res, err := r.schedule(sctx, c, &status)
+	res, err := r.schedule(sctx, c, &status, owned)
 	if err != nil {
 		return res, err
 	}
@@ -174,8 +174,8 @@ func runsCause(ctx context.Context, owned []domain.Job, spec reconcilers.Change)
 }
 
 // schedule makes the run that is due, if one is and the CronJob allows
-// it, and says when to come back.
-func (r *Reconciler) schedule(ctx context.Context, c domain.CronJob, status *domain.CronJobStatus) (reconcilers.Result, error) {
+// it, and says when to come back. owned are the CronJob's Jobs.
+func (r *Reconciler) schedule(ctx context.Context, c domain.CronJob, status *domain.CronJobStatus, owned []domain.Job) (reconcilers.Result, error) {
 	if c.Spec.Suspend {
 		return reconcilers.Result{}, nil
 	}
@@ -232,12 +232,20 @@ func (r *Reconciler) schedule(ctx context.Context, c domain.CronJob, status *dom
 		if !errors.Is(err, domain.ErrAlreadyExists) {
 			return reconcilers.Result{}, fmt.Errorf("create job %s of cronjob %s: %w", name, c.Key(), err)
 		}
-		// Made already, by an earlier reconcile whose status was not
-		// recorded: the Jobs listed say whether it is this CronJob's.
+		// Made already: by an earlier reconcile whose status was not
+		// recorded when it is this CronJob's (then it is this run), by
+		// another when not (then it is left alone), as Kubernetes'
+		// controller decides.
+		i := slices.IndexFunc(owned, func(j domain.Job) bool { return j.Name == name })
+		if i < 0 {
+			r.log.Info("the job of this run exists and is not this cronjob's", zap.Stringer("cronjob", c.Key()), zap.String("job", name))
+			return come(), nil
+		}
 		r.log.Info("the job of this run exists", zap.Stringer("cronjob", c.Key()), zap.String("job", name))
-		return come(), nil
+		uid = owned[i].UID
+	} else {
+		r.log.Info("created job", zap.Stringer("cronjob", c.Key()), zap.String("job", name))
 	}
-	r.log.Info("created job", zap.Stringer("cronjob", c.Key()), zap.String("job", name))
 	status.Active = append(status.Active, domain.CronJobActiveJob{Name: name, UID: uid})
 	t := scheduled.UTC()
 	status.LastScheduleTime = &t
@@ -279,19 +287,20 @@ func jobFor(c domain.CronJob, name, uid string, t time.Time) domain.CreateJob {
 }
 
 // trackRuns brings the active list up to the Jobs as they are, as
-// Kubernetes' controller does: a finished Job leaves it, an unfinished
-// one of the CronJob's joins it, a Job that is gone leaves it, and the
-// newest completion is the last successful time.
+// Kubernetes' controller does: a finished Job leaves it, a Job that is
+// gone leaves it, and the newest completion of any of the CronJob's Jobs
+// is the last successful time. An unfinished Job of the CronJob's that
+// the list does not name (one made by hand with kubectl create job
+// --from=cronjob/NAME) does not join it, so the concurrency policy
+// neither waits for it nor replaces it (Kubernetes' controller warns
+// UnexpectedJob and leaves it out); the history limits count it once it
+// has finished. A run the reconciler made but did not record joins the
+// list when its time is decided again (schedule).
 func trackRuns(status *domain.CronJobStatus, owned []domain.Job) {
 	byUID := map[string]domain.Job{}
 	for _, j := range owned {
 		byUID[j.UID] = j
-		active := slices.ContainsFunc(status.Active, func(a domain.CronJobActiveJob) bool { return a.UID == j.UID })
-		done, complete := finished(j)
-		switch {
-		case !done && !active:
-			status.Active = append(status.Active, domain.CronJobActiveJob{Name: j.Name, UID: j.UID})
-		case done && complete && !j.Status.CompletionTime.IsZero():
+		if done, complete := finished(j); done && complete && !j.Status.CompletionTime.IsZero() {
 			if t := j.Status.CompletionTime.UTC(); status.LastSuccessfulTime == nil || t.After(*status.LastSuccessfulTime) {
 				status.LastSuccessfulTime = &t
 			}

@@ -317,3 +317,65 @@ func TestAJobIsNamedForItsScheduledMinute(t *testing.T) {
 		t.Errorf("name %s, want %s", got, want)
 	}
 }
+
+// byHand makes the Job name from the CronJob's template, owned by it, as
+// kubectl create job --from=cronjob/tick does.
+func (f *fixture) byHand(t *testing.T, name string) {
+	t.Helper()
+	c := f.cronJob()
+	create := jobFor(c, name, "uid-"+name, f.clock.Now())
+	delete(create.Meta.Annotations, domain.CronJobScheduledAnnotation)
+	if _, err := f.jobs.Execute(t.Context(), domain.Key{Namespace: "default", Name: name}, create); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestARunByHandIsNotAnActiveRun: a Job an operator made from the
+// CronJob is its (deleting the CronJob takes it), but, as in Kubernetes,
+// not among its active runs: with Forbid the next time still runs, with
+// Replace it is not deleted; its completion is the last successful time
+// all the same.
+func TestARunByHandIsNotAnActiveRun(t *testing.T) {
+	for _, policy := range []string{domain.CronJobForbid, domain.CronJobReplace} {
+		t.Run(policy, func(t *testing.T) {
+			f := newFixture(t, func(s *domain.CronJobSpec) { s.ConcurrencyPolicy = policy })
+			f.advance(t, time.Minute)
+			f.byHand(t, "by-hand")
+			f.reconcile(t)
+			if st := f.cronJob().Status; len(st.Active) != 0 {
+				t.Errorf("active %+v, want none: the run by hand is not the CronJob's to count", st.Active)
+			}
+			f.advance(t, 4*time.Minute)
+			equalNames(t, f.jobNames(), "by-hand", jobAt(5*time.Minute))
+			if st := f.cronJob().Status; len(st.Active) != 1 || st.Active[0].Name != jobAt(5*time.Minute) {
+				t.Errorf("active %+v, want the scheduled run only", st.Active)
+			}
+			f.clock.Step(time.Minute)
+			f.finish(t, "by-hand", true)
+			f.reconcile(t)
+			if st := f.cronJob().Status; st.LastSuccessfulTime == nil || !st.LastSuccessfulTime.Equal(t0.Add(6*time.Minute)) {
+				t.Errorf("last successful time %v, want the run by hand's completion", st.LastSuccessfulTime)
+			}
+		})
+	}
+}
+
+// TestARunMadeButNotRecordedJoinsTheActiveRuns: a Job the reconciler made
+// for a time whose status it did not record (herd stopped in between) is
+// found under its name at that time and taken among the active runs, as
+// Kubernetes' controller takes a Job of its own that already exists;
+// no second Job is made.
+func TestARunMadeButNotRecordedJoinsTheActiveRuns(t *testing.T) {
+	f := newFixture(t, func(s *domain.CronJobSpec) { s.ConcurrencyPolicy = domain.CronJobForbid })
+	f.clock.Step(5 * time.Minute)
+	name := jobAt(5 * time.Minute)
+	if _, err := f.jobs.Execute(t.Context(), domain.Key{Namespace: "default", Name: name}, jobFor(f.cronJob(), name, "uid-made", t0.Add(5*time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	f.reconcile(t)
+	equalNames(t, f.jobNames(), name)
+	st := f.cronJob().Status
+	if len(st.Active) != 1 || st.Active[0].UID != "uid-made" || st.LastScheduleTime == nil || !st.LastScheduleTime.Equal(t0.Add(5*time.Minute)) {
+		t.Errorf("status %+v, want the run already made active and its time the last scheduled", st)
+	}
+}
