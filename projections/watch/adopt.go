@@ -24,23 +24,16 @@ import (
 // an offer (another replica's, a write whose offer was dropped) is folded
 // as before.
 
-// maxOffers bounds the streams with states waiting for the hub, and
-// maxStreamOffers the states of one stream. The hub takes them within a
-// poll interval; when it is behind, each of a stream's writes it has not
-// read yet keeps its offer, so that the hub adopts them all when it gets
-// there (a hub behind is a busy one, and a fold is what it can least
-// afford). Past either bound an offer is dropped (the oldest of a
-// stream's first) and the hub folds that event itself.
-const (
-	maxOffers       = 1 << 16
-	maxStreamOffers = 8
-)
+// maxOffers bounds the states waiting for the hub. The hub takes them
+// within a poll interval; when it is far behind, an offer is dropped
+// and the hub folds the event itself.
+const maxOffers = 1 << 16
 
 // offers are the states the writer committed that the hub has not yet
 // read up to, by stream.
 type offers struct {
 	mu      sync.Mutex
-	pending map[string][]offer
+	pending map[string]offer
 	taken   atomic.Int64
 
 	// unoffered, once the writer says (ExpectOffers), reports whether a
@@ -68,33 +61,20 @@ type offer struct {
 // Adopt offers the hub s, the state of the object in stream as of the
 // event at pos, computed by the process that committed that event. The
 // state must not be changed afterwards, as the command layer's states
-// never are. It is cheap (an append under its own lock), so the write
+// never are. It is cheap (a map write under its own lock), so the write
 // path can call it after every commit; an offer for an event the hub has
 // already read is dropped at its next poll.
 func (h *Hub) Adopt(stream string, pos int64, s any) {
 	o := &h.offers
 	o.mu.Lock()
 	if o.pending == nil {
-		o.pending = map[string][]offer{}
+		o.pending = map[string]offer{}
 	}
-	if cur, ok := o.pending[stream]; ok || len(o.pending) < maxOffers {
-		if len(cur) == maxStreamOffers {
-			cur = append(cur[:0], cur[1:]...)
-		}
-		o.pending[stream] = append(cur, offer{pos: pos, state: s})
+	if _, ok := o.pending[stream]; ok || len(o.pending) < maxOffers {
+		o.pending[stream] = offer{pos: pos, state: s}
 		o.made.Add(1)
 	}
 	o.mu.Unlock()
-}
-
-// at is the offer of offers for the event at pos, if there is one.
-func at(offers []offer, pos int64) (offer, bool) {
-	for _, off := range offers {
-		if off.pos == pos {
-			return off, true
-		}
-	}
-	return offer{}, false
 }
 
 // ExpectOffers tells the hub that the writer offers the states of its
@@ -128,7 +108,7 @@ func (o *offers) settle() {
 // stream is not waiting may have been offered after p was taken: the
 // offers are taken again then, so that the mark, cleared after the
 // offer, is never read as cleared without the offer being seen.
-func (o *offers) settled(recs []events.Record, p map[string][]offer) (map[string][]offer, int) {
+func (o *offers) settled(recs []events.Record, p map[string]offer) (map[string]offer, int) {
 	unoffered := o.unoffered.Load()
 	if unoffered == nil {
 		return p, len(recs)
@@ -141,7 +121,7 @@ func (o *offers) settled(recs []events.Record, p map[string][]offer) (map[string
 		if i+1 < len(recs) && sameWrite(rec, recs[i+1]) {
 			continue // offers are of a write's last event
 		}
-		if _, ok := at(p[rec.Stream], rec.Position); ok {
+		if off, ok := p[rec.Stream]; ok && off.pos == rec.Position {
 			continue
 		}
 		o.awaiting.Store(true) // before the mark is read: settle then wakes
@@ -156,13 +136,15 @@ func (o *offers) settled(recs []events.Record, p map[string][]offer) (map[string
 	return p, len(recs)
 }
 
-// merged is p with the offers of more, which came after p's.
-func merged(p, more map[string][]offer) map[string][]offer {
+// merged is p with the offers of more, the later of two for a stream.
+func merged(p, more map[string]offer) map[string]offer {
 	if p == nil {
 		return more
 	}
-	for stream, offs := range more {
-		p[stream] = append(p[stream], offs...)
+	for stream, off := range more {
+		if cur, ok := p[stream]; !ok || off.pos > cur.pos {
+			p[stream] = off
+		}
 	}
 	return p
 }
@@ -173,7 +155,7 @@ func (h *Hub) Adopted() int64 { return h.offers.taken.Load() }
 
 // take swaps out the offers for one poll; put gives back those past up
 // to, for a later poll.
-func (o *offers) take() map[string][]offer {
+func (o *offers) take() map[string]offer {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	p := o.pending
@@ -182,39 +164,31 @@ func (o *offers) take() map[string][]offer {
 	return p
 }
 
-func (o *offers) put(p map[string][]offer, upTo int64) {
+func (o *offers) put(p map[string]offer, upTo int64) {
 	if len(p) == 0 {
 		return
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for stream, offs := range p {
-		var left []offer
-		for _, off := range offs {
-			if off.pos > upTo {
-				left = append(left, off)
-			}
-		}
-		if len(left) == 0 {
+	for stream, off := range p {
+		if off.pos <= upTo {
 			continue
 		}
 		if o.pending == nil {
-			o.pending = map[string][]offer{}
+			o.pending = map[string]offer{}
 		}
-		// Those given back came before any made meanwhile.
-		all := append(left, o.pending[stream]...)
-		if n := len(all); n > maxStreamOffers {
-			all = all[n-maxStreamOffers:]
+		if cur, ok := o.pending[stream]; ok && cur.pos >= off.pos {
+			continue // a newer offer came in meanwhile
 		}
-		o.pending[stream] = all
+		o.pending[stream] = off
 	}
 }
 
 // adopted is the object after rec as the writer offered it, when p holds
 // an offer for rec's stream at rec's position of the kind's state type.
-func adopted(k resource, p map[string][]offer, prev *Object, rec events.Record) (*Object, bool) {
-	off, ok := at(p[rec.Stream], rec.Position)
-	if !ok {
+func adopted(k resource, p map[string]offer, prev *Object, rec events.Record) (*Object, bool) {
+	off, ok := p[rec.Stream]
+	if !ok || off.pos != rec.Position {
 		return nil, false
 	}
 	return k.adopt(prev, rec, off.state)

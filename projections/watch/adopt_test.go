@@ -119,33 +119,3 @@ func TestTheHubTakesAStateOfferedJustBeforeItsMarkCleared(t *testing.T) {
 		t.Errorf("the hub lists a with its label from %q; want a from the writer", from)
 	}
 }
-
-// TestTheHubBehindAdoptsEveryWriteOfAStream: a hub held back (before a
-// write whose state is on its way) while another stream is written
-// twice takes, when it gets there, the writer's state of each of the
-// two writes, not only the newer one's: a hub behind folds nothing the
-// writer offered.
-func TestTheHubBehindAdoptsEveryWriteOfAStream(t *testing.T) {
-	f := newFixture(t, watch.Config{PollInterval: time.Hour})
-	var onItsWay atomic.Bool
-	settle := f.hub.ExpectOffers(func(stream string) bool {
-		return stream == domain.NodeStream("z") && onItsWay.Load()
-	})
-	f.start(t)
-	onItsWay.Store(true)
-	z := f.do(t, "z", register("z", nil))
-	first := f.do(t, "a", register("a", map[string]string{"from": "log"}))
-	second := f.do(t, "a", register("a", map[string]string{"from": "log", "again": "yes"}))
-	for i, n := range []domain.Node{z, first, second} {
-		offered := n
-		offered.Labels = map[string]string{"from": "writer", "write": string(rune('0' + i))}
-		f.hub.Adopt(domain.NodeStream(n.Name), n.ResourceVersion, offered)
-	}
-	onItsWay.Store(false)
-	settle()
-	head := f.head(t)
-	eventstest.Eventually(t, eventstest.WaitFor, func() bool { return f.hub.Position() == head }, "the hub reaches %d once settled", head)
-	if got := f.hub.Adopted(); got != 3 {
-		t.Errorf("adopted %d states, want 3: z's and both of a's", got)
-	}
-}
