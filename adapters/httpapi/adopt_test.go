@@ -63,6 +63,18 @@ func hubAdoptsAsItWouldFold(t *testing.T, log events.Log) {
 	}
 	t.Cleanup(folding.Stop)
 
+	// Each write is read by the hub before the next is sent: a hub
+	// behind by two writes of one stream finds only the newer one's
+	// state offered and folds the older (a stream keeps one offer), which
+	// is no failure of adoption, and on a slow machine it happens.
+	caughtUp := func() {
+		t.Helper()
+		head, err := log.Head(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eventstest.Eventually(t, eventstest.WaitFor, func() bool { return a.Watch.Position() >= head }, "the hub reads up to %d", head)
+	}
 	cs, _ := recordingClientset(t, a.serve(t).URL, nil)
 	leases := cs.CoordinationV1().Leases("kube-node-lease")
 	names := []string{"n1", "n2", "n3"}
@@ -72,6 +84,7 @@ func hubAdoptsAsItWouldFold(t *testing.T, log events.Log) {
 		if _, err := cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		caughtUp()
 		renew := metav1.NewMicroTime(a.clock.Now())
 		l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: coordinationv1.LeaseSpec{
 			HolderIdentity: ptr.To(name), LeaseDurationSeconds: ptr.To[int32](40), RenewTime: &renew,
@@ -79,6 +92,7 @@ func hubAdoptsAsItWouldFold(t *testing.T, log events.Log) {
 		if _, err := leases.Create(ctx, l, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		caughtUp()
 	}
 	for step := range 3 {
 		a.clock.Step(10 * time.Second)
@@ -92,6 +106,7 @@ func hubAdoptsAsItWouldFold(t *testing.T, log events.Log) {
 			if _, err := leases.Update(ctx, l, metav1.UpdateOptions{}); err != nil {
 				t.Fatal(err)
 			}
+			caughtUp()
 		}
 		// A status report that flips a condition, then one that only
 		// says the node is still there.
@@ -109,17 +124,21 @@ func hubAdoptsAsItWouldFold(t *testing.T, log events.Log) {
 		if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		caughtUp()
 	}
 	if _, err := cs.CoreV1().Nodes().Patch(ctx, "n2", types.StrategicMergePatchType,
 		[]byte(`{"spec":{"unschedulable":true},"metadata":{"labels":{"zone":"b"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	caughtUp()
 	if err := leases.Delete(ctx, "n3", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	caughtUp()
 	if err := cs.CoreV1().Nodes().Delete(ctx, "n3", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	caughtUp()
 
 	head, err := log.Head(ctx)
 	if err != nil {
