@@ -39,21 +39,18 @@ func cronJobJobEvents(cur domain.Job, ev domain.Event, source string) []workload
 	}
 	we := workloadEvent{controller: cronJobController, name: owner.Name, uid: owner.UID, typ: corev1.EventTypeNormal}
 	_, created := ev.(domain.JobCreated)
+	_, deleted := ev.(domain.JobDeleted)
+	_, deleting := ev.(domain.JobDeletionRequested)
+	mine := source == cronJobController.source
 	switch {
-	case source != cronJobController.source:
-		if !created {
-			return nil
-		}
+	case created && !mine:
 		we.typ, we.reason, we.message = corev1.EventTypeWarning, "UnexpectedJob", "Saw a job that the controller did not create or forgot: "+cur.Name
-	case created:
+	case created && mine:
 		we.reason, we.message = "SuccessfulCreate", "Created job "+cur.Name
+	case (deleted || deleting) && mine:
+		we.reason, we.message = "SuccessfulDelete", "Deleted job "+cur.Name
 	default:
-		switch ev.(type) {
-		case domain.JobDeleted, domain.JobDeletionRequested:
-			we.reason, we.message = "SuccessfulDelete", "Deleted job "+cur.Name
-		default:
-			return nil
-		}
+		return nil
 	}
 	return []workloadEvent{we}
 }
