@@ -107,7 +107,9 @@ func (t *postgresTx) ReleaseSavepoint(ctx context.Context) error {
 
 func (t *postgresTx) Engine() Engine { return EnginePostgres }
 
-func (t *postgresTx) reader() pgReader { return pgReader{q: t.tx, own: t.last} }
+func (t *postgresTx) reader() pgReader {
+	return pgReader{q: t.tx, since: &t.p.published, own: t.last}
+}
 
 func (t *postgresTx) Head(ctx context.Context) (int64, error) { return t.reader().Head(ctx) }
 

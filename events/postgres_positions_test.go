@@ -611,3 +611,113 @@ func TestPostgresLogHeadIsAnEventNotAGap(t *testing.T) {
 		t.Fatalf("log_head = %d, %v; want %d, the newest event (Head's), not the gap %d after it", head, err, last, gap.Position)
 	}
 }
+
+// TestPostgresReadersStopAtTheEndOfATransaction: writers on several
+// handles append writes of many events each, and a reader reads all the
+// while. A reader's head may fall while a write's insert is still taking
+// its positions; it must not then stop inside that write. Every batch
+// ReadAfter returns, every Head and every log_head (the views' lists'
+// resourceVersion) ends where a transaction ends: no
+// committed transaction has events both at or before it and after it, so
+// a reader never sees half of one write.
+func TestPostgresReadersStopAtTheEndOfATransaction(t *testing.T) {
+	url := pgtest.URL(t)
+	logs := make([]*events.Postgres, 3)
+	for i := range logs {
+		logs[i] = eventstest.OpenPostgres(t, url)
+	}
+	const writers, each, size = 6, 25, 300
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		txns [][2]int64 // the first and last position of each committed write
+		errs []error
+	)
+	batch := make([]events.NewEvent, size)
+	for i := range batch {
+		batch[i] = events.NewEvent{Type: "T", Payload: []byte(`{}`)}
+	}
+	for w := range writers {
+		l := logs[w%len(logs)]
+		wg.Go(func() {
+			stream := fmt.Sprintf("node/w%d", w)
+			for n := range each {
+				tx, err := l.Begin(t.Context())
+				var recs []events.Record
+				if err == nil {
+					recs, err = tx.Append(t.Context(), stream, int64(n*size), events.Metadata{}, pgAt, batch...)
+					if err == nil {
+						err = tx.Commit()
+					} else {
+						err = errors.Join(err, tx.Rollback())
+					}
+				}
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+					return
+				}
+				first, last := recs[0].Position, recs[0].Position
+				for _, r := range recs {
+					first, last = min(first, r.Position), max(last, r.Position)
+				}
+				mu.Lock()
+				txns = append(txns, [2]int64{first, last})
+				mu.Unlock()
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	reader := logs[0]
+	var pos int64
+	var ends []int64 // where each batch, each head and each log_head ended
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		recs, err := reader.ReadAfter(t.Context(), pos, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) > 0 {
+			pos = recs[len(recs)-1].Position
+			ends = append(ends, pos)
+		}
+		h, err := reader.Head(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends = append(ends, h)
+		if err := db.QueryRowContext(t.Context(), `SELECT position FROM log_head WHERE id = 1`).Scan(&h); err != nil {
+			t.Fatal(err)
+		}
+		ends = append(ends, h)
+	}
+	if len(errs) > 0 {
+		t.Fatal(errors.Join(errs...))
+	}
+	split := 0
+	for _, end := range ends {
+		for _, tx := range txns {
+			if tx[0] <= end && end < tx[1] {
+				if split < 5 {
+					t.Errorf("a read ended at position %d, inside the write of positions %d to %d", end, tx[0], tx[1])
+				}
+				split++
+			}
+		}
+	}
+	if split > 0 {
+		t.Errorf("%d times a read ended inside a write, in %d reads", split, len(ends))
+	}
+}

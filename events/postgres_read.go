@@ -19,6 +19,10 @@ type pgReader struct {
 	// reads, on the pool; nil in a transaction, which must not hold
 	// log_horizon's row to its commit.
 	published *atomic.Int64
+	// since is a head this replica found final earlier (the pool's
+	// published), where final looks for transactions its head stands
+	// inside; nil where none is known.
+	since *atomic.Int64
 	// own is the newest position the transaction appended itself, which
 	// it reads although others' appends before it may still be running.
 	own int64
@@ -29,6 +33,7 @@ type pgReader struct {
 const (
 	pgSample  = `SELECT head, running FROM herd_log_sample()`
 	pgRunning = `SELECT herd_log_running($1)`
+	pgWhole   = `SELECT herd_log_whole($1, $2)`
 	// pgPublish keeps a final head ($1) in log_horizon, without waiting
 	// for the disk: a horizon lost in a crash is only an older one, and
 	// one that survives was final (the commits it covers come earlier in
@@ -47,10 +52,19 @@ const (
 
 // final is the newest final position: every position at or before it
 // has either committed, and every statement from now on sees it, or
-// will never commit. It waits for the appends that held positions up
-// to the sequence's value when it was called to end, holding no
-// connection in between.
+// will never commit; and no transaction has events both at or before it
+// and after it. It waits for the appends that held positions up to the
+// sequence's value when it was called to end, holding no connection in
+// between. Appends take their positions row by row and interleave, so
+// the sequence's value may fall inside a transaction that was still
+// inserting: final then stops where the last whole transaction before
+// it ends (herd_log_whole, migration 0010), and a reader never stops
+// halfway through one write.
 func (r pgReader) final(ctx context.Context) (int64, error) {
+	since, err := r.horizon(ctx) // before the sample
+	if err != nil {
+		return 0, err
+	}
 	var (
 		head    int64
 		running sql.NullString
@@ -58,7 +72,7 @@ func (r pgReader) final(ctx context.Context) (int64, error) {
 	if err := queryOne(ctx, r.q, pgSample, nil, &head, &running); err != nil {
 		return 0, err
 	}
-	pause := finalPause
+	pause, waited := finalPause, running.Valid && running.String != ""
 	for running.Valid && running.String != "" {
 		t := time.NewTimer(pause)
 		select {
@@ -72,7 +86,32 @@ func (r pgReader) final(ctx context.Context) (int64, error) {
 			return 0, err
 		}
 	}
+	// Without an append running at the sample, every transaction that
+	// took a position at or before head had ended before it: none
+	// stands on both sides.
+	if waited && head > since {
+		if err := queryOne(ctx, r.q, pgWhole, []any{since, head}, &head); err != nil {
+			return 0, err
+		}
+	}
 	return head, nil
+}
+
+// horizon is a head found final before now: a transaction running from
+// now on took no position at or before it. It is the newest this
+// replica found, or, before its first, the one kept in log_horizon.
+func (r pgReader) horizon(ctx context.Context) (int64, error) {
+	if r.since == nil {
+		return 0, nil
+	}
+	if h := r.since.Load(); h > 0 {
+		return h, nil
+	}
+	var h int64
+	if err := queryOne(ctx, r.q, `SELECT position FROM log_horizon WHERE id = 1`, nil, &h); err != nil {
+		return 0, err
+	}
+	return h, nil
 }
 
 // publish is the WITH that keeps head in log_horizon, or "" when it is
@@ -121,7 +160,9 @@ func (p *Postgres) Query(ctx context.Context, f Filter) ([]Record, error) {
 	return p.reader().Query(ctx, f)
 }
 
-func (p *Postgres) reader() pgReader { return pgReader{q: p.db, published: &p.published} }
+func (p *Postgres) reader() pgReader {
+	return pgReader{q: p.db, published: &p.published, since: &p.published}
+}
 
 // Head is the newest event at a final position (or, in a transaction,
 // the newest it appended, if later): every event at or before it that
