@@ -111,7 +111,6 @@ func RunLogContract(t *testing.T, open OpenLogFunc, opts ...LogOption) {
 		{"SurvivesReopen", testSurvivesReopen},
 		{"Savepoints", testSavepoints},
 		{"Snapshots", testSnapshots},
-		{"ReadLean", testReadLean},
 		{"PayloadsApart", testPayloadsApart},
 	}
 	for _, tt := range tests {

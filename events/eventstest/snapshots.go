@@ -157,28 +157,3 @@ func testSnapshots(t *testing.T, open OpenLogFunc) {
 		t.Errorf("snapshots after dropping them all: %d, %v", len(got), err)
 	}
 }
-
-// testReadLean: a lean read strips the events of one type to their place
-// and time, and gives every other whole.
-func testReadLean(t *testing.T, open OpenLogFunc) {
-	l, _ := open(t)
-	lean, ok := l.(events.LeanReader)
-	if !ok {
-		t.Fatalf("%T reads nothing lean", l)
-	}
-	md := events.Metadata{Actor: "node/a", Source: "agent"}
-	at := t0
-	recs := AppendCommit(t, l, "node/a", 0, md, at, ev("NodeRegistered", 1), ev("HeartbeatRecorded", 2), ev("NodeTainted", 3))
-	got, err := lean.ReadAfterLean(t.Context(), 0, 10, "HeartbeatRecorded")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []events.Record{recs[0], recs[1], recs[2]}
-	want[1].ID, want[1].Metadata, want[1].Continues, want[1].Payload = "", events.Metadata{}, false, []byte(`{}`)
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ReadAfterLean (-want +got):\n%s", diff)
-	}
-	if got, err := lean.ReadAfterLean(t.Context(), recs[0].Position, 1, "HeartbeatRecorded"); err != nil || len(got) != 1 || got[0].Position != recs[1].Position {
-		t.Errorf("ReadAfterLean after the first, limit 1 = %v, %v", positions(got), err)
-	}
-}
