@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -175,10 +176,7 @@ type eventReader struct {
 	cronJobs       map[string]domain.CronJob
 	cronJobDeleted map[string]bool
 	// nodeUIDs caches the uids of nodes' events, for the nodes not
-	// deleted since. It is the node's uid when first read: a list that
-	// starts before a node was deleted and registered again gives the
-	// earlier node's Events the later one's uid (the timeline keeps no
-	// uids).
+	// deleted since (nodeUID).
 	nodeUIDs map[string]string
 }
 
@@ -262,11 +260,8 @@ func (r *eventReader) nodeEvents(ctx context.Context, upTo int64) ([]derivedEven
 		}
 		uid, ok := r.nodeUIDs[e.Node]
 		if !ok {
-			n, err := r.s.NodeView.GetIncludingDeleted(ctx, e.Node)
-			switch {
-			case err == nil:
-				uid = n.UID
-			case !errors.Is(err, domain.ErrNotFound):
+			var err error
+			if uid, err = r.nodeUID(ctx, e); err != nil {
 				return nil, err
 			}
 			r.nodeUIDs[e.Node] = uid
@@ -292,6 +287,37 @@ func (r *eventReader) nodeEvents(ctx context.Context, upTo int64) ([]derivedEven
 		}
 	}
 	return out, nil
+}
+
+// nodeUID is the uid of the node an entry of its timeline is about: the
+// node registered under that name when the entry was made. The node's
+// view holds its newest registration; an entry made before that one (a
+// list that starts before a node was deleted and registered again) takes
+// the uid of the registration in force at the entry, read from the log,
+// as does an entry of a node deleted since (its tombstone keeps no uid).
+// A node herd never saw has none.
+func (r *eventReader) nodeUID(ctx context.Context, e projections.TimelineEntry) (string, error) {
+	n, err := r.s.NodeView.GetIncludingDeleted(ctx, e.Node)
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		return "", nil
+	case err != nil:
+		return "", err
+	case !n.Deleted && !n.StartedAt.After(e.At):
+		return n.UID, nil
+	}
+	recs, err := r.s.Log.Query(ctx, events.Filter{Stream: domain.NodeStream(e.Node), Types: []string{"NodeRegistered"},
+		Before: e.Position + 1, Limit: 1, Newest: true})
+	if err != nil || len(recs) == 0 {
+		return "", err
+	}
+	var reg struct {
+		UID string `json:"uid"`
+	}
+	if err := json.Unmarshal(recs[0].Payload, &reg); err != nil {
+		return "", fmt.Errorf("node %s registered at %d: %w", e.Node, recs[0].Position, err)
+	}
+	return reg.UID, nil
 }
 
 // objectFilters are the log's streams the scope reads besides nodes':

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -174,5 +175,40 @@ func TestAnEventReaderFollowsANodeRegisteredAgain(t *testing.T) {
 	}
 	if d := cmp.Diff(map[string]string{"web-01": "uid-web-01-again"}, r.nodeUIDs); d != "" {
 		t.Errorf("the reader holds the uids (-want +got):\n%s", d)
+	}
+}
+
+// TestAnEventListFromBeforeANodeWasRegisteredAgainGivesEachNodeItsUID: a
+// list of Events that starts before a node was deleted and registered
+// again under its name gives the earlier node's Events the earlier
+// node's uid, and the later node's the later one's, as kube-apiserver's
+// stored Events each name the object they were about. The node is
+// deleted at the end, so none of the uids can come from its view.
+func TestAnEventListFromBeforeANodeWasRegisteredAgainGivesEachNodeItsUID(t *testing.T) {
+	a := newWatchAPI(t, watch.Config{})
+	start := a.head(t)
+	a.do(t, "web-01", register("web-01", nil))
+	a.clk.Step(time.Minute)
+	a.do(t, "web-01", domain.DeleteNode{})
+	a.clk.Step(time.Minute)
+	again := register("web-01", nil)
+	again.UID = "uid-web-01-again"
+	a.do(t, "web-01", again)
+	a.clk.Step(time.Minute)
+	a.do(t, "web-01", domain.DeleteNode{})
+
+	r := a.srv.newEventReader(eventScope{nodes: true})
+	r.pos = start
+	evs, err := r.next(t.Context(), a.head(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range evs {
+		got = append(got, string(e.object.UID)+" "+e.reason)
+	}
+	want := []string{"uid-web-01 Registered", "uid-web-01 Deleted", "uid-web-01-again Registered", "uid-web-01-again Deleted"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Events of a node registered twice (-want +got):\n%s", d)
 	}
 }
