@@ -83,7 +83,7 @@ func (w *world) doAs(token, method, path, contentType string, body []byte) (resp
 	if err != nil {
 		return response{}, fmt.Errorf("%s %s: read answer: %w", method, path, err)
 	}
-	return response{method: method, path: path, code: resp.StatusCode, body: data, warnings: resp.Header.Values("Warning")}, nil
+	return response{method: method, path: path, code: resp.StatusCode, body: data, warnings: resp.Header.Values("Warning"), header: resp.Header}, nil
 }
 
 // write sends a request that may change herd. It notes the log just

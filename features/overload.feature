@@ -6,7 +6,9 @@ Feature: An overloaded herd does not mark nodes for its own delay
   far behind its own writes are before it marks a node. While behind,
   /readyz says so, and herd answers what can wait (other writes, reads,
   lists, watches) 429 Too Many Requests with Retry-After instead of
-  queueing it behind the heartbeats; node heartbeats are never refused.
+  queueing it behind the heartbeats. Node heartbeats have a share of
+  their own: past it (a fleet larger than herd can carry), the excess is
+  answered 429 with Retry-After too, and still counts for its node.
 
   Background:
     Given herd is running and the time is 2026-03-01 09:00:00
@@ -36,3 +38,20 @@ Feature: An overloaded herd does not mark nodes for its own delay
     Then herd's metric herd_write_queue_oldest_seconds is 0
     And herd's metric herd_requests_shed_total{level="reads",reason="behind"} is 1
     And node "busy" is Ready
+
+  Scenario: A node whose heartbeats find herd's share of them full stays Ready
+    Given herd takes in 1 node heartbeat at a time
+    And node "busy" has registered and is Ready
+    And the kubelet of "busy" creates its lease
+    And node "crowded" has registered and is Ready
+    And the kubelet of "crowded" creates its lease
+    And node "silent" has registered and is Ready
+    And the kubelet of "silent" creates its lease
+    When herd's writes stall
+    And "busy" renews its lease every 10 seconds for 10 seconds while herd's writes stall
+    And "crowded" renews its lease every 10 seconds for 50 seconds, each answered 429 Too Many Requests, Retry-After 1, saying "too many node heartbeats at once: herd takes 1 at a time"
+    And herd's writes go through
+    And 30 seconds pass
+    Then node "crowded" is Ready
+    And node "silent" is NotReady
+    And herd's metric herd_requests_shed_total{level="node-heartbeats",reason="inflight"} is 5

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -21,6 +22,11 @@ func (w *world) registerOverloadSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^"([^"]+)" renews its lease every (\d+) seconds for (\d+) seconds while herd's writes stall$`, w.renewsWhileStalled)
 	sc.Step(`^herd's writes go through$`, w.writesGoThrough)
 	sc.Step(`^herd's metric (\S+) is (\S+)$`, w.metricIs)
+	sc.Step(`^herd takes in (\d+) node heartbeats? at a time$`, func(ctx context.Context, n int) error {
+		w.cfg.MaxHeartbeatsInflight = n
+		return w.restart(ctx)
+	})
+	sc.Step(`^"([^"]+)" renews its lease every (\d+) seconds for (\d+) seconds, each answered 429 Too Many Requests, Retry-After (\d+), saying "([^"]+)"$`, w.renewalsShed)
 	sc.Step(`^listing the nodes is refused with 429 Too Many Requests, Retry-After (\d+), saying "([^"]+)"$`, w.listRefused)
 }
 
@@ -148,6 +154,37 @@ func (w *world) metricIs(name, want string) error {
 	return fmt.Errorf("/metrics has no %s", name)
 }
 
+// renewalsShed is a kubelet renewing its lease every period while
+// herd's clock moves, each renewal answered at once with a refusal
+// (herd's share of heartbeats is full), which the kubelet does not retry
+// here: its next renewal comes on its own timer.
+func (w *world) renewalsShed(node string, every, total, retryAfter int, saying string) error {
+	period := time.Duration(every) * time.Second
+	for elapsed := period; elapsed <= time.Duration(total)*time.Second; elapsed += period {
+		if err := w.setClock(w.clock.Now().Add(period)); err != nil {
+			return err
+		}
+		holder, d := node, int32(40)
+		now := metav1.NewMicroTime(w.clock.Now())
+		body, err := json.Marshal(coordinationv1.Lease{
+			TypeMeta:   metav1.TypeMeta{Kind: "Lease", APIVersion: "coordination.k8s.io/v1"},
+			ObjectMeta: metav1.ObjectMeta{Name: node, Namespace: "kube-node-lease"},
+			Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &d, RenewTime: &now},
+		})
+		if err != nil {
+			return err
+		}
+		r, err := w.doAs(w.auth.actor, http.MethodPut, leasePath(node), "application/json", body)
+		if err != nil {
+			return err
+		}
+		if err := expectTooManyRequests(r.code, r.header.Get("Retry-After"), r.body, retryAfter, saying); err != nil {
+			return fmt.Errorf("the renewal of %s's lease after %s: %w", node, elapsed, err)
+		}
+	}
+	return nil
+}
+
 func (w *world) listRefused(retryAfter int, saying string) error {
 	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, w.server.URL()+"/api/v1/nodes", nil)
 	if err != nil {
@@ -161,14 +198,28 @@ func (w *world) listRefused(retryAfter int, saying string) error {
 		return err
 	}
 	defer resp.Body.Close()
-	var st metav1.Status
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return fmt.Errorf("the refusal is not a Status: %w", err)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
 	}
-	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != strconv.Itoa(retryAfter) ||
+	if err := expectTooManyRequests(resp.StatusCode, resp.Header.Get("Retry-After"), body, retryAfter, saying); err != nil {
+		return fmt.Errorf("listing the nodes: %w", err)
+	}
+	return nil
+}
+
+// expectTooManyRequests checks an answer of code, with the Retry-After
+// header and body given, for a 429 with Retry-After retryAfter and a
+// Status whose message says saying.
+func expectTooManyRequests(code int, gotRetryAfter string, body []byte, retryAfter int, saying string) error {
+	var st metav1.Status
+	if err := json.Unmarshal(body, &st); err != nil {
+		return fmt.Errorf("the answer (%d) is not a Status: %w: %s", code, err, body)
+	}
+	if code != http.StatusTooManyRequests || gotRetryAfter != strconv.Itoa(retryAfter) ||
 		st.Reason != metav1.StatusReasonTooManyRequests || !strings.Contains(st.Message, saying) {
-		return fmt.Errorf("listing the nodes: %d, Retry-After %q, %s %q; want 429, %d, TooManyRequests saying %q",
-			resp.StatusCode, resp.Header.Get("Retry-After"), st.Reason, st.Message, retryAfter, saying)
+		return fmt.Errorf("%d, Retry-After %q, %s %q; want 429, %d, TooManyRequests saying %q",
+			code, gotRetryAfter, st.Reason, st.Message, retryAfter, saying)
 	}
 	return nil
 }

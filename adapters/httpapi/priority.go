@@ -24,8 +24,10 @@ const (
 	// overloaded herd can still say so.
 	levelExempt priorityLevel = iota
 	// levelHeartbeats is the nodes' heartbeats: their status reports and
-	// their leases' renewals in kube-node-lease. Never refused: a
-	// heartbeat refused is a node marked.
+	// their leases' renewals in kube-node-lease. Never refused for herd
+	// being behind, only past their own share (--max-heartbeats-inflight),
+	// and a heartbeat refused so still counts for its node: it reached
+	// herd (noteHeartbeat).
 	levelHeartbeats
 	// levelWrites is every other write.
 	levelWrites
@@ -51,10 +53,18 @@ func (l priorityLevel) String() string {
 }
 
 // Defaults of how many requests of each level run at once: kube-apiserver's
-// --max-requests-inflight and --max-mutating-requests-inflight.
+// --max-requests-inflight and --max-mutating-requests-inflight, and
+// herd's --max-heartbeats-inflight. The heartbeats' share is wider than
+// the others because a heartbeat is cheap to take in and the group
+// commit writes many at once (a group grows with what waits); it bounds
+// how long an admitted heartbeat waits, about the share over what herd
+// commits a second (1,000 over 8,000 renewals a second on two cores:
+// an eighth of a second), where without a bound a fleet larger than
+// herd can carry would make every heartbeat wait longer and longer.
 const (
 	DefaultMaxRequestsInflight         = 400
 	DefaultMaxMutatingRequestsInflight = 200
+	DefaultMaxHeartbeatsInflight       = 1000
 	// shedRetryAfter is the Retry-After of a refused request, in
 	// seconds, as API Priority and Fairness answers: client-go waits
 	// that long and tries again.
@@ -129,6 +139,7 @@ func newShares(cfg Config, reg prometheus.Registerer) (*shares, error) {
 		Name: "herd_requests_shed_total",
 		Help: "Requests refused with 429 Too Many Requests, by priority level (node-heartbeats, writes, reads) and reason (behind: herd's writes are behind; inflight: the level's share is full; expensive-reads: the share of reads of history is full).",
 	}, []string{"level", "reason"})}
+	s.limit[levelHeartbeats] = orDefault(cfg.MaxHeartbeatsInflight, DefaultMaxHeartbeatsInflight)
 	s.limit[levelWrites] = orDefault(cfg.MaxMutatingRequestsInflight, DefaultMaxMutatingRequestsInflight)
 	s.limit[levelReads] = orDefault(cfg.MaxRequestsInflight, DefaultMaxRequestsInflight)
 	if reg != nil {
@@ -179,16 +190,16 @@ func (sh *shares) take(level priorityLevel, longRunning bool) (release func(), f
 	}, false
 }
 
-// admitPriority decides whether a request of level runs now. Heartbeats
-// and exempt requests always do. While herd's writes are behind, writes
-// and reads are refused with 429 and Retry-After rather than queued
-// behind the heartbeats; at other times, only once their level's share
-// is full.
+// admitPriority decides whether a request of level runs now. Exempt
+// requests always do, heartbeats unless their own share is full. While
+// herd's writes are behind, writes and reads are refused with 429 and
+// Retry-After rather than queued behind the heartbeats; at other times,
+// only once their level's share is full.
 func (s *Server) admitPriority(level priorityLevel, longRunning bool) (release func(), err error) {
-	if level == levelExempt || level == levelHeartbeats {
+	if level == levelExempt {
 		return func() {}, nil
 	}
-	if s.WritePath != nil {
+	if s.WritePath != nil && level != levelHeartbeats {
 		if oldest, behind := s.WritePath.Behind(); behind {
 			s.shares.refused(level, "behind")
 			return nil, apierrors.NewTooManyRequests(fmt.Sprintf(
@@ -199,15 +210,25 @@ func (s *Server) admitPriority(level priorityLevel, longRunning bool) (release f
 	release, full := s.shares.take(level, longRunning)
 	if full {
 		s.shares.refused(level, "inflight")
-		flag := "--max-requests-inflight"
-		if level == levelWrites {
-			flag = "--max-mutating-requests-inflight"
+		switch level {
+		case levelHeartbeats:
+			return nil, apierrors.NewTooManyRequests(fmt.Sprintf(
+				"too many node heartbeats at once: herd takes %d at a time (--max-heartbeats-inflight), so that those it takes are written promptly; this one still counts for its node; retry after %d second",
+				s.shares.limit[level], shedRetryAfter), shedRetryAfter)
+		case levelWrites:
+			return nil, tooManyAtOnce(level, s.shares.limit[level], "--max-mutating-requests-inflight")
 		}
-		return nil, apierrors.NewTooManyRequests(fmt.Sprintf(
-			"too many %s at once: herd runs %d at a time (%s), so that node heartbeats keep their share; retry after %d second",
-			level, s.shares.limit[level], flag, shedRetryAfter), shedRetryAfter)
+		return nil, tooManyAtOnce(level, s.shares.limit[level], "--max-requests-inflight")
 	}
 	return release, nil
+}
+
+// tooManyAtOnce is the refusal of a request of level, other than a
+// heartbeat, whose share of limit (set by flag) is full.
+func tooManyAtOnce(level priorityLevel, limit int, flag string) error {
+	return apierrors.NewTooManyRequests(fmt.Sprintf(
+		"too many %s at once: herd runs %d at a time (%s), so that node heartbeats keep their share; retry after %d second",
+		level, limit, flag, shedRetryAfter), shedRetryAfter)
 }
 
 // noteHeartbeat notes the heartbeat r carries as it arrives, before its

@@ -223,6 +223,61 @@ func TestAFullShareOfWritesShedsWritesNotHeartbeats(t *testing.T) {
 	}
 }
 
+// TestAFullShareOfHeartbeatsShedsTheNextAndStillHearsIt: with one
+// heartbeat at a time taken in (--max-heartbeats-inflight 1) and one
+// waiting for its write, another node's lease renewal is refused with 429
+// and Retry-After, counted by level, and still noted as heard for that
+// node; a write of another level is not held back by the heartbeats'
+// share.
+func TestAFullShareOfHeartbeatsShedsTheNextAndStillHearsIt(t *testing.T) {
+	api := newTestAPI(t, nil)
+	shares, err := newShares(Config{MaxHeartbeatsInflight: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api.shares = shares
+	arrivals := newFakeArrivals()
+	api.Heartbeats = arrivals
+	queue := api.writer.WriteQueue()
+	base := api.serve(t).URL
+	for _, n := range []string{"pico-01", "pico-02"} {
+		mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: "/api/v1/nodes", body: nodeJSON(n)})
+		mustSend(t, nil, base, http.StatusCreated, req{method: "POST", path: leasesPath, body: nodeLeaseJSON(n, "2026-03-01T09:00:00.000000Z")})
+	}
+
+	release := queue.Hold()
+	defer release()
+	reported := make(chan answer, 1)
+	go func() {
+		reported <- send(t, nil, base, req{method: "PATCH", path: "/api/v1/nodes/pico-01/status", contentType: "application/merge-patch+json", body: readyPatch})
+	}()
+	eventually(t, func() bool { return queue.Waiting() == 1 }, "the first heartbeat to wait for its commit")
+	api.clock.Step(3 * time.Second)
+	expectShed(t, "a second node's renewal", sendRaw(t, base, req{method: "PUT", path: leasesPath + "/pico-02",
+		body: nodeLeaseJSON("pico-02", "2026-03-01T09:00:03.000000Z")}),
+		"too many node heartbeats at once: herd takes 1 at a time (--max-heartbeats-inflight)")
+	if pending, kept, refused := arrivals.state("pico-02"); pending != 0 || !kept.Equal(t0.Add(3*time.Second)) || refused != 0 {
+		t.Errorf("the shed renewal: %d pending, heard at %v, %d refused; want 0, %v, 0", pending, kept, refused, t0.Add(3*time.Second))
+	}
+	if got := testutil.ToFloat64(api.shares.shed.WithLabelValues("node-heartbeats", "inflight")); got != 1 {
+		t.Errorf("heartbeats shed for a full share: %v, want 1", got)
+	}
+	created := make(chan answer, 1)
+	go func() {
+		created <- send(t, nil, base, req{method: "POST", path: "/api/v1/namespaces/default/configmaps",
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings"}}`})
+	}()
+	eventually(t, func() bool { return queue.Waiting() == 2 }, "a write of another level to be admitted")
+	release()
+	if a := <-reported; a.code != http.StatusOK {
+		t.Fatalf("the first heartbeat: %d %s", a.code, a.body)
+	}
+	if a := <-created; a.code != http.StatusCreated {
+		t.Fatalf("the ConfigMap: %d %s", a.code, a.body)
+	}
+	mustSend(t, nil, base, http.StatusOK, req{method: "PUT", path: leasesPath + "/pico-02", body: nodeLeaseJSON("pico-02", "2026-03-01T09:00:04.000000Z")})
+}
+
 // TestHeartbeatsAreTheirOwnLevel: a kubelet's status report and Lease
 // renewal and herd's agent's heartbeat are node heartbeats, on whatever
 // API group they come; a node's other writes and a lease elsewhere are

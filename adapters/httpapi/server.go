@@ -71,6 +71,10 @@ type Config struct {
 	// and Retry-After (priority.go). Zero means kube-apiserver's defaults,
 	// 400 and 200; negative, no bound.
 	MaxRequestsInflight, MaxMutatingRequestsInflight int
+	// MaxHeartbeatsInflight bounds the node heartbeats taken in at once;
+	// one more is refused with 429 and Retry-After, and still counts for
+	// its node. Zero means 1,000; negative, no bound.
+	MaxHeartbeatsInflight int
 	// WhatIfTimeout bounds one what-if (--what-if-timeout): past it the
 	// simulation is stopped and the client gets 504. Zero means 2 min.
 	WhatIfTimeout time.Duration
@@ -344,6 +348,13 @@ func (s *Server) admit(h http.Handler) http.Handler {
 			}
 		}
 		level := priorityOf(r, ri)
+		if err == nil && level == levelHeartbeats {
+			// Noted before its write is queued, and before its share
+			// admits it: herd heard the node now, however long the write
+			// waits or if the share is full (priority.go).
+			answered := s.noteHeartbeat(ri)
+			defer func() { answered(codeOf(w)) }()
+		}
 		if err == nil {
 			var release func()
 			if release, err = s.admitPriority(level, watching); err == nil {
@@ -353,12 +364,6 @@ func (s *Server) admit(h http.Handler) http.Handler {
 		if err != nil {
 			s.writeError(w, err, "", "")
 			return
-		}
-		if level == levelHeartbeats {
-			// Noted before its write is queued: herd heard the node now,
-			// however long the write waits (priority.go).
-			answered := s.noteHeartbeat(ri)
-			defer func() { answered(codeOf(w)) }()
 		}
 		h.ServeHTTP(w, r)
 	})

@@ -369,7 +369,8 @@ func newAPI(cfg Config, w *projections.Writer, nodes *projections.NodeView, pods
 		NodeMonitorGracePeriod: cfg.Health.GracePeriod, AnonymousHosts: anonymousHosts(cfg), AnonymousIPHosts: anonymousIPHosts(cfg),
 		MaxWatchesPerUser: cfg.Security.maxWatchesPerUser(), KubeletTokenDir: cfg.Kubelet.TokenDir,
 		ExpensiveReads: cfg.ExpensiveReads, ReadTimeout: cfg.ReadTimeout, WhatIfTimeout: cfg.WhatIfTimeout, WhatIfMaxWindow: cfg.WhatIfMaxWindow,
-		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight})
+		MaxRequestsInflight: cfg.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.MaxMutatingRequestsInflight,
+		MaxHeartbeatsInflight: cfg.MaxHeartbeatsInflight})
 }
 
 // newWatchHub follows the log for every watch. It starts before the API

@@ -90,6 +90,10 @@ type Config struct {
 	// (kube-apiserver's flags); 0 is their defaults, 400 and 200, and -1
 	// no bound.
 	MaxRequestsInflight, MaxMutatingRequestsInflight int
+	// MaxHeartbeatsInflight bounds the node heartbeats taken in at once
+	// (--max-heartbeats-inflight); one more is refused with 429 and
+	// Retry-After and still counts for its node. 0 is 1,000, -1 no bound.
+	MaxHeartbeatsInflight int
 	// Reconcilers says which reconcilers run and how.
 	Reconcilers reconcilers.Config
 	// Health holds the node health rules' timings.
@@ -197,6 +201,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxMutatingRequestsInflight < -1 {
 		errs = append(errs, fmt.Errorf("--max-mutating-requests-inflight %d: want a count, or -1 for no bound", c.MaxMutatingRequestsInflight))
+	}
+	if c.MaxHeartbeatsInflight < -1 {
+		errs = append(errs, fmt.Errorf("--max-heartbeats-inflight %d: want a count, or -1 for no bound", c.MaxHeartbeatsInflight))
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("--listen %q: want host:port: %w", c.Listen, err))
