@@ -41,8 +41,29 @@ func registering(send func(context.Context, int) outcome) turn {
 // registered: a registration herd shed for load is delayed, not given
 // up. Each try records itself, so the refusals show in the report.
 func untilAdmitted(ctx context.Context, try func() outcome) outcome {
+	return retryShed(ctx, -1, try)
+}
+
+// clientGoRetries is how many times client-go's REST client sends a
+// request again after a 429 with Retry-After, by default (its
+// maxRetries), whatever the verb.
+const clientGoRetries = 10
+
+// asClientGo runs try, and again after the Retry-After of each 429 it
+// gets, up to clientGoRetries times, as the REST client under a kubelet's
+// lease controller and status reports does: a heartbeat herd shed is sent
+// again a second later. While one waits, the worker's other nodes wait
+// too (their lag shows it), where each kubelet would wait alone.
+func asClientGo(ctx context.Context, try func() outcome) outcome {
+	return retryShed(ctx, clientGoRetries, try)
+}
+
+// retryShed runs try, and again after the Retry-After of each 429, up to
+// retries times (no bound when negative), until ctx ends.
+func retryShed(ctx context.Context, retries int, try func() outcome) outcome {
 	o := try()
-	for o.status == http.StatusTooManyRequests && sleepUntil(ctx, nil, time.Now().Add(o.retryAfter)) {
+	for n := 0; (retries < 0 || n < retries) && o.status == http.StatusTooManyRequests &&
+		sleepUntil(ctx, nil, time.Now().Add(o.retryAfter)); n++ {
 		o = try()
 	}
 	return o

@@ -85,7 +85,7 @@ func (l *leaseKubelet) beat(ctx context.Context, i int, s *stats) {
 	if ctx.Err() != nil || time.Now().Before(n.nextStatus) {
 		return
 	}
-	if o := timed(ctx, s, kindStatus, func() outcome { return l.k.heartbeat(ctx, i) }); o.acknowledged() {
+	if o := asClientGo(ctx, func() outcome { return timed(ctx, s, kindStatus, func() outcome { return l.k.heartbeat(ctx, i) }) }); o.acknowledged() {
 		n.nextStatus = time.Now().Add(l.statusEvery)
 	}
 }
@@ -156,8 +156,14 @@ func (l *leaseKubelet) ensure(ctx context.Context, i int, s *stats) bool {
 
 // send sends one lease request of a kind and remembers the lease herd
 // answers as the node's latest; an answer that does not decode counts as
-// the request's error.
+// the request's error. A 429 is sent again after its Retry-After, as
+// client-go does (asClientGo), each try recorded.
 func (l *leaseKubelet) send(ctx context.Context, i int, s *stats, kind, method, path string, body []byte) outcome {
+	return asClientGo(ctx, func() outcome { return l.sendOnce(ctx, i, s, kind, method, path, body) })
+}
+
+// sendOnce is one try of send.
+func (l *leaseKubelet) sendOnce(ctx context.Context, i int, s *stats, kind, method, path string, body []byte) outcome {
 	return timed(ctx, s, kind, func() outcome {
 		o, answer := l.k.exchange(ctx, i, method, path, l.k.mediaType, body, true)
 		if !o.acknowledged() {

@@ -343,3 +343,64 @@ func TestANodeRegistersAgainAfterA429(t *testing.T) {
 		}
 	}
 }
+
+// TestAShedRenewalIsSentAgainAfterItsRetryAfter: a lease renewal or
+// status report herd sheds with 429 is sent again after the Retry-After,
+// as client-go's REST client does under a kubelet, and both tries show in
+// the report.
+func TestAShedRenewalIsSentAgainAfterItsRetryAfter(t *testing.T) {
+	target, err := url.Parse(startHerd(t, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	refusedAt := map[string]time.Time{} // the first renewal or report of each node, refused
+	againAfter := map[string]time.Duration{}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		heartbeat := (r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/namespaces/kube-node-lease/leases/")) ||
+			(r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/status"))
+		if heartbeat {
+			key := r.Method + " " + r.URL.Path
+			mu.Lock()
+			at, seen := refusedAt[key]
+			if !seen {
+				refusedAt[key] = time.Now()
+			} else if _, ok := againAfter[key]; !ok {
+				againAfter[key] = time.Since(at)
+			}
+			mu.Unlock()
+			if !seen {
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "too many node heartbeats at once", http.StatusTooManyRequests)
+				return
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+
+	cfg := leaseRun(front.URL)
+	cfg.Nodes, cfg.Connections, cfg.Duration, cfg.StatusEvery = 2, 2, 1500*time.Millisecond, time.Nanosecond
+	r, err := loadgen.Run(t.Context(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(refusedAt) != 4 {
+		t.Fatalf("refused %v, want each node's first renewal and first status report", refusedAt)
+	}
+	for key := range refusedAt {
+		if d, ok := againAfter[key]; !ok || d < time.Second {
+			t.Errorf("%s refused with Retry-After 1: sent again after %v (sent again: %t), want at least 1s", key, d, ok)
+		}
+	}
+	var shed uint64
+	for _, p := range []loadgen.Phase{r.Register, r.KeptAlive, r.Warmup, r.Heartbeats} {
+		shed += p.Kinds["lease renewal"].Errors["429"] + p.Kinds["status report"].Errors["429"]
+	}
+	if shed != 4 {
+		t.Errorf("%d refusals in the report, want 4", shed)
+	}
+}
