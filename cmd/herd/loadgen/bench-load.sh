@@ -31,5 +31,10 @@ echo "bench-load: herd serve (pid $serve_pid) at $url: herd loadgen $*" >&2
 "$herd" loadgen --server "$url" --server-pid "$serve_pid" --json-file "$out.json" "$@" | tee "$out.txt"
 # The log's size, what the retention policy deleted, the snapshots taken
 # and the group commit's lock time and group sizes (their sums over their
-# counts: the serial section per command), as herd saw them at the end.
-curl -fsS "$url/metrics" | grep -E '^herd_(log_|snapshots_total|commit_(duration_seconds|group_commands)_(sum|count))' >"$out.log-metrics.txt" || true
+# counts: the serial section per command) and the requests it shed, as
+# herd saw them at the end.
+curl -fsS "$url/metrics" | grep -E '^herd_(log_|snapshots_total|commit_(duration_seconds|group_commands)_(sum|count)|requests_shed_total)' >"$out.log-metrics.txt" || true
+# How many times herd marked a node NotReady for silence in the whole run
+# (its HeartbeatMissed events), read from the audit log: at most 10,000.
+"$herd" log --server "$url" --type HeartbeatMissed --limit 10000 -o json |
+	grep -c '"type": *"HeartbeatMissed"' >"$out.marks.txt" || true
