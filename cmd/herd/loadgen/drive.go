@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -74,15 +75,22 @@ func retryShed(ctx context.Context, retries int, try func() outcome) outcome {
 // round until stop is closed. With an interval, the heartbeat of round k
 // of the node at place j of nodes is due at
 // start + k·interval + j·interval/len(nodes), so the fleet's heartbeats
-// are spread evenly; without one, each worker sends as fast as herd
-// answers. How late each turn began behind its due time is recorded as
-// the schedule's lag. A request in flight when stop closes is awaited and
-// counted. With several servers, the phase is broken down by server too.
+// are spread evenly, and each turn runs on its own, as each kubelet keeps
+// its own timer: a node whose request waits (a slow answer, a Retry-After)
+// does not hold back the worker's other nodes, and its next turn is
+// skipped (counted) if it is still running then, as a kubelet's next sync
+// waits for the one before. The requests in flight are still bounded by
+// the connections. Without an interval, each worker sends as fast as herd
+// answers, one request at a time. How late each turn began behind its due
+// time is recorded as the schedule's lag. A request in flight when stop
+// closes is awaited and counted. With several servers, the phase is
+// broken down by server too.
 func (g *generator) drive(ctx context.Context, nodes []int, send turn, stop <-chan struct{}, interval time.Duration) Phase {
 	shares := g.shares(nodes)
 	results := make([]stats, len(shares))
 	start := time.Now()
-	var wg sync.WaitGroup
+	var wg, turns sync.WaitGroup
+	running := make([]atomic.Bool, len(nodes))
 	for w, share := range shares {
 		wg.Go(func() {
 			s := &results[w]
@@ -91,17 +99,26 @@ func (g *generator) drive(ctx context.Context, nodes []int, send turn, stop <-ch
 					if stopped(ctx, stop) {
 						return
 					}
-					if interval > 0 {
-						due := start.Add(time.Duration(round)*interval + interval*time.Duration(slot)/time.Duration(len(nodes)))
-						if !sleepUntil(ctx, stop, due) {
+					if interval <= 0 {
+						send(ctx, nodes[slot], s)
+						if ctx.Err() != nil {
 							return
 						}
-						s.lag.record(time.Since(due))
+						continue
 					}
-					send(ctx, nodes[slot], s)
-					if ctx.Err() != nil {
+					due := start.Add(time.Duration(round)*interval + interval*time.Duration(slot)/time.Duration(len(nodes)))
+					if !sleepUntil(ctx, stop, due) {
 						return
 					}
+					if !running[slot].CompareAndSwap(false, true) {
+						s.skip()
+						continue
+					}
+					s.lag.record(time.Since(due))
+					turns.Go(func() {
+						defer running[slot].Store(false)
+						send(ctx, nodes[slot], s)
+					})
 				}
 				if stop == nil {
 					return
@@ -110,6 +127,7 @@ func (g *generator) drive(ctx context.Context, nodes []int, send turn, stop <-ch
 		})
 	}
 	wg.Wait()
+	turns.Wait()
 	elapsed := time.Since(start)
 	var total stats
 	byServer := make([]stats, len(g.cfg.Servers))

@@ -404,3 +404,48 @@ func TestAShedRenewalIsSentAgainAfterItsRetryAfter(t *testing.T) {
 		t.Errorf("%d refusals in the report, want 4", shed)
 	}
 }
+
+// TestASlowNodeDoesNotHoldBackTheOthers: paced nodes keep their own
+// timers, as kubelets do. A node whose renewals herd answers slowly does
+// not delay the other nodes its worker drives, and its turns that come
+// due while its renewal still runs are skipped and counted.
+func TestASlowNodeDoesNotHoldBackTheOthers(t *testing.T) {
+	target, err := url.Parse(startHerd(t, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const slow = "paced-00000"
+	var mu sync.Mutex
+	renewals := map[string]int{}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/namespaces/kube-node-lease/leases/") {
+			name := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
+			mu.Lock()
+			renewals[name]++
+			mu.Unlock()
+			if name == slow {
+				time.Sleep(600 * time.Millisecond)
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+
+	// Two connections: the worker of nodes 0 and 2 and the worker of 1
+	// and 3, so node 2 shares its worker with the slow node.
+	cfg := leaseRun(front.URL)
+	cfg.Nodes, cfg.Connections, cfg.Interval, cfg.Duration, cfg.NamePrefix = 4, 2, 100*time.Millisecond, 2*time.Second, "paced-"
+	r, err := loadgen.Run(t.Context(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if slowN, other := renewals[slow], renewals["paced-00002"]; other < 2*slowN || other < 12 {
+		t.Errorf("renewals: the slow node %d, the node sharing its worker %d; want the other unhindered (at least 12, twice the slow one's)", slowN, other)
+	}
+	if r.Heartbeats.TurnsSkipped == 0 {
+		t.Errorf("no turn of the slow node skipped: %+v", r.Heartbeats)
+	}
+}

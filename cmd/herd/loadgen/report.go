@@ -78,6 +78,10 @@ type Phase struct {
 	// it was due. A large lag means the fleet simulated was slower than
 	// the one asked for, and the rate measured is not the rate asked.
 	ScheduleLag *Latency `json:"scheduleLag,omitempty"`
+	// TurnsSkipped counts paced turns not taken because the node's
+	// previous turn (its request, or its wait for a Retry-After) was still
+	// running when the next came due.
+	TurnsSkipped uint64 `json:"turnsSkipped,omitempty"`
 	// Kinds break the requests down by what was sent, for nodes that send
 	// more than one kind (kubelets with --lease: "lease renewal",
 	// "status report"...).
@@ -183,6 +187,9 @@ func printPhase(w io.Writer, name string, p Phase) {
 	printErrors(w, "  errors", p)
 	if l := p.ScheduleLag; l != nil {
 		fmt.Fprintf(w, "  behind schedule\tp50 %.1fms p99 %.1fms max %.1fms\n", l.P50, l.P99, l.Max)
+	}
+	if p.TurnsSkipped > 0 {
+		fmt.Fprintf(w, "  turns skipped\t%d (the node's previous turn still ran)\n", p.TurnsSkipped)
 	}
 	for _, kind := range slices.Sorted(maps.Keys(p.Kinds)) {
 		printPart(w, kind, p.Kinds[kind])

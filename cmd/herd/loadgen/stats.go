@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -31,10 +32,16 @@ func (o outcome) key() string {
 }
 
 // stats is what one worker saw in one phase; merged once the phase ends.
+// Its paced turns record into it at once (record, recordKind and skip
+// take mu); lag is the worker's own.
 type stats struct {
+	mu          sync.Mutex
 	sent, acked uint64
-	latency     histogram
-	errors      map[string]uint64
+	// skipped counts paced turns not taken because the node's previous
+	// turn was still running.
+	skipped uint64
+	latency histogram
+	errors  map[string]uint64
 	// firstError is one error message, so that a run that failed says
 	// why.
 	firstError error
@@ -47,6 +54,20 @@ type stats struct {
 }
 
 func (s *stats) record(o outcome, took time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.add(o, took)
+}
+
+// skip counts a paced turn not taken.
+func (s *stats) skip() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.skipped++
+}
+
+// add counts o; the caller holds mu.
+func (s *stats) add(o outcome, took time.Duration) {
 	s.sent++
 	if o.acknowledged() {
 		s.acked++
@@ -68,8 +89,10 @@ func (s *stats) record(o outcome, took time.Duration) {
 // recordKind records a request of one kind, in the total and in its
 // kind's own count.
 func (s *stats) recordKind(kind string, o outcome, took time.Duration) {
-	s.record(o, took)
-	s.kind(kind).record(o, took)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.add(o, took)
+	s.kind(kind).add(o, took)
 }
 
 // kind is the count of one kind of request, made on first use.
@@ -88,6 +111,7 @@ func (s *stats) kind(name string) *stats {
 func (s *stats) merge(o *stats) {
 	s.sent += o.sent
 	s.acked += o.acked
+	s.skipped += o.skipped
 	s.latency.merge(&o.latency)
 	s.lag.merge(&o.lag)
 	for name, k := range o.kinds {
@@ -106,7 +130,7 @@ func (s *stats) merge(o *stats) {
 
 // phase is the report of a phase that took elapsed.
 func (s *stats) phase(elapsed time.Duration) Phase {
-	p := Phase{Requests: s.sent, Acknowledged: s.acked, Seconds: elapsed.Seconds(), Errors: maps.Clone(s.errors)}
+	p := Phase{Requests: s.sent, Acknowledged: s.acked, Seconds: elapsed.Seconds(), Errors: maps.Clone(s.errors), TurnsSkipped: s.skipped}
 	if elapsed > 0 {
 		p.PerSecond = float64(s.acked) / elapsed.Seconds()
 	}
