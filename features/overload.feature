@@ -8,7 +8,8 @@ Feature: An overloaded herd does not mark nodes for its own delay
   lists, watches) 429 Too Many Requests with Retry-After instead of
   queueing it behind the heartbeats. Node heartbeats have a share of
   their own: past it (a fleet larger than herd can carry), the excess is
-  answered 429 with Retry-After too, and still counts for its node.
+  answered 429 with a Retry-After of a quarter of the grace period (a
+  kubelet's renewal interval), and still counts for its node.
 
   Background:
     Given herd is running and the time is 2026-03-01 09:00:00
@@ -49,7 +50,7 @@ Feature: An overloaded herd does not mark nodes for its own delay
     And the kubelet of "silent" creates its lease
     When herd's writes stall
     And "busy" renews its lease every 10 seconds for 10 seconds while herd's writes stall
-    And "crowded" renews its lease every 10 seconds for 50 seconds, each answered 429 Too Many Requests, Retry-After 1, saying "too many node heartbeats at once: herd takes 1 at a time"
+    And "crowded" renews its lease every 10 seconds for 50 seconds, each answered 429 Too Many Requests, Retry-After 10, saying "too many node heartbeats at once: herd takes 1 at a time"
     And herd's writes go through
     And 30 seconds pass
     Then node "crowded" is Ready

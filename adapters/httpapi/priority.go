@@ -212,9 +212,10 @@ func (s *Server) admitPriority(level priorityLevel, longRunning bool) (release f
 		s.shares.refused(level, "inflight")
 		switch level {
 		case levelHeartbeats:
+			wait := s.heartbeatRetryAfter()
 			return nil, apierrors.NewTooManyRequests(fmt.Sprintf(
-				"too many node heartbeats at once: herd takes %d at a time (--max-heartbeats-inflight), so that those it takes are written promptly; this one still counts for its node; retry after %d second",
-				s.shares.limit[level], shedRetryAfter), shedRetryAfter)
+				"too many node heartbeats at once: herd takes %d at a time (--max-heartbeats-inflight), so that those it takes are written promptly; this one still counts for its node; retry after %d seconds",
+				s.shares.limit[level], wait), wait)
 		case levelWrites:
 			return nil, tooManyAtOnce(level, s.shares.limit[level], "--max-mutating-requests-inflight")
 		}
@@ -222,6 +223,26 @@ func (s *Server) admitPriority(level priorityLevel, longRunning bool) (release f
 	}
 	return release, nil
 }
+
+// heartbeatRetryAfter is the Retry-After, in seconds, of a heartbeat
+// refused for its share: a quarter of the node monitor grace period (a
+// kubelet renews its lease every quarter of the lease's duration), at
+// least 1 and at most 10. A refused heartbeat already counted for its
+// node, so its retry need not come sooner than the next renewal would;
+// one that came after a second, as the other levels ask, would make each
+// refused node send up to ten times as often (client-go retries ten
+// times) and spend on refusals the CPU herd's writes need.
+func (s *Server) heartbeatRetryAfter() int {
+	wait := int(s.cfg.NodeMonitorGracePeriod / 4 / time.Second)
+	if s.cfg.NodeMonitorGracePeriod == 0 {
+		wait = int(nodeLeaseDurationSeconds / 4)
+	}
+	return max(shedRetryAfter, min(wait, maxHeartbeatRetryAfter))
+}
+
+// maxHeartbeatRetryAfter bounds heartbeatRetryAfter, in seconds: a
+// kubelet's renewal interval.
+const maxHeartbeatRetryAfter = 10
 
 // tooManyAtOnce is the refusal of a request of level, other than a
 // heartbeat, whose share of limit (set by flag) is full.

@@ -92,11 +92,17 @@ func eventually(t *testing.T, cond func() bool, what string) {
 // why.
 func expectShed(t *testing.T, what string, a rawAnswer, why string) {
 	t.Helper()
+	expectShedFor(t, what, a, why, "1")
+}
+
+// expectShedFor is expectShed with the Retry-After expected.
+func expectShedFor(t *testing.T, what string, a rawAnswer, why, retryAfter string) {
+	t.Helper()
 	if a.code != http.StatusTooManyRequests {
 		t.Fatalf("%s: %d %s, want 429", what, a.code, a.body)
 	}
-	if got := a.header.Get("Retry-After"); got != "1" {
-		t.Errorf("%s: Retry-After %q, want 1", what, got)
+	if got := a.header.Get("Retry-After"); got != retryAfter {
+		t.Errorf("%s: Retry-After %q, want %s", what, got, retryAfter)
 	}
 	reason, msg := a.status(t)
 	if reason != "TooManyRequests" || !strings.Contains(msg, why) {
@@ -226,7 +232,7 @@ func TestAFullShareOfWritesShedsWritesNotHeartbeats(t *testing.T) {
 // TestAFullShareOfHeartbeatsShedsTheNextAndStillHearsIt: with one
 // heartbeat at a time taken in (--max-heartbeats-inflight 1) and one
 // waiting for its write, another node's lease renewal is refused with 429
-// and Retry-After, counted by level, and still noted as heard for that
+// and a Retry-After of a quarter of the grace period, counted by level, and still noted as heard for that
 // node; a write of another level is not held back by the heartbeats'
 // share.
 func TestAFullShareOfHeartbeatsShedsTheNextAndStillHearsIt(t *testing.T) {
@@ -253,9 +259,11 @@ func TestAFullShareOfHeartbeatsShedsTheNextAndStillHearsIt(t *testing.T) {
 	}()
 	eventually(t, func() bool { return queue.Waiting() == 1 }, "the first heartbeat to wait for its commit")
 	api.clock.Step(3 * time.Second)
-	expectShed(t, "a second node's renewal", sendRaw(t, base, req{method: "PUT", path: leasesPath + "/pico-02",
+	// Retried after a quarter of the default grace period (40 s): the
+	// renewal already counted, so its retry can wait for the next one.
+	expectShedFor(t, "a second node's renewal", sendRaw(t, base, req{method: "PUT", path: leasesPath + "/pico-02",
 		body: nodeLeaseJSON("pico-02", "2026-03-01T09:00:03.000000Z")}),
-		"too many node heartbeats at once: herd takes 1 at a time (--max-heartbeats-inflight)")
+		"too many node heartbeats at once: herd takes 1 at a time (--max-heartbeats-inflight)", "10")
 	if pending, kept, refused := arrivals.state("pico-02"); pending != 0 || !kept.Equal(t0.Add(3*time.Second)) || refused != 0 {
 		t.Errorf("the shed renewal: %d pending, heard at %v, %d refused; want 0, %v, 0", pending, kept, refused, t0.Add(3*time.Second))
 	}
@@ -276,6 +284,21 @@ func TestAFullShareOfHeartbeatsShedsTheNextAndStillHearsIt(t *testing.T) {
 		t.Fatalf("the ConfigMap: %d %s", a.code, a.body)
 	}
 	mustSend(t, nil, base, http.StatusOK, req{method: "PUT", path: leasesPath + "/pico-02", body: nodeLeaseJSON("pico-02", "2026-03-01T09:00:04.000000Z")})
+}
+
+// TestAShedHeartbeatIsRetriedAfterAQuarterOfTheGracePeriod: the
+// Retry-After of a heartbeat refused for its share is a kubelet's renewal
+// interval under herd's grace period, from 1 to 10 seconds.
+func TestAShedHeartbeatIsRetriedAfterAQuarterOfTheGracePeriod(t *testing.T) {
+	for _, tc := range []struct {
+		grace time.Duration
+		want  int
+	}{{0, 10}, {40 * time.Second, 10}, {2 * time.Minute, 10}, {20 * time.Second, 5}, {2 * time.Second, 1}} {
+		s := &Server{cfg: Config{NodeMonitorGracePeriod: tc.grace}}
+		if got := s.heartbeatRetryAfter(); got != tc.want {
+			t.Errorf("grace period %s: Retry-After %d, want %d", tc.grace, got, tc.want)
+		}
+	}
 }
 
 // TestHeartbeatsAreTheirOwnLevel: a kubelet's status report and Lease
