@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
@@ -171,7 +172,23 @@ func (k *kubeletClient) exchange(ctx context.Context, i int, method, path, conte
 
 // exchange sends req and reads the whole answer, so that the connection
 // is reused; with keep, it returns a 2xx answer's body too.
+//
+// The outcome's queued is how long the request waited for a connection
+// of the run's pool before it went out: a kubelet has a connection of its
+// own, so that wait is the load tool's, not herd's.
 func exchange(hc *http.Client, req *http.Request, keep bool) (outcome, []byte) {
+	asked := time.Now()
+	var queued time.Duration
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { queued = time.Since(asked) },
+	}))
+	o, answer := exchangeOnce(hc, req, keep)
+	o.queued = queued
+	return o, answer
+}
+
+// exchangeOnce is exchange but for the wait.
+func exchangeOnce(hc *http.Client, req *http.Request, keep bool) (outcome, []byte) {
 	resp, err := hc.Do(req)
 	if err != nil {
 		return outcome{err: err}, nil

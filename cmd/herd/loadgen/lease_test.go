@@ -449,3 +449,36 @@ func TestASlowNodeDoesNotHoldBackTheOthers(t *testing.T) {
 		t.Errorf("no turn of the slow node skipped: %+v", r.Heartbeats)
 	}
 }
+
+// TestLatencyLeavesOutTheWaitForAConnection: with more paced nodes than
+// connections, requests wait for a connection of the run's pool; a
+// kubelet has its own, so the latency reported is from the moment the
+// request had one.
+func TestLatencyLeavesOutTheWaitForAConnection(t *testing.T) {
+	target, err := url.Parse(startHerd(t, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const answerAfter = 300 * time.Millisecond
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/namespaces/kube-node-lease/leases/") {
+			time.Sleep(answerAfter)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+
+	// Four nodes renewing every 100 ms over one connection: each renewal
+	// waits for the others' on the one connection.
+	cfg := leaseRun(front.URL)
+	cfg.Nodes, cfg.Connections, cfg.Interval, cfg.Duration, cfg.NamePrefix = 4, 1, 100*time.Millisecond, 2*time.Second, "pooled-"
+	r, err := loadgen.Run(t.Context(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := r.Heartbeats.Kinds["lease renewal"].Latency
+	if l == nil || l.P50 < float64(answerAfter.Milliseconds()) || l.Max > 2*float64(answerAfter.Milliseconds()) {
+		t.Errorf("renewals' latency %+v, want from %v (herd's answer) to less than twice that (no wait for the connection)", l, answerAfter)
+	}
+}

@@ -66,7 +66,9 @@ type Phase struct {
 	// requests per second of it.
 	Seconds   float64 `json:"seconds"`
 	PerSecond float64 `json:"perSecond"`
-	// Latency is of acknowledged requests, nil when there were none.
+	// Latency is of acknowledged requests, nil when there were none:
+	// from the moment each had a connection (a kubelet has its own; the
+	// run shares --connections) to its answer.
 	Latency *Latency `json:"latency,omitempty"`
 	// Errors counts the others by HTTP status ("transport" when herd did
 	// not answer).

@@ -17,6 +17,9 @@ type outcome struct {
 	contentType string
 	// retryAfter is what a 429 or 503 said to wait (its Retry-After).
 	retryAfter time.Duration
+	// queued is how long the request waited for one of the run's
+	// connections before it was sent (exchange), left out of its latency.
+	queued time.Duration
 }
 
 // acknowledged is true when herd answered 2xx.
@@ -66,8 +69,10 @@ func (s *stats) skip() {
 	s.skipped++
 }
 
-// add counts o; the caller holds mu.
+// add counts o, which took took from the moment it was asked for; the
+// caller holds mu.
 func (s *stats) add(o outcome, took time.Duration) {
+	took -= o.queued
 	s.sent++
 	if o.acknowledged() {
 		s.acked++
