@@ -60,11 +60,12 @@ func asClientGo(ctx context.Context, try func() outcome) outcome {
 }
 
 // retryShed runs try, and again after the Retry-After of each 429, up to
-// retries times (no bound when negative), until ctx ends.
+// retries times (no bound when negative), until ctx ends or the phase it
+// runs in stops (phaseStop).
 func retryShed(ctx context.Context, retries int, try func() outcome) outcome {
 	o := try()
 	for n := 0; (retries < 0 || n < retries) && o.status == http.StatusTooManyRequests &&
-		sleepUntil(ctx, nil, time.Now().Add(o.retryAfter)); n++ {
+		sleepUntil(ctx, phaseStop(ctx), time.Now().Add(o.retryAfter)); n++ {
 		o = try()
 	}
 	return o
@@ -86,6 +87,7 @@ func retryShed(ctx context.Context, retries int, try func() outcome) outcome {
 // closes is awaited and counted. With several servers, the phase is
 // broken down by server too.
 func (g *generator) drive(ctx context.Context, nodes []int, send turn, stop <-chan struct{}, interval time.Duration) Phase {
+	ctx = context.WithValue(ctx, stopKey{}, stop)
 	shares := g.shares(nodes)
 	results := make([]stats, len(shares))
 	start := time.Now()
@@ -143,6 +145,18 @@ func (g *generator) drive(ctx context.Context, nodes []int, send turn, stop <-ch
 		}
 	}
 	return p
+}
+
+// stopKey is where drive leaves, in its turns' context, the channel
+// that stops its phase.
+type stopKey struct{}
+
+// phaseStop is the channel that stops the phase ctx's turn runs in (nil,
+// never closed, outside one), so that a turn waiting out a Retry-After
+// does not outlast its phase.
+func phaseStop(ctx context.Context) <-chan struct{} {
+	stop, _ := ctx.Value(stopKey{}).(<-chan struct{})
+	return stop
 }
 
 // share is one worker's part of a phase: the server it talks to, and its

@@ -127,6 +127,9 @@ func (l *leaseKubelet) renew(ctx context.Context, i int, s *stats) bool {
 		if o.status == http.StatusConflict {
 			l.ensure(ctx, i, s)
 		}
+		if stopped(ctx, phaseStop(ctx)) {
+			return false
+		}
 	}
 	return false
 }

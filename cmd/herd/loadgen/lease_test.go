@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -480,5 +481,41 @@ func TestLatencyLeavesOutTheWaitForAConnection(t *testing.T) {
 	l := r.Heartbeats.Kinds["lease renewal"].Latency
 	if l == nil || l.P50 < float64(answerAfter.Milliseconds()) || l.Max > 2*float64(answerAfter.Milliseconds()) {
 		t.Errorf("renewals' latency %+v, want from %v (herd's answer) to less than twice that (no wait for the connection)", l, answerAfter)
+	}
+}
+
+// TestAPhaseEndsWithoutWaitingOutRetryAfters: a turn waiting out a long
+// Retry-After stops waiting when its phase ends, so the next phase begins
+// at once. Were it waited for, every other node would go without a turn
+// (and a real fleet without heartbeats) between the phases.
+func TestAPhaseEndsWithoutWaitingOutRetryAfters(t *testing.T) {
+	target, err := url.Parse(startHerd(t, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var renewals atomic.Int64
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The renewal while registering goes through; every later one
+		// is refused for 30 s.
+		if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/leases/waits-00000") && renewals.Add(1) > 1 {
+			w.Header().Set("Retry-After", "30")
+			http.Error(w, "too many node heartbeats at once", http.StatusTooManyRequests)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+
+	cfg := leaseRun(front.URL)
+	cfg.Nodes, cfg.Connections, cfg.Interval, cfg.Duration, cfg.NamePrefix = 2, 2, 100*time.Millisecond, time.Second, "waits-"
+	ctx, cancel := context.WithTimeout(t.Context(), 25*time.Second)
+	defer cancel()
+	r, err := loadgen.Run(ctx, cfg, io.Discard)
+	if err != nil {
+		t.Fatalf("the run did not end before its 30 s Retry-After: %v", err)
+	}
+	if got := r.Heartbeats.Kinds["lease renewal"]; got.Errors["429"] == 0 || got.Acknowledged == 0 {
+		t.Errorf("renewals in the window %+v: want the other node's acknowledged and the first's refused", got)
 	}
 }
