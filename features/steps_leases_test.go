@@ -23,16 +23,22 @@ func (w *world) registerLeaseSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the lease of "([^"]+)" was last renewed at (\S+)$`, w.leaseRenewedAt)
 }
 
-// createsLease is what a kubelet does first: its lease, held by its node
-// for 40 seconds, renewed now.
-func (w *world) createsLease(node string) error {
+// kubeletLease is the lease a kubelet writes for node: held by it for
+// 40 seconds, renewed now, as JSON.
+func (w *world) kubeletLease(node string) ([]byte, error) {
 	holder, d := node, int32(40)
 	now := metav1.NewMicroTime(w.clock.Now())
-	body, err := json.Marshal(coordinationv1.Lease{
+	return json.Marshal(coordinationv1.Lease{
 		TypeMeta:   metav1.TypeMeta{Kind: "Lease", APIVersion: "coordination.k8s.io/v1"},
 		ObjectMeta: metav1.ObjectMeta{Name: node, Namespace: "kube-node-lease"},
 		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &d, RenewTime: &now},
 	})
+}
+
+// createsLease is what a kubelet does first: its lease, held by its node
+// for 40 seconds, renewed now.
+func (w *world) createsLease(node string) error {
+	body, err := w.kubeletLease(node)
 	if err != nil {
 		return err
 	}

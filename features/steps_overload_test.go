@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -72,13 +71,7 @@ func (w *world) renewsWhileStalled(node string, every, total int) error {
 		if err := w.setClock(w.clock.Now().Add(period)); err != nil {
 			return err
 		}
-		holder, d := node, int32(40)
-		now := metav1.NewMicroTime(w.clock.Now())
-		body, err := json.Marshal(coordinationv1.Lease{
-			TypeMeta:   metav1.TypeMeta{Kind: "Lease", APIVersion: "coordination.k8s.io/v1"},
-			ObjectMeta: metav1.ObjectMeta{Name: node, Namespace: "kube-node-lease"},
-			Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &d, RenewTime: &now},
-		})
+		body, err := w.kubeletLease(node)
 		if err != nil {
 			return err
 		}
@@ -164,13 +157,7 @@ func (w *world) renewalsShed(node string, every, total, retryAfter int, saying s
 		if err := w.setClock(w.clock.Now().Add(period)); err != nil {
 			return err
 		}
-		holder, d := node, int32(40)
-		now := metav1.NewMicroTime(w.clock.Now())
-		body, err := json.Marshal(coordinationv1.Lease{
-			TypeMeta:   metav1.TypeMeta{Kind: "Lease", APIVersion: "coordination.k8s.io/v1"},
-			ObjectMeta: metav1.ObjectMeta{Name: node, Namespace: "kube-node-lease"},
-			Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &d, RenewTime: &now},
-		})
+		body, err := w.kubeletLease(node)
 		if err != nil {
 			return err
 		}

@@ -232,9 +232,9 @@ func TestAFullShareOfWritesShedsWritesNotHeartbeats(t *testing.T) {
 // TestAFullShareOfHeartbeatsShedsTheNextAndStillHearsIt: with one
 // heartbeat at a time taken in (--max-heartbeats-inflight 1) and one
 // waiting for its write, another node's lease renewal is refused with 429
-// and a Retry-After of a quarter of the grace period, counted by level, and still noted as heard for that
-// node; a write of another level is not held back by the heartbeats'
-// share.
+// and a Retry-After of a quarter of the grace period, counted by level,
+// and still noted as heard for that node; a write of another level is not
+// held back by the heartbeats' share.
 func TestAFullShareOfHeartbeatsShedsTheNextAndStillHearsIt(t *testing.T) {
 	api := newTestAPI(t, nil)
 	shares, err := newShares(Config{MaxHeartbeatsInflight: 1}, nil)

@@ -291,14 +291,9 @@ func TestPacedNodesKeepAliveWhileTheOthersRegister(t *testing.T) {
 // is tried again after its Retry-After, as a kubelet and herd agent do,
 // so every node ends registered and the refusals show in the report.
 func TestANodeRegistersAgainAfterA429(t *testing.T) {
-	target, err := url.Parse(startHerd(t, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	refused := map[string]bool{}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front, server := behindProxy(t, func(w http.ResponseWriter, r *http.Request, herd http.Handler) {
 		kubelet := r.Method == http.MethodPost && r.URL.Path == "/api/v1/nodes"
 		agent := r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/registration")
 		if kubelet || agent {
@@ -313,12 +308,11 @@ func TestANodeRegistersAgainAfterA429(t *testing.T) {
 				return
 			}
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(front.Close)
+		herd.ServeHTTP(w, r)
+	})
 
 	for _, style := range []string{"lease", "plain", loadgen.StyleAgent} {
-		cfg := leaseRun(front.URL)
+		cfg := leaseRun(front)
 		switch style {
 		case "plain":
 			cfg.Lease, cfg.Interval, cfg.NamePrefix = false, 0, "plain-"
@@ -336,7 +330,7 @@ func TestANodeRegistersAgainAfterA429(t *testing.T) {
 		if reg.Acknowledged != uint64(cfg.Nodes) || reg.Errors["429"] == 0 {
 			t.Errorf("%s: node registrations: %d acknowledged, refusals %v; want all %d acknowledged after a 429", style, reg.Acknowledged, reg.Errors, cfg.Nodes)
 		}
-		registered := nodes(t, target.String())
+		registered := nodes(t, server)
 		for i := range cfg.Nodes {
 			if name := fmt.Sprintf("%s%05d", cfg.NamePrefix, i); registered[name].Name == "" {
 				t.Errorf("%s: node %s was not registered", style, name)
@@ -350,15 +344,10 @@ func TestANodeRegistersAgainAfterA429(t *testing.T) {
 // as client-go's REST client does under a kubelet, and both tries show in
 // the report.
 func TestAShedRenewalIsSentAgainAfterItsRetryAfter(t *testing.T) {
-	target, err := url.Parse(startHerd(t, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	refusedAt := map[string]time.Time{} // the first renewal or report of each node, refused
 	againAfter := map[string]time.Duration{}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front, _ := behindProxy(t, func(w http.ResponseWriter, r *http.Request, herd http.Handler) {
 		heartbeat := (r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/namespaces/kube-node-lease/leases/")) ||
 			(r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/status"))
 		if heartbeat {
@@ -377,11 +366,10 @@ func TestAShedRenewalIsSentAgainAfterItsRetryAfter(t *testing.T) {
 				return
 			}
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(front.Close)
+		herd.ServeHTTP(w, r)
+	})
 
-	cfg := leaseRun(front.URL)
+	cfg := leaseRun(front)
 	cfg.Nodes, cfg.Connections, cfg.Duration, cfg.StatusEvery = 2, 2, 1500*time.Millisecond, time.Nanosecond
 	r, err := loadgen.Run(t.Context(), cfg, io.Discard)
 	if err != nil {
@@ -411,15 +399,10 @@ func TestAShedRenewalIsSentAgainAfterItsRetryAfter(t *testing.T) {
 // not delay the other nodes its worker drives, and its turns that come
 // due while its renewal still runs are skipped and counted.
 func TestASlowNodeDoesNotHoldBackTheOthers(t *testing.T) {
-	target, err := url.Parse(startHerd(t, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
 	const slow = "paced-00000"
 	var mu sync.Mutex
 	renewals := map[string]int{}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front, _ := behindProxy(t, func(w http.ResponseWriter, r *http.Request, herd http.Handler) {
 		if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/namespaces/kube-node-lease/leases/") {
 			name := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
 			mu.Lock()
@@ -429,13 +412,12 @@ func TestASlowNodeDoesNotHoldBackTheOthers(t *testing.T) {
 				time.Sleep(600 * time.Millisecond)
 			}
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(front.Close)
+		herd.ServeHTTP(w, r)
+	})
 
 	// Two connections: the worker of nodes 0 and 2 and the worker of 1
 	// and 3, so node 2 shares its worker with the slow node.
-	cfg := leaseRun(front.URL)
+	cfg := leaseRun(front)
 	cfg.Nodes, cfg.Connections, cfg.Interval, cfg.Duration, cfg.NamePrefix = 4, 2, 100*time.Millisecond, 2*time.Second, "paced-"
 	r, err := loadgen.Run(t.Context(), cfg, io.Discard)
 	if err != nil {
@@ -456,23 +438,17 @@ func TestASlowNodeDoesNotHoldBackTheOthers(t *testing.T) {
 // kubelet has its own, so the latency reported is from the moment the
 // request had one.
 func TestLatencyLeavesOutTheWaitForAConnection(t *testing.T) {
-	target, err := url.Parse(startHerd(t, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
 	const answerAfter = 300 * time.Millisecond
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front, _ := behindProxy(t, func(w http.ResponseWriter, r *http.Request, herd http.Handler) {
 		if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/namespaces/kube-node-lease/leases/") {
 			time.Sleep(answerAfter)
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(front.Close)
+		herd.ServeHTTP(w, r)
+	})
 
 	// Four nodes renewing every 100 ms over one connection: each renewal
 	// waits for the others' on the one connection.
-	cfg := leaseRun(front.URL)
+	cfg := leaseRun(front)
 	cfg.Nodes, cfg.Connections, cfg.Interval, cfg.Duration, cfg.NamePrefix = 4, 1, 100*time.Millisecond, 2*time.Second, "pooled-"
 	r, err := loadgen.Run(t.Context(), cfg, io.Discard)
 	if err != nil {
@@ -489,13 +465,8 @@ func TestLatencyLeavesOutTheWaitForAConnection(t *testing.T) {
 // at once. Were it waited for, every other node would go without a turn
 // (and a real fleet without heartbeats) between the phases.
 func TestAPhaseEndsWithoutWaitingOutRetryAfters(t *testing.T) {
-	target, err := url.Parse(startHerd(t, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var renewals atomic.Int64
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front, _ := behindProxy(t, func(w http.ResponseWriter, r *http.Request, herd http.Handler) {
 		// The renewal while registering goes through; every later one
 		// is refused for 30 s.
 		if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/leases/waits-00000") && renewals.Add(1) > 1 {
@@ -503,11 +474,10 @@ func TestAPhaseEndsWithoutWaitingOutRetryAfters(t *testing.T) {
 			http.Error(w, "too many node heartbeats at once", http.StatusTooManyRequests)
 			return
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(front.Close)
+		herd.ServeHTTP(w, r)
+	})
 
-	cfg := leaseRun(front.URL)
+	cfg := leaseRun(front)
 	cfg.Nodes, cfg.Connections, cfg.Interval, cfg.Duration, cfg.NamePrefix = 2, 2, 100*time.Millisecond, time.Second, "waits-"
 	ctx, cancel := context.WithTimeout(t.Context(), 25*time.Second)
 	defer cancel()
@@ -518,4 +488,21 @@ func TestAPhaseEndsWithoutWaitingOutRetryAfters(t *testing.T) {
 	if got := r.Heartbeats.Kinds["lease renewal"]; got.Errors["429"] == 0 || got.Acknowledged == 0 {
 		t.Errorf("renewals in the window %+v: want the other node's acknowledged and the first's refused", got)
 	}
+}
+
+// behindProxy starts a herd and a proxy in front of it, which hands each
+// request to front with herd as the handler to pass it on to: front
+// answers some itself (a refusal, say) or delays them. It returns the
+// proxy's URL and herd's.
+func behindProxy(t *testing.T, front func(w http.ResponseWriter, r *http.Request, herd http.Handler)) (proxied, server string) {
+	t.Helper()
+	server = startHerd(t, nil)
+	target, err := url.Parse(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	herd := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { front(w, r, herd) }))
+	t.Cleanup(proxy.Close)
+	return proxy.URL, server
 }
