@@ -66,15 +66,7 @@ func (w *world) renewsWhileStalled(node string, every, total int) error {
 		return fmt.Errorf("herd's writes do not stall")
 	}
 	queue := w.writer.WriteQueue()
-	period := time.Duration(every) * time.Second
-	for elapsed := period; elapsed <= time.Duration(total)*time.Second; elapsed += period {
-		if err := w.setClock(w.clock.Now().Add(period)); err != nil {
-			return err
-		}
-		body, err := w.kubeletLease(node)
-		if err != nil {
-			return err
-		}
+	return w.renewEvery(node, every, total, func(elapsed time.Duration, body []byte) error {
 		waiting := queue.Waiting()
 		answer := make(chan response, 1)
 		w.stall.answers = append(w.stall.answers, answer)
@@ -86,12 +78,29 @@ func (w *world) renewsWhileStalled(node string, every, total int) error {
 			answer <- r
 		}()
 		// The renewal has reached herd once it waits in the write path.
-		if err := eventually("the renewal to reach herd", func() error {
+		return eventually("the renewal to reach herd", func() error {
 			if queue.Waiting() <= waiting {
 				return fmt.Errorf("the renewal of %s's lease after %s does not wait in herd's write path", node, elapsed)
 			}
 			return nil
-		}); err != nil {
+		})
+	})
+}
+
+// renewEvery moves herd's clock on by every seconds, up to total, and at
+// each step hands renew the lease node's kubelet writes then, and how
+// long since the first step's start.
+func (w *world) renewEvery(node string, every, total int, renew func(elapsed time.Duration, body []byte) error) error {
+	period := time.Duration(every) * time.Second
+	for elapsed := period; elapsed <= time.Duration(total)*time.Second; elapsed += period {
+		if err := w.setClock(w.clock.Now().Add(period)); err != nil {
+			return err
+		}
+		body, err := w.kubeletLease(node)
+		if err != nil {
+			return err
+		}
+		if err := renew(elapsed, body); err != nil {
 			return err
 		}
 	}
@@ -152,15 +161,7 @@ func (w *world) metricIs(name, want string) error {
 // (herd's share of heartbeats is full), which the kubelet does not retry
 // here: its next renewal comes on its own timer.
 func (w *world) renewalsShed(node string, every, total, retryAfter int, saying string) error {
-	period := time.Duration(every) * time.Second
-	for elapsed := period; elapsed <= time.Duration(total)*time.Second; elapsed += period {
-		if err := w.setClock(w.clock.Now().Add(period)); err != nil {
-			return err
-		}
-		body, err := w.kubeletLease(node)
-		if err != nil {
-			return err
-		}
+	return w.renewEvery(node, every, total, func(elapsed time.Duration, body []byte) error {
 		r, err := w.doAs(w.auth.actor, http.MethodPut, leasePath(node), "application/json", body)
 		if err != nil {
 			return err
@@ -168,8 +169,8 @@ func (w *world) renewalsShed(node string, every, total, retryAfter int, saying s
 		if err := expectTooManyRequests(r.code, r.header.Get("Retry-After"), r.body, retryAfter, saying); err != nil {
 			return fmt.Errorf("the renewal of %s's lease after %s: %w", node, elapsed, err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func (w *world) listRefused(retryAfter int, saying string) error {
