@@ -53,8 +53,8 @@ const clientGoRetries = 10
 // asClientGo runs try, and again after the Retry-After of each 429 it
 // gets, up to clientGoRetries times, as the REST client under a kubelet's
 // lease controller and status reports does: a heartbeat herd shed is sent
-// again a second later. While one waits, the worker's other nodes wait
-// too (their lag shows it), where each kubelet would wait alone.
+// again once its Retry-After has passed. A paced node waits alone, in a
+// turn of its own (drive).
 func asClientGo(ctx context.Context, try func() outcome) outcome {
 	return retryShed(ctx, clientGoRetries, try)
 }
